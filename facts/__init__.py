@@ -1,0 +1,1 @@
+"""Observations turned into typed facts: the only place that knows file formats."""

@@ -1,0 +1,65 @@
+"""The fact base: every observation becomes a frozen pydantic model citing its source line.
+
+A fact class declares its ``kind`` as a ``Literal`` default and registers itself with
+:func:`fact_kind`, so that the rule loader can check every kind and field a rule names.
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Evidence(BaseModel):
+    """Where a fact came from: bundle-relative path, 1-based line, the verbatim line."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    line: int
+    text: str
+
+
+class Fact(BaseModel):
+    """Base of every fact. ``id`` is unique within one diagnosis."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str
+    id: str
+    node: str = "unknown"
+    evidence: Evidence
+
+    #: field names that are bookkeeping, not observations (rules may still match ``node``)
+    META_FIELDS: ClassVar[frozenset[str]] = frozenset({"kind", "id", "evidence"})
+
+    def rule_view(self) -> dict[str, Any]:
+        """The fact as the rule engine sees it: scalar fields only, None left out."""
+        out: dict[str, Any] = {}
+        for name, value in self:
+            if name == "evidence" or value is None:
+                continue
+            if isinstance(value, (str, int, float, bool)):
+                out[name] = value
+        return out
+
+
+#: kind -> fact class; filled by :func:`fact_kind` when parser modules are imported
+FACT_KINDS: dict[str, type[Fact]] = {}
+
+
+def fact_kind(cls: type[Fact]) -> type[Fact]:
+    """Class decorator: register a fact class under its ``kind`` default."""
+    kind = cls.model_fields["kind"].default
+    if not isinstance(kind, str) or not kind:
+        raise TypeError(f"{cls.__name__} needs a string default for 'kind'")
+    if kind in FACT_KINDS and FACT_KINDS[kind] is not cls:
+        raise TypeError(f"fact kind {kind!r} registered twice ({FACT_KINDS[kind].__name__}, {cls.__name__})")
+    FACT_KINDS[kind] = cls
+    return cls
+
+
+def rule_fields(kind: str) -> dict[str, Any]:
+    """Fields a rule may match on for ``kind``: name -> annotation."""
+    cls = FACT_KINDS[kind]
+    return {n: f.annotation for n, f in cls.model_fields.items() if n not in ("evidence",)}

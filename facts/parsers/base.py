@@ -1,0 +1,112 @@
+"""What every parser shares: the artefact it reads, the context that builds facts, its result.
+
+A parser module defines its fact classes (``@fact_kind``), a ``KIND`` string naming the
+artefact kind, a ``detect(head: str) -> bool`` that recognises the kind from the first
+kilobytes of a file, and ``parse(artefact: Artefact) -> ParseResult``. A file may mix kinds
+(a pasted terminal session): every parser whose ``detect`` accepts the head, or whose
+``SIGNATURE`` pattern occurs anywhere in the text, parses the whole text and takes the lines
+it knows; ``lines_used`` counts them so that coverage can report what nobody read.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from stethoscope.facts.model import Evidence, Fact
+
+
+class ParseError(Exception):
+    """A recognised but malformed line: names the file and the 1-based line."""
+
+    def __init__(self, path: str, line: int, message: str):
+        super().__init__(f"{path}:{line}: {message}")
+        self.path, self.line, self.message = path, line, message
+
+
+@dataclass
+class Artefact:
+    """One file of a bundle, read once. ``node`` comes from its folder, else its content."""
+
+    path: str  # relative to the bundle root, '/'-separated
+    text: str
+    node: str = "unknown"
+    node_from_folder: bool = False
+    _lines: list[str] | None = field(default=None, repr=False)
+    _offsets: list[int] | None = field(default=None, repr=False)
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        return self._lines
+
+    def line_of(self, offset: int) -> int:
+        """1-based line number of a character offset (for whole-text regex scans)."""
+        if self._offsets is None:
+            offs = [0]
+            find = self.text.find
+            pos = find("\n")
+            while pos != -1:
+                offs.append(pos + 1)
+                pos = find("\n", pos + 1)
+            self._offsets = offs
+        import bisect
+
+        return bisect.bisect_right(self._offsets, offset)
+
+    def node_for(self, host: str | None) -> str:
+        """The node of a line: the folder wins; else a host named on the line; else the file's."""
+        if self.node_from_folder or not host:
+            return self.node
+        return host
+
+
+@dataclass
+class ParseResult:
+    facts: list[Fact] = field(default_factory=list)
+    lines_used: int = 0
+    errors: list[ParseError] = field(default_factory=list)
+
+
+class FactBuilder:
+    """Builds facts with evidence and ids unique within the diagnosis.
+
+    Ids are ``<path>:<line>:<kind>`` with ``#n`` appended when one line yields several facts
+    of one kind, so they are stable across runs and readable in reports.
+    """
+
+    def __init__(self, artefact: Artefact, result: ParseResult):
+        self.artefact = artefact
+        self.result = result
+        self._seen: Counter[str] = Counter()
+
+    def add(self, cls: type[Fact], line: int, node: str | None = None, text: str | None = None, **fields: Any) -> Fact:
+        kind = cls.model_fields["kind"].default
+        base = f"{self.artefact.path}:{line}:{kind}"
+        n = self._seen[base]
+        self._seen[base] += 1
+        fid = base if n == 0 else f"{base}#{n}"
+        if text is None:
+            text = self.artefact.lines[line - 1]
+        fact = cls(
+            id=fid,
+            node=node or self.artefact.node,
+            evidence=Evidence(path=self.artefact.path, line=line, text=text),
+            **fields,
+        )
+        self.result.facts.append(fact)
+        return fact
+
+    def error(self, line: int, message: str) -> None:
+        self.result.errors.append(ParseError(self.artefact.path, line, message))
+
+
+def iter_matches(pattern: re.Pattern[str], artefact: Artefact) -> Iterator[tuple[int, re.Match[str]]]:
+    """Scan the whole text once with a compiled multiline pattern; yield (1-based line, match)."""
+    for m in pattern.finditer(artefact.text):
+        yield artefact.line_of(m.start()), m
+
+
+Detector = Callable[[str], bool]
