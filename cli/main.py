@@ -1,2 +1,153 @@
-def main():
-    print("steth")
+"""The ``steth`` command: a thin typer layer over plain functions of engine/ and facts/.
+
+Exit codes of ``steth diagnose``: 0 healthy, 1 faulty, 2 inconclusive, 3 bad usage or
+unreadable input.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(help="gpu-stethoscope: diagnose GPU training clusters from their logs.", no_args_is_help=True, add_completion=False)
+rules_app = typer.Typer(help="Check and test YAML rules.", no_args_is_help=True)
+schema_app = typer.Typer(help="Print JSON Schemas of the project's formats.", no_args_is_help=True)
+app.add_typer(rules_app, name="rules")
+app.add_typer(schema_app, name="schema")
+
+EXIT = {"healthy": 0, "faulty": 1, "inconclusive": 2}
+EXIT_BAD_INPUT = 3
+err = Console(stderr=True)
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+class EvaluatorChoice(str, Enum):
+    durable = "durable"
+    reference = "reference"
+
+
+def _fail(message: str) -> None:
+    err.print(f"[red]steth: {message}[/]", highlight=False, soft_wrap=True)
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+@app.command()
+def diagnose(
+    from_logs: Annotated[Optional[Path], typer.Option("--from-logs", help="Incident bundle: a folder, .tar, .tar.gz/.tgz or .zip")] = None,
+    format: Annotated[Format, typer.Option("--format", "-f", help="Report format")] = Format.text,
+    evaluator: Annotated[EvaluatorChoice, typer.Option(help="Rule evaluator (reference = plain Python, for cross-checks)")] = EvaluatorChoice.durable,
+) -> None:
+    """Diagnose an incident bundle. Exit 0 healthy, 1 faulty, 2 inconclusive, 3 bad input."""
+    from stethoscope.cli.render import render_markdown, render_text
+    from stethoscope.engine.diagnose import diagnose_bundle
+    from stethoscope.engine.loader import load_rules
+    from stethoscope.facts.bundle import BundleError
+
+    if from_logs is None:
+        _fail("nothing to diagnose: give --from-logs BUNDLE")
+    ruleset = load_rules()
+    if ruleset.errors:
+        _fail(f"shipped rules do not load: {ruleset.errors[0]}")
+    try:
+        report = diagnose_bundle(from_logs, ruleset, evaluator.value)
+    except BundleError as exc:
+        _fail(str(exc))
+    if format is Format.json:
+        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+    elif format is Format.markdown:
+        sys.stdout.write(render_markdown(report))
+    else:
+        render_text(report, Console(highlight=False))
+    raise typer.Exit(EXIT[report.verdict])
+
+
+@rules_app.command("lint")
+def rules_lint(
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Rule files or folders (default: the shipped rules)")] = None,
+) -> None:
+    """Validate rule files: schema, fact kinds and fields, vocabulary. Exit 1 on any problem."""
+    from stethoscope.engine.loader import load_rules
+
+    files = _expand(paths, "*.yaml") if paths else None
+    rs = load_rules(files)
+    for e in rs.errors:
+        err.print(str(e), highlight=False, soft_wrap=True)
+    print(f"{len(rs.rules)} rule(s) valid, {len(rs.errors)} problem(s)")
+    raise typer.Exit(1 if rs.errors else 0)
+
+
+@rules_app.command("list")
+def rules_list() -> None:
+    """List the shipped rules."""
+    from stethoscope.engine.loader import load_rules
+
+    for r in load_rules().rules:
+        print(f"{r.id:45} {r.rule.severity or '-':9} {r.rule.cause or '(derives ' + r.rule.then.assert_.kind + ')'}")
+
+
+@rules_app.command("test")
+def rules_test(
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="*.test.yaml files or folders (default: tests/rules)")] = None,
+    rule_files: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule files or folders to load besides the shipped ones")] = None,
+) -> None:
+    """Run YAML rule tests under both evaluators. Exit 1 if any case fails."""
+    from stethoscope.engine.loader import RuleSet, load_rules
+    from stethoscope.engine.ruletests import run_file
+
+    files = _expand(paths or [Path("tests/rules")], "*.test.yaml")
+    if not files:
+        _fail("no *.test.yaml files found")
+    rs = load_rules()
+    if rule_files:
+        extra = load_rules(_expand(rule_files, "*.yaml"))
+        rs = RuleSet(rs.rules + extra.rules, rs.errors + extra.errors)
+    for e in rs.errors:
+        err.print(f"rule error: {e}", highlight=False)
+    passed = failed = 0
+    for f in files:
+        for res in run_file(f, rs):
+            if res.ok:
+                passed += 1
+            else:
+                failed += 1
+                print(f"FAIL {res.file} [{res.case}]: {res.message}")
+    print(f"{passed} passed, {failed} failed")
+    raise typer.Exit(1 if failed or rs.errors else 0)
+
+
+@schema_app.command("report")
+def schema_report() -> None:
+    """Print the JSON Schema of the diagnosis report."""
+    from stethoscope.engine.report import Report
+
+    print(json.dumps(Report.model_json_schema(), indent=2))
+
+
+def _expand(paths: list[Path], pattern: str) -> list[Path]:
+    out: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            out.extend(sorted(p.rglob(pattern)))
+        elif p.exists():
+            out.append(p)
+        else:
+            _fail(f"{p}: no such file or folder")
+    return out
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""Firings become findings: merged across ranks, ranked, root causes and cascades marked."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from stethoscope.engine.compile import CompiledRule
+from stethoscope.engine.derive import Firing, fill, render
+from stethoscope.engine.knowledge import load_vocabulary
+from stethoscope.engine.report import Entity, EvidenceLine, Finding
+from stethoscope.facts.model import Evidence, Fact
+
+EVIDENCE_LIMIT = 20
+SEVERITY_ORDER = {"info": 0, "warning": 1, "critical": 2, "fatal": 3}
+ENTITY_KEYS = ("node", "gpu", "hca", "port", "link", "rank", "switch")
+
+
+@dataclass
+class _Draft:
+    crule: CompiledRule
+    entity: dict[str, object]
+    summary: str
+    evidence: dict[tuple[str, int], Evidence] = field(default_factory=dict)
+    nodes: set[str] = field(default_factory=set)
+    occurrences: int = 0
+
+
+def _label(entity: dict[str, object], nodes: set[str]) -> str:
+    parts: list[str] = []
+    if "node" in entity:
+        parts.append(str(entity["node"]))
+    if "gpu" in entity:
+        parts.append(f"GPU {entity['gpu']}")
+    if "hca" in entity:
+        parts.append(f"HCA {entity['hca']}" + (f" port {entity['port']}" if "port" in entity else ""))
+    if "rank" in entity:
+        parts.append(f"rank {entity['rank']}")
+    if "switch" in entity:
+        parts.append(f"switch {entity['switch']}")
+    if "link" in entity:
+        parts.append("link " + " <-> ".join(map(str, entity["link"])))  # type: ignore[arg-type]
+    if not parts:
+        shown = ", ".join(sorted(nodes)[:8]) + (", ..." if len(nodes) > 8 else "")
+        return f"the job (nodes: {shown})" if nodes else "the job"
+    return " ".join(parts)
+
+
+def _evidence_of(fact: Fact, facts: dict[str, Fact]) -> list[Evidence]:
+    sources = getattr(fact, "sources", None)
+    if sources:
+        out: list[Evidence] = []
+        for sid in sources.split(","):
+            if sid in facts:
+                out.extend(_evidence_of(facts[sid], facts))
+        return out
+    return [fact.evidence]
+
+
+def build_findings(
+    rules: list[CompiledRule], firings: list[Firing], facts: dict[str, Fact]
+) -> list[Finding]:
+    by_rule = {r.id: r for r in rules}
+    drafts: dict[tuple, _Draft] = {}
+    for firing in firings:
+        crule = by_rule[firing.rule]
+        spec = crule.rule.then.finding
+        if spec is None:
+            continue
+        bound = {alias: facts[fid] for alias, fid in firing.bindings}
+        entity: dict[str, object] = {}
+        for key, raw in spec.entity.items():
+            value = fill(raw, bound)
+            if value is not None:
+                entity[key] = value
+        key = (crule.id, tuple(sorted((k, str(v)) for k, v in entity.items())))
+        draft = drafts.get(key)
+        if draft is None:
+            draft = drafts[key] = _Draft(crule, entity, render(spec.summary, bound))
+        draft.occurrences += 1
+        for fact in bound.values():
+            if fact.node:
+                draft.nodes.add(fact.node)
+        for alias in spec.evidence:
+            for ev in _evidence_of(bound[alias], facts):
+                draft.evidence.setdefault((ev.path, ev.line), ev)
+    vocab = load_vocabulary()
+    out: list[Finding] = []
+    for draft in drafts.values():
+        rule = draft.crule.rule
+        spec = rule.then.finding
+        assert spec is not None and rule.cause and rule.component and rule.severity
+        evidence = sorted(draft.evidence.values(), key=lambda e: (e.path, e.line))
+        action_text = spec.action_text or " ".join(vocab.actions[a] for a in spec.actions)
+        ent = {k: draft.entity[k] for k in ENTITY_KEYS if k in draft.entity}
+        if "rank" in ent:
+            ent["rank"] = int(ent["rank"])  # type: ignore[arg-type]
+        out.append(
+            Finding(
+                rank=0,
+                rule=rule.id,
+                title=rule.title,
+                cause=rule.cause,
+                component=rule.component,
+                severity=rule.severity,
+                confidence=rule.confidence,
+                role="independent",
+                entity=Entity(label=_label(draft.entity, draft.nodes), **{k: (str(v) if k not in ("rank", "link") else v) for k, v in ent.items()}),
+                summary=draft.summary,
+                actions=list(spec.actions),
+                action_text=action_text,
+                evidence=[EvidenceLine(path=e.path, line=e.line, text=e.text) for e in evidence[:EVIDENCE_LIMIT]],
+                evidence_total=len(evidence),
+                nodes=sorted(draft.nodes),
+                occurrences=draft.occurrences,
+                references=list(rule.references),
+            )
+        )
+    return rank_findings(out, {r.id: r.rule.symptom for r in rules})
+
+
+def rank_findings(findings: list[Finding], symptom: dict[str, bool]) -> list[Finding]:
+    """Mark cascades, order root causes first, number the ranks from 1."""
+    roots = [f for f in findings if not symptom.get(f.rule) and SEVERITY_ORDER[f.severity] >= 1]
+    explained: dict[int, list[Finding]] = defaultdict(list)
+    for i, f in enumerate(findings):
+        if not symptom.get(f.rule):
+            continue
+        where = {f.entity.node} if f.entity.node else set(f.nodes)
+        for r in roots:
+            if where & (set(r.nodes) | ({r.entity.node} if r.entity.node else set())):
+                explained[i].append(r)
+
+    def key(item: tuple[int, Finding]) -> tuple:
+        i, f = item
+        return (i in explained, -SEVERITY_ORDER[f.severity], bool(symptom.get(f.rule)), -f.confidence, f.rule, f.entity.label)
+
+    order = sorted(enumerate(findings), key=key)
+    rank_of = {i: n + 1 for n, (i, _) in enumerate(order)}
+    ident = {id(f): i for i, f in enumerate(findings)}
+    result: list[Finding] = []
+    for i, f in order:
+        explains = sorted(rank_of[j] for j, rs in explained.items() if any(r is f for r in rs))
+        by = sorted(rank_of[ident[id(r)]] for r in explained.get(i, []))
+        if by:
+            role = "cascade"
+        elif explains or (not symptom.get(f.rule) and SEVERITY_ORDER[f.severity] >= 2):
+            role = "root_cause"
+        else:
+            role = "independent"
+        result.append(f.model_copy(update={"rank": rank_of[i], "role": role, "explains": explains, "explained_by": by}))
+    return result

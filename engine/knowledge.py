@@ -1,0 +1,33 @@
+"""The project's vocabulary read from ``knowledge/``: causes, components, actions."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    components: dict[str, str]
+    causes: dict[str, str]
+    severities: tuple[str, ...]
+    actions: dict[str, str]
+
+
+def _load(name: str) -> dict:
+    text = resources.files("stethoscope.knowledge").joinpath(name).read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+@lru_cache(maxsize=1)
+def load_vocabulary() -> Vocabulary:
+    tax = _load("taxonomy.yaml")
+    acts = _load("actions.yaml")
+    return Vocabulary(
+        components=dict(tax["components"]),
+        causes=dict(tax["causes"]),
+        severities=tuple(tax["severities"]),
+        actions=dict(acts["actions"]),
+    )

@@ -1,0 +1,94 @@
+"""The diagnosis report: a pydantic model whose JSON is the contract in REPORT_JSON.md.
+
+Fields may be added, never renamed or removed. ``steth schema report`` prints its schema.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EvidenceLine(_M):
+    path: str
+    line: int
+    text: str
+
+
+class Entity(_M):
+    node: str | None = None
+    gpu: str | None = None
+    hca: str | None = None
+    port: str | None = None
+    link: list[str] | None = None
+    rank: int | None = None
+    switch: str | None = None
+    label: str
+
+
+class Finding(_M):
+    rank: int
+    rule: str
+    title: str
+    cause: str
+    component: str
+    severity: Literal["info", "warning", "critical", "fatal"]
+    confidence: float
+    role: Literal["root_cause", "cascade", "independent"]
+    entity: Entity
+    summary: str
+    actions: list[str]
+    action_text: str
+    evidence: list[EvidenceLine]
+    evidence_total: int = Field(description="evidence lines in all; 'evidence' quotes at most EVIDENCE_LIMIT of them")
+    nodes: list[str] = Field(default_factory=list, description="every node where the rule matched")
+    occurrences: int = 1
+    explains: list[int] = Field(default_factory=list)
+    explained_by: list[int] = Field(default_factory=list)
+    kb: list[str] = Field(default_factory=list)
+    references: list[str] = Field(default_factory=list)
+
+
+class FileCoverage(_M):
+    path: str
+    kind: str
+    node: str
+    facts: int
+    skipped_lines: int
+
+
+class ParseProblem(_M):
+    path: str
+    line: int
+    message: str
+
+
+class SkippedFile(_M):
+    path: str
+    reason: str
+
+
+class Coverage(_M):
+    files: list[FileCoverage] = Field(default_factory=list)
+    unrecognised: list[str] = Field(default_factory=list)
+    skipped: list[SkippedFile] = Field(default_factory=list)
+    errors: list[ParseProblem] = Field(default_factory=list)
+
+
+class Source(_M):
+    kind: Literal["bundle", "prometheus"]
+    path: str
+
+
+class Report(_M):
+    version: Literal[1] = 1
+    source: Source
+    verdict: Literal["healthy", "faulty", "inconclusive"]
+    findings: list[Finding]
+    coverage: Coverage
+    nodes: list[str] = Field(default_factory=list)
+    facts: int = 0

@@ -1,0 +1,74 @@
+"""The rule file schema: what a domain expert writes in ``rules/<domain>/<rule_id>.yaml``.
+
+Validated by pydantic at the edge; the loader adds file:line to every complaint and checks
+fact kinds and fields against the registry in ``stethoscope.facts.model``.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Scalar = Union[str, int, float, bool]
+
+#: comparison operators a rule may use inside ``match``; equality is the plain form
+OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "exists")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Condition(_Strict):
+    """One fact pattern. ``match`` maps a field to a value, a ``$alias.field`` join, or
+    ``{op: value}`` with op in OPERATORS."""
+
+    fact: str
+    as_: str | None = Field(default=None, alias="as")
+    match: dict[str, Any] = Field(default_factory=dict)
+
+
+class When(_Strict):
+    all: list[Condition] = Field(min_length=1)
+    none: list[Condition] = Field(default_factory=list)
+
+
+class FindingSpec(_Strict):
+    entity: dict[str, str] = Field(default_factory=dict)
+    summary: str
+    actions: list[str] = Field(default_factory=list)
+    action_text: str | None = None
+    evidence: list[str] = Field(min_length=1)
+
+
+class AssertSpec(_Strict):
+    kind: str
+    fields: dict[str, Any] = Field(default_factory=dict)
+    evidence: list[str] = Field(min_length=1)
+
+
+class Then(_Strict):
+    finding: FindingSpec | None = None
+    assert_: AssertSpec | None = Field(default=None, alias="assert")
+
+
+class Rule(_Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    title: str
+    cause: str | None = None
+    component: str | None = None
+    severity: Literal["info", "warning", "critical", "fatal"] | None = None
+    confidence: float = Field(default=0.8, ge=0, le=1)
+    #: a symptom is marked as a cascade when a root finding on the same node explains it
+    symptom: bool = False
+    when: When
+    then: Then
+    references: list[str] = Field(default_factory=list)
+    description: str | None = None
+
+    @field_validator("then")
+    @classmethod
+    def _one_outcome(cls, then: Then) -> Then:
+        if (then.finding is None) == (then.assert_ is None):
+            raise ValueError("'then' needs exactly one of 'finding' or 'assert'")
+        return then

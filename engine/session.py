@@ -1,0 +1,167 @@
+"""The durable-rules session: the only module that imports durable.
+
+durable-rules 2.0.28 loses data silently unless guarded, so this module:
+- asserts facts one at a time (``assert_facts`` batches lose firings);
+- gives every fact its own unique ``id`` (durable's own identity is a 32-bit hash);
+- asserts only kinds some rule names, and treats MessageNotHandled as "no rule matched";
+- never lets an action raise (durable swallows it into the state), and still reads the
+  state for an ``exception`` afterwards;
+- uses a fresh host per diagnosis with its timer threads disabled (actions run
+  synchronously inside ``assert_fact``);
+- splits rules over several rulesets so none holds more than MAX_CONDITIONS conditions
+  (a ruleset much larger than ~500 hangs), and sends derived facts to every ruleset.
+Facts of kinds named in a ``none:`` clause are asserted first, so "absent" means absent
+from the whole bundle, as in the reference evaluator.
+"""
+from __future__ import annotations
+
+import json
+from collections import deque
+from typing import Any, Iterable
+
+import durable.engine as durable_engine
+import durable_rules_engine
+
+from stethoscope.engine.compile import CompiledRule, Pattern, Ref, Test
+from stethoscope.engine.derive import Firing, make_derived
+from stethoscope.facts.model import Fact
+
+MAX_CONDITIONS = 400
+
+
+class EngineError(RuntimeError):
+    pass
+
+
+class _SyncHost(durable_engine.Host):
+    """A host without the background dispatch threads: we never use timers or queues."""
+
+    def _run(self) -> None:  # noqa: D401 - durable's hook
+        return None
+
+
+def _test_json(t: Test) -> list[dict[str, Any]]:
+    def val(v: Any) -> Any:
+        return {v.alias: v.field} if isinstance(v, Ref) else v
+
+    if t.op == "exists":
+        return [{"$ex" if t.value else "$nex": {t.field: 1}}]
+    guard = {"$ex": {t.field: 1}}
+    if t.op == "eq":
+        return [guard, {t.field: val(t.value)}]
+    if t.op == "in":
+        return [guard, {"$or": [{t.field: v} for v in t.value]}]
+    op = {"ne": "$neq", "gt": "$gt", "gte": "$gte", "lt": "$lt", "lte": "$lte"}[t.op]
+    return [guard, {op: {t.field: val(t.value)}}]
+
+
+def _pattern_json(p: Pattern) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [{"kind": p.kind}]
+    for t in p.tests:
+        parts.extend(_test_json(t))
+    return {"$and": parts}
+
+
+def condition_count(rule: CompiledRule) -> int:
+    return sum(1 + 2 * len(p.tests) for p in rule.all + rule.none)
+
+
+def ruleset_json(rule: CompiledRule) -> dict[str, Any]:
+    """The durable-rules definition of one rule (without its action)."""
+    conds: list[dict[str, Any]] = [{p.alias: _pattern_json(p)} for p in rule.all]
+    conds += [{f"{p.alias}$not": _pattern_json(p)} for p in rule.none]
+    return {"all": conds}
+
+
+def _chunks(rules: list[CompiledRule]) -> list[list[CompiledRule]]:
+    out: list[list[CompiledRule]] = [[]]
+    size = 0
+    for r in rules:
+        n = condition_count(r)
+        if out[-1] and size + n > MAX_CONDITIONS:
+            out.append([])
+            size = 0
+        out[-1].append(r)
+        size += n
+    return out
+
+
+def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing], list[Fact]]:
+    """Assert ``facts`` into a fresh durable host; return the firings and derived facts."""
+    by_id: dict[str, Fact] = {}
+    firings: list[Firing] = []
+    derived: list[Fact] = []
+    queue: deque[Fact] = deque()
+    errors: list[str] = []
+    none_kinds = {p.kind for r in rules for p in r.none}
+
+    def action(crule: CompiledRule):
+        aliases = [p.alias for p in crule.all]
+
+        def fire(c: Any) -> None:
+            try:
+                ids = tuple(getattr(c, a)["id"] for a in aliases)
+                if len(set(ids)) < len(ids):
+                    return  # one fact may not fill two patterns
+                firings.append(Firing(crule.id, tuple(zip(aliases, ids))))
+                if crule.rule.then.assert_ is not None:
+                    new = make_derived(crule, {a: by_id[i] for a, i in zip(aliases, ids)})
+                    if new.id not in by_id:
+                        by_id[new.id] = new
+                        derived.append(new)
+                        queue.append(new)
+            except Exception as exc:  # durable would swallow it; we report it
+                errors.append(f"rule {crule.id}: {type(exc).__name__}: {exc}")
+
+        return fire
+
+    chunks = _chunks(rules)
+    host = _SyncHost()
+    names: list[str] = []
+    kinds_of: dict[str, frozenset[str]] = {}
+    defs: dict[str, dict[str, Any]] = {}
+    for i, chunk in enumerate(chunks):
+        name = f"steth{i}"
+        names.append(name)
+        kinds_of[name] = frozenset().union(*(r.kinds for r in chunk)) if chunk else frozenset()
+        defs[name] = {r.id: {**ruleset_json(r), "run": action(r)} for r in chunk}
+    host.set_rulesets(defs)
+    handles = [host.get_ruleset(n)._handle for n in names]
+
+    def send(fact: Fact) -> None:
+        view = fact.rule_view()
+        for name in names:
+            if fact.kind in kinds_of[name]:
+                try:
+                    host.assert_fact(name, view)
+                except durable_engine.MessageNotHandledException:
+                    pass  # no rule of this ruleset matched the fact: not an error
+
+    try:
+        ordered = sorted(facts, key=lambda f: f.kind not in none_kinds)
+        used = frozenset().union(*kinds_of.values()) if kinds_of else frozenset()
+        for fact in ordered:
+            if fact.kind not in used:
+                continue
+            by_id[fact.id] = fact
+            send(fact)
+            while queue:
+                send(queue.popleft())
+        for name in names:
+            state = host.get_state(name)
+            if isinstance(state, dict) and state.get("exception"):
+                errors.append(f"{name}: {state['exception']}")
+    finally:
+        for h in handles:
+            try:
+                durable_rules_engine.delete_ruleset(h)
+            except Exception:  # pragma: no cover - cleanup only
+                pass
+    if errors:
+        raise EngineError("; ".join(errors))
+    return firings, derived
+
+
+def describe(rule: CompiledRule) -> str:
+    """The durable JSON of a rule, for `steth rules show` and debugging."""
+    return json.dumps(ruleset_json(rule), indent=2)

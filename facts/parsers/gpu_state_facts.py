@@ -1,0 +1,391 @@
+"""Fact classes shared by the ``nvidia-smi -q`` text and ``nvidia-smi -q -x`` XML parsers.
+
+Both parsers read one GPU block into a :class:`GpuRecord` whose keys are format-neutral
+(``temp.gpu``, ``pcie.gen_current``, ...), each holding the raw value and its 1-based line;
+:func:`emit_gpu_facts` turns a record into facts. So the text and the XML of one GPU state
+give the same facts by construction; only the evidence lines differ.
+
+Values nvidia-smi prints when it cannot tell (``N/A``, ``[N/A]``, ``Not Supported``,
+``Unknown Error``, ``Not Found``, ...) become None; anything else that does not read as the
+expected number or state is a :class:`ParseError` naming the line, and the field is None.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import FactBuilder
+
+
+class GpuFact(Fact):
+    """Shared field of every GPU-state fact (not itself a fact kind)."""
+
+    pci_bus_id: str
+
+
+@fact_kind
+class GpuInfo(GpuFact):
+    """Identity of one GPU block: ``GPU 00000000:00:06.0``. Fields a ``-d`` output lacks are None."""
+
+    kind: Literal["gpu_info"] = "gpu_info"
+    index: int | None = None  # order in the file, when the file lists every attached GPU
+    name: str | None = None
+    uuid: str | None = None
+    serial: str | None = None
+    vbios: str | None = None
+    driver_version: str | None = None
+    cuda_version: str | None = None
+    product_architecture: str | None = None
+    persistence_mode: bool | None = None
+    recovery_action: str | None = None  # "GPU Recovery Action : None" (R550+)
+    reset_required: bool | None = None  # "GPU Reset Status / Reset Required"
+    drain_and_reset_recommended: bool | None = None
+
+
+@fact_kind
+class GpuClockReason(GpuFact):
+    """``SW Power Cap : Active`` under ``Clocks Event Reasons`` (older: ``Clocks Throttle Reasons``)."""
+
+    kind: Literal["gpu_clock_reason"] = "gpu_clock_reason"
+    reason: str  # gpu_idle, sw_power_cap, hw_slowdown, hw_thermal_slowdown, ...
+    active: bool
+    counter_us: int | None = None  # time spent in this reason, from "... Reasons Counters"
+    section_name: str  # "Clocks Event Reasons" or "Clocks Throttle Reasons"
+
+
+@fact_kind
+class GpuTemperature(GpuFact):
+    """``GPU Current Temp : 32 C``. R565+ prints the limits only relative to T.Limit
+    (``GPU Shutdown T.Limit Temp : -8 C``); those go to the ``*_tlimit_c`` fields, and the
+    absolute ``shutdown_c``/``slowdown_c``/... stay None."""
+
+    kind: Literal["gpu_temperature"] = "gpu_temperature"
+    gpu_temp_c: int | None = None
+    memory_temp_c: int | None = None
+    shutdown_c: int | None = None
+    slowdown_c: int | None = None
+    max_operating_c: int | None = None
+    max_memory_c: int | None = None
+    tlimit_c: int | None = None  # margin below the slowdown limit ("GPU T.Limit Temp")
+    shutdown_tlimit_c: int | None = None
+    slowdown_tlimit_c: int | None = None
+    max_operating_tlimit_c: int | None = None
+    max_memory_tlimit_c: int | None = None
+
+
+@fact_kind
+class GpuPower(GpuFact):
+    """``GPU Power Readings`` (older ``Power Readings``); evidence is the section line."""
+
+    kind: Literal["gpu_power"] = "gpu_power"
+    draw_w: float | None = None  # instantaneous draw, else "Power Draw", else the average
+    average_draw_w: float | None = None
+    current_limit_w: float | None = None  # "Current Power Limit" (older: "Power Limit")
+    requested_limit_w: float | None = None  # "Requested Power Limit" (older: "Power Limit")
+    enforced_limit_w: float | None = None  # "Enforced Power Limit" (newer: "Current Power Limit")
+    default_limit_w: float | None = None
+    min_limit_w: float | None = None
+    max_limit_w: float | None = None
+
+
+@fact_kind
+class GpuEccMode(GpuFact):
+    """``ECC Mode`` / ``Current : Enabled``; evidence is the ``Current`` line."""
+
+    kind: Literal["gpu_ecc_mode"] = "gpu_ecc_mode"
+    current_enabled: bool | None = None
+    pending_enabled: bool | None = None
+
+
+@fact_kind
+class GpuEccCount(GpuFact):
+    """One ECC counter line: ``DRAM Uncorrectable : 0`` under ``Volatile``; older drivers
+    ``Device Memory : 3`` under ``Single Bit`` (correctable) / ``Double Bit`` (uncorrectable)."""
+
+    kind: Literal["gpu_ecc_count"] = "gpu_ecc_count"
+    scope: Literal["volatile", "aggregate"]
+    error_type: Literal["correctable", "uncorrectable"]
+    location: str  # sram, dram, sram_parity, sram_secded, device_memory, l2_cache, total, ...
+    count: int | None = None
+
+
+@fact_kind
+class GpuEccThreshold(GpuFact):
+    """``SRAM Threshold Exceeded : No`` (aggregate SRAM uncorrectable errors over the RMA threshold)."""
+
+    kind: Literal["gpu_ecc_threshold"] = "gpu_ecc_threshold"
+    sram_threshold_exceeded: bool | None = None
+
+
+@fact_kind
+class GpuMemoryRepair(GpuFact):
+    """``Channel Repair Pending`` / ``TPC Repair Pending`` / ``Unrepairable Memory`` (R575+)."""
+
+    kind: Literal["gpu_memory_repair"] = "gpu_memory_repair"
+    channel_repair_pending: bool | None = None
+    tpc_repair_pending: bool | None = None
+    unrepairable_memory: bool | None = None
+
+
+@fact_kind
+class GpuRetiredPages(GpuFact):
+    """``Retired Pages`` (pre-Ampere page retirement); evidence is the section line."""
+
+    kind: Literal["gpu_retired_pages"] = "gpu_retired_pages"
+    sbe_pages: int | None = None
+    dbe_pages: int | None = None
+    pending: bool | None = None
+
+
+@fact_kind
+class GpuRowRemap(GpuFact):
+    """``Remapped Rows`` (Ampere and later); evidence is the ``Pending`` line."""
+
+    kind: Literal["gpu_row_remap"] = "gpu_row_remap"
+    correctable_rows: int | None = None
+    uncorrectable_rows: int | None = None
+    inactive_correctable_rows: int | None = None
+    inactive_uncorrectable_rows: int | None = None
+    pending: bool | None = None
+    failure: bool | None = None
+    bank_max: int | None = None
+    bank_high: int | None = None
+    bank_partial: int | None = None
+    bank_low: int | None = None
+    bank_none: int | None = None
+
+
+@fact_kind
+class GpuPcieLink(GpuFact):
+    """``PCIe Generation`` / ``Link Width`` and replay counters; evidence is the generation
+    ``Current`` line. None where nvidia-smi printed N/A (e.g. inside some VMs)."""
+
+    kind: Literal["gpu_pcie_link"] = "gpu_pcie_link"
+    gen_current: int | None = None
+    gen_max: int | None = None
+    gen_device_current: int | None = None
+    gen_device_max: int | None = None
+    gen_host_max: int | None = None
+    width_current: int | None = None  # "16x" -> 16
+    width_max: int | None = None
+    replay_counter: int | None = None
+    replay_rollover: int | None = None
+
+
+@fact_kind
+class GpuFabric(GpuFact):
+    """``Fabric`` (NVLink fabric / IMEX registration); evidence is the ``State`` line."""
+
+    kind: Literal["gpu_fabric"] = "gpu_fabric"
+    state: str | None = None  # Completed, In Progress, Not Started, N/A
+    status: str | None = None  # Success, N/A, or an error text
+    clique_id: str | None = None
+    cluster_uuid: str | None = None
+    health_summary: str | None = None
+
+
+@dataclass
+class GpuRecord:
+    """One GPU block read by either parser, in format-neutral keys: key -> (raw value, line)."""
+
+    pci_bus_id: str
+    line: int  # the ``GPU ...`` line / the ``<gpu id=...>`` line
+    index: int | None = None
+    driver_version: str | None = None
+    cuda_version: str | None = None
+    values: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: (reason, raw, line, section_name) in file order
+    reasons: list[tuple[str, str, int, str]] = field(default_factory=list)
+    counters: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: (scope, error_type, location, raw, line) in file order
+    ecc: list[tuple[str, str, str, str, int]] = field(default_factory=list)
+
+
+# ---- value readers -------------------------------------------------------------------
+
+#: what nvidia-smi prints for a value it cannot read (compared lowercased, brackets stripped)
+NOT_AVAILABLE = frozenset({
+    "n/a", "not supported", "unknown", "unknown error", "not found", "none",
+    "requested functionality has been deprecated", "insufficient permissions",
+    "gpu requires reset", "gpu is lost", "not available",
+})
+# "78.82 W", "32 C", "-8 C", "16x", "404450 us", "3072 bank(s)", "5"
+_NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:x|W|C|us|bank\(s\)|MiB|%|MHz)?$")
+_BOOL = {"enabled": True, "disabled": False, "yes": True, "no": False,
+         "active": True, "not active": False}
+
+
+def _na(raw: str) -> bool:
+    return raw.strip().strip("[]").lower() in NOT_AVAILABLE
+
+
+class _Reader:
+    """Reads record values; reports garbage through the builder and returns None."""
+
+    def __init__(self, builder: FactBuilder, values: dict[str, tuple[str, int]]):
+        self.b, self.v = builder, values
+
+    def has(self, *keys: str) -> bool:
+        return any(k in self.v for k in keys)
+
+    def line(self, *keys: str) -> int | None:
+        for k in keys:
+            if k in self.v:
+                return self.v[k][1]
+        return None
+
+    def text(self, key: str) -> str | None:
+        if key not in self.v or _na(self.v[key][0]):
+            return None
+        return self.v[key][0].strip()
+
+    def raw(self, key: str) -> str | None:
+        return self.v[key][0].strip() if key in self.v else None
+
+    def num(self, key: str, what: str, integer: bool = True) -> float | int | None:
+        if key not in self.v:
+            return None
+        return read_number(self.b, *self.v[key], what=what, integer=integer)
+
+    def flag(self, key: str, what: str) -> bool | None:
+        if key not in self.v:
+            return None
+        return read_bool(self.b, *self.v[key], what=what)
+
+
+def read_number(b: FactBuilder, raw: str, line: int, what: str, integer: bool = True):
+    if _na(raw):
+        return None
+    m = _NUMBER.match(raw.strip())
+    if not m or (integer and "." in m[1]):
+        b.error(line, f"{what}: expected {'an integer' if integer else 'a number'}, got {raw.strip()!r}")
+        return None
+    return int(m[1]) if integer else float(m[1])
+
+
+def read_bool(b: FactBuilder, raw: str, line: int, what: str) -> bool | None:
+    if _na(raw):
+        return None
+    value = _BOOL.get(raw.strip().lower())
+    if value is None:
+        b.error(line, f"{what}: expected Enabled/Disabled, Yes/No or Active/Not Active, got {raw.strip()!r}")
+    return value
+
+
+# ---- record -> facts -------------------------------------------------------------------
+
+def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> None:
+    r = _Reader(b, rec.values)
+    bus = rec.pci_bus_id
+    b.add(GpuInfo, rec.line, node=node, pci_bus_id=bus, index=rec.index,
+          name=r.text("info.name"), uuid=r.text("info.uuid"), serial=r.text("info.serial"),
+          vbios=r.text("info.vbios"), driver_version=rec.driver_version,
+          cuda_version=rec.cuda_version, product_architecture=r.text("info.arch"),
+          persistence_mode=r.flag("info.persistence", "Persistence Mode"),
+          recovery_action=r.raw("info.recovery_action"),
+          reset_required=r.flag("info.reset_required", "Reset Required"),
+          drain_and_reset_recommended=r.flag("info.drain_and_reset", "Drain and Reset Recommended"))
+
+    for reason, raw, line, section in rec.reasons:
+        active = read_bool(b, raw, line, f"clock reason {reason}")
+        if active is None:
+            continue
+        counter = rec.counters.get(reason)
+        b.add(GpuClockReason, line, node=node, pci_bus_id=bus, reason=reason, active=active,
+              counter_us=read_number(b, *counter, what=f"{reason} counter") if counter else None,
+              section_name=section)
+
+    temps = ("gpu", "memory", "shutdown", "slowdown", "max_operating", "max_memory", "tlimit",
+             "shutdown_tlimit", "slowdown_tlimit", "max_operating_tlimit", "max_memory_tlimit")
+    if r.has(*(f"temp.{t}" for t in temps)):
+        fields = {("gpu_temp_c" if t == "gpu" else "memory_temp_c" if t == "memory" else f"{t}_c"):
+                  r.num(f"temp.{t}", f"temperature {t}") for t in temps}
+        b.add(GpuTemperature, r.line("temp.gpu", *(f"temp.{t}" for t in temps)), node=node,
+              pci_bus_id=bus, **fields)
+
+    power = {k: r.num(f"power.{k}", f"power {k}", integer=False)
+             for k in ("draw", "instant", "average", "limit", "current_limit", "requested_limit",
+                       "enforced_limit", "default_limit", "min_limit", "max_limit")
+             if f"power.{k}" in rec.values}
+    if power:
+        def first(*keys: str) -> float | None:
+            return next((power[k] for k in keys if power.get(k) is not None), None)
+        b.add(GpuPower, r.line("power.section") or r.line(*(f"power.{k}" for k in power)), node=node,
+              pci_bus_id=bus, draw_w=first("instant", "draw", "average"), average_draw_w=power.get("average"),
+              current_limit_w=first("current_limit", "limit"), requested_limit_w=first("requested_limit", "limit"),
+              enforced_limit_w=first("enforced_limit", "current_limit"),
+              default_limit_w=power.get("default_limit"), min_limit_w=power.get("min_limit"),
+              max_limit_w=power.get("max_limit"))
+
+    if r.has("ecc_mode.current", "ecc_mode.pending"):
+        b.add(GpuEccMode, r.line("ecc_mode.current", "ecc_mode.pending"), node=node, pci_bus_id=bus,
+              current_enabled=r.flag("ecc_mode.current", "ECC Mode Current"),
+              pending_enabled=r.flag("ecc_mode.pending", "ECC Mode Pending"))
+
+    for scope, etype, location, raw, line in rec.ecc:
+        b.add(GpuEccCount, line, node=node, pci_bus_id=bus, scope=scope, error_type=etype,
+              location=location, count=read_number(b, raw, line, f"ECC {scope} {etype} {location}"))
+    if r.has("ecc.threshold"):
+        b.add(GpuEccThreshold, r.line("ecc.threshold"), node=node, pci_bus_id=bus,
+              sram_threshold_exceeded=r.flag("ecc.threshold", "SRAM Threshold Exceeded"))
+    repair = ("ecc.channel_repair", "ecc.tpc_repair", "ecc.unrepairable")
+    if r.has(*repair):
+        b.add(GpuMemoryRepair, r.line(*repair), node=node, pci_bus_id=bus,
+              channel_repair_pending=r.flag("ecc.channel_repair", "Channel Repair Pending"),
+              tpc_repair_pending=r.flag("ecc.tpc_repair", "TPC Repair Pending"),
+              unrepairable_memory=r.flag("ecc.unrepairable", "Unrepairable Memory"))
+
+    retired = ("retired.sbe", "retired.dbe", "retired.pending_blacklist", "retired.pending_retirement")
+    if r.has(*retired):
+        pending = r.flag("retired.pending_blacklist", "Pending Page Blacklist")
+        if pending is None:
+            pending = r.flag("retired.pending_retirement", "Pending Page Retirement")
+        b.add(GpuRetiredPages, r.line("retired.section", *retired), node=node, pci_bus_id=bus,
+              sbe_pages=r.num("retired.sbe", "Retired Pages Single Bit ECC"),
+              dbe_pages=r.num("retired.dbe", "Retired Pages Double Bit ECC"), pending=pending)
+
+    remap_counts = {"correctable_rows": "corr", "uncorrectable_rows": "unc",
+                    "inactive_correctable_rows": "corr_inactive", "inactive_uncorrectable_rows": "unc_inactive",
+                    "bank_max": "bank_max", "bank_high": "bank_high", "bank_partial": "bank_partial",
+                    "bank_low": "bank_low", "bank_none": "bank_none"}
+    remap_keys = [f"remap.{k}" for k in (*remap_counts.values(), "pending", "failure")]
+    if r.has(*remap_keys):
+        b.add(GpuRowRemap, r.line("remap.pending", *remap_keys), node=node, pci_bus_id=bus,
+              pending=r.flag("remap.pending", "Remapped Rows Pending"),
+              failure=r.flag("remap.failure", "Remapping Failure Occurred"),
+              **{f: r.num(f"remap.{k}", f"Remapped Rows {k}") for f, k in remap_counts.items()})
+
+    pcie = ("gen_current", "gen_max", "gen_device_current", "gen_device_max", "gen_host_max",
+            "width_current", "width_max", "replay", "rollover")
+    if r.has(*(f"pcie.{k}" for k in pcie)):
+        nums = {k: r.num(f"pcie.{k}", f"PCIe {k}") for k in pcie}
+        nums["replay_counter"], nums["replay_rollover"] = nums.pop("replay"), nums.pop("rollover")
+        b.add(GpuPcieLink, r.line(*(f"pcie.{k}" for k in pcie)), node=node, pci_bus_id=bus, **nums)
+
+    fabric = ("fabric.state", "fabric.status", "fabric.clique_id", "fabric.cluster_uuid", "fabric.health_summary")
+    if r.has(*fabric):
+        b.add(GpuFabric, r.line(*fabric), node=node, pci_bus_id=bus, state=r.raw("fabric.state"),
+              status=r.raw("fabric.status"), clique_id=r.text("fabric.clique_id"),
+              cluster_uuid=r.text("fabric.cluster_uuid"), health_summary=r.text("fabric.health_summary"))
+
+
+def ecc_counter(scope: str, words: list[str]) -> tuple[str, str, str] | None:
+    """("volatile", ["sram", "uncorrectable", "sec-ded"]) -> ("volatile", "uncorrectable", "sram_secded");
+    older layout: ("aggregate", ["single bit", "device memory"]) -> (..., "correctable", "device_memory")."""
+    if scope not in ("volatile", "aggregate"):
+        return None
+    if words[0] in ("single bit", "single_bit", "double bit", "double_bit") and len(words) == 2:
+        etype = "correctable" if words[0].startswith("single") else "uncorrectable"
+        loc = words[1].replace(" ", "_")
+        return scope, etype, {"texture_shm": "texture_shared"}.get(loc, loc)
+    if len(words) != 1:
+        return None
+    parts = re.split(r"[ _]", words[0])
+    for etype in ("uncorrectable", "correctable"):
+        if etype in parts:
+            i = parts.index(etype)
+            loc = "_".join(p.replace("-", "") for p in parts[:i] + parts[i + 1:])
+            return (scope, etype, loc) if loc else None
+    return None

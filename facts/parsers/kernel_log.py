@@ -1,0 +1,341 @@
+"""Kernel log: ``dmesg``, ``dmesg -T``, ``journalctl -k``, ``/var/log/kern.log`` / syslog.
+
+Sample content (``dmesg -T`` on a 2 x H200 host, and syslog from public reports)::
+
+    [Sun Nov 29 18:28:40 2026] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (nixbld@)
+    [Sun Nov 29 18:32:13 2026] NVRM: GPU at PCI:0000:00:06: GPU-5cc6fa16-d7a0-98bf-3d43-f0337652e85f
+    [Sun Nov 29 18:32:13 2026] NVRM: GPU Board Serial Number: 1653724056161
+    [Sun Nov 29 18:32:13 2026] NVRM: Xid (PCI:0000:00:06): 31, pid=1883, name=python3, channel 0x0000000a, intr 00000000. MMU Fault: ...
+    Jun  5 22:36:51 zozio32-p6-2487ea kernel: [ 4564.303887] NVRM: GPU at 0000:01:00.0 has fallen off the bus.
+
+Line stamps understood: ``[  123.456789]``, ``[+0.000844]`` (``dmesg -d``/``--reltime``),
+``[Sun Nov 29 18:32:13 2026]`` (``dmesg -T``), ``Nov 29 18:32:13 host kernel:`` (syslog,
+``journalctl -k``), ``2026-11-29T18:32:13+0000 host kernel:`` (``journalctl -o short-iso``),
+``kern  :err   : 2025-01-25T10:34:54,859532+00:00`` (``dmesg -x --time-format iso``), or none.
+
+Facts emitted (classes in :mod:`kernel_log_facts`): ``xid_event``, ``gpu_recovery_action``
+(Xid 154), ``gpu_fell_off_bus``, ``pcie_aer_error``, ``pcie_link_down``, ``nvswitch_sxid``,
+``kernel_boot``, ``nvidia_driver_loaded``, ``kernel_gpu_seen``. Lines that only complete an
+event (the serial after ``GPU at``, AER status and bit lines, SXid ``Severity``/``Data``
+lines, wrapped "fallen off the bus" text, ``Card not present``) count as used.
+
+Empty input, or a log without NVIDIA/PCIe lines, yields no facts: it says nothing about GPUs
+(the absence of Xid lines is only meaningful if the log covers the time of interest).
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.ids import pci_bus_id, try_pci_bus_id
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.kernel_log_facts import (
+    GpuFellOffBus,
+    GpuRecoveryAction,
+    KernelBoot,
+    KernelGpuSeen,
+    NvidiaDriverLoaded,
+    NvswitchSxid,
+    PcieAerError,
+    PcieLinkDown,
+    XidEvent,
+)
+from stethoscope.facts.parsers.kernel_log_pcie import AerEvents, parse_link_down
+
+KIND = "kernel_log"
+
+__all__ = ["KIND", "detect", "parse", "XidEvent", "GpuRecoveryAction", "GpuFellOffBus",
+           "PcieAerError", "PcieLinkDown", "NvswitchSxid", "KernelBoot", "NvidiaDriverLoaded",
+           "KernelGpuSeen"]
+
+# [Sun Nov 29 18:32:13 2026] NVRM: Xid (PCI:0000:00:06): 31, pid=1883, name=python3, ...
+# [  +0.000844] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)
+# Sep 19 16:18:02 bubz kernel: [68183.615790] pcieport 0000:00:03.1: AER: Correctable error message received from 0000:00:00.0
+# 2026-11-29T18:32:13+0000 node17 kernel: NVRM: ...
+# kern  :err   : 2025-01-25T10:34:54,859532+00:00 nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Data {...}
+_PREFIX = re.compile(
+    r"(?:[a-z]+ *:[a-z]+ *: )?"
+    r"(?:\[\s*(?P<stamp>\+?\s*\d+\.\d+|[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4})\]"
+    r"|(?P<sysdate>[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d) (?P<host>\S+) kernel:"
+    r"|(?P<iso>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)(?: (?P<isohost>\S+) kernel:)?"
+    r")?"
+    r"(?: *\[ *(?:\d+\.\d+|[TC]\d+)\])*"
+    r" *"
+)
+
+# Whole-text prefilter: only lines holding one of these are looked at (plus the few lines
+# after an AER or "The NVIDIA GPU" line, read directly as continuations).
+_KEYWORDS = re.compile(
+    r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: ",
+)
+
+# detect(): any of our markers, or a kernel-stamped line, anywhere in the head.
+_DETECT = re.compile(
+    r"NVRM: (?:Xid|loading NVIDIA|GPU at )|SXid \(PCI:|\bAER: |PCIe Bus Error: "
+    r"|^\[\s*\+?\d+\.\d{6}\] |^\[[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4}\] "
+    r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ kernel: ",
+    re.M,
+)
+
+# NVRM: Xid (PCI:0000:00:06): 31, pid=1883, name=python3, channel 0x0000000a, intr 00000000. MMU Fault: ...
+# NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.
+# NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52e7b0=0x101000e ...
+_XID = re.compile(r"NVRM: Xid \((?P<pci>[^)]*)\): ?(?P<code>[^,]*)(?:, ?(?P<rest>.*))?$")
+# pid=1797828, name=pt_main_thread, Ch 00000008, errorString CTX SWITCH TIMEOUT, Info 0x58005
+_XID_PROC = re.compile(r"(?:pid=(?P<pid>'<unknown>'|[^,]*), )?name=(?P<name>[^,]*)(?:, ?|$)")
+# Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0): Illegal Instruction Encoding
+_XID_GPC_TPC = re.compile(r"\(GPC (?P<gpc>\d+), TPC (?P<tpc>\d+)(?:, SM (?P<sm>\d+))?\)")
+# MMU Fault: ENGINE GRAPHICS GPC1 GPCCLIENT_T1_8 faulted @ 0x8344_f3e00000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE
+_XID_MMU = re.compile(
+    r"MMU Fault: ENGINE (?P<engine>\S+)(?: (?P<gpc>GPC\d+))?(?: (?P<client>\S+))? faulted"
+    r"(?:.*?Fault is of type (?P<ftype>\S+)(?: (?P<access>ACCESS_TYPE_\S+))?)?"
+)
+# channel 0x0000000a, intr 00000000.  /  Ch 00000008, errorString CTX SWITCH TIMEOUT
+_XID_CHANNEL = re.compile(r"\b(?:channel|Ch) (?:0x)?(?P<ch>[0-9a-fA-F]{1,8})\b")
+# GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)
+_RECOVERY = re.compile(
+    r"recovery action changed from (?:0x[0-9a-fA-F]+ )?\(?(?P<prev>[^()]*?)\)? to "
+    r"(?:0x(?P<code>[0-9a-fA-F]+) )?\(?(?P<action>[^()]*?)\)?\s*$"
+)
+# NVRM: GPU 0000:91:00.0: GPU has fallen off the bus.
+# NVRM: GPU at 0000:01:00.0 has fallen off the bus.
+_FELL_GPU = re.compile(r"NVRM: GPU (?:at )?(?P<bdf>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):? (?:GPU )?has fallen off the bus")
+# NVRM: The NVIDIA GPU 0000:3b:00.0 (PCI ID: 10de:2330) installed in this system has fallen off the bus and ...
+# [ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0          (then "NVRM: (PCI ID: 10de:26b5) ..." wrapped)
+_FELL_THE = re.compile(r"NVRM: The NVIDIA GPU (?P<bdf>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
+_PCI_ID = re.compile(r"\(PCI ID: (?P<id>[0-9a-fA-F]{4}:[0-9a-fA-F]{4})\)")
+# NVRM: GPU at PCI:0000:00:06: GPU-5cc6fa16-d7a0-98bf-3d43-f0337652e85f
+_GPU_AT = re.compile(r"NVRM: GPU at (?P<pci>PCI:[0-9a-fA-F:]+): (?P<uuid>GPU-[0-9a-fA-F-]+)")
+# NVRM: GPU Board Serial Number: 1653724056161
+_SERIAL = re.compile(r"NVRM: GPU Board Serial Number: ?(?P<serial>\S*)")
+# NVRM: GPU 0000:91:00.0: GPU serial number is 1653723052734.
+_SERIAL_IS = re.compile(r"NVRM: GPU (?P<bdf>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): GPU serial number is (?P<serial>[^.\s]+)")
+# NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (nixbld@)
+# NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.120  Fri Sep 13 10:10:01 UTC 2024
+_DRIVER = re.compile(
+    r"NVRM: loading NVIDIA UNIX (?:(?P<open>Open Kernel Module for (?P<oarch>\S+))|(?P<parch>\S+) Kernel Module)"
+    r"\s+(?P<version>\d+(?:\.\d+)+)"
+)
+# nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM Fault Up
+# nvidia-nvswitch3: SXid (PCI:0000:04:00.0): 22013, Non-fatal, Link 44 Minion Link DLREQ interrupt
+# nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 20034, Severity 1 Engine instance 60 Sub-engine instance 00
+_SXID = re.compile(r"(?P<name>nvidia-nvswitch\d+): SXid \((?P<pci>[^)]*)\): ?(?P<code>[^,]*)(?:, ?(?P<rest>.*))?$")
+_SXID_HEAD = re.compile(r"(?P<sev>Fatal|Non-fatal|Nonfatal)\b,? ?(?:Link (?P<link>\d+))?", re.I)
+# [    0.000000] Linux version 6.8.0-48-generic (buildd@lcy02-amd64-010) (x86_64-linux-gnu-gcc-13 ...
+# [    0.000000] Command line: BOOT_IMAGE=/boot/vmlinuz-6.8.0-48-generic root=UUID=...
+# Mar 07 06:42:32 DESKTOP-CPK0PUB kernel: Linux version 6.6.87.2-microsoft-standard-WSL2 (root@439a258ad544) ...
+_BOOT = re.compile(r"(?:Linux version (?P<release>\S+)|Command line: )")
+
+
+def detect(head: str) -> bool:
+    return _DETECT.search(head) is not None
+
+
+def _bus(raw: str) -> str | None:
+    return try_pci_bus_id(raw)
+
+
+class _Boots:
+    """Boot index: a marker kind seen again within the current boot starts the next one."""
+
+    def __init__(self) -> None:
+        self.index = 0
+        self.kinds: set[str] = set()
+        self.started = False
+        self.had_content = False
+
+    def marker(self, kind: str) -> bool:
+        new = not self.started or kind in self.kinds
+        if new:
+            if self.started or self.had_content:
+                self.index += 1
+            self.kinds = set()
+            self.started = True
+        self.kinds.add(kind)
+        return new
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    text, lines = artefact.text, artefact.lines
+    used: set[int] = set()
+    boots = _Boots()
+    aer = AerEvents(b, used, _PREFIX)
+    sxid_pending: list[tuple[int, str, re.Match[str]]] = []
+    sxid_heads: set[tuple[str, str]] = set()
+    gpu_seen: dict[str, int] = {}  # bus id -> line of its "GPU at" fact, for the serial line
+    last_gpu_at: tuple[int, str, str | None, str] | None = None
+
+    pos, n = 0, len(text)
+    while pos < n:
+        m = _KEYWORDS.search(text, pos)
+        if m is None:
+            break
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = n if end == -1 else end
+        pos = end + 1
+        ln = artefact.line_of(start)
+        line = lines[ln - 1]
+        p = _PREFIX.match(line)
+        msg = line[p.end():] if p else line
+        stamp = (p["stamp"] or p["sysdate"] or p["iso"]) if p else None
+        stamp = stamp.replace(" ", "") if stamp and stamp.startswith("+") else stamp
+        node = artefact.node_for((p["host"] or p["isohost"]) if p else None)
+        common = {"node": node, "timestamp": stamp}
+
+        if "NVRM: " in msg:
+            boots.had_content = True
+            common["boot"] = boots.index
+            if msg.startswith("NVRM: Xid"):
+                _xid(b, ln, msg, common, used)
+                continue
+            if (g := _GPU_AT.search(msg)) is not None:
+                bus = _bus(g["pci"])
+                if bus is None:
+                    b.error(ln, f"bad PCI bus id {g['pci']!r} in 'GPU at' line")
+                    continue
+                serial = None
+                nxt = lines[ln] if ln < len(lines) else ""
+                if (s := _SERIAL.search(nxt)) is not None:
+                    serial = s["serial"] or None
+                    used.add(ln + 1)
+                b.add(KernelGpuSeen, ln, pci_bus_id=bus, uuid=g["uuid"], serial=serial, **common)
+                used.add(ln)
+                continue
+            if _SERIAL.search(msg) is not None:
+                if ln in used:  # already read with its "GPU at" line
+                    continue
+            if (s := _SERIAL_IS.search(msg)) is not None:
+                b.add(KernelGpuSeen, ln, pci_bus_id=pci_bus_id(s["bdf"]), serial=s["serial"], **common)
+                used.add(ln)
+                continue
+            if (f := _FELL_GPU.search(msg)) is not None:
+                b.add(GpuFellOffBus, ln, pci_bus_id=pci_bus_id(f["bdf"]), **common)
+                used.add(ln)
+                continue
+            if (f := _FELL_THE.search(msg)) is not None:
+                _fell_the(b, ln, f, lines, common, used)
+                continue
+            if (d := _DRIVER.search(msg)) is not None:
+                b.add(NvidiaDriverLoaded, ln, version=d["version"], open_module=d["open"] is not None,
+                      arch=d["oarch"] or d["parch"], **common)
+                used.add(ln)
+            continue
+
+        if "SXid (" in msg and (s := _SXID.search(msg)) is not None:
+            boots.had_content = True
+            common["boot"] = boots.index
+            sxid_pending.append((ln, s, common))
+            if _SXID_HEAD.match(s["rest"] or "") is not None:
+                sxid_heads.add((s["name"], s["code"].strip()))
+            continue
+
+        if (bm := _BOOT.match(msg)) is not None:
+            kind = "version" if bm["release"] else "cmdline"
+            if boots.marker(kind):
+                b.add(KernelBoot, ln, boot=boots.index, kernel_release=bm["release"], **common)
+            used.add(ln)
+            continue
+
+        common["boot"] = boots.index
+        if aer.feed(ln, line, msg, common, lines):
+            boots.had_content = True
+            continue
+        if parse_link_down(b, ln, msg, common, lines, used):
+            boots.had_content = True
+    aer.flush()
+
+    for ln, s, common in sxid_pending:
+        _sxid(b, ln, s, common, sxid_heads, used)
+    result.facts.sort(key=lambda f: f.evidence.line)  # AER and SXid facts are built late
+    result.lines_used = len(used)
+    return result
+
+
+def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> None:
+    m = _XID.search(msg)
+    if m is None:
+        b.error(ln, "Xid line without '(PCI:...): <code>'")
+        return
+    bus = _bus(m["pci"])
+    if bus is None:
+        b.error(ln, f"bad PCI bus id {m['pci']!r} in Xid line")
+        return
+    code = m["code"].strip()
+    if not code.isdigit():
+        b.error(ln, f"Xid code {code!r} is not a number")
+        return
+    rest = (m["rest"] or "").strip()
+    pid = process = None
+    pm = _XID_PROC.match(rest)
+    if pm is not None:
+        raw_pid = (pm["pid"] or "").strip()
+        if raw_pid.isdigit():
+            pid = int(raw_pid)
+        elif raw_pid not in ("", "'<unknown>'", "<unknown>"):
+            b.error(ln, f"Xid pid {raw_pid!r} is not a number")
+            return
+        name = pm["name"].strip()
+        process = None if name in ("<unknown>", "") else name
+        rest = rest[pm.end():].strip()
+    fields: dict = {}
+    if (g := _XID_GPC_TPC.search(rest)) is not None:
+        fields.update(gpc=f"GPC{g['gpc']}", tpc=f"TPC{g['tpc']}", sm=f"SM{g['sm']}" if g["sm"] else None)
+    if (mm := _XID_MMU.search(rest)) is not None:
+        fields.update(mmu_engine=mm["engine"], mmu_client=mm["client"], mmu_fault_type=mm["ftype"],
+                      mmu_access_type=mm["access"])
+        if mm["gpc"]:
+            fields["gpc"] = mm["gpc"]
+    if (ch := _XID_CHANNEL.search(rest)) is not None:
+        fields["channel"] = f"0x{int(ch['ch'], 16):08x}"
+    xid = int(code)
+    rec = _RECOVERY.search(rest) if xid == 154 else None
+    if rec is not None:
+        fields["recovery_action"] = rec["action"].strip()
+    b.add(XidEvent, ln, pci_bus_id=bus, xid=xid, pid=pid, process=process, message=rest, **fields, **common)
+    if rec is not None:
+        b.add(GpuRecoveryAction, ln, pci_bus_id=bus, action=rec["action"].strip(),
+              action_code=int(rec["code"], 16) if rec["code"] else None,
+              previous_action=rec["prev"].strip() or None, **common)
+    used.add(ln)
+
+
+def _fell_the(b: FactBuilder, ln: int, f: re.Match[str], lines: list[str], common: dict, used: set[int]) -> None:
+    """``The NVIDIA GPU <bdf> (PCI ID: ...) installed ... has fallen off the bus``, one line
+    or wrapped over up to three ``NVRM:`` lines."""
+    block = [ln]
+    text = lines[ln - 1]
+    for k in range(ln, min(ln + 2, len(lines))):
+        if "fallen off the bus" in text:
+            break
+        if "NVRM: " not in lines[k]:
+            break
+        block.append(k + 1)
+        text += " " + lines[k]
+    if "fallen off the bus" not in text:
+        return
+    pid = _PCI_ID.search(text)
+    b.add(GpuFellOffBus, ln, pci_bus_id=pci_bus_id(f["bdf"]), pci_device_id=pid["id"].lower() if pid else None,
+          **common)
+    used.update(block)
+
+
+def _sxid(b: FactBuilder, ln: int, s: re.Match[str], common: dict, heads: set[tuple[str, str]],
+          used: set[int]) -> None:
+    code = s["code"].strip()
+    if not code.isdigit():
+        b.error(ln, f"SXid code {code!r} is not a number")
+        return
+    bus = _bus(s["pci"])
+    if bus is None:
+        b.error(ln, f"bad PCI bus id {s['pci']!r} in SXid line")
+        return
+    rest = (s["rest"] or "").strip()
+    used.add(ln)
+    h = _SXID_HEAD.match(rest)
+    if h is None and (s["name"], code) in heads:
+        return  # a "Severity ..." / "Data {...}" line of an event already reported by its headline
+    fatal = None if h is None else h["sev"].lower() == "fatal"
+    b.add(NvswitchSxid, ln, switch=bus, switch_name=s["name"], sxid=int(code), fatal=fatal,
+          link=int(h["link"]) if h is not None and h["link"] else None, message=rest, **common)

@@ -1,0 +1,145 @@
+"""PCIe AER and hotplug lines of the kernel log (used by :mod:`kernel_log`).
+
+One AER event prints several lines; the first names the device, the next ones say what::
+
+    pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: 0000:00:03.0
+    pcieport 0000:00:03.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, (Requester ID)
+    pcieport 0000:00:03.0:   device [8086:6f08] error status/mask=00004020/00000000
+    pcieport 0000:00:03.0:    [ 5] SDES
+    pcieport 0000:00:03.0:    [14] CmpltTO                (First)
+
+They become one ``pcie_aer_error`` fact whose evidence is the first line; the rest count as used.
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.ids import try_pci_bus_id
+from stethoscope.facts.parsers.base import FactBuilder
+from stethoscope.facts.parsers.kernel_log_facts import PcieAerError, PcieLinkDown
+
+_BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
+
+# pcieport 0000:00:01.0: AER: Uncorrected (Fatal) error received: 0000:3b:00.0
+# pcieport 0000:00:03.1: AER: Correctable error message received from 0000:00:00.0
+# pcieport 0000:00:1c.5: AER: Corrected error received: id=00e5
+_RECEIVED = re.compile(
+    rf"(?<!\S)[\w.-]+ (?P<port>{_BDF}): AER: (?P<multi>Multiple )?(?P<sev>Corrected|Correctable|Uncorrect(?:ed|able) \((?:Non-)?Fatal\)) "
+    rf"error (?:message )?received(?::| from) (?:(?P<src>{_BDF})|id=(?P<id>[0-9a-fA-F]{{4}}))"
+)
+# nvidia 0000:3b:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer, (Requester ID)
+# pcieport 0000:00:1c.5: PCIe Bus Error: severity=Corrected, type=Physical Layer, id=00e5(Receiver ID)
+_BUS_ERROR = re.compile(
+    rf"(?<!\S)[\w.-]+ (?P<dev>{_BDF}): (?:AER: )?PCIe Bus Error: (?:severity=)?(?P<sev>[^,]+), type=(?P<type>[^,]+)"
+    r"(?:, (?:id=[0-9a-fA-F]{4})?\((?P<agent>[^)]*)\))?"
+)
+# pcieport 0000:00:03.0:   device [8086:6f08] error status/mask=00004020/00000000
+# pcieport 0000:89:02.0: AER:   device [8086:347a] error status/mask=00000001/00000000
+_STATUS = re.compile(
+    rf"(?<!\S)[\w.-]+ {_BDF}: (?:AER: )?\s*device \[(?P<id>[0-9a-fA-F]{{4}}:[0-9a-fA-F]{{4}})\] error status/mask=(?P<status>[0-9a-fA-F]+)"
+)
+# pcieport 0000:00:03.0:    [14] CmpltTO                (First)
+# pcieport 0000:00:1c.5:    [ 0] Receiver Error
+_BIT = re.compile(rf"(?<!\S)[\w.-]+ {_BDF}: (?:AER: )?\s*\[\s*\d+\] (?P<name>\S.*?)\s*(?P<first>\(First\))?\s*$")
+# pcieport 0000:00:00.0: AER:   TLP Header: 60000001 0100000f 000000ff ffffe000
+_TLP = re.compile(rf"(?<!\S)[\w.-]+ {_BDF}: (?:AER: )?\s*TLP Header:")
+
+# pcieport 0000:89:02.0: pciehp: Slot(400): Link Down
+# pciehp 0000:02:05.0:pcie24: slot(6): Link Down event
+_LINK_DOWN = re.compile(rf"(?<!\S)[\w.-]+ (?P<port>{_BDF})(?::pcie\d+)?: (?:pciehp: )?[Ss]lot\((?P<slot>[^)]*)\): Link Down(?: event)?\s*$")
+# pcieport 0000:89:02.0: pciehp: Slot(400): Card not present
+_CARD = re.compile(rf"(?<!\S)[\w.-]+ (?P<port>{_BDF})(?::pcie\d+)?: (?:pciehp: )?[Ss]lot\([^)]*\): Card (?P<not>not )?present")
+
+
+def _severity(raw: str) -> str:
+    raw = raw.lower()
+    if raw.startswith("correct"):
+        return "corrected"
+    return "nonfatal" if "non-fatal" in raw else "fatal"
+
+
+def _from_requester_id(port: str, rid: str) -> str:
+    """Old kernels print the source as a 16-bit requester id (bus << 8 | devfn)."""
+    v = int(rid, 16)
+    return f"{port[:4]}:{v >> 8:02x}:{(v >> 3) & 0x1f:02x}.{v & 7}"
+
+
+class AerEvents:
+    """Groups the lines of one AER event into one fact."""
+
+    def __init__(self, builder: FactBuilder, used: set[int], prefix: re.Pattern[str]):
+        self.b, self.used, self.prefix = builder, used, prefix
+        self.pending: dict | None = None
+
+    def flush(self) -> None:
+        p, self.pending = self.pending, None
+        if p is None:
+            return
+        ln = p.pop("line")
+        p.pop("last")
+        names = p.pop("names")
+        p["errors"] = ",".join(names) or None
+        self.b.add(PcieAerError, ln, **p)
+
+    def feed(self, ln: int, line: str, msg: str, common: dict, lines: list[str]) -> bool:
+        """Read one line holding an AER keyword; True if it belongs to an AER event."""
+        if ln in self.used:
+            return True
+        if (r := _RECEIVED.search(msg)) is not None:
+            self.flush()
+            port = try_pci_bus_id(r["port"])
+            device = try_pci_bus_id(r["src"]) if r["src"] else _from_requester_id(port, r["id"])
+            self.pending = dict(line=ln, last=ln, device=device, reporter=port, severity=_severity(r["sev"]),
+                                multiple=r["multi"] is not None, message=msg[r.start("port"):].split(": ", 1)[1], names=[],
+                                **common)
+            self.used.add(ln)
+            self._continuations(ln, lines)
+            return True
+        if (e := _BUS_ERROR.search(msg)) is not None:
+            p = self.pending
+            if p is None or p.get("error_type") or ln - p["last"] > 3:
+                self.flush()
+                self.pending = p = dict(line=ln, device=try_pci_bus_id(e["dev"]), severity=_severity(e["sev"]),
+                                        message=msg[e.start("dev"):].split(": ", 1)[1], names=[], **common)
+            p.update(error_type=e["type"].strip(), agent=e["agent"], last=ln)
+            self.used.add(ln)
+            self._continuations(ln, lines)
+            return True
+        if _STATUS.search(msg) or _BIT.search(msg) or _TLP.search(msg):
+            self.used.add(ln)  # an orphan detail line (its head was cut off)
+            return True
+        return False
+
+    def _continuations(self, ln: int, lines: list[str]) -> None:
+        p = self.pending
+        k = ln
+        while k < len(lines) and k - ln < 40:
+            raw = lines[k]
+            pm = self.prefix.match(raw)
+            msg = raw[pm.end():] if pm else raw
+            if (s := _STATUS.search(msg)) is not None:
+                p["pci_device_id"], p["error_status"] = s["id"].lower(), s["status"]
+            elif (bit := _BIT.search(msg)) is not None:
+                p["names"].append(bit["name"])
+                if bit["first"]:
+                    p["first_error"] = bit["name"]
+            elif _TLP.search(msg) is None:
+                break
+            k += 1
+            self.used.add(k)
+            p["last"] = k
+
+
+def parse_link_down(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str], used: set[int]) -> bool:
+    if ln in used:
+        return True
+    m = _LINK_DOWN.search(msg)
+    if m is None:
+        return False
+    card = None
+    if ln < len(lines) and (c := _CARD.search(lines[ln])) is not None and c["port"] == m["port"]:
+        card = c["not"] is None
+        used.add(ln + 1)
+    b.add(PcieLinkDown, ln, device=try_pci_bus_id(m["port"]), slot=m["slot"], card_present=card, **common)
+    used.add(ln)
+    return True

@@ -1,0 +1,359 @@
+"""NCCL's own debug log: ``NCCL_DEBUG=INFO`` (optionally ``NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH,ENV``,
+``NCCL_DEBUG_FILE=...``), on its own or interleaved with an application's output.
+
+Sample content (``all_reduce_perf`` and a ``torchrun`` job on a 2 x H200 host)::
+
+    vm:1552:1552 [0] NCCL INFO NCCL version 2.28.9+cuda13.0
+    vm:1552:1564 [1] NCCL INFO NCCL_SOCKET_IFNAME set by environment to lo
+    vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
+    vm:1708:1708 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM
+    [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
+
+A line is NCCL's when it holds NCCL's prefix ``host:pid:tid [dev] [file:line ]NCCL INFO|WARN``,
+whatever comes before it: a timestamp (``NCCL_DEBUG_TIMESTAMP_LEVELS``), mpirun's
+``[1,3]<stdout>:``, pdsh/srun's ``node1: ``, ANSI colour codes. The host on the line names the
+node. The bare ``NCCL version 2.7.8+cuda11.1`` line NCCL prints without a prefix is read too.
+
+Facts emitted (classes in :mod:`nccl_log_facts`): ``nccl_version``, ``nccl_env``,
+``nccl_net_plugin``, ``nccl_net_selected``, ``nccl_net_device``, ``nccl_no_ib_device``,
+``nccl_bootstrap_interface``, ``nccl_bootstrap_failure``, ``nccl_rank``, ``nccl_transport``,
+``nccl_warn`` (every WARN line, also those that give a more specific fact),
+``nccl_rdma_completion_error``, ``nccl_error_return``. Repeated lines (each rank, each
+communicator prints its own) are deduplicated per (node, pid, values) at their first line.
+Every NCCL-prefixed line counts as used, also those that give no fact (topology dumps,
+ring and tree lines).
+
+Empty input, or text without NCCL lines, yields no facts: NCCL was not run with
+``NCCL_DEBUG=INFO``, or its output went elsewhere; it says nothing about the network.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from stethoscope.facts.ids import nccl_busid
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+from stethoscope.facts.parsers.nccl_log_facts import (
+    NcclBootstrapFailure,
+    NcclBootstrapInterface,
+    NcclEnv,
+    NcclErrorReturn,
+    NcclNetDevice,
+    NcclNetPlugin,
+    NcclNetSelected,
+    NcclNoIbDevice,
+    NcclRank,
+    NcclRdmaCompletionError,
+    NcclTransport,
+    NcclVersion,
+    NcclWarn,
+)
+
+KIND = "nccl_log"
+
+__all__ = ["KIND", "detect", "parse", "NcclVersion", "NcclEnv", "NcclNetPlugin", "NcclNetSelected",
+           "NcclNetDevice", "NcclNoIbDevice", "NcclBootstrapInterface", "NcclBootstrapFailure",
+           "NcclRank", "NcclTransport", "NcclWarn", "NcclRdmaCompletionError", "NcclErrorReturn"]
+
+# Whole-text prefilter: lines with "NCCL INFO", "NCCL WARN" or "NCCL version <digit>".
+_CANDIDATES = re.compile(r"^.*?NCCL (?:INFO|WARN|version \d).*$", re.M)
+
+# detect(): one NCCL-prefixed line anywhere in the head.
+# [1,3]<stdout>:test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree
+_DETECT = re.compile(r"[\w.\-]:\d+:\d+ \[-?\d+\] (?:\S+:\d+ )?NCCL (?:INFO|WARN) ")
+
+# [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
+# rdma-gpu-train-worker-0: rdma-gpu-train-worker-0:19487:21056 [3] NCCL INFO Using network IBext
+_HEADER = re.compile(
+    r"(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>-?\d+)\] "
+    r"(?:(?P<src>\S+):(?P<srcline>\d+) )?NCCL (?P<level>INFO|WARN) (?P<msg>.*?)\s*$"
+)
+
+# NCCL version 2.28.9+cuda13.0          (also bare, without the host prefix)
+_VERSION = re.compile(r"(?:^|\s)NCCL version (?P<version>\d+\.\d+\.\d+)[^+\s]*(?:\+cuda(?P<cuda>\d+\.\d+))?\s*$")
+
+# NCCL_P2P_DISABLE set by environment to 1          NCCL_SHM_DISABLE set by environment to 1.
+_ENV = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*) set by environment to(?: (?P<value>.*?))?\.?$")
+
+# NET/Plugin: Could not find: libnccl-net.so        (2.23: "... libnccl-net.so. Using internal network plugin.")
+_PLUGIN_NOT_FOUND = re.compile(r"^NET/Plugin ?: ?Could not find: ?(?P<name>\S+?)\.?(?:\s|$)")
+# NET/Plugin : No plugin found (libnccl-net.so), using internal implementation
+# NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: ... No plugin found (libnccl-net.so), ...
+_PLUGIN_NO_PLUGIN = re.compile(r"^NET/Plugin ?: .*?No plugin found(?: \((?P<name>[^)\s]+)\))?")
+# NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)
+_PLUGIN_LOADED = re.compile(r"^NET/Plugin ?: ?Loaded net plugin (?P<name>.+?)(?: \(v\d+\))?$")
+# Initialized NET plugin Socket / Failed to initialize NET plugin IB / Assigned NET plugin Socket to comm
+_PLUGIN_STATE = re.compile(r"^(?P<verb>Initialized|Failed to initialize|Assigned) NET plugin (?P<name>.+?)(?: to comm)?$")
+_PLUGIN_EVENT = {"Initialized": "loaded", "Failed to initialize": "failed", "Assigned": "assigned"}
+
+# Using network Socket
+_USING_NETWORK = re.compile(r"^Using network (?P<network>.+)$")
+
+# NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.1<0>
+# NET/Socket : Using [0]lo:127.0.0.1<0>
+_NET_USING = re.compile(r"^NET/(?P<net>IB|Socket) ?: ?Using(?P<list>.*?)(?:; OOB \S+)?$")
+_DEV_ENTRY = re.compile(r"\[(?P<index>\d+)\](?P<dev>[^\s\[;]+)")
+
+# Bootstrap: Using eth0:192.0.2.2<0>
+# Bootstrap : Using [0]ens5:172.31.0.137<0> [1]veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783<0>
+_BOOTSTRAP_USING = re.compile(r"^Bootstrap ?: ?Using (?P<list>.+)$")
+_IFADDR_V4 = re.compile(r"^(?P<iface>.+):(?P<addr>\d{1,3}(?:\.\d{1,3}){3})(?:<\d+>)?$")
+
+# Bootstrap : no socket interface found
+# NET/Socket : No usable listening interface found
+# no device found matching doesnotexist0, verify NCCL_OOB_NET_IFNAME
+_NO_INTERFACE = re.compile(
+    r"^(?:Bootstrap ?: no socket interface found|NET/Socket ?: No usable listening interface found"
+    r"|no device found (?:matching|after excluding) .*NCCL_OOB_NET_IFNAME)"
+)
+# Call to connect returned Connection timed out, retrying
+# socketStartConnect: connect to 10.0.0.2<45763> returned Connection refused, retrying (1/34) after sleep for 100 msec
+_CONNECT_RETRY = re.compile(r"(?:Call to connect returned (?P<err1>.+?)|connect to (?P<peer>\S+) returned (?P<err2>.+?)), retrying")
+# socketStartConnect: Connect to 10.0.0.2<45763> failed : Software caused connection abort
+# Net : Connect to 10.1.1.2<34567> failed : Connection refused
+# socketPollConnect: Connect to 10.1.1.2<34567> returned 111(Connection refused) errno 115(Operation now in progress)
+_CONNECT_FAILED = re.compile(r"[Cc]onnect to (?P<peer>\S+) (?:failed :|failed with error|returned) (?P<err>.+)$")
+# socketStartConnect: exceeded retries (20000)          socketPollConnect: exceeded timeouts (20)
+_CONNECT_EXCEEDED = re.compile(r"^\w+: exceeded (?P<what>retries|timeouts) \(\d+\)")
+
+# NET/IB : Got completion from peer 10.1.1.2<45678> with error 12, opcode 0, len 0, vendor err 129 (Send)
+# NET/IB : Got completion from peer 10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ...
+# NET/IB: Got completion from peer 10.1.1.2<45678> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) ... hca mlx5_0
+_COMPLETION = re.compile(
+    r"NET/IB\w*(?:/GIN)? ?: ?Got completion (?:from peer (?:(?P<peer>\S+) )?)?with "
+    r"(?:error (?P<err>\d+)|status=(?:(?P<st_text>[A-Z_]+)\()?(?P<st>\d+)\)?)"
+    r",? opcode[= ](?:(?P<op_text>[A-Z_]+)\()?(?P<op>\d+)\)?"
+)
+_COMPLETION_VENDOR = re.compile(r"vendor[ _]err[= ](?P<v>\d+)")
+_COMPLETION_REQ = re.compile(r"\((?P<req>Send|Recv|Flush|IPut|Unused)\)|req_type=(?P<req2>\w+)")
+_COMPLETION_HCA = re.compile(r" hca (?P<hca>\S+)")
+
+# init.cc:126 -> 5          group.cc:75 -> 6 [Async thread]          misc/socket.cc:504 -> 2 (Operation now in progress)
+_ERROR_RETURN = re.compile(
+    r"^(?P<file>[\w./\-]+):(?P<line>\d+) -> (?P<code>\d+)(?: \[(?P<thread>[^\]]+)\])?(?: \(.*\))?$"
+)
+
+# ncclCommInitRankConfig comm 0x55b4d1f13be0 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 70 commId 0xd0e572375164a3b6 - Init START
+# comm 0x7f4b28006640 rank 14 nranks 16 cudaDev 6 busId b1000 - Init COMPLETE
+_INIT = re.compile(
+    r"(?:\w+ )?comm (?P<comm>0x[0-9a-fA-F]+|\(nil\)) rank (?P<rank>\d+) nranks (?P<nranks>\d+) "
+    r"cudaDev (?P<cuda>-?\d+)(?: nvmlDev (?P<nvml>-?\d+))? busId (?P<bus>(?:0x)?[0-9a-fA-F]+)"
+    r"(?: commId (?P<commid>0x[0-9a-fA-F]+)| parent \S+(?: splitCount \d+)? color -?\d+ key -?\d+)?"
+    r" ?- Init (?P<phase>START|COMPLETE)$"
+)
+
+# Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM
+# Channel 00/0 : 0[0] -> 1[1] [receive] via NET/Socket/0
+# Channel 00 : 0[1b000] -> 1[1c000] via P2P/IPC
+# Ring 00 : 0 -> 1 [send] via NET/Socket/0                  (2.4)
+_CHANNEL = re.compile(
+    r"^(?:Channel|Ring) (?P<ch>\d+)(?:/\d+)? : (?P<src>\d+)(?:\[[0-9a-fA-Fx]+\])? -> (?P<dst>\d+)(?:\[[0-9a-fA-Fx]+\])?"
+    r"(?: \[(?P<dir>send|receive)\])? via (?P<transport>.+)$"
+)
+
+
+def detect(head: str) -> bool:
+    return _DETECT.search(head) is not None
+
+
+def _failure_reason(error: str) -> str:
+    low = error.lower()
+    if "refused" in low:
+        return "connection_refused"
+    if "timed out" in low or "timeout" in low:
+        return "timeout"
+    return "other"
+
+
+def _iface_address(entry: str) -> tuple[str, str | None]:
+    """``eth0:192.0.2.2<0>`` -> (eth0, 192.0.2.2); ``veth0:fe80::1%veth0<0>`` -> (veth0, fe80::1%veth0)."""
+    m = _IFADDR_V4.match(entry)
+    if m:
+        return m["iface"], m["addr"]
+    iface, _, addr = entry.partition(":")
+    addr = addr.split("<", 1)[0]
+    if not addr or addr.isdigit():  # "Bootstrap: Using mlx5_0:1": a port, no address
+        return iface, None
+    return iface, addr
+
+
+class _Parse:
+    """State of one parse: dedupe keys, and rank/transport facts completed at the end."""
+
+    def __init__(self, artefact: Artefact, result: ParseResult):
+        self.artefact = artefact
+        self.b = FactBuilder(artefact, result)
+        self.seen: set[tuple[Any, ...]] = set()
+        self.ranks: dict[tuple[Any, ...], tuple[int, str, dict[str, Any]]] = {}
+        self.transports: dict[tuple[Any, ...], tuple[int, str, dict[str, Any], set[int]]] = {}
+
+    def once(self, cls: type, line: int, node: str, key: tuple[Any, ...], **fields: Any) -> None:
+        full = (cls, node, *key)
+        if full not in self.seen:
+            self.seen.add(full)
+            self.b.add(cls, line, node=node, **fields)
+
+    def line(self, no: int, node: str, pid: int, dev: int, level: str, src: str | None,
+             srcline: str | None, msg: str) -> None:
+        add, once, ctx = self.b.add, self.once, {"pid": pid, "local_device": dev}
+        if level == "WARN":
+            add(NcclWarn, no, node=node, source_file=src, source_line=int(srcline) if srcline else None,
+                message=msg, **ctx)
+        if msg.startswith(("Channel ", "Ring ")) and " via " in msg:
+            m = _CHANNEL.match(msg)
+            if not m:
+                return self.b.error(no, f"NCCL channel line without ranks or transport: {msg!r}")
+            rank, peer = int(m["src"]), int(m["dst"])
+            key = (node, pid, rank, peer, m["transport"], m["dir"])
+            if key not in self.transports:
+                fields = dict(rank=rank, peer_rank=peer, transport=m["transport"], direction=m["dir"], **ctx)
+                self.transports[key] = (no, node, fields, set())
+            self.transports[key][3].add(int(m["ch"]))
+            return None
+        if msg.endswith(("Init START", "Init COMPLETE")) and "comm " in msg:
+            return self._init(no, node, msg, ctx)
+        if "set by environment to" in msg:
+            m = _ENV.match(msg)
+            if not m:
+                return self.b.error(no, f"NCCL environment line without a variable name: {msg!r}")
+            value = m["value"] or ""
+            return once(NcclEnv, no, node, (pid, m["name"], value), name=m["name"], value=value, **ctx)
+        if msg.startswith("NCCL version"):
+            m = _VERSION.search(msg)
+            if not m:
+                return self.b.error(no, f"NCCL version line without a version number: {msg!r}")
+            return once(NcclVersion, no, node, (pid, m["version"]), version=m["version"], cuda=m["cuda"], **ctx)
+        if msg.startswith("Using network "):
+            net = _USING_NETWORK.match(msg)["network"]  # type: ignore[index]
+            return once(NcclNetSelected, no, node, (pid, net), network=net, **ctx)
+        if msg.startswith("NET/IB : No device found"):
+            return once(NcclNoIbDevice, no, node, (pid,), **ctx)
+        if msg.startswith(("NET/IB", "NET/Socket")) and "Using" in msg:
+            return self._net_devices(no, node, msg, ctx)
+        if msg.startswith("Bootstrap") and "Using" in msg:
+            m = _BOOTSTRAP_USING.match(msg)
+            for entry in (m["list"].split() if m else ()):
+                iface, addr = _iface_address(re.sub(r"^\[\d+\]", "", entry))
+                once(NcclBootstrapInterface, no, node, (pid, iface, addr), interface=iface, address=addr, **ctx)
+            return None
+        if "plugin" in msg.lower():
+            return self._plugin(no, node, msg, ctx)
+        if " -> " in msg:
+            m = _ERROR_RETURN.match(msg)
+            if m:
+                add(NcclErrorReturn, no, node=node, source_file=m["file"], source_line=int(m["line"]),
+                    code=int(m["code"]), thread=m["thread"], **ctx)
+            return None
+        if "Got completion" in msg:
+            return self._completion(no, node, msg, ctx)
+        if "onnect" in msg or "interface" in msg or "no device found" in msg or "exceeded" in msg:
+            self._bootstrap_failure(no, node, msg, level, ctx)
+        return None
+
+    def _init(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
+        m = _INIT.search(msg)
+        try:
+            bus = nccl_busid(m["bus"]) if m else None
+        except ValueError:
+            bus = None
+        if not m or bus is None:
+            return self.b.error(no, f"NCCL Init line with unreadable comm/rank/nranks/cudaDev/busId: {msg!r}")
+        key = (node, ctx["pid"], m["comm"], int(m["rank"]))
+        if key not in self.ranks:
+            fields = dict(rank=int(m["rank"]), nranks=int(m["nranks"]), cuda_dev=int(m["cuda"]),
+                          nvml_dev=int(m["nvml"]) if m["nvml"] else None, bus_id=bus, comm=m["comm"],
+                          comm_id=m["commid"], init_complete=False, **ctx)
+            self.ranks[key] = (no, node, fields)
+        if m["phase"] == "COMPLETE":
+            self.ranks[key][2]["init_complete"] = True
+        return None
+
+    def _net_devices(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
+        m = _NET_USING.match(msg)
+        if not m:
+            return None  # "NET/Socket : Using 2 threads and 8 sockets per thread" etc.
+        net = m["net"]
+        for d in _DEV_ENTRY.finditer(m["list"]):
+            idx, raw = int(d["index"]), d["dev"]
+            if net == "IB":
+                device, _, link = raw.partition("/")
+                address, link_layer = None, (link.split("/", 1)[0] or None)
+            else:
+                device, address = _iface_address(raw)
+                link_layer = None
+            self.once(NcclNetDevice, no, node, (ctx["pid"], net, idx, device, address), network=net,
+                      index=idx, device=device, address=address, link_layer=link_layer, **ctx)
+        return None
+
+    def _plugin(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
+        event = name = None
+        if m := _PLUGIN_NOT_FOUND.match(msg):
+            event, name = "not_found", m["name"]
+        elif m := _PLUGIN_NO_PLUGIN.match(msg):
+            event, name = "not_found", m["name"]
+        elif m := _PLUGIN_LOADED.match(msg):
+            event, name = "loaded", m["name"]
+        elif m := _PLUGIN_STATE.match(msg):
+            event, name = _PLUGIN_EVENT[m["verb"]], m["name"]
+        if event:
+            self.once(NcclNetPlugin, no, node, (ctx["pid"], event, name), event=event, name=name, **ctx)
+        return None
+
+    def _completion(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
+        m = _COMPLETION.search(msg)
+        if not m:
+            if "Got completion from peer" in msg or "Got completion with" in msg:
+                self.b.error(no, f"NCCL completion error line without a status: {msg!r}")
+            return None
+        rest = msg[m.end():]
+        vendor = _COMPLETION_VENDOR.search(rest)
+        req = _COMPLETION_REQ.search(rest)
+        hca = _COMPLETION_HCA.search(rest)
+        self.b.add(NcclRdmaCompletionError, no, node=node, peer=m["peer"], error=int(m["err"] or m["st"]),
+                   status_text=m["st_text"], opcode=int(m["op"]), opcode_text=m["op_text"],
+                   vendor_err=int(vendor["v"]) if vendor else None,
+                   request=(req["req"] or req["req2"]) if req else None, hca=hca["hca"] if hca else None, **ctx)
+        return None
+
+    def _bootstrap_failure(self, no: int, node: str, msg: str, level: str, ctx: dict[str, Any]) -> None:
+        if m := _CONNECT_RETRY.search(msg):
+            reason, peer = _failure_reason(m["err1"] or m["err2"]), m["peer"]
+            self.once(NcclBootstrapFailure, no, node, (ctx["pid"], reason, peer), reason=reason, peer=peer,
+                      message=msg, retrying=True, **ctx)
+            return
+        if level != "WARN":
+            return
+        if _NO_INTERFACE.match(msg):
+            reason, peer = "no_socket_interface", None
+        elif m := _CONNECT_FAILED.search(msg):
+            reason, peer = _failure_reason(m["err"]), m["peer"]
+        elif m := _CONNECT_EXCEEDED.match(msg):
+            reason, peer = ("connection_refused" if m["what"] == "retries" else "timeout"), None
+        else:
+            return
+        self.b.add(NcclBootstrapFailure, no, node=node, reason=reason, peer=peer, message=msg, **ctx)
+
+    def finish(self) -> None:
+        for no, node, fields in self.ranks.values():
+            self.b.add(NcclRank, no, node=node, **fields)
+        for no, node, fields, channels in self.transports.values():
+            self.b.add(NcclTransport, no, node=node, channel_count=len(channels), **fields)
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    state = _Parse(artefact, result)
+    used = 0
+    for no, cand in iter_matches(_CANDIDATES, artefact):
+        text = cand.group()
+        h = _HEADER.search(text)
+        if h:
+            used += 1
+            state.line(no, artefact.node_for(h["host"]), int(h["pid"]), int(h["dev"]), h["level"],
+                       h["src"], h["srcline"], h["msg"])
+        elif m := _VERSION.search(text):  # VERSION-level line: no host prefix
+            used += 1
+            state.once(NcclVersion, no, artefact.node, (None, m["version"]), version=m["version"], cuda=m["cuda"])
+    state.finish()
+    result.lines_used = used
+    return result

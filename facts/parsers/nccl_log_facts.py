@@ -1,0 +1,171 @@
+"""Fact classes of the NCCL debug log parser (:mod:`stethoscope.facts.parsers.nccl_log`).
+
+Every fact carries ``pid`` and ``local_device`` from NCCL's line prefix
+``host:pid:tid [dev]`` (``dev`` is the CUDA device current in the printing thread); both are
+None for the bare ``NCCL version ...`` line that NCCL prints without a prefix.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+
+
+class NcclLineFact(Fact):
+    """Shared fields of facts read from one NCCL log line (not itself a fact kind)."""
+
+    pid: int | None = None
+    local_device: int | None = None
+
+
+@fact_kind
+class NcclVersion(NcclLineFact):
+    """``NCCL version 2.28.9+cuda13.0``"""
+
+    kind: Literal["nccl_version"] = "nccl_version"
+    version: str  # "2.28.9"
+    cuda: str | None = None  # "13.0"
+
+
+@fact_kind
+class NcclEnv(NcclLineFact):
+    """``NCCL_P2P_DISABLE set by environment to 1``: a setting NCCL read from its environment."""
+
+    kind: Literal["nccl_env"] = "nccl_env"
+    name: str
+    value: str
+
+
+@fact_kind
+class NcclNetPlugin(NcclLineFact):
+    """``NET/Plugin: Could not find: libnccl-net.so``, ``Initialized NET plugin Socket``, ..."""
+
+    kind: Literal["nccl_net_plugin"] = "nccl_net_plugin"
+    event: Literal["not_found", "loaded", "failed", "assigned"]
+    name: str | None = None  # plugin ("Socket", "IB") or library ("libnccl-net.so")
+
+
+@fact_kind
+class NcclNetSelected(NcclLineFact):
+    """``Using network Socket``: the network transport a communicator uses."""
+
+    kind: Literal["nccl_net_selected"] = "nccl_net_selected"
+    network: str  # "Socket", "IB", "IBext", "AWS Libfabric", ...
+
+
+@fact_kind
+class NcclNetDevice(NcclLineFact):
+    """One device of ``NET/IB : Using [0]mlx5_0:1/IB ...`` or ``NET/Socket : Using [0]lo:127.0.0.1<0>``."""
+
+    kind: Literal["nccl_net_device"] = "nccl_net_device"
+    network: Literal["IB", "Socket"]
+    index: int
+    device: str  # "lo", "mlx5_0:1"
+    address: str | None = None  # Socket devices: "127.0.0.1"
+    link_layer: str | None = None  # IB devices: "IB" or "RoCE"
+
+
+@fact_kind
+class NcclNoIbDevice(NcclLineFact):
+    """``NET/IB : No device found.``: NCCL found no usable InfiniBand/RoCE HCA."""
+
+    kind: Literal["nccl_no_ib_device"] = "nccl_no_ib_device"
+
+
+@fact_kind
+class NcclBootstrapInterface(NcclLineFact):
+    """``Bootstrap: Using eth0:192.0.2.2<0>``: the interface of NCCL's bootstrap network."""
+
+    kind: Literal["nccl_bootstrap_interface"] = "nccl_bootstrap_interface"
+    interface: str
+    address: str | None = None
+
+
+@fact_kind
+class NcclBootstrapFailure(NcclLineFact):
+    """A bootstrap/socket failure: no interface, a refused or timed-out connection, ...
+
+    ``retrying`` is True for INFO lines that say NCCL will try again (``..., retrying``);
+    those are deduplicated per (node, pid, reason, peer).
+    """
+
+    kind: Literal["nccl_bootstrap_failure"] = "nccl_bootstrap_failure"
+    reason: Literal["no_socket_interface", "connection_refused", "timeout", "other"]
+    peer: str | None = None  # "10.1.1.2<34567>" as printed
+    message: str
+    retrying: bool = False
+
+
+@fact_kind
+class NcclRank(NcclLineFact):
+    """``ncclCommInitRankConfig comm 0x... rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 70 ... - Init START``
+
+    One fact per (node, pid, comm, rank) at its first Init line; ``init_complete`` says whether
+    an ``Init COMPLETE`` line for it occurs in the same file.
+    """
+
+    kind: Literal["nccl_rank"] = "nccl_rank"
+    rank: int
+    nranks: int
+    cuda_dev: int
+    nvml_dev: int | None = None
+    bus_id: str  # canonical dddd:bb:dd.f
+    comm: str  # "0x55b4d1f13be0"
+    comm_id: str | None = None  # "0xd0e572375164a3b6"
+    init_complete: bool = False
+
+
+@fact_kind
+class NcclTransport(NcclLineFact):
+    """``Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM``: how data moves from ``rank`` to ``peer_rank``.
+
+    One fact per distinct (node, pid, rank, peer_rank, transport, direction) at its first line;
+    ``channel_count`` is the number of distinct channels seen for it in the file.
+    """
+
+    kind: Literal["nccl_transport"] = "nccl_transport"
+    rank: int  # sending side (left of "->")
+    peer_rank: int  # receiving side
+    transport: str  # exactly as after "via": "P2P/CUMEM", "SHM/direct/direct", "NET/IB/0/GDRDMA"
+    channel_count: int
+    direction: Literal["send", "receive"] | None = None  # NET lines say "[send]"/"[receive]"
+
+
+@fact_kind
+class NcclWarn(NcclLineFact):
+    """Every ``NCCL WARN`` line: ``bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found``"""
+
+    kind: Literal["nccl_warn"] = "nccl_warn"
+    source_file: str | None = None
+    source_line: int | None = None
+    message: str
+
+
+@fact_kind
+class NcclRdmaCompletionError(NcclLineFact):
+    """``NET/IB : Got completion from peer 10.1.1.2<45678> with error 12, opcode 0, len 0, vendor err 129``
+
+    ``error`` is the ibv_wc status (12 = transport retry counter exceeded); newer NCCL also
+    prints its name (``status_text``, "IBV_WC_RETRY_EXC_ERR").
+    """
+
+    kind: Literal["nccl_rdma_completion_error"] = "nccl_rdma_completion_error"
+    peer: str | None = None
+    error: int
+    status_text: str | None = None
+    vendor_err: int | None = None
+    hca: str | None = None
+    opcode: int | None = None
+    opcode_text: str | None = None
+    request: str | None = None  # "Send", "Recv", ...
+
+
+@fact_kind
+class NcclErrorReturn(NcclLineFact):
+    """``init.cc:126 -> 5``: one step of NCCL's error-return chain (code is an ncclResult_t)."""
+
+    kind: Literal["nccl_error_return"] = "nccl_error_return"
+    source_file: str
+    source_line: int
+    code: int
+    thread: str | None = None  # "Async thread", "Progress Thread"

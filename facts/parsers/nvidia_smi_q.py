@@ -1,0 +1,183 @@
+"""``nvidia-smi -q`` and ``nvidia-smi -q -d SECTION`` (text): full per-GPU state.
+
+Sample content (``nvidia-smi -q`` on a 2 x H200 host, driver 580.159.04)::
+
+    ==============NVSMI LOG==============
+    Driver Version                                         : 580.159.04
+    GPU 00000000:00:06.0
+        Clocks Event Reasons
+            HW Slowdown                                    : Not Active
+                HW Thermal Slowdown                        : Not Active
+
+Older drivers (R470 and before R535) say ``Clocks Throttle Reasons``, ``Power Readings`` with
+``Power Draw``/``Power Limit``/``Enforced Power Limit``, ``Ecc Mode``, and ECC counts in
+``Single Bit``/``Double Bit`` blocks of ``Device Memory``, ``Register File``, ...; both are read.
+
+The block runs from the ``NVSMI LOG`` banner to the first unindented line that is neither a
+top-level ``Key   : value`` line nor a ``GPU <bus id>`` line, so a terminal paste with a shell
+prompt before and other output after is read for the nvidia-smi part only. Every line of
+the block counts as used. Sections are told apart by their 4-space indentation.
+
+Facts emitted (classes in :mod:`gpu_state_facts`, the same as the XML parser's): ``gpu_info``,
+``gpu_clock_reason``, ``gpu_temperature``, ``gpu_power``, ``gpu_ecc_mode``, ``gpu_ecc_count``,
+``gpu_ecc_threshold``, ``gpu_memory_repair``, ``gpu_retired_pages``, ``gpu_row_remap``,
+``gpu_pcie_link``, ``gpu_fabric``; each only when its section is in the output (``-d``
+prints a few sections). Empty input, or output without the banner (``Failed to parse
+--display/-d flags``), yields no facts and no errors: it says nothing about the GPUs.
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.ids import pci_bus_id
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.gpu_state_facts import GpuRecord, ecc_counter, emit_gpu_facts
+
+KIND = "nvidia_smi_q"
+
+# ==============NVSMI LOG==============
+BANNER = re.compile(r"^=+NVSMI LOG=+[ \t]*\r?$", re.MULTILINE)
+# GPU 00000000:00:06.0
+GPU_HEADER = re.compile(r"^GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
+# Driver Version                                         : 580.159.04
+TOP_KEY = re.compile(r"^(?P<key>[A-Z][A-Za-z0-9 ./()-]*?)\s{2,}: ?(?P<value>.*?)\s*$")
+#         Current                                        : 5
+KEY_LINE = re.compile(r"^(?P<indent> +)(?P<key>[^\s:][^:]*?)\s+: ?(?P<value>.*?)\s*$")
+#     GPU Memory Power Readings
+SECTION_LINE = re.compile(r"^(?P<indent> +)(?P<name>[^\s:][^:]*?)\s*$")
+
+
+def _power_keys() -> dict[tuple[str, ...], str]:
+    names = {"power draw": "draw", "instantaneous power draw": "instant", "average power draw": "average",
+             "power limit": "limit", "current power limit": "current_limit",
+             "requested power limit": "requested_limit", "enforced power limit": "enforced_limit",
+             "default power limit": "default_limit", "min power limit": "min_limit",
+             "max power limit": "max_limit"}
+    return {(sec, k): f"power.{v}" for sec in ("gpu power readings", "power readings") for k, v in names.items()}
+
+
+#: lowercased section path + key -> record key of :mod:`gpu_state_facts`
+KEYS: dict[tuple[str, ...], str] = {
+    ("product name",): "info.name", ("gpu uuid",): "info.uuid", ("serial number",): "info.serial",
+    ("vbios version",): "info.vbios", ("product architecture",): "info.arch",
+    ("persistence mode",): "info.persistence", ("gpu recovery action",): "info.recovery_action",
+    ("gpu reset status", "reset required"): "info.reset_required",
+    ("gpu reset status", "drain and reset recommended"): "info.drain_and_reset",
+    ("temperature", "gpu current temp"): "temp.gpu", ("temperature", "memory current temp"): "temp.memory",
+    ("temperature", "gpu shutdown temp"): "temp.shutdown", ("temperature", "gpu slowdown temp"): "temp.slowdown",
+    ("temperature", "gpu max operating temp"): "temp.max_operating",
+    ("temperature", "memory max operating temp"): "temp.max_memory",
+    ("temperature", "gpu t.limit temp"): "temp.tlimit",
+    ("temperature", "gpu shutdown t.limit temp"): "temp.shutdown_tlimit",
+    ("temperature", "gpu slowdown t.limit temp"): "temp.slowdown_tlimit",
+    ("temperature", "gpu max operating t.limit temp"): "temp.max_operating_tlimit",
+    ("temperature", "memory max operating t.limit temp"): "temp.max_memory_tlimit",
+    **_power_keys(),
+    ("ecc mode", "current"): "ecc_mode.current", ("ecc mode", "pending"): "ecc_mode.pending",
+    ("ecc errors", "aggregate", "sram threshold exceeded"): "ecc.threshold",
+    ("ecc errors", "channel repair pending"): "ecc.channel_repair",
+    ("ecc errors", "tpc repair pending"): "ecc.tpc_repair",
+    ("ecc errors", "unrepairable memory"): "ecc.unrepairable",
+    ("retired pages", "single bit ecc"): "retired.sbe", ("retired pages", "double bit ecc"): "retired.dbe",
+    ("retired pages", "pending page blacklist"): "retired.pending_blacklist",
+    ("retired pages", "pending"): "retired.pending_blacklist",
+    ("retired pages", "pending page retirement"): "retired.pending_retirement",
+    ("remapped rows", "correctable error"): "remap.corr",
+    ("remapped rows", "inactive correctable error"): "remap.corr_inactive",
+    ("remapped rows", "uncorrectable error"): "remap.unc",
+    ("remapped rows", "inactive uncorrectable error"): "remap.unc_inactive",
+    ("remapped rows", "pending"): "remap.pending",
+    ("remapped rows", "remapping failure occurred"): "remap.failure",
+    **{("remapped rows", "bank remap availability histogram", k): f"remap.bank_{k}"
+       for k in ("max", "high", "partial", "low", "none")},
+    ("pci", "gpu link info", "pcie generation", "max"): "pcie.gen_max",
+    ("pci", "gpu link info", "pcie generation", "current"): "pcie.gen_current",
+    ("pci", "gpu link info", "pcie generation", "device current"): "pcie.gen_device_current",
+    ("pci", "gpu link info", "pcie generation", "device max"): "pcie.gen_device_max",
+    ("pci", "gpu link info", "pcie generation", "host max"): "pcie.gen_host_max",
+    ("pci", "gpu link info", "link width", "max"): "pcie.width_max",
+    ("pci", "gpu link info", "link width", "current"): "pcie.width_current",
+    ("pci", "replays since reset"): "pcie.replay", ("pci", "replay number rollovers"): "pcie.rollover",
+    ("fabric", "state"): "fabric.state", ("fabric", "status"): "fabric.status",
+    ("fabric", "cliqueid"): "fabric.clique_id", ("fabric", "clusteruuid"): "fabric.cluster_uuid",
+    ("fabric", "health", "summary"): "fabric.health_summary",
+}
+#: section lines whose line is the evidence of their fact
+SECTIONS = {("gpu power readings",): "power.section", ("power readings",): "power.section",
+            ("retired pages",): "retired.section"}
+REASON_SECTIONS = ("clocks event reasons", "clocks throttle reasons")
+REASON_NAMES = {"idle": "gpu_idle", "display clock setting": "display_clock_setting"}
+COUNTER_NAMES = {"sw power capping": "sw_power_cap", "hw power braking": "hw_power_brake_slowdown"}
+
+
+def detect(head: str) -> bool:
+    return BANNER.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    builder = FactBuilder(artefact, result)
+    for m in BANNER.finditer(artefact.text):
+        result.lines_used += _parse_block(artefact, builder, artefact.line_of(m.start()))
+    return result
+
+
+def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int) -> int:
+    """Read one NVSMI LOG block starting at ``banner_line``; returns the lines it spans."""
+    lines = artefact.lines
+    records: list[GpuRecord] = []
+    top: dict[str, str] = {}
+    rec: GpuRecord | None = None
+    stack: list[str] = []  # lowercased section names by depth
+    shown: list[str] = []  # the same as printed
+    last = banner_line
+    for no in range(banner_line + 1, len(lines) + 1):
+        line = lines[no - 1]
+        if not line.strip():
+            continue
+        if line[0] != " ":
+            if (g := GPU_HEADER.match(line)):
+                rec = GpuRecord(pci_bus_id=pci_bus_id(g["bus"]), line=no)
+                records.append(rec)
+                stack, shown = [], []
+            elif (t := TOP_KEY.match(line)):
+                top[t["key"].lower()] = t["value"]
+                rec = None
+            else:
+                break  # the shell prompt or output of another command
+            last = no
+            continue
+        last = no
+        if rec is None:
+            continue  # indented lines outside a GPU block (e.g. "HIC Info")
+        if (k := KEY_LINE.match(line)):
+            depth = len(k["indent"]) // 4
+            del stack[max(depth - 1, 0):], shown[max(depth - 1, 0):]
+            _take(rec, tuple(stack) + (k["key"].strip().lower(),), k["key"].strip(), k["value"], no, shown)
+        elif (s := SECTION_LINE.match(line)):
+            depth = len(s["indent"]) // 4
+            del stack[max(depth - 1, 0):], shown[max(depth - 1, 0):]
+            stack.append(s["name"].lower())
+            shown.append(s["name"])
+            if (key := SECTIONS.get(tuple(stack))):
+                rec.values[key] = ("", no)
+    attached = top.get("attached gpus", "").strip()
+    complete = attached.isdigit() and int(attached) == len(records)
+    for i, r in enumerate(records):
+        r.index = i if complete else None
+        r.driver_version = top.get("driver version") or None
+        r.cuda_version = top.get("cuda version") or None
+        emit_gpu_facts(b, r)
+    return last - banner_line + 1
+
+
+def _take(rec: GpuRecord, path: tuple[str, ...], key: str, value: str, no: int, shown: list[str]) -> None:
+    if (name := KEYS.get(path)):
+        rec.values[name] = (value, no)
+    elif len(path) == 2 and path[0] in REASON_SECTIONS:
+        reason = REASON_NAMES.get(path[1], path[1].replace(" ", "_"))
+        rec.reasons.append((reason, value, no, shown[0]))
+    elif len(path) == 2 and path[0].startswith(REASON_SECTIONS) and path[0].endswith(" counters"):
+        rec.counters[COUNTER_NAMES.get(path[1], path[1].replace(" ", "_"))] = (value, no)
+    elif path[0] == "ecc errors" and len(path) >= 3 and (c := ecc_counter(path[1], list(path[2:]))):
+        rec.ecc.append((*c, value, no))

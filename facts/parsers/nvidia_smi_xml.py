@@ -1,0 +1,205 @@
+"""``nvidia-smi -q -x`` (XML): full per-GPU state, the same facts as ``nvidia-smi -q`` text.
+
+Sample content (``nvidia-smi -q -x`` on a 2 x H200 host, driver 580.159.04)::
+
+    <!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v13.dtd">
+    <nvidia_smi_log>
+    	<gpu id="00000000:00:06.0">
+    			<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>
+    			<remapped_row_pending>No</remapped_row_pending>
+
+Older drivers write ``<clocks_throttle_reasons>``, ``<power_readings>`` with ``<power_draw>``
+and ``<enforced_power_limit>``, and ECC counts under ``<single_bit>``/``<double_bit>``.
+
+Only the ``<nvidia_smi_log>`` element is handed to the XML parser (stdlib ``pyexpat``, no
+tree is built): the prolog with its DOCTYPE is never read, so no DTD is loaded and no entity
+can be declared; an undeclared entity inside is a well-formedness error, reported as a
+:class:`ParseError` like any other. Evidence lines come from expat's position at each start
+tag, offset to where the element begins in the file, so a terminal paste around the XML
+keeps its line numbers. Every line from ``<nvidia_smi_log>`` to its end tag counts as used.
+
+Facts emitted (classes in :mod:`gpu_state_facts`): see :mod:`nvidia_smi_q`; the evidence of
+``gpu_info`` is the ``<gpu id=...>`` line. Empty input, or no ``<nvidia_smi_log>``, yields
+no facts: it says nothing about the GPUs.
+"""
+from __future__ import annotations
+
+import re
+from xml.parsers import expat
+
+from stethoscope.facts.ids import try_pci_bus_id
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.gpu_state_facts import GpuRecord, ecc_counter, emit_gpu_facts
+
+KIND = "nvidia_smi_xml"
+
+# <nvidia_smi_log>
+ROOT_START = re.compile(r"<nvidia_smi_log\b")
+# <?xml version="1.0" ?>
+# <!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v13.dtd">
+PROLOG = re.compile(r"(?:<\?xml[^>]*\?>\s*)?(?:<!DOCTYPE\s+nvidia_smi_log[^>\[]*>\s*)?$")
+# </nvidia_smi_log>
+ROOT_END = "</nvidia_smi_log>"
+
+_POWER = {"power_draw": "draw", "instant_power_draw": "instant", "average_power_draw": "average",
+          "power_limit": "limit", "current_power_limit": "current_limit",
+          "requested_power_limit": "requested_limit", "enforced_power_limit": "enforced_limit",
+          "default_power_limit": "default_limit", "min_power_limit": "min_limit",
+          "max_power_limit": "max_limit"}
+
+#: element path below <gpu> -> record key of :mod:`gpu_state_facts`
+KEYS: dict[tuple[str, ...], str] = {
+    ("product_name",): "info.name", ("uuid",): "info.uuid", ("serial",): "info.serial",
+    ("vbios_version",): "info.vbios", ("product_architecture",): "info.arch",
+    ("persistence_mode",): "info.persistence", ("gpu_recovery_action",): "info.recovery_action",
+    ("gpu_reset_status", "reset_required"): "info.reset_required",
+    ("gpu_reset_status", "drain_and_reset_recommended"): "info.drain_and_reset",
+    ("temperature", "gpu_temp"): "temp.gpu", ("temperature", "memory_temp"): "temp.memory",
+    ("temperature", "gpu_temp_max_threshold"): "temp.shutdown",
+    ("temperature", "gpu_temp_slow_threshold"): "temp.slowdown",
+    ("temperature", "gpu_temp_max_gpu_threshold"): "temp.max_operating",
+    ("temperature", "gpu_temp_max_mem_threshold"): "temp.max_memory",
+    ("temperature", "gpu_temp_tlimit"): "temp.tlimit",
+    ("temperature", "gpu_temp_max_tlimit_threshold"): "temp.shutdown_tlimit",
+    ("temperature", "gpu_temp_slow_tlimit_threshold"): "temp.slowdown_tlimit",
+    ("temperature", "gpu_temp_max_gpu_tlimit_threshold"): "temp.max_operating_tlimit",
+    ("temperature", "gpu_temp_max_mem_tlimit_threshold"): "temp.max_memory_tlimit",
+    **{(sec, k): f"power.{v}" for sec in ("gpu_power_readings", "power_readings") for k, v in _POWER.items()},
+    ("ecc_mode", "current_ecc"): "ecc_mode.current", ("ecc_mode", "pending_ecc"): "ecc_mode.pending",
+    ("ecc_errors", "aggregate", "sram_threshold_exceeded"): "ecc.threshold",
+    ("ecc_errors", "channel_repair_pending"): "ecc.channel_repair",
+    ("ecc_errors", "tpc_repair_pending"): "ecc.tpc_repair",
+    ("ecc_errors", "unrepairable_memory"): "ecc.unrepairable",
+    ("retired_pages", "multiple_single_bit_retirement", "retired_count"): "retired.sbe",
+    ("retired_pages", "double_bit_retirement", "retired_count"): "retired.dbe",
+    ("retired_pages", "pending_blacklist"): "retired.pending_blacklist",
+    ("retired_pages", "pending_retirement"): "retired.pending_retirement",
+    ("remapped_rows", "remapped_row_corr"): "remap.corr",
+    ("remapped_rows", "remapped_row_corr_inactive"): "remap.corr_inactive",
+    ("remapped_rows", "remapped_row_unc"): "remap.unc",
+    ("remapped_rows", "remapped_row_unc_inactive"): "remap.unc_inactive",
+    ("remapped_rows", "remapped_row_pending"): "remap.pending",
+    ("remapped_rows", "remapped_row_failure"): "remap.failure",
+    **{("remapped_rows", "row_remapper_histogram", f"row_remapper_histogram_{k}"): f"remap.bank_{k}"
+       for k in ("max", "high", "partial", "low", "none")},
+    ("pci", "pci_gpu_link_info", "pcie_gen", "max_link_gen"): "pcie.gen_max",
+    ("pci", "pci_gpu_link_info", "pcie_gen", "current_link_gen"): "pcie.gen_current",
+    ("pci", "pci_gpu_link_info", "pcie_gen", "device_current_link_gen"): "pcie.gen_device_current",
+    ("pci", "pci_gpu_link_info", "pcie_gen", "max_device_link_gen"): "pcie.gen_device_max",
+    ("pci", "pci_gpu_link_info", "pcie_gen", "max_host_link_gen"): "pcie.gen_host_max",
+    ("pci", "pci_gpu_link_info", "link_widths", "max_link_width"): "pcie.width_max",
+    ("pci", "pci_gpu_link_info", "link_widths", "current_link_width"): "pcie.width_current",
+    ("pci", "replay_counter"): "pcie.replay", ("pci", "replay_rollover_counter"): "pcie.rollover",
+    ("fabric", "state"): "fabric.state", ("fabric", "status"): "fabric.status",
+    ("fabric", "cliqueId"): "fabric.clique_id", ("fabric", "clusterUuid"): "fabric.cluster_uuid",
+    ("fabric", "health", "summary"): "fabric.health_summary",
+}
+#: container elements whose start line is the evidence of their fact
+SECTIONS = {("gpu_power_readings",): "power.section", ("power_readings",): "power.section",
+            ("retired_pages",): "retired.section"}
+#: reason container -> (prefix of its children, section name as the text output prints it)
+REASON_SECTIONS = {"clocks_event_reasons": ("clocks_event_reason_", "Clocks Event Reasons"),
+                   "clocks_throttle_reasons": ("clocks_throttle_reason_", "Clocks Throttle Reasons")}
+REASON_NAMES = {"display_clocks_setting": "display_clock_setting"}
+COUNTER_SECTIONS = {"clocks_event_reasons_counters": "clocks_event_reasons_counters_",
+                    "clocks_throttle_reasons_counters": "clocks_throttle_reasons_counters_"}
+COUNTER_NAMES = {"sw_therm_slowdown": "sw_thermal_slowdown", "hw_therm_slowdown": "hw_thermal_slowdown",
+                 "hw_power_brake": "hw_power_brake_slowdown"}
+
+
+def detect(head: str) -> bool:
+    return ROOT_START.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    builder = FactBuilder(artefact, result)
+    text, pos = artefact.text, 0
+    while (m := ROOT_START.search(text, pos)):
+        end = text.find(ROOT_END, m.end())
+        stop = len(text) if end == -1 else end + len(ROOT_END)
+        first = artefact.line_of(m.start())
+        _parse_log(builder, text[m.start():stop], first)
+        # the prolog right before the root counts as used, though it is never parsed
+        prolog = PROLOG.search(text, max(pos, m.start() - 512), m.start())
+        begin = artefact.line_of(prolog.start()) if prolog and prolog.group() else first
+        result.lines_used += artefact.line_of(max(stop - 1, m.start())) - begin + 1
+        pos = stop
+    return result
+
+
+class _Reader:
+    """expat callbacks: keeps the element path, collects leaf values into GPU records."""
+
+    def __init__(self, first_line: int):
+        self.offset = first_line - 1
+        self.path: list[str] = []
+        self.starts: list[int] = []
+        self.has_child: list[bool] = []
+        self.chars: list[str] = []
+        self.top: dict[str, str] = {}
+        self.records: list[GpuRecord] = []
+        self.rec: GpuRecord | None = None
+        self.parser = expat.ParserCreate()
+        self.parser.StartElementHandler = self.start
+        self.parser.EndElementHandler = self.end
+        self.parser.CharacterDataHandler = self.chars.append
+
+    def start(self, name: str, attrs: dict[str, str]) -> None:
+        line = self.parser.CurrentLineNumber + self.offset
+        if self.has_child:
+            self.has_child[-1] = True
+        self.path.append(name)
+        self.starts.append(line)
+        self.has_child.append(False)
+        self.chars.clear()
+        if len(self.path) == 2 and name == "gpu":
+            bus = try_pci_bus_id(attrs.get("id")) or "unknown"
+            self.rec = GpuRecord(pci_bus_id=bus, line=line)
+            self.records.append(self.rec)
+        elif self.rec is not None and (key := SECTIONS.get(tuple(self.path[2:]))):
+            self.rec.values[key] = ("", line)
+
+    def end(self, name: str) -> None:
+        line, leaf = self.starts.pop(), not self.has_child.pop()
+        value = "".join(self.chars).strip()
+        self.chars.clear()
+        if leaf:
+            if len(self.path) == 2:
+                self.top[name] = value
+            elif self.rec is not None and len(self.path) > 2 and self.path[1] == "gpu":
+                self._take(tuple(self.path[2:]), value, line)
+        if len(self.path) == 2 and name == "gpu":
+            self.rec = None
+        self.path.pop()
+
+    def _take(self, path: tuple[str, ...], value: str, line: int) -> None:
+        rec = self.rec
+        assert rec is not None
+        leaf = path[-1]
+        if (key := KEYS.get(path)):
+            rec.values[key] = (value, line)
+        elif len(path) == 2 and path[0] in REASON_SECTIONS and leaf.startswith(REASON_SECTIONS[path[0]][0]):
+            prefix, section = REASON_SECTIONS[path[0]]
+            reason = leaf[len(prefix):]
+            rec.reasons.append((REASON_NAMES.get(reason, reason), value, line, section))
+        elif len(path) == 2 and path[0] in COUNTER_SECTIONS and leaf.startswith(COUNTER_SECTIONS[path[0]]):
+            reason = leaf[len(COUNTER_SECTIONS[path[0]]):]
+            rec.counters[COUNTER_NAMES.get(reason, reason)] = (value, line)
+        elif path[0] == "ecc_errors" and len(path) >= 3 and (c := ecc_counter(path[1], list(path[2:]))):
+            rec.ecc.append((*c, value, line))
+
+
+def _parse_log(b: FactBuilder, xml: str, first_line: int) -> None:
+    reader = _Reader(first_line)
+    try:
+        reader.parser.Parse(xml, True)
+    except expat.ExpatError as e:
+        b.error(first_line + (e.lineno or 1) - 1, f"malformed nvidia-smi XML: {expat.ErrorString(e.code)}")
+    attached = reader.top.get("attached_gpus", "")
+    complete = attached.isdigit() and int(attached) == len(reader.records)
+    for i, rec in enumerate(reader.records):
+        rec.index = i if complete else None
+        rec.driver_version = reader.top.get("driver_version") or None
+        rec.cuda_version = reader.top.get("cuda_version") or None
+        emit_gpu_facts(b, rec)

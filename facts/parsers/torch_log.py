@@ -1,0 +1,326 @@
+"""PyTorch distributed logs: the ProcessGroupNCCL watchdog, NCCL errors, torchrun/elastic.
+
+Made by a job's own stderr: ``torchrun --nproc_per_node=N train.py 2>&1 | tee train.log``
+(or srun/mpirun collecting every rank). Ranks interleave; NCCL's own ``NCCL INFO`` lines
+are mixed in and belong to the ``nccl_log`` parser, not this one.
+
+Sample content (PyTorch 2.4, hiyouga/LlamaFactory#6269; 2.x elastic, mmsegmentation#3106)::
+
+    [rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7753, OpType=_REDUCE_SCATTER_BASE, NumelIn=544997376, NumelOut=68124672, Timeout(ms)=600000) ran for 600061 milliseconds before timing out.
+    [rank0]:[E1206 18:44:16.994932383 ProcessGroupNCCL.cpp:1709] [PG 1 Rank 0] Timeout at NCCL work: 7753, last enqueued NCCL work: 7755, last completed NCCL work: 7752.
+    torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1
+      rank      : 1 (local_rank: 1)
+      exitcode  : -6 (pid: 2385923)
+
+Facts: ``torch_watchdog_timeout`` (one per rank and timed-out work; the watchdog repeats its
+message in the thread-terminated line and the ``what():`` line, those are merged),
+``torch_nccl_progress`` (last enqueued/completed sequence numbers), ``torch_collective_desync``
+(``TORCH_NCCL_DESYNC_DEBUG`` report, one per lagging rank), ``torch_worker_failed`` (one per
+failed worker process), ``torch_nccl_error``. ``rank`` is the global rank: the ``[rankN]:``
+line prefix (PyTorch >= 2.2) where printed, else the ``[Rank N]`` of the message, which in
+the default process group is the global rank; ``pg_rank`` keeps the latter.
+
+Empty input, or a log with no failures (a healthy run), yields no facts.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers import torch_log_lines as tl
+
+KIND = "torch_log"
+
+
+@fact_kind
+class TorchWatchdogTimeout(Fact):
+    kind: Literal["torch_watchdog_timeout"] = "torch_watchdog_timeout"
+    rank: int
+    pg_rank: int | None = None
+    pg: str | None = None
+    pg_name: str | None = None
+    seq_num: int
+    op_type: str
+    numel_in: int | None = None
+    numel_out: int | None = None
+    timeout_ms: int
+    elapsed_ms: int | None = None
+    blocking_wait: bool = False  # seen only as "timed out in blocking wait"
+
+
+@fact_kind
+class TorchNcclProgress(Fact):
+    kind: Literal["torch_nccl_progress"] = "torch_nccl_progress"
+    rank: int
+    pg_rank: int | None = None
+    pg: str | None = None
+    pg_name: str | None = None
+    last_enqueued_seq: int | None = None
+    last_completed_seq: int | None = None
+    timeout_seq: int | None = None
+
+
+@fact_kind
+class TorchCollectiveDesync(Fact):
+    kind: Literal["torch_collective_desync"] = "torch_collective_desync"
+    rank: int | None = None  # the rank whose log carries the report
+    reporting_pg_rank: int | None = None
+    timeout_op: str | None = None
+    timeout_seq: int | None = None
+    lagging_rank: int
+    state: str  # joined_not_finished | finished_not_joined_next | never_joined
+    collective_seq: int | None = None
+
+
+@fact_kind
+class TorchWorkerFailed(Fact):
+    kind: Literal["torch_worker_failed"] = "torch_worker_failed"
+    local_rank: int | None = None
+    rank: int | None = None
+    pid: int | None = None
+    exitcode: int | None = None
+    signal: str | None = None
+    root_cause: bool = False  # listed under "Root Cause (first observed failure)"
+
+
+@fact_kind
+class TorchNcclError(Fact):
+    kind: Literal["torch_nccl_error"] = "torch_nccl_error"
+    rank: int | None = None
+    nccl_error: str | None = None
+    message: str
+    last_error: str | None = None  # the line after NCCL's "Last error:"
+
+
+def detect(head: str) -> bool:
+    return tl.DETECT.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    used: set[int] = set()
+    timeouts: dict[tuple, dict[str, Any]] = {}
+    progress: dict[tuple, dict[str, Any]] = {}
+    workers: list[dict[str, Any]] = []
+    nccl_errors: list[dict[str, Any]] = []
+    desync_ctx: dict[str, Any] = {}
+
+    for no, line, start, end in tl.marked_lines(artefact, tl.MARKER):
+        node, grank = tl.line_context(artefact, line)
+        if "WorkNCCL(" in line and ("Watchdog caught" in line or "blocking wait" in line):
+            rec = _timeout(b, no, line, node, grank)
+            if rec is not None:
+                _merge_timeout(timeouts, rec)
+        elif "ast enqueued" in line:
+            rec = _progress(b, no, line, node, grank)
+            if rec is not None:
+                _merge_progress(progress, rec)
+        elif "failed (exitcode:" in line:
+            rec = _elastic_failed(b, no, line, node)
+            if rec is not None:
+                workers.append(rec)
+        elif "collective #" in line or "Timeout at collective" in line or "lagging ranks" in line:
+            if grank is None and "Timeout at collective" in line:
+                grank = tl.line_context(artefact, tl.prev_line(artefact.text, start))[1]
+            if not _desync(b, no, line, node, grank, desync_ctx):
+                continue
+        elif not _nccl_error_line(artefact, no, line, end, node, grank, nccl_errors, used):
+            continue
+        used.add(no)
+
+    workers.extend(tl.failure_table(artefact, b, used))
+    used.update(no for no, _m in tl.glog_torch_lines(artefact))
+
+    _emit_timeouts(b, timeouts, progress)
+    for rec in progress.values():
+        b.add(TorchNcclProgress, rec["line"], node=rec["node"], text=rec["text"], **_fields(rec, TorchNcclProgress))
+    _emit_workers(b, workers)
+    for rec in nccl_errors:
+        b.add(TorchNcclError, rec["line"], node=rec["node"], text=rec["text"], **_fields(rec, TorchNcclError))
+    result.lines_used = len(used)
+    return result
+
+
+def _merge_timeout(timeouts: dict[tuple, dict[str, Any]], rec: dict[str, Any]) -> None:
+    # the watchdog repeats one timeout in its LOG line, the thread-terminated line and what():
+    key = (rec["node"], rec["rank"], rec["seq_num"], rec["op_type"])
+    old = timeouts.get(key)
+    if old is None:
+        timeouts[key] = rec
+        return
+    for k in ("pg", "pg_name", "elapsed_ms"):
+        if old[k] is None:
+            old[k] = rec[k]
+    old["blocking_wait"] = old["blocking_wait"] and rec["blocking_wait"]
+
+
+def _merge_progress(progress: dict[tuple, dict[str, Any]], rec: dict[str, Any]) -> None:
+    # "Exception ... detected by watchdog at work", "Timeout at NCCL work" and the dump-signal
+    # line print the same numbers for one rank
+    key = (rec["node"], rec["rank"], rec["pg"], rec["last_enqueued_seq"], rec["last_completed_seq"])
+    old = progress.get(key)
+    if old is None:
+        progress[key] = rec
+    elif old["timeout_seq"] is None:
+        old["timeout_seq"] = rec["timeout_seq"]
+
+
+def _fields(rec: dict[str, Any], cls: type[Fact]) -> dict[str, Any]:
+    return {k: v for k, v in rec.items() if k in cls.model_fields and k not in ("kind", "id", "node", "evidence")}
+
+
+def _timeout(b: FactBuilder, no: int, line: str, node: str, grank: int | None) -> dict[str, Any] | None:
+    m = tl.WORK_NCCL.search(line)
+    if m is None:
+        b.error(no, "watchdog timeout line without a readable WorkNCCL(...)")
+        return None
+    pairs = dict(kv.split("=", 1) for kv in m["body"].split(", ") if "=" in kv)
+    try:
+        seq = int(pairs["SeqNum"])
+        timeout_ms = int(pairs["Timeout(ms)"])
+        numel_in = int(pairs["NumelIn"]) if "NumelIn" in pairs else None
+        numel_out = int(pairs["NumelOut"]) if "NumelOut" in pairs else None
+        op = pairs["OpType"]
+    except KeyError as e:
+        b.error(no, f"WorkNCCL(...) without {e.args[0]}")
+        return None
+    except ValueError as e:
+        b.error(no, f"WorkNCCL(...) with a non-numeric field: {e}")
+        return None
+    elapsed = None
+    ran = tl.RAN_FOR.search(line, m.end())
+    if ran is not None:
+        if not ran["ms"].isdigit():
+            b.error(no, f"watchdog elapsed time is not a number: {ran['ms']!r}")
+            return None
+        elapsed = int(ran["ms"])
+    prank = tl.RANK_TAG.search(line, 0, m.start())
+    pg = tl.PG_TAG.search(line, 0, m.start())
+    pg_rank = int(prank["rank"]) if prank else (int(pg["rank"]) if pg else None)
+    rank = grank if grank is not None else pg_rank
+    if rank is None:
+        b.error(no, "watchdog timeout line names no rank")
+        return None
+    return dict(line=no, text=line, node=node, rank=rank, pg_rank=pg_rank,
+                pg=pg["pg"] if pg else None, pg_name=pg["name"] if pg else None,
+                seq_num=seq, op_type=op, numel_in=numel_in, numel_out=numel_out,
+                timeout_ms=timeout_ms, elapsed_ms=elapsed, blocking_wait=ran is None)
+
+
+def _progress(b: FactBuilder, no: int, line: str, node: str, grank: int | None) -> dict[str, Any] | None:
+    m = tl.PROGRESS.search(line)
+    if m is None:
+        b.error(no, "'last enqueued' without readable sequence numbers")
+        return None
+    at = tl.AT_WORK.search(line, 0, m.start())
+    try:
+        enq, comp = int(m["enq"]), int(m["comp"])
+        at_seq = int(at["seq"]) if at else None
+    except ValueError:
+        b.error(no, "NCCL work sequence number is not an integer")
+        return None
+    pg = tl.PG_TAG.search(line)
+    pg_rank = int(pg["rank"]) if pg else None
+    rank = grank if grank is not None else pg_rank
+    if rank is None:
+        b.error(no, "NCCL progress line names no rank")
+        return None
+    return dict(line=no, text=line, node=node, rank=rank, pg_rank=pg_rank,
+                pg=pg["pg"] if pg else None, pg_name=pg["name"] if pg else None,
+                last_enqueued_seq=enq, last_completed_seq=comp, timeout_seq=at_seq)
+
+
+def _emit_timeouts(b: FactBuilder, timeouts: dict, progress: dict) -> None:
+    # the watchdog line itself prints no PG; the progress line of the same rank and work does
+    pg_of = {(r["node"], r["rank"], r["timeout_seq"]): r for r in progress.values() if r["timeout_seq"] is not None}
+    for rec in timeouts.values():
+        if rec["pg"] is None:
+            p = pg_of.get((rec["node"], rec["rank"], rec["seq_num"]))
+            if p is not None:
+                rec["pg"], rec["pg_name"] = p["pg"], p["pg_name"]
+        b.add(TorchWatchdogTimeout, rec["line"], node=rec["node"], text=rec["text"], **_fields(rec, TorchWatchdogTimeout))
+
+
+def _desync(b: FactBuilder, no: int, line: str, node: str, grank: int | None, ctx: dict[str, Any]) -> bool:
+    """The desync report's lines are continuation lines: the reporting rank comes from the
+    ``[rankN]:`` line just above its "Timeout at collective" line."""
+    m = tl.DESYNC_TIMEOUT_AT.search(line)
+    if m is not None:
+        ctx.clear()
+        ctx.update(reporting_pg_rank=int(m["rank"]), timeout_op=m["op"].strip(), timeout_seq=int(m["seq"]),
+                   rank=grank)
+        return True
+    for pattern, state in ((tl.DESYNC_JOINED, "joined_not_finished"),
+                           (tl.DESYNC_FINISHED, "finished_not_joined_next"),
+                           (tl.DESYNC_NEVER, "never_joined")):
+        m = pattern.search(line)
+        if m is None:
+            continue
+        try:
+            ranks = [int(r) for r in m["ranks"].split(",") if r.strip()]
+        except ValueError:
+            b.error(no, f"desync report rank list is not numeric: {m['ranks']!r}")
+            return True
+        seq = int(m["seq"]) if "seq" in m.groupdict() and m["seq"] else None
+        for r in ranks:
+            b.add(TorchCollectiveDesync, no, node=node, text=line,
+                  rank=ctx.get("rank", grank), reporting_pg_rank=ctx.get("reporting_pg_rank"),
+                  timeout_op=ctx.get("timeout_op"), timeout_seq=ctx.get("timeout_seq"),
+                  lagging_rank=r, state=state, collective_seq=seq)
+        return True
+    return False
+
+
+def _elastic_failed(b: FactBuilder, no: int, line: str, node: str) -> dict[str, Any] | None:
+    m = tl.ELASTIC_FAILED.search(line)
+    if m is None:
+        b.error(no, "elastic 'failed (exitcode: ...)' line without local_rank/pid")
+        return None
+    exitcode = int(m["exit"])
+    return dict(line=no, text=line, node=node, local_rank=int(m["local"]), rank=None,
+                pid=int(m["pid"]), exitcode=exitcode, signal=tl.signal_of(exitcode, None),
+                root_cause=False, from_table=False)
+
+
+def _emit_workers(b: FactBuilder, workers: list[dict[str, Any]]) -> None:
+    # the failures table repeats what the "failed (exitcode" line said, with the rank: prefer it
+    # (by pid alone: the table names the host, the agent's line does not)
+    table_pids = {w["pid"] for w in workers if w["from_table"]}
+    seen: set[tuple] = set()
+    for w in sorted(workers, key=lambda w: w["line"]):
+        key = (w["node"], w["pid"])
+        if (not w["from_table"] and w["pid"] in table_pids) or key in seen:
+            continue
+        seen.add(key)
+        b.add(TorchWorkerFailed, w["line"], node=w["node"], text=w["text"], **_fields(w, TorchWorkerFailed))
+
+
+def _nccl_error_line(artefact: Artefact, no: int, line: str, end: int, node: str, grank: int | None,
+                     out: list[dict[str, Any]], used: set[int]) -> bool:
+    """An NCCL error line; its ``ncclXxxError:`` and ``Last error:`` follow-up lines join it."""
+    prev = out[-1] if out else None
+    m = tl.NCCL_ERROR.search(line)
+    if m is not None:
+        msg = m["msg"].strip()
+        out.append(dict(line=no, text=line, node=node, rank=grank, message=msg,
+                        nccl_error=tl.nccl_error_name(msg), last_error=None, tail=no))
+        return True
+    d = tl.NCCL_DETAIL.search(line)
+    if d is not None:
+        if prev is not None and prev["node"] == node and 0 < no - prev["tail"] <= 2:
+            prev["nccl_error"] = prev["nccl_error"] or d["name"]
+            prev["tail"] = no
+        else:
+            out.append(dict(line=no, text=line, node=node, rank=grank, message=d["msg"].strip(),
+                            nccl_error=d["name"], last_error=None, tail=no))
+        return True
+    if line.rstrip().endswith("Last error:") and prev is not None and 0 < no - prev["tail"] <= 2:
+        nxt = tl.next_line(artefact.text, end).strip()
+        if nxt:
+            prev["last_error"] = nxt
+            used.add(no + 1)
+        prev["tail"] = no
+        return True
+    return False

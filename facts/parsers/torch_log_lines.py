@@ -1,0 +1,221 @@
+"""Line formats of PyTorch distributed logs, shared by :mod:`torch_log` (which owns the facts).
+
+Every pattern carries a real line above it; the sources of each are listed in
+``fixtures/artefacts/torch_log/README.md``. Formats differ by PyTorch version:
+1.13-2.1 print ``[E ProcessGroupNCCL.cpp:737] [Rank 1] ...``; 2.2 adds the ``[rank7]:`` line
+prefix; 2.4 a glog timestamp and ``[PG 0 (default_pg) Rank 7]``; 2.5+ ``[PG ID 0 PG GUID
+0(default_pg) Rank 1]``; 2.6+ also ``failure detected by watchdog at work sequence id``.
+"""
+from __future__ import annotations
+
+import re
+import signal as _signal
+from typing import Any, Iterator
+
+from stethoscope.facts.parsers.base import Artefact, FactBuilder
+
+# Anything unmistakably from torch.distributed, anywhere in the head (the healthy capture has
+# only the torchrun banner: "W1129 18:30:26.245000 1668 torch/distributed/run.py:851] ***").
+DETECT = re.compile(
+    r"ProcessGroupNCCL|Watchdog caught collective operation timeout|torch[./]distributed[./]"
+    r"|ChildFailedError|DistBackendError|^\[rank\d+\]:",
+    re.M,
+)
+
+# Substrings that put a line in front of the specific patterns below; everything else is
+# skipped without per-line Python work.
+MARKER = re.compile(
+    r"Watchdog caught collective|timed out in blocking wait|ast enqueued (?:NCCL )?work"
+    r"|failed \(exitcode: |Timeout at collective: |didn't (?:finish|join) collective"
+    r"|never joined any collectives|NCCL error|\bncc[l][A-Z]\w*Error: |Last error:"
+)
+
+# node17: [rank3]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog ...
+# (a host prefix added by `srun ... | sed "s/^/$(hostname): /"`; taken only before a torch prefix)
+HOST_PREFIX = re.compile(r"^(?P<host>[A-Za-z][\w.-]*):\s+(?=\[(?:rank|default)\d+\]:|\[[EWIF][ \d]|[EWIF]\d{4} )")
+
+# [rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught ...
+GLOBAL_RANK = re.compile(r"\[rank(?P<rank>\d+)\]:")
+
+# ... [Rank 7] Watchdog caught collective operation timeout: WorkNCCL(...
+RANK_TAG = re.compile(r"\[Rank (?P<rank>\d+)\]")
+
+# [PG 1 Rank 0] / [PG 0 (default_pg) Rank 7] / [PG ID 0 PG GUID 0(default_pg) Rank 1] / [PG ID 13 PG GUID 143 Rank 0]
+PG_TAG = re.compile(
+    r"\[PG (?:ID )?(?P<pg>\d+)(?: PG GUID \d+)?\s*(?:\((?P<name>[^)]*)\))? Rank (?P<rank>\d+)\]"
+)
+
+# WorkNCCL(SeqNum=7753, OpType=_REDUCE_SCATTER_BASE, NumelIn=544997376, NumelOut=68124672, Timeout(ms)=600000)
+WORK_NCCL = re.compile(r"WorkNCCL\((?P<body>(?:[^()\n]|\(ms\))*)\)")
+
+# ... Timeout(ms)=600000) ran for 600061 milliseconds before timing out.
+RAN_FOR = re.compile(r"ran for (?P<ms>\S+) milliseconds")
+
+# [PG 1 Rank 0] Timeout at NCCL work: 7753, last enqueued NCCL work: 7755, last completed NCCL work: 7752.
+# [PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579.
+# [PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459 PG status: last enqueued work: 2398578, last completed work: 2398458
+# ... Received a dump signal ... Last enqueued NCCL work: 747, last completed NCCL work: 715.This is ...
+PROGRESS = re.compile(
+    r"[Ll]ast enqueued (?:NCCL )?work: (?P<enq>[^,\s]+), last completed (?:NCCL )?work: (?P<comp>-?\w+)"
+)
+AT_WORK = re.compile(r"(?:at (?:NCCL )?work|at work sequence id): (?P<seq>[^,\s]+)")
+
+# Desync report (TORCH_NCCL_DESYNC_DEBUG=1, TraceUtils.h retrieveDesyncReport), pytorch#152623:
+#          - [0] Timeout at collective: ALLREDUCE, #315
+DESYNC_TIMEOUT_AT = re.compile(r"- \[(?P<rank>\d+)\] Timeout at collective: (?P<op>[^,]+), #(?P<seq>\d+)")
+#   - [47] joined but didn't finish collective #41207 (count from 1)
+DESYNC_JOINED = re.compile(r"\[(?P<ranks>[\d, ]+)\] joined but didn't finish collective #(?P<seq>\d+)")
+#              [7] finished collective #182, but didn't join collective #183 (count from 1)
+DESYNC_FINISHED = re.compile(r"\[(?P<ranks>[\d, ]+)\] finished collective #(?P<seq>\d+), but didn't join")
+#  - To our best knowledge, ranks [47] are the lagging ranks that caused this timeout. They never joined any collectives
+DESYNC_NEVER = re.compile(r"ranks \[(?P<ranks>[^\]]*)\] are the lagging ranks")
+
+# ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 0 (pid: 218624) of binary: /home/gehao/anaconda3/envs/mlsys/bin/python
+# [2024-05-08 08:47:31,877] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 2 (pid: 5939) of binary: ...
+# E0325 20:57:27.620000 2606 site-packages/torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) local_rank: 5 (pid: 2630) of binary: ...
+ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<exit>-?\d+)\) local_rank: (?P<local>\d+) \(pid: (?P<pid>\d+)\)")
+
+# torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1
+# RuntimeError: NCCL error in: /torch/lib/c10d/ProcessGroupNCCL.cpp:260, unhandled system error
+# Collective WorkNCCL(SeqNum=2, ...) raised the following async exception: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.25.1
+NCCL_ERROR = re.compile(r"NCCL error(?: in: \S+?,|:) (?P<msg>.+)$")
+
+# ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.
+# ncclUnhandledCudaError: Call to CUDA function failed.
+NCCL_DETAIL = re.compile(r"(?:^|\s)(?P<name>nccl(?:UnhandledCuda|System|Internal|InvalidArgument|InvalidUsage|Remote)Error): (?P<msg>.*)$")
+
+# ncclGetErrorString() in NVIDIA/nccl src/init.cc; older releases print the first words only
+_NCCL_RESULT = (
+    ("unhandled cuda error", "ncclUnhandledCudaError"),
+    ("unhandled system error", "ncclSystemError"),
+    ("internal error", "ncclInternalError"),
+    ("invalid argument", "ncclInvalidArgument"),
+    ("invalid usage", "ncclInvalidUsage"),
+    ("remote process exited or there was a network error", "ncclRemoteError"),
+)
+
+# W1129 18:30:26.245000 1668 torch/distributed/run.py:851] *****************************************
+GLOG_TORCH = re.compile(r"^[IWEF]\d{4} [\d:.]+ +\d+ \S*torch/\S+:\d+\] ", re.M)
+
+# torchrun's failures table (torch.distributed.elastic.multiprocessing.errors.ChildFailedError):
+# [1]:
+#   time      : 2023-06-14_22:36:10
+#   host      : neptun.informatik.uni-kl.de
+#   rank      : 1 (local_rank: 1)
+#   exitcode  : -6 (pid: 2385923)
+#   error_file: <N/A>
+#   traceback : Signal 6 (SIGABRT) received by PID 2385923
+FAILURE_ENTRY = re.compile(r"^(?P<pre>[^\n\[]*)\[(?P<idx>\d+)\]:[ \t]*\r?$", re.M)
+FAILURE_FIELD = re.compile(r"^\s*(?P<key>time|host|rank|exitcode|error_file|traceback)\s*:\s*(?P<val>.*?)\s*$")
+TABLE_RANK = re.compile(r"^(?P<rank>-?\d+) \(local_rank: (?P<local>-?\d+)\)$")
+TABLE_EXIT = re.compile(r"^(?P<exit>-?\d+) \(pid: (?P<pid>\d+)\)$")
+# traceback : Signal 6 (SIGABRT) received by PID 2385923
+TABLE_SIGNAL = re.compile(r"Signal \d+ \((?P<sig>SIG\w+)\)")
+
+
+def marked_lines(artefact: Artefact, marker: re.Pattern[str]) -> Iterator[tuple[int, str, int, int]]:
+    """(1-based line, line, offsets of its start and end) for each line holding ``marker``; lines end at
+    '\\n' only, as in :meth:`Artefact.line_of`."""
+    text = artefact.text
+    last_start = -1
+    for m in marker.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        if start == last_start:
+            continue
+        last_start = start
+        end = text.find("\n", m.end())
+        line = text[start:] if end == -1 else text[start:end]
+        yield artefact.line_of(start), line.rstrip("\r"), start, len(text) if end == -1 else end
+
+
+def prev_line(text: str, start: int) -> str:
+    """The line before the one starting at ``start``."""
+    if start == 0:
+        return ""
+    return text[text.rfind("\n", 0, start - 1) + 1:start - 1]
+
+
+def next_line(text: str, end: int) -> str:
+    """The line after the one ending at ``end``."""
+    if end >= len(text):
+        return ""
+    stop = text.find("\n", end + 1)
+    return text[end + 1:] if stop == -1 else text[end + 1:stop]
+
+
+def line_context(artefact: Artefact, line: str) -> tuple[str, int | None]:
+    """The node of a line (host prefix, else the artefact's) and its ``[rankN]:`` global rank."""
+    h = HOST_PREFIX.match(line)
+    node = artefact.node_for(h["host"]) if h else artefact.node
+    g = GLOBAL_RANK.search(line)
+    return node, int(g["rank"]) if g else None
+
+
+def short_host(host: str | None) -> str | None:
+    """torchrun prints socket.getfqdn(); NCCL and syslog print the name up to the first dot."""
+    if not host or host.startswith("<"):
+        return None
+    if re.fullmatch(r"[\d.]+", host):
+        return host
+    return host.split(".", 1)[0]
+
+
+def nccl_error_name(message: str) -> str | None:
+    low = message.lower()
+    for text, name in _NCCL_RESULT:
+        if low.startswith(text):
+            return name
+    return None
+
+
+def signal_of(exitcode: int | None, traceback: str | None) -> str | None:
+    """SIGABRT from "Signal 6 (SIGABRT) received by PID", else from a negative exit code."""
+    if traceback:
+        m = TABLE_SIGNAL.search(traceback)
+        if m:
+            return m["sig"]
+    if exitcode is not None and exitcode < 0:
+        try:
+            return _signal.Signals(-exitcode).name
+        except ValueError:
+            return None
+    return None
+
+
+def failure_table(artefact: Artefact, b: FactBuilder, used: set[int]) -> Iterator[dict[str, Any]]:
+    """One record per ``[N]:`` entry of torchrun's failures table."""
+    text = artefact.text
+    if "local_rank:" not in text:
+        return
+    lines = text.split("\n")
+    for m in FAILURE_ENTRY.finditer(text):
+        no = artefact.line_of(m.start())
+        fields: dict[str, tuple[int, str]] = {}
+        for i in range(no, min(no + 7, len(lines))):
+            f = FAILURE_FIELD.match(lines[i][len(m["pre"]):].rstrip("\r"))
+            if f is None:
+                break
+            fields[f["key"]] = (i + 1, f["val"])
+        if "rank" not in fields or "exitcode" not in fields:
+            continue
+        used.add(no)
+        used.update(ln for ln, _ in fields.values())
+        r = TABLE_RANK.match(fields["rank"][1])
+        e = TABLE_EXIT.match(fields["exitcode"][1])
+        if r is None or e is None:
+            bad = fields["rank"][0] if r is None else fields["exitcode"][0]
+            b.error(bad, "failures table entry with an unreadable rank or exitcode")
+            continue
+        host = short_host(fields.get("host", (0, ""))[1])
+        root_cause = text.rfind("Root Cause", 0, m.start()) > text.rfind("Failures:", 0, m.start())
+        exitcode = int(e["exit"])
+        ev_line = fields["exitcode"][0]
+        yield dict(line=ev_line, text=lines[ev_line - 1].rstrip("\r"), node=artefact.node_for(host),
+                   local_rank=int(r["local"]), rank=int(r["rank"]), pid=int(e["pid"]), exitcode=exitcode,
+                   signal=signal_of(exitcode, fields.get("traceback", (0, ""))[1]),
+                   root_cause=root_cause, from_table=True)
+
+
+def glog_torch_lines(artefact: Artefact) -> Iterator[tuple[int, re.Match[str]]]:
+    for m in GLOG_TORCH.finditer(artefact.text):
+        yield artefact.line_of(m.start()), m

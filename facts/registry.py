@@ -1,0 +1,34 @@
+"""Parser modules are found by scanning ``facts/parsers`` (a new artefact kind is one file).
+
+A module is a parser when it defines ``KIND``, ``detect`` and ``parse``; other modules there
+hold shared fact classes and are imported so that their kinds are registered.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+from types import ModuleType
+
+import stethoscope.facts.derived  # noqa: F401 - registers derived fact kinds
+import stethoscope.facts.parsers as _pkg
+
+
+@lru_cache(maxsize=1)
+def load_parsers() -> tuple[ModuleType, ...]:
+    found: list[ModuleType] = []
+    for info in sorted(pkgutil.iter_modules(_pkg.__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.name == "base":
+            continue
+        mod = importlib.import_module(f"{_pkg.__name__}.{info.name}")
+        if all(hasattr(mod, a) for a in ("KIND", "detect", "parse")):
+            found.append(mod)
+    kinds = [m.KIND for m in found]
+    dup = {k for k in kinds if kinds.count(k) > 1}
+    if dup:
+        raise RuntimeError(f"artefact kinds defined twice: {sorted(dup)}")
+    return tuple(found)
+
+
+def parsers_by_kind() -> dict[str, ModuleType]:
+    return {m.KIND: m for m in load_parsers()}

@@ -1,0 +1,334 @@
+"""kernel_log parser: real capture, public variant lines, negatives, malformed and mixed input."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import kernel_log
+from stethoscope.facts.parsers.base import Artefact, ParseError
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "kernel_log"
+OBS = Path("/work/shared/observations/h200-x2")
+
+
+def parse_file(name: str, node: str = "n1", from_folder: bool = False):
+    text = (FIX / name).read_text()
+    return kernel_log.parse(Artefact(path=f"kernel_log/{name}", text=text, node=node, node_from_folder=from_folder))
+
+
+def parse_text(text: str, node: str = "n1"):
+    return kernel_log.parse(Artefact(path="t.log", text=text, node=node))
+
+
+def of(result, kind):
+    return [f for f in result.facts if f.kind == kind]
+
+
+def test_real_capture_dmesg_T():
+    r = parse_file("dmesg-nvrm.log", node="vm")
+    assert r.errors == []
+    assert r.lines_used == 4  # driver load, GPU at, serial, Xid
+    (drv,) = of(r, "nvidia_driver_loaded")
+    assert (drv.version, drv.open_module, drv.arch, drv.evidence.line) == ("580.159.04", True, "x86_64", 3)
+    (seen,) = of(r, "kernel_gpu_seen")
+    assert seen.pci_bus_id == "0000:00:06.0"
+    assert seen.uuid == "GPU-5cc6fa16-d7a0-98bf-3d43-f0337652e85f"
+    assert seen.serial == "1653724056161"
+    (x,) = of(r, "xid_event")
+    assert (x.pci_bus_id, x.xid, x.pid, x.process, x.boot) == ("0000:00:06.0", 31, 1883, "python3", 0)
+    assert x.timestamp == "Sun Nov 29 18:32:13 2026"
+    assert x.gpc == "GPC1" and x.channel == "0x0000000a"
+    assert (x.mmu_engine, x.mmu_client, x.mmu_fault_type, x.mmu_access_type) == (
+        "GRAPHICS", "GPCCLIENT_T1_8", "FAULT_PDE", "ACCESS_TYPE_VIRT_WRITE")
+    assert x.message.startswith("channel 0x0000000a, intr 00000000. MMU Fault:")
+    assert x.node == "vm" and x.evidence.line == 9 and "NVRM: Xid" in x.evidence.text
+    assert x.id == "kernel_log/dmesg-nvrm.log:9:xid_event"
+
+
+def test_detect_real_files():
+    assert kernel_log.detect((FIX / "dmesg-nvrm.log").read_text())
+    assert not kernel_log.detect((FIX / "app-illegal-address.txt").read_text())
+    assert parse_file("app-illegal-address.txt").facts == []
+
+
+@pytest.mark.skipif(not OBS.is_dir(), reason="shared observations not present")
+def test_detect_false_on_other_real_captures():
+    for f in sorted(OBS.rglob("*")):
+        if not f.is_file() or f.name == "README.md":
+            continue
+        head = f.read_text(errors="replace")[:65536]
+        assert kernel_log.detect(head) == (f.name == "dmesg-nvrm.log"), f
+
+
+# (line, xid, pci_bus_id, pid, process, message start, extra fields)
+XID_ROWS = [
+    ("[Fri Aug 30 11:43:09 2024] NVRM: Xid (PCI:0000:cb:00): 13, pid='<unknown>', name=<unknown>, Graphics SM Warp "
+     "Exception on (GPC 7, TPC 7, SM 0): Illegal Instruction Parameter",
+     13, "0000:cb:00.0", None, None, "Graphics SM Warp Exception", {"gpc": "GPC7", "tpc": "TPC7", "sm": "SM0"}),
+    ("Feb 15 17:37:45 Gipfeli kernel: [82659.755933] NVRM: Xid (PCI:0000:41:00): 13, Graphics SM Warp Exception on "
+     "(GPC 1, TPC 0, SM 0): Illegal Instruction Encoding",
+     13, "0000:41:00.0", None, None, "Graphics SM", {"gpc": "GPC1", "tpc": "TPC0", "node": "Gipfeli",
+                                                    "timestamp": "Feb 15 17:37:45"}),
+    ("[6781741.548779] NVRM: Xid (PCI:0000:91:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+     79, "0000:91:00.0", None, None, "GPU has fallen off the bus.", {"timestamp": "6781741.548779"}),
+    ("NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.",
+     79, "0000:3b:00.0", None, None, "GPU has fallen off the bus.", {"timestamp": None}),
+    ("[Fri Aug 30 11:43:14 2024] NVRM: Xid (PCI:0000:cb:00): 109, pid=1797828, name=pt_main_thread, Ch 00000008, "
+     "errorString CTX SWITCH TIMEOUT, Info 0x58005",
+     109, "0000:cb:00.0", 1797828, "pt_main_thread", "Ch 00000008", {"channel": "0x00000008"}),
+    ("2026-11-29T18:32:13+0000 node17 kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, "
+     "Ch 00000001 caused by previous Xid 149",
+     45, "0000:dc:00.0", 1818990, "python3", "Ch 00000001", {"node": "node17", "timestamp": "2026-11-29T18:32:13+0000"}),
+    ("[  +0.000844] NVRM: Xid (PCI:0000:01:00): 144, SAW_MVB Nonfatal XC0 i0 Link 0 (0x00000001 0x00000008 0x00000000 "
+     "0x00000000 0x00000000 0x00000000)",
+     144, "0000:01:00.0", None, None, "SAW_MVB Nonfatal", {"timestamp": "+0.000844"}),
+]
+
+
+@pytest.mark.parametrize("line,xid,bus,pid,process,msg,extra", XID_ROWS)
+def test_xid_rows(line, xid, bus, pid, process, msg, extra):
+    r = parse_text(line + "\n")
+    assert r.errors == [] and r.lines_used == 1
+    (x,) = of(r, "xid_event")
+    assert (x.xid, x.pci_bus_id, x.pid, x.process) == (xid, bus, pid, process)
+    assert x.message.startswith(msg)
+    for k, v in extra.items():
+        assert getattr(x, k) == v, k
+
+
+NEGATIVE_ROWS = [
+    "[Sun Nov 29 18:28:44 2026] NVRM: Persistence mode is deprecated and will be removed in a future release.",
+    "[Sun Nov 29 18:28:40 2026] nvidia-nvlink: Nvlink Core is being initialized, major device number 240",
+    "[  +0.000001] snd_hda_intel 0000:03:00.1: AER: can't recover (no error_detected callback)",
+    "[256236.152631] pcieport 0000:89:02.0: DPC: containment event, status:0x1f01 source:0x0000",
+    "[  217.071234] pcieport 0000:a9:10.0: pciehp: Slot(272): Link Down/Up ignored (recovered by DPC)",
+    "[    0.113274] Kernel command line: BOOT_IMAGE=/vmlinuz-6.8.12-5-pve root=ZFS=/ROOT/pve-1 ro",
+    "caught: cudaErrorIllegalAddress: an illegal memory access was encountered",
+    "Jun  6 22:53:11 zozio32-p6-2487ea wpa_supplicant[1109]: wlp3s0: WPA: Group rekeying completed",
+    "",
+]
+
+
+@pytest.mark.parametrize("line", NEGATIVE_ROWS)
+def test_negative_rows(line):
+    r = parse_text(line + "\n")
+    assert r.facts == [] and r.errors == [] and r.lines_used == 0
+
+
+def test_empty_input():
+    r = parse_text("")
+    assert r.facts == [] and r.errors == [] and r.lines_used == 0
+
+
+def test_syslog_xid79_fell_off_bus_host_is_node():
+    r = parse_file("syslog_xid79_fell_off_bus.log")
+    assert r.errors == []
+    (x,) = of(r, "xid_event")
+    assert (x.xid, x.pci_bus_id, x.pid, x.process, x.node) == (79, "0000:01:00.0", None, None, "zozio32-p6-2487ea")
+    assert x.timestamp == "Jun  5 22:36:51"
+    (fell,) = of(r, "gpu_fell_off_bus")  # "NVRM: GPU at 0000:01:00.0 has fallen off the bus."
+    assert (fell.pci_bus_id, fell.evidence.line) == ("0000:01:00.0", 5)
+    (seen,) = of(r, "kernel_gpu_seen")
+    assert seen.uuid == "GPU-435cb66f-d89f-a234-9414-70b032521666" and seen.serial is None
+    assert r.lines_used == 3
+
+
+def test_node_from_folder_wins_over_syslog_host():
+    r = parse_file("syslog_xid79_fell_off_bus.log", node="node7", from_folder=True)
+    assert {f.node for f in r.facts} == {"node7"}
+
+
+def test_xid79_continuations_and_serial():
+    r = parse_file("dmesg_xid79_sxid.log")
+    assert r.errors == [] and r.lines_used == 13
+    (x,) = of(r, "xid_event")
+    assert (x.xid, x.pid, x.process) == (79, None, None)
+    (fell,) = of(r, "gpu_fell_off_bus")
+    assert (fell.pci_bus_id, fell.evidence.line) == ("0000:91:00.0", 4)
+    seen = of(r, "kernel_gpu_seen")
+    assert [(s.evidence.line, s.uuid, s.serial) for s in seen] == [
+        (1, "GPU-b6c3b2be-c55b-d076-fa0e-d464e4c7e08b", "1653723052734"), (5, None, "1653723052734")]
+
+
+def test_sxid_fatal_lines_and_detail_lines():
+    r = parse_file("dmesg_xid79_sxid.log")
+    sx = of(r, "nvswitch_sxid")
+    assert [(s.switch, s.switch_name, s.sxid, s.fatal, s.link) for s in sx] == [
+        ("0000:06:00.0", "nvidia-nvswitch1", 20034, True, 48),
+        ("0000:05:00.0", "nvidia-nvswitch0", 20034, True, 63),
+        ("0000:07:00.0", "nvidia-nvswitch2", 20034, True, 37),
+        ("0000:05:00.0", "nvidia-nvswitch0", 20034, True, 62),
+    ]
+    assert sx[0].message == "Fatal, Link 48 LTSSM Fault Up"
+
+
+def test_sxid_nonfatal():
+    r = parse_file("dmesg_sxid_nonfatal_open_module.log")
+    assert r.lines_used == 6
+    assert [(s.sxid, s.fatal, s.link) for s in of(r, "nvswitch_sxid")] == [(22013, False, 44), (22013, False, 45)]
+    (drv,) = of(r, "nvidia_driver_loaded")
+    assert (drv.version, drv.open_module) == ("570.195.03", True)
+
+
+def test_sxid_data_line_alone_dmesg_iso():
+    r = parse_file("dmesg_iso_sxid_data_only.log")
+    (s,) = of(r, "nvswitch_sxid")
+    assert (s.switch, s.sxid, s.fatal, s.link) == ("0000:84:00.0", 12028, None, None)
+    assert s.timestamp == "2025-01-25T10:34:54,859532+00:00"
+
+
+def test_fell_off_bus_wrapped_over_three_lines():
+    r = parse_file("dmesg_fell_off_bus_wrapped.log")
+    (fell,) = of(r, "gpu_fell_off_bus")
+    assert (fell.pci_bus_id, fell.pci_device_id, fell.evidence.line) == ("0000:b3:00.0", "10de:26b5", 1)
+    assert r.lines_used == 4  # three wrapped lines + driver load
+    assert of(r, "xid_event") == []
+
+
+def test_fell_off_bus_one_line():
+    r = parse_text("[ 5.1] NVRM: The NVIDIA GPU 0000:3b:00.0 (PCI ID: 10de:2330) installed in this system has fallen "
+                   "off the bus and is not responding to commands.\n")
+    (fell,) = of(r, "gpu_fell_off_bus")
+    assert (fell.pci_bus_id, fell.pci_device_id) == ("0000:3b:00.0", "10de:2330")
+
+
+def test_xid154_recovery_action():
+    r = parse_file("dmesg_T_xid13_xid154.log")
+    assert r.errors == [] and r.lines_used == 6
+    xids = of(r, "xid_event")
+    assert [x.xid for x in xids] == [13, 13, 13, 109, 119, 154]
+    assert xids[-1].recovery_action == "GPU Reset Required"
+    assert xids[-1].timestamp == "Mon Apr  6 07:25:24 2026"
+    (ra,) = of(r, "gpu_recovery_action")
+    assert (ra.pci_bus_id, ra.action, ra.action_code, ra.previous_action) == (
+        "0000:97:00.0", "GPU Reset Required", 1, "None")
+
+
+def test_aer_fatal_reltime_groups_continuations():
+    r = parse_file("dmesg_aer_reltime.log")
+    (a,) = of(r, "pcie_aer_error")
+    assert (a.device, a.reporter, a.severity, a.error_type, a.agent, a.multiple) == (
+        "0000:00:03.0", "0000:00:03.0", "fatal", "Transaction Layer", "Requester ID", True)
+    assert (a.pci_device_id, a.error_status, a.errors, a.first_error) == ("8086:6f08", "00004020", "SDES,CmpltTO", "CmpltTO")
+    assert a.evidence.line == 4 and a.timestamp == "+0.000001"
+    assert r.lines_used == 5  # received, Bus Error, status, two bits; "can't recover" lines are unknown
+
+
+def test_aer_corrected_syslog():
+    r = parse_file("syslog_aer_corrected.log")
+    assert r.lines_used == 8
+    aer = of(r, "pcie_aer_error")
+    assert [(a.device, a.reporter, a.severity, a.error_type, a.agent, a.errors, a.node) for a in aer] == [
+        ("0000:00:00.0", "0000:00:03.1", "corrected", "Data Link Layer", "Transmitter ID", "Timeout", "bubz"),
+        ("0000:00:00.0", "0000:00:03.1", "corrected", "Data Link Layer", "Receiver ID", "BadTLP", "bubz"),
+    ]
+
+
+def test_aer_old_requester_id():
+    r = parse_file("kernlog_aer_requester_id.log")
+    (a,) = of(r, "pcie_aer_error")
+    assert (a.device, a.severity, a.error_type, a.errors) == ("0000:00:1c.5", "corrected", "Physical Layer", "Receiver Error")
+
+
+def test_aer_nonfatal_nvidia_device():
+    text = ("[ 58.321146] pcieport 0000:00:01.0: AER: Uncorrected (Non-Fatal) error received: 0000:3b:00.0\n"
+            "[ 58.329622] nvidia 0000:3b:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer, "
+            "(Requester ID)\n")
+    (a,) = of(parse_text(text), "pcie_aer_error")
+    assert (a.device, a.reporter, a.severity, a.error_type) == ("0000:3b:00.0", "0000:00:01.0", "nonfatal", "Transaction Layer")
+
+
+def test_aer_and_hotplug_link_down():
+    r = parse_file("dmesg_aer_hotplug_link_down.log")
+    facts = [(f.evidence.line, f.kind) for f in r.facts]
+    assert facts == [(1, "pcie_aer_error"), (5, "pcie_link_down"), (9, "pcie_aer_error")]
+    aer = of(r, "pcie_aer_error")
+    assert (aer[0].severity, aer[0].error_type, aer[0].errors) == ("corrected", "Physical Layer", "RxErr")
+    assert (aer[1].device, aer[1].severity, aer[1].first_error) == ("0000:89:02.0", "fatal", "SDES")
+    (ld,) = of(r, "pcie_link_down")
+    assert (ld.device, ld.slot, ld.card_present) == ("0000:89:02.0", "400", False)
+    assert r.lines_used == 9
+
+
+def test_old_pciehp_link_down_event():
+    (ld,) = of(parse_file("dmesg_T_pciehp_old.log"), "pcie_link_down")
+    assert (ld.device, ld.slot, ld.card_present, ld.timestamp) == ("0000:02:05.0", "6", None, "Ter Set 19 06:01:41 2017")
+
+
+def test_boots():
+    r = parse_file("dmesg_two_boots.log")
+    boots = of(r, "kernel_boot")
+    assert [(b.boot, b.evidence.line, b.kernel_release) for b in boots] == [(0, 1, "4.19.0-8-amd64"), (1, 6, "4.19.0-8-amd64")]
+    (x,) = of(r, "xid_event")
+    assert x.boot == 0
+    drv = of(r, "nvidia_driver_loaded")
+    assert [(d.boot, d.version, d.open_module) for d in drv] == [(0, "550.120", False), (1, "550.120", False)]
+    assert r.lines_used == 8 - 1  # the x86/fpu line is unknown
+
+
+def test_event_before_first_boot_marker_is_boot_zero():
+    text = ("[ 9.0] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.\n"
+            "[ 0.0] Linux version 6.8.0-48-generic (buildd@lcy02-amd64-010)\n"
+            "[ 9.0] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.\n")
+    r = parse_text(text)
+    assert [x.boot for x in of(r, "xid_event")] == [0, 1]
+    assert [b.boot for b in of(r, "kernel_boot")] == [1]
+
+
+def test_journal_k_boot_and_host():
+    r = parse_file("journal_k_boot.log")
+    (b,) = of(r, "kernel_boot")
+    assert (b.boot, b.kernel_release, b.node, b.evidence.line) == (0, "6.6.87.2-microsoft-standard-WSL2", "DESKTOP-CPK0PUB", 2)
+    assert r.lines_used == 2  # Linux version + Command line of the same boot
+
+
+def test_journal_iso_xid45():
+    r = parse_file("journal_iso_xid45.log")
+    assert [(x.xid, x.pci_bus_id, x.channel, x.node) for x in of(r, "xid_event")] == [
+        (45, "0000:dc:00.0", "0x00000001", "node17"), (45, "0000:ed:00.0", "0x0000000c", "node17")]
+    assert r.lines_used == 2
+
+
+def test_malformed_xid_is_parse_error_and_parsing_continues():
+    r = parse_file("malformed_xid.log")
+    (err,) = r.errors
+    assert isinstance(err, ParseError)
+    assert (err.path, err.line) == ("kernel_log/malformed_xid.log", 2)
+    assert "notanumber" in err.message
+    assert [x.xid for x in of(r, "xid_event")] == [31]
+
+
+@pytest.mark.parametrize("line,why", [
+    ("NVRM: Xid (PCI:0000:00:06): notanumber, pid=1, name=x, y", "not a number"),
+    ("NVRM: Xid (PCI:zz:00): 31, pid=1, name=x, y", "bad PCI bus id"),
+    ("NVRM: Xid (PCI:0000:00:06): 31, pid=abc, name=x, y", "pid"),
+    ("nvidia-nvswitch0: SXid (PCI:0000:05:00.0): x20034, Fatal, Link 63 LTSSM Fault Up", "not a number"),
+])
+def test_malformed_rows(line, why):
+    r = parse_text(line + "\n")
+    (err,) = r.errors
+    assert err.line == 1 and why in err.message
+    assert r.facts == []
+
+
+def test_mixed_terminal_session():
+    path = FIX / "mixed_terminal_session.txt"
+    text = path.read_text()
+    assert kernel_log.detect(text)
+    r = parse_file("mixed_terminal_session.txt")
+    assert r.errors == []
+    assert [f.kind for f in r.facts] == ["nvidia_driver_loaded", "kernel_gpu_seen", "xid_event"]
+    assert r.lines_used == 4 and len(text.splitlines()) == 13
+
+
+def test_large_log_is_fast():
+    import time
+
+    noise = "[  123.456789] EXT4-fs (sda1): mounted filesystem with ordered data mode. Opts: (null)\n"
+    xid = "[  124.000000] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n"
+    text = (noise * 999 + xid) * 200  # 200k lines
+    t0 = time.perf_counter()
+    r = parse_text(text)
+    assert len(of(r, "xid_event")) == 200
+    assert time.perf_counter() - t0 < 2.0
