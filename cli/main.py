@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-app = typer.Typer(help="gpu-stethoscope: diagnose GPU training clusters from their logs.", no_args_is_help=True, add_completion=False)
+app = typer.Typer(help="gpu-stethoscope: diagnose GPU training clusters from their logs.", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 rules_app = typer.Typer(help="Check and test YAML rules.", no_args_is_help=True)
 schema_app = typer.Typer(help="Print JSON Schemas of the project's formats.", no_args_is_help=True)
 app.add_typer(rules_app, name="rules")
@@ -146,7 +146,17 @@ def _expand(paths: list[Path], pattern: str) -> list[Path]:
 
 
 def main() -> None:
-    app()
+    import os
+
+    try:
+        app(standalone_mode=True)
+    except SystemExit:
+        raise
+    except Exception as exc:  # never a traceback for the operator
+        if os.environ.get("STETH_DEBUG"):
+            raise
+        err.print(f"[red]steth: internal error: {type(exc).__name__}: {exc} (set STETH_DEBUG=1 for the traceback)[/]", highlight=False)
+        raise SystemExit(EXIT_BAD_INPUT) from None
 
 
 if __name__ == "__main__":

@@ -56,12 +56,17 @@ def parse_artefacts(arts: list[Artefact]) -> Observed:
     return obs
 
 
-def evaluate(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "durable"):
+def evaluate_all(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "durable"):
+    """Findings and derived facts of ``facts`` under one evaluator."""
     engine = session if evaluator == "durable" else reference
     firings, derived = engine.run(ruleset.rules, facts)
     by_id = {f.id: f for f in facts}
     by_id.update((f.id, f) for f in derived)
-    return build_findings(ruleset.rules, firings, by_id)
+    return build_findings(ruleset.rules, firings, by_id), derived
+
+
+def evaluate(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "durable"):
+    return evaluate_all(ruleset, facts, evaluator)[0]
 
 
 def verdict_of(findings, obs: Observed) -> str:
@@ -89,6 +94,6 @@ def diagnose_bundle(path: str | os.PathLike[str], ruleset: RuleSet | None = None
         verdict=verdict_of(findings, obs),
         findings=findings,
         coverage=obs.coverage,
-        nodes=sorted({a.node for a in arts}),
+        nodes=sorted({c.node for c in obs.coverage.files}),
         facts=len(obs.facts),
     )

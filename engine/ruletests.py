@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from stethoscope.engine.diagnose import evaluate, parse_artefacts
+from stethoscope.engine.diagnose import evaluate_all, parse_artefacts
 from stethoscope.engine.loader import RuleError, RuleSet, read_yaml
 from stethoscope.engine.report import Finding
 from stethoscope.facts.model import FACT_KINDS, Evidence, Fact
@@ -26,6 +26,7 @@ class Case(BaseModel):
     inline: dict[str, dict[str, str]] = Field(default_factory=dict, description="node -> {file name: text}")
     facts: list[dict[str, Any]] = Field(default_factory=list)
     expect: list[dict[str, Any]]
+    derived: list[dict[str, Any]] | None = Field(default=None, description="facts the rule must derive (then.assert rules)")
 
 
 class RuleTestFile(BaseModel):
@@ -104,6 +105,18 @@ def _check(expect: list[dict[str, Any]], found: list[Finding]) -> str:
     return ""
 
 
+def _check_derived(expect: list[dict[str, Any]], got: list[Fact]) -> str:
+    if len(expect) != len(got):
+        return f"expected {len(expect)} derived fact(s), got {len(got)}: {[d.rule_view() for d in got]}"
+    left = list(got)
+    for want in expect:
+        hit = next((d for d in left if all(getattr(d, k, None) == v for k, v in want.items())), None)
+        if hit is None:
+            return f"no derived fact matches {want}; got {[d.rule_view() for d in left]}"
+        left.remove(hit)
+    return ""
+
+
 def run_file(path: Path, ruleset: RuleSet, label: str | None = None) -> list[CaseResult]:
     label = label or str(path)
     try:
@@ -126,8 +139,12 @@ def run_file(path: Path, ruleset: RuleSet, label: str | None = None) -> list[Cas
             facts = _facts(case, label) + parse_artefacts(_artefacts(case, root)).facts
             msgs = []
             for ev in ("durable", "reference"):
-                found = [f for f in evaluate(sub, facts, ev) if f.rule == spec.rule]
+                findings, derived = evaluate_all(sub, facts, ev)
+                found = [f for f in findings if f.rule == spec.rule]
                 msg = _check(case.expect, found)
+                if not msg and case.derived is not None:
+                    mine = [d for d in derived if d.id.startswith(f"derived:{spec.rule}:")]
+                    msg = _check_derived(case.derived, mine)
                 if msg:
                     msgs.append(f"[{ev}] {msg}")
             results.append(CaseResult(label, spec.rule, case.name, not msgs, " ".join(msgs)))

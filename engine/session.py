@@ -128,10 +128,13 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
     host.set_rulesets(defs)
     handles = [host.get_ruleset(n)._handle for n in names]
 
+    asserted: set[str] = set()
+
     def send(fact: Fact) -> None:
         view = fact.rule_view()
         for name in names:
             if fact.kind in kinds_of[name]:
+                asserted.add(name)
                 try:
                     host.assert_fact(name, view)
                 except durable_engine.MessageNotHandledException:
@@ -148,6 +151,8 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
             while queue:
                 send(queue.popleft())
         for name in names:
+            if name not in asserted:
+                continue  # durable has no state for a ruleset that never saw a fact
             state = host.get_state(name)
             if isinstance(state, dict) and state.get("exception"):
                 errors.append(f"{name}: {state['exception']}")

@@ -25,6 +25,7 @@ from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.torch_log_lines import marked_lines
 
 KIND = "cuda_app"
 
@@ -70,17 +71,20 @@ OOM_NEW = re.compile(r"total capac\w* of " + _SIZE.format("total", "total") + " 
 # (GPU 0; 10.92 GiB total capacity; 8.57 MiB already allocated; 9.28 GiB free; ...
 OOM_OLD = re.compile(_SIZE.format("total", "total") + r" total capacity;.*?; " + _SIZE.format("free", "free") + " free")
 
+# Literals that put a line in front of the patterns above (str.find beats a regex alternation)
+MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error: ", "CUDA out of memory.")
+
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...
 GLOBAL_RANK = re.compile(r"\[rank(?P<rank>\d+)\]:")
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
 # CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
 BOILERPLATE = re.compile(
     r"^\s*(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING=1"
-    r"|Compile with `?TORCH_USE_CUDA_DSA`? to enable device-side assertions)",
-    re.M,
+    r"|Compile with `?TORCH_USE_CUDA_DSA`? to enable device-side assertions)"
 )
+BOILERPLATE_MARKERS = ("CUDA kernel errors might", "CUDA_LAUNCH_BLOCKING=1", "TORCH_USE_CUDA_DSA")
 
-DETECT = re.compile(r"\bcudaError[A-Z]\w*: |\bCUDA_ERROR_[A-Z_]+: |\bCUDA error: |CUDA out of memory\. ")
+DETECT = re.compile(r"cudaError[A-Z]\w*: |CUDA_ERROR_[A-Z_]+: |CUDA error: |CUDA out of memory\. ")
 
 # cudaGetErrorString()/cuGetErrorString() texts of the CUDA runtime and driver API
 RUNTIME_NAMES = {
@@ -108,28 +112,24 @@ def detect(head: str) -> bool:
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
-    text = artefact.text
-    found: dict[int, tuple[str, re.Match[str]]] = {}
-    for pattern, tag in ((NAMED_ERROR, "named"), (TORCH_ERROR, "torch"), (OOM, "oom")):
-        for m in pattern.finditer(text):
-            no = artefact.line_of(m.start())
-            if no not in found or tag == "named":  # "CUDA error: ..." inside a named line is one error
-                found[no] = (tag, m)
-    used = set(found)
-    used.update(artefact.line_of(m.start()) for m in BOILERPLATE.finditer(text))
+    used: set[int] = set()
     seen: set[tuple] = set()
-    for no in sorted(found):
-        tag, m = found[no]
-        line = _line_at(text, m.start())
+    for no, line, _start, _end in marked_lines(artefact, MARKERS):
+        # a named error first: "CUDA error: ..." inside it is the same error
+        m = NAMED_ERROR.search(line) or TORCH_ERROR.search(line)
+        oom = OOM.search(line)
+        if m is None and oom is None:
+            continue
+        used.add(no)
         g = GLOBAL_RANK.search(line)
         rank = int(g["rank"]) if g else None
         p = PID.search(line)
         pid = int(p["pid"]) if p else None
-        if tag == "oom":
-            _oom(b, no, line, m["rest"], rank, pid, seen)
+        if oom is not None and (m is None or oom.start() < m.start()):
+            _oom(b, no, line, oom["rest"], rank, pid, seen)
             continue
         msg = m["msg"].strip()
-        name = m["name"] if tag == "named" else None
+        name = m["name"] if "name" in m.groupdict() else None
         runtime = RUNTIME_NAMES.get(msg)
         if name is not None and name.startswith("cudaError"):
             runtime = name
@@ -139,6 +139,7 @@ def parse(artefact: Artefact) -> ParseResult:
         seen.add(key)
         b.add(CudaError, no, text=line, error_name=name or runtime, runtime_name=runtime, message=msg,
               device=None, pid=pid, rank=rank)
+    used.update(no for no, line, _s, _e in marked_lines(artefact, BOILERPLATE_MARKERS) if BOILERPLATE.match(line))
     result.lines_used = len(used)
     return result
 
@@ -169,9 +170,3 @@ _UNIT = {"bytes": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "Ti
 
 def _bytes(value: str, unit: str) -> int:
     return round(float(value) * _UNIT[unit])
-
-
-def _line_at(text: str, pos: int) -> str:
-    start = text.rfind("\n", 0, pos) + 1
-    end = text.find("\n", pos)
-    return (text[start:] if end == -1 else text[start:end]).rstrip("\r")

@@ -69,8 +69,15 @@ _HEADER = re.compile(
     r"(?:(?P<src>\S+):(?P<srcline>\d+) )?NCCL (?P<level>INFO|WARN) (?P<msg>.*?)\s*$"
 )
 
-# NCCL version 2.28.9+cuda13.0          (also bare, without the host prefix)
-_VERSION = re.compile(r"(?:^|\s)NCCL version (?P<version>\d+\.\d+\.\d+)[^+\s]*(?:\+cuda(?P<cuda>\d+\.\d+))?\s*$")
+# NCCL version 2.28.9+cuda13.0
+_VERSION = re.compile(r"^NCCL version (?P<version>\d+\.\d+\.\d+)[^+\s]*(?:\+cuda(?P<cuda>\d+\.\d+))?\s*$")
+# The VERSION-level line has no host prefix; allow only colour residue, an mpirun tag or a
+# pdsh "host: " before it (not "..., unhandled system error, NCCL version 2.10.3" in a traceback).
+# [0m NCCL version 2.7.8+cuda11.1
+_BARE_VERSION = re.compile(
+    r"^(?:\x1b?\[[\d;]*m\s*|\[\d+,\d+\]<std(?:out|err)>:|[\w.\-]+: )?"
+    r"NCCL version (?P<version>\d+\.\d+\.\d+)[^+\s]*(?:\+cuda(?P<cuda>\d+\.\d+))?\s*$"
+)
 
 # NCCL_P2P_DISABLE set by environment to 1          NCCL_SHM_DISABLE set by environment to 1.
 _ENV = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*) set by environment to(?: (?P<value>.*?))?\.?$")
@@ -219,7 +226,7 @@ class _Parse:
             value = m["value"] or ""
             return once(NcclEnv, no, node, (pid, m["name"], value), name=m["name"], value=value, **ctx)
         if msg.startswith("NCCL version"):
-            m = _VERSION.search(msg)
+            m = _VERSION.match(msg)
             if not m:
                 return self.b.error(no, f"NCCL version line without a version number: {msg!r}")
             return once(NcclVersion, no, node, (pid, m["version"]), version=m["version"], cuda=m["cuda"], **ctx)
@@ -351,7 +358,7 @@ def parse(artefact: Artefact) -> ParseResult:
             used += 1
             state.line(no, artefact.node_for(h["host"]), int(h["pid"]), int(h["dev"]), h["level"],
                        h["src"], h["srcline"], h["msg"])
-        elif m := _VERSION.search(text):  # VERSION-level line: no host prefix
+        elif m := _BARE_VERSION.match(text):  # VERSION-level line: no host prefix
             used += 1
             state.once(NcclVersion, no, artefact.node, (None, m["version"]), version=m["version"], cuda=m["cuda"])
     state.finish()

@@ -107,7 +107,7 @@ def parse(artefact: Artefact) -> ParseResult:
     nccl_errors: list[dict[str, Any]] = []
     desync_ctx: dict[str, Any] = {}
 
-    for no, line, start, end in tl.marked_lines(artefact, tl.MARKER):
+    for no, line, start, end in tl.marked_lines(artefact, tl.MARKERS):
         node, grank = tl.line_context(artefact, line)
         if "WorkNCCL(" in line and ("Watchdog caught" in line or "blocking wait" in line):
             rec = _timeout(b, no, line, node, grank)

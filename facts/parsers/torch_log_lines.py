@@ -23,11 +23,12 @@ DETECT = re.compile(
 )
 
 # Substrings that put a line in front of the specific patterns below; everything else is
-# skipped without per-line Python work.
-MARKER = re.compile(
-    r"Watchdog caught collective|timed out in blocking wait|ast enqueued (?:NCCL )?work"
-    r"|failed \(exitcode: |Timeout at collective: |didn't (?:finish|join) collective"
-    r"|never joined any collectives|NCCL error|\bncc[l][A-Z]\w*Error: |Last error:"
+# skipped without per-line Python work (str.find is far faster than a regex alternation).
+MARKERS = (
+    "Watchdog caught collective", "timed out in blocking wait", "ast enqueued ", "failed (exitcode: ",
+    "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
+    "ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInternalError: ", "ncclInvalidArgument: ",
+    "ncclInvalidUsage: ", "ncclRemoteError: ",
 )
 
 # node17: [rank3]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog ...
@@ -113,19 +114,22 @@ TABLE_EXIT = re.compile(r"^(?P<exit>-?\d+) \(pid: (?P<pid>\d+)\)$")
 TABLE_SIGNAL = re.compile(r"Signal \d+ \((?P<sig>SIG\w+)\)")
 
 
-def marked_lines(artefact: Artefact, marker: re.Pattern[str]) -> Iterator[tuple[int, str, int, int]]:
-    """(1-based line, line, offsets of its start and end) for each line holding ``marker``; lines end at
-    '\\n' only, as in :meth:`Artefact.line_of`."""
+def marked_lines(artefact: Artefact, markers: tuple[str, ...]) -> Iterator[tuple[int, str, int, int]]:
+    """(1-based line, line, offsets of its start and end) for each line holding one of
+    ``markers``, in file order; lines end at '\\n' only, as in :meth:`Artefact.line_of`."""
     text = artefact.text
-    last_start = -1
-    for m in marker.finditer(text):
-        start = text.rfind("\n", 0, m.start()) + 1
-        if start == last_start:
-            continue
-        last_start = start
-        end = text.find("\n", m.end())
-        line = text[start:] if end == -1 else text[start:end]
-        yield artefact.line_of(start), line.rstrip("\r"), start, len(text) if end == -1 else end
+    spans: dict[int, int] = {}
+    for lit in markers:
+        pos = text.find(lit)
+        while pos != -1:
+            start = text.rfind("\n", 0, pos) + 1
+            end = text.find("\n", pos)
+            end = len(text) if end == -1 else end
+            spans[start] = end
+            pos = text.find(lit, end)
+    for start in sorted(spans):
+        end = spans[start]
+        yield artefact.line_of(start), text[start:end].rstrip("\r"), start, end
 
 
 def prev_line(text: str, start: int) -> str:

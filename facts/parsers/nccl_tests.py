@@ -1,0 +1,339 @@
+"""nccl-tests text output: what ``all_reduce_perf -b 8 -e 2G -f 2 -g 2`` (and the other
+``*_perf`` binaries of https://github.com/NVIDIA/nccl-tests) print on stdout.
+
+Sample content (nccl-tests 2.19.6 on a 2 x H200 host)::
+
+    # nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22809
+    # nThread 1 nGpus 2 minBytes 8 maxBytes 2147483648 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0
+    #  Rank  0 Group  0 Pid   1428 on         vm device  0 [0000:00:06] NVIDIA H200
+      2147483648     536870912     float     sum      -1  6318.05  339.90  339.90       0  6322.67  339.65  339.65       0
+    # Avg bus bandwidth    : 95.4419
+
+Older releases differ: before 2.13 there is no version line, no ``Group``, the bus is printed
+alone (``[0x1b]``), the leading columns depend on the collective (``redop``, ``root``, both or
+neither) and the last column of each half is ``error`` (max deviation, ``0e+00``) instead of
+``#wrong``; 2.19 adds per-iteration columns (``-P``) and a trailing timestamp (``-S``). The
+column header of each run says which set follows, so rows are read by that header.
+
+A file may hold several runs one after another (a run starts at ``# nccl-tests version``,
+``# Collective test starting`` or ``# nThread``) and other text (mpirun warnings, a shell
+prompt, NCCL INFO lines): only nccl-tests' own lines are taken.
+
+Facts emitted (classes in :mod:`nccl_tests_facts`): ``nccl_test_run`` per run (evidence: its
+first line), ``nccl_test_rank`` per rank line, ``nccl_test_row`` per table row,
+``nccl_test_failure`` per ``Test NCCL|CUDA failure`` / ``Test failure`` line.
+
+Empty input, or text without nccl-tests lines, yields no facts: no test was run, which says
+nothing about the fabric. A run without its footer has ``status`` None (cut short or still running).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from stethoscope.facts.ids import pci_bus_id
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+from stethoscope.facts.parsers.nccl_tests_facts import (
+    NcclTestFailure,
+    NcclTestRank,
+    NcclTestRow,
+    NcclTestRun,
+    nccl_version_str,
+    normalise_collective,
+    summarise_rows,
+)
+
+KIND = "nccl_tests"
+
+__all__ = ["KIND", "detect", "parse", "NcclTestRun", "NcclTestRank", "NcclTestRow", "NcclTestFailure"]
+
+# detect(): a line only nccl-tests prints, anywhere in the head.
+# # nThread 1 nGpus 2 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 ...
+# vm: Test NCCL failure common.cu:1550 'invalid usage (run with NCCL_DEBUG=WARN for details) / '
+_DETECT = re.compile(
+    r"^# (?:nccl-tests version \S+ nccl-headers=|Collective test starting: \S+|nThread \d+ nGpus \d+ minBytes )"
+    r"|^#\s+size\s+count\s+type\s"
+    r"|^\S+: Test (?:NCCL|CUDA) failure \S+:\d+ '",
+    re.M,
+)
+
+# Whole-text scan: every line nccl-tests prints, one named alternative per line kind.
+_LINE = re.compile(
+    # # nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22809
+    r"^# nccl-tests version (?P<tver>\S+) nccl-headers=\d+ nccl-library=(?P<lib>\S+)[^\n]*"
+    # # Collective test starting: all_reduce_perf
+    r"|^# Collective test starting: (?P<start>\S+)[^\n]*"
+    # # nThread 1 nGpus 2 minBytes 8 maxBytes 1048576 step: 4(factor) warmup iters: 5 iters: 20 validation: 1
+    r"|^# (?P<nthread>nThread [^\n]*)"
+    # #  Rank  0 Group  0 Pid   1633 on         vm device  0 [0000:00:06] NVIDIA H200
+    # #   Rank  0 Pid   1129 on         vm device  0 [0x00] NVIDIA H200
+    r"|^# +(?P<rank>Rank [^\n]*)"
+    # #       size         count      type   redop    root     time   algbw   busbw  #wrong     time ...
+    r"|^#\s+size\s+count\s+type(?P<header>[^\n]*)"
+    #            8             2     float     sum      -1    13.54    0.00    0.00       0    13.06 ...
+    r"|^(?P<row> *\d+ +\d+ +[A-Za-z_]\w* [^\n]*)"
+    # # Out of bounds values : 0 OK
+    r"|^# Out of bounds values\s*: *(?P<oob>[^\n]*)"
+    # # Avg bus bandwidth    : 95.4419
+    r"|^# Avg bus bandwidth\s*: *(?P<avg>[^\n]*)"
+    # vm: Test NCCL failure common.cu:1550 'invalid usage (run with NCCL_DEBUG=WARN for details) / '
+    r"|^(?P<fhost>\S+): Test (?P<ftype>NCCL|CUDA) failure (?P<ffile>[^\s:]+):(?P<fline>\d+) (?P<fmsg>[^\n]*)"
+    #  .. vm pid 1633: Test failure common.cu:1454
+    r"|^ \.\. (?P<thost>\S+) pid (?P<tpid>\d+): Test failure (?P<tfile>[^\s:]+):(?P<tline>\d+)[^\n]*"
+    # # Collective test concluded: all_reduce_perf      # Using devices      #
+    # #        (B)    (elements)  ...   # Writing JSON output to ...   # Blocking Enabled: ...
+    r"|^(?P<other>#(?: Collective test concluded: | Using devices| +\(B\)| +out-of-place| Writing JSON output"
+    r"| Blocking Enabled| Parallel Init| Per-Iteration Report| GPU memory usage| error: | Reducing maxBytes)[^\n]*|#[ \t]*$)",
+    re.M,
+)
+
+# nThread 1 nGpus 2 minBytes 8 maxBytes 2147483648 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0
+_NTHREAD = re.compile(
+    r"nThread (?P<threads>\d+) nGpus (?P<gpus>\d+) minBytes (?P<min>\d+) maxBytes (?P<max>\d+) "
+    r"step: (?P<step>\d+)\((?:factor|bytes)\) warmup iters: (?P<warmup>\d+)\s+iters: (?P<iters>\d+)"
+    r"(?:.*?validation: (?P<validation>\d+))?"
+)
+
+# Rank  0 Group  0 Pid   1633 on         vm device  0 [0000:00:06] NVIDIA H200
+# Rank  1 Group  0 Pid    798 on       hw14 device  1 [0x34] NVIDIA H800
+_RANK = re.compile(
+    r"Rank +(?P<rank>\d+)(?: +Group +(?P<group>\d+))? +Pid +(?P<pid>\d+) on +(?P<host>\S+) "
+    r"device +(?P<device>\d+) \[(?P<bus>[0-9a-fA-Fx:]+)\] (?P<name>.*?)\s*$"
+)
+
+# 0 OK          2 FAILED
+_OOB = re.compile(r"(?P<count>-?\d+)(?: +(?P<status>OK|FAILED))?\s*$")
+# 95.4419          1.2e+02 FAILED
+_AVG = re.compile(r"(?P<bw>\S+)(?: +(?P<check>OK|FAILED))?\s*$")
+# 'invalid usage (run with NCCL_DEBUG=WARN for details) / '
+_QUOTED = re.compile(r"^'(?P<msg>.*)'\s*$")
+#   ... 0  2025-10-17 12:00:01   (-S: a timestamp after the in-place columns)
+_TIMESTAMP = re.compile(r"\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s*$")
+
+_WRONG_NAMES = ("#wrong", "error")
+
+
+@dataclass
+class _Run:
+    line: int
+    collective: str | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
+    lead: list[str] | None = None  # columns between "type" and the measurements
+    per_side: int = 4  # time algbw busbw #wrong (+ i_min i_max i_p99 i_cv% with -P)
+    max_error: bool = False  # last column of each half is "error" (before 2.13)
+    timestamp: bool = False
+    ranks: list[tuple[int, dict[str, Any], str]] = field(default_factory=list)
+    rows: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    failures: list[tuple[int, dict[str, Any], str]] = field(default_factory=list)
+    stage: int = 0  # 1 version seen, 2 start seen, 3 nThread seen, 4 ranks/rows/footer seen
+
+
+def detect(head: str) -> bool:
+    return _DETECT.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    builder = FactBuilder(artefact, result)
+    runs: list[_Run] = []
+    orphans: list[tuple[int, dict[str, Any], str]] = []
+    used = 0
+
+    def open_run(line: int, stage: int) -> _Run:
+        # a version line is followed by "starting" and "nThread": same run while in that order
+        if runs and runs[-1].stage < stage and runs[-1].stage in (1, 2) and stage <= 3:
+            runs[-1].stage = stage
+            return runs[-1]
+        run = _Run(line=line, stage=stage)
+        runs.append(run)
+        return run
+
+    for line_no, m in iter_matches(_LINE, artefact):
+        kind = m.lastgroup  # the outermost group of the alternative that matched
+        run = runs[-1] if runs else None
+        if kind == "lib":
+            run = open_run(line_no, 1)
+            run.fields["nccl_tests_version"] = m["tver"]
+            run.fields["nccl_version"] = _version(m["lib"])
+        elif kind == "start":
+            run = open_run(line_no, 2)
+            run.collective = normalise_collective(m["start"])
+        elif kind == "nthread":
+            run = open_run(line_no, 3)
+            _read_nthread(builder, line_no, m["nthread"], run)
+        elif kind in ("fmsg", "tline"):
+            (run.failures if run else orphans).append(_failure(m, line_no))
+        elif run is None:
+            continue  # a table line outside any run is not ours
+        elif kind == "rank":
+            run.stage = 4
+            _read_rank(builder, line_no, m["rank"], run)
+        elif kind == "header":
+            run.stage = 4
+            _read_header(m["header"], run)
+        elif kind == "row":
+            if run.lead is None:
+                continue  # digits outside a results table
+            run.stage = 4
+            _read_row(builder, line_no, m["row"], run)
+        elif kind == "oob":
+            run.stage = 4
+            om = _OOB.match(m["oob"])
+            if om is None:
+                builder.error(line_no, f"out-of-bounds count is not a number: {m['oob']!r}")
+            else:
+                run.fields["out_of_bounds"] = int(om["count"])
+                run.fields["status"] = om["status"] or ("FAILED" if int(om["count"]) else "OK")
+        elif kind == "avg":
+            run.stage = 4
+            am = _AVG.match(m["avg"])
+            bw = _float(am["bw"]) if am else None
+            if bw is None:
+                builder.error(line_no, f"average bus bandwidth is not a number: {m['avg']!r}")
+            else:
+                run.fields["avg_busbw"] = bw
+                run.fields["avg_busbw_check"] = am["check"]
+        used += 1
+
+    for line_no, fields, host in orphans:
+        fields = {k: v for k, v in fields.items() if k != "_summary"}
+        builder.add(NcclTestFailure, line_no, node=artefact.node_for(host), run_id=None, **fields)
+    for run in runs:
+        _emit(builder, artefact, run)
+    result.lines_used = used
+    return result
+
+
+def _version(raw: str) -> str | None:
+    return nccl_version_str(int(raw)) if raw.isdigit() else None
+
+
+def _read_nthread(builder: FactBuilder, line_no: int, text: str, run: _Run) -> None:
+    m = _NTHREAD.match(text)
+    if m is None:
+        builder.error(line_no, "nThread line without the expected numbers")
+        return
+    run.fields.update(
+        n_threads=int(m["threads"]), n_gpus=int(m["gpus"]), min_bytes=int(m["min"]), max_bytes=int(m["max"]),
+        warmup_iters=int(m["warmup"]), iters=int(m["iters"]),
+        validation=int(m["validation"]) if m["validation"] else None,
+    )
+
+
+def _read_rank(builder: FactBuilder, line_no: int, text: str, run: _Run) -> None:
+    m = _RANK.match(text)
+    if m is None:
+        builder.error(line_no, "rank line without rank, pid, host, device and bus id")
+        return
+    bus = m["bus"]
+    try:
+        # [0x1b]: nccl-tests before 2.17 printed only prop.pciBusID
+        busid = pci_bus_id(f"0000:{int(bus, 16):02x}:00.0" if ":" not in bus else bus)
+    except ValueError:
+        builder.error(line_no, f"bad PCI bus id {bus!r}")
+        return
+    fields = dict(rank=int(m["rank"]), group=int(m["group"]) if m["group"] else None, pid=int(m["pid"]),
+                  host=m["host"], device=int(m["device"]), pci_bus_id=busid, gpu_name=m["name"])
+    run.ranks.append((line_no, fields, m["host"]))
+
+
+def _read_header(text: str, run: _Run) -> None:
+    names = text.split()
+    first = next((i for i, n in enumerate(names) if n in ("time", "cputime")), len(names))
+    run.lead = names[:first]
+    run.per_side = 8 if "i_min" in names else 4
+    run.max_error = "error" in names and "#wrong" not in names
+    run.timestamp = "timestamp" in names
+
+
+def _read_row(builder: FactBuilder, line_no: int, text: str, run: _Run) -> None:
+    if run.timestamp:
+        text = _TIMESTAMP.sub("", text)
+    tok = text.split()
+    n = 2 * run.per_side
+    lead = tok[3:-n] if len(tok) >= 3 + n else None
+    if lead is None or len(lead) > len(run.lead or ()):
+        builder.error(line_no, f"results row has {len(tok)} columns, header wants {3 + len(run.lead or ()) + n}")
+        return
+    fields: dict[str, Any] = dict(collective=run.collective, size_bytes=int(tok[0]), count=int(tok[1]),
+                                  dtype=tok[2], redop=None, root=None)
+    if len(lead) == len(run.lead or ()):
+        named = dict(zip(run.lead or (), lead))
+    else:  # alltoall before 2.13 printed an empty redop: place what is there by its form
+        named = {("root" if re.fullmatch(r"-?\d+", v) else "redop"): v for v in lead}
+    if "redop" in named:
+        fields["redop"] = None if named["redop"] in ("none", "") else named["redop"]
+    if "root" in named:
+        if not re.fullmatch(r"-?\d+", named["root"]):
+            builder.error(line_no, f"root is not a number: {named['root']!r}")
+            return
+        fields["root"] = None if int(named["root"]) < 0 else int(named["root"])
+    meas = tok[-n:]
+    for side, vals in (("oop", meas[: run.per_side]), ("ip", meas[run.per_side:])):
+        nums = [_float(v) for v in vals[:3]]
+        if None in nums:
+            bad = vals[nums.index(None)]
+            builder.error(line_no, f"{side} {('time', 'algbw', 'busbw')[nums.index(None)]} is not a number: {bad!r}")
+            return
+        fields[f"{side}_time_us"], fields[f"{side}_algbw"], fields[f"{side}_busbw"] = nums
+        wrong = vals[3]
+        value = None if wrong == "N/A" else _float(wrong)
+        if wrong != "N/A" and value is None:
+            builder.error(line_no, f"{side} {_WRONG_NAMES[run.max_error]} is not a number: {wrong!r}")
+            return
+        if run.max_error:
+            fields[f"{side}_max_error"] = value
+        else:
+            fields[f"{side}_wrong"] = None if value is None else int(value)
+    run.rows.append((line_no, fields))
+
+
+def _failure(m: re.Match[str], line_no: int) -> tuple[int, dict[str, Any], str]:
+    if m["fhost"] is not None:
+        q = _QUOTED.match(m["fmsg"])
+        msg = q["msg"] if q else m["fmsg"].strip()
+        err, _, last = msg.partition(" / ") if m["ftype"] == "NCCL" else ("", "", "")
+        # NCCL >= 2.13 builds print 'error string / ncclGetLastError()'
+        fields = dict(host=m["fhost"], pid=None, failure_type=m["ftype"].lower(), source_file=m["ffile"],
+                      source_line=int(m["fline"]), message=msg, nccl_error=err.strip() or None,
+                      last_error=last.strip() or None,
+                      _summary=f"Test {m['ftype']} failure {m['ffile']}:{m['fline']} {m['fmsg'].strip()}")
+        return line_no, fields, m["fhost"]
+    fields = dict(host=m["thost"], pid=int(m["tpid"]), failure_type="test", source_file=m["tfile"],
+                  source_line=int(m["tline"]), message="Test failure", nccl_error=None, last_error=None,
+                  _summary=f"Test failure {m['tfile']}:{m['tline']}")
+    return line_no, fields, m["thost"]
+
+
+def _float(raw: str) -> float | None:
+    try:
+        return float(raw)
+    except ValueError:
+        return None
+
+
+def _emit(builder: FactBuilder, artefact: Artefact, run: _Run) -> None:
+    f = run.fields
+    hosts = {h for _, _, h in run.ranks}
+    summary = summarise_rows([r for _, r in run.rows])
+    failures = [fl for _, fl, _ in run.failures]
+    message = next((fl["_summary"] for fl in failures if fl["failure_type"] != "test"), None)
+    message = message or next((fl["_summary"] for fl in failures), None)
+    if message is None and f.get("status") == "FAILED":
+        message = f"Out of bounds values : {f.get('out_of_bounds')} FAILED"
+    if message is None and f.get("avg_busbw_check") == "FAILED":
+        message = f"Avg bus bandwidth : {f.get('avg_busbw')} FAILED"
+    failed = bool(failures) or f.get("status") == "FAILED" or f.get("avg_busbw_check") == "FAILED"
+    node = artefact.node_for(next(iter(hosts))) if len(hosts) == 1 else artefact.node
+    fact = builder.add(
+        NcclTestRun, run.line, node=node, collective=run.collective, nranks=len(run.ranks), hosts=len(hosts),
+        failed=failed, failure_message=message, **f, **summary,
+    )
+    for line_no, fields, host in run.ranks:
+        builder.add(NcclTestRank, line_no, node=artefact.node_for(host), run_id=fact.id, **fields)
+    for line_no, fields in run.rows:
+        builder.add(NcclTestRow, line_no, node=node, run_id=fact.id, **fields)
+    for line_no, fields, host in run.failures:
+        fields = {k: v for k, v in fields.items() if k != "_summary"}
+        builder.add(NcclTestFailure, line_no, node=artefact.node_for(host), run_id=fact.id, **fields)

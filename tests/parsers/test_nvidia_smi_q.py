@@ -1,0 +1,312 @@
+"""nvidia-smi -q (text) and -q -x (XML) parsers: real H200 captures, older-driver variants,
+text/XML equivalence, malformed values, mixed terminal pastes."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import nvidia_smi_q as q
+from stethoscope.facts.parsers import nvidia_smi_xml as x
+from stethoscope.facts.parsers.base import Artefact
+
+ROOT = Path(__file__).resolve().parents[2]
+QDIR = ROOT / "fixtures/artefacts/nvidia_smi_q"
+XDIR = ROOT / "fixtures/artefacts/nvidia_smi_xml"
+OBS = Path("/work/shared/observations/h200-x2")
+G0, G1 = "0000:00:06.0", "0000:00:07.0"
+
+
+def run(mod, path: Path, text: str | None = None):
+    art = Artefact(path=path.name, text=path.read_text() if text is None else text, node="node1")
+    return art, mod.parse(art)
+
+
+def facts(result, kind: str, bus: str | None = None, **match):
+    return [f for f in result.facts if f.kind == kind and (bus is None or f.pci_bus_id == bus)
+            and all(getattr(f, k) == v for k, v in match.items())]
+
+
+def one(result, kind: str, bus: str | None = None, **match):
+    found = facts(result, kind, bus, **match)
+    assert len(found) == 1, (kind, bus, match, found)
+    return found[0]
+
+
+def view(f) -> dict:
+    v = f.rule_view()
+    v.pop("id")
+    return v
+
+
+# ---- detect ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mod,head,expected", [
+    (q, "\n==============NVSMI LOG==============\n\nTimestamp : x\n", True),
+    (q, "root@node1:~# nvidia-smi -q\n==============NVSMI LOG==============\n", True),
+    (q, "Failed to parse --display/-d flags\n", False),
+    (q, "<nvidia_smi_log>\n", False),
+    (q, "==============XPUSMI LOG==============\n", False),
+    (x, '<?xml version="1.0" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v13.dtd">\n<nvidia_smi_log>\n', True),
+    (x, "$ nvidia-smi -q -x\n<nvidia_smi_log>\n", True),
+    (x, "==============NVSMI LOG==============\n", False),
+    (x, '<system version="2">\n  <cpu host_hash="0x1" numaid="0">\n', False),
+])
+def test_detect_rows(mod, head, expected):
+    assert mod.detect(head) is expected
+
+
+def test_detect_over_every_real_capture():
+    for path in sorted(p for p in OBS.rglob("*") if p.is_file()):
+        head = path.read_bytes()[:65536].decode("utf-8", "replace")
+        is_text = path.name.startswith("nvidia-smi-q") and path.suffix == ".txt" and "PCIE" not in path.name
+        assert q.detect(head) is is_text, path
+        assert x.detect(head) is (path.name == "nvidia-smi-q.xml"), path
+
+
+# ---- real captures ---------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def real_text():
+    return run(q, QDIR / "nvidia-smi-q.txt")
+
+
+@pytest.fixture(scope="module")
+def real_xml():
+    return run(x, XDIR / "nvidia-smi-q.xml")
+
+
+@pytest.mark.parametrize("fixture", ["real_text", "real_xml"])
+def test_real_capture_values(fixture, request):
+    art, r = request.getfixturevalue(fixture)
+    assert r.errors == []
+    assert r.lines_used >= len(art.lines) - 2
+    info = one(r, "gpu_info", G0)
+    assert (info.index, info.name, info.uuid, info.serial, info.vbios) == (
+        0, "NVIDIA H200", "GPU-5cc6fa16-d7a0-98bf-3d43-f0337652e85f", "1653724056161", "96.00.A5.00.1A")
+    assert (info.driver_version, info.cuda_version, info.product_architecture) == ("580.159.04", "13.0", "Hopper")
+    assert info.persistence_mode is True and info.recovery_action == "None" and info.node == "node1"
+    assert one(r, "gpu_info", G1).index == 1
+    assert one(r, "gpu_info", G1).uuid == "GPU-917f22bd-ff0d-bb99-872f-9d9d05a6faaf"
+    reasons = facts(r, "gpu_clock_reason", G0)
+    assert [f.reason for f in reasons] == [
+        "gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "hw_thermal_slowdown",
+        "hw_power_brake_slowdown", "sync_boost", "sw_thermal_slowdown", "display_clock_setting"]
+    assert [f.reason for f in reasons if f.active] == ["gpu_idle"]
+    assert {f.section_name for f in reasons} == {"Clocks Event Reasons"}
+    assert one(r, "gpu_clock_reason", G0, reason="sw_power_cap").counter_us == 0
+    assert one(r, "gpu_clock_reason", G0, reason="gpu_idle").counter_us is None
+    t = one(r, "gpu_temperature", G1)
+    assert (t.gpu_temp_c, t.memory_temp_c, t.tlimit_c, t.shutdown_tlimit_c, t.slowdown_tlimit_c) == (33, 33, 54, -8, -2)
+    assert t.shutdown_c is None and t.max_operating_c is None  # R580 prints T.Limit-relative limits only
+    p = one(r, "gpu_power", G0)
+    assert (p.current_limit_w, p.enforced_limit_w, p.default_limit_w, p.min_limit_w, p.max_limit_w) == (
+        700.0, 700.0, 700.0, 200.0, 700.0)
+    assert 70 < p.draw_w < 90
+    mode = one(r, "gpu_ecc_mode", G0)
+    assert (mode.current_enabled, mode.pending_enabled) == (True, True)
+    ecc = facts(r, "gpu_ecc_count", G0)
+    assert len(ecc) == 10 and all(f.count == 0 for f in ecc)
+    assert {(f.scope, f.error_type, f.location) for f in ecc} == {
+        (s, t, loc) for s in ("volatile", "aggregate") for t, loc in [
+            ("correctable", "sram"), ("uncorrectable", "sram_parity"), ("uncorrectable", "sram_secded"),
+            ("correctable", "dram"), ("uncorrectable", "dram")]}
+    assert one(r, "gpu_ecc_threshold", G0).sram_threshold_exceeded is False
+    assert one(r, "gpu_memory_repair", G0).unrepairable_memory is False
+    pages = one(r, "gpu_retired_pages", G0)
+    assert (pages.sbe_pages, pages.dbe_pages, pages.pending) == (None, None, None)
+    remap = one(r, "gpu_row_remap", G0)
+    assert (remap.correctable_rows, remap.uncorrectable_rows, remap.pending, remap.failure) == (0, 0, False, False)
+    assert (remap.bank_max, remap.bank_high, remap.bank_partial, remap.bank_low, remap.bank_none) == (3072, 0, 0, 0, 0)
+    link = one(r, "gpu_pcie_link", G1)
+    assert (link.gen_current, link.gen_max, link.gen_device_max, link.width_current, link.width_max) == (5, 5, 5, 16, 16)
+    assert (link.replay_counter, link.replay_rollover, link.gen_host_max) == (0, 0, None)
+    fab = one(r, "gpu_fabric", G0)
+    assert (fab.state, fab.status, fab.clique_id, fab.cluster_uuid) == (
+        "Completed", "Success", "0", "00000000-0000-0000-0000-000000000000")
+
+
+def test_real_text_evidence_lines(real_text):
+    art, r = real_text
+    ev = {f.kind: f.evidence for f in facts(r, "gpu_info", G0) + facts(r, "gpu_row_remap", G0)
+          + facts(r, "gpu_pcie_link", G0) + facts(r, "gpu_temperature", G0) + facts(r, "gpu_power", G0)}
+    assert (ev["gpu_info"].line, ev["gpu_info"].text) == (9, "GPU 00000000:00:06.0")
+    assert ev["gpu_row_remap"].text.split() == ["Pending", ":", "No"] and ev["gpu_row_remap"].line == 178
+    assert ev["gpu_pcie_link"].text.split() == ["Current", ":", "5"] and ev["gpu_pcie_link"].line == 76
+    assert ev["gpu_temperature"].text.strip().startswith("GPU Current Temp")
+    assert ev["gpu_power"].text.strip() == "GPU Power Readings"
+    hw = one(r, "gpu_clock_reason", G0, reason="hw_thermal_slowdown").evidence
+    assert (hw.line, hw.text.split(":")[0].strip()) == (99, "HW Thermal Slowdown")
+    for f in r.facts:  # every evidence line is the verbatim line of the file
+        assert art.lines[f.evidence.line - 1] == f.evidence.text
+
+
+def test_real_xml_evidence_lines(real_xml):
+    art, r = real_xml
+    assert one(r, "gpu_info", G1).evidence.line == 550
+    assert one(r, "gpu_info", G1).evidence.text == '\t<gpu id="00000000:00:07.0">'
+    assert one(r, "gpu_clock_reason", G0, reason="gpu_idle").evidence.line == 110
+    assert one(r, "gpu_row_remap", G1).evidence.text.strip() == "<remapped_row_pending>No</remapped_row_pending>"
+    assert one(r, "gpu_temperature", G0).evidence.line == 226
+    assert one(r, "gpu_pcie_link", G1).evidence.text.strip() == "<current_link_gen>5</current_link_gen>"
+    for f in r.facts:
+        assert art.lines[f.evidence.line - 1] == f.evidence.text
+
+
+def _comparable(result, skip=("draw_w", "average_draw_w")):
+    return sorted(str({k: v for k, v in view(f).items() if k not in skip}) for f in result.facts)
+
+
+def test_text_and_xml_give_the_same_facts_h200(real_text, real_xml):
+    # the two captures are seconds apart: only the power draw moved
+    assert _comparable(real_text[1]) == _comparable(real_xml[1])
+
+
+def test_text_and_xml_give_the_same_facts_old_driver():
+    _, rt = run(q, QDIR / "v100_r470_q_i1.txt")
+    _, rx = run(x, XDIR / "v100_r470_q_i1.xml")
+    assert rt.errors == rx.errors == []
+    assert _comparable(rt, skip=()) == _comparable(rx, skip=())
+
+
+@pytest.mark.parametrize("name,kinds", [
+    ("nvidia-smi-q-PERFORMANCE.txt", {"gpu_info", "gpu_clock_reason"}),
+    ("nvidia-smi-q-ECC.txt", {"gpu_info", "gpu_ecc_mode", "gpu_ecc_count", "gpu_ecc_threshold", "gpu_memory_repair"}),
+    ("nvidia-smi-q-TEMPERATURE.txt", {"gpu_info", "gpu_temperature"}),
+    ("nvidia-smi-q-POWER.txt", {"gpu_info", "gpu_power"}),
+    ("nvidia-smi-q-ROW_REMAPPER.txt", {"gpu_info", "gpu_row_remap"}),
+    ("nvidia-smi-q-PAGE_RETIREMENT.txt", {"gpu_info", "gpu_retired_pages"}),
+    ("nvidia-smi-q-CLOCK.txt", {"gpu_info"}),
+])
+def test_display_sections(name, kinds):
+    art, r = run(q, QDIR / name)
+    assert r.errors == [] and {f.kind for f in r.facts} == kinds
+    assert r.lines_used == len(art.lines) - 2  # all but the leading and the trailing blank line
+    assert one(r, "gpu_info", G0).name is None  # -d prints no identity lines
+
+
+def test_performance_after_counter():
+    _, r = run(q, QDIR / "nvidia-smi-q-PERFORMANCE-after.txt")
+    f = one(r, "gpu_clock_reason", G0, reason="sw_power_cap")
+    assert (f.active, f.counter_us) == (False, 404450)
+
+
+def test_pcie_display_flag_rejected_is_no_information():
+    art, r = run(q, QDIR / "nvidia-smi-q-PCIE.txt")
+    assert art.text.strip() == "Failed to parse --display/-d flags"
+    assert (r.facts, r.errors, r.lines_used) == ([], [], 0)
+
+
+@pytest.mark.parametrize("mod,text", [(q, ""), (x, ""), (q, "\n\n"), (x, "<nvidia_smi_log></nvidia_smi_log>")])
+def test_empty_input(mod, text):
+    r = mod.parse(Artefact(path="empty", text=text))
+    assert r.facts == [] and r.errors == []
+
+
+# ---- variants ----------------------------------------------------------------------------
+
+def test_old_driver_throttle_reasons_and_layout():
+    _, r = run(q, QDIR / "v100_r470_q_i1.txt")
+    bus = "0000:1c:00.0"
+    assert r.errors == []
+    assert one(r, "gpu_info", bus).index is None  # -i 1 of 8 attached GPUs: order is not the index
+    reasons = facts(r, "gpu_clock_reason", bus)
+    assert len(reasons) == 9 and {f.section_name for f in reasons} == {"Clocks Throttle Reasons"}
+    assert one(r, "gpu_clock_reason", bus, reason="hw_power_brake_slowdown").active is False
+    assert one(r, "gpu_ecc_mode", bus).current_enabled is True  # "Ecc Mode"
+    sbe = one(r, "gpu_ecc_count", bus, scope="aggregate", error_type="correctable", location="device_memory")
+    assert sbe.count == 3 and sbe.evidence.text.strip() == "Device Memory             : 3"
+    assert one(r, "gpu_ecc_count", bus, scope="volatile", error_type="correctable", location="texture_shared").count is None
+    assert len(facts(r, "gpu_ecc_count", bus)) == 32
+    t = one(r, "gpu_temperature", bus)
+    assert (t.gpu_temp_c, t.shutdown_c, t.slowdown_c, t.max_operating_c, t.max_memory_c) == (29, 90, 87, 83, 85)
+    p = one(r, "gpu_power", bus)
+    assert (p.draw_w, p.current_limit_w, p.enforced_limit_w, p.max_limit_w) == (25.13, 250.0, 250.0, 250.0)
+    assert p.evidence.text.strip() == "Power Readings"
+    pages = one(r, "gpu_retired_pages", bus)
+    assert (pages.sbe_pages, pages.dbe_pages, pages.pending) == (1, 0, False)
+    assert facts(r, "gpu_row_remap") == [] and facts(r, "gpu_fabric") == []  # "Remapped Rows : N/A"
+
+
+def test_hw_thermal_slowdown_active_and_volatile_dbe():
+    _, r = run(q, QDIR / "v100_r470_hw_thermal_dbe.txt")
+    bus = "0000:1c:00.0"
+    active = {f.reason for f in facts(r, "gpu_clock_reason", bus) if f.active}
+    assert active == {"hw_slowdown", "hw_thermal_slowdown"}
+    f = one(r, "gpu_clock_reason", bus, reason="hw_thermal_slowdown")
+    assert f.evidence.text.strip() == "HW Thermal Slowdown           : Active" and f.evidence.line == 74
+    dbe = one(r, "gpu_ecc_count", bus, scope="volatile", error_type="uncorrectable", location="device_memory")
+    assert dbe.count == 2
+    assert one(r, "gpu_retired_pages", bus).pending is True
+    assert one(r, "gpu_temperature", bus).gpu_temp_c == 88
+
+
+def test_h200_volatile_dram_uncorrectable():
+    _, r = run(q, QDIR / "h200_ecc_dbe_volatile.txt")
+    assert one(r, "gpu_ecc_count", G0, scope="volatile", error_type="uncorrectable", location="dram").count == 2
+    assert one(r, "gpu_ecc_count", G1, scope="volatile", error_type="uncorrectable", location="dram").count == 0
+
+
+def test_remapped_rows_pending():
+    _, r = run(q, QDIR / "h200_remap_pending.txt")
+    f = one(r, "gpu_row_remap", G0)
+    assert (f.uncorrectable_rows, f.pending, f.failure, f.bank_max, f.bank_partial) == (4, True, False, 3071, 1)
+    assert f.evidence.line == 15 and f.evidence.text.split() == ["Pending", ":", "Yes"]
+    assert one(r, "gpu_row_remap", G1).pending is False
+
+
+def test_pcie_downtrained_link():
+    _, r = run(q, QDIR / "h200_pcie_gen4_x8.txt")
+    f = one(r, "gpu_pcie_link", G0)
+    assert (f.gen_current, f.gen_max, f.width_current, f.width_max) == (4, 5, 8, 16)
+    assert f.evidence.text.split() == ["Current", ":", "4"]
+    assert one(r, "gpu_info", G0).index == 0  # 2 attached, 2 listed
+
+
+@pytest.mark.parametrize("mod,path,line", [
+    (q, QDIR / "malformed_pcie_gen.txt", 22),
+    (x, XDIR / "malformed_pcie_gen.xml", 12),
+])
+def test_malformed_value_is_a_parse_error(mod, path, line):
+    art, r = run(mod, path)
+    assert len(r.errors) == 1
+    err = r.errors[0]
+    assert (err.path, err.line) == (path.name, line) and "banana" in err.message
+    assert "banana" in art.lines[line - 1]
+    f = one(r, "gpu_pcie_link", G0)
+    assert f.gen_current is None and f.gen_max == 5  # the rest of the GPU is still read
+
+
+def test_mixed_terminal_session_text():
+    art, r = run(q, QDIR / "mixed_terminal_session.txt")
+    assert r.errors == []
+    assert {f.kind for f in r.facts} == {"gpu_info", "gpu_temperature"}
+    assert r.lines_used == 28  # lines 2-29: banner .. last temperature line; not prompts nor dmesg
+    t = one(r, "gpu_temperature", G0)
+    assert t.gpu_temp_c == 32 and t.evidence.line == 11
+    assert all(not f.evidence.text.startswith(("root@", "[")) for f in r.facts)
+
+
+def test_mixed_terminal_session_xml():
+    real = (XDIR / "nvidia-smi-q.xml").read_text()
+    text = "root@node1:~# nvidia-smi -q -x\n" + real + "root@node1:~# dmesg | tail -1\n[  12.3] NVRM: x\n"
+    art, r = run(x, XDIR / "nvidia-smi-q.xml", text=text)
+    assert r.errors == [] and r.lines_used == 1092
+    assert one(r, "gpu_info", G1).evidence.line == 551
+    for f in r.facts:
+        assert art.lines[f.evidence.line - 1] == f.evidence.text
+
+
+def test_xml_entities_are_not_expanded():
+    _, r = run(x, XDIR / "entity_expansion.xml")
+    assert r.facts == []
+    assert len(r.errors) == 1 and r.errors[0].line == 8 and "undefined entity" in r.errors[0].message
+
+
+def test_truncated_xml_keeps_complete_gpus():
+    real = (XDIR / "nvidia-smi-q.xml").read_text()
+    cut = real[: real.index('<gpu id="00000000:00:07.0">') + 200]
+    _, r = run(x, XDIR / "nvidia-smi-q.xml", text=cut)
+    assert len(r.errors) == 1 and "malformed" in r.errors[0].message
+    assert one(r, "gpu_info", G0).name == "NVIDIA H200"
+    assert one(r, "gpu_temperature", G0).gpu_temp_c == 32

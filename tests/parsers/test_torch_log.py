@@ -1,0 +1,231 @@
+"""torch_log: real captures as they are, public watchdog/elastic formats, malformed lines."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import torch_log
+from stethoscope.facts.parsers.base import Artefact
+
+ROOT = Path(__file__).resolve().parents[2]
+FIX = ROOT / "fixtures/artefacts/torch_log"
+OBS = Path("/work/shared/observations/h200-x2")
+
+
+def parse_file(name: str, node: str = "node1"):
+    path = FIX / name
+    return torch_log.parse(Artefact(path=f"torch_log/{name}", text=path.read_text(), node=node))
+
+
+def parse_text(text: str, node: str = "node1"):
+    return torch_log.parse(Artefact(path="t.log", text=text, node=node))
+
+
+def of(result, kind):
+    return [f for f in result.facts if f.kind == kind]
+
+
+def test_real_healthy_ddp_log_gives_no_facts():
+    r = parse_file("ddp_allreduce_ok.log", node="vm")
+    assert r.facts == [] and r.errors == []
+    assert r.lines_used == 4  # the torchrun banner; the NCCL INFO lines belong to nccl_log
+
+
+def test_detect_on_every_real_capture():
+    for path in sorted(OBS.rglob("*")):
+        if path.is_file() and path.suffix != ".md":  # the README quotes the captures
+            head = path.read_text(errors="replace")[:65536]
+            assert torch_log.detect(head) is (path.name == "ddp_allreduce_ok.log"), path
+
+
+# (line, rank, pg_rank, pg, seq_num, op_type, numel_in, numel_out, timeout_ms, elapsed_ms)
+WATCHDOG_ROWS = [
+    # PyTorch 2.4 (hiyouga/LlamaFactory#6269)
+    ("[rank4]:[E1206 18:44:12.755262105 ProcessGroupNCCL.cpp:607] [Rank 4] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7753, OpType=_REDUCE_SCATTER_BASE, NumelIn=544997376, NumelOut=68124672, Timeout(ms)=600000) ran for 600099 milliseconds before timing out.",
+     4, 4, None, 7753, "_REDUCE_SCATTER_BASE", 544997376, 68124672, 600000, 600099),
+    # PyTorch 1.13 (OFA-Sys/OFA#271): no NumelIn/Out, no rank prefix
+    ("[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=469508, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 milliseconds before timing out.",
+     1, 1, None, 469508, "ALLREDUCE", None, None, 1800000, 1802212),
+    # thread-terminated line carries the PG (NVIDIA/nccl#1504)
+    ("[rank1]:[E1103 07:34:57.462234381 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) Rank 1] Process group watchdog thread terminated with exception: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=COALESCED, NumelIn=18446744073709551615, NumelOut=18446744073709551615, Timeout(ms)=1800000) ran for 1800014 milliseconds before timing out.",
+     1, 1, "0", 1, "COALESCED", 18446744073709551615, 18446744073709551615, 1800000, 1800014),
+    # 1.x async error handling (NVIDIA/nccl#1438)
+    ("RuntimeError: NCCL communicator was aborted on rank 0.  Original reason for failure was: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=35582, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800366 milliseconds before timing out.",
+     0, 0, None, 35582, "ALLREDUCE", None, None, 1800000, 1800366),
+    # subgroup: global rank from the prefix, group rank from the message
+    ("[rank12]:[E218 04:54:23.1 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=87, OpType=ALLTOALL, NumelIn=3150848, NumelOut=3150848, Timeout(ms)=600000) ran for 600000 milliseconds before timing out.",
+     12, 0, None, 87, "ALLTOALL", 3150848, 3150848, 600000, 600000),
+]
+
+
+@pytest.mark.parametrize("line,rank,pg_rank,pg,seq,op,nin,nout,tmo,el", WATCHDOG_ROWS)
+def test_watchdog_timeout_line(line, rank, pg_rank, pg, seq, op, nin, nout, tmo, el):
+    r = parse_text(line)
+    assert r.errors == []
+    (f,) = of(r, "torch_watchdog_timeout")
+    assert (f.rank, f.pg_rank, f.pg, f.seq_num, f.op_type, f.numel_in, f.numel_out, f.timeout_ms, f.elapsed_ms) == (
+        rank, pg_rank, pg, seq, op, nin, nout, tmo, el)
+    assert f.evidence.line == 1 and f.evidence.text == line
+
+
+# (line, rank, pg, pg_name, enqueued, completed, timeout_seq)
+PROGRESS_ROWS = [
+    ("[rank0]:[E1206 18:44:16.994932383 ProcessGroupNCCL.cpp:1709] [PG 1 Rank 0] Timeout at NCCL work: 7753, last enqueued NCCL work: 7755, last completed NCCL work: 7752.",
+     0, "1", None, 7755, 7752, 7753),
+    ("[rank7]:[E816 01:45:40.184373931 ProcessGroupNCCL.cpp:1664] [PG 0 (default_pg) Rank 7] Exception (either an error or timeout) detected by watchdog at work: 80078, last enqueued NCCL work: 80078, last completed NCCL work: 80077.",
+     7, "0", "default_pg", 80078, 80077, 80078),
+    ("[rank118]:[E603 17:48:01.005538748 ProcessGroupNCCL.cpp:2268] [PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459 PG status: last enqueued work: 2398578, last completed work: 2398458",
+     118, "0", "default_pg", 2398578, 2398458, 2398459),
+    ("[rank1]:[E1103 07:34:57.460801783 ProcessGroupNCCL.cpp:1834] [PG ID 0 PG GUID 0(default_pg) Rank 1] Timeout at NCCL work: 1, last enqueued NCCL work: 1, last completed NCCL work: -1.",
+     1, "0", "default_pg", 1, -1, 1),
+    ("[rank0]:[E1213 17:24:49.328237228 ProcessGroupNCCL.cpp:1858] [PG ID 0 PG GUID 0(default_pg) Rank 0] Received a dump signal due to a collective timeout from this local rank and we will try our best to dump the debug info. Last enqueued NCCL work: 747, last completed NCCL work: 715.This is most likely caused by incorrect usages of collectives.",
+     0, "0", "default_pg", 747, 715, None),
+]
+
+
+@pytest.mark.parametrize("line,rank,pg,name,enq,comp,at", PROGRESS_ROWS)
+def test_progress_line(line, rank, pg, name, enq, comp, at):
+    r = parse_text(line)
+    assert r.errors == []
+    (f,) = of(r, "torch_nccl_progress")
+    assert (f.rank, f.pg, f.pg_name, f.last_enqueued_seq, f.last_completed_seq, f.timeout_seq) == (
+        rank, pg, name, enq, comp, at)
+
+
+NEGATIVE = [
+    "[rank0]:[E1206 18:44:16.994957078 ProcessGroupNCCL.cpp:621] [Rank 0] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+    "vm:1708:1708 [0] NCCL INFO NET/IB : No device found.",
+    "W1129 18:30:26.245000 1668 torch/distributed/run.py:851] *****************************************",
+    "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 886321 closing signal SIGTERM",
+    "rank 0 done 64.0",
+    "",
+]
+
+
+@pytest.mark.parametrize("line", NEGATIVE)
+def test_lines_that_are_no_failure(line):
+    r = parse_text(line)
+    assert r.facts == [] and r.errors == []
+
+
+def test_several_ranks_one_file_pg_filled_from_progress_line():
+    r = parse_file("watchdog_torch24_pg.log")
+    t = {f.rank: f for f in of(r, "torch_watchdog_timeout")}
+    assert sorted(t) == [0, 3, 4]
+    assert {f.seq_num for f in t.values()} == {7753}
+    assert (t[0].pg, t[0].elapsed_ms, t[4].elapsed_ms, t[3].pg) == ("1", 600061, 600099, None)
+    p = {f.rank: f for f in of(r, "torch_nccl_progress")}
+    assert sorted(p) == [0, 2, 4]  # rank 0's two lines say the same and merge
+    assert (p[0].last_enqueued_seq, p[0].last_completed_seq, p[0].timeout_seq, p[0].evidence.line) == (7755, 7752, 7753, 2)
+
+
+def test_torch25_repeat_of_one_timeout_is_merged():
+    r = parse_file("watchdog_torch25_pgid.log")
+    t = [(f.rank, f.seq_num, f.pg, f.pg_name) for f in of(r, "torch_watchdog_timeout")]
+    assert t == [(1, 808, "0", "default_pg"), (0, 808, "0", "default_pg"), (2, 808, None, None), (1, 1, "0", "default_pg")]
+    sub = [f for f in of(r, "torch_nccl_progress") if f.pg == "13"]
+    assert [(f.rank, f.pg_rank, f.timeout_seq) for f in sub] == [(12, 0, 87)]
+
+
+def test_old_format_and_progress_bar_prefix():
+    r = parse_file("watchdog_torch113.log")
+    t = of(r, "torch_watchdog_timeout")
+    assert [(f.rank, f.seq_num, f.elapsed_ms) for f in t] == [
+        (1, 469508, 1802212), (3, 469508, 1802211), (2, 469508, 1802212), (0, 96120, 25624887), (0, 35582, 1800366)]
+    (w,) = of(r, "torch_worker_failed")
+    assert (w.local_rank, w.pid, w.exitcode, w.signal, w.rank) == (1, 886322, -6, "SIGABRT", None)
+
+
+def test_blocking_wait():
+    r = parse_file("blocking_wait.log")
+    t = {f.rank: f for f in of(r, "torch_watchdog_timeout")}
+    assert (t[1].blocking_wait, t[1].elapsed_ms) == (False, 600000)  # the watchdog line came first
+    assert (t[7].blocking_wait, t[7].elapsed_ms, t[7].seq_num) == (True, None, 2521)
+
+
+def test_desync_report_torch26():
+    r = parse_file("watchdog_torch26_desync.log")
+    (d,) = of(r, "torch_collective_desync")
+    assert (d.rank, d.reporting_pg_rank, d.timeout_op, d.timeout_seq, d.lagging_rank, d.state, d.collective_seq) == (
+        0, 0, "ALLREDUCE", 315, 7, "finished_not_joined_next", 182)
+    p = {(f.rank, f.last_enqueued_seq): f for f in of(r, "torch_nccl_progress")}
+    assert p[(118, 2398578)].last_completed_seq == 2398458 and p[(118, 2398578)].timeout_seq == 2398459
+    assert p[(0, 315)].timeout_seq == 241
+
+
+def test_desync_report_tracemap_states():
+    r = parse_file("desync_tracemap.log")
+    d = [(f.reporting_pg_rank, f.lagging_rank, f.state, f.collective_seq) for f in of(r, "torch_collective_desync")]
+    assert d == [(2, 3, "joined_not_finished", 5), (0, 5, "never_joined", None), (0, 6, "never_joined", None)]
+
+
+def test_child_failed_table_one_fact_per_rank():
+    r = parse_file("elastic_child_failed.log")
+    w = sorted(of(r, "torch_worker_failed"), key=lambda f: f.rank)
+    assert [(f.rank, f.local_rank, f.pid, f.exitcode, f.signal, f.root_cause, f.node) for f in w] == [
+        (0, 0, 2385922, -6, "SIGABRT", True, "neptun"),
+        (1, 1, 2385923, -6, "SIGABRT", False, "neptun"),
+        (2, 2, 2385924, -6, "SIGABRT", False, "neptun"),
+    ]
+    assert w[0].evidence.text == "  exitcode  : -6 (pid: 2385922)" and w[0].evidence.line == 30
+
+
+def test_child_failed_table_folder_node_wins():
+    path = FIX / "elastic_child_failed.log"
+    a = Artefact(path="n/x.log", text=path.read_text(), node="gpu-a", node_from_folder=True)
+    assert {f.node for f in torch_log.parse(a).facts} == {"gpu-a"}
+
+
+def test_elastic_failed_line_versions():
+    r = parse_file("elastic_failed_versions.log")
+    assert [(f.local_rank, f.pid, f.exitcode, f.signal) for f in of(r, "torch_worker_failed")] == [
+        (2, 5939, 1, None), (5, 2630, -9, "SIGKILL"), (0, 3304209, -11, "SIGSEGV")]
+
+
+def test_nccl_errors_with_detail_lines():
+    r = parse_file("nccl_error.log")
+    e = of(r, "torch_nccl_error")
+    assert [(f.evidence.line, f.nccl_error, f.last_error) for f in e] == [
+        (1, "ncclSystemError", "socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host"),
+        (6, "ncclUnhandledCudaError", "Cuda failure 1 'invalid argument'"),
+        (10, "ncclSystemError", None),
+        (11, "ncclSystemError", None),
+    ]
+    assert e[0].message.startswith("unhandled system error (run with NCCL_DEBUG=INFO")
+    assert of(r, "torch_watchdog_timeout") == []  # "Collective WorkNCCL(...) raised" is no timeout
+
+
+def test_host_prefix_and_other_prefixes():
+    r = parse_file("srun_host_prefix.log", node="unknown")
+    t = [(f.node, f.rank, f.elapsed_ms) for f in of(r, "torch_watchdog_timeout")]
+    assert t == [("node17", 3, 600089), ("node18", 12, 600102), ("unknown", 11, 600095)]
+    (p,) = of(r, "torch_nccl_progress")
+    assert (p.rank, p.pg, p.timeout_seq) == (3, "5", 8)
+
+
+def test_malformed_lines_are_errors_with_file_and_line():
+    r = parse_file("malformed.log")
+    assert [(e.path, e.line) for e in r.errors] == [
+        ("torch_log/malformed.log", 1), ("torch_log/malformed.log", 2), ("torch_log/malformed.log", 3)]
+    assert "abc" in r.errors[0].message
+    (ok,) = of(r, "torch_watchdog_timeout")
+    assert (ok.rank, ok.evidence.line) == (3, 4)
+
+
+def test_mixed_terminal_session():
+    r = parse_file("mixed_session.txt")
+    assert [f.kind for f in r.facts] == ["torch_watchdog_timeout", "torch_nccl_progress", "torch_worker_failed"]
+    assert [f.evidence.line for f in r.facts] == [6, 7, 12]
+    assert r.lines_used == 3 and r.errors == []
+
+
+def test_carriage_returns_do_not_shift_lines():
+    text = "a\r\nb\r\n" + WATCHDOG_ROWS[0][0] + "\r\n"
+    (f,) = parse_text(text).facts
+    assert f.evidence.line == 3 and f.evidence.text == WATCHDOG_ROWS[0][0]
+
+
+def test_empty_input():
+    r = parse_text("")
+    assert (r.facts, r.errors, r.lines_used) == ([], [], 0)
