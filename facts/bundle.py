@@ -181,15 +181,16 @@ def read_bundle(path: str | os.PathLike[str]) -> RawBundle:
         _read_dir(p, raw)
     elif zipfile.is_zipfile(p):
         _read_zip(p, raw)
+        _strip_common_top(raw)
     elif _is_tar(p):
         _read_tar(p, raw)
+        _strip_common_top(raw)
     else:
         try:
             data = p.read_bytes()
         except OSError as exc:
             raise BundleError(f"{path}: unreadable ({exc.strerror})") from None
         raw.files.append((p.name, data))
-    _strip_common_top(raw)
     _gunzip_members(raw)
     return raw
 
@@ -202,6 +203,7 @@ def _is_tar(p: Path) -> bool:
 
 
 def _strip_common_top(raw: RawBundle) -> None:
+    """An archive that wraps everything in one top folder reads like that folder."""
     names = [n for n, _ in raw.files]
     if not names or any("/" not in n for n in names):
         return

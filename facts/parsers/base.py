@@ -39,7 +39,12 @@ class Artefact:
     @property
     def lines(self) -> list[str]:
         if self._lines is None:
-            self._lines = self.text.splitlines()
+            # split on "\n" only, as line_of() counts: str.splitlines() would also split on
+            # "\r" (progress bars) and shift every later line number
+            lines = self.text.split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+            self._lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
         return self._lines
 
     def line_of(self, offset: int) -> int:

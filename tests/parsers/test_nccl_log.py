@@ -177,7 +177,7 @@ def test_bad_ifname_capture():
 @pytest.mark.parametrize("name,transport,channels", [
     ("allreduce_healthy_g2.nccl.log", "P2P/direct pointer", 24),
     ("sendrecv_healthy_g2.nccl.log", "P2P/direct pointer", 32),
-    ("torch_ddp_allreduce_ok.log", "P2P/CUMEM", 24),
+    ("../torch_log/ddp_allreduce_ok.log", "P2P/CUMEM", 24),
 ])
 def test_healthy_captures(name, transport, channels):
     r = parse_fixture(name)
@@ -193,7 +193,7 @@ def test_healthy_captures(name, transport, channels):
 
 
 def test_torch_log_mixed_with_pytorch_lines():
-    text = (FIX / "torch_ddp_allreduce_ok.log").read_text()
+    text = (FIX.parent / "torch_log" / "ddp_allreduce_ok.log").read_text()
     r = parse_text(text)
     assert r.lines_used == 141 and len(text.splitlines()) == 148
     assert {f["pid"] for f in facts(r, "nccl_version")} == {1708, 1709}
