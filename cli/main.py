@@ -13,6 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 app = typer.Typer(help="gpu-stethoscope: diagnose GPU training clusters from their logs.", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 rules_app = typer.Typer(help="Check and test YAML rules.", no_args_is_help=True)
@@ -22,7 +23,8 @@ app.add_typer(schema_app, name="schema")
 
 EXIT = {"healthy": 0, "faulty": 1, "inconclusive": 2}
 EXIT_BAD_INPUT = 3
-err = Console(stderr=True)
+# emoji off: a log line such as "vm:100:200 [0] NCCL ..." must not become "vm💯200"
+err = Console(stderr=True, emoji=False)
 
 
 class Format(str, Enum):
@@ -37,7 +39,7 @@ class EvaluatorChoice(str, Enum):
 
 
 def _fail(message: str) -> None:
-    err.print(f"[red]steth: {message}[/]", highlight=False, soft_wrap=True)
+    err.print(f"[red]steth: {escape(message)}[/]", highlight=False, soft_wrap=True)
     raise typer.Exit(EXIT_BAD_INPUT)
 
 
@@ -67,7 +69,8 @@ def diagnose(
     elif format is Format.markdown:
         sys.stdout.write(render_markdown(report))
     else:
-        render_text(report, Console(highlight=False))
+        # soft_wrap: the verdict and evidence lines stay whole lines, whatever the width
+        render_text(report, Console(highlight=False, emoji=False, soft_wrap=True))
     raise typer.Exit(EXIT[report.verdict])
 
 
@@ -81,7 +84,7 @@ def rules_lint(
     files = _expand(paths, "*.yaml") if paths else None
     rs = load_rules(files)
     for e in rs.errors:
-        err.print(str(e), highlight=False, soft_wrap=True)
+        err.print(escape(str(e)), highlight=False, soft_wrap=True)
     print(f"{len(rs.rules)} rule(s) valid, {len(rs.errors)} problem(s)")
     raise typer.Exit(1 if rs.errors else 0)
 
@@ -112,7 +115,7 @@ def rules_test(
         extra = load_rules(_expand(rule_files, "*.yaml"))
         rs = RuleSet(rs.rules + extra.rules, rs.errors + extra.errors)
     for e in rs.errors:
-        err.print(f"rule error: {e}", highlight=False)
+        err.print(f"rule error: {escape(str(e))}", highlight=False, soft_wrap=True)
     passed = failed = 0
     for f in files:
         for res in run_file(f, rs):
@@ -155,7 +158,7 @@ def main() -> None:
     except Exception as exc:  # never a traceback for the operator
         if os.environ.get("STETH_DEBUG"):
             raise
-        err.print(f"[red]steth: internal error: {type(exc).__name__}: {exc} (set STETH_DEBUG=1 for the traceback)[/]", highlight=False)
+        err.print(f"[red]steth: internal error: {escape(f'{type(exc).__name__}: {exc}')} (set STETH_DEBUG=1 for the traceback)[/]", highlight=False, soft_wrap=True)
         raise SystemExit(EXIT_BAD_INPUT) from None
 
 

@@ -25,6 +25,8 @@ MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024
 MAX_MEMBERS = 200_000
 HEAD_BYTES = 64 * 1024
+#: names that promise an archive: one that does not open is an error, not a plain file
+TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 
 #: top-level folder names that say what a folder holds, not which node it came from
 NOT_NODE_FOLDERS = frozenset(
@@ -36,6 +38,10 @@ NOT_NODE_FOLDERS = frozenset(
 
 class BundleError(Exception):
     """The bundle as a whole cannot be opened (missing, unreadable, not an archive)."""
+
+    def __init__(self, message: str) -> None:
+        # one line for the operator: tarfile's "r:*" error lists each method on its own line
+        super().__init__(re.sub(r"\s*\n\s*", "; ", message.strip()))
 
 
 @dataclass
@@ -129,8 +135,12 @@ def _read_zip(path: Path, raw: RawBundle) -> None:
                 if stat.S_ISLNK(mode):
                     raw.skipped.append(Skipped(name, "link not followed"))
                     continue
-                if mode and not stat.S_ISREG(mode):
+                # permission bits without a file type (Python's writestr: 0o600) are a plain file
+                if stat.S_IFMT(mode) and not stat.S_ISREG(mode):
                     raw.skipped.append(Skipped(name, "not a regular file"))
+                    continue
+                if info.flag_bits & 0x1:
+                    raw.skipped.append(Skipped(name, "encrypted, not read"))
                     continue
                 with zf.open(info) as stream:
                     data = budget.read(stream, name, raw)
@@ -143,7 +153,11 @@ def _read_zip(path: Path, raw: RawBundle) -> None:
 def _read_dir(root: Path, raw: RawBundle) -> None:
     budget = _Budget()
     real_root = root.resolve()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    def unreadable(exc: OSError) -> None:  # os.walk would drop an unreadable folder silently
+        rel = Path(exc.filename).relative_to(root).as_posix() if exc.filename else "."
+        raw.skipped.append(Skipped(rel, f"unreadable folder: {exc.strerror or exc}"))
+
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=unreadable):
         dirnames.sort()
         for d in list(dirnames):
             if os.path.islink(os.path.join(dirpath, d)):
@@ -177,20 +191,25 @@ def read_bundle(path: str | os.PathLike[str]) -> RawBundle:
     raw = RawBundle(source=str(path))
     if not p.exists():
         raise BundleError(f"{path}: no such file or folder")
+    lname = p.name.lower()
     if p.is_dir():
         _read_dir(p, raw)
-    elif zipfile.is_zipfile(p):
+    elif not p.is_file():
+        raise BundleError(f"{path}: not a regular file or folder")
+    elif lname.endswith(".zip") or zipfile.is_zipfile(p):
         _read_zip(p, raw)
         _strip_common_top(raw)
-    elif _is_tar(p):
+    elif lname.endswith(TAR_SUFFIXES) or _is_tar(p):
         _read_tar(p, raw)
         _strip_common_top(raw)
     else:
         try:
-            data = p.read_bytes()
+            with open(p, "rb") as stream:
+                data = _Budget().read(stream, p.name, raw)
         except OSError as exc:
             raise BundleError(f"{path}: unreadable ({exc.strerror})") from None
-        raw.files.append((p.name, data))
+        if data is not None:
+            raw.files.append((p.name, data))
     _gunzip_members(raw)
     return raw
 
@@ -198,7 +217,7 @@ def read_bundle(path: str | os.PathLike[str]) -> RawBundle:
 def _is_tar(p: Path) -> bool:
     try:
         return tarfile.is_tarfile(p)
-    except OSError:
+    except (OSError, EOFError, tarfile.TarError, zlib_error()):
         return False
 
 
@@ -220,17 +239,21 @@ def _strip_common_top(raw: RawBundle) -> None:
 
 def _gunzip_members(raw: RawBundle) -> None:
     out: list[tuple[str, bytes]] = []
+    total = sum(len(d) for _, d in raw.files)  # the total limit counts decompressed bytes
     for name, data in raw.files:
         if data[:2] == b"\x1f\x8b":
             try:
                 with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
                     plain = gz.read(MAX_FILE_BYTES + 1)
-            except (OSError, EOFError) as exc:
+            except (OSError, EOFError, zlib_error()) as exc:
                 raw.skipped.append(Skipped(name, f"corrupt gzip member ({exc})"))
                 continue
             if len(plain) > MAX_FILE_BYTES:
                 raw.skipped.append(Skipped(name, f"expands to more than {MAX_FILE_BYTES >> 20} MiB"))
                 continue
+            total += len(plain) - len(data)
+            if total > MAX_TOTAL_BYTES:
+                raise BundleError(f"bundle expands to more than {MAX_TOTAL_BYTES >> 30} GiB")
             out.append((name, plain))
         else:
             out.append((name, data))

@@ -164,14 +164,17 @@ def parse(artefact: Artefact) -> ParseResult:
             _read_nthread(builder, line_no, m["nthread"], run)
         elif kind in ("fmsg", "tline"):
             (run.failures if run else orphans).append(_failure(m, line_no))
+        elif kind == "header":
+            if run is None or run.lead is not None:  # a table pasted without its run header
+                run = _Run(line=line_no)
+                runs.append(run)
+            run.stage = 4
+            _read_header(m["header"], run)
         elif run is None:
             continue  # a table line outside any run is not ours
         elif kind == "rank":
             run.stage = 4
             _read_rank(builder, line_no, m["rank"], run)
-        elif kind == "header":
-            run.stage = 4
-            _read_header(m["header"], run)
         elif kind == "row":
             if run.lead is None:
                 continue  # digits outside a results table

@@ -9,7 +9,7 @@ from stethoscope.facts.parsers import kernel_log
 from stethoscope.facts.parsers.base import Artefact, ParseError
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "kernel_log"
-OBS = Path("/work/shared/observations/h200-x2")
+OBS = Path(__file__).resolve().parents[2] / "fixtures" / "observations" / "h200-x2"
 
 
 def parse_file(name: str, node: str = "n1", from_folder: bool = False):
@@ -48,8 +48,9 @@ def test_real_capture_dmesg_T():
 
 def test_detect_real_files():
     assert kernel_log.detect((FIX / "dmesg-nvrm.log").read_text())
-    assert not kernel_log.detect((FIX / "app-illegal-address.txt").read_text())
-    assert parse_file("app-illegal-address.txt").facts == []
+    app = FIX.parent / "cuda_app" / "app-illegal-address.txt"
+    assert not kernel_log.detect(app.read_text())
+    assert parse_file("../cuda_app/app-illegal-address.txt").facts == []
 
 
 @pytest.mark.skipif(not OBS.is_dir(), reason="shared observations not present")

@@ -10,7 +10,7 @@ from stethoscope.facts.parsers.base import Artefact, ParseError
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "fixtures" / "artefacts" / "nccl_log"
-OBSERVATIONS = Path("/work/shared/observations/h200-x2")
+OBSERVATIONS = Path(__file__).resolve().parents[2] / "fixtures" / "observations" / "h200-x2"
 
 
 def parse_text(text: str, path: str = "nccl.log", node: str = "n0", from_folder: bool = False):

@@ -13,7 +13,7 @@ from stethoscope.facts.parsers.base import Artefact
 ROOT = Path(__file__).resolve().parents[2]
 QDIR = ROOT / "fixtures/artefacts/nvidia_smi_q"
 XDIR = ROOT / "fixtures/artefacts/nvidia_smi_xml"
-OBS = Path("/work/shared/observations/h200-x2")
+OBS = Path(__file__).resolve().parents[2] / "fixtures" / "observations" / "h200-x2"
 G0, G1 = "0000:00:06.0", "0000:00:07.0"
 
 

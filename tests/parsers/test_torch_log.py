@@ -10,7 +10,7 @@ from stethoscope.facts.parsers.base import Artefact
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "fixtures/artefacts/torch_log"
-OBS = Path("/work/shared/observations/h200-x2")
+OBS = Path(__file__).resolve().parents[2] / "fixtures" / "observations" / "h200-x2"
 
 
 def parse_file(name: str, node: str = "node1"):

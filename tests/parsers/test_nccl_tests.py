@@ -1,0 +1,294 @@
+"""nccl-tests text and JSON parsers on real captures (2 x H200, nccl-tests 2.19.6 and 2.11.0),
+samples pasted in public threads, and crafted failures (see the fixtures' README)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import nccl_tests, nccl_tests_json
+from stethoscope.facts.parsers.base import Artefact
+from stethoscope.facts.parsers.nccl_tests_facts import busbw_factor, nccl_version_str
+
+ROOT = Path(__file__).resolve().parents[2]
+FIX = ROOT / "fixtures" / "artefacts" / "nccl_tests"
+FIXJ = ROOT / "fixtures" / "artefacts" / "nccl_tests_json"
+OBS = Path(__file__).resolve().parents[2] / "fixtures" / "observations" / "h200-x2"
+
+
+def _parse(path: Path, module=nccl_tests, text: str | None = None):
+    art = Artefact(path=path.name, text=path.read_text() if text is None else text)
+    return module.parse(art)
+
+
+def _kinds(result, kind):
+    return [f for f in result.facts if f.kind == kind]
+
+
+def _run(result):
+    runs = _kinds(result, "nccl_test_run")
+    assert len(runs) == 1
+    return runs[0]
+
+
+@pytest.mark.parametrize(
+    "name, collective, rows, avg, last_size, last_oop_busbw, max_busbw, max_size",
+    [
+        ("allreduce_healthy_g2.txt", "all_reduce", 29, 95.4419, 2147483648, 339.90, 339.90, 2147483648),
+        ("allgather_healthy_g2.txt", "all_gather", 28, 67.42, 1073741824, 271.24, 286.76, 1073741824),
+        ("reducescatter_healthy_g2.txt", "reduce_scatter", 28, 66.0301, 1073741824, 272.93, 274.20, 1073741824),
+        ("sendrecv_healthy_g2.txt", "sendrecv", 28, 91.7082, 1073741824, 360.84, 360.84, 1073741824),
+        ("allreduce_socket_only_g2.txt", "all_reduce", 26, 1.3227, 268435456, 3.61, 3.81, 134217728),
+    ],
+)
+def test_real_healthy_runs(name, collective, rows, avg, last_size, last_oop_busbw, max_busbw, max_size):
+    res = _parse(FIX / name)
+    assert res.errors == []
+    run = _run(res)
+    assert (run.collective, run.nccl_tests_version, run.nccl_version) == (collective, "2.19.6", "2.28.9")
+    assert (run.n_threads, run.n_gpus, run.min_bytes, run.iters, run.warmup_iters) == (1, 2, 8, 20, 1)
+    assert (run.nranks, run.hosts, run.status, run.out_of_bounds, run.failed) == (2, 1, "OK", 0, False)
+    assert run.avg_busbw == avg and run.rows == rows and run.wrong_total == 0
+    assert (run.max_busbw, run.max_busbw_size) == (max_busbw, max_size)
+    assert run.evidence.line == 1 and run.evidence.text.startswith("# nccl-tests version 2.19.6")
+    table = _kinds(res, "nccl_test_row")
+    assert len(table) == rows and all(r.run_id == run.id for r in table)
+    assert (table[-1].size_bytes, table[-1].oop_busbw) == (last_size, last_oop_busbw)
+    ranks = _kinds(res, "nccl_test_rank")
+    assert [(r.rank, r.group, r.device, r.pci_bus_id, r.gpu_name, r.host, r.node) for r in ranks] == [
+        (0, 0, 0, "0000:00:06.0", "NVIDIA H200", "vm", "vm"),
+        (1, 0, 1, "0000:00:07.0", "NVIDIA H200", "vm", "vm"),
+    ]
+    assert res.lines_used == len((FIX / name).read_text().splitlines()) - 2  # all but the blank line and "rc=0"
+
+
+def test_allreduce_largest_row_fields():
+    res = _parse(FIX / "allreduce_healthy_g2.txt")
+    row = _kinds(res, "nccl_test_row")[-1]
+    assert row.model_dump(exclude={"id", "evidence", "run_id", "node"}) == dict(
+        kind="nccl_test_row", collective="all_reduce", size_bytes=2147483648, count=536870912, dtype="float",
+        redop="sum", root=None, oop_time_us=6318.05, oop_algbw=339.90, oop_busbw=339.90, oop_wrong=0,
+        oop_max_error=None, ip_time_us=6322.67, ip_algbw=339.65, ip_busbw=339.65, ip_wrong=0, ip_max_error=None)
+    assert row.evidence.line == 40
+
+
+def test_sendrecv_in_place_wrong_is_na():
+    rows = _kinds(_parse(FIX / "sendrecv_healthy_g2.txt"), "nccl_test_row")
+    assert all(r.ip_wrong is None and r.oop_wrong == 0 for r in rows)
+
+
+def test_allgather_redop_none_and_zero_size_rows():
+    rows = _kinds(_parse(FIX / "allgather_healthy_g2.txt"), "nccl_test_row")
+    assert rows[0].size_bytes == 0 and rows[0].redop is None and rows[0].root is None
+
+
+def test_bad_ifname_run_fails():
+    res = _parse(FIX / "allreduce_bad_ifname_g2.txt")
+    run = _run(res)
+    assert run.failed and run.status is None and run.rows == 0 and run.nranks == 2
+    assert run.failure_message == "Test NCCL failure common.cu:1550 'invalid usage (run with NCCL_DEBUG=WARN for details) / '"
+    fails = _kinds(res, "nccl_test_failure")
+    assert [(f.failure_type, f.host, f.pid, f.source_file, f.source_line, f.message, f.evidence.line) for f in fails] == [
+        ("nccl", "vm", None, "common.cu", 1550, "invalid usage (run with NCCL_DEBUG=WARN for details) / ", 8),
+        ("test", "vm", 1633, "common.cu", 1454, "Test failure", 9),
+    ]
+    assert fails[0].nccl_error == "invalid usage (run with NCCL_DEBUG=WARN for details)" and fails[0].last_error is None
+    assert all(f.run_id == run.id and f.node == "vm" for f in fails)
+
+
+def test_wrong_elements_and_failed_status():
+    run = _run(_parse(FIX / "allreduce_wrong_failed_g2.txt"))
+    assert (run.status, run.out_of_bounds, run.wrong_total, run.failed) == ("FAILED", 3, 12 + 3 + 1024, True)
+    assert run.failure_message == "Out of bounds values : 3 FAILED"
+
+
+def test_truncated_run_has_no_status():
+    res = _parse(FIX / "allreduce_truncated_g2.txt")
+    run = _run(res)
+    assert (run.status, run.avg_busbw, run.failed, run.rows) == (None, None, False, 14)
+    assert res.errors == []
+
+
+def test_malformed_row_is_a_parse_error():
+    res = _parse(FIX / "allreduce_malformed_row_g2.txt")
+    assert len(res.errors) == 1
+    err = res.errors[0]
+    assert (err.path, err.line) == ("allreduce_malformed_row_g2.txt", 31) and "busbw" in err.message
+    assert _run(res).rows == 28  # the other rows are kept
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("# nThread 1 nGpus 2 minBytes 8 maxBytes 1048576 step: x\n", "nThread line"),
+        ("# nThread 1 nGpus 2 minBytes 8 maxBytes 1048576 step: 4(factor) warmup iters: 5 iters: 20 validation: 1\n"
+         "#   Rank  0 Pid   1129 on         vm device  0 [0xzz] NVIDIA H200\n", "rank line"),
+        ("#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+         "           8             2     float     sum    15.51    0.00    0.00  0e+00\n", "columns"),
+        ("#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+         "# Avg bus bandwidth    : fast\n", "average bus bandwidth"),
+    ],
+)
+def test_malformed_lines(text, message):
+    res = nccl_tests.parse(Artefact(path="x.txt", text=text))
+    assert [e.line for e in res.errors] == [text.count("\n")] and message in res.errors[0].message
+
+
+@pytest.mark.parametrize(
+    "name, collective_rows",
+    [
+        ("v2.11.0_all_reduce_g2.txt", ("sum", None)),
+        ("v2.11.0_broadcast_g2.txt", (None, 0)),
+        ("v2.11.0_reduce_g2.txt", ("sum", 0)),
+        ("v2.11.0_sendrecv_g2.txt", (None, None)),
+        ("v2.11.0_all_gather_g2.txt", (None, None)),
+    ],
+)
+def test_older_column_sets(name, collective_rows):
+    res = _parse(FIX / name)
+    assert res.errors == []
+    run = _run(res)
+    assert (run.collective, run.nccl_tests_version, run.n_gpus, run.warmup_iters, run.status) == (None, None, 2, 5, "OK")
+    rows = _kinds(res, "nccl_test_row")
+    assert len(rows) == 9 and (rows[0].redop, rows[0].root) == collective_rows
+    assert rows[0].oop_wrong is None and rows[0].oop_max_error == 0.0
+    ranks = _kinds(res, "nccl_test_rank")
+    assert [(r.rank, r.group, r.pci_bus_id) for r in ranks] == [(0, None, "0000:00:00.0"), (1, None, "0000:00:00.0")]
+
+
+def test_older_sendrecv_in_place_max_error():
+    rows = _kinds(_parse(FIX / "v2.11.0_sendrecv_g2.txt"), "nccl_test_row")
+    assert [r.ip_max_error for r in rows[:2]] == [0.08, 0.03]
+
+
+def test_older_bad_ifname():
+    res = _parse(FIX / "v2.11.0_all_reduce_bad_ifname_g2.txt")
+    run = _run(res)
+    assert run.failed and run.failure_message == "Test NCCL failure common.cu:1072 'invalid usage (run with NCCL_DEBUG=WARN for details)'"
+    assert _kinds(res, "nccl_test_failure")[0].last_error is None
+
+
+def test_issue78_tables_without_run_header_and_empty_alltoall_redop():
+    res = _parse(FIX / "issue78_alltoall_allreduce_v2.txt")
+    runs = _kinds(res, "nccl_test_run")
+    assert [(r.avg_busbw, r.rows, r.evidence.line) for r in runs] == [(4.32178, 2, 3), (0.507636, 2, 11)]
+    rows = _kinds(res, "nccl_test_row")
+    assert (rows[0].redop, rows[0].oop_time_us, rows[0].oop_max_error) == ("sum", 122131.0, 2e-06)
+    assert (rows[2].redop, rows[2].root, rows[2].oop_time_us, rows[2].ip_max_error) == (None, None, 520935.0, 1.0)
+    # 8 nodes x 8 V100: busbw/algbw of alltoall is 63/64
+    assert rows[2].oop_busbw == pytest.approx(rows[2].oop_algbw * busbw_factor("alltoall", 64), abs=0.01)
+
+
+def test_interleaved_headers_make_two_runs():
+    res = _parse(FIX / "issue213_h800_two_headers.txt")
+    runs = _kinds(res, "nccl_test_run")
+    assert [(r.evidence.line, r.nranks, r.n_gpus) for r in runs] == [(2, 0, 8), (5, 4, 8)]
+    assert [r.pci_bus_id for r in _kinds(res, "nccl_test_rank")] == ["0000:0f:00.0", "0000:34:00.0", "0000:48:00.0", "0000:5a:00.0"]
+
+
+def test_multi_host_ranks_name_their_node():
+    res = _parse(FIX / "soperator_pr428_multihost.txt")
+    run = _run(res)
+    assert (run.nranks, run.hosts, run.node, run.status) == (12, 2, "unknown", None)
+    ranks = _kinds(res, "nccl_test_rank")
+    assert (ranks[8].node, ranks[8].pci_bus_id, ranks[8].gpu_name) == ("worker-0", "0000:8d:00.0", "NVIDIA H100 80GB HBM3")
+
+
+def test_prompt_and_nccl_info_lines_are_skipped():
+    res = _parse(FIX / "nccl1320_prompt_and_nccl_info.txt")
+    run = _run(res)
+    assert (run.evidence.line, run.nranks, run.node) == (2, 2, "llm207")
+    assert res.lines_used == 5 and res.errors == []
+
+
+def test_several_runs_in_one_file_and_other_kinds_around_them():
+    parts = [OBS / "nvidia-smi" / "nvidia-smi-q-ECC.txt", FIX / "allreduce_healthy_g2.txt",
+             OBS / "kernel" / "dmesg-nvrm.log", FIX / "allgather_healthy_g2.txt", OBS / "nccl-logs" / "allreduce_healthy_g2.nccl.log",
+             FIX / "allreduce_bad_ifname_g2.txt"]
+    text = "".join(p.read_text() for p in parts)
+    assert nccl_tests.detect(text[:65536])
+    res = nccl_tests.parse(Artefact(path="mixed.txt", text=text))
+    assert res.errors == []
+    runs = _kinds(res, "nccl_test_run")
+    assert [(r.collective, r.rows, r.status, r.failed) for r in runs] == [
+        ("all_reduce", 29, "OK", False), ("all_gather", 28, "OK", False), ("all_reduce", 0, None, True)]
+    assert len(_kinds(res, "nccl_test_row")) == 57 and len({f.id for f in res.facts}) == len(res.facts)
+
+
+def test_json_equals_text_of_the_same_run():
+    text = _parse(FIX / "allreduce_json_pair_g2.txt")
+    js = _parse(FIXJ / "allreduce_json_pair_g2.json", nccl_tests_json)
+    assert text.errors == js.errors == []
+    trun, jrun = _run(text), _run(js)
+    for field in ("collective", "nccl_version", "n_threads", "n_gpus", "min_bytes", "max_bytes", "iters",
+                  "warmup_iters", "status", "out_of_bounds", "rows", "wrong_total", "failed", "max_busbw_size"):
+        assert getattr(trun, field) == getattr(jrun, field), field
+    assert trun.avg_busbw == pytest.approx(jrun.avg_busbw, abs=1e-4)
+    trows, jrows = _kinds(text, "nccl_test_row"), _kinds(js, "nccl_test_row")
+    assert len(trows) == len(jrows) == 25
+    for t, j in zip(trows, jrows):
+        for f in ("size_bytes", "count", "dtype", "redop", "root", "oop_wrong", "ip_wrong"):
+            assert getattr(t, f) == getattr(j, f)
+        for f in ("oop_time_us", "oop_algbw", "oop_busbw", "ip_time_us", "ip_algbw", "ip_busbw"):
+            assert getattr(t, f) == round(getattr(j, f), 2), (t.size_bytes, f)  # the text prints %.2f
+    # JSON evidence: the line (here the one-line file) from where the row sits
+    assert jrows[-1].evidence.text.startswith('"size":134217728,"count":33554432')
+    # nccl-tests without MPI lists only the first rank of the process in the JSON
+    assert (jrun.nranks, trun.nranks) == (1, 2)
+
+
+@pytest.mark.parametrize(
+    "name, collective, nranks",
+    [("allreduce_healthy_g2.txt", "all_reduce", 2), ("allgather_healthy_g2.txt", "all_gather", 2),
+     ("reducescatter_healthy_g2.txt", "reduce_scatter", 2), ("sendrecv_healthy_g2.txt", "sendrecv", 2),
+     ("v2.11.0_broadcast_g2.txt", "broadcast", 2), ("v2.11.0_reduce_g2.txt", "reduce", 2),
+     ("v2.11.0_all_gather_g2.txt", "all_gather", 2)],
+)
+def test_busbw_factor_matches_real_rows(name, collective, nranks):
+    factor = busbw_factor(collective, nranks)
+    for r in _kinds(_parse(FIX / name), "nccl_test_row"):
+        for algbw, busbw in ((r.oop_algbw, r.oop_busbw), (r.ip_algbw, r.ip_busbw)):
+            assert busbw == pytest.approx(algbw * factor, abs=0.011), (r.size_bytes, algbw, busbw)
+
+
+def test_busbw_factor_definitions():
+    assert busbw_factor("all_reduce", 8) == 1.75 and busbw_factor("all_reduce_perf", 1) == 0.0
+    assert busbw_factor("alltoall", 4) == 0.75 and busbw_factor("broadcast", 16) == 1.0
+    with pytest.raises(ValueError):
+        busbw_factor("hypercube", 2)
+
+
+@pytest.mark.parametrize("code, version", [(22809, "2.28.9"), (21903, "2.19.3"), (2708, "2.7.8")])
+def test_nccl_version_code(code, version):
+    assert nccl_version_str(code) == version
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("# nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22809", True),
+        ("# nThread 1 nGpus 2 minBytes 8 maxBytes 1048576 step: 4(factor) warmup iters: 5 iters: 20 validation: 1 ", True),
+        ("#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error", True),
+        ("vm: Test NCCL failure common.cu:1550 'invalid usage (run with NCCL_DEBUG=WARN for details) / '", True),
+        ("vm:1633:1633 [0] NCCL INFO NCCL version 2.28.9+cuda13.0", False),
+        ("# Avg bus bandwidth    : 95.4419", False),
+        ("nThread 1 nGpus 1 minBytes 8 maxBytes 16777216 step: 2(factor)", False),  # '#' lost in a markdown paste
+    ],
+)
+def test_detect_lines(line, expected):
+    assert nccl_tests.detect(line + "\n") is expected
+
+
+def test_detect_only_own_kind_on_real_captures():
+    for path in sorted(p for p in OBS.rglob("*") if p.is_file() and p.name != "README.md"):
+        head = path.read_text(errors="replace")[:65536]
+        is_text = path.parent.name == "nccl-tests" and path.suffix == ".txt"
+        is_json = path.parent.name == "nccl-tests" and path.suffix == ".json"
+        assert nccl_tests.detect(head) is is_text, path
+        assert nccl_tests_json.detect(head) is is_json, path
+
+
+def test_empty_input():
+    for module in (nccl_tests, nccl_tests_json):
+        res = module.parse(Artefact(path="empty", text=""))
+        assert (res.facts, res.errors, res.lines_used) == ([], [], 0)

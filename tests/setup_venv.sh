@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Set up everything gpu-stethoscope needs on a fresh Debian machine with Python 3.11+:
+# python3-venv when missing, a virtual environment in .venv, the package and its test tools.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if ! "$PY" -c 'import sys; assert sys.version_info >= (3, 11)' 2>/dev/null; then
+  echo "gpu-stethoscope needs Python 3.11 or newer ($PY is $("$PY" --version 2>&1))" >&2
+  exit 1
+fi
+if ! "$PY" -m venv --help >/dev/null 2>&1 || ! "$PY" -c 'import ensurepip' >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
+  else
+    echo "python3-venv is missing: sudo apt-get install python3-venv" >&2
+    exit 1
+  fi
+fi
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q -e ".[test]"

@@ -1,0 +1,109 @@
+"""Invariants over everything shipped: rules, their tests, parsers, vocabulary."""
+from pathlib import Path
+
+import pytest
+import yaml
+
+from stethoscope.engine.knowledge import load_vocabulary
+from stethoscope.engine.loader import rules_root
+from stethoscope.facts.model import FACT_KINDS
+from stethoscope.facts.registry import load_parsers
+
+ROOT = Path(__file__).resolve().parent.parent
+RULE_FILES = sorted((ROOT / "rules").rglob("*.yaml"))
+
+
+def test_shipped_rules_load_without_error(ruleset):
+    assert len(ruleset.rules) == len(RULE_FILES)
+    assert len({r.id for r in ruleset.rules}) == len(ruleset.rules)
+
+
+def test_installed_rules_are_the_repository_rules():
+    assert sorted(p.name for p in rules_root().rglob("*.yaml")) == sorted(p.name for p in RULE_FILES)
+
+
+@pytest.mark.parametrize("path", RULE_FILES, ids=[p.stem for p in RULE_FILES])
+def test_every_rule_has_a_test_file_with_firing_and_silent_cases(path):
+    domain = path.parent.name
+    test = ROOT / "tests" / "rules" / domain / f"{path.stem}.test.yaml"
+    assert test.exists(), f"missing {test.relative_to(ROOT)}"
+    spec = yaml.safe_load(test.read_text())
+    assert spec["rule"] == path.stem
+    rule = yaml.safe_load(path.read_text())
+    if "finding" in rule["then"]:
+        assert any(c["expect"] for c in spec["cases"]), "needs a case that fires"
+        assert any(c["expect"] == [] for c in spec["cases"]), "needs a case that must not fire"
+    else:  # a rule that derives facts: one case derives, one does not
+        assert any(c.get("derived") for c in spec["cases"]), "needs a case that derives"
+        assert any(c.get("derived") == [] for c in spec["cases"]), "needs a case that derives nothing"
+
+
+def test_every_rule_cites_a_vocabulary_cause_and_component(ruleset):
+    vocab = load_vocabulary()
+    for r in ruleset.rules:
+        if r.rule.then.finding is not None:
+            assert r.rule.cause in vocab.causes
+            assert r.rule.component in vocab.components
+            assert r.rule.severity in vocab.severities
+
+
+def test_taxonomy_ids_are_unique_and_described():
+    text = (ROOT / "knowledge" / "taxonomy.yaml").read_text()
+    data = yaml.safe_load(text)
+    for section in ("components", "causes"):
+        keys = [ln.split(":", 1)[0].strip() for ln in text.splitlines() if ln.startswith("  ") and ":" in ln]
+        assert len(keys) == len(set(keys)), "duplicate id in taxonomy.yaml"
+        assert all(isinstance(v, str) and v for v in data[section].values())
+
+
+@pytest.mark.parametrize("mod", load_parsers(), ids=[m.KIND for m in load_parsers()])
+def test_every_parser_has_fixtures_and_a_documented_sample(mod):
+    folder = ROOT / "fixtures" / "artefacts" / mod.KIND
+    assert (folder / "README.md").exists(), f"fixtures/artefacts/{mod.KIND}/README.md"
+    assert [p for p in folder.iterdir() if p.name != "README.md"], "no fixture files"
+    doc = mod.__doc__ or ""
+    assert "Sample" in doc or "sample" in doc, "module docstring shows sample lines"
+
+
+def test_parsers_do_not_claim_other_kinds_real_files():
+    """detect() of each parser is false on the real files of the other kinds
+    (mixed-kind fixtures, whose names say so, excepted)."""
+    parsers = load_parsers()
+    for folder in (ROOT / "fixtures" / "artefacts").iterdir():
+        for f in folder.iterdir():
+            if f.name == "README.md" or "mixed" in f.name or "session" in f.name or "paste" in f.name:
+                continue
+            head = f.read_text(errors="replace")[:65536]
+            claimed = {m.KIND for m in parsers if m.detect(head)}
+            allowed = {folder.name}
+            if folder.name == "torch_log":  # PyTorch logs carry NCCL's own lines
+                allowed.add("nccl_log")
+            if folder.name == "cuda_app":
+                allowed |= {"torch_log"}
+            if folder.name in ("torch_log", "nccl_log", "nccl_tests") and "NCCL INFO" in head:
+                allowed |= {"nccl_log", "torch_log", "nccl_tests"}
+            assert claimed <= allowed | ({"kernel_log"} if "NVRM" in head else set()), f"{f.relative_to(ROOT)}: {claimed}"
+
+
+def test_fact_kinds_have_scalar_fields_only():
+    for kind, cls in FACT_KINDS.items():
+        for name, field in cls.model_fields.items():
+            if name == "evidence":
+                continue
+            assert field.annotation in (str, int, float, bool) or str(field.annotation).replace("typing.", "").startswith(
+                ("int |", "str |", "float |", "bool |", "Literal", "Optional")
+            ), f"{kind}.{name}: {field.annotation}"
+
+
+def test_bundle_copies_of_real_captures_stay_identical():
+    """The h200 bundles hold copies of real captures that also serve the parser tests."""
+    import hashlib
+
+    def digest(p: Path) -> str:
+        return hashlib.sha256(p.read_bytes()).hexdigest()
+
+    artefacts = {digest(p) for p in (ROOT / "fixtures" / "artefacts").rglob("*") if p.is_file()}
+    bundles = [p for p in (ROOT / "fixtures" / "bundles").glob("h200-*/bundle/**/*") if p.is_file()]
+    assert bundles
+    unmatched = [p.relative_to(ROOT) for p in bundles if digest(p) not in artefacts]
+    assert not unmatched, f"bundle files that are not byte-identical to a parser fixture: {unmatched}"
