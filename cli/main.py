@@ -65,7 +65,7 @@ def diagnose(
     except BundleError as exc:
         _fail(str(exc))
     if format is Format.json:
-        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+        sys.stdout.write(report.model_dump_json(indent=2, exclude_none=True) + "\n")
     elif format is Format.markdown:
         sys.stdout.write(render_markdown(report))
     else:

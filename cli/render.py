@@ -36,6 +36,8 @@ def render_text(report: Report, console: Console) -> None:
             console.print(f"   explains finding(s) {', '.join('#%d' % r for r in f.explains)}")
         if len(f.nodes) > 1:
             console.print(f"   seen on {len(f.nodes)} nodes ({f.occurrences} occurrences): {escape(', '.join(f.nodes[:10]))}{' ...' if len(f.nodes) > 10 else ''}")
+        if len(f.ranks) > 1:
+            console.print(f"   logged by {len(f.ranks)} ranks: {', '.join(map(str, f.ranks[:32]))}{' ...' if len(f.ranks) > 32 else ''}")
         console.print("   evidence:")
         for e in f.evidence:
             console.print(f"     {escape(e.path)}:{e.line}: [dim]{escape(e.text.strip())}[/]", soft_wrap=True)

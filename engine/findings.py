@@ -22,6 +22,7 @@ class _Draft:
     summary: str
     evidence: dict[tuple[str, int], Evidence] = field(default_factory=dict)
     nodes: set[str] = field(default_factory=set)
+    ranks: set[int] = field(default_factory=set)
     occurrences: int = 0
 
 
@@ -80,6 +81,9 @@ def build_findings(
         for fact in bound.values():
             if fact.node:
                 draft.nodes.add(fact.node)
+            rank = getattr(fact, "rank", None)
+            if isinstance(rank, int) and not isinstance(rank, bool):
+                draft.ranks.add(rank)
         for alias in spec.evidence:
             for ev in _evidence_of(bound[alias], facts):
                 draft.evidence.setdefault((ev.path, ev.line), ev)
@@ -111,6 +115,7 @@ def build_findings(
                 evidence=[EvidenceLine(path=e.path, line=e.line, text=e.text) for e in evidence[:EVIDENCE_LIMIT]],
                 evidence_total=len(evidence),
                 nodes=sorted(draft.nodes),
+                ranks=sorted(draft.ranks),
                 occurrences=draft.occurrences,
                 references=list(rule.references),
             )

@@ -46,6 +46,7 @@ class Finding(_M):
     evidence: list[EvidenceLine]
     evidence_total: int = Field(description="evidence lines in all; 'evidence' quotes at most EVIDENCE_LIMIT of them")
     nodes: list[str] = Field(default_factory=list, description="every node where the rule matched")
+    ranks: list[int] = Field(default_factory=list, description="ranks whose lines the finding merges (same fault logged by every rank)")
     occurrences: int = 1
     explains: list[int] = Field(default_factory=list)
     explained_by: list[int] = Field(default_factory=list)
