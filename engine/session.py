@@ -100,7 +100,9 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
 
         def fire(c: Any) -> None:
             try:
-                ids = tuple(getattr(c, a)["id"] for a in aliases)
+                # read the matched facts from the closure's message dict: attribute access
+                # would return the closure's own members for aliases such as 's' or 'host'
+                ids = tuple(c._m[a]["id"] for a in aliases)
                 if len(set(ids)) < len(ids):
                     return  # one fact may not fill two patterns
                 firings.append(Firing(crule.id, tuple(zip(aliases, ids))))
