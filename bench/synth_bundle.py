@@ -206,7 +206,7 @@ _XIDS = [
 
 def _stamp(sec: int) -> str:
     # dmesg -T shape, on the fixture's day: "[Sun Nov 29 18:28:40 2026]"
-    h, rem = divmod(18 * 3600 + 20 * 60 + sec, 3600)
+    h, rem = divmod(18 * 3600 + 28 * 60 + sec, 3600)
     return f"[Sun Nov 29 {h:02d}:{rem // 60:02d}:{rem % 60:02d} 2026]"
 
 
@@ -219,7 +219,7 @@ def _dmesg(t: Templates, rng: random.Random, node: str, ids: dict[str, str], xid
         out.append(_stamp(i * 30 // lines) + " " + tpl.format(a=a, b=a + rng.getrandbits(24), n=rng.randrange(4096),
                                                                bus=rng.randrange(256), dev=rng.randrange(32), fn=rng.randrange(8)))
     out += [f"{_stamp(40)} {ln}" for ln in t.driver_lines]
-    out.append(f"{_stamp(44)} {node} systemd[1]: Started nvidia-persistenced.service - NVIDIA Persistence Daemon.")
+    out.append(f"{_stamp(44)} systemd[1]: Started nvidia-persistenced.service - NVIDIA Persistence Daemon.")
     if xid is not None:
         gpu = rng.randrange(GPUS)
         for ln in _XIDS[xid % len(_XIDS)]:

@@ -1,0 +1,188 @@
+"""Benchmark ``steth diagnose`` on synthetic N-node bundles against ``grep -rcE`` over the same files.
+
+For each size: write an N-node, 8-GPU-per-node bundle (bench/synth_bundle.py, built from the
+real captures in fixtures/), time ``grep -rcE PATTERN DIR`` as the floor any log tool is
+compared with, then run ``steth diagnose --from-logs DIR --format json`` in a fresh
+subprocess and record its wall time and peak RSS. The figures are printed as one table.
+
+    .venv/bin/python bench/bench_diagnose.py                       # 64 nodes
+    .venv/bin/python bench/bench_diagnose.py --sizes 16,64,256
+    .venv/bin/python bench/bench_diagnose.py --nodes 64 --profile  # + cProfile of diagnose_bundle
+
+Peak RSS: each measured run goes through a tiny launcher process that starts ``steth`` and
+reports its own ``getrusage(RUSAGE_CHILDREN).ru_maxrss``; the launcher has only that one
+child, so the figure is the peak of that single run and not a maximum over earlier runs.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import pstats
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synth_bundle import load_templates, make_bundle  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+GREP_PATTERN = r"NVRM: Xid|NCCL WARN|Bootstrap|#wrong|Avg bus bandwidth|Clocks Event Reasons"
+TARGET = "target (by a later issue): <= 10x grep at 1,024 nodes, <= 1 GB peak"
+
+# Runs one command, its stdout to a file; prints wall seconds and the child's peak RSS.
+# A fresh launcher per run keeps RUSAGE_CHILDREN to that one child.
+LAUNCHER = r"""
+import json, resource, subprocess, sys, time
+out, cmd = sys.argv[1], sys.argv[2:]
+t0 = time.perf_counter()
+with open(out, "wb") as f:
+    rc = subprocess.call(cmd, stdout=f)
+wall = time.perf_counter() - t0
+print(json.dumps({"rc": rc, "wall": wall, "maxrss_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+"""
+
+
+@dataclass
+class Row:
+    nodes: int
+    files: int
+    mb: float
+    diagnose_s: float
+    grep_s: float
+    peak_mb: float
+    facts: int | str
+    findings: int | str
+    verdict: str
+    grep_hits: int
+
+    @property
+    def ratio(self) -> float:
+        return self.diagnose_s / self.grep_s if self.grep_s else float("inf")
+
+
+def steth_command() -> list[str]:
+    exe = Path(sys.executable).with_name("steth")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "stethoscope.cli.main"]
+
+
+def run_diagnose(bundle: Path, workdir: Path) -> tuple[float, float, dict]:
+    """Wall seconds, peak RSS in MB and the JSON report of one ``steth diagnose`` run."""
+    out = workdir / "report.json"
+    cmd = [*steth_command(), "diagnose", "--from-logs", str(bundle), "--format", "json"]
+    res = subprocess.run([sys.executable, "-c", LAUNCHER, str(out), *cmd], capture_output=True, text=True, check=True)
+    m = json.loads(res.stdout)
+    if m["rc"] not in (0, 1, 2):  # 3 = bad input or internal error: no report to read
+        sys.exit(f"steth diagnose exited {m['rc']}:\n{res.stderr}")
+    report = json.loads(out.read_text())
+    return m["wall"], m["maxrss_kb"] / 1024, report
+
+
+def run_grep(bundle: Path) -> tuple[float, int]:
+    t0 = time.perf_counter()
+    res = subprocess.run(["grep", "-rcE", GREP_PATTERN, str(bundle)], capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if res.returncode > 1:
+        sys.exit(f"grep failed: {res.stderr}")
+    hits = sum(int(ln.rsplit(":", 1)[1]) for ln in res.stdout.splitlines() if ln)
+    return wall, hits
+
+
+def measure(nodes: int, base: Path, args: argparse.Namespace, templates) -> Row:
+    bundle = base / f"bundle-{nodes}"
+    if bundle.exists():
+        shutil.rmtree(bundle)
+    t0 = time.perf_counter()
+    info = make_bundle(bundle, nodes, seed=args.seed, xid_fraction=args.xid_fraction, dmesg_lines=args.dmesg_lines, templates=templates)
+    print(f"  {nodes} nodes: wrote {info.files} files, {info.bytes / 1e6:.1f} MB in {time.perf_counter() - t0:.1f} s; "
+          f"Xid on {len(info.xid_nodes)} node(s)", file=sys.stderr, flush=True)
+    grep_runs = [run_grep(bundle) for _ in range(args.repeat)]
+    diag_runs = [run_diagnose(bundle, base) for _ in range(args.repeat)]
+    grep_s, hits = min(grep_runs)
+    diag_s = min(r[0] for r in diag_runs)
+    peak = max(r[1] for r in diag_runs)
+    report = diag_runs[-1][2]
+    return Row(nodes, info.files, info.bytes / 1e6, diag_s, grep_s, peak, report.get("facts", "?"),
+               len(report.get("findings", [])), report.get("verdict", "?"), hits)
+
+
+def print_table(rows: list[Row], startup: tuple[float, float] | None) -> None:
+    head = f"{'nodes':>6} {'files':>7} {'MB':>8} {'diagnose s':>11} {'grep s':>8} {'ratio':>7} {'peak MB':>8} {'facts':>9} {'findings':>9}  verdict"
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        print(f"{r.nodes:>6} {r.files:>7} {r.mb:>8.1f} {r.diagnose_s:>11.2f} {r.grep_s:>8.3f} {r.ratio:>6.0f}x {r.peak_mb:>8.0f} "
+              f"{r.facts:>9} {r.findings:>9}  {r.verdict}")
+    if startup:
+        print(f"(steth start-up on the 2-GPU fixture bundle: {startup[0]:.2f} s, {startup[1]:.0f} MB peak; "
+              f"included in 'diagnose s' above)")
+    print(f"grep: grep -rcE '{GREP_PATTERN}' DIR")
+    print(TARGET)
+
+
+def profile(bundle: Path, top: int) -> None:
+    """diagnose_bundle in this process under cProfile; rules are loaded inside the profile too."""
+    from stethoscope.engine.diagnose import diagnose_bundle
+    from stethoscope.engine.loader import load_rules
+
+    prof = cProfile.Profile()
+    t0 = time.perf_counter()
+    prof.enable()
+    report = diagnose_bundle(bundle, load_rules())
+    prof.disable()
+    wall = time.perf_counter() - t0
+    print(f"\ncProfile of diagnose_bundle({bundle.name}): {wall:.2f} s under the profiler, "
+          f"{report.facts} facts, {len(report.findings)} findings")
+    for key in ("cumulative", "tottime"):
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).strip_dirs().sort_stats(key).print_stats(top if key == "cumulative" else 15)
+        text = buf.getvalue()
+        print(f"\n-- top {top if key == 'cumulative' else 15} by {key} --")
+        print(text[text.index("   ncalls"):].rstrip())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="Time steth diagnose against grep on synthetic N-node bundles.")
+    ap.add_argument("--nodes", type=int, default=64, help="bundle size in nodes (default 64)")
+    ap.add_argument("--sizes", help="several sizes, comma-separated, e.g. 16,64,256,1024 (overrides --nodes)")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per size; the fastest is reported (default 1)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--xid-fraction", type=float, default=0.03, help="share of nodes given an Xid in dmesg (default 0.03)")
+    ap.add_argument("--dmesg-lines", type=int, default=2000, help="boot-noise lines per dmesg (default 2000)")
+    ap.add_argument("--profile", action="store_true", help="also profile diagnose_bundle in-process on the largest size")
+    ap.add_argument("--profile-only", action="store_true", help="skip the subprocess measurements, only profile")
+    ap.add_argument("--top", type=int, default=25, help="profile entries to print (default 25)")
+    ap.add_argument("--keep", type=Path, help="write bundles here and keep them (default: a temp dir, removed)")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else [args.nodes]
+
+    base = args.keep or Path(tempfile.mkdtemp(prefix="steth-bench-"))
+    base.mkdir(parents=True, exist_ok=True)
+    try:
+        templates = load_templates()
+        rows: list[Row] = []
+        startup = None
+        if not args.profile_only:
+            s_wall, s_peak, _ = run_diagnose(ROOT / "fixtures/bundles/h200-healthy/bundle", base)
+            startup = (s_wall, s_peak)
+            for n in sizes:
+                rows.append(measure(n, base, args, templates))
+            print_table(rows, startup)
+        if args.profile or args.profile_only:
+            n = max(sizes)
+            bundle = base / f"bundle-{n}"
+            if not bundle.exists():
+                make_bundle(bundle, n, seed=args.seed, xid_fraction=args.xid_fraction, dmesg_lines=args.dmesg_lines, templates=templates)
+            profile(bundle, args.top)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
