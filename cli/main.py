@@ -15,11 +15,20 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from stethoscope.cli import live as _live
+
 app = typer.Typer(help="gpu-stethoscope: diagnose GPU training clusters from their logs.", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 rules_app = typer.Typer(help="Check and test YAML rules.", no_args_is_help=True)
 schema_app = typer.Typer(help="Print JSON Schemas of the project's formats.", no_args_is_help=True)
 app.add_typer(rules_app, name="rules")
 app.add_typer(schema_app, name="schema")
+from stethoscope.cli.topology import topology_app  # noqa: E402
+app.add_typer(topology_app, name="topology")
+_live.register(app, rules_app)  # watch, calibrate, rules export
+from stethoscope.cli.baseline import app as baseline_app  # noqa: E402
+app.add_typer(baseline_app, name="baseline")
+from stethoscope.cli.kb import kb_app  # noqa: E402
+app.add_typer(kb_app, name="kb")
 
 EXIT = {"healthy": 0, "faulty": 1, "inconclusive": 2}
 EXIT_BAD_INPUT = 3
@@ -48,22 +57,29 @@ def diagnose(
     from_logs: Annotated[Optional[Path], typer.Option("--from-logs", help="Incident bundle: a folder, .tar, .tar.gz/.tgz or .zip")] = None,
     format: Annotated[Format, typer.Option("--format", "-f", help="Report format")] = Format.text,
     evaluator: Annotated[EvaluatorChoice, typer.Option(help="Rule evaluator (reference = plain Python, for cross-checks)")] = EvaluatorChoice.durable,
+    prometheus: Annotated[Optional[str], typer.Option("--prometheus", help="Diagnose live from this Prometheus (DCGM exporter, node_exporter)")] = None,
+    at: Annotated[Optional[str], typer.Option(help="With --prometheus: end of the window (Unix seconds or RFC 3339; default now)")] = None,
+    window: Annotated[str, typer.Option(help="With --prometheus: how far back to look")] = "1h",
+    timeout: Annotated[float, typer.Option(help="With --prometheus: seconds per query")] = 10.0,
 ) -> None:
-    """Diagnose an incident bundle. Exit 0 healthy, 1 faulty, 2 inconclusive, 3 bad input."""
+    """Diagnose an incident bundle or a live Prometheus. Exit 0 healthy, 1 faulty, 2 inconclusive, 3 bad input."""
     from stethoscope.cli.render import render_markdown, render_text
     from stethoscope.engine.diagnose import diagnose_bundle
     from stethoscope.engine.loader import load_rules
     from stethoscope.facts.bundle import BundleError
 
-    if from_logs is None:
-        _fail("nothing to diagnose: give --from-logs BUNDLE")
+    if (from_logs is None) == (prometheus is None):
+        _fail("give exactly one of --from-logs BUNDLE or --prometheus URL")
     ruleset = load_rules()
     if ruleset.errors:
         _fail(f"shipped rules do not load: {ruleset.errors[0]}")
-    try:
-        report = diagnose_bundle(from_logs, ruleset, evaluator.value)
-    except BundleError as exc:
-        _fail(str(exc))
+    if prometheus is not None:
+        report = _live.diagnose_live(prometheus, at, window, timeout, ruleset, evaluator.value)
+    else:
+        try:
+            report = diagnose_bundle(from_logs, ruleset, evaluator.value)
+        except BundleError as exc:
+            _fail(str(exc))
     if format is Format.json:
         sys.stdout.write(report.model_dump_json(indent=2, exclude_none=True) + "\n")
     elif format is Format.markdown:
@@ -71,6 +87,7 @@ def diagnose(
     else:
         # soft_wrap: the verdict and evidence lines stay whole lines, whatever the width
         render_text(report, Console(highlight=False, emoji=False, soft_wrap=True))
+        _live.render_live_notes(report, Console(highlight=False, emoji=False, soft_wrap=True))
     raise typer.Exit(EXIT[report.verdict])
 
 
@@ -95,7 +112,11 @@ def rules_list() -> None:
     from stethoscope.engine.loader import load_rules
 
     for r in load_rules().rules:
-        print(f"{r.id:45} {r.rule.severity or '-':9} {r.rule.cause or '(derives ' + r.rule.then.assert_.kind + ')'}")
+        if r.rule.then.assert_ is not None:
+            what = f"(derives {r.rule.then.assert_.kind})"
+        else:
+            what = r.rule.cause or "(cause from the bound facts)"
+        print(f"{r.id:45} {r.rule.severity or '-':9} {what}")
 
 
 @rules_app.command("test")

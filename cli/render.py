@@ -44,6 +44,12 @@ def render_text(report: Report, console: Console) -> None:
         if f.evidence_total > len(f.evidence):
             console.print(f"     ... and {f.evidence_total - len(f.evidence)} more line(s)")
         console.print(f"   do: {escape(f.action_text)}")
+        if f.kb:
+            console.print(f"   past cases: {escape(', '.join(f.kb))} (steth kb show ID)")
+    if report.not_checked:
+        console.print()
+    for nc in report.not_checked:
+        console.print(f"[yellow]not checked: {escape(nc.missing)}[/]")
     cov = report.coverage
     console.print()
     console.print(
@@ -63,9 +69,11 @@ def render_markdown(report: Report) -> str:
     for f in report.findings:
         out += [f"## #{f.rank} {f.severity.upper()}: {f.title} ({f.role})", "",
                 f"- where: {f.entity.label}", f"- cause: `{f.cause}` ({f.component}), confidence {f.confidence:.2f}",
-                f"- {f.summary}", f"- do: {f.action_text}", "", "```"]
+                f"- {f.summary}", f"- do: {f.action_text}"] + ([f"- past cases: {', '.join(f.kb)}"] if f.kb else []) + ["", "```"]
         out += [f"{e.path}:{e.line}: {e.text}" for e in f.evidence]
         out += ["```", ""]
+    if report.not_checked:
+        out += ["## Not checked", ""] + [f"- {nc.missing} ({nc.question})" for nc in report.not_checked] + [""]
     out += ["## Coverage", ""] + [f"- {c.path}: {c.kind}, {c.facts} facts, {c.skipped_lines} lines skipped" for c in report.coverage.files]
     out += [f"- unrecognised: {u}" for u in report.coverage.unrecognised]
     out += [f"- parse error: {e.path}:{e.line}: {e.message}" for e in report.coverage.errors]

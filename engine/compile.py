@@ -65,6 +65,9 @@ def _value(raw: Any, known: set[str], where: tuple[Any, ...]) -> Any:
             return Ref(m[1], m[2])
     if isinstance(raw, (dict, list)):
         raise CompileError(f"expected a scalar or $alias.field, got {raw!r}", where)
+    if isinstance(raw, float) and ("e" in repr(raw) or raw != raw):
+        # durable-rules' JSON parser rejects exponents: keep thresholds in plain notation
+        raise CompileError(f"{raw!r}: write numbers between 0.0001 and 1e16 (or integers) in rules", where)
     return raw
 
 

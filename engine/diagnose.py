@@ -5,9 +5,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Literal
 
-from stethoscope.engine import reference, session
+from stethoscope.engine import fabric, reference, session
+from stethoscope.engine.decision_tree import not_checked
 from stethoscope.engine.findings import SEVERITY_ORDER, build_findings
 from stethoscope.engine.loader import RuleSet, load_rules
+from stethoscope.engine.localise import localise
 from stethoscope.engine.report import Coverage, FileCoverage, ParseProblem, Report, SkippedFile, Source
 from stethoscope.facts.bundle import HEAD_BYTES, artefacts, read_bundle
 from stethoscope.facts.model import Fact
@@ -53,12 +55,19 @@ def parse_artefacts(arts: list[Artefact]) -> Observed:
         obs.coverage.files.append(
             FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node, facts=nfacts, skipped_lines=max(0, nonblank - used))
         )
+    obs.facts.extend(fabric.summarise(obs.facts))  # cross-port and cross-reading comparisons
+    from stethoscope.engine import nccl_summary  # cross-rank, cross-run and baseline comparisons
+
+    obs.facts.extend(nccl_summary.summarise(obs.facts))
     return obs
 
 
 def evaluate_all(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "durable"):
     """Findings and derived facts of ``facts`` under one evaluator."""
     engine = session if evaluator == "durable" else reference
+    from stethoscope.engine.xid_knowledge import knowledge_facts  # catalogue entries + Xid aggregations
+
+    facts = list(facts) + knowledge_facts(facts)
     firings, derived = engine.run(ruleset.rules, facts)
     by_id = {f.id: f for f in facts}
     by_id.update((f.id, f) for f in derived)
@@ -88,7 +97,7 @@ def diagnose_bundle(path: str | os.PathLike[str], ruleset: RuleSet | None = None
         obs.coverage.unrecognised.append(s.path)
         obs.coverage.skipped.append(SkippedFile(path=s.path, reason=s.reason))
     ruleset = ruleset or load_rules()
-    findings = evaluate(ruleset, obs.facts, evaluator)
+    findings = localise(evaluate(ruleset, obs.facts, evaluator), obs.facts, {r.id: r.rule.symptom for r in ruleset.rules})
     return Report(
         source=Source(kind="bundle", path=str(path)),
         verdict=verdict_of(findings, obs),
@@ -96,4 +105,5 @@ def diagnose_bundle(path: str | os.PathLike[str], ruleset: RuleSet | None = None
         coverage=obs.coverage,
         nodes=sorted({c.node for c in obs.coverage.files}),
         facts=len(obs.facts),
+        not_checked=not_checked(obs.facts),
     )

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from stethoscope.engine.compile import CompiledRule
 from stethoscope.engine.derive import Firing, fill, render
 from stethoscope.engine.knowledge import load_vocabulary
+from stethoscope.engine.kb import links as kb_links
 from stethoscope.engine.report import Entity, EvidenceLine, Finding
 from stethoscope.facts.model import Evidence, Fact
 
@@ -24,6 +25,10 @@ class _Draft:
     nodes: set[str] = field(default_factory=set)
     ranks: set[int] = field(default_factory=set)
     occurrences: int = 0
+    cause: str = ""
+    component: str = ""
+    severity: str = ""
+    actions: tuple[str, ...] = ()
 
 
 def _label(entity: dict[str, object], nodes: set[str]) -> str:
@@ -57,10 +62,32 @@ def _evidence_of(fact: Fact, facts: dict[str, Fact]) -> list[Evidence]:
     return [fact.evidence]
 
 
+def _resolve(spec_value: str | None, rule_value: str | None, bound: dict[str, Fact], known, what: str, rule: str) -> str:
+    """A finding's cause, component or severity: the finding spec's (fixed or ``$alias.field``
+    of a bound fact, such as a catalogue entry), else the rule's; checked against the vocabulary."""
+    value = fill(spec_value, bound) if spec_value is not None else rule_value
+    if value not in known:
+        raise ValueError(f"rule {rule}: {what} {value!r} is not in the vocabulary")
+    return str(value)
+
+
+def _resolve_actions(spec_actions: list[str] | str, bound: dict[str, Fact], known, rule: str) -> tuple[str, ...]:
+    if isinstance(spec_actions, str):  # '$entry.actions': comma-separated ids held by a fact
+        raw = fill(spec_actions, bound)
+        acts = tuple(a.strip() for a in str(raw or "").split(",") if a.strip())
+    else:
+        acts = tuple(spec_actions)
+    bad = [a for a in acts if a not in known]
+    if bad:
+        raise ValueError(f"rule {rule}: unknown action(s) {bad}")
+    return acts
+
+
 def build_findings(
     rules: list[CompiledRule], firings: list[Firing], facts: dict[str, Fact]
 ) -> list[Finding]:
     by_rule = {r.id: r for r in rules}
+    vocab = load_vocabulary()
     drafts: dict[tuple, _Draft] = {}
     for firing in firings:
         crule = by_rule[firing.rule]
@@ -73,10 +100,17 @@ def build_findings(
             value = fill(raw, bound)
             if value is not None:
                 entity[key] = value
-        key = (crule.id, tuple(sorted((k, str(v)) for k, v in entity.items())))
+        rule = crule.rule
+        cause = _resolve(spec.cause, rule.cause, bound, vocab.causes, "cause", rule.id)
+        component = _resolve(spec.component, rule.component, bound, vocab.components, "component", rule.id)
+        severity = _resolve(spec.severity, rule.severity, bound, SEVERITY_ORDER, "severity", rule.id)
+        actions = _resolve_actions(spec.actions, bound, vocab.actions, rule.id)
+        # one rule may give different causes (a catalogue rule over many Xid codes): keep them apart
+        key = (crule.id, cause, severity, actions, tuple(sorted((k, str(v)) for k, v in entity.items())))
         draft = drafts.get(key)
         if draft is None:
-            draft = drafts[key] = _Draft(crule, entity, render(spec.summary, bound))
+            draft = drafts[key] = _Draft(crule, entity, render(spec.summary, bound), cause=cause, component=component,
+                                         severity=severity, actions=actions)
         draft.occurrences += 1
         for fact in bound.values():
             if fact.node:
@@ -87,14 +121,13 @@ def build_findings(
         for alias in spec.evidence:
             for ev in _evidence_of(bound[alias], facts):
                 draft.evidence.setdefault((ev.path, ev.line), ev)
-    vocab = load_vocabulary()
     out: list[Finding] = []
     for draft in drafts.values():
         rule = draft.crule.rule
         spec = rule.then.finding
-        assert spec is not None and rule.cause and rule.component and rule.severity
+        assert spec is not None
         evidence = sorted(draft.evidence.values(), key=lambda e: (e.path, e.line))
-        action_text = spec.action_text or " ".join(vocab.actions[a] for a in spec.actions)
+        action_text = spec.action_text or " ".join(vocab.actions[a] for a in draft.actions)
         ent = {k: draft.entity[k] for k in ENTITY_KEYS if k in draft.entity}
         if "rank" in ent:
             ent["rank"] = int(ent["rank"])  # type: ignore[arg-type]
@@ -103,14 +136,14 @@ def build_findings(
                 rank=0,
                 rule=rule.id,
                 title=rule.title,
-                cause=rule.cause,
-                component=rule.component,
-                severity=rule.severity,
+                cause=draft.cause,
+                component=draft.component,
+                severity=draft.severity,  # type: ignore[arg-type]
                 confidence=rule.confidence,
                 role="independent",
                 entity=Entity(label=_label(draft.entity, draft.nodes), **{k: (str(v) if k not in ("rank", "link") else v) for k, v in ent.items()}),
                 summary=draft.summary,
-                actions=list(spec.actions),
+                actions=list(draft.actions),
                 action_text=action_text,
                 evidence=[EvidenceLine(path=e.path, line=e.line, text=e.text) for e in evidence[:EVIDENCE_LIMIT]],
                 evidence_total=len(evidence),
@@ -118,6 +151,7 @@ def build_findings(
                 ranks=sorted(draft.ranks),
                 occurrences=draft.occurrences,
                 references=list(rule.references),
+                kb=kb_links(draft.cause, rule.id),
             )
         )
     return rank_findings(out, {r.id: r.rule.symptom for r in rules})

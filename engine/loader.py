@@ -14,7 +14,7 @@ from typing import Any, Iterable
 import yaml
 from pydantic import ValidationError
 
-from stethoscope.engine.compile import CompileError, CompiledRule, Ref, compile_rule
+from stethoscope.engine.compile import REF, CompileError, CompiledRule, Ref, compile_rule
 from stethoscope.engine.knowledge import Vocabulary, load_vocabulary
 from stethoscope.engine.schema import Rule
 from stethoscope.facts.model import FACT_KINDS
@@ -65,17 +65,38 @@ def read_yaml(path: Path, label: str) -> tuple[Any, yaml.Node | None]:
 
 
 def _check(rule: Rule, crule: CompiledRule, vocab: Vocabulary, derived_kinds: set[str], fail) -> None:
-    if rule.then.finding is not None:
-        if rule.cause is None or rule.component is None or rule.severity is None:
-            fail(("cause",), "a rule that makes a finding needs cause, component and severity")
-        if rule.cause not in vocab.causes:
-            fail(("cause",), f"unknown cause '{rule.cause}' (add it to knowledge/taxonomy.yaml)")
-        if rule.component not in vocab.components:
-            fail(("component",), f"unknown component '{rule.component}'")
-        for i, act in enumerate(rule.then.finding.actions):
-            if act not in vocab.actions:
-                fail(("then", "finding", "actions", i), f"unknown action '{act}' (see knowledge/actions.yaml)")
     aliases = {p.alias: p.kind for p in crule.all}
+
+    def ref_ok(where: tuple[Any, ...], raw: str) -> bool:
+        """A ``$alias.field`` must name a bound alias whose fact kind has that field."""
+        m = REF.match(raw)
+        if m is None:
+            return False
+        kind = aliases.get(m[1])
+        if kind is None:
+            fail(where, f"'{raw}' names alias '{m[1]}', which no 'all' pattern binds")
+        elif kind in FACT_KINDS and m[2] not in FACT_KINDS[kind].model_fields:
+            fail(where, f"'{raw}': fact '{kind}' has no field '{m[2]}'")
+        return True
+
+    if rule.then.finding is not None:
+        spec = rule.then.finding
+        ids = {"cause": vocab.causes, "component": vocab.components, "severity": vocab.severities}
+        for key, known in ids.items():
+            own = getattr(spec, key)
+            value, where = (own, ("then", "finding", key)) if own is not None else (getattr(rule, key), (key,))
+            if value is None:
+                fail((key,), "a rule that makes a finding needs cause, component and severity (on the rule or in then.finding)")
+            elif not ref_ok(where, value) and value not in known:
+                hint = " (add it to knowledge/taxonomy.yaml)" if key == "cause" else ""
+                fail(where, f"unknown {key} '{value}'{hint}")
+        if isinstance(spec.actions, str):
+            if not ref_ok(("then", "finding", "actions"), spec.actions):
+                fail(("then", "finding", "actions"), "actions is a list of action ids or one '$alias.field'")
+        else:
+            for i, act in enumerate(spec.actions):
+                if act not in vocab.actions:
+                    fail(("then", "finding", "actions", i), f"unknown action '{act}' (see knowledge/actions.yaml)")
     for section, pats in (("all", crule.all), ("none", crule.none)):
         for i, p in enumerate(pats):
             if p.kind not in FACT_KINDS:

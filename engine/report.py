@@ -52,6 +52,8 @@ class Finding(_M):
     explained_by: list[int] = Field(default_factory=list)
     kb: list[str] = Field(default_factory=list)
     references: list[str] = Field(default_factory=list)
+    placed_by: list[str] = Field(default_factory=list, description="how localisation placed the entity: the evidence that singled it out (pairwise tests, port rates, a peer address)")
+    blast_radius: list[str] = Field(default_factory=list, description="for a finding lifted to a shared element: the entities behind it that it explains")
 
 
 class FileCoverage(_M):
@@ -85,6 +87,29 @@ class Source(_M):
     path: str
 
 
+class MissingSignal(_M):
+    """A live series that Prometheus does not have: what it would have shown and how to get it.
+    A missing signal is never read as healthy."""
+
+    metric: str
+    source: str
+    field_id: int | None = None
+    shows: str
+    enable: str
+
+
+class NotChecked(_M):
+    """A branch of a decision tree (e.g. "training throughput dropped") the input had no
+    evidence for: what was not checked, and what artefact would have answered it."""
+
+    tree: str
+    branch: str
+    question: str
+    missing: str
+    needs: list[str]
+    source: str
+
+
 class Report(_M):
     version: Literal[1] = 1
     source: Source
@@ -93,3 +118,6 @@ class Report(_M):
     coverage: Coverage
     nodes: list[str] = Field(default_factory=list)
     facts: int = 0
+    missing_signals: list[MissingSignal] = Field(default_factory=list, description="live diagnosis: series Prometheus lacks (never read as healthy)")
+    reason: str | None = Field(default=None, description="why the verdict is inconclusive, when it is")
+    not_checked: list[NotChecked] = Field(default_factory=list, description="decision-tree branches with no evidence in the input (never read as healthy)")

@@ -34,9 +34,17 @@ class When(_Strict):
 
 
 class FindingSpec(_Strict):
+    """What a finding says. ``cause``, ``component``, ``severity`` and ``actions`` may each be
+    a ``$alias.field`` naming a bound fact (a catalogue entry) instead of a fixed value; a
+    fixed ``cause``/``component``/``severity`` here overrides the rule's. A referenced
+    ``actions`` field holds comma-separated action ids."""
+
     entity: dict[str, str] = Field(default_factory=dict)
     summary: str
-    actions: list[str] = Field(default_factory=list)
+    cause: str | None = None
+    component: str | None = None
+    severity: str | None = None
+    actions: list[str] | str = Field(default_factory=list)
     action_text: str | None = None
     evidence: list[str] = Field(min_length=1)
 
@@ -52,6 +60,17 @@ class Then(_Strict):
     assert_: AssertSpec | None = Field(default=None, alias="assert")
 
 
+class PromQLSpec(_Strict):
+    """The rule's alerting form for Prometheus (``steth rules export --format prometheus-rules``):
+    the same fault, stated over the exporters' series."""
+
+    alert: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    expr: str = Field(min_length=1)
+    for_: str | None = Field(default=None, alias="for", pattern=r"^[0-9]+[smhdwy]$")
+    labels: dict[str, str] = Field(default_factory=dict)
+    annotations: dict[str, str] = Field(default_factory=dict)
+
+
 class Rule(_Strict):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     title: str
@@ -65,6 +84,7 @@ class Rule(_Strict):
     then: Then
     references: list[str] = Field(default_factory=list)
     description: str | None = None
+    promql: PromQLSpec | None = None
 
     @field_validator("then")
     @classmethod

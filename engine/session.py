@@ -62,6 +62,20 @@ def _pattern_json(p: Pattern) -> dict[str, Any]:
     return {"$and": parts}
 
 
+def fact_json(view: dict[str, Any]) -> str:
+    """The fact as durable's JSON. durable's parser rejects exponents ("2e-06" -> error 204),
+    so floats are written in fixed notation (rule_view already rounded them to 9 places)."""
+    parts = []
+    for k, v in view.items():
+        if isinstance(v, float):
+            num = format(v, ".9f").rstrip("0")
+            val = num + "0" if num.endswith(".") else num
+        else:
+            val = json.dumps(v, ensure_ascii=False)
+        parts.append(f"{json.dumps(k)}:{val}")
+    return "{" + ",".join(parts) + "}"
+
+
 def condition_count(rule: CompiledRule) -> int:
     return sum(1 + 2 * len(p.tests) for p in rule.all + rule.none)
 
@@ -133,12 +147,13 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
     asserted: set[str] = set()
 
     def send(fact: Fact) -> None:
-        view = fact.rule_view()
+        text = fact_json(fact.rule_view())
         for name in names:
             if fact.kind in kinds_of[name]:
                 asserted.add(name)
+                rs = host.get_ruleset(name)
                 try:
-                    host.assert_fact(name, view)
+                    host._handle_function(rs, lambda t, rs=rs: rs._handle_result(durable_rules_engine.assert_fact(rs._handle, t), t), text, None)
                 except durable_engine.MessageNotHandledException:
                     pass  # no rule of this ruleset matched the fact: not an error
 

@@ -39,7 +39,11 @@ class Fact(BaseModel):
         for name, value in self:
             if name == "evidence" or value is None:
                 continue
-            if isinstance(value, (str, int, float, bool)):
+            if isinstance(value, float):
+                if value != value or value in (float("inf"), float("-inf")):
+                    continue  # not representable for the engine: left out, as None is
+                out[name] = round(value, 9)  # the engine's JSON carries 9 decimals
+            elif isinstance(value, (str, int, bool)):
                 out[name] = value
         return out
 

@@ -11,6 +11,7 @@ from functools import lru_cache
 from types import ModuleType
 
 import stethoscope.facts.derived  # noqa: F401 - registers derived fact kinds
+import stethoscope.facts.live.series_facts  # noqa: F401 - registers the live-only fact kinds
 import stethoscope.facts.parsers as _pkg
 
 

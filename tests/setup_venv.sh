@@ -16,8 +16,21 @@ if ! "$PY" -m venv --help >/dev/null 2>&1 || ! "$PY" -c 'import ensurepip' >/dev
     exit 1
   fi
 fi
+# the live tests serve recorded series with a real Prometheus (Debian's package; no service
+# is started: the tests run the binary themselves on 127.0.0.1)
+if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+  else
+    echo "prometheus/promtool are missing (the live tests will be skipped): sudo apt-get install prometheus" >&2
+  fi
+fi
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e ".[test]"
+# Graphviz renders `steth topology show --image` (SVG, PNG); its tests are skipped without it
+if ! command -v dot >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  apt-get update -qq && apt-get install -y -qq graphviz >/dev/null
+fi

@@ -88,3 +88,36 @@ def test_fresh_host_per_run_leaves_no_threads():
     for _ in range(20):
         session.run([rule], [_xid(1, 79, "n2")])
     assert threading.active_count() <= before
+
+
+def test_floats_in_exponent_notation_reach_durable():
+    """durable's JSON parser fails on "2e-06" (error 204): floats go in fixed notation."""
+    rule = Rule.model_validate({
+        "id": "tiny", "title": "t", "cause": "nccl_tests_wrong_results", "component": "nccl", "severity": "warning",
+        "when": {"all": [{"fact": "nccl_test_row", "as": "r", "match": {"oop_max_error": {"gte": 0.001}}}]},
+        "then": {"finding": {"entity": {}, "summary": "s", "evidence": ["r"]}},
+    })
+    from stethoscope.facts.parsers.nccl_tests_facts import NcclTestRow
+
+    def row(i, err):
+        return NcclTestRow(id=f"r{i}", run_id="run", size_bytes=8, count=2, dtype="float", oop_time_us=1e-7,
+                           oop_algbw=1e20, oop_busbw=0.0, oop_max_error=err, evidence=Evidence(path="p", line=i, text="t"))
+
+    facts = [row(1, 0.002), row(2, 2e-06), row(3, float("nan")), row(4, 1e-07)]
+    a, _ = session.run([compile_rule(rule, "t.yaml")], facts)
+    b, _ = reference.run([compile_rule(rule, "t.yaml")], facts)
+    assert [dict(f.bindings)["r"] for f in a] == ["r1"] == [dict(f.bindings)["r"] for f in b]
+
+
+def test_rule_thresholds_in_exponent_notation_are_rejected():
+    import pytest
+
+    from stethoscope.engine.compile import CompileError
+
+    rule = Rule.model_validate({
+        "id": "tiny", "title": "t", "cause": "nccl_tests_wrong_results", "component": "nccl", "severity": "warning",
+        "when": {"all": [{"fact": "nccl_test_row", "as": "r", "match": {"oop_max_error": {"gt": 1e-06}}}]},
+        "then": {"finding": {"entity": {}, "summary": "s", "evidence": ["r"]}},
+    })
+    with pytest.raises(CompileError):
+        compile_rule(rule, "t.yaml")

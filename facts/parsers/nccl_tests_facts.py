@@ -7,7 +7,9 @@ point back at it through ``run_id`` (the run fact's ``id``).
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Any, Literal
+
+from pydantic import model_validator
 
 from stethoscope.facts.model import Fact, fact_kind
 
@@ -78,6 +80,18 @@ class NcclTestRow(Fact):
     ip_busbw: float | None = None
     ip_wrong: int | None = None
     ip_max_error: float | None = None
+    #: out-of-place plus in-place #wrong (None when neither was validated), so one rule
+    #: can ask "did this size return wrong values"
+    wrong: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sum_wrong(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("wrong") is None:
+            parts = [data.get("oop_wrong"), data.get("ip_wrong")]
+            if any(p is not None for p in parts):
+                data = {**data, "wrong": sum(p or 0 for p in parts)}
+        return data
 
 
 @fact_kind

@@ -68,7 +68,7 @@ def test_allreduce_largest_row_fields():
     assert row.model_dump(exclude={"id", "evidence", "run_id", "node"}) == dict(
         kind="nccl_test_row", collective="all_reduce", size_bytes=2147483648, count=536870912, dtype="float",
         redop="sum", root=None, oop_time_us=6318.05, oop_algbw=339.90, oop_busbw=339.90, oop_wrong=0,
-        oop_max_error=None, ip_time_us=6322.67, ip_algbw=339.65, ip_busbw=339.65, ip_wrong=0, ip_max_error=None)
+        oop_max_error=None, ip_time_us=6322.67, ip_algbw=339.65, ip_busbw=339.65, ip_wrong=0, ip_max_error=None, wrong=0)
     assert row.evidence.line == 40
 
 

@@ -1,0 +1,164 @@
+"""``steth baseline``: record nccl-tests results of a healthy cluster, compare later runs.
+
+Exit codes: ``record``/``list``/``show`` 0, ``compare`` 0 when no band is below the baseline
+and 1 when one is; 3 for bad usage or unreadable input (one line on standard error).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+app = typer.Typer(help="Record nccl-tests baselines (SQLite) and compare new runs with them.", no_args_is_help=True)
+err = Console(stderr=True, emoji=False)
+out = Console(highlight=False, emoji=False, soft_wrap=True)
+
+
+class Fmt(str, Enum):
+    text = "text"
+    json = "json"
+
+
+DbOpt = Annotated[Optional[Path], typer.Option("--db", help="Baseline database (default: $STETH_BASELINE_DB, else $XDG_DATA_HOME/gpu-stethoscope/baselines.sqlite)")]
+FmtOpt = Annotated[Fmt, typer.Option("--format", "-f", help="Output format")]
+
+
+def _db(db: Path | None) -> Path:
+    from stethoscope.engine.baseline_store import default_path
+
+    return db or default_path()
+
+
+def _fail(message: str) -> None:
+    err.print(f"[red]steth: {escape(message)}[/]", highlight=False, soft_wrap=True)
+    raise typer.Exit(3)
+
+
+def _json(data: object) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def _context_line(ctx: dict) -> str:
+    keys = ("gpu_model", "gpus_per_node", "nodes", "topology", "driver", "cuda", "nccl")
+    text = ", ".join(f"{k} {ctx.get(k)}" for k in keys if ctx.get(k) is not None)
+    env = ctx.get("env") or {}
+    return text + (("; env " + ", ".join(f"{k}={v}" for k, v in env.items())) if env else "")
+
+
+@app.command("record")
+def record(
+    results: Annotated[list[Path], typer.Argument(help="nccl-tests outputs (text or -J JSON) or bundles holding them")],
+    name: Annotated[str, typer.Option("--name", help="Name of the baseline (recording it again adds a newer version)")],
+    db: DbOpt = None,
+    format: FmtOpt = Fmt.text,
+) -> None:
+    """Store the results of every collective found, with their context."""
+    from stethoscope.engine import baseline_run
+    from stethoscope.engine.baseline_store import StoreError
+    from stethoscope.facts.bundle import BundleError
+
+    try:
+        b = baseline_run.record(results, name, _db(db))
+    except (StoreError, BundleError) as exc:
+        _fail(str(exc))
+    if format is Fmt.json:
+        return _json(b.as_json())
+    out.print(f"recorded baseline {escape(b.name)} (version {b.id}, {b.recorded_at}) in {_db(db)}")
+    for coll, t in b.tables.items():
+        best = max(t.rows, key=lambda r: r.busbw)
+        out.print(f"  {coll}: {len(t.rows)} sizes, {t.nranks} ranks, peak busbw {best.busbw:.2f} GB/s at {best.size_bytes} B")
+    out.print(f"  context: {escape(_context_line(b.context))}")
+
+
+@app.command("compare")
+def compare(
+    results: Annotated[list[Path], typer.Argument(help="nccl-tests outputs or bundles of the run to check")],
+    name: Annotated[str, typer.Option("--name", help="Baseline to compare with")],
+    db: DbOpt = None,
+    format: FmtOpt = Fmt.text,
+) -> None:
+    """Compare a run with a baseline: busbw ratio per size band, context changes, and the
+    diagnosis of everything else in RESULTS (NCCL environment, transports, errors)."""
+    from stethoscope.cli.render import render_text
+    from stethoscope.engine import baseline_run
+    from stethoscope.engine.baseline_store import StoreError
+    from stethoscope.engine.loader import load_rules
+    from stethoscope.facts.bundle import BundleError
+
+    ruleset = load_rules()
+    if ruleset.errors:
+        _fail(f"shipped rules do not load: {ruleset.errors[0]}")
+    try:
+        cmp = baseline_run.compare(results, name, _db(db), ruleset)
+    except (StoreError, BundleError) as exc:
+        _fail(str(exc))
+    below = any(c.below for c in cmp.comparisons)
+    if format is Fmt.json:
+        _json(cmp.as_json())
+        raise typer.Exit(1 if below else 0)
+    b = cmp.baseline
+    out.print(f"baseline {escape(b.name)} (version {b.id}, {b.recorded_at}): {escape(_context_line(b.context))}")
+    if not cmp.comparisons:
+        out.print("no collective of RESULTS has sizes in common with the baseline")
+    for c in cmp.comparisons:
+        verdict = f"[red]BELOW ({c.factor_below}x)[/]" if c.below else "[green]ok[/]"
+        out.print(f"  {c.collective:15} {c.band:9} ratio {c.ratio:<8} over {c.sizes} sizes; at {c.size_text}: "
+                  f"{c.measured_busbw} vs {c.reference_busbw} GB/s  {verdict}")
+    if cmp.comparisons:
+        out.print(f"  context changes: {escape(cmp.comparisons[0].context_diff)}")
+        out.print(f"  NCCL environment of this run: {escape(cmp.comparisons[0].env_overrides)}")
+    out.print()
+    render_text(cmp.report, out)
+    raise typer.Exit(1 if below else 0)
+
+
+@app.command("list")
+def list_(db: DbOpt = None, format: FmtOpt = Fmt.text) -> None:
+    """List recorded baselines (newest version of each name)."""
+    from stethoscope.engine.baseline_store import StoreError, list_all
+
+    try:
+        rows = list_all(_db(db))
+    except StoreError as exc:
+        _fail(str(exc))
+    if format is Fmt.json:
+        return _json(rows)
+    if not rows:
+        out.print(f"no baselines in {_db(db)}")
+    for r in rows:
+        out.print(f"{escape(r['name']):24} {r['recorded_at']}  versions {r['versions']}  {', '.join(r['collectives'])}  "
+                  f"{escape(_context_line(r['context']))}")
+
+
+@app.command("show")
+def show(
+    name: Annotated[str, typer.Argument(help="Baseline name")],
+    db: DbOpt = None,
+    format: FmtOpt = Fmt.text,
+) -> None:
+    """Show a baseline: its context, every recorded version and the newest tables."""
+    from stethoscope.engine.baseline_store import StoreError, load, versions
+
+    try:
+        b = load(_db(db), name)
+        vers = versions(_db(db), name)
+    except StoreError as exc:
+        _fail(str(exc))
+    if format is Fmt.json:
+        return _json(b.as_json() | {"versions": vers})
+    out.print(f"baseline {escape(b.name)}, version {b.id} of {len(vers)}, recorded {b.recorded_at}")
+    out.print(f"  context: {escape(_context_line(b.context))}")
+    out.print(f"  sources: {escape(', '.join(b.sources))}")
+    for v in vers:
+        out.print(f"  version {v['id']}: {v['recorded_at']}  {escape(_context_line(v['context']))}")
+    for coll, t in b.tables.items():
+        out.print(f"  {coll} ({t.nranks} ranks)")
+        out.print(f"    {'size (B)':>12} {'time (us)':>11} {'busbw (GB/s)':>13}")
+        for r in t.rows:
+            out.print(f"    {r.size_bytes:>12} {r.time_us:>11.2f} {r.busbw:>13.2f}")

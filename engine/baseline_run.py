@@ -1,0 +1,88 @@
+"""What ``steth baseline record/compare`` do, as plain functions over result files.
+
+RESULTS are nccl-tests outputs (text or ``-J`` JSON), or whole bundles (a folder or archive)
+holding them, optionally with ``nvidia-smi -q`` (driver, CUDA), ``nvidia-smi topo -m`` and
+NCCL INFO logs (environment, transports) for the context.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from stethoscope.engine import baseline_store as store
+from stethoscope.engine import perf_compare
+from stethoscope.engine.diagnose import Observed, evaluate, parse_artefacts, verdict_of
+from stethoscope.engine.loader import RuleSet
+from stethoscope.engine.report import Report, SkippedFile, Source
+from stethoscope.facts.bundle import RawBundle, artefacts, read_bundle
+
+
+def observe(paths: list[os.PathLike[str] | str]) -> Observed:
+    """Parse every file of every path as one bundle (file names kept apart if they clash)."""
+    merged = RawBundle(source=", ".join(map(str, paths)))
+    names: set[str] = set()
+    for p in paths:
+        raw = read_bundle(p)
+        for name, data in raw.files:
+            unique, n = name, 1
+            while unique in names:
+                n += 1
+                unique = f"{name}.{n}"
+            names.add(unique)
+            merged.files.append((unique, data))
+        merged.skipped.extend(raw.skipped)
+    arts, binary = artefacts(merged)
+    obs = parse_artefacts(arts)
+    for s in [*merged.skipped, *binary]:
+        obs.coverage.skipped.append(SkippedFile(path=s.path, reason=s.reason))
+    return obs
+
+
+def tables_of(obs: Observed) -> tuple[list[store.Table], dict]:
+    """One table per collective (the run with most sizes) and the context of the first."""
+    best: dict[str, tuple[store.Table, dict]] = {}
+    for _run, table, ctx, _rows in perf_compare.runs_of(obs.facts):
+        old = best.get(table.collective)
+        if old is None or len(table.rows) > len(old[0].rows):
+            best[table.collective] = (table, ctx)
+    if not best:
+        return [], {}
+    context = dict(next(iter(best.values()))[1])
+    context["collectives"] = sorted(best)
+    return [t for t, _ in best.values()], context
+
+
+def record(paths: list[Path], name: str, db: Path) -> store.Baseline:
+    obs = observe(paths)
+    tables, context = tables_of(obs)
+    return store.record(db, name, context, [str(p) for p in paths], tables)
+
+
+@dataclass
+class Comparison:
+    baseline: store.Baseline
+    report: Report
+    comparisons: list  # busbw_comparison facts
+
+    def as_json(self) -> dict:
+        return {
+            "baseline": {"name": self.baseline.name, "id": self.baseline.id, "recorded_at": self.baseline.recorded_at,
+                         "context": self.baseline.context},
+            "comparisons": [c.model_dump(exclude={"evidence", "sources", "id"}) | {"evidence": c.evidence.model_dump()}
+                            for c in self.comparisons],
+            "report": self.report.model_dump(exclude_none=True),
+        }
+
+
+def compare(paths: list[Path], name: str, db: Path, ruleset: RuleSet) -> Comparison:
+    """The whole diagnosis of RESULTS with the named baseline as the reference."""
+    baseline = store.load(db, name)
+    with perf_compare.use_baseline(baseline):
+        obs = observe(paths)
+    findings = evaluate(ruleset, obs.facts)
+    report = Report(source=Source(kind="bundle", path=", ".join(map(str, paths))), verdict=verdict_of(findings, obs),
+                    findings=findings, coverage=obs.coverage, nodes=sorted({c.node for c in obs.coverage.files}),
+                    facts=len(obs.facts))
+    comps = [f for f in obs.facts if f.kind == "busbw_comparison"]
+    return Comparison(baseline, report, comps)

@@ -1,0 +1,137 @@
+"""Fabric summary: facts that compare ports with each other and readings with earlier ones.
+
+Rules compare one fact's fields with constants or with an earlier pattern's fields; "below
+the node's other ports", "below the fleet's usual rate" and "grew by N an hour between two
+readings" need a look at many facts at once. This step runs after parsing and emits derived
+facts (``sources`` names the facts they summarise, so findings quote the original lines):
+
+- ``ib_port_summary``: one per HCA port (ibstat wins over ibstatus over node_exporter),
+  with whether it is expected up, its siblings' best rate, the fleet's usual rate, the
+  inventory's expected rate and a ``below_*`` flag for each;
+- ``ib_counter_growth``: one per (port, counter) that grew between two readings, with the
+  rate per hour when both readings carry a time, and whether it passes the limit of
+  ``knowledge/ib_counters.yaml``.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+from stethoscope.facts.model import Fact
+from stethoscope.facts.parsers.ib_facts import IbCounterGrowth, IbPortSummary
+
+_SOURCE_RANK = {"ibstat": 0, "ibstatus": 1, "node_exporter": 2}
+#: a fleet rate is a "usual" rate only when this many ports agree on it
+FLEET_MIN_PORTS = 3
+
+
+@lru_cache(maxsize=1)
+def counter_limits() -> list[dict]:
+    text = resources.files("stethoscope.knowledge").joinpath("ib_counters.yaml").read_text()
+    return yaml.safe_load(text)["counters"]
+
+
+def _derived(cls, basis: Fact, sources: list[Fact], **fields) -> Fact:
+    ids = ",".join(dict.fromkeys(f.id for f in sources))
+    return cls(id=f"derived:fabric:{cls.model_fields['kind'].default}:{fields.get('port_id')}:{fields.get('counter', '')}",
+               node=basis.node, evidence=basis.evidence, sources=ids, **fields)
+
+
+def summarise(facts: list[Fact]) -> list[Fact]:
+    """Derived fabric facts of ``facts`` (empty when there is no InfiniBand evidence)."""
+    ports: dict[str, Fact] = {}
+    hcas: dict[tuple[str, str], Fact] = {}
+    named_by_nccl: dict[tuple[str, str], Fact] = {}
+    inventory: dict[str, Fact] = {}
+    counters: list[Fact] = []
+    for f in facts:
+        if f.kind == "ib_port":
+            old = ports.get(f.port_id)
+            if old is None or _SOURCE_RANK[f.source] < _SOURCE_RANK[old.source]:
+                ports[f.port_id] = f
+        elif f.kind == "ib_hca":
+            hcas[(f.node, f.hca)] = f
+        elif f.kind == "nccl_net_device" and f.network == "IB":
+            named_by_nccl[(f.node, f.device)] = f
+        elif f.kind == "inventory_port":
+            inventory[f.port_id] = f
+        elif f.kind == "ib_port_counters":
+            counters.append(f)
+    if not ports and not counters:
+        return []
+    out: list[Fact] = []
+    by_node: dict[str, list[Fact]] = defaultdict(list)
+    for p in ports.values():
+        by_node[p.node].append(p)
+    fleet = Counter(p.rate_gbps for p in ports.values() if p.state == "Active" and p.rate_gbps and p.link_layer != "Ethernet")
+    fleet_rate = None
+    if fleet:
+        rate, count = fleet.most_common(1)[0]
+        fleet_rate = rate if count >= FLEET_MIN_PORTS else None
+    for p in ports.values():
+        srcs: list[Fact] = [p]
+        siblings = [s for s in by_node[p.node] if s is not p and s.state == "Active" and s.rate_gbps and s.link_layer == p.link_layer]
+        sib_rate = max((s.rate_gbps for s in siblings), default=None)
+        reason = None
+        nccl = named_by_nccl.get((p.node, f"{p.hca}:{p.port}"))
+        inv = inventory.get(p.port_id)
+        hca = hcas.get((p.node, p.hca))
+        if nccl is not None:
+            reason, srcs = "NCCL uses it", srcs + [nccl]
+        elif inv is not None:
+            reason, srcs = "the inventory lists it as cabled", srcs + [inv]
+        elif hca is not None and hca.ports == 1 and siblings:
+            reason = "single-port HCA beside Active ones"
+        active = p.state == "Active"
+        below_sib = bool(active and p.rate_gbps and sib_rate and p.rate_gbps < sib_rate)
+        if below_sib:
+            srcs += [max(siblings, key=lambda s: s.rate_gbps)]
+        expected_rate = inv.expected_rate_gbps if inv is not None else None
+        out.append(_derived(
+            IbPortSummary, p, srcs, hca=p.hca, port=p.port, port_id=p.port_id, state=p.state, physical_state=p.physical_state,
+            rate_gbps=p.rate_gbps, link_layer=p.link_layer, expected_up=reason is not None or active, expected_up_reason=reason,
+            sibling_rate_gbps=sib_rate, below_siblings=below_sib, fleet_rate_gbps=fleet_rate,
+            below_fleet=bool(active and p.rate_gbps and fleet_rate and p.link_layer != "Ethernet" and p.rate_gbps < fleet_rate),
+            expected_rate_gbps=expected_rate, below_expected=bool(active and p.rate_gbps and expected_rate and p.rate_gbps < expected_rate),
+        ))
+    out.extend(_growth(counters, ports))
+    return out
+
+
+def _growth(counters: list[Fact], ports: dict[str, Fact]) -> list[Fact]:
+    by_lid = {(p.node, p.lid): p for p in ports.values() if p.lid}
+    series: dict[str, list[Fact]] = defaultdict(list)
+    names: dict[str, tuple[str | None, int]] = {}
+    for c in counters:
+        pid = c.port_id
+        if pid is None and (c.node, c.lid) in by_lid:
+            p = by_lid[(c.node, c.lid)]
+            pid, names[p.port_id] = p.port_id, (p.hca, p.port)
+        pid = pid or f"{c.node}/lid{c.lid}/{c.port}"
+        names.setdefault(pid, (c.hca, c.port))
+        series[pid].append(c)
+    out: list[Fact] = []
+    for pid, readings in series.items():
+        if len(readings) < 2:
+            continue
+        readings.sort(key=lambda c: (c.time_s or 0, c.reading))
+        first, last = readings[0], readings[-1]
+        window = (last.time_s - first.time_s) if first.time_s is not None and last.time_s is not None else None
+        for spec in counter_limits():
+            a, b = getattr(first, spec["field"]), getattr(last, spec["field"])
+            if a is None or b is None or b <= a:
+                continue  # no growth, or a counter reset (the later reading is lower)
+            delta = b - a
+            per_hour = delta * 3600 / window if window else None
+            limit = float(spec["limit_per_hour"])
+            over = per_hour > limit if per_hour is not None else limit == 0
+            hca, port = names[pid]
+            out.append(_derived(
+                IbCounterGrowth, last, [first, last], hca=hca, port=port, port_id=pid, counter=spec["counter"], cause=spec["cause"],
+                first=a, last=b, delta=delta, window_s=window, per_hour=round(per_hour, 1) if per_hour is not None else None,
+                limit_per_hour=limit, over_limit=over,
+            ))
+    return out

@@ -1,0 +1,138 @@
+"""The knowledge base of past incidents: ``knowledge/cases/*.yaml``, one case per file.
+
+A case records what an incident looked like (symptom), what identifies it (signature: the
+causes and rules of the findings it explains, and the facts to look at), how it was
+investigated, its root cause, the fix and references. Findings link to the cases whose
+signature names their cause (and, where the case lists rules, their rule); ``steth kb``
+searches, shows and adds cases.
+"""
+from __future__ import annotations
+
+import re
+from datetime import date
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from stethoscope.engine.knowledge import load_vocabulary
+
+PREFIX = "kb/"
+TODO = "TODO"
+
+
+class Signature(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    causes: list[str] = Field(min_length=1, description="taxonomy causes of the findings this case explains")
+    rules: list[str] = Field(default_factory=list, description="if given, only findings of these rules link here")
+    facts: list[str] = Field(default_factory=list, description="facts that identify it, as '<kind> <what>'")
+
+
+class Case(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    title: str = Field(min_length=3)
+    symptom: str = Field(min_length=3)
+    signature: Signature
+    investigation: list[str] = Field(min_length=1)
+    root_cause: str = Field(min_length=3)
+    fix: list[str] = Field(min_length=1)
+    references: list[str] = Field(min_length=1)
+    tags: list[str] = Field(default_factory=list)
+
+    @property
+    def ref(self) -> str:
+        return PREFIX + self.id
+
+
+class CaseError(ValueError):
+    pass
+
+
+def validate_case(data: Any, label: str, stem: str | None = None) -> Case:
+    """Schema, vocabulary and completeness (no ``TODO`` left) of one case."""
+    try:
+        case = Case.model_validate(data)
+    except ValidationError as exc:
+        e = exc.errors()[0]
+        raise CaseError(f"{label}: {'.'.join(map(str, e['loc']))}: {e['msg']}") from None
+    vocab = load_vocabulary()
+    bad = [c for c in case.signature.causes if c not in vocab.causes]
+    if bad:
+        raise CaseError(f"{label}: signature.causes: unknown cause(s) {bad} (see knowledge/taxonomy.yaml)")
+    if stem is not None and case.id != stem:
+        raise CaseError(f"{label}: id '{case.id}' must equal the file name '{stem}'")
+    todo = [k for k, v in case.model_dump().items() if TODO in yaml.safe_dump(v)]
+    if todo:
+        raise CaseError(f"{label}: still to complete (replace {TODO}): {', '.join(todo)}")
+    return case
+
+
+def cases_root() -> Path:
+    return Path(str(resources.files("stethoscope.knowledge").joinpath("cases")))
+
+
+@lru_cache(maxsize=1)
+def load_cases() -> tuple[Case, ...]:
+    out: list[Case] = []
+    for path in sorted(cases_root().glob("*.yaml")):
+        out.append(validate_case(yaml.safe_load(path.read_text(encoding="utf-8")), f"knowledge/cases/{path.name}", path.stem))
+    ids = [c.id for c in out]
+    dup = {i for i in ids if ids.count(i) > 1}
+    if dup:
+        raise CaseError(f"duplicate case ids: {sorted(dup)}")
+    return tuple(out)
+
+
+def links(cause: str, rule: str) -> list[str]:
+    """``kb/<id>`` of every case whose signature matches a finding's cause and rule."""
+    return [c.ref for c in load_cases() if cause in c.signature.causes and (not c.signature.rules or rule in c.signature.rules)]
+
+
+def get(ref: str) -> Case | None:
+    key = ref[len(PREFIX):] if ref.startswith(PREFIX) else ref
+    return next((c for c in load_cases() if c.id == key), None)
+
+
+_WORD = re.compile(r"[a-z0-9_]+")
+
+
+def search(text: str, limit: int = 10) -> list[tuple[float, Case]]:
+    """Cases ranked by how many query words they hold; title, causes and tags weigh more."""
+    words = set(_WORD.findall(text.lower()))
+    if not words:
+        return []
+    scored: list[tuple[float, Case]] = []
+    for c in load_cases():
+        strong = set(_WORD.findall(" ".join([c.id, c.title, *c.signature.causes, *c.signature.rules, *c.tags]).lower()))
+        weak = set(_WORD.findall(" ".join([c.symptom, c.root_cause, *c.investigation, *c.fix, *c.signature.facts]).lower()))
+        score = 2.0 * len(words & strong) + len(words & weak)
+        if score:
+            scored.append((score / len(words), c))
+    scored.sort(key=lambda sc: (-sc[0], sc[1].id))
+    return scored[:limit]
+
+
+def draft_from_report(report: dict, rank: int = 1) -> dict:
+    """A new case prefilled from one finding of a report (JSON as ``steth diagnose -f json``
+    prints it); what only the operator knows is left as TODO."""
+    findings = report.get("findings") or []
+    f = next((x for x in findings if x.get("rank") == rank), None)
+    if f is None:
+        raise CaseError(f"the report has no finding of rank {rank} ({len(findings)} finding(s))")
+    where = (f.get("entity") or {}).get("label", "")
+    ev = [f"{e['path']}:{e['line']}: {e['text']}" for e in f.get("evidence", [])[:5]]
+    return {
+        "id": f"{f['cause'].replace('_', '-')}-{date.today().isoformat()}",
+        "title": f"{TODO}: short title ({f['title']})",
+        "symptom": f"{f['summary']} (where: {where})",
+        "signature": {"causes": [f["cause"]], "rules": [f["rule"]], "facts": ev},
+        "investigation": [f"{TODO}: what was checked, in order"] + [f"evidence: {line}" for line in ev[:2]],
+        "root_cause": f"{TODO}: what was really broken",
+        "fix": [f"{TODO}: what fixed it"] + ([f"suggested: {f['action_text']}"] if f.get("action_text") else []),
+        "references": [f"steth diagnosis of {report.get('source', {}).get('path', '?')}"] + list(f.get("references") or []),
+        "tags": [f.get("component", "")] if f.get("component") else [],
+    }

@@ -1,0 +1,131 @@
+"""Live diagnosis: Prometheus (DCGM exporter, node_exporter) -> facts -> the same rules and
+the same :class:`Report` as a bundle, with ``source.kind == "prometheus"``.
+
+One query per metric family for the whole fleet (``METRIC[window]`` at ``at``). A server that
+is stopped, slow or refuses a query makes the verdict ``inconclusive`` with the reason, after
+at most one timeout (the first failing query ends the run).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from stethoscope.engine import fabric
+from stethoscope.engine.diagnose import Evaluator, evaluate
+from stethoscope.engine.findings import SEVERITY_ORDER
+from stethoscope.engine.loader import RuleSet, load_rules
+from stethoscope.engine.report import Coverage, FileCoverage, MissingSignal, Report, Source
+from stethoscope.facts.live import dcgm, ib, timeseries
+from stethoscope.facts.live.dcgm import LiveFacts
+from stethoscope.facts.live.prom import LiveError, Prom, Series
+from stethoscope.facts.live.signals import SIGNALS, Signal, enable_hint
+
+DEFAULT_WINDOW_S = 3600
+DEFAULT_TIMEOUT_S = 10.0
+
+
+@dataclass
+class LiveObservation:
+    facts: list = field(default_factory=list)
+    coverage: Coverage = field(default_factory=Coverage)
+    missing: list[MissingSignal] = field(default_factory=list)
+    families: dict[str, list[Series]] = field(default_factory=dict)
+
+
+def parse_duration(text: str) -> int:
+    """'90s', '15m', '1h', '7d', '3600' -> seconds. Raises ValueError."""
+    text = text.strip()
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+    if text and text[-1] in units:
+        n, mult = text[:-1], units[text[-1]]
+    else:
+        n, mult = text, 1
+    value = float(n) * mult
+    if value <= 0:
+        raise ValueError(f"not a positive duration: {text!r}")
+    return int(value)
+
+
+def parse_time(text: str | None) -> float:
+    """None -> now; unix seconds; or an RFC 3339 / ISO 8601 time ('2024-04-05T21:30:00Z')."""
+    if text is None:
+        return time.time()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    from datetime import datetime, timezone
+
+    dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.timestamp()
+
+
+def observe(prom: Prom, at: float, window_s: int, signals: tuple[Signal, ...] = SIGNALS) -> LiveObservation:
+    """Query every family once and build facts. Raises LiveError when the server fails."""
+    obs = LiveObservation()
+    out = LiveFacts()
+    for sig in signals:
+        query, series = prom.family(sig.query_selector, at, window_s)
+        obs.families[sig.key] = series
+        if not series:
+            obs.missing.append(MissingSignal(metric=sig.metrics[0], source=sig.source, field_id=sig.field_id,
+                                             shows=sig.shows, enable=enable_hint(sig)))
+        obs.coverage.files.append(FileCoverage(path=query, kind=f"prometheus:{sig.source}", node="*",
+                                               facts=0, skipped_lines=0))
+    fam = obs.families
+    before = 0
+
+    def account(key: str) -> None:
+        nonlocal before
+        cov = next(c for c in obs.coverage.files if c.path.startswith(SIG_QUERY[key]))
+        cov.facts += len(out.facts) - before
+        before = len(out.facts)
+
+    dcgm.xid_facts(fam["xid"], out); account("xid")
+    dcgm.clock_reason_facts(fam["clock_reasons"], out); account("clock_reasons")
+    dcgm.gpu_state_facts(fam, out); account("gpu_temp")
+    dcgm.gpu_info_facts(fam, out); account("gpu_temp")
+    timeseries.util_facts(fam["gpu_util"], out, window_s); account("gpu_util")
+    for key in timeseries.TRENDS:
+        timeseries.trend_facts(key, fam[key], out, window_s); account(key)
+    for key in timeseries.GPU_COUNTERS:
+        timeseries.growth_facts(key, fam[key], out, window_s); account(key)
+    carried = ib.port_facts(fam, out); account("ib_state")
+    # the same cross-port and cross-reading summary as a bundle's ibstat / perfquery facts
+    obs.facts = out.facts + ib.expect_carrying_ports(fabric.summarise(out.facts), carried)
+    if out.skipped:
+        obs.coverage.unrecognised.append(f"{out.skipped} series without a pci_bus_id label (cannot be tied to a GPU)")
+    return obs
+
+
+SIG_QUERY = {s.key: s.query_selector + "[" for s in SIGNALS}
+
+
+def diagnose_prometheus(url: str, at: float | None = None, window_s: int = DEFAULT_WINDOW_S,
+                        timeout: float = DEFAULT_TIMEOUT_S, ruleset: RuleSet | None = None,
+                        evaluator: Evaluator = "durable") -> Report:
+    """Diagnose the fleet a Prometheus server watches, as of ``at`` (default now)."""
+    at = time.time() if at is None else at
+    source = Source(kind="prometheus", path=url)
+    prom = Prom(url, timeout=timeout)
+    try:
+        obs = observe(prom, at, window_s)
+    except LiveError as exc:
+        return Report(source=source, verdict="inconclusive", findings=[], coverage=Coverage(),
+                      reason=str(exc))
+    ruleset = ruleset or load_rules()
+    findings = evaluate(ruleset, obs.facts, evaluator)
+    reason = None
+    if any(SEVERITY_ORDER[f.severity] >= 1 for f in findings):
+        verdict = "faulty"
+    elif not obs.facts:
+        verdict, reason = "inconclusive", f"{url} has no DCGM exporter or node_exporter InfiniBand series in the {window_s} s before {at:.0f}"
+    elif {m.metric for m in obs.missing} >= {s.metrics[0] for s in SIGNALS if s.source == "dcgm-exporter"}:
+        verdict, reason = "inconclusive", "no DCGM exporter series: GPU health cannot be judged"
+    else:
+        verdict = "healthy"
+    return Report(source=source, verdict=verdict, findings=findings, coverage=obs.coverage,
+                  nodes=sorted({f.node for f in obs.facts}), facts=len(obs.facts),
+                  missing_signals=obs.missing, reason=reason)

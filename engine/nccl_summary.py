@@ -1,0 +1,249 @@
+"""Communication summary: facts that look across ranks, processes and runs at once.
+
+Runs after parsing (from :func:`stethoscope.engine.diagnose.parse_artefacts`) and emits the
+kinds of :mod:`stethoscope.facts.parsers.nccl_summary_facts`, each citing the facts it
+summarises in ``sources``:
+
+- ``nccl_version_set``, ``nccl_net_plugin_set``, ``nccl_bootstrap_subnet_set``: what the
+  processes of the bundle chose, one fact each, so a rule can ask "do they differ";
+- ``torch_straggler_candidate``: the rank(s) that never reached the collective the others
+  time out in (PyTorch's desync report, else the last enqueued sequence numbers, else the
+  ranks of the job that printed nothing while others timed out);
+- ``nccl_tests_independent_runs``: nccl-tests processes that each ran as a one-process job;
+- ``nccl_slow_path_setting`` and ``nccl_known_issue`` from the catalogues in ``knowledge/``;
+- ``busbw_comparison`` through :mod:`stethoscope.engine.perf_compare`.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import lru_cache
+from importlib import resources
+from typing import Iterable
+
+import yaml
+
+from stethoscope.engine import perf_compare
+from stethoscope.facts.model import Fact
+from stethoscope.facts.parsers.nccl_summary_facts import (
+    NcclBootstrapSubnetSet,
+    NcclKnownIssue,
+    NcclNetPluginSet,
+    NcclSlowPathSetting,
+    NcclTestsIndependentRuns,
+    NcclVersionSet,
+    TorchStragglerCandidate,
+)
+
+
+@lru_cache(maxsize=None)
+def knowledge(name: str) -> dict:
+    return yaml.safe_load(resources.files("stethoscope.knowledge").joinpath(name).read_text(encoding="utf-8"))
+
+
+def _make(cls, shown: Fact, sources: Iterable[Fact], key: str, node: str | None = None, **fields) -> Fact:
+    ids = ",".join(dict.fromkeys(f.id for f in sources))
+    return cls(id=f"derived:summary:{cls.model_fields['kind'].default}:{key}", node=node or shown.node,
+               evidence=shown.evidence, sources=ids, **fields)
+
+
+def summarise(facts: list[Fact]) -> list[Fact]:
+    by_kind: dict[str, list[Fact]] = defaultdict(list)
+    for f in facts:
+        by_kind[f.kind].append(f)
+    out: list[Fact] = []
+    out += _version_set(by_kind["nccl_version"])
+    out += _plugin_set(by_kind["nccl_net_plugin"])
+    out += _subnet_set(by_kind["nccl_bootstrap_interface"])
+    out += stragglers(by_kind)
+    out += _independent_runs(by_kind["nccl_test_run"], by_kind["nccl_test_rank"], by_kind["nccl_test_row"])
+    out += _slow_path(by_kind["nccl_env"])
+    out += _known_issues(by_kind)
+    out += perf_compare.compare_bundle(facts)
+    return out
+
+
+def _version_set(versions: list[Fact]) -> list[Fact]:
+    if not versions:
+        return []
+    per: dict[str, list[Fact]] = defaultdict(list)
+    for v in versions:
+        per[v.version].append(v)
+    # one line per version is enough evidence: the first process that printed it
+    shown = [fs[0] for fs in per.values()]
+    detail = "; ".join(f"{', '.join(sorted({f.node for f in fs}))}: {ver}" for ver, fs in sorted(per.items()))
+    return [_make(NcclVersionSet, shown[0], shown, "job", node="job", distinct=len(per),
+                  versions=", ".join(sorted(per)), detail=detail)]
+
+
+def _plugin_set(plugins: list[Fact]) -> list[Fact]:
+    # per process: the external plugin it loaded ("loaded" events name it), else none
+    loaded: dict[tuple, Fact] = {}
+    searched: dict[tuple, Fact] = {}
+    for p in plugins:
+        key = (p.node, p.pid)
+        if p.event == "loaded" and p.name not in ("Socket", "IB"):  # internal transports
+            loaded.setdefault(key, p)
+        elif p.event == "not_found":
+            searched.setdefault(key, p)
+    if not loaded:
+        return []
+    procs = set(loaded) | set(searched)
+    names: dict[str, list[Fact]] = defaultdict(list)
+    for key in procs:
+        f = loaded.get(key) or searched[key]
+        names[f.name if key in loaded else "none"].append(f)
+    missing = len(names.get("none", []))
+    text = "; ".join(f"{n} ({', '.join(sorted({f.node for f in fs}))})" for n, fs in sorted(names.items()))
+    shown = [fs[0] for fs in names.values()]
+    return [_make(NcclNetPluginSet, shown[0], shown, "job", node="job", distinct=len(names) - (1 if missing else 0),
+                  missing=missing, plugins=text)]
+
+
+def _subnet_set(ifaces: list[Fact]) -> list[Fact]:
+    per_node: dict[str, Fact] = {}
+    for i in ifaces:
+        if i.address and i.address.count(".") == 3 and not i.address.startswith("127."):
+            per_node.setdefault(i.node, i)
+    if len(per_node) < 2:
+        return []
+    subnets = {".".join(f.address.split(".")[:3]) for f in per_node.values()}
+    text = "; ".join(f"{n} {f.interface} {f.address}" for n, f in sorted(per_node.items()))
+    shown = list(per_node.values())
+    return [_make(NcclBootstrapSubnetSet, shown[0], shown, "job", node="job", distinct=len(subnets), interfaces=text)]
+
+
+def stragglers(by_kind: dict[str, list[Fact]]) -> list[Fact]:
+    """Ranks that never reached the collective that timed out elsewhere."""
+    timeouts = by_kind.get("torch_watchdog_timeout", [])
+    if not timeouts:
+        return []
+    progress = by_kind.get("torch_nccl_progress", [])
+    desync = by_kind.get("torch_collective_desync", [])
+    waiting = {t.rank for t in timeouts}
+    first = min(timeouts, key=lambda t: (t.seq_num, t.rank))
+    seq = max(t.seq_num for t in timeouts if (t.pg or "0") == (first.pg or "0"))
+    where = _rank_places(by_kind)
+    out: list[Fact] = []
+
+    def add(rank: int, basis: str, sources: list[Fact], enq: int | None) -> None:
+        host, gpu, place = where.get(rank, (None, None, None))
+        fields = dict(rank=rank, basis=basis, timeout_seq=seq, last_enqueued_seq=enq, op_type=first.op_type,
+                      waiting_ranks=", ".join(map(str, sorted(waiting))), host=host, gpu=gpu)
+        srcs = [first, *sources] + ([place] if place else [])
+        out.append(_make(TorchStragglerCandidate, sources[0] if sources else first, srcs, f"{rank}",
+                         node=host or (sources[0].node if sources else first.node), **fields))
+
+    lagging = [d for d in desync if d.state in ("never_joined", "finished_not_joined_next")]
+    for rank in sorted({d.lagging_rank for d in lagging}):
+        d = next(d for d in lagging if d.lagging_rank == rank)
+        # "finished collective #3, but didn't join #4": 3 is the last work it got to
+        add(rank, "desync_report", [d], d.collective_seq if d.state == "finished_not_joined_next" else None)
+    if out:
+        return out
+    # the latest report of each rank in the timed-out group
+    last: dict[int, Fact] = {}
+    for p in progress:
+        if (p.pg or "0") != (first.pg or "0") or p.last_enqueued_seq is None:
+            continue
+        if p.rank not in last or p.last_enqueued_seq > last[p.rank].last_enqueued_seq:
+            last[p.rank] = p
+    behind = {r: p for r, p in last.items() if p.last_enqueued_seq < seq and r not in waiting}
+    if behind:
+        low = min(p.last_enqueued_seq for p in behind.values())
+        for rank, p in sorted(behind.items()):
+            if p.last_enqueued_seq == low:
+                add(rank, "lowest_enqueued", [p], p.last_enqueued_seq)
+        return out
+    # no report at all from a rank the job has, while the others waited
+    world = max((r.nranks for r in by_kind.get("nccl_rank", [])), default=0)
+    silent = [r for r in range(world) if r not in waiting and r not in last]
+    if silent and len(silent) < world:
+        for rank in silent:
+            add(rank, "no_progress", [], None)
+    return out
+
+
+def _rank_places(by_kind: dict[str, list[Fact]]) -> dict[int, tuple[str | None, str | None, Fact | None]]:
+    """Global rank -> (host, GPU bus id, the fact that says so): NCCL's Init line of the
+    largest communicator (the default group) wins, torchrun's failures table gives the host."""
+    ranks = by_kind.get("nccl_rank", [])
+    world = max((r.nranks for r in ranks), default=0)
+    out: dict[int, tuple[str | None, str | None, Fact | None]] = {}
+    for r in ranks:
+        if r.nranks == world and r.rank not in out:
+            out[r.rank] = (r.node, r.bus_id, r)
+    for w in by_kind.get("torch_worker_failed", []):
+        if w.rank is not None and w.rank not in out:
+            out[w.rank] = (w.node, None, w)
+    return out
+
+
+def _independent_runs(runs: list[Fact], ranks: list[Fact], rows: list[Fact]) -> list[Fact]:
+    """Runs of one file with the same settings that each list only their own process's GPUs
+    and either stack their headers before any table or put rank 0 on different hosts."""
+    rank0 = {r.run_id: r for r in ranks if r.rank == 0}
+    first_row: dict[str, int] = {}
+    for r in rows:
+        first_row[r.run_id] = min(first_row.get(r.run_id, r.evidence.line), r.evidence.line)
+    groups: dict[tuple, list[Fact]] = defaultdict(list)
+    for run in runs:
+        groups[(run.evidence.path, run.collective, run.n_gpus, run.min_bytes, run.max_bytes, run.iters)].append(run)
+    out: list[Fact] = []
+    for key, grp in groups.items():
+        if len(grp) < 2:
+            continue
+        grp.sort(key=lambda r: r.evidence.line)
+        hosts = {rank0[r.id].host for r in grp if r.id in rank0}
+        stacked = any(a.rows == 0 and a.status is None and a.nranks <= (a.n_gpus or 1) * (a.n_threads or 1)
+                      and (first_row.get(b.id) is None or b.evidence.line < first_row[b.id])
+                      for a, b in zip(grp, grp[1:]))
+        if len(hosts) < 2 and not stacked:
+            continue
+        if any(r.nranks > (r.n_gpus or 1) * (r.n_threads or 1) for r in grp):
+            continue  # a run that lists other processes' ranks was launched as one job
+        srcs = grp + [rank0[r.id] for r in grp if r.id in rank0]
+        out.append(_make(NcclTestsIndependentRuns, grp[0], srcs, f"{key[0]}:{grp[0].evidence.line}",
+                         collective=grp[0].collective, runs=len(grp), hosts=", ".join(sorted(hosts)) or "unknown"))
+    return out
+
+
+def _slow_path(envs: list[Fact]) -> list[Fact]:
+    table = knowledge("nccl_env.yaml")["settings"]
+    out: list[Fact] = []
+    seen: set[tuple] = set()
+    for e in envs:
+        entry = table.get(e.name)
+        if entry is None:
+            continue
+        slow = [str(v).lower() for v in entry["slow_values"]]
+        if "*" not in slow and e.value.strip().lower() not in slow:
+            continue
+        key = (e.node, e.name, e.value)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(_make(NcclSlowPathSetting, e, [e], f"{e.node}:{e.name}:{e.value}", name=e.name,
+                         value=e.value, effect=entry["effect"], own_rule=bool(entry.get("own_rule"))))
+    return out
+
+
+def _version_tuple(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split(".") if x.isdigit())
+
+
+def _known_issues(by_kind: dict[str, list[Fact]]) -> list[Fact]:
+    symptoms = {"gdr_disabled": [g for g in by_kind.get("nccl_gdr_state", []) if not g.enabled]}
+    out: list[Fact] = []
+    for entry in knowledge("nccl_known_issues.yaml")["issues"]:
+        lo, hi = _version_tuple(entry["affected"]["min"]), _version_tuple(entry["affected"]["max"])
+        seen = symptoms.get(entry["symptom"], [])
+        if not seen:
+            continue
+        for v in by_kind.get("nccl_version", []):
+            if lo <= _version_tuple(v.version) <= hi and any(s.node == v.node for s in seen):
+                sym = next(s for s in seen if s.node == v.node)
+                out.append(_make(NcclKnownIssue, v, [v, sym], f"{entry['id']}:{v.node}", version=v.version,
+                                 issue=entry["id"], title=entry["title"], fixed_in=entry.get("fixed_in"),
+                                 source=entry["source"]))
+                break
+    return out

@@ -1,0 +1,60 @@
+"""Fact kinds only a time series gives, built by :mod:`stethoscope.facts.live.timeseries`.
+(InfiniBand ports from node_exporter become the parsers' ``ib_port`` / ``ib_port_counters``.)
+
+Every one names the PromQL query it came from in its evidence (path = query, text = sample).
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+
+
+@fact_kind
+class GpuUtilStall(Fact):
+    """A GPU busy most of the window whose utilisation fell to zero again and again
+    (``DCGM_FI_DEV_GPU_UTIL``): the pattern of a training step waiting for its input."""
+
+    kind: Literal["gpu_util_stall"] = "gpu_util_stall"
+    pci_bus_id: str
+    dips: int  # separate runs of zero samples
+    zero_fraction: float  # share of samples at zero
+    busy_mean_pct: float  # mean utilisation of the non-zero samples
+    window_s: int
+
+
+@fact_kind
+class NodeBelowPeers(Fact):
+    """A node whose GPUs' mean activity is well below the fleet median of node means."""
+
+    kind: Literal["node_below_peers"] = "node_below_peers"
+    metric: str  # the exporter metric compared
+    node_mean: float
+    fleet_median: float
+    ratio: float  # node_mean / fleet_median
+    peers: int  # nodes compared
+    window_s: int
+
+
+@fact_kind
+class GpuMetricTrend(Fact):
+    """Least-squares slope of a GPU gauge over the window (``gpu_temp_c``, ``power_w``)."""
+
+    kind: Literal["gpu_metric_trend"] = "gpu_metric_trend"
+    pci_bus_id: str
+    metric: Literal["gpu_temp_c", "memory_temp_c", "power_w"]
+    slope_per_h: float
+    first: float
+    last: float
+    window_s: int
+
+
+@fact_kind
+class CounterGrowth(Fact):
+    """An error counter that grew within the window (resets handled like PromQL increase)."""
+
+    kind: Literal["counter_growth"] = "counter_growth"
+    counter: str  # ecc_sbe_vol, ecc_dbe_vol, pcie_replay, nvlink_crc_flit, nvlink_crc_data, nvlink_replay, nvlink_recovery
+    pci_bus_id: str
+    increase: float
+    window_s: int

@@ -1,0 +1,84 @@
+"""``ibstatus`` (infiniband-diags script over /sys/class/infiniband): one block per port.
+
+Sample content (SoftRoCE/rxe-dev#52; field layout of infiniband-diags' ibstatus)::
+
+    Infiniband device 'mlx5_0' port 1 status:
+            default gid:     fe80:0000:0000:0000:b859:9f03:00e4:c4f2
+            base lid:        0x5
+            sm lid:          0x1
+            state:           4: ACTIVE
+            phys state:      5: LinkUp
+            rate:            200 Gb/sec (4X HDR)
+            link_layer:      InfiniBand
+
+Facts: ``ib_port`` per block (evidence: its ``state:`` line), with the width from the rate's
+parenthesis. A block without a ``state:`` line is a ParseError. Empty output: no HCA listed,
+nothing said (ibstatus prints nothing when /sys/class/infiniband is empty).
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.ib_facts import IbPort, phys_state_name, port_id, state_name
+
+KIND = "ibstatus"
+
+# Infiniband device 'mlx5_0' port 1 status:
+_HEAD = re.compile(r"^Infiniband device '(?P<hca>[^']+)' port (?P<port>\d+) status:\s*$")
+#         rate:            200 Gb/sec (4X HDR)
+_RATE = re.compile(r"^(?P<gbps>[\d.]+) Gb/sec(?: \((?P<width>\d+X)(?: (?P<speed>\w+))?\))?")
+#         phys state:      5: LinkUp
+_FIELD = re.compile(r"^\s+(?P<key>[a-z_ ]+):\s*(?P<value>.*?)\s*$")
+_DETECT = re.compile(r"^Infiniband device '[^']+' port \d+ status:", re.M)
+
+
+def detect(head: str) -> bool:
+    return bool(_DETECT.search(head))
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    block: dict[str, tuple[int, str]] | None = None
+    hca, port, head_line = "", 0, 0
+
+    def flush() -> None:
+        if block is None:
+            return
+        if "state" not in block:
+            fb.error(head_line, f"ibstatus: {hca} port {port} has no state line")
+            return
+        rate_gbps = width = None
+        if "rate" in block:
+            m = _RATE.match(block["rate"][1])
+            if not m:
+                fb.error(block["rate"][0], f"ibstatus: unreadable rate {block['rate'][1]!r}")
+            else:
+                rate_gbps, width = float(m["gbps"]), m["width"]
+        lid = block.get("base lid", (0, ""))[1]
+        fb.add(
+            IbPort, block["state"][0], hca=hca, port=port, port_id=port_id(artefact.node, hca, port),
+            state=state_name(block["state"][1]), physical_state=phys_state_name(block["phys state"][1]) if "phys state" in block else None,
+            rate_gbps=rate_gbps, width=width, link_layer=block.get("link_layer", (0, None))[1],
+            lid=int(lid, 0) if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", lid) else None, source="ibstatus",
+        )
+
+    for n, line in enumerate(artefact.lines, 1):
+        m = _HEAD.match(line)
+        if m:
+            flush()
+            block, hca, port, head_line = {}, m["hca"], int(m["port"]), n
+            result.lines_used += 1
+            continue
+        if block is None:
+            continue
+        m = _FIELD.match(line)
+        if m:
+            block[m["key"].strip()] = (n, m["value"])
+            result.lines_used += 1
+        elif line.strip():
+            flush()
+            block = None
+    flush()
+    return result

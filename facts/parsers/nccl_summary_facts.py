@@ -1,0 +1,135 @@
+"""Fact classes that summarise many observed facts at once (made by
+:mod:`stethoscope.engine.nccl_summary` and :mod:`stethoscope.engine.perf_compare`).
+
+Rules compare one fact with constants or with an earlier pattern; "ranks run different NCCL
+versions", "the rank with the lowest last-enqueued sequence number" and "busbw at large sizes
+is 90x below the baseline" need a look across ranks and rows. Each fact carries ``sources``:
+the ids of the facts it summarises, so a finding quotes the original lines.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+
+
+@fact_kind
+class NcclVersionSet(Fact):
+    """The NCCL versions that the processes of one bundle printed (one fact per bundle)."""
+
+    kind: Literal["nccl_version_set"] = "nccl_version_set"
+    distinct: int  # number of different versions
+    versions: str  # "2.18.1, 2.19.3"
+    detail: str  # "node1: 2.18.1; node2: 2.19.3"
+    sources: str
+
+
+@fact_kind
+class NcclNetPluginSet(Fact):
+    """Which external net plugin each process loaded: ``distinct`` > 1 when they differ;
+    ``missing`` > 0 when some processes found none while others loaded one."""
+
+    kind: Literal["nccl_net_plugin_set"] = "nccl_net_plugin_set"
+    distinct: int
+    missing: int  # processes that found no external plugin while others loaded one
+    plugins: str  # "NCCL RDMA Plugin v8 (node1, node2); none (node3)"
+    sources: str
+
+
+@fact_kind
+class NcclBootstrapSubnetSet(Fact):
+    """The IPv4 subnets (/24) NCCL bootstrapped on across nodes: ranks on different subnets
+    through different interfaces usually cannot reach each other (e.g. ib0 vs eth0)."""
+
+    kind: Literal["nccl_bootstrap_subnet_set"] = "nccl_bootstrap_subnet_set"
+    distinct: int
+    interfaces: str  # "node1 ib0 10.1.0.1; node2 eth0 192.168.1.2"
+    sources: str
+
+
+@fact_kind
+class TorchStragglerCandidate(Fact):
+    """A rank that never reached the collective the others time out in.
+
+    ``basis`` says how it was found: ``desync_report`` (PyTorch's own TORCH_NCCL_DESYNC_DEBUG
+    verdict), ``lowest_enqueued`` (its last enqueued sequence number is below the one the
+    others time out at), ``no_progress`` (the job has this rank, which printed no progress
+    while others timed out).
+    """
+
+    kind: Literal["torch_straggler_candidate"] = "torch_straggler_candidate"
+    rank: int
+    basis: Literal["desync_report", "lowest_enqueued", "no_progress"]
+    timeout_seq: int | None = None
+    last_enqueued_seq: int | None = None
+    op_type: str | None = None
+    waiting_ranks: str  # "0" or "0, 2, 3"
+    host: str | None = None
+    gpu: str | None = None  # PCI bus id from NCCL's Init line of that rank
+    sources: str
+
+
+@fact_kind
+class NcclTestsIndependentRuns(Fact):
+    """Several nccl-tests processes that each ran the same test as their own single-process
+    job (a binary built without MPI=1 launched by mpirun/srun): each printed ``Rank 0``."""
+
+    kind: Literal["nccl_tests_independent_runs"] = "nccl_tests_independent_runs"
+    collective: str | None = None
+    runs: int
+    hosts: str  # "node1, node2"
+    sources: str
+
+
+@fact_kind
+class NcclSlowPathSetting(Fact):
+    """An NCCL environment setting that the catalogue ``knowledge/nccl_env.yaml`` lists as
+    forcing a slower path (NCCL_ALGO, NCCL_PROTO, channel limits, ...)."""
+
+    kind: Literal["nccl_slow_path_setting"] = "nccl_slow_path_setting"
+    name: str
+    value: str
+    effect: str
+    own_rule: bool = False  # the setting has a rule of its own (NCCL_P2P_DISABLE, ...)
+    sources: str
+
+
+@fact_kind
+class NcclKnownIssue(Fact):
+    """The NCCL version in use is affected by a bug of ``knowledge/nccl_known_issues.yaml``."""
+
+    kind: Literal["nccl_known_issue"] = "nccl_known_issue"
+    version: str
+    issue: str  # id in the table
+    title: str
+    fixed_in: str | None = None
+    source: str
+    sources: str
+
+
+@fact_kind
+class BusbwComparison(Fact):
+    """One nccl-tests run against a reference (a recorded baseline or an expected figure),
+    for one message-size band: ``latency`` (<= 64 KiB) or ``bandwidth`` (>= 64 MiB).
+
+    ``ratio`` is measured busbw / reference busbw at the sizes both have (median over them),
+    computed from the times, so that small sizes printed as 0.00 GB/s still compare.
+    """
+
+    kind: Literal["busbw_comparison"] = "busbw_comparison"
+    collective: str
+    band: Literal["latency", "bandwidth"]
+    ratio: float
+    factor_below: float  # 1 / ratio, rounded: "35x below"
+    measured_busbw: float  # GB/s at the largest common size
+    reference_busbw: float
+    size_bytes: int  # that size
+    size_text: str  # "2 GiB"
+    sizes: int  # sizes compared
+    reference: str  # "baseline h200-pair (2026-11-29)" or "expected: h200-nv18-pair"
+    reference_kind: Literal["baseline", "expected"]
+    context_diff: str  # "nccl 2.28.9 -> 2.29.1; driver 580 -> 590" or "none"
+    env_overrides: str  # "NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1" or "none"
+    below: bool  # ratio under the band's limit (perf_compare.BELOW)
+    severity: Literal["info", "warning", "critical"]  # critical under half the reference
+    sources: str

@@ -1,0 +1,152 @@
+"""NCCL's topology dump (``NCCL_TOPO_DUMP_FILE=topo.xml``): the PCI tree, GPUs, NICs and
+NVLinks as NCCL detected them.
+
+Sample content (real, 2 x H200 NV18 host, NCCL 2.28.9)::
+
+    <system version="1">
+      <cpu host_hash="0xa8a956a6eaa3c774" numaid="-1" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="207">
+        <pci busid="0000:00:06.0" class="0x030200" vendor="0x10de" device="0x2335" ... link_speed="32.0 GT/s PCIe" link_width="0">
+          <gpu dev="0" sm="90" rank="0" gdr="1">
+            <nvlink target="fffffff:ff:ff.0" count="18" tclass="0x068000"/>
+        <nic>
+          <net name="eth0" dev="0" latency="0" speed="10000" port="0" guid="0x0" maxconn="65536" gdr="0"/>
+
+Facts: ``nccl_topo_pci`` per ``<pci>`` element (a bridge/PCIe switch has children; ``parent``
+is the enclosing ``<pci>`` bus id, None under the CPU), ``nccl_topo_gpu`` per ``<gpu>``,
+``nccl_topo_nic`` per ``<net>``, each citing its line. The XML is read with the standard
+library's expat parser with DTDs and entities refused; malformed XML is a ParseError at the
+line expat names.
+"""
+from __future__ import annotations
+
+import re
+import xml.parsers.expat
+from typing import Literal
+
+from stethoscope.facts.ids import try_pci_bus_id
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "nccl_topo_xml"
+
+# <system version="1">   followed by <cpu host_hash=...
+_DETECT = re.compile(r'^\s*<system version="\d+">\s*\n\s*<cpu [^>]*host_hash=', re.M)
+
+
+@fact_kind
+class NcclTopoPci(Fact):
+    """``<pci busid="0000:00:06.0" class="0x030200" ... link_speed="32.0 GT/s PCIe" link_width="16">``"""
+
+    kind: Literal["nccl_topo_pci"] = "nccl_topo_pci"
+    pci_bus_id: str
+    pci_class: str | None = None  # 0x060400 = PCI bridge / switch port, 0x030200 = 3D controller (GPU)
+    parent: str | None = None
+    link_speed: str | None = None
+    link_width: int | None = None
+    host_hash: str | None = None
+
+
+@fact_kind
+class NcclTopoGpu(Fact):
+    """``<gpu dev="0" sm="90" rank="0" gdr="1">`` inside its ``<pci>``."""
+
+    kind: Literal["nccl_topo_gpu"] = "nccl_topo_gpu"
+    pci_bus_id: str | None = None
+    dev: int
+    rank: int | None = None
+    sm: int | None = None
+    gdr: bool | None = None
+    nvlinks: int = 0  # sum of <nvlink count=...>
+    nvswitch: bool = False  # an nvlink target of ffffffff:ff:ff.0 is the NVSwitch fabric
+    host_hash: str | None = None
+
+
+@fact_kind
+class NcclTopoNic(Fact):
+    """``<net name="mlx5_0" dev="0" speed="200000" port="1" guid="0x..." gdr="1"/>``"""
+
+    kind: Literal["nccl_topo_nic"] = "nccl_topo_nic"
+    name: str
+    dev: int | None = None
+    port: int | None = None
+    speed_mbps: int | None = None
+    pci_bus_id: str | None = None  # the <pci> the <nic> hangs under, None for virtual NICs
+    gdr: bool | None = None
+    host_hash: str | None = None
+
+
+def detect(head: str) -> bool:
+    return bool(_DETECT.search(head))
+
+
+def _int(v: str | None) -> int | None:
+    try:
+        return int(v, 0) if v is not None else None
+    except ValueError:
+        return None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    p = xml.parsers.expat.ParserCreate()
+    pci_stack: list[str | None] = [None]
+    host = [None]
+    gpu: dict | None = None
+
+    def refuse(*_a):
+        raise ValueError("DTDs and entities are not accepted")
+
+    p.StartDoctypeDeclHandler = refuse
+    p.EntityDeclHandler = refuse
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        nonlocal gpu
+        line = p.CurrentLineNumber
+        if tag == "cpu":
+            host[0] = attrs.get("host_hash")
+        elif tag == "pci":
+            bus = try_pci_bus_id(attrs.get("busid"))
+            if bus is None:
+                fb.error(line, f"NCCL topology: bad busid {attrs.get('busid')!r}")
+            else:
+                fb.add(NcclTopoPci, line, pci_bus_id=bus, pci_class=attrs.get("class"), parent=pci_stack[-1],
+                       link_speed=attrs.get("link_speed"), link_width=_int(attrs.get("link_width")), host_hash=host[0])
+                result.lines_used += 1
+            pci_stack.append(bus)
+            return
+        elif tag == "gpu":
+            gpu = {"line": line, "pci_bus_id": pci_stack[-1], "dev": _int(attrs.get("dev")) or 0, "rank": _int(attrs.get("rank")),
+                   "sm": _int(attrs.get("sm")), "gdr": attrs.get("gdr") == "1" if "gdr" in attrs else None, "nvlinks": 0, "nvswitch": False}
+        elif tag == "nvlink" and gpu is not None:
+            gpu["nvlinks"] += _int(attrs.get("count")) or 0
+            if attrs.get("target", "").lower().startswith("fffffff"):
+                gpu["nvswitch"] = True
+            result.lines_used += 1
+        elif tag == "net":
+            fb.add(NcclTopoNic, line, name=attrs.get("name", "?"), dev=_int(attrs.get("dev")), port=_int(attrs.get("port")),
+                   speed_mbps=_int(attrs.get("speed")), pci_bus_id=pci_stack[-1], gdr=attrs.get("gdr") == "1" if "gdr" in attrs else None,
+                   host_hash=host[0])
+            result.lines_used += 1
+        if tag != "pci":
+            pci_stack.append(pci_stack[-1])
+
+    def end(tag: str) -> None:
+        nonlocal gpu
+        if tag == "gpu" and gpu is not None:
+            line = gpu.pop("line")
+            fb.add(NcclTopoGpu, line, host_hash=host[0], **gpu)
+            result.lines_used += 1
+            gpu = None
+        pci_stack.pop()
+
+    p.StartElementHandler = start
+    p.EndElementHandler = end
+    try:
+        p.Parse(artefact.text, True)
+    except xml.parsers.expat.ExpatError as exc:
+        # expat counts a line after a lone "\r" or the last newline; cite a line that exists
+        fb.error(min(exc.lineno, max(1, len(artefact.lines))), f"NCCL topology XML: {xml.parsers.expat.errors.messages.get(exc.code, exc)}")
+    except ValueError as exc:
+        fb.error(p.CurrentLineNumber, f"NCCL topology XML: {exc}")
+    return result

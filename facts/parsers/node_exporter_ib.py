@@ -1,0 +1,96 @@
+"""Prometheus node_exporter's InfiniBand collector, as text exposition in a metrics dump
+(``curl -s node:9100/metrics``, or a saved scrape).
+
+Sample content (prometheus/node_exporter collector/fixtures/e2e-output.txt)::
+
+    # HELP node_infiniband_state_id State of the InfiniBand port (0: no change, 1: down, 2: init, 3: armed, 4: active, 5: act defer)
+    node_infiniband_state_id{device="rocep1s0f0",port="1"} 4
+    node_infiniband_physical_state_id{device="roceP2p1s0f1",port="1"} 3
+    node_infiniband_rate_bytes_per_second{device="rocep1s0f0",port="1"} 2.5e+10
+    node_infiniband_symbol_error_total{device="rocep1s0f0",port="1"} 0
+    node_infiniband_link_downed_total{device="rocep1s0f0",port="1"} 0
+
+Facts, per (device, port, sample timestamp): ``ib_port`` (evidence: the ``state_id`` line;
+rate in Gb/s = bytes/s x 8 / 1e9) and ``ib_port_counters`` (evidence: the first counter
+line). A dump with optional millisecond timestamps after the value gives one reading per
+timestamp, so two scrapes in one file give rates. Other series are not read. A
+``node_infiniband_*`` sample whose value is not a number is a ParseError.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+from stethoscope.facts.parsers.ib_facts import PHYS_STATES, STATES, IbPort, IbPortCounters, port_id
+
+KIND = "node_exporter_ib"
+
+# node_infiniband_symbol_error_total{device="rocep1s0f0",port="1"} 0
+# node_infiniband_rate_bytes_per_second{device="mlx5_0",port="1"} 2.5e+10 1709632800000
+_SAMPLE = re.compile(
+    r'^node_infiniband_(?P<name>\w+)\{(?P<labels>[^}]*)\}\s+(?P<value>\S+)(?:\s+(?P<ts>\d+))?\s*$', re.M
+)
+_LABEL = re.compile(r'(\w+)="([^"]*)"')
+_DETECT = re.compile(r"^node_infiniband_\w+\{[^}]*device=", re.M)
+
+_COUNTERS = {
+    "symbol_error_total": "symbol_errors",
+    "link_error_recovery_total": "link_error_recovery",
+    "link_downed_total": "link_downed",
+    "port_errors_received_total": "rcv_errors",
+    "port_receive_remote_physical_errors_total": "rcv_remote_physical_errors",
+    "port_discards_transmitted_total": "xmit_discards",
+    "local_link_integrity_errors_total": "local_link_integrity_errors",
+    "excessive_buffer_overrun_errors_total": "excessive_buffer_overrun_errors",
+}
+
+
+def detect(head: str) -> bool:
+    return bool(_DETECT.search(head))
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    ports: dict[tuple[str, int, str], dict] = defaultdict(dict)
+    order: list[tuple[str, int, str]] = []
+    for n, m in iter_matches(_SAMPLE, artefact):
+        labels = dict(_LABEL.findall(m["labels"]))
+        if "device" not in labels or "port" not in labels:
+            continue
+        try:
+            value = float(m["value"])
+        except ValueError:
+            fb.error(n, f"node_exporter: value {m['value']!r} of node_infiniband_{m['name']} is not a number")
+            continue
+        key = (labels["device"], int(labels["port"]), m["ts"] or "")
+        if key not in ports:
+            order.append(key)
+        entry = ports[key]
+        name = m["name"]
+        if name == "state_id":
+            entry["state"], entry["state_line"] = STATES.get(int(value), str(int(value))), n
+        elif name == "physical_state_id":
+            entry["physical_state"] = PHYS_STATES.get(int(value), str(int(value)))
+        elif name == "rate_bytes_per_second":
+            entry["rate_gbps"] = round(value * 8 / 1e9, 3)
+        elif name in _COUNTERS:
+            entry.setdefault("counters", {})[_COUNTERS[name]] = int(value)
+            entry.setdefault("counter_line", n)
+        else:
+            continue
+        result.lines_used += 1
+    readings: dict[tuple[str, int], int] = defaultdict(int)
+    for key in order:
+        dev, port, ts = key
+        e = ports[key]
+        pid = port_id(artefact.node, dev, port)
+        if "state_line" in e:
+            fb.add(IbPort, e["state_line"], hca=dev, port=port, port_id=pid, state=e["state"], physical_state=e.get("physical_state"),
+                   rate_gbps=e.get("rate_gbps"), source="node_exporter")
+        if "counters" in e:
+            fb.add(IbPortCounters, e["counter_line"], hca=dev, port=port, port_id=pid, reading=readings[(dev, port)],
+                   time_s=int(ts) / 1000 if ts else None, source="node_exporter", **e["counters"])
+            readings[(dev, port)] += 1
+    return result

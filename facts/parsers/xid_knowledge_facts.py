@@ -1,0 +1,145 @@
+"""Facts made from knowledge and from whole-log aggregations of kernel facts (no artefact kind).
+
+Not a parser: :mod:`stethoscope.engine.xid_knowledge` builds these before the rules run, from
+``knowledge/xid.yaml`` and from the ``xid_event``, ``kernel_boot``, ``pcie_aer_error`` and
+``pcie_link_down`` facts of the kernel log parser. A rule joins them like any other fact:
+the catalogue entry of an Xid is ``xid_catalogue_entry`` with ``xid: $x.xid``.
+
+Knowledge facts have ``node=""`` (they belong to no node) and evidence pointing into the
+knowledge file. Aggregation facts carry ``sources`` (ids of the kernel facts they sum up) so
+that a finding quotes the original log lines.
+
+This module also holds the one format detail the aggregation needs: the NVLink5 Xid line
+(Xid 144-150), sample lines in the shape NVIDIA's decode table describes::
+
+    NVRM: Xid (PCI:0000:04:00): 144, SAW_MVB Nonfatal XC0 i0 Link 00 (0x00000001 0x00000001 0x00000000 0x00000000)
+    NVRM: Xid (PCI:0000:04:00): 145, RLW_REMAP Fatal XC0 i0 Link 00 (0x00000004 0x00000040 0x00000000 0x00000000)
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+
+
+@fact_kind
+class XidCatalogueEntry(Fact):
+    """One code of NVIDIA's Xid catalogue with our severity, cause and actions (knowledge/xid.yaml)."""
+
+    kind: Literal["xid_catalogue_entry"] = "xid_catalogue_entry"
+    xid: int
+    mnemonic: str
+    description: str
+    unused: bool
+    immediate: str
+    investigatory: str
+    severity: str
+    cause: str
+    component: str
+    actions: str  # comma-separated action ids
+    specific_rule: bool  # a dedicated rule reads this code; the generic catalogue rule skips it
+    escalate_on_recurrence: bool
+
+
+@fact_kind
+class SxidCatalogueEntry(Fact):
+    """One NVSwitch SXid of the Fabric Manager user guide, with our severity and actions."""
+
+    kind: Literal["sxid_catalogue_entry"] = "sxid_catalogue_entry"
+    sxid: int
+    name: str
+    fatality: str  # always_fatal, potential_fatal, non_fatal
+    severity: str
+    cause: str
+    component: str
+    actions: str
+
+
+@fact_kind
+class RecoveryActionEntry(Fact):
+    """What a recovery action announced by Xid 154 asks for (knowledge/xid.yaml recovery_actions)."""
+
+    kind: Literal["recovery_action_entry"] = "recovery_action_entry"
+    action: str
+    severity: str
+    cause: str
+    actions: str
+    known: bool  # False: the driver named an action the catalogue does not list
+
+
+@fact_kind
+class XidRepeat(Fact):
+    """Xid 13/31 events on one GPU, grouped: one event is the run of lines one fault prints."""
+
+    kind: Literal["xid_repeat"] = "xid_repeat"
+    pci_bus_id: str
+    events: int
+    pids: int  # distinct pids among the events that name one
+    processes: str  # distinct process names, comma-joined ("" when none is named)
+    same_location_events: int  # most events on one GPC/TPC
+    location: str | None = None  # that GPC/TPC ("GPC1 TPC0")
+    sources: str
+
+
+@fact_kind
+class XidRecurrence(Fact):
+    """The same Xid on the same GPU in more than one boot of one kernel log."""
+
+    kind: Literal["xid_recurrence"] = "xid_recurrence"
+    pci_bus_id: str
+    xid: int
+    boots: int
+    first_boot: int
+    last_boot: int
+    sources: str
+
+
+@fact_kind
+class XidStale(Fact):
+    """An Xid of an earlier boot: the log shows a later boot and no Xid on that GPU since."""
+
+    kind: Literal["xid_stale"] = "xid_stale"
+    pci_bus_id: str
+    xid: int
+    boot: int
+    later_boots: int
+    sources: str
+
+
+@fact_kind
+class PcieGpuLoss(Fact):
+    """A GPU lost (Xid 79) after a PCIe error on its path in the same boot."""
+
+    kind: Literal["pcie_gpu_loss"] = "pcie_gpu_loss"
+    pci_bus_id: str
+    boot: int
+    pcie_device: str  # the device or port the PCIe event names
+    pcie_event: str  # "AER fatal", "AER nonfatal", "surprise down", "link down"
+    sources: str
+
+
+@fact_kind
+class NvlinkXidDetail(Fact):
+    """What an NVLink5 Xid line (144-150) carries, decoded with NVIDIA's decode table."""
+
+    kind: Literal["nvlink_xid_detail"] = "nvlink_xid_detail"
+    pci_bus_id: str
+    xid: int
+    unit: str | None = None
+    fatal: bool | None = None
+    link: int | None = None
+    error_status: str | None = None
+    decoded: bool  # the unit and status were found in the decode table
+    severity: str
+    actions: str
+    consequence: str | None = None
+    sources: str
+
+
+# 144, SAW_MVB Nonfatal XC0 i0 Link 00 (0x00000001 0x00000002 0x00000000 0x00000000)
+# 146, TLW_RX/TLW_RX_PIPE0 Fatal XC0 i0 Link 00 (0x0000000a 0x00000004 0x00000000 0x00000000)
+NVLINK5_MESSAGE = re.compile(
+    r"^(?P<unit>[A-Z0-9_/]+) (?P<sev>Nonfatal|Non-fatal|Fatal)\b.*?\bLink (?P<link>\d+)"
+    r"(?: \((?P<intr>0x[0-9a-fA-F]+) (?P<status>0x[0-9a-fA-F]+)[^)]*\))?"
+)

@@ -1,0 +1,109 @@
+"""The InfiniBand and topology parsers on real (and documented crafted) files."""
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import (
+    ibdev2netdev, ibnetdiscover, ibstat, ibstatus, nccl_topo_xml, node_exporter_ib, nvidia_smi_topo, perfquery, steth_inventory,
+)
+from stethoscope.facts.parsers.base import Artefact
+
+A = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
+
+
+def run(mod, rel, node="n1", text=None):
+    art = Artefact(path=rel, text=text if text is not None else (A / rel).read_text(), node=node, node_from_folder=True)
+    assert mod.detect(art.text[:65536]) or text is not None
+    return mod.parse(art)
+
+
+def views(res, kind):
+    return [f.rule_view() for f in res.facts if f.kind == kind]
+
+
+def test_ibstat_roce_ports_and_evidence():
+    res = run(ibstat, "ibstat/l2fwd_nv6_roce_100.txt")
+    ports = views(res, "ib_port")
+    assert [(p["hca"], p["port"], p["state"], p["physical_state"], p["rate_gbps"], p["link_layer"]) for p in ports] == [
+        ("mlx5_0", 1, "Active", "LinkUp", 100.0, "Ethernet"), ("mlx5_1", 1, "Active", "LinkUp", 100.0, "Ethernet")]
+    assert ports[0]["port_id"] == "n1/mlx5_0/1"
+    assert res.facts[0].evidence.text.strip() == "State: Active" and not res.errors
+    assert views(res, "ib_hca")[0]["ca_type"] == "MT4125"
+
+
+def test_ibstat_dual_port_down_disabled_and_ibpanic():
+    ports = views(run(ibstat, "ibstat/rdma_core847_dual_port.txt"), "ib_port")
+    assert [(p["port"], p["state"], p["physical_state"]) for p in ports] == [(1, "Down", "Disabled"), (2, "Active", "LinkUp")]
+    res = run(ibstat, "ibstat/gpud752_ibpanic.txt")
+    assert [p["rate_gbps"] for p in views(res, "ib_port")] == [200.0] and not res.errors
+
+
+def test_ibstat_empty_output_means_no_hca_not_error():
+    res = run(ibstat, "ibstat/empty_session_no_hca.txt")
+    assert [f.kind for f in res.facts] == ["ib_no_hca"] and not res.errors
+    assert ibstat.parse(Artefact(path="x", text="")).facts == []
+
+
+def test_ibstatus_states_rates_width():
+    ports = views(run(ibstatus, "ibstatus/hdr_active_and_polling.txt"), "ib_port")
+    assert [(p["hca"], p["state"], p["physical_state"], p["rate_gbps"], p["width"], p["lid"]) for p in ports] == [
+        ("mlx5_0", "Active", "LinkUp", 200.0, "4X", 5), ("mlx5_1", "Down", "Polling", 10.0, "4X", 65535)]
+
+
+def test_ibdev2netdev_column_t_and_prompt():
+    rows = views(run(ibdev2netdev, "ibdev2netdev/imbue_h100_column_t.txt"), "ib_netdev")
+    assert len(rows) == 12 and rows[1] == {**rows[1], "hca": "mlx5_1", "netdev": "enp27s0f0np0", "netdev_up": True}
+    assert views(run(ibdev2netdev, "ibdev2netdev/sriov382_pod.txt"), "ib_netdev")[0]["netdev"] == "net1"
+
+
+def test_perfquery_extended_and_two_readings():
+    x = views(run(perfquery, "perfquery/netdata2620_x.txt"), "ib_port_counters")
+    assert x == [{**x[0], "lid": 21, "port": 1, "extended": True, "xmit_data": 13672645927, "symbol_errors": 0}]
+    two = views(run(perfquery, "perfquery/two_readings_symbol_errors.txt", node="node07"), "ib_port_counters")
+    assert [(r["reading"], r["symbol_errors"], r["link_downed"], r["hca"], r["time_s"]) for r in two] == [
+        (0, 14, 1, "mlx5_3", 1709632800.0), (1, 2891, 3, "mlx5_3", 1709636400.0)]
+
+
+def test_perfquery_bad_value_is_parse_error():
+    res = run(perfquery, "x", text="# Port counters: Lid 2 port 1 (CapMask: 0x1600)\nSymbolErrorCounter:..............12x\n")
+    assert [(e.line, "not a number" in e.message) for e in res.errors] == [(2, True)]
+
+
+def test_ibnetdiscover_nodes_and_links():
+    res = run(ibnetdiscover, "ibnetdiscover/two_hosts_one_leaf.txt")
+    assert [(n["node_type"], n["description"]) for n in views(res, "ib_fabric_node")] == [
+        ("Switch", "MF0;leaf01:MQM8700/U1"), ("Ca", "node01 mlx5_0"), ("Ca", "node02 mlx5_0")]
+    links = views(res, "ib_fabric_link")
+    assert len(links) == 4 and links[0]["remote_description"] == "node01 mlx5_0" and links[0]["speed"] == "HDR"
+    assert run(ibnetdiscover, "x", text='[1]\t"H-1"[1] # "a b" lid 1 4xHDR\n').errors
+
+
+def test_node_exporter_ports_and_counters():
+    res = run(node_exporter_ib, "node_exporter_ib/e2e_output_excerpt.prom")
+    ports = views(res, "ib_port")
+    assert [(p["hca"], p["state"], p["physical_state"], p["rate_gbps"]) for p in ports] == [
+        ("roceP2p1s0f0", "Active", "LinkUp", 200.0), ("roceP2p1s0f1", "Down", "Disabled", 40.0)]
+    assert views(res, "ib_port_counters")[0]["symbol_errors"] == 0
+
+
+def test_topo_matrix_with_ansi_header_and_nccl_xml():
+    links = views(run(nvidia_smi_topo, "nvidia_smi_topo/h200_nv18_topo_m.txt", node="vm"), "gpu_topo_link")
+    assert [(l["a"], l["b"], l["connection"], l["nvlinks"]) for l in links] == [("GPU0", "GPU1", "NV18", 18)]
+    res = run(nccl_topo_xml, "nccl_topo_xml/h200_topo_dump.xml", node="vm")
+    assert [(g["pci_bus_id"], g["nvlinks"], g["nvswitch"]) for g in views(res, "nccl_topo_gpu")] == [("0000:00:06.0", 18, True), ("0000:00:07.0", 18, True)]
+    assert views(res, "nccl_topo_nic")[0]["name"] == "eth0"
+    bad = run(nccl_topo_xml, "x", text='<system version="1">\n  <cpu host_hash="0x1">\n  <pci busid="zz"\n')
+    assert bad.errors and bad.errors[-1].line >= 3
+
+
+@pytest.mark.parametrize("text, message", [("kind: steth-inventory\nhosts: {n1: {ports: {mlx5_0: {}}}}\n", "hca/port"), ("kind: other\n", "kind")])
+def test_inventory_validation_errors(text, message):
+    res = run(steth_inventory, "inv.yaml", text=text)
+    assert res.errors and message in res.errors[0].message
+
+
+def test_inventory_facts():
+    res = run(steth_inventory, "steth_inventory/two_nodes.yaml")
+    ports = views(res, "inventory_port")
+    assert [(p["node"], p["port_id"], p["switch"], p["expected_rate_gbps"]) for p in ports] == [
+        ("node01", "node01/mlx5_0/1", "leaf01", 200.0), ("node02", "node02/mlx5_0/1", "leaf01", 200.0)]

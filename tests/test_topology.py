@@ -1,0 +1,98 @@
+"""Topology graph, localisation and rendering (text tree, SVG, PNG) over real fixtures."""
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from stethoscope.cli.main import app
+from stethoscope.engine.diagnose import diagnose_bundle, parse_artefacts
+from stethoscope.engine.localise import pair_bandwidth
+from stethoscope.engine.topology import build, fabric_path
+from stethoscope.engine.topology_render import suspects, to_dot
+from stethoscope.facts.bundle import artefacts, read_bundle
+from stethoscope.facts.inventory import load_inventory
+from stethoscope.facts.parsers.base import Artefact
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = ROOT / "fixtures" / "bundles" / "seed-8x8-pairwise-rate100" / "bundle"
+
+
+def _facts(*files):
+    return parse_artefacts([Artefact(path=p, text=(ROOT / "fixtures" / "artefacts" / p).read_text(), node=n, node_from_folder=True) for n, p in files]).facts
+
+
+def test_graph_from_ibnetdiscover_has_canonical_ids_and_a_path_through_the_leaf():
+    g = build(_facts(("fabric", "ibnetdiscover/two_hosts_one_leaf.txt")))
+    assert {"host:node01", "hca:node01/mlx5_0", "port:node01/mlx5_0/1", "switch:leaf01"} <= set(g)
+    assert fabric_path(g, "node01", "node02") == ["port:node01/mlx5_0/1", "switch:leaf01", "port:node02/mlx5_0/1"]
+
+
+def test_inventory_adds_cabling_and_uplinks():
+    inv = load_inventory((ROOT / "fixtures/artefacts/steth_inventory/two_nodes.yaml").read_text())
+    g = build([], inv)
+    assert g.has_edge("port:node01/mlx5_0/1", "switch:leaf01") and g.has_edge("switch:leaf01", "switch:spine01")
+
+
+def test_gpu_nvlink_and_pci_from_real_h200_capture():
+    g = build(_facts(("vm", "nccl_topo_xml/h200_topo_dump.xml"), ("vm", "nvidia_smi_topo/h200_nv18_topo_m.txt")))
+    assert g.has_edge("pci:vm/0000:00:06.0", "gpu:vm/0000:00:06.0") and g.has_edge("gpu:vm/GPU0", "gpu:vm/GPU1")
+    assert g.nodes["nvswitch:vm"]["type"] == "nvswitch"
+
+
+def test_pairwise_best_of_repeats_and_pairs_from_rank_lines():
+    facts = parse_artefacts(artefacts(read_bundle(ROOT / "fixtures/bundles/fabric-16-node-hca-and-link/bundle"))[0]).facts
+    pairs = pair_bandwidth(facts)
+    assert len(pairs) == 120
+    bw, rows = pairs[frozenset({"gpu-01", "gpu-02"})]
+    assert bw > 170 and len(rows) == 2  # the slow first run is kept as evidence, the re-test counts
+
+
+def test_rdma_errors_toward_a_peer_are_placed_on_the_peers_degraded_port(ruleset):
+    text = ("node1:1234:1290 [3] NCCL INFO Bootstrap : Using ib0:10.1.1.1<0>\n"
+            "node1:1234:1290 [3] transport/net_ib.cc:1198 NCCL WARN NET/IB : Got completion from peer 10.1.1.2<45678> with error 12, opcode 0, len 0, vendor err 129\n")
+    peer = "node2:99:99 [0] NCCL INFO Bootstrap : Using ib0:10.1.1.2<0>\n"
+    ib = "CA 'mlx5_0'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tLink layer: InfiniBand\nCA 'mlx5_1'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 100\n\t\tLink layer: InfiniBand\n"
+    from stethoscope.engine.localise import rdma_peers
+
+    facts = parse_artefacts([Artefact("node1/r.log", text, "node1", True), Artefact("node2/r.log", peer, "node2", True), Artefact("node2/ibstat", ib, "node2", True)]).facts
+    (f,) = rdma_peers(facts)
+    assert (f.entity.node, f.entity.hca, f.entity.port, f.cause) == ("node2", "mlx5_1", "1", "ib_completion_error")
+    assert "the address of node2" in f.placed_by[0] and any("Got completion" in e.text for e in f.evidence)
+
+
+def test_seed_dot_highlights_the_suspect_port(ruleset):
+    report = diagnose_bundle(SEED, ruleset)
+    facts = parse_artefacts(artefacts(read_bundle(SEED))[0]).facts
+    g = build(facts)
+    marked = suspects(g, report.findings)
+    assert list(marked) == ["port:node03/mlx5_2/1"]
+    dot = to_dot(g, marked)
+    line = next(ln for ln in dot.splitlines() if ln.startswith('  "port:node03/mlx5_2/1"'))
+    assert 'class="suspect"' in line and "100 Gb/s" in line
+
+
+def test_cli_topology_show_tree(tmp_path):
+    res = CliRunner().invoke(app, ["topology", "show", str(SEED)])
+    assert res.exit_code == 0, res.output
+    assert "node03" in res.output and "SUSPECT" in res.output and "mlx5_2/1 (Active, 100 Gb/s)" in res.output
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz not installed (tests/setup_venv.sh installs it as root)")
+def test_cli_topology_images_svg_and_png(tmp_path):
+    res = CliRunner().invoke(app, ["topology", "show", str(SEED), "--image", str(tmp_path / "seed")])
+    assert res.exit_code == 0, res.output
+    svg = (tmp_path / "seed.svg").read_text()
+    assert 'id="port:node03/mlx5_2/1"' in svg and 'class="node suspect"' in svg and "#ff4d4d" in svg
+    png = (tmp_path / "seed.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", png[16:24])
+    assert width > 300 and height > 2000  # 8 hosts x 8 HCAs laid out left to right
+
+
+def test_cli_topology_bad_inventory_exits_3(tmp_path):
+    bad = tmp_path / "inv.yaml"
+    bad.write_text("kind: nope\n")
+    res = CliRunner().invoke(app, ["topology", "show", str(SEED), "--inventory", str(bad)])
+    assert res.exit_code == 3
