@@ -10,7 +10,10 @@ facts (``sources`` names the facts they summarise, so findings quote the origina
   inventory's expected rate and a ``below_*`` flag for each;
 - ``ib_counter_growth``: one per (port, counter) that grew between two readings, with the
   rate per hour when both readings carry a time, and whether it passes the limit of
-  ``knowledge/ib_counters.yaml``.
+  ``knowledge/ib_counters.yaml``;
+- ``ib_counter_total``: one per (port, error counter) above zero where the port was read only
+  once: a count since the counters were cleared, with no rate (saturated when a 4-, 8- or
+  16-bit PortCounters field stands at its maximum).
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from importlib import resources
 import yaml
 
 from stethoscope.facts.model import Fact
-from stethoscope.facts.parsers.ib_facts import IbCounterGrowth, IbPortSummary
+from stethoscope.facts.parsers.ib_facts import IbCounterGrowth, IbCounterTotal, IbPortSummary
 
 _SOURCE_RANK = {"ibstat": 0, "ibstatus": 1, "node_exporter": 2}
 #: a fleet rate is a "usual" rate only when this many ports agree on it
@@ -43,6 +46,7 @@ def _derived(cls, basis: Fact, sources: list[Fact], **fields) -> Fact:
 def summarise(facts: list[Fact]) -> list[Fact]:
     """Derived fabric facts of ``facts`` (empty when there is no InfiniBand evidence)."""
     ports: dict[str, Fact] = {}
+    widths: dict[str, str] = {}  # port id -> "4X": ibstat has no width, ibstatus and node_exporter do
     hcas: dict[tuple[str, str], Fact] = {}
     named_by_nccl: dict[tuple[str, str], Fact] = {}
     inventory: dict[str, Fact] = {}
@@ -52,6 +56,8 @@ def summarise(facts: list[Fact]) -> list[Fact]:
             old = ports.get(f.port_id)
             if old is None or _SOURCE_RANK[f.source] < _SOURCE_RANK[old.source]:
                 ports[f.port_id] = f
+            if f.width:
+                widths.setdefault(f.port_id, f.width.upper())
         elif f.kind == "ib_hca":
             hcas[(f.node, f.hca)] = f
         elif f.kind == "nccl_net_device" and f.network == "IB":
@@ -75,6 +81,8 @@ def summarise(facts: list[Fact]) -> list[Fact]:
         srcs: list[Fact] = [p]
         siblings = [s for s in by_node[p.node] if s is not p and s.state == "Active" and s.rate_gbps and s.link_layer == p.link_layer]
         sib_rate = max((s.rate_gbps for s in siblings), default=None)
+        lanes = _lanes(widths.get(p.port_id))
+        sib_lanes = max((n for s in siblings if (n := _lanes(widths.get(s.port_id)))), default=None)
         reason = None
         nccl = named_by_nccl.get((p.node, f"{p.hca}:{p.port}"))
         inv = inventory.get(p.port_id)
@@ -96,6 +104,8 @@ def summarise(facts: list[Fact]) -> list[Fact]:
             sibling_rate_gbps=sib_rate, below_siblings=below_sib, fleet_rate_gbps=fleet_rate,
             below_fleet=bool(active and p.rate_gbps and fleet_rate and p.link_layer != "Ethernet" and p.rate_gbps < fleet_rate),
             expected_rate_gbps=expected_rate, below_expected=bool(active and p.rate_gbps and expected_rate and p.rate_gbps < expected_rate),
+            width=widths.get(p.port_id), width_lanes=lanes, sibling_width_lanes=sib_lanes,
+            width_below_siblings=bool(active and lanes and sib_lanes and lanes < sib_lanes),
         ))
     out.extend(_growth(counters, ports))
     return out
@@ -116,6 +126,7 @@ def _growth(counters: list[Fact], ports: dict[str, Fact]) -> list[Fact]:
     out: list[Fact] = []
     for pid, readings in series.items():
         if len(readings) < 2:
+            out.extend(_totals(pid, names[pid], readings[0]))
             continue
         readings.sort(key=lambda c: (c.time_s or 0, c.reading))
         first, last = readings[0], readings[-1]
@@ -134,4 +145,29 @@ def _growth(counters: list[Fact], ports: dict[str, Fact]) -> list[Fact]:
                 first=a, last=b, delta=delta, window_s=window, per_hour=round(per_hour, 1) if per_hour is not None else None,
                 limit_per_hour=limit, over_limit=over,
             ))
+    return out
+
+
+def _lanes(width: str | None) -> int | None:
+    """``4X`` -> 4, ``1x`` -> 1."""
+    if not width or not width[:-1].isdigit():
+        return None
+    return int(width[:-1])
+
+
+def _totals(pid: str, name: tuple[str | None, int], reading: Fact) -> list[Fact]:
+    out: list[Fact] = []
+    for spec in counter_limits():
+        value = getattr(reading, spec["field"])
+        if not value:
+            continue
+        top = 2 ** int(spec["bits"]) - 1
+        saturated = not reading.extended and value >= top
+        what = f"the link went down {value} time(s)" if spec["counter"] == "LinkDownedCounter" else f"{value} error(s)"
+        meaning = (f"the counter stands at its {spec['bits']}-bit maximum {top}: at least {value} since the counters were last cleared, maybe far more"
+                   if saturated else f"{what} since the counters were last cleared (reboot, driver reload or perfquery -R), at an unknown rate")
+        out.append(_derived(
+            IbCounterTotal, reading, [reading], hca=name[0], port=name[1], port_id=pid, counter=spec["counter"], cause=spec["cause"],
+            value=value, bits=int(spec["bits"]), saturated=saturated, severity="warning" if saturated else "info", meaning=meaning,
+        ))
     return out

@@ -29,6 +29,7 @@ class _Draft:
     component: str = ""
     severity: str = ""
     actions: tuple[str, ...] = ()
+    first: tuple[str, int] | None = None
 
 
 def _label(entity: dict[str, object], nodes: set[str]) -> str:
@@ -112,6 +113,11 @@ def build_findings(
             draft = drafts[key] = _Draft(crule, entity, render(spec.summary, bound), cause=cause, component=component,
                                          severity=severity, actions=actions)
         draft.occurrences += 1
+        # the summary of a merged finding is that of its earliest line, whatever order the
+        # evaluator fired in (summaries may quote per-line fields: a link, an Xid code)
+        first = min(((ev.path, ev.line) for alias in spec.evidence for ev in _evidence_of(bound[alias], facts)), default=("", 0))
+        if draft.first is None or first < draft.first:
+            draft.first, draft.summary = first, render(spec.summary, bound)
         for fact in bound.values():
             if fact.node:
                 draft.nodes.add(fact.node)

@@ -100,6 +100,25 @@ def _chunks(rules: list[CompiledRule]) -> list[list[CompiledRule]]:
     return out
 
 
+def _none_first(rules: list[CompiledRule]) -> dict[str, int]:
+    """Assertion rank of kinds: a kind a rule names under ``none:`` goes before the kinds of
+    that rule's ``all:`` patterns, also when it is itself matched by another rule's ``all``
+    (durable never retracts a firing, so the absent fact must be there first). On a cycle,
+    no ranking (the plain none-kinds-first order)."""
+    import graphlib
+
+    ts: graphlib.TopologicalSorter = graphlib.TopologicalSorter()
+    for r in rules:
+        for n in r.none:
+            for p in r.all:
+                if n.kind != p.kind:
+                    ts.add(p.kind, n.kind)
+    try:
+        return {k: i for i, k in enumerate(ts.static_order())}
+    except graphlib.CycleError:
+        return {}
+
+
 def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing], list[Fact]]:
     """Assert ``facts`` into a fresh durable host; return the firings and derived facts."""
     by_id: dict[str, Fact] = {}
@@ -158,7 +177,8 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
                     pass  # no rule of this ruleset matched the fact: not an error
 
     try:
-        ordered = sorted(facts, key=lambda f: f.kind not in none_kinds)
+        rank = _none_first(rules)
+        ordered = sorted(facts, key=lambda f: (f.kind not in none_kinds, rank.get(f.kind, len(rank))))
         used = frozenset().union(*kinds_of.values()) if kinds_of else frozenset()
         for fact in ordered:
             if fact.kind not in used:

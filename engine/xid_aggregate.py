@@ -19,7 +19,9 @@ from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.xid_knowledge_facts import (
     NVLINK5_MESSAGE,
     NvlinkXidDetail,
+    XID45_PREVIOUS,
     PcieGpuLoss,
+    Xid45Context,
     XidRecurrence,
     XidRepeat,
     XidStale,
@@ -237,10 +239,30 @@ def nvlink_details(xids: list[Fact], cat: "Catalogue") -> list[Fact]:
     return out
 
 
+def xid45_contexts(xids: list[Fact]) -> list[Fact]:
+    """For each GPU with Xid 45: the other Xids it may follow (same node, or named on its line)."""
+    out: list[Fact] = []
+    by_gpu: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+    for x in sorted(xids, key=_order):
+        if x.xid == 45:  # type: ignore[attr-defined]
+            by_gpu[(x.node, x.pci_bus_id)].append(x)  # type: ignore[attr-defined]
+    for (node, bus), lines in sorted(by_gpu.items()):
+        others = [x for x in xids if x.node == node and x.xid != 45]  # type: ignore[attr-defined]
+        named = [int(m["code"]) for x in lines if (m := XID45_PREVIOUS.search(x.message))]  # type: ignore[attr-defined]
+        codes = sorted({x.xid for x in others} | set(named))  # type: ignore[attr-defined]
+        out.append(Xid45Context(
+            id=f"agg:xid45:{node}:{bus}", node=node, evidence=lines[0].evidence, pci_bus_id=bus,
+            follows=len(others) + len(named), other_codes=",".join(map(str, codes)),
+            sources=_ids(lines[:3] + sorted(others, key=_order)[:5]),
+        ))
+    return out
+
+
 def aggregate(facts: list[Fact], cat: "Catalogue") -> list[Fact]:
     xids = [f for f in facts if f.kind == "xid_event"]
     if not xids:
         return []
     boots = [f for f in facts if f.kind == "kernel_boot"]
     pcie = [f for f in facts if f.kind in ("pcie_aer_error", "pcie_link_down")]
-    return repeats(xids) + recurrences(xids) + stale(xids, boots) + pcie_losses(xids, pcie) + nvlink_details(xids, cat)
+    return (repeats(xids) + recurrences(xids) + stale(xids, boots) + pcie_losses(xids, pcie) + nvlink_details(xids, cat)
+            + xid45_contexts(xids))

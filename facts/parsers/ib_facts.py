@@ -185,6 +185,10 @@ class IbPortSummary(Fact):
     below_fleet: bool = False
     expected_rate_gbps: float | None = None  # from the inventory
     below_expected: bool = False
+    width: str | None = None  # "4X", from ibstatus (ibstat prints no width)
+    width_lanes: int | None = None
+    sibling_width_lanes: int | None = None  # widest of the node's other Active ports
+    width_below_siblings: bool = False
     sources: str
 
 
@@ -203,4 +207,23 @@ class IbCounterGrowth(Fact):
     per_hour: float | None = None
     limit_per_hour: float
     over_limit: bool
+    sources: str
+
+
+@fact_kind
+class IbCounterTotal(Fact):
+    """A port's error counter read once only: its value since the counters were last cleared
+    (reboot, driver reload or ``perfquery -R``), with no time to turn it into a rate."""
+
+    kind: Literal["ib_counter_total"] = "ib_counter_total"
+    hca: str | None = None
+    port: int
+    port_id: str
+    counter: str  # perfquery's name
+    cause: str  # ib_link_errors | ib_link_flapping (knowledge/ib_counters.yaml)
+    value: int
+    bits: int  # width of the counter in PortCounters (IBTA)
+    saturated: bool  # at its maximum: the true count is at least this, maybe far more
+    severity: str  # info, or warning when saturated
+    meaning: str  # what the count says, in words
     sources: str

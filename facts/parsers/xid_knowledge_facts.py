@@ -137,6 +137,21 @@ class NvlinkXidDetail(Fact):
     sources: str
 
 
+@fact_kind
+class Xid45Context(Fact):
+    """What an Xid 45 on a GPU follows: other Xids on the node, or a previous Xid its line names."""
+
+    kind: Literal["xid45_context"] = "xid45_context"
+    pci_bus_id: str
+    follows: int  # other (non-45) Xid lines on the node + Xid 45 lines naming a previous Xid
+    other_codes: str  # those Xid codes, comma-joined ("" when none)
+    sources: str
+
+
+# Xid 45 as open kernel modules print it after another error:
+# NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149
+XID45_PREVIOUS = re.compile(r"caused by previous Xid (?P<code>\d+)")
+
 # 144, SAW_MVB Nonfatal XC0 i0 Link 00 (0x00000001 0x00000002 0x00000000 0x00000000)
 # 146, TLW_RX/TLW_RX_PIPE0 Fatal XC0 i0 Link 00 (0x0000000a 0x00000004 0x00000000 0x00000000)
 NVLINK5_MESSAGE = re.compile(

@@ -1,0 +1,167 @@
+"""NCCL's ring and tree lines in an ``NCCL_DEBUG=INFO`` log (``NCCL_DEBUG_SUBSYS=INIT`` prints
+the ring order and the trees, ``GRAPH`` adds the per-rank ``Ring``/``Tree`` lines): which rank
+sends to which, channel by channel, per communicator.
+
+Sample content (real, ``all_reduce_perf -g 2`` on a 2 x H200 host, NCCL 2.28.9, and
+an AWS two-node run of NCCL 2.7)::
+
+    vm:1428:1439 [0] NCCL INFO comm 0x55e484784590 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0
+    vm:1428:1439 [0] NCCL INFO Channel 00/24 : 0 1
+    vm:1428:1439 [0] NCCL INFO Trees [0] 1/-1/-1->0->-1 [1] 1/-1/-1->0->-1 [6] -1/-1/-1->0->1
+    vm:1428:1440 [1] NCCL INFO Ring 00 : 0 -> 1 -> 0
+    vm:1428:1439 [0] NCCL INFO Tree 6 : 1 -> 0 -> -1/-1/-1
+    [0m ip-172-31-0-137:14605:14688 [0] NCCL INFO Trees [0] 1/-1/-1->0->-1|-1->0->1/-1/-1
+
+Facts: ``nccl_ring_order`` per (communicator, order) from ``Channel NN/MM :  r r r`` (rank 0
+prints it), ``nccl_ring_neighbour`` per (communicator, rank, prev, next) from ``Ring NN : p ->
+r -> n``, ``nccl_tree_link`` per (communicator, rank, parent, children) from ``Trees [c]
+d/d/d->r->u`` and ``Tree c : u -> r -> d/d/d``; each lists its channels and cites its first
+line. The communicator is the ``commId`` of the ``ncclCommInitRankConfig`` line (else the
+``comm 0x...`` pointer) last printed by the same process and thread. The ``Channel NN/M :
+a[x] -> b[y] via ...`` transport lines belong to the nccl_log parser.
+
+``lines_used`` is 0: every line read here carries NCCL's ``host:pid:tid [dev] NCCL INFO``
+prefix, which the nccl_log parser counts for the same file (coverage adds the two).
+
+Empty input, or a log without these lines (``NCCL_DEBUG_SUBSYS`` without INIT/GRAPH): no facts.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+
+KIND = "nccl_channels"
+
+# vm:1428:1439 [0] NCCL INFO Channel 00/24 : 0 1      (the prefix as nccl_log reads it)
+_HEADER = re.compile(r"(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>-?\d+)\] (?:\S+:\d+ )?NCCL INFO (?P<msg>.*?)\s*$")
+# prefilter: only the lines this parser may use
+_CANDIDATES = re.compile(r"^.*NCCL INFO (?:Channel \d+/\d+ :\s+-?\d|Trees |Tree \d|Ring \d+ : -?\d+ -> -?\d+ -> -?\d+\s*$|(?:ncclCommInitRankConfig )?comm 0x).*$", re.M)
+_DETECT = re.compile(r"NCCL INFO (?:Channel \d+/\d+ :(?:\s+-?\d+)+\s*$|Trees \[\d+\] )", re.M)
+# Channel 00/24 : 0 1        Channel 00/04 :    0   1   2   3
+_ORDER = re.compile(r"^Channel (?P<ch>\d+)/(?P<n>\d+) :(?P<ranks>(?:\s+-?\d+)+)$")
+# Trees [0] 1/-1/-1->0->-1 [1] ...      (2.7: [0] 1/-1/-1->0->-1|-1->0->1/-1/-1)
+_TREES_ENTRY = re.compile(r"\[(?P<ch>\d+)\] (?P<trees>\S+)")
+_TREE_PART = re.compile(r"^(?P<a>-?\d+(?:/-?\d+)*)->(?P<rank>-?\d+)->(?P<b>-?\d+(?:/-?\d+)*)$")
+# Tree 6 : 1 -> 0 -> -1/-1/-1          (up -> rank -> down/down/down)
+_TREE = re.compile(r"^Tree (?P<ch>\d+) : (?P<up>-?\d+) -> (?P<rank>-?\d+) -> (?P<down>-?\d+(?:/-?\d+)*)$")
+# Ring 00 : 0 -> 1 -> 0                 (prev -> rank -> next)
+_RING = re.compile(r"^Ring (?P<ch>\d+) : (?P<prev>-?\d+) -> (?P<rank>-?\d+) -> (?P<next>-?\d+)$")
+# ncclCommInitRankConfig comm 0x55e484784590 rank 0 nranks 2 ... commId 0xb308046427702aaf - Init START
+# comm 0x55e484784590 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0
+_COMM = re.compile(r"^(?:\w+ )?comm (?P<ptr>0x[0-9a-fA-F]+) rank (?P<rank>\d+) n[Rr]anks (?P<nranks>\d+)(?:.*?commId (?P<id>0x[0-9a-fA-F]+))?")
+
+
+@fact_kind
+class NcclRingOrder(Fact):
+    """The ring of one or more channels: ``order`` is the ranks in sending order, space-separated."""
+
+    kind: Literal["nccl_ring_order"] = "nccl_ring_order"
+    comm: str
+    nranks: int
+    order: str
+    channels: str  # "0,1,2"
+    channel_count: int
+    pid: int
+
+
+@fact_kind
+class NcclRingNeighbour(Fact):
+    kind: Literal["nccl_ring_neighbour"] = "nccl_ring_neighbour"
+    comm: str
+    rank: int
+    prev_rank: int
+    next_rank: int
+    channels: str
+    pid: int
+
+
+@fact_kind
+class NcclTreeLink(Fact):
+    """One rank's place in the trees: ``parent`` -1 at the root, ``children`` space-separated."""
+
+    kind: Literal["nccl_tree_link"] = "nccl_tree_link"
+    comm: str
+    rank: int
+    parent: int
+    children: str
+    channels: str
+    pid: int
+
+
+def detect(head: str) -> bool:
+    return bool(_DETECT.search(head))
+
+
+def _ranks(text: str) -> list[int]:
+    return [int(x) for x in text.split("/") if int(x) >= 0]
+
+
+class _Acc:
+    """Facts keyed by their values, channels collected, the first line kept as evidence."""
+
+    def __init__(self) -> None:
+        self.items: dict[tuple, tuple[int, str, dict, list[int]]] = {}
+
+    def add(self, cls: type, key: tuple, line: int, node: str, ch: int, **fields) -> None:
+        full = (cls, node, *key)
+        if full not in self.items:
+            self.items[full] = (line, node, fields, [])
+        if ch not in self.items[full][3]:
+            self.items[full][3].append(ch)
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    acc = _Acc()
+    comm_of: dict[tuple[str, int, int], tuple[str, int]] = {}  # (host, pid, tid) -> (comm, nranks)
+    id_of: dict[str, str] = {}  # comm pointer -> commId
+    for no, cand in iter_matches(_CANDIDATES, artefact):
+        h = _HEADER.search(cand.group())
+        if not h:
+            continue
+        node, pid, msg = artefact.node_for(h["host"]), int(h["pid"]), h["msg"]
+        thread = (node, pid, int(h["tid"]))
+        if m := _COMM.match(msg):
+            if m["id"]:
+                id_of[m["ptr"]] = m["id"]
+            comm_of[thread] = (id_of.get(m["ptr"], m["ptr"]), int(m["nranks"]))
+            continue
+        comm, nranks = comm_of.get(thread, (f"pid{pid}", 0))
+        if m := _ORDER.match(msg):
+            order = m["ranks"].split()
+            acc.add(NcclRingOrder, (comm, tuple(order)), no, node, int(m["ch"]), comm=comm, nranks=nranks or len(order),
+                    order=" ".join(order), pid=pid)
+        elif msg.startswith("Trees "):
+            entries = list(_TREES_ENTRY.finditer(msg))
+            if not entries:
+                fb.error(no, f"NCCL Trees line without trees: {msg!r}")
+            for e in entries:
+                for part in e["trees"].split("|"):
+                    t = _TREE_PART.match(part)
+                    if not t:
+                        fb.error(no, f"NCCL Trees line: unreadable tree {part!r}")
+                        continue
+                    # the side with three slash-separated ranks lists the children
+                    down, up = (t["a"], t["b"]) if "/" in t["a"] or "/" not in t["b"] else (t["b"], t["a"])
+                    _tree(acc, comm, int(t["rank"]), up, down, no, node, int(e["ch"]), pid)
+        elif m := _TREE.match(msg):
+            _tree(acc, comm, int(m["rank"]), m["up"], m["down"], no, node, int(m["ch"]), pid)
+        elif m := _RING.match(msg):
+            r, p, n = int(m["rank"]), int(m["prev"]), int(m["next"])
+            acc.add(NcclRingNeighbour, (comm, r, p, n), no, node, int(m["ch"]), comm=comm, rank=r, prev_rank=p, next_rank=n, pid=pid)
+    for (cls, *_), (line, node, fields, chans) in acc.items.items():
+        extra = {"channel_count": len(chans)} if cls is NcclRingOrder else {}
+        fb.add(cls, line, node=node, channels=",".join(map(str, sorted(chans))), **fields, **extra)
+    result.lines_used = 0  # see the module docstring: nccl_log counts these lines
+    return result
+
+
+def _tree(acc: _Acc, comm: str, rank: int, up: str, down: str, line: int, node: str, ch: int, pid: int) -> None:
+    parents = _ranks(up)
+    children = " ".join(map(str, _ranks(down)))
+    parent = parents[0] if parents else -1
+    acc.add(NcclTreeLink, (comm, rank, parent, children), line, node, ch, comm=comm, rank=rank, parent=parent, children=children, pid=pid)

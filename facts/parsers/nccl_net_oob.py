@@ -1,0 +1,70 @@
+"""The out-of-band address NCCL's IB transport announces (``NCCL_DEBUG=INFO``, subsystem INIT
+or NET): the address a peer names in ``Got completion from peer ADDR`` lines.
+
+Sample content (real lines: a DGX H100 RoCE job, NVIDIA/nccl-tests#185; an IB/SHARP job, NVIDIA/nccl#1029)::
+
+    dgxh100-4:460770:460842 [0] NCCL INFO NET/IB : Using [0]mlx5_10:1/RoCE [1]mlx5_11:1/RoCE [RO]; OOB enp220s0np0:11.1.128.136<0>
+    rdma-gpu-train-worker-0: rdma-gpu-train-worker-0:19491:21059 [7] NCCL INFO NET/IB : Using [0]mlx5_9:1/IB/SHARP [RO]; OOB eth0:10.224.3.48<0>
+
+Facts: ``nccl_oob_address`` per (node, interface, address), citing its first line, with the
+HCA ports NCCL listed on that line. The nccl_log parser reads the device list of the same line
+(``nccl_net_device``) and counts the line; ``lines_used`` is 0 here so coverage does not count
+it twice.
+
+Empty input, or a log without ``; OOB`` (NCCL before 2.12 printed none): no facts.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+
+KIND = "nccl_net_oob"
+
+# vm:1708:1708 [0] NCCL INFO NET/IB : Using [RO]; OOB eth0:192.0.2.2<0>
+_LINE = re.compile(
+    r"(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[-?\d+\] (?:\S+:\d+ )?NCCL INFO NET/(?P<net>IB|Socket) ?: ?Using(?P<list>[^;\n]*); "
+    r"OOB (?P<oob>[^\s<]+)(?:<\d+>)?\s*$",
+    re.M,
+)
+_DETECT = re.compile(r"NCCL INFO NET/(?:IB|Socket) ?: ?Using[^;\n]*; OOB \S")
+# [0]mlx5_10:1/RoCE
+_DEV = re.compile(r"\[\d+\](?P<dev>[A-Za-z][\w-]*:\d+)")
+# enp220s0np0:11.1.128.136        ib0:fe80::1%ib0
+_IFADDR = re.compile(r"^(?P<iface>[^:]+):(?P<addr>.+)$")
+
+
+@fact_kind
+class NcclOobAddress(Fact):
+    kind: Literal["nccl_oob_address"] = "nccl_oob_address"
+    network: str  # IB | Socket
+    interface: str
+    address: str
+    devices: str  # "mlx5_10:1,mlx5_11:1" (may be empty: "Using [RO]")
+    pid: int
+
+
+def detect(head: str) -> bool:
+    return bool(_DETECT.search(head))
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    seen: set[tuple[str, str, str]] = set()
+    for no, m in iter_matches(_LINE, artefact):
+        a = _IFADDR.match(m["oob"])
+        if not a:
+            fb.error(no, f"NCCL OOB entry without an address: {m['oob']!r}")
+            continue
+        node = artefact.node_for(m["host"])
+        key = (node, a["iface"], a["addr"])
+        if key in seen:
+            continue  # every rank of the node prints the same line
+        seen.add(key)
+        fb.add(NcclOobAddress, no, node=node, network=m["net"], interface=a["iface"], address=a["addr"],
+               devices=",".join(d["dev"] for d in _DEV.finditer(m["list"])), pid=int(m["pid"]))
+    result.lines_used = 0
+    return result
