@@ -185,17 +185,25 @@ def _lifted(g: Group, members: list[Finding], graph: nx.Graph) -> Finding:
                    placed_by=placed, blast_radius=[m.entity.label for m in members])
 
 
+def key(f: Finding) -> tuple:
+    """What identifies a finding across re-ranking (ranks and roles change, these do not)."""
+    return (f.rule, f.cause, f.entity.label, f.summary)
+
+
 def attach(findings: list[Finding], explained: list[tuple[Finding, list[Finding]]]) -> list[Finding]:
-    """Mark each group's members as its cascade, put them after their cause, renumber ranks."""
+    """Mark each group's members as its cascade, put them after their cause, renumber ranks.
+    ``findings`` are ranked; ``explained`` may hold the same findings before ranking."""
     if not explained:
         return findings
-    rank_of = {id(f): f.rank for f in findings}
+    rank_of = {key(f): f.rank for f in findings}
     causes: dict[int, list[int]] = defaultdict(list)  # member rank -> cause ranks
     for cause, members in explained:
+        c = rank_of.get(key(cause))
         for m in members:
-            if m.rank != cause.rank and cause.rank not in causes[m.rank]:
-                causes[m.rank].append(cause.rank)
-    order = sorted(findings, key=lambda f: (f.rank in causes, rank_of[id(f)]))
+            r = rank_of.get(key(m))
+            if c is not None and r is not None and r != c and c not in causes[r]:
+                causes[r].append(c)
+    order = sorted(findings, key=lambda f: (f.rank in causes, f.rank))
     new = {f.rank: i + 1 for i, f in enumerate(order)}
     out = []
     for f in order:

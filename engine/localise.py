@@ -7,26 +7,28 @@
   switch whose pairs are mostly slow (``CONSISTENT``) explains them all; what is left is
   the link between the two hosts. A degraded or down port on a suspect host (from
   ``ib_port_summary``) narrows the suspect to that port.
-- RDMA completion errors toward a peer address: the address names the peer host (NCCL's
-  bootstrap/OOB addresses, the inventory), whose degraded port, if any, is the suspect,
-  else the link between the two hosts.
+- RDMA completion errors toward a peer address (:mod:`stethoscope.engine.rdma_path`): peer
+  node -> its HCA port -> the cable from that port to its switch.
+- Common cause (:mod:`stethoscope.engine.common_cause`): findings that share an upstream
+  element (a leaf switch, a PCIe switch, a node) are lifted to it, with the blast radius.
 
+Pairs come from nccl-tests outputs (one run per pair) or from a CSV table (``pair_bandwidth``).
 Each finding says in ``placed_by`` which evidence placed it there.
 """
 from __future__ import annotations
 
-import re
+
 import statistics
 from collections import defaultdict
 
 from stethoscope.engine.findings import rank_findings
-from stethoscope.engine.report import Entity, EvidenceLine, Finding
+from stethoscope.engine.report import Entity, EvidenceLine, Finding  # noqa: F401 - Entity for rdma_path
 from stethoscope.engine.topology import build, fabric_path
 from stethoscope.facts.model import Fact
 
 SLOW_FRACTION = 0.8
 CONSISTENT = 0.75
-_ADDR = re.compile(r"^(?P<ip>[0-9a-fA-F.:]+?)(?:<\d+>)?$")
+
 
 
 def _ev(f: Fact) -> EvidenceLine:
@@ -43,32 +45,63 @@ def _finding(rule: str, title: str, cause: str, conf: float, entity: dict, summa
                    evidence=ev[:20], evidence_total=len(ev), nodes=sorted(set(nodes)), placed_by=placed_by)
 
 
-def _degraded_ports(facts: list[Fact]) -> dict[str, list[Fact]]:
-    out: dict[str, list[Fact]] = defaultdict(list)
+def _degraded_ports(facts: list[Fact]) -> dict[str, list[tuple[Fact, str]]]:
+    """Per node, its ports that the fabric summary flags, each with the reason in words."""
+    out: dict[str, dict[str, tuple[Fact, str]]] = defaultdict(dict)
     for f in facts:
-        if f.kind == "ib_port_summary" and (f.below_siblings or f.below_fleet or f.below_expected or (f.expected_up and f.state != "Active")):
-            out[f.node].append(f)
-    return out
+        why = None
+        if f.kind == "ib_port_summary":
+            if f.expected_up and f.state != "Active":
+                why = f"port state: {f.port_id} {f.state} ({f.physical_state})"
+            elif f.width_below_siblings:
+                why = f"port state: {f.port_id} at width {f.width} ({f.rate_gbps} Gb/s), its siblings at {f.sibling_width_lanes}X"
+            elif f.below_siblings or f.below_fleet or f.below_expected:
+                ref = f.sibling_rate_gbps if f.below_siblings else (f.fleet_rate_gbps if f.below_fleet else f.expected_rate_gbps)
+                why = f"port state: {f.port_id} {f.state} at {f.rate_gbps} Gb/s, against {ref} Gb/s"
+        elif f.kind == "ib_counter_growth" and (f.over_limit or f.cause == "ib_link_flapping") and f.hca:
+            why = f"port counters: {f.counter} of {f.port_id} grew {f.first} -> {f.last}" + (f" ({f.per_hour}/hour)" if f.per_hour is not None else "")
+        if why and f.port_id not in out[f.node]:
+            out[f.node][f.port_id] = (f, why)
+    return {n: list(ps.values()) for n, ps in out.items()}
+
+
+def _switches_of(graph, host: str) -> list[str]:
+    """Switches a host's ports are cabled to."""
+    h = f"host:{host}"
+    if h not in graph:
+        return []
+    return sorted({sw for hca in graph.neighbors(h) if graph.nodes[hca]["type"] == "hca" for p in graph.neighbors(hca)
+                   if graph.nodes[p]["type"] == "port" for sw in graph.neighbors(p) if graph.nodes[sw]["type"] == "switch"})
 
 
 def pair_bandwidth(facts: list[Fact]) -> dict[frozenset[str], tuple[float, list[Fact]]]:
     """Best bus bandwidth per pair of hosts (largest message size), with its evidence rows."""
     hosts: dict[str, set[str]] = defaultdict(set)
     rows: dict[str, Fact] = {}
+    measured: list[tuple[frozenset[str], float, Fact]] = []
+    csv_size: dict[frozenset[str], int] = {}
     for f in facts:
+        if f.kind == "pair_bandwidth" and f.host_a != f.host_b:
+            pair = frozenset((f.host_a, f.host_b))
+            csv_size[pair] = max(csv_size.get(pair, -1), f.size_bytes if f.size_bytes is not None else -1)
+    for f in facts:
+        if f.kind == "pair_bandwidth" and f.host_a != f.host_b:
+            pair = frozenset((f.host_a, f.host_b))
+            if (f.size_bytes if f.size_bytes is not None else -1) == csv_size[pair]:  # the largest size measured
+                measured.append((pair, f.busbw_gbs, f))
         if f.kind == "nccl_test_rank":
             hosts[f.run_id].add(f.host)
         elif f.kind == "nccl_test_row":
             old = rows.get(f.run_id)
             if old is None or f.size_bytes > old.size_bytes:
                 rows[f.run_id] = f
-    best: dict[frozenset[str], tuple[float, list[Fact]]] = {}
     for run, hs in hosts.items():
         if len(hs) != 2 or run not in rows:
             continue
         row = rows[run]
-        bw = max(b for b in (row.oop_busbw, row.ip_busbw) if b is not None)
-        pair = frozenset(hs)
+        measured.append((frozenset(hs), max(b for b in (row.oop_busbw, row.ip_busbw) if b is not None), row))
+    best: dict[frozenset[str], tuple[float, list[Fact]]] = {}
+    for pair, bw, row in measured:
         if pair not in best:
             best[pair] = (bw, [row])
         elif bw > best[pair][0]:
@@ -112,15 +145,24 @@ def pairwise(facts: list[Fact], graph) -> list[Finding]:
         placed = [f"pairwise nccl-tests: {len(covered)} of {len(through[el])} pairs with {name} below {SLOW_FRACTION:.0%} of the median {median:.1f} GB/s ({nums})"]
         entity: dict = {"node": name} if kind_ == "host" else {"switch": name}
         conf = 0.6 + 0.3 * consistency
-        if kind_ == "host" and degraded.get(name):
-            port = degraded[name][0]
+        if kind_ == "switch":
+            behind = sorted({h for p in covered for h in p if name in [s.split(":", 1)[1] for s in _switches_of(graph, h)]})
+            placed.append(f"cabling: the slow pairs' paths all cross {name} ({', '.join(behind)} behind it); pairs that avoid it are fast")
+            radius = behind
+        else:
+            radius = ["<->".join(sorted(p)) for p in sorted(covered, key=sorted)]
+        if kind_ == "host" and len(degraded.get(name, [])) == 1:
+            port, why = degraded[name][0]
             entity = {"node": name, "hca": port.hca, "port": str(port.port)}
             ev.append(port)
-            placed.append(f"port state: {port.port_id} {port.state} at {port.rate_gbps} Gb/s")
+            placed.append(why)
             conf = min(0.95, conf + 0.05)
-        out.append(_finding("localise_pairwise", "Pairwise tests single out one element", "slow_link_pair", conf, entity,
-                            f"{name} is slow with {len(covered)} of its {len(through[el])} partners (median pair {median:.1f} GB/s)",
-                            ev, placed, ["CHECK_IB_CABLE", "RERUN_NCCL_TESTS"], "", [h for p in covered for h in p]))
+        what = f"{name} is slow with {len(covered)} of its {len(through[el])} partners" if kind_ == "host" else \
+            f"every pair through switch {name} is slow ({len(covered)} of {len(through[el])})"
+        out.append(_finding("localise_pairwise", "Pairwise tests single out one element", "slow_link_pair" if kind_ == "host" else "ib_switch_fault",
+                            conf, entity, f"{what} (median pair {median:.1f} GB/s)", ev, placed,
+                            ["CHECK_IB_CABLE", "RERUN_NCCL_TESTS"] if kind_ == "host" else ["CHECK_IB_SWITCH", "RERUN_NCCL_TESTS"], "",
+                            [h for p in covered for h in p]).model_copy(update={"blast_radius": radius}))
     for p in sorted(left, key=sorted):
         a, b = sorted(p)
         bw, rows = pairs[p]
@@ -130,10 +172,10 @@ def pairwise(facts: list[Fact], graph) -> list[Finding]:
         conf = 0.6
         ports = degraded.get(a, []) + degraded.get(b, [])
         if len(ports) == 1:
-            port = ports[0]
+            port, why = ports[0]
             entity = {"node": port.node, "hca": port.hca, "port": str(port.port), "link": [a, b]}
             ev.append(port)
-            placed.append(f"port state: {port.port_id} {port.state} at {port.rate_gbps} Gb/s, its siblings at {port.sibling_rate_gbps}")
+            placed.append(why)
             conf = 0.9
         out.append(_finding("localise_pairwise", "Pairwise tests single out one link", "slow_link_pair", conf, entity,
                             f"{a}<->{b} bus bandwidth {bw:.1f} GB/s, {bw / median:.0%} of the median pair ({median:.1f} GB/s)",
@@ -141,48 +183,20 @@ def pairwise(facts: list[Fact], graph) -> list[Finding]:
     return out
 
 
-def rdma_peers(facts: list[Fact]) -> list[Finding]:
-    addr: dict[str, str] = {}
-    for f in facts:
-        if f.kind in ("nccl_bootstrap_interface", "nccl_net_device") and getattr(f, "address", None):
-            addr[f.address] = f.node
-        elif f.kind == "inventory_host":
-            for a in filter(None, f.addresses.split(",")):
-                addr[a] = f.node
-    degraded = _degraded_ports(facts)
-    groups: dict[tuple[str, str], list[Fact]] = defaultdict(list)
-    for f in facts:
-        if f.kind == "nccl_rdma_completion_error" and f.peer:
-            m = _ADDR.match(f.peer)
-            peer = addr.get(m["ip"]) if m else None
-            if peer and peer != f.node:
-                groups[(f.node, peer)].append(f)
-    out = []
-    for (node, peer), errs in sorted(groups.items()):
-        first = errs[0]
-        placed = [f"NCCL on {node} got {len(errs)} failed completion(s) from {first.peer}, the address of {peer}"]
-        entity: dict = {"link": [node + (f"/{first.hca}" if first.hca else ""), peer]}
-        ev: list[Fact] = list(errs)
-        conf = 0.7
-        if len(degraded.get(peer, [])) == 1:
-            port = degraded[peer][0]
-            entity = {"node": peer, "hca": port.hca, "port": str(port.port)}
-            placed.append(f"port state: {port.port_id} {port.state} at {port.rate_gbps} Gb/s")
-            ev.append(port)
-            conf = 0.9
-        out.append(_finding("localise_rdma_peer", "RDMA completion errors point at a peer", "ib_completion_error", conf, entity,
-                            f"RDMA completions from {peer} failed on {node} (error {first.error})", ev, placed,
-                            ["CHECK_IB_CABLE", "CHECK_NCCL_LOG"], "", [node, peer]))
-    return out
-
-
 def localise(findings: list[Finding], facts: list[Fact], symptom: dict[str, bool]) -> list[Finding]:
-    """Add localisation findings and rank everything again (root causes first)."""
-    extra = pairwise(facts, build(facts)) + rdma_peers(facts)
-    if not extra:
-        return findings
+    """Add localisation findings, lift common causes, rank everything again (root causes first)."""
+    from stethoscope.engine.common_cause import attach, lift
     from stethoscope.engine.knowledge import load_vocabulary
+    from stethoscope.engine.rdma_path import rdma_peers
 
+    graph = build(facts)
+    rdma, rdma_explains = rdma_peers(facts, graph, findings)
+    extra = pairwise(facts, graph) + rdma
+    merged, lifted = lift(findings + extra, graph, facts)
+    if not extra and not lifted:
+        return findings
     actions = load_vocabulary().actions
-    extra = [f.model_copy(update={"action_text": " ".join(actions[a] for a in f.actions if a in actions)}) for f in extra]
-    return rank_findings(findings + extra, symptom)
+    merged = [f.model_copy(update={"action_text": " ".join(actions[a] for a in f.actions if a in actions)}) if not f.action_text else f
+              for f in merged]
+    # the amended copies of localisation findings replace their originals in the groups
+    return attach(rank_findings(merged, symptom), lifted + rdma_explains)

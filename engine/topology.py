@@ -4,7 +4,9 @@ ports, InfiniBand switches and cables, from a bundle's facts plus an optional in
 Node ids are typed and canonical: ``host:node01``, ``gpu:node01/0000:1b:00.0``,
 ``pci:node01/0000:1a:00.0``, ``hca:node01/mlx5_0``, ``port:node01/mlx5_0/1``,
 ``switch:leaf01``. Every node has ``type`` and ``label``; edges have ``type`` (pcie,
-nvlink, has, cable, uplink).
+nvlink, has, cable, uplink, ring); cables say which artefact gave them (``source``). NCCL's
+ring order per communicator (``nccl_ring_order`` with the ranks' GPUs from ``nccl_rank``)
+becomes ``ring`` edges between GPUs and ``graph.graph["rings"]``: comm -> ordered ranks.
 """
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ def build(facts: list[Fact], inventory: Inventory | None = None) -> nx.Graph:
         if k in ("ib_port", "ib_port_summary"):
             port_node(g, f.node, f.hca, f.port, state=f.state, rate_gbps=f.rate_gbps)
         elif k == "nccl_topo_pci":
-            nid = _add(g, f"pci:{f.node}/{f.pci_bus_id}", "pci", f.pci_bus_id, pci_class=f.pci_class)
+            nid = _add(g, f"pci:{f.node}/{f.pci_bus_id}", "pci", f.pci_bus_id, pci_class=f.pci_class, parent=f.parent)
             parent = f"pci:{f.node}/{f.parent}" if f.parent else host(g, f.node)
             g.add_edge(parent, nid, type="pcie")
         elif k == "nccl_topo_gpu" and f.pci_bus_id:
@@ -76,11 +78,13 @@ def build(facts: list[Fact], inventory: Inventory | None = None) -> nx.Graph:
                 else:
                     sw = _SWITCH_DESC.match(desc)
                     ends.append(switch(g, sw["name"] if sw else guid))
-            g.add_edge(ends[0], ends[1], type="cable", width=f.width, speed=f.speed)
+            g.add_edge(ends[0], ends[1], type="cable", width=f.width, speed=f.speed, source=f"ibnetdiscover ({f.evidence.path})")
         elif k == "inventory_port" and f.switch:
-            g.add_edge(port_node(g, f.node, f.hca, f.port, expected_rate_gbps=f.expected_rate_gbps), switch(g, f.switch), type="cable", switch_port=f.switch_port)
+            g.add_edge(port_node(g, f.node, f.hca, f.port, expected_rate_gbps=f.expected_rate_gbps), switch(g, f.switch), type="cable",
+                       switch_port=f.switch_port, source=f"inventory ({f.evidence.path})")
         elif k == "inventory_uplink":
             g.add_edge(switch(g, f.switch), switch(g, f.uplink), type="uplink")
+    _rings(g, facts)
     if inventory is not None:
         for name, spec in inventory.hosts.items():
             host(g, name)
@@ -88,7 +92,7 @@ def build(facts: list[Fact], inventory: Inventory | None = None) -> nx.Graph:
                 hca, p = key.rsplit("/", 1)
                 pid = port_node(g, name, hca, int(p), expected_rate_gbps=cab.rate_gbps)
                 if cab.switch:
-                    g.add_edge(pid, switch(g, cab.switch), type="cable", switch_port=cab.switch_port)
+                    g.add_edge(pid, switch(g, cab.switch), type="cable", switch_port=cab.switch_port, source="inventory (--inventory)")
         for name, spec in inventory.switches.items():
             for up in spec.uplinks:
                 g.add_edge(switch(g, name), switch(g, up), type="uplink")
@@ -107,3 +111,27 @@ def fabric_path(g: nx.Graph, a: str, b: str) -> list[str]:
     except nx.NetworkXNoPath:
         return []
     return [n for n in path if g.nodes[n]["type"] in ("switch", "port")]
+
+
+def _rings(g: nx.Graph, facts: list[Fact]) -> None:
+    """Ring edges between consecutive ranks' GPUs, per communicator (first ring order of each)."""
+    gpu_of: dict[tuple[str, int], str] = {}
+    for f in facts:
+        if f.kind == "nccl_rank" and f.bus_id:
+            gid = _add(g, f"gpu:{f.node}/{f.bus_id}", "gpu", f.bus_id)
+            g.add_edge(host(g, f.node), gid, type="has")
+            for comm in filter(None, (f.comm_id, f.comm)):  # the ring line names the commId, else the pointer
+                gpu_of[(comm, f.rank)] = gid
+    rings: dict[str, list[list[int]]] = g.graph.setdefault("rings", {})
+    for f in facts:
+        if f.kind != "nccl_ring_order":
+            continue
+        order = [int(r) for r in f.order.split()]
+        rings.setdefault(f.comm, []).append(order)
+        hops = {tuple(sorted(p)) for p in zip(order, order[1:] + order[:1])}  # a 2-rank ring is one hop both ways
+        for a, b in sorted(hops):
+            ga, gb = gpu_of.get((f.comm, a)), gpu_of.get((f.comm, b))
+            if ga and gb and ga != gb:
+                chans = g.edges[ga, gb].get("channels", 0) if g.has_edge(ga, gb) and g.edges[ga, gb].get("type") == "ring" else 0
+                if not g.has_edge(ga, gb) or g.edges[ga, gb].get("type") == "ring":
+                    g.add_edge(ga, gb, type="ring", comm=f.comm, channels=chans + f.channel_count)

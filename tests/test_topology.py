@@ -54,10 +54,10 @@ def test_rdma_errors_toward_a_peer_are_placed_on_the_peers_degraded_port(ruleset
             "node1:1234:1290 [3] transport/net_ib.cc:1198 NCCL WARN NET/IB : Got completion from peer 10.1.1.2<45678> with error 12, opcode 0, len 0, vendor err 129\n")
     peer = "node2:99:99 [0] NCCL INFO Bootstrap : Using ib0:10.1.1.2<0>\n"
     ib = "CA 'mlx5_0'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tLink layer: InfiniBand\nCA 'mlx5_1'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 100\n\t\tLink layer: InfiniBand\n"
-    from stethoscope.engine.localise import rdma_peers
+    from stethoscope.engine.rdma_path import rdma_peers
 
     facts = parse_artefacts([Artefact("node1/r.log", text, "node1", True), Artefact("node2/r.log", peer, "node2", True), Artefact("node2/ibstat", ib, "node2", True)]).facts
-    (f,) = rdma_peers(facts)
+    (f,), _ = rdma_peers(facts)
     assert (f.entity.node, f.entity.hca, f.entity.port, f.cause) == ("node2", "mlx5_1", "1", "ib_completion_error")
     assert "the address of node2" in f.placed_by[0] and any("Got completion" in e.text for e in f.evidence)
 

@@ -1,0 +1,103 @@
+"""Fact classes for what NCCL's log says about the resources it set up or failed to set up:
+GPUDirect RDMA, peer-to-peer, shared memory, verbs calls, duplicate GPUs, CUDA failures.
+
+Read by :mod:`stethoscope.facts.parsers.nccl_log_setup` from ``NCCL_DEBUG=INFO`` logs; every
+fact carries ``pid`` and ``local_device`` from NCCL's ``host:pid:tid [dev]`` prefix.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from stethoscope.facts.model import fact_kind
+from stethoscope.facts.parsers.nccl_log_facts import NcclLineFact
+
+
+@fact_kind
+class NcclGdrState(NcclLineFact):
+    """``NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'`` and its kin: whether a network
+    device can read and write GPU memory directly.
+
+    ``network`` is the transport that printed it ("IB", "Socket", "NCCL RDMA Plugin v10", "UCX");
+    NET/Socket never supports GPUDirect RDMA, so its "Disabled" line is normal. ``reason`` is
+    ``no_module`` (the plugin's "(no module)": no nvidia-peermem / nv_peer_mem), ``distance``
+    (the topology line "for GPU g / HCA h (distance d > l)": NCCL_NET_GDR_LEVEL or the PCIe
+    path), else None.
+    """
+
+    kind: Literal["nccl_gdr_state"] = "nccl_gdr_state"
+    network: str
+    hca: str  # "mlx5_0" (device lines) or NCCL's hex NET id (topology lines)
+    hca_index: int | None = None
+    enabled: bool
+    mechanism: str | None = None  # "nvidia-peermem", "DMABUF" when NCCL names it
+    reason: Literal["no_module", "distance"] | None = None
+    gpu: int | None = None  # topology lines: the GPU's NCCL index
+    distance: int | None = None
+    limit: int | None = None
+
+
+@fact_kind
+class NcclP2pUnavailable(NcclLineFact):
+    """NCCL could not use peer-to-peer between two GPUs of one node.
+
+    ``P2P is disabled between NVLINK connected GPUs 1 and 0. ...`` (WARN, ``nvlink`` True:
+    NVML says no P2P over links the topology has, usually a hardware or driver fault) or
+    ``Could not enable P2P between dev 1(=81000) and dev 0(=41000)`` (INFO, ``nvlink`` None:
+    cudaDeviceEnablePeerAccess failed; normal on GPUs without P2P support such as GeForce).
+    """
+
+    kind: Literal["nccl_p2p_unavailable"] = "nccl_p2p_unavailable"
+    dev: int
+    peer_dev: int
+    bus_id: str | None = None
+    peer_bus_id: str | None = None
+    nvlink: bool | None = None
+
+
+@fact_kind
+class NcclShmFailure(NcclLineFact):
+    """A failed shared-memory segment operation (``misc/shmutils.cc`` / ``include/shm.h``).
+
+    ``op``: ``create`` ("Error while creating shared memory segment /dev/shm/nccl-X (size N)"),
+    ``extend`` ("Error: failed to extend /dev/shm/nccl-X to N bytes"), ``fallocate`` ("Call to
+    posix_fallocate failed : No space left on device"), ``attach`` ("Error while attaching to
+    shared memory segment ..."; the segment vanished, a different fault from a full /dev/shm).
+    """
+
+    kind: Literal["nccl_shm_failure"] = "nccl_shm_failure"
+    op: Literal["create", "extend", "fallocate", "attach"]
+    segment: str | None = None  # "/dev/shm/nccl-KWfVyt"
+    size_bytes: int | None = None
+    error: str | None = None  # "No space left on device", "No such file or directory (2)"
+
+
+@fact_kind
+class NcclVerbsFailure(NcclLineFact):
+    """``misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory``
+
+    One failed InfiniBand verbs call; ``error`` is the strerror text (None when NCCL printed none).
+    """
+
+    kind: Literal["nccl_verbs_failure"] = "nccl_verbs_failure"
+    verb: str  # "ibv_reg_mr_iova2", "ibv_modify_qp", "ibv_create_cq"
+    error: str | None = None  # "Cannot allocate memory"
+
+
+@fact_kind
+class NcclDuplicateGpu(NcclLineFact):
+    """``init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000``"""
+
+    kind: Literal["nccl_duplicate_gpu"] = "nccl_duplicate_gpu"
+    rank: int
+    other_rank: int
+    bus_id: str  # canonical dddd:bb:dd.f of NCCL's busId
+
+
+@fact_kind
+class NcclCudaFailure(NcclLineFact):
+    """``enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'``: a CUDA call inside
+    NCCL failed; ``error`` is the CUDA error string between the quotes."""
+
+    kind: Literal["nccl_cuda_failure"] = "nccl_cuda_failure"
+    error: str
+    source_file: str | None = None  # "enqueue.cc"
