@@ -110,3 +110,12 @@ def test_bundle_copies_of_real_captures_stay_identical():
     assert bundles
     unmatched = [p.relative_to(ROOT) for p in bundles if digest(p) not in artefacts]
     assert not unmatched, f"bundle files that are not byte-identical to a parser fixture: {unmatched}"
+
+
+def test_absences_can_be_ordered_before_what_they_guard(ruleset):
+    """durable never takes a firing back, so the kinds named under ``none:`` must be
+    assertable before the kinds they guard: the shipped rules may not form a cycle."""
+    from stethoscope.engine.session import _none_first
+
+    if any(r.none for r in ruleset.rules):
+        assert _none_first(ruleset.rules), "a none:/all: cycle between fact kinds"

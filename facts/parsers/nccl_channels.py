@@ -38,7 +38,7 @@ KIND = "nccl_channels"
 # vm:1428:1439 [0] NCCL INFO Channel 00/24 : 0 1      (the prefix as nccl_log reads it)
 _HEADER = re.compile(r"(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>-?\d+)\] (?:\S+:\d+ )?NCCL INFO (?P<msg>.*?)\s*$")
 # prefilter: only the lines this parser may use
-_CANDIDATES = re.compile(r"^.*NCCL INFO (?:Channel \d+/\d+ :\s+-?\d|Trees |Tree \d|Ring \d+ : -?\d+ -> -?\d+ -> -?\d+\s*$|(?:ncclCommInitRankConfig )?comm 0x).*$", re.M)
+_CANDIDATES = re.compile(r"^.*NCCL INFO (?:Channel \d+/\d+ :\s+-?\d|Trees |Tree \d|Ring \d+ : -?\d+ -> -?\d+ -> -?\d+\s*$|(?:\w+ )?comm 0x).*$", re.M)
 _DETECT = re.compile(r"NCCL INFO (?:Channel \d+/\d+ :(?:\s+-?\d+)+\s*$|Trees \[\d+\] )", re.M)
 # Channel 00/24 : 0 1        Channel 00/04 :    0   1   2   3
 _ORDER = re.compile(r"^Channel (?P<ch>\d+)/(?P<n>\d+) :(?P<ranks>(?:\s+-?\d+)+)$")

@@ -18,7 +18,9 @@ Facts emitted (classes in :mod:`nccl_log_facts`): ``nccl_version``, ``nccl_env``
 ``nccl_net_plugin``, ``nccl_net_selected``, ``nccl_net_device``, ``nccl_no_ib_device``,
 ``nccl_bootstrap_interface``, ``nccl_bootstrap_failure``, ``nccl_rank``, ``nccl_transport``,
 ``nccl_warn`` (every WARN line, also those that give a more specific fact),
-``nccl_rdma_completion_error``, ``nccl_error_return``. Repeated lines (each rank, each
+``nccl_rdma_completion_error``, ``nccl_error_return``; and through :mod:`nccl_log_setup`
+``nccl_gdr_state``, ``nccl_p2p_unavailable``, ``nccl_shm_failure``, ``nccl_verbs_failure``,
+``nccl_duplicate_gpu``, ``nccl_cuda_failure``. Repeated lines (each rank, each
 communicator prints its own) are deduplicated per (node, pid, values) at their first line.
 Every NCCL-prefixed line counts as used, also those that give no fact (topology dumps,
 ring and tree lines).
@@ -32,6 +34,7 @@ import re
 from typing import Any
 
 from stethoscope.facts.ids import nccl_busid
+from stethoscope.facts.parsers import nccl_log_setup
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
 from stethoscope.facts.parsers.nccl_log_facts import (
     NcclBootstrapFailure,
@@ -206,6 +209,8 @@ class _Parse:
         if level == "WARN":
             add(NcclWarn, no, node=node, source_file=src, source_line=int(srcline) if srcline else None,
                 message=msg, **ctx)
+        if nccl_log_setup.handle(self, no, node, msg, src, ctx):  # GDR, P2P, SHM, verbs, duplicate GPU, CUDA
+            return None
         if msg.startswith(("Channel ", "Ring ")) and " via " in msg:
             m = _CHANNEL.match(msg)
             if not m:

@@ -17,7 +17,8 @@ class NcclGdrState(NcclLineFact):
     """``NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'`` and its kin: whether a network
     device can read and write GPU memory directly.
 
-    ``network`` is the transport that printed it ("IB", "Socket", "NCCL RDMA Plugin v10", "UCX");
+    ``network`` is the transport that printed it ("IB", "Socket", "NCCL RDMA Plugin v10", "UCX";
+    ``topology`` for the per GPU/HCA pair lines of NCCL's topology search);
     NET/Socket never supports GPUDirect RDMA, so its "Disabled" line is normal. ``reason`` is
     ``no_module`` (the plugin's "(no module)": no nvidia-peermem / nv_peer_mem), ``distance``
     (the topology line "for GPU g / HCA h (distance d > l)": NCCL_NET_GDR_LEVEL or the PCIe
@@ -25,6 +26,7 @@ class NcclGdrState(NcclLineFact):
     """
 
     kind: Literal["nccl_gdr_state"] = "nccl_gdr_state"
+    scope: Literal["hca", "gpu_hca_pair"]  # a device's capability, or one GPU/HCA pair's path
     network: str
     hca: str  # "mlx5_0" (device lines) or NCCL's hex NET id (topology lines)
     hca_index: int | None = None

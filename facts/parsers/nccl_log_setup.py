@@ -1,0 +1,119 @@
+"""Lines of an NCCL debug log about the resources NCCL sets up: GPUDirect RDMA, peer-to-peer,
+shared memory, verbs calls, duplicate GPUs, CUDA failures. Called by
+:mod:`stethoscope.facts.parsers.nccl_log` for each NCCL-prefixed line (its message part);
+the facts are those of :mod:`stethoscope.facts.parsers.nccl_setup_facts`.
+
+Real sample lines (public issue threads; the H200 capture of this project)::
+
+    learn01:2228637:2230195 [3] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'     (nccl#1676)
+    vm:1552:1564 [1] NCCL INFO NET/Socket : GPU Direct RDMA Disabled for HCA 0 'lo'               (H200 socket-only run)
+    ault44:1424216:1424273 [1] NCCL INFO Could not enable P2P between dev 1(=81000) and dev 0(=41000)   (nccl#1516)
+    ubuntu:9621:9688 [3] misc/shmutils.cc:112 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-KWfVyt (size 5967872)   (nccl-tests#166)
+    smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000   (horovod#3929)
+    gcn75:2336636:2336906 [0] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'   (nccl#1372)
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from stethoscope.facts.ids import nccl_busid
+from stethoscope.facts.parsers.nccl_setup_facts import (
+    NcclCudaFailure,
+    NcclDuplicateGpu,
+    NcclGdrState,
+    NcclP2pUnavailable,
+    NcclShmFailure,
+    NcclVerbsFailure,
+)
+
+if TYPE_CHECKING:
+    from stethoscope.facts.parsers.nccl_log import _Parse
+
+# Cheap test before any regex: every message handled here holds one of these.
+_KEYS = ("GPU Direct RDMA", "P2P", "shared memory", "posix_fallocate", "failed to extend", "Call to ibv", "Duplicate GPU",
+         "Cuda failure")
+
+# NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'
+# NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)          (net plugins, NCCL <= 2.12)
+# NET/IB : GPU Direct RDMA (nvidia-peermem) enabled for HCA 0 'mlx5_0       (nccl-rdma-sharp-plugins#104: no closing quote)
+# NET/NCCL RDMA Plugin v10 : GPU Direct RDMA Disabled for HCA 0 'rocep1s0f0'
+_GDR_HCA = re.compile(
+    r"^NET/(?P<net>[^:]+?) ?: GPU Direct RDMA (?:\((?P<mech>[^)]+)\) )?(?P<state>[Ee]nabled|[Dd]isabled) "
+    r"for HCA (?P<idx>\d+) '(?P<hca>[^'\s]+)'?(?P<nomod> \(no module\))?"
+)
+# GPU Direct RDMA Disabled for GPU 0 / HCA 1 (distance 5 > 3)              (graph/paths.cc, NCCL_NET_GDR_LEVEL)
+# GPU Direct RDMA Enabled for GPU 1b000 / HCA 0 (distance 3 <= 4), read 0
+_GDR_PAIR = re.compile(
+    r"^GPU Direct RDMA (?P<state>Enabled|Disabled) for GPU (?P<gpu>[0-9a-fA-Fx]+) / HCA (?P<hca>[0-9a-fA-Fx]+) "
+    r"\(distance (?P<d>\d+) (?:>|<=) (?P<l>\d+)\)"
+)
+# P2P is disabled between NVLINK connected GPUs 1 and 0. This should not be the case given their connectivity, ...
+_P2P_NVLINK = re.compile(r"^P2P is disabled between NVLINK connected GPUs (?P<a>\d+) and (?P<b>\d+)")
+# Could not enable P2P between dev 1(=81000) and dev 0(=41000)
+_P2P_ENABLE = re.compile(r"^Could not enable P2P between dev (?P<a>\d+)\(=(?P<abus>[0-9a-fA-F]+)\) and dev (?P<b>\d+)\(=(?P<bbus>[0-9a-fA-F]+)\)")
+# Error while creating shared memory segment /dev/shm/nccl-KWfVyt (size 5967872)
+# Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: No such file or directory (2)
+_SHM_SEGMENT = re.compile(
+    r"^Error while (?P<op>creating|attaching to) shared memory segment (?P<seg>\S+) \(size (?P<size>\d+)\)(?:, error: (?P<err>.+))?$"
+)
+# Error: failed to extend /dev/shm/nccl-fjwOOB to 5967876 bytes
+_SHM_EXTEND = re.compile(r"^Error: failed to extend (?P<seg>\S+) to (?P<size>\d+) bytes(?:, error: (?P<err>.+))?$")
+# Call to posix_fallocate failed : No space left on device
+_SHM_FALLOCATE = re.compile(r"^Call to posix_fallocate failed ?: ?(?P<err>.+)$")
+# Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory          Call to ibv_create_cq failed
+_VERBS = re.compile(r"^Call to (?P<verb>ibv_\w+) failed(?: with error (?P<err>.+?))?\s*$")
+# Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000
+_DUPLICATE = re.compile(r"^Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-fA-F]+)")
+# Cuda failure 'named symbol not found'          Cuda failure 1 'invalid argument'
+_CUDA = re.compile(r"^Cuda failure (?:\d+ )?'(?P<err>[^']*)'")
+
+
+def _bus(raw: str) -> str | None:
+    try:
+        return nccl_busid(raw)
+    except ValueError:
+        return None
+
+
+def handle(p: "_Parse", no: int, node: str, msg: str, src: str | None, ctx: dict[str, Any]) -> bool:
+    """Add the fact of one message; True when the message was one of this module's kinds."""
+    if not any(k in msg for k in _KEYS):
+        return False
+    pid = ctx["pid"]
+    if m := _GDR_HCA.match(msg):
+        enabled = m["state"].lower() == "enabled"
+        p.once(NcclGdrState, no, node, (pid, "hca", m["net"], m["hca"], enabled), network=m["net"], hca=m["hca"],
+               hca_index=int(m["idx"]), enabled=enabled, mechanism=m["mech"], reason="no_module" if m["nomod"] else None,
+               scope="hca", **ctx)
+    elif m := _GDR_PAIR.match(msg):
+        enabled = m["state"] == "Enabled"
+        p.once(NcclGdrState, no, node, (pid, "pair", m["gpu"], m["hca"], enabled), network="topology", hca=m["hca"],
+               enabled=enabled, reason=None if enabled else "distance", scope="gpu_hca_pair",
+               gpu=int(m["gpu"]) if m["gpu"].isdigit() else None, distance=int(m["d"]), limit=int(m["l"]), **ctx)
+    elif m := _P2P_NVLINK.match(msg):
+        p.once(NcclP2pUnavailable, no, node, (pid, m["a"], m["b"]), dev=int(m["a"]), peer_dev=int(m["b"]), nvlink=True, **ctx)
+    elif m := _P2P_ENABLE.match(msg):
+        p.once(NcclP2pUnavailable, no, node, (pid, m["a"], m["b"]), dev=int(m["a"]), peer_dev=int(m["b"]),
+               bus_id=_bus(m["abus"]), peer_bus_id=_bus(m["bbus"]), **ctx)
+    elif m := _SHM_SEGMENT.match(msg):
+        op = "create" if m["op"] == "creating" else "attach"
+        p.b.add(NcclShmFailure, no, node=node, op=op, segment=m["seg"], size_bytes=int(m["size"]), error=m["err"], **ctx)
+    elif m := _SHM_EXTEND.match(msg):
+        p.b.add(NcclShmFailure, no, node=node, op="extend", segment=m["seg"], size_bytes=int(m["size"]), error=m["err"], **ctx)
+    elif m := _SHM_FALLOCATE.match(msg):
+        p.b.add(NcclShmFailure, no, node=node, op="fallocate", error=m["err"], **ctx)
+    elif m := _VERBS.match(msg):
+        p.once(NcclVerbsFailure, no, node, (pid, m["verb"], m["err"]), verb=m["verb"], error=m["err"], **ctx)
+    elif m := _DUPLICATE.match(msg):
+        bus = _bus(m["bus"])
+        if bus is None:
+            p.b.error(no, f"NCCL duplicate-GPU line with an unreadable busId: {msg!r}")
+        else:
+            p.once(NcclDuplicateGpu, no, node, (pid, m["a"], m["b"]), rank=int(m["a"]), other_rank=int(m["b"]), bus_id=bus, **ctx)
+    elif m := _CUDA.match(msg):
+        # one per process, error and call site: NCCL repeats it for every kernel it tries
+        p.once(NcclCudaFailure, no, node, (pid, m["err"], src), error=m["err"], source_file=src, **ctx)
+    else:
+        return False
+    return True
