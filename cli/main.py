@@ -61,6 +61,8 @@ def diagnose(
     at: Annotated[Optional[str], typer.Option(help="With --prometheus: end of the window (Unix seconds or RFC 3339; default now)")] = None,
     window: Annotated[str, typer.Option(help="With --prometheus: how far back to look")] = "1h",
     timeout: Annotated[float, typer.Option(help="With --prometheus: seconds per query")] = 10.0,
+    baseline: Annotated[Optional[str], typer.Option("--baseline", help="Compare nccl-tests results with this recorded baseline (steth baseline record) instead of the expected figures")] = None,
+    baseline_db: Annotated[Optional[Path], typer.Option("--baseline-db", help="Baseline database (default: $STETH_BASELINE_DB, else the user's data directory)")] = None,
 ) -> None:
     """Diagnose an incident bundle or a live Prometheus. Exit 0 healthy, 1 faulty, 2 inconclusive, 3 bad input."""
     from stethoscope.cli.render import render_markdown, render_text
@@ -76,9 +78,15 @@ def diagnose(
     if prometheus is not None:
         report = _live.diagnose_live(prometheus, at, window, timeout, ruleset, evaluator.value)
     else:
+        from stethoscope.engine import baseline_run
+        from stethoscope.engine.baseline_store import StoreError
+
         try:
-            report = diagnose_bundle(from_logs, ruleset, evaluator.value)
-        except BundleError as exc:
+            if baseline is not None:
+                report = baseline_run.diagnose_with_baseline(from_logs, baseline, baseline_db, ruleset, evaluator.value)
+            else:
+                report = diagnose_bundle(from_logs, ruleset, evaluator.value)
+        except (BundleError, StoreError) as exc:
             _fail(str(exc))
     if format is Format.json:
         sys.stdout.write(report.model_dump_json(indent=2, exclude_none=True) + "\n")

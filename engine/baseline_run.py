@@ -86,3 +86,15 @@ def compare(paths: list[Path], name: str, db: Path, ruleset: RuleSet) -> Compari
                     facts=len(obs.facts))
     comps = [f for f in obs.facts if f.kind == "busbw_comparison"]
     return Comparison(baseline, report, comps)
+
+
+def diagnose_with_baseline(path: os.PathLike[str] | str, name: str, db: Path | None, ruleset: RuleSet,
+                           evaluator: str = "durable") -> Report:
+    """``steth diagnose --baseline NAME``: the whole diagnosis of a bundle, its nccl-tests runs
+    compared with the named baseline instead of the expected figures. Raises StoreError when
+    the baseline is not in the store."""
+    from stethoscope.engine.diagnose import diagnose_bundle
+
+    baseline = store.load(db or store.default_path(), name)
+    with perf_compare.use_baseline(baseline):
+        return diagnose_bundle(path, ruleset, evaluator)  # type: ignore[arg-type]

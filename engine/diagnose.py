@@ -97,7 +97,9 @@ def diagnose_bundle(path: str | os.PathLike[str], ruleset: RuleSet | None = None
         obs.coverage.unrecognised.append(s.path)
         obs.coverage.skipped.append(SkippedFile(path=s.path, reason=s.reason))
     ruleset = ruleset or load_rules()
-    findings = localise(evaluate(ruleset, obs.facts, evaluator), obs.facts, {r.id: r.rule.symptom for r in ruleset.rules})
+    from stethoscope.engine.findings import symptom_map
+
+    findings = localise(evaluate(ruleset, obs.facts, evaluator), obs.facts, symptom_map(ruleset.rules))
     return Report(
         source=Source(kind="bundle", path=str(path)),
         verdict=verdict_of(findings, obs),

@@ -100,7 +100,8 @@ def build_findings(
         for key, raw in spec.entity.items():
             value = fill(raw, bound)
             if value is not None:
-                entity[key] = value
+                # a fact holds a link as one string ("0000:c1:00.0 NVLink 11"); the report's link is a list of ends
+                entity[key] = [value] if key == "link" and isinstance(value, str) else value
         rule = crule.rule
         cause = _resolve(spec.cause, rule.cause, bound, vocab.causes, "cause", rule.id)
         component = _resolve(spec.component, rule.component, bound, vocab.components, "component", rule.id)
@@ -160,20 +161,40 @@ def build_findings(
                 kb=kb_links(draft.cause, rule.id),
             )
         )
-    return rank_findings(out, {r.id: r.rule.symptom for r in rules})
+    return rank_findings(out, symptom_map(rules))
+
+
+class SymptomMap(dict):
+    """rule id -> ``symptom`` flag, carrying each rule's ``cascade_of`` causes along, so that
+    every caller that re-ranks findings (localisation) keeps the job-wide cascades too."""
+
+    def __init__(self, symptom: dict[str, bool], cascade_of: dict[str, tuple[str, ...]]):
+        super().__init__(symptom)
+        self.cascade_of = cascade_of
+
+
+def symptom_map(rules: list[CompiledRule]) -> SymptomMap:
+    return SymptomMap({r.id: r.rule.symptom for r in rules},
+                      {r.id: tuple(r.rule.cascade_of) for r in rules if r.rule.cascade_of})
 
 
 def rank_findings(findings: list[Finding], symptom: dict[str, bool]) -> list[Finding]:
-    """Mark cascades, order root causes first, number the ranks from 1."""
+    """Mark cascades, order root causes first, number the ranks from 1.
+
+    A symptom finding is a cascade of every root (non-symptom, warning or worse) on its node;
+    a finding whose rule names causes in ``cascade_of`` is also a cascade of every finding of
+    those causes in the job (``symptom`` a :class:`SymptomMap`)."""
     roots = [f for f in findings if not symptom.get(f.rule) and SEVERITY_ORDER[f.severity] >= 1]
+    cascade_of: dict[str, tuple[str, ...]] = getattr(symptom, "cascade_of", {})
     explained: dict[int, list[Finding]] = defaultdict(list)
     for i, f in enumerate(findings):
-        if not symptom.get(f.rule):
-            continue
-        where = {f.entity.node} if f.entity.node else set(f.nodes)
-        for r in roots:
-            if where & (set(r.nodes) | ({r.entity.node} if r.entity.node else set())):
-                explained[i].append(r)
+        by = [r for r in findings if r is not f and r.cause in cascade_of.get(f.rule, ()) and SEVERITY_ORDER[r.severity] >= 1]
+        if symptom.get(f.rule):
+            where = {f.entity.node} if f.entity.node else set(f.nodes)
+            by += [r for r in roots if all(r is not b for b in by)
+                   and where & (set(r.nodes) | ({r.entity.node} if r.entity.node else set()))]
+        if by:
+            explained[i] = by
 
     def key(item: tuple[int, Finding]) -> tuple:
         i, f = item

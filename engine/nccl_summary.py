@@ -10,6 +10,7 @@ summarises in ``sources``:
   time out in (PyTorch's desync report, else the last enqueued sequence numbers, else the
   ranks of the job that printed nothing while others timed out);
 - ``nccl_tests_independent_runs``: nccl-tests processes that each ran as a one-process job;
+- ``nccl_gpu_shared``: ranks of one communicator on one GPU;
 - ``nccl_slow_path_setting`` and ``nccl_known_issue`` from the catalogues in ``knowledge/``;
 - ``busbw_comparison`` through :mod:`stethoscope.engine.perf_compare`.
 """
@@ -26,6 +27,7 @@ from stethoscope.engine import perf_compare
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.nccl_summary_facts import (
     NcclBootstrapSubnetSet,
+    NcclGpuShared,
     NcclKnownIssue,
     NcclNetPluginSet,
     NcclSlowPathSetting,
@@ -57,6 +59,7 @@ def summarise(facts: list[Fact]) -> list[Fact]:
     out += stragglers(by_kind)
     out += _independent_runs(by_kind["nccl_test_run"], by_kind["nccl_test_rank"], by_kind["nccl_test_row"])
     out += _slow_path(by_kind["nccl_env"])
+    out += _gpu_shared(by_kind["nccl_duplicate_gpu"], by_kind["nccl_rank"])
     out += _known_issues(by_kind)
     out += perf_compare.compare_bundle(facts)
     return out
@@ -227,16 +230,45 @@ def _slow_path(envs: list[Fact]) -> list[Fact]:
     return out
 
 
+def _gpu_shared(warns: list[Fact], ranks: list[Fact]) -> list[Fact]:
+    out: list[Fact] = []
+    warned: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+    for w in warns:
+        warned[(w.node, w.bus_id)].append(w)
+    for (node, bus), ws in sorted(warned.items()):
+        who = sorted({r for w in ws for r in (w.rank, w.other_rank)})
+        out.append(_make(NcclGpuShared, ws[0], ws, f"{node}:{bus}", bus_id=bus, ranks=", ".join(map(str, who)),
+                         basis="nccl_warning"))
+    # without the warning (a log cut short, an NCCL that did not check): Init lines of one
+    # communicator (same commId) that put different ranks on one node's GPU
+    by_gpu: dict[tuple[str, str, str], dict[int, Fact]] = defaultdict(dict)
+    for r in ranks:
+        if r.comm_id and (r.node, r.bus_id) not in warned:
+            by_gpu[(r.comm_id, r.node, r.bus_id)].setdefault(r.rank, r)
+    for (comm, node, bus), per_rank in sorted(by_gpu.items()):
+        if len(per_rank) > 1:
+            fs = [per_rank[k] for k in sorted(per_rank)]
+            out.append(_make(NcclGpuShared, fs[0], fs, f"{comm}:{node}:{bus}", bus_id=bus,
+                             ranks=", ".join(map(str, sorted(per_rank))), basis="init_lines"))
+    return out
+
+
 def _version_tuple(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in v.split(".") if x.isdigit())
 
 
+def _symptom_seen(spec: dict, by_kind: dict[str, list[Fact]]) -> list[Fact]:
+    """Facts of ``spec['fact']`` whose fields equal every value of ``spec['match']``."""
+    want = spec.get("match", {})
+    return [f for f in by_kind.get(spec["fact"], []) if all(getattr(f, k, None) == v for k, v in want.items())]
+
+
 def _known_issues(by_kind: dict[str, list[Fact]]) -> list[Fact]:
-    symptoms = {"gdr_disabled": [g for g in by_kind.get("nccl_gdr_state", []) if not g.enabled]}
+    table = knowledge("nccl_known_issues.yaml")
     out: list[Fact] = []
-    for entry in knowledge("nccl_known_issues.yaml")["issues"]:
+    for entry in table["issues"]:
         lo, hi = _version_tuple(entry["affected"]["min"]), _version_tuple(entry["affected"]["max"])
-        seen = symptoms.get(entry["symptom"], [])
+        seen = _symptom_seen(table["symptoms"][entry["symptom"]], by_kind)
         if not seen:
             continue
         for v in by_kind.get("nccl_version", []):

@@ -80,6 +80,9 @@ class Rule(_Strict):
     confidence: float = Field(default=0.8, ge=0, le=1)
     #: a symptom is marked as a cascade when a root finding on the same node explains it
     symptom: bool = False
+    #: causes whose findings explain this rule's findings anywhere in the job, not only on the
+    #: same node (a straggler rank explains the timeouts of the ranks that waited for it)
+    cascade_of: list[str] = Field(default_factory=list)
     when: When
     then: Then
     references: list[str] = Field(default_factory=list)

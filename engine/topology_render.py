@@ -26,6 +26,8 @@ def suspects(graph: nx.Graph, findings: list[Finding]) -> dict[str, str]:
             cands.append(f"port:{e.node}/{e.hca}/{e.port}")
         elif e.node and e.gpu:
             cands.append(f"gpu:{e.node}/{e.gpu}")
+        elif e.node and e.switch:  # a PCIe switch (or NVSwitch) named by its bus id
+            cands.append(f"pci:{e.node}/{e.switch}")
         elif e.switch:
             cands.append(f"switch:{e.switch}")
         elif e.link:
@@ -51,6 +53,12 @@ def text_tree(graph: nx.Graph, marked: dict[str, str]) -> Tree:
                         for sw in sorted(graph.neighbors(sub)):
                             if graph.nodes[sw]["type"] == "switch":
                                 pn.add(f"cable -> {_label(graph, sw, marked)}")
+    rings = graph.graph.get("rings", {})
+    if rings:
+        rn = root.add("[b]NCCL rings[/b] (rank order per communicator)")
+        for comm, orders in sorted(rings.items()):
+            for order in orders:
+                rn.add(f"comm {comm}: " + " -> ".join(map(str, order + order[:1])))
     sws = sorted(n for n, d in graph.nodes(data=True) if d["type"] == "switch")
     if sws:
         fab = root.add("[b]fabric switches[/b]")
@@ -88,7 +96,8 @@ def to_dot(graph: nx.Graph, marked: dict[str, str]) -> str:
             attrs.update(fillcolor="#ff4d4d", color="#b30000", penwidth="3", fontcolor="white", tooltip=marked[nid], **{"class": "suspect"})
         lines.append(f"  {_q(nid)} [" + ", ".join(f"{k}={_q(str(v))}" for k, v in attrs.items()) + "];")
     for a, b, d in sorted(graph.edges(data=True)):
-        style = {"nvlink": 'color="#2e7d32", penwidth=2', "cable": 'color="#1565c0"', "uplink": 'color="#1565c0", style=dashed'}.get(d.get("type"), "")
+        style = {"nvlink": 'color="#2e7d32", penwidth=2', "cable": 'color="#1565c0"', "uplink": 'color="#1565c0", style=dashed',
+                 "ring": 'color="#ef6c00", style=dotted'}.get(d.get("type"), "")
         lines.append(f"  {_q(a)} -- {_q(b)}" + (f" [{style}]" if style else "") + ";")
     lines.append("}")
     return "\n".join(lines) + "\n"

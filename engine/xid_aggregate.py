@@ -16,9 +16,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from stethoscope.facts.model import Fact
+from stethoscope.engine.nvlink_xid_decode import nvlink5_details, xid74_details
 from stethoscope.facts.parsers.xid_knowledge_facts import (
-    NVLINK5_MESSAGE,
-    NvlinkXidDetail,
     XID45_PREVIOUS,
     PcieGpuLoss,
     Xid45Context,
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
     from stethoscope.engine.xid_knowledge import Catalogue
 
 APP_FAULT_CODES = (13, 31)
-NVLINK5_CODES = range(144, 151)
 MAX_SOURCES = 200  # a storm of thousands of lines: the first ones tell the story
 EVENT_GAP_S = 2.0  # lines of one fault are printed within a second
 EVENT_GAP_LINES = 5  # without stamps: lines of one fault are adjacent
@@ -204,41 +202,6 @@ def pcie_losses(xids: list[Fact], pcie: list[Fact]) -> list[Fact]:
     return out
 
 
-def _decode_row(cat: "Catalogue", code: int, unit: str, status: str | None):
-    for row in cat.nvlink5_decode:
-        if row.xid != code or (unit != row.unit and unit not in row.unit.split("/")):
-            continue
-        if status is not None and int(row.error_status, 16) == int(status, 16):
-            return row
-    return None
-
-
-def nvlink_details(xids: list[Fact], cat: "Catalogue") -> list[Fact]:
-    """Unit, severity, link and error status of Xid 144-150 lines, looked up in NVIDIA's table."""
-    out: list[Fact] = []
-    for x in xids:
-        code = x.xid  # type: ignore[attr-defined]
-        if code not in NVLINK5_CODES:
-            continue
-        m = NVLINK5_MESSAGE.search(x.message)  # type: ignore[attr-defined]
-        unit = m["unit"] if m else None
-        fatal = (m["sev"] == "Fatal") if m else None
-        status = m["status"] if m else None
-        row = _decode_row(cat, code, unit, status) if unit else None
-        if row is not None:
-            sev, acts, cons = row.severity, row.actions, row.consequence
-        else:  # not in the table: the catalogue's default, lowered when the line says non-fatal
-            e = cat.xid(code)
-            assert e is not None
-            sev, acts, cons = ("warning" if fatal is False else e.severity), e.actions, None
-        out.append(NvlinkXidDetail(
-            id=f"agg:nvlink:{x.id}", node=x.node, evidence=x.evidence, pci_bus_id=x.pci_bus_id, xid=code,  # type: ignore[attr-defined]
-            unit=unit, fatal=fatal, link=int(m["link"]) if m else None, error_status=status.lower() if status else None,
-            decoded=row is not None, severity=sev, actions=",".join(acts), consequence=cons, sources=x.id,
-        ))
-    return out
-
-
 def xid45_contexts(xids: list[Fact]) -> list[Fact]:
     """For each GPU with Xid 45: the other Xids it may follow (same node, or named on its line)."""
     out: list[Fact] = []
@@ -264,5 +227,5 @@ def aggregate(facts: list[Fact], cat: "Catalogue") -> list[Fact]:
         return []
     boots = [f for f in facts if f.kind == "kernel_boot"]
     pcie = [f for f in facts if f.kind in ("pcie_aer_error", "pcie_link_down")]
-    return (repeats(xids) + recurrences(xids) + stale(xids, boots) + pcie_losses(xids, pcie) + nvlink_details(xids, cat)
-            + xid45_contexts(xids))
+    return (repeats(xids) + recurrences(xids) + stale(xids, boots) + pcie_losses(xids, pcie) + nvlink5_details(xids, cat)
+            + xid74_details(xids, facts) + xid45_contexts(xids))

@@ -46,6 +46,8 @@ class XidEntry(_M):
 class Nvlink5Row(_M):
     xid: int
     unit: str
+    intrinfo_v1: str  # NVIDIA's bit pattern of the first register, MSB first, '-' = any
+    intrinfo_v2: str
     error_status: str
     immediate: str
     investigatory: str

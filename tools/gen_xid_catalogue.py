@@ -34,7 +34,8 @@ HEADER = """\
 # mnemonic, description, immediate, investigatory: NVIDIA's Xid catalogue
 #   (https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html, spreadsheet
 #   Xid-Catalog.xlsx, as published in October 2025; see tools/sources/README.md).
-# nvlink5_decode: the same spreadsheet, sheet "XID 144-150 Decode".
+# nvlink5_decode: the same spreadsheet, sheet "XID 144-150 Decode" (intrinfo_v1/v2: NVIDIA's bit
+#   patterns of the line's first register, most significant bit first, '-' = any bit).
 # sxids: NVIDIA Fabric Manager user guide DU-09883-001, appendix "NVSwitch SXid errors".
 # severity, cause, component, actions, specific_rules, escalate_on_recurrence, judgement:
 #   gpu-stethoscope's own, from knowledge/xid_judgements.yaml.
@@ -119,10 +120,14 @@ def build_nvlink5(j: dict) -> list[dict]:
         sev = j["nvlink5_severity"][row["severity"]]
         # XID_154_EVAL: the driver says what it needs in a following Xid 154 (rule xid154_recovery_action)
         first = ["RESTART_APP"] if row["immediate"] == "XID_154_EVAL" else _actions(j, row["immediate"])
-        actions = [a for a in first + _actions(j, row["investigatory"]) if a != "IGNORE"] or ["IGNORE"]
+        # action2: NVIDIA's second action of a "Non-fatal*" row (RESET_GPU when it recurs)
+        second = _actions(j, row["action2"]) if row["action2"] else []
+        actions = [a for a in dict.fromkeys(first + second + _actions(j, row["investigatory"])) if a != "IGNORE"] or ["IGNORE"]
         out.append({
             "xid": int(row["xid"]),
             "unit": row["unit"],
+            "intrinfo_v1": row["intrinfo_v1"],
+            "intrinfo_v2": row["intrinfo_v2"],
             "error_status": row["error_status"],
             "immediate": row["immediate"],
             "investigatory": row["investigatory"],

@@ -91,6 +91,21 @@ _XID_MMU = re.compile(
 )
 # channel 0x0000000a, intr 00000000.  /  Ch 00000008, errorString CTX SWITCH TIMEOUT
 _XID_CHANNEL = re.compile(r"\b(?:channel|Ch) (?:0x)?(?P<ch>[0-9a-fA-F]{1,8})\b")
+# Xid 74 (NVIDIA's WORKFLOW_NVLINK_ERR: seven registers, unused ones printed as 0x0):
+# NVLink: fatal error detected on link 14(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)
+# NVLink: fatal error detected on link 6(0x10000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0)
+# NVLink: fatal error detected on link 2            (older drivers: no registers)
+_XID74 = re.compile(
+    r"NVLink: (?P<sev>fatal|non-?fatal)?\s*error detected on link (?P<link>\d+)"
+    r"(?:\s*\((?P<regs>0x[0-9a-fA-F]+(?:,\s*0x[0-9a-fA-F]+)*)\))?", re.I)
+# Xid 144-150 (NVLink5): unit, severity, link, then intrinfo, error status and more registers:
+# 149, NETIR_LINK_EVT Fatal XC0 i0 Link 00 (0x025001c6 0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)
+# 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000001 0x00000000 0x00100000 0x00000004)
+# 149, NETIR Fatal XC0 i0 Link -1 (0x000fe406 0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)
+_NVLINK5 = re.compile(
+    r"^(?P<unit>[A-Z0-9_/]+) (?P<sev>Nonfatal|Non-fatal|Fatal)\b.*?\bLink (?P<link>-?\d+)"
+    r"(?: \((?P<regs>0x[0-9a-fA-F]+(?: 0x[0-9a-fA-F]+)*)[^)]*\))?"
+)
 # GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)
 _RECOVERY = re.compile(
     r"recovery action changed from (?:0x[0-9a-fA-F]+ )?\(?(?P<prev>[^()]*?)\)? to "
@@ -273,7 +288,7 @@ def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> Non
         raw_pid = (pm["pid"] or "").strip()
         if raw_pid.isdigit():
             pid = int(raw_pid)
-        elif raw_pid not in ("", "'<unknown>'", "<unknown>"):
+        elif raw_pid and not re.fullmatch(r"'?<[^<>]*>'?", raw_pid):  # <unknown>, '<unknown>', <n/a>
             b.error(ln, f"Xid pid {raw_pid!r} is not a number")
             return
         name = pm["name"].strip()
@@ -290,6 +305,7 @@ def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> Non
     if (ch := _XID_CHANNEL.search(rest)) is not None:
         fields["channel"] = f"0x{int(ch['ch'], 16):08x}"
     xid = int(code)
+    fields.update(_nvlink_fields(xid, rest))
     rec = _RECOVERY.search(rest) if xid == 154 else None
     if rec is not None:
         fields["recovery_action"] = rec["action"].strip()
@@ -299,6 +315,27 @@ def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> Non
               action_code=int(rec["code"], 16) if rec["code"] else None,
               previous_action=rec["prev"].strip() or None, **common)
     used.add(ln)
+
+
+def _nvlink_fields(xid: int, rest: str) -> dict:
+    """Link, unit, severity word and registers of an NVLink Xid line (74, 144-150), as printed;
+    the meaning of the bits is decided later, from NVIDIA's tables (engine.nvlink_xid_decode)."""
+    if xid == 74:
+        m = _XID74.search(rest)
+        if m is None:
+            return {}
+        regs = ",".join(f"0x{int(r, 16):x}" for r in re.split(r",\s*", m["regs"])) if m["regs"] else None
+        return {"nvlink_link": int(m["link"]), "nvlink_registers": regs,
+                "nvlink_fatal": None if m["sev"] is None else m["sev"].lower() == "fatal"}
+    if 144 <= xid <= 150:
+        m = _NVLINK5.search(rest)
+        if m is None:
+            return {}
+        link = int(m["link"])
+        return {"nvlink_link": link if link >= 0 else None, "nvlink_unit": m["unit"],
+                "nvlink_fatal": m["sev"] == "Fatal",
+                "nvlink_registers": ",".join(f"0x{int(r, 16):08x}" for r in m["regs"].split()) if m["regs"] else None}
+    return {}
 
 
 def _fell_the(b: FactBuilder, ln: int, f: re.Match[str], lines: list[str], common: dict, used: set[int]) -> None:

@@ -36,6 +36,12 @@ class XidEvent(KernelLineFact):
     mmu_fault_type: str | None = None  # Xid 31 "FAULT_PDE"
     mmu_access_type: str | None = None  # Xid 31 "ACCESS_TYPE_VIRT_WRITE"
     recovery_action: str | None = None  # Xid 154 "GPU Reset Required"
+    nvlink_link: int | None = None  # Xid 74 "on link 14", Xid 144-150 "Link 07" ("Link -1": None)
+    nvlink_unit: str | None = None  # Xid 144-150 "RLW_REMAP", "NETIR_LINK_EVT"
+    nvlink_fatal: bool | None = None  # "fatal error" / "Fatal" vs "Nonfatal" on the line
+    # the hex registers in parentheses, comma-joined: Xid 74 seven as printed ("0x0,0x0,0x10000,...");
+    # Xid 144-150 intrinfo, error status, ... as 8-digit hex
+    nvlink_registers: str | None = None
 
 
 @fact_kind

@@ -166,6 +166,14 @@ def detect(head: str) -> bool:
     return _DETECT.search(head) is not None
 
 
+def _family(transport: str) -> str:
+    """``P2P/CUMEM`` -> P2P, ``SHM/direct/direct`` and 2.7's ``direct shared memory`` -> SHM,
+    ``NET/IB/0/GDRDMA`` -> NET; anything else: its first word, upper-cased."""
+    if "shared memory" in transport:
+        return "SHM"
+    return re.split(r"[/ ]", transport, maxsplit=1)[0].upper()
+
+
 def _failure_reason(error: str) -> str:
     low = error.lower()
     if "refused" in low:
@@ -218,7 +226,8 @@ class _Parse:
             rank, peer = int(m["src"]), int(m["dst"])
             key = (node, pid, rank, peer, m["transport"], m["dir"])
             if key not in self.transports:
-                fields = dict(rank=rank, peer_rank=peer, transport=m["transport"], direction=m["dir"], **ctx)
+                fields = dict(rank=rank, peer_rank=peer, transport=m["transport"], family=_family(m["transport"]),
+                              direction=m["dir"], **ctx)
                 self.transports[key] = (no, node, fields, set())
             self.transports[key][3].add(int(m["ch"]))
             return None

@@ -127,6 +127,7 @@ class NcclTransport(NcclLineFact):
     rank: int  # sending side (left of "->")
     peer_rank: int  # receiving side
     transport: str  # exactly as after "via": "P2P/CUMEM", "SHM/direct/direct", "NET/IB/0/GDRDMA"
+    family: str = ""  # "P2P", "SHM", "NET", ... (first part of ``transport``; "direct shared memory": SHM)
     channel_count: int
     direction: Literal["send", "receive"] | None = None  # NET lines say "[send]"/"[receive]"
 

@@ -69,13 +69,6 @@ _DUPLICATE = re.compile(r"^Duplicate GPU detected : rank (?P<a>\d+) and rank (?P
 _CUDA = re.compile(r"^Cuda failure (?:\d+ )?'(?P<err>[^']*)'")
 
 
-def _bus(raw: str) -> str | None:
-    try:
-        return nccl_busid(raw)
-    except ValueError:
-        return None
-
-
 def handle(p: "_Parse", no: int, node: str, msg: str, src: str | None, ctx: dict[str, Any]) -> bool:
     """Add the fact of one message; True when the message was one of this module's kinds."""
     if not any(k in msg for k in _KEYS):
@@ -95,7 +88,7 @@ def handle(p: "_Parse", no: int, node: str, msg: str, src: str | None, ctx: dict
         p.once(NcclP2pUnavailable, no, node, (pid, m["a"], m["b"]), dev=int(m["a"]), peer_dev=int(m["b"]), nvlink=True, **ctx)
     elif m := _P2P_ENABLE.match(msg):
         p.once(NcclP2pUnavailable, no, node, (pid, m["a"], m["b"]), dev=int(m["a"]), peer_dev=int(m["b"]),
-               bus_id=_bus(m["abus"]), peer_bus_id=_bus(m["bbus"]), **ctx)
+               bus_id=nccl_busid(m["abus"]), peer_bus_id=nccl_busid(m["bbus"]), **ctx)
     elif m := _SHM_SEGMENT.match(msg):
         op = "create" if m["op"] == "creating" else "attach"
         p.b.add(NcclShmFailure, no, node=node, op=op, segment=m["seg"], size_bytes=int(m["size"]), error=m["err"], **ctx)
@@ -106,11 +99,8 @@ def handle(p: "_Parse", no: int, node: str, msg: str, src: str | None, ctx: dict
     elif m := _VERBS.match(msg):
         p.once(NcclVerbsFailure, no, node, (pid, m["verb"], m["err"]), verb=m["verb"], error=m["err"], **ctx)
     elif m := _DUPLICATE.match(msg):
-        bus = _bus(m["bus"])
-        if bus is None:
-            p.b.error(no, f"NCCL duplicate-GPU line with an unreadable busId: {msg!r}")
-        else:
-            p.once(NcclDuplicateGpu, no, node, (pid, m["a"], m["b"]), rank=int(m["a"]), other_rank=int(m["b"]), bus_id=bus, **ctx)
+        p.once(NcclDuplicateGpu, no, node, (pid, m["a"], m["b"]), rank=int(m["a"]), other_rank=int(m["b"]),
+               bus_id=nccl_busid(m["bus"]), **ctx)
     elif m := _CUDA.match(msg):
         # one per process, error and call site: NCCL repeats it for every kernel it tries
         p.once(NcclCudaFailure, no, node, (pid, m["err"], src), error=m["err"], source_file=src, **ctx)

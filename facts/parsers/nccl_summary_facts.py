@@ -133,3 +133,16 @@ class BusbwComparison(Fact):
     below: bool  # ratio under the band's limit (perf_compare.BELOW)
     severity: Literal["info", "warning", "critical"]  # critical under half the reference
     sources: str
+
+
+@fact_kind
+class NcclGpuShared(Fact):
+    """Several ranks of one communicator on one GPU: from NCCL's ``Duplicate GPU detected``
+    warnings (``basis`` nccl_warning), else from Init lines of one ``commId`` that name the
+    same node and busId for different ranks (``init_lines``)."""
+
+    kind: Literal["nccl_gpu_shared"] = "nccl_gpu_shared"
+    bus_id: str
+    ranks: str  # "0, 2, 4"
+    basis: Literal["nccl_warning", "init_lines"]
+    sources: str

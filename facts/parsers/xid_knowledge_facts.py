@@ -134,6 +134,35 @@ class NvlinkXidDetail(Fact):
     severity: str
     actions: str
     consequence: str | None = None
+    intrinfo: str | None = None  # the first register ("0x025001c6")
+    subcode: int | None = None  # intrinfo bits 20-25: which row of a unit (NETIR_LINK_EVT 37: peer device)
+    matched_by: str = "none"  # "intrinfo pattern", "unit and status", "status bits", "none"
+    investigatory: str | None = None  # NVIDIA's investigatory bucket of the row(s): INVESTIGATE_PEER_DEVICE ...
+    link_label: str | None = None  # "0000:04:00.0 NVLink 7", the finding's link entity
+    sources: str
+
+
+@fact_kind
+class NvlinkXid74Detail(Fact):
+    """An Xid 74 line read with NVIDIA's WORKFLOW_NVLINK_ERR register table (knowledge/xid74_workflow.yaml)."""
+
+    kind: Literal["nvlink_xid74_detail"] = "nvlink_xid74_detail"
+    pci_bus_id: str
+    xid: int = 74
+    boot: int = 0
+    link: int | None = None
+    link_label: str  # "0000:c1:00.0 NVLink 11" (or "0000:c1:00.0 NVLink ?")
+    registers: str | None = None  # as printed, comma-joined
+    set_bits: str  # "reg2:16" ... ("" when none or no registers)
+    classes: str  # every class the set bits fall in, worst first
+    worst_class: str
+    meaning: str  # NVIDIA's sentence for the worst class
+    likely_part: str
+    same_link_events: int  # Xid 74 lines on this GPU and link in the same file
+    repeated: bool  # the worst class's repeat condition holds
+    solo: bool  # no other Xid or SXid on the node (NVIDIA: "if seen solo")
+    severity: str
+    actions: str
     sources: str
 
 

@@ -1,0 +1,106 @@
+"""Tests of the NCCL log's resource set-up lines (facts/parsers/nccl_log_setup.py) on lines
+from public reports and the H200 captures, with negative rows."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import nccl_log
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "nccl_log"
+
+
+def parse_text(text: str, node: str = "n0"):
+    return nccl_log.parse(Artefact(path="nccl.log", text=text, node=node, node_from_folder=False))
+
+
+def of_kind(result, kind: str) -> list[dict]:
+    return [f.rule_view() | {"line": f.evidence.line} for f in result.facts if f.kind == kind]
+
+
+SETUP_KINDS = ("nccl_gdr_state", "nccl_p2p_unavailable", "nccl_shm_failure", "nccl_verbs_failure",
+               "nccl_duplicate_gpu", "nccl_cuda_failure")
+
+# (line, kind or None, fields); None: no fact of any set-up kind
+LINES = [
+    ("learn01:2228637:2230195 [3] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'",
+     "nccl_gdr_state", {"scope": "hca", "network": "IB", "hca": "mlx5_0", "hca_index": 0, "enabled": False,
+                        "node": "learn01", "pid": 2228637, "local_device": 3}),
+    ("vm:1552:1564 [1] NCCL INFO NET/Socket : GPU Direct RDMA Disabled for HCA 0 'lo'",
+     "nccl_gdr_state", {"network": "Socket", "hca": "lo", "enabled": False}),
+    ("n1:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 1 'mlx5_1' (no module)",
+     "nccl_gdr_state", {"hca": "mlx5_1", "reason": "no_module"}),
+    ("n1:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA (nvidia-peermem) enabled for HCA 0 'mlx5_0",
+     "nccl_gdr_state", {"hca": "mlx5_0", "enabled": True, "mechanism": "nvidia-peermem"}),
+    ("n1:1:2 [0] NCCL INFO NET/NCCL RDMA Plugin v10 : GPU Direct RDMA Disabled for HCA 0 'rocep1s0f0'",
+     "nccl_gdr_state", {"network": "NCCL RDMA Plugin v10", "hca": "rocep1s0f0", "enabled": False}),
+    ("n1:1:2 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 0 / HCA 1 (distance 5 > 3)",
+     "nccl_gdr_state", {"scope": "gpu_hca_pair", "gpu": 0, "hca": "1", "distance": 5, "limit": 3, "reason": "distance"}),
+    ("ault44:1424216:1424273 [1] NCCL INFO Could not enable P2P between dev 1(=81000) and dev 0(=41000)",
+     "nccl_p2p_unavailable", {"dev": 1, "peer_dev": 0, "bus_id": "0000:81:00.0", "peer_bus_id": "0000:41:00.0"}),
+    ("node5:20117:20190 [5] graph/paths.cc:327 NCCL WARN P2P is disabled between NVLINK connected GPUs 5 and 4. This should not be the case",
+     "nccl_p2p_unavailable", {"dev": 5, "peer_dev": 4, "nvlink": True}),
+    ("ubuntu:9621:9688 [3] misc/shmutils.cc:112 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-KWfVyt (size 5967872)",
+     "nccl_shm_failure", {"op": "create", "segment": "/dev/shm/nccl-KWfVyt", "size_bytes": 5967872}),
+    ("ubuntu:9621:9691 [6] misc/shmutils.cc:71 NCCL WARN Error: failed to extend /dev/shm/nccl-fjwOOB to 5967876 bytes",
+     "nccl_shm_failure", {"op": "extend", "size_bytes": 5967876}),
+    ("5135fc87695d:126319:126336 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
+     "nccl_shm_failure", {"op": "fallocate", "error": "No space left on device"}),
+    ("g148:14937:69361 [0] misc/shmutils.cc:129 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: No such file or directory (2)",
+     "nccl_shm_failure", {"op": "attach", "error": "No such file or directory (2)"}),
+    ("node1:20480:20533 [0] misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory",
+     "nccl_verbs_failure", {"verb": "ibv_reg_mr_iova2", "error": "Cannot allocate memory"}),
+    ("spark01:2683:2826 [0] misc/ibvwrap.cc:268 NCCL WARN Call to ibv_create_cq failed",
+     "nccl_verbs_failure", {"verb": "ibv_create_cq"}),
+    ("[1,2]<stdout>:smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000",
+     "nccl_duplicate_gpu", {"rank": 2, "other_rank": 0, "bus_id": "0000:01:00.0", "node": "smc-gpu-03"}),
+    ("gcn75:2336636:2336906 [0] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'",
+     "nccl_cuda_failure", {"error": "named symbol not found", "source_file": "enqueue.cc"}),
+    # negative rows: near wording, other subsystems, not NCCL's prefix
+    ("vm:1552:1564 [1] NCCL INFO P2P Chunksize set to 131072", None, {}),
+    ("vm:1552:1564 [1] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM", None, {}),
+    ("dgxh100-3:225140:225355 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer dgxh100-3<41109>", None, {}),
+    ("worker:1:2 [0] NCCL INFO Call to connect returned Connection timed out, retrying", None, {}),
+    ("Error while creating shared memory segment /dev/shm/nccl-UmqSM9 (size 7340384)", None, {}),
+    ("torch.distributed.DistBackendError: Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000", None, {}),
+]
+
+
+@pytest.mark.parametrize("line,kind,fields", LINES)
+def test_line(line, kind, fields):
+    result = parse_text(line + "\n")
+    assert result.errors == []
+    got = [f for k in SETUP_KINDS for f in of_kind(result, k)]
+    if kind is None:
+        assert got == []
+        return
+    [fact] = of_kind(result, kind)
+    assert len(got) == 1
+    for name, value in fields.items():
+        assert fact.get(name) == value, (name, fact)
+
+
+def test_repeated_cuda_failure_is_one_fact_per_process_and_call_site():
+    result = parse_text((FIX / "cuda_named_symbol_not_found.log").read_text())
+    got = sorted((f["node"], f["pid"], f["source_file"]) for f in of_kind(result, "nccl_cuda_failure"))
+    # noodle-4090-0 prints it from enqueue.cc:47 and :58: one fact for the process and file
+    assert got == [("gcn75", 2336636, "enqueue.cc"), ("noodle-4090-0", 1896106, "enqueue.cc")]
+    assert len(of_kind(result, "nccl_warn")) == 3  # every WARN line keeps its own nccl_warn
+
+
+def test_transport_family():
+    text = ("a:1:2 [0] NCCL INFO Channel 00 : 3[81000] -> 2[41000] via SHM/direct/direct\n"
+            "a:1:2 [0] NCCL INFO Channel 00 : 1[89000] -> 0[3d000] via direct shared memory\n"
+            "a:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n"
+            "a:1:2 [0] NCCL INFO Channel 01/1 : 0[0] -> 8[0] [send] via NET/IB/9/GDRDMA/Shared\n")
+    fams = [(f["peer_rank"], f["family"]) for f in of_kind(parse_text(text), "nccl_transport")]
+    assert sorted(fams) == [(0, "SHM"), (1, "P2P"), (2, "SHM"), (8, "NET")]
+
+
+def test_real_socket_only_capture_has_only_socket_gdr_lines():
+    result = parse_text((FIX / "allreduce_socket_only_g2.nccl.log").read_text(), node="vm")
+    states = of_kind(result, "nccl_gdr_state")
+    assert states and {(s["network"], s["enabled"], s["hca"]) for s in states} == {("Socket", False, "lo")}
+    assert result.errors == []
