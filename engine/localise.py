@@ -199,4 +199,21 @@ def localise(findings: list[Finding], facts: list[Fact], symptom: dict[str, bool
     merged = [f.model_copy(update={"action_text": " ".join(actions[a] for a in f.actions if a in actions)}) if not f.action_text else f
               for f in merged]
     # the amended copies of localisation findings replace their originals in the groups
-    return attach(rank_findings(merged, symptom), lifted + rdma_explains)
+    return attach(rank_findings(merged, symptom), lifted + rdma_explains + _port_explains(merged))
+
+
+_PORT_CAUSES = frozenset({"ib_link_degraded", "ib_port_down", "ib_link_errors", "ib_link_flapping"})
+
+
+def _port_explains(findings: list[Finding]) -> list[tuple[Finding, list[Finding]]]:
+    """A slow pair placed on a port that a port finding already condemns is that finding's
+    symptom: the degraded port explains the slow pair, not the other way round."""
+    out: list[tuple[Finding, list[Finding]]] = []
+    for pair in findings:
+        if pair.rule != "localise_pairwise" or pair.entity.port is None:
+            continue
+        where = (pair.entity.node, pair.entity.hca, pair.entity.port)
+        for cause in findings:
+            if cause is not pair and cause.cause in _PORT_CAUSES and (cause.entity.node, cause.entity.hca, cause.entity.port) == where:
+                out.append((cause, [pair]))
+    return out

@@ -7,8 +7,10 @@ summarises in ``sources``:
 - ``nccl_version_set``, ``nccl_net_plugin_set``, ``nccl_bootstrap_subnet_set``: what the
   processes of the bundle chose, one fact each, so a rule can ask "do they differ";
 - ``torch_straggler_candidate``: the rank(s) that never reached the collective the others
-  time out in (PyTorch's desync report, else the last enqueued sequence numbers, else the
-  ranks of the job that printed nothing while others timed out);
+  time out in (PyTorch's desync report, else the last enqueued sequence numbers of the
+  watchdog lines or the flight-recorder dumps, else the ranks of the job that printed nothing
+  while others timed out); with dumps and no watchdog line, a collective the dumps show
+  started and not finished stands for the timeout;
 - ``nccl_tests_independent_runs``: nccl-tests processes that each ran as a one-process job;
 - ``nccl_gpu_shared``: ranks of one communicator on one GPU;
 - ``nccl_slow_path_setting`` and ``nccl_known_issue`` from the catalogues in ``knowledge/``;
@@ -118,6 +120,10 @@ def _subnet_set(ifaces: list[Fact]) -> list[Fact]:
 def stragglers(by_kind: dict[str, list[Fact]]) -> list[Fact]:
     """Ranks that never reached the collective that timed out elsewhere."""
     timeouts = by_kind.get("torch_watchdog_timeout", [])
+    if not timeouts:
+        # flight-recorder dumps alone: the collectives some ranks started and never finished
+        # stand for the timeout (torch_fr_entry has rank, seq_num, pg and op_type as the watchdog's)
+        timeouts = [e for e in by_kind.get("torch_fr_entry", []) if e.state in ("scheduled", "started") and not e.is_p2p]
     if not timeouts:
         return []
     progress = by_kind.get("torch_nccl_progress", [])

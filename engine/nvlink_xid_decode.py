@@ -32,7 +32,7 @@ class _M(BaseModel):
 
 
 class Group(_M):
-    register: int
+    reg: int = Field(alias="register")  # "register" would shadow a pydantic attribute
     bits: list[int]
     class_: str = Field(alias="class")  # "class" is a Python keyword
     nvidia: str
@@ -60,7 +60,7 @@ class Workflow(_M):
     classes: dict[str, Klass]
 
     def classify(self, register: int, bit: int) -> Group | None:
-        return next((g for g in self.groups if g.register == register and bit in g.bits), None)
+        return next((g for g in self.groups if g.reg == register and bit in g.bits), None)
 
 
 @lru_cache(maxsize=1)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from stethoscope.facts.model import Fact
 from stethoscope.engine.nvlink_xid_decode import nvlink5_details, xid74_details
+from stethoscope.engine.xid_context import gsp_contexts
 from stethoscope.facts.parsers.xid_knowledge_facts import (
     XID45_PREVIOUS,
     PcieGpuLoss,
@@ -228,4 +229,4 @@ def aggregate(facts: list[Fact], cat: "Catalogue") -> list[Fact]:
     boots = [f for f in facts if f.kind == "kernel_boot"]
     pcie = [f for f in facts if f.kind in ("pcie_aer_error", "pcie_link_down")]
     return (repeats(xids) + recurrences(xids) + stale(xids, boots) + pcie_losses(xids, pcie) + nvlink5_details(xids, cat)
-            + xid74_details(xids, facts) + xid45_contexts(xids))
+            + xid74_details(xids, facts) + xid45_contexts(xids) + gsp_contexts(xids, facts))

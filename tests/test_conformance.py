@@ -82,6 +82,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("nccl_log")
             if folder.name == "cuda_app":
                 allowed |= {"torch_log"}
+            if folder.name == "torch_flight_recorder":  # its stack frames name torch/distributed/ files
+                allowed |= {"torch_log"}
             if folder.name in ("torch_log", "nccl_log", "nccl_tests", "nccl_channels", "nccl_net_oob") and "NCCL INFO" in head:
                 # parsers of single NCCL line families (rings/trees, OOB address) read the same logs
                 allowed |= {"nccl_log", "torch_log", "nccl_tests", "nccl_channels", "nccl_net_oob"}

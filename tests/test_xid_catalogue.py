@@ -9,6 +9,7 @@ import yaml
 
 from stethoscope.engine.diagnose import evaluate, evaluate_all, parse_artefacts
 from stethoscope.engine.knowledge import load_vocabulary
+from stethoscope.engine.nvlink_xid_decode import load_workflow
 from stethoscope.engine.xid_knowledge import load_catalogue
 from stethoscope.facts.parsers.base import Artefact
 
@@ -112,6 +113,11 @@ def test_one_line_per_code_gets_the_catalogue_action_and_severity(code):
     if 144 <= code <= 150:
         row = _nvlink5_row(code)
         assert (f.rule, f.severity, f.actions) == ("nvlink5_xid_decoded", row.severity, row.actions)
+    elif code == 74:
+        # WORKFLOW_NVLINK_ERR: the register bits decide (third register bit 16, seen once)
+        k = load_workflow().classes["diags_if_repeated"]
+        assert (f.rule, f.severity, f.actions) == ("xid74_nvlink_error", k.severity, k.actions)
+        assert f.entity.link == ["0000:4a:00.0 NVLink 3"]
     elif entry.specific_rules:
         # a dedicated rule: same severity, and NVIDIA's immediate action among its actions
         assert f.rule in entry.specific_rules

@@ -66,9 +66,10 @@ def parse(artefact: Artefact) -> ParseResult:
     port_num = 0
     port_line = 0
     state_line = 0
+    rate_line = 0
 
     def flush_port() -> None:
-        nonlocal port
+        nonlocal port, rate_line
         if port is None or hca is None:
             port = None
             return
@@ -82,8 +83,10 @@ def parse(artefact: Artefact) -> ParseResult:
         except ValueError:
             fb.error(state_line, f"ibstat: rate {rate!r} is not a number")
             rate_gbps = None
+        # an Active port is judged by its rate, any other by its state: quote that line
+        active = state_name(port["State"]) == "Active"
         fb.add(
-            IbPort, state_line, hca=hca, port=port_num, port_id=port_id(artefact.node, hca, port_num),
+            IbPort, rate_line if active and rate_line else state_line, hca=hca, port=port_num, port_id=port_id(artefact.node, hca, port_num),
             state=state_name(port["State"]), physical_state=phys_state_name(port["Physical state"]) if "Physical state" in port else None,
             rate_gbps=rate_gbps, link_layer=port.get("Link layer"), lid=_int(port.get("Base lid", "")),
             port_guid=port.get("Port GUID"), source="ibstat",
@@ -125,7 +128,7 @@ def parse(artefact: Artefact) -> ParseResult:
         m = _PORT.match(line)
         if m:
             flush_port()
-            port, port_num, port_line, state_line = {}, int(m["port"]), n, n
+            port, port_num, port_line, state_line, rate_line = {}, int(m["port"]), n, n, 0
             result.lines_used += 1
             continue
         m = _FIELD.match(line)
@@ -135,6 +138,8 @@ def parse(artefact: Artefact) -> ParseResult:
                 port[m["key"]] = m["value"]
                 if m["key"] == "State":
                     state_line = n
+                elif m["key"] == "Rate":
+                    rate_line = n
             else:
                 hca_fields[m["key"]] = m["value"]
         elif line.strip() and not line.startswith(("ibwarn", "ibpanic")):

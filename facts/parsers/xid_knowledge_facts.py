@@ -167,6 +167,20 @@ class NvlinkXid74Detail(Fact):
 
 
 @fact_kind
+class GspErrorContext(Fact):
+    """Xid 119/120 (GSP) on one GPU: how often, in how many boots, under which driver."""
+
+    kind: Literal["gsp_error_context"] = "gsp_error_context"
+    pci_bus_id: str
+    codes: str  # "119" or "119,120"
+    events: int  # Xid 119/120 lines on this GPU
+    boots: int  # boots (of one kernel log) with at least one of them
+    driver_version: str  # from "NVRM: loading NVIDIA ..." on the node ("unknown" when the log lacks it)
+    open_module: bool | None = None
+    sources: str
+
+
+@fact_kind
 class Xid45Context(Fact):
     """What an Xid 45 on a GPU follows: other Xids on the node, or a previous Xid its line names."""
 

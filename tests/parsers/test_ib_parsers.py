@@ -27,13 +27,16 @@ def test_ibstat_roce_ports_and_evidence():
     assert [(p["hca"], p["port"], p["state"], p["physical_state"], p["rate_gbps"], p["link_layer"]) for p in ports] == [
         ("mlx5_0", 1, "Active", "LinkUp", 100.0, "Ethernet"), ("mlx5_1", 1, "Active", "LinkUp", 100.0, "Ethernet")]
     assert ports[0]["port_id"] == "n1/mlx5_0/1"
-    assert res.facts[0].evidence.text.strip() == "State: Active" and not res.errors
+    # an Active port is judged by its rate: its evidence is the Rate line
+    assert res.facts[0].evidence.text.strip() == "Rate: 100" and not res.errors
     assert views(res, "ib_hca")[0]["ca_type"] == "MT4125"
 
 
 def test_ibstat_dual_port_down_disabled_and_ibpanic():
     ports = views(run(ibstat, "ibstat/rdma_core847_dual_port.txt"), "ib_port")
     assert [(p["port"], p["state"], p["physical_state"]) for p in ports] == [(1, "Down", "Disabled"), (2, "Active", "LinkUp")]
+    facts = [f for f in run(ibstat, "ibstat/rdma_core847_dual_port.txt").facts if f.kind == "ib_port"]
+    assert facts[0].evidence.text.strip().startswith("State: Down")  # a port not Active: its State line
     res = run(ibstat, "ibstat/gpud752_ibpanic.txt")
     assert [p["rate_gbps"] for p in views(res, "ib_port")] == [200.0] and not res.errors
 
