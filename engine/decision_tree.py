@@ -10,7 +10,8 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import resources
 
-import yaml
+
+from stethoscope.engine import yamlio
 from pydantic import BaseModel, ConfigDict, Field
 
 from stethoscope.engine.report import NotChecked
@@ -39,7 +40,7 @@ class Tree(BaseModel):
 @lru_cache(maxsize=None)
 def load_tree(name: str = "throughput_dropped") -> Tree:
     text = resources.files("stethoscope.knowledge").joinpath("decision_trees", f"{name}.yaml").read_text(encoding="utf-8")
-    return Tree.model_validate(yaml.safe_load(text))
+    return Tree.model_validate(yamlio.safe_load(text))
 
 
 def not_checked(facts: list[Fact], name: str = "throughput_dropped") -> list[NotChecked]:

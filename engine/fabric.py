@@ -21,7 +21,8 @@ from collections import Counter, defaultdict
 from functools import lru_cache
 from importlib import resources
 
-import yaml
+
+from stethoscope.engine import yamlio
 
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.ib_facts import IbCounterGrowth, IbCounterTotal, IbPortSummary
@@ -34,7 +35,7 @@ FLEET_MIN_PORTS = 3
 @lru_cache(maxsize=1)
 def counter_limits() -> list[dict]:
     text = resources.files("stethoscope.knowledge").joinpath("ib_counters.yaml").read_text()
-    return yaml.safe_load(text)["counters"]
+    return yamlio.safe_load(text)["counters"]
 
 
 def _derived(cls, basis: Fact, sources: list[Fact], **fields) -> Fact:

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from stethoscope.engine import yamlio
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stethoscope.engine.knowledge import load_vocabulary
@@ -79,7 +81,7 @@ def cases_root() -> Path:
 def load_cases() -> tuple[Case, ...]:
     out: list[Case] = []
     for path in sorted(cases_root().glob("*.yaml")):
-        out.append(validate_case(yaml.safe_load(path.read_text(encoding="utf-8")), f"knowledge/cases/{path.name}", path.stem))
+        out.append(validate_case(yamlio.safe_load(path.read_text(encoding="utf-8")), f"knowledge/cases/{path.name}", path.stem))
     ids = [c.id for c in out]
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-import yaml
+
+from stethoscope.engine import yamlio
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class Vocabulary:
 
 def _load(name: str) -> dict:
     text = resources.files("stethoscope.knowledge").joinpath(name).read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    return yamlio.safe_load(text)
 
 
 @lru_cache(maxsize=1)

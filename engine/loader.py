@@ -14,6 +14,7 @@ from typing import Any, Iterable
 import yaml
 from pydantic import ValidationError
 
+from stethoscope.engine import yamlio
 from stethoscope.engine.compile import REF, CompileError, CompiledRule, Ref, compile_rule
 from stethoscope.engine.knowledge import Vocabulary, load_vocabulary
 from stethoscope.engine.schema import Rule
@@ -54,8 +55,7 @@ def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int:
 def read_yaml(path: Path, label: str) -> tuple[Any, yaml.Node | None]:
     try:
         text = path.read_text(encoding="utf-8")
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        data, node = yamlio.load_with_nodes(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise RuleError(label, (mark.line + 1) if mark else 1, f"invalid YAML: {exc.problem}") from None

@@ -23,7 +23,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Iterable
 
-import yaml
+
+from stethoscope.engine import yamlio
 
 from stethoscope.engine import perf_compare
 from stethoscope.facts.model import Fact
@@ -41,7 +42,7 @@ from stethoscope.facts.parsers.nccl_summary_facts import (
 
 @lru_cache(maxsize=None)
 def knowledge(name: str) -> dict:
-    return yaml.safe_load(resources.files("stethoscope.knowledge").joinpath(name).read_text(encoding="utf-8"))
+    return yamlio.safe_load(resources.files("stethoscope.knowledge").joinpath(name).read_text(encoding="utf-8"))
 
 
 def _make(cls, shown: Fact, sources: Iterable[Fact], key: str, node: str | None = None, **fields) -> Fact:

@@ -13,7 +13,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Literal
 
-import yaml
+
+from stethoscope.engine import yamlio
 from pydantic import BaseModel, ConfigDict, Field
 
 from stethoscope.facts.model import Fact
@@ -66,7 +67,7 @@ class Workflow(_M):
 @lru_cache(maxsize=1)
 def load_workflow() -> Workflow:
     text = resources.files("stethoscope.knowledge").joinpath("xid74_workflow.yaml").read_text(encoding="utf-8")
-    return Workflow.model_validate(yaml.safe_load(text))
+    return Workflow.model_validate(yamlio.safe_load(text))
 
 
 def _bits(value: int) -> list[int]:

@@ -22,7 +22,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Iterator
 
-import yaml
+
+from stethoscope.engine import yamlio
 
 from stethoscope.engine import baseline_store as store
 from stethoscope.facts.model import Fact
@@ -53,7 +54,7 @@ def use_baseline(baseline: store.Baseline) -> Iterator[None]:
 @lru_cache(maxsize=1)
 def expected_platforms() -> list[dict]:
     text = resources.files("stethoscope.knowledge").joinpath("expected_perf.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)["platforms"]
+    return yamlio.safe_load(text)["platforms"]
 
 
 def band_of(size: int) -> str | None:

@@ -12,10 +12,11 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
-import yaml
+
+from stethoscope.engine import yamlio
 from pydantic import BaseModel, ConfigDict
 
-from stethoscope.engine import xid_aggregate
+from stethoscope.engine import bundle_series, xid_aggregate
 from stethoscope.facts.model import Evidence, Fact
 from stethoscope.facts.parsers.xid_knowledge_facts import RecoveryActionEntry, SxidCatalogueEntry, XidCatalogueEntry
 
@@ -101,7 +102,7 @@ def _text() -> str:
 
 @lru_cache(maxsize=1)
 def load_catalogue() -> Catalogue:
-    return Catalogue.model_validate(yaml.safe_load(_text()))
+    return Catalogue.model_validate(yamlio.safe_load(_text()))
 
 
 @lru_cache(maxsize=1)
@@ -194,5 +195,6 @@ def knowledge_facts(facts: list[Fact]) -> list[Fact]:
     actions = sorted({f.action for f in facts if f.kind == "gpu_recovery_action"})  # type: ignore[attr-defined]
     out += [recovery_entry_fact(a) for a in actions]
     out += xid_aggregate.aggregate(facts, cat)
+    out += bundle_series.summarise(facts)  # ECC growth between readings, utilisation stalls
     ids = {f.id for f in facts}
     return [f for f in out if f.id not in ids]

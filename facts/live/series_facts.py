@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import model_validator
+
 from stethoscope.facts.model import Fact, fact_kind
 
 
@@ -58,3 +60,12 @@ class CounterGrowth(Fact):
     pci_bus_id: str
     increase: float
     window_s: int
+    rate_per_h: float | None = None  # increase per hour over the window (filled in when not given)
+    location: str | None = None  # ECC counters read from nvidia-smi -q: dram, sram, device_memory
+    sources: str | None = None  # two nvidia-smi -q readings: the ids of their count lines
+
+    @model_validator(mode="after")
+    def _rate(self) -> "CounterGrowth":
+        if self.rate_per_h is None and self.window_s > 0:
+            object.__setattr__(self, "rate_per_h", round(self.increase / self.window_s * 3600, 1))
+        return self

@@ -37,6 +37,7 @@ class GpuInfo(GpuFact):
     vbios: str | None = None
     driver_version: str | None = None
     cuda_version: str | None = None
+    taken_at: str | None = None  # the reading's "Timestamp : Sun Nov 29 18:29:12 2026" (two readings make a rate)
     product_architecture: str | None = None
     persistence_mode: bool | None = None
     recovery_action: str | None = None  # "GPU Recovery Action : None" (R550+)
@@ -195,6 +196,7 @@ class GpuRecord:
     index: int | None = None
     driver_version: str | None = None
     cuda_version: str | None = None
+    taken_at: str | None = None
     values: dict[str, tuple[str, int]] = field(default_factory=dict)
     #: (reason, raw, line, section_name) in file order
     reasons: list[tuple[str, str, int, str]] = field(default_factory=list)
@@ -282,7 +284,7 @@ def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> N
     b.add(GpuInfo, rec.line, node=node, pci_bus_id=bus, index=rec.index,
           name=r.text("info.name"), uuid=r.text("info.uuid"), serial=r.text("info.serial"),
           vbios=r.text("info.vbios"), driver_version=rec.driver_version,
-          cuda_version=rec.cuda_version, product_architecture=r.text("info.arch"),
+          cuda_version=rec.cuda_version, taken_at=rec.taken_at, product_architecture=r.text("info.arch"),
           persistence_mode=r.flag("info.persistence", "Persistence Mode"),
           recovery_action=r.raw("info.recovery_action"),
           reset_required=r.flag("info.reset_required", "Reset Required"),

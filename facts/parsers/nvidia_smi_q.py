@@ -167,6 +167,7 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int) -> int:
         r.index = i if complete else None
         r.driver_version = top.get("driver version") or None
         r.cuda_version = top.get("cuda version") or None
+        r.taken_at = top.get("timestamp") or None
         emit_gpu_facts(b, r)
     return last - banner_line + 1
 

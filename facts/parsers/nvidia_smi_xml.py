@@ -202,4 +202,5 @@ def _parse_log(b: FactBuilder, xml: str, first_line: int) -> None:
         rec.index = i if complete else None
         rec.driver_version = reader.top.get("driver_version") or None
         rec.cuda_version = reader.top.get("cuda_version") or None
+        rec.taken_at = reader.top.get("timestamp") or None
         emit_gpu_facts(b, rec)

@@ -20,7 +20,7 @@ Sample content (real, ``fr_nccl_trace_rank_1.json`` of the H200 straggler captur
 Facts: ``torch_nccl_progress`` per process group of ``pg_status`` (the same kind the watchdog's
 "Last enqueued NCCL work: 3" line gives, so the straggler summary reads both), citing the
 ``last_enqueued_collective`` line; ``torch_fr_entry`` per recorded collective, citing its
-``collective_seq_id`` line. A dump that is not JSON, or without a rank, is a ParseError.
+``collective_seq_id`` line. A dump that is not JSON, or without a rank, gives one parse error and no facts.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ import re
 from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseError, ParseResult
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.torch_log import TorchNcclProgress
 
 KIND = "torch_flight_recorder"
@@ -68,13 +68,16 @@ def parse(artefact: Artefact) -> ParseResult:
     try:
         dump = json.loads(artefact.text)
     except json.JSONDecodeError as exc:
-        raise ParseError(artefact.path, exc.lineno, f"flight-recorder dump is not JSON: {exc.msg}") from None
+        fb.error(exc.lineno, f"flight-recorder dump is not JSON: {exc.msg}")
+        return result
     if not isinstance(dump, dict) or not isinstance(dump.get("entries", []), list):
-        raise ParseError(artefact.path, 1, "flight-recorder dump: expected an object with an 'entries' list")
+        fb.error(1, "flight-recorder dump: expected an object with an 'entries' list")
+        return result
     m = _RANK_IN_NAME.search(artefact.path.rsplit("/", 1)[-1])
     rank = int(m[1]) if m else dump.get("rank")
     if not isinstance(rank, int):
-        raise ParseError(artefact.path, 1, "flight-recorder dump without a rank (no '_rank_N' in the file name, no 'rank' key)")
+        fb.error(1, "flight-recorder dump without a rank (no '_rank_N' in the file name, no 'rank' key)")
+        return result
     names = {k: (v.get("desc") if isinstance(v, dict) else None) for k, v in (dump.get("pg_config") or {}).items()}
     enq_lines = [artefact.line_of(x.start()) for x in _ENQ_LINE.finditer(artefact.text)]
     for i, (pg, st) in enumerate((dump.get("pg_status") or {}).items()):  # file order: the lines found

@@ -333,3 +333,38 @@ def test_large_log_is_fast():
     r = parse_text(text)
     assert len(of(r, "xid_event")) == 200
     assert time.perf_counter() - t0 < 2.0
+
+
+def test_xid74_link_and_registers_as_printed():
+    r = parse_file("dmesg_xid74_nvlink_registers.log")
+    assert r.errors == []
+    got = [(x.pci_bus_id, x.pid, x.nvlink_link, x.nvlink_fatal, x.nvlink_registers) for x in of(r, "xid_event")]
+    assert got == [
+        ("0003:00:00.0", None, 14, True, "0x0,0x0,0x10000,0x0,0x0,0x0,0x0"),
+        ("0000:d8:00.0", None, 14, True, "0x100000,0x0,0x0,0x0,0x0,0x0,0x0"),
+        ("0000:b9:00.0", None, 6, True, "0x10000,0x0,0x0,0x0,0x0,0x0,0x0"),
+        ("0000:65:00.0", None, 2, True, None),  # older line: the link only; pid=<n/a> is unknown
+    ]
+    assert of(r, "xid_event")[2].node == "ip-10-1-2-3"
+
+
+def test_nvlink5_unit_link_and_registers():
+    r = parse_file("dmesg_nvlink5_xid.log")
+    assert r.errors == []
+    got = [(x.xid, x.nvlink_unit, x.nvlink_fatal, x.nvlink_link, x.nvlink_registers.split(",")[:2]) for x in of(r, "xid_event")]
+    assert got == [
+        (149, "NETIR", True, None, ["0x000fe406", "0x00000000"]),  # "Link -1": no link
+        (149, "NETIR_LINK_EVT", True, 0, ["0x025001c6", "0x00000000"]),
+        (145, "RLW_RXPIPE", False, 13, ["0x0409a0c2", "0x00000008"]),
+        (144, "SAW_MVB", False, 0, ["0x00000001", "0x00000008"]),
+    ]
+
+
+@pytest.mark.parametrize("line", [
+    "NVRM: Xid (PCI:0000:c1:00): 74, pid=1, name=python, NVLink: fatal error detected on link x(0x0)",
+    "NVRM: Xid (PCI:0000:c1:00): 74, pid=1, name=python, NVLink training failed",
+    "NVRM: Xid (PCI:0000:04:00): 145, something the driver never printed",
+])
+def test_nvlink_lines_without_the_shape_keep_the_xid_and_no_fields(line):
+    (x,) = of(parse_text(line + "\n"), "xid_event")
+    assert (x.nvlink_link, x.nvlink_registers, x.nvlink_unit) == (None, None, None)

@@ -1,0 +1,80 @@
+"""Time-based observations from the readings a bundle holds, as the live side's fact kinds:
+``counter_growth`` (correctable ECC counters between two ``nvidia-smi -q`` readings, with the
+rate per hour) and ``gpu_util_stall`` (from ``gpu_util_series`` of ``nvidia-smi dmon`` /
+``--query-gpu -l``), so that bundle and live diagnoses reach the same rules.
+
+The stall criterion is the live one (facts/live/timeseries.py util_facts): three or more
+separate runs of zero samples in a series that is otherwise busy.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+
+from stethoscope.facts.live.series_facts import CounterGrowth, GpuUtilStall
+from stethoscope.facts.model import Fact
+
+STALL_MIN_DIPS = 3  # as the live util_facts
+MIN_SAMPLES = 6  # as the live MIN_SAMPLES
+_STAMP = "%a %b %d %H:%M:%S %Y"  # nvidia-smi -q "Timestamp : Sun Nov 29 18:29:12 2026"
+
+
+def _when(text: str | None) -> float | None:
+    try:
+        return datetime.strptime(" ".join((text or "").split()), _STAMP).timestamp()
+    except ValueError:
+        return None
+
+
+def ecc_growth(facts: list[Fact]) -> list[Fact]:
+    """Volatile correctable ECC counts of one GPU in two or more timed readings: their growth."""
+    infos: dict[tuple[str, str, str], list[Fact]] = defaultdict(list)
+    for f in facts:
+        if f.kind == "gpu_info" and _when(f.taken_at) is not None:  # type: ignore[attr-defined]
+            infos[(f.node, f.evidence.path, f.pci_bus_id)].append(f)  # type: ignore[attr-defined]
+    readings: dict[tuple[str, str, str], list[tuple[float, Fact]]] = defaultdict(list)
+    for f in facts:
+        if f.kind != "gpu_ecc_count" or f.scope != "volatile" or f.error_type != "correctable" or f.count is None:  # type: ignore[attr-defined]
+            continue
+        # the reading a count belongs to: the last GPU header above it in its file
+        heads = [i for i in infos.get((f.node, f.evidence.path, f.pci_bus_id), []) if i.evidence.line <= f.evidence.line]  # type: ignore[attr-defined]
+        if heads:
+            t = _when(max(heads, key=lambda i: i.evidence.line).taken_at)  # type: ignore[attr-defined]
+            readings[(f.node, f.pci_bus_id, f.location)].append((t, f))  # type: ignore[attr-defined, arg-type]
+    out: list[Fact] = []
+    for (node, bus, loc), rs in sorted(readings.items()):
+        rs.sort(key=lambda r: r[0])
+        (t0, a), (t1, z) = rs[0], rs[-1]
+        grew = z.count - a.count  # type: ignore[attr-defined]
+        if t1 <= t0 or grew <= 0:  # volatile counts reset with the driver: a drop is no growth
+            continue
+        window = t1 - t0
+        out.append(CounterGrowth(
+            id=f"agg:ecc_growth:{node}:{bus}:{loc}", node=node, evidence=z.evidence, counter="ecc_sbe_vol",
+            pci_bus_id=bus, increase=float(grew), window_s=int(window), rate_per_h=round(grew / window * 3600, 1),
+            location=loc, sources=f"{a.id},{z.id}",
+        ))
+    return out
+
+
+def util_stalls(facts: list[Fact]) -> list[Fact]:
+    """``gpu_util_stall`` for series with the live criterion; dmon's indexes mapped to bus ids
+    with the node's ``nvidia-smi -q`` (its GPU order), else left as ``index:N``."""
+    index_bus = {(f.node, f.index): f.pci_bus_id for f in facts if f.kind == "gpu_info" and f.index is not None}  # type: ignore[attr-defined]
+    out: list[Fact] = []
+    for s in facts:
+        if s.kind != "gpu_util_series" or s.samples < MIN_SAMPLES:  # type: ignore[attr-defined]
+            continue
+        if s.dips < STALL_MIN_DIPS or s.busy_mean_pct <= 0:  # type: ignore[attr-defined]
+            continue
+        bus = s.pci_bus_id or index_bus.get((s.node, s.index)) or f"index:{s.index}"  # type: ignore[attr-defined]
+        out.append(GpuUtilStall(
+            id=f"agg:util_stall:{s.id}", node=s.node, evidence=s.evidence, pci_bus_id=bus, dips=s.dips,  # type: ignore[attr-defined]
+            zero_fraction=s.zero_fraction, busy_mean_pct=s.busy_mean_pct,  # type: ignore[attr-defined]
+            window_s=int(s.samples * s.interval_s),  # type: ignore[attr-defined]
+        ))
+    return out
+
+
+def summarise(facts: list[Fact]) -> list[Fact]:
+    return ecc_growth(facts) + util_stalls(facts)

@@ -1,0 +1,36 @@
+"""nvidia_smi_util parser: real dmon and query-gpu captures, composed stall series, malformed rows."""
+from pathlib import Path
+
+from stethoscope.facts.parsers import mpstat, nvidia_smi_util
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "nvidia_smi_util"
+
+
+def _parse(name: str):
+    return nvidia_smi_util.parse(Artefact(path=name, text=(FIX / name).read_text(), node="n1"))
+
+
+def test_real_idle_dmon_two_gpus_by_index():
+    r = _parse("dmon_idle.txt")
+    assert r.errors == [] and r.lines_used == 8
+    assert [(f.index, f.pci_bus_id, f.samples, f.dips, f.mean_pct) for f in r.facts] == [(0, None, 3, 1, 0.0), (1, None, 3, 1, 0.0)]
+
+
+def test_real_query_gpu_csv_names_the_bus_id():
+    r = _parse("query-gpu.csv")
+    assert [(f.index, f.pci_bus_id, f.source) for f in r.facts] == [(0, "0000:00:06.0", "query-gpu"), (1, "0000:00:07.0", "query-gpu")]
+
+
+def test_stall_series_counts_dips_and_busy_mean():
+    (f,) = _parse("dmon_input_stall.txt").facts
+    assert (f.samples, f.dips, f.zero_fraction, f.busy_mean_pct) == (18, 3, 0.389, 96.9)
+    assert f.evidence.line == 18 and f.evidence.text.split()[4] == "0"  # the last zero sample
+
+
+def test_bad_value_is_a_parse_error_and_other_text_is_not_claimed():
+    text = "# gpu    pwr  gtemp  mtemp     sm    mem\n# Idx      W      C      C      %      %\n    0    148     36     35     xx      0\n"
+    r = nvidia_smi_util.parse(Artefact(path="d.txt", text=text, node="n1"))
+    assert [(e.line, "not a number" in e.message) for e in r.errors] == [(3, True)]
+    assert not nvidia_smi_util.detect((FIX.parent / "mpstat" / "mpstat_all_busy.txt").read_text())
+    assert not mpstat.detect((FIX / "dmon_idle.txt").read_text())
