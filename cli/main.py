@@ -165,6 +165,30 @@ def schema_report() -> None:
     print(json.dumps(Report.model_json_schema(), indent=2))
 
 
+@app.command("docs")
+def docs(
+    out: Annotated[Path, typer.Option("--out", help="Folder to write rules.md and facts.md into")] = Path("docs"),
+    check: Annotated[bool, typer.Option("--check", help="Exit 1 if the files there are not up to date")] = False,
+) -> None:
+    """Generate the rule catalogue and the fact reference from what ships."""
+    from stethoscope.engine.docs import generate
+    from stethoscope.engine.loader import load_rules
+
+    stale = []
+    for name, text in generate(load_rules()).items():
+        path = out / name
+        if check:
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                stale.append(str(path))
+        else:
+            out.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path}")
+    if stale:
+        err.print(f"out of date: {', '.join(stale)} (run: steth docs --out {out})", highlight=False)
+        raise typer.Exit(1)
+
+
 def _expand(paths: list[Path], pattern: str) -> list[Path]:
     out: list[Path] = []
     for p in paths:
