@@ -21,7 +21,7 @@ def show(
     """Print the topology as a tree, suspects in red; exit 3 on unreadable input."""
     from stethoscope.engine.diagnose import diagnose_bundle, parse_artefacts
     from stethoscope.engine.topology import build
-    from stethoscope.engine.topology_render import RenderError, render_images, suspects, text_tree, to_dot
+    from stethoscope.engine.topology_render import RenderError, affected, render_images, slow_links, suspects, text_tree, to_dot
     from stethoscope.facts.bundle import BundleError, artefacts, read_bundle
     from stethoscope.facts.inventory import InventoryError, load_inventory
 
@@ -37,7 +37,7 @@ def show(
     Console(highlight=False).print(text_tree(graph, marked))
     if image is not None:
         try:
-            for p in render_images(to_dot(graph, marked), image):
+            for p in render_images(to_dot(graph, marked, slow_links(graph, report.findings), affected(graph, report.findings)), image):
                 err.print(f"wrote {p}", highlight=False)
         except RenderError as exc:
             err.print(f"[red]steth: {exc}[/]", highlight=False)

@@ -1,7 +1,8 @@
 """Live diagnosis: Prometheus (DCGM exporter, node_exporter) -> facts -> the same rules and
 the same :class:`Report` as a bundle, with ``source.kind == "prometheus"``.
 
-One query per metric family for the whole fleet (``METRIC[window]`` at ``at``). A server that
+One query per metric family for the whole fleet, evaluated at ``at``: range functions on the
+server (facts/live/promql.py), raw samples only for GPU utilisation, whose facts need its shape. A server that
 is stopped, slow or refuses a query makes the verdict ``inconclusive`` with the reason, after
 at most one timeout (the first failing query ends the run).
 """
@@ -15,7 +16,7 @@ from stethoscope.engine.diagnose import Evaluator, evaluate
 from stethoscope.engine.findings import SEVERITY_ORDER
 from stethoscope.engine.loader import RuleSet, load_rules
 from stethoscope.engine.report import Coverage, FileCoverage, MissingSignal, Report, Source
-from stethoscope.facts.live import dcgm, ib, timeseries
+from stethoscope.facts.live import dcgm, ib, promql, timeseries
 from stethoscope.facts.live.dcgm import LiveFacts
 from stethoscope.facts.live.prom import LiveError, Prom, Series
 from stethoscope.facts.live.signals import SIGNALS, Signal, enable_hint
@@ -62,25 +63,35 @@ def parse_time(text: str | None) -> float:
     return dt.timestamp()
 
 
+def query_family(prom: Prom, sig: Signal, at: float, window_s: int) -> tuple[str, list[Series]]:
+    """One query for the whole fleet: raw samples only where a fact needs the series' shape,
+    else the range functions of :mod:`stethoscope.facts.live.promql` evaluated by the server."""
+    query = promql.build(sig.mode, sig.query_selector, window_s, down=sig.down,
+                         masks=tuple(dcgm.CLOCK_REASON_BITS) if sig.mode == "bits" else ())
+    if sig.mode in ("raw", "events"):
+        return prom.samples(query, at)
+    return prom.stats(query, at, sig.metrics[0])
+
+
 def observe(prom: Prom, at: float, window_s: int, signals: tuple[Signal, ...] = SIGNALS) -> LiveObservation:
     """Query every family once and build facts. Raises LiveError when the server fails."""
     obs = LiveObservation()
     out = LiveFacts()
+    cov: dict[str, FileCoverage] = {}
     for sig in signals:
-        query, series = prom.family(sig.query_selector, at, window_s)
+        query, series = query_family(prom, sig, at, window_s)
         obs.families[sig.key] = series
         if not series:
             obs.missing.append(MissingSignal(metric=sig.metrics[0], source=sig.source, field_id=sig.field_id,
                                              shows=sig.shows, enable=enable_hint(sig)))
-        obs.coverage.files.append(FileCoverage(path=query, kind=f"prometheus:{sig.source}", node="*",
-                                               facts=0, skipped_lines=0))
+        cov[sig.key] = FileCoverage(path=query, kind=f"prometheus:{sig.source}", node="*", facts=0, skipped_lines=0)
+        obs.coverage.files.append(cov[sig.key])
     fam = obs.families
     before = 0
 
     def account(key: str) -> None:
         nonlocal before
-        cov = next(c for c in obs.coverage.files if c.path.startswith(SIG_QUERY[key]))
-        cov.facts += len(out.facts) - before
+        cov[key].facts += len(out.facts) - before
         before = len(out.facts)
 
     dcgm.xid_facts(fam["xid"], out); account("xid")
@@ -88,19 +99,16 @@ def observe(prom: Prom, at: float, window_s: int, signals: tuple[Signal, ...] = 
     dcgm.gpu_state_facts(fam, out); account("gpu_temp")
     dcgm.gpu_info_facts(fam, out); account("gpu_temp")
     timeseries.util_facts(fam["gpu_util"], out, window_s); account("gpu_util")
-    for key in timeseries.TRENDS:
-        timeseries.trend_facts(key, fam[key], out, window_s); account(key)
+    timeseries.trend_facts(fam, out, window_s); account("gpu_temp")
+    timeseries.nvlink_state_facts(fam["nvlink_state"], out, window_s); account("nvlink_state")
     for key in timeseries.GPU_COUNTERS:
         timeseries.growth_facts(key, fam[key], out, window_s); account(key)
-    carried = ib.port_facts(fam, out); account("ib_state")
+    carried = ib.port_facts(fam, out, window_s); account("ib_state")
     # the same cross-port and cross-reading summary as a bundle's ibstat / perfquery facts
     obs.facts = out.facts + ib.expect_carrying_ports(fabric.summarise(out.facts), carried)
     if out.skipped:
         obs.coverage.unrecognised.append(f"{out.skipped} series without a pci_bus_id label (cannot be tied to a GPU)")
     return obs
-
-
-SIG_QUERY = {s.key: s.query_selector + "[" for s in SIGNALS}
 
 
 def diagnose_prometheus(url: str, at: float | None = None, window_s: int = DEFAULT_WINDOW_S,

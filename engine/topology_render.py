@@ -18,7 +18,7 @@ def suspects(graph: nx.Graph, findings: list[Finding]) -> dict[str, str]:
     """Graph node id -> the finding summary that suspects it (most precise element named)."""
     out: dict[str, str] = {}
     for f in findings:
-        if f.severity not in ("warning", "critical", "fatal"):
+        if f.severity not in ("warning", "critical", "fatal") or f.role == "cascade":
             continue
         e = f.entity
         cands = []
@@ -38,6 +38,12 @@ def suspects(graph: nx.Graph, findings: list[Finding]) -> dict[str, str]:
             if c in graph:
                 out.setdefault(c, f.summary)
     return out
+
+
+def affected(graph: nx.Graph, findings: list[Finding]) -> set[str]:
+    """Elements that only cascade findings name: drawn apart from the suspects."""
+    cascades = [f.model_copy(update={"role": "independent"}) for f in findings if f.role == "cascade"]
+    return set(suspects(graph, cascades)) - set(suspects(graph, findings))
 
 
 def text_tree(graph: nx.Graph, marked: dict[str, str]) -> Tree:
@@ -84,23 +90,114 @@ def _q(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def to_dot(graph: nx.Graph, marked: dict[str, str]) -> str:
-    lines = ["graph cluster {", '  graph [rankdir=LR, fontname="Helvetica", overlap=false, splines=true];',
-             '  node [fontname="Helvetica", fontsize=10, style=filled, fillcolor="#f4f4f4"];', '  edge [color="#888888"];']
+def _foldable(graph: nx.Graph, marked: dict[str, str], affected: set[str]) -> dict[tuple[str, str | None, bool], list[str]]:
+    """Leaves drawn as one summary box each: per host, its unmarked GPUs, and its HCA ports
+    that are unmarked, Active and cabled to at most one switch, grouped by that switch and by
+    whether a cascade finding touches them. A picture of 64 nodes then shows the suspects
+    instead of 500 identical ports."""
+    groups: dict[tuple[str, str | None, bool], list[str]] = {}
+    for h, d in graph.nodes(data=True):
+        if d["type"] != "host":
+            continue
+        for child in graph.neighbors(h):
+            cd = graph.nodes[child]
+            if child in marked:
+                continue
+            if cd["type"] == "gpu" and all(graph.nodes[n]["type"] == "host" for n in graph.neighbors(child)):
+                groups.setdefault((h, None, child in affected), []).append(child)
+            elif cd["type"] == "hca":
+                ports = [n for n in graph.neighbors(child) if n != h]
+                keys = []
+                for p in ports:
+                    others = set(graph.neighbors(p)) - {child}
+                    sws = [n for n in others if graph.nodes[n]["type"] == "switch"]
+                    if (graph.nodes[p]["type"] != "port" or p in marked or graph.nodes[p].get("state") != "Active"
+                            or len(sws) != len(others) or len(sws) > 1):
+                        break
+                    keys.append((p, sws[0] if sws else None))
+                else:
+                    if not keys:
+                        continue
+                    for p, sw in keys:
+                        groups.setdefault((h, sw, p in affected), []).extend([child, p])
+    return {k: v for k, v in groups.items() if len(v) > 2 or k[1] is not None or k[2]}
+
+
+def _summary(graph: nx.Graph, leaves: list[str], affected: bool) -> str:
+    gpus = [n for n in leaves if graph.nodes[n]["type"] == "gpu"]
+    ports = [n for n in leaves if graph.nodes[n]["type"] == "port"]
+    parts = []
+    if gpus:
+        parts.append(f"{len(gpus)} GPU(s)" + (" affected" if affected else " OK"))
+    if ports:
+        rates = sorted({graph.nodes[p].get("rate_gbps") for p in ports if graph.nodes[p].get("rate_gbps")})
+        names = sorted({graph.nodes[p]["label"] for p in ports})
+        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        parts.append(f"{len(ports)} HCA port(s) Active" + (f" at {'/'.join(f'{r:g}' for r in rates)} Gb/s" if rates else "")
+                     + f"\n({shown})")
+        if affected:
+            parts.append("affected: see the root cause")
+    return "\n".join(parts)
+
+
+def to_dot(graph: nx.Graph, marked: dict[str, str], slow_links: list[tuple[str, str, str]] | None = None,
+           affected: set[str] | None = None) -> str:
+    """DOT of the graph: suspects red, what their cascades touch orange, healthy leaves folded
+    per host (and switch), slow host pairs as red dashed edges (``slow_links``: host, host, summary)."""
+    affected = affected or set()
+    lines = ["graph cluster {", '  graph [rankdir=LR, fontname="Helvetica", overlap=false, splines=true, nodesep=0.2, ranksep=0.6, pad=0.6, forcelabels=true];',
+             '  node [fontname="Helvetica", fontsize=10, style=filled, fillcolor="#f4f4f4"];', '  edge [color="#888888", fontname="Helvetica"];']
+    folded = _foldable(graph, marked, affected)
+    hidden = {n for leaves in folded.values() for n in leaves}
     for nid, d in sorted(graph.nodes(data=True)):
+        if nid in hidden:
+            continue
         label = d["label"]
         if d["type"] == "port" and d.get("rate_gbps"):
             label += f"\n{d.get('state', '')} {d['rate_gbps']:g} Gb/s"
         attrs = {"label": label, "shape": _SHAPE.get(d["type"], "ellipse"), "id": nid}
         if nid in marked:
-            attrs.update(fillcolor="#ff4d4d", color="#b30000", penwidth="3", fontcolor="white", tooltip=marked[nid], **{"class": "suspect"})
+            attrs.update(label=label + "\n" + _wrap(marked[nid]), fillcolor="#ff4d4d", color="#b30000", penwidth="3",
+                         fontcolor="white", tooltip=marked[nid], **{"class": "suspect"})
+        elif nid in affected:
+            attrs.update(fillcolor="#ffcc80", **{"class": "affected"})
         lines.append(f"  {_q(nid)} [" + ", ".join(f"{k}={_q(str(v))}" for k, v in attrs.items()) + "];")
+    for (h, sw, hit), leaves in sorted(folded.items(), key=lambda kv: (kv[0][0], kv[0][1] or "", kv[0][2])):
+        fid = f"group:{h}:{sw or '-'}:{'affected' if hit else 'ok'}"
+        color = "#ffcc80" if hit else "#e8f5e9"
+        lines.append(f"  {_q(fid)} [label={_q(_summary(graph, leaves, hit))}, shape=note, fillcolor={_q(color)}, id={_q(fid)}];")
+        lines.append(f"  {_q(h)} -- {_q(fid)};")
+        if sw is not None:
+            lines.append(f"  {_q(fid)} -- {_q(sw)} [color=\"#1565c0\"];")
     for a, b, d in sorted(graph.edges(data=True)):
+        if a in hidden or b in hidden:
+            continue
         style = {"nvlink": 'color="#2e7d32", penwidth=2', "cable": 'color="#1565c0"', "uplink": 'color="#1565c0", style=dashed',
                  "ring": 'color="#ef6c00", style=dotted'}.get(d.get("type"), "")
         lines.append(f"  {_q(a)} -- {_q(b)}" + (f" [{style}]" if style else "") + ";")
+    for a, b, text in slow_links or []:
+        if a in graph and b in graph:
+            lines.append(f"  {_q(a)} -- {_q(b)} [color=\"#d50000\", penwidth=3, style=dashed, constraint=false, "
+                         f"xlabel={_q(_wrap(text, 26))}, tooltip={_q(text)}, fontcolor=\"#d50000\", fontsize=9, class=\"slow-link\"];")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _wrap(text: str, width: int = 38) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width)[:4])
+
+
+def slow_links(graph: nx.Graph, findings: list[Finding]) -> list[tuple[str, str, str]]:
+    """Host pairs that findings name as a slow link (entity ``link``)."""
+    out = []
+    for f in findings:
+        if f.entity.link and len(f.entity.link) == 2 and f.severity in ("warning", "critical", "fatal"):
+            a, b = (f"host:{x.split('/')[0]}" for x in f.entity.link)
+            if a != b:
+                out.append((a, b, f.summary))
+    return out
 
 
 class RenderError(Exception):

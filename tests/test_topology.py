@@ -88,7 +88,20 @@ def test_cli_topology_images_svg_and_png(tmp_path):
     png = (tmp_path / "seed.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", png[16:24])
-    assert width > 300 and height > 2000  # 8 hosts x 8 HCAs laid out left to right
+    # healthy ports are folded into one box per host: a picture a person can take in at once
+    assert 500 < width < 2000 and 400 < height < 1500
+    assert svg.count('class="node suspect"') == 1  # the 100 Gb/s port; the slow pair is its cascade
+    assert 'class="edge slow&#45;link"' in svg and "node03&lt;&#45;&gt;node06" in svg
+    assert "8 HCA port(s) Active at 200 Gb/s" in svg and "7 HCA port(s) Active at 200 Gb/s" in svg
+
+
+def test_switch_root_cause_picture_folds_cascaded_ports(tmp_path):
+    leaf = SEED.parent.parent / "fabric-16-leaf-switch" / "bundle"
+    res = CliRunner().invoke(app, ["topology", "show", str(leaf), "--image", str(tmp_path / "leaf")])
+    assert res.exit_code == 0, res.output
+    svg = (tmp_path / "leaf.svg").read_text()
+    assert svg.count('class="node suspect"') == 1 and 'id="switch:leaf03"' in svg
+    assert svg.count("affected: see the root cause") == 4  # the four hosts cabled to leaf03
 
 
 def test_cli_topology_bad_inventory_exits_3(tmp_path):

@@ -7,11 +7,13 @@ Sample series (dcgm-exporter 3.3.6+, one line each)::
     DCGM_FI_DEV_CLOCKS_EVENT_REASONS{gpu="0",pci_bus_id="00000000:1C:00.0",hostname="node2",...} 64
 
 A series without a ``pci_bus_id`` label (very old exporters) cannot be tied to a GPU and is
-skipped; the builder counts it. Values are taken at the end of the window, except Xid (every
-distinct non-zero code seen in the window) and clock reasons (a reason active at any sample).
+skipped; the builder counts it. Values are the last in the window (``last_over_time``), except
+Xid (every distinct non-zero code seen in the window, from the non-zero points only) and clock
+reasons (a reason active at any point of the window: facts/live/promql.py ``bits``).
 """
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from typing import Any
 
@@ -80,19 +82,27 @@ def xid_facts(series: list[Series], out: LiveFacts) -> None:
 
 
 def clock_reason_facts(series: list[Series], out: LiveFacts) -> None:
+    """From the ``bits`` query: per GPU the last value and, per reason bit, the last time it
+    was set in the window (absent: never set)."""
     for (node, gpu), s in _gpus(series, out).items():
         for bit, reason in CLOCK_REASON_BITS.items():
-            hits = [(ts, v) for ts, v in s.samples if int(v) & bit]
-            ts, v = hits[-1] if hits else s.last
-            out.add(GpuClockReason, node, s.evidence(ts, v), gpu, pci_bus_id=gpu, reason=reason,
-                    active=bool(hits), section_name=s.metric)
+            when = s.stats.get(f"bit:{bit}")
+            text = (f"{s.metric}{{{_labels(s)}}} bit {bit:#x} ({reason}) set, last at @{when:.0f} "
+                    f"({time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(when))})") if when else None
+            ev = Evidence(path=s.query, line=s.row, text=text) if text else s.evidence()
+            out.add(GpuClockReason, node, ev, gpu, pci_bus_id=gpu, reason=reason,
+                    active=bool(when), section_name=s.metric)
+
+
+def _labels(s: Series) -> str:
+    return ",".join(f'{k}="{v}"' for k, v in sorted(s.labels.items()) if k != "__name__")
 
 
 def gpu_state_facts(fam: dict[str, list[Series]], out: LiveFacts) -> None:
     """Temperature, power, ECC, row remapping, PCIe replays and identity, one fact per GPU."""
     by = {key: _gpus(fam.get(key, []), out) for key in (
         "gpu_temp", "memory_temp", "power", "remap_unc", "remap_corr", "remap_failure",
-        "remap_pending", "pcie_replay", *ECC)}
+        "remap_pending", "pcie_replay", "slowdown_temp", "mem_max_op_temp", "power_limit", *ECC)}
 
     def last(key: str, gpu_key: tuple[str, str]) -> float | None:
         s = by[key].get(gpu_key)
@@ -105,10 +115,13 @@ def gpu_state_facts(fam: dict[str, list[Series]], out: LiveFacts) -> None:
     for (node, gpu) in set(by["gpu_temp"]) | set(by["memory_temp"]):
         s = by["gpu_temp"].get((node, gpu)) or by["memory_temp"][(node, gpu)]
         t, m = last("gpu_temp", (node, gpu)), last("memory_temp", (node, gpu))
+        slow, mmax = last("slowdown_temp", (node, gpu)), last("mem_max_op_temp", (node, gpu))
         out.add(GpuTemperature, node, s.evidence(), gpu, pci_bus_id=gpu,
-                gpu_temp_c=None if t is None else int(t), memory_temp_c=None if m is None else int(m))
+                gpu_temp_c=None if t is None else int(t), memory_temp_c=None if m is None else int(m),
+                slowdown_c=None if slow is None else int(slow), max_memory_c=None if mmax is None else int(mmax))
     for (node, gpu), s in by["power"].items():
-        out.add(GpuPower, node, s.evidence(), gpu, pci_bus_id=gpu, draw_w=s.last[1])
+        out.add(GpuPower, node, s.evidence(), gpu, pci_bus_id=gpu, draw_w=s.last[1],
+                enforced_limit_w=last("power_limit", (node, gpu)))
     remap_keys = ("remap_pending", "remap_unc", "remap_corr", "remap_failure")
     for node, gpu in set().union(*(by[k] for k in remap_keys)):
         s = next(by[k][(node, gpu)] for k in remap_keys if (node, gpu) in by[k])

@@ -10,12 +10,15 @@ Sample series (node_exporter ``collector/infiniband_linux.go``; labels ``device`
     node_infiniband_link_downed_total{device="mlx5_0",instance="node3:9100",job="node",port="1"} 0
 
 ``ib_port`` is the state at the end of the window; ``ib_port_counters`` gives two readings per
-port (first and last sample of the window), which fabric turns into counter growth.
+port (start and end of the window), which fabric turns into counter growth; a port whose state
+left Active within the window gives a ``link_state_change`` with the times.
 """
 from __future__ import annotations
 
 from stethoscope.facts.live.dcgm import LiveFacts
 from stethoscope.facts.live.prom import Series
+from stethoscope.facts.live.series_facts import LinkStateChange
+from stethoscope.facts.live.timeseries import growth_of, iso_time
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.ib_facts import PHYS_STATES, STATES, IbPort, IbPortCounters, port_id
 
@@ -33,8 +36,10 @@ def _key(s: Series) -> tuple[str, str, int] | None:
         return None
 
 
-def port_facts(fam: dict[str, list[Series]], out: LiveFacts) -> set[str]:
-    """Emit ports and counter readings; return the port ids that carried traffic in the window."""
+def port_facts(fam: dict[str, list[Series]], out: LiveFacts, window_s: int) -> set[str]:
+    """Emit ports, counter readings and state changes; return the port ids that carried
+    traffic in the window. The two readings per port are the counters at the start of the
+    window (the last value less the window's growth) and at its end."""
     idx = {k: {_key(s): s for s in fam.get(k, []) if _key(s)} for k in ("ib_phys_state", "ib_rate", "ib_rx_bytes", *COUNTERS)}
     carried: set[str] = set()
     for s in fam.get("ib_state", []):
@@ -45,36 +50,29 @@ def port_facts(fam: dict[str, list[Series]], out: LiveFacts) -> set[str]:
         node, hca, port = k
         pid = port_id(node, hca, port)
         phys, rate, rx = idx["ib_phys_state"].get(k), idx["ib_rate"].get(k), idx["ib_rx_bytes"].get(k)
-        out.add(IbPort, node, s.evidence(), f"{hca}:{port}", hca=hca, port=port, port_id=pid,
-                state=STATES.get(int(s.last[1]), str(int(s.last[1]))),
+        state = STATES.get(int(s.last[1]), str(int(s.last[1])))
+        out.add(IbPort, node, s.evidence(), f"{hca}:{port}", hca=hca, port=port, port_id=pid, state=state,
                 physical_state=PHYS_STATES.get(int(phys.last[1])) if phys else None,
                 rate_gbps=round(rate.last[1] * 8 / 1e9, 3) if rate else None, source="node_exporter")
-        if rx and any(b > a for (_, a), (_, b) in zip(rx.samples, rx.samples[1:])):
+        if rx and growth_of(rx) > 0:
             carried.add(pid)
         series = {f: idx[key].get(k) for key, f in COUNTERS.items()}
         present = [c for c in series.values() if c is not None]
+        downed = series["link_downed"]
+        if "down_from" in s.stats:
+            out.add(LinkStateChange, node, s.stat_evidence("last", "min", "changes", "down_from", "down_until"),
+                    f"{hca}:{port}", link_type="ib_port", hca=hca, port=port, port_id=pid,
+                    changes=int(s.stats.get("changes", 0)), down_from=iso_time(s.stats["down_from"]),
+                    down_until=iso_time(s.stats["down_until"]), state_now=state, up_now=int(s.last[1]) == ACTIVE,
+                    window_s=window_s, counted_by_link_downed=downed is not None and growth_of(downed) > 0)
         if not present:
             continue
-        ends = [min(c.samples[0][0] for c in present), max(c.samples[-1][0] for c in present)]
-        for reading, at in enumerate(ends):
-            values = {f: int(_value_at(c, at)) for f, c in series.items() if c is not None}
-            ev = present[0]
-            out.add(IbPortCounters, node, ev.evidence(*_sample_at(ev, at)), f"{hca}:{port}", hca=hca, port=port,
-                    port_id=pid, reading=reading, time_s=at, source="node_exporter", **values)
+        at = s.at if s.at is not None else s.last[0]
+        for reading, when in enumerate((at - window_s, at)):
+            values = {f: int(c.last[1] - (growth_of(c) if reading == 0 else 0)) for f, c in series.items() if c is not None}
+            out.add(IbPortCounters, node, present[0].stat_evidence("min", "max", "last", "resets"), f"{hca}:{port}",
+                    hca=hca, port=port, port_id=pid, reading=reading, time_s=when, source="node_exporter", **values)
     return carried
-
-
-def _sample_at(s: Series, at: float) -> tuple[float, float]:
-    """The sample at ``at``, else the nearest before it, else the first."""
-    best = s.samples[0]
-    for ts, v in s.samples:
-        if ts <= at:
-            best = (ts, v)
-    return best
-
-
-def _value_at(s: Series, at: float) -> float:
-    return _sample_at(s, at)[1]
 
 
 def expect_carrying_ports(summaries: list[Fact], carried: set[str]) -> list[Fact]:

@@ -107,7 +107,8 @@ class Prom:
     def samples(self, query: str, at: float) -> tuple[str, list[Series]]:
         """A range-vector query (a selector or a subquery): every point of every series."""
         out: list[Series] = []
-        for i, item in enumerate(self._ask(query, at), start=1):
+        rows = sorted(self._ask(query, at), key=lambda item: sorted(item.get("metric", {}).items()))
+        for i, item in enumerate(rows, start=1):
             values = item.get("values") or ([item["value"]] if "value" in item else [])
             samples = [(float(t), float(v)) for t, v in values if not math.isnan(float(v))]
             if samples:
@@ -132,7 +133,9 @@ class Prom:
                 s = rows[key] = Series(query, len(rows) + 1, labels, [], at=at)
             s.stats[stat] = value
         out = []
-        for s in rows.values():
+        # the server's row order varies between runs of an ``or`` query: number rows by labels
+        for i, (_, s) in enumerate(sorted(rows.items()), start=1):
+            s.row = i
             if "last" in s.stats:  # a series without a value in the window says nothing
                 s.samples = [(at, s.stats["last"])]
                 out.append(s)

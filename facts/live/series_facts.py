@@ -40,15 +40,49 @@ class NodeBelowPeers(Fact):
 
 @fact_kind
 class GpuMetricTrend(Fact):
-    """Least-squares slope of a GPU gauge over the window (``gpu_temp_c``, ``power_w``)."""
+    """A GPU gauge over the window, summarised by the server: least-squares slope
+    (``deriv``), range, lower quartile and the last value; with the GPU's own limit for it
+    when the exporter publishes one (slowdown temperature, memory max operating temperature,
+    enforced power limit), and where the slope leads: hours until the limit is reached."""
 
     kind: Literal["gpu_metric_trend"] = "gpu_metric_trend"
     pci_bus_id: str
-    metric: Literal["gpu_temp_c", "memory_temp_c", "power_w"]
+    metric: Literal["gpu_temp_c", "memory_temp_c", "power_w", "sm_clock_mhz"]
     slope_per_h: float
-    first: float
+    min: float
+    max: float
     last: float
     window_s: int
+    p25: float | None = None  # a quarter of the window's samples were at or below this
+    limit: float | None = None
+    limit_metric: str | None = None  # the exporter metric the limit came from
+    headroom: float | None = None  # limit - last (negative: over the limit)
+    p25_of_limit: float | None = None  # p25 / limit: 0.97 = pinned at the limit three quarters of the window
+    hours_to_limit: float | None = None  # headroom / slope, when rising and below the limit
+    windows_to_limit: float | None = None  # hours_to_limit in windows: <= 1 reaches it within one more window
+    drop_from_max_pct: float | None = None  # (max - last) / max * 100: how far it fell from the window's top
+
+
+@fact_kind
+class LinkStateChange(Fact):
+    """A link whose state series left its up state within the window (node_exporter
+    ``node_infiniband_state_id`` < 4, DCGM ``DCGM_FI_DEV_NVLINK_GET_STATE`` == 0): how many
+    times the state changed, when it was first and last seen down, and its state now."""
+
+    kind: Literal["link_state_change"] = "link_state_change"
+    link_type: Literal["ib_port", "nvlink"]
+    changes: int  # state changes within the window (PromQL changes())
+    down_from: str  # first time seen down (ISO 8601, at the query's step resolution)
+    down_until: str  # last time seen down
+    state_now: str  # Active, Down, Polling, ... (IB) / Active, Inactive (NVLink)
+    up_now: bool
+    window_s: int
+    hca: str | None = None
+    port: int | None = None
+    port_id: str | None = None
+    pci_bus_id: str | None = None
+    nvlink: int | None = None
+    counted_by_link_downed: bool = False  # IB: LinkDownedCounter grew too (its own rule reports it)
 
 
 @fact_kind

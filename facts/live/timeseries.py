@@ -1,5 +1,5 @@
 """Facts only a time series gives: periodic idle GPUs, nodes below their peers, gauge
-trends, GPU error counters growing within the window (InfiniBand counter growth is
+trends toward the GPU's own limits, NVLink links that went down, GPU error counters growing within the window (InfiniBand counter growth is
 left to :mod:`stethoscope.engine.fabric`, as for perfquery readings) (the seed's decision tree on live data).
 
 Thresholds here decide what counts as an *observation* (a dip is a run of zero samples);
@@ -8,33 +8,22 @@ whether an observation is a fault is for the rules to say.
 from __future__ import annotations
 
 import statistics
+import time
 from collections import defaultdict
 
 from stethoscope.facts.live.dcgm import LiveFacts
 from stethoscope.facts.live.prom import Series
-from stethoscope.facts.live.series_facts import CounterGrowth, GpuMetricTrend, GpuUtilStall, NodeBelowPeers
+from stethoscope.facts.live.series_facts import (
+    CounterGrowth, GpuMetricTrend, GpuUtilStall, LinkStateChange, NodeBelowPeers,
+)
 
 #: counters whose growth is reported: our signal key -> counter name in CounterGrowth
 GPU_COUNTERS = ("ecc_sbe_vol", "ecc_dbe_vol", "pcie_replay", "nvlink_crc_flit", "nvlink_crc_data",
                 "nvlink_replay", "nvlink_recovery")
-TRENDS = {"gpu_temp": "gpu_temp_c", "memory_temp": "memory_temp_c", "power": "power_w"}
+TRENDS = {"gpu_temp": "gpu_temp_c", "memory_temp": "memory_temp_c", "power": "power_w", "sm_clock": "sm_clock_mhz"}
+#: trend key -> the signal holding that GPU's limit for it
+LIMITS = {"gpu_temp": "slowdown_temp", "memory_temp": "mem_max_op_temp", "power": "power_limit"}
 MIN_SAMPLES = 6  # fewer samples say nothing about a pattern or a trend
-
-
-def increase(samples: list[tuple[float, float]]) -> float:
-    """Growth of a counter, counting a drop as a reset (as PromQL's increase() does)."""
-    total = 0.0
-    for (_, a), (_, b) in zip(samples, samples[1:]):
-        total += b - a if b >= a else b
-    return total
-
-
-def slope_per_h(samples: list[tuple[float, float]]) -> float:
-    ts = [t for t, _ in samples]
-    vs = [v for _, v in samples]
-    mt, mv = statistics.fmean(ts), statistics.fmean(vs)
-    den = sum((t - mt) ** 2 for t in ts)
-    return 0.0 if den == 0 else sum((t - mt) * (v - mv) for t, v in zip(ts, vs)) / den * 3600.0
 
 
 def zero_runs(values: list[float]) -> int:
@@ -76,25 +65,68 @@ def util_facts(series: list[Series], out: LiveFacts, window_s: int) -> None:
                 fleet_median=round(median, 2), ratio=round(mean / median, 3), peers=len(means), window_s=window_s)
 
 
-def trend_facts(key: str, series: list[Series], out: LiveFacts, window_s: int) -> None:
-    for s in series:
-        if s.gpu is None or len(s.samples) < MIN_SAMPLES:
-            continue
-        out.add(GpuMetricTrend, s.node, s.evidence(), f"{s.gpu}:{key}", pci_bus_id=s.gpu, metric=TRENDS[key],
-                slope_per_h=round(slope_per_h(s.samples), 2), first=s.samples[0][1], last=s.samples[-1][1],
-                window_s=window_s)
+def iso_time(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+
+
+def growth_of(s: Series) -> float:
+    """A summarised counter's growth in the window: max - min when it never reset (exact for
+    a counter), else PromQL's increase (extrapolated to the window's edges)."""
+    st = s.stats
+    if st.get("resets", 0) == 0 and "max" in st and "min" in st:
+        return st["max"] - st["min"]
+    return round(st.get("increase", 0.0), 1)
+
+
+def trend_facts(fam: dict[str, list[Series]], out: LiveFacts, window_s: int) -> None:
+    """One ``gpu_metric_trend`` per GPU and gauge, with the GPU's limit when it is published."""
+    limits = {key: {(s.node, s.gpu): s for s in fam.get(lkey, []) if s.gpu} for key, lkey in LIMITS.items()}
+    for key, metric in TRENDS.items():
+        for s in fam.get(key, []):
+            st = s.stats
+            if s.gpu is None or st.get("count", 0) < MIN_SAMPLES or "slope" not in st:
+                continue
+            slope = st["slope"] * 3600.0
+            fields: dict = {}
+            lim = limits.get(key, {}).get((s.node, s.gpu))
+            if lim is not None and lim.stats["last"] > 0:
+                limit = lim.stats["last"]
+                headroom = limit - st["last"]
+                hours = headroom / slope if slope > 0 and headroom > 0 else None
+                fields = dict(limit=limit, limit_metric=lim.metric, headroom=round(headroom, 2),
+                              p25_of_limit=round(st["p25"] / limit, 3) if "p25" in st else None,
+                              hours_to_limit=None if hours is None else round(hours, 2),
+                              windows_to_limit=None if hours is None else round(hours * 3600 / window_s, 2))
+            top = st["max"]
+            out.add(GpuMetricTrend, s.node, s.stat_evidence("last", "min", "max", "slope", "p25"), f"{s.gpu}:{key}",
+                    pci_bus_id=s.gpu, metric=metric, slope_per_h=round(slope, 2), min=st["min"], max=top,
+                    last=st["last"], p25=st.get("p25"), window_s=window_s,
+                    drop_from_max_pct=round((top - st["last"]) / top * 100, 1) if top > 0 else None, **fields)
 
 
 def growth_facts(key: str, series: list[Series], out: LiveFacts, window_s: int) -> None:
     for s in series:
-        grew = increase(s.samples)
+        grew = growth_of(s)
         if grew <= 0:
             continue
-        # the evidence is the first sample above the window's first value: where growth shows
-        first = s.samples[0][1]
-        ts, v = next(((t, v) for t, v in s.samples if v != first), s.last)
         if s.gpu is None:
             out.skipped += 1
             continue
-        out.add(CounterGrowth, s.node, s.evidence(ts, v), f"{s.gpu}:{key}", counter=key,
-                pci_bus_id=s.gpu, increase=grew, window_s=window_s)
+        out.add(CounterGrowth, s.node, s.stat_evidence("min", "max", "last", "resets", "increase"), f"{s.gpu}:{key}",
+                counter=key, pci_bus_id=s.gpu, increase=grew, window_s=window_s)
+
+
+def nvlink_state_facts(series: list[Series], out: LiveFacts, window_s: int) -> None:
+    """NVLink link entities (label ``nvlink``) that were inactive at some point in the window."""
+    for s in series:
+        st = s.stats
+        if s.gpu is None or "down_from" not in st:
+            continue
+        link = s.labels.get("nvlink", "")
+        up = st["last"] == 1
+        out.add(LinkStateChange, s.node, s.stat_evidence("last", "min", "changes", "down_from", "down_until"),
+                f"{s.gpu}:nvlink{link}", link_type="nvlink", pci_bus_id=s.gpu,
+                nvlink=int(link) if link.isdigit() else None, changes=int(st.get("changes", 0)),
+                down_from=iso_time(st["down_from"]), down_until=iso_time(st["down_until"]),
+                state_now={0: "Inactive", 1: "Active", 2: "Sleep"}.get(int(st["last"]), str(int(st["last"]))),
+                up_now=up, window_s=window_s)
