@@ -29,6 +29,8 @@ from stethoscope.cli.baseline import app as baseline_app  # noqa: E402
 app.add_typer(baseline_app, name="baseline")
 from stethoscope.cli.kb import kb_app  # noqa: E402
 app.add_typer(kb_app, name="kb")
+from stethoscope.cli.collect import collect_command  # noqa: E402
+app.command("collect")(collect_command)
 
 EXIT = {"healthy": 0, "faulty": 1, "inconclusive": 2}
 EXIT_BAD_INPUT = 3

@@ -66,7 +66,7 @@ def parse_time(text: str | None) -> float:
 def query_family(prom: Prom, sig: Signal, at: float, window_s: int) -> tuple[str, list[Series]]:
     """One query for the whole fleet: raw samples only where a fact needs the series' shape,
     else the range functions of :mod:`stethoscope.facts.live.promql` evaluated by the server."""
-    query = promql.build(sig.mode, sig.query_selector, window_s, down=sig.down,
+    query = promql.build(sig.mode, sig.query_selector, window_s, at, down=sig.down,
                          masks=tuple(dcgm.CLOCK_REASON_BITS) if sig.mode == "bits" else ())
     if sig.mode in ("raw", "events"):
         return prom.samples(query, at)

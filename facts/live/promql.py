@@ -18,7 +18,8 @@ Modes (``Signal.mode``):
   counter never reset, else PromQL's increase);
 - ``state``: last, min, max, changes, and the first and last time the series was in its
   "down" state (``timestamp`` inside a subquery);
-- ``events``: only the non-zero points (``(METRIC > 0)[3600s:30s]``): Xid codes;
+- ``events``: only the non-zero points (``(METRIC > 0 or ...)[3600s:30s]``), and each series'
+  last point: Xid codes;
 - ``bits``: the last value and, per bit of a bit mask, the last time it was set (clock
   event reasons; PromQL has no bit operators, ``floor(v / bit) % 2 == 1`` is the bit).
 """
@@ -67,8 +68,10 @@ def state(sel: str, w: str, down: str, step: int) -> str:
     ])
 
 
-def events(sel: str, w: str, step: int) -> str:
-    return f"({sel} > 0)[{w}:{step}s]"
+def events(sel: str, w: str, step: int, at: float) -> str:
+    # the non-zero points, plus every series at the last step (value 0 included): a family
+    # that is all zeros is present and healthy, not missing
+    return f"({sel} > 0 or ({sel} and on() vector(time()) > {int(at) - step}))[{w}:{step}s]"
 
 
 def bits(sel: str, w: str, step: int, masks: tuple[int, ...]) -> str:
@@ -83,7 +86,7 @@ def raw(sel: str, w: str) -> str:
     return f"{sel}[{w}]"
 
 
-def build(mode: str, selector: str, window_s: int, down: str | None = None, masks: tuple[int, ...] = ()) -> str:
+def build(mode: str, selector: str, window_s: int, at: float, down: str | None = None, masks: tuple[int, ...] = ()) -> str:
     w, step = f"{int(window_s)}s", step_s(window_s)
     if mode == "gauge":
         return gauge(selector, w)
@@ -92,7 +95,7 @@ def build(mode: str, selector: str, window_s: int, down: str | None = None, mask
     if mode == "state":
         return state(selector, w, down or "== 0", step)
     if mode == "events":
-        return events(selector, w, step)
+        return events(selector, w, step, at)
     if mode == "bits":
         return bits(selector, w, step, masks)
     return raw(selector, w)

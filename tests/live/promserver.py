@@ -35,11 +35,17 @@ def build_tsdb(folder: Path) -> Path:
 
 
 class PromServer:
-    def __init__(self, data: Path, folder: Path):
+    def __init__(self, data: Path, folder: Path, scrape: tuple[str, str] | None = None):
+        """``scrape``: (host:port, interval) of one target, job ``steth`` (else it scrapes nothing)."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = folder / "prometheus.yml"
-        config.write_text("global:\n  scrape_interval: 1h\n")  # scrapes nothing: it serves the recording
+        if scrape is None:
+            config.write_text("global:\n  scrape_interval: 1h\n")  # scrapes nothing: it serves the recording
+        else:
+            target, every = scrape
+            config.write_text(f"global:\n  scrape_interval: {every}\n  evaluation_interval: {every}\n"
+                              f"scrape_configs:\n  - job_name: steth\n    static_configs:\n      - targets: ['{target}']\n")
         self.log = (folder / "prometheus.log").open("wb")
         # retention counts back from the newest block: without 100y the 2024 recording is deleted at start
         self.proc = subprocess.Popen(
