@@ -9,6 +9,7 @@ it knows; ``lines_used`` counts them so that coverage can report what nobody rea
 """
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ class Artefact:
     node_from_folder: bool = False
     _lines: list[str] | None = field(default=None, repr=False)
     _offsets: list[int] | None = field(default=None, repr=False)
+    _last: tuple[int, int] = field(default=(0, 1), repr=False)  # (offset, line) of line_of's last answer
 
     @property
     def lines(self) -> list[str]:
@@ -48,7 +50,15 @@ class Artefact:
         return self._lines
 
     def line_of(self, offset: int) -> int:
-        """1-based line number of a character offset (for whole-text regex scans)."""
+        """1-based line number of a character offset (for whole-text regex scans).
+
+        Scans ask in increasing order, so the common case counts the newlines since the last
+        answer (one C call); an earlier offset falls back to a bisect over line starts."""
+        last_off, last_line = self._last
+        if offset >= last_off:
+            line = last_line + self.text.count("\n", last_off, offset)
+            self._last = (offset, line)
+            return line
         if self._offsets is None:
             offs = [0]
             find = self.text.find
@@ -57,9 +67,18 @@ class Artefact:
                 offs.append(pos + 1)
                 pos = find("\n", pos + 1)
             self._offsets = offs
-        import bisect
-
         return bisect.bisect_right(self._offsets, offset)
+
+    def nonblank_lines(self) -> int:
+        """How many lines hold something other than whitespace (coverage's denominator)."""
+        if self._lines is not None:
+            lines = self._lines
+        else:
+            lines = self.text.split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+        # a line is blank when empty or all whitespace (str.strip() would leave nothing)
+        return len(lines) - lines.count("") - sum(map(str.isspace, lines))
 
     def node_for(self, host: str | None) -> str:
         """The node of a line: the folder wins; else a host named on the line; else the file's."""
@@ -110,8 +129,29 @@ class FactBuilder:
 
 def iter_matches(pattern: re.Pattern[str], artefact: Artefact) -> Iterator[tuple[int, re.Match[str]]]:
     """Scan the whole text once with a compiled multiline pattern; yield (1-based line, match)."""
+    line_of = artefact.line_of
     for m in pattern.finditer(artefact.text):
-        yield artefact.line_of(m.start()), m
+        yield line_of(m.start()), m
+
+
+def iter_lines(pattern: re.Pattern[str], artefact: Artefact) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line, line text) of each line in which ``pattern`` matches, once per line.
+
+    For patterns that start with a literal (``"; OOB "``, ``"NCCL WARN"``): the regex engine
+    then skips ahead with a fast substring search, where a ``^.*?X``-style multiline pattern
+    would be tried at every position of every line. The line is as ``str.split("\n")`` gives
+    it (a trailing ``"\r"`` kept)."""
+    text = artefact.text
+    search, find, rfind = pattern.search, text.find, text.rfind
+    line_of = artefact.line_of
+    m = search(text)
+    while m:
+        start = rfind("\n", 0, m.start()) + 1
+        end = find("\n", m.start())
+        if end == -1:
+            end = len(text)
+        yield line_of(start), text[start:end]
+        m = search(text, end + 1)
 
 
 Detector = Callable[[str], bool]

@@ -35,7 +35,7 @@ from typing import Any
 
 from stethoscope.facts.ids import nccl_busid
 from stethoscope.facts.parsers import nccl_log_setup
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.nccl_log_facts import (
     NcclBootstrapFailure,
     NcclBootstrapInterface,
@@ -58,8 +58,17 @@ __all__ = ["KIND", "detect", "parse", "NcclVersion", "NcclEnv", "NcclNetPlugin",
            "NcclNetDevice", "NcclNoIbDevice", "NcclBootstrapInterface", "NcclBootstrapFailure",
            "NcclRank", "NcclTransport", "NcclWarn", "NcclRdmaCompletionError", "NcclErrorReturn"]
 
-# Whole-text prefilter: lines with "NCCL INFO", "NCCL WARN" or "NCCL version <digit>".
-_CANDIDATES = re.compile(r"^.*?NCCL (?:INFO|WARN|version \d).*$", re.M)
+# Whole-text scan, one match per line that holds "NCCL INFO", "NCCL WARN" or "NCCL version <digit>".
+# The common line starts with NCCL's prefix and is split by the first branch in C; any other
+# candidate line (a timestamp or mpirun tag in front, a bare version line) goes through
+# _HEADER/_BARE_VERSION below, exactly as a line-by-line scan would.
+# vm:1552:1564 [1] NCCL INFO NCCL_SOCKET_IFNAME set by environment to lo
+_SCAN = re.compile(
+    r"^(?:(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[(?P<dev>-?\d+)\] (?:(?P<src>\S+):(?P<srcline>\d+) )?"
+    r"NCCL (?P<level>INFO|WARN) (?P<msg>[^\n]*)"
+    r"|[^\n]*?NCCL (?:INFO|WARN|version \d)[^\n]*)",
+    re.M,
+)
 
 # detect(): one NCCL-prefixed line anywhere in the head.
 # [1,3]<stdout>:test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree
@@ -70,6 +79,15 @@ _DETECT = re.compile(r"[\w.\-]:\d+:\d+ \[-?\d+\] (?:\S+:\d+ )?NCCL (?:INFO|WARN)
 _HEADER = re.compile(
     r"(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>-?\d+)\] "
     r"(?:(?P<src>\S+):(?P<srcline>\d+) )?NCCL (?P<level>INFO|WARN) (?P<msg>.*?)\s*$"
+)
+
+# An INFO message can give a fact only if it holds one of these (a superset of every test in
+# _Parse.line and nccl_log_setup.handle): most INFO lines ("Connected to proxy", "New proxy
+# recv connection", topology dumps) are passed over after this one search.
+_MAYBE = re.compile(
+    r"GPU Direct RDMA|P2P|shared memory|posix_fallocate|failed to extend|Call to ibv|Duplicate GPU|Cuda failure"
+    r"|^(?:Channel |Ring |NCCL version|Using network |NET/IB|NET/Socket|Bootstrap)|Init START|Init COMPLETE"
+    r"|set by environment to|(?i:plugin)| -> |Got completion|onnect|interface|no device found|exceeded"
 )
 
 # NCCL version 2.28.9+cuda13.0
@@ -337,7 +355,7 @@ class _Parse:
         return None
 
     def _bootstrap_failure(self, no: int, node: str, msg: str, level: str, ctx: dict[str, Any]) -> None:
-        if m := _CONNECT_RETRY.search(msg):
+        if "retrying" in msg and (m := _CONNECT_RETRY.search(msg)):
             reason, peer = _failure_reason(m["err1"] or m["err2"]), m["peer"]
             self.once(NcclBootstrapFailure, no, node, (ctx["pid"], reason, peer), reason=reason, peer=peer,
                       message=msg, retrying=True, **ctx)
@@ -365,16 +383,30 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     state = _Parse(artefact, result)
     used = 0
-    for no, cand in iter_matches(_CANDIDATES, artefact):
+    line_of, node_for, maybe = artefact.line_of, artefact.node_for, _MAYBE.search
+    for cand in _SCAN.finditer(artefact.text):
+        msg = cand["msg"]
+        if msg is not None:  # NCCL's prefix at the start of the line
+            used += 1
+            msg = msg.rstrip()  # what _HEADER's "(?P<msg>.*?)\s*$" leaves
+            level = cand["level"]
+            if level == "INFO" and not maybe(msg):
+                continue
+            state.line(line_of(cand.start()), node_for(cand["host"]), int(cand["pid"]), int(cand["dev"]), level,
+                       cand["src"], cand["srcline"], msg)
+            continue
         text = cand.group()
         h = _HEADER.search(text)
         if h:
             used += 1
-            state.line(no, artefact.node_for(h["host"]), int(h["pid"]), int(h["dev"]), h["level"],
-                       h["src"], h["srcline"], h["msg"])
+            msg = h["msg"]
+            if h["level"] == "INFO" and not maybe(msg):
+                continue
+            state.line(line_of(cand.start()), node_for(h["host"]), int(h["pid"]), int(h["dev"]), h["level"],
+                       h["src"], h["srcline"], msg)
         elif m := _BARE_VERSION.match(text):  # VERSION-level line: no host prefix
             used += 1
-            state.once(NcclVersion, no, artefact.node, (None, m["version"]), version=m["version"], cuda=m["cuda"])
+            state.once(NcclVersion, line_of(cand.start()), artefact.node, (None, m["version"]), version=m["version"], cuda=m["cuda"])
     state.finish()
     result.lines_used = used
     return result
