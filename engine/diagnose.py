@@ -3,18 +3,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Iterable, Literal
 
-from stethoscope.engine import fabric, reference, session
+from stethoscope.engine import fabric, parse_pool, reference, session
 from stethoscope.engine.decision_tree import not_checked
 from stethoscope.engine.findings import SEVERITY_ORDER, build_findings
 from stethoscope.engine.loader import RuleSet, load_rules
 from stethoscope.engine.localise import localise
-from stethoscope.engine.report import Coverage, FileCoverage, ParseProblem, Report, SkippedFile, Source
-from stethoscope.facts.bundle import HEAD_BYTES, artefacts, read_bundle
+from stethoscope.engine.report import Coverage, Report, SkippedFile, Source
+from stethoscope.facts.bundle import Skipped, iter_artefacts, read_bundle
 from stethoscope.facts.model import Fact
-from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
-from stethoscope.facts.registry import load_parsers
+from stethoscope.facts.parsers.base import Artefact
 
 Evaluator = Literal["durable", "reference"]
 
@@ -27,34 +26,17 @@ class Observed:
     coverage: Coverage = field(default_factory=Coverage)
 
 
-def parse_artefacts(arts: list[Artefact]) -> Observed:
+def parse_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes: int | None = None) -> Observed:
+    """Parse every artefact (in order; over ``jobs`` processes, see engine/parse_pool.py), then
+    add the cross-file summaries."""
     obs = Observed()
-    parsers = load_parsers()
-    for art in arts:
-        head = art.text[:HEAD_BYTES]
-        kinds = [p for p in parsers if p.detect(head)]
-        if not kinds:
-            obs.coverage.unrecognised.append(art.path)
+    for res in parse_pool.parse_files(arts, jobs, total_bytes):
+        if res.coverage is None:
+            obs.coverage.unrecognised.append(res.path)
             continue
-        used = 0
-        nfacts = 0
-        for p in kinds:
-            try:
-                res: ParseResult = p.parse(art)
-            except ParseError as exc:  # a parser may still raise one: keep going
-                obs.coverage.errors.append(ParseProblem(path=exc.path, line=exc.line, message=exc.message))
-                continue
-            except Exception as exc:  # never a traceback for bad input
-                obs.coverage.errors.append(ParseProblem(path=art.path, line=0, message=f"{p.KIND} parser failed: {type(exc).__name__}: {exc}"))
-                continue
-            obs.facts.extend(res.facts)
-            nfacts += len(res.facts)
-            used += res.lines_used
-            obs.coverage.errors.extend(ParseProblem(path=e.path, line=e.line, message=e.message) for e in res.errors)
-        nonblank = sum(1 for ln in art.lines if ln.strip())
-        obs.coverage.files.append(
-            FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node, facts=nfacts, skipped_lines=max(0, nonblank - used))
-        )
+        obs.facts.extend(res.facts)
+        obs.coverage.errors.extend(res.errors)
+        obs.coverage.files.append(res.coverage)
     obs.facts.extend(fabric.summarise(obs.facts))  # cross-port and cross-reading comparisons
     from stethoscope.engine import nccl_summary  # cross-rank, cross-run and baseline comparisons
 
@@ -86,11 +68,15 @@ def verdict_of(findings, obs: Observed) -> str:
     return "healthy"
 
 
-def diagnose_bundle(path: str | os.PathLike[str], ruleset: RuleSet | None = None, evaluator: Evaluator = "durable") -> Report:
-    """Diagnose a folder or archive. Raises BundleError when the bundle cannot be opened."""
+def diagnose_bundle(path: str | os.PathLike[str], ruleset: RuleSet | None = None, evaluator: Evaluator = "durable",
+                    jobs: int | None = None) -> Report:
+    """Diagnose a folder or archive. Raises BundleError when the bundle cannot be opened.
+    ``jobs``: processes that parse files (None: every CPU, for a large bundle; 1: in-process)."""
     raw = read_bundle(path)
-    arts, binary = artefacts(raw)
-    obs = parse_artefacts(arts)
+    binary: list[Skipped] = []
+    total = sum(len(d) for _, d in raw.files)
+    # one file at a time: its bytes are released as its text is made, its text once parsed
+    obs = parse_artefacts(iter_artefacts(raw, binary, release=True), jobs, total)
     for s in raw.skipped:
         obs.coverage.skipped.append(SkippedFile(path=s.path, reason=s.reason))
     for s in binary:

@@ -18,6 +18,7 @@ summarises in ``sources``:
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from functools import lru_cache
 from importlib import resources
@@ -264,25 +265,68 @@ def _version_tuple(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in v.split(".") if x.isdigit())
 
 
+# Operators a symptom's field condition may use in knowledge/nccl_known_issues.yaml; a bare
+# value means equality. Only data: a regex is a string searched in the field's text.
+_OPS = {
+    "eq": lambda have, want: have == want,
+    "ne": lambda have, want: have != want,
+    "gt": lambda have, want: have is not None and have > want,
+    "gte": lambda have, want: have is not None and have >= want,
+    "lt": lambda have, want: have is not None and have < want,
+    "lte": lambda have, want: have is not None and have <= want,
+    "in": lambda have, want: have in want,
+    "exists": lambda have, want: (have is not None) == bool(want),
+    "regex": lambda have, want: have is not None and _regex(want).search(str(have)) is not None,
+}
+
+
+@lru_cache(maxsize=None)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _field_ok(have: object, cond: object) -> bool:
+    if isinstance(cond, dict):
+        return all(_OPS[op](have, want) for op, want in cond.items())
+    return have == cond
+
+
 def _symptom_seen(spec: dict, by_kind: dict[str, list[Fact]]) -> list[Fact]:
-    """Facts of ``spec['fact']`` whose fields equal every value of ``spec['match']``."""
+    """Facts of ``spec['fact']`` whose fields meet every condition of ``spec['match']``."""
     want = spec.get("match", {})
-    return [f for f in by_kind.get(spec["fact"], []) if all(getattr(f, k, None) == v for k, v in want.items())]
+    return [f for f in by_kind.get(spec["fact"], [])
+            if all(_field_ok(getattr(f, k, None), cond) for k, cond in want.items())]
+
+
+def _versions(by_kind: dict[str, list[Fact]]) -> list[tuple[str, Fact]]:
+    """(version, fact that printed it): NCCL's own version line, and nccl-tests' header
+    (``nccl-library=21801``) for runs without NCCL_DEBUG=INFO."""
+    out = [(v.version, v) for v in by_kind.get("nccl_version", [])]
+    out += [(r.nccl_version, r) for r in by_kind.get("nccl_test_run", []) if getattr(r, "nccl_version", None)]
+    return out
 
 
 def _known_issues(by_kind: dict[str, list[Fact]]) -> list[Fact]:
+    """An entry applies on a node that printed a version in its range and shows every one of
+    its symptoms (``symptom``: one name or a list of names, all required)."""
     table = knowledge("nccl_known_issues.yaml")
+    versions = _versions(by_kind)
     out: list[Fact] = []
     for entry in table["issues"]:
         lo, hi = _version_tuple(entry["affected"]["min"]), _version_tuple(entry["affected"]["max"])
-        seen = _symptom_seen(table["symptoms"][entry["symptom"]], by_kind)
-        if not seen:
+        names = entry["symptom"] if isinstance(entry["symptom"], list) else [entry["symptom"]]
+        seen = [_symptom_seen(table["symptoms"][n], by_kind) for n in names]
+        if not all(seen):
             continue
-        for v in by_kind.get("nccl_version", []):
-            if lo <= _version_tuple(v.version) <= hi and any(s.node == v.node for s in seen):
-                sym = next(s for s in seen if s.node == v.node)
-                out.append(_make(NcclKnownIssue, v, [v, sym], f"{entry['id']}:{v.node}", version=v.version,
-                                 issue=entry["id"], title=entry["title"], fixed_in=entry.get("fixed_in"),
-                                 source=entry["source"]))
-                break
+        done: set[str] = set()
+        for version, v in versions:
+            if v.node in done or not lo <= _version_tuple(version) <= hi:
+                continue
+            syms = [next((s for s in fs if s.node == v.node), None) for fs in seen]
+            if any(s is None for s in syms):
+                continue
+            done.add(v.node)
+            out.append(_make(NcclKnownIssue, v, [v, *syms], f"{entry['id']}:{v.node}", version=version,
+                             issue=entry["id"], title=entry["title"], fixed_in=entry.get("fixed_in"),
+                             workaround=entry.get("workaround"), source=entry["source"]))
     return out

@@ -18,6 +18,7 @@ import tarfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Iterator
 
 from stethoscope.facts.parsers.base import Artefact
 
@@ -293,18 +294,31 @@ def is_binary(head: bytes) -> bool:
 
 def artefacts(raw: RawBundle) -> tuple[list[Artefact], list[Skipped]]:
     """Turn the files into artefacts with their node; binary files are returned as skipped."""
-    files = dict(raw.files)
-    tops = {n.split("/", 1)[0] for n in files if "/" in n}
-    sos_root = any(n.startswith("sos_commands/") for n in files)
-    sos_tops = {n.split("/", 1)[0] for n in files if n.count("/") >= 2 and n.split("/", 2)[1] == "sos_commands"}
+    skipped: list[Skipped] = []
+    return list(iter_artefacts(raw, skipped)), skipped
+
+
+def iter_artefacts(raw: RawBundle, skipped: list[Skipped], release: bool = False) -> Iterator[Artefact]:
+    """The artefacts of ``raw`` one at a time, in bundle order; binary files go to ``skipped``.
+
+    With ``release``, each file's bytes are dropped from ``raw`` once its artefact is made, so
+    that a caller that parses and drops each artefact in turn never holds the whole bundle twice
+    (bytes and text)."""
+    names = [n for n, _ in raw.files]
+    # _sos_host reads only "hostname" files: keep those, not a second reference to every file
+    files = {n: d for n, d in raw.files if n.endswith("hostname")}
+    tops = {n.split("/", 1)[0] for n in names if "/" in n}
+    sos_root = any(n.startswith("sos_commands/") for n in names)
+    sos_tops = {n.split("/", 1)[0] for n in names if n.count("/") >= 2 and n.split("/", 2)[1] == "sos_commands"}
     root_host = _sos_host(files, "") if sos_root else None
     if sos_root and root_host is None:
         top = getattr(raw, "top", "")
         m = re.match(r"sosreport-([A-Za-z0-9][\w.-]*?)-\d", top)
         root_host = m[1] if m else None
-    out: list[Artefact] = []
-    skipped: list[Skipped] = []
-    for name, data in raw.files:
+    for i, name in enumerate(names):
+        data = raw.files[i][1]
+        if release:
+            raw.files[i] = (name, b"")
         head = data[:HEAD_BYTES]
         if is_binary(head):
             skipped.append(Skipped(name, "binary file"))
@@ -320,5 +334,5 @@ def artefacts(raw: RawBundle) -> tuple[list[Artefact], list[Skipped]]:
         if node is None:
             node = node_from_content(head) or "unknown"
         text = data.decode("utf-8", errors="replace")
-        out.append(Artefact(path=name, text=text, node=node, node_from_folder=from_folder))
-    return out, skipped
+        del data, head
+        yield Artefact(path=name, text=text, node=node, node_from_folder=from_folder)

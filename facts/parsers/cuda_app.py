@@ -106,6 +106,8 @@ RUNTIME_NAMES = {
 
 
 def detect(head: str) -> bool:
+    if not ("cudaError" in head or "CUDA_ERROR_" in head or "CUDA error: " in head or "CUDA out of memory. " in head):
+        return False  # cheap gate: one literal per branch of DETECT
     return DETECT.search(head) is not None
 
 

@@ -35,7 +35,7 @@ _DETECT = re.compile(r'^(?:Switch|Ca)\s+\d+\s+"[SH]-[0-9a-fA-F]+"', re.M)
 
 
 def detect(head: str) -> bool:
-    return bool(_DETECT.search(head))
+    return ('"S-' in head or '"H-' in head) and bool(_DETECT.search(head))  # a cheap gate
 
 
 def parse(artefact: Artefact) -> ParseResult:

@@ -34,7 +34,7 @@ _DETECT = re.compile(r"^Infiniband device '[^']+' port \d+ status:", re.M)
 
 
 def detect(head: str) -> bool:
-    return bool(_DETECT.search(head))
+    return "Infiniband device '" in head and bool(_DETECT.search(head))  # a cheap gate
 
 
 def parse(artefact: Artefact) -> ParseResult:

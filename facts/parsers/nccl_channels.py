@@ -31,14 +31,15 @@ import re
 from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 
 KIND = "nccl_channels"
 
 # vm:1428:1439 [0] NCCL INFO Channel 00/24 : 0 1      (the prefix as nccl_log reads it)
 _HEADER = re.compile(r"(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>-?\d+)\] (?:\S+:\d+ )?NCCL INFO (?P<msg>.*?)\s*$")
 # prefilter: only the lines this parser may use
-_CANDIDATES = re.compile(r"^.*NCCL INFO (?:Channel \d+/\d+ :\s+-?\d|Trees |Tree \d|Ring \d+ : -?\d+ -> -?\d+ -> -?\d+\s*$|(?:\w+ )?comm 0x).*$", re.M)
+# (starts with a literal, so the scan skips ahead by substring search; see base.iter_lines)
+_CANDIDATES = re.compile(r"NCCL INFO (?:Channel \d+/\d+ :[^\S\n]+-?\d|Trees |Tree \d|Ring \d+ : -?\d+ -> -?\d+ -> -?\d+[^\S\n]*$|(?:\w+ )?comm 0x)", re.M)
 _DETECT = re.compile(r"NCCL INFO (?:Channel \d+/\d+ :(?:\s+-?\d+)+\s*$|Trees \[\d+\] )", re.M)
 # Channel 00/24 : 0 1        Channel 00/04 :    0   1   2   3
 _ORDER = re.compile(r"^Channel (?P<ch>\d+)/(?P<n>\d+) :(?P<ranks>(?:\s+-?\d+)+)$")
@@ -119,8 +120,8 @@ def parse(artefact: Artefact) -> ParseResult:
     acc = _Acc()
     comm_of: dict[tuple[str, int, int], tuple[str, int]] = {}  # (host, pid, tid) -> (comm, nranks)
     id_of: dict[str, str] = {}  # comm pointer -> commId
-    for no, cand in iter_matches(_CANDIDATES, artefact):
-        h = _HEADER.search(cand.group())
+    for no, line in iter_lines(_CANDIDATES, artefact):
+        h = _HEADER.search(line)
         if not h:
             continue
         node, pid, msg = artefact.node_for(h["host"]), int(h["pid"]), h["msg"]

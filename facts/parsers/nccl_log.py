@@ -81,14 +81,16 @@ _HEADER = re.compile(
     r"(?:(?P<src>\S+):(?P<srcline>\d+) )?NCCL (?P<level>INFO|WARN) (?P<msg>.*?)\s*$"
 )
 
-# An INFO message can give a fact only if it holds one of these (a superset of every test in
-# _Parse.line and nccl_log_setup.handle): most INFO lines ("Connected to proxy", "New proxy
-# recv connection", topology dumps) are passed over after this one search.
+# An INFO message can give a fact only if this matches (a superset of every test that
+# _Parse.line and nccl_log_setup.handle make of an INFO line; connection failures, missing
+# interfaces and exceeded retries count only at WARN): most INFO lines ("Connected to proxy",
+# "New proxy recv connection", topology dumps, ring and tree lines) are passed over after it.
 _MAYBE = re.compile(
     r"GPU Direct RDMA|P2P|shared memory|posix_fallocate|failed to extend|Call to ibv|Duplicate GPU|Cuda failure"
-    r"|^(?:Channel |Ring |NCCL version|Using network |NET/IB|NET/Socket|Bootstrap)|Init START|Init COMPLETE"
-    r"|set by environment to|(?i:plugin)| -> |Got completion|onnect|interface|no device found|exceeded"
+    r"|^(?:Channel|Ring) .*? via |^(?:NCCL version|Using network |NET/IB|NET/Socket|Bootstrap)|Init START|Init COMPLETE"
+    r"|set by environment to|(?i:plugin)|^[\w./\-]+:\d+ -> |Got completion|, retrying"
 )
+
 
 # NCCL version 2.28.9+cuda13.0
 _VERSION = re.compile(r"^NCCL version (?P<version>\d+\.\d+\.\d+)[^+\s]*(?:\+cuda(?P<cuda>\d+\.\d+))?\s*$")
@@ -181,6 +183,8 @@ _CHANNEL = re.compile(
 
 
 def detect(head: str) -> bool:
+    if "NCCL INFO " not in head and "NCCL WARN " not in head:  # cheap gate: _DETECT needs one
+        return False
     return _DETECT.search(head) is not None
 
 

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 # Cheap test before any regex: every message handled here holds one of these.
 _KEYS = ("GPU Direct RDMA", "P2P", "shared memory", "posix_fallocate", "failed to extend", "Call to ibv", "Duplicate GPU",
          "Cuda failure")
+_KEYS_RE = re.compile("|".join(map(re.escape, _KEYS)))
 
 # NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'
 # NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)          (net plugins, NCCL <= 2.12)
@@ -71,7 +72,7 @@ _CUDA = re.compile(r"^Cuda failure (?:\d+ )?'(?P<err>[^']*)'")
 
 def handle(p: "_Parse", no: int, node: str, msg: str, src: str | None, ctx: dict[str, Any]) -> bool:
     """Add the fact of one message; True when the message was one of this module's kinds."""
-    if not any(k in msg for k in _KEYS):
+    if not _KEYS_RE.search(msg):
         return False
     pid = ctx["pid"]
     if m := _GDR_HCA.match(msg):

@@ -19,7 +19,7 @@ import re
 from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 
 KIND = "nccl_net_oob"
 
@@ -30,6 +30,9 @@ _LINE = re.compile(
     re.M,
 )
 _DETECT = re.compile(r"NCCL INFO NET/(?:IB|Socket) ?: ?Using[^;\n]*; OOB \S")
+# the lines _LINE is tried on: a literal, found by a fast substring search (_LINE itself, tried
+# at every position of the text, would cost more than the rest of this parser)
+_OOB = re.compile(r"; OOB ")
 # [0]mlx5_10:1/RoCE
 _DEV = re.compile(r"\[\d+\](?P<dev>[A-Za-z][\w-]*:\d+)")
 # enp220s0np0:11.1.128.136        ib0:fe80::1%ib0
@@ -54,7 +57,10 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     seen: set[tuple[str, str, str]] = set()
-    for no, m in iter_matches(_LINE, artefact):
+    for no, line in iter_lines(_OOB, artefact):
+        m = _LINE.search(line)
+        if not m:
+            continue
         a = _IFADDR.match(m["oob"])
         if not a:
             fb.error(no, f"NCCL OOB entry without an address: {m['oob']!r}")

@@ -103,6 +103,7 @@ class NcclKnownIssue(Fact):
     issue: str  # id in the table
     title: str
     fixed_in: str | None = None
+    workaround: str | None = None  # what to do until the upgrade, from the table
     source: str
     sources: str
 

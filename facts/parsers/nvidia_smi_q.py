@@ -111,7 +111,7 @@ COUNTER_NAMES = {"sw power capping": "sw_power_cap", "hw power braking": "hw_pow
 
 
 def detect(head: str) -> bool:
-    return BANNER.search(head) is not None
+    return "NVSMI LOG" in head and BANNER.search(head) is not None  # "NVSMI LOG": a cheap gate
 
 
 def parse(artefact: Artefact) -> ParseResult:

@@ -46,6 +46,9 @@ class GpuTopoLink(Fact):
 
 
 def detect(head: str) -> bool:
+    # cheap gate: the first branch needs "GPU0" and "CPU Affinity", the second "NV#"
+    if not (("GPU0" in head and "CPU Affinity" in head) or "NV#" in head):
+        return False
     return bool(_DETECT.search(head))
 
 

@@ -61,7 +61,10 @@ class GpuUtilSeries(Fact):
 
 
 def detect(head: str) -> bool:
-    return _DMON_HEAD.search(head) is not None or _CSV_HEAD.search(head) is not None
+    # gates: _DMON_HEAD needs "#", "gpu" and "sm"; _CSV_HEAD its "utilization.gpu [%]"
+    if "#" in head and "gpu" in head and "sm" in head and _DMON_HEAD.search(head) is not None:
+        return True
+    return "utilization.gpu [%]" in head and _CSV_HEAD.search(head) is not None
 
 
 def _zero_runs(values: list[float]) -> int:

@@ -75,7 +75,7 @@ def _matrix_head(rows: list[tuple[int, str]]) -> list[str] | None:
 
 
 def detect(head: str) -> bool:
-    rows = _content(head.split("\n")[:50])
+    rows = _content(head.split("\n", 50)[:50])  # the first 50 lines, without splitting the rest
     if not rows:
         return False
     return bool(_LONG_HEAD.match(rows[0][1])) or _matrix_head(rows) is not None

@@ -56,7 +56,7 @@ class InventoryUplink(Fact):
 
 
 def detect(head: str) -> bool:
-    return bool(_DETECT.search(head))
+    return "steth-inventory" in head and bool(_DETECT.search(head))  # a cheap gate
 
 
 def _line_of(lines: list[str], key: str, start: int = 0) -> int:

@@ -1,0 +1,112 @@
+"""Parse a bundle's artefacts, one file at a time, in this process or over a pool of processes.
+
+Parsing is independent per file (a fact's id is ``<path>:<line>:<kind>``, its node comes with
+the artefact), so files can be parsed in parallel. Results come back in bundle order, so the
+facts, ids, errors and coverage are the same whatever the number of processes. Memory stays
+bounded: at most ``WINDOW`` files per process are in flight, and each file's text is dropped
+as soon as its facts are made.
+
+A pool costs a process start and the pickling of every fact, so it is used only when the
+bundle is large enough to gain from it (``MIN_PARALLEL_BYTES``) and more than one CPU is
+available; ``jobs=1`` parses in-process.
+"""
+from __future__ import annotations
+
+import os
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from stethoscope.engine.report import FileCoverage, ParseProblem
+from stethoscope.facts.bundle import HEAD_BYTES
+from stethoscope.facts.model import Fact
+from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
+from stethoscope.facts.registry import load_parsers
+
+#: below this much text a pool costs more (process start, pickling) than it saves
+MIN_PARALLEL_BYTES = 16 * 1024 * 1024
+#: files handed to a worker at once, and files in flight per worker
+CHUNK = 8
+WINDOW = 4
+
+
+@dataclass
+class FileResult:
+    """What the parsers made of one file: facts, its coverage row (None: unrecognised), errors."""
+
+    path: str
+    facts: list[Fact] = field(default_factory=list)
+    coverage: FileCoverage | None = None
+    errors: list[ParseProblem] = field(default_factory=list)
+
+
+def default_jobs() -> int:
+    """The CPUs this process may run on (``STETH_JOBS`` overrides)."""
+    env = os.environ.get("STETH_JOBS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def parse_one(art: Artefact) -> FileResult:
+    """Every parser whose ``detect`` accepts the head of ``art`` parses its whole text."""
+    out = FileResult(path=art.path)
+    head = art.text[:HEAD_BYTES]
+    kinds = [p for p in load_parsers() if p.detect(head)]
+    if not kinds:
+        return out
+    used = 0
+    for p in kinds:
+        try:
+            res: ParseResult = p.parse(art)
+        except ParseError as exc:  # a parser may still raise one: keep going
+            out.errors.append(ParseProblem(path=exc.path, line=exc.line, message=exc.message))
+            continue
+        except Exception as exc:  # never a traceback for bad input
+            out.errors.append(ParseProblem(path=art.path, line=0, message=f"{p.KIND} parser failed: {type(exc).__name__}: {exc}"))
+            continue
+        out.facts.extend(res.facts)
+        used += res.lines_used
+        out.errors.extend(ParseProblem(path=e.path, line=e.line, message=e.message) for e in res.errors)
+    out.coverage = FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node,
+                                facts=len(out.facts), skipped_lines=max(0, art.nonblank_lines() - used))
+    return out
+
+
+def _parse_chunk(arts: list[Artefact]) -> list[FileResult]:
+    return [parse_one(a) for a in arts]
+
+
+def _chunks(arts: Iterable[Artefact], size: int) -> Iterator[list[Artefact]]:
+    chunk: list[Artefact] = []
+    for a in arts:
+        chunk.append(a)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def parse_files(arts: Iterable[Artefact], jobs: int | None = None, total_bytes: int | None = None) -> Iterator[FileResult]:
+    """Each artefact's FileResult, in order. ``jobs``: processes (None: all CPUs, 1: in-process);
+    ``total_bytes``: the bundle's size when known, to skip the pool for small bundles."""
+    jobs = default_jobs() if jobs is None else max(1, jobs)
+    if jobs == 1 or (total_bytes is not None and total_bytes < MIN_PARALLEL_BYTES):
+        for a in arts:
+            yield parse_one(a)
+        return
+    load_parsers()  # imported once here, inherited by forked workers
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pending: deque[Future[list[FileResult]]] = deque()
+        for chunk in _chunks(arts, CHUNK):
+            pending.append(pool.submit(_parse_chunk, chunk))
+            del chunk
+            while len(pending) >= jobs * WINDOW:
+                yield from pending.popleft().result()
+        while pending:
+            yield from pending.popleft().result()
