@@ -108,7 +108,8 @@ def build_findings(
         severity = _resolve(spec.severity, rule.severity, bound, SEVERITY_ORDER, "severity", rule.id)
         actions = _resolve_actions(spec.actions, bound, vocab.actions, rule.id)
         # one rule may give different causes (a catalogue rule over many Xid codes): keep them apart
-        key = (crule.id, cause, severity, actions, tuple(sorted((k, str(v)) for k, v in entity.items())))
+        distinct = tuple(str(fill(ref, bound)) for ref in spec.distinct_by)
+        key = (crule.id, cause, severity, actions, tuple(sorted((k, str(v)) for k, v in entity.items())), distinct)
         draft = drafts.get(key)
         if draft is None:
             draft = drafts[key] = _Draft(crule, entity, render(spec.summary, bound), cause=cause, component=component,

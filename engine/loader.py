@@ -113,6 +113,13 @@ def _check(rule: Rule, crule: CompiledRule, vocab: Vocabulary, derived_kinds: se
     refs: list[tuple[tuple[Any, ...], str]] = []
     if rule.then.finding is not None:
         refs += [(("then", "finding", "evidence"), a) for a in rule.then.finding.evidence]
+        for i, ref in enumerate(rule.then.finding.distinct_by):
+            m = REF.match(ref)
+            kind = aliases.get(m[1]) if m else None
+            if not m or kind is None:
+                fail(("then", "finding", "distinct_by", i), f"distinct_by '{ref}' must be $alias.field of a bound pattern")
+            elif kind in FACT_KINDS and m[2] not in FACT_KINDS[kind].model_fields:
+                fail(("then", "finding", "distinct_by", i), f"'{m[1]}' ({kind}) has no field '{m[2]}'")
     if rule.then.assert_ is not None:
         spec = rule.then.assert_
         refs += [(("then", "assert", "evidence"), a) for a in spec.evidence]

@@ -47,6 +47,9 @@ class FindingSpec(_Strict):
     actions: list[str] | str = Field(default_factory=list)
     action_text: str | None = None
     evidence: list[str] = Field(min_length=1)
+    #: ``$alias.field`` values that keep findings apart beyond rule and entity (two known
+    #: bugs on one node are two findings; one bug logged by eight ranks stays one)
+    distinct_by: list[str] = Field(default_factory=list)
 
 
 class AssertSpec(_Strict):

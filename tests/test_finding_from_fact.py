@@ -90,3 +90,16 @@ def test_a_fact_value_outside_the_vocabulary_is_an_error(tmp_path):
     facts = [_xid(1, 43), _entry(43, "info", "gremlins", "CONTACT_SUPPORT")]
     with pytest.raises(ValueError, match="cause 'gremlins' is not in the vocabulary"):
         evaluate(RuleSet(rs.rules, []), facts, "reference")
+
+
+def test_distinct_by_must_name_a_bound_field(tmp_path):
+    from stethoscope.engine.loader import load_rules
+
+    bad = tmp_path / "r.yaml"
+    bad.write_text(
+        "id: r\ntitle: t\ncause: nccl_version_bug\ncomponent: nccl\nseverity: warning\n"
+        "when:\n  all:\n    - fact: nccl_known_issue\n      as: k\n"
+        "then:\n  finding:\n    summary: s\n    evidence: [k]\n    distinct_by: [$k.no_such_field, $x.id]\n"
+    )
+    errors = [str(e) for e in load_rules([bad], root=tmp_path).errors]
+    assert any("has no field 'no_such_field'" in e for e in errors) and any("$x.id" in e for e in errors)
