@@ -59,6 +59,7 @@ def diagnose(
     from_logs: Annotated[Optional[Path], typer.Option("--from-logs", help="Incident bundle: a folder, .tar, .tar.gz/.tgz or .zip")] = None,
     format: Annotated[Format, typer.Option("--format", "-f", help="Report format")] = Format.text,
     evaluator: Annotated[EvaluatorChoice, typer.Option(help="Rule evaluator (reference = plain Python, for cross-checks)")] = EvaluatorChoice.durable,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that parse files (default: every CPU for a large bundle, else 1; env STETH_JOBS)")] = None,
     prometheus: Annotated[Optional[str], typer.Option("--prometheus", help="Diagnose live from this Prometheus (DCGM exporter, node_exporter)")] = None,
     at: Annotated[Optional[str], typer.Option(help="With --prometheus: end of the window (Unix seconds or RFC 3339; default now)")] = None,
     window: Annotated[str, typer.Option(help="With --prometheus: how far back to look")] = "1h",
@@ -87,7 +88,7 @@ def diagnose(
             if baseline is not None:
                 report = baseline_run.diagnose_with_baseline(from_logs, baseline, baseline_db, ruleset, evaluator.value)
             else:
-                report = diagnose_bundle(from_logs, ruleset, evaluator.value)
+                report = diagnose_bundle(from_logs, ruleset, evaluator.value, jobs=jobs)
         except (BundleError, StoreError) as exc:
             _fail(str(exc))
     if format is Format.json:

@@ -94,14 +94,14 @@ def _plugin_set(plugins: list[Fact]) -> list[Fact]:
             searched.setdefault(key, p)
     if not loaded:
         return []
-    procs = set(loaded) | set(searched)
+    procs = sorted(set(loaded) | set(searched), key=lambda k: (k[0], k[1] if k[1] is not None else -1))
     names: dict[str, list[Fact]] = defaultdict(list)
     for key in procs:
         f = loaded.get(key) or searched[key]
         names[f.name if key in loaded else "none"].append(f)
     missing = len(names.get("none", []))
     text = "; ".join(f"{n} ({', '.join(sorted({f.node for f in fs}))})" for n, fs in sorted(names.items()))
-    shown = [fs[0] for fs in names.values()]
+    shown = [min(fs, key=lambda f: (f.evidence.path, f.evidence.line)) for _, fs in sorted(names.items())]
     return [_make(NcclNetPluginSet, shown[0], shown, "job", node="job", distinct=len(names) - (1 if missing else 0),
                   missing=missing, plugins=text)]
 

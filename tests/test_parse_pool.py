@@ -1,0 +1,56 @@
+"""Parsing over a process pool gives what in-process parsing gives, in the same order; the
+line helpers that the fast scans use agree with a plain split of the text."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from stethoscope.engine import parse_pool
+from stethoscope.engine.diagnose import parse_artefacts
+from stethoscope.facts.bundle import artefacts, read_bundle
+from stethoscope.facts.parsers.base import Artefact, iter_lines
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _dump(obs):
+    return [f.model_dump() for f in obs.facts], obs.coverage.model_dump()
+
+
+def test_pool_matches_in_process(monkeypatch):
+    monkeypatch.setattr(parse_pool, "CHUNK", 2)  # several chunks in flight, out of step
+    arts, _ = artefacts(read_bundle(ROOT / "fixtures/bundles/h200-healthy/bundle"))
+    one = parse_artefacts(arts, jobs=1)
+    arts, _ = artefacts(read_bundle(ROOT / "fixtures/bundles/h200-healthy/bundle"))
+    two = parse_artefacts(arts, jobs=2, total_bytes=parse_pool.MIN_PARALLEL_BYTES)
+    assert one.facts and _dump(one) == _dump(two)
+
+
+def test_small_bundle_stays_in_process(monkeypatch):
+    def no_pool(*a, **k):
+        raise AssertionError("a pool for a small bundle")
+
+    monkeypatch.setattr(parse_pool, "ProcessPoolExecutor", no_pool)
+    arts, _ = artefacts(read_bundle(ROOT / "fixtures/bundles/h200-xid31-app/bundle"))
+    assert parse_artefacts(arts, jobs=4, total_bytes=1000).facts
+
+
+TEXT = "a NCCL INFO x\r\n\n   \nb\nc NCCL INFO y NCCL INFO z\n\t\nlast NCCL INFO"
+
+
+def test_iter_lines_and_line_of_agree_with_split():
+    art = Artefact(path="t", text=TEXT)
+    lines = TEXT.split("\n")
+    got = list(iter_lines(re.compile("NCCL INFO"), art))
+    assert got == [(i + 1, ln) for i, ln in enumerate(lines) if "NCCL INFO" in ln]
+    offsets = [m.start() for m in re.finditer("b|z|last|a", TEXT)]
+    want = [TEXT.count("\n", 0, o) + 1 for o in offsets]
+    assert [art.line_of(o) for o in offsets] == want
+    assert [art.line_of(o) for o in reversed(offsets)] == want[::-1]  # backwards: the bisect path
+
+
+def test_nonblank_lines():
+    art = Artefact(path="t", text=TEXT)
+    assert art.nonblank_lines() == sum(1 for ln in art.lines if ln.strip()) == 4
+    assert Artefact(path="e", text="").nonblank_lines() == 0
+    assert Artefact(path="n", text="x\n\n").nonblank_lines() == 1
