@@ -13,6 +13,7 @@ from collections import defaultdict
 
 from stethoscope.facts.live.dcgm import LiveFacts
 from stethoscope.facts.live.prom import Series
+from stethoscope.facts.stats import zero_runs
 from stethoscope.facts.live.series_facts import (
     CounterGrowth, GpuMetricTrend, GpuUtilStall, LinkStateChange, NodeBelowPeers,
 )
@@ -24,15 +25,6 @@ TRENDS = {"gpu_temp": "gpu_temp_c", "memory_temp": "memory_temp_c", "power": "po
 #: trend key -> the signal holding that GPU's limit for it
 LIMITS = {"gpu_temp": "slowdown_temp", "memory_temp": "mem_max_op_temp", "power": "power_limit"}
 MIN_SAMPLES = 6  # fewer samples say nothing about a pattern or a trend
-
-
-def zero_runs(values: list[float]) -> int:
-    runs, prev = 0, False
-    for v in values:
-        z = v <= 0
-        runs += z and not prev
-        prev = z
-    return runs
 
 
 def util_facts(series: list[Series], out: LiveFacts, window_s: int) -> None:

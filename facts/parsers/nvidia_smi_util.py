@@ -31,6 +31,7 @@ from typing import Literal
 
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.stats import zero_runs
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "nvidia_smi_util"
@@ -67,21 +68,12 @@ def detect(head: str) -> bool:
     return "utilization.gpu [%]" in head and _CSV_HEAD.search(head) is not None
 
 
-def _zero_runs(values: list[float]) -> int:
-    runs, prev = 0, False
-    for v in values:
-        z = v <= 0
-        runs += z and not prev
-        prev = z
-    return runs
-
-
 def _emit(b: FactBuilder, idx: int, bus: str | None, rows: list[tuple[int, float]], source: str) -> None:
     vals = [v for _, v in rows]
     busy = [v for v in vals if v > 0]
     zeros = [ln for ln, v in rows if v <= 0]
     b.add(GpuUtilSeries, zeros[-1] if zeros else rows[0][0], index=idx, pci_bus_id=bus, samples=len(vals),
-          dips=_zero_runs(vals), zero_fraction=round(1 - len(busy) / len(vals), 3),
+          dips=zero_runs(vals), zero_fraction=round(1 - len(busy) / len(vals), 3),
           busy_mean_pct=round(statistics.fmean(busy), 1) if busy else 0.0, mean_pct=round(statistics.fmean(vals), 1),
           interval_s=1.0, source=source)
 
