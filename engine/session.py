@@ -64,7 +64,10 @@ def _pattern_json(p: Pattern) -> dict[str, Any]:
 
 def fact_json(view: dict[str, Any]) -> str:
     """The fact as durable's JSON. durable's parser rejects exponents ("2e-06" -> error 204),
-    so floats are written in fixed notation (rule_view already rounded them to 9 places)."""
+    so floats are written in fixed notation (rule_view already rounded them to 9 places).
+    Most facts hold no float that repr() writes with an exponent: one C-level dumps then."""
+    if all(not isinstance(v, float) or v == 0 or 1e-4 <= abs(v) < 1e16 for v in view.values()):
+        return json.dumps(view, ensure_ascii=False)
     parts = []
     for k, v in view.items():
         if isinstance(v, float):
