@@ -2,16 +2,19 @@
 
 Several findings on things behind one element are more simply explained by that element than
 by as many independent faults: ports of several hosts cabled to one leaf switch, GPUs behind
-one PCIe switch, every rank of one node. An element is suspected when findings (warning or
-worse) name at least ``MIN_MEMBERS`` distinct things behind it, spread over more than one
+one PCIe switch (any bridge above them in NCCL's PCI tree; the nearest that covers them
+wins), every rank of one node, every GPU of one node (power brake, cooling). An element is
+suspected when findings (warning or worse) name at least ``MIN_MEMBERS`` distinct things behind it, spread over more than one
 parent where that matters (ports of at least two hosts), and they are at least
 ``LIFT_FRACTION`` of everything the graph knows behind it: two bad cables among a leaf's 32
 ports are two cables, not the leaf.
 
 The lifted finding names the element, lists the members' entities as ``blast_radius``, says in
 ``placed_by`` which findings and which cabling or PCI tree placed it, and explains the members
-(they become its cascade). When a localisation finding already names the same element (pairwise
-tests that single out a switch), the evidence is added to it instead of making a second one.
+(they become its cascade); a PCIe switch also cites kernel AER or link-down lines that name
+one of its ports. A node is lifted only when another node's ranks (GPUs) are not all hit.
+When a localisation finding already names the same element (pairwise tests that single out
+a switch), the evidence is added to it instead of making a second one.
 """
 from __future__ import annotations
 
@@ -21,12 +24,15 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from stethoscope.engine.findings import SEVERITY_ORDER
-from stethoscope.engine.report import Entity, Finding
+from stethoscope.engine.report import Entity, EvidenceLine, Finding
 from stethoscope.facts.model import Fact
 
 MIN_MEMBERS = 2
 LIFT_FRACTION = 0.5
 _COMPONENTS = {"switch": {"network"}, "pci": {"gpu", "pcie", "gpu_memory", "nvlink"}, "host": None}
+# findings on every GPU of a node lift to the node unless they are the application's or the
+# network's (a job that crashed on all its GPUs is still the job)
+_NOT_NODE = {"application", "nccl", "network"}
 
 
 @dataclass
@@ -62,10 +68,60 @@ def _ranks_by_node(facts: list[Fact]) -> dict[str, set[int]]:
     return out
 
 
+def pci_bridges_above(graph: nx.Graph, node: str, bus: str) -> list[str]:
+    """PCI bridges above a device in NCCL's PCI tree, nearest first (graph ids)."""
+    out: list[str] = []
+    cur = graph.nodes[f"pci:{node}/{bus}"].get("parent") if f"pci:{node}/{bus}" in graph else None
+    while cur and f"pci:{node}/{cur}" in graph:
+        d = graph.nodes[f"pci:{node}/{cur}"]
+        if (d.get("pci_class") or "0x0604").startswith("0x0604"):
+            out.append(f"pci:{node}/{cur}")
+        cur = d.get("parent")
+    return out
+
+
+def _is_bridge(d: dict) -> bool:
+    return (d.get("pci_class") or "0x0604").startswith("0x0604")  # class 0x0604xx: PCI-to-PCI bridge
+
+
+def devices_below(graph: nx.Graph, bridge: str) -> list[str]:
+    """PCI devices (not bridges) anywhere below a bridge, as ``pci:`` graph ids."""
+    node, bus = bridge[4:].split("/", 1)
+    out, todo = [], [bus]
+    while todo:
+        cur = todo.pop()
+        for n in graph.neighbors(f"pci:{node}/{cur}"):
+            d = graph.nodes[n]
+            if d["type"] == "pci" and d.get("parent") == cur:
+                if _is_bridge(d):
+                    todo.append(n.split("/", 1)[1])
+                else:
+                    out.append(n)
+    return sorted(out)
+
+
+def gpus_below(graph: nx.Graph, bridge: str) -> set[str]:
+    node = bridge[4:].split("/", 1)[0]
+    return {f"gpu:{node}/{n.split('/', 1)[1]}" for n in devices_below(graph, bridge) if f"gpu:{node}/{n.split('/', 1)[1]}" in graph}
+
+
+def gpus_by_node(graph: nx.Graph) -> dict[str, set[str]]:
+    """The GPUs the graph knows per host, by PCI bus id (not the GPU0 names of topo -m)."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for n, d in graph.nodes(data=True):
+        if d["type"] == "gpu":
+            node, name = n[4:].split("/", 1)
+            if ":" in name:
+                out[node].add(n)
+    return out
+
+
 def groups(findings: list[Finding], graph: nx.Graph, facts: list[Fact]) -> list[Group]:
-    """Candidate elements with the findings behind them (before the thresholds)."""
+    """Candidate elements with the findings behind them (before the thresholds). A host is a
+    candidate twice: for its ranks (``ranks:`` key) and for its GPUs (``gpus:`` key)."""
     found: dict[str, Group] = {}
     ranks = _ranks_by_node(facts)
+    gpus = gpus_by_node(graph)
     for f in findings:
         if SEVERITY_ORDER[f.severity] < 1 or f.rule.startswith("localise_"):
             continue
@@ -78,50 +134,59 @@ def groups(findings: list[Finding], graph: nx.Graph, facts: list[Fact]) -> list[
                 g.things.add(port)
         gid = f"gpu:{e.node}/{e.gpu}" if e.node and e.gpu else None
         if gid in graph and f.component in _COMPONENTS["pci"]:
-            parent = graph.nodes[f"pci:{e.node}/{e.gpu}"].get("parent") if f"pci:{e.node}/{e.gpu}" in graph else None
-            if parent:
-                bridge = f"pci:{e.node}/{parent}"
-                behind = {f"gpu:{e.node}/{n.split('/', 1)[1]}" for n in graph.neighbors(bridge)
-                          if graph.nodes[n]["type"] == "pci" and graph.nodes[n].get("parent") == parent and f"gpu:{e.node}/{n.split('/', 1)[1]}" in graph}
-                g = found.setdefault(bridge, Group(bridge, behind=behind))
+            # every bridge above the GPU is a candidate: a PCIe switch shows as an upstream port
+            # with a downstream port (and on HGX boards a second bridge) per device, so the GPUs
+            # of one switch share its upstream port, not their immediate parent
+            for bridge in pci_bridges_above(graph, e.node, e.gpu):
+                g = found.setdefault(bridge, Group(bridge, behind=gpus_below(graph, bridge)))
                 g.members.append(f)
                 g.things.add(gid)
+        if gid in graph and e.rank is None and f.component not in _NOT_NODE and len(gpus[e.node]) >= 2:
+            g = found.setdefault(f"gpus:{e.node}", Group(f"host:{e.node}", behind=gpus[e.node]))
+            g.members.append(f)
+            g.things.add(gid)
         if e.rank is not None and e.node and len(ranks.get(e.node, ())) >= 2:
-            hid = f"host:{e.node}"
-            g = found.setdefault(hid, Group(hid, behind={f"rank {r}" for r in ranks[e.node]}))
+            g = found.setdefault(f"ranks:{e.node}", Group(f"host:{e.node}", behind={f"rank {r}" for r in ranks[e.node]}))
             g.members.append(f)
             g.things.add(f"rank {e.rank}")
     return list(found.values())
 
 
-def _qualifies(g: Group, all_ranks_hit: bool) -> bool:
+def _qualifies(g: Group, every_node_hit: bool) -> bool:
     if len(g.things) < MIN_MEMBERS or not g.behind:
         return False
     kind = g.element.split(":", 1)[0]
     if kind == "switch" and len({t.split("/")[0] for t in g.things}) < 2:
         return False  # ports of one host share the host first
     if kind == "host":
-        return g.things >= g.behind and not all_ranks_hit
+        return g.things >= g.behind and not every_node_hit
     return len(g.things & g.behind) / len(g.behind) >= LIFT_FRACTION
+
+
+def _every_node_hit(cands: list[Group], what: str, known: set[str]) -> bool:
+    """Every rank (or GPU) of every node has a finding: no node stands out."""
+    hosts = [g for g in cands if g.element.startswith("host:") and next(iter(g.things)).startswith(what)]
+    return bool(hosts) and all(g.things >= g.behind for g in hosts) and known <= {g.element[5:] for g in hosts}
 
 
 def lift(findings: list[Finding], graph: nx.Graph, facts: list[Fact]) -> tuple[list[Finding], list[tuple[Finding, list[Finding]]]]:
     """The findings (localisation findings amended) and (lifted finding, its members) pairs."""
     cands = groups(findings, graph, facts)
-    rank_groups = [g for g in cands if g.element.startswith("host:")]
-    all_ranks_hit = bool(rank_groups) and all(g.things >= g.behind for g in rank_groups) and \
-        set(_ranks_by_node(facts)) <= {g.element[5:] for g in rank_groups}
+    hit = {"rank": _every_node_hit(cands, "rank ", set(_ranks_by_node(facts))),
+           "gpu": _every_node_hit(cands, "gpu:", {h for h, gs in gpus_by_node(graph).items() if len(gs) >= 2})}
     taken: set[int] = set()
     out = list(findings)
     lifted: list[tuple[Finding, list[Finding]]] = []
-    for g in sorted(cands, key=lambda g: (-len(g.things), g.element)):
+    # most findings first; among equals the element with least behind it (the nearest switch)
+    for g in sorted(cands, key=lambda g: (-len(g.things), len(g.behind), g.element)):
         members = [m for m in g.members if id(m) not in taken]
-        if not _qualifies(Group(g.element, members, g.things, g.behind), all_ranks_hit):
+        every = hit["rank" if next(iter(g.things)).startswith("rank ") else "gpu"]
+        if not members or not _qualifies(g, every):
             continue
         taken.update(id(m) for m in members)
-        finding = _lifted(g, members, graph)
+        finding = _lifted(g, members, graph, facts)
         same = next((i for i, f in enumerate(out) if f.rule.startswith("localise_") and _names(f, g.element)), None)
-        if same is not None:  # pairwise tests already named it: one finding, both reasons
+        if same is not None:  # pairwise tests (or the other host group) already named it: one finding, both reasons
             old = out[same]
             finding = old.model_copy(update={
                 "placed_by": old.placed_by + finding.placed_by,
@@ -132,6 +197,7 @@ def lift(findings: list[Finding], graph: nx.Graph, facts: list[Fact]) -> tuple[l
                 "nodes": sorted(set(old.nodes) | set(finding.nodes)),
             })
             out[same] = finding
+            lifted = [(finding if prev is old else prev, ms) for prev, ms in lifted]
         else:
             out.append(finding)
         lifted.append((finding, members))
@@ -148,13 +214,20 @@ def _names(f: Finding, element: str) -> bool:
     return False
 
 
-def _lifted(g: Group, members: list[Finding], graph: nx.Graph) -> Finding:
+def _pcie_events(facts: list[Fact], node: str, buses: set[str]) -> list[Fact]:
+    """Kernel PCIe errors (AER, hotplug link down) that name one of ``buses`` on ``node``."""
+    return [f for f in facts if f.kind in ("pcie_aer_error", "pcie_link_down") and f.node == node
+            and ({f.device, getattr(f, "reporter", None)} & buses)]
+
+
+def _lifted(g: Group, members: list[Finding], graph: nx.Graph, facts: list[Fact]) -> Finding:
     kind, name = g.element.split(":", 1)
     worst = max(members, key=lambda m: SEVERITY_ORDER[m.severity])
-    things = sorted(g.things)
+    things = sorted(t.split("/", 1)[1] if t.startswith("gpu:") else t for t in g.things)
     shown = ", ".join(things[:8]) + (f" and {len(things) - 8} more" if len(things) > 8 else "")
     frac = len(g.things & g.behind) / len(g.behind)
     causes = sorted({m.cause for m in members})
+    extra: list[EvidenceLine] = []
     if kind == "switch":
         cabling = sorted({graph.edges[p, g.element].get("source", "cabling") for p in g.things if graph.has_edge(p, g.element)})
         entity = Entity(switch=name, label=f"switch {name}")
@@ -168,19 +241,39 @@ def _lifted(g: Group, members: list[Finding], graph: nx.Graph) -> Finding:
         entity = Entity(node=node, switch=bus, label=f"{node} PCIe switch {bus}")
         cause, component, actions = "pcie_switch_fault", "pcie", ["CHECK_PCIE_SWITCH", "HARDWARE_INSPECTION"]
         what = f"{len(things)} of the {len(g.behind)} GPUs behind PCIe switch {bus} on {node}"
-        placed = [f"common cause: {what} ({shown}) have findings ({', '.join(causes)})", "PCI tree: NCCL's topology dump"]
-        summary = f"PCIe switch {bus} on {node}: {what} show {', '.join(causes)}"
+        below = devices_below(graph, g.element)
+        others = sorted(n.split("/", 1)[1] + (" (NIC)" if str(graph.nodes[n].get("pci_class")).startswith("0x02") else "")
+                        for n in below if f"gpu:{n[4:]}" not in g.things)
+        placed = [f"common cause: {what} ({shown}) have findings ({', '.join(causes)})",
+                  f"PCI tree: NCCL's topology dump ({len(below)} devices below {bus}"
+                  + (f"; also behind it, without a finding: {', '.join(others)})" if others else ")")]
+        bridges = {bus} | {n.split("/", 1)[1] for n in graph if n.startswith(f"pci:{node}/") and g.element in pci_bridges_above(graph, node, n.split("/", 1)[1])}
+        events = _pcie_events(facts, node, bridges)
+        if events:
+            placed.append("kernel log: " + "; ".join(
+                (f"AER {e.severity} error" if e.kind == "pcie_aer_error" else "link down") + f" on {e.device}"
+                + (" (the switch's upstream port)" if e.device == bus else " (a port of this switch)") for e in events[:3]))
+            extra = [EvidenceLine(path=e.evidence.path, line=e.evidence.line, text=e.evidence.text) for e in events]
+        summary = (f"PCIe switch {bus} on {node}: {len(things)} of its {len(g.behind)} GPUs ({shown}) show {', '.join(causes)}"
+                   + (", after a PCIe error on the switch" if events else "") + "; one switch explains them better than as many GPU faults")
     else:
         entity = Entity(node=name, label=name)
         cause, component, actions = worst.cause, worst.component, list(dict.fromkeys(a for m in members for a in m.actions))
-        what = f"every rank of {name} ({', '.join(things)})"
-        placed = [f"common cause: {what} has a finding ({', '.join(causes)}), ranks on other nodes do not",
-                  "ranks per node: NCCL's init lines or nccl-tests' '# Rank' lines"]
-        summary = f"{name}: {what} shows {', '.join(causes)}: the node, not one rank"
-    evidence = list({(e.path, e.line): e for m in members for e in m.evidence}.values())
+        if things[0].startswith("rank "):
+            what = f"every rank of {name} ({', '.join(things)})"
+            placed = [f"common cause: {what} has a finding ({', '.join(causes)}), ranks on other nodes do not",
+                      "ranks per node: NCCL's init lines or nccl-tests' '# Rank' lines"]
+            summary = f"{name}: {what} shows {', '.join(causes)}: the node, not one rank"
+        else:
+            what = f"every GPU of {name} ({len(things)}: {shown})"
+            placed = [f"common cause: {what} has a finding ({', '.join(causes)}), GPUs on other nodes do not",
+                      "GPUs per node: nvidia-smi and NCCL's topology dump"]
+            summary = (f"{name}: all {len(things)} of its GPUs show {', '.join(causes)}, GPUs of other nodes do not: "
+                       f"the node (its power, cooling or baseboard), not {len(things)} separate GPUs")
+    evidence = extra + list({(e.path, e.line): e for m in members for e in m.evidence}.values())
     return Finding(rank=0, rule="localise_common_cause", title="Findings share one upstream element", cause=cause, component=component,
-                   severity=worst.severity, confidence=round(min(0.95, 0.6 + 0.3 * frac), 2), role="root_cause", entity=entity,
-                   summary=summary, actions=actions, action_text="", evidence=evidence[:20], evidence_total=len(evidence),
+                   severity=worst.severity, confidence=round(min(0.95, 0.6 + 0.3 * frac + (0.05 if extra else 0)), 2), role="root_cause",
+                   entity=entity, summary=summary, actions=actions, action_text="", evidence=evidence[:20], evidence_total=len(evidence),
                    nodes=sorted({n for m in members for n in m.nodes} | ({entity.node} if entity.node else set())),
                    placed_by=placed, blast_radius=[m.entity.label for m in members])
 

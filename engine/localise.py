@@ -5,7 +5,10 @@
   re-tests fine is not slow). A pair is slow below ``SLOW_FRACTION`` of the median pair.
   The smallest set of elements that explains every slow pair is chosen greedily: a host or
   switch whose pairs are mostly slow (``CONSISTENT``) explains them all; what is left is
-  the link between the two hosts. A degraded or down port on a suspect host (from
+  the link between the two hosts. A switch counts for a pair only when it lies on every
+  shortest path between the two hosts (networkx ``all_shortest_paths``); switches that share
+  a pair's paths (two spines) count together, and a set of them is named when the pairs
+  cannot tell which one it is. A degraded or down port on a suspect host (from
   ``ib_port_summary``) narrows the suspect to that port.
 - RDMA completion errors toward a peer address (:mod:`stethoscope.engine.rdma_path`): peer
   node -> its HCA port -> the cable from that port to its switch.
@@ -23,7 +26,7 @@ from collections import defaultdict
 
 from stethoscope.engine.findings import rank_findings
 from stethoscope.engine.report import Entity, EvidenceLine, Finding  # noqa: F401 - Entity for rdma_path
-from stethoscope.engine.topology import build, fabric_path
+from stethoscope.engine.topology import build, fabric_paths
 from stethoscope.facts.model import Fact
 
 SLOW_FRACTION = 0.8
@@ -122,7 +125,12 @@ def pairwise(facts: list[Fact], graph) -> list[Finding]:
     through: dict[str, set[frozenset[str]]] = defaultdict(set)
     for p in pairs:
         a, b = sorted(p)
-        for el in [f"host:{a}", f"host:{b}"] + [n for n in fabric_path(graph, a, b) if n.startswith("switch:")]:
+        # a switch carries all of a pair's traffic only when it lies on every shortest path;
+        # switches that share the pair's paths between them (two spines) count as one set
+        paths = [{n for n in path if n.startswith("switch:")} for path in fabric_paths(graph, a, b)]
+        on_all = set.intersection(*paths) if paths else set()
+        shared = set.union(*paths) - on_all if paths else set()
+        for el in [f"host:{a}", f"host:{b}"] + sorted(on_all) + (["switches:" + ",".join(sorted(s[7:] for s in shared))] if shared else []):
             through[el].add(p)
     degraded = _degraded_ports(facts)
     out: list[Finding] = []
@@ -145,7 +153,14 @@ def pairwise(facts: list[Fact], graph) -> list[Finding]:
         placed = [f"pairwise nccl-tests: {len(covered)} of {len(through[el])} pairs with {name} below {SLOW_FRACTION:.0%} of the median {median:.1f} GB/s ({nums})"]
         entity: dict = {"node": name} if kind_ == "host" else {"switch": name}
         conf = 0.6 + 0.3 * consistency
-        if kind_ == "switch":
+        if kind_ == "switches":  # the pairs cannot tell which of the switches that share their paths
+            members = name.split(",")
+            behind = sorted({h for p in covered for h in p})
+            placed.append(f"cabling: the slow pairs' traffic is split over {', '.join(members)} (every shortest path crosses one of them, "
+                          "none lies on all): one of them, the pairs cannot tell which")
+            radius = members
+            conf = min(conf, 0.6)
+        elif kind_ == "switch":
             behind = sorted({h for p in covered for h in p if name in [s.split(":", 1)[1] for s in _switches_of(graph, h)]})
             placed.append(f"cabling: the slow pairs' paths all cross {name} ({', '.join(behind)} behind it); pairs that avoid it are fast")
             radius = behind
@@ -158,7 +173,8 @@ def pairwise(facts: list[Fact], graph) -> list[Finding]:
             placed.append(why)
             conf = min(0.95, conf + 0.05)
         what = f"{name} is slow with {len(covered)} of its {len(through[el])} partners" if kind_ == "host" else \
-            f"every pair through switch {name} is slow ({len(covered)} of {len(through[el])})"
+            (f"every pair through switch {name} is slow ({len(covered)} of {len(through[el])})" if kind_ == "switch" else
+             f"every pair whose traffic crosses {' or '.join(name.split(','))} is slow ({len(covered)} of {len(through[el])})")
         out.append(_finding("localise_pairwise", "Pairwise tests single out one element", "slow_link_pair" if kind_ == "host" else "ib_switch_fault",
                             conf, entity, f"{what} (median pair {median:.1f} GB/s)", ev, placed,
                             ["CHECK_IB_CABLE", "RERUN_NCCL_TESTS"] if kind_ == "host" else ["CHECK_IB_SWITCH", "RERUN_NCCL_TESTS"], "",

@@ -27,7 +27,7 @@ from typing import Iterable
 
 from stethoscope.engine import yamlio
 
-from stethoscope.engine import perf_compare
+from stethoscope.engine import nccl_checks, perf_compare
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.nccl_summary_facts import (
     NcclBootstrapSubnetSet,
@@ -65,6 +65,7 @@ def summarise(facts: list[Fact]) -> list[Fact]:
     out += _slow_path(by_kind["nccl_env"])
     out += _gpu_shared(by_kind["nccl_duplicate_gpu"], by_kind["nccl_rank"])
     out += _known_issues(by_kind)
+    out += nccl_checks.summarise(by_kind)  # RoCE GIDs across nodes, GDR off by distance, build vs GPU arch
     out += perf_compare.compare_bundle(facts)
     return out
 
@@ -144,18 +145,20 @@ def stragglers(by_kind: dict[str, list[Fact]]) -> list[Fact]:
         out.append(_make(TorchStragglerCandidate, sources[0] if sources else first, srcs, f"{rank}",
                          node=host or (sources[0].node if sources else first.node), **fields))
 
+    mine = [p for p in progress if (p.pg or "0") == (first.pg or "0") and p.last_enqueued_seq is not None]
     lagging = [d for d in desync if d.state in ("never_joined", "finished_not_joined_next")]
     for rank in sorted({d.lagging_rank for d in lagging}):
         d = next(d for d in lagging if d.lagging_rank == rank)
+        # its own reports that agree (the watchdog's "Last enqueued NCCL work: 3", its
+        # flight-recorder dump) are cited with the verdict
+        agree = [p for p in mine if p.rank == rank and p.last_enqueued_seq < seq]
         # "finished collective #3, but didn't join #4": 3 is the last work it got to
-        add(rank, "desync_report", [d], d.collective_seq if d.state == "finished_not_joined_next" else None)
+        add(rank, "desync_report", [d, *agree], d.collective_seq if d.state == "finished_not_joined_next" else None)
     if out:
         return out
     # the latest report of each rank in the timed-out group
     last: dict[int, Fact] = {}
-    for p in progress:
-        if (p.pg or "0") != (first.pg or "0") or p.last_enqueued_seq is None:
-            continue
+    for p in mine:
         if p.rank not in last or p.last_enqueued_seq > last[p.rank].last_enqueued_seq:
             last[p.rank] = p
     behind = {r: p for r, p in last.items() if p.last_enqueued_seq < seq and r not in waiting}

@@ -3,7 +3,8 @@ ports, InfiniBand switches and cables, from a bundle's facts plus an optional in
 
 Node ids are typed and canonical: ``host:node01``, ``gpu:node01/0000:1b:00.0``,
 ``pci:node01/0000:1a:00.0``, ``hca:node01/mlx5_0``, ``port:node01/mlx5_0/1``,
-``switch:leaf01``. Every node has ``type`` and ``label``; edges have ``type`` (pcie,
+``switch:leaf01``. GPUs come from NCCL's topology dump (under their PCI bridges), NCCL's
+rank lines and nvidia-smi (under the host). Every node has ``type`` and ``label``; edges have ``type`` (pcie,
 nvlink, has, cable, uplink, ring); cables say which artefact gave them (``source``). NCCL's
 ring order per communicator (``nccl_ring_order`` with the ranks' GPUs from ``nccl_rank``)
 becomes ``ring`` edges between GPUs and ``graph.graph["rings"]``: comm -> ordered ranks.
@@ -16,6 +17,7 @@ import networkx as nx
 
 from stethoscope.facts.inventory import Inventory
 from stethoscope.facts.model import Fact
+from stethoscope.facts.parsers.gpu_state_facts import GpuFact
 
 # "MF0;leaf01:MQM8700/U1" -> leaf01 ; "node01 mlx5_0" -> (node01, mlx5_0)
 _SWITCH_DESC = re.compile(r"^(?:[^;]*;)?(?P<name>[\w.-]+)(?::|$)")
@@ -85,6 +87,9 @@ def build(facts: list[Fact], inventory: Inventory | None = None) -> nx.Graph:
         elif k == "inventory_uplink":
             g.add_edge(switch(g, f.switch), switch(g, f.uplink), type="uplink")
     _rings(g, facts)
+    for f in facts:  # GPUs nvidia-smi reports, where no topology dump placed them already
+        if isinstance(f, GpuFact) and f.node not in ("unknown", "fabric") and f"gpu:{f.node}/{f.pci_bus_id}" not in g:
+            g.add_edge(host(g, f.node), _add(g, f"gpu:{f.node}/{f.pci_bus_id}", "gpu", f"GPU {f.pci_bus_id}"), type="has")
     if inventory is not None:
         for name, spec in inventory.hosts.items():
             host(g, name)
@@ -111,6 +116,19 @@ def fabric_path(g: nx.Graph, a: str, b: str) -> list[str]:
     except nx.NetworkXNoPath:
         return []
     return [n for n in path if g.nodes[n]["type"] in ("switch", "port")]
+
+
+def fabric_paths(g: nx.Graph, a: str, b: str) -> list[list[str]]:
+    """Every shortest fabric path between two hosts (switches and ports of each), [] when
+    unknown: with two spines the traffic of a pair is split over both."""
+    ha, hb = f"host:{a}", f"host:{b}"
+    if ha not in g or hb not in g:
+        return []
+    sub = g.subgraph(n for n in g if g.nodes[n]["type"] != "host" or n in (ha, hb))
+    try:
+        return [[n for n in p if g.nodes[n]["type"] in ("switch", "port")] for p in nx.all_shortest_paths(sub, ha, hb)]
+    except nx.NetworkXNoPath:
+        return []
 
 
 def _rings(g: nx.Graph, facts: list[Fact]) -> None:

@@ -7,8 +7,10 @@ import subprocess
 from pathlib import Path
 
 import networkx as nx
+from rich.text import Text
 from rich.tree import Tree
 
+from stethoscope.engine.common_cause import _is_bridge, devices_below
 from stethoscope.engine.report import Finding
 
 _SHAPE = {"host": "box3d", "hca": "component", "port": "ellipse", "switch": "hexagon", "gpu": "box", "pci": "cds", "nvswitch": "octagon"}
@@ -28,8 +30,8 @@ def suspects(graph: nx.Graph, findings: list[Finding]) -> dict[str, str]:
             cands.append(f"gpu:{e.node}/{e.gpu}")
         elif e.node and e.switch:  # a PCIe switch (or NVSwitch) named by its bus id
             cands.append(f"pci:{e.node}/{e.switch}")
-        elif e.switch:
-            cands.append(f"switch:{e.switch}")
+        elif e.switch:  # one switch, or the switches a pair's traffic is split over ("spine01,spine02")
+            cands += [f"switch:{s}" for s in e.switch.split(",")]
         elif e.link:
             cands += [f"host:{h.split('/')[0]}" for h in e.link]
         elif e.node:
@@ -46,37 +48,106 @@ def affected(graph: nx.Graph, findings: list[Finding]) -> set[str]:
     return set(suspects(graph, cascades)) - set(suspects(graph, findings))
 
 
+def _add(tree: Tree, markup: str) -> Tree:
+    # bus ids such as 0000:ab:00.0 must not become emoji (":ab:")
+    return tree.add(Text.from_markup(markup, emoji=False))
+
+
 def text_tree(graph: nx.Graph, marked: dict[str, str]) -> Tree:
     root = Tree("[b]cluster[/b]")
     for h in sorted(n for n, d in graph.nodes(data=True) if d["type"] == "host"):
-        hn = root.add(_label(graph, h, marked))
+        hn = _add(root, _label(graph, h, marked))
         for child in sorted(graph.neighbors(h)):
-            if graph.nodes[child]["type"] in ("hca", "gpu", "pci"):
-                cn = hn.add(_label(graph, child, marked))
+            if graph.nodes[child]["type"] == "pci":
+                _pci_branch(graph, hn, child, marked)
+            elif graph.nodes[child]["type"] in ("hca", "gpu"):
+                cn = _add(hn, _label(graph, child, marked))
                 for sub in sorted(graph.neighbors(child)):
                     if sub != h and graph.nodes[sub]["type"] in ("port", "gpu", "pci"):
-                        pn = cn.add(_label(graph, sub, marked))
+                        pn = _add(cn, _label(graph, sub, marked))
                         for sw in sorted(graph.neighbors(sub)):
                             if graph.nodes[sw]["type"] == "switch":
-                                pn.add(f"cable -> {_label(graph, sw, marked)}")
+                                _add(pn, f"cable -> {_label(graph, sw, marked)}")
     rings = graph.graph.get("rings", {})
     if rings:
-        rn = root.add("[b]NCCL rings[/b] (rank order per communicator)")
+        rn = _add(root, "[b]NCCL rings[/b] (rank order per communicator)")
         for comm, orders in sorted(rings.items()):
             for order in orders:
-                rn.add(f"comm {comm}: " + " -> ".join(map(str, order + order[:1])))
+                _add(rn, f"comm {comm}: " + " -> ".join(map(str, order + order[:1])))
     sws = sorted(n for n, d in graph.nodes(data=True) if d["type"] == "switch")
     if sws:
-        fab = root.add("[b]fabric switches[/b]")
+        fab = _add(root, "[b]fabric switches[/b]")
         for s in sws:
             ups = sorted(graph.nodes[n]["label"] for n in graph.neighbors(s) if graph.nodes[n]["type"] == "switch")
-            fab.add(_label(graph, s, marked) + (f" (links: {', '.join(ups)})" if ups else ""))
+            _add(fab, _label(graph, s, marked) + (f" (links: {', '.join(ups)})" if ups else ""))
     return root
 
 
-def _label(graph: nx.Graph, nid: str, marked: dict[str, str]) -> str:
+def _pci_branch(graph: nx.Graph, parent: Tree, top: str, marked: dict[str, str]) -> None:
+    """A PCI subtree under a host as one line per PCIe switch with its GPUs and NICs below it
+    (the bridges in between are the switch's own ports)."""
+    node, bus = top[4:].split("/", 1)
+    if f"gpu:{node}/{bus}" in graph:  # a GPU straight under the root complex
+        _add(parent, _label(graph, f"gpu:{node}/{bus}", marked))
+        return
+    if not _is_bridge(graph.nodes[top]):
+        _add(parent, f"{bus} ({_pci_kind(graph.nodes[top])})")
+        return
+    sn = _add(parent, _label(graph, top, marked, f"PCIe switch {bus}"))
+    for dev in devices_below(graph, top):
+        gid = f"gpu:{dev[4:]}"
+        _add(sn, _label(graph, gid, marked) if gid in graph else f"{dev.split('/', 1)[1]} ({_pci_kind(graph.nodes[dev])})")
+
+
+def _pci_kind(d: dict) -> str:
+    cls = str(d.get("pci_class") or "")
+    return "NIC" if cls.startswith("0x02") else ("GPU" if cls.startswith("0x03") else f"class {cls or '?'}")
+
+
+def _pci_layout(graph: nx.Graph, marked: dict[str, str], affected: set[str]) -> tuple[set[str], list[str], dict[str, str], dict[str, tuple[int, int]]]:
+    """How NCCL's PCI tree is drawn: each top-level bridge is one PCIe switch box joined to its
+    GPUs (its own ports, retimers and the NICs are not drawn, the NICs are counted); a switch
+    that nothing suspects, with healthy GPUs, is folded into one box per host. Returns the
+    hidden ids, extra DOT edge lines, new labels and per host (switches, GPUs) folded."""
+    hidden: set[str] = set()
+    edges: list[str] = []
+    labels: dict[str, str] = {}
+    folded: dict[str, tuple[int, int]] = {}
+    for top, d in graph.nodes(data=True):
+        if d["type"] != "pci" or d.get("parent"):
+            continue
+        node, bus = top[4:].split("/", 1)
+        h = f"host:{node}"
+        hidden.add(top)
+        if not _is_bridge(d):
+            if f"gpu:{node}/{bus}" in graph:
+                edges.append(f"  {_q(h)} -- {_q(f'gpu:{node}/{bus}')};")
+            continue
+        below = devices_below(graph, top)
+        gpus = [f"gpu:{n[4:]}" for n in below if f"gpu:{n[4:]}" in graph]
+        stack = [top]
+        while stack:  # every pci node below the switch is drawn as part of it
+            cur = stack.pop()
+            for n in graph.neighbors(cur):
+                if graph.nodes[n]["type"] == "pci" and graph.nodes[n].get("parent") == cur.split("/", 1)[1] and n not in hidden:
+                    hidden.add(n)
+                    stack.append(n)
+        hot = top in marked or top in affected or any(g in marked or g in affected for g in gpus)
+        if not hot:
+            s_, g_ = folded.get(h, (0, 0))
+            folded[h] = (s_ + 1, g_ + len(gpus))
+            hidden.update(gpus)
+            continue
+        hidden.discard(top)
+        nics = sum(1 for n in below if str(graph.nodes[n].get("pci_class")).startswith("0x02"))
+        labels[top] = f"PCIe switch {bus}\n{len(gpus)} GPU(s)" + (f", {nics} NIC(s)" if nics else "")
+        edges += [f"  {_q(top)} -- {_q(g)} [color=\"#555555\"];" for g in gpus]
+    return hidden, edges, labels, folded
+
+
+def _label(graph: nx.Graph, nid: str, marked: dict[str, str], text: str | None = None) -> str:
     d = graph.nodes[nid]
-    text = d["label"]
+    text = text or d["label"]
     if d["type"] == "port":
         bits = [d.get("state"), f"{d['rate_gbps']:g} Gb/s" if d.get("rate_gbps") else None]
         text += " (" + ", ".join(b for b in bits if b) + ")" if any(bits) else ""
@@ -148,11 +219,12 @@ def to_dot(graph: nx.Graph, marked: dict[str, str], slow_links: list[tuple[str, 
     lines = ["graph cluster {", '  graph [rankdir=LR, fontname="Helvetica", overlap=false, splines=true, nodesep=0.2, ranksep=0.6, pad=0.6, forcelabels=true];',
              '  node [fontname="Helvetica", fontsize=10, style=filled, fillcolor="#f4f4f4"];', '  edge [color="#888888", fontname="Helvetica"];']
     folded = _foldable(graph, marked, affected)
-    hidden = {n for leaves in folded.values() for n in leaves}
+    pci_hidden, pci_edges, pci_labels, pci_folded = _pci_layout(graph, marked, affected)
+    hidden = {n for leaves in folded.values() for n in leaves} | pci_hidden
     for nid, d in sorted(graph.nodes(data=True)):
         if nid in hidden:
             continue
-        label = d["label"]
+        label = pci_labels.get(nid, d["label"])
         if d["type"] == "port" and d.get("rate_gbps"):
             label += f"\n{d.get('state', '')} {d['rate_gbps']:g} Gb/s"
         attrs = {"label": label, "shape": _SHAPE.get(d["type"], "ellipse"), "id": nid}
@@ -169,6 +241,13 @@ def to_dot(graph: nx.Graph, marked: dict[str, str], slow_links: list[tuple[str, 
         lines.append(f"  {_q(h)} -- {_q(fid)};")
         if sw is not None:
             lines.append(f"  {_q(fid)} -- {_q(sw)} [color=\"#1565c0\"];")
+    for h, (n_sw, n_gpu) in sorted(pci_folded.items()):
+        fid = f"group:{h}:pcie:ok"
+        text = f"{n_sw} PCIe switch(es) OK" + "\n" + f"{n_gpu} GPU(s) behind them OK"
+        lines.append(f"  {_q(fid)} [label={_q(text)}, shape=note, "
+                     f"fillcolor=\"#e8f5e9\", id={_q(fid)}];")
+        lines.append(f"  {_q(h)} -- {_q(fid)};")
+    lines += pci_edges
     for a, b, d in sorted(graph.edges(data=True)):
         if a in hidden or b in hidden:
             continue

@@ -32,6 +32,8 @@ def test_bundle_replay(case, ruleset):
     else:
         msg = _check(want["findings"], got[: len(want["findings"])])
     assert not msg, msg
+    if "not_checked" in want:  # decision-tree branches the bundle had no evidence for
+        assert sorted(n.branch for n in report.not_checked) == sorted(want["not_checked"])
     assert not report.coverage.errors, report.coverage.errors
     seen = {c.path for c in report.coverage.files} | set(report.coverage.unrecognised)
     files = {p.relative_to(case / "bundle").as_posix() for p in (case / "bundle").rglob("*") if p.is_file()}

@@ -157,6 +157,8 @@ _COMPLETION = re.compile(
 _COMPLETION_VENDOR = re.compile(r"vendor[ _]err[= ](?P<v>\d+)")
 _COMPLETION_REQ = re.compile(r"\((?P<req>Send|Recv|Flush|IPut|Unused)\)|req_type=(?P<req2>\w+)")
 _COMPLETION_HCA = re.compile(r" hca (?P<hca>\S+)")
+# localGid ::ffff:10.1.1.1 remoteGids::ffff:10.1.1.2       localGid fd00:1148:...:ff22 remoteGidsfd00:...:ff1f
+_COMPLETION_GID = re.compile(r"localGid ?(?P<local>[0-9a-fA-F:.]*) remoteGids? ?(?P<remote>[0-9a-fA-F:.]*)")
 
 # init.cc:126 -> 5          group.cc:75 -> 6 [Async thread]          misc/socket.cc:504 -> 2 (Operation now in progress)
 _ERROR_RETURN = re.compile(
@@ -352,10 +354,12 @@ class _Parse:
         vendor = _COMPLETION_VENDOR.search(rest)
         req = _COMPLETION_REQ.search(rest)
         hca = _COMPLETION_HCA.search(rest)
+        gid = _COMPLETION_GID.search(rest)
         self.b.add(NcclRdmaCompletionError, no, node=node, peer=m["peer"], error=int(m["err"] or m["st"]),
                    status_text=m["st_text"], opcode=int(m["op"]), opcode_text=m["op_text"],
                    vendor_err=int(vendor["v"]) if vendor else None,
-                   request=(req["req"] or req["req2"]) if req else None, hca=hca["hca"] if hca else None, **ctx)
+                   request=(req["req"] or req["req2"]) if req else None, hca=hca["hca"] if hca else None,
+                   local_gid=(gid["local"] or None) if gid else None, remote_gid=(gid["remote"] or None) if gid else None, **ctx)
         return None
 
     def _bootstrap_failure(self, no: int, node: str, msg: str, level: str, ctx: dict[str, Any]) -> None:

@@ -159,6 +159,8 @@ class NcclRdmaCompletionError(NcclLineFact):
     opcode: int | None = None
     opcode_text: str | None = None
     request: str | None = None  # "Send", "Recv", ...
+    local_gid: str | None = None  # RoCE: "localGid ::ffff:10.1.1.1" (NCCL >= 2.19 prints both GIDs)
+    remote_gid: str | None = None  # "remoteGids::ffff:10.1.1.2"
 
 
 @fact_kind

@@ -70,6 +70,14 @@ _DUPLICATE = re.compile(r"^Duplicate GPU detected : rank (?P<a>\d+) and rank (?P
 _CUDA = re.compile(r"^Cuda failure (?:\d+ )?'(?P<err>[^']*)'")
 
 
+def _busid_or_none(text: str) -> str | None:
+    """NCCL >= 2.8 prints the GPU of a GDR pair line as its busId in hex (``%lx``: "42000")."""
+    try:
+        return nccl_busid(text)
+    except ValueError:
+        return None
+
+
 def handle(p: "_Parse", no: int, node: str, msg: str, src: str | None, ctx: dict[str, Any]) -> bool:
     """Add the fact of one message; True when the message was one of this module's kinds."""
     if not _KEYS_RE.search(msg):
@@ -84,7 +92,8 @@ def handle(p: "_Parse", no: int, node: str, msg: str, src: str | None, ctx: dict
         enabled = m["state"] == "Enabled"
         p.once(NcclGdrState, no, node, (pid, "pair", m["gpu"], m["hca"], enabled), network="topology", hca=m["hca"],
                enabled=enabled, reason=None if enabled else "distance", scope="gpu_hca_pair",
-               gpu=int(m["gpu"]) if m["gpu"].isdigit() else None, distance=int(m["d"]), limit=int(m["l"]), **ctx)
+               gpu=int(m["gpu"]) if m["gpu"].isdigit() else None, gpu_bus_id=_busid_or_none(m["gpu"]),
+               distance=int(m["d"]), limit=int(m["l"]), **ctx)
     elif m := _P2P_NVLINK.match(msg):
         p.once(NcclP2pUnavailable, no, node, (pid, m["a"], m["b"]), dev=int(m["a"]), peer_dev=int(m["b"]), nvlink=True, **ctx)
     elif m := _P2P_ENABLE.match(msg):

@@ -34,6 +34,7 @@ class NcclGdrState(NcclLineFact):
     mechanism: str | None = None  # "nvidia-peermem", "DMABUF" when NCCL names it
     reason: Literal["no_module", "distance"] | None = None
     gpu: int | None = None  # topology lines: the GPU's NCCL index
+    gpu_bus_id: str | None = None  # topology lines: the GPU as NCCL prints it (busId "%lx"), canonical
     distance: int | None = None
     limit: int | None = None
 

@@ -29,8 +29,8 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "nccl_topo_xml"
 
-# <system version="1">   followed by <cpu host_hash=...
-_DETECT = re.compile(r'^\s*<system version="\d+">\s*\n\s*<cpu [^>]*host_hash=', re.M)
+# <system version="1">   followed by <cpu host_hash=... (NCCL >= 2.12) or <cpu numaid=... (older dumps)
+_DETECT = re.compile(r'^\s*<system version="\d+">\s*\n\s*<cpu [^>]*(?:host_hash|numaid)=', re.M)
 
 
 @fact_kind
@@ -76,7 +76,7 @@ class NcclTopoNic(Fact):
 
 
 def detect(head: str) -> bool:
-    return "host_hash=" in head and bool(_DETECT.search(head))  # "host_hash=": a cheap gate
+    return "<system version=" in head and bool(_DETECT.search(head))  # a cheap gate
 
 
 def _int(v: str | None) -> int | None:

@@ -13,6 +13,16 @@ the same host; ``-l 1`` repeats the rows every second, ``timestamp`` may be quer
     index, name, uuid, pci.bus_id, driver_version, temperature.gpu, power.draw [W], ..., utilization.gpu [%], memory.used [MiB], ...
     0, NVIDIA H200, GPU-5cc6fa16-d7a0-98bf-3d43-f0337652e85f, 00000000:00:06.0, 580.159.04, 32, 78.81 W, ..., 0 %, 0 MiB, 0
 
+``nvidia-smi dmon -o DT`` puts date and time columns first (header ``#Date Time gpu ...``)::
+
+    #Date       Time        gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk
+    #YYYYMMDD   HH:MM:SS    Idx      W      C      C      %      %      %      %      %      %    MHz    MHz
+     20240916   10:02:17      0    612     58     66     97     41      0      0      0      0   2619   1980
+
+and a query with ``timestamp`` stamps every row (``2024/09/16 10:02:17.123``); the sample
+interval is then the median step between a GPU's stamps, else 1 s (dmon's and ``-l 1``'s
+default).
+
 Facts emitted: one ``gpu_util_series`` per GPU of the file (dmon's ``sm`` column, the CSV's
 ``utilization.gpu``): samples, runs of zero samples (``dips``), their share, the mean of the
 busy samples; evidence is the last zero sample (the first sample when none is zero). A dip is
@@ -25,6 +35,7 @@ utilisation is not a number (other than ``-``, ``[N/A]``) is a ParseError.
 """
 from __future__ import annotations
 
+import datetime
 import re
 import statistics
 from typing import Literal
@@ -37,11 +48,15 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 KIND = "nvidia_smi_util"
 
 # # gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk
-_DMON_HEAD = re.compile(r"^#\s*gpu\s+.*\bsm\b", re.M)
+# #Date       Time        gpu    pwr  gtemp  mtemp     sm ...   (dmon -o DT)
+_DMON_HEAD = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+.*\bsm\b", re.M)
 # index, name, uuid, pci.bus_id, ..., utilization.gpu [%], ...
 _CSV_HEAD = re.compile(r"^(?:[\w.]+(?: \[[^\]]*\])?, )*utilization\.gpu \[%\]", re.M)
 #     0    148     36     35      0      0  ...
-_DMON_ROW = re.compile(r"^\s*(?:\d{8}\s+)?(?:\d\d:\d\d:\d\d\s+)?(?P<idx>\d+)\s+(?P<rest>.*)$")
+#  20240916   10:02:17      0    612  ...   (-o DT: date and time first; -o T: time only)
+_DMON_ROW = re.compile(r"^\s*(?:(?P<date>\d{8})\s+)?(?:(?P<time>\d\d:\d\d:\d\d)\s+)?(?P<idx>\d+)\s+(?P<rest>.*)$")
+# 2024/09/16 10:02:17.123   (query-gpu "timestamp" column)
+_CSV_STAMP = re.compile(r"^(?P<d>\d{4}/\d\d/\d\d) (?P<t>\d\d:\d\d:\d\d)(?:\.(?P<ms>\d+))?$")
 _NA = {"-", "[N/A]", "N/A", ""}
 
 
@@ -68,14 +83,33 @@ def detect(head: str) -> bool:
     return "utilization.gpu [%]" in head and _CSV_HEAD.search(head) is not None
 
 
-def _emit(b: FactBuilder, idx: int, bus: str | None, rows: list[tuple[int, float]], source: str) -> None:
+def _seconds(date: str | None, time: str | None, frac: str | None = None) -> float | None:
+    """Seconds since the epoch of a row stamp (naive: only differences are used)."""
+    if time is None:
+        return None
+    h, m, sec = (int(x) for x in time.split(":"))
+    day = 0.0
+    if date:
+        digits = date.replace("/", "")
+        day = datetime.date(int(digits[:4]), int(digits[4:6]), int(digits[6:8])).toordinal() * 86400.0
+    return day + h * 3600 + m * 60 + sec + (float("0." + frac) if frac else 0.0)
+
+
+def _interval(stamps: list[float]) -> float:
+    """Median step between consecutive stamps of one GPU; 1 s without two stamps."""
+    steps = [b - a for a, b in zip(stamps, stamps[1:]) if b > a]
+    return round(statistics.median(steps), 3) if steps else 1.0
+
+
+def _emit(b: FactBuilder, idx: int, bus: str | None, rows: list[tuple[int, float]], source: str,
+          stamps: list[float]) -> None:
     vals = [v for _, v in rows]
     busy = [v for v in vals if v > 0]
     zeros = [ln for ln, v in rows if v <= 0]
     b.add(GpuUtilSeries, zeros[-1] if zeros else rows[0][0], index=idx, pci_bus_id=bus, samples=len(vals),
           dips=zero_runs(vals), zero_fraction=round(1 - len(busy) / len(vals), 3),
           busy_mean_pct=round(statistics.fmean(busy), 1) if busy else 0.0, mean_pct=round(statistics.fmean(vals), 1),
-          interval_s=1.0, source=source)
+          interval_s=_interval(stamps), source=source)
 
 
 def _num(raw: str) -> float | None:
@@ -88,6 +122,8 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     lines = artefact.lines
     series: dict[int, list[tuple[int, float]]] = {}
+    stamps: dict[int, list[float]] = {}
+    tcol = None
     buses: dict[int, str | None] = {}
     used = 0
     col = None
@@ -95,10 +131,11 @@ def parse(artefact: Artefact) -> ParseResult:
     for ln, line in enumerate(lines, 1):
         if line.startswith("#"):
             head = line.lstrip("#").split()
-            if head and head[0] == "gpu":
-                col, source = (head.index("sm") if "sm" in head else None), "dmon"
+            if "gpu" in head[:3] and head[0] in ("gpu", "Date", "Time"):
+                # the column of "sm" counted from "gpu": date/time columns are read by _DMON_ROW
+                col, source = (head.index("sm") - head.index("gpu") if "sm" in head else None), "dmon"
                 used += 1
-            elif head and head[0] == "Idx":
+            elif head and head[0] in ("Idx", "YYYYMMDD", "HH:MM:SS"):
                 used += 1
             continue
         if "utilization.gpu [%]" in line:
@@ -106,6 +143,7 @@ def parse(artefact: Artefact) -> ParseResult:
             col, source = names.index("utilization.gpu [%]"), "query-gpu"
             icol = names.index("index") if "index" in names else None
             bcol = names.index("pci.bus_id") if "pci.bus_id" in names else None
+            tcol = names.index("timestamp") if "timestamp" in names else None
             used += 1
             continue
         if col is None or not line.strip():
@@ -117,6 +155,7 @@ def parse(artefact: Artefact) -> ParseResult:
             # the columns after the index; a leading date/time column (dmon -o DT) is skipped above
             parts = m["rest"].split()
             idx, raw, bus = int(m["idx"]), (parts[col - 1] if len(parts) >= col else ""), None
+            stamp = _seconds(m["date"], m["time"])
         else:
             parts = [p.strip() for p in line.split(",")]
             if len(parts) <= col:
@@ -126,6 +165,13 @@ def parse(artefact: Artefact) -> ParseResult:
             idx = int(parts[icol]) if icol is not None and parts[icol].isdigit() else len(buses)
             bus = try_pci_bus_id(parts[bcol]) if bcol is not None else None
             raw = parts[col]
+            stamp = None
+            if tcol is not None:
+                t = _CSV_STAMP.match(parts[tcol])
+                if t is None:
+                    b.error(ln, f"timestamp {parts[tcol]!r} is not YYYY/MM/DD HH:MM:SS[.mmm]")
+                    continue
+                stamp = _seconds(t["d"], t["t"], t["ms"])
         try:
             value = _num(raw)
         except ValueError:
@@ -135,8 +181,10 @@ def parse(artefact: Artefact) -> ParseResult:
         if value is None:
             continue
         series.setdefault(idx, []).append((ln, value))
+        if stamp is not None:
+            stamps.setdefault(idx, []).append(stamp)
         buses.setdefault(idx, bus)
     for idx, rows in sorted(series.items()):
-        _emit(b, idx, buses.get(idx), rows, source)
+        _emit(b, idx, buses.get(idx), rows, source, stamps.get(idx, []))
     result.lines_used = used
     return result
