@@ -30,9 +30,11 @@ from stethoscope.facts.model import Fact
 MIN_MEMBERS = 2
 LIFT_FRACTION = 0.5
 _COMPONENTS = {"switch": {"network"}, "pci": {"gpu", "pcie", "gpu_memory", "nvlink"}, "host": None}
-# findings on every GPU of a node lift to the node unless they are the application's or the
-# network's (a job that crashed on all its GPUs is still the job)
-_NOT_NODE = {"application", "nccl", "network"}
+# findings on every GPU of a node lift to the node only where the node can be their cause:
+# power and cooling (brake, thermal slowdown), its PCIe tree, GPUs lost from the bus. Memory
+# errors on every GPU are still one HBM each; an application that crashed on all is the job.
+_NODE_COMPONENTS = {"power_thermal", "pcie"}
+_NODE_CAUSES = {"gpu_fell_off_bus"}
 
 
 @dataclass
@@ -141,7 +143,7 @@ def groups(findings: list[Finding], graph: nx.Graph, facts: list[Fact]) -> list[
                 g = found.setdefault(bridge, Group(bridge, behind=gpus_below(graph, bridge)))
                 g.members.append(f)
                 g.things.add(gid)
-        if gid in graph and e.rank is None and f.component not in _NOT_NODE and len(gpus[e.node]) >= 2:
+        if gid in graph and e.rank is None and (f.component in _NODE_COMPONENTS or f.cause in _NODE_CAUSES) and len(gpus[e.node]) >= 2:
             g = found.setdefault(f"gpus:{e.node}", Group(f"host:{e.node}", behind=gpus[e.node]))
             g.members.append(f)
             g.things.add(gid)

@@ -30,6 +30,7 @@ class _Draft:
     severity: str = ""
     actions: tuple[str, ...] = ()
     first: tuple[str, int] | None = None
+    distinct: tuple[str, ...] = ()
 
 
 def _label(entity: dict[str, object], nodes: set[str]) -> str:
@@ -113,7 +114,7 @@ def build_findings(
         draft = drafts.get(key)
         if draft is None:
             draft = drafts[key] = _Draft(crule, entity, render(spec.summary, bound), cause=cause, component=component,
-                                         severity=severity, actions=actions)
+                                         severity=severity, actions=actions, distinct=distinct)
         draft.occurrences += 1
         # the summary of a merged finding is that of its earliest line, whatever order the
         # evaluator fired in (summaries may quote per-line fields: a link, an Xid code)
@@ -130,7 +131,7 @@ def build_findings(
             for ev in _evidence_of(bound[alias], facts):
                 draft.evidence.setdefault((ev.path, ev.line), ev)
     out: list[Finding] = []
-    for draft in drafts.values():
+    for draft, also in _same_fault(list(drafts.values())):
         rule = draft.crule.rule
         spec = rule.then.finding
         assert spec is not None
@@ -160,9 +161,40 @@ def build_findings(
                 occurrences=draft.occurrences,
                 references=list(rule.references),
                 kb=kb_links(draft.cause, rule.id),
+                rules=[rule.id, *also],
             )
         )
     return rank_findings(out, symptom_map(rules))
+
+
+def _same_fault(drafts: list[_Draft]) -> list[tuple[_Draft, list[str]]]:
+    """One fault that several rules recognise (Xid 63 in dmesg and "Pending: Yes" in
+    nvidia-smi -q; a catalogue entry and a workflow rule) is one finding: same cause, same
+    entity. The most severe, most confident rule speaks; the others' evidence is added and
+    their ids listed in ``rules``."""
+    groups: dict[tuple, list[_Draft]] = {}
+    for d in drafts:
+        key = (d.cause, tuple(sorted((k, str(v)) for k, v in d.entity.items())), d.distinct)
+        groups.setdefault(key, []).append(d)
+    out: list[tuple[_Draft, list[str]]] = []
+    for members in groups.values():
+        if len(members) == 1:
+            out.append((members[0], []))
+            continue
+        members.sort(key=lambda d: (-SEVERITY_ORDER[d.severity], -d.crule.rule.confidence,
+                                    d.crule.id == "xid_catalogue", d.crule.id, d.first or ("", 0)))
+        lead = members[0]
+        also: list[str] = []
+        for d in members[1:]:
+            for k, ev in d.evidence.items():
+                lead.evidence.setdefault(k, ev)
+            lead.nodes |= d.nodes
+            lead.ranks |= d.ranks
+            lead.occurrences += d.occurrences
+            if d.crule.id not in also and d.crule.id != lead.crule.id:
+                also.append(d.crule.id)
+        out.append((lead, also))
+    return out
 
 
 class SymptomMap(dict):

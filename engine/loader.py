@@ -102,6 +102,10 @@ def _check(rule: Rule, crule: CompiledRule, vocab: Vocabulary, derived_kinds: se
             if p.kind not in FACT_KINDS:
                 fail(("when", section, i, "fact"), f"unknown fact kind '{p.kind}'")
                 continue
+            if section == "none" and p.kind in aliases.values():
+                # durable-rules never takes a firing back: which of two facts of one kind came
+                # first would decide the result. Aggregate first (a summary fact), then join it.
+                fail(("when", section, i, "fact"), f"'none' may not name '{p.kind}', a kind this rule also matches under 'all'")
             if section == "none" and p.kind in derived_kinds:
                 fail(("when", section, i, "fact"), f"'none' may not name the derived kind '{p.kind}'")
             fields = FACT_KINDS[p.kind].model_fields

@@ -22,7 +22,7 @@ def _joins(
 ) -> Iterator[list[Fact]]:
     def walk(i: int, chosen: list[Fact], bound: dict[str, dict[str, Any]]) -> Iterator[list[Fact]]:
         if i == len(rule.all):
-            for p in rule.none:
+            for p in rule.none:  # (the loader keeps 'none' kinds apart from 'all' kinds)
                 if any(_matches(p, v, bound) for _, v in index.get(p.kind, ())):
                     return
             yield list(chosen)

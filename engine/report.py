@@ -51,6 +51,7 @@ class Finding(_M):
     explains: list[int] = Field(default_factory=list)
     explained_by: list[int] = Field(default_factory=list)
     kb: list[str] = Field(default_factory=list)
+    rules: list[str] = Field(default_factory=list, description="every rule that recognised this fault, 'rule' first (one fault, one finding)")
     references: list[str] = Field(default_factory=list)
     placed_by: list[str] = Field(default_factory=list, description="how localisation placed the entity: the evidence that singled it out (pairwise tests, port rates, a peer address)")
     blast_radius: list[str] = Field(default_factory=list, description="for a finding lifted to a shared element: the entities behind it that it explains")

@@ -29,6 +29,10 @@ class Condition(_Strict):
 
 
 class When(_Strict):
+    """``all``: patterns that must each match a distinct fact. ``none``: patterns no fact may
+    match; a ``none`` kind may not also appear under ``all`` (durable never retracts a firing,
+    so the result would depend on the order facts arrive)."""
+
     all: list[Condition] = Field(min_length=1)
     none: list[Condition] = Field(default_factory=list)
 

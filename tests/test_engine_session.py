@@ -121,3 +121,19 @@ def test_rule_thresholds_in_exponent_notation_are_rejected():
     })
     with pytest.raises(CompileError):
         compile_rule(rule, "t.yaml")
+
+
+def test_none_of_a_kind_matched_under_all_is_rejected(tmp_path):
+    """durable-rules never retracts a firing, so "no other fact of my own kind" would depend on
+    the order facts arrive: the loader refuses it (aggregate into a summary fact instead)."""
+    from stethoscope.engine.loader import load_rules
+
+    path = tmp_path / "solo.yaml"
+    path.write_text(
+        "id: solo\ntitle: t\ncause: gpu_fell_off_bus\ncomponent: gpu\nseverity: critical\n"
+        "when:\n  all:\n    - fact: xid_event\n      as: x\n      match: {xid: 79}\n"
+        "  none:\n    - fact: xid_event\n      match: {node: $x.node, xid: 79}\n"
+        "then:\n  finding:\n    summary: s\n    evidence: [x]\n"
+    )
+    errors = [str(e) for e in load_rules([path], root=tmp_path).errors]
+    assert errors and "also matches under 'all'" in errors[0] and errors[0].startswith("solo.yaml:12:")
