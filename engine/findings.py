@@ -31,6 +31,7 @@ class _Draft:
     actions: tuple[str, ...] = ()
     first: tuple[str, int] | None = None
     distinct: tuple[str, ...] = ()
+    facts: list[Fact] = field(default_factory=list)  # the first facts bound, to pick KB cases
 
 
 def _label(entity: dict[str, object], nodes: set[str]) -> str:
@@ -116,6 +117,8 @@ def build_findings(
             draft = drafts[key] = _Draft(crule, entity, render(spec.summary, bound), cause=cause, component=component,
                                          severity=severity, actions=actions, distinct=distinct)
         draft.occurrences += 1
+        if len(draft.facts) < 16:
+            draft.facts.extend(bound.values())
         # the summary of a merged finding is that of its earliest line, whatever order the
         # evaluator fired in (summaries may quote per-line fields: a link, an Xid code)
         first = min(((ev.path, ev.line) for alias in spec.evidence for ev in _evidence_of(bound[alias], facts)), default=("", 0))
@@ -160,7 +163,7 @@ def build_findings(
                 ranks=sorted(draft.ranks),
                 occurrences=draft.occurrences,
                 references=list(rule.references),
-                kb=kb_links(draft.cause, rule.id),
+                kb=kb_links(draft.cause, rule.id, draft.facts),
                 rules=[rule.id, *also],
             )
         )

@@ -89,9 +89,54 @@ def load_cases() -> tuple[Case, ...]:
     return tuple(out)
 
 
-def links(cause: str, rule: str) -> list[str]:
-    """``kb/<id>`` of every case whose signature matches a finding's cause and rule."""
-    return [c.ref for c in load_cases() if cause in c.signature.causes and (not c.signature.rules or rule in c.signature.rules)]
+_FACT_TEST = re.compile(r"^(?P<field>[a-z_][a-z0-9_]*)(?:(?P<op>>=|<=|=|>|<)(?P<value>\S+))?$")
+
+
+def _fact_matches(pattern: str, facts: list) -> bool:
+    """A signature fact such as ``xid_event xid=31 process`` or ``xid_repeat pids>=2``: the
+    kind, then field tests (``field`` alone: the field is set); words that are no test are
+    prose and ignored."""
+    kind, *tests = pattern.split()
+    for f in facts:
+        if f.kind != kind:
+            continue
+        ok = True
+        for t in tests:
+            m = _FACT_TEST.match(t)
+            if not m or m["field"] not in type(f).model_fields:
+                continue
+            have = getattr(f, m["field"], None)
+            if m["op"] is None:
+                ok = have not in (None, False)
+            elif have is None:
+                ok = False
+            else:
+                want: object = m["value"]
+                if isinstance(have, bool):
+                    want = want.lower() == "true"
+                elif isinstance(have, (int, float)):
+                    try:
+                        want = float(want)
+                    except ValueError:
+                        ok = False
+                        break
+                ok = {"=": have == want, ">=": have >= want, "<=": have <= want, ">": have > want, "<": have < want}[m["op"]]
+            if not ok:
+                break
+        if ok:
+            return True
+    return False
+
+
+def links(cause: str, rule: str, facts: list | None = None) -> list[str]:
+    """``kb/<id>`` of the cases whose signature matches a finding's cause and rule; where
+    several do, those whose signature facts match the finding's own facts (Xid 13 vs 31)."""
+    cands = [c for c in load_cases() if cause in c.signature.causes and (not c.signature.rules or rule in c.signature.rules)]
+    if len(cands) > 1 and facts:
+        precise = [c for c in cands if any(_fact_matches(p, facts) for p in c.signature.facts)]
+        if precise:
+            cands = precise
+    return [c.ref for c in cands]
 
 
 def get(ref: str) -> Case | None:

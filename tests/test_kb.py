@@ -132,3 +132,18 @@ def test_a_bundle_with_nvidia_smi_and_nccl_logs_checks_those_branches(ruleset):
     branches = {nc.branch for nc in report.not_checked}
     assert not branches & {"gpu_state", "nccl_path", "scope"}
     assert "kernel_errors" in branches
+
+
+def test_links_pick_the_case_whose_signature_facts_match_the_finding():
+    """Two cases share app_gpu_fault: an Xid 13 finding links the Xid 13 case, not Xid 31's."""
+    from stethoscope.engine.kb import links
+    from stethoscope.facts.model import Evidence
+    from stethoscope.facts.parsers.kernel_log_facts import XidEvent
+
+    def xid(code):
+        return XidEvent(id=f"x{code}", node="n1", pci_bus_id="0000:cb:00.0", xid=code, pid=7, process="python3",
+                        message="m", evidence=Evidence(path="d", line=1, text="t"))
+
+    assert links("app_gpu_fault", "xid13_31_app_fault", [xid(13)]) == ["kb/xid-13-graphics-exception-app"]
+    assert links("app_gpu_fault", "xid13_31_app_fault", [xid(31)]) == ["kb/xid-31-wild-pointer"]
+    assert len(links("app_gpu_fault", "xid13_31_app_fault")) == 2  # no facts: every case of the cause
