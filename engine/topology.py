@@ -15,6 +15,7 @@ import re
 
 import networkx as nx
 
+from stethoscope.engine.topo_matrix import add_nic_locality
 from stethoscope.facts.inventory import Inventory
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.gpu_state_facts import GpuFact
@@ -87,6 +88,7 @@ def build(facts: list[Fact], inventory: Inventory | None = None) -> nx.Graph:
         elif k == "inventory_uplink":
             g.add_edge(switch(g, f.switch), switch(g, f.uplink), type="uplink")
     _rings(g, facts)
+    add_nic_locality(g, facts, _add, host)  # GPU<->HCA under one PCIe switch, from topo -m without a dump
     for f in facts:  # GPUs nvidia-smi reports, where no topology dump placed them already
         if isinstance(f, GpuFact) and f.node not in ("unknown", "fabric") and f"gpu:{f.node}/{f.pci_bus_id}" not in g:
             g.add_edge(host(g, f.node), _add(g, f"gpu:{f.node}/{f.pci_bus_id}", "gpu", f"GPU {f.pci_bus_id}"), type="has")

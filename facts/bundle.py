@@ -51,6 +51,19 @@ class Skipped:
     reason: str
 
 
+class LazyFile:
+    """A file of a folder bundle, read only when its turn comes, so that a bundle of 1,024
+    nodes is never in memory at once. ``len()`` is its size on disk."""
+
+    __slots__ = ("path", "size")
+
+    def __init__(self, path: Path, size: int):
+        self.path, self.size = path, size
+
+    def __len__(self) -> int:
+        return self.size
+
+
 @dataclass
 class RawBundle:
     source: str
@@ -86,6 +99,19 @@ class _Budget:
         if self.total > MAX_TOTAL_BYTES:
             raise BundleError(f"bundle expands to more than {MAX_TOTAL_BYTES >> 30} GiB")
         return data
+
+    def account(self, size: int, name: str, raw: RawBundle) -> bool:
+        """The same limits for a file that will be read later (a folder bundle's)."""
+        self.members += 1
+        if self.members > MAX_MEMBERS:
+            raise BundleError(f"more than {MAX_MEMBERS} files in the bundle")
+        if size > MAX_FILE_BYTES:
+            raw.skipped.append(Skipped(name, f"larger than {MAX_FILE_BYTES >> 20} MiB"))
+            return False
+        self.total += size
+        if self.total > MAX_TOTAL_BYTES:
+            raise BundleError(f"bundle expands to more than {MAX_TOTAL_BYTES >> 30} GiB")
+        return True
 
 
 def _read_tar(path: Path, raw: RawBundle) -> None:
@@ -179,6 +205,13 @@ def _read_dir(root: Path, raw: RawBundle) -> None:
                     raw.skipped.append(Skipped(rel, "not a regular file"))
                     continue
                 with open(full, "rb") as stream:
+                    # read later, one at a time: any file but the gzipped ones (their size
+                    # once expanded counts against the limits now) and the host-name files
+                    if not fname.endswith("hostname") and stream.read(2) != b"\x1f\x8b":
+                        if budget.account(st.st_size, rel, raw):
+                            raw.files.append((rel, LazyFile(full, st.st_size)))
+                        continue
+                    stream.seek(0)
                     data = budget.read(stream, rel, raw)
             except OSError as exc:
                 raw.skipped.append(Skipped(rel, f"unreadable: {exc.strerror or exc}"))
@@ -242,6 +275,9 @@ def _gunzip_members(raw: RawBundle) -> None:
     out: list[tuple[str, bytes]] = []
     total = sum(len(d) for _, d in raw.files)  # the total limit counts decompressed bytes
     for name, data in raw.files:
+        if isinstance(data, LazyFile):
+            out.append((name, data))  # expanded, within the same limits, when it is read
+            continue
         if data[:2] == b"\x1f\x8b":
             try:
                 with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
@@ -292,6 +328,26 @@ def is_binary(head: bytes) -> bool:
     return b"\x00" in head[:8192]
 
 
+def _load(lazy: LazyFile, name: str, raw: RawBundle) -> bytes | None:
+    """Read a folder bundle's file now (gunzipped under the same limits); a problem is a
+    skipped file, as it would have been at scan time."""
+    try:
+        with open(lazy.path, "rb") as stream:
+            data = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raw.skipped.append(Skipped(name, f"unreadable: {exc.strerror or exc}"))
+        return None
+    if len(data) > MAX_FILE_BYTES:
+        raw.skipped.append(Skipped(name, f"larger than {MAX_FILE_BYTES >> 20} MiB"))
+        return None
+    if data[:2] == b"\x1f\x8b":
+        one = RawBundle(source=raw.source, files=[(name, data)])
+        _gunzip_members(one)
+        raw.skipped.extend(one.skipped)
+        return one.files[0][1] if one.files else None
+    return data
+
+
 def artefacts(raw: RawBundle) -> tuple[list[Artefact], list[Skipped]]:
     """Turn the files into artefacts with their node; binary files are returned as skipped."""
     skipped: list[Skipped] = []
@@ -319,6 +375,11 @@ def iter_artefacts(raw: RawBundle, skipped: list[Skipped], release: bool = False
         data = raw.files[i][1]
         if release:
             raw.files[i] = (name, b"")
+        if isinstance(data, LazyFile):
+            loaded = _load(data, name, raw)
+            if loaded is None:
+                continue
+            data = loaded
         head = data[:HEAD_BYTES]
         if is_binary(head):
             skipped.append(Skipped(name, "binary file"))

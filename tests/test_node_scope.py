@@ -85,3 +85,20 @@ def test_pairs_split_over_two_spines_name_both_not_the_first_shortest_path():
     facts, g = _two_leaves(["spine01"])  # one spine: it lies on every path of the slow pairs
     (f,) = pairwise(facts, g)
     assert f.entity.switch == "spine01" and "every pair through switch spine01 is slow (48 of 48)" in f.summary
+
+
+def test_every_rank_of_one_node_lifts_to_the_node_with_its_blast_radius(ruleset):
+    """node-ranks-stuck-6 (fixtures/bundles/generate_node_ranks.py): gpu-04's eight ranks never
+    reached all_reduce #812; the other nodes' ranks waited. The near miss has two of eight."""
+    report = diagnose_bundle(BUNDLES / "node-ranks-stuck-6" / "bundle", ruleset)
+    top = report.findings[0]
+    assert (top.rule, top.entity.node, top.entity.rank) == ("localise_common_cause", "gpu-04", None)
+    assert top.blast_radius == [f"gpu-04 GPU {b} rank {24 + i}" for i, b in enumerate(
+        ["0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0", "0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0"])]
+    assert "ranks on other nodes do not" in top.placed_by[0]
+    # the stuck ranks' own dump-signal lines, and the timeout they left the others in
+    assert sum("Last enqueued NCCL work: 811" in e.text for e in top.evidence if e.path.startswith("gpu-04/")) == 8
+    assert any(e.path == "gpu-01/train.log" and "SeqNum=812" in e.text for e in top.evidence)
+    near = diagnose_bundle(BUNDLES / "node-ranks-partial-4" / "bundle", ruleset)
+    assert not [f for f in near.findings if f.rule == "localise_common_cause"]
+    assert [(f.entity.node, f.entity.rank) for f in near.findings if f.rule == "nccl_timeout_straggler"] == [("gpu-02", 10), ("gpu-02", 13)]

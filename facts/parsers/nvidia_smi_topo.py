@@ -1,4 +1,4 @@
-"""``nvidia-smi topo -m``: how each GPU reaches each other GPU and each NIC.
+"""``nvidia-smi topo -m`` (or ``-mp``): how each GPU reaches each other GPU and each NIC.
 
 Sample content (real, 2 x H200 NV18 host; the header is underlined with ANSI escapes)::
 
@@ -6,12 +6,24 @@ Sample content (real, 2 x H200 NV18 host; the header is underlined with ANSI esc
     GPU0	 X 	NV18	0-31	0		N/A
     GPU1	NV18	 X 	0-31	0		N/A
 
-With NICs the matrix has ``NIC0 ...`` columns and rows and a legend (``  NIC0: mlx5_0``).
+Pasted into issue threads the tabs become runs of spaces, sometimes too few, so that two cells
+touch (NVIDIA/nccl#933, vllm#8691)::
+
+            GPU0    GPU1 ...  NIC6    NIC7NIC8    NIC9    CPU Affinity    NUMA Affinity   GPU NUMA ID
+    GPU0     X      NV18 ...  SYS     SYSSYS      SYS     NODE    0-47,96-143     0               N/A
+    NIC0    PXB     SYS ...
+
+Older drivers name NICs by their RDMA device (``mlx5_0`` columns and rows); newer ones say
+``NIC0`` and add a ``NIC Legend:`` (``  NIC0: mlx5_0``). Cells come from a closed vocabulary
+(``X``, ``NV#``, ``PIX``, ``PXB``, ``PHB``, ``NODE``, ``SYS``, old ``SOC``), so a row is read
+cell by cell from that vocabulary, not by splitting on tabs; the header gives the device of
+each column and the names of the affinity columns that follow the cells.
 
 Facts: ``gpu_topo_link`` per pair of devices (each pair once, evidence: the row of the first),
-``connection`` as printed (``NV18``, ``PIX``, ``PXB``, ``PHB``, ``NODE``, ``SYS``), ``nvlinks``
-for ``NV#``, the NIC's RDMA device from the legend. A row with fewer cells than the header
-has devices is a ParseError. Empty output: nothing read.
+``connection`` as printed, ``nvlinks`` for ``NV#``, each NIC end's RDMA device from the
+legend or its column name; ``gpu_topo_affinity`` per GPU row (CPU and NUMA affinity, GPU NUMA
+id). A row with fewer cells than the header has devices is a ParseError. Rows before any
+header (a fragment) are counted as unknown. Empty output: nothing read.
 """
 from __future__ import annotations
 
@@ -25,9 +37,14 @@ KIND = "nvidia_smi_topo"
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # GPU0	GPU1	NIC0	CPU Affinity	NUMA Affinity	GPU NUMA ID
-_HEADER = re.compile(r"^\s*(?:GPU|NIC)\d+(?:\s+(?:GPU|NIC)\d+)*\s+CPU Affinity")
-# GPU0	 X 	NV18	0-31	0		N/A
-_ROW = re.compile(r"^(?P<dev>(?:GPU|NIC)\d+)\t(?P<cells>.*)$")
+# GPU0    GPU1 ... NIC7NIC8    NIC9    CPU Affinity    NUMA Affinity   GPU NUMA ID
+_HEADER = re.compile(r"^\s*GPU0\s*(?:(?:GPU|NIC)\d+|mlx\d+_\d+)[^\n]*?\bCPU Affinity")
+_DEVICE = re.compile(r"GPU\d+|NIC\d+|mlx\d+_\d+")
+_AFFINITY_COLUMNS = re.compile(r"CPU Affinity|NUMA Affinity|GPU NUMA ID")
+# GPU0	 X 	NV18	0-31	0		N/A      |  mlx5_0	PXB	PXB	SYS ...
+_ROW = re.compile(r"^(?P<dev>GPU\d+|NIC\d+|mlx\d+_\d+)(?=\s)")
+# one cell: "SYSSYS" is two cells that a paste glued together
+_CELL = re.compile(r"\s*(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)(?![a-z])")
 #   NIC0: mlx5_0
 _LEGEND = re.compile(r"^\s+(?P<nic>NIC\d+): (?P<name>\S+)\s*$")
 _DETECT = re.compile(r"^(?:\x1b\[[0-9;]*m)?\s*GPU0\s+(?:GPU|NIC)\d+[^\n]*CPU Affinity|^\s+NV#\s+= Connection traversing a bonded set", re.M)
@@ -38,11 +55,23 @@ class GpuTopoLink(Fact):
     """One cell of ``nvidia-smi topo -m``: how device ``a`` reaches device ``b``."""
 
     kind: Literal["gpu_topo_link"] = "gpu_topo_link"
-    a: str  # "GPU0"
-    b: str  # "GPU1" | "NIC0"
+    a: str  # "GPU0" | "NIC0" | "mlx5_0"
+    b: str  # "GPU1" | "NIC0" | "mlx5_0"
     connection: str  # NV18 | PIX | PXB | PHB | NODE | SYS
     nvlinks: int | None = None
-    b_rdma_device: str | None = None  # "mlx5_0" for a NIC, from the legend
+    b_rdma_device: str | None = None  # "mlx5_0" for a NIC, from the legend or the column name
+    a_rdma_device: str | None = None
+
+
+@fact_kind
+class GpuTopoAffinity(Fact):
+    """The affinity columns of one GPU row of ``nvidia-smi topo -m``, as printed."""
+
+    kind: Literal["gpu_topo_affinity"] = "gpu_topo_affinity"
+    gpu: str  # "GPU0"
+    cpu_affinity: str | None = None  # "0-47,96-143" | "N/A"
+    numa_affinity: str | None = None  # "0" | "6-7" | "N/A"
+    gpu_numa_id: str | None = None  # "N/A" except on GPUs with their own NUMA node (Grace)
 
 
 def detect(head: str) -> bool:
@@ -52,26 +81,49 @@ def detect(head: str) -> bool:
     return bool(_DETECT.search(head))
 
 
+def _rdma(dev: str, legend: dict[str, str]) -> str | None:
+    return dev if dev.startswith("mlx") else legend.get(dev)
+
+
+def _cells(rest: str, count: int) -> tuple[list[str], str]:
+    """Up to ``count`` cells from the start of ``rest``, and what follows them."""
+    out, pos = [], 0
+    while len(out) < count:
+        m = _CELL.match(rest, pos)
+        if not m:
+            break
+        out.append(m[1])
+        pos = m.end()
+    return out, rest[pos:]
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     lines = [_ANSI.sub("", ln) for ln in artefact.lines]
     legend = {m["nic"]: m["name"] for m in (_LEGEND.match(ln) for ln in lines) if m}
     devices: list[str] = []
+    columns: list[str] = []
     cells: list[tuple[int, str, list[str]]] = []
     for n, line in enumerate(lines, 1):
         if _HEADER.match(line):
-            devices = re.findall(r"\b(?:GPU|NIC)\d+\b", line.split("CPU Affinity")[0])
+            head, _, tail = line.partition("CPU Affinity")
+            devices = _DEVICE.findall(head)
+            columns = ["CPU Affinity"] + _AFFINITY_COLUMNS.findall(tail)
             result.lines_used += 1
             continue
         m = _ROW.match(line)
-        if m and devices:
-            row = [c.strip() for c in m["cells"].split("\t")]
+        if m and devices and m["dev"] in devices:
+            row, rest = _cells(line[m.end():], len(devices))
             if len(row) < len(devices):
                 fb.error(n, f"nvidia-smi topo: row {m['dev']} has {len(row)} cells for {len(devices)} devices")
                 continue
-            cells.append((n, m["dev"], row[: len(devices)]))
+            cells.append((n, m["dev"], row))
             result.lines_used += 1
+            if m["dev"].startswith("GPU") and rest.split():
+                vals = dict(zip(columns, rest.split()))
+                fb.add(GpuTopoAffinity, n, gpu=m["dev"], cpu_affinity=vals.get("CPU Affinity"),
+                       numa_affinity=vals.get("NUMA Affinity"), gpu_numa_id=vals.get("GPU NUMA ID"), text=artefact.lines[n - 1])
         elif _LEGEND.match(line):
             result.lines_used += 1
     seen: set[frozenset[str]] = set()
@@ -83,5 +135,5 @@ def parse(artefact: Artefact) -> ParseResult:
             seen.add(pair)
             nv = re.fullmatch(r"NV(\d+)", conn)
             fb.add(GpuTopoLink, n, a=dev, b=other, connection=conn, nvlinks=int(nv[1]) if nv else None,
-                   b_rdma_device=legend.get(other), text=artefact.lines[n - 1])
+                   b_rdma_device=_rdma(other, legend), a_rdma_device=_rdma(dev, legend), text=artefact.lines[n - 1])
     return result
