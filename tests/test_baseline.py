@@ -56,11 +56,13 @@ def test_socket_only_is_50x_below_and_names_the_overrides(db):
     for setting in ("NCCL_P2P_DISABLE unset -> 1", "NCCL_SHM_DISABLE unset -> 1", "NCCL_SOCKET_IFNAME unset -> lo"):
         assert setting in diff
     findings = data["report"]["findings"]
-    top = findings[0]
-    assert top["cause"] == "busbw_below_baseline" and "baseline h200-pair" in top["summary"]
-    assert any(e["text"].startswith("   268435456") for e in top["evidence"])
-    likely = next(f for f in findings if f["rule"] == "nccl_env_slow_path_low_busbw")
+    # the overrides are the root cause, the low bandwidth their cascade
+    likely = findings[0]
+    assert likely["rule"] == "nccl_env_slow_path_low_busbw" and likely["role"] == "root_cause"
     assert "NCCL_P2P_DISABLE=1" in likely["summary"] and "NCCL_SHM_DISABLE=1" in likely["summary"]
+    low = next(f for f in findings if f["cause"] == "busbw_below_baseline")
+    assert "baseline h200-pair" in low["summary"] and low["role"] == "cascade" and likely["rank"] in low["explained_by"]
+    assert any(e["text"].startswith("   268435456") for e in low["evidence"])
     text = runner.invoke(app, ["baseline", "compare", str(SOCKET_BUNDLE), "--name", "h200-pair"]).output
     assert "BELOW" in text and "NCCL_P2P_DISABLE=1" in text
 
