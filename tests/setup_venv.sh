@@ -28,8 +28,12 @@ fi
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q -e ".[test]"
+# pip's and setuptools' chatter goes to a log, shown only when the install fails
+if ! { .venv/bin/python -m pip install -q --upgrade pip && .venv/bin/python -m pip install -q -e ".[test]"; } >.venv/install.log 2>&1; then
+  cat .venv/install.log >&2
+  echo "installing gpu-stethoscope into .venv failed (log above, also in .venv/install.log)" >&2
+  exit 1
+fi
 # Graphviz renders `steth topology show --image` (SVG, PNG); its tests are skipped without it
 if ! command -v dot >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq graphviz >/dev/null
