@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from stethoscope.facts.model import Evidence, Fact
+from stethoscope.facts.model import Fact
 
 
 class ParseError(Exception):
@@ -46,7 +46,9 @@ class Artefact:
             lines = self.text.split("\n")
             if lines and lines[-1] == "":
                 lines.pop()
-            self._lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+            if "\r" in self.text:  # most files have none: no per-line pass then
+                lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+            self._lines = lines
         return self._lines
 
     def line_of(self, offset: int) -> int:
@@ -94,6 +96,10 @@ class ParseResult:
     errors: list[ParseError] = field(default_factory=list)
 
 
+#: fact class -> its kind (FactBuilder.add's cache)
+_KIND_OF: dict[type[Fact], str] = {}
+
+
 class FactBuilder:
     """Builds facts with evidence and ids unique within the diagnosis.
 
@@ -107,17 +113,20 @@ class FactBuilder:
         self._seen: Counter[str] = Counter()
 
     def add(self, cls: type[Fact], line: int, node: str | None = None, text: str | None = None, **fields: Any) -> Fact:
-        kind = cls.model_fields["kind"].default
+        kind = _KIND_OF.get(cls)
+        if kind is None:  # model_fields is a costly property: once per class
+            kind = _KIND_OF[cls] = cls.model_fields["kind"].default
         base = f"{self.artefact.path}:{line}:{kind}"
         n = self._seen[base]
-        self._seen[base] += 1
+        self._seen[base] = n + 1
         fid = base if n == 0 else f"{base}#{n}"
         if text is None:
             text = self.artefact.lines[line - 1]
+        # evidence as a dict: validated into an Evidence by the fact's own (single) validation
         fact = cls(
             id=fid,
             node=node or self.artefact.node,
-            evidence=Evidence(path=self.artefact.path, line=line, text=text),
+            evidence={"path": self.artefact.path, "line": line, "text": text},
             **fields,
         )
         self.result.facts.append(fact)

@@ -31,15 +31,22 @@ import re
 from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "nccl_channels"
 
 # vm:1428:1439 [0] NCCL INFO Channel 00/24 : 0 1      (the prefix as nccl_log reads it)
 _HEADER = re.compile(r"(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>-?\d+)\] (?:\S+:\d+ )?NCCL INFO (?P<msg>.*?)\s*$")
-# prefilter: only the lines this parser may use
-# (starts with a literal, so the scan skips ahead by substring search; see base.iter_lines)
-_CANDIDATES = re.compile(r"NCCL INFO (?:Channel \d+/\d+ :[^\S\n]+-?\d|Trees |Tree \d|Ring \d+ : -?\d+ -> -?\d+ -> -?\d+[^\S\n]*$|(?:\w+ )?comm 0x)", re.M)
+# the messages this parser may use (what _COMM, _ORDER, "Trees ", _TREE and _RING start with)
+_WANTED = r"(?:Channel \d+/\d+ :[^\S\n]+-?\d|Trees |Tree \d|Ring \d+ : -?\d+ -> -?\d+ -> -?\d+[^\S\n]*$|(?:\w+ )?comm 0x)"
+# Candidates: "NCCL INFO " then a wanted message (the scan starts with a literal, so the regex
+# engine skips ahead by substring search). The common line starts with NCCL's prefix right
+# before it: _PREFIX, matched in place, gives the groups _HEADER would; any other candidate line
+# (a timestamp or mpirun tag in front, the wanted text after another message) goes through
+# _HEADER as a whole line.
+_CANDIDATES = re.compile(r"NCCL INFO " + _WANTED + r"[^\n]*", re.M)
+# vm:1428:1439 [0]       vm:1428:1439 [0] init.cc:1000
+_PREFIX = re.compile(r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[-?\d+\] (?:\S+:\d+ )?")
 _DETECT = re.compile(r"NCCL INFO (?:Channel \d+/\d+ :(?:\s+-?\d+)+\s*$|Trees \[\d+\] )", re.M)
 # Channel 00/24 : 0 1        Channel 00/04 :    0   1   2   3
 _ORDER = re.compile(r"^Channel (?P<ch>\d+)/(?P<n>\d+) :(?P<ranks>(?:\s+-?\d+)+)$")
@@ -120,11 +127,22 @@ def parse(artefact: Artefact) -> ParseResult:
     acc = _Acc()
     comm_of: dict[tuple[str, int, int], tuple[str, int]] = {}  # (host, pid, tid) -> (comm, nranks)
     id_of: dict[str, str] = {}  # comm pointer -> commId
-    for no, line in iter_lines(_CANDIDATES, artefact):
-        h = _HEADER.search(line)
-        if not h:
-            continue
-        node, pid, msg = artefact.node_for(h["host"]), int(h["pid"]), h["msg"]
+    text, line_of, node_for, rfind = artefact.text, artefact.line_of, artefact.node_for, artefact.text.rfind
+    prefix = _PREFIX.fullmatch
+    starts: dict[int, int] = {}  # line -> its offset: evidence without splitting the whole text
+    for cand in _CANDIDATES.finditer(text):
+        start = rfind("\n", 0, cand.start()) + 1
+        no = line_of(start)
+        starts[no] = start
+        h = prefix(text, start, cand.start())
+        if h:  # NCCL's prefix at the start of the line, then the wanted message
+            msg = cand.group()[10:].rstrip()  # what _HEADER's "(?P<msg>.*?)\s*$" leaves
+        else:
+            h = _HEADER.search(text[start:cand.end()])
+            if not h:
+                continue
+            msg = h["msg"]
+        node, pid = node_for(h["host"]), int(h["pid"])
         thread = (node, pid, int(h["tid"]))
         if m := _COMM.match(msg):
             if m["id"]:
@@ -160,9 +178,16 @@ def parse(artefact: Artefact) -> ParseResult:
             acc.add(NcclRingNeighbour, (comm, r, p, n), no, node, int(m["ch"]), comm=comm, rank=r, prev_rank=p, next_rank=n, pid=pid)
     for (cls, *_), (line, node, fields, chans) in acc.items.items():
         extra = {"channel_count": len(chans)} if cls is NcclRingOrder else {}
-        fb.add(cls, line, node=node, channels=",".join(map(str, sorted(chans))), **fields, **extra)
+        fb.add(cls, line, node=node, text=_line_at(text, starts[line]), channels=",".join(map(str, sorted(chans))), **fields, **extra)
     result.lines_used = 0  # see the module docstring: nccl_log counts these lines
     return result
+
+
+def _line_at(text: str, start: int) -> str:
+    """The line that starts at ``start``, as ``Artefact.lines`` gives it (a trailing "\\r" dropped)."""
+    end = text.find("\n", start)
+    line = text[start:] if end == -1 else text[start:end]
+    return line[:-1] if line.endswith("\r") else line
 
 
 def _tree(acc: _Acc, comm: str, rank: int, up: str, down: str, line: int, node: str, ch: int, pid: int) -> None:

@@ -134,6 +134,8 @@ class _Reader:
     def __init__(self, first_line: int):
         self.offset = first_line - 1
         self.path: list[str] = []
+        # per open element, its path below <gpu> as a tuple (KEYS' key; built once per element)
+        self.subs: list[tuple[str, ...]] = []
         self.starts: list[int] = []
         self.has_child: list[bool] = []
         self.chars: list[str] = []
@@ -141,35 +143,41 @@ class _Reader:
         self.records: list[GpuRecord] = []
         self.rec: GpuRecord | None = None
         self.parser = expat.ParserCreate()
+        self.parser.buffer_text = True  # one text callback per run of text, not one per line
         self.parser.StartElementHandler = self.start
         self.parser.EndElementHandler = self.end
         self.parser.CharacterDataHandler = self.chars.append
 
     def start(self, name: str, attrs: dict[str, str]) -> None:
         line = self.parser.CurrentLineNumber + self.offset
-        if self.has_child:
-            self.has_child[-1] = True
-        self.path.append(name)
+        has_child, path = self.has_child, self.path
+        if has_child:
+            has_child[-1] = True
+        depth = len(path)
+        path.append(name)
+        sub = self.subs[-1] + (name,) if depth >= 2 else ()
+        self.subs.append(sub)
         self.starts.append(line)
-        self.has_child.append(False)
+        has_child.append(False)
         self.chars.clear()
-        if len(self.path) == 2 and name == "gpu":
+        if depth == 1 and name == "gpu":
             bus = try_pci_bus_id(attrs.get("id")) or "unknown"
             self.rec = GpuRecord(pci_bus_id=bus, line=line)
             self.records.append(self.rec)
-        elif self.rec is not None and (key := SECTIONS.get(tuple(self.path[2:]))):
+        elif self.rec is not None and (key := SECTIONS.get(sub)):
             self.rec.values[key] = ("", line)
 
     def end(self, name: str) -> None:
-        line, leaf = self.starts.pop(), not self.has_child.pop()
-        value = "".join(self.chars).strip()
-        self.chars.clear()
+        line, leaf, sub = self.starts.pop(), not self.has_child.pop(), self.subs.pop()
+        depth = len(self.path)
         if leaf:
-            if len(self.path) == 2:
+            value = "".join(self.chars).strip()
+            if depth == 2:
                 self.top[name] = value
-            elif self.rec is not None and len(self.path) > 2 and self.path[1] == "gpu":
-                self._take(tuple(self.path[2:]), value, line)
-        if len(self.path) == 2 and name == "gpu":
+            elif self.rec is not None and depth > 2 and self.path[1] == "gpu":
+                self._take(sub, value, line)
+        self.chars.clear()
+        if depth == 2 and name == "gpu":
             self.rec = None
         self.path.pop()
 
