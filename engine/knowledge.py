@@ -32,3 +32,22 @@ def load_vocabulary() -> Vocabulary:
         severities=tuple(tax["severities"]),
         actions=dict(acts["actions"]),
     )
+
+
+POLARITIES = ("error", "warning", "state", "info")
+
+
+@dataclass(frozen=True)
+class Polarity:
+    """What a fact kind means for the verdict (knowledge/fact_polarity.yaml)."""
+
+    polarity: str
+    component: str | None = None
+    unread_reason: str | None = None
+
+
+@lru_cache(maxsize=1)
+def load_polarity() -> dict[str, Polarity]:
+    """kind -> its declared polarity; checked against the vocabulary by tests/test_polarity.py."""
+    raw = _load("fact_polarity.yaml")["kinds"]
+    return {k: Polarity(**v) for k, v in raw.items()}

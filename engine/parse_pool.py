@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 from stethoscope.engine.report import FileCoverage, ParseProblem
-from stethoscope.facts.bundle import HEAD_BYTES
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
 from stethoscope.facts.registry import load_parsers
@@ -53,10 +52,12 @@ def default_jobs() -> int:
 
 
 def parse_one(art: Artefact) -> FileResult:
-    """Every parser whose ``detect`` accepts the head of ``art`` parses its whole text."""
+    """Every parser whose ``detect`` recognises one of its line signatures in ``art`` parses it."""
     out = FileResult(path=art.path)
-    head = art.text[:HEAD_BYTES]
-    kinds = [p for p in load_parsers() if p.detect(head)]
+    art.normalise()  # pasting and launcher wrappers off, line for line (facts/lines.py)
+    # every parser looks at the whole text: a pasted fragment may sit anywhere in a file
+    text = art.text
+    kinds = [p for p in load_parsers() if p.detect(text)]
     if not kinds:
         return out
     used = 0

@@ -34,6 +34,9 @@ class Artefact:
     text: str
     node: str = "unknown"
     node_from_folder: bool = False
+    #: the text as read when ``text`` is its normalised form (facts/lines.py); evidence quotes it
+    raw_text: str | None = field(default=None, repr=False)
+    _raw_lines: list[str] | None = field(default=None, repr=False)
     _lines: list[str] | None = field(default=None, repr=False)
     _offsets: list[int] | None = field(default=None, repr=False)
     _last: tuple[int, int] = field(default=(0, 1), repr=False)  # (offset, line) of line_of's last answer
@@ -50,6 +53,25 @@ class Artefact:
                 lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
             self._lines = lines
         return self._lines
+
+    def normalise(self) -> None:
+        """Strip pasting and launcher wrappers (facts/lines.py) from ``text``, line for line;
+        the original stays in ``raw_text`` for evidence."""
+        from stethoscope.facts.lines import normalise
+
+        norm = normalise(self.text)
+        if norm is not self.text:
+            self.raw_text, self.text = self.text, norm
+            self._lines, self._offsets, self._last = None, None, (0, 1)
+
+    def raw_line(self, line: int) -> str:
+        """The 1-based line as it was read (before normalisation): what evidence quotes."""
+        if self.raw_text is None:
+            return self.lines[line - 1]
+        if self._raw_lines is None:
+            raw = self.raw_text.split("\n")
+            self._raw_lines = [ln[:-1] if ln.endswith("\r") else ln for ln in raw]
+        return self._raw_lines[line - 1]
 
     def line_of(self, offset: int) -> int:
         """1-based line number of a character offset (for whole-text regex scans).
@@ -121,7 +143,7 @@ class FactBuilder:
         self._seen[base] = n + 1
         fid = base if n == 0 else f"{base}#{n}"
         if text is None:
-            text = self.artefact.lines[line - 1]
+            text = self.artefact.raw_line(line)
         # evidence as a dict: validated into an Evidence by the fact's own (single) validation
         fact = cls(
             id=fid,

@@ -1,0 +1,94 @@
+"""Line normalisation: the wrappers that pasting, launchers and log shippers put around lines.
+
+People paste logs into tickets and threads, launchers label every line with its rank, and log
+shippers stamp every line with their own time. None of that belongs to the artefact's format,
+so it is stripped before any parser looks at a line. Format-specific prefixes (syslog,
+journald, Talos, ``dmesg -T``, NCCL's ``host:pid:tid [dev]``, torchrun's ``[rank3]:`` and
+``[default0]:``, which carry a host or a rank) are left to the parser that owns the format.
+
+Stripping keeps one line for one line, so line numbers do not move: a parser reads the
+normalised text and its evidence quotes the original line (``Artefact.raw_line``).
+
+Wrappers, each with a real sample:
+
+- markdown quoting ``> `` (GitHub and mail replies), possibly nested::
+
+      > [0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer
+
+- a code-fence line (dropped) or a line wrapped in backticks or a one-line fence (unwrapped)::
+
+      ```docker run --gpus all --rm -it video-diffusion /bin/bash```
+      `init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank 39.`
+      `ACSCtl:	SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-`
+
+- Open MPI's ``--tag-output``: ``[1,3]<stdout>:node2:1234:1290 [3] NCCL INFO ...``
+- Slurm's ``srun -l`` label: ``10: torch.distributed.DistBackendError: NCCL error in: ...``
+- container runtimes: CRI log files (``/var/log/pods``) and ``docker logs -t`` / ``kubectl logs
+  --timestamps`` stamp each line with an RFC 3339 time in UTC (``Z``)::
+
+      2024-05-01T12:00:00.123456789Z stdout F gpu-operator-validator: Failed to initialize NVML
+      2023-09-12T08:14:05.000000001Z I0912 08:14:05.123 1 main.go:154] Starting FS watcher.
+
+  A time followed by a syslog host and tag (``2024-05-01T12:00:00Z node1 kernel: ...``,
+  journald's ``short-iso``) is journald's, not a container's: it is left to the kernel log.
+"""
+from __future__ import annotations
+
+import re
+
+# ```bash   /   ```   /   ```docker run --gpus all --rm -it video-diffusion /bin/bash```
+_FENCE = re.compile(r"^[ \t]*```(?P<body>[^\n]*?)[ \t]*$", re.M)
+# `ACSCtl:	SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-`
+_TICKS = re.compile(r"^[ \t]*`(?P<body>[^`\n]+)`[ \t]*$", re.M)
+# > [0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>
+_QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?:[ \t]|$))+", re.M)
+# [1,3]<stdout>:node2:1234:1290 [3] NCCL INFO Channel 00/0 : 3[3] -> 0[0] via P2P/CUMEM
+_MPIRUN = re.compile(r"^\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:[ \t]?", re.M)
+# 10: torch.distributed.DistBackendError: NCCL error in: .../ProcessGroupNCCL.cpp:1331, unhandled system error
+# (not ``ip addr``'s "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536", whose number is the interface's)
+_SRUN = re.compile(r"^\d{1,5}: (?=\S)(?![\w.@-]+: <)", re.M)
+# 2024-05-01T12:00:00.123456789Z stdout F gpu-operator-validator: Failed to initialize NVML
+# 2023-09-12T08:14:05.000000001Z I0912 08:14:05.123 1 main.go:154] Starting FS watcher.
+_CONTAINER_TS = re.compile(
+    r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z[ \t]+(?:(?:stdout|stderr)[ \t]+[FP][ \t]+)?"
+    r"(?![A-Za-z0-9][\w.-]* [\w./-]+(?:\[\d+\])?: )",  # "node1 kernel: ..." is journald's: kept
+    re.M,
+)
+
+#: literal gates: a text holding none of these has no wrapper, and is returned as it is
+_GATES = ("`", ">", "]<std", ": ", "Z ")
+
+
+def _fence(m: re.Match[str]) -> str:
+    body = m["body"]
+    if body.endswith("```"):
+        return body[:-3].rstrip()
+    # an opening or closing fence carries at most a language tag
+    return "" if re.fullmatch(r"[\w+.-]{0,20}", body) else body
+
+
+def normalise(text: str) -> str:
+    """``text`` with the wrappers above stripped from each line, line for line.
+
+    The same string object comes back when nothing was stripped, so callers can test
+    ``is`` to know whether the text changed."""
+    if not any(g in text for g in _GATES):
+        return text
+    out = text
+    for _ in range(3):  # wrappers nest: a quoted fence line, a labelled quoted line
+        before = out
+        if ">" in out:
+            out = _QUOTE.sub("", out)
+        if "```" in out:
+            out = _FENCE.sub(_fence, out)
+        if "`" in out:
+            out = _TICKS.sub(r"\g<body>", out)
+        if "]<std" in out:
+            out = _MPIRUN.sub("", out)
+        if ": " in out:
+            out = _SRUN.sub("", out)
+        if "Z " in out or "Z\t" in out:
+            out = _CONTAINER_TS.sub("", out)
+        if out == before:
+            break
+    return text if out == text else out
