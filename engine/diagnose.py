@@ -5,12 +5,12 @@ import os
 from dataclasses import dataclass, field
 from typing import Iterable, Literal
 
-from stethoscope.engine import fabric, parse_pool, reference, session
+from stethoscope.engine import accounting, fabric, parse_pool, reference, session
 from stethoscope.engine.decision_tree import not_checked
 from stethoscope.engine.findings import SEVERITY_ORDER, build_findings
 from stethoscope.engine.loader import RuleSet, load_rules
 from stethoscope.engine.localise import localise
-from stethoscope.engine.report import Coverage, Report, SkippedFile, Source
+from stethoscope.engine.report import Checked, Coverage, Report, SkippedFile, Source
 from stethoscope.facts.bundle import Skipped, iter_artefacts, read_bundle
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact
@@ -37,6 +37,7 @@ def parse_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes:
         obs.facts.extend(res.facts)
         obs.coverage.errors.extend(res.errors)
         obs.coverage.files.append(res.coverage)
+    obs.facts.extend(accounting.parse_problem_facts(obs.coverage))  # an unreadable line is never silent
     obs.facts.extend(fabric.summarise(obs.facts))  # cross-port and cross-reading comparisons
     from stethoscope.engine import nccl_summary  # cross-rank, cross-run and baseline comparisons
 
@@ -45,14 +46,25 @@ def parse_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes:
 
 
 def evaluate_all(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "durable"):
-    """Findings and derived facts of ``facts`` under one evaluator."""
+    """Findings and derived facts of ``facts`` under one evaluator.
+
+    Two passes: the rules, then the meta rules (``rules/meta/``) over every error no finding
+    of the first pass cites (engine/accounting.py), so that no error goes unreported."""
     engine = session if evaluator == "durable" else reference
     from stethoscope.engine.xid_knowledge import knowledge_facts  # catalogue entries + Xid aggregations
 
     facts = list(facts) + knowledge_facts(facts)
-    firings, derived = engine.run(ruleset.rules, facts)
+    meta = accounting.meta_rules(ruleset.rules)
+    rules = [r for r in ruleset.rules if r not in meta] if meta else ruleset.rules
+    firings, derived = engine.run(rules, facts)
     by_id = {f.id: f for f in facts}
     by_id.update((f.id, f) for f in derived)
+    if meta:
+        left = accounting.unexplained(facts + derived, accounting.explained_lines(rules, firings, by_id))
+        if left:
+            by_id.update((f.id, f) for f in left)
+            more, _ = engine.run(meta, left)
+            firings = list(firings) + list(more)
     return build_findings(ruleset.rules, firings, by_id), derived
 
 
@@ -61,11 +73,7 @@ def evaluate(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "durabl
 
 
 def verdict_of(findings, obs: Observed) -> str:
-    if any(SEVERITY_ORDER[f.severity] >= 1 for f in findings):
-        return "faulty"
-    if not obs.facts:
-        return "inconclusive"
-    return "healthy"
+    return accounting.verdict(findings, obs.coverage)[0]
 
 
 def diagnose_bundle(path: str | os.PathLike[str], ruleset: RuleSet | None = None, evaluator: Evaluator = "durable",
@@ -86,9 +94,12 @@ def diagnose_bundle(path: str | os.PathLike[str], ruleset: RuleSet | None = None
     from stethoscope.engine.findings import symptom_map
 
     findings = localise(evaluate(ruleset, obs.facts, evaluator), obs.facts, symptom_map(ruleset.rules))
+    verdict, reason = accounting.verdict(findings, obs.coverage)
     return Report(
         source=Source(kind="bundle", path=str(path)),
-        verdict=verdict_of(findings, obs),
+        verdict=verdict,
+        reason=reason,
+        checked=[Checked(component=c, files=fs) for c, fs in accounting.checked_components(obs.coverage).items()],
         findings=findings,
         coverage=obs.coverage,
         nodes=sorted({c.node for c in obs.coverage.files}),

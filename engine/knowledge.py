@@ -51,3 +51,19 @@ def load_polarity() -> dict[str, Polarity]:
     """kind -> its declared polarity; checked against the vocabulary by tests/test_polarity.py."""
     raw = _load("fact_polarity.yaml")["kinds"]
     return {k: Polarity(**v) for k, v in raw.items()}
+
+
+@dataclass(frozen=True)
+class ArtefactCoverage:
+    """What one artefact kind checks (knowledge/coverage.yaml)."""
+
+    component: str
+    covers: tuple[str, ...] = ()
+    document: bool = False
+
+
+@lru_cache(maxsize=1)
+def load_coverage() -> dict[str, ArtefactCoverage]:
+    raw = _load("coverage.yaml")["kinds"]
+    return {k: ArtefactCoverage(component=v["component"], covers=tuple(v.get("covers") or ()),
+                               document=bool(v.get("document"))) for k, v in raw.items()}

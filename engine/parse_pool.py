@@ -21,7 +21,7 @@ from typing import Iterable, Iterator
 from stethoscope.engine.report import FileCoverage, ParseProblem
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
-from stethoscope.facts.registry import load_parsers
+from stethoscope.facts.registry import load_fallbacks, load_parsers
 
 #: below this much text a pool costs more (process start, pickling) than it saves
 MIN_PARALLEL_BYTES = 16 * 1024 * 1024
@@ -58,23 +58,30 @@ def parse_one(art: Artefact) -> FileResult:
     # every parser looks at the whole text: a pasted fragment may sit anywhere in a file
     text = art.text
     kinds = [p for p in load_parsers() if p.detect(text)]
+    if not kinds:  # nobody knows the format: its error lines still count (unrecognised_text)
+        kinds = [p for p in load_fallbacks() if p.detect(text)]
     if not kinds:
         return out
     used = 0
+    read_by: list[str] = []
     for p in kinds:
         try:
             res: ParseResult = p.parse(art)
         except ParseError as exc:  # a parser may still raise one: keep going
-            out.errors.append(ParseProblem(path=exc.path, line=exc.line, message=exc.message))
+            out.errors.append(ParseProblem(path=exc.path, line=exc.line, message=exc.message, parser=p.KIND))
             continue
         except Exception as exc:  # never a traceback for bad input
-            out.errors.append(ParseProblem(path=art.path, line=0, message=f"{p.KIND} parser failed: {type(exc).__name__}: {exc}"))
+            out.errors.append(ParseProblem(path=art.path, line=0, parser=p.KIND,
+                                           message=f"{p.KIND} parser failed: {type(exc).__name__}: {exc}"))
             continue
         out.facts.extend(res.facts)
         used += res.lines_used
-        out.errors.extend(ParseProblem(path=e.path, line=e.line, message=e.message) for e in res.errors)
+        if res.facts or res.lines_used:
+            read_by.append(p.KIND)
+        out.errors.extend(ParseProblem(path=e.path, line=e.line, message=e.message, parser=p.KIND) for e in res.errors)
     out.coverage = FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node,
-                                facts=len(out.facts), skipped_lines=max(0, art.nonblank_lines() - used))
+                                facts=len(out.facts), skipped_lines=max(0, art.nonblank_lines() - used),
+                                read_by=read_by)
     return out
 
 

@@ -63,12 +63,14 @@ class FileCoverage(_M):
     node: str
     facts: int
     skipped_lines: int
+    read_by: list[str] = Field(default_factory=list, description="the parsers (of 'kind') that read at least one line of the file: only these count as evidence that a subsystem was checked")
 
 
 class ParseProblem(_M):
     path: str
     line: int
     message: str
+    parser: str | None = Field(default=None, description="the artefact kind whose parser claimed the line")
 
 
 class SkippedFile(_M):
@@ -111,14 +113,26 @@ class NotChecked(_M):
     source: str
 
 
+class Checked(_M):
+    """A component that the input checked: the files whose parsers read evidence about it
+    (knowledge/coverage.yaml). ``healthy`` is claimed only for what is listed here."""
+
+    component: str
+    files: list[str]
+
+
 class Report(_M):
     version: Literal[1] = 1
     source: Source
-    verdict: Literal["healthy", "faulty", "inconclusive"]
+    verdict: Literal["healthy", "faulty", "inconclusive"] = Field(description=(
+        "faulty: a finding of severity warning or worse (an error no rule explains is one: cause unexplained_error). "
+        "healthy: no such finding, at least one artefact that checks a component was read ('checked'), and every "
+        "file could be read and was recognised. inconclusive: otherwise; 'reason' says what was not checked and why."))
     findings: list[Finding]
     coverage: Coverage
     nodes: list[str] = Field(default_factory=list)
     facts: int = 0
     missing_signals: list[MissingSignal] = Field(default_factory=list, description="live diagnosis: series Prometheus lacks (never read as healthy)")
     reason: str | None = Field(default=None, description="why the verdict is inconclusive, when it is")
+    checked: list[Checked] = Field(default_factory=list, description="the components the input checked, with the files that checked them: what a healthy verdict covers")
     not_checked: list[NotChecked] = Field(default_factory=list, description="decision-tree branches with no evidence in the input (never read as healthy)")

@@ -14,3 +14,30 @@ class RdmaExpected(Fact):
     kind: Literal["rdma_expected"] = "rdma_expected"
     reason: str
     sources: str
+
+
+@fact_kind
+class ParseProblemFact(Fact):
+    """A line that a parser claimed and could not parse (``coverage.errors``): it may hold the
+    error that explains the incident, so it counts as an error nobody has read."""
+
+    kind: Literal["parse_problem"] = "parse_problem"
+    parser: str
+    message: str
+    component: str
+
+
+@fact_kind
+class UnexplainedFact(Fact):
+    """An error- or warning-polarity fact (knowledge/fact_polarity.yaml), or a parse problem,
+    whose source line no finding cites: what rules/meta/unexplained_error.yaml reports.
+    ``signature`` is the line with numbers masked, so that one message logged many times
+    is one finding."""
+
+    kind: Literal["unexplained_fact"] = "unexplained_fact"
+    source_kind: str
+    polarity: str
+    component: str
+    message: str
+    signature: str
+    sources: str

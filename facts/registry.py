@@ -22,13 +22,27 @@ def load_parsers() -> tuple[ModuleType, ...]:
         if info.name.startswith("_") or info.name == "base":
             continue
         mod = importlib.import_module(f"{_pkg.__name__}.{info.name}")
-        if all(hasattr(mod, a) for a in ("KIND", "detect", "parse")):
+        if all(hasattr(mod, a) for a in ("KIND", "detect", "parse")) and not getattr(mod, "FALLBACK", False):
             found.append(mod)
     kinds = [m.KIND for m in found]
     dup = {k for k in kinds if kinds.count(k) > 1}
     if dup:
         raise RuntimeError(f"artefact kinds defined twice: {sorted(dup)}")
     return tuple(found)
+
+
+@lru_cache(maxsize=1)
+def load_fallbacks() -> tuple[ModuleType, ...]:
+    """Parsers that read a file only when no other parser recognised it (``FALLBACK = True``)."""
+    load_parsers()
+    out = []
+    for info in sorted(pkgutil.iter_modules(_pkg.__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.name == "base":
+            continue
+        mod = importlib.import_module(f"{_pkg.__name__}.{info.name}")
+        if getattr(mod, "FALLBACK", False) and all(hasattr(mod, a) for a in ("KIND", "detect", "parse")):
+            out.append(mod)
+    return tuple(out)
 
 
 def parsers_by_kind() -> dict[str, ModuleType]:

@@ -1,0 +1,158 @@
+"""Every error accounted for, health only on evidence (issue 10).
+
+Two questions the verdict depends on, answered from declared knowledge:
+
+- *Was every error explained?* Each fact kind declares a polarity
+  (``knowledge/fact_polarity.yaml``). After the rules ran, an error- or warning-polarity fact
+  whose source line no finding cites, and every line a parser claimed but could not parse,
+  becomes an ``unexplained_fact``; the rules that read those (``rules/meta/``) run over them in
+  a second pass and report them (``unexplained_error``, severity warning). A line is explained
+  when any finding, an ``info`` one included, cites a fact of that line: a rule that says "this
+  WARN is benign" accounts for it.
+- *Was anything checked at all?* Each artefact kind declares the components it checks
+  (``knowledge/coverage.yaml``); a file counts only when its parser read a line of it. Healthy
+  needs one such file, and nothing that could not be read.
+
+The verdict itself is :func:`verdict`; the severities, the meaning and the advice of an
+unexplained error are the meta rule's.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Iterable
+
+from stethoscope.engine.derive import Firing
+from stethoscope.engine.findings import SEVERITY_ORDER, _evidence_of
+from stethoscope.engine.knowledge import load_coverage, load_polarity
+from stethoscope.engine.report import Coverage, Finding
+from stethoscope.facts.derived import ParseProblemFact, UnexplainedFact
+from stethoscope.facts.model import Evidence, Fact
+
+#: the fact kind the second pass reads
+UNEXPLAINED_KIND = "unexplained_fact"
+#: a message quoted in a finding's summary is cut here (the evidence keeps the whole line)
+MESSAGE_LIMIT = 160
+_NUMBERS = re.compile(r"0x[0-9a-fA-F]+|\d+")
+
+
+def meta_rules(rules):
+    """The rules of the second pass: those that read ``unexplained_fact``."""
+    return [r for r in rules if any(p.fact == UNEXPLAINED_KIND for p in r.rule.when.all)]
+
+
+def explained_lines(rules, firings: Iterable[Firing], by_id: dict[str, Fact]) -> set[tuple[str, int]]:
+    """(path, line) of every fact bound by a firing that made a finding."""
+    finding_rules = {r.id for r in rules if r.rule.then.finding is not None}
+    out: set[tuple[str, int]] = set()
+    for firing in firings:
+        if firing.rule not in finding_rules:
+            continue
+        for _alias, fid in firing.bindings:
+            fact = by_id.get(fid)
+            if fact is not None:
+                out.update((ev.path, ev.line) for ev in _evidence_of(fact, by_id))
+    return out
+
+
+def parse_problem_facts(coverage: Coverage) -> list[Fact]:
+    """The parse problems of a bundle as facts, so that an unreadable line is never silent."""
+    kinds = load_coverage()
+    out: list[Fact] = []
+    seen: dict[str, int] = defaultdict(int)
+    unread = {fc.path for fc in coverage.files if not fc.read_by}
+    for p in coverage.errors:
+        if p.path in unread or _document(p.parser, kinds):  # the file could not be read: the verdict says so
+            continue
+        parser = p.parser or "unknown"
+        base = f"{p.path}:{p.line}:parse_problem"
+        n = seen[base]
+        seen[base] += 1
+        node = next((c.node for c in coverage.files if c.path == p.path), "unknown")
+        out.append(ParseProblemFact(
+            id=base if n == 0 else f"{base}#{n}", node=node,
+            evidence=Evidence(path=p.path, line=max(p.line, 0), text=p.message),
+            parser=parser, message=p.message,
+            component=kinds[parser].component if parser in kinds else "host",
+        ))
+    return out
+
+
+def unexplained(facts: Iterable[Fact], explained: set[tuple[str, int]]) -> list[Fact]:
+    """One ``unexplained_fact`` per source line that holds an error no finding cites."""
+    polarity = load_polarity()
+    out: list[Fact] = []
+    seen: set[tuple[str, int]] = set()
+    for f in facts:
+        p = polarity.get(f.kind)
+        if p is None or p.polarity not in ("error", "warning"):
+            continue
+        key = (f.evidence.path, f.evidence.line)
+        if key in explained or key in seen:
+            continue
+        seen.add(key)
+        component = getattr(f, "component", None) if f.kind == "parse_problem" else p.component
+        message = str(getattr(f, "message", None) or f.evidence.text).strip()
+        if len(message) > MESSAGE_LIMIT:
+            message = message[: MESSAGE_LIMIT - 3] + "..."
+        out.append(UnexplainedFact(
+            id=f"unexplained:{f.id}", node=f.node, evidence=f.evidence, sources=f.id,
+            source_kind=f.kind, polarity=p.polarity, component=component or "host", message=message,
+            signature=_NUMBERS.sub("N", f"{f.kind} {message}"),
+        ))
+    return out
+
+
+def checked_components(coverage: Coverage) -> dict[str, list[str]]:
+    """component -> the files whose parsers read something that checks it."""
+    kinds = load_coverage()
+    out: dict[str, list[str]] = defaultdict(list)
+    for fc in coverage.files:
+        for kind in fc.read_by:
+            for comp in kinds[kind].covers if kind in kinds else ():
+                if fc.path not in out[comp]:
+                    out[comp].append(fc.path)
+    return dict(sorted(out.items()))
+
+
+def verdict(findings: list[Finding], coverage: Coverage) -> tuple[str, str | None]:
+    """``faulty`` on any finding of severity warning or worse; else ``healthy`` only when some
+    file checked a component and nothing went unread; else ``inconclusive`` with the reason."""
+    if any(SEVERITY_ORDER[f.severity] >= 1 for f in findings):
+        return "faulty", None
+    problems: list[str] = []
+    if coverage.skipped:
+        problems.append(f"{len(coverage.skipped)} file(s) could not be read ({_names([s.path + ': ' + s.reason for s in coverage.skipped])})")
+    if coverage.unrecognised:
+        problems.append(f"{len(coverage.unrecognised)} file(s) not recognised ({_names(coverage.unrecognised)})")
+    kinds = load_coverage()
+    # a file recognised as a kind that checks something (a kernel log, nvidia-smi) of which not a
+    # line was read is not evidence of health: its lines were all skipped or unparseable
+    unread = [fc for fc in coverage.files if not fc.read_by
+              and any(kinds[k].covers for k in fc.kind.split("+") if k in kinds)]
+    broken = [e for e in coverage.errors if _document(e.parser, kinds) and all(e.path != fc.path for fc in unread)]
+    if broken:
+        problems.append(f"{len(broken)} document(s) could not be parsed ("
+                        + _names([f"{e.path}:{e.line}: {e.message}" for e in broken]) + ")")
+    if unread:
+        why = {e.path: f"line {e.line}: {e.message}" for e in reversed(coverage.errors)}
+        problems.append(f"{len(unread)} file(s) recognised but not read ("
+                        + _names([f"{fc.path} as {fc.kind}: " + why.get(fc.path, "no line could be parsed") for fc in unread]) + ")")
+    if not checked_components(coverage):
+        if not coverage.files and not coverage.unrecognised and not coverage.skipped:
+            return "inconclusive", "the input holds no file"
+        read = [f"{fc.path} ({'+'.join(fc.read_by) or 'nothing read'})" for fc in coverage.files]
+        problems.insert(0, "no artefact that checks a GPU, its memory, PCIe, NVLink, the network, NCCL, "
+                           "the driver or the application was read" + (f"; read: {_names(read)}" if read else ""))
+    if problems:
+        return "inconclusive", "; ".join(problems)
+    return "healthy", None
+
+
+def _document(parser: str | None, kinds) -> bool:
+    return parser in kinds and kinds[parser].document
+
+
+def _names(items: list[str], limit: int = 5) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f", and {len(items) - limit} more" if len(items) > limit else "")

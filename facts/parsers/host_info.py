@@ -1,0 +1,73 @@
+"""Host identity: ``uname -a`` and ``/proc/driver/nvidia/version``.
+
+Commands: ``uname -a``; ``cat /proc/driver/nvidia/version`` (both run by ``steth collect``).
+
+Sample content (the real H200 host of fixtures/bundles/device-h200-collect)::
+
+    Linux vm 6.18.44-fc-v657-gpu #1 SMP PREEMPT_DYNAMIC @0 x86_64 x86_64 x86_64 GNU/Linux
+    NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (nixbld@)
+    GCC version:  gcc version 15.3.0 (GCC)
+
+Facts: ``host_kernel`` (release, architecture), ``nvidia_driver_version`` (the loaded kernel
+module's version, open or proprietary). Both are identity, not health: they check nothing on
+their own (knowledge/coverage.yaml) and feed version rules. Empty input yields nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+
+KIND = "host_info"
+
+
+@fact_kind
+class HostKernel(Fact):
+    """``Linux vm 6.18.44-fc-v657-gpu #1 SMP PREEMPT_DYNAMIC @0 x86_64 ... GNU/Linux``"""
+
+    kind: Literal["host_kernel"] = "host_kernel"
+    hostname: str
+    release: str
+    arch: str | None = None
+
+
+@fact_kind
+class NvidiaDriverVersion(Fact):
+    """``NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build``"""
+
+    kind: Literal["nvidia_driver_version"] = "nvidia_driver_version"
+    version: str
+    open_module: bool
+    arch: str | None = None
+
+
+# Linux vm 6.18.44-fc-v657-gpu #1 SMP PREEMPT_DYNAMIC @0 x86_64 x86_64 x86_64 GNU/Linux
+UNAME = re.compile(r"^Linux (?P<host>\S+) (?P<release>\d+\.\d+\S*) #.*?(?: (?P<arch>x86_64|aarch64|ppc64le))?(?: \S+)* GNU/Linux\s*$", re.M)
+# NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (nixbld@)
+# NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023
+DRIVER = re.compile(r"^NVRM version: NVIDIA UNIX (?:(?P<open>Open )?Kernel Module for (?P<arch1>\S+)|(?P<arch2>\S+) Kernel Module)\s+(?P<version>\d+\.\d+(?:\.\d+)?)", re.M)
+# GCC version:  gcc version 15.3.0 (GCC)
+GCC = re.compile(r"^GCC version: ", re.M)
+
+
+def detect(text: str) -> bool:
+    if "GNU/Linux" not in text and "NVRM version: " not in text:
+        return False
+    return UNAME.search(text) is not None or DRIVER.search(text) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    for line, m in iter_matches(UNAME, artefact):
+        b.add(HostKernel, line, hostname=m["host"], release=m["release"], arch=m["arch"])
+        result.lines_used += 1
+    for line, m in iter_matches(DRIVER, artefact):
+        b.add(NvidiaDriverVersion, line, version=m["version"], open_module=bool(m["open"]),
+              arch=m["arch1"] or m["arch2"])
+        result.lines_used += 1
+    if result.facts:
+        result.lines_used += sum(1 for _ in GCC.finditer(artefact.text))
+    return result

@@ -1,0 +1,91 @@
+"""Verdict semantics (issue 10): healthy only on evidence, every error accounted for."""
+import shutil
+from pathlib import Path
+
+import pytest
+
+from stethoscope.engine.diagnose import diagnose_bundle
+from stethoscope.engine.knowledge import load_coverage
+from stethoscope.facts.registry import load_fallbacks, load_parsers
+
+ROOT = Path(__file__).resolve().parent.parent
+ART = ROOT / "fixtures" / "artefacts"
+
+
+def _bundle(tmp_path: Path, files: dict[str, str | Path]) -> Path:
+    b = tmp_path / "bundle"
+    for name, src in files.items():
+        dst = b / name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(src, Path):
+            shutil.copy(src, dst)
+        else:
+            dst.write_text(src)
+    return b
+
+
+def test_every_parser_kind_says_what_it_checks():
+    kinds = load_coverage()
+    missing = sorted({p.KIND for p in load_parsers() + load_fallbacks()} - set(kinds))
+    assert not missing, f"add these artefact kinds to knowledge/coverage.yaml: {missing}"
+
+
+def test_only_top_output_is_inconclusive(ruleset, tmp_path):
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/top.txt": ART / "top" / "top_1_w512_dev_host.txt"}), ruleset, jobs=1)
+    assert rep.verdict == "inconclusive"
+    assert "no artefact that checks" in rep.reason and "top" in rep.reason
+    assert rep.checked == []
+
+
+def test_unparseable_xml_is_inconclusive_with_the_file_and_line(ruleset, tmp_path):
+    xml = (ART / "nvidia_smi_xml" / "nvidia-smi-q.xml").read_text()
+    cut = xml[: len(xml) // 2]  # a capture cut short: not well-formed
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/nvidia-smi-q.xml": cut}), ruleset, jobs=1)
+    assert rep.verdict == "inconclusive"
+    assert "node1/nvidia-smi-q.xml:" in rep.reason and "could not be parsed" in rep.reason
+
+
+def test_kernel_log_with_no_readable_line_is_inconclusive(ruleset, tmp_path):
+    # the malformed line of fixtures/artefacts/kernel_log/malformed_xid.log on its own
+    bad = (ART / "kernel_log" / "malformed_xid.log").read_text().splitlines()[1] + "\n"
+    assert "notanumber" in bad
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/dmesg.log": bad}), ruleset, jobs=1)
+    assert rep.verdict == "inconclusive"
+    assert "node1/dmesg.log" in rep.reason
+
+
+def test_unparseable_line_beside_readable_ones_is_an_unexplained_error(ruleset, tmp_path):
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/dmesg.log": ART / "kernel_log" / "malformed_xid.log"}), ruleset, jobs=1)
+    assert rep.verdict == "faulty"
+    un = [f for f in rep.findings if f.cause == "unexplained_error"]
+    assert any(ev.line == 2 for f in un for ev in f.evidence), [f.summary for f in rep.findings]
+
+
+def test_error_line_in_an_unrecognised_file_is_never_healthy(ruleset, tmp_path):
+    smi = ART / "nvidia_smi_q"
+    healthy = next(p for p in sorted(smi.iterdir()) if p.name == "nvidia-smi-q.txt") if (smi / "nvidia-smi-q.txt").exists() else None
+    files: dict[str, str | Path] = {
+        # a real line from NVIDIA/nvidia-container-toolkit#394 (an error no parser may know)
+        "node1/notes.txt": "docker: Error response from daemon: failed to create task for container: failed to create shim task\n",
+    }
+    if healthy:
+        files["node1/nvidia-smi-q.txt"] = healthy
+    rep = diagnose_bundle(_bundle(tmp_path, files), ruleset, jobs=1)
+    assert rep.verdict == "faulty"
+    assert any(f.cause == "unexplained_error" and f.severity == "warning" for f in rep.findings)
+
+
+def test_unrecognised_file_without_errors_keeps_healthy_from_being_claimed(ruleset, tmp_path):
+    files = {"node1/cmd.txt": "python main.py --fname configs/pretrain/msn_vits16.yaml --devices cuda:1 cuda:0\n",
+             "node1/nvidia-smi-q.txt": ROOT / "fixtures" / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi-q-ECC.txt"}
+    rep = diagnose_bundle(_bundle(tmp_path, files), ruleset, jobs=1)
+    assert rep.verdict == "inconclusive"
+    assert "not recognised" in rep.reason and "node1/cmd.txt" in rep.reason
+
+
+def test_healthy_names_what_was_checked(ruleset):
+    rep = diagnose_bundle(ROOT / "fixtures" / "bundles" / "h200-healthy" / "bundle", ruleset, jobs=1)
+    assert rep.verdict == "healthy", [f.summary for f in rep.findings]
+    comps = {c.component for c in rep.checked}
+    assert {"gpu", "nccl"} <= comps
+    assert rep.reason is None
