@@ -5,7 +5,7 @@ from __future__ import annotations
 import typing
 from collections import defaultdict
 
-from stethoscope.engine.knowledge import load_vocabulary
+from stethoscope.engine.knowledge import load_polarity, load_vocabulary
 from stethoscope.engine.loader import RuleSet
 from stethoscope.facts.model import FACT_KINDS
 
@@ -43,14 +43,18 @@ def rule_catalogue(ruleset: RuleSet) -> str:
 def fact_reference() -> str:
     out = [HEADER, "# Fact reference\n\n",
            "Every fact kind a rule may match, with its fields. All facts also carry `id`, `node` "
-           "and `evidence` (path, line, verbatim text).\n"]
+           "and `evidence` (path, line, verbatim text). Polarity (knowledge/fact_polarity.yaml): an "
+           "`error` or `warning` fact that no finding cites is reported as `unexplained_error`.\n"]
+    polarity = load_polarity()
     for kind in sorted(FACT_KINDS):
         cls = FACT_KINDS[kind]
         doc = (cls.__doc__ or "").strip().splitlines()
         out.append(f"\n## `{kind}`\n\n")
         if doc:
             out.append(doc[0] + "\n\n")
-        out.append(f"Defined in `{cls.__module__.replace('stethoscope.', '').replace('.', '/')}.py`.\n\n| field | type |\n|---|---|\n")
+        pol = polarity.get(kind)
+        said = f" Polarity: **{pol.polarity}**" + (f" (component `{pol.component}`)" if pol and pol.component else "") + "." if pol else ""
+        out.append(f"Defined in `{cls.__module__.replace('stethoscope.', '').replace('.', '/')}.py`.{said}\n\n| field | type |\n|---|---|\n")
         for name, field in cls.model_fields.items():
             if name in ("kind", "id", "evidence", "node"):
                 continue
@@ -58,5 +62,13 @@ def fact_reference() -> str:
     return "".join(out)
 
 
+def report_schema() -> str:
+    import json
+
+    from stethoscope.engine.report import Report
+
+    return json.dumps(Report.model_json_schema(), indent=2) + "\n"
+
+
 def generate(ruleset: RuleSet) -> dict[str, str]:
-    return {"rules.md": rule_catalogue(ruleset), "facts.md": fact_reference()}
+    return {"rules.md": rule_catalogue(ruleset), "facts.md": fact_reference(), "report.schema.json": report_schema()}
