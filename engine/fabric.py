@@ -94,6 +94,9 @@ def summarise(facts: list[Fact]) -> list[Fact]:
             reason, srcs = "the inventory lists it as cabled", srcs + [inv]
         elif hca is not None and hca.ports == 1 and siblings:
             reason = "single-port HCA beside Active ones"
+        elif _joined_fabric(p):
+            reason = (f"a subnet manager (SM lid {p.sm_lid}) gave it LID {p.lid}, so it was cabled into the fabric, "
+                      "and Polling means the port is enabled and looking for its link partner")
         active = p.state == "Active"
         below_sib = bool(active and p.rate_gbps and sib_rate and p.rate_gbps < sib_rate)
         if below_sib:
@@ -101,7 +104,7 @@ def summarise(facts: list[Fact]) -> list[Fact]:
         expected_rate = inv.expected_rate_gbps if inv is not None else None
         out.append(_derived(
             IbPortSummary, p, srcs, hca=p.hca, port=p.port, port_id=p.port_id, state=p.state, physical_state=p.physical_state,
-            rate_gbps=p.rate_gbps, link_layer=p.link_layer, expected_up=reason is not None or active, expected_up_reason=reason,
+            rate_gbps=p.rate_gbps, link_layer=p.link_layer, lid=p.lid, sm_lid=p.sm_lid, expected_up=reason is not None or active, expected_up_reason=reason,
             sibling_rate_gbps=sib_rate, below_siblings=below_sib, fleet_rate_gbps=fleet_rate,
             below_fleet=bool(active and p.rate_gbps and fleet_rate and p.link_layer != "Ethernet" and p.rate_gbps < fleet_rate),
             expected_rate_gbps=expected_rate, below_expected=bool(active and p.rate_gbps and expected_rate and p.rate_gbps < expected_rate),
@@ -147,6 +150,21 @@ def _growth(counters: list[Fact], ports: dict[str, Fact]) -> list[Fact]:
                 limit_per_hour=limit, over_limit=over,
             ))
     return out
+
+
+#: LIDs that no subnet manager assigned: 0 (none yet) and 0xffff (the permissive LID)
+_UNASSIGNED_LIDS = (0, 0xFFFF)
+
+
+def _joined_fabric(p: Fact) -> bool:
+    """A Down InfiniBand port still holding the LID a subnet manager gave it, and Polling.
+
+    An uncabled spare port polls too, but no SM ever reached it, so its LID is 0 (or the
+    permissive 0xffff); a port an operator disabled says ``Disabled``, not ``Polling``. The
+    LID stays after the link is lost (leptonai/gpud#482: Down, Polling, Base lid 868, SM lid 334),
+    so a port that keeps it was part of the fabric and has lost its link partner."""
+    return (p.state == "Down" and p.physical_state == "Polling" and p.link_layer != "Ethernet"
+            and p.lid is not None and p.lid not in _UNASSIGNED_LIDS and bool(p.sm_lid) and p.sm_lid not in _UNASSIGNED_LIDS)
 
 
 def _lanes(width: str | None) -> int | None:

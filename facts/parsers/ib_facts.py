@@ -83,8 +83,9 @@ class IbPort(Fact):
     width: str | None = None  # "4X", from ibstatus / ibnetdiscover
     link_layer: str | None = None  # "InfiniBand" | "Ethernet"
     lid: int | None = None
+    sm_lid: int | None = None  # the subnet manager's LID: non-zero once an SM has configured the port
     port_guid: str | None = None
-    source: Literal["ibstat", "ibstatus", "node_exporter"]
+    source: Literal["ibstat", "ibstatus", "node_exporter", "ibv_devinfo"]
 
 
 @fact_kind
@@ -93,6 +94,19 @@ class IbNoHca(Fact):
 
     kind: Literal["ib_no_hca"] = "ib_no_hca"
     source: str
+
+
+@fact_kind
+class IbToolPanic(Fact):
+    """``ibpanic: [1323906] main: stat of IB device 'mlx5_8' failed: No such file or directory``:
+    an infiniband-diags tool gave up; ``missing`` when it could not find the named device."""
+
+    kind: Literal["ib_tool_panic"] = "ib_tool_panic"
+    tool: str  # "ibstat", as far as the artefact says
+    function: str | None = None  # "main"
+    hca: str | None = None
+    message: str
+    missing: bool = False  # "No such file or directory" / "not found": the device is gone
 
 
 @fact_kind
@@ -177,6 +191,8 @@ class IbPortSummary(Fact):
     physical_state: str | None = None
     rate_gbps: float | None = None
     link_layer: str | None = None
+    lid: int | None = None
+    sm_lid: int | None = None
     expected_up: bool = False
     expected_up_reason: str | None = None
     sibling_rate_gbps: float | None = None  # best rate of the node's other Active ports

@@ -15,9 +15,19 @@ Sample content (imbue-ai/cluster-health#4, leptonai/gpud#752, rdma-core#847)::
                     Port GUID: 0x5aa2e1fffedae626
                     Link layer: InfiniBand
 
+Fragments as people paste them are read too: fields indented by tabs, by any number of
+spaces or not at all (a field belongs to the HCA or the port by its name), a ``Log ibstat:``
+/ ``=======`` banner, ``...`` lines where the author cut lines, values redacted as ``...``
+(read as unknown), and a ``Port 1:`` block with no ``CA '...'`` line above it (an unnamed HCA,
+``unnamed1``, ...).
+
 Facts: ``ib_hca`` per ``CA '...'`` line (its evidence), ``ib_port`` per ``Port N:`` block
-(evidence: its ``State:`` line; rate, physical state, LID and link layer are fields).
-``ibwarn``/``ibpanic`` lines are read past.
+(evidence: its ``State:`` line; rate, physical state, LIDs and link layer are fields),
+``ib_tool_panic`` per ``ibpanic:`` line (ibstat stopped there: leptonai/gpud#752)::
+
+    ibpanic: [1323906] main: stat of IB device 'mlx5_8' failed: No such file or directory
+
+``ibwarn`` lines are read past.
 
 Empty output means the node has no HCA (or none is visible inside the container): that is
 no error. Empty output can only be recognised where the command line was captured with it (a
@@ -28,33 +38,52 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.ib_facts import IbHca, IbNoHca, IbPort, phys_state_name, port_id, state_name
+from stethoscope.facts.parsers.ib_facts import (
+    IbHca, IbNoHca, IbPort, IbToolPanic, phys_state_name, port_id, state_name,
+)
 
 KIND = "ibstat"
 
+#: the fields ibstat prints for an HCA and for a port (infiniband-diags ibstat.c)
+_HCA_KEYS = frozenset({"CA type", "Number of ports", "Firmware version", "Hardware version", "Node GUID", "System image GUID"})
+_PORT_KEYS = frozenset({"State", "Physical state", "Rate", "Base lid", "LMC", "SM lid", "Capability mask", "Port GUID", "Link layer"})
+
 # CA 'mlx5_0'
 _CA = re.compile(r"^\s*CA '(?P<hca>[^']+)'\s*$")
-#         CA type: MT4129 / Firmware version: 28.39.1002 / Port 1: / State: Active / Rate: 200
-_FIELD = re.compile(r"^\s+(?P<key>[A-Za-z][A-Za-z ]*?):\s*(?P<value>.*?)\s*$")
-# Port 1:
-_PORT = re.compile(r"^\s+Port (?P<port>\d+):\s*$")
+#         CA type: MT4129 / Firmware version: 28.39.1002 / State: Active / Rate: 200 / CA type: ...
+_FIELD = re.compile(r"^\s*(?P<key>[A-Z][A-Za-z ]*?):[ \t]*(?P<value>.*?)\s*$")
+#     Port 1:
+_PORT = re.compile(r"^\s*Port (?P<port>\d+):\s*$")
+# ...            (the author cut lines here)    /    Log ibstat:    /    =======
+_SKIP = re.compile(r"^\s*(?:\.{3,}|…|=+|-+|Log ibstat:?|ibwarn: .*)\s*$")
+# ibpanic: [1323906] main: stat of IB device 'mlx5_8' failed: No such file or directory
+_PANIC = re.compile(r"ibpanic: \[\d+\] (?:(?P<func>\w+): )?(?P<msg>.*?)\s*$")
+_PANIC_DEV = re.compile(r"(?:IB device|[Cc][Aa]) '(?P<hca>[^']+)'")
+_MISSING = re.compile(r"No such file or directory|not found|No such device", re.I)
 # root@node1:~# ibstat     /  $ ibstat
 _PROMPT = re.compile(r"^(?:\S*[#$]|[#$])\s*(?:sudo\s+)?ibstat\s*$")
 _ANY_PROMPT = re.compile(r"^\S*[#$] ")
-_DETECT = re.compile(r"^CA '[^']+'\s*\n\s+CA type:|^(?:\S*[#$]|[#$])\s*(?:sudo\s+)?ibstat\s*$", re.M)
+_DETECT = re.compile(
+    r"^\s*CA '[^']+'\s*\n\s*(?:CA type|Number of ports):|^\s*Physical state: \w+"
+    r"|ibpanic: \[\d+\] \w+: .*IB device|^(?:\S*[#$]|[#$])\s*(?:sudo\s+)?ibstat\s*$", re.M)
 
 
 def detect(head: str) -> bool:
-    if "CA type:" not in head and "ibstat" not in head:  # cheap gate: each branch needs one
+    if "CA '" not in head and "Physical state:" not in head and "ibstat" not in head and "ibpanic" not in head:
         return False
     return bool(_DETECT.search(head))
 
 
-def _int(value: str) -> int | None:
+def _int(value: str | None) -> int | None:
     try:
-        return int(value, 0)
+        return int(value, 0) if value else None
     except ValueError:
         return None
+
+
+def _known(value: str | None) -> str | None:
+    """A value the author redacted (``...``) is unknown."""
+    return None if value is None or value.strip(". …") == "" else value
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -69,6 +98,7 @@ def parse(artefact: Artefact) -> ParseResult:
     port_line = 0
     state_line = 0
     rate_line = 0
+    unnamed = 0
 
     def flush_port() -> None:
         nonlocal port, rate_line
@@ -79,7 +109,7 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.error(port_line, f"ibstat: port {port_num} of {hca} has no State line")
             port = None
             return
-        rate = port.get("Rate")
+        rate = _known(port.get("Rate"))
         try:
             rate_gbps = float(rate) if rate else None
         except ValueError:
@@ -87,21 +117,30 @@ def parse(artefact: Artefact) -> ParseResult:
             rate_gbps = None
         # an Active port is judged by its rate, any other by its state: quote that line
         active = state_name(port["State"]) == "Active"
+        phys = _known(port.get("Physical state"))
         fb.add(
             IbPort, rate_line if active and rate_line else state_line, hca=hca, port=port_num, port_id=port_id(artefact.node, hca, port_num),
-            state=state_name(port["State"]), physical_state=phys_state_name(port["Physical state"]) if "Physical state" in port else None,
-            rate_gbps=rate_gbps, link_layer=port.get("Link layer"), lid=_int(port.get("Base lid", "")),
-            port_guid=port.get("Port GUID"), source="ibstat",
+            state=state_name(port["State"]), physical_state=phys_state_name(phys) if phys else None,
+            rate_gbps=rate_gbps, link_layer=_known(port.get("Link layer")), lid=_int(_known(port.get("Base lid"))),
+            sm_lid=_int(_known(port.get("SM lid"))), port_guid=_known(port.get("Port GUID")), source="ibstat",
         )
         port = None
 
     def flush_hca() -> None:
         nonlocal hca
         flush_port()
-        if hca is not None:
-            fb.add(IbHca, hca_line, hca=hca, ca_type=hca_fields.get("CA type"), firmware=hca_fields.get("Firmware version"),
-                   node_guid=hca_fields.get("Node GUID"), ports=_int(hca_fields.get("Number of ports", "")))
+        if hca is not None and hca_line:
+            fb.add(IbHca, hca_line, hca=hca, ca_type=_known(hca_fields.get("CA type")), firmware=_known(hca_fields.get("Firmware version")),
+                   node_guid=_known(hca_fields.get("Node GUID")), ports=_int(_known(hca_fields.get("Number of ports"))))
         hca = None
+
+    def open_port(n: int, num: int) -> None:
+        nonlocal port, port_num, port_line, state_line, rate_line, hca, hca_line, hca_fields, unnamed
+        flush_port()
+        if hca is None:  # a port block pasted without its CA line
+            unnamed += 1
+            hca, hca_line, hca_fields = f"unnamed{unnamed}", 0, {}
+        port, port_num, port_line, state_line, rate_line = {}, num, n, n, 0
 
     pending_prompt = 0  # line of an "ibstat" prompt whose output has shown no CA yet
     for n, line in enumerate(lines, 1):
@@ -110,6 +149,13 @@ def parse(artefact: Artefact) -> ParseResult:
             flush_hca()
             pending_prompt = 0
             hca, hca_line, hca_fields = m["hca"], n, {}
+            result.lines_used += 1
+            continue
+        if "ibpanic:" in line and (m := _PANIC.search(line)):
+            flush_hca()
+            dev = _PANIC_DEV.search(m["msg"])
+            fb.add(IbToolPanic, n, tool="ibstat", function=m["func"], hca=dev["hca"] if dev else None, message=m["msg"],
+                   missing=bool(dev and _MISSING.search(m["msg"])))
             result.lines_used += 1
             continue
         if _PROMPT.match(line):
@@ -125,26 +171,35 @@ def parse(artefact: Artefact) -> ParseResult:
                 fb.add(IbNoHca, pending_prompt, source="ibstat")
                 pending_prompt = 0
             continue
-        if hca is None:
+        if _SKIP.match(line):
+            result.lines_used += 1
             continue
         m = _PORT.match(line)
         if m:
-            flush_port()
-            port, port_num, port_line, state_line, rate_line = {}, int(m["port"]), n, n, 0
+            open_port(n, int(m["port"]))
+            pending_prompt = 0
             result.lines_used += 1
             continue
         m = _FIELD.match(line)
-        if m:
+        key = m["key"] if m else ""
+        if key in _PORT_KEYS and (port is not None or key == "State" or key == "Physical state"):
+            if port is None:  # "State:" with neither a CA nor a Port line above: port 1 of an unnamed HCA
+                open_port(n, 1)
             result.lines_used += 1
-            if port is not None:
-                port[m["key"]] = m["value"]
-                if m["key"] == "State":
-                    state_line = n
-                elif m["key"] == "Rate":
-                    rate_line = n
-            else:
-                hca_fields[m["key"]] = m["value"]
-        elif line.strip() and not line.startswith(("ibwarn", "ibpanic")):
+            if key in port:  # a second State line: the next port of a pasted run of blocks
+                open_port(n, port_num + 1)
+            port[key] = m["value"]
+            if key == "State":
+                state_line = n
+            elif key == "Rate":
+                rate_line = n
+            continue
+        if key in _HCA_KEYS and hca is not None:
+            flush_port()
+            hca_fields[key] = m["value"]
+            result.lines_used += 1
+            continue
+        if line.strip():
             flush_hca()
     flush_hca()
     if pending_prompt:

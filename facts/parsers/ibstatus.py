@@ -57,11 +57,13 @@ def parse(artefact: Artefact) -> ParseResult:
             else:
                 rate_gbps, width = float(m["gbps"]), m["width"]
         lid = block.get("base lid", (0, ""))[1]
+        sm_lid = block.get("sm lid", (0, ""))[1]
         fb.add(
             IbPort, block["state"][0], hca=hca, port=port, port_id=port_id(artefact.node, hca, port),
             state=state_name(block["state"][1]), physical_state=phys_state_name(block["phys state"][1]) if "phys state" in block else None,
             rate_gbps=rate_gbps, width=width, link_layer=block.get("link_layer", (0, None))[1],
-            lid=int(lid, 0) if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", lid) else None, source="ibstatus",
+            lid=int(lid, 0) if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", lid) else None,
+            sm_lid=int(sm_lid, 0) if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", sm_lid) else None, source="ibstatus",
         )
 
     for n, line in enumerate(artefact.lines, 1):

@@ -110,3 +110,22 @@ def test_inventory_facts():
     ports = views(res, "inventory_port")
     assert [(p["node"], p["port_id"], p["switch"], p["expected_rate_gbps"]) for p in ports] == [
         ("node01", "node01/mlx5_0/1", "leaf01", 200.0), ("node02", "node02/mlx5_0/1", "leaf01", 200.0)]
+
+
+def test_ibstat_fragments_banner_elisions_and_unindented_fields():
+    # corpus-style paste: a banner, no indentation, a cut marked "...", a redacted CA type
+    text = ("Log ibstat:\n=======\nCA 'mlx5_3'\nCA type: ...\nNumber of ports: 1\n...\nPort 1:\n"
+            "State: Down\nPhysical state: Polling\nRate: 10\nBase lid: 868\nSM lid: 334\nLink layer: InfiniBand\n")
+    res = ibstat.parse(Artefact(path="x", text=text, node="n1"))
+    assert ibstat.detect(text) and not res.errors and res.lines_used == len(text.splitlines())
+    (port,) = views(res, "ib_port")
+    assert (port["hca"], port["state"], port["physical_state"], port["lid"], port["sm_lid"]) == ("mlx5_3", "Down", "Polling", 868, 334)
+    assert "ca_type" not in views(res, "ib_hca")[0]  # "..." is unknown, not a CA type
+
+
+def test_ibstat_port_block_without_ca_line_and_ibpanic():
+    text = "\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 400\n"
+    (port,) = views(ibstat.parse(Artefact(path="x", text=text, node="n1")), "ib_port")
+    assert port["hca"] == "unnamed1" and port["rate_gbps"] == 400.0
+    (panic,) = views(run(ibstat, "ibstat/gpud752_ibpanic.txt"), "ib_tool_panic")
+    assert panic["hca"] == "mlx5_8" and panic["missing"] and panic["function"] == "main"

@@ -1,0 +1,167 @@
+"""``dcgmi diag -r 1..4`` (DCGM's GPU diagnostic): its result table, and ``-j`` JSON.
+
+Sample content (DCGM 4, NVIDIA/DCGM#284-style table; DCGM 2-3, NVIDIA/go-dcgm#52)::
+
+    |-----  Deployment  --------+------------------------------------------------|
+    | software                  | Pass                                           |
+    |                           | GPU0: Pass                                     |
+    +-----  Hardware  ----------+------------------------------------------------+
+    | GPU Memory                | Pass - GPU: 1                                  |
+    |                           | Fail - GPU: 0                                  |
+    | Warning                   | GPU 0 Error using CUDA API cuCtxCreate Check   |
+    |                           | DCGM and system logs for errors. Reset GPU. R  |
+
+Warning rows (``Warning``, DCGM 4's ``Warning: GPU0``) and their wrapped continuation rows are
+joined into the reason of the result they follow; Info rows and the Metadata section are read
+past. JSON (``dcgmi diag -j``): ``{"DCGM GPU Diagnostic" | "DCGM Diagnostic": {"test_categories":
+[{"category", "tests": [{"name", "results": [{"gpu_id" | "entity_id", "status", "warnings":
+[{"warning"}]}]}]}]}}`` (keys of nvvs/include/NvvsJsonStrings.h).
+
+Facts: ``dcgm_diag_result`` per test and GPU (a test's all-GPU row only when it has no
+per-GPU rows), with what a failure points at and whether its reason says the test was
+disturbed (``knowledge/dcgm.yaml``). A table without result rows yields nothing.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.dcgm_facts import DcgmDiagResult, not_comparable, test_meaning
+
+KIND = "dcgmi_diag"
+
+# | GPU Memory                | Pass - GPU: 1                                  |
+_ROW = re.compile(r"^\s*\|\s*(?P<name>[^|]*?)\s*\|\s*(?P<info>[^|]*?)\s*\|\s*$")
+# |-----  Deployment  --------+------------------------------------------------|
+_SECTION = re.compile(r"^\s*[|+]-+\s+(?P<cat>[A-Z][\w ]*?)\s+-+\+")
+# Fail - GPU: 0   /   Pass - All   /   Fail - GPU 0, 1   /   Fail
+_RESULT = re.compile(r"^(?P<res>Pass|Fail|Warn|Skip|Not Run)\b(?:\s*-\s*(?:All|GPUs?:?\s*(?P<gpus>\d+(?:\s*,\s*\d+)*)))?")
+# GPU0: Fail   (DCGM 4)
+_ENTITY = re.compile(r"^GPU\s?(?P<gpu>\d+): (?P<res>Pass|Fail|Warn|Skip|Not Run)\b")
+# Warning: GPU0   /   Warning
+_WARN = re.compile(r"^Warning(?::\s*GPU\s?(?P<gpu>\d+))?$")
+_GPU_IN_TEXT = re.compile(r"^GPU\s?(?P<gpu>\d+)\b")
+_DETECT = re.compile(r"^\s*\|\s*(?:Diagnostic|Deployment|Blacklist|Denylist|software|Memory|GPU Memory|memory|PCIe|pcie)\s+\|\s*(?:Result|Pass|Fail|Warn|Skip)"
+                     r"|\"(?:DCGM GPU Diagnostic|DCGM Diagnostic)\"\s*:", re.M)
+_NOT_TESTS = ("diagnostic", "dcgm version", "driver version detected", "gpu device ids detected", "gpu device serials detected",
+              "number of iterations", "eud test version", "cpu eud test version")
+
+
+def detect(head: str) -> bool:
+    if "| " not in head and "Diagnostic\"" not in head:
+        return False
+    return bool(_DETECT.search(head))
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    if "Diagnostic\"" in artefact.text and artefact.text.lstrip().startswith("{"):
+        _json(artefact, fb, result)
+        return result
+    rows: list[dict] = []  # results in order: test, category, res, gpu, line, reasons
+    test = category = None
+    last: list[dict] = []  # the results the next Warning row belongs to
+    warn: dict | None = None  # the Warning being continued
+    for n, line in enumerate(artefact.lines, 1):
+        if m := _SECTION.match(line):
+            category, test, warn = m["cat"], None, None
+            result.lines_used += 1
+            continue
+        m = _ROW.match(line)
+        if not m:
+            continue
+        name, info = m["name"], m["info"]
+        result.lines_used += 1
+        if category == "Metadata" or name.lower() in _NOT_TESTS:
+            continue
+        if name.startswith("Info"):
+            warn = None
+            continue
+        if w := _WARN.match(name):
+            g = w["gpu"] or ((g2 := _GPU_IN_TEXT.match(info)) and g2["gpu"])
+            gpu = int(g) if g else None
+            targets = [r for r in last if r["gpu"] == gpu] or [r for r in last if r["gpu"] is None or gpu is None] or last
+            warn = {"text": [info], "targets": targets}
+            for r in targets:
+                r["reasons"].append(warn["text"])
+            continue
+        if name:  # a test row
+            test, warn = name, None
+            r = _RESULT.match(info)
+            if not r:
+                continue
+            gpus = [int(g) for g in r["gpus"].split(",")] if r["gpus"] else [None]
+            last = [_row(rows, test, category, r["res"], g, n) for g in gpus]
+            continue
+        # an empty name column: a per-GPU result, or a wrapped Warning
+        if test and (e := _ENTITY.match(info) or _RESULT.match(info)):
+            gpus = [int(e["gpu"])] if "gpu" in e.groupdict() else ([int(g) for g in e["gpus"].split(",")] if e["gpus"] else [None])
+            new = [_row(rows, test, category, e["res"], g, n) for g in gpus]
+            last = new if not (last and last[0]["line"] != n and _is_sibling(last, new)) else last + new
+            warn = None
+        elif warn is not None:
+            warn["text"].append(info)
+    with_gpus = {r["test"] for r in rows if r["gpu"] is not None}
+    for r in rows:
+        if r["gpu"] is None and r["test"] in with_gpus and not r["reasons"]:
+            continue  # the all-GPU row of a test with per-GPU rows
+        reason = " ".join(_join(t) for t in r["reasons"]) or None
+        _emit(fb, r["line"], r["test"], r["category"], r["res"], r["gpu"], reason, "text")
+    return result
+
+
+def _row(rows: list[dict], test: str, category: str | None, res: str, gpu: int | None, line: int) -> dict:
+    r = {"test": test, "category": category, "res": res, "gpu": gpu, "line": line, "reasons": []}
+    rows.append(r)
+    return r
+
+
+def _is_sibling(last: list[dict], new: list[dict]) -> bool:
+    """Per-GPU rows of one test follow each other: a Warning after them may name any."""
+    return all(r["test"] == new[0]["test"] for r in last)
+
+
+#: dcgmi wraps a message every 45 characters, mid-word (Diag::DisplayVerboseInfo)
+_WRAP = 45
+
+
+def _join(parts: list[str]) -> str:
+    """Join wrapped pieces: a full piece continues mid-word; a shorter one lost a trailing
+    space to the table's padding."""
+    return "".join(p if len(p) >= _WRAP else p + " " for p in parts).strip()
+
+
+def _emit(fb: FactBuilder, line: int, test: str, category: str | None, res: str, gpu: int | None, reason: str | None, source: str) -> None:
+    component, cause = test_meaning(test)
+    why = not_comparable(reason) if reason else None
+    fb.add(DcgmDiagResult, line, test=test, category=category, result=res, gpu=gpu,
+           gpu_name=f"GPU{gpu}" if gpu is not None else "all GPUs", reason=reason, component=component or "gpu",
+           cause=cause or "gpu_hardware_fault", not_comparable=why is not None, why=why, source=source)
+
+
+def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    try:
+        doc = json.loads(artefact.text)
+    except ValueError as exc:
+        fb.error(1, f"dcgmi diag -j: not JSON: {exc}")
+        return
+    body = doc.get("DCGM GPU Diagnostic") or doc.get("DCGM Diagnostic") or {}
+    text = artefact.text
+    pos = 0
+    for cat in body.get("test_categories", []):
+        for t in cat.get("tests", []):
+            name = t.get("name", "?")
+            at = text.find(f'"{name}"', pos)
+            pos = at if at >= 0 else pos
+            line = artefact.line_of(pos) if at >= 0 else 1
+            for r in t.get("results", []):
+                status = r.get("status")
+                if status not in ("Pass", "Fail", "Warn", "Skip", "Not Run"):
+                    continue
+                gid = r.get("gpu_id", r.get("entity_id"))
+                gpu = int(gid) if str(gid).isdigit() else None
+                warnings = " ".join(w.get("warning", "") for w in r.get("warnings", []) if isinstance(w, dict)) or None
+                _emit(fb, line, name, cat.get("category"), status, gpu, warnings, "json")
+    result.lines_used = len(artefact.lines)

@@ -1,0 +1,191 @@
+"""``lspci -vvv`` (pciutils): each PCI device's link (``LnkCap``/``LnkSta``) and ACS control.
+
+Sample content (HeyMeco/Rockchip-pcie-devices#6, geerlingguy/sbc-reviews#50, NVIDIA/nccl#304)::
+
+    0000:02:08.0 PCI bridge: PLX Technology, Inc. PEX 8725 24-Lane, 10-Port PCI Express Gen 3 (8.0 GT/s) Multi-Root Switch with DMA (rev ca) (prog-if 00 [Normal decode])
+            Bus: primary=02, secondary=82, subordinate=82, sec-latency=0
+            Capabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00
+                    LnkCap: Port #0, Speed 8GT/s, Width x4, ASPM L1, Exit Latency L1 <64us
+                    LnkSta: Speed 5GT/s (downgraded), Width x2 (downgraded)
+                    ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-
+
+Fragments are read too: ``lspci -vvv | grep -i acsctl`` output (ACSCtl lines only, the device
+unknown) and a device's capability lines without its header line (no bus id: the block is
+named by the line of the fact, ``line 12``).
+
+Facts: ``pcie_device`` per header line (bus id, class, name, what it is: gpu, nic, bridge,
+other); ``pcie_link_status`` per ``LnkSta:`` line, with the capability of the ``LnkCap:``
+line before it in the same device (speeds in GT/s, widths in lanes, whether each is below
+the capability, whether there is no link at all: width x0); ``pcie_acs_control`` per
+``ACSCtl:`` line, with each flag and whether the device's bridge has a GPU or NIC of the same
+output behind it (``yes``/``no``, or ``unknown`` when the output does not list them).
+Output without LnkSta or ACSCtl lines yields only devices.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.ids import try_pci_bus_id
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "lspci"
+
+# 0000:02:08.0 PCI bridge: PLX Technology, Inc. PEX 8725 24-Lane, ... (rev ca) (prog-if 00 [Normal decode])
+# 17:00.0 3D controller [0302]: NVIDIA Corporation GA100 [A100 SXM4 80GB] [10de:20b2] (rev a1)
+_HEAD = re.compile(
+    r"^(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?P<cls>[A-Za-z][\w /-]*?)(?: \[[0-9a-f]{4}\])?: (?P<name>.+?)\s*$")
+#         Bus: primary=02, secondary=82, subordinate=82, sec-latency=0
+_BUS = re.compile(r"^\s+Bus: primary=(?P<pri>[0-9a-f]+), secondary=(?P<sec>[0-9a-f]+), subordinate=(?P<sub>[0-9a-f]+)")
+#         Capabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00
+_EXPRESS = re.compile(r"^\s+Capabilities: \[[0-9a-f]+\] Express \(v\d\) (?P<type>Root Port|Downstream Port|Upstream Port|Endpoint|Legacy Endpoint|Root Complex Integrated Endpoint|PCI-Express to PCI/PCI-X Bridge)")
+#                 LnkCap: Port #0, Speed 8GT/s, Width x4, ASPM L1, Exit Latency L1 <64us
+_LNKCAP = re.compile(r"^\s*LnkCap:\s+(?:Port #\d+, )?Speed (?P<speed>[\d.]+|unknown)GT/s, Width x(?P<width>\d+)")
+#                 LnkSta: Speed 5GT/s (downgraded), Width x2 (downgraded)   /   LnkSta: Speed 5GT/s, Width x4
+_LNKSTA = re.compile(r"^\s*LnkSta:\s+Speed (?P<speed>[\d.]+|unknown) ?GT/s(?: \((?P<sflag>\w+)\))?, Width x(?P<width>\d+)(?: \((?P<wflag>\w+)\))?")
+#                 ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-
+_ACSCTL = re.compile(r"^\s*ACSCtl:\s+(?P<flags>(?:\w+[+-]\s*)+)$")
+_FLAG = re.compile(r"(\w+)([+-])")
+_DETECT = re.compile(r"^\s*(?:LnkSta|ACSCtl|LnkCap):\s|^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] (?:PCI bridge|3D controller|VGA compatible controller|Infiniband controller|Ethernet controller)", re.M)
+
+_NIC_CLASSES = ("Infiniband controller", "Ethernet controller", "Network controller")
+_GPU_CLASSES = ("3D controller", "VGA compatible controller", "Display controller")
+
+
+@fact_kind
+class PcieDevice(Fact):
+    """A device header line of ``lspci``: ``17:00.0 3D controller: NVIDIA Corporation ...``."""
+
+    kind: Literal["pcie_device"] = "pcie_device"
+    pci_bus_id: str
+    class_name: str  # "PCI bridge", "3D controller", "Infiniband controller"
+    name: str
+    device_type: Literal["gpu", "nic", "bridge", "other"]
+    port_type: str | None = None  # "Downstream Port", "Root Port", "Endpoint" (Express capability)
+
+
+@fact_kind
+class PcieLinkStatus(Fact):
+    """``LnkSta: Speed 8GT/s (downgraded), Width x8 (downgraded)`` against the device's LnkCap."""
+
+    kind: Literal["pcie_link_status"] = "pcie_link_status"
+    device: str  # the bus id, or "line N" for a block pasted without its header
+    pci_bus_id: str | None = None
+    device_type: Literal["gpu", "nic", "bridge", "other", "unknown"] = "unknown"
+    name: str | None = None
+    port_type: str = "unknown"  # "Downstream Port", "Root Port", "Endpoint", ... (Express capability)
+    speed_gts: float | None = None
+    width: int
+    cap_speed_gts: float | None = None
+    cap_width: int | None = None
+    speed_below_cap: bool = False
+    width_below_cap: bool = False
+    no_link: bool = False  # Width x0: nothing trained on the link (an empty slot or port)
+    marked_downgraded: bool = False  # lspci >= 3.6 says "(downgraded)" itself
+
+
+@fact_kind
+class PcieAcsControl(Fact):
+    """``ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-``."""
+
+    kind: Literal["pcie_acs_control"] = "pcie_acs_control"
+    device: str  # the bus id, or "line N" when the output does not name the device
+    pci_bus_id: str | None = None
+    device_type: Literal["gpu", "nic", "bridge", "other", "unknown"] = "unknown"
+    name: str | None = None
+    port_type: str = "unknown"
+    flags: str  # "SrcValid+ TransBlk- ReqRedir+ ..." as printed
+    source_validation: bool = False
+    request_redirect: bool = False  # ReqRedir+: peer requests go up to the root complex
+    completion_redirect: bool = False
+    upstream_forwarding: bool = False
+    egress_control: bool = False
+    direct_translated: bool = False
+    redirects_peer_traffic: bool = False  # ReqRedir+ or CmpltRedir+
+    p2p_devices_behind: Literal["yes", "no", "unknown"] = "unknown"  # a GPU or NIC below this bridge
+
+
+def detect(head: str) -> bool:
+    if "LnkSta:" not in head and "ACSCtl:" not in head and "LnkCap:" not in head and " controller" not in head and "PCI bridge" not in head:
+        return False
+    return bool(_DETECT.search(head))
+
+
+def _gts(raw: str) -> float | None:
+    return None if raw == "unknown" else float(raw)
+
+
+def _type(cls: str, name: str) -> str:
+    if cls in _GPU_CLASSES and "NVIDIA" in name:
+        return "gpu"
+    if cls in _NIC_CLASSES:
+        return "nic"
+    if cls == "PCI bridge":
+        return "bridge"
+    return "other"
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    dev: dict = {}  # the current device block
+    devices: list[dict] = []
+    pending: list[tuple[int, dict, dict]] = []  # (line, block, fields) of LnkSta/ACSCtl, emitted at the end
+    for n, line in enumerate(artefact.lines, 1):
+        m = _HEAD.match(line)
+        if m and (bus := try_pci_bus_id(m["bdf"] if m["bdf"].count(":") == 2 else f"0000:{m['bdf']}")):
+            dev = {"bus": bus, "cls": m["cls"], "name": m["name"], "type": _type(m["cls"], m["name"]), "line": n}
+            devices.append(dev)
+            result.lines_used += 1
+            continue
+        if not dev and line.strip():  # capability lines before any header: an unnamed block
+            dev = {"bus": None, "type": "unknown", "line": n}
+        if m := _BUS.match(line):
+            dev["secondary"], dev["subordinate"] = int(m["sec"], 16), int(m["sub"], 16)
+            result.lines_used += 1
+        elif m := _EXPRESS.match(line):
+            dev["port_type"] = m["type"]
+            result.lines_used += 1
+        elif m := _LNKCAP.match(line):
+            dev["cap"] = (_gts(m["speed"]), int(m["width"]))
+            result.lines_used += 1
+        elif m := _LNKSTA.match(line):
+            pending.append((n, dev, {"link": m}))
+            result.lines_used += 1
+        elif m := _ACSCTL.match(line):
+            pending.append((n, dev, {"acs": dict(_FLAG.findall(m["flags"])), "flags": m["flags"].strip()}))
+            result.lines_used += 1
+        elif "ACSCtl:" in line or "LnkSta:" in line:
+            fb.error(n, f"lspci: unreadable {line.strip()[:40]!r}")
+    for dev in devices:
+        fb.add(PcieDevice, dev["line"], pci_bus_id=dev["bus"], class_name=dev["cls"], name=dev["name"],
+               device_type=dev["type"], port_type=dev.get("port_type"))
+    endpoints = [d for d in devices if d["type"] in ("gpu", "nic")]
+    for n, dev, got in pending:
+        common = {"device": dev["bus"] or f"line {n}", "pci_bus_id": dev["bus"], "device_type": dev["type"],
+                  "name": dev.get("name"), "port_type": dev.get("port_type", "unknown")}
+        if "link" in got:
+            m = got["link"]
+            speed, width = _gts(m["speed"]), int(m["width"])
+            cap_speed, cap_width = dev.get("cap", (None, None))
+            fb.add(PcieLinkStatus, n, **common, speed_gts=speed, width=width, cap_speed_gts=cap_speed, cap_width=cap_width,
+                   speed_below_cap=bool(speed and cap_speed and speed < cap_speed) or (m["sflag"] == "downgraded" and width > 0),
+                   width_below_cap=bool(width and cap_width and width < cap_width) or (m["wflag"] == "downgraded" and width > 0),
+                   no_link=width == 0, marked_downgraded="downgraded" in (m["sflag"], m["wflag"]))
+            continue
+        acs = got["acs"]
+        on = lambda k: acs.get(k) == "+"  # noqa: E731
+        fb.add(PcieAcsControl, n, **common, flags=got["flags"], source_validation=on("SrcValid"), request_redirect=on("ReqRedir"),
+               completion_redirect=on("CmpltRedir"), upstream_forwarding=on("UpstreamFwd"), egress_control=on("EgressCtrl"),
+               direct_translated=on("DirectTrans"), redirects_peer_traffic=on("ReqRedir") or on("CmpltRedir"),
+               p2p_devices_behind=_behind(dev, endpoints))
+    return result
+
+
+def _behind(dev: dict, endpoints: list[dict]) -> str:
+    """Whether a GPU or NIC of the same output sits below this bridge (on its bus range)."""
+    if "secondary" not in dev or not endpoints:
+        return "unknown"
+    lo, hi = dev["secondary"], dev["subordinate"]
+    return "yes" if any(lo <= int(e["bus"].split(":")[1], 16) <= hi for e in endpoints) else "no"
