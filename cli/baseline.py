@@ -15,8 +15,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from stethoscope.cli.exits import bad_usage, internal
+
 app = typer.Typer(help="Record nccl-tests baselines (SQLite) and compare new runs with them.", no_args_is_help=True)
-err = Console(stderr=True, emoji=False)
 out = Console(highlight=False, emoji=False, soft_wrap=True)
 
 
@@ -35,9 +36,7 @@ def _db(db: Path | None) -> Path:
     return db or default_path()
 
 
-def _fail(message: str) -> None:
-    err.print(f"[red]steth: {escape(message)}[/]", highlight=False, soft_wrap=True)
-    raise typer.Exit(3)
+_fail = bad_usage
 
 
 def _json(data: object) -> None:
@@ -93,7 +92,7 @@ def compare(
 
     ruleset = load_rules()
     if ruleset.errors:
-        _fail(f"shipped rules do not load: {ruleset.errors[0]}")
+        internal(f"shipped rules do not load: {ruleset.errors[0]}")
     try:
         cmp = baseline_run.compare(results, name, _db(db), ruleset)
     except (StoreError, BundleError) as exc:

@@ -8,6 +8,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from stethoscope.cli.exits import bad_usage
+
 
 def collect_command(
     out: Annotated[Path, typer.Option("--out", help="Folder to write the bundle into (<out>/<node>/...)")],
@@ -24,9 +26,11 @@ def collect_command(
     try:
         cmds = load_commands(commands)
     except (OSError, ValidationError, ValueError) as exc:
-        err.print(f"[red]steth: {escape(str(commands))}: not a valid command list: {escape(str(exc).splitlines()[0])}[/]")
-        raise typer.Exit(3)
-    outcomes = collect(out, node, cmds)
+        bad_usage(f"{commands}: not a valid command list: {str(exc).splitlines()[0]}")
+    try:
+        outcomes = collect(out, node, cmds)
+    except OSError as exc:
+        bad_usage(f"--out {out}: cannot write the bundle: {exc.strerror or exc}")
     for o in outcomes:
         mark = {"ok": "[green]ok[/]", "missing": "[dim]missing[/]"}.get(o.status, f"[yellow]{o.status}[/]")
         err.print(f"{mark:>20} {o.name:28} {o.bytes:>9} B  {escape(o.note)}")

@@ -13,13 +13,15 @@ import yaml
 from rich.console import Console
 from rich.markup import escape
 
+from stethoscope.cli.exits import BAD_USAGE, say
+
 kb_app = typer.Typer(help="Knowledge base of past incidents: search, show, add.", no_args_is_help=True)
 out = Console(highlight=False, emoji=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
 
 
-def _fail(message: str, code: int = 3) -> None:
-    err.print(f"[red]steth kb: {escape(message)}[/]")
+def _fail(message: str, code: int = BAD_USAGE) -> None:
+    say(f"kb: {message}")
     raise typer.Exit(code)
 
 
@@ -118,8 +120,11 @@ def kb_add(
     draft["id"] = path.stem  # a case's id is its file name
     if path.exists():
         _fail(f"{path} exists: give --out")
-    path.write_text("# Draft case from a steth diagnosis: complete every TODO, then: steth kb check " + path.name + "\n"
-                    + yaml.safe_dump(draft, sort_keys=False, width=110, allow_unicode=True), encoding="utf-8")
+    try:
+        path.write_text("# Draft case from a steth diagnosis: complete every TODO, then: steth kb check " + path.name + "\n"
+                        + yaml.safe_dump(draft, sort_keys=False, width=110, allow_unicode=True), encoding="utf-8")
+    except OSError as exc:
+        _fail(f"{path}: cannot write: {exc.strerror or exc}")
     out.print(f"wrote {path}")
     if edit:
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"

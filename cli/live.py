@@ -12,12 +12,12 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from stethoscope.cli.exits import bad_usage, internal
+
 err = Console(stderr=True, emoji=False)
 
 
-def _bad(message: str) -> None:
-    err.print(f"[red]steth: {escape(message)}[/]", highlight=False, soft_wrap=True)
-    raise typer.Exit(3)
+_bad = bad_usage
 
 
 def _duration(text: str, what: str) -> int:
@@ -73,7 +73,10 @@ def watch(
     if not host or not port.isdigit():
         _bad(f"--listen: expected host:port, got {listen!r}")
     w = Watcher(prometheus, _duration(window, "--window"), timeout)
-    w.serve(host, int(port))
+    try:
+        w.serve(host, int(port))
+    except OSError as exc:
+        _bad(f"--listen {listen}: cannot serve there: {exc.strerror or exc}")
     done = {"n": 0}
 
     def report(r) -> None:
@@ -122,10 +125,13 @@ def rules_export(
 
     rs = load_rules()
     if rs.errors:
-        _bad(f"shipped rules do not load: {rs.errors[0]}")
+        internal(f"shipped rules do not load: {rs.errors[0]}")
     text = export(rs)
     if output:
-        output.write_text(text)
+        try:
+            output.write_text(text)
+        except OSError as exc:
+            _bad(f"{output}: cannot write: {exc.strerror or exc}")
     else:
         sys.stdout.write(text)
 

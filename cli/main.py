@@ -1,7 +1,7 @@
 """The ``steth`` command: a thin typer layer over plain functions of engine/ and facts/.
 
-Exit codes of ``steth diagnose``: 0 healthy, 1 faulty, 2 inconclusive, 3 bad usage or
-unreadable input.
+Exit codes of every command (cli/exits.py, README "Exit codes"): 0 healthy, 1 faulty,
+2 inconclusive, 3 bad usage or unreadable input, 4 internal error.
 """
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from stethoscope.cli import live as _live
+from stethoscope.cli.exits import BAD_USAGE, VERDICT, StethGroup, bad_usage, internal, say
 
-app = typer.Typer(help="gpu-stethoscope: diagnose GPU training clusters from their logs.", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+app = typer.Typer(help="gpu-stethoscope: diagnose GPU training clusters from their logs.", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, cls=StethGroup)
 rules_app = typer.Typer(help="Check and test YAML rules.", no_args_is_help=True)
 schema_app = typer.Typer(help="Print JSON Schemas of the project's formats.", no_args_is_help=True)
 app.add_typer(rules_app, name="rules")
@@ -32,8 +33,8 @@ app.add_typer(kb_app, name="kb")
 from stethoscope.cli.collect import collect_command  # noqa: E402
 app.command("collect")(collect_command)
 
-EXIT = {"healthy": 0, "faulty": 1, "inconclusive": 2}
-EXIT_BAD_INPUT = 3
+EXIT = VERDICT
+EXIT_BAD_INPUT = BAD_USAGE
 # emoji off: a log line such as "vm:100:200 [0] NCCL ..." must not become "vm💯200"
 err = Console(stderr=True, emoji=False)
 
@@ -49,9 +50,22 @@ class EvaluatorChoice(str, Enum):
     reference = "reference"
 
 
-def _fail(message: str) -> None:
-    err.print(f"[red]steth: {escape(message)}[/]", highlight=False, soft_wrap=True)
-    raise typer.Exit(EXIT_BAD_INPUT)
+_fail = bad_usage
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        print(f"steth {version('gpu-stethoscope')}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_show_version, help="Print the version and exit")] = False,
+) -> None:
+    """gpu-stethoscope: diagnose GPU training clusters from their logs."""
 
 
 @app.command()
@@ -77,7 +91,7 @@ def diagnose(
         _fail("give exactly one of --from-logs BUNDLE or --prometheus URL")
     ruleset = load_rules()
     if ruleset.errors:
-        _fail(f"shipped rules do not load: {ruleset.errors[0]}")
+        internal(f"shipped rules do not load: {ruleset.errors[0]}")
     if prometheus is not None:
         report = _live.diagnose_live(prometheus, at, window, timeout, ruleset, evaluator.value)
     else:
@@ -184,11 +198,14 @@ def docs(
             if not path.exists() or path.read_text(encoding="utf-8") != text:
                 stale.append(str(path))
         else:
-            out.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+            except OSError as exc:
+                _fail(f"{path}: cannot write: {exc.strerror or exc}")
             print(f"wrote {path}")
     if stale:
-        err.print(f"out of date: {', '.join(stale)} (run: steth docs --out {out})", highlight=False)
+        say(f"out of date: {', '.join(stale)} (run: steth docs --out {out})")
         raise typer.Exit(1)
 
 
@@ -205,17 +222,8 @@ def _expand(paths: list[Path], pattern: str) -> list[Path]:
 
 
 def main() -> None:
-    import os
-
-    try:
-        app(standalone_mode=True)
-    except SystemExit:
-        raise
-    except Exception as exc:  # never a traceback for the operator
-        if os.environ.get("STETH_DEBUG"):
-            raise
-        err.print(f"[red]steth: internal error: {escape(f'{type(exc).__name__}: {exc}')} (set STETH_DEBUG=1 for the traceback)[/]", highlight=False, soft_wrap=True)
-        raise SystemExit(EXIT_BAD_INPUT) from None
+    """Entry point of ``steth``: the exit-code table is kept by StethGroup (cli/exits.py)."""
+    app()
 
 
 if __name__ == "__main__":

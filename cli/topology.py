@@ -8,6 +8,8 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
+from stethoscope.cli.exits import bad_usage
+
 topology_app = typer.Typer(help="Show the cluster topology built from a bundle.", no_args_is_help=True)
 err = Console(stderr=True)
 
@@ -30,8 +32,7 @@ def show(
         report = diagnose_bundle(bundle)
         facts = parse_artefacts(artefacts(read_bundle(bundle))[0]).facts
     except (BundleError, InventoryError, OSError) as exc:
-        err.print(f"[red]steth: {exc}[/]", highlight=False)
-        raise typer.Exit(3)
+        bad_usage(str(exc))
     graph = build(facts, inv)
     marked = suspects(graph, report.findings)
     Console(highlight=False).print(text_tree(graph, marked))
@@ -40,5 +41,4 @@ def show(
             for p in render_images(to_dot(graph, marked, slow_links(graph, report.findings), affected(graph, report.findings)), image):
                 err.print(f"wrote {p}", highlight=False)
         except RenderError as exc:
-            err.print(f"[red]steth: {exc}[/]", highlight=False)
-            raise typer.Exit(3)
+            bad_usage(str(exc))
