@@ -13,9 +13,13 @@ one line)::
 
 Facts emitted: the same kinds as the text parser (:mod:`nccl_tests`), ``nccl_test_run``,
 ``nccl_test_rank``, ``nccl_test_row``, and ``nccl_test_failure`` for each non-empty entry of
-``errors``. Values keep the JSON's full precision. Without MPI, nccl-tests lists only the
-first rank of the process in ``devices`` (it parses one line of its device report), so
-``nranks`` counts the ranks listed, not the ranks that ran. A file without
+``errors``. Values keep the JSON's full precision. ``devices`` holds ONE entry per process,
+not per rank: nccl-tests' writer (``writeDeviceReport`` in src/util.cu) prints one
+``#  Rank`` line per GPU of the process but ``parseRankInfo`` reads only the first line of
+each process's block (without MPI, the one process's). Each process drives ``nthreads x
+ngpus`` ranks, so ``nranks`` = entries x ``nthreads`` x ``ngpus`` (a ``-g 2`` run without MPI:
+2 ranks, one entry); ``nccl_test_rank`` facts are emitted for the listed entries only, since
+the other ranks' PCI addresses are not in the file. A file without
 ``out_of_bounds`` is a run that stopped before its results footer: ``failed`` is True and
 ``status`` None. Evidence is the line where the value sits; for a one-line file, the text
 from that value on.
@@ -123,7 +127,7 @@ def _parse_doc(builder: FactBuilder, artefact: Artefact, doc: dict[str, Any]) ->
         nccl_version=nccl_version_str(int(doc["nccl_version"])) if doc.get("nccl_version") else None,
         n_threads=cfg.get("nthreads"), n_gpus=cfg.get("ngpus"), min_bytes=cfg.get("minimum_bytes"),
         max_bytes=cfg.get("maximum_bytes"), iters=cfg.get("iterations"), warmup_iters=cfg.get("warmup_iters"),
-        validation=cfg.get("validation"), nranks=len(devices), hosts=len(hosts),
+        validation=cfg.get("validation"), nranks=_nranks(cfg, devices), hosts=len(hosts),
         avg_busbw=float(avg["bandwidth"]) if avg.get("bandwidth") is not None else None,
         avg_busbw_check=avg_check, out_of_bounds=int(oob["count"]) if isinstance(oob, dict) else None,
         status=status, failed=failed, failure_message=message, **summarise_rows(rows),
@@ -146,6 +150,12 @@ def _parse_doc(builder: FactBuilder, artefact: Artefact, doc: dict[str, Any]) ->
         line, ev = _evidence(artefact, text.find(json.dumps(err)[1:-1], e.end()) if e else 0)
         builder.add(NcclTestFailure, line, node=node, text=ev, run_id=run.id, host=None, failure_type="nccl",
                     message=err, nccl_error=None, last_error=err)
+
+
+def _nranks(cfg: dict[str, Any], devices: list[dict[str, Any]]) -> int:
+    """Ranks that ran: one ``devices`` entry per process, ``nthreads x ngpus`` ranks each."""
+    per_process = int(cfg.get("nthreads") or 1) * int(cfg.get("ngpus") or 1)
+    return len(devices) * per_process
 
 
 def _row(r: dict[str, Any], collective: str | None) -> dict[str, Any]:

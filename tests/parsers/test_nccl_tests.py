@@ -233,8 +233,10 @@ def test_json_equals_text_of_the_same_run():
             assert getattr(t, f) == round(getattr(j, f), 2), (t.size_bytes, f)  # the text prints %.2f
     # JSON evidence: the line (here the one-line file) from where the row sits
     assert jrows[-1].evidence.text.startswith('"size":134217728,"count":33554432')
-    # nccl-tests without MPI lists only the first rank of the process in the JSON
-    assert (jrun.nranks, trun.nranks) == (1, 2)
+    # nccl-tests lists one device entry per process in the JSON (the first of its -g 2 ranks):
+    # both count the 2 ranks that ran
+    assert (jrun.nranks, trun.nranks) == (2, 2)
+    assert (len(_kinds(js, "nccl_test_rank")), len(_kinds(text, "nccl_test_rank"))) == (1, 2)
 
 
 @pytest.mark.parametrize(

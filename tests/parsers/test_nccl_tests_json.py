@@ -2,6 +2,7 @@
 JSON and text of one run agree lives in test_nccl_tests.py."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,20 @@ def test_json_observation_pretty_printed():
 
 def test_json_bad_ifname_run():
     run = _run(_parse(FIXJ / "allreduce_bad_ifname_json_g2.json"))
-    assert (run.failed, run.status, run.rows, run.nranks) == (True, None, 0, 1)
+    assert (run.failed, run.status, run.rows, run.nranks) == (True, None, 0, 2)
+
+
+def test_json_ranks_are_processes_times_gpus_per_process():
+    """``devices`` has one entry per process (nccl-tests' parseRankInfo reads the first
+    ``#  Rank`` line of each process); each process drives nthreads x ngpus ranks."""
+    doc = json.loads((FIXJ / "allreduce_healthy_g2.json").read_text())
+    assert (doc["config"]["ngpus"], len(doc["config"]["devices"])) == (2, 1)
+    assert _run(nccl_tests_json.parse(Artefact(path="g2.json", text=json.dumps(doc)))).nranks == 2
+    # the same run launched as 2 MPI processes of -g 2 -t 1 on two hosts: 4 ranks
+    second = dict(doc["config"]["devices"][0], rank=2, pid=1700, hostname="vm2")
+    doc["config"]["devices"].append(second)
+    run = _run(nccl_tests_json.parse(Artefact(path="mpi.json", text=json.dumps(doc))))
+    assert (run.nranks, run.hosts) == (4, 2)
 
 
 @pytest.mark.parametrize("text, line", [('{"version": 3,\n "config": {"ngpus": 2,\n', 3), ("[1, 2]", 1),
