@@ -37,34 +37,35 @@ from __future__ import annotations
 import re
 
 # ```bash   /   ```   /   ```docker run --gpus all --rm -it video-diffusion /bin/bash```
-_FENCE = re.compile(r"^[ \t]*```(?P<body>[^\n]*?)[ \t]*$", re.M)
+_FENCE = re.compile(r"\n[ \t]*```(?P<body>[^\n]*?)[ \t]*(?=\n)")
 # `ACSCtl:	SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-`
-_TICKS = re.compile(r"^[ \t]*`(?P<body>[^`\n]+)`[ \t]*$", re.M)
+_TICKS = re.compile(r"\n[ \t]*`(?P<body>[^`\n]+)`[ \t]*(?=\n)")
 # > [0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>
-_QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?:[ \t]|$))+", re.M)
+_QUOTE = re.compile(r"\n(?:[ \t]{0,3}>(?:[ \t]|(?=\n)))+")
 # [1,3]<stdout>:node2:1234:1290 [3] NCCL INFO Channel 00/0 : 3[3] -> 0[0] via P2P/CUMEM
-_MPIRUN = re.compile(r"^\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:[ \t]?", re.M)
+_MPIRUN = re.compile(r"\n\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:[ \t]?")
 # 10: torch.distributed.DistBackendError: NCCL error in: .../ProcessGroupNCCL.cpp:1331, unhandled system error
 # (not ``ip addr``'s "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536", whose number is the interface's)
-_SRUN = re.compile(r"^\d{1,5}: (?=\S)(?![\w.@-]+: <)", re.M)
+_SRUN = re.compile(r"\n\d{1,5}: (?=\S)(?![\w.@-]+: <)")
 # 2024-05-01T12:00:00.123456789Z stdout F gpu-operator-validator: Failed to initialize NVML
 # 2023-09-12T08:14:05.000000001Z I0912 08:14:05.123 1 main.go:154] Starting FS watcher.
 _CONTAINER_TS = re.compile(
-    r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z[ \t]+(?:(?:stdout|stderr)[ \t]+[FP][ \t]+)?"
+    r"\n\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z[ \t]+(?:(?:stdout|stderr)[ \t]+[FP][ \t]+)?"
     r"(?![A-Za-z0-9][\w.-]* [\w./-]+(?:\[\d+\])?: )",  # "node1 kernel: ..." is journald's: kept
-    re.M,
 )
 
 #: literal gates: a text holding none of these has no wrapper, and is returned as it is
 _GATES = ("`", ">", "]<std", ": ", "Z ")
+#: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
+_ANY = re.compile(r"\n(?:[ \t]{0,3}>|[ \t]*`|\[\d+,\d+\]<|\d{1,5}: |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)")
 
 
 def _fence(m: re.Match[str]) -> str:
     body = m["body"]
     if body.endswith("```"):
-        return body[:-3].rstrip()
+        return "\n" + body[:-3].rstrip()
     # an opening or closing fence carries at most a language tag
-    return "" if re.fullmatch(r"[\w+.-]{0,20}", body) else body
+    return "\n" if re.fullmatch(r"[\w+.-]{0,20}", body) else "\n" + body
 
 
 def normalise(text: str) -> str:
@@ -74,21 +75,26 @@ def normalise(text: str) -> str:
     ``is`` to know whether the text changed."""
     if not any(g in text for g in _GATES):
         return text
-    out = text
+    # every pattern starts with the newline before its line (a literal: the regex engine skips
+    # ahead to it), so the text gets one in front and loses it at the end
+    out = "\n" + text + "\n"
+    if _ANY.search(out) is None:
+        return text
     for _ in range(3):  # wrappers nest: a quoted fence line, a labelled quoted line
         before = out
-        if ">" in out:
-            out = _QUOTE.sub("", out)
+        if "\n>" in out or "\n " in out or "\n\t" in out:
+            out = _QUOTE.sub("\n", out)
         if "```" in out:
             out = _FENCE.sub(_fence, out)
         if "`" in out:
-            out = _TICKS.sub(r"\g<body>", out)
+            out = _TICKS.sub("\n\\g<body>", out)
         if "]<std" in out:
-            out = _MPIRUN.sub("", out)
+            out = _MPIRUN.sub("\n", out)
         if ": " in out:
-            out = _SRUN.sub("", out)
+            out = _SRUN.sub("\n", out)
         if "Z " in out or "Z\t" in out:
-            out = _CONTAINER_TS.sub("", out)
+            out = _CONTAINER_TS.sub("\n", out)
         if out == before:
             break
+    out = out[1:-1]
     return text if out == text else out
