@@ -37,7 +37,7 @@ def test_dmon_td_with_blank_line_and_other_columns():
 def test_query_gpu_timestamp_gives_interval_per_gpu():
     r = _parse("query-gpu-timestamp.csv")
     assert not r.errors
-    by = {s.index: s for s in r.facts}
+    by = {s.index: s for s in r.facts if s.kind == "gpu_util_series"}
     assert by[0].pci_bus_id == "0000:00:06.0" and by[0].interval_s == pytest.approx(5.0, abs=0.01)
     assert (by[0].dips, by[1].dips) == (1, 0)
 
@@ -51,4 +51,4 @@ def test_bad_timestamp_is_a_parse_error():
     text = (ROOT / "query-gpu-timestamp.csv").read_text().replace("2026/11/29 18:40:06.121", "yesterday", 1)
     r = _parse("bad.csv", text)
     assert [e.line for e in r.errors] == [4]
-    assert {s.index: s.samples for s in r.facts} == {0: 2, 1: 3}
+    assert {s.index: s.samples for s in r.facts if s.kind == "gpu_util_series"} == {0: 2, 1: 3}

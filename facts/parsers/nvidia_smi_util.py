@@ -44,14 +44,23 @@ from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.stats import zero_runs
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.nvidia_smi_query import emit_row, field_name, known
 
 KIND = "nvidia_smi_util"
 
 # # gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk
 # #Date       Time        gpu    pwr  gtemp  mtemp     sm ...   (dmon -o DT)
 _DMON_HEAD = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+.*\bsm\b", re.M)
-# index, name, uuid, pci.bus_id, ..., utilization.gpu [%], ...
-_CSV_HEAD = re.compile(r"^(?:[\w.]+(?: \[[^\]]*\])?, )*utilization\.gpu \[%\]", re.M)
+# index, name, uuid, pci.bus_id, ..., utilization.gpu [%], ...   (any field set; units in brackets)
+_CSV_HEAD = re.compile(r"^[a-z_][a-z0-9_.]*(?: \[[^\]\n]*\])?(?:, ?[a-z_][a-z0-9_.]*(?: \[[^\]\n]*\])?)*[ \t]*$", re.M)
+# nvidia-smi --query-gpu=index,pci.bus_id,temperature.gpu --format=csv,noheader,nounits
+_CMD_QUERY = re.compile(r"--query-gpu[= ](?P<fields>[\w.,]+)")
+_CMD_FORMAT = re.compile(r"--format[= ](?P<fmt>[\w,]+)")
+_FIELD = re.compile(r"^[a-z_][a-z0-9_.]*$")
+#: literals one of which a query header or command holds (detect's cheap gate)
+_QUERY_GATES = ("--query-gpu", "pci.bus_id", "temperature.gpu", "utilization.gpu", "memory.used", "power.draw",
+                "clocks_throttle_reasons.", "clocks_event_reasons.", "ecc.errors.", "retired_pages.",
+                "remapped_rows.", "pcie.link.", "ecc.mode.", "fabric.state")
 #     0    148     36     35      0      0  ...
 #  20240916   10:02:17      0    612  ...   (-o DT: date and time first; -o T: time only)
 _DMON_ROW = re.compile(r"^\s*(?:(?P<date>\d{8})\s+)?(?:(?P<time>\d\d:\d\d:\d\d)\s+)?(?P<idx>\d+)\s+(?P<rest>.*)$")
@@ -77,10 +86,14 @@ class GpuUtilSeries(Fact):
 
 
 def detect(head: str) -> bool:
-    # gates: _DMON_HEAD needs "#", "gpu" and "sm"; _CSV_HEAD its "utilization.gpu [%]"
+    # gates: _DMON_HEAD needs "#", "gpu" and "sm"; a query header or command one of _QUERY_GATES
     if "#" in head and "gpu" in head and "sm" in head and _DMON_HEAD.search(head) is not None:
         return True
-    return "utilization.gpu [%]" in head and _CSV_HEAD.search(head) is not None
+    if not any(g in head for g in _QUERY_GATES):
+        return False
+    if "--query-gpu" in head and any(_query_command(ln) for ln in head.splitlines() if "--query-gpu" in ln):
+        return True
+    return any(_query_header(m[0]) is not None for m in _CSV_HEAD.finditer(head))
 
 
 def _seconds(date: str | None, time: str | None, frac: str | None = None) -> float | None:
@@ -117,38 +130,61 @@ def _num(raw: str) -> float | None:
     return None if raw in _NA else float(raw)
 
 
+def _query_header(line: str) -> list[str] | None:
+    """The field names of a ``--format=csv`` header line, or None when the line is not one."""
+    if "," not in line and "." not in line:
+        return None
+    names = [field_name(c) for c in line.split(",")]
+    if not all(_FIELD.match(n) for n in names) or not any(known(n) for n in names):
+        return None
+    return names if len(names) > 1 or "." in names[0] else None
+
+
+def _query_command(line: str) -> list[str] | None:
+    """Fields of ``nvidia-smi --query-gpu=a,b --format=csv,noheader``: rows follow without a header."""
+    q, f = _CMD_QUERY.search(line), _CMD_FORMAT.search(line)
+    if q is None or f is None or "noheader" not in f["fmt"]:
+        return None
+    return [field_name(n) for n in q["fields"].split(",") if n]
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     lines = artefact.lines
     series: dict[int, list[tuple[int, float]]] = {}
     stamps: dict[int, list[float]] = {}
-    tcol = None
     buses: dict[int, str | None] = {}
+    #: the last CSV row of each GPU: its state facts describe the GPU as last read
+    last_rows: dict[object, tuple[int, list[str], list[str]]] = {}
     used = 0
-    col = None
+    col = tcol = icol = bcol = None
+    names: list[str] | None = None
     source = "dmon"
     for ln, line in enumerate(lines, 1):
         if line.startswith("#"):
             head = line.lstrip("#").split()
             if "gpu" in head[:3] and head[0] in ("gpu", "Date", "Time"):
                 # the column of "sm" counted from "gpu": date/time columns are read by _DMON_ROW
-                col, source = (head.index("sm") - head.index("gpu") if "sm" in head else None), "dmon"
+                col, source, names = (head.index("sm") - head.index("gpu") if "sm" in head else None), "dmon", None
                 used += 1
             elif head and head[0] in ("Idx", "YYYYMMDD", "HH:MM:SS"):
                 used += 1
             continue
-        if "utilization.gpu [%]" in line:
-            names = [c.strip() for c in line.split(",")]
-            col, source = names.index("utilization.gpu [%]"), "query-gpu"
+        fields = _query_command(line) if "--query-gpu" in line else _query_header(line)
+        if fields is not None:
+            names, source = fields, "query-gpu"
+            col = names.index("utilization.gpu") if "utilization.gpu" in names else None
             icol = names.index("index") if "index" in names else None
-            bcol = names.index("pci.bus_id") if "pci.bus_id" in names else None
+            bcol = next((names.index(k) for k in ("pci.bus_id", "gpu_bus_id") if k in names), None)
             tcol = names.index("timestamp") if "timestamp" in names else None
             used += 1
             continue
-        if col is None or not line.strip():
+        if not line.strip():
             continue
         if source == "dmon":
+            if col is None:
+                continue
             m = _DMON_ROW.match(line)
             if m is None:
                 continue
@@ -158,12 +194,16 @@ def parse(artefact: Artefact) -> ParseResult:
             stamp = _seconds(m["date"], m["time"])
         else:
             parts = [p.strip() for p in line.split(",")]
-            if len(parts) <= col:
-                continue
+            if names is None or len(parts) != len(names):
+                continue  # not a row of this query (a prompt, other output)
             if icol is None and bcol is None:
                 continue  # no way to tell GPUs apart
             idx = int(parts[icol]) if icol is not None and parts[icol].isdigit() else len(buses)
             bus = try_pci_bus_id(parts[bcol]) if bcol is not None else None
+            last_rows[bus or idx] = (ln, names, parts)
+            used += 1
+            if col is None:
+                continue
             raw = parts[col]
             stamp = None
             if tcol is not None:
@@ -177,7 +217,7 @@ def parse(artefact: Artefact) -> ParseResult:
         except ValueError:
             b.error(ln, f"utilisation {raw!r} is not a number")
             continue
-        used += 1
+        used += source == "dmon"
         if value is None:
             continue
         series.setdefault(idx, []).append((ln, value))
@@ -186,5 +226,7 @@ def parse(artefact: Artefact) -> ParseResult:
         buses.setdefault(idx, bus)
     for idx, rows in sorted(series.items()):
         _emit(b, idx, buses.get(idx), rows, source, stamps.get(idx, []))
+    for ln, row_names, parts in sorted(last_rows.values()):
+        emit_row(b, ln, row_names, parts)
     result.lines_used = used
     return result

@@ -19,7 +19,8 @@ def test_real_idle_dmon_two_gpus_by_index():
 
 def test_real_query_gpu_csv_names_the_bus_id():
     r = _parse("query-gpu.csv")
-    assert [(f.index, f.pci_bus_id, f.source) for f in r.facts] == [(0, "0000:00:06.0", "query-gpu"), (1, "0000:00:07.0", "query-gpu")]
+    series = [f for f in r.facts if f.kind == "gpu_util_series"]
+    assert [(f.index, f.pci_bus_id, f.source) for f in series] == [(0, "0000:00:06.0", "query-gpu"), (1, "0000:00:07.0", "query-gpu")]
 
 
 def test_stall_series_counts_dips_and_busy_mean():

@@ -1,0 +1,95 @@
+"""NVIDIA container toolkit hook errors: ``nvidia-container-cli: <stage> error: ...``.
+
+``docker run --gpus ...`` (or containerd/CRI-O through the toolkit's prestart hook) prints the
+hook's stderr inside the runtime's own error. Sample content (NVIDIA/nvidia-container-toolkit#394,
+MauriceNino/dashdot#1226, nodefluxio/vortex#106, NVIDIA/nvidia-docker#536)::
+
+    docker: Error response from daemon: failed to create task for container: ... error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'
+    nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.
+    nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver to a newer version, or use an earlier cuda container
+    ... stderr: nvidia-container-cli: requirement error: unsatisfied condition: cuda>=10.2, please update your driver to a newer version, or use an earlier cuda container\\\\n\\\"\\\"": unknown
+    nvidia-container-cli: requirement error: unsatisfied condition: cuda >= 9.0
+
+Older runtimes escape the hook's output inside a JSON-ish string (``\\\\n\\\"``): a message
+ends at the first backslash. Facts emitted: ``nvml_init_failure`` (source
+``nvidia-container-cli``) for ``initialization error: nvml error: ...`` and for a library that
+could not be loaded (``load library failed: libnvidia-ml.so.1: cannot open shared object
+file``); ``container_requirement_unsatisfied`` for a ``requirement error`` (the image's
+``NVIDIA_REQUIRE_CUDA`` condition, e.g. ``cuda>=12.4``, against the driver's CUDA version);
+``container_toolkit_error`` for any other stage (mount, detection, ldcache, ...). Text without
+such lines yields nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
+from stethoscope.facts.parsers.nvml_init import NvmlInitFailure, nvml_reason
+
+KIND = "nvidia_container_cli"
+
+# nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.
+# nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/.../merged/usr/bin/nvidia-smi: file exists: unknown
+_LINE = re.compile(r"nvidia-container-cli: (?P<stage>[a-z][a-z ]*?) error: (?P<msg>[^\n\\]*)")
+# unsatisfied condition: cuda>=12.4, please update your driver ...   |   unsatisfied condition: cuda >= 9.0
+_REQUIREMENT = re.compile(r"unsatisfied condition: (?P<cond>(?P<what>[a-z]+)\s*(?P<op>[<>=!]=?|=)\s*(?P<ver>[0-9][0-9.]*))")
+# nvml error: driver/library version mismatch   |   load library failed: libnvidia-ml.so.1: cannot open shared object file: ...
+_NVML = re.compile(r"^nvml error: (?P<nvml>.+)$|^load library failed: (?P<lib>\S+): (?P<why>.+)$")
+
+
+@fact_kind
+class ContainerRequirementUnsatisfied(Fact):
+    """The image's requirement (``NVIDIA_REQUIRE_CUDA``) is not met by the host's driver."""
+
+    kind: Literal["container_requirement_unsatisfied"] = "container_requirement_unsatisfied"
+    requirement: str  # "cuda>=12.4" as printed (spaces removed)
+    subject: str  # "cuda", "brand", "driver", "arch"
+    required_version: str | None = None  # "12.4"
+    message: str
+
+
+@fact_kind
+class ContainerToolkitError(Fact):
+    """Another ``nvidia-container-cli`` failure: the container got no GPU."""
+
+    kind: Literal["container_toolkit_error"] = "container_toolkit_error"
+    stage: str  # "mount", "detection", "initialization", "ldcache", ...
+    message: str
+
+
+def detect(head: str) -> bool:
+    return "nvidia-container-cli: " in head and _LINE.search(head) is not None
+
+
+def _clean(msg: str) -> str:
+    msg = msg.strip().rstrip(".").strip()
+    return msg.removesuffix(": unknown").strip()
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    seen: set[int] = set()
+    for n, line in iter_lines(_LINE, artefact):
+        m = _LINE.search(line)
+        if m is None or n in seen:
+            continue
+        seen.add(n)
+        stage, msg = m["stage"], _clean(m["msg"])
+        result.lines_used += 1
+        if stage == "requirement":
+            r = _REQUIREMENT.search(msg)
+            if r is None:
+                b.error(n, f"nvidia-container-cli requirement error without a condition: {msg!r}")
+                continue
+            b.add(ContainerRequirementUnsatisfied, n, requirement=re.sub(r"\s+", "", r["cond"]), subject=r["what"],
+                  required_version=r["ver"], message=msg)
+        elif stage == "initialization" and (v := _NVML.match(msg)) is not None:
+            text = v["nvml"] or f"{v['lib']}: {v['why']}"
+            reason = nvml_reason(text) if v["nvml"] else "library_not_found"
+            b.add(NvmlInitFailure, n, reason=reason, message=text, source="nvidia-container-cli")
+        else:
+            b.add(ContainerToolkitError, n, stage=stage, message=msg)
+    return result

@@ -1,0 +1,170 @@
+"""``nvidia-smi`` with no arguments: the summary table of every GPU and the process table.
+
+Sample content (R550 layout, NVIDIA/nvidia-container-toolkit#394; R450-R530 layouts add the
+``MIG M.`` row in narrower cells, facebookresearch/vissl#422; R390 and older have no CUDA
+version and no third row, NVIDIA/k8s-device-plugin#60)::
+
+    | NVIDIA-SMI 550.54.14              Driver Version: 550.54.14      CUDA Version: 12.4     |
+    |=========================================+========================+======================|
+    |   0  NVIDIA GeForce RTX 3060        Off |   00000000:81:00.0  On |                  N/A |
+    |  0%   32C    P0             38W /  170W |       9MiB /  12288MiB |      0%      Default |
+    |                                         |                        |                  N/A |
+
+    |   4  A100-SXM4-40GB      Off  | 00000000:B5:00.0 Off |                    0 |
+    | N/A   29C    P0    51W / 400W |      3MiB / 40536MiB |      0%      Default |
+    |                               |                      |             Disabled |
+
+    |  GPU   GI   CI        PID   Type   Process name                              GPU Memory |
+    |    0   N/A  N/A      2261      C   python                                      30042MiB |
+
+A GPU is read from its first row (index, name, persistence mode, bus id, the volatile
+uncorrectable ECC count) and the row after it (fan, temperature, performance state, power
+draw and cap, memory use, utilisation, compute mode), then the MIG mode row when present.
+Facts emitted, of the same kinds as ``nvidia-smi -q`` where one fits (:mod:`gpu_state_facts`):
+``gpu_info`` (index, name, driver and CUDA version, persistence), ``gpu_temperature``,
+``gpu_power`` (draw; the cap as the enforced limit), ``gpu_ecc_count`` (volatile,
+uncorrectable, ``total``) when a number is shown; and ``gpu_usage`` (memory, utilisation,
+performance state, compute and MIG mode) and ``gpu_process`` (one per process row).
+``N/A`` cells give None. A first GPU row without its second row is a ParseError. Text without
+the table yields nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.ids import pci_bus_id
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.gpu_state_facts import GpuEccCount, GpuInfo, GpuPower, GpuTemperature
+
+KIND = "nvidia_smi_table"
+
+# | NVIDIA-SMI 550.54.14              Driver Version: 550.54.14      CUDA Version: 12.4     |
+_HEADER = re.compile(r"NVIDIA-SMI (?P<smi>\S+)\s+Driver Version: (?P<drv>\S+)(?:\s+CUDA Version: (?P<cuda>[\d.]+|N/A))?")
+# |   0  NVIDIA GeForce RTX 3060        Off |   00000000:81:00.0  On |                  N/A |
+# |   0  GeForce GTX 108...  Off  | 00000000:04:00.0 Off |                  N/A |
+_GPU_ROW = re.compile(r"^\|\s+(?P<idx>\d+)\s+(?P<name>\S.*?)\s+(?P<pers>On|Off|WDDM|TCC)\s*\|\s*(?P<bus>[0-9A-Fa-f]{4,8}:"
+                      r"[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s+(?P<disp>On|Off)\s*\|\s*(?P<ecc>\S+)\s*\|\s*$")
+# |  0%   32C    P0             38W /  170W |       9MiB /  12288MiB |      0%      Default |
+_STATE_ROW = re.compile(r"^\|\s*(?P<fan>\d+%|N/A|ERR!)\s+(?P<temp>-?\d+C|N/A|ERR!)\s+(?P<perf>P\d+|N/A|ERR!)\s+"
+                        r"(?:(?P<draw>\d+(?:\.\d+)?W|N/A|ERR!)\s*/\s*(?P<cap>\d+(?:\.\d+)?W|N/A|ERR!))?\s*\|\s*"
+                        r"(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*\|\s*(?P<util>\d+%|N/A|ERR!)\s+(?P<mode>\S+)\s*\|\s*$")
+# |                                         |                        |             Disabled |
+_MIG_ROW = re.compile(r"^\|\s+\|\s+\|\s+(?P<mig>Enabled|Disabled|N/A)\s*\|\s*$")
+# |    0   N/A  N/A      2261      C   python                                      30042MiB |
+# |    0      1234      C   python                            30000MiB |   (before R450: no GI/CI)
+_PROCESS_ROW = re.compile(r"^\|\s+(?P<gpu>\d+)\s+(?:(?P<gi>\d+|N/A)\s+(?P<ci>\d+|N/A)\s+)?(?P<pid>\d+)\s+(?P<type>C\+G|G\+C|C|G|M|M\+C)"
+                          r"\s+(?P<name>\S.*?)\s+(?P<mem>\d+MiB|N/A)\s*\|\s*$")
+# |  No running processes found                                                 |
+_NO_PROCESSES = re.compile(r"^\|\s+No running processes found\s*\|\s*$")
+# +---...---+, |===...===|, |---+---|, and the column-title rows
+_FRAME = re.compile(r"^[+|][-=+|]+\s*$|^\|\s*(?:GPU\s+Name|Fan\s+Temp|GPU\s+GI\s+CI|Processes:|\s*ID\s+ID|\s+\|\s+\|\s+MIG M\.)")
+
+
+@fact_kind
+class GpuUsage(Fact):
+    """What the summary table shows of a GPU's load: memory, utilisation, performance state, modes."""
+
+    kind: Literal["gpu_usage"] = "gpu_usage"
+    pci_bus_id: str
+    index: int | None = None
+    memory_used_mib: int | None = None
+    memory_total_mib: int | None = None
+    utilization_pct: int | None = None
+    performance_state: str | None = None  # "P0"
+    fan_pct: int | None = None
+    compute_mode: str | None = None  # Default | Exclusive_Process | Prohibited
+    mig_mode: str | None = None  # Enabled | Disabled | None (N/A)
+    unreadable_fields: int = 0  # cells nvidia-smi printed as ERR!
+
+
+@fact_kind
+class GpuProcess(Fact):
+    """One row of the process table: a process holding a GPU."""
+
+    kind: Literal["gpu_process"] = "gpu_process"
+    gpu_index: int
+    pci_bus_id: str | None = None  # from the GPU rows of the same table
+    pid: int
+    process_type: str  # C (compute), G (graphics), C+G, M (MPS)
+    process_name: str
+    used_memory_mib: int | None = None
+
+
+def detect(head: str) -> bool:
+    if not ("NVIDIA-SMI" in head or "MiB /" in head or "Process name" in head):
+        return False
+    return _HEADER.search(head) is not None or any(
+        _GPU_ROW.match(ln) or _PROCESS_ROW.match(ln) or _NO_PROCESSES.match(ln)
+        for ln in head.splitlines() if ln.startswith("|"))
+
+
+def _int(raw: str | None, unit: str = "") -> int | None:
+    if raw is None or raw in ("N/A", "ERR!"):
+        return None
+    return int(float(raw.removesuffix(unit)))
+
+
+def _float(raw: str | None, unit: str) -> float | None:
+    return None if raw is None or raw in ("N/A", "ERR!") else float(raw.removesuffix(unit))
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    lines = artefact.lines
+    driver = cuda = None
+    buses: dict[int, str] = {}
+    n = 0
+    while n < len(lines):
+        line = lines[n].rstrip()
+        no = n + 1
+        n += 1
+        if "NVIDIA-SMI" in line and (h := _HEADER.search(line)):
+            driver, cuda = h["drv"], (h["cuda"] if h["cuda"] != "N/A" else None)
+            result.lines_used += 1
+        elif (g := _GPU_ROW.match(line)) is not None:
+            result.lines_used += 1
+            state = _STATE_ROW.match(lines[n].rstrip()) if n < len(lines) else None
+            if state is None:
+                b.error(no, "nvidia-smi table: GPU row without its fan/temperature/memory row")
+                continue
+            n += 1
+            result.lines_used += 1
+            mig = _MIG_ROW.match(lines[n].rstrip()) if n < len(lines) else None
+            if mig is not None:
+                n += 1
+                result.lines_used += 1
+            _gpu(b, no, g, state, mig, driver, cuda)
+            buses[int(g["idx"])] = pci_bus_id(g["bus"])
+        elif (p := _PROCESS_ROW.match(line)) is not None:
+            gpu = int(p["gpu"])
+            b.add(GpuProcess, no, gpu_index=gpu, pci_bus_id=buses.get(gpu), pid=int(p["pid"]), process_type=p["type"],
+                  process_name=p["name"], used_memory_mib=_int(p["mem"], "MiB"))
+            result.lines_used += 1
+        elif _NO_PROCESSES.match(line) or (line.startswith(("|", "+")) and _FRAME.match(line)):
+            result.lines_used += 1
+    return result
+
+
+def _gpu(b: FactBuilder, no: int, g: re.Match[str], s: re.Match[str], mig: re.Match[str] | None,
+         driver: str | None, cuda: str | None) -> None:
+    bus, idx = pci_bus_id(g["bus"]), int(g["idx"])
+    b.add(GpuInfo, no, pci_bus_id=bus, index=idx, name=g["name"], driver_version=driver, cuda_version=cuda,
+          persistence_mode={"On": True, "Off": False}.get(g["pers"]))
+    state_line = no + 1
+    if (temp := _int(s["temp"], "C")) is not None:
+        b.add(GpuTemperature, state_line, pci_bus_id=bus, gpu_temp_c=temp)
+    draw, cap = _float(s["draw"], "W"), _float(s["cap"], "W")
+    if draw is not None or cap is not None:
+        b.add(GpuPower, state_line, pci_bus_id=bus, draw_w=draw, enforced_limit_w=cap, current_limit_w=cap)
+    if g["ecc"].isdigit():
+        b.add(GpuEccCount, no, pci_bus_id=bus, scope="volatile", error_type="uncorrectable", location="total",
+              count=int(g["ecc"]))
+    cells = (s["fan"], s["temp"], s["perf"], s["draw"], s["cap"], s["util"], g["ecc"])
+    b.add(GpuUsage, state_line, pci_bus_id=bus, index=idx, memory_used_mib=int(s["used"]),
+          memory_total_mib=int(s["total"]), utilization_pct=_int(s["util"], "%"),
+          performance_state=None if s["perf"] in ("N/A", "ERR!") else s["perf"], fan_pct=_int(s["fan"], "%"),
+          compute_mode=s["mode"], mig_mode=None if mig is None or mig["mig"] == "N/A" else mig["mig"],
+          unreadable_fields=sum(1 for c in cells if c == "ERR!"))

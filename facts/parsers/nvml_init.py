@@ -1,0 +1,137 @@
+"""NVML initialisation failures as nvidia-smi, exporters and plugins print them.
+
+Sample content (``nvidia-smi`` on a host whose kernel module is older than the libraries;
+illinois-scicomp/machine-shop-maintenance#60, k4yt3x/video2x#1226)::
+
+    idf2@koelsch:~$ nvidia-smi
+    Failed to initialize NVML: Driver/library version mismatch
+    NVML library version: 565.57
+
+and the same failure from other tools (NVIDIA/k8s-device-plugin#170, #182; the Go bindings'
+newer form; nvidia-smi without a loaded driver; a GPU that nvidia-smi cannot list)::
+
+    2020/05/14 02:11:19 Failed to initialize NVML: could not load NVML library.
+    E0121 12:04:24.666244       1 factory.go:87] Failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND.
+    NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.
+    nvidia-smi: error while loading shared libraries: libnvidia-ml.so.1: cannot open shared object file: No such file or directory
+    No devices were found
+
+Facts emitted: ``nvml_init_failure`` per failure line: ``reason`` is the NVML error class read
+from the message (``driver_library_mismatch``, ``library_not_found``, ``driver_not_loaded``,
+``insufficient_permissions``, ``gpu_lost``, ``unknown_error``, ``no_devices``, ``other``),
+``message`` as printed, ``library_version`` from an ``NVML library version:`` line that follows
+within three lines; ``nvml_library_version`` for each such line (the user-space driver's
+version). ``nvidia-container-cli`` lines are :mod:`nvidia_container_cli`'s. Empty input, or
+text without these lines, yields nothing: it says nothing about the driver.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "nvml_init"
+
+# Failed to initialize NVML: Driver/library version mismatch
+# 2020/05/14 02:11:19 Failed to initialize NVML: could not load NVML library.
+# Failed to start nvml with error:  could not load NVML library      (k8s-device-plugin 1.8)
+_FAILED = re.compile(r"Failed to (?:initialize NVML|start nvml with error):[ \t]*(?P<msg>[^\n\\]*)")
+# NVML library version: 565.57
+_LIB_VERSION = re.compile(r"NVML library version: (?P<version>\d+\.\d+(?:\.\d+)?)")
+# NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that ...
+_SMI_NO_DRIVER = re.compile(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver[^\n]*")
+# nvidia-smi: error while loading shared libraries: libnvidia-ml.so.1: cannot open shared object file: No such file or directory
+_NO_LIBRARY = re.compile(r"libnvidia-ml\.so(?:\.1)?: cannot open shared object file[^\n\\]*")
+# No devices were found
+_NO_DEVICES = re.compile(r"^\s*No devices were found\s*$", re.M)
+_ANY = re.compile("|".join(p.pattern for p in (_FAILED, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY)) + r"|^\s*No devices were found\s*$",
+                  re.M)
+
+#: lowercased fragments of NVML's error strings (nvmlErrorString, the Go bindings' ERROR_* names,
+#: nvidia-smi's own wording) -> reason; the first that occurs wins
+REASONS: tuple[tuple[str, str], ...] = (
+    ("version mismatch", "driver_library_mismatch"),  # NVML_ERROR_LIB_RM_VERSION_MISMATCH
+    ("could not load nvml library", "library_not_found"),  # gpu-monitoring-tools bindings (dlopen)
+    ("library_not_found", "library_not_found"),
+    ("shared library not found", "library_not_found"),  # NVML_ERROR_LIBRARY_NOT_FOUND
+    ("cannot open shared object file", "library_not_found"),
+    ("driver not loaded", "driver_not_loaded"),  # NVML_ERROR_DRIVER_NOT_LOADED
+    ("driver_not_loaded", "driver_not_loaded"),
+    ("couldn't communicate with the nvidia driver", "driver_not_loaded"),
+    ("insufficient permissions", "insufficient_permissions"),  # NVML_ERROR_NO_PERMISSION
+    ("no_permission", "insufficient_permissions"),
+    ("gpu is lost", "gpu_lost"),  # NVML_ERROR_GPU_IS_LOST
+    ("gpu_is_lost", "gpu_lost"),
+    ("unknown error", "unknown_error"),  # NVML_ERROR_UNKNOWN
+    ("error_unknown", "unknown_error"),
+)
+
+
+@fact_kind
+class NvmlInitFailure(Fact):
+    """A tool could not initialise NVML (or nvidia-smi could not reach the driver)."""
+
+    kind: Literal["nvml_init_failure"] = "nvml_init_failure"
+    reason: str  # driver_library_mismatch | library_not_found | driver_not_loaded | ... | other
+    message: str  # as printed: "Driver/library version mismatch"
+    source: str  # nvml | nvidia-smi | loader (the dynamic linker) | nvidia-container-cli
+    library_version: str | None = None  # "565.57" from a following "NVML library version:" line
+
+
+@fact_kind
+class NvmlLibraryVersion(Fact):
+    """``NVML library version: 565.57``: the user-space library's version, printed on a mismatch."""
+
+    kind: Literal["nvml_library_version"] = "nvml_library_version"
+    version: str
+
+
+def nvml_reason(message: str) -> str:
+    low = message.lower()
+    return next((reason for frag, reason in REASONS if frag in low), "other")
+
+
+def detect(head: str) -> bool:
+    if not ("NVML" in head or "nvml" in head or "NVIDIA-SMI has failed" in head or "No devices were found" in head
+            or "libnvidia-ml" in head):
+        return False
+    return _ANY.search(head) is not None
+
+
+def _clean(msg: str) -> str:
+    return msg.strip().rstrip(".").strip()
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    lines = artefact.lines
+    versions: dict[int, str] = {}
+    for n, line in enumerate(lines, 1):
+        if "NVML library version" in line and (m := _LIB_VERSION.search(line)):
+            versions[n] = m["version"]
+    for n, line in enumerate(lines, 1):
+        if "nvidia-container-cli" in line:
+            continue  # nvidia_container_cli's
+        lib = next((versions[k] for k in range(n + 1, n + 4) if k in versions), None)
+        if (m := _FAILED.search(line)) is not None:
+            msg = _clean(m["msg"])
+            if not msg:
+                b.error(n, "NVML failure without its error text")
+                continue
+            b.add(NvmlInitFailure, n, reason=nvml_reason(msg), message=msg, source="nvml", library_version=lib)
+        elif (m := _SMI_NO_DRIVER.search(line)) is not None:
+            b.add(NvmlInitFailure, n, reason="driver_not_loaded", message=m[0].strip(), source="nvidia-smi",
+                  library_version=lib)
+        elif (m := _NO_LIBRARY.search(line)) is not None:
+            b.add(NvmlInitFailure, n, reason="library_not_found", message=line.strip(), source="loader")
+        elif _NO_DEVICES.match(line):
+            b.add(NvmlInitFailure, n, reason="no_devices", message="No devices were found", source="nvidia-smi")
+        elif n in versions:
+            b.add(NvmlLibraryVersion, n, version=versions[n])
+        else:
+            continue
+        result.lines_used += 1
+    return result

@@ -1,0 +1,132 @@
+"""Driver-stack readers on real captures: NVML failures, the container toolkit hook, the k8s
+device plugin, fabric manager, the nvidia-smi summary table and --query-gpu CSV."""
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import (fabric_manager_log, k8s_device_plugin, nvidia_container_cli, nvidia_smi_table,
+                                       nvidia_smi_util, nvml_init)
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
+
+
+def _parse(mod, rel: str | None = None, text: str | None = None):
+    text = (FIX / rel).read_text() if text is None else text
+    assert mod.detect(text)
+    return mod.parse(Artefact(path=rel or "t.txt", text=text, node="n1"))
+
+
+def _view(r):
+    return [(f.evidence.line, f.kind, {k: v for k, v in f.rule_view().items() if k not in ("kind", "id", "node")})
+            for f in r.facts]
+
+
+@pytest.mark.parametrize("rel, want", [
+    ("nvml_init/machine_shop60_koelsch_mismatch.txt", [(2, "driver_library_mismatch", None)]),
+    ("nvml_init/video2x1226_mismatch_library_version.txt", [(1, "driver_library_mismatch", "565.57")]),
+    ("k8s_device_plugin/device_plugin170_nvml_not_loaded_mixed.log", [(2, "library_not_found", None)]),
+])
+def test_nvml_failures_from_real_output(rel, want):
+    r = _parse(nvml_init, rel)
+    got = [(f.evidence.line, f.reason, f.library_version) for f in r.facts if f.kind == "nvml_init_failure"]
+    assert got == want and r.errors == []
+
+
+@pytest.mark.parametrize("line, reason, source", [
+    ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest "
+     "NVIDIA driver is installed and running.", "driver_not_loaded", "nvidia-smi"),
+    ("E0121 12:04:24.666244       1 factory.go:87] Failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND.",
+     "library_not_found", "nvml"),
+    ("Failed to initialize NVML: Unknown Error", "unknown_error", "nvml"),
+    ("No devices were found", "no_devices", "nvidia-smi"),
+])
+def test_nvml_message_forms(line, reason, source):
+    (f,) = _parse(nvml_init, text=line + "\n").facts
+    assert (f.reason, f.source) == (reason, source)
+
+
+def test_container_cli_lines_are_not_read_twice():
+    text = (FIX / "nvidia_container_cli/toolkit394_nvml_mismatch.txt").read_text()
+    assert not nvml_init.detect(text) or nvml_init.parse(Artefact(path="t", text=text)).facts == []
+    (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/toolkit394_nvml_mismatch.txt").facts
+    assert (f.kind, f.reason, f.source) == ("nvml_init_failure", "driver_library_mismatch", "nvidia-container-cli")
+
+
+def test_container_requirement_in_escaped_hook_output():
+    (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/vortex106_cuda_requirement_escaped.txt").facts
+    assert (f.requirement, f.required_version) == ("cuda>=10.2", "10.2")
+    assert f.message.endswith("use an earlier cuda container")  # cut at the escaped newline
+    (g,) = _parse(nvidia_container_cli, text="stderr: nvidia-container-cli: requirement error: unsatisfied condition: cuda >= 9.0\n").facts
+    assert g.requirement == "cuda>=9.0"
+
+
+def test_device_plugin_states_and_hints():
+    r = _parse(k8s_device_plugin, "k8s_device_plugin/notes_minikube_no_devices.log")
+    assert [(f.state, f.strategy) for f in r.facts] == [("incompatible_strategy", "auto"), ("no_devices", None)]
+    r = _parse(k8s_device_plugin, "k8s_device_plugin/device_plugin170_nvml_not_loaded_mixed.log")
+    assert r.facts == [] and r.lines_used == 4  # Loading NVML and the three hint lines
+
+
+def test_fabric_manager_forms():
+    (m,) = _parse(fabric_manager_log, "fabric_manager_log/gpu_operator544_version_mismatch.txt").facts
+    assert (m.fabric_manager_version, m.driver_version) == ("530.30.02", "530.41.03")
+    r = _parse(fabric_manager_log, "fabric_manager_log/gpu_operator610_nothing_to_do.txt")
+    assert [(f.evidence.line, f.kind) for f in r.facts] == [
+        (1, "fabric_manager_status"), (7, "fabric_manager_no_nvswitch"), (8, "fabric_manager_status")]
+    r = _parse(fabric_manager_log, "fabric_manager_log/gpud_fabricmanager_sxid.log")
+    (sx,) = r.facts
+    assert (sx.kind, sx.switch, sx.sxid, sx.fatal, sx.link) == ("nvswitch_sxid", "0000:86:00.0", 12028, False, 61)
+    r = _parse(fabric_manager_log, "fabric_manager_log/nvtrust128_journal_configured.txt")
+    assert [f.status for f in r.facts] == ["unit_failed", "configured", "started", "started", "stopped"]
+
+
+def test_systemctl_status_active_line():
+    text = ("● nvidia-fabricmanager.service - NVIDIA fabric manager service\n"
+            "     Loaded: loaded (/lib/systemd/system/nvidia-fabricmanager.service; enabled; vendor preset: enabled)\n"
+            "     Active: active (running) since Tue 2023-06-27 10:02:11 UTC; 5s ago\n")
+    (f,) = _parse(fabric_manager_log, text=text).facts
+    assert (f.status, f.detail) == ("unit_active", "running")
+
+
+def test_fabric_manager_does_not_claim_other_bracketed_logs():
+    assert not fabric_manager_log.detect("[2026-08-05 22:30:00.123] [ERROR] [tid 12345] Stack trace:\n")
+
+
+@pytest.mark.parametrize("rel, gpus, driver, cuda", [
+    ("nvidia_smi_table/toolkit394_r550_rtx3060.txt", ["0000:81:00.0"], "550.54.14", "12.4"),
+    ("nvidia_smi_table/vissl422_r450_a100_partial.txt", ["0000:b5:00.0", "0000:b6:00.0", "0000:ce:00.0", "0000:cf:00.0"], None, None),
+    ("nvidia_smi_table/device_plugin60_r390_gtx1080.txt", ["0000:04:00.0"], "390.25", None),
+])
+def test_summary_table_layouts(rel, gpus, driver, cuda):
+    r = _parse(nvidia_smi_table, rel)
+    infos = [f for f in r.facts if f.kind == "gpu_info"]
+    assert [f.pci_bus_id for f in infos] == gpus and r.errors == []
+    assert {(f.driver_version, f.cuda_version) for f in infos} == {(driver, cuda)}
+    assert len([f for f in r.facts if f.kind == "gpu_usage"]) == len(gpus)
+
+
+def test_summary_table_process_rows_and_err_cells():
+    text = ("|   0  Tesla V100-SXM2...  On   | 00000000:06:00.0 Off |                    2 |\n"
+            "| N/A   40C    P0   ERR! / 300W |  30042MiB / 32510MiB |    100%      Default |\n"
+            "|    0      2261      C   python                                     30032MiB |\n")
+    r = _parse(nvidia_smi_table, text=text)
+    by = {f.kind: f for f in r.facts}
+    assert by["gpu_ecc_count"].count == 2 and by["gpu_usage"].unreadable_fields == 1
+    assert (by["gpu_process"].pid, by["gpu_process"].pci_bus_id, by["gpu_process"].used_memory_mib) == (2261, "0000:06:00.0", 30032)
+
+
+def test_query_gpu_noheader_rows_named_by_the_command():
+    # the rows of the real H200 capture (fixtures/artefacts/nvidia_smi_util/query-gpu.csv) as noheader,nounits prints them
+    text = ("$ nvidia-smi --query-gpu=index,pci.bus_id,temperature.gpu,power.draw,remapped_rows.pending --format=csv,noheader,nounits\n"
+            "0, 00000000:00:06.0, 32, 78.81, No\n1, 00000000:00:07.0, 33, 79.34, Yes\n")
+    r = _parse(nvidia_smi_util, text=text)
+    remap = {f.pci_bus_id: f.pending for f in r.facts if f.kind == "gpu_row_remap"}
+    assert remap == {"0000:00:06.0": False, "0000:00:07.0": True}
+    assert {f.pci_bus_id: f.draw_w for f in r.facts if f.kind == "gpu_power"} == {"0000:00:06.0": 78.81, "0000:00:07.0": 79.34}
+
+
+def test_query_gpu_active_mask_decodes_reasons():
+    r = _parse(nvidia_smi_util, "nvidia_smi_util/query-gpu.csv")
+    active = {(f.pci_bus_id, f.reason) for f in r.facts if f.kind == "gpu_clock_reason" and f.active}
+    assert active == {("0000:00:06.0", "gpu_idle"), ("0000:00:07.0", "gpu_idle")}
