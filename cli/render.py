@@ -14,9 +14,11 @@ def verdict_line(report: Report) -> str:
     n = len(report.findings)
     if report.verdict == "healthy":
         extra = f" ({n} informational finding{'s' if n != 1 else ''})" if n else ""
-        return f"HEALTHY: no fault found in {len(report.coverage.files)} file(s) from {len(report.nodes)} node(s){extra}"
+        checked = ", ".join(c.component for c in report.checked)
+        return (f"HEALTHY: no fault found in {len(report.coverage.files)} file(s) from {len(report.nodes)} node(s){extra}"
+                + (f"; checked: {checked}" if checked else ""))
     if report.verdict == "inconclusive":
-        return "INCONCLUSIVE: nothing in the input could be read as GPU, NCCL or kernel evidence"
+        return f"INCONCLUSIVE: {report.reason or 'nothing in the input could be read as GPU, NCCL or kernel evidence'}"
     top = report.findings[0]
     return f"FAULTY: {top.summary} [{top.cause}, {top.severity}, confidence {top.confidence:.2f}]"
 
