@@ -35,6 +35,16 @@ NOT_NODE_FOLDERS = frozenset(
     torch pytorch var etc proc sys sos_commands sos_reports sos_logs output outputs results
     artifacts artefacts data metrics collected bundle incident tmp""".split()
 )
+#: first words of a bundle's own folder name that say what it is, not which node it came from
+#: ("incident-4711", "case_12", "tmpk3j9x", "test_x0", "2024-05-01"): such a bundle's loose
+#: files stay "unknown" unless their content names a host
+GENERIC_BUNDLE_WORDS = NOT_NODE_FOLDERS | frozenset(
+    """archive backup bug bugreport capture cap case collect copy crash debug diag diagnostics
+    download downloads dump evidence extracted failure home input issue job new nvidia-bug-report old
+    report root run sample samples snapshot steth support temp test tests ticket upload uploads work""".split()
+)
+#: tmp*, a date anywhere in the name, or a leading number: "tmpk3j9x", "logs-20240501", "4711-xid79"
+_GENERIC_BUNDLE = re.compile(r"^(?:tmp|temp)|\d{4}[-_.]?\d\d[-_.]?\d\d|\d\d[-_.]\d\d[-_.]\d{4}|^\d+(?:[-_.]|$)", re.I)
 
 
 class BundleError(Exception):
@@ -69,6 +79,8 @@ class RawBundle:
     source: str
     files: list[tuple[str, bytes]] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    #: the bundle's own folder: the folder given, or an archive's single top folder
+    root_name: str | None = None
 
 
 def _safe_name(name: str) -> str | None:
@@ -228,6 +240,7 @@ def read_bundle(path: str | os.PathLike[str]) -> RawBundle:
     lname = p.name.lower()
     if p.is_dir():
         _read_dir(p, raw)
+        raw.root_name = p.resolve().name
     elif not p.is_file():
         raise BundleError(f"{path}: not a regular file or folder")
     elif lname.endswith(".zip") or zipfile.is_zipfile(p):
@@ -265,6 +278,7 @@ def _strip_common_top(raw: RawBundle) -> None:
         return
     top = tops.pop()
     raw.top = top  # type: ignore[attr-defined]
+    raw.root_name = top
     raw.files = [(n.split("/", 1)[1], d) for n, d in raw.files]
     for s in raw.skipped:
         if s.path.startswith(top + "/"):
@@ -324,6 +338,21 @@ def _sos_host(files: dict[str, bytes], prefix: str) -> str | None:
     return None
 
 
+def bundle_node(raw: RawBundle, tops: set[str]) -> str | None:
+    """The node a bundle that is ONE node's folder names (``node9/``, ``tar czf node9.tgz
+    node9``), for its files that neither a node subfolder nor their content place: None for
+    a generic name (GENERIC_BUNDLE_WORDS, tmp*, a date) or a wrapper of node folders."""
+    name = raw.root_name
+    if not name or not HOSTNAME_FILE.match(name) or _GENERIC_BUNDLE.search(name):
+        return None
+    low = name.lower()
+    if low in GENERIC_BUNDLE_WORDS or re.split(r"[-_.]", low, maxsplit=1)[0] in GENERIC_BUNDLE_WORDS:
+        return None
+    if any(t.lower() not in NOT_NODE_FOLDERS for t in tops):
+        return None  # it holds node folders: a wrapper, not a node
+    return name
+
+
 def is_binary(head: bytes) -> bool:
     return b"\x00" in head[:8192]
 
@@ -367,6 +396,7 @@ def iter_artefacts(raw: RawBundle, skipped: list[Skipped], release: bool = False
     sos_root = any(n.startswith("sos_commands/") for n in names)
     sos_tops = {n.split("/", 1)[0] for n in names if n.count("/") >= 2 and n.split("/", 2)[1] == "sos_commands"}
     root_host = _sos_host(files, "") if sos_root else None
+    own = bundle_node(raw, tops)
     if sos_root and root_host is None:
         top = getattr(raw, "top", "")
         m = re.match(r"sosreport-([A-Za-z0-9][\w.-]*?)-\d", top)
@@ -393,7 +423,7 @@ def iter_artefacts(raw: RawBundle, skipped: list[Skipped], release: bool = False
                 sos = _sos_host(files, top + "/") if top in sos_tops else None
                 node, from_folder = sos or top, True
         if node is None:
-            node = node_from_content(head) or "unknown"
+            node = node_from_content(head) or own or "unknown"
         text = data.decode("utf-8", errors="replace")
         del data, head
         yield Artefact(path=name, text=text, node=node, node_from_folder=from_folder)
