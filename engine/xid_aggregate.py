@@ -22,6 +22,7 @@ from stethoscope.facts.parsers.xid_knowledge_facts import (
     XID45_PREVIOUS,
     PcieGpuLoss,
     Xid45Context,
+    XidCausedBy,
     XidRecurrence,
     XidRepeat,
     XidStale,
@@ -35,7 +36,7 @@ MAX_SOURCES = 200  # a storm of thousands of lines: the first ones tell the stor
 EVENT_GAP_S = 2.0  # lines of one fault are printed within a second
 EVENT_GAP_LINES = 5  # without stamps: lines of one fault are adjacent
 
-_FORMATS = ("%a %b %d %H:%M:%S %Y", "%b %d %H:%M:%S")
+_FORMATS = ("%a %b %d %H:%M:%S %Y", "%b %d %H:%M:%S", "%b %d %H:%M:%S.%f")
 
 
 def _seconds(stamp: str | None) -> float | None:
@@ -222,6 +223,19 @@ def xid45_contexts(xids: list[Fact]) -> list[Fact]:
     return out
 
 
+def caused_by(xids: list[Fact]) -> list[Fact]:
+    """One ``xid_caused_by`` per GPU and earlier code that lines name ("caused by previous Xid N")."""
+    seen = {(x.node, x.pci_bus_id, x.xid) for x in xids}  # type: ignore[attr-defined]
+    groups: dict[tuple[str, str, int, int], list[Fact]] = defaultdict(list)
+    for x in sorted(xids, key=_order):
+        if x.previous_xid is not None:  # type: ignore[attr-defined]
+            groups[(x.node, x.pci_bus_id, x.xid, x.previous_xid)].append(x)  # type: ignore[attr-defined]
+    return [XidCausedBy(
+        id=f"agg:xid_caused_by:{node}:{bus}:{code}:{prev}", node=node, evidence=lines[0].evidence, pci_bus_id=bus,
+        xid=code, previous_xid=prev, previous_seen=(node, bus, prev) in seen, events=len(lines), sources=_ids(lines),
+    ) for (node, bus, code, prev), lines in sorted(groups.items())]
+
+
 def aggregate(facts: list[Fact], cat: "Catalogue") -> list[Fact]:
     xids = [f for f in facts if f.kind == "xid_event"]
     if not xids:
@@ -229,4 +243,4 @@ def aggregate(facts: list[Fact], cat: "Catalogue") -> list[Fact]:
     boots = [f for f in facts if f.kind == "kernel_boot"]
     pcie = [f for f in facts if f.kind in ("pcie_aer_error", "pcie_link_down")]
     return (repeats(xids) + recurrences(xids) + stale(xids, boots) + pcie_losses(xids, pcie) + nvlink5_details(xids, cat)
-            + xid74_details(xids, facts) + xid45_contexts(xids) + gsp_contexts(xids, facts))
+            + xid74_details(xids, facts) + xid45_contexts(xids) + caused_by(xids) + gsp_contexts(xids, facts))

@@ -16,12 +16,18 @@ from typing import Literal
 from stethoscope.engine import yamlio
 from pydantic import BaseModel, ConfigDict
 
-from stethoscope.engine import bundle_series, xid_aggregate
+from stethoscope.engine import bundle_series, cuda_knowledge, xid_aggregate
 from stethoscope.facts.model import Evidence, Fact
-from stethoscope.facts.parsers.xid_knowledge_facts import RecoveryActionEntry, SxidCatalogueEntry, XidCatalogueEntry
+from stethoscope.facts.parsers.xid_knowledge_facts import (
+    NvrmMessageEntry,
+    RecoveryActionEntry,
+    SxidCatalogueEntry,
+    XidCatalogueEntry,
+)
 
 Severity = Literal["info", "warning", "critical", "fatal"]
 PATH = "knowledge/xid.yaml"
+NVRM_PATH = "knowledge/xid_nvrm_messages.yaml"
 
 
 class _M(BaseModel):
@@ -76,6 +82,53 @@ class SxidEntry(_M):
     cause: str
     component: str
     actions: list[str]
+
+
+class NvrmMessage(_M):
+    message_kind: str
+    status: str
+    severity: Severity
+    cause: str
+    component: str
+    actions: list[str]
+    meaning: str
+
+
+class NvrmMessages(_M):
+    source: str
+    messages: list[NvrmMessage]
+
+
+@lru_cache(maxsize=1)
+def load_nvrm_messages() -> tuple[NvrmMessages, dict[tuple[str, str], int]]:
+    """The NVRM message table and the line of each entry (for evidence)."""
+    text = resources.files("stethoscope.knowledge").joinpath("xid_nvrm_messages.yaml").read_text(encoding="utf-8")
+    lines = [i for i, line in enumerate(text.splitlines(), 1) if line.startswith("  - message_kind: ")]
+    table = NvrmMessages.model_validate(yamlio.safe_load(text))
+    return table, {(m.message_kind, m.status): ln for m, ln in zip(table.messages, lines)}
+
+
+def nvrm_entry_facts(facts: list[Fact]) -> list[Fact]:
+    """The entries the ``nvrm_error`` facts need: their own (kind, status), else (kind, "")."""
+    table, lines = load_nvrm_messages()
+    by_key = {(m.message_kind, m.status): m for m in table.messages}
+    out: dict[tuple[str, str], Fact] = {}
+    for f in facts:
+        if f.kind != "nvrm_error":
+            continue
+        key = (f.message_kind, f.status)  # type: ignore[attr-defined]
+        m = by_key.get(key)
+        if m is None:
+            m = by_key.get((key[0], ""))
+        if m is None or key in out:
+            continue  # message_kind "other": no entry, left unexplained on purpose
+        out[key] = NvrmMessageEntry(
+            id=f"catalogue:nvrm:{key[0]}:{key[1]}", node="",
+            evidence=Evidence(path=NVRM_PATH, line=lines[(m.message_kind, m.status)], text=f"{m.message_kind} {m.status}: {m.meaning}".strip()),
+            message_kind=key[0], status=key[1], severity=m.severity, cause=m.cause, component=m.component,
+            actions=",".join(m.actions), meaning=m.meaning,
+        )
+    return list(out.values())
 
 
 class Catalogue(_M):
@@ -183,7 +236,9 @@ def knowledge_facts(facts: list[Fact]) -> list[Fact]:
     out: list[Fact] = []
     # entries the caller already gave (a rule test, a second call) are kept, not doubled
     given = {f.xid for f in facts if f.kind == "xid_catalogue_entry"}  # type: ignore[attr-defined]
-    codes = sorted({f.xid for f in facts if f.kind == "xid_event"} - given)  # type: ignore[attr-defined]
+    codes = sorted(({f.xid for f in facts if f.kind == "xid_event"}  # type: ignore[attr-defined]
+                    | {f.previous_xid for f in facts if f.kind == "xid_event" and f.previous_xid is not None})  # type: ignore[attr-defined]
+                   - given)
     for code in codes:
         e = cat.xid(code)
         out.append(xid_entry_fact(e) if e is not None else unknown_xid_fact(code))
@@ -192,9 +247,12 @@ def knowledge_facts(facts: list[Fact]) -> list[Fact]:
         if f.kind == "nvswitch_sxid":
             sx[f.sxid] = sx.get(f.sxid, False) or bool(f.fatal)  # type: ignore[attr-defined]
     out += [sxid_entry_fact(code, fatal) for code, fatal in sorted(sx.items())]
-    actions = sorted({f.action for f in facts if f.kind == "gpu_recovery_action"})  # type: ignore[attr-defined]
+    actions = sorted({f.action for f in facts if f.kind == "gpu_recovery_action"}  # type: ignore[attr-defined]
+                     | {f.recovery_action for f in facts if f.kind == "gpu_info" and f.recovery_action})  # type: ignore[attr-defined]
     out += [recovery_entry_fact(a) for a in actions]
+    out += nvrm_entry_facts(facts)
     out += xid_aggregate.aggregate(facts, cat)
     out += bundle_series.summarise(facts)  # ECC growth between readings, utilisation stalls
+    out += cuda_knowledge.entry_facts(facts)  # the meaning of each CUDA error named (knowledge/cuda_errors.yaml)
     ids = {f.id for f in facts}
     return [f for f in out if f.id not in ids]

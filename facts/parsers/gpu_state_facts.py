@@ -219,6 +219,13 @@ _BOOL = {"enabled": True, "disabled": False, "yes": True, "no": False,
          "active": True, "not active": False}
 
 
+def _recovery_action(raw: str | None) -> str | None:
+    """"None" is the healthy reading (kept: positive evidence); N/A and the like say nothing."""
+    if raw is None or (_na(raw) and raw.strip().lower() != "none"):
+        return None
+    return raw
+
+
 def _na(raw: str) -> bool:
     return raw.strip().strip("[]").lower() in NOT_AVAILABLE
 
@@ -286,7 +293,7 @@ def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> N
           vbios=r.text("info.vbios"), driver_version=rec.driver_version,
           cuda_version=rec.cuda_version, taken_at=rec.taken_at, product_architecture=r.text("info.arch"),
           persistence_mode=r.flag("info.persistence", "Persistence Mode"),
-          recovery_action=r.raw("info.recovery_action"),
+          recovery_action=_recovery_action(r.raw("info.recovery_action")),
           reset_required=r.flag("info.reset_required", "Reset Required"),
           drain_and_reset_recommended=r.flag("info.drain_and_reset", "Drain and Reset Recommended"))
 

@@ -34,55 +34,73 @@ from stethoscope.facts.parsers.kernel_log_facts import (
     KernelBoot,
     KernelGpuSeen,
     NvidiaDriverLoaded,
+    NvrmError,
     NvswitchSxid,
     PcieAerError,
     PcieLinkDown,
     XidEvent,
 )
+from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
 from stethoscope.facts.parsers.kernel_log_pcie import AerEvents, parse_link_down
 
 KIND = "kernel_log"
 
 __all__ = ["KIND", "detect", "parse", "XidEvent", "GpuRecoveryAction", "GpuFellOffBus",
            "PcieAerError", "PcieLinkDown", "NvswitchSxid", "KernelBoot", "NvidiaDriverLoaded",
-           "KernelGpuSeen"]
+           "KernelGpuSeen", "NvrmError"]
 
 # [Sun Nov 29 18:32:13 2026] NVRM: Xid (PCI:0000:00:06): 31, pid=1883, name=python3, ...
 # [  +0.000844] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)
 # Sep 19 16:18:02 bubz kernel: [68183.615790] pcieport 0000:00:03.1: AER: Correctable error message received from 0000:00:00.0
-# 2026-11-29T18:32:13+0000 node17 kernel: NVRM: ...
+# Dec 02 09:56:04.123456 node1 kernel: NVRM: ...                     (journalctl -o short-precise)
+# 2026-11-29T18:32:13+0000 node17 kernel: NVRM: ...                   (journalctl -o short-iso)
 # kern  :err   : 2025-01-25T10:34:54,859532+00:00 nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Data {...}
+# 192.168.11.119: kern: warning: [2026-04-22T21:25:20.458998481Z]: NVRM: GPU at PCI:0000:48:00: GPU-5fc0bcec-...  (talosctl dmesg)
+# 10.5.0.3: kern:    info: [2022-07-28T11:49:42.504764063Z]: cni0: port 1(veth32488a86) entered blocking state
+# <4>[  12.345678] NVRM: ...  /  3,1042,8462102,-;NVRM: GPU 0000:00:03.0: RmInitAdapter failed! (0x22:0x65:884)  (kmsg)
+# [  103.455825][ T1194] NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:
+#                NVRM: this kernel module has the version 545.23.08.  Please     (dmesg continuation, indented)
+# [Di Dez  2 09:56:04 2025] NVRM: ...  /  [2024-05-01T12:00:00.123456+00:00] NVRM: ...  (locale dmesg -T, bracketed ISO)
 _PREFIX = re.compile(
+    r"\s*(?:<\d{1,3}>|\d+,\d+,\d+,[^;\s]*;)?"
+    r"(?:(?:(?P<thost>[\w.:-]+): )?kern: *[a-z]+ *: \[(?P<tstamp>[^\]]+)\]: ?)?"
     r"(?:[a-z]+ *:[a-z]+ *: )?"
-    r"(?:\[\s*(?P<stamp>\+?\s*\d+\.\d+|[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4})\]"
-    r"|(?P<sysdate>[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d) (?P<host>\S+) kernel:"
+    r"(?:\[\s*(?P<stamp>\+?\s*\d+\.\d+|[^\[\]]{0,40}?\d\d:\d\d:\d\d[^\[\]]{0,20})\]"
+    r"|(?P<sysdate>\S{3,6} +\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)?) (?P<host>\S+) kernel:"
     r"|(?P<iso>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)(?: (?P<isohost>\S+) kernel:)?"
     r")?"
     r"(?: *\[ *(?:\d+\.\d+|[TC]\d+)\])*"
     r" *"
 )
+# what a kernel message starts with, once its prefix is gone: a prefix we do not know is cut
+# at the first of these ("kernel: NVRM: ..." inside another tool's framing)
+_MESSAGE_START = re.compile(r"NVRM: |nvidia-nvswitch\d+: SXid|\bkernel: ")
 
 # Whole-text prefilter: only lines holding one of these are looked at (plus the few lines
 # after an AER or "The NVIDIA GPU" line, read directly as continuations).
 _KEYWORDS = re.compile(
-    r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: ",
+    r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
+    r"|nvidia: probe of |probe with driver nvidia ",
 )
 
 # detect(): any of our markers, or a kernel-stamped line, anywhere in the head.
 _DETECT = re.compile(
-    r"NVRM: (?:Xid|loading NVIDIA|GPU at )|SXid \(PCI:|\bAER: |PCIe Bus Error: "
+    r"NVRM: |\bXid \(PCI:[0-9a-fA-F:.]+\): ?\d|SXid \(PCI:|\bAER: |PCIe Bus Error: "
+    r"|: kern: *[a-z]+ *: \[\d{4}-"
     r"|^\[\s*\+?\d+\.\d{6}\] |^\[[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4}\] "
     r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ kernel: ",
     re.M,
 )
-_DETECT_KEYS = ("NVRM: ", "SXid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ")  # or a line starting "["
+_DETECT_KEYS = ("NVRM: ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ")  # or a line starting "["
 
 # NVRM: Xid (PCI:0000:00:06): 31, pid=1883, name=python3, channel 0x0000000a, intr 00000000. MMU Fault: ...
 # NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.
 # NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52e7b0=0x101000e ...
-_XID = re.compile(r"NVRM: Xid \((?P<pci>[^)]*)\): ?(?P<code>[^,]*)(?:, ?(?P<rest>.*))?$")
+# Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus.   (pasted without "NVRM: ")
+_XID = re.compile(r"(?:NVRM: )?Xid \((?P<pci>[^)]*)\): ?(?P<code>[^,]*)(?:, ?(?P<rest>.*))?$")
 # pid=1797828, name=pt_main_thread, Ch 00000008, errorString CTX SWITCH TIMEOUT, Info 0x58005
-_XID_PROC = re.compile(r"(?:pid=(?P<pid>'<unknown>'|[^,]*), )?name=(?P<name>[^,]*)(?:, ?|$)")
+# pid=13641, Ch 00000008, intr 00000000. MMU Fault: ...      (R460 and older: no name)
+_XID_PROC = re.compile(r"(?:pid=(?P<pid>'<unknown>'|[^,]*)(?:, |$))?(?:name=(?P<name>[^,]*)(?:, ?|$))?")
 # Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0): Illegal Instruction Encoding
 _XID_GPC_TPC = re.compile(r"\(GPC (?P<gpc>\d+), TPC (?P<tpc>\d+)(?:, SM (?P<sm>\d+))?\)")
 # MMU Fault: ENGINE GRAPHICS GPC1 GPCCLIENT_T1_8 faulted @ 0x8344_f3e00000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE
@@ -92,6 +110,8 @@ _XID_MMU = re.compile(
 )
 # channel 0x0000000a, intr 00000000.  /  Ch 00000008, errorString CTX SWITCH TIMEOUT
 _XID_CHANNEL = re.compile(r"\b(?:channel|Ch) (?:0x)?(?P<ch>[0-9a-fA-F]{1,8})\b")
+# NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149
+_XID_PREVIOUS = re.compile(r"\bcaused by previous Xid (?P<code>\d+)")
 # Xid 74 (NVIDIA's WORKFLOW_NVLINK_ERR: seven registers, unused ones printed as 0x0):
 # NVLink: fatal error detected on link 14(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)
 # NVLink: fatal error detected on link 6(0x10000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0)
@@ -150,6 +170,20 @@ def detect(head: str) -> bool:
     return _DETECT.search(head) is not None
 
 
+def _message(rest: str) -> str:
+    """The kernel message of a line whose known prefix is gone: a framing we do not know
+    (another tool's stamp, ``host kernel:`` inside a wrapper) is cut at the message start."""
+    if rest.startswith(("NVRM: ", "Xid (PCI:")):
+        return rest
+    m = _MESSAGE_START.search(rest)
+    if m is None:
+        return rest
+    if m.group().endswith("kernel: "):
+        rest = rest[m.end():]
+        return rest[_PREFIX.match(rest).end():]
+    return rest[m.start():]
+
+
 def _bus(raw: str) -> str | None:
     return try_pci_bus_id(raw)
 
@@ -197,17 +231,19 @@ def parse(artefact: Artefact) -> ParseResult:
         pos = end + 1
         ln = artefact.line_of(start)
         line = lines[ln - 1]
-        p = _PREFIX.match(line)
-        msg = line[p.end():] if p else line
-        stamp = (p["stamp"] or p["sysdate"] or p["iso"]) if p else None
+        p = _PREFIX.match(line)  # every part is optional: it always matches
+        msg = _message(line[p.end():])
+        stamp = p["stamp"] or p["sysdate"] or p["iso"] or p["tstamp"]
         stamp = stamp.replace(" ", "") if stamp and stamp.startswith("+") else stamp
-        node = artefact.node_for((p["host"] or p["isohost"]) if p else None)
+        node = artefact.node_for(p["host"] or p["isohost"] or p["thost"])
         common = {"node": node, "timestamp": stamp}
 
-        if "NVRM: " in msg:
+        if "NVRM: " in msg or msg.startswith("Xid (PCI:"):
             boots.had_content = True
             common["boot"] = boots.index
-            if msg.startswith("NVRM: Xid"):
+            if ln in used:  # a continuation line, read with the line it continues
+                continue
+            if msg.startswith(("NVRM: Xid", "Xid (PCI:")):
                 _xid(b, ln, msg, common, used)
                 continue
             if (g := _GPU_AT.search(msg)) is not None:
@@ -224,8 +260,8 @@ def parse(artefact: Artefact) -> ParseResult:
                 used.add(ln)
                 continue
             if _SERIAL.search(msg) is not None:
-                if ln in used:  # already read with its "GPU at" line
-                    continue
+                used.add(ln)  # read with its "GPU at" line, or one that other lines separate from it
+                continue
             if (s := _SERIAL_IS.search(msg)) is not None:
                 b.add(KernelGpuSeen, ln, pci_bus_id=pci_bus_id(s["bdf"]), serial=s["serial"], **common)
                 used.add(ln)
@@ -241,7 +277,14 @@ def parse(artefact: Artefact) -> ParseResult:
                 b.add(NvidiaDriverLoaded, ln, version=d["version"], open_module=d["open"] is not None,
                       arch=d["oarch"] or d["parch"], **common)
                 used.add(ln)
+                continue
+            parse_nvrm(b, ln, msg, common, lines, used)
             continue
+        if "probe" in msg and "nvidia" in msg:
+            common["boot"] = boots.index
+            if parse_nvrm(b, ln, msg, common, lines, used):
+                boots.had_content = True
+                continue
 
         if "SXid (" in msg and (s := _SXID.search(msg)) is not None:
             boots.had_content = True
@@ -296,7 +339,7 @@ def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> Non
         elif raw_pid and not re.fullmatch(r"'?<[^<>]*>'?", raw_pid):  # <unknown>, '<unknown>', <n/a>
             b.error(ln, f"Xid pid {raw_pid!r} is not a number")
             return
-        name = pm["name"].strip()
+        name = (pm["name"] or "").strip()
         process = None if name in ("<unknown>", "") else name
         rest = rest[pm.end():].strip()
     fields: dict = {}
@@ -309,6 +352,8 @@ def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> Non
             fields["gpc"] = mm["gpc"]
     if (ch := _XID_CHANNEL.search(rest)) is not None:
         fields["channel"] = f"0x{int(ch['ch'], 16):08x}"
+    if (pv := _XID_PREVIOUS.search(rest)) is not None:
+        fields["previous_xid"] = int(pv["code"])
     xid = int(code)
     fields.update(_nvlink_fields(xid, rest))
     rec = _RECOVERY.search(rest) if xid == 154 else None

@@ -36,6 +36,7 @@ class XidEvent(KernelLineFact):
     mmu_fault_type: str | None = None  # Xid 31 "FAULT_PDE"
     mmu_access_type: str | None = None  # Xid 31 "ACCESS_TYPE_VIRT_WRITE"
     recovery_action: str | None = None  # Xid 154 "GPU Reset Required"
+    previous_xid: int | None = None  # "... caused by previous Xid 149" (Xid 45 after another error)
     nvlink_link: int | None = None  # Xid 74 "on link 14", Xid 144-150 "Link 07" ("Link -1": None)
     nvlink_unit: str | None = None  # Xid 144-150 "RLW_REMAP", "NETIR_LINK_EVT"
     nvlink_fatal: bool | None = None  # "fatal error" / "Fatal" vs "Nonfatal" on the line
@@ -72,6 +73,7 @@ class PcieAerError(KernelLineFact):
     kind: Literal["pcie_aer_error"] = "pcie_aer_error"
     device: str  # the device the error is about (the source named by the port)
     reporter: str | None = None  # the port that printed "error received"
+    device_driver: str | None = None  # the driver bound to the device, where a line names it ("nvidia", "pcieport")
     severity: Literal["corrected", "nonfatal", "fatal"]
     error_type: str | None = None  # "Physical Layer", "Data Link Layer", "Transaction Layer"
     agent: str | None = None  # "Requester ID", "Receiver ID", "Transmitter ID"
@@ -132,3 +134,22 @@ class KernelGpuSeen(KernelLineFact):
     pci_bus_id: str
     uuid: str | None = None
     serial: str | None = None
+
+
+@fact_kind
+class NvrmError(KernelLineFact):
+    """An NVRM driver message other than Xid that reports a failure
+    (:mod:`kernel_log_nvrm`): ``NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x24:0x65:1185)``."""
+
+    kind: Literal["nvrm_error"] = "nvrm_error"
+    #: rm_init_adapter_failed, api_mismatch, assert_failed, gsp_rpc_timeout, gpu_lost,
+    #: no_gpu_found, probe_failed, bar_invalid, other
+    message_kind: str
+    status: str = ""  # the NV_ERR_* an assertion printed ("NV_ERR_RESET_REQUIRED"), else ""
+    pci_bus_id: str | None = None  # where the line names the GPU
+    code: str | None = None  # "0x24:0x65:1185" (RmInitAdapter), "0x00000062" (assert), "-1" (probe)
+    detail: str | None = None  # "kernel_channel.c:2827", "BAR0 is 0M", "6s"
+    client: str | None = None  # API mismatch: the client program, where named ("gnome-shell")
+    client_version: str | None = None  # API mismatch: user-space driver version
+    kernel_version: str | None = None  # API mismatch: kernel module version
+    message: str

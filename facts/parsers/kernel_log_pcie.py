@@ -24,13 +24,13 @@ _BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 # pcieport 0000:00:03.1: AER: Correctable error message received from 0000:00:00.0
 # pcieport 0000:00:1c.5: AER: Corrected error received: id=00e5
 _RECEIVED = re.compile(
-    rf"(?<!\S)[\w.-]+ (?P<port>{_BDF}): AER: (?P<multi>Multiple )?(?P<sev>Corrected|Correctable|Uncorrect(?:ed|able) \((?:Non-)?Fatal\)) "
+    rf"(?<!\S)(?P<pdrv>[\w.-]+) (?P<port>{_BDF}): AER: (?P<multi>Multiple )?(?P<sev>Corrected|Correctable|Uncorrect(?:ed|able) \((?:Non-)?Fatal\)) "
     rf"error (?:message )?received(?::| from) (?:(?P<src>{_BDF})|id=(?P<id>[0-9a-fA-F]{{4}}))"
 )
 # nvidia 0000:3b:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer, (Requester ID)
 # pcieport 0000:00:1c.5: PCIe Bus Error: severity=Corrected, type=Physical Layer, id=00e5(Receiver ID)
 _BUS_ERROR = re.compile(
-    rf"(?<!\S)[\w.-]+ (?P<dev>{_BDF}): (?:AER: )?PCIe Bus Error: (?:severity=)?(?P<sev>[^,]+), type=(?P<type>[^,]+)"
+    rf"(?<!\S)(?P<drv>[\w.-]+) (?P<dev>{_BDF}): (?:AER: )?PCIe Bus Error: (?:severity=)?(?P<sev>[^,]+), type=(?P<type>[^,]+)"
     r"(?:, (?:id=[0-9a-fA-F]{4})?\((?P<agent>[^)]*)\))?"
 )
 # pcieport 0000:00:03.0:   device [8086:6f08] error status/mask=00004020/00000000
@@ -90,6 +90,7 @@ class AerEvents:
             port = try_pci_bus_id(r["port"])
             device = try_pci_bus_id(r["src"]) if r["src"] else _from_requester_id(port, r["id"])
             self.pending = dict(line=ln, last=ln, device=device, reporter=port, severity=_severity(r["sev"]),
+                                device_driver=r["pdrv"] if device == port else None,
                                 multiple=r["multi"] is not None, message=msg[r.start("port"):].split(": ", 1)[1], names=[],
                                 **common)
             self.used.add(ln)
@@ -102,6 +103,8 @@ class AerEvents:
                 self.pending = p = dict(line=ln, device=try_pci_bus_id(e["dev"]), severity=_severity(e["sev"]),
                                         message=msg[e.start("dev"):].split(": ", 1)[1], names=[], **common)
             p.update(error_type=e["type"].strip(), agent=e["agent"], last=ln)
+            if try_pci_bus_id(e["dev"]) == p["device"]:
+                p["device_driver"] = e["drv"]
             self.used.add(ln)
             self._continuations(ln, lines)
             return True

@@ -110,16 +110,106 @@ REASON_NAMES = {"idle": "gpu_idle", "display clock setting": "display_clock_sett
 COUNTER_NAMES = {"sw power capping": "sw_power_cap", "hw power braking": "hw_power_brake_slowdown"}
 
 
+#: sections printed at the GPU level of ``nvidia-smi -q`` (4 spaces in a whole output): a
+#: fragment pasted without banner or GPU header is recognised, and its depth found, from these
+GPU_SECTIONS = frozenset({
+    "clocks event reasons", "clocks throttle reasons", "clocks event reasons counters",
+    "clocks throttle reasons counters", "remapped rows", "retired pages", "ecc errors", "ecc mode",
+    "temperature", "gpu power readings", "power readings", "pci", "fabric", "gpu reset status",
+})
+#: keys printed at the GPU level that start a fragment on their own
+GPU_KEYS = frozenset({"product name", "gpu uuid", "gpu recovery action", "persistence mode", "vbios version"})
+# Fragment signatures (detect and parse without the banner), from real pastes:
+#     Clocks Throttle Reasons                      (kubeflow/kubeflow issue 68: nvidia-smi -q | grep -A8 'Clocks Throttle')
+#         Idle                        : Active
+#         CliqueId                          : 2    (kubernetes-sigs/dra-driver-nvidia-gpu issue 626: grep -E -C3 "ClusterUUID|CliqueId")
+#     Remapped Rows
+FRAGMENT = re.compile(
+    r"^ *(?:Clocks (?:Event|Throttle) Reasons|Remapped Rows|Retired Pages|GPU Reset Status)\s*$"
+    r"|^ *(?:CliqueId|ClusterUUID|GPU Recovery Action|Remapping Failure Occurred|Pending Page Blacklist"
+    r"|HW Slowdown|SW Power Cap|Pending Page Retirement)\s+: ",
+    re.MULTILINE,
+)
+_FRAGMENT_KEYS = ("Clocks ", "Remapped Rows", "Retired Pages", "GPU Reset Status", "CliqueId", "ClusterUUID",
+                  "GPU Recovery Action", "Remapping Failure", "Pending Page", "HW Slowdown", "SW Power Cap")
+# --      (the separator grep -A/-B/-C prints between matches)
+GREP_SEPARATOR = "--"
+
+
 def detect(head: str) -> bool:
-    return "NVSMI LOG" in head and BANNER.search(head) is not None  # "NVSMI LOG": a cheap gate
+    if "NVSMI LOG" in head and BANNER.search(head) is not None:  # "NVSMI LOG": a cheap gate
+        return True
+    return any(k in head for k in _FRAGMENT_KEYS) and FRAGMENT.search(head) is not None
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     builder = FactBuilder(artefact, result)
-    for m in BANNER.finditer(artefact.text):
+    banners = list(BANNER.finditer(artefact.text))
+    for m in banners:
         result.lines_used += _parse_block(artefact, builder, artefact.line_of(m.start()))
+    if not banners and FRAGMENT.search(artefact.text) is not None:
+        result.lines_used += _parse_fragment(artefact, builder)
     return result
+
+
+def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
+    """Sections pasted without the banner (``nvidia-smi -q | grep -A8 ...``, a section copied
+    on its own): the GPU is the ``GPU <bus id>`` line above a section when there is one, else
+    one anonymous GPU (``unknown-1``, ``unknown-2``, ...) per block; a section that repeats
+    without a GPU line between starts the next GPU. Depth is counted from the section line's
+    indentation, so a section at column 0 reads like one at 4 spaces."""
+    records: list[GpuRecord] = []
+    rec: GpuRecord | None = None
+    seen: set[str] = set()  # sections read into ``rec``
+    stack: list[str] = []
+    shown: list[str] = []
+    base = 0  # indentation of the GPU level minus 4
+    used = 0
+
+    def new_record(bus: str, no: int) -> GpuRecord:
+        nonlocal seen
+        seen = set()
+        records.append(GpuRecord(pci_bus_id=bus, line=no))
+        return records[-1]
+
+    for no, line in enumerate(artefact.lines, 1):
+        if not line.strip():
+            continue
+        if line.strip() == GREP_SEPARATOR:
+            stack, shown = [], []
+            used += 1
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        if (g := GPU_HEADER.match(line.strip())):
+            rec, stack, shown, base = new_record(pci_bus_id(g["bus"]), no), [], [], indent
+            used += 1
+            continue
+        k, sec = KEY_LINE.match(" " + line), SECTION_LINE.match(" " + line)
+        name = (k["key"] if k else sec["name"] if sec else "").strip()
+        if name.lower() in GPU_SECTIONS and k is None or (k is not None and name.lower() in GPU_KEYS and not stack):
+            base = indent - 4
+            if rec is None or name.lower() in seen:
+                rec = new_record(f"unknown-{sum(r.pci_bus_id.startswith('unknown-') for r in records) + 1}", no)
+            seen.add(name.lower())
+            stack, shown = [], []
+        if rec is None:
+            continue  # a shell prompt or other output before the first section
+        depth = (indent - base) // 4
+        if depth < 1 or (depth > 1 and not stack):
+            continue  # outside any section we know (a chunk of grep output that starts mid-section)
+        del stack[depth - 1:], shown[depth - 1:]
+        if k is not None:
+            _take(rec, tuple(stack) + (name.lower(),), name, k["value"], no, shown)
+        elif sec is not None:
+            stack.append(name.lower())
+            shown.append(name)
+            if (key := SECTIONS.get(tuple(stack))):
+                rec.values[key] = ("", no)
+        used += 1
+    for r in records:
+        emit_gpu_facts(b, r)
+    return used
 
 
 def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int) -> int:

@@ -69,6 +69,21 @@ class RecoveryActionEntry(Fact):
 
 
 @fact_kind
+class NvrmMessageEntry(Fact):
+    """What an NVRM driver message means (knowledge/xid_nvrm_messages.yaml), joined by
+    ``message_kind`` and ``status`` with the ``nvrm_error`` facts of the kernel log."""
+
+    kind: Literal["nvrm_message_entry"] = "nvrm_message_entry"
+    message_kind: str
+    status: str  # the NV_ERR_* of an assertion; "" for the other messages and unlisted statuses
+    severity: str
+    cause: str
+    component: str
+    actions: str
+    meaning: str
+
+
+@fact_kind
 class XidRepeat(Fact):
     """Xid 13/31 events on one GPU, grouped: one event is the run of lines one fault prints."""
 
@@ -188,6 +203,20 @@ class Xid45Context(Fact):
     pci_bus_id: str
     follows: int  # other (non-45) Xid lines on the node + Xid 45 lines naming a previous Xid
     other_codes: str  # those Xid codes, comma-joined ("" when none)
+    sources: str
+
+
+@fact_kind
+class XidCausedBy(Fact):
+    """An Xid line naming the earlier Xid that caused it ("caused by previous Xid N"), and
+    whether that earlier Xid's own line is anywhere in the bundle for the same GPU."""
+
+    kind: Literal["xid_caused_by"] = "xid_caused_by"
+    pci_bus_id: str
+    xid: int  # the line's own code (45)
+    previous_xid: int  # N
+    previous_seen: bool
+    events: int  # lines on this GPU naming the same N
     sources: str
 
 

@@ -183,7 +183,7 @@ def test_fell_off_bus_wrapped_over_three_lines():
     r = parse_file("dmesg_fell_off_bus_wrapped.log")
     (fell,) = of(r, "gpu_fell_off_bus")
     assert (fell.pci_bus_id, fell.pci_device_id, fell.evidence.line) == ("0000:b3:00.0", "10de:26b5", 1)
-    assert r.lines_used == 4  # three wrapped lines + driver load
+    assert r.lines_used == 5  # three wrapped lines, the probe summary, driver load
     assert of(r, "xid_event") == []
 
 
@@ -368,3 +368,97 @@ def test_nvlink5_unit_link_and_registers():
 def test_nvlink_lines_without_the_shape_keep_the_xid_and_no_fields(line):
     (x,) = of(parse_text(line + "\n"), "xid_event")
     assert (x.nvlink_link, x.nvlink_registers, x.nvlink_unit) == (None, None, None)
+
+
+# ---- prefixes people paste (issue 11) ------------------------------------------------------
+
+XID43 = "NVRM: Xid (PCI:0000:3d:00): 43, pid=35521, name=python, Ch 00000008"
+
+
+@pytest.mark.parametrize("prefix,stamp,node", [
+    ("192.168.11.119: kern: warning: [2026-04-22T21:30:51.87Z]: ", "2026-04-22T21:30:51.87Z", "192.168.11.119"),
+    ("kern: warning: [2026-04-22T21:30:51.87Z]: ", "2026-04-22T21:30:51.87Z", "n1"),
+    ("Dec 02 09:56:04 node1 kernel: ", "Dec 02 09:56:04", "node1"),
+    ("Dec 02 09:56:04.123456 node1 kernel: ", "Dec 02 09:56:04.123456", "node1"),
+    ("2024-05-01T12:00:00+0000 node1 kernel: ", "2024-05-01T12:00:00+0000", "node1"),
+    ("2024-05-01T12:00:00.123456+00:00 node1 kernel: [ 12.5] ", "2024-05-01T12:00:00.123456+00:00", "node1"),
+    ("<4>", None, "n1"),
+    ("<4>[   12.345678] ", "12.345678", "n1"),
+    ("3,1042,8462102,-;", None, "n1"),
+    ("    [Sun Nov 29 18:32:13 2026] ", "Sun Nov 29 18:32:13 2026", "n1"),
+    ("[Di Dez  2 09:56:04 2025] ", "Di Dez  2 09:56:04 2025", "n1"),
+    ("[2024-05-01T12:00:00.123456+00:00] ", "2024-05-01T12:00:00.123456+00:00", "n1"),
+    ("[  103.455825][ T1194] ", "103.455825", "n1"),
+    ("pod/driver-daemonset-abc some-tool: kernel: ", None, "n1"),
+])
+def test_xid_under_any_prefix(prefix, stamp, node):
+    text = prefix + XID43 + "\n"
+    assert kernel_log.detect(text)
+    r = parse_text(text)
+    assert r.errors == [] and r.lines_used == 1
+    (x,) = of(r, "xid_event")
+    assert (x.xid, x.pci_bus_id, x.pid, x.timestamp, x.node) == (43, "0000:3d:00.0", 35521, stamp, node)
+
+
+def test_real_talos_dmesg():
+    r = parse_file("talos_xid62_sxid.log", node="ignored")
+    assert r.errors == [] and r.lines_used == 5
+    (x,) = of(r, "xid_event")
+    assert (x.xid, x.pci_bus_id, x.node, x.timestamp) == (62, "0000:48:00.0", "192.168.11.119", "2026-04-22T21:25:20.505406921Z")
+    (seen,) = of(r, "kernel_gpu_seen")
+    assert seen.uuid == "GPU-5fc0bcec-c2e1-38dc-8994-2a9f9f3b709e"  # its serial line comes two lines later
+    assert {s.sxid for s in of(r, "nvswitch_sxid")} == {24007}
+
+
+def test_real_xid_without_process_name_keeps_its_pid():
+    r = parse_file("dmesg_T_xid31_dgx_before_reboot.log")
+    pids = [x.pid for x in of(r, "xid_event") if x.xid == 31]
+    assert pids == [13641, 14323, 33275]
+    assert all(x.process is None for x in of(r, "xid_event"))
+
+
+def test_real_caused_by_previous_xid():
+    r = parse_file("journal_iso_xid45.log")
+    assert [(x.xid, x.previous_xid) for x in of(r, "xid_event")] == [(45, 149), (45, 145)]
+
+
+# ---- NVRM messages beyond Xid -----------------------------------------------------------
+
+@pytest.mark.parametrize("name,expected", [
+    ("dmesg_nv_err_reset_required.log", [("assert_failed", "NV_ERR_RESET_REQUIRED", None, "kernel_channel.c:2827")]),
+    ("dmesg_api_mismatch.log", [("api_mismatch", "", None, None)]),
+    ("syslog_rm_init_adapter_failed.log", [("rm_init_adapter_failed", "", "0000:02:00.0", None)] * 2),
+    ("dmesg_bar0_invalid_probe_failed.log", [("bar_invalid", "", "0000:c1:00.0", "BAR0 is 0M"),
+                                             ("probe_failed", "", "0000:c1:00.0", None)]),
+    ("journal_no_nvidia_gpu_found.log", [("no_gpu_found", "", None, None)]),
+    ("gsp_timeout_banner_only.log", [("gsp_rpc_timeout", "", None, None)]),
+    ("journal_gsp_timeout_indented.log", []),  # the Xid 119 line carries the event
+    ("dmesg_fell_off_bus_probe_failed.log", [("probe_failed", "", "0000:5d:00.0", None)]),
+])
+def test_real_nvrm_messages(name, expected):
+    r = parse_file(name)
+    assert r.errors == []
+    got = [(f.message_kind, f.status, f.pci_bus_id, f.detail) for f in of(r, "nvrm_error")]
+    assert got == expected
+    assert r.lines_used == len((FIX / name).read_text().splitlines()) - (2 if name.startswith("journal_no") else 0)
+
+
+def test_api_mismatch_versions():
+    (m,) = of(parse_file("dmesg_api_mismatch.log"), "nvrm_error")
+    assert (m.client_version, m.kernel_version) == ("550.54.14", "545.23.08")
+    # pasted joined into one line, with a named client
+    (m,) = of(parse_text("NVRM: API mismatch: the client 'gnome-shell' has the version 595.58.03, "
+                         "NVRM: but this kernel module has the version 595.91.07\n"), "nvrm_error")
+    assert (m.client, m.client_version, m.kernel_version) == ("gnome-shell", "595.58.03", "595.91.07")
+
+
+def test_unknown_nvrm_failure_is_kept_not_dropped():
+    r = parse_text("[ 5.1] NVRM: GPU0 kbusInitBar2: something failed badly\n[ 5.2] NVRM: nvidia-bug-report hint\n")
+    assert [f.message_kind for f in of(r, "nvrm_error")] == ["other"]
+    assert r.lines_used == 1
+
+
+def test_fell_off_bus_wrapped_then_probe():
+    r = parse_file("dmesg_fell_off_bus_probe_failed.log")
+    (fell,) = of(r, "gpu_fell_off_bus")
+    assert (fell.pci_bus_id, fell.pci_device_id) == ("0000:5d:00.0", "10de:2330")

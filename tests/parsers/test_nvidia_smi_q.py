@@ -310,3 +310,58 @@ def test_truncated_xml_keeps_complete_gpus():
     assert len(r.errors) == 1 and "malformed" in r.errors[0].message
     assert one(r, "gpu_info", G0).name == "NVIDIA H200"
     assert one(r, "gpu_temperature", G0).gpu_temp_c == 32
+
+
+# ---- fragments without banner or GPU header (issue 11) -----------------------------------
+
+@pytest.mark.parametrize("name", ["fragment_clocks_throttle_grep_A8_idle.txt", "fragment_fabric_grep_C3_unhealthy.txt",
+                                  "fragment_fabric_insufficient_resources.txt", "fragment_recovery_action_reset.txt"])
+def test_detect_real_fragments(name):
+    assert q.detect((QDIR / name).read_text())
+
+
+def test_real_grep_A8_clocks_throttle_fragment():
+    art, r = run(q, QDIR / "fragment_clocks_throttle_grep_A8_idle.txt")
+    assert r.errors == [] and r.lines_used == 9  # all but the shell command
+    info = one(r, "gpu_info")
+    assert info.pci_bus_id == "unknown-1"
+    reasons = {f.reason: f.active for f in facts(r, "gpu_clock_reason")}
+    assert reasons["gpu_idle"] is True and reasons["hw_thermal_slowdown"] is False
+    assert len(reasons) == 8 and sum(reasons.values()) == 1
+
+
+def test_real_grep_C3_fabric_fragment():
+    _, r = run(q, QDIR / "fragment_fabric_grep_C3_unhealthy.txt")
+    fab = one(r, "gpu_fabric")
+    assert (fab.state, fab.status, fab.clique_id, fab.health_summary) == ("Completed", "Success", "2", "Unhealthy")
+
+
+def test_real_fabric_block_at_column_0():
+    _, r = run(q, QDIR / "fragment_fabric_insufficient_resources.txt")
+    fab = one(r, "gpu_fabric")
+    assert (fab.pci_bus_id, fab.state, fab.status, fab.clique_id) == ("unknown-1", "Completed", "Insufficient Resources", "0")
+
+
+def test_real_recovery_action_fragment():
+    _, r = run(q, QDIR / "fragment_recovery_action_reset.txt")
+    info = one(r, "gpu_info")
+    assert (info.recovery_action, info.reset_required, info.drain_and_reset_recommended) == ("Reset", None, None)
+
+
+def test_fragments_name_their_gpu_or_count_anonymous_ones():
+    text = ("Remapped Rows\n    Correctable Error                 : 0\n    Uncorrectable Error               : 0\n"
+            "    Pending                           : No\n    Remapping Failure Occurred        : No\n"
+            "GPU 00000000:3B:00.0\n    Remapped Rows\n        Correctable Error             : 1\n"
+            "        Pending                       : Yes\n"
+            "--\n    Remapped Rows\n        Pending                       : No\n")
+    assert q.detect(text)
+    _, r = run(q, QDIR / "x", text=text)
+    assert r.errors == []
+    remaps = {f.pci_bus_id: f.pending for f in facts(r, "gpu_row_remap")}
+    assert remaps == {"unknown-1": False, "0000:3b:00.0": True, "unknown-2": False}
+
+
+def test_other_nvidia_smi_output_is_no_fragment():
+    table = "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0 |\n|  0  NVIDIA H200  On |\n"
+    assert not q.detect(table)
+    assert not q.detect("index, gpu_recovery_action\n0, None\n")

@@ -1,0 +1,180 @@
+"""NVRM driver messages beyond Xid (used by :mod:`kernel_log`): initialisation and probe
+failures, user-space/kernel-module version mismatch, GSP RPC timeouts outside an Xid line,
+``nvAssert`` failures with their ``NV_ERR_*`` status, a lost GPU, an invalid BAR.
+
+Each becomes one ``nvrm_error`` fact whose ``message_kind`` names the message (and
+``status`` the ``NV_ERR_*`` code an assertion printed); what it means (cause, severity,
+actions) is knowledge (``knowledge/xid_nvrm_messages.yaml``), read by the rule
+``nvrm_driver_message``. Sample lines, from public reports and the driver's own format
+strings (NVIDIA open-gpu-kernel-modules ``nv.c``, ``kernel_gsp.c``)::
+
+    NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x24:0x65:1185)
+    NVRM: API mismatch: the client has the version 550.54.14, but
+                   NVRM: this kernel module has the version 545.23.08.  Please
+    NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2827
+    NVRM: _kgspLogXid119: ********************************* GSP Timeout **********************************
+    NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:
+                   NVRM: BAR0 is 0M @ 0x0 (PCI:0000:c1:00.0)
+    nvidia: probe of 0000:5d:00.0 failed with error -1
+    NVRM: No NVIDIA GPU found.
+
+An NVRM line that says it failed (``failed``, ``error``, ``NV_ERR_``, ``Timeout``) but is
+none of these becomes ``message_kind: other``: no rule reads it, so the verdict reports it
+as unexplained instead of dropping it.
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.ids import try_pci_bus_id
+from stethoscope.facts.parsers.base import FactBuilder
+from stethoscope.facts.parsers.kernel_log_facts import NvrmError
+
+_BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
+
+# NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x24:0x65:1185)
+# NVRM: RmInitAdapter failed! (0x62:0x65:2028)
+# NVRM: GPU 0001:00:00.0: RmInitAdapter failed! (0x63:0x55:2344)
+_INIT_FAILED = re.compile(rf"NVRM: (?:GPU (?P<bdf>{_BDF}): )?RmInitAdapter failed! ?(?:\((?P<code>[^)]*)\))?")
+# NVRM: GPU 0000:02:00.0: rm_init_adapter failed, device minor number 0
+_RM_INIT = re.compile(rf"NVRM: (?:GPU (?P<bdf>{_BDF}): )?rm_init_adapter failed, device minor number (?P<minor>\d+)")
+# NVRM: API mismatch: the client has the version 535.113.01, but
+# NVRM: API mismatch: the client 'gnome-shell' has the version 595.58.03,
+_API_MISMATCH = re.compile(r"NVRM: API mismatch: the client (?:'(?P<client>[^']*)' )?has the version (?P<client_version>\d[\w.-]*?),?(?:\s|$)")
+# NVRM: this kernel module has the version 535.104.05.  Please   (the next NVRM line, or the same line when pasted joined)
+_API_KERNEL = re.compile(r"this kernel module has the version (?P<kernel_version>\d[\w-]*(?:\.\d[\w-]*)*)")
+# NVRM: components have the same version.   (the mismatch message's last line)
+_API_END = re.compile(r"have the same version")
+# NVRM: _kgspLogXid119: ********************************* GSP Timeout **********************************
+# NVRM: _kgspRpcRecvPoll: Timeout after 6s of waiting for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL)
+_GSP_TIMEOUT = re.compile(r"NVRM: (?:GPU\d+ )?_kgsp\w+: (?:\*+ GSP (?:Timeout|Failure) \*+|.*?Timeout after (?P<after>\d+s) of waiting for RPC response from (?P<gpu>GPU\d+) GSP!)")
+# NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2827
+# NVRM: nvAssertFailedNoLog: Assertion failed: 0 @ kernel_bus.c:1234
+_ASSERT = re.compile(
+    r"NVRM: (?:GPU\d+ )?nvAssert\w*: Assertion failed: (?P<what>.*?)"
+    r"(?: \[(?P<status>NV_ERR_\w+)\] \((?P<code>0x[0-9a-fA-F]+)\))?(?: returned from \S+)?(?: @ (?P<where>\S+))?\s*$"
+)
+# NVRM: GPU is lost, skipping nvidia_ioctl
+# NVRM: GPU 0000:3b:00.0: GPU is lost
+_LOST = re.compile(rf"NVRM: (?:GPU (?P<bdf>{_BDF}): )?GPU is lost\b")
+# NVRM: No NVIDIA GPU found.
+# NVRM: No NVIDIA devices probed.
+_NO_GPU = re.compile(r"NVRM: No NVIDIA (?:GPU found|devices probed)")
+# NVRM: The NVIDIA probe routine failed for 1 device(s).
+# NVRM: None of the NVIDIA devices were initialized.
+# NVRM: None of the NVIDIA graphics adapters were initialized!
+_PROBE_SUMMARY = re.compile(r"NVRM: (?:The NVIDIA probe routine failed for \d+ device|None of the NVIDIA (?:devices|graphics adapters) were initialized)")
+# nvidia: probe of 0000:5d:00.0 failed with error -1
+# nvidia 0000:c1:00.0: probe with driver nvidia failed with error -1
+_PROBE = re.compile(rf"\bnvidia(?:: probe of (?P<a>{_BDF}) failed| (?P<b>{_BDF}): probe with driver nvidia failed) with error (?P<err>-?\d+)")
+# NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:
+_BAR_HEAD = re.compile(r"NVRM: This PCI I/O region assigned to your NVIDIA device is invalid")
+# NVRM: BAR0 is 0M @ 0x0 (PCI:0000:c1:00.0)
+# NVRM: BAR1 is 0M @ 0x00000000 (PCI:0001:00.0)
+_BAR = re.compile(r"NVRM: BAR(?P<bar>\d) is (?P<size>\d+)M @ 0x[0-9a-fA-F]+ \(PCI:(?P<pci>[^)]*)\)")
+# NVRM: The system BIOS may have misconfigured your GPU.
+_BAR_TAIL = re.compile(r"NVRM: The system BIOS may have misconfigured your")
+# NVRM: GPU0 RmInitAdapter: Cannot initialize GSP firmware RM   (detail printed before "RmInitAdapter failed!")
+_INIT_DETAIL = re.compile(r"NVRM: (?:GPU\d+ )?(?:RmInitAdapter: |_kgspBootGspRm: |\(the GPU is likely)")
+# what makes an unknown NVRM line a failure worth reporting
+_FAILURE_WORDS = re.compile(r"\b(?:[Ff]ailed|[Ff]ailure|[Ee]rror|ERROR|[Tt]imeout|timed out)\b|NV_ERR_")
+
+#: gathered lines: the API mismatch and BAR messages print over several NVRM lines
+_CONTINUATION = 4
+
+
+# a line that starts a message of its own, never the continuation of another one
+_HEAD = re.compile(r"NVRM: (?:Xid|API mismatch|This PCI|nvAssert|GPU |RmInitAdapter|rm_init_adapter|_kgsp|No NVIDIA"
+                   r"|The NVIDIA|None of|loading|GPU\d+ )")
+
+
+def _joined(lines: list[str], ln: int, last: re.Pattern[str]) -> tuple[str, list[int]]:
+    """The line and the NVRM lines that continue it, up to the one matching ``last``."""
+    text, block = lines[ln - 1], [ln]
+    if last.search(text):
+        return text, block
+    for k in range(ln, min(ln + _CONTINUATION, len(lines))):
+        nxt = lines[k]
+        if "NVRM: " not in nxt or _HEAD.search(nxt):
+            break
+        text += " " + nxt[nxt.index("NVRM: "):]
+        block.append(k + 1)
+        if last.search(nxt):
+            break
+    return text, block
+
+
+def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str], used: set[int]) -> bool:
+    """Read one NVRM (or ``nvidia: probe``) line that is not an Xid; True if it was recognised."""
+    if ln in used:
+        return True
+
+    def add(kind: str, bdf: str | None = None, **kw) -> None:
+        b.add(NvrmError, ln, message_kind=kind, pci_bus_id=try_pci_bus_id(bdf) if bdf else None,
+              message=msg.strip(), **kw, **common)
+
+    if (m := _INIT_FAILED.search(msg)) is not None:
+        add("rm_init_adapter_failed", m["bdf"], code=m["code"])
+        used.add(ln)
+        # its companion "rm_init_adapter failed, device minor number 0" says nothing more
+        if ln < len(lines) and _RM_INIT.search(lines[ln]):
+            used.add(ln + 1)
+        return True
+    if (m := _RM_INIT.search(msg)) is not None:
+        add("rm_init_adapter_failed", m["bdf"])
+        used.add(ln)
+        return True
+    if (m := _API_MISMATCH.search(msg)) is not None:
+        text, block = _joined(lines, ln, _API_END)
+        k = _API_KERNEL.search(text)
+        add("api_mismatch", client=m["client"], client_version=m["client_version"],
+            kernel_version=k["kernel_version"].rstrip(".") if k else None)
+        used.update(block)
+        return True
+    if _API_KERNEL.search(msg) is not None or "NVRM: components have the same version" in msg:
+        used.add(ln)  # a continuation of the mismatch message (its head carries the fact)
+        return True
+    if (m := _ASSERT.search(msg)) is not None:
+        add("assert_failed", status=m["status"] or "", code=m["code"], detail=(m["where"] or m["what"] or None))
+        used.add(ln)
+        return True
+    if (m := _GSP_TIMEOUT.search(msg)) is not None:
+        # the banner and the poll line come with their own Xid 119 line, which carries the
+        # event: they make a fact only when that line is not in the paste
+        if not any("): 119," in lines[k] for k in range(max(0, ln - 4), min(ln + 6, len(lines)))):
+            add("gsp_rpc_timeout", detail=m["after"])
+        used.add(ln)
+        return True
+    if (m := _LOST.search(msg)) is not None:
+        add("gpu_lost", m["bdf"])
+        used.add(ln)
+        return True
+    if _NO_GPU.search(msg) is not None:
+        add("no_gpu_found")
+        used.add(ln)
+        return True
+    if (m := _PROBE.search(msg)) is not None:
+        add("probe_failed", m["a"] or m["b"], code=m["err"])
+        used.add(ln)
+        return True
+    if _PROBE_SUMMARY.search(msg) is not None:
+        used.add(ln)  # the probe summary after a device's own failure line
+        return True
+    if _BAR_HEAD.search(msg) is not None:
+        text, block = _joined(lines, ln, _BAR)
+        bar = _BAR.search(text)
+        bus = try_pci_bus_id(bar["pci"]) if bar else None
+        if bar is not None and bus is None:
+            b.error(ln, f"bad PCI bus id {bar['pci']!r} in BAR line")
+        b.add(NvrmError, ln, message_kind="bar_invalid", pci_bus_id=bus, message=msg.strip(),
+              detail=f"BAR{bar['bar']} is {bar['size']}M" if bar else None, **common)
+        used.update(block)
+        return True
+    if _BAR.search(msg) is not None or _BAR_TAIL.search(msg) is not None or _INIT_DETAIL.search(msg) is not None:
+        used.add(ln)  # detail lines of the messages above
+        return True
+    if _FAILURE_WORDS.search(msg) is not None:
+        add("other")
+        used.add(ln)
+        return True
+    return False
