@@ -332,4 +332,37 @@ def _known_issues(by_kind: dict[str, list[Fact]]) -> list[Fact]:
             out.append(_make(NcclKnownIssue, v, [v, *syms], f"{entry['id']}:{v.node}", version=version,
                              issue=entry["id"], title=entry["title"], fixed_in=entry.get("fixed_in"),
                              workaround=entry.get("workaround"), source=entry["source"]))
+        out += _located_issues(entry, seen, {v.node for _, v in versions} | done, lo, hi)
+    return out
+
+
+def _located_issues(entry: dict, seen: list[list[Fact]], printed: set[str], lo: tuple, hi: tuple) -> list[Fact]:
+    """An entry's ``located_by``: on a node that printed no version, a symptom fact whose chain
+    holds one of the listed frames places the version in that frame's range (within the
+    entry's own). The finding shows the frame's fact, the version as the range."""
+    located = entry.get("located_by") or {}
+    out: list[Fact] = []
+    if not located:
+        return out
+    done: set[str] = set()
+    for fs in seen:
+        for f in fs:
+            if f.node in printed or f.node in done:
+                continue
+            frames = (getattr(f, "frame_list", None) or "").split(",")
+            hit = next((fr for fr in frames if fr in located), None)
+            if hit is None:
+                continue
+            rng = located[hit]
+            if not (lo <= _version_tuple(rng["min"]) and _version_tuple(rng["max"]) <= hi):
+                continue
+            syms = [next((s for s in other if s.node == f.node), None) for other in seen]
+            if any(s is None for s in syms):
+                continue
+            done.add(f.node)
+            version = rng["min"] if rng["min"] == rng["max"] else f"{rng['min']}-{rng['max']}"
+            out.append(_make(NcclKnownIssue, f, [f, *syms], f"{entry['id']}:{f.node}",
+                             version=f"{version} (from the frame {hit}; the log prints no version)",
+                             issue=entry["id"], title=entry["title"], fixed_in=entry.get("fixed_in"),
+                             workaround=entry.get("workaround"), source=entry["source"]))
     return out

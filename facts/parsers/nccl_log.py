@@ -34,7 +34,7 @@ import re
 from typing import Any
 
 from stethoscope.facts.ids import nccl_busid
-from stethoscope.facts.parsers import nccl_log_setup
+from stethoscope.facts.parsers import nccl_chains, nccl_log_messages, nccl_log_setup
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.nccl_log_facts import (
     NcclBootstrapFailure,
@@ -58,27 +58,58 @@ __all__ = ["KIND", "detect", "parse", "NcclVersion", "NcclEnv", "NcclNetPlugin",
            "NcclNetDevice", "NcclNoIbDevice", "NcclBootstrapInterface", "NcclBootstrapFailure",
            "NcclRank", "NcclTransport", "NcclWarn", "NcclRdmaCompletionError", "NcclErrorReturn"]
 
-# Whole-text scan, one match per line that holds "NCCL INFO", "NCCL WARN" or "NCCL version <digit>".
-# The common line starts with NCCL's prefix and is split by the first branch in C; any other
-# candidate line (a timestamp or mpirun tag in front, a bare version line) goes through
-# _HEADER/_BARE_VERSION below, exactly as a line-by-line scan would.
+# Whole-text scan, one match per candidate line: one that holds "NCCL INFO", "NCCL WARN",
+# "NCCL version <digit>", NCCL <= 2.3's "<file>.cc:<line> WARN ", or one of the messages NCCL's
+# users paste without any prefix (_BARE_MESSAGE). The common line starts with NCCL's full prefix
+# and is split by the first branch in C; any other candidate goes through _HEADER, _BARE_VERSION
+# and _BARE_MESSAGE below, exactly as a line-by-line scan would.
 # vm:1552:1564 [1] NCCL INFO NCCL_SOCKET_IFNAME set by environment to lo
 _SCAN = re.compile(
     r"^(?:(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[(?P<dev>-?\d+)\] (?:(?P<src>\S+):(?P<srcline>\d+) )?"
     r"NCCL (?P<level>INFO|WARN) (?P<msg>[^\n]*)"
-    r"|[^\n]*?NCCL (?:INFO|WARN|version \d)[^\n]*)",
+    r"|[^\n]*?(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |shared memory segment /dev/shm/nccl-"
+    r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected)[^\n]*)",
     re.M,
 )
 
-# detect(): one NCCL-prefixed line anywhere in the head.
+#: literal gates of detect(): a text holding none of these has no NCCL line
+_DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "/dev/shm/nccl-", "Got completion from peer",
+                 "Mismatched collective")
+# detect(): one NCCL line anywhere in the text, in any of the forms _HEADER, _BARE_VERSION and
+# _BARE_MESSAGE read.
 # [1,3]<stdout>:test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree
-_DETECT = re.compile(r"[\w.\-]:\d+:\d+ \[-?\d+\] (?:\S+:\d+ )?NCCL (?:INFO|WARN) ")
+# include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol
+_DETECT = re.compile(
+    r"NCCL (?:INFO|WARN) |^NCCL version \d|\.(?:cc|cu|h|c|cpp):\d+ WARN "
+    r"|^(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-"
+    r"|^NET/IB\w* ?: ?Got completion from peer|^Mismatched collective detected",
+    re.M,
+)
 
+# Every form of NCCL's line prefix (src/debug.cc: "%s:%d:%d " host:pid:tid, then "[%d] %s:%d NCCL WARN "
+# or "[%d] NCCL INFO "), whole or in part, with whatever came before it (a timestamp of
+# NCCL_DEBUG_TIMESTAMP_FORMAT, a pdsh/srun "node1: "):
 # [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
+# [2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available
 # rdma-gpu-train-worker-0: rdma-gpu-train-worker-0:19487:21056 [3] NCCL INFO Using network IBext
+# [3] enqueue.cc:215 NCCL WARN Cuda failure 'invalid device function'                       (device prefix only)
+# [0] NCCL INFO misc/socket.cc:80 -> 6                                                      (nccl#1612)
+# include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device         (source prefix only)
+# NCCL INFO transport/nvls.cc:324 -> 1                                                      (nccl#976: no prefix)
+# include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol   (NCCL <= 2.3, nccl#210)
 _HEADER = re.compile(
-    r"(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>-?\d+)\] "
-    r"(?:(?P<src>\S+):(?P<srcline>\d+) )?NCCL (?P<level>INFO|WARN) (?P<msg>.*?)\s*$"
+    r"(?:(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) )?(?:\[(?P<dev>-?\d+)\] )?"
+    r"(?:(?:(?P<src>[\w./\-]+):(?P<srcline>\d+) )?NCCL (?P<level>INFO|WARN)"
+    r"|(?P<osrc>[\w./\-]+\.(?:cc|cu|h|c|cpp)):(?P<oline>\d+) (?P<olevel>WARN)) (?P<msg>.*?)\s*$"
+)
+
+# NCCL messages that people paste on their own, without NCCL's prefix, and that no other
+# program prints: read as the WARN they are.
+# Error while creating shared memory segment /dev/shm/nccl-pZafXL (size 7340384)          (video-diffusion-speedrun#2)
+# NET/IB : Got completion from peer 192.168.17.147<38560> with error 12, opcode 0, len 0, vendor err 129   (pytorch#81628)
+_BARE_MESSAGE = re.compile(
+    r"^(?P<msg>(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-.*?"
+    r"|NET/IB\w* ?: ?Got completion from peer .*?|Mismatched collective detected.*?)\s*$"
 )
 
 # An INFO message can give a fact only if _maybe() says so (a superset of every test that
@@ -90,7 +121,7 @@ _HEADER = re.compile(
 _MAYBE_START = re.compile(r"(?:Channel|Ring) .*? via |NCCL version|Using network |NET/IB|NET/Socket|Bootstrap|[\w./\-]+:\d+ -> ")
 _MAYBE_ANY = re.compile(
     r"GPU Direct RDMA|P2P|shared memory|posix_fallocate|failed to extend|Call to ibv|Duplicate GPU|Cuda failure"
-    r"|Init START|Init COMPLETE|set by environment to|Got completion|, retrying"
+    r"|Init START|Init COMPLETE|Abort START|Abort COMPLETE|set by environment to|NCCL_\w+ set to|Got completion|, retrying"
 )
 _MAYBE_PLUGIN = re.compile(r"(?i:plugin)")
 
@@ -111,6 +142,9 @@ _BARE_VERSION = re.compile(
 
 # NCCL_P2P_DISABLE set by environment to 1          NCCL_SHM_DISABLE set by environment to 1.
 _ENV = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*) set by environment to(?: (?P<value>.*?))?\.?$")
+
+# NCCL_SOCKET_IFNAME set to ib0          TUNER/Plugin: NCCL_TUNER_PLUGIN set to nccl-tuner      (NCCL_X set to V, 2.12-2.28)
+_ENV_SET_TO = re.compile(r"^(?:[\w/]+ ?: )?(?P<name>NCCL_[A-Z0-9_]+) set to(?: (?P<value>.*?))?\.?$")
 
 # NET/Plugin: Could not find: libnccl-net.so        (2.23: "... libnccl-net.so. Using internal network plugin.")
 _PLUGIN_NOT_FOUND = re.compile(r"^NET/Plugin ?: ?Could not find: ?(?P<name>\S+?)\.?(?:\s|$)")
@@ -143,6 +177,13 @@ _NO_INTERFACE = re.compile(
     r"^(?:Bootstrap ?: no socket interface found|NET/Socket ?: No usable listening interface found"
     r"|no device found (?:matching|after excluding) .*NCCL_OOB_NET_IFNAME)"
 )
+# Net : Socket creation failed : Address family not supported by protocol                     (2.4)
+# ncclSocketInit: Socket creation failed : Address family not supported by protocol             (2.18 and later)
+# Socket creation failed : Address family not supported by protocol                              (nccl#210)
+_SOCKET_CREATION = re.compile(r"^(?:\w+ ?: )?Socket creation failed ?: ?(?P<err>.+)$")
+# socketProgress: Connection closed by remote peer 10.10.1.3<36138>                            (nccl#1612)
+# Net : Connection closed by remote peer 10.0.0.2<43512>                                          (2.9-2.12)
+_CONNECTION_CLOSED = re.compile(r"^(?:\w+ ?: )?Connection closed by remote peer(?: (?P<peer>\S+))?")
 # Call to connect returned Connection timed out, retrying
 # socketStartConnect: connect to 10.0.0.2<45763> returned Connection refused, retrying (1/34) after sleep for 100 msec
 _CONNECT_RETRY = re.compile(r"(?:Call to connect returned (?P<err1>.+?)|connect to (?P<peer>\S+) returned (?P<err2>.+?)), retrying")
@@ -191,10 +232,10 @@ _CHANNEL = re.compile(
 )
 
 
-def detect(head: str) -> bool:
-    if "NCCL INFO " not in head and "NCCL WARN " not in head:  # cheap gate: _DETECT needs one
+def detect(text: str) -> bool:
+    if not any(g in text for g in _DETECT_GATES):  # cheap gate: _DETECT needs one of them
         return False
-    return _DETECT.search(head) is not None
+    return _DETECT.search(text) is not None
 
 
 def _family(transport: str) -> str:
@@ -235,6 +276,7 @@ class _Parse:
         self.seen: set[tuple[Any, ...]] = set()
         self.ranks: dict[tuple[Any, ...], tuple[int, str, dict[str, Any]]] = {}
         self.transports: dict[tuple[Any, ...], tuple[int, str, dict[str, Any], set[int]]] = {}
+        self.chains = nccl_chains.Chains(self.b)
 
     def once(self, cls: type, line: int, node: str, key: tuple[Any, ...], **fields: Any) -> None:
         full = (cls, node, *key)
@@ -242,12 +284,20 @@ class _Parse:
             self.seen.add(full)
             self.b.add(cls, line, node=node, **fields)
 
-    def line(self, no: int, node: str, pid: int, dev: int, level: str, src: str | None,
+    def line(self, no: int, node: str, pid: int | None, dev: int | None, level: str, src: str | None,
              srcline: str | None, msg: str) -> None:
         add, once, ctx = self.b.add, self.once, {"pid": pid, "local_device": dev}
+        if " -> " in msg and (m := _ERROR_RETURN.match(msg)):
+            add(NcclErrorReturn, no, node=node, source_file=m["file"], source_line=int(m["line"]),
+                code=int(m["code"]), thread=m["thread"], **ctx)
+            return self.chains.frame(no, node, pid, m["file"], int(m["line"]), int(m["code"]), m["thread"])
+        self.chains.other(node, pid)
         if level == "WARN":
-            add(NcclWarn, no, node=node, source_file=src, source_line=int(srcline) if srcline else None,
-                message=msg, **ctx)
+            warn = add(NcclWarn, no, node=node, source_file=src, source_line=int(srcline) if srcline else None,
+                       message=msg, **ctx)
+            self.chains.warn(no, node, pid, warn)
+            if nccl_log_messages.handle(self, no, node, msg, ctx):  # mismatch, async events, OFI, shared memory size
+                return None
         if nccl_log_setup.handle(self, no, node, msg, src, ctx):  # GDR, P2P, SHM, verbs, duplicate GPU, CUDA
             return None
         if msg.startswith(("Channel ", "Ring ")) and " via " in msg:
@@ -262,12 +312,17 @@ class _Parse:
                 self.transports[key] = (no, node, fields, set())
             self.transports[key][3].add(int(m["ch"]))
             return None
+        if msg.endswith(("Abort START", "Abort COMPLETE")) and "comm " in msg:
+            return self.chains.abort(node, pid, msg.endswith("START"))
         if msg.endswith(("Init START", "Init COMPLETE")) and "comm " in msg:
             return self._init(no, node, msg, ctx)
         if "set by environment to" in msg:
             m = _ENV.match(msg)
             if not m:
                 return self.b.error(no, f"NCCL environment line without a variable name: {msg!r}")
+            value = m["value"] or ""
+            return once(NcclEnv, no, node, (pid, m["name"], value), name=m["name"], value=value, **ctx)
+        if " set to " in msg and (m := _ENV_SET_TO.match(msg)):
             value = m["value"] or ""
             return once(NcclEnv, no, node, (pid, m["name"], value), name=m["name"], value=value, **ctx)
         if msg.startswith("NCCL version"):
@@ -290,15 +345,9 @@ class _Parse:
             return None
         if "plugin" in msg.lower():
             return self._plugin(no, node, msg, ctx)
-        if " -> " in msg:
-            m = _ERROR_RETURN.match(msg)
-            if m:
-                add(NcclErrorReturn, no, node=node, source_file=m["file"], source_line=int(m["line"]),
-                    code=int(m["code"]), thread=m["thread"], **ctx)
-            return None
         if "Got completion" in msg:
             return self._completion(no, node, msg, ctx)
-        if "onnect" in msg or "interface" in msg or "no device found" in msg or "exceeded" in msg:
+        if "onnect" in msg or "interface" in msg or "no device found" in msg or "exceeded" in msg or "Socket creation" in msg:
             self._bootstrap_failure(no, node, msg, level, ctx)
         return None
 
@@ -377,21 +426,27 @@ class _Parse:
             return
         if level != "WARN":
             return
+        error = None
         if _NO_INTERFACE.match(msg):
             reason, peer = "no_socket_interface", None
+        elif m := _SOCKET_CREATION.match(msg):
+            reason, peer, error = "socket_creation_failed", None, m["err"]
+        elif m := _CONNECTION_CLOSED.match(msg):
+            reason, peer = "connection_closed", m["peer"]
         elif m := _CONNECT_FAILED.search(msg):
             reason, peer = _failure_reason(m["err"]), m["peer"]
         elif m := _CONNECT_EXCEEDED.match(msg):
             reason, peer = ("connection_refused" if m["what"] == "retries" else "timeout"), None
         else:
             return
-        self.b.add(NcclBootstrapFailure, no, node=node, reason=reason, peer=peer, message=msg, **ctx)
+        self.b.add(NcclBootstrapFailure, no, node=node, reason=reason, peer=peer, message=msg, error=error, **ctx)
 
     def finish(self) -> None:
         for no, node, fields in self.ranks.values():
             self.b.add(NcclRank, no, node=node, **fields)
         for no, node, fields, channels in self.transports.values():
             self.b.add(NcclTransport, no, node=node, channel_count=len(channels), **fields)
+        self.chains.finish()
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -414,14 +469,18 @@ def parse(artefact: Artefact) -> ParseResult:
         h = _HEADER.search(text)
         if h:
             used += 1
-            msg = h["msg"]
-            if h["level"] == "INFO" and not maybe(msg):
+            msg, level = h["msg"], h["level"] or h["olevel"]
+            if level == "INFO" and not maybe(msg):
                 continue
-            state.line(line_of(cand.start()), node_for(h["host"]), int(h["pid"]), int(h["dev"]), h["level"],
-                       h["src"], h["srcline"], msg)
+            state.line(line_of(cand.start()), node_for(h["host"]), int(h["pid"]) if h["pid"] else None,
+                       int(h["dev"]) if h["dev"] is not None else None, level,
+                       h["src"] or h["osrc"], h["srcline"] or h["oline"], msg)
         elif m := _BARE_VERSION.match(text):  # VERSION-level line: no host prefix
             used += 1
             state.once(NcclVersion, line_of(cand.start()), artefact.node, (None, m["version"]), version=m["version"], cuda=m["cuda"])
+        elif m := _BARE_MESSAGE.match(text):  # an NCCL WARN message pasted without its prefix
+            used += 1
+            state.line(line_of(cand.start()), artefact.node, None, None, "WARN", None, None, m["msg"])
     state.finish()
     result.lines_used = used
     return result

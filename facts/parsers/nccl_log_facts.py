@@ -83,17 +83,21 @@ class NcclBootstrapInterface(NcclLineFact):
 
 @fact_kind
 class NcclBootstrapFailure(NcclLineFact):
-    """A bootstrap/socket failure: no interface, a refused or timed-out connection, ...
+    """A bootstrap/socket failure: no interface, a refused or timed-out connection, a socket
+    that could not be created (``Socket creation failed : ...``), a connection the peer closed
+    (``socketProgress: Connection closed by remote peer 10.10.1.3<36138>``), ...
 
     ``retrying`` is True for INFO lines that say NCCL will try again (``..., retrying``);
     those are deduplicated per (node, pid, reason, peer).
     """
 
     kind: Literal["nccl_bootstrap_failure"] = "nccl_bootstrap_failure"
-    reason: Literal["no_socket_interface", "connection_refused", "timeout", "other"]
+    reason: Literal["no_socket_interface", "connection_refused", "timeout", "socket_creation_failed",
+                    "connection_closed", "other"]
     peer: str | None = None  # "10.1.1.2<34567>" as printed
     message: str
     retrying: bool = False
+    error: str | None = None  # socket_creation_failed: the strerror text ("Address family not supported by protocol")
 
 
 @fact_kind
@@ -172,3 +176,74 @@ class NcclErrorReturn(NcclLineFact):
     source_line: int
     code: int
     thread: str | None = None  # "Async thread", "Progress Thread"
+
+
+@fact_kind
+class NcclErrorChain(NcclLineFact):
+    """One NCCL error-return chain: the consecutive ``file:line -> code`` frames of one process
+    (``transport/nvls.cc:324 -> 1``, ``init.cc:1093 -> 1``, ``group.cc:75 -> 6 [Async thread]``).
+
+    The first frame is where the error began; the WARN that process printed just before it (if
+    any) says why. The fact cites that WARN's line when there is one (the finding for the WARN
+    then accounts for the chain), else the first frame's line.
+    """
+
+    kind: Literal["nccl_error_chain"] = "nccl_error_chain"
+    first_file: str  # "transport/nvls.cc"
+    first_line: int
+    code: int  # ncclResult_t of the first frame
+    result: str  # "ncclUnhandledCudaError"
+    meaning: str  # ncclGetErrorString's text: "unhandled cuda error"
+    frames: int
+    frame_list: str  # "transport/nvls.cc:324,init.cc:1093,..." in order
+    has_warn: bool = False
+    warn_message: str | None = None
+    warn_source_file: str | None = None
+    warn_source_line: int | None = None
+
+
+@fact_kind
+class NcclCollectiveMismatch(NcclLineFact):
+    """``init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls
+    at and around rank 39``: NCCL (2.4-2.5 checks) saw ranks call different collectives."""
+
+    kind: Literal["nccl_collective_mismatch"] = "nccl_collective_mismatch"
+    rank: int
+
+
+@fact_kind
+class NcclIbAsyncEvent(NcclLineFact):
+    """``NET/IB : mlx5_0:1 Got async event : port error``: an asynchronous event of an HCA
+    (libibverbs' ``ibv_event_type_str``) that NCCL's IB transport reported.
+
+    ``fatal`` is NCCL's own reading (2.23 and later print "async fatal event" or "non-fatal
+    async event"); None where the version did not say.
+    """
+
+    kind: Literal["nccl_ib_async_event"] = "nccl_ib_async_event"
+    event: str  # "port error", "local catastrophic error", "GID table change"
+    device: str | None = None  # "mlx5_0"
+    port: int | None = None
+    fatal: bool | None = None
+
+
+@fact_kind
+class NcclNetPluginError(NcclLineFact):
+    """A net plugin's own failure, e.g. aws-ofi-nccl's ``NET/OFI OFI fi_getinfo() call failed: No
+    data available`` (libfabric found no provider: FI_ENODATA)."""
+
+    kind: Literal["nccl_net_plugin_error"] = "nccl_net_plugin_error"
+    plugin: str  # "OFI"
+    call: str | None = None  # "fi_getinfo"
+    error: str | None = None  # "No data available"
+
+
+@fact_kind
+class NcclSharedMemExceeds(NcclLineFact):
+    """``cudaArch 800 ncclMaxSharedMem 90112 exceeds device/fn maxSharedMem 65536``: NCCL's
+    kernels need more shared memory than the device (or the built function) provides."""
+
+    kind: Literal["nccl_shared_mem_exceeds"] = "nccl_shared_mem_exceeds"
+    cuda_arch: int
+    requested: int
+    available: int

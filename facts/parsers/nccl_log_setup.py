@@ -11,6 +11,7 @@ Real sample lines (public issue threads; the H200 capture of this project)::
     ubuntu:9621:9688 [3] misc/shmutils.cc:112 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-KWfVyt (size 5967872)   (nccl-tests#166)
     smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000   (horovod#3929)
     gcn75:2336636:2336906 [0] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'   (nccl#1372)
+    gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error        (nccl-tests#276)
 """
 from __future__ import annotations
 
@@ -67,7 +68,8 @@ _VERBS = re.compile(r"^Call to (?P<verb>ibv_\w+) failed(?: with error (?P<err>.+
 # Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000
 _DUPLICATE = re.compile(r"^Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-fA-F]+)")
 # Cuda failure 'named symbol not found'          Cuda failure 1 'invalid argument'
-_CUDA = re.compile(r"^Cuda failure (?:\d+ )?'(?P<err>[^']*)'")
+# Cuda failure 999 'unknown error          (nccl-tests#276: the closing quote lost in the paste)
+_CUDA = re.compile(r"^Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']*?)'?\s*$")
 
 
 def _busid_or_none(text: str) -> str | None:
@@ -113,7 +115,8 @@ def handle(p: "_Parse", no: int, node: str, msg: str, src: str | None, ctx: dict
                bus_id=nccl_busid(m["bus"]), **ctx)
     elif m := _CUDA.match(msg):
         # one per process, error and call site: NCCL repeats it for every kernel it tries
-        p.once(NcclCudaFailure, no, node, (pid, m["err"], src), error=m["err"], source_file=src, **ctx)
+        p.once(NcclCudaFailure, no, node, (pid, m["err"], src), error=m["err"], source_file=src,
+               error_code=int(m["code"]) if m["code"] else None, nvls=bool(src) and src.endswith("nvls.cc"), **ctx)
     else:
         return False
     return True

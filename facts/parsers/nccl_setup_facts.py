@@ -99,8 +99,16 @@ class NcclDuplicateGpu(NcclLineFact):
 @fact_kind
 class NcclCudaFailure(NcclLineFact):
     """``enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'``: a CUDA call inside
-    NCCL failed; ``error`` is the CUDA error string between the quotes."""
+    NCCL failed; ``error`` is the CUDA error string between the quotes (the driver API's
+    ``CUCHECK`` also prints its number: ``Cuda failure 999 'unknown error'``).
+
+    ``nvls`` is True when the failing call is in NCCL's NVLink SHARP transport
+    (``transport/nvls.cc``: the cuMulticast* calls that set up NVLS buffers), named by the WARN
+    itself or by the first frame of the error-return chain after it.
+    """
 
     kind: Literal["nccl_cuda_failure"] = "nccl_cuda_failure"
     error: str
-    source_file: str | None = None  # "enqueue.cc"
+    error_code: int | None = None  # CUresult / cudaError_t where printed: 999
+    source_file: str | None = None  # "enqueue.cc", "transport/nvls.cc"
+    nvls: bool = False

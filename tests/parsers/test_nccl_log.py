@@ -41,7 +41,8 @@ LINE_CASES = [
      "nccl_env", {"name": "NCCL_P2P_DISABLE", "value": "1", "local_device": 1}),
     ("vm:1552:1563 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.",
      "nccl_env", {"name": "NCCL_SHM_DISABLE", "value": "1"}),
-    ("vm:1552:1552 [0] NCCL INFO NCCL_SOCKET_IFNAME set to lo", None, {}),
+    ("vm:1552:1552 [0] NCCL INFO NCCL_SOCKET_IFNAME set to lo",
+     "nccl_env", {"name": "NCCL_SOCKET_IFNAME", "value": "lo"}),
     ("vm:1552:1564 [1] NCCL INFO NET/Plugin: Could not find: libnccl-net.so",
      "nccl_net_plugin", {"event": "not_found", "name": "libnccl-net.so"}),
     ("worker:101542:101542 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation",
@@ -248,6 +249,7 @@ def test_socket_connect_failures():
         ("tj1-asr-train-v100-13", "connection_refused", None, True),
         ("tj1-asr-train-v100-13", "connection_refused", "10.38.10.112<21724>", False),
         ("ubuntu", "other", "10.0.0.2<45763>", False),
+        ("ubuntu", "connection_closed", "node1<57557>", False),
     ]
     assert len(facts(r, "nccl_warn")) == 5  # every WARN line, also "Connection closed" and "Bootstrap Root"
     assert ("SHM/direct/direct", 2) in {(f["transport"], f["channel_count"]) for f in facts(r, "nccl_transport")}

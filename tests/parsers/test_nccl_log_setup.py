@@ -63,7 +63,6 @@ LINES = [
     ("vm:1552:1564 [1] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM", None, {}),
     ("dgxh100-3:225140:225355 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer dgxh100-3<41109>", None, {}),
     ("worker:1:2 [0] NCCL INFO Call to connect returned Connection timed out, retrying", None, {}),
-    ("Error while creating shared memory segment /dev/shm/nccl-UmqSM9 (size 7340384)", None, {}),
     ("torch.distributed.DistBackendError: Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000", None, {}),
 ]
 

@@ -1,0 +1,72 @@
+"""WARN messages of an NCCL debug log about collectives, HCA events, net plugins and kernel
+resources. Called by :mod:`stethoscope.facts.parsers.nccl_log` for each WARN line (its message
+part); the fact classes are in :mod:`stethoscope.facts.parsers.nccl_log_facts`.
+
+Real sample lines (public threads)::
+
+    `init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank 39. ...`   (nccl#296)
+    [2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available   (aws-ofi-nccl#1020)
+
+and NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.4.8-1 to v2.28.9-1, src/)::
+
+    WARN("Mismatched collective detected, please check your collective calls at and around rank %d. ...")   (2.4-2.5 init.cc)
+    WARN("NET/IB : Got async event : %s", str)                                  (2.4-2.21 net_ib.cc; %s: ibv_event_type_str)
+    WARN("NET/IB : %s:%d Got async event : %s", dev->devName, dev->portNum, str)          (2.22)
+    WARN("NET/IB : %s:%d Got non-fatal async event: %s(%d)", ..., str, event.event_type)  (2.23 and later)
+    WARN("NET/IB : %s:%d async fatal event: %s", ...)        WARN("NET/IB : %s:%d async fatal event on QP (%p): %s", ...)
+    WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu", ...)      (enqueue.cc)
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from stethoscope.facts.parsers.nccl_log_facts import (
+    NcclCollectiveMismatch,
+    NcclIbAsyncEvent,
+    NcclNetPluginError,
+    NcclSharedMemExceeds,
+)
+
+if TYPE_CHECKING:
+    from stethoscope.facts.parsers.nccl_log import _Parse
+
+# Cheap test before any regex: every message handled here holds one of these.
+_KEYS_RE = re.compile(r"Mismatched collective|async|NET/OFI|ncclMaxSharedMem")
+
+# Mismatched collective detected, please check your collective calls at and around rank 39. You can use NCCL_DEBUG=INFO ...
+_MISMATCH = re.compile(r"^Mismatched collective detected, please check your collective calls at and around rank (?P<rank>\d+)")
+# NET/IB : Got async event : port error                                  (the 2.4-2.21 format with its %s)
+# NET/IB : mlx5_0:1 Got non-fatal async event: port error(10)            (the 2.23+ formats above, filled in)
+# NET/IB : mlx5_0:1 async fatal event on QP (0x5581c0): local work queue catastrophic error
+_ASYNC = re.compile(
+    r"^NET/IB\w* ?: ?(?:(?P<dev>[^\s:]+):(?P<port>\d+) )?"
+    r"(?:Got (?P<nonfatal>non-fatal )?async event ?: ?|async (?P<fatal>fatal) event(?: on \w+(?: \([^)]*\))?[^:]*)?: )"
+    r"(?P<event>.+?)(?:\(\d+\))?\s*$"
+)
+# NET/OFI OFI fi_getinfo() call failed: No data available
+_OFI_CALL = re.compile(r"^NET/OFI (?:OFI )?(?P<call>fi_\w+)\(\) call failed: ?(?P<err>.+?)\s*$")
+# cudaArch 800 ncclMaxSharedMem 90112 exceeds device/fn maxSharedMem 65536   (the format above, filled in)
+_SHARED_MEM = re.compile(r"^cudaArch (?P<arch>\d+) ncclMaxSharedMem (?P<req>\d+) exceeds device/fn maxSharedMem (?P<avail>\d+)")
+
+
+def handle(p: "_Parse", no: int, node: str, msg: str, ctx: dict[str, Any]) -> bool:
+    """Add the fact of one WARN message; True when the message was one of this module's kinds."""
+    if not _KEYS_RE.search(msg):
+        return False
+    pid = ctx["pid"]
+    if m := _MISMATCH.match(msg):
+        p.once(NcclCollectiveMismatch, no, node, (pid, m["rank"]), rank=int(m["rank"]), **ctx)
+    elif m := _ASYNC.match(msg):
+        fatal = True if m["fatal"] else (False if m["nonfatal"] else None)
+        p.b.add(NcclIbAsyncEvent, no, node=node, event=m["event"].strip(), device=m["dev"],
+                port=int(m["port"]) if m["port"] else None, fatal=fatal, **ctx)
+    elif m := _OFI_CALL.match(msg):
+        p.once(NcclNetPluginError, no, node, (pid, "OFI", m["call"], m["err"]), plugin="OFI", call=m["call"],
+               error=m["err"], **ctx)
+    elif m := _SHARED_MEM.match(msg):
+        p.once(NcclSharedMemExceeds, no, node, (pid, m["arch"]), cuda_arch=int(m["arch"]), requested=int(m["req"]),
+               available=int(m["avail"]), **ctx)
+    else:
+        return False
+    return True

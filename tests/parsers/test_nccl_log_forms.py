@@ -1,0 +1,133 @@
+"""NCCL lines as people paste them (issue 11): every prefix form, NCCL <= 2.3's WARN, bare
+messages, error-return chains. Real lines from public threads (even-numbered) and the corpus."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import nccl_log
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "nccl_log"
+
+
+def parse(text: str, node: str = "n0"):
+    return nccl_log.parse(Artefact(path="nccl.log", text=text, node=node))
+
+
+def kinds(result) -> list[str]:
+    return [f.kind for f in result.facts]
+
+
+FORMS = [
+    # (line, node, pid, device, source file, message start)
+    ("[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available",
+     "ip-172-31-3-90", 1929, 0, "nccl_net_ofi_rdma_init", "NET/OFI"),
+    ("[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>",
+     "n0", None, 0, "misc/socket.cc", "socketProgress"),
+    ("include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol",
+     "n0", None, None, "include/socket.h", "Socket creation"),
+    ("transport/nvls.cc:165 NCCL WARN Cuda failure 'invalid argument'", "n0", None, None, "transport/nvls.cc", "Cuda failure"),
+    ("NCCL WARN NET/IB : Got completion from peer 192.168.17.147<38560> with error 12, opcode 0, len 0, vendor err 129",
+     "n0", None, None, None, "NET/IB"),
+    ("[155] crow-ib-new-nccl-256-info-19:5330:7970 [3] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument",
+     "crow-ib-new-nccl-256-info-19", 5330, 3, "misc/ibvwrap.cc", "Call to ibv_modify_qp"),
+    ("...-48:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error",
+     "...-48", 34050, 0, "transport/net_ib.cc", "NET/IB"),
+]
+
+
+@pytest.mark.parametrize("line,node,pid,dev,src,msg", FORMS)
+def test_prefix_forms(line, node, pid, dev, src, msg):
+    assert nccl_log.detect(line)
+    r = parse(line + "\n")
+    assert r.errors == [] and r.lines_used == 1
+    [w] = [f for f in r.facts if f.kind == "nccl_warn"]
+    assert (w.node, w.pid, w.local_device, w.source_file) == (node, pid, dev, src)
+    assert w.message.startswith(msg)
+
+
+NOT_NCCL = [
+    "2024-01-01 12:00:00 WARN something else entirely",  # a timestamp is not file:line
+    "W1016 22:16:08.123 main.go:154] WARN nothing",
+    "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error (run with NCCL_DEBUG=INFO for details)",
+]
+
+
+@pytest.mark.parametrize("line", NOT_NCCL)
+def test_near_misses_are_not_nccl(line):
+    assert not nccl_log.detect(line)
+    assert parse(line + "\n").facts == []
+
+
+MESSAGES = [
+    ("Error while creating shared memory segment /dev/shm/nccl-pZafXL (size 7340384)", "nccl_shm_failure",
+     {"op": "create", "size_bytes": 7340384}),
+    ("init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank 39. "
+     "You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs", "nccl_collective_mismatch", {"rank": 39}),
+    ("include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol", "nccl_bootstrap_failure",
+     {"reason": "socket_creation_failed", "error": "Address family not supported by protocol"}),
+    ("gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error", "nccl_cuda_failure",
+     {"error": "unknown error", "error_code": 999, "nvls": True}),
+    ("...-48:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error", "nccl_ib_async_event",
+     {"event": "port error", "fatal": None}),
+    ("[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available",
+     "nccl_net_plugin_error", {"plugin": "OFI", "call": "fi_getinfo", "error": "No data available"}),
+    ("vm:1552:1552 [0] NCCL INFO NCCL_SOCKET_IFNAME set to lo", "nccl_env", {"name": "NCCL_SOCKET_IFNAME", "value": "lo"}),
+    ("[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>", "nccl_bootstrap_failure",
+     {"reason": "connection_closed", "peer": "10.10.1.3<36138>"}),
+]
+
+
+@pytest.mark.parametrize("line,kind,fields", MESSAGES)
+def test_message_forms(line, kind, fields):
+    r = parse(line + "\n")
+    [f] = [f for f in r.facts if f.kind == kind]
+    assert {k: getattr(f, k) for k in fields} == fields
+
+
+def test_version_line_alone_and_with_a_warn():
+    r = parse("NCCL version 2.4.8+cuda10.0\n\ninit.cc:1247 NCCL WARN Mismatched collective detected, please check "
+              "your collective calls at and around rank 39.\n")
+    assert nccl_log.detect("NCCL version 2.4.8+cuda10.0\n")
+    assert [f.version for f in r.facts if f.kind == "nccl_version"] == ["2.4.8"]
+
+
+def test_chain_after_warn_cites_the_warn():
+    r = parse((FIX / "nvls_invalid_argument_2.18.5.log").read_text())
+    [c] = [f for f in r.facts if f.kind == "nccl_error_chain"]
+    assert (c.first_file, c.first_line, c.code, c.result, c.frames, c.has_warn) == (
+        "transport/nvls.cc", 324, 1, "ncclUnhandledCudaError", 4, True)
+    assert c.evidence.line == 3 and c.warn_message == "Cuda failure 'invalid argument'"
+
+
+def test_chain_through_async_thread_is_one_chain():
+    r = parse((FIX / "bootstrap_closed_before_magic.log").read_text())
+    [c] = [f for f in r.facts if f.kind == "nccl_error_chain"]
+    assert c.frames == 10 and c.code == 6 and c.evidence.line == 1
+    assert c.frame_list.split(",")[:2] == ["misc/socket.cc:80", "misc/socket.cc:474"]
+
+
+def test_chain_without_warn_names_its_first_frame():
+    r = parse((FIX / "error_chain_without_warn.log").read_text())
+    [c] = [f for f in r.facts if f.kind == "nccl_error_chain"]
+    assert (c.first_file, c.first_line, c.has_warn, c.meaning, c.evidence.line) == (
+        "misc/socket.cc", 567, False, "unhandled system error", 2)
+
+
+def test_frames_of_an_abort_make_no_chain():
+    text = ("vm:745:753 [0] NCCL INFO comm 0x229774f0 rank 0 nRanks 2 cudaDev 0 busId 60 - Abort START\n"
+            "vm:745:753 [0] NCCL INFO misc/socket.cc:64 -> 3\n"
+            "vm:745:753 [0] NCCL INFO comm 0x229774f0 rank 0 nranks 2 cudaDev 0 busId 60 - Abort COMPLETE\n")
+    assert "nccl_error_chain" not in kinds(parse(text))
+
+
+def test_two_processes_interleaved_make_two_chains():
+    # nccl-tests#166's lines, a second pid interleaved as mpirun's ranks print
+    text = ("ubuntu:9621:9688 [3] misc/shmutils.cc:112 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-KWfVyt (size 5967872)\n"
+            "ubuntu:9622:9689 [4] NCCL INFO transport/shm.cc:114 -> 2\n"
+            "ubuntu:9621:9688 [3] NCCL INFO transport/shm.cc:114 -> 2\n"
+            "ubuntu:9621:9688 [3] NCCL INFO transport.cc:33 -> 2\n")
+    chains = sorted((c.pid, c.frames, c.has_warn) for c in parse(text).facts if c.kind == "nccl_error_chain")
+    assert chains == [(9621, 2, True), (9622, 1, False)]
