@@ -1,21 +1,30 @@
-"""An application's own CUDA error output (PyTorch, CuPy, CUDA C++ programs).
+"""An application's own CUDA error output (PyTorch, CuPy, Numba, TensorFlow, vLLM/sglang, CUDA C++).
 
 Made by the application's stderr: ``python train.py 2>&1 | tee app.log``. Such lines sit in
 Python tracebacks, torchrun logs and pasted terminal sessions, so they are looked for
-anywhere in a file.
+anywhere in a file, in every form applications print a CUDA error. Sample lines (real, from
+the public threads named)::
 
-Sample content (the real capture ``kernel/app-illegal-address.txt`` of an H200 whose kernel
-wrote through a wild pointer, seen by the driver as Xid 31; PyTorch lines from public issues)::
-
-    caught: cudaErrorIllegalAddress: an illegal memory access was encountered
+    RuntimeError: CUDA error: uncorrectable ECC error encountered                                  (jade-hpc-gpu#194)
+    torch.AcceleratorError: CUDA error: CUDA-capable device(s) is/are busy or unavailable          (dra-driver-nvidia-gpu#982)
+    Search for `cudaErrorDevicesUnavailable' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.
+    Failed: Cuda error /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307 'peer access is not supported between these two devices'
     cupy_backends.cuda.api.driver.CUDADriverError: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered
-    RuntimeError: CUDA error: an illegal memory access was encountered
+    RuntimeError: The NVIDIA driver on your system is too old (found version 11060). Please update your GPU driver ...
+    UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). ... Error 802: system not yet initialized
+    RuntimeError: cuda runtime error (59) : device-side assert triggered at /pytorch/aten/src/THC/generic/THCTensorMath.cu:26
     torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 11.06 MiB is free. ...
 
-Facts: ``cuda_error`` (one per distinct error on a node and rank: an exception printed again
-by ``Exception ignored in ...`` is one error) with ``error_name`` as printed, else the
-runtime name its message stands for, and ``runtime_name`` (``cudaError*``) for both the runtime
-and the driver (``CUDA_ERROR_*``) spelling; ``cuda_oom`` for PyTorch's out-of-memory message.
+Each is resolved through ``knowledge/cuda_errors.yaml`` (:mod:`cuda_error_catalogue`): by
+the name when one is printed, else by the ``cudaGetErrorString`` text (or an older or
+PyTorch wording of it), else by the number, so the fact carries the code and the catalogue
+name whatever the spelling. Lines that are NCCL's own messages (``NCCL WARN ...``, NCCL's
+NVLS bind error, the text after PyTorch's ``Last error:``) are left to the NCCL facts.
+
+Facts: ``cuda_error`` (one per distinct error on a node, rank and process: the traceback's
+``Search for `cudaErrorX'`` line and ``what():`` repeats are the same error) and
+``cuda_oom`` for PyTorch's out-of-memory message (every form, 0.4 to 2.11: what was asked,
+the GPU's total and free memory, what PyTorch holds, what other processes hold).
 Empty input, or output without CUDA errors, yields no facts.
 """
 from __future__ import annotations
@@ -24,6 +33,8 @@ import re
 from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers import cuda_error_catalogue as catalogue
+from stethoscope.facts.parsers import cuda_oom_message as oom_message
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.torch_log_lines import marked_lines
 
@@ -33,9 +44,16 @@ KIND = "cuda_app"
 @fact_kind
 class CudaError(Fact):
     kind: Literal["cuda_error"] = "cuda_error"
-    error_name: str | None = None
-    runtime_name: str | None = None  # cudaError* whatever the spelling printed
+    error_name: str | None = None  # as printed, else the catalogue's name
+    runtime_name: str | None = None  # cudaError* when the error is a runtime one
+    catalogue_name: str | None = None  # the knowledge/cuda_errors.yaml entry (None: not resolved)
+    code: int | None = None  # the catalogue entry's code
+    printed_code: int | None = None  # the number as printed (CUDA <= 9 numbered differently)
     message: str
+    form: str  # torch | quoted | numbered | thc | pytorch_init | cuda_gdb | name_only
+    source_file: str | None = None  # "Cuda error <file>:<line> '...'" forms
+    source_line: int | None = None
+    driver_cuda: str | None = None  # "The NVIDIA driver on your system is too old (found version 11060)": "11.6"
     device: int | None = None
     pid: int | None = None
     rank: int | None = None  # from a torchrun "[rankN]:" prefix
@@ -48,31 +66,71 @@ class CudaOom(Fact):
     tried_bytes: int | None = None
     total_bytes: int | None = None
     free_bytes: int | None = None
+    allocated_bytes: int | None = None  # allocated by PyTorch
+    reserved_bytes: int | None = None  # reserved by PyTorch's caching allocator (allocated included)
+    process_bytes: int | None = None  # "this process has X memory in use" (2.1+: non-PyTorch memory included)
+    other_process_bytes: int | None = None  # sum of "Process N has X memory in use" (other processes, 2.1+)
+    other_processes: int = 0
+    #: memory of the GPU neither free nor this process's: total - free - (this process, else what PyTorch reserved)
+    elsewhere_bytes: int | None = None
+    elsewhere_fraction: float | None = None  # of total capacity
     rank: int | None = None
+    pid: int | None = None
 
 
+# --- the forms, each with a real line -------------------------------------------------------
 # caught: cudaErrorIllegalAddress: an illegal memory access was encountered
-# cupy_backends.cuda.api.driver.CUDADriverError: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered
-NAMED_ERROR = re.compile(r"\b(?P<name>cudaError[A-Z]\w*|CUDA_ERROR_[A-Z_]+): (?P<msg>[^\n]+)")
+# numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: Call to cuInit results in CUDA_ERROR_NO_DEVICE (100)
+# Search for `cudaErrorDevicesUnavailable' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.
+# CUDA error at simpleP2P.cu:98 code=217(cudaErrorPeerAccessUnsupported) "cudaDeviceEnablePeerAccess(gpuid[1], 0)"
+NAME = re.compile(r"\b(?P<name>cudaError[A-Z]\w*|CUDA_ERROR_[A-Z][A-Z_]*[A-Z])\b")
 
 # RuntimeError: CUDA error: an illegal memory access was encountered
 #   what():  CUDA error: an illegal memory access was encountered
-TORCH_ERROR = re.compile(r"\bCUDA error: (?P<msg>[^\n]+)")
+# RuntimeError: Triton Error [CUDA]: device kernel image is invalid
+# ggml_cuda_compute_forward: CUDA Error: no kernel image is available for execution on the device
+TORCH_ERROR = re.compile(r"\b(?:CUDA [Ee]rror|CUDA ERROR|Error \[CUDA\]): (?P<msg>[^\n]+)")
 
-# torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 11.06 MiB is free. Including ...
-# torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.70 GiB. GPU 0 has a total capacty of 6.00 GiB of which 0 bytes is free. Of ...
-# RuntimeError: CUDA out of memory. Tried to allocate 12.50 MiB (GPU 0; 10.92 GiB total capacity; 8.57 MiB already allocated; 9.28 GiB free; 4.68 MiB cached)
-OOM = re.compile(r"CUDA out of memory\.(?P<rest>[^\n]*)")
-_SIZE = r"(?P<{}>\S+) (?P<{}_unit>bytes|B|KiB|MiB|GiB|TiB)"
-OOM_TRIED = re.compile(r"Tried to allocate " + _SIZE.format("tried", "tried"))
-OOM_DEVICE = re.compile(r"\(?GPU (?P<dev>\d+)[;)]? ")
-# GPU 0 has a total capacity of 23.65 GiB of which 11.06 MiB is free
-OOM_NEW = re.compile(r"total capac\w* of " + _SIZE.format("total", "total") + " of which " + _SIZE.format("free", "free") + " is free")
-# (GPU 0; 10.92 GiB total capacity; 8.57 MiB already allocated; 9.28 GiB free; ...
-OOM_OLD = re.compile(_SIZE.format("total", "total") + r" total capacity;.*?; " + _SIZE.format("free", "free") + " free")
+# Failed: Cuda error /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307 'peer access is not supported between these two devices'
+# CUDA failure 217 'peer access is not supported between these two devices'
+# Cuda failure: 'out of memory'
+QUOTED = re.compile(
+    r"\b(?:CUDA|Cuda|cuda) (?:error|failure|Error|Failure)(?:\s*:)?"
+    r"(?: (?P<file>[^\s':]+):(?P<fline>\d+))?(?: (?P<num>\d{1,4}))?(?::)? ['\"](?P<msg>[^'\"\n]+)['\"]?"
+)
+
+# RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/THCCachingAllocator.cpp:510
+# THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=50 error=100 : no CUDA-capable device is detected
+THC = re.compile(r"(?:cuda runtime error \((?P<num>\d+)\)|THCudaCheck FAIL .*?error=(?P<num2>\d+)) : (?P<msg>[^\n]+)")
+
+# UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 802: system not yet initialized (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:109.)
+# cudaGetDeviceCount returned 100
+# failed call to cuInit: UNKNOWN ERROR (303)
+NUMBERED = re.compile(r"\bError (?P<num>\d{1,4}): (?P<msg>[^\n(]+)|\b(?:cudaGetDeviceCount|cuInit) returned (?P<num2>\d{1,4})\b"
+                      r"|failed call to cuInit: UNKNOWN ERROR \((?P<num3>\d{1,4})\)")
+
+# warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)          (cuda-gdb, NVIDIA/nccl#258)
+CUDA_GDB = re.compile(r"Cuda API error detected: (?P<call>\w+) returned \((?P<hex>0x[0-9a-fA-F]+)\)")
+
+# RuntimeError: The NVIDIA driver on your system is too old (found version 11060). Please update your GPU driver ...
+# RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
+# UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.
+# RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.
+PYTORCH_INIT = re.compile(
+    r"(?P<msg>The NVIDIA driver on your system is too old(?: \(found version (?P<ver>\d+)\))?"
+    r"|Found no NVIDIA driver on your system|CUDA unknown error - this may be due to an incorrectly set up environment"
+    r"|CUDA driver initialization failed, you might not have a CUDA gpu)"
+)
+
+# NCCL's own messages that quote a CUDA error: the NCCL facts own them (facts/parsers/nccl_*.py, torch_log)
+# Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.
+NCCL_OWNED = ("NCCL WARN", "NVLink SHARP (NVLS)", "NCCL INFO")
 
 # Literals that put a line in front of the patterns above (str.find beats a regex alternation)
-MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error: ", "CUDA out of memory.")
+MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
+           "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck FAIL", "cudaGetDeviceCount", "cuInit",
+           "NVIDIA driver on your system", "CUDA unknown error", "CUDA driver initialization failed",
+           "Cuda API error detected", oom_message.MARKER)
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...
 GLOBAL_RANK = re.compile(r"\[rank(?P<rank>\d+)\]:")
@@ -84,31 +142,22 @@ BOILERPLATE = re.compile(
 )
 BOILERPLATE_MARKERS = ("CUDA kernel errors might", "CUDA_LAUNCH_BLOCKING=1", "TORCH_USE_CUDA_DSA")
 
-DETECT = re.compile(r"cudaError[A-Z]\w*: |CUDA_ERROR_[A-Z_]+: |CUDA error: |CUDA out of memory\. ")
-
-# cudaGetErrorString()/cuGetErrorString() texts of the CUDA runtime and driver API
-RUNTIME_NAMES = {
-    "out of memory": "cudaErrorMemoryAllocation",
-    "initialization error": "cudaErrorInitializationError",
-    "an illegal memory access was encountered": "cudaErrorIllegalAddress",
-    "unspecified launch failure": "cudaErrorLaunchFailure",
-    "device-side assert triggered": "cudaErrorAssert",
-    "misaligned address": "cudaErrorMisalignedAddress",
-    "an illegal instruction was encountered": "cudaErrorIllegalInstruction",
-    "the launch timed out and was terminated": "cudaErrorLaunchTimeout",
-    "too many resources requested for launch": "cudaErrorLaunchOutOfResources",
-    "uncorrectable ECC error encountered": "cudaErrorECCUncorrectable",
-    "uncorrectable NVLink error detected during the execution": "cudaErrorNvlinkUncorrectable",
-    "no CUDA-capable device is detected": "cudaErrorNoDevice",
-    "no kernel image is available for execution on the device": "cudaErrorNoKernelImageForDevice",
-    "unknown error": "cudaErrorUnknown",
-}
+DETECT = re.compile(
+    r"cudaError[A-Z]\w*|CUDA_ERROR_[A-Z_]+|CUDA [Ee]rror[: ]|CUDA ERROR: |Cuda error |Error \[CUDA\]: |(?:CUDA|Cuda) failure"
+    r"|cuda runtime error \(|THCudaCheck FAIL|Error \d+: |cudaGetDeviceCount returned|failed call to cuInit"
+    r"|NVIDIA driver on your system is too old|Found no NVIDIA driver|CUDA unknown error - |CUDA driver initialization failed"
+    r"|CUDA out of memory\.|Cuda API error detected: "
+)
+_DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
+                 "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
+                 "NVIDIA driver", "CUDA unknown error", "CUDA driver initialization", "CUDA out of memory",
+                 "Cuda API error detected")
 
 
-def detect(head: str) -> bool:
-    if not ("cudaError" in head or "CUDA_ERROR_" in head or "CUDA error: " in head or "CUDA out of memory. " in head):
-        return False  # cheap gate: one literal per branch of DETECT
-    return DETECT.search(head) is not None
+def detect(text: str) -> bool:
+    if not any(g in text for g in _DETECT_GATES):  # cheap gate: each branch of DETECT needs one
+        return False
+    return DETECT.search(text) is not None
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -116,59 +165,99 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     used: set[int] = set()
     seen: set[tuple] = set()
-    for no, line, _start, _end in marked_lines(artefact, MARKERS):
-        # a named error first: "CUDA error: ..." inside it is the same error
-        m = NAMED_ERROR.search(line) or TORCH_ERROR.search(line)
-        oom = OOM.search(line)
-        if m is None and oom is None:
+    for no, line, start, _end in marked_lines(artefact, MARKERS):
+        # the text after PyTorch's "Last error:" is NCCL's message: torch_log reads it
+        forwarded = "Last error:" in line or _follows_last_error(artefact.text, start)
+        if any(k in line for k in NCCL_OWNED) or forwarded:
             continue
-        used.add(no)
         g = GLOBAL_RANK.search(line)
         rank = int(g["rank"]) if g else None
         p = PID.search(line)
         pid = int(p["pid"]) if p else None
-        if oom is not None and (m is None or oom.start() < m.start()):
-            _oom(b, no, line, oom["rest"], rank, pid, seen)
+        if oom_message.MARKER in line:
+            rec = oom_message.read(line)
+            if rec is None:
+                continue
+            used.add(no)
+            if "error" in rec:
+                b.error(no, rec["error"])
+                continue
+            key = ("oom", rec.get("device"), rec.get("tried_bytes"), rank, pid)
+            if key not in seen:
+                seen.add(key)
+                b.add(CudaOom, no, text=line, rank=rank, pid=pid, **rec)
             continue
-        msg = m["msg"].strip()
-        name = m["name"] if "name" in m.groupdict() else None
-        runtime = RUNTIME_NAMES.get(msg)
-        if name is not None and name.startswith("cudaError"):
-            runtime = name
-        key = (name or runtime, msg, rank, pid)
+        rec = _read(line)
+        if rec is None:
+            continue
+        used.add(no)
+        key = (rec["catalogue_name"] or rec["message"], rank, pid)
         if key in seen:
             continue
         seen.add(key)
-        b.add(CudaError, no, text=line, error_name=name or runtime, runtime_name=runtime, message=msg,
-              device=None, pid=pid, rank=rank)
+        b.add(CudaError, no, text=line, rank=rank, pid=pid, **rec)
     used.update(no for no, line, _s, _e in marked_lines(artefact, BOILERPLATE_MARKERS) if BOILERPLATE.match(line))
     result.lines_used = len(used)
     return result
 
 
-def _oom(b: FactBuilder, no: int, line: str, rest: str, rank: int | None, pid: int | None, seen: set) -> None:
-    try:
-        t = OOM_TRIED.search(rest)
-        tried = _bytes(t["tried"], t["tried_unit"]) if t else None
-        d = OOM_DEVICE.search(rest)
-        device = int(d["dev"]) if d else None
-        cap = OOM_NEW.search(rest) or OOM_OLD.search(rest)
-        total = _bytes(cap["total"], cap["total_unit"]) if cap else None
-        free = _bytes(cap["free"], cap["free_unit"]) if cap else None
-    except ValueError as e:
-        b.error(no, f"CUDA out-of-memory line with an unreadable size: {e}")
-        return
-    key = ("oom", device, tried, rank, pid)
-    if key in seen:
-        return
-    seen.add(key)
-    b.add(CudaError, no, text=line, error_name="cuda_out_of_memory", runtime_name="cudaErrorMemoryAllocation",
-          message=("CUDA out of memory." + rest).strip(), device=device, pid=pid, rank=rank)
-    b.add(CudaOom, no, text=line, device=device, tried_bytes=tried, total_bytes=total, free_bytes=free, rank=rank)
+def _follows_last_error(text: str, start: int) -> bool:
+    """True when the line before the one at ``start`` ends with PyTorch's ``Last error:``."""
+    if start == 0:
+        return False
+    prev_start = text.rfind("\n", 0, start - 1) + 1
+    return text[prev_start:start - 1].rstrip().endswith("Last error:")
 
 
-_UNIT = {"bytes": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+def _read(line: str) -> dict | None:
+    """The fields of a ``cuda_error`` for the first form ``line`` holds, or None."""
+    for form, m in _forms(line):
+        d = m.groupdict()
+        num = d.get("num") or d.get("num2") or d.get("num3")
+        printed = int(num) if num else int(d["hex"], 16) if d.get("hex") else None
+        msg = (d.get("msg") or "").strip()
+        name = m["name"] if form == "name_only" else None
+        if form == "name_only" and line[m.end():m.end() + 2] == ": ":
+            msg = line[m.end() + 2:].strip()  # "cudaErrorX: text" / "CUDA_ERROR_X: text"
+        if form != "name_only":
+            n = NAME.search(line)  # a name printed beside the text is the surest key
+            name = n["name"] if n and catalogue.by_name(n["name"]) else None
+        driver_call = m.group().startswith(("cuInit", "failed call to cuInit")) or (d.get("call") or "cuda").startswith("cu") \
+            and not (d.get("call") or "cuda").startswith("cuda")
+        api = "driver" if driver_call else "runtime"
+        entry = catalogue.resolve(name=name, text=msg or None, api=api,
+                                  code=printed if form in ("numbered", "quoted", "cuda_gdb") else None)
+        if form == "name_only" and entry is None:
+            continue  # a word that looks like a CUDA name but is none (a variable, a newer enum)
+        if form in ("numbered", "cuda_gdb") and entry is None:
+            continue
+        rec = dict(error_name=name or (entry.name if entry else None), catalogue_name=entry.name if entry else None,
+                   runtime_name=_runtime_name(entry),
+                   code=entry.code if entry else None, printed_code=printed,
+                   message=(msg or line.strip())[:300], form=form, source_file=d.get("file"),
+                   source_line=int(d["fline"]) if d.get("fline") else None, driver_cuda=None)
+        if form == "pytorch_init" and d.get("ver"):
+            v = int(d["ver"])
+            rec["driver_cuda"] = f"{v // 1000}.{v % 1000 // 10}"
+        return rec
+    return None
 
 
-def _bytes(value: str, unit: str) -> int:
-    return round(float(value) * _UNIT[unit])
+def _runtime_name(entry: catalogue.Entry | None) -> str | None:
+    """The runtime spelling of an error: CUDA_ERROR_ILLEGAL_ADDRESS -> cudaErrorIllegalAddress
+    (same code, same text); None for a driver error without a runtime twin."""
+    if entry is None or entry.api == "runtime":
+        return entry.name if entry else None
+    twin = catalogue.by_text(entry.text)
+    return twin.name if twin is not None and twin.api == "runtime" and twin.code == entry.code else None
+
+
+def _forms(line: str):
+    for form, pattern in (("pytorch_init", PYTORCH_INIT), ("thc", THC), ("quoted", QUOTED), ("torch", TORCH_ERROR),
+                          ("numbered", NUMBERED), ("cuda_gdb", CUDA_GDB)):
+        m = pattern.search(line)
+        if m is not None:
+            yield form, m
+    # "cudaErrorX: text" / "CUDA_ERROR_X: text" and a name alone ("results in CUDA_ERROR_NO_DEVICE (100)")
+    for m in NAME.finditer(line):
+        yield "name_only", m

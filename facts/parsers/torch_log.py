@@ -16,7 +16,12 @@ Facts: ``torch_watchdog_timeout`` (one per rank and timed-out work; the watchdog
 message in the thread-terminated line and the ``what():`` line, those are merged),
 ``torch_nccl_progress`` (last enqueued/completed sequence numbers), ``torch_collective_desync``
 (``TORCH_NCCL_DESYNC_DEBUG`` report, one per lagging rank), ``torch_worker_failed`` (one per
-failed worker process), ``torch_nccl_error``. ``rank`` is the global rank: the ``[rankN]:``
+failed worker process), ``torch_nccl_error`` (citing NCCL's forwarded ``Last error:`` message
+when there is one: that is the error, the wrapper line above it only names NCCL's result), and
+the NCCL fact kinds of that message or of NCCL messages pasted without NCCL's prefix
+(``nccl_duplicate_gpu``, ``nccl_bootstrap_failure``, ``nccl_cuda_failure``; see
+:mod:`torch_nccl_forwarded`). A traceback flattened onto one line by a paste keeps its
+``srun -l`` labels (``10: ``): the line is split at them. ``rank`` is the global rank: the ``[rankN]:``
 line prefix (PyTorch >= 2.2) where printed, else the ``[Rank N]`` of the message, which in
 the default process group is the global rank; ``pg_rank`` keeps the latter.
 
@@ -29,6 +34,7 @@ from typing import Any, Literal
 from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers import torch_log_lines as tl
+from stethoscope.facts.parsers import torch_nccl_forwarded as fwd
 
 KIND = "torch_log"
 
@@ -91,11 +97,14 @@ class TorchNcclError(Fact):
     nccl_error: str | None = None
     message: str
     last_error: str | None = None  # the line after NCCL's "Last error:"
+    peer: str | None = None  # the peer address the forwarded NCCL message names ("127.0.0.1<45069>")
+    peer_loopback: bool = False  # that peer is on the loopback interface
+    nvls: bool = False  # the forwarded message is an NVLink SHARP (NVLS) set-up failure
 
 
 # one of these is in every match of tl.DETECT
 _DETECT_KEYS = ("ProcessGroupNCCL", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
-                "DistBackendError", "[rank")
+                "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:")
 
 
 def detect(head: str) -> bool:
@@ -114,28 +123,14 @@ def parse(artefact: Artefact) -> ParseResult:
     nccl_errors: list[dict[str, Any]] = []
     desync_ctx: dict[str, Any] = {}
 
-    for no, line, start, end in tl.marked_lines(artefact, tl.MARKERS):
-        node, grank = tl.line_context(artefact, line)
-        if "WorkNCCL(" in line and ("Watchdog caught" in line or "blocking wait" in line):
-            rec = _timeout(b, no, line, node, grank)
-            if rec is not None:
-                _merge_timeout(timeouts, rec)
-        elif "ast enqueued" in line:
-            rec = _progress(b, no, line, node, grank)
-            if rec is not None:
-                _merge_progress(progress, rec)
-        elif "failed (exitcode:" in line:
-            rec = _elastic_failed(b, no, line, node)
-            if rec is not None:
-                workers.append(rec)
-        elif "collective #" in line or "Timeout at collective" in line or "lagging ranks" in line:
-            if grank is None and "Timeout at collective" in line:
-                grank = tl.line_context(artefact, tl.prev_line(artefact.text, start))[1]
-            if not _desync(b, no, line, node, grank, desync_ctx):
-                continue
-        elif not _nccl_error_line(artefact, no, line, end, node, grank, nccl_errors, used):
-            continue
-        used.add(no)
+    forwarded: set[tuple[int, str]] = set()  # (line, text) of messages read as a "Last error:"
+    for no, whole, start, end in tl.marked_lines(artefact, tl.MARKERS + fwd.MARKERS):
+        segs = tl.segments(whole)
+        for i, line in enumerate(segs):
+            nxt = segs[i + 1] if i + 1 < len(segs) else tl.next_line(artefact.text, end).strip()
+            nxt_no = no if i + 1 < len(segs) else no + 1
+            _line(artefact, b, no, line, start, nxt, nxt_no, timeouts, progress, workers, nccl_errors, desync_ctx,
+                  used, forwarded)
 
     workers.extend(tl.failure_table(artefact, b, used))
     used.update(no for no, _m in tl.glog_torch_lines(artefact))
@@ -148,6 +143,35 @@ def parse(artefact: Artefact) -> ParseResult:
         b.add(TorchNcclError, rec["line"], node=rec["node"], text=rec["text"], **_fields(rec, TorchNcclError))
     result.lines_used = len(used)
     return result
+
+
+def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nxt: str, nxt_no: int,
+          timeouts: dict, progress: dict, workers: list, nccl_errors: list, desync_ctx: dict, used: set[int],
+          forwarded: set[tuple[int, str]]) -> None:
+    """One line (or one segment of a flattened paste) of the log."""
+    node, grank = tl.line_context(artefact, line)
+    if "WorkNCCL(" in line and ("Watchdog caught" in line or "blocking wait" in line):
+        rec = _timeout(b, no, line, node, grank)
+        if rec is not None:
+            _merge_timeout(timeouts, rec)
+    elif "ast enqueued" in line:
+        rec = _progress(b, no, line, node, grank)
+        if rec is not None:
+            _merge_progress(progress, rec)
+    elif "failed (exitcode:" in line:
+        rec = _elastic_failed(b, no, line, node)
+        if rec is not None:
+            workers.append(rec)
+    elif "collective #" in line or "Timeout at collective" in line or "lagging ranks" in line:
+        if grank is None and "Timeout at collective" in line:
+            grank = tl.line_context(artefact, tl.prev_line(artefact.text, start))[1]
+        if not _desync(b, no, line, node, grank, desync_ctx):
+            return
+    elif _nccl_error_line(b, no, line, nxt, nxt_no, node, grank, nccl_errors, used, forwarded):
+        pass
+    elif not _bare_nccl_message(b, no, line, node, forwarded):
+        return
+    used.add(no)
 
 
 def _merge_timeout(timeouts: dict[tuple, dict[str, Any]], rec: dict[str, Any]) -> None:
@@ -304,9 +328,10 @@ def _emit_workers(b: FactBuilder, workers: list[dict[str, Any]]) -> None:
         b.add(TorchWorkerFailed, w["line"], node=w["node"], text=w["text"], **_fields(w, TorchWorkerFailed))
 
 
-def _nccl_error_line(artefact: Artefact, no: int, line: str, end: int, node: str, grank: int | None,
-                     out: list[dict[str, Any]], used: set[int]) -> bool:
-    """An NCCL error line; its ``ncclXxxError:`` and ``Last error:`` follow-up lines join it."""
+def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, node: str, grank: int | None,
+                     out: list[dict[str, Any]], used: set[int], forwarded: set[tuple[int, str]]) -> bool:
+    """An NCCL error line; its ``ncclXxxError:`` and ``Last error:`` follow-up lines join it.
+    The message after ``Last error:`` is NCCL's own: it becomes the NCCL fact it stands for."""
     prev = out[-1] if out else None
     m = tl.NCCL_ERROR.search(line)
     if m is not None:
@@ -316,18 +341,41 @@ def _nccl_error_line(artefact: Artefact, no: int, line: str, end: int, node: str
         return True
     d = tl.NCCL_DETAIL.search(line)
     if d is not None:
-        if prev is not None and prev["node"] == node and 0 < no - prev["tail"] <= 2:
+        if prev is not None and prev["node"] == node and 0 <= no - prev["tail"] <= 2:
             prev["nccl_error"] = prev["nccl_error"] or d["name"]
             prev["tail"] = no
         else:
             out.append(dict(line=no, text=line, node=node, rank=grank, message=d["msg"].strip(),
                             nccl_error=d["name"], last_error=None, tail=no))
         return True
-    if line.rstrip().endswith("Last error:") and prev is not None and 0 < no - prev["tail"] <= 2:
-        nxt = tl.next_line(artefact.text, end).strip()
+    if line.rstrip().endswith("Last error:") and prev is not None and 0 <= no - prev["tail"] <= 2:
         if nxt:
             prev["last_error"] = nxt
-            used.add(no + 1)
+            used.add(nxt_no)
+            got = fwd.read(nxt)
+            if got is not None:
+                cls, fields, peer = got
+                forwarded.add((nxt_no, nxt))
+                b.add(cls, nxt_no, node=node, **fields)
+                prev["peer"], prev["peer_loopback"] = peer, fwd.is_loopback(peer)
+                prev["nvls"] = bool(fields.get("nvls"))
+                # cite NCCL's message, the error itself: the finding for its NCCL fact explains both
+                prev["line"], prev["text"] = nxt_no, None
         prev["tail"] = no
         return True
     return False
+
+
+def _bare_nccl_message(b: FactBuilder, no: int, line: str, node: str, forwarded: set[tuple[int, str]]) -> bool:
+    """An NCCL message pasted without NCCL's prefix (``Duplicate GPU detected : rank 0 and rank 1
+    both on CUDA device 40``); NCCL's own log lines (``NCCL WARN``) are the NCCL parser's."""
+    if "NCCL WARN" in line or "NCCL INFO" in line:
+        return False
+    if (no, line.strip()) in forwarded:
+        return True
+    got = fwd.read(line)
+    if got is None:
+        return False
+    cls, fields, _peer = got
+    b.add(cls, no, node=node, **fields)
+    return True

@@ -18,7 +18,9 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder
 # only the torchrun banner: "W1129 18:30:26.245000 1668 torch/distributed/run.py:851] ***").
 DETECT = re.compile(
     r"ProcessGroupNCCL|Watchdog caught collective operation timeout|torch[./]distributed[./]"
-    r"|ChildFailedError|DistBackendError|^\[rank\d+\]:",
+    r"|ChildFailedError|DistBackendError|^\[rank\d+\]:"
+    # NCCL's messages as PyTorch forwards them or people paste them (torch_nccl_forwarded)
+    r"|^Duplicate GPU detected : rank \d|Failed to \w+ NVLink SHARP \(NVLS\)|^Last error:",
     re.M,
 )
 
@@ -112,6 +114,27 @@ TABLE_RANK = re.compile(r"^(?P<rank>-?\d+) \(local_rank: (?P<local>-?\d+)\)$")
 TABLE_EXIT = re.compile(r"^(?P<exit>-?\d+) \(pid: (?P<pid>\d+)\)$")
 # traceback : Signal 6 (SIGABRT) received by PID 2385923
 TABLE_SIGNAL = re.compile(r"Signal \d+ \((?P<sig>SIG\w+)\)")
+
+
+# ... in broadcast 10: work = default_pg.broadcast([tensor], opts) 10: torch.distributed.DistBackendError: NCCL error in: ...
+# (srun -l labels of a traceback pasted flattened onto one line; the label at the start is stripped before parsing)
+SRUN_LABEL = re.compile(r"(?:^|\s)(?P<label>\d{1,5}): (?=\S)")
+
+
+def segments(line: str) -> list[str]:
+    """The parts of a line that a paste flattened: split at ``srun -l`` labels (``10: ``) when the
+    same label occurs at least twice; else the line itself."""
+    if ": " not in line:
+        return [line]
+    labels = [m for m in SRUN_LABEL.finditer(line)]
+    if len(labels) < 2 or len({m["label"] for m in labels}) != 1:
+        return [line]
+    out, pos = [], 0
+    for m in labels:
+        out.append(line[pos:m.start()].strip())
+        pos = m.end()
+    out.append(line[pos:].strip())
+    return [p for p in out if p]
 
 
 def marked_lines(artefact: Artefact, markers: tuple[str, ...]) -> Iterator[tuple[int, str, int, int]]:

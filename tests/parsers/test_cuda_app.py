@@ -76,8 +76,8 @@ def test_pytorch_errors_and_oom_versions():
         (8, 1, round(12.50 * 2**20), round(10.92 * 2**30), round(9.28 * 2**30)),
     ]
     errs = [(f.evidence.line, f.error_name, f.device) for f in r.facts if f.kind == "cuda_error"]
-    assert errs == [(2, "cudaErrorIllegalAddress", None), (6, "cuda_out_of_memory", 0),
-                    (7, "cuda_out_of_memory", 0), (8, "cuda_out_of_memory", 1), (9, "cudaErrorAssert", None)]
+    # PyTorch's out-of-memory message is a cuda_oom only (its own rules read it)
+    assert errs == [(2, "cudaErrorIllegalAddress", None), (9, "cudaErrorAssert", None)]
     assert [(e.path, e.line) for e in r.errors] == [("cuda_app/torch_cuda_errors.log", 10)]
     assert r.lines_used == 9  # boilerplate lines count as read
 
@@ -92,3 +92,58 @@ def test_mixed_terminal_session():
 def test_empty_input():
     r = parse_text("")
     assert (r.facts, r.errors, r.lines_used) == ([], [], 0)
+
+
+def test_every_form_resolves_through_the_catalogue():
+    r = parse_file("cuda_forms.log")
+    got = [(f.evidence.line, f.catalogue_name, f.code, f.form) for f in r.facts]
+    assert got == [
+        (1, "cudaErrorSystemNotReady", 802, "numbered"),
+        (2, "CUDA_ERROR_SYSTEM_NOT_READY", 802, "name_only"),
+        (3, "cudaErrorAssert", 710, "thc"),  # CUDA <= 9 numbered it 59: the text decides
+        (4, "CUDA_ERROR_NO_DEVICE", 100, "name_only"),
+        (5, "cudaErrorPeerAccessUnsupported", 217, "name_only"),
+        (6, "cudaErrorNoDevice", 100, "pytorch_init"),
+        (7, "cudaErrorNoKernelImageForDevice", 209, "torch"),
+        (8, "cudaErrorInvalidDeviceFunction", 98, "torch"),
+        (9, "cudaErrorPeerAccessAlreadyEnabled", 704, "cuda_gdb"),
+        (10, None, None, "torch"),  # a cuBLAS status is no CUDA enum: left unresolved (unexplained)
+    ]
+    assert r.facts[2].printed_code == 59
+
+
+@pytest.mark.parametrize("name,catalogue_name,code,extra", [
+    ("devices_unavailable.log", "cudaErrorDevicesUnavailable", 46, {}),
+    ("driver_too_old.log", "cudaErrorInsufficientDriver", 35, {"driver_cuda": "11.6"}),
+    ("peer_access_custom_allreduce.txt", "cudaErrorPeerAccessUnsupported", 217,
+     {"source_file": "/home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh", "source_line": 307}),
+    ("ecc_uncorrectable.log", "cudaErrorECCUncorrectable", 214, {}),
+])
+def test_real_posts(name, catalogue_name, code, extra):
+    r = parse_file(name)
+    (f,) = r.facts  # the repeated line and the "Search for `cudaErrorX'" line are the same error
+    assert (f.catalogue_name, f.code) == (catalogue_name, code)
+    assert {k: getattr(f, k) for k in extra} == extra
+
+
+def test_oom_held_by_another_process():
+    (o,) = parse_file("oom_other_process.log").facts
+    assert (o.kind, o.device, o.tried_bytes, o.reserved_bytes) == ("cuda_oom", 0, 20 * 2**20, round(2.75 * 2**30))
+    assert o.elsewhere_fraction == 0.742  # 10.76 total - 0.026 free - 2.75 reserved by PyTorch
+
+
+def test_oom_21_lists_other_processes():
+    line = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.70 GiB. GPU 0 has a total capacty of "
+            "79.00 GiB of which 0 bytes is free. Process 1234 has 70.00 GiB memory in use. Including non-PyTorch memory, "
+            "this process has 9.00 GiB memory in use. Of the allocated memory 4.50 GiB is allocated by PyTorch, and "
+            "100.00 MiB is reserved by PyTorch but unallocated.")
+    (o,) = parse_text(line).facts
+    assert (o.other_processes, o.other_process_bytes, o.process_bytes) == (1, 70 * 2**30, 9 * 2**30)
+    assert o.elsewhere_fraction == 0.886
+
+
+def test_nccl_owned_lines_are_left_to_nccl_facts():
+    text = ("Last error:\nCuda failure 'out of memory'\n"
+            "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.\n"
+            "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error'\n")
+    assert parse_text(text).facts == []

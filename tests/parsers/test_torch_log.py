@@ -186,12 +186,18 @@ def test_elastic_failed_line_versions():
 def test_nccl_errors_with_detail_lines():
     r = parse_file("nccl_error.log")
     e = of(r, "torch_nccl_error")
+    # an error with a forwarded "Last error:" cites NCCL's message, the error itself
     assert [(f.evidence.line, f.nccl_error, f.last_error) for f in e] == [
-        (1, "ncclSystemError", "socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host"),
-        (6, "ncclUnhandledCudaError", "Cuda failure 1 'invalid argument'"),
+        (4, "ncclSystemError", "socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host"),
+        (9, "ncclUnhandledCudaError", "Cuda failure 1 'invalid argument'"),
         (10, "ncclSystemError", None),
         (11, "ncclSystemError", None),
     ]
+    # ... and NCCL's message is the NCCL fact it stands for, as the NCCL log parser makes it
+    (boot,) = of(r, "nccl_bootstrap_failure")
+    assert (boot.evidence.line, boot.reason, boot.peer, boot.error) == (4, "other", "192.168.19.14<52822>", "No route to host")
+    (cuda,) = of(r, "nccl_cuda_failure")
+    assert (cuda.evidence.line, cuda.error, cuda.error_code, cuda.nvls) == (9, "invalid argument", 1, False)
     assert e[0].message.startswith("unhandled system error (run with NCCL_DEBUG=INFO")
     assert of(r, "torch_watchdog_timeout") == []  # "Collective WorkNCCL(...) raised" is no timeout
 
@@ -229,3 +235,22 @@ def test_carriage_returns_do_not_shift_lines():
 def test_empty_input():
     r = parse_text("")
     assert (r.facts, r.errors, r.lines_used) == ([], [], 0)
+
+
+def test_flattened_srun_traceback_and_bare_nccl_messages():
+    """A traceback pasted onto one line keeps its srun labels (awsome-distributed-ai#192); NCCL
+    messages pasted without NCCL's prefix (facebookresearch/msn#24, pytorch#177472)."""
+    r = parse_file("forwarded_nccl.log")
+    (t0, t1) = of(r, "torch_nccl_error")
+    assert (t0.evidence.line, t0.nccl_error, t0.peer, t0.peer_loopback) == (1, "ncclSystemError", "127.0.0.1<45069>", True)
+    assert t0.last_error == "socketStartConnect: Connect to 127.0.0.1<45069> failed : Software caused connection abort"
+    assert (t1.evidence.line, t1.nvls, t1.peer_loopback) == (6, True, False)
+    (boot,) = of(r, "nccl_bootstrap_failure")
+    assert (boot.evidence.line, boot.peer) == (1, "127.0.0.1<45069>")
+    (nvls,) = of(r, "nccl_cuda_failure")
+    assert (nvls.evidence.line, nvls.error_code, nvls.nvls, nvls.error) == (
+        6, 401, True, "the operation cannot be performed in the present state")
+    (dup,) = of(r, "nccl_duplicate_gpu")
+    assert (dup.evidence.line, dup.rank, dup.other_rank, dup.bus_id) == (9, 0, 1, "0000:00:04.0")
+    # NCCL's own log lines are the NCCL parser's, not read twice
+    assert not [f for f in r.facts if f.evidence.line == 10]

@@ -1,0 +1,138 @@
+"""The CUDA runtime and driver error enums (``knowledge/cuda_errors.yaml``), for parsers and rules.
+
+Not a parser. :mod:`cuda_app` and :mod:`torch_log` resolve what an application printed
+(a name, a number, a ``cudaGetErrorString`` text, an older or PyTorch wording) to one entry
+here, so a ``cuda_error`` fact carries the code and name whatever the spelling;
+:mod:`stethoscope.engine.cuda_knowledge` turns the entries the facts name into
+``cuda_error_catalogue_entry`` facts that rules join with (``name: $e.catalogue_name``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+import yaml
+
+from stethoscope.facts.model import Fact, fact_kind
+
+PATH = "knowledge/cuda_errors.yaml"
+
+
+@fact_kind
+class CudaErrorCatalogueEntry(Fact):
+    """One code of the CUDA runtime or driver enum with our cause, severity and actions."""
+
+    kind: Literal["cuda_error_catalogue_entry"] = "cuda_error_catalogue_entry"
+    api: str  # runtime | driver
+    code: int
+    name: str  # cudaErrorSystemNotReady / CUDA_ERROR_SYSTEM_NOT_READY
+    text: str  # cudaGetErrorString's: "system not yet initialized"
+    description: str
+    severity: str
+    cause: str
+    component: str
+    actions: str  # comma-separated action ids
+    specific_rule: bool  # a dedicated rule reads this error; the catalogue rule skips it
+    judgement: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    api: str
+    code: int
+    name: str
+    text: str
+    description: str
+    texts: tuple[str, ...]
+    cause: str
+    component: str
+    severity: str
+    actions: tuple[str, ...]
+    specific_rules: tuple[str, ...]
+    judgement: str
+    line: int  # of its "- api:" item in the knowledge file
+
+
+@lru_cache(maxsize=1)
+def _text() -> str:
+    return resources.files("stethoscope.knowledge").joinpath("cuda_errors.yaml").read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def entries() -> tuple[Entry, ...]:
+    doc = yaml.load(_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    lines = [i for i, ln in enumerate(_text().splitlines(), 1) if ln.startswith("- api: ")]
+    out = []
+    for i, e in enumerate(doc["errors"]):
+        out.append(Entry(api=e["api"], code=e["code"], name=e["name"], text=e["text"], description=e["description"],
+                         texts=tuple(e["texts"]), cause=e["cause"], component=e["component"], severity=e["severity"],
+                         actions=tuple(e["actions"]), specific_rules=tuple(e["specific_rules"]),
+                         judgement=e["judgement"], line=lines[i] if i < len(lines) else 1))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _by_name() -> dict[str, Entry]:
+    return {e.name: e for e in entries()}
+
+
+@lru_cache(maxsize=1)
+def _by_text() -> list[tuple[str, Entry]]:
+    """(lower-case text, entry), longest first, runtime before driver: a message is the
+    longest text it starts with (``out of memory`` must not take ``out of memory ...``)."""
+    seen: dict[str, Entry] = {}
+    for e in entries():  # runtime entries come first in the file
+        for t in (e.text, *e.texts):
+            seen.setdefault(t.lower().rstrip("."), e)
+    return sorted(seen.items(), key=lambda kv: -len(kv[0]))
+
+
+def by_name(name: str) -> Entry | None:
+    return _by_name().get(name)
+
+
+def by_code(code: int, api: str = "runtime") -> Entry | None:
+    return next((e for e in entries() if e.code == code and e.api == api), None)
+
+
+def by_text(message: str) -> Entry | None:
+    """The entry whose text (or older wording) ``message`` starts with, case and a final
+    period aside; None when no text fits."""
+    low = message.strip().lower()
+    for text, e in _by_text():
+        if low.startswith(text):
+            rest = low[len(text):len(text) + 1]
+            if not rest or not (rest.isalnum() or rest == "_"):
+                return e
+    return None
+
+
+def resolve(name: str | None = None, text: str | None = None, code: int | None = None,
+            api: str = "runtime") -> Entry | None:
+    """One entry for what was printed: the name when it is a known one, else the text, else
+    the number (the numbers of CUDA <= 9 differ, so a text that resolves wins over them)."""
+    if name:
+        e = by_name(name)
+        if e is not None:
+            return e
+    if text:
+        e = by_text(text)
+        if e is not None:
+            return e
+    if code is not None:
+        return by_code(code, api)
+    return None
+
+
+def entry_fact(e: Entry) -> CudaErrorCatalogueEntry:
+    from stethoscope.facts.model import Evidence
+
+    return CudaErrorCatalogueEntry(
+        id=f"catalogue:cuda:{e.name}", node="",
+        evidence=Evidence(path=PATH, line=e.line, text=f"{e.name} ({e.api} {e.code}): '{e.text}'; {e.judgement}"[:400]),
+        api=e.api, code=e.code, name=e.name, text=e.text, description=e.description, severity=e.severity,
+        cause=e.cause, component=e.component, actions=",".join(e.actions), specific_rule=bool(e.specific_rules),
+        judgement=e.judgement,
+    )

@@ -1,0 +1,93 @@
+"""PyTorch's CUDA out-of-memory message, every form from 1.0 to 2.11 (read by :mod:`cuda_app`).
+
+Not a parser: :func:`read` turns one message line into the fields of a ``cuda_oom`` fact.
+The message is built by c10/cuda/CUDACachingAllocator.cpp; its wording changed twice:
+
+1.0-1.4 (``cached``), sirius-ai/LPCNet-era issues::
+
+    RuntimeError: CUDA out of memory. Tried to allocate 12.50 MiB (GPU 0; 10.92 GiB total capacity; 8.57 MiB already allocated; 9.28 GiB free; 4.68 MiB cached)
+
+1.5-2.0 (``reserved in total by PyTorch``), junyanz/pytorch-CycleGAN-and-pix2pix#962::
+
+    RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 10.76 GiB total capacity; 2.42 GiB already allocated; 26.12 MiB free; 2.75 GiB reserved in total by PyTorch)
+
+2.1 and later (NVML's per-process list; 2.1 spelled "capacty"), PyTorch 2.x issues::
+
+    torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.70 GiB. GPU 0 has a total capacty of 6.00 GiB of which 0 bytes is free. Process 1234 has 5.00 GiB memory in use. Of the allocated memory 4.50 GiB is allocated by PyTorch, and 100.00 MiB is reserved by PyTorch but unallocated.
+    torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 11.06 MiB is free. Including non-PyTorch memory, this process has 23.62 GiB memory in use. Of the allocated memory 22.91 GiB is allocated by PyTorch, and 259.94 MiB is reserved by PyTorch but unallocated.
+
+"Process N has X memory in use" names the OTHER processes on the GPU (the current one is
+"this process"), so their sum is memory the job could never have had.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+MARKER = "CUDA out of memory."
+
+_SIZE = r"(?P<{0}>[^\s;()]+) (?P<{0}_unit>bytes|B|KiB|MiB|GiB|TiB)"
+
+# CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; ...
+OOM = re.compile(r"CUDA out of memory\.(?P<rest>[^\n]*)")
+TRIED = re.compile(r"Tried to allocate " + _SIZE.format("v"))
+# (GPU 0; ...   /   . GPU 0 has a total capacity of
+DEVICE = re.compile(r"\(GPU (?P<dev>\d+);|\bGPU (?P<dev2>\d+) has a total capac")
+# GPU 0 has a total capacity of 23.65 GiB of which 11.06 MiB is free
+NEW_CAPACITY = re.compile(r"total capac\w* of " + _SIZE.format("total") + " of which " + _SIZE.format("free") + " is free")
+# 10.76 GiB total capacity; 2.42 GiB already allocated; 26.12 MiB free; 2.75 GiB reserved in total by PyTorch
+OLD_TOTAL = re.compile(_SIZE.format("v") + r" total capacity")
+OLD_ALLOCATED = re.compile(_SIZE.format("v") + r" already allocated")
+OLD_FREE = re.compile(r"; " + _SIZE.format("v") + r" free")
+OLD_RESERVED = re.compile(_SIZE.format("v") + r" (?:reserved in total by PyTorch|cached)")
+# Process 1234 has 70.00 GiB memory in use.
+OTHER_PROCESS = re.compile(r"\bProcess (?P<pid>\d+) has " + _SIZE.format("v") + r" memory in use")
+# Including non-PyTorch memory, this process has 23.62 GiB memory in use.
+THIS_PROCESS = re.compile(r"this process has " + _SIZE.format("v") + r" memory in use")
+# Of the allocated memory 22.91 GiB is allocated by PyTorch, [and 1.00 GiB is allocated by private pools (e.g., CUDA Graphs), ]and 259.94 MiB is reserved by PyTorch but unallocated.
+NEW_ALLOCATED = re.compile(r"Of the allocated memory " + _SIZE.format("v") + r" is allocated by PyTorch")
+NEW_UNALLOCATED = re.compile(_SIZE.format("v") + r" is reserved by PyTorch but unallocated")
+
+_UNIT = {"bytes": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+
+
+def _bytes(m: re.Match[str] | None, group: str = "v") -> int | None:
+    if m is None:
+        return None
+    return round(float(m[group]) * _UNIT[m[group + "_unit"]])
+
+
+def read(line: str) -> dict[str, Any] | None:
+    """The ``cuda_oom`` fields of the message on ``line`` ({"error": ...} when a size is
+    unreadable); None when the line holds no out-of-memory message."""
+    m = OOM.search(line)
+    if m is None:
+        return None
+    rest = m["rest"]
+    try:
+        d = DEVICE.search(rest)
+        cap = NEW_CAPACITY.search(rest)
+        total = _bytes(cap, "total") if cap else _bytes(OLD_TOTAL.search(rest))
+        free = _bytes(cap, "free") if cap else _bytes(OLD_FREE.search(rest))
+        allocated = _bytes(NEW_ALLOCATED.search(rest)) if cap else _bytes(OLD_ALLOCATED.search(rest))
+        if cap:
+            unalloc = _bytes(NEW_UNALLOCATED.search(rest))
+            reserved = allocated + unalloc if allocated is not None and unalloc is not None else None
+        else:
+            reserved = _bytes(OLD_RESERVED.search(rest))
+        others = [_bytes(o) or 0 for o in OTHER_PROCESS.finditer(rest)]
+        this = _bytes(THIS_PROCESS.search(rest))
+        tried = _bytes(TRIED.search(rest))
+    except ValueError as e:
+        return {"error": f"CUDA out-of-memory line with an unreadable size: {e}"}
+    other_bytes = sum(others) if others else None
+    mine = this if this is not None else reserved
+    elsewhere = None
+    if total is not None and free is not None and mine is not None:
+        elsewhere = max(0, total - free - mine)
+    if other_bytes is not None:
+        elsewhere = max(elsewhere or 0, other_bytes)
+    return dict(device=int(d["dev"] or d["dev2"]) if d else None, tried_bytes=tried, total_bytes=total,
+                free_bytes=free, allocated_bytes=allocated, reserved_bytes=reserved, process_bytes=this,
+                other_process_bytes=other_bytes, other_processes=len(others), elsewhere_bytes=elsewhere,
+                elsewhere_fraction=round(elsewhere / total, 3) if elsewhere is not None and total else None)
