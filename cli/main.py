@@ -81,7 +81,7 @@ def diagnose(
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Compare nccl-tests results with this recorded baseline (steth baseline record) instead of the expected figures")] = None,
     baseline_db: Annotated[Optional[Path], typer.Option("--baseline-db", help="Baseline database (default: $STETH_BASELINE_DB, else the user's data directory)")] = None,
 ) -> None:
-    """Diagnose an incident bundle or a live Prometheus. Exit 0 healthy, 1 faulty, 2 inconclusive, 3 bad input."""
+    """Diagnose an incident bundle or a live Prometheus. Exit 0 healthy, 1 faulty, 2 inconclusive, 3 bad input, 4 internal error."""
     from stethoscope.cli.render import render_markdown, render_text
     from stethoscope.engine.diagnose import diagnose_bundle
     from stethoscope.engine.loader import load_rules
