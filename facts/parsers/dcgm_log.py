@@ -31,7 +31,7 @@ _GPU = re.compile(r"\bGPU(?::\s*|\s+|)(?P<gpu>\d+)\b")
 
 
 def _markers() -> list[str]:
-    return [row["match"] for row in knowledge()["not_comparable"]]
+    return [row["match"] for row in knowledge()["not_comparable"] if row.get("dcgm")]
 
 
 def detect(head: str) -> bool:
