@@ -1,0 +1,103 @@
+"""``nvidia-smi topo -p2p r|w|n|a|p``: whether each pair of GPUs supports CUDA peer access.
+
+Sample content (2 x RTX 5090, noonghunna/club-3090#1124; the header is underlined with ANSI
+escapes on a terminal, our H200 capture)::
+
+     	GPU0	GPU1
+     GPU0	X	GNS
+     GPU1	GNS	X
+
+    Legend:
+
+      X    = Self
+      OK   = Status Ok
+      CNS  = Chipset not supported
+      GNS  = GPU not supported
+      TNS  = Topology not supported
+      NS   = Not supported
+      DR   = Disabled by regkey
+      U    = Unknown
+
+The capability is the one the command asked for (``r`` read, ``w`` write, ``n`` NVLink, ``a``
+atomics, ``p`` prop; ``rw`` both): taken from a pasted command line before the matrix, else
+None. ``topo -m`` (the link matrix) is :mod:`nvidia_smi_topo`'s.
+
+Facts: ``gpu_p2p_status`` per ordered pair of distinct GPUs (row ``a``, column ``b``):
+``status`` as printed, ``supported`` (True for OK, False for NS/CNS/GNS/TNS/DR, None for U),
+``capability``. A row with a cell outside the legend, or fewer cells than the header has GPUs,
+is a ParseError. A one-GPU matrix (only ``X``) yields no pair. Empty input: nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "nvidia_smi_topo_p2p"
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+#  	GPU0	GPU1	          (a header of GPU names only: topo -m's has "CPU Affinity" after them)
+_HEADER = re.compile(r"^\s*(?:GPU\d+\s*)+$")
+#  GPU1	GNS	X
+_ROW = re.compile(r"^\s*(?P<gpu>GPU\d+)\s+(?P<cells>(?:[A-Z]+\s*)+)$")
+# $ nvidia-smi topo -p2p r       nvidia-smi topo -p2p rw
+_COMMAND = re.compile(r"nvidia-smi\s+topo\s+-p2p\s+(?P<cap>[rwnap]+)\b")
+#   CNS  = Chipset not supported
+_LEGEND = re.compile(r"^\s+CNS\s+= Chipset not supported", re.M)
+STATUS_SUPPORTED: dict[str, bool | None] = {"OK": True, "NS": False, "CNS": False, "GNS": False, "TNS": False,
+                                            "DR": False, "U": None}
+CAPABILITY = {"r": "read", "w": "write", "rw": "read_write", "n": "nvlink", "a": "atomics", "p": "prop"}
+
+
+@fact_kind
+class GpuP2pStatus(Fact):
+    """One cell of ``nvidia-smi topo -p2p``: may GPU ``a`` use peer access to GPU ``b``."""
+
+    kind: Literal["gpu_p2p_status"] = "gpu_p2p_status"
+    a: str  # "GPU0"
+    b: str  # "GPU1"
+    status: str  # OK | NS | CNS | GNS | TNS | DR | U
+    supported: bool | None = None
+    capability: str | None = None  # read | write | read_write | nvlink | atomics | prop
+
+
+def detect(head: str) -> bool:
+    if "Chipset not supported" not in head and "-p2p" not in head:
+        return False
+    return _LEGEND.search(head) is not None or _COMMAND.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    columns: list[str] = []
+    capability: str | None = None
+    for n, raw in enumerate(artefact.lines, 1):
+        line = _ANSI.sub("", raw) if "\x1b" in raw else raw
+        if "-p2p" in line and (c := _COMMAND.search(line)):
+            capability = CAPABILITY.get(c["cap"], c["cap"])
+            result.lines_used += 1
+            continue
+        if "GPU" not in line:
+            if columns and line.strip().startswith(("Legend", "X ", "OK", "CNS", "GNS", "TNS", "NS", "DR", "U ")):
+                result.lines_used += 1
+            continue
+        if _HEADER.match(line):
+            columns = line.split()
+            result.lines_used += 1
+            continue
+        if not columns or (r := _ROW.match(line)) is None:
+            continue
+        cells = r["cells"].split()
+        if len(cells) < len(columns) or any(c != "X" and c not in STATUS_SUPPORTED for c in cells):
+            b.error(n, f"nvidia-smi topo -p2p row {r['gpu']}: cells {cells} do not fit the header {columns}")
+            continue
+        result.lines_used += 1
+        for col, cell in zip(columns, cells):
+            if cell == "X" or col == r["gpu"]:
+                continue
+            b.add(GpuP2pStatus, n, a=r["gpu"], b=col, status=cell, supported=STATUS_SUPPORTED[cell],
+                  capability=capability)
+    return result

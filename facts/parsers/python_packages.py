@@ -1,0 +1,148 @@
+"""Python package listings: ``pip freeze``, ``pip list``, ``conda list`` and PyTorch's
+``python -m torch.utils.collect_env``, read for the CUDA-related packages.
+
+Sample content (``pip freeze | grep -i -E "torch|nccl|cuda"`` on our H200 host; ``conda list |
+grep cuda`` from guo-pu/NanoDet-PyTorch#4; collect_env from pytorch/pytorch#112553 and
+torch-points3d/torch-points3d#66)::
+
+    torch==2.11.0
+    nvidia-cuda-runtime==13.0.96
+    nvidia-nccl-cu13==2.28.9
+    cudatoolkit               10.2.89              hfd86e86_1
+    PyTorch version: 2.1.0+cu121
+    CUDA used to build PyTorch: 12.1
+    [pip3] torch==1.1.0
+
+Facts: ``package_version`` per listed package that belongs to the CUDA stack (torch, pytorch,
+``nvidia-*``, ``cuda*``, ``cupy*``, ``jax-cuda*``, ``nccl``, ``tensorflow*``): ``package``
+lowercased, ``version`` as printed, ``manager`` (pip | conda | collect_env) and, where the
+listing says it, the CUDA the package was built for: ``cuda_build`` ("12.1" from ``+cu121``,
+``CUDA used to build PyTorch: 12.1``, a conda build string ``cuda10.2_0`` or ``py3.11_cuda12.1_...``,
+the version of a CUDA runtime package itself: ``nvidia-cuda-runtime==13.0.96``, ``cudatoolkit
+10.2.89``), with ``cuda_build_num`` in CUDA's own integer form (major*1000 + minor*10: 12010,
+as ``CUDA_VERSION`` and ``cudaDriverGetVersion`` give it) and ``cuda_build_major``. Other
+package lines are counted as read. Empty input: nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "python_packages"
+
+# torch==2.11.0      nvidia-nccl-cu13==2.28.9      [pip3] torch==1.1.0      [pip3] torch==1.7.0a0+a9603c7
+_FREEZE = re.compile(r"^\s*(?:\[(?P<tag>pip3?|conda)\]\s+)?(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<ver>[^\s;#]+)\s*$")
+# cudatoolkit               10.2.89              hfd86e86_1
+# torch                     2.1.0                    pypi_0    pypi          (conda list, pip list: name  version)
+# [conda] pytorch                   2.1.0           py3.11_cuda12.1_cudnn8.9.2_0    pytorch
+_COLUMNS = re.compile(r"^\s*(?:\[(?P<tag>conda|pip3?)\]\s+)?(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s+"
+                      r"(?P<ver>\d[\w.+!-]*)(?:\s+(?P<build>\S+))?(?:\s+(?P<channel>\S+))?\s*$")
+# Package            Version        (pip list's header)     # Name   Version   Build  Channel  (conda list's)
+_PIP_LIST_HEADER = re.compile(r"^\s*Package\s+Version\b")
+_CONDA_HEADER = re.compile(r"^#\s*Name\s+Version\s+Build\b")
+# conda list | grep cuda       pip list | grep torch      (the command, as pasted)
+_LIST_COMMAND = re.compile(r"\b(?P<tool>conda|pip3?)\s+list\b")
+# PyTorch version: 2.1.0+cu121
+_TORCH_VERSION = re.compile(r"^PyTorch version: (?P<ver>\S+)\s*$")
+# CUDA used to build PyTorch: 12.1      CUDA used to build PyTorch: 9.0.176      ...: None / N/A
+_TORCH_CUDA = re.compile(r"^CUDA used to build PyTorch: (?P<cuda>\S+)\s*$")
+_LOCAL_CU = re.compile(r"\+cu(?P<maj>\d{1,2}?)(?P<min>\d)$")  # +cu121 +cu130 +cu92
+_BUILD_CUDA = re.compile(r"(?:^|_)cuda(?P<cuda>\d+\.\d+)(?:_|$)")  # cuda10.2_0, py3.11_cuda12.1_cudnn8.9.2_0
+# packages whose version IS a CUDA release: the runtime a program loads
+_CUDA_RUNTIME = re.compile(r"^(?:nvidia-cuda-runtime(?:-cu\d+)?|cudatoolkit|cuda-runtime|cuda-cudart)$")
+_RELEVANT = re.compile(r"^(?:torch|pytorch|nvidia-[\w.-]+|cuda[\w.-]*|cupy[\w.-]*|jax-cuda[\w.-]*|jaxlib|nccl|"
+                       r"tensorflow[\w.-]*|vllm|deepspeed|apex|flash-attn|triton)$")
+_DETECT = re.compile(r"^(?:\[(?:pip3?|conda)\]\s+)?(?:torch|nvidia-[\w-]+|cudatoolkit|pytorch)(?:==|\s+\d)|^CUDA used to build PyTorch:|"
+                     r"^#\s*Name\s+Version\s+Build", re.M)
+
+
+@fact_kind
+class PackageVersion(Fact):
+    """One installed package of the CUDA stack, as a package manager (or collect_env) lists it."""
+
+    kind: Literal["package_version"] = "package_version"
+    package: str  # "torch" | "nvidia-nccl-cu13" | "cudatoolkit"
+    version: str  # "2.11.0" | "2.1.0+cu121"
+    manager: str  # pip | conda | collect_env
+    cuda_build: str | None = None  # "12.1": the CUDA the package was built for (or is)
+    cuda_build_num: int | None = None  # 12010
+    cuda_build_major: int | None = None  # 12
+
+
+def cuda_num(version: str) -> tuple[int, int] | None:
+    """``"12.1"`` / ``"9.0.176"`` -> (12010, 12), CUDA's integer form and the major."""
+    m = re.match(r"(\d+)\.(\d+)", version)
+    if m is None:
+        return None
+    major, minor = int(m[1]), int(m[2])
+    return major * 1000 + minor * 10, major
+
+
+def _cuda_of(name: str, version: str, build: str | None) -> str | None:
+    if (m := _LOCAL_CU.search(version)) is not None:
+        return f"{int(m['maj'])}.{m['min']}"
+    if build and (m := _BUILD_CUDA.search(build)) is not None:
+        return m["cuda"]
+    if _CUDA_RUNTIME.match(name) and (m := re.match(r"\d+\.\d+", version)):
+        return m[0]
+    return None
+
+
+def detect(head: str) -> bool:
+    if not ("==" in head or "PyTorch" in head or "cudatoolkit" in head or "Version" in head or "pytorch" in head):
+        return False
+    return _DETECT.search(head) is not None
+
+
+def _add(b: FactBuilder, n: int, name: str, version: str, manager: str, cuda: str | None) -> None:
+    num = cuda_num(cuda) if cuda else None
+    b.add(PackageVersion, n, package=name, version=version, manager=manager, cuda_build=cuda,
+          cuda_build_num=num[0] if num else None, cuda_build_major=num[1] if num else None)
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    columns: str | None = None  # after a pip list / conda list header or command: its manager
+    torch_version: tuple[int, str] | None = None
+    for n, line in enumerate(artefact.lines, 1):
+        if _PIP_LIST_HEADER.match(line) or _CONDA_HEADER.match(line):
+            columns = "pip" if _PIP_LIST_HEADER.match(line) else "conda"
+            result.lines_used += 1
+            continue
+        if (c := _LIST_COMMAND.search(line)) is not None:
+            columns = "conda" if c["tool"] == "conda" else "pip"
+            continue
+        if (m := _TORCH_VERSION.match(line)) is not None:
+            torch_version = (n, m["ver"])
+            result.lines_used += 1
+            continue
+        if (m := _TORCH_CUDA.match(line)) is not None:
+            result.lines_used += 1
+            if torch_version is None:
+                b.error(n, "collect_env: 'CUDA used to build PyTorch' without a 'PyTorch version' line before it")
+                continue
+            num = re.match(r"\d+\.\d+", m["cuda"])  # "9.0.176" -> "9.0"; None / N/A: a CPU or ROCm build
+            cuda = num[0] if num else None
+            _add(b, torch_version[0], "torch", torch_version[1], "collect_env", cuda)
+            torch_version = None
+            continue
+        m = _FREEZE.match(line)
+        if m is None and (columns or (line.lstrip().startswith("[") and "[conda]" in line)):
+            m = _COLUMNS.match(line)
+        if m is None:
+            continue
+        result.lines_used += 1
+        name = m["name"].lower().replace("_", "-")
+        if not _RELEVANT.match(name):
+            continue
+        build = m.groupdict().get("build")
+        tag = m["tag"]
+        manager = "conda" if tag == "conda" else "pip" if tag else ("pip" if "==" in line else columns or "pip")
+        _add(b, n, name, m["ver"], manager, _cuda_of(name, m["ver"], build))
+    if torch_version is not None:  # collect_env cut short after its PyTorch line
+        _add(b, torch_version[0], "torch", torch_version[1], "collect_env", _cuda_of("torch", torch_version[1], None))
+    return result

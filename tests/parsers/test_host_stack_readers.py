@@ -1,0 +1,104 @@
+"""Package listings, lsmod and nvidia-smi topo -p2p on real captures."""
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import lsmod, nvidia_smi_topo_p2p, python_packages
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
+
+
+def _parse(mod, rel: str | None = None, text: str | None = None):
+    text = (FIX / rel).read_text() if text is None else text
+    assert mod.detect(text)
+    return mod.parse(Artefact(path=rel or "t.txt", text=text, node="n1"))
+
+
+def _pkgs(r):
+    return {(f.package, f.manager): (f.version, f.cuda_build, f.cuda_build_num) for f in r.facts}
+
+
+def test_pip_freeze_of_our_h200_host():
+    r = _parse(python_packages, "python_packages/h200_pip_freeze_filtered.txt")
+    got = _pkgs(r)
+    assert got[("torch", "pip")] == ("2.11.0", None, None)  # the PyPI wheel carries no +cu tag
+    assert got[("nvidia-cuda-runtime", "pip")] == ("13.0.96", "13.0", 13000)
+    assert got[("nvidia-nccl-cu13", "pip")] == ("2.28.9", None, None)
+    assert ("botorch", "pip") not in got and not r.errors  # not of the CUDA stack: read, no fact
+
+
+@pytest.mark.parametrize("rel, key, want", [
+    ("python_packages/pytorch112553_collect_env_mixed_torch_warning.txt", ("torch", "collect_env"),
+     ("2.1.0+cu121", "12.1", 12010)),
+    ("python_packages/torch_points3d66_collect_env_cu90_driver418.txt", ("torch", "collect_env"),
+     ("1.1.0", "9.0", 9000)),
+    ("python_packages/torch_points3d66_collect_env_cu90_driver418.txt", ("torch", "pip"), ("1.1.0", None, None)),
+    ("python_packages/nanodet4_conda_list_grep_cuda.txt", ("cudatoolkit", "conda"), ("10.2.89", "10.2", 10020)),
+    ("python_packages/nanodet4_conda_list_grep_cuda.txt", ("pytorch", "conda"), ("1.7.1", None, None)),
+])
+def test_collect_env_and_conda_list(rel, key, want):
+    assert _pkgs(_parse(python_packages, rel))[key] == want
+
+
+@pytest.mark.parametrize("line, want", [
+    ("torch==2.4.0+cu121", ("torch", "pip", "12.1")),
+    ("[conda] pytorch                   2.1.0           py3.11_cuda12.1_cudnn8.9.2_0    pytorch", ("pytorch", "conda", "12.1")),
+    ("[pip3] torch==1.7.0a0+a9603c7", ("torch", "pip", None)),
+])
+def test_version_forms(line, want):
+    (f,) = _parse(python_packages, text=line + "\n").facts
+    assert (f.package, f.manager, f.cuda_build) == want
+
+
+def test_cuda_line_without_pytorch_version_is_a_parse_error():
+    r = _parse(python_packages, text="CUDA used to build PyTorch: 12.1\n")
+    assert not r.facts and r.errors[0].line == 1
+
+
+def test_not_a_package_listing():
+    assert not python_packages.detect("NCCL INFO Bootstrap : Using eth0\nx = 1\n")
+
+
+def test_lsmod_grep_lines_that_printed_nothing():
+    r = _parse(lsmod, "lsmod/nccl988_lsmod_grep_peermem_empty.txt")
+    assert [(f.kind, f.filter, f.shows_peermem) for f in r.facts] == [
+        ("kernel_module_listing", "nvidia_peermem", True), ("kernel_module_listing", "nv_peer_mem", True)]
+
+
+def test_lsmod_table():
+    text = ("$ lsmod\nModule                  Size  Used by\nnvidia_peermem         16384  0\n"
+            "ib_core               434176  9 rdma_cm,ib_ipoib,nvidia_peermem,iw_cm\nbroken_mod   12k  0\n")
+    r = _parse(lsmod, text=text)
+    mods = [(f.name, f.size, f.use_count, f.used_by) for f in r.facts if f.kind == "kernel_module"]
+    assert mods == [("nvidia_peermem", 16384, 0, None), ("ib_core", 434176, 9, "rdma_cm,ib_ipoib,nvidia_peermem,iw_cm")]
+    assert [f.filter for f in r.facts if f.kind == "kernel_module_listing"] == [None]  # the command, not the header too
+    assert r.errors and r.errors[0].line == 5
+
+
+@pytest.mark.parametrize("cmd, shows", [
+    ("# lsmod | grep peer", True), ("# lsmod | grep mlx5", False), ("# lsmod | grep -i NVIDIA", True),
+    ("# lsmod | grep 'nvidia\\|ib_'", True), ("$ lsmod", True),
+])
+def test_lsmod_filter_decides_what_absence_means(cmd, shows):
+    (f,) = _parse(lsmod, text=cmd + "\n").facts
+    assert f.shows_peermem is shows
+
+
+def test_p2p_matrix_two_gpus_gns():
+    r = _parse(nvidia_smi_topo_p2p, "nvidia_smi_topo_p2p/club3090_1124_2x5090_p2p_rw_gns.txt")
+    assert [(f.evidence.line, f.a, f.b, f.status, f.supported) for f in r.facts] == [
+        (2, "GPU0", "GPU1", "GNS", False), (3, "GPU1", "GPU0", "GNS", False)]
+    assert not r.errors
+
+
+def test_p2p_matrix_one_gpu_and_command():
+    r = _parse(nvidia_smi_topo_p2p, "nvidia_smi_topo_p2p/h200_one_gpu_p2p_r.txt")
+    assert r.facts == [] and not r.errors and r.lines_used >= 3
+
+
+def test_p2p_bad_cell_is_a_parse_error():
+    text = "nvidia-smi topo -p2p n\n \tGPU0\tGPU1\n GPU0\tX\tOK\n GPU1\tOK\n"
+    r = _parse(nvidia_smi_topo_p2p, text=text)
+    assert [(f.a, f.b, f.capability) for f in r.facts] == [("GPU0", "GPU1", "nvlink")]
+    assert r.errors[0].line == 4
