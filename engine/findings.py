@@ -170,6 +170,21 @@ def build_findings(
     return rank_findings(out, symptom_map(rules))
 
 
+def _fold_node_level(groups: dict[tuple, list[_Draft]]) -> None:
+    """A fault seen once at a node (an application's ``CUDA error: an illegal memory access``)
+    and once at a part of it (the kernel's Xid 31 on one GPU) is one fault, placed at the part:
+    a node-level group joins the one group of the same cause on that node that names more.
+    With several such groups (two GPUs) the node-level one stays apart: it cannot be placed."""
+    for key in list(groups):
+        cause, entity, distinct = key
+        if len(entity) != 1 or entity[0][0] != "node":
+            continue
+        finer = [k for k in groups if k is not key and k[0] == cause and k[2] == distinct
+                 and len(k[1]) > 1 and entity[0] in k[1]]
+        if len(finer) == 1:
+            groups[finer[0]].extend(groups.pop(key))
+
+
 def _same_fault(drafts: list[_Draft]) -> list[tuple[_Draft, list[str]]]:
     """One fault that several rules recognise (Xid 63 in dmesg and "Pending: Yes" in
     nvidia-smi -q; a catalogue entry and a workflow rule) is one finding: same cause, same
@@ -179,6 +194,7 @@ def _same_fault(drafts: list[_Draft]) -> list[tuple[_Draft, list[str]]]:
     for d in drafts:
         key = (d.cause, tuple(sorted((k, str(v)) for k, v in d.entity.items())), d.distinct)
         groups.setdefault(key, []).append(d)
+    _fold_node_level(groups)
     out: list[tuple[_Draft, list[str]]] = []
     for members in groups.values():
         if len(members) == 1:
@@ -187,6 +203,7 @@ def _same_fault(drafts: list[_Draft]) -> list[tuple[_Draft, list[str]]]:
         members.sort(key=lambda d: (-SEVERITY_ORDER[d.severity], -d.crule.rule.confidence,
                                     d.crule.id == "xid_catalogue", d.crule.id, d.first or ("", 0)))
         lead = members[0]
+        lead.entity = max((d.entity for d in members), key=len)  # a folded node-level draft keeps the part
         also: list[str] = []
         for d in members[1:]:
             for k, ev in d.evidence.items():
@@ -234,7 +251,8 @@ def rank_findings(findings: list[Finding], symptom: dict[str, bool]) -> list[Fin
 
     def key(item: tuple[int, Finding]) -> tuple:
         i, f = item
-        return (i in explained, -SEVERITY_ORDER[f.severity], bool(symptom.get(f.rule)), -f.confidence, f.rule, f.entity.label)
+        return (i in explained, -SEVERITY_ORDER[f.severity], bool(symptom.get(f.rule)), -f.confidence, f.rule, f.entity.label,
+                f.cause, f.summary)  # the last two: a total order, whatever order an evaluator fired in
 
     order = sorted(enumerate(findings), key=key)
     rank_of = {i: n + 1 for n, (i, _) in enumerate(order)}
