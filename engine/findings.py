@@ -173,15 +173,18 @@ def build_findings(
 def _fold_node_level(groups: dict[tuple, list[_Draft]]) -> None:
     """A fault seen once at a node (an application's ``CUDA error: an illegal memory access``)
     and once at a part of it (the kernel's Xid 31 on one GPU) is one fault, placed at the part:
-    a node-level group joins the one group of the same cause on that node that names more.
-    With several such groups (two GPUs) the node-level one stays apart: it cannot be placed."""
+    a node-level group joins the one group of the same cause, from other rules, that names a GPU
+    of that node. With several such groups (two GPUs) the node-level one stays apart: it cannot
+    be placed."""
     for key in list(groups):
         cause, entity, distinct = key
         if len(entity) != 1 or entity[0][0] != "node":
             continue
+        rules = {d.crule.id for d in groups[key]}
         finer = [k for k in groups if k is not key and k[0] == cause and k[2] == distinct
-                 and len(k[1]) > 1 and entity[0] in k[1]]
-        if len(finer) == 1:
+                 and len(k[1]) > 1 and entity[0] in k[1] and any(name == "gpu" for name, _ in k[1])]
+        # a rule that placed its own lines apart (two peers, two HCAs) meant them apart
+        if len(finer) == 1 and not rules & {d.crule.id for d in groups[finer[0]]}:
             groups[finer[0]].extend(groups.pop(key))
 
 
