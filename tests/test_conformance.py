@@ -80,6 +80,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
             allowed = {folder.name}
             if folder.name == "torch_log":  # PyTorch logs carry NCCL's own lines and CUDA errors
                 allowed |= {"nccl_log", "cuda_app"}
+            if folder.name == "torch_elastic":  # torchrun's agent lines sit in the PyTorch log
+                allowed.add("torch_log")
             if folder.name == "nccl_log":  # NCCL's WARN lines quote CUDA failures ("Cuda failure 'invalid argument'")
                 allowed.add("cuda_app")
             if folder.name == "cuda_app":
