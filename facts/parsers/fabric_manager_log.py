@@ -116,7 +116,13 @@ class FabricManagerStatus(Fact):
     detail: str | None = None  # "status=1/FAILURE", "exit-code", "running"
 
 
+#: literals of _GATE's branches (case folded where _GATE ignores case): a cheap first test
+_LITERALS = ("abric", "ABRIC", "NV_WARN_NOTHING_TO_DO", "[tid ")
+
+
 def detect(head: str) -> bool:
+    if not any(lit in head for lit in _LITERALS):
+        return False
     return _GATE.search(head) is not None and any(
         p.search(head) for p in (_FM_LOG_ANY, _JOURNAL_ANY, _UNIT_FAILED, _UNIT_HEAD, _NOTHING_TO_DO))
 

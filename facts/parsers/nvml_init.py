@@ -94,8 +94,9 @@ def nvml_reason(message: str) -> str:
 
 
 def detect(head: str) -> bool:
-    if not ("NVML" in head or "nvml" in head or "NVIDIA-SMI has failed" in head or "No devices were found" in head
-            or "libnvidia-ml" in head):
+    # one literal per branch of _ANY ("NVML" alone is in every nvidia-smi -q: not a gate)
+    if not ("Failed to initialize NVML" in head or "Failed to start nvml" in head or "NVML library version" in head
+            or "NVIDIA-SMI has failed" in head or "No devices were found" in head or "libnvidia-ml.so" in head):
         return False
     return _ANY.search(head) is not None
 
