@@ -61,6 +61,7 @@ def parse_problem_facts(coverage: Coverage) -> list[Fact]:
     out: list[Fact] = []
     seen: dict[str, int] = defaultdict(int)
     unread = {fc.path for fc in coverage.files if not fc.read_by}
+    node_of = {fc.path: fc.node for fc in coverage.files}
     for p in coverage.errors:
         if p.path in unread or _document(p.parser, kinds):  # the file could not be read: the verdict says so
             continue
@@ -68,7 +69,7 @@ def parse_problem_facts(coverage: Coverage) -> list[Fact]:
         base = f"{p.path}:{p.line}:parse_problem"
         n = seen[base]
         seen[base] += 1
-        node = next((c.node for c in coverage.files if c.path == p.path), "unknown")
+        node = node_of.get(p.path, "unknown")
         out.append(ParseProblemFact(
             id=base if n == 0 else f"{base}#{n}", node=node,
             evidence=Evidence(path=p.path, line=max(p.line, 0), text=p.message),
