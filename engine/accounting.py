@@ -24,7 +24,7 @@ from typing import Iterable
 
 from stethoscope.engine.derive import Firing
 from stethoscope.engine.findings import SEVERITY_ORDER, _evidence_of
-from stethoscope.engine.knowledge import load_coverage, load_polarity
+from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
 from stethoscope.engine.report import Coverage, Finding
 from stethoscope.facts.derived import ParseProblemFact, UnexplainedFact
 from stethoscope.facts.model import Evidence, Fact
@@ -139,12 +139,18 @@ def verdict(findings: list[Finding], coverage: Coverage) -> tuple[str, str | Non
         why = {e.path: f"line {e.line}: {e.message}" for e in reversed(coverage.errors)}
         problems.append(f"{len(unread)} file(s) recognised but not read ("
                         + _names([f"{fc.path} as {fc.kind}: " + why.get(fc.path, "no line could be parsed") for fc in unread]) + ")")
-    if not checked_components(coverage):
-        if not coverage.files and not coverage.unrecognised and not coverage.skipped:
+    checked = checked_components(coverage)
+    if not checked:
+        if not coverage.files and not coverage.unrecognised and not coverage.skipped and not coverage.uninformative:
             return "inconclusive", "the input holds no file"
         read = [f"{fc.path} ({'+'.join(fc.read_by) or 'nothing read'})" for fc in coverage.files]
+        read += [f"{u.path} (nothing a diagnosis could use)" for u in coverage.uninformative]
         problems.insert(0, "no artefact that checks a GPU, its memory, PCIe, NVLink, the network, NCCL, "
                            "the driver or the application was read" + (f"; read: {_names(read)}" if read else ""))
+    elif not set(checked) & set(load_verdict_policy().healthy_needs_any):
+        # e.g. only IB port states: those are fine, but nothing says the GPUs or the job are
+        problems.insert(0, "only " + ", ".join(checked) + " checked (" + _names(sorted({p for ps in checked.values() for p in ps}))
+                        + ") and found fine; no artefact checks the GPUs, their driver, NVLink, NCCL or the job")
     if problems:
         return "inconclusive", "; ".join(problems)
     return "healthy", None

@@ -32,7 +32,10 @@ def parse_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes:
     obs = Observed()
     for res in parse_pool.parse_files(arts, jobs, total_bytes):
         if res.coverage is None:
-            obs.coverage.unrecognised.append(res.path)
+            if res.uninformative:
+                obs.coverage.uninformative.append(SkippedFile(path=res.path, reason=res.uninformative))
+            else:
+                obs.coverage.unrecognised.append(res.path)
             continue
         obs.facts.extend(res.facts)
         obs.coverage.errors.extend(res.errors)

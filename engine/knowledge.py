@@ -67,3 +67,32 @@ def load_coverage() -> dict[str, ArtefactCoverage]:
     raw = _load("coverage.yaml")["kinds"]
     return {k: ArtefactCoverage(component=v["component"], covers=tuple(v.get("covers") or ()),
                                document=bool(v.get("document"))) for k, v in raw.items()}
+
+
+@dataclass(frozen=True)
+class VerdictPolicy:
+    """What a healthy verdict needs (knowledge/coverage.yaml): one checked component among
+    ``healthy_needs_any``; an unrecognised file naming none of ``diagnostic_terms`` (and with no
+    error-worded line) holds nothing a diagnosis could use."""
+
+    healthy_needs_any: tuple[str, ...]
+    diagnostic_terms: tuple[str, ...]
+
+    @property
+    def terms_re(self):
+        return _terms_re(self.diagnostic_terms)
+
+
+@lru_cache(maxsize=4)
+def _terms_re(terms: tuple[str, ...]):
+    import re
+
+    return re.compile(r"\b(?:" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + ")",
+                      re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def load_verdict_policy() -> VerdictPolicy:
+    raw = _load("coverage.yaml")
+    return VerdictPolicy(healthy_needs_any=tuple(raw["healthy_needs_any"]),
+                         diagnostic_terms=tuple(raw["diagnostic_terms"]))

@@ -21,6 +21,7 @@ from typing import Iterable, Iterator
 from stethoscope.engine.report import FileCoverage, ParseProblem
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
+from stethoscope.engine.knowledge import load_verdict_policy
 from stethoscope.facts.registry import load_fallbacks, load_parsers
 
 #: below this much text a pool costs more (process start, pickling) than it saves
@@ -38,6 +39,8 @@ class FileResult:
     facts: list[Fact] = field(default_factory=list)
     coverage: FileCoverage | None = None
     errors: list[ParseProblem] = field(default_factory=list)
+    #: unrecognised, and holds nothing a diagnosis could use: why (None: it may)
+    uninformative: str | None = None
 
 
 def default_jobs() -> int:
@@ -61,6 +64,9 @@ def parse_one(art: Artefact) -> FileResult:
     if not kinds:  # nobody knows the format: its error lines still count (unrecognised_text)
         kinds = [p for p in load_fallbacks() if p.detect(text)]
     if not kinds:
+        if not load_verdict_policy().terms_re.search(text):
+            out.uninformative = ("no reader knows its format, and no line reports an error or names a GPU, "
+                                 "driver, network or job term")
         return out
     used = 0
     read_by: list[str] = []

@@ -81,6 +81,9 @@ class SkippedFile(_M):
 class Coverage(_M):
     files: list[FileCoverage] = Field(default_factory=list)
     unrecognised: list[str] = Field(default_factory=list)
+    #: files no reader recognised that hold nothing a diagnosis could use (no error-worded line,
+    #: no GPU, driver, network or job term: knowledge/coverage.yaml), with that reason
+    uninformative: list[SkippedFile] = Field(default_factory=list)
     skipped: list[SkippedFile] = Field(default_factory=list)
     errors: list[ParseProblem] = Field(default_factory=list)
 

@@ -89,3 +89,29 @@ def test_healthy_names_what_was_checked(ruleset):
     comps = {c.component for c in rep.checked}
     assert {"gpu", "nccl"} <= comps
     assert rep.reason is None
+
+
+def test_network_ports_alone_do_not_make_a_node_healthy(ruleset, tmp_path):
+    # l2fwd-nv#6: both ConnectX-6 Dx ports Active at 100 Gb/s while the PCIe slot capped throughput
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/ibstat.txt": ART / "ibstat" / "l2fwd_nv6_roce_100.txt"}), ruleset, jobs=1)
+    assert rep.verdict == "inconclusive", [f.summary for f in rep.findings]
+    assert "only network checked" in rep.reason and "node1/ibstat.txt" in rep.reason
+    assert [c.component for c in rep.checked] == ["network"]
+
+
+def test_prose_without_any_domain_term_or_error_does_not_hold_health_back(ruleset, tmp_path):
+    files = {"node1/notes.txt": "Thanks for the quick reply.\nWe will try this on Monday and let you know.\n",
+             "node1/nvidia-smi-q.txt": ROOT / "fixtures" / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi-q-ECC.txt"}
+    rep = diagnose_bundle(_bundle(tmp_path, files), ruleset, jobs=1)
+    assert rep.verdict == "healthy", (rep.reason, [f.summary for f in rep.findings])
+    assert rep.coverage.unrecognised == []
+    assert [u.path for u in rep.coverage.uninformative] == ["node1/notes.txt"]
+    assert "no line reports an error" in rep.coverage.uninformative[0].reason
+
+
+def test_prose_that_names_a_gpu_term_stays_unrecognised(ruleset, tmp_path):
+    files = {"node1/notes.txt": "After the reboot the GPU was visible again.\n",
+             "node1/nvidia-smi-q.txt": ROOT / "fixtures" / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi-q-ECC.txt"}
+    rep = diagnose_bundle(_bundle(tmp_path, files), ruleset, jobs=1)
+    assert rep.verdict == "inconclusive"
+    assert rep.coverage.unrecognised == ["node1/notes.txt"] and rep.coverage.uninformative == []
