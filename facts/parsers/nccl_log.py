@@ -15,7 +15,7 @@ whatever comes before it: a timestamp (``NCCL_DEBUG_TIMESTAMP_LEVELS``), mpirun'
 node. The bare ``NCCL version 2.7.8+cuda11.1`` line NCCL prints without a prefix is read too.
 
 Facts emitted (classes in :mod:`nccl_log_facts`): ``nccl_version``, ``nccl_env``,
-``nccl_net_plugin``, ``nccl_net_selected``, ``nccl_net_device``, ``nccl_no_ib_device``,
+``nccl_net_plugin``, ``nccl_net_plugin_load_failure``, ``nccl_net_selected``, ``nccl_net_device``, ``nccl_no_ib_device``,
 ``nccl_bootstrap_interface``, ``nccl_bootstrap_failure``, ``nccl_rank``, ``nccl_transport``,
 ``nccl_warn`` (every WARN line, also those that give a more specific fact),
 ``nccl_rdma_completion_error``, ``nccl_error_return``; and through :mod:`nccl_log_setup`
@@ -43,6 +43,7 @@ from stethoscope.facts.parsers.nccl_log_facts import (
     NcclErrorReturn,
     NcclNetDevice,
     NcclNetPlugin,
+    NcclNetPluginLoadFailure,
     NcclNetSelected,
     NcclNoIbDevice,
     NcclRank,
@@ -50,11 +51,12 @@ from stethoscope.facts.parsers.nccl_log_facts import (
     NcclTransport,
     NcclVersion,
     NcclWarn,
+    plugin_load_reason,
 )
 
 KIND = "nccl_log"
 
-__all__ = ["KIND", "detect", "parse", "NcclVersion", "NcclEnv", "NcclNetPlugin", "NcclNetSelected",
+__all__ = ["KIND", "detect", "parse", "NcclVersion", "NcclEnv", "NcclNetPlugin", "NcclNetPluginLoadFailure", "NcclNetSelected",
            "NcclNetDevice", "NcclNoIbDevice", "NcclBootstrapInterface", "NcclBootstrapFailure",
            "NcclRank", "NcclTransport", "NcclWarn", "NcclRdmaCompletionError", "NcclErrorReturn"]
 
@@ -151,6 +153,14 @@ _PLUGIN_NOT_FOUND = re.compile(r"^NET/Plugin ?: ?Could not find: ?(?P<name>\S+?)
 # NET/Plugin : No plugin found (libnccl-net.so), using internal implementation
 # NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: ... No plugin found (libnccl-net.so), ...
 _PLUGIN_NO_PLUGIN = re.compile(r"^NET/Plugin ?: .*?No plugin found(?: \((?P<name>[^)\s]+)\))?")
+# Why the dynamic loader refused the plugin library, in the three forms NCCL printed it:
+# NET/Plugin : dlerror=/opt/amazon/efa/lib/libfabric.so.1: version `FABRIC_1.7' not found (required by .../libnccl-net.so) No plugin found (libnccl-net.so), using internal implementation   (2.19-2.20, awsome-distributed-ai#292)
+# NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory   (2.18, nccl-tests#188)
+# NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory : when loading libnccl-net.so   (2.21, sglang#4289)
+_PLUGIN_DLERROR = re.compile(
+    r"^NET/Plugin ?: ?(?:dlerror=(?P<dl>.+?) No plugin found|Plugin load (?:\((?P<lib>[^)\s]+)\) )?returned \d+ : (?P<ret>.+?))"
+    r"(?:(?: : when loading (?P<lib2>\S+))?$| \(|,|$)"
+)
 # NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)
 _PLUGIN_LOADED = re.compile(r"^NET/Plugin ?: ?Loaded net plugin (?P<name>.+?)(?: \(v\d+\))?$")
 # Initialized NET plugin Socket / Failed to initialize NET plugin IB / Assigned NET plugin Socket to comm
@@ -356,6 +366,8 @@ class _Parse:
         try:
             bus = nccl_busid(m["bus"]) if m else None
         except ValueError:
+        if "dlerror=" in msg or "Plugin load " in msg:
+            self._plugin_dlerror(no, node, msg, ctx)
             bus = None
         if not m or bus is None:
             return self.b.error(no, f"NCCL Init line with unreadable comm/rank/nranks/cudaDev/busId: {msg!r}")
@@ -368,6 +380,25 @@ class _Parse:
         if m["phase"] == "COMPLETE":
             self.ranks[key][2]["init_complete"] = True
         return None
+    def _plugin_dlerror(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
+        """The loader's refusal: a plugin that is absent is NCCL's normal case (no fact); one that is
+        there and cannot be loaded (a missing symbol or symbol version, a wrong ELF class) is a
+        ``nccl_net_plugin_load_failure``."""
+        m = _PLUGIN_DLERROR.match(msg)
+        if m is None:
+            return
+        error = (m["dl"] or m["ret"]).strip()
+        reason = plugin_load_reason(error, m["lib"] or m["lib2"])
+        if reason == "absent":
+            if m["ret"]:  # 2.18/2.21 print "No plugin found" on a line of its own
+                self.once(NcclNetPlugin, no, node, (ctx["pid"], "not_found", m["lib"] or m["lib2"]), event="not_found",
+                          name=m["lib"] or m["lib2"], **ctx)
+            return
+        named = _PLUGIN_NO_PLUGIN.match(msg)
+        library = m["lib"] or m["lib2"] or (named["name"] if named else None)
+        self.once(NcclNetPluginLoadFailure, no, node, (ctx["pid"], error), library=library,
+                  reason=reason, error=error, **ctx)
+
 
     def _net_devices(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
         m = _NET_USING.match(msg)

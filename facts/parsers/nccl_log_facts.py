@@ -6,6 +6,7 @@ None for the bare ``NCCL version ...`` line that NCCL prints without a prefix.
 """
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
@@ -43,6 +44,41 @@ class NcclNetPlugin(NcclLineFact):
     kind: Literal["nccl_net_plugin"] = "nccl_net_plugin"
     event: Literal["not_found", "loaded", "failed", "assigned"]
     name: str | None = None  # plugin ("Socket", "IB") or library ("libnccl-net.so")
+
+
+@fact_kind
+class NcclNetPluginLoadFailure(NcclLineFact):
+    """``NET/Plugin : dlerror=<loader error> No plugin found (libnccl-net.so), ...``: a net plugin
+    library that is there but that the dynamic loader refused, so NCCL fell back to its internal
+    transports. An absent library (``cannot open shared object file: No such file or directory``)
+    is NCCL's normal case and gives no such fact."""
+
+    kind: Literal["nccl_net_plugin_load_failure"] = "nccl_net_plugin_load_failure"
+    library: str | None = None  # "libnccl-net.so" where the line names it
+    reason: Literal["missing_dependency", "symbol_version", "undefined_symbol", "wrong_elf_class", "other"]
+    error: str  # the loader's message, as printed
+
+
+# dlopen's ENOENT text: "libnccl-net.so: cannot open shared object file: No such file or directory"
+_NO_FILE = re.compile(r"^(?P<file>\S+): cannot open shared object file: No such file or directory\b")
+
+
+def plugin_load_reason(error: str, library: str | None = None) -> str:
+    """Why dlopen refused a plugin: ``absent`` (the plugin library itself is not there: NCCL's
+    normal case), ``missing_dependency`` (the plugin is there, a library it needs is not), a
+    missing symbol version (``version `FABRIC_1.7' not found``: built against a newer library than
+    the host's), an ``undefined symbol``, a ``wrong ELF class``, or ``other``."""
+    if m := _NO_FILE.match(error):
+        name = m["file"].rsplit("/", 1)[-1]
+        plugin = name.startswith("libnccl-net") or (library is not None and name == library.rsplit("/", 1)[-1])
+        return "absent" if plugin else "missing_dependency"
+    if "version `" in error and "' not found" in error:
+        return "symbol_version"
+    if "undefined symbol" in error:
+        return "undefined_symbol"
+    if "wrong ELF class" in error:
+        return "wrong_elf_class"
+    return "other"
 
 
 @fact_kind
@@ -230,14 +266,17 @@ class NcclIbAsyncEvent(NcclLineFact):
 @fact_kind
 class NcclNetPluginError(NcclLineFact):
     """A net plugin's own failure, e.g. aws-ofi-nccl's ``NET/OFI OFI fi_getinfo() call failed: No
-    data available`` (libfabric found no provider: FI_ENODATA)."""
+    data available`` (libfabric found no provider: FI_ENODATA), ``NET/OFI Unable to register memory
+    (type = 2) for device 0. RC: -22, Error: Invalid argument`` (a CUDA buffer refused)."""
 
     kind: Literal["nccl_net_plugin_error"] = "nccl_net_plugin_error"
     plugin: str  # "OFI"
-    call: str | None = None  # "fi_getinfo"
+    call: str | None = None  # "fi_getinfo", "register_mr"
     error: str | None = None  # "No data available"
 
 
+    code: int | None = None  # the return code printed ("RC: -22")
+    memory_type: str | None = None  # register_mr: "host", "cuda" or "dmabuf" (NCCL_PTR_* of the buffer)
 @fact_kind
 class NcclSharedMemExceeds(NcclLineFact):
     """``cudaArch 800 ncclMaxSharedMem 90112 exceeds device/fn maxSharedMem 65536``: NCCL's

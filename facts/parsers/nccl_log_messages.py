@@ -6,6 +6,7 @@ Real sample lines (public threads)::
 
     `init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank 39. ...`   (nccl#296)
     [2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available   (aws-ofi-nccl#1020)
+    register_mr_buffers:544 NCCL WARN NET/OFI Unable to register memory (type = 2) for device 0. RC: -22, Error: Invalid argument   (aws-ofi-nccl#584)
 
 and NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.4.8-1 to v2.28.9-1, src/)::
 
@@ -46,6 +47,14 @@ _ASYNC = re.compile(
 )
 # NET/OFI OFI fi_getinfo() call failed: No data available
 _OFI_CALL = re.compile(r"^NET/OFI (?:OFI )?(?P<call>fi_\w+)\(\) call failed: ?(?P<err>.+?)\s*$")
+# NET/OFI Unable to register memory (type = 2) for device 0. RC: -22, Error: Invalid argument          (aws-ofi-nccl#584)
+# NET/OFI Unable to register memory (type = 1) for device 0. RC: 12, Error: Cannot allocate memory     (nccl#563)
+# aws-ofi-nccl's NCCL_OFI_WARN("Unable to register memory (type = %d) for device %d. RC: %d, Error: %s"); type is
+# NCCL's NCCL_PTR_HOST 1, NCCL_PTR_CUDA 2, NCCL_PTR_DMABUF 4 (src/include/nccl_net.h)
+_OFI_REGISTER = re.compile(
+    r"^NET/OFI Unable to register memory \(type = (?P<type>\d+)\) for device (?P<dev>\d+)\.? RC: (?P<rc>-?\d+), Error: (?P<err>.+?)\s*$"
+)
+_PTR_TYPES = {1: "host", 2: "cuda", 4: "dmabuf"}
 # cudaArch 800 ncclMaxSharedMem 90112 exceeds device/fn maxSharedMem 65536   (the format above, filled in)
 _SHARED_MEM = re.compile(r"^cudaArch (?P<arch>\d+) ncclMaxSharedMem (?P<req>\d+) exceeds device/fn maxSharedMem (?P<avail>\d+)")
 
@@ -64,6 +73,10 @@ def handle(p: "_Parse", no: int, node: str, msg: str, ctx: dict[str, Any]) -> bo
     elif m := _OFI_CALL.match(msg):
         p.once(NcclNetPluginError, no, node, (pid, "OFI", m["call"], m["err"]), plugin="OFI", call=m["call"],
                error=m["err"], **ctx)
+    elif m := _OFI_REGISTER.match(msg):
+        p.once(NcclNetPluginError, no, node, (pid, "OFI", "register_mr", m["type"], m["err"]), plugin="OFI",
+               call="register_mr", error=m["err"], code=int(m["rc"]), memory_type=_PTR_TYPES.get(int(m["type"]), m["type"]),
+               **ctx)
     elif m := _SHARED_MEM.match(msg):
         p.once(NcclSharedMemExceeds, no, node, (pid, m["arch"]), cuda_arch=int(m["arch"]), requested=int(m["req"]),
                available=int(m["avail"]), **ctx)

@@ -131,3 +131,33 @@ def test_two_processes_interleaved_make_two_chains():
             "ubuntu:9621:9688 [3] NCCL INFO transport.cc:33 -> 2\n")
     chains = sorted((c.pid, c.frames, c.has_warn) for c in parse(text).facts if c.kind == "nccl_error_chain")
     assert chains == [(9621, 2, True), (9622, 1, False)]
+
+
+PLUGIN_LOADS = [
+    # (line, reason or None for an absent plugin)                      source thread
+    (" [0] NCCL INFO NET/Plugin : dlerror=/opt/amazon/efa/lib/libfabric.so.1: version `FABRIC_1.7' not found "
+     "(required by /fsx/lib/python3.10/site-packages/torch/lib/../../../../libnccl-net.so) No plugin found (libnccl-net.so), "
+     "using internal implementation", "symbol_version"),                # awsome-distributed-ai#292
+    ("VM-0-14-tencentos:162637:162637 [6] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: "
+     "No such file or directory No plugin found (libnccl-net.so), using internal implementation", None),  # nccl#1231
+    ("user:852750:852750 [0] NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open "
+     "shared object file: No such file or directory", None),            # nccl-tests#188
+    ("node17-2:36748:36748 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object "
+     "file: No such file or directory : when loading libnccl-net.so", None),  # sglang#4289 (2.21)
+]
+
+
+@pytest.mark.parametrize("line,reason", PLUGIN_LOADS)
+def test_plugin_load_failure_only_when_the_plugin_is_there(line: str, reason: str | None) -> None:
+    res = parse(line + "\n")
+    failures = [f for f in res.facts if f.kind == "nccl_net_plugin_load_failure"]
+    assert [f.reason for f in failures] == ([reason] if reason else [])
+    assert any(f.kind == "nccl_net_plugin" and f.event == "not_found" for f in res.facts)
+    assert not res.errors
+
+
+def test_ofi_register_memory_failure_names_the_buffer_type() -> None:
+    # aws-ofi-nccl#584's title line
+    res = parse((FIX / "ofi_register_mr_cuda_einval.log").read_text())
+    [e] = [f for f in res.facts if f.kind == "nccl_net_plugin_error"]
+    assert (e.call, e.memory_type, e.code, e.error) == ("register_mr", "cuda", -22, "Invalid argument")
