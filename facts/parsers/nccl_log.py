@@ -366,8 +366,6 @@ class _Parse:
         try:
             bus = nccl_busid(m["bus"]) if m else None
         except ValueError:
-        if "dlerror=" in msg or "Plugin load " in msg:
-            self._plugin_dlerror(no, node, msg, ctx)
             bus = None
         if not m or bus is None:
             return self.b.error(no, f"NCCL Init line with unreadable comm/rank/nranks/cudaDev/busId: {msg!r}")
@@ -380,25 +378,6 @@ class _Parse:
         if m["phase"] == "COMPLETE":
             self.ranks[key][2]["init_complete"] = True
         return None
-    def _plugin_dlerror(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
-        """The loader's refusal: a plugin that is absent is NCCL's normal case (no fact); one that is
-        there and cannot be loaded (a missing symbol or symbol version, a wrong ELF class) is a
-        ``nccl_net_plugin_load_failure``."""
-        m = _PLUGIN_DLERROR.match(msg)
-        if m is None:
-            return
-        error = (m["dl"] or m["ret"]).strip()
-        reason = plugin_load_reason(error, m["lib"] or m["lib2"])
-        if reason == "absent":
-            if m["ret"]:  # 2.18/2.21 print "No plugin found" on a line of its own
-                self.once(NcclNetPlugin, no, node, (ctx["pid"], "not_found", m["lib"] or m["lib2"]), event="not_found",
-                          name=m["lib"] or m["lib2"], **ctx)
-            return
-        named = _PLUGIN_NO_PLUGIN.match(msg)
-        library = m["lib"] or m["lib2"] or (named["name"] if named else None)
-        self.once(NcclNetPluginLoadFailure, no, node, (ctx["pid"], error), library=library,
-                  reason=reason, error=error, **ctx)
-
 
     def _net_devices(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
         m = _NET_USING.match(msg)
@@ -419,6 +398,8 @@ class _Parse:
 
     def _plugin(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
         event = name = None
+        if "dlerror=" in msg or "Plugin load " in msg:
+            self._plugin_dlerror(no, node, msg, ctx)
         if m := _PLUGIN_NOT_FOUND.match(msg):
             event, name = "not_found", m["name"]
         elif m := _PLUGIN_NO_PLUGIN.match(msg):
@@ -430,6 +411,25 @@ class _Parse:
         if event:
             self.once(NcclNetPlugin, no, node, (ctx["pid"], event, name), event=event, name=name, **ctx)
         return None
+
+    def _plugin_dlerror(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
+        """The loader's refusal: a plugin that is absent is NCCL's normal case (no fact); one that is
+        there and cannot be loaded (a missing symbol or symbol version, a wrong ELF class) is a
+        ``nccl_net_plugin_load_failure``."""
+        m = _PLUGIN_DLERROR.match(msg)
+        if m is None:
+            return
+        error = (m["dl"] or m["ret"]).strip()
+        reason = plugin_load_reason(error, m["lib"] or m["lib2"])
+        if reason == "absent":
+            if m["ret"]:  # 2.18/2.21 print "No plugin found" on a line of its own
+                self.once(NcclNetPlugin, no, node, (ctx["pid"], "not_found", m["lib"] or m["lib2"]), event="not_found",
+                          name=m["lib"] or m["lib2"], **ctx)
+            return
+        named = _PLUGIN_NO_PLUGIN.match(msg)
+        library = m["lib"] or m["lib2"] or (named["name"] if named else None)
+        self.once(NcclNetPluginLoadFailure, no, node, (ctx["pid"], error), library=library,
+                  reason=reason, error=error, **ctx)
 
     def _completion(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
         m = _COMPLETION.search(msg)
