@@ -13,6 +13,8 @@ the public threads named)::
     RuntimeError: The NVIDIA driver on your system is too old (found version 11060). Please update your GPU driver ...
     UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). ... Error 802: system not yet initialized
     RuntimeError: cuda runtime error (59) : device-side assert triggered at /pytorch/aten/src/THC/generic/THCTensorMath.cu:26
+    > > ggml_cuda_init: failed to initialize CUDA: system not yet initialized                     (ollama#12136)
+    ... CUDA failure 100: no CUDA-capable device is detected ; GPU=32712 ; hostname=HOME-PC ; file=... ; expr=cudaSetDevice(info_.device_id);   (onnxruntime, insightface#2524)
     torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 11.06 MiB is free. ...
 
 Each is resolved through ``knowledge/cuda_errors.yaml`` (:mod:`cuda_error_catalogue`): by
@@ -50,7 +52,7 @@ class CudaError(Fact):
     code: int | None = None  # the catalogue entry's code
     printed_code: int | None = None  # the number as printed (CUDA <= 9 numbered differently)
     message: str
-    form: str  # torch | quoted | numbered | thc | pytorch_init | cuda_gdb | name_only
+    form: str  # torch | quoted | numbered | thc | pytorch_init | init | cuda_gdb | name_only
     source_file: str | None = None  # "Cuda error <file>:<line> '...'" forms
     source_line: int | None = None
     driver_cuda: str | None = None  # "The NVIDIA driver on your system is too old (found version 11060)": "11.6"
@@ -109,6 +111,13 @@ THC = re.compile(r"(?:cuda runtime error \((?P<num>\d+)\)|THCudaCheck FAIL .*?er
 NUMBERED = re.compile(r"\bError (?P<num>\d{1,4}): (?P<msg>[^\n(]+)|\b(?:cudaGetDeviceCount|cuInit) returned (?P<num2>\d{1,4})\b"
                       r"|failed call to cuInit: UNKNOWN ERROR \((?P<num3>\d{1,4})\)")
 
+# ggml_cuda_init: failed to initialize CUDA: system not yet initialized       (llama.cpp / ollama, ollama#12136)
+INIT_FAILED = re.compile(r"\bfailed to initiali[sz]e CUDA: (?P<msg>[^\n]+)")
+
+# ... CUDA failure 100: no CUDA-capable device is detected ; GPU=32712 ; hostname=HOME-PC ; file=/onnxruntime_src/onnxruntime/core/providers/cuda/cuda_execution_provider.cc ; line=245 ; expr=cudaSetDevice(info_.device_id);
+#   (onnxruntime's CudaCall, "%s failure %d: %s ; GPU=%d ; ...": deepinsight/insightface#2524, rhasspy/piper#162)
+ORT_FAILURE = re.compile(r"\bCUDA failure (?P<num>\d{1,4}): (?P<msg>[^;\n]+?)\s*(?:;|$)")
+
 # warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)          (cuda-gdb, NVIDIA/nccl#258)
 CUDA_GDB = re.compile(r"Cuda API error detected: (?P<call>\w+) returned \((?P<hex>0x[0-9a-fA-F]+)\)")
 
@@ -130,7 +139,7 @@ NCCL_OWNED = ("NCCL WARN", "NVLink SHARP (NVLS)", "NCCL INFO")
 MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
            "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck FAIL", "cudaGetDeviceCount", "cuInit",
            "NVIDIA driver on your system", "CUDA unknown error", "CUDA driver initialization failed",
-           "Cuda API error detected", oom_message.MARKER)
+           "Cuda API error detected", "failed to initialize CUDA", "failed to initialise CUDA", oom_message.MARKER)
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...
 GLOBAL_RANK = re.compile(r"\[rank(?P<rank>\d+)\]:")
@@ -146,12 +155,12 @@ DETECT = re.compile(
     r"cudaError[A-Z]\w*|CUDA_ERROR_[A-Z_]+|CUDA [Ee]rror[: ]|CUDA ERROR: |Cuda error |Error \[CUDA\]: |(?:CUDA|Cuda) failure"
     r"|cuda runtime error \(|THCudaCheck FAIL|Error \d+: |cudaGetDeviceCount returned|failed call to cuInit"
     r"|NVIDIA driver on your system is too old|Found no NVIDIA driver|CUDA unknown error - |CUDA driver initialization failed"
-    r"|CUDA out of memory\.|Cuda API error detected: "
+    r"|CUDA out of memory\.|Cuda API error detected: |failed to initiali[sz]e CUDA: "
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
                  "NVIDIA driver", "CUDA unknown error", "CUDA driver initialization", "CUDA out of memory",
-                 "Cuda API error detected")
+                 "Cuda API error detected", "failed to initiali")
 
 
 def detect(text: str) -> bool:
@@ -229,7 +238,7 @@ def _read(line: str) -> dict | None:
                                   code=printed if form in ("numbered", "quoted", "cuda_gdb") else None)
         if form == "name_only" and entry is None:
             continue  # a word that looks like a CUDA name but is none (a variable, a newer enum)
-        if form in ("numbered", "cuda_gdb") and entry is None:
+        if form in ("numbered", "cuda_gdb", "init") and entry is None:
             continue
         rec = dict(error_name=name or (entry.name if entry else None), catalogue_name=entry.name if entry else None,
                    runtime_name=_runtime_name(entry),
@@ -254,7 +263,7 @@ def _runtime_name(entry: catalogue.Entry | None) -> str | None:
 
 def _forms(line: str):
     for form, pattern in (("pytorch_init", PYTORCH_INIT), ("thc", THC), ("quoted", QUOTED), ("torch", TORCH_ERROR),
-                          ("numbered", NUMBERED), ("cuda_gdb", CUDA_GDB)):
+                          ("numbered", ORT_FAILURE), ("numbered", NUMBERED), ("init", INIT_FAILED), ("cuda_gdb", CUDA_GDB)):
         m = pattern.search(line)
         if m is not None:
             yield form, m

@@ -6,7 +6,9 @@ fact carries ``pid`` and ``local_device`` from NCCL's ``host:pid:tid [dev]`` pre
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
+
+from pydantic import model_validator
 
 from stethoscope.facts.model import fact_kind
 from stethoscope.facts.parsers.nccl_log_facts import NcclLineFact
@@ -112,3 +114,17 @@ class NcclCudaFailure(NcclLineFact):
     error_code: int | None = None  # CUresult / cudaError_t where printed: 999
     source_file: str | None = None  # "enqueue.cc", "transport/nvls.cc"
     nvls: bool = False
+    #: the knowledge/cuda_errors.yaml entry of ``error`` (its cudaGetErrorString / cuGetErrorString
+    #: text, else the number as a CUresult: NCCL's CUCHECK prints the driver API's), None: not resolved
+    catalogue_name: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("catalogue_name") is None and data.get("error"):
+            from stethoscope.facts.parsers import cuda_error_catalogue as catalogue
+
+            e = catalogue.resolve(text=data["error"], code=data.get("error_code"), api="driver")
+            if e is not None:
+                data = {**data, "catalogue_name": e.name}
+        return data

@@ -47,6 +47,14 @@ ROWS = [
     ("  what():  CUDA error: unspecified launch failure", "cudaErrorLaunchFailure", None, None),
     ("cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorECCUncorrectable: uncorrectable ECC error encountered",
      "cudaErrorECCUncorrectable", None, None),
+    # llama.cpp / ollama (ggml_cuda_init), ollama#12136, quote markers as posted
+    ("> > ggml_cuda_init: failed to initialize CUDA: system not yet initialized", "cudaErrorSystemNotReady", None, None),
+    # onnxruntime's CudaCall (deepinsight/insightface#2524)
+    ("EP Error /onnxruntime_src/onnxruntime/core/providers/cuda/cuda_call.cc:121 std::conditional_t<THRW, void, "
+     "onnxruntime::common::Status> onnxruntime::CudaCall(...) [with ERRTYPE = cudaError; bool THRW = true] "
+     "CUDA failure 100: no CUDA-capable device is detected ; GPU=32712 ; hostname=HOME-PC ; "
+     "file=/onnxruntime_src/onnxruntime/core/providers/cuda/cuda_execution_provider.cc ; line=245 ; "
+     "expr=cudaSetDevice(info_.device_id);", "cudaErrorNoDevice", None, None),
 ]
 
 
@@ -60,6 +68,8 @@ def test_error_lines(line, name, rank, device):
 @pytest.mark.parametrize("line", [
     "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.",
     "vm:1708:1708 [0] NCCL INFO cudaDriverVersion 13000",
+    "ggml_cuda_init: failed to initialize CUDA: not a CUDA error text",  # unresolved: no guess
+    "CUBLAS failure 13: execution failed ; GPU=0 ; hostname=h ; expr=cublasSgemm(...);",  # a cuBLAS status
     "[Sun Nov 29 18:32:13 2026] NVRM: Xid (PCI:0000:00:06): 31, pid=1883, name=python3, channel 0x0000000a",
     "",
 ])

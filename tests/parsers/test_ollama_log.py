@@ -1,0 +1,52 @@
+"""ollama_log: Go slog lines of the ollama server, GPU discovery and errors."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import ollama_log
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/ollama_log"
+
+
+def parse_text(text: str):
+    return ollama_log.parse(Artefact(path="ollama.log", text=text, node="node1"))
+
+
+def test_real_h100_discovery():
+    text = (FIX / "h100_gpu_discovery_0.12.log").read_text()
+    assert ollama_log.detect(text)
+    r = parse_text(text)
+    assert r.errors == [] and r.lines_used == 3
+    (gpu,) = r.facts
+    assert (gpu.kind, gpu.gpu_uuid, gpu.pci_bus_id, gpu.name, gpu.compute, gpu.driver_cuda) == (
+        "ollama_gpu", "GPU-cdf3c132-675f-077e-3bf7-99d79213d062", "0000:19:00.0", "NVIDIA H100 80GB HBM3", "9.0", "12.9")
+
+
+def test_older_release_quoted_name_without_bus_id():
+    # ollama PR #10569 (2025-05), journald prefix of ollama#8623's form in front
+    line = ('May 05 16:11:49 host ollama[1]: time=2025-05-05T16:11:49.763-07:00 level=INFO source=types.go:130 '
+            'msg="inference compute" id=GPU-d6de3398-9932-6902-11ec-fee8e424c8a2 library=cuda variant=v12 '
+            'compute=7.5 driver=12.1 name="NVIDIA GeForce RTX 2080 Ti" total="11.0 GiB" available="9.9 GiB"')
+    assert ollama_log.detect(line)
+    (gpu,) = parse_text(line).facts
+    assert (gpu.name, gpu.pci_bus_id, gpu.driver_cuda, gpu.library) == ("NVIDIA GeForce RTX 2080 Ti", None, "12.1", "cuda")
+
+
+def test_error_line_is_a_fact():
+    line = ('time=2024-06-01T10:00:00.000Z level=ERROR source=sched.go:443 msg="error loading llama server" '
+            'error="llama runner process has terminated: exit status 0xc0000409"')
+    (f,) = parse_text(line).facts
+    assert f.kind == "ollama_log_error"
+    assert f.message == "error loading llama server: llama runner process has terminated: exit status 0xc0000409"
+
+
+@pytest.mark.parametrize("text", [
+    "",
+    "level=INFO msg=hello",  # no source= key: some other slog program
+    "2025/02/09 17:56:22 routes.go:1187: INFO server config env=\"map[]\"",  # ollama's older log.Printf line
+])
+def test_not_this_kind(text):
+    assert not ollama_log.detect(text)
