@@ -1,0 +1,85 @@
+"""Container engines refusing a GPU container: docker/moby and containerd (CRI) errors.
+
+Made by the engine's client or the kubelet (``docker run --gpus all ...``, ``docker compose up``,
+``kubectl describe pod``): the engine has no NVIDIA runtime or GPU device driver registered, so
+the container never gets the GPUs. The NVIDIA prestart hook's own errors are
+:mod:`nvidia_container_cli`'s. Sample lines (real, from the threads named)::
+
+    docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].   (NVIDIA/nvidia-docker#1034)
+    docker: Error response from daemon: unknown or invalid runtime name: nvidia.                        (NVIDIA/nvidia-container-toolkit#150)
+    docker: Error response from daemon: Unknown runtime specified nvidia.                               (NVIDIA/nvidia-docker#578, docker < 23)
+    Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "nvidia" is configured
+
+Facts: ``container_runtime_error`` per line: ``reason`` is ``no_gpu_device_driver`` (moby's
+``--gpus`` request found no device driver: the NVIDIA toolkit never registered with dockerd),
+``unknown_runtime`` (``--runtime=nvidia`` or ``default-runtime`` names a runtime dockerd does not
+know), ``runtime_not_configured`` (containerd's CRI has no handler of the RuntimeClass);
+``engine`` (docker | containerd), ``runtime`` (the runtime or driver named, "" when none),
+``capabilities`` as printed, ``message``, ``gpu`` (the request was for GPUs: a ``gpu`` capability
+or an NVIDIA runtime; ``--runtime=runsc`` unknown is another engine fault). Empty input, or text without these lines, is not this kind.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "container_runtime"
+
+# could not select device driver "" with capabilities: [[gpu]].        (moby daemon/devices.go: "could not select device driver %q with capabilities: %v")
+_NO_DEVICE_DRIVER = re.compile(r'could not select device driver "(?P<driver>[^"]*)" with capabilities: (?P<caps>\[[^\n]*?\])\.?\s*$')
+# unknown or invalid runtime name: nvidia.        Unknown runtime specified nvidia.
+_UNKNOWN_RUNTIME = re.compile(r"(?:unknown or invalid runtime name|Unknown runtime specified):? (?P<runtime>[\w.-]+?)\.?\s*$")
+# failed to get sandbox runtime: no runtime for "nvidia" is configured   (containerd internal/cri: "no runtime for %q is configured")
+_CRI_NO_RUNTIME = re.compile(r'no runtime for "(?P<runtime>[^"]+)" is configured')
+_GATES = ("could not select device driver", "unknown or invalid runtime name", "Unknown runtime specified",
+          "is configured")
+_DETECT = re.compile(r'could not select device driver "[^"]*" with capabilities: \[|(?:unknown or invalid runtime name|Unknown runtime specified):? [\w.-]+'
+                     r'|no runtime for "[^"]+" is configured')
+
+
+@fact_kind
+class ContainerRuntimeError(Fact):
+    """The container engine could not give a container its GPUs (no NVIDIA runtime or driver registered)."""
+
+    kind: Literal["container_runtime_error"] = "container_runtime_error"
+    reason: str  # no_gpu_device_driver | unknown_runtime | runtime_not_configured
+    engine: str  # docker | containerd
+    runtime: str  # "nvidia"; "" for the device driver docker picks itself
+    capabilities: str | None = None  # "[[gpu]]"
+    message: str
+    gpu: bool  # the request was for GPUs: capabilities name gpu, or the runtime is NVIDIA's
+
+
+def _nvidia(runtime: str) -> bool:
+    # "nvidia", "nvidia-container-runtime", "nvidia-cdi", "nvidia-legacy" (the toolkit's runtime names)
+    return runtime.lower().startswith("nvidia")
+
+
+def detect(text: str) -> bool:
+    if not any(g in text for g in _GATES):
+        return False
+    return _DETECT.search(text) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    for n, line in enumerate(artefact.lines, 1):
+        if not any(g in line for g in _GATES):
+            continue
+        if (m := _NO_DEVICE_DRIVER.search(line)) is not None:
+            b.add(ContainerRuntimeError, n, reason="no_gpu_device_driver", engine="docker", runtime=m["driver"],
+                  capabilities=m["caps"], message=m[0].strip().rstrip("."), gpu="gpu" in m["caps"].lower())
+        elif (m := _UNKNOWN_RUNTIME.search(line)) is not None:
+            b.add(ContainerRuntimeError, n, reason="unknown_runtime", engine="docker", runtime=m["runtime"],
+                  message=m[0].strip().rstrip("."), gpu=_nvidia(m["runtime"]))
+        elif (m := _CRI_NO_RUNTIME.search(line)) is not None:
+            b.add(ContainerRuntimeError, n, reason="runtime_not_configured", engine="containerd",
+                  runtime=m["runtime"], message=m[0].strip(), gpu=_nvidia(m["runtime"]))
+        else:
+            continue
+        result.lines_used += 1
+    return result
