@@ -11,14 +11,21 @@ Sample content (HeyMeco/Rockchip-pcie-devices#6, geerlingguy/sbc-reviews#50, NVI
 
 Fragments are read too: ``lspci -vvv | grep -i acsctl`` output (ACSCtl lines only, the device
 unknown) and a device's capability lines without its header line (no bus id: the block is
-named by the line of the fact, ``line 12``).
+named by the line of the fact, ``line 12``). A pasted command line ``$ lspci -s d2:00.0 -vv``
+names the device of the lines after it; any ``-vvv`` line signature recognises the output
+(``LnkCtl:``, ``DevCap:``, ``Capabilities: [..]``, ``Kernel driver in use:``, the Vital Product
+Data lines ``Product Name:`` and ``[PN] Part number:``), e.g. (leptonai/gpud#1164)::
+
+    $ lspci -nn -s d2:00.0 -vv|grep -i umb|head -1
+    \t\tProduct Name: Nvidia ConnectX-7 mezz internal for Nvidia Umbriel system
 
 Facts: ``pcie_device`` per header line (bus id, class, name, what it is: gpu, nic, bridge,
 other); ``pcie_link_status`` per ``LnkSta:`` line, with the capability of the ``LnkCap:``
 line before it in the same device (speeds in GT/s, widths in lanes, whether each is below
 the capability, whether there is no link at all: width x0); ``pcie_acs_control`` per
 ``ACSCtl:`` line, with each flag and whether the device's bridge has a GPU or NIC of the same
-output behind it (``yes``/``no``, or ``unknown`` when the output does not list them).
+output behind it (``yes``/``no``, or ``unknown`` when the output does not list them);
+``pcie_vpd_product`` per VPD ``Product Name:`` line (the board's own name, e.g. which ConnectX).
 Output without LnkSta or ACSCtl lines yields only devices.
 """
 from __future__ import annotations
@@ -47,7 +54,20 @@ _LNKSTA = re.compile(r"^\s*LnkSta:\s+Speed (?P<speed>[\d.]+|unknown) ?GT/s(?: \(
 #                 ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-
 _ACSCTL = re.compile(r"^\s*ACSCtl:\s+(?P<flags>(?:\w+[+-]\s*)+)$")
 _FLAG = re.compile(r"(\w+)([+-])")
-_DETECT = re.compile(r"^\s*(?:LnkSta|ACSCtl|LnkCap):\s|^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] (?:PCI bridge|3D controller|VGA compatible controller|Infiniband controller|Ethernet controller)", re.M)
+# $ lspci -nn -s d2:00.0 -vv|grep -i umb|head -1
+_COMMAND = re.compile(r"^\s*(?:[\w@.:~/-]*[$#]\s*)?(?:sudo\s+)?(?:/\S*/)?lspci(?=\s+-|\s*\||\s*$)(?P<args>[^|]*)")
+_SELECT = re.compile(r"(?:^|\s)-s\s*(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
+# 		Product Name: Nvidia ConnectX-7 mezz internal for Nvidia Umbriel system
+# (two levels deep under "Capabilities: [48] Vital Product Data"; dmidecode's "Product Name:" is one deep)
+_VPD_NAME = re.compile(r"^(?:\t\t|\s{3,})Product Name: (?P<name>\S.*?)\s*$")
+# 			[PN] Part number: MCX75310AAS-NEAT
+_VPD_FIELD = re.compile(r"^\s+\[(?:PN|EC|SN|MN|V\d|VA|RV)\] [\w ]+:")
+# 		LnkCtl:	ASPM Disabled; RCB 64 bytes, Disabled- CommClk+   /   	Kernel driver in use: mlx5_core
+_VVV_LINE = re.compile(r"^\s+(?:LnkCtl2?|LnkCap2|LnkSta2|DevCap2?|DevCtl2?|DevSta|SltCap|SltCtl|SltSta|UESta|UEMsk|CESta|Kernel driver in use|Kernel modules|Capabilities: \[[0-9a-f]+\])[: ]")
+_DETECT = re.compile(r"^\s*(?:LnkSta|ACSCtl|LnkCap):\s|^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] (?:PCI bridge|3D controller|VGA compatible controller|Infiniband controller|Ethernet controller)"
+                     r"|^(?:\t\t|\s{3,})Product Name: |^\s+\[(?:PN|SN)\] (?:Part|Serial) number:"
+                     r"|^\s+(?:LnkCtl|DevCap|DevSta|Kernel driver in use):\s|^\s+Capabilities: \[[0-9a-f]+\] "
+                     r"|^\s*(?:[\w@.:~/-]*[$#]\s*)?(?:sudo\s+)?(?:/\S*/)?lspci(?=\s+-|\s*\||\s*$)", re.M)
 
 _NIC_CLASSES = ("Infiniband controller", "Ethernet controller", "Network controller")
 _GPU_CLASSES = ("3D controller", "VGA compatible controller", "Display controller")
@@ -106,8 +126,22 @@ class PcieAcsControl(Fact):
     p2p_devices_behind: Literal["yes", "no", "unknown"] = "unknown"  # a GPU or NIC below this bridge
 
 
+@fact_kind
+class PcieVpdProduct(Fact):
+    """A VPD ``Product Name:`` line of ``lspci -vv``: what the board calls itself."""
+
+    kind: Literal["pcie_vpd_product"] = "pcie_vpd_product"
+    device: str  # the bus id, or "line N" when the output does not name the device
+    pci_bus_id: str | None = None
+    product_name: str  # "Nvidia ConnectX-7 mezz internal for Nvidia Umbriel system"
+
+
+_GATES = ("LnkSta:", "ACSCtl:", "LnkCap:", " controller", "PCI bridge", "Product Name: ", "] Part number:", "] Serial number:",
+          "LnkCtl:", "DevCap:", "DevSta:", "Kernel driver in use:", "Capabilities: [", "lspci")
+
+
 def detect(head: str) -> bool:
-    if "LnkSta:" not in head and "ACSCtl:" not in head and "LnkCap:" not in head and " controller" not in head and "PCI bridge" not in head:
+    if not any(g in head for g in _GATES):
         return False
     return bool(_DETECT.search(head))
 
@@ -133,6 +167,12 @@ def parse(artefact: Artefact) -> ParseResult:
     devices: list[dict] = []
     pending: list[tuple[int, dict, dict]] = []  # (line, block, fields) of LnkSta/ACSCtl, emitted at the end
     for n, line in enumerate(artefact.lines, 1):
+        if "lspci" in line and (c := _COMMAND.match(line)):
+            sel = _SELECT.search(c["args"])
+            bus = sel and try_pci_bus_id(sel["bdf"] if sel["bdf"].count(":") == 2 else f"0000:{sel['bdf']}")
+            dev = {"bus": bus, "type": "unknown", "line": n} if bus else {}  # `-s BDF`: the lines after it are that device's
+            result.lines_used += 1
+            continue
         m = _HEAD.match(line)
         if m and (bus := try_pci_bus_id(m["bdf"] if m["bdf"].count(":") == 2 else f"0000:{m['bdf']}")):
             dev = {"bus": bus, "cls": m["cls"], "name": m["name"], "type": _type(m["cls"], m["name"]), "line": n}
@@ -156,6 +196,11 @@ def parse(artefact: Artefact) -> ParseResult:
         elif m := _ACSCTL.match(line):
             pending.append((n, dev, {"acs": dict(_FLAG.findall(m["flags"])), "flags": m["flags"].strip()}))
             result.lines_used += 1
+        elif m := _VPD_NAME.match(line):
+            pending.append((n, dev, {"vpd": m["name"]}))
+            result.lines_used += 1
+        elif _VPD_FIELD.match(line) or _VVV_LINE.match(line):
+            result.lines_used += 1
         elif "ACSCtl:" in line or "LnkSta:" in line:
             fb.error(n, f"lspci: unreadable {line.strip()[:40]!r}")
     for dev in devices:
@@ -165,6 +210,9 @@ def parse(artefact: Artefact) -> ParseResult:
     for n, dev, got in pending:
         common = {"device": dev["bus"] or f"line {n}", "pci_bus_id": dev["bus"], "device_type": dev["type"],
                   "name": dev.get("name"), "port_type": dev.get("port_type", "unknown")}
+        if "vpd" in got:
+            fb.add(PcieVpdProduct, n, device=common["device"], pci_bus_id=dev["bus"], product_name=got["vpd"])
+            continue
         if "link" in got:
             m = got["link"]
             speed, width = _gts(m["speed"]), int(m["width"])

@@ -20,7 +20,8 @@ failed worker process), ``torch_nccl_error`` (citing NCCL's forwarded ``Last err
 when there is one: that is the error, the wrapper line above it only names NCCL's result), and
 the NCCL fact kinds of that message or of NCCL messages pasted without NCCL's prefix
 (``nccl_duplicate_gpu``, ``nccl_bootstrap_failure``, ``nccl_cuda_failure``; see
-:mod:`torch_nccl_forwarded`). A traceback flattened onto one line by a paste keeps its
+:mod:`torch_nccl_forwarded`), and ``torch_warning`` for a warning of
+``knowledge/torch_warnings.yaml`` (see :mod:`torch_warnings`). A traceback flattened onto one line by a paste keeps its
 ``srun -l`` labels (``10: ``): the line is split at them. ``rank`` is the global rank: the ``[rankN]:``
 line prefix (PyTorch >= 2.2) where printed, else the ``[Rank N]`` of the message, which in
 the default process group is the global rank; ``pg_rank`` keeps the latter.
@@ -35,6 +36,7 @@ from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers import torch_log_lines as tl
 from stethoscope.facts.parsers import torch_nccl_forwarded as fwd
+from stethoscope.facts.parsers import torch_warnings as tw
 
 KIND = "torch_log"
 
@@ -134,6 +136,7 @@ def parse(artefact: Artefact) -> ParseResult:
 
     workers.extend(tl.failure_table(artefact, b, used))
     used.update(no for no, _m in tl.glog_torch_lines(artefact))
+    tw.read(artefact, b, used)  # known warnings (knowledge/torch_warnings.yaml)
 
     _emit_timeouts(b, timeouts, progress)
     for rec in progress.values():
@@ -379,3 +382,4 @@ def _bare_nccl_message(b: FactBuilder, no: int, line: str, node: str, forwarded:
     cls, fields, _peer = got
     b.add(cls, no, node=node, **fields)
     return True
+

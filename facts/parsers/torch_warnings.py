@@ -1,0 +1,65 @@
+"""Known PyTorch warnings (``knowledge/torch_warnings.yaml``) in a PyTorch log: read by
+:mod:`torch_log`, which owns the artefact.
+
+PyTorch's C++ warnings (``TORCH_WARN``, ``TORCH_WARN_ONCE``) print a c10 log line
+``[W<MMDD> <time> <file>:<line>] Warning: <message> (function <fn>)``, after a ``[rankN]:``
+prefix from 2.2 on (NVIDIA/flashdreams#156, PyTorch 2.6)::
+
+    [rank2]:[W525 04:26:31.066855952 ProcessGroupNCCL.cpp:1575] Warning: WARNING: destroy_process_group() was not called before program exit, which can leak resources. For more info, please see https://pytorch.org/docs/stable/distributed.html#shutdown (function operator())
+
+Facts: ``torch_warning`` per such line whose message the catalogue knows (its ``id``, whether it
+is benign, what it means). A warning line the catalogue does not know is left unread.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+from stethoscope.engine import yamlio
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder
+from stethoscope.facts.parsers import torch_log_lines as tl
+
+# [rank2]:[W525 04:26:31.066855952 ProcessGroupNCCL.cpp:1575] Warning: WARNING: destroy_process_group() was not called ...
+# (month and day as glog prints them: "W525" is May 25, "W1206" December 6)
+# [W ProcessGroupNCCL.cpp:1250] Warning: ...   (PyTorch < 2.4: no timestamp)
+C10_WARNING = re.compile(r"\[W(?:\d{3,4} [\d:.]+)? *(?P<src>[\w./-]+\.(?:cpp|cc|h|py)):\d+\] (?:Warning: )?(?P<msg>.+?)\s*$")
+
+
+@fact_kind
+class TorchWarning(Fact):
+    """A PyTorch warning the catalogue knows: ``destroy_process_group() was not called ...``."""
+
+    kind: Literal["torch_warning"] = "torch_warning"
+    warning_id: str  # the catalogue's id: "destroy_process_group_not_called"
+    benign: bool = False
+    meaning: str
+    rank: int | None = None
+    source_file: str  # "ProcessGroupNCCL.cpp"
+    message: str
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> tuple[dict, ...]:
+    doc = yamlio.safe_load(resources.files("stethoscope.knowledge").joinpath("torch_warnings.yaml").read_text())
+    return tuple(doc["warnings"])
+
+
+def markers() -> tuple[str, ...]:
+    return tuple(row["match"] for row in catalogue())
+
+
+def read(artefact: Artefact, b: FactBuilder, used: set[int]) -> None:
+    """One ``torch_warning`` per known warning line; their lines join ``used``."""
+    rows = catalogue()
+    for no, line, _start, _end in tl.marked_lines(artefact, markers()):
+        m = C10_WARNING.search(line)
+        row = next((r for r in rows if r["match"] in line), None)
+        if not m or row is None:
+            continue
+        node, grank = tl.line_context(artefact, line)
+        b.add(TorchWarning, no, node=node, warning_id=row["id"], benign=bool(row.get("benign")), meaning=" ".join(row["meaning"].split()),
+              rank=grank, source_file=m["src"], message=m["msg"])
+        used.add(no)
