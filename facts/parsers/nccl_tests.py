@@ -12,12 +12,16 @@ Sample content (nccl-tests 2.19.6 on a 2 x H200 host)::
 Older releases differ: before 2.13 there is no version line, no ``Group``, the bus is printed
 alone (``[0x1b]``), the leading columns depend on the collective (``redop``, ``root``, both or
 neither) and the last column of each half is ``error`` (max deviation, ``0e+00``) instead of
-``#wrong``; 2.19 adds per-iteration columns (``-P``) and a trailing timestamp (``-S``). The
-column header of each run says which set follows, so rows are read by that header.
+``#wrong``; 2.19 adds per-iteration columns (``-P``) and a trailing timestamp (``-S``). v1.0.0
+printed ``nThread`` and the footer without ``#``, rank lines without ``Pid``, a ``bytes N type
+op ... res`` header and times in ms. The column header of each run says which set follows;
+rows pasted without it are read by their own columns (:mod:`nccl_tests_rows`).
 
 A file may hold several runs one after another (a run starts at ``# nccl-tests version``,
 ``# Collective test starting`` or ``# nThread``) and other text (mpirun warnings, a shell
-prompt, NCCL INFO lines): only nccl-tests' own lines are taken.
+prompt, NCCL INFO lines): only nccl-tests' own lines are taken. People paste parts: a column
+header, rows or a footer alone is recognised by its own form and read as one anonymous run
+per block (a block ends at its ``Avg bus bandwidth`` line); its node is the bundle's.
 
 Facts emitted (classes in :mod:`nccl_tests_facts`): ``nccl_test_run`` per run (evidence: its
 first line), ``nccl_test_rank`` per rank line, ``nccl_test_row`` per table row,
@@ -33,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stethoscope.facts.ids import pci_bus_id
+from stethoscope.facts.parsers import nccl_tests_rows as rows
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
 from stethoscope.facts.parsers.nccl_tests_facts import (
     NcclTestFailure,
@@ -48,15 +53,26 @@ KIND = "nccl_tests"
 
 __all__ = ["KIND", "detect", "parse", "NcclTestRun", "NcclTestRank", "NcclTestRow", "NcclTestFailure"]
 
-# detect(): a line only nccl-tests prints, anywhere in the head.
+# detect(): a line only nccl-tests prints, anywhere in the text: a run header, a column header,
+# a results row (by its form, _ROW), a footer line, a failure line.
 # # nThread 1 nGpus 2 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 ...
+# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 validation: 1     (v1.0.0: no "#")
+# # nGpus(perProc) 8 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0   (scitix fork, sichek#52)
+# #      bytes             N    type      op      time  algbw  busbw      res     time  algbw  busbw      res   (v1.0.0)
+# # Out of bounds values : 0 OK          Out of bounds values : 0 OK   (v1.0.0 printed it without "#")
+# # Avg bus bandwidth    : 3.94
 # vm: Test NCCL failure common.cu:1550 'invalid usage (run with NCCL_DEBUG=WARN for details) / '
 _DETECT = re.compile(
-    r"^# (?:nccl-tests version \S+ nccl-headers=|Collective test starting: \S+|nThread \d+ nGpus \d+ minBytes )"
-    r"|^#\s+size\s+count\s+type\s"
-    r"|^\S+: Test (?:NCCL|CUDA) failure \S+:\d+ '",
+    r"^(?:# )?(?:nccl-tests version \S+ nccl-headers=|Collective test starting: \S+|nThread \d+ nGpus \d+ minBytes "
+    r"|nGpus\(perProc\) \d+ minBytes )"
+    r"|^#?[ \t]+(?:size\s+count|bytes\s+N)\s+type\s"
+    r"|^(?:# ?| ?)(?:Out of bounds values\s*: *-?\d+|Avg bus bandwidth\s*: *\S)"
+    r"|^\S+: Test (?:NCCL|CUDA) failure \S+:\d+ '"
+    r"|" + rows.ROW,
     re.M,
 )
+#: literal gates of detect(): every branch of _DETECT holds one of these
+_GATES = ("#", " failure ", "nThread ", "nGpus(", "bounds values", "bus bandwidth", " count ", " N ") + rows.DTYPES
 
 # Whole-text scan: every line nccl-tests prints, one named alternative per line kind.
 _LINE = re.compile(
@@ -65,18 +81,23 @@ _LINE = re.compile(
     # # Collective test starting: all_reduce_perf
     r"|^# Collective test starting: (?P<start>\S+)[^\n]*"
     # # nThread 1 nGpus 2 minBytes 8 maxBytes 1048576 step: 4(factor) warmup iters: 5 iters: 20 validation: 1
-    r"|^# (?P<nthread>nThread [^\n]*)"
+    # nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 validation: 1   (v1.0.0)
+    # # nGpus(perProc) 8 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+    r"|^(?:# )?(?P<nthread>(?:nThread \d+ nGpus|nGpus\(perProc\)) \d+ minBytes [^\n]*)"
     # #  Rank  0 Group  0 Pid   1633 on         vm device  0 [0000:00:06] NVIDIA H200
     # #   Rank  0 Pid   1129 on         vm device  0 [0x00] NVIDIA H200
+    # #   Rank  0 on  hostname device  0 [0x1a] Tesla V100-SXM2-16GB          (v1.0.0: no Pid)
     r"|^# +(?P<rank>Rank [^\n]*)"
     # #       size         count      type   redop    root     time   algbw   busbw  #wrong     time ...
-    r"|^#\s+size\s+count\s+type(?P<header>[^\n]*)"
+    # #      bytes             N    type      op      time  algbw  busbw      res     time  algbw  busbw      res   (v1.0.0)
+    #        size         count      type     time   algbw   busbw  error     time   algbw   busbw  error   (its '#' lost in a paste)
+    r"|^#?[ \t]+(?P<hfirst>size\s+count|bytes\s+N)\s+type(?P<header>[^\n]*)"
     #            8             2     float     sum      -1    13.54    0.00    0.00       0    13.06 ...
-    r"|^(?P<row> *\d+ +\d+ +[A-Za-z_]\w* [^\n]*)"
-    # # Out of bounds values : 0 OK
-    r"|^# Out of bounds values\s*: *(?P<oob>[^\n]*)"
-    # # Avg bus bandwidth    : 95.4419
-    r"|^# Avg bus bandwidth\s*: *(?P<avg>[^\n]*)"
+    r"|^(?P<row>[ \t]*\d+[ \t]+\d+[ \t]+[A-Za-z_]\w*[ \t][^\n]*)"
+    # # Out of bounds values : 0 OK               Out of bounds values : 0 OK   (v1.0.0: no "#")
+    r"|^(?:# ?| ?)Out of bounds values\s*: *(?P<oob>[^\n]*)"
+    # # Avg bus bandwidth    : 95.4419            Avg bus bandwidth    : 23.565    (v1.0.0)
+    r"|^(?:# ?| ?)Avg bus bandwidth\s*: *(?P<avg>[^\n]*)"
     # vm: Test NCCL failure common.cu:1550 'invalid usage (run with NCCL_DEBUG=WARN for details) / '
     r"|^(?P<fhost>\S+): Test (?P<ftype>NCCL|CUDA) failure (?P<ffile>[^\s:]+):(?P<fline>\d+) (?P<fmsg>[^\n]*)"
     #  .. vm pid 1633: Test failure common.cu:1454
@@ -90,15 +111,16 @@ _LINE = re.compile(
 
 # nThread 1 nGpus 2 minBytes 8 maxBytes 2147483648 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0
 _NTHREAD = re.compile(
-    r"nThread (?P<threads>\d+) nGpus (?P<gpus>\d+) minBytes (?P<min>\d+) maxBytes (?P<max>\d+) "
+    r"(?:nThread (?P<threads>\d+) nGpus|nGpus\(perProc\)) (?P<gpus>\d+) minBytes (?P<min>\d+) maxBytes (?P<max>\d+) "
     r"step: (?P<step>\d+)\((?:factor|bytes)\) warmup iters: (?P<warmup>\d+)\s+iters: (?P<iters>\d+)"
     r"(?:.*?validation: (?P<validation>\d+))?"
 )
 
 # Rank  0 Group  0 Pid   1633 on         vm device  0 [0000:00:06] NVIDIA H200
 # Rank  1 Group  0 Pid    798 on       hw14 device  1 [0x34] NVIDIA H800
+# Rank  0 on  hostname device  0 [0x1a] Tesla V100-SXM2-16GB        (v1.0.0: no Pid)
 _RANK = re.compile(
-    r"Rank +(?P<rank>\d+)(?: +Group +(?P<group>\d+))? +Pid +(?P<pid>\d+) on +(?P<host>\S+) "
+    r"Rank +(?P<rank>\d+)(?: +Group +(?P<group>\d+))?(?: +Pid +(?P<pid>\d+))? on +(?P<host>\S+) "
     r"device +(?P<device>\d+) \[(?P<bus>[0-9a-fA-Fx:]+)\] (?P<name>.*?)\s*$"
 )
 
@@ -108,10 +130,6 @@ _OOB = re.compile(r"(?P<count>-?\d+)(?: +(?P<status>OK|FAILED))?\s*$")
 _AVG = re.compile(r"(?P<bw>\S+)(?: +(?P<check>OK|FAILED))?\s*$")
 # 'invalid usage (run with NCCL_DEBUG=WARN for details) / '
 _QUOTED = re.compile(r"^'(?P<msg>.*)'\s*$")
-#   ... 0  2025-10-17 12:00:01   (-S: a timestamp after the in-place columns)
-_TIMESTAMP = re.compile(r"\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s*$")
-
-_WRONG_NAMES = ("#wrong", "error")
 
 
 @dataclass
@@ -119,10 +137,8 @@ class _Run:
     line: int
     collective: str | None = None
     fields: dict[str, Any] = field(default_factory=dict)
-    lead: list[str] | None = None  # columns between "type" and the measurements
-    per_side: int = 4  # time algbw busbw #wrong (+ i_min i_max i_p99 i_cv% with -P)
-    max_error: bool = False  # last column of each half is "error" (before 2.13)
-    timestamp: bool = False
+    layout: rows.Layout | None = None  # from the column header; None: none seen
+    headerless: bool = False  # rows read without a column header (layout inferred per row)
     ranks: list[tuple[int, dict[str, Any], str]] = field(default_factory=list)
     rows: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     failures: list[tuple[int, dict[str, Any], str]] = field(default_factory=list)
@@ -130,8 +146,7 @@ class _Run:
 
 
 def detect(head: str) -> bool:
-    # cheap gate: every branch of _DETECT needs a "#" (header, table) or " failure "
-    if "#" not in head and " failure " not in head:
+    if not any(g in head for g in _GATES):
         return False
     return _DETECT.search(head) is not None
 
@@ -168,38 +183,32 @@ def parse(artefact: Artefact) -> ParseResult:
         elif kind in ("fmsg", "tline"):
             (run.failures if run else orphans).append(_failure(m, line_no))
         elif kind == "header":
-            if run is None or run.lead is not None:  # a table pasted without its run header
-                run = _Run(line=line_no)
+            if run is None or run.layout is not None or run.headerless or _closed(run):
+                run = _Run(line=line_no)  # a table pasted without its run header
                 runs.append(run)
             run.stage = 4
-            _read_header(m["header"], run)
+            run.layout = rows.layout_of_header(m["hfirst"], m["header"])
+        elif kind == "row":
+            if run is None or _closed(run) or (run.layout is None and not run.headerless):
+                if not rows.ROW_RE.match(m["row"]):
+                    continue  # digits outside a results table
+                if run is None or _closed(run):  # rows pasted without any header: one run per block
+                    run = _Run(line=line_no)
+                    runs.append(run)
+                run.headerless = True
+            run.stage = 4
+            _read_row(builder, line_no, m["row"], run)
+        elif kind in ("oob", "avg") and (run is None or _closed(run) or (kind == "oob" and "out_of_bounds" in run.fields)):
+            run = _Run(line=line_no, stage=4)  # a footer pasted without its table
+            runs.append(run)
+            _read_footer(builder, line_no, kind, m, run)
         elif run is None:
-            continue  # a table line outside any run is not ours
+            continue  # a rank line outside any run is not ours
         elif kind == "rank":
             run.stage = 4
             _read_rank(builder, line_no, m["rank"], run)
-        elif kind == "row":
-            if run.lead is None:
-                continue  # digits outside a results table
-            run.stage = 4
-            _read_row(builder, line_no, m["row"], run)
-        elif kind == "oob":
-            run.stage = 4
-            om = _OOB.match(m["oob"])
-            if om is None:
-                builder.error(line_no, f"out-of-bounds count is not a number: {m['oob']!r}")
-            else:
-                run.fields["out_of_bounds"] = int(om["count"])
-                run.fields["status"] = om["status"] or ("FAILED" if int(om["count"]) else "OK")
-        elif kind == "avg":
-            run.stage = 4
-            am = _AVG.match(m["avg"])
-            bw = _float(am["bw"]) if am else None
-            if bw is None:
-                builder.error(line_no, f"average bus bandwidth is not a number: {m['avg']!r}")
-            else:
-                run.fields["avg_busbw"] = bw
-                run.fields["avg_busbw_check"] = am["check"]
+        elif kind in ("oob", "avg"):
+            _read_footer(builder, line_no, kind, m, run)
         used += 1
 
     for line_no, fields, host in orphans:
@@ -209,6 +218,30 @@ def parse(artefact: Artefact) -> ParseResult:
         _emit(builder, artefact, run)
     result.lines_used = used
     return result
+
+
+def _closed(run: _Run) -> bool:
+    """The run printed its last footer line: what follows is another run."""
+    return "avg_busbw" in run.fields
+
+
+def _read_footer(builder: FactBuilder, line_no: int, kind: str | None, m: re.Match[str], run: _Run) -> None:
+    run.stage = 4
+    if kind == "oob":
+        om = _OOB.match(m["oob"])
+        if om is None:
+            builder.error(line_no, f"out-of-bounds count is not a number: {m['oob']!r}")
+        else:
+            run.fields["out_of_bounds"] = int(om["count"])
+            run.fields["status"] = om["status"] or ("FAILED" if int(om["count"]) else "OK")
+        return
+    am = _AVG.match(m["avg"])
+    bw = _float(am["bw"]) if am else None
+    if bw is None:
+        builder.error(line_no, f"average bus bandwidth is not a number: {m['avg']!r}")
+    else:
+        run.fields["avg_busbw"] = bw
+        run.fields["avg_busbw_check"] = am["check"]
 
 
 def _version(raw: str) -> str | None:
@@ -239,59 +272,17 @@ def _read_rank(builder: FactBuilder, line_no: int, text: str, run: _Run) -> None
     except ValueError:
         builder.error(line_no, f"bad PCI bus id {bus!r}")
         return
-    fields = dict(rank=int(m["rank"]), group=int(m["group"]) if m["group"] else None, pid=int(m["pid"]),
+    fields = dict(rank=int(m["rank"]), group=int(m["group"]) if m["group"] else None,
+                  pid=int(m["pid"]) if m["pid"] else None,
                   host=m["host"], device=int(m["device"]), pci_bus_id=busid, gpu_name=m["name"])
     run.ranks.append((line_no, fields, m["host"]))
 
 
-def _read_header(text: str, run: _Run) -> None:
-    names = text.split()
-    first = next((i for i, n in enumerate(names) if n in ("time", "cputime")), len(names))
-    run.lead = names[:first]
-    run.per_side = 8 if "i_min" in names else 4
-    run.max_error = "error" in names and "#wrong" not in names
-    run.timestamp = "timestamp" in names
-
-
 def _read_row(builder: FactBuilder, line_no: int, text: str, run: _Run) -> None:
-    if run.timestamp:
-        text = _TIMESTAMP.sub("", text)
-    tok = text.split()
-    n = 2 * run.per_side
-    lead = tok[3:-n] if len(tok) >= 3 + n else None
-    if lead is None or len(lead) > len(run.lead or ()):
-        builder.error(line_no, f"results row has {len(tok)} columns, header wants {3 + len(run.lead or ()) + n}")
+    fields, problem = rows.read_row(text, None if run.headerless else run.layout, run.collective)
+    if fields is None:
+        builder.error(line_no, problem or "results row not read")
         return
-    fields: dict[str, Any] = dict(collective=run.collective, size_bytes=int(tok[0]), count=int(tok[1]),
-                                  dtype=tok[2], redop=None, root=None)
-    if len(lead) == len(run.lead or ()):
-        named = dict(zip(run.lead or (), lead))
-    else:  # alltoall before 2.13 printed an empty redop: place what is there by its form
-        named = {("root" if re.fullmatch(r"-?\d+", v) else "redop"): v for v in lead}
-    if "redop" in named:
-        fields["redop"] = None if named["redop"] in ("none", "") else named["redop"]
-    if "root" in named:
-        if not re.fullmatch(r"-?\d+", named["root"]):
-            builder.error(line_no, f"root is not a number: {named['root']!r}")
-            return
-        fields["root"] = None if int(named["root"]) < 0 else int(named["root"])
-    meas = tok[-n:]
-    for side, vals in (("oop", meas[: run.per_side]), ("ip", meas[run.per_side:])):
-        nums = [_float(v) for v in vals[:3]]
-        if None in nums:
-            bad = vals[nums.index(None)]
-            builder.error(line_no, f"{side} {('time', 'algbw', 'busbw')[nums.index(None)]} is not a number: {bad!r}")
-            return
-        fields[f"{side}_time_us"], fields[f"{side}_algbw"], fields[f"{side}_busbw"] = nums
-        wrong = vals[3]
-        value = None if wrong == "N/A" else _float(wrong)
-        if wrong != "N/A" and value is None:
-            builder.error(line_no, f"{side} {_WRONG_NAMES[run.max_error]} is not a number: {wrong!r}")
-            return
-        if run.max_error:
-            fields[f"{side}_max_error"] = value
-        else:
-            fields[f"{side}_wrong"] = None if value is None else int(value)
     run.rows.append((line_no, fields))
 
 
@@ -343,3 +334,8 @@ def _emit(builder: FactBuilder, artefact: Artefact, run: _Run) -> None:
     for line_no, fields, host in run.failures:
         fields = {k: v for k, v in fields.items() if k != "_summary"}
         builder.add(NcclTestFailure, line_no, node=artefact.node_for(host), run_id=fact.id, **fields)
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

@@ -51,7 +51,7 @@ class NcclTestRank(Fact):
     run_id: str
     rank: int
     group: int | None = None  # absent before nccl-tests 2.13
-    pid: int
+    pid: int | None = None  # absent in nccl-tests v1.0.0 ("#   Rank  0 on  host device  0 [0x06] ...")
     host: str
     device: int  # CUDA device ordinal in that process
     pci_bus_id: str  # canonical dddd:bb:dd.f; before 2.17 only the bus was printed ([0x1b])

@@ -273,8 +273,17 @@ def test_nccl_version_code(code, version):
         ("#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error", True),
         ("vm: Test NCCL failure common.cu:1550 'invalid usage (run with NCCL_DEBUG=WARN for details) / '", True),
         ("vm:1633:1633 [0] NCCL INFO NCCL version 2.28.9+cuda13.0", False),
-        ("# Avg bus bandwidth    : 95.4419", False),
-        ("nThread 1 nGpus 1 minBytes 8 maxBytes 16777216 step: 2(factor)", False),  # '#' lost in a markdown paste
+        ("# Avg bus bandwidth    : 95.4419", True),
+        ("# Out of bounds values : 0 OK", True),
+        (" Out of bounds values : 2 FAILED", True),  # v1.0.0 printed the footer without "#"
+        ("nThread 1 nGpus 1 minBytes 8 maxBytes 16777216 step: 2(factor)", True),  # v1.0.0, or '#' lost in a paste
+        ("# nGpus(perProc) 8 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0", True),
+        (" " + (FIX / "v2.11.0_all_gather_g2.txt").read_text().splitlines()[7][1:], True),  # its "#" lost in a paste
+        ("   134217728      33554432     float     sum      -1   5190.8   25.86   25.86      0   5186.6   25.88   25.88      0", True),
+        ("         256            64     float     sum      -1    34.24    0.01    0.01      0    33.65    0.01    0.01    N/A", True),
+        ("   12   34   floating point units counted", False),
+        ("8 2 float sum", False),
+        ("Avg bandwidth : 12", False),
     ],
 )
 def test_detect_lines(line, expected):
@@ -294,3 +303,80 @@ def test_empty_input():
     for module in (nccl_tests, nccl_tests_json):
         res = module.parse(Artefact(path="empty", text=""))
         assert (res.facts, res.errors, res.lines_used) == ([], [], 0)
+
+
+def test_rows_and_footer_without_any_header():
+    """nccl#1706: the tail of a run (last row, NCCL INFO lines, footer) is one anonymous run."""
+    res = _parse(FIX / "nccl1706_g2_tail_footer.txt")
+    assert res.errors == []
+    run = _run(res)
+    assert (run.evidence.line, run.rows, run.status, run.avg_busbw, run.nranks, run.collective) == (1, 1, "OK", 8.62002, 0, None)
+    row = _kinds(res, "nccl_test_row")[0]
+    assert (row.size_bytes, row.redop, row.root, row.oop_time_us, row.oop_busbw, row.oop_wrong, row.ip_wrong) == (
+        134217728, "sum", None, 5190.8, 25.86, 0, 0)
+
+
+def test_footer_alone_is_a_run():
+    res = _parse(FIX / "nccl1412_footer_only.txt")
+    run = _run(res)
+    assert (run.evidence.line, run.rows, run.status, run.avg_busbw, run.failed) == (3, 0, "OK", 33.3227, False)
+
+
+def test_column_header_without_run_header():
+    res = _parse(FIX / "issue252_header_fragment_rows_footer.txt")
+    assert res.errors == []
+    run = _run(res)
+    assert (run.evidence.line, run.rows, run.status, run.avg_busbw, run.max_busbw) == (2, 5, "OK", 95.3009, 97.54)
+
+
+def test_in_place_wrong_not_available():
+    res = _parse(FIX / "issue214_sendrecv_inplace_na.txt")
+    assert res.errors == []
+    rows = _kinds(res, "nccl_test_row")
+    assert len(rows) == 5 and [(r.oop_wrong, r.ip_wrong, r.wrong) for r in rows[:1]] == [(0, None, 0)]
+
+
+# The forms of nccl-tests v1.0.0 (src/common.cu and src/<coll>.cu at tag v1.0.0 of
+# github.com/NVIDIA/nccl-tests: "nThread" without "#", rank lines without Pid, header
+# "bytes N type op ... res", time in ms, broadcast out-of-place only, footer without "#").
+# CRAFTED from those printf formats: no public paste of v1.0.0 output was found.
+V1_ALL_REDUCE = """nThread 1 nGpus 2 minBytes 8 maxBytes 1048576 step: 4(factor) warmup iters: 5 iters: 20 validation: 1 
+# Using devices
+#   Rank  0 on  dgx1-node device  0 [0x06] Tesla V100-SXM2-16GB
+#   Rank  1 on  dgx1-node device  1 [0x07] Tesla V100-SXM2-16GB
+
+#                                 out-of-place                    in-place
+#      bytes             N    type      op     time  algbw  busbw      res     time  algbw  busbw      res
+     1048576        262144   float     sum    0.045  23.30  23.30    0e+00    0.044  23.83  23.83    0e+00
+ Out of bounds values : 0 OK
+ Avg bus bandwidth    : 23.565 
+
+"""
+V1_BROADCAST_ROWS = """     1048576        262144   float       0    0.040  26.21  26.21    0e+00
+     4194304       1048576   float       0    0.150  27.96  27.96    0e+00
+"""
+
+
+def test_v1_layout_with_header():
+    res = nccl_tests.parse(Artefact(path="v1.txt", text=V1_ALL_REDUCE))
+    assert res.errors == []
+    run = _run(res)
+    assert (run.n_gpus, run.nranks, run.status, run.avg_busbw) == (2, 2, "OK", 23.565)
+    assert [r.pid for r in _kinds(res, "nccl_test_rank")] == [None, None]
+    row = _kinds(res, "nccl_test_row")[0]
+    assert (row.redop, row.oop_time_us, row.oop_max_error, row.ip_busbw) == ("sum", 45.0, 0.0, 23.83)
+
+
+def test_v1_broadcast_rows_without_header_out_of_place_only():
+    assert nccl_tests.detect(V1_BROADCAST_ROWS)
+    res = nccl_tests.parse(Artefact(path="v1b.txt", text=V1_BROADCAST_ROWS))
+    assert res.errors == []
+    rows = _kinds(res, "nccl_test_row")
+    # the printed algbw agrees with bytes / time only if time is in ms
+    assert [(r.root, r.oop_time_us, r.ip_time_us, r.oop_max_error) for r in rows] == [(0, 40.0, None, 0.0), (0, 150.0, None, 0.0)]
+
+
+def test_two_footers_make_two_runs():
+    text = (FIX / "nccl1412_footer_only.txt").read_text() + (FIX / "nccl1706_g2_tail_footer.txt").read_text()
+    runs = _kinds(nccl_tests.parse(Artefact(path="two.txt", text=text)), "nccl_test_run")
+    assert [(r.rows, r.avg_busbw) for r in runs] == [(0, 33.3227), (1, 8.62002)]
