@@ -38,6 +38,8 @@ _GATES = ("could not select device driver", "unknown or invalid runtime name", "
           "is configured")
 _DETECT = re.compile(r'could not select device driver "[^"]*" with capabilities: \[|(?:unknown or invalid runtime name|Unknown runtime specified):? [\w.-]+'
                      r'|no runtime for "[^"]+" is configured')
+#: line signatures for facts/classify.py
+SIGNATURES = (_DETECT,)
 
 
 @fact_kind

@@ -35,6 +35,8 @@ _SLOG = re.compile(r"\blevel=(?P<level>DEBUG|INFO|WARN|ERROR)(?:[+-]\d+)? source
 # key=value or key="quoted value" (slog quotes values with spaces, '=' or quotes)
 _PAIR = re.compile(r'(?P<key>[\w.]+)=(?P<value>"(?:[^"\\]|\\.)*"|\S*)')
 _DETECT = re.compile(r"\blevel=(?:DEBUG|INFO|WARN|ERROR) source=\S+\.go:\d+ msg=")
+#: line signatures for facts/classify.py (one of them occurs in every text detect accepts)
+SIGNATURES = (_DETECT,)
 
 
 @fact_kind
@@ -97,3 +99,8 @@ def parse(artefact: Artefact) -> ParseResult:
             err = kv.get("error")
             b.add(OllamaLogError, n, message=(f"{msg}: {err}" if err else msg)[:300])
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)
