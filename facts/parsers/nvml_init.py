@@ -16,7 +16,19 @@ newer form; nvidia-smi without a loaded driver; a GPU that nvidia-smi cannot lis
     nvidia-smi: error while loading shared libraries: libnvidia-ml.so.1: cannot open shared object file: No such file or directory
     No devices were found
 
-Facts emitted: ``nvml_init_failure`` per failure line: ``reason`` is the NVML error class read
+A GPU that NVML initialised around but cannot reach is a per-device failure: nvidia-smi's
+``Unable to determine the device handle`` line (the GPU named by bus id, by index, or both, per
+driver generation; rwth-i6/returnn#1486 and public samples), and a monitoring tool's NVML query
+that returned a lost-device error for one GPU (leptonai/gpud#604)::
+
+    Unable to determine the device handle for GPU0000:03:00.0: Unknown Error
+    Unable to determine the device handle for GPU1: 0000:34:00.0: Unknown Error
+    Unable to determine the device handle for GPU 0000:05:00.0: GPU is lost.  Reboot the system to recover this GPU
+    failed to get remapped rows for GPU-ac896b35-5782-c478-4b2a-a661de07770f: failed to get device remapped rows: ERROR_GPU_IS_LOST
+
+Facts emitted: ``nvml_device_error`` per such line (``pci_bus_id``, ``gpu_index``, ``gpu_uuid``
+where printed; ``reason`` as below; ``query``: what was asked, "device handle" for nvidia-smi);
+``nvml_init_failure`` per failure line: ``reason`` is the NVML error class read
 from the message (``driver_library_mismatch``, ``library_not_found``, ``driver_not_loaded``,
 ``insufficient_permissions``, ``gpu_lost``, ``unknown_error``, ``no_devices``, ``other``),
 ``message`` as printed, ``library_version`` from an ``NVML library version:`` line that follows
@@ -29,6 +41,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -46,8 +59,27 @@ _SMI_NO_DRIVER = re.compile(r"NVIDIA-SMI has failed because it couldn't communic
 _NO_LIBRARY = re.compile(r"libnvidia-ml\.so(?:\.1)?: cannot open shared object file[^\n\\]*")
 # No devices were found
 _NO_DEVICES = re.compile(r"^\s*No devices were found\s*$", re.M)
-_ANY = re.compile("|".join(p.pattern for p in (_FAILED, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY)) + r"|^\s*No devices were found\s*$",
-                  re.M)
+_BDF = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
+# Unable to determine the device handle for GPU0000:03:00.0: Unknown Error              (older drivers)
+# Unable to determine the device handle for GPU1: 0000:34:00.0: Unknown Error           (index, then bus id)
+# Unable to determine the device handle for GPU 0000:05:00.0: GPU is lost.  Reboot the system to recover this GPU
+_DEVICE_HANDLE = re.compile(
+    rf"Unable to determine the device handle for [Gg][Pp][Uu] ?(?:(?P<bdf>{_BDF})|(?P<index>\d+)(?:: (?P<bdf2>{_BDF}))?)"
+    r"(?::[ \t]*(?P<msg>[^\n\\]*))?"
+)
+#: the NVML returns that say a device cannot be reached (nvml.h nvmlReturn_t names, as the Go
+#: bindings print them, and nvmlErrorString's texts); other returns (NOT_SUPPORTED, NO_DATA) on a
+#: device query are a feature the device lacks, no failure
+_LOST_RETURNS = (r"ERROR_(?:GPU_IS_LOST|UNKNOWN|RESET_REQUIRED|IRQ_ISSUE|INSUFFICIENT_POWER|GPU_NOT_FOUND)\b"
+                 r"|GPU is lost|Unknown Error|GPU requires reset")
+# failed to get remapped rows for GPU-ac896b35-5782-c478-4b2a-a661de07770f: failed to get device remapped rows: ERROR_GPU_IS_LOST
+_TOOL_QUERY = re.compile(
+    rf"(?:failed to get (?P<what>[\w -]+?) )?(?:for|of|on) (?:GPU |device )?(?P<dev>GPU-[0-9a-fA-F]{{8}}(?:-[0-9a-fA-F]{{4}}){{3}}-[0-9a-fA-F]{{12}}|{_BDF})"
+    rf"\b[^\n]*?: (?P<msg>(?:{_LOST_RETURNS})[^\n\\]*)"
+)
+_ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
+                           for p in (_FAILED, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY, _DEVICE_HANDLE, _TOOL_QUERY))
+                  + r"|^\s*No devices were found\s*$", re.M)
 
 #: lowercased fragments of NVML's error strings (nvmlErrorString, the Go bindings' ERROR_* names,
 #: nvidia-smi's own wording) -> reason; the first that occurs wins
@@ -64,6 +96,14 @@ REASONS: tuple[tuple[str, str], ...] = (
     ("no_permission", "insufficient_permissions"),
     ("gpu is lost", "gpu_lost"),  # NVML_ERROR_GPU_IS_LOST
     ("gpu_is_lost", "gpu_lost"),
+    ("gpu requires reset", "reset_required"),  # NVML_ERROR_RESET_REQUIRED
+    ("reset_required", "reset_required"),
+    ("insufficiently powered", "insufficient_power"),  # NVML_ERROR_INSUFFICIENT_POWER (nvidia-smi's text)
+    ("insufficient_power", "insufficient_power"),
+    ("issue with gpu interrupts", "irq_issue"),  # NVML_ERROR_IRQ_ISSUE (nvidia-smi's text)
+    ("interrupt request issue", "irq_issue"),
+    ("irq_issue", "irq_issue"),
+    ("gpu_not_found", "gpu_not_found"),  # NVML_ERROR_GPU_NOT_FOUND
     ("unknown error", "unknown_error"),  # NVML_ERROR_UNKNOWN
     ("error_unknown", "unknown_error"),
 )
@@ -78,6 +118,22 @@ class NvmlInitFailure(Fact):
     message: str  # as printed: "Driver/library version mismatch"
     source: str  # nvml | nvidia-smi | loader (the dynamic linker) | nvidia-container-cli
     library_version: str | None = None  # "565.57" from a following "NVML library version:" line
+
+
+@fact_kind
+class NvmlDeviceError(Fact):
+    """NVML works but cannot reach one GPU: nvidia-smi cannot get its handle, or a tool's query of
+    it returned a lost-device error."""
+
+    kind: Literal["nvml_device_error"] = "nvml_device_error"
+    reason: str  # gpu_lost | unknown_error | reset_required | insufficient_power | irq_issue | ... | other
+    message: str  # the error as printed: "Unknown Error", "ERROR_GPU_IS_LOST"
+    source: str  # nvidia-smi | tool
+    gpu: str  # the GPU as best named: its bus id, else its UUID, else "GPU1" (nvidia-smi's index)
+    query: str | None = None  # "device handle" (nvidia-smi), "remapped rows" (what the tool asked)
+    pci_bus_id: str | None = None  # canonical dddd:bb:dd.f
+    gpu_index: int | None = None  # nvidia-smi's "GPU1"
+    gpu_uuid: str | None = None  # "GPU-ac896b35-5782-c478-4b2a-a661de07770f"
 
 
 @fact_kind
@@ -96,7 +152,9 @@ def nvml_reason(message: str) -> str:
 def detect(head: str) -> bool:
     # one literal per branch of _ANY ("NVML" alone is in every nvidia-smi -q: not a gate)
     if not ("Failed to initialize NVML" in head or "Failed to start nvml" in head or "NVML library version" in head
-            or "NVIDIA-SMI has failed" in head or "No devices were found" in head or "libnvidia-ml.so" in head):
+            or "NVIDIA-SMI has failed" in head or "No devices were found" in head or "libnvidia-ml.so" in head
+            or "device handle" in head or "ERROR_" in head or "GPU is lost" in head or "Unknown Error" in head
+            or "GPU requires reset" in head):
         return False
     return _ANY.search(head) is not None
 
@@ -128,6 +186,19 @@ def parse(artefact: Artefact) -> ParseResult:
                   library_version=lib)
         elif (m := _NO_LIBRARY.search(line)) is not None:
             b.add(NvmlInitFailure, n, reason="library_not_found", message=line.strip(), source="loader")
+        elif "device handle" in line and (m := _DEVICE_HANDLE.search(line)) is not None:
+            msg = _clean(m["msg"] or "")
+            bus = try_pci_bus_id(m["bdf"] or m["bdf2"])
+            b.add(NvmlDeviceError, n, reason=nvml_reason(msg) if msg else "other", message=msg or "(no error text)",
+                  source="nvidia-smi", gpu=bus or f"GPU{m['index']}", query="device handle", pci_bus_id=bus,
+                  gpu_index=int(m["index"]) if m["index"] else None)
+        elif (m := _TOOL_QUERY.search(line)) is not None:
+            dev, msg = m["dev"], _clean(m["msg"])
+            uuid = dev if dev.startswith("GPU-") else None
+            bus = None if uuid else try_pci_bus_id(dev)
+            b.add(NvmlDeviceError, n, reason=nvml_reason(msg), message=msg, source="tool", gpu=bus or dev,
+                  query=(m["what"] or "").strip() or None, pci_bus_id=bus,
+                  gpu_uuid=uuid)
         elif _NO_DEVICES.match(line):
             b.add(NvmlInitFailure, n, reason="no_devices", message="No devices were found", source="nvidia-smi")
         elif n in versions:
@@ -136,3 +207,8 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         result.lines_used += 1
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_ANY,)

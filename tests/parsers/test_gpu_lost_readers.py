@@ -1,0 +1,81 @@
+"""NVML per-device failures (nvidia-smi's device-handle line, a tool's lost-GPU query) and
+GPUd's Xid/SXid messages, on real captures and the message forms of each driver generation."""
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import gpud_log, nvml_init
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
+
+
+def _parse(mod, rel: str | None = None, text: str | None = None):
+    text = (FIX / rel).read_text() if text is None else text
+    assert mod.detect(text)
+    return mod.parse(Artefact(path=rel or "t.txt", text=text, node="n1"))
+
+
+def _dev(f):
+    return (f.evidence.line, f.reason, f.gpu, f.pci_bus_id, f.gpu_index, f.gpu_uuid, f.source, f.query)
+
+
+@pytest.mark.parametrize("rel, want", [
+    ("nvml_init/returnn1486_device_handle_unknown_error.txt",
+     [(2, "unknown_error", "0000:03:00.0", "0000:03:00.0", None, None, "nvidia-smi", "device handle")]),
+    ("nvml_init/gpud604_remapped_rows_gpu_lost.txt",
+     [(1, "gpu_lost", "GPU-ac896b35-5782-c478-4b2a-a661de07770f", None, None,
+       "GPU-ac896b35-5782-c478-4b2a-a661de07770f", "tool", "remapped rows")]),
+])
+def test_device_errors_from_real_output(rel, want):
+    r = _parse(nvml_init, rel)
+    assert [_dev(f) for f in r.facts if f.kind == "nvml_device_error"] == want and r.errors == []
+
+
+@pytest.mark.parametrize("line, reason, gpu, index", [
+    # newer drivers: index, then bus id
+    ("Unable to determine the device handle for GPU1: 0000:34:00.0: Unknown Error", "unknown_error", "0000:34:00.0", 1),
+    ("Unable to determine the device handle for GPU 0000:05:00.0: GPU is lost.  Reboot the system to recover this GPU",
+     "gpu_lost", "0000:05:00.0", None),
+    ("Unable to determine the device handle for GPU 0: Unknown Error", "unknown_error", "GPU0", 0),
+    ("Unable to determine the device handle for GPU 0000:3B:00.0: Unable to communicate with GPU because it is "
+     "insufficiently powered.", "insufficient_power", "0000:3b:00.0", None),
+])
+def test_device_handle_forms(line, reason, gpu, index):
+    (f,) = _parse(nvml_init, text=line + "\n").facts
+    assert (f.kind, f.reason, f.gpu, f.gpu_index) == ("nvml_device_error", reason, gpu, index)
+
+
+@pytest.mark.parametrize("line", [
+    "failed to get clock speed for GPU-ac896b35-5782-c478-4b2a-a661de07770f: ERROR_NOT_SUPPORTED",  # a feature, no loss
+    "    Retired Pages                         : Unknown Error",  # an nvidia-smi -q value
+])
+def test_not_a_device_loss(line):
+    assert not nvml_init.detect(line) or nvml_init.parse(Artefact(path="t", text=line)).facts == []
+
+
+def test_gpud_xid_event_from_real_output():
+    r = _parse(gpud_log, "gpud/gpud604_xid79_event.txt")
+    assert [(f.kind, f.xid, f.pci_bus_id, f.message) for f in r.facts] == [
+        ("xid_event", 79, "0000:ae:00.0", "GPU has fallen off the bus")]
+
+
+@pytest.mark.parametrize("line, kind, code, dev", [
+    ('        "reason": "XID 74 (NVLINK Error) detected on PCI:0000:04:00",', "xid_event", 74, "0000:04:00.0"),
+    ("XID 144.3 (err status 0x00000040) NVLINK_RLW Nonfatal detected on GPU PCI:0000:04:00 UUID:GPU-ac896b35-5782-"
+     "c478-4b2a-a661de07770f", "xid_event", 144, "0000:04:00.0"),
+    ("SXID 123 detected on PCI:0000:9b:00", "nvswitch_sxid", 123, "0000:9b:00.0"),
+])
+def test_gpud_message_forms(line, kind, code, dev):
+    (f,) = _parse(gpud_log, text=line + "\n").facts
+    got = (f.kind, f.xid if kind == "xid_event" else f.sxid, f.pci_bus_id if kind == "xid_event" else f.switch)
+    assert got == (kind, code, dev)
+
+
+def test_gpud_xid_by_uuid_only_is_a_parse_error():
+    r = _parse(gpud_log, text="XID 13 Graphics Engine Exception detected on GPU GPU-ac896b35-5782-c478-4b2a-a661de07770f\n")
+    assert r.facts == [] and [e.line for e in r.errors] == [1]
+
+
+def test_kernel_xid_line_is_not_gpud():
+    assert not gpud_log.detect("NVRM: Xid (PCI:0000:ae:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
