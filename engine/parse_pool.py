@@ -22,6 +22,7 @@ from stethoscope.engine.report import FileCoverage, ParseProblem
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
 from stethoscope.engine.knowledge import load_verdict_policy
+from stethoscope.facts.classify import recognise
 from stethoscope.facts.registry import load_fallbacks, load_parsers
 
 #: below this much text a pool costs more (process start, pickling) than it saves
@@ -60,7 +61,7 @@ def parse_one(art: Artefact) -> FileResult:
     art.normalise()  # pasting and launcher wrappers off, line for line (facts/lines.py)
     # every parser looks at the whole text: a pasted fragment may sit anywhere in a file
     text = art.text
-    kinds = [p for p in load_parsers() if p.detect(text)]
+    kinds = recognise(text)  # one RE2 pass over every reader's signatures (facts/classify.py)
     if not kinds:  # nobody knows the format: its error lines still count (unrecognised_text)
         kinds = [p for p in load_fallbacks() if p.detect(text)]
     if not kinds:

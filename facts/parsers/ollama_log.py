@@ -99,8 +99,3 @@ def parse(artefact: Artefact) -> ParseResult:
             err = kv.get("error")
             b.add(OllamaLogError, n, message=(f"{msg}: {err}" if err else msg)[:300])
     return result
-
-
-#: the line signatures this reader owns: one of them occurs in any text detect() accepts
-#: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT,)

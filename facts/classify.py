@@ -1,0 +1,78 @@
+"""Which readers a file's text is for, in one compiled pass (issues 11 and 12).
+
+Every parser module declares ``SIGNATURES``: the line signatures it owns, as regular
+expressions (compiled ``re`` patterns or pattern strings) of which at least one matches
+somewhere in any text its ``detect`` accepts. All of them are compiled into one RE2 set
+(google-re2: a DFA, linear in the text, no backtracking), so recognising a file costs one
+scan of its text whatever the number of readers, instead of one scan per reader. Only the
+readers whose signature occurs are then asked, with their own ``detect``, whether the text
+is theirs. A parser without ``SIGNATURES`` is asked always (slower, never wrong).
+
+Flags of compiled patterns (MULTILINE, IGNORECASE, DOTALL) become inline flags. RE2 has no
+look-around or back-references: a signature must not use them (tests/test_classify.py
+compiles every one, and checks on every real fixture that a reader's ``detect`` never
+accepts a text its signatures missed).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from types import ModuleType
+
+import re2
+
+_FLAGS = ((re.MULTILINE, "m"), (re.IGNORECASE, "i"), (re.DOTALL, "s"))
+
+
+def signature_source(sig: re.Pattern | str) -> str:
+    """RE2 source of one signature, its ``re`` flags made inline."""
+    if isinstance(sig, str):
+        return sig
+    flags = "".join(ch for f, ch in _FLAGS if sig.flags & f)
+    return f"(?{flags}){sig.pattern}" if flags else sig.pattern
+
+
+@dataclass(frozen=True)
+class Classifier:
+    """One RE2 set over every declared signature; ``candidates(text)``: the parser modules to ask."""
+
+    parsers: tuple[ModuleType, ...]
+    owner: tuple[int, ...]  # set index -> index into parsers
+    always: tuple[int, ...]  # parsers without signatures
+    rset: object
+
+    def candidates(self, text: str) -> list[ModuleType]:
+        hit = set(self.always)
+        if self.owner:
+            hit.update(self.owner[i] for i in self.rset.Match(text) or ())
+        return [self.parsers[i] for i in sorted(hit)]
+
+
+def build(parsers: tuple[ModuleType, ...]) -> Classifier:
+    rset = re2.Set.SearchSet()
+    owner: list[int] = []
+    always: list[int] = []
+    for i, mod in enumerate(parsers):
+        sigs = getattr(mod, "SIGNATURES", None)
+        if not sigs:
+            always.append(i)
+            continue
+        for sig in sigs:
+            rset.Add(signature_source(sig))
+            owner.append(i)
+    if owner:
+        rset.Compile()
+    return Classifier(parsers=parsers, owner=tuple(owner), always=tuple(always), rset=rset)
+
+
+@lru_cache(maxsize=1)
+def classifier() -> Classifier:
+    from stethoscope.facts.registry import load_parsers
+
+    return build(load_parsers())
+
+
+def recognise(text: str) -> list[ModuleType]:
+    """The parser modules whose ``detect`` accepts ``text`` (asked only when a signature occurs)."""
+    return [p for p in classifier().candidates(text) if p.detect(text)]

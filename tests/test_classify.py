@@ -1,0 +1,65 @@
+"""The one-pass classification (facts/classify.py) never hides a file from its reader."""
+from pathlib import Path
+
+import pytest
+import re2
+
+from stethoscope.facts.classify import build, classifier, signature_source
+from stethoscope.facts.parsers.base import Artefact
+from stethoscope.facts.registry import load_parsers
+
+ROOT = Path(__file__).resolve().parent.parent
+#: real artefacts of every kind: the fixtures, the observations and the harvested cases
+TEXTS = sorted(p for p in (ROOT / "fixtures").rglob("*")
+               if p.is_file() and p.stat().st_size < 4_000_000 and p.suffix not in (".gz", ".tgz", ".tar", ".zip", ".png"))
+
+
+def test_every_signature_compiles_in_re2():
+    bad = []
+    for mod in load_parsers():
+        for sig in getattr(mod, "SIGNATURES", ()) or ():
+            try:
+                re2.compile(signature_source(sig))
+            except Exception as exc:  # noqa: BLE001 - the message names the construct RE2 lacks
+                bad.append(f"{mod.KIND}: {exc}")
+    assert not bad, bad
+
+
+def test_every_reader_declares_its_signatures():
+    missing = sorted(m.KIND for m in load_parsers() if not getattr(m, "SIGNATURES", None))
+    # pair_matrix_csv reads the head of a CSV (its header row decides): asked always
+    assert set(missing) <= {"pair_matrix_csv"}, f"declare SIGNATURES in these readers: {missing}"
+
+
+def test_no_reader_accepts_a_real_text_its_signatures_missed():
+    c = classifier()
+    misses = []
+    for path in TEXTS:
+        try:
+            raw = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        art = Artefact(path=str(path.relative_to(ROOT)), node="n", text=raw)
+        art.normalise()
+        cands = {m.KIND for m in c.candidates(art.text)}
+        misses += [f"{art.path}: {m.KIND}" for m in load_parsers() if m.KIND not in cands and m.detect(art.text)]
+    assert len(TEXTS) > 300
+    assert not misses, misses
+
+
+def test_candidates_are_few_on_a_real_nccl_log():
+    log = ROOT / "fixtures" / "observations" / "h200-x2"
+    path = next(p for p in sorted(log.rglob("*.log")) if "NCCL INFO" in p.read_text(errors="replace"))
+    kinds = {m.KIND for m in classifier().candidates(path.read_text())}
+    assert "nccl_log" in kinds and "nvidia_smi_q" not in kinds and "kernel_log" not in kinds
+
+
+def test_a_reader_without_signatures_is_always_asked():
+    class Mod:  # a module-like reader declaring nothing
+        KIND = "x"
+
+        @staticmethod
+        def detect(text):
+            return True
+
+    assert [m.KIND for m in build((Mod,)).candidates("anything")] == ["x"]
