@@ -315,8 +315,8 @@ def _gunzip_members(raw: RawBundle) -> None:
 NCCL_HOST = re.compile(rb"^(?:\[[^\]]*\]\s*)*([A-Za-z0-9][\w.-]*):\d+:\d+ \[\d+\] NCCL", re.M)
 # syslog / journal host:     "Nov 29 18:32:13 node17 kernel: NVRM: Xid ..."
 SYSLOG_HOST = re.compile(rb"^(?:\w{3} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT[\d:.]+(?:[+-]\d{2}:?\d{2}|Z)?) ([A-Za-z0-9][\w.-]*) kernel:", re.M)
-# shell prompt:              "root@node1:~# nvidia-smi -q"
-PROMPT_HOST = re.compile(rb"^[\w.-]+@([A-Za-z0-9][\w.-]*):[^\n]*?[#$] ", re.M)
+# shell prompt:              "root@node1:~# nvidia-smi -q"      "[root@n120 ~]# modprobe -v nv_peer_mem" (RHEL)
+PROMPT_HOST = re.compile(rb"^(?:\(\S+\) )?(?:[\w.-]+@([A-Za-z0-9][\w.-]*):[^\n]*?|\[[\w.-]+@([A-Za-z0-9][\w.-]*) [^\]\n]*\])[#$] ", re.M)
 # sosreport "hostname" file: a single line holding the host name
 HOSTNAME_FILE = re.compile(r"^[A-Za-z0-9][\w.-]*$")
 
@@ -325,7 +325,7 @@ def node_from_content(head: bytes) -> str | None:
     for pat in (NCCL_HOST, SYSLOG_HOST, PROMPT_HOST):
         m = pat.search(head)
         if m:
-            return m[1].decode("ascii", "replace")
+            return (m[1] or m[m.lastindex]).decode("ascii", "replace")
     return None
 
 

@@ -15,7 +15,8 @@ Line stamps understood: ``[  123.456789]``, ``[+0.000844]`` (``dmesg -d``/``--re
 
 Facts emitted (classes in :mod:`kernel_log_facts`): ``xid_event``, ``gpu_recovery_action``
 (Xid 154), ``gpu_fell_off_bus``, ``pcie_aer_error``, ``pcie_link_down``, ``nvswitch_sxid``,
-``kernel_boot``, ``nvidia_driver_loaded``, ``kernel_gpu_seen``. Lines that only complete an
+``kernel_boot``, ``nvidia_driver_loaded``, ``kernel_gpu_seen``, ``kernel_module_load_failure`` (a module
+the kernel refused: unknown symbol, symbol version, version magic). Lines that only complete an
 event (the serial after ``GPU at``, AER status and bit lines, SXid ``Severity``/``Data``
 lines, wrapped "fallen off the bus" text, ``Card not present``) count as used.
 
@@ -40,6 +41,7 @@ from stethoscope.facts.parsers.kernel_log_facts import (
     PcieLinkDown,
     XidEvent,
 )
+from stethoscope.facts.parsers import kernel_log_modules
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
 from stethoscope.facts.parsers.kernel_log_pcie import AerEvents, parse_link_down
 
@@ -80,7 +82,7 @@ _MESSAGE_START = re.compile(r"NVRM: |nvidia-nvswitch\d+: SXid|\bkernel: ")
 # after an AER or "The NVIDIA GPU" line, read directly as continuations).
 _KEYWORDS = re.compile(
     r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
-    r"|nvidia: probe of |probe with driver nvidia ",
+    r"|nvidia: probe of |probe with driver nvidia |" + kernel_log_modules.KEYWORDS,
 )
 
 # detect(): any of our markers, or a kernel-stamped line, anywhere in the head.
@@ -302,6 +304,8 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
 
         common["boot"] = boots.index
+        if ("symbol" in msg or "version magic" in msg) and kernel_log_modules.parse_module_line(b, ln, msg, common, used):
+            continue
         if aer.feed(ln, line, msg, common, lines):
             boots.had_content = True
             continue

@@ -1,0 +1,79 @@
+"""libibverbs' own warnings, printed on stderr by any verbs program (``ibv_devinfo``, perftest,
+NCCL, MPI) while it loads its providers (rdma-core libibverbs/init.c, dynamic_driver.c).
+
+Sample content (NVIDIA/nccl#1044, linux-rdma/perftest#262, SoftRoCE/rxe-dev#48, nminoru/pib#2)::
+
+    libibverbs: Warning: couldn't load driver 'libipathverbs-rdmav25.so': libipathverbs-rdmav25.so: cannot open shared object file: No such file or directory
+    libibverbs: Warning: couldn't load driver 'libmana-rdmav34.so': libmana-rdmav34.so: cannot open shared object file: No such file or directory
+    libibverbs: Warning: couldn't load driver 'rxe': librxe-rdmav2.so: cannot open shared object file: No such file or directory
+    libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0
+    libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.
+
+Facts: ``verbs_warning`` per line: ``what`` is ``provider_not_loaded`` (a provider listed in
+/etc/libibverbs.d that is not installed: harmless unless a device needs it), ``no_config_dir``,
+``no_provider_for_device`` (a kernel RDMA device that no installed provider drives: that device is
+unusable from user space), ``memlock_limit`` (``RLIMIT_MEMLOCK is N bytes``), or ``other``;
+``with_unusable_device`` when the same output has a ``no userspace device-specific driver`` line.
+Empty input: nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+
+KIND = "libibverbs"
+
+# libibverbs: Warning: couldn't load driver 'libipathverbs-rdmav25.so': libipathverbs-rdmav25.so: cannot open ...
+# libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0
+# libibverbs: Warning: RLIMIT_MEMLOCK is 65536 bytes.
+_LINE = re.compile(r"^.*?\blibibverbs: Warning: (?P<msg>[^\n]*?)\s*$", re.M)
+_PROVIDER = re.compile(r"^couldn't load driver '(?P<name>[^']+)': (?P<err>.+)$")
+_NO_PROVIDER = re.compile(r"^no userspace device-specific driver found for (?P<dev>\S+)")
+_CONFIG_DIR = re.compile(r"^couldn't open config directory '(?P<dir>[^']+)'")
+_MEMLOCK = re.compile(r"^RLIMIT_MEMLOCK is (?P<bytes>\d+) bytes")
+
+
+@fact_kind
+class VerbsWarning(Fact):
+    """One ``libibverbs: Warning: ...`` line."""
+
+    kind: Literal["verbs_warning"] = "verbs_warning"
+    what: Literal["provider_not_loaded", "no_config_dir", "no_provider_for_device", "memlock_limit", "other"]
+    provider: str | None = None  # "libipathverbs-rdmav25.so", "rxe"
+    device: str | None = None  # "/sys/class/infiniband_verbs/uverbs0"
+    memlock_bytes: int | None = None
+    message: str
+    # the same output also says a device has no provider: this program's verbs are broken, and a
+    # provider it could not load may be the one that device needs
+    with_unusable_device: bool = False
+
+
+def detect(head: str) -> bool:
+    return "libibverbs: Warning: " in head
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    unusable = "no userspace device-specific driver found" in artefact.text
+    for n, m in iter_matches(_LINE, artefact):
+        msg = m["msg"]
+        result.lines_used += 1
+        fields: dict = {"what": "other"}
+        if p := _PROVIDER.match(msg):
+            fields = {"what": "provider_not_loaded", "provider": p["name"]}
+        elif p := _NO_PROVIDER.match(msg):
+            fields = {"what": "no_provider_for_device", "device": p["dev"]}
+        elif _CONFIG_DIR.match(msg):
+            fields = {"what": "no_config_dir"}
+        elif p := _MEMLOCK.match(msg):
+            fields = {"what": "memlock_limit", "memlock_bytes": int(p["bytes"])}
+        fb.add(VerbsWarning, n, message=msg, with_unusable_device=unusable, **fields)
+    return result
+
+
+#: line signatures (facts/classify.py)
+SIGNATURES = (r"libibverbs: Warning: ",)

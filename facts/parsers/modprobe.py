@@ -1,0 +1,115 @@
+"""``modprobe`` / ``insmod`` output as operators paste it (``modprobe -v nv_peer_mem``,
+``sudo modprobe nvidia_peermem``), and the fact both this reader and the kernel log give when a
+kernel module cannot be loaded.
+
+Sample content (Mellanox/nv_peer_memory#84, a RHEL 7 host after an OFED change; kmod's
+tools/modprobe.c and tools/insmod.c format strings for the other forms)::
+
+    [root@n120 ~]# modprobe -v nv_peer_mem
+    insmod /lib/modules/3.10.0-1127.19.1.el7.x86_64/extra/nv_peer_mem.ko
+    modprobe: ERROR: could not insert 'nv_peer_mem': Unknown symbol in module, or unknown parameter (see dmesg)
+
+Facts: ``kernel_module_load_failure`` per ``modprobe: ERROR: could not insert 'M': REASON``,
+``modprobe: FATAL: Module M not found in directory D`` and ``insmod: ERROR: could not insert
+module M.ko: REASON`` line (``module`` with dashes as underscores, as the kernel names it;
+``reason`` from the errno text). The ``insmod <path>`` trace of ``modprobe -v`` counts as read.
+The node is the host of a shell prompt in the file (``[root@n120 ~]#``), else the bundle's.
+Empty input: nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+
+KIND = "modprobe"
+
+# modprobe: ERROR: could not insert 'nv_peer_mem': Unknown symbol in module, or unknown parameter (see dmesg)
+# modprobe: FATAL: Module nvidia_peermem not found in directory /lib/modules/5.15.0-91-generic   (kmod's "Module %s not found in directory %s")
+# insmod: ERROR: could not insert module nv_peer_mem.ko: Unknown symbol in module                   (kmod's insmod)
+# insmod /lib/modules/3.10.0-1127.19.1.el7.x86_64/extra/nv_peer_mem.ko                              (modprobe -v trace)
+_LINE = re.compile(
+    r"^(?:.*?[#$] )?(?:modprobe: (?:ERROR|FATAL): (?:could not insert '(?P<mod>[^']+)': (?P<why>[^\n]+?)"
+    r"|Module (?P<nf>\S+) not found in directory (?P<dir>\S+))"
+    r"|insmod: ERROR: could not insert module (?P<ko>\S+?)(?:\.ko(?:\.[gx]z|\.zst)?)?: (?P<kwhy>[^\n]+?)"
+    r"|(?P<trace>insmod /\S+\.ko(?:\.[gx]z|\.zst)?\b[^\n]*?))\s*$",
+    re.M,
+)
+# [root@n120 ~]# modprobe -v nv_peer_mem          root@node1:~# modprobe nvidia_peermem        (pytorch) [root@gpu3 ~]#
+_PROMPT = re.compile(r"^(?:\(\S+\) )?(?:\[[\w.-]+@(?P<h1>[A-Za-z0-9][\w.-]*)[^\]\n]*\]|[\w.-]+@(?P<h2>[A-Za-z0-9][\w.-]*):[^\n#$]*)[#$] ", re.M)
+
+# errno texts of init_module/finit_module as strerror prints them (kmod passes them through), most specific first
+_REASONS = (
+    ("Unknown symbol in module", "unknown_symbol"),  # ENOENT from the kernel: a symbol it does not export (see dmesg)
+    ("Invalid module format", "invalid_format"),      # ENOEXEC: built for another kernel (version magic, vermagic)
+    ("Exec format error", "invalid_format"),
+    ("Required key not available", "signature"),      # EKEYREJECTED/ENOKEY under Secure Boot
+    ("Key was rejected by service", "signature"),
+    ("Operation not permitted", "not_permitted"),
+    ("No such device", "no_device"),                  # the module loaded, found no hardware it drives
+    ("Invalid argument", "invalid_argument"),
+    ("File exists", "already_loaded"),
+)
+
+
+@fact_kind
+class KernelModuleLoadFailure(Fact):
+    """A kernel module that could not be loaded: ``modprobe: ERROR: could not insert 'nv_peer_mem':
+    Unknown symbol in module ...`` or the kernel's ``nv_peer_mem: Unknown symbol
+    ib_register_peer_memory_client (err 0)``."""
+
+    kind: Literal["kernel_module_load_failure"] = "kernel_module_load_failure"
+    module: str  # "nv_peer_mem", "nvidia_peermem" (dashes as underscores)
+    reason: Literal["unknown_symbol", "symbol_version", "version_magic", "invalid_format", "signature",
+                    "not_permitted", "no_device", "invalid_argument", "already_loaded", "not_found", "other"]
+    symbol: str | None = None  # kernel log: the symbol the running kernel does not export
+    message: str
+    source: Literal["modprobe", "kernel"]
+
+
+def module_name(raw: str) -> str:
+    """``nv-peer-mem`` / ``/lib/.../nv_peer_mem.ko.xz`` -> ``nv_peer_mem``: the kernel's form."""
+    name = raw.rsplit("/", 1)[-1]
+    name = re.sub(r"\.ko(?:\.[gx]z|\.zst)?$", "", name)
+    return name.replace("-", "_")
+
+
+def failure_reason(text: str) -> str:
+    return next((r for k, r in _REASONS if k in text), "other")
+
+
+def detect(head: str) -> bool:
+    if "modprobe: " not in head and "insmod" not in head:
+        return False
+    return any(m["trace"] is None for _, m in _scan(head))
+
+
+def _scan(text: str):
+    for m in _LINE.finditer(text):
+        yield m.start(), m
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    prompt = _PROMPT.search(artefact.text)
+    node = artefact.node_for((prompt["h1"] or prompt["h2"]) if prompt else None)
+    for n, m in iter_matches(_LINE, artefact):
+        result.lines_used += 1
+        if m["trace"] is not None:
+            continue
+        msg = m.group().strip()
+        if m["nf"]:
+            fb.add(KernelModuleLoadFailure, n, node=node, module=module_name(m["nf"]), reason="not_found",
+                   message=msg, source="modprobe")
+            continue
+        why = m["why"] or m["kwhy"]
+        fb.add(KernelModuleLoadFailure, n, node=node, module=module_name(m["mod"] or m["ko"]),
+               reason=failure_reason(why), message=msg, source="modprobe")
+    return result
+
+
+#: line signatures (facts/classify.py): modprobe's and insmod's error lines
+SIGNATURES = (r"(?m)modprobe: (?:ERROR|FATAL): |insmod: ERROR: could not insert ",)

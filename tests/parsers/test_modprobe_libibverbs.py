@@ -1,0 +1,53 @@
+"""modprobe/insmod output, the kernel's module-load lines and libibverbs warnings: real lines
+from public threads (Mellanox/nv_peer_memory#84, NVIDIA/nccl#1044, SoftRoCE/rxe-dev#48)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import kernel_log, libibverbs, modprobe
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
+
+
+def test_modprobe_session_names_module_reason_and_prompt_host() -> None:
+    text = (FIX / "modprobe" / "nv_peer_mem_unknown_symbol.txt").read_text()
+    assert modprobe.detect(text)
+    res = modprobe.parse(Artefact(path="other.txt", text=text))
+    [f] = res.facts
+    assert (f.node, f.module, f.reason, f.source) == ("n120", "nv_peer_mem", "unknown_symbol", "modprobe")
+    assert res.lines_used == 2  # the insmod trace is read too
+
+
+@pytest.mark.parametrize("line,module,reason", [
+    ("modprobe: FATAL: Module nvidia_peermem not found in directory /lib/modules/5.15.0-91-generic", "nvidia_peermem", "not_found"),
+    ("insmod: ERROR: could not insert module nv_peer_mem.ko: Unknown symbol in module", "nv_peer_mem", "unknown_symbol"),
+    ("modprobe: ERROR: could not insert 'nvidia': No such device", "nvidia", "no_device"),
+])
+def test_modprobe_forms(line: str, module: str, reason: str) -> None:
+    [f] = modprobe.parse(Artefact(path="m.txt", text=line + "\n")).facts
+    assert (f.module, f.reason) == (module, reason)
+
+
+def test_lsmod_prompt_alone_is_not_modprobe() -> None:
+    assert not modprobe.detect("(pytorch) [root@gpu3 ~]# lsmod | grep nvidia_peermem\n")
+
+
+def test_kernel_unknown_symbol_lines() -> None:
+    text = (FIX / "kernel_log" / "dmesg_T_nv_peer_mem_unknown_symbol.log").read_text()
+    res = kernel_log.parse(Artefact(path="dmesg.log", text=text))
+    facts = [f for f in res.facts if f.kind == "kernel_module_load_failure"]
+    assert [(f.module, f.symbol) for f in facts[:2]] == [("nv_peer_mem", "ib_register_peer_memory_client"),
+                                                        ("nv_peer_mem", "ib_unregister_peer_memory_client")]
+    assert len(facts) == 4 and not res.errors
+
+
+def test_libibverbs_unused_provider_and_device_without_provider() -> None:
+    benign = (FIX / "libibverbs" / "nccl1044_ipath_provider_missing.txt").read_text()
+    [w] = libibverbs.parse(Artefact(path="a.txt", text=benign)).facts
+    assert (w.what, w.provider, w.with_unusable_device) == ("provider_not_loaded", "libipathverbs-rdmav25.so", False)
+    broken = (FIX / "libibverbs" / "rxe_dev48_no_provider_for_uverbs0.txt").read_text()
+    whats = [(f.what, f.with_unusable_device) for f in libibverbs.parse(Artefact(path="b.txt", text=broken)).facts]
+    assert whats == [("provider_not_loaded", True), ("no_provider_for_device", True)]
