@@ -24,7 +24,14 @@ Facts emitted, of the same kinds as ``nvidia-smi -q`` where one fits (:mod:`gpu_
 ``gpu_info`` (index, name, driver and CUDA version, persistence), ``gpu_temperature``,
 ``gpu_power`` (draw; the cap as the enforced limit), ``gpu_ecc_count`` (volatile,
 uncorrectable, ``total``) when a number is shown; and ``gpu_usage`` (memory, utilisation,
-performance state, compute and MIG mode) and ``gpu_process`` (one per process row).
+performance state, compute and MIG mode) and ``gpu_process`` (one per process row);
+``gpu_process_panel`` per process table (its rows, and whether it was printed empty: neither a
+row nor ``No running processes found``, which is what nvidia-smi shows inside a container
+whose PID namespace hides the processes that hold the GPUs, NVIDIA/nvidia-docker#1460). The
+process table alone, pasted without the GPU rows, is recognised from its title rows::
+
+    | Processes:                                                       GPU Memory |
+    |  GPU       PID   Type   Process name                             Usage      |
 ``N/A`` cells give None. A first GPU row without its second row is a ParseError. Text without
 the table yields nothing.
 """
@@ -58,6 +65,11 @@ _PROCESS_ROW = re.compile(r"^\|\s+(?P<gpu>\d+)\s+(?:(?P<gi>\d+|N/A)\s+(?P<ci>\d+
                           r"\s+(?P<name>\S.*?)\s+(?P<mem>\d+MiB|N/A)\s*\|\s*$")
 # |  No running processes found                                                 |
 _NO_PROCESSES = re.compile(r"^\|\s+No running processes found\s*\|\s*$")
+# | Processes:                                                       GPU Memory |
+_PANEL_TITLE = re.compile(r"^\|\s*Processes:\s+(?:GPU Memory\s*)?\|\s*$")
+# |  GPU       PID   Type   Process name                             Usage      |
+# |  GPU   GI   CI        PID   Type   Process name                              GPU Memory |
+_PANEL_COLUMNS = re.compile(r"^\|\s+GPU\s+(?:GI\s+CI\s+)?PID\s+Type\s+Process name\s+(?:GPU Memory|Usage)\s*\|\s*$")
 # +---...---+, |===...===|, |---+---|, and the column-title rows
 _FRAME = re.compile(r"^[+|][-=+|]+\s*$|^\|\s*(?:GPU\s+Name|Fan\s+Temp|GPU\s+GI\s+CI|Processes:|\s*ID\s+ID|\s+\|\s+\|\s+MIG M\.)")
 
@@ -80,6 +92,16 @@ class GpuUsage(Fact):
 
 
 @fact_kind
+class GpuProcessPanel(Fact):
+    """The ``Processes:`` table of one nvidia-smi output: how many rows it had."""
+
+    kind: Literal["gpu_process_panel"] = "gpu_process_panel"
+    process_rows: int
+    says_none_running: bool = False  # "No running processes found"
+    printed_empty: bool = False  # neither a row nor that line: processes hidden (another PID namespace)
+
+
+@fact_kind
 class GpuProcess(Fact):
     """One row of the process table: a process holding a GPU."""
 
@@ -96,7 +118,7 @@ def detect(head: str) -> bool:
     if not ("NVIDIA-SMI" in head or "MiB /" in head or "Process name" in head):
         return False
     return _HEADER.search(head) is not None or any(
-        _GPU_ROW.match(ln) or _PROCESS_ROW.match(ln) or _NO_PROCESSES.match(ln)
+        _GPU_ROW.match(ln) or _PROCESS_ROW.match(ln) or _NO_PROCESSES.match(ln) or _PANEL_TITLE.match(ln) or _PANEL_COLUMNS.match(ln)
         for ln in head.splitlines() if ln.startswith("|"))
 
 
@@ -116,6 +138,8 @@ def parse(artefact: Artefact) -> ParseResult:
     lines = artefact.lines
     driver = cuda = None
     buses: dict[int, str] = {}
+    panel: dict | None = None  # the process table being read: its title line, rows, "none running"
+    panels: list[dict] = []
     n = 0
     while n < len(lines):
         line = lines[n].rstrip()
@@ -142,9 +166,22 @@ def parse(artefact: Artefact) -> ParseResult:
             gpu = int(p["gpu"])
             b.add(GpuProcess, no, gpu_index=gpu, pci_bus_id=buses.get(gpu), pid=int(p["pid"]), process_type=p["type"],
                   process_name=p["name"], used_memory_mib=_int(p["mem"], "MiB"))
+            if panel is not None:
+                panel["rows"] += 1
             result.lines_used += 1
-        elif _NO_PROCESSES.match(line) or (line.startswith(("|", "+")) and _FRAME.match(line)):
+        elif _PANEL_TITLE.match(line) or (panel is None and _PANEL_COLUMNS.match(line)):
+            panel = {"line": no, "rows": 0, "none": False}
+            panels.append(panel)
             result.lines_used += 1
+        elif _NO_PROCESSES.match(line):
+            if panel is not None:
+                panel["none"] = True
+            result.lines_used += 1
+        elif _PANEL_COLUMNS.match(line) or (line.startswith(("|", "+")) and _FRAME.match(line)):
+            result.lines_used += 1
+    for pn in panels:
+        b.add(GpuProcessPanel, pn["line"], process_rows=pn["rows"], says_none_running=pn["none"],
+              printed_empty=pn["rows"] == 0 and not pn["none"])
     return result
 
 

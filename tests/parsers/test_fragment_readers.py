@@ -1,0 +1,79 @@
+"""Readers of fragments posted with healthy systems: an lspci -vv line under its command, the
+nvidia-smi process table alone, nvtop's device lines, PyTorch's exit warning (real samples)."""
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import lspci, nvidia_smi_table, nvtop, torch_log
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
+
+
+def _parse(mod, rel: str | None = None, text: str | None = None):
+    text = (FIX / rel).read_text() if text is None else text
+    assert mod.detect(text)
+    a = Artefact(path=rel or "t.txt", text=text, node="n1")
+    a.normalise()
+    return mod.parse(a)
+
+
+def test_lspci_command_line_names_the_device_of_a_vpd_line():
+    # leptonai/gpud#1164, as posted
+    r = _parse(lspci, text="$ lspci -nn -s d2:00.0 -vv|grep -i umb|head -1\n"
+                           "\t\tProduct Name: Nvidia ConnectX-7 mezz internal for Nvidia Umbriel system\n")
+    (f,) = r.facts
+    assert (f.kind, f.pci_bus_id, f.evidence.line) == ("pcie_vpd_product", "0000:d2:00.0", 2)
+    assert f.product_name == "Nvidia ConnectX-7 mezz internal for Nvidia Umbriel system" and r.lines_used == 2
+
+
+@pytest.mark.parametrize("text", [
+    "\tProduct Name: PowerEdge R750\n",  # dmidecode -t system: one tab deep, not lspci's VPD
+    "lspci shows the card on the bus\n",  # prose that mentions the command
+])
+def test_lspci_does_not_claim_lookalikes(text):
+    assert not lspci.detect(text)
+
+
+def test_lspci_vvv_lines_without_a_header_are_read():
+    text = ("\t\tLnkCtl:\tASPM Disabled; RCB 64 bytes, Disabled- CommClk+\n"
+            "\t\tLnkSta:\tSpeed 16GT/s, Width x16\n\tKernel driver in use: mlx5_core\n")
+    r = _parse(lspci, text=text)
+    assert [f.kind for f in r.facts] == ["pcie_link_status"] and r.lines_used == 3
+
+
+def test_empty_process_panel_alone():
+    r = _parse(nvidia_smi_table, "nvidia_smi_table/nvidia_docker1460_empty_process_panel.txt")
+    (p,) = [f for f in r.facts if f.kind == "gpu_process_panel"]
+    assert (p.process_rows, p.says_none_running, p.printed_empty, p.evidence.line) == (0, False, True, 2)
+
+
+def test_process_panel_with_no_running_processes_line():
+    r = _parse(nvidia_smi_table, "nvidia_smi_table/gpu_operator1043_r550_no_processes.txt")
+    (p,) = [f for f in r.facts if f.kind == "gpu_process_panel"]
+    assert (p.process_rows, p.says_none_running, p.printed_empty) == (0, True, False)
+
+
+def test_nvtop_device_lines():
+    r = _parse(nvtop, "nvtop/nvtop6_pcie_gen1_idle.txt")
+    got = [(f.index, f.name, f.pcie_gen_current, f.pcie_width_current) for f in r.facts]
+    assert got == [(0, "GeForce GTX 1080 Ti", 3, 16), (1, "GeForce GTX 1080 Ti", 1, 16)]
+
+
+def test_nvtop_3x_line_with_clocks():
+    r = _parse(nvtop, text="Device 0 [NVIDIA GeForce RTX 3090] PCIe GEN 4@16x RX: 1.953 MiB/s TX: 2.930 MiB/s\n"
+                           " GPU 210MHz  MEM 405MHz  TEMP  35°C FAN  30% POW  25 / 350 W\n")
+    (f,) = r.facts
+    assert (f.pcie_gen_current, f.temperature_c, f.power_draw_w, f.power_limit_w) == (4, 35, 25, 350)
+
+
+def test_torch_exit_warning_is_a_known_benign_warning():
+    r = _parse(torch_log, "torch_log/flashdreams156_destroy_pg_warning.log")
+    got = [(f.kind, f.warning_id, f.benign, f.source_file) for f in r.facts]
+    assert got == [("torch_warning", "destroy_process_group_not_called", True, "ProcessGroupNCCL.cpp")] * 3
+    assert r.lines_used == 3
+
+
+def test_unknown_torch_warning_is_not_read():
+    r = torch_log.parse(Artefact(path="t", text="[rank0]:[W604 08:55:15.856186408 ProcessGroupNCCL.cpp:1496] Warning: something new\n"))
+    assert r.facts == [] and r.lines_used == 0
