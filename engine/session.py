@@ -22,7 +22,7 @@ from typing import Any, Iterable
 import durable.engine as durable_engine
 import durable_rules_engine
 
-from stethoscope.engine.compile import CompiledRule, Pattern, Ref, Test
+from stethoscope.engine.compile import CompiledRule, Pattern, Ref, Test, test_passes
 from stethoscope.engine.derive import Firing, make_derived
 from stethoscope.facts.model import Fact
 
@@ -122,8 +122,26 @@ def _none_first(rules: list[CompiledRule]) -> dict[str, int]:
         return {}
 
 
+def literal_tests(rules: list[CompiledRule]) -> dict[str, list[tuple[Test, ...]]]:
+    """kind -> for each pattern (``all`` and ``none``) of that kind, its tests that compare a
+    field with a constant (tests against another fact's field are left to the engine)."""
+    out: dict[str, list[tuple[Test, ...]]] = {}
+    for r in rules:
+        for p in (*r.all, *r.none):
+            out.setdefault(p.kind, []).append(tuple(t for t in p.tests if not isinstance(t.value, Ref)))
+    return out
+
+
+def can_bind(patterns: list[tuple[Test, ...]], view: dict[str, Any]) -> bool:
+    """Whether a fact (its rule view) passes every constant test of at least one pattern of its
+    kind. A fact that passes none can neither complete a match nor block one (``none``), so
+    leaving it out of durable changes no firing (tests/test_engine_equivalence.py)."""
+    return any(all(test_passes(t, view, {}) for t in tests) for tests in patterns)
+
+
 def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing], list[Fact]]:
-    """Assert ``facts`` into a fresh durable host; return the firings and derived facts."""
+    """Assert ``facts`` into a fresh durable host; return the firings and derived facts.
+    Only facts that can bind some pattern are asserted (``can_bind``)."""
     by_id: dict[str, Fact] = {}
     firings: list[Firing] = []
     derived: list[Fact] = []
@@ -168,8 +186,8 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
 
     asserted: set[str] = set()
 
-    def send(fact: Fact) -> None:
-        text = fact_json(fact.rule_view())
+    def send(fact: Fact, view: dict[str, Any] | None = None) -> None:
+        text = fact_json(fact.rule_view() if view is None else view)
         for name in names:
             if fact.kind in kinds_of[name]:
                 asserted.add(name)
@@ -183,11 +201,15 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
         rank = _none_first(rules)
         ordered = sorted(facts, key=lambda f: (f.kind not in none_kinds, rank.get(f.kind, len(rank))))
         used = frozenset().union(*kinds_of.values()) if kinds_of else frozenset()
+        literal = literal_tests(rules)
         for fact in ordered:
             if fact.kind not in used:
                 continue
+            view = fact.rule_view()
+            if not can_bind(literal[fact.kind], view):
+                continue  # no pattern of any rule can take it: durable never needs to see it
             by_id[fact.id] = fact
-            send(fact)
+            send(fact, view)
             while queue:
                 send(queue.popleft())
         for name in names:

@@ -137,3 +137,21 @@ def test_none_of_a_kind_matched_under_all_is_rejected(tmp_path):
     )
     errors = [str(e) for e in load_rules([path], root=tmp_path).errors]
     assert errors and "also matches under 'all'" in errors[0] and errors[0].startswith("solo.yaml:12:")
+
+
+def test_only_facts_that_can_bind_a_pattern_are_asserted(ruleset):
+    """The prefilter keeps every fact some pattern's constant tests accept (``all`` and ``none``)."""
+    from stethoscope.engine.compile import Ref
+    from stethoscope.engine.session import can_bind, literal_tests
+
+    lit = literal_tests(ruleset.rules)
+    # every kind a rule names has an entry, and no entry keeps a test against another fact
+    assert set(lit) == {p.kind for r in ruleset.rules for p in (*r.all, *r.none)}
+    assert all(not isinstance(t.value, Ref) for pats in lit.values() for tests in pats for t in tests)
+    from stethoscope.engine.compile import Test
+
+    pats = [(Test("xid", "in", (79, 48)), Test("node", "eq", "n1")), (Test("severity", "eq", "fatal"),)]
+    assert can_bind(pats, {"xid": 79, "node": "n1"})
+    assert can_bind(pats, {"xid": 13, "severity": "fatal"})
+    assert not can_bind(pats, {"xid": 13, "node": "n1"})
+    assert can_bind([()], {"anything": 1})  # a pattern without constant tests takes every fact
