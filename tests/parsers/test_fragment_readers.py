@@ -1,10 +1,11 @@
 """Readers of fragments posted with healthy systems: an lspci -vv line under its command, the
-nvidia-smi process table alone, nvtop's device lines, PyTorch's exit warning (real samples)."""
+nvidia-smi process table alone, nvtop's device lines, PyTorch's exit warning, gpud scan's
+verdict lines (real samples)."""
 from pathlib import Path
 
 import pytest
 
-from stethoscope.facts.parsers import lspci, nvidia_smi_table, nvtop, torch_log
+from stethoscope.facts.parsers import gpud_scan, lspci, nvidia_smi_table, nvtop, torch_log
 from stethoscope.facts.parsers.base import Artefact
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
@@ -77,3 +78,21 @@ def test_torch_exit_warning_is_a_known_benign_warning():
 def test_unknown_torch_warning_is_not_read():
     r = torch_log.parse(Artefact(path="t", text="[rank0]:[W604 08:55:15.856186408 ProcessGroupNCCL.cpp:1496] Warning: something new\n"))
     assert r.facts == [] and r.lines_used == 0
+
+
+def test_gpud_scan_fabric_manager_on_a_host_without_nvswitch():
+    r = _parse(gpud_scan, "gpud_scan/gpud906_a10_no_nvswitch.txt")
+    got = [(f.evidence.line, f.kind, getattr(f, "component", None), getattr(f, "status", None)) for f in r.facts]
+    assert got == [(2, "gpud_check", "fabric-manager", None), (3, "fabric_manager_status", None, "unit_inactive")]
+
+
+def test_gpud_scan_failed_check_is_an_error_fact():
+    # the summary gpud's fabric-manager component gives on an NVSwitch host whose service is down
+    text = ('{"level":"info","ts":"2025-06-05T18:00:13Z","caller":"fabric-manager/component.go:163","msg":"checking nvidia fabric manager"}\n'
+            "✘ nv-fabricmanager found but fabric manager service is not active\nfabric manager is not active\n")
+    r = _parse(gpud_scan, text=text)
+    assert [f.kind for f in r.facts] == ["gpud_check_failed", "fabric_manager_status"]
+
+
+def test_gpud_scan_needs_a_gpud_line():
+    assert not gpud_scan.detect("✔ all tests passed\n")

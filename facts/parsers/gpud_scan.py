@@ -1,0 +1,82 @@
+"""``gpud scan`` (leptonai/gpud): the verdict line of each component check, as the CLI prints it.
+
+For every component ``gpud scan`` prints its log line, then ``✔ <summary>`` when the check found
+the component healthy or ``✘ <summary>`` when not, then the component's own state text.
+Sample content (leptonai/gpud#906, an A10 host without NVSwitch; the summaries and states of
+components/accelerator/nvidia/fabric-manager/component.go)::
+
+    {"level":"info","ts":"2025-06-05T18:00:13Z","caller":"fabric-manager/component.go:163","msg":"checking nvidia fabric manager"}
+    ✔ NVSwitch not detected, skipping fabric manager check
+    fabric manager is not active
+
+Facts: ``gpud_check`` per ``✔`` line (the component, from the ``caller`` of the log line before
+it when there is one, and gpud's summary); ``gpud_check_failed`` per ``✘`` line (gpud judged
+something unhealthy: an error until a rule says what it means); ``fabric_manager_status``
+(``unit_active`` / ``unit_inactive``, detail ``gpud``) for the fabric-manager component's
+state line. gpud's ``Xid``/``SXid`` messages are :mod:`gpud_log`'s; its info log lines are
+context, not read. A file with no verdict line yields nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.fabric_manager_log import FabricManagerStatus
+
+KIND = "gpud_scan"
+
+# {"level":"info","ts":"2025-06-05T18:00:13Z","caller":"fabric-manager/component.go:163","msg":"checking nvidia fabric manager"}
+_CALLER = re.compile(r"\"caller\":\"(?:[\w.-]+/)*?(?P<component>[\w.-]+)/component\.go:\d+\"")
+# ✔ NVSwitch not detected, skipping fabric manager check      ✘ gpud.service is not active
+_VERDICT = re.compile(r"^\s*(?P<mark>[✔✘]) (?P<summary>\S.*?)\s*$", re.M)
+# fabric manager is not active     (checkResult.String() of the fabric-manager component)
+_FM_STATE = re.compile(r"^\s*fabric manager is (?P<not>not )?active\s*$")
+_GPUD_LINE = re.compile(r"\"caller\":\"[\w./-]*component\.go:\d+\"|^\s*fabric manager is (?:not )?active\s*$"
+                        r"|skipping fabric manager check", re.M)
+
+
+@fact_kind
+class GpudCheck(Fact):
+    """``✔ NVSwitch not detected, skipping fabric manager check``: a component gpud found healthy."""
+
+    kind: Literal["gpud_check"] = "gpud_check"
+    component: str | None = None  # "fabric-manager" (the caller of the log line before it)
+    summary: str
+
+
+@fact_kind
+class GpudCheckFailed(Fact):
+    """``✘ <summary>``: something gpud judged unhealthy (or could not check)."""
+
+    kind: Literal["gpud_check_failed"] = "gpud_check_failed"
+    component: str | None = None
+    summary: str
+
+
+def detect(head: str) -> bool:
+    if "✔" not in head and "✘" not in head:
+        return False
+    return _GPUD_LINE.search(head) is not None and _VERDICT.search(head.replace("\r", "")) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    component = None
+    for n, line in enumerate(artefact.lines, 1):
+        if (c := _CALLER.search(line)) is not None:
+            component = c["component"]
+        elif (v := _VERDICT.match(line)) is not None:
+            cls = GpudCheck if v["mark"] == "✔" else GpudCheckFailed
+            b.add(cls, n, component=component, summary=v["summary"])
+            result.lines_used += 1
+        elif (s := _FM_STATE.match(line)) is not None:
+            b.add(FabricManagerStatus, n, status="unit_inactive" if s["not"] else "unit_active", detail="gpud")
+            result.lines_used += 1
+    return result
+
+
+#: the line signatures this reader owns (facts/classify.py matches every reader's in one pass)
+SIGNATURES = (_GPUD_LINE,)
