@@ -18,8 +18,9 @@ Sample content (imbue-ai/cluster-health#4, leptonai/gpud#752, rdma-core#847)::
 Fragments as people paste them are read too: fields indented by tabs, by any number of
 spaces or not at all (a field belongs to the HCA or the port by its name), a ``Log ibstat:``
 / ``=======`` banner, ``...`` lines where the author cut lines, values redacted as ``...``
-(read as unknown), and a ``Port 1:`` block with no ``CA '...'`` line above it (an unnamed HCA,
-``unnamed1``, ...).
+(read as unknown), field names in another case (``Base LID``, ``SM LID``), a ``Port 1:`` block
+with no ``CA '...'`` line above it (an unnamed HCA, ``unnamed1``, ...), and a block that has only
+a ``Physical state`` line (``ibstat | grep 'Physical state'``: no port fact, no error).
 
 Facts: ``ib_hca`` per ``CA '...'`` line (its evidence), ``ib_port`` per ``Port N:`` block
 (evidence: its ``State:`` line; rate, physical state, LIDs and link layer are fields),
@@ -47,6 +48,8 @@ KIND = "ibstat"
 #: the fields ibstat prints for an HCA and for a port (infiniband-diags ibstat.c)
 _HCA_KEYS = frozenset({"CA type", "Number of ports", "Firmware version", "Hardware version", "Node GUID", "System image GUID"})
 _PORT_KEYS = frozenset({"State", "Physical state", "Rate", "Base lid", "LMC", "SM lid", "Capability mask", "Port GUID", "Link layer"})
+#: field names as people retype them ("Base LID", "SM LID", "Link Layer"): the canonical name by its lower case
+_CANONICAL = {k.lower(): k for k in _PORT_KEYS | _HCA_KEYS}
 
 # CA 'mlx5_0'
 _CA = re.compile(r"^\s*CA '(?P<hca>[^']+)'\s*$")
@@ -106,7 +109,8 @@ def parse(artefact: Artefact) -> ParseResult:
             port = None
             return
         if "State" not in port:
-            fb.error(port_line, f"ibstat: port {port_num} of {hca} has no State line")
+            if "Physical state" not in port:  # a grep'd fragment ("ibstat | grep 'Physical state'") has only that line
+                fb.error(port_line, f"ibstat: port {port_num} of {hca} has no State line")
             port = None
             return
         rate = _known(port.get("Rate"))
@@ -181,7 +185,7 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
             continue
         m = _FIELD.match(line)
-        key = m["key"] if m else ""
+        key = _CANONICAL.get(m["key"].lower(), m["key"]) if m else ""
         if key in _PORT_KEYS and (port is not None or key == "State" or key == "Physical state"):
             if port is None:  # "State:" with neither a CA nor a Port line above: port 1 of an unnamed HCA
                 open_port(n, 1)
