@@ -1,0 +1,107 @@
+"""Node Health Check (LBNL NHC, and Azure's azurehpc-health-checks on top of it): failed checks.
+
+NHC prints one line per failed check (``die``), under its own name; Azure's distributed runner
+prefixes the host. Sample content (Azure/azurehpc-health-checks#162; the real results listed in
+that repository's distributed_nhc/README.md; customTests/azure_gpu_nvlink.nhc quotes
+``nvidia-smi nvlink -s``'s ``<inactive>`` links as ``Link N: Inactive``, one per line)::
+
+    ERROR:  nhc:  Health check failed:  check_nvlink_status: GPU 0 has nvlinks inactive:     Link 4: Inactive
+             Link 5: Inactive
+    mynode-273 | ERROR: nhc: Health check failed: check_hw_ib: No IB port mlx5_ib7:1 is ACTIVE (LinkUp 400 Gb/sec).
+    mynode-042 | Healthy
+
+Facts emitted: ``nhc_check_failed`` per failure (``check`` "check_hw_ib" where the message names
+it, ``message``, ``fault_code`` "NHC2016" where given; the host prefix, when present, names the
+node; distributed NHC's ``host | ERROR: No results reported`` is one too, check None);
+``nvlink_link_state`` (source ``nhc``, ``expected`` None: NHC does not name the product)
+per inactive link a ``check_nvlink_status`` failure lists, and one with ``all_links`` for "has all
+nvlinks inactive". A ``Healthy`` result line is read and yields nothing: NHC's pass is its own
+claim, not evidence steth can weigh. Empty input: nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.nvidia_smi_nvlink import NvlinkLinkState
+
+KIND = "nhc"
+
+# ERROR:  nhc:  Health check failed:  check_nvlink_status: GPU 0 has nvlinks inactive:     Link 4: Inactive
+# mynode-066 | ERROR: nhc: Health check failed: check_gpu_xid: GPU Xid errors detected: [ 3606.832215] NVRM: Xid ...
+# mynode-084 | ERROR: nhc: Health check failed: Bandwidth is low on device 1. Reported bandwidth is 7 GB/s.
+_FAILED = re.compile(
+    r"^(?:(?P<host>[\w.-]+) \| )?ERROR:\s+(?P<name>[\w.-]+):\s+Health check failed:\s+"
+    r"(?:(?P<check>check_\w+): )?(?P<msg>.*?)\s*$"
+)
+# mynode-108 | ERROR: No results reported          (distributed NHC: the node ran no NHC or reported nothing)
+_NO_RESULTS = re.compile(r"^(?P<host>[\w.-]+) \| ERROR: (?P<msg>No results reported)\s*$")
+# mynode-042 | Healthy
+_HEALTHY = re.compile(r"^(?P<host>[\w.-]+) \| Healthy\s*$")
+# GPU 0 has nvlinks inactive:     Link 4: Inactive          GPU 0 has all nvlinks inactive
+_NVLINK_GPU = re.compile(r"GPU (?P<gpu>\d+) has (?P<all>all )?nvlinks inactive")
+#          Link 5: Inactive            ... Link 17: Inactive. FaultCode: NHC2016
+_INACTIVE = re.compile(r"Link (?P<link>\d+): Inactive\b")
+_CONTINUED = re.compile(r"^\s+Link \d+: Inactive\b")
+_FAULT = re.compile(r"FaultCode: (?P<code>\w+)")
+_DETECT = re.compile(r"Health check failed:|^[\w.-]+ \| Healthy\s*$", re.M)
+
+
+@fact_kind
+class NhcCheckFailed(Fact):
+    """One failed NHC check, as NHC reports it."""
+
+    kind: Literal["nhc_check_failed"] = "nhc_check_failed"
+    check: str | None = None  # "check_nvlink_status"; None where the message does not name it
+    message: str
+    fault_code: str | None = None  # Azure's "NHC2016"
+
+
+def detect(head: str) -> bool:
+    if "Health check failed" not in head and "| Healthy" not in head:
+        return False
+    return _DETECT.search(head) is not None
+
+
+def _links(b: FactBuilder, n: int, text: str, gpu: int, node: str | None) -> None:
+    for m in _INACTIVE.finditer(text):
+        b.add(NvlinkLinkState, n, node=node, gpu=f"GPU{gpu}", gpu_index=gpu, link=int(m["link"]), state="inactive",
+              source="nhc")
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    nvlink: tuple[int, str | None] | None = None  # (gpu, node) of the nvlink failure whose link lines follow
+    for n, line in enumerate(artefact.lines, 1):
+        if nvlink is not None and _CONTINUED.match(line):
+            _links(b, n, line, *nvlink)
+            result.lines_used += 1
+            continue
+        nvlink = None
+        if "Health check failed" in line and (m := _FAILED.match(line)) is not None:
+            node = m["host"] or None
+            fault = _FAULT.search(line)
+            b.add(NhcCheckFailed, n, node=node, check=m["check"], message=m["msg"], fault_code=fault["code"] if fault else None)
+            if (g := _NVLINK_GPU.search(m["msg"])) is not None:
+                gpu = int(g["gpu"])
+                if g["all"]:
+                    b.add(NvlinkLinkState, n, node=node, gpu=f"GPU{gpu}", gpu_index=gpu, link=None, all_links=True,
+                          state="inactive", source="nhc")
+                else:
+                    _links(b, n, m["msg"], gpu, node)
+                    nvlink = (gpu, node)
+            result.lines_used += 1
+        elif "No results" in line and (m := _NO_RESULTS.match(line)) is not None:
+            b.add(NhcCheckFailed, n, node=m["host"], check=None, message=m["msg"])
+            result.lines_used += 1
+        elif "Healthy" in line and _HEALTHY.match(line):
+            result.lines_used += 1
+    return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

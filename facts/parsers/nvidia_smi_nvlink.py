@@ -1,0 +1,136 @@
+"""``nvidia-smi nvlink -s`` (``--status``): each NVLink link of each GPU, its speed or ``<inactive>``.
+
+Sample content (two bridged H100 PCIe, HPE-Japan-Presales/e-learning gpu/h100/mgmt_gpu_on_dl380agen11.md;
+the line a GPU without any active link prints, NVIDIA/open-gpu-kernel-modules#1150)::
+
+    root@dl380ag11:~# nvidia-smi nvlink -s
+    GPU 0: NVIDIA H100 PCIe (UUID: GPU-6968dfc2-d444-d92c-c36b-6abe53445cb9)
+             Link 0: 26.562 GB/s
+             Link 4: <inactive>
+    NVML:Unable to retrieve Nvlink information as all links are inActive
+
+Facts emitted: ``nvlink_link_state`` per link line (``gpu`` "GPU0", ``gpu_index``, ``gpu_name`` and
+``gpu_uuid`` from the ``GPU N: name (UUID: ...)`` header above it, ``link``, ``state`` active |
+inactive, ``speed_gbps``, ``gpu_active_links``: how many links of that GPU the listing shows
+active, ``expected``: what knowledge/nvlink_expected.yaml says this product
+does with the link: ``wired`` (an SXM board wires every link), ``bridge`` (wired through an
+NVLink bridge, inactive without one), ``unwired`` (never active on this board), None when the
+product is not named or not listed), and one with ``link`` None and ``all_links`` for the
+"all links are inActive" line. Link lines before any GPU header keep ``gpu`` None. A link line
+whose state is neither a speed nor ``<inactive>`` is a parse error. Empty input: nothing.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+from stethoscope.engine import yamlio
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "nvidia_smi_nvlink"
+
+# GPU 0: NVIDIA H100 PCIe (UUID: GPU-6968dfc2-d444-d92c-c36b-6abe53445cb9)
+# GPU 3: Tesla V100-SXM2-32GB (UUID: ...)
+_GPU = re.compile(r"^\s*GPU (?P<index>\d+): (?P<name>[^()\n]+?)\s*(?:\(UUID: (?P<uuid>[^)\s]*)\))?\s*$")
+#          Link 0: 26.562 GB/s
+#          Link 4: <inactive>
+_LINK = re.compile(r"^\s*Link (?P<link>\d+): (?P<state>\S.*?)\s*$")
+_SPEED = re.compile(r"^(?P<gbps>\d+(?:\.\d+)?) GB/s$")
+# NVML:Unable to retrieve Nvlink information as all links are inActive
+_ALL_INACTIVE = re.compile(r"Unable to retrieve Nvlink information as all links are inActive", re.I)
+_DETECT = re.compile(r"^\s*Link \d+: (?:<inactive>|\d+(?:\.\d+)? GB/s)\s*$|" + _ALL_INACTIVE.pattern, re.M | re.I)
+
+
+@fact_kind
+class NvlinkLinkState(Fact):
+    """One NVLink link's state as ``nvidia-smi nvlink -s`` (or a health check quoting it) shows it."""
+
+    kind: Literal["nvlink_link_state"] = "nvlink_link_state"
+    gpu: str | None = None  # "GPU0" (nvidia-smi's index), or the bus id where the source gives one
+    gpu_index: int | None = None
+    gpu_name: str | None = None  # "NVIDIA H100 PCIe"
+    gpu_uuid: str | None = None
+    link: int | None = None  # None: the line speaks for all links of the GPU
+    all_links: bool = False
+    state: Literal["active", "inactive"]
+    speed_gbps: float | None = None
+    expected: str | None = None  # wired | bridge | unwired | None (product not named or not listed)
+    gpu_active_links: int | None = None  # active links of this GPU in the same listing (None: the source shows only some)
+    source: str = "nvidia-smi"  # nvidia-smi | nhc
+
+
+@lru_cache(maxsize=1)
+def _products() -> tuple[dict, ...]:
+    text = resources.files("stethoscope.knowledge").joinpath("nvlink_expected.yaml").read_text(encoding="utf-8")
+    return tuple(yamlio.safe_load(text)["products"])
+
+
+def expected(name: str | None, link: int | None) -> str | None:
+    """What the product named ``name`` does with ``link`` (knowledge/nvlink_expected.yaml)."""
+    if not name:
+        return None
+    low = name.lower()
+    for p in _products():
+        if p["match"].lower() in low:
+            if p["form"] == "sxm":
+                return "wired"
+            wired = p.get("wired_links")
+            return "unwired" if wired is not None and link is not None and link not in wired else "bridge"
+    return None
+
+
+def detect(head: str) -> bool:
+    if not ("Link " in head or "all links are inActive" in head):
+        return False
+    return _DETECT.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    gpu: dict = {}
+    block: list[tuple[int, dict]] = []  # the link lines of the current GPU: emitted with its active count
+
+    def flush() -> None:
+        active = sum(1 for _, f in block if f["state"] == "active")
+        for ln, f in block:
+            b.add(NvlinkLinkState, ln, gpu_active_links=active, **f)
+        block.clear()
+
+    for n, line in enumerate(artefact.lines, 1):
+        if "GPU " in line and (g := _GPU.match(line)) is not None:
+            flush()
+            gpu = dict(gpu=f"GPU{g['index']}", gpu_index=int(g["index"]), gpu_name=g["name"].strip(),
+                       gpu_uuid=g["uuid"] or None)
+            result.lines_used += 1
+            continue
+        if _ALL_INACTIVE.search(line):
+            block.append((n, dict(link=None, all_links=True, state="inactive",
+                                  expected=expected(gpu.get("gpu_name"), None), **gpu)))
+            result.lines_used += 1
+            continue
+        if "Link " not in line or (m := _LINK.match(line)) is None:
+            continue
+        raw, link = m["state"], int(m["link"])
+        if raw == "<inactive>":
+            state, speed = "inactive", None
+        elif (s := _SPEED.match(raw)) is not None:
+            state, speed = "active", float(s["gbps"])
+        elif ":" in raw or "Remote" in raw:
+            continue  # another nvlink sub-command's line (-e counters, -R remote ends, -c capabilities)
+        else:
+            b.error(n, f"NVLink {link} with a state that is neither a speed nor <inactive>: {raw!r}")
+            continue
+        block.append((n, dict(link=link, state=state, speed_gbps=speed, expected=expected(gpu.get("gpu_name"), link),
+                              **gpu)))
+        result.lines_used += 1
+    flush()
+    return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)
