@@ -19,7 +19,10 @@ past. JSON (``dcgmi diag -j``): ``{"DCGM GPU Diagnostic" | "DCGM Diagnostic": {"
 
 Facts: ``dcgm_diag_result`` per test and GPU (a test's all-GPU row only when it has no
 per-GPU rows), with what a failure points at and whether its reason says the test was
-disturbed (``knowledge/dcgm.yaml``). A table without result rows yields nothing.
+disturbed (``knowledge/dcgm.yaml``); ``dcgm_error`` for the JSON's ``runtime_error`` (the
+diagnostic did not run: ``{"DCGM Diagnostic": {"runtime_error": "...", "version": ...}}``,
+dcgmi/Diag.cpp), so that a run that never tested anything is not read as a clean one. A table
+without result rows yields nothing.
 """
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ import json
 import re
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.dcgm_facts import DcgmDiagResult, not_comparable, test_meaning
+from stethoscope.facts.parsers.dcgm_facts import DcgmDiagResult, DcgmError, not_comparable, test_meaning
 
 KIND = "dcgmi_diag"
 
@@ -152,6 +155,12 @@ def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
         return
     body = doc.get("DCGM GPU Diagnostic") or doc.get("DCGM Diagnostic") or {}
     text = artefact.text
+    if isinstance(body, dict) and body.get("runtime_error"):
+        at = text.find('"runtime_error"')
+        msg = str(body["runtime_error"])
+        why = not_comparable(msg)
+        fb.add(DcgmError, artefact.line_of(at) if at >= 0 else 1, message=msg, plugin=None, gpu=None,
+               not_comparable=why is not None, why=why)
     pos = 0
     for cat in body.get("test_categories", []):
         for t in cat.get("tests", []):
