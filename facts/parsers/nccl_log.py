@@ -34,7 +34,7 @@ import re
 from typing import Any
 
 from stethoscope.facts.ids import nccl_busid
-from stethoscope.facts.parsers import nccl_chains, nccl_log_messages, nccl_log_setup
+from stethoscope.facts.parsers import nccl_chains, nccl_log_messages, nccl_log_setup, nccl_log_socket
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.nccl_log_facts import (
     NcclBootstrapFailure,
@@ -180,30 +180,6 @@ _DEV_ENTRY = re.compile(r"\[(?P<index>\d+)\](?P<dev>[^\s\[;]+)")
 _BOOTSTRAP_USING = re.compile(r"^Bootstrap ?: ?Using (?P<list>.+)$")
 _IFADDR_V4 = re.compile(r"^(?P<iface>.+):(?P<addr>\d{1,3}(?:\.\d{1,3}){3})(?:<\d+>)?$")
 
-# Bootstrap : no socket interface found
-# NET/Socket : No usable listening interface found
-# no device found matching doesnotexist0, verify NCCL_OOB_NET_IFNAME
-_NO_INTERFACE = re.compile(
-    r"^(?:Bootstrap ?: no socket interface found|NET/Socket ?: No usable listening interface found"
-    r"|no device found (?:matching|after excluding) .*NCCL_OOB_NET_IFNAME)"
-)
-# Net : Socket creation failed : Address family not supported by protocol                     (2.4)
-# ncclSocketInit: Socket creation failed : Address family not supported by protocol             (2.18 and later)
-# Socket creation failed : Address family not supported by protocol                              (nccl#210)
-_SOCKET_CREATION = re.compile(r"^(?:\w+ ?: )?Socket creation failed ?: ?(?P<err>.+)$")
-# socketProgress: Connection closed by remote peer 10.10.1.3<36138>                            (nccl#1612)
-# Net : Connection closed by remote peer 10.0.0.2<43512>                                          (2.9-2.12)
-_CONNECTION_CLOSED = re.compile(r"^(?:\w+ ?: )?Connection closed by remote peer(?: (?P<peer>\S+))?")
-# Call to connect returned Connection timed out, retrying
-# socketStartConnect: connect to 10.0.0.2<45763> returned Connection refused, retrying (1/34) after sleep for 100 msec
-_CONNECT_RETRY = re.compile(r"(?:Call to connect returned (?P<err1>.+?)|connect to (?P<peer>\S+) returned (?P<err2>.+?)), retrying")
-# socketStartConnect: Connect to 10.0.0.2<45763> failed : Software caused connection abort
-# Net : Connect to 10.1.1.2<34567> failed : Connection refused
-# socketPollConnect: Connect to 10.1.1.2<34567> returned 111(Connection refused) errno 115(Operation now in progress)
-_CONNECT_FAILED = re.compile(r"[Cc]onnect to (?P<peer>\S+) (?:failed :|failed with error|returned) (?P<err>.+)$")
-# socketStartConnect: exceeded retries (20000)          socketPollConnect: exceeded timeouts (20)
-_CONNECT_EXCEEDED = re.compile(r"^\w+: exceeded (?P<what>retries|timeouts) \(\d+\)")
-
 # NET/IB : Got completion from peer 10.1.1.2<45678> with error 12, opcode 0, len 0, vendor err 129 (Send)
 # NET/IB : Got completion from peer 10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ...
 # NET/IB: Got completion from peer 10.1.1.2<45678> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) ... hca mlx5_0
@@ -254,15 +230,6 @@ def _family(transport: str) -> str:
     if "shared memory" in transport:
         return "SHM"
     return re.split(r"[/ ]", transport, maxsplit=1)[0].upper()
-
-
-def _failure_reason(error: str) -> str:
-    low = error.lower()
-    if "refused" in low:
-        return "connection_refused"
-    if "timed out" in low or "timeout" in low:
-        return "timeout"
-    return "other"
 
 
 def _iface_address(entry: str) -> tuple[str, str | None]:
@@ -351,14 +318,15 @@ class _Parse:
             m = _BOOTSTRAP_USING.match(msg)
             for entry in (m["list"].split() if m else ()):
                 iface, addr = _iface_address(re.sub(r"^\[\d+\]", "", entry))
-                once(NcclBootstrapInterface, no, node, (pid, iface, addr), interface=iface, address=addr, **ctx)
+                once(NcclBootstrapInterface, no, node, (pid, iface, addr), interface=iface, address=addr,
+                     loopback=nccl_log_socket.loopback_address(addr), **ctx)
             return None
         if "plugin" in msg.lower():
             return self._plugin(no, node, msg, ctx)
         if "Got completion" in msg:
             return self._completion(no, node, msg, ctx)
         if "onnect" in msg or "interface" in msg or "no device found" in msg or "exceeded" in msg or "Socket creation" in msg:
-            self._bootstrap_failure(no, node, msg, level, ctx)
+            nccl_log_socket.handle(self, no, node, msg, level, ctx)  # interfaces, connects, retries, peers
         return None
 
     def _init(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
@@ -448,29 +416,6 @@ class _Parse:
                    request=(req["req"] or req["req2"]) if req else None, hca=hca["hca"] if hca else None,
                    local_gid=(gid["local"] or None) if gid else None, remote_gid=(gid["remote"] or None) if gid else None, **ctx)
         return None
-
-    def _bootstrap_failure(self, no: int, node: str, msg: str, level: str, ctx: dict[str, Any]) -> None:
-        if "retrying" in msg and (m := _CONNECT_RETRY.search(msg)):
-            reason, peer = _failure_reason(m["err1"] or m["err2"]), m["peer"]
-            self.once(NcclBootstrapFailure, no, node, (ctx["pid"], reason, peer), reason=reason, peer=peer,
-                      message=msg, retrying=True, **ctx)
-            return
-        if level != "WARN":
-            return
-        error = None
-        if _NO_INTERFACE.match(msg):
-            reason, peer = "no_socket_interface", None
-        elif m := _SOCKET_CREATION.match(msg):
-            reason, peer, error = "socket_creation_failed", None, m["err"]
-        elif m := _CONNECTION_CLOSED.match(msg):
-            reason, peer = "connection_closed", m["peer"]
-        elif m := _CONNECT_FAILED.search(msg):
-            reason, peer = _failure_reason(m["err"]), m["peer"]
-        elif m := _CONNECT_EXCEEDED.match(msg):
-            reason, peer = ("connection_refused" if m["what"] == "retries" else "timeout"), None
-        else:
-            return
-        self.b.add(NcclBootstrapFailure, no, node=node, reason=reason, peer=peer, message=msg, error=error, **ctx)
 
     def finish(self) -> None:
         for no, node, fields in self.ranks.values():

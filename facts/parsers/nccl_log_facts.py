@@ -115,6 +115,7 @@ class NcclBootstrapInterface(NcclLineFact):
     kind: Literal["nccl_bootstrap_interface"] = "nccl_bootstrap_interface"
     interface: str
     address: str | None = None
+    loopback: bool = False  # a loopback address (127.0.0.0/8, ::1): no other host can reach it
 
 
 @fact_kind
@@ -128,9 +129,10 @@ class NcclBootstrapFailure(NcclLineFact):
     """
 
     kind: Literal["nccl_bootstrap_failure"] = "nccl_bootstrap_failure"
-    reason: Literal["no_socket_interface", "connection_refused", "timeout", "socket_creation_failed",
-                    "connection_closed", "other"]
+    reason: Literal["no_socket_interface", "no_subnet_interface", "connection_refused", "timeout", "unreachable",
+                    "connection_aborted", "connection_reset", "socket_creation_failed", "connection_closed", "other"]
     peer: str | None = None  # "10.1.1.2<34567>" as printed
+    peer_loopback: bool = False  # the peer's address is a loopback one (127.0.0.0/8, ::1): it advertised lo
     message: str
     retrying: bool = False
     error: str | None = None  # socket_creation_failed: the strerror text ("Address family not supported by protocol")

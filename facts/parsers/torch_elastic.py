@@ -41,6 +41,7 @@ class TorchRendezvousError(Fact):
     endpoint: str | None = None
     timeout_s: float | None = None
     min_nodes: int | None = None
+    during_rendezvous: bool = False  # the agent's Rendezvous*Error, or a store timeout in a file that shows one (torchrun's own store)
 
 
 # "message": "RendezvousConnectionError: The connection to the C10d store has failed. See inner exception for details.",
@@ -67,6 +68,7 @@ def parse(artefact: Artefact) -> ParseResult:
     ep = ENDPOINT.search(text)
     mn = MIN_NODES.search(text)
     config = {"endpoint": ep["ep"] if ep else None, "min_nodes": int(mn["n"]) if mn else None}
+    agent_error = "Rendezvous" in text and RDZV.search(text) is not None
     for pat in (ENDPOINT, MIN_NODES):
         result.lines_used += sum(1 for _ in pat.finditer(text))
     for line, raw in iter_lines(re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)Error|client socket has timed out"), artefact):
@@ -75,11 +77,12 @@ def parse(artefact: Artefact) -> ParseResult:
             secs = int(m["n"]) / (1000 if m["unit"] == "ms" else 1)
             endpoint = f"{m['host']}:{m['port']}" if m["host"] else config["endpoint"]
             b.add(TorchRendezvousError, line, error="store_timeout", message=raw.strip()[:300],
-                  endpoint=endpoint, timeout_s=secs, min_nodes=config["min_nodes"])
+                  endpoint=endpoint, timeout_s=secs, min_nodes=config["min_nodes"], during_rendezvous=agent_error)
             result.lines_used += 1
             continue
         m = RDZV.search(raw)
         if m:
-            b.add(TorchRendezvousError, line, error=m["which"].lower(), message=raw.strip()[:300], **config)
+            b.add(TorchRendezvousError, line, error=m["which"].lower(), message=raw.strip()[:300], during_rendezvous=True,
+                  **config)
             result.lines_used += 1
     return result

@@ -75,7 +75,9 @@ LINE_CASES = [
                    "comm": "0x55b4d1f13be0", "comm_id": "0xd0e572375164a3b6", "init_complete": False}),
     ("machine-1:16194:18581 [1] NCCL INFO comm 0x7f4b34006640 rank 9 nranks 16 cudaDev 1 busId 1b000 - Init COMPLETE",
      "nccl_rank", {"rank": 9, "nranks": 16, "bus_id": "0000:1b:00.0", "init_complete": True}),
-    ("vm:1552:1552 [0] NCCL INFO comm 0x55b4d1e0b580 rank 0 nranks 2 cudaDev 0 busId 60 - Destroy COMPLETE", None, {}),
+    # a communicator's Destroy COMPLETE names its rank too (a log cut to its end still shows the job's size: nccl#1412)
+    ("vm:1552:1552 [0] NCCL INFO comm 0x55b4d1e0b580 rank 0 nranks 2 cudaDev 0 busId 60 - Destroy COMPLETE",
+     "nccl_rank", {"rank": 0, "nranks": 2, "init_complete": True}),
     ("vm:1552:1564 [1] NCCL INFO Init timings - ncclCommInitRankConfig: rank 1 nranks 2 total 0.43 (kernels 0.37)", None, {}),
     ("vm:1708:1708 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM",
      "nccl_transport", {"rank": 0, "peer_rank": 1, "transport": "P2P/CUMEM", "channel_count": 1}),
@@ -248,7 +250,7 @@ def test_socket_connect_failures():
         ("worker", "timeout", None, True),  # two identical retry lines: one fact
         ("tj1-asr-train-v100-13", "connection_refused", None, True),
         ("tj1-asr-train-v100-13", "connection_refused", "10.38.10.112<21724>", False),
-        ("ubuntu", "other", "10.0.0.2<45763>", False),
+        ("ubuntu", "connection_aborted", "10.0.0.2<45763>", False),
         ("ubuntu", "connection_closed", "node1<57557>", False),
     ]
     assert len(facts(r, "nccl_warn")) == 5  # every WARN line, also "Connection closed" and "Bootstrap Root"

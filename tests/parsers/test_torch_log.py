@@ -195,7 +195,7 @@ def test_nccl_errors_with_detail_lines():
     ]
     # ... and NCCL's message is the NCCL fact it stands for, as the NCCL log parser makes it
     (boot,) = of(r, "nccl_bootstrap_failure")
-    assert (boot.evidence.line, boot.reason, boot.peer, boot.error) == (4, "other", "192.168.19.14<52822>", "No route to host")
+    assert (boot.evidence.line, boot.reason, boot.peer, boot.error) == (4, "unreachable", "192.168.19.14<52822>", "No route to host")
     (cuda,) = of(r, "nccl_cuda_failure")
     assert (cuda.evidence.line, cuda.error, cuda.error_code, cuda.nvls) == (9, "invalid argument", 1, False)
     assert e[0].message.startswith("unhandled system error (run with NCCL_DEBUG=INFO")

@@ -1,0 +1,129 @@
+"""NCCL's socket and bootstrap messages: no interface, a socket that cannot be created, a connect
+that failed, timed out, was refused, retried or gave up, a peer that closed. Called by
+:mod:`stethoscope.facts.parsers.nccl_log` for each NCCL-prefixed line (its message part) and by
+:mod:`stethoscope.facts.parsers.torch_nccl_forwarded` for NCCL messages other programs forward;
+the fact is ``nccl_bootstrap_failure`` of :mod:`stethoscope.facts.parsers.nccl_log_facts`.
+
+NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.3.5-5 to v2.28.9-1, src/)::
+
+    WARN("Call to " name " timeout : %s", strerror(errno))             (2.3 include/core.h SYSCHECKNTIMES: "Call to connect timeout : Connection refused")
+    INFO(NCCL_ALL,"Call to connect returned %s, retrying", ...)         (2.4-2.21)
+    WARN("Connect to %s failed : %s", ...)                              (2.4-2.9; 2.10-2.12 "Net : Connect to ...")
+    WARN("socketStartConnect: Connect to %s failed : %s", ...)          (2.13-2.21)
+    WARN("socketPollConnect: Connect to %s returned %d(%s) errno %d(%s)", ...)   (2.19-2.21)
+    WARN("socketStartConnect: exceeded retries (%d)", ...)  WARN("socketPollConnect: exceeded timeouts (%d)", ...)
+    INFO(NCCL_NET|NCCL_INIT, "%s: connect to %s returned %s, retrying (%d/%ld) after sleep for %u msec", ...)   (2.22 and later)
+    WARN("%s: connect to %s returned %s, exceeded error retry count after %d attempts", ...)
+    WARN("%s: connect to %s failed : %s", funcName, ...)                 (2.22 and later: errors it does not retry)
+    WARN("socketPollConnect to %s failed with error %s", ...)
+    WARN("Bootstrap : no socket interface found")    WARN("NET/Socket : No usable listening interface found")
+    WARN("Net : No interface found in the same subnet as remote address %s", ...)   (2.12-2.27, NCCL_COMM_ID set)
+    WARN("Net : Socket creation failed : %s", ...)   (2.3-2.9)   WARN("ncclSocketInit: Socket creation failed : %s", ...)
+
+Since 2.22 NCCL retries ETIMEDOUT, EHOSTUNREACH and ECONNREFUSED and gives up on any other error
+at once ("failed : Software caused connection abort", "Network is unreachable").
+"""
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import TYPE_CHECKING, Any
+
+from stethoscope.facts.parsers.nccl_log_facts import NcclBootstrapFailure
+
+if TYPE_CHECKING:
+    from stethoscope.facts.parsers.nccl_log import _Parse
+
+# Bootstrap : no socket interface found
+# NET/Socket : No usable listening interface found
+# no device found matching doesnotexist0, verify NCCL_OOB_NET_IFNAME
+NO_INTERFACE = re.compile(
+    r"^(?:Bootstrap ?: no socket interface found|NET/Socket ?: No usable listening interface found"
+    r"|no device found (?:matching|after excluding) .*NCCL_OOB_NET_IFNAME)"
+)
+# Net : No interface found in the same subnet as remote address 10.1.2.3<54321>
+NO_SUBNET_INTERFACE = re.compile(r"^(?:\w+ ?: )?No interface found in the same subnet as remote address (?P<peer>\S+)")
+# Net : Socket creation failed : Address family not supported by protocol                     (2.4)
+# ncclSocketInit: Socket creation failed : Address family not supported by protocol             (2.18 and later)
+# Socket creation failed : Address family not supported by protocol                              (nccl#210)
+SOCKET_CREATION = re.compile(r"^(?:\w+ ?: )?Socket creation failed ?: ?(?P<err>.+)$")
+# socketProgress: Connection closed by remote peer 10.10.1.3<36138>                            (nccl#1612)
+# Net : Connection closed by remote peer 10.0.0.2<43512>                                          (2.9-2.12)
+CONNECTION_CLOSED = re.compile(r"^(?:\w+ ?: )?Connection closed by remote peer(?: (?P<peer>\S+))?")
+# Call to connect returned Connection timed out, retrying
+# socketStartConnect: connect to 10.0.0.2<45763> returned Connection refused, retrying (1/34) after sleep for 100 msec
+CONNECT_RETRY = re.compile(r"(?:Call to connect returned (?P<err1>.+?)|connect to (?P<peer>\S+) returned (?P<err2>.+?)), retrying")
+# socketStartConnect: Connect to 10.0.0.2<45763> failed : Software caused connection abort
+# Net : Connect to 10.1.1.2<34567> failed : Connection refused
+# socketPollConnect: Connect to 10.1.1.2<34567> returned 111(Connection refused) errno 115(Operation now in progress)
+# socketPollConnect: connect to 10.1.1.2<34567> returned No route to host, exceeded error retry count after 35 attempts
+CONNECT_FAILED = re.compile(r"[Cc]onnect to (?P<peer>\S+) (?:failed :|failed with error|returned) (?P<err>.+)$")
+# Call to connect timeout : Connection refused                (2.3, horovod#666)
+CALL_TIMEOUT = re.compile(r"^Call to connect timeout : (?P<err>[^\"]+?)\s*(?:\".*)?$")
+# socketStartConnect: exceeded retries (20000)          socketPollConnect: exceeded timeouts (20)
+CONNECT_EXCEEDED = re.compile(r"^\w+: exceeded (?P<what>retries|timeouts) \(\d+\)")
+
+#: strerror() texts of connect() (glibc) and what they mean for NCCL's connection
+_REASONS = (
+    ("refused", "connection_refused"),           # ECONNREFUSED: reachable, nobody listens there
+    ("timed out", "timeout"),                    # ETIMEDOUT
+    ("timeout", "timeout"),
+    ("unreachable", "unreachable"),              # ENETUNREACH "Network is unreachable", EHOSTUNREACH "No route to host"
+    ("no route to host", "unreachable"),
+    ("connection abort", "connection_aborted"),  # ECONNABORTED "Software caused connection abort"
+    ("reset by peer", "connection_reset"),       # ECONNRESET
+)
+
+
+def failure_reason(error: str) -> str:
+    """``Connection refused`` -> connection_refused, ``No route to host`` -> unreachable, ..."""
+    low = error.lower()
+    for text, reason in _REASONS:
+        if text in low:
+            return reason
+    return "other"
+
+
+def loopback_address(peer: str | None) -> bool:
+    """``127.0.0.1<45069>`` / ``::1<1234>`` / ``[::1]<1234>``: a peer address on a loopback interface."""
+    if not peer:
+        return False
+    addr = peer.split("<", 1)[0].strip("[]").split("%", 1)[0]
+    try:
+        return ipaddress.ip_address(addr).is_loopback
+    except ValueError:
+        return False
+
+
+def read(msg: str) -> dict[str, Any] | None:
+    """The fields of the ``nccl_bootstrap_failure`` one failure message (not a retry) stands for."""
+    if NO_INTERFACE.match(msg):
+        return dict(reason="no_socket_interface", peer=None)
+    if m := NO_SUBNET_INTERFACE.match(msg):
+        return dict(reason="no_subnet_interface", peer=m["peer"])
+    if m := SOCKET_CREATION.match(msg):
+        return dict(reason="socket_creation_failed", peer=None, error=m["err"])
+    if m := CONNECTION_CLOSED.match(msg):
+        return dict(reason="connection_closed", peer=m["peer"])
+    if m := CONNECT_FAILED.search(msg):
+        return dict(reason=failure_reason(m["err"]), peer=m["peer"], error=m["err"].strip())
+    if m := CALL_TIMEOUT.match(msg):
+        return dict(reason=failure_reason(m["err"]), peer=None, error=m["err"])
+    if m := CONNECT_EXCEEDED.match(msg):
+        return dict(reason="connection_refused" if m["what"] == "retries" else "timeout", peer=None)
+    return None
+
+
+def handle(p: "_Parse", no: int, node: str, msg: str, level: str, ctx: dict[str, Any]) -> None:
+    """Add the ``nccl_bootstrap_failure`` of one socket message; retries count at INFO, failures at WARN."""
+    if "retrying" in msg and (m := CONNECT_RETRY.search(msg)):
+        reason, peer = failure_reason(m["err1"] or m["err2"]), m["peer"]
+        p.once(NcclBootstrapFailure, no, node, (ctx["pid"], reason, peer), reason=reason, peer=peer,
+               peer_loopback=loopback_address(peer), message=msg, retrying=True, **ctx)
+        return
+    if level != "WARN":
+        return
+    fields = read(msg)
+    if fields is not None:
+        p.b.add(NcclBootstrapFailure, no, node=node, message=msg, peer_loopback=loopback_address(fields["peer"]),
+                **fields, **ctx)

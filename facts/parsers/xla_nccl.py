@@ -1,0 +1,95 @@
+"""NCCL failures as JAX/XLA (and TensorFlow's XLA GPU runtime) report them.
+
+Made by a JAX or TensorFlow job's stderr. XLA turns a failed NCCL call into a status whose text
+quotes ``ncclGetLastError()``: NCCL's last WARN message without its prefix. XLA's format strings
+(openxla/xla, xla/backends/gpu/collectives and xla/service/gpu/nccl_utils)::
+
+    "%s:%d: NCCL operation %s failed: %s. Last NCCL warning(error) log entry (may be unrelated) '%s'."
+    "NCCL operation %s failed: %s. Last NCCL warning(error) log entry (may be unrelated) '%s'."
+    "failed to allocate %s (%llu bytes) from device collective memory: %s, Last NCCL warning(error) log entry (may be unrelated): %s"
+
+Sample content (marin-community/marin#7018, excerpted by its reporter with "..."; the whole
+status is usually one line)::
+
+    Failed to create NCCL communicator: INTERNAL: ncclCommInitRankConfig(...) failed:
+    invalid usage ... Last NCCL warning(error): 'Bootstrap : no socket interface found'
+
+Facts: the quoted NCCL message as ``nccl_warn`` (what NCCL's own log shows for it) and, when
+the message is one NCCL's forwarded-message reader knows (:mod:`torch_nccl_forwarded`: no
+socket interface, connect failed, peer closed, duplicate GPU, CUDA failure, ...), the NCCL fact
+it stands for, so the rules that read NCCL's own log read it too. A failed NCCL operation whose
+status quotes no message gives a ``nccl_warn`` of the operation and its result. Empty input, or
+text without these lines, yields nothing.
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.parsers import torch_nccl_forwarded as fwd
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
+from stethoscope.facts.parsers.nccl_log_facts import NcclWarn
+
+KIND = "xla_nccl"
+
+#: literal gates of detect()
+_GATES = ("Last NCCL warning(error)", "NCCL operation ")
+# ... Last NCCL warning(error) log entry (may be unrelated) 'Bootstrap : no socket interface found'.
+# invalid usage ... Last NCCL warning(error): 'Bootstrap : no socket interface found'
+_DETECT = re.compile(r"Last NCCL warning\(error\)|NCCL operation \S+ failed: ")
+_LINE = re.compile(r"Last NCCL warning\(error\)|NCCL operation \S+ failed: ")
+# Last NCCL warning(error) log entry (may be unrelated) 'socketStartConnect: Connect to 10.0.0.2<45763> failed : Connection refused'.
+# Last NCCL warning(error) log entry (may be unrelated): Cuda failure 'out of memory'
+_LAST = re.compile(
+    r"Last NCCL warning\(error\)(?: log entry \(may be unrelated\))?:? ?(?:'(?P<quoted>.*)'\.?|(?P<bare>[^'\s].*?))\s*$"
+)
+# ncclCommInitRankConfig(...) failed: invalid usage        NCCL operation ncclGroupEnd() failed: unhandled system error.
+_OPERATION = re.compile(r"(?:NCCL operation )?(?P<op>nccl\w+)\([^)]*\) failed: (?P<result>[^.\n]*?)(?:\s*\.\.\.|\.|\s*$)")
+
+
+def detect(text: str) -> bool:
+    if not any(g in text for g in _GATES):
+        return False
+    return _DETECT.search(text) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    pending: tuple[int, str] | None = None  # an operation failure whose quoted message may follow
+    for no, line in iter_lines(_LINE, artefact):
+        result.lines_used += 1
+        last = _LAST.search(line)
+        if last is None:
+            op = _OPERATION.search(line)
+            if op is None:
+                b.error(no, f"XLA NCCL status without an operation or NCCL message: {line.strip()[:200]!r}")
+                continue
+            if pending is not None:
+                b.add(NcclWarn, pending[0], message=pending[1])
+            pending = (no, f"{op['op']} failed: {op['result'].strip()}")
+            continue
+        msg = (last["quoted"] if last["quoted"] is not None else last["bare"] or "").strip()
+        if not msg:  # NCCL had no message to give: the operation's result is all there is
+            op = _OPERATION.search(line)
+            if op is not None or pending is not None:
+                b.add(NcclWarn, no, message=f"{op['op']} failed: {op['result'].strip()}" if op else pending[1])
+            pending = None
+            continue
+        pending = None
+        b.add(NcclWarn, no, message=msg)
+        got = fwd.read(msg)
+        if got is not None:
+            cls, fields, _peer = got
+            b.add(cls, no, **fields)
+    if pending is not None:
+        b.add(NcclWarn, pending[0], message=pending[1])
+    return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+SIGNATURES = (_DETECT,)
