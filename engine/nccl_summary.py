@@ -14,7 +14,8 @@ summarises in ``sources``:
 - ``nccl_tests_independent_runs``: nccl-tests processes that each ran as a one-process job;
 - ``nccl_gpu_shared``: ranks of one communicator on one GPU;
 - ``nccl_slow_path_setting`` and ``nccl_known_issue`` from the catalogues in ``knowledge/``;
-- ``busbw_comparison`` through :mod:`stethoscope.engine.perf_compare`.
+- ``busbw_comparison`` through :mod:`stethoscope.engine.perf_compare`;
+- ``busbw_vs_nic_rate`` through :mod:`stethoscope.engine.nic_line_rate`.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from typing import Iterable
 
 from stethoscope.engine import yamlio
 
-from stethoscope.engine import nccl_checks, perf_compare
+from stethoscope.engine import nccl_checks, nic_line_rate, perf_compare
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.nccl_summary_facts import (
     NcclBootstrapSubnetSet,
@@ -66,6 +67,7 @@ def summarise(facts: list[Fact]) -> list[Fact]:
     out += _gpu_shared(by_kind["nccl_duplicate_gpu"], by_kind["nccl_rank"])
     out += _known_issues(by_kind)
     out += nccl_checks.summarise(by_kind)  # RoCE GIDs across nodes, GDR off by distance, build vs GPU arch
+    out += nic_line_rate.summarise(by_kind)  # nccl-tests busbw against the ports' line rate
     out += perf_compare.compare_bundle(facts)
     return out
 

@@ -123,7 +123,7 @@ _BARE_MESSAGE = re.compile(
 _MAYBE_START = re.compile(r"(?:Channel|Ring) .*? via |NCCL version|Using network |NET/IB|NET/Socket|Bootstrap|[\w./\-]+:\d+ -> ")
 _MAYBE_ANY = re.compile(
     r"GPU Direct RDMA|P2P|shared memory|posix_fallocate|failed to extend|Call to ibv|Duplicate GPU|Cuda failure"
-    r"|Init START|Init COMPLETE|Abort START|Abort COMPLETE|set by environment to|NCCL_\w+ set to|Got completion|, retrying"
+    r"|Init START|Init COMPLETE|Destroy COMPLETE|Abort START|Abort COMPLETE|set by environment to|NCCL_\w+ set to|Got completion|, retrying"
 )
 _MAYBE_PLUGIN = re.compile(r"(?i:plugin)")
 
@@ -201,11 +201,12 @@ _ERROR_RETURN = re.compile(
 
 # ncclCommInitRankConfig comm 0x55b4d1f13be0 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 70 commId 0xd0e572375164a3b6 - Init START
 # comm 0x7f4b28006640 rank 14 nranks 16 cudaDev 6 busId b1000 - Init COMPLETE
+# comm 0x8dd01c0 rank 2 nranks 16 cudaDev 2 busId 48000 - Destroy COMPLETE         (nccl#1412: a rank that also completed init)
 _INIT = re.compile(
     r"(?:\w+ )?comm (?P<comm>0x[0-9a-fA-F]+|\(nil\)) rank (?P<rank>\d+) nranks (?P<nranks>\d+) "
     r"cudaDev (?P<cuda>-?\d+)(?: nvmlDev (?P<nvml>-?\d+))? busId (?P<bus>(?:0x)?[0-9a-fA-F]+)"
     r"(?: commId (?P<commid>0x[0-9a-fA-F]+)| parent \S+(?: splitCount \d+)? color -?\d+ key -?\d+)?"
-    r" ?- Init (?P<phase>START|COMPLETE)$"
+    r" ?- (?P<what>Init|Destroy) (?P<phase>START|COMPLETE)$"
 )
 
 # Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM
@@ -291,7 +292,7 @@ class _Parse:
             return None
         if msg.endswith(("Abort START", "Abort COMPLETE")) and "comm " in msg:
             return self.chains.abort(node, pid, msg.endswith("START"))
-        if msg.endswith(("Init START", "Init COMPLETE")) and "comm " in msg:
+        if msg.endswith(("Init START", "Init COMPLETE", "Destroy COMPLETE")) and "comm " in msg:
             return self._init(no, node, msg, ctx)
         if "set by environment to" in msg:
             m = _ENV.match(msg)
@@ -343,7 +344,7 @@ class _Parse:
                           nvml_dev=int(m["nvml"]) if m["nvml"] else None, bus_id=bus, comm=m["comm"],
                           comm_id=m["commid"], init_complete=False, **ctx)
             self.ranks[key] = (no, node, fields)
-        if m["phase"] == "COMPLETE":
+        if m["phase"] == "COMPLETE":  # Init COMPLETE, or Destroy COMPLETE of a communicator that was in use
             self.ranks[key][2]["init_complete"] = True
         return None
 

@@ -142,8 +142,9 @@ class NcclBootstrapFailure(NcclLineFact):
 class NcclRank(NcclLineFact):
     """``ncclCommInitRankConfig comm 0x... rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 70 ... - Init START``
 
-    One fact per (node, pid, comm, rank) at its first Init line; ``init_complete`` says whether
-    an ``Init COMPLETE`` line for it occurs in the same file.
+    One fact per (node, pid, comm, rank) at its first Init (or ``Destroy COMPLETE``) line;
+    ``init_complete`` says whether an ``Init COMPLETE`` or ``Destroy COMPLETE`` line for it occurs
+    in the same file.
     """
 
     kind: Literal["nccl_rank"] = "nccl_rank"

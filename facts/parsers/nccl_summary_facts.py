@@ -147,3 +147,26 @@ class NcclGpuShared(Fact):
     ranks: str  # "0, 2, 4"
     basis: Literal["nccl_warning", "init_lines"]
     sources: str
+
+
+@fact_kind
+class BusbwVsNicRate(Fact):
+    """An nccl-tests run that crossed nodes, beside the line rate of the RDMA ports an ibstat /
+    ibstatus / ibv_devinfo in the bundle shows (made by :mod:`stethoscope.engine.nic_line_rate`).
+    ``ratio`` is the measured busbw over the aggregate line rate of the node's Active ports
+    (GB/s = Gb/s / 8); ``below`` when it is under ``min_ratio`` of knowledge/nic_line_rate.yaml."""
+
+    kind: Literal["busbw_vs_nic_rate"] = "busbw_vs_nic_rate"
+    measured_busbw: float  # GB/s
+    measure: Literal["peak_large_sizes", "average"]  # the best row >= 64 MiB, else the footer's average
+    nic_ports: int
+    nic_rate_gbps: float  # aggregate line rate of the Active ports, Gb/s
+    nic_busbw: float  # the same in GB/s
+    ratio: float
+    min_ratio: float
+    below: bool
+    ports_node: str  # the node whose ports were counted
+    nranks: int  # ranks of the job as the run or NCCL printed them (0: unknown)
+    hosts: int  # hosts of the run's rank lines (0: not printed)
+    sources: str
+
