@@ -15,7 +15,8 @@ summarises in ``sources``:
 - ``nccl_gpu_shared``: ranks of one communicator on one GPU;
 - ``nccl_slow_path_setting`` and ``nccl_known_issue`` from the catalogues in ``knowledge/``;
 - ``busbw_comparison`` through :mod:`stethoscope.engine.perf_compare`;
-- ``busbw_vs_nic_rate`` through :mod:`stethoscope.engine.nic_line_rate`.
+- ``busbw_vs_nic_rate`` through :mod:`stethoscope.engine.nic_line_rate`;
+- ``nccl_nvls_use`` through :mod:`stethoscope.engine.nvls_use`.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from typing import Iterable
 
 from stethoscope.engine import yamlio
 
-from stethoscope.engine import nccl_checks, nic_line_rate, perf_compare
+from stethoscope.engine import nccl_checks, nic_line_rate, nvls_use, perf_compare
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.nccl_summary_facts import (
     NcclBootstrapSubnetSet,
@@ -67,6 +68,7 @@ def summarise(facts: list[Fact]) -> list[Fact]:
     out += _gpu_shared(by_kind["nccl_duplicate_gpu"], by_kind["nccl_rank"])
     out += _known_issues(by_kind)
     out += nccl_checks.summarise(by_kind)  # RoCE GIDs across nodes, GDR off by distance, build vs GPU arch
+    out += nvls_use.summarise(by_kind)  # did each nccl-tests run use NVLS (log, else knowledge/nvls.yaml)
     out += nic_line_rate.summarise(by_kind)  # nccl-tests busbw against the ports' line rate
     out += perf_compare.compare_bundle(facts)
     return out
@@ -117,9 +119,11 @@ def _subnet_set(ifaces: list[Fact]) -> list[Fact]:
     if len(per_node) < 2:
         return []
     subnets = {".".join(f.address.split(".")[:3]) for f in per_node.values()}
+    names = {f.interface for f in per_node.values()}
     text = "; ".join(f"{n} {f.interface} {f.address}" for n, f in sorted(per_node.items()))
     shown = list(per_node.values())
-    return [_make(NcclBootstrapSubnetSet, shown[0], shown, "job", node="job", distinct=len(subnets), interfaces=text)]
+    return [_make(NcclBootstrapSubnetSet, shown[0], shown, "job", node="job", distinct=len(subnets),
+                  interface_names=len(names), interfaces=text)]
 
 
 def stragglers(by_kind: dict[str, list[Fact]]) -> list[Fact]:

@@ -43,6 +43,8 @@ class NcclBootstrapSubnetSet(Fact):
 
     kind: Literal["nccl_bootstrap_subnet_set"] = "nccl_bootstrap_subnet_set"
     distinct: int
+    #: distinct interface names the nodes bootstrapped on (eth0 everywhere: 1)
+    interface_names: int = 1
     interfaces: str  # "node1 ib0 10.1.0.1; node2 eth0 192.168.1.2"
     sources: str
 
