@@ -1,4 +1,5 @@
-"""``nvidia-smi nvlink -s`` (``--status``): each NVLink link of each GPU, its speed or ``<inactive>``.
+"""``nvidia-smi nvlink -s`` (``--status``): each NVLink link of each GPU, its speed or ``<inactive>``;
+``nvidia-smi nvlink -e``: each link's replay, recovery and CRC error counters.
 
 Sample content (two bridged H100 PCIe, HPE-Japan-Presales/e-learning gpu/h100/mgmt_gpu_on_dl380agen11.md;
 the line a GPU without any active link prints, NVIDIA/open-gpu-kernel-modules#1150)::
@@ -9,7 +10,17 @@ the line a GPU without any active link prints, NVIDIA/open-gpu-kernel-modules#11
              Link 4: <inactive>
     NVML:Unable to retrieve Nvlink information as all links are inActive
 
-Facts emitted: ``nvlink_link_state`` per link line (``gpu`` "GPU0", ``gpu_index``, ``gpu_name`` and
+and ``-e`` (stas00/ml-engineering compute/accelerator/nvidia/debug.md, an H100 SXM with the UUID
+masked)::
+
+    GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-abcdefab-cdef-abdc-abcd-abababababab)
+             Link 0: Replay Errors: 0
+             Link 0: Recovery Errors: 0
+             Link 0: CRC Errors: 0
+
+Facts emitted: ``nvlink_error_count`` per counter line (``gpu`` and header fields as below,
+``link``, ``counter`` replay | recovery | crc, ``value``: one reading, counted since the last
+driver load or counter reset); ``nvlink_link_state`` per link line (``gpu`` "GPU0", ``gpu_index``, ``gpu_name`` and
 ``gpu_uuid`` from the ``GPU N: name (UUID: ...)`` header above it, ``link``, ``state`` active |
 inactive, ``speed_gbps``, ``gpu_active_links``: how many links of that GPU the listing shows
 active, ``expected``: what knowledge/nvlink_expected.yaml says this product
@@ -39,9 +50,11 @@ _GPU = re.compile(r"^\s*GPU (?P<index>\d+): (?P<name>[^()\n]+?)\s*(?:\(UUID: (?P
 #          Link 4: <inactive>
 _LINK = re.compile(r"^\s*Link (?P<link>\d+): (?P<state>\S.*?)\s*$")
 _SPEED = re.compile(r"^(?P<gbps>\d+(?:\.\d+)?) GB/s$")
+#          Link 0: Replay Errors: 0            Link 0: Recovery Errors: 0            Link 0: CRC Errors: 0
+_COUNTER = re.compile(r"^(?P<name>Replay|Recovery|CRC) Errors: (?P<value>\S+)$")
 # NVML:Unable to retrieve Nvlink information as all links are inActive
 _ALL_INACTIVE = re.compile(r"Unable to retrieve Nvlink information as all links are inActive", re.I)
-_DETECT = re.compile(r"^\s*Link \d+: (?:<inactive>|\d+(?:\.\d+)? GB/s)\s*$|" + _ALL_INACTIVE.pattern, re.M | re.I)
+_DETECT = re.compile(r"^\s*Link \d+: (?:<inactive>|\d+(?:\.\d+)? GB/s|(?:Replay|Recovery|CRC) Errors: \d+)\s*$|" + _ALL_INACTIVE.pattern, re.M | re.I)
 
 
 @fact_kind
@@ -60,6 +73,20 @@ class NvlinkLinkState(Fact):
     expected: str | None = None  # wired | bridge | unwired | None (product not named or not listed)
     gpu_active_links: int | None = None  # active links of this GPU in the same listing (None: the source shows only some)
     source: str = "nvidia-smi"  # nvidia-smi | nhc
+
+
+@fact_kind
+class NvlinkErrorCount(Fact):
+    """``Link 0: Replay Errors: 0`` of ``nvidia-smi nvlink -e``: one reading of one counter."""
+
+    kind: Literal["nvlink_error_count"] = "nvlink_error_count"
+    gpu: str | None = None
+    gpu_index: int | None = None
+    gpu_name: str | None = None
+    gpu_uuid: str | None = None
+    link: int
+    counter: Literal["replay", "recovery", "crc"]
+    value: int
 
 
 @lru_cache(maxsize=1)
@@ -119,6 +146,13 @@ def parse(artefact: Artefact) -> ParseResult:
             state, speed = "inactive", None
         elif (s := _SPEED.match(raw)) is not None:
             state, speed = "active", float(s["gbps"])
+        elif (c := _COUNTER.match(raw)) is not None:
+            if not c["value"].isdigit():
+                b.error(n, f"NVLink {link} {c['name']} Errors that is not a count: {c['value']!r}")
+                continue
+            b.add(NvlinkErrorCount, n, link=link, counter=c["name"].lower(), value=int(c["value"]), **gpu)
+            result.lines_used += 1
+            continue
         elif ":" in raw or "Remote" in raw:
             continue  # another nvlink sub-command's line (-e counters, -R remote ends, -c capabilities)
         else:

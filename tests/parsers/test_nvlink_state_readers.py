@@ -50,7 +50,8 @@ def test_other_nvlink_subcommands_are_not_states():
     text = ("GPU 0: NVIDIA H100 PCIe (UUID: GPU-x)\n         Link 0: 26.562 GB/s\n"
             "         Link 0: Remote Device 00000000:D5:00.0: Link 0\n         Link 0: Replay Errors: 0\n")
     r = _parse(nvidia_smi_nvlink, text=text)
-    assert [(f.link, f.state) for f in r.facts] == [(0, "active")] and r.errors == []
+    assert [(f.link, f.state) for f in r.facts if f.kind == "nvlink_link_state"] == [(0, "active")] and r.errors == []
+    assert [(f.kind, f.counter) for f in r.facts if f.kind != "nvlink_link_state"] == [("nvlink_error_count", "replay")]
 
 
 def test_nhc_nvlink_failure_lists_its_links():
@@ -75,3 +76,10 @@ def test_distributed_nhc_results_name_their_hosts():
 def test_nhc_all_links_inactive():
     (f, g) = _parse(nhc_log, text="ERROR:  nhc:  Health check failed:  check_nvlink_status: GPU 2 has all nvlinks inactive\n").facts
     assert (f.kind, g.kind, g.gpu, g.all_links, g.link) == ("nhc_check_failed", "nvlink_link_state", "GPU2", True, None)
+
+
+def test_nvlink_error_counters():
+    r = _parse(nvidia_smi_nvlink, "nvidia_smi_nvlink/ml_engineering_h100_nvlink_e.txt")
+    got = [(f.evidence.line, f.gpu, f.link, f.counter, f.value) for f in r.facts]
+    assert got[:3] == [(3, "GPU0", 0, "replay", 0), (4, "GPU0", 0, "recovery", 0), (5, "GPU0", 0, "crc", 0)]
+    assert len(got) == 9 and r.errors == [] and {f.kind for f in r.facts} == {"nvlink_error_count"}
