@@ -124,14 +124,17 @@ GPU_KEYS = frozenset({"product name", "gpu uuid", "gpu recovery action", "persis
 #         Idle                        : Active
 #         CliqueId                          : 2    (kubernetes-sigs/dra-driver-nvidia-gpu issue 626: grep -E -C3 "ClusterUUID|CliqueId")
 #     Remapped Rows
+#         GPU Current Temp                               : 32 C   (a -q -d TEMPERATURE section on its own: H200 capture)
 FRAGMENT = re.compile(
     r"^ *(?:Clocks (?:Event|Throttle) Reasons|Remapped Rows|Retired Pages|GPU Reset Status)\s*$"
     r"|^ *(?:CliqueId|ClusterUUID|GPU Recovery Action|Remapping Failure Occurred|Pending Page Blacklist"
-    r"|HW Slowdown|SW Power Cap|Pending Page Retirement)\s+: ",
+    r"|HW Slowdown|SW Power Cap|Pending Page Retirement|GPU Current Temp|GPU Shutdown(?: T\.Limit)? Temp"
+    r"|GPU Slowdown(?: T\.Limit)? Temp|GPU T\.Limit Temp)\s+: ",
     re.MULTILINE,
 )
 _FRAGMENT_KEYS = ("Clocks ", "Remapped Rows", "Retired Pages", "GPU Reset Status", "CliqueId", "ClusterUUID",
-                  "GPU Recovery Action", "Remapping Failure", "Pending Page", "HW Slowdown", "SW Power Cap")
+                  "GPU Recovery Action", "Remapping Failure", "Pending Page", "HW Slowdown", "SW Power Cap",
+                  "GPU Current Temp", "GPU Shutdown", "GPU Slowdown", "GPU T.Limit")
 # --      (the separator grep -A/-B/-C prints between matches)
 GREP_SEPARATOR = "--"
 
@@ -272,3 +275,8 @@ def _take(rec: GpuRecord, path: tuple[str, ...], key: str, value: str, no: int, 
         rec.counters[COUNTER_NAMES.get(path[1], path[1].replace(" ", "_"))] = (value, no)
     elif path[0] == "ecc errors" and len(path) >= 3 and (c := ecc_counter(path[1], list(path[2:]))):
         rec.ecc.append((*c, value, no))
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (BANNER, FRAGMENT)
