@@ -67,12 +67,12 @@ _DETECT = re.compile(
     r"|nGpus\(perProc\) \d+ minBytes )"
     r"|^#?[ \t]+(?:size\s+count|bytes\s+N)\s+type\s"
     r"|^(?:# ?| ?)(?:Out of bounds values\s*: *-?\d+|Avg bus bandwidth\s*: *\S)"
-    r"|^\S+: Test (?:NCCL|CUDA) failure \S+:\d+ '"
+    r"|^\S+: Test (?:NCCL|CUDA) failure \S+:\d+ '|^\S+: Test timeout \(\d+s\) "
     r"|" + rows.ROW,
     re.M,
 )
 #: literal gates of detect(): every branch of _DETECT holds one of these
-_GATES = ("#", " failure ", "nThread ", "nGpus(", "bounds values", "bus bandwidth", " count ", " N ") + rows.DTYPES
+_GATES = ("#", " failure ", " timeout (", "nThread ", "nGpus(", "bounds values", "bus bandwidth", " count ", " N ") + rows.DTYPES
 
 # Whole-text scan: every line nccl-tests prints, one named alternative per line kind.
 _LINE = re.compile(
@@ -102,6 +102,8 @@ _LINE = re.compile(
     r"|^(?P<fhost>\S+): Test (?P<ftype>NCCL|CUDA) failure (?P<ffile>[^\s:]+):(?P<fline>\d+) (?P<fmsg>[^\n]*)"
     #  .. vm pid 1633: Test failure common.cu:1454
     r"|^ \.\. (?P<thost>\S+) pid (?P<tpid>\d+): Test failure (?P<tfile>[^\s:]+):(?P<tline>\d+)[^\n]*"
+    # src/common.cu since 2.13 (-T/--timeout): printf("%s: Test timeout (%ds) %s:%d\n", hostname, timeout, __FILE__, __LINE__)
+    r"|^(?P<ohost>\S+): Test timeout \((?P<osec>\d+)s\) (?P<ofile>[^\s:]+):(?P<oline>\d+)[^\n]*"
     # # Collective test concluded: all_reduce_perf      # Using devices      #
     # #        (B)    (elements)  ...   # Writing JSON output to ...   # Blocking Enabled: ...
     r"|^(?P<other>#(?: Collective test concluded: | Using devices| +\(B\)| +out-of-place| Writing JSON output"
@@ -180,7 +182,7 @@ def parse(artefact: Artefact) -> ParseResult:
         elif kind == "nthread":
             run = open_run(line_no, 3)
             _read_nthread(builder, line_no, m["nthread"], run)
-        elif kind in ("fmsg", "tline"):
+        elif kind in ("fmsg", "tline", "oline"):
             (run.failures if run else orphans).append(_failure(m, line_no))
         elif kind == "header":
             if run is None or run.layout is not None or run.headerless or _closed(run):
@@ -297,6 +299,11 @@ def _failure(m: re.Match[str], line_no: int) -> tuple[int, dict[str, Any], str]:
                       last_error=last.strip() or None,
                       _summary=f"Test {m['ftype']} failure {m['ffile']}:{m['fline']} {m['fmsg'].strip()}")
         return line_no, fields, m["fhost"]
+    if m["ohost"] is not None:
+        fields = dict(host=m["ohost"], pid=None, failure_type="timeout", source_file=m["ofile"],
+                      source_line=int(m["oline"]), message=f"Test timeout ({m['osec']}s)", nccl_error=None,
+                      last_error=None, _summary=f"Test timeout ({m['osec']}s) {m['ofile']}:{m['oline']}")
+        return line_no, fields, m["ohost"]
     fields = dict(host=m["thost"], pid=int(m["tpid"]), failure_type="test", source_file=m["tfile"],
                   source_line=int(m["tline"]), message="Test failure", nccl_error=None, last_error=None,
                   _summary=f"Test failure {m['tfile']}:{m['tline']}")

@@ -102,7 +102,7 @@ class NcclTestFailure(Fact):
     run_id: str | None = None
     host: str | None = None
     pid: int | None = None
-    failure_type: str  # "nccl" | "cuda" | "test" (the " .. host pid N: Test failure" trace)
+    failure_type: str  # "nccl" | "cuda" | "test" (the " .. host pid N: Test failure" trace) | "timeout" (-T)
     source_file: str | None = None
     source_line: int | None = None
     message: str  # the quoted error, or "Test failure" for a trace line

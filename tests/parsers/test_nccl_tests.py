@@ -380,3 +380,14 @@ def test_two_footers_make_two_runs():
     text = (FIX / "nccl1412_footer_only.txt").read_text() + (FIX / "nccl1706_g2_tail_footer.txt").read_text()
     runs = _kinds(nccl_tests.parse(Artefact(path="two.txt", text=text)), "nccl_test_run")
     assert [(r.rows, r.avg_busbw) for r in runs] == [(0, 33.3227), (1, 8.62002)]
+
+
+def test_timeout_line_fails_the_run():
+    # CRAFTED from src/common.cu (2.13 on, -T): printf("%s: Test timeout (%ds) %s:%d\n", hostname, timeout, __FILE__, __LINE__)
+    text = (FIX / "allreduce_hang_g4_h800.txt").read_text() + "deepseek: Test timeout (600s) common.cu:527\n"
+    assert nccl_tests.detect("deepseek: Test timeout (600s) common.cu:527\n")
+    res = nccl_tests.parse(Artefact(path="t.txt", text=text))
+    run = _run(res)
+    [fail] = _kinds(res, "nccl_test_failure")
+    assert (fail.failure_type, fail.message, fail.source_line, run.failed) == ("timeout", "Test timeout (600s)", 527, True)
+    assert run.failure_message == "Test timeout (600s) common.cu:527"

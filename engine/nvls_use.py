@@ -1,0 +1,135 @@
+"""Did an nccl-tests run use NVLink SHARP (NVLS)? One ``nccl_nvls_use`` fact per run that
+listed its ranks, from the NCCL lines of the run's own processes (same node and pid; same
+file when the rank lines print no pid) and, where those say nothing, from knowledge/nvls.yaml:
+NCCL's default at that release, GPU count on the node and GPU product.
+
+The log decides first: NVLS set-up lines or a non-zero ``nvls channels`` count say it was
+used, ``0 nvls channels`` or ``multicast support is not available`` that it was not; a
+``NCCL_NVLS_ENABLE`` setting next; then the inference.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from functools import lru_cache
+from importlib import resources
+
+from stethoscope.engine import yamlio
+from stethoscope.facts.model import Fact
+from stethoscope.facts.parsers.nccl_nvls import NcclNvlsUse
+
+_LOG_KINDS = ("nccl_version", "nccl_env", "nccl_nvls_setup", "nccl_channel_counts", "nccl_nvls_support")
+
+
+@lru_cache(maxsize=1)
+def table() -> dict:
+    text = resources.files("stethoscope.knowledge").joinpath("nvls.yaml").read_text(encoding="utf-8")
+    return yamlio.safe_load(text)
+
+
+def _vt(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+
+
+def min_local_gpus(version: str) -> tuple[int, bool] | None:
+    """(fewest GPUs of one node for NVLS, single-node only) at this NCCL release; None before NVLS."""
+    v = _vt(version)
+    for e in table()["nccl"]["min_local_gpus"]:
+        if _vt(e["from"]) <= v and ("until" not in e or v < _vt(e["until"])):
+            return int(e["gpus"]), bool(e.get("single_node", False))
+    return None
+
+
+def gpu_capable(name: str | None) -> bool | None:
+    if not name:
+        return None
+    gpus = table()["gpus"]
+    if any(re.search(e["pattern"], name) for e in gpus["not_capable"]):
+        return False
+    if any(re.search(e["pattern"], name) for e in gpus["capable"]):
+        return True
+    return None
+
+
+def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
+    ranks_of: dict[str, list[Fact]] = defaultdict(list)
+    for r in by_kind.get("nccl_test_rank", []):
+        ranks_of[r.run_id].append(r)
+    timeouts = {f.run_id for f in by_kind.get("nccl_test_failure", []) if f.failure_type == "timeout"}
+    log = [f for k in _LOG_KINDS for f in by_kind.get(k, [])]
+    out: list[Fact] = []
+    for run in by_kind.get("nccl_test_run", []):
+        ranks = ranks_of.get(run.id)
+        if not ranks:
+            continue
+        hung = (run.rows == 0 and run.status is None and not run.failed) or run.id in timeouts
+        out.append(_use(run, ranks, _own_lines(run, ranks, log), hung))
+    return out
+
+
+def _own_lines(run: Fact, ranks: list[Fact], log: list[Fact]) -> list[Fact]:
+    procs = {(r.node, r.pid) for r in ranks if r.pid is not None}
+    if procs:
+        own = [f for f in log if (f.node, getattr(f, "pid", None)) in procs]
+    else:
+        nodes = {r.node for r in ranks}
+        own = [f for f in log if f.evidence.path == run.evidence.path and f.node in nodes]
+    # the run's own file first: its lines are the ones to quote
+    return sorted(own, key=lambda f: (f.evidence.path != run.evidence.path, f.evidence.path, f.evidence.line))
+
+
+def _use(run: Fact, ranks: list[Fact], own: list[Fact], hung: bool) -> Fact:
+    per_host = Counter(r.host for r in ranks)
+    local = max(per_host.values())
+    gpu = ranks[0].gpu_name
+    by = defaultdict(list)
+    for f in own:
+        by[f.kind].append(f)
+    version = by["nccl_version"][0].version if by["nccl_version"] else run.nccl_version
+    env = [f for f in by["nccl_env"] if f.name == table()["nccl"]["disable"]["name"]]
+    enable = env[0].value.rstrip(".").strip() if env else None
+    counts = [c for c in by["nccl_channel_counts"] if c.nvls is not None]
+    support = by["nccl_nvls_support"]
+    shown: list[Fact] = []
+    if by["nccl_nvls_setup"]:
+        used, basis, shown = True, "log_setup", by["nccl_nvls_setup"][:1]
+        detail = f"its NCCL log shows NVLS set-up ({shown[0].step})"
+    elif any(c.nvls > 0 for c in counts):
+        c = next(c for c in counts if c.nvls > 0)
+        used, basis, shown, detail = True, "log_channels", [c], f"its communicator set up {c.nvls} NVLS channels"
+    elif counts:
+        used, basis, shown, detail = False, "log_channels", counts[:1], "its communicators set up 0 NVLS channels"
+    elif support:
+        s = next((s for s in support if s.available), support[0])
+        used, basis, shown = s.available, "log_support", [s]
+        detail = "NCCL found multicast (NVLS) support on its GPU" if s.available else "its GPU offers no multicast (NVLS)"
+    elif enable is not None and enable in table()["nccl"]["disable"]["values"]:
+        used, basis, shown, detail = False, "setting", env[:1], f"NCCL_NVLS_ENABLE={enable}"
+    elif enable == "1":
+        used, basis, shown, detail = True, "setting", env[:1], "NCCL_NVLS_ENABLE=1 forces NVLS"
+    else:
+        used, basis, detail = _inferred(version, local, len(per_host), gpu)
+        shown = by["nccl_version"][:1] + ranks[:1]
+    srcs = [run] + shown
+    return NcclNvlsUse(
+        id=f"derived:summary:nccl_nvls_use:{run.id}", node=run.node, evidence=(shown[0] if shown else run).evidence,
+        run_id=run.id, used=used, basis=basis, hung=hung, local_gpus=local, gpu_name=gpu, nccl_version=version,
+        nvls_enable=enable, detail=detail, sources=",".join(dict.fromkeys(f.id for f in srcs)))
+
+
+def _inferred(version: str | None, local: int, hosts: int, gpu: str | None) -> tuple[bool | None, str, str]:
+    if version is None:
+        return None, "unknown", "no NCCL version in the bundle: whether NVLS was used is not known"
+    need = min_local_gpus(version)
+    if need is None:
+        return False, "nccl_too_old", f"NCCL {version} predates NVLS ({table()['nccl']['first_version']})"
+    gpus, single_node = need
+    if local < gpus or (single_node and hosts > 1):
+        return False, "too_few_gpus", f"NCCL {version} uses NVLS with {gpus} or more GPUs of one node; this run had {local}"
+    capable = gpu_capable(gpu)
+    if capable is False:
+        return False, "gpu_not_capable", f"{gpu} has no NVSwitch multicast"
+    if capable is None:
+        return None, "unknown", f"whether {gpu or 'this GPU'} offers NVLS multicast is not known"
+    return True, "gpu_model", (f"NCCL {version} uses NVLS by default with {local} {gpu} GPUs of one node on an "
+                               "NVSwitch board (the log does not say; NCCL_NVLS_ENABLE=0 tells)")

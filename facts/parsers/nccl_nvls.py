@@ -1,0 +1,182 @@
+"""NCCL's NVLink SHARP (NVLS) lines in an ``NCCL_DEBUG=INFO`` log: whether the GPU offers
+multicast, how many NVLS channels the communicator set up, and the NVLS set-up steps that
+were logged (``NCCL_DEBUG_SUBSYS=NVLS`` or ``ALL`` prints them).
+
+Sample content (real: nccl#1706, nccl-tests#128, nccl-tests#216, nccl#1788)::
+
+    deepseek:2081594:2081601 [1] NCCL INFO 4 coll channels, 4 collnet channels, 0 nvls channels, 4 p2p channels, 2 p2p channels per peer
+    SH-IDC1-10-142-6-130:75327:75381 [2] NCCL INFO 2 coll channels, 2 p2p channels, 2 p2p channels per peer
+    c2ce1c877ea3:1023:1032 [0] NCCL INFO NVLS Bind mem 0xac0000000 UC handle 0x7f3310ccb240 MC handle 0x7f3310ccaa20 size 1073741824
+    NVLS multicast support is available on dev 3
+
+The strings, from src/transport/nvls.cc and src/init.cc of github.com/NVIDIA/nccl:
+``NVLS multicast support is %savailable on dev %d`` (2.17.1 on; 2.27 adds `` (NVLS_NCHANNELS
+%d)``), printed only when NVLS is enabled and the node has enough GPUs (see
+knowledge/nvls.yaml); ``%d coll channels, [%d collnet channels, ][%d nvls channels, ]%d p2p
+channels, %d p2p channels per peer`` (nvls from 2.17, collnet from 2.21); the NCCL_NVLS
+messages ``NVLS Bind mem``, ``NVLS Creat(ed|ing) Multicast group``, ``NVLS Mapped``, ``NVLS
+group ... adding dev``, ``NVLS importing shareableHandle``, ``NVLS rank N (dev N) alloc
+done``, ``NVLS comm``, ``NVLS Trees``, ``Connected NVLS tree``.
+
+Facts: ``nccl_nvls_support`` (multicast available or not), ``nccl_channel_counts``,
+``nccl_nvls_setup`` (the first line of each set-up step per process). Each is kept once per
+(node, process, values) at its first line: every rank of every communicator prints its own.
+``lines_used`` is 0: the nccl_log parser counts NCCL-prefixed lines of the same file.
+
+Empty input, or a log without these lines: no facts (NCCL older than 2.17, NVLS disabled,
+too few GPUs, or ``NCCL_DEBUG`` below INFO).
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
+
+KIND = "nccl_nvls"
+
+__all__ = ["KIND", "detect", "parse", "NcclNvlsSupport", "NcclChannelCounts", "NcclNvlsSetup"]
+
+# the messages this parser reads, each with its real form:
+# NVLS multicast support is available on dev 3                                            (nccl#1788)
+# deepseek:2081594:2081600 [0] NCCL INFO 4 coll channels, 4 collnet channels, 0 nvls channels, 4 p2p channels, 2 p2p channels per peer
+# c2ce1c877ea3:1023:1032 [0] NCCL INFO NVLS Bind mem 0xac0000000 UC handle 0x7f3310ccb240 MC handle 0x7f3310ccaa20 size 1073741824
+# [1,3]<stdout>:test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree
+_MESSAGES = (r"NVLS multicast support is (?:not )?available on dev -?\d+|\d+ coll channels, (?:\d+ \w+ channels, )*\d+ p2p channels per peer"
+             r"|NVLS (?:Bind mem|Creat(?:ed|ing) Multicast group|Mapped |group \S+ adding dev|importing shareableHandle"
+             r"|rank \d+ \(dev \d+\) alloc done|comm 0x[0-9a-f]+ headRank|Trees :)|Connected NVLS tree")
+_DETECT = re.compile(r"(?:NCCL INFO |^)(?:" + _MESSAGES + ")", re.M)
+# candidates, found by their literal starts ("NVLS", "Connected NVLS", "<n> coll channels")
+_CANDIDATE = re.compile(r"NVLS |\d coll channels, ")
+# NCCL's prefix (src/debug.cc "%s:%d:%d [%d] NCCL INFO "), whatever came before it, or the bare message
+# test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree
+_LINE = re.compile(
+    r"^(?:.*?(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[(?P<dev>-?\d+)\] (?:\S+:\d+ )?NCCL INFO |(?:.*?NCCL INFO )?)"
+    r"(?P<msg>(?:" + _MESSAGES + r").*?)\s*$"
+)
+# NVLS multicast support is available on dev 0 (NVLS_NCHANNELS 16)           (2.27 on)
+_SUPPORT = re.compile(r"^NVLS multicast support is (?P<not>not )?available on dev (?P<dev>-?\d+)(?: \(NVLS_NCHANNELS (?P<nch>\d+)\))?")
+# 4 coll channels, 4 collnet channels, 0 nvls channels, 4 p2p channels, 2 p2p channels per peer
+# 2 coll channels, 2 p2p channels, 2 p2p channels per peer                    (before 2.17, nccl-tests#128)
+_COUNTS = re.compile(
+    r"^(?P<coll>\d+) coll channels, (?:(?P<collnet>\d+) collnet channels, )?(?:(?P<nvls>\d+) nvls channels, )?"
+    r"(?P<p2p>\d+) p2p channels, (?P<peer>\d+) p2p channels per peer"
+)
+# the set-up step: the words that name it
+_STEP = re.compile(r"^(?:NVLS (?P<step>Bind mem|Creat(?:ed|ing) Multicast group|Mapped|importing shareableHandle|Trees|comm)"
+                   r"|NVLS (?P<group>group) |NVLS rank \d+ \(dev \d+\) (?P<alloc>alloc done)|(?P<tree>Connected NVLS tree))")
+
+
+@fact_kind
+class NcclNvlsSupport(Fact):
+    """``NVLS multicast support is [not ]available on dev N``: NVLS was enabled and the node had
+    enough GPUs for NCCL to ask the GPU (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED)."""
+
+    kind: Literal["nccl_nvls_support"] = "nccl_nvls_support"
+    pid: int | None = None
+    local_device: int | None = None
+    available: bool
+    nvls_channels: int | None = None  # "(NVLS_NCHANNELS 16)", NCCL 2.27 on
+
+
+@fact_kind
+class NcclChannelCounts(Fact):
+    """The channel summary a communicator prints at the end of its init."""
+
+    kind: Literal["nccl_channel_counts"] = "nccl_channel_counts"
+    pid: int | None = None
+    local_device: int | None = None
+    coll: int
+    collnet: int | None = None  # printed from NCCL 2.21
+    nvls: int | None = None  # printed from NCCL 2.17; 0: no NVLS channels
+    p2p: int
+    p2p_per_peer: int
+
+
+@fact_kind
+class NcclNvlsSetup(Fact):
+    """A step of NVLS set-up that NCCL logged (buffers bound to a multicast group, the NVLS
+    tree connected): this process used NVLS."""
+
+    kind: Literal["nccl_nvls_setup"] = "nccl_nvls_setup"
+    pid: int | None = None
+    local_device: int | None = None
+    step: str  # "bind_mem", "created_multicast_group", "tree_connected", ...
+
+
+def detect(head: str) -> bool:
+    if "NVLS" not in head and "coll channels" not in head:
+        return False
+    return _DETECT.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    seen: set[tuple] = set()
+    for no, line in iter_lines(_CANDIDATE, artefact):
+        m = _LINE.match(line)
+        if m is None:
+            continue
+        msg = m["msg"]
+        pid = int(m["pid"]) if m["pid"] else None
+        node = artefact.node_for(m["host"]) if m["host"] else artefact.node
+        dev = int(m["dev"]) if m["dev"] else None
+        if s := _SUPPORT.match(msg):
+            fields = dict(available=not s["not"], nvls_channels=int(s["nch"]) if s["nch"] else None)
+            cls = NcclNvlsSupport
+            dev = int(s["dev"]) if dev is None else dev
+        elif c := _COUNTS.match(msg):
+            fields = dict(coll=int(c["coll"]), collnet=_int(c["collnet"]), nvls=_int(c["nvls"]), p2p=int(c["p2p"]),
+                          p2p_per_peer=int(c["peer"]))
+            cls = NcclChannelCounts
+        elif st := _STEP.match(msg):
+            name = st["step"] or st["group"] or st["alloc"] or "tree_connected"
+            fields = dict(step=re.sub(r"\W+", "_", name.lower()).strip("_"))
+            cls = NcclNvlsSetup
+        else:
+            fb.error(no, f"NVLS or channel line not read: {msg!r}")
+            continue
+        key = (cls, node, pid, *fields.values())
+        if key in seen:
+            continue
+        seen.add(key)
+        fb.add(cls, no, node=node, pid=pid, local_device=dev, **fields)
+    result.lines_used = 0  # see the module docstring: nccl_log counts these lines
+    return result
+
+
+def _int(raw: str | None) -> int | None:
+    return int(raw) if raw is not None else None
+
+
+#: the line signatures this reader owns (facts/classify.py)
+SIGNATURES = (_DETECT,)
+
+
+@fact_kind
+class NcclNvlsUse(Fact):
+    """Whether one nccl-tests run used NVLink SHARP, made by :mod:`stethoscope.engine.nvls_use`
+    from the run's rank lines and its processes' NCCL lines, with knowledge/nvls.yaml where
+    the log does not say.
+
+    ``used``: True / False, None when nothing tells. ``basis``: ``log_setup`` (NVLS set-up lines),
+    ``log_channels`` (the channel summary's nvls count), ``log_support`` (the multicast
+    support line), ``setting`` (NCCL_NVLS_ENABLE), ``gpu_model`` (NCCL's default on these
+    GPUs at this GPU count and release), ``too_few_gpus``, ``nccl_too_old``, ``gpu_not_capable``,
+    ``unknown``. ``hung``: the run listed its ranks and then printed neither a row nor its
+    footer, or nccl-tests' own ``-T`` timeout fired.
+    """
+
+    kind: Literal["nccl_nvls_use"] = "nccl_nvls_use"
+    run_id: str
+    used: bool | None = None
+    basis: str
+    hung: bool
+    local_gpus: int | None = None  # the most ranks of the run on one host
+    gpu_name: str | None = None
+    nccl_version: str | None = None
+    nvls_enable: str | None = None  # NCCL_NVLS_ENABLE as NCCL read it, None when not printed
+    detail: str
+    sources: str
