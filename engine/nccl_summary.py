@@ -29,7 +29,7 @@ from typing import Iterable
 
 from stethoscope.engine import yamlio
 
-from stethoscope.engine import nccl_checks, nic_line_rate, nvls_use, perf_compare
+from stethoscope.engine import nccl_checks, nic_line_rate, nvls_use, perf_compare, rendezvous_summary
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.nccl_summary_facts import (
     NcclBootstrapSubnetSet,
@@ -68,6 +68,7 @@ def summarise(facts: list[Fact]) -> list[Fact]:
     out += _gpu_shared(by_kind["nccl_duplicate_gpu"], by_kind["nccl_rank"])
     out += _known_issues(by_kind)
     out += nccl_checks.summarise(by_kind)  # RoCE GIDs across nodes, GDR off by distance, build vs GPU arch
+    out += rendezvous_summary.summarise(by_kind, facts)  # the nodes that never joined a timed-out rendezvous
     out += nvls_use.summarise(by_kind)  # did each nccl-tests run use NVLS (log, else knowledge/nvls.yaml)
     out += nic_line_rate.summarise(by_kind)  # nccl-tests busbw against the ports' line rate
     out += perf_compare.compare_bundle(facts)
