@@ -82,15 +82,15 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed |= {"nccl_log", "cuda_app"}
             if folder.name == "torch_elastic":  # torchrun's agent lines sit in the PyTorch log
                 allowed.add("torch_log")
-            if folder.name == "nccl_log":  # NCCL's WARN lines quote CUDA failures ("Cuda failure 'invalid argument'")
+            if folder.name in ("nccl_log", "nccl_nvls"):  # NCCL's WARN lines quote CUDA failures ("Cuda failure 'invalid argument'")
                 allowed.add("cuda_app")
             if folder.name == "cuda_app":
                 allowed |= {"torch_log"}
             if folder.name == "torch_flight_recorder":  # its stack frames name torch/distributed/ files
                 allowed |= {"torch_log"}
-            if folder.name in ("torch_log", "nccl_log", "nccl_tests", "nccl_channels", "nccl_net_oob") and "NCCL INFO" in head:
-                # parsers of single NCCL line families (rings/trees, OOB address) read the same logs
-                allowed |= {"nccl_log", "torch_log", "nccl_tests", "nccl_channels", "nccl_net_oob"}
+            if folder.name in ("torch_log", "nccl_log", "nccl_tests", "nccl_channels", "nccl_net_oob", "nccl_nvls") and "NCCL INFO" in head:
+                # parsers of single NCCL line families (rings/trees, OOB address, NVLS) read the same logs
+                allowed |= {"nccl_log", "torch_log", "nccl_tests", "nccl_channels", "nccl_net_oob", "nccl_nvls"}
             assert claimed <= allowed | ({"kernel_log"} if "NVRM" in head else set()), f"{f.relative_to(ROOT)}: {claimed}"
 
 
