@@ -270,3 +270,8 @@ def _forms(line: str):
     # "cudaErrorX: text" / "CUDA_ERROR_X: text" and a name alone ("results in CUDA_ERROR_NO_DEVICE (100)")
     for m in NAME.finditer(line):
         yield "name_only", m
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (DETECT,)

@@ -87,3 +87,8 @@ def parse(artefact: Artefact) -> ParseResult:
             update["timestamp"] = None
         result.facts.append(fact.model_copy(update=update))
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_SAMPLE,)

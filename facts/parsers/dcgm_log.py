@@ -68,3 +68,8 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.add(DcgmError, n, message=line.strip().strip('"`'), gpu=int(g["gpu"]) if g else None, not_comparable=True, why=why)
             result.lines_used += 1
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_LOG, re.compile("|".join(re.escape(m) for m in _markers()), re.I))

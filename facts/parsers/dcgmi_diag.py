@@ -177,3 +177,8 @@ def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
                 warnings = " ".join(w.get("warning", "") for w in r.get("warnings", []) if isinstance(w, dict)) or None
                 _emit(fb, line, name, cat.get("category"), status, gpu, warnings, "json")
     result.lines_used = len(artefact.lines)
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

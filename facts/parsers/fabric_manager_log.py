@@ -196,3 +196,8 @@ def parse(artefact: Artefact) -> ParseResult:
             used = True
         result.lines_used += used
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_GATE,)

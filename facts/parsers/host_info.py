@@ -71,3 +71,8 @@ def parse(artefact: Artefact) -> ParseResult:
     if result.facts:
         result.lines_used += sum(1 for _ in GCC.finditer(artefact.text))
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (UNAME, DRIVER)

@@ -37,3 +37,8 @@ def parse(artefact: Artefact) -> ParseResult:
         fb.add(IbNetdev, n, hca=m["hca"], port=p, port_id=port_id(artefact.node, m["hca"], p), netdev=m["netdev"], netdev_up=m["state"] == "Up")
         result.lines_used += 1
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_LINE,)

@@ -209,3 +209,8 @@ def parse(artefact: Artefact) -> ParseResult:
     if pending_prompt:
         fb.add(IbNoHca, pending_prompt, source="ibstat")
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

@@ -84,3 +84,8 @@ def parse(artefact: Artefact) -> ParseResult:
             block = None
     flush()
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

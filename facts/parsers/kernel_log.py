@@ -430,3 +430,8 @@ def _sxid(b: FactBuilder, ln: int, s: re.Match[str], common: dict, heads: set[tu
     fatal = None if h is None else h["sev"].lower() == "fatal"
     b.add(NvswitchSxid, ln, switch=bus, switch_name=s["name"], sxid=int(code), fatal=fatal,
           link=int(h["link"]) if h is not None and h["link"] else None, message=rest, **common)
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

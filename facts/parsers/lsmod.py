@@ -107,3 +107,8 @@ def parse(artefact: Artefact) -> ParseResult:
         b.add(KernelModule, n, name=r["name"], size=int(r["size"]), use_count=int(r["count"]), used_by=r["users"])
         result.lines_used += 1
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

@@ -237,3 +237,8 @@ def _behind(dev: dict, endpoints: list[dict]) -> str:
         return "unknown"
     lo, hi = dev["secondary"], dev["subordinate"]
     return "yes" if any(lo <= int(e["bus"].split(":")[1], 16) <= hi for e in endpoints) else "no"
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = ("|".join(re.escape(g) for g in _GATES),)

@@ -123,3 +123,8 @@ def parse(artefact: Artefact) -> ParseResult:
               all_busy_pct=round(statistics.fmean(alls), 2) if alls else None, samples=n)
     result.lines_used = used
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_HEAD,)

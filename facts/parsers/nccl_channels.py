@@ -195,3 +195,8 @@ def _tree(acc: _Acc, comm: str, rank: int, up: str, down: str, line: int, node: 
     children = " ".join(map(str, _ranks(down)))
     parent = parents[0] if parents else -1
     acc.add(NcclTreeLink, (comm, rank, parent, children), line, node, ch, comm=comm, rank=rank, parent=parent, children=children, pid=pid)
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

@@ -74,3 +74,8 @@ def parse(artefact: Artefact) -> ParseResult:
                devices=",".join(d["dev"] for d in _DEV.finditer(m["list"])), pid=int(m["pid"]))
     result.lines_used = 0
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

@@ -187,3 +187,8 @@ def _evidence(artefact: Artefact, offset: int) -> tuple[int, str]:
         start = offset - (artefact.text.rfind("\n", 0, offset) + 1)
         text = text[start:start + _EXCERPT]
     return line, text
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

@@ -150,3 +150,8 @@ def parse(artefact: Artefact) -> ParseResult:
     except ValueError as exc:
         fb.error(p.CurrentLineNumber, f"NCCL topology XML: {exc}")
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

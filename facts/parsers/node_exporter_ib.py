@@ -94,3 +94,8 @@ def parse(artefact: Artefact) -> ParseResult:
                    time_s=int(ts) / 1000 if ts else None, source="node_exporter", **e["counters"])
             readings[(dev, port)] += 1
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

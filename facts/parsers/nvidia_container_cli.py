@@ -93,3 +93,8 @@ def parse(artefact: Artefact) -> ParseResult:
         else:
             b.add(ContainerToolkitError, n, stage=stage, message=msg)
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_LINE,)

@@ -205,3 +205,9 @@ def _gpu(b: FactBuilder, no: int, g: re.Match[str], s: re.Match[str], mig: re.Ma
           performance_state=None if s["perf"] in ("N/A", "ERR!") else s["perf"], fan_pct=_int(s["fan"], "%"),
           compute_mode=s["mode"], mig_mode=None if mig is None or mig["mig"] == "N/A" else mig["mig"],
           unreadable_fields=sum(1 for c in cells if c == "ERR!"))
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_HEADER, "(?m)" + _GPU_ROW.pattern, "(?m)" + _PROCESS_ROW.pattern, "(?m)" + _NO_PROCESSES.pattern,
+              "(?m)" + _PANEL_TITLE.pattern, "(?m)" + _PANEL_COLUMNS.pattern)

@@ -137,3 +137,8 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.add(GpuTopoLink, n, a=dev, b=other, connection=conn, nvlinks=int(nv[1]) if nv else None,
                    b_rdma_device=_rdma(other, legend), a_rdma_device=_rdma(dev, legend), text=artefact.lines[n - 1])
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

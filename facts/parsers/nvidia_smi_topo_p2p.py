@@ -101,3 +101,8 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(GpuP2pStatus, n, a=r["gpu"], b=col, status=cell, supported=STATUS_SUPPORTED[cell],
                   capability=capability)
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_LEGEND, _COMMAND)

@@ -230,3 +230,8 @@ def parse(artefact: Artefact) -> ParseResult:
         emit_row(b, ln, row_names, parts)
     result.lines_used = used
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DMON_HEAD, "|".join(re.escape(g) for g in _QUERY_GATES))

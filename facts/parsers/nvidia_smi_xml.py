@@ -212,3 +212,8 @@ def _parse_log(b: FactBuilder, xml: str, first_line: int) -> None:
         rec.cuda_version = reader.top.get("cuda_version") or None
         rec.taken_at = reader.top.get("timestamp") or None
         emit_gpu_facts(b, rec)
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (ROOT_START,)

@@ -106,3 +106,8 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.error(n, f"perfquery: {m['key']} value {m['value']!r} is not a number")
     flush()
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

@@ -111,3 +111,8 @@ def parse(artefact: Artefact) -> ParseResult:
               last_cpu=last, samples=n, host_cpus=host_cpus, host_busy_pct=host_busy, tool="pidstat")
     result.lines_used = used
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_HEAD,)

@@ -146,3 +146,8 @@ def parse(artefact: Artefact) -> ParseResult:
     if torch_version is not None:  # collect_env cut short after its PyTorch line
         _add(b, torch_version[0], "torch", torch_version[1], "collect_env", _cuda_of("torch", torch_version[1], None))
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

@@ -68,3 +68,8 @@ def parse(artefact: Artefact) -> ParseResult:
             b.error(line, f"steth-collect manifest: bad command entry: {str(exc).splitlines()[0]}")
     result.lines_used = len(artefact.lines)
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

@@ -89,3 +89,8 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.add(InventoryUplink, sl, node="fabric", switch=sw, uplink=up)
     result.lines_used = sum(1 for ln in lines if ln.strip())
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

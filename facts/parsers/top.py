@@ -125,3 +125,8 @@ def parse(artefact: Artefact) -> ParseResult:
               last_cpu=last, samples=1, host_cpus=len(busy) or None, host_busy_pct=host_busy, tool="top")
     result.lines_used = used
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

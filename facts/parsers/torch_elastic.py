@@ -150,3 +150,8 @@ def _joins(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
         seen.add((host, event))
         b.add(TorchRendezvousJoin, line, node=host, host=host, event=event, run_id=m["run"],
               rank=int(m["rank"]) if m["rank"] else None, world_size=int(m["world"]) if m["world"] else None)
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (RDZV, STORE)

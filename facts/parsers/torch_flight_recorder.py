@@ -97,3 +97,8 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.error(seq_lines[i] if i < len(seq_lines) else 1, f"flight-recorder entry {i} unreadable: {type(exc).__name__}: {exc}")
     result.lines_used = len(artefact.lines)
     return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = ('"entries"',)

@@ -383,3 +383,7 @@ def _bare_nccl_message(b: FactBuilder, no: int, line: str, node: str, forwarded:
     b.add(cls, no, node=node, **fields)
     return True
 
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (tl.DETECT,)
