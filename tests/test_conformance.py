@@ -105,17 +105,18 @@ def test_fact_kinds_have_scalar_fields_only():
 
 
 def test_bundle_copies_of_real_captures_stay_identical():
-    """The h200 bundles hold copies of real captures that also serve the parser tests."""
+    """The h200 bundles hold copies of real captures (fixtures/observations) that also serve the
+    parser tests (fixtures/artefacts)."""
     import hashlib
 
     def digest(p: Path) -> str:
         return hashlib.sha256(p.read_bytes()).hexdigest()
 
-    artefacts = {digest(p) for p in (ROOT / "fixtures" / "artefacts").rglob("*") if p.is_file()}
+    artefacts = {digest(p) for d in ("artefacts", "observations") for p in (ROOT / "fixtures" / d).rglob("*") if p.is_file()}
     bundles = [p for p in (ROOT / "fixtures" / "bundles").glob("h200-*/bundle/**/*") if p.is_file()]
     assert bundles
     unmatched = [p.relative_to(ROOT) for p in bundles if digest(p) not in artefacts]
-    assert not unmatched, f"bundle files that are not byte-identical to a parser fixture: {unmatched}"
+    assert not unmatched, f"bundle files that are not byte-identical to a parser fixture or a capture: {unmatched}"
 
 
 def test_absences_can_be_ordered_before_what_they_guard(ruleset):
