@@ -54,10 +54,10 @@ def test_ring_and_tree_lines(rel, kind, want):
 
 
 def test_channel_lines_are_not_counted_twice_in_coverage():
-    """nccl_log counts every NCCL-prefixed line; the ring/tree and OOB parsers add none."""
+    """nccl_log counts every NCCL-prefixed line; the ring/tree, OOB and NVLS parsers add none."""
     art = _art("nccl_log/allreduce_healthy_g2.nccl.log", "vm")
     (cov,) = parse_artefacts([art]).coverage.files
-    assert cov.kind == "nccl_channels+nccl_log+nccl_net_oob"
+    assert cov.kind == "nccl_channels+nccl_log+nccl_net_oob+nccl_nvls"
     from stethoscope.facts.parsers import nccl_log
 
     nonblank = sum(1 for ln in art.lines if ln.strip())
