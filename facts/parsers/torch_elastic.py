@@ -154,4 +154,4 @@ def _joins(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (RDZV, STORE)
+SIGNATURES = (RDZV, STORE, JOIN)

@@ -89,7 +89,3 @@ def parse(artefact: Artefact) -> ParseResult:
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
 SIGNATURES = (_DETECT,)
-
-
-#: the line signatures this reader owns: one of them occurs in any text detect() accepts
-SIGNATURES = (_DETECT,)
