@@ -40,9 +40,21 @@ class _SyncHost(durable_engine.Host):
         return None
 
 
+#: durable keys its facts by ``id`` and cannot join on it (a ``run_id: $r.id`` test never
+#: matched while the reference evaluator fired); each fact is sent with its id copied here, and
+#: tests name this field wherever a rule names ``id``
+JOIN_ID = "fact_id"
+
+
+def _field(name: str) -> str:
+    return JOIN_ID if name == "id" else name
+
+
 def _test_json(t: Test) -> list[dict[str, Any]]:
     def val(v: Any) -> Any:
-        return {v.alias: v.field} if isinstance(v, Ref) else v
+        return {v.alias: _field(v.field)} if isinstance(v, Ref) else v
+
+    t = Test(_field(t.field), t.op, t.value)
 
     if t.op == "exists":
         return [{"$ex" if t.value else "$nex": {t.field: 1}}]
@@ -187,7 +199,8 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
     asserted: set[str] = set()
 
     def send(fact: Fact, view: dict[str, Any] | None = None) -> None:
-        text = fact_json(fact.rule_view() if view is None else view)
+        view = fact.rule_view() if view is None else view
+        text = fact_json({**view, JOIN_ID: view["id"]})
         for name in names:
             if fact.kind in kinds_of[name]:
                 asserted.add(name)

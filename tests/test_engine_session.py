@@ -155,3 +155,31 @@ def test_only_facts_that_can_bind_a_pattern_are_asserted(ruleset):
     assert can_bind(pats, {"xid": 13, "severity": "fatal"})
     assert not can_bind(pats, {"xid": 13, "node": "n1"})
     assert can_bind([()], {"anything": 1})  # a pattern without constant tests takes every fact
+
+
+def test_a_join_on_another_fact_s_id_fires_in_durable_as_in_the_reference(tmp_path):
+    """durable keys facts by ``id`` and could not join on it: ``run_id: $r.id`` never fired."""
+    from pathlib import Path
+
+    from stethoscope.engine import reference, session
+    from stethoscope.engine.diagnose import parse_artefacts
+    from stethoscope.engine.loader import load_rules
+    from stethoscope.facts.bundle import iter_artefacts, read_bundle
+
+    rules = tmp_path / "rules" / "t"
+    rules.mkdir(parents=True)
+    (rules / "join_run_id.yaml").write_text(
+        "id: join_run_id\ntitle: rows of a run\ncause: nccl_tests_failed\ncomponent: nccl\nseverity: info\n"
+        "confidence: 0.5\ndescription: a join on the run's id\nwhen:\n  all:\n"
+        "    - {fact: nccl_test_run, as: r}\n    - {fact: nccl_test_row, as: w, match: {run_id: $r.id}}\n"
+        "then:\n  finding:\n    entity: {node: $w.node}\n    summary: \"row of {r.id}\"\n    evidence: [w]\n")
+    rs = load_rules(paths=[rules / "join_run_id.yaml"], root=tmp_path / "rules")
+    bundle = tmp_path / "b" / "n1"
+    bundle.mkdir(parents=True)
+    src = Path(__file__).resolve().parent.parent / "fixtures" / "bundles" / "h200-healthy" / "bundle" / "vm" / "allreduce.txt"
+    (bundle / "allreduce.txt").write_bytes(src.read_bytes())
+    facts = [f for f in parse_artefacts(iter_artefacts(read_bundle(tmp_path / "b"), [])).facts
+             if f.kind in ("nccl_test_run", "nccl_test_row")]
+    want = len(reference.run(rs.rules, facts)[0])
+    assert want > 10
+    assert len(session.run(rs.rules, facts)[0]) == want
