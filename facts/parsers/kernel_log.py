@@ -53,7 +53,7 @@ __all__ = ["KIND", "detect", "parse", "XidEvent", "GpuRecoveryAction", "GpuFellO
 
 # [Sun Nov 29 18:32:13 2026] NVRM: Xid (PCI:0000:00:06): 31, pid=1883, name=python3, ...
 # [  +0.000844] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)
-# Sep 19 16:18:02 bubz kernel: [68183.615790] pcieport 0000:00:03.1: AER: Correctable error message received from 0000:00:00.0
+# Feb 15 17:37:45 Gipfeli kernel: [82659.755847] NVRM: Xid (PCI:0000:41:00): 13, Graphics Exception: ESR 0x5067b0=0x9 ...
 # Dec 02 09:56:04.123456 node1 kernel: NVRM: ...                     (journalctl -o short-precise)
 # 2026-11-29T18:32:13+0000 node17 kernel: NVRM: ...                   (journalctl -o short-iso)
 # kern  :err   : 2025-01-25T10:34:54,859532+00:00 nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Data {...}

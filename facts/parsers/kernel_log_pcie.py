@@ -21,14 +21,14 @@ from stethoscope.facts.parsers.kernel_log_facts import PcieAerError, PcieLinkDow
 _BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 
 # pcieport 0000:00:01.0: AER: Uncorrected (Fatal) error received: 0000:3b:00.0
-# pcieport 0000:00:03.1: AER: Correctable error message received from 0000:00:00.0
-# pcieport 0000:00:1c.5: AER: Corrected error received: id=00e5
+# pcieport 0000:00:01.0: AER: Correctable error message received from 0000:00:01.0
+# pcieport 0000:00:1d.0: AER: Multiple Corrected error received: id=00e8
 _RECEIVED = re.compile(
     rf"(?<!\S)(?P<pdrv>[\w.-]+) (?P<port>{_BDF}): AER: (?P<multi>Multiple )?(?P<sev>Corrected|Correctable|Uncorrect(?:ed|able) \((?:Non-)?Fatal\)) "
     rf"error (?:message )?received(?::| from) (?:(?P<src>{_BDF})|id=(?P<id>[0-9a-fA-F]{{4}}))"
 )
 # nvidia 0000:3b:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer, (Requester ID)
-# pcieport 0000:00:1c.5: PCIe Bus Error: severity=Corrected, type=Physical Layer, id=00e5(Receiver ID)
+# pcieport 0000:00:1d.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, id=00e8(Receiver ID)
 _BUS_ERROR = re.compile(
     rf"(?<!\S)(?P<drv>[\w.-]+) (?P<dev>{_BDF}): (?:AER: )?PCIe Bus Error: (?:severity=)?(?P<sev>[^,]+), type=(?P<type>[^,]+)"
     r"(?:, (?:id=[0-9a-fA-F]{4})?\((?P<agent>[^)]*)\))?"
@@ -39,7 +39,7 @@ _STATUS = re.compile(
     rf"(?<!\S)[\w.-]+ {_BDF}: (?:AER: )?\s*device \[(?P<id>[0-9a-fA-F]{{4}}:[0-9a-fA-F]{{4}})\] error status/mask=(?P<status>[0-9a-fA-F]+)"
 )
 # pcieport 0000:00:03.0:    [14] CmpltTO                (First)
-# pcieport 0000:00:1c.5:    [ 0] Receiver Error
+# pcieport 0000:00:1d.0:    [ 0] Receiver Error
 _BIT = re.compile(rf"(?<!\S)[\w.-]+ {_BDF}: (?:AER: )?\s*\[\s*\d+\] (?P<name>\S.*?)\s*(?P<first>\(First\))?\s*$")
 # pcieport 0000:00:00.0: AER:   TLP Header: 60000001 0100000f 000000ff ffffe000
 _TLP = re.compile(rf"(?<!\S)[\w.-]+ {_BDF}: (?:AER: )?\s*TLP Header:")

@@ -216,20 +216,42 @@ def test_aer_fatal_reltime_groups_continuations():
     assert r.lines_used == 5  # received, Bus Error, status, two bits; "can't recover" lines are unknown
 
 
-def test_aer_corrected_syslog():
-    r = parse_file("syslog_aer_corrected.log")
-    assert r.lines_used == 8
+def test_aer_correctable_syslog():
+    # kernel 6.x/7.x wording ("Correctable error message received from") in syslog framing
+    r = parse_file("syslog_aer_correctable_headerof.log")
+    assert r.errors == [] and r.lines_used == 4  # the aer_ratelimit line is not an AER event
+    (a,) = of(r, "pcie_aer_error")
+    assert (a.device, a.reporter, a.severity, a.error_type, a.agent, a.errors, a.multiple, a.node) == (
+        "0000:80:1b.4", "0000:80:1b.4", "corrected", "Transaction Layer", "Receiver ID", "HeaderOF", True, "pve")
+    assert a.evidence.line == 2 and a.timestamp == "Sep 22 09:59:08"
+
+
+def test_aer_correctable_then_no_details():
+    r = parse_file("dmesg_aer_correctable_no_details.log")
+    assert r.errors == [] and r.lines_used == 6  # "found no error details" is not read
     aer = of(r, "pcie_aer_error")
-    assert [(a.device, a.reporter, a.severity, a.error_type, a.agent, a.errors, a.node) for a in aer] == [
-        ("0000:00:00.0", "0000:00:03.1", "corrected", "Data Link Layer", "Transmitter ID", "Timeout", "bubz"),
-        ("0000:00:00.0", "0000:00:03.1", "corrected", "Data Link Layer", "Receiver ID", "BadTLP", "bubz"),
+    assert [(a.evidence.line, a.device, a.reporter, a.severity, a.error_type, a.agent, a.errors) for a in aer] == [
+        (1, "0000:00:01.0", "0000:00:01.0", "corrected", "Physical Layer", "Receiver ID", "RxErr,BadTLP"),
+        (6, "0000:00:01.0", "0000:00:01.0", "corrected", None, None, None),  # received, but no details found
     ]
+    assert (aer[0].first_error, aer[0].error_status, aer[0].timestamp) == ("RxErr", "00000041", "13080.462367")
 
 
 def test_aer_old_requester_id():
-    r = parse_file("kernlog_aer_requester_id.log")
+    r = parse_file("dmesg_aer_requester_id.log")
+    assert r.errors == [] and r.lines_used == 4
     (a,) = of(r, "pcie_aer_error")
-    assert (a.device, a.severity, a.error_type, a.errors) == ("0000:00:1c.5", "corrected", "Physical Layer", "Receiver Error")
+    assert (a.device, a.severity, a.error_type, a.agent, a.errors, a.multiple) == (
+        "0000:00:1d.0", "corrected", "Physical Layer", "Receiver ID", "Receiver Error", True)
+
+
+def test_aer_localised_syslog_date():
+    # a Russian-locale syslog date ("фев 12") is not understood as a stamp; the lines still parse
+    r = parse_file("syslog_localised_aer_corrected.log")
+    assert r.errors == [] and r.lines_used == 4
+    (a,) = of(r, "pcie_aer_error")
+    assert (a.device, a.reporter, a.severity, a.error_type, a.errors, a.first_error, a.timestamp) == (
+        "0000:00:1c.5", "0000:00:1c.5", "corrected", "Physical Layer", "RxErr", "RxErr", None)
 
 
 def test_aer_nonfatal_nvidia_device():
