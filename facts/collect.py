@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from stethoscope.engine import yamlio
+from stethoscope.facts import yamlio
 
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 

@@ -37,7 +37,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
-from stethoscope.engine import yamlio
+from stethoscope.facts import yamlio
 from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 

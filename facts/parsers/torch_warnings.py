@@ -17,7 +17,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
-from stethoscope.engine import yamlio
+from stethoscope.facts import yamlio
 from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.parsers.base import Artefact, FactBuilder
 from stethoscope.facts.parsers import torch_log_lines as tl

@@ -1,0 +1,55 @@
+"""The layers of the package (issue 12): facts never import the engine or the CLI, only the
+session module imports durable-rules, and nothing below cli/ imports the CLI.
+
+Read from the source with ``ast`` (imports inside functions count too), so a lazy import
+cannot slip past the contract."""
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = {"facts": "stethoscope.facts", "engine": "stethoscope.engine", "cli": "stethoscope.cli"}
+
+
+def _imports(path: Path, package: str) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against the module's package
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                out.add(f"{base}.{node.module}" if node.module else base)
+            elif node.module:
+                out.add(node.module)
+                out.update(f"{node.module}.{a.name}" for a in node.names)
+    return out
+
+
+def _modules():
+    for folder, package in PACKAGES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            sub = ".".join(path.relative_to(ROOT / folder).with_suffix("").parts[:-1])
+            yield folder, path, package + (f".{sub}" if sub else "")
+
+
+def _hits(names: set[str], prefixes: tuple[str, ...]) -> list[str]:
+    return sorted(n for n in names if any(n == p or n.startswith(p + ".") for p in prefixes))
+
+
+def test_facts_never_import_the_engine_or_the_cli():
+    bad = {str(p.relative_to(ROOT)): _hits(_imports(p, pkg), ("stethoscope.engine", "stethoscope.cli"))
+           for folder, p, pkg in _modules() if folder == "facts"}
+    assert not {k: v for k, v in bad.items() if v}
+
+
+def test_only_the_session_module_imports_durable():
+    users = {str(p.relative_to(ROOT)) for _, p, pkg in _modules()
+             if _hits(_imports(p, pkg), ("durable", "durable_rules_engine"))}
+    assert users == {"engine/session.py"}
+
+
+def test_nothing_below_the_cli_imports_it():
+    bad = {str(p.relative_to(ROOT)): _hits(_imports(p, pkg), ("stethoscope.cli",))
+           for folder, p, pkg in _modules() if folder != "cli"}
+    assert not {k: v for k, v in bad.items() if v}
