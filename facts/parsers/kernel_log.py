@@ -138,7 +138,7 @@ _RECOVERY = re.compile(
 # NVRM: GPU at 0000:01:00.0 has fallen off the bus.
 _FELL_GPU = re.compile(r"NVRM: GPU (?:at )?(?P<bdf>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):? (?:GPU )?has fallen off the bus")
 # NVRM: The NVIDIA GPU 0000:3b:00.0 (PCI ID: 10de:2330) installed in this system has fallen off the bus and ...
-# [ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0          (then "NVRM: (PCI ID: 10de:26b5) ..." wrapped)
+# [14387.209961] NVRM: The NVIDIA GPU 0000:5d:00.0          (then "NVRM: (PCI ID: 10de:2330) ..." wrapped)
 _FELL_THE = re.compile(r"NVRM: The NVIDIA GPU (?P<bdf>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
 _PCI_ID = re.compile(r"\(PCI ID: (?P<id>[0-9a-fA-F]{4}:[0-9a-fA-F]{4})\)")
 # NVRM: GPU at PCI:0000:00:06: GPU-5cc6fa16-d7a0-98bf-3d43-f0337652e85f
