@@ -39,7 +39,7 @@ def test_ibv_devinfo_v_fragment_rate_and_gids() -> None:
 def test_ibv_devinfo_spaces_and_no_devices() -> None:
     [port] = of(parse(ibv_devinfo, "ibv_devinfo/rxe_dev46_softroce.txt"), "ib_port")
     assert (port.hca, port.state, port.link_layer) == ("rxe0", "Active", None)
-    assert len(of(parse(ibv_devinfo, "ibv_devinfo/pib2_no_devices.txt"), "ib_no_hca")) == 1
+    assert len(of(parse(ibv_devinfo, "ibv_devinfo/pib2_no_devices_session.txt"), "ib_no_hca")) == 1
 
 
 def test_show_gids_empty_table_in_pod() -> None:
