@@ -83,8 +83,8 @@ def diagnose(
 ) -> None:
     """Diagnose an incident bundle or a live Prometheus. Exit 0 healthy, 1 faulty, 2 inconclusive, 3 bad input, 4 internal error."""
     from stethoscope.cli.render import render_markdown, render_text
-    from stethoscope.engine.diagnose import diagnose_bundle
     from stethoscope.engine.loader import load_rules
+    from stethoscope.engine.pipeline import diagnose_bundle
     from stethoscope.facts.bundle import BundleError
 
     if (from_logs is None) == (prometheus is None):
@@ -100,7 +100,7 @@ def diagnose(
 
         try:
             if baseline is not None:
-                report = baseline_run.diagnose_with_baseline(from_logs, baseline, baseline_db, ruleset, evaluator.value)
+                report = baseline_run.diagnose_with_baseline(from_logs, baseline, baseline_db, ruleset, evaluator.value, jobs=jobs)
             else:
                 report = diagnose_bundle(from_logs, ruleset, evaluator.value, jobs=jobs)
         except (BundleError, StoreError) as exc:

@@ -34,6 +34,8 @@ UNEXPLAINED_KIND = "unexplained_fact"
 #: a message quoted in a finding's summary is cut here (the evidence keeps the whole line)
 MESSAGE_LIMIT = 160
 _NUMBERS = re.compile(r"0x[0-9a-fA-F]+|\d+")
+#: the reason when the input gave nothing at all (a live source names its server and window)
+EMPTY_INPUT = "the input holds no file"
 
 
 def meta_rules(rules):
@@ -116,7 +118,7 @@ def checked_components(coverage: Coverage) -> dict[str, list[str]]:
     return dict(sorted(out.items()))
 
 
-def verdict(findings: list[Finding], coverage: Coverage) -> tuple[str, str | None]:
+def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPUT) -> tuple[str, str | None]:
     """``faulty`` on any finding of severity warning or worse; else ``healthy`` only when some
     file checked a component and nothing went unread; else ``inconclusive`` with the reason."""
     if any(SEVERITY_ORDER[f.severity] >= 1 for f in findings):
@@ -142,7 +144,7 @@ def verdict(findings: list[Finding], coverage: Coverage) -> tuple[str, str | Non
     checked = checked_components(coverage)
     if not checked:
         if not coverage.files and not coverage.unrecognised and not coverage.skipped and not coverage.uninformative:
-            return "inconclusive", "the input holds no file"
+            return "inconclusive", empty
         read = [f"{fc.path} ({'+'.join(fc.read_by) or 'nothing read'})" for fc in coverage.files]
         read += [f"{u.path} (nothing a diagnosis could use)" for u in coverage.uninformative]
         problems.insert(0, "no artefact that checks a GPU, its memory, PCIe, NVLink, the network, NCCL, "

@@ -7,39 +7,26 @@ NCCL INFO logs (environment, transports) for the context.
 from __future__ import annotations
 
 import os
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 from stethoscope.engine import baseline_store as store
-from stethoscope.engine import perf_compare
-from stethoscope.engine.diagnose import Observed, evaluate, parse_artefacts, verdict_of
+from stethoscope.engine import perf_compare, pipeline
 from stethoscope.engine.loader import RuleSet
-from stethoscope.engine.report import Report, SkippedFile, Source
-from stethoscope.facts.bundle import RawBundle, artefacts, read_bundle
+from stethoscope.engine.pipeline import Observation
+from stethoscope.engine.report import Report
 
 
-def observe(paths: list[os.PathLike[str] | str]) -> Observed:
-    """Parse every file of every path as one bundle (file names kept apart if they clash)."""
-    merged = RawBundle(source=", ".join(map(str, paths)))
-    names: set[str] = set()
-    for p in paths:
-        raw = read_bundle(p)
-        for name, data in raw.files:
-            unique, n = name, 1
-            while unique in names:
-                n += 1
-                unique = f"{name}.{n}"
-            names.add(unique)
-            merged.files.append((unique, data))
-        merged.skipped.extend(raw.skipped)
-    arts, binary = artefacts(merged)
-    obs = parse_artefacts(arts)
-    for s in [*merged.skipped, *binary]:
-        obs.coverage.skipped.append(SkippedFile(path=s.path, reason=s.reason))
-    return obs
+def observe(paths: list[os.PathLike[str] | str], baseline: store.Baseline | None = None) -> Observation:
+    """Every file of every path read as one bundle and combined (compared with ``baseline``,
+    when given, instead of the expected figures)."""
+    obs = pipeline.observe_results(paths)
+    with perf_compare.use_baseline(baseline) if baseline is not None else nullcontext():
+        return pipeline.combine(obs)
 
 
-def tables_of(obs: Observed) -> tuple[list[store.Table], dict]:
+def tables_of(obs: Observation) -> tuple[list[store.Table], dict]:
     """One table per collective (the run with most sizes) and the context of the first."""
     best: dict[str, tuple[store.Table, dict]] = {}
     for _run, table, ctx, _rows in perf_compare.runs_of(obs.facts):
@@ -76,25 +63,18 @@ class Comparison:
 
 
 def compare(paths: list[Path], name: str, db: Path, ruleset: RuleSet) -> Comparison:
-    """The whole diagnosis of RESULTS with the named baseline as the reference."""
+    """The whole diagnosis of RESULTS (engine/pipeline.py) with the named baseline as the reference."""
     baseline = store.load(db, name)
-    with perf_compare.use_baseline(baseline):
-        obs = observe(paths)
-    findings = evaluate(ruleset, obs.facts)
-    report = Report(source=Source(kind="bundle", path=", ".join(map(str, paths))), verdict=verdict_of(findings, obs),
-                    findings=findings, coverage=obs.coverage, nodes=sorted({c.node for c in obs.coverage.files}),
-                    facts=len(obs.facts))
+    obs = observe(paths, baseline)
+    report = pipeline.diagnose(obs, ruleset)
     comps = [f for f in obs.facts if f.kind == "busbw_comparison"]
     return Comparison(baseline, report, comps)
 
 
 def diagnose_with_baseline(path: os.PathLike[str] | str, name: str, db: Path | None, ruleset: RuleSet,
-                           evaluator: str = "durable") -> Report:
+                           evaluator: str = "durable", jobs: int | None = None) -> Report:
     """``steth diagnose --baseline NAME``: the whole diagnosis of a bundle, its nccl-tests runs
     compared with the named baseline instead of the expected figures. Raises StoreError when
     the baseline is not in the store."""
-    from stethoscope.engine.diagnose import diagnose_bundle
-
     baseline = store.load(db or store.default_path(), name)
-    with perf_compare.use_baseline(baseline):
-        return diagnose_bundle(path, ruleset, evaluator)  # type: ignore[arg-type]
+    return pipeline.diagnose_bundle(path, ruleset, evaluator, jobs=jobs, baseline=baseline)  # type: ignore[arg-type]

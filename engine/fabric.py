@@ -6,7 +6,8 @@ readings" need a look at many facts at once. This step runs after parsing and em
 facts (``sources`` names the facts they summarise, so findings quote the original lines):
 
 - ``ib_port_summary``: one per HCA port (ibstat wins over ibstatus over node_exporter),
-  with whether it is expected up, its siblings' best rate, the fleet's usual rate, the
+  with whether it is expected up (NCCL uses it, the inventory lists it, it carried traffic,
+  ...), its siblings' best rate, the fleet's usual rate, the
   inventory's expected rate and a ``below_*`` flag for each;
 - ``ib_counter_growth``: one per (port, counter) that grew between two readings, with the
   rate per hour when both readings carry a time, and whether it passes the limit of
@@ -28,6 +29,8 @@ from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.ib_facts import IbCounterGrowth, IbCounterTotal, IbPortSummary
 
 _SOURCE_RANK = {"ibstat": 0, "ibstatus": 1, "node_exporter": 2}
+#: why a port that received data in the window (live ``ib_port_traffic``) is expected up
+CARRIED_REASON = "it carried traffic earlier in the window (node_infiniband_port_data_received_bytes_total grew)"
 #: a fleet rate is a "usual" rate only when this many ports agree on it
 FLEET_MIN_PORTS = 3
 
@@ -51,6 +54,7 @@ def summarise(facts: list[Fact]) -> list[Fact]:
     hcas: dict[tuple[str, str], Fact] = {}
     named_by_nccl: dict[tuple[str, str], Fact] = {}
     inventory: dict[str, Fact] = {}
+    traffic: dict[str, Fact] = {}  # live: ports that received data in the window
     counters: list[Fact] = []
     for f in facts:
         if f.kind == "ib_port":
@@ -65,6 +69,8 @@ def summarise(facts: list[Fact]) -> list[Fact]:
             named_by_nccl[(f.node, f.device)] = f
         elif f.kind == "inventory_port":
             inventory[f.port_id] = f
+        elif f.kind == "ib_port_traffic":
+            traffic[f.port_id] = f
         elif f.kind == "ib_port_counters":
             counters.append(f)
     if not ports and not counters:
@@ -97,6 +103,8 @@ def summarise(facts: list[Fact]) -> list[Fact]:
         elif _joined_fabric(p):
             reason = (f"a subnet manager (SM lid {p.sm_lid}) gave it LID {p.lid}, so it was cabled into the fabric, "
                       "and Polling means the port is enabled and looking for its link partner")
+        elif p.port_id in traffic:
+            reason, srcs = CARRIED_REASON, srcs + [traffic[p.port_id]]
         active = p.state == "Active"
         below_sib = bool(active and p.rate_gbps and sib_rate and p.rate_gbps < sib_rate)
         if below_sib:

@@ -9,12 +9,9 @@ at most one timeout (the first failing query ends the run).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
-from stethoscope.engine import fabric
-from stethoscope.engine.diagnose import Evaluator, evaluate
-from stethoscope.engine.findings import SEVERITY_ORDER
-from stethoscope.engine.loader import RuleSet, load_rules
+from stethoscope.engine.loader import RuleSet
+from stethoscope.engine.pipeline import Evaluator, Observation, diagnose
 from stethoscope.engine.report import Coverage, FileCoverage, MissingSignal, Report, Source
 from stethoscope.facts.live import dcgm, ib, promql, timeseries
 from stethoscope.facts.live.dcgm import LiveFacts
@@ -23,14 +20,6 @@ from stethoscope.facts.live.signals import SIGNALS, Signal, enable_hint
 
 DEFAULT_WINDOW_S = 3600
 DEFAULT_TIMEOUT_S = 10.0
-
-
-@dataclass
-class LiveObservation:
-    facts: list = field(default_factory=list)
-    coverage: Coverage = field(default_factory=Coverage)
-    missing: list[MissingSignal] = field(default_factory=list)
-    families: dict[str, list[Series]] = field(default_factory=dict)
 
 
 def parse_duration(text: str) -> int:
@@ -73,20 +62,32 @@ def query_family(prom: Prom, sig: Signal, at: float, window_s: int) -> tuple[str
     return prom.stats(query, at, sig.metrics[0])
 
 
-def observe(prom: Prom, at: float, window_s: int, signals: tuple[Signal, ...] = SIGNALS) -> LiveObservation:
-    """Query every family once and build facts. Raises LiveError when the server fails."""
-    obs = LiveObservation()
+#: the coverage kind of a family's series (knowledge/coverage.yaml): the same signals as a saved
+#: scrape of the exporter, so they check the same components
+COVERAGE_KIND = {"dcgm-exporter": "dcgm_exporter_scrape", "node_exporter": "node_exporter_ib"}
+
+
+def observe(prom: Prom, at: float, window_s: int, signals: tuple[Signal, ...] = SIGNALS) -> Observation:
+    """Query every family once and build facts. Raises LiveError when the server fails.
+
+    Each family that returned series is one read "file" of the coverage (its path is the
+    query); a family without series is a missing signal, never read as healthy."""
+    obs = Observation(source=Source(kind="prometheus", path=prom.url),
+                      empty=f"{prom.url} has no DCGM exporter or node_exporter InfiniBand series in the {window_s} s before {at:.0f}")
     out = LiveFacts()
     cov: dict[str, FileCoverage] = {}
+    families: dict[str, list[Series]] = {}
     for sig in signals:
         query, series = query_family(prom, sig, at, window_s)
-        obs.families[sig.key] = series
-        if not series:
+        families[sig.key] = series
+        cov[sig.key] = FileCoverage(path=query, kind=f"prometheus:{sig.source}", node="*", facts=0, skipped_lines=0,
+                                    read_by=[COVERAGE_KIND[sig.source]] if series else [])
+        if series:
+            obs.coverage.files.append(cov[sig.key])
+        else:
             obs.missing.append(MissingSignal(metric=sig.metrics[0], source=sig.source, field_id=sig.field_id,
                                              shows=sig.shows, enable=enable_hint(sig)))
-        cov[sig.key] = FileCoverage(path=query, kind=f"prometheus:{sig.source}", node="*", facts=0, skipped_lines=0)
-        obs.coverage.files.append(cov[sig.key])
-    fam = obs.families
+    fam = families
     before = 0
 
     def account(key: str) -> None:
@@ -103,37 +104,30 @@ def observe(prom: Prom, at: float, window_s: int, signals: tuple[Signal, ...] = 
     timeseries.nvlink_state_facts(fam["nvlink_state"], out, window_s); account("nvlink_state")
     for key in timeseries.GPU_COUNTERS:
         timeseries.growth_facts(key, fam[key], out, window_s); account(key)
-    carried = ib.port_facts(fam, out, window_s); account("ib_state")
-    # the same cross-port and cross-reading summary as a bundle's ibstat / perfquery facts
-    obs.facts = out.facts + ib.expect_carrying_ports(fabric.summarise(out.facts), carried)
+    ib.port_facts(fam, out, window_s); account("ib_state")
+    obs.facts = out.facts
+    obs.nodes = sorted({f.node for f in obs.facts})
     if out.skipped:
         obs.coverage.unrecognised.append(f"{out.skipped} series without a pci_bus_id label (cannot be tied to a GPU)")
+    return obs
+
+
+def observe_server(url: str, at: float, window_s: int, timeout: float = DEFAULT_TIMEOUT_S) -> Observation:
+    obs = observe(Prom(url, timeout=timeout), at, window_s)
+    obs.source = Source(kind="prometheus", path=url)
     return obs
 
 
 def diagnose_prometheus(url: str, at: float | None = None, window_s: int = DEFAULT_WINDOW_S,
                         timeout: float = DEFAULT_TIMEOUT_S, ruleset: RuleSet | None = None,
                         evaluator: Evaluator = "durable") -> Report:
-    """Diagnose the fleet a Prometheus server watches, as of ``at`` (default now)."""
+    """Diagnose the fleet a Prometheus server watches, as of ``at`` (default now): the same
+    pipeline as a bundle (engine/pipeline.py). A server that fails makes the verdict
+    ``inconclusive`` with the reason."""
     at = time.time() if at is None else at
-    source = Source(kind="prometheus", path=url)
-    prom = Prom(url, timeout=timeout)
     try:
-        obs = observe(prom, at, window_s)
+        obs = observe_server(url, at, window_s, timeout)
     except LiveError as exc:
-        return Report(source=source, verdict="inconclusive", findings=[], coverage=Coverage(),
-                      reason=str(exc))
-    ruleset = ruleset or load_rules()
-    findings = evaluate(ruleset, obs.facts, evaluator)
-    reason = None
-    if any(SEVERITY_ORDER[f.severity] >= 1 for f in findings):
-        verdict = "faulty"
-    elif not obs.facts:
-        verdict, reason = "inconclusive", f"{url} has no DCGM exporter or node_exporter InfiniBand series in the {window_s} s before {at:.0f}"
-    elif {m.metric for m in obs.missing} >= {s.metrics[0] for s in SIGNALS if s.source == "dcgm-exporter"}:
-        verdict, reason = "inconclusive", "no DCGM exporter series: GPU health cannot be judged"
-    else:
-        verdict = "healthy"
-    return Report(source=source, verdict=verdict, findings=findings, coverage=obs.coverage,
-                  nodes=sorted({f.node for f in obs.facts}), facts=len(obs.facts),
-                  missing_signals=obs.missing, reason=reason)
+        return Report(source=Source(kind="prometheus", path=url), verdict="inconclusive", findings=[],
+                      coverage=Coverage(), reason=str(exc))
+    return diagnose(obs, ruleset, evaluator)

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from stethoscope.engine.diagnose import evaluate_all, parse_artefacts
+from stethoscope.engine.pipeline import evaluate_all, parse_artefacts
 from stethoscope.engine.loader import RuleError, RuleSet, read_yaml
 from stethoscope.engine.report import Finding
 from stethoscope.facts.model import FACT_KINDS, Evidence, Fact

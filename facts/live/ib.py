@@ -11,22 +11,21 @@ Sample series (node_exporter ``collector/infiniband_linux.go``; labels ``device`
 
 ``ib_port`` is the state at the end of the window; ``ib_port_counters`` gives two readings per
 port (start and end of the window), which fabric turns into counter growth; a port whose state
-left Active within the window gives a ``link_state_change`` with the times.
+left Active within the window gives a ``link_state_change`` with the times; a port that received
+data in the window an ``ib_port_traffic`` (fabric: it is expected up).
 """
 from __future__ import annotations
 
 from stethoscope.facts.live.dcgm import LiveFacts
 from stethoscope.facts.live.prom import Series
-from stethoscope.facts.live.series_facts import LinkStateChange
+from stethoscope.facts.live.series_facts import IbPortTraffic, LinkStateChange
 from stethoscope.facts.live.timeseries import growth_of, iso_time
-from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.ib_facts import PHYS_STATES, STATES, IbPort, IbPortCounters, port_id
 
 #: our signal key -> ib_port_counters field
 COUNTERS = {"ib_link_downed": "link_downed", "ib_link_error_recovery": "link_error_recovery",
             "ib_rcv_errors": "rcv_errors"}
 ACTIVE = 4
-CARRIED_REASON = "it carried traffic earlier in the window (node_infiniband_port_data_received_bytes_total grew)"
 
 
 def _key(s: Series) -> tuple[str, str, int] | None:
@@ -36,12 +35,11 @@ def _key(s: Series) -> tuple[str, str, int] | None:
         return None
 
 
-def port_facts(fam: dict[str, list[Series]], out: LiveFacts, window_s: int) -> set[str]:
-    """Emit ports, counter readings and state changes; return the port ids that carried
-    traffic in the window. The two readings per port are the counters at the start of the
-    window (the last value less the window's growth) and at its end."""
+def port_facts(fam: dict[str, list[Series]], out: LiveFacts, window_s: int) -> None:
+    """Emit ports, counter readings, state changes and traffic. The two readings per port are
+    the counters at the start of the window (the last value less the window's growth) and at
+    its end."""
     idx = {k: {_key(s): s for s in fam.get(k, []) if _key(s)} for k in ("ib_phys_state", "ib_rate", "ib_rx_bytes", *COUNTERS)}
-    carried: set[str] = set()
     for s in fam.get("ib_state", []):
         k = _key(s)
         if k is None:
@@ -55,7 +53,8 @@ def port_facts(fam: dict[str, list[Series]], out: LiveFacts, window_s: int) -> s
                 physical_state=PHYS_STATES.get(int(phys.last[1])) if phys else None,
                 rate_gbps=round(rate.last[1] * 8 / 1e9, 3) if rate else None, source="node_exporter")
         if rx and growth_of(rx) > 0:
-            carried.add(pid)
+            out.add(IbPortTraffic, node, rx.stat_evidence("min", "max", "last", "resets"), f"{hca}:{port}", hca=hca, port=port,
+                    port_id=pid, rx_bytes=growth_of(rx), window_s=window_s)
         series = {f: idx[key].get(k) for key, f in COUNTERS.items()}
         present = [c for c in series.values() if c is not None]
         downed = series["link_downed"]
@@ -72,15 +71,3 @@ def port_facts(fam: dict[str, list[Series]], out: LiveFacts, window_s: int) -> s
             values = {f: int(c.last[1] - (growth_of(c) if reading == 0 else 0)) for f, c in series.items() if c is not None}
             out.add(IbPortCounters, node, present[0].stat_evidence("min", "max", "last", "resets"), f"{hca}:{port}",
                     hca=hca, port=port, port_id=pid, reading=reading, time_s=when, source="node_exporter", **values)
-    return carried
-
-
-def expect_carrying_ports(summaries: list[Fact], carried: set[str]) -> list[Fact]:
-    """A port that carried traffic in the window is expected up: the live reason, beside
-    fabric's (NCCL uses it, the inventory lists it)."""
-    out: list[Fact] = []
-    for f in summaries:
-        if f.kind == "ib_port_summary" and not f.expected_up_reason and f.port_id in carried:
-            f = f.model_copy(update={"expected_up": True, "expected_up_reason": CARRIED_REASON})
-        out.append(f)
-    return out

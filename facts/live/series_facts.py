@@ -1,5 +1,6 @@
 """Fact kinds only a time series gives, built by :mod:`stethoscope.facts.live.timeseries`.
-(InfiniBand ports from node_exporter become the parsers' ``ib_port`` / ``ib_port_counters``.)
+(InfiniBand ports from node_exporter become the parsers' ``ib_port`` / ``ib_port_counters``;
+their traffic, which a saved ibstat lacks, ``ib_port_traffic``.)
 
 Every one names the PromQL query it came from in its evidence (path = query, text = sample).
 """
@@ -22,6 +23,20 @@ class GpuUtilStall(Fact):
     dips: int  # separate runs of zero samples
     zero_fraction: float  # share of samples at zero
     busy_mean_pct: float  # mean utilisation of the non-zero samples
+    window_s: int
+
+
+@fact_kind
+class IbPortTraffic(Fact):
+    """An InfiniBand port that received data within the window
+    (``node_infiniband_port_data_received_bytes_total`` grew): it was in use, so it is expected
+    up (engine/fabric.py), as a port NCCL names or the inventory lists is."""
+
+    kind: Literal["ib_port_traffic"] = "ib_port_traffic"
+    hca: str
+    port: int
+    port_id: str
+    rx_bytes: float  # growth of the received-bytes counter over the window
     window_s: int
 
 

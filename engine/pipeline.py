@@ -1,0 +1,210 @@
+"""The one diagnosis pipeline, whatever the input:
+
+    source -> observe -> combine -> rules -> localise -> report
+
+- **source / observe**: a bundle (folder or archive), the nccl-tests results of ``steth
+  baseline`` (several paths read as one bundle), or a Prometheus server; each gives an
+  :class:`Observation`: the facts of its files or series, what was read (``coverage``), the
+  nodes, the series it lacks (live).
+- **combine**: :data:`COMBINERS`, one declared, ordered list of cross-file summarisers, run on
+  every observation alike; each sees the facts of the ones before it.
+- **rules**: two passes (the rules, then the meta rules over every error no finding cites:
+  engine/accounting.py), the knowledge entries of the codes the facts name joined first.
+- **localise**: topology, pairwise tests, RDMA paths, common causes, root cause vs cascade.
+- **report**: the verdict of :func:`stethoscope.engine.accounting.verdict` for every source.
+
+Every command that diagnoses (``diagnose --from-logs``, ``diagnose --prometheus``, ``watch``,
+``baseline compare``, ``diagnose --baseline``) calls :func:`diagnose` on an observation.
+"""
+from __future__ import annotations
+
+import os
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Literal
+
+from stethoscope.engine import accounting, fabric, nccl_summary, parse_pool, reference, session
+from stethoscope.engine.decision_tree import not_checked
+from stethoscope.engine.findings import build_findings, symptom_map
+from stethoscope.engine.loader import RuleSet, load_rules
+from stethoscope.engine.localise import localise
+from stethoscope.engine.report import Checked, Coverage, Finding, MissingSignal, Report, SkippedFile, Source
+from stethoscope.facts.bundle import RawBundle, Skipped, artefacts, iter_artefacts, read_bundle
+from stethoscope.facts.model import Fact
+from stethoscope.facts.parsers.base import Artefact
+
+Evaluator = Literal["durable", "reference"]
+
+
+@dataclass
+class Observation:
+    """What a source gave: its facts (combined ones appended by :func:`combine`), what was read."""
+
+    facts: list[Fact] = field(default_factory=list)
+    coverage: Coverage = field(default_factory=Coverage)
+    source: Source | None = None
+    nodes: list[str] = field(default_factory=list)
+    missing: list[MissingSignal] = field(default_factory=list)
+    #: the verdict's reason when the source gave nothing at all (accounting.verdict's ``empty``)
+    empty: str = accounting.EMPTY_INPUT
+    combined: bool = False
+
+
+# --- combine --------------------------------------------------------------------------------
+
+Combiner = Callable[[list[Fact], Coverage], list[Fact]]
+
+#: The cross-file summarisers, in the order they run; each sees the facts of the ones before.
+COMBINERS: tuple[tuple[str, Combiner], ...] = (
+    # a line a parser claimed and could not parse is never silent
+    ("parse_problems", lambda facts, coverage: accounting.parse_problem_facts(coverage)),
+    # cross-port and cross-reading comparisons (ibstat, perfquery, node_exporter series alike)
+    ("fabric", lambda facts, coverage: fabric.summarise(facts)),
+    # cross-rank, cross-run and baseline comparisons, known NCCL issues
+    ("nccl", lambda facts, coverage: nccl_summary.summarise(facts)),
+)
+
+
+def combine(obs: Observation) -> Observation:
+    """Append the facts of every combiner (once: a combined observation is returned as is)."""
+    if not obs.combined:
+        for _name, summarise in COMBINERS:
+            obs.facts.extend(summarise(obs.facts, obs.coverage))
+        obs.combined = True
+    return obs
+
+
+# --- sources ----------------------------------------------------------------------------------
+
+def read_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes: int | None = None) -> Observation:
+    """Parse every artefact, in order (over ``jobs`` processes: engine/parse_pool.py)."""
+    obs = Observation()
+    for res in parse_pool.parse_files(arts, jobs, total_bytes):
+        if res.coverage is None:
+            if res.uninformative:
+                obs.coverage.uninformative.append(SkippedFile(path=res.path, reason=res.uninformative))
+            else:
+                obs.coverage.unrecognised.append(res.path)
+            continue
+        obs.facts.extend(res.facts)
+        obs.coverage.errors.extend(res.errors)
+        obs.coverage.files.append(res.coverage)
+    return obs
+
+
+def parse_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes: int | None = None) -> Observation:
+    """The facts of some artefacts with the cross-file summaries (rule tests, parser tests)."""
+    return combine(read_artefacts(arts, jobs, total_bytes))
+
+
+def _unread(obs: Observation, skipped: Iterable[Skipped], binary: Iterable[Skipped]) -> Observation:
+    for s in skipped:
+        obs.coverage.skipped.append(SkippedFile(path=s.path, reason=s.reason))
+    for s in binary:
+        obs.coverage.unrecognised.append(s.path)
+        obs.coverage.skipped.append(SkippedFile(path=s.path, reason=s.reason))
+    obs.nodes = sorted({c.node for c in obs.coverage.files})
+    return obs
+
+
+def observe_bundle(path: str | os.PathLike[str], jobs: int | None = None) -> Observation:
+    """A folder or archive. Raises BundleError when it cannot be opened. ``jobs``: processes
+    that parse files (None: every CPU, for a large bundle; 1: in-process)."""
+    raw = read_bundle(path)
+    binary: list[Skipped] = []
+    total = sum(len(d) for _, d in raw.files)
+    # one file at a time: its bytes are released as its text is made, its text once parsed
+    obs = read_artefacts(iter_artefacts(raw, binary, release=True), jobs, total)
+    obs.source = Source(kind="bundle", path=str(path))
+    return _unread(obs, raw.skipped, binary)
+
+
+def observe_results(paths: list[os.PathLike[str] | str]) -> Observation:
+    """``steth baseline``'s RESULTS: every file of every path read as one bundle (names kept
+    apart where they clash)."""
+    merged = RawBundle(source=", ".join(map(str, paths)))
+    names: set[str] = set()
+    for p in paths:
+        raw = read_bundle(p)
+        for name, data in raw.files:
+            unique, n = name, 1
+            while unique in names:
+                n += 1
+                unique = f"{name}.{n}"
+            names.add(unique)
+            merged.files.append((unique, data))
+        merged.skipped.extend(raw.skipped)
+    arts, binary = artefacts(merged)
+    obs = read_artefacts(arts)
+    obs.source = Source(kind="bundle", path=merged.source)
+    return _unread(obs, merged.skipped, binary)
+
+
+def observe_prometheus(url: str, at: float, window_s: int, timeout: float) -> Observation:
+    """The series of a Prometheus server (engine/live.py). Raises LiveError when it fails."""
+    from stethoscope.engine import live
+
+    return live.observe_server(url, at, window_s, timeout)
+
+
+# --- rules ------------------------------------------------------------------------------------
+
+def evaluate_all(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "durable"):
+    """Findings and derived facts of ``facts`` under one evaluator.
+
+    Two passes: the rules, then the meta rules (``rules/meta/``) over every error no finding
+    of the first pass cites (engine/accounting.py), so that no error goes unreported."""
+    engine = session if evaluator == "durable" else reference
+    from stethoscope.engine.xid_knowledge import knowledge_facts  # catalogue entries + Xid aggregations
+
+    facts = list(facts) + knowledge_facts(facts)
+    meta = accounting.meta_rules(ruleset.rules)
+    rules = [r for r in ruleset.rules if r not in meta] if meta else ruleset.rules
+    firings, derived = engine.run(rules, facts)
+    by_id = {f.id: f for f in facts}
+    by_id.update((f.id, f) for f in derived)
+    if meta:
+        left = accounting.unexplained(facts + derived, accounting.explained_lines(rules, firings, by_id))
+        if left:
+            by_id.update((f.id, f) for f in left)
+            more, _ = engine.run(meta, left)
+            firings = list(firings) + list(more)
+    return build_findings(ruleset.rules, firings, by_id), derived
+
+
+def evaluate(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "durable") -> list[Finding]:
+    return evaluate_all(ruleset, facts, evaluator)[0]
+
+
+# --- the whole pipeline -----------------------------------------------------------------------
+
+def diagnose(obs: Observation, ruleset: RuleSet | None = None, evaluator: Evaluator = "durable",
+             baseline=None) -> Report:
+    """Combine, run the rules, localise and report. ``baseline``: a recorded baseline
+    (engine/baseline_store.py) the nccl-tests runs are compared with instead of the expected
+    figures."""
+    from stethoscope.engine import perf_compare
+
+    with perf_compare.use_baseline(baseline) if baseline is not None else nullcontext():
+        combine(obs)
+    ruleset = ruleset or load_rules()
+    findings = localise(evaluate(ruleset, obs.facts, evaluator), obs.facts, symptom_map(ruleset.rules))
+    verdict, reason = accounting.verdict(findings, obs.coverage, empty=obs.empty)
+    return Report(
+        source=obs.source or Source(kind="bundle", path=""),
+        verdict=verdict,
+        reason=reason,
+        checked=[Checked(component=c, files=fs) for c, fs in accounting.checked_components(obs.coverage).items()],
+        findings=findings,
+        coverage=obs.coverage,
+        nodes=obs.nodes,
+        facts=len(obs.facts),
+        missing_signals=obs.missing,
+        not_checked=not_checked(obs.facts),
+    )
+
+
+def diagnose_bundle(path: str | os.PathLike[str], ruleset: RuleSet | None = None, evaluator: Evaluator = "durable",
+                    jobs: int | None = None, baseline=None) -> Report:
+    """Diagnose a folder or archive. Raises BundleError when the bundle cannot be opened."""
+    return diagnose(observe_bundle(path, jobs), ruleset, evaluator, baseline)
