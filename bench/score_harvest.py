@@ -43,7 +43,7 @@ NOT_ARTEFACTS = {"label.yaml", "README.md"}
 
 def run_steth(steth: str, case_dir: Path, timeout: int) -> tuple[dict, str]:
     """Copy the case's artefacts to a scratch folder, diagnose it, return (report, error)."""
-    with tempfile.TemporaryDirectory(prefix="harvest-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="tmp-harvest-") as tmp:
         for src in sorted(case_dir.rglob("*")):
             if not src.is_file():
                 continue
