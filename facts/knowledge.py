@@ -1,0 +1,713 @@
+"""Every knowledge file read in one place and validated by its own schema (issue 12).
+
+``load("ib_counters.yaml")`` reads ``knowledge/ib_counters.yaml`` from the installed package
+(:mod:`importlib.resources` of ``stethoscope.knowledge``) with the safe YAML loader, validates it
+with the pydantic model that :data:`SCHEMAS` names for it and returns the model, cached. Names
+are relative to ``knowledge/``: ``cases/xid-79-fell-off-bus.yaml``,
+``decision_trees/throughput_dropped.yaml``.
+
+The schemas are strict: a key a model does not know is an error (``extra="forbid"``), so a
+typo'd key fails at load time instead of silently meaning nothing. Fields that name a cause,
+a component, an action, a severity or a fact kind are checked against the vocabulary
+(``taxonomy.yaml``, ``actions.yaml``, ``fact_polarity.yaml``). Every failure is a
+:class:`KnowledgeError` naming the file and the key path, e.g.
+``knowledge/ib_counters.yaml: counters.0.cause: unknown cause 'ib_link_eror' (see knowledge/taxonomy.yaml)``.
+
+This module is the lowest layer (``facts``): it never imports the engine. A new knowledge file
+needs an entry in :data:`SCHEMAS` (tests/test_knowledge_schemas.py fails until it has one).
+"""
+from __future__ import annotations
+
+import fnmatch
+from functools import cached_property, lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
+
+from stethoscope.facts import yamlio
+
+PACKAGE = "stethoscope.knowledge"
+Severity = Literal["info", "warning", "critical", "fatal"]
+SEVERITIES: tuple[str, ...] = ("info", "warning", "critical", "fatal")
+
+
+class KnowledgeError(ValueError):
+    """A knowledge file that does not match its schema or names an unknown id."""
+
+
+# --- references to the vocabulary, checked when the vocabulary is in the validation context --
+
+_WHERE = {"causes": "knowledge/taxonomy.yaml", "components": "knowledge/taxonomy.yaml",
+          "actions": "knowledge/actions.yaml", "kinds": "knowledge/fact_polarity.yaml"}
+_WHAT = {"causes": "cause", "components": "component", "actions": "action", "kinds": "fact kind"}
+
+
+def _ref(table: str):
+    def check(value: str, info: ValidationInfo) -> str:
+        vocab = (info.context or {}).get("vocab")
+        if vocab is not None and table in vocab and value not in vocab[table]:
+            raise ValueError(f"unknown {_WHAT[table]} '{value}' (see {_WHERE[table]})")
+        return value
+    return AfterValidator(check)
+
+
+CauseId = Annotated[str, _ref("causes")]
+ComponentId = Annotated[str, _ref("components")]
+ActionId = Annotated[str, _ref("actions")]
+FactKind = Annotated[str, _ref("kinds")]
+
+
+class _M(BaseModel):
+    """A strict, frozen record: unknown keys are errors."""
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+# --- taxonomy.yaml, actions.yaml -------------------------------------------------------------
+
+class Taxonomy(_M):
+    components: dict[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")], str] = Field(min_length=1)
+    severities: list[Severity]
+    causes: dict[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")], str] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _severities(self) -> "Taxonomy":
+        if tuple(self.severities) != SEVERITIES:
+            raise ValueError(f"severities must be {list(SEVERITIES)} (the order is the rank)")
+        return self
+
+
+class Actions(_M):
+    source: str
+    actions: dict[Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$")], str] = Field(min_length=1)
+
+
+# --- fact_polarity.yaml, coverage.yaml -------------------------------------------------------
+
+class PolarityEntry(_M):
+    polarity: Literal["error", "warning", "state", "info"]
+    component: ComponentId | None = None
+    unread_reason: str | None = None
+
+
+class FactPolarity(_M):
+    kinds: dict[str, PolarityEntry] = Field(min_length=1)
+
+
+class CoverageKind(_M):
+    component: ComponentId
+    covers: list[ComponentId] = Field(default_factory=list)
+    document: bool = False
+
+
+class Coverage(_M):
+    healthy_needs_any: list[ComponentId] = Field(min_length=1)
+    diagnostic_terms: list[str] = Field(min_length=1)
+    kinds: dict[str, CoverageKind] = Field(min_length=1)
+
+
+# --- collect.yaml ---------------------------------------------------------------------------
+
+class CollectCommand(_M):
+    name: str
+    argv: list[str] = Field(min_length=1)
+    file: str
+    timeout: int = Field(gt=0)
+    fallback: list[str] | None = None
+
+
+class Collect(_M):
+    source: str
+    commands: list[CollectCommand] = Field(min_length=1)
+
+
+# --- CUDA errors -----------------------------------------------------------------------------
+
+class CudaError(_M):
+    api: Literal["runtime", "driver"]
+    code: int
+    name: str
+    text: str
+    description: str
+    texts: list[str]
+    cause: CauseId
+    component: ComponentId
+    severity: Severity
+    actions: list[ActionId]
+    specific_rules: list[str]
+    judgement: str
+
+
+class CudaErrors(_M):
+    source: str
+    generator: str
+    runtime_version: int
+    driver_version: int
+    errors: list[CudaError] = Field(min_length=1)
+
+
+class CudaJudgement(_M):
+    cause: CauseId
+    component: ComponentId
+    severity: Severity
+    actions: list[ActionId]
+    judgement: str
+
+
+class CudaText(_M):
+    text: str
+    source: str
+
+
+class CudaJudgementGroup(CudaJudgement):
+    names: list[str] = Field(min_length=1)
+    texts: list[CudaText] = Field(default_factory=list)
+    specific_rules: list[str] = Field(default_factory=list)
+
+
+class CudaErrorJudgements(_M):
+    source: str
+    default: CudaJudgement
+    groups: list[CudaJudgementGroup]
+
+
+# --- dcgm.yaml -------------------------------------------------------------------------------
+
+class DcgmTest(_M):
+    names: list[str] = Field(min_length=1)
+    component: ComponentId
+    cause: CauseId
+
+
+class DcgmNotComparable(_M):
+    match: str = Field(min_length=1)
+    why: str
+    dcgm: bool = False
+
+
+class Dcgm(_M):
+    source: str
+    tests: list[DcgmTest]
+    not_comparable: list[DcgmNotComparable]
+
+
+# --- expected_perf.yaml ----------------------------------------------------------------------
+
+class PerfCurve(_M):
+    points: dict[int, float] = Field(min_length=1)  # message size (bytes) -> busbw (GB/s)
+
+
+class PerfPlatform(_M):
+    id: str
+    title: str
+    gpu_names: list[str] = Field(min_length=1)
+    nranks: int = Field(gt=0)
+    nodes: int = Field(gt=0)
+    min_ratio: float = Field(gt=0, le=1)
+    collectives: dict[str, PerfCurve] = Field(min_length=1)
+    source: str
+
+
+class ExpectedPerf(_M):
+    platforms: list[PerfPlatform]
+
+
+# --- ib_counters.yaml, nic_line_rate.yaml ----------------------------------------------------
+
+class IbCounter(_M):
+    counter: str
+    field: str
+    limit_per_hour: int = Field(ge=0)
+    cause: CauseId
+    bits: int = Field(gt=0)
+
+
+class IbCounters(_M):
+    source: str
+    counters: list[IbCounter] = Field(min_length=1)
+
+
+class NicLineRate(_M):
+    min_ratio: float = Field(gt=0, le=1)
+    large_size_bytes: int = Field(gt=0)
+    multi_node_min_ranks: int = Field(gt=1)
+    sources: list[str] = Field(min_length=1)
+
+
+# --- NCCL ------------------------------------------------------------------------------------
+
+class NcclArchSupport(_M):
+    architecture: str
+    products: str | None = None  # a regex on the product name
+    compute_capability: str = Field(pattern=r"^\d+\.\d+$")
+    nccl_min: str = Field(pattern=r"^\d+\.\d+\.\d+$")
+    cuda_min: str = Field(pattern=r"^\d+\.\d+$")
+    source: str
+
+
+class NcclArchSupportTable(_M):
+    support: list[NcclArchSupport] = Field(min_length=1)
+
+
+class NcclEnvSetting(_M):
+    slow_values: list[str] = Field(min_length=1)
+    effect: str
+    own_rule: bool = False
+
+
+class NcclEnv(_M):
+    settings: dict[Annotated[str, Field(pattern=r"^NCCL_[A-Z0-9_]+$")], NcclEnvSetting] = Field(min_length=1)
+
+
+class NcclSymptom(_M):
+    fact: FactKind
+    match: dict[str, Any]  # field -> literal, {regex: ...} or {gt: ...} (read by engine/nccl_summary.py)
+
+
+class VersionRange(_M):
+    min: str = Field(pattern=r"^\d+\.\d+\.\d+$")
+    max: str = Field(pattern=r"^\d+\.\d+\.\d+$")
+
+
+class NcclKnownIssue(_M):
+    id: str
+    title: str
+    affected: VersionRange
+    fixed_in: str | None = Field(default=None, pattern=r"^\d+\.\d+\.\d+$")
+    symptom: str | list[str]
+    located_by: dict[str, VersionRange] | None = None
+    workaround: str
+    source: str
+
+    @property
+    def symptoms(self) -> list[str]:
+        return [self.symptom] if isinstance(self.symptom, str) else list(self.symptom)
+
+
+class NcclKnownIssues(_M):
+    symptoms: dict[str, NcclSymptom]
+    issues: list[NcclKnownIssue]
+
+    @model_validator(mode="after")
+    def _symptoms_exist(self) -> "NcclKnownIssues":
+        for i, issue in enumerate(self.issues):
+            bad = [s for s in issue.symptoms if s not in self.symptoms]
+            if bad:
+                raise ValueError(f"issues.{i} ({issue.id}): unknown symptom(s) {bad} (define them under symptoms:)")
+        return self
+
+
+class NvlsMinGpus(_M):
+    from_: str = Field(alias="from")
+    until: str | None = None
+    gpus: int = Field(gt=0)
+    single_node: bool = False
+
+
+class NvlsDisable(_M):
+    name: str
+    values: list[str]
+
+
+class NvlsNccl(_M):
+    first_version: str
+    min_local_gpus: list[NvlsMinGpus]
+    disable: NvlsDisable
+
+
+class GpuPattern(_M):
+    pattern: str
+    source: str
+
+
+class NvlsGpus(_M):
+    capable: list[GpuPattern]
+    not_capable: list[GpuPattern]
+
+
+class Nvls(_M):
+    nccl: NvlsNccl
+    gpus: NvlsGpus
+
+
+# --- nvlink_expected.yaml, torch_warnings.yaml -----------------------------------------------
+
+class NvlinkProduct(_M):
+    match: str
+    form: Literal["sxm", "bridge"]
+    wired_links: list[int] | None = None
+    source: str
+
+
+class NvlinkExpected(_M):
+    products: list[NvlinkProduct] = Field(min_length=1)
+
+
+class TorchWarning(_M):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    match: str = Field(min_length=1)
+    benign: bool = False
+    meaning: str
+    source: str
+
+
+class TorchWarnings(_M):
+    source: str
+    warnings: list[TorchWarning]
+
+
+# --- the Xid catalogue (generated by tools/gen_xid_catalogue.py) and its inputs --------------
+
+class XidEntry(_M):
+    xid: int
+    mnemonic: str
+    description: str
+    unused: bool
+    immediate: str
+    investigatory: str
+    severity: Severity
+    cause: CauseId
+    component: ComponentId
+    actions: list[ActionId]
+    specific_rules: list[str]
+    escalate_on_recurrence: bool
+    judgement: str | None = None
+
+
+class Nvlink5Row(_M):
+    xid: int
+    unit: str
+    intrinfo_v1: str  # NVIDIA's bit pattern of the first register, MSB first, '-' = any
+    intrinfo_v2: str
+    error_status: str
+    immediate: str
+    investigatory: str
+    nvidia_severity: str
+    severity: Severity
+    actions: list[ActionId]
+    consequence: str
+
+
+class RecoveryAction(_M):
+    severity: Severity
+    cause: CauseId
+    actions: list[ActionId]
+
+
+class SxidEntry(_M):
+    sxid: int
+    name: str
+    description: str
+    fatality: Literal["always_fatal", "potential_fatal", "non_fatal"]
+    impact: str
+    recovery: str
+    document: str
+    severity: Severity
+    cause: CauseId
+    component: ComponentId
+    actions: list[ActionId]
+
+
+class XidCatalogue(_M):
+    source: str
+    generator: str
+    xids: list[XidEntry]
+    nvlink5_decode: list[Nvlink5Row]
+    recovery_actions: dict[str, RecoveryAction]
+    recovery_actions_source: str
+    sxids: list[SxidEntry]
+    sxid_source: str
+
+    @cached_property
+    def _by_code(self) -> tuple[dict[int, XidEntry], dict[int, SxidEntry]]:
+        return {e.xid: e for e in self.xids}, {e.sxid: e for e in self.sxids}
+
+    def xid(self, code: int) -> XidEntry | None:
+        return self._by_code[0].get(code)
+
+    def sxid(self, code: int) -> SxidEntry | None:
+        return self._by_code[1].get(code)
+
+
+class XidCauseCodes(_M):
+    component: ComponentId
+    codes: list[int] = Field(min_length=1)
+
+
+class CauseAndComponent(_M):
+    cause: CauseId
+    component: ComponentId
+
+
+class XidOverride(_M):
+    severity: Severity | None = None
+    actions: list[ActionId] | None = None
+    why: str
+    source: str
+
+
+class SeverityActions(_M):
+    severity: Severity
+    actions: list[ActionId]
+
+
+class XidRecoveryActions(_M):
+    """``source`` plus one entry per recovery action name the driver prints (read as ``entries``)."""
+    source: str
+    entries: dict[str, RecoveryAction] = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _entries(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "entries" not in data:
+            return {"source": data.get("source"), "entries": {k: v for k, v in data.items() if k != "source"}}
+        return data
+
+
+class SxidJudgement(_M):
+    source: str
+    always_fatal: SeverityActions
+    potential_fatal: SeverityActions
+    non_fatal: SeverityActions
+    cause: CauseId
+    component: ComponentId
+
+
+class XidJudgements(_M):
+    source: str
+    bucket_severity: dict[str, Severity]
+    bucket_actions: dict[str, list[ActionId]]
+    causes: dict[CauseId, XidCauseCodes]
+    unused_cause: CauseAndComponent
+    overrides: dict[int, XidOverride]
+    specific_rules: dict[int, list[str]]
+    escalate_on_recurrence_causes: list[CauseId]
+    recovery_actions: XidRecoveryActions
+    nvlink5_severity: dict[str, Severity]
+    sxid: SxidJudgement
+
+
+class Xid74Group(_M):
+    reg: int = Field(alias="register")  # "register" would shadow a pydantic attribute
+    bits: list[int]
+    class_: str = Field(alias="class")  # "class" is a Python keyword
+    nvidia: str
+
+
+class Xid74Escalation(_M):
+    events: int = 0
+    severity: Severity
+    actions: list[ActionId]
+
+
+class Xid74Class(_M):
+    rank: int
+    severity: Severity
+    part: str
+    actions: list[ActionId]
+    repeat: Xid74Escalation | None = None
+    solo: Xid74Escalation | None = None
+
+
+class Xid74Workflow(_M):
+    source: str
+    valid_registers: list[int]
+    groups: list[Xid74Group]
+    classes: dict[str, Xid74Class]
+
+    @model_validator(mode="after")
+    def _classes_exist(self) -> "Xid74Workflow":
+        bad = sorted({g.class_ for g in self.groups} - set(self.classes))
+        if bad:
+            raise ValueError(f"groups name class(es) {bad} that classes: does not define")
+        return self
+
+    def classify(self, register: int, bit: int) -> Xid74Group | None:
+        return next((g for g in self.groups if g.reg == register and bit in g.bits), None)
+
+
+class NvrmMessage(_M):
+    message_kind: str
+    status: str
+    severity: Severity
+    cause: CauseId
+    component: ComponentId
+    actions: list[ActionId]
+    meaning: str
+
+
+class NvrmMessages(_M):
+    source: str
+    messages: list[NvrmMessage]
+
+
+# --- decision_trees/*.yaml -------------------------------------------------------------------
+
+class Branch(_M):
+    id: str
+    question: str
+    needs: list[str] = Field(min_length=1)  # fact kinds (planned ones may have no parser yet)
+    planned: bool = False  # its fact kinds have no parser yet
+    from_: str = Field(alias="from")
+    rules: list[str] = Field(default_factory=list)
+    missing: str
+
+
+class Tree(_M):
+    id: str
+    question: str
+    source: str
+    branches: list[Branch] = Field(min_length=1)
+
+
+# --- cases/*.yaml (the knowledge base of past incidents) -------------------------------------
+
+class Signature(_M):
+    causes: list[CauseId] = Field(min_length=1, description="taxonomy causes of the findings this case explains")
+    rules: list[str] = Field(default_factory=list, description="if given, only findings of these rules link here")
+    facts: list[str] = Field(default_factory=list, description="facts that identify it, as '<kind> <what>'")
+
+
+class Case(_M):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    title: str = Field(min_length=3)
+    symptom: str = Field(min_length=3)
+    signature: Signature
+    investigation: list[str] = Field(min_length=1)
+    root_cause: str = Field(min_length=3)
+    fix: list[str] = Field(min_length=1)
+    references: list[str] = Field(min_length=1)
+    tags: list[str] = Field(default_factory=list)
+
+    @property
+    def ref(self) -> str:
+        return "kb/" + self.id
+
+
+# --- the registry ----------------------------------------------------------------------------
+
+#: knowledge file (a glob relative to knowledge/) -> its schema. First match wins.
+SCHEMAS: dict[str, type[BaseModel]] = {
+    "taxonomy.yaml": Taxonomy,
+    "actions.yaml": Actions,
+    "fact_polarity.yaml": FactPolarity,
+    "coverage.yaml": Coverage,
+    "collect.yaml": Collect,
+    "cuda_errors.yaml": CudaErrors,
+    "cuda_error_judgements.yaml": CudaErrorJudgements,
+    "dcgm.yaml": Dcgm,
+    "expected_perf.yaml": ExpectedPerf,
+    "ib_counters.yaml": IbCounters,
+    "nccl_arch_support.yaml": NcclArchSupportTable,
+    "nccl_env.yaml": NcclEnv,
+    "nccl_known_issues.yaml": NcclKnownIssues,
+    "nic_line_rate.yaml": NicLineRate,
+    "nvlink_expected.yaml": NvlinkExpected,
+    "nvls.yaml": Nvls,
+    "torch_warnings.yaml": TorchWarnings,
+    "xid.yaml": XidCatalogue,
+    "xid_judgements.yaml": XidJudgements,
+    "xid74_workflow.yaml": Xid74Workflow,
+    "xid_nvrm_messages.yaml": NvrmMessages,
+    "decision_trees/*.yaml": Tree,
+    "cases/*.yaml": Case,
+}
+
+#: files the vocabulary itself comes from: validated without the cross-check
+_VOCAB_FILES = ("taxonomy.yaml", "actions.yaml")
+
+
+def schema_for(name: str) -> type[BaseModel]:
+    for pattern, model in SCHEMAS.items():
+        if fnmatch.fnmatchcase(name, pattern) and name.count("/") == pattern.count("/"):
+            return model
+    raise KnowledgeError(f"knowledge/{name}: no schema (add one to SCHEMAS in facts/knowledge.py)")
+
+
+def _root():
+    return resources.files(PACKAGE)
+
+
+def files() -> list[str]:
+    """Every YAML file under knowledge/, as names relative to it (``cases/x.yaml``)."""
+    root = Path(str(_root()))
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.yaml"))
+
+
+@lru_cache(maxsize=None)
+def text(name: str) -> str:
+    """The file's text (for line numbers of evidence), cached."""
+    return _root().joinpath(*name.split("/")).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def _base_vocabulary() -> dict[str, frozenset[str]]:
+    tax = load("taxonomy.yaml")
+    return {"causes": frozenset(tax.causes), "components": frozenset(tax.components),
+            "actions": frozenset(load("actions.yaml").actions)}
+
+
+@lru_cache(maxsize=1)
+def vocabulary() -> dict[str, frozenset[str]]:
+    """The ids other files may name: causes, components, actions, fact kinds."""
+    return {**_base_vocabulary(), "kinds": frozenset(load("fact_polarity.yaml").kinds)}
+
+
+def _context(name: str) -> dict | None:
+    if name in _VOCAB_FILES:
+        return None
+    return {"vocab": _base_vocabulary() if name == "fact_polarity.yaml" else vocabulary()}
+
+
+def _message(label: str, exc: ValidationError) -> str:
+    parts = []
+    for e in exc.errors()[:5]:
+        loc = ".".join(str(x) for x in e["loc"])
+        msg = e["msg"].removeprefix("Value error, ")
+        parts.append(f"{label}: {loc}: {msg}" if loc else f"{label}: {msg}")
+    more = len(exc.errors()) - 5
+    return "\n".join(parts) + (f"\n{label}: ... and {more} more" if more > 0 else "")
+
+
+def validate(name: str, data: Any, label: str | None = None, *, check_ids: bool = True) -> BaseModel:
+    """``data`` (parsed YAML) as the schema of knowledge file ``name``; ``label`` names it in errors."""
+    label = label or f"knowledge/{name}"
+    model = schema_for(name)
+    context = _context(name) if check_ids else None
+    if data is None:
+        raise KnowledgeError(f"{label}: empty file")
+    try:
+        return model.model_validate(data, context=context)
+    except ValidationError as exc:
+        raise KnowledgeError(_message(label, exc)) from None
+
+
+def parse(name: str, source: str, label: str | None = None, *, check_ids: bool = True) -> BaseModel:
+    """Text of a knowledge file (safe YAML) validated as ``name``."""
+    label = label or f"knowledge/{name}"
+    try:
+        data = yamlio.safe_load(source)
+    except Exception as exc:  # yaml.YAMLError: the message names the line
+        raise KnowledgeError(f"{label}: not valid YAML: {exc}") from None
+    return validate(name, data, label, check_ids=check_ids)
+
+
+def load_path(path: Path, name: str | None = None) -> BaseModel:
+    """A knowledge file outside the package (a copy, a new case) validated as ``name``
+    (default: its file name, or ``cases/<file>`` under a cases folder)."""
+    path = Path(path)
+    if name is None:
+        name = f"{path.parent.name}/{path.name}" if path.parent.name in ("cases", "decision_trees") else path.name
+    return parse(name, path.read_text(encoding="utf-8"), label=str(path))
+
+
+@lru_cache(maxsize=None)
+def load(name: str) -> Any:
+    """Knowledge file ``name`` (relative to knowledge/) validated by its schema, cached."""
+    return parse(name, text(name))
+
+
+def load_all() -> dict[str, BaseModel]:
+    """Every knowledge file, validated (what tests/test_knowledge_schemas.py checks)."""
+    return {name: load(name) for name in files()}
