@@ -66,8 +66,9 @@ __all__ = ["KIND", "detect", "parse", "NcclVersion", "NcclEnv", "NcclNetPlugin",
 # and is split by the first branch in C; any other candidate goes through _HEADER, _BARE_VERSION
 # and _BARE_MESSAGE below, exactly as a line-by-line scan would.
 # vm:1552:1564 [1] NCCL INFO NCCL_SOCKET_IFNAME set by environment to lo
+# gpu-stress-dgc86-xfpt6:420:437 [5] transport/nvls.cc:379 (nvlsAllocateMem) NCCL WARN Failed to bind ...   (2.30+: the function)
 _SCAN = re.compile(
-    r"^(?:(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[(?P<dev>-?\d+)\] (?:(?P<src>\S+):(?P<srcline>\d+) )?"
+    r"^(?:(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[(?P<dev>-?\d+)\] (?:(?P<src>\S+):(?P<srcline>\d+) (?:\(\w+\) )?)?"
     r"NCCL (?P<level>INFO|WARN) (?P<msg>[^\n]*)"
     r"|[^\n]*?(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |shared memory segment /dev/shm/nccl-"
     r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected)[^\n]*)",
@@ -88,8 +89,8 @@ _DETECT = re.compile(
     re.M,
 )
 
-# Every form of NCCL's line prefix (src/debug.cc: "%s:%d:%d " host:pid:tid, then "[%d] %s:%d NCCL WARN "
-# or "[%d] NCCL INFO "), whole or in part, with whatever came before it (a timestamp of
+# Every form of NCCL's line prefix (src/debug.cc: "%s:%d:%d " host:pid:tid, then "[%d] %s:%d NCCL WARN ",
+# 2.30+ "[%d] %s:%d (%s) NCCL WARN " with the function, or "[%d] NCCL INFO "), whole or in part, with whatever came before it (a timestamp of
 # NCCL_DEBUG_TIMESTAMP_FORMAT, a pdsh/srun "node1: "):
 # [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
 # [2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available
@@ -101,7 +102,7 @@ _DETECT = re.compile(
 # include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol   (NCCL <= 2.3, nccl#210)
 _HEADER = re.compile(
     r"(?:(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) )?(?:\[(?P<dev>-?\d+)\] )?"
-    r"(?:(?:(?P<src>[\w./\-]+):(?P<srcline>\d+) )?NCCL (?P<level>INFO|WARN)"
+    r"(?:(?:(?P<src>[\w./\-]+):(?P<srcline>\d+) (?:\(\w+\) )?)?NCCL (?P<level>INFO|WARN)"
     r"|(?P<osrc>[\w./\-]+\.(?:cc|cu|h|c|cpp)):(?P<oline>\d+) (?P<olevel>WARN)) (?P<msg>.*?)\s*$"
 )
 

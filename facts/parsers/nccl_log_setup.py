@@ -12,6 +12,10 @@ Real sample lines (public issue threads; the H200 capture of this project)::
     smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000   (horovod#3929)
     gcn75:2336636:2336906 [0] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'   (nccl#1372)
     gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error        (nccl-tests#276)
+    gpu-stress-dgc86-xfpt6:420:437 [5] transport/nvls.cc:379 (nvlsAllocateMem) NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.   (DCGM#304)
+
+Duplicate GPU, CUDA failure and NVLS bind messages are read through the one NCCL message table,
+:mod:`torch_nccl_forwarded`, that also reads them where PyTorch or XLA forward them.
 """
 from __future__ import annotations
 
@@ -19,9 +23,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from stethoscope.facts.ids import nccl_busid
+from stethoscope.facts.parsers import torch_nccl_forwarded as messages
 from stethoscope.facts.parsers.nccl_setup_facts import (
-    NcclCudaFailure,
-    NcclDuplicateGpu,
     NcclGdrState,
     NcclP2pUnavailable,
     NcclShmFailure,
@@ -33,7 +36,7 @@ if TYPE_CHECKING:
 
 # Cheap test before any regex: every message handled here holds one of these.
 _KEYS = ("GPU Direct RDMA", "P2P", "shared memory", "posix_fallocate", "failed to extend", "Call to ibv", "Duplicate GPU",
-         "Cuda failure")
+         "Cuda failure", "NVLink SHARP (NVLS)")
 _KEYS_RE = re.compile("|".join(map(re.escape, _KEYS)))
 
 # NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'
@@ -65,11 +68,6 @@ _SHM_EXTEND = re.compile(r"^Error: failed to extend (?P<seg>\S+) to (?P<size>\d+
 _SHM_FALLOCATE = re.compile(r"^Call to posix_fallocate failed ?: ?(?P<err>.+)$")
 # Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory          Call to ibv_create_cq failed
 _VERBS = re.compile(r"^Call to (?P<verb>ibv_\w+) failed(?: with error (?P<err>.+?))?\s*$")
-# Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000
-_DUPLICATE = re.compile(r"^Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-fA-F]+)")
-# Cuda failure 'named symbol not found'          Cuda failure 1 'invalid argument'
-# Cuda failure 999 'unknown error          (nccl-tests#276: the closing quote lost in the paste)
-_CUDA = re.compile(r"^Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']*?)'?\s*$")
 
 
 def _busid_or_none(text: str) -> str | None:
@@ -110,13 +108,10 @@ def handle(p: "_Parse", no: int, node: str, msg: str, src: str | None, ctx: dict
         p.b.add(NcclShmFailure, no, node=node, op="fallocate", error=m["err"], **ctx)
     elif m := _VERBS.match(msg):
         p.once(NcclVerbsFailure, no, node, (pid, m["verb"], m["err"]), verb=m["verb"], error=m["err"], **ctx)
-    elif m := _DUPLICATE.match(msg):
-        p.once(NcclDuplicateGpu, no, node, (pid, m["a"], m["b"]), rank=int(m["a"]), other_rank=int(m["b"]),
-               bus_id=nccl_busid(m["bus"]), **ctx)
-    elif m := _CUDA.match(msg):
-        # one per process, error and call site: NCCL repeats it for every kernel it tries
-        p.once(NcclCudaFailure, no, node, (pid, m["err"], src), error=m["err"], source_file=src,
-               error_code=int(m["code"]) if m["code"] else None, nvls=bool(src) and src.endswith("nvls.cc"), **ctx)
+    elif got := messages.read_setup(msg, src):  # duplicate GPU, CUDA failure, NVLS bind: the one message table
+        cls, fields = got
+        # one per process and values (a CUDA failure per error and call site: NCCL repeats it for every kernel it tries)
+        p.once(cls, no, node, (pid, *fields.values()), **fields, **ctx)
     else:
         return False
     return True

@@ -1,5 +1,8 @@
-"""NCCL's own messages as PyTorch forwards them (after ``Last error:``) or as applications paste
-them without NCCL's ``host:pid:tid [dev] file:line NCCL WARN`` prefix (read by :mod:`torch_log`).
+"""The one table of NCCL's WARN messages that name a setup fault (duplicate GPU, CUDA failure,
+NVLS multicast bind, the socket messages of :mod:`nccl_log_socket`), however the message arrives:
+in NCCL's own log (:mod:`nccl_log_setup`, with NCCL's prefix), as PyTorch forwards it (after
+``Last error:``) or applications paste it without NCCL's ``host:pid:tid [dev] file:line NCCL WARN``
+prefix (:mod:`torch_log`), or as XLA quotes it (``Last NCCL warning(error)``, :mod:`xla_nccl`).
 
 Not a parser. PyTorch's ``DistBackendError`` quotes ``ncclGetLastError()`` under
 ``Last error:``; that text is NCCL's WARN message without its prefix, so the same fact kinds
@@ -17,7 +20,9 @@ The message strings are NCCL's (src/init.cc "Duplicate GPU detected : rank %d an
 on CUDA device %lx", src/misc/socket.cc "socketStartConnect: Connect to %s failed : %s" and the other socket messages
 of :mod:`nccl_log_socket`,
 src/transport/nvls.cc "Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld : CUDA
-error %d '%s'", include/checks.h "Cuda failure %d '%s'").
+error %d '%s'" (2.19-2.28; 2.27+ add two sentences after it on lines of their own, and print it as
+INFO with ". Proceeding without NVLS support." when NVLS was not forced on: not a failure),
+include/checks.h "Cuda failure '%s'", include/cudawrap.h "Cuda failure %d '%s'").
 """
 from __future__ import annotations
 
@@ -35,7 +40,8 @@ DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (?P<a>\d+) and rank (
 NVLS_BIND = re.compile(r"Failed to (?P<op>bind|map|create|allocate) NVLink SHARP \(NVLS\) Multicast memory(?: of size (?P<size>\d+))?"
                        r" : CUDA error (?P<code>\d+) '(?P<err>[^']*)'")
 # Cuda failure 'out of memory'          Cuda failure 999 'unknown error'
-CUDA_FAILURE = re.compile(r"^Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']*)'?")
+# Cuda failure 999 'unknown error          (nccl-tests#276: the closing quote lost in the paste)
+CUDA_FAILURE = re.compile(r"^Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']*?)(?:'|\s*$)")
 
 #: literals in front of the patterns above (a line with none is not looked at)
 MARKERS = ("Duplicate GPU detected", "onnect to ", "Connection closed by remote peer", "no socket interface found",
@@ -43,14 +49,23 @@ MARKERS = ("Duplicate GPU detected", "onnect to ", "Connection closed by remote 
            "Call to connect timeout", "exceeded retries", "exceeded timeouts", "exceeded error retry", "same subnet as remote")
 
 
+def read_setup(msg: str, src: str | None = None) -> tuple[type, dict[str, Any]] | None:
+    """(fact class, its fields) for a duplicate-GPU, NVLS-bind or CUDA-failure message, or None;
+    ``src`` is the ``file`` of NCCL's ``file:line`` prefix where the line has one."""
+    if m := DUPLICATE_GPU.search(msg):
+        return NcclDuplicateGpu, dict(rank=int(m["a"]), other_rank=int(m["b"]), bus_id=nccl_busid(m["bus"]))
+    if (m := NVLS_BIND.search(msg)) and "Proceeding without NVLS" not in msg:  # 2.27+ INFO: NVLS left off, no failure
+        return NcclCudaFailure, dict(error=m["err"], error_code=int(m["code"]), source_file=src or "transport/nvls.cc", nvls=True)
+    if m := CUDA_FAILURE.search(msg.strip()):
+        return NcclCudaFailure, dict(error=m["err"], error_code=int(m["code"]) if m["code"] else None, source_file=src,
+                                     nvls=bool(src) and src.endswith("nvls.cc"))
+    return None
+
+
 def read(msg: str) -> tuple[type, dict[str, Any], str | None] | None:
     """(fact class, its fields, the peer address if any) for one NCCL message, or None."""
-    if m := DUPLICATE_GPU.search(msg):
-        return NcclDuplicateGpu, dict(rank=int(m["a"]), other_rank=int(m["b"]), bus_id=nccl_busid(m["bus"])), None
-    if m := NVLS_BIND.search(msg):
-        return NcclCudaFailure, dict(error=m["err"], error_code=int(m["code"]), source_file="transport/nvls.cc", nvls=True), None
-    if m := CUDA_FAILURE.search(msg.strip()):
-        return NcclCudaFailure, dict(error=m["err"], error_code=int(m["code"]) if m["code"] else None), None
+    if got := read_setup(msg):
+        return got[0], got[1], None
     fields = socket.read(msg.strip())  # no interface, connect failed/refused/retried out, peer closed, socket creation, ...
     if fields is not None:
         return NcclBootstrapFailure, dict(message=msg.strip(), peer_loopback=is_loopback(fields["peer"]), **fields), fields["peer"]

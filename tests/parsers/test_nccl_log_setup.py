@@ -58,7 +58,16 @@ LINES = [
      "nccl_duplicate_gpu", {"rank": 2, "other_rank": 0, "bus_id": "0000:01:00.0", "node": "smc-gpu-03"}),
     ("gcn75:2336636:2336906 [0] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'",
      "nccl_cuda_failure", {"error": "named symbol not found", "source_file": "enqueue.cc"}),
+    ("gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error",
+     "nccl_cuda_failure", {"error": "unknown error", "error_code": 999, "nvls": True}),
+    # the NVLS bind message goes through the same message table as PyTorch's forward of it (DCGM#304)
+    ((FIX / "nvls_bind_cuda401_func_prefix.log").read_text().strip(),
+     "nccl_cuda_failure", {"error": "the operation cannot be performed in the present state", "error_code": 401, "nvls": True,
+                           "source_file": "transport/nvls.cc", "node": "gpu-stress-dgc86-xfpt6", "pid": 420, "local_device": 5}),
     # negative rows: near wording, other subsystems, not NCCL's prefix
+    # 2.27+ INFO when NVLS was not forced on: NCCL goes on without NVLS (src/transport/nvls.cc format, filled in)
+    ("n1:1:2 [0] NCCL INFO Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 "
+     "'the operation cannot be performed in the present state'. Proceeding without NVLS support.", None, {}),
     ("vm:1552:1564 [1] NCCL INFO P2P Chunksize set to 131072", None, {}),
     ("vm:1552:1564 [1] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM", None, {}),
     ("dgxh100-3:225140:225355 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer dgxh100-3<41109>", None, {}),
