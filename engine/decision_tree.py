@@ -8,39 +8,17 @@ never mistaken for a healthy component.
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
-
-
-from stethoscope.engine import yamlio
-from pydantic import BaseModel, ConfigDict, Field
 
 from stethoscope.engine.report import NotChecked
+from stethoscope.facts import knowledge
+from stethoscope.facts.knowledge import Branch, Tree  # noqa: F401 - re-exported
 from stethoscope.facts.model import Fact
-
-
-class Branch(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    id: str
-    question: str
-    needs: list[str] = Field(min_length=1)
-    planned: bool = False  # its fact kinds have no parser yet
-    from_: str = Field(alias="from")
-    rules: list[str] = Field(default_factory=list)
-    missing: str
-
-
-class Tree(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    id: str
-    question: str
-    source: str
-    branches: list[Branch] = Field(min_length=1)
 
 
 @lru_cache(maxsize=None)
 def load_tree(name: str = "throughput_dropped") -> Tree:
-    text = resources.files("stethoscope.knowledge").joinpath("decision_trees", f"{name}.yaml").read_text(encoding="utf-8")
-    return Tree.model_validate(yamlio.safe_load(text))
+    """knowledge/decision_trees/<name>.yaml, validated (facts/knowledge.py)."""
+    return knowledge.load(f"decision_trees/{name}.yaml")
 
 
 def not_checked(facts: list[Fact], name: str = "throughput_dropped") -> list[NotChecked]:

@@ -17,37 +17,11 @@ from typing import Any
 
 import yaml
 
-from stethoscope.engine import yamlio
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from stethoscope.engine.knowledge import load_vocabulary
+from stethoscope.facts import knowledge
+from stethoscope.facts.knowledge import Case, KnowledgeError, Signature  # noqa: F401 - re-exported
 
 PREFIX = "kb/"
 TODO = "TODO"
-
-
-class Signature(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    causes: list[str] = Field(min_length=1, description="taxonomy causes of the findings this case explains")
-    rules: list[str] = Field(default_factory=list, description="if given, only findings of these rules link here")
-    facts: list[str] = Field(default_factory=list, description="facts that identify it, as '<kind> <what>'")
-
-
-class Case(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
-    title: str = Field(min_length=3)
-    symptom: str = Field(min_length=3)
-    signature: Signature
-    investigation: list[str] = Field(min_length=1)
-    root_cause: str = Field(min_length=3)
-    fix: list[str] = Field(min_length=1)
-    references: list[str] = Field(min_length=1)
-    tags: list[str] = Field(default_factory=list)
-
-    @property
-    def ref(self) -> str:
-        return PREFIX + self.id
 
 
 class CaseError(ValueError):
@@ -56,15 +30,14 @@ class CaseError(ValueError):
 
 def validate_case(data: Any, label: str, stem: str | None = None) -> Case:
     """Schema, vocabulary and completeness (no ``TODO`` left) of one case."""
-    try:
-        case = Case.model_validate(data)
-    except ValidationError as exc:
-        e = exc.errors()[0]
-        raise CaseError(f"{label}: {'.'.join(map(str, e['loc']))}: {e['msg']}") from None
-    vocab = load_vocabulary()
-    bad = [c for c in case.signature.causes if c not in vocab.causes]
-    if bad:
-        raise CaseError(f"{label}: signature.causes: unknown cause(s) {bad} (see knowledge/taxonomy.yaml)")
+    try:  # the schema checks the causes against the taxonomy
+        case: Case = knowledge.validate("cases/case.yaml", data, label)
+    except KnowledgeError as exc:
+        raise CaseError(str(exc)) from None
+    return _complete(case, label, stem)
+
+
+def _complete(case: Case, label: str, stem: str | None) -> Case:
     if stem is not None and case.id != stem:
         raise CaseError(f"{label}: id '{case.id}' must equal the file name '{stem}'")
     todo = [k for k, v in case.model_dump().items() if TODO in yaml.safe_dump(v)]
@@ -74,14 +47,18 @@ def validate_case(data: Any, label: str, stem: str | None = None) -> Case:
 
 
 def cases_root() -> Path:
-    return Path(str(resources.files("stethoscope.knowledge").joinpath("cases")))
+    return Path(str(resources.files(knowledge.PACKAGE).joinpath("cases")))
 
 
 @lru_cache(maxsize=1)
 def load_cases() -> tuple[Case, ...]:
     out: list[Case] = []
     for path in sorted(cases_root().glob("*.yaml")):
-        out.append(validate_case(yamlio.safe_load(path.read_text(encoding="utf-8")), f"knowledge/cases/{path.name}", path.stem))
+        try:
+            case = knowledge.load(f"cases/{path.name}")
+        except KnowledgeError as exc:
+            raise CaseError(str(exc)) from None
+        out.append(_complete(case, f"knowledge/cases/{path.name}", path.stem))
     ids = [c.id for c in out]
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:

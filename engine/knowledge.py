@@ -3,10 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
-
-from stethoscope.engine import yamlio
+from stethoscope.facts import knowledge
 
 
 @dataclass(frozen=True)
@@ -17,20 +15,14 @@ class Vocabulary:
     actions: dict[str, str]
 
 
-def _load(name: str) -> dict:
-    text = resources.files("stethoscope.knowledge").joinpath(name).read_text(encoding="utf-8")
-    return yamlio.safe_load(text)
-
-
 @lru_cache(maxsize=1)
 def load_vocabulary() -> Vocabulary:
-    tax = _load("taxonomy.yaml")
-    acts = _load("actions.yaml")
+    tax = knowledge.load("taxonomy.yaml")
     return Vocabulary(
-        components=dict(tax["components"]),
-        causes=dict(tax["causes"]),
-        severities=tuple(tax["severities"]),
-        actions=dict(acts["actions"]),
+        components=dict(tax.components),
+        causes=dict(tax.causes),
+        severities=tuple(tax.severities),
+        actions=dict(knowledge.load("actions.yaml").actions),
     )
 
 
@@ -49,8 +41,8 @@ class Polarity:
 @lru_cache(maxsize=1)
 def load_polarity() -> dict[str, Polarity]:
     """kind -> its declared polarity; checked against the vocabulary by tests/test_polarity.py."""
-    raw = _load("fact_polarity.yaml")["kinds"]
-    return {k: Polarity(**v) for k, v in raw.items()}
+    raw = knowledge.load("fact_polarity.yaml").kinds
+    return {k: Polarity(polarity=v.polarity, component=v.component, unread_reason=v.unread_reason) for k, v in raw.items()}
 
 
 @dataclass(frozen=True)
@@ -64,9 +56,8 @@ class ArtefactCoverage:
 
 @lru_cache(maxsize=1)
 def load_coverage() -> dict[str, ArtefactCoverage]:
-    raw = _load("coverage.yaml")["kinds"]
-    return {k: ArtefactCoverage(component=v["component"], covers=tuple(v.get("covers") or ()),
-                               document=bool(v.get("document"))) for k, v in raw.items()}
+    raw = knowledge.load("coverage.yaml").kinds
+    return {k: ArtefactCoverage(component=v.component, covers=tuple(v.covers), document=v.document) for k, v in raw.items()}
 
 
 @dataclass(frozen=True)
@@ -93,6 +84,5 @@ def _terms_re(terms: tuple[str, ...]):
 
 @lru_cache(maxsize=1)
 def load_verdict_policy() -> VerdictPolicy:
-    raw = _load("coverage.yaml")
-    return VerdictPolicy(healthy_needs_any=tuple(raw["healthy_needs_any"]),
-                         diagnostic_terms=tuple(raw["diagnostic_terms"]))
+    raw = knowledge.load("coverage.yaml")
+    return VerdictPolicy(healthy_needs_any=tuple(raw.healthy_needs_any), diagnostic_terms=tuple(raw.diagnostic_terms))

@@ -9,14 +9,10 @@ repetition NVIDIA's workflow asks about counted over the logs given (same GPU, s
 from __future__ import annotations
 
 from collections import defaultdict
-from functools import lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING, Literal
 
-
-from stethoscope.engine import yamlio
-from pydantic import BaseModel, ConfigDict, Field
-
+from stethoscope.facts import knowledge
+from stethoscope.facts.knowledge import Xid74Group, Xid74Workflow
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.xid_knowledge_facts import NVLINK5_MESSAGE, NvlinkXid74Detail, NvlinkXidDetail
 
@@ -26,48 +22,13 @@ if TYPE_CHECKING:
 Severity = Literal["info", "warning", "critical", "fatal"]
 SEV_RANK = {"info": 0, "warning": 1, "critical": 2, "fatal": 3}
 NVLINK5_CODES = range(144, 151)
+Group = Xid74Group
+Workflow = Xid74Workflow
 
 
-class _M(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Group(_M):
-    reg: int = Field(alias="register")  # "register" would shadow a pydantic attribute
-    bits: list[int]
-    class_: str = Field(alias="class")  # "class" is a Python keyword
-    nvidia: str
-
-
-class Escalation(_M):
-    events: int = 0
-    severity: Severity
-    actions: list[str]
-
-
-class Klass(_M):
-    rank: int
-    severity: Severity
-    part: str
-    actions: list[str]
-    repeat: Escalation | None = None
-    solo: Escalation | None = None
-
-
-class Workflow(_M):
-    source: str
-    valid_registers: list[int]
-    groups: list[Group]
-    classes: dict[str, Klass]
-
-    def classify(self, register: int, bit: int) -> Group | None:
-        return next((g for g in self.groups if g.reg == register and bit in g.bits), None)
-
-
-@lru_cache(maxsize=1)
 def load_workflow() -> Workflow:
-    text = resources.files("stethoscope.knowledge").joinpath("xid74_workflow.yaml").read_text(encoding="utf-8")
-    return Workflow.model_validate(yamlio.safe_load(text))
+    """knowledge/xid74_workflow.yaml, validated (facts/knowledge.py) and cached."""
+    return knowledge.load("xid74_workflow.yaml")
 
 
 def _bits(value: int) -> list[int]:

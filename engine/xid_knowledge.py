@@ -9,14 +9,19 @@ entries could never match, and every fact asserted costs time in the durable ses
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
-from typing import Literal
-
-
-from stethoscope.engine import yamlio
-from pydantic import BaseModel, ConfigDict
 
 from stethoscope.engine import bundle_series, cuda_knowledge, xid_aggregate
+from stethoscope.facts import knowledge
+from stethoscope.facts.knowledge import (  # noqa: F401 - the catalogue's models, re-exported
+    Nvlink5Row,
+    NvrmMessage,
+    NvrmMessages,
+    RecoveryAction,
+    Severity,
+    SxidEntry,
+    XidCatalogue,
+    XidEntry,
+)
 from stethoscope.facts.model import Evidence, Fact
 from stethoscope.facts.parsers.xid_knowledge_facts import (
     NvrmMessageEntry,
@@ -25,86 +30,17 @@ from stethoscope.facts.parsers.xid_knowledge_facts import (
     XidCatalogueEntry,
 )
 
-Severity = Literal["info", "warning", "critical", "fatal"]
 PATH = "knowledge/xid.yaml"
 NVRM_PATH = "knowledge/xid_nvrm_messages.yaml"
-
-
-class _M(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class XidEntry(_M):
-    xid: int
-    mnemonic: str
-    description: str
-    unused: bool
-    immediate: str
-    investigatory: str
-    severity: Severity
-    cause: str
-    component: str
-    actions: list[str]
-    specific_rules: list[str]
-    escalate_on_recurrence: bool
-    judgement: str | None = None
-
-
-class Nvlink5Row(_M):
-    xid: int
-    unit: str
-    intrinfo_v1: str  # NVIDIA's bit pattern of the first register, MSB first, '-' = any
-    intrinfo_v2: str
-    error_status: str
-    immediate: str
-    investigatory: str
-    nvidia_severity: str
-    severity: Severity
-    actions: list[str]
-    consequence: str
-
-
-class RecoveryAction(_M):
-    severity: Severity
-    cause: str
-    actions: list[str]
-
-
-class SxidEntry(_M):
-    sxid: int
-    name: str
-    description: str
-    fatality: Literal["always_fatal", "potential_fatal", "non_fatal"]
-    impact: str
-    recovery: str
-    document: str
-    severity: Severity
-    cause: str
-    component: str
-    actions: list[str]
-
-
-class NvrmMessage(_M):
-    message_kind: str
-    status: str
-    severity: Severity
-    cause: str
-    component: str
-    actions: list[str]
-    meaning: str
-
-
-class NvrmMessages(_M):
-    source: str
-    messages: list[NvrmMessage]
+Catalogue = XidCatalogue
 
 
 @lru_cache(maxsize=1)
 def load_nvrm_messages() -> tuple[NvrmMessages, dict[tuple[str, str], int]]:
     """The NVRM message table and the line of each entry (for evidence)."""
-    text = resources.files("stethoscope.knowledge").joinpath("xid_nvrm_messages.yaml").read_text(encoding="utf-8")
+    text = knowledge.text("xid_nvrm_messages.yaml")
     lines = [i for i, line in enumerate(text.splitlines(), 1) if line.startswith("  - message_kind: ")]
-    table = NvrmMessages.model_validate(yamlio.safe_load(text))
+    table: NvrmMessages = knowledge.load("xid_nvrm_messages.yaml")
     return table, {(m.message_kind, m.status): ln for m, ln in zip(table.messages, lines)}
 
 
@@ -131,37 +67,13 @@ def nvrm_entry_facts(facts: list[Fact]) -> list[Fact]:
     return list(out.values())
 
 
-class Catalogue(_M):
-    source: str
-    generator: str
-    xids: list[XidEntry]
-    nvlink5_decode: list[Nvlink5Row]
-    recovery_actions: dict[str, RecoveryAction]
-    recovery_actions_source: str
-    sxids: list[SxidEntry]
-    sxid_source: str
-
-    def xid(self, code: int) -> XidEntry | None:
-        return next((e for e in self.xids if e.xid == code), None) if self is not load_catalogue() else _index()[0].get(code)
-
-    def sxid(self, code: int) -> SxidEntry | None:
-        return next((e for e in self.sxids if e.sxid == code), None) if self is not load_catalogue() else _index()[1].get(code)
-
-
-@lru_cache(maxsize=1)
 def _text() -> str:
-    return resources.files("stethoscope.knowledge").joinpath("xid.yaml").read_text(encoding="utf-8")
+    return knowledge.text("xid.yaml")
 
 
-@lru_cache(maxsize=1)
-def load_catalogue() -> Catalogue:
-    return Catalogue.model_validate(yamlio.safe_load(_text()))
-
-
-@lru_cache(maxsize=1)
-def _index() -> tuple[dict[int, XidEntry], dict[int, SxidEntry]]:
-    cat = load_catalogue()
-    return {e.xid: e for e in cat.xids}, {e.sxid: e for e in cat.sxids}
+def load_catalogue() -> XidCatalogue:
+    """knowledge/xid.yaml, validated (facts/knowledge.py) and cached."""
+    return knowledge.load("xid.yaml")
 
 
 @lru_cache(maxsize=1)

@@ -61,7 +61,7 @@ FactKind = Annotated[str, _ref("kinds")]
 
 class _M(BaseModel):
     """A strict, frozen record: unknown keys are errors."""
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 # --- taxonomy.yaml, actions.yaml -------------------------------------------------------------
@@ -186,10 +186,26 @@ class DcgmNotComparable(_M):
     dcgm: bool = False
 
 
+class DcgmHealthSystem(_M):
+    names: list[str] = Field(min_length=1)
+    component: ComponentId
+    cause: CauseId
+
+
+class DcgmHealthMessage(_M):
+    reason: str = Field(pattern=r"^DCGM_FR_[A-Z0-9_]+$")
+    format: str = Field(min_length=1)
+    component: ComponentId | None = None  # None: the health system's
+    cause: CauseId | None = None
+
+
 class Dcgm(_M):
     source: str
     tests: list[DcgmTest]
     not_comparable: list[DcgmNotComparable]
+    health_systems: list[DcgmHealthSystem] = []
+    health_results: dict[Literal["WARNING", "FAILURE"], SeverityId] = {}
+    health_messages: list[DcgmHealthMessage] = []
 
 
 # --- expected_perf.yaml ----------------------------------------------------------------------
