@@ -71,21 +71,22 @@ _SCAN = re.compile(
     r"^(?:(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[(?P<dev>-?\d+)\] (?:(?P<src>\S+):(?P<srcline>\d+) (?:\(\w+\) )?)?"
     r"NCCL (?P<level>INFO|WARN) (?P<msg>[^\n]*)"
     r"|[^\n]*?(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |shared memory segment /dev/shm/nccl-"
-    r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected)[^\n]*)",
+    r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net)[^\n]*)",
     re.M,
 )
 
 #: literal gates of detect(): a text holding none of these has no NCCL line
 _DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "/dev/shm/nccl-", "Got completion from peer",
-                 "Mismatched collective")
+                 "Mismatched collective", "Unable to load libnccl-net")
 # detect(): one NCCL line anywhere in the text, in any of the forms _HEADER, _BARE_VERSION and
 # _BARE_MESSAGE read.
 # [1,3]<stdout>:test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree
 # include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol
+# Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: No such file or directory   (2.3 INFO, nccl#162)
 _DETECT = re.compile(
     r"NCCL (?:INFO|WARN) |^NCCL version \d|\.(?:cc|cu|h|c|cpp):\d+ WARN "
     r"|^(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-"
-    r"|^NET/IB\w* ?: ?Got completion from peer|^Mismatched collective detected",
+    r"|^NET/IB\w* ?: ?Got completion from peer|^Mismatched collective detected|^Unable to load libnccl-net\S* : ",
     re.M,
 )
 
@@ -114,6 +115,9 @@ _BARE_MESSAGE = re.compile(
     r"^(?P<msg>(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-.*?"
     r"|NET/IB\w* ?: ?Got completion from peer .*?|Mismatched collective detected.*?)\s*$"
 )
+# NCCL 2.3's INFO when dlopen("libnccl-net.so") fails, pasted without its prefix (an issue title): read as the INFO it is
+# Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: No such file or directory   (nccl#162)
+_BARE_INFO = re.compile(r"^(?P<msg>Unable to load libnccl-net\S* : .*?)\s*$")
 
 # An INFO message can give a fact only if _maybe() says so (a superset of every test that
 # _Parse.line and nccl_log_setup.handle make of an INFO line; connection failures, missing
@@ -125,6 +129,7 @@ _MAYBE_START = re.compile(r"(?:Channel|Ring) .*? via |NCCL version|Using network
 _MAYBE_ANY = re.compile(
     r"GPU Direct RDMA|P2P|shared memory|posix_fallocate|failed to extend|Call to ibv|Duplicate GPU|Cuda failure"
     r"|Init START|Init COMPLETE|Destroy COMPLETE|Abort START|Abort COMPLETE|set by environment to|NCCL_\w+ set to|Got completion|, retrying"
+    r"|^Unable to load lib"
 )
 _MAYBE_PLUGIN = re.compile(r"(?i:plugin)")
 
@@ -158,9 +163,21 @@ _PLUGIN_NO_PLUGIN = re.compile(r"^NET/Plugin ?: .*?No plugin found(?: \((?P<name
 # NET/Plugin : dlerror=/opt/amazon/efa/lib/libfabric.so.1: version `FABRIC_1.7' not found (required by .../libnccl-net.so) No plugin found (libnccl-net.so), using internal implementation   (2.19-2.20, awsome-distributed-ai#292)
 # NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory   (2.18, nccl-tests#188)
 # NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory : when loading libnccl-net.so   (2.21, sglang#4289)
+# (2.21's other form, src/net.cc "NET/Plugin: Plugin load returned %d : %s when loading %s", has no " : " before "when")
 _PLUGIN_DLERROR = re.compile(
     r"^NET/Plugin ?: ?(?:dlerror=(?P<dl>.+?) No plugin found|Plugin load (?:\((?P<lib>[^)\s]+)\) )?returned \d+ : (?P<ret>.+?))"
-    r"(?:(?: : when loading (?P<lib2>\S+))?$| \(|,|$)"
+    r"(?:(?:(?: :)? when loading (?P<lib2>\S+))?$| \(|,|$)"
+)
+# NCCL 2.3 (src/init.cu of the 2.3 releases: INFO(NCCL_INIT, "Unable to load libnccl-net.so : %s", dlerror())), any dlopen failure:
+# Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: No such file or directory   (nccl#162)
+_PLUGIN_UNABLE = re.compile(r"^Unable to load (?P<lib>libnccl-net\S*) : (?P<unable>.+?)\s*$")
+# 2.22-2.28 print the loader's text alone when the plugin is there and does not load (a missing plugin is only
+# named in "Could not find:"): src/net.cc 2.22-2.25 INFO "NET/Plugin: %s" (the dlerror), src/plugin/plugin_open.cc
+# 2.26+ "%s/Plugin: %s: %s" (library, dlerror); NCCL's formats filled in with the dlerror of awsome-distributed-ai#292:
+# NET/Plugin: libnccl-net.so: /opt/amazon/efa/lib/libfabric.so.1: version `FABRIC_1.7' not found (required by /opt/aws-ofi-nccl/lib/libnccl-net.so)
+_PLUGIN_OPEN_ERROR = re.compile(
+    r"^NET/Plugin ?: ?(?:(?P<lib>\S+\.so[\w.]*): )?(?P<open>\S+: (?:cannot open shared object file|undefined symbol|version `"
+    r"|wrong ELF class|invalid ELF header|file too short).*?)\s*$"
 )
 # NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)
 _PLUGIN_LOADED = re.compile(r"^NET/Plugin ?: ?Loaded net plugin (?P<name>.+?)(?: \(v\d+\))?$")
@@ -182,7 +199,7 @@ _BOOTSTRAP_USING = re.compile(r"^Bootstrap ?: ?Using (?P<list>.+)$")
 _IFADDR_V4 = re.compile(r"^(?P<iface>.+):(?P<addr>\d{1,3}(?:\.\d{1,3}){3})(?:<\d+>)?$")
 
 # NET/IB : Got completion from peer 10.1.1.2<45678> with error 12, opcode 0, len 0, vendor err 129 (Send)
-# NET/IB : Got completion from peer 10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ...
+# NET/IB : Got completion from peer 172.36.143.59<44206> with status=12 opcode=129 len=65536 vendor err 129 (Recv) localGid ...
 # NET/IB: Got completion from peer 10.1.1.2<45678> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) ... hca mlx5_0
 _COMPLETION = re.compile(
     r"NET/IB\w*(?:/GIN)? ?: ?Got completion (?:from peer (?:(?P<peer>\S+) )?)?with "
@@ -192,10 +209,11 @@ _COMPLETION = re.compile(
 _COMPLETION_VENDOR = re.compile(r"vendor[ _]err[= ](?P<v>\d+)")
 _COMPLETION_REQ = re.compile(r"\((?P<req>Send|Recv|Flush|IPut|Unused)\)|req_type=(?P<req2>\w+)")
 _COMPLETION_HCA = re.compile(r" hca (?P<hca>\S+)")
-# localGid ::ffff:10.1.1.1 remoteGids::ffff:10.1.1.2       localGid fd00:1148:...:ff22 remoteGidsfd00:...:ff1f
+# localGid ::ffff:10.1.1.1 remoteGids::ffff:10.1.1.2       localGid ::ffff:29.87.88.182 remoteGids::ffff:29.87.4.221
 _COMPLETION_GID = re.compile(r"localGid ?(?P<local>[0-9a-fA-F:.]*) remoteGids? ?(?P<remote>[0-9a-fA-F:.]*)")
 
-# init.cc:126 -> 5          group.cc:75 -> 6 [Async thread]          misc/socket.cc:504 -> 2 (Operation now in progress)
+# init.cc:126 -> 5          group.cc:75 -> 6 [Async thread]          group.cc:65 -> 2 [Async thread]   (nccl-tests#166)
+# the " (%s)" strerror suffix of SYSCHECK's return line: no sample from an even-numbered thread yet
 _ERROR_RETURN = re.compile(
     r"^(?P<file>[\w./\-]+):(?P<line>\d+) -> (?P<code>\d+)(?: \[(?P<thread>[^\]]+)\])?(?: \(.*\))?$"
 )
@@ -323,7 +341,7 @@ class _Parse:
                 once(NcclBootstrapInterface, no, node, (pid, iface, addr), interface=iface, address=addr,
                      loopback=nccl_log_socket.loopback_address(addr), **ctx)
             return None
-        if "plugin" in msg.lower():
+        if "plugin" in msg.lower() or msg.startswith("Unable to load lib"):
             return self._plugin(no, node, msg, ctx)
         if "Got completion" in msg:
             return self._completion(no, node, msg, ctx)
@@ -368,7 +386,7 @@ class _Parse:
 
     def _plugin(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
         event = name = None
-        if "dlerror=" in msg or "Plugin load " in msg:
+        if msg.startswith(("NET/Plugin", "Unable to load")):  # the loader's refusal, in any version's words
             self._plugin_dlerror(no, node, msg, ctx)
         if m := _PLUGIN_NOT_FOUND.match(msg):
             event, name = "not_found", m["name"]
@@ -386,18 +404,19 @@ class _Parse:
         """The loader's refusal: a plugin that is absent is NCCL's normal case (no fact); one that is
         there and cannot be loaded (a missing symbol or symbol version, a wrong ELF class) is a
         ``nccl_net_plugin_load_failure``."""
-        m = _PLUGIN_DLERROR.match(msg)
+        m = _PLUGIN_DLERROR.match(msg) or _PLUGIN_UNABLE.match(msg) or _PLUGIN_OPEN_ERROR.match(msg)
         if m is None:
             return
-        error = (m["dl"] or m["ret"]).strip()
-        reason = plugin_load_reason(error, m["lib"] or m["lib2"])
+        groups = m.groupdict()
+        error = next(groups[g] for g in ("dl", "ret", "unable", "open") if groups.get(g)).strip()
+        lib = m["lib"] or groups.get("lib2")
+        reason = plugin_load_reason(error, lib)
         if reason == "absent":
-            if m["ret"]:  # 2.18/2.21 print "No plugin found" on a line of its own
-                self.once(NcclNetPlugin, no, node, (ctx["pid"], "not_found", m["lib"] or m["lib2"]), event="not_found",
-                          name=m["lib"] or m["lib2"], **ctx)
+            if not groups.get("dl"):  # only 2.19-2.20's "dlerror=" line also says "No plugin found"
+                self.once(NcclNetPlugin, no, node, (ctx["pid"], "not_found", lib), event="not_found", name=lib, **ctx)
             return
         named = _PLUGIN_NO_PLUGIN.match(msg)
-        library = m["lib"] or m["lib2"] or (named["name"] if named else None)
+        library = lib or (named["name"] if named else None)
         self.once(NcclNetPluginLoadFailure, no, node, (ctx["pid"], error), library=library,
                   reason=reason, error=error, **ctx)
 
@@ -459,6 +478,9 @@ def parse(artefact: Artefact) -> ParseResult:
         elif m := _BARE_MESSAGE.match(text):  # an NCCL WARN message pasted without its prefix
             used += 1
             state.line(line_of(cand.start()), artefact.node, None, None, "WARN", None, None, m["msg"])
+        elif m := _BARE_INFO.match(text):  # an NCCL INFO message pasted without its prefix
+            used += 1
+            state.line(line_of(cand.start()), artefact.node, None, None, "INFO", None, None, m["msg"])
     state.finish()
     result.lines_used = used
     return result

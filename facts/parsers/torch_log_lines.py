@@ -2,7 +2,7 @@
 
 Every pattern carries a real line above it; the sources of each are listed in
 ``fixtures/artefacts/torch_log/README.md``. Formats differ by PyTorch version:
-1.13-2.1 print ``[E ProcessGroupNCCL.cpp:737] [Rank 1] ...``; 2.2 adds the ``[rank7]:`` line
+1.13-2.1 print ``[E ProcessGroupNCCL.cpp:464] [Rank 0] ...``; 2.2 adds the ``[rank7]:`` line
 prefix; 2.4 a glog timestamp and ``[PG 0 (default_pg) Rank 7]``; 2.5+ ``[PG ID 0 PG GUID
 0(default_pg) Rank 1]``; 2.6+ also ``failure detected by watchdog at work sequence id``.
 """
@@ -20,7 +20,7 @@ DETECT = re.compile(
     r"ProcessGroupNCCL|Watchdog caught collective operation timeout|torch[./]distributed[./]"
     r"|ChildFailedError|DistBackendError|^\[rank\d+\]:"
     # NCCL's messages as PyTorch forwards them or people paste them (torch_nccl_forwarded)
-    r"|^Duplicate GPU detected : rank \d|Failed to \w+ NVLink SHARP \(NVLS\)|^Last error:",
+    r"|^Duplicate GPU detected : rank \d|^Failed to \w+ NVLink SHARP \(NVLS\)|^Last error:",  # at a line start: not NCCL's own WARN line
     re.M,
 )
 
@@ -48,13 +48,13 @@ PG_TAG = re.compile(
     r"\[PG (?:ID )?(?P<pg>\d+)(?: PG GUID \d+)?\s*(?:\((?P<name>[^)]*)\))? Rank (?P<rank>\d+)\]"
 )
 
-# WorkNCCL(SeqNum=7753, OpType=_REDUCE_SCATTER_BASE, NumelIn=544997376, NumelOut=68124672, Timeout(ms)=600000)
+# WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, Timeout(ms)=600000)
 WORK_NCCL = re.compile(r"WorkNCCL\((?P<body>(?:[^()\n]|\(ms\))*)\)")
 
 # ... Timeout(ms)=600000) ran for 600061 milliseconds before timing out.
 RAN_FOR = re.compile(r"ran for (?P<ms>\S+) milliseconds")
 
-# [PG 1 Rank 0] Timeout at NCCL work: 7753, last enqueued NCCL work: 7755, last completed NCCL work: 7752.
+# [PG 0 Rank 3] Timeout at NCCL work: 1, last enqueued NCCL work: 1, last completed NCCL work: 0.
 # [PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579.
 # [PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459 PG status: last enqueued work: 2398578, last completed work: 2398458
 # ... Received a dump signal ... Last enqueued NCCL work: 747, last completed NCCL work: 715.This is ...
@@ -63,12 +63,12 @@ PROGRESS = re.compile(
 )
 AT_WORK = re.compile(r"(?:at (?:NCCL )?work|at work sequence id): (?P<seq>[^,\s]+)")
 
-# Desync report (TORCH_NCCL_DESYNC_DEBUG=1, TraceUtils.h retrieveDesyncReport), pytorch#152623:
-#          - [0] Timeout at collective: ALLREDUCE, #315
+# Desync report (TORCH_NCCL_DESYNC_DEBUG=1, TraceUtils.h retrieveDesyncReport), our H200 capture:
+#	 - [0] Timeout at collective: ALLREDUCE, #4
 DESYNC_TIMEOUT_AT = re.compile(r"- \[(?P<rank>\d+)\] Timeout at collective: (?P<op>[^,]+), #(?P<seq>\d+)")
 #   - [47] joined but didn't finish collective #41207 (count from 1)
 DESYNC_JOINED = re.compile(r"\[(?P<ranks>[\d, ]+)\] joined but didn't finish collective #(?P<seq>\d+)")
-#              [7] finished collective #182, but didn't join collective #183 (count from 1)
+#	     [1] finished collective #3, but didn't join collective #4 (count from 1)
 DESYNC_FINISHED = re.compile(r"\[(?P<ranks>[\d, ]+)\] finished collective #(?P<seq>\d+), but didn't join")
 #  - To our best knowledge, ranks [47] are the lagging ranks that caused this timeout. They never joined any collectives
 DESYNC_NEVER = re.compile(r"ranks \[(?P<ranks>[^\]]*)\] are the lagging ranks")
@@ -79,7 +79,7 @@ DESYNC_NEVER = re.compile(r"ranks \[(?P<ranks>[^\]]*)\] are the lagging ranks")
 ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<exit>-?\d+)\) local_rank: (?P<local>\d+) \(pid: (?P<pid>\d+)\)")
 
 # torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1
-# RuntimeError: NCCL error in: /torch/lib/c10d/ProcessGroupNCCL.cpp:260, unhandled system error
+# RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8
 # Collective WorkNCCL(SeqNum=2, ...) raised the following async exception: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.25.1
 NCCL_ERROR = re.compile(r"NCCL error(?: in: \S+?,|:) (?P<msg>.+)$")
 

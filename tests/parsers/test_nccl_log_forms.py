@@ -144,6 +144,9 @@ PLUGIN_LOADS = [
      "shared object file: No such file or directory", None),            # nccl-tests#188
     ("node17-2:36748:36748 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object "
      "file: No such file or directory : when loading libnccl-net.so", None),  # sglang#4289 (2.21)
+    ((FIX / "net_plugin_unable_to_load_2.3_title.log").read_text().strip(), None),  # nccl#162 (2.3, no prefix)
+    ("n1:1:2 [0] NCCL INFO Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: "
+     "No such file or directory", None),                                 # the same 2.3 INFO with NCCL's prefix
 ]
 
 
@@ -154,6 +157,34 @@ def test_plugin_load_failure_only_when_the_plugin_is_there(line: str, reason: st
     assert [f.reason for f in failures] == ([reason] if reason else [])
     assert any(f.kind == "nccl_net_plugin" and f.event == "not_found" for f in res.facts)
     assert not res.errors
+
+
+# 2.3 and 2.22-2.28 name a plugin that is there and does not load (src/net.cc "NET/Plugin: %s", src/plugin/plugin_open.cc
+# "%s/Plugin: %s: %s"), filled in with real dlerror texts (awsome-distributed-ai#292, aws-ofi-nccl's undefined symbol)
+PLUGIN_OPEN_ERRORS = [
+    ("n1:1:2 [0] NCCL INFO NET/Plugin: libnccl-net.so: /opt/amazon/efa/lib/libfabric.so.1: version `FABRIC_1.7' not found "
+     "(required by /opt/aws-ofi-nccl/lib/libnccl-net.so)", "symbol_version", "libnccl-net.so"),
+    ("n1:1:2 [0] NCCL INFO Unable to load libnccl-net.so : libfabric.so.1: cannot open shared object file: "
+     "No such file or directory", "missing_dependency", "libnccl-net.so"),  # 2.3: the plugin is there, a library it needs is not
+    ("n1:1:2 [0] NCCL INFO NET/Plugin: /opt/aws-ofi-nccl/lib/libnccl-net.so: undefined symbol: fi_opx_ini", "undefined_symbol", None),
+]
+
+
+@pytest.mark.parametrize("line,reason,library", PLUGIN_OPEN_ERRORS)
+def test_plugin_open_error_of_2_22_on(line: str, reason: str, library: str | None) -> None:
+    res = parse(line + "\n")
+    [f] = [f for f in res.facts if f.kind == "nccl_net_plugin_load_failure"]
+    assert (f.reason, f.library) == (reason, library)
+    assert not res.errors
+
+
+@pytest.mark.parametrize("line", [
+    "n1:1:2 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.",    # nccl#1292: not a failure (kiskra-nvidia)
+    "n1:1:2 [0] NCCL INFO NET/Plugin: Plugin name set by env to libnccl-net-ofi.so",
+    "n1:1:2 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)",
+])
+def test_plugin_lines_that_are_no_load_failure(line: str) -> None:
+    assert not [f for f in parse(line + "\n").facts if f.kind == "nccl_net_plugin_load_failure"]
 
 
 def test_ofi_register_memory_failure_names_the_buffer_type() -> None:
