@@ -4,10 +4,10 @@ Made by a job's own stderr: ``torchrun --nproc_per_node=N train.py 2>&1 | tee tr
 (or srun/mpirun collecting every rank). Ranks interleave; NCCL's own ``NCCL INFO`` lines
 are mixed in and belong to the ``nccl_log`` parser, not this one.
 
-Sample content (PyTorch 2.4, hiyouga/LlamaFactory#6269; 2.x elastic, mmsegmentation#3106)::
+Sample content (PyTorch 2.4, hiyouga/LlamaFactory#7396; 2.3, vllm-project/vllm#5458; 2.x elastic, mmsegmentation#3106)::
 
-    [rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7753, OpType=_REDUCE_SCATTER_BASE, NumelIn=544997376, NumelOut=68124672, Timeout(ms)=600000) ran for 600061 milliseconds before timing out.
-    [rank0]:[E1206 18:44:16.994932383 ProcessGroupNCCL.cpp:1709] [PG 1 Rank 0] Timeout at NCCL work: 7753, last enqueued NCCL work: 7755, last completed NCCL work: 7752.
+    [rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, Timeout(ms)=600000) ran for 600060 milliseconds before timing out.
+    [rank3]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank 3] Timeout at NCCL work: 1, last enqueued NCCL work: 1, last completed NCCL work: 0.
     torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1
       rank      : 1 (local_rank: 1)
       exitcode  : -6 (pid: 2385923)

@@ -41,12 +41,12 @@ def test_detect_on_every_real_capture():
 
 # (line, rank, pg_rank, pg, seq_num, op_type, numel_in, numel_out, timeout_ms, elapsed_ms)
 WATCHDOG_ROWS = [
-    # PyTorch 2.4 (hiyouga/LlamaFactory#6269)
-    ("[rank4]:[E1206 18:44:12.755262105 ProcessGroupNCCL.cpp:607] [Rank 4] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7753, OpType=_REDUCE_SCATTER_BASE, NumelIn=544997376, NumelOut=68124672, Timeout(ms)=600000) ran for 600099 milliseconds before timing out.",
-     4, 4, None, 7753, "_REDUCE_SCATTER_BASE", 544997376, 68124672, 600000, 600099),
-    # PyTorch 1.13 (OFA-Sys/OFA#271): no NumelIn/Out, no rank prefix
-    ("[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=469508, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 milliseconds before timing out.",
-     1, 1, None, 469508, "ALLREDUCE", None, None, 1800000, 1802212),
+    # PyTorch 2.4 (hiyouga/LlamaFactory#7396, with the poster's log line number in front)
+    ("[80747] [rank4]:[E321 02:07:08.414640780 ProcessGroupNCCL.cpp:607] [Rank 4] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, Timeout(ms)=600000) ran for 600067 milliseconds before timing out.",
+     4, 4, None, 1580, "ALLREDUCE", 466119168, 466119168, 600000, 600067),
+    # PyTorch 1.x (pytorch/pytorch#97066): no NumelIn/Out, no rank prefix
+    ("[E ProcessGroupNCCL.cpp:464] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, Timeout(ms)=10000) ran for 10917 milliseconds before timing out.",
+     0, 0, None, 1, "ALLREDUCE", None, None, 10000, 10917),
     # thread-terminated line carries the PG (NVIDIA/nccl#1504)
     ("[rank1]:[E1103 07:34:57.462234381 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) Rank 1] Process group watchdog thread terminated with exception: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=COALESCED, NumelIn=18446744073709551615, NumelOut=18446744073709551615, Timeout(ms)=1800000) ran for 1800014 milliseconds before timing out.",
      1, 1, "0", 1, "COALESCED", 18446744073709551615, 18446744073709551615, 1800000, 1800014),
@@ -71,8 +71,9 @@ def test_watchdog_timeout_line(line, rank, pg_rank, pg, seq, op, nin, nout, tmo,
 
 # (line, rank, pg, pg_name, enqueued, completed, timeout_seq)
 PROGRESS_ROWS = [
-    ("[rank0]:[E1206 18:44:16.994932383 ProcessGroupNCCL.cpp:1709] [PG 1 Rank 0] Timeout at NCCL work: 7753, last enqueued NCCL work: 7755, last completed NCCL work: 7752.",
-     0, "1", None, 7755, 7752, 7753),
+    # PyTorch 2.3, no timestamp (vllm-project/vllm#5458)
+    ("[rank3]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank 3] Timeout at NCCL work: 1, last enqueued NCCL work: 1, last completed NCCL work: 0.",
+     3, "0", None, 1, 0, 1),
     ("[rank7]:[E816 01:45:40.184373931 ProcessGroupNCCL.cpp:1664] [PG 0 (default_pg) Rank 7] Exception (either an error or timeout) detected by watchdog at work: 80078, last enqueued NCCL work: 80078, last completed NCCL work: 80077.",
      7, "0", "default_pg", 80078, 80077, 80078),
     ("[rank118]:[E603 17:48:01.005538748 ProcessGroupNCCL.cpp:2268] [PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459 PG status: last enqueued work: 2398578, last completed work: 2398458",
@@ -94,7 +95,7 @@ def test_progress_line(line, rank, pg, name, enq, comp, at):
 
 
 NEGATIVE = [
-    "[rank0]:[E1206 18:44:16.994957078 ProcessGroupNCCL.cpp:621] [Rank 0] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+    "[rank3]:[E ProcessGroupNCCL.cpp:577] [Rank 3] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
     "vm:1708:1708 [0] NCCL INFO NET/IB : No device found.",
     "W1129 18:30:26.245000 1668 torch/distributed/run.py:851] *****************************************",
     "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 886321 closing signal SIGTERM",
@@ -110,29 +111,32 @@ def test_lines_that_are_no_failure(line):
 
 
 def test_several_ranks_one_file_pg_filled_from_progress_line():
-    r = parse_file("watchdog_torch24_pg.log")
+    r = parse_file("llamafactory7396_torch24_pg.log")
     t = {f.rank: f for f in of(r, "torch_watchdog_timeout")}
-    assert sorted(t) == [0, 3, 4]
-    assert {f.seq_num for f in t.values()} == {7753}
-    assert (t[0].pg, t[0].elapsed_ms, t[4].elapsed_ms, t[3].pg) == ("1", 600061, 600099, None)
+    assert sorted(t) == [0, 4]
+    assert {f.seq_num for f in t.values()} == {1580}
+    assert (t[0].pg, t[0].elapsed_ms, t[4].elapsed_ms, t[4].pg) == ("1", 600060, 600067, None)  # rank 4 printed no progress line
     p = {f.rank: f for f in of(r, "torch_nccl_progress")}
-    assert sorted(p) == [0, 2, 4]  # rank 0's two lines say the same and merge
-    assert (p[0].last_enqueued_seq, p[0].last_completed_seq, p[0].timeout_seq, p[0].evidence.line) == (7755, 7752, 7753, 2)
+    assert sorted(p) == [0, 3]
+    assert (p[0].last_enqueued_seq, p[0].last_completed_seq, p[0].timeout_seq, p[0].evidence.line) == (1582, 1579, 1580, 3)
 
 
-def test_torch25_repeat_of_one_timeout_is_merged():
-    r = parse_file("watchdog_torch25_pgid.log")
+def test_pg_id_guid_lines_fill_the_pg_and_dump_signal_has_no_timeout_seq():
+    r = parse_file("watchdog_pgid_guid.log")
     t = [(f.rank, f.seq_num, f.pg, f.pg_name) for f in of(r, "torch_watchdog_timeout")]
-    assert t == [(1, 808, "0", "default_pg"), (0, 808, "0", "default_pg"), (2, 808, None, None), (1, 1, "0", "default_pg")]
+    assert t == [(7, 460631, "0", "default_pg"), (1, 1, "0", "default_pg")]  # rank 1's thread-terminated line repeats its timeout
+    p = {f.rank: f for f in of(r, "torch_nccl_progress")}
+    assert (p[2].last_enqueued_seq, p[2].timeout_seq, p[2].evidence.line) == (460631, None, 1)  # "dump signal ... from  rank 6"
+    assert (p[7].timeout_seq, p[7].last_completed_seq) == (460631, 460630)
     sub = [f for f in of(r, "torch_nccl_progress") if f.pg == "13"]
     assert [(f.rank, f.pg_rank, f.timeout_seq) for f in sub] == [(12, 0, 87)]
 
 
-def test_old_format_and_progress_bar_prefix():
-    r = parse_file("watchdog_torch113.log")
+def test_old_format_without_numel():
+    r = parse_file("watchdog_torch1x_no_numel.log")
     t = of(r, "torch_watchdog_timeout")
-    assert [(f.rank, f.seq_num, f.elapsed_ms) for f in t] == [
-        (1, 469508, 1802212), (3, 469508, 1802211), (2, 469508, 1802212), (0, 96120, 25624887), (0, 35582, 1800366)]
+    # the PR's two runs time out the same work (rank 0, SeqNum 1): one fact, the first line's
+    assert [(f.rank, f.seq_num, f.elapsed_ms, f.evidence.line) for f in t] == [(0, 1, 10917, 1), (0, 35582, 1800366, 6)]
     (w,) = of(r, "torch_worker_failed")
     assert (w.local_rank, w.pid, w.exitcode, w.signal, w.rank) == (1, 886322, -6, "SIGABRT", None)
 
@@ -144,14 +148,19 @@ def test_blocking_wait():
     assert (t[7].blocking_wait, t[7].elapsed_ms, t[7].seq_num) == (True, None, 2521)
 
 
-def test_desync_report_torch26():
-    r = parse_file("watchdog_torch26_desync.log")
+def test_desync_report_real_capture():
+    r = parse_file("h200_straggler_desync.log", node="vm")
     (d,) = of(r, "torch_collective_desync")
     assert (d.rank, d.reporting_pg_rank, d.timeout_op, d.timeout_seq, d.lagging_rank, d.state, d.collective_seq) == (
-        0, 0, "ALLREDUCE", 315, 7, "finished_not_joined_next", 182)
+        0, 0, "ALLREDUCE", 4, 1, "finished_not_joined_next", 3)
+    assert d.evidence.line == 150
+
+
+def test_failure_detected_at_work_sequence_id_torch26():
+    r = parse_file("watchdog_torch26_failure_detected.log")
     p = {(f.rank, f.last_enqueued_seq): f for f in of(r, "torch_nccl_progress")}
     assert p[(118, 2398578)].last_completed_seq == 2398458 and p[(118, 2398578)].timeout_seq == 2398459
-    assert p[(0, 315)].timeout_seq == 241
+    assert p[(0, 747)].timeout_seq is None  # the dump-signal line names no timed-out work
 
 
 def test_desync_report_tracemap_states():
@@ -184,30 +193,31 @@ def test_elastic_failed_line_versions():
 
 
 def test_nccl_errors_with_detail_lines():
-    r = parse_file("nccl_error.log")
+    r = parse_file("nccl_error_forms.log")
     e = of(r, "torch_nccl_error")
-    # an error with a forwarded "Last error:" cites NCCL's message, the error itself
+    # an error whose forwarded "Last error:" is an NCCL message the NCCL parser knows cites that
+    # message; one it does not know (a masked peer) leaves the fact on the error line
     assert [(f.evidence.line, f.nccl_error, f.last_error) for f in e] == [
-        (4, "ncclSystemError", "socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host"),
+        (1, "ncclRemoteError", "socketProgressOpt: Call to recv from 172....<33759> failed : Connection reset by peer"),
         (9, "ncclUnhandledCudaError", "Cuda failure 1 'invalid argument'"),
         (10, "ncclSystemError", None),
-        (11, "ncclSystemError", None),
+        (12, "ncclSystemError", None),
     ]
+    assert of(r, "nccl_bootstrap_failure") == [] and e[0].peer is None
     # ... and NCCL's message is the NCCL fact it stands for, as the NCCL log parser makes it
-    (boot,) = of(r, "nccl_bootstrap_failure")
-    assert (boot.evidence.line, boot.reason, boot.peer, boot.error) == (4, "unreachable", "192.168.19.14<52822>", "No route to host")
     (cuda,) = of(r, "nccl_cuda_failure")
     assert (cuda.evidence.line, cuda.error, cuda.error_code, cuda.nvls) == (9, "invalid argument", 1, False)
-    assert e[0].message.startswith("unhandled system error (run with NCCL_DEBUG=INFO")
+    assert e[0].message.startswith("remote process exited or there was a network error")
+    assert e[2].message == "unhandled system error, NCCL version 2.7.8"  # the 1.x RuntimeError form
     assert of(r, "torch_watchdog_timeout") == []  # "Collective WorkNCCL(...) raised" is no timeout
 
 
 def test_host_prefix_and_other_prefixes():
-    r = parse_file("srun_host_prefix.log", node="unknown")
+    r = parse_file("srun_ray_prefixes.log", node="unknown")
     t = [(f.node, f.rank, f.elapsed_ms) for f in of(r, "torch_watchdog_timeout")]
-    assert t == [("node17", 3, 600089), ("node18", 12, 600102), ("unknown", 11, 600095)]
-    (p,) = of(r, "torch_nccl_progress")
-    assert (p.rank, p.pg, p.timeout_seq) == (3, "5", 8)
+    assert t == [("node17", 0, 600060), ("node18", 4, 600067), ("unknown", 3, 600021), ("unknown", 1, 600027)]
+    p = [(f.rank, f.pg, f.timeout_seq) for f in of(r, "torch_nccl_progress")]
+    assert p == [(3, "5", 8), (1, "1", 158046)]
 
 
 def test_malformed_lines_are_errors_with_file_and_line():
