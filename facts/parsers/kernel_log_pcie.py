@@ -45,7 +45,7 @@ _BIT = re.compile(rf"(?<!\S)[\w.-]+ {_BDF}: (?:AER: )?\s*\[\s*\d+\] (?P<name>\S.
 _TLP = re.compile(rf"(?<!\S)[\w.-]+ {_BDF}: (?:AER: )?\s*TLP Header:")
 
 # pcieport 0000:89:02.0: pciehp: Slot(400): Link Down
-# pciehp 0000:02:05.0:pcie24: slot(6): Link Down event
+# pciehp 0000:13:01.0:pcie24: slot(1-5): Link Down event
 _LINK_DOWN = re.compile(rf"(?<!\S)[\w.-]+ (?P<port>{_BDF})(?::pcie\d+)?: (?:pciehp: )?[Ss]lot\((?P<slot>[^)]*)\): Link Down(?: event)?\s*$")
 # pcieport 0000:89:02.0: pciehp: Slot(400): Card not present
 _CARD = re.compile(rf"(?<!\S)[\w.-]+ (?P<port>{_BDF})(?::pcie\d+)?: (?:pciehp: )?[Ss]lot\([^)]*\): Card (?P<not>not )?present")

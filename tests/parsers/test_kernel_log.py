@@ -267,8 +267,10 @@ def test_aer_and_hotplug_link_down():
 
 
 def test_old_pciehp_link_down_event():
-    (ld,) = of(parse_file("dmesg_T_pciehp_old.log"), "pcie_link_down")
-    assert (ld.device, ld.slot, ld.card_present, ld.timestamp) == ("0000:02:05.0", "6", None, "Ter Set 19 06:01:41 2017")
+    r = parse_file("dmesg_pciehp_old_link_down_event.log")
+    (ld,) = of(r, "pcie_link_down")
+    assert (ld.device, ld.slot, ld.card_present, ld.timestamp, ld.evidence.line) == ("0000:13:01.0", "1-5", None, "21833.389038", 3)
+    assert r.errors == []  # the service's other lines (pcie_isr, Data Link Layer State change) are no fault
 
 
 def test_boots():
