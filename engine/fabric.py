@@ -19,12 +19,8 @@ facts (``sources`` names the facts they summarise, so findings quote the origina
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from functools import lru_cache
-from importlib import resources
 
-
-from stethoscope.engine import yamlio
-
+from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.ib_facts import IbCounterGrowth, IbCounterTotal, IbPortSummary
 
@@ -35,10 +31,9 @@ CARRIED_REASON = "it carried traffic earlier in the window (node_infiniband_port
 FLEET_MIN_PORTS = 3
 
 
-@lru_cache(maxsize=1)
-def counter_limits() -> list[dict]:
-    text = resources.files("stethoscope.knowledge").joinpath("ib_counters.yaml").read_text()
-    return yamlio.safe_load(text)["counters"]
+def counter_limits() -> list[knowledge.IbCounter]:
+    """knowledge/ib_counters.yaml, validated (facts/knowledge.py)."""
+    return knowledge.load("ib_counters.yaml").counters
 
 
 def _derived(cls, basis: Fact, sources: list[Fact], **fields) -> Fact:
@@ -144,16 +139,16 @@ def _growth(counters: list[Fact], ports: dict[str, Fact]) -> list[Fact]:
         first, last = readings[0], readings[-1]
         window = (last.time_s - first.time_s) if first.time_s is not None and last.time_s is not None else None
         for spec in counter_limits():
-            a, b = getattr(first, spec["field"]), getattr(last, spec["field"])
+            a, b = getattr(first, spec.field), getattr(last, spec.field)
             if a is None or b is None or b <= a:
                 continue  # no growth, or a counter reset (the later reading is lower)
             delta = b - a
             per_hour = delta * 3600 / window if window else None
-            limit = float(spec["limit_per_hour"])
+            limit = float(spec.limit_per_hour)
             over = per_hour > limit if per_hour is not None else limit == 0
             hca, port = names[pid]
             out.append(_derived(
-                IbCounterGrowth, last, [first, last], hca=hca, port=port, port_id=pid, counter=spec["counter"], cause=spec["cause"],
+                IbCounterGrowth, last, [first, last], hca=hca, port=port, port_id=pid, counter=spec.counter, cause=spec.cause,
                 first=a, last=b, delta=delta, window_s=window, per_hour=round(per_hour, 1) if per_hour is not None else None,
                 limit_per_hour=limit, over_limit=over,
             ))
@@ -185,16 +180,16 @@ def _lanes(width: str | None) -> int | None:
 def _totals(pid: str, name: tuple[str | None, int], reading: Fact) -> list[Fact]:
     out: list[Fact] = []
     for spec in counter_limits():
-        value = getattr(reading, spec["field"])
+        value = getattr(reading, spec.field)
         if not value:
             continue
-        top = 2 ** int(spec["bits"]) - 1
+        top = 2 ** int(spec.bits) - 1
         saturated = not reading.extended and value >= top
-        what = f"the link went down {value} time(s)" if spec["counter"] == "LinkDownedCounter" else f"{value} error(s)"
-        meaning = (f"the counter stands at its {spec['bits']}-bit maximum {top}: at least {value} since the counters were last cleared, maybe far more"
+        what = f"the link went down {value} time(s)" if spec.counter == "LinkDownedCounter" else f"{value} error(s)"
+        meaning = (f"the counter stands at its {spec.bits}-bit maximum {top}: at least {value} since the counters were last cleared, maybe far more"
                    if saturated else f"{what} since the counters were last cleared (reboot, driver reload or perfquery -R), at an unknown rate")
         out.append(_derived(
-            IbCounterTotal, reading, [reading], hca=name[0], port=name[1], port_id=pid, counter=spec["counter"], cause=spec["cause"],
-            value=value, bits=int(spec["bits"]), saturated=saturated, severity="warning" if saturated else "info", meaning=meaning,
+            IbCounterTotal, reading, [reading], hca=name[0], port=name[1], port_id=pid, counter=spec.counter, cause=spec.cause,
+            value=value, bits=int(spec.bits), saturated=saturated, severity="warning" if saturated else "info", meaning=meaning,
         ))
     return out

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from functools import lru_cache
-from importlib import resources
 
-from stethoscope.engine import yamlio
+from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.nccl_check_facts import NcclArchUnsupported, NcclGdrDistance, RoceGidSet
 
@@ -137,17 +135,16 @@ def gdr_distance(by_kind: dict[str, list[Fact]]) -> list[Fact]:
 
 # --- NCCL build vs GPU architecture --------------------------------------------------------
 
-@lru_cache(maxsize=None)
-def arch_table() -> list[dict]:
-    text = resources.files("stethoscope.knowledge").joinpath("nccl_arch_support.yaml").read_text(encoding="utf-8")
-    return yamlio.safe_load(text)["support"]
+def arch_table() -> list[knowledge.NcclArchSupport]:
+    """knowledge/nccl_arch_support.yaml, validated (facts/knowledge.py)."""
+    return knowledge.load("nccl_arch_support.yaml").support
 
 
-def arch_entry(architecture: str, name: str | None) -> dict | None:
+def arch_entry(architecture: str, name: str | None) -> knowledge.NcclArchSupport | None:
     for e in arch_table():
-        if e["architecture"].lower() != architecture.strip().lower():
+        if e.architecture.lower() != architecture.strip().lower():
             continue
-        if "products" in e and not re.search(e["products"], name or ""):
+        if e.products is not None and not re.search(e.products, name or ""):
             continue
         return e
     return None
@@ -167,15 +164,15 @@ def arch_support(by_kind: dict[str, list[Fact]]) -> list[Fact]:
         entry = arch_entry(g.product_architecture, g.name)
         if entry is None:
             continue
-        if _vt(v.version) < _vt(entry["nccl_min"]):
+        if _vt(v.version) < _vt(entry.nccl_min):
             reason = "nccl_too_old"
-        elif v.cuda and _vt(v.cuda) < _vt(entry["cuda_min"]):
+        elif v.cuda and _vt(v.cuda) < _vt(entry.cuda_min):
             reason = "build_cuda_too_old"
         else:
             continue
         done.add(v.node)
         out.append(_make(NcclArchUnsupported, v, [v, g], f"{v.node}", version=v.version, build_cuda=v.cuda,
                          architecture=g.product_architecture, gpu_name=g.name,
-                         compute_capability=entry["compute_capability"], nccl_min=entry["nccl_min"],
-                         cuda_min=entry["cuda_min"], reason=reason, source=entry["source"]))
+                         compute_capability=entry.compute_capability, nccl_min=entry.nccl_min,
+                         cuda_min=entry.cuda_min, reason=reason, source=entry.source))
     return out

@@ -23,13 +23,12 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from functools import lru_cache
-from importlib import resources
 from typing import Iterable
 
 
-from stethoscope.engine import yamlio
 
 from stethoscope.engine import nccl_checks, nic_line_rate, nvls_use, perf_compare, rendezvous_summary
+from stethoscope.facts import knowledge as _knowledge
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.nccl_summary_facts import (
     NcclBootstrapSubnetSet,
@@ -43,9 +42,9 @@ from stethoscope.facts.parsers.nccl_summary_facts import (
 )
 
 
-@lru_cache(maxsize=None)
-def knowledge(name: str) -> dict:
-    return yamlio.safe_load(resources.files("stethoscope.knowledge").joinpath(name).read_text(encoding="utf-8"))
+def knowledge(name: str):
+    """A knowledge file validated by its schema (facts/knowledge.py)."""
+    return _knowledge.load(name)
 
 
 def _make(cls, shown: Fact, sources: Iterable[Fact], key: str, node: str | None = None, **fields) -> Fact:
@@ -229,14 +228,14 @@ def _independent_runs(runs: list[Fact], ranks: list[Fact], rows: list[Fact]) -> 
 
 
 def _slow_path(envs: list[Fact]) -> list[Fact]:
-    table = knowledge("nccl_env.yaml")["settings"]
+    table = knowledge("nccl_env.yaml").settings
     out: list[Fact] = []
     seen: set[tuple] = set()
     for e in envs:
         entry = table.get(e.name)
         if entry is None:
             continue
-        slow = [str(v).lower() for v in entry["slow_values"]]
+        slow = [str(v).lower() for v in entry.slow_values]
         if "*" not in slow and e.value.strip().lower() not in slow:
             continue
         key = (e.node, e.name, e.value)
@@ -244,7 +243,7 @@ def _slow_path(envs: list[Fact]) -> list[Fact]:
             continue
         seen.add(key)
         out.append(_make(NcclSlowPathSetting, e, [e], f"{e.node}:{e.name}:{e.value}", name=e.name,
-                         value=e.value, effect=entry["effect"], own_rule=bool(entry.get("own_rule"))))
+                         value=e.value, effect=entry.effect, own_rule=entry.own_rule))
     return out
 
 
@@ -301,10 +300,10 @@ def _field_ok(have: object, cond: object) -> bool:
     return have == cond
 
 
-def _symptom_seen(spec: dict, by_kind: dict[str, list[Fact]]) -> list[Fact]:
-    """Facts of ``spec['fact']`` whose fields meet every condition of ``spec['match']``."""
-    want = spec.get("match", {})
-    return [f for f in by_kind.get(spec["fact"], [])
+def _symptom_seen(spec, by_kind: dict[str, list[Fact]]) -> list[Fact]:
+    """Facts of ``spec.fact`` whose fields meet every condition of ``spec.match``."""
+    want = spec.match
+    return [f for f in by_kind.get(spec.fact, [])
             if all(_field_ok(getattr(f, k, None), cond) for k, cond in want.items())]
 
 
@@ -322,10 +321,9 @@ def _known_issues(by_kind: dict[str, list[Fact]]) -> list[Fact]:
     table = knowledge("nccl_known_issues.yaml")
     versions = _versions(by_kind)
     out: list[Fact] = []
-    for entry in table["issues"]:
-        lo, hi = _version_tuple(entry["affected"]["min"]), _version_tuple(entry["affected"]["max"])
-        names = entry["symptom"] if isinstance(entry["symptom"], list) else [entry["symptom"]]
-        seen = [_symptom_seen(table["symptoms"][n], by_kind) for n in names]
+    for entry in table.issues:
+        lo, hi = _version_tuple(entry.affected.min), _version_tuple(entry.affected.max)
+        seen = [_symptom_seen(table.symptoms[n], by_kind) for n in entry.symptoms]
         if not all(seen):
             continue
         done: set[str] = set()
@@ -336,18 +334,18 @@ def _known_issues(by_kind: dict[str, list[Fact]]) -> list[Fact]:
             if any(s is None for s in syms):
                 continue
             done.add(v.node)
-            out.append(_make(NcclKnownIssue, v, [v, *syms], f"{entry['id']}:{v.node}", version=version,
-                             issue=entry["id"], title=entry["title"], fixed_in=entry.get("fixed_in"),
-                             workaround=entry.get("workaround"), source=entry["source"]))
+            out.append(_make(NcclKnownIssue, v, [v, *syms], f"{entry.id}:{v.node}", version=version,
+                             issue=entry.id, title=entry.title, fixed_in=entry.fixed_in,
+                             workaround=entry.workaround, source=entry.source))
         out += _located_issues(entry, seen, {v.node for _, v in versions} | done, lo, hi)
     return out
 
 
-def _located_issues(entry: dict, seen: list[list[Fact]], printed: set[str], lo: tuple, hi: tuple) -> list[Fact]:
+def _located_issues(entry, seen: list[list[Fact]], printed: set[str], lo: tuple, hi: tuple) -> list[Fact]:
     """An entry's ``located_by``: on a node that printed no version, a symptom fact whose chain
     holds one of the listed frames places the version in that frame's range (within the
     entry's own). The finding shows the frame's fact, the version as the range."""
-    located = entry.get("located_by") or {}
+    located = entry.located_by or {}
     out: list[Fact] = []
     if not located:
         return out
@@ -361,15 +359,15 @@ def _located_issues(entry: dict, seen: list[list[Fact]], printed: set[str], lo: 
             if hit is None:
                 continue
             rng = located[hit]
-            if not (lo <= _version_tuple(rng["min"]) and _version_tuple(rng["max"]) <= hi):
+            if not (lo <= _version_tuple(rng.min) and _version_tuple(rng.max) <= hi):
                 continue
             syms = [next((s for s in other if s.node == f.node), None) for other in seen]
             if any(s is None for s in syms):
                 continue
             done.add(f.node)
-            version = rng["min"] if rng["min"] == rng["max"] else f"{rng['min']}-{rng['max']}"
-            out.append(_make(NcclKnownIssue, f, [f, *syms], f"{entry['id']}:{f.node}",
+            version = rng.min if rng.min == rng.max else f"{rng.min}-{rng.max}"
+            out.append(_make(NcclKnownIssue, f, [f, *syms], f"{entry.id}:{f.node}",
                              version=f"{version} (from the frame {hit}; the log prints no version)",
-                             issue=entry["id"], title=entry["title"], fixed_in=entry.get("fixed_in"),
-                             workaround=entry.get("workaround"), source=entry["source"]))
+                             issue=entry.id, title=entry.title, fixed_in=entry.fixed_in,
+                             workaround=entry.workaround, source=entry.source))
     return out

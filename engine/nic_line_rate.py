@@ -12,17 +12,13 @@ that node's: the job's nodes are alike.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-from importlib import resources
-
-from stethoscope.engine import yamlio
+from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.nccl_summary_facts import BusbwVsNicRate
 
 
-@lru_cache(maxsize=None)
-def _knowledge() -> dict:
-    return yamlio.safe_load(resources.files("stethoscope.knowledge").joinpath("nic_line_rate.yaml").read_text(encoding="utf-8"))
+def _knowledge() -> knowledge.NicLineRate:
+    return knowledge.load("nic_line_rate.yaml")
 
 
 def _active_ports(ports: list[Fact]) -> dict[str, dict[tuple, Fact]]:
@@ -45,7 +41,7 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
     out: list[Fact] = []
     for run in runs:
         nranks = max([run.nranks or 0] + [r.nranks for r in ranks if r.node == run.node])
-        if not (run.hosts > 1 or nranks >= k["multi_node_min_ranks"]):
+        if not (run.hosts > 1 or nranks >= k.multi_node_min_ranks):
             continue
         node_ports = ports.get(run.node)
         ports_node = run.node
@@ -55,7 +51,7 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
                 continue
             ports_node = others[0]
             node_ports = ports[ports_node]
-        mine = [r for r in rows if getattr(r, "run_id", None) == run.id and r.size_bytes >= k["large_size_bytes"]]
+        mine = [r for r in rows if getattr(r, "run_id", None) == run.id and r.size_bytes >= k.large_size_bytes]
         best = max(mine, key=lambda r: r.oop_busbw or 0.0, default=None)
         if best is not None and best.oop_busbw:
             measured, measure, shown = best.oop_busbw, "peak_large_sizes", best
@@ -71,6 +67,6 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
             id=f"derived:summary:busbw_vs_nic_rate:{run.id}", node=run.node, evidence=shown.evidence,
             sources=",".join(dict.fromkeys(f.id for f in sources)), measured_busbw=measured, measure=measure,
             nic_ports=len(node_ports), nic_rate_gbps=rate, nic_busbw=round(nic, 2), ratio=ratio,
-            min_ratio=k["min_ratio"], below=ratio < k["min_ratio"], ports_node=ports_node, nranks=nranks,
+            min_ratio=k.min_ratio, below=ratio < k.min_ratio, ports_node=ports_node, nranks=nranks,
             hosts=run.hosts))
     return out

@@ -11,20 +11,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from functools import lru_cache
-from importlib import resources
 
-from stethoscope.engine import yamlio
+from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.nccl_nvls import NcclNvlsUse
 
 _LOG_KINDS = ("nccl_version", "nccl_env", "nccl_nvls_setup", "nccl_channel_counts", "nccl_nvls_support")
 
 
-@lru_cache(maxsize=1)
-def table() -> dict:
-    text = resources.files("stethoscope.knowledge").joinpath("nvls.yaml").read_text(encoding="utf-8")
-    return yamlio.safe_load(text)
+def table() -> knowledge.Nvls:
+    """knowledge/nvls.yaml, validated (facts/knowledge.py)."""
+    return knowledge.load("nvls.yaml")
 
 
 def _vt(v: str) -> tuple[int, ...]:
@@ -34,19 +31,19 @@ def _vt(v: str) -> tuple[int, ...]:
 def min_local_gpus(version: str) -> tuple[int, bool] | None:
     """(fewest GPUs of one node for NVLS, single-node only) at this NCCL release; None before NVLS."""
     v = _vt(version)
-    for e in table()["nccl"]["min_local_gpus"]:
-        if _vt(e["from"]) <= v and ("until" not in e or v < _vt(e["until"])):
-            return int(e["gpus"]), bool(e.get("single_node", False))
+    for e in table().nccl.min_local_gpus:
+        if _vt(e.from_) <= v and (e.until is None or v < _vt(e.until)):
+            return e.gpus, e.single_node
     return None
 
 
 def gpu_capable(name: str | None) -> bool | None:
     if not name:
         return None
-    gpus = table()["gpus"]
-    if any(re.search(e["pattern"], name) for e in gpus["not_capable"]):
+    gpus = table().gpus
+    if any(re.search(e.pattern, name) for e in gpus.not_capable):
         return False
-    if any(re.search(e["pattern"], name) for e in gpus["capable"]):
+    if any(re.search(e.pattern, name) for e in gpus.capable):
         return True
     return None
 
@@ -86,7 +83,7 @@ def _use(run: Fact, ranks: list[Fact], own: list[Fact], hung: bool) -> Fact:
     for f in own:
         by[f.kind].append(f)
     version = by["nccl_version"][0].version if by["nccl_version"] else run.nccl_version
-    env = [f for f in by["nccl_env"] if f.name == table()["nccl"]["disable"]["name"]]
+    env = [f for f in by["nccl_env"] if f.name == table().nccl.disable.name]
     enable = env[0].value.rstrip(".").strip() if env else None
     counts = [c for c in by["nccl_channel_counts"] if c.nvls is not None]
     support = by["nccl_nvls_support"]
@@ -103,7 +100,7 @@ def _use(run: Fact, ranks: list[Fact], own: list[Fact], hung: bool) -> Fact:
         s = next((s for s in support if s.available), support[0])
         used, basis, shown = s.available, "log_support", [s]
         detail = "NCCL found multicast (NVLS) support on its GPU" if s.available else "its GPU offers no multicast (NVLS)"
-    elif enable is not None and enable in table()["nccl"]["disable"]["values"]:
+    elif enable is not None and enable in table().nccl.disable.values:
         used, basis, shown, detail = False, "setting", env[:1], f"NCCL_NVLS_ENABLE={enable}"
     elif enable == "1":
         used, basis, shown, detail = True, "setting", env[:1], "NCCL_NVLS_ENABLE=1 forces NVLS"
@@ -122,7 +119,7 @@ def _inferred(version: str | None, local: int, hosts: int, gpu: str | None) -> t
         return None, "unknown", "no NCCL version in the bundle: whether NVLS was used is not known"
     need = min_local_gpus(version)
     if need is None:
-        return False, "nccl_too_old", f"NCCL {version} predates NVLS ({table()['nccl']['first_version']})"
+        return False, "nccl_too_old", f"NCCL {version} predates NVLS ({table().nccl.first_version})"
     gpus, single_node = need
     if local < gpus or (single_node and hosts > 1):
         return False, "too_few_gpus", f"NCCL {version} uses NVLS with {gpus} or more GPUs of one node; this run had {local}"

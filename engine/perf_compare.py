@@ -18,14 +18,10 @@ import statistics
 from collections import defaultdict
 from contextlib import contextmanager
 from contextvars import ContextVar
-from functools import lru_cache
-from importlib import resources
 from typing import Iterator
 
-
-from stethoscope.engine import yamlio
-
 from stethoscope.engine import baseline_store as store
+from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.nccl_summary_facts import BusbwComparison
 from stethoscope.facts.parsers.nccl_tests_facts import busbw_factor
@@ -51,10 +47,9 @@ def use_baseline(baseline: store.Baseline) -> Iterator[None]:
         _reference.reset(token)
 
 
-@lru_cache(maxsize=1)
-def expected_platforms() -> list[dict]:
-    text = resources.files("stethoscope.knowledge").joinpath("expected_perf.yaml").read_text(encoding="utf-8")
-    return yamlio.safe_load(text)["platforms"]
+def expected_platforms() -> list[knowledge.PerfPlatform]:
+    """knowledge/expected_perf.yaml, validated (facts/knowledge.py)."""
+    return knowledge.load("expected_perf.yaml").platforms
 
 
 def band_of(size: int) -> str | None:
@@ -168,10 +163,10 @@ def _env_baseline() -> store.Baseline | None:
         return None
 
 
-def _expected_for(run: Fact, ctx: dict) -> dict | None:
+def _expected_for(run: Fact, ctx: dict) -> knowledge.PerfPlatform | None:
     for p in expected_platforms():
-        if (ctx["gpu_model"] in p["gpu_names"] and p["nranks"] == run.nranks and p["nodes"] == ctx["nodes"]
-                and run.collective in p["collectives"]):
+        if (ctx["gpu_model"] in p.gpu_names and p.nranks == run.nranks and p.nodes == ctx["nodes"]
+                and run.collective in p.collectives):
             return p
     return None
 
@@ -194,9 +189,9 @@ def compare_bundle(facts: list[Fact]) -> list[Fact]:
             plat = _expected_for(run, ctx)
             if plat is None:
                 continue
-            ref = {int(k): float(v) for k, v in plat["collectives"][run.collective]["points"].items()}
-            label, kind, diff = f"expected for {plat['id']} ({plat['source']})", "expected", "n/a (expected figure)"
-            limits = {**BELOW, "bandwidth": plat.get("min_ratio", BELOW["bandwidth"])}
+            ref = dict(plat.collectives[run.collective].points)
+            label, kind, diff = f"expected for {plat.id} ({plat.source})", "expected", "n/a (expected figure)"
+            limits = {**BELOW, "bandwidth": plat.min_ratio}
         env = "unknown (no NCCL INFO log)" if ctx["env"] is None else (", ".join(f"{k}={v}" for k, v in ctx["env"].items()) or "none")
         for band, (ratio, n, size) in sorted(compare_tables(table, ref).items()):
             measured = next(r.busbw for r in table.rows if r.size_bytes == size)

@@ -113,7 +113,7 @@ def test_bands_and_busbw_from_time():
 
 def test_expected_figures_name_a_source():
     for p in perf_compare.expected_platforms():
-        assert p["source"] and p["collectives"]
-        for c, spec in p["collectives"].items():
-            busbw_factor(c, p["nranks"])  # a collective nccl-tests defines
-            assert all(int(k) >= perf_compare.BANDWIDTH_MIN for k in spec["points"])
+        assert p.source and p.collectives
+        for c, spec in p.collectives.items():
+            busbw_factor(c, p.nranks)  # a collective nccl-tests defines
+            assert all(int(k) >= perf_compare.BANDWIDTH_MIN for k in spec.points)

@@ -42,9 +42,9 @@ def test_path_names_follow_the_nccl_version():
 
 
 def test_architecture_table_picks_the_compute_capability_by_product():
-    assert nc.arch_entry("Hopper", "NVIDIA H200")["nccl_min"] == "2.15.1"
-    assert nc.arch_entry("Blackwell", "NVIDIA B200")["compute_capability"] == "10.0"
-    assert nc.arch_entry("Blackwell", "NVIDIA GeForce RTX 5090")["compute_capability"] == "12.0"
+    assert nc.arch_entry("Hopper", "NVIDIA H200").nccl_min == "2.15.1"
+    assert nc.arch_entry("Blackwell", "NVIDIA B200").compute_capability == "10.0"
+    assert nc.arch_entry("Blackwell", "NVIDIA GeForce RTX 5090").compute_capability == "12.0"
     assert nc.arch_entry("Turing", "Tesla T4") is None  # not in the table: no verdict
     for e in nc.arch_table():
-        assert e["source"].startswith("github.com/NVIDIA/nccl") and e["nccl_min"].count(".") == 2
+        assert e.source.startswith("github.com/NVIDIA/nccl") and e.nccl_min.count(".") == 2

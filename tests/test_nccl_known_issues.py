@@ -10,16 +10,16 @@ from stethoscope.facts.model import FACT_KINDS
 from stethoscope.facts.registry import load_parsers
 
 
-def _table() -> dict:
+def _table():
     return nccl_summary.knowledge("nccl_known_issues.yaml")
 
 
 def test_symptoms_name_known_fact_kinds_fields_and_operators() -> None:
     load_parsers()  # registers every fact kind
-    for name, spec in _table()["symptoms"].items():
-        cls = FACT_KINDS[spec["fact"]]
-        for field, cond in spec.get("match", {}).items():
-            assert field in cls.model_fields, f"{name}: {spec['fact']} has no field {field}"
+    for name, spec in _table().symptoms.items():
+        cls = FACT_KINDS[spec.fact]
+        for field, cond in spec.match.items():
+            assert field in cls.model_fields, f"{name}: {spec.fact} has no field {field}"
             if isinstance(cond, dict):
                 assert set(cond) <= set(nccl_summary._OPS), f"{name}: unknown operator in {cond}"
                 if "regex" in cond:
@@ -28,14 +28,13 @@ def test_symptoms_name_known_fact_kinds_fields_and_operators() -> None:
 
 def test_entries_are_complete_and_consistent() -> None:
     table = _table()
-    ids = [e["id"] for e in table["issues"]]
+    ids = [e.id for e in table.issues]
     assert len(ids) == len(set(ids)) and len(ids) >= 8
-    for e in table["issues"]:
-        names = e["symptom"] if isinstance(e["symptom"], list) else [e["symptom"]]
-        assert all(n in table["symptoms"] for n in names), e["id"]
-        lo, hi = (nccl_summary._version_tuple(e["affected"][k]) for k in ("min", "max"))
-        assert lo <= hi < nccl_summary._version_tuple(e["fixed_in"]), e["id"]
-        assert e["title"] and e["workaround"] and ("github.com/NVIDIA/nccl" in e["source"] or "docs.nvidia.com" in e["source"])
+    for e in table.issues:
+        assert all(n in table.symptoms for n in e.symptoms), e.id
+        lo, hi = (nccl_summary._version_tuple(v) for v in (e.affected.min, e.affected.max))
+        assert lo <= hi < nccl_summary._version_tuple(e.fixed_in), e.id
+        assert e.title and e.workaround and ("github.com/NVIDIA/nccl" in e.source or "docs.nvidia.com" in e.source)
 
 
 def test_operators() -> None:
