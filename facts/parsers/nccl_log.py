@@ -71,13 +71,14 @@ _SCAN = re.compile(
     r"^(?:(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[(?P<dev>-?\d+)\] (?:(?P<src>\S+):(?P<srcline>\d+) (?:\(\w+\) )?)?"
     r"NCCL (?P<level>INFO|WARN) (?P<msg>[^\n]*)"
     r"|[^\n]*?(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |shared memory segment /dev/shm/nccl-"
-    r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net)[^\n]*)",
+    r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
+    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to)[^\n]*)",
     re.M,
 )
 
 #: literal gates of detect(): a text holding none of these has no NCCL line
 _DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "/dev/shm/nccl-", "Got completion from peer",
-                 "Mismatched collective", "Unable to load libnccl-net")
+                 "Mismatched collective", "Unable to load libnccl-net", "NCCL_")
 # detect(): one NCCL line anywhere in the text, in any of the forms _HEADER, _BARE_VERSION and
 # _BARE_MESSAGE read.
 # [1,3]<stdout>:test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree
@@ -86,7 +87,8 @@ _DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "/dev/shm/n
 _DETECT = re.compile(
     r"NCCL (?:INFO|WARN) |^NCCL version \d|\.(?:cc|cu|h|c|cpp):\d+ WARN "
     r"|^(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-"
-    r"|^NET/IB\w* ?: ?Got completion from peer|^Mismatched collective detected|^Unable to load libnccl-net\S* : ",
+    r"|^NET/IB\w* ?: ?Got completion from peer|^Mismatched collective detected|^Unable to load libnccl-net\S* : "
+    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to ",
     re.M,
 )
 
@@ -117,7 +119,9 @@ _BARE_MESSAGE = re.compile(
 )
 # NCCL 2.3's INFO when dlopen("libnccl-net.so") fails, pasted without its prefix (an issue title): read as the INFO it is
 # Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: No such file or directory   (nccl#162)
-_BARE_INFO = re.compile(r"^(?P<msg>Unable to load libnccl-net\S* : .*?)\s*$")
+# NCCL's environment lines pasted on their own (src/misc/param.cc "%s set by environment to %s", "%s set to %s"):
+# NCCL_P2P_LEVEL set by environment to LOC                                                  (nccl-tests#228)
+_BARE_INFO = re.compile(r"^(?P<msg>Unable to load libnccl-net\S* : .*?|NCCL_[A-Z0-9_]+ set (?:by environment )?to .*?)\s*$")
 
 # An INFO message can give a fact only if _maybe() says so (a superset of every test that
 # _Parse.line and nccl_log_setup.handle make of an INFO line; connection failures, missing

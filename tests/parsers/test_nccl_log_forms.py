@@ -187,6 +187,21 @@ def test_plugin_lines_that_are_no_load_failure(line: str) -> None:
     assert not [f for f in parse(line + "\n").facts if f.kind == "nccl_net_plugin_load_failure"]
 
 
+@pytest.mark.parametrize("line,name,value", [
+    ((FIX / "p2p_level_loc_bare.log").read_text().strip(), "NCCL_P2P_LEVEL", "LOC"),   # nccl-tests#228, quoted alone
+    ("NCCL_IB_DISABLE set by environment to 1.", "NCCL_IB_DISABLE", "1"),             # param.cc's form, no prefix
+    ("NCCL_SOCKET_IFNAME set to ib0", "NCCL_SOCKET_IFNAME", "ib0"),                 # 2.12+ "%s set to %s", no prefix
+])
+def test_environment_line_without_prefix(line: str, name: str, value: str) -> None:
+    res = parse(line + "\n")
+    assert [(f.name, f.value) for f in res.facts if f.kind == "nccl_env"] == [(name, value)]
+    assert not res.errors and nccl_log.detect(line + "\n")
+
+
+def test_environment_words_inside_prose_are_not_nccl() -> None:
+    assert not nccl_log.detect("we had NCCL_P2P_LEVEL set to LOC in the job script\n")
+
+
 def test_ofi_register_memory_failure_names_the_buffer_type() -> None:
     # aws-ofi-nccl#584's title line
     res = parse((FIX / "ofi_register_mr_cuda_einval.log").read_text())
