@@ -558,6 +558,23 @@ class NvrmMessages(_M):
     messages: list[NvrmMessage]
 
 
+class RmInitStage(_M):
+    base: int = Field(ge=0)
+    stage: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    meaning: str
+
+
+class NvStatusCode(_M):
+    name: str = Field(pattern=r"^NV_(?:OK|ERR_[A-Z0-9_]+|WARN_[A-Z0-9_]+)$")
+    text: str
+
+
+class NvStatusCodes(_M):
+    source: str
+    rm_init_stages: list[RmInitStage] = Field(min_length=1)
+    status_codes: dict[int, NvStatusCode] = Field(min_length=1)
+
+
 # --- decision_trees/*.yaml -------------------------------------------------------------------
 
 class Branch(_M):
@@ -626,6 +643,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "xid_judgements.yaml": XidJudgements,
     "xid74_workflow.yaml": Xid74Workflow,
     "xid_nvrm_messages.yaml": NvrmMessages,
+    "nv_status_codes.yaml": NvStatusCodes,
     "decision_trees/*.yaml": Tree,
     "cases/*.yaml": Case,
 }

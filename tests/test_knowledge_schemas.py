@@ -58,6 +58,7 @@ def _copy(tmp_path: Path, name: str, mutate) -> Path:
     ("nvlink_expected.yaml", lambda d: d["products"][0].update(form="pcie"), "products.0.form", "'sxm' or 'bridge'"),
     ("taxonomy.yaml", lambda d: d.update(severities=["info", "warning", "fatal", "critical"]), "severities", "the order is the rank"),
     ("xid74_workflow.yaml", lambda d: d["groups"][0].update({"class": "ignroe"}), "", "ignroe"),
+    ("nv_status_codes.yaml", lambda d: d["status_codes"][0].update(name="OK"), "status_codes.0.name", "should match pattern"),
 ])
 def test_wrong_key_or_type_in_a_copy_names_file_and_key(tmp_path, name, mutate, key, why):
     path = _copy(tmp_path, name, mutate)
