@@ -145,10 +145,14 @@ class NvrmError(KernelLineFact):
     #: rm_init_adapter_failed, api_mismatch, assert_failed, gsp_rpc_timeout, gpu_lost,
     #: no_gpu_found, probe_failed, bar_invalid, other
     message_kind: str
-    status: str = ""  # the NV_ERR_* an assertion printed ("NV_ERR_RESET_REQUIRED"), else ""
+    status: str = ""  # the NV_ERR_* an assertion printed ("NV_ERR_RESET_REQUIRED") or RmInitAdapter's rmStatus names, else ""
     pci_bus_id: str | None = None  # where the line names the GPU
     code: str | None = None  # "0x24:0x65:1185" (RmInitAdapter), "0x00000062" (assert), "-1" (probe)
-    detail: str | None = None  # "kernel_channel.c:2827", "BAR0 is 0M", "6s"
+    detail: str | None = None  # "kernel_channel.c:2827", "BAR0 is 0M", "6s", "_kgspBootGspRm: unexpected WPR2 already up, ..."
+    #: RmInitAdapter: the RM_INIT_* group of its first field (os, gpu_init, vbios, core_rm, firmware)
+    init_stage: str | None = None
+    #: RmInitAdapter: the driver printed "(the GPU ... may need to be reset)" just before it
+    reset_hint: bool = False
     client: str | None = None  # API mismatch: the client program, where named ("gnome-shell")
     client_version: str | None = None  # API mismatch: user-space driver version
     kernel_version: str | None = None  # API mismatch: kernel module version

@@ -18,6 +18,19 @@ strings (NVIDIA open-gpu-kernel-modules ``nv.c``, ``kernel_gsp.c``)::
     nvidia: probe of 0000:5d:00.0 failed with error -1
     NVRM: No NVIDIA GPU found.
 
+``RmInitAdapter failed! (initStatus:rmStatus:line)`` is read field by field (osinit.c prints
+``status.initStatus, status.rmStatus, status.line``): ``status`` is the NV_ERR_* name of the
+second field and ``init_stage`` the RM_INIT_* group of the first (``knowledge/nv_status_codes.yaml``).
+The lines the driver prints just before it say which step failed; they become the fact's
+``detail`` (the first of them), and ``reset_hint`` is set when one of them is the driver's own
+"(the GPU is likely in a bad state and may need to be reset)" (or "... may be in a bad state
+..."), e.g. (NVIDIA/open-gpu-kernel-modules#1058, #1104)::
+
+    NVRM: GPU0 _kgspBootGspRm: unexpected WPR2 already up, cannot proceed with booting GSP
+    NVRM: GPU0 _kgspBootGspRm: (the GPU is likely in a bad state and may need to be reset)
+    NVRM: GPU0 RmInitAdapter: Cannot initialize GSP firmware RM
+    NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x40:2168)
+
 An NVRM line that says it failed (``failed``, ``error``, ``NV_ERR_``, ``Timeout``) but is
 none of these becomes ``message_kind: other``: no rule reads it, so the verdict reports it
 as unexplained instead of dropping it.
@@ -25,7 +38,10 @@ as unexplained instead of dropping it.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from importlib import resources
 
+from stethoscope.facts import yamlio
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.parsers.base import FactBuilder
 from stethoscope.facts.parsers.kernel_log_facts import NvrmError
@@ -50,9 +66,10 @@ _API_END = re.compile(r"have the same version")
 _GSP_TIMEOUT = re.compile(r"NVRM: (?:GPU\d+ )?_kgsp\w+: (?:\*+ GSP (?:Timeout|Failure) \*+|.*?Timeout after (?P<after>\d+s) of waiting for RPC response from (?P<gpu>GPU\d+) GSP!)")
 # NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2827
 # NVRM: nvAssertFailedNoLog: Assertion failed: 0 @ kernel_bus.c:1234
+# NVRM: GPU0 nvAssertOkFailedNoLog: Assertion failed: Invalid argument to call [NV_ERR_INVALID_ARGUMENT] (0x0000001F) returned from kgspWaitForRmInitDone(pGpu, pKernelGsp) @ kernel_gsp_gh100.c:1107
 _ASSERT = re.compile(
     r"NVRM: (?:GPU\d+ )?nvAssert\w*: Assertion failed: (?P<what>.*?)"
-    r"(?: \[(?P<status>NV_ERR_\w+)\] \((?P<code>0x[0-9a-fA-F]+)\))?(?: returned from \S+)?(?: @ (?P<where>\S+))?\s*$"
+    r"(?: \[(?P<status>NV_ERR_\w+)\] \((?P<code>0x[0-9a-fA-F]+)\))?(?: returned from .+?)?(?: @ (?P<where>\S+))?\s*$"
 )
 # NVRM: GPU is lost, skipping nvidia_ioctl
 # NVRM: GPU 0000:3b:00.0: GPU is lost
@@ -75,7 +92,19 @@ _BAR = re.compile(r"NVRM: BAR(?P<bar>\d) is (?P<size>\d+)M @ 0x[0-9a-fA-F]+ \(PC
 # NVRM: The system BIOS may have misconfigured your GPU.
 _BAR_TAIL = re.compile(r"NVRM: The system BIOS may have misconfigured your")
 # NVRM: GPU0 RmInitAdapter: Cannot initialize GSP firmware RM   (detail printed before "RmInitAdapter failed!")
-_INIT_DETAIL = re.compile(r"NVRM: (?:GPU\d+ )?(?:RmInitAdapter: |_kgspBootGspRm: |\(the GPU is likely)")
+# NVRM: GPU6 _kgspBootGspRm: unexpected WPR2 already up, cannot proceed with booting GSP
+# NVRM: kgspWaitForGfwBootOk_TU102: failed to wait for GFW boot complete: 0x65 VBIOS version 94.02.59.00.05
+# NVRM: gpuWaitForGfwBootComplete_TU102: failed to wait for GFW_BOOT: (progress 0x3)
+# NVRM: GPU6 _kgspBootGspRm: (the GPU is likely in a bad state and may need to be reset)
+_INIT_DETAIL = re.compile(r"NVRM: (?:GPU\d+ )?(?:RmInitAdapter: |_?kgsp\w*: |gpuWaitForGfwBootComplete\w*: |\(the GPU )")
+# (the GPU is likely in a bad state and may need to be reset)   (_kgspBootGspRm, kernel_gsp.c)
+# (the GPU may be in a bad state and may need to be reset)      (kgspWaitForGfwBootOk_TU102)
+_RESET_HINT = re.compile(r"\(the GPU (?:is likely|may be) in a bad state and may need to be reset\)")
+# NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x40:2168)   -> initStatus, rmStatus, line
+_INIT_CODE = re.compile(r"^\s*(?P<init>0x[0-9a-fA-F]+):(?P<rm>0x[0-9a-fA-F]+):(?P<line>\d+)\s*$")
+#: how far back from "RmInitAdapter failed!" its detail lines are looked for (asserts and
+#: teardown lines of the same attempt may come between them)
+_DETAIL_BACK = 8
 # what makes an unknown NVRM line a failure worth reporting
 _FAILURE_WORDS = re.compile(r"\b(?:[Ff]ailed|[Ff]ailure|[Ee]rror|ERROR|[Tt]imeout|timed out)\b|NV_ERR_")
 
@@ -86,6 +115,49 @@ _CONTINUATION = 4
 # a line that starts a message of its own, never the continuation of another one
 _HEAD = re.compile(r"NVRM: (?:Xid|API mismatch|This PCI|nvAssert|GPU |RmInitAdapter|rm_init_adapter|_kgsp|No NVIDIA"
                    r"|The NVIDIA|None of|loading|GPU\d+ )")
+
+
+@lru_cache(maxsize=1)
+def _status_table() -> tuple[dict[int, str], list[tuple[int, str]]]:
+    """NV_STATUS value -> NV_ERR_* name, and the RM_INIT_* groups (knowledge/nv_status_codes.yaml)."""
+    data = yamlio.safe_load(resources.files("stethoscope.knowledge").joinpath("nv_status_codes.yaml").read_text())
+    codes = {int(k): v["name"] for k, v in data["status_codes"].items()}
+    stages = sorted((int(s["base"]), s["stage"]) for s in data["rm_init_stages"])
+    return codes, stages
+
+
+def _init_fields(code: str | None) -> dict:
+    """``status`` and ``init_stage`` of RmInitAdapter's ``(initStatus:rmStatus:line)``."""
+    m = _INIT_CODE.match(code or "")
+    if m is None:
+        return {}
+    codes, stages = _status_table()
+    init, rm = int(m["init"], 16), int(m["rm"], 16)
+    stage = next((name for base, name in reversed(stages) if base <= init < base + 0x10), None)
+    return {"status": codes.get(rm, ""), "init_stage": stage}
+
+
+def _init_details(lines: list[str], ln: int) -> tuple[str | None, bool]:
+    """The detail lines the driver printed before ``RmInitAdapter failed!`` on line ``ln``: the
+    first one (what failed) and whether one says the GPU may need a reset."""
+    found: list[str] = []
+    for k in range(ln - 2, max(-1, ln - 2 - _DETAIL_BACK), -1):
+        text = lines[k]
+        if "NVRM: " not in text or _INIT_FAILED.search(text) or _RM_INIT.search(text):
+            break  # another attempt's lines, or not the driver's
+        if _INIT_DETAIL.search(text):
+            found.append(text[text.index("NVRM: ") + 6:].strip())
+    found.reverse()
+    hint = any(_RESET_HINT.search(t) for t in found)
+    first = next((t for t in found if not _RESET_HINT.search(t)), None)
+    if first is not None:
+        first = re.sub(r"^GPU\d+ ", "", first)
+    return first, hint
+
+
+def _followed_by_init_failure(lines: list[str], ln: int) -> bool:
+    """A detail line belongs to an ``RmInitAdapter failed!`` printed within the next lines."""
+    return any(_INIT_FAILED.search(lines[k]) for k in range(ln, min(ln + _DETAIL_BACK, len(lines))))
 
 
 def _joined(lines: list[str], ln: int, last: re.Pattern[str]) -> tuple[str, list[int]]:
@@ -114,7 +186,9 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
               message=msg.strip(), **kw, **common)
 
     if (m := _INIT_FAILED.search(msg)) is not None:
-        add("rm_init_adapter_failed", m["bdf"], code=m["code"])
+        detail, hint = _init_details(lines, ln)
+        add("rm_init_adapter_failed", m["bdf"], code=m["code"], detail=detail, reset_hint=hint,
+            **_init_fields(m["code"]))
         used.add(ln)
         # its companion "rm_init_adapter failed, device minor number 0" says nothing more
         if ln < len(lines) and _RM_INIT.search(lines[ln]):
@@ -170,8 +244,11 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
               detail=f"BAR{bar['bar']} is {bar['size']}M" if bar else None, **common)
         used.update(block)
         return True
-    if _BAR.search(msg) is not None or _BAR_TAIL.search(msg) is not None or _INIT_DETAIL.search(msg) is not None:
+    if _BAR.search(msg) is not None or _BAR_TAIL.search(msg) is not None:
         used.add(ln)  # detail lines of the messages above
+        return True
+    if _INIT_DETAIL.search(msg) is not None and _followed_by_init_failure(lines, ln):
+        used.add(ln)  # read as the detail of the RmInitAdapter failure that follows
         return True
     if _FAILURE_WORDS.search(msg) is not None:
         add("other")

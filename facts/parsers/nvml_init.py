@@ -30,7 +30,7 @@ Facts emitted: ``nvml_device_error`` per such line (``pci_bus_id``, ``gpu_index`
 where printed; ``reason`` as below; ``query``: what was asked, "device handle" for nvidia-smi);
 ``nvml_init_failure`` per failure line: ``reason`` is the NVML error class read
 from the message (``driver_library_mismatch``, ``library_not_found``, ``driver_not_loaded``,
-``insufficient_permissions``, ``gpu_lost``, ``unknown_error``, ``no_devices``, ``other``),
+``insufficient_permissions``, ``os_blocked``, ``gpu_lost``, ``unknown_error``, ``no_devices``, ``other``),
 ``message`` as printed, ``library_version`` from an ``NVML library version:`` line that follows
 within three lines; ``nvml_library_version`` for each such line (the user-space driver's
 version). ``nvidia-container-cli`` lines are :mod:`nvidia_container_cli`'s. Empty input, or
@@ -104,6 +104,12 @@ REASONS: tuple[tuple[str, str], ...] = (
     ("interrupt request issue", "irq_issue"),
     ("irq_issue", "irq_issue"),
     ("gpu_not_found", "gpu_not_found"),  # NVML_ERROR_GPU_NOT_FOUND
+    ("blocked by the operating system", "os_blocked"),  # NVML_ERROR_OPERATING_SYSTEM (WSL2, Windows)
+    ("error_operating_system", "os_blocked"),
+    ("in use by another client", "in_use"),  # NVML_ERROR_IN_USE (a reset or MIG change refused)
+    ("error_in_use", "in_use"),
+    ("not supported", "not_supported"),  # NVML_ERROR_NOT_SUPPORTED
+    ("error_not_supported", "not_supported"),
     ("unknown error", "unknown_error"),  # NVML_ERROR_UNKNOWN
     ("error_unknown", "unknown_error"),
 )

@@ -443,7 +443,8 @@ def test_real_caused_by_previous_xid():
 @pytest.mark.parametrize("name,expected", [
     ("dmesg_nv_err_reset_required.log", [("assert_failed", "NV_ERR_RESET_REQUIRED", None, "kernel_channel.c:2827")]),
     ("dmesg_api_mismatch.log", [("api_mismatch", "", None, None)]),
-    ("syslog_rm_init_adapter_failed.log", [("rm_init_adapter_failed", "", "0000:02:00.0", None)] * 2),
+    # RmInitAdapter's rmStatus (0x24:0x65:1185 -> 0x65) named through knowledge/nv_status_codes.yaml
+    ("syslog_rm_init_adapter_failed.log", [("rm_init_adapter_failed", "NV_ERR_TIMEOUT", "0000:02:00.0", None)] * 2),
     ("dmesg_bar0_invalid_probe_failed.log", [("bar_invalid", "", "0000:c1:00.0", "BAR0 is 0M"),
                                              ("probe_failed", "", "0000:c1:00.0", None)]),
     ("journal_no_nvidia_gpu_found.log", [("no_gpu_found", "", None, None)]),

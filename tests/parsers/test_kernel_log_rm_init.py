@@ -1,0 +1,67 @@
+"""RmInitAdapter failures read field by field (initStatus group, rmStatus name) with the detail
+lines the driver prints before them, and the decision tree seeing an NVRM-only paste as a
+kernel log that was read."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.engine.decision_tree import not_checked
+from stethoscope.facts.parsers import kernel_log
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "kernel_log"
+
+
+def _nvrm(text: str):
+    r = kernel_log.parse(Artefact(path="dmesg.log", text=text, node="n1"))
+    assert r.errors == []
+    return [f for f in r.facts if f.kind == "nvrm_error"]
+
+
+def test_wpr2_already_up_real_paste():
+    facts = _nvrm((FIX / "dmesg_wpr2_already_up_rtx3080_laptop.log").read_text())
+    init = [f for f in facts if f.message_kind == "rm_init_adapter_failed"]
+    assert [(f.evidence.line, f.pci_bus_id, f.status, f.init_stage, f.reset_hint, f.detail) for f in init] == [
+        (7, "0000:01:00.0", "NV_ERR_INVALID_STATE", "firmware", True,
+         "_kgspBootGspRm: unexpected WPR2 already up, cannot proceed with booting GSP")]
+    # the assertion that names its call with arguments keeps its NV_ERR_ status
+    assert [f.status for f in facts if f.message_kind == "assert_failed"] == ["NV_ERR_INVALID_ARGUMENT"] * 2
+
+
+@pytest.mark.parametrize("text, want", [
+    # 3 attempts: each failure takes its own preceding lines only
+    ("[1.0] NVRM: GPU6 _kgspBootGspRm: unexpected WPR2 already up, cannot proceed with booting GSP\n"
+     "[1.0] NVRM: GPU6 _kgspBootGspRm: (the GPU is likely in a bad state and may need to be reset)\n"
+     "[1.0] NVRM: GPU6 RmInitAdapter: Cannot initialize GSP firmware RM\n"
+     "[1.1] NVRM: GPU 0000:a1:00.0: RmInitAdapter failed! (0x62:0x40:2168)\n"
+     "[1.1] NVRM: GPU 0000:a1:00.0: rm_init_adapter failed, device minor number 7\n"
+     "[2.0] NVRM: GPU 0000:a1:00.0: RmInitAdapter failed! (0x62:0x40:2168)\n",
+     [(4, "NV_ERR_INVALID_STATE", "firmware", True), (6, "NV_ERR_INVALID_STATE", "firmware", False)]),
+    # the TU102 GFW-boot form of the hint
+    ("NVRM: kgspWaitForGfwBootOk_TU102: failed to wait for GFW boot complete: 0x65 VBIOS version 94.02.59.00.05\n"
+     "NVRM: kgspWaitForGfwBootOk_TU102: (the GPU may be in a bad state and may need to be reset)\n"
+     "NVRM: GPU 0000:98:00.0: RmInitAdapter failed! (0x62:0x65:1792)\n",
+     [(3, "NV_ERR_TIMEOUT", "firmware", True)]),
+    # no detail lines: GPU state init stage, timeout
+    ("NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x24:0x65:1185)\n", [(1, "NV_ERR_TIMEOUT", "gpu_init", False)]),
+    # an older driver that prints no code
+    ("NVRM: RmInitAdapter failed!\n", [(1, "", None, False)]),
+])
+def test_rm_init_fields(text, want):
+    got = [(f.evidence.line, f.status, f.init_stage, f.reset_hint) for f in _nvrm(text)
+           if f.message_kind == "rm_init_adapter_failed"]
+    assert got == want
+
+
+def test_gfw_boot_line_without_an_init_failure_stays_a_failure_line():
+    facts = _nvrm("NVRM: kgspWaitForGfwBootOk_TU102: failed to wait for GFW boot complete: 0x65 VBIOS version 94.02.59.00.05\n")
+    assert [f.message_kind for f in facts] == ["other"]
+
+
+def test_nvrm_only_paste_is_a_kernel_log_that_was_read():
+    text = (FIX / "dmesg_wpr2_already_up_rtx3080_laptop.log").read_text()
+    facts = kernel_log.parse(Artefact(path="dmesg.log", text=text, node="n1")).facts
+    assert "kernel_errors" not in {n.branch for n in not_checked(facts)}
+    assert "kernel_errors" in {n.branch for n in not_checked([])}
