@@ -15,29 +15,12 @@ import subprocess
 import tarfile
 import time
 from dataclasses import asdict, dataclass
-from importlib import resources
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from stethoscope.facts import yamlio
+from stethoscope.facts import knowledge
+from stethoscope.facts.knowledge import Command, CommandSet  # noqa: F401 - the schema of collect.yaml
 
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
-
-
-class Command(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    name: str = Field(pattern=r"^[a-z0-9_]+$")
-    argv: list[str] = Field(min_length=1)
-    file: str = Field(pattern=r"^[A-Za-z0-9._-]+$")
-    timeout: float = Field(default=30, gt=0, le=600)
-    fallback: list[str] | None = None
-
-
-class CommandSet(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    source: str = ""
-    commands: list[Command]
 
 
 @dataclass
@@ -53,8 +36,10 @@ class Outcome:
 
 
 def load_commands(path: Path | None = None) -> CommandSet:
-    text = path.read_text(encoding="utf-8") if path else resources.files("stethoscope.knowledge").joinpath("collect.yaml").read_text(encoding="utf-8")
-    return CommandSet.model_validate(yamlio.safe_load(text))
+    """knowledge/collect.yaml, or a command list of the same schema (``--commands``)."""
+    if path is None:
+        return knowledge.load("collect.yaml")
+    return knowledge.parse("collect.yaml", path.read_text(encoding="utf-8"), label=str(path))
 
 
 def _run(argv: list[str], timeout: float) -> tuple[str, int | None, bytes, str]:

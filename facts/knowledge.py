@@ -109,17 +109,18 @@ class Coverage(_M):
 
 # --- collect.yaml ---------------------------------------------------------------------------
 
-class CollectCommand(_M):
-    name: str
+class Command(_M):
+    """One command ``steth collect`` runs (also the schema of a ``--commands`` file)."""
+    name: str = Field(pattern=r"^[a-z0-9_]+$")
     argv: list[str] = Field(min_length=1)
-    file: str
-    timeout: int = Field(gt=0)
+    file: str = Field(pattern=r"^[A-Za-z0-9._-]+$")  # a plain name: no path out of the node folder
+    timeout: float = Field(default=30, gt=0, le=600)
     fallback: list[str] | None = None
 
 
-class Collect(_M):
-    source: str
-    commands: list[CollectCommand] = Field(min_length=1)
+class CommandSet(_M):
+    source: str = ""
+    commands: list[Command] = Field(min_length=1)
 
 
 # --- CUDA errors -----------------------------------------------------------------------------
@@ -626,7 +627,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "actions.yaml": Actions,
     "fact_polarity.yaml": FactPolarity,
     "coverage.yaml": Coverage,
-    "collect.yaml": Collect,
+    "collect.yaml": CommandSet,
     "cuda_errors.yaml": CudaErrors,
     "cuda_error_judgements.yaml": CudaErrorJudgements,
     "dcgm.yaml": Dcgm,

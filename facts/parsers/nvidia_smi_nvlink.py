@@ -33,11 +33,9 @@ whose state is neither a speed nor ``<inactive>`` is a parse error. Empty input:
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from importlib import resources
 from typing import Literal
 
-from stethoscope.facts import yamlio
+from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -89,10 +87,8 @@ class NvlinkErrorCount(Fact):
     value: int
 
 
-@lru_cache(maxsize=1)
-def _products() -> tuple[dict, ...]:
-    text = resources.files("stethoscope.knowledge").joinpath("nvlink_expected.yaml").read_text(encoding="utf-8")
-    return tuple(yamlio.safe_load(text)["products"])
+def _products() -> list[knowledge.NvlinkProduct]:
+    return knowledge.load("nvlink_expected.yaml").products
 
 
 def expected(name: str | None, link: int | None) -> str | None:
@@ -101,10 +97,10 @@ def expected(name: str | None, link: int | None) -> str | None:
         return None
     low = name.lower()
     for p in _products():
-        if p["match"].lower() in low:
-            if p["form"] == "sxm":
+        if p.match.lower() in low:
+            if p.form == "sxm":
                 return "wired"
-            wired = p.get("wired_links")
+            wired = p.wired_links
             return "unwired" if wired is not None and link is not None and link not in wired else "bridge"
     return None
 

@@ -13,11 +13,9 @@ is benign, what it means). A warning line the catalogue does not know is left un
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from importlib import resources
 from typing import Literal
 
-from stethoscope.facts import yamlio
+from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.parsers.base import Artefact, FactBuilder
 from stethoscope.facts.parsers import torch_log_lines as tl
@@ -41,14 +39,12 @@ class TorchWarning(Fact):
     message: str
 
 
-@lru_cache(maxsize=1)
-def catalogue() -> tuple[dict, ...]:
-    doc = yamlio.safe_load(resources.files("stethoscope.knowledge").joinpath("torch_warnings.yaml").read_text())
-    return tuple(doc["warnings"])
+def catalogue() -> list[knowledge.TorchWarning]:
+    return knowledge.load("torch_warnings.yaml").warnings
 
 
 def markers() -> tuple[str, ...]:
-    return tuple(row["match"] for row in catalogue())
+    return tuple(row.match for row in catalogue())
 
 
 def read(artefact: Artefact, b: FactBuilder, used: set[int]) -> None:
@@ -56,10 +52,10 @@ def read(artefact: Artefact, b: FactBuilder, used: set[int]) -> None:
     rows = catalogue()
     for no, line, _start, _end in tl.marked_lines(artefact, markers()):
         m = C10_WARNING.search(line)
-        row = next((r for r in rows if r["match"] in line), None)
+        row = next((r for r in rows if r.match in line), None)
         if not m or row is None:
             continue
         node, grank = tl.line_context(artefact, line)
-        b.add(TorchWarning, no, node=node, warning_id=row["id"], benign=bool(row.get("benign")), meaning=" ".join(row["meaning"].split()),
+        b.add(TorchWarning, no, node=node, warning_id=row.id, benign=row.benign, meaning=" ".join(row.meaning.split()),
               rank=grank, source_file=m["src"], message=m["msg"])
         used.add(no)
