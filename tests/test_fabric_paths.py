@@ -38,8 +38,8 @@ def _facts(res, kind):
     ("nccl_channels/two_nodes_2x2_socket.log", "nccl_ring_order", [("0x89739f751af3a52d", "0 1 2 3", 2)]),
     ("nccl_channels/two_nodes_2x2_socket.log", "nccl_tree_link", [("0x89739f751af3a52d", 1, 0, "", "0,1"), ("0x89739f751af3a52d", 0, -1, "1 2", "0"),
                                                                   ("0x89739f751af3a52d", 0, 2, "1", "1")]),
-    # NCCL 2.7 double trees with '|' and no comm line: the comm is the process
-    ("nccl_log/ray_socket_2.7.log", "nccl_tree_link", [("pid14605", 0, -1, "1", "0,1"), ("pid14605", 0, 1, "", "2,3")]),
+    # NCCL 2.8 trees and no comm line: the comm is the process (nccl#428)
+    ("nccl_log/socket_t4_2.8.3.log", "nccl_tree_link", [("pid93569", 1, 0, "", "0,1")]),
 ])
 def test_ring_and_tree_lines(rel, kind, want):
     res = nccl_channels.parse(_art(rel))
@@ -78,8 +78,8 @@ def test_rings_feed_the_graph_and_the_tree():
 
 
 def test_oob_addresses_real_and_crafted():
-    real = nccl_net_oob.parse(_art("nccl_log/ib_roce_2.19.log"))
-    assert {(f.node, f.interface, f.address, f.devices) for f in real.facts} >= {("dgxh100-4", "enp220s0np0", "11.1.128.136", "mlx5_10:1,mlx5_11:1")}
+    real = nccl_net_oob.parse(_art("nccl_log/ib_two_nodes_2.5.6.log"))
+    assert {(f.node, f.interface, f.address, f.devices) for f in real.facts} >= {("pkb-aa8dbd1b-0", "eth0", "10.0.0.5", "mlx4_0:1")}
     res = nccl_net_oob.parse(_art("nccl_net_oob/rdma_job_three_nodes.log"))
     assert [(f.node, f.address) for f in res.facts] == [("gpu-01", "10.1.0.1"), ("gpu-02", "10.1.0.2"), ("gpu-03", "10.1.0.3")]
     assert res.lines_used == 0 and not nccl_net_oob.detect("vm:1:1 [0] NCCL INFO NET/IB : No device found.")

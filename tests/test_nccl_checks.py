@@ -25,8 +25,7 @@ def test_gid_kinds():
 def test_completion_lines_give_both_gids_in_every_format():
     res = _parse("nccl_log/rdma_completion_errors.log")
     got = [(c.local_gid, c.remote_gid) for c in res.facts if c.kind == "nccl_rdma_completion_error"]
-    assert ("fd00:1148:9000:5000:4:200:3:ff22", "fd00:1148:9000:5000:4:200:3:ff1f") in got  # "remoteGidsfd00:..."
-    assert ("::ffff:29.87.88.182", "::ffff:29.87.4.221") in got
+    assert got.count(("::ffff:29.87.88.182", "::ffff:29.87.4.221")) == 2  # "remoteGids::ffff:..." (no space)
     assert ("::ffff:10.1.1.1", "::ffff:10.1.1.2") in got
 
 

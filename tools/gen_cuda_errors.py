@@ -18,6 +18,8 @@ from pathlib import Path
 
 import yaml
 
+from stethoscope.facts import knowledge
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "tools" / "sources" / "cuda_error_strings.json"
 JUDGEMENTS = ROOT / "knowledge" / "cuda_error_judgements.yaml"
@@ -46,6 +48,7 @@ def _first_sentence(doc: str) -> str:
 def build() -> str:
     src = json.loads(SOURCE.read_text(encoding="utf-8"))
     judg = yaml.safe_load(JUDGEMENTS.read_text(encoding="utf-8"))
+    knowledge.validate("cuda_error_judgements.yaml", judg, str(JUDGEMENTS))  # its schema and ids (facts/knowledge.py)
     by_name: dict[str, dict] = {}
     for group in judg["groups"]:
         for name in group["names"]:
@@ -80,6 +83,7 @@ def build() -> str:
         "driver_version": src["driver"]["version"],
         "errors": entries,
     }
+    knowledge.validate("cuda_errors.yaml", doc, "generated knowledge/cuda_errors.yaml")  # what the parsers will load
     return head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
 
 

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import yaml
 
+from stethoscope.facts import knowledge
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "tools" / "sources"
 OUT = ROOT / "knowledge" / "xid.yaml"
@@ -162,6 +164,7 @@ def build_sxids(j: dict) -> list[dict]:
 
 def generate() -> str:
     j = yaml.safe_load(JUDGEMENTS.read_text(encoding="utf-8"))
+    knowledge.validate("xid_judgements.yaml", j, str(JUDGEMENTS))  # its schema and ids (facts/knowledge.py)
     rec = {k: v for k, v in j["recovery_actions"].items() if k != "source"}
     data = {
         "source": "NVIDIA Xid catalogue (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html, October 2025) "
@@ -174,6 +177,7 @@ def generate() -> str:
         "sxids": build_sxids(j),
         "sxid_source": j["sxid"]["source"],
     }
+    knowledge.validate("xid.yaml", data, "generated knowledge/xid.yaml")  # what the engine will load
     body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120, default_flow_style=None)
     return HEADER + body
 

@@ -13,8 +13,8 @@ The message is built by c10/cuda/CUDACachingAllocator.cpp; its wording changed t
 
 2.1 and later (NVML's per-process list; 2.1 spelled "capacty"), PyTorch 2.x issues::
 
-    torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.70 GiB. GPU 0 has a total capacty of 6.00 GiB of which 0 bytes is free. Process 1234 has 5.00 GiB memory in use. Of the allocated memory 4.50 GiB is allocated by PyTorch, and 100.00 MiB is reserved by PyTorch but unallocated.
-    torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 11.06 MiB is free. Including non-PyTorch memory, this process has 23.62 GiB memory in use. Of the allocated memory 22.91 GiB is allocated by PyTorch, and 259.94 MiB is reserved by PyTorch but unallocated.
+    torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 496.00 MiB. GPU 0 has a total capacty of 14.75 GiB of which 235.06 MiB is free. Process 20398 has 14.52 GiB memory in use. Of the allocated memory 14.06 GiB is allocated by PyTorch, and 330.42 MiB is reserved by PyTorch but unallocated.   (FoundationVision/GenerateU#10)
+    torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.78 GiB. GPU 0 has a total capacity of 31.47 GiB of which 12.73 GiB is free. Including non-PyTorch memory, this process has 18.73 GiB memory in use. Of the allocated memory 9.08 GiB is allocated by PyTorch, and 9.35 GiB is reserved by PyTorch but unallocated.   (murong-xu/CADS#4)
 
 "Process N has X memory in use" names the OTHER processes on the GPU (the current one is
 "this process"), so their sum is memory the job could never have had.

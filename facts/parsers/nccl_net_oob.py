@@ -1,17 +1,17 @@
 """The out-of-band address NCCL's IB transport announces (``NCCL_DEBUG=INFO``, subsystem INIT
 or NET): the address a peer names in ``Got completion from peer ADDR`` lines.
 
-Sample content (real lines: a DGX H100 RoCE job, NVIDIA/nccl-tests#185; an IB/SHARP job, NVIDIA/nccl#1029)::
+Sample content (real lines: two Azure IB nodes, NVIDIA/nccl-tests#36; an IB/SHARP job, NVIDIA/nccl-tests#294)::
 
-    dgxh100-4:460770:460842 [0] NCCL INFO NET/IB : Using [0]mlx5_10:1/RoCE [1]mlx5_11:1/RoCE [RO]; OOB enp220s0np0:11.1.128.136<0>
-    rdma-gpu-train-worker-0: rdma-gpu-train-worker-0:19491:21059 [7] NCCL INFO NET/IB : Using [0]mlx5_9:1/IB/SHARP [RO]; OOB eth0:10.224.3.48<0>
+    pkb-aa8dbd1b-0:9100:9100 [0] NCCL INFO NET/IB : Using [0]mlx4_0:1/IB ; OOB eth0:10.0.0.5<0>
+    h100-4:739792:739876 [6] NCCL INFO NET/IB : Using [0]mlx5_1:1/IB/SHARP [1]mlx5_2:1/IB/SHARP ... [7]mlx5_8:1/IB/SHARP [RO]; OOB ens7:172.27.32.104<0>
 
 Facts: ``nccl_oob_address`` per (node, interface, address), citing its first line, with the
 HCA ports NCCL listed on that line. The nccl_log parser reads the device list of the same line
 (``nccl_net_device``) and counts the line; ``lines_used`` is 0 here so coverage does not count
 it twice.
 
-Empty input, or a log without ``; OOB`` (NCCL before 2.12 printed none): no facts.
+Empty input, or a log without ``; OOB``: no facts.
 """
 from __future__ import annotations
 

@@ -81,8 +81,8 @@ def test_pytorch_errors_and_oom_versions():
     r = parse_file("torch_cuda_errors.log")
     ooms = [(f.evidence.line, f.device, f.tried_bytes, f.total_bytes, f.free_bytes) for f in r.facts if f.kind == "cuda_oom"]
     assert ooms == [
-        (6, 0, 22 * 2**20, round(23.65 * 2**30), round(11.06 * 2**20)),
-        (7, 0, round(1.70 * 2**30), 6 * 2**30, 0),
+        (6, 0, round(22.78 * 2**30), round(31.47 * 2**30), round(12.73 * 2**30)),
+        (7, 0, round(55.57 * 2**30), 12 * 2**30, round(9.02 * 2**30)),
         (8, 1, round(12.50 * 2**20), round(10.92 * 2**30), round(9.28 * 2**30)),
     ]
     errs = [(f.evidence.line, f.error_name, f.device) for f in r.facts if f.kind == "cuda_error"]

@@ -221,25 +221,29 @@ def test_mpirun_tagged():
     assert (rank["node"], rank["rank"], rank["nranks"], rank["bus_id"]) == ("swat1-04", 6, 16, "0000:c8:00.0")
 
 
-def test_pdsh_ib_plugin_and_roce():
-    r = parse_fixture("pdsh_ib_sharp_plugin.log")
-    dev = only(r, "nccl_net_device")
-    assert (dev["node"], dev["device"], dev["link_layer"]) == ("rdma-gpu-train-worker-0", "mlx5_9:1", "IB")
-    r = parse_fixture("ib_roce_2.19.log")
+def test_sharp_plugin_and_two_ib_nodes():
+    r = parse_fixture("ib_sharp_ibext_v6.log")  # nccl-tests#294: IB/SHARP devices, [RO], IBext_v6
     assert {(f["node"], f["device"], f["link_layer"]) for f in facts(r, "nccl_net_device")} == {
-        (n, d, "RoCE") for n in ("dgxh100-3", "dgxh100-4") for d in ("mlx5_10:1", "mlx5_11:1")}
-    assert (only(r, "nccl_version")["version"], only(r, "nccl_version").get("pid")) == ("2.19.3", None)
-    assert {f.get("name") for f in facts(r, "nccl_net_plugin")} == {"libnccl-net.so", None}
+        ("h100-4", f"mlx5_{i}:1", "IB") for i in range(1, 9)}
+    assert {f["network"] for f in facts(r, "nccl_net_selected")} == {"IBext_v6"}
+    r = parse_fixture("ib_two_nodes_2.5.6.log")  # nccl-tests#36: two Azure nodes, bare version line
+    assert {(f["node"], f["device"], f["link_layer"]) for f in facts(r, "nccl_net_device")} == {
+        (n, "mlx4_0:1", "IB") for n in ("pkb-aa8dbd1b-0", "pkb-aa8dbd1b-1")}
+    assert (only(r, "nccl_version")["version"], only(r, "nccl_version").get("pid")) == ("2.5.6", None)
+    assert {f.get("name") for f in facts(r, "nccl_net_plugin")} == {"libnccl-net.so"}
 
 
-def test_old_format_with_colour_prefix_and_ipv6():
-    r = parse_fixture("ray_socket_2.7.log")
+def test_old_socket_format_and_ipv6_bootstrap_list():
+    r = parse_fixture("socket_t4_2.8.3.log")  # nccl#428: NCCL 2.8.3, no libibverbs, two socket interfaces
     assert r.errors == []
     assert {(f["index"], f["device"], f["address"]) for f in facts(r, "nccl_net_device")} == {
-        (0, "ens5", "172.31.0.137"), (1, "veth75fa783", "fe80::14ad:64ff:fe64:b31e%veth75fa783")}
-    assert len(facts(r, "nccl_bootstrap_interface")) == 2
-    assert only(r, "nccl_version")["version"] == "2.7.8"
+        (0, "em1", "10.193.84.3"), (1, "tunl0", "10.227.47.12")}
+    assert len(facts(r, "nccl_bootstrap_interface")) == 1
+    assert only(r, "nccl_version")["version"] == "2.8.3"
     assert only(r, "nccl_warn")["message"] == "Failed to open libibverbs.so[.1]"
+    r = parse_fixture("socket_connect_failures.log")  # oneflow#3586: "[1]veth...:fe80::...%veth...<0>"
+    assert {(f["interface"], f["address"]) for f in facts(r, "nccl_bootstrap_interface")} >= {
+        ("eno1", "172.18.40.41"), ("veth25f2e72", "fe80::380d:bfff:fe5b:54d2%veth25f2e72")}
 
 
 def test_socket_connect_failures():
@@ -264,7 +268,7 @@ def test_rdma_completion_errors_all_formats():
     got = [(f.get("peer"), f["error"], f.get("status_text"), f.get("vendor_err"), f.get("opcode"),
             f.get("request"), f.get("hca")) for f in facts(r, "nccl_rdma_completion_error")]
     assert got == [
-        ("10.216.210.236<54862>", 12, None, 129, 0, "Recv", None),
+        ("172.36.143.59<44206>", 12, None, 129, 129, "Recv", None),
         ("172.36.143.59<44206>", 5, None, 249, 32656, "Recv", None),
         (None, 4, None, 81, 0, "Send", None),
         ("10.1.1.2<45678>", 12, None, 129, 0, None, None),
