@@ -39,9 +39,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib import resources
 
-from stethoscope.facts import yamlio
+from stethoscope.facts import knowledge
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.parsers.base import FactBuilder
 from stethoscope.facts.parsers.kernel_log_facts import NvrmError
@@ -120,9 +119,9 @@ _HEAD = re.compile(r"NVRM: (?:Xid|API mismatch|This PCI|nvAssert|GPU |RmInitAdap
 @lru_cache(maxsize=1)
 def _status_table() -> tuple[dict[int, str], list[tuple[int, str]]]:
     """NV_STATUS value -> NV_ERR_* name, and the RM_INIT_* groups (knowledge/nv_status_codes.yaml)."""
-    data = yamlio.safe_load(resources.files("stethoscope.knowledge").joinpath("nv_status_codes.yaml").read_text())
-    codes = {int(k): v["name"] for k, v in data["status_codes"].items()}
-    stages = sorted((int(s["base"]), s["stage"]) for s in data["rm_init_stages"])
+    data = knowledge.load("nv_status_codes.yaml")
+    codes = {k: v.name for k, v in data.status_codes.items()}
+    stages = sorted((s.base, s.stage) for s in data.rm_init_stages)
     return codes, stages
 
 
