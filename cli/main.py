@@ -80,8 +80,10 @@ def diagnose(
     timeout: Annotated[float, typer.Option(help="With --prometheus: seconds per query")] = 10.0,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Compare nccl-tests results with this recorded baseline (steth baseline record) instead of the expected figures")] = None,
     baseline_db: Annotated[Optional[Path], typer.Option("--baseline-db", help="Baseline database (default: $STETH_BASELINE_DB, else the user's data directory)")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display on standard error (shown only on a terminal, for runs longer than about 2 s)")] = False,
 ) -> None:
     """Diagnose an incident bundle or a live Prometheus. Exit 0 healthy, 1 faulty, 2 inconclusive, 3 bad input, 4 internal error."""
+    from stethoscope.cli.progress import for_terminal
     from stethoscope.cli.render import render_markdown, render_text
     from stethoscope.engine.loader import load_rules
     from stethoscope.engine.pipeline import diagnose_bundle
@@ -99,10 +101,15 @@ def diagnose(
         from stethoscope.engine.baseline_store import StoreError
 
         try:
-            if baseline is not None:
-                report = baseline_run.diagnose_with_baseline(from_logs, baseline, baseline_db, ruleset, evaluator.value, jobs=jobs)
-            else:
-                report = diagnose_bundle(from_logs, ruleset, evaluator.value, jobs=jobs)
+            progress = for_terminal(quiet)
+            try:
+                if baseline is not None:
+                    report = baseline_run.diagnose_with_baseline(from_logs, baseline, baseline_db, ruleset, evaluator.value,
+                                                                 jobs=jobs, progress=progress)
+                else:
+                    report = diagnose_bundle(from_logs, ruleset, evaluator.value, jobs=jobs, progress=progress)
+            finally:
+                progress.done()
         except (BundleError, StoreError) as exc:
             _fail(str(exc))
     if format is Format.json:

@@ -72,9 +72,10 @@ def compare(paths: list[Path], name: str, db: Path, ruleset: RuleSet) -> Compari
 
 
 def diagnose_with_baseline(path: os.PathLike[str] | str, name: str, db: Path | None, ruleset: RuleSet,
-                           evaluator: str = "durable", jobs: int | None = None) -> Report:
+                           evaluator: str = "durable", jobs: int | None = None, progress=None) -> Report:
     """``steth diagnose --baseline NAME``: the whole diagnosis of a bundle, its nccl-tests runs
     compared with the named baseline instead of the expected figures. Raises StoreError when
     the baseline is not in the store."""
     baseline = store.load(db or store.default_path(), name)
-    return pipeline.diagnose_bundle(path, ruleset, evaluator, jobs=jobs, baseline=baseline)  # type: ignore[arg-type]
+    return pipeline.diagnose_bundle(path, ruleset, evaluator, jobs=jobs, baseline=baseline,  # type: ignore[arg-type]
+                                    **({"progress": progress} if progress is not None else {}))

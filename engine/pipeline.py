@@ -28,6 +28,7 @@ from stethoscope.engine.decision_tree import not_checked
 from stethoscope.engine.findings import build_findings, symptom_map
 from stethoscope.engine.loader import RuleSet, load_rules
 from stethoscope.engine.localise import localise
+from stethoscope.engine.progress import SILENT, Progress
 from stethoscope.engine.report import Checked, Coverage, Finding, MissingSignal, Report, SkippedFile, Source
 from stethoscope.facts.bundle import RawBundle, Skipped, artefacts, iter_artefacts, read_bundle
 from stethoscope.facts.model import Fact
@@ -76,10 +77,12 @@ def combine(obs: Observation) -> Observation:
 
 # --- sources ----------------------------------------------------------------------------------
 
-def read_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes: int | None = None) -> Observation:
+def read_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes: int | None = None,
+                   progress: Progress = SILENT, sizes: dict[str, int] | None = None) -> Observation:
     """Parse every artefact, in order (over ``jobs`` processes: engine/parse_pool.py)."""
     obs = Observation()
     for res in parse_pool.parse_files(arts, jobs, total_bytes):
+        progress.file_done(res.path, (sizes or {}).get(res.path, 0), len(res.facts))
         if res.coverage is None:
             if res.uninformative:
                 obs.coverage.uninformative.append(SkippedFile(path=res.path, reason=res.uninformative))
@@ -107,14 +110,16 @@ def _unread(obs: Observation, skipped: Iterable[Skipped], binary: Iterable[Skipp
     return obs
 
 
-def observe_bundle(path: str | os.PathLike[str], jobs: int | None = None) -> Observation:
+def observe_bundle(path: str | os.PathLike[str], jobs: int | None = None, progress: Progress = SILENT) -> Observation:
     """A folder or archive. Raises BundleError when it cannot be opened. ``jobs``: processes
     that parse files (None: every CPU, for a large bundle; 1: in-process)."""
     raw = read_bundle(path)
     binary: list[Skipped] = []
-    total = sum(len(d) for _, d in raw.files)
+    sizes = {p: len(d) for p, d in raw.files}
+    total = sum(sizes.values())
+    progress.phase("reading", files=len(sizes), nbytes=total)
     # one file at a time: its bytes are released as its text is made, its text once parsed
-    obs = read_artefacts(iter_artefacts(raw, binary, release=True), jobs, total)
+    obs = read_artefacts(iter_artefacts(raw, binary, release=True), jobs, total, progress, sizes)
     obs.source = Source(kind="bundle", path=str(path))
     return _unread(obs, raw.skipped, binary)
 
@@ -179,16 +184,21 @@ def evaluate(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "durabl
 # --- the whole pipeline -----------------------------------------------------------------------
 
 def diagnose(obs: Observation, ruleset: RuleSet | None = None, evaluator: Evaluator = "durable",
-             baseline=None) -> Report:
+             baseline=None, progress: Progress = SILENT) -> Report:
     """Combine, run the rules, localise and report. ``baseline``: a recorded baseline
     (engine/baseline_store.py) the nccl-tests runs are compared with instead of the expected
     figures."""
     from stethoscope.engine import perf_compare
 
+    progress.phase("combining")
     with perf_compare.use_baseline(baseline) if baseline is not None else nullcontext():
         combine(obs)
     ruleset = ruleset or load_rules()
-    findings = localise(evaluate(ruleset, obs.facts, evaluator), obs.facts, symptom_map(ruleset.rules))
+    progress.phase("rules")
+    found = evaluate(ruleset, obs.facts, evaluator)
+    progress.phase("localising")
+    findings = localise(found, obs.facts, symptom_map(ruleset.rules))
+    progress.done()
     verdict, reason = accounting.verdict(findings, obs.coverage, empty=obs.empty)
     return Report(
         source=obs.source or Source(kind="bundle", path=""),
@@ -205,6 +215,6 @@ def diagnose(obs: Observation, ruleset: RuleSet | None = None, evaluator: Evalua
 
 
 def diagnose_bundle(path: str | os.PathLike[str], ruleset: RuleSet | None = None, evaluator: Evaluator = "durable",
-                    jobs: int | None = None, baseline=None) -> Report:
+                    jobs: int | None = None, baseline=None, progress: Progress = SILENT) -> Report:
     """Diagnose a folder or archive. Raises BundleError when the bundle cannot be opened."""
-    return diagnose(observe_bundle(path, jobs), ruleset, evaluator, baseline)
+    return diagnose(observe_bundle(path, jobs, progress), ruleset, evaluator, baseline, progress)
