@@ -59,6 +59,13 @@ ActionId = Annotated[str, _ref("actions")]
 FactKind = Annotated[str, _ref("kinds")]
 
 
+def _check_kinds(kinds: list[str], info: ValidationInfo, key: str) -> None:
+    vocab = (info.context or {}).get("vocab")
+    bad = [k for k in kinds if vocab is not None and "kinds" in vocab and k not in vocab["kinds"]]
+    if bad:
+        raise ValueError(f"{key}: unknown fact kind(s) {bad} (see {_WHERE['kinds']})")
+
+
 class _M(BaseModel):
     """A strict, frozen record: unknown keys are errors."""
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -586,6 +593,12 @@ class Branch(_M):
     from_: str = Field(alias="from")
     rules: list[str] = Field(default_factory=list)
     missing: str
+
+    @model_validator(mode="after")
+    def _kinds_exist(self, info: ValidationInfo) -> "Branch":
+        if not self.planned:
+            _check_kinds(self.needs, info, "needs")
+        return self
 
 
 class Tree(_M):

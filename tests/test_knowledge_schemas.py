@@ -127,6 +127,16 @@ def test_an_unknown_cause_in_a_case_is_caught():
         knowledge.validate(name, data)
 
 
+def test_unknown_fact_kinds_in_a_decision_tree_are_caught():
+    tree = next(f for f in FILES if f.startswith("decision_trees/"))
+    data = yaml.safe_load(knowledge.text(tree))
+    data["branches"][0]["needs"] = ["xid_evnet"]
+    with pytest.raises(knowledge.KnowledgeError, match=r"branches.0: .*needs: unknown fact kind\(s\) \['xid_evnet'\]"):
+        knowledge.validate(tree, data)
+    data["branches"][0]["planned"] = True  # a planned branch names kinds no parser makes yet
+    knowledge.validate(tree, data)
+
+
 def _rule_ids() -> set[str]:
     return {p.stem for p in RULES.rglob("*.yaml")}
 
