@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Literal
 
-import yaml
 
+from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact, fact_kind
 
 PATH = "knowledge/cuda_errors.yaml"
@@ -55,21 +54,19 @@ class Entry:
     line: int  # of its "- api:" item in the knowledge file
 
 
-@lru_cache(maxsize=1)
 def _text() -> str:
-    return resources.files("stethoscope.knowledge").joinpath("cuda_errors.yaml").read_text(encoding="utf-8")
+    return knowledge.text("cuda_errors.yaml")
 
 
 @lru_cache(maxsize=1)
 def entries() -> tuple[Entry, ...]:
-    doc = yaml.load(_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     lines = [i for i, ln in enumerate(_text().splitlines(), 1) if ln.startswith("- api: ")]
     out = []
-    for i, e in enumerate(doc["errors"]):
-        out.append(Entry(api=e["api"], code=e["code"], name=e["name"], text=e["text"], description=e["description"],
-                         texts=tuple(e["texts"]), cause=e["cause"], component=e["component"], severity=e["severity"],
-                         actions=tuple(e["actions"]), specific_rules=tuple(e["specific_rules"]),
-                         judgement=e["judgement"], line=lines[i] if i < len(lines) else 1))
+    for i, e in enumerate(knowledge.load("cuda_errors.yaml").errors):  # validated (facts/knowledge.py)
+        out.append(Entry(api=e.api, code=e.code, name=e.name, text=e.text, description=e.description,
+                         texts=tuple(e.texts), cause=e.cause, component=e.component, severity=e.severity,
+                         actions=tuple(e.actions), specific_rules=tuple(e.specific_rules),
+                         judgement=e.judgement, line=lines[i] if i < len(lines) else 1))
     return tuple(out)
 
 
