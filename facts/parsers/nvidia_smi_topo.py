@@ -6,12 +6,12 @@ Sample content (real, 2 x H200 NV18 host; the header is underlined with ANSI esc
     GPU0	 X 	NV18	0-31	0		N/A
     GPU1	NV18	 X 	0-31	0		N/A
 
-Pasted into issue threads the tabs become runs of spaces, sometimes too few, so that two cells
-touch (NVIDIA/nccl#933, vllm#8691)::
+Pasted into issue threads the tabs become runs of spaces (deepseek-ai/DeepEP#128)::
 
-            GPU0    GPU1 ...  NIC6    NIC7NIC8    NIC9    CPU Affinity    NUMA Affinity   GPU NUMA ID
-    GPU0     X      NV18 ...  SYS     SYSSYS      SYS     NODE    0-47,96-143     0               N/A
-    NIC0    PXB     SYS ...
+            GPU0    GPU1    GPU2 ...  NIC0    NIC1 ...  CPU Affinity    NUMA Affinity   GPU NUMA ID
+    GPU0     X      SYS     SYS  ...  PIX     SYS  ...  0-55,112-167    0               N/A
+
+sometimes too few, so that two cells touch (``NIC4NIC5`` in the header, ``PIXSYS`` in a row).
 
 Older drivers name NICs by their RDMA device (``mlx5_0`` columns and rows); newer ones say
 ``NIC0`` and add a ``NIC Legend:`` (``  NIC0: mlx5_0``). Cells come from a closed vocabulary
@@ -37,13 +37,13 @@ KIND = "nvidia_smi_topo"
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # GPU0	GPU1	NIC0	CPU Affinity	NUMA Affinity	GPU NUMA ID
-# GPU0    GPU1 ... NIC7NIC8    NIC9    CPU Affinity    NUMA Affinity   GPU NUMA ID
+# GPU0    GPU1 ... NIC3    NIC4NIC5    NIC6 ... CPU Affinity    NUMA Affinity   GPU NUMA ID
 _HEADER = re.compile(r"^\s*GPU0\s*(?:(?:GPU|NIC)\d+|mlx\d+_\d+)[^\n]*?\bCPU Affinity")
 _DEVICE = re.compile(r"GPU\d+|NIC\d+|mlx\d+_\d+")
 _AFFINITY_COLUMNS = re.compile(r"CPU Affinity|NUMA Affinity|GPU NUMA ID")
 # GPU0	 X 	NV18	0-31	0		N/A      |  mlx5_0	PXB	PXB	SYS ...
 _ROW = re.compile(r"^(?P<dev>GPU\d+|NIC\d+|mlx\d+_\d+)(?=\s)")
-# one cell: "SYSSYS" is two cells that a paste glued together
+# one cell: "PIXSYS" is two cells that a paste glued together
 _CELL = re.compile(r"\s*(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)(?![a-z])")
 #   NIC0: mlx5_0
 _LEGEND = re.compile(r"^\s+(?P<nic>NIC\d+): (?P<name>\S+)\s*$")

@@ -23,11 +23,11 @@ def cell(res, a, b):
 
 
 @pytest.mark.parametrize("rel, devices, rows, pairs", [
-    ("nvidia_smi_topo/nccl933_a800_9nic_spaces.txt", 17, 7, 16 + 15 + 14 + 13 + 12 + 11 + 10),
-    ("nvidia_smi_topo/nccl1505_dgx_a100_12nic_spaces.txt", 20, 4, 19 + 18 + 17 + 16),
+    ("nvidia_smi_topo/deepep128_8gpu_10nic_spaces.txt", 18, 6, 17 + 16 + 15 + 14 + 13 + 12),
+    ("nvidia_smi_topo/nccl_tests78_dgx2_16gpu_mlx5_spaces.txt", 26, 4, 25 + 24 + 23 + 22),
     ("nvidia_smi_topo/deepep60_8gpu_14nic_topo_mp_spaces.txt", 22, 4, 21 + 20 + 19 + 18),
-    ("nvidia_smi_topo/vllm8691_h100_glued_cells.txt", 18, 1, 17),
-    ("nvidia_smi_topo/ucxpy749_dgx_a100_mlx5_columns_tabs.txt", 20, 9, sum(range(11, 20))),
+    ("nvidia_smi_topo/crafted_glued_cells_deepep128.txt", 18, 1, 17),
+    ("nvidia_smi_topo/lmdeploy1944_2gpu_mlx5_rows_tabs.txt", 10, 10, sum(range(10))),
 ])
 def test_every_pair_of_every_row_once(rel, devices, rows, pairs):
     res = parse(rel)
@@ -37,27 +37,28 @@ def test_every_pair_of_every_row_once(rel, devices, rows, pairs):
 
 
 def test_spaces_for_tabs_keep_columns_and_affinity():
-    res = parse("nvidia_smi_topo/nccl933_a800_9nic_spaces.txt")
-    assert (cell(res, "GPU0", "NIC2"), cell(res, "GPU0", "NIC0"), cell(res, "GPU4", "NIC1"), cell(res, "GPU6", "NIC8")) == ("PIX", "NODE", "PIX", "SYS")
+    res = parse("nvidia_smi_topo/deepep128_8gpu_10nic_spaces.txt")
+    assert (cell(res, "GPU0", "NIC0"), cell(res, "GPU0", "NIC1"), cell(res, "GPU4", "NIC4"), cell(res, "GPU5", "NIC9")) == ("PIX", "SYS", "PIX", "SYS")
     aff = [(f.gpu, f.cpu_affinity, f.numa_affinity, f.gpu_numa_id) for f in res.facts if f.kind == "gpu_topo_affinity"]
-    assert aff[0] == ("GPU0", "0-47,96-143", "0", None) and aff[4] == ("GPU4", "48-95,144-191", "1", None)
-    a100 = parse("nvidia_smi_topo/nccl1505_dgx_a100_12nic_spaces.txt")
-    assert [(f.gpu, f.numa_affinity, f.gpu_numa_id) for f in a100.facts if f.kind == "gpu_topo_affinity"][2] == ("GPU2", "1", "N/A")
+    assert aff[0] == ("GPU0", "0-55,112-167", "0", "N/A") and aff[4] == ("GPU4", "56-111,168-223", "1", "N/A")
+    old = parse("nvidia_smi_topo/nccl_tests78_dgx2_16gpu_mlx5_spaces.txt")  # CPU Affinity is the only affinity column
+    assert [(f.gpu, f.cpu_affinity, f.numa_affinity, f.gpu_numa_id) for f in old.facts if f.kind == "gpu_topo_affinity"][2] == ("GPU2", "0-23,48-71", None, None)
+    assert (cell(old, "GPU2", "mlx5_1"), cell(old, "GPU2", "GPU15")) == ("PIX", "NV6")
 
 
 def test_glued_cells_and_header_names_split():
-    """vllm#8691: 'NIC7NIC8' in the header and 'SYSSYS' in the row are two columns each."""
-    res = parse("nvidia_smi_topo/vllm8691_h100_glued_cells.txt")
-    assert (cell(res, "GPU0", "NIC6"), cell(res, "GPU0", "NIC7"), cell(res, "GPU0", "NIC8"), cell(res, "GPU0", "NIC9")) == ("SYS", "SYS", "SYS", "NODE")
-    assert [(f.cpu_affinity, f.numa_affinity, f.gpu_numa_id) for f in res.facts if f.kind == "gpu_topo_affinity"] == [("0-47,96-143", "0", "N/A")]
+    """'NIC4NIC5' in the header and 'PIXSYS' in the row are two columns each (CRAFTED from DeepEP#128's lines)."""
+    res = parse("nvidia_smi_topo/crafted_glued_cells_deepep128.txt")
+    assert (cell(res, "GPU4", "NIC3"), cell(res, "GPU4", "NIC4"), cell(res, "GPU4", "NIC5"), cell(res, "GPU4", "NIC6")) == ("SYS", "PIX", "SYS", "SYS")
+    assert [(f.cpu_affinity, f.numa_affinity, f.gpu_numa_id) for f in res.facts if f.kind == "gpu_topo_affinity"] == [("56-111,168-223", "1", "N/A")]
 
 
 def test_old_mlx5_columns_name_the_rdma_device_and_nic_rows():
-    res = parse("nvidia_smi_topo/ucxpy749_dgx_a100_mlx5_columns_tabs.txt")
-    link = next(f for f in res.facts if f.kind == "gpu_topo_link" and (f.a, f.b) == ("GPU7", "mlx5_8"))
-    assert (link.connection, link.b_rdma_device, link.evidence.line) == ("PXB", "mlx5_8", 9)
+    res = parse("nvidia_smi_topo/lmdeploy1944_2gpu_mlx5_rows_tabs.txt")
+    link = next(f for f in res.facts if f.kind == "gpu_topo_link" and (f.a, f.b) == ("GPU1", "mlx5_7"))
+    assert (link.connection, link.b_rdma_device, link.evidence.line) == ("PXB", "mlx5_7", 4)
     nic = next(f for f in res.facts if f.kind == "gpu_topo_link" and (f.a, f.b) == ("mlx5_0", "mlx5_2"))
-    assert (nic.connection, nic.a_rdma_device, nic.evidence.line) == ("SYS", "mlx5_0", 10)
+    assert (nic.connection, nic.a_rdma_device, nic.evidence.line) == ("NODE", "mlx5_0", 5)
     assert not [f for f in res.facts if f.kind == "gpu_topo_affinity" and f.gpu.startswith("mlx")]
 
 
@@ -90,10 +91,11 @@ def test_legend_names_the_nic_and_locality_reaches_the_graph():
 
 
 def test_real_hgx_locality_and_unnamed_nics():
-    g = build(parse("nvidia_smi_topo/ucxpy749_dgx_a100_mlx5_columns_tabs.txt").facts)
-    assert [local_nics(g, "n1", f"GPU{i}") for i in (0, 3, 6)] == [
-        [("mlx5_0", "PXB"), ("mlx5_1", "PXB")], [("mlx5_2", "PXB"), ("mlx5_3", "PXB")], [("mlx5_8", "PXB"), ("mlx5_9", "PXB")]]
-    assert local_gpus(g, "n1", "mlx5_10") == []  # storage NICs share no switch with a GPU
+    g = build(parse("nvidia_smi_topo/lmdeploy1944_2gpu_mlx5_rows_tabs.txt").facts)
+    assert [local_nics(g, "n1", f"GPU{i}") for i in (0, 1)] == [[("mlx5_6", "PXB"), ("mlx5_7", "PXB")]] * 2
+    assert local_gpus(g, "n1", "mlx5_0") == []  # NICs that share no switch with a GPU
+    dgx2 = build(parse("nvidia_smi_topo/nccl_tests78_dgx2_16gpu_mlx5_spaces.txt").facts)
+    assert local_nics(dgx2, "n1", "GPU2") == [("mlx5_1", "PIX"), ("mlx5_0", "PXB")]
     h800 = build(parse("nvidia_smi_topo/deepep60_8gpu_14nic_topo_mp_spaces.txt").facts)
     assert local_nics(h800, "n1", "GPU3") == [("NIC7 (no NIC Legend)", "PIX")]
     assert h800.nodes["hca:n1/NIC7"]["unnamed"] is True
@@ -102,6 +104,6 @@ def test_real_hgx_locality_and_unnamed_nics():
 def test_a_topology_dump_wins_over_the_matrix():
     xml = (A / "nccl_topo_xml" / "hgx_a100_8gpu_pex_switches.xml").read_text()
     from stethoscope.engine.diagnose import parse_artefacts
-    facts = parse_artefacts([Artefact("n1/topo.xml", xml, "n1", True)]).facts + parse("nvidia_smi_topo/ucxpy749_dgx_a100_mlx5_columns_tabs.txt").facts
+    facts = parse_artefacts([Artefact("n1/topo.xml", xml, "n1", True)]).facts + parse("nvidia_smi_topo/lmdeploy1944_2gpu_mlx5_rows_tabs.txt").facts
     g = build(facts)
     assert not [e for e in g.edges(data=True) if e[2].get("type") == "pcie_local"]
