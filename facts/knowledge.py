@@ -198,6 +198,7 @@ class DcgmHealthSystem(_M):
     names: list[str] = Field(min_length=1)
     component: ComponentId
     cause: CauseId
+    actions: list[ActionId] = Field(min_length=1)
 
 
 class DcgmHealthMessage(_M):
@@ -212,7 +213,7 @@ class Dcgm(_M):
     tests: list[DcgmTest]
     not_comparable: list[DcgmNotComparable]
     health_systems: list[DcgmHealthSystem] = []
-    health_results: dict[Literal["WARNING", "FAILURE"], SeverityId] = {}
+    health_results: dict[Literal["WARNING", "FAILURE"], Severity] = {}
     health_messages: list[DcgmHealthMessage] = []
 
 

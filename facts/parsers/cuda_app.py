@@ -15,12 +15,20 @@ the public threads named)::
     RuntimeError: cuda runtime error (59) : device-side assert triggered at /pytorch/aten/src/THC/generic/THCTensorMath.cu:26
     > > ggml_cuda_init: failed to initialize CUDA: system not yet initialized                     (ollama#12136)
     ... CUDA failure 100: no CUDA-capable device is detected ; GPU=32712 ; hostname=HOME-PC ; file=... ; expr=cudaSetDevice(info_.device_id);   (onnxruntime, insightface#2524)
+    Failed to allocate device vector A (error code CUDA driver version is insufficient for CUDA runtime version)!   (CUDA samples, cubecos#312)
+    F1206 16:55:19.914152  3830 parallel.cpp:85] Check failed: error == cudaSuccess (2 vs. 0)  out of memory   (Caffe, CaffeOnSpark#204)
+    Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context) (0 vs. 216)                                   (TensorFlow, tensorflow#526)
+    error: peer access is not supported between these two device                                                  (a bare CUDA message, Nanoflow#22)
     torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 11.06 MiB is free. ...
 
 Each is resolved through ``knowledge/cuda_errors.yaml`` (:mod:`cuda_error_catalogue`): by
 the name when one is printed, else by the ``cudaGetErrorString`` text (or an older or
 PyTorch wording of it), else by the number, so the fact carries the code and the catalogue
-name whatever the spelling. Lines that are NCCL's own messages (``NCCL WARN ...``, NCCL's
+name whatever the spelling. A number is read in the API it came from: a driver call's or
+``CUDA_SUCCESS``'s is a ``CUresult``, a runtime call's or ``cudaSuccess``'s a ``cudaError_t``
+(4 is CUDA_ERROR_DEINITIALIZED in the one, cudaErrorCudartUnloading in the other). A line with
+no marker at all is still read when it holds a catalogue message of five words or more (a bare
+``peer access is not supported between these two devices``, its last word possibly cut short). Lines that are NCCL's own messages (``NCCL WARN ...``, NCCL's
 NVLS bind error, the text after PyTorch's ``Last error:``) are left to the NCCL facts.
 
 Facts: ``cuda_error`` (one per distinct error on a node, rank and process: the traceback's
@@ -52,7 +60,7 @@ class CudaError(Fact):
     code: int | None = None  # the catalogue entry's code
     printed_code: int | None = None  # the number as printed (CUDA <= 9 numbered differently)
     message: str
-    form: str  # torch | quoted | numbered | thc | pytorch_init | init | cuda_gdb | name_only
+    form: str  # torch | quoted | numbered | thc | pytorch_init | init | cuda_gdb | check | curesult | error_code | name_only | phrase
     source_file: str | None = None  # "Cuda error <file>:<line> '...'" forms
     source_line: int | None = None
     driver_cuda: str | None = None  # "The NVIDIA driver on your system is too old (found version 11060)": "11.6"
@@ -111,6 +119,27 @@ THC = re.compile(r"(?:cuda runtime error \((?P<num>\d+)\)|THCudaCheck FAIL .*?er
 NUMBERED = re.compile(r"\bError (?P<num>\d{1,4}): (?P<msg>[^\n(]+)|\b(?:cudaGetDeviceCount|cuInit) returned (?P<num2>\d{1,4})\b"
                       r"|failed call to cuInit: UNKNOWN ERROR \((?P<num3>\d{1,4})\)")
 
+# 2021-11-19 15:37:52.507957: E tensorflow/stream_executor/cuda/cuda_driver.cc:406] failed call to cuInit: CUresult(-1)
+#   (a TensorFlow log quoted in a cluster's user guide; TensorFlow prints CUresult(N) for a code its own
+#   table lacks; -1 is none of CUDA's, libcuda did not load, and stays unresolved)
+CURESULT = re.compile(r"\bfailed call to cu\w+: CUresult\((?P<num>-?\d{1,4})\)")
+
+# Failed to allocate device vector A (error code CUDA driver version is insufficient for CUDA runtime version)!   (cubecos#312)
+#   (the CUDA samples' "(error code %s)!" with cudaGetErrorString or cudaGetErrorName; a bare number,
+#   "(error code 2)", is not read: too many programs print that)
+ERROR_CODE = re.compile(r"\(error code (?P<msg>[^\n]+?)\)(?:!|[ \t]*$|\s+\[)", re.M)
+
+# Check failed: error == cudaSuccess (8 vs. 0)  invalid device function                                              (C3D#18, CUDA 6.5's numbering)
+# F1206 16:55:19.914152  3830 parallel.cpp:85] Check failed: error == cudaSuccess (2 vs. 0)  out of memory               (CaffeOnSpark#204)
+# Check failed: error == cudaSuccess (803 vs. 0)  system has unsupported display driver / cuda driver combination        (MobileNet-YOLO#266)
+# Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context) (0 vs. 216)                                           (tensorflow#526)
+# Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(cuda_context->context()) (0 vs. 4)                              (multimodal_transfer#2)
+#   (glog/absl CHECK_EQ: "a == b (va vs. vb)"; the side that is not the success constant holds the error)
+CHECK_FAILED = re.compile(
+    r"\bCheck failed: (?P<lhs>[^\n]+?) == (?P<rhs>[^\n]+?) \((?P<a>-?\d+) vs\. (?P<b>-?\d+)\)[\s:]*(?P<msg>[^\n]*)")
+#: the success constant of each API, as CHECK_EQ spells it
+SUCCESS = {"cudaSuccess": "runtime", "CUDA_SUCCESS": "driver"}
+
 # ggml_cuda_init: failed to initialize CUDA: system not yet initialized       (llama.cpp / ollama, ollama#12136)
 INIT_FAILED = re.compile(r"\bfailed to initiali[sz]e CUDA: (?P<msg>[^\n]+)")
 
@@ -139,7 +168,8 @@ NCCL_OWNED = ("NCCL WARN", "NVLink SHARP (NVLS)", "NCCL INFO")
 MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
            "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck FAIL", "cudaGetDeviceCount", "cuInit",
            "NVIDIA driver on your system", "CUDA unknown error", "CUDA driver initialization failed",
-           "Cuda API error detected", "failed to initialize CUDA", "failed to initialise CUDA", oom_message.MARKER)
+           "Cuda API error detected", "failed to initialize CUDA", "failed to initialise CUDA", "(error code ",
+           "cudaSuccess", "CUDA_SUCCESS", "CUresult(", oom_message.MARKER)
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...
 GLOBAL_RANK = re.compile(r"\[rank(?P<rank>\d+)\]:")
@@ -156,17 +186,25 @@ DETECT = re.compile(
     r"|cuda runtime error \(|THCudaCheck FAIL|Error \d+: |cudaGetDeviceCount returned|failed call to cuInit"
     r"|NVIDIA driver on your system is too old|Found no NVIDIA driver|CUDA unknown error - |CUDA driver initialization failed"
     r"|CUDA out of memory\.|Cuda API error detected: |failed to initiali[sz]e CUDA: "
+    r"|Check failed: [^\n]*(?:cudaSuccess|CUDA_SUCCESS)[^\n]* vs\. |failed call to cu\w+: CUresult\("
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
                  "NVIDIA driver", "CUDA unknown error", "CUDA driver initialization", "CUDA out of memory",
-                 "Cuda API error detected", "failed to initiali")
+                 "Cuda API error detected", "failed to initiali", "cudaSuccess", "CUDA_SUCCESS", "CUresult(")
 
 
 def detect(text: str) -> bool:
-    if not any(g in text for g in _DETECT_GATES):  # cheap gate: each branch of DETECT needs one
-        return False
-    return DETECT.search(text) is not None
+    if any(g in text for g in _DETECT_GATES) and DETECT.search(text) is not None:  # each branch needs a gate
+        return True
+    if "(error code " in text and any(_error_code_entry(m) for m in ERROR_CODE.finditer(text)):
+        return True
+    return catalogue.text_has_phrase(text)  # one RE2 (DFA) pass over the catalogue's phrases
+
+
+def _error_code_entry(m: re.Match) -> catalogue.Entry | None:
+    msg = m["msg"].strip()
+    return None if msg.isdigit() else catalogue.resolve(name=msg, text=msg)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -205,9 +243,37 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         seen.add(key)
         b.add(CudaError, no, text=line, rank=rank, pid=pid, **rec)
+    for no, line in _phrase_lines(artefact, used):
+        found = catalogue.find_phrase(line)
+        if found is None or any(k in line for k in NCCL_OWNED):
+            continue
+        entry, printed = found
+        used.add(no)
+        g = GLOBAL_RANK.search(line)
+        p = PID.search(line)
+        rank, pid = (int(g["rank"]) if g else None), (int(p["pid"]) if p else None)
+        key = (entry.name, rank, pid)
+        if key in seen:
+            continue
+        seen.add(key)
+        b.add(CudaError, no, text=line, rank=rank, pid=pid, error_name=entry.name, catalogue_name=entry.name,
+              runtime_name=_runtime_name(entry), code=entry.code, message=printed[:300], form="phrase")
     used.update(no for no, line, _s, _e in marked_lines(artefact, BOILERPLATE_MARKERS) if BOILERPLATE.match(line))
     result.lines_used = len(used)
     return result
+
+
+def _phrase_lines(artefact: Artefact, used: set[int]):
+    """(line number, line) of the lines not read already that hold a catalogue phrase."""
+    if not catalogue.text_has_phrase(artefact.text):
+        return
+    lines = artefact.lines
+    for no, line in enumerate(lines, 1):
+        if no in used or not catalogue.text_has_phrase(line):
+            continue
+        if "Last error:" in line or (no > 1 and lines[no - 2].rstrip().endswith("Last error:")):
+            continue  # NCCL's message forwarded by PyTorch: torch_log reads it
+        yield no, line
 
 
 def _follows_last_error(text: str, start: int) -> bool:
@@ -231,14 +297,23 @@ def _read(line: str) -> dict | None:
         if form != "name_only":
             n = NAME.search(line)  # a name printed beside the text is the surest key
             name = n["name"] if n and catalogue.by_name(n["name"]) else None
-        driver_call = m.group().startswith(("cuInit", "failed call to cuInit")) or (d.get("call") or "cuda").startswith("cu") \
-            and not (d.get("call") or "cuda").startswith("cuda")
+        driver_call = m.group().startswith(("cuInit", "failed call to cuInit")) \
+            or form == "curesult" or (d.get("call") or "cuda").startswith("cu") and not (d.get("call") or "cuda").startswith("cuda")
         api = "driver" if driver_call else "runtime"
+        if form == "check":
+            api = SUCCESS.get(d["lhs"].strip()) or SUCCESS.get(d["rhs"].strip())
+            if api is None:
+                continue  # CHECK_EQ of something else (cuDNN, cuBLAS status)
+            printed = int(d["b"] if d["lhs"].strip() in SUCCESS else d["a"])
+            msg = re.sub(r"^(?:Cuda Error|CUDA(?: error)?)\s*:\s*", "", msg, flags=re.I)
+        if form == "error_code":
+            n = NAME.fullmatch(msg)
+            name = n["name"] if n and catalogue.by_name(n["name"]) else None
         entry = catalogue.resolve(name=name, text=msg or None, api=api,
-                                  code=printed if form in ("numbered", "quoted", "cuda_gdb") else None)
+                                  code=printed if form in ("numbered", "quoted", "cuda_gdb", "check", "curesult") else None)
         if form == "name_only" and entry is None:
             continue  # a word that looks like a CUDA name but is none (a variable, a newer enum)
-        if form in ("numbered", "cuda_gdb", "init") and entry is None:
+        if form in ("numbered", "cuda_gdb", "init", "check", "curesult", "error_code") and entry is None:
             continue
         rec = dict(error_name=name or (entry.name if entry else None), catalogue_name=entry.name if entry else None,
                    runtime_name=_runtime_name(entry),
@@ -262,8 +337,9 @@ def _runtime_name(entry: catalogue.Entry | None) -> str | None:
 
 
 def _forms(line: str):
-    for form, pattern in (("pytorch_init", PYTORCH_INIT), ("thc", THC), ("quoted", QUOTED), ("torch", TORCH_ERROR),
-                          ("numbered", ORT_FAILURE), ("numbered", NUMBERED), ("init", INIT_FAILED), ("cuda_gdb", CUDA_GDB)):
+    for form, pattern in (("pytorch_init", PYTORCH_INIT), ("check", CHECK_FAILED), ("error_code", ERROR_CODE),
+                          ("thc", THC), ("quoted", QUOTED), ("torch", TORCH_ERROR), ("numbered", ORT_FAILURE),
+                          ("numbered", NUMBERED), ("curesult", CURESULT), ("init", INIT_FAILED), ("cuda_gdb", CUDA_GDB)):
         m = pattern.search(line)
         if m is not None:
             yield form, m
@@ -274,4 +350,4 @@ def _forms(line: str):
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (DETECT,)
+SIGNATURES = (DETECT, ERROR_CODE.pattern, catalogue.phrase_pattern())

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+import re2
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact, fact_kind
@@ -104,6 +105,62 @@ def by_text(message: str) -> Entry | None:
             if not rest or not (rest.isalnum() or rest == "_"):
                 return e
     return None
+
+
+#: a catalogue text counts as a phrase (found with no "CUDA error" marker around it) from this
+#: many words: the 4-word texts ("named symbol not found", "wait operation timed out", "out of
+#: memory" and shorter) are ordinary English other programs print; from 5 words on they are CUDA's
+PHRASE_MIN_WORDS = 5
+#: a pasted message may lose the end of its last word (an issue title cut short: "... between
+#: these two device"): up to this many of its characters, keeping at least 3
+PHRASE_CUT_CHARS = 3
+
+
+def _stem(text: str) -> str:
+    last = text.split()[-1]
+    cut = max(0, min(PHRASE_CUT_CHARS, len(last) - 3))
+    return text[:len(text) - cut] if cut else text
+
+
+@lru_cache(maxsize=1)
+def phrases() -> tuple[tuple[str, Entry], ...]:
+    """(lower-case stem, entry) for every text of PHRASE_MIN_WORDS words or more, longest
+    first, runtime before driver (the same precedence as :func:`by_text`)."""
+    seen: dict[str, Entry] = {}
+    for e in entries():
+        for t in (e.text, *e.texts):
+            t = t.rstrip(".")
+            if len(t.split()) >= PHRASE_MIN_WORDS:
+                seen.setdefault(_stem(t).lower(), e)
+    return tuple(sorted(seen.items(), key=lambda kv: -len(kv[0])))
+
+
+def phrase_pattern() -> str:
+    """One RE2 pattern (case-insensitive) over every phrase stem: a DFA, linear in the text."""
+    return "(?i)(?:" + "|".join(re2.escape(s) for s, _e in phrases()) + ")"
+
+
+@lru_cache(maxsize=1)
+def _phrase_re():
+    return re2.compile(phrase_pattern())
+
+
+def find_phrase(line: str) -> tuple[Entry, str] | None:
+    """The entry whose text (or a cut-short end of it) occurs in ``line``, and the text as
+    printed there (from the stem to the end of its word); None when none does."""
+    m = _phrase_re().search(line)
+    if m is None:
+        return None
+    low = m.group().lower()
+    entry = next(e for s, e in phrases() if s == low)
+    end = m.end()
+    while end < len(line) and (line[end].isalnum() or line[end] in "_-"):
+        end += 1
+    return entry, line[m.start():end]
+
+
+def text_has_phrase(text: str) -> bool:
+    return _phrase_re().search(text) is not None
 
 
 def resolve(name: str | None = None, text: str | None = None, code: int | None = None,

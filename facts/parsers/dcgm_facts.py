@@ -3,6 +3,7 @@ and the knowledge they share (``knowledge/dcgm.yaml``: what a failed test points
 failure reasons say the test was disturbed by other work on the GPU)."""
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 from typing import Literal
@@ -67,3 +68,63 @@ class DcgmError(Fact):
     gpu: int | None = None
     not_comparable: bool = False
     why: str | None = None
+
+
+@fact_kind
+class DcgmHealthIncident(Fact):
+    """One incident of a DCGM health watch, as nv-hostengine logs it:
+    ``Detected a WARNING in health system Thermal: 'Detected clocks event due to thermal
+    violation in GPU 2. Verify that the cooling ...'`` (component and cause of its message in
+    ``knowledge/dcgm.yaml``, else of its health system)."""
+
+    kind: Literal["dcgm_health_incident"] = "dcgm_health_incident"
+    result: Literal["WARNING", "FAILURE"]
+    system: str  # as DCGM names it: "Thermal", "PCIe", "NVSwitch fatal errors"
+    message: str
+    reason: str | None = None  # DCGM_FR_CLOCKS_EVENT_THERMAL (None: a message knowledge lacks)
+    gpu: int | None = None  # DCGM's entity id ("in GPU 2"); None for an NVSwitch or when not said
+    gpu_name: str = "the GPU DCGM watched"  # "GPU 2", for entities and summaries
+    component: str
+    cause: str
+    severity: str
+    actions: str  # comma-separated action ids of its health system
+
+
+_PRINTF = re.compile(r"%(?:[-+ #0]*\d*(?:\.\d+)?)(?:hh|h|ll|l|z)?([diuxXfFeEgGs])")
+
+
+def _format_regex(fmt: str) -> re.Pattern:
+    """A DCGM_FR_*_MSG printf format as a regex: numbers and words in place of its conversions,
+    its final period optional (the *_NEXT advice follows it)."""
+    out, pos = [], 0
+    for m in _PRINTF.finditer(fmt):
+        out.append(re.escape(fmt[pos:m.start()]))
+        out.append(r"(.+?)" if m.group(1) == "s" else r"([-+]?[\d.]+(?:e[-+]?\d+)?)")
+        pos = m.end()
+    tail = fmt[pos:].rstrip(".")
+    out.append(re.escape(tail) + r"\.?")
+    return re.compile("".join(out), re.I)
+
+
+@lru_cache(maxsize=1)
+def _health_messages() -> tuple[tuple[re.Pattern, dict], ...]:
+    return tuple((_format_regex(row["format"]), row) for row in knowledge().get("health_messages", []))
+
+
+def health_meaning(system: str, message: str) -> tuple[str | None, str | None, str | None, str]:
+    """(reason, component, cause, actions) of a health incident: its message's row, else its
+    system's; (None, None, None, "") for a system knowledge does not name."""
+    low = system.strip().lower()
+    sys_row = next((r for r in knowledge().get("health_systems", []) if low in (n.lower() for n in r["names"])), None)
+    for rx, row in _health_messages():
+        if rx.match(message.strip()):
+            comp = row.get("component") or (sys_row or {}).get("component")
+            cause = row.get("cause") or (sys_row or {}).get("cause")
+            return row["reason"], comp, cause, ",".join((sys_row or {}).get("actions", ["READ_EVIDENCE"]))
+    if sys_row is None:
+        return None, None, None, ""
+    return None, sys_row["component"], sys_row["cause"], ",".join(sys_row["actions"])
+
+
+def health_severity(result: str) -> str:
+    return knowledge().get("health_results", {}).get(result, "warning")

@@ -1,14 +1,20 @@
 """DCGM logs (nvvs.log, nv-hostengine.log, ``dcgmi`` / dcgm-exporter messages): their errors.
 
-Sample content (NVIDIA/DCGM#272 nvvs debug log and the reporter's excerpt; NVIDIA/DCGM#56)::
+Sample content (NVIDIA/DCGM#272 nvvs debug log and the reporter's excerpt; NVIDIA/DCGM#56;
+NVIDIA/DCGM#270, a health watch's incident in the host engine's log)::
 
     2026-01-16 09:54:30.534 DEBUG [3279516:3279516] Writing diag info for test nvbandwidth [/builds/dcgm/dcgm/nvvs/src/TestFramework.cpp:855] [TestFramework::WriteDiagStatusToChannel]
     09:54:30.346 ERROR [[nvbandwidth]] MCUTIL > 10% for GPU 2 (NVBandwidthPlugin.cpp:275)
     the third-party profiling module returned an unrecoverable error
+    ERROR [1514002:1514004] [[Health]] Detected a WARNING in health system Thermal: 'Detected clocks event due to thermal violation in GPU 2. Verify that ...
 
 Facts: ``dcgm_error`` per log line at ERROR (or CRITICAL) level, and per line anywhere that
 holds a DCGM status or failure reason of ``knowledge/dcgm.yaml`` (a message quoted from
 ``dcgmi`` or an exporter's log), with whether that reason says other work disturbed the test.
+A health watch's incident (``Detected a WARNING|FAILURE in health system <System>: '<message>'``,
+DcgmHealthWatch::SetResponse, DCGM 3.2+) is a ``dcgm_health_incident`` instead, on any line of
+any file (journalctl, a pod's log, the timestamp cut off), with the component and cause of its
+message or its system in ``knowledge/dcgm.yaml`` and the GPU it names.
 DEBUG, INFO and WARN lines are read past (counted as used). A log without errors yields nothing.
 """
 from __future__ import annotations
@@ -16,7 +22,8 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.dcgm_facts import DcgmError, knowledge, not_comparable
+from stethoscope.facts.parsers.dcgm_facts import (DcgmError, DcgmHealthIncident, health_meaning, health_severity,
+                                                  knowledge, not_comparable)
 
 KIND = "dcgm_log"
 
@@ -28,6 +35,11 @@ _LOG = re.compile(
 # Test nvbandwidth: ...   (nvvs prefixes a plugin's messages with its test)
 _TEST = re.compile(r"^Test (?P<test>[\w ]+?):")
 _GPU = re.compile(r"\bGPU(?::\s*|\s+|)(?P<gpu>\d+)\b")
+# ERROR [1514002:1514004] [[Health]] Detected a WARNING in health system Thermal: 'Detected clocks event due to thermal violation in GPU 2. Verify that the cooling on this machine is functional, including external, thermal material interface, fans, and any other components.
+#   (NVIDIA/DCGM#270; DCGM's format: "Detected a {} in health system {}: '{}'", the closing quote lost here)
+HEALTH = re.compile(r"\bDetected a (?P<result>WARNING|FAILURE) in health system (?P<system>[A-Za-z][\w -]*?): "
+                    r"'(?P<msg>[^\n]*?)'?\s*(?:\[/[^\]]+\] \[[^\]]+\])?\s*$", re.M)
+_HEALTH_LITERAL = " in health system "
 
 
 def _markers() -> list[str]:
@@ -36,6 +48,8 @@ def _markers() -> list[str]:
 
 def detect(head: str) -> bool:
     if (" ERROR " in head or " DEBUG " in head) and _LOG.search(head):
+        return True
+    if _HEALTH_LITERAL in head and HEALTH.search(head):
         return True
     low = head.lower()
     return any(m.lower() in low for m in _markers())
@@ -46,8 +60,16 @@ def parse(artefact: Artefact) -> ParseResult:
     fb = FactBuilder(artefact, result)
     markers = [m.lower() for m in _markers()]
     seen: set[int] = set()
+    if _HEALTH_LITERAL in artefact.text:
+        for m in HEALTH.finditer(artefact.text):
+            n = artefact.line_of(m.start())
+            seen.add(n)
+            result.lines_used += 1
+            _health_incident(fb, n, m)
     for m in _LOG.finditer(artefact.text):
         n = artefact.line_of(m.start())
+        if n in seen:
+            continue
         seen.add(n)
         result.lines_used += 1
         if m["level"] not in ("ERROR", "CRITICAL", "FATAL"):
@@ -70,6 +92,19 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
+def _health_incident(fb: FactBuilder, n: int, m: re.Match) -> None:
+    msg, system = m["msg"].strip(), m["system"].strip()
+    reason, component, cause, actions = health_meaning(system, msg)
+    if component is None:
+        fb.error(n, f"DCGM health system {system!r} is not in knowledge/dcgm.yaml health_systems")
+        return
+    g = _GPU.search(msg)
+    gpu = int(g["gpu"]) if g else None
+    fb.add(DcgmHealthIncident, n, result=m["result"], system=system, message=msg[:400], reason=reason, gpu=gpu,
+           gpu_name=f"GPU {gpu}" if gpu is not None else "the GPU DCGM watched", component=component, cause=cause,
+           severity=health_severity(m["result"]), actions=actions)
+
+
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_LOG, re.compile("|".join(re.escape(m) for m in _markers()), re.I))
+SIGNATURES = (_LOG, HEALTH, re.compile("|".join(re.escape(m) for m in _markers()), re.I))

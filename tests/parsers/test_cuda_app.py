@@ -157,3 +157,43 @@ def test_nccl_owned_lines_are_left_to_nccl_facts():
             "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.\n"
             "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error'\n")
     assert parse_text(text).facts == []
+
+
+@pytest.mark.parametrize("name,want", [
+    # glog CHECK_EQ of Caffe's CUDA_CHECK: the text decides over CUDA 6.5's number (8 -> 98), a cuDNN status is none
+    ("caffe_check_failed.log", [(1, "cudaErrorInvalidDeviceFunction", 98, 8, "check"),
+                                (2, "cudaErrorMemoryAllocation", 2, 2, "check"),
+                                (4, "cudaErrorSystemDriverMismatch", 803, 803, "check")]),
+    # TensorFlow's CUDA_SUCCESS == driver call: the number is a CUresult (216; 4 is DEINITIALIZED, not cudart's 4)
+    ("tf_check_failed_context_in_use.log", [(1, "CUDA_ERROR_CONTEXT_ALREADY_IN_USE", 216, 216, "check")]),
+    ("tf_check_failed_deinitialized.log", [(1, "CUDA_ERROR_DEINITIALIZED", 4, 4, "check")]),
+    # the CUDA samples' "(error code <cudaGetErrorString>)!"
+    ("cuda_samples_error_code.log", [(2, "cudaErrorInsufficientDriver", 35, None, "error_code")]),
+    # a bare catalogue message, its last letter lost (an issue title)
+    ("bare_message_title.txt", [(1, "cudaErrorPeerAccessUnsupported", 217, None, "phrase")]),
+])
+def test_check_error_code_and_phrase_forms(name, want):
+    path = FIX / name
+    assert cuda_app.detect(path.read_text())
+    r = parse_file(name)
+    assert [(f.evidence.line, f.catalogue_name, f.code, f.printed_code, f.form) for f in r.facts] == want
+
+
+@pytest.mark.parametrize("line", [
+    "Failed to copy vector A from host to device (error code 1)!",  # a bare number: too many programs print one
+    "Check failed: status == CUDNN_STATUS_SUCCESS (7 vs. 0)Failed to set cuDNN st",
+    "Check failed: a == b (1 vs. 2)",
+    "2021-11-19 15:37:52.507957: E tensorflow/stream_executor/cuda/cuda_driver.cc:406] failed call to cuInit: CUresult(-1)",
+    "the wait operation timed out",  # four words: ordinary English, no phrase
+    "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN the operation cannot be performed in the present state",
+    "ncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\npeer access is not supported between these two devices",
+])
+def test_check_error_code_and_phrase_negatives(line):
+    assert parse_text(line).facts == []
+
+
+def test_error_code_with_a_name_and_curesult():
+    (f,) = parse_text("Failed to launch kernel (error code cudaErrorNoKernelImageForDevice)!").facts
+    assert (f.catalogue_name, f.form) == ("cudaErrorNoKernelImageForDevice", "error_code")
+    (g,) = parse_text("E tensorflow/stream_executor/cuda/cuda_driver.cc:406] failed call to cuInit: CUresult(802)").facts
+    assert (g.catalogue_name, g.form) == ("CUDA_ERROR_SYSTEM_NOT_READY", "curesult")

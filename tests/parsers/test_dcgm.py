@@ -41,3 +41,38 @@ def test_exporter_scrape_through_the_live_builders():
     info = next(f for f in res.facts if f.kind == "gpu_info")
     assert info.node == "debian" and info.pci_bus_id == "0000:08:00.0" and info.evidence.line == 3
     assert info.id == "dcgm_exporter_scrape/dcgm_exporter326_xid_fb.txt:3:gpu_info" and not res.errors
+
+
+def test_dcgm_log_health_incident_dcgm270():
+    r = run(dcgm_log, "dcgm_log/dcgm270_health_thermal_warning.log")
+    (h,) = r.facts
+    assert (h.kind, h.result, h.system, h.reason, h.gpu, h.component, h.cause, h.severity) == (
+        "dcgm_health_incident", "WARNING", "Thermal", "DCGM_FR_CLOCKS_EVENT_THERMAL", 2, "power_thermal",
+        "gpu_thermal_slowdown", "warning")
+    assert r.errors == [] and r.lines_used == 1
+
+
+def test_dcgm_health_messages_of_every_version_and_system():
+    # DcgmHealthWatch::SetResponse's format with DCGM_FR_*_MSG texts (dcgm_errors.h), full log prefix
+    pre = "2024-02-01 14:12:01.205 ERROR [9596:9598] [[Health]] "
+    post = " [/workspaces/dcgm/modules/health/DcgmHealthWatch.cpp:890] [DcgmHealthWatch::SetResponse]"
+    rows = [
+        ("FAILURE", "NVLink", "GPU 3's NvLink link 5 is currently down", "DCGM_FR_NVLINK_DOWN", 3, "nvlink_down"),
+        ("WARNING", "PCIe", "Detected more than 8 PCIe replays per minute for GPU 0 : 13", "DCGM_FR_PCI_REPLAY_RATE", 0,
+         "pcie_replay_errors"),
+        ("WARNING", "Thermal", "Detected clock throttling due to thermal violation in GPU 1.", "DCGM_FR_CLOCK_THROTTLE_THERMAL",
+         1, "gpu_thermal_slowdown"),  # DCGM 3.2's wording
+        ("FAILURE", "Memory", "Detected 2 volatile double-bit ECC error(s) in GPU 4.", "DCGM_FR_VOLATILE_DBE_DETECTED", 4,
+         "ecc_uncorrectable"),
+        ("FAILURE", "Memory", "Detected XID 48 for GPU 6", "DCGM_FR_XID_ERROR", 6, "ecc_uncorrectable"),  # the system's
+        ("FAILURE", "NVSwitch fatal errors", "Detected fatal errors on NvSwitch 2 link 7", "DCGM_FR_NVSWITCH_FATAL_ERROR",
+         None, "nvswitch_error"),
+        ("WARNING", "Power", "a message DCGM may add later", None, None, "gpu_power_cap_throttle"),
+    ]
+    text = "".join(f"{pre}Detected a {res} in health system {sys}: '{msg}'{post}\n" for res, sys, msg, *_ in rows)
+    r = dcgm_log.parse(Artefact(path="nv-hostengine.log", text=text, node="n1"))
+    got = [(f.result, f.system, f.reason, f.gpu, f.cause) for f in r.facts]
+    assert got == [(res, sys, reason, gpu, cause) for res, sys, _m, reason, gpu, cause in rows]
+    assert [f.kind for f in r.facts] == ["dcgm_health_incident"] * len(rows)  # not dcgm_error too
+    bad = dcgm_log.parse(Artefact(path="x", text="Detected a WARNING in health system Quantum: 'x'\n", node="n1"))
+    assert bad.facts == [] and len(bad.errors) == 1
