@@ -33,7 +33,7 @@ KIND = "top"
 
 # top - 10:39:10 up 40 min,  1 user,  load average: 0.45, 1.28, 1.85
 _FRAME = re.compile(r"^top - \d\d:\d\d:\d\d up ")
-# %Cpu0  : 60.7 us,  0.0 sy, ...   /   Cpu(s): 21.7% us, ...   /   %Cpu0  :   3.5/2.8     6[|||
+# %Cpu0  : 60.7 us,  0.0 sy, ...   /   Cpu(s): 21.7% us, ...   /   %Cpu0  :  96.6/3.4   100[|||
 # (several on one line when top prints CPUs side by side)
 _CPU = re.compile(r"%?Cpu(?:(?P<n>\d+)|\(s\))\s*:(?P<body>.*?)(?=%?Cpu(?:\d+|\(s\))\s*:|$)")
 # 60.7 us,   /   21.7% us,   /   0.3%us,

@@ -56,4 +56,4 @@ def test_malformed_rows_are_parse_errors():
 def test_detect_only_pidstat():
     assert pidstat.detect((FIX / "pidstat_u_p_java_pm.txt").read_text())
     assert not pidstat.detect((FIX.parent / "mpstat" / "mpstat_one_core_saturated.txt").read_text())
-    assert not pidstat.detect((FIX.parent / "top" / "top_b_cilium_k8s1.txt").read_text())
+    assert not pidstat.detect((FIX.parent / "top" / "top_b_summary_only_dev_host.txt").read_text())

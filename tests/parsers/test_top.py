@@ -26,16 +26,16 @@ def test_real_h200_capture_reads_the_last_frame_side_by_side():
 
 
 def test_bar_form_per_cpu_lines():
-    cores = _kind(_parse("top_per_cpu_bars_minikube.txt"), "cpu_core_usage")
-    assert [(c.cpu, c.busy_pct) for c in cores] == [(0, 6.0), (1, 13.0), (2, 9.0), (3, 10.0)]
+    cores = _kind(_parse("top_1_bars_dev_host.txt"), "cpu_core_usage")
+    assert [(c.cpu, c.busy_pct) for c in cores] == [(0, 100.0), (1, 100.0)]
 
 
 def test_summary_only_capture_gives_processes_and_host_share():
-    r = _parse("top_b_cilium_k8s1.txt")
+    r = _parse("top_b_summary_only_dev_host.txt")
     assert _kind(r, "cpu_usage_summary") == []
     procs = _kind(r, "cpu_process_sample")
-    assert [(p.pid, p.command, p.cpu_pct) for p in procs][0] == (1992, "kube-contr+", 6.2)
-    assert {p.host_busy_pct for p in procs} == {20.6} and {p.host_cpus for p in procs} == {None}
+    assert [(p.pid, p.command, p.cpu_pct) for p in procs][0] == (11567, "steth", 76.2)
+    assert {p.host_busy_pct for p in procs} == {100.0} and {p.host_cpus for p in procs} == {None}
 
 
 def test_old_procps_percent_signs():
