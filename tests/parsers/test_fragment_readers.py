@@ -50,7 +50,7 @@ def test_empty_process_panel_alone():
 
 
 def test_process_panel_with_no_running_processes_line():
-    r = _parse(nvidia_smi_table, "nvidia_smi_table/gpu_operator1043_r550_no_processes.txt")
+    r = _parse(nvidia_smi_table, "nvidia_smi_table/h200_r580_no_processes.txt")
     (p,) = [f for f in r.facts if f.kind == "gpu_process_panel"]
     assert (p.process_rows, p.says_none_running, p.printed_empty) == (0, True, False)
 
