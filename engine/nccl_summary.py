@@ -202,6 +202,9 @@ def _independent_runs(runs: list[Fact], ranks: list[Fact], rows: list[Fact]) -> 
     """Runs of one file with the same settings that each list only their own process's GPUs
     and either stack their headers before any table or put rank 0 on different hosts."""
     rank0 = {r.run_id: r for r in ranks if r.rank == 0}
+    listed: dict[str, list[int]] = defaultdict(list)
+    for r in ranks:
+        listed[r.run_id].append(r.rank)
     first_row: dict[str, int] = {}
     for r in rows:
         first_row[r.run_id] = min(first_row.get(r.run_id, r.evidence.line), r.evidence.line)
@@ -219,8 +222,9 @@ def _independent_runs(runs: list[Fact], ranks: list[Fact], rows: list[Fact]) -> 
                       for a, b in zip(grp, grp[1:]))
         if len(hosts) < 2 and not stacked:
             continue
-        if any(r.nranks > (r.n_gpus or 1) * (r.n_threads or 1) for r in grp):
-            continue  # a run that lists other processes' ranks was launched as one job
+        if any(r.nranks > (r.n_gpus or 1) * (r.n_threads or 1) and len(set(listed[r.id])) == len(listed[r.id])
+               for r in grp):
+            continue  # a run that lists other processes' ranks was launched as one job (a rank number twice: it was not)
         srcs = grp + [rank0[r.id] for r in grp if r.id in rank0]
         out.append(_make(NcclTestsIndependentRuns, grp[0], srcs, f"{key[0]}:{grp[0].evidence.line}",
                          collective=grp[0].collective, runs=len(grp), hosts=", ".join(sorted(hosts)) or "unknown"))

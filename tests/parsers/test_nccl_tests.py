@@ -180,10 +180,10 @@ def test_issue78_tables_without_run_header_and_empty_alltoall_redop():
 
 
 def test_interleaved_headers_make_two_runs():
-    res = _parse(FIX / "issue213_h800_two_headers.txt")
+    res = _parse(FIX / "crafted_two_processes_two_headers_g1.txt")
     runs = _kinds(res, "nccl_test_run")
-    assert [(r.evidence.line, r.nranks, r.n_gpus) for r in runs] == [(2, 0, 8), (5, 4, 8)]
-    assert [r.pci_bus_id for r in _kinds(res, "nccl_test_rank")] == ["0000:0f:00.0", "0000:34:00.0", "0000:48:00.0", "0000:5a:00.0"]
+    assert [(r.evidence.line, r.nranks, r.n_gpus) for r in runs] == [(1, 0, 1), (6, 2, 1)]
+    assert [(r.rank, r.pci_bus_id) for r in _kinds(res, "nccl_test_rank")] == [(0, "0000:00:06.0"), (0, "0000:00:06.0")]
 
 
 def test_multi_host_ranks_name_their_node():
