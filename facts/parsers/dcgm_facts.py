@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib import resources
 from typing import Literal
 
-from stethoscope.facts import yamlio
+from stethoscope.facts import knowledge as _knowledge
 from stethoscope.facts.model import Fact, fact_kind
 
 
 @lru_cache(maxsize=1)
 def knowledge() -> dict:
-    return yamlio.safe_load(resources.files("stethoscope.knowledge").joinpath("dcgm.yaml").read_text())
+    """knowledge/dcgm.yaml validated by its schema (facts/knowledge.py), as plain data."""
+    return _knowledge.load("dcgm.yaml").model_dump()
 
 
 @lru_cache(maxsize=256)
