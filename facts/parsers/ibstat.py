@@ -1,6 +1,6 @@
 """``ibstat`` (infiniband-diags): every HCA and the state of each of its ports.
 
-Sample content (imbue-ai/cluster-health#4, leptonai/gpud#752, rdma-core#847)::
+Sample content (imbue-ai/cluster-health#4, leptonai/gpud#752, Hurray0/rdma_test's README)::
 
     CA 'mlx5_0'
             CA type: MT4129

@@ -33,10 +33,11 @@ def test_ibstat_roce_ports_and_evidence():
 
 
 def test_ibstat_dual_port_down_disabled_and_ibpanic():
-    ports = views(run(ibstat, "ibstat/rdma_core847_dual_port.txt"), "ib_port")
-    assert [(p["port"], p["state"], p["physical_state"]) for p in ports] == [(1, "Down", "Disabled"), (2, "Active", "LinkUp")]
-    facts = [f for f in run(ibstat, "ibstat/rdma_core847_dual_port.txt").facts if f.kind == "ib_port"]
-    assert facts[0].evidence.text.strip().startswith("State: Down")  # a port not Active: its State line
+    ports = views(run(ibstat, "ibstat/rdma_test_roce_active_ib_disabled.txt"), "ib_port")
+    assert [(p["hca"], p["port"], p["state"], p["physical_state"]) for p in ports] == [
+        ("mlx5_0", 1, "Active", "LinkUp"), ("mlx5_1", 1, "Down", "Disabled")]
+    facts = [f for f in run(ibstat, "ibstat/rdma_test_roce_active_ib_disabled.txt").facts if f.kind == "ib_port"]
+    assert facts[1].evidence.text.strip().startswith("State: Down")  # a port not Active: its State line
     res = run(ibstat, "ibstat/gpud752_ibpanic.txt")
     assert [p["rate_gbps"] for p in views(res, "ib_port")] == [200.0] and not res.errors
 
