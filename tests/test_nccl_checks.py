@@ -30,8 +30,8 @@ def test_completion_lines_give_both_gids_in_every_format():
 
 
 def test_gdr_pair_line_keeps_the_bus_id_nccl_printed():
-    [g] = [f for f in _parse("nccl_log/gdr_pair_distance.log").facts if f.kind == "nccl_gdr_state"]
-    assert (g.scope, g.enabled, g.gpu_bus_id, g.hca, g.distance, g.limit) == ("gpu_hca_pair", False, "0000:42:00.0", "0", 6, 4)
+    [g] = [f for f in _parse("nccl_log/crafted_gdr_pair_distance.log").facts if f.kind == "nccl_gdr_state"]
+    assert (g.scope, g.enabled, g.gpu_bus_id, g.hca, g.distance, g.limit) == ("gpu_hca_pair", False, "0000:1b:00.0", "1", 6, 4)
 
 
 def test_path_names_follow_the_nccl_version():
