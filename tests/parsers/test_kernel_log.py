@@ -357,7 +357,7 @@ def test_xid74_link_and_registers_as_printed():
     got = [(x.pci_bus_id, x.pid, x.nvlink_link, x.nvlink_fatal, x.nvlink_registers) for x in of(r, "xid_event")]
     assert got == [
         ("0003:00:00.0", None, 14, True, "0x0,0x0,0x10000,0x0,0x0,0x0,0x0"),
-        ("0000:d8:00.0", None, 14, True, "0x100000,0x0,0x0,0x0,0x0,0x0,0x0"),
+        ("0000:1a:00.0", None, 14, True, "0x100000,0x0,0x0,0x0,0x0,0x0,0x0"),  # CRAFTED line
         ("0000:b9:00.0", None, 6, True, "0x10000,0x0,0x0,0x0,0x0,0x0,0x0"),
         ("0000:65:00.0", None, 2, True, None),  # older line: the link only; pid=<n/a> is unknown
     ]
