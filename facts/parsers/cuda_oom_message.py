@@ -3,10 +3,11 @@
 Not a parser: :func:`read` turns one message line into the fields of a ``cuda_oom`` fact.
 The message is built by c10/cuda/CUDACachingAllocator.cpp; its wording changed twice:
 
-1.0-1.4 (``cached``: held by the allocator beyond what is allocated), pytorch/pytorch#13751, the
-PR that introduced the message::
+1.0-1.4 (``cached``: ``format_size(stats.amount_cached - stats.amount_allocated)`` in
+THCCachingAllocator.cpp, what the allocator holds beyond what is allocated),
+neurosim/DNN_NeuroSim_V1.3#28::
 
-    RuntimeError: CUDA out of memory. Tried to allocate 16.00 GiB (GPU 0; 11.93 GiB total capacity; 4.00 GiB already allocated; 7.33 GiB free; 179.00 KiB cached)
+    RuntimeError: CUDA out of memory. Tried to allocate 1.12 MiB (GPU 0; 22.37 GiB total capacity; 15.87 GiB already allocated; 3.56 MiB free; 787.74 MiB cached)
 
 1.5-2.0 (``reserved in total by PyTorch``), junyanz/pytorch-CycleGAN-and-pix2pix#962::
 
@@ -41,7 +42,7 @@ OLD_TOTAL = re.compile(_SIZE.format("v") + r" total capacity")
 OLD_ALLOCATED = re.compile(_SIZE.format("v") + r" already allocated")
 OLD_FREE = re.compile(r"; " + _SIZE.format("v") + r" free")
 OLD_RESERVED = re.compile(_SIZE.format("v") + r" reserved in total by PyTorch")
-# 4.00 GiB already allocated; 7.33 GiB free; 179.00 KiB cached   (1.0-1.4: held by the allocator, not in use)
+# 15.87 GiB already allocated; 3.56 MiB free; 787.74 MiB cached   (1.0-1.4: held by the allocator, not in use)
 OLD_CACHED = re.compile(_SIZE.format("v") + r" cached")
 # Process 1234 has 70.00 GiB memory in use.
 OTHER_PROCESS = re.compile(r"\bProcess (?P<pid>\d+) has " + _SIZE.format("v") + r" memory in use")
@@ -77,7 +78,7 @@ def read(line: str) -> dict[str, Any] | None:
             unalloc = _bytes(NEW_UNALLOCATED.search(rest))
             reserved = allocated + unalloc if allocated is not None and unalloc is not None else None
         elif (c := OLD_CACHED.search(rest)) is not None:
-            # 1.0-1.4: "cached" is what the allocator holds beyond "already allocated" (pytorch#13751)
+            # 1.0-1.4: "cached" is amount_cached - amount_allocated (THCCachingAllocator.cpp), so reserved = both
             reserved = allocated + _bytes(c) if allocated is not None else None
         else:
             reserved = _bytes(OLD_RESERVED.search(rest))

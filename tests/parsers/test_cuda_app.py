@@ -83,7 +83,7 @@ def test_pytorch_errors_and_oom_versions():
     assert ooms == [
         (6, 0, round(22.78 * 2**30), round(31.47 * 2**30), round(12.73 * 2**30)),
         (7, 0, round(55.57 * 2**30), 12 * 2**30, round(9.02 * 2**30)),
-        (8, 0, 16 * 2**30, round(11.93 * 2**30), round(7.33 * 2**30)),
+        (8, 1, 2 * 2**30, round(15.75 * 2**30), round(1.71 * 2**30)),
     ]
     errs = [(f.evidence.line, f.error_name, f.device) for f in r.facts if f.kind == "cuda_error"]
     # PyTorch's out-of-memory message is a cuda_oom only (its own rules read it)
