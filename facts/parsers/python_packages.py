@@ -2,15 +2,15 @@
 ``python -m torch.utils.collect_env``, read for the CUDA-related packages.
 
 Sample content (``pip freeze | grep -i -E "torch|nccl|cuda"`` on our H200 host; ``conda list |
-grep cuda`` from guo-pu/NanoDet-PyTorch#4; collect_env from pytorch/pytorch#74733 and
+grep cuda`` from guo-pu/NanoDet-PyTorch#4; collect_env from pytorch/pytorch#137846 and
 torch-points3d/torch-points3d#66)::
 
     torch==2.11.0
     nvidia-cuda-runtime==13.0.96
     nvidia-nccl-cu13==2.28.9
     cudatoolkit               10.2.89              hfd86e86_1
-    PyTorch version: 1.7.0+cu110
-    CUDA used to build PyTorch: 11.0
+    PyTorch version: 2.8.0.dev20250528+cpu
+    CUDA used to build PyTorch: 9.0.176
     [pip3] torch==1.1.0
 
 Facts: ``package_version`` per listed package that belongs to the CUDA stack (torch, pytorch,
@@ -45,9 +45,9 @@ _PIP_LIST_HEADER = re.compile(r"^\s*Package\s+Version\b")
 _CONDA_HEADER = re.compile(r"^#\s*Name\s+Version\s+Build\b")
 # conda list | grep cuda       pip list | grep torch      (the command, as pasted)
 _LIST_COMMAND = re.compile(r"\b(?P<tool>conda|pip3?)\s+list\b")
-# PyTorch version: 1.7.0+cu110
+# PyTorch version: 2.8.0.dev20250528+cpu
 _TORCH_VERSION = re.compile(r"^PyTorch version: (?P<ver>\S+)\s*$")
-# CUDA used to build PyTorch: 11.0      CUDA used to build PyTorch: 9.0.176      ...: None / N/A
+# CUDA used to build PyTorch: 9.0.176      CUDA used to build PyTorch: None      ...: N/A
 _TORCH_CUDA = re.compile(r"^CUDA used to build PyTorch: (?P<cuda>\S+)\s*$")
 _LOCAL_CU = re.compile(r"\+cu(?P<maj>\d{1,2}?)(?P<min>\d)$")  # +cu121 +cu130 +cu92
 _BUILD_CUDA = re.compile(r"(?:^|_)cuda(?P<cuda>\d+\.\d+)(?:_|$)")  # cuda10.2_0, py3.11_cuda12.1_cudnn8.9.2_0
@@ -65,7 +65,7 @@ class PackageVersion(Fact):
 
     kind: Literal["package_version"] = "package_version"
     package: str  # "torch" | "nvidia-nccl-cu13" | "cudatoolkit"
-    version: str  # "2.11.0" | "1.7.0+cu110"
+    version: str  # "2.11.0" | "2.8.0.dev20250528+cpu"
     manager: str  # pip | conda | collect_env
     cuda_build: str | None = None  # "12.1": the CUDA the package was built for (or is)
     cuda_build_num: int | None = None  # 12010

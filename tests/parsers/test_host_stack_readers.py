@@ -29,8 +29,8 @@ def test_pip_freeze_of_our_h200_host():
 
 
 @pytest.mark.parametrize("rel, key, want", [
-    ("python_packages/pytorch74733_collect_env_no_driver_warning.txt", ("torch", "collect_env"),
-     ("1.7.0+cu110", "11.0", 11000)),
+    ("python_packages/pytorch137846_collect_env_numpy_warning_cpu.txt", ("torch", "collect_env"),
+     ("2.8.0.dev20250528+cpu", None, None)),
     ("python_packages/torch_points3d66_collect_env_cu90_driver418.txt", ("torch", "collect_env"),
      ("1.1.0", "9.0", 9000)),
     ("python_packages/torch_points3d66_collect_env_cu90_driver418.txt", ("torch", "pip"), ("1.1.0", None, None)),
