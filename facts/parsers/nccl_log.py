@@ -166,7 +166,7 @@ _PLUGIN_NO_PLUGIN = re.compile(r"^NET/Plugin ?: .*?No plugin found(?: \((?P<name
 # Why the dynamic loader refused the plugin library, in the three forms NCCL printed it:
 # NET/Plugin : dlerror=/opt/amazon/efa/lib/libfabric.so.1: version `FABRIC_1.7' not found (required by .../libnccl-net.so) No plugin found (libnccl-net.so), using internal implementation   (2.19-2.20, awsome-distributed-ai#292)
 # NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory   (2.18, nccl-tests#188)
-# NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory : when loading libnccl-net.so   (2.21, sglang#4289)
+# NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory : when loading libnccl-net.so   (2.21, pytorch#146118)
 # (2.21's other form, src/net.cc "NET/Plugin: Plugin load returned %d : %s when loading %s", has no " : " before "when")
 _PLUGIN_DLERROR = re.compile(
     r"^NET/Plugin ?: ?(?:dlerror=(?P<dl>.+?) No plugin found|Plugin load (?:\((?P<lib>[^)\s]+)\) )?returned \d+ : (?P<ret>.+?))"

@@ -138,12 +138,12 @@ PLUGIN_LOADS = [
     (" [0] NCCL INFO NET/Plugin : dlerror=/opt/amazon/efa/lib/libfabric.so.1: version `FABRIC_1.7' not found "
      "(required by /fsx/lib/python3.10/site-packages/torch/lib/../../../../libnccl-net.so) No plugin found (libnccl-net.so), "
      "using internal implementation", "symbol_version"),                # awsome-distributed-ai#292
-    ("VM-0-14-tencentos:162637:162637 [6] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: "
-     "No such file or directory No plugin found (libnccl-net.so), using internal implementation", None),  # nccl#1231
+    ("n1:1:2 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory "
+     "No plugin found (libnccl-net.so)", None),  # modelscope/FunCodec#44's title (2.19.3), NCCL's prefix constructed in front
     ("user:852750:852750 [0] NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open "
      "shared object file: No such file or directory", None),            # nccl-tests#188
-    ("node17-2:36748:36748 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object "
-     "file: No such file or directory : when loading libnccl-net.so", None),  # sglang#4289 (2.21)
+    ("192-222-53-201:266345:266345 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared "
+     "object file: No such file or directory : when loading libnccl-net.so", None),  # pytorch#146118 (2.21.5)
     ((FIX / "net_plugin_unable_to_load_2.3_title.log").read_text().strip(), None),  # nccl#162 (2.3, no prefix)
     ("n1:1:2 [0] NCCL INFO Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: "
      "No such file or directory", None),                                 # the same 2.3 INFO with NCCL's prefix
