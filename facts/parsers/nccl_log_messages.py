@@ -48,7 +48,6 @@ _ASYNC = re.compile(
 # NET/OFI OFI fi_getinfo() call failed: No data available
 _OFI_CALL = re.compile(r"^NET/OFI (?:OFI )?(?P<call>fi_\w+)\(\) call failed: ?(?P<err>.+?)\s*$")
 # NET/OFI Unable to register memory (type = 2) for device 0. RC: -22, Error: Invalid argument          (aws-ofi-nccl#584)
-# NET/OFI Unable to register memory (type = 1) for device 0. RC: 12, Error: Cannot allocate memory     (nccl#563)
 # aws-ofi-nccl's NCCL_OFI_WARN("Unable to register memory (type = %d) for device %d. RC: %d, Error: %s"); type is
 # NCCL's NCCL_PTR_HOST 1, NCCL_PTR_CUDA 2, NCCL_PTR_DMABUF 4 (src/include/nccl_net.h)
 _OFI_REGISTER = re.compile(

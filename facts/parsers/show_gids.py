@@ -1,13 +1,13 @@
 """``show_gids`` (MLNX_OFED / mlnx-tools): the GID table of every RDMA port, with the IPv4
 address and RoCE version of each entry and its network device.
 
-Sample content (Mellanox/mlnx-tools#58: the script's header lines; NVIDIA/nccl#1573: rows from a
-Kubernetes pod; Mellanox/k8s-rdma-sriov-dev-plugin#30: a pod that sees none)::
+Sample content (Mellanox/mlnx-tools#58: the script's header lines; NVIDIA/nccl#1510: rows with an
+IPv4-mapped GID; Mellanox/k8s-rdma-sriov-dev-plugin#30: a pod that sees none)::
 
     DEV	PORT	INDEX	GID					IPv4  		VER	DEV
     ---	----	-----	---					------------  	---	---
-    mlx5_0	1	6	0000:0000:0000:0000:0000:ffff:0a98:000c	10.152.0.12  	v1	net1
-    mlx5_0	1	7	0000:0000:0000:0000:0000:ffff:0a98:000c	10.152.0.12  	v2	net1
+    mlx5_0  1       4       0000:0000:0000:0000:0000:ffff:0a0c:0015 10.12.0.21      v1      net1
+    mlx5_0  1       5       0000:0000:0000:0000:0000:ffff:0a0c:0015 10.12.0.21      v2      net1
     n_gids_found=0
 
 Facts: ``ib_gid`` per row (``source: show_gids``), ``ib_gid_count`` per ``n_gids_found=N``
@@ -27,7 +27,7 @@ KIND = "show_gids"
 
 # DEV	PORT	INDEX	GID					IPv4  		VER	DEV
 _HEADER = r"^DEV\s+PORT\s+INDEX\s+GID\s+IPv4\s+VER\s+DEV\s*$"
-# mlx5_0	1	7	0000:0000:0000:0000:0000:ffff:0a98:000c	10.152.0.12  	v2	net1
+# mlx5_0  1       5       0000:0000:0000:0000:0000:ffff:0a0c:0015 10.12.0.21      v2      net1   (NVIDIA/nccl#1510)
 # mlx5_0	1	4	fe80:0000:0000:0000:a4ed:ccff:fe8b:1994			v1	net1
 _LINE = re.compile(
     _HEADER + r"|^-{3}\s+-{4}\s+-{5}\s+-{3}\s+-+\s+-{3}\s+-{3}\s*$"
