@@ -3,12 +3,12 @@
 Made by ``ollama serve 2>&1 | tee ollama.log`` or ``journalctl -u ollama --no-pager``. Every line
 is ``time=... level=LEVEL source=FILE.go:LINE msg=...`` followed by ``key=value`` pairs, as Go's
 slog TextHandler writes them (journald may put its own prefix in front). Sample content (real,
-ollama#12136 after the fix, ollama PR #10569 with an older release, ollama#8963)::
+ollama#12136 after the fix, batteries-included/batteries-included PR #1663 with an older release)::
 
     time=2025-11-12T03:10:56.706Z level=INFO source=runner.go:67 msg="discovering available GPUs..."
     time=2025-11-12T03:11:01.218Z level=INFO source=types.go:42 msg="inference compute" id=GPU-cdf3c132-675f-077e-3bf7-99d79213d062 filter_id="" library=CUDA compute=9.0 name=CUDA0 description="NVIDIA H100 80GB HBM3" libdirs=ollama driver=12.9 pci_id=0000:19:00.0 type=discrete total="79.6 GiB" available="79.2 GiB"
-    time=2025-05-05T16:11:49.763-07:00 level=INFO source=types.go:130 msg="inference compute" id=GPU-d6de3398-9932-6902-11ec-fee8e424c8a2 library=cuda variant=v12 compute=7.5 driver=12.1 name="NVIDIA GeForce RTX 2080 Ti" total="11.0 GiB" available="9.9 GiB"
-    time=2025-02-09T17:56:22.872+08:00 level=INFO source=images.go:432 msg="total blobs: 5"
+    time=2025-02-26T21:01:22.814Z level=INFO source=gpu.go:226 msg="looking for compatible GPUs"
+    time=2025-02-26T21:01:23.251Z level=INFO source=types.go:131 msg="inference compute" id=GPU-dd1f9e61-27e0-16ad-dd71-766641270fd6 library=cuda variant=v12 compute=8.6 driver=12.2 name="NVIDIA A10G" total="22.0 GiB" available="21.7 GiB"
 
 Facts: ``ollama_gpu`` for each ``inference compute`` line (a GPU the server will use: its
 UUID, bus id where printed, product name, compute capability, and ``driver_cuda``: the CUDA
@@ -30,7 +30,7 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 KIND = "ollama_log"
 
 # time=2025-11-12T03:10:56.706Z level=INFO source=runner.go:67 msg="discovering available GPUs..."
-# Jan 28 07:32:50 maunix ollama[1125741]: time=2025-01-28T07:32:50.845+03:00 level=DEBUG source=gpu.go:577 msg="discovered GPU libraries" paths=[...]
+# time=2024-08-24T22:31:35.687Z level=INFO source=images.go:782 msg="total blobs: 62"   (ollama#6493; a journald prefix in front is read the same)
 _SLOG = re.compile(r"\blevel=(?P<level>DEBUG|INFO|WARN|ERROR)(?:[+-]\d+)? source=\S+\.go:\d+ msg=(?P<rest>.*)$")
 # key=value or key="quoted value" (slog quotes values with spaces, '=' or quotes)
 _PAIR = re.compile(r'(?P<key>[\w.]+)=(?P<value>"(?:[^"\\]|\\.)*"|\S*)')

@@ -26,13 +26,13 @@ def test_real_h100_discovery():
 
 
 def test_older_release_quoted_name_without_bus_id():
-    # ollama PR #10569 (2025-05), journald prefix of ollama#8623's form in front
-    line = ('May 05 16:11:49 host ollama[1]: time=2025-05-05T16:11:49.763-07:00 level=INFO source=types.go:130 '
-            'msg="inference compute" id=GPU-d6de3398-9932-6902-11ec-fee8e424c8a2 library=cuda variant=v12 '
-            'compute=7.5 driver=12.1 name="NVIDIA GeForce RTX 2080 Ti" total="11.0 GiB" available="9.9 GiB"')
+    # batteries-included/batteries-included PR #1663 (ollama 2025-02), journald's prefix (systemd's short format) in front
+    line = ('Feb 26 21:01:23 host ollama[1]: time=2025-02-26T21:01:23.251Z level=INFO source=types.go:131 '
+            'msg="inference compute" id=GPU-dd1f9e61-27e0-16ad-dd71-766641270fd6 library=cuda variant=v12 '
+            'compute=8.6 driver=12.2 name="NVIDIA A10G" total="22.0 GiB" available="21.7 GiB"')
     assert ollama_log.detect(line)
     (gpu,) = parse_text(line).facts
-    assert (gpu.name, gpu.pci_bus_id, gpu.driver_cuda, gpu.library) == ("NVIDIA GeForce RTX 2080 Ti", None, "12.1", "cuda")
+    assert (gpu.name, gpu.pci_bus_id, gpu.driver_cuda, gpu.library) == ("NVIDIA A10G", None, "12.2", "cuda")
 
 
 def test_error_line_is_a_fact():
