@@ -3,12 +3,11 @@
 Made by ``ollama serve 2>&1 | tee ollama.log`` or ``journalctl -u ollama --no-pager``. Every line
 is ``time=... level=LEVEL source=FILE.go:LINE msg=...`` followed by ``key=value`` pairs, as Go's
 slog TextHandler writes them (journald may put its own prefix in front). Sample content (real,
-ollama#12136 after the fix, batteries-included/batteries-included PR #1663 with an older release)::
+ollama#12136 after the fix, ollama#11676's docker logs)::
 
     time=2025-11-12T03:10:56.706Z level=INFO source=runner.go:67 msg="discovering available GPUs..."
     time=2025-11-12T03:11:01.218Z level=INFO source=types.go:42 msg="inference compute" id=GPU-cdf3c132-675f-077e-3bf7-99d79213d062 filter_id="" library=CUDA compute=9.0 name=CUDA0 description="NVIDIA H100 80GB HBM3" libdirs=ollama driver=12.9 pci_id=0000:19:00.0 type=discrete total="79.6 GiB" available="79.2 GiB"
-    time=2025-02-26T21:01:22.814Z level=INFO source=gpu.go:226 msg="looking for compatible GPUs"
-    time=2025-02-26T21:01:23.251Z level=INFO source=types.go:131 msg="inference compute" id=GPU-dd1f9e61-27e0-16ad-dd71-766641270fd6 library=cuda variant=v12 compute=8.6 driver=12.2 name="NVIDIA A10G" total="22.0 GiB" available="21.7 GiB"
+    time=2025-08-14T06:57:20.494Z level=INFO source=images.go:477 msg="total blobs: 66"
 
 Facts: ``ollama_gpu`` for each ``inference compute`` line (a GPU the server will use: its
 UUID, bus id where printed, product name, compute capability, and ``driver_cuda``: the CUDA
@@ -30,7 +29,7 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 KIND = "ollama_log"
 
 # time=2025-11-12T03:10:56.706Z level=INFO source=runner.go:67 msg="discovering available GPUs..."
-# time=2024-08-24T22:31:35.687Z level=INFO source=images.go:782 msg="total blobs: 62"   (ollama#6493; a journald prefix in front is read the same)
+# time=2025-08-14T06:57:20.494Z level=INFO source=images.go:477 msg="total blobs: 66"   (ollama#11676; a journald prefix in front is read the same)
 _SLOG = re.compile(r"\blevel=(?P<level>DEBUG|INFO|WARN|ERROR)(?:[+-]\d+)? source=\S+\.go:\d+ msg=(?P<rest>.*)$")
 # key=value or key="quoted value" (slog quotes values with spaces, '=' or quotes)
 _PAIR = re.compile(r'(?P<key>[\w.]+)=(?P<value>"(?:[^"\\]|\\.)*"|\S*)')

@@ -26,13 +26,15 @@ def test_real_h100_discovery():
 
 
 def test_older_release_quoted_name_without_bus_id():
-    # batteries-included/batteries-included PR #1663 (ollama 2025-02), journald's prefix (systemd's short format) in front
-    line = ('Feb 26 21:01:23 host ollama[1]: time=2025-02-26T21:01:23.251Z level=INFO source=types.go:131 '
-            'msg="inference compute" id=GPU-dd1f9e61-27e0-16ad-dd71-766641270fd6 library=cuda variant=v12 '
-            'compute=8.6 driver=12.2 name="NVIDIA A10G" total="22.0 GiB" available="21.7 GiB"')
+    # CRAFTED from an older release's gpu/types.go LogDetails (slog.Info("inference compute", "id", ..., "library", ...,
+    # "compute", ..., "driver", ..., "name", ..., "total", ..., "available", ...); no pci_id), values chosen, journald's
+    # prefix (systemd's short format) in front
+    line = ('Jun 01 14:10:12 host ollama[1]: time=2024-06-01T14:10:12.114+03:00 level=INFO source=types.go:98 '
+            'msg="inference compute" id=GPU-5b0e7a1c-3d2f-4e8a-9c61-0f7d2a4b8e93 library=cuda compute=8.6 '
+            'driver=12.2 name="NVIDIA GeForce RTX 3060" total="11.8 GiB" available="11.6 GiB"')
     assert ollama_log.detect(line)
     (gpu,) = parse_text(line).facts
-    assert (gpu.name, gpu.pci_bus_id, gpu.driver_cuda, gpu.library) == ("NVIDIA A10G", None, "12.2", "cuda")
+    assert (gpu.name, gpu.pci_bus_id, gpu.driver_cuda, gpu.library) == ("NVIDIA GeForce RTX 3060", None, "12.2", "cuda")
 
 
 def test_error_line_is_a_fact():
