@@ -76,7 +76,8 @@ def test_error_line_in_an_unrecognised_file_is_never_healthy(ruleset, tmp_path):
 
 
 def test_unrecognised_file_without_errors_keeps_healthy_from_being_claimed(ruleset, tmp_path):
-    files = {"node1/cmd.txt": "python main.py --fname configs/pretrain/msn_vits16.yaml --devices cuda:1 cuda:0\n",
+    # a reporter's note naming a GPU: no reader knows it, and it may hold what nobody read
+    files = {"node1/cmd.txt": "Our dashboard shows GPU 3 at 0% utilisation since Tuesday.\n",
              "node1/nvidia-smi-q.txt": ROOT / "fixtures" / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi-q-ECC.txt"}
     rep = diagnose_bundle(_bundle(tmp_path, files), ruleset, jobs=1)
     assert rep.verdict == "inconclusive"

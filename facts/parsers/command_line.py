@@ -1,0 +1,115 @@
+"""Command lines people paste with their output: ``docker run``, ``torchrun``, ``srun``, ...
+
+A ticket often starts with the command that failed; it says how the job was started (the
+container's /dev/shm and IPC namespace, GPUs asked for, the launcher). Read as context facts
+(state polarity): rules join them with what went wrong.
+
+Sample content (fal-ai-community/video-diffusion-speedrun#2; facebookresearch/msn#24;
+NVIDIA/nvidia-container-toolkit#394, #210)::
+
+    ```docker run --gpus all --rm -it video-diffusion /bin/bash```
+    python main.py --fname configs/pretrain/msn_vits16.yaml --devices cuda:1 cuda:0
+    $ docker run --rm --gpus all nvidia/cuda:12.3.2-base-ubuntu22.04 nvidia-smi
+    podman run --rm --group-add=27 --device nvidia.com/gpu=all ubuntu nvidia-smi -L
+    docker run --gpus all --ipc=host --ulimit memlock=-1 --ulimit stack=67108864 \\
+      -it --rm -v $(pwd):/workspace nvcr.io/nvidia/pytorch:latest
+
+Facts: ``command_line`` per command: the program, its arguments, and for a container run
+whether GPUs were asked for and whether /dev/shm is the engine's default (64 MB: no
+``--shm-size`` and no ``--ipc=host``). A command continued with a trailing backslash is read
+whole; its evidence is its first line.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+
+KIND = "command_line"
+
+
+@fact_kind
+class CommandLine(Fact):
+    """A command as pasted: ``program`` (docker, torchrun, python, srun, ...) and its arguments."""
+
+    kind: Literal["command_line"] = "command_line"
+    program: str
+    args: str
+    container_run: bool = False
+    gpus: str | None = None  # --gpus VALUE, or the CDI device (nvidia.com/gpu=all)
+    shm_size: str | None = None
+    ipc: str | None = None
+    #: a container run whose /dev/shm is the engine's 64 MB default (no --shm-size, no --ipc=host)
+    dev_shm_default: bool = False
+
+
+# $ docker run --rm --gpus all nvidia/cuda:12.3.2-base-ubuntu22.04 nvidia-smi
+# python main.py --fname configs/pretrain/msn_vits16.yaml --devices cuda:1 cuda:0
+# root@host:~# torchrun --nproc_per_node=8 train.py
+_COMMAND = re.compile(
+    r"^(?:[\w.@-]*(?::[^\s$#]*)?[$#]\s+|>\s+)?(?:sudo\s+(?:-E\s+)?)?(?:\S*/)?"
+    r"(?P<program>docker|podman|nvidia-docker|torchrun|deepspeed|accelerate|srun|sbatch|salloc|mpirun|mpiexec|"
+    r"python3?(?:\.\d+)?|kubectl)[ \t]+(?P<args>\S[^\n]*)$", re.M)
+#: what a container engine's ``run`` takes before the image, for the options read here
+_CONTAINER = ("docker", "podman", "nvidia-docker")
+
+
+def detect(text: str) -> bool:
+    return _COMMAND.search(text) is not None
+
+
+def _options(tokens: list[str]) -> dict[str, str]:
+    """--name value / --name=value pairs of the options before the image name."""
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if not t.startswith("-"):
+            break
+        if "=" in t:
+            k, v = t.split("=", 1)
+            out.setdefault(k, v)
+        elif t in ("--gpus", "--shm-size", "--ipc", "--device", "--runtime", "--network", "--name", "-v", "--volume",
+                   "-e", "--env", "--group-add", "-p", "-w", "--user", "-u", "--mount", "--cap-add", "--ulimit"):
+            if i + 1 < len(tokens):
+                out.setdefault(t, tokens[i + 1])
+                if t == "--device" and "gpu" in tokens[i + 1]:
+                    out["--device-gpu"] = tokens[i + 1]
+            i += 1
+        i += 1
+    return out
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    lines = artefact.lines
+    for n, m in iter_matches(_COMMAND, artefact):
+        program, args = m["program"], m["args"].strip().rstrip("`").strip()
+        i = n  # a command continued over lines with a trailing backslash is one command
+        while args.endswith("\\") and i < len(lines):
+            args = args[:-1].rstrip() + " " + lines[i].strip().rstrip("`").strip()
+            i += 1
+        fields: dict = {}
+        if program in _CONTAINER:
+            try:
+                tokens = shlex.split(args)
+            except ValueError:  # an unbalanced quote: split on blanks
+                tokens = args.split()
+            if tokens and tokens[0] == "run":
+                opts = _options(tokens[1:])
+                gpus = opts.get("--gpus") or opts.get("--device-gpu") or (
+                    "runtime=nvidia" if opts.get("--runtime") == "nvidia" or program == "nvidia-docker" else None)
+                fields = dict(container_run=True, gpus=gpus, shm_size=opts.get("--shm-size"), ipc=opts.get("--ipc"),
+                              dev_shm_default=opts.get("--shm-size") is None and opts.get("--ipc") != "host")
+        b.add(CommandLine, n, program=program, args=args[:400], **fields)
+        result.lines_used += 1
+    return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_COMMAND,)
