@@ -276,10 +276,10 @@ class NcclNetPluginError(NcclLineFact):
     plugin: str  # "OFI"
     call: str | None = None  # "fi_getinfo", "register_mr"
     error: str | None = None  # "No data available"
-
-
     code: int | None = None  # the return code printed ("RC: -22")
     memory_type: str | None = None  # register_mr: "host", "cuda" or "dmabuf" (NCCL_PTR_* of the buffer)
+
+
 @fact_kind
 class NcclSharedMemExceeds(NcclLineFact):
     """``cudaArch 800 ncclMaxSharedMem 90112 exceeds device/fn maxSharedMem 65536``: NCCL's
