@@ -1,19 +1,9 @@
 """dcgmi discovery -l and dcgmi dmon on real output (DCGM 3.1.8, H800), and the DCGM 4 forms
 of dcgmi/Query.cpp (a GPU not OK under -a)."""
-from pathlib import Path
 
 from stethoscope.facts.parsers import dcgmi_discovery, dcgmi_dmon
-from stethoscope.facts.parsers.base import Artefact
 
-FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
-
-
-def _parse(mod, rel: str | None = None, text: str | None = None):
-    text = (FIX / rel).read_text() if text is None else text
-    assert mod.detect(text)
-    a = Artefact(path=rel or "t.txt", text=text, node="n1")
-    a.normalise()
-    return mod.parse(a)
+from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
 
 
 def test_discovery_lists_gpus_and_counts():

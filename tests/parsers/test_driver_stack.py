@@ -8,13 +8,9 @@ from stethoscope.facts.parsers import (fabric_manager_log, k8s_device_plugin, nv
                                        nvidia_smi_util, nvml_init)
 from stethoscope.facts.parsers.base import Artefact
 
+from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
+
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
-
-
-def _parse(mod, rel: str | None = None, text: str | None = None):
-    text = (FIX / rel).read_text() if text is None else text
-    assert mod.detect(text)
-    return mod.parse(Artefact(path=rel or "t.txt", text=text, node="n1"))
 
 
 def _view(r):

@@ -1,22 +1,13 @@
 """Readers of fragments posted with healthy systems: an lspci -vv line under its command, the
 nvidia-smi process table alone, nvtop's device lines, PyTorch's exit warning, gpud scan's
 verdict lines (real samples)."""
-from pathlib import Path
 
 import pytest
 
 from stethoscope.facts.parsers import gpud_scan, lspci, nvidia_smi_table, nvtop, torch_log
 from stethoscope.facts.parsers.base import Artefact
 
-FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
-
-
-def _parse(mod, rel: str | None = None, text: str | None = None):
-    text = (FIX / rel).read_text() if text is None else text
-    assert mod.detect(text)
-    a = Artefact(path=rel or "t.txt", text=text, node="n1")
-    a.normalise()
-    return mod.parse(a)
+from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
 
 
 def test_lspci_command_line_names_the_device_of_a_vpd_line():

@@ -1,19 +1,12 @@
 """NVML per-device failures (nvidia-smi's device-handle line, a tool's lost-GPU query) and
 GPUd's Xid/SXid messages, on real captures and the message forms of each driver generation."""
-from pathlib import Path
 
 import pytest
 
 from stethoscope.facts.parsers import gpud_log, nvml_init
 from stethoscope.facts.parsers.base import Artefact
 
-FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
-
-
-def _parse(mod, rel: str | None = None, text: str | None = None):
-    text = (FIX / rel).read_text() if text is None else text
-    assert mod.detect(text)
-    return mod.parse(Artefact(path=rel or "t.txt", text=text, node="n1"))
+from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
 
 
 def _dev(f):

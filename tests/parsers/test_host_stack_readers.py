@@ -1,18 +1,10 @@
 """Package listings, lsmod and nvidia-smi topo -p2p on real captures."""
-from pathlib import Path
 
 import pytest
 
 from stethoscope.facts.parsers import lsmod, nvidia_smi_topo_p2p, python_packages
-from stethoscope.facts.parsers.base import Artefact
 
-FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
-
-
-def _parse(mod, rel: str | None = None, text: str | None = None):
-    text = (FIX / rel).read_text() if text is None else text
-    assert mod.detect(text)
-    return mod.parse(Artefact(path=rel or "t.txt", text=text, node="n1"))
+from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
 
 
 def _pkgs(r):

@@ -1,19 +1,11 @@
 """nvidia-smi nvlink -s and NHC's check_nvlink_status on real captures: link states, the product's
 expectation from knowledge/nvlink_expected.yaml, and NHC results."""
-from pathlib import Path
 
 import pytest
 
 from stethoscope.facts.parsers import nhc_log, nvidia_smi_nvlink
-from stethoscope.facts.parsers.base import Artefact
 
-FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
-
-
-def _parse(mod, rel: str | None = None, text: str | None = None):
-    text = (FIX / rel).read_text() if text is None else text
-    assert mod.detect(text)
-    return mod.parse(Artefact(path=rel or "t.txt", text=text, node="n1"))
+from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
 
 
 def test_bridged_h100_pcie_links_and_expectations():
