@@ -14,7 +14,7 @@ from typing import Any, Iterable
 import yaml
 from pydantic import ValidationError
 
-from stethoscope.engine import yamlio
+from stethoscope.facts import yamlio
 from stethoscope.engine.compile import REF, CompileError, CompiledRule, Ref, compile_rule
 from stethoscope.engine.knowledge import Vocabulary, load_vocabulary
 from stethoscope.engine.schema import Rule
