@@ -171,27 +171,39 @@ def _expected_for(run: Fact, ctx: dict) -> knowledge.PerfPlatform | None:
     return None
 
 
+def current_baseline() -> store.Baseline | None:
+    """The baseline in force: the one set by :func:`use_baseline`, else ``$STETH_BASELINE``'s."""
+    return _reference.get() or _env_baseline()
+
+
+def reference_for(run: Fact, ctx: dict, baseline: store.Baseline | None) -> tuple[dict[int, float], str, str, str, dict[str, float]] | None:
+    """What a run is compared with: (size -> reference busbw, label, kind, context diff,
+    band limits), from ``baseline`` when given, else the expected figure; None when neither applies."""
+    if baseline is not None:
+        bt = baseline.tables.get(run.collective)
+        if bt is None:
+            return None
+        factor = busbw_factor(run.collective, bt.nranks)
+        # the baseline's busbw at each size, in this run's terms when nranks differ
+        ref = {r.size_bytes: r.busbw for r in bt.rows} if bt.nranks == run.nranks else \
+            {r.size_bytes: r.size_bytes / r.time_us / 1e3 * factor for r in bt.rows}
+        return (ref, f"baseline {baseline.name} ({baseline.recorded_at[:10]})", "baseline",
+                context_diff(baseline.context, ctx), BELOW)
+    plat = _expected_for(run, ctx)
+    if plat is None:
+        return None
+    return (dict(plat.collectives[run.collective].points), f"expected for {plat.id} ({plat.source})", "expected",
+            "n/a (expected figure)", {**BELOW, "bandwidth": plat.min_ratio})
+
+
 def compare_bundle(facts: list[Fact]) -> list[Fact]:
-    baseline = _reference.get() or _env_baseline()
+    baseline = current_baseline()
     out: list[Fact] = []
     for run, table, ctx, row_of in runs_of(facts):
-        if baseline is not None:
-            bt = baseline.tables.get(run.collective)
-            if bt is None:
-                continue
-            factor = busbw_factor(run.collective, bt.nranks)
-            # the baseline's busbw at each size, in this run's terms when nranks differ
-            ref = {r.size_bytes: r.busbw for r in bt.rows} if bt.nranks == run.nranks else \
-                {r.size_bytes: r.size_bytes / r.time_us / 1e3 * factor for r in bt.rows}
-            label = f"baseline {baseline.name} ({baseline.recorded_at[:10]})"
-            kind, diff, limits = "baseline", context_diff(baseline.context, ctx), BELOW
-        else:
-            plat = _expected_for(run, ctx)
-            if plat is None:
-                continue
-            ref = dict(plat.collectives[run.collective].points)
-            label, kind, diff = f"expected for {plat.id} ({plat.source})", "expected", "n/a (expected figure)"
-            limits = {**BELOW, "bandwidth": plat.min_ratio}
+        found = reference_for(run, ctx, baseline)
+        if found is None:
+            continue
+        ref, label, kind, diff, limits = found
         env = "unknown (no NCCL INFO log)" if ctx["env"] is None else (", ".join(f"{k}={v}" for k, v in ctx["env"].items()) or "none")
         for band, (ratio, n, size) in sorted(compare_tables(table, ref).items()):
             measured = next(r.busbw for r in table.rows if r.size_bytes == size)
