@@ -40,12 +40,14 @@ def _time(text: str | None) -> float:
     return 0.0
 
 
-def diagnose_live(url: str, at: str | None, window: str, timeout: float, ruleset, evaluator: str):
+def diagnose_live(url: str, at: str | None, window: str, timeout: float, ruleset, evaluator: str,
+                  run_timeout: float | None = None):
     """The report of ``diagnose --prometheus`` (called by cli/main.py)."""
     from stethoscope.engine.live import diagnose_prometheus
 
     return diagnose_prometheus(url, at=_time(at) if at else None, window_s=_duration(window, "--window"),
-                               timeout=timeout, ruleset=ruleset, evaluator=evaluator)
+                               timeout=timeout, ruleset=ruleset, evaluator=evaluator,
+                               **({} if run_timeout is None else {"run_timeout": run_timeout}))
 
 
 def render_live_notes(report, console: Console) -> None:

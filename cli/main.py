@@ -77,7 +77,8 @@ def diagnose(
     prometheus: Annotated[Optional[str], typer.Option("--prometheus", help="Diagnose live from this Prometheus (DCGM exporter, node_exporter)")] = None,
     at: Annotated[Optional[str], typer.Option(help="With --prometheus: end of the window (Unix seconds or RFC 3339; default now)")] = None,
     window: Annotated[str, typer.Option(help="With --prometheus: how far back to look")] = "1h",
-    timeout: Annotated[float, typer.Option(help="With --prometheus: seconds per query")] = 10.0,
+    timeout: Annotated[float, typer.Option(help="With --prometheus: seconds per query, however slowly the server answers")] = 10.0,
+    run_timeout: Annotated[float, typer.Option("--run-timeout", help="With --prometheus: seconds for all the queries of the run")] = 120.0,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Compare nccl-tests results with this recorded baseline (steth baseline record) instead of the expected figures")] = None,
     baseline_db: Annotated[Optional[Path], typer.Option("--baseline-db", help="Baseline database (default: $STETH_BASELINE_DB, else the user's data directory)")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display on standard error (shown only on a terminal, for runs longer than about 2 s)")] = False,
@@ -95,7 +96,7 @@ def diagnose(
     if ruleset.errors:
         internal(f"shipped rules do not load: {ruleset.errors[0]}")
     if prometheus is not None:
-        report = _live.diagnose_live(prometheus, at, window, timeout, ruleset, evaluator.value)
+        report = _live.diagnose_live(prometheus, at, window, timeout, ruleset, evaluator.value, run_timeout)
     else:
         from stethoscope.engine import baseline_run
         from stethoscope.engine.baseline_store import StoreError

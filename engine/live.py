@@ -20,6 +20,9 @@ from stethoscope.facts.live.signals import SIGNALS, Signal, enable_hint
 
 DEFAULT_WINDOW_S = 3600
 DEFAULT_TIMEOUT_S = 10.0
+#: all the queries of one run together (facts/live/deadline.py): a server slow on every query
+#: ends the run here, not after one timeout per family
+DEFAULT_RUN_TIMEOUT_S = 120.0
 
 
 def parse_duration(text: str) -> int:
@@ -112,21 +115,22 @@ def observe(prom: Prom, at: float, window_s: int, signals: tuple[Signal, ...] = 
     return obs
 
 
-def observe_server(url: str, at: float, window_s: int, timeout: float = DEFAULT_TIMEOUT_S) -> Observation:
-    obs = observe(Prom(url, timeout=timeout), at, window_s)
+def observe_server(url: str, at: float, window_s: int, timeout: float = DEFAULT_TIMEOUT_S,
+                   run_timeout: float | None = DEFAULT_RUN_TIMEOUT_S) -> Observation:
+    obs = observe(Prom(url, timeout=timeout, run_timeout=run_timeout), at, window_s)
     obs.source = Source(kind="prometheus", path=url)
     return obs
 
 
 def diagnose_prometheus(url: str, at: float | None = None, window_s: int = DEFAULT_WINDOW_S,
                         timeout: float = DEFAULT_TIMEOUT_S, ruleset: RuleSet | None = None,
-                        evaluator: Evaluator = "durable") -> Report:
+                        evaluator: Evaluator = "durable", run_timeout: float | None = DEFAULT_RUN_TIMEOUT_S) -> Report:
     """Diagnose the fleet a Prometheus server watches, as of ``at`` (default now): the same
     pipeline as a bundle (engine/pipeline.py). A server that fails makes the verdict
     ``inconclusive`` with the reason."""
     at = time.time() if at is None else at
     try:
-        obs = observe_server(url, at, window_s, timeout)
+        obs = observe_server(url, at, window_s, timeout, run_timeout)
     except LiveError as exc:
         return Report(source=Source(kind="prometheus", path=url), verdict="inconclusive", findings=[],
                       coverage=Coverage(), reason=str(exc))

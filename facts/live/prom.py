@@ -2,12 +2,14 @@
 
 ``METRIC[1h]`` evaluated at ``at`` returns every raw sample of every series of the family in
 the window, so the latest value (for the parser-shaped facts) and the history (for the
-time-series facts) come from one request. Every request has an explicit timeout and no
-retries, so a stopped or hung server costs at most ``timeout`` seconds per query.
+time-series facts) come from one request. Every request runs under a deadline on the clock
+(facts/live/deadline.py), with no retries: ``timeout`` seconds per query, ``run_timeout`` for
+all the queries of a run, however slowly a server drips its answer.
 """
 from __future__ import annotations
 
 import math
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -16,6 +18,8 @@ from prometheus_api_client import PrometheusApiClientException, PrometheusConnec
 from urllib3.util.retry import Retry
 
 from stethoscope.facts.ids import try_pci_bus_id
+from stethoscope.facts.live.access import DEFAULT_NODE_LABELS, Access, AccessError, node_of, scoped
+from stethoscope.facts.live.deadline import DeadlineAdapter, DeadlineExceeded, Deadlines
 from stethoscope.facts.model import Evidence
 
 
@@ -33,6 +37,7 @@ class Series:
     samples: list[tuple[float, float]]
     at: float | None = None  # summarised series: the evaluation time of the query
     stats: dict[str, float] = field(default_factory=dict)  # steth_stat -> value (promql.py)
+    node_labels: tuple[str, ...] = DEFAULT_NODE_LABELS  # --node-label (facts/live/access.py)
 
     @property
     def metric(self) -> str:
@@ -40,12 +45,7 @@ class Series:
 
     @property
     def node(self) -> str:
-        # dcgm-exporter < 3.3 says Hostname, newer ones hostname; node_exporter has neither
-        host = self.labels.get("Hostname") or self.labels.get("hostname")
-        if host:
-            return host
-        inst = self.labels.get("instance", "")
-        return inst.rsplit(":", 1)[0] if inst else "unknown"
+        return node_of(self.labels, self.node_labels)
 
     @property
     def gpu(self) -> str | None:
@@ -78,17 +78,48 @@ class Series:
 
 
 class Prom:
-    def __init__(self, url: str, timeout: float = 10.0):
+    def __init__(self, url: str, timeout: float = 10.0, run_timeout: float | None = None, access: Access | None = None):
         self.url = url.rstrip("/")
         self.timeout = timeout
         self.queries = 0
-        self._pc = PrometheusConnect(url=self.url, disable_ssl=True, timeout=timeout,
-                                     retry=Retry(total=0, connect=0, read=0, redirect=0))
+        self.access = access or Access()
+        try:  # TLS verified unless access.insecure; credentials and headers on the session
+            session = self.access.session()
+        except AccessError as exc:
+            raise LiveError(str(exc)) from None
+        retry = Retry(total=0, connect=0, read=0, redirect=0)
+        self._pc = PrometheusConnect(url=self.url, timeout=timeout, retry=retry, session=session)
+        # the deadline (per query, per run) replaces the per-read timeout of requests
+        adapter = DeadlineAdapter(max_retries=retry)
+        self._pc._session.mount(self.url, adapter)
+        self.deadlines = Deadlines(adapter, timeout, run_timeout)
+
+    def scope(self, query: str) -> str:
+        """The query as sent: the --selector matchers in each of its selectors."""
+        return scoped(query, self.access.selector)
+
+    def _query(self, query: str, at: float):
+        self.queries += 1
+        try:
+            with self.deadlines.query() as left:
+                return self._pc.custom_query(self.scope(query), params={"time": f"{at:.3f}"}, timeout=left)
+        except requests.exceptions.SSLError as exc:
+            raise LiveError(f"{self.url}: TLS refused: {_tls_reason(exc)}") from None
+        except PrometheusApiClientException as exc:
+            status = re.match(r"HTTP Status Code (\d+)", str(exc))
+            if status and status.group(1) in ("401", "403"):
+                raise LiveError(f"{self.url} refused the credentials (HTTP {status.group(1)}): "
+                                + ("check the token or password it was given" if self._pc._session.auth or
+                                   "Authorization" in self._pc._session.headers else
+                                   "it needs --bearer-token-file/--bearer-token-env or --basic-auth-user")) from None
+            raise
+        except DeadlineExceeded as exc:
+            what = "this run's queries" if exc.limit == "run" else f"'{_short(query)}'"
+            raise LiveError(f"{self.url} did not answer {what} within {exc.seconds:g} s") from None
 
     def _ask(self, query: str, at: float) -> list[dict]:
         try:
-            self.queries += 1
-            raw = self._pc.custom_query(query, params={"time": f"{at:.3f}"}, timeout=self.timeout)
+            raw = self._query(query, at)
         except requests.Timeout:
             raise LiveError(f"{self.url} did not answer '{_short(query)}' within {self.timeout:g} s") from None
         except requests.ConnectionError as exc:
@@ -107,19 +138,21 @@ class Prom:
     def samples(self, query: str, at: float) -> tuple[str, list[Series]]:
         """A range-vector query (a selector or a subquery): every point of every series."""
         out: list[Series] = []
+        shown = self.scope(query)
         rows = sorted(self._ask(query, at), key=lambda item: sorted(item.get("metric", {}).items()))
         for i, item in enumerate(rows, start=1):
             values = item.get("values") or ([item["value"]] if "value" in item else [])
             samples = [(float(t), float(v)) for t, v in values if not math.isnan(float(v))]
             if samples:
-                out.append(Series(query, i, dict(item.get("metric", {})), samples))
-        return query, out
+                out.append(Series(shown, i, dict(item.get("metric", {})), samples, node_labels=self.access.node_labels))
+        return shown, out
 
     def stats(self, query: str, at: float, metric: str) -> tuple[str, list[Series]]:
         """An instant query whose rows carry a ``steth_stat`` label (facts/live/promql.py): one
         Series per label set, ``stats`` holding each statistic and ``samples`` the last value
         at ``at``. ``metric`` names the family where the functions dropped ``__name__``."""
         rows: dict[tuple, Series] = {}
+        shown = self.scope(query)
         for item in self._ask(query, at):
             labels = dict(item.get("metric", {}))
             stat = labels.pop("steth_stat", "last")
@@ -130,7 +163,7 @@ class Prom:
             key = tuple(sorted(labels.items()))
             s = rows.get(key)
             if s is None:
-                s = rows[key] = Series(query, len(rows) + 1, labels, [], at=at)
+                s = rows[key] = Series(shown, len(rows) + 1, labels, [], at=at, node_labels=self.access.node_labels)
             s.stats[stat] = value
         out = []
         # the server's row order varies between runs of an ``or`` query: number rows by labels
@@ -139,13 +172,12 @@ class Prom:
             if "last" in s.stats:  # a series without a value in the window says nothing
                 s.samples = [(at, s.stats["last"])]
                 out.append(s)
-        return query, out
+        return shown, out
 
     def instant(self, query: str, at: float) -> list[dict]:
         """A plain instant query (dashboards, calibration)."""
         try:
-            self.queries += 1
-            return self._pc.custom_query(query, params={"time": f"{at:.3f}"}, timeout=self.timeout)
+            return self._query(query, at)
         except requests.Timeout:
             raise LiveError(f"{self.url} did not answer '{query}' within {self.timeout:g} s") from None
         except (PrometheusApiClientException, requests.RequestException, ValueError, KeyError) as exc:
@@ -154,6 +186,18 @@ class Prom:
 
 def _num(v: float) -> str:
     return str(int(v)) if v == int(v) else f"{v:.6g}"
+
+
+def _tls_reason(exc: BaseException) -> str:
+    """``certificate verify failed: self-signed certificate`` out of urllib3's nesting, with
+    what to do about it."""
+    text = str(exc)
+    m = re.search(r"certificate verify failed: ([^(')\]]+)", text)
+    if m:
+        return (f"certificate verify failed ({m.group(1).strip()}); give the server's CA with --ca-file "
+                "(or, knowingly, --insecure)")
+    m = re.search(r"\[SSL: ([A-Z_]+)\] ([^(')\]]+)", text)
+    return f"{m.group(2).strip()} ({m.group(1)})" if m else _short(text)
 
 
 def _short(exc: BaseException | str) -> str:
