@@ -15,6 +15,7 @@ from stethoscope.engine.pipeline import Evaluator, Observation, diagnose
 from stethoscope.engine.report import Coverage, FileCoverage, MissingSignal, Report, Source
 from stethoscope.facts.live import dcgm, ib, promql, timeseries
 from stethoscope.facts.live.dcgm import LiveFacts
+from stethoscope.facts.live.access import Access
 from stethoscope.facts.live.prom import LiveError, Prom, Series
 from stethoscope.facts.live.signals import SIGNALS, Signal, enable_hint
 
@@ -116,21 +117,22 @@ def observe(prom: Prom, at: float, window_s: int, signals: tuple[Signal, ...] = 
 
 
 def observe_server(url: str, at: float, window_s: int, timeout: float = DEFAULT_TIMEOUT_S,
-                   run_timeout: float | None = DEFAULT_RUN_TIMEOUT_S) -> Observation:
-    obs = observe(Prom(url, timeout=timeout, run_timeout=run_timeout), at, window_s)
+                   run_timeout: float | None = DEFAULT_RUN_TIMEOUT_S, access: Access | None = None) -> Observation:
+    obs = observe(Prom(url, timeout=timeout, run_timeout=run_timeout, access=access), at, window_s)
     obs.source = Source(kind="prometheus", path=url)
     return obs
 
 
 def diagnose_prometheus(url: str, at: float | None = None, window_s: int = DEFAULT_WINDOW_S,
                         timeout: float = DEFAULT_TIMEOUT_S, ruleset: RuleSet | None = None,
-                        evaluator: Evaluator = "durable", run_timeout: float | None = DEFAULT_RUN_TIMEOUT_S) -> Report:
+                        evaluator: Evaluator = "durable", run_timeout: float | None = DEFAULT_RUN_TIMEOUT_S,
+                        access: Access | None = None) -> Report:
     """Diagnose the fleet a Prometheus server watches, as of ``at`` (default now): the same
     pipeline as a bundle (engine/pipeline.py). A server that fails makes the verdict
     ``inconclusive`` with the reason."""
     at = time.time() if at is None else at
     try:
-        obs = observe_server(url, at, window_s, timeout, run_timeout)
+        obs = observe_server(url, at, window_s, timeout, run_timeout, access)
     except LiveError as exc:
         return Report(source=Source(kind="prometheus", path=url), verdict="inconclusive", findings=[],
                       coverage=Coverage(), reason=str(exc))
