@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from stethoscope.engine import db_schema
+
 ENV_DB = "STETH_BASELINE_DB"
 
 _SCHEMA = """
@@ -88,7 +90,7 @@ def _connect(path: Path, create: bool) -> sqlite3.Connection:
         path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(path)
         con.execute("PRAGMA foreign_keys = ON")
-        con.executescript(_SCHEMA)
+        db_schema.migrate(con, _SCHEMA)  # an older database is upgraded in place
     except (OSError, sqlite3.Error) as exc:
         raise StoreError(f"cannot open baseline database {path}: {exc}") from None
     return con
