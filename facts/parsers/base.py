@@ -185,4 +185,32 @@ def iter_lines(pattern: re.Pattern[str], artefact: Artefact) -> Iterator[tuple[i
         m = search(text, end + 1)
 
 
+def lines_with(text: str, literals: tuple[str, ...]) -> Iterator[tuple[int, str]]:
+    """(offset of the line's start, line) of each line holding one of ``literals``, in text
+    order, once per line. Substring searches only: the fast way to find the few lines a reader
+    wants when what they share is a literal (a regex alternation of them is tried at every
+    position)."""
+    starts: set[int] = set()
+    for lit in literals:
+        find, rfind = text.find, text.rfind
+        pos = find(lit)
+        while pos != -1:
+            start = rfind("\n", 0, pos) + 1
+            starts.add(start)
+            end = find("\n", pos)
+            if end == -1:
+                break
+            pos = find(lit, end + 1)
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        yield start, text[start:] if end == -1 else text[start:end]
+
+
+def iter_lines_with(literals: tuple[str, ...], artefact: Artefact) -> Iterator[tuple[int, str]]:
+    """:func:`iter_lines` for lines holding one of ``literals`` (see :func:`lines_with`)."""
+    line_of = artefact.line_of
+    for start, line in lines_with(artefact.text, literals):
+        yield line_of(start), line
+
+
 Detector = Callable[[str], bool]

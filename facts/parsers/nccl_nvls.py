@@ -32,7 +32,7 @@ import re
 from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, lines_with
 
 KIND = "nccl_nvls"
 
@@ -47,8 +47,10 @@ _MESSAGES = (r"NVLS multicast support is (?:not )?available on dev -?\d+|\d+ col
              r"|NVLS (?:Bind mem|Creat(?:ed|ing) Multicast group|Mapped |group \S+ adding dev|importing shareableHandle"
              r"|rank \d+ \(dev \d+\) alloc done|comm 0x[0-9a-f]+ headRank|Trees :)|Connected NVLS tree")
 _DETECT = re.compile(r"(?:NCCL INFO |^)(?:" + _MESSAGES + ")", re.M)
-# candidates, found by their literal starts ("NVLS", "Connected NVLS", "<n> coll channels")
-_CANDIDATE = re.compile(r"NVLS |\d coll channels, ")
+# candidates: the lines holding one of these literals ("NVLS", "Connected NVLS", "<n> coll
+# channels"); each is found by a plain substring search (an alternation such as "NVLS |\d coll"
+# makes the regex engine try every position: 15 ms on a 170 KB log against 1 ms)
+_LITERALS = ("NVLS ", " coll channels, ")
 # NCCL's prefix (src/debug.cc "%s:%d:%d [%d] NCCL INFO "), whatever came before it, or the bare message
 # test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree
 _LINE = re.compile(
@@ -106,16 +108,14 @@ class NcclNvlsSetup(Fact):
 
 
 def detect(head: str) -> bool:
-    if "NVLS" not in head and "coll channels" not in head:
-        return False
-    return _DETECT.search(head) is not None
+    return any(_LINE.match(line) for _, line in lines_with(head, _LITERALS))
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     seen: set[tuple] = set()
-    for no, line in iter_lines(_CANDIDATE, artefact):
+    for no, line in iter_lines_with(_LITERALS, artefact):
         m = _LINE.match(line)
         if m is None:
             continue
