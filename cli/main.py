@@ -43,6 +43,7 @@ class Format(str, Enum):
     text = "text"
     json = "json"
     markdown = "markdown"
+    html = "html"
 
 
 class EvaluatorChoice(str, Enum):
@@ -87,7 +88,6 @@ def diagnose(
     from stethoscope.cli.progress import for_terminal
     from stethoscope.cli.render import render_markdown, render_text
     from stethoscope.engine.loader import load_rules
-    from stethoscope.engine.pipeline import diagnose_bundle
     from stethoscope.facts.bundle import BundleError
 
     if (from_logs is None) == (prometheus is None):
@@ -95,25 +95,30 @@ def diagnose(
     ruleset = load_rules()
     if ruleset.errors:
         internal(f"shipped rules do not load: {ruleset.errors[0]}")
+    facts, recorded = [], None  # the observation's facts and baseline, for the HTML page's pictures
     if prometheus is not None:
         report = _live.diagnose_live(prometheus, at, window, timeout, ruleset, evaluator.value, run_timeout)
     else:
-        from stethoscope.engine import baseline_run
-        from stethoscope.engine.baseline_store import StoreError
+        from stethoscope.engine import baseline_store
+        from stethoscope.engine.pipeline import diagnose as run_pipeline, observe_bundle
 
         try:
             progress = for_terminal(quiet)
             try:
                 if baseline is not None:
-                    report = baseline_run.diagnose_with_baseline(from_logs, baseline, baseline_db, ruleset, evaluator.value,
-                                                                 jobs=jobs, progress=progress)
-                else:
-                    report = diagnose_bundle(from_logs, ruleset, evaluator.value, jobs=jobs, progress=progress)
+                    recorded = baseline_store.load(baseline_db or baseline_store.default_path(), baseline)
+                obs = observe_bundle(from_logs, jobs, progress)
+                report = run_pipeline(obs, ruleset, evaluator.value, recorded, progress)
+                facts = obs.facts
             finally:
                 progress.done()
-        except (BundleError, StoreError) as exc:
+        except (BundleError, baseline_store.StoreError) as exc:
             _fail(str(exc))
-    if format is Format.json:
+    if format is Format.html:
+        from stethoscope.cli.render_html import render_html
+
+        sys.stdout.write(render_html(report, facts, recorded))
+    elif format is Format.json:
         sys.stdout.write(report.model_dump_json(indent=2, exclude_none=True) + "\n")
     elif format is Format.markdown:
         sys.stdout.write(render_markdown(report))

@@ -299,3 +299,14 @@ def render_images(dot: str, out_prefix: Path) -> list[Path]:
             raise RenderError(f"dot -T{fmt} failed: {proc.stderr.strip()[:300]}")
         written.append(target)
     return written
+
+
+def to_svg(dot: str, timeout: float = 120) -> str:
+    """The graph as one SVG document (Graphviz ``dot -Tsvg``); RenderError without Graphviz."""
+    exe = shutil.which("dot")
+    if exe is None:
+        raise RenderError("Graphviz 'dot' is not installed (apt-get install graphviz)")
+    proc = subprocess.run([exe, "-Tsvg"], input=dot, capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise RenderError(f"dot -Tsvg failed: {proc.stderr.strip()[:300]}")
+    return proc.stdout
