@@ -30,8 +30,11 @@ Empty input, or text without NCCL lines, yields no facts: NCCL was not run with
 """
 from __future__ import annotations
 
+import heapq
 import re
 from typing import Any
+
+import re2
 
 from stethoscope.facts.ids import nccl_busid
 from stethoscope.facts.parsers import nccl_chains, nccl_log_messages, nccl_log_setup, nccl_log_socket
@@ -450,15 +453,63 @@ class _Parse:
         self.chains.finish()
 
 
+# The fast path (ASCII text, the common case): which lines of NCCL's full prefix can give a
+# fact is decided in one RE2 pass over the bytes (a DFA: the many alternatives cost nothing per
+# line), so the INFO lines that give none ("New proxy recv connection", "Connected to proxy",
+# topology dumps: about 85 % of a log) never reach Python. It accepts every WARN line and every
+# INFO line _maybe() accepts (those are still checked by _maybe(): a superset here is harmless).
+# vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
+_WANTED_PREFIXED = re2.compile(
+    r"(?m)^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:WARN |INFO (?:(?:"
+    + _MAYBE_START.pattern + r"|Unable to load lib)|[^\n]*?(?:" + _MAYBE_ANY.pattern.replace("|^Unable to load lib", "")
+    + r"|(?i:plugin))))"
+)
+# The lines of NCCL's full prefix (counted as used, whether they give a fact or not).
+_PREFIXED = (" NCCL INFO ", " NCCL WARN ")
+# Every other candidate line: one without NCCL's full prefix at its start that holds an NCCL
+# marker (_SCAN's second branch); such lines go through _HEADER and the bare forms as before.
+# [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
+_OTHER = re.compile(
+    r"^(?![\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN) )"
+    r"[^\n]*?(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |shared memory segment /dev/shm/nccl-"
+    r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
+    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to)[^\n]*",
+    re.M,
+)
+
+
+_FAST_FROM = 16384  # characters
+
+
+def _candidates(text: str) -> tuple[Any, int | None]:
+    """The candidate matches of _SCAN in text order, and how many lines carry NCCL's full
+    prefix (None: count them one by one). ASCII text takes the fast path."""
+    if len(text) < _FAST_FROM:  # a pasted fragment: one scan costs less than three
+        return _SCAN.finditer(text), None
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) != len(text):  # not ASCII: RE2's byte offsets are not the text's
+        return _SCAN.finditer(text), None
+    scan_at = _SCAN.match
+    wanted = [scan_at(text, m.start()) for m in _WANTED_PREFIXED.finditer(data)]
+    other = [scan_at(text, m.start()) for m in _OTHER.finditer(text)]
+    prefixed = sum(text.count(lit) for lit in _PREFIXED) - sum(
+        1 for m in other if any(lit in m.group() for lit in _PREFIXED))
+    if not other:
+        return wanted, prefixed
+    return heapq.merge(wanted, other, key=lambda m: m.start()), prefixed
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     state = _Parse(artefact, result)
     used = 0
     line_of, node_for, maybe = artefact.line_of, artefact.node_for, _maybe
-    for cand in _SCAN.finditer(artefact.text):
+    cands, prefixed = _candidates(artefact.text)
+    for cand in cands:
         msg = cand["msg"]
         if msg is not None:  # NCCL's prefix at the start of the line
-            used += 1
+            if prefixed is None:
+                used += 1
             msg = msg.rstrip()  # what _HEADER's "(?P<msg>.*?)\s*$" leaves
             level = cand["level"]
             if level == "INFO" and not maybe(msg):
@@ -486,7 +537,7 @@ def parse(artefact: Artefact) -> ParseResult:
             used += 1
             state.line(line_of(cand.start()), artefact.node, None, None, "INFO", None, None, m["msg"])
     state.finish()
-    result.lines_used = used
+    result.lines_used = used + (prefixed or 0)
     return result
 
 

@@ -1,0 +1,68 @@
+"""nccl_log's fast path (RE2 picks the prefixed lines that can give a fact) reads exactly what
+the line-by-line scan reads: same facts, same parse errors, same lines used, on every real
+NCCL log of the fixtures that is long enough to take it, and on one with every odd form."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import nccl_log
+from stethoscope.facts.parsers.base import Artefact
+
+ROOT = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def _logs() -> list[Path]:
+    out = []
+    for p in sorted(ROOT.rglob("*")):
+        if not p.is_file() or not (nccl_log._FAST_FROM <= p.stat().st_size < 20_000_000):
+            continue
+        try:
+            text = p.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        if nccl_log.detect(text):
+            out.append(p)
+    return out
+
+
+def _parse(text: str, fast: bool, monkeypatch) -> tuple:
+    if not fast:
+        monkeypatch.setattr(nccl_log, "_candidates", lambda t: (nccl_log._SCAN.finditer(t), None))
+    art = Artefact(path="log", node="n1", text=text)
+    art.normalise()
+    res = nccl_log.parse(art)
+    monkeypatch.undo()
+    return [f.model_dump() for f in res.facts], [(e.line, e.message) for e in res.errors], res.lines_used
+
+
+LOGS = _logs()
+
+
+def test_there_are_long_real_logs():
+    assert len(LOGS) >= 5
+
+
+@pytest.mark.parametrize("path", LOGS, ids=[str(p.relative_to(ROOT)) for p in LOGS])
+def test_fast_path_reads_what_the_line_scan_reads(path: Path, monkeypatch):
+    text = path.read_text(encoding="utf-8")
+    assert _parse(text, True, monkeypatch) == _parse(text, False, monkeypatch)
+
+
+def test_mixed_forms_in_a_long_log(monkeypatch):
+    """Prefixed lines, a timestamped line, NCCL 2.3's WARN, a bare message, the bare version line,
+    a non-ASCII line: the fast path merges them in file order like the line scan."""
+    real = (ROOT / "artefacts/nccl_log/allreduce_healthy_g2.nccl.log").read_text(encoding="utf-8")
+    extra = ("[2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found\n"
+             "include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol\n"
+             "NET/IB : Got completion from peer 192.168.17.147<38560> with error 12, opcode 0, len 0, vendor err 129\n"
+             "NCCL version 2.7.8+cuda11.1\n")
+    lines = real.splitlines(keepends=True)
+    mid = len(lines) // 2
+    text = "".join(lines[:mid]) + extra + "".join(lines[mid:])
+    fast = _parse(text, True, monkeypatch)
+    assert fast == _parse(text, False, monkeypatch)
+    assert any(f["kind"] == "nccl_bootstrap_failure" or "socket interface" in (f.get("message") or "") for f in fast[0])
+    non_ascii = text + "vm:1:1 [0] NCCL WARN Cuda failure 'ünknown'\n"  # takes the line scan: same result by definition
+    assert _parse(non_ascii, True, monkeypatch) == _parse(non_ascii, False, monkeypatch)
