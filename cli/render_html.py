@@ -48,9 +48,11 @@ def topology(facts: list[Fact], report: Report) -> Topology:
     if graph.number_of_nodes() == 0:
         return Topology(None, "no topology in the input (no ibstat, nvidia-smi topo, NCCL topology dump or PCI tree)", [])
     marked = tr.suspects(graph, report.findings)
+    slow = tr.slow_links(graph, report.findings)
     named = [(f"{n.split(':', 1)[0]} {n.split(':', 1)[1]}", why) for n, why in sorted(marked.items())]
+    named += [(f"link {a.split(':', 1)[1]} <-> {b.split(':', 1)[1]}", why) for a, b, why in slow]
     try:
-        svg = tr.to_svg(tr.to_dot(graph, marked, tr.slow_links(graph, report.findings), tr.affected(graph, report.findings)))
+        svg = tr.to_svg(tr.to_dot(graph, marked, slow, tr.affected(graph, report.findings)))
     except tr.RenderError as exc:
         return Topology(None, f"picture not drawn: {exc}", named)
     svg = _SVG_COMMENT.sub("", _SVG_PROLOG.sub("", svg, count=1)).strip()

@@ -6,7 +6,7 @@ import math
 
 from markupsafe import Markup, escape
 
-from stethoscope.engine.busbw_curves import Chart, Curve
+from stethoscope.engine.busbw_curves import Chart, Curve, ratio_at_largest
 
 W, H = 980, 430
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 14, 46
@@ -71,6 +71,15 @@ def busbw_svg(chart: Chart) -> Markup:
     suspects = chart.of_kind("suspect")
     for c in sorted(chart.curves, key=lambda c: order[c.kind]):
         out.append(_curve(c, X, Y, suspect_colour(suspects.index(c)) if c.kind == "suspect" else None))
+    yard = chart.yardstick()
+    for i, c in enumerate(suspects):  # name each suspect at its last point, with its share of the yardstick
+        if not c.points:
+            continue
+        size, bw = c.points[-1]
+        ratio = ratio_at_largest(c, yard)
+        text = f"{c.label}: {bw:.1f} GB/s" + (f", {ratio:.0%} of {yard.label}" if ratio is not None else "")
+        out.append(f'<text x="{X(size) - 6:.1f}" y="{Y(bw) + (22 if ratio is None or ratio < 1 or bw > ymax * 0.8 else -10) + 16 * i:.1f}" text-anchor="end" '
+                   f'class="callout" fill="{suspect_colour(i)}">{escape(text)}</text>')
     out.append("</svg>")
     return Markup("".join(out))
 
