@@ -32,6 +32,8 @@ from stethoscope.cli.kb import kb_app  # noqa: E402
 app.add_typer(kb_app, name="kb")
 from stethoscope.cli.collect import collect_command  # noqa: E402
 app.command("collect")(collect_command)
+from stethoscope.cli.patrol import app as patrol_app  # noqa: E402
+app.add_typer(patrol_app, name="patrol")
 
 EXIT = VERDICT
 EXIT_BAD_INPUT = BAD_USAGE
@@ -70,6 +72,7 @@ def _root(
 
 
 @app.command()
+@_live.with_access  # --ca-file, --bearer-token-file, --selector, --node-label, ... (cli/live.py)
 def diagnose(
     from_logs: Annotated[Optional[Path], typer.Option("--from-logs", help="Incident bundle: a folder, .tar, .tar.gz/.tgz or .zip")] = None,
     format: Annotated[Format, typer.Option("--format", "-f", help="Report format")] = Format.text,
@@ -83,6 +86,7 @@ def diagnose(
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Compare nccl-tests results with this recorded baseline (steth baseline record) instead of the expected figures")] = None,
     baseline_db: Annotated[Optional[Path], typer.Option("--baseline-db", help="Baseline database (default: $STETH_BASELINE_DB, else the user's data directory)")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display on standard error (shown only on a terminal, for runs longer than about 2 s)")] = False,
+    access=None,
 ) -> None:
     """Diagnose an incident bundle or a live Prometheus. Exit 0 healthy, 1 faulty, 2 inconclusive, 3 bad input, 4 internal error."""
     from stethoscope.cli.progress import for_terminal
@@ -92,12 +96,14 @@ def diagnose(
 
     if (from_logs is None) == (prometheus is None):
         _fail("give exactly one of --from-logs BUNDLE or --prometheus URL")
+    if access is not None and prometheus is None:
+        _fail("the Prometheus access options (--ca-file, --bearer-token-file, --selector, ...) need --prometheus")
     ruleset = load_rules()
     if ruleset.errors:
         internal(f"shipped rules do not load: {ruleset.errors[0]}")
     facts, recorded = [], None  # the observation's facts and baseline, for the HTML page's pictures
     if prometheus is not None:
-        report = _live.diagnose_live(prometheus, at, window, timeout, ruleset, evaluator.value, run_timeout)
+        report = _live.diagnose_live(prometheus, at, window, timeout, ruleset, evaluator.value, run_timeout, access)
     else:
         from stethoscope.engine import baseline_store
         from stethoscope.engine.pipeline import diagnose as run_pipeline, observe_bundle

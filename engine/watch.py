@@ -18,6 +18,7 @@ from prometheus_client.registry import Collector
 from stethoscope.engine.live import diagnose_prometheus
 from stethoscope.engine.loader import RuleSet, load_rules
 from stethoscope.engine.report import Report
+from stethoscope.facts.live.access import Access
 
 FINDING_LABELS = ("rule", "cause", "component", "severity", "role", "node", "gpu", "hca", "port", "link")
 
@@ -63,8 +64,9 @@ class FindingsCollector(Collector):
 
 class Watcher:
     def __init__(self, url: str, window_s: int, timeout: float, ruleset: RuleSet | None = None,
-                 registry: CollectorRegistry | None = None):
+                 registry: CollectorRegistry | None = None, access: Access | None = None):
         self.url, self.window_s, self.timeout = url, window_s, timeout
+        self.access = access  # TLS, credentials, --selector, --node-label (facts/live/access.py)
         self.ruleset = ruleset or load_rules()
         self.registry = registry or CollectorRegistry()
         self.collector = FindingsCollector()
@@ -73,7 +75,8 @@ class Watcher:
     def run_once(self, at: float | None = None) -> Report:
         started = time.time()
         t0 = time.monotonic()
-        report = diagnose_prometheus(self.url, at=at, window_s=self.window_s, timeout=self.timeout, ruleset=self.ruleset)
+        report = diagnose_prometheus(self.url, at=at, window_s=self.window_s, timeout=self.timeout, ruleset=self.ruleset,
+                                     access=self.access)
         self.collector.update(report, started, time.monotonic() - t0)
         return report
 

@@ -25,6 +25,16 @@ if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2
     echo "prometheus/promtool are missing (the live tests will be skipped): sudo apt-get install prometheus" >&2
   fi
 fi
+# the live tests also check the exported inhibition rules in a real Alertmanager and run the
+# live diagnosis against a second PromQL server, VictoriaMetrics single-node (Debian's packages;
+# the tests skip what is absent)
+if ! command -v prometheus-alertmanager >/dev/null 2>&1 || ! command -v victoria-metrics >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus-alertmanager victoria-metrics >/dev/null
+  else
+    echo "prometheus-alertmanager/victoria-metrics are missing (their live tests will be skipped): sudo apt-get install prometheus-alertmanager victoria-metrics" >&2
+  fi
+fi
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
