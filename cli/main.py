@@ -34,6 +34,8 @@ from stethoscope.cli.collect import collect_command  # noqa: E402
 app.command("collect")(collect_command)
 from stethoscope.cli.patrol import app as patrol_app  # noqa: E402
 app.add_typer(patrol_app, name="patrol")
+from stethoscope.cli.patrol import app as patrol_app  # noqa: E402
+app.add_typer(patrol_app, name="patrol")
 
 EXIT = VERDICT
 EXIT_BAD_INPUT = BAD_USAGE

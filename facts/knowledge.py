@@ -633,6 +633,72 @@ class Case(_M):
         return "kb/" + self.id
 
 
+# --- patrol.yaml: the suite `steth patrol run` runs ------------------------------------------
+
+class PatrolMetric(_M):
+    """One number a step's facts give, exported as ``steth_patrol_<name>`` and kept in the history."""
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    help: str = Field(min_length=3)
+    unit: str
+    fact: FactKind
+    value: str = Field(pattern=r"^[a-z][a-z0-9_]*$")  # the fact's numeric field
+    where: dict[str, str | int | float | bool] = Field(default_factory=dict)  # fact fields that must equal these
+    labels: list[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]] = Field(default_factory=list)
+    #: a fact field whose text is turned into the number (dcgmi's "Pass"/"Fail")
+    value_map: dict[str, float] | None = None
+    better: Literal["higher", "lower", "none"] = "none"
+    #: a run is a problem when it is this fraction worse than the baseline (0.1: 10 % below)
+    tolerance: float | None = Field(default=None, gt=0, lt=1)
+    tolerance_source: str | None = None
+
+    @model_validator(mode="after")
+    def _tolerance_has_direction(self) -> "PatrolMetric":
+        if self.tolerance is not None and self.better == "none":
+            raise ValueError(f"metric {self.name}: a tolerance needs better: higher or lower")
+        if self.tolerance is not None and not self.tolerance_source:
+            raise ValueError(f"metric {self.name}: a tolerance needs tolerance_source (where the figure comes from)")
+        return self
+
+
+class PatrolStep(_M):
+    """One command of the suite. ``argv`` may name ``{python}`` (the interpreter with PyTorch),
+    ``{probe}`` (facts/torch_probe.py) and ``{gpus}`` (GPUs nvidia-smi lists)."""
+    name: str = Field(pattern=r"^[a-z0-9_]+$")
+    title: str = Field(min_length=3)
+    argv: list[str] = Field(min_length=1)
+    file: str = Field(pattern=r"^[A-Za-z0-9._-]+$")
+    timeout: float = Field(gt=0, le=3600)
+    reads: str = Field(pattern=r"^[a-z0-9_]+$")  # the parser KIND (knowledge/coverage.yaml) that reads `file`
+    requires: list[str] = Field(default_factory=list)  # programs that must be on PATH
+    skip_reason: str = Field(min_length=3)  # what the operator learns when a required program is absent
+    #: run only when every named step was skipped (the PyTorch burn when there is no gpu-burn)
+    instead_of: list[str] = Field(default_factory=list)
+    #: `every` runs each patrol; `nightly` only with --include nightly (dcgmi diag, a long sweep)
+    schedule: Literal["every", "nightly"] = "every"
+    metrics: list[PatrolMetric] = Field(default_factory=list)
+
+
+class PatrolSuite(_M):
+    source: str
+    version: int = Field(ge=1)
+    steps: list[PatrolStep] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique(self) -> "PatrolSuite":
+        names = [s.name for s in self.steps]
+        files_ = [s.file for s in self.steps]
+        metrics = [m.name for s in self.steps for m in s.metrics]
+        for what, seq in (("step", names), ("file", files_), ("metric", metrics)):
+            dup = sorted({x for x in seq if seq.count(x) > 1})
+            if dup:
+                raise ValueError(f"{what} names used twice: {dup}")
+        for s in self.steps:
+            unknown = [n for n in s.instead_of if n not in names]
+            if unknown:
+                raise ValueError(f"step {s.name}: instead_of names unknown step(s) {unknown}")
+        return self
+
+
 # --- the registry ----------------------------------------------------------------------------
 
 #: knowledge file (a glob relative to knowledge/) -> its schema. First match wins.
@@ -642,6 +708,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "fact_polarity.yaml": FactPolarity,
     "coverage.yaml": Coverage,
     "collect.yaml": CommandSet,
+    "patrol.yaml": PatrolSuite,
     "cuda_errors.yaml": CudaErrors,
     "cuda_error_judgements.yaml": CudaErrorJudgements,
     "dcgm.yaml": Dcgm,
