@@ -146,7 +146,9 @@ def run_step(step: PatrolStep, folder: Path, python: str) -> StepOutcome:
         return StepOutcome(step.name, "failed", None, round(time.monotonic() - start, 3), None, str(exc))
     seconds = round(time.monotonic() - start, 3)
     written = None
-    if data:
+    # a skipped probe's output (its "unavailable" line) stays out of the folder: it measured
+    # nothing, so it must not count as a file that checked the GPU; the note keeps its reason
+    if data and status != "skipped":
         (folder / step.file).write_bytes(data)
         written = step.file
     if err.strip():
