@@ -55,8 +55,9 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def parse_one(art: Artefact) -> FileResult:
-    """Every parser whose ``detect`` recognises one of its line signatures in ``art`` parses it."""
+def parse_one(art: Artefact, router=None) -> FileResult:
+    """Every parser whose ``detect`` recognises one of its line signatures in ``art`` parses it.
+    ``router`` (engine/routing.py): the facts that go on, the others summarised; None: all."""
     out = FileResult(path=art.path)
     art.normalise()  # pasting and launcher wrappers off, line for line (facts/lines.py)
     # every parser looks at the whole text: a pasted fragment may sit anywhere in a file
@@ -89,11 +90,13 @@ def parse_one(art: Artefact) -> FileResult:
     out.coverage = FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node,
                                 facts=len(out.facts), skipped_lines=max(0, art.nonblank_lines() - used),
                                 read_by=read_by)
+    if router is not None:
+        out.facts = router.route(out.facts)
     return out
 
 
-def _parse_chunk(arts: list[Artefact]) -> list[FileResult]:
-    return [parse_one(a) for a in arts]
+def _parse_chunk(arts: list[Artefact], router=None) -> list[FileResult]:
+    return [parse_one(a, router) for a in arts]
 
 
 def _chunks(arts: Iterable[Artefact], size: int) -> Iterator[list[Artefact]]:
@@ -107,19 +110,20 @@ def _chunks(arts: Iterable[Artefact], size: int) -> Iterator[list[Artefact]]:
         yield chunk
 
 
-def parse_files(arts: Iterable[Artefact], jobs: int | None = None, total_bytes: int | None = None) -> Iterator[FileResult]:
+def parse_files(arts: Iterable[Artefact], jobs: int | None = None, total_bytes: int | None = None,
+                router=None) -> Iterator[FileResult]:
     """Each artefact's FileResult, in order. ``jobs``: processes (None: all CPUs, 1: in-process);
     ``total_bytes``: the bundle's size when known, to skip the pool for small bundles."""
     jobs = default_jobs() if jobs is None else max(1, jobs)
     if jobs == 1 or (total_bytes is not None and total_bytes < MIN_PARALLEL_BYTES):
         for a in arts:
-            yield parse_one(a)
+            yield parse_one(a, router)
         return
     load_parsers()  # imported once here, inherited by forked workers
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         pending: deque[Future[list[FileResult]]] = deque()
         for chunk in _chunks(arts, CHUNK):
-            pending.append(pool.submit(_parse_chunk, chunk))
+            pending.append(pool.submit(_parse_chunk, chunk, router))
             del chunk
             while len(pending) >= jobs * WINDOW:
                 yield from pending.popleft().result()

@@ -23,7 +23,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Literal
 
-from stethoscope.engine import accounting, fabric, nccl_summary, parse_pool, reference, session
+from stethoscope.engine import accounting, fabric, nccl_summary, parse_pool, reference, routing, session
 from stethoscope.engine.decision_tree import not_checked
 from stethoscope.engine.findings import build_findings, symptom_map
 from stethoscope.engine.loader import RuleSet, load_rules
@@ -78,10 +78,11 @@ def combine(obs: Observation) -> Observation:
 # --- sources ----------------------------------------------------------------------------------
 
 def read_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes: int | None = None,
-                   progress: Progress = SILENT, sizes: dict[str, int] | None = None) -> Observation:
-    """Parse every artefact, in order (over ``jobs`` processes: engine/parse_pool.py)."""
+                   progress: Progress = SILENT, sizes: dict[str, int] | None = None, router=None) -> Observation:
+    """Parse every artefact, in order (over ``jobs`` processes: engine/parse_pool.py).
+    ``router`` (engine/routing.py): only the facts the engine can use, the rest summarised."""
     obs = Observation()
-    for res in parse_pool.parse_files(arts, jobs, total_bytes):
+    for res in parse_pool.parse_files(arts, jobs, total_bytes, router):
         progress.file_done(res.path, (sizes or {}).get(res.path, 0), len(res.facts))
         if res.coverage is None:
             if res.uninformative:
@@ -110,16 +111,20 @@ def _unread(obs: Observation, skipped: Iterable[Skipped], binary: Iterable[Skipp
     return obs
 
 
-def observe_bundle(path: str | os.PathLike[str], jobs: int | None = None, progress: Progress = SILENT) -> Observation:
+def observe_bundle(path: str | os.PathLike[str], jobs: int | None = None, progress: Progress = SILENT,
+                   ruleset: RuleSet | None = None) -> Observation:
     """A folder or archive. Raises BundleError when it cannot be opened. ``jobs``: processes
-    that parse files (None: every CPU, for a large bundle; 1: in-process)."""
+    that parse files (None: every CPU, for a large bundle; 1: in-process). ``ruleset``: the
+    rules the facts are for: each file keeps only the facts they or engine code can use, the
+    others summarised (engine/routing.py); None keeps every fact."""
     raw = read_bundle(path)
     binary: list[Skipped] = []
     sizes = {p: len(d) for p, d in raw.files}
     total = sum(sizes.values())
     progress.phase("reading", files=len(sizes), nbytes=total)
     # one file at a time: its bytes are released as its text is made, its text once parsed
-    obs = read_artefacts(iter_artefacts(raw, binary, release=True), jobs, total, progress, sizes)
+    router = routing.router_for(ruleset.rules) if ruleset is not None else None
+    obs = read_artefacts(iter_artefacts(raw, binary, release=True), jobs, total, progress, sizes, router)
     obs.source = Source(kind="bundle", path=str(path))
     return _unread(obs, raw.skipped, binary)
 
@@ -208,7 +213,7 @@ def diagnose(obs: Observation, ruleset: RuleSet | None = None, evaluator: Evalua
         findings=findings,
         coverage=obs.coverage,
         nodes=obs.nodes,
-        facts=len(obs.facts),
+        facts=routing.made(obs.facts),
         missing_signals=obs.missing,
         not_checked=not_checked(obs.facts),
     )
@@ -217,4 +222,5 @@ def diagnose(obs: Observation, ruleset: RuleSet | None = None, evaluator: Evalua
 def diagnose_bundle(path: str | os.PathLike[str], ruleset: RuleSet | None = None, evaluator: Evaluator = "durable",
                     jobs: int | None = None, baseline=None, progress: Progress = SILENT) -> Report:
     """Diagnose a folder or archive. Raises BundleError when the bundle cannot be opened."""
-    return diagnose(observe_bundle(path, jobs, progress), ruleset, evaluator, baseline, progress)
+    ruleset = ruleset or load_rules()
+    return diagnose(observe_bundle(path, jobs, progress, ruleset), ruleset, evaluator, baseline, progress)

@@ -41,3 +41,15 @@ class UnexplainedFact(Fact):
     message: str
     signature: str
     sources: str
+
+
+@fact_kind
+class FactSummary(Fact):
+    """Facts of one kind from one file and node that no rule in use can bind and no engine code
+    reads (knowledge/fact_routing.yaml): healthy readings such as zero ECC counters or clock
+    reasons that are not active. ``count`` says how many were made; the evidence is the first
+    one's line. A branch of a decision tree counts as checked when its kind was summarised."""
+
+    kind: Literal["fact_summary"] = "fact_summary"
+    of_kind: str
+    count: int

@@ -102,6 +102,18 @@ class FactPolarity(_M):
     kinds: dict[str, PolarityEntry] = Field(min_length=1)
 
 
+class FactRouting(_M):
+    read_by_code: list[FactKind] = Field(min_length=1)
+    read_by_code_where: dict[FactKind, dict[str, str | int | bool]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _unique(self) -> "FactRouting":
+        dup = sorted({k for k in self.read_by_code if self.read_by_code.count(k) > 1})
+        if dup:
+            raise ValueError(f"read_by_code lists kinds twice: {dup}")
+        return self
+
+
 class CoverageKind(_M):
     component: ComponentId
     covers: list[ComponentId] = Field(default_factory=list)
@@ -707,6 +719,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "actions.yaml": Actions,
     "fact_polarity.yaml": FactPolarity,
     "coverage.yaml": Coverage,
+    "fact_routing.yaml": FactRouting,
     "collect.yaml": CommandSet,
     "patrol.yaml": PatrolSuite,
     "cuda_errors.yaml": CudaErrors,

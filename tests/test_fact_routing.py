@@ -1,0 +1,94 @@
+"""Facts for exceptions, summaries for health (engine/routing.py, knowledge/fact_routing.yaml).
+
+- Every fixture bundle (and every harvested real case) gives the same report whether the
+  facts are routed or not: same verdict, findings (causes, entities, evidence, localisation),
+  coverage, not-checked branches and fact count.
+- Every fact kind that engine/ or cli/ code names (its kind string or its class) is listed
+  under read_by_code, so no engine code loses a fact it reads.
+- A healthy reading no rule can bind becomes one fact_summary per file, node and kind, citing
+  the first line; an error fact and a reading a rule can bind are kept.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from stethoscope.engine import pipeline, routing
+from stethoscope.facts import knowledge
+from stethoscope.facts.model import FACT_KINDS
+from stethoscope.facts.registry import load_parsers
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLES = sorted(p.parent / "bundle" for p in (ROOT / "fixtures" / "bundles").glob("*/expected.yaml"))
+HARVEST = sorted(p for p in (ROOT / "fixtures" / "harvest" / "cases").glob("*") if (p / "label.yaml").is_file())
+
+
+def _report(path: Path, ruleset, routed: bool) -> dict:
+    obs = pipeline.observe_bundle(path, jobs=1, ruleset=ruleset if routed else None)
+    data = pipeline.diagnose(obs, ruleset).model_dump(mode="json")
+    data["source"] = None
+    return data
+
+
+@pytest.mark.parametrize("path", BUNDLES + HARVEST, ids=[p.parent.name for p in BUNDLES] + [p.name for p in HARVEST])
+def test_routed_facts_give_the_same_report(path, ruleset):
+    assert _report(path, ruleset, True) == _report(path, ruleset, False)
+
+
+def test_every_kind_engine_code_names_is_read_by_code():
+    load_parsers()
+    import stethoscope.facts.derived  # noqa: F401 - derived kinds
+    import stethoscope.facts.live.series_facts  # noqa: F401 - live kinds
+
+    routing_kb = knowledge.load("fact_routing.yaml")
+    listed = set(routing_kb.read_by_code) | set(routing_kb.read_by_code_where)
+    polarity = knowledge.load("fact_polarity.yaml").kinds
+    loud = {k for k, e in polarity.items() if e.polarity in ("error", "warning")}
+    sources = {p: p.read_text() for d in ("engine", "cli") for p in (ROOT / d).rglob("*.py")
+               if p.name not in ("routing.py", "docs.py")}
+    missing = {}
+    for kind, cls in FACT_KINDS.items():
+        if kind in listed or kind in loud or kind == "fact_summary":
+            continue
+        named = re.compile(r"[\"']" + re.escape(kind) + r"[\"']|\b" + re.escape(cls.__name__) + r"\b")
+        where = sorted(p.name for p, text in sources.items() if named.search(text))
+        if where:
+            missing[kind] = where
+    assert not missing, f"add these kinds to knowledge/fact_routing.yaml read_by_code: {missing}"
+
+
+def test_healthy_readings_become_one_summary(ruleset):
+    router = routing.router_for(ruleset.rules)
+    from stethoscope.facts.parsers.base import Artefact
+    from stethoscope.facts.parsers import nvidia_smi_q
+
+    text = (ROOT / "fixtures/bundles/h200-healthy/bundle/vm/smi.txt").read_text()
+    facts = nvidia_smi_q.parse(Artefact(path="vm/smi.txt", node="vm", text=text)).facts
+    routed = router.route(facts)
+    zero_ecc = [f for f in facts if f.kind == "gpu_ecc_count" and f.scope == "aggregate"]
+    assert zero_ecc and all(f.count == 0 for f in zero_ecc)
+    summaries = {f.of_kind: f for f in routed if f.kind == "fact_summary"}
+    first = next(f for f in facts if f.kind == "gpu_ecc_count" and f not in routed)
+    assert summaries["gpu_ecc_count"].evidence == first.evidence
+    assert summaries["gpu_ecc_count"].count >= len(zero_ecc)
+    assert [f for f in routed if f.kind == "gpu_info"] == [f for f in facts if f.kind == "gpu_info"]  # read by code
+    # engine/bundle_series.py reads volatile correctable counts (read_by_code_where): kept
+    assert {(f.scope, f.error_type) for f in routed if f.kind == "gpu_ecc_count"} == {("volatile", "correctable")}
+    assert len(routed) < len(facts)
+
+
+def test_a_fact_a_rule_can_bind_is_kept(ruleset):
+    """A volatile uncorrectable ECC count above zero: a rule binds it, so it is kept."""
+    from stethoscope.facts.parsers.gpu_state_facts import GpuEccCount
+
+    router = routing.router_for(ruleset.rules)
+    ev = {"path": "n/nvidia-smi-q.txt", "line": 9, "text": "DRAM Uncorrectable : 3"}
+    bad = GpuEccCount(id="a", node="n", evidence=ev, pci_bus_id="0000:18:00.0", scope="volatile",
+                      error_type="uncorrectable", location="dram", count=3)
+    fine = GpuEccCount(id="b", node="n", evidence=ev, pci_bus_id="0000:18:00.0", scope="volatile",
+                       error_type="uncorrectable", location="dram", count=0)
+    routed = router.route([bad, fine])
+    assert bad in routed and fine not in routed
+    assert [f.count for f in routed if f.kind == "fact_summary"] == [1]
