@@ -32,8 +32,8 @@ from stethoscope.cli.kb import kb_app  # noqa: E402
 app.add_typer(kb_app, name="kb")
 from stethoscope.cli.collect import collect_command  # noqa: E402
 app.command("collect")(collect_command)
-from stethoscope.cli.patrol import app as patrol_app  # noqa: E402
-app.add_typer(patrol_app, name="patrol")
+from stethoscope.cli.plan import plan_command  # noqa: E402
+app.command("plan")(plan_command)
 from stethoscope.cli.patrol import app as patrol_app  # noqa: E402
 app.add_typer(patrol_app, name="patrol")
 

@@ -711,6 +711,53 @@ class PatrolSuite(_M):
         return self
 
 
+# --- prometheus_storage.yaml: the figures `steth plan` sizes a Prometheus with --------------
+
+class LowHigh(_M):
+    low: float = Field(gt=0)
+    high: float = Field(gt=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "LowHigh":
+        if self.low > self.high:
+            raise ValueError(f"low {self.low} is above high {self.high}")
+        return self
+
+
+class ExporterInterval(_M):
+    name: str
+    collect_interval_s: float = Field(gt=0)
+    setting: str
+    source: str = Field(min_length=10)
+
+
+class StorageQueries(_M):
+    samples_per_second: str
+    bytes_per_sample: str
+    head_series: str
+    source: str
+
+
+class PrometheusStorage(_M):
+    source: str = Field(min_length=10)
+    bytes_per_sample: LowHigh
+    bytes_per_sample_source: str = Field(min_length=10)
+    default_retention_days: float = Field(gt=0)
+    default_retention_source: str = Field(min_length=10)
+    retention_size_fraction: LowHigh
+    retention_size_unit_bytes: int = Field(gt=0)
+    retention_size_source: str = Field(min_length=10)
+    wal_segment_bytes: int = Field(gt=0)
+    wal_min_segments: int = Field(ge=1)
+    wal_raw_hours: float = Field(gt=0)
+    wal_source: str = Field(min_length=10)
+    compaction_block_fraction: float = Field(gt=0, le=1)
+    compaction_block_max_days: float = Field(gt=0)
+    compaction_source: str = Field(min_length=10)
+    exporters: list[ExporterInterval] = Field(default_factory=list)
+    measure: StorageQueries
+
+
 # --- the registry ----------------------------------------------------------------------------
 
 #: knowledge file (a glob relative to knowledge/) -> its schema. First match wins.
@@ -739,6 +786,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "xid74_workflow.yaml": Xid74Workflow,
     "xid_nvrm_messages.yaml": NvrmMessages,
     "nv_status_codes.yaml": NvStatusCodes,
+    "prometheus_storage.yaml": PrometheusStorage,
     "decision_trees/*.yaml": Tree,
     "cases/*.yaml": Case,
 }

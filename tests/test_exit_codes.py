@@ -122,6 +122,7 @@ WORKING = [
     ("baseline compare", 0, lambda t: _record(t) or ["baseline", "compare", NCCL_TESTS, "--name", "pair"]),
     ("topology show", 0, lambda t: ["topology", "show", HEALTHY]),
     ("collect", 0, lambda t: ["collect", "--out", t / "b", "--node", "n1", "--commands", _collect_spec(t)]),
+    ("plan", 0, lambda t: ["plan", "--gpus", "1000", "--metrics", "50", "--interval", "15s", "--days", "30"]),
 ]
 
 
@@ -172,6 +173,8 @@ BAD_USAGE = [
     ("watch", lambda t: ["watch", "--prometheus", "http://127.0.0.1:9", "--listen", "nowhere"]),
     ("calibrate", lambda t: ["calibrate"]),
     ("calibrate", lambda t: ["calibrate", "--prometheus", "http://127.0.0.1:9", "--window", "zz"]),
+    ("plan", lambda t: ["plan", "--metrics", "50"]),
+    ("plan", lambda t: ["plan", "--gpus", "8", "--interval", "often"]),
 ]
 
 
@@ -228,6 +231,7 @@ INTERNAL = {
     "collect": ("stethoscope.facts.collect.collect", ["collect", "--out", ROOT / "no-such-out"]),
     "watch": ("stethoscope.engine.watch.Watcher", ["watch", "--prometheus", "http://127.0.0.1:9"]),
     "calibrate": ("stethoscope.engine.calibrate.calibrate", ["calibrate", "--prometheus", "http://127.0.0.1:9"]),
+    "plan": ("stethoscope.engine.plan.plan", ["plan", "--gpus", "8"]),
 }
 
 
