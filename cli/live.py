@@ -128,7 +128,9 @@ def diagnose_live(url: str, at: str | None, window: str, timeout: float, ruleset
 def render_live_notes(report, console: Console) -> None:
     """What a live report adds to the text: why it is inconclusive, which signals are missing."""
     if report.reason:
-        console.print(f"reason: {escape(report.reason)}")
+        from stethoscope.cli.render import safe  # a server's error text may hold control characters
+
+        console.print(f"reason: {escape(safe(report.reason))}")
     if report.missing_signals:
         console.print(f"\nmissing signals ({len(report.missing_signals)}; a missing signal is not read as healthy):")
         for m in report.missing_signals:
@@ -243,7 +245,32 @@ def rules_export(
         sys.stdout.write(text)
 
 
+dashboards_app = typer.Typer(help="Grafana dashboards for the live side (provisioning files: dashboards/provisioning).",
+                             no_args_is_help=True)
+
+
+@dashboards_app.command("export")
+def dashboards_export(
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the dashboard JSON files into (a Grafana file provider's path)")],
+    node_label: Annotated[Optional[str], typer.Option("--node-label", help="Labels that name the node, most preferred first (default: node,kubernetes_node,Hostname,hostname,instance)")] = None,
+) -> None:
+    """Write the dashboards, with the node variable and per-node panels on the mapped node label."""
+    from stethoscope.engine.dashboards import write
+    from stethoscope.facts.live.access import DEFAULT_NODE_LABELS, AccessError, parse_node_label
+
+    try:
+        labels = parse_node_label(node_label) if node_label else DEFAULT_NODE_LABELS
+    except AccessError as exc:
+        _bad(str(exc))
+    try:
+        for path in write(out, labels):
+            err.print(f"wrote {path}", highlight=False)
+    except OSError as exc:
+        _bad(f"{out}: cannot write: {exc.strerror or exc}")
+
+
 def register(app: typer.Typer, rules_app: typer.Typer) -> None:
+    app.add_typer(dashboards_app, name="dashboards")
     app.command()(watch)
     app.command()(calibrate)
     rules_app.command("export")(rules_export)
