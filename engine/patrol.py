@@ -293,6 +293,12 @@ def context_of(facts: list, outcomes: list[StepOutcome]) -> dict:
     hcas = sorted({(f.hca, f.firmware) for f in facts if f.kind == "ib_hca" and f.firmware})
     if hcas:
         ctx["hca_firmware"] = {h: fw for h, fw in hcas}
+    cpu = next((f for f in facts if f.kind == "cpu_topology"), None)
+    if cpu is not None:
+        ctx["cpu_model"], ctx["sockets"], ctx["cpus"] = cpu.model_name, cpu.sockets, cpu.cpus
+    numa = next((f for f in facts if f.kind == "numa_topology"), None)
+    if numa is not None:
+        ctx["numa_nodes"] = numa.nodes
     kernel = next((f.release for f in facts if f.kind == "host_kernel"), None)
     if kernel:
         ctx["kernel"] = kernel

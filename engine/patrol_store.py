@@ -22,7 +22,8 @@ from stethoscope.engine.baseline_store import StoreError
 from stethoscope.engine.patrol import Metric, NodeRecord, StepOutcome
 from stethoscope.facts.knowledge import PatrolSuite
 
-CONTEXT_KEYS = ("gpu_model", "gpus", "driver", "cuda_runtime", "nccl", "torch", "topology", "hca_firmware", "kernel")
+CONTEXT_KEYS = ("gpu_model", "gpus", "driver", "cuda_runtime", "nccl", "torch", "topology", "hca_firmware", "kernel",
+                "cpu_model", "sockets", "cpus", "numa_nodes")
 
 
 def _connect(db: Path, create: bool = True):
