@@ -87,6 +87,7 @@ def diagnose(
     run_timeout: Annotated[float, typer.Option("--run-timeout", help="With --prometheus: seconds for all the queries of the run")] = 120.0,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Compare nccl-tests results with this recorded baseline (steth baseline record) instead of the expected figures")] = None,
     baseline_db: Annotated[Optional[Path], typer.Option("--baseline-db", help="Baseline database (default: $STETH_BASELINE_DB, else the user's data directory)")] = None,
+    max_memory: Annotated[str, typer.Option("--max-memory", help="Memory budget of the whole diagnosis, parse workers included (e.g. 1G, 800M, 2GiB): large files are read in windows, fewer workers run")] = "1G",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display on standard error (shown only on a terminal, for runs longer than about 2 s)")] = False,
     access=None,
 ) -> None:
@@ -98,6 +99,14 @@ def diagnose(
 
     if (from_logs is None) == (prometheus is None):
         _fail("give exactly one of --from-logs BUNDLE or --prometheus URL")
+    from stethoscope.facts.limits import MIN_MAX_MEMORY, Budget, parse_size
+
+    try:
+        budget = Budget(parse_size(max_memory))
+    except ValueError:
+        _fail(f"--max-memory: not a size: {max_memory!r} (examples: 1G, 800M, 2GiB)")
+    if budget.max_memory < MIN_MAX_MEMORY:
+        _fail(f"--max-memory: {max_memory} is below the {MIN_MAX_MEMORY >> 20} MiB a diagnosis needs")
     if access is not None and prometheus is None:
         _fail("the Prometheus access options (--ca-file, --bearer-token-file, --selector, ...) need --prometheus")
     ruleset = load_rules()
@@ -115,7 +124,7 @@ def diagnose(
             try:
                 if baseline is not None:
                     recorded = baseline_store.load(baseline_db or baseline_store.default_path(), baseline)
-                obs = observe_bundle(from_logs, jobs, progress)
+                obs = observe_bundle(from_logs, jobs, progress, budget=budget)
                 report = run_pipeline(obs, ruleset, evaluator.value, recorded, progress)
                 facts = obs.facts
             finally:

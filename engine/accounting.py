@@ -141,6 +141,9 @@ def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPU
         why = {e.path: f"line {e.line}: {e.message}" for e in reversed(coverage.errors)}
         problems.append(f"{len(unread)} file(s) recognised but not read ("
                         + _names([f"{fc.path} as {fc.kind}: " + why.get(fc.path, "no line could be parsed") for fc in unread]) + ")")
+    if coverage.limits:  # a line cut, facts counted not kept, an XML too deep: not read in full
+        problems.append(f"{len(coverage.limits)} limit(s) reached, so part of the input was not read in full ("
+                        + _names([f"{h.path}: {h.detail}" for h in coverage.limits]) + ")")
     checked = checked_components(coverage)
     if not checked:
         if not coverage.files and not coverage.unrecognised and not coverage.skipped and not coverage.uninformative:

@@ -8,7 +8,8 @@ as soon as its facts are made.
 
 A pool costs a process start and the pickling of every fact, so it is used only when the
 bundle is large enough to gain from it (``MIN_PARALLEL_BYTES``) and more than one CPU is
-available; ``jobs=1`` parses in-process.
+available; ``jobs=1`` parses in-process. The memory budget (facts/limits.py) bounds the
+processes and the text in flight to them.
 """
 from __future__ import annotations
 
@@ -18,11 +19,12 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-from stethoscope.engine.report import FileCoverage, ParseProblem
+from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
 from stethoscope.engine.knowledge import load_verdict_policy
 from stethoscope.facts.classify import recognise
+from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget
 from stethoscope.facts.registry import load_fallbacks, load_parsers
 
 #: below this much text a pool costs more (process start, pickling) than it saves
@@ -42,6 +44,8 @@ class FileResult:
     errors: list[ParseProblem] = field(default_factory=list)
     #: unrecognised, and holds nothing a diagnosis could use: why (None: it may)
     uninformative: str | None = None
+    #: limits that bit while parsing (facts past FACTS_PER_KIND, an XML too deep)
+    limits: list[LimitHit] = field(default_factory=list)
 
 
 def default_jobs() -> int:
@@ -76,17 +80,22 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         try:
             res: ParseResult = p.parse(art)
         except ParseError as exc:  # a parser may still raise one: keep going
-            out.errors.append(ParseProblem(path=exc.path, line=exc.line, message=exc.message, parser=p.KIND))
+            out.errors.append(ParseProblem(path=exc.path, line=exc.line + art.line_offset,
+                                           message=exc.message[:MESSAGE_CHARS], parser=p.KIND))
             continue
         except Exception as exc:  # never a traceback for bad input
             out.errors.append(ParseProblem(path=art.path, line=0, parser=p.KIND,
-                                           message=f"{p.KIND} parser failed: {type(exc).__name__}: {exc}"))
+                                           message=f"{p.KIND} parser failed: {type(exc).__name__}: {exc}"[:MESSAGE_CHARS]))
             continue
         out.facts.extend(res.facts)
         used += res.lines_used
         if res.facts or res.lines_used:
             read_by.append(p.KIND)
         out.errors.extend(ParseProblem(path=e.path, line=e.line, message=e.message, parser=p.KIND) for e in res.errors)
+        out.limits.extend(LimitHit(limit=h.limit, path=h.path, line=h.line, detail=h.detail) for h in res.limits)
+        for kind, (n, line) in res.capped.items():
+            out.limits.append(LimitHit(limit="facts_per_kind", path=art.path, line=line, detail=(
+                f"{n:,} more {kind} facts from line {line} on counted, not kept (the first {FACTS_PER_KIND:,} kept)")))
     out.coverage = FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node,
                                 facts=len(out.facts), skipped_lines=max(0, art.nonblank_lines() - used),
                                 read_by=read_by)
@@ -99,33 +108,43 @@ def _parse_chunk(arts: list[Artefact], router=None) -> list[FileResult]:
     return [parse_one(a, router) for a in arts]
 
 
-def _chunks(arts: Iterable[Artefact], size: int) -> Iterator[list[Artefact]]:
+def _chunks(arts: Iterable[Artefact], size: int, max_chars: int) -> Iterator[list[Artefact]]:
+    """Chunks of ``size`` artefacts, or fewer once they hold ``max_chars`` of text."""
     chunk: list[Artefact] = []
+    chars = 0
     for a in arts:
         chunk.append(a)
-        if len(chunk) == size:
+        chars += len(a.text)
+        if len(chunk) == size or chars >= max_chars:
             yield chunk
-            chunk = []
+            chunk, chars = [], 0
     if chunk:
         yield chunk
 
 
 def parse_files(arts: Iterable[Artefact], jobs: int | None = None, total_bytes: int | None = None,
-                router=None) -> Iterator[FileResult]:
-    """Each artefact's FileResult, in order. ``jobs``: processes (None: all CPUs, 1: in-process);
-    ``total_bytes``: the bundle's size when known, to skip the pool for small bundles."""
-    jobs = default_jobs() if jobs is None else max(1, jobs)
+                router=None, budget: Budget = DEFAULT) -> Iterator[FileResult]:
+    """Each artefact's FileResult, in order. ``jobs``: processes (None: all CPUs, 1: in-process;
+    fewer when the memory budget cannot hold them); ``total_bytes``: the bundle's size when
+    known, to skip the pool for small bundles. The text handed to workers and not yet parsed
+    stays under ``budget.inflight_chars``."""
+    jobs = budget.jobs(default_jobs() if jobs is None else max(1, jobs))
     if jobs == 1 or (total_bytes is not None and total_bytes < MIN_PARALLEL_BYTES):
         for a in arts:
             yield parse_one(a, router)
         return
     load_parsers()  # imported once here, inherited by forked workers
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        pending: deque[Future[list[FileResult]]] = deque()
-        for chunk in _chunks(arts, CHUNK):
-            pending.append(pool.submit(_parse_chunk, chunk, router))
+        pending: deque[tuple[Future[list[FileResult]], int]] = deque()
+        inflight = 0
+        for chunk in _chunks(arts, CHUNK, budget.window_chars):
+            size = sum(len(a.text) for a in chunk)
+            pending.append((pool.submit(_parse_chunk, chunk, router), size))
+            inflight += size
             del chunk
-            while len(pending) >= jobs * WINDOW:
-                yield from pending.popleft().result()
+            while pending and (len(pending) >= jobs * WINDOW or inflight > budget.inflight_chars):
+                fut, n = pending.popleft()
+                inflight -= n
+                yield from fut.result()
         while pending:
-            yield from pending.popleft().result()
+            yield from pending.popleft()[0].result()

@@ -29,8 +29,9 @@ from stethoscope.engine.findings import build_findings, symptom_map
 from stethoscope.engine.loader import RuleSet, load_rules
 from stethoscope.engine.localise import localise
 from stethoscope.engine.progress import SILENT, Progress
-from stethoscope.engine.report import Checked, Coverage, Finding, MissingSignal, Report, SkippedFile, Source
+from stethoscope.engine.report import Checked, Coverage, FileCoverage, Finding, LimitHit, MissingSignal, Report, SkippedFile, Source
 from stethoscope.facts.bundle import RawBundle, Skipped, artefacts, iter_artefacts, read_bundle
+from stethoscope.facts.limits import DEFAULT, Budget
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact
 
@@ -78,12 +79,18 @@ def combine(obs: Observation) -> Observation:
 # --- sources ----------------------------------------------------------------------------------
 
 def read_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes: int | None = None,
-                   progress: Progress = SILENT, sizes: dict[str, int] | None = None, router=None) -> Observation:
+                   progress: Progress = SILENT, sizes: dict[str, int] | None = None, router=None,
+                   budget: Budget = DEFAULT) -> Observation:
     """Parse every artefact, in order (over ``jobs`` processes: engine/parse_pool.py).
     ``router`` (engine/routing.py): only the facts the engine can use, the rest summarised."""
     obs = Observation()
-    for res in parse_pool.parse_files(arts, jobs, total_bytes, router):
+    rows: dict[str, FileCoverage] = {}  # a large file's windows make one row
+    for res in parse_pool.parse_files(arts, jobs, total_bytes, router, budget=budget):
         progress.file_done(res.path, (sizes or {}).get(res.path, 0), len(res.facts))
+        obs.coverage.limits.extend(res.limits)
+        if res.path in rows or (res.coverage is not None and _first_window_unread(obs, res.path)):
+            _merge_window(obs, rows, res)
+            continue
         if res.coverage is None:
             if res.uninformative:
                 obs.coverage.uninformative.append(SkippedFile(path=res.path, reason=res.uninformative))
@@ -93,7 +100,38 @@ def read_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes: 
         obs.facts.extend(res.facts)
         obs.coverage.errors.extend(res.errors)
         obs.coverage.files.append(res.coverage)
+        rows[res.path] = res.coverage
     return obs
+
+
+def _first_window_unread(obs: Observation, path: str) -> bool:
+    """A later window of a file whose first window no reader recognised (its head was noise)."""
+    return path in obs.coverage.unrecognised or any(u.path == path for u in obs.coverage.uninformative)
+
+
+def _merge_window(obs: Observation, rows: dict[str, FileCoverage], res: parse_pool.FileResult) -> None:
+    """One more window of a file already read: its facts and counts join the file's row."""
+    obs.facts.extend(res.facts)
+    obs.coverage.errors.extend(res.errors)
+    if res.coverage is None:
+        return
+    row = rows.get(res.path)
+    if row is None:  # the first window was not recognised: this one is, the file is read
+        if res.path in obs.coverage.unrecognised:
+            obs.coverage.unrecognised.remove(res.path)
+        obs.coverage.uninformative = [u for u in obs.coverage.uninformative if u.path != res.path]
+        obs.coverage.files.append(res.coverage)
+        rows[res.path] = res.coverage
+        return
+    kinds = row.kind.split("+")
+    row.kind = "+".join(kinds + [k for k in res.coverage.kind.split("+") if k not in kinds])
+    row.facts += res.coverage.facts
+    row.skipped_lines += res.coverage.skipped_lines
+    row.read_by += [k for k in res.coverage.read_by if k not in row.read_by]
+
+
+def _limits(raw: RawBundle) -> list[LimitHit]:
+    return [LimitHit(limit=h.limit, path=h.path, line=h.line, detail=h.detail) for h in raw.hits]
 
 
 def parse_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes: int | None = None) -> Observation:
@@ -112,9 +150,11 @@ def _unread(obs: Observation, skipped: Iterable[Skipped], binary: Iterable[Skipp
 
 
 def observe_bundle(path: str | os.PathLike[str], jobs: int | None = None, progress: Progress = SILENT,
-                   ruleset: RuleSet | None = None) -> Observation:
+                   ruleset: RuleSet | None = None,
+                   budget: Budget = DEFAULT) -> Observation:
     """A folder or archive. Raises BundleError when it cannot be opened. ``jobs``: processes
-    that parse files (None: every CPU, for a large bundle; 1: in-process). ``ruleset``: the
+    that parse files (None: every CPU, for a large bundle; 1: in-process; fewer when the
+    memory ``budget``, facts/limits.py, cannot hold them). ``ruleset``: the
     rules the facts are for: each file keeps only the facts they or engine code can use, the
     others summarised (engine/routing.py); None keeps every fact."""
     raw = read_bundle(path)
@@ -124,7 +164,9 @@ def observe_bundle(path: str | os.PathLike[str], jobs: int | None = None, progre
     progress.phase("reading", files=len(sizes), nbytes=total)
     # one file at a time: its bytes are released as its text is made, its text once parsed
     router = routing.router_for(ruleset.rules) if ruleset is not None else None
-    obs = read_artefacts(iter_artefacts(raw, binary, release=True), jobs, total, progress, sizes, router)
+    obs = read_artefacts(iter_artefacts(raw, binary, release=True, budget=budget), jobs, total, progress, sizes, router,
+                         budget=budget)
+    obs.coverage.limits[:0] = _limits(raw)
     obs.source = Source(kind="bundle", path=str(path))
     return _unread(obs, raw.skipped, binary)
 
@@ -144,8 +186,11 @@ def observe_results(paths: list[os.PathLike[str] | str]) -> Observation:
             names.add(unique)
             merged.files.append((unique, data))
         merged.skipped.extend(raw.skipped)
+        merged.hits.extend(raw.hits)
+        merged.closers.extend(raw.closers)
     arts, binary = artefacts(merged)
     obs = read_artefacts(arts)
+    obs.coverage.limits[:0] = _limits(merged)
     obs.source = Source(kind="bundle", path=merged.source)
     return _unread(obs, merged.skipped, binary)
 
@@ -220,7 +265,9 @@ def diagnose(obs: Observation, ruleset: RuleSet | None = None, evaluator: Evalua
 
 
 def diagnose_bundle(path: str | os.PathLike[str], ruleset: RuleSet | None = None, evaluator: Evaluator = "durable",
-                    jobs: int | None = None, baseline=None, progress: Progress = SILENT) -> Report:
-    """Diagnose a folder or archive. Raises BundleError when the bundle cannot be opened."""
+                    jobs: int | None = None, baseline=None, progress: Progress = SILENT,
+                    budget: Budget = DEFAULT) -> Report:
+    """Diagnose a folder or archive within a memory ``budget`` (facts/limits.py). Raises
+    BundleError when the bundle cannot be opened."""
     ruleset = ruleset or load_rules()
-    return diagnose(observe_bundle(path, jobs, progress, ruleset), ruleset, evaluator, baseline, progress)
+    return diagnose(observe_bundle(path, jobs, progress, ruleset, budget=budget), ruleset, evaluator, baseline, progress)

@@ -78,6 +78,15 @@ class SkippedFile(_M):
     reason: str
 
 
+class LimitHit(_M):
+    """A limit of the memory budget or of the readers that bit: that part was not read in full."""
+
+    limit: str = Field(description="which limit: max_line_chars, facts_per_kind, xml_depth, xml_elements, folder_depth, file_size")
+    path: str
+    line: int = Field(default=0, description="the line where it bit (0: the file as a whole)")
+    detail: str
+
+
 class Coverage(_M):
     files: list[FileCoverage] = Field(default_factory=list)
     unrecognised: list[str] = Field(default_factory=list)
@@ -86,6 +95,7 @@ class Coverage(_M):
     uninformative: list[SkippedFile] = Field(default_factory=list)
     skipped: list[SkippedFile] = Field(default_factory=list)
     errors: list[ParseProblem] = Field(default_factory=list)
+    limits: list[LimitHit] = Field(default_factory=list, description="limits that bit (memory budget, line length, XML depth, facts per kind, folder depth): what was not read in full")
 
 
 class Source(_M):

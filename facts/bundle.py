@@ -1,11 +1,13 @@
 """Open an incident bundle safely, split it per node, and recognise each file by content.
 
 A bundle is a folder, a ``.tar``/``.tar.gz``/``.tgz`` or a ``.zip`` (or a single file).
-Archives are never extracted to disk: members are read into memory under limits, so a
-hostile archive cannot write outside the bundle (``../``, absolute paths, links and device
-files are refused and reported), nor exhaust memory (per-file, total and member limits,
-checked on the bytes actually decompressed). An archive whose members share one top folder
-reads exactly like that folder.
+Archives are never extracted to disk, nor held in memory: :func:`read_bundle` lists the
+members under limits (per-file, total and member counts, on the sizes once expanded), and
+:func:`iter_artefacts` reads each member when its turn comes, decoded incrementally in windows
+of whole lines (facts/decode.py, sizes from the memory budget of facts/limits.py). A hostile
+archive cannot write outside the bundle (``../``, absolute paths, links and device files are
+refused and reported), nor exhaust memory. An archive whose members share one top folder
+reads exactly like that folder; a folder is walked without recursion, to a depth limit.
 """
 from __future__ import annotations
 
@@ -18,8 +20,10 @@ import tarfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Iterator
+from typing import IO, Callable, Iterator
 
+from stethoscope.facts.decode import Decoder, sniff
+from stethoscope.facts.limits import DEFAULT, Budget, Hit
 from stethoscope.facts.parsers.base import Artefact
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -62,25 +66,39 @@ class Skipped:
 
 
 class LazyFile:
-    """A file of a folder bundle, read only when its turn comes, so that a bundle of 1,024
-    nodes is never in memory at once. ``len()`` is its size on disk."""
+    """A file of the bundle, read only when its turn comes (a folder's file, an archive member),
+    so that neither a bundle of 1,024 nodes nor an archive is ever in memory at once. ``len()``
+    is its size once expanded (a gzipped file's counted when the bundle was listed)."""
 
-    __slots__ = ("path", "size")
+    __slots__ = ("path", "size", "opener", "gz")
 
-    def __init__(self, path: Path, size: int):
-        self.path, self.size = path, size
+    def __init__(self, path: Path | None, size: int, opener: Callable[[], IO[bytes]] | None = None, gz: bool = False):
+        self.path, self.size, self.opener, self.gz = path, size, opener, gz
 
     def __len__(self) -> int:
         return self.size
+
+    def open(self) -> IO[bytes]:
+        stream = self.opener() if self.opener is not None else open(self.path, "rb")  # type: ignore[arg-type]
+        return gzip.GzipFile(fileobj=stream) if self.gz else stream
 
 
 @dataclass
 class RawBundle:
     source: str
-    files: list[tuple[str, bytes]] = field(default_factory=list)
+    files: list[tuple[str, bytes | LazyFile]] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     #: the bundle's own folder: the folder given, or an archive's single top folder
     root_name: str | None = None
+    #: the limits that bit while listing and reading (facts/limits.py), for the coverage
+    hits: list[Hit] = field(default_factory=list)
+    #: archives kept open while their members are read
+    closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
+
+    def close(self) -> None:
+        for close in self.closers:
+            close()
+        self.closers.clear()
 
 
 def _safe_name(name: str) -> str | None:
@@ -94,63 +112,91 @@ def _safe_name(name: str) -> str | None:
     return "/".join(parts)
 
 
+def _expanded_size(stream: IO[bytes], name: str, raw: RawBundle) -> int | None:
+    """A gzipped file's size once expanded, counted without keeping it (None: skipped)."""
+    total = 0
+    try:
+        with gzip.GzipFile(fileobj=stream) as gz:
+            while chunk := gz.read(1 << 20):
+                total += len(chunk)
+                if total > MAX_FILE_BYTES:
+                    raw.skipped.append(Skipped(name, f"expands to more than {MAX_FILE_BYTES >> 20} MiB"))
+                    return None
+    except (OSError, EOFError, zlib_error()) as exc:
+        raw.skipped.append(Skipped(name, f"corrupt gzip member ({exc})"))
+        return None
+    return total
+
+
 class _Budget:
+    """The limits on what a bundle holds, counted as it is listed (sizes once expanded)."""
+
     def __init__(self) -> None:
         self.total = 0
         self.members = 0
 
-    def read(self, stream: io.BufferedIOBase | io.RawIOBase, name: str, raw: RawBundle) -> bytes | None:
+    def add(self, name: str, size: int, opener: Callable[[], IO[bytes]], raw: RawBundle,
+            path: Path | None = None) -> None:
+        """List one regular file: gzipped ones are expanded once to count their size, files
+        named like a host-name file are read now (they name the node of their folder)."""
         self.members += 1
         if self.members > MAX_MEMBERS:
             raise BundleError(f"more than {MAX_MEMBERS} files in the bundle")
-        data = stream.read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:
+        with opener() as stream:
+            gz = stream.read(2) == b"\x1f\x8b"
+        expanded: int | None = size
+        if gz:
+            with opener() as stream:
+                expanded = _expanded_size(stream, name, raw)
+            if expanded is None:
+                return
+        if expanded > MAX_FILE_BYTES:
             raw.skipped.append(Skipped(name, f"larger than {MAX_FILE_BYTES >> 20} MiB"))
-            return None
-        self.total += len(data)
+            return
+        self.total += expanded
         if self.total > MAX_TOTAL_BYTES:
             raise BundleError(f"bundle expands to more than {MAX_TOTAL_BYTES >> 30} GiB")
-        return data
-
-    def account(self, size: int, name: str, raw: RawBundle) -> bool:
-        """The same limits for a file that will be read later (a folder bundle's)."""
-        self.members += 1
-        if self.members > MAX_MEMBERS:
-            raise BundleError(f"more than {MAX_MEMBERS} files in the bundle")
-        if size > MAX_FILE_BYTES:
-            raw.skipped.append(Skipped(name, f"larger than {MAX_FILE_BYTES >> 20} MiB"))
-            return False
-        self.total += size
-        if self.total > MAX_TOTAL_BYTES:
-            raise BundleError(f"bundle expands to more than {MAX_TOTAL_BYTES >> 30} GiB")
-        return True
+        if name.endswith("hostname") and not gz and size <= 4096:
+            with opener() as stream:
+                raw.files.append((name, stream.read(4096)))
+            return
+        raw.files.append((name, LazyFile(path, expanded, None if path is not None else opener, gz)))
 
 
 def _read_tar(path: Path, raw: RawBundle) -> None:
+    """Listed member by member (sizes from the headers, gzipped members expanded to count
+    them); each member's bytes are read again when its turn comes, never kept."""
     budget = _Budget()
     try:
-        with tarfile.open(path, mode="r:*") as tar:
-            for member in tar:
-                name = _safe_name(member.name)
-                if member.isdir():
-                    continue
-                if name is None:
-                    raw.skipped.append(Skipped(member.name, "unsafe path (absolute or '..')"))
-                    continue
-                if member.issym() or member.islnk():
-                    raw.skipped.append(Skipped(name, f"link to {member.linkname!r} not followed"))
-                    continue
-                if not member.isfile():
-                    raw.skipped.append(Skipped(name, "not a regular file"))
-                    continue
-                stream = tar.extractfile(member)
-                if stream is None:
-                    continue
-                data = budget.read(stream, name, raw)
-                if data is not None:
-                    raw.files.append((name, data))
+        tar = tarfile.open(path, mode="r:*")
+        raw.closers.append(tar.close)
+        for member in tar:
+            name = _safe_name(member.name)
+            if member.isdir():
+                continue
+            if name is None:
+                raw.skipped.append(Skipped(member.name, "unsafe path (absolute or '..')"))
+                continue
+            if member.issym() or member.islnk():
+                raw.skipped.append(Skipped(name, f"link to {member.linkname!r} not followed"))
+                continue
+            if not member.isfile():
+                raw.skipped.append(Skipped(name, "not a regular file"))
+                continue
+            budget.add(name, member.size, lambda m=member: _member(tar, m), raw)
     except (tarfile.TarError, EOFError, OSError, zlib_error()) as exc:
+        raw.close()
         raise BundleError(f"{path}: not a readable tar archive ({exc})") from None
+    except BundleError:
+        raw.close()
+        raise
+
+
+def _member(tar: tarfile.TarFile, member: tarfile.TarInfo) -> IO[bytes]:
+    stream = tar.extractfile(member)
+    if stream is None:  # pragma: no cover - regular files always have a stream
+        return io.BytesIO(b"")
+    return stream
 
 
 def zlib_error() -> type[Exception]:
@@ -159,80 +205,121 @@ def zlib_error() -> type[Exception]:
     return zlib.error
 
 
+class _Capped(io.RawIOBase):
+    """A zip member read no further than the size its header claims (a lying header is a bomb)."""
+
+    def __init__(self, stream: IO[bytes], limit: int):
+        self.stream, self.left = stream, limit
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf) -> int:  # type: ignore[override]
+        if self.left <= 0:
+            return 0
+        data = self.stream.read(min(len(buf), self.left))
+        buf[: len(data)] = data
+        self.left -= len(data)
+        return len(data)
+
+    def close(self) -> None:
+        self.stream.close()
+        super().close()
+
+
 def _read_zip(path: Path, raw: RawBundle) -> None:
     budget = _Budget()
     try:
-        with zipfile.ZipFile(path) as zf:
-            for info in zf.infolist():
-                if info.is_dir():
-                    continue
-                name = _safe_name(info.filename)
-                if name is None:
-                    raw.skipped.append(Skipped(info.filename, "unsafe path (absolute or '..')"))
-                    continue
-                mode = info.external_attr >> 16
-                if stat.S_ISLNK(mode):
-                    raw.skipped.append(Skipped(name, "link not followed"))
-                    continue
-                # permission bits without a file type (Python's writestr: 0o600) are a plain file
-                if stat.S_IFMT(mode) and not stat.S_ISREG(mode):
-                    raw.skipped.append(Skipped(name, "not a regular file"))
-                    continue
-                if info.flag_bits & 0x1:
-                    raw.skipped.append(Skipped(name, "encrypted, not read"))
-                    continue
-                with zf.open(info) as stream:
-                    data = budget.read(stream, name, raw)
-                if data is not None:
-                    raw.files.append((name, data))
+        zf = zipfile.ZipFile(path)
+        raw.closers.append(zf.close)
+        for info in zf.infolist():
+            if info.is_dir():
+                continue
+            name = _safe_name(info.filename)
+            if name is None:
+                raw.skipped.append(Skipped(info.filename, "unsafe path (absolute or '..')"))
+                continue
+            mode = info.external_attr >> 16
+            if stat.S_ISLNK(mode):
+                raw.skipped.append(Skipped(name, "link not followed"))
+                continue
+            # permission bits without a file type (Python's writestr: 0o600) are a plain file
+            if stat.S_IFMT(mode) and not stat.S_ISREG(mode):
+                raw.skipped.append(Skipped(name, "not a regular file"))
+                continue
+            if info.flag_bits & 0x1:
+                raw.skipped.append(Skipped(name, "encrypted, not read"))
+                continue
+            size = min(info.file_size, MAX_FILE_BYTES + 1)
+            budget.add(name, info.file_size,
+                       lambda i=info, n=size: io.BufferedReader(_Capped(zf.open(i), n)), raw)
     except (zipfile.BadZipFile, OSError, NotImplementedError, zlib_error()) as exc:
+        raw.close()
         raise BundleError(f"{path}: not a readable zip archive ({exc})") from None
+    except BundleError:
+        raw.close()
+        raise
+
+
+#: folders below the bundle's root that are read; deeper ones are listed as skipped
+MAX_DEPTH = 32
 
 
 def _read_dir(root: Path, raw: RawBundle) -> None:
+    """Walked with a stack, not recursion (a folder nested 1,500 deep is no RecursionError),
+    in sorted order, links not followed, folders deeper than MAX_DEPTH listed, not read."""
     budget = _Budget()
     real_root = root.resolve()
-    def unreadable(exc: OSError) -> None:  # os.walk would drop an unreadable folder silently
-        rel = Path(exc.filename).relative_to(root).as_posix() if exc.filename else "."
-        raw.skipped.append(Skipped(rel, f"unreadable folder: {exc.strerror or exc}"))
-
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=unreadable):
-        dirnames.sort()
-        for d in list(dirnames):
-            if os.path.islink(os.path.join(dirpath, d)):
-                dirnames.remove(d)
-                rel = os.path.relpath(os.path.join(dirpath, d), root).replace(os.sep, "/")
-                raw.skipped.append(Skipped(rel, "linked folder not followed"))
-        for fname in sorted(filenames):
-            full = Path(dirpath) / fname
+    stack: list[tuple[Path, int]] = [(root, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        rel_folder = folder.relative_to(root).as_posix()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:  # an unreadable folder is listed, never dropped silently
+            raw.skipped.append(Skipped(rel_folder, f"unreadable folder: {exc.strerror or exc}"))
+            continue
+        subfolders = []
+        for entry in entries:
+            full = Path(entry.path)
             rel = full.relative_to(root).as_posix()
             try:
-                if full.is_symlink():
-                    target = full.resolve()
-                    if not target.is_relative_to(real_root):
+                if entry.is_dir(follow_symlinks=False):
+                    if depth + 1 > MAX_DEPTH:
+                        raw.skipped.append(Skipped(rel, f"folder deeper than {MAX_DEPTH} levels, not read"))
+                        raw.hits.append(Hit("folder_depth", rel, 0, f"folders below {MAX_DEPTH} levels are not read"))
+                    else:
+                        subfolders.append(full)
+                    continue
+                if entry.is_symlink():
+                    if full.is_dir():
+                        raw.skipped.append(Skipped(rel, "linked folder not followed"))
+                        continue
+                    if not full.resolve().is_relative_to(real_root):
                         raw.skipped.append(Skipped(rel, "link points outside the bundle"))
                         continue
                 st = full.stat()
                 if not stat.S_ISREG(st.st_mode):
                     raw.skipped.append(Skipped(rel, "not a regular file"))
                     continue
-                with open(full, "rb") as stream:
-                    # read later, one at a time: any file but the gzipped ones (their size
-                    # once expanded counts against the limits now) and the host-name files
-                    if not fname.endswith("hostname") and stream.read(2) != b"\x1f\x8b":
-                        if budget.account(st.st_size, rel, raw):
-                            raw.files.append((rel, LazyFile(full, st.st_size)))
-                        continue
-                    stream.seek(0)
-                    data = budget.read(stream, rel, raw)
+                budget.add(rel, st.st_size, lambda f=full: open(f, "rb"), raw, path=full)
             except OSError as exc:
                 raw.skipped.append(Skipped(rel, f"unreadable: {exc.strerror or exc}"))
-                continue
-            if data is not None:
-                raw.files.append((rel, data))
+        stack.extend((f, depth + 1) for f in reversed(subfolders))
+    # files of a folder before those of its subfolders, folders in sorted order: os.walk's order
+    raw.files.sort(key=lambda item: _walk_key(item[0]))
+
+
+def _walk_key(name: str) -> tuple[tuple[int, str], ...]:
+    parts = name.split("/")
+    # os.walk (top-down) lists a folder's files before descending: a file sorts before folders
+    return tuple((1, p) for p in parts[:-1]) + ((0, parts[-1]),)
 
 
 def read_bundle(path: str | os.PathLike[str]) -> RawBundle:
+    """List a bundle's files under the limits; their bytes are read by :func:`iter_artefacts`.
+    An archive stays open until its artefacts have all been made (``RawBundle.close``)."""
     p = Path(path)
     raw = RawBundle(source=str(path))
     if not p.exists():
@@ -251,13 +338,9 @@ def read_bundle(path: str | os.PathLike[str]) -> RawBundle:
         _strip_common_top(raw)
     else:
         try:
-            with open(p, "rb") as stream:
-                data = _Budget().read(stream, p.name, raw)
+            _Budget().add(p.name, p.stat().st_size, lambda: open(p, "rb"), raw, path=p)
         except OSError as exc:
             raise BundleError(f"{path}: unreadable ({exc.strerror})") from None
-        if data is not None:
-            raw.files.append((p.name, data))
-    _gunzip_members(raw)
     return raw
 
 
@@ -283,32 +366,6 @@ def _strip_common_top(raw: RawBundle) -> None:
     for s in raw.skipped:
         if s.path.startswith(top + "/"):
             s.path = s.path[len(top) + 1 :]
-
-
-def _gunzip_members(raw: RawBundle) -> None:
-    out: list[tuple[str, bytes]] = []
-    total = sum(len(d) for _, d in raw.files)  # the total limit counts decompressed bytes
-    for name, data in raw.files:
-        if isinstance(data, LazyFile):
-            out.append((name, data))  # expanded, within the same limits, when it is read
-            continue
-        if data[:2] == b"\x1f\x8b":
-            try:
-                with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
-                    plain = gz.read(MAX_FILE_BYTES + 1)
-            except (OSError, EOFError, zlib_error()) as exc:
-                raw.skipped.append(Skipped(name, f"corrupt gzip member ({exc})"))
-                continue
-            if len(plain) > MAX_FILE_BYTES:
-                raw.skipped.append(Skipped(name, f"expands to more than {MAX_FILE_BYTES >> 20} MiB"))
-                continue
-            total += len(plain) - len(data)
-            if total > MAX_TOTAL_BYTES:
-                raise BundleError(f"bundle expands to more than {MAX_TOTAL_BYTES >> 30} GiB")
-            out.append((name, plain))
-        else:
-            out.append((name, data))
-    raw.files = out
 
 
 # NCCL line prefix:          "vm:1552:1564 [1] NCCL INFO ..."
@@ -354,44 +411,40 @@ def bundle_node(raw: RawBundle, tops: set[str]) -> str | None:
 
 
 def is_binary(head: bytes) -> bool:
-    return b"\x00" in head[:8192]
+    """Not text in any encoding :mod:`stethoscope.facts.decode` reads (UTF-16 has NULs too)."""
+    return sniff(head) is None
 
 
-def _load(lazy: LazyFile, name: str, raw: RawBundle) -> bytes | None:
-    """Read a folder bundle's file now (gunzipped under the same limits); a problem is a
-    skipped file, as it would have been at scan time."""
-    try:
-        with open(lazy.path, "rb") as stream:
-            data = stream.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raw.skipped.append(Skipped(name, f"unreadable: {exc.strerror or exc}"))
-        return None
-    if len(data) > MAX_FILE_BYTES:
-        raw.skipped.append(Skipped(name, f"larger than {MAX_FILE_BYTES >> 20} MiB"))
-        return None
+def _open(data: bytes | LazyFile, name: str, raw: RawBundle) -> IO[bytes] | None:
+    if isinstance(data, LazyFile):
+        try:
+            return data.open()
+        except OSError as exc:
+            raw.skipped.append(Skipped(name, f"unreadable: {exc.strerror or exc}"))
+            return None
     if data[:2] == b"\x1f\x8b":
-        one = RawBundle(source=raw.source, files=[(name, data)])
-        _gunzip_members(one)
-        raw.skipped.extend(one.skipped)
-        return one.files[0][1] if one.files else None
-    return data
+        return gzip.GzipFile(fileobj=io.BytesIO(data))
+    return io.BytesIO(data)
 
 
-def artefacts(raw: RawBundle) -> tuple[list[Artefact], list[Skipped]]:
+def artefacts(raw: RawBundle, budget: Budget = DEFAULT) -> tuple[list[Artefact], list[Skipped]]:
     """Turn the files into artefacts with their node; binary files are returned as skipped."""
     skipped: list[Skipped] = []
-    return list(iter_artefacts(raw, skipped)), skipped
+    return list(iter_artefacts(raw, skipped, budget=budget)), skipped
 
 
-def iter_artefacts(raw: RawBundle, skipped: list[Skipped], release: bool = False) -> Iterator[Artefact]:
+def iter_artefacts(raw: RawBundle, skipped: list[Skipped], release: bool = False,
+                   budget: Budget = DEFAULT) -> Iterator[Artefact]:
     """The artefacts of ``raw`` one at a time, in bundle order; binary files go to ``skipped``.
 
-    With ``release``, each file's bytes are dropped from ``raw`` once its artefact is made, so
-    that a caller that parses and drops each artefact in turn never holds the whole bundle twice
-    (bytes and text)."""
+    Each file is read when its turn comes and decoded incrementally (facts/decode.py); a file
+    of more than ``budget.window_chars`` characters gives one artefact per window of whole
+    lines (``line_offset``: the lines before it), so no file is ever held whole. With
+    ``release``, each file is dropped from ``raw`` once read. The limits that bite (a line cut,
+    a file larger than its archive header said) go to ``raw.hits``."""
     names = [n for n, _ in raw.files]
-    # _sos_host reads only "hostname" files: keep those, not a second reference to every file
-    files = {n: d for n, d in raw.files if n.endswith("hostname")}
+    # _sos_host reads only "hostname" files: read at listing time
+    files = {n: d for n, d in raw.files if n.endswith("hostname") and isinstance(d, bytes)}
     tops = {n.split("/", 1)[0] for n in names if "/" in n}
     sos_root = any(n.startswith("sos_commands/") for n in names)
     sos_tops = {n.split("/", 1)[0] for n in names if n.count("/") >= 2 and n.split("/", 2)[1] == "sos_commands"}
@@ -401,29 +454,54 @@ def iter_artefacts(raw: RawBundle, skipped: list[Skipped], release: bool = False
         top = getattr(raw, "top", "")
         m = re.match(r"sosreport-([A-Za-z0-9][\w.-]*?)-\d", top)
         root_host = m[1] if m else None
-    for i, name in enumerate(names):
-        data = raw.files[i][1]
-        if release:
-            raw.files[i] = (name, b"")
-        if isinstance(data, LazyFile):
-            loaded = _load(data, name, raw)
-            if loaded is None:
+    try:
+        for i, name in enumerate(names):
+            data = raw.files[i][1]
+            if release:
+                raw.files[i] = (name, b"")
+            stream = _open(data, name, raw)
+            if stream is None:
                 continue
-            data = loaded
-        head = data[:HEAD_BYTES]
-        if is_binary(head):
+            with stream:
+                yield from _file_artefacts(raw, stream, name, skipped, budget,
+                                           _folder_node(name, tops, sos_tops, files, root_host), own)
+            del data
+    finally:
+        raw.close()
+
+
+def _folder_node(name: str, tops: set[str], sos_tops: set[str], files: dict[str, bytes],
+                 root_host: str | None) -> str | None:
+    if root_host:
+        return root_host
+    if "/" in name:
+        top = name.split("/", 1)[0]
+        if top.lower() not in NOT_NODE_FOLDERS and top in tops:
+            sos = _sos_host(files, top + "/") if top in sos_tops else None
+            return sos or top
+    return None
+
+
+def _file_artefacts(raw: RawBundle, stream: IO[bytes], name: str, skipped: list[Skipped], budget: Budget,
+                    folder_node: str | None, own: str | None) -> Iterator[Artefact]:
+    try:
+        head = stream.read(HEAD_BYTES)
+        enc = sniff(head)
+        if enc is None:
             skipped.append(Skipped(name, "binary file"))
-            continue
-        node, from_folder = None, False
-        if root_host:
-            node, from_folder = root_host, True
-        elif "/" in name:
-            top = name.split("/", 1)[0]
-            if top.lower() not in NOT_NODE_FOLDERS and top in tops:
-                sos = _sos_host(files, top + "/") if top in sos_tops else None
-                node, from_folder = sos or top, True
-        if node is None:
-            node = node_from_content(head) or own or "unknown"
-        text = data.decode("utf-8", errors="replace")
-        del data, head
-        yield Artefact(path=name, text=text, node=node, node_from_folder=from_folder)
+            return
+        codec, bom, errors = enc
+        node = folder_node
+        dec = Decoder(codec, errors, window=budget.window_chars, max_line=budget.max_line_chars)
+        for first, text in dec.windows(stream, head[bom:]):
+            if node is None:
+                node = node_from_content(text[:HEAD_BYTES].encode("utf-8", "replace")) or own or "unknown"
+            yield Artefact(path=name, text=text, node=node, node_from_folder=folder_node is not None,
+                           line_offset=first - 1)
+            del text
+    except (OSError, EOFError, zlib_error()) as exc:
+        raw.skipped.append(Skipped(name, f"unreadable: {exc}"))
+        return
+    for cut in dec.long_lines:
+        raw.hits.append(Hit("max_line_chars", name, cut.line,
+                            f"line of {cut.chars:,} characters read as its first {cut.kept:,}"))

@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
+from stethoscope.facts.limits import EVIDENCE_CHARS, FACTS_PER_KIND, MESSAGE_CHARS, Hit, cut
 from stethoscope.facts.model import Fact
 
 
@@ -34,6 +35,9 @@ class Artefact:
     text: str
     node: str = "unknown"
     node_from_folder: bool = False
+    #: lines of the file before ``text`` (a window of a large file: facts/bundle.py); the
+    #: builder adds it to every line number, so facts and errors name the file's own lines
+    line_offset: int = 0
     #: the text as read when ``text`` is its normalised form (facts/lines.py); evidence quotes it
     raw_text: str | None = field(default=None, repr=False)
     _raw_lines: list[str] | None = field(default=None, repr=False)
@@ -116,6 +120,10 @@ class ParseResult:
     facts: list[Fact] = field(default_factory=list)
     lines_used: int = 0
     errors: list[ParseError] = field(default_factory=list)
+    #: facts made past FACTS_PER_KIND of their kind, counted, not kept: kind -> (count, first line)
+    capped: dict[str, list[int]] = field(default_factory=dict)
+    #: limits that bit while parsing (an XML nested past its depth limit): facts/limits.py
+    limits: list[Hit] = field(default_factory=list)
 
 
 #: fact class -> its kind (FactBuilder.add's cache)
@@ -133,29 +141,43 @@ class FactBuilder:
         self.artefact = artefact
         self.result = result
         self._seen: Counter[str] = Counter()
+        self._kinds: dict[str, int] = {}
 
     def add(self, cls: type[Fact], line: int, node: str | None = None, text: str | None = None, **fields: Any) -> Fact:
         kind = _KIND_OF.get(cls)
         if kind is None:  # model_fields is a costly property: once per class
             kind = _KIND_OF[cls] = cls.model_fields["kind"].default
+        if text is None:
+            text = self.artefact.raw_line(line)
+        line += self.artefact.line_offset
         base = f"{self.artefact.path}:{line}:{kind}"
         n = self._seen[base]
         self._seen[base] = n + 1
         fid = base if n == 0 else f"{base}#{n}"
-        if text is None:
-            text = self.artefact.raw_line(line)
+        if len(text) > EVIDENCE_CHARS:  # a 250 MiB line is quoted by its first few KiB
+            text = cut(text)
         # evidence as a dict: validated into an Evidence by the fact's own (single) validation
+        kept = self._kinds[kind] = self._kinds.get(kind, 0) + 1
         fact = cls(
             id=fid,
             node=node or self.artefact.node,
             evidence={"path": self.artefact.path, "line": line, "text": text},
             **fields,
         )
-        self.result.facts.append(fact)
+        if kept > FACTS_PER_KIND:  # a table of distinct messages is capped, its rest counted
+            c = self.result.capped.setdefault(kind, [0, line])
+            c[0] += 1
+        else:
+            self.result.facts.append(fact)
         return fact
 
+    def limit(self, line: int, limit: str, detail: str) -> None:
+        """A limit of facts/limits.py bit at ``line``: what was not read, for the coverage."""
+        self.result.limits.append(Hit(limit, self.artefact.path, line + self.artefact.line_offset, detail))
+
     def error(self, line: int, message: str) -> None:
-        self.result.errors.append(ParseError(self.artefact.path, line, message))
+        self.result.errors.append(ParseError(self.artefact.path, line + self.artefact.line_offset,
+                                             cut(message, MESSAGE_CHARS)))
 
 
 def iter_matches(pattern: re.Pattern[str], artefact: Artefact) -> Iterator[tuple[int, re.Match[str]]]:

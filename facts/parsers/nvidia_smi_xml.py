@@ -18,6 +18,11 @@ can be declared; an undeclared entity inside is a well-formedness error, reporte
 tag, offset to where the element begins in the file, so a terminal paste around the XML
 keeps its line numbers. Every line from ``<nvidia_smi_log>`` to its end tag counts as used.
 
+Hardened against hostile XML: elements nested deeper than ``MAX_DEPTH`` (nvidia-smi nests 6)
+or more than ``MAX_ELEMENTS`` of them stop the parse there; the GPUs read so far keep their
+facts and the limit is reported in the coverage (``coverage.limits``). A 1.4 MB file of 200k
+nested elements costs milliseconds, not the square of its depth.
+
 Facts emitted (classes in :mod:`gpu_state_facts`): see :mod:`nvidia_smi_q`; the evidence of
 ``gpu_info`` is the ``<gpu id=...>`` line. Empty input, or no ``<nvidia_smi_log>``, yields
 no facts: it says nothing about the GPUs.
@@ -40,6 +45,17 @@ ROOT_START = re.compile(r"<nvidia_smi_log\b")
 PROLOG = re.compile(r"(?:<\?xml[^>]*\?>\s*)?(?:<!DOCTYPE\s+nvidia_smi_log[^>\[]*>\s*)?$")
 # </nvidia_smi_log>
 ROOT_END = "</nvidia_smi_log>"
+#: nvidia-smi nests at most 6 levels (gpu > pci > pci_gpu_link_info > pcie_gen > ...); an
+#: 8-GPU log holds about 4,000 elements
+MAX_DEPTH = 32
+MAX_ELEMENTS = 500_000
+
+
+class _Limit(Exception):
+    """Raised inside an expat callback to stop the parse at a limit."""
+
+    def __init__(self, limit: str, line: int, detail: str):
+        self.limit, self.line, self.detail = limit, line, detail
 
 _POWER = {"power_draw": "draw", "instant_power_draw": "instant", "average_power_draw": "average",
           "power_limit": "limit", "current_power_limit": "current_limit",
@@ -90,6 +106,13 @@ KEYS: dict[tuple[str, ...], str] = {
     ("pci", "pci_gpu_link_info", "link_widths", "max_link_width"): "pcie.width_max",
     ("pci", "pci_gpu_link_info", "link_widths", "current_link_width"): "pcie.width_current",
     ("pci", "replay_counter"): "pcie.replay", ("pci", "replay_rollover_counter"): "pcie.rollover",
+    # clocks and load, as nvidia_smi_q reads them (issue 15: pinned clocks, idle GPUs)
+    ("clocks", "graphics_clock"): "clocks.graphics", ("clocks", "sm_clock"): "clocks.sm", ("clocks", "mem_clock"): "clocks.memory",
+    ("applications_clocks", "graphics_clock"): "clocks.app_graphics", ("applications_clocks", "mem_clock"): "clocks.app_memory",
+    ("default_applications_clocks", "graphics_clock"): "clocks.default_app_graphics",
+    ("default_applications_clocks", "mem_clock"): "clocks.default_app_memory",
+    ("max_clocks", "graphics_clock"): "clocks.max_graphics", ("max_clocks", "mem_clock"): "clocks.max_memory",
+    ("utilization", "gpu_util"): "usage.util",
     ("fabric", "state"): "fabric.state", ("fabric", "status"): "fabric.status",
     ("fabric", "cliqueId"): "fabric.clique_id", ("fabric", "clusterUuid"): "fabric.cluster_uuid",
     ("fabric", "health", "summary"): "fabric.health_summary",
@@ -141,6 +164,7 @@ class _Reader:
         self.chars: list[str] = []
         self.top: dict[str, str] = {}
         self.records: list[GpuRecord] = []
+        self.elements = 0
         self.rec: GpuRecord | None = None
         self.parser = expat.ParserCreate()
         self.parser.buffer_text = True  # one text callback per run of text, not one per line
@@ -154,6 +178,11 @@ class _Reader:
         if has_child:
             has_child[-1] = True
         depth = len(path)
+        self.elements += 1
+        if depth >= MAX_DEPTH:
+            raise _Limit("xml_depth", line, f"elements nested deeper than {MAX_DEPTH} levels: the rest of the document not read")
+        if self.elements > MAX_ELEMENTS:
+            raise _Limit("xml_elements", line, f"more than {MAX_ELEMENTS:,} elements: the rest of the document not read")
         path.append(name)
         sub = self.subs[-1] + (name,) if depth >= 2 else ()
         self.subs.append(sub)
@@ -185,7 +214,11 @@ class _Reader:
         rec = self.rec
         assert rec is not None
         leaf = path[-1]
-        if (key := KEYS.get(path)):
+        if path == ("processes", "process_info", "pid"):  # one per process the GPU lists
+            rec.values["usage.processes"] = (str(int(rec.values.get("usage.processes", ("0", line))[0]) + 1), line)
+        elif path == ("processes",) and not value:  # <processes></processes>: none
+            rec.values["usage.no_processes"] = ("0", line)
+        elif (key := KEYS.get(path)):
             rec.values[key] = (value, line)
         elif len(path) == 2 and path[0] in REASON_SECTIONS and leaf.startswith(REASON_SECTIONS[path[0]][0]):
             prefix, section = REASON_SECTIONS[path[0]]
@@ -212,6 +245,8 @@ def _parse_log(b: FactBuilder, xml: str, first_line: int) -> None:
         rec.cuda_version = reader.top.get("cuda_version") or None
         rec.taken_at = reader.top.get("timestamp") or None
         emit_gpu_facts(b, rec)
+    except _Limit as hit:
+        b.limit(hit.line, hit.limit, hit.detail)
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts

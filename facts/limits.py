@@ -1,0 +1,89 @@
+"""The memory budget of one diagnosis, and the limits it sets on reading.
+
+A diagnosis holds at most one *window* of a file's text per parsing process, never a whole
+large file nor a whole archive; the sizes below follow from the budget (``steth diagnose
+--max-memory``, default 1 GB) so that the process tree stays inside it:
+
+- ``window_chars``: a file larger than this is read as consecutive windows of whole lines,
+  decoded incrementally, each parsed on its own (facts keep the file's line numbers);
+- ``inflight_chars``: the text handed to parse workers and not yet parsed, all workers together;
+- ``jobs``: parse processes, fewer than the CPUs when the budget cannot hold more;
+- ``max_line_chars``: a longer line is cut there (the rest of it is not read);
+- ``FACTS_PER_KIND``: facts of one kind one file may give; past it they are counted, not kept.
+
+Every limit that bites is recorded as a :class:`Hit` and reported in the coverage
+(``coverage.limits``): what was not read in full is never silent.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MIB = 1 << 20
+DEFAULT_MAX_MEMORY = 1_000_000_000
+#: below this a diagnosis cannot run at all: the interpreter, the rules and durable take it
+MIN_MAX_MEMORY = 256 * MIB
+#: what one process costs before it reads anything (interpreter, parsers, rules)
+PROCESS_COST = 160 * MIB
+#: evidence quotes at most this much of a line (the rest is counted, see :func:`cut`)
+EVIDENCE_CHARS = 4096
+#: a parse problem's message is cut here
+MESSAGE_CHARS = 512
+#: facts of one kind that one file (one window of a large file) may give; the rest are
+#: counted (250k distinct NCCL WARN lines are 20,000 facts and a count, not 250k facts)
+FACTS_PER_KIND = 20_000
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One limit that bit: which, where (``line`` 0: the whole file), what was not read."""
+
+    limit: str
+    path: str
+    line: int
+    detail: str
+
+
+@dataclass(frozen=True)
+class Budget:
+    max_memory: int = DEFAULT_MAX_MEMORY
+
+    @property
+    def window_chars(self) -> int:
+        return max(MIB, min(64 * MIB, self.max_memory // 48))
+
+    @property
+    def inflight_chars(self) -> int:
+        return 2 * self.window_chars
+
+    @property
+    def max_line_chars(self) -> int:
+        return max(64 * 1024, min(MIB, self.window_chars // 4))
+
+    def jobs(self, wanted: int) -> int:
+        """Parse processes the budget holds: the main process, then per worker its cost and a
+        window in parsing (about four times the window's text: lines, normalised copy, facts)."""
+        per_worker = PROCESS_COST + 4 * self.window_chars
+        room = self.max_memory - PROCESS_COST - self.inflight_chars
+        return max(1, min(wanted, room // per_worker))
+
+
+DEFAULT = Budget()
+
+
+def parse_size(text: str) -> int:
+    """'1G', '1.5GB', '800M', '750MiB', '1000000000' -> bytes (powers of 1000 for G/M/K,
+    of 1024 for GiB/MiB/KiB). Raises ValueError."""
+    t = text.strip().upper().replace(" ", "")
+    units = {"KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "KB": 10**3, "MB": 10**6, "GB": 10**9,
+             "K": 10**3, "M": 10**6, "G": 10**9, "B": 1}
+    for unit, mult in units.items():
+        if t.endswith(unit):
+            return int(float(t[: -len(unit)]) * mult)
+    return int(float(t))
+
+
+def cut(text: str, limit: int = EVIDENCE_CHARS) -> str:
+    """``text`` cut at ``limit`` characters, with its original length noted."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} ... [line cut: {len(text):,} characters]"
