@@ -237,6 +237,8 @@ def _parse_log(b: FactBuilder, xml: str, first_line: int) -> None:
         reader.parser.Parse(xml, True)
     except expat.ExpatError as e:
         b.error(first_line + (e.lineno or 1) - 1, f"malformed nvidia-smi XML: {expat.ErrorString(e.code)}")
+    except _Limit as hit:
+        b.limit(hit.line, hit.limit, hit.detail)
     attached = reader.top.get("attached_gpus", "")
     complete = attached.isdigit() and int(attached) == len(reader.records)
     for i, rec in enumerate(reader.records):
@@ -245,8 +247,6 @@ def _parse_log(b: FactBuilder, xml: str, first_line: int) -> None:
         rec.cuda_version = reader.top.get("cuda_version") or None
         rec.taken_at = reader.top.get("timestamp") or None
         emit_gpu_facts(b, rec)
-    except _Limit as hit:
-        b.limit(hit.line, hit.limit, hit.detail)
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
