@@ -8,16 +8,22 @@ at most one timeout (the first failing query ends the run).
 """
 from __future__ import annotations
 
+import re
 import time
+from collections import defaultdict
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Callable
 
 from stethoscope.engine.loader import RuleSet
 from stethoscope.engine.pipeline import Evaluator, Observation, diagnose
 from stethoscope.engine.report import Coverage, FileCoverage, MissingSignal, Report, Source
-from stethoscope.facts.live import dcgm, ib, promql, timeseries
+from stethoscope.facts.live import dcgm, ib, promql, screens, timeseries
 from stethoscope.facts.live.dcgm import LiveFacts
 from stethoscope.facts.live.access import Access
 from stethoscope.facts.live.prom import LiveError, Prom, Series
+from stethoscope.facts.live.series_facts import LivePopulation
 from stethoscope.facts.live.signals import SIGNALS, Signal, enable_hint
+from stethoscope.facts.model import Evidence
 
 DEFAULT_WINDOW_S = 3600
 DEFAULT_TIMEOUT_S = 10.0
@@ -56,83 +62,367 @@ def parse_time(text: str | None) -> float:
     return dt.timestamp()
 
 
-def query_family(prom: Prom, sig: Signal, at: float, window_s: int) -> tuple[str, list[Series]]:
-    """One query for the whole fleet: raw samples only where a fact needs the series' shape,
-    else the range functions of :mod:`stethoscope.facts.live.promql` evaluated by the server."""
-    query = promql.build(sig.mode, sig.query_selector, window_s, at, down=sig.down,
+#: the coverage kind of a family's series (knowledge/coverage.yaml): the same signals as a saved
+#: scrape of the exporter, so they check the same components
+COVERAGE_KIND = {"dcgm-exporter": "dcgm_exporter_scrape", "node_exporter": "node_exporter_ib"}
+#: queries in flight at once: a shared server is not made to run more of ours than this
+DEFAULT_CONCURRENCY = 4
+#: queries one run may send; the plan below needs about 20 for the shipped rules
+DEFAULT_MAX_QUERIES = 40
+#: the screens are spread over this many queries (each leg tagged with its signal)
+SCREEN_QUERIES = 8
+
+
+def query_family(prom: Prom, sig: Signal, at: float, window_s: int, selector: str | None = None) -> tuple[str, list[Series]]:
+    """The statistics (or raw samples) of one family: range functions of
+    :mod:`stethoscope.facts.live.promql` evaluated by the server. ``selector`` narrows it (the
+    flagged instances) instead of the whole fleet."""
+    query = promql.build(sig.mode, selector or sig.query_selector, window_s, at, down=sig.down,
                          masks=tuple(dcgm.CLOCK_REASON_BITS) if sig.mode == "bits" else ())
     if sig.mode in ("raw", "events"):
         return prom.samples(query, at)
     return prom.stats(query, at, sig.metrics[0])
 
 
-#: the coverage kind of a family's series (knowledge/coverage.yaml): the same signals as a saved
-#: scrape of the exporter, so they check the same components
-COVERAGE_KIND = {"dcgm-exporter": "dcgm_exporter_scrape", "node_exporter": "node_exporter_ib"}
+def rule_patterns(ruleset: RuleSet) -> list[tuple[str, list[tuple[str, dict]]]]:
+    """Each rule's id and ``when.all`` patterns, for :func:`stethoscope.facts.live.screens.plan`."""
+    return [(c.rule.id, [(cond.fact, dict(cond.match)) for cond in c.rule.when.all]) for c in ruleset.rules]
 
 
-def observe(prom: Prom, at: float, window_s: int, signals: tuple[Signal, ...] = SIGNALS) -> Observation:
-    """Query every family once and build facts. Raises LiveError when the server fails.
+def ib_limits() -> dict[str, float]:
+    from stethoscope.facts.knowledge import load
 
-    Each family that returned series is one read "file" of the coverage (its path is the
-    query); a family without series is a missing signal, never read as healthy."""
+    return {c.field: float(c.limit_per_hour) for c in load("ib_counters.yaml").counters}
+
+
+def screen_plan(ruleset: RuleSet, window_s: int) -> screens.Plan:
+    return screens.plan(rule_patterns(ruleset), window_s, ib_limits())
+
+
+class Runner:
+    """The queries of one run: at most ``max_queries`` of them, ``concurrency`` at a time, under
+    the Prom client's deadlines (per query and per run). The first failure ends the run: the
+    queries still in flight are cut (their sockets shut, so the server stops working on them)."""
+
+    def __init__(self, prom: Prom, concurrency: int = DEFAULT_CONCURRENCY, max_queries: int = DEFAULT_MAX_QUERIES):
+        self.prom, self.max_queries = prom, max_queries
+        self.concurrency = max(1, concurrency)
+        self.pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="steth-query")
+        self.sent = 0
+
+    def map(self, calls: list[Callable[[], Any]]) -> list[Any]:
+        return self.wait(self.submit(calls))
+
+    def submit(self, calls: list[Callable[[], Any]]) -> list[Future]:
+        if self.sent + len(calls) > self.max_queries:
+            raise LiveError(f"the run needs more than its budget of {self.max_queries} queries "
+                            f"({self.sent} sent, {len(calls)} more asked); raise --max-queries")
+        self.sent += len(calls)
+        return [self.pool.submit(c) for c in calls]
+
+    def wait(self, futures: list[Future]) -> list[Any]:
+        """Every answer, in order; on a failure the others are cut and the error that says most
+        is raised (a deadline that passed rather than the sockets it shut under its neighbours)."""
+        errors: list[BaseException] = []
+        for f in futures:
+            try:
+                f.result()
+            except BaseException as exc:  # noqa: BLE001 - re-raised below
+                errors.append(exc)
+                if len(errors) == 1:
+                    for other in futures:
+                        other.cancel()
+                    adapter = getattr(getattr(self.prom, "deadlines", None), "adapter", None)
+                    if adapter is not None:
+                        adapter.cut()
+        if errors:
+            raise min(errors, key=lambda e: 0 if "did not answer" in str(e) else 1)
+        return [f.result() for f in futures]
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _instances_selector(sig: Signal, instances: set[str]) -> str:
+    alts = "|".join(sorted(re.escape(i).replace("\\", "\\\\") for i in instances))
+    sel = sig.query_selector
+    if sel.startswith("{"):
+        return sel[:-1] + f',instance=~"{alts}"}}'
+    return f'{sel}{{instance=~"{alts}"}}'
+
+
+def _tagged(sig: Signal, query: str) -> str:
+    """A family's statistics query with its metric name on every row (``steth_metric``), so
+    that the families of a source travel in one query."""
+    if sig.mode == "bits":  # the exporter's own name is kept there (facts/live/promql.py _named)
+        return query
+    return f'label_replace({query}, "steth_metric", "{sig.metrics[0]}", "", "")'
+
+
+def observe(prom: Prom, at: float, window_s: int, signals: tuple[Signal, ...] = SIGNALS,
+            ruleset: RuleSet | None = None, concurrency: int = DEFAULT_CONCURRENCY,
+            max_queries: int = DEFAULT_MAX_QUERIES) -> Observation:
+    """Screen the fleet on the server, read the flagged nodes in full, build facts. Raises
+    LiveError when the server fails or the budget is spent.
+
+    1. one query counts the series of every exporter metric (the population; a metric with
+       none is a missing signal, never read as healthy), another looks for recorded screens
+       (``steth rules export --format recording-rules``); the rules load meanwhile;
+    2. the screens (facts/live/screens.py, from the rules' own patterns and
+       knowledge/ib_counters.yaml), spread over a few queries, or the recorded ones in one;
+    3. the statistics of every family for the flagged scrape targets only (a few queries a
+       source), and of the families a rule needs whole;
+    4. the same fact builders as a full read, on those series."""
+    return observe_rules(prom, at, window_s, signals, ruleset, concurrency, max_queries)[0]
+
+
+def observe_rules(prom: Prom, at: float, window_s: int, signals: tuple[Signal, ...] = SIGNALS,
+                  ruleset: RuleSet | None = None, concurrency: int = DEFAULT_CONCURRENCY,
+                  max_queries: int = DEFAULT_MAX_QUERIES) -> tuple[Observation, RuleSet]:
+    """:func:`observe`, and the rule set it screened with (loaded while the first queries run)."""
+    from stethoscope.engine.loader import load_rules
+
     obs = Observation(source=Source(kind="prometheus", path=prom.url),
                       empty=f"{prom.url} has no DCGM exporter or node_exporter InfiniBand series in the {window_s} s before {at:.0f}")
+    runner = Runner(prom, concurrency, max_queries)
+    try:
+        names = "|".join(m for s in signals for m in s.metrics)
+        rec_plan = screens.recorded_names(window_s)[2]
+        first = runner.submit([lambda: prom.names(f'{{__name__=~"{names}"}}', at - window_s, at),
+                               lambda: prom.rows(rec_plan, at)])
+        ruleset = ruleset or load_rules()
+        plan = screen_plan(ruleset, window_s)
+        found, rec_rows = runner.wait(first)
+        pid = plan_id(plan)
+        rec_rows = [r for r in rec_rows if r.get("metric", {}).get("steth_plan") == pid]
+        return _observe(prom, runner, plan, at, window_s, signals, obs, set(found), rec_rows), ruleset
+    finally:
+        runner.close()
+
+
+#: the family counted for each source's population (the first that exists): every GPU has a
+#: temperature, every port a state
+ANCHORS = {"dcgm-exporter": ("gpu_temp", "power", "gpu_util", "xid"), "node_exporter": ("ib_state",)}
+
+
+def _observe(prom: Prom, runner: Runner, plan: screens.Plan, at: float, window_s: int,
+             signals: tuple[Signal, ...], obs: Observation, found: set[str], rec_rows: list[dict]) -> Observation:
+    by_key = {s.key: s for s in signals}
+    rec_screen, rec_means, _ = screens.recorded_names(window_s)
+    present = {k for k, s in by_key.items() if any(m in found for m in s.metrics)}
+    anchors = [m for keys in ANCHORS.values() for m in
+               [next((n for k in keys if k in present for n in by_key[k].metrics if n in found), None)] if m]
+    pop_query = screens.population(anchors) if anchors else ""
+    pop_shown = prom.scope(pop_query) if pop_query else ""
+    pop_call = [lambda: prom.rows(pop_query, at)] if pop_query else []
+
+    # --- screens: which scrape targets have a series a rule could fire on ---
+    flagged: dict[str, list[dict]] = defaultdict(list)  # signal -> labels of flagged series
+    legs = {k: kept for k, v in plan.legs.items() if k in present
+            for kept in [[lg for lg in v if screens.metrics_of(lg.expr) <= found]] if kept}
+    screen_paths: dict[str, str] = {}
+    if rec_rows:
+        q = f"{rec_screen} or {rec_means}"
+        rows, *pop = runner.map([lambda: prom.rows(q, at)] + pop_call)
+        shown = prom.scope(q)
+        for row in rows:
+            lab = dict(row.get("metric", {}))
+            key = lab.pop("steth_screen", None)
+            if key in present:
+                flagged[key].append(lab)
+        screen_paths = {k: shown for k in legs}
+        means_rows = [r for r in rows if r.get("metric", {}).get("steth_screen") == "node_means"]
+    else:
+        # spread over about as many queries as may run at once, the heaviest legs first onto
+        # the lightest query (a leg's cost: the range reads it makes)
+        groups: list[list[screens.Leg]] = [[] for _ in range(max(1, min(runner.concurrency, SCREEN_QUERIES)))]
+        cost = lambda legs: sum(lg.expr.count("[") for lg in legs)  # noqa: E731
+        for leg in sorted((lg for k in sorted(legs) for lg in legs[k]), key=lambda lg: -lg.expr.count("[")):
+            min(groups, key=cost).append(leg)
+        queries = [screens.tagged_screen_query(g) for g in groups if g]
+        nm = [n for n in plan.node_means if n.signal in present]
+        nm_queries = [screens.node_means_query(n, window_s, prom.access.node_labels) for n in nm[:1]]
+        answers = runner.map([(lambda q=q: prom.rows(q, at)) for q in queries + nm_queries] + pop_call)
+        pop = answers[len(queries) + len(nm_queries):]
+        for q, rows in zip(queries, answers[:len(queries)]):
+            shown = prom.scope(q)
+            for row in rows:
+                lab = dict(row.get("metric", {}))
+                key = lab.pop("steth_screen", None)
+                if key in present:
+                    flagged[key].append(lab)
+                    screen_paths.setdefault(key, shown)
+            for leg in (lg for g in groups for lg in g):
+                if leg.expr in q:
+                    screen_paths.setdefault(leg.signal, shown)
+        means_rows = [dict(r, metric={**r.get("metric", {}), "steth_screen": "node_means"}) for r in (answers[len(queries)] if nm_queries else [])]
+        if nm_queries:
+            screen_paths.setdefault("gpu_util", prom.scope(nm_queries[0]))
+
+    # --- details: the flagged targets in full, the families a rule needs whole ---
+    inst: dict[str, set[str]] = defaultdict(set)  # source -> flagged instances
+    for key, rows in flagged.items():
+        for lab in rows:
+            if lab.get("instance"):
+                inst[by_key[key].source].add(lab["instance"])
+    fam: dict[str, list[Series]] = {k: [] for k in by_key}
+    detail_paths: dict[str, str] = {}
+    calls: list[Callable[[], tuple[list[Signal], tuple[str, list[Series]]]]] = []
+    whole = {k for k in plan.whole if k in present}
+    for source in ("dcgm-exporter", "node_exporter"):
+        targets = inst.get(source)
+        if not targets:
+            continue
+        stat_sigs = [s for s in signals if s.source == source and s.key in present and s.key not in whole and s.mode not in ("raw", "events")]
+        raw_sigs = [s for s in signals if s.source == source and s.key in present and s.key not in whole and s.mode in ("raw", "events")]
+        if stat_sigs:
+            q = " or ".join(_tagged(s, promql.build(s.mode, _instances_selector(s, targets), window_s, at, down=s.down,
+                                                    masks=tuple(dcgm.CLOCK_REASON_BITS) if s.mode == "bits" else ()))
+                            for s in stat_sigs)
+            calls.append(lambda q=q, ss=stat_sigs: (ss, prom.stats(q, at, ss[0].metrics[0])))
+        if raw_sigs:
+            names = "|".join(m for s in raw_sigs for m in s.metrics)
+            alts = _instances_selector(Signal("raw", ("x", "y"), source, None, True, ""), targets).split(",", 1)[1]
+            q = f'{{__name__=~"{names}",{alts}[{int(window_s)}s]'
+            calls.append(lambda q=q, ss=raw_sigs: (ss, prom.samples(q, at)))
+    for key in sorted(whole):
+        sig = by_key[key]
+        calls.append(lambda sig=sig: ([sig], query_family(prom, sig, at, window_s)))
+    for sigs, (shown, series) in runner.map(calls):
+        names = {m: s.key for s in sigs for m in s.metrics}
+        for s in series:
+            key = names.get(s.metric)
+            if key is not None:
+                fam[key].append(s)
+        for s in sigs:
+            detail_paths[s.key] = shown
+
+    # --- facts ---
     out = LiveFacts()
     cov: dict[str, FileCoverage] = {}
-    families: dict[str, list[Series]] = {}
     for sig in signals:
-        query, series = query_family(prom, sig, at, window_s)
-        families[sig.key] = series
-        cov[sig.key] = FileCoverage(path=query, kind=f"prometheus:{sig.source}", node="*", facts=0, skipped_lines=0,
-                                    read_by=[COVERAGE_KIND[sig.source]] if series else [])
-        if series:
+        if sig.key in present:
+            cov[sig.key] = FileCoverage(path=screen_paths.get(sig.key) or detail_paths.get(sig.key) or pop_shown,
+                                        kind=f"prometheus:{sig.source}", node="*", facts=0, skipped_lines=0,
+                                        read_by=[COVERAGE_KIND[sig.source]])
             obs.coverage.files.append(cov[sig.key])
         else:
             obs.missing.append(MissingSignal(metric=sig.metrics[0], source=sig.source, field_id=sig.field_id,
                                              shows=sig.shows, enable=enable_hint(sig)))
-    fam = families
-    before = 0
+    counts: dict[str, list[int]] = defaultdict(list)  # anchor metric -> series of each target
+    for r in pop[0] if pop else []:
+        counts[r.get("metric", {}).get("steth_metric", "")].append(int(float(r["value"][1])))
+    names_path = f"/api/v1/label/__name__/values?match[]={{__name__=~...}}&start={at - window_s:.0f}&end={at:.0f}"
+    row = 0
+    for sig in signals:
+        for m in sig.metrics:
+            if m not in found:
+                continue
+            row += 1
+            screened = sig.key in legs or any(n.signal == sig.key for n in plan.node_means)
+            n_flagged = len(flagged.get(sig.key, []))
+            how = (f"screened on the server, {n_flagged} flagged" if screened else
+                   "read whole" if sig.key in whole else "no rule judges it alone: read for the flagged targets")
+            per = counts.get(m)
+            if per:
+                ev = Evidence(path=pop_shown, line=anchors.index(m) + 1,
+                              text=f"count by (instance) ({m}): {sum(per)} series from {len(per)} targets "
+                                   f"(fewest a target: {min(per)}) @{at:.0f}; {how}")
+            else:
+                ev = Evidence(path=names_path, line=row, text=f"{m} has series in the window; {how}")
+            out.add(LivePopulation, "*", ev, m, metric=m, signal=sig.key, series=sum(per) if per else None,
+                    instances=len(per) if per else None, fewest_per_instance=min(per) if per else None,
+                    screened=screened, flagged=n_flagged, window_s=window_s)
+    before = len(out.facts)
 
     def account(key: str) -> None:
         nonlocal before
-        cov[key].facts += len(out.facts) - before
+        if key in cov:
+            cov[key].facts += len(out.facts) - before
         before = len(out.facts)
 
     dcgm.xid_facts(fam["xid"], out); account("xid")
     dcgm.clock_reason_facts(fam["clock_reasons"], out); account("clock_reasons")
     dcgm.gpu_state_facts(fam, out); account("gpu_temp")
     dcgm.gpu_info_facts(fam, out); account("gpu_temp")
-    timeseries.util_facts(fam["gpu_util"], out, window_s); account("gpu_util")
+    if "gpu_util" in whole:
+        timeseries.util_facts(fam["gpu_util"], out, window_s)
+    else:
+        timeseries.stall_facts(fam["gpu_util"], out, window_s)
+        _below_peers(plan, means_rows, prom, out, window_s)
+    account("gpu_util")
     timeseries.trend_facts(fam, out, window_s); account("gpu_temp")
     timeseries.nvlink_state_facts(fam["nvlink_state"], out, window_s); account("nvlink_state")
     for key in timeseries.GPU_COUNTERS:
         timeseries.growth_facts(key, fam[key], out, window_s); account(key)
     ib.port_facts(fam, out, window_s); account("ib_state")
     obs.facts = out.facts
-    obs.nodes = sorted({f.node for f in obs.facts})
+    obs.nodes = sorted({f.node for f in obs.facts if f.node != "*"})
     if out.skipped:
         obs.coverage.unrecognised.append(f"{out.skipped} series without a pci_bus_id label (cannot be tied to a GPU)")
     return obs
 
 
+def _below_peers(plan: screens.Plan, rows: list[dict], prom: Prom, out: LiveFacts, window_s: int) -> None:
+    """``node_below_peers`` from the server's one row a node: the median over every node, a
+    fact for the nodes past the rule's ratio bound only."""
+    if not rows or not plan.node_means:
+        return
+    nm = plan.node_means[0]
+    metric = by_key_metric(nm.signal)
+    query = screens.node_means_query(nm, window_s, prom.access.node_labels)
+    means: dict[str, tuple[float, Series]] = {}
+    for i, r in enumerate(sorted(rows, key=lambda r: sorted(r.get("metric", {}).items())), start=1):
+        lab = {k: v for k, v in r.get("metric", {}).items() if k not in ("steth_screen", "__name__")}
+        value = float(r["value"][1])
+        s = Series(prom.scope(query), i, {"__name__": metric, **lab}, [(float(r["value"][0]), value)],
+                   node_labels=prom.access.node_labels)
+        means[s.node] = (value, s)
+    bound = {"lt": float.__lt__, "lte": float.__le__}[nm.op]
+    timeseries.below_peers_facts(means, out, window_s, keep=lambda ratio: bound(float(ratio), nm.ratio))
+
+
+def by_key_metric(key: str) -> str:
+    return next(s.metrics[0] for s in SIGNALS if s.key == key)
+
+
+def plan_id(plan: screens.Plan) -> str:
+    """A short hash of the screens: recorded series of another rule set are not used."""
+    import hashlib
+
+    text = "\n".join(f"{k}:{leg.expr}" for k in sorted(plan.legs) for leg in plan.legs[k])
+    text += "\n" + "\n".join(f"{n.signal}:{n.op}:{n.ratio}" for n in plan.node_means)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
 def observe_server(url: str, at: float, window_s: int, timeout: float = DEFAULT_TIMEOUT_S,
-                   run_timeout: float | None = DEFAULT_RUN_TIMEOUT_S, access: Access | None = None) -> Observation:
-    obs = observe(Prom(url, timeout=timeout, run_timeout=run_timeout, access=access), at, window_s)
+                   run_timeout: float | None = DEFAULT_RUN_TIMEOUT_S, access: Access | None = None,
+                   ruleset: RuleSet | None = None, concurrency: int = DEFAULT_CONCURRENCY,
+                   max_queries: int = DEFAULT_MAX_QUERIES) -> Observation:
+    return observe_server_rules(url, at, window_s, timeout, run_timeout, access, ruleset, concurrency, max_queries)[0]
+
+
+def observe_server_rules(url: str, at: float, window_s: int, timeout: float = DEFAULT_TIMEOUT_S,
+                         run_timeout: float | None = DEFAULT_RUN_TIMEOUT_S, access: Access | None = None,
+                         ruleset: RuleSet | None = None, concurrency: int = DEFAULT_CONCURRENCY,
+                         max_queries: int = DEFAULT_MAX_QUERIES) -> tuple[Observation, RuleSet]:
+    obs, ruleset = observe_rules(Prom(url, timeout=timeout, run_timeout=run_timeout, access=access), at, window_s,
+                                 ruleset=ruleset, concurrency=concurrency, max_queries=max_queries)
     obs.source = Source(kind="prometheus", path=url)
-    return obs
+    return obs, ruleset
 
 
 def diagnose_prometheus(url: str, at: float | None = None, window_s: int = DEFAULT_WINDOW_S,
                         timeout: float = DEFAULT_TIMEOUT_S, ruleset: RuleSet | None = None,
                         evaluator: Evaluator = "durable", run_timeout: float | None = DEFAULT_RUN_TIMEOUT_S,
-                        access: Access | None = None) -> Report:
+                        access: Access | None = None, concurrency: int = DEFAULT_CONCURRENCY,
+                        max_queries: int = DEFAULT_MAX_QUERIES) -> Report:
     """Diagnose the fleet a Prometheus server watches, as of ``at`` (default now): the same
-    pipeline as a bundle (engine/pipeline.py). A server that fails makes the verdict
-    ``inconclusive`` with the reason."""
+    pipeline as a bundle (engine/pipeline.py). A server that fails, or a run that would need
+    more than ``max_queries``, makes the verdict ``inconclusive`` with the reason."""
     at = time.time() if at is None else at
     try:
-        obs = observe_server(url, at, window_s, timeout, run_timeout, access)
+        obs, ruleset = observe_server_rules(url, at, window_s, timeout, run_timeout, access, ruleset, concurrency, max_queries)
     except LiveError as exc:
         return Report(source=Source(kind="prometheus", path=url), verdict="inconclusive", findings=[],
                       coverage=Coverage(), reason=str(exc))

@@ -98,10 +98,13 @@ class Prom:
         """The query as sent: the --selector matchers in each of its selectors."""
         return scoped(query, self.access.selector)
 
-    def _query(self, query: str, at: float):
+    def _query(self, query: str, at: float, fetch=None):
+        """``fetch(left)``: another request than an instant query (:meth:`names`), under the same deadlines."""
         self.queries += 1
         try:
             with self.deadlines.query() as left:
+                if fetch is not None:
+                    return fetch(left)
                 return self._pc.custom_query(self.scope(query), params={"time": f"{at:.3f}"}, timeout=left)
         except requests.exceptions.SSLError as exc:
             raise LiveError(f"{self.url}: TLS refused: {_tls_reason(exc)}") from None
@@ -117,9 +120,9 @@ class Prom:
             what = "this run's queries" if exc.limit == "run" else f"'{_short(query)}'"
             raise LiveError(f"{self.url} did not answer {what} within {exc.seconds:g} s") from None
 
-    def _ask(self, query: str, at: float) -> list[dict]:
+    def _ask(self, query: str, at: float, fetch=None) -> list:
         try:
-            raw = self._query(query, at)
+            raw = self._query(query, at, fetch)
         except requests.Timeout:
             raise LiveError(f"{self.url} did not answer '{_short(query)}' within {self.timeout:g} s") from None
         except requests.ConnectionError as exc:
@@ -173,6 +176,18 @@ class Prom:
                 s.samples = [(at, s.stats["last"])]
                 out.append(s)
         return shown, out
+
+    def names(self, match: str, start: float, end: float) -> list[str]:
+        """The metric names that have a series matching ``match`` between ``start`` and ``end``:
+        the label-values API, which reads the index and no sample (engine/live.py: which
+        families exist, for a fraction of a count over every series)."""
+        params = {"match[]": self.scope(match), "start": f"{start:.3f}", "end": f"{end:.3f}"}
+        return [str(n) for n in self._ask(match, end, lambda left: self._pc.get_label_values("__name__", params=params))]
+
+    def rows(self, query: str, at: float) -> list[dict]:
+        """The rows of an instant query (engine/live.py's screens and counts), failing as
+        :meth:`samples` does: cannot reach, did not answer within the deadline, refused."""
+        return self._ask(query, at)
 
     def instant(self, query: str, at: float) -> list[dict]:
         """A plain instant query (dashboards, calibration)."""

@@ -118,3 +118,22 @@ class CounterGrowth(Fact):
         if self.rate_per_h is None and self.window_s > 0:
             object.__setattr__(self, "rate_per_h", round(self.increase / self.window_s * 3600, 1))
         return self
+
+
+@fact_kind
+class LivePopulation(Fact):
+    """One exporter metric the server holds in the window, and what the screens made of it
+    (engine/live.py): the healthy population, counted, so that a GPU or port nobody looked at
+    is never read as healthy (a metric with no series is a missing signal instead). The counts
+    are those of each source's anchor metric (a GPU's temperature, a port's state), at the
+    evaluation time; other metrics say only that they exist."""
+
+    kind: Literal["live_population"] = "live_population"
+    metric: str  # the exporter metric name
+    signal: str  # steth's short name for it (facts/live/signals.py)
+    screened: bool  # a screen filtered the family on the server (False: read whole, or only for flagged targets)
+    flagged: int  # series the screens returned
+    window_s: int
+    series: int | None = None  # anchor metrics: series reporting at the evaluation time
+    instances: int | None = None  # anchor metrics: scrape targets (exporters) among them
+    fewest_per_instance: int | None = None  # anchor metrics: the fewest series one target reports

@@ -28,13 +28,22 @@ MIN_SAMPLES = 6  # fewer samples say nothing about a pattern or a trend
 
 
 def util_facts(series: list[Series], out: LiveFacts, window_s: int) -> None:
-    """Input stalls per GPU, then nodes whose mean utilisation is below their peers."""
+    """Input stalls per GPU, then nodes whose mean utilisation is below their peers (every
+    series of the fleet: a saved scrape, tests)."""
+    stall_facts(series, out, window_s)
     node_vals: dict[str, list[float]] = defaultdict(list)
     node_ev: dict[str, Series] = {}
     for s in series:
-        vals = [v for _, v in s.samples]
-        node_vals[s.node].extend(vals)
+        node_vals[s.node].extend(v for _, v in s.samples)
         node_ev.setdefault(s.node, s)
+    means = {n: (statistics.fmean(v), node_ev[n]) for n, v in node_vals.items() if len(v) >= MIN_SAMPLES}
+    below_peers_facts(means, out, window_s)
+
+
+def stall_facts(series: list[Series], out: LiveFacts, window_s: int) -> None:
+    """GPUs busy most of the window whose utilisation fell to zero again and again."""
+    for s in series:
+        vals = [v for _, v in s.samples]
         if s.gpu is None or len(vals) < MIN_SAMPLES:
             continue
         busy = [v for v in vals if v > 0]
@@ -45,14 +54,21 @@ def util_facts(series: list[Series], out: LiveFacts, window_s: int) -> None:
             out.add(GpuUtilStall, s.node, s.evidence(*last_zero), s.gpu, pci_bus_id=s.gpu, dips=dips,
                     zero_fraction=round(1 - len(busy) / len(vals), 3),
                     busy_mean_pct=round(statistics.fmean(busy), 1), window_s=window_s)
-    means = {n: statistics.fmean(v) for n, v in node_vals.items() if len(v) >= MIN_SAMPLES}
+
+
+def below_peers_facts(means: dict[str, tuple[float, Series]], out: LiveFacts, window_s: int,
+                      keep=lambda ratio: True) -> None:
+    """``means``: node -> (its mean over the window, the series that shows it). The median is
+    over every node given; ``keep`` picks the nodes a fact is made for (the server-side
+    screen's ratio bound, engine/live.py), all of them by default."""
     if len(means) < 3:  # a median of two says nothing about who is slow
         return
-    median = statistics.median(means.values())
+    median = statistics.median(m for m, _ in means.values())
     if median <= 0:
         return
-    for node, mean in means.items():
-        s = node_ev[node]
+    for node, (mean, s) in sorted(means.items()):
+        if not keep(mean / median):
+            continue
         out.add(NodeBelowPeers, node, s.evidence(), s.metric, metric=s.metric, node_mean=round(mean, 2),
                 fleet_median=round(median, 2), ratio=round(mean / median, 3), peers=len(means), window_s=window_s)
 

@@ -40,8 +40,9 @@ def test_live_evidence_quotes_query_and_sample(prom_url):
     live = diagnose_prometheus(prom_url, at=INCIDENT_AT, window_s=3600)
     xid = next(f for f in live.findings if f.cause == "gpu_fell_off_bus")
     ev = xid.evidence[0]
-    # the non-zero points and each series' last point come back (facts/live/promql.py events)
-    assert ev.path.startswith("(DCGM_FI_DEV_XID_ERRORS > 0 or ") and ev.path.endswith(")[3600s:30s]") and ev.line >= 1
+    # the samples of the flagged scrape targets only (the screen flagged node1's GPU)
+    assert ev.path.startswith('{__name__=~"DCGM_FI_DEV_XID_ERRORS|') and 'instance=~"node1:9400' in ev.path
+    assert ev.path.endswith("}[3600s]") and ev.line >= 1 and "node3" not in ev.path
     assert ev.text.startswith("DCGM_FI_DEV_XID_ERRORS{") and 'err_code="79"' in ev.text and " 79 @" in ev.text
     thermal = next(f for f in live.findings if f.cause == "gpu_thermal_slowdown")
     # node2 runs the older exporter: Hostname label and the older field name

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import INCIDENT_AT, T1
 
-from stethoscope.engine.live import diagnose_prometheus, observe
+from stethoscope.engine.live import DEFAULT_MAX_QUERIES, diagnose_prometheus, observe
 from stethoscope.facts.live.prom import Prom
 from stethoscope.facts.live.signals import SIGNALS
 
@@ -57,21 +57,25 @@ def test_a_port_still_down_is_down_not_flapping(prom_url):
     assert [f.cause for f in live.findings if f.entity.hca] == ["ib_port_down"]
 
 
-def test_one_query_per_family_raw_samples_only_for_utilisation(prom_url, monkeypatch):
+def test_the_server_screens_and_only_flagged_targets_come_back(prom_url, monkeypatch):
     seen: list[tuple[str, int]] = []
     real = Prom._ask
 
-    def counting(self, query, at):
-        rows = real(self, query, at)
-        seen.append((query, sum(len(r.get("values", [])) or 1 for r in rows)))
+    def counting(self, query, at, fetch=None):
+        rows = real(self, query, at, fetch)
+        seen.append((query, sum(len(r.get("values", [])) or 1 for r in rows if isinstance(r, dict)) or len(rows)))
         return rows
     monkeypatch.setattr(Prom, "_ask", counting)
     obs = observe(Prom(prom_url, timeout=5), T1 + 3600, 3600)
-    assert len(seen) == len(SIGNALS) and obs.facts
+    assert obs.facts and len(seen) <= DEFAULT_MAX_QUERIES
+    # a few queries, not one a family: names, recorded screens, screens, counts, node means, details
+    assert len(seen) < len(SIGNALS) / 2
     raw = [q for q, _ in seen if q.endswith("[3600s]")]
-    assert raw == ["DCGM_FI_DEV_GPU_UTIL[3600s]"]
-    points = dict(seen)
-    # a gauge comes back as six numbers per GPU, not 61 samples; Xid as each GPU's last point
-    assert points[next(q for q in points if "DCGM_FI_DEV_GPU_TEMP[3600s]" in q)] == 18 * 6
-    assert points[next(q for q in points if q.startswith("(DCGM_FI_DEV_XID_ERRORS > 0"))] == 18
-    assert points["DCGM_FI_DEV_GPU_UTIL[3600s]"] == 18 * 61
+    # raw samples only of the flagged targets, never of the fleet
+    assert len(raw) == 1 and 'instance=~"' in raw[0] and "DCGM_FI_DEV_GPU_UTIL" in raw[0]
+    # node5's utilisation is the straggler: one row a node, reduced by the server
+    means = next(n for q, n in seen if q.startswith("avg by ("))
+    assert means == 9
+    pops = [f for f in obs.facts if f.kind == "live_population"]
+    temp = next(f for f in pops if f.metric == "DCGM_FI_DEV_GPU_TEMP")
+    assert temp.series == 18 and temp.instances == 9 and temp.fewest_per_instance == 2 and temp.screened
