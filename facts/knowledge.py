@@ -220,9 +220,15 @@ class DcgmHealthMessage(_M):
     cause: CauseId | None = None
 
 
+class DcgmLevel(_M):
+    level: int = Field(ge=1, le=4)
+    tests: list[str] = Field(min_length=1)  # lowercase test names that first appear at this level
+
+
 class Dcgm(_M):
     source: str
     tests: list[DcgmTest]
+    levels: list[DcgmLevel] = []
     not_comparable: list[DcgmNotComparable]
     health_systems: list[DcgmHealthSystem] = []
     health_results: dict[Literal["WARNING", "FAILURE"], Severity] = {}

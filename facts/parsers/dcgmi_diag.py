@@ -30,7 +30,8 @@ import json
 import re
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.dcgm_facts import DcgmDiagResult, DcgmError, not_comparable, test_meaning
+from stethoscope.facts.parsers.bench_facts import DcgmDiagRun
+from stethoscope.facts.parsers.dcgm_facts import DcgmDiagResult, DcgmError, knowledge, not_comparable, test_meaning
 
 KIND = "dcgmi_diag"
 
@@ -47,6 +48,10 @@ _WARN = re.compile(r"^Warning(?::\s*GPU\s?(?P<gpu>\d+))?$")
 _GPU_IN_TEXT = re.compile(r"^GPU\s?(?P<gpu>\d+)\b")
 _DETECT = re.compile(r"^\s*\|\s*(?:Diagnostic|Deployment|Blacklist|Denylist|software|Memory|GPU Memory|memory|PCIe|pcie)\s+\|\s*(?:Result|Pass|Fail|Warn|Skip)"
                      r"|\"(?:DCGM GPU Diagnostic|DCGM Diagnostic)\"\s*:", re.M)
+# dcgmi diag -r 3        /   dcgmi diag --run 2 -j
+_COMMAND = re.compile(r"\bdcgmi diag\b.*?(?:-r|--run)[ =]?(?P<level>[1-4])\b")
+# | DCGM Version              | 3.3.5                                          |
+_META = {"dcgm version": "dcgm_version", "driver version detected": "driver_version"}
 _NOT_TESTS = ("diagnostic", "dcgm version", "driver version detected", "gpu device ids detected", "gpu device serials detected",
               "number of iterations", "eud test version", "cpu eud test version")
 
@@ -67,6 +72,9 @@ def parse(artefact: Artefact) -> ParseResult:
         _json(artefact, fb, result)
         return result
     rows: list[dict] = []  # results in order: test, category, res, gpu, line, reasons
+    meta: dict[str, str] = {}
+    command = next((c for c in (_COMMAND.search(line) for line in artefact.lines[:50]) if c), None)
+    first_line = 0
     test = category = None
     last: list[dict] = []  # the results the next Warning row belongs to
     warn: dict | None = None  # the Warning being continued
@@ -80,6 +88,9 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         name, info = m["name"], m["info"]
         result.lines_used += 1
+        first_line = first_line or n
+        if (key := _META.get(name.lower())) and info:
+            meta[key] = info
         if category == "Metadata" or name.lower() in _NOT_TESTS:
             continue
         if name.startswith("Info"):
@@ -115,7 +126,27 @@ def parse(artefact: Artefact) -> ParseResult:
             continue  # the all-GPU row of a test with per-GPU rows
         reason = " ".join(_join(t) for t in r["reasons"]) or None
         _emit(fb, r["line"], r["test"], r["category"], r["res"], r["gpu"], reason, "text")
+    if rows or meta:
+        level = int(command["level"]) if command else None
+        _run(fb, first_line or rows[0]["line"], [(r["test"], r["res"]) for r in rows if not (r["gpu"] is None and r["test"] in with_gpus)],
+             meta, level, "text")
     return result
+
+
+def _run(fb: FactBuilder, line: int, results: list[tuple[str, str]], meta: dict[str, str], level: int | None, source: str) -> None:
+    """The run as a whole: its level (from the command shown, else from the deepest test it ran,
+    knowledge/dcgm.yaml ``levels``), versions and counts."""
+    level_from = "command" if level is not None else "unknown"
+    if level is None and results:
+        names = {t.strip().lower().replace("_", " ") for t, _ in results}
+        found = [lv["level"] for lv in knowledge()["levels"] if names & {x.replace("_", " ") for x in lv["tests"]}]
+        level, level_from = (max(found), "tests") if found else (1, "tests")
+    counts = {"Pass": 0, "Warn": 0, "Fail": 0, "Skip": 0}
+    for _, res in results:
+        counts[res if res in counts else "Skip"] += 1
+    fb.add(DcgmDiagRun, line, level=level, level_from=level_from, dcgm_version=meta.get("dcgm_version"),
+           driver_version=meta.get("driver_version"), passed=counts["Pass"], warned=counts["Warn"],
+           failed=counts["Fail"], skipped=counts["Skip"], source=source)
 
 
 def _row(rows: list[dict], test: str, category: str | None, res: str, gpu: int | None, line: int) -> dict:
@@ -162,6 +193,7 @@ def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
         fb.add(DcgmError, artefact.line_of(at) if at >= 0 else 1, message=msg, plugin=None, gpu=None,
                not_comparable=why is not None, why=why)
     pos = 0
+    found: list[tuple[str, str]] = []
     for cat in body.get("test_categories", []):
         for t in cat.get("tests", []):
             name = t.get("name", "?")
@@ -176,6 +208,13 @@ def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
                 gpu = int(gid) if str(gid).isdigit() else None
                 warnings = " ".join(w.get("warning", "") for w in r.get("warnings", []) if isinstance(w, dict)) or None
                 _emit(fb, line, name, cat.get("category"), status, gpu, warnings, "json")
+                found.append((name, status))
+    if found:
+        md = body.get("metadata") or {}
+        meta = {k: str(md[m]) for m, k in (("DCGM Version", "dcgm_version"), ("Driver Version Detected", "driver_version")) if md.get(m)}
+        if body.get("version") and "dcgm_version" not in meta:
+            meta["dcgm_version"] = str(body["version"])
+        _run(fb, 1, found, meta, None, "json")
     result.lines_used = len(artefact.lines)
 
 

@@ -187,6 +187,27 @@ class GpuFabric(GpuFact):
     health_summary: str | None = None
 
 
+@fact_kind
+class GpuClocks(GpuFact):
+    """A GPU's clocks as ``nvidia-smi -q`` (``Clocks``, ``Applications Clocks``, ``Default
+    Applications Clocks``, ``Max Clocks``) or ``--query-gpu=clocks.*`` shows them: whether
+    application clocks were set away from their default says whether a benchmark ran at
+    pinned clocks (issue 15: a result taken at unpinned clocks is not comparable)."""
+
+    kind: Literal["gpu_clocks"] = "gpu_clocks"
+    graphics_mhz: int | None = None
+    sm_mhz: int | None = None
+    memory_mhz: int | None = None
+    app_graphics_mhz: int | None = None
+    app_memory_mhz: int | None = None
+    default_app_graphics_mhz: int | None = None
+    default_app_memory_mhz: int | None = None
+    max_graphics_mhz: int | None = None
+    max_memory_mhz: int | None = None
+    #: application clocks differ from their defaults (``nvidia-smi -ac``)
+    app_clocks_set: bool | None = None
+
+
 @dataclass
 class GpuRecord:
     """One GPU block read by either parser, in format-neutral keys: key -> (raw value, line)."""
@@ -372,6 +393,23 @@ def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> N
         nums = {k: r.num(f"pcie.{k}", f"PCIe {k}") for k in pcie}
         nums["replay_counter"], nums["replay_rollover"] = nums.pop("replay"), nums.pop("rollover")
         b.add(GpuPcieLink, r.line(*(f"pcie.{k}" for k in pcie)), node=node, pci_bus_id=bus, **nums)
+
+    clocks = {"graphics_mhz": "clocks.graphics", "sm_mhz": "clocks.sm", "memory_mhz": "clocks.memory",
+              "app_graphics_mhz": "clocks.app_graphics", "app_memory_mhz": "clocks.app_memory",
+              "default_app_graphics_mhz": "clocks.default_app_graphics", "default_app_memory_mhz": "clocks.default_app_memory",
+              "max_graphics_mhz": "clocks.max_graphics", "max_memory_mhz": "clocks.max_memory"}
+    if r.has(*clocks.values()):
+        mhz = {f: r.num(k, f"clock {k}") for f, k in clocks.items()}
+        app, default = (mhz["app_graphics_mhz"], mhz["app_memory_mhz"]), (mhz["default_app_graphics_mhz"], mhz["default_app_memory_mhz"])
+        set_ = None if None in app or None in default else app != default
+        b.add(GpuClocks, r.line(*clocks.values()), node=node, pci_bus_id=bus, app_clocks_set=set_, **mhz)
+
+    if r.has("usage.util", "usage.processes", "usage.no_processes"):
+        from stethoscope.facts.parsers.nvidia_smi_table import GpuUsage  # imports this module
+
+        procs = r.num("usage.processes", "processes") if r.has("usage.processes") else (0 if r.has("usage.no_processes") else None)
+        b.add(GpuUsage, r.line("usage.util", "usage.processes", "usage.no_processes"), node=node, pci_bus_id=bus,
+              index=rec.index, utilization_pct=r.num("usage.util", "GPU utilization"), compute_processes=procs)
 
     fabric = ("fabric.state", "fabric.status", "fabric.clique_id", "fabric.cluster_uuid", "fabric.health_summary")
     if r.has(*fabric):

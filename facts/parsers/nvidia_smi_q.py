@@ -98,6 +98,13 @@ KEYS: dict[tuple[str, ...], str] = {
     ("pci", "gpu link info", "link width", "max"): "pcie.width_max",
     ("pci", "gpu link info", "link width", "current"): "pcie.width_current",
     ("pci", "replays since reset"): "pcie.replay", ("pci", "replay number rollovers"): "pcie.rollover",
+    # clocks and load (issue 15: was a benchmark taken at pinned clocks, on an idle GPU)
+    ("clocks", "graphics"): "clocks.graphics", ("clocks", "sm"): "clocks.sm", ("clocks", "memory"): "clocks.memory",
+    ("applications clocks", "graphics"): "clocks.app_graphics", ("applications clocks", "memory"): "clocks.app_memory",
+    ("default applications clocks", "graphics"): "clocks.default_app_graphics",
+    ("default applications clocks", "memory"): "clocks.default_app_memory",
+    ("max clocks", "graphics"): "clocks.max_graphics", ("max clocks", "memory"): "clocks.max_memory",
+    ("utilization", "gpu"): "usage.util",
     ("fabric", "state"): "fabric.state", ("fabric", "status"): "fabric.status",
     ("fabric", "cliqueid"): "fabric.clique_id", ("fabric", "clusteruuid"): "fabric.cluster_uuid",
     ("fabric", "health", "summary"): "fabric.health_summary",
@@ -266,7 +273,12 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int) -> int:
 
 
 def _take(rec: GpuRecord, path: tuple[str, ...], key: str, value: str, no: int, shown: list[str]) -> None:
-    if (name := KEYS.get(path)):
+    if path == ("processes", "process id"):  # one per process the GPU lists
+        count = int(rec.values.get("usage.processes", ("0", no))[0]) + 1
+        rec.values["usage.processes"] = (str(count), no)
+    elif path == ("processes",) and value.strip().lower() == "none":
+        rec.values["usage.no_processes"] = ("0", no)
+    elif (name := KEYS.get(path)):
         rec.values[name] = (value, no)
     elif len(path) == 2 and path[0] in REASON_SECTIONS:
         reason = REASON_NAMES.get(path[1], path[1].replace(" ", "_"))

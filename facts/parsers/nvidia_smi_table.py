@@ -89,6 +89,7 @@ class GpuUsage(Fact):
     compute_mode: str | None = None  # Default | Exclusive_Process | Prohibited
     mig_mode: str | None = None  # Enabled | Disabled | None (N/A)
     unreadable_fields: int = 0  # cells nvidia-smi printed as ERR!
+    compute_processes: int | None = None  # processes nvidia-smi -q lists under the GPU (its ``Processes`` section)
 
 
 @fact_kind

@@ -15,7 +15,7 @@ def run(mod, rel):
 
 def test_diag_old_table_joins_wrapped_warning_and_marks_busy_gpu():
     res = run(dcgmi_diag, "dcgmi_diag/go_dcgm52_memory_fail_busy.txt")
-    rows = [f.rule_view() for f in res.facts]
+    rows = [f.rule_view() for f in res.facts if f.kind == "dcgm_diag_result"]
     assert [(r["test"], r["gpu"], r["result"]) for r in rows] == [("GPU Memory", 1, "Pass"), ("GPU Memory", 0, "Fail")]
     assert "cuCtxCreate Check DCGM and system logs" in rows[1]["reason"] and rows[1]["not_comparable"]
     assert rows[1]["component"] == "gpu_memory"
@@ -23,7 +23,10 @@ def test_diag_old_table_joins_wrapped_warning_and_marks_busy_gpu():
 
 def test_diag_json_results():
     text = '{"DCGM GPU Diagnostic": {"test_categories": [{"category": "Hardware", "tests": [{"name": "PCIe", "results": [{"gpu_id": "3", "status": "Fail", "warnings": [{"warning": "GPU 3 PCIe bandwidth below threshold"}]}]}]}], "version": "3.3.5"}}'
-    (r,) = [f.rule_view() for f in dcgmi_diag.parse(Artefact(path="d.json", text=text, node="n1")).facts]
+    facts = dcgmi_diag.parse(Artefact(path="d.json", text=text, node="n1")).facts
+    (r,) = [f.rule_view() for f in facts if f.kind == "dcgm_diag_result"]
+    (run_,) = [f for f in facts if f.kind == "dcgm_diag_run"]  # the run: level from its tests, DCGM's version
+    assert (run_.level, run_.dcgm_version, run_.failed, run_.source) == (2, "3.3.5", 1, "json")
     assert (r["test"], r["gpu"], r["result"], r["component"], r["source"]) == ("PCIe", 3, "Fail", "pcie", "json")
 
 

@@ -166,6 +166,9 @@ def test_text_and_xml_give_the_same_facts_old_driver():
     _, rt = run(q, QDIR / "v100_r470_q_i1.txt")
     _, rx = run(x, XDIR / "v100_r470_q_i1.xml")
     assert rt.errors == rx.errors == []
+    # the XML capture was cut to the sections the text's readers had then: no clocks or utilization
+    for res in (rt, rx):
+        res.facts = [f for f in res.facts if f.kind not in ("gpu_clocks", "gpu_usage")]
     assert _comparable(rt, skip=()) == _comparable(rx, skip=())
 
 
@@ -176,7 +179,7 @@ def test_text_and_xml_give_the_same_facts_old_driver():
     ("nvidia-smi-q-POWER.txt", {"gpu_info", "gpu_power"}),
     ("nvidia-smi-q-ROW_REMAPPER.txt", {"gpu_info", "gpu_row_remap"}),
     ("nvidia-smi-q-PAGE_RETIREMENT.txt", {"gpu_info", "gpu_retired_pages"}),
-    ("nvidia-smi-q-CLOCK.txt", {"gpu_info"}),
+    ("nvidia-smi-q-CLOCK.txt", {"gpu_info", "gpu_clocks"}),
 ])
 def test_display_sections(name, kinds):
     art, r = run(q, QDIR / name)

@@ -1,0 +1,149 @@
+"""Fact classes shared by the benchmark readers (gpu-burn, nvbandwidth, STREAM, fio, iperf3,
+perftest, training throughput lines): one ``bench_result`` per number a benchmark reports,
+in one shape, so that ``steth baseline record/compare`` (engine/bench_baseline.py) stores and
+compares every kind the same way.
+
+A result is keyed by ``(benchmark, test, entity, metric)``: ``("nvbandwidth",
+"device_to_device_memcpy_read_ce", "gpu0->gpu1", "bandwidth")``, ``("stream", "Triad", "host",
+"best_rate")``, ``("perftest", "ib_write_bw", "mlx5_0 8388608B", "bw_average")``. Two runs of the
+same benchmark on the same entities give the same keys; that is what a baseline compares.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+
+#: the benchmarks with a reader; also the ``benchmark`` names of knowledge/bench_tolerances.yaml
+BENCHMARKS = ("gpu_burn", "nvbandwidth", "stream", "fio", "iperf3", "perftest", "training", "dcgm_diag")
+
+
+@fact_kind
+class BenchResult(Fact):
+    """One figure a benchmark printed: ``Triad: 363208.7 ...`` (STREAM), a cell of an
+    nvbandwidth matrix, a perftest row's average bandwidth, a torchtitan ``tps``."""
+
+    kind: Literal["bench_result"] = "bench_result"
+    benchmark: str  # one of BENCHMARKS
+    test: str  # "Triad", "host_to_device_memcpy_ce", "ib_write_bw", "rand_read_write read", "torchtitan"
+    entity: str  # what was measured: "gpu0", "cpu0->gpu1", "mlx5_0", "host", "job"
+    metric: str  # "gflops", "bandwidth", "best_rate", "bw_average", "t_typical", "iops", "tokens_per_second"
+    value: float
+    unit: str  # "Gflop/s", "GB/s", "MB/s", "Gb/s", "usec", "IOPS", "tokens/s"
+    higher_is_better: bool = True
+    size_bytes: int | None = None  # the message or buffer size of the figure, when it has one
+    tool_version: str | None = None  # "v0.8", "fio-3.32", "iperf 3.9", "5.10"
+    detail: str | None = None  # what else the line said (connection type, protocol, precision)
+
+
+@fact_kind
+class GpuBurnVerdict(Fact):
+    """gpu-burn's closing verdict for one GPU: ``GPU 3: FAULTY`` (its results differed from the
+    reference: a compute or memory error) or ``GPU 0: OK``, with the largest error count seen
+    in its progress lines (``errors: 1579  (DIED!)``, ``-524288000 (WARNING!)``)."""
+
+    kind: Literal["gpu_burn_verdict"] = "gpu_burn_verdict"
+    gpu: int
+    status: Literal["OK", "FAULTY"]
+    errors: int | None = None  # the largest count of its progress lines (gpu-burn prints a running total)
+    died: bool = False  # a progress line said "(DIED!)": the worker process stopped reporting
+    gpus_tested: int | None = None  # "Tested 16 GPUs:"
+
+
+@fact_kind
+class DcgmDiagRun(Fact):
+    """One ``dcgmi diag`` run: its level (``-r 1..4``: from the command line shown, else from the
+    tests it ran, knowledge/dcgm.yaml ``levels``), the DCGM and driver versions of its Metadata
+    section (DCGM 3.x and later), and its counts of results."""
+
+    kind: Literal["dcgm_diag_run"] = "dcgm_diag_run"
+    level: int | None = None
+    level_from: Literal["command", "tests", "unknown"] = "unknown"
+    dcgm_version: str | None = None  # "3.3.5"
+    driver_version: str | None = None  # "550.54.15" (Driver Version Detected)
+    passed: int = 0
+    warned: int = 0
+    failed: int = 0
+    skipped: int = 0
+    source: Literal["text", "json"] = "text"
+
+
+# --- derived: engine/bench_baseline.py --------------------------------------------------------
+
+@fact_kind
+class BenchmarkValidity(Fact):
+    """Whether a node's benchmark results may be compared with a baseline (issue 15): the GPUs
+    must have been idle (no compute process, utilisation under the limit of
+    knowledge/bench_tolerances.yaml) and their clocks pinned (application clocks set, or the
+    ``Applications Clocks Setting`` clocks-event reason active). ``checked`` says what the
+    bundle showed to decide it; without nvidia-smi output nothing was checked and the results
+    stay comparable, marked ``unverified``."""
+
+    kind: Literal["benchmark_validity"] = "benchmark_validity"
+    comparable: bool
+    reasons: str  # "GPU 0000:1b:00.0 at 87% utilisation; clocks not pinned (application clocks at their defaults)"
+    busy: bool = False
+    clocks: Literal["pinned", "not_pinned", "unknown"] = "unknown"
+    checked: str = "nothing"  # "nvidia-smi (utilisation, processes, clocks)"
+    results: int = 0  # bench_result / nccl-tests runs of the node this applies to
+    sources: str = ""
+
+
+@fact_kind
+class BenchmarkVsBaseline(Fact):
+    """One benchmark figure against the same figure of the recorded baseline: ``ratio`` is
+    new/baseline for figures where higher is better and baseline/new for times, so below 1 is
+    always worse; ``outcome`` ``below`` when the ratio is under 1 - ``tolerance``
+    (knowledge/bench_tolerances.yaml), ``not_comparable`` when this run or the baseline was taken
+    on busy GPUs or unpinned clocks (``why``)."""
+
+    kind: Literal["benchmark_vs_baseline"] = "benchmark_vs_baseline"
+    benchmark: str
+    test: str
+    entity: str
+    metric: str
+    size_bytes: int | None = None
+    unit: str
+    value: float
+    baseline_value: float
+    ratio: float
+    tolerance: float
+    outcome: Literal["below", "within", "above", "not_comparable"]
+    comparable: bool = True
+    why: str | None = None
+    baseline: str  # "h200-node-2026-11 (2026-11-30)"
+    context_diff: str = "none"
+    severity: Literal["info", "warning", "critical"] = "info"
+    tolerance_source: str = ""
+    sources: str = ""
+
+
+@fact_kind
+class BenchmarkSweepNarrower(Fact):
+    """An nccl-tests run whose sizes do not reach the ends of the baseline's sweep: the bands it
+    misses are not compared (issue 15)."""
+
+    kind: Literal["benchmark_sweep_narrower"] = "benchmark_sweep_narrower"
+    collective: str
+    min_bytes: int
+    max_bytes: int
+    baseline_min_bytes: int
+    baseline_max_bytes: int
+    missing: str  # "sizes below 1 MiB; sizes above 1 GiB"
+    baseline: str
+    sources: str = ""
+
+
+@fact_kind
+class VersionCompat(Fact):
+    """A pair of versions the bundle shows, checked against knowledge/compat.yaml: NCCL against the
+    CUDA it was built for, DCGM against the driver, the driver against the CUDA release that
+    needs it."""
+
+    kind: Literal["version_compat"] = "version_compat"
+    check: Literal["cuda_nccl", "dcgm_driver", "cuda_driver"]
+    ok: bool
+    have: str  # "NCCL 2.14.3 built for CUDA 12.0"
+    need: str  # "CUDA 12.x needs NCCL >= 2.16 (NCCL 2.16.2 release notes)"
+    source: str
+    sources: str = ""

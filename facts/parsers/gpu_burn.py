@@ -1,0 +1,108 @@
+"""gpu-burn (https://github.com/wilicc/gpu-burn): ``./gpu_burn [-d] [-tc] SECONDS`` on stdout.
+
+Sample content (superbenchmark tests/data/gpu_burn.log, 8 x A100; wilicc/gpu-burn#12, 16 GPUs FAULTY)::
+
+    GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-b876c63f-396c-f826-5cd0-6b8409990352)
+    Initialized device 0 with 81251 MB of memory (80493 MB available, using 72443 MB of it), using DOUBLES, using Tensor Cores
+    50.0%  proc'd: 2261 (7150 Gflop/s) - 0 (0 Gflop/s)   errors: 0 - 0   temps: 38 C - 36 C
+    100.0%  proc'd: 18000 (6311 Gflop/s) - 12600 (6440 Gflop/s)   errors: 0 - -524288000  (WARNING!)   temps: 51 C - 45 C
+    Tested 8 GPUs:
+    	GPU 0: OK
+            GPU 1: FAULTY
+
+A progress record is one ``proc'd: ... errors: ... temps: ...`` group per GPU in order; a
+captured terminal may hold many records on one line (carriage returns lost), so records are
+found anywhere on a line. Facts: ``bench_result`` per GPU (metric ``gflops``: the median of
+its non-zero rates over all records, the evidence the last record; the test names the
+precision, ``fp32``/``fp64`` with ``_tc`` for tensor cores, from the ``Initialized`` line), and
+``gpu_burn_verdict`` per ``GPU N: OK|FAULTY`` line of the closing summary with the largest
+error count the GPU's progress showed and whether it ``DIED``. A run cut short has rates
+but no verdicts. Text without these lines yields nothing.
+"""
+from __future__ import annotations
+
+import re
+import statistics
+
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.bench_facts import BenchResult, GpuBurnVerdict
+
+KIND = "gpu_burn"
+
+# GPU 0: NVIDIA GeForce GTX 1080 (UUID: GPU-70f352d1-aa4f-6f8a-2033-f8dff3dca024)
+_GPU = re.compile(r"^GPU (?P<gpu>\d+): (?P<name>.+?) \(UUID: (?P<uuid>GPU-[0-9a-fA-F-]+)\)\s*$")
+# Initialized device 0 with 81251 MB of memory (80493 MB available, using 72443 MB of it), using DOUBLES, using Tensor Cores
+_INIT = re.compile(r"Initialized device (?P<gpu>\d+) with \d+ MB of memory .*?using (?P<prec>FLOATS|DOUBLES)(?P<tc>, using Tensor Cores)?")
+# 100.0%  proc'd: 636 (2085 Gflop/s)   errors: 0   temps: 64 C
+_RECORD = re.compile(r"(?P<pct>\d+(?:\.\d+)?)%\s+proc'd: (?P<procd>.*?)\s+errors: (?P<errors>.*?)\s+temps: (?P<temps>(?:-?\d+ C(?: - )?)+)")
+# 2261 (7150 Gflop/s)
+_RATE = re.compile(r"(-?\d+) \((\d+(?:\.\d+)?) Gflop/s\)")
+# -524288000  (WARNING!)   /   1579  (DIED!)   /   0
+_ERR = re.compile(r"(-?\d+)\s*(\((?:WARNING|DIED)!\))?")
+# Tested 16 GPUs:
+_TESTED = re.compile(r"^Tested (?P<n>\d+) GPUs:\s*$")
+# 	GPU 0: OK
+_VERDICT = re.compile(r"^\s+GPU (?P<gpu>\d+): (?P<status>OK|FAULTY)\s*$")
+_DETECT = re.compile(r"proc'd: -?\d+ \(\d+(?:\.\d+)? Gflop/s\)|^Tested \d+ GPUs:\s*$|^Initialized device \d+ with \d+ MB of memory", re.M)
+
+
+def detect(head: str) -> bool:
+    return ("Gflop/s" in head or "Tested " in head or "Initialized device" in head) and _DETECT.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    names: dict[int, str] = {}
+    precision: dict[int, str] = {}
+    rates: dict[int, list[float]] = {}
+    errors: dict[int, int] = {}
+    died: set[int] = set()
+    last_record_line = 0
+    tested: int | None = None
+    verdicts: list[tuple[int, int, str]] = []
+    for n, line in enumerate(artefact.lines, 1):
+        if m := _GPU.match(line):
+            names[int(m["gpu"])] = m["name"]
+            result.lines_used += 1
+            continue
+        if (m := _TESTED.match(line)):
+            tested = int(m["n"])
+            result.lines_used += 1
+            continue
+        if (m := _VERDICT.match(line)):
+            verdicts.append((n, int(m["gpu"]), m["status"]))
+            result.lines_used += 1
+            continue
+        used = False
+        for m in _INIT.finditer(line):
+            precision[int(m["gpu"])] = ("fp64" if m["prec"] == "DOUBLES" else "fp32") + ("_tc" if m["tc"] else "")
+            used = True
+        if "proc'd:" in line:
+            records = list(_RECORD.finditer(line))
+            if not records:
+                fb.error(n, "gpu-burn progress line without proc'd, errors and temps")
+            for m in records:
+                for gpu, (_procd, gflops) in enumerate(_RATE.findall(m["procd"])):
+                    if float(gflops) > 0:
+                        rates.setdefault(gpu, []).append(float(gflops))
+                for gpu, (count, flag) in enumerate(_ERR.findall(m["errors"])):
+                    errors[gpu] = max(errors.get(gpu, 0), abs(int(count)))
+                    if flag == "(DIED!)":
+                        died.add(gpu)
+            if records:
+                last_record_line, used = n, True
+        result.lines_used += used
+    for gpu in sorted(rates):
+        prec = precision.get(gpu) or next(iter(precision.values()), "gemm")
+        fb.add(BenchResult, last_record_line, benchmark="gpu_burn", test=prec, entity=f"gpu{gpu}", metric="gflops",
+               value=round(statistics.median(rates[gpu]), 1), unit="Gflop/s",
+               detail=f"{names.get(gpu, f'GPU {gpu}')}; median of {len(rates[gpu])} progress rates; errors {errors.get(gpu, 0)}")
+    for line, gpu, status in verdicts:
+        fb.add(GpuBurnVerdict, line, gpu=gpu, status=status, errors=errors.get(gpu), died=gpu in died, gpus_tested=tested)
+    return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

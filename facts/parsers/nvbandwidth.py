@@ -1,0 +1,178 @@
+"""nvbandwidth (https://github.com/NVIDIA/nvbandwidth): ``nvbandwidth [-t TEST]`` text output, and
+``nvbandwidth --json``.
+
+Sample content (superbenchmark tests/data/nvbandwidth_results.log, GH200, v0.6; NVIDIA/nvbandwidth#50,
+6 x A6000, v0.8)::
+
+    nvbandwidth Version: v0.6
+    Driver Version: 550.54.15
+    Running host_to_device_memcpy_ce.
+    memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)
+               0         1         2
+     0    369.36    269.33    412.11
+    SUM host_to_device_memcpy_ce 1985.60
+     0       N/A     26.34     26.35     21.95     22.64     21.80
+
+A matrix starts at its description line (``memcpy CE|SM <row>(row) ->|<-|<-> <col>(column)
+bandwidth (GB/s)``, or ``memory latency ... (ns)``), then a header of column numbers, then one
+row per source; ``N/A`` cells (a GPU with itself) and a device's copy to itself are skipped.
+The test is named by the ``Running`` line before it, else by its ``SUM`` line (pastes often
+start at the matrix). JSON (json_output.cpp): ``{"nvbandwidth": {"Driver Version", "version",
+"testcases": [{"name", "status", "bandwidth_description", "bandwidth_matrix": [["369.36",
+"N/A", ...]], "sum"}]}}``.
+
+Facts: ``bench_result`` per cell (entity ``cpu0->gpu1``, ``gpu0<-gpu3``, ``gpu1<->gpu2`` as the
+description's arrow reads; metric ``bandwidth`` in GB/s, or ``latency`` in ns, lower better)
+and per ``SUM`` (entity ``all``, metric ``sum``). A row with the wrong number of cells is a
+ParseError. Text without a matrix yields nothing.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.bench_facts import BenchResult
+
+KIND = "nvbandwidth"
+
+# nvbandwidth Version: v0.8
+_VERSION = re.compile(r"^nvbandwidth Version: (?P<v>\S+)")
+# Running host_to_device_memcpy_ce.
+_RUNNING = re.compile(r"^Running (?P<test>\w+)\.\s*$")
+# memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)
+# memory latency SM CPU(row) <-> GPU(column) (ns)
+_DESC = re.compile(r"^(?P<what>memcpy|memory latency) (?P<engine>CE|SM) (?P<row>CPU|GPU)\(row\) (?P<arrow><->|->|<-) "
+                   r"(?P<col>CPU|GPU)\(column\) (?:bandwidth )?\((?P<unit>GB/s|ns)\)\s*$")
+#            0         1         2
+_HEADER = re.compile(r"^\s*\d+(?:\s+\d+)*\s*$")
+#  0    369.36    269.33    412.11        /   0       N/A     26.34
+_ROW = re.compile(r"^\s*(?P<idx>\d+)(?P<cells>(?:\s+(?:\d+(?:\.\d+)?|N/A))+)\s*$")
+# SUM host_to_device_memcpy_ce 1985.60
+_SUM = re.compile(r"^SUM (?P<test>\w+) (?P<value>\d+(?:\.\d+)?)\s*$")
+_DETECT = re.compile(r"^nvbandwidth Version: |^(?:memcpy|memory latency) (?:CE|SM) (?:CPU|GPU)\(row\) |^SUM \w+_(?:ce|sm) \d"
+                     r'|"nvbandwidth"\s*:\s*\{', re.M)
+
+
+def detect(head: str) -> bool:
+    return ("nvbandwidth" in head or "(row)" in head or "SUM " in head) and _DETECT.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    if artefact.text.lstrip().startswith("{"):
+        _json(artefact, fb, result)
+        return result
+    version = test = None
+    matrix: dict | None = None  # desc match, line, cells [(line, row, col, value)], ncols
+    pending: list[tuple[dict, str | None]] = []  # matrices waiting for a SUM line to name them
+
+    def flush(name: str | None) -> None:
+        nonlocal matrix
+        if matrix is not None:
+            pending.append((matrix, name))
+            matrix = None
+
+    for n, line in enumerate(artefact.lines, 1):
+        if m := _VERSION.match(line):
+            version = m["v"]
+            result.lines_used += 1
+        elif m := _RUNNING.match(line):
+            flush(test)
+            _emit_pending(fb, pending, None, version)
+            test = m["test"]
+            result.lines_used += 1
+        elif m := _DESC.match(line):
+            flush(test)
+            matrix = {"desc": m, "line": n, "cells": [], "ncols": None}
+            result.lines_used += 1
+        elif matrix is not None and matrix["ncols"] is None and _HEADER.match(line):
+            matrix["ncols"] = len(line.split())
+            result.lines_used += 1
+        elif matrix is not None and (m := _ROW.match(line)):
+            cells = m["cells"].split()
+            if matrix["ncols"] is not None and len(cells) != matrix["ncols"]:
+                fb.error(n, f"nvbandwidth row {m['idx']} has {len(cells)} cells, the header {matrix['ncols']}")
+                continue
+            for col, raw in enumerate(cells):
+                if raw != "N/A":
+                    matrix["cells"].append((n, int(m["idx"]), col, float(raw)))
+            result.lines_used += 1
+        elif m := _SUM.match(line):
+            flush(test)
+            latency = any(mx["desc"]["unit"] == "ns" for mx, _ in pending)
+            _emit_pending(fb, pending, m["test"], version)
+            fb.add(BenchResult, n, benchmark="nvbandwidth", test=m["test"], entity="all", metric="sum",
+                   value=float(m["value"]), unit="ns" if latency else "GB/s", higher_is_better=not latency,
+                   tool_version=version)
+            test = None
+            result.lines_used += 1
+    flush(test)
+    _emit_pending(fb, pending, None, version)
+    return result
+
+
+def _emit_pending(fb: FactBuilder, pending: list, sum_name: str | None, version: str | None) -> None:
+    for matrix, name in pending:
+        _emit_matrix(fb, matrix, name or sum_name or "unnamed", version)
+    pending.clear()
+
+
+def _entity(d: re.Match, row: int, col: int) -> str | None:
+    r, c = d["row"].lower(), d["col"].lower()
+    if r == c and row == col:
+        return None  # a device with itself: nvbandwidth prints N/A or 0.00
+    return f"{r}{row}{d['arrow']}{c}{col}"
+
+
+def _emit_matrix(fb: FactBuilder, matrix: dict, test: str, version: str | None) -> None:
+    d = matrix["desc"]
+    latency = d["unit"] == "ns"
+    for line, row, col, value in matrix["cells"]:
+        entity = _entity(d, row, col)
+        if entity is None:
+            continue
+        fb.add(BenchResult, line, benchmark="nvbandwidth", test=test, entity=entity,
+               metric="latency" if latency else "bandwidth", value=value, unit=d["unit"],
+               higher_is_better=not latency, tool_version=version, detail=f"{d['what']} {d['engine']}")
+
+
+def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    try:
+        doc = json.loads(artefact.text)
+    except ValueError as exc:
+        fb.error(1, f"nvbandwidth --json: not JSON: {exc}")
+        return
+    root = doc.get("nvbandwidth") if isinstance(doc, dict) else None
+    if not isinstance(root, dict):
+        fb.error(1, "nvbandwidth --json: no \"nvbandwidth\" object")
+        return
+    version = root.get("version")
+    text, pos = artefact.text, 0
+    for tc in root.get("testcases") or []:
+        name = str(tc.get("name", "unnamed"))
+        at = text.find(f'"{name}"', pos)
+        pos = at if at >= 0 else pos
+        line = artefact.line_of(pos) if at >= 0 else 1
+        desc = _DESC.match(str(tc.get("bandwidth_description", "")))
+        if tc.get("status") != "Passed" or desc is None:
+            continue  # Waived / Not Found / Error: nothing measured
+        cells = []
+        for r, row in enumerate(tc.get("bandwidth_matrix") or []):
+            for c, raw in enumerate(row):
+                try:
+                    cells.append((line, r, c, float(raw)))
+                except (TypeError, ValueError):
+                    continue  # "N/A"
+        _emit_matrix(fb, {"desc": desc, "cells": cells}, name, version)
+        if tc.get("sum") is not None:
+            latency = desc["unit"] == "ns"
+            fb.add(BenchResult, line, benchmark="nvbandwidth", test=name, entity="all", metric="sum",
+                   value=float(tc["sum"]), unit=desc["unit"], higher_is_better=not latency, tool_version=version)
+    result.lines_used = len(artefact.lines)
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

@@ -1,0 +1,109 @@
+"""perftest (https://github.com/linux-rdma/perftest): ``ib_send_bw``, ``ib_write_bw``, ``ib_read_bw``,
+``ib_send_lat`` (and the other ``ib_*_bw`` / ``ib_*_lat`` tools) on stdout, server or client side.
+
+Sample content (superbenchmark tests/data/ib_loopback_8M_size.log, ib_write_bw; a public ConnectX-3
+capture of ib_read_bw -a and ib_send_lat -a; jebtang/RDMA-Experiment, an older ib_send_bw)::
+
+                        RDMA_Write BW Test
+     Dual-port       : OFF		Device         : ib0
+     Connection type : RC		Using SRQ      : OFF
+     Link type       : IB
+     #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+     8388608    20000            24056.74            24056.72		   0.003007
+     #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]
+     2       20000          1.02           11.76        1.07               1.11            0.30             1.68                    5.00
+
+A test starts at its title (``Send BW Test``, ``RDMA_Read Latency Test``, ...), which names the
+tool; the column header says which numbers follow and in which unit (``MB/sec``: perftest's
+MiB/s, or ``Gb/sec`` with ``--report_gbits``); a row is numbers only, one per column. Lines
+perftest interleaves (``Conflicting CPU frequency values detected``) are read past. Facts:
+``bench_result`` per row: bandwidth tools ``bw_average`` in Gbit/s (MB/sec converted: x
+1,048,576 x 8 / 1e9) and ``msg_rate`` (Mpps) when shown; latency tools ``t_typical``,
+``t_avg`` and ``t_p99`` in usec, lower better; entity the device, size the row's ``#bytes``.
+A row with fewer numbers than its header is a ParseError. Text without a result row yields
+nothing (a server that never saw its client).
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.bench_facts import BenchResult
+
+KIND = "perftest"
+
+#                     RDMA_Write BW Test        /   Send Latency Test   /   RDMA_Read Bidirectional BW Test
+_TITLE = re.compile(r"^\s+(?P<op>Send|RDMA_Write|RDMA_Read|Atomic \w+)(?: Post List)?(?: (?P<bidir>Bidirectional))? (?P<kind>BW|Latency) Test\s*$")
+#  Dual-port       : OFF		Device         : mlx5_0
+_DEVICE = re.compile(r"\bDevice\s+:\s+(?P<dev>\S+)")
+#  Connection type : RC		Using SRQ      : OFF
+_CONN = re.compile(r"^\s*Connection type\s*:\s*(?P<conn>\w+)")
+#  Link type       : Ethernet
+_LINK = re.compile(r"^\s*Link type\s*:\s*(?P<link>\w+)")
+#  #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]
+_HEADER = re.compile(r"^\s*#bytes\s+#iterations\s+(?P<rest>.*\S)\s*$")
+_COLUMN = re.compile(r"BW peak\[[^\]]+\]|BW average\[[^\]]+\]|MsgRate\[Mpps\]|t_\w+\[usec\]|99(?:\.9)?% percentile\[usec\]")
+#  8388608    20000            24056.74            24056.72		   0.003007
+_ROW = re.compile(r"^\s*(?P<bytes>\d+)\s+(?P<iters>\d+)(?P<rest>(?:\s+-?\d+(?:\.\d+)?)+)\s*$")
+_DETECT = re.compile(r"^\s+(?:Send|RDMA_Write|RDMA_Read|Atomic \w+)(?: Post List)?(?: Bidirectional)? (?:BW|Latency) Test\s*$"
+                     r"|^\s*#bytes\s+#iterations\s+(?:BW peak|t_min|t_avg|BW average)", re.M)
+_TOOL = {"Send": "send", "RDMA_Write": "write", "RDMA_Read": "read"}
+#: perftest's MB/sec is MiB/s (1,048,576 bytes); Gb/sec is 1e9 bits
+_TO_GBPS = {"MB/sec": 1048576 * 8 / 1e9, "Gb/sec": 1.0}
+
+
+def detect(head: str) -> bool:
+    return ("#bytes" in head or " Test" in head) and _DETECT.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    tool = device = conn = link = None
+    columns: list[str] | None = None
+    for n, line in enumerate(artefact.lines, 1):
+        if m := _TITLE.match(line):
+            op = _TOOL.get(m["op"], "atomic")
+            tool = f"ib_{op}_{'bw' if m['kind'] == 'BW' else 'lat'}" + ("_bidir" if m["bidir"] else "")
+            device = conn = link = None
+            columns = None
+            result.lines_used += 1
+            continue
+        if (m := _DEVICE.search(line)) and tool:
+            device = m["dev"]
+        if (m := _CONN.match(line)) and tool:
+            conn = m["conn"]
+        if (m := _LINK.match(line)) and tool:
+            link = m["link"]
+        if m := _HEADER.match(line):
+            columns = _COLUMN.findall(m["rest"])
+            result.lines_used += 1
+            if tool is None:  # rows pasted without the title: the header says bandwidth or latency
+                tool = "ib_bw" if columns and columns[0].startswith("BW") else "ib_lat"
+            continue
+        if columns is None or not (m := _ROW.match(line)):
+            continue
+        values = [float(v) for v in m["rest"].split()]
+        if len(values) < len(columns):
+            fb.error(n, f"perftest row with {len(values)} numbers after #bytes and #iterations, its header names {len(columns)}")
+            continue
+        result.lines_used += 1
+        row = dict(zip(columns, values))
+        common = dict(benchmark="perftest", test=tool or "perftest", entity=device or "hca", size_bytes=int(m["bytes"]),
+                      detail="; ".join(x for x in (f"connection {conn}" if conn else None, f"link {link}" if link else None,
+                                                   f"{m['iters']} iterations") if x))
+        avg = next((k for k in row if k.startswith("BW average")), None)
+        if avg is not None:
+            unit = avg[avg.index("[") + 1:-1]
+            fb.add(BenchResult, n, metric="bw_average", value=round(row[avg] * _TO_GBPS.get(unit, 1.0), 4), unit="Gbit/s", **common)
+            if "MsgRate[Mpps]" in row:
+                fb.add(BenchResult, n, metric="msg_rate", value=row["MsgRate[Mpps]"], unit="Mpps", **common)
+        for col, metric in (("t_typical[usec]", "t_typical"), ("t_avg[usec]", "t_avg"), ("99% percentile[usec]", "t_p99")):
+            if col in row:
+                fb.add(BenchResult, n, metric=metric, value=row[col], unit="usec", higher_is_better=False, **common)
+    return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

@@ -1,0 +1,113 @@
+"""Training throughput lines of the usual frameworks: Megatron-LM (and Megatron-DeepSpeed),
+DeepSpeed's throughput timer, the Hugging Face Trainer's metrics dict, torchtitan's step line.
+
+Sample content (NVIDIA/Megatron-LM#756; superbenchmark tests/data/megatron_deepspeed.log; a Hugging
+Face Trainer GLUE run; torchtitan's Llama 3 8B output in pytorch/ao's pretraining tutorial)::
+
+     [2024-04-06 02:59:36] iteration       43/     100 | consumed samples:         5504 | elapsed time per iteration (ms): 5444.9 | throughput per GPU (TFLOP/s/GPU): 239.8 | ...
+    vm-07-14:  iteration        1/       5 | ... | elapsed time per iteration (ms): 76015.3 | ... | samples per second: 26.942 | TFLOPs: 147.61 |
+    [2023-11-29 08:55:00,932] [INFO] [timer.py:260:stop] epoch=0/micro_step=3/global_step=3, RunningAvgSamplesPerSec=291.6169137604138, CurrSamplesPerSec=291.6169137604138, MemAllocated=17.54GB, MaxMemAllocated=66.97GB
+    {'train_runtime': 437.8544, 'train_samples_per_second': 25.132, 'train_steps_per_second': 3.145, 'train_loss': 0.4564213610768924, 'epoch': 3.0}
+    [rank0]:[titan] 2025-06-04 11:02:49,027 - root - INFO - step: 10  loss: 10.4260  memory: 30.89GiB(32.51%)  tps: 6,344  tflops: 367.39  mfu: 37.15%
+
+Facts: ``bench_result`` per framework and metric (test ``megatron``/``deepspeed``/``hf_trainer``/
+``torchtitan``, entity ``job``): the median over the steps reported, the first step left out
+when there are three or more (it includes compilation and warm-up); the evidence is the last
+line. Megatron: ``iteration_time`` (ms, lower better), ``tflops_per_gpu``,
+``samples_per_second``; DeepSpeed: ``samples_per_second`` (the last running average, else the
+median of SamplesPerSec); HF Trainer: ``samples_per_second``, ``steps_per_second``,
+``tokens_per_second`` of the closing ``train_*`` dict; torchtitan: ``tokens_per_second`` (tps
+or wps, per GPU), ``tflops``, ``mfu`` (%). Text without these lines yields nothing.
+"""
+from __future__ import annotations
+
+import re
+import statistics
+
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.bench_facts import BenchResult
+
+KIND = "training_throughput"
+
+# iteration       43/     100 | consumed samples:         5504 | elapsed time per iteration (ms): 5444.9 | throughput per GPU (TFLOP/s/GPU): 239.8 |
+_MEGATRON = re.compile(r"\biteration\s+(?P<it>\d+)/\s*\d+ \|.*?\| elapsed time per iteration \(ms\): (?P<ms>\d+(?:\.\d+)?) \|")
+_MEGATRON_TFLOPS = re.compile(r"\| throughput per GPU \(TFLOP/s/GPU\): (?P<v>\d+(?:\.\d+)?) \||\| TFLOPs: (?P<ds>\d+(?:\.\d+)?) \|")
+_MEGATRON_SPS = re.compile(r"\| samples per second: (?P<v>\d+(?:\.\d+)?) \|")
+# [timer.py:260:stop] epoch=0/micro_step=3/global_step=3, RunningAvgSamplesPerSec=291.61, CurrSamplesPerSec=291.61, MemAllocated=17.54GB
+# [timer.py:189:stop] 0/40, SamplesPerSec=83.48609168106144, MemAllocated=0.26GB, MaxMemAllocated=9.02GB       (DeepSpeed <= 0.7)
+_DEEPSPEED = re.compile(r"\[timer\.py:\d+:stop\] (?:epoch=\d+/micro_step=\d+/global_step=\d+|\d+/\d+), "
+                        r"(?:RunningAvgSamplesPerSec=(?P<avg>\d+(?:\.\d+)?(?:e[+-]?\d+)?)|SamplesPerSec=(?P<sps>\d+(?:\.\d+)?(?:e[+-]?\d+)?))")
+# {'train_runtime': 437.8544, 'train_samples_per_second': 25.132, 'train_steps_per_second': 3.145, 'train_loss': 0.456, 'epoch': 3.0}
+_HF = re.compile(r"\{'train_runtime': (?P<rt>\d+(?:\.\d+)?),(?P<rest>[^}]*)\}")
+_HF_KEY = re.compile(r"'train_(?P<k>samples_per_second|steps_per_second|tokens_per_second)': (?P<v>\d+(?:\.\d+)?)")
+# - root - INFO - step: 10  loss: 10.4260  memory: 30.89GiB(32.51%)  tps: 6,344  tflops: 367.39  mfu: 37.15%
+_TITAN = re.compile(r" - root - INFO - step:\s*(?P<step>\d+)\s+loss:\s*\S+.*?\s(?:tps|wps): (?P<tps>[\d,]+)(?:\s+tflops: (?P<tflops>\d+(?:\.\d+)?))?(?:\s+mfu: (?P<mfu>\d+(?:\.\d+)?)%)?")
+_DETECT = re.compile(r"\| elapsed time per iteration \(ms\): \d|\[timer\.py:\d+:stop\] .*SamplesPerSec=|\{'train_runtime': \d"
+                     r"| - root - INFO - step:\s*\d+\s+loss:.*\s(?:tps|wps): \d")
+
+
+def detect(head: str) -> bool:
+    return ("iteration" in head or "SamplesPerSec" in head or "train_runtime" in head or "step:" in head) and _DETECT.search(head) is not None
+
+
+def _steady(values: list[float]) -> float:
+    """The median of the steps after the first (warm-up), of all when fewer than three."""
+    vals = values[1:] if len(values) >= 3 else values
+    return round(statistics.median(vals), 4)
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    series: dict[tuple[str, str], list[float]] = {}
+    last: dict[tuple[str, str], int] = {}
+    ds_running: tuple[int, float] | None = None
+
+    def put(test: str, metric: str, value: float, line: int) -> None:
+        series.setdefault((test, metric), []).append(value)
+        last[(test, metric)] = line
+
+    for n, line in enumerate(artefact.lines, 1):
+        if m := _MEGATRON.search(line):
+            put("megatron", "iteration_time", float(m["ms"]), n)
+            if t := _MEGATRON_TFLOPS.search(line):
+                put("megatron", "tflops_per_gpu", float(t["v"] or t["ds"]), n)
+            if s := _MEGATRON_SPS.search(line):
+                put("megatron", "samples_per_second", float(s["v"]), n)
+            result.lines_used += 1
+        elif m := _DEEPSPEED.search(line):
+            if m["avg"]:
+                ds_running = (n, float(m["avg"]))
+            else:
+                put("deepspeed", "samples_per_second", float(m["sps"]), n)
+            result.lines_used += 1
+        elif m := _HF.search(line):
+            for k in _HF_KEY.finditer(m["rest"]):
+                # one closing dict per run: the last run of the file stands
+                series[("hf_trainer", k["k"])] = [float(k["v"])]
+                last[("hf_trainer", k["k"])] = n
+            result.lines_used += 1
+        elif m := _TITAN.search(line):
+            put("torchtitan", "tokens_per_second", float(m["tps"].replace(",", "")), n)
+            if m["tflops"]:
+                put("torchtitan", "tflops", float(m["tflops"]), n)
+            if m["mfu"]:
+                put("torchtitan", "mfu", float(m["mfu"]), n)
+            result.lines_used += 1
+    notes = {k: "closing train_* metrics of the Trainer" for k in series if k[0] == "hf_trainer"}
+    if ds_running is not None:  # a running average already smooths the warm-up in: its last value
+        series[("deepspeed", "samples_per_second")] = [ds_running[1]]
+        last[("deepspeed", "samples_per_second")] = ds_running[0]
+        notes[("deepspeed", "samples_per_second")] = "the last RunningAvgSamplesPerSec"
+    units = {"iteration_time": "ms", "tflops_per_gpu": "TFLOP/s/GPU", "samples_per_second": "samples/s",
+             "steps_per_second": "steps/s", "tokens_per_second": "tokens/s", "tflops": "TFLOP/s", "mfu": "%"}
+    for (test, metric), values in series.items():
+        fb.add(BenchResult, last[(test, metric)], benchmark="training", test=test, entity="job", metric=metric,
+               value=_steady(values), unit=units[metric], higher_is_better=metric != "iteration_time",
+               detail=notes.get((test, metric)) or f"median of {len(values[1:] if len(values) >= 3 else values)} of {len(values)} reported steps")
+    return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

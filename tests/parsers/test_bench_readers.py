@@ -1,0 +1,181 @@
+"""The benchmark readers (issue 15) on real output: gpu-burn, nvbandwidth, STREAM, fio, iperf3,
+perftest, training throughput lines, and dcgmi diag's run level and versions."""
+import pytest
+
+from stethoscope.facts.parsers import dcgmi_diag, fio, gpu_burn, iperf3, nvbandwidth, perftest, stream, training_throughput
+
+from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
+
+
+def _results(r, **where):
+    return [f for f in r.facts if f.kind == "bench_result" and all(getattr(f, k) == v for k, v in where.items())]
+
+
+def _value(r, **where):
+    (f,) = _results(r, **where)
+    return f.value
+
+
+def test_gpu_burn_rates_per_gpu_and_ok_verdicts():
+    r = _parse(gpu_burn, "gpu_burn/superbench_a100x8_ok.log")
+    rates = _results(r, metric="gflops")
+    assert [f.entity for f in rates] == [f"gpu{i}" for i in range(8)] and {f.test for f in rates} == {"fp64_tc"}
+    assert _value(r, entity="gpu0") == 16942.0 and r.errors == []
+    verdicts = [f for f in r.facts if f.kind == "gpu_burn_verdict"]
+    assert [(v.gpu, v.status, v.errors, v.gpus_tested) for v in verdicts][:2] == [(0, "OK", 0, 8), (1, "OK", 0, 8)]
+
+
+def test_gpu_burn_faulty_with_warning_counts():
+    r = _parse(gpu_burn, "gpu_burn/gpu_burn12_16gpu_faulty.txt")
+    verdicts = {v.gpu: v for v in r.facts if v.kind == "gpu_burn_verdict"}
+    assert len(verdicts) == 16 and all(v.status == "FAULTY" for v in verdicts.values())
+    assert verdicts[1].errors == 524288000 and verdicts[0].errors == 0 and verdicts[0].evidence.line == 5
+    assert _value(r, entity="gpu10") == 6660.0
+
+
+def test_gpu_burn_progress_only_gives_rates_and_no_verdict():
+    r = _parse(gpu_burn, "gpu_burn/gpu_burn48_gtx1080_x2.txt")
+    assert _value(r, entity="gpu1") == 6743.0 and not [f for f in r.facts if f.kind == "gpu_burn_verdict"]
+    assert "GTX 1080" in _results(r, entity="gpu0")[0].detail
+
+
+def test_gpu_burn_died_flag():
+    text = ("30.0%  proc'd: -1 (0 Gflop/s) - 21 (9000 Gflop/s)   errors: -533715488  (DIED!)- 0   temps: 30 C - 30 C \n"
+            "Tested 2 GPUs:\n\tGPU 0: FAULTY\n\tGPU 1: OK\n")
+    r = _parse(gpu_burn, text=text)
+    v = {f.gpu: f for f in r.facts if f.kind == "gpu_burn_verdict"}
+    assert v[0].died and not v[1].died and [f.entity for f in _results(r)] == ["gpu1"]
+
+
+def test_nvbandwidth_text_matrices_sums_and_latency():
+    r = _parse(nvbandwidth, "nvbandwidth/superbench_gh200_v0.6.txt")
+    assert _value(r, test="host_to_device_memcpy_ce", entity="cpu1->gpu2") == 312.11
+    assert _value(r, test="device_to_host_memcpy_ce", entity="cpu0<-gpu1") == 312.11
+    assert _value(r, test="host_to_device_memcpy_ce", metric="sum") == 1985.6
+    (lat,) = _results(r, test="host_device_latency_sm", metric="latency")
+    assert (lat.value, lat.unit, lat.higher_is_better, lat.tool_version) == (772.58, "ns", False, "v0.6")
+    assert not _results(r, metric="sum", unit="GB/s", test="host_device_latency_sm")
+
+
+def test_nvbandwidth_paste_named_by_its_sum_line_skips_na():
+    r = _parse(nvbandwidth, "nvbandwidth/nvbandwidth50_a6000x6_v0.8.txt")
+    cells = _results(r, metric="bandwidth")
+    assert len(cells) == 30 and {f.test for f in cells} == {"device_to_device_memcpy_read_ce"}
+    assert _value(r, entity="gpu3->gpu0") == 21.82 and not _results(r, entity="gpu0->gpu0")
+
+
+def test_nvbandwidth_json_layout():
+    r = _parse(nvbandwidth, "nvbandwidth/constructed_gh200_v0.6_json_layout.json")
+    assert _value(r, test="host_to_device_memcpy_ce", entity="cpu0->gpu2") == 412.11
+    assert _value(r, test="device_to_host_memcpy_ce", metric="sum") == 607.26
+
+
+def test_nvbandwidth_row_of_the_wrong_width_is_a_parse_error():
+    text = "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)\n           0         1\n 0       N/A     26.34     1.0\n"
+    r = _parse(nvbandwidth, text=text)
+    assert r.facts == [] and len(r.errors) == 1 and r.errors[0].line == 3
+
+
+def test_stream_four_kernels():
+    r = _parse(stream, "stream/superbench_zen_5.10.txt")
+    assert [(f.test, f.value) for f in _results(r)] == [("Copy", 342008.3), ("Scale", 342409.6), ("Add", 343827.7), ("Triad", 363208.7)]
+    assert _results(r, test="Triad")[0].detail == "32 threads; array 400000000 elements; solution validates"
+    r2 = _parse(stream, "stream/daizhiyuan_centos7_5.10.txt")
+    assert _value(r2, test="Triad") == 98350.8 and _results(r2, test="Copy")[0].evidence.line == 5
+
+
+def test_fio_json_read_and_write():
+    r = _parse(fio, "fio/superbench_randrw_fio3.16.json")
+    assert _value(r, test="rand_read_write read", metric="iops") == 85138.9
+    lat = _results(r, test="rand_read_write write", metric="lat_mean")[0]
+    assert (lat.value, lat.unit, lat.higher_is_better, lat.entity) == (1560.749, "usec", False, "/dev/nvme0n1")
+
+
+def test_fio_terse_v3_fields():
+    r = _parse(fio, "fio/terse_v3_fio3.32_seqread.txt")
+    assert [(f.metric, f.value) for f in _results(r)] == [("bandwidth", 13209.0), ("iops", 3302.0), ("lat_mean", 302.055)]
+    assert _results(r)[0].tool_version == "fio-3.32" and _results(r)[0].evidence.line == 5
+
+
+def test_fio_short_terse_line_is_a_parse_error():
+    r = _parse(fio, text="3;fio-3.32;name;0;0;132160;13209\n")
+    assert r.facts == [] and len(r.errors) == 1
+
+
+def test_iperf3_text_and_json_summaries():
+    r = _parse(iperf3, "iperf3/iperf734_text_10s.txt")
+    assert [(f.metric, f.value) for f in _results(r)] == [("sender_bitrate", 0.0881), ("receiver_bitrate", 0.0876)]
+    r = _parse(iperf3, "iperf3/iperf306_summary.txt")
+    assert _value(r, metric="sender_bitrate") == 8.114
+    r = _parse(iperf3, "iperf3/cloudpilot_tcp_iperf3.9.json")
+    s = _results(r, metric="sender_bitrate")[0]
+    assert (s.value, s.entity, s.test, s.tool_version) == (0.4645, "169.44.160.3", "tcp", "iperf 3.9")
+
+
+def test_iperf3_sum_rows_stand_for_parallel_streams():
+    text = ("[  5]   0.00-10.00  sec  5.00 GBytes  4.29 Gbits/sec    3             sender\n"
+            "[  7]   0.00-10.00  sec  5.00 GBytes  4.30 Gbits/sec    1             sender\n"
+            "[SUM]   0.00-10.00  sec  10.0 GBytes  8.59 Gbits/sec    4             sender\n")
+    r = _parse(iperf3, text=text)
+    assert [(f.value, f.detail) for f in _results(r)] == [(8.59, "2 stream(s); retransmits 4; 0.00-10.00 s")]
+
+
+def test_iperf3_json_error_is_a_parse_error():
+    r = _parse(iperf3, text='{"start": {"connecting_to": {"host": "h"}}, "intervals": [], "end": {}, "error": "unable to connect to server: Connection refused"}\n')
+    assert r.facts == [] and "Connection refused" in r.errors[0].message
+
+
+def test_perftest_write_bw_converted_to_gbit():
+    r = _parse(perftest, "perftest/superbench_ib_write_bw_8M.txt")
+    bw = _results(r, metric="bw_average")
+    assert {(f.test, f.entity, f.size_bytes, f.value) for f in bw} == {("ib_write_bw", "ib0", 8388608, 201.8024)}
+
+
+def test_perftest_read_bw_and_send_lat_sweeps():
+    r = _parse(perftest, "perftest/ib_read_bw_send_lat_mlx4_capture.txt")
+    assert _value(r, test="ib_read_bw", metric="bw_average", size_bytes=65536) == round(3669.96 * 1048576 * 8 / 1e9, 4)
+    lat = _results(r, test="ib_send_lat", metric="t_typical", size_bytes=2)[0]
+    assert (lat.value, lat.higher_is_better, lat.entity) == (1.07, False, "mlx4_0")
+    assert len(_results(r, test="ib_send_lat", metric="t_p99")) == 23 and r.errors == []
+
+
+def test_perftest_old_send_bw_without_msgrate():
+    r = _parse(perftest, "perftest/ib_send_bw_ud_mlx4_jebtang.txt")
+    rows = _results(r, test="ib_send_bw")
+    assert len(rows) == 11 and rows[-1].size_bytes == 2048 and "connection UD" in rows[-1].detail
+
+
+def test_perftest_short_row_is_a_parse_error():
+    text = (" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]\n"
+            " 2       1000          0.96           3.45\n")
+    r = _parse(perftest, text=text)
+    assert r.facts == [] and len(r.errors) == 1
+
+
+@pytest.mark.parametrize("rel,test,metric,value", [
+    ("training_throughput/megatron756_mixtral_h100.log", "megatron", "tflops_per_gpu", 232.2),
+    ("training_throughput/megatron756_mixtral_h100.log", "megatron", "iteration_time", 5626.2),
+    ("training_throughput/superbench_megatron_deepspeed_excerpt.log", "megatron", "samples_per_second", 27.228),
+    ("training_throughput/superbench_megatron_deepspeed_excerpt.log", "deepspeed", "samples_per_second", 311.4153),
+    ("training_throughput/hf_trainer_glue_metrics.log", "hf_trainer", "samples_per_second", 25.132),
+    ("training_throughput/torchtitan_llama3_8b_bf16_torchao_docs.log", "torchtitan", "tokens_per_second", 6310.5),
+    ("training_throughput/torchtitan_llama3_8b_bf16_torchao_docs.log", "torchtitan", "mfu", 36.95),
+])
+def test_training_throughput_steady_state(rel, test, metric, value):
+    r = _parse(training_throughput, rel)
+    assert _value(r, test=test, metric=metric) == value
+
+
+def test_training_first_step_left_out_only_with_three_or_more():
+    r = _parse(training_throughput, "training_throughput/torchtitan_llama3_8b_bf16_torchao_docs.log")
+    f = _results(r, metric="tokens_per_second")[0]
+    assert f.detail == "median of 4 of 5 reported steps" and f.evidence.line == 5
+
+
+def test_dcgmi_diag_run_level_and_versions():
+    r = _parse(dcgmi_diag, "dcgmi_diag/dcgm198_r2_dcgm337_metadata_excerpt.txt")
+    (run,) = [f for f in r.facts if f.kind == "dcgm_diag_run"]
+    assert (run.level, run.level_from, run.dcgm_version, run.driver_version, run.passed) == (2, "command", "3.3.7", "560.35.03", 2)
+    r = _parse(dcgmi_diag, "dcgmi_diag/go_dcgm52_memory_fail_busy.txt")
+    (run,) = [f for f in r.facts if f.kind == "dcgm_diag_run"]
+    assert (run.level, run.level_from, run.failed, run.passed) == (2, "tests", 1, 1)
