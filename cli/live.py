@@ -33,6 +33,11 @@ def _duration(text: str, what: str) -> int:
     return 0
 
 
+def _duration_text(text: str, what: str) -> str:
+    """A duration as Prometheus writes one (``1m``), checked."""
+    return f"{_duration(text, what)}s"
+
+
 def _time(text: str | None) -> float:
     from stethoscope.engine.live import parse_time
 
@@ -206,6 +211,7 @@ def calibrate(
 class ExportFormat(str, Enum):
     prometheus_rules = "prometheus-rules"
     alertmanager_inhibit = "alertmanager-inhibit"
+    recording_rules = "recording-rules"
 
 
 def rules_export(
@@ -214,6 +220,8 @@ def rules_export(
     thresholds: Annotated[Optional[Path], typer.Option("--thresholds", help="Per-model thresholds written by steth calibrate -o FILE")] = None,
     runbook_base: Annotated[str, typer.Option("--runbook-base", envvar="STETH_RUNBOOK_BASE", help="URL the runbook_url annotations start with (where this repository's knowledge/ and rules/ are browsable); default: paths relative to it")] = "",
     node_label: Annotated[Optional[str], typer.Option("--node-label", help="alertmanager-inhibit: the labels that name the node on exporter series (default Hostname,hostname)")] = None,
+    window: Annotated[str, typer.Option("--window", help="recording-rules: the window the screens cover (diagnose/watch with the same --window use them)")] = "1h",
+    interval: Annotated[str, typer.Option("--interval", help="recording-rules: how often Prometheus evaluates them")] = "1m",
 ) -> None:
     """Export the rules that declare a PromQL form, the seed's alerts and the alerts on steth's own findings and health, as a Prometheus rule file (or the Alertmanager inhibition rules)."""
     from stethoscope.engine.calibrate import ThresholdsError, load_thresholds
@@ -224,7 +232,11 @@ def rules_export(
     rs = load_rules()
     if rs.errors:
         internal(f"shipped rules do not load: {rs.errors[0]}")
-    if format is ExportFormat.alertmanager_inhibit:
+    if format is ExportFormat.recording_rules:
+        from stethoscope.engine.live_recording import export_recording
+
+        text = export_recording(rs, _duration(window, "--window"), _duration_text(interval, "--interval"))
+    elif format is ExportFormat.alertmanager_inhibit:
         try:
             labels = parse_node_label(node_label) if node_label else DEFAULT_NODE_LABELS
         except AccessError as exc:

@@ -42,16 +42,19 @@ _UNVERIFIED.verify_mode = ssl.CERT_NONE
 
 
 class PromServer:
-    def __init__(self, data: Path, folder: Path, scrape: tuple[str, str] | None = None, web_config: Path | None = None):
+    def __init__(self, data: Path, folder: Path, scrape: tuple[str, str] | None = None, web_config: Path | None = None,
+                 rules: Path | None = None):
         """``scrape``: (host:port, interval) of one target, job ``steth`` (else it scrapes nothing).
         ``web_config``: Prometheus' --web.config.file (TLS, basic auth): the URL is then https
-        when it sets tls_server_config."""
+        when it sets tls_server_config. ``rules``: a rule file it loads, evaluated every second."""
         self.port = free_port()
         tls = web_config is not None and "tls_server_config" in web_config.read_text()
         self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         config = folder / "prometheus.yml"
-        if scrape is None:
+        if scrape is None and rules is None:
             config.write_text("global:\n  scrape_interval: 1h\n")  # scrapes nothing: it serves the recording
+        elif scrape is None:
+            config.write_text(f"global:\n  scrape_interval: 1h\n  evaluation_interval: 1s\nrule_files: ['{rules}']\n")
         else:
             target, every = scrape
             config.write_text(f"global:\n  scrape_interval: {every}\n  evaluation_interval: {every}\n"
