@@ -18,6 +18,7 @@ by the ``Hostname``/``hostname`` label, else by the bundle.
 """
 from __future__ import annotations
 
+import math
 import re
 
 from prometheus_client.parser import text_string_to_metric_families
@@ -60,6 +61,9 @@ def parse(artefact: Artefact) -> ParseResult:
         for s in samples:
             key = _KEY.get(s.name)
             if key is None:
+                continue
+            if not math.isfinite(s.value):  # NaN, +Inf: no Xid code, count or reading
+                fb.error(n, f"dcgm-exporter scrape: value {s.value} of {s.name} is not a finite number")
                 continue
             labels = {**s.labels, "__name__": s.name}
             if not (labels.get("Hostname") or labels.get("hostname")):

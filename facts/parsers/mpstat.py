@@ -75,6 +75,10 @@ def parse(artefact: Artefact) -> ParseResult:
     for ln, line in enumerate(artefact.lines, 1):
         if _HEAD.match(line):
             cols = line.split()[line.split().index("CPU") + 1:]
+            if "%idle" not in cols:  # "x%idle": the header's last column is not mpstat's
+                b.error(ln, "mpstat header without its %idle column")
+                cols = None
+                continue
             used += 1
             continue
         m = _ROW.match(line)

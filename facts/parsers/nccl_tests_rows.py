@@ -20,6 +20,7 @@ word there is the redop and an integer the root, and the form of the last column
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,6 +135,8 @@ def read_row(text: str, lay: Layout | None, collective: str | None) -> tuple[dic
             return None, f"{side} {_WRONG_NAMES[bool(max_error)]} is not a number: {wrong!r}"
         if max_error:
             fields[f"{side}_max_error"] = value
+        elif value is not None and not math.isfinite(value):  # "nan"/"inf" where a count stands
+            return None, f"{side} #wrong is not a count: {wrong!r}"
         else:
             fields[f"{side}_wrong"] = None if value is None else int(value)
     return fields, None

@@ -18,6 +18,7 @@ timestamp, so two scrapes in one file give rates. Other series are not read. A
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 
@@ -63,6 +64,12 @@ def parse(artefact: Artefact) -> ParseResult:
             value = float(m["value"])
         except ValueError:
             fb.error(n, f"node_exporter: value {m['value']!r} of node_infiniband_{m['name']} is not a number")
+            continue
+        if not math.isfinite(value):  # NaN, +Inf: no state, rate or count
+            fb.error(n, f"node_exporter: value {m['value']!r} of node_infiniband_{m['name']} is not a finite number")
+            continue
+        if not labels["port"].isdecimal():
+            fb.error(n, f"node_exporter: port {labels['port']!r} of node_infiniband_{m['name']} is not a port number")
             continue
         key = (labels["device"], int(labels["port"]), m["ts"] or "")
         if key not in ports:

@@ -191,7 +191,11 @@ def parse(artefact: Artefact) -> ParseResult:
             # the columns after the index; a leading date/time column (dmon -o DT) is skipped above
             parts = m["rest"].split()
             idx, raw, bus = int(m["idx"]), (parts[col - 1] if len(parts) >= col else ""), None
-            stamp = _seconds(m["date"], m["time"])
+            try:
+                stamp = _seconds(m["date"], m["time"])
+            except ValueError:  # 2026/13/39: no calendar day
+                b.error(ln, f"time stamp {m['date']} {m['time']} is not a date and time")
+                continue
         else:
             parts = [p.strip() for p in line.split(",")]
             if names is None or len(parts) != len(names):
@@ -211,7 +215,11 @@ def parse(artefact: Artefact) -> ParseResult:
                 if t is None:
                     b.error(ln, f"timestamp {parts[tcol]!r} is not YYYY/MM/DD HH:MM:SS[.mmm]")
                     continue
-                stamp = _seconds(t["d"], t["t"], t["ms"])
+                try:
+                    stamp = _seconds(t["d"], t["t"], t["ms"])
+                except ValueError:  # 2026/11/39: no calendar day
+                    b.error(ln, f"timestamp {parts[tcol]!r} is not a date and time")
+                    continue
         try:
             value = _num(raw)
         except ValueError:

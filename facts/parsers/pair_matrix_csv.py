@@ -25,6 +25,7 @@ Empty input: nothing measured.
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Literal
 
@@ -87,7 +88,7 @@ def _number(fb: FactBuilder, no: int, cell: str, what: str) -> float | None:
     except ValueError:
         fb.error(no, f"pair CSV: {what} {cell!r} is not a number")
         return None
-    if value != value or value < 0:
+    if not math.isfinite(value) or value < 0:  # nan, inf ("Infinity", "1e309")
         fb.error(no, f"pair CSV: {what} {cell!r} is not a bandwidth")
         return None
     return value
@@ -108,10 +109,13 @@ def parse(artefact: Artefact) -> ParseResult:
 
 def _long(fb: FactBuilder, rows: list[tuple[int, str]], result: ParseResult) -> None:
     head = [c.lower() for c in _cells(rows[0][1])]
-    ia = next(i for i, c in enumerate(head) if c in _A)
-    ib = next(i for i, c in enumerate(head) if c in _B)
-    ibw = next(i for i, c in enumerate(head) if c in _BW)
+    ia = next((i for i, c in enumerate(head) if c in _A), None)
+    ib = next((i for i, c in enumerate(head) if c in _B), None)
+    ibw = next((i for i, c in enumerate(head) if c in _BW), None)
     isize = next((i for i, c in enumerate(head) if c in _SIZE), None)
+    if ia is None or ib is None or ibw is None:  # "bw" inside a longer cell ("src,dst,x bw")
+        fb.error(rows[0][0], "pair CSV: the header names no host-a, host-b or bandwidth column of its own")
+        return
     result.lines_used += 1
     for no, line in rows[1:]:
         cells = _cells(line)

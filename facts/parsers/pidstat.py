@@ -43,7 +43,7 @@ def detect(head: str) -> bool:
 
 
 def _int(v: str) -> int | None:
-    return int(v) if v.isdigit() else None
+    return int(v) if v.isdecimal() else None  # not isdigit(): "²" is a digit int() refuses
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -62,7 +62,11 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         toks = line.split()
         if _HEAD.match(line):
-            first = next(i for i, t in enumerate(toks) if t in _ID_COLS)
+            first = next((i for i, t in enumerate(toks) if t in _ID_COLS), None)
+            if first is None or "%CPU" not in toks[first:-1]:  # "-%CPU", "PID\x1c": not pidstat's columns
+                b.error(ln, "pidstat header without its PID and %CPU columns")
+                cols = None
+                continue
             cols, used = toks[first:], used + 1
             # "# Time" (-h) is two header tokens for a one-token stamp
             prefix = 1 if toks[0] in ("#", "Average:") else first
