@@ -150,15 +150,19 @@ def watch(
     window: Annotated[str, typer.Option(help="How far back each run looks")] = "1h",
     timeout: Annotated[float, typer.Option(help="Seconds per Prometheus query")] = 10.0,
     runs: Annotated[Optional[int], typer.Option(help="Stop after this many runs (default: run until stopped)")] = None,
+    cycle_timeout: Annotated[Optional[str], typer.Option("--cycle-timeout", help="Deadline of each run's queries together; those still running then are cancelled (default: --every)")] = None,
+    max_backoff: Annotated[str, typer.Option("--max-backoff", help="Longest extra wait between runs while the server is slow")] = "10m",
     access=None,
 ) -> None:
-    """Re-diagnose on a schedule; expose one series per active finding on /metrics."""
+    """Re-diagnose on a schedule, one run at a time, each within a deadline, slower while the server is slow; expose one series per active finding and watch's own health on /metrics."""
     from stethoscope.engine.watch import Watcher
 
     host, _, port = listen.rpartition(":")
     if not host or not port.isdigit():
         _bad(f"--listen: expected host:port, got {listen!r}")
-    w = Watcher(prometheus, _duration(window, "--window"), timeout, access=access)
+    w = Watcher(prometheus, _duration(window, "--window"), timeout, access=access,
+                cycle_timeout=_duration(cycle_timeout, "--cycle-timeout") if cycle_timeout else None,
+                max_backoff_s=_duration(max_backoff, "--max-backoff"))
     try:
         w.serve(host, int(port))
     except OSError as exc:

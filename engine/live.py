@@ -109,6 +109,7 @@ class Runner:
         self.concurrency = max(1, concurrency)
         self.pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="steth-query")
         self.sent = 0
+        self._futures: list[Future] = []
 
     def map(self, calls: list[Callable[[], Any]]) -> list[Any]:
         return self.wait(self.submit(calls))
@@ -118,7 +119,9 @@ class Runner:
             raise LiveError(f"the run needs more than its budget of {self.max_queries} queries "
                             f"({self.sent} sent, {len(calls)} more asked); raise --max-queries")
         self.sent += len(calls)
-        return [self.pool.submit(c) for c in calls]
+        futures = [self.pool.submit(c) for c in calls]
+        self._futures.extend(futures)
+        return futures
 
     def wait(self, futures: list[Future]) -> list[Any]:
         """Every answer, in order; on a failure the others are cut and the error that says most
@@ -140,7 +143,13 @@ class Runner:
         return [f.result() for f in futures]
 
     def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        """End the run: nothing of it stays in flight (a query still running when the run ends,
+        after a failure, has its socket shut, so the server stops working on it too)."""
+        if any(not f.done() for f in self._futures):
+            adapter = getattr(getattr(self.prom, "deadlines", None), "adapter", None)
+            if adapter is not None:
+                adapter.cut()
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _instances_selector(sig: Signal, instances: set[str]) -> str:
@@ -420,10 +429,22 @@ def diagnose_prometheus(url: str, at: float | None = None, window_s: int = DEFAU
     """Diagnose the fleet a Prometheus server watches, as of ``at`` (default now): the same
     pipeline as a bundle (engine/pipeline.py). A server that fails, or a run that would need
     more than ``max_queries``, makes the verdict ``inconclusive`` with the reason."""
+    return diagnose_server(url, at, window_s, timeout, ruleset, evaluator, run_timeout, access, concurrency, max_queries)[0]
+
+
+def diagnose_server(url: str, at: float | None = None, window_s: int = DEFAULT_WINDOW_S,
+                    timeout: float = DEFAULT_TIMEOUT_S, ruleset: RuleSet | None = None,
+                    evaluator: Evaluator = "durable", run_timeout: float | None = DEFAULT_RUN_TIMEOUT_S,
+                    access: Access | None = None, concurrency: int = DEFAULT_CONCURRENCY,
+                    max_queries: int = DEFAULT_MAX_QUERIES) -> tuple[Report, int]:
+    """:func:`diagnose_prometheus` and the number of requests it sent (``steth watch`` counts them)."""
     at = time.time() if at is None else at
+    prom: Prom | None = None
     try:
-        obs, ruleset = observe_server_rules(url, at, window_s, timeout, run_timeout, access, ruleset, concurrency, max_queries)
+        prom = Prom(url, timeout=timeout, run_timeout=run_timeout, access=access)
+        obs, ruleset = observe_rules(prom, at, window_s, ruleset=ruleset, concurrency=concurrency, max_queries=max_queries)
+        obs.source = Source(kind="prometheus", path=url)
     except LiveError as exc:
-        return Report(source=Source(kind="prometheus", path=url), verdict="inconclusive", findings=[],
-                      coverage=Coverage(), reason=str(exc))
-    return diagnose(obs, ruleset, evaluator)
+        return (Report(source=Source(kind="prometheus", path=url), verdict="inconclusive", findings=[],
+                       coverage=Coverage(), reason=str(exc)), prom.queries if prom else 0)
+    return diagnose(obs, ruleset, evaluator), prom.queries
