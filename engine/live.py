@@ -242,9 +242,11 @@ def _observe(prom: Prom, runner: Runner, plan: screens.Plan, at: float, window_s
         screen_paths = {k: shown for k in legs}
         means_rows = [r for r in rows if r.get("metric", {}).get("steth_screen") == "node_means"]
     else:
-        # spread over about as many queries as may run at once, the heaviest legs first onto
-        # the lightest query (a leg's cost: the range reads it makes)
-        groups: list[list[screens.Leg]] = [[] for _ in range(max(1, min(runner.concurrency, SCREEN_QUERIES)))]
+        # spread over twice as many queries as may run at once (each stays short, well within
+        # the per-query deadline of a loaded server), the heaviest legs first onto the lightest
+        # query (a leg's cost: the range reads it makes)
+        n_legs = sum(len(v) for v in legs.values())
+        groups: list[list[screens.Leg]] = [[] for _ in range(max(1, min(2 * runner.concurrency, SCREEN_QUERIES, n_legs)))]
         cost = lambda legs: sum(lg.expr.count("[") for lg in legs)  # noqa: E731
         for leg in sorted((lg for k in sorted(legs) for lg in legs[k]), key=lambda lg: -lg.expr.count("[")):
             min(groups, key=cost).append(leg)
