@@ -4,7 +4,8 @@
     1  faulty (diagnose), or the command found a problem (lint, test, compare below baseline)
     2  inconclusive: nothing in the input could be checked
     3  bad usage or unreadable input: one plain line on standard error
-    4  internal error: one line on standard error naming the file that holds the traceback
+    4  internal error: one line on standard error naming the file that holds the traceback; or
+       the rule engine (durable-rules) does not import: one line naming the way out
 
 The top-level group (``StethGroup``) runs click without its standalone mode, so click's usage
 errors come here instead of being drawn in a framed box, and a closed standard output (``steth
@@ -22,6 +23,8 @@ from typing import Any, NoReturn
 import typer
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
+
+from stethoscope.engine.session import EngineUnavailable
 
 HEALTHY, FAULTY, INCONCLUSIVE, BAD_USAGE, INTERNAL = 0, 1, 2, 3, 4
 VERDICT = {"healthy": HEALTHY, "faulty": FAULTY, "inconclusive": INCONCLUSIVE}
@@ -132,6 +135,9 @@ def run_guarded(invoke) -> int:
     except typer.Abort:
         say("aborted")
         return 130
+    except EngineUnavailable as exc:  # an install without its rule engine: the way out, no traceback
+        say(str(exc))
+        return INTERNAL
     except Exception as exc:  # a bug: never mistaken for bad input, never a traceback on screen
         if os.environ.get("STETH_DEBUG"):
             traceback.print_exception(exc)

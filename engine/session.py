@@ -15,16 +15,23 @@ from the whole bundle, as in the reference evaluator.
 """
 from __future__ import annotations
 
+import functools
 import json
 from collections import deque
 from typing import Any, Iterable
 
-import durable.engine as durable_engine
-import durable_rules_engine
-
 from stethoscope.engine.compile import CompiledRule, Pattern, Ref, Test, test_passes
 from stethoscope.engine.derive import Firing, make_derived
 from stethoscope.facts.model import Fact
+
+try:
+    import durable.engine as durable_engine
+    import durable_rules_engine
+except ImportError as exc:  # not installed, or built for another Python (3.13: PyEval_CallObject)
+    durable_engine = durable_rules_engine = None
+    _IMPORT_ERROR: ImportError | None = exc
+else:
+    _IMPORT_ERROR = None
 
 MAX_CONDITIONS = 400
 
@@ -33,11 +40,40 @@ class EngineError(RuntimeError):
     pass
 
 
-class _SyncHost(durable_engine.Host):
-    """A host without the background dispatch threads: we never use timers or queues."""
+class EngineUnavailable(RuntimeError):
+    """durable-rules does not import here; the message is one line that names the way out."""
 
-    def _run(self) -> None:  # noqa: D401 - durable's hook
+
+def unavailable_reason() -> str | None:
+    """Why durable-rules cannot run here, as one line naming the way out; None when it can."""
+    if _IMPORT_ERROR is None:
         return None
+    import sys
+
+    why = " ".join(str(_IMPORT_ERROR).split()) or type(_IMPORT_ERROR).__name__
+    return (f"the rule engine durable-rules does not import on Python {sys.version.split()[0]} ({why}); "
+            "reinstall with `bash tests/setup_venv.sh` (it installs a wheel for CPython 3.11-3.13 from vendor/wheels, "
+            "or builds one with the Python 3.13 shim), or run with `--evaluator reference`")
+
+
+@functools.cache
+def _host_class() -> type:
+    reason = unavailable_reason()
+    if reason is not None:
+        raise EngineUnavailable(reason)
+
+    class _SyncHost(durable_engine.Host):
+        """A host without the background dispatch threads: we never use timers or queues."""
+
+        def _run(self) -> None:  # noqa: D401 - durable's hook
+            return None
+
+    return _SyncHost
+
+
+def _host() -> Any:
+    """A fresh durable host; EngineUnavailable where durable-rules does not import."""
+    return _host_class()()
 
 
 #: durable keys its facts by ``id`` and cannot join on it (a ``run_id: $r.id`` test never
@@ -183,8 +219,8 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
 
         return fire
 
+    host = _host()
     chunks = _chunks(rules)
-    host = _SyncHost()
     names: list[str] = []
     kinds_of: dict[str, frozenset[str]] = {}
     defs: dict[str, dict[str, Any]] = {}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything gpu-stethoscope needs on a fresh Debian machine with Python 3.11+:
-# python3-venv when missing, a virtual environment in .venv, the package and its test tools.
+# python3-venv when missing, a virtual environment in .venv, the package and its test tools,
+# at the exact versions of requirements.lock (durable-rules from vendor/wheels where one fits).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -38,10 +39,38 @@ fi
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
+# What goes in is requirements.lock: exact versions with their sha256, transitive ones too
+# (tools/lock.sh refreshes it from pyproject's ranges). First the installer and the build backend
+# it pins, then everything else, then the package itself, editable, adding nothing.
+# durable-rules (source-only on PyPI, a C extension) comes from vendor/wheels where a wheel fits
+# (CPython 3.11, 3.12, 3.13 on x86_64: no C compiler needed; tools/durable_wheels.sh builds
+# them); elsewhere, or with STETH_DURABLE_FROM_SOURCE=1, pip builds it from its sdist, with the
+# Python 3.13 shim of tools/durable_shim.sh.
+. tools/durable_shim.sh
+pytag=$("$PY" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
+# (--only-binary: in hash-checking mode pip would rank PyPI's sdist, whose link carries its
+# hash, above a local wheel, whose link does not)
+durable_from=(--find-links vendor/wheels --only-binary durable-rules)
+if [ -n "${STETH_DURABLE_FROM_SOURCE:-}" ] || [ "$(uname -m)" != x86_64 ] \
+   || ! compgen -G "vendor/wheels/durable_rules-*-$pytag-$pytag-*x86_64.whl" >/dev/null; then
+  # (no cache: a wheel pip built earlier without the shim would import no better)
+  durable_from=(--no-binary durable-rules --no-cache-dir)
+  if ! command -v "${CC:-cc}" >/dev/null 2>&1 \
+     || ! "$PY" -c 'import os, sysconfig; assert os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' 2>/dev/null; then
+    echo "durable-rules has no wheel in vendor/wheels for $("$PY" --version 2>&1) on $(uname -m); building it needs a C compiler and the Python headers: sudo apt-get install gcc python3-dev" >&2
+    exit 1
+  fi
+fi
+pip_install() { .venv/bin/python -m pip install -q --disable-pip-version-check "$@"; }
+awk '/^[a-z0-9]/ { on = ($0 ~ /^(pip|setuptools)==/) } on && !/^ *#/' requirements.lock >.venv/lock-tools.txt
 # pip's and setuptools' chatter goes to a log, shown only when the install fails
-if ! { .venv/bin/python -m pip install -q --upgrade pip && .venv/bin/python -m pip install -q -e ".[test]"; } >.venv/install.log 2>&1; then
+if ! { pip_install --require-hashes --no-deps -r .venv/lock-tools.txt \
+       && CPPFLAGS="$(durable_cppflags "$PY") ${CPPFLAGS:-}" pip_install --require-hashes --no-build-isolation "${durable_from[@]}" -r requirements.lock \
+       && pip_install --no-deps --no-build-isolation -e . \
+       && .venv/bin/python -m pip check \
+       && .venv/bin/python -c 'import durable.engine'; } >.venv/install.log 2>&1; then
   cat .venv/install.log >&2
-  echo "installing gpu-stethoscope into .venv failed (log above, also in .venv/install.log)" >&2
+  echo "installing gpu-stethoscope into .venv failed (log above, also in .venv/install.log); a dependency missing from requirements.lock: bash tools/lock.sh" >&2
   exit 1
 fi
 # Graphviz renders `steth topology show --image` (SVG, PNG); its tests are skipped without it
