@@ -7,6 +7,7 @@ never mistaken for a healthy component.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 from stethoscope.engine.report import NotChecked
@@ -21,10 +22,12 @@ def load_tree(name: str = "throughput_dropped") -> Tree:
     return knowledge.load(f"decision_trees/{name}.yaml")
 
 
-def not_checked(facts: list[Fact], name: str = "throughput_dropped") -> list[NotChecked]:
-    """Branches of the tree none of whose fact kinds occur in ``facts``."""
+def not_checked(facts: list[Fact], name: str = "throughput_dropped", also: Iterable[str] = ()) -> list[NotChecked]:
+    """Branches of the tree none of whose fact kinds occur in ``facts`` or in ``also`` (kinds a
+    source examined without making a fact: a live screen that found every GPU healthy)."""
     tree = load_tree(name)
     kinds = {f.of_kind if f.kind == "fact_summary" else f.kind for f in facts}  # summarised readings were made
+    kinds.update(also)
     return [
         NotChecked(tree=tree.id, branch=b.id, question=b.question, missing=b.missing, needs=list(b.needs), source=b.from_)
         for b in tree.branches

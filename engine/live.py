@@ -209,6 +209,9 @@ def observe_rules(prom: Prom, at: float, window_s: int, signals: tuple[Signal, .
         runner.close()
 
 
+#: the InfiniBand fact kinds (engine/fabric.py judges them) and the families they come from
+IB_KINDS = {"ib_port": ("ib_state",), "ib_port_counters": ("ib_link_downed", "ib_link_error_recovery", "ib_rcv_errors"),
+            "ib_port_traffic": ("ib_rx_bytes",)}
 #: the family counted for each source's population (the first that exists): every GPU has a
 #: temperature, every port a state
 ANCHORS = {"dcgm-exporter": ("gpu_temp", "power", "gpu_util", "xid"), "node_exporter": ("ib_state",)}
@@ -368,6 +371,8 @@ def _observe(prom: Prom, runner: Runner, plan: screens.Plan, at: float, window_s
         timeseries.growth_facts(key, fam[key], out, window_s); account(key)
     ib.port_facts(fam, out, window_s); account("ib_state")
     obs.facts = out.facts
+    # every series of these families was screened: their kinds were checked, facts or not
+    obs.kinds_checked = {kind for kind, keys in {**screens.KIND_SIGNALS, **IB_KINDS}.items() if any(k in present for k in keys)}
     obs.nodes = sorted({f.node for f in obs.facts if f.node != "*"})
     if out.skipped:
         obs.coverage.unrecognised.append(f"{out.skipped} series without a pci_bus_id label (cannot be tied to a GPU)")

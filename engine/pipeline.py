@@ -50,6 +50,9 @@ class Observation:
     #: the verdict's reason when the source gave nothing at all (accounting.verdict's ``empty``)
     empty: str = accounting.EMPTY_INPUT
     combined: bool = False
+    #: fact kinds the source examined without making any (a live screen that found every GPU
+    #: healthy): checked, for the decision tree's "not checked" list
+    kinds_checked: set[str] = field(default_factory=set)
 
 
 # --- combine --------------------------------------------------------------------------------
@@ -260,7 +263,7 @@ def diagnose(obs: Observation, ruleset: RuleSet | None = None, evaluator: Evalua
         nodes=obs.nodes,
         facts=routing.made(obs.facts),
         missing_signals=obs.missing,
-        not_checked=not_checked(obs.facts),
+        not_checked=not_checked(obs.facts, also=obs.kinds_checked),
     )
 
 

@@ -147,3 +147,12 @@ def test_both_evaluators_agree_on_live_facts(prom_url, at, window):
     durable = diagnose_prometheus(prom_url, at=at, window_s=window, evaluator="durable")
     reference = diagnose_prometheus(prom_url, at=at, window_s=window, evaluator="reference")
     assert [f.model_dump() for f in durable.findings] == [f.model_dump() for f in reference.findings]
+
+
+def test_healthy_screened_families_count_as_checked(prom_url):
+    """A recovered fleet gives no GPU facts (the screens flag nothing), yet thermal and ECC were
+    looked at: the decision tree does not list them as not checked; the population is counted."""
+    live = diagnose_prometheus(prom_url, at=RECOVERED_AT, window_s=RECOVERED_WINDOW)
+    assert live.verdict == "healthy"
+    needs = {k for nc in live.not_checked for k in nc.needs}
+    assert not needs & {"gpu_clock_reason", "gpu_ecc_count", "xid_event"}
