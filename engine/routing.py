@@ -2,12 +2,12 @@
 
 A parser reads every line it claims and makes a fact of every reading; most readings of a
 healthy fleet (a zero ECC counter, a clock reason that is not active) can bind no rule and
-are read by no engine code. :class:`Router` keeps a fact when its kind is error or warning
-(knowledge/fact_polarity.yaml: every error is accounted for), when engine code reads every
-fact of its kind (``read_by_code``), or when it passes the constant tests of some pattern of
-the rules in use (:func:`stethoscope.engine.session.can_bind`, the test durable's prefilter
-makes); the others of one file, node and kind become one ``fact_summary`` that counts them
-and cites the first. The routing runs where the file was parsed (a pool worker returns the
+are read by no engine code. The kinds that are such per-entity readings are listed in
+knowledge/fact_routing.yaml (``summarise``). :class:`Router` keeps a fact of those kinds only
+when it passes the constant tests of some pattern of the rules in use
+(:func:`stethoscope.engine.session.can_bind`, the test durable's prefilter makes) or matches
+its kind's ``keep_where`` (what engine code reads); the others of one file, node and kind
+become one ``fact_summary`` that counts them and cites the first. Every other kind is kept. The routing runs where the file was parsed (a pool worker returns the
 kept facts only), so a 1,024-node bundle keeps about one fact in ten in memory.
 
 Equivalence: a fact that fails every constant test of every pattern of its kind can neither
@@ -26,30 +26,28 @@ from stethoscope.facts.model import Fact
 
 
 @lru_cache(maxsize=1)
-def _always_kept() -> tuple[frozenset[str], dict[str, dict]]:
-    polarity = knowledge.load("fact_polarity.yaml").kinds
-    routing = knowledge.load("fact_routing.yaml")
-    loud = {k for k, e in polarity.items() if e.polarity in ("error", "warning")}
-    where = dict(routing.read_by_code_where)
-    return frozenset((loud | set(routing.read_by_code) | {"fact_summary"}) - set(where)), where
+def _routing() -> tuple[frozenset[str], dict[str, dict]]:
+    table = knowledge.load("fact_routing.yaml")
+    return frozenset(table.summarise), dict(table.keep_where)
 
 
 @dataclass(frozen=True)
 class Router:
     """Which facts of a file go on to the engine (see the module docstring)."""
 
-    keep_kinds: frozenset[str]
+    #: the kinds whose facts are kept only when a rule can bind them (fact_routing.yaml summarise)
+    summarised: frozenset[str]
     patterns: dict
-    #: kind -> field values of the facts of that kind that engine code reads (read_by_code_where)
+    #: kind -> field values of the facts of that kind that engine code reads (keep_where)
     keep_where: dict
 
     def route(self, facts: list[Fact]) -> list[Fact]:
         kept: list[Fact] = []
         folded: dict[tuple[str, str], list] = {}  # (node, kind) -> [first fact, count]
-        keep, patterns, where = self.keep_kinds, self.patterns, self.keep_where
+        summarised, patterns, where = self.summarised, self.patterns, self.keep_where
         for f in facts:
             kind = f.kind
-            if kind in keep:
+            if kind not in summarised:
                 kept.append(f)
                 continue
             want = where.get(kind)
@@ -72,8 +70,8 @@ class Router:
 
 def router_for(rules) -> Router:
     """The router of a rule set (its ``CompiledRule`` list)."""
-    keep, where = _always_kept()
-    return Router(keep_kinds=keep, patterns=literal_tests(list(rules)), keep_where=where)
+    summarised, where = _routing()
+    return Router(summarised=summarised, patterns=literal_tests(list(rules)), keep_where=where)
 
 
 def made(facts: list[Fact]) -> int:

@@ -31,6 +31,11 @@ Wrappers, each with a real sample:
 
   A time followed by a syslog host and tag (``2024-05-01T12:00:00Z node1 kernel: ...``,
   journald's ``short-iso``) is journald's, not a container's: it is left to the kernel log.
+- links a rich-text paste leaves inside a line, where the link's text is its own address
+  (GitHub turns ``net_ib.cc:101`` and ``10.1.3.201`` into links when a rendered page is
+  copied back into an issue): the text stays, the address goes::
+
+      node201:127799:127863 [0] transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN NET/IB : mlx5_0:1 Got async event : local access violation work queue error
 """
 from __future__ import annotations
 
@@ -54,6 +59,9 @@ _CONTAINER_TS = re.compile(
     r"(?![A-Za-z0-9][\w.-]* [\w./-]+(?:\[\d+\])?: )",  # "node1 kernel: ..." is journald's: kept
 )
 
+# transport/[net_ib.cc:101](http://net_ib.cc:101/)     peer [10.1.3.201](http://10.1.3.201/)<33057>   (nccl#1710)
+_AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
+
 #: literal gates: a text holding none of these has no wrapper, and is returned as it is
 _GATES = ("`", ">", "]<std", ": ", "Z ")
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
@@ -73,13 +81,16 @@ def normalise(text: str) -> str:
 
     The same string object comes back when nothing was stripped, so callers can test
     ``is`` to know whether the text changed."""
+    original = text
+    if "](http" in text:  # links inside lines, whatever the line starts with
+        text = _AUTOLINK.sub(r"\g<text>", text)
     if not any(g in text for g in _GATES):
         return text
     # every pattern starts with the newline before its line (a literal: the regex engine skips
     # ahead to it), so the text gets one in front and loses it at the end
     out = "\n" + text + "\n"
     if _ANY.search(out) is None:
-        return text
+        return text  # (the links above stripped, if any)
     for _ in range(3):  # wrappers nest: a quoted fence line, a labelled quoted line
         before = out
         if "\n>" in out or "\n " in out or "\n\t" in out:
@@ -97,4 +108,4 @@ def normalise(text: str) -> str:
         if out == before:
             break
     out = out[1:-1]
-    return text if out == text else out
+    return original if out == original else out

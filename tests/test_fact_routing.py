@@ -3,8 +3,8 @@
 - Every fixture bundle (and every harvested real case) gives the same report whether the
   facts are routed or not: same verdict, findings (causes, entities, evidence, localisation),
   coverage, not-checked branches and fact count.
-- Every fact kind that engine/ or cli/ code names (its kind string or its class) is listed
-  under read_by_code, so no engine code loses a fact it reads.
+- No engine/ or cli/ code names a summarised kind (its kind string or its class) unless
+  keep_where keeps what it reads, so no engine code loses a fact it reads.
 - A healthy reading no rule can bind becomes one fact_summary per file, node and kind, citing
   the first line; an error fact and a reading a rule can bind are kept.
 """
@@ -37,26 +37,25 @@ def test_routed_facts_give_the_same_report(path, ruleset):
     assert _report(path, ruleset, True) == _report(path, ruleset, False)
 
 
-def test_every_kind_engine_code_names_is_read_by_code():
+def test_summarised_kinds_are_healthy_readings_no_engine_code_reads():
+    """A summarised kind is state or info, and no engine/cli code names it (its kind string or
+    its class) unless keep_where says which of its facts that code reads."""
     load_parsers()
-    import stethoscope.facts.derived  # noqa: F401 - derived kinds
-    import stethoscope.facts.live.series_facts  # noqa: F401 - live kinds
-
-    routing_kb = knowledge.load("fact_routing.yaml")
-    listed = set(routing_kb.read_by_code) | set(routing_kb.read_by_code_where)
+    table = knowledge.load("fact_routing.yaml")
     polarity = knowledge.load("fact_polarity.yaml").kinds
-    loud = {k for k, e in polarity.items() if e.polarity in ("error", "warning")}
+    assert {k for k in table.summarise if polarity[k].polarity not in ("state", "info")} == set()
     sources = {p: p.read_text() for d in ("engine", "cli") for p in (ROOT / d).rglob("*.py")
                if p.name not in ("routing.py", "docs.py")}
-    missing = {}
-    for kind, cls in FACT_KINDS.items():
-        if kind in listed or kind in loud or kind == "fact_summary":
+    named = {}
+    for kind in table.summarise:
+        if kind in table.keep_where:
             continue
-        named = re.compile(r"[\"']" + re.escape(kind) + r"[\"']|\b" + re.escape(cls.__name__) + r"\b")
-        where = sorted(p.name for p, text in sources.items() if named.search(text))
+        cls = FACT_KINDS[kind]
+        pattern = re.compile(r"[\"']" + re.escape(kind) + r"[\"']|\b" + re.escape(cls.__name__) + r"\b")
+        where = sorted(p.name for p, text in sources.items() if pattern.search(text))
         if where:
-            missing[kind] = where
-    assert not missing, f"add these kinds to knowledge/fact_routing.yaml read_by_code: {missing}"
+            named[kind] = where
+    assert not named, f"engine code reads these summarised kinds (give them keep_where, or stop summarising them): {named}"
 
 
 def test_healthy_readings_become_one_summary(ruleset):

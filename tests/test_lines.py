@@ -57,3 +57,18 @@ def test_evidence_quotes_the_line_as_posted():
     assert warns, "the WARN inside backticks is parsed"
     assert warns[0].evidence.line == 2
     assert warns[0].evidence.text.startswith("`node1:1633:1633 [0] init.cc:1247")
+
+
+def test_links_a_rich_text_paste_leaves_inside_lines_are_unwrapped():
+    """nccl#1710: GitHub turned file:line and addresses into links whose text is the address."""
+    raw = ("> node201:127799:127863 [0] transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN NET/IB : mlx5_0:1 "
+           "Got async event : local access violation work queue error\n"
+           "> node023:10214:10303 [0] transport/[net_ib.cc:1909](http://net_ib.cc:1909/) NCCL WARN NET/IB : Got completion "
+           "from peer [10.1.3.201](http://10.1.3.201/)<33057> with status=9 opcode=0 len=0 vendor err 138 (Send)\n")
+    out = normalise(raw).splitlines()
+    assert out[0] == ("node201:127799:127863 [0] transport/net_ib.cc:101 NCCL WARN NET/IB : mlx5_0:1 Got async event : "
+                      "local access violation work queue error")
+    assert "from peer 10.1.3.201<33057> with status=9" in out[1]
+    # a link whose text is not its address is the author's: kept
+    own = "see [the NCCL docs](https://docs.nvidia.com/deeplearning/nccl/) for NCCL_IB_HCA"
+    assert normalise(own) == own

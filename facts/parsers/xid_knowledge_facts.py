@@ -230,3 +230,36 @@ NVLINK5_MESSAGE = re.compile(
     r"^(?P<unit>[A-Z0-9_/]+) (?P<sev>Nonfatal|Non-fatal|Fatal)\b.*?\bLink (?P<link>\d+)"
     r"(?: \((?P<intr>0x[0-9a-fA-F]+) (?P<status>0x[0-9a-fA-F]+)[^)]*\))?"
 )
+
+
+@fact_kind
+class IbAsyncEventCatalogueEntry(Fact):
+    """What one HCA async event means (knowledge/ib_async_events.yaml), made for each event a
+    log names: the rule joins it on ``event``."""
+
+    kind: Literal["ib_async_event_catalogue_entry"] = "ib_async_event_catalogue_entry"
+    event: str  # as NCCL printed it
+    ibv: str  # IBV_EVENT_DEVICE_FATAL
+    meaning: str
+    severity: str
+    cause: str
+    component: str
+    actions: str  # comma-separated action ids
+    specific_rule: bool
+
+
+@fact_kind
+class IbWcStatusCatalogueEntry(Fact):
+    """What one failed RDMA work completion status means (knowledge/ib_wc_status.yaml), made
+    for each status a log names: the rule joins it on ``status``."""
+
+    kind: Literal["ib_wc_status_catalogue_entry"] = "ib_wc_status_catalogue_entry"
+    status: int
+    ibv: str  # IBV_WC_REM_INV_REQ_ERR
+    name: str  # libibverbs' string
+    meaning: str
+    severity: str
+    cause: str
+    component: str
+    actions: str
+    specific_rule: bool
