@@ -117,7 +117,7 @@ class Runner:
     def submit(self, calls: list[Callable[[], Any]]) -> list[Future]:
         if self.sent + len(calls) > self.max_queries:
             raise LiveError(f"the run needs more than its budget of {self.max_queries} queries "
-                            f"({self.sent} sent, {len(calls)} more asked); raise --max-queries")
+                            f"({self.sent} sent, {len(calls)} more asked)")
         self.sent += len(calls)
         futures = [self.pool.submit(c) for c in calls]
         self._futures.extend(futures)
@@ -275,14 +275,17 @@ def _observe(prom: Prom, runner: Runner, plan: screens.Plan, at: float, window_s
 
     # --- details: the flagged targets in full, the families a rule needs whole ---
     inst: dict[str, set[str]] = defaultdict(set)  # source -> flagged instances
+    whole_unnarrowed: set[str] = set()
     for key, rows in flagged.items():
         for lab in rows:
             if lab.get("instance"):
                 inst[by_key[key].source].add(lab["instance"])
+            else:  # no scrape target to narrow by (federated, remote-written): read the family whole
+                whole_unnarrowed.add(key)
     fam: dict[str, list[Series]] = {k: [] for k in by_key}
     detail_paths: dict[str, str] = {}
     calls: list[Callable[[], tuple[list[Signal], tuple[str, list[Series]]]]] = []
-    whole = {k for k in plan.whole if k in present}
+    whole = {k for k in plan.whole if k in present} | whole_unnarrowed
     for source in ("dcgm-exporter", "node_exporter"):
         targets = inst.get(source)
         if not targets:
