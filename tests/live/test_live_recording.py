@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from stethoscope.cli.main import app
 from stethoscope.engine import live
 from stethoscope.engine.live import diagnose_prometheus
-from stethoscope.facts.live.prom import Prom
+from stethoscope.facts.live.prom import LiveError, Prom
 
 promtool = shutil.which("promtool")
 
@@ -57,8 +57,13 @@ def recorded(tmp_path_factory):
     try:
         server.wait_ready()
         prom = Prom(server.url, timeout=5)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not prom.rows("steth:plan:3600s", time.time()):
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # the first evaluation of the recording rules
+            try:
+                if prom.rows("steth:plan:3600s", time.time()):
+                    break
+            except LiveError:  # 503 while the TSDB still opens
+                pass
             time.sleep(0.5)
         yield server.url
     finally:
