@@ -98,15 +98,22 @@ def _keyword_starts(text: str):
         return (m.start() for m in _KEYWORDS_RE2.finditer(text.encode("ascii")))
     return (m.start() for m in _KEYWORDS.finditer(text))
 
+# Drivers that print the function after "NVRM" without the colon (seen in an H100
+# confidential-computing guest, nvtrust#52); read as "NVRM: <function>: ...":
+# [   36.077473] NVRM kgspBootstrapRiscvOSEarly_GH100: Timeout waiting for GSP target mask release. This error may be caused by several reasons: ...
+# [   36.077455] NVRM _threadNodeCheckTimeout: _threadNodeCheckTimeout: currentTime: 3d08c22901a000 >= 3d08c20857cf00
+# (a function name: a leading underscore, an underscore inside, or camelCase; not "NVRM version:")
+_COLONLESS = re.compile(r"NVRM (?P<func>_\w+|[a-z]\w*_\w+|[a-z]+[A-Z]\w*): ")
+
 # detect(): any of our markers, or a kernel-stamped line, anywhere in the head.
 _DETECT = re.compile(
-    r"NVRM: |\bXid \(PCI:[0-9a-fA-F:.]+\): ?\d|SXid \(PCI:|\bAER: |PCIe Bus Error: "
+    r"NVRM: |NVRM (?:_\w+|[a-z]\w*_\w+|[a-z]+[A-Z]\w*): |\bXid \(PCI:[0-9a-fA-F:.]+\): ?\d|SXid \(PCI:|\bAER: |PCIe Bus Error: "
     r"|: kern: *[a-z]+ *: \[\d{4}-"
     r"|^\[\s*\+?\d+\.\d{6}\] |^\[[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4}\] "
     r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ kernel: ",
     re.M,
 )
-_DETECT_KEYS = ("NVRM: ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ")  # or a line starting "["
+_DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ")  # or a line starting "["
 
 # NVRM: Xid (PCI:0000:00:06): 31, pid=1883, name=python3, channel 0x0000000a, intr 00000000. MMU Fault: ...
 # NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.
@@ -226,7 +233,11 @@ class _Boots:
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
-    text, lines = artefact.text, artefact.lines
+    text, lines, line_of = artefact.text, artefact.lines, artefact.line_of
+    if "NVRM " in text and _COLONLESS.search(text):  # "NVRM func: ..." read as "NVRM: func: ..."
+        text = _COLONLESS.sub(r"NVRM: \g<func>: ", text)
+        local = Artefact(path=artefact.path, node=artefact.node, text=text)
+        lines, line_of = local.lines, local.line_of
     used: set[int] = set()
     boots = _Boots()
     aer = AerEvents(b, used, _PREFIX)
@@ -243,7 +254,7 @@ def parse(artefact: Artefact) -> ParseResult:
         end = text.find("\n", at)
         end = n if end == -1 else end
         pos = end + 1
-        ln = artefact.line_of(start)
+        ln = line_of(start)
         line = lines[ln - 1]
         p = _PREFIX.match(line)  # every part is optional: it always matches
         msg = _message(line[p.end():])

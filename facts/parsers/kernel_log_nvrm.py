@@ -96,6 +96,21 @@ _BAR_TAIL = re.compile(r"NVRM: The system BIOS may have misconfigured your")
 # NVRM: gpuWaitForGfwBootComplete_TU102: failed to wait for GFW_BOOT: (progress 0x3)
 # NVRM: GPU6 _kgspBootGspRm: (the GPU is likely in a bad state and may need to be reset)
 _INIT_DETAIL = re.compile(r"NVRM: (?:GPU\d+ )?(?:RmInitAdapter: |_?kgsp\w*: |gpuWaitForGfwBootComplete\w*: |\(the GPU )")
+# The GSP firmware did not boot (alone, or before an RmInitAdapter failure that carries it):
+# NVRM: kgspBootstrapRiscvOSEarly_GH100: Timeout waiting for GSP target mask release. This error may be caused by several reasons: ...   (nvtrust#52, printed "NVRM kgsp...:")
+# NVRM: GPU6 _kgspBootGspRm: unexpected WPR2 already up, cannot proceed with booting GSP       (open-gpu-kernel-modules#1230)
+# NVRM: GPU0 RmInitAdapter: Cannot initialize GSP firmware RM
+# NVRM: kfspPollForResponse_IMPL: FSP command timed out
+# (not the VBIOS's own boot, "failed to wait for GFW boot complete": alone it stays unexplained)
+_GSP_BOOT = re.compile(
+    r"NVRM: (?:GPU\d+ )?(?:_?kgsp\w*|RmInitAdapter|_?kfsp\w*): .*?"
+    r"(?:Timeout waiting for GSP|cannot proceed with booting GSP|Cannot initialize GSP firmware|FSP command timed out)"
+)
+# RM's thread watchdog, printed with the operation that timed out (a GSP boot step, above):
+# NVRM: _threadNodeCheckTimeout: _threadNodeCheckTimeout: Timeout was set to: 4000 msecs!      (nvtrust#52)
+_THREAD_TIMEOUT = re.compile(r"NVRM: (?:GPU\d+ )?_threadNodeCheckTimeout: ")
+#: how near a GSP boot failure a thread-watchdog line is read as its detail
+_THREAD_NEAR = 4
 # (the GPU is likely in a bad state and may need to be reset)   (_kgspBootGspRm, kernel_gsp.c)
 # (the GPU may be in a bad state and may need to be reset)      (kgspWaitForGfwBootOk_TU102)
 _RESET_HINT = re.compile(r"\(the GPU (?:is likely|may be) in a bad state and may need to be reset\)")
@@ -248,6 +263,14 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         return True
     if _INIT_DETAIL.search(msg) is not None and _followed_by_init_failure(lines, ln):
         used.add(ln)  # read as the detail of the RmInitAdapter failure that follows
+        return True
+    if _GSP_BOOT.search(msg) is not None:  # no RmInitAdapter failure after it in the paste
+        add("gsp_boot_failed", detail=msg[msg.index("NVRM: ") + 6:].strip())
+        used.add(ln)
+        return True
+    if _THREAD_TIMEOUT.search(msg) is not None and any(
+            _GSP_BOOT.search(lines[k]) for k in range(max(0, ln - 1 - _THREAD_NEAR), min(ln + _THREAD_NEAR, len(lines)))):
+        used.add(ln)  # the watchdog's side of the GSP boot failure next to it
         return True
     if _FAILURE_WORDS.search(msg) is not None:
         add("other")

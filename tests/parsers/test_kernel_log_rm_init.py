@@ -65,3 +65,27 @@ def test_nvrm_only_paste_is_a_kernel_log_that_was_read():
     facts = kernel_log.parse(Artefact(path="dmesg.log", text=text, node="n1")).facts
     assert "kernel_errors" not in {n.branch for n in not_checked(facts)}
     assert "kernel_errors" in {n.branch for n in not_checked([])}
+
+
+def test_colonless_nvrm_prefix_gsp_boot_timeout_real_paste():
+    """nvtrust#52: "NVRM kgspBootstrapRiscvOSEarly_GH100: ..." (no colon after NVRM) is read as
+    "NVRM: ..."; the GSP boot timeout is one fact, RM's watchdog lines beside it are its detail,
+    the FSP register dump says nothing; evidence quotes the lines as posted."""
+    text = (FIX / "nvrm_colonless_gsp_boot_timeout_nvtrust52.log").read_text()
+    res = kernel_log.parse(Artefact(path="dmesg.log", text=text, node="n1"))
+    nvrm = [f for f in res.facts if f.kind == "nvrm_error"]
+    assert [f.message_kind for f in nvrm] == ["gsp_boot_failed"]
+    assert nvrm[0].evidence.line == 3 and nvrm[0].evidence.text.startswith("[   36.077473] NVRM kgspBootstrapRiscvOSEarly_GH100:")
+    assert "Timeout waiting for GSP target mask release" in nvrm[0].detail
+    assert res.errors == []
+
+
+def test_colonless_form_needs_a_function_name():
+    """'NVRM version: ...' (/proc/driver/nvidia/version) is not a colon-less driver message."""
+    assert kernel_log._COLONLESS.search("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05") is None
+    assert kernel_log._COLONLESS.search("[ 1.0] NVRM _threadNodeCheckTimeout: x") is not None
+
+
+def test_watchdog_line_alone_stays_a_failure_line():
+    facts = _nvrm("NVRM: _threadNodeCheckTimeout: _threadNodeCheckTimeout: Timeout was set to: 4000 msecs!\n")
+    assert [f.message_kind for f in facts] == ["other"]
