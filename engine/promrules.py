@@ -215,7 +215,9 @@ def export(ruleset: RuleSet, thresholds: Thresholds | None = None, runbook_base:
 
 
 def inhibit_rules(ruleset: RuleSet, node_labels: tuple[str, ...] = DEFAULT_NODE_LABELS) -> list[dict[str, Any]]:
-    """Alertmanager ``inhibit_rules``: the alerts a GPU that fell off the bus explains."""
+    """Alertmanager ``inhibit_rules``: the alerts a GPU that fell off the bus explains, the
+    temperature alerts of a GPU in HW thermal slowdown, the warnings of a cause whose critical
+    alert fires on the same GPU."""
     fell_off = [c.rule.promql.alert for c in ruleset.rules if c.rule.promql is not None and c.rule.cause == "gpu_fell_off_bus"]
     silenced = "|".join(FELL_OFF_SILENCES)
     return [
@@ -228,6 +230,19 @@ def inhibit_rules(ruleset: RuleSet, node_labels: tuple[str, ...] = DEFAULT_NODE_
         {"source_matchers": ['alertname="StethFinding"', 'cause="gpu_fell_off_bus"'],
          "target_matchers": ['alertname="StethFinding"', 'component="nccl"'],
          "equal": ["node"]},
+        # clocks held down by heat: the temperature alerts of that GPU say the same
+        # (exporter alerts only, pci_bus_id set: steth's findings carry node/gpu, and empty
+        # labels would compare equal across the fleet)
+        {"source_matchers": ['cause="gpu_thermal_slowdown"', 'severity="critical"', 'pci_bus_id=~".+"'],
+         "target_matchers": ['cause="gpu_overheating"', 'pci_bus_id=~".+"'],
+         "equal": [*node_labels, "pci_bus_id"]},
+        # one fault, one page: a critical alert silences the warnings of its cause on its GPU
+        {"source_matchers": ['severity="critical"', 'pci_bus_id=~".+"', 'cause=~".+"'],
+         "target_matchers": ['severity="warning"', 'pci_bus_id=~".+"'],
+         "equal": ["cause", *node_labels, "pci_bus_id"]},
+        {"source_matchers": ['alertname="StethFinding"', 'severity="critical"', 'gpu=~".+"'],
+         "target_matchers": ['alertname="StethFinding"', 'severity="warning"', 'gpu=~".+"'],
+         "equal": ["cause", "node", "gpu"]},
     ]
 
 

@@ -150,6 +150,7 @@ def test_inhibition_in_a_real_alertmanager(tmp_path):
         gpu = {"Hostname": "node1", "gpu": "0", "pci_bus_id": "00000000:91:00.0"}
         other = {"Hostname": "node1", "gpu": "1", "pci_bus_id": "00000000:92:00.0"}
         finding = {"node": "node1", "gpu": "0000:91:00.0", "job": "steth"}
+        hot = {"hostname": "node2", "gpu": "0", "pci_bus_id": "00000000:1C:00.0"}
         sent = {
             "fell_off": {"alertname": "GPUFellOffBus", "severity": "critical", "cause": "gpu_fell_off_bus", "component": "gpu", **gpu},
             "dbe_same_gpu": {"alertname": "GPUVolatileDBECount", "severity": "critical", "component": "gpu_memory", **gpu},
@@ -158,6 +159,17 @@ def test_inhibition_in_a_real_alertmanager(tmp_path):
             "steth_fell_off": {"alertname": "StethFinding", "severity": "critical", "cause": "gpu_fell_off_bus", "component": "gpu", **finding},
             "steth_nccl": {"alertname": "StethFinding", "severity": "critical", "cause": "nccl_timeout", "component": "nccl", "node": "node1", "job": "steth"},
             "steth_nccl_other_node": {"alertname": "StethFinding", "severity": "critical", "cause": "nccl_timeout", "component": "nccl", "node": "node2", "job": "steth"},
+            # node2's GPU: HW thermal slowdown silences its temperature alert; a critical ECC
+            # alert silences the warning of its cause on that GPU, not another cause's
+            "slowdown": {"alertname": "GPUClocksHWThermalSlowdown", "severity": "critical", "cause": "gpu_thermal_slowdown", "component": "power_thermal", **hot},
+            "temp_hot_gpu": {"alertname": "GPUTemperatureHigh", "severity": "warning", "cause": "gpu_overheating", "component": "power_thermal", **hot},
+            "dbe_hot_gpu": {"alertname": "GPUVolatileDBECount", "severity": "critical", "cause": "ecc_uncorrectable", "component": "gpu_memory", **hot},
+            "spares_hot_gpu": {"alertname": "GPURowRemapSparesExhausted", "severity": "warning", "cause": "row_remap_failure", "component": "gpu_memory", **hot},
+            "dbe_xid_warn_hot_gpu": {"alertname": "SomeECCWarning", "severity": "warning", "cause": "ecc_uncorrectable", "component": "gpu_memory", **hot},
+            # steth's findings: same cause on another node stays, on the same GPU is silenced
+            "steth_hot_crit": {"alertname": "StethFinding", "severity": "critical", "cause": "gpu_thermal_slowdown", "component": "power_thermal", "node": "node2", "gpu": "0000:1c:00.0"},
+            "steth_hot_warn_same": {"alertname": "StethFinding", "severity": "warning", "cause": "gpu_thermal_slowdown", "component": "power_thermal", "node": "node2", "gpu": "0000:1c:00.0", "rule": "clocks_sw_thermal_slowdown"},
+            "steth_hot_warn_other": {"alertname": "StethFinding", "severity": "warning", "cause": "gpu_thermal_slowdown", "component": "power_thermal", "node": "node5", "gpu": "0000:1c:00.0"},
         }
         _post(f"{base}/api/v2/alerts", [{"labels": {**v, "test_id": k}} for k, v in sent.items()])
         inhibited: dict[str, bool] = {}
@@ -169,7 +181,10 @@ def test_inhibition_in_a_real_alertmanager(tmp_path):
                 break
             time.sleep(0.2)
         assert inhibited == {"fell_off": False, "dbe_same_gpu": True, "temp_same_gpu": True, "dbe_other_gpu": False,
-                             "steth_fell_off": False, "steth_nccl": True, "steth_nccl_other_node": False}
+                             "steth_fell_off": False, "steth_nccl": True, "steth_nccl_other_node": False,
+                             "slowdown": False, "temp_hot_gpu": True, "dbe_hot_gpu": False, "spares_hot_gpu": False,
+                             "dbe_xid_warn_hot_gpu": True, "steth_hot_crit": False, "steth_hot_warn_same": True,
+                             "steth_hot_warn_other": False}
     finally:
         proc.terminate()
         proc.wait(timeout=10)
