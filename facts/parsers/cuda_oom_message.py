@@ -85,7 +85,7 @@ def read(line: str) -> dict[str, Any] | None:
         others = [_bytes(o) or 0 for o in OTHER_PROCESS.finditer(rest)]
         this = _bytes(THIS_PROCESS.search(rest))
         tried = _bytes(TRIED.search(rest))
-    except ValueError as e:
+    except (ValueError, OverflowError) as e:  # "nan MiB", "inf MiB" (OverflowError: not a ValueError)
         return {"error": f"CUDA out-of-memory line with an unreadable size: {e}"}
     other_bytes = sum(others) if others else None
     mine = this if this is not None else reserved

@@ -88,12 +88,17 @@ def parse(artefact: Artefact) -> ParseResult:
             used += 1
             continue
         if _TABLE.match(line):
-            cols, used = line.split(), used + 1
+            cols = line.split()
+            if "%CPU" not in cols[:-1]:  # "-%CPU": not top's column
+                b.error(ln, "top process table header without its %CPU column")
+                cols = None
+                continue
+            used += 1
             continue
         if cols is None or not line.strip():
             continue
         toks = line.split()
-        if not toks[0].isdigit():
+        if not toks[0].isdecimal():  # not isdigit(): "²" is a digit int() refuses
             cols = None  # the table ended (prose after a pasted capture)
             continue
         if len(toks) < len(cols):
@@ -107,7 +112,7 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         used += 1
         last = row.get("P")
-        procs.append((ln, int(toks[0]), " ".join(toks[len(cols) - 1:]), pct, int(last) if last and last.isdigit() else None))
+        procs.append((ln, int(toks[0]), " ".join(toks[len(cols) - 1:]), pct, int(last) if last and last.isdecimal() else None))
     busy = {c: v[1] for c, v in cores.items()}
     host_busy = round(statistics.fmean(busy.values()), 2) if busy else (round(overall[1], 2) if overall else None)
     for c in sorted(cores):
