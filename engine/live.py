@@ -16,8 +16,8 @@ from typing import Any, Callable
 
 from stethoscope.engine.loader import RuleSet
 from stethoscope.engine.pipeline import Evaluator, Observation, diagnose
-from stethoscope.engine.report import Coverage, FileCoverage, MissingSignal, Report, Source
-from stethoscope.facts.live import dcgm, ib, promql, screens, timeseries
+from stethoscope.engine.report import Coverage, FileCoverage, MissingSignal, Report, SkippedFile, Source
+from stethoscope.facts.live import dcgm, ib, promql, screens, stack, timeseries
 from stethoscope.facts.live.dcgm import LiveFacts
 from stethoscope.facts.live.access import Access
 from stethoscope.facts.live.prom import LiveError, Prom, Series
@@ -204,7 +204,9 @@ def observe_rules(prom: Prom, at: float, window_s: int, signals: tuple[Signal, .
         found, rec_rows = runner.wait(first)
         pid = plan_id(plan)
         rec_rows = [r for r in rec_rows if r.get("metric", {}).get("steth_plan") == pid]
-        return _observe(prom, runner, plan, at, window_s, signals, obs, set(found), rec_rows), ruleset
+        obs = _observe(prom, runner, plan, at, window_s, signals, obs, set(found), rec_rows)
+        self_check(prom, runner, at, window_s, obs)
+        return obs, ruleset
     finally:
         runner.close()
 
@@ -380,6 +382,28 @@ def _observe(prom: Prom, runner: Runner, plan: screens.Plan, at: float, window_s
     if out.skipped:
         obs.coverage.unrecognised.append(f"{out.skipped} series without a pci_bus_id label (cannot be tied to a GPU)")
     return obs
+
+
+def self_check(prom: Prom, runner: Runner, at: float, window_s: int, obs: Observation) -> None:
+    """The monitoring stack's own state (facts/live/stack.py): exporter targets down, exporters
+    absent, stale series, exporter versions. Only beside exporter series: a server without any
+    keeps its verdict (inconclusive, nothing to read). A server that refuses this one query
+    leaves the rest of the diagnosis as it is, the query listed as not read."""
+    if not obs.coverage.files:
+        return
+    q = stack.query(window_s)
+    shown = prom.scope(q)
+    try:
+        (rows,) = runner.map([lambda: prom.rows(q, at)])
+    except LiveError as exc:
+        obs.coverage.skipped.append(SkippedFile(path=shown, reason=f"the monitoring self-check query failed: {exc}"))
+        return
+    out = LiveFacts()
+    stack.stack_facts(rows, shown, at, window_s, out, judge_absence=not prom.access.selector)
+    obs.facts.extend(out.facts)
+    obs.coverage.files.append(FileCoverage(path=shown, kind="prometheus:stack", node="*", facts=len(out.facts),
+                                           skipped_lines=0))
+    obs.nodes = sorted(set(obs.nodes) | {f.node for f in out.facts if f.node != "*"})
 
 
 def _below_peers(plan: screens.Plan, rows: list[dict], prom: Prom, out: LiveFacts, window_s: int) -> None:

@@ -12,6 +12,7 @@ from types import ModuleType
 
 import stethoscope.facts.derived  # noqa: F401 - registers derived fact kinds
 import stethoscope.facts.live.series_facts  # noqa: F401 - registers the live-only fact kinds
+import stethoscope.facts.live.stack_facts  # noqa: F401 - the monitoring stack's own state
 import stethoscope.facts.parsers as _pkg
 
 
