@@ -55,7 +55,7 @@ def parse(artefact: Artefact) -> ParseResult:
         result.lines_used += 1
         try:
             samples = [s for f in text_string_to_metric_families(line + "\n") for s in f.samples]
-        except ValueError as exc:
+        except (ValueError, IndexError) as exc:  # prometheus_client: IndexError on an empty label name
             fb.error(n, f"dcgm-exporter scrape: unreadable sample: {exc}")
             continue
         for s in samples:
