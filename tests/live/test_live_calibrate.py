@@ -2,6 +2,9 @@
 and writes the file steth rules export reads."""
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import yaml
 from conftest import INCIDENT_AT, T0
 from typer.testing import CliRunner
@@ -37,6 +40,12 @@ def test_cli_writes_the_file_rules_export_reads(prom_url, tmp_path):
     temp = next(r for g in doc["groups"] for r in g["rules"] if r.get("alert") == "GPUTemperatureHigh")
     limit = th.models["NVIDIA H100 80GB HBM3"]["gpu_temp_c"].proposed_threshold
     assert f'DCGM_FI_DEV_GPU_TEMP{{modelName="NVIDIA H100 80GB HBM3"}} > {limit:g}' in temp["expr"]
+    assert any(r.get("alert") == "GPUMemoryTemperatureHigh" for g in doc["groups"] for r in g["rules"])
+    promtool = shutil.which("promtool")
+    if promtool:  # the per-model expressions are valid PromQL
+        (tmp_path / "rules.yml").write_text(res.stdout)
+        check = subprocess.run([promtool, "check", "rules", str(tmp_path / "rules.yml")], capture_output=True, text=True, timeout=60)
+        assert check.returncode == 0, check.stdout + check.stderr
 
 
 def test_a_bad_thresholds_file_is_one_line(tmp_path):
