@@ -99,6 +99,19 @@ def _record(tmp: Path) -> None:
     assert steth("baseline", "record", NCCL_TESTS, "--name", "pair").exit_code == 0
 
 
+def _patrol_suite(tmp: Path) -> Path:
+    """A one-step patrol suite of a real command (uname: identity only, so the run is inconclusive)."""
+    spec = tmp / "patrol.yaml"
+    spec.write_text("source: test\nversion: 1\nsteps:\n  - {name: uname, title: uname -a, argv: [uname, -a], file: uname.txt,"
+                    " timeout: 10, reads: host_info, requires: [uname], skip_reason: no uname}\n")
+    return spec
+
+
+def _patrol(tmp: Path) -> None:
+    res = steth("patrol", "run", "--suite", _patrol_suite(tmp), "--out", tmp / "p", "--db", tmp / "h.sqlite", "--node", "n1")
+    assert res.exit_code == 2, res.output
+
+
 # (command path, expected code, argv builder taking tmp_path)
 WORKING = [
     ("diagnose", 0, lambda t: ["diagnose", "--from-logs", HEALTHY]),
@@ -123,6 +136,11 @@ WORKING = [
     ("topology show", 0, lambda t: ["topology", "show", HEALTHY]),
     ("collect", 0, lambda t: ["collect", "--out", t / "b", "--node", "n1", "--commands", _collect_spec(t)]),
     ("plan", 0, lambda t: ["plan", "--gpus", "1000", "--metrics", "50", "--interval", "15s", "--days", "30"]),
+    ("patrol run", 2, lambda t: ["patrol", "run", "--suite", _patrol_suite(t), "--out", t / "p", "--db", t / "h.sqlite", "--node", "n1"]),
+    ("patrol history", 0, lambda t: _patrol(t) or ["patrol", "history", "--db", t / "h.sqlite"]),
+    ("patrol baseline record", 0, lambda t: _patrol(t) or ["patrol", "baseline", "record", "--db", t / "h.sqlite"]),
+    ("patrol baseline show", 0, lambda t: _patrol(t) or steth("patrol", "baseline", "record", "--db", t / "h.sqlite").exit_code
+     or ["patrol", "baseline", "show", "--db", t / "h.sqlite"]),
 ]
 
 
@@ -175,6 +193,11 @@ BAD_USAGE = [
     ("calibrate", lambda t: ["calibrate", "--prometheus", "http://127.0.0.1:9", "--window", "zz"]),
     ("plan", lambda t: ["plan", "--metrics", "50"]),
     ("plan", lambda t: ["plan", "--gpus", "8", "--interval", "often"]),
+    ("patrol run", lambda t: ["patrol", "run", "--only", "no_such_step"]),
+    ("patrol run", lambda t: ["patrol", "run", "--launcher", "ssh"]),
+    ("patrol history", lambda t: ["patrol", "history", "--db", t / "missing.sqlite"]),
+    ("patrol baseline record", lambda t: ["patrol", "baseline", "record", "--db", t / "missing.sqlite"]),
+    ("patrol baseline show", lambda t: ["patrol", "baseline", "show", "--db", t / "missing.sqlite"]),
 ]
 
 
@@ -232,6 +255,10 @@ INTERNAL = {
     "watch": ("stethoscope.engine.watch.Watcher", ["watch", "--prometheus", "http://127.0.0.1:9"]),
     "calibrate": ("stethoscope.engine.calibrate.calibrate", ["calibrate", "--prometheus", "http://127.0.0.1:9"]),
     "plan": ("stethoscope.engine.plan.plan", ["plan", "--gpus", "8"]),
+    "patrol run": ("stethoscope.engine.patrol.run_node", ["patrol", "run", "--out", ROOT / "no-such-out"]),
+    "patrol history": ("stethoscope.engine.patrol_store.trend", ["patrol", "history"]),
+    "patrol baseline record": ("stethoscope.engine.patrol_store.record_baseline", ["patrol", "baseline", "record"]),
+    "patrol baseline show": ("stethoscope.engine.patrol_store.load_baseline", ["patrol", "baseline", "show"]),
 }
 
 
