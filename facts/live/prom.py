@@ -207,11 +207,17 @@ def _tls_reason(exc: BaseException) -> str:
     """``certificate verify failed: self-signed certificate`` out of urllib3's nesting, with
     what to do about it."""
     text = str(exc)
+    m = re.search(r"Hostname mismatch, certificate is not valid for '([^']+)'", text)
+    if m:
+        return (f"certificate verify failed: it is not valid for '{m.group(1)}' (hostname mismatch); "
+                "connect by a name or address the certificate carries")
     m = re.search(r"certificate verify failed: ([^(')\]]+)", text)
     if m:
         return (f"certificate verify failed ({m.group(1).strip()}); give the server's CA with --ca-file "
                 "(or, knowingly, --insecure)")
-    m = re.search(r"\[SSL: ([A-Z_]+)\] ([^(')\]]+)", text)
+    m = re.search(r"\[SSL: ([A-Z0-9_]+)\] ([^(')\]]+)", text)
+    if m and ("BAD_CERTIFICATE" in m.group(1) or "CERTIFICATE_REQUIRED" in m.group(1)):
+        return f"{m.group(2).strip()} ({m.group(1)}): the server wants a client certificate its CA signed (--client-cert, --client-key)"
     return f"{m.group(2).strip()} ({m.group(1)})" if m else _short(text)
 
 

@@ -210,7 +210,7 @@ def test_insecure_is_explicit_and_warns(tls_prom, certs):
 @needs_servers
 def test_client_certificate(mtls_prom, certs):
     ca = str(certs / "ca.crt")
-    with pytest.raises(LiveError, match="TLS refused"):
+    with pytest.raises(LiveError, match="TLS refused.*wants a client certificate.*--client-cert"):
         Prom(mtls_prom, timeout=5, access=Access(ca_file=ca)).instant("vector(1)", INCIDENT_AT)
     got = Prom(mtls_prom, timeout=5, access=Access(ca_file=ca, client_cert=str(certs / "client.crt"),
                                                    client_key=str(certs / "client.key"))).instant("vector(1)", INCIDENT_AT)
