@@ -466,6 +466,26 @@ class IbWcStatuses(_M):
         return next((s for s in self.statuses if s.status == status), None)
 
 
+# --- nccl_results.yaml: what each ncclResult_t tells -----------------------------------------
+
+class NcclResultEntry(_M):
+    name: str = Field(pattern=r"^nccl[A-Z]\w+$")
+    code: int = Field(ge=0)
+    text: str = Field(min_length=5)  # ncclGetErrorString(), exact
+    detail: str = Field(min_length=5)  # PyTorch's getNcclErrorDetailStr() line
+    component: ComponentId
+    meaning: str = Field(min_length=10)
+    actions: list[ActionId] = Field(min_length=1)
+
+
+class NcclResults(_M):
+    source: str = Field(min_length=10)
+    results: list[NcclResultEntry] = Field(min_length=1)
+
+    def entry(self, name: str) -> NcclResultEntry | None:
+        return next((r for r in self.results if r.name == name), None)
+
+
 class XidEntry(_M):
     xid: int
     mnemonic: str
@@ -852,6 +872,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "nvls.yaml": Nvls,
     "torch_warnings.yaml": TorchWarnings,
     "xid.yaml": XidCatalogue,
+    "nccl_results.yaml": NcclResults,
     "ib_wc_status.yaml": IbWcStatuses,
     "ib_async_events.yaml": IbAsyncEvents,
     "xid_judgements.yaml": XidJudgements,

@@ -54,6 +54,23 @@ _OFI_REGISTER = re.compile(
     r"^NET/OFI Unable to register memory \(type = (?P<type>\d+)\) for device (?P<dev>\d+)\.? RC: (?P<rc>-?\d+), Error: (?P<err>.+?)\s*$"
 )
 _PTR_TYPES = {1: "host", 2: "cuda", 4: "dmabuf"}
+# A failed completion of the plugin's libfabric request (the provider's error code and name):
+# NET/OFI Request 0x7f14cc5b60c0 completed with error. RC: 113. Error: 2 (UNDELIVERABLE). Completed length: 0   (nccl#1928)
+# aws-ofi-nccl's NCCL_OFI_WARN("Request %p [seq %d ]completed with error. RC: %d. Error: %d (%s). Completed length: %ld[, Request: %s]")
+# (RC: the fi_cq_err_entry err, an errno; Error: prov_errno and its fi_cq_strerror text)
+_OFI_REQUEST = re.compile(
+    r"^NET/OFI Request (?:0x[0-9a-fA-F]+ |\(nil\) )?(?:seq \d+ )?completed with error\. RC: (?P<rc>-?\d+)\. "
+    r"Error: (?P<prov>-?\d+) \((?P<err>[^)]*)\)\.?"
+)
+
+
+def read_ofi_request(msg: str) -> dict[str, Any] | None:
+    """The ``nccl_net_plugin_error`` fields of an aws-ofi-nccl failed request, or None (also
+    for a message PyTorch forwards after ``Last error:``)."""
+    m = _OFI_REQUEST.match(msg.strip())
+    if m is None:
+        return None
+    return dict(plugin="OFI", call="request_completion", error=f"{m['err']} (provider error {m['prov']})", code=int(m["rc"]))
 # cudaArch 800 ncclMaxSharedMem 90112 exceeds device/fn maxSharedMem 65536   (the format above, filled in)
 _SHARED_MEM = re.compile(r"^cudaArch (?P<arch>\d+) ncclMaxSharedMem (?P<req>\d+) exceeds device/fn maxSharedMem (?P<avail>\d+)")
 
@@ -72,6 +89,8 @@ def handle(p: "_Parse", no: int, node: str, msg: str, ctx: dict[str, Any]) -> bo
     elif m := _OFI_CALL.match(msg):
         p.once(NcclNetPluginError, no, node, (pid, "OFI", m["call"], m["err"]), plugin="OFI", call=m["call"],
                error=m["err"], **ctx)
+    elif fields := read_ofi_request(msg):
+        p.once(NcclNetPluginError, no, node, (pid, "OFI", "request_completion", fields["error"], fields["code"]), **fields, **ctx)
     elif m := _OFI_REGISTER.match(msg):
         p.once(NcclNetPluginError, no, node, (pid, "OFI", "register_mr", m["type"], m["err"]), plugin="OFI",
                call="register_mr", error=m["err"], code=int(m["rc"]), memory_type=_PTR_TYPES.get(int(m["type"]), m["type"]),

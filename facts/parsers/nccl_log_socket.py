@@ -19,6 +19,7 @@ NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.3.5-5 to v2.28.9-1, 
     WARN("Bootstrap : no socket interface found")    WARN("NET/Socket : No usable listening interface found")
     WARN("Net : No interface found in the same subnet as remote address %s", ...)   (2.12-2.27, NCCL_COMM_ID set)
     WARN("Net : Socket creation failed : %s", ...)   (2.3-2.9)   WARN("ncclSocketInit: Socket creation failed : %s", ...)
+    WARN("Net : Call to recv from %s failed : %s", ...)   (2.9-2.18)   WARN("socketProgressOpt: Call to recv from %s failed : %s", ...)   (2.19 on; sends too print "recv")
 
 Since 2.22 NCCL retries ETIMEDOUT, EHOSTUNREACH and ECONNREFUSED and gives up on any other error
 at once ("failed : Software caused connection abort", "Network is unreachable").
@@ -50,6 +51,9 @@ SOCKET_CREATION = re.compile(r"^(?:\w+ ?: )?Socket creation failed ?: ?(?P<err>.
 # socketProgress: Connection closed by remote peer 10.10.1.3<36138>                            (nccl#1612)
 # Net : Connection closed by remote peer 10.0.0.2<43512>                                          (2.9-2.12)
 CONNECTION_CLOSED = re.compile(r"^(?:\w+ ?: )?Connection closed by remote peer(?: (?P<peer>\S+))?")
+# socketProgressOpt: Call to recv from 172.16.0.4<33759> failed : Connection reset by peer        (nccl#2076)
+# Net : Call to recv from 10.200.84.247<58355> failed : Broken pipe                                 (2.14)
+CALL_RECV_FAILED = re.compile(r"^(?:\w+ ?: ?)?Call to recv from (?P<peer>\S+) failed ?: ?(?P<err>.+?)\s*$")
 # Call to connect returned Connection timed out, retrying
 # socketStartConnect: connect to 10.0.0.2<45763> returned Connection refused, retrying (1/34) after sleep for 100 msec
 CONNECT_RETRY = re.compile(r"(?:Call to connect returned (?P<err1>.+?)|connect to (?P<peer>\S+) returned (?P<err2>.+?)), retrying")
@@ -105,6 +109,12 @@ def read(msg: str) -> dict[str, Any] | None:
         return dict(reason="socket_creation_failed", peer=None, error=m["err"])
     if m := CONNECTION_CLOSED.match(msg):
         return dict(reason="connection_closed", peer=m["peer"])
+    if m := CALL_RECV_FAILED.match(msg):
+        # a connection that was up: a reset or a broken pipe is the peer going away, like a close
+        reason = failure_reason(m["err"])
+        if reason == "connection_reset" or "broken pipe" in m["err"].lower():
+            reason = "connection_closed"
+        return dict(reason=reason, peer=m["peer"], error=m["err"])
     if m := CONNECT_FAILED.search(msg):
         return dict(reason=failure_reason(m["err"]), peer=m["peer"], error=m["err"].strip())
     if m := CALL_TIMEOUT.match(msg):

@@ -30,6 +30,7 @@ Empty input, or a log with no failures (a healthy run), yields no facts.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from stethoscope.facts.model import Fact, fact_kind
@@ -353,6 +354,8 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
         return True
     if line.rstrip().endswith("Last error:") and prev is not None and 0 <= no - prev["tail"] <= 2:
         if nxt:
+            # torchrun 2.2+ labels every line of a rank: "[rank3]: NET/OFI Request ... completed with error"
+            nxt = _RANK_LABEL.sub("", nxt, count=1)
             prev["last_error"] = nxt
             used.add(nxt_no)
             got = fwd.read(nxt)
@@ -367,6 +370,10 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
         prev["tail"] = no
         return True
     return False
+
+
+# [rank3]: NET/OFI Request 0x7f14cc5b60c0 completed with error. RC: 113. Error: 2 (UNDELIVERABLE). Completed length: 0   (nccl#1928)
+_RANK_LABEL = re.compile(r"^\s*\[rank\d+\]:\s?")
 
 
 def _bare_nccl_message(b: FactBuilder, no: int, line: str, node: str, forwarded: set[tuple[int, str]]) -> bool:

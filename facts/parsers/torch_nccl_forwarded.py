@@ -31,7 +31,8 @@ from typing import Any
 
 from stethoscope.facts.ids import nccl_busid
 from stethoscope.facts.parsers import nccl_log_socket as socket
-from stethoscope.facts.parsers.nccl_log_facts import NcclBootstrapFailure
+from stethoscope.facts.parsers.nccl_log_facts import NcclBootstrapFailure, NcclNetPluginError
+from stethoscope.facts.parsers.nccl_log_messages import read_ofi_request
 from stethoscope.facts.parsers.nccl_setup_facts import NcclCudaFailure, NcclDuplicateGpu
 
 # Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40
@@ -44,7 +45,7 @@ NVLS_BIND = re.compile(r"Failed to (?P<op>bind|map|create|allocate) NVLink SHARP
 CUDA_FAILURE = re.compile(r"^Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']*?)(?:'|\s*$)")
 
 #: literals in front of the patterns above (a line with none is not looked at)
-MARKERS = ("Duplicate GPU detected", "onnect to ", "Connection closed by remote peer", "no socket interface found",
+MARKERS = ("Duplicate GPU detected", "onnect to ", "Connection closed by remote peer", "Call to recv from", "completed with error", "no socket interface found",
            "No usable listening interface", "Socket creation failed", "NVLink SHARP (NVLS)", "Cuda failure",
            "Call to connect timeout", "exceeded retries", "exceeded timeouts", "exceeded error retry", "same subnet as remote")
 
@@ -69,6 +70,8 @@ def read(msg: str) -> tuple[type, dict[str, Any], str | None] | None:
     fields = socket.read(msg.strip())  # no interface, connect failed/refused/retried out, peer closed, socket creation, ...
     if fields is not None:
         return NcclBootstrapFailure, dict(message=msg.strip(), peer_loopback=is_loopback(fields["peer"]), **fields), fields["peer"]
+    if (ofi := read_ofi_request(msg)) is not None:  # aws-ofi-nccl's failed request (nccl#1928)
+        return NcclNetPluginError, ofi, None
     return None
 
 

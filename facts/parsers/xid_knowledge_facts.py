@@ -263,3 +263,17 @@ class IbWcStatusCatalogueEntry(Fact):
     component: str
     actions: str
     specific_rule: bool
+
+
+@fact_kind
+class NcclResultCatalogueEntry(Fact):
+    """What one NCCL result code tells (knowledge/nccl_results.yaml), made for each result a
+    log names: the rule joins it on ``name``."""
+
+    kind: Literal["nccl_result_catalogue_entry"] = "nccl_result_catalogue_entry"
+    name: str  # ncclRemoteError
+    code: int
+    text: str
+    component: str
+    meaning: str
+    actions: str

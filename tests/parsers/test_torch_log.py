@@ -196,14 +196,16 @@ def test_nccl_errors_with_detail_lines():
     r = parse_file("nccl_error_forms.log")
     e = of(r, "torch_nccl_error")
     # an error whose forwarded "Last error:" is an NCCL message the NCCL parser knows cites that
-    # message; one it does not know (a masked peer) leaves the fact on the error line
+    # message (socketProgressOpt's failed recv, its peer address masked as posted)
     assert [(f.evidence.line, f.nccl_error, f.last_error) for f in e] == [
-        (1, "ncclRemoteError", "socketProgressOpt: Call to recv from 172....<33759> failed : Connection reset by peer"),
+        (4, "ncclRemoteError", "socketProgressOpt: Call to recv from 172....<33759> failed : Connection reset by peer"),
         (9, "ncclUnhandledCudaError", "Cuda failure 1 'invalid argument'"),
         (10, "ncclSystemError", None),
         (12, "ncclSystemError", None),
     ]
-    assert of(r, "nccl_bootstrap_failure") == [] and e[0].peer is None
+    (boot,) = of(r, "nccl_bootstrap_failure")  # the peer went away: read as a closed connection
+    assert (boot.evidence.line, boot.reason, boot.peer) == (4, "connection_closed", "172....<33759>")
+    assert e[0].peer == "172....<33759>" and not e[0].peer_loopback
     # ... and NCCL's message is the NCCL fact it stands for, as the NCCL log parser makes it
     (cuda,) = of(r, "nccl_cuda_failure")
     assert (cuda.evidence.line, cuda.error, cuda.error_code, cuda.nvls) == (9, "invalid argument", 1, False)

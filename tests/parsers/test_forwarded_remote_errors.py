@@ -1,0 +1,53 @@
+"""NCCL's messages behind ncclRemoteError, in NCCL's own log and as PyTorch forwards them after
+``Last error:`` (real lines: nccl#2076, nccl#1928, nccl#795's form)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from stethoscope.facts.parsers import nccl_log, nccl_log_socket, torch_log
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/torch_log"
+
+
+def _facts(mod, text: str, node: str = "n1"):
+    art = Artefact(path="log", node=node, text=text)
+    art.normalise()
+    res = mod.parse(art)
+    assert res.errors == []
+    return res.facts
+
+
+def test_call_to_recv_failed_is_a_peer_that_went_away():
+    for msg in ("socketProgressOpt: Call to recv from 172.16.0.4<33759> failed : Connection reset by peer",
+                "Net : Call to recv from 10.200.84.247<58355> failed : Broken pipe"):
+        got = nccl_log_socket.read(msg)
+        assert got["reason"] == "connection_closed" and got["peer"].endswith(">")
+    assert nccl_log_socket.read("socketProgressOpt: Call to recv from 10.0.0.1<1> failed : Connection timed out")["reason"] == "timeout"
+
+
+def test_call_to_recv_failed_in_nccls_own_log():
+    line = "a100-st-p4d24xlarge-22:183006:183220 [1] misc/socket.cc:518 NCCL WARN Net : Call to recv from 10.200.84.247<58355> failed : Broken pipe\n"
+    boot = [f for f in _facts(nccl_log, line) if f.kind == "nccl_bootstrap_failure"]
+    assert [(f.reason, f.peer) for f in boot] == [("connection_closed", "10.200.84.247<58355>")]
+
+
+def test_forwarded_recv_reset_becomes_the_bootstrap_fact():
+    facts = _facts(torch_log, (FIX / "remote_error_recv_reset_nccl2076.log").read_text())
+    err = next(f for f in facts if f.kind == "torch_nccl_error")
+    assert err.nccl_error == "ncclRemoteError" and err.last_error.startswith("socketProgressOpt: Call to recv")
+    assert [f.reason for f in facts if f.kind == "nccl_bootstrap_failure"] == ["connection_closed"]
+
+
+def test_forwarded_ofi_request_error_under_a_rank_label():
+    facts = _facts(torch_log, (FIX / "ofi_request_undeliverable_nccl1928.log").read_text())
+    err = next(f for f in facts if f.kind == "torch_nccl_error")
+    assert err.rank == 3 and err.last_error.startswith("NET/OFI Request 0x7f14cc5b60c0")  # the [rank3]: label off
+    ofi = [f for f in facts if f.kind == "nccl_net_plugin_error"]
+    assert [(f.call, f.code, f.error) for f in ofi] == [("request_completion", 113, "UNDELIVERABLE (provider error 2)")]
+
+
+def test_no_detail_keeps_last_error_empty():
+    facts = _facts(torch_log, (FIX / "remote_error_no_detail_nccl934.log").read_text())
+    err = next(f for f in facts if f.kind == "torch_nccl_error")
+    assert err.nccl_error == "ncclRemoteError" and err.last_error is None
