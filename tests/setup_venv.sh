@@ -11,7 +11,7 @@ if ! "$PY" -c 'import sys; assert sys.version_info >= (3, 11)' 2>/dev/null; then
 fi
 if ! "$PY" -m venv --help >/dev/null 2>&1 || ! "$PY" -c 'import ensurepip' >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
   else
     echo "python3-venv is missing: sudo apt-get install python3-venv" >&2
     exit 1
@@ -70,12 +70,12 @@ if ! { pip_install --require-hashes --no-deps -r .venv/lock-tools.txt \
        && .venv/bin/python -m pip check \
        && .venv/bin/python -c 'import durable.engine'; } >.venv/install.log 2>&1; then
   cat .venv/install.log >&2
-  echo "installing gpu-stethoscope into .venv failed (log above, also in .venv/install.log); a dependency missing from requirements.lock: bash tools/lock.sh" >&2
+  echo "installing gpu-stethoscope into .venv failed (log above, also in .venv/install.log; where pip check names a dependency that requirements.lock lacks: bash tools/lock.sh)" >&2
   exit 1
 fi
 # Graphviz renders `steth topology show --image` (SVG, PNG); its tests are skipped without it
 if ! command -v dot >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  apt-get update -qq && apt-get install -y -qq graphviz >/dev/null
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null
 fi
 # Chromium takes the screenshot of `steth diagnose --format html` (tests/test_html_report.py);
 # that test is skipped without it
