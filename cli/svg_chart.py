@@ -79,7 +79,9 @@ def busbw_svg(chart: Chart) -> Markup:
         ratio = ratio_at_largest(c, yard)
         of = "the median" if yard is not None and yard.kind == "median" else "the reference"
         text = f"{bw:.1f} GB/s" + (f", {ratio:.0%} of {of}" if ratio is not None else "")
-        out.append(f'<text x="{X(size) - 6:.1f}" y="{Y(bw) + (30 if ratio is None or ratio < 1 or bw > ymax * 0.8 else -10) + 16 * i:.1f}" text-anchor="end" '
+        below = Y(bw) + 30 + 16 * i
+        y = below if (ratio is None or ratio < 1 or bw > ymax * 0.8) and below < TOP + ph - 8 else Y(bw) - 10 - 16 * i
+        out.append(f'<text x="{X(size) - 6:.1f}" y="{y:.1f}" text-anchor="end" '
                    f'class="callout" fill="{suspect_colour(i)}">{escape(text)}</text>')
     out.append("</svg>")
     return Markup("".join(out))
