@@ -98,10 +98,18 @@ def test_a_slower_gpu_is_below_the_baseline(db):
     assert _exit_code([run2], below) == 1
 
 
-def test_the_fixture_database_is_at_the_latest_schema():
+def test_the_device_database_stays_as_made_and_a_copy_upgrades_to_the_latest_schema(db):
+    """The fixture is the file the device wrote (schema 2); every test opens a copy, and opening
+    the copy applies the migrations after 2 in place (a real old database upgraded)."""
     import sqlite3
 
-    con = sqlite3.connect(FIX / "patrol.sqlite")
+    con = sqlite3.connect(f"file:{FIX / 'patrol.sqlite'}?mode=ro", uri=True)
+    try:
+        assert db_schema.version(con) == 2
+    finally:
+        con.close()
+    assert len(patrol_store.runs(db)) == 2  # opens the copy: migrated
+    con = sqlite3.connect(db)
     try:
         assert db_schema.version(con) == db_schema.LATEST
     finally:
