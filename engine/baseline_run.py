@@ -1,18 +1,20 @@
 """What ``steth baseline record/compare`` do, as plain functions over result files.
 
-RESULTS are nccl-tests outputs (text or ``-J`` JSON), or whole bundles (a folder or archive)
-holding them, optionally with ``nvidia-smi -q`` (driver, CUDA), ``nvidia-smi topo -m`` and
-NCCL INFO logs (environment, transports) for the context.
+RESULTS are nccl-tests outputs (text or ``-J`` JSON), the other benchmarks' outputs (gpu-burn,
+nvbandwidth, STREAM, fio, iperf3, perftest, training logs, dcgmi diag; engine/bench_baseline.py),
+or whole bundles (a folder or archive) holding them, optionally with ``nvidia-smi -q`` (driver,
+CUDA, clocks, load: whether the result is comparable), ``nvidia-smi topo -m``, ``ibstat`` (HCA
+firmware) and NCCL INFO logs (environment, transports) for the context.
 """
 from __future__ import annotations
 
 import os
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from stethoscope.engine import baseline_store as store
-from stethoscope.engine import perf_compare, pipeline
+from stethoscope.engine import bench_baseline, perf_compare, pipeline
 from stethoscope.engine.loader import RuleSet
 from stethoscope.engine.pipeline import Observation
 from stethoscope.engine.report import Report
@@ -41,9 +43,12 @@ def tables_of(obs: Observation) -> tuple[list[store.Table], dict]:
 
 
 def record(paths: list[Path], name: str, db: Path) -> store.Baseline:
+    """Every benchmark of RESULTS as a new version of ``name`` (nccl-tests tables and the other
+    benchmarks' figures), with the versioned context; busy GPUs or unpinned clocks are recorded
+    as the reason the baseline is not comparable."""
     obs = observe(paths)
     tables, context = tables_of(obs)
-    return store.record(db, name, context, [str(p) for p in paths], tables)
+    return bench_baseline.record(db, name, obs.facts, [str(p) for p in paths], tables, context)
 
 
 @dataclass
@@ -51,13 +56,28 @@ class Comparison:
     baseline: store.Baseline
     report: Report
     comparisons: list  # busbw_comparison facts
+    benchmarks: list = field(default_factory=list)  # benchmark_vs_baseline facts
+    sweeps: list = field(default_factory=list)  # benchmark_sweep_narrower facts
+    validity: list = field(default_factory=list)  # benchmark_validity facts
+
+    @property
+    def below(self) -> bool:
+        """A band or figure below the baseline (comparable results only)."""
+        invalid = {v.node for v in self.validity if not v.comparable}
+        return any(c.below and c.node not in invalid for c in self.comparisons) or any(b.outcome == "below" for b in self.benchmarks)
 
     def as_json(self) -> dict:
+        def dump(c):
+            return c.model_dump(exclude={"evidence", "sources", "id"}) | {"evidence": c.evidence.model_dump()}
+
         return {
             "baseline": {"name": self.baseline.name, "id": self.baseline.id, "recorded_at": self.baseline.recorded_at,
-                         "context": self.baseline.context},
-            "comparisons": [c.model_dump(exclude={"evidence", "sources", "id"}) | {"evidence": c.evidence.model_dump()}
-                            for c in self.comparisons],
+                         "context": self.baseline.context, "comparable": self.baseline.comparable,
+                         "not_comparable": self.baseline.not_comparable},
+            "comparisons": [dump(c) for c in self.comparisons],
+            "benchmarks": [dump(c) for c in self.benchmarks],
+            "sweeps_narrower": [dump(c) for c in self.sweeps],
+            "validity": [dump(c) for c in self.validity],
             "report": self.report.model_dump(exclude_none=True),
         }
 
@@ -67,8 +87,11 @@ def compare(paths: list[Path], name: str, db: Path, ruleset: RuleSet) -> Compari
     baseline = store.load(db, name)
     obs = observe(paths, baseline)
     report = pipeline.diagnose(obs, ruleset)
-    comps = [f for f in obs.facts if f.kind == "busbw_comparison"]
-    return Comparison(baseline, report, comps)
+    def kind(k):
+        return [f for f in obs.facts if f.kind == k]
+
+    return Comparison(baseline, report, kind("busbw_comparison"), kind("benchmark_vs_baseline"),
+                      kind("benchmark_sweep_narrower"), kind("benchmark_validity"))
 
 
 def diagnose_with_baseline(path: os.PathLike[str] | str, name: str, db: Path | None, ruleset: RuleSet,

@@ -1,4 +1,6 @@
-"""Recorded nccl-tests baselines in an embedded SQLite database (stdlib ``sqlite3``).
+"""Recorded baselines in an embedded SQLite database (stdlib ``sqlite3``): nccl-tests tables and,
+since schema version 3 (engine/db_schema.py), every other benchmark's figures (``bench_metric``)
+and whether the baseline was taken on idle GPUs at pinned clocks.
 
 A baseline is a name, a date, the context that can move bandwidth (GPU model, GPUs per node,
 nodes, topology, driver, CUDA and NCCL versions, NCCL environment) and, per collective, the
@@ -61,6 +63,25 @@ class Table:
     rows: list[Row] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Metric:
+    """One benchmark figure of a baseline (a ``bench_result`` fact, engine/bench_baseline.py)."""
+    node: str
+    benchmark: str
+    test: str
+    entity: str
+    metric: str
+    size_bytes: int | None
+    value: float
+    unit: str
+    higher_is_better: bool = True
+    tool_version: str | None = None
+
+    @property
+    def key(self) -> tuple:
+        return (self.node, self.benchmark, self.test, self.entity, self.metric, self.size_bytes)
+
+
 @dataclass
 class Baseline:
     name: str
@@ -69,11 +90,19 @@ class Baseline:
     sources: list[str]
     tables: dict[str, Table] = field(default_factory=dict)
     id: int | None = None
+    metrics: list[Metric] = field(default_factory=list)
+    comparable: bool = True
+    not_comparable: str | None = None  # why, when the baseline was taken on busy GPUs or unpinned clocks
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.recorded_at[:10]})"
 
     def as_json(self) -> dict:
         return {"name": self.name, "id": self.id, "recorded_at": self.recorded_at, "context": self.context,
-                "sources": self.sources,
-                "collectives": {c: {"nranks": t.nranks, "rows": [r.__dict__ for r in t.rows]} for c, t in self.tables.items()}}
+                "sources": self.sources, "comparable": self.comparable, "not_comparable": self.not_comparable,
+                "collectives": {c: {"nranks": t.nranks, "rows": [r.__dict__ for r in t.rows]} for c, t in self.tables.items()},
+                "benchmarks": [m.__dict__ for m in self.metrics]}
 
 
 def default_path() -> Path:
@@ -96,21 +125,32 @@ def _connect(path: Path, create: bool) -> sqlite3.Connection:
     return con
 
 
-def record(path: Path, name: str, context: dict, sources: list[str], tables: list[Table]) -> Baseline:
+def record(path: Path, name: str, context: dict, sources: list[str], tables: list[Table],
+           metrics: list[Metric] | None = None, not_comparable: str | None = None) -> Baseline:
+    """Store a new version of ``name``: nccl-tests tables and/or other benchmark figures, with
+    their context; ``not_comparable`` (busy GPUs, unpinned clocks) is kept with it, and every
+    comparison with this version says so."""
+    metrics = metrics or []
     if not name.strip():
         raise StoreError("a baseline needs a non-empty --name")
-    if not tables:
-        raise StoreError("no nccl-tests results with a table of sizes in the given files")
+    if not tables and not metrics:
+        raise StoreError("no benchmark results in the given files (nccl-tests tables, gpu-burn, nvbandwidth, STREAM, "
+                         "fio, iperf3, perftest, training throughput or dcgmi diag)")
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     with closing(_connect(path, create=True)) as con, con:
-        cur = con.execute("INSERT INTO baseline(name, recorded_at, context, sources) VALUES (?, ?, ?, ?)",
-                          (name, now, json.dumps(context, sort_keys=True), json.dumps(sources)))
+        cur = con.execute("INSERT INTO baseline(name, recorded_at, context, sources, comparable, not_comparable) VALUES (?, ?, ?, ?, ?, ?)",
+                          (name, now, json.dumps(context, sort_keys=True), json.dumps(sources), int(not_comparable is None),
+                           not_comparable))
         bid = cur.lastrowid
         for t in tables:
             con.executemany(
                 "INSERT OR REPLACE INTO result VALUES (?, ?, ?, ?, ?, ?)",
                 [(bid, t.collective, t.nranks, r.size_bytes, r.time_us, r.busbw) for r in t.rows],
             )
+        con.executemany(
+            "INSERT OR REPLACE INTO bench_metric VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(bid, m.benchmark, m.test, m.entity, m.metric, -1 if m.size_bytes is None else m.size_bytes, m.node,
+              m.value, m.unit, int(m.higher_is_better), m.tool_version) for m in metrics])
     return load(path, name)
 
 
@@ -126,11 +166,17 @@ def load(path: Path, name: str, version: int | None = None) -> Baseline:
         if row is None:
             known = [r[0] for r in con.execute("SELECT DISTINCT name FROM baseline ORDER BY name")]
             raise StoreError(f"no baseline named {name!r}" + (f" (known: {', '.join(known)})" if known else ""))
-        b = Baseline(name=row[1], recorded_at=row[2], context=json.loads(row[3]), sources=json.loads(row[4]), id=row[0])
+        comparable, why = con.execute("SELECT comparable, not_comparable FROM baseline WHERE id = ?", (row[0],)).fetchone()
+        b = Baseline(name=row[1], recorded_at=row[2], context=json.loads(row[3]), sources=json.loads(row[4]), id=row[0],
+                     comparable=bool(comparable), not_comparable=why)
         for coll, nranks, size, t, bw in con.execute(
             "SELECT collective, nranks, size_bytes, time_us, busbw FROM result WHERE baseline_id = ? "
             "ORDER BY collective, size_bytes", (b.id,)):
             b.tables.setdefault(coll, Table(coll, nranks)).rows.append(Row(size, t, bw))
+        b.metrics = [Metric(node, bench, test, entity, metric, None if size < 0 else size, value, unit, bool(hib), tv)
+                     for bench, test, entity, metric, size, node, value, unit, hib, tv in con.execute(
+                         "SELECT benchmark, test, entity, metric, size_bytes, node, value, unit, higher_is_better, tool_version "
+                         "FROM bench_metric WHERE baseline_id = ? ORDER BY node, benchmark, test, entity, metric, size_bytes", (b.id,))]
     return b
 
 
@@ -151,5 +197,8 @@ def list_all(path: Path) -> list[dict]:
         for name, n, newest in rows:
             at, ctx = con.execute("SELECT recorded_at, context FROM baseline WHERE id = ?", (newest,)).fetchone()
             colls = [c for (c,) in con.execute("SELECT DISTINCT collective FROM result WHERE baseline_id = ? ORDER BY collective", (newest,))]
-            out.append({"name": name, "versions": n, "recorded_at": at, "collectives": colls, "context": json.loads(ctx)})
+            benches = [c for (c,) in con.execute("SELECT DISTINCT benchmark FROM bench_metric WHERE baseline_id = ? ORDER BY benchmark", (newest,))]
+            comparable, why = con.execute("SELECT comparable, not_comparable FROM baseline WHERE id = ?", (newest,)).fetchone()
+            out.append({"name": name, "versions": n, "recorded_at": at, "collectives": colls, "benchmarks": benches,
+                        "comparable": bool(comparable), "not_comparable": why, "context": json.loads(ctx)})
     return out

@@ -8,6 +8,8 @@ never edited: a database already at version N has run migrations 1..N as they we
 
     1  the nccl-tests baseline tables (engine/baseline_store.py's ``_SCHEMA``)
     2  the patrol history: runs, steps, metrics, findings, patrol baselines
+    3  benchmark figures of a baseline beyond nccl-tests (gpu-burn, nvbandwidth, STREAM, fio,
+       iperf3, perftest, training throughput, dcgmi diag) and whether the baseline was comparable
 """
 from __future__ import annotations
 
@@ -65,6 +67,24 @@ CREATE TABLE patrol_baseline (
     run_ids TEXT NOT NULL               -- JSON list of patrol_run ids (one per node)
 );
 CREATE INDEX patrol_baseline_name ON patrol_baseline(name, id);
+""",
+    3: """
+ALTER TABLE baseline ADD COLUMN comparable INTEGER NOT NULL DEFAULT 1;  -- 0: busy GPUs or unpinned clocks
+ALTER TABLE baseline ADD COLUMN not_comparable TEXT;                     -- why, when comparable is 0
+CREATE TABLE bench_metric (
+    baseline_id INTEGER NOT NULL REFERENCES baseline(id) ON DELETE CASCADE,
+    benchmark TEXT NOT NULL,           -- gpu_burn | nvbandwidth | stream | fio | iperf3 | perftest | training | dcgm_diag
+    test TEXT NOT NULL,
+    entity TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    size_bytes INTEGER NOT NULL,       -- -1 when the figure has no size
+    node TEXT NOT NULL,
+    value REAL NOT NULL,
+    unit TEXT NOT NULL,
+    higher_is_better INTEGER NOT NULL,
+    tool_version TEXT,
+    PRIMARY KEY (baseline_id, node, benchmark, test, entity, metric, size_bytes)
+);
 """,
 }
 LATEST = max(MIGRATIONS)

@@ -27,7 +27,7 @@ from typing import Iterable
 
 
 
-from stethoscope.engine import nccl_checks, nic_line_rate, nvls_use, perf_compare, rendezvous_summary
+from stethoscope.engine import bench_baseline, nccl_checks, nic_line_rate, nvls_use, perf_compare, rendezvous_summary, version_compat
 from stethoscope.facts import knowledge as _knowledge
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.nccl_summary_facts import (
@@ -71,6 +71,8 @@ def summarise(facts: list[Fact]) -> list[Fact]:
     out += nvls_use.summarise(by_kind)  # did each nccl-tests run use NVLS (log, else knowledge/nvls.yaml)
     out += nic_line_rate.summarise(by_kind)  # nccl-tests busbw against the ports' line rate
     out += perf_compare.compare_bundle(facts)
+    out += bench_baseline.compare_bundle(facts)  # other benchmarks: validity, the baseline's figures, narrower sweeps
+    out += version_compat.summarise(facts)  # NCCL vs CUDA, DCGM vs driver, driver vs CUDA (knowledge/compat.yaml)
     return out
 
 

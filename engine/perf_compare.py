@@ -47,6 +47,11 @@ def use_baseline(baseline: store.Baseline) -> Iterator[None]:
         _reference.reset(token)
 
 
+def current_baseline() -> store.Baseline | None:
+    """The baseline in use: set by :func:`use_baseline`, else named by ``$STETH_BASELINE``."""
+    return _reference.get() or _env_baseline()
+
+
 def expected_platforms() -> list[knowledge.PerfPlatform]:
     """knowledge/expected_perf.yaml, validated (facts/knowledge.py)."""
     return knowledge.load("expected_perf.yaml").platforms

@@ -27,6 +27,8 @@ class Case(BaseModel):
     facts: list[dict[str, Any]] = Field(default_factory=list)
     expect: list[dict[str, Any]]
     derived: list[dict[str, Any]] | None = Field(default=None, description="facts the rule must derive (then.assert rules)")
+    baseline: dict[str, dict[str, str]] = Field(default_factory=dict, description="node -> {label: path}: real results the "
+                                                "case is compared with, as steth baseline record would store them")
 
 
 class RuleTestFile(BaseModel):
@@ -136,7 +138,15 @@ def run_file(path: Path, ruleset: RuleSet, label: str | None = None) -> list[Cas
     results: list[CaseResult] = []
     for case in spec.cases:
         try:
-            facts = _facts(case, label) + parse_artefacts(_artefacts(case, root)).facts
+            if case.baseline:
+                from stethoscope.engine import bench_baseline, perf_compare
+
+                ref = Case(name="baseline", artefacts=case.baseline, expect=[])
+                base = bench_baseline.baseline_from(parse_artefacts(_artefacts(ref, root)).facts, f"{case.name}-baseline")
+                with perf_compare.use_baseline(base):
+                    facts = _facts(case, label) + parse_artefacts(_artefacts(case, root)).facts
+            else:
+                facts = _facts(case, label) + parse_artefacts(_artefacts(case, root)).facts
             msgs = []
             for ev in ("durable", "reference"):
                 findings, derived = evaluate_all(sub, facts, ev)

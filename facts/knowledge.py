@@ -848,6 +848,62 @@ class PrometheusStorage(_M):
     measure: StorageQueries
 
 
+# --- bench_tolerances.yaml, compat.yaml (issue 15) ------------------------------------------
+
+class BenchTolerance(_M):
+    benchmark: str = Field(pattern=r"^[a-z0-9_]+$")
+    metric: str = Field(min_length=1)  # a metric name, or "*"
+    tolerance: float = Field(gt=0, lt=1)
+
+
+class BenchValidity(_M):
+    busy_utilization_pct: int = Field(ge=0, le=100)
+    max_compute_processes: int = Field(ge=0)
+
+
+class BenchTolerances(_M):
+    source: str = Field(min_length=20)
+    validity: BenchValidity
+    components: dict[str, ComponentId] = Field(min_length=1)
+    tolerances: list[BenchTolerance] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _known(self) -> "BenchTolerances":
+        unknown = sorted({t.benchmark for t in self.tolerances} - set(self.components))
+        if unknown:
+            raise ValueError(f"tolerances for benchmarks without a component: {unknown}")
+        return self
+
+
+_VERSION = r"^\d+(\.\d+)*$"
+
+
+class CudaNccl(_M):
+    cuda_major: int = Field(ge=9)
+    nccl_min: str = Field(pattern=_VERSION)
+    nccl_max: str | None = Field(default=None, pattern=_VERSION)
+    source: str = Field(min_length=10)
+
+
+class DcgmDriver(_M):
+    dcgm: str = Field(pattern=_VERSION)
+    driver_min: str = Field(pattern=_VERSION)
+    source: str = Field(min_length=10)
+
+
+class CudaDriver(_M):
+    cuda: str = Field(pattern=r"^\d+\.\d+$")
+    toolkit: str = Field(pattern=_VERSION)
+    minor_compat: str = Field(pattern=_VERSION)
+
+
+class Compat(_M):
+    source: str = Field(min_length=20)
+    cuda_nccl: list[CudaNccl] = Field(min_length=1)
+    dcgm_driver: list[DcgmDriver] = Field(min_length=1)
+    cuda_driver: list[CudaDriver] = Field(min_length=1)
+
+
 # --- the registry ----------------------------------------------------------------------------
 
 #: knowledge file (a glob relative to knowledge/) -> its schema. First match wins.
@@ -862,6 +918,8 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "cuda_errors.yaml": CudaErrors,
     "cuda_error_judgements.yaml": CudaErrorJudgements,
     "dcgm.yaml": Dcgm,
+    "bench_tolerances.yaml": BenchTolerances,
+    "compat.yaml": Compat,
     "expected_perf.yaml": ExpectedPerf,
     "ib_counters.yaml": IbCounters,
     "nccl_arch_support.yaml": NcclArchSupportTable,

@@ -94,7 +94,7 @@ def test_bad_usage_is_one_line_exit_3(db, tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_text("nothing here\n")
     res = runner.invoke(app, ["baseline", "record", str(empty), "--name", "x"])
-    assert res.exit_code == 3 and "no nccl-tests results" in res.output
+    assert res.exit_code == 3 and "no benchmark results" in res.output
 
 
 def test_default_path_follows_xdg(monkeypatch, tmp_path):

@@ -44,6 +44,7 @@ class GpuBurnVerdict(Fact):
 
     kind: Literal["gpu_burn_verdict"] = "gpu_burn_verdict"
     gpu: int
+    gpu_name: str = ""  # "GPU3", for entities and summaries
     status: Literal["OK", "FAULTY"]
     errors: int | None = None  # the largest count of its progress lines (gpu-burn prints a running total)
     died: bool = False  # a progress line said "(DIED!)": the worker process stopped reporting
@@ -114,6 +115,7 @@ class BenchmarkVsBaseline(Fact):
     baseline: str  # "h200-node-2026-11 (2026-11-30)"
     context_diff: str = "none"
     severity: Literal["info", "warning", "critical"] = "info"
+    component: str = "gpu"  # what a regression of this benchmark points at (knowledge/bench_tolerances.yaml)
     tolerance_source: str = ""
     sources: str = ""
 

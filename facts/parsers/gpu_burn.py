@@ -99,7 +99,7 @@ def parse(artefact: Artefact) -> ParseResult:
                value=round(statistics.median(rates[gpu]), 1), unit="Gflop/s",
                detail=f"{names.get(gpu, f'GPU {gpu}')}; median of {len(rates[gpu])} progress rates; errors {errors.get(gpu, 0)}")
     for line, gpu, status in verdicts:
-        fb.add(GpuBurnVerdict, line, gpu=gpu, status=status, errors=errors.get(gpu), died=gpu in died, gpus_tested=tested)
+        fb.add(GpuBurnVerdict, line, gpu=gpu, gpu_name=f"GPU{gpu}", status=status, errors=errors.get(gpu), died=gpu in died, gpus_tested=tested)
     return result
 
 

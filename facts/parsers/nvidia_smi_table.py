@@ -61,8 +61,9 @@ _STATE_ROW = re.compile(r"^\|\s*(?P<fan>\d+%|N/A|ERR!)\s+(?P<temp>-?\d+C|N/A|ERR
 _MIG_ROW = re.compile(r"^\|\s+\|\s+\|\s+(?P<mig>Enabled|Disabled|N/A)\s*\|\s*$")
 # |    0   N/A  N/A      2261      C   python                                      30042MiB |
 # |    0      1234      C   python                            30000MiB |   (before R450: no GI/CI)
+# |    0   N/A  N/A             434      C   python3                               12339... |   (R580: a wide memory figure cut)
 _PROCESS_ROW = re.compile(r"^\|\s+(?P<gpu>\d+)\s+(?:(?P<gi>\d+|N/A)\s+(?P<ci>\d+|N/A)\s+)?(?P<pid>\d+)\s+(?P<type>C\+G|G\+C|C|G|M|M\+C)"
-                          r"\s+(?P<name>\S.*?)\s+(?P<mem>\d+MiB|N/A)\s*\|\s*$")
+                          r"\s+(?P<name>\S.*?)\s+(?P<mem>\d+MiB|N/A|\d+\.\.\.)\s*\|\s*$")
 # |  No running processes found                                                 |
 _NO_PROCESSES = re.compile(r"^\|\s+No running processes found\s*\|\s*$")
 # | Processes:                                                       GPU Memory |
@@ -166,7 +167,7 @@ def parse(artefact: Artefact) -> ParseResult:
         elif (p := _PROCESS_ROW.match(line)) is not None:
             gpu = int(p["gpu"])
             b.add(GpuProcess, no, gpu_index=gpu, pci_bus_id=buses.get(gpu), pid=int(p["pid"]), process_type=p["type"],
-                  process_name=p["name"], used_memory_mib=_int(p["mem"], "MiB"))
+                  process_name=p["name"], used_memory_mib=None if p["mem"].endswith("...") else _int(p["mem"], "MiB"))
             if panel is not None:
                 panel["rows"] += 1
             result.lines_used += 1
