@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from stethoscope.engine import baseline_store as store
+from stethoscope.engine.perf_compare import size_text
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.bench_facts import BenchmarkSweepNarrower, BenchmarkValidity, BenchmarkVsBaseline
@@ -238,13 +239,6 @@ def compare(baseline: store.Baseline, facts: list[Fact], valid: list[Fact] | Non
     return out
 
 
-def _size(n: int) -> str:
-    for unit, k in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= k and n % k == 0:
-            return f"{n // k} {unit}"
-    return f"{n} B"
-
-
 def sweep_narrower(baseline: store.Baseline, facts: list[Fact]) -> list[Fact]:
     """Per node and collective, the sizes all its nccl-tests runs covered against the baseline's
     range (several partial runs that together cover it are not narrower)."""
@@ -263,8 +257,8 @@ def sweep_narrower(baseline: store.Baseline, facts: list[Fact]) -> list[Fact]:
             continue
         lo, hi = min(sizes), max(sizes)
         blo, bhi = table.rows[0].size_bytes, table.rows[-1].size_bytes
-        missing = ([f"sizes below {_size(lo)} (the baseline starts at {_size(blo)})"] if lo > blo else []) + \
-                  ([f"sizes above {_size(hi)} (the baseline reaches {_size(bhi)})"] if hi < bhi else [])
+        missing = ([f"sizes below {size_text(lo)} (the baseline starts at {size_text(blo)})"] if lo > blo else []) + \
+                  ([f"sizes above {size_text(hi)} (the baseline reaches {size_text(bhi)})"] if hi < bhi else [])
         if missing:
             run = max(rs, key=lambda r: len(rows.get(r.id, [])))
             out.append(BenchmarkSweepNarrower(
