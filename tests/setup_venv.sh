@@ -47,7 +47,8 @@ fi
 # them); elsewhere, or with STETH_DURABLE_FROM_SOURCE=1, pip builds it from its sdist, with the
 # Python 3.13 shim of tools/durable_shim.sh.
 . tools/durable_shim.sh
-pytag=$("$PY" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
+VPY=.venv/bin/python  # an existing .venv keeps its own Python, whatever $PYTHON says
+pytag=$("$VPY" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
 # (--only-binary: in hash-checking mode pip would rank PyPI's sdist, whose link carries its
 # hash, above a local wheel, whose link does not)
 durable_from=(--find-links vendor/wheels --only-binary durable-rules)
@@ -56,16 +57,23 @@ if [ -n "${STETH_DURABLE_FROM_SOURCE:-}" ] || [ "$(uname -m)" != x86_64 ] \
   # (no cache: a wheel pip built earlier without the shim would import no better)
   durable_from=(--no-binary durable-rules --no-cache-dir)
   if ! command -v "${CC:-cc}" >/dev/null 2>&1 \
-     || ! "$PY" -c 'import os, sysconfig; assert os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' 2>/dev/null; then
-    echo "durable-rules has no wheel in vendor/wheels for $("$PY" --version 2>&1) on $(uname -m); building it needs a C compiler and the Python headers: sudo apt-get install gcc python3-dev" >&2
+     || ! "$VPY" -c 'import os, sysconfig; assert os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' 2>/dev/null; then
+    why="vendor/wheels has no wheel for $("$VPY" --version 2>&1) on $(uname -m)"
+    [ -z "${STETH_DURABLE_FROM_SOURCE:-}" ] || why="STETH_DURABLE_FROM_SOURCE is set"
+    echo "durable-rules is to be built from its sdist ($why), which needs a C compiler and the Python headers: sudo apt-get install gcc python3-dev" >&2
     exit 1
   fi
+fi
+# a durable-rules that is installed but does not import (built for another Python, or for 3.13
+# without the shim) would count as installed: it goes first
+if "$VPY" -c 'import durable' 2>/dev/null && ! "$VPY" -c 'import durable.engine' 2>/dev/null; then
+  "$VPY" -m pip uninstall -q -y durable-rules >/dev/null 2>&1 || true
 fi
 pip_install() { .venv/bin/python -m pip install -q --disable-pip-version-check "$@"; }
 awk '/^[a-z0-9]/ { on = ($0 ~ /^(pip|setuptools)==/) } on && !/^ *#/' requirements.lock >.venv/lock-tools.txt
 # pip's and setuptools' chatter goes to a log, shown only when the install fails
 if ! { pip_install --require-hashes --no-deps -r .venv/lock-tools.txt \
-       && CPPFLAGS="$(durable_cppflags "$PY") ${CPPFLAGS:-}" pip_install --require-hashes --no-build-isolation "${durable_from[@]}" -r requirements.lock \
+       && CPPFLAGS="$(durable_cppflags "$VPY") ${CPPFLAGS:-}" pip_install --require-hashes --no-build-isolation "${durable_from[@]}" -r requirements.lock \
        && pip_install --no-deps --no-build-isolation -e . \
        && .venv/bin/python -m pip check \
        && .venv/bin/python -c 'import durable.engine'; } >.venv/install.log 2>&1; then
