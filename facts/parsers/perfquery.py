@@ -78,7 +78,11 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
             continue
         if _DATE.match(line):
-            when = _time(line)
+            try:
+                when = _time(line)
+            except ValueError:  # "2026-13-40T..." or "Mon Feb 30 ...": no calendar time
+                fb.error(n, f"perfquery: {line.strip()!r} is not a date and time")
+                continue
             result.lines_used += 1
             continue
         m = _CMD.search(line)
