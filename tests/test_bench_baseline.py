@@ -2,6 +2,7 @@
 only, the schema upgrade of an older database, and the version tables (item 5)."""
 import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -12,8 +13,8 @@ from stethoscope.engine import baseline_store as store
 from stethoscope.facts.model import Evidence
 from stethoscope.facts.parsers.nccl_log_facts import NcclVersion
 
-from conftest import ROOT  # noqa: F401  (tests/conftest.py)
 
+ROOT = Path(__file__).resolve().parent.parent
 A = ROOT / "fixtures" / "artefacts"
 runner = CliRunner()
 
