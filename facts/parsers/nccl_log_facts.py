@@ -289,3 +289,19 @@ class NcclSharedMemExceeds(NcclLineFact):
     cuda_arch: int
     requested: int
     available: int
+
+
+@fact_kind
+class NcclProxyFailure(NcclLineFact):
+    """NCCL's proxy thread reporting that an operation it ran for a rank failed: the failure
+    itself is logged before it in the same process (a socket, verbs or CUDA error).
+
+    ``[Proxy Service 3] Failed to execute operation Connect from rank 3, retcode 2``
+    (``what`` service_operation), ``Proxy Call to rank 3 failed (Connect)`` (proxy_call),
+    ``Socket recv failed while polling for opId=0x7f6f18cb7f40`` (poll_recv)."""
+
+    kind: Literal["nccl_proxy_failure"] = "nccl_proxy_failure"
+    what: Literal["service_operation", "proxy_call", "poll_recv"]
+    operation: str | None = None  # "Connect", "Setup", "SharedInit", ...
+    rank: int | None = None
+    retcode: int | None = None  # ncclResult_t

@@ -16,6 +16,8 @@ and NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.4.8-1 to v2.28.9
     WARN("NET/IB : %s:%d Got non-fatal async event: %s(%d)", ..., str, event.event_type)  (2.23 and later)
     WARN("NET/IB : %s:%d async fatal event: %s", ...)        WARN("NET/IB : %s:%d async fatal event on QP (%p): %s", ...)
     WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu", ...)      (enqueue.cc)
+    WARN("[Proxy Service %d] Failed to execute operation %s from rank %d, retcode %d", ...)   (2.12 and later proxy.cc)
+    WARN("Proxy Call to rank %d failed (%s)", ...)    WARN("Socket recv failed while polling for opId=%p", ...)
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from stethoscope.facts.parsers.nccl_log_facts import (
     NcclCollectiveMismatch,
     NcclIbAsyncEvent,
     NcclNetPluginError,
+    NcclProxyFailure,
     NcclSharedMemExceeds,
 )
 
@@ -33,7 +36,7 @@ if TYPE_CHECKING:
     from stethoscope.facts.parsers.nccl_log import _Parse
 
 # Cheap test before any regex: every message handled here holds one of these.
-_KEYS_RE = re.compile(r"Mismatched collective|async|NET/OFI|ncclMaxSharedMem")
+_KEYS_RE = re.compile(r"Mismatched collective|async|NET/OFI|ncclMaxSharedMem|Proxy|polling for opId")
 
 # Mismatched collective detected, please check your collective calls at and around rank 39. You can use NCCL_DEBUG=INFO ...
 _MISMATCH = re.compile(r"^Mismatched collective detected, please check your collective calls at and around rank (?P<rank>\d+)")
@@ -71,6 +74,13 @@ def read_ofi_request(msg: str) -> dict[str, Any] | None:
     if m is None:
         return None
     return dict(plugin="OFI", call="request_completion", error=f"{m['err']} (provider error {m['prov']})", code=int(m["rc"]))
+# NCCL's proxy reporting an operation that failed (src/proxy.cc, 2.12 and later):
+# [Proxy Service 0] Failed to execute operation Connect from rank 0, retcode 2       (nccl-tests#166; "[Proxy Service %d] Failed to execute operation %s from rank %d, retcode %d")
+# Proxy Call to rank 3 failed (Connect)                                               (xgboost#7982; "Proxy Call to rank %d failed (%s)")
+# Socket recv failed while polling for opId=0x7f6f18cb7f40                           (nccl-tests#166; "Socket recv failed while polling for opId=%p")
+_PROXY_SERVICE = re.compile(r"^\[Proxy Service \d+\] Failed to execute operation (?P<op>\w+) from rank (?P<rank>\d+), retcode (?P<rc>\d+)")
+_PROXY_CALL = re.compile(r"^Proxy Call to rank (?P<rank>\d+) failed \((?P<op>\w+)\)")
+_PROXY_POLL = re.compile(r"^Socket recv failed while polling for opId=")
 # cudaArch 800 ncclMaxSharedMem 90112 exceeds device/fn maxSharedMem 65536   (the format above, filled in)
 _SHARED_MEM = re.compile(r"^cudaArch (?P<arch>\d+) ncclMaxSharedMem (?P<req>\d+) exceeds device/fn maxSharedMem (?P<avail>\d+)")
 
@@ -95,6 +105,14 @@ def handle(p: "_Parse", no: int, node: str, msg: str, ctx: dict[str, Any]) -> bo
         p.once(NcclNetPluginError, no, node, (pid, "OFI", "register_mr", m["type"], m["err"]), plugin="OFI",
                call="register_mr", error=m["err"], code=int(m["rc"]), memory_type=_PTR_TYPES.get(int(m["type"]), m["type"]),
                **ctx)
+    elif m := _PROXY_SERVICE.match(msg):
+        # one fact per line (each WARN line is an error to account for; the findings merge them)
+        p.b.add(NcclProxyFailure, no, node=node, what="service_operation", operation=m["op"], rank=int(m["rank"]),
+                retcode=int(m["rc"]), **ctx)
+    elif m := _PROXY_CALL.match(msg):
+        p.b.add(NcclProxyFailure, no, node=node, what="proxy_call", operation=m["op"], rank=int(m["rank"]), **ctx)
+    elif _PROXY_POLL.match(msg):
+        p.b.add(NcclProxyFailure, no, node=node, what="poll_recv", **ctx)
     elif m := _SHARED_MEM.match(msg):
         p.once(NcclSharedMemExceeds, no, node, (pid, m["arch"]), cuda_arch=int(m["arch"]), requested=int(m["req"]),
                available=int(m["avail"]), **ctx)
