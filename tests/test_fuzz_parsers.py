@@ -121,3 +121,20 @@ def test_found_crash_is_a_parse_problem_now(case):
         assert all(1 <= f.evidence.line <= len(art.lines) for f in res.facts)
     else:
         assert any(case["problem"] in p for p in problems), problems
+
+
+def test_json_nested_thousands_deep_in_every_json_reader():
+    """json.loads raises RecursionError (not a ValueError) on deep nesting: the fuzzer found it in
+    one reader (fixtures/fuzz/steth_patrol_nested_deep.json); every reader of JSON is checked on
+    its own fixture with 100,000 '[' after the first key."""
+    seeds = {}
+    for s in fuzzing.corpus():
+        for kind in s.owners:
+            if s.data.lstrip().startswith(b"{") and b":" in s.data:
+                seeds.setdefault(kind, s)
+    assert len(seeds) >= 6, sorted(seeds)
+    crashes = []
+    for kind, s in sorted(seeds.items()):
+        i = s.data.index(b":") + 1
+        crashes += fuzzing.check_text(s.data[:i] + b"[" * 100_000 + s.data[i:], s.owners, s.rel, (("nested", 0),))
+    assert not crashes, _report(crashes)

@@ -181,7 +181,7 @@ def _emit(fb: FactBuilder, line: int, test: str, category: str | None, res: str,
 def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     try:
         doc = json.loads(artefact.text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested thousands deep
         fb.error(1, f"dcgmi diag -j: not JSON: {exc}")
         return
     body = doc.get("DCGM GPU Diagnostic") or doc.get("DCGM Diagnostic") or {}

@@ -82,7 +82,7 @@ def _emit(fb: FactBuilder, line: int, test: str, entity: str, bw_kib: float, iop
 def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     try:
         doc = json.loads(artefact.text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested thousands deep
         fb.error(1, f"fio --output-format=json: not JSON: {exc}")
         return
     version = doc.get("fio version")

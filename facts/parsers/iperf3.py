@@ -84,7 +84,7 @@ def parse(artefact: Artefact) -> ParseResult:
 def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     try:
         doc = json.loads(artefact.text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested thousands deep
         fb.error(1, f"iperf3 -J: not JSON: {exc}")
         return
     if doc.get("error"):

@@ -84,6 +84,9 @@ def parse(artefact: Artefact) -> ParseResult:
     except json.JSONDecodeError as exc:
         builder.error(exc.lineno, f"not valid JSON: {exc.msg}")
         return result
+    except RecursionError:  # nested thousands deep
+        builder.error(1, "not valid JSON: nested too deep to read")
+        return result
     if not isinstance(doc, dict) or not isinstance(doc.get("config"), dict):
         builder.error(1, "JSON without an nccl-tests 'config' object")
         return result

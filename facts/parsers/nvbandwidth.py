@@ -141,7 +141,7 @@ def _emit_matrix(fb: FactBuilder, matrix: dict, test: str, version: str | None) 
 def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     try:
         doc = json.loads(artefact.text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested thousands deep
         fb.error(1, f"nvbandwidth --json: not JSON: {exc}")
         return
     root = doc.get("nvbandwidth") if isinstance(doc, dict) else None

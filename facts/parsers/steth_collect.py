@@ -54,7 +54,7 @@ def parse(artefact: Artefact) -> ParseResult:
         doc = json.loads(artefact.text)
         cmds = doc["commands"]
         assert isinstance(cmds, list)
-    except (ValueError, KeyError, TypeError, AssertionError) as exc:
+    except (ValueError, KeyError, TypeError, AssertionError, RecursionError) as exc:  # RecursionError: nested thousands deep
         b.error(1, f"steth-collect manifest unreadable: {exc}")
         return result
     # evidence: the line of each command's "name" key, in order

@@ -75,6 +75,9 @@ def parse(artefact: Artefact) -> ParseResult:
     except InventoryError as exc:
         fb.error(1, str(exc))
         return result
+    except RecursionError:  # YAML nested thousands deep
+        fb.error(1, "steth inventory: nested too deep to read")
+        return result
     lines = artefact.lines
     for host, spec in inv.hosts.items():
         hl = _line_of(lines, host)

@@ -63,7 +63,7 @@ def parse(artefact: Artefact) -> ParseResult:
         doc = json.loads(artefact.text)
         steps = doc["steps"]
         assert isinstance(steps, list)
-    except (ValueError, KeyError, TypeError, AssertionError) as exc:
+    except (ValueError, KeyError, TypeError, AssertionError, RecursionError) as exc:  # RecursionError: nested thousands deep
         b.error(1, f"steth patrol record unreadable: {exc}")
         return result
     # evidence: the line of each step's "step" key; the steps come before the metrics

@@ -70,6 +70,9 @@ def parse(artefact: Artefact) -> ParseResult:
     except json.JSONDecodeError as exc:
         fb.error(exc.lineno, f"flight-recorder dump is not JSON: {exc.msg}")
         return result
+    except RecursionError:  # nested thousands deep
+        fb.error(1, "flight-recorder dump is not JSON: nested too deep to read")
+        return result
     if not isinstance(dump, dict) or not isinstance(dump.get("entries", []), list):
         fb.error(1, "flight-recorder dump: expected an object with an 'entries' list")
         return result
