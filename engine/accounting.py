@@ -81,9 +81,18 @@ def parse_problem_facts(coverage: Coverage) -> list[Fact]:
     return out
 
 
+def _text(f: Fact) -> str:
+    """What a fact says, without the line's prefix (host, pid, time): its message, else its line."""
+    return str(getattr(f, "message", None) or f.evidence.text).strip()
+
+
 def unexplained(facts: Iterable[Fact], explained: set[tuple[str, int]]) -> list[Fact]:
     """One ``unexplained_fact`` per source line that holds an error no finding cites."""
     polarity = load_polarity()
+    facts = list(facts)
+    # a line that repeats an explained one word for word on the same node (every rank, every
+    # retry prints its own) is explained with it
+    repeats = {(f.node, f.kind, _text(f)) for f in facts if (f.evidence.path, f.evidence.line) in explained}
     out: list[Fact] = []
     seen: set[tuple[str, int]] = set()
     for f in facts:
@@ -91,7 +100,7 @@ def unexplained(facts: Iterable[Fact], explained: set[tuple[str, int]]) -> list[
         if p is None or p.polarity not in ("error", "warning"):
             continue
         key = (f.evidence.path, f.evidence.line)
-        if key in explained or key in seen:
+        if key in explained or key in seen or (f.node, f.kind, _text(f)) in repeats:
             continue
         seen.add(key)
         component = getattr(f, "component", None) if f.kind == "parse_problem" else p.component
