@@ -27,7 +27,7 @@ KIND = "ibstatus"
 # Infiniband device 'mlx5_0' port 1 status:
 _HEAD = re.compile(r"^Infiniband device '(?P<hca>[^']+)' port (?P<port>\d+) status:\s*$")
 #         rate:            200 Gb/sec (4X HDR)
-_RATE = re.compile(r"^(?P<gbps>[\d.]+) Gb/sec(?: \((?P<width>\d+X)(?: (?P<speed>\w+))?\))?")
+_RATE = re.compile(r"^(?P<gbps>\d+(?:\.\d+)?) Gb/sec(?: \((?P<width>\d+X)(?: (?P<speed>\w+))?\))?")
 #         phys state:      5: LinkUp
 _FIELD = re.compile(r"^\s+(?P<key>[a-z_ ]+):\s*(?P<value>.*?)\s*$")
 _DETECT = re.compile(r"^Infiniband device '[^']+' port \d+ status:", re.M)
@@ -35,6 +35,13 @@ _DETECT = re.compile(r"^Infiniband device '[^']+' port \d+ status:", re.M)
 
 def detect(head: str) -> bool:
     return "Infiniband device '" in head and bool(_DETECT.search(head))  # a cheap gate
+
+
+def _lid(text: str) -> int | None:
+    """``0x2a`` or ``42`` (not int(text, 0): it refuses ``010``)."""
+    if re.fullmatch(r"0x[0-9a-fA-F]+", text):
+        return int(text, 16)
+    return int(text) if text.isdecimal() else None
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -62,8 +69,7 @@ def parse(artefact: Artefact) -> ParseResult:
             IbPort, block["state"][0], hca=hca, port=port, port_id=port_id(artefact.node, hca, port),
             state=state_name(block["state"][1]), physical_state=phys_state_name(block["phys state"][1]) if "phys state" in block else None,
             rate_gbps=rate_gbps, width=width, link_layer=block.get("link_layer", (0, None))[1],
-            lid=int(lid, 0) if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", lid) else None,
-            sm_lid=int(sm_lid, 0) if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", sm_lid) else None, source="ibstatus",
+            lid=_lid(lid), sm_lid=_lid(sm_lid), source="ibstatus",
         )
 
     for n, line in enumerate(artefact.lines, 1):
