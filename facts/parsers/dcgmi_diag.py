@@ -19,7 +19,9 @@ past. JSON (``dcgmi diag -j``): ``{"DCGM GPU Diagnostic" | "DCGM Diagnostic": {"
 
 Facts: ``dcgm_diag_result`` per test and GPU (a test's all-GPU row only when it has no
 per-GPU rows), with what a failure points at and whether its reason says the test was
-disturbed (``knowledge/dcgm.yaml``); ``dcgm_error`` for the JSON's ``runtime_error`` (the
+disturbed (``knowledge/dcgm.yaml``); ``cuda_error`` for a CUDA error a failure's reason quotes
+(the plugins are CUDA applications: ``Unable to create CUDA context: 'CUDA-capable device(s) is/are
+busy or unavailable'`` is cudaErrorDevicesUnavailable on that GPU); ``dcgm_error`` for the JSON's ``runtime_error`` (the
 diagnostic did not run: ``{"DCGM Diagnostic": {"runtime_error": "...", "version": ...}}``,
 dcgmi/Diag.cpp), so that a run that never tested anything is not read as a clean one. A table
 without result rows yields nothing.
@@ -29,8 +31,10 @@ from __future__ import annotations
 import json
 import re
 
+from stethoscope.facts.parsers import cuda_error_catalogue as catalogue
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.bench_facts import DcgmDiagRun
+from stethoscope.facts.parsers.cuda_app import CudaError
 from stethoscope.facts.parsers.dcgm_facts import DcgmDiagResult, DcgmError, knowledge, not_comparable, test_meaning
 
 KIND = "dcgmi_diag"
@@ -176,6 +180,13 @@ def _emit(fb: FactBuilder, line: int, test: str, category: str | None, res: str,
     fb.add(DcgmDiagResult, line, test=test, category=category, result=res, gpu=gpu,
            gpu_name=f"GPU{gpu}" if gpu is not None else "all GPUs", reason=reason, component=component or "gpu",
            cause=cause or "gpu_hardware_fault", not_comparable=why is not None, why=why, source=source)
+    if res in ("Fail", "Warn") and reason and (found := catalogue.find_phrase(reason)):
+        # the plugin is a CUDA application: the CUDA error it quotes ('Unable to create CUDA context:
+        # 'CUDA-capable device(s) is/are busy or unavailable'') is read like any application's
+        entry, printed = found
+        fb.add(CudaError, line, error_name=entry.name, catalogue_name=entry.name, code=entry.code,
+               runtime_name=entry.name if entry.api == "runtime" else None, message=printed[:300], form="phrase",
+               device=gpu)
 
 
 def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:

@@ -133,15 +133,22 @@ GPU_KEYS = frozenset({"product name", "gpu uuid", "gpu recovery action", "persis
 #     Remapped Rows
 #         GPU Current Temp                               : 32 C   (a -q -d TEMPERATURE section on its own: H200 capture)
 FRAGMENT = re.compile(
-    r"^ *(?:Clocks (?:Event|Throttle) Reasons|Remapped Rows|Retired Pages|GPU Reset Status)\s*$"
+    r"^ *(?:Clocks (?:Event|Throttle) Reasons|Remapped Rows|Retired Pages|GPU Reset Status|ECC Errors|Ecc Mode"
+    r"|FB Memory Usage|BAR1 Memory Usage)\s*$"
     r"|^ *(?:CliqueId|ClusterUUID|GPU Recovery Action|Remapping Failure Occurred|Pending Page Blacklist"
     r"|HW Slowdown|SW Power Cap|Pending Page Retirement|GPU Current Temp|GPU Shutdown(?: T\.Limit)? Temp"
-    r"|GPU Slowdown(?: T\.Limit)? Temp|GPU T\.Limit Temp)\s+: ",
+    r"|GPU Slowdown(?: T\.Limit)? Temp|GPU T\.Limit Temp"
+    # the head of -q pasted from its first key on (no banner): keys only nvidia-smi -q prints
+    #   Attached GPUs                             : 1        (Project-HAMi/HAMi#602)
+    #     Product Architecture                  : Turing
+    r"|Attached GPUs|Product Architecture|Accounting Mode Buffer Size|VBIOS Version|MultiGPU Board)\s+: ",
     re.MULTILINE,
 )
 _FRAGMENT_KEYS = ("Clocks ", "Remapped Rows", "Retired Pages", "GPU Reset Status", "CliqueId", "ClusterUUID",
                   "GPU Recovery Action", "Remapping Failure", "Pending Page", "HW Slowdown", "SW Power Cap",
-                  "GPU Current Temp", "GPU Shutdown", "GPU Slowdown", "GPU T.Limit")
+                  "GPU Current Temp", "GPU Shutdown", "GPU Slowdown", "GPU T.Limit", "ECC Errors", "Ecc Mode",
+                  "Memory Usage", "Attached GPUs", "Product Architecture", "Accounting Mode", "VBIOS Version",
+                  "MultiGPU Board")
 # --      (the separator grep -A/-B/-C prints between matches)
 GREP_SEPARATOR = "--"
 
