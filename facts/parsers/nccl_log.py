@@ -465,8 +465,9 @@ _WANTED_PREFIXED = re2.compile(
     + _MAYBE_START.pattern + r"|Unable to load lib)|[^\n]*?(?:" + _MAYBE_ANY.pattern.replace("|^Unable to load lib", "")
     + r"|(?i:plugin))))"
 )
-# The lines of NCCL's full prefix (counted as used, whether they give a fact or not).
-_PREFIXED = (" NCCL INFO ", " NCCL WARN ")
+# The lines that start with NCCL's full prefix (counted as used, whether they give a fact or not).
+# vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
+_PREFIXED_LINE = re.compile(r"^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN) ", re.M)
 # Every other candidate line: one without NCCL's full prefix at its start that holds an NCCL
 # marker (_SCAN's second branch); such lines go through _HEADER and the bare forms as before.
 # [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
@@ -493,8 +494,7 @@ def _candidates(text: str) -> tuple[Any, int | None]:
     scan_at = _SCAN.match
     wanted = [scan_at(text, m.start()) for m in _WANTED_PREFIXED.finditer(data)]
     other = [scan_at(text, m.start()) for m in _OTHER.finditer(text)]
-    prefixed = sum(text.count(lit) for lit in _PREFIXED) - sum(
-        1 for m in other if any(lit in m.group() for lit in _PREFIXED))
+    prefixed = sum(1 for _ in _PREFIXED_LINE.finditer(text))
     if not other:
         return wanted, prefixed
     return heapq.merge(wanted, other, key=lambda m: m.start()), prefixed
