@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from stethoscope.engine import bundle_series, cuda_knowledge, ib_knowledge, nccl_result_knowledge, xid_aggregate
+from stethoscope.engine import bundle_series, cuda_knowledge, gpu_product_knowledge, ib_knowledge, nccl_result_knowledge, xid_aggregate
 from stethoscope.facts import knowledge
 from stethoscope.facts.knowledge import (  # noqa: F401 - the catalogue's models, re-exported
     Nvlink5Row,
@@ -168,5 +168,6 @@ def knowledge_facts(facts: list[Fact]) -> list[Fact]:
     out += cuda_knowledge.entry_facts(facts)  # the meaning of each CUDA error named (knowledge/cuda_errors.yaml)
     out += ib_knowledge.entry_facts(facts)  # HCA async events and completion statuses (knowledge/ib_*.yaml)
     out += nccl_result_knowledge.entry_facts(facts)  # what each ncclResult_t tells (knowledge/nccl_results.yaml)
+    out += gpu_product_knowledge.product_facts(facts)  # GPUs that never sit on an NVSwitch board (knowledge/gpu_products.yaml)
     ids = {f.id for f in facts}
     return [f for f in out if f.id not in ids]

@@ -486,6 +486,13 @@ class NcclResults(_M):
         return next((r for r in self.results if r.name == name), None)
 
 
+# --- gpu_products.yaml: products that never sit on an NVSwitch board -------------------------
+
+class GpuProducts(_M):
+    source: str = Field(min_length=10)
+    no_nvswitch_words: list[str] = Field(min_length=1)
+
+
 class XidEntry(_M):
     xid: int
     mnemonic: str
@@ -930,6 +937,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "nvls.yaml": Nvls,
     "torch_warnings.yaml": TorchWarnings,
     "xid.yaml": XidCatalogue,
+    "gpu_products.yaml": GpuProducts,
     "nccl_results.yaml": NcclResults,
     "ib_wc_status.yaml": IbWcStatuses,
     "ib_async_events.yaml": IbAsyncEvents,

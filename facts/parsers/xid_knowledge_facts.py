@@ -277,3 +277,15 @@ class NcclResultCatalogueEntry(Fact):
     component: str
     meaning: str
     actions: str
+
+
+@fact_kind
+class GpuProduct(Fact):
+    """What the product name of a GPU (``gpu_info.name``) says about its board, from
+    knowledge/gpu_products.yaml: made only for products that never sit on an NVSwitch board."""
+
+    kind: Literal["gpu_product"] = "gpu_product"
+    pci_bus_id: str
+    name: str
+    nvswitch_board: bool
+    word: str  # the name's word that says so ("GeForce", "PCIe")
