@@ -115,11 +115,26 @@ def unexplained(facts: Iterable[Fact], explained: set[tuple[str, int]]) -> list[
     return out
 
 
-def checked_components(coverage: Coverage) -> dict[str, list[str]]:
-    """component -> the files whose parsers read something that checks it."""
+def no_verdict_files(findings: list[Finding], coverage: Coverage) -> set[str]:
+    """Files that checked nothing: every fact they gave is cited by a finding of a cause that
+    says it gave no verdict (knowledge/coverage.yaml ``no_verdict_causes``)."""
+    causes = set(load_verdict_policy().no_verdict_causes)
+    cited: dict[str, set[int]] = defaultdict(set)
+    for f in findings:
+        if f.cause in causes:
+            for ev in f.evidence:
+                cited[ev.path].add(ev.line)
+    return {fc.path for fc in coverage.files if fc.path in cited and 0 < fc.facts <= len(cited[fc.path])}
+
+
+def checked_components(coverage: Coverage, exclude: set[str] = frozenset()) -> dict[str, list[str]]:
+    """component -> the files whose parsers read something that checks it (``exclude``: files
+    that checked nothing, :func:`no_verdict_files`)."""
     kinds = load_coverage()
     out: dict[str, list[str]] = defaultdict(list)
     for fc in coverage.files:
+        if fc.path in exclude:
+            continue
         for kind in fc.read_by:
             for comp in kinds[kind].covers if kind in kinds else ():
                 if fc.path not in out[comp]:
@@ -153,7 +168,11 @@ def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPU
     if coverage.limits:  # a line cut, facts counted not kept, an XML too deep: not read in full
         problems.append(f"{len(coverage.limits)} limit(s) reached, so part of the input was not read in full ("
                         + _names([f"{h.path}: {h.detail}" for h in coverage.limits]) + ")")
-    checked = checked_components(coverage)
+    silent = no_verdict_files(findings, coverage)
+    checked = checked_components(coverage, silent)
+    if silent:
+        problems.append(f"{len(silent)} file(s) gave no verdict (a diagnostic that did not run, or was disturbed: "
+                        + _names(sorted(silent)) + ")")
     if not checked:
         if not coverage.files and not coverage.unrecognised and not coverage.skipped and not coverage.uninformative:
             return "inconclusive", empty

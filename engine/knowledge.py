@@ -68,6 +68,7 @@ class VerdictPolicy:
 
     healthy_needs_any: tuple[str, ...]
     diagnostic_terms: tuple[str, ...]
+    no_verdict_causes: tuple[str, ...] = ()
 
     @property
     def terms_re(self):
@@ -85,4 +86,5 @@ def _terms_re(terms: tuple[str, ...]):
 @lru_cache(maxsize=1)
 def load_verdict_policy() -> VerdictPolicy:
     raw = knowledge.load("coverage.yaml")
-    return VerdictPolicy(healthy_needs_any=tuple(raw.healthy_needs_any), diagnostic_terms=tuple(raw.diagnostic_terms))
+    return VerdictPolicy(healthy_needs_any=tuple(raw.healthy_needs_any), diagnostic_terms=tuple(raw.diagnostic_terms),
+                         no_verdict_causes=tuple(raw.no_verdict_causes))

@@ -257,7 +257,8 @@ def diagnose(obs: Observation, ruleset: RuleSet | None = None, evaluator: Evalua
         source=obs.source or Source(kind="bundle", path=""),
         verdict=verdict,
         reason=reason,
-        checked=[Checked(component=c, files=fs) for c, fs in accounting.checked_components(obs.coverage).items()],
+        checked=[Checked(component=c, files=fs) for c, fs in
+                 accounting.checked_components(obs.coverage, accounting.no_verdict_files(findings, obs.coverage)).items()],
         findings=findings,
         coverage=obs.coverage,
         nodes=obs.nodes,

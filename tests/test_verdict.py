@@ -116,3 +116,25 @@ def test_prose_that_names_a_gpu_term_stays_unrecognised(ruleset, tmp_path):
     rep = diagnose_bundle(_bundle(tmp_path, files), ruleset, jobs=1)
     assert rep.verdict == "inconclusive"
     assert rep.coverage.unrecognised == ["node1/notes.txt"] and rep.coverage.uninformative == []
+
+
+def test_a_diagnostic_that_gave_no_verdict_is_no_evidence_of_health(tmp_path, ruleset):
+    """harvest 169 (DCGM#70): dcgmi diag refused to run on a MIG-partitioned GPU; its only line
+    is the refusal (cause diag_test_not_comparable, knowledge/coverage.yaml no_verdict_causes):
+    inconclusive, naming the file, and the file is not listed as having checked the GPU."""
+    import glob
+    import shutil
+
+    from stethoscope.engine.pipeline import diagnose_bundle
+
+    case = Path(glob.glob(str(Path(__file__).resolve().parent.parent / "fixtures/harvest/cases/169-*"))[0])
+    (tmp_path / "b").mkdir()
+    shutil.copy(case / "dcgmi.txt", tmp_path / "b" / "dcgmi.txt")
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    assert rep.verdict == "inconclusive"
+    assert "gave no verdict" in rep.reason and "dcgmi.txt" in rep.reason
+    assert all("dcgmi.txt" not in c.files for c in rep.checked)
+    # the same refusal beside a file that did check the GPU: that file decides
+    shutil.copy(Path(__file__).resolve().parent.parent / "fixtures/bundles/h200-healthy/bundle/vm/smi.txt", tmp_path / "b" / "smi.txt")
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    assert "gave no verdict" in (rep.reason or "")  # still said: the diagnostic did not run
