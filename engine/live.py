@@ -32,6 +32,37 @@ DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_RUN_TIMEOUT_S = 120.0
 
 
+def _within_length_parts(sigs: list, targets: set[str], build, scope) -> list[tuple[list, str]]:
+    """(signals, query) pairs covering ``sigs`` x ``targets``, each query (as sent) at most
+    MAX_QUERY_CHARS long: all in one when it fits, else the signals apart, else a signal's
+    targets in halves."""
+    if not sigs:
+        return []
+    q = build(sigs, targets)
+    if len(scope(q)) <= MAX_QUERY_CHARS:
+        return [(sigs, q)]
+    if len(sigs) > 1:
+        half = len(sigs) // 2
+        return (_within_length_parts(sigs[:half], targets, build, scope)
+                + _within_length_parts(sigs[half:], targets, build, scope))
+    if len(targets) > 1:
+        order = sorted(targets)
+        half = len(order) // 2
+        return (_within_length_parts(sigs, set(order[:half]), build, scope)
+                + _within_length_parts(sigs, set(order[half:]), build, scope))
+    return [(sigs, q)]
+
+
+def _within_length(group: list, scope) -> list[str]:
+    """The tagged screen query of ``group``, split in halves until each (as sent, ``scope`` adding
+    the selector) is at most MAX_QUERY_CHARS long; a single leg is sent as it is."""
+    q = screens.tagged_screen_query(group)
+    if len(group) == 1 or len(scope(q)) <= MAX_QUERY_CHARS:
+        return [q]
+    half = len(group) // 2
+    return _within_length(group[:half], scope) + _within_length(group[half:], scope)
+
+
 def parse_duration(text: str) -> int:
     """'90s', '15m', '1h', '7d', '3600' -> seconds. Raises ValueError."""
     text = text.strip()
@@ -72,6 +103,9 @@ DEFAULT_CONCURRENCY = 2
 DEFAULT_MAX_QUERIES = 40
 #: the screens are spread over this many queries (each leg tagged with its signal)
 SCREEN_QUERIES = 8
+#: the longest query sent, --selector included: VictoriaMetrics refuses longer ones at its default
+#: -search.maxQueryLen of 16,384 bytes (Prometheus takes longer ones; so do Thanos and Mimir)
+MAX_QUERY_CHARS = 15000
 
 
 def query_family(prom: Prom, sig: Signal, at: float, window_s: int, selector: str | None = None) -> tuple[str, list[Series]]:
@@ -256,7 +290,7 @@ def _observe(prom: Prom, runner: Runner, plan: screens.Plan, at: float, window_s
         cost = lambda legs: sum(lg.expr.count("[") for lg in legs)  # noqa: E731
         for leg in sorted((lg for k in sorted(legs) for lg in legs[k]), key=lambda lg: -lg.expr.count("[")):
             min(groups, key=cost).append(leg)
-        queries = [screens.tagged_screen_query(g) for g in groups if g]
+        queries = [q for g in groups if g for q in _within_length(g, prom.scope)]
         nm = [n for n in plan.node_means if n.signal in present]
         nm_queries = [screens.node_means_query(n, window_s, prom.access.node_labels) for n in nm[:1]]
         answers = runner.map([(lambda q=q: prom.rows(q, at)) for q in queries + nm_queries] + pop_call)
@@ -295,16 +329,21 @@ def _observe(prom: Prom, runner: Runner, plan: screens.Plan, at: float, window_s
             continue
         stat_sigs = [s for s in signals if s.source == source and s.key in present and s.key not in whole and s.mode not in ("raw", "events")]
         raw_sigs = [s for s in signals if s.source == source and s.key in present and s.key not in whole and s.mode in ("raw", "events")]
-        if stat_sigs:
-            q = " or ".join(_tagged(s, promql.build(s.mode, _instances_selector(s, targets), window_s, at, down=s.down,
-                                                    masks=tuple(dcgm.CLOCK_REASON_BITS) if s.mode == "bits" else ()))
-                            for s in stat_sigs)
-            calls.append(lambda q=q, ss=stat_sigs: (ss, prom.stats(q, at, ss[0].metrics[0])))
-        if raw_sigs:
-            names = "|".join(m for s in raw_sigs for m in s.metrics)
-            alts = _instances_selector(Signal("raw", ("x", "y"), source, None, True, ""), targets).split(",", 1)[1]
-            q = f'{{__name__=~"{names}",{alts}[{int(window_s)}s]'
-            calls.append(lambda q=q, ss=raw_sigs: (ss, prom.samples(q, at)))
+        def stat_query(sigs: list[Signal], tg: set[str]) -> str:
+            return " or ".join(_tagged(s, promql.build(s.mode, _instances_selector(s, tg), window_s, at, down=s.down,
+                                                       masks=tuple(dcgm.CLOCK_REASON_BITS) if s.mode == "bits" else ()))
+                               for s in sigs)
+
+        def raw_query(sigs: list[Signal], tg: set[str]) -> str:
+            names = "|".join(m for s in sigs for m in s.metrics)
+            alts = _instances_selector(Signal("raw", ("x", "y"), source, None, True, ""), tg).split(",", 1)[1]
+            return f'{{__name__=~"{names}",{alts}[{int(window_s)}s]'
+
+        # each query within MAX_QUERY_CHARS as sent: the families apart, then the targets in parts
+        for ss, q in _within_length_parts(stat_sigs, targets, stat_query, prom.scope):
+            calls.append(lambda q=q, ss=ss: (ss, prom.stats(q, at, ss[0].metrics[0])))
+        for ss, q in _within_length_parts(raw_sigs, targets, raw_query, prom.scope):
+            calls.append(lambda q=q, ss=ss: (ss, prom.samples(q, at)))
     for key in sorted(whole):
         sig = by_key[key]
         calls.append(lambda sig=sig: ([sig], query_family(prom, sig, at, window_s)))
