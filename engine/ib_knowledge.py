@@ -5,26 +5,12 @@ the Xid catalogue. Called from :func:`stethoscope.engine.xid_knowledge.knowledge
 before the rules run."""
 from __future__ import annotations
 
-from functools import lru_cache
-
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Evidence, Fact
 from stethoscope.facts.parsers.xid_knowledge_facts import IbAsyncEventCatalogueEntry, IbWcStatusCatalogueEntry
 
 EVENTS = "ib_async_events.yaml"
 STATUSES = "ib_wc_status.yaml"
-
-
-@lru_cache(maxsize=2)
-def _lines(name: str, marker: str) -> dict[str, int]:
-    """Line of each entry in a knowledge file, by the value after ``marker`` (evidence)."""
-    out: dict[str, int] = {}
-    for no, line in enumerate(knowledge.text(name).splitlines(), 1):
-        at = line.find(marker)
-        if at != -1 and line.lstrip().startswith(("- ", "{")):
-            value = line[at + len(marker):].split(",")[0].strip().lower()
-            out.setdefault(value, no)
-    return out
 
 
 def event_facts(facts: list[Fact]) -> list[Fact]:
@@ -38,7 +24,7 @@ def event_facts(facts: list[Fact]) -> list[Fact]:
             continue  # an event libibverbs does not name: the WARN stays unexplained
         out.append(IbAsyncEventCatalogueEntry(
             id=f"catalogue:ib_async_event:{event}", node="",
-            evidence=Evidence(path=f"knowledge/{EVENTS}", line=_lines(EVENTS, "- event: ").get(e.event.lower(), 1),
+            evidence=Evidence(path=f"knowledge/{EVENTS}", line=knowledge.entry_lines(EVENTS, "- event: ").get(e.event.lower(), 1),
                               text=f"{e.ibv} \"{e.event}\": {e.meaning}"),
             event=event, ibv=e.ibv, meaning=e.meaning, severity=e.severity, cause=e.cause, component=e.component,
             actions=",".join(e.actions), specific_rule=e.specific_rule))
@@ -56,7 +42,7 @@ def status_facts(facts: list[Fact]) -> list[Fact]:
             continue  # a status libibverbs does not name: the WARN stays unexplained
         out.append(IbWcStatusCatalogueEntry(
             id=f"catalogue:ib_wc_status:{code}", node="",
-            evidence=Evidence(path=f"knowledge/{STATUSES}", line=_lines(STATUSES, "{status: ").get(str(code), 1),
+            evidence=Evidence(path=f"knowledge/{STATUSES}", line=knowledge.entry_lines(STATUSES, "{status: ").get(str(code), 1),
                               text=f"{s.ibv} ({code}) \"{s.name}\": {s.meaning}"),
             status=code, ibv=s.ibv, name=s.name, meaning=s.meaning, severity=s.severity, cause=s.cause,
             component=s.component, actions=",".join(s.actions), specific_rule=s.specific_rule))

@@ -11,13 +11,6 @@ from stethoscope.facts.parsers.xid_knowledge_facts import NcclResultCatalogueEnt
 NAME = "nccl_results.yaml"
 
 
-def _line(name: str) -> int:
-    for no, line in enumerate(knowledge.text(NAME).splitlines(), 1):
-        if line.strip() == f"- name: {name}":
-            return no
-    return 1
-
-
 def entry_facts(facts: list[Fact]) -> list[Fact]:
     table = knowledge.load(NAME)
     given = {f.name for f in facts if f.kind == "nccl_result_catalogue_entry"}  # type: ignore[attr-defined]
@@ -29,6 +22,6 @@ def entry_facts(facts: list[Fact]) -> list[Fact]:
             continue
         out.append(NcclResultCatalogueEntry(
             id=f"catalogue:nccl_result:{name}", node="",
-            evidence=Evidence(path=f"knowledge/{NAME}", line=_line(name), text=f"{name} ({r.code}) \"{r.text}\": {r.meaning}"),
+            evidence=Evidence(path=f"knowledge/{NAME}", line=knowledge.entry_lines(NAME, "- name: ").get(name.lower(), 1), text=f"{name} ({r.code}) \"{r.text}\": {r.meaning}"),
             name=name, code=r.code, text=r.text, component=r.component, meaning=r.meaning, actions=",".join(r.actions)))
     return out

@@ -978,6 +978,18 @@ def text(name: str) -> str:
     return _root().joinpath(*name.split("/")).read_text(encoding="utf-8")
 
 
+@lru_cache(maxsize=None)
+def entry_lines(name: str, marker: str) -> dict[str, int]:
+    """Line of each list entry of a knowledge file (a line starting ``- `` or ``{``), by the value
+    after ``marker`` up to a comma, lowercased: ``entry_lines("nccl_results.yaml", "- name: ")``."""
+    out: dict[str, int] = {}
+    for no, line in enumerate(text(name).splitlines(), 1):
+        at = line.find(marker)
+        if at != -1 and line.lstrip().startswith(("- ", "{")):
+            out.setdefault(line[at + len(marker):].split(",")[0].strip().lower(), no)
+    return out
+
+
 @lru_cache(maxsize=1)
 def _base_vocabulary() -> dict[str, frozenset[str]]:
     tax = load("taxonomy.yaml")
