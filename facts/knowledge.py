@@ -417,6 +417,7 @@ class IbAsyncEventEntry(_M):
     component: ComponentId
     actions: list[ActionId] = Field(min_length=1)
     specific_rule: bool = False  # a dedicated rule reads this event; the catalogue rule skips it
+    number: int | None = Field(default=None, ge=0)  # its value in libibverbs' enum ibv_event_type (verbs.h)
 
 
 class IbAsyncEvents(_M):
@@ -435,6 +436,10 @@ class IbAsyncEvents(_M):
         """The entry of an event as NCCL printed it (case and spacing as libibverbs' string)."""
         key = " ".join(event.split()).lower()
         return next((e for e in self.events if e.event.lower() == key), None)
+
+    def by_number(self, number: int) -> IbAsyncEventEntry | None:
+        """The entry of an event NCCL printed only by its number ("unknown event type (18)")."""
+        return next((e for e in self.events if e.number == number), None)
 
 
 # --- ib_wc_status.yaml: what each failed RDMA work completion status means --------------------

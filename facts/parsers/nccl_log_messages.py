@@ -13,8 +13,11 @@ and NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.4.8-1 to v2.28.9
     WARN("Mismatched collective detected, please check your collective calls at and around rank %d. ...")   (2.4-2.5 init.cc)
     WARN("NET/IB : Got async event : %s", str)                                  (2.4-2.21 net_ib.cc; %s: ibv_event_type_str)
     WARN("NET/IB : %s:%d Got async event : %s", dev->devName, dev->portNum, str)          (2.22)
-    WARN("NET/IB : %s:%d Got non-fatal async event: %s(%d)", ..., str, event.event_type)  (2.23 and later)
+    WARN("NET/IB : %s:%d Got async error event: %s", dev->devName, dev->portNum, str)     (2.23-2.28.3)
+    WARN("NET/IB : %s:%d Got non-fatal async event: %s(%d)", ..., str, event.event_type)  (2.28.9 and later)
     WARN("NET/IB : %s:%d async fatal event: %s", ...)        WARN("NET/IB : %s:%d async fatal event on QP (%p): %s", ...)
+    WARN("NET/IB : %s:%d GID table changed", ...)            (2.28; IBV_EVENT_GID_CHANGE)
+    WARN("NET/IB : %s:%d unknown event type (%d)", ...)      (2.23 and later; GID change was one of them before 2.28)
     WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu", ...)      (enqueue.cc)
     WARN("[Proxy Service %d] Failed to execute operation %s from rank %d, retcode %d", ...)   (2.12 and later proxy.cc)
     WARN("Proxy Call to rank %d failed (%s)", ...)    WARN("Socket recv failed while polling for opId=%p", ...)
@@ -24,6 +27,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from stethoscope.facts import knowledge
 from stethoscope.facts.parsers.nccl_log_facts import (
     NcclCollectiveMismatch,
     NcclIbAsyncEvent,
@@ -36,18 +40,27 @@ if TYPE_CHECKING:
     from stethoscope.facts.parsers.nccl_log import _Parse
 
 # Cheap test before any regex: every message handled here holds one of these.
-_KEYS_RE = re.compile(r"Mismatched collective|async|NET/OFI|ncclMaxSharedMem|Proxy|polling for opId")
+_KEYS_RE = re.compile(r"Mismatched collective|async|NET/OFI|ncclMaxSharedMem|Proxy|polling for opId|GID table changed|unknown event type")
 
 # Mismatched collective detected, please check your collective calls at and around rank 39. You can use NCCL_DEBUG=INFO ...
 _MISMATCH = re.compile(r"^Mismatched collective detected, please check your collective calls at and around rank (?P<rank>\d+)")
 # NET/IB : Got async event : port error                                  (the 2.4-2.21 format with its %s)
-# NET/IB : mlx5_0:1 Got non-fatal async event: port error(10)            (the 2.23+ formats above, filled in)
-# NET/IB : mlx5_0:1 async fatal event on QP (0x5581c0): local work queue catastrophic error
+# NET/IB : mlx5_0:1 Got async event : local access violation work queue error   (nccl#1710, NCCL 2.22)
+# NET/IB : mlx5_0:1 Got non-fatal async event: port error(10)            (the 2.28.9+ format above, filled in)
+# NET/IB : mlx5_0:1 Got async error event: port error                    (the 2.23-2.28.3 format above, filled in:
+#   no public sample of it was found; before this form was read, a port error of those versions went unread)
+# NET/IB : mlx5_1:1 async fatal event on QP (0x7309dc3bb338): invalid request local work queue error   (nccl#1919's first error)
 _ASYNC = re.compile(
     r"^NET/IB\w* ?: ?(?:(?P<dev>[^\s:]+):(?P<port>\d+) )?"
-    r"(?:Got (?P<nonfatal>non-fatal )?async event ?: ?|async (?P<fatal>fatal) event(?: on \w+(?: \([^)]*\))?[^:]*)?: )"
+    r"(?:Got (?P<nonfatal>non-fatal )?async (?P<errev>error )?event ?: ?|async (?P<fatal>fatal) event(?: on \w+(?: \([^)]*\))?[^:]*)?: )"
     r"(?P<event>.+?)(?:\(\d+\))?\s*$"
 )
+# NET/IB : mlx5_0:1 GID table changed         (the 2.28 format above, filled in: IBV_EVENT_GID_CHANGE, libibverbs'
+#   "GID table change"; nccl#1819: an IP address reassigned on a RoCE port)
+_GID_CHANGED = re.compile(r"^NET/IB\w* ?: ?(?:(?P<dev>[^\s:]+):(?P<port>\d+) )?GID table changed\s*$")
+# NET/IB : mlx5_0:1 unknown event type (18)   (the 2.23+ format above, filled in; nccl#1819: "GID table change has
+#   been an unknown event type since v2.23.4-1"; the number is libibverbs' enum ibv_event_type)
+_UNKNOWN_EVENT = re.compile(r"^NET/IB\w* ?: ?(?:(?P<dev>[^\s:]+):(?P<port>\d+) )?unknown event type \((?P<num>\d+)\)\s*$")
 # NET/OFI OFI fi_getinfo() call failed: No data available
 _OFI_CALL = re.compile(r"^NET/OFI (?:OFI )?(?P<call>fi_\w+)\(\) call failed: ?(?P<err>.+?)\s*$")
 # NET/OFI Unable to register memory (type = 2) for device 0. RC: -22, Error: Invalid argument          (aws-ofi-nccl#584)
@@ -93,9 +106,16 @@ def handle(p: "_Parse", no: int, node: str, msg: str, ctx: dict[str, Any]) -> bo
     if m := _MISMATCH.match(msg):
         p.once(NcclCollectiveMismatch, no, node, (pid, m["rank"]), rank=int(m["rank"]), **ctx)
     elif m := _ASYNC.match(msg):
-        fatal = True if m["fatal"] else (False if m["nonfatal"] else None)
+        # NCCL files the events it prints as "async error event" under non-fatal (ncclIbAsyncThreadMain)
+        fatal = True if m["fatal"] else (False if m["nonfatal"] or m["errev"] else None)
         p.b.add(NcclIbAsyncEvent, no, node=node, event=m["event"].strip(), device=m["dev"],
                 port=int(m["port"]) if m["port"] else None, fatal=fatal, **ctx)
+    elif m := _GID_CHANGED.match(msg) or _UNKNOWN_EVENT.match(msg):
+        num = m.groupdict().get("num")
+        entry = knowledge.load("ib_async_events.yaml").by_number(int(num)) if num is not None else None
+        event = "GID table change" if num is None else (entry.event if entry else f"unknown event type ({num})")
+        p.b.add(NcclIbAsyncEvent, no, node=node, event=event, device=m["dev"], port=int(m["port"]) if m["port"] else None,
+                **ctx)
     elif m := _OFI_CALL.match(msg):
         p.once(NcclNetPluginError, no, node, (pid, "OFI", m["call"], m["err"]), plugin="OFI", call=m["call"],
                error=m["err"], **ctx)

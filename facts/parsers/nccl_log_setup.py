@@ -67,7 +67,24 @@ _SHM_EXTEND = re.compile(r"^Error: failed to extend (?P<seg>\S+) to (?P<size>\d+
 # Call to posix_fallocate failed : No space left on device
 _SHM_FALLOCATE = re.compile(r"^Call to posix_fallocate failed ?: ?(?P<err>.+)$")
 # Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory          Call to ibv_create_cq failed
-_VERBS = re.compile(r"^Call to (?P<verb>ibv_\w+) failed(?: with error (?P<err>.+?))?\s*$")
+#   (NCCL <= 2.18: "Call to %s failed with error %s", strerror(errno); 2.19 and later add " errno %d")
+_VERBS = re.compile(r"^Call to (?P<verb>ibv_\w+) failed(?: with error (?P<err>.+?)(?: errno (?P<errno>\d+))?)?\s*$")
+# NCCL 2.25 and later say where a queue-pair transition failed (src/misc/ibvwrap.cc, wrap_ibv_modify_qp:
+# WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg), qpMsg from ibvModifyQpLog:
+# "on dev %s:%d, curr state %s, next state %s, local GID index %d, local GID %s, remote GID %s"):
+# Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 3, local GID ::ffff:10.0.0.1, remote GID ::ffff:10.0.0.2
+#   (that format filled in; no sample of it was found in an even-numbered public thread)
+_MODIFY_QP = re.compile(
+    r"^Call to (?P<verb>ibv_modify_qp) failed with (?P<errno>\d+) (?P<err>[^,]+), on dev (?P<dev>[^\s:,]+):(?P<port>-?\d+), "
+    r"curr state (?P<curr>\w+), next state (?P<next>\w+)"
+    r"(?:, local GID index (?P<gidx>-?\d+), local GID (?P<lgid>\S+?), remote GID (?P<rgid>\S+?))?"
+    r"\s*$"  # the INFO before a retry (", retrying 1/8 after 100 msec of sleep") is not the failure
+)
+
+
+def _gid(text: str | None) -> str | None:
+    """A GID as NCCL printed it; None for its "N/A" (not queried)."""
+    return None if text in (None, "N/A") else text
 
 
 def _busid_or_none(text: str) -> str | None:
@@ -106,8 +123,15 @@ def handle(p: "_Parse", no: int, node: str, msg: str, src: str | None, ctx: dict
         p.b.add(NcclShmFailure, no, node=node, op="extend", segment=m["seg"], size_bytes=int(m["size"]), error=m["err"], **ctx)
     elif m := _SHM_FALLOCATE.match(msg):
         p.b.add(NcclShmFailure, no, node=node, op="fallocate", error=m["err"], **ctx)
+    elif m := _MODIFY_QP.match(msg):
+        gidx = int(m["gidx"]) if m["gidx"] is not None else None
+        p.once(NcclVerbsFailure, no, node, (pid, m["verb"], m["err"], m["dev"], m["next"]), verb=m["verb"], error=m["err"].strip(),
+               errno=int(m["errno"]), device=m["dev"], port=int(m["port"]) if int(m["port"]) >= 0 else None,
+               qp_state=m["curr"], next_state=m["next"], gid_index=gidx if gidx is not None and gidx >= 0 else None,
+               local_gid=_gid(m["lgid"]), remote_gid=_gid(m["rgid"]), **ctx)
     elif m := _VERBS.match(msg):
-        p.once(NcclVerbsFailure, no, node, (pid, m["verb"], m["err"]), verb=m["verb"], error=m["err"], **ctx)
+        p.once(NcclVerbsFailure, no, node, (pid, m["verb"], m["err"]), verb=m["verb"], error=m["err"],
+               errno=int(m["errno"]) if m["errno"] else None, **ctx)
     elif got := messages.read_setup(msg, src):  # duplicate GPU, CUDA failure, NVLS bind: the one message table
         cls, fields = got
         # one per process and values (a CUDA failure per error and call site: NCCL repeats it for every kernel it tries)

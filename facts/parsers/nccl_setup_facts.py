@@ -80,12 +80,24 @@ class NcclShmFailure(NcclLineFact):
 class NcclVerbsFailure(NcclLineFact):
     """``misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory``
 
-    One failed InfiniBand verbs call; ``error`` is the strerror text (None when NCCL printed none).
+    One failed InfiniBand verbs call; ``error`` is the strerror text (None when NCCL printed none),
+    ``errno`` its number where NCCL printed it (2.19 and later). NCCL 2.25 and later say where a
+    queue-pair transition failed: ``Call to ibv_modify_qp failed with 110 Connection timed out, on
+    dev mlx5_0:1, curr state INIT, next state RTR, local GID index 3, local GID ::ffff:10.0.0.1,
+    remote GID ::ffff:10.0.0.2``: the HCA and port, the transition and the GIDs.
     """
 
     kind: Literal["nccl_verbs_failure"] = "nccl_verbs_failure"
     verb: str  # "ibv_reg_mr_iova2", "ibv_modify_qp", "ibv_create_cq"
     error: str | None = None  # "Cannot allocate memory"
+    errno: int | None = None  # 110
+    device: str | None = None  # "mlx5_0" (2.25+ ibv_modify_qp)
+    port: int | None = None
+    qp_state: str | None = None  # the queue pair's state before: RESET, INIT, RTR
+    next_state: str | None = None  # the state it was moved to: INIT, RTR, RTS
+    gid_index: int | None = None
+    local_gid: str | None = None  # "::ffff:10.0.0.1"; "::" is an empty GID table slot
+    remote_gid: str | None = None
 
 
 @fact_kind

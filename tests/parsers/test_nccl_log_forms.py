@@ -72,6 +72,18 @@ MESSAGES = [
      {"error": "unknown error", "error_code": 999, "nvls": True}),
     ("...-48:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error", "nccl_ib_async_event",
      {"event": "port error", "fatal": None}),
+    # nccl#1710 (2.22: device and port, no fatal/non-fatal word)
+    ("node201:127799:127863 [0] transport/net_ib.cc:101 NCCL WARN NET/IB : mlx5_0:1 Got async event : local access violation work queue error",
+     "nccl_ib_async_event", {"event": "local access violation work queue error", "device": "mlx5_0", "port": 1, "fatal": None}),
+    # the 2.23-2.28.3, 2.28 and 2.23+ formats of src/transport/net_ib.cc, filled in (no public sample found)
+    ("n1:1:2 [0] transport/net_ib.cc:212 NCCL WARN NET/IB : mlx5_3:1 Got async error event: port error", "nccl_ib_async_event",
+     {"event": "port error", "device": "mlx5_3", "port": 1, "fatal": False}),
+    ("n1:1:2 [0] transport/net_ib.cc:198 NCCL WARN NET/IB : mlx5_3:1 GID table changed", "nccl_ib_async_event",
+     {"event": "GID table change", "device": "mlx5_3", "port": 1}),
+    ("n1:1:2 [0] transport/net_ib.cc:217 NCCL WARN NET/IB : mlx5_3:1 unknown event type (18)", "nccl_ib_async_event",
+     {"event": "GID table change", "device": "mlx5_3"}),
+    ("n1:1:2 [0] transport/net_ib.cc:217 NCCL WARN NET/IB : mlx5_3:1 unknown event type (77)", "nccl_ib_async_event",
+     {"event": "unknown event type (77)", "device": "mlx5_3"}),
     ("[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available",
      "nccl_net_plugin_error", {"plugin": "OFI", "call": "fi_getinfo", "error": "No data available"}),
     ("vm:1552:1552 [0] NCCL INFO NCCL_SOCKET_IFNAME set to lo", "nccl_env", {"name": "NCCL_SOCKET_IFNAME", "value": "lo"}),

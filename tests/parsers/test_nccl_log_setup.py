@@ -54,6 +54,18 @@ LINES = [
      "nccl_verbs_failure", {"verb": "ibv_reg_mr_iova2", "error": "Cannot allocate memory"}),
     ("spark01:2683:2826 [0] misc/ibvwrap.cc:268 NCCL WARN Call to ibv_create_cq failed",
      "nccl_verbs_failure", {"verb": "ibv_create_cq"}),
+    # NCCL 2.19+ adds the errno; 2.25+ says where a queue-pair transition failed (ibvwrap.cc formats, filled in)
+    ("n1:1:2 [0] misc/ibvwrap.cc:79 NCCL WARN Call to ibv_create_qp failed with error Cannot allocate memory errno 12",
+     "nccl_verbs_failure", {"verb": "ibv_create_qp", "error": "Cannot allocate memory", "errno": 12}),
+    ("n1:1:2 [5] misc/ibvwrap.cc:302 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, "
+     "curr state INIT, next state RTR, local GID index 3, local GID ::ffff:10.0.0.1, remote GID ::ffff:10.0.0.2",
+     "nccl_verbs_failure", {"verb": "ibv_modify_qp", "error": "Connection timed out", "errno": 110, "device": "mlx5_0", "port": 1,
+                            "qp_state": "INIT", "next_state": "RTR", "gid_index": 3, "local_gid": "::ffff:10.0.0.1",
+                            "remote_gid": "::ffff:10.0.0.2"}),
+    ("n1:1:2 [0] misc/ibvwrap.cc:380 NCCL WARN Call to ibv_modify_qp failed with 19 No such device, on dev N/A:-1, "
+     "curr state RESET, next state INIT, local GID index -1, local GID N/A, remote GID N/A",
+     "nccl_verbs_failure", {"error": "No such device", "errno": 19, "device": "N/A", "port": None, "gid_index": None,
+                            "local_gid": None, "remote_gid": None, "next_state": "INIT"}),
     ("[1,2]<stdout>:smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000",
      "nccl_duplicate_gpu", {"rank": 2, "other_rank": 0, "bus_id": "0000:01:00.0", "node": "smc-gpu-03"}),
     ("gcn75:2336636:2336906 [0] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'",
@@ -72,6 +84,10 @@ LINES = [
     ("vm:1552:1564 [1] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM", None, {}),
     ("dgxh100-3:225140:225355 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer dgxh100-3<41109>", None, {}),
     ("worker:1:2 [0] NCCL INFO Call to connect returned Connection timed out, retrying", None, {}),
+    # the INFO before a retry of the same transition is not the failure (ibvwrap.cc 2.25+)
+    ("n1:1:2 [0] NCCL INFO Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, curr state INIT, "
+     "next state RTR, local GID index 3, local GID ::ffff:10.0.0.1, remote GID ::ffff:10.0.0.2, retrying 1/8 after 100 msec of sleep",
+     None, {}),
     ("torch.distributed.DistBackendError: Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000", None, {}),
 ]
 
