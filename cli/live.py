@@ -121,13 +121,14 @@ def with_access(fn):
 
 
 def diagnose_live(url: str, at: str | None, window: str, timeout: float, ruleset, evaluator: str,
-                  run_timeout: float | None = None, access=None):
-    """The report of ``diagnose --prometheus`` (called by cli/main.py)."""
+                  run_timeout: float | None = None, access=None, budget=None):
+    """The report of ``diagnose --prometheus`` (called by cli/main.py); ``budget``: --max-memory."""
     from stethoscope.engine.live import diagnose_prometheus
 
     return diagnose_prometheus(url, at=_time(at) if at else None, window_s=_duration(window, "--window"),
                                timeout=timeout, ruleset=ruleset, evaluator=evaluator, access=access,
-                               **({} if run_timeout is None else {"run_timeout": run_timeout}))
+                               **({} if run_timeout is None else {"run_timeout": run_timeout}),
+                               **({} if budget is None else {"budget": budget}))
 
 
 def render_live_notes(report, console: Console) -> None:

@@ -87,7 +87,7 @@ def diagnose(
     run_timeout: Annotated[float, typer.Option("--run-timeout", help="With --prometheus: seconds for all the queries of the run")] = 120.0,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Compare nccl-tests results with this recorded baseline (steth baseline record) instead of the expected figures")] = None,
     baseline_db: Annotated[Optional[Path], typer.Option("--baseline-db", help="Baseline database (default: $STETH_BASELINE_DB, else the user's data directory)")] = None,
-    max_memory: Annotated[str, typer.Option("--max-memory", help="Memory budget of the whole diagnosis, parse workers included (e.g. 1G, 800M, 2GiB): large files are read in windows, fewer workers run")] = "1G",
+    max_memory: Annotated[str, typer.Option("--max-memory", help="Memory budget of the whole diagnosis, parse workers included (e.g. 1G, 800M, 2GiB): large files are read in windows, fewer workers run; with --prometheus, what one answer and a run's answers may hold")] = "1G",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display on standard error (shown only on a terminal, for runs longer than about 2 s)")] = False,
     access=None,
 ) -> None:
@@ -114,7 +114,7 @@ def diagnose(
         internal(f"shipped rules do not load: {ruleset.errors[0]}")
     facts, recorded = [], None  # the observation's facts and baseline, for the HTML page's pictures
     if prometheus is not None:
-        report = _live.diagnose_live(prometheus, at, window, timeout, ruleset, evaluator.value, run_timeout, access)
+        report = _live.diagnose_live(prometheus, at, window, timeout, ruleset, evaluator.value, run_timeout, access, budget)
     else:
         from stethoscope.engine import baseline_store
         from stethoscope.engine.pipeline import diagnose as run_pipeline, observe_bundle

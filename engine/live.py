@@ -8,6 +8,7 @@ at most one timeout (the first failing query ends the run).
 """
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections import defaultdict
@@ -16,7 +17,10 @@ from typing import Any, Callable
 
 from stethoscope.engine.loader import RuleSet
 from stethoscope.engine.pipeline import Evaluator, Observation, diagnose
-from stethoscope.engine.report import Coverage, FileCoverage, MissingSignal, Report, SkippedFile, Source
+from stethoscope.engine.report import (
+    Coverage, FileCoverage, LimitHit, MissingSignal, ParseProblem, Report, SkippedFile, Source,
+)
+from stethoscope.facts.limits import DEFAULT as DEFAULT_BUDGET, Budget
 from stethoscope.facts.live import dcgm, ib, promql, screens, stack, timeseries
 from stethoscope.facts.live.dcgm import LiveFacts
 from stethoscope.facts.live.access import Access
@@ -241,6 +245,7 @@ def observe_rules(prom: Prom, at: float, window_s: int, signals: tuple[Signal, .
         rec_rows = [r for r in rec_rows if r.get("metric", {}).get("steth_plan") == pid]
         obs = _observe(prom, runner, plan, at, window_s, signals, obs, set(found), rec_rows)
         self_check(prom, runner, at, window_s, obs)
+        answer_problems(prom, obs.coverage)
         return obs, ruleset
     finally:
         runner.close()
@@ -263,7 +268,7 @@ def _observe(prom: Prom, runner: Runner, plan: screens.Plan, at: float, window_s
                [next((n for k in keys if k in present for n in by_key[k].metrics if n in found), None)] if m]
     pop_query = screens.population(anchors) if anchors else ""
     pop_shown = prom.scope(pop_query) if pop_query else ""
-    pop_call = [lambda: prom.rows(pop_query, at)] if pop_query else []
+    pop_call = [lambda: prom.rows(pop_query, at, finite=True)] if pop_query else []
 
     # --- screens: which scrape targets have a series a rule could fire on ---
     flagged: dict[str, list[dict]] = defaultdict(list)  # signal -> labels of flagged series
@@ -293,7 +298,8 @@ def _observe(prom: Prom, runner: Runner, plan: screens.Plan, at: float, window_s
         queries = [q for g in groups if g for q in _within_length(g, prom.scope)]
         nm = [n for n in plan.node_means if n.signal in present]
         nm_queries = [screens.node_means_query(n, window_s, prom.access.node_labels) for n in nm[:1]]
-        answers = runner.map([(lambda q=q: prom.rows(q, at)) for q in queries + nm_queries] + pop_call)
+        answers = runner.map([(lambda q=q: prom.rows(q, at)) for q in queries]
+                             + [(lambda q=q: prom.rows(q, at, finite=True)) for q in nm_queries] + pop_call)
         pop = answers[len(queries) + len(nm_queries):]
         for q, rows in zip(queries, answers[:len(queries)]):
             shown = prom.scope(q)
@@ -382,8 +388,8 @@ def _observe(prom: Prom, runner: Runner, plan: screens.Plan, at: float, window_s
             n_flagged = len(flagged.get(sig.key, []))
             how = (f"screened on the server, {n_flagged} flagged" if screened else
                    "read whole" if sig.key in whole else "no rule judges it alone: read for the flagged targets")
-            per = counts.get(m)
-            if per:
+            per = counts.get(m) if m in anchors else None
+            if per and m in anchors:
                 ev = Evidence(path=pop_shown, line=anchors.index(m) + 1,
                               text=f"count by (instance) ({m}): {sum(per)} series from {len(per)} targets "
                                    f"(fewest a target: {min(per)}) @{at:.0f}; {how}")
@@ -424,6 +430,19 @@ def _observe(prom: Prom, runner: Runner, plan: screens.Plan, at: float, window_s
     return obs
 
 
+#: the coverage kind whose parse problems a row of a metric's answer counts as
+_PARSER_OF = {m: COVERAGE_KIND[s.source] for s in SIGNALS for m in s.metrics}
+
+
+def answer_problems(prom: Prom, coverage: Coverage) -> None:
+    """The rows of answers that could not be used, as parse problems of their query, and the
+    caps of the memory budget that stopped an answer (facts/live/prom.py)."""
+    coverage.errors.extend(ParseProblem(path=p.path, line=p.line, message=p.message, parser=_PARSER_OF.get(p.metric))
+                           for p in prom.problems)
+    coverage.limits.extend(LimitHit(limit=h.limit, path=h.path, line=h.line, detail=h.detail) for h in prom.limits)
+    prom.problems, prom.limits = [], []
+
+
 def self_check(prom: Prom, runner: Runner, at: float, window_s: int, obs: Observation) -> None:
     """The monitoring stack's own state (facts/live/stack.py): exporter targets down, exporters
     absent, stale series, exporter versions. Only beside exporter series: a server without any
@@ -434,7 +453,7 @@ def self_check(prom: Prom, runner: Runner, at: float, window_s: int, obs: Observ
     q = stack.query(window_s)
     shown = prom.scope(q)
     try:
-        (rows,) = runner.map([lambda: prom.rows(q, at)])
+        (rows,) = runner.map([lambda: prom.rows(q, at, finite=True)])
     except LiveError as exc:
         obs.coverage.skipped.append(SkippedFile(path=shown, reason=f"the monitoring self-check query failed: {exc}"))
         return
@@ -458,6 +477,10 @@ def _below_peers(plan: screens.Plan, rows: list[dict], prom: Prom, out: LiveFact
     for i, r in enumerate(sorted(rows, key=lambda r: sorted(r.get("metric", {}).items())), start=1):
         lab = {k: v for k, v in r.get("metric", {}).items() if k not in ("steth_screen", "__name__")}
         value = float(r["value"][1])
+        if not math.isfinite(value):  # a recorded mean (the screens' own answer may hold any number)
+            prom.problem(prom.scope(query), i, f"Prometheus answer, row {i}: mean {r['value'][1]} is not a finite number: "
+                                               "the row is not used", metric)
+            continue
         s = Series(prom.scope(query), i, {"__name__": metric, **lab}, [(float(r["value"][0]), value)],
                    node_labels=prom.access.node_labels)
         means[s.node] = (value, s)
@@ -499,26 +522,31 @@ def diagnose_prometheus(url: str, at: float | None = None, window_s: int = DEFAU
                         timeout: float = DEFAULT_TIMEOUT_S, ruleset: RuleSet | None = None,
                         evaluator: Evaluator = "durable", run_timeout: float | None = DEFAULT_RUN_TIMEOUT_S,
                         access: Access | None = None, concurrency: int = DEFAULT_CONCURRENCY,
-                        max_queries: int = DEFAULT_MAX_QUERIES) -> Report:
+                        max_queries: int = DEFAULT_MAX_QUERIES, budget: Budget = DEFAULT_BUDGET) -> Report:
     """Diagnose the fleet a Prometheus server watches, as of ``at`` (default now): the same
     pipeline as a bundle (engine/pipeline.py). A server that fails, or a run that would need
-    more than ``max_queries``, makes the verdict ``inconclusive`` with the reason."""
-    return diagnose_server(url, at, window_s, timeout, ruleset, evaluator, run_timeout, access, concurrency, max_queries)[0]
+    more than ``max_queries`` or an answer beyond ``budget``, makes the verdict ``inconclusive``
+    with the reason."""
+    return diagnose_server(url, at, window_s, timeout, ruleset, evaluator, run_timeout, access, concurrency, max_queries,
+                           budget)[0]
 
 
 def diagnose_server(url: str, at: float | None = None, window_s: int = DEFAULT_WINDOW_S,
                     timeout: float = DEFAULT_TIMEOUT_S, ruleset: RuleSet | None = None,
                     evaluator: Evaluator = "durable", run_timeout: float | None = DEFAULT_RUN_TIMEOUT_S,
                     access: Access | None = None, concurrency: int = DEFAULT_CONCURRENCY,
-                    max_queries: int = DEFAULT_MAX_QUERIES) -> tuple[Report, int]:
+                    max_queries: int = DEFAULT_MAX_QUERIES, budget: Budget = DEFAULT_BUDGET) -> tuple[Report, int]:
     """:func:`diagnose_prometheus` and the number of requests it sent (``steth watch`` counts them)."""
     at = time.time() if at is None else at
     prom: Prom | None = None
     try:
-        prom = Prom(url, timeout=timeout, run_timeout=run_timeout, access=access)
+        prom = Prom(url, timeout=timeout, run_timeout=run_timeout, access=access, budget=budget)
         obs, ruleset = observe_rules(prom, at, window_s, ruleset=ruleset, concurrency=concurrency, max_queries=max_queries)
         obs.source = Source(kind="prometheus", path=url)
     except LiveError as exc:
+        coverage = Coverage()
+        if prom is not None:
+            answer_problems(prom, coverage)
         return (Report(source=Source(kind="prometheus", path=url), verdict="inconclusive", findings=[],
-                       coverage=Coverage(), reason=str(exc)), prom.queries if prom else 0)
+                       coverage=coverage, reason=str(exc)), prom.queries if prom else 0)
     return diagnose(obs, ruleset, evaluator), prom.queries

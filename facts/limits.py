@@ -9,7 +9,9 @@ large file nor a whole archive; the sizes below follow from the budget (``steth 
 - ``inflight_chars``: the text handed to parse workers and not yet parsed, all workers together;
 - ``jobs``: parse processes, fewer than the CPUs when the budget cannot hold more;
 - ``max_line_chars``: a longer line is cut there (the rest of it is not read);
-- ``FACTS_PER_KIND``: facts of one kind one file may give; past it they are counted, not kept.
+- ``FACTS_PER_KIND``: facts of one kind one file may give; past it they are counted, not kept;
+- ``answer_bytes``, ``run_answer_bytes``: the body of one HTTP answer (a Prometheus query),
+  and of all the answers of a live run together, decoded; a larger one is not read on.
 
 Every limit that bites is recorded as a :class:`Hit` and reported in the coverage
 (``coverage.limits``): what was not read in full is never silent.
@@ -58,6 +60,19 @@ class Budget:
     @property
     def max_line_chars(self) -> int:
         return max(64 * 1024, min(MIB, self.window_chars // 4))
+
+    @property
+    def answer_bytes(self) -> int:
+        """An answer's JSON costs up to 16 times its size while it becomes samples (measured:
+        about 9.5 times at its peak as Python objects, then about 6 as (time, value) pairs), and
+        two answers are read at once (engine/live.py DEFAULT_CONCURRENCY): half the budget."""
+        return max(4 * MIB, self.max_memory // 64)
+
+    @property
+    def run_answer_bytes(self) -> int:
+        """All the answers of one live run: the samples kept from them (about 6 times their
+        JSON) stay within half the budget."""
+        return max(4 * self.answer_bytes, self.max_memory // 12)
 
     def jobs(self, wanted: int) -> int:
         """Parse processes the budget holds: the main process, then per worker its cost and a

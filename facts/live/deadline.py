@@ -9,6 +9,11 @@ caller reports the query as not answered in time.
 
 The sockets are found without patching anything global: :class:`DeadlineAdapter` gives its
 pool manager connection pools whose connection class records each socket it opens.
+
+The same adapter caps what an answer may cost: it reads the body itself, decoded (a gzip bomb
+counts at its expanded size), and stops at ``max_answer`` bytes for one answer and
+``max_run`` for all the answers of the run (facts/limits.py ``Budget.answer_bytes``): a server
+that sends a huge or endless body costs at most that, whatever its Content-Length says.
 """
 from __future__ import annotations
 
@@ -22,6 +27,21 @@ from typing import Any, Iterator
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+
+class AnswerTooLarge(Exception):
+    """The answer (or the run's answers together: ``limit`` is "answer" or "run") passed its
+    cap of ``cap`` bytes; ``declared``: the Content-Length that announced it, if any."""
+
+    def __init__(self, limit: str, cap: int, declared: int | None = None):
+        said = f" (it announced {declared:,} bytes)" if declared is not None else ""
+        what = "the answer" if limit == "answer" else "the run's answers together"
+        super().__init__(f"{what} passed {cap:,} bytes{said}")
+        self.limit, self.cap, self.declared = limit, cap, declared
+
+
+#: bytes read at a time from an answer's body (decoded)
+_CHUNK = 64 * 1024
 
 
 class DeadlineExceeded(Exception):
@@ -45,8 +65,11 @@ def _tracking(conn_cls: type[HTTPConnection], registry: "weakref.WeakSet[HTTPCon
 class DeadlineAdapter(HTTPAdapter):
     """An HTTPAdapter whose requests stop at a deadline (see :meth:`Deadlines.query`)."""
 
-    def __init__(self, *args: Any, **kwargs: Any):
+    def __init__(self, *args: Any, max_answer: int | None = None, max_run: int | None = None, **kwargs: Any):
         self.connections: weakref.WeakSet[HTTPConnection] = weakref.WeakSet()
+        self.max_answer, self.max_run = max_answer, max_run
+        self.read_bytes = 0  # every answer's body so far, decoded
+        self._lock = threading.Lock()
         http = type("DeadlineHTTPConnectionPool", (HTTPConnectionPool,),
                     {"ConnectionCls": _tracking(HTTPConnection, self.connections)})
         https = type("DeadlineHTTPSConnectionPool", (HTTPSConnectionPool,),
@@ -62,6 +85,39 @@ class DeadlineAdapter(HTTPAdapter):
         manager = super().proxy_manager_for(proxy, **kwargs)
         manager.pool_classes_by_scheme = dict(self._pool_classes)
         return manager
+
+    def send(self, request: Any, stream: bool = False, **kwargs: Any) -> Any:
+        """The answer with its body read here, within the caps (raises :class:`AnswerTooLarge`)."""
+        resp = super().send(request, stream=True, **kwargs)
+        if stream:
+            return resp
+        declared = resp.headers.get("Content-Length", "")
+        # a compressed body's length says nothing of what it expands to: counted as it is read
+        if declared.isdigit() and resp.headers.get("Content-Encoding", "identity").lower() == "identity":
+            for limit, cap, room in (("answer", self.max_answer, self.max_answer),
+                                     ("run", self.max_run, None if self.max_run is None else self.max_run - self.read_bytes)):
+                if room is not None and int(declared) > room:
+                    resp.close()
+                    raise AnswerTooLarge(limit, cap, int(declared))
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            for chunk in resp.iter_content(_CHUNK):
+                size += len(chunk)
+                with self._lock:
+                    self.read_bytes += len(chunk)
+                    run_over = self.max_run is not None and self.read_bytes > self.max_run
+                if self.max_answer is not None and size > self.max_answer:
+                    raise AnswerTooLarge("answer", self.max_answer)
+                if run_over:
+                    raise AnswerTooLarge("run", self.max_run)
+                chunks.append(chunk)
+        except BaseException:
+            resp.close()
+            raise
+        resp._content = b"".join(chunks)
+        resp._content_consumed = True
+        return resp
 
     def cut(self) -> None:
         """Shut down every socket this adapter opened (from the watchdog thread)."""

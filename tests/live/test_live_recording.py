@@ -74,9 +74,9 @@ def test_diagnose_reads_the_recorded_screens(recorded, monkeypatch):
     sent: list[str] = []
     real = Prom._ask
 
-    def ask(self, query, at, fetch=None):
+    def ask(self, query, at, fetch=None, **kw):
         sent.append(query)
-        return real(self, query, at, fetch)
+        return real(self, query, at, fetch, **kw)
     monkeypatch.setattr(Prom, "_ask", ask)
     at = time.time()
     used = diagnose_prometheus(recorded, at=at, window_s=3600)

@@ -61,8 +61,8 @@ def test_the_server_screens_and_only_flagged_targets_come_back(prom_url, monkeyp
     seen: list[tuple[str, int]] = []
     real = Prom._ask
 
-    def counting(self, query, at, fetch=None):
-        rows = real(self, query, at, fetch)
+    def counting(self, query, at, fetch=None, **kw):
+        rows = real(self, query, at, fetch, **kw)
         seen.append((query, sum(len(r.get("values", [])) or 1 for r in rows if isinstance(r, dict)) or len(rows)))
         return rows
     monkeypatch.setattr(Prom, "_ask", counting)
