@@ -142,8 +142,12 @@ class _Budget:
         self.members += 1
         if self.members > MAX_MEMBERS:
             raise BundleError(f"more than {MAX_MEMBERS} files in the bundle")
-        with opener() as stream:
-            gz = stream.read(2) == b"\x1f\x8b"
+        try:
+            with opener() as stream:
+                gz = stream.read(2) == b"\x1f\x8b"
+        except _MEMBER_READ_ERRORS as exc:  # a small zip member is read whole: a bad CRC shows here
+            raw.skipped.append(Skipped(name, f"unreadable: {exc}"))
+            return
         expanded: int | None = size
         if gz:
             with opener() as stream:
@@ -157,8 +161,11 @@ class _Budget:
         if self.total > MAX_TOTAL_BYTES:
             raise BundleError(f"bundle expands to more than {MAX_TOTAL_BYTES >> 30} GiB")
         if name.endswith("hostname") and not gz and size <= 4096:
-            with opener() as stream:
-                raw.files.append((name, stream.read(4096)))
+            try:
+                with opener() as stream:
+                    raw.files.append((name, stream.read(4096)))
+            except _MEMBER_READ_ERRORS as exc:
+                raw.skipped.append(Skipped(name, f"unreadable: {exc}"))
             return
         raw.files.append((name, LazyFile(path, expanded, None if path is not None else opener, gz)))
 
@@ -203,6 +210,10 @@ def zlib_error() -> type[Exception]:
     import zlib
 
     return zlib.error
+
+
+#: what reading one archive member can raise; the member is listed as unreadable, the rest read
+_MEMBER_READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, zlib_error())
 
 
 class _Capped(io.RawIOBase):
@@ -499,7 +510,7 @@ def _file_artefacts(raw: RawBundle, stream: IO[bytes], name: str, skipped: list[
             yield Artefact(path=name, text=text, node=node, node_from_folder=folder_node is not None,
                            line_offset=first - 1)
             del text
-    except (OSError, EOFError, zlib_error()) as exc:
+    except _MEMBER_READ_ERRORS as exc:  # a zip member's bad CRC shows once its last byte is read
         raw.skipped.append(Skipped(name, f"unreadable: {exc}"))
         return
     for cut in dec.long_lines:

@@ -240,6 +240,23 @@ def test_gzip_member_is_read_and_corrupt_one_is_listed(tmp_path):
     assert "corrupt gzip member" in _skipped(report)["node1/syslog.gz"]
 
 
+def test_zip_member_with_bad_crc_is_listed_and_the_others_read(tmp_path):
+    """zipfile checks a member's CRC only once its last byte is read: the error comes in the
+    middle of decoding it (the long fuzz run found it through diagnose, not at open)."""
+    path = tmp_path / "bundle.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("node1/dmesg.log", DMESG)
+        z.writestr("node1/syslog", SYSLOG)
+    data = bytearray(path.read_bytes())
+    at = data.index(SYSLOG[:64]) + 200  # a byte inside the stored syslog member
+    data[at] ^= 0x20
+    path.write_bytes(bytes(data))
+    report = diagnose_bundle(path)
+    assert report.verdict == "faulty"
+    assert [c.path for c in report.coverage.files] == ["dmesg.log"]  # the one top folder is the node
+    assert "Bad CRC-32" in _skipped(report)["syslog"]
+
+
 def test_large_member_is_skipped(tmp_path, monkeypatch):
     monkeypatch.setattr(B, "MAX_FILE_BYTES", 1024)
     tgz = tmp_path / "big.tar"

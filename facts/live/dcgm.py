@@ -145,5 +145,5 @@ def gpu_info_facts(fam: dict[str, list[Series]], out: LiveFacts) -> None:
             seen.add((s.node, s.gpu))
             idx = s.labels.get("gpu")
             out.add(GpuInfo, s.node, s.evidence(), s.gpu, pci_bus_id=s.gpu,
-                    index=int(idx) if idx and idx.isdigit() else None, name=s.labels.get("modelName"),
+                    index=int(idx) if idx and idx.isdecimal() else None, name=s.labels.get("modelName"),
                     uuid=s.labels.get("UUID"), driver_version=s.labels.get("DCGM_FI_DRIVER_VERSION"))

@@ -134,7 +134,7 @@ def nvlink_state_facts(series: list[Series], out: LiveFacts, window_s: int) -> N
         up = st["last"] == 1
         out.add(LinkStateChange, s.node, s.stat_evidence("last", "min", "changes", "down_from", "down_until"),
                 f"{s.gpu}:nvlink{link}", link_type="nvlink", pci_bus_id=s.gpu,
-                nvlink=int(link) if link.isdigit() else None, changes=int(st.get("changes", 0)),
+                nvlink=int(link) if link.isdecimal() else None, changes=int(st.get("changes", 0)),
                 down_from=iso_time(st["down_from"]), down_until=iso_time(st["down_until"]),
                 state_now={0: "Inactive", 1: "Active", 2: "Sleep"}.get(int(st["last"]), str(int(st["last"]))),
                 up_now=up, window_s=window_s)

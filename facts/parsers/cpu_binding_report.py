@@ -62,6 +62,10 @@ class CpuBindingSummary(Fact):
     min_cores: int | None = None
 
 
+#: one hardware-thread list of a core, as Open MPI prints it: "0-1", "0,8", "3"
+HWT_LIST = re.compile(r"\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*")
+
+
 def _threads(spec: str) -> int:
     n = 0
     for part in spec.split(","):
@@ -85,6 +89,9 @@ def parse(artefact: Artefact) -> ParseResult:
             cores = CORE.findall(m["what"])
             if not cores:
                 b.error(n, f"binding report names no core: {m['what'][:80]!r}")
+                continue
+            if not all(HWT_LIST.fullmatch(h) for _, _, h in cores):
+                b.error(n, f"hardware-thread list not read: {m['what'][:80]!r}")
                 continue
             f = b.add(RankCpuBinding, n, host=m["host"], rank=int(m["rank"]), bound=True, cores=len(cores),
                       hwthreads=sum(_threads(h) for _, _, h in cores), sockets=len({s for s, _, _ in cores}))

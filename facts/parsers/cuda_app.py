@@ -204,7 +204,7 @@ def detect(text: str) -> bool:
 
 def _error_code_entry(m: re.Match) -> catalogue.Entry | None:
     msg = m["msg"].strip()
-    return None if msg.isdigit() else catalogue.resolve(name=msg, text=msg)
+    return None if msg.isdecimal() else catalogue.resolve(name=msg, text=msg)
 
 
 def parse(artefact: Artefact) -> ParseResult:

@@ -216,7 +216,7 @@ def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
                 if status not in ("Pass", "Fail", "Warn", "Skip", "Not Run"):
                     continue
                 gid = r.get("gpu_id", r.get("entity_id"))
-                gpu = int(gid) if str(gid).isdigit() else None
+                gpu = int(gid) if str(gid).isdecimal() else None
                 warnings = " ".join(w.get("warning", "") for w in r.get("warnings", []) if isinstance(w, dict)) or None
                 _emit(fb, line, name, cat.get("category"), status, gpu, warnings, "json")
                 found.append((name, status))

@@ -38,7 +38,7 @@ def port_id(node: str, hca: str, port: int) -> str:
 def state_name(raw: str) -> str:
     """``ACTIVE``, ``4: ACTIVE``, ``Active`` -> ``Active``; ``INIT`` -> ``Initializing``."""
     word = raw.split(":")[-1].strip()
-    if word.isdigit():
+    if word.isdecimal():
         return STATES.get(int(word), word)
     low = word.lower()
     if low.startswith("init"):
@@ -52,7 +52,7 @@ def state_name(raw: str) -> str:
 def phys_state_name(raw: str) -> str:
     """``5: LinkUp`` / ``LinkUp`` / ``5`` -> ``LinkUp``."""
     word = raw.split(":")[-1].strip()
-    if word.isdigit():
+    if word.isdecimal():
         return PHYS_STATES.get(int(word), word)
     return word
 

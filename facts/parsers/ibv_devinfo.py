@@ -87,12 +87,16 @@ class IbGid(Fact):
     source: Literal["ibv_devinfo", "show_gids"]
 
 
+_HEX4 = re.compile(r"[0-9a-fA-F]{1,4}")
+
+
 def ipv4_of(gid: str) -> str | None:
     """``::ffff:192.168.1.10`` or ``0000:...:ffff:c0a8:010a`` -> ``192.168.1.10``."""
     if m := re.match(r"^(?:0{1,4}:){0,5}:?ffff:(?P<a>\d{1,3}(?:\.\d{1,3}){3})$", gid):
         return m["a"]
     parts = gid.split(":")
-    if len(parts) == 8 and all(p in ("0", "0000") for p in parts[:5]) and parts[5].lower() == "ffff":
+    if (len(parts) == 8 and all(p in ("0", "0000") for p in parts[:5]) and parts[5].lower() == "ffff"
+            and all(_HEX4.fullmatch(p) for p in parts[6:])):
         v = int(parts[6], 16) << 16 | int(parts[7], 16)
         return ".".join(str(v >> s & 255) for s in (24, 16, 8, 0))
     return None
@@ -162,7 +166,7 @@ def parse(artefact: Artefact) -> ParseResult:
         flush_port()
         if hca is not None and hca_line:
             part = hca_fields.get("vendor_part_id")
-            fb.add(IbHca, hca_line, hca=hca, ca_type=f"MT{part}" if part and part.isdigit() and part != "0" else None,
+            fb.add(IbHca, hca_line, hca=hca, ca_type=f"MT{part}" if part and part.isdecimal() and part != "0" else None,
                    firmware=hca_fields.get("fw_ver"), node_guid=hca_fields.get("node_guid"),
                    ports=_int(hca_fields.get("phys_port_cnt")))
         hca = None

@@ -353,7 +353,7 @@ def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> Non
         b.error(ln, f"bad PCI bus id {m['pci']!r} in Xid line")
         return
     code = m["code"].strip()
-    if not code.isdigit():
+    if not code.isdecimal():
         b.error(ln, f"Xid code {code!r} is not a number")
         return
     rest = (m["rest"] or "").strip()
@@ -361,7 +361,7 @@ def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> Non
     pm = _XID_PROC.match(rest)
     if pm is not None:
         raw_pid = (pm["pid"] or "").strip()
-        if raw_pid.isdigit():
+        if raw_pid.isdecimal():
             pid = int(raw_pid)
         elif raw_pid and not re.fullmatch(r"'?<[^<>]*>'?", raw_pid):  # <unknown>, '<unknown>', <n/a>
             b.error(ln, f"Xid pid {raw_pid!r} is not a number")
@@ -438,7 +438,7 @@ def _fell_the(b: FactBuilder, ln: int, f: re.Match[str], lines: list[str], commo
 def _sxid(b: FactBuilder, ln: int, s: re.Match[str], common: dict, heads: set[tuple[str, str]],
           used: set[int]) -> None:
     code = s["code"].strip()
-    if not code.isdigit():
+    if not code.isdecimal():
         b.error(ln, f"SXid code {code!r} is not a number")
         return
     bus = _bus(s["pci"])

@@ -101,7 +101,7 @@ def parse(artefact: Artefact) -> ParseResult:
             if line.strip() and not line.lstrip().startswith(("#", "$")):
                 in_listing = False  # the listing ended: other output follows
             continue
-        if not r["size"].isdigit():
+        if not r["size"].isdecimal():
             b.error(n, f"lsmod row for {r['name']} with a size that is not a number: {r['size']!r}")
             continue
         b.add(KernelModule, n, name=r["name"], size=int(r["size"]), use_count=int(r["count"]), used_by=r["users"])

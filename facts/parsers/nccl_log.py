@@ -266,7 +266,7 @@ def _iface_address(entry: str) -> tuple[str, str | None]:
         return m["iface"], m["addr"]
     iface, _, addr = entry.partition(":")
     addr = addr.split("<", 1)[0]
-    if not addr or addr.isdigit():  # "Bootstrap: Using mlx5_0:1": a port, no address
+    if not addr or addr.isdecimal():  # "Bootstrap: Using mlx5_0:1": a port, no address
         return iface, None
     return iface, addr
 

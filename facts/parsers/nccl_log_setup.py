@@ -109,7 +109,7 @@ def handle(p: "_Parse", no: int, node: str, msg: str, src: str | None, ctx: dict
         enabled = m["state"] == "Enabled"
         p.once(NcclGdrState, no, node, (pid, "pair", m["gpu"], m["hca"], enabled), network="topology", hca=m["hca"],
                enabled=enabled, reason=None if enabled else "distance", scope="gpu_hca_pair",
-               gpu=int(m["gpu"]) if m["gpu"].isdigit() else None, gpu_bus_id=_busid_or_none(m["gpu"]),
+               gpu=int(m["gpu"]) if m["gpu"].isdecimal() else None, gpu_bus_id=_busid_or_none(m["gpu"]),
                distance=int(m["d"]), limit=int(m["l"]), **ctx)
     elif m := _P2P_NVLINK.match(msg):
         p.once(NcclP2pUnavailable, no, node, (pid, m["a"], m["b"]), dev=int(m["a"]), peer_dev=int(m["b"]), nvlink=True, **ctx)

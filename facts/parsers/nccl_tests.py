@@ -247,7 +247,7 @@ def _read_footer(builder: FactBuilder, line_no: int, kind: str | None, m: re.Mat
 
 
 def _version(raw: str) -> str | None:
-    return nccl_version_str(int(raw)) if raw.isdigit() else None
+    return nccl_version_str(int(raw)) if raw.isdecimal() else None
 
 
 def _read_nthread(builder: FactBuilder, line_no: int, text: str, run: _Run) -> None:

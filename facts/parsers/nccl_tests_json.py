@@ -92,7 +92,7 @@ def parse(artefact: Artefact) -> ParseResult:
         return result
     try:
         _parse_doc(builder, artefact, doc)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:  # OverflowError: int() of 1e999
         builder.error(1, f"nccl-tests JSON field missing or of the wrong type: {exc}")
         return result
     result.lines_used = len(artefact.lines)

@@ -143,7 +143,7 @@ def parse(artefact: Artefact) -> ParseResult:
         elif (s := _SPEED.match(raw)) is not None:
             state, speed = "active", float(s["gbps"])
         elif (c := _COUNTER.match(raw)) is not None:
-            if not c["value"].isdigit():
+            if not c["value"].isdecimal():
                 b.error(n, f"NVLink {link} {c['name']} Errors that is not a count: {c['value']!r}")
                 continue
             b.add(NvlinkErrorCount, n, link=link, counter=c["name"].lower(), value=int(c["value"]), **gpu)

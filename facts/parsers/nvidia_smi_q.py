@@ -269,7 +269,7 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int) -> int:
             if (key := SECTIONS.get(tuple(stack))):
                 rec.values[key] = ("", no)
     attached = top.get("attached gpus", "").strip()
-    complete = attached.isdigit() and int(attached) == len(records)
+    complete = attached.isdecimal() and int(attached) == len(records)
     for i, r in enumerate(records):
         r.index = i if complete else None
         r.driver_version = top.get("driver version") or None

@@ -80,7 +80,7 @@ def emit_row(b: FactBuilder, line: int, names: list[str], values: list[str]) -> 
     if bus is None:
         return False
     rec = GpuRecord(pci_bus_id=bus, line=line,
-                    index=int(row["index"]) if row.get("index", "").isdigit() else None,
+                    index=int(row["index"]) if row.get("index", "").isdecimal() else None,
                     driver_version=row.get("driver_version") or None)
     mask_fields: list[tuple[str, str]] = []
     for name, raw in row.items():

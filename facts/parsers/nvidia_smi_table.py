@@ -198,7 +198,7 @@ def _gpu(b: FactBuilder, no: int, g: re.Match[str], s: re.Match[str], mig: re.Ma
     draw, cap = _float(s["draw"], "W"), _float(s["cap"], "W")
     if draw is not None or cap is not None:
         b.add(GpuPower, state_line, pci_bus_id=bus, draw_w=draw, enforced_limit_w=cap, current_limit_w=cap)
-    if g["ecc"].isdigit():
+    if g["ecc"].isdecimal():
         b.add(GpuEccCount, no, pci_bus_id=bus, scope="volatile", error_type="uncorrectable", location="total",
               count=int(g["ecc"]))
     cells = (s["fan"], s["temp"], s["perf"], s["draw"], s["cap"], s["util"], g["ecc"])

@@ -202,7 +202,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 continue  # not a row of this query (a prompt, other output)
             if icol is None and bcol is None:
                 continue  # no way to tell GPUs apart
-            idx = int(parts[icol]) if icol is not None and parts[icol].isdigit() else len(buses)
+            idx = int(parts[icol]) if icol is not None and parts[icol].isdecimal() else len(buses)
             bus = try_pci_bus_id(parts[bcol]) if bcol is not None else None
             last_rows[bus or idx] = (ln, names, parts)
             used += 1

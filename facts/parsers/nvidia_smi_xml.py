@@ -248,7 +248,7 @@ def _parse_log(b: FactBuilder, xml: str, first_line: int) -> None:
     except _Limit as hit:
         b.limit(hit.line, hit.limit, hit.detail)
     attached = reader.top.get("attached_gpus", "")
-    complete = attached.isdigit() and int(attached) == len(reader.records)
+    complete = attached.isdecimal() and int(attached) == len(reader.records)
     for i, rec in enumerate(reader.records):
         rec.index = i if complete else None
         rec.driver_version = reader.top.get("driver_version") or None

@@ -59,7 +59,7 @@ def parse(artefact: Artefact) -> ParseResult:
         if m["count"] is not None:
             fb.add(IbGidCount, n, count=int(m["count"]))
         elif m["dev"] is not None:
-            if not (m["port"].isdigit() and m["index"].isdigit()):
+            if not (m["port"].isdecimal() and m["index"].isdecimal()):
                 fb.error(n, f"show_gids: port {m['port']!r} or index {m['index']!r} is not a number")
                 continue
             fb.add(IbGid, n, hca=m["dev"], port=int(m["port"]), index=int(m["index"]), gid=m["gid"],

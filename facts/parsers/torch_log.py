@@ -227,7 +227,7 @@ def _timeout(b: FactBuilder, no: int, line: str, node: str, grank: int | None) -
     elapsed = None
     ran = tl.RAN_FOR.search(line, m.end())
     if ran is not None:
-        if not ran["ms"].isdigit():
+        if not ran["ms"].isdecimal():
             b.error(no, f"watchdog elapsed time is not a number: {ran['ms']!r}")
             return None
         elapsed = int(ran["ms"])
