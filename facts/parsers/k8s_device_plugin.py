@@ -17,7 +17,14 @@ The NVML line itself is :mod:`nvml_init`'s. Facts emitted here: ``device_plugin_
 system: the container runtime did not give it the driver) and ``No devices found. Waiting
 indefinitely.`` (it registers no GPU and idles instead of crashing). The plugin's hint lines
 (``If this is a GPU node ...``, ``You can check the prerequisites ...``) and ``Loading NVML``
-are read as used, with no fact. Other plugin lines are left unread.
+are read as used, with no fact. ``device_plugin_unhealthy`` for the health checks' lines that
+take a GPU out of service (an Xid the plugin counts as critical, or the resource's "device marked
+unhealthy"), and ``k8s_device_allocation_failed`` for the kubelet's admission error when a pod's
+devices are not there (Project-HAMi/HAMi#596)::
+
+    Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected
+
+Other plugin lines are left unread.
 """
 from __future__ import annotations
 
@@ -40,7 +47,23 @@ _NO_DEVICES = re.compile(r"No devices found\. Waiting indefinitely")
 # 2020/05/14 02:11:19 Loading NVML
 _HINT = re.compile(r"If this is a GPU node, did you|You can (?:check the prerequisites|learn how to set the runtime) at: "
                    r"\S*k8s-device-plugin|\d\d:\d\d:\d\d(?:\.\d+)? Loading NVML\s*$")
-_ANY = re.compile(f"{_STRATEGY.pattern}|{_NO_DEVICES.pattern}|{_HINT.pattern}", re.M)
+# The plugin's health checks taking a GPU out of service (NVIDIA/k8s-device-plugin internal/rm/health.go and the
+# 0.6-era nvidia.go, server.go formats, filled in: no sample from an even-numbered public thread was found):
+#   XidCriticalError: Xid=48 on Device=GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8; marking device as unhealthy.   (v0.9+)
+#   XidCriticalError: Xid=48 on Device=GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8, the device will go unhealthy.   (v0.6-0.8)
+#   XidCriticalError: Xid=48, All devices will go unhealthy.
+#   'nvidia.com/gpu' device marked unhealthy: GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8
+_XID_UNHEALTHY = re.compile(r"XidCriticalError: Xid=(?P<xid>\d+)(?: on Device=(?P<dev>[^\s;,]+)[;,] (?:marking device as|the device will go) "
+                            r"unhealthy|, All devices will go unhealthy)")
+_MARKED = re.compile(r"'(?P<res>[\w./-]+)' device marked unhealthy: (?P<dev>\S+)")
+# The kubelet's device manager refusing a pod the scheduler placed (its UnexpectedAdmissionError event):
+# Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected   (Project-HAMi/HAMi#596)
+# Allocate failed due to no healthy devices present; cannot allocate unhealthy devices nvidia.com/gpu, which is unexpected   (kubelet devicemanager format, filled in)
+_ALLOCATE = re.compile(r"Allocate failed due to (?:requested number of devices unavailable for (?P<res>[\w./-]+)\. "
+                       r"Requested: (?P<req>\d+), Available: (?P<avail>\d+)|no healthy devices present; cannot allocate "
+                       r"unhealthy devices (?P<res2>[\w./-]+))")
+_ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
+                           for p in (_STRATEGY, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _ALLOCATE)), re.M)
 
 
 @fact_kind
@@ -52,8 +75,35 @@ class DevicePluginState(Fact):
     strategy: str | None = None  # "auto" (deviceDiscoveryStrategy)
 
 
+@fact_kind
+class DevicePluginUnhealthy(Fact):
+    """The device plugin took a GPU out of service: ``XidCriticalError: Xid=48 on Device=GPU-...;
+    marking device as unhealthy.`` (``xid`` set; ``device`` None when it marked all devices) or
+    ``'nvidia.com/gpu' device marked unhealthy: GPU-...`` (``xid`` None). The kubelet then stops
+    giving that GPU to new pods until the plugin restarts."""
+
+    kind: Literal["device_plugin_unhealthy"] = "device_plugin_unhealthy"
+    device: str | None = None  # "GPU-7540a9b3-..." (a GPU or MIG UUID, or an index where so configured)
+    xid: int | None = None
+    resource: str | None = None  # "nvidia.com/gpu"
+
+
+@fact_kind
+class K8sDeviceAllocationFailed(Fact):
+    """The kubelet could not give a scheduled pod its devices (``Allocate failed due to ...,
+    which is unexpected``): fewer devices of the resource were healthy or free on the node than
+    the scheduler counted."""
+
+    kind: Literal["k8s_device_allocation_failed"] = "k8s_device_allocation_failed"
+    resource: str  # "nvidia.com/gpu"
+    reason: str  # devices_unavailable | no_healthy_devices
+    requested: int | None = None
+    available: int | None = None
+
+
 def detect(head: str) -> bool:
-    if not ("Incompatible strategy" in head or "Waiting indefinitely" in head or "If this is a GPU node" in head):
+    if not ("Incompatible strategy" in head or "Waiting indefinitely" in head or "If this is a GPU node" in head
+            or "XidCriticalError" in head or "device marked unhealthy" in head or "Allocate failed due to" in head):
         return False
     return _ANY.search(head) is not None
 
@@ -66,6 +116,16 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(DevicePluginState, n, state="incompatible_strategy", strategy=m["strategy"])
         elif _NO_DEVICES.search(line):
             b.add(DevicePluginState, n, state="no_devices")
+        elif "XidCriticalError" in line and (m := _XID_UNHEALTHY.search(line)) is not None:
+            b.add(DevicePluginUnhealthy, n, device=m["dev"], xid=int(m["xid"]))
+        elif "device marked unhealthy" in line and (m := _MARKED.search(line)) is not None:
+            b.add(DevicePluginUnhealthy, n, device=m["dev"], resource=m["res"])
+        elif "Allocate failed due to" in line and (m := _ALLOCATE.search(line)) is not None:
+            if m["res"]:
+                b.add(K8sDeviceAllocationFailed, n, resource=m["res"], reason="devices_unavailable",
+                      requested=int(m["req"]), available=int(m["avail"]))
+            else:
+                b.add(K8sDeviceAllocationFailed, n, resource=m["res2"], reason="no_healthy_devices")
         elif not _HINT.search(line):
             continue
         result.lines_used += 1

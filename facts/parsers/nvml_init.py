@@ -8,9 +8,11 @@ illinois-scicomp/machine-shop-maintenance#60, k4yt3x/video2x#1226)::
     NVML library version: 565.57
 
 and the same failure from other tools (NVIDIA/k8s-device-plugin#170, #182; the Go bindings'
-newer form; nvidia-smi without a loaded driver; a GPU that nvidia-smi cannot list)::
+newer form; nvidia-docker 1.x, NVIDIA/nvidia-docker#270; nvidia-smi without a loaded driver; a GPU
+that nvidia-smi cannot list)::
 
     2020/05/14 02:11:19 Failed to initialize NVML: could not load NVML library.
+    nvidia-docker | 2016/12/17 05:23:46 Error: nvml: Driver/library version mismatch
     E0121 12:04:24.666244       1 factory.go:87] Failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND.
     NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.
     nvidia-smi: error while loading shared libraries: libnvidia-ml.so.1: cannot open shared object file: No such file or directory
@@ -51,6 +53,9 @@ KIND = "nvml_init"
 # 2020/05/14 02:11:19 Failed to initialize NVML: could not load NVML library.
 # Failed to start nvml with error:  could not load NVML library      (k8s-device-plugin 1.8)
 _FAILED = re.compile(r"Failed to (?:initialize NVML|start nvml with error):[ \t]*(?P<msg>[^\n\\]*)")
+# nvidia-docker | 2016/12/17 05:23:46 Error: nvml: Driver/library version mismatch     (NVIDIA/nvidia-docker#270, 1.x;
+#   its Go NVML bindings word every failure "nvml: <nvmlErrorString>", and the tool logs a fatal one as "Error: <err>")
+_GO_ERROR = re.compile(r"\bError: nvml: (?P<msg>[^\n\\]*)")
 # NVML library version: 565.57
 _LIB_VERSION = re.compile(r"NVML library version: (?P<version>\d+\.\d+(?:\.\d+)?)")
 # NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that ...
@@ -78,7 +83,8 @@ _TOOL_QUERY = re.compile(
     rf"\b[^\n]*?: (?P<msg>(?:{_LOST_RETURNS})[^\n\\]*)"
 )
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
-                           for p in (_FAILED, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY, _DEVICE_HANDLE, _TOOL_QUERY))
+                           for p in (_FAILED, _GO_ERROR, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY, _DEVICE_HANDLE,
+                                     _TOOL_QUERY))
                   + r"|^\s*No devices were found\s*$", re.M)
 
 #: lowercased fragments of NVML's error strings (nvmlErrorString, the Go bindings' ERROR_* names,
@@ -158,6 +164,7 @@ def nvml_reason(message: str) -> str:
 def detect(head: str) -> bool:
     # one literal per branch of _ANY ("NVML" alone is in every nvidia-smi -q: not a gate)
     if not ("Failed to initialize NVML" in head or "Failed to start nvml" in head or "NVML library version" in head
+            or "Error: nvml: " in head
             or "NVIDIA-SMI has failed" in head or "No devices were found" in head or "libnvidia-ml.so" in head
             or "device handle" in head or "ERROR_" in head or "GPU is lost" in head or "Unknown Error" in head
             or "GPU requires reset" in head):
@@ -181,7 +188,7 @@ def parse(artefact: Artefact) -> ParseResult:
         if "nvidia-container-cli" in line:
             continue  # nvidia_container_cli's
         lib = next((versions[k] for k in range(n + 1, n + 4) if k in versions), None)
-        if (m := _FAILED.search(line)) is not None:
+        if (m := _FAILED.search(line) or _GO_ERROR.search(line)) is not None:
             msg = _clean(m["msg"])
             if not msg:
                 b.error(n, "NVML failure without its error text")

@@ -36,6 +36,8 @@ def test_nvml_failures_from_real_output(rel, want):
      "library_not_found", "nvml"),
     ("Failed to initialize NVML: Unknown Error", "unknown_error", "nvml"),
     ("No devices were found", "no_devices", "nvidia-smi"),
+    # nvidia-docker 1.x's Go bindings (NVIDIA/nvidia-docker#270)
+    ("nvidia-docker | 2016/12/17 05:23:46 Error: nvml: Driver/library version mismatch", "driver_library_mismatch", "nvml"),
 ])
 def test_nvml_message_forms(line, reason, source):
     (f,) = _parse(nvml_init, text=line + "\n").facts
@@ -62,6 +64,24 @@ def test_device_plugin_states_and_hints():
     assert [(f.state, f.strategy) for f in r.facts] == [("incompatible_strategy", "auto"), ("no_devices", None)]
     r = _parse(k8s_device_plugin, "k8s_device_plugin/device_plugin170_nvml_not_loaded_mixed.log")
     assert r.facts == [] and r.lines_used == 4  # Loading NVML and the three hint lines
+
+
+def test_kubelet_admission_failure_and_plugin_health_lines():
+    (f,) = _parse(k8s_device_plugin, "k8s_device_plugin/hami596_kubelet_allocate_devices_unavailable.txt").facts
+    assert (f.kind, f.resource, f.reason, f.requested, f.available) == (
+        "k8s_device_allocation_failed", "nvidia.com/gpu", "devices_unavailable", 1, 0)
+    # the plugin's health-check formats (internal/rm/health.go, 0.6-era nvidia.go/server.go), filled in
+    text = ("I0101 00:00:00.000000       1 health.go:160] XidCriticalError: Xid=48 on Device=GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8; marking device as unhealthy.\n"
+            "2020/08/10 19:09:42 XidCriticalError: Xid=79, All devices will go unhealthy.\n"
+            "2020/08/10 19:09:42 'nvidia.com/gpu' device marked unhealthy: GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8\n"
+            "Allocate failed due to no healthy devices present; cannot allocate unhealthy devices nvidia.com/gpu, which is unexpected\n"
+            "2020/08/10 19:09:42 XidCriticalError: Xid=13 ignored\n")
+    r = _parse(k8s_device_plugin, text=text)
+    got = [(f.kind, getattr(f, "xid", None), getattr(f, "device", None) or getattr(f, "reason", None)) for f in r.facts]
+    assert got == [("device_plugin_unhealthy", 48, "GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8"),
+                   ("device_plugin_unhealthy", 79, None),
+                   ("device_plugin_unhealthy", None, "GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8"),
+                   ("k8s_device_allocation_failed", None, "no_healthy_devices")]
 
 
 def test_fabric_manager_forms():
