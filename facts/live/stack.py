@@ -9,9 +9,16 @@ One instant query at ``at`` (the branches told apart by a ``steth_stack`` label)
 - ``series`` / ``stale``: per target, the anchor series it had in the window and those with no
   sample now (``last_over_time(M[w]) unless M``: a GPU or a target that stopped reporting);
 - ``name``: the metric name each target reports for a field renamed between exporter versions
-  (DCGM 3.3 / dcgm-exporter 3.3 renamed ``DCGM_FI_DEV_CLOCK_THROTTLE_REASONS`` to
-  ``DCGM_FI_DEV_CLOCKS_EVENT_REASONS``) and ``label``: the node label it uses (``Hostname``
-  before dcgm-exporter 3.3, ``hostname`` since).
+  and ``label``: the node label it uses. From DCGM's and dcgm-exporter's sources:
+  ``DCGM_FI_DEV_CLOCK_THROTTLE_REASONS`` is field 112 under its old name, kept in DCGM's
+  ``dcgm_fields.h`` as a deprecated alias of ``DCGM_FI_DEV_CLOCKS_EVENT_REASONS``; dcgm-exporter
+  exports whichever its counters CSV names (go-dcgm maps both to 112) and uses the new one
+  itself from 4.0.0-4.0.1 (3.3.9-3.6.1 and older: the old one). The node label is ``Hostname``
+  in every release up to 4.5.3-4.8.2; dcgm-exporter#655 (May 2026) renamed it ``hostname``.
+  The 1.x namespace (``-o`` / ``DCGM_EXPORTER_USE_OLD_NAMESPACE`` with
+  ``etc/1.x-compatibility-metrics.csv``) names the series ``dcgm_gpu_temp``, ``dcgm_xid_errors``,
+  ... instead of ``DCGM_FI_*``: a target that serves only those is one whose GPUs a live
+  diagnosis does not read.
 
 Facts (facts/live/stack_facts.py): ``scrape_target_down``, ``exporter_absent``,
 ``stale_series``, ``exporter_variant``; each quotes the query and its row.
@@ -25,15 +32,21 @@ from stethoscope.facts.live.dcgm import LiveFacts
 from stethoscope.facts.live.stack_facts import ExporterAbsent, ExporterVariant, ScrapeTargetDown, StaleSeries
 from stethoscope.facts.model import Evidence
 
-#: the series every target of an exporter serves: every GPU has a temperature; every
-#: node_exporter its build info
-ANCHORS = {"dcgm-exporter": ("DCGM_FI_DEV_GPU_TEMP",), "node_exporter": ("node_exporter_build_info", "node_infiniband_state_id")}
+#: the series every target of an exporter serves: every GPU has a temperature (``dcgm_gpu_temp``
+#: in dcgm-exporter's 1.x namespace); every node_exporter its build info
+ANCHORS = {"dcgm-exporter": ("DCGM_FI_DEV_GPU_TEMP", "dcgm_gpu_temp"), "node_exporter": ("node_exporter_build_info", "node_infiniband_state_id")}
 #: job names that say which exporter they scrape, for targets down the whole window (no anchor)
 JOB_NAME = {"dcgm-exporter": re.compile(r"dcgm", re.I), "node_exporter": re.compile(r"node", re.I)}
-#: names of one field in different exporter versions, newest first
-RENAMED = {"clock_reasons": ("DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS")}
+#: names of one field in different exporter versions, newest first: the aspect of each
+#: (``exporter_variant.aspect``) and the names
+RENAMED = {"metric_name": ("DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS"),
+           "metric_namespace": ("DCGM_FI_DEV_GPU_TEMP", "dcgm_gpu_temp")}
 #: the node label of dcgm-exporter, newest first
 NODE_LABELS = ("hostname", "Hostname")
+#: what each aspect's names are, for the finding's text
+ASPECT_MEANS = {"metric_name": "the clock event reasons metric (DCGM field 112)",
+                "metric_namespace": "the metric namespace (DCGM_FI_* names, or dcgm_* in the 1.x namespace)",
+                "node_label": "the node label"}
 
 
 def query(window_s: int) -> str:
@@ -50,7 +63,10 @@ def query(window_s: int) -> str:
         parts.append(tag(f'label_replace(count by (job, instance) (last_over_time({m}{w})), "steth_metric", "{m}", "", "")', "series"))
         parts.append(tag(f'label_replace(count by (job, instance) (last_over_time({m}{w}) unless {m}), "steth_metric", "{m}", "", "")', "stale"))
     for names in RENAMED.values():
-        parts.append(tag(f'count by (job, instance, __name__) ({{__name__=~"{"|".join(names)}"}})', "name"))
+        # the name copied into a label of its own: `or` matches label sets without __name__, so two
+        # names of one target would otherwise be one row
+        by_name = f'count by (job, instance, __name__) ({{__name__=~"{"|".join(names)}"}})'
+        parts.append(tag(f'label_replace({by_name}, "steth_name", "$1", "__name__", "(.+)")', "name"))
     for lab in NODE_LABELS:
         parts.append(tag(f'label_replace(count by (job, instance) ({dcgm}{{{lab}!=""}}), "steth_label", "{lab}", "", "")', "label"))
     return " or ".join(parts)
@@ -89,7 +105,7 @@ def stack_facts(rows: list[dict], shown: str, at: float, window_s: int, out: Liv
         elif kind == "stale":
             stale[target].append((lab.get("steth_metric", ""), int(value), i, r))
         elif kind == "name":
-            names[lab.get("__name__", "")].append((target[1], i, r))
+            names[lab.get("steth_name") or lab.get("__name__", "")].append((target[1], i, r))
         elif kind == "label":
             labels[lab.get("steth_label", "")].append((target[1], i, r))
 
@@ -136,12 +152,14 @@ def stack_facts(rows: list[dict], shown: str, at: float, window_s: int, out: Liv
             out.add(StaleSeries, _host(instance), ev(i, r), f"{job}/{instance}/{metric}", job=job, instance=instance,
                     metric=metric, stale=n, series=total, gone=n >= total, window_s=window_s)
 
-    for aspect, variants, table in (("metric_name", RENAMED["clock_reasons"], names), ("node_label", NODE_LABELS, labels)):
+    for aspect, variants, table in [*((a, v, names) for a, v in RENAMED.items()), ("node_label", NODE_LABELS, labels)]:
         present = [v for v in variants if table.get(v)]
         for v in present:
             hits = sorted(table[v], key=lambda h: h[0])
             _, i, r = hits[0]
+            mine = {h[0] for h in hits}
+            only = mine - {h[0] for o in present if o != v for h in table[o]}  # a target may serve both names
             out.add(ExporterVariant, "*", ev(i, r), f"{aspect}/{v}", exporter="dcgm-exporter", aspect=aspect, variant=v,
-                    newest=v == variants[0], instances=len({h[0] for h in hits}),
-                    example_instances=", ".join(sorted({h[0] for h in hits})[:5]), mixed=len(present) > 1,
+                    means=ASPECT_MEANS[aspect], newest=v == variants[0], instances=len(mine), only_instances=len(only),
+                    example_instances=", ".join(sorted(only or mine)[:5]), mixed=len(present) > 1,
                     others=", ".join(o for o in present if o != v))

@@ -52,17 +52,21 @@ class StaleSeries(Fact):
 @fact_kind
 class ExporterVariant(Fact):
     """Which of an exporter's version-dependent names the fleet reports: a renamed metric
-    (``DCGM_FI_DEV_CLOCK_THROTTLE_REASONS`` before DCGM 3.3, ``DCGM_FI_DEV_CLOCKS_EVENT_REASONS``
-    since) or the node label (``Hostname`` before dcgm-exporter 3.3, ``hostname`` since).
+    (``DCGM_FI_DEV_CLOCK_THROTTLE_REASONS``, deprecated alias of
+    ``DCGM_FI_DEV_CLOCKS_EVENT_REASONS``, field 112), the metric namespace (``dcgm_gpu_temp``
+    in dcgm-exporter's 1.x namespace, ``DCGM_FI_DEV_GPU_TEMP`` otherwise) or the node label
+    (``Hostname`` up to dcgm-exporter 4.5.3-4.8.2, ``hostname`` after dcgm-exporter#655).
     ``mixed``: the fleet reports more than one, so a dashboard or alert on one name misses
-    the targets of the other."""
+    the targets of the other. facts/live/stack.py says where the versions come from."""
 
     kind: Literal["exporter_variant"] = "exporter_variant"
     exporter: str
-    aspect: Literal["metric_name", "node_label"]
+    aspect: Literal["metric_name", "metric_namespace", "node_label"]
     variant: str
+    means: str  # what the names are of ("the clock event reasons metric (DCGM field 112)")
     newest: bool
-    instances: int
-    example_instances: str  # up to five of them, comma-separated
+    instances: int  # targets reporting this variant
+    only_instances: int  # of them, those reporting no other variant of the aspect
+    example_instances: str  # up to five of them (those with this variant only, if any), comma-separated
     mixed: bool
     others: str  # the other variants the fleet reports, comma-separated

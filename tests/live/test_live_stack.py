@@ -1,7 +1,8 @@
 """The monitoring stack diagnoses itself, against a real Prometheus serving
 fixtures/series/make_stack_series.py's recording: a dcgm-exporter target down (``up == 0``,
 named by job and instance), GPU series gone stale on a target still scraped, a host without
-dcgm-exporter, a fleet of mixed exporter versions, and a Prometheus with no dcgm-exporter at all."""
+dcgm-exporter, a fleet of mixed exporter versions (a target in the 1.x namespace among them), and a
+Prometheus with no dcgm-exporter at all."""
 from __future__ import annotations
 
 import json
@@ -72,6 +73,22 @@ def test_exporter_versions_are_reported(stack_url):
     assert old.mixed and not old.newest and old.instances == 1 and old.example_instances == "s4:9400"
     assert variants[("metric_name", "DCGM_FI_DEV_CLOCKS_EVENT_REASONS")].instances == 2  # s1, s3 (s2 is down)
     assert variants[("node_label", "Hostname")].mixed and variants[("node_label", "hostname")].newest
+    ns = variants[("metric_namespace", "dcgm_gpu_temp")]
+    assert ns.only_instances == 1 and ns.example_instances == "s6:9400" and ns.mixed
+
+
+def test_mixed_and_legacy_exporter_names_are_findings_naming_the_targets(stack_url):
+    got = _by_rule(diagnose_prometheus(stack_url, at=AT, window_s=WINDOW))
+    mixed = {f.summary.split(" report ")[1].split(" while ")[0]: f for f in got["monitoring_exporter_versions_mixed"]}
+    assert set(mixed) == {"the clock event reasons metric (DCGM field 112) as DCGM_FI_DEV_CLOCK_THROTTLE_REASONS",
+                          "the node label as Hostname"}
+    assert all("(s4:9400)" in f.summary and f.severity == "info" and f.actions == ["ALIGN_EXPORTER_VERSIONS"]
+               for f in mixed.values())
+    (old,) = got["monitoring_exporter_old_namespace"]
+    assert "(s6:9400) serve only the 1.x namespace" in old.summary and 'instance="s6:9400"' in old.evidence[0].text
+    # s6 is a dcgm-exporter target (its anchor is dcgm_gpu_temp), not a host without one
+    assert [f.entity.node for f in got["monitoring_exporter_absent_on_node"]] == ["s5"]
+    assert "monitoring_exporter_old_metric_name" not in got  # mixed, not uniform: the other rule
 
 
 def test_before_the_faults_nothing_is_down_or_stale(stack_url):
@@ -79,7 +96,7 @@ def test_before_the_faults_nothing_is_down_or_stale(stack_url):
     rep = diagnose_prometheus(stack_url, at=T2 + 25 * 60, window_s=1200)
     rules = {f.rule for f in rep.findings}
     assert "monitoring_scrape_target_down" not in rules and "monitoring_series_stale" not in rules
-    assert rules <= {"monitoring_exporter_absent_on_node"}
+    assert rules <= {"monitoring_exporter_absent_on_node", "monitoring_exporter_versions_mixed", "monitoring_exporter_old_namespace"}
 
 
 def test_prometheus_without_dcgm_exporter_is_faulty_and_says_so(stack_url):

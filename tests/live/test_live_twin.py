@@ -34,6 +34,10 @@ def test_live_incident_and_its_bundle_twin_give_the_same_findings(prom_url):
     # twin has no artefact of node3)
     extra = [f for f in live.findings if f.entity.node == "node3"]
     assert [(f.cause, f.entity.hca, f.entity.port) for f in extra] == [("ib_port_down", "mlx5_1", "1")]
+    # and what only a monitoring stack says about itself (its exporters of two versions)
+    stack = [f for f in live.findings if f.component == "monitoring"]
+    assert {f.rule for f in stack} == {"monitoring_exporter_versions_mixed"}
+    extra += stack
     shared = [f for f in live.findings if f not in extra]
     # ranks are compared as an order: the extra finding takes a place of its own
     assert [{k: v for k, v in d.items() if k != "rank"} for d in decided(shared)] == decided(bundle.findings)
