@@ -9,8 +9,9 @@ the launcher (``STETH-PATROL-RECORD {json}``, engine/patrol_launch.py) and what 
 for node_exporter is written from (engine/patrol_export.py). Comparing with the baseline
 happens where the history is (:func:`engine.patrol_store.compare`).
 
-Steps run without a shell, each under its own timeout; a missing program is ``skipped`` with
-the step's ``skip_reason``, a probe that finds no PyTorch/CUDA exits 69 and is ``skipped`` with
+Steps run without a shell, each under its own timeout; a missing program (or an unset
+``requires_env`` variable: a network test without its peer) is ``skipped`` with the step's
+``skip_reason``, a probe that finds no PyTorch/CUDA exits 69 and is ``skipped`` with
 the reason it printed; nothing is dropped. NCCL_NVLS_ENABLE=0 is kept in the environment the
 steps see when the caller set it (the patrol never turns NVLink multicast on).
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -114,16 +116,37 @@ def _gpu_count() -> int:
         return 1
 
 
-def _expand(argv: list[str], python: str) -> list[str]:
+def scratch_dir(folder: Path) -> str:
+    """Where a storage test writes its file: ``$STETH_PATROL_SCRATCH`` (a folder on the storage
+    the jobs read), else the run's own folder."""
+    return os.environ.get("STETH_PATROL_SCRATCH") or str(folder)
+
+
+def _expand(argv: list[str], python: str, folder: Path | None = None) -> list[str]:
     values = {"{python}": python, "{probe}": str(PROBE)}
     if any("{gpus}" in a for a in argv):
         values["{gpus}"] = str(_gpu_count())
+    if folder is not None:
+        values["{scratch}"] = scratch_dir(folder)
     out = []
     for a in argv:
         for k, v in values.items():
             a = a.replace(k, v)
+        a = _ENV.sub(lambda m: os.environ.get(m.group(1), ""), a)
         out.append(a)
     return out
+
+
+_ENV = re.compile(r"\{env:([A-Z][A-Z0-9_]*)\}")
+
+
+def _workdir(step: PatrolStep, python: str, folder: Path) -> Path:
+    """The folder the command runs in (knowledge/patrol.yaml ``cwd``)."""
+    if step.cwd == "program":
+        prog = _expand(step.requires[:1], python)[0]
+        found = shutil.which(prog) or prog
+        return Path(os.path.realpath(found)).parent
+    return folder
 
 
 def _available(program: str) -> bool:
@@ -134,10 +157,14 @@ def run_step(step: PatrolStep, folder: Path, python: str) -> StepOutcome:
     missing = [p for p in _expand(step.requires, python) if not _available(p)]
     if missing:
         return StepOutcome(step.name, "skipped", None, 0.0, None, f"{step.skip_reason} ({', '.join(missing)} not found)")
-    argv = _expand(step.argv, python)
+    unset = [v for v in step.requires_env if not os.environ.get(v, "").strip()]
+    if unset:
+        return StepOutcome(step.name, "skipped", None, 0.0, None, f"{step.skip_reason} ({', '.join(unset)} not set)")
+    argv = _expand(step.argv, python, folder)
     start = time.monotonic()
     try:
-        proc = subprocess.run(argv, capture_output=True, timeout=step.timeout, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(argv, capture_output=True, timeout=step.timeout, stdin=subprocess.DEVNULL,
+                              cwd=_workdir(step, python, folder))
         data, rc, err = proc.stdout[:MAX_OUTPUT_BYTES], proc.returncode, proc.stderr
         status = "ok" if rc == 0 else ("skipped" if rc == EX_UNAVAILABLE else "failed")
     except subprocess.TimeoutExpired as exc:

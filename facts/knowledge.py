@@ -19,6 +19,7 @@ needs an entry in :data:`SCHEMAS` (tests/test_knowledge_schemas.py fails until i
 from __future__ import annotations
 
 import fnmatch
+import re
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
@@ -775,9 +776,16 @@ class PatrolMetric(_M):
         return self
 
 
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+_PLACEHOLDERS = {"python", "probe", "gpus", "scratch"}
+
+
 class PatrolStep(_M):
     """One command of the suite. ``argv`` may name ``{python}`` (the interpreter with PyTorch),
-    ``{probe}`` (facts/torch_probe.py) and ``{gpus}`` (GPUs nvidia-smi lists)."""
+    ``{probe}`` (facts/torch_probe.py), ``{gpus}`` (GPUs nvidia-smi lists), ``{scratch}`` (a
+    folder a storage test may write in: ``$STETH_PATROL_SCRATCH``, else the run's own folder)
+    and ``{env:NAME}`` (an environment variable the step lists under ``requires_env``: the peer
+    a network test talks to)."""
     name: str = Field(pattern=r"^[a-z0-9_]+$")
     title: str = Field(min_length=3)
     argv: list[str] = Field(min_length=1)
@@ -785,12 +793,31 @@ class PatrolStep(_M):
     timeout: float = Field(gt=0, le=3600)
     reads: str = Field(pattern=r"^[a-z0-9_]+$")  # the parser KIND (knowledge/coverage.yaml) that reads `file`
     requires: list[str] = Field(default_factory=list)  # programs that must be on PATH
+    #: environment variables that must be set and not empty (a network test's peer); the step is
+    #: skipped with ``skip_reason`` and the names of those missing otherwise
+    requires_env: list[Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$")]] = Field(default_factory=list)
     skip_reason: str = Field(min_length=3)  # what the operator learns when a required program is absent
+    #: where the command runs: the run's folder, or the folder of its first ``requires`` program
+    #: (links resolved: gpu-burn loads compare.ptx from its working directory)
+    cwd: Literal["run", "program"] = "run"
     #: run only when every named step was skipped (the PyTorch burn when there is no gpu-burn)
     instead_of: list[str] = Field(default_factory=list)
     #: `every` runs each patrol; `nightly` only with --include nightly (dcgmi diag, a long sweep)
     schedule: Literal["every", "nightly"] = "every"
     metrics: list[PatrolMetric] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _placeholders_known(self) -> "PatrolStep":
+        for a in [*self.argv, *self.requires]:
+            for name in _PLACEHOLDER.findall(a):
+                if name.startswith("env:"):
+                    if name[4:] not in self.requires_env:
+                        raise ValueError(f"step {self.name}: {{{name}}} names a variable that requires_env does not list")
+                elif name not in _PLACEHOLDERS:
+                    raise ValueError(f"step {self.name}: unknown placeholder {{{name}}} (known: {sorted(_PLACEHOLDERS)}, env:NAME)")
+        if self.cwd == "program" and not self.requires:
+            raise ValueError(f"step {self.name}: cwd: program needs the program under requires")
+        return self
 
 
 class PatrolSuite(_M):
