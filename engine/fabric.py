@@ -24,7 +24,7 @@ from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.ib_facts import IbCounterGrowth, IbCounterTotal, IbPortSummary
 
-_SOURCE_RANK = {"ibstat": 0, "ibstatus": 1, "node_exporter": 2}
+_SOURCE_RANK = {"ibstat": 0, "ibstatus": 1, "ibv_devinfo": 2, "node_exporter": 3}  # every IbPort.source
 #: why a port that received data in the window (live ``ib_port_traffic``) is expected up
 CARRIED_REASON = "it carried traffic earlier in the window (node_infiniband_port_data_received_bytes_total grew)"
 #: a fleet rate is a "usual" rate only when this many ports agree on it

@@ -526,7 +526,9 @@ def _check_cli(path: str, fmt: str, evaluator: str, crash) -> list[Crash]:
     if res.exit_code not in (0, 1, 2, 3):
         return crash("cli", f"exit {res.exit_code}: {res.exception!r}"[:300],
                      _where(res.exception, 4) if res.exception else "")
-    if "Traceback" in res.output or "parser failed" in res.output:
+    # steth's own traceback starts a line; a log's "Traceback (most recent call last):" quoted as
+    # evidence is indented or follows its file:line
+    if re.search(r"^Traceback \(most recent call last\):", res.output, re.M) or "parser failed" in res.output:
         return crash("cli", "a traceback or 'parser failed' in the output")
     if res.exit_code == 3 and len(err.strip().splitlines()) != 1:
         return crash("cli", f"bad input not said in one line: {err[:300]!r}")

@@ -196,3 +196,18 @@ def test_rdma_peer_with_two_flagged_ports_is_not_narrowed():
                              Artefact("gpu-11/perfquery.txt", (BUNDLES / "rdma-16-peer-link/bundle/gpu-11/perfquery.txt").read_text(), "gpu-11", True)]).facts
     (f2,), _ = rdma_peers(more + extra, build(more + extra), [])
     assert f2.entity.node == "gpu-11" and f2.entity.hca is None and "not narrowed to one" in f2.placed_by[-1]
+
+
+def test_ibstat_and_ibv_devinfo_of_the_same_port_in_one_bundle(tmp_path):
+    """Operators paste `ibstat` and `ibv_devinfo` of the same host into one ticket: both describe
+    port mlx5_0/1 (the long fuzz run found fabric.summarise raising KeyError 'ibv_devinfo' there).
+    The ibv_devinfo capture is the real softroce one with its HCA named as in the ibstat one."""
+    art = Path(__file__).resolve().parent.parent / "fixtures" / "artefacts"
+    node = tmp_path / "bundle" / "host1"
+    node.mkdir(parents=True)
+    (node / "ibstat.txt").write_bytes((art / "ibstat" / "l2fwd_nv6_roce_100.txt").read_bytes())
+    devinfo = (art / "ibv_devinfo" / "rxe_dev46_softroce.txt").read_text().replace("hca_id: rxe0", "hca_id: mlx5_0")
+    (node / "ibv_devinfo.txt").write_text(devinfo)
+    report = diagnose_bundle(tmp_path / "bundle")
+    assert not [e for e in report.coverage.errors if "parser failed" in e.message or "internal" in e.message]
+    assert {c.path for c in report.coverage.files} >= {"host1/ibstat.txt", "host1/ibv_devinfo.txt"}

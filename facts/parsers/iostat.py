@@ -108,6 +108,9 @@ def parse(artefact: Artefact) -> ParseResult:
         rows.setdefault(m["dev"], []).append((n, cols))
         result.lines_used += 1
     for dev, samples in rows.items():
+        if "%util" not in samples[0][1]:  # a header cut or mangled: the busy share is what this reader is for
+            b.error(samples[0][0], f"iostat rows of {dev} under a header without %util")
+            continue
         utils = [c["%util"] for _, c in samples]
         busiest_line, busiest = max(samples, key=lambda s: s[1]["%util"])
 

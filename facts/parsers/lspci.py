@@ -48,9 +48,9 @@ _BUS = re.compile(r"^\s+Bus: primary=(?P<pri>[0-9a-f]+), secondary=(?P<sec>[0-9a
 #         Capabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00
 _EXPRESS = re.compile(r"^\s+Capabilities: \[[0-9a-f]+\] Express \(v\d\) (?P<type>Root Port|Downstream Port|Upstream Port|Endpoint|Legacy Endpoint|Root Complex Integrated Endpoint|PCI-Express to PCI/PCI-X Bridge)")
 #                 LnkCap: Port #0, Speed 8GT/s, Width x4, ASPM L1, Exit Latency L1 <64us
-_LNKCAP = re.compile(r"^\s*LnkCap:\s+(?:Port #\d+, )?Speed (?P<speed>[\d.]+|unknown)GT/s, Width x(?P<width>\d+)")
+_LNKCAP = re.compile(r"^\s*LnkCap:\s+(?:Port #\d+, )?Speed (?P<speed>\d+(?:\.\d+)?|unknown)GT/s, Width x(?P<width>\d+)")
 #                 LnkSta: Speed 5GT/s (downgraded), Width x2 (downgraded)   /   LnkSta: Speed 5GT/s, Width x4
-_LNKSTA = re.compile(r"^\s*LnkSta:\s+Speed (?P<speed>[\d.]+|unknown) ?GT/s(?: \((?P<sflag>\w+)\))?, Width x(?P<width>\d+)(?: \((?P<wflag>\w+)\))?")
+_LNKSTA = re.compile(r"^\s*LnkSta:\s+Speed (?P<speed>\d+(?:\.\d+)?|unknown) ?GT/s(?: \((?P<sflag>\w+)\))?, Width x(?P<width>\d+)(?: \((?P<wflag>\w+)\))?")
 #                 ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-
 _ACSCTL = re.compile(r"^\s*ACSCtl:\s+(?P<flags>(?:\w+[+-]\s*)+)$")
 _FLAG = re.compile(r"(\w+)([+-])")
