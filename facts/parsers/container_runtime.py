@@ -13,7 +13,9 @@ the container never gets the GPUs. The NVIDIA prestart hook's own errors are
 Facts: ``container_runtime_error`` per line: ``reason`` is ``no_gpu_device_driver`` (moby's
 ``--gpus`` request found no device driver: the NVIDIA toolkit never registered with dockerd),
 ``unknown_runtime`` (``--runtime=nvidia`` or ``default-runtime`` names a runtime dockerd does not
-know), ``runtime_not_configured`` (containerd's CRI has no handler of the RuntimeClass);
+know), ``runtime_not_configured`` (containerd's CRI has no handler of the RuntimeClass),
+``cdi_unresolvable_device`` (CDI injection: no CDI spec names the device requested, ``capabilities``
+holds the names), ``cdi_hook_invoked_directly`` (the toolkit in CDI mode run as a bare hook);
 ``engine`` (docker | containerd), ``runtime`` (the runtime or driver named, "" when none),
 ``capabilities`` as printed, ``message``, ``gpu`` (the request was for GPUs: a ``gpu`` capability
 or an NVIDIA runtime; ``--runtime=runsc`` unknown is another engine fault). Empty input, or text without these lines, is not this kind.
@@ -34,10 +36,19 @@ _NO_DEVICE_DRIVER = re.compile(r'could not select device driver "(?P<driver>[^"]
 _UNKNOWN_RUNTIME = re.compile(r"(?:unknown or invalid runtime name|Unknown runtime specified):? (?P<runtime>[\w.-]+?)\.?\s*$")
 # failed to get sandbox runtime: no runtime for "nvidia" is configured   (containerd internal/cri: "no runtime for %q is configured")
 _CRI_NO_RUNTIME = re.compile(r'no runtime for "(?P<runtime>[^"]+)" is configured')
+# CDI (Container Device Interface) injection, the NVIDIA Container Toolkit's mode since 1.14: the engine resolves
+# the requested names against the CDI specs in /etc/cdi and /var/run/cdi (tags.cncf.io/container-device-interface:
+# "unresolvable CDI devices %s"):
+# Error: error setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all       (podman; NVIDIA/nvidia-container-toolkit#146)
+# ... error modifying OCI spec: failed to inject CDI devices: unresolvable CDI devices runtime.nvidia.com/gpu=all: unknown   (docker, the toolkit's runtime)
+_CDI_UNRESOLVABLE = re.compile(r"unresolvable CDI devices (?P<devices>[\w./-]+=[\w.,=/-]*?[\w-])(?:[.:;]|\s|$)")
+# The toolkit in mode "cdi" refusing to be run as a bare prestart hook (docker --gpus without --runtime=nvidia):
+# invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not supported. Please use the NVIDIA Container Runtime (e.g. specify the --runtime=nvidia flag) instead.: unknown   (dstackai/dstack#2306)
+_CDI_HOOK_DIRECT = re.compile(r"invoking the NVIDIA Container Runtime Hook directly \(e\.g\. specifying the docker --gpus flag\) is not supported")
 _GATES = ("could not select device driver", "unknown or invalid runtime name", "Unknown runtime specified",
-          "is configured")
+          "is configured", "unresolvable CDI devices", "Runtime Hook directly")
 _DETECT = re.compile(r'could not select device driver "[^"]*" with capabilities: \[|(?:unknown or invalid runtime name|Unknown runtime specified):? [\w.-]+'
-                     r'|no runtime for "[^"]+" is configured')
+                     r'|no runtime for "[^"]+" is configured|unresolvable CDI devices [\w./-]+=|invoking the NVIDIA Container Runtime Hook directly')
 #: line signatures for facts/classify.py
 SIGNATURES = (_DETECT,)
 
@@ -47,8 +58,8 @@ class ContainerRuntimeError(Fact):
     """The container engine could not give a container its GPUs (no NVIDIA runtime or driver registered)."""
 
     kind: Literal["container_runtime_error"] = "container_runtime_error"
-    reason: str  # no_gpu_device_driver | unknown_runtime | runtime_not_configured
-    engine: str  # docker | containerd
+    reason: str  # no_gpu_device_driver | unknown_runtime | runtime_not_configured | cdi_unresolvable_device | cdi_hook_invoked_directly
+    engine: str  # docker | containerd | podman
     runtime: str  # "nvidia"; "" for the device driver docker picks itself
     capabilities: str | None = None  # "[[gpu]]"
     message: str
@@ -81,6 +92,15 @@ def parse(artefact: Artefact) -> ParseResult:
         elif (m := _CRI_NO_RUNTIME.search(line)) is not None:
             b.add(ContainerRuntimeError, n, reason="runtime_not_configured", engine="containerd",
                   runtime=m["runtime"], message=m[0].strip(), gpu=_nvidia(m["runtime"]))
+        elif (m := _CDI_UNRESOLVABLE.search(line)) is not None:
+            devices = m["devices"]
+            b.add(ContainerRuntimeError, n, reason="cdi_unresolvable_device", engine="podman" if "setting up CDI" in line else "docker",
+                  runtime="cdi", capabilities=devices, message=f"unresolvable CDI devices {devices}",
+                  gpu=devices.split("=", 1)[0].endswith("nvidia.com/gpu"))
+        elif _CDI_HOOK_DIRECT.search(line) is not None:
+            b.add(ContainerRuntimeError, n, reason="cdi_hook_invoked_directly", engine="docker", runtime="nvidia",
+                  message="invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not supported",
+                  gpu=True)
         else:
             continue
         result.lines_used += 1

@@ -24,6 +24,17 @@ def parse_text(text: str):
     ('Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "nvidia" is configured',
      "runtime_not_configured", "containerd", "nvidia", True),
     ("docker: Error response from daemon: unknown or invalid runtime name: runsc.", "unknown_runtime", "docker", "runsc", False),
+    # CDI: NVIDIA/nvidia-container-toolkit#146 (title, podman); the docker form with the toolkit's runtime (the
+    # container-device-interface format as the toolkit's runtime prints it, filled in); dstackai/dstack#2306
+    ("Nvidia-container-toolkit Podman. Error: error setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all",
+     "cdi_unresolvable_device", "podman", "cdi", True),
+    ("docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create failed: "
+     "could not apply required modification to OCI specification: error modifying OCI spec: failed to inject CDI devices: "
+     "unresolvable CDI devices runtime.nvidia.com/gpu=all: unknown", "cdi_unresolvable_device", "docker", "cdi", True),
+    ("Error: setting up CDI devices: unresolvable CDI devices vendor.example/fpga=0", "cdi_unresolvable_device", "podman", "cdi", False),
+    ("invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not supported. Please use "
+     "the NVIDIA Container Runtime (e.g. specify the --runtime=nvidia flag) instead.: unknown", "cdi_hook_invoked_directly", "docker",
+     "nvidia", True),
 ])
 def test_forms(line, reason, engine, runtime, gpu):
     assert container_runtime.detect(line)
@@ -35,6 +46,7 @@ def test_forms(line, reason, engine, runtime, gpu):
     "",
     "Runtimes: io.containerd.runc.v2 nvidia runc",  # docker info: configured, no error
     "the plugin is configured",
+    "INFO[0000] Found 2 CDI devices",  # nvidia-ctk cdi list: no error
 ])
 def test_not_this_kind(text):
     assert not container_runtime.detect(text)
