@@ -2,8 +2,8 @@
 
 Inputs are made from EVERY real fixture (``fixtures/{artefacts,bundles,harvest,observations}``):
 byte mutations (bit flips, truncation, duplication, insertion of separators, NaN, huge numbers
-and odd unicode, numbers and fields replaced, lines spliced in from other fixtures), stacked
-one to four deep. Each input goes
+and odd unicode, numbers and fields replaced, lines spliced in from other fixtures; in a JSON
+document, a value given another type), stacked one to four deep. Each input goes
 
 - through every reader (``facts/registry.py``, fallbacks included): ``normalise`` as the
   pipeline does, ``detect`` of every reader, then ``parse`` of every reader that accepts the
@@ -25,6 +25,7 @@ strategies draw those names (:func:`mutation_plans`).
 from __future__ import annotations
 
 import io
+import json
 import random
 import re
 import tarfile
@@ -285,14 +286,55 @@ def long_line(data: bytes, rng: random.Random) -> bytes:
     return data[:e] + piece * rng.randint(100, 5000) + data[e:]
 
 
+#: what a JSON value is replaced by: another type than its own, or an odd number
+JSON_VALUES: tuple[object, ...] = (None, "x", "", 0, -1, 1.5, 10**30, True, [], {}, [1], {"a": 1}, "NaN", "1e999")
+
+
+def json_nodes(doc: object, limit: int = 2000) -> list[tuple[object, ...]]:
+    """Paths (keys and indexes) to the values of a JSON document, breadth first: the document's
+    own fields before those of its lists' items."""
+    out: list[tuple[object, ...]] = [()]
+    queue = [((), doc)]
+    while queue and len(out) < limit:
+        path, node = queue.pop(0)
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for k, v in items:
+            out.append(path + (k,))
+            queue.append((path + (k,), v))
+    return out[:limit]
+
+
+def json_put(doc: object, path: tuple[object, ...], value: object) -> object:
+    """A copy of ``doc`` with the value at ``path`` replaced (the whole document for ``()``)."""
+    if not path:
+        return value
+    doc = json.loads(json.dumps(doc))
+    node = doc
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = value
+    return doc
+
+
+def json_retype(data: bytes, rng: random.Random) -> bytes:
+    """A JSON document with one of its values (or itself) replaced by one of another type: a list
+    where an object was, a string for a number, null for a name. Other input: a number replaced."""
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):
+        return replace_number(data, rng)
+    path = rng.choice(json_nodes(doc))
+    return json.dumps(json_put(doc, path, rng.choice(JSON_VALUES)), indent=1).encode()
+
+
 MUTATIONS: dict[str, Callable[[bytes, random.Random], bytes]] = {
     f.__name__: f for f in (bit_flip, byte_set, truncate, cut_line, duplicate, delete, insert_token, replace_number,
-                            mangle_field, splice_lines, crossover, shuffle_lines, line_endings, long_line)
+                            mangle_field, splice_lines, crossover, shuffle_lines, line_endings, long_line, json_retype)
 }
 #: how often each is drawn (the structure-aware ones find more)
 WEIGHTS = {"bit_flip": 2, "byte_set": 1, "truncate": 2, "cut_line": 2, "duplicate": 2, "delete": 1, "insert_token": 3,
            "replace_number": 5, "mangle_field": 4, "splice_lines": 3, "crossover": 1, "shuffle_lines": 2,
-           "line_endings": 1, "long_line": 1}
+           "line_endings": 1, "long_line": 1, "json_retype": 2}
 
 Plan = tuple[tuple[str, int], ...]
 
@@ -454,7 +496,7 @@ CLI_SKIPPED = 0
 def _ruleset():
     global _RULESET
     if _RULESET is None:
-        from stethoscope.engine.loader import load_rules
+        from stethoscope.engine.ruleengine.loader import load_rules
 
         _RULESET = load_rules()
     return _RULESET

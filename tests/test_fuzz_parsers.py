@@ -82,6 +82,45 @@ def test_every_parser_survives_spliced_and_corrupted_lines(chunk):
     assert not crashes, _report(crashes)
 
 
+#: the document DCGM's nvvs/src/JsonOutput.cpp describes for ``dcgmi diag -j`` (no real capture in
+#: fixtures/ yet): DCGM GPU Diagnostic > test_categories > tests > results
+DCGM_DIAG_SHAPE = {"DCGM GPU Diagnostic": {"test_categories": [{"category": "Hardware", "tests": [
+    {"name": "GPU Memory", "results": [{"gpu_id": "0", "status": "Fail", "warnings": [{"warning": "GPU 0 ECC"}]}]}]}],
+    "metadata": {"DCGM Version": "3.3.5"}, "version": "3.3.5"}}
+
+
+def _json_documents() -> list[tuple[str, object, tuple[str, ...]]]:
+    import json
+
+    docs = [("DCGM_DIAG_SHAPE", DCGM_DIAG_SHAPE, ("dcgmi_diag",))]
+    for seed in fuzzing.corpus():
+        try:
+            docs.append((seed.rel, json.loads(seed.data), seed.owners))
+        except ValueError:
+            continue
+    return docs
+
+
+def test_every_json_document_with_a_value_of_another_type():
+    """Each JSON fixture (fio, iperf3, nvbandwidth, nccl-tests, flight recorder, steth's own
+    records, ...) with its first 30 values, one at a time, made null, a string, a number, a list
+    or an object: one parse problem at most, never an exception (30 crashes in four readers
+    before: `.get` of a string, `float([])`, a number where a PCI id was)."""
+    import json
+
+    crashes, n = [], 0
+    docs = _json_documents()
+    assert len(docs) >= 15
+    for rel, doc, owners in docs:
+        for path in fuzzing.json_nodes(doc, 30):
+            for value in (None, "x", 1.5, True, [1], {"a": 1}):
+                data = json.dumps(fuzzing.json_put(doc, path, value), indent=1).encode()
+                crashes += fuzzing.check_text(data, owners, rel, (("json_retype", 0),))
+                n += 1
+    assert n > 2000
+    assert not crashes, _report(crashes)
+
+
 def test_mutated_bundles_as_archives_through_the_cli():
     """tar.gz, tar and zip of fixture bundles with 1-3 files mutated (and now and then the
     archive itself cut or flipped): a report or one line of bad input, never exit 4."""

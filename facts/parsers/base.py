@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -178,6 +179,23 @@ class FactBuilder:
     def error(self, line: int, message: str) -> None:
         self.result.errors.append(ParseError(self.artefact.path, line + self.artefact.line_offset,
                                              cut(message, MESSAGE_CHARS)))
+
+
+#: what walking a JSON document of another shape than its format's raises: ``.get`` of a list,
+#: ``float("x")``, ``int(1e999)``, ``"x"["name"]``, a value a fact model refuses (pydantic's
+#: ValidationError is a ValueError)
+JSON_SHAPE_ERRORS = (AttributeError, TypeError, ValueError, KeyError, IndexError, OverflowError)
+
+@contextmanager
+def json_shape(fb: FactBuilder, what: str, line: int = 1) -> Iterator[None]:
+    """Around the walk of a JSON document: a value of another type than the format's (a list
+    where an object was, a string for a number, ``null`` for a name) is one parse problem at
+    ``line``, never an exception. The facts read before it are kept."""
+    try:
+        yield
+    except JSON_SHAPE_ERRORS as exc:
+        why = " ".join(str(exc).splitlines()[:2])
+        fb.error(line, f"{what}: a value is not of the type the format has ({type(exc).__name__}: {why})")
 
 
 def iter_matches(pattern: re.Pattern[str], artefact: Artefact) -> Iterator[tuple[int, re.Match[str]]]:

@@ -32,7 +32,7 @@ import json
 import re
 
 from stethoscope.facts.parsers import cuda_error_catalogue as catalogue
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, json_shape
 from stethoscope.facts.parsers.bench_facts import DcgmDiagRun
 from stethoscope.facts.parsers.cuda_app import CudaError
 from stethoscope.facts.parsers.dcgm_facts import DcgmDiagResult, DcgmError, knowledge, not_comparable, test_meaning
@@ -73,7 +73,8 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     if "Diagnostic\"" in artefact.text and artefact.text.lstrip().startswith("{"):
-        _json(artefact, fb, result)
+        with json_shape(fb, "dcgmi diag -j"):  # a value of another type than the format's: one problem
+            _json(artefact, fb, result)
         return result
     rows: list[dict] = []  # results in order: test, category, res, gpu, line, reasons
     meta: dict[str, str] = {}

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, json_shape
 from stethoscope.facts.parsers.bench_facts import BenchResult
 
 KIND = "iperf3"
@@ -55,7 +55,8 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     if artefact.text.lstrip().startswith("{"):
-        _json(artefact, fb, result)
+        with json_shape(fb, "iperf3 -J"):  # a value of another type than the format's: one problem
+            _json(artefact, fb, result)
         return result
     host = "peer"
     rows: list[tuple[int, re.Match[str]]] = []

@@ -33,7 +33,7 @@ import re
 from typing import Any
 
 from stethoscope.facts.ids import pci_bus_id
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.base import JSON_SHAPE_ERRORS, Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.nccl_tests_facts import (
     NcclTestFailure,
     NcclTestRank,
@@ -92,7 +92,7 @@ def parse(artefact: Artefact) -> ParseResult:
         return result
     try:
         _parse_doc(builder, artefact, doc)
-    except (KeyError, TypeError, ValueError, OverflowError) as exc:  # OverflowError: int() of 1e999
+    except JSON_SHAPE_ERRORS as exc:  # OverflowError: int() of 1e999; AttributeError: a number for a name
         builder.error(1, f"nccl-tests JSON field missing or of the wrong type: {exc}")
         return result
     result.lines_used = len(artefact.lines)

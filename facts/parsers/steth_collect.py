@@ -19,7 +19,7 @@ import re
 from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.base import JSON_SHAPE_ERRORS, Artefact, FactBuilder, ParseResult
 
 KIND = "steth_collect"
 
@@ -64,7 +64,7 @@ def parse(artefact: Artefact) -> ParseResult:
         try:
             b.add(CollectedCommand, line, node=artefact.node_for(doc.get("node")), name=str(cmd["name"]), status=cmd["status"],
                   returncode=cmd.get("returncode"), file=cmd.get("file"), note=cmd.get("note") or None)
-        except (KeyError, ValueError, TypeError) as exc:
+        except JSON_SHAPE_ERRORS as exc:
             b.error(line, f"steth-collect manifest: bad command entry: {str(exc).splitlines()[0]}")
     result.lines_used = len(artefact.lines)
     return result

@@ -1,6 +1,6 @@
 """The node record ``steth patrol run`` writes beside its outputs (``<node>/steth-patrol.json``).
 
-Made by: ``steth patrol run`` (engine/patrol.py), so that ``steth diagnose`` over a patrol's
+Made by: ``steth patrol run`` (engine/patrol/run.py), so that ``steth diagnose`` over a patrol's
 folder says which checks ran and which were skipped, and why. Sample content (the device
 machine's run, fixtures/observations/device-h200-patrol/runs/20261201T124952Z/vm)::
 
@@ -27,7 +27,7 @@ import re
 from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.base import JSON_SHAPE_ERRORS, Artefact, FactBuilder, ParseResult
 
 KIND = "steth_patrol"
 
@@ -74,7 +74,7 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(PatrolStepRecord, line, node=artefact.node_for(doc.get("node")), step=str(s["step"]), status=s["status"],
                   returncode=s.get("returncode"), seconds=float(s.get("seconds") or 0), file=s.get("file"),
                   note=s.get("note") or None)
-        except (KeyError, ValueError, TypeError) as exc:
+        except JSON_SHAPE_ERRORS as exc:
             b.error(line, f"steth patrol record: bad step entry: {str(exc).splitlines()[0]}")
     result.lines_used = len(artefact.lines)
     return result

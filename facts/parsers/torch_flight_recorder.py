@@ -29,7 +29,7 @@ import re
 from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, json_shape
 from stethoscope.facts.parsers.torch_log import TorchNcclProgress
 
 KIND = "torch_flight_recorder"
@@ -81,23 +81,24 @@ def parse(artefact: Artefact) -> ParseResult:
     if not isinstance(rank, int):
         fb.error(1, "flight-recorder dump without a rank (no '_rank_N' in the file name, no 'rank' key)")
         return result
-    names = {k: (v.get("desc") if isinstance(v, dict) else None) for k, v in (dump.get("pg_config") or {}).items()}
-    enq_lines = [artefact.line_of(x.start()) for x in _ENQ_LINE.finditer(artefact.text)]
-    for i, (pg, st) in enumerate((dump.get("pg_status") or {}).items()):  # file order: the lines found
-        if not isinstance(st, dict):
-            continue
-        line = enq_lines[i] if i < len(enq_lines) else 1
-        fb.add(TorchNcclProgress, line, rank=rank, pg=str(pg), pg_name=names.get(pg),
-               last_enqueued_seq=st.get("last_enqueued_collective"), last_completed_seq=st.get("last_completed_collective"))
-    seq_lines = [artefact.line_of(x.start()) for x in _SEQ_LINE.finditer(artefact.text)]
-    for i, e in enumerate(dump.get("entries", [])):
-        try:
-            pg_name, pg_desc = (e.get("process_group") or [None, None])[:2]
-            fb.add(TorchFrEntry, seq_lines[i] if i < len(seq_lines) else 1, rank=rank, pg=pg_name, pg_name=pg_desc,
-                   seq_num=int(e["collective_seq_id"]), p2p_seq_id=e.get("p2p_seq_id"), op_type=str(e["profiling_name"]),
-                   state=str(e["state"]), timeout_ms=e.get("timeout_ms"), is_p2p=bool(e.get("is_p2p", False)))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            fb.error(seq_lines[i] if i < len(seq_lines) else 1, f"flight-recorder entry {i} unreadable: {type(exc).__name__}: {exc}")
+    with json_shape(fb, "flight-recorder dump"):  # pg_config or pg_status of another type than a map
+        names = {k: (v.get("desc") if isinstance(v, dict) else None) for k, v in (dump.get("pg_config") or {}).items()}
+        enq_lines = [artefact.line_of(x.start()) for x in _ENQ_LINE.finditer(artefact.text)]
+        for i, (pg, st) in enumerate((dump.get("pg_status") or {}).items()):  # file order: the lines found
+            if not isinstance(st, dict):
+                continue
+            line = enq_lines[i] if i < len(enq_lines) else 1
+            fb.add(TorchNcclProgress, line, rank=rank, pg=str(pg), pg_name=names.get(pg),
+                   last_enqueued_seq=st.get("last_enqueued_collective"), last_completed_seq=st.get("last_completed_collective"))
+        seq_lines = [artefact.line_of(x.start()) for x in _SEQ_LINE.finditer(artefact.text)]
+        for i, e in enumerate(dump.get("entries", [])):
+            try:
+                pg_name, pg_desc = (e.get("process_group") or [None, None])[:2]
+                fb.add(TorchFrEntry, seq_lines[i] if i < len(seq_lines) else 1, rank=rank, pg=pg_name, pg_name=pg_desc,
+                       seq_num=int(e["collective_seq_id"]), p2p_seq_id=e.get("p2p_seq_id"), op_type=str(e["profiling_name"]),
+                       state=str(e["state"]), timeout_ms=e.get("timeout_ms"), is_p2p=bool(e.get("is_p2p", False)))
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                fb.error(seq_lines[i] if i < len(seq_lines) else 1, f"flight-recorder entry {i} unreadable: {type(exc).__name__}: {exc}")
     result.lines_used = len(artefact.lines)
     return result
 
