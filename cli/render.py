@@ -123,15 +123,17 @@ def render_markdown(report: Report) -> str:
     out = [f"# steth diagnosis: {report.verdict}", "", f"**{safe(verdict_line(report))}**", ""]
     for f in report.findings:
         out += [f"## #{f.rank} {f.severity.upper()}: {f.title} ({f.role})", "",
-                f"- where: {f.entity.label}", f"- cause: `{f.cause}` ({f.component}), confidence {f.confidence:.2f}",
+                f"- where: {safe(f.entity.label)}", f"- cause: `{f.cause}` ({f.component}), confidence {f.confidence:.2f}",
                 f"- {safe(f.summary)}", f"- do: {f.action_text}"] + ([f"- past cases: {', '.join(f.kb)}"] if f.kb else [])
         quoted = [safe(f"{e.path}:{e.line}: {e.text}") for e in f.evidence]
         fence = _fence(quoted)
         out += ["", fence, *quoted, fence, ""]
     if report.not_checked:
         out += ["## Not checked", ""] + [f"- {nc.missing} ({nc.question})" for nc in report.not_checked] + [""]
-    out += ["## Coverage", ""] + [f"- {c.path}: {c.kind}, {c.facts} facts, {c.skipped_lines} lines skipped" for c in report.coverage.files]
+    out += ["## Coverage", ""] + [f"- {_md(c.path)}: {c.kind}, {c.facts} facts, {c.skipped_lines} lines skipped" for c in report.coverage.files]
     out += [f"- unrecognised: {_md(u)}" for u in report.coverage.unrecognised]
+    out += [f"- skipped: {_md(sk.path)}: {safe(sk.reason)}" for sk in report.coverage.skipped]
+    out += [f"- nothing a diagnosis could use: {_md(u.path)}: {safe(u.reason)}" for u in report.coverage.uninformative]
     out += [f"- parse error: {_md(f'{e.path}:{e.line}: {e.message}')}" for e in report.coverage.errors]
     out += [f"- limit: {_md(f'{h.path}:{h.line}: {h.detail}')}" for h in report.coverage.limits]
     return "\n".join(out) + "\n"

@@ -101,9 +101,20 @@ class RawBundle:
         self.closers.clear()
 
 
+def shown_name(name: str) -> str:
+    """A file name as text any report can hold: bytes that are not UTF-8 (a folder or tar member
+    named in Latin-1; Python keeps them as lone surrogates, which no JSON or terminal takes)
+    written as ``\\xff``."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _safe_name(name: str) -> str | None:
     """A member name as a clean relative POSIX path, or None if it could escape."""
-    name = name.replace("\\", "/")
+    name = shown_name(name).replace("\\", "/")
     if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
         return None
     parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
@@ -182,7 +193,7 @@ def _read_tar(path: Path, raw: RawBundle) -> None:
             if member.isdir():
                 continue
             if name is None:
-                raw.skipped.append(Skipped(member.name, "unsafe path (absolute or '..')"))
+                raw.skipped.append(Skipped(shown_name(member.name), "unsafe path (absolute or '..')"))
                 continue
             if member.issym() or member.islnk():
                 raw.skipped.append(Skipped(name, f"link to {member.linkname!r} not followed"))
@@ -284,7 +295,7 @@ def _read_dir(root: Path, raw: RawBundle) -> None:
     stack: list[tuple[Path, int]] = [(root, 0)]
     while stack:
         folder, depth = stack.pop()
-        rel_folder = folder.relative_to(root).as_posix()
+        rel_folder = shown_name(folder.relative_to(root).as_posix())
         try:
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -294,7 +305,7 @@ def _read_dir(root: Path, raw: RawBundle) -> None:
         subfolders = []
         for entry in entries:
             full = Path(entry.path)
-            rel = full.relative_to(root).as_posix()
+            rel = shown_name(full.relative_to(root).as_posix())
             try:
                 if entry.is_dir(follow_symlinks=False):
                     if depth + 1 > MAX_DEPTH:
@@ -307,7 +318,12 @@ def _read_dir(root: Path, raw: RawBundle) -> None:
                     if full.is_dir():
                         raw.skipped.append(Skipped(rel, "linked folder not followed"))
                         continue
-                    if not full.resolve().is_relative_to(real_root):
+                    try:
+                        target = full.resolve(strict=True)
+                    except (OSError, RuntimeError):  # RuntimeError: a link loop, on Python < 3.13
+                        raw.skipped.append(Skipped(rel, "link that leads nowhere (dangling, or a loop of links), not followed"))
+                        continue
+                    if not target.is_relative_to(real_root):
                         raw.skipped.append(Skipped(rel, "link points outside the bundle"))
                         continue
                 st = full.stat()
@@ -332,13 +348,13 @@ def read_bundle(path: str | os.PathLike[str]) -> RawBundle:
     """List a bundle's files under the limits; their bytes are read by :func:`iter_artefacts`.
     An archive stays open until its artefacts have all been made (``RawBundle.close``)."""
     p = Path(path)
-    raw = RawBundle(source=str(path))
+    raw = RawBundle(source=shown_name(str(path)))
     if not p.exists():
         raise BundleError(f"{path}: no such file or folder")
     lname = p.name.lower()
     if p.is_dir():
         _read_dir(p, raw)
-        raw.root_name = p.resolve().name
+        raw.root_name = shown_name(p.resolve().name)
     elif not p.is_file():
         raise BundleError(f"{path}: not a regular file or folder")
     elif lname.endswith(".zip") or zipfile.is_zipfile(p):
@@ -349,7 +365,7 @@ def read_bundle(path: str | os.PathLike[str]) -> RawBundle:
         _strip_common_top(raw)
     else:
         try:
-            _Budget().add(p.name, p.stat().st_size, lambda: open(p, "rb"), raw, path=p)
+            _Budget().add(shown_name(p.name), p.stat().st_size, lambda: open(p, "rb"), raw, path=p)
         except OSError as exc:
             raise BundleError(f"{path}: unreadable ({exc.strerror})") from None
     return raw
