@@ -244,6 +244,43 @@ def make_drip(d: Path, scale: float):
     return ["--prometheus", f"http://127.0.0.1:{srv.sock.getsockname()[1]}", "--timeout", "5"], None
 
 
+class Flood(Drip):
+    """An HTTP server whose answer never ends (``endless``: no length, a vector answer padded
+    with spaces for ever) or is a gzip bomb (``bomb``: 1 GiB of valid JSON in about 1 MB)."""
+
+    BOMB: bytes | None = None
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        if mode == "bomb" and Flood.BOMB is None:
+            z = gzip.compress(b'{"status":"success","data":{"resultType":"vector","result":[' + b" " * GIB + b"]}}", 9)
+            Flood.BOMB = z
+        super().__init__()
+
+    def _drip(self, conn: socket.socket) -> None:  # one answer per connection
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        with conn:
+            try:
+                conn.recv(65536)
+                if self.mode == "bomb":
+                    conn.sendall(head + b"Content-Encoding: gzip\r\nContent-Length: %d\r\n\r\n" % len(self.BOMB) + self.BOMB)
+                    return
+                conn.sendall(head + b"Connection: close\r\n\r\n" + b'{"status":"success","data":{"result":[')
+                pad = b" " * 65536
+                while not self.stop.is_set():
+                    conn.sendall(pad)
+            except OSError:
+                return
+
+
+def make_flood(mode: str):
+    def make(d: Path, scale: float):
+        srv = Flood(mode)
+        make_drip.server = srv  # type: ignore[attr-defined]
+        return ["--prometheus", f"http://127.0.0.1:{srv.sock.getsockname()[1]}", "--timeout", "30"], None
+    return make
+
+
 CASES = [
     Case("xml_nested", "nvidia-smi -q -x, 1.4 MB, 200k nested elements", make_xml_nested),
     Case("tar_expanding", ".tar.gz ~14 MB expanding to 3.8 GiB", make_tar_expanding),
@@ -256,6 +293,8 @@ CASES = [
     Case("ansi", "ANSI escapes in a log line (text report)", make_ansi, check="text"),
     Case("markdown_fence", "``` inside a log line, --format markdown", make_markdown_fence, check="markdown"),
     Case("drip", "--prometheus, 1 byte/s server, --timeout 5", make_drip, check="none"),
+    Case("endless_answer", "--prometheus, an answer that never ends, --timeout 30", make_flood("endless"), check="none"),
+    Case("bomb_answer", "--prometheus, gzip bomb answer (1 GiB in ~1 MB), --timeout 30", make_flood("bomb"), check="none"),
 ]
 
 
@@ -414,7 +453,7 @@ def main() -> None:
             args, bundle = case.make(d, opts.scale)
             size = int(subprocess.run(["du", "-sb", str(d)], capture_output=True, text=True).stdout.split()[0]) if bundle else 0
             r = run(args, opts.pythonpath, int(opts.cap_gb * GIB), opts.time_cap)
-            if case.name == "drip":
+            if case.name in ("drip", "endless_answer", "bomb_answer"):
                 make_drip.server.stop.set()  # type: ignore[attr-defined]
             found = _found(case, r["out"]) if not r["killed"] else "-"
             err = r["killed"] or ("TRACEBACK: " if r["traceback"] else "") + r["stderr"][:110]

@@ -114,7 +114,7 @@ def shown_name(name: str) -> str:
 
 def _safe_name(name: str) -> str | None:
     """A member name as a clean relative POSIX path, or None if it could escape."""
-    name = shown_name(name).replace("\\", "/")
+    name = shown_name(name.replace("\\", "/"))  # Windows separators first: the escapes hold backslashes
     if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
         return None
     parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
