@@ -137,13 +137,13 @@ def print_table(rows: list[Row], startup: tuple[float, float] | None) -> None:
 
 def facts_by_kind(bundle: Path, top: int) -> None:
     """Facts the parsers and summaries make, by kind, and how many of each durable would see
-    (the prefilter of engine/session.py: facts some rule pattern's constant tests accept)."""
+    (the prefilter of engine/ruleengine/session.py: facts some rule pattern's constant tests accept)."""
     from collections import Counter
 
-    from stethoscope.engine.diagnose import diagnose_bundle  # noqa: F401 - same imports as a run
-    from stethoscope.engine.diagnose import parse_artefacts
-    from stethoscope.engine.loader import load_rules
-    from stethoscope.engine.session import can_bind, literal_tests
+    from stethoscope.engine.pipeline import diagnose_bundle  # noqa: F401 - same imports as a run
+    from stethoscope.engine.pipeline import parse_artefacts
+    from stethoscope.engine.ruleengine.loader import load_rules
+    from stethoscope.engine.ruleengine.session import can_bind, literal_tests
     from stethoscope.facts.bundle import iter_artefacts, read_bundle
 
     raw = read_bundle(bundle)
@@ -163,8 +163,8 @@ def facts_by_kind(bundle: Path, top: int) -> None:
 
 def profile(bundle: Path, top: int) -> None:
     """diagnose_bundle in this process under cProfile; rules are loaded inside the profile too."""
-    from stethoscope.engine.diagnose import diagnose_bundle
-    from stethoscope.engine.loader import load_rules
+    from stethoscope.engine.pipeline import diagnose_bundle
+    from stethoscope.engine.ruleengine.loader import load_rules
 
     prof = cProfile.Profile()
     t0 = time.perf_counter()

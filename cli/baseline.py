@@ -34,7 +34,7 @@ FmtOpt = Annotated[Fmt, typer.Option("--format", "-f", help="Output format")]
 
 
 def _db(db: Path | None) -> Path:
-    from stethoscope.engine.baseline_store import default_path
+    from stethoscope.engine.baselines.store import default_path
 
     return db or default_path()
 
@@ -61,8 +61,8 @@ def record(
     format: FmtOpt = Fmt.text,
 ) -> None:
     """Store the results of every collective found, with their context."""
-    from stethoscope.engine import baseline_run
-    from stethoscope.engine.baseline_store import StoreError
+    from stethoscope.engine.baselines import run as baseline_run
+    from stethoscope.engine.baselines.store import StoreError
     from stethoscope.facts.bundle import BundleError
 
     try:
@@ -92,9 +92,9 @@ def compare(
     """Compare a run with a baseline: busbw ratio per size band, context changes, and the
     diagnosis of everything else in RESULTS (NCCL environment, transports, errors)."""
     from stethoscope.cli.render import render_text
-    from stethoscope.engine import baseline_run
-    from stethoscope.engine.baseline_store import StoreError
-    from stethoscope.engine.loader import load_rules
+    from stethoscope.engine.baselines import run as baseline_run
+    from stethoscope.engine.baselines.store import StoreError
+    from stethoscope.engine.ruleengine.loader import load_rules
     from stethoscope.facts.bundle import BundleError
 
     ruleset = load_rules()
@@ -160,7 +160,7 @@ def _print_benchmarks(comps: list) -> None:
 @app.command("list")
 def list_(db: DbOpt = None, format: FmtOpt = Fmt.text) -> None:
     """List recorded baselines (newest version of each name)."""
-    from stethoscope.engine.baseline_store import StoreError, list_all
+    from stethoscope.engine.baselines.store import StoreError, list_all
 
     try:
         rows = list_all(_db(db))
@@ -183,7 +183,7 @@ def show(
     format: FmtOpt = Fmt.text,
 ) -> None:
     """Show a baseline: its context, every recorded version and the newest tables."""
-    from stethoscope.engine.baseline_store import StoreError, load, versions
+    from stethoscope.engine.baselines.store import StoreError, load, versions
 
     try:
         b = load(_db(db), name)

@@ -24,7 +24,7 @@ import typer
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
-from stethoscope.engine.session import EngineUnavailable
+from stethoscope.engine.ruleengine.session import EngineUnavailable
 
 HEALTHY, FAULTY, INCONCLUSIVE, BAD_USAGE, INTERNAL = 0, 1, 2, 3, 4
 VERDICT = {"healthy": HEALTHY, "faulty": FAULTY, "inconclusive": INCONCLUSIVE}

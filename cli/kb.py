@@ -31,7 +31,7 @@ def kb_search(
     limit: Annotated[int, typer.Option(help="At most this many cases")] = 10,
 ) -> None:
     """Cases ranked by how well they match TEXT. Exit 1 when nothing matches."""
-    from stethoscope.engine import kb
+    from stethoscope.engine.catalogues import kb
 
     hits = kb.search(" ".join(text), limit)
     for score, case in hits:
@@ -44,7 +44,7 @@ def kb_search(
 @kb_app.command("show")
 def kb_show(case_id: Annotated[str, typer.Argument(help="Case id, with or without 'kb/'")]) -> None:
     """Print one case."""
-    from stethoscope.engine import kb
+    from stethoscope.engine.catalogues import kb
 
     case = kb.get(case_id)
     if case is None:
@@ -68,7 +68,7 @@ def kb_show(case_id: Annotated[str, typer.Argument(help="Case id, with or withou
 
 
 def _check_file(path: Path) -> None:
-    from stethoscope.engine import kb
+    from stethoscope.engine.catalogues import kb
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -82,7 +82,7 @@ def _check_file(path: Path) -> None:
 @kb_app.command("check")
 def kb_check(files: Annotated[list[Path], typer.Argument(help="Case files to validate")]) -> None:
     """Validate case files (schema, vocabulary, nothing left TODO). Exit 1 on any problem."""
-    from stethoscope.engine.kb import CaseError
+    from stethoscope.engine.catalogues.kb import CaseError
 
     bad = 0
     for f in files:
@@ -106,7 +106,7 @@ def kb_add(
 
     Exit 0 when the case validates, 1 when fields are still to complete (the draft is kept:
     edit it and run 'steth kb check FILE', then copy it to knowledge/cases/)."""
-    from stethoscope.engine import kb
+    from stethoscope.engine.catalogues import kb
 
     try:
         report = json.loads(from_report.read_text(encoding="utf-8"))

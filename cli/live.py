@@ -24,7 +24,7 @@ _bad = bad_usage
 
 
 def _duration(text: str, what: str) -> int:
-    from stethoscope.engine.live import parse_duration
+    from stethoscope.engine.live.observe import parse_duration
 
     try:
         return parse_duration(text)
@@ -39,7 +39,7 @@ def _duration_text(text: str, what: str) -> str:
 
 
 def _time(text: str | None) -> float:
-    from stethoscope.engine.live import parse_time
+    from stethoscope.engine.live.observe import parse_time
 
     try:
         return parse_time(text)
@@ -123,7 +123,7 @@ def with_access(fn):
 def diagnose_live(url: str, at: str | None, window: str, timeout: float, ruleset, evaluator: str,
                   run_timeout: float | None = None, access=None, budget=None):
     """The report of ``diagnose --prometheus`` (called by cli/main.py); ``budget``: --max-memory."""
-    from stethoscope.engine.live import diagnose_prometheus
+    from stethoscope.engine.live.observe import diagnose_prometheus
 
     return diagnose_prometheus(url, at=_time(at) if at else None, window_s=_duration(window, "--window"),
                                timeout=timeout, ruleset=ruleset, evaluator=evaluator, access=access,
@@ -156,7 +156,7 @@ def watch(
     access=None,
 ) -> None:
     """Re-diagnose on a schedule, one run at a time, each within a deadline, slower while the server is slow; expose one series per active finding and watch's own health on /metrics."""
-    from stethoscope.engine.watch import Watcher
+    from stethoscope.engine.live.watch import Watcher
 
     host, _, port = listen.rpartition(":")
     if not host or not port.isdigit():
@@ -191,8 +191,8 @@ def calibrate(
     access=None,
 ) -> None:
     """Propose alert thresholds per GPU model from the fleet's observed range, leaving out GPUs with findings (YAML)."""
-    from stethoscope.engine.calibrate import calibrate as run
-    from stethoscope.engine.calibrate import dump
+    from stethoscope.engine.live.calibrate import calibrate as run
+    from stethoscope.engine.live.calibrate import dump
     from stethoscope.facts.live.prom import LiveError
 
     try:
@@ -229,16 +229,16 @@ def rules_export(
     interval: Annotated[str, typer.Option("--interval", help="recording-rules: how often Prometheus evaluates them")] = "1m",
 ) -> None:
     """Export the rules that declare a PromQL form, the seed's alerts and the alerts on steth's own findings and health, as a Prometheus rule file (or the Alertmanager inhibition rules)."""
-    from stethoscope.engine.calibrate import ThresholdsError, load_thresholds
-    from stethoscope.engine.loader import load_rules
-    from stethoscope.engine.promrules import DEFAULT_NODE_LABELS, export, export_inhibit
+    from stethoscope.engine.live.calibrate import ThresholdsError, load_thresholds
+    from stethoscope.engine.ruleengine.loader import load_rules
+    from stethoscope.engine.live.alert_rules import DEFAULT_NODE_LABELS, export, export_inhibit
     from stethoscope.facts.live.access import AccessError, parse_node_label
 
     rs = load_rules()
     if rs.errors:
         internal(f"shipped rules do not load: {rs.errors[0]}")
     if format is ExportFormat.recording_rules:
-        from stethoscope.engine.live_recording import export_recording
+        from stethoscope.engine.live.recording import export_recording
 
         text = export_recording(rs, _duration(window, "--window"), _duration_text(interval, "--interval"))
     elif format is ExportFormat.alertmanager_inhibit:
@@ -272,7 +272,7 @@ def dashboards_export(
     node_label: Annotated[Optional[str], typer.Option("--node-label", help="Labels that name the node, most preferred first (default: node,kubernetes_node,Hostname,hostname,instance)")] = None,
 ) -> None:
     """Write the dashboards, with the node variable and per-node panels on the mapped node label."""
-    from stethoscope.engine.dashboards import write
+    from stethoscope.engine.live.dashboards import write
     from stethoscope.facts.live.access import DEFAULT_NODE_LABELS, AccessError, parse_node_label
 
     try:

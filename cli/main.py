@@ -94,7 +94,7 @@ def diagnose(
     """Diagnose an incident bundle or a live Prometheus. Exit 0 healthy, 1 faulty, 2 inconclusive, 3 bad input, 4 internal error."""
     from stethoscope.cli.progress import for_terminal
     from stethoscope.cli.render import render_markdown, render_text
-    from stethoscope.engine.loader import load_rules
+    from stethoscope.engine.ruleengine.loader import load_rules
     from stethoscope.facts.bundle import BundleError
 
     if (from_logs is None) == (prometheus is None):
@@ -116,7 +116,7 @@ def diagnose(
     if prometheus is not None:
         report = _live.diagnose_live(prometheus, at, window, timeout, ruleset, evaluator.value, run_timeout, access, budget)
     else:
-        from stethoscope.engine import baseline_store
+        from stethoscope.engine.baselines import store as baseline_store
         from stethoscope.engine.pipeline import diagnose as run_pipeline, observe_bundle
 
         try:
@@ -151,7 +151,7 @@ def rules_lint(
     paths: Annotated[Optional[list[Path]], typer.Argument(help="Rule files or folders (default: the shipped rules)")] = None,
 ) -> None:
     """Validate rule files: schema, fact kinds and fields, vocabulary. Exit 1 on any problem."""
-    from stethoscope.engine.loader import load_rules
+    from stethoscope.engine.ruleengine.loader import load_rules
 
     files = _expand(paths, "*.yaml") if paths else None
     rs = load_rules(files)
@@ -164,7 +164,7 @@ def rules_lint(
 @rules_app.command("list")
 def rules_list() -> None:
     """List the shipped rules."""
-    from stethoscope.engine.loader import load_rules
+    from stethoscope.engine.ruleengine.loader import load_rules
 
     for r in load_rules().rules:
         if r.rule.then.assert_ is not None:
@@ -180,8 +180,8 @@ def rules_test(
     rule_files: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule files or folders to load besides the shipped ones")] = None,
 ) -> None:
     """Run YAML rule tests under both evaluators. Exit 1 if any case fails."""
-    from stethoscope.engine.loader import RuleSet, load_rules
-    from stethoscope.engine.ruletests import run_file
+    from stethoscope.engine.ruleengine.loader import RuleSet, load_rules
+    from stethoscope.engine.ruleengine.ruletests import run_file
 
     files = _expand(paths or [Path("tests/rules")], "*.test.yaml")
     if not files:
@@ -219,7 +219,7 @@ def docs(
 ) -> None:
     """Generate the rule catalogue and the fact reference from what ships."""
     from stethoscope.engine.docs import generate
-    from stethoscope.engine.loader import load_rules
+    from stethoscope.engine.ruleengine.loader import load_rules
 
     stale = []
     for name, text in generate(load_rules()).items():

@@ -44,7 +44,7 @@ DbOpt = Annotated[Optional[Path], typer.Option("--db", help="History/baseline da
 
 
 def _db(db: Path | None) -> Path:
-    from stethoscope.engine.baseline_store import default_path
+    from stethoscope.engine.baselines.store import default_path
 
     return db or default_path()
 
@@ -77,8 +77,11 @@ def run(
 ) -> None:
     """Run the patrol suite here (or on --hosts through --launcher), store it, compare with the
     baseline. Exit 0 ok, 1 problem, 2 unknown (node-problem-detector's codes), 3 bad usage."""
-    from stethoscope.engine import patrol, patrol_export, patrol_launch, patrol_store
-    from stethoscope.engine.baseline_store import StoreError
+    from stethoscope.engine.patrol import run as patrol
+    from stethoscope.engine.patrol import export as patrol_export
+    from stethoscope.engine.patrol import launch as patrol_launch
+    from stethoscope.engine.patrol import store as patrol_store
+    from stethoscope.engine.baselines.store import StoreError
     from stethoscope.facts.knowledge import KnowledgeError
 
     try:
@@ -147,7 +150,7 @@ def run(
 
 
 def _exit_code(records, comparisons) -> int:
-    from stethoscope.engine.patrol import OK, PROBLEM, UNKNOWN
+    from stethoscope.engine.patrol.run import OK, PROBLEM, UNKNOWN
 
     problems = [r.problem for r in records]
     if PROBLEM in problems or any(c.below for c in comparisons):
@@ -192,8 +195,8 @@ def history(
     format: Annotated[Fmt, typer.Option("--format", "-f", help="Output format")] = Fmt.text,
 ) -> None:
     """The runs and the trend of every metric over them."""
-    from stethoscope.engine import patrol_store
-    from stethoscope.engine.baseline_store import StoreError
+    from stethoscope.engine.patrol import store as patrol_store
+    from stethoscope.engine.baselines.store import StoreError
 
     try:
         data = patrol_store.trend(_db(db), node, metric, last)
@@ -229,8 +232,8 @@ def baseline_record(
     db: DbOpt = None,
 ) -> None:
     """Record healthy patrol runs as the baseline later runs are compared with."""
-    from stethoscope.engine import patrol_store
-    from stethoscope.engine.baseline_store import StoreError
+    from stethoscope.engine.patrol import store as patrol_store
+    from stethoscope.engine.baselines.store import StoreError
 
     try:
         b = patrol_store.record_baseline(_db(db), name, run_ids)
@@ -246,7 +249,7 @@ def baseline_show(
     db: DbOpt = None,
 ) -> None:
     """The newest version of a patrol baseline: its runs, context and metrics."""
-    from stethoscope.engine import patrol_store
+    from stethoscope.engine.patrol import store as patrol_store
 
     got = patrol_store.load_baseline(_db(db), name)
     if got is None:

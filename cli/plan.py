@@ -1,5 +1,5 @@
 """``steth plan``: samples per day and Prometheus disk for a GPU fleet, with the retention
-settings to use (engine/plan.py; figures and sources in knowledge/prometheus_storage.yaml)."""
+settings to use (engine/live/plan.py; figures and sources in knowledge/prometheus_storage.yaml)."""
 from __future__ import annotations
 
 import sys
@@ -19,8 +19,8 @@ def plan_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON")] = False,
 ) -> None:
     """Size Prometheus for GPU monitoring: samples per day, storage at 1-2 bytes a sample, retention advice."""
-    from stethoscope.engine.live import parse_duration
-    from stethoscope.engine.plan import plan, text
+    from stethoscope.engine.live.observe import parse_duration
+    from stethoscope.engine.live.plan import plan, text
 
     try:
         interval_s = parse_duration(interval)

@@ -2,8 +2,8 @@
 
 Inline CSS and SVG only: no script, no external URL, readable in any browser and in print.
 Sections: the verdict, the findings at a glance, the topology picture with the suspects
-marked (engine/topology_render.py's graph through Graphviz), the nccl-tests busbw curves
-against their reference (engine/busbw_curves.py, drawn by cli/svg_chart.py), each finding
+marked (engine/localise/render.py's graph through Graphviz), the nccl-tests busbw curves
+against their reference (engine/baselines/busbw_curves.py, drawn by cli/svg_chart.py), each finding
 with its evidence lines and actions, what was not checked, and the coverage. The template is
 Jinja2 with autoescape on: evidence lines, summaries and file names are hostile input.
 """
@@ -19,7 +19,7 @@ from markupsafe import Markup
 
 from stethoscope.cli.render import verdict_line
 from stethoscope.cli.svg_chart import busbw_svg, size_label, suspect_colour
-from stethoscope.engine import busbw_curves
+from stethoscope.engine.baselines import busbw_curves
 from stethoscope.engine.report import Report
 from stethoscope.facts.model import Fact
 
@@ -41,8 +41,8 @@ class Topology:
 
 def topology(facts: list[Fact], report: Report) -> Topology:
     """The topology picture of the facts, suspects red; without Graphviz or a graph, the reason."""
-    from stethoscope.engine.topology import build
-    from stethoscope.engine import topology_render as tr
+    from stethoscope.engine.localise.graph import build
+    from stethoscope.engine.localise import render as tr
 
     graph = build(facts)
     if graph.number_of_nodes() == 0:

@@ -6,7 +6,7 @@ import math
 
 from markupsafe import Markup, escape
 
-from stethoscope.engine.busbw_curves import Chart, Curve, ratio_at_largest
+from stethoscope.engine.baselines.busbw_curves import Chart, Curve, ratio_at_largest
 
 W, H = 980, 430
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 14, 46

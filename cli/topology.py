@@ -21,9 +21,9 @@ def show(
     image: Annotated[Optional[Path], typer.Option("--image", help="Also write PREFIX.dot, PREFIX.svg and PREFIX.png (needs Graphviz)")] = None,
 ) -> None:
     """Print the topology as a tree, suspects in red; exit 3 on unreadable input."""
-    from stethoscope.engine.diagnose import diagnose_bundle, parse_artefacts
-    from stethoscope.engine.topology import build
-    from stethoscope.engine.topology_render import RenderError, affected, render_images, slow_links, suspects, text_tree, to_dot
+    from stethoscope.engine.pipeline import diagnose_bundle, parse_artefacts
+    from stethoscope.engine.localise.graph import build
+    from stethoscope.engine.localise.render import RenderError, affected, render_images, slow_links, suspects, text_tree, to_dot
     from stethoscope.facts.bundle import BundleError, artefacts, read_bundle
     from stethoscope.facts.inventory import InventoryError, load_inventory
 

@@ -22,7 +22,7 @@ import re
 from collections import defaultdict
 from typing import Iterable
 
-from stethoscope.engine.derive import Firing
+from stethoscope.engine.ruleengine.derive import Firing
 from stethoscope.engine.findings import SEVERITY_ORDER, _evidence_of
 from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
 from stethoscope.engine.report import Coverage, Finding

@@ -4,10 +4,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from stethoscope.engine.compile import CompiledRule
-from stethoscope.engine.derive import Firing, fill, render
+from stethoscope.engine.ruleengine.compile import CompiledRule
+from stethoscope.engine.ruleengine.derive import Firing, fill, render
 from stethoscope.engine.knowledge import load_vocabulary
-from stethoscope.engine.kb import links as kb_links
+from stethoscope.engine.catalogues.kb import links as kb_links
 from stethoscope.engine.report import Entity, EvidenceLine, Finding
 from stethoscope.facts.model import Evidence, Fact
 

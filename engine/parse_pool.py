@@ -61,7 +61,7 @@ def default_jobs() -> int:
 
 def parse_one(art: Artefact, router=None) -> FileResult:
     """Every parser whose ``detect`` recognises one of its line signatures in ``art`` parses it.
-    ``router`` (engine/routing.py): the facts that go on, the others summarised; None: all."""
+    ``router`` (engine/ruleengine/routing.py): the facts that go on, the others summarised; None: all."""
     out = FileResult(path=art.path)
     art.normalise()  # pasting and launcher wrappers off, line for line (facts/lines.py)
     # every parser looks at the whole text: a pasted fragment may sit anywhere in a file

@@ -23,11 +23,16 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Literal
 
-from stethoscope.engine import accounting, fabric, nccl_summary, parse_pool, reference, routing, session
-from stethoscope.engine.decision_tree import not_checked
+from stethoscope.engine import accounting, parse_pool
+from stethoscope.engine.combine import fabric
+from stethoscope.engine.combine import nccl_summary
+from stethoscope.engine.ruleengine import reference
+from stethoscope.engine.ruleengine import routing
+from stethoscope.engine.ruleengine import session
+from stethoscope.engine.combine.decision_tree import not_checked
 from stethoscope.engine.findings import build_findings, symptom_map
-from stethoscope.engine.loader import RuleSet, load_rules
-from stethoscope.engine.localise import localise
+from stethoscope.engine.ruleengine.loader import RuleSet, load_rules
+from stethoscope.engine.localise.pairwise import localise
 from stethoscope.engine.progress import SILENT, Progress
 from stethoscope.engine.report import Checked, Coverage, FileCoverage, Finding, LimitHit, MissingSignal, Report, SkippedFile, Source
 from stethoscope.facts.bundle import RawBundle, Skipped, artefacts, iter_artefacts, read_bundle
@@ -85,7 +90,7 @@ def read_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes: 
                    progress: Progress = SILENT, sizes: dict[str, int] | None = None, router=None,
                    budget: Budget = DEFAULT) -> Observation:
     """Parse every artefact, in order (over ``jobs`` processes: engine/parse_pool.py).
-    ``router`` (engine/routing.py): only the facts the engine can use, the rest summarised."""
+    ``router`` (engine/ruleengine/routing.py): only the facts the engine can use, the rest summarised."""
     obs = Observation()
     rows: dict[str, FileCoverage] = {}  # a large file's windows make one row
     for res in parse_pool.parse_files(arts, jobs, total_bytes, router, budget=budget):
@@ -159,7 +164,7 @@ def observe_bundle(path: str | os.PathLike[str], jobs: int | None = None, progre
     that parse files (None: every CPU, for a large bundle; 1: in-process; fewer when the
     memory ``budget``, facts/limits.py, cannot hold them). ``ruleset``: the
     rules the facts are for: each file keeps only the facts they or engine code can use, the
-    others summarised (engine/routing.py); None keeps every fact."""
+    others summarised (engine/ruleengine/routing.py); None keeps every fact."""
     raw = read_bundle(path)
     binary: list[Skipped] = []
     sizes = {p: len(d) for p, d in raw.files}
@@ -199,8 +204,8 @@ def observe_results(paths: list[os.PathLike[str] | str]) -> Observation:
 
 
 def observe_prometheus(url: str, at: float, window_s: int, timeout: float) -> Observation:
-    """The series of a Prometheus server (engine/live.py). Raises LiveError when it fails."""
-    from stethoscope.engine import live
+    """The series of a Prometheus server (engine/live/observe.py). Raises LiveError when it fails."""
+    from stethoscope.engine.live import observe as live
 
     return live.observe_server(url, at, window_s, timeout)
 
@@ -213,7 +218,7 @@ def evaluate_all(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "du
     Two passes: the rules, then the meta rules (``rules/meta/``) over every error no finding
     of the first pass cites (engine/accounting.py), so that no error goes unreported."""
     engine = session if evaluator == "durable" else reference
-    from stethoscope.engine.xid_knowledge import knowledge_facts  # catalogue entries + Xid aggregations
+    from stethoscope.engine.catalogues.xid import knowledge_facts  # catalogue entries + Xid aggregations
 
     facts = list(facts) + knowledge_facts(facts)
     meta = accounting.meta_rules(ruleset.rules)
@@ -239,9 +244,9 @@ def evaluate(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "durabl
 def diagnose(obs: Observation, ruleset: RuleSet | None = None, evaluator: Evaluator = "durable",
              baseline=None, progress: Progress = SILENT) -> Report:
     """Combine, run the rules, localise and report. ``baseline``: a recorded baseline
-    (engine/baseline_store.py) the nccl-tests runs are compared with instead of the expected
+    (engine/baselines/store.py) the nccl-tests runs are compared with instead of the expected
     figures."""
-    from stethoscope.engine import perf_compare
+    from stethoscope.engine.baselines import perf_compare
 
     progress.phase("combining")
     with perf_compare.use_baseline(baseline) if baseline is not None else nullcontext():

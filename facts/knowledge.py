@@ -310,7 +310,7 @@ class NcclEnv(_M):
 
 class NcclSymptom(_M):
     fact: FactKind
-    match: dict[str, Any]  # field -> literal, {regex: ...} or {gt: ...} (read by engine/nccl_summary.py)
+    match: dict[str, Any]  # field -> literal, {regex: ...} or {gt: ...} (read by engine/combine/nccl_summary.py)
 
 
 class VersionRange(_M):

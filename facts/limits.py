@@ -65,7 +65,7 @@ class Budget:
     def answer_bytes(self) -> int:
         """An answer's JSON costs up to 16 times its size while it becomes samples (measured:
         about 9.5 times at its peak as Python objects, then about 6 as (time, value) pairs), and
-        two answers are read at once (engine/live.py DEFAULT_CONCURRENCY): half the budget."""
+        two answers are read at once (engine/live/observe.py DEFAULT_CONCURRENCY): half the budget."""
         return max(4 * MIB, self.max_memory // 64)
 
     @property

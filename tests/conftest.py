@@ -12,7 +12,7 @@ def root() -> Path:
 
 @pytest.fixture(scope="session")
 def ruleset():
-    from stethoscope.engine.loader import load_rules
+    from stethoscope.engine.ruleengine.loader import load_rules
 
     rs = load_rules()
     assert not rs.errors, rs.errors

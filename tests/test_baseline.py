@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine import baseline_store as store
-from stethoscope.engine import perf_compare
+from stethoscope.engine.baselines import store
+from stethoscope.engine.baselines import perf_compare
 from stethoscope.facts.parsers.nccl_tests_facts import busbw_factor
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,8 +8,11 @@ import pytest
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine import baseline_run, bench_baseline, db_schema, version_compat
-from stethoscope.engine import baseline_store as store
+from stethoscope.engine.baselines import run as baseline_run
+from stethoscope.engine.baselines import bench as bench_baseline
+from stethoscope.engine.baselines import db_schema
+from stethoscope.engine.combine import version_compat
+from stethoscope.engine.baselines import store
 from stethoscope.facts.model import Evidence
 from stethoscope.facts.parsers.nccl_log_facts import NcclVersion
 
@@ -61,7 +64,7 @@ def test_every_kind_is_recorded_and_compares_within_with_itself(kind, db, tmp_pa
 
 
 def _rules():
-    from stethoscope.engine.loader import load_rules
+    from stethoscope.engine.ruleengine.loader import load_rules
 
     return load_rules()
 

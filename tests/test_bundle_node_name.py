@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.engine.diagnose import diagnose_bundle
+from stethoscope.engine.pipeline import diagnose_bundle
 from stethoscope.facts.bundle import artefacts, read_bundle
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine.diagnose import diagnose_bundle
+from stethoscope.engine.pipeline import diagnose_bundle
 from stethoscope.facts import bundle as B
 from stethoscope.facts.bundle import BundleError, artefacts, node_from_content, read_bundle
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from stethoscope.engine.findings import SymptomMap, rank_findings, symptom_map
 from stethoscope.engine.knowledge import load_vocabulary
-from stethoscope.engine.loader import load_rules
+from stethoscope.engine.ruleengine.loader import load_rules
 from stethoscope.engine.report import Entity, Finding
 
 

@@ -7,7 +7,7 @@ import tarfile
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine.diagnose import diagnose_bundle
+from stethoscope.engine.pipeline import diagnose_bundle
 from stethoscope.facts.collect import collect, load_commands
 
 COMMANDS = """

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.engine.diagnose import diagnose_bundle
+from stethoscope.engine.pipeline import diagnose_bundle
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = sorted(p.parent / "bundle" for p in (ROOT / "fixtures" / "bundles").glob("*/expected.yaml"))

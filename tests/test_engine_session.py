@@ -1,9 +1,10 @@
 """The durable-rules session against the reference evaluator on synthetic rule sets that
 exercise what durable 2.0.28 gets wrong unless guarded: many rules (split over rulesets),
 facts no rule matches, joins, absences, derived facts crossing rulesets."""
-from stethoscope.engine import reference, session
-from stethoscope.engine.compile import compile_rule
-from stethoscope.engine.schema import Rule
+from stethoscope.engine.ruleengine import reference
+from stethoscope.engine.ruleengine import session
+from stethoscope.engine.ruleengine.compile import compile_rule
+from stethoscope.engine.ruleengine.schema import Rule
 from stethoscope.facts.model import Evidence
 from stethoscope.facts.parsers.kernel_log_facts import XidEvent
 from stethoscope.facts.parsers.nccl_log_facts import NcclEnv
@@ -112,7 +113,7 @@ def test_floats_in_exponent_notation_reach_durable():
 def test_rule_thresholds_in_exponent_notation_are_rejected():
     import pytest
 
-    from stethoscope.engine.compile import CompileError
+    from stethoscope.engine.ruleengine.compile import CompileError
 
     rule = Rule.model_validate({
         "id": "tiny", "title": "t", "cause": "nccl_tests_wrong_results", "component": "nccl", "severity": "warning",
@@ -126,7 +127,7 @@ def test_rule_thresholds_in_exponent_notation_are_rejected():
 def test_none_of_a_kind_matched_under_all_is_rejected(tmp_path):
     """durable-rules never retracts a firing, so "no other fact of my own kind" would depend on
     the order facts arrive: the loader refuses it (aggregate into a summary fact instead)."""
-    from stethoscope.engine.loader import load_rules
+    from stethoscope.engine.ruleengine.loader import load_rules
 
     path = tmp_path / "solo.yaml"
     path.write_text(
@@ -141,14 +142,14 @@ def test_none_of_a_kind_matched_under_all_is_rejected(tmp_path):
 
 def test_only_facts_that_can_bind_a_pattern_are_asserted(ruleset):
     """The prefilter keeps every fact some pattern's constant tests accept (``all`` and ``none``)."""
-    from stethoscope.engine.compile import Ref
-    from stethoscope.engine.session import can_bind, literal_tests
+    from stethoscope.engine.ruleengine.compile import Ref
+    from stethoscope.engine.ruleengine.session import can_bind, literal_tests
 
     lit = literal_tests(ruleset.rules)
     # every kind a rule names has an entry, and no entry keeps a test against another fact
     assert set(lit) == {p.kind for r in ruleset.rules for p in (*r.all, *r.none)}
     assert all(not isinstance(t.value, Ref) for pats in lit.values() for tests in pats for t in tests)
-    from stethoscope.engine.compile import Test
+    from stethoscope.engine.ruleengine.compile import Test
 
     pats = [(Test("xid", "in", (79, 48)), Test("node", "eq", "n1")), (Test("severity", "eq", "fatal"),)]
     assert can_bind(pats, {"xid": 79, "node": "n1"})
@@ -161,9 +162,10 @@ def test_a_join_on_another_fact_s_id_fires_in_durable_as_in_the_reference(tmp_pa
     """durable keys facts by ``id`` and could not join on it: ``run_id: $r.id`` never fired."""
     from pathlib import Path
 
-    from stethoscope.engine import reference, session
-    from stethoscope.engine.diagnose import parse_artefacts
-    from stethoscope.engine.loader import load_rules
+    from stethoscope.engine.ruleengine import reference
+    from stethoscope.engine.ruleengine import session
+    from stethoscope.engine.pipeline import parse_artefacts
+    from stethoscope.engine.ruleengine.loader import load_rules
     from stethoscope.facts.bundle import iter_artefacts, read_bundle
 
     rules = tmp_path / "rules" / "t"

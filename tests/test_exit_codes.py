@@ -238,31 +238,31 @@ def _boom(*_a, **_k):
 
 # command path -> (what to break, argv)
 INTERNAL = {
-    "diagnose": ("stethoscope.engine.loader.load_rules", ["diagnose", "--from-logs", HEALTHY]),
+    "diagnose": ("stethoscope.engine.ruleengine.loader.load_rules", ["diagnose", "--from-logs", HEALTHY]),
     "schema report": ("stethoscope.engine.report.Report.model_json_schema", ["schema", "report"]),
-    "rules list": ("stethoscope.engine.loader.load_rules", ["rules", "list"]),
-    "rules lint": ("stethoscope.engine.loader.load_rules", ["rules", "lint"]),
-    "rules test": ("stethoscope.engine.ruletests.run_file", ["rules", "test", ROOT / "tests/rules/gpu/gsp_firmware_error.test.yaml"]),
-    "rules export": ("stethoscope.engine.promrules.export", ["rules", "export"]),
+    "rules list": ("stethoscope.engine.ruleengine.loader.load_rules", ["rules", "list"]),
+    "rules lint": ("stethoscope.engine.ruleengine.loader.load_rules", ["rules", "lint"]),
+    "rules test": ("stethoscope.engine.ruleengine.ruletests.run_file", ["rules", "test", ROOT / "tests/rules/gpu/gsp_firmware_error.test.yaml"]),
+    "rules export": ("stethoscope.engine.live.alert_rules.export", ["rules", "export"]),
     "docs": ("stethoscope.engine.docs.generate", ["docs", "--check"]),
-    "kb search": ("stethoscope.engine.kb.search", ["kb", "search", "xid"]),
-    "kb show": ("stethoscope.engine.kb.get", ["kb", "show", "x"]),
-    "kb check": ("stethoscope.engine.kb.validate_case", ["kb", "check", ROOT / "knowledge/cases/fabric-manager-not-running.yaml"]),
-    "kb add": ("stethoscope.engine.kb.draft_from_report", ["kb", "add", "--from-report", ROOT / "README.md"]),
-    "baseline record": ("stethoscope.engine.baseline_run.record", ["baseline", "record", NCCL_TESTS, "--name", "x"]),
-    "baseline compare": ("stethoscope.engine.baseline_run.compare", ["baseline", "compare", NCCL_TESTS, "--name", "x"]),
-    "baseline list": ("stethoscope.engine.baseline_store.list_all", ["baseline", "list"]),
-    "baseline show": ("stethoscope.engine.baseline_store.load", ["baseline", "show", "x"]),
-    "topology show": ("stethoscope.engine.diagnose.diagnose_bundle", ["topology", "show", HEALTHY]),
+    "kb search": ("stethoscope.engine.catalogues.kb.search", ["kb", "search", "xid"]),
+    "kb show": ("stethoscope.engine.catalogues.kb.get", ["kb", "show", "x"]),
+    "kb check": ("stethoscope.engine.catalogues.kb.validate_case", ["kb", "check", ROOT / "knowledge/cases/fabric-manager-not-running.yaml"]),
+    "kb add": ("stethoscope.engine.catalogues.kb.draft_from_report", ["kb", "add", "--from-report", ROOT / "README.md"]),
+    "baseline record": ("stethoscope.engine.baselines.run.record", ["baseline", "record", NCCL_TESTS, "--name", "x"]),
+    "baseline compare": ("stethoscope.engine.baselines.run.compare", ["baseline", "compare", NCCL_TESTS, "--name", "x"]),
+    "baseline list": ("stethoscope.engine.baselines.store.list_all", ["baseline", "list"]),
+    "baseline show": ("stethoscope.engine.baselines.store.load", ["baseline", "show", "x"]),
+    "topology show": ("stethoscope.engine.pipeline.diagnose_bundle", ["topology", "show", HEALTHY]),
     "collect": ("stethoscope.facts.collect.collect", ["collect", "--out", ROOT / "no-such-out"]),
-    "watch": ("stethoscope.engine.watch.Watcher", ["watch", "--prometheus", "http://127.0.0.1:9"]),
-    "calibrate": ("stethoscope.engine.calibrate.calibrate", ["calibrate", "--prometheus", "http://127.0.0.1:9"]),
-    "plan": ("stethoscope.engine.plan.plan", ["plan", "--gpus", "8"]),
-    "dashboards export": ("stethoscope.engine.dashboards.write", ["dashboards", "export", "--out", ROOT / "no-such-out"]),
-    "patrol run": ("stethoscope.engine.patrol.run_node", ["patrol", "run", "--out", ROOT / "no-such-out"]),
-    "patrol history": ("stethoscope.engine.patrol_store.trend", ["patrol", "history"]),
-    "patrol baseline record": ("stethoscope.engine.patrol_store.record_baseline", ["patrol", "baseline", "record"]),
-    "patrol baseline show": ("stethoscope.engine.patrol_store.load_baseline", ["patrol", "baseline", "show"]),
+    "watch": ("stethoscope.engine.live.watch.Watcher", ["watch", "--prometheus", "http://127.0.0.1:9"]),
+    "calibrate": ("stethoscope.engine.live.calibrate.calibrate", ["calibrate", "--prometheus", "http://127.0.0.1:9"]),
+    "plan": ("stethoscope.engine.live.plan.plan", ["plan", "--gpus", "8"]),
+    "dashboards export": ("stethoscope.engine.live.dashboards.write", ["dashboards", "export", "--out", ROOT / "no-such-out"]),
+    "patrol run": ("stethoscope.engine.patrol.run.run_node", ["patrol", "run", "--out", ROOT / "no-such-out"]),
+    "patrol history": ("stethoscope.engine.patrol.store.trend", ["patrol", "history"]),
+    "patrol baseline record": ("stethoscope.engine.patrol.store.record_baseline", ["patrol", "baseline", "record"]),
+    "patrol baseline show": ("stethoscope.engine.patrol.store.load_baseline", ["patrol", "baseline", "show"]),
 }
 
 
@@ -326,7 +326,7 @@ def test_internal_error_in_a_real_process(tmp_path):
 
 
 def test_shipped_rules_that_do_not_load_are_internal(monkeypatch):
-    from stethoscope.engine import loader
+    from stethoscope.engine.ruleengine import loader
 
     monkeypatch.setattr(loader, "load_rules", lambda *a, **k: loader.RuleSet([], ["gpu/x.yaml:1: broken"]))
     for argv in (["diagnose", "--from-logs", HEALTHY], ["rules", "export"], ["baseline", "compare", NCCL_TESTS, "--name", "x"]):

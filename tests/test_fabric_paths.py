@@ -4,13 +4,13 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.engine.common_cause import lift
-from stethoscope.engine.diagnose import diagnose_bundle, parse_artefacts
-from stethoscope.engine.localise import pair_bandwidth, pairwise
-from stethoscope.engine.rdma_path import rdma_peers
+from stethoscope.engine.localise.common_cause import lift
+from stethoscope.engine.pipeline import diagnose_bundle, parse_artefacts
+from stethoscope.engine.localise.pairwise import pair_bandwidth, pairwise
+from stethoscope.engine.localise.rdma_path import rdma_peers
 from stethoscope.engine.report import Entity, Finding
-from stethoscope.engine.topology import build
-from stethoscope.engine.topology_render import text_tree
+from stethoscope.engine.localise.graph import build
+from stethoscope.engine.localise.render import text_tree
 from stethoscope.facts.bundle import artefacts, read_bundle
 from stethoscope.facts.model import Evidence
 from stethoscope.facts.parsers import nccl_channels, nccl_net_oob, pair_matrix_csv

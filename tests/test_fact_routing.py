@@ -1,4 +1,4 @@
-"""Facts for exceptions, summaries for health (engine/routing.py, knowledge/fact_routing.yaml).
+"""Facts for exceptions, summaries for health (engine/ruleengine/routing.py, knowledge/fact_routing.yaml).
 
 - Every fixture bundle (and every harvested real case) gives the same report whether the
   facts are routed or not: same verdict, findings (causes, entities, evidence, localisation),
@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.engine import pipeline, routing
+from stethoscope.engine import pipeline
+from stethoscope.engine.ruleengine import routing
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import FACT_KINDS
 from stethoscope.facts.registry import load_parsers
@@ -73,7 +74,7 @@ def test_healthy_readings_become_one_summary(ruleset):
     assert summaries["gpu_ecc_count"].evidence == first.evidence
     assert summaries["gpu_ecc_count"].count >= len(zero_ecc)
     assert [f for f in routed if f.kind == "gpu_info"] == [f for f in facts if f.kind == "gpu_info"]  # read by code
-    # engine/bundle_series.py reads volatile correctable counts (read_by_code_where): kept
+    # engine/combine/bundle_series.py reads volatile correctable counts (read_by_code_where): kept
     assert {(f.scope, f.error_type) for f in routed if f.kind == "gpu_ecc_count"} == {("volatile", "correctable")}
     assert len(routed) < len(facts)
 

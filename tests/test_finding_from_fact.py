@@ -2,8 +2,8 @@
 (``cause: $entry.cause``): the loader checks the reference, both evaluators resolve it."""
 import pytest
 
-from stethoscope.engine.diagnose import evaluate
-from stethoscope.engine.loader import RuleSet, load_rules
+from stethoscope.engine.pipeline import evaluate
+from stethoscope.engine.ruleengine.loader import RuleSet, load_rules
 from stethoscope.facts.model import Evidence
 from stethoscope.facts.parsers.kernel_log_facts import XidEvent
 from stethoscope.facts.parsers.xid_knowledge_facts import XidCatalogueEntry
@@ -93,7 +93,7 @@ def test_a_fact_value_outside_the_vocabulary_is_an_error(tmp_path):
 
 
 def test_distinct_by_must_name_a_bound_field(tmp_path):
-    from stethoscope.engine.loader import load_rules
+    from stethoscope.engine.ruleengine.loader import load_rules
 
     bad = tmp_path / "r.yaml"
     bad.write_text(

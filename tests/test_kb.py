@@ -8,9 +8,9 @@ from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
 from stethoscope.cli.render import render_markdown
-from stethoscope.engine import kb
-from stethoscope.engine.decision_tree import load_tree
-from stethoscope.engine.diagnose import diagnose_bundle
+from stethoscope.engine.catalogues import kb
+from stethoscope.engine.combine.decision_tree import load_tree
+from stethoscope.engine.pipeline import diagnose_bundle
 from stethoscope.facts.model import FACT_KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,7 +136,7 @@ def test_a_bundle_with_nvidia_smi_and_nccl_logs_checks_those_branches(ruleset):
 
 def test_links_pick_the_case_whose_signature_facts_match_the_finding():
     """Two cases share app_gpu_fault: an Xid 13 finding links the Xid 13 case, not Xid 31's."""
-    from stethoscope.engine.kb import links
+    from stethoscope.engine.catalogues.kb import links
     from stethoscope.facts.model import Evidence
     from stethoscope.facts.parsers.kernel_log_facts import XidEvent
 

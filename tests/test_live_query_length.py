@@ -1,9 +1,9 @@
-"""Every live query stays within VictoriaMetrics' default -search.maxQueryLen (engine/live.py
+"""Every live query stays within VictoriaMetrics' default -search.maxQueryLen (engine/live/observe.py
 MAX_QUERY_CHARS, --selector included): the families apart, then the targets in parts, nothing lost.
 (tests/live/test_live_access.py runs a VictoriaMetrics at its default limits end to end.)"""
 from __future__ import annotations
 
-from stethoscope.engine import live
+from stethoscope.engine.live import observe as live
 
 
 def test_long_queries_are_split_and_cover_every_signal_and_target():

@@ -1,10 +1,10 @@
-"""Cross-file NCCL checks (engine/nccl_checks.py): GID kinds, NCCL path names, the
+"""Cross-file NCCL checks (engine/combine/nccl_checks.py): GID kinds, NCCL path names, the
 architecture table, and the parser fields they read, on real lines."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from stethoscope.engine import nccl_checks as nc
+from stethoscope.engine.combine import nccl_checks as nc
 from stethoscope.facts.parsers import nccl_log
 from stethoscope.facts.parsers.base import Artefact
 

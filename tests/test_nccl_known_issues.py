@@ -1,11 +1,11 @@
 """knowledge/nccl_known_issues.yaml is data the engine trusts: every entry must name symptoms
-the table defines, with operators engine/nccl_summary.py knows, regexes that compile, a fixed
+the table defines, with operators engine/combine/nccl_summary.py knows, regexes that compile, a fixed
 version above its affected range, a workaround and a source."""
 from __future__ import annotations
 
 import re
 
-from stethoscope.engine import nccl_summary
+from stethoscope.engine.combine import nccl_summary
 from stethoscope.facts.model import FACT_KINDS
 from stethoscope.facts.registry import load_parsers
 

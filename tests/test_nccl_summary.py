@@ -4,7 +4,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from stethoscope.engine.diagnose import diagnose_bundle, parse_artefacts
+from stethoscope.engine.pipeline import diagnose_bundle, parse_artefacts
 from stethoscope.facts.parsers.base import Artefact
 
 ROOT = Path(__file__).resolve().parents[1]

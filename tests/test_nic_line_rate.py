@@ -1,10 +1,10 @@
-"""nccl-tests busbw against the node's RDMA port line rate (engine/nic_line_rate.py), on real files."""
+"""nccl-tests busbw against the node's RDMA port line rate (engine/localise/nic_line_rate.py), on real files."""
 from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
 
-from stethoscope.engine import nic_line_rate
+from stethoscope.engine.localise import nic_line_rate
 from stethoscope.facts.parsers import ibstatus, nccl_log, nccl_tests
 from stethoscope.facts.parsers.base import Artefact
 

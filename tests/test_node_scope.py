@@ -7,10 +7,10 @@ import pytest
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine.common_cause import devices_below, gpus_below, pci_bridges_above
-from stethoscope.engine.diagnose import diagnose_bundle, parse_artefacts
-from stethoscope.engine.localise import pairwise
-from stethoscope.engine.topology import build, fabric_path, fabric_paths
+from stethoscope.engine.localise.common_cause import devices_below, gpus_below, pci_bridges_above
+from stethoscope.engine.pipeline import diagnose_bundle, parse_artefacts
+from stethoscope.engine.localise.pairwise import pairwise
+from stethoscope.engine.localise.graph import build, fabric_path, fabric_paths
 from stethoscope.facts.parsers.base import Artefact
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,8 +1,8 @@
 """NVLink Xid decoding against NVIDIA's tables: intrinfo bit patterns, status bits, Xid 74 registers."""
 import pytest
 
-from stethoscope.engine.nvlink_xid_decode import _pattern_ok, decode_nvlink5, load_workflow
-from stethoscope.engine.xid_knowledge import load_catalogue
+from stethoscope.engine.catalogues.nvlink_xid import _pattern_ok, decode_nvlink5, load_workflow
+from stethoscope.engine.catalogues.xid import load_catalogue
 
 CAT = load_catalogue()
 

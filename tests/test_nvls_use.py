@@ -1,4 +1,4 @@
-"""engine/nvls_use.py: did an nccl-tests run use NVLS, from its own NCCL lines first, else from
+"""engine/combine/nvls_use.py: did an nccl-tests run use NVLS, from its own NCCL lines first, else from
 knowledge/nvls.yaml. The base is the real hung run of nccl#1706 (4 x H800, NCCL 2.26.5);
 variants change one thing each (the GPU count, product, NCCL version, or add one real NCCL line)."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.engine import nvls_use
-from stethoscope.engine.diagnose import parse_artefacts
+from stethoscope.engine.combine import nvls_use
+from stethoscope.engine.pipeline import parse_artefacts
 from stethoscope.facts.parsers.base import Artefact
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from stethoscope.engine import parse_pool
-from stethoscope.engine.diagnose import parse_artefacts
+from stethoscope.engine.pipeline import parse_artefacts
 from stethoscope.facts.bundle import artefacts, read_bundle
 from stethoscope.facts.parsers.base import Artefact, iter_lines
 

@@ -13,7 +13,11 @@ import yaml
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine import baseline_store, db_schema, patrol, patrol_launch, patrol_store
+from stethoscope.engine.baselines import store as baseline_store
+from stethoscope.engine.baselines import db_schema
+from stethoscope.engine.patrol import run as patrol
+from stethoscope.engine.patrol import launch as patrol_launch
+from stethoscope.engine.patrol import store as patrol_store
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import FACT_KINDS
 from stethoscope.facts.parsers import steth_probe
@@ -24,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEVICE = ROOT / "fixtures" / "observations" / "device-h200-patrol" / "runs" / "20261201T125027Z" / "vm"
 runner = CliRunner()
 
-# The schema engine/baseline_store.py created before schema versions existed (commit 3d1d003):
+# The schema engine/baselines/store.py created before schema versions existed (commit 3d1d003):
 # such a database reads user_version 0.
 V0_SCHEMA = """
 CREATE TABLE IF NOT EXISTS baseline (

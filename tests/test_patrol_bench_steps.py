@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.engine import patrol, patrol_store
+from stethoscope.engine.patrol import run as patrol
+from stethoscope.engine.patrol import store as patrol_store
 
 ROOT = Path(__file__).resolve().parents[1]
 ART = ROOT / "fixtures" / "artefacts"

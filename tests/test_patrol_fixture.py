@@ -9,7 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine import db_schema, patrol, patrol_export, patrol_store
+from stethoscope.engine.baselines import db_schema
+from stethoscope.engine.patrol import run as patrol
+from stethoscope.engine.patrol import export as patrol_export
+from stethoscope.engine.patrol import store as patrol_store
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "observations" / "device-h200-patrol"
 RUNS = {1: FIX / "runs" / "20261201T124952Z" / "vm", 2: FIX / "runs" / "20261201T125027Z" / "vm"}

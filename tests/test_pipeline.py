@@ -43,8 +43,8 @@ def test_baseline_compare_and_diagnose_baseline(pipeline_steps, tmp_path, monkey
 
 def test_baseline_compare_report_is_a_bundle_report(tmp_path):
     """The report of ``baseline compare`` carries what a bundle's does: what was checked, what not."""
-    from stethoscope.engine import baseline_run
-    from stethoscope.engine.loader import load_rules
+    from stethoscope.engine.baselines import run as baseline_run
+    from stethoscope.engine.ruleengine.loader import load_rules
 
     db = tmp_path / "b.sqlite"
     baseline_run.record(HEALTHY, "pair", db)

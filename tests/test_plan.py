@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine.plan import plan
+from stethoscope.engine.live.plan import plan
 
 
 def steth(*args: str):

@@ -7,10 +7,10 @@ import pytest
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine.diagnose import diagnose_bundle, parse_artefacts
-from stethoscope.engine.localise import pair_bandwidth
-from stethoscope.engine.topology import build, fabric_path
-from stethoscope.engine.topology_render import suspects, to_dot
+from stethoscope.engine.pipeline import diagnose_bundle, parse_artefacts
+from stethoscope.engine.localise.pairwise import pair_bandwidth
+from stethoscope.engine.localise.graph import build, fabric_path
+from stethoscope.engine.localise.render import suspects, to_dot
 from stethoscope.facts.bundle import artefacts, read_bundle
 from stethoscope.facts.inventory import load_inventory
 from stethoscope.facts.parsers.base import Artefact
@@ -54,7 +54,7 @@ def test_rdma_errors_toward_a_peer_are_placed_on_the_peers_degraded_port(ruleset
             "node1:1234:1290 [3] transport/net_ib.cc:1198 NCCL WARN NET/IB : Got completion from peer 10.1.1.2<45678> with error 12, opcode 0, len 0, vendor err 129\n")
     peer = "node2:99:99 [0] NCCL INFO Bootstrap : Using ib0:10.1.1.2<0>\n"
     ib = "CA 'mlx5_0'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tLink layer: InfiniBand\nCA 'mlx5_1'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 100\n\t\tLink layer: InfiniBand\n"
-    from stethoscope.engine.rdma_path import rdma_peers
+    from stethoscope.engine.localise.rdma_path import rdma_peers
 
     facts = parse_artefacts([Artefact("node1/r.log", text, "node1", True), Artefact("node2/r.log", peer, "node2", True), Artefact("node2/ibstat", ib, "node2", True)]).facts
     (f,), _ = rdma_peers(facts)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.engine.diagnose import diagnose_bundle
+from stethoscope.engine.pipeline import diagnose_bundle
 from stethoscope.engine.knowledge import load_coverage
 from stethoscope.facts.registry import load_fallbacks, load_parsers
 

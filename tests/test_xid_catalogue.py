@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from stethoscope.engine.diagnose import evaluate, evaluate_all, parse_artefacts
+from stethoscope.engine.pipeline import evaluate, evaluate_all, parse_artefacts
 from stethoscope.engine.knowledge import load_vocabulary
-from stethoscope.engine.nvlink_xid_decode import load_workflow
-from stethoscope.engine.xid_knowledge import load_catalogue
+from stethoscope.engine.catalogues.nvlink_xid import load_workflow
+from stethoscope.engine.catalogues.xid import load_catalogue
 from stethoscope.facts.parsers.base import Artefact
 
 ROOT = Path(__file__).resolve().parent.parent

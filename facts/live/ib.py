@@ -1,5 +1,5 @@
 """node_exporter InfiniBand series -> the InfiniBand parsers' facts (``ib_port``,
-``ib_port_counters``), so that :mod:`stethoscope.engine.fabric` and the same IB rules judge
+``ib_port_counters``), so that :mod:`stethoscope.engine.combine.fabric` and the same IB rules judge
 live ports exactly as they judge an ``ibstat`` or a saved node_exporter scrape.
 
 Sample series (node_exporter ``collector/infiniband_linux.go``; labels ``device`` = HCA,

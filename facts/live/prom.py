@@ -300,13 +300,13 @@ class Prom:
 
     def names(self, match: str, start: float, end: float) -> list[str]:
         """The metric names that have a series matching ``match`` between ``start`` and ``end``:
-        the label-values API, which reads the index and no sample (engine/live.py: which
+        the label-values API, which reads the index and no sample (engine/live/observe.py: which
         families exist, for a fraction of a count over every series)."""
         params = {"match[]": self.scope(match), "start": f"{start:.3f}", "end": f"{end:.3f}"}
         return [str(n) for n in self._ask(match, end, lambda left: self._pc.get_label_values("__name__", params=params))]
 
     def rows(self, query: str, at: float, finite: bool = False) -> list[dict]:
-        """The rows of an instant query (engine/live.py's screens and counts), failing as
+        """The rows of an instant query (engine/live/observe.py's screens and counts), failing as
         :meth:`samples` does: cannot reach, did not answer within the deadline, refused.
         ``finite``: only rows whose value is a finite number (the caller reads it)."""
         return self._ask(query, at, finite=finite)

@@ -329,11 +329,11 @@ IB_COUNTER_SIGNAL = {"link_downed": "ib_link_downed", "link_error_recovery": "ib
 
 
 def ib_screens(window_s: int, limits: dict[str, float]) -> list[Leg]:
-    """The ports engine/fabric.py could report: not Active or not LinkUp at some time in the
+    """The ports engine/combine/fabric.py could report: not Active or not LinkUp at some time in the
     window, a rate below the best port's, an error counter growing faster than its limit in
     knowledge/ib_counters.yaml."""
     w = f"{int(window_s)}s"
-    why = "engine/fabric.py, knowledge/ib_counters.yaml"
+    why = "engine/combine/fabric.py, knowledge/ib_counters.yaml"
     state, phys, rate = (BY_KEY[k].metrics[0] for k in ("ib_state", "ib_phys_state", "ib_rate"))
     legs = [Leg("ib_state", f"min_over_time({state}[{w}]) < 4", why),
             # not LinkUp now, or a change within the window

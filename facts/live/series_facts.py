@@ -30,7 +30,7 @@ class GpuUtilStall(Fact):
 class IbPortTraffic(Fact):
     """An InfiniBand port that received data within the window
     (``node_infiniband_port_data_received_bytes_total`` grew): it was in use, so it is expected
-    up (engine/fabric.py), as a port NCCL names or the inventory lists is."""
+    up (engine/combine/fabric.py), as a port NCCL names or the inventory lists is."""
 
     kind: Literal["ib_port_traffic"] = "ib_port_traffic"
     hca: str
@@ -123,7 +123,7 @@ class CounterGrowth(Fact):
 @fact_kind
 class LivePopulation(Fact):
     """One exporter metric the server holds in the window, and what the screens made of it
-    (engine/live.py): the healthy population, counted, so that a GPU or port nobody looked at
+    (engine/live/observe.py): the healthy population, counted, so that a GPU or port nobody looked at
     is never read as healthy (a metric with no series is a missing signal instead). The counts
     are those of each source's anchor metric (a GPU's temperature, a port's state), at the
     evaluation time; other metrics say only that they exist."""

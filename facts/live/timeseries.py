@@ -1,6 +1,6 @@
 """Facts only a time series gives: periodic idle GPUs, nodes below their peers, gauge
 trends toward the GPU's own limits, NVLink links that went down, GPU error counters growing within the window (InfiniBand counter growth is
-left to :mod:`stethoscope.engine.fabric`, as for perfquery readings) (the seed's decision tree on live data).
+left to :mod:`stethoscope.engine.combine.fabric`, as for perfquery readings) (the seed's decision tree on live data).
 
 Thresholds here decide what counts as an *observation* (a dip is a run of zero samples);
 whether an observation is a fault is for the rules to say.
@@ -60,7 +60,7 @@ def below_peers_facts(means: dict[str, tuple[float, Series]], out: LiveFacts, wi
                       keep=lambda ratio: True) -> None:
     """``means``: node -> (its mean over the window, the series that shows it). The median is
     over every node given; ``keep`` picks the nodes a fact is made for (the server-side
-    screen's ratio bound, engine/live.py), all of them by default."""
+    screen's ratio bound, engine/live/observe.py), all of them by default."""
     if len(means) < 3:  # a median of two says nothing about who is slow
         return
     median = statistics.median(m for m, _ in means.values())

@@ -1,6 +1,6 @@
 """Fact classes shared by the benchmark readers (gpu-burn, nvbandwidth, STREAM, fio, iperf3,
 perftest, training throughput lines): one ``bench_result`` per number a benchmark reports,
-in one shape, so that ``steth baseline record/compare`` (engine/bench_baseline.py) stores and
+in one shape, so that ``steth baseline record/compare`` (engine/baselines/bench.py) stores and
 compares every kind the same way.
 
 A result is keyed by ``(benchmark, test, entity, metric)``: ``("nvbandwidth",
@@ -69,7 +69,7 @@ class DcgmDiagRun(Fact):
     source: Literal["text", "json"] = "text"
 
 
-# --- derived: engine/bench_baseline.py --------------------------------------------------------
+# --- derived: engine/baselines/bench.py --------------------------------------------------------
 
 @fact_kind
 class BenchmarkValidity(Fact):

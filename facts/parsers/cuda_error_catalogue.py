@@ -3,7 +3,7 @@
 Not a parser. :mod:`cuda_app` and :mod:`torch_log` resolve what an application printed
 (a name, a number, a ``cudaGetErrorString`` text, an older or PyTorch wording) to one entry
 here, so a ``cuda_error`` fact carries the code and name whatever the spelling;
-:mod:`stethoscope.engine.cuda_knowledge` turns the entries the facts name into
+:mod:`stethoscope.engine.catalogues.cuda` turns the entries the facts name into
 ``cuda_error_catalogue_entry`` facts that rules join with (``name: $e.catalogue_name``).
 """
 from __future__ import annotations

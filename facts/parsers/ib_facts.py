@@ -179,7 +179,7 @@ class IbFabricLink(Fact):
     speed: str | None = None  # "HDR", "EDR", "NDR"
 
 
-# Derived by engine/fabric.py (they compare many facts at once); declared here so that the
+# Derived by engine/combine/fabric.py (they compare many facts at once); declared here so that the
 # registry knows their kinds before any rule is loaded.
 @fact_kind
 class IbPortSummary(Fact):

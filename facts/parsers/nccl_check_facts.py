@@ -1,4 +1,4 @@
-"""Fact classes made by :mod:`stethoscope.engine.nccl_checks` from facts of several files at
+"""Fact classes made by :mod:`stethoscope.engine.combine.nccl_checks` from facts of several files at
 once: which RoCE GIDs the nodes of a job used, GPUDirect RDMA turned off for a GPU/HCA pair
 by their PCIe distance, and an NCCL release without code for the GPU's architecture.
 

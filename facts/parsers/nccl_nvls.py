@@ -157,7 +157,7 @@ SIGNATURES = (_DETECT,)
 
 @fact_kind
 class NcclNvlsUse(Fact):
-    """Whether one nccl-tests run used NVLink SHARP, made by :mod:`stethoscope.engine.nvls_use`
+    """Whether one nccl-tests run used NVLink SHARP, made by :mod:`stethoscope.engine.combine.nvls_use`
     from the run's rank lines and its processes' NCCL lines, with knowledge/nvls.yaml where
     the log does not say.
 

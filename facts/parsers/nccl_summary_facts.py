@@ -1,5 +1,5 @@
 """Fact classes that summarise many observed facts at once (made by
-:mod:`stethoscope.engine.nccl_summary` and :mod:`stethoscope.engine.perf_compare`).
+:mod:`stethoscope.engine.combine.nccl_summary` and :mod:`stethoscope.engine.baselines.perf_compare`).
 
 Rules compare one fact with constants or with an earlier pattern; "ranks run different NCCL
 versions", "the rank with the lowest last-enqueued sequence number" and "busbw at large sizes
@@ -154,7 +154,7 @@ class NcclGpuShared(Fact):
 @fact_kind
 class BusbwVsNicRate(Fact):
     """An nccl-tests run that crossed nodes, beside the line rate of the RDMA ports an ibstat /
-    ibstatus / ibv_devinfo in the bundle shows (made by :mod:`stethoscope.engine.nic_line_rate`).
+    ibstatus / ibv_devinfo in the bundle shows (made by :mod:`stethoscope.engine.localise.nic_line_rate`).
     ``ratio`` is the measured busbw over the aggregate line rate of the node's Active ports
     (GB/s = Gb/s / 8); ``below`` when it is under ``min_ratio`` of knowledge/nic_line_rate.yaml."""
 

@@ -27,7 +27,7 @@ Facts emitted: one ``gpu_util_series`` per GPU of the file (dmon's ``sm`` column
 ``utilization.gpu``): samples, runs of zero samples (``dips``), their share, the mean of the
 busy samples; evidence is the last zero sample (the first sample when none is zero). A dip is
 a run of zero samples, as for the live ``DCGM_FI_DEV_GPU_UTIL`` series; whether dips make a
-stall is decided in engine/bundle_series.py with the live side's criterion. dmon names GPUs by
+stall is decided in engine/combine/bundle_series.py with the live side's criterion. dmon names GPUs by
 index only: ``pci_bus_id`` is then None and the engine maps the index with ``nvidia-smi -q``.
 
 Empty input or a header without a utilisation column yields no facts; a data row whose

@@ -69,7 +69,7 @@ class TorchRendezvousJoin(Fact):
 class TorchRendezvousIncomplete(Fact):
     """torchrun's rendezvous timed out and the bundle shows which nodes took part: those that did
     not (a node of the bundle with no rendezvous line, or fewer nodes than ``min_nodes``) never
-    joined. Made by :mod:`stethoscope.engine.rendezvous_summary`; ``sources`` are the timeout and
+    joined. Made by :mod:`stethoscope.engine.combine.rendezvous`; ``sources`` are the timeout and
     join facts."""
 
     kind: Literal["torch_rendezvous_incomplete"] = "torch_rendezvous_incomplete"

@@ -1,6 +1,6 @@
 """Facts made from knowledge and from whole-log aggregations of kernel facts (no artefact kind).
 
-Not a parser: :mod:`stethoscope.engine.xid_knowledge` builds these before the rules run, from
+Not a parser: :mod:`stethoscope.engine.catalogues.xid` builds these before the rules run, from
 ``knowledge/xid.yaml`` and from the ``xid_event``, ``kernel_boot``, ``pcie_aer_error`` and
 ``pcie_link_down`` facts of the kernel log parser. A rule joins them like any other fact:
 the catalogue entry of an Xid is ``xid_catalogue_entry`` with ``xid: $x.xid``.

@@ -21,7 +21,7 @@ from promserver import PromServer, VMServer, build_tsdb
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine.live import diagnose_prometheus
+from stethoscope.engine.live.observe import diagnose_prometheus
 from stethoscope.facts.live.access import Access, AccessError, node_of, parse_header, parse_selector, scoped
 from stethoscope.facts.live.prom import LiveError, Prom
 

@@ -10,7 +10,7 @@ from conftest import INCIDENT_AT, T0
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine.calibrate import calibrate, load_thresholds
+from stethoscope.engine.live.calibrate import calibrate, load_thresholds
 
 
 def test_thresholds_per_model_leave_out_the_gpus_with_findings(prom_url):

@@ -14,7 +14,7 @@ from conftest import INCIDENT_AT
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine.dashboards import render
+from stethoscope.engine.live.dashboards import render
 from stethoscope.facts.live.prom import Prom
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from stethoscope.engine.live import diagnose_prometheus
+from stethoscope.engine.live.observe import diagnose_prometheus
 from stethoscope.facts.live.prom import LiveError, Prom
 
 ANSWER = b'{"status":"success","data":{"resultType":"vector","result":[]}}'

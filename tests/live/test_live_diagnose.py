@@ -12,8 +12,8 @@ from conftest import INCIDENT_AT, RECOVERED_AT, RECOVERED_WINDOW, T1
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine.diagnose import diagnose_bundle
-from stethoscope.engine.live import diagnose_prometheus, parse_duration, parse_time
+from stethoscope.engine.pipeline import diagnose_bundle
+from stethoscope.engine.live.observe import diagnose_prometheus, parse_duration, parse_time
 
 ROOT = Path(__file__).resolve().parents[2]
 

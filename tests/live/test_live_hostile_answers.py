@@ -25,7 +25,7 @@ from conftest import INCIDENT_AT
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine.live import diagnose_prometheus
+from stethoscope.engine.live.observe import diagnose_prometheus
 from stethoscope.facts.limits import MIB, Budget
 from stethoscope.facts.live.prom import LiveError, Prom
 

@@ -13,8 +13,8 @@ from promserver import ROOT, PromServer
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine import live
-from stethoscope.engine.live import diagnose_prometheus
+from stethoscope.engine.live import observe as live
+from stethoscope.engine.live.observe import diagnose_prometheus
 from stethoscope.facts.live.prom import LiveError, Prom
 
 promtool = shutil.which("promtool")

@@ -18,9 +18,9 @@ from prometheus_client import generate_latest
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine.loader import load_rules
-from stethoscope.engine.promrules import export, inhibit_rules
-from stethoscope.engine.watch import Watcher
+from stethoscope.engine.ruleengine.loader import load_rules
+from stethoscope.engine.live.alert_rules import export, inhibit_rules
+from stethoscope.engine.live.watch import Watcher
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

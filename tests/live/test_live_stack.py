@@ -15,7 +15,7 @@ from promserver import ROOT, PromServer
 from typer.testing import CliRunner
 
 from stethoscope.cli.main import app
-from stethoscope.engine.live import diagnose_prometheus, observe_server
+from stethoscope.engine.live.observe import diagnose_prometheus, observe_server
 
 sys.path.insert(0, str(ROOT / "fixtures" / "series"))
 from make_stack_series import T2, T3, write  # noqa: E402

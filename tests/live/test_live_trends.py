@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import INCIDENT_AT, T1
 
-from stethoscope.engine.live import DEFAULT_MAX_QUERIES, diagnose_prometheus, observe
+from stethoscope.engine.live.observe import DEFAULT_MAX_QUERIES, diagnose_prometheus, observe
 from stethoscope.facts.live.prom import Prom
 from stethoscope.facts.live.signals import SIGNALS
 

@@ -8,9 +8,9 @@ import pytest
 from conftest import INCIDENT_AT
 
 from stethoscope.engine import pipeline
-from stethoscope.engine.live import diagnose_prometheus
+from stethoscope.engine.live.observe import diagnose_prometheus
 from stethoscope.engine.pipeline import diagnose_bundle
-from stethoscope.engine.watch import Watcher
+from stethoscope.engine.live.watch import Watcher
 
 ROOT = Path(__file__).resolve().parents[2]
 TWIN = ROOT / "fixtures" / "bundles" / "live-incident" / "bundle"

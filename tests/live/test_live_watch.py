@@ -10,7 +10,7 @@ from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from promserver import free_port
 
-from stethoscope.engine.watch import Watcher
+from stethoscope.engine.live.watch import Watcher
 
 
 def samples(w: Watcher, name: str) -> list:

@@ -16,7 +16,7 @@ from conftest import INCIDENT_AT
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from stethoscope.engine.watch import Watcher
+from stethoscope.engine.live.watch import Watcher
 
 
 class SlowProxy:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from stethoscope.engine.loader import load_rules
+from stethoscope.engine.ruleengine.loader import load_rules
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.engine.decision_tree import not_checked
+from stethoscope.engine.combine.decision_tree import not_checked
 from stethoscope.facts.parsers import kernel_log
 from stethoscope.facts.parsers.base import Artefact
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.engine.topo_matrix import local_gpus, local_nics
-from stethoscope.engine.topology import build
+from stethoscope.engine.localise.topo_matrix import local_gpus, local_nics
+from stethoscope.engine.localise.graph import build
 from stethoscope.facts.parsers import nvidia_smi_topo
 from stethoscope.facts.parsers.base import Artefact
 
@@ -103,7 +103,7 @@ def test_real_hgx_locality_and_unnamed_nics():
 
 def test_a_topology_dump_wins_over_the_matrix():
     xml = (A / "nccl_topo_xml" / "hgx_a100_8gpu_pex_switches.xml").read_text()
-    from stethoscope.engine.diagnose import parse_artefacts
+    from stethoscope.engine.pipeline import parse_artefacts
     facts = parse_artefacts([Artefact("n1/topo.xml", xml, "n1", True)]).facts + parse("nvidia_smi_topo/lmdeploy1944_2gpu_mlx5_rows_tabs.txt").facts
     g = build(facts)
     assert not [e for e in g.edges(data=True) if e[2].get("type") == "pcie_local"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stethoscope.engine.diagnose import parse_artefacts
+from stethoscope.engine.pipeline import parse_artefacts
 from stethoscope.facts.parsers import torch_flight_recorder as fr
 from stethoscope.facts.parsers.base import Artefact, ParseError
 

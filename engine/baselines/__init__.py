@@ -1,0 +1,2 @@
+"""Baselines: how fast it should be (nccl-tests and benchmark results with their context),
+compared with what was measured."""

@@ -1,0 +1,224 @@
+"""nccl-tests results against a reference: a recorded baseline or an expected figure.
+
+Sizes fall in two bands that move for different reasons: ``latency`` (<= 64 KiB, bound by
+launch and protocol latency) and ``bandwidth`` (>= 64 MiB, bound by the links). Middle sizes
+mix both and are left out. Per band, the ratio is the median over the sizes both runs have
+of measured busbw / reference busbw; busbw is recomputed from size and time with nccl-tests'
+factor (:func:`busbw_factor`), so that sizes printed as ``0.00`` GB/s compare too.
+
+Which reference: the baseline set by :func:`use_baseline` (``steth baseline compare``), else
+the one named by ``$STETH_BASELINE`` (in ``$STETH_BASELINE_DB`` or the default store), else
+the first matching platform of ``knowledge/expected_perf.yaml``; none matching: no facts.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import statistics
+from collections import defaultdict
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Iterator
+
+from stethoscope.engine.baselines import store
+from stethoscope.facts import knowledge
+from stethoscope.facts.model import Fact
+from stethoscope.facts.parsers.nccl_summary_facts import BusbwComparison
+from stethoscope.facts.parsers.nccl_tests_facts import busbw_factor
+
+LATENCY_MAX = 64 * 1024
+BANDWIDTH_MIN = 64 * 1024 * 1024
+#: a band is "below" its reference under this ratio (latency is noisier)
+BELOW = {"latency": 0.5, "bandwidth": 0.8}
+ENV_BASELINE = "STETH_BASELINE"
+#: NCCL variables that say where output goes, not how NCCL moves data
+_QUIET_ENV = ("NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_DUMP_FILE")
+_CONTEXT_KEYS = ("gpu_model", "gpus_per_node", "nodes", "nranks", "topology", "driver", "cuda", "nccl", "env")
+
+_reference: ContextVar[store.Baseline | None] = ContextVar("steth_baseline", default=None)
+
+
+@contextmanager
+def use_baseline(baseline: store.Baseline) -> Iterator[None]:
+    token = _reference.set(baseline)
+    try:
+        yield
+    finally:
+        _reference.reset(token)
+
+
+def current_baseline() -> store.Baseline | None:
+    """The baseline in use: set by :func:`use_baseline`, else named by ``$STETH_BASELINE``."""
+    return _reference.get() or _env_baseline()
+
+
+def expected_platforms() -> list[knowledge.PerfPlatform]:
+    """knowledge/expected_perf.yaml, validated (facts/knowledge.py)."""
+    return knowledge.load("expected_perf.yaml").platforms
+
+
+def band_of(size: int) -> str | None:
+    if size <= LATENCY_MAX:
+        return "latency"
+    if size >= BANDWIDTH_MIN:
+        return "bandwidth"
+    return None
+
+
+def size_text(n: int) -> str:
+    for unit, k in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= k and n % k == 0:
+            return f"{n // k} {unit}"
+    return f"{n} B"
+
+
+def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, dict[int, Fact]]]:
+    """(run fact, its table, its context, size -> row fact) for every run with a table."""
+    by_run: dict[str, list[Fact]] = defaultdict(list)
+    ranks: dict[str, list[Fact]] = defaultdict(list)
+    gpus, envs, topo, versions, transports = [], {}, set(), [], set()
+    for f in facts:
+        if f.kind == "nccl_test_row":
+            by_run[f.run_id].append(f)
+        elif f.kind == "nccl_test_rank":
+            ranks[f.run_id].append(f)
+        elif f.kind == "gpu_info":
+            gpus.append(f)
+        elif f.kind == "nccl_env" and not f.name.startswith(_QUIET_ENV):
+            envs[f.name] = f.value
+        elif f.kind == "gpu_topo_link" and f.b.startswith("GPU"):
+            topo.add(f.connection)
+        elif f.kind == "nccl_transport":
+            transports.add(f.transport.split("/")[0] + ("/" + f.transport.split("/")[1] if f.transport.startswith("NET/") else ""))
+        elif f.kind == "nccl_version":
+            versions.append(f.version)
+    out = []
+    for run in (f for f in facts if f.kind == "nccl_test_run"):
+        rows = by_run.get(run.id, [])
+        if not rows or not run.collective or not run.nranks:
+            continue
+        try:
+            factor = busbw_factor(run.collective, run.nranks)
+        except ValueError:
+            continue
+        table = store.Table(run.collective, run.nranks)
+        row_of: dict[int, Fact] = {}
+        for r in sorted(rows, key=lambda r: r.size_bytes):
+            times = [t for t in (r.oop_time_us, r.ip_time_us) if t and t > 0]
+            if not times or r.size_bytes in row_of:
+                continue
+            t = min(times)
+            table.rows.append(store.Row(r.size_bytes, t, round(r.size_bytes / t / 1e3 * factor, 3)))
+            row_of[r.size_bytes] = r
+        hosts: dict[str, int] = defaultdict(int)
+        for rk in ranks.get(run.id, []):
+            hosts[rk.host] += 1
+        driver = next((g.driver_version for g in gpus if g.driver_version), None)
+        cuda = next((g.cuda_version for g in gpus if g.cuda_version), None)
+        ctx = {
+            "gpu_model": ", ".join(sorted({rk.gpu_name for rk in ranks.get(run.id, [])})) or None,
+            "gpus_per_node": max(hosts.values(), default=None),
+            "nodes": len(hosts) or None,
+            "nranks": run.nranks,
+            "topology": ", ".join(sorted(topo)) or (", ".join(sorted(transports)) or None),
+            "driver": driver,
+            "cuda": cuda,
+            "nccl": run.nccl_version or (versions[0] if versions else None),
+            "nccl_tests": run.nccl_tests_version,
+            # without an NCCL INFO log the environment is unknown, not empty
+            "env": dict(sorted(envs.items())) if (envs or versions) else None,
+        }
+        out.append((run, table, ctx, row_of))
+    return out
+
+
+def context_diff(base: dict, new: dict) -> str:
+    parts = []
+    for k in _CONTEXT_KEYS:
+        a, b = base.get(k), new.get(k)
+        if k == "env":
+            if a is None or b is None:
+                continue
+            for name in sorted(set(a) | set(b)):
+                if a.get(name) != b.get(name):
+                    parts.append(f"{name} {a.get(name, 'unset')} -> {b.get(name, 'unset')}")
+        elif a is not None and b is not None and a != b:
+            parts.append(f"{k} {a} -> {b}")
+    return "; ".join(parts) or "none"
+
+
+def compare_tables(new: store.Table, ref: dict[int, float]) -> dict[str, tuple[float, int, int]]:
+    """band -> (median ratio, sizes compared, largest common size); ``ref`` is size -> busbw."""
+    ratios: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    for r in new.rows:
+        band = band_of(r.size_bytes)
+        if band and r.size_bytes in ref and ref[r.size_bytes] > 0:
+            ratios[band].append((r.size_bytes, r.busbw / ref[r.size_bytes]))
+    return {b: (statistics.median(x for _, x in v), len(v), max(s for s, _ in v)) for b, v in ratios.items()}
+
+
+def _env_baseline() -> store.Baseline | None:
+    name = os.environ.get(ENV_BASELINE)
+    if not name:
+        return None
+    try:
+        return store.load(store.default_path(), name)
+    except store.StoreError as exc:  # say so and fall back to the expected figures
+        logging.getLogger(__name__).warning("%s=%s: %s", ENV_BASELINE, name, exc)
+        return None
+
+
+def _expected_for(run: Fact, ctx: dict) -> knowledge.PerfPlatform | None:
+    for p in expected_platforms():
+        if (ctx["gpu_model"] in p.gpu_names and p.nranks == run.nranks and p.nodes == ctx["nodes"]
+                and run.collective in p.collectives):
+            return p
+    return None
+
+
+def current_baseline() -> store.Baseline | None:
+    """The baseline in force: the one set by :func:`use_baseline`, else ``$STETH_BASELINE``'s."""
+    return _reference.get() or _env_baseline()
+
+
+def reference_for(run: Fact, ctx: dict, baseline: store.Baseline | None) -> tuple[dict[int, float], str, str, str, dict[str, float]] | None:
+    """What a run is compared with: (size -> reference busbw, label, kind, context diff,
+    band limits), from ``baseline`` when given, else the expected figure; None when neither applies."""
+    if baseline is not None:
+        bt = baseline.tables.get(run.collective)
+        if bt is None:
+            return None
+        factor = busbw_factor(run.collective, bt.nranks)
+        # the baseline's busbw at each size, in this run's terms when nranks differ
+        ref = {r.size_bytes: r.busbw for r in bt.rows} if bt.nranks == run.nranks else \
+            {r.size_bytes: r.size_bytes / r.time_us / 1e3 * factor for r in bt.rows}
+        return (ref, f"baseline {baseline.name} ({baseline.recorded_at[:10]})", "baseline",
+                context_diff(baseline.context, ctx), BELOW)
+    plat = _expected_for(run, ctx)
+    if plat is None:
+        return None
+    return (dict(plat.collectives[run.collective].points), f"expected for {plat.id} ({plat.source})", "expected",
+            "n/a (expected figure)", {**BELOW, "bandwidth": plat.min_ratio})
+
+
+def compare_bundle(facts: list[Fact]) -> list[Fact]:
+    baseline = current_baseline()
+    out: list[Fact] = []
+    for run, table, ctx, row_of in runs_of(facts):
+        found = reference_for(run, ctx, baseline)
+        if found is None:
+            continue
+        ref, label, kind, diff, limits = found
+        env = "unknown (no NCCL INFO log)" if ctx["env"] is None else (", ".join(f"{k}={v}" for k, v in ctx["env"].items()) or "none")
+        for band, (ratio, n, size) in sorted(compare_tables(table, ref).items()):
+            measured = next(r.busbw for r in table.rows if r.size_bytes == size)
+            row = row_of[size]
+            below = ratio < limits[band]
+            out.append(BusbwComparison(
+                id=f"derived:summary:busbw_comparison:{run.id}:{band}", node=run.node, evidence=row.evidence,
+                sources=f"{row.id},{run.id}", collective=run.collective, band=band, ratio=round(ratio, 4),
+                factor_below=round(1 / ratio, 1) if ratio > 0 else float("inf"), measured_busbw=round(measured, 2),
+                reference_busbw=round(ref[size], 2), size_bytes=size, size_text=size_text(size), sizes=n,
+                reference=label, reference_kind=kind, context_diff=diff, env_overrides=env, below=below,
+                severity="critical" if ratio < 0.5 else ("warning" if below else "info")))
+    return out

@@ -1,0 +1,106 @@
+"""What ``steth baseline record/compare`` do, as plain functions over result files.
+
+RESULTS are nccl-tests outputs (text or ``-J`` JSON), the other benchmarks' outputs (gpu-burn,
+nvbandwidth, STREAM, fio, iperf3, perftest, training logs, dcgmi diag; engine/baselines/bench.py),
+or whole bundles (a folder or archive) holding them, optionally with ``nvidia-smi -q`` (driver,
+CUDA, clocks, load: whether the result is comparable), ``nvidia-smi topo -m``, ``ibstat`` (HCA
+firmware) and NCCL INFO logs (environment, transports) for the context.
+"""
+from __future__ import annotations
+
+import os
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from stethoscope.engine.baselines import store
+from stethoscope.engine import pipeline
+from stethoscope.engine.baselines import bench as bench_baseline
+from stethoscope.engine.baselines import perf_compare
+from stethoscope.engine.ruleengine.loader import RuleSet
+from stethoscope.engine.pipeline import Observation
+from stethoscope.engine.report import Report
+
+
+def observe(paths: list[os.PathLike[str] | str], baseline: store.Baseline | None = None) -> Observation:
+    """Every file of every path read as one bundle and combined (compared with ``baseline``,
+    when given, instead of the expected figures)."""
+    obs = pipeline.observe_results(paths)
+    with perf_compare.use_baseline(baseline) if baseline is not None else nullcontext():
+        return pipeline.combine(obs)
+
+
+def tables_of(obs: Observation) -> tuple[list[store.Table], dict]:
+    """One table per collective (the run with most sizes) and the context of the first."""
+    best: dict[str, tuple[store.Table, dict]] = {}
+    for _run, table, ctx, _rows in perf_compare.runs_of(obs.facts):
+        old = best.get(table.collective)
+        if old is None or len(table.rows) > len(old[0].rows):
+            best[table.collective] = (table, ctx)
+    if not best:
+        return [], {}
+    context = dict(next(iter(best.values()))[1])
+    context["collectives"] = sorted(best)
+    return [t for t, _ in best.values()], context
+
+
+def record(paths: list[Path], name: str, db: Path) -> store.Baseline:
+    """Every benchmark of RESULTS as a new version of ``name`` (nccl-tests tables and the other
+    benchmarks' figures), with the versioned context; busy GPUs or unpinned clocks are recorded
+    as the reason the baseline is not comparable."""
+    obs = observe(paths)
+    tables, context = tables_of(obs)
+    return bench_baseline.record(db, name, obs.facts, [str(p) for p in paths], tables, context)
+
+
+@dataclass
+class Comparison:
+    baseline: store.Baseline
+    report: Report
+    comparisons: list  # busbw_comparison facts
+    benchmarks: list = field(default_factory=list)  # benchmark_vs_baseline facts
+    sweeps: list = field(default_factory=list)  # benchmark_sweep_narrower facts
+    validity: list = field(default_factory=list)  # benchmark_validity facts
+
+    @property
+    def below(self) -> bool:
+        """A band or figure below the baseline (comparable results only)."""
+        invalid = {v.node for v in self.validity if not v.comparable}
+        return any(c.below and c.node not in invalid for c in self.comparisons) or any(b.outcome == "below" for b in self.benchmarks)
+
+    def as_json(self) -> dict:
+        def dump(c):
+            return c.model_dump(exclude={"evidence", "sources", "id"}) | {"evidence": c.evidence.model_dump()}
+
+        return {
+            "baseline": {"name": self.baseline.name, "id": self.baseline.id, "recorded_at": self.baseline.recorded_at,
+                         "context": self.baseline.context, "comparable": self.baseline.comparable,
+                         "not_comparable": self.baseline.not_comparable},
+            "comparisons": [dump(c) for c in self.comparisons],
+            "benchmarks": [dump(c) for c in self.benchmarks],
+            "sweeps_narrower": [dump(c) for c in self.sweeps],
+            "validity": [dump(c) for c in self.validity],
+            "report": self.report.model_dump(exclude_none=True),
+        }
+
+
+def compare(paths: list[Path], name: str, db: Path, ruleset: RuleSet) -> Comparison:
+    """The whole diagnosis of RESULTS (engine/pipeline.py) with the named baseline as the reference."""
+    baseline = store.load(db, name)
+    obs = observe(paths, baseline)
+    report = pipeline.diagnose(obs, ruleset)
+    def kind(k):
+        return [f for f in obs.facts if f.kind == k]
+
+    return Comparison(baseline, report, kind("busbw_comparison"), kind("benchmark_vs_baseline"),
+                      kind("benchmark_sweep_narrower"), kind("benchmark_validity"))
+
+
+def diagnose_with_baseline(path: os.PathLike[str] | str, name: str, db: Path | None, ruleset: RuleSet,
+                           evaluator: str = "durable", jobs: int | None = None, progress=None) -> Report:
+    """``steth diagnose --baseline NAME``: the whole diagnosis of a bundle, its nccl-tests runs
+    compared with the named baseline instead of the expected figures. Raises StoreError when
+    the baseline is not in the store."""
+    baseline = store.load(db or store.default_path(), name)
+    return pipeline.diagnose_bundle(path, ruleset, evaluator, jobs=jobs, baseline=baseline,  # type: ignore[arg-type]
+                                    **({"progress": progress} if progress is not None else {}))

@@ -1,0 +1,385 @@
+"""Communication summary: facts that look across ranks, processes and runs at once.
+
+Runs after parsing (from :func:`stethoscope.engine.pipeline.parse_artefacts`) and emits the
+kinds of :mod:`stethoscope.facts.parsers.nccl_summary_facts`, each citing the facts it
+summarises in ``sources``:
+
+- ``nccl_version_set``, ``nccl_net_plugin_set``, ``nccl_bootstrap_subnet_set``: what the
+  processes of the bundle chose, one fact each, so a rule can ask "do they differ";
+- ``torch_straggler_candidate``: the rank(s) that never reached the collective the others
+  time out in (PyTorch's desync report, else the last enqueued sequence numbers of the
+  watchdog lines or the flight-recorder dumps, else the ranks of the job that printed nothing
+  while others timed out); with dumps and no watchdog line, a collective the dumps show
+  started and not finished stands for the timeout;
+- ``nccl_tests_independent_runs``: nccl-tests processes that each ran as a one-process job;
+- ``nccl_gpu_shared``: ranks of one communicator on one GPU;
+- ``nccl_slow_path_setting`` and ``nccl_known_issue`` from the catalogues in ``knowledge/``;
+- ``busbw_comparison`` through :mod:`stethoscope.engine.baselines.perf_compare`;
+- ``busbw_vs_nic_rate`` through :mod:`stethoscope.engine.localise.nic_line_rate`;
+- ``nccl_nvls_use`` through :mod:`stethoscope.engine.combine.nvls_use`.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from functools import lru_cache
+from typing import Iterable
+
+
+
+from stethoscope.engine.baselines import bench as bench_baseline
+from stethoscope.engine.combine import nccl_checks
+from stethoscope.engine.localise import nic_line_rate
+from stethoscope.engine.combine import nvls_use
+from stethoscope.engine.baselines import perf_compare
+from stethoscope.engine.combine import rendezvous as rendezvous_summary
+from stethoscope.engine.combine import version_compat
+from stethoscope.facts import knowledge as _knowledge
+from stethoscope.facts.model import Fact
+from stethoscope.facts.parsers.nccl_summary_facts import (
+    NcclBootstrapSubnetSet,
+    NcclGpuShared,
+    NcclKnownIssue,
+    NcclNetPluginSet,
+    NcclSlowPathSetting,
+    NcclTestsIndependentRuns,
+    NcclVersionSet,
+    TorchStragglerCandidate,
+)
+
+
+def knowledge(name: str):
+    """A knowledge file validated by its schema (facts/knowledge.py)."""
+    return _knowledge.load(name)
+
+
+def _make(cls, shown: Fact, sources: Iterable[Fact], key: str, node: str | None = None, **fields) -> Fact:
+    ids = ",".join(dict.fromkeys(f.id for f in sources))
+    return cls(id=f"derived:summary:{cls.model_fields['kind'].default}:{key}", node=node or shown.node,
+               evidence=shown.evidence, sources=ids, **fields)
+
+
+def summarise(facts: list[Fact]) -> list[Fact]:
+    by_kind: dict[str, list[Fact]] = defaultdict(list)
+    for f in facts:
+        by_kind[f.kind].append(f)
+    out: list[Fact] = []
+    out += _version_set(by_kind["nccl_version"])
+    out += _plugin_set(by_kind["nccl_net_plugin"])
+    out += _subnet_set(by_kind["nccl_bootstrap_interface"])
+    out += stragglers(by_kind)
+    out += _independent_runs(by_kind["nccl_test_run"], by_kind["nccl_test_rank"], by_kind["nccl_test_row"])
+    out += _slow_path(by_kind["nccl_env"])
+    out += _gpu_shared(by_kind["nccl_duplicate_gpu"], by_kind["nccl_rank"])
+    out += _known_issues(by_kind)
+    out += nccl_checks.summarise(by_kind)  # RoCE GIDs across nodes, GDR off by distance, build vs GPU arch
+    out += rendezvous_summary.summarise(by_kind, facts)  # the nodes that never joined a timed-out rendezvous
+    out += nvls_use.summarise(by_kind)  # did each nccl-tests run use NVLS (log, else knowledge/nvls.yaml)
+    out += nic_line_rate.summarise(by_kind)  # nccl-tests busbw against the ports' line rate
+    out += perf_compare.compare_bundle(facts)
+    out += bench_baseline.compare_bundle(facts)  # other benchmarks: validity, the baseline's figures, narrower sweeps
+    out += version_compat.summarise(facts)  # NCCL vs CUDA, DCGM vs driver, driver vs CUDA (knowledge/compat.yaml)
+    return out
+
+
+def _version_set(versions: list[Fact]) -> list[Fact]:
+    if not versions:
+        return []
+    per: dict[str, list[Fact]] = defaultdict(list)
+    for v in versions:
+        per[v.version].append(v)
+    # one line per version is enough evidence: the first process that printed it
+    shown = [fs[0] for fs in per.values()]
+    detail = "; ".join(f"{', '.join(sorted({f.node for f in fs}))}: {ver}" for ver, fs in sorted(per.items()))
+    return [_make(NcclVersionSet, shown[0], shown, "job", node="job", distinct=len(per),
+                  versions=", ".join(sorted(per)), detail=detail)]
+
+
+def _plugin_set(plugins: list[Fact]) -> list[Fact]:
+    # per process: the external plugin it loaded ("loaded" events name it), else none
+    loaded: dict[tuple, Fact] = {}
+    searched: dict[tuple, Fact] = {}
+    for p in plugins:
+        key = (p.node, p.pid)
+        if p.event == "loaded" and p.name not in ("Socket", "IB"):  # internal transports
+            loaded.setdefault(key, p)
+        elif p.event == "not_found":
+            searched.setdefault(key, p)
+    if not loaded:
+        return []
+    procs = sorted(set(loaded) | set(searched), key=lambda k: (k[0], k[1] if k[1] is not None else -1))
+    names: dict[str, list[Fact]] = defaultdict(list)
+    for key in procs:
+        f = loaded.get(key) or searched[key]
+        names[f.name if key in loaded else "none"].append(f)
+    missing = len(names.get("none", []))
+    text = "; ".join(f"{n} ({', '.join(sorted({f.node for f in fs}))})" for n, fs in sorted(names.items()))
+    shown = [min(fs, key=lambda f: (f.evidence.path, f.evidence.line)) for _, fs in sorted(names.items())]
+    return [_make(NcclNetPluginSet, shown[0], shown, "job", node="job", distinct=len(names) - (1 if missing else 0),
+                  missing=missing, plugins=text)]
+
+
+def _subnet_set(ifaces: list[Fact]) -> list[Fact]:
+    per_node: dict[str, Fact] = {}
+    for i in ifaces:
+        if i.address and i.address.count(".") == 3 and not i.address.startswith("127."):
+            per_node.setdefault(i.node, i)
+    if len(per_node) < 2:
+        return []
+    subnets = {".".join(f.address.split(".")[:3]) for f in per_node.values()}
+    names = {f.interface for f in per_node.values()}
+    text = "; ".join(f"{n} {f.interface} {f.address}" for n, f in sorted(per_node.items()))
+    shown = list(per_node.values())
+    return [_make(NcclBootstrapSubnetSet, shown[0], shown, "job", node="job", distinct=len(subnets),
+                  interface_names=len(names), interfaces=text)]
+
+
+def stragglers(by_kind: dict[str, list[Fact]]) -> list[Fact]:
+    """Ranks that never reached the collective that timed out elsewhere."""
+    timeouts = by_kind.get("torch_watchdog_timeout", [])
+    if not timeouts:
+        # flight-recorder dumps alone: the collectives some ranks started and never finished
+        # stand for the timeout (torch_fr_entry has rank, seq_num, pg and op_type as the watchdog's)
+        timeouts = [e for e in by_kind.get("torch_fr_entry", []) if e.state in ("scheduled", "started") and not e.is_p2p]
+    if not timeouts:
+        return []
+    progress = by_kind.get("torch_nccl_progress", [])
+    desync = by_kind.get("torch_collective_desync", [])
+    waiting = {t.rank for t in timeouts}
+    first = min(timeouts, key=lambda t: (t.seq_num, t.rank))
+    seq = max(t.seq_num for t in timeouts if (t.pg or "0") == (first.pg or "0"))
+    where = _rank_places(by_kind)
+    out: list[Fact] = []
+
+    def add(rank: int, basis: str, sources: list[Fact], enq: int | None) -> None:
+        host, gpu, place = where.get(rank, (None, None, None))
+        fields = dict(rank=rank, basis=basis, timeout_seq=seq, last_enqueued_seq=enq, op_type=first.op_type,
+                      waiting_ranks=", ".join(map(str, sorted(waiting))), host=host, gpu=gpu)
+        srcs = [first, *sources] + ([place] if place else [])
+        out.append(_make(TorchStragglerCandidate, sources[0] if sources else first, srcs, f"{rank}",
+                         node=host or (sources[0].node if sources else first.node), **fields))
+
+    mine = [p for p in progress if (p.pg or "0") == (first.pg or "0") and p.last_enqueued_seq is not None]
+    lagging = [d for d in desync if d.state in ("never_joined", "finished_not_joined_next")]
+    for rank in sorted({d.lagging_rank for d in lagging}):
+        d = next(d for d in lagging if d.lagging_rank == rank)
+        # its own reports that agree (the watchdog's "Last enqueued NCCL work: 3", its
+        # flight-recorder dump) are cited with the verdict
+        agree = [p for p in mine if p.rank == rank and p.last_enqueued_seq < seq]
+        # "finished collective #3, but didn't join #4": 3 is the last work it got to
+        add(rank, "desync_report", [d, *agree], d.collective_seq if d.state == "finished_not_joined_next" else None)
+    if out:
+        return out
+    # the latest report of each rank in the timed-out group
+    last: dict[int, Fact] = {}
+    for p in mine:
+        if p.rank not in last or p.last_enqueued_seq > last[p.rank].last_enqueued_seq:
+            last[p.rank] = p
+    behind = {r: p for r, p in last.items() if p.last_enqueued_seq < seq and r not in waiting}
+    if behind:
+        low = min(p.last_enqueued_seq for p in behind.values())
+        for rank, p in sorted(behind.items()):
+            if p.last_enqueued_seq == low:
+                add(rank, "lowest_enqueued", [p], p.last_enqueued_seq)
+        return out
+    # no report at all from a rank the job has, while the others waited
+    world = max((r.nranks for r in by_kind.get("nccl_rank", [])), default=0)
+    silent = [r for r in range(world) if r not in waiting and r not in last]
+    if silent and len(silent) < world:
+        for rank in silent:
+            add(rank, "no_progress", [], None)
+    return out
+
+
+def _rank_places(by_kind: dict[str, list[Fact]]) -> dict[int, tuple[str | None, str | None, Fact | None]]:
+    """Global rank -> (host, GPU bus id, the fact that says so): NCCL's Init line of the
+    largest communicator (the default group) wins, torchrun's failures table gives the host."""
+    ranks = by_kind.get("nccl_rank", [])
+    world = max((r.nranks for r in ranks), default=0)
+    out: dict[int, tuple[str | None, str | None, Fact | None]] = {}
+    for r in ranks:
+        if r.nranks == world and r.rank not in out:
+            out[r.rank] = (r.node, r.bus_id, r)
+    for w in by_kind.get("torch_worker_failed", []):
+        if w.rank is not None and w.rank not in out:
+            out[w.rank] = (w.node, None, w)
+    return out
+
+
+def _independent_runs(runs: list[Fact], ranks: list[Fact], rows: list[Fact]) -> list[Fact]:
+    """Runs of one file with the same settings that each list only their own process's GPUs
+    and either stack their headers before any table or put rank 0 on different hosts."""
+    rank0 = {r.run_id: r for r in ranks if r.rank == 0}
+    listed: dict[str, list[int]] = defaultdict(list)
+    for r in ranks:
+        listed[r.run_id].append(r.rank)
+    first_row: dict[str, int] = {}
+    for r in rows:
+        first_row[r.run_id] = min(first_row.get(r.run_id, r.evidence.line), r.evidence.line)
+    groups: dict[tuple, list[Fact]] = defaultdict(list)
+    for run in runs:
+        groups[(run.evidence.path, run.collective, run.n_gpus, run.min_bytes, run.max_bytes, run.iters)].append(run)
+    out: list[Fact] = []
+    for key, grp in groups.items():
+        if len(grp) < 2:
+            continue
+        grp.sort(key=lambda r: r.evidence.line)
+        hosts = {rank0[r.id].host for r in grp if r.id in rank0}
+        stacked = any(a.rows == 0 and a.status is None and a.nranks <= (a.n_gpus or 1) * (a.n_threads or 1)
+                      and (first_row.get(b.id) is None or b.evidence.line < first_row[b.id])
+                      for a, b in zip(grp, grp[1:]))
+        if len(hosts) < 2 and not stacked:
+            continue
+        if any(r.nranks > (r.n_gpus or 1) * (r.n_threads or 1) and len(set(listed[r.id])) == len(listed[r.id])
+               for r in grp):
+            continue  # a run that lists other processes' ranks was launched as one job (a rank number twice: it was not)
+        srcs = grp + [rank0[r.id] for r in grp if r.id in rank0]
+        out.append(_make(NcclTestsIndependentRuns, grp[0], srcs, f"{key[0]}:{grp[0].evidence.line}",
+                         collective=grp[0].collective, runs=len(grp), hosts=", ".join(sorted(hosts)) or "unknown"))
+    return out
+
+
+def _slow_path(envs: list[Fact]) -> list[Fact]:
+    table = knowledge("nccl_env.yaml").settings
+    out: list[Fact] = []
+    seen: set[tuple] = set()
+    for e in envs:
+        entry = table.get(e.name)
+        if entry is None:
+            continue
+        slow = [str(v).lower() for v in entry.slow_values]
+        if "*" not in slow and e.value.strip().lower() not in slow:
+            continue
+        key = (e.node, e.name, e.value)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(_make(NcclSlowPathSetting, e, [e], f"{e.node}:{e.name}:{e.value}", name=e.name,
+                         value=e.value, effect=entry.effect, own_rule=entry.own_rule))
+    return out
+
+
+def _gpu_shared(warns: list[Fact], ranks: list[Fact]) -> list[Fact]:
+    out: list[Fact] = []
+    warned: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+    for w in warns:
+        warned[(w.node, w.bus_id)].append(w)
+    for (node, bus), ws in sorted(warned.items()):
+        who = sorted({r for w in ws for r in (w.rank, w.other_rank)})
+        out.append(_make(NcclGpuShared, ws[0], ws, f"{node}:{bus}", bus_id=bus, ranks=", ".join(map(str, who)),
+                         basis="nccl_warning"))
+    # without the warning (a log cut short, an NCCL that did not check): Init lines of one
+    # communicator (same commId) that put different ranks on one node's GPU
+    by_gpu: dict[tuple[str, str, str], dict[int, Fact]] = defaultdict(dict)
+    for r in ranks:
+        if r.comm_id and (r.node, r.bus_id) not in warned:
+            by_gpu[(r.comm_id, r.node, r.bus_id)].setdefault(r.rank, r)
+    for (comm, node, bus), per_rank in sorted(by_gpu.items()):
+        if len(per_rank) > 1:
+            fs = [per_rank[k] for k in sorted(per_rank)]
+            out.append(_make(NcclGpuShared, fs[0], fs, f"{comm}:{node}:{bus}", bus_id=bus,
+                             ranks=", ".join(map(str, sorted(per_rank))), basis="init_lines"))
+    return out
+
+
+def _version_tuple(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split(".") if x.isdigit())
+
+
+# Operators a symptom's field condition may use in knowledge/nccl_known_issues.yaml; a bare
+# value means equality. Only data: a regex is a string searched in the field's text.
+_OPS = {
+    "eq": lambda have, want: have == want,
+    "ne": lambda have, want: have != want,
+    "gt": lambda have, want: have is not None and have > want,
+    "gte": lambda have, want: have is not None and have >= want,
+    "lt": lambda have, want: have is not None and have < want,
+    "lte": lambda have, want: have is not None and have <= want,
+    "in": lambda have, want: have in want,
+    "exists": lambda have, want: (have is not None) == bool(want),
+    "regex": lambda have, want: have is not None and _regex(want).search(str(have)) is not None,
+}
+
+
+@lru_cache(maxsize=None)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _field_ok(have: object, cond: object) -> bool:
+    if isinstance(cond, dict):
+        return all(_OPS[op](have, want) for op, want in cond.items())
+    return have == cond
+
+
+def _symptom_seen(spec, by_kind: dict[str, list[Fact]]) -> list[Fact]:
+    """Facts of ``spec.fact`` whose fields meet every condition of ``spec.match``."""
+    want = spec.match
+    return [f for f in by_kind.get(spec.fact, [])
+            if all(_field_ok(getattr(f, k, None), cond) for k, cond in want.items())]
+
+
+def _versions(by_kind: dict[str, list[Fact]]) -> list[tuple[str, Fact]]:
+    """(version, fact that printed it): NCCL's own version line, and nccl-tests' header
+    (``nccl-library=21801``) for runs without NCCL_DEBUG=INFO."""
+    out = [(v.version, v) for v in by_kind.get("nccl_version", [])]
+    out += [(r.nccl_version, r) for r in by_kind.get("nccl_test_run", []) if getattr(r, "nccl_version", None)]
+    return out
+
+
+def _known_issues(by_kind: dict[str, list[Fact]]) -> list[Fact]:
+    """An entry applies on a node that printed a version in its range and shows every one of
+    its symptoms (``symptom``: one name or a list of names, all required)."""
+    table = knowledge("nccl_known_issues.yaml")
+    versions = _versions(by_kind)
+    out: list[Fact] = []
+    for entry in table.issues:
+        lo, hi = _version_tuple(entry.affected.min), _version_tuple(entry.affected.max)
+        seen = [_symptom_seen(table.symptoms[n], by_kind) for n in entry.symptoms]
+        if not all(seen):
+            continue
+        done: set[str] = set()
+        for version, v in versions:
+            if v.node in done or not lo <= _version_tuple(version) <= hi:
+                continue
+            syms = [next((s for s in fs if s.node == v.node), None) for fs in seen]
+            if any(s is None for s in syms):
+                continue
+            done.add(v.node)
+            out.append(_make(NcclKnownIssue, v, [v, *syms], f"{entry.id}:{v.node}", version=version,
+                             issue=entry.id, title=entry.title, fixed_in=entry.fixed_in,
+                             workaround=entry.workaround, source=entry.source))
+        out += _located_issues(entry, seen, {v.node for _, v in versions} | done, lo, hi)
+    return out
+
+
+def _located_issues(entry, seen: list[list[Fact]], printed: set[str], lo: tuple, hi: tuple) -> list[Fact]:
+    """An entry's ``located_by``: on a node that printed no version, a symptom fact whose chain
+    holds one of the listed frames places the version in that frame's range (within the
+    entry's own). The finding shows the frame's fact, the version as the range."""
+    located = entry.located_by or {}
+    out: list[Fact] = []
+    if not located:
+        return out
+    done: set[str] = set()
+    for fs in seen:
+        for f in fs:
+            if f.node in printed or f.node in done:
+                continue
+            frames = (getattr(f, "frame_list", None) or "").split(",")
+            hit = next((fr for fr in frames if fr in located), None)
+            if hit is None:
+                continue
+            rng = located[hit]
+            if not (lo <= _version_tuple(rng.min) and _version_tuple(rng.max) <= hi):
+                continue
+            syms = [next((s for s in other if s.node == f.node), None) for other in seen]
+            if any(s is None for s in syms):
+                continue
+            done.add(f.node)
+            version = rng.min if rng.min == rng.max else f"{rng.min}-{rng.max}"
+            out.append(_make(NcclKnownIssue, f, [f, *syms], f"{entry.id}:{f.node}",
+                             version=f"{version} (from the frame {hit}; the log prints no version)",
+                             issue=entry.id, title=entry.title, fixed_in=entry.fixed_in,
+                             workaround=entry.workaround, source=entry.source))
+    return out

@@ -1,0 +1,246 @@
+"""Whole-log views of kernel facts that a single-fact rule cannot see: repeats, recurrence
+across boots, decay after a reboot, a PCIe error before a GPU loss, NVLink5 line decoding.
+
+Each function emits facts (classes in :mod:`stethoscope.facts.parsers.xid_knowledge_facts`)
+that carry ``sources``, so findings quote the original lines. The judgements (how many
+repeats make a suspect GPU, what escalates) stay in the rules; this module only counts.
+
+Boot indexes are per file (the kernel log parser numbers the boots of each file), so
+everything that compares boots groups by node and file.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from stethoscope.facts.model import Fact
+from stethoscope.engine.catalogues.nvlink_xid import nvlink5_details, xid74_details
+from stethoscope.engine.combine.xid_context import gsp_contexts
+from stethoscope.facts.parsers.xid_knowledge_facts import (
+    XID45_PREVIOUS,
+    PcieGpuLoss,
+    Xid45Context,
+    XidCausedBy,
+    XidRecurrence,
+    XidRepeat,
+    XidStale,
+)
+
+if TYPE_CHECKING:
+    from stethoscope.engine.catalogues.xid import Catalogue
+
+APP_FAULT_CODES = (13, 31)
+MAX_SOURCES = 200  # a storm of thousands of lines: the first ones tell the story
+EVENT_GAP_S = 2.0  # lines of one fault are printed within a second
+EVENT_GAP_LINES = 5  # without stamps: lines of one fault are adjacent
+
+_FORMATS = ("%a %b %d %H:%M:%S %Y", "%b %d %H:%M:%S", "%b %d %H:%M:%S.%f")
+
+
+def _seconds(stamp: str | None) -> float | None:
+    """Seconds of a kernel line stamp in any of the parser's forms (None if unknown)."""
+    if not stamp:
+        return None
+    try:
+        return float(stamp.lstrip("+"))
+    except ValueError:
+        pass
+    text = " ".join(stamp.split())
+    for fmt in _FORMATS:
+        try:
+            return datetime.strptime(text, fmt).timestamp()
+        except ValueError:
+            continue
+    try:
+        return datetime.fromisoformat(text.replace(",", ".")).timestamp()
+    except ValueError:
+        return None
+
+
+def _ids(facts: list[Fact]) -> str:
+    return ",".join(f.id for f in facts[:MAX_SOURCES])
+
+
+def _order(f: Fact) -> tuple[str, int]:
+    return (f.evidence.path, f.evidence.line)
+
+
+def repeats(xids: list[Fact]) -> list[Fact]:
+    """One ``xid_repeat`` per GPU with Xid 13/31: its events, pids, processes and locations."""
+    by_gpu: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+    for x in xids:
+        if x.xid in APP_FAULT_CODES:  # type: ignore[attr-defined]
+            by_gpu[(x.node, x.pci_bus_id)].append(x)  # type: ignore[attr-defined]
+    out: list[Fact] = []
+    for (node, bus), lines in sorted(by_gpu.items()):
+        lines.sort(key=_order)
+        events: list[list[Fact]] = []
+        for x in lines:
+            prev = events[-1][-1] if events else None
+            if prev is None or prev.evidence.path != x.evidence.path or prev.pid != x.pid:  # type: ignore[attr-defined]
+                events.append([x])
+                continue
+            a, b = _seconds(prev.timestamp), _seconds(x.timestamp)  # type: ignore[attr-defined]
+            far = abs(b - a) > EVENT_GAP_S if a is not None and b is not None else x.evidence.line - prev.evidence.line > EVENT_GAP_LINES
+            if far:
+                events.append([x])
+            else:
+                events[-1].append(x)
+        pids = {x.pid for x in lines if x.pid is not None}  # type: ignore[attr-defined]
+        names = sorted({x.process for x in lines if x.process})  # type: ignore[attr-defined]
+        where: dict[str, int] = defaultdict(int)
+        for ev in events:
+            for loc in {f"{x.gpc} {x.tpc}" for x in ev if x.gpc and x.tpc}:  # type: ignore[attr-defined]
+                where[loc] += 1
+        loc, count = max(where.items(), key=lambda kv: (kv[1], kv[0])) if where else (None, 0)
+        out.append(XidRepeat(
+            id=f"agg:xid_repeat:{node}:{bus}", node=node, evidence=lines[0].evidence, pci_bus_id=bus,
+            events=len(events), pids=len(pids), processes=",".join(names), same_location_events=count,
+            location=loc, sources=_ids([ev[0] for ev in events]),
+        ))
+    return out
+
+
+def _by_file(facts: list[Fact]) -> dict[tuple[str, str], list[Fact]]:
+    out: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+    for f in facts:
+        out[(f.node, f.evidence.path)].append(f)
+    return out
+
+
+def recurrences(xids: list[Fact]) -> list[Fact]:
+    """The same code on the same GPU in two or more boots of one file."""
+    groups: dict[tuple[str, str, str, int], dict[int, Fact]] = defaultdict(dict)
+    for x in sorted(xids, key=_order):
+        groups[(x.node, x.evidence.path, x.pci_bus_id, x.xid)].setdefault(x.boot, x)  # type: ignore[attr-defined]
+    out: list[Fact] = []
+    for (node, path, bus, code), per_boot in sorted(groups.items()):
+        if len(per_boot) < 2:
+            continue
+        firsts = [per_boot[b] for b in sorted(per_boot)]
+        out.append(XidRecurrence(
+            id=f"agg:xid_recurrence:{node}:{path}:{bus}:{code}", node=node, evidence=firsts[-1].evidence,
+            pci_bus_id=bus, xid=code, boots=len(per_boot), first_boot=min(per_boot), last_boot=max(per_boot),
+            sources=_ids(firsts),
+        ))
+    return out
+
+
+def stale(xids: list[Fact], boots: list[Fact]) -> list[Fact]:
+    """Xids of a boot followed, in the same file, by a later boot without any Xid on that GPU."""
+    boots_of = _by_file(boots)
+    out: list[Fact] = []
+    for (node, path), lines in sorted(_by_file(xids).items()):
+        markers = sorted(boots_of.get((node, path), []), key=_order)
+        last_xid_boot: dict[str, int] = {}
+        for x in lines:
+            last_xid_boot[x.pci_bus_id] = max(last_xid_boot.get(x.pci_bus_id, -1), x.boot)  # type: ignore[attr-defined]
+        groups: dict[tuple[str, int, int], list[Fact]] = defaultdict(list)
+        for x in sorted(lines, key=_order):
+            groups[(x.pci_bus_id, x.xid, x.boot)].append(x)  # type: ignore[attr-defined]
+        for (bus, code, boot), group in sorted(groups.items()):
+            later = [m for m in markers if m.boot > boot]  # type: ignore[attr-defined]
+            if not later or last_xid_boot[bus] > boot:
+                continue
+            out.append(XidStale(
+                id=f"agg:xid_stale:{node}:{path}:{bus}:{code}:{boot}", node=node, evidence=group[0].evidence,
+                pci_bus_id=bus, xid=code, boot=boot, later_boots=len({m.boot for m in later}),  # type: ignore[attr-defined]
+                sources=_ids(group[:3] + later[:1]),
+            ))
+    return out
+
+
+def _pcie_event(f: Fact) -> str | None:
+    if f.kind == "pcie_link_down":
+        return "link down"
+    errors = (f.errors or "") + "," + (f.first_error or "")  # type: ignore[attr-defined]
+    if re.search(r"\bSDES\b|Surprise Down", errors):
+        return "surprise down"
+    if f.severity in ("fatal", "nonfatal"):  # type: ignore[attr-defined]
+        return f"AER {f.severity}"  # type: ignore[attr-defined]
+    return None
+
+
+def pcie_losses(xids: list[Fact], pcie: list[Fact]) -> list[Fact]:
+    """Xid 79 preceded, in the same file and boot, by a PCIe error on its path.
+
+    On the path means: the AER event names the GPU itself (as device or reporting port), or
+    it is a surprise down / link down on the node while exactly one GPU fell off in that
+    boot (a port above the GPU; the log does not say which port leads to which GPU, but with
+    one lost GPU there is no other candidate)."""
+    lost = [x for x in xids if x.xid == 79]  # type: ignore[attr-defined]
+    per_boot: dict[tuple[str, str, int], set[str]] = defaultdict(set)
+    for x in lost:
+        per_boot[(x.node, x.evidence.path, x.boot)].add(x.pci_bus_id)  # type: ignore[attr-defined]
+    out: list[Fact] = []
+    seen: set[tuple[str, str, int]] = set()
+    for x in sorted(lost, key=_order):
+        key = (x.node, x.pci_bus_id, x.boot)  # type: ignore[attr-defined]
+        if key in seen:
+            continue
+        before = [p for p in pcie if p.node == x.node and p.evidence.path == x.evidence.path
+                  and p.boot == x.boot and p.evidence.line < x.evidence.line]  # type: ignore[attr-defined]
+        match = None
+        for p in sorted(before, key=_order, reverse=True):
+            what = _pcie_event(p)
+            if what is None:
+                continue
+            names = {p.device, getattr(p, "reporter", None)}  # type: ignore[attr-defined]
+            alone = len(per_boot[(x.node, x.evidence.path, x.boot)]) == 1  # type: ignore[attr-defined]
+            if x.pci_bus_id in names or (what in ("surprise down", "link down") and alone):  # type: ignore[attr-defined]
+                match = (p, what)
+                break
+        if match is None:
+            continue
+        seen.add(key)
+        p, what = match
+        out.append(PcieGpuLoss(
+            id=f"agg:pcie_gpu_loss:{x.node}:{x.pci_bus_id}:{x.boot}", node=x.node, evidence=p.evidence,  # type: ignore[attr-defined]
+            pci_bus_id=x.pci_bus_id, boot=x.boot, pcie_device=p.device, pcie_event=what,  # type: ignore[attr-defined]
+            sources=_ids([p, x]),
+        ))
+    return out
+
+
+def xid45_contexts(xids: list[Fact]) -> list[Fact]:
+    """For each GPU with Xid 45: the other Xids it may follow (same node, or named on its line)."""
+    out: list[Fact] = []
+    by_gpu: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+    for x in sorted(xids, key=_order):
+        if x.xid == 45:  # type: ignore[attr-defined]
+            by_gpu[(x.node, x.pci_bus_id)].append(x)  # type: ignore[attr-defined]
+    for (node, bus), lines in sorted(by_gpu.items()):
+        others = [x for x in xids if x.node == node and x.xid != 45]  # type: ignore[attr-defined]
+        named = [int(m["code"]) for x in lines if (m := XID45_PREVIOUS.search(x.message))]  # type: ignore[attr-defined]
+        codes = sorted({x.xid for x in others} | set(named))  # type: ignore[attr-defined]
+        out.append(Xid45Context(
+            id=f"agg:xid45:{node}:{bus}", node=node, evidence=lines[0].evidence, pci_bus_id=bus,
+            follows=len(others) + len(named), other_codes=",".join(map(str, codes)),
+            sources=_ids(lines[:3] + sorted(others, key=_order)[:5]),
+        ))
+    return out
+
+
+def caused_by(xids: list[Fact]) -> list[Fact]:
+    """One ``xid_caused_by`` per GPU and earlier code that lines name ("caused by previous Xid N")."""
+    seen = {(x.node, x.pci_bus_id, x.xid) for x in xids}  # type: ignore[attr-defined]
+    groups: dict[tuple[str, str, int, int], list[Fact]] = defaultdict(list)
+    for x in sorted(xids, key=_order):
+        if x.previous_xid is not None:  # type: ignore[attr-defined]
+            groups[(x.node, x.pci_bus_id, x.xid, x.previous_xid)].append(x)  # type: ignore[attr-defined]
+    return [XidCausedBy(
+        id=f"agg:xid_caused_by:{node}:{bus}:{code}:{prev}", node=node, evidence=lines[0].evidence, pci_bus_id=bus,
+        xid=code, previous_xid=prev, previous_seen=(node, bus, prev) in seen, events=len(lines), sources=_ids(lines),
+    ) for (node, bus, code, prev), lines in sorted(groups.items())]
+
+
+def aggregate(facts: list[Fact], cat: "Catalogue") -> list[Fact]:
+    xids = [f for f in facts if f.kind == "xid_event"]
+    if not xids:
+        return []
+    boots = [f for f in facts if f.kind == "kernel_boot"]
+    pcie = [f for f in facts if f.kind in ("pcie_aer_error", "pcie_link_down")]
+    return (repeats(xids) + recurrences(xids) + stale(xids, boots) + pcie_losses(xids, pcie) + nvlink5_details(xids, cat)
+            + xid74_details(xids, facts) + xid45_contexts(xids) + caused_by(xids) + gsp_contexts(xids, facts))

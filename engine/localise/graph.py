@@ -1,0 +1,157 @@
+"""The cluster as a networkx graph: hosts, GPUs, PCIe bridges, NVLink, HCAs and their
+ports, InfiniBand switches and cables, from a bundle's facts plus an optional inventory.
+
+Node ids are typed and canonical: ``host:node01``, ``gpu:node01/0000:1b:00.0``,
+``pci:node01/0000:1a:00.0``, ``hca:node01/mlx5_0``, ``port:node01/mlx5_0/1``,
+``switch:leaf01``. GPUs come from NCCL's topology dump (under their PCI bridges), NCCL's
+rank lines and nvidia-smi (under the host). Every node has ``type`` and ``label``; edges have ``type`` (pcie,
+nvlink, has, cable, uplink, ring); cables say which artefact gave them (``source``). NCCL's
+ring order per communicator (``nccl_ring_order`` with the ranks' GPUs from ``nccl_rank``)
+becomes ``ring`` edges between GPUs and ``graph.graph["rings"]``: comm -> ordered ranks.
+"""
+from __future__ import annotations
+
+import re
+
+import networkx as nx
+
+from stethoscope.engine.localise.topo_matrix import add_nic_locality
+from stethoscope.facts.inventory import Inventory
+from stethoscope.facts.model import Fact
+from stethoscope.facts.parsers.gpu_state_facts import GpuFact
+
+# "MF0;leaf01:MQM8700/U1" -> leaf01 ; "node01 mlx5_0" -> (node01, mlx5_0)
+_SWITCH_DESC = re.compile(r"^(?:[^;]*;)?(?P<name>[\w.-]+)(?::|$)")
+_CA_DESC = re.compile(r"^(?P<host>[\w.-]+) (?P<hca>[A-Za-z][\w-]*\d)$")
+
+
+def _add(g: nx.Graph, nid: str, type_: str, label: str, **attrs) -> str:
+    if nid not in g:
+        g.add_node(nid, type=type_, label=label, **attrs)
+    else:
+        g.nodes[nid].update({k: v for k, v in attrs.items() if v is not None})
+    return nid
+
+
+def host(g: nx.Graph, node: str) -> str:
+    return _add(g, f"host:{node}", "host", node)
+
+
+def port_node(g: nx.Graph, node: str, hca: str, port: int, **attrs) -> str:
+    h = _add(g, f"hca:{node}/{hca}", "hca", hca)
+    g.add_edge(host(g, node), h, type="has")
+    p = _add(g, f"port:{node}/{hca}/{port}", "port", f"{hca}/{port}", **attrs)
+    g.add_edge(h, p, type="has")
+    return p
+
+
+def switch(g: nx.Graph, name: str) -> str:
+    return _add(g, f"switch:{name}", "switch", name)
+
+
+def build(facts: list[Fact], inventory: Inventory | None = None) -> nx.Graph:
+    g = nx.Graph()
+    for f in facts:
+        k = f.kind
+        if f.node not in ("unknown", "fabric") and k not in ("ib_fabric_node", "ib_fabric_link"):
+            host(g, f.node)
+        if k in ("ib_port", "ib_port_summary"):
+            port_node(g, f.node, f.hca, f.port, state=f.state, rate_gbps=f.rate_gbps)
+        elif k == "nccl_topo_pci":
+            nid = _add(g, f"pci:{f.node}/{f.pci_bus_id}", "pci", f.pci_bus_id, pci_class=f.pci_class, parent=f.parent)
+            parent = f"pci:{f.node}/{f.parent}" if f.parent else host(g, f.node)
+            g.add_edge(parent, nid, type="pcie")
+        elif k == "nccl_topo_gpu" and f.pci_bus_id:
+            gid = _add(g, f"gpu:{f.node}/{f.pci_bus_id}", "gpu", f"GPU{f.dev} {f.pci_bus_id}")
+            g.add_edge(f"pci:{f.node}/{f.pci_bus_id}", gid, type="pcie")
+            if f.nvswitch:
+                g.add_edge(gid, _add(g, f"nvswitch:{f.node}", "nvswitch", "NVSwitch fabric"), type="nvlink", count=f.nvlinks)
+        elif k == "gpu_topo_link" and f.connection.startswith("NV"):
+            a = _add(g, f"gpu:{f.node}/{f.a}", "gpu", f.a)
+            b = _add(g, f"gpu:{f.node}/{f.b}", "gpu", f.b)
+            g.add_edge(host(g, f.node), a, type="has")
+            g.add_edge(host(g, f.node), b, type="has")
+            g.add_edge(a, b, type="nvlink", count=f.nvlinks)
+        elif k == "ib_fabric_link":
+            ends = []
+            for guid, desc, port in ((f.local_guid, f.local_description, f.local_port), (f.remote_guid, f.remote_description, f.remote_port)):
+                ca = _CA_DESC.match(desc) if guid.startswith("H-") else None
+                if ca:
+                    ends.append(port_node(g, ca["host"], ca["hca"], port))
+                else:
+                    sw = _SWITCH_DESC.match(desc)
+                    ends.append(switch(g, sw["name"] if sw else guid))
+            g.add_edge(ends[0], ends[1], type="cable", width=f.width, speed=f.speed, source=f"ibnetdiscover ({f.evidence.path})")
+        elif k == "inventory_port" and f.switch:
+            g.add_edge(port_node(g, f.node, f.hca, f.port, expected_rate_gbps=f.expected_rate_gbps), switch(g, f.switch), type="cable",
+                       switch_port=f.switch_port, source=f"inventory ({f.evidence.path})")
+        elif k == "inventory_uplink":
+            g.add_edge(switch(g, f.switch), switch(g, f.uplink), type="uplink")
+    _rings(g, facts)
+    add_nic_locality(g, facts, _add, host)  # GPU<->HCA under one PCIe switch, from topo -m without a dump
+    for f in facts:  # GPUs nvidia-smi reports, where no topology dump placed them already
+        if isinstance(f, GpuFact) and f.node not in ("unknown", "fabric") and f"gpu:{f.node}/{f.pci_bus_id}" not in g:
+            g.add_edge(host(g, f.node), _add(g, f"gpu:{f.node}/{f.pci_bus_id}", "gpu", f"GPU {f.pci_bus_id}"), type="has")
+    if inventory is not None:
+        for name, spec in inventory.hosts.items():
+            host(g, name)
+            for key, cab in spec.ports.items():
+                hca, p = key.rsplit("/", 1)
+                pid = port_node(g, name, hca, int(p), expected_rate_gbps=cab.rate_gbps)
+                if cab.switch:
+                    g.add_edge(pid, switch(g, cab.switch), type="cable", switch_port=cab.switch_port, source="inventory (--inventory)")
+        for name, spec in inventory.switches.items():
+            for up in spec.uplinks:
+                g.add_edge(switch(g, name), switch(g, up), type="uplink")
+    return g
+
+
+def fabric_path(g: nx.Graph, a: str, b: str) -> list[str]:
+    """Elements between two hosts through the fabric (switches and ports), [] when unknown."""
+    ha, hb = f"host:{a}", f"host:{b}"
+    if ha not in g or hb not in g:
+        return []
+    # only the fabric counts: no path through another host
+    sub = g.subgraph(n for n in g if g.nodes[n]["type"] != "host" or n in (ha, hb))
+    try:
+        path = nx.shortest_path(sub, ha, hb)
+    except nx.NetworkXNoPath:
+        return []
+    return [n for n in path if g.nodes[n]["type"] in ("switch", "port")]
+
+
+def fabric_paths(g: nx.Graph, a: str, b: str) -> list[list[str]]:
+    """Every shortest fabric path between two hosts (switches and ports of each), [] when
+    unknown: with two spines the traffic of a pair is split over both."""
+    ha, hb = f"host:{a}", f"host:{b}"
+    if ha not in g or hb not in g:
+        return []
+    sub = g.subgraph(n for n in g if g.nodes[n]["type"] != "host" or n in (ha, hb))
+    try:
+        return [[n for n in p if g.nodes[n]["type"] in ("switch", "port")] for p in nx.all_shortest_paths(sub, ha, hb)]
+    except nx.NetworkXNoPath:
+        return []
+
+
+def _rings(g: nx.Graph, facts: list[Fact]) -> None:
+    """Ring edges between consecutive ranks' GPUs, per communicator (first ring order of each)."""
+    gpu_of: dict[tuple[str, int], str] = {}
+    for f in facts:
+        if f.kind == "nccl_rank" and f.bus_id:
+            gid = _add(g, f"gpu:{f.node}/{f.bus_id}", "gpu", f.bus_id)
+            g.add_edge(host(g, f.node), gid, type="has")
+            for comm in filter(None, (f.comm_id, f.comm)):  # the ring line names the commId, else the pointer
+                gpu_of[(comm, f.rank)] = gid
+    rings: dict[str, list[list[int]]] = g.graph.setdefault("rings", {})
+    for f in facts:
+        if f.kind != "nccl_ring_order":
+            continue
+        order = [int(r) for r in f.order.split()]
+        rings.setdefault(f.comm, []).append(order)
+        hops = {tuple(sorted(p)) for p in zip(order, order[1:] + order[:1])}  # a 2-rank ring is one hop both ways
+        for a, b in sorted(hops):
+            ga, gb = gpu_of.get((f.comm, a)), gpu_of.get((f.comm, b))
+            if ga and gb and ga != gb:
+                chans = g.edges[ga, gb].get("channels", 0) if g.has_edge(ga, gb) and g.edges[ga, gb].get("type") == "ring" else 0
+                if not g.has_edge(ga, gb) or g.edges[ga, gb].get("type") == "ring":
+                    g.add_edge(ga, gb, type="ring", comm=f.comm, channels=chans + f.channel_count)

@@ -1,0 +1,201 @@
+"""Load rule files safely and reject what cannot work, naming file and line.
+
+YAML is read with the safe loader (no tags, no code); the schema is pydantic; then every
+fact kind and field a rule names must exist, every cause, component and action must be in
+the vocabulary, and ``none:`` may only name observed (not derived) kinds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+from pydantic import ValidationError
+
+from stethoscope.facts import yamlio
+from stethoscope.engine.ruleengine.compile import REF, CompileError, CompiledRule, Ref, compile_rule
+from stethoscope.engine.knowledge import Vocabulary, load_vocabulary
+from stethoscope.engine.ruleengine.schema import Rule
+from stethoscope.facts.model import FACT_KINDS
+from stethoscope.facts.registry import load_parsers
+
+
+class RuleError(ValueError):
+    """One problem in one rule file: ``path:line: message``."""
+
+    def __init__(self, path: str, line: int, message: str):
+        super().__init__(f"{path}:{line}: {message}")
+        self.path, self.line, self.message = path, line, message
+
+
+def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int:
+    """1-based line of the YAML node at ``loc`` (a pydantic error location), best effort."""
+    line = node.start_mark.line + 1 if node is not None else 1
+    for key in loc:
+        if isinstance(node, yaml.MappingNode):
+            nxt = None
+            for k, v in node.value:
+                if k.value == key or (key == "as_" and k.value == "as") or (key == "assert_" and k.value == "assert"):
+                    nxt = v
+                    line = k.start_mark.line + 1
+                    break
+            if nxt is None:
+                break
+            node = nxt
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            node = node.value[key]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+def read_yaml(path: Path, label: str) -> tuple[Any, yaml.Node | None]:
+    try:
+        text = path.read_text(encoding="utf-8")
+        data, node = yamlio.load_with_nodes(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise RuleError(label, (mark.line + 1) if mark else 1, f"invalid YAML: {exc.problem}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RuleError(label, 1, f"cannot read: {exc}") from None
+    return data, node
+
+
+def _check(rule: Rule, crule: CompiledRule, vocab: Vocabulary, derived_kinds: set[str], fail) -> None:
+    aliases = {p.alias: p.kind for p in crule.all}
+
+    def ref_ok(where: tuple[Any, ...], raw: str) -> bool:
+        """A ``$alias.field`` must name a bound alias whose fact kind has that field."""
+        m = REF.match(raw)
+        if m is None:
+            return False
+        kind = aliases.get(m[1])
+        if kind is None:
+            fail(where, f"'{raw}' names alias '{m[1]}', which no 'all' pattern binds")
+        elif kind in FACT_KINDS and m[2] not in FACT_KINDS[kind].model_fields:
+            fail(where, f"'{raw}': fact '{kind}' has no field '{m[2]}'")
+        return True
+
+    if rule.then.finding is not None:
+        spec = rule.then.finding
+        ids = {"cause": vocab.causes, "component": vocab.components, "severity": vocab.severities}
+        for key, known in ids.items():
+            own = getattr(spec, key)
+            value, where = (own, ("then", "finding", key)) if own is not None else (getattr(rule, key), (key,))
+            if value is None:
+                fail((key,), "a rule that makes a finding needs cause, component and severity (on the rule or in then.finding)")
+            elif not ref_ok(where, value) and value not in known:
+                hint = " (add it to knowledge/taxonomy.yaml)" if key == "cause" else ""
+                fail(where, f"unknown {key} '{value}'{hint}")
+        if isinstance(spec.actions, str):
+            if not ref_ok(("then", "finding", "actions"), spec.actions):
+                fail(("then", "finding", "actions"), "actions is a list of action ids or one '$alias.field'")
+        else:
+            for i, act in enumerate(spec.actions):
+                if act not in vocab.actions:
+                    fail(("then", "finding", "actions", i), f"unknown action '{act}' (see knowledge/actions.yaml)")
+    for section, pats in (("all", crule.all), ("none", crule.none)):
+        for i, p in enumerate(pats):
+            if p.kind not in FACT_KINDS:
+                fail(("when", section, i, "fact"), f"unknown fact kind '{p.kind}'")
+                continue
+            if section == "none" and p.kind in aliases.values():
+                # durable-rules never takes a firing back: which of two facts of one kind came
+                # first would decide the result. Aggregate first (a summary fact), then join it.
+                fail(("when", section, i, "fact"), f"'none' may not name '{p.kind}', a kind this rule also matches under 'all'")
+            if section == "none" and p.kind in derived_kinds:
+                fail(("when", section, i, "fact"), f"'none' may not name the derived kind '{p.kind}'")
+            fields = FACT_KINDS[p.kind].model_fields
+            for t in p.tests:
+                if t.field not in fields or t.field == "evidence":
+                    fail(("when", section, i, "match", t.field), f"fact '{p.kind}' has no field '{t.field}'")
+                if isinstance(t.value, Ref) and aliases.get(t.value.alias) in FACT_KINDS and t.value.field not in FACT_KINDS[aliases[t.value.alias]].model_fields:
+                    fail(("when", section, i, "match", t.field), f"'{t.value.alias}' ({aliases[t.value.alias]}) has no field '{t.value.field}'")
+    refs: list[tuple[tuple[Any, ...], str]] = []
+    if rule.then.finding is not None:
+        refs += [(("then", "finding", "evidence"), a) for a in rule.then.finding.evidence]
+        for i, ref in enumerate(rule.then.finding.distinct_by):
+            m = REF.match(ref)
+            kind = aliases.get(m[1]) if m else None
+            if not m or kind is None:
+                fail(("then", "finding", "distinct_by", i), f"distinct_by '{ref}' must be $alias.field of a bound pattern")
+            elif kind in FACT_KINDS and m[2] not in FACT_KINDS[kind].model_fields:
+                fail(("then", "finding", "distinct_by", i), f"'{m[1]}' ({kind}) has no field '{m[2]}'")
+    if rule.then.assert_ is not None:
+        spec = rule.then.assert_
+        refs += [(("then", "assert", "evidence"), a) for a in spec.evidence]
+        if spec.kind not in FACT_KINDS:
+            fail(("then", "assert", "kind"), f"unknown fact kind '{spec.kind}'")
+        elif "sources" not in FACT_KINDS[spec.kind].model_fields:
+            fail(("then", "assert", "kind"), f"'{spec.kind}' is not a derived fact kind (no 'sources' field)")
+    for where, alias in refs:
+        if alias not in aliases:
+            fail(where, f"evidence names '{alias}', which no 'all' pattern binds")
+
+
+@dataclass
+class RuleSet:
+    rules: list[CompiledRule]
+    errors: list[RuleError]
+
+
+def rules_root() -> Path:
+    return Path(str(resources.files("stethoscope.rules")))
+
+
+def load_rules(paths: Iterable[Path] | None = None, root: Path | None = None) -> RuleSet:
+    """Load every ``*.yaml`` rule (default: the shipped rules). Bad files become errors."""
+    load_parsers()
+    vocab = load_vocabulary()
+    root = root or rules_root()
+    files = sorted(paths) if paths is not None else sorted(root.rglob("*.yaml"))
+    parsed: list[tuple[Path, str, Rule, yaml.Node | None]] = []
+    errors: list[RuleError] = []
+    for path in files:
+        try:
+            label = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+        except ValueError:
+            label = str(path)
+        try:
+            data, node = read_yaml(path, label)
+        except RuleError as exc:
+            errors.append(exc)
+            continue
+        try:
+            rule = Rule.model_validate(data)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = tuple(err["loc"])
+                errors.append(RuleError(label, _line_of(node, loc), f"{'.'.join(map(str, loc)) or 'rule'}: {err['msg']}"))
+            continue
+        if rule.id != path.stem:
+            errors.append(RuleError(label, _line_of(node, ("id",)), f"rule id '{rule.id}' must equal the file stem '{path.stem}'"))
+            continue
+        parsed.append((path, label, rule, node))
+    derived_kinds = {r.then.assert_.kind for _, _, r, _ in parsed if r.then.assert_ is not None}
+    out: list[CompiledRule] = []
+    seen: dict[str, str] = {}
+    for path, label, rule, node in parsed:
+        problems: list[RuleError] = []
+
+        def fail(loc: tuple[Any, ...], msg: str, _label=label, _node=node, _p=problems) -> None:
+            _p.append(RuleError(_label, _line_of(_node, loc), msg))
+
+        if rule.id in seen:
+            fail(("id",), f"rule id '{rule.id}' already defined in {seen[rule.id]}")
+        try:
+            crule = compile_rule(rule, label)
+        except CompileError as exc:
+            fail(exc.where, str(exc))
+            errors.extend(problems)
+            continue
+        _check(rule, crule, vocab, derived_kinds, fail)
+        if problems:
+            errors.extend(problems)
+            continue
+        seen[rule.id] = label
+        out.append(crule)
+    return RuleSet(out, errors)

@@ -1,0 +1,79 @@
+"""Facts for exceptions, summaries for health (issue 12, knowledge/fact_routing.yaml).
+
+A parser reads every line it claims and makes a fact of every reading; most readings of a
+healthy fleet (a zero ECC counter, a clock reason that is not active) can bind no rule and
+are read by no engine code. The kinds that are such per-entity readings are listed in
+knowledge/fact_routing.yaml (``summarise``). :class:`Router` keeps a fact of those kinds only
+when it passes the constant tests of some pattern of the rules in use
+(:func:`stethoscope.engine.ruleengine.session.can_bind`, the test durable's prefilter makes) or matches
+its kind's ``keep_where`` (what engine code reads); the others of one file, node and kind
+become one ``fact_summary`` that counts them and cites the first. Every other kind is kept. The routing runs where the file was parsed (a pool worker returns the
+kept facts only), so a 1,024-node bundle keeps about one fact in ten in memory.
+
+Equivalence: a fact that fails every constant test of every pattern of its kind can neither
+complete a rule match nor block one (``none``), so the findings are those of the unrouted
+facts (tests/test_fact_routing.py runs every fixture bundle both ways).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from stethoscope.engine.ruleengine.session import can_bind, literal_tests
+from stethoscope.facts import knowledge
+from stethoscope.facts.derived import FactSummary
+from stethoscope.facts.model import Fact
+
+
+@lru_cache(maxsize=1)
+def _routing() -> tuple[frozenset[str], dict[str, dict]]:
+    table = knowledge.load("fact_routing.yaml")
+    return frozenset(table.summarise), dict(table.keep_where)
+
+
+@dataclass(frozen=True)
+class Router:
+    """Which facts of a file go on to the engine (see the module docstring)."""
+
+    #: the kinds whose facts are kept only when a rule can bind them (fact_routing.yaml summarise)
+    summarised: frozenset[str]
+    patterns: dict
+    #: kind -> field values of the facts of that kind that engine code reads (keep_where)
+    keep_where: dict
+
+    def route(self, facts: list[Fact]) -> list[Fact]:
+        kept: list[Fact] = []
+        folded: dict[tuple[str, str], list] = {}  # (node, kind) -> [first fact, count]
+        summarised, patterns, where = self.summarised, self.patterns, self.keep_where
+        for f in facts:
+            kind = f.kind
+            if kind not in summarised:
+                kept.append(f)
+                continue
+            want = where.get(kind)
+            if want is not None and all(getattr(f, k, None) == v for k, v in want.items()):
+                kept.append(f)
+                continue
+            pats = patterns.get(kind)
+            if pats is not None and can_bind(pats, f.rule_view()):
+                kept.append(f)
+                continue
+            slot = folded.get((f.node, kind))
+            if slot is None:
+                folded[(f.node, kind)] = [f, 1]
+            else:
+                slot[1] += 1
+        for (node, kind), (first, n) in folded.items():
+            kept.append(FactSummary(id=f"{first.id}~summary", node=node, evidence=first.evidence, of_kind=kind, count=n))
+        return kept
+
+
+def router_for(rules) -> Router:
+    """The router of a rule set (its ``CompiledRule`` list)."""
+    summarised, where = _routing()
+    return Router(summarised=summarised, patterns=literal_tests(list(rules)), keep_where=where)
+
+
+def made(facts: list[Fact]) -> int:
+    """How many facts the parsers made: the kept ones plus those each summary counts."""
+    return sum(f.count if f.kind == "fact_summary" else 1 for f in facts)

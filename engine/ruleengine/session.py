@@ -1,0 +1,283 @@
+"""The durable-rules session: the only module that imports durable.
+
+durable-rules 2.0.28 loses data silently unless guarded, so this module:
+- asserts facts one at a time (``assert_facts`` batches lose firings);
+- gives every fact its own unique ``id`` (durable's own identity is a 32-bit hash);
+- asserts only kinds some rule names, and treats MessageNotHandled as "no rule matched";
+- never lets an action raise (durable swallows it into the state), and still reads the
+  state for an ``exception`` afterwards;
+- uses a fresh host per diagnosis with its timer threads disabled (actions run
+  synchronously inside ``assert_fact``);
+- splits rules over several rulesets so none holds more than MAX_CONDITIONS conditions
+  (a ruleset much larger than ~500 hangs), and sends derived facts to every ruleset.
+Facts of kinds named in a ``none:`` clause are asserted first, so "absent" means absent
+from the whole bundle, as in the reference evaluator.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from collections import deque
+from typing import Any, Iterable
+
+from stethoscope.engine.ruleengine.compile import CompiledRule, Pattern, Ref, Test, test_passes
+from stethoscope.engine.ruleengine.derive import Firing, make_derived
+from stethoscope.facts.model import Fact
+
+try:
+    import durable.engine as durable_engine
+    import durable_rules_engine
+except ImportError as exc:  # not installed, or built for another Python (3.13: PyEval_CallObject)
+    durable_engine = durable_rules_engine = None
+    _IMPORT_ERROR: ImportError | None = exc
+else:
+    _IMPORT_ERROR = None
+
+MAX_CONDITIONS = 400
+
+
+class EngineError(RuntimeError):
+    pass
+
+
+class EngineUnavailable(RuntimeError):
+    """durable-rules does not import here; the message is one line that names the way out."""
+
+
+def unavailable_reason() -> str | None:
+    """Why durable-rules cannot run here, as one line naming the way out; None when it can."""
+    if _IMPORT_ERROR is None:
+        return None
+    import sys
+
+    why = " ".join(str(_IMPORT_ERROR).split()) or type(_IMPORT_ERROR).__name__
+    return (f"the rule engine durable-rules does not import on Python {sys.version.split()[0]} ({why}); "
+            "reinstall with `bash tests/setup_venv.sh` (it installs a wheel for CPython 3.11-3.13 from vendor/wheels, "
+            "or builds one with the Python 3.13 shim), or run with `--evaluator reference`")
+
+
+@functools.cache
+def _host_class() -> type:
+    reason = unavailable_reason()
+    if reason is not None:
+        raise EngineUnavailable(reason)
+
+    class _SyncHost(durable_engine.Host):
+        """A host without the background dispatch threads: we never use timers or queues."""
+
+        def _run(self) -> None:  # noqa: D401 - durable's hook
+            return None
+
+    return _SyncHost
+
+
+def _host() -> Any:
+    """A fresh durable host; EngineUnavailable where durable-rules does not import."""
+    return _host_class()()
+
+
+#: durable keys its facts by ``id`` and cannot join on it (a ``run_id: $r.id`` test never
+#: matched while the reference evaluator fired); each fact is sent with its id copied here, and
+#: tests name this field wherever a rule names ``id``
+JOIN_ID = "fact_id"
+
+
+def _field(name: str) -> str:
+    return JOIN_ID if name == "id" else name
+
+
+def _test_json(t: Test) -> list[dict[str, Any]]:
+    def val(v: Any) -> Any:
+        return {v.alias: _field(v.field)} if isinstance(v, Ref) else v
+
+    t = Test(_field(t.field), t.op, t.value)
+
+    if t.op == "exists":
+        return [{"$ex" if t.value else "$nex": {t.field: 1}}]
+    guard = {"$ex": {t.field: 1}}
+    if t.op == "eq":
+        return [guard, {t.field: val(t.value)}]
+    if t.op == "in":
+        return [guard, {"$or": [{t.field: v} for v in t.value]}]
+    op = {"ne": "$neq", "gt": "$gt", "gte": "$gte", "lt": "$lt", "lte": "$lte"}[t.op]
+    return [guard, {op: {t.field: val(t.value)}}]
+
+
+def _pattern_json(p: Pattern) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [{"kind": p.kind}]
+    for t in p.tests:
+        parts.extend(_test_json(t))
+    return {"$and": parts}
+
+
+def fact_json(view: dict[str, Any]) -> str:
+    """The fact as durable's JSON. durable's parser rejects exponents ("2e-06" -> error 204),
+    so floats are written in fixed notation (rule_view already rounded them to 9 places).
+    Most facts hold no float that repr() writes with an exponent: one C-level dumps then."""
+    if all(not isinstance(v, float) or v == 0 or 1e-4 <= abs(v) < 1e16 for v in view.values()):
+        return json.dumps(view, ensure_ascii=False)
+    parts = []
+    for k, v in view.items():
+        if isinstance(v, float):
+            num = format(v, ".9f").rstrip("0")
+            val = num + "0" if num.endswith(".") else num
+        else:
+            val = json.dumps(v, ensure_ascii=False)
+        parts.append(f"{json.dumps(k)}:{val}")
+    return "{" + ",".join(parts) + "}"
+
+
+def condition_count(rule: CompiledRule) -> int:
+    return sum(1 + 2 * len(p.tests) for p in rule.all + rule.none)
+
+
+def ruleset_json(rule: CompiledRule) -> dict[str, Any]:
+    """The durable-rules definition of one rule (without its action)."""
+    conds: list[dict[str, Any]] = [{p.alias: _pattern_json(p)} for p in rule.all]
+    conds += [{f"{p.alias}$not": _pattern_json(p)} for p in rule.none]
+    return {"all": conds}
+
+
+def _chunks(rules: list[CompiledRule]) -> list[list[CompiledRule]]:
+    out: list[list[CompiledRule]] = [[]]
+    size = 0
+    for r in rules:
+        n = condition_count(r)
+        if out[-1] and size + n > MAX_CONDITIONS:
+            out.append([])
+            size = 0
+        out[-1].append(r)
+        size += n
+    return out
+
+
+def _none_first(rules: list[CompiledRule]) -> dict[str, int]:
+    """Assertion rank of kinds: a kind a rule names under ``none:`` goes before the kinds of
+    that rule's ``all:`` patterns, also when it is itself matched by another rule's ``all``
+    (durable never retracts a firing, so the absent fact must be there first). On a cycle,
+    no ranking (the plain none-kinds-first order)."""
+    import graphlib
+
+    ts: graphlib.TopologicalSorter = graphlib.TopologicalSorter()
+    for r in rules:
+        for n in r.none:
+            for p in r.all:
+                if n.kind != p.kind:
+                    ts.add(p.kind, n.kind)
+    try:
+        return {k: i for i, k in enumerate(ts.static_order())}
+    except graphlib.CycleError:
+        return {}
+
+
+def literal_tests(rules: list[CompiledRule]) -> dict[str, list[tuple[Test, ...]]]:
+    """kind -> for each pattern (``all`` and ``none``) of that kind, its tests that compare a
+    field with a constant (tests against another fact's field are left to the engine)."""
+    out: dict[str, list[tuple[Test, ...]]] = {}
+    for r in rules:
+        for p in (*r.all, *r.none):
+            out.setdefault(p.kind, []).append(tuple(t for t in p.tests if not isinstance(t.value, Ref)))
+    return out
+
+
+def can_bind(patterns: list[tuple[Test, ...]], view: dict[str, Any]) -> bool:
+    """Whether a fact (its rule view) passes every constant test of at least one pattern of its
+    kind. A fact that passes none can neither complete a match nor block one (``none``), so
+    leaving it out of durable changes no firing (tests/test_engine_equivalence.py)."""
+    return any(all(test_passes(t, view, {}) for t in tests) for tests in patterns)
+
+
+def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing], list[Fact]]:
+    """Assert ``facts`` into a fresh durable host; return the firings and derived facts.
+    Only facts that can bind some pattern are asserted (``can_bind``)."""
+    by_id: dict[str, Fact] = {}
+    firings: list[Firing] = []
+    derived: list[Fact] = []
+    queue: deque[Fact] = deque()
+    errors: list[str] = []
+    none_kinds = {p.kind for r in rules for p in r.none}
+
+    def action(crule: CompiledRule):
+        aliases = [p.alias for p in crule.all]
+
+        def fire(c: Any) -> None:
+            try:
+                # read the matched facts from the closure's message dict: attribute access
+                # would return the closure's own members for aliases such as 's' or 'host'
+                ids = tuple(c._m[a]["id"] for a in aliases)
+                if len(set(ids)) < len(ids):
+                    return  # one fact may not fill two patterns
+                firings.append(Firing(crule.id, tuple(zip(aliases, ids))))
+                if crule.rule.then.assert_ is not None:
+                    new = make_derived(crule, {a: by_id[i] for a, i in zip(aliases, ids)})
+                    if new.id not in by_id:
+                        by_id[new.id] = new
+                        derived.append(new)
+                        queue.append(new)
+            except Exception as exc:  # durable would swallow it; we report it
+                errors.append(f"rule {crule.id}: {type(exc).__name__}: {exc}")
+
+        return fire
+
+    host = _host()
+    chunks = _chunks(rules)
+    names: list[str] = []
+    kinds_of: dict[str, frozenset[str]] = {}
+    defs: dict[str, dict[str, Any]] = {}
+    for i, chunk in enumerate(chunks):
+        name = f"steth{i}"
+        names.append(name)
+        kinds_of[name] = frozenset().union(*(r.kinds for r in chunk)) if chunk else frozenset()
+        defs[name] = {r.id: {**ruleset_json(r), "run": action(r)} for r in chunk}
+    host.set_rulesets(defs)
+    handles = [host.get_ruleset(n)._handle for n in names]
+
+    asserted: set[str] = set()
+
+    def send(fact: Fact, view: dict[str, Any] | None = None) -> None:
+        view = fact.rule_view() if view is None else view
+        text = fact_json({**view, JOIN_ID: view["id"]})
+        for name in names:
+            if fact.kind in kinds_of[name]:
+                asserted.add(name)
+                rs = host.get_ruleset(name)
+                try:
+                    host._handle_function(rs, lambda t, rs=rs: rs._handle_result(durable_rules_engine.assert_fact(rs._handle, t), t), text, None)
+                except durable_engine.MessageNotHandledException:
+                    pass  # no rule of this ruleset matched the fact: not an error
+
+    try:
+        rank = _none_first(rules)
+        ordered = sorted(facts, key=lambda f: (f.kind not in none_kinds, rank.get(f.kind, len(rank))))
+        used = frozenset().union(*kinds_of.values()) if kinds_of else frozenset()
+        literal = literal_tests(rules)
+        for fact in ordered:
+            if fact.kind not in used:
+                continue
+            view = fact.rule_view()
+            if not can_bind(literal[fact.kind], view):
+                continue  # no pattern of any rule can take it: durable never needs to see it
+            by_id[fact.id] = fact
+            send(fact, view)
+            while queue:
+                send(queue.popleft())
+        for name in names:
+            if name not in asserted:
+                continue  # durable has no state for a ruleset that never saw a fact
+            state = host.get_state(name)
+            if isinstance(state, dict) and state.get("exception"):
+                errors.append(f"{name}: {state['exception']}")
+    finally:
+        for h in handles:
+            try:
+                durable_rules_engine.delete_ruleset(h)
+            except Exception:  # pragma: no cover - cleanup only
+                pass
+    if errors:
+        raise EngineError("; ".join(errors))
+    return firings, derived
+
+
+def describe(rule: CompiledRule) -> str:
+    """The durable JSON of a rule, for `steth rules show` and debugging."""
+    return json.dumps(ruleset_json(rule), indent=2)
