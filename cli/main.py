@@ -181,7 +181,7 @@ def rules_test(
 ) -> None:
     """Run YAML rule tests under both evaluators. Exit 1 if any case fails."""
     from stethoscope.engine.ruleengine.loader import RuleSet, load_rules
-    from stethoscope.engine.ruleengine.ruletests import run_file
+    from stethoscope.engine.ruletests import run_file
 
     files = _expand(paths or [Path("tests/rules")], "*.test.yaml")
     if not files:

@@ -23,7 +23,7 @@ from collections import defaultdict
 from typing import Iterable
 
 from stethoscope.engine.ruleengine.derive import Firing
-from stethoscope.engine.findings import SEVERITY_ORDER, _evidence_of
+from stethoscope.engine.findings import SEVERITY_ORDER, evidence_of
 from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
 from stethoscope.engine.report import Coverage, Finding
 from stethoscope.facts.derived import ParseProblemFact, UnexplainedFact
@@ -53,7 +53,7 @@ def explained_lines(rules, firings: Iterable[Firing], by_id: dict[str, Fact]) ->
         for _alias, fid in firing.bindings:
             fact = by_id.get(fid)
             if fact is not None:
-                out.update((ev.path, ev.line) for ev in _evidence_of(fact, by_id))
+                out.update((ev.path, ev.line) for ev in evidence_of(fact, by_id))
     return out
 
 

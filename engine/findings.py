@@ -54,13 +54,13 @@ def _label(entity: dict[str, object], nodes: set[str]) -> str:
     return " ".join(parts)
 
 
-def _evidence_of(fact: Fact, facts: dict[str, Fact]) -> list[Evidence]:
+def evidence_of(fact: Fact, facts: dict[str, Fact]) -> list[Evidence]:
     sources = getattr(fact, "sources", None)
     if sources:
         out: list[Evidence] = []
         for sid in sources.split(","):
             if sid in facts:
-                out.extend(_evidence_of(facts[sid], facts))
+                out.extend(evidence_of(facts[sid], facts))
         return out
     return [fact.evidence]
 
@@ -121,7 +121,7 @@ def build_findings(
             draft.facts.extend(bound.values())
         # the summary of a merged finding is that of its earliest line, whatever order the
         # evaluator fired in (summaries may quote per-line fields: a link, an Xid code)
-        first = min(((ev.path, ev.line) for alias in spec.evidence for ev in _evidence_of(bound[alias], facts)), default=("", 0))
+        first = min(((ev.path, ev.line) for alias in spec.evidence for ev in evidence_of(bound[alias], facts)), default=("", 0))
         if draft.first is None or first < draft.first:
             draft.first, draft.summary = first, render(spec.summary, bound)
         for fact in bound.values():
@@ -131,7 +131,7 @@ def build_findings(
             if isinstance(rank, int) and not isinstance(rank, bool):
                 draft.ranks.add(rank)
         for alias in spec.evidence:
-            for ev in _evidence_of(bound[alias], facts):
+            for ev in evidence_of(bound[alias], facts):
                 draft.evidence.setdefault((ev.path, ev.line), ev)
     out: list[Finding] = []
     for draft, also in _same_fault(list(drafts.values())):

@@ -901,11 +901,33 @@ class BenchValidity(_M):
     max_compute_processes: int = Field(ge=0)
 
 
+class NcclTestsBands(_M):
+    bandwidth: float = Field(gt=0, le=1)
+    latency: float = Field(gt=0, le=1)
+
+
+class NcclTestsLimits(_M):
+    source: str = Field(min_length=20)
+    latency_max_bytes: int = Field(gt=0)
+    bandwidth_min_bytes: int = Field(gt=0)
+    below: NcclTestsBands
+    critical_below: float = Field(gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "NcclTestsLimits":
+        if self.latency_max_bytes >= self.bandwidth_min_bytes:
+            raise ValueError("the latency band must end below the bandwidth band")
+        if self.critical_below > min(self.below.bandwidth, self.below.latency):
+            raise ValueError("critical_below must not exceed a band's `below` limit")
+        return self
+
+
 class BenchTolerances(_M):
     source: str = Field(min_length=20)
     validity: BenchValidity
     components: dict[str, ComponentId] = Field(min_length=1)
     tolerances: list[BenchTolerance] = Field(min_length=1)
+    nccl_tests: NcclTestsLimits
 
     @model_validator(mode="after")
     def _known(self) -> "BenchTolerances":

@@ -117,3 +117,18 @@ def test_expected_figures_name_a_source():
         for c, spec in p.collectives.items():
             busbw_factor(c, p.nranks)  # a collective nccl-tests defines
             assert all(int(k) >= perf_compare.BANDWIDTH_MIN for k in spec.points)
+
+
+@pytest.mark.parametrize("band", ["bandwidth", "latency"])
+def test_busbw_limits_come_from_knowledge_and_each_edge_has_both_sides(band):
+    """knowledge/bench_tolerances.yaml's nccl_tests limits, on each side of each edge."""
+    from stethoscope.facts import knowledge
+
+    lim = knowledge.load("bench_tolerances.yaml").nccl_tests
+    limit = getattr(lim.below, band)
+    assert perf_compare.BELOW[band] == limit and perf_compare.CRITICAL_BELOW == lim.critical_below
+    assert perf_compare.judge(limit - 0.001, limit)[0] is True
+    assert perf_compare.judge(limit, limit) == (False, "info")
+    assert perf_compare.judge(lim.critical_below - 0.001, limit) == (True, "critical")
+    below, sev = perf_compare.judge(lim.critical_below, limit)
+    assert sev == ("warning" if below else "info")

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from stethoscope.engine.pipeline import diagnose_bundle
-from stethoscope.engine.ruleengine.ruletests import _check
+from stethoscope.engine.ruletests import _check
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted(p.parent for p in (ROOT / "fixtures" / "bundles").glob("*/expected.yaml"))

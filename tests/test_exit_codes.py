@@ -242,7 +242,7 @@ INTERNAL = {
     "schema report": ("stethoscope.engine.report.Report.model_json_schema", ["schema", "report"]),
     "rules list": ("stethoscope.engine.ruleengine.loader.load_rules", ["rules", "list"]),
     "rules lint": ("stethoscope.engine.ruleengine.loader.load_rules", ["rules", "lint"]),
-    "rules test": ("stethoscope.engine.ruleengine.ruletests.run_file", ["rules", "test", ROOT / "tests/rules/gpu/gsp_firmware_error.test.yaml"]),
+    "rules test": ("stethoscope.engine.ruletests.run_file", ["rules", "test", ROOT / "tests/rules/gpu/gsp_firmware_error.test.yaml"]),
     "rules export": ("stethoscope.engine.live.alert_rules.export", ["rules", "export"]),
     "docs": ("stethoscope.engine.docs.generate", ["docs", "--check"]),
     "kb search": ("stethoscope.engine.catalogues.kb.search", ["kb", "search", "xid"]),

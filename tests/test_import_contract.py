@@ -53,3 +53,39 @@ def test_nothing_below_the_cli_imports_it():
     bad = {str(p.relative_to(ROOT)): _hits(_imports(p, pkg), ("stethoscope.cli",))
            for folder, p, pkg in _modules() if folder != "cli"}
     assert not {k: v for k, v in bad.items() if v}
+
+
+def test_no_module_imports_another_modules_private_names():
+    """A name with a leading underscore is its module's own: what another module needs is public
+    (issue 12: rdma_path took ``_degraded_ports`` and ``_finding`` from the localiser)."""
+    bad = []
+    for folder, p, pkg in _modules():
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("stethoscope."):
+                bad += [f"{p.relative_to(ROOT)}: {a.name} from {node.module}" for a in node.names
+                        if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not bad
+
+
+#: engine/ sub-packages by job, and the ones each may not import (the layers of issue 12): the
+#: rule engine knows no source, summary or localiser; localisation knows only findings and the
+#: vocabulary; summaries and catalogues know no source (live, patrol) and not the pipeline
+LAYERS = {
+    "ruleengine": ("pipeline", "combine", "localise", "live", "patrol", "catalogues", "baselines"),
+    "localise": ("pipeline", "combine", "live", "patrol", "catalogues", "baselines", "ruleengine"),
+    "combine": ("pipeline", "live", "patrol"),
+    "catalogues": ("pipeline", "live", "patrol", "localise"),
+    "baselines": ("live", "patrol", "localise", "combine"),
+}
+
+
+def test_engine_sub_packages_keep_their_layers():
+    bad = {}
+    for folder, p, pkg in _modules():
+        if folder != "engine" or pkg.count(".") < 2:
+            continue
+        job = pkg.split(".")[2]
+        banned = tuple(f"stethoscope.engine.{b}" for b in LAYERS.get(job, ()))
+        if hits := _hits(_imports(p, pkg), banned):
+            bad[str(p.relative_to(ROOT))] = hits
+    assert not bad

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.engine.ruleengine.ruletests import discover, run_file
+from stethoscope.engine.ruletests import discover, run_file
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = discover(ROOT / "tests" / "rules")

@@ -280,7 +280,7 @@ def compare_bundle(facts: list[Fact]) -> list[Fact]:
 
 def baseline_from(facts: list[Fact], name: str, recorded_at: str = "1970-01-01T00:00:00+00:00") -> store.Baseline:
     """A baseline built in memory from facts, as ``record`` would store it (rule tests give a
-    case its baseline as real artefacts: engine/ruleengine/ruletests.py)."""
+    case its baseline as real artefacts: engine/ruletests.py)."""
     from stethoscope.engine.baselines import perf_compare
 
     tables: dict[str, store.Table] = {}

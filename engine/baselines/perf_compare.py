@@ -26,10 +26,14 @@ from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.nccl_summary_facts import BusbwComparison
 from stethoscope.facts.parsers.nccl_tests_facts import busbw_factor
 
-LATENCY_MAX = 64 * 1024
-BANDWIDTH_MIN = 64 * 1024 * 1024
+#: the bands and their limits: knowledge/bench_tolerances.yaml's nccl_tests section (sources there)
+_LIMITS = knowledge.load("bench_tolerances.yaml").nccl_tests
+LATENCY_MAX = _LIMITS.latency_max_bytes
+BANDWIDTH_MIN = _LIMITS.bandwidth_min_bytes
 #: a band is "below" its reference under this ratio (latency is noisier)
-BELOW = {"latency": 0.5, "bandwidth": 0.8}
+BELOW = {"latency": _LIMITS.below.latency, "bandwidth": _LIMITS.below.bandwidth}
+#: and critical under this one
+CRITICAL_BELOW = _LIMITS.critical_below
 ENV_BASELINE = "STETH_BASELINE"
 #: NCCL variables that say where output goes, not how NCCL moves data
 _QUIET_ENV = ("NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_DUMP_FILE")
@@ -201,6 +205,13 @@ def reference_for(run: Fact, ctx: dict, baseline: store.Baseline | None) -> tupl
             "n/a (expected figure)", {**BELOW, "bandwidth": plat.min_ratio})
 
 
+def judge(ratio: float, limit: float) -> tuple[bool, str]:
+    """Below its band's limit, and how bad: critical under ``critical_below``, else warning;
+    info when not below (limits: knowledge/bench_tolerances.yaml)."""
+    below = ratio < limit
+    return below, "critical" if ratio < CRITICAL_BELOW else ("warning" if below else "info")
+
+
 def compare_bundle(facts: list[Fact]) -> list[Fact]:
     baseline = current_baseline()
     out: list[Fact] = []
@@ -213,12 +224,12 @@ def compare_bundle(facts: list[Fact]) -> list[Fact]:
         for band, (ratio, n, size) in sorted(compare_tables(table, ref).items()):
             measured = next(r.busbw for r in table.rows if r.size_bytes == size)
             row = row_of[size]
-            below = ratio < limits[band]
+            below, severity = judge(ratio, limits[band])
             out.append(BusbwComparison(
                 id=f"derived:summary:busbw_comparison:{run.id}:{band}", node=run.node, evidence=row.evidence,
                 sources=f"{row.id},{run.id}", collective=run.collective, band=band, ratio=round(ratio, 4),
                 factor_below=round(1 / ratio, 1) if ratio > 0 else float("inf"), measured_busbw=round(measured, 2),
                 reference_busbw=round(ref[size], 2), size_bytes=size, size_text=size_text(size), sizes=n,
                 reference=label, reference_kind=kind, context_diff=diff, env_overrides=env, below=below,
-                severity="critical" if ratio < 0.5 else ("warning" if below else "info")))
+                severity=severity))
     return out

@@ -82,7 +82,7 @@ def pci_bridges_above(graph: nx.Graph, node: str, bus: str) -> list[str]:
     return out
 
 
-def _is_bridge(d: dict) -> bool:
+def is_bridge(d: dict) -> bool:
     return (d.get("pci_class") or "0x0604").startswith("0x0604")  # class 0x0604xx: PCI-to-PCI bridge
 
 
@@ -95,7 +95,7 @@ def devices_below(graph: nx.Graph, bridge: str) -> list[str]:
         for n in graph.neighbors(f"pci:{node}/{cur}"):
             d = graph.nodes[n]
             if d["type"] == "pci" and d.get("parent") == cur:
-                if _is_bridge(d):
+                if is_bridge(d):
                     todo.append(n.split("/", 1)[1])
                 else:
                     out.append(n)

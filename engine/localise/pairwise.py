@@ -38,7 +38,7 @@ def _ev(f: Fact) -> EvidenceLine:
     return EvidenceLine(path=f.evidence.path, line=f.evidence.line, text=f.evidence.text)
 
 
-def _finding(rule: str, title: str, cause: str, conf: float, entity: dict, summary: str, evidence: list[Fact], placed_by: list[str], actions: list[str], action_text: str, nodes: list[str]) -> Finding:
+def localisation_finding(rule: str, title: str, cause: str, conf: float, entity: dict, summary: str, evidence: list[Fact], placed_by: list[str], actions: list[str], action_text: str, nodes: list[str]) -> Finding:
     label = " ".join(filter(None, [entity.get("node"), f"HCA {entity['hca']} port {entity['port']}" if entity.get("hca") else None,
                                    f"switch {entity['switch']}" if entity.get("switch") else None,
                                    "link " + " <-> ".join(entity["link"]) if entity.get("link") else None]))
@@ -48,7 +48,7 @@ def _finding(rule: str, title: str, cause: str, conf: float, entity: dict, summa
                    evidence=ev[:20], evidence_total=len(ev), nodes=sorted(set(nodes)), placed_by=placed_by)
 
 
-def _degraded_ports(facts: list[Fact]) -> dict[str, list[tuple[Fact, str]]]:
+def degraded_ports(facts: list[Fact]) -> dict[str, list[tuple[Fact, str]]]:
     """Per node, its ports that the fabric summary flags, each with the reason in words."""
     out: dict[str, dict[str, tuple[Fact, str]]] = defaultdict(dict)
     for f in facts:
@@ -132,7 +132,7 @@ def pairwise(facts: list[Fact], graph) -> list[Finding]:
         shared = set.union(*paths) - on_all if paths else set()
         for el in [f"host:{a}", f"host:{b}"] + sorted(on_all) + (["switches:" + ",".join(sorted(s[7:] for s in shared))] if shared else []):
             through[el].add(p)
-    degraded = _degraded_ports(facts)
+    degraded = degraded_ports(facts)
     out: list[Finding] = []
     left = set(slow)
     while left:
@@ -175,7 +175,7 @@ def pairwise(facts: list[Fact], graph) -> list[Finding]:
         what = f"{name} is slow with {len(covered)} of its {len(through[el])} partners" if kind_ == "host" else \
             (f"every pair through switch {name} is slow ({len(covered)} of {len(through[el])})" if kind_ == "switch" else
              f"every pair whose traffic crosses {' or '.join(name.split(','))} is slow ({len(covered)} of {len(through[el])})")
-        out.append(_finding("localise_pairwise", "Pairwise tests single out one element", "slow_link_pair" if kind_ == "host" else "ib_switch_fault",
+        out.append(localisation_finding("localise_pairwise", "Pairwise tests single out one element", "slow_link_pair" if kind_ == "host" else "ib_switch_fault",
                             conf, entity, f"{what} (median pair {median:.1f} GB/s)", ev, placed,
                             ["CHECK_IB_CABLE", "RERUN_NCCL_TESTS"] if kind_ == "host" else ["CHECK_IB_SWITCH", "RERUN_NCCL_TESTS"], "",
                             [h for p in covered for h in p]).model_copy(update={"blast_radius": radius}))
@@ -193,7 +193,7 @@ def pairwise(facts: list[Fact], graph) -> list[Finding]:
             ev.append(port)
             placed.append(why)
             conf = 0.9
-        out.append(_finding("localise_pairwise", "Pairwise tests single out one link", "slow_link_pair", conf, entity,
+        out.append(localisation_finding("localise_pairwise", "Pairwise tests single out one link", "slow_link_pair", conf, entity,
                             f"{a}<->{b} bus bandwidth {bw:.1f} GB/s, {bw / median:.0%} of the median pair ({median:.1f} GB/s)",
                             ev, placed, ["CHECK_IB_CABLE", "RERUN_NCCL_TESTS"], "", [a, b]))
     return out

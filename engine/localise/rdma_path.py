@@ -17,7 +17,7 @@ from collections import defaultdict
 
 import networkx as nx
 
-from stethoscope.engine.localise.pairwise import _degraded_ports, _finding
+from stethoscope.engine.localise.pairwise import degraded_ports, localisation_finding
 from stethoscope.engine.report import Finding
 from stethoscope.facts.model import Fact
 
@@ -54,7 +54,7 @@ def rdma_peers(facts: list[Fact], graph: nx.Graph | None = None, findings: list[
     """Findings per peer that RDMA completions failed from, and the rule findings each explains."""
     graph = graph if graph is not None else nx.Graph()
     addr = addresses(facts)
-    degraded = _degraded_ports(facts)
+    degraded = degraded_ports(facts)
     by_peer: dict[str, list[Fact]] = defaultdict(list)
     for f in facts:
         if f.kind == "nccl_rdma_completion_error" and f.peer:
@@ -90,7 +90,7 @@ def rdma_peers(facts: list[Fact], graph: nx.Graph | None = None, findings: list[
                 summary += f"; the peer's port {port.hca}/{port.port} is suspect"
         elif ports:
             placed.append(f"{len(ports)} ports of {peer} are flagged ({', '.join(p.port_id for p, _ in ports)}): not narrowed to one")
-        finding = _finding("localise_rdma_peer", "RDMA completion errors point at a peer", "ib_completion_error", conf, entity,
+        finding = localisation_finding("localise_rdma_peer", "RDMA completion errors point at a peer", "ib_completion_error", conf, entity,
                            summary, ev, placed, ["CHECK_IB_CABLE", "CHECK_IB_LINK_TO_PEER"], "", reporters + [peer])
         out.append(finding)
         members = [f for f in findings or [] if f.cause == "ib_completion_error" and f.entity.node in reporters and not f.rule.startswith("localise_")]

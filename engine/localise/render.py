@@ -10,7 +10,7 @@ import networkx as nx
 from rich.text import Text
 from rich.tree import Tree
 
-from stethoscope.engine.localise.common_cause import _is_bridge, devices_below
+from stethoscope.engine.localise.common_cause import is_bridge, devices_below
 from stethoscope.engine.report import Finding
 
 _SHAPE = {"host": "box3d", "hca": "component", "port": "ellipse", "switch": "hexagon", "gpu": "box", "pci": "cds", "nvswitch": "octagon"}
@@ -90,7 +90,7 @@ def _pci_branch(graph: nx.Graph, parent: Tree, top: str, marked: dict[str, str])
     if f"gpu:{node}/{bus}" in graph:  # a GPU straight under the root complex
         _add(parent, _label(graph, f"gpu:{node}/{bus}", marked))
         return
-    if not _is_bridge(graph.nodes[top]):
+    if not is_bridge(graph.nodes[top]):
         _add(parent, f"{bus} ({_pci_kind(graph.nodes[top])})")
         return
     sn = _add(parent, _label(graph, top, marked, f"PCIe switch {bus}"))
@@ -119,7 +119,7 @@ def _pci_layout(graph: nx.Graph, marked: dict[str, str], affected: set[str]) -> 
         node, bus = top[4:].split("/", 1)
         h = f"host:{node}"
         hidden.add(top)
-        if not _is_bridge(d):
+        if not is_bridge(d):
             if f"gpu:{node}/{bus}" in graph:
                 edges.append(f"  {_q(h)} -- {_q(f'gpu:{node}/{bus}')};")
             continue

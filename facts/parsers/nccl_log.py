@@ -127,7 +127,7 @@ _BARE_MESSAGE = re.compile(
 _BARE_INFO = re.compile(r"^(?P<msg>Unable to load libnccl-net\S* : .*?|NCCL_[A-Z0-9_]+ set (?:by environment )?to .*?)\s*$")
 
 # An INFO message can give a fact only if _maybe() says so (a superset of every test that
-# _Parse.line and nccl_log_setup.handle make of an INFO line; connection failures, missing
+# NcclLogState.line and nccl_log_setup.handle make of an INFO line; connection failures, missing
 # interfaces and exceeded retries count only at WARN): most INFO lines ("Connected to proxy",
 # "New proxy recv connection", topology dumps, ring and tree lines) are passed over after it.
 # Three scans, not one alternation: the literal-only one lets the regex engine skip ahead by
@@ -271,7 +271,7 @@ def _iface_address(entry: str) -> tuple[str, str | None]:
     return iface, addr
 
 
-class _Parse:
+class NcclLogState:
     """State of one parse: dedupe keys, and rank/transport facts completed at the end."""
 
     def __init__(self, artefact: Artefact, result: ParseResult):
@@ -502,7 +502,7 @@ def _candidates(text: str) -> tuple[Any, int | None]:
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
-    state = _Parse(artefact, result)
+    state = NcclLogState(artefact, result)
     used = 0
     line_of, node_for, maybe = artefact.line_of, artefact.node_for, _maybe
     cands, prefixed = _candidates(artefact.text)

@@ -37,7 +37,7 @@ from stethoscope.facts.parsers.nccl_log_facts import (
 )
 
 if TYPE_CHECKING:
-    from stethoscope.facts.parsers.nccl_log import _Parse
+    from stethoscope.facts.parsers.nccl_log import NcclLogState
 
 # Cheap test before any regex: every message handled here holds one of these.
 _KEYS_RE = re.compile(r"Mismatched collective|async|NET/OFI|ncclMaxSharedMem|Proxy|polling for opId|GID table changed|unknown event type")
@@ -98,7 +98,7 @@ _PROXY_POLL = re.compile(r"^Socket recv failed while polling for opId=")
 _SHARED_MEM = re.compile(r"^cudaArch (?P<arch>\d+) ncclMaxSharedMem (?P<req>\d+) exceeds device/fn maxSharedMem (?P<avail>\d+)")
 
 
-def handle(p: "_Parse", no: int, node: str, msg: str, ctx: dict[str, Any]) -> bool:
+def handle(p: "NcclLogState", no: int, node: str, msg: str, ctx: dict[str, Any]) -> bool:
     """Add the fact of one WARN message; True when the message was one of this module's kinds."""
     if not _KEYS_RE.search(msg):
         return False

@@ -32,7 +32,7 @@ from stethoscope.facts.parsers.nccl_setup_facts import (
 )
 
 if TYPE_CHECKING:
-    from stethoscope.facts.parsers.nccl_log import _Parse
+    from stethoscope.facts.parsers.nccl_log import NcclLogState
 
 # Cheap test before any regex: every message handled here holds one of these.
 _KEYS = ("GPU Direct RDMA", "P2P", "shared memory", "posix_fallocate", "failed to extend", "Call to ibv", "Duplicate GPU",
@@ -95,7 +95,7 @@ def _busid_or_none(text: str) -> str | None:
         return None
 
 
-def handle(p: "_Parse", no: int, node: str, msg: str, src: str | None, ctx: dict[str, Any]) -> bool:
+def handle(p: "NcclLogState", no: int, node: str, msg: str, src: str | None, ctx: dict[str, Any]) -> bool:
     """Add the fact of one message; True when the message was one of this module's kinds."""
     if not _KEYS_RE.search(msg):
         return False

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from stethoscope.facts.parsers.nccl_log_facts import NcclBootstrapFailure
 
 if TYPE_CHECKING:
-    from stethoscope.facts.parsers.nccl_log import _Parse
+    from stethoscope.facts.parsers.nccl_log import NcclLogState
 
 # Bootstrap : no socket interface found
 # NET/Socket : No usable listening interface found
@@ -124,7 +124,7 @@ def read(msg: str) -> dict[str, Any] | None:
     return None
 
 
-def handle(p: "_Parse", no: int, node: str, msg: str, level: str, ctx: dict[str, Any]) -> None:
+def handle(p: "NcclLogState", no: int, node: str, msg: str, level: str, ctx: dict[str, Any]) -> None:
     """Add the ``nccl_bootstrap_failure`` of one socket message; retries count at INFO, failures at WARN."""
     if "retrying" in msg and (m := CONNECT_RETRY.search(msg)):
         reason, peer = failure_reason(m["err1"] or m["err2"]), m["peer"]

@@ -133,7 +133,7 @@ class BusbwComparison(Fact):
     reference_kind: Literal["baseline", "expected"]
     context_diff: str  # "nccl 2.28.9 -> 2.29.1; driver 580 -> 590" or "none"
     env_overrides: str  # "NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1" or "none"
-    below: bool  # ratio under the band's limit (perf_compare.BELOW)
+    below: bool  # ratio under the band's limit (knowledge/bench_tolerances.yaml nccl_tests.below)
     severity: Literal["info", "warning", "critical"]  # critical under half the reference
     sources: str
 
