@@ -17,7 +17,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from stethoscope.cli.render import verdict_line
+from stethoscope.cli.render import safe, verdict_line
 from stethoscope.cli.svg_chart import busbw_svg, size_label, suspect_colour
 from stethoscope.engine.baselines import busbw_curves
 from stethoscope.engine.report import Report
@@ -61,9 +61,15 @@ def topology(facts: list[Fact], report: Report) -> Topology:
     return Topology(Markup(svg), f"{graph.number_of_nodes()} elements; healthy leaves folded per host", named)
 
 
+def _shown(value: object) -> object:
+    """Every text the page prints with its control characters shown as ``\\x1b`` (a file name
+    or a log line may hold escapes, bells, newlines); the page's own markup is left alone."""
+    return safe(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+
+
 def _env() -> Environment:
     env = Environment(loader=FileSystemLoader(str(_TEMPLATES)), autoescape=True, undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, finalize=_shown)
     env.filters["size"] = size_label
     return env
 
