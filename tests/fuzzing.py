@@ -14,6 +14,7 @@ document, a value given another type), stacked one to four deep. Each input goes
   through typer's ``CliRunner``.
 
 A crash is an exception out of a reader (the pipeline would turn it into "parser failed"), a
+reader slower than ``SLOW_S`` on one input (a regex that backtracks on a long line), a
 parse problem outside the file's lines, "parser failed" in a report, an exception other than
 ``BundleError`` out of a diagnosis, or an exit 4 / a traceback / a multi-line error from the
 CLI. A clean one-line bad-input error (exit 3) is the right answer to a broken archive.
@@ -32,6 +33,7 @@ import tarfile
 import tempfile
 import traceback
 import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -402,6 +404,38 @@ def _err(exc: BaseException) -> str:
 # --- through every reader -------------------------------------------------------------------
 
 
+#: a reader that takes longer than this on one input (at most 256 KiB) is a crash too: a regex
+#: that backtracks on a long line hangs a diagnosis as surely as an exception ends it
+SLOW_S = 10.0
+
+
+class Slow(Exception):
+    pass
+
+
+@contextmanager
+def time_limit(seconds: float):
+    """Raise :class:`Slow` in the block after ``seconds`` (SIGALRM: the main thread only; Python's
+    regex engine checks for signals while it backtracks)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise Slow(f"slow: more than {seconds:g} s on one input")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
 def check_text(data: bytes, owners: tuple[str, ...] = (), fixture: str = "", plan: Plan = (),
                every_parse: bool = False) -> list[Crash]:
     """Run one input through every reader; the crashes it caused (empty: none).
@@ -425,7 +459,8 @@ def check_text(data: bytes, owners: tuple[str, ...] = (), fixture: str = "", pla
     todo = []
     for mod in readers():
         try:
-            accepted = mod.detect(art.text)
+            with time_limit(SLOW_S):
+                accepted = mod.detect(art.text)
         except Exception as exc:
             crash(mod.KIND, exc)
             continue
@@ -433,7 +468,8 @@ def check_text(data: bytes, owners: tuple[str, ...] = (), fixture: str = "", pla
             todo.append(mod)
     for mod in todo:
         try:
-            res = mod.parse(art)
+            with time_limit(SLOW_S):
+                res = mod.parse(art)
         except Exception as exc:
             crash(mod.KIND, exc)
             continue
