@@ -13,7 +13,7 @@ unbound rank.
 
 Facts: ``rank_cpu_binding`` per rank line (host, rank, bound, cores, hardware threads,
 sockets); one ``cpu_binding_summary`` per host of the file (ranks, how many are bound to one
-core only, the fewest cores of a bound rank). A report line whose binding text names no core
+core only, to cores of two or more sockets, or not at all, the fewest cores of a bound rank). A report line whose binding text names no core
 is a parse error. Empty input yields nothing.
 """
 from __future__ import annotations
@@ -60,6 +60,8 @@ class CpuBindingSummary(Fact):
     bound_ranks: int
     single_core_ranks: int
     min_cores: int | None = None
+    multi_socket_ranks: int = 0  # bound to cores of two or more sockets (its threads on both NUMA sides)
+    unbound_ranks: int = 0  # "is not bound (or bound to all available processors)"
 
 
 #: one hardware-thread list of a core, as Open MPI prints it: "0-1", "0,8", "3"
@@ -106,7 +108,8 @@ def parse(artefact: Artefact) -> ParseResult:
         bound = [r for r in ranks if r.bound]
         b.add(CpuBindingSummary, first[host], host=host, ranks=len(ranks), bound_ranks=len(bound),
               single_core_ranks=sum(1 for r in bound if r.cores == 1),
-              min_cores=min((r.cores for r in bound if r.cores), default=None))
+              min_cores=min((r.cores for r in bound if r.cores), default=None),
+              multi_socket_ranks=sum(1 for r in bound if (r.sockets or 0) >= 2), unbound_ranks=len(ranks) - len(bound))
     return result
 
 

@@ -86,3 +86,22 @@ def test_report_bindings_wide_and_unbound_ranks():
     assert ranks == [(0, True, 2, 4), (1, False, None, None)]
     assert [e.line for e in res.errors] == [3]
     assert _one(res, "cpu_binding_summary").single_core_ranks == 0
+
+
+def test_report_bindings_across_two_sockets_and_within_one():
+    # Open MPI users 29308 (pc03, 2 x 6 cores): --slot-list 0:0-1,1:0-1 puts every rank on both sockets
+    res = parse_fixture(cpu_binding_report, "cpu_binding_report/ompi_users_29308_pc03_slot_list_two_sockets.txt")
+    ranks = [(f.rank, f.cores, f.hwthreads, f.sockets) for f in res.facts if f.kind == "rank_cpu_binding"]
+    assert ranks == [(0, 4, 8, 2), (0, 4, 8, 2), (1, 4, 8, 2), (2, 4, 8, 2)] and not res.errors
+    s = _one(res, "cpu_binding_summary")
+    assert (s.host, s.ranks, s.multi_socket_ranks, s.unbound_ranks, s.evidence.line) == ("pc03", 4, 4, 0, 2)
+    # the same host without it: one core, then a whole socket per rank
+    one = _one(parse_fixture(cpu_binding_report, "cpu_binding_report/ompi_users_29308_pc03_default_one_socket_each.txt"),
+               "cpu_binding_summary")
+    assert (one.multi_socket_ranks, one.single_core_ranks, one.min_cores) == (0, 1, 1)
+
+
+def test_report_bindings_rank_not_bound():
+    res = parse_fixture(cpu_binding_report, "cpu_binding_report/ompi_users_27770_rank_not_bound.txt")
+    s = _one(res, "cpu_binding_summary")
+    assert (s.host, s.ranks, s.bound_ranks, s.unbound_ranks, s.min_cores) == ("compute-9-11.local", 1, 0, 1, None)
