@@ -1,0 +1,59 @@
+"""nvidia-installer's output (the ``.run`` driver installer, ``/var/log/nvidia-installer.log``, the
+GPU operator's and gpu-driver-container's driver build): the kernel module that would not load.
+
+Sample content (NVIDIA/gpu-driver-container#44, Ubuntu 24.04 with Secure Boot;
+Bumblebee-Project/Bumblebee#932, the older wording and the log's detail lines)::
+
+    Building kernel modules
+      : [##############################] 100%
+
+    ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when this kernel module was built against the wrong or improperly configured kernel sources, ...
+    Please see the log entries 'Kernel module load error' and 'Kernel messages' at the end of the file '/var/log/nvidia-installer.log' for more information.
+    -> Kernel module load error: No such device
+
+Facts: ``kernel_module_load_failure`` (:mod:`modprobe`'s fact, ``source`` nvidia-installer) per
+``ERROR: Unable to load the kernel module '<m>.ko'`` line: ``module`` the module, ``reason`` from the
+``-> Kernel module load error: <errno text>`` line that follows within ten lines (No such device:
+no GPU the driver supports, or nouveau owns it; Key was rejected / Required key not available:
+Secure Boot refused the unsigned module; Exec format error: built for another kernel), else
+``other``. The detail and "Please see the log entries" lines count as read. Empty input: nothing.
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+from stethoscope.facts.parsers.modprobe import KernelModuleLoadFailure, failure_reason, module_name
+
+KIND = "nvidia_installer"
+
+# ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when ...   (gpu-driver-container#44)
+_LOAD = re.compile(r"^\s*ERROR: Unable to load the kernel module '(?P<ko>[\w-]+\.ko)'", re.M)
+# -> Kernel module load error: No such device                                                      (Bumblebee#932)
+_DETAIL = re.compile(r"^\s*-> Kernel module load error: (?P<why>[^\n]+?)\s*$", re.M)
+# Please see the log entries 'Kernel module load error' and 'Kernel messages' at the end of the file '/var/log/nvidia-installer.log' for more information.
+_SEE_LOG = re.compile(r"^\s*Please see the log entries 'Kernel module load error' and 'Kernel messages'", re.M)
+_FOLLOW = 10  # lines after the ERROR within which its detail line is read
+
+
+def detect(head: str) -> bool:
+    return "Unable to load the kernel module" in head and _LOAD.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    details = [(n, m["why"]) for n, m in iter_matches(_DETAIL, artefact)]
+    result.lines_used += len(details) + sum(1 for _ in iter_matches(_SEE_LOG, artefact))
+    for n, m in iter_matches(_LOAD, artefact):
+        result.lines_used += 1
+        why = next((w for k, w in details if n < k <= n + _FOLLOW), None)
+        line = artefact.lines[n - 1].strip()
+        msg = line if why is None else f"{line.split('.  ', 1)[0]}; Kernel module load error: {why}"
+        fb.add(KernelModuleLoadFailure, n, module=module_name(m["ko"]), reason=failure_reason(why) if why else "other",
+               message=msg[:300], source="nvidia-installer")
+    return result
+
+
+#: the line signature this reader owns (facts/classify.py)
+SIGNATURES = (r"(?m)^\s*ERROR: Unable to load the kernel module '",)

@@ -1,0 +1,31 @@
+"""nvidia-installer's module-load failure (facts/parsers/nvidia_installer.py) on real pastes, with near misses."""
+from __future__ import annotations
+
+from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
+
+from stethoscope.facts.parsers import nvidia_installer
+from stethoscope.facts.parsers.base import Artefact
+
+
+def test_secure_boot_install_log_names_the_module():
+    r = _parse(nvidia_installer, "nvidia_installer/gpu_driver_container44_secure_boot_load_failed.txt")
+    (f,) = r.facts
+    assert (f.kind, f.module, f.reason, f.source, f.evidence.line) == (
+        "kernel_module_load_failure", "nvidia", "other", "nvidia-installer", 19)
+    assert r.errors == []
+
+
+def test_load_error_detail_gives_the_reason():
+    r = _parse(nvidia_installer, "nvidia_installer/bumblebee932_load_error_no_such_device.txt")
+    (f,) = r.facts
+    assert (f.module, f.reason) == ("nvidia", "no_device")
+    assert f.message.endswith("Kernel module load error: No such device")
+    assert r.lines_used == 3  # the ERROR, the "Please see the log entries" line, the detail
+
+
+def test_near_misses():
+    assert not nvidia_installer.detect("Installing NVIDIA driver version 535.161.07.\nBuilding kernel modules\n")
+    # an installer that loaded its module: nothing to say
+    text = "Building kernel modules\n  : [##############################] 100%\nInstallation of the NVIDIA Accelerated Graphics Driver for Linux-x86_64 (version: 535.161.07) is now complete.\n"
+    assert not nvidia_installer.detect(text)
+    assert nvidia_installer.parse(Artefact(path="i.log", text=text)).facts == []
