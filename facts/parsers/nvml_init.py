@@ -79,8 +79,10 @@ _LOST_RETURNS = (r"ERROR_(?:GPU_IS_LOST|UNKNOWN|RESET_REQUIRED|IRQ_ISSUE|INSUFFI
                  r"|GPU is lost|Unknown Error|GPU requires reset")
 # failed to get remapped rows for GPU-ac896b35-5782-c478-4b2a-a661de07770f: failed to get device remapped rows: ERROR_GPU_IS_LOST
 _TOOL_QUERY = re.compile(
-    rf"(?:failed to get (?P<what>[\w -]+?) )?(?:for|of|on) (?:GPU |device )?(?P<dev>GPU-[0-9a-fA-F]{{8}}(?:-[0-9a-fA-F]{{4}}){{3}}-[0-9a-fA-F]{{12}}|{_BDF})"
-    rf"\b[^\n]*?: (?P<msg>(?:{_LOST_RETURNS})[^\n\\]*)"
+    rf"(?:failed to get (?P<what>[\w -]{{1,80}}?) )?(?:for|of|on) (?:GPU |device )?(?P<dev>GPU-[0-9a-fA-F]{{8}}(?:-[0-9a-fA-F]{{4}}){{3}}-[0-9a-fA-F]{{12}}|{_BDF})"
+    # bounded: an unbounded lazy run to the ': ERROR_' of the line is quadratic in a long line that
+    # names many devices (a 146 kB line took 12 s); the real ones are within 60 characters
+    rf"\b[^\n]{{0,300}}?: (?P<msg>(?:{_LOST_RETURNS})[^\n\\]*)"
 )
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_FAILED, _GO_ERROR, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY, _DEVICE_HANDLE,
