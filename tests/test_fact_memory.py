@@ -1,0 +1,33 @@
+"""Facts are many (about a million at 1,024 nodes): what each instance carries counts (issue 12).
+Pydantic keeps a per-instance set of the fields it was given, ~2 KB for a 20-field fact; facts
+are frozen, so instances given the same fields share one set, also when they come back from a
+parse worker (pickled) or are copied."""
+import pickle
+from pathlib import Path
+
+from stethoscope.facts.parsers import nccl_tests
+from stethoscope.facts.parsers.base import Artefact
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "fixtures" / "artefacts" / "nccl_tests" / "allreduce_healthy_g2.txt"
+
+
+def _rows():
+    res = nccl_tests.parse(Artefact(path=SAMPLE.name, text=SAMPLE.read_text(), node="vm"))
+    return [f for f in res.facts if f.kind == "nccl_test_row"]
+
+
+def test_facts_given_the_same_fields_share_one_fields_set():
+    rows = _rows()
+    assert len(rows) > 10
+    assert len({id(r.__pydantic_fields_set__) for r in rows}) == 1
+    assert len({id(r.evidence.__pydantic_fields_set__) for r in rows}) == 1
+
+
+def test_sharing_survives_a_worker_and_a_copy_and_changes_nothing():
+    rows = _rows()
+    back = pickle.loads(pickle.dumps(rows))
+    assert back == rows
+    assert {id(r.__pydantic_fields_set__) for r in back} == {id(rows[0].__pydantic_fields_set__)}
+    copy = rows[0].model_copy(update={"wrong": 3})
+    assert copy.wrong == 3 and rows[0].wrong == 0 and copy.model_fields_set == rows[0].model_fields_set
