@@ -5,11 +5,14 @@ A fact class declares its ``kind`` as a ``Literal`` default and registers itself
 """
 from __future__ import annotations
 
+from sys import intern
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
 
+#: text values up to this length are interned (node names, run ids, enum-like values)
+_INTERN_MAX = 64
 #: one shared set per distinct set of given fields (see _share_fields_set)
 _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
 
@@ -22,6 +25,11 @@ def _share_fields_set(model: BaseModel) -> None:
     shared = _FIELDS_SETS.setdefault(frozenset(fs), fs)
     if shared is not fs:
         object.__setattr__(model, "__pydantic_fields_set__", shared)
+    # short text values repeat across facts (a node, a run id, a collective, a dtype): one copy
+    d = model.__dict__
+    for k, v in d.items():
+        if type(v) is str and len(v) <= _INTERN_MAX and k != "id":
+            d[k] = intern(v)
 
 
 class _Shared(BaseModel):
