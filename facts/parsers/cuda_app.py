@@ -136,7 +136,7 @@ ERROR_CODE = re.compile(r"\(error code (?P<msg>[^\n]+?)\)(?:!|[ \t]*$|\s+\[)", r
 # Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(cuda_context->context()) (0 vs. 4)                              (multimodal_transfer#2)
 #   (glog/absl CHECK_EQ: "a == b (va vs. vb)"; the side that is not the success constant holds the error)
 CHECK_FAILED = re.compile(
-    r"\bCheck failed: (?P<lhs>[^\n]+?) == (?P<rhs>[^\n]+?) \((?P<a>-?\d+) vs\. (?P<b>-?\d+)\)[\s:]*(?P<msg>[^\n]*)")
+    r"\bCheck failed: (?P<lhs>[^\n]{1,300}?) == (?P<rhs>[^\n]{1,300}?) \((?P<a>-?\d+) vs\. (?P<b>-?\d+)\)[\s:]*(?P<msg>[^\n]*)")
 #: the success constant of each API, as CHECK_EQ spells it
 SUCCESS = {"cudaSuccess": "runtime", "CUDA_SUCCESS": "driver"}
 
@@ -186,7 +186,8 @@ DETECT = re.compile(
     r"|cuda runtime error \(|THCudaCheck FAIL|Error \d+: |cudaGetDeviceCount returned|failed call to cuInit"
     r"|NVIDIA driver on your system is too old|Found no NVIDIA driver|CUDA unknown error - |CUDA driver initialization failed"
     r"|CUDA out of memory\.|Cuda API error detected: |failed to initiali[sz]e CUDA: "
-    r"|Check failed: [^\n]*(?:cudaSuccess|CUDA_SUCCESS)[^\n]* vs\. |failed call to cu\w+: CUresult\("
+    # bounded runs: unbounded ones backtrack over a long line once per 'Check failed' and 'cudaSuccess' in it
+    r"|Check failed: [^\n]{0,300}?(?:cudaSuccess|CUDA_SUCCESS)[^\n]{0,300}? vs\. |failed call to cu\w+: CUresult\("
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
