@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -103,7 +104,9 @@ def score_case(label: dict, report: dict, accept: dict) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steth", default=str(ROOT / ".venv" / "bin" / "steth"))
-    ap.add_argument("--only", default="", help="score only cases whose folder name contains this")
+    ap.add_argument("--only", default="",
+                    help="score only cases whose folder name matches this regular expression (re.search:"
+                         " a plain '130' is a substring, '^3' the cases numbered 300 and up)")
     ap.add_argument("--timeout", type=int, default=120)
     args = ap.parse_args()
     if not Path(args.steth).exists() and not shutil.which(args.steth):
@@ -112,7 +115,7 @@ def main() -> int:
     accept = yaml.safe_load((HARVEST / "accept.yaml").read_text())
     rows, started, unrecognised = [], time.time(), 0
     for case_dir in sorted((HARVEST / "cases").iterdir()):
-        if not (case_dir / "label.yaml").is_file() or (args.only and args.only not in case_dir.name):
+        if not (case_dir / "label.yaml").is_file() or (args.only and not re.search(args.only, case_dir.name)):
             continue
         label = yaml.safe_load((case_dir / "label.yaml").read_text())
         report, err = run_steth(args.steth, case_dir, args.timeout)
