@@ -19,13 +19,16 @@ Every command that diagnoses (``diagnose --from-logs``, ``diagnose --prometheus`
 from __future__ import annotations
 
 import os
+from collections import defaultdict
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Literal
 
 from stethoscope.engine import accounting, parse_pool
-from stethoscope.engine.combine import fabric
-from stethoscope.engine.combine import nccl_summary
+from stethoscope.engine.baselines import bench as bench_baseline
+from stethoscope.engine.baselines import perf_compare
+from stethoscope.engine.combine import fabric, nccl_checks, nccl_summary, nvls_use, rendezvous, version_compat
+from stethoscope.engine.localise import nic_line_rate
 from stethoscope.engine.ruleengine import reference
 from stethoscope.engine.ruleengine import routing
 from stethoscope.engine.ruleengine import session
@@ -62,24 +65,66 @@ class Observation:
 
 # --- combine --------------------------------------------------------------------------------
 
-Combiner = Callable[[list[Fact], Coverage], list[Fact]]
+class Combined:
+    """What a combiner sees: every fact so far (the observation's, then those of the combiners
+    before it), indexed by kind as they are added, and the coverage."""
 
-#: The cross-file summarisers, in the order they run; each sees the facts of the ones before.
+    def __init__(self, facts: list[Fact], coverage: Coverage):
+        self.facts, self.coverage = facts, coverage
+        self.by_kind: defaultdict[str, list[Fact]] = defaultdict(list)
+        for f in facts:
+            self.by_kind[f.kind].append(f)
+
+    def kind(self, kind: str) -> list[Fact]:
+        return self.by_kind.get(kind, [])
+
+    def add(self, new: list[Fact]) -> None:
+        self.facts.extend(new)
+        for f in new:
+            self.by_kind[f.kind].append(f)
+
+
+Combiner = Callable[[Combined], list[Fact]]
+
+#: The cross-file summarisers, in the order they run, the same for every source (a bundle,
+#: baseline results, Prometheus); each sees the facts of the ones before.
 COMBINERS: tuple[tuple[str, Combiner], ...] = (
     # a line a parser claimed and could not parse is never silent
-    ("parse_problems", lambda facts, coverage: accounting.parse_problem_facts(coverage)),
+    ("parse_problems", lambda c: accounting.parse_problem_facts(c.coverage)),
     # cross-port and cross-reading comparisons (ibstat, perfquery, node_exporter series alike)
-    ("fabric", lambda facts, coverage: fabric.summarise(facts)),
-    # cross-rank, cross-run and baseline comparisons, known NCCL issues
-    ("nccl", lambda facts, coverage: nccl_summary.summarise(facts)),
+    ("fabric", lambda c: fabric.summarise(c.facts)),
+    # NCCL across ranks, processes and runs
+    ("nccl_versions", lambda c: nccl_summary.version_set(c.kind("nccl_version"))),
+    ("nccl_net_plugins", lambda c: nccl_summary.plugin_set(c.kind("nccl_net_plugin"))),
+    ("nccl_bootstrap_subnets", lambda c: nccl_summary.subnet_set(c.kind("nccl_bootstrap_interface"))),
+    ("stragglers", lambda c: nccl_summary.stragglers(c.by_kind)),
+    ("nccl_tests_runs", lambda c: nccl_summary.independent_runs(c.kind("nccl_test_run"), c.kind("nccl_test_rank"),
+                                                                c.kind("nccl_test_row"))),
+    ("nccl_slow_path", lambda c: nccl_summary.slow_path(c.kind("nccl_env"))),
+    ("nccl_gpu_shared", lambda c: nccl_summary.gpu_shared(c.kind("nccl_duplicate_gpu"), c.kind("nccl_rank"))),
+    ("nccl_known_issues", lambda c: nccl_summary.known_issues(c.by_kind)),
+    # RoCE GIDs across nodes, GDR off by distance, NCCL build vs GPU arch
+    ("nccl_checks", lambda c: nccl_checks.summarise(c.by_kind)),
+    # the nodes that never joined a timed-out rendezvous
+    ("rendezvous", lambda c: rendezvous.summarise(c.by_kind, c.facts)),
+    # did each nccl-tests run use NVLS (its log, else knowledge/nvls.yaml)
+    ("nvls_use", lambda c: nvls_use.summarise(c.by_kind)),
+    # nccl-tests busbw against the line rate of the node's RDMA ports
+    ("nic_line_rate", lambda c: nic_line_rate.summarise(c.by_kind)),
+    # nccl-tests against the baseline or the expected figure; other benchmarks against theirs
+    ("busbw_vs_baseline", lambda c: perf_compare.compare_bundle(c.facts)),
+    ("bench_vs_baseline", lambda c: bench_baseline.compare_bundle(c.facts)),
+    # NCCL vs CUDA, DCGM vs driver, driver vs CUDA (knowledge/compat.yaml)
+    ("version_compat", lambda c: version_compat.summarise(c.facts)),
 )
 
 
 def combine(obs: Observation) -> Observation:
     """Append the facts of every combiner (once: a combined observation is returned as is)."""
     if not obs.combined:
+        seen = Combined(obs.facts, obs.coverage)
         for _name, summarise in COMBINERS:
-            obs.facts.extend(summarise(obs.facts, obs.coverage))
+            seen.add(summarise(seen))
         obs.combined = True
     return obs
 

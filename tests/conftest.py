@@ -28,9 +28,9 @@ def pipeline_steps(monkeypatch) -> list[str]:
     seen: list[str] = []
 
     def wrap(name, fn):
-        def run(facts, coverage):
+        def run(combined):
             seen.append(name)
-            return fn(facts, coverage)
+            return fn(combined)
         return name, run
 
     monkeypatch.setattr(pipeline, "COMBINERS", tuple(wrap(n, f) for n, f in pipeline.COMBINERS))

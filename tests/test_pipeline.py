@@ -17,7 +17,8 @@ ALL = [name for name, _ in pipeline.COMBINERS] + ["localise"]
 
 def test_combiners_are_declared_once_in_order():
     names = [name for name, _ in pipeline.COMBINERS]
-    assert names == ["parse_problems", "fabric", "nccl"] and len(set(names)) == len(names)
+    assert names[:3] == ["parse_problems", "fabric", "nccl_versions"] and names[-1] == "version_compat"
+    assert len(set(names)) == len(names) == 17
 
 
 def test_diagnose_from_logs(pipeline_steps):

@@ -1,4 +1,4 @@
-"""Cross-file NCCL network and build checks (called from :func:`stethoscope.engine.combine.nccl_summary.summarise`):
+"""Cross-file NCCL network and build checks (one step of engine/pipeline.py's COMBINERS):
 
 - ``roce_gid_set``: the RoCE GIDs and ``NCCL_IB_GID_INDEX`` values of the job's nodes, and
   whether the evidence says they do not fit together (GIDs of different kinds; different

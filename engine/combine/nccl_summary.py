@@ -1,8 +1,7 @@
-"""Communication summary: facts that look across ranks, processes and runs at once.
-
-Runs after parsing (from :func:`stethoscope.engine.pipeline.parse_artefacts`) and emits the
-kinds of :mod:`stethoscope.facts.parsers.nccl_summary_facts`, each citing the facts it
-summarises in ``sources``:
+"""NCCL across ranks, processes and runs: the summarisers that look at many NCCL facts at once.
+Each is one step of engine/pipeline.py's COMBINERS (in that order) and emits kinds of
+:mod:`stethoscope.facts.parsers.nccl_summary_facts`, each citing the facts it summarises in
+``sources``:
 
 - ``nccl_version_set``, ``nccl_net_plugin_set``, ``nccl_bootstrap_subnet_set``: what the
   processes of the bundle chose, one fact each, so a rule can ask "do they differ";
@@ -13,10 +12,7 @@ summarises in ``sources``:
   started and not finished stands for the timeout;
 - ``nccl_tests_independent_runs``: nccl-tests processes that each ran as a one-process job;
 - ``nccl_gpu_shared``: ranks of one communicator on one GPU;
-- ``nccl_slow_path_setting`` and ``nccl_known_issue`` from the catalogues in ``knowledge/``;
-- ``busbw_comparison`` through :mod:`stethoscope.engine.baselines.perf_compare`;
-- ``busbw_vs_nic_rate`` through :mod:`stethoscope.engine.localise.nic_line_rate`;
-- ``nccl_nvls_use`` through :mod:`stethoscope.engine.combine.nvls_use`.
+- ``nccl_slow_path_setting`` and ``nccl_known_issue`` from the catalogues in ``knowledge/``.
 """
 from __future__ import annotations
 
@@ -25,15 +21,6 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Iterable
 
-
-
-from stethoscope.engine.baselines import bench as bench_baseline
-from stethoscope.engine.combine import nccl_checks
-from stethoscope.engine.localise import nic_line_rate
-from stethoscope.engine.combine import nvls_use
-from stethoscope.engine.baselines import perf_compare
-from stethoscope.engine.combine import rendezvous as rendezvous_summary
-from stethoscope.engine.combine import version_compat
 from stethoscope.facts import knowledge as _knowledge
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.nccl_summary_facts import (
@@ -59,30 +46,7 @@ def _make(cls, shown: Fact, sources: Iterable[Fact], key: str, node: str | None 
                evidence=shown.evidence, sources=ids, **fields)
 
 
-def summarise(facts: list[Fact]) -> list[Fact]:
-    by_kind: dict[str, list[Fact]] = defaultdict(list)
-    for f in facts:
-        by_kind[f.kind].append(f)
-    out: list[Fact] = []
-    out += _version_set(by_kind["nccl_version"])
-    out += _plugin_set(by_kind["nccl_net_plugin"])
-    out += _subnet_set(by_kind["nccl_bootstrap_interface"])
-    out += stragglers(by_kind)
-    out += _independent_runs(by_kind["nccl_test_run"], by_kind["nccl_test_rank"], by_kind["nccl_test_row"])
-    out += _slow_path(by_kind["nccl_env"])
-    out += _gpu_shared(by_kind["nccl_duplicate_gpu"], by_kind["nccl_rank"])
-    out += _known_issues(by_kind)
-    out += nccl_checks.summarise(by_kind)  # RoCE GIDs across nodes, GDR off by distance, build vs GPU arch
-    out += rendezvous_summary.summarise(by_kind, facts)  # the nodes that never joined a timed-out rendezvous
-    out += nvls_use.summarise(by_kind)  # did each nccl-tests run use NVLS (log, else knowledge/nvls.yaml)
-    out += nic_line_rate.summarise(by_kind)  # nccl-tests busbw against the ports' line rate
-    out += perf_compare.compare_bundle(facts)
-    out += bench_baseline.compare_bundle(facts)  # other benchmarks: validity, the baseline's figures, narrower sweeps
-    out += version_compat.summarise(facts)  # NCCL vs CUDA, DCGM vs driver, driver vs CUDA (knowledge/compat.yaml)
-    return out
-
-
-def _version_set(versions: list[Fact]) -> list[Fact]:
+def version_set(versions: list[Fact]) -> list[Fact]:
     if not versions:
         return []
     per: dict[str, list[Fact]] = defaultdict(list)
@@ -95,7 +59,7 @@ def _version_set(versions: list[Fact]) -> list[Fact]:
                   versions=", ".join(sorted(per)), detail=detail)]
 
 
-def _plugin_set(plugins: list[Fact]) -> list[Fact]:
+def plugin_set(plugins: list[Fact]) -> list[Fact]:
     # per process: the external plugin it loaded ("loaded" events name it), else none
     loaded: dict[tuple, Fact] = {}
     searched: dict[tuple, Fact] = {}
@@ -119,7 +83,7 @@ def _plugin_set(plugins: list[Fact]) -> list[Fact]:
                   missing=missing, plugins=text)]
 
 
-def _subnet_set(ifaces: list[Fact]) -> list[Fact]:
+def subnet_set(ifaces: list[Fact]) -> list[Fact]:
     per_node: dict[str, Fact] = {}
     for i in ifaces:
         if i.address and i.address.count(".") == 3 and not i.address.startswith("127."):
@@ -206,7 +170,7 @@ def _rank_places(by_kind: dict[str, list[Fact]]) -> dict[int, tuple[str | None, 
     return out
 
 
-def _independent_runs(runs: list[Fact], ranks: list[Fact], rows: list[Fact]) -> list[Fact]:
+def independent_runs(runs: list[Fact], ranks: list[Fact], rows: list[Fact]) -> list[Fact]:
     """Runs of one file with the same settings that each list only their own process's GPUs
     and either stack their headers before any table or put rank 0 on different hosts."""
     rank0 = {r.run_id: r for r in ranks if r.rank == 0}
@@ -239,7 +203,7 @@ def _independent_runs(runs: list[Fact], ranks: list[Fact], rows: list[Fact]) -> 
     return out
 
 
-def _slow_path(envs: list[Fact]) -> list[Fact]:
+def slow_path(envs: list[Fact]) -> list[Fact]:
     table = knowledge("nccl_env.yaml").settings
     out: list[Fact] = []
     seen: set[tuple] = set()
@@ -259,7 +223,7 @@ def _slow_path(envs: list[Fact]) -> list[Fact]:
     return out
 
 
-def _gpu_shared(warns: list[Fact], ranks: list[Fact]) -> list[Fact]:
+def gpu_shared(warns: list[Fact], ranks: list[Fact]) -> list[Fact]:
     out: list[Fact] = []
     warned: dict[tuple[str, str], list[Fact]] = defaultdict(list)
     for w in warns:
@@ -327,7 +291,7 @@ def _versions(by_kind: dict[str, list[Fact]]) -> list[tuple[str, Fact]]:
     return out
 
 
-def _known_issues(by_kind: dict[str, list[Fact]]) -> list[Fact]:
+def known_issues(by_kind: dict[str, list[Fact]]) -> list[Fact]:
     """An entry applies on a node that printed a version in its range and shows every one of
     its symptoms (``symptom``: one name or a list of names, all required)."""
     table = knowledge("nccl_known_issues.yaml")

@@ -1,6 +1,6 @@
 """torchrun rendezvous across the bundle: which nodes took part in a rendezvous that timed out.
 
-Called from :func:`stethoscope.engine.combine.nccl_summary.summarise`. RendezvousTimeoutError carries no
+One step of engine/pipeline.py's COMBINERS. RendezvousTimeoutError carries no
 message (torch/distributed/elastic/rendezvous/dynamic_rendezvous.py raises it bare): the nodes
 that never joined are read from the bundle instead. A node took part when one of its files shows
 the agent's rendezvous (``torch_rendezvous_join``) or its failure (``torch_rendezvous_error``); a
