@@ -36,9 +36,11 @@ _DEV = r"(?:GPU )?(?P<dev>PCI:[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\
 # XID 144.3 (err status 0x00000040) NVLINK_... detected on GPU PCI:0000:04:00 UUID:GPU-...   (health_state.go)
 _XID = re.compile(
     r"(?<![\w.])(?P<s>S)?XID (?P<code>\d+)(?:\.\d+)?(?: \(err status 0x[0-9a-fA-F]+\))?"
-    r"\s*(?:\((?P<name>[^)\n]*)\)\s*|(?P<desc>[^\n\"]*?)\s+)detected on " + _DEV
+    # bounded (300 characters: the descriptions are a few words): an unbounded lazy run scanned a
+    # long line to its end once per "XID" in it
+    r"\s*(?:\((?P<name>[^)\n]{0,300})\)\s*|(?P<desc>[^\n\"]{0,300}?)\s+)detected on " + _DEV
 )
-_DETECT = re.compile(r"\bS?XID \d+[^\n]*? detected on (?:GPU )?(?:PCI:|GPU-)")
+_DETECT = re.compile(r"\bS?XID \d+[^\n]{0,300}? detected on (?:GPU )?(?:PCI:|GPU-)")
 
 
 def detect(head: str) -> bool:
