@@ -40,7 +40,11 @@ from stethoscope.facts.parsers.dcgm_facts import DcgmDiagResult, DcgmError, know
 KIND = "dcgmi_diag"
 
 # | GPU Memory                | Pass - GPU: 1                                  |
-_ROW = re.compile(r"^\s*\|\s*(?P<name>[^|]*?)\s*\|\s*(?P<info>[^|]*?)\s*\|\s*$")
+# a cell neither starts nor ends with a space, so the spaces around it have one reading (a lazy
+# '[^|]*?' between two '\s*' split a run of spaces every way: a padded 3,000-character row took
+# seconds, a longer one hours)
+_CELL = r"(?:[^|\s](?:[^|]*[^|\s])?)?"
+_ROW = re.compile(rf"^\s*\|\s*(?P<name>{_CELL})\s*\|\s*(?P<info>{_CELL})\s*\|\s*$")
 # |-----  Deployment  --------+------------------------------------------------|
 _SECTION = re.compile(r"^\s*[|+]-+\s+(?P<cat>[A-Z][\w ]*?)\s+-+\+")
 # Fail - GPU: 0   /   Pass - All   /   Fail - GPU 0, 1   /   Fail

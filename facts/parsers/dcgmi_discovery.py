@@ -36,7 +36,7 @@ _COUNT = re.compile(r"^\s*(?P<n>\d+) (?P<what>GPUs?|NvSwitch(?:es)?|ConnectX|CPU
 _TITLE = re.compile(r"^\s*\|\s*GPU ID\s*\|\s*Device Information\s*\|\s*$")
 # | 0      | Name: NVIDIA H800                                                    |
 # |        | PCI Bus ID: 00000000:18:00.0                                         |
-_ROW = re.compile(r"^\s*\|\s*(?P<id>\d*)\s*\|\s*(?P<key>Name|PCI Bus ID|Device UUID|Status|Error)\s*: ?(?P<val>.*?)\s*\|\s*$")
+_ROW = re.compile(r"^\s*\|\s*(?P<id>\d*)\s*\|\s*(?P<key>Name|PCI Bus ID|Device UUID|Status|Error)\s*: ?(?P<val>(?:.*\S)?)\s*\|\s*$")
 # |        | Return: Host engine connection invalid/disconnected                   |
 _OTHER_ROW = re.compile(r"^\s*\|\s*\d*\s*\|[^|]*\|\s*$|^\s*\+[-=+]+\+\s*$|^\s*\|\s*(?:Switch|ConnectX|CPU) ID\s*\|")
 _DETECT = re.compile(r"^\s*\|\s*GPU ID\s*\|\s*Device Information\s*\|", re.M)

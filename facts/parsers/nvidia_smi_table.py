@@ -63,7 +63,9 @@ _MIG_ROW = re.compile(r"^\|\s+\|\s+\|\s+(?P<mig>Enabled|Disabled|N/A)\s*\|\s*$")
 # |    0      1234      C   python                            30000MiB |   (before R450: no GI/CI)
 # |    0   N/A  N/A             434      C   python3                               12339... |   (R580: a wide memory figure cut)
 _PROCESS_ROW = re.compile(r"^\|\s+(?P<gpu>\d+)\s+(?:(?P<gi>\d+|N/A)\s+(?P<ci>\d+|N/A)\s+)?(?P<pid>\d+)\s+(?P<type>C\+G|G\+C|C|G|M|M\+C)"
-                          r"\s+(?P<name>\S.*?)\s+(?P<mem>\d+MiB|N/A|\d+\.\.\.)\s*\|\s*$")
+                          # the name up to its last non-space (greedy: a lazy run tried every split of the
+                          # spaces before the memory column, quadratic in a padded row)
+                          r"\s+(?P<name>\S(?:.*\S)?)\s+(?P<mem>\d+MiB|N/A|\d+\.\.\.)\s*\|\s*$")
 # |  No running processes found                                                 |
 _NO_PROCESSES = re.compile(r"^\|\s+No running processes found\s*\|\s*$")
 # | Processes:                                                       GPU Memory |
