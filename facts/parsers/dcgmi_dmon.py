@@ -27,12 +27,12 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 KIND = "dcgmi_dmon"
 
 # #Entity   NVLTX                       NVLRX                       PCITX                       PCIRX
-_HEADER = re.compile(r"^\s*#Entity\s+(?P<fields>\S.*?)\s*$")
+_HEADER = re.compile(r"^\s*#Entity\s+(?P<fields>\S(?:.*\S)?)\s*$")
 # ID          (then each field's unit, when it has one: "W", "C", "%")
 _UNITS = re.compile(r"^\s*ID(?:\s+\S.*)?\s*$")
 # GPU 0     0                           0                           498948                      1555
 # GPU 0 LINK 3     12    /    SW 1 LINK 2  ...    /    GPU-I 1  ...
-_ROW = re.compile(r"^\s*(?P<group>GPU-CI|GPU-I|GPU|VGPU|SW|Switch|CPU_CORE|CPU|CX|LINK)\s+(?P<id>\d+)(?:\s+LINK\s+(?P<link>\d+))?\s+(?P<vals>\S.*?)\s*$")
+_ROW = re.compile(r"^\s*(?P<group>GPU-CI|GPU-I|GPU|VGPU|SW|Switch|CPU_CORE|CPU|CX|LINK)\s+(?P<id>\d+)(?:\s+LINK\s+(?P<link>\d+))?\s+(?P<vals>\S(?:.*\S)?)\s*$")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$")
 _DETECT = re.compile(r"^\s*#Entity\s+\S", re.M)
 

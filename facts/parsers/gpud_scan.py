@@ -30,7 +30,7 @@ KIND = "gpud_scan"
 # {"level":"info","ts":"2025-06-05T18:00:13Z","caller":"fabric-manager/component.go:163","msg":"checking nvidia fabric manager"}
 _CALLER = re.compile(r"\"caller\":\"(?:[\w.-]+/)*?(?P<component>[\w.-]+)/component\.go:\d+\"")
 # ✔ NVSwitch not detected, skipping fabric manager check      ✘ gpud.service is not active
-_VERDICT = re.compile(r"^\s*(?P<mark>[✔✘]) (?P<summary>\S.*?)\s*$", re.M)
+_VERDICT = re.compile(r"^\s*(?P<mark>[✔✘]) (?P<summary>\S(?:.*\S)?)\s*$", re.M)
 # fabric manager is not active     (checkResult.String() of the fabric-manager component)
 _FM_STATE = re.compile(r"^\s*fabric manager is (?P<not>not )?active\s*$")
 _GPUD_LINE = re.compile(r"\"caller\":\"[\w./-]*component\.go:\d+\"|^\s*fabric manager is (?:not )?active\s*$"

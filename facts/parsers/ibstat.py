@@ -54,13 +54,13 @@ _CANONICAL = {k.lower(): k for k in _PORT_KEYS | _HCA_KEYS}
 # CA 'mlx5_0'
 _CA = re.compile(r"^\s*CA '(?P<hca>[^']+)'\s*$")
 #         CA type: MT4129 / Firmware version: 28.39.1002 / State: Active / Rate: 200 / CA type: ...
-_FIELD = re.compile(r"^\s*(?P<key>[A-Z][A-Za-z ]*?):[ \t]*(?P<value>.*?)\s*$")
+_FIELD = re.compile(r"^\s*(?P<key>[A-Z][A-Za-z ]*?):[ \t]*(?P<value>(?:.*\S)?)\s*$")
 #     Port 1:
 _PORT = re.compile(r"^\s*Port (?P<port>\d+):\s*$")
 # ...            (the author cut lines here)    /    Log ibstat:    /    =======
 _SKIP = re.compile(r"^\s*(?:\.{3,}|…|=+|-+|Log ibstat:?|ibwarn: .*)\s*$")
 # ibpanic: [1323906] main: stat of IB device 'mlx5_8' failed: No such file or directory
-_PANIC = re.compile(r"ibpanic: \[\d+\] (?:(?P<func>\w+): )?(?P<msg>.*?)\s*$")
+_PANIC = re.compile(r"ibpanic: \[\d+\] (?:(?P<func>\w+): )?(?P<msg>(?:.*\S)?)\s*$")
 _PANIC_DEV = re.compile(r"(?:IB device|[Cc][Aa]) '(?P<hca>[^']+)'")
 _MISSING = re.compile(r"No such file or directory|not found|No such device", re.I)
 # root@node1:~# ibstat     /  $ ibstat

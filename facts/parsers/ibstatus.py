@@ -29,7 +29,7 @@ _HEAD = re.compile(r"^Infiniband device '(?P<hca>[^']+)' port (?P<port>\d+) stat
 #         rate:            200 Gb/sec (4X HDR)
 _RATE = re.compile(r"^(?P<gbps>\d+(?:\.\d+)?) Gb/sec(?: \((?P<width>\d+X)(?: (?P<speed>\w+))?\))?")
 #         phys state:      5: LinkUp
-_FIELD = re.compile(r"^\s+(?P<key>[a-z_ ]+):\s*(?P<value>.*?)\s*$")
+_FIELD = re.compile(r"^\s+(?P<key>[a-z_ ]+):\s*(?P<value>(?:.*\S)?)\s*$")
 _DETECT = re.compile(r"^Infiniband device '[^']+' port \d+ status:", re.M)
 
 

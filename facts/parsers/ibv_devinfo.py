@@ -48,7 +48,7 @@ _HCA = re.compile(r"^\s*hca_id:\s+(?P<hca>\S+)\s*$")
 # 		port:	1
 _PORT = re.compile(r"^\s*port:\s+(?P<port>\d+)\s*$")
 # 			state:			PORT_ACTIVE (4)        phys_state:		LINK_UP (5)       fw_ver:	16.28.2006
-_FIELD = re.compile(r"^\s*(?P<key>[a-z_]+):\s*(?P<value>.*?)\s*$")
+_FIELD = re.compile(r"^\s*(?P<key>[a-z_]+):\s*(?P<value>(?:.*\S)?)\s*$")
 # 			GID[  3]:		::ffff:192.168.1.10, RoCE v2
 # 			**GID[ 14]:		0000:0000:0000:0000:0000:ffff:c0a8:0606      (k8s-rdma-shared-dev-plugin#164, markdown residue as posted)
 # rdma-core >= 28 appends the type (rdma-core#682): "GID[%3d]:\t\t%s, %s" with "RoCE v2" or "IB/RoCE v1"

@@ -33,7 +33,7 @@ KIND = "lscpu"
 # Architecture:                            x86_64
 ARCH = re.compile(r"^Architecture:\s+(?P<arch>\S+)\s*$", re.M)
 # Thread(s) per core:                      1     /   "    Thread(s) per core:      1" (2.38+)
-KEY = re.compile(r"^\s*(?P<key>[A-Za-z][\w()/ .-]*?):\s*(?P<value>.*?)\s*$")
+KEY = re.compile(r"^\s*(?P<key>[A-Za-z][\w()/ .-]*?):\s*(?P<value>(?:.*\S)?)\s*$")
 # NUMA node0 CPU(s):                       0-15
 NUMA_CPUS = re.compile(r"^NUMA node(?P<node>\d+) CPU\(s\)$")
 

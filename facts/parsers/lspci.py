@@ -42,7 +42,7 @@ KIND = "lspci"
 # 0000:02:08.0 PCI bridge: PLX Technology, Inc. PEX 8725 24-Lane, ... (rev ca) (prog-if 00 [Normal decode])
 # 17:00.0 3D controller [0302]: NVIDIA Corporation GA100 [A100 SXM4 80GB] [10de:20b2] (rev a1)
 _HEAD = re.compile(
-    r"^(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?P<cls>[A-Za-z][\w /-]*?)(?: \[[0-9a-f]{4}\])?: (?P<name>.+?)\s*$")
+    r"^(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?P<cls>[A-Za-z][\w /-]*?)(?: \[[0-9a-f]{4}\])?: (?P<name>.*\S|[^\S\n])\s*$")
 #         Bus: primary=02, secondary=82, subordinate=82, sec-latency=0
 _BUS = re.compile(r"^\s+Bus: primary=(?P<pri>[0-9a-f]+), secondary=(?P<sec>[0-9a-f]+), subordinate=(?P<sub>[0-9a-f]+)")
 #         Capabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00
@@ -59,7 +59,7 @@ _COMMAND = re.compile(r"^\s*(?:[\w@.:~/-]*[$#]\s*)?(?:sudo\s+)?(?:/\S*/)?lspci(?
 _SELECT = re.compile(r"(?:^|\s)-s\s*(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
 # 		Product Name: Nvidia ConnectX-7 mezz internal for Nvidia Umbriel system
 # (two levels deep under "Capabilities: [48] Vital Product Data"; dmidecode's "Product Name:" is one deep)
-_VPD_NAME = re.compile(r"^(?:\t\t|\s{3,})Product Name: (?P<name>\S.*?)\s*$")
+_VPD_NAME = re.compile(r"^(?:\t\t|\s{3,})Product Name: (?P<name>\S(?:.*\S)?)\s*$")
 # 			[PN] Part number: MCX75310AAS-NEAT
 _VPD_FIELD = re.compile(r"^\s+\[(?:PN|EC|SN|MN|V\d|VA|RV)\] [\w ]+:")
 # 		LnkCtl:	ASPM Disabled; RCB 64 bytes, Disabled- CommClk+   /   	Kernel driver in use: mlx5_core

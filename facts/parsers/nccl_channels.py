@@ -36,7 +36,7 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 KIND = "nccl_channels"
 
 # vm:1428:1439 [0] NCCL INFO Channel 00/24 : 0 1      (the prefix as nccl_log reads it)
-_HEADER = re.compile(r"(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>-?\d+)\] (?:\S+:\d+ )?NCCL INFO (?P<msg>.*?)\s*$")
+_HEADER = re.compile(r"(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>-?\d+)\] (?:\S+:\d+ )?NCCL INFO (?P<msg>(?:.*\S)?)\s*$")
 # the messages this parser may use (what _COMM, _ORDER, "Trees ", _TREE and _RING start with)
 _WANTED = r"(?:Channel \d+/\d+ :[^\S\n]+-?\d|Trees |Tree \d|Ring \d+ : -?\d+ -> -?\d+ -> -?\d+[^\S\n]*$|(?:\w+ )?comm 0x)"
 # Candidates: "NCCL INFO " then a wanted message (the scan starts with a literal, so the regex
@@ -136,7 +136,7 @@ def parse(artefact: Artefact) -> ParseResult:
         starts[no] = start
         h = prefix(text, start, cand.start())
         if h:  # NCCL's prefix at the start of the line, then the wanted message
-            msg = cand.group()[10:].rstrip()  # what _HEADER's "(?P<msg>.*?)\s*$" leaves
+            msg = cand.group()[10:].rstrip()  # what _HEADER's "(?P<msg>(?:.*\S)?)\s*$" leaves
         else:
             h = _HEADER.search(text[start:cand.end()])
             if not h:

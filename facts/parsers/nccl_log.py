@@ -109,7 +109,7 @@ _DETECT = re.compile(
 _HEADER = re.compile(
     r"(?:(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) )?(?:\[(?P<dev>-?\d+)\] )?"
     r"(?:(?:(?P<src>[\w./\-]+):(?P<srcline>\d+) (?:\(\w+\) )?)?NCCL (?P<level>INFO|WARN)"
-    r"|(?P<osrc>[\w./\-]+\.(?:cc|cu|h|c|cpp)):(?P<oline>\d+) (?P<olevel>WARN)) (?P<msg>.*?)\s*$"
+    r"|(?P<osrc>[\w./\-]+\.(?:cc|cu|h|c|cpp)):(?P<oline>\d+) (?P<olevel>WARN)) (?P<msg>(?:.*\S)?)\s*$"
 )
 
 # NCCL messages that people paste on their own, without NCCL's prefix, and that no other
@@ -177,7 +177,7 @@ _PLUGIN_DLERROR = re.compile(
 )
 # NCCL 2.3 (src/init.cu of the 2.3 releases: INFO(NCCL_INIT, "Unable to load libnccl-net.so : %s", dlerror())), any dlopen failure:
 # Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: No such file or directory   (nccl#162)
-_PLUGIN_UNABLE = re.compile(r"^Unable to load (?P<lib>libnccl-net\S*) : (?P<unable>.+?)\s*$")
+_PLUGIN_UNABLE = re.compile(r"^Unable to load (?P<lib>libnccl-net\S*) : (?P<unable>.*\S|[^\S\n])\s*$")
 # 2.22-2.28 print the loader's text alone when the plugin is there and does not load (a missing plugin is only
 # named in "Could not find:"): src/net.cc 2.22-2.25 INFO "NET/Plugin: %s" (the dlerror), src/plugin/plugin_open.cc
 # 2.26+ "%s/Plugin: %s: %s" (library, dlerror); NCCL's formats filled in with the dlerror of awsome-distributed-ai#292:
@@ -511,7 +511,7 @@ def parse(artefact: Artefact) -> ParseResult:
         if msg is not None:  # NCCL's prefix at the start of the line
             if prefixed is None:
                 used += 1
-            msg = msg.rstrip()  # what _HEADER's "(?P<msg>.*?)\s*$" leaves
+            msg = msg.rstrip()  # what _HEADER's "(?P<msg>(?:.*\S)?)\s*$" leaves
             level = cand["level"]
             if level == "INFO" and not maybe(msg):
                 continue

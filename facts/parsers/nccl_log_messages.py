@@ -62,12 +62,12 @@ _GID_CHANGED = re.compile(r"^NET/IB\w* ?: ?(?:(?P<dev>[^\s:]+):(?P<port>\d+) )?G
 #   been an unknown event type since v2.23.4-1"; the number is libibverbs' enum ibv_event_type)
 _UNKNOWN_EVENT = re.compile(r"^NET/IB\w* ?: ?(?:(?P<dev>[^\s:]+):(?P<port>\d+) )?unknown event type \((?P<num>\d+)\)\s*$")
 # NET/OFI OFI fi_getinfo() call failed: No data available
-_OFI_CALL = re.compile(r"^NET/OFI (?:OFI )?(?P<call>fi_\w+)\(\) call failed: ?(?P<err>.+?)\s*$")
+_OFI_CALL = re.compile(r"^NET/OFI (?:OFI )?(?P<call>fi_\w+)\(\) call failed: ?(?P<err>.*\S|[^\S\n])\s*$")
 # NET/OFI Unable to register memory (type = 2) for device 0. RC: -22, Error: Invalid argument          (aws-ofi-nccl#584)
 # aws-ofi-nccl's NCCL_OFI_WARN("Unable to register memory (type = %d) for device %d. RC: %d, Error: %s"); type is
 # NCCL's NCCL_PTR_HOST 1, NCCL_PTR_CUDA 2, NCCL_PTR_DMABUF 4 (src/include/nccl_net.h)
 _OFI_REGISTER = re.compile(
-    r"^NET/OFI Unable to register memory \(type = (?P<type>\d+)\) for device (?P<dev>\d+)\.? RC: (?P<rc>-?\d+), Error: (?P<err>.+?)\s*$"
+    r"^NET/OFI Unable to register memory \(type = (?P<type>\d+)\) for device (?P<dev>\d+)\.? RC: (?P<rc>-?\d+), Error: (?P<err>.*\S|[^\S\n])\s*$"
 )
 _PTR_TYPES = {1: "host", 2: "cuda", 4: "dmabuf"}
 # A failed completion of the plugin's libfabric request (the provider's error code and name):

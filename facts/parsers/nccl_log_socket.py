@@ -53,7 +53,7 @@ SOCKET_CREATION = re.compile(r"^(?:\w+ ?: )?Socket creation failed ?: ?(?P<err>.
 CONNECTION_CLOSED = re.compile(r"^(?:\w+ ?: )?Connection closed by remote peer(?: (?P<peer>\S+))?")
 # socketProgressOpt: Call to recv from 172.16.0.4<33759> failed : Connection reset by peer        (nccl#2076)
 # Net : Call to recv from 10.200.84.247<58355> failed : Broken pipe                                 (2.14)
-CALL_RECV_FAILED = re.compile(r"^(?:\w+ ?: ?)?Call to recv from (?P<peer>\S+) failed ?: ?(?P<err>.+?)\s*$")
+CALL_RECV_FAILED = re.compile(r"^(?:\w+ ?: ?)?Call to recv from (?P<peer>\S+) failed ?: ?(?P<err>.*\S|[^\S\n])\s*$")
 # Call to connect returned Connection timed out, retrying
 # socketStartConnect: connect to 10.0.0.2<45763> returned Connection refused, retrying (1/34) after sleep for 100 msec
 CONNECT_RETRY = re.compile(r"(?:Call to connect returned (?P<err1>.+?)|connect to (?P<peer>\S+) returned (?P<err2>.+?)), retrying")

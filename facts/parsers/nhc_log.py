@@ -34,7 +34,7 @@ KIND = "nhc"
 # mynode-084 | ERROR: nhc: Health check failed: Bandwidth is low on device 1. Reported bandwidth is 7 GB/s.
 _FAILED = re.compile(
     r"^(?:(?P<host>[\w.-]+) \| )?ERROR:\s+(?P<name>[\w.-]+):\s+Health check failed:\s+"
-    r"(?:(?P<check>check_\w+): )?(?P<msg>.*?)\s*$"
+    r"(?:(?P<check>check_\w+): )?(?P<msg>(?:.*\S)?)\s*$"
 )
 # mynode-108 | ERROR: No results reported          (distributed NHC: the node ran no NHC or reported nothing)
 _NO_RESULTS = re.compile(r"^(?P<host>[\w.-]+) \| ERROR: (?P<msg>No results reported)\s*$")

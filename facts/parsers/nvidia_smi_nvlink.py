@@ -46,7 +46,7 @@ KIND = "nvidia_smi_nvlink"
 _GPU = re.compile(r"^\s*GPU (?P<index>\d+): (?P<name>[^()\n]+?)\s*(?:\(UUID: (?P<uuid>[^)\s]*)\))?\s*$")
 #          Link 0: 26.562 GB/s
 #          Link 4: <inactive>
-_LINK = re.compile(r"^\s*Link (?P<link>\d+): (?P<state>\S.*?)\s*$")
+_LINK = re.compile(r"^\s*Link (?P<link>\d+): (?P<state>\S(?:.*\S)?)\s*$")
 _SPEED = re.compile(r"^(?P<gbps>\d+(?:\.\d+)?) GB/s$")
 #          Link 0: Replay Errors: 0            Link 0: Recovery Errors: 0            Link 0: CRC Errors: 0
 _COUNTER = re.compile(r"^(?P<name>Replay|Recovery|CRC) Errors: (?P<value>\S+)$")

@@ -35,9 +35,9 @@ KIND = "package_history"
 # Start-Date: 2021-06-04  06:41:09
 _START = re.compile(r"^\s*Start-Date: (?P<at>\d{4}-\d\d-\d\d\s+\d\d:\d\d:\d\d)\s*$")
 # Commandline: /usr/bin/unattended-upgrade
-_COMMAND = re.compile(r"^\s*Commandline: (?P<cmd>.+?)\s*$")
+_COMMAND = re.compile(r"^\s*Commandline: (?P<cmd>.*\S|[^\S\n])\s*$")
 # Upgrade: libnvidia-common-460:amd64 (460.73.01-0ubuntu0.20.04.1, 460.80-0ubuntu0.20.04.2)
-_ACTION = re.compile(r"^\s*(?P<action>Install|Upgrade|Downgrade|Remove|Purge|Reinstall): (?P<items>.+?)\s*$")
+_ACTION = re.compile(r"^\s*(?P<action>Install|Upgrade|Downgrade|Remove|Purge|Reinstall): (?P<items>.*\S|[^\S\n])\s*$")
 # libnvidia-common-460:amd64 (460.73.01-0ubuntu0.20.04.1, 460.80-0ubuntu0.20.04.2)     nvidia-dkms-460:amd64 (460.80-0ubuntu0.20.04.2, automatic)
 _ITEM = re.compile(r"(?P<pkg>[a-z0-9][a-z0-9+.-]*)(?::(?P<arch>[a-z0-9-]+))? \((?P<vers>[^)]*)\)")
 # 2021-06-04 06:41:09 upgrade libnvidia-common-460:all 460.73.01-0ubuntu0.20.04.1 460.80-0ubuntu0.20.04.2

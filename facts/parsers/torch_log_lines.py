@@ -109,7 +109,7 @@ GLOG_TORCH = re.compile(r"^[IWEF]\d{4} [\d:.]+ +\d+ \S*torch/\S+:\d+\] ", re.M)
 #   error_file: <N/A>
 #   traceback : Signal 6 (SIGABRT) received by PID 2385923
 FAILURE_ENTRY = re.compile(r"^(?P<pre>[^\n\[]*)\[(?P<idx>\d+)\]:[ \t]*\r?$", re.M)
-FAILURE_FIELD = re.compile(r"^\s*(?P<key>time|host|rank|exitcode|error_file|traceback)\s*:\s*(?P<val>.*?)\s*$")
+FAILURE_FIELD = re.compile(r"^\s*(?P<key>time|host|rank|exitcode|error_file|traceback)\s*:\s*(?P<val>(?:.*\S)?)\s*$")
 TABLE_RANK = re.compile(r"^(?P<rank>-?\d+) \(local_rank: (?P<local>-?\d+)\)$")
 TABLE_EXIT = re.compile(r"^(?P<exit>-?\d+) \(pid: (?P<pid>\d+)\)$")
 # traceback : Signal 6 (SIGABRT) received by PID 2385923

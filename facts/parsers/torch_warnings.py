@@ -23,7 +23,7 @@ from stethoscope.facts.parsers import torch_log_lines as tl
 # [rank2]:[W525 04:26:31.066855952 ProcessGroupNCCL.cpp:1575] Warning: WARNING: destroy_process_group() was not called ...
 # (month and day as glog prints them: "W525" is May 25, "W1206" December 6)
 # [W ProcessGroupNCCL.cpp:1250] Warning: ...   (PyTorch < 2.4: no timestamp)
-C10_WARNING = re.compile(r"\[W(?:\d{3,4} [\d:.]+)? *(?P<src>[\w./-]+\.(?:cpp|cc|h|py)):\d+\] (?:Warning: )?(?P<msg>.+?)\s*$")
+C10_WARNING = re.compile(r"\[W(?:\d{3,4} [\d:.]+)? *(?P<src>[\w./-]+\.(?:cpp|cc|h|py)):\d+\] (?:Warning: )?(?P<msg>.*\S|[^\S\n])\s*$")
 
 
 @fact_kind
