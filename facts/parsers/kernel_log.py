@@ -296,7 +296,9 @@ def parse(artefact: Artefact) -> ParseResult:
                 used.add(ln)
                 continue
             if (f := _FELL_THE.search(msg)) is not None:
-                _fell_the(b, ln, f, lines, common, used)
+                # "The NVIDIA GPU <bdf> ..." also heads the open module's refusal of a GPU
+                if not _fell_the(b, ln, f, lines, common, used):
+                    parse_nvrm(b, ln, msg, common, lines, used)
                 continue
             if (d := _DRIVER.search(msg)) is not None:
                 b.add(NvidiaDriverLoaded, ln, version=d["version"], open_module=d["open"] is not None,
@@ -415,9 +417,9 @@ def _nvlink_fields(xid: int, rest: str) -> dict:
     return {}
 
 
-def _fell_the(b: FactBuilder, ln: int, f: re.Match[str], lines: list[str], common: dict, used: set[int]) -> None:
+def _fell_the(b: FactBuilder, ln: int, f: re.Match[str], lines: list[str], common: dict, used: set[int]) -> bool:
     """``The NVIDIA GPU <bdf> (PCI ID: ...) installed ... has fallen off the bus``, one line
-    or wrapped over up to three ``NVRM:`` lines."""
+    or wrapped over up to three ``NVRM:`` lines; False when the message says something else."""
     block = [ln]
     text = lines[ln - 1]
     for k in range(ln, min(ln + 2, len(lines))):
@@ -428,11 +430,12 @@ def _fell_the(b: FactBuilder, ln: int, f: re.Match[str], lines: list[str], commo
         block.append(k + 1)
         text += " " + lines[k]
     if "fallen off the bus" not in text:
-        return
+        return False
     pid = _PCI_ID.search(text)
     b.add(GpuFellOffBus, ln, pci_bus_id=pci_bus_id(f["bdf"]), pci_device_id=pid["id"].lower() if pid else None,
           **common)
     used.update(block)
+    return True
 
 
 def _sxid(b: FactBuilder, ln: int, s: re.Match[str], common: dict, heads: set[tuple[str, str]],

@@ -119,6 +119,21 @@ _INIT_CODE = re.compile(r"^\s*(?P<init>0x[0-9a-fA-F]+):(?P<rm>0x[0-9a-fA-F]+):(?
 #: how far back from "RmInitAdapter failed!" its detail lines are looked for (asserts and
 #: teardown lines of the same attempt may come between them)
 _DETAIL_BACK = 8
+# The open kernel module refusing a GPU (the driver's own verdict, over several NVRM lines):
+# [    3.513141] NVRM: Open nvidia.ko is only ready for use on Data Center GPUs.   (515-525; open-gpu-kernel-modules#230)
+# [    3.513144] NVRM: To force use of Open nvidia.ko on other GPUs, see the
+# [    3.513145] NVRM: 'OpenRmEnableUnsupportedGpus' kernel module parameter described
+# [    3.513145] NVRM: in the README.
+_OPEN_ONLY_DC = re.compile(r"NVRM: Open nvidia\.ko is only ready for use on Data Center GPUs")
+_OPEN_ONLY_DC_END = re.compile(r"in the README")
+# [ 1157.046099] NVRM: The NVIDIA GPU 0000:af:00.0 (PCI ID: 10de:1db5)          (open-gpu-kernel-modules#322, a V100)
+#                NVRM: installed in this system is not supported by open
+#                NVRM: nvidia.ko because it does not include the required GPU
+#                NVRM: System Processor (GSP).
+_OPEN_NO_GSP = re.compile(rf"NVRM: The NVIDIA GPU (?P<bdf>{_BDF})(?: \(PCI ID: (?P<pci_id>[0-9a-fA-F]{{4}}:[0-9a-fA-F]{{4}})\))?"
+                          r" installed in this system is not supported by open nvidia\.ko because it does not include"
+                          r" the required GPU System Processor")
+_OPEN_NO_GSP_END = re.compile(r"System Processor \(GSP\)")
 # what makes an unknown NVRM line a failure worth reporting
 _FAILURE_WORDS = re.compile(r"\b(?:[Ff]ailed|[Ff]ailure|[Ee]rror|ERROR|[Tt]imeout|timed out)\b|NV_ERR_")
 
@@ -222,6 +237,23 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
     if _API_KERNEL.search(msg) is not None or "NVRM: components have the same version" in msg:
         used.add(ln)  # a continuation of the mismatch message (its head carries the fact)
         return True
+    if _OPEN_ONLY_DC.search(msg) is not None:
+        _text, block = _joined(lines, ln, _OPEN_ONLY_DC_END)
+        # the message names no GPU: the RmInitAdapter failure it causes, printed next, does
+        after = (_INIT_FAILED.search(lines[k]) for k in range(ln, min(ln + _DETAIL_BACK, len(lines))))
+        bdf = next((m["bdf"] for m in after if m is not None), None)
+        add("open_module_unsupported", bdf, detail="this release's open nvidia.ko supports data-center GPUs only"
+            " (NVreg_OpenRmEnableUnsupportedGpus=1 forces it)")
+        used.update(block)
+        return True
+    if "NVRM: The NVIDIA GPU " in msg:
+        text, block = _joined(lines, ln, _OPEN_NO_GSP_END)
+        flat = re.sub(r"\s+NVRM: ", " ", text[text.index("NVRM: "):])
+        if (m := _OPEN_NO_GSP.search(flat)) is not None:
+            add("open_module_unsupported", m["bdf"], detail="the GPU" + (f" (PCI ID {m['pci_id'].lower()})" if m["pci_id"] else "")
+                + " has no GSP (GPU System Processor), which the open nvidia.ko requires")
+            used.update(block)
+            return True
     if (m := _ASSERT.search(msg)) is not None:
         add("assert_failed", status=m["status"] or "", code=m["code"], detail=(m["where"] or m["what"] or None))
         used.add(ln)

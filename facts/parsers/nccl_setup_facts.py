@@ -101,6 +101,24 @@ class NcclVerbsFailure(NcclLineFact):
 
 
 @fact_kind
+class NcclConfigRejected(NcclLineFact):
+    """``init.cc NCCL WARN Invalid config blocking attribute value -2147483648``: NCCL refused a
+    field of the ``ncclConfig_t`` its caller passed to ``ncclCommInitRankConfig``.
+
+    ``undefined`` is True when the value is ``NCCL_CONFIG_UNDEF_INT`` (INT_MIN, -2147483648):
+    newer ``nccl.h`` headers leave a field the caller did not set at that value and newer
+    libraries accept it, while the first releases with the config API (2.14-2.16) accept only
+    0/1 for ``blocking``. A library that rejects it is older than the headers its caller (the
+    framework) was built against.
+    """
+
+    kind: Literal["nccl_config_rejected"] = "nccl_config_rejected"
+    attribute: str  # blocking, cgaClusterSize, minCTAs, ...
+    value: int
+    undefined: bool = False
+
+
+@fact_kind
 class NcclDuplicateGpu(NcclLineFact):
     """``init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000``"""
 

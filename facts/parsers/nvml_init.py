@@ -53,6 +53,9 @@ KIND = "nvml_init"
 # 2020/05/14 02:11:19 Failed to initialize NVML: could not load NVML library.
 # Failed to start nvml with error:  could not load NVML library      (k8s-device-plugin 1.8)
 _FAILED = re.compile(r"Failed to (?:initialize NVML|start nvml with error):[ \t]*(?P<msg>[^\n\\]*)")
+# Error: Failed to initialize NVML      (dcgm-exporter's embedded nv-hostengine, no error text after it:
+#   NVIDIA/gpu-monitoring-tools#96, the line before 'level=fatal msg="Error starting nv-hostengine: DCGM initialization error"')
+_BARE = re.compile(r"(?:^|\bError: )Failed to initialize NVML[ \t]*$", re.M)
 # nvidia-docker | 2016/12/17 05:23:46 Error: nvml: Driver/library version mismatch     (NVIDIA/nvidia-docker#270, 1.x;
 #   its Go NVML bindings word every failure "nvml: <nvmlErrorString>", and the tool logs a fatal one as "Error: <err>")
 _GO_ERROR = re.compile(r"\bError: nvml: (?P<msg>[^\n\\]*)")
@@ -85,8 +88,8 @@ _TOOL_QUERY = re.compile(
     rf"\b[^\n]{{0,300}}?: (?P<msg>(?:{_LOST_RETURNS})[^\n\\]*)"
 )
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
-                           for p in (_FAILED, _GO_ERROR, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY, _DEVICE_HANDLE,
-                                     _TOOL_QUERY))
+                           for p in (_FAILED, _BARE, _GO_ERROR, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY,
+                                     _DEVICE_HANDLE, _TOOL_QUERY))
                   + r"|^\s*No devices were found\s*$", re.M)
 
 #: lowercased fragments of NVML's error strings (nvmlErrorString, the Go bindings' ERROR_* names,
@@ -196,6 +199,9 @@ def parse(artefact: Artefact) -> ParseResult:
                 b.error(n, "NVML failure without its error text")
                 continue
             b.add(NvmlInitFailure, n, reason=nvml_reason(msg), message=msg, source="nvml", library_version=lib)
+        elif _BARE.search(line) is not None:
+            # the tool printed no NVML error string: the failure is known, its reason is not
+            b.add(NvmlInitFailure, n, reason="other", message=line.strip(), source="nvml", library_version=lib)
         elif (m := _SMI_NO_DRIVER.search(line)) is not None:
             b.add(NvmlInitFailure, n, reason="driver_not_loaded", message=m[0].strip(), source="nvidia-smi",
                   library_version=lib)

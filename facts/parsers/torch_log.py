@@ -356,6 +356,12 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
         if nxt:
             # torchrun 2.2+ labels every line of a rank: "[rank3]: NET/OFI Request ... completed with error"
             nxt = _RANK_LABEL.sub("", nxt, count=1)
+            # a launcher's or logger's wrapper repeated on both lines (vllm-project/vllm#3688, Ray + vLLM's logger):
+            # (RayWorkerVllm pid=4028887) ERROR 03-28 21:38:23 ray_utils.py:44] Last error:
+            # (RayWorkerVllm pid=4028887) ERROR 03-28 21:38:23 ray_utils.py:44] Cuda failure 'invalid argument'
+            wrapper = line[:line.rstrip().rfind("Last error:")]
+            if wrapper.strip() and nxt.startswith(wrapper):
+                nxt = nxt[len(wrapper):]
             prev["last_error"] = nxt
             used.add(nxt_no)
             got = fwd.read(nxt)

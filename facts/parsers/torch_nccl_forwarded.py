@@ -22,7 +22,9 @@ of :mod:`nccl_log_socket`,
 src/transport/nvls.cc "Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld : CUDA
 error %d '%s'" (2.19-2.28; 2.27+ add two sentences after it on lines of their own, and print it as
 INFO with ". Proceeding without NVLS support." when NVLS was not forced on: not a failure),
-include/checks.h "Cuda failure '%s'", include/cudawrap.h "Cuda failure %d '%s'").
+include/checks.h "Cuda failure '%s'", include/cudawrap.h "Cuda failure %d '%s'", src/init.cc
+"Invalid config blocking attribute value %d": the first releases with the config API accept only
+0/1, later ones also NCCL_CONFIG_UNDEF_INT, the value newer headers leave in an unset field).
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from stethoscope.facts.ids import nccl_busid
 from stethoscope.facts.parsers import nccl_log_socket as socket
 from stethoscope.facts.parsers.nccl_log_facts import NcclBootstrapFailure, NcclNetPluginError
 from stethoscope.facts.parsers.nccl_log_messages import read_ofi_request
-from stethoscope.facts.parsers.nccl_setup_facts import NcclCudaFailure, NcclDuplicateGpu
+from stethoscope.facts.parsers.nccl_setup_facts import NcclConfigRejected, NcclCudaFailure, NcclDuplicateGpu
 
 # Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40
 DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-fA-F]+)")
@@ -44,8 +46,13 @@ NVLS_BIND = re.compile(r"Failed to (?P<op>bind|map|create|allocate) NVLink SHARP
 # Cuda failure 999 'unknown error          (nccl-tests#276: the closing quote lost in the paste)
 CUDA_FAILURE = re.compile(r"^Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']*?)(?:'|\s*$)")
 
+# Invalid config blocking attribute value -2147483648      (vllm-project/vllm#1726: NCCL 2.14.3 under a newer torch)
+CONFIG_INVALID = re.compile(r"Invalid config (?P<attr>\w+) attribute value (?P<value>-?\d+)")
+#: NCCL_CONFIG_UNDEF_INT (src/nccl.h.in: INT_MIN): "not set by the caller" for newer headers
+CONFIG_UNDEF_INT = -2147483648
+
 #: literals in front of the patterns above (a line with none is not looked at)
-MARKERS = ("Duplicate GPU detected", "onnect to ", "Connection closed by remote peer", "Call to recv from", "completed with error", "no socket interface found",
+MARKERS = ("Duplicate GPU detected", "Invalid config ", "onnect to ", "Connection closed by remote peer", "Call to recv from", "completed with error", "no socket interface found",
            "No usable listening interface", "Socket creation failed", "NVLink SHARP (NVLS)", "Cuda failure",
            "Call to connect timeout", "exceeded retries", "exceeded timeouts", "exceeded error retry", "same subnet as remote")
 
@@ -57,6 +64,9 @@ def read_setup(msg: str, src: str | None = None) -> tuple[type, dict[str, Any]] 
         return NcclDuplicateGpu, dict(rank=int(m["a"]), other_rank=int(m["b"]), bus_id=nccl_busid(m["bus"]))
     if (m := NVLS_BIND.search(msg)) and "Proceeding without NVLS" not in msg:  # 2.27+ INFO: NVLS left off, no failure
         return NcclCudaFailure, dict(error=m["err"], error_code=int(m["code"]), source_file=src or "transport/nvls.cc", nvls=True)
+    if m := CONFIG_INVALID.search(msg):
+        value = int(m["value"])
+        return NcclConfigRejected, dict(attribute=m["attr"], value=value, undefined=value == CONFIG_UNDEF_INT)
     if m := CUDA_FAILURE.search(msg.strip()):
         return NcclCudaFailure, dict(error=m["err"], error_code=int(m["code"]) if m["code"] else None, source_file=src,
                                      nvls=bool(src) and src.endswith("nvls.cc"))

@@ -51,3 +51,20 @@ def test_no_detail_keeps_last_error_empty():
     facts = _facts(torch_log, (FIX / "remote_error_no_detail_nccl934.log").read_text())
     err = next(f for f in facts if f.kind == "torch_nccl_error")
     assert err.nccl_error == "ncclRemoteError" and err.last_error is None
+
+
+def test_last_error_behind_the_wrapper_of_its_own_line():
+    """vllm#3688: Ray's actor tag and vLLM's logger prefix repeat on the 'Last error:' line and
+    the message after it; the message is read without them (NCCL's CUDA failure)."""
+    facts = _facts(torch_log, (FIX / "vllm3688_ray_prefixed_last_error.log").read_text())
+    err = next(f for f in facts if f.kind == "torch_nccl_error")
+    assert err.last_error == "Cuda failure 'invalid argument'" and "2.18.1" in err.message
+    assert [(f.kind, f.error) for f in facts if f.kind == "nccl_cuda_failure"] == [("nccl_cuda_failure", "invalid argument")]
+
+
+def test_config_rejected_with_the_unset_value_is_read_from_last_error():
+    """vllm#1726: NCCL 2.14.3 refusing NCCL_CONFIG_UNDEF_INT in blocking (a newer torch's headers)."""
+    facts = _facts(torch_log, (FIX / "vllm1726_invalid_config_blocking_undef.log").read_text())
+    got = [(f.attribute, f.value, f.undefined) for f in facts if f.kind == "nccl_config_rejected"]
+    assert got == [("blocking", -2147483648, True)]
+
