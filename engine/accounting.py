@@ -34,6 +34,9 @@ UNEXPLAINED_KIND = "unexplained_fact"
 #: a message quoted in a finding's summary is cut here (the evidence keeps the whole line)
 MESSAGE_LIMIT = 160
 _NUMBERS = re.compile(r"0x[0-9a-fA-F]+|\d+")
+#: limits a reader reports about the capture itself, not steth's budget: an output that stops
+#: before its end (``cut_short``), GPUs announced and not shown (``gpus_not_shown``)
+CAPTURE_LIMITS = frozenset({"cut_short", "gpus_not_shown"})
 #: the reason when the input gave nothing at all (a live source names its server and window)
 EMPTY_INPUT = "the input holds no file"
 
@@ -164,10 +167,15 @@ def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPU
     if unread:
         why = {e.path: f"line {e.line}: {e.message}" for e in reversed(coverage.errors)}
         problems.append(f"{len(unread)} file(s) recognised but not read ("
-                        + _names([f"{fc.path} as {fc.kind}: " + why.get(fc.path, "no line could be parsed") for fc in unread]) + ")")
-    if coverage.limits:  # a line cut, facts counted not kept, an XML too deep: not read in full
-        problems.append(f"{len(coverage.limits)} limit(s) reached, so part of the input was not read in full ("
-                        + _names([f"{h.path}: {h.detail}" for h in coverage.limits]) + ")")
+                        + _names([f"{fc.path} as {fc.kind}: " + why.get(fc.path, "no line could be parsed" if not fc.facts else
+                                  "no line about what it checks (only context, e.g. a boot banner)") for fc in unread]) + ")")
+    partial = [h for h in coverage.limits if h.limit in CAPTURE_LIMITS]
+    limits = [h for h in coverage.limits if h.limit not in CAPTURE_LIMITS]
+    if partial:  # the capture itself stops early or leaves GPUs out: what it omits was not checked
+        problems.append(f"{len(partial)} capture(s) incomplete (" + _names([f"{h.path}:{h.line}: {h.detail}" for h in partial]) + ")")
+    if limits:  # a line cut, facts counted not kept, an XML too deep: not read in full
+        problems.append(f"{len(limits)} limit(s) reached, so part of the input was not read in full ("
+                        + _names([f"{h.path}: {h.detail}" for h in limits]) + ")")
     silent = no_verdict_files(findings, coverage)
     checked = checked_components(coverage, silent)
     if silent:
@@ -184,9 +192,32 @@ def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPU
         # e.g. only IB port states: those are fine, but nothing says the GPUs or the job are
         problems.insert(0, "only " + ", ".join(checked) + " checked (" + _names(sorted({p for ps in checked.values() for p in ps}))
                         + ") and found fine; no artefact checks the GPUs, their driver, NVLink, NCCL or the job")
+    elif bare := unchecked_nodes(coverage, silent):
+        # a healthy verdict speaks for every node of the bundle: one node checked says nothing of another
+        problems.append(f"{len(bare)} node(s) with nothing that checks their GPUs, driver, NVLink, NCCL or job ("
+                        + _names([f"{n}: {', '.join(ps)}" for n, ps in bare.items()]) + ")")
     if problems:
         return "inconclusive", "; ".join(problems)
     return "healthy", None
+
+
+def unchecked_nodes(coverage: Coverage, exclude: set[str] = frozenset()) -> dict[str, list[str]]:
+    """node -> its files, for each named node of a bundle of several whose files check none of
+    ``healthy_needs_any`` (a node folder holding only ``top`` output beside a checked node).
+    Files of no known node ("unknown": a top-level file) are not counted for any."""
+    kinds = load_coverage()
+    needs = set(load_verdict_policy().healthy_needs_any)
+    files: dict[str, list[str]] = defaultdict(list)
+    checked: set[str] = set()
+    for fc in coverage.files:
+        if fc.node == "unknown":
+            continue
+        files[fc.node].append(fc.path)
+        if fc.path not in exclude and any(needs & set(kinds[k].covers) for k in fc.read_by if k in kinds):
+            checked.add(fc.node)
+    if len(files) < 2:
+        return {}
+    return {n: ps for n, ps in sorted(files.items()) if n not in checked}
 
 
 def _document(parser: str | None, kinds) -> bool:

@@ -52,12 +52,18 @@ class ArtefactCoverage:
     component: str
     covers: tuple[str, ...] = ()
     document: bool = False
+    #: a log other programs write into: a failure line its readers did not cite is still read
+    log: bool = False
+    #: fact kinds that alone check nothing (a kernel log's boot banner): a file whose reader made
+    #: only these was not read for what the kind covers
+    context: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
 def load_coverage() -> dict[str, ArtefactCoverage]:
     raw = knowledge.load("coverage.yaml").kinds
-    return {k: ArtefactCoverage(component=v.component, covers=tuple(v.covers), document=v.document) for k, v in raw.items()}
+    return {k: ArtefactCoverage(component=v.component, covers=tuple(v.covers), document=v.document, log=v.log,
+                                 context=tuple(v.context)) for k, v in raw.items()}
 
 
 @dataclass(frozen=True)

@@ -17,14 +17,16 @@ import os
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Iterator
 
 from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
-from stethoscope.engine.knowledge import load_verdict_policy
+from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
 from stethoscope.facts.classify import recognise
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget
+from stethoscope.facts.parsers.unrecognised_text import unread_failures
 from stethoscope.facts.registry import load_fallbacks, load_parsers
 
 #: below this much text a pool costs more (process start, pickling) than it saves
@@ -89,19 +91,60 @@ def parse_one(art: Artefact, router=None) -> FileResult:
             continue
         out.facts.extend(res.facts)
         used += res.lines_used
-        if res.facts or res.lines_used:
-            read_by.append(p.KIND)
+        context = _context_kinds().get(p.KIND, ())
+        if any(f.kind not in context for f in res.facts) or (res.lines_used and not res.facts):
+            read_by.append(p.KIND)  # made only context facts (a boot banner): read nothing it checks
         out.errors.extend(ParseProblem(path=e.path, line=e.line, message=e.message, parser=p.KIND) for e in res.errors)
         out.limits.extend(LimitHit(limit=h.limit, path=h.path, line=h.line, detail=h.detail) for h in res.limits)
         for kind, (n, line) in res.capped.items():
             out.limits.append(LimitHit(limit="facts_per_kind", path=art.path, line=line, detail=(
                 f"{n:,} more {kind} facts from line {line} on counted, not kept (the first {FACTS_PER_KIND:,} kept)")))
+    if read_by and _reads_as_clean(kinds, out):
+        owners = [sig for p in kinds if p.KIND not in _log_kinds() for sig in getattr(p, "SIGNATURES", ())]
+        out.facts.extend(unread_failures(art, _cited_lines(art.path, out), owners).facts)
     out.coverage = FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node,
                                 facts=len(out.facts), skipped_lines=max(0, art.nonblank_lines() - used),
                                 read_by=read_by)
     if router is not None:
         out.facts = router.route(out.facts)
     return out
+
+
+@lru_cache(maxsize=1)
+def _alarming_kinds() -> frozenset[str]:
+    return frozenset(k for k, p in load_polarity().items() if p.polarity in ("error", "warning"))
+
+
+@lru_cache(maxsize=1)
+def _document_kinds() -> frozenset[str]:
+    return frozenset(k for k, c in load_coverage().items() if c.document)
+
+
+@lru_cache(maxsize=1)
+def _context_kinds() -> dict[str, tuple[str, ...]]:
+    return {k: c.context for k, c in load_coverage().items() if c.context}
+
+
+@lru_cache(maxsize=1)
+def _log_kinds() -> frozenset[str]:
+    return frozenset(k for k, c in load_coverage().items() if c.log)
+
+
+def _reads_as_clean(kinds, out: FileResult) -> bool:
+    """A recognised log (knowledge/coverage.yaml ``log: true``) in which its readers found no
+    error, no warning and no malformed line: one whose failure lines nobody read would make it
+    read as clean. (Where they did find one, the failure is reported; the lines around it, a
+    traceback's frames or a launcher's "FAILED" summary, are its echo.)"""
+    if out.errors or any(getattr(p, "FALLBACK", False) or p.KIND in _document_kinds() for p in kinds):
+        return False
+    if not any(p.KIND in _log_kinds() for p in kinds):
+        return False
+    alarming = _alarming_kinds()
+    return not any(f.kind in alarming for f in out.facts)
+
+
+def _cited_lines(path: str, out: FileResult) -> set[int]:
+    return {f.evidence.line for f in out.facts if f.evidence.path == path}
 
 
 def _parse_chunk(arts: list[Artefact], router=None) -> list[FileResult]:

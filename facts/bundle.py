@@ -520,12 +520,18 @@ def _file_artefacts(raw: RawBundle, stream: IO[bytes], name: str, skipped: list[
         codec, bom, errors = enc
         node = folder_node
         dec = Decoder(codec, errors, window=budget.window_chars, max_line=budget.max_line_chars)
+        blank = True
         for first, text in dec.windows(stream, head[bom:]):
+            if text.isspace():  # nothing to read here (a blank window of a larger file is skipped too)
+                continue
+            blank = False
             if node is None:
                 node = node_from_content(text[:HEAD_BYTES].encode("utf-8", "replace")) or own or "unknown"
             yield Artefact(path=name, text=text, node=node, node_from_folder=folder_node is not None,
                            line_offset=first - 1)
             del text
+        if blank:  # a command that printed nothing (nvidia-smi failed or hung, dmesg restricted): a missing signal, never silence
+            skipped.append(Skipped(name, "empty: the command that made it printed nothing (it may have failed)"))
     except _MEMBER_READ_ERRORS as exc:  # a zip member's bad CRC shows once its last byte is read
         raw.skipped.append(Skipped(name, f"unreadable: {exc}"))
         return

@@ -122,6 +122,8 @@ class CoverageKind(_M):
     component: ComponentId
     covers: list[ComponentId] = Field(default_factory=list)
     document: bool = False
+    log: bool = False
+    context: list[str] = Field(default_factory=list)
 
 
 class Coverage(_M):

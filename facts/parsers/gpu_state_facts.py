@@ -234,6 +234,10 @@ NOT_AVAILABLE = frozenset({
     "requested functionality has been deprecated", "insufficient permissions",
     "gpu requires reset", "gpu is lost", "not available",
 })
+#: of those, the ones that say the query FAILED (NVML_ERROR_UNKNOWN, _GPU_IS_LOST,
+#: _RESET_REQUIRED: nvmlErrorString's texts), not that the GPU lacks the field: no value, and
+#: never silence (a parse problem naming the line, so the verdict cannot be healthy)
+QUERY_FAILED = frozenset({"unknown error", "gpu requires reset", "gpu is lost"})
 # "78.82 W", "32 C", "-8 C", "16x", "404450 us", "3072 bank(s)", "5"
 _NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:x|W|C|us|bank\(s\)|MiB|%|MHz)?$")
 _BOOL = {"enabled": True, "disabled": False, "yes": True, "no": False,
@@ -267,7 +271,7 @@ class _Reader:
         return None
 
     def text(self, key: str) -> str | None:
-        if key not in self.v or _na(self.v[key][0]):
+        if key not in self.v or _failed(self.b, *self.v[key], what=key) or _na(self.v[key][0]):
             return None
         return self.v[key][0].strip()
 
@@ -285,8 +289,16 @@ class _Reader:
         return read_bool(self.b, *self.v[key], what=what)
 
 
+def _failed(b: FactBuilder, raw: str, line: int, what: str) -> bool:
+    """A value nvidia-smi could not query because the query failed: reported, and True."""
+    if raw.strip().strip("[]").lower() not in QUERY_FAILED:
+        return False
+    b.error(line, f"{what}: nvidia-smi could not read it ({raw.strip()!r}): the driver failed to query the GPU")
+    return True
+
+
 def read_number(b: FactBuilder, raw: str, line: int, what: str, integer: bool = True):
-    if _na(raw):
+    if _failed(b, raw, line, what) or _na(raw):
         return None
     m = _NUMBER.match(raw.strip())
     if not m or (integer and "." in m[1]):
@@ -296,7 +308,7 @@ def read_number(b: FactBuilder, raw: str, line: int, what: str, integer: bool = 
 
 
 def read_bool(b: FactBuilder, raw: str, line: int, what: str) -> bool | None:
-    if _na(raw):
+    if _failed(b, raw, line, what) or _na(raw):
         return None
     value = _BOOL.get(raw.strip().lower())
     if value is None:

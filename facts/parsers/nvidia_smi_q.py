@@ -270,6 +270,7 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int) -> int:
                 rec.values[key] = ("", no)
     attached = top.get("attached gpus", "").strip()
     complete = attached.isdecimal() and int(attached) == len(records)
+    _check_whole(artefact, b, banner_line, last, records, attached)
     for i, r in enumerate(records):
         r.index = i if complete else None
         r.driver_version = top.get("driver version") or None
@@ -277,6 +278,31 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int) -> int:
         r.taken_at = top.get("timestamp") or None
         emit_gpu_facts(b, r)
     return last - banner_line + 1
+
+
+# $ nvidia-smi -q -i 1          (a terminal paste: the command asked for one GPU of the eight)
+ONE_GPU_ASKED = re.compile(r"nvidia-smi\b.*\s(?:-i|--id)(?:\s|=)")
+
+
+def _check_whole(artefact: Artefact, b: FactBuilder, banner_line: int, last: int,
+                 records: list[GpuRecord], attached: str) -> None:
+    """An output that stops before its end, or that shows fewer GPUs than it says are attached,
+    did not check what it leaves out: a limit for the coverage (the verdict cannot be healthy).
+    A full ``-q`` block (one with ``Product Name``) ends with ``Processes`` in every driver
+    since R3xx; nvidia-smi killed while it hangs on a sick GPU, or a paste of the first screen,
+    stops before it (so does ``| head``, or a stray unindented line that ends the block). ``Attached GPUs : 8`` over 7 blocks is a GPU nvidia-smi could not read
+    (its "Unable to determine the device handle" went to stderr), unless the command asked
+    for one GPU (``-i``), which shows when the command line was pasted with it."""
+    lines = artefact.lines
+    if records and "info.name" in records[-1].values and not (
+            {"usage.processes", "usage.no_processes"} & set(records[-1].values)):
+        b.limit(last, "cut_short", f"nvidia-smi -q ends inside GPU {records[-1].pci_bus_id}'s block, before its "
+                                   "Processes section (nvidia-smi killed or hung, or the output cut): its later sections were not read")
+    asked = any(ONE_GPU_ASKED.search(ln) for ln in lines[max(0, banner_line - 4):banner_line - 1])
+    if attached.isdecimal() and int(attached) > len(records) and not asked and not any(
+            "info.name" not in r.values for r in records):  # -d SECTION blocks show every GPU too
+        b.limit(banner_line, "gpus_not_shown", f"nvidia-smi -q says {attached} GPU(s) are attached and shows {len(records)}"
+                                               " (a GPU it could not read, or -i): the others were not checked by it")
 
 
 def _take(rec: GpuRecord, path: tuple[str, ...], key: str, value: str, no: int, shown: list[str]) -> None:

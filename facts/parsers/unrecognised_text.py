@@ -7,6 +7,12 @@ warning polarity, so the verdict cannot be healthy while they are unread
 (rules/meta/unexplained_error.yaml quotes them). Lines without such words are left unclaimed,
 and a file with none stays unrecognised (the verdict is then inconclusive, never healthy).
 
+A recognised file gets the same check with narrower words (``unread_failures``): when its
+readers found no error but a line they did not read says ``Segmentation fault``, ``Killed``,
+``Out of memory: Killed process``, ``ERROR``, ``FAILED`` or ends a traceback, that line is a
+``text_error_line`` too: a training log or a kernel log that reports a crash nobody parsed is
+never read as clean.
+
 Sample content (real lines from public threads that no parser of ours reads)::
 
     docker: Error response from daemon: failed to create task for container: failed to create shim task
@@ -18,6 +24,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+import re2
+
+from stethoscope.facts.classify import signature_source
 from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 
@@ -43,6 +52,41 @@ ERROR_WORDS = re.compile(
     r"[Cc]annot|[Cc]ould not|[Uu]nable to|[Nn]ot responding|[Uu]ncorrectable|[Cc]orrupt\w*)\b"
 )
 
+# The words of a line that says a program, the kernel or a job failed, strong enough to read in
+# any file, recognised or not (engine/parse_pool.py: a recognised file whose readers found no
+# error yet holds such a line has dropped it). Narrower than ERROR_WORDS: a reader's own lines
+# say "failed"/"could not" in benign INFO lines ("NCCL INFO Could not get speed from ...").
+# Real lines (fixtures/artefacts, public threads) above each alternative:
+FAILURE_WORDS = re.compile(
+    # Illegal instruction (core dumped)            (a shell: the process died of a signal)
+    # Fatal Python error: Segmentation fault
+    r"\b(?:Segmentation fault|core dumped|Bus error|Illegal instruction|Floating point exception)\b"
+    # ./train.sh: line 12: 41233 Killed    python train.py      (SIGKILL, usually the OOM killer)
+    r"|(?:^\s*|\s\d+\s+)Killed(?:\s|$)"
+    # Out of memory: Killed process 1708 (python3) total-vm:81234567kB, anon-rss:65432100kB, ...
+    # INFO: task python3:1708 blocked for more than 122 seconds.
+    # watchdog: BUG: soft lockup - CPU#3 stuck for 23s! [nvidia-smi:2211]
+    # python3[1708]: segfault at 0 ip 00007f3a1c2b4e10 sp 00007ffd3c1a2b40 error 4 in libcuda.so...
+    r"|\b(?:Kernel panic|Oops(?::| -)|BUG: |soft lockup|hard LOCKUP|blocked for more than \d+ seconds"
+    r"|invoked oom-killer|Out of memory: |oom-kill:|segfault at |general protection fault|Call Trace:"
+    r"|detected stalls on CPU|self-detected stall|Hardware Error)"
+    # Traceback (most recent call last):       (read as the exception line that ends it)
+    r"|^\s*Traceback \(most recent call last\):"
+    # torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+    # ValueError: Expected input batch_size (32) to match target batch_size (16).
+    r"|^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?::|\s*$)"
+    # straggler.py FAILED
+    # CRITICAL 03-13 09:00:43 [core_client.py:260] Got fatal signal from worker processes, shutting down.
+    r"|\b(?:ERROR|FATAL|FAILED|CRITICAL)\b"
+    # E1129 19:55:14.319000 600 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: -6) ...
+    r"|^[EF]\d{4} \d\d:\d\d:\d\d"
+    # Error: Cuda failure: CUDA driver version is insufficient for CUDA runtime version (35) in ...
+    r"|^\s*(?:[Ee]rror|[Ff]atal)(?:\[\w+\])?: ",
+    re.M,
+)
+#: the same words for RE2 (linear, one pass): most files hold none, and are left after it
+_FAILURE_ANY = re2.compile(signature_source(FAILURE_WORDS))
+
 _GATES = ("rror", "ail", "atal", "anic", "ANIC", "Traceback", "xception", "imed out", "imeout", "fault",
           "dumped", "bort", "annot", "ould not", "nable to", "responding", "ncorrectable", "orrupt", "FAIL")
 
@@ -61,3 +105,39 @@ def parse(artefact: Artefact) -> ParseResult:
         b.add(TextErrorLine, line, message=message[:400])
         result.lines_used += 1
     return result
+
+
+def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResult:
+    """``text_error_line`` facts for the lines of a recognised file that say in words that
+    something failed (FAILURE_WORDS) and that no fact of the file cites (``cited``: 1-based
+    line numbers, the artefact's offset included) and that no signature of ``owners`` (the
+    other readers' SIGNATURES: an nccl-tests footer is its reader's) claims. The caller asks
+    only for files whose readers found no error: there such a line is the only sign of the failure."""
+    result = ParseResult()
+    if _FAILURE_ANY.search(artefact.text) is None:
+        return result
+    owned = [re.compile(o) if isinstance(o, str) else o for o in owners]
+    b = FactBuilder(artefact, result)
+    lines = artefact.lines
+    done: set[int] = set()
+    for line, text in iter_lines(FAILURE_WORDS, artefact):
+        if text.lstrip().startswith("Traceback (most recent call last)"):
+            line = _traceback_end(lines, line)  # the exception's own line says what failed
+            text = lines[line - 1]
+        message = text.strip()
+        if any(o.search(text) for o in owned):
+            continue
+        if message and line not in done and line + artefact.line_offset not in cited:
+            done.add(line)
+            b.add(TextErrorLine, line, message=message[:400])
+    return result
+
+
+def _traceback_end(lines: list[str], start: int) -> int:
+    """The 1-based line that ends the Python traceback whose header is line ``start``: the
+    first line after its indented frames (the header itself when the frames run to the end)."""
+    i = start  # 0-based index of the line after the header
+    indent = len(lines[start - 1]) - len(lines[start - 1].lstrip())
+    while i < len(lines) and (len(lines[i]) - len(lines[i].lstrip()) > indent or not lines[i].strip()):
+        i += 1
+    return i + 1 if i < len(lines) else start
