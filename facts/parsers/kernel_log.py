@@ -34,6 +34,7 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.kernel_log_facts import (
     GpuFellOffBus,
     GpuRecoveryAction,
+    HostOomKill,
     KernelBoot,
     KernelGpuSeen,
     NvidiaDriverLoaded,
@@ -84,7 +85,7 @@ _MESSAGE_START = re.compile(r"NVRM: |nvidia-nvswitch\d+: SXid|\bkernel: ")
 # after an AER or "The NVIDIA GPU" line, read directly as continuations).
 _KEYWORDS = re.compile(
     r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
-    r"|nvidia: probe of |probe with driver nvidia |" + kernel_log_modules.KEYWORDS,
+    r"|nvidia: probe of |probe with driver nvidia |of memory: Kill|" + kernel_log_modules.KEYWORDS,
 )
 # the same keywords for RE2 (a DFA over the bytes: the alternation costs nothing per character,
 # where ``re`` tries it at every position: 16 MB/s on a log of lines holding none of them)
@@ -110,10 +111,21 @@ _DETECT = re.compile(
     r"NVRM: |NVRM (?:_\w+|[a-z]\w*_\w+|[a-z]+[A-Z]\w*): |\bXid \(PCI:[0-9a-fA-F:.]+\): ?\d|SXid \(PCI:|\bAER: |PCIe Bus Error: "
     r"|: kern: *[a-z]+ *: \[\d{4}-"
     r"|^\[\s*\+?\d+\.\d{6}\] |^\[[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4}\] "
-    r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ kernel: ",
+    r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ kernel: "
+    r"|(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process \d+ \(",  # pasted without a prefix
     re.M,
 )
-_DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ")  # or a line starting "["
+_DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ",
+                "of memory: Kill")  # or a line starting "["
+
+# The OOM killer (Linux mm/oom_kill.c; real, ymoslem/OpenNMT-Tutorial#6, from `dmesg -T` on Colab):
+# Memory cgroup out of memory: Killed process 629 (onmt_train) total-vm:14119556kB, anon-rss:6538204kB, file-rss:80652kB, shmem-rss:16kB, UID:0 pgtables:13432kB oom_score_adj:0
+# Out of memory: Killed process 2481 (python3) total-vm:8123400kB, anon-rss:7981200kB, file-rss:0kB, ...
+# Out of memory: Kill process 2481 (python3) score 912 or sacrifice child          (Linux < 4.19)
+_OOM_KILL = re.compile(
+    r"(?P<scope>Out of memory|Memory cgroup out of memory): Kill(?:ed)? process (?P<pid>\d+) \((?P<comm>[^)\n]{0,64})\)"
+    r"(?: total-vm:(?P<vm>\d+)kB, anon-rss:(?P<anon>\d+)kB)?"
+)
 
 # NVRM: Xid (PCI:0000:00:06): 31, pid=1883, name=python3, channel 0x0000000a, intr 00000000. MMU Fault: ...
 # NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.
@@ -336,6 +348,15 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         if parse_link_down(b, ln, msg, common, lines, used):
             boots.had_content = True
+            continue
+        if "of memory: Kill" in msg and (o := _OOM_KILL.search(msg)) is not None:
+            cgroup = o["scope"].startswith("Memory cgroup")
+            anon = int(o["anon"]) if o["anon"] else None
+            b.add(HostOomKill, ln, pid=int(o["pid"]), process=o["comm"], cgroup=cgroup,
+                  ran_out="a memory cgroup's limit (a container or job)" if cgroup else "the host's memory",
+                  anon_rss_kb=anon, anon_rss_mib=None if anon is None else round(anon / 1024),
+                  total_vm_kb=int(o["vm"]) if o["vm"] else None, **common)
+            used.add(ln)
     aer.flush()
 
     for ln, s, common in sxid_pending:

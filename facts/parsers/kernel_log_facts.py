@@ -157,3 +157,21 @@ class NvrmError(KernelLineFact):
     client_version: str | None = None  # API mismatch: user-space driver version
     kernel_version: str | None = None  # API mismatch: kernel module version
     message: str
+
+
+@fact_kind
+class HostOomKill(KernelLineFact):
+    """The kernel's OOM killer killed a process (mm/oom_kill.c): ``Out of memory: Killed process
+    629 (python) total-vm:...kB, anon-rss:...kB, ...`` (the host's memory ran out), ``Memory cgroup
+    out of memory: Killed process ...`` (a container's or job's memory limit), or before Linux
+    4.19 ``Out of memory: Kill process 629 (python) score 912 or sacrifice child``."""
+
+    kind: Literal["host_oom_kill"] = "host_oom_kill"
+    pid: int
+    process: str
+    cgroup: bool  # "Memory cgroup out of memory": the container's / job's limit, not the host's RAM
+    ran_out: str  # what ran out, in words: "the host's memory" or "a memory cgroup's limit (container or job)"
+    anon_rss_kb: int | None = None
+    anon_rss_mib: int | None = None  # the same, rounded, for the report
+    total_vm_kb: int | None = None
+

@@ -94,6 +94,17 @@ class TorchWorkerFailed(Fact):
 
 
 @fact_kind
+class DataLoaderWorkerKilled(Fact):
+    """A DataLoader worker process died of a signal (PyTorch's ``is killed by signal: Killed.``):
+    ``Killed`` is SIGKILL (the OOM killer, a memory limit, the scheduler), ``Bus error`` a full
+    /dev/shm, ``Segmentation fault`` / ``Aborted`` a crash inside the worker."""
+
+    kind: Literal["dataloader_worker_killed"] = "dataloader_worker_killed"
+    pid: int
+    signal: str  # strsignal()'s text: "Killed", "Bus error", "Segmentation fault", "Aborted"
+
+
+@fact_kind
 class TorchNcclError(Fact):
     kind: Literal["torch_nccl_error"] = "torch_nccl_error"
     rank: int | None = None
@@ -107,7 +118,7 @@ class TorchNcclError(Fact):
 
 # one of these is in every match of tl.DETECT
 _DETECT_KEYS = ("ProcessGroupNCCL", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
-                "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:")
+                "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker")
 
 
 def detect(head: str) -> bool:
@@ -166,6 +177,10 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
         rec = _elastic_failed(b, no, line, node)
         if rec is not None:
             workers.append(rec)
+    elif "DataLoader worker (pid " in line:
+        if (m := tl.DATALOADER_KILLED.search(line)) is None:
+            return  # "exited unexpectedly with exit code N" and other worker lines: not read here
+        b.add(DataLoaderWorkerKilled, no, node=node, text=line, pid=int(m["pid"]), signal=m["signal"].strip())
     elif "collective #" in line or "Timeout at collective" in line or "lagging ranks" in line:
         if grank is None and "Timeout at collective" in line:
             grank = tl.line_context(artefact, tl.prev_line(artefact.text, start))[1]

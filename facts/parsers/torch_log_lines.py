@@ -20,7 +20,8 @@ DETECT = re.compile(
     r"ProcessGroupNCCL|Watchdog caught collective operation timeout|torch[./]distributed[./]"
     r"|ChildFailedError|DistBackendError|^\[rank\d+\]:"
     # NCCL's messages as PyTorch forwards them or people paste them (torch_nccl_forwarded)
-    r"|^Duplicate GPU detected : rank \d|^Failed to \w+ NVLink SHARP \(NVLS\)|^Last error:",  # at a line start: not NCCL's own WARN line
+    r"|^Duplicate GPU detected : rank \d|^Failed to \w+ NVLink SHARP \(NVLS\)|^Last error:"  # at a line start: not NCCL's own WARN line
+    r"|DataLoader worker \(pid \d+\) is killed by signal: ",
     re.M,
 )
 
@@ -30,8 +31,13 @@ MARKERS = (
     "Watchdog caught collective", "timed out in blocking wait", "ast enqueued ", "failed (exitcode: ",
     "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
     "ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInternalError: ", "ncclInvalidArgument: ",
-    "ncclInvalidUsage: ", "ncclRemoteError: ",
+    "ncclInvalidUsage: ", "ncclRemoteError: ", "DataLoader worker (pid ",
 )
+
+# torch/csrc/DataLoader.cpp (a worker's SIGCHLD handler; real, ymoslem/OpenNMT-Tutorial#6):
+# RuntimeError: DataLoader worker (pid 629) is killed by signal: Killed.
+# RuntimeError: DataLoader worker (pid 22358) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.
+DATALOADER_KILLED = re.compile(r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: (?P<signal>[A-Za-z][\w -]{0,40}?)\.(?: |$)")
 
 # node17: [rank3]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog ...
 # (a host prefix added by `srun ... | sed "s/^/$(hostname): /"`; taken only before a torch prefix)

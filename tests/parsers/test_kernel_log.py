@@ -481,3 +481,19 @@ def test_fell_off_bus_wrapped_then_probe():
     assert (fell.pci_bus_id, fell.pci_device_id, fell.evidence.line) == ("0000:5d:00.0", "10de:2330", 1)
     assert r.lines_used == 6  # three wrapped lines, the probe failure, the probe summary, driver load
     assert of(r, "xid_event") == []
+
+
+def test_oom_killer_lines_memory_cgroup_host_and_before_4_19():
+    """mm/oom_kill.c's kill line: a memory cgroup's limit (real, OpenNMT-Tutorial#6), the host's
+    memory, and the pre-4.19 'Kill process ... or sacrifice child' form; oom_reaper's line after
+    a kill is not a second kill."""
+    [k] = of(parse_file("opennmt_tutorial6_memcg_oom_killed.log"), "host_oom_kill")
+    assert (k.pid, k.process, k.cgroup, k.anon_rss_kb, k.anon_rss_mib, k.evidence.line) == (629, "onmt_train", True, 6538204, 6385, 1)
+    res = parse_text(
+        "[Tue Sep 16 03:14:22 2025] Out of memory: Killed process 2481 (python3) total-vm:8123400kB, anon-rss:7981200kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:16000kB oom_score_adj:0\n"
+        "[Tue Sep 16 03:14:22 2025] oom_reaper: reaped process 2481 (python3), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB\n"
+        "[  812.004] Out of memory: Kill process 1708 (python) score 912 or sacrifice child\n")
+    kills = of(res, "host_oom_kill")
+    assert [(k.pid, k.cgroup, k.ran_out, k.anon_rss_kb) for k in kills] == [
+        (2481, False, "the host's memory", 7981200), (1708, False, "the host's memory", None)]
+    assert not res.errors

@@ -266,3 +266,16 @@ def test_flattened_srun_traceback_and_bare_nccl_messages():
     assert (dup.evidence.line, dup.rank, dup.other_rank, dup.bus_id) == (9, 0, 1, "0000:00:04.0")
     # NCCL's own log lines are the NCCL parser's, not read twice
     assert not [f for f in r.facts if f.evidence.line == 10]
+
+
+def test_dataloader_worker_killed_by_a_signal():
+    """torch/csrc/DataLoader.cpp's 'DataLoader worker (pid N) is killed by signal: <strsignal>. '
+    (real: OpenNMT-Tutorial#6), Bus error's shared-memory hint after it."""
+    res = torch_log.parse(Artefact(path="t.log", node="colab",
+                                   text=(FIX / "opennmt_tutorial6_dataloader_worker_killed.log").read_text()))
+    [w] = [f for f in res.facts if f.kind == "dataloader_worker_killed"]
+    assert (w.pid, w.signal, w.evidence.line) == (629, "Killed", 1)
+    bus = "RuntimeError: DataLoader worker (pid 22358) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.\n"
+    assert torch_log.detect(bus)
+    [w] = [f for f in torch_log.parse(Artefact(path="b.log", node="n", text=bus)).facts if f.kind == "dataloader_worker_killed"]
+    assert w.signal == "Bus error"
