@@ -1,0 +1,143 @@
+"""Slurm's own lines in a job's output (``slurm-<jobid>.out``, a pasted ``srun`` session): what the
+scheduler did to the job's tasks. slurmstepd and srun write them among the job's own output.
+
+Sample content (real: ZwwWayne/K-Net#30, nextflow-io/nextflow#5932, ArjunaCluster/ArjunaUsers#52)::
+
+    slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0. Some of your processes may have been killed by the cgroup out-of-memory handler.
+    srun: error: gpu20-15: task 0: Out Of Memory
+    srun: launch/slurm: _step_signal: Terminating StepId=9411285.0
+    slurmstepd-gpu20-15: error: *** STEP 9411285.0 ON gpu20-15 CANCELLED AT 2022-05-17T17:58:10 ***
+    slurmstepd: error: Detected 1 oom_kill event in StepId=11300781.0. Some of the step tasks have been OOM Killed.
+
+Facts (each citing its line):
+
+- ``slurm_oom_kill``: the step's memory cgroup killed tasks (``Detected N oom-kill event(s) in
+  <step>``, Slurm up to 21.08, or ``Detected N oom_kill event(s) in <step>. Some of the step tasks
+  have been OOM Killed.``, 22.05 and later): ``events``, ``step``; the node from
+  ``slurmstepd-<host>`` when the line names it.
+- ``slurm_task_failed``: ``srun: error: <host>: task(s) <ids>: <how>``: ``host``, ``tasks``,
+  ``how`` ("Out Of Memory", "Killed", "Exited with exit code 1", "Segmentation fault", ...),
+  ``out_of_memory``.
+- ``slurm_cancelled``: ``*** JOB|STEP <id> ON <host> CANCELLED AT <time> DUE TO <reason> ***``
+  (``reason``: TIME LIMIT, NODE FAILURE, PREEMPTION, JOB REQUEUE ...); without ``DUE TO`` (a
+  user's scancel, or srun ending the step after a task failed) it is ``slurm_step_ended``.
+
+- ``slurm_error``: any other ``error:`` line of slurmstepd or srun (never silent).
+
+Their other lines (``_step_signal: Terminating``, ``Job step aborted``, launch chatter) are read
+without a fact. Empty input: nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "slurm_log"
+
+# a Slurm line: slurmstepd's (with or without "-<host>") or srun's, at the start of the line
+_LINE = re.compile(r"^(?:slurmstepd(?:-(?P<sthost>[\w.-]{1,128}))?|srun): (?P<msg>.*)$", re.M)
+_DETECT = re.compile(r"^slurmstepd(?:-[\w.-]{1,128})?: error: |^srun: error: [\w.-]{1,128}: tasks? [\d,-]{1,64}: ", re.M)
+
+# slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0. Some of your processes may have been killed by the cgroup out-of-memory handler.
+# slurmstepd: error: Detected 2 oom-kill event(s) in step 3756240.batch cgroup.
+# slurmstepd: error: Detected 1 oom_kill event in StepId=11300781.0. Some of the step tasks have been OOM Killed.
+_OOM = re.compile(r"^error: Detected (?P<n>\d{1,9}) oom[-_]kill events?(?:\(s\))? in (?:StepId=|step )(?P<step>[\w.+-]{1,64}?)(?: cgroup)?\.?(?: |$)")
+# srun: error: gpu20-15: task 0: Out Of Memory          srun: error: node3: tasks 0-7: Exited with exit code 1
+_TASK = re.compile(r"^error: (?P<host>[\w.-]{1,128}): tasks? (?P<tasks>[\d,-]{1,64}): (?P<how>\S[^\n]{0,120}?)\s*$")
+# slurmstepd-gpu20-15: error: *** STEP 9411285.0 ON gpu20-15 CANCELLED AT 2022-05-17T17:58:10 ***
+# slurmstepd: error: *** JOB 1234 ON node01 CANCELLED AT 2024-03-05T10:12:01 DUE TO TIME LIMIT ***
+_CANCEL = re.compile(r"^error: \*\*\* (?P<what>JOB|STEP) (?P<id>[\w.+-]{1,64}) ON (?P<host>[\w.-]{1,128}) CANCELLED AT (?P<at>\S{1,40})"
+                     r"(?: DUE TO (?P<reason>[A-Z][A-Z ]{0,40}?))? \*\*\*")
+
+
+@fact_kind
+class SlurmOomKill(Fact):
+    """The step's memory cgroup killed tasks: the job used more than it asked for (--mem)."""
+
+    kind: Literal["slurm_oom_kill"] = "slurm_oom_kill"
+    events: int
+    step: str  # "9411285.0", "191.batch"
+
+
+@fact_kind
+class SlurmTaskFailed(Fact):
+    """``srun: error: <host>: task(s) <ids>: <how>``."""
+
+    kind: Literal["slurm_task_failed"] = "slurm_task_failed"
+    host: str
+    tasks: str  # "0", "0-7", "3,5"
+    how: str  # "Out Of Memory", "Killed", "Exited with exit code 1", "Segmentation fault"
+    out_of_memory: bool
+
+
+@fact_kind
+class SlurmCancelled(Fact):
+    """slurmctld had the job or step cancelled for a reason it names (``DUE TO ...``)."""
+
+    kind: Literal["slurm_cancelled"] = "slurm_cancelled"
+    what: str  # "JOB" or "STEP"
+    job_id: str
+    host: str
+    at: str
+    reason: str  # "TIME LIMIT", "NODE FAILURE", "PREEMPTION", "JOB REQUEUE"
+
+
+@fact_kind
+class SlurmError(Fact):
+    """Another ``slurmstepd``/``srun`` ``error:`` line (a failed chdir, a task launch failure...)."""
+
+    kind: Literal["slurm_error"] = "slurm_error"
+    message: str
+
+
+@fact_kind
+class SlurmStepEnded(Fact):
+    """A job or step cancelled without a reason: a user's scancel, or srun ending the step after
+    one of its tasks failed (that failure is the story)."""
+
+    kind: Literal["slurm_step_ended"] = "slurm_step_ended"
+    what: str
+    job_id: str
+    host: str
+    at: str
+
+
+def detect(head: str) -> bool:
+    return ("slurmstepd" in head or "srun: error: " in head) and _DETECT.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    text = artefact.text
+    for m in _LINE.finditer(text):
+        no = artefact.line_of(m.start())
+        msg = m["msg"]
+        result.lines_used += 1
+        if not msg.startswith("error: "):
+            continue  # srun's launch chatter ("launch/slurm: _step_signal: Terminating ...")
+        node = artefact.node_for(m["sthost"]) if m["sthost"] else artefact.node
+        if "oom" in msg[:40] and (o := _OOM.match(msg)) is not None:
+            b.add(SlurmOomKill, no, node=node, events=int(o["n"]), step=o["step"])
+        elif (t := _TASK.match(msg)) is not None:
+            b.add(SlurmTaskFailed, no, node=artefact.node_for(t["host"]), host=t["host"], tasks=t["tasks"],
+                  how=t["how"].rstrip("."), out_of_memory=t["how"].lower().startswith("out of memory"))
+        elif (c := _CANCEL.match(msg)) is not None:
+            fields = dict(what=c["what"], job_id=c["id"], host=c["host"], at=c["at"])
+            if c["reason"]:
+                b.add(SlurmCancelled, no, node=artefact.node_for(c["host"]), reason=c["reason"].strip(), **fields)
+            else:
+                b.add(SlurmStepEnded, no, node=artefact.node_for(c["host"]), **fields)
+        elif msg.startswith("error: Detected") or msg.startswith("error: ***"):
+            b.error(no, f"Slurm line not read: {msg[:120]!r}")
+        else:  # any other error Slurm printed: never silent
+            b.add(SlurmError, no, node=node, message=msg[len("error: "):][:300])
+    return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

@@ -1,0 +1,51 @@
+"""Slurm's own lines in a job's output (real samples: fixtures/artefacts/slurm_log/README.md)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from stethoscope.facts.parsers import slurm_log
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "slurm_log"
+
+
+def _parse(name: str, node: str = "n1"):
+    text = (FIX / name).read_text()
+    assert slurm_log.detect(text)
+    return slurm_log.parse(Artefact(path=name, text=text, node=node))
+
+
+def test_oom_events_tasks_and_the_cancel_without_reason():
+    res = _parse("knet30_step_oom_killed.out")
+    got = [(f.kind, f.node, f.evidence.line) for f in res.facts]
+    assert got == [("slurm_oom_kill", "gpu20-15", 1), ("slurm_task_failed", "gpu20-15", 2),
+                   ("slurm_step_ended", "gpu20-15", 4), ("slurm_oom_kill", "gpu20-15", 7)]
+    oom, task = res.facts[0], res.facts[1]
+    assert (oom.events, oom.step, task.tasks, task.how, task.out_of_memory) == (1, "9411285.0", "0", "Out Of Memory", True)
+    assert not res.errors and res.lines_used == 5  # srun's "_step_signal" line is read, the python warning is not
+
+
+def test_every_oom_event_form():
+    steps = {name: [f.step for f in _parse(name).facts] for name in
+             ("arjuna52_batch_oom_cgroup.err", "pybnf118_old_step_form.txt", "nextflow5932_oom_kill_event_from_title.txt")}
+    assert steps == {"arjuna52_batch_oom_cgroup.err": ["191.batch"], "pybnf118_old_step_form.txt": ["3756240.batch"],
+                     "nextflow5932_oom_kill_event_from_title.txt": ["11300781.0"]}
+    assert [f.events for f in _parse("pybnf118_old_step_form.txt").facts] == [2]
+
+
+def test_time_limit_cancels_and_terminated_tasks():
+    res = _parse("desitarget628_step_time_limit.txt")
+    cancel = [f for f in res.facts if f.kind == "slurm_cancelled"]
+    assert [(c.what, c.job_id, c.host, c.at, c.reason) for c in cancel] == [("STEP", "32233190.0", "nid01934", "2020-07-03T02:59:56", "TIME LIMIT")]
+    assert [(t.host, t.tasks, t.how) for t in res.facts if t.kind == "slurm_task_failed"] == [
+        ("nid01934", "2,4-5,7", "Terminated"), ("nid01935", "8-15", "Terminated"), ("nid01934", "0-1,3,6", "Terminated")]
+    [job] = _parse("canu1052_job_time_limit.txt").facts
+    assert (job.what, job.job_id, job.reason) == ("JOB", "3884617", "TIME LIMIT")
+
+
+def test_other_slurm_errors_are_never_silent_and_a_mangled_known_line_is_a_problem():
+    text = ("slurmstepd: error: couldn't chdir to `/scratch/run': No such file or directory: going to /tmp instead\n"
+            "slurmstepd: error: *** JOB 12 ON n1 CANCELLED AT\n")
+    res = slurm_log.parse(Artefact(path="s.out", text=text, node="n1"))
+    assert [(f.kind, f.message[:15]) for f in res.facts] == [("slurm_error", "couldn't chdir ")]
+    assert [e.line for e in res.errors] == [2]
