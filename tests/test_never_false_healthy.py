@@ -31,8 +31,9 @@ def _append(path: Path, text: str) -> None:
     path.write_text(path.read_text() + text)
 
 
-def _unexplained(rep) -> list[str]:
-    return [ev.text for f in rep.findings if f.cause == "unexplained_error" for ev in f.evidence]
+def _cited(rep) -> list[str]:
+    """The lines that serious findings quote: a rule that reads the line, or unexplained_error."""
+    return [ev.text for f in rep.findings if f.severity != "info" for ev in f.evidence]
 
 
 def test_the_bases_are_healthy(ruleset):
@@ -66,28 +67,39 @@ def test_a_crash_line_in_a_training_log_is_never_healthy(ruleset, tmp_path, tail
     _append(b / "vm" / "rank0.log", tail)
     rep = diagnose_bundle(b, ruleset, jobs=1)
     assert rep.verdict == "faulty", (rep.reason, [f.summary for f in rep.findings])
-    assert any(quoted in t for t in _unexplained(rep)), _unexplained(rep)
+    assert any(quoted in t for t in _cited(rep)), _cited(rep)
 
 
 STAMP = "[Sun Nov 29 20:31:02 2026] "
 
 
+OOM_KILL = ["python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=0",
+            "Out of memory: Killed process 1708 (python3) total-vm:81234567kB, anon-rss:65432100kB, file-rss:0kB, "
+            "shmem-rss:0kB, UID:0 pgtables:130000kB oom_score_adj:0"]
+
+
+def test_the_oom_killer_is_never_healthy_and_is_named(ruleset, tmp_path):
+    """The kernel log's reader reads the kill line (host_oom_kill): rule host_oom_killed names it."""
+    b = _copy(tmp_path, B)
+    _append(b / "vm" / "dmesg.txt", "".join(STAMP + ln + "\n" for ln in OOM_KILL))
+    rep = diagnose_bundle(b, ruleset, jobs=1)
+    assert rep.verdict == "faulty", (rep.reason, [f.summary for f in rep.findings])
+    assert rep.findings[0].cause == "host_memory_oom_killed" and "pid 1708" in rep.findings[0].summary
+
+
 @pytest.mark.parametrize("lines", [
-    ["python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=0",
-     "Out of memory: Killed process 1708 (python3) total-vm:81234567kB, anon-rss:65432100kB, file-rss:0kB, "
-     "shmem-rss:0kB, UID:0 pgtables:130000kB oom_score_adj:0"],
     ["INFO: task python3:1708 blocked for more than 122 seconds."],
     ["watchdog: BUG: soft lockup - CPU#3 stuck for 23s! [nvidia-smi:2211]"],
     ["BUG: unable to handle page fault for address: ffffb1c2c0a01000", "Oops: 0000 [#1] PREEMPT SMP NOPTI"],
     ["python3[1708]: segfault at 0 ip 00007f3a1c2b4e10 sp 00007ffd3c1a2b40 error 4 in "
      "libcuda.so.580.159.04[7f3a1c000000+2a00000] likely on CPU 5 (core 5, socket 0)"],
-], ids=["oom_killer", "hung_task", "soft_lockup", "oops", "segfault"])
+], ids=["hung_task", "soft_lockup", "oops", "segfault"])
 def test_a_kernel_failure_without_nvrm_is_never_healthy(ruleset, tmp_path, lines):
     b = _copy(tmp_path, B)
     _append(b / "vm" / "dmesg.txt", "".join(STAMP + ln + "\n" for ln in lines))
     rep = diagnose_bundle(b, ruleset, jobs=1)
     assert rep.verdict == "faulty", (rep.reason, [f.summary for f in rep.findings])
-    assert any(lines[0] in t for t in _unexplained(rep)), _unexplained(rep)
+    assert any(any(ln in t for ln in lines) for t in _cited(rep)), _cited(rep)
 
 
 # --- a missing signal ----------------------------------------------------------------------

@@ -79,6 +79,7 @@ def summarise(facts: list[Fact]) -> list[Fact]:
     if fleet:
         rate, count = fleet.most_common(1)[0]
         fleet_rate = rate if count >= FLEET_MIN_PORTS else None
+    active_on = Counter(p.node for p in ports.values() if p.state == "Active")
     for p in ports.values():
         srcs: list[Fact] = [p]
         siblings = [s for s in by_node[p.node] if s is not p and s.state == "Active" and s.rate_gbps and s.link_layer == p.link_layer]
@@ -113,6 +114,7 @@ def summarise(facts: list[Fact]) -> list[Fact]:
             expected_rate_gbps=expected_rate, below_expected=bool(active and p.rate_gbps and expected_rate and p.rate_gbps < expected_rate),
             width=widths.get(p.port_id), width_lanes=lanes, sibling_width_lanes=sib_lanes,
             width_below_siblings=bool(active and lanes and sib_lanes and lanes < sib_lanes),
+            node_active_ports=active_on[p.node],
         ))
     out.extend(_growth(counters, ports))
     return out

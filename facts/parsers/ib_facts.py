@@ -202,6 +202,7 @@ class IbPortSummary(Fact):
     expected_rate_gbps: float | None = None  # from the inventory
     below_expected: bool = False
     width: str | None = None  # "4X", from ibstatus (ibstat prints no width)
+    node_active_ports: int = 0  # Active ports of this node, any HCA and link layer
     width_lanes: int | None = None
     sibling_width_lanes: int | None = None  # widest of the node's other Active ports
     width_below_siblings: bool = False
