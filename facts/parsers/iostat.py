@@ -107,9 +107,12 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         rows.setdefault(m["dev"], []).append((n, cols))
         result.lines_used += 1
-    for dev, samples in rows.items():
-        if "%util" not in samples[0][1]:  # a header cut or mangled: the busy share is what this reader is for
-            b.error(samples[0][0], f"iostat rows of {dev} under a header without %util")
+    for dev, all_samples in rows.items():
+        # a header cut or mangled: the busy share is what this reader is for; its rows are a problem each
+        for n, _ in [s for s in all_samples if "%util" not in s[1]]:
+            b.error(n, f"iostat row of {dev} under a header without %util")
+        samples = [s for s in all_samples if "%util" in s[1]]
+        if not samples:
             continue
         utils = [c["%util"] for _, c in samples]
         busiest_line, busiest = max(samples, key=lambda s: s[1]["%util"])
