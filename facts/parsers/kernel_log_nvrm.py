@@ -102,8 +102,10 @@ _INIT_DETAIL = re.compile(r"NVRM: (?:GPU\d+ )?(?:RmInitAdapter: |_?kgsp\w*: |gpu
 # NVRM: GPU0 RmInitAdapter: Cannot initialize GSP firmware RM
 # NVRM: kfspPollForResponse_IMPL: FSP command timed out
 # (not the VBIOS's own boot, "failed to wait for GFW boot complete": alone it stays unexplained)
+# (the phrase comes within a few words of the function in every real line: a bounded run keeps the
+# search linear on a long line that repeats "NVRM: kgsp...:", bench/fuzz.py seed 5)
 _GSP_BOOT = re.compile(
-    r"NVRM: (?:GPU\d+ )?(?:_?kgsp\w*|RmInitAdapter|_?kfsp\w*): .*?"
+    r"NVRM: (?:GPU\d+ )?(?:_?kgsp\w*|RmInitAdapter|_?kfsp\w*): .{0,300}?"
     r"(?:Timeout waiting for GSP|cannot proceed with booting GSP|Cannot initialize GSP firmware|FSP command timed out)"
 )
 # RM's thread watchdog, printed with the operation that timed out (a GSP boot step, above):

@@ -40,11 +40,13 @@ BANNER = re.compile(r"^=+NVSMI LOG=+[ \t]*\r?$", re.MULTILINE)
 # GPU 00000000:00:06.0
 GPU_HEADER = re.compile(r"^GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
 # Driver Version                                         : 580.159.04
-TOP_KEY = re.compile(r"^(?P<key>[A-Z][A-Za-z0-9 ./()-]*?)\s{2,}: ?(?P<value>.*?)\s*$")
+# (each pattern linear in the line: a key ends on its last non-blank, a value likewise; the lazy
+# forms were quadratic on a long line, bench/fuzz.py seed 5)
+TOP_KEY = re.compile(r"^(?P<key>[A-Z](?:[A-Za-z0-9 ./()-]*[A-Za-z0-9./()-])?)\s{2,}: ?(?P<value>(?:.*\S)?)\s*$")
 #         Current                                        : 5
-KEY_LINE = re.compile(r"^(?P<indent> +)(?P<key>[^\s:][^:]*?)\s+: ?(?P<value>.*?)\s*$")
+KEY_LINE = re.compile(r"^(?P<indent> +)(?P<key>[^\s:](?:[^:]*[^\s:])?)\s+: ?(?P<value>(?:.*\S)?)\s*$")
 #     GPU Memory Power Readings
-SECTION_LINE = re.compile(r"^(?P<indent> +)(?P<name>[^\s:][^:]*?)\s*$")
+SECTION_LINE = re.compile(r"^(?P<indent> +)(?P<name>[^\s:](?:[^:]*[^\s:])?)\s*$")
 
 
 def _power_keys() -> dict[tuple[str, ...], str]:

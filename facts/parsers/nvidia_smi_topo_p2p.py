@@ -41,7 +41,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 #  	GPU0	GPU1	          (a header of GPU names only: topo -m's has "CPU Affinity" after them)
 _HEADER = re.compile(r"^\s*(?:GPU\d+\s*)+$")
 #  GPU1	GNS	X
-_ROW = re.compile(r"^\s*(?P<gpu>GPU\d+)\s+(?P<cells>(?:[A-Z]+\s*)+)$")
+_ROW = re.compile(r"^\s*(?P<gpu>GPU\d+)\s+(?P<cells>[A-Z]+(?:\s+[A-Z]+)*)\s*$")  # cells apart by blanks: linear
 # $ nvidia-smi topo -p2p r       nvidia-smi topo -p2p rw
 _COMMAND = re.compile(r"nvidia-smi\s+topo\s+-p2p\s+(?P<cap>[rwnap]+)\b")
 #   CNS  = Chipset not supported
