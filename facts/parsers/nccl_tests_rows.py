@@ -41,7 +41,8 @@ ROW = (r"^[ \t]*\d+[ \t]+\d+[ \t]+(?:" + "|".join(DTYPES) + r")(?:[ \t]+[a-z]+)?
        r"(?:[ \t]+(?:" + _NUM + r"|N/A)){4,}(?:[ \t]+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)?[ \t]*$")
 ROW_RE = re.compile(ROW)
 #   ... 0  2025-10-17 12:00:01   (-S: a timestamp after the in-place columns)
-_TIMESTAMP = re.compile(r"\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s*$")
+# (from the start of a blank run only: tried inside a long run of blanks it was quadratic)
+_TIMESTAMP = re.compile(r"(?<!\s)\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s*$")
 _INT = re.compile(r"-?\d+")
 _WRONG_NAMES = ("#wrong", "error")
 
