@@ -106,8 +106,10 @@ _DETECT = re.compile(
 # include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device         (source prefix only)
 # NCCL INFO transport/nvls.cc:324 -> 1                                                      (nccl#976: no prefix)
 # include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol   (NCCL <= 2.3, nccl#210)
+# (it starts only where a token starts: tried inside a long run of word characters every optional
+# group rescanned the run, quadratic on a 100 kB line; the local fuzz run, seed 6)
 _HEADER = re.compile(
-    r"(?:(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) )?(?:\[(?P<dev>-?\d+)\] )?"
+    r"(?<![\w./\-])(?:(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) )?(?:\[(?P<dev>-?\d+)\] )?"
     r"(?:(?:(?P<src>[\w./\-]+):(?P<srcline>\d+) (?:\(\w+\) )?)?NCCL (?P<level>INFO|WARN)"
     r"|(?P<osrc>[\w./\-]+\.(?:cc|cu|h|c|cpp)):(?P<oline>\d+) (?P<olevel>WARN)) (?P<msg>(?:.*\S)?)\s*$"
 )

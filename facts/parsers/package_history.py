@@ -39,7 +39,8 @@ _COMMAND = re.compile(r"^\s*Commandline: (?P<cmd>.*\S|[^\S\n])\s*$")
 # Upgrade: libnvidia-common-460:amd64 (460.73.01-0ubuntu0.20.04.1, 460.80-0ubuntu0.20.04.2)
 _ACTION = re.compile(r"^\s*(?P<action>Install|Upgrade|Downgrade|Remove|Purge|Reinstall): (?P<items>.*\S|[^\S\n])\s*$")
 # libnvidia-common-460:amd64 (460.73.01-0ubuntu0.20.04.1, 460.80-0ubuntu0.20.04.2)     nvidia-dkms-460:amd64 (460.80-0ubuntu0.20.04.2, automatic)
-_ITEM = re.compile(r"(?P<pkg>[a-z0-9][a-z0-9+.-]*)(?::(?P<arch>[a-z0-9-]+))? \((?P<vers>[^)]*)\)")
+# (a package name starts a token and a version is short: linear on a long line, the local fuzz run, seed 6)
+_ITEM = re.compile(r"(?<![a-z0-9+.-])(?P<pkg>[a-z0-9][a-z0-9+.-]*)(?::(?P<arch>[a-z0-9-]+))? \((?P<vers>[^)\n]{0,300})\)")
 # 2021-06-04 06:41:09 upgrade libnvidia-common-460:all 460.73.01-0ubuntu0.20.04.1 460.80-0ubuntu0.20.04.2
 _DPKG = re.compile(r"^(?P<at>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) (?P<action>install|upgrade|remove|purge) "
                    r"(?P<pkg>[a-z0-9][a-z0-9+.-]*):(?P<arch>[a-z0-9-]+) (?P<old>\S+) (?P<new>\S+)\s*$")
