@@ -28,7 +28,8 @@ from typing import Any
 
 MARKER = "CUDA out of memory."
 
-_SIZE = r"(?P<{0}>[^\s;()]+) (?P<{0}_unit>bytes|B|KiB|MiB|GiB|TiB)"
+# a size starts a token and is short (linear on a long line: the local fuzz run, seed 6)
+_SIZE = r"(?<![^\s;()])(?P<{0}>[^\s;()]{{1,40}}) (?P<{0}_unit>bytes|B|KiB|MiB|GiB|TiB)"
 
 # CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; ...
 OOM = re.compile(r"CUDA out of memory\.(?P<rest>[^\n]*)")
