@@ -154,7 +154,9 @@ def knowledge_facts(facts: list[Fact]) -> list[Fact]:
     # entries the caller already gave (a rule test, a second call) are kept, not doubled
     given = {f.xid for f in facts if f.kind == "xid_catalogue_entry"}  # type: ignore[attr-defined]
     codes = sorted(({f.xid for f in facts if f.kind == "xid_event"}  # type: ignore[attr-defined]
-                    | {f.previous_xid for f in facts if f.kind == "xid_event" and f.previous_xid is not None})  # type: ignore[attr-defined]
+                    | {f.previous_xid for f in facts if f.kind == "xid_event" and f.previous_xid is not None}  # type: ignore[attr-defined]
+                    # the Xid the k8s device plugin took a GPU out of service for (rules/gpu/device_plugin_xid.yaml)
+                    | {f.xid for f in facts if f.kind == "device_plugin_unhealthy" and f.xid is not None})  # type: ignore[attr-defined]
                    - given)
     for code in codes:
         e = cat.xid(code)
