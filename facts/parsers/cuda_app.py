@@ -99,7 +99,9 @@ NAME = re.compile(r"\b(?P<name>cudaError[A-Z]\w*|CUDA_ERROR_[A-Z][A-Z_]*[A-Z])\b
 #   what():  CUDA error: an illegal memory access was encountered
 # RuntimeError: Triton Error [CUDA]: device kernel image is invalid
 # ggml_cuda_compute_forward: CUDA Error: no kernel image is available for execution on the device
-TORCH_ERROR = re.compile(r"\b(?:CUDA [Ee]rror|CUDA ERROR|Error \[CUDA\]): (?P<msg>[^\n]+)")
+# {"error":{"message":"timed out waiting for llama runner to start:CUDA error:uncorrectable ECC error encountered\
+#   (ollama's API error as a user copied it by hand, the space after the colon lost: ollama#4226)
+TORCH_ERROR = re.compile(r"\b(?:CUDA [Ee]rror|CUDA ERROR|Error \[CUDA\]):[ \t]*(?P<msg>\S[^\n]*)")
 
 # Failed: Cuda error /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307 'peer access is not supported between these two devices'
 # CUDA failure 217 'peer access is not supported between these two devices'

@@ -49,6 +49,9 @@ ROWS = [
      "cudaErrorECCUncorrectable", None, None),
     # llama.cpp / ollama (ggml_cuda_init), ollama#12136, quote markers as posted
     ("> > ggml_cuda_init: failed to initialize CUDA: system not yet initialized", "cudaErrorSystemNotReady", None, None),
+    # ollama's API error copied by hand, no space after the colon (ollama#4226)
+    ('{"error":{"message":"timed out waiting for llama runner to start:CUDA error:uncorrectable ECC error encountered\\',
+     "cudaErrorECCUncorrectable", None, None),
     # onnxruntime's CudaCall (deepinsight/insightface#2524)
     ("EP Error /onnxruntime_src/onnxruntime/core/providers/cuda/cuda_call.cc:121 std::conditional_t<THRW, void, "
      "onnxruntime::common::Status> onnxruntime::CudaCall(...) [with ERRTYPE = cudaError; bool THRW = true] "
