@@ -1,0 +1,236 @@
+"""What ``kubectl describe pod`` and ``kubectl get pods`` say of a GPU job's pods.
+
+The describe printer (kubectl pkg/describe/describe.go: describeContainerState, DescribeEvents)
+writes a container's state and last state as indented ``Key:  value`` lines, the pod's own
+``Status:``/``Reason:``/``Message:`` at the left margin, and an Events table; ``kubectl get
+pods`` writes one row per pod under a ``NAME READY STATUS RESTARTS AGE`` header (``NAMESPACE``
+first with ``-A``, more columns with ``-o wide``). Sample content (real: kubernetes/kubernetes#98157,
+NVIDIA/nvidia-container-toolkit#30, kubeflow/kubeflow#794, NVIDIA/gpu-operator#624)::
+
+    Containers:
+      jumpserver-reader:
+        State:          Running
+        Last State:     Terminated
+          Reason:       OOMKilled
+          Exit Code:    137
+    Events:
+      Type     Reason            Age                From               Message
+      ----     ------            ----               ----               -------
+      Warning  FailedScheduling  2s (x57 over 15m)  default-scheduler  0/6 nodes are available: 6 Insufficient nvidia.com/gpu.
+    NAME                            READY   STATUS             RESTARTS         AGE
+    gpu-operator-657c5b798d-xgvgc   0/1     CrashLoopBackOff   12 (4m24s ago)   67m
+
+Facts (each citing its line):
+
+- ``k8s_container_terminated``: a container's ``State:`` or ``Last State:`` ``Terminated`` with a
+  reason other than ``Completed`` or a non-zero exit code (``reason``, ``exit_code``,
+  ``oom_killed``: the kubelet reported the container's memory cgroup OOM kill; cites the
+  ``Reason:`` line).
+- ``k8s_container_waiting``: ``State: Waiting`` with a reason that is not a step of a normal
+  start (``CrashLoopBackOff``, ``ImagePullBackOff``, ``CreateContainerError`` ...).
+- ``k8s_pod_event``: a ``Warning`` row of the Events table (``reason``, ``source``, ``message``,
+  ``count`` of ``(xN over ...)``; ``insufficient``: the resources a ``FailedScheduling``
+  message says no node had, ``nvidia.com/gpu`` among them). ``Normal`` rows are read past.
+- ``k8s_pod_status``: the pod's own failure reason: ``describe``'s pod-level ``Reason:`` (with its
+  ``Message:``) or a ``get pods`` STATUS that is one (``UnexpectedAdmissionError``, ``Evicted``,
+  ``OutOfnvidia.com/gpu`` ...). A STATUS that is a container's reason (kubectl's printPod:
+  ``OOMKilled``, ``Error``, ``ExitCode:1``, ``CrashLoopBackOff``, ``Init:OOMKilled`` ...) is read as
+  that container's ``k8s_container_terminated`` or ``k8s_container_waiting``.
+
+``Running``, ``Pending``, ``Completed``, ``ContainerCreating``, ``PodInitializing``,
+``Init:N/M`` and ``Terminating`` give no fact (the line is read). An ``Allocate failed due to
+... which is unexpected`` message is also the k8s_device_plugin reader's. Empty input: nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "kubectl_pods"
+
+#     State:          Terminated        /     Last State:     Terminated        /     State:          Waiting
+_STATE = re.compile(r"^(?P<ind>\s+)(?P<which>State|Last State):\s+(?P<state>Running|Waiting|Terminated)\s*$")
+#       Reason:       OOMKilled         /       Exit Code:    137         (indented under the state)
+_SUB = re.compile(r"^\s+(?P<key>Reason|Exit Code|Message|Signal):\s+(?P<value>\S(?:.*\S)?)\s*$")
+# Containers:  /  Init Containers:     then "  <name>:" (two spaces; a paste may lose them)
+_CONTAINER = re.compile(r"^\s{0,4}(?P<name>[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?):\s*$")
+# Name:         jumpserver-reader-589945c95c-d2nzg       (the pod's, at the left margin)
+_POD = re.compile(r"^\s{0,2}Name:\s+(?P<pod>\S+)\s*$")
+# Node:         research.center.master.069/10.20.223.69
+_NODE = re.compile(r"^\s{0,2}Node:\s+(?P<node>[^\s/]+)")
+# Reason:         UnexpectedAdmissionError        (the pod's own, at the left margin: tkestack/gpu-manager#182)
+_POD_REASON = re.compile(r"^(?P<key>Reason|Message):\s+(?P<value>\S(?:.*\S)?)\s*$")
+#   Warning  FailedScheduling  2s (x57 over 15m)  default-scheduler  0/6 nodes are available: 6 Insufficient nvidia.com/gpu.
+#   Warning  UnexpectedAdmissionError  73s   kubelet  Allocate failed due to ..., which is unexpected
+#   Warning  FailedScheduling  <unknown>  default-scheduler  ...        (kubectl <= 1.17's age of an event without time)
+#   Warning  Failed     3m (x4 over 4m)  kubelet, gke-node-1  Error: ...   (the pre-1.19 From column: "kubelet, <node>")
+_EVENT = re.compile(r"^\s*(?P<type>Normal|Warning)\s+(?P<reason>[A-Z][A-Za-z]{1,60})\s+"
+                    r"(?P<age><unknown>|\S{1,20}(?: \(x(?P<count>\d{1,9}) over \S{1,20}\))?)\s{2,}"
+                    r"(?P<source>\S{1,120}?(?:, \S{1,253})?)\s{2,}(?P<msg>\S(?:.*\S)?)\s*$")
+# 0/6 nodes are available: 6 Insufficient nvidia.com/gpu.   /   1 Insufficient cpu, 1 Insufficient nvidia.com/gpu, 2 Insufficient memory.
+_INSUFFICIENT = re.compile(r"\b\d{1,6} Insufficient (?P<res>[\w./-]{1,100}?)[.,]?(?=\s|$)")
+# NAME   READY   STATUS   RESTARTS   AGE      (NAMESPACE first with -A; IP NODE ... after with -o wide)
+_HEADER = re.compile(r"^(?P<ns>NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
+# gpu-operator-657c5b798d-xgvgc   0/1     CrashLoopBackOff   12 (4m24s ago)   67m
+_ROW = re.compile(r"^(?:(?P<ns>[a-z0-9][a-z0-9-]{0,62})\s+)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})\s+(?P<ready>\d{1,4}/\d{1,4})\s+"
+                  r"(?P<status>\S{1,80})\s+(?P<restarts>\d{1,9})(?: \([^)\n]{1,40}\))?\s+(?P<age>\S{1,20})")
+_DETECT = re.compile(r"^\s+(?:Last )?State:\s+(?:Terminated|Waiting)\s*$|^\s*Warning\s{2,}[A-Z][A-Za-z]{1,60}\s{2,}\S"
+                     r"|^(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b"
+                     # the pod's own failure reason (kubelet admission and eviction: tkestack/gpu-manager#182)
+                     r"|^Reason:\s+(?:UnexpectedAdmissionError|Evicted|OutOf[\w./-]{1,100}|NodeAffinity|NodeLost|Shutdown)\s*$", re.M)
+
+#: the statuses of a pod's ordinary life: no fact (Init:0/1 is matched by its form)
+_ORDINARY = frozenset({"Running", "Pending", "Completed", "Succeeded", "ContainerCreating", "PodInitializing",
+                       "Terminating"})
+#: Waiting reasons of a normal start
+_STARTING = frozenset({"ContainerCreating", "PodInitializing"})
+#: a pod or container the pasted lines do not name (a Reason: block without its Name:, an Events table alone)
+UNNAMED = "(not named)"
+_INIT_PROGRESS = re.compile(r"^Init:\d+/\d+$")
+#: container reasons ``get pods`` prints in STATUS (kubelet's waiting reasons, the runtime's terminated ones)
+_WAITING = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError",
+                      "CreateContainerError", "RunContainerError", "InvalidImageName", "PreCreateHookError",
+                      "PreStartHookError", "PostStartHookError"})
+_TERMINATED = frozenset({"OOMKilled", "Error", "ContainerCannotRun", "DeadlineExceeded", "StartError"})
+# ExitCode:139 / Signal:9   (a terminated container without a reason)
+_EXIT = re.compile(r"^(?P<how>ExitCode|Signal):(?P<code>-?\d{1,4})$")
+
+
+@fact_kind
+class K8sContainerTerminated(Fact):
+    """A container's ``State:``/``Last State:`` ``Terminated`` that is not a clean completion."""
+
+    kind: Literal["k8s_container_terminated"] = "k8s_container_terminated"
+    pod: str = UNNAMED
+    container: str = UNNAMED
+    which: str  # "State" (now) or "Last State" (the run before the restart)
+    reason: str  # "OOMKilled", "Error", "ContainerCannotRun", "StartError"
+    exit_code: int | None = None
+    oom_killed: bool
+    k8s_node: str | None = None  # the pod's Node: (the Kubernetes node name)
+
+
+@fact_kind
+class K8sContainerWaiting(Fact):
+    """A container waiting for a reason that is not a normal start: ``CrashLoopBackOff`` (it
+    keeps exiting; why is in its last state and logs), ``ImagePullBackOff``, ``CreateContainerError``."""
+
+    kind: Literal["k8s_container_waiting"] = "k8s_container_waiting"
+    pod: str = UNNAMED
+    container: str = UNNAMED
+    reason: str
+    k8s_node: str | None = None
+
+
+@fact_kind
+class K8sPodEvent(Fact):
+    """A ``Warning`` event of a pod (``kubectl describe pod``'s Events table)."""
+
+    kind: Literal["k8s_pod_event"] = "k8s_pod_event"
+    pod: str = UNNAMED
+    reason: str  # "FailedScheduling", "UnexpectedAdmissionError", "FailedMount", "BackOff"
+    source: str  # "default-scheduler", "kubelet", "kubelet, gke-node-1"
+    message: str
+    count: int = 1
+    insufficient: str = ""  # resources no node had enough of, comma-joined ("cpu,nvidia.com/gpu,memory")
+    insufficient_gpu: bool = False  # nvidia.com/gpu (or another */gpu resource) among them
+
+
+@fact_kind
+class K8sPodStatus(Fact):
+    """A pod in a failed or backing-off state: a ``kubectl get pods`` row or ``describe``'s pod-level ``Reason:``."""
+
+    kind: Literal["k8s_pod_status"] = "k8s_pod_status"
+    pod: str = UNNAMED
+    namespace: str | None = None
+    status: str  # "OOMKilled", "Error", "CrashLoopBackOff", "UnexpectedAdmissionError", "Init:OOMKilled"
+    restarts: int | None = None
+    message: str | None = None
+
+
+def detect(head: str) -> bool:
+    return ("State:" in head or "Warning" in head or "READY" in head or "Reason:" in head) and _DETECT.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    lines = artefact.lines
+    pod = container = UNNAMED
+    k8s_node = None
+    header: re.Match | None = None
+    n = 0
+    while n < len(lines):
+        line = lines[n]
+        n += 1
+        if (m := _POD.match(line)) is not None:
+            pod, container, k8s_node, header = m["pod"], UNNAMED, None, None
+        elif (m := _NODE.match(line)) is not None:
+            k8s_node = m["node"] if m["node"] != "<none>" else None
+        elif (m := _STATE.match(line)) is not None:
+            n = _state(b, lines, n, m, dict(pod=pod, container=container, k8s_node=k8s_node))
+        elif (m := _EVENT.match(line)) is not None:
+            if m["type"] == "Warning":
+                res = [r["res"] for r in _INSUFFICIENT.finditer(m["msg"])] if "Insufficient" in m["msg"] else []
+                b.add(K8sPodEvent, n, pod=pod, reason=m["reason"], source=m["source"], message=m["msg"][:500],
+                      count=int(m["count"] or 1), insufficient=",".join(res), insufficient_gpu=any(r.endswith("/gpu") for r in res))
+        elif (m := _HEADER.match(line)) is not None:
+            header = m
+        elif header is not None and (m := _ROW.match(line)) is not None and bool(m["ns"]) == bool(header["ns"]):
+            _row(b, n, m)
+        elif (m := _POD_REASON.match(line)) is not None and m["key"] == "Reason":
+            nxt = _POD_REASON.match(lines[n]) if n < len(lines) else None
+            msg = nxt["value"] if nxt is not None and nxt["key"] == "Message" else None
+            b.add(K8sPodStatus, n, pod=pod, status=m["value"], message=msg[:500] if msg else None)
+        elif (m := _CONTAINER.match(line)) is not None:
+            container = m["name"]
+            continue
+        else:
+            continue
+        result.lines_used += 1
+    return result
+
+
+def _state(b: FactBuilder, lines: list[str], n: int, m: re.Match, where: dict) -> int:
+    """Read the ``Reason:``/``Exit Code:`` lines under a state line (deeper indented); return the next line."""
+    sub: dict[str, tuple[int, str]] = {}
+    while n < len(lines) and (s := _SUB.match(lines[n])) is not None and len(lines[n]) - len(lines[n].lstrip()) > len(m["ind"]):
+        sub.setdefault(s["key"], (n + 1, s["value"]))
+        n += 1
+    reason_at, reason = sub.get("Reason", (n, ""))
+    if m["state"] == "Terminated":
+        code = sub.get("Exit Code", (0, ""))[1]
+        exit_code = int(code) if code.lstrip("-").isdigit() else None
+        if reason != "Completed" or exit_code not in (0, None):
+            b.add(K8sContainerTerminated, reason_at, which=m["which"], reason=reason or "Terminated", exit_code=exit_code,
+                  oom_killed=reason == "OOMKilled", **where)
+    elif m["state"] == "Waiting" and reason and reason not in _STARTING:
+        b.add(K8sContainerWaiting, reason_at, reason=reason, **where)
+    return n
+
+
+def _row(b: FactBuilder, n: int, m: re.Match) -> None:
+    """A ``get pods`` STATUS is the pod's own reason, else (kubectl's printPod) the reason a container
+    (an init container: ``Init:`` before it) waits or terminated for: each read as its own fact."""
+    status = m["status"]
+    if status in _ORDINARY or _INIT_PROGRESS.match(status):
+        return
+    reason = status.split(":", 1)[1] if status.startswith("Init:") else status
+    container = "(an init container)" if status.startswith("Init:") else UNNAMED
+    where = dict(pod=m["pod"], container=container)
+    if reason in _WAITING:
+        b.add(K8sContainerWaiting, n, reason=reason, **where)
+    elif reason in _TERMINATED or _EXIT.match(reason):
+        code = _EXIT.match(reason)
+        b.add(K8sContainerTerminated, n, which="State", reason=reason, oom_killed=reason == "OOMKilled",
+              exit_code=int(code["code"]) if code and code["how"] == "ExitCode" else None, **where)
+    else:
+        b.add(K8sPodStatus, n, pod=m["pod"], namespace=m["ns"], status=status, restarts=int(m["restarts"]))
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)
