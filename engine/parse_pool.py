@@ -65,6 +65,8 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     """Every parser whose ``detect`` recognises one of its line signatures in ``art`` parses it.
     ``router`` (engine/ruleengine/routing.py): the facts that go on, the others summarised; None: all."""
     out = FileResult(path=art.path)
+    art.router = router  # healthy readings no rule can bind are counted, not built (FactBuilder.add)
+    folded: dict[tuple[str, str], list] = {}
     art.normalise()  # pasting and launcher wrappers off, line for line (facts/lines.py)
     # every parser looks at the whole text: a pasted fragment may sit anywhere in a file
     text = art.text
@@ -90,9 +92,15 @@ def parse_one(art: Artefact, router=None) -> FileResult:
                                            message=f"{p.KIND} parser failed: {type(exc).__name__}: {exc}"[:MESSAGE_CHARS]))
             continue
         out.facts.extend(res.facts)
+        for key, slot in res.folded.items():
+            if key in folded:
+                folded[key][2] += slot[2]
+            else:
+                folded[key] = slot
         used += res.lines_used
         context = _context_kinds().get(p.KIND, ())
-        if any(f.kind not in context for f in res.facts) or (res.lines_used and not res.facts):
+        if any(f.kind not in context for f in res.facts) or any(k not in context for _n, k in res.folded) \
+                or (res.lines_used and not res.facts and not res.folded):
             read_by.append(p.KIND)  # made only context facts (a boot banner): read nothing it checks
         out.errors.extend(ParseProblem(path=e.path, line=e.line, message=e.message, parser=p.KIND) for e in res.errors)
         out.limits.extend(LimitHit(limit=h.limit, path=h.path, line=h.line, detail=h.detail) for h in res.limits)
@@ -101,12 +109,14 @@ def parse_one(art: Artefact, router=None) -> FileResult:
                 f"{n:,} more {kind} facts from line {line} on counted, not kept (the first {FACTS_PER_KIND:,} kept)")))
     if read_by and _reads_as_clean(kinds, out):
         owners = [sig for p in kinds if p.KIND not in _log_kinds() for sig in getattr(p, "SIGNATURES", ())]
-        out.facts.extend(unread_failures(art, _cited_lines(art.path, out), owners).facts)
+        cited = _cited_lines(art.path, out) | {slot[1]["line"] for slot in folded.values()}
+        out.facts.extend(unread_failures(art, cited, owners).facts)
     out.coverage = FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node,
-                                facts=len(out.facts), skipped_lines=max(0, art.nonblank_lines() - used),
+                                facts=len(out.facts) + sum(slot[2] for slot in folded.values()), skipped_lines=max(0, art.nonblank_lines() - used),
                                 read_by=read_by)
     if router is not None:
-        out.facts = router.route(out.facts)
+        out.facts = router.route(out.facts, folded)
+    art.router = None
     return out
 
 

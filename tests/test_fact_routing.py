@@ -2,7 +2,8 @@
 
 - Every fixture bundle (and every harvested real case) gives the same report whether the
   facts are routed or not: same verdict, findings (causes, entities, evidence, localisation),
-  coverage, not-checked branches and fact count.
+  coverage, not-checked branches; the fact counts (the report's and each file's) only lower
+  by the readings of kinds no rule in use binds, which a reader may leave unread (Router.dead).
 - No engine/ or cli/ code names a summarised kind (its kind string or its class) unless
   keep_where keeps what it reads, so no engine code loses a fact it reads.
 - A healthy reading no rule can bind becomes one fact_summary per file, node and kind, citing
@@ -26,16 +27,20 @@ BUNDLES = sorted(p.parent / "bundle" for p in (ROOT / "fixtures" / "bundles").gl
 HARVEST = sorted(p for p in (ROOT / "fixtures" / "harvest" / "cases").glob("*") if (p / "label.yaml").is_file())
 
 
-def _report(path: Path, ruleset, routed: bool) -> dict:
+def _report(path: Path, ruleset, routed: bool) -> tuple[dict, list[int]]:
+    """The report less its fact counts, and those counts (the report's, then each file's)."""
     obs = pipeline.observe_bundle(path, jobs=1, ruleset=ruleset if routed else None)
     data = pipeline.diagnose(obs, ruleset).model_dump(mode="json")
     data["source"] = None
-    return data
+    counts = [data.pop("facts")] + [row.pop("facts") for row in data["coverage"]["files"]]
+    return data, counts
 
 
 @pytest.mark.parametrize("path", BUNDLES + HARVEST, ids=[p.parent.name for p in BUNDLES] + [p.name for p in HARVEST])
 def test_routed_facts_give_the_same_report(path, ruleset):
-    assert _report(path, ruleset, True) == _report(path, ruleset, False)
+    (routed, counts), (whole, whole_counts) = _report(path, ruleset, True), _report(path, ruleset, False)
+    assert routed == whole
+    assert all(a <= b for a, b in zip(counts, whole_counts))
 
 
 def test_summarised_kinds_are_healthy_readings_no_engine_code_reads():
@@ -92,3 +97,34 @@ def test_a_fact_a_rule_can_bind_is_kept(ruleset):
     routed = router.route([bad, fine])
     assert bad in routed and fine not in routed
     assert [f.count for f in routed if f.kind == "fact_summary"] == [1]
+
+
+def test_readings_routed_as_they_are_built_give_the_facts_routed_after(ruleset):
+    """FactBuilder.add with the artefact's router builds only what goes on, and counts the rest
+    into the same summaries Router.route makes of the whole facts (same kinds, counts, first line)."""
+    from stethoscope.facts.parsers.base import Artefact
+    from stethoscope.facts.parsers import nvidia_smi_q
+
+    router = routing.router_for(ruleset.rules)
+    text = (ROOT / "fixtures/bundles/h200-healthy/bundle/vm/smi.txt").read_text()
+    after = router.route(nvidia_smi_q.parse(Artefact(path="vm/smi.txt", node="vm", text=text)).facts)
+    res = nvidia_smi_q.parse(Artefact(path="vm/smi.txt", node="vm", text=text, router=router))
+    assert res.folded and all(k in router.summarised for _n, k in res.folded)
+    assert not any(f.kind in router.dead for f in res.facts)
+    built = router.route(res.facts, res.folded)
+    assert [f.model_dump() for f in built] == [f.model_dump() for f in after]
+
+
+def test_ring_and_tree_lines_are_not_read_when_no_rule_binds_them(ruleset):
+    """nccl_channels leaves NCCL's Ring/Tree lines unread when the rules in use bind neither
+    kind (Router.dead); the ring orders, which engine code reads, are the same."""
+    from stethoscope.facts.parsers.base import Artefact
+    from stethoscope.facts.parsers import nccl_channels
+
+    router = routing.router_for(ruleset.rules)
+    assert {"nccl_ring_neighbour", "nccl_tree_link"} <= router.dead
+    text = (ROOT / "fixtures/bundles/h200-healthy/bundle/vm/allreduce.log").read_text()
+    whole = nccl_channels.parse(Artefact(path="vm/a.log", node="vm", text=text)).facts
+    lean = nccl_channels.parse(Artefact(path="vm/a.log", node="vm", text=text, router=router)).facts
+    assert {f.kind for f in whole} >= {"nccl_ring_neighbour", "nccl_tree_link", "nccl_ring_order"}
+    assert lean == [f for f in whole if f.kind == "nccl_ring_order"]

@@ -41,30 +41,39 @@ class Router:
     #: kind -> field values of the facts of that kind that engine code reads (keep_where)
     keep_where: dict
 
-    def route(self, facts: list[Fact]) -> list[Fact]:
+    def keeps(self, kind: str, view: dict) -> bool:
+        """Whether a fact of a summarised ``kind`` with this rule view goes on (keep_where, or a
+        rule in use can bind it). FactBuilder.add asks before it builds one (facts/parsers/base.py)."""
+        want = self.keep_where.get(kind)
+        if want is not None and all(view.get(k) == v for k, v in want.items()):
+            return True
+        pats = self.patterns.get(kind)
+        return pats is not None and can_bind(pats, view)
+
+    @property
+    def dead(self) -> frozenset[str]:
+        """Summarised kinds none of whose facts can go on: no pattern of the rules in use names
+        them and engine code reads none (no keep_where). A reader may leave their lines unread."""
+        return frozenset(k for k in self.summarised if k not in self.patterns and k not in self.keep_where)
+
+    def route(self, facts: list[Fact], folded: dict[tuple[str, str], list] | None = None) -> list[Fact]:
+        """The facts that go on, then one fact_summary per (node, kind) of the others. ``folded``:
+        the readings FactBuilder.add already counted unbuilt ((node, kind) -> [id, evidence, count])."""
         kept: list[Fact] = []
-        folded: dict[tuple[str, str], list] = {}  # (node, kind) -> [first fact, count]
-        summarised, patterns, where = self.summarised, self.patterns, self.keep_where
+        folded = dict(folded or {})
+        summarised, keeps = self.summarised, self.keeps
         for f in facts:
             kind = f.kind
-            if kind not in summarised:
-                kept.append(f)
-                continue
-            want = where.get(kind)
-            if want is not None and all(getattr(f, k, None) == v for k, v in want.items()):
-                kept.append(f)
-                continue
-            pats = patterns.get(kind)
-            if pats is not None and can_bind(pats, f.rule_view()):
+            if kind not in summarised or keeps(kind, f.rule_view()):
                 kept.append(f)
                 continue
             slot = folded.get((f.node, kind))
             if slot is None:
-                folded[(f.node, kind)] = [f, 1]
+                folded[(f.node, kind)] = [f.id, f.evidence, 1]
             else:
-                slot[1] += 1
-        for (node, kind), (first, n) in folded.items():
-            kept.append(FactSummary(id=f"{first.id}~summary", node=node, evidence=first.evidence, of_kind=kind, count=n))
+                slot[2] += 1
+        for (node, kind), (first, evidence, n) in folded.items():
+            kept.append(FactSummary(id=f"{first}~summary", node=node, evidence=evidence, of_kind=kind, count=n))
         return kept
 
 

@@ -45,6 +45,10 @@ class Artefact:
     _lines: list[str] | None = field(default=None, repr=False)
     _offsets: list[int] | None = field(default=None, repr=False)
     _last: tuple[int, int] = field(default=(0, 1), repr=False)  # (offset, line) of line_of's last answer
+    #: the facts' router (engine/ruleengine/routing.py Router, set where the file is parsed):
+    #: a healthy reading no rule in use can bind is counted, never built (FactBuilder.add),
+    #: and a reader may leave unread the lines that give only kinds in ``router.dead``
+    router: Any = field(default=None, repr=False, compare=False)
 
     @property
     def lines(self) -> list[str]:
@@ -125,10 +129,48 @@ class ParseResult:
     capped: dict[str, list[int]] = field(default_factory=dict)
     #: limits that bit while parsing (an XML nested past its depth limit): facts/limits.py
     limits: list[Hit] = field(default_factory=list)
+    #: healthy readings the artefact's router left unbuilt: (node, kind) -> [id, evidence, count]
+    #: of the first one (its fact_summary: engine/ruleengine/routing.py)
+    folded: dict[tuple[str, str], list] = field(default_factory=dict)
 
 
 #: fact class -> its kind (FactBuilder.add's cache)
 _KIND_OF: dict[type[Fact], str] = {}
+#: fact class -> the rule view of its defaults (non-None, evidence left out): FactBuilder._view
+_DEFAULT_VIEW: dict[type[Fact], dict[str, Any]] = {}
+
+
+def _plain(cls: type[Fact]) -> bool:
+    """A class without validators: its rule view is its fields as given (else it is built)."""
+    plain = _PLAIN.get(cls)
+    if plain is None:
+        d = cls.__pydantic_decorators__
+        plain = _PLAIN[cls] = not (d.validators or d.field_validators or d.model_validators or d.root_validators)
+    return plain
+
+
+_PLAIN: dict[type[Fact], bool] = {}
+
+
+def _view(cls: type[Fact], kind: str, fid: str, node: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """What ``cls(...).rule_view()`` would give, without building the fact (Fact.rule_view)."""
+    view = _DEFAULT_VIEW.get(cls)
+    if view is None:
+        view = _DEFAULT_VIEW[cls] = {n: f.default for n, f in cls.model_fields.items()
+                                     if n != "evidence" and isinstance(f.default, (str, int, bool, float))}
+    out = dict(view)
+    out.update(kind=kind, id=fid, node=node)
+    for name, value in fields.items():
+        if value is None:
+            out.pop(name, None)
+        elif isinstance(value, float):
+            if value != value or value in (float("inf"), float("-inf")):
+                out.pop(name, None)
+            else:
+                out[name] = round(value, 9)
+        elif isinstance(value, (str, int, bool)):
+            out[name] = value
+    return out
 
 
 class FactBuilder:
@@ -144,7 +186,7 @@ class FactBuilder:
         self._seen: Counter[str] = Counter()
         self._kinds: dict[str, int] = {}
 
-    def add(self, cls: type[Fact], line: int, node: str | None = None, text: str | None = None, **fields: Any) -> Fact:
+    def add(self, cls: type[Fact], line: int, node: str | None = None, text: str | None = None, **fields: Any) -> Fact | None:
         kind = _KIND_OF.get(cls)
         if kind is None:  # model_fields is a costly property: once per class
             kind = _KIND_OF[cls] = cls.model_fields["kind"].default
@@ -159,9 +201,20 @@ class FactBuilder:
             text = cut(text)
         # evidence as a dict: validated into an Evidence by the fact's own (single) validation
         kept = self._kinds[kind] = self._kinds.get(kind, 0) + 1
+        node = node or self.artefact.node
+        router = self.artefact.router
+        if router is not None and kept <= FACTS_PER_KIND and kind in router.summarised and _plain(cls) \
+                and not router.keeps(kind, _view(cls, kind, fid, node, fields)):
+            # a healthy reading no rule in use can bind: counted for its summary, not built
+            slot = self.result.folded.get((node, kind))
+            if slot is None:
+                self.result.folded[(node, kind)] = [fid, {"path": self.artefact.path, "line": line, "text": text}, 1]
+            else:
+                slot[2] += 1
+            return None
         fact = cls(
             id=fid,
-            node=node or self.artefact.node,
+            node=node,
             evidence={"path": self.artefact.path, "line": line, "text": text},
             **fields,
         )

@@ -23,6 +23,10 @@ a[x] -> b[y] via ...`` transport lines belong to the nccl_log parser.
 ``lines_used`` is 0: every line read here carries NCCL's ``host:pid:tid [dev] NCCL INFO``
 prefix, which the nccl_log parser counts for the same file (coverage adds the two).
 
+Where the facts' router (engine/ruleengine/routing.py) says no rule in use binds ring neighbours
+or tree links (both in ``router.dead``), their lines are not read at all: only the ring orders
+and the communicator lines are scanned (most of a large log's NCCL INFO lines are ``Ring``/``Tree``).
+
 Empty input, or a log without these lines (``NCCL_DEBUG_SUBSYS`` without INIT/GRAPH): no facts.
 """
 from __future__ import annotations
@@ -45,6 +49,10 @@ _WANTED = r"(?:Channel \d+/\d+ :[^\S\n]+-?\d|Trees |Tree \d|Ring \d+ : -?\d+ -> 
 # (a timestamp or mpirun tag in front, the wanted text after another message) goes through
 # _HEADER as a whole line.
 _CANDIDATES = re.compile(r"NCCL INFO " + _WANTED + r"[^\n]*", re.M)
+# the same when no rule in use binds ring neighbours or tree links (the router's dead kinds):
+# only the ring orders and the communicator lines they need
+_ORDER_CANDIDATES = re.compile(r"NCCL INFO (?:Channel \d+/\d+ :[^\S\n]+-?\d|(?:\w+ )?comm 0x)[^\n]*", re.M)
+_LINKS = frozenset({"nccl_ring_neighbour", "nccl_tree_link"})
 # vm:1428:1439 [0]       vm:1428:1439 [0] init.cc:1000
 _PREFIX = re.compile(r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[-?\d+\] (?:\S+:\d+ )?")
 _DETECT = re.compile(r"NCCL INFO (?:Channel \d+/\d+ :(?:\s+-?\d+)+\s*$|Trees \[\d+\] )", re.M)
@@ -130,7 +138,9 @@ def parse(artefact: Artefact) -> ParseResult:
     text, line_of, node_for, rfind = artefact.text, artefact.line_of, artefact.node_for, artefact.text.rfind
     prefix = _PREFIX.fullmatch
     starts: dict[int, int] = {}  # line -> its offset: evidence without splitting the whole text
-    for cand in _CANDIDATES.finditer(text):
+    router = artefact.router
+    scan = _ORDER_CANDIDATES if router is not None and _LINKS <= router.dead else _CANDIDATES
+    for cand in scan.finditer(text):
         start = rfind("\n", 0, cand.start()) + 1
         no = line_of(start)
         starts[no] = start
