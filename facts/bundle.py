@@ -24,6 +24,7 @@ from typing import IO, Callable, Iterator
 
 from stethoscope.facts.decode import Decoder, sniff
 from stethoscope.facts.limits import DEFAULT, Budget, Hit
+from stethoscope.facts.lines import normalise
 from stethoscope.facts.parsers.base import Artefact
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -526,7 +527,8 @@ def _file_artefacts(raw: RawBundle, stream: IO[bytes], name: str, skipped: list[
                 continue
             blank = False
             if node is None:
-                node = node_from_content(text[:HEAD_BYTES].encode("utf-8", "replace")) or own or "unknown"
+                # read behind the wrappers a paste or a log shipper put on its lines (facts/lines.py)
+                node = node_from_content(normalise(text[:HEAD_BYTES]).encode("utf-8", "replace")) or own or "unknown"
             yield Artefact(path=name, text=text, node=node, node_from_folder=folder_node is not None,
                            line_offset=first - 1)
             del text

@@ -36,9 +36,30 @@ Wrappers, each with a real sample:
   copied back into an issue): the text stays, the address goes::
 
       node201:127799:127863 [0] transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN NET/IB : mlx5_0:1 Got async event : local access violation work queue error
+
+- Docker's json-file log lines (``/var/lib/docker/containers/*/*-json.log``): the line is the
+  ``log`` string, unescaped: ``{"log":"NCCL WARN ...\n","stream":"stderr","time":"..."}``
+- ``kubectl logs --prefix``: ``[pod/trainer-worker-0/pytorch] ...``
+- Ray's actor tag, possibly nested (vLLM's engine core around a Ray worker)::
+
+      (RayWorkerWrapper pid=581, ip=10.225.128.18) k8s17:581:581 [0] NCCL INFO P2P Chunksize set to 131072
+      (EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12) spark2:285:285 [0] NCCL INFO ...
+
+- torchrun's local-rank label (``--tee``/``--redirects``: ``[default0]:``) and PyTorch's global
+  rank label (``[rank1]:``); the rank stays readable from the line as read (``label_rank``)
+- Python ``logging`` prefixes a program puts on lines it relays: ``%(asctime)s - %(name)s -
+  %(levelname)s - `` and ``%(levelname)s:%(name)s:`` (logging.basicConfig's default)
+- a bracketed local time a collector stamps on each line (``[2026-01-04 21:33:04] ...``)
+- an indentation every line of the text shares (a markdown code block, a quoted e-mail): the
+  common margin goes, the text's own indentation stays
+
+Near misses, kept: NCCL's own ``host:pid:tid [dev]`` and a bare ``[0]`` device index (they
+carry the host and the GPU); torchrun's failure table ``[1]:``; ``dcgm``'s ``2024-05-01
+10:00:00.123 ERROR`` and dpkg's ``2024-05-01 10:00:00 install`` stamps (their readers use them).
 """
 from __future__ import annotations
 
+import json
 import re
 
 # ```bash   /   ```   /   ```docker run --gpus all --rm -it video-diffusion /bin/bash```
@@ -50,22 +71,51 @@ _QUOTE = re.compile(r"\n(?:[ \t]{0,3}>(?:[ \t]|(?=\n)))+")
 # [1,3]<stdout>:node2:1234:1290 [3] NCCL INFO Channel 00/0 : 3[3] -> 0[0] via P2P/CUMEM
 _MPIRUN = re.compile(r"\n\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:[ \t]?")
 # 10: torch.distributed.DistBackendError: NCCL error in: .../ProcessGroupNCCL.cpp:1331, unhandled system error
+# 3:         default gid:     fe80:0000:0000:0000:88e9:a4ff:ff4c:2bdc      (the line's own indentation stays)
 # (not ``ip addr``'s "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536", whose number is the interface's)
-_SRUN = re.compile(r"\n\d{1,5}: (?=\S)(?![\w.@-]+: <)")
+_SRUN = re.compile(r"\n\d{1,5}: (?![\w.@-]+: <)")
 # 2024-05-01T12:00:00.123456789Z stdout F gpu-operator-validator: Failed to initialize NVML
 # 2023-09-12T08:14:05.000000001Z I0912 08:14:05.123 1 main.go:154] Starting FS watcher.
+# (one blank after each field: the line's own indentation stays)
 _CONTAINER_TS = re.compile(
-    r"\n\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z[ \t]+(?:(?:stdout|stderr)[ \t]+[FP][ \t]+)?"
+    r"\n\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z[ \t](?:(?:stdout|stderr) [FP][ \t])?"
     r"(?![A-Za-z0-9][\w.-]* [\w./-]+(?:\[\d+\])?: )",  # "node1 kernel: ..." is journald's: kept
 )
+# {"log":"node1:1633:1633 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1\u003c0\u003e\n","stream":"stderr","time":"2024-05-01T10:00:00.123456789Z"}
+_DOCKER_JSON = re.compile(r'\n\{"log":"(?P<body>(?:[^"\\\n]|\\.)*)","stream":"(?:stdout|stderr)","time":"[^"\n]*"\}[ \t]*(?=\n)')
+# [pod/trainer-worker-0/pytorch] node1:1633:1633 [0] NCCL INFO ...      (kubectl logs --prefix)
+_KUBECTL = re.compile(r"\n\[pod/[\w.-]+/[\w.-]+\] ?")
+# (RayWorkerWrapper pid=581, ip=10.225.128.18) k8s17:581:581 [0] NCCL INFO P2P Chunksize set to 131072
+# (EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12) spark2:285:285 [0] NCCL INFO ...
+_RAY = re.compile(r"\n(?:\((?:[\w.-]+(?: [\w.-]+)? )?pid=\d+(?:, ip=[\w.:-]+)?\) ?)+")
+# [default0]:[rank0]: torch.distributed.DistBackendError: NCCL error in: ...   (torchrun --tee; PyTorch >= 2.2)
+# (not the failure table's "[1]:" nor NCCL's "[0] " device index)
+_RANK_LABEL = re.compile(r"\n(?:\[(?:default|rank)\d+\]:[ \t]?)+")
+# 2021-08-13 10:46:03 - INFO - torch.distributed.elastic.agent.server.api - [default] Starting worker group   (Doc2EDAG#24)
+# 2024-05-01 10:00:00,123 - trainer - INFO - ...      ERROR:torch.distributed.elastic.multiprocessing.api:failed ...
+# [2026-01-04 21:33:04] test-...-master-0:617:2799 [3] transport/net_ib.cc:2360 NCCL WARN NET/IB: Got completion ...  (sichek#44)
+_LEVEL = r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)"
+_PYLOG = re.compile(
+    r"\n(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d{3})? - (?:[\w.<>-]+ - )?" + _LEVEL + r" - (?:[\w.<>]+ - )?"
+    r"|" + _LEVEL + r":[\w.]+:"
+    r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\] (?:\[" + _LEVEL + r"\] )?)"
+)
+# every line indented alike by blanks (a markdown code block): the first line without ends the
+# check. (A margin of tabs is kept: it is lspci -vvv's structure, "\t\tLnkSta:\tSpeed 16GT/s")
+_UNINDENTED = re.compile(r"\n[^ \n]")
+_INDENTED = re.compile(r"[\r\n]* ")
+_MARGIN = re.compile(r"\n( +)(?=[^ \n])")
 
 # transport/[net_ib.cc:101](http://net_ib.cc:101/)     peer [10.1.3.201](http://10.1.3.201/)<33057>   (nccl#1710)
 _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 
 #: literal gates: a text holding none of these has no wrapper, and is returned as it is
-_GATES = ("`", ">", "]<std", ": ", "Z ")
+_GATES = ("`", ">", "]<std", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ")
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
-_ANY = re.compile(r"\n(?:[ \t]{0,3}>|[ \t]*`|\[\d+,\d+\]<|\d{1,5}: |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)")
+_ANY = re.compile(
+    r"\n(?:[ \t]{0,3}>|[ \t]*`|\[\d+,\d+\]<|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. -]*pid=\d"
+    r"|\[(?:default|rank)\d|\[\d{4}-|" + _LEVEL + r":)"
+)
 
 
 def _fence(m: re.Match[str]) -> str:
@@ -84,15 +134,21 @@ def normalise(text: str) -> str:
     original = text
     if "](http" in text:  # links inside lines, whatever the line starts with
         text = _AUTOLINK.sub(r"\g<text>", text)
-    if not any(g in text for g in _GATES):
+    # a text whose first line is indented may be indented as a whole (a markdown code block)
+    indented = _INDENTED.match(text) is not None
+    if not indented and not any(g in text for g in _GATES):
         return text
     # every pattern starts with the newline before its line (a literal: the regex engine skips
     # ahead to it), so the text gets one in front and loses it at the end
     out = "\n" + text + "\n"
-    if _ANY.search(out) is None:
+    if not indented and _ANY.search(out) is None:
         return text  # (the links above stripped, if any)
     for _ in range(3):  # wrappers nest: a quoted fence line, a labelled quoted line
         before = out
+        if '{"log":' in out:
+            out = _DOCKER_JSON.sub(_docker_json, out)
+        if _INDENTED.match(out):
+            out = _dedent(out)
         if "\n>" in out or "\n " in out or "\n\t" in out:
             out = _QUOTE.sub("\n", out)
         if "```" in out:
@@ -101,11 +157,47 @@ def normalise(text: str) -> str:
             out = _TICKS.sub("\n\\g<body>", out)
         if "]<std" in out:
             out = _MPIRUN.sub("\n", out)
+        if "[pod/" in out:
+            out = _KUBECTL.sub("\n", out)
+        if "pid=" in out:
+            out = _RAY.sub("\n", out)
+        if "]:" in out:
+            out = _RANK_LABEL.sub("\n", out)
         if ": " in out:
             out = _SRUN.sub("\n", out)
         if "Z " in out or "Z\t" in out:
             out = _CONTAINER_TS.sub("\n", out)
+        if " - " in out or ":" in out:
+            out = _PYLOG.sub("\n", out)
         if out == before:
             break
     out = out[1:-1]
     return original if out == original else out
+
+
+def _docker_json(m: re.Match[str]) -> str:
+    try:
+        line = json.loads(f'"{m["body"]}"')
+    except ValueError:
+        return m[0]
+    # the line's own newline goes; one inside it (never written by Docker) would shift the lines after
+    return "\n" + line.rstrip("\r\n").replace("\r", " ").replace("\n", " ")
+
+
+def _dedent(out: str) -> str:
+    """``out`` (newline-framed) without the margin all its non-blank lines share."""
+    if _UNINDENTED.search(out, 0, len(out) - 1) is not None:
+        return out
+    margins = {m[1] for m in _MARGIN.finditer(out)}
+    common = min(margins, key=len)
+    while common and not all(m.startswith(common) for m in margins):
+        common = common[:-1]
+    return out.replace("\n" + common, "\n") if common else out
+
+
+def label_rank(raw_line: str) -> int | None:
+    """The global rank of a line's PyTorch label (``[rank3]:``, also behind torchrun's
+    ``[default3]:``), read from the line as read: the normalised line has lost it."""
+    m = _RANK_LABEL.match("\n" + raw_line.lstrip(" \t>`"))
+    g = re.search(r"\[rank(\d+)\]", m[0]) if m else None
+    return int(g[1]) if g else None

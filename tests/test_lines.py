@@ -28,11 +28,50 @@ CASES = [
 KEPT = [
     "2024-05-01T12:00:00.123456Z node1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
     "Dec 02 09:56:04 node1 kernel: mlx5_core 0000:d2:00.0: mlx5_cmd_out_err:838:(pid 1441871): ACCESS_REG(0x805) op_mod(0x1) failed",
-    "[rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout",
     "    GPU Current Temp                  : 32 C",
     "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN",
     "   134217728      33554432     float     sum      -1   5190.8   25.86   25.86      0   5186.6   25.88   25.88      0",
     "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error",
+    # near misses of the wrappers below: NCCL's bare device index, torchrun's failure table,
+    # dpkg's and DCGM's own stamps, nvidia-installer's "ERROR: " (their readers use them)
+    "[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>",
+    "[1]:",
+    "2024-05-01 10:00:00 install libnccl2:amd64 <none> 2.18.3-1+cuda12.2",
+    "2024-05-01 10:00:00.123 ERROR [123:456] x",
+    "ERROR: An NVIDIA kernel module 'nvidia-drm' appears to already be loaded in your kernel.",
+    "12f0e56ac84d:2338971:2339161 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0",
+]
+
+# issue 11: the wrappers log pipelines put on every line, each a real line of its form
+WRAPPED = [
+    # Docker's json-file driver (docs.docker.com, JSON File logging driver; Grafana Loki's docker stage)
+    ('{"log":"Log line is here\\n","stream":"stdout","time":"2019-01-01T11:11:11.111111111Z"}', "Log line is here"),
+    ('{"log":"log message\\n","stream":"stderr","time":"2019-04-30T02:12:41.8443515Z"}', "log message"),
+    # the CRI format of /var/log/pods (Grafana Loki's cri stage)
+    ("2019-04-30T02:12:41.8443515Z stdout F message", "message"),
+    # kubectl logs --prefix (kubectl pkg/cmd/logs: "[pod/%s/%s] ")
+    ("[pod/trainer-worker-0/pytorch] node1:1633:1633 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+     "node1:1633:1633 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"),
+    # Ray's actor tag (ray-project/ray#59778), nested under vLLM's engine core (fastsafetensors#36)
+    ("(RayWorkerWrapper pid=581, ip=10.225.128.18) k8s17:581:581 [0] NCCL INFO P2P Chunksize set to 131072",
+     "k8s17:581:581 [0] NCCL INFO P2P Chunksize set to 131072"),
+    ("(EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12) spark2:285:285 [0] NCCL INFO P2P Chunksize set to 131072",
+     "spark2:285:285 [0] NCCL INFO P2P Chunksize set to 131072"),
+    # PyTorch's rank label (pytorch/helion#1396), behind torchrun's local-rank label
+    ("[rank1]:E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/common_distributed.py:939] Caught exception: ",
+     "E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/common_distributed.py:939] Caught exception: "),
+    ("[default0]:[rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout",
+     "[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout"),
+    # Python logging prefixes: asctime - levelname - name (shun-zheng/Doc2EDAG#24), basicConfig's default
+    ("2021-08-13 10:46:03 - INFO - torch.distributed.elastic.agent.server.api - [default] Starting worker group",
+     "[default] Starting worker group"),
+    ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 0 (pid: 218624) of binary: /usr/bin/python",
+     "failed (exitcode: -6) local_rank: 0 (pid: 218624) of binary: /usr/bin/python"),
+    # a collector's bracketed local time (scitix/sichek#44)
+    ("[2026-01-04 21:33:04] test-ys-512-scaling-test-0104-1504-a7de2925-master-0:617:2799 [3] transport/net_ib.cc:2360 NCCL WARN NET/IB: "
+     "Got completion from peer 172.16.234.184<53393> with status=12 opcode=1 len=5222 vendor err 129 (Send)",
+     "test-ys-512-scaling-test-0104-1504-a7de2925-master-0:617:2799 [3] transport/net_ib.cc:2360 NCCL WARN NET/IB: "
+     "Got completion from peer 172.16.234.184<53393> with status=12 opcode=1 len=5222 vendor err 129 (Send)"),
 ]
 
 
@@ -72,3 +111,52 @@ def test_links_a_rich_text_paste_leaves_inside_lines_are_unwrapped():
     # a link whose text is not its address is the author's: kept
     own = "see [the NCCL docs](https://docs.nvidia.com/deeplearning/nccl/) for NCCL_IB_HCA"
     assert normalise(own) == own
+
+
+def test_log_pipeline_wrappers_stripped():
+    for raw, want in WRAPPED:
+        assert normalise(raw) == want, raw
+
+
+def test_a_common_margin_goes_and_the_text_keeps_its_own_indentation():
+    """aws/aws-k8s-tester#464: an mpirun-tagged log pasted indented; srun -l and a CRI stamp keep
+    the indentation of ibstatus' fields (a line's own structure)."""
+    raw = ("        [1,0]<stdout>:multi-node-nccl-test-worker-0:22:28 [0] NCCL INFO Using network Socket\n"
+           "        [1,1]<stdout>:multi-node-nccl-test-worker-1:21:26 [0] NCCL INFO Trees [0] -1/-1/-1->1->0 [1] 0/-1/-1->1->-1\n")
+    assert normalise(raw).splitlines() == [
+        "multi-node-nccl-test-worker-0:22:28 [0] NCCL INFO Using network Socket",
+        "multi-node-nccl-test-worker-1:21:26 [0] NCCL INFO Trees [0] -1/-1/-1->1->0 [1] 0/-1/-1->1->-1"]
+    block = "Infiniband device 'mlx5_0' port 1 status:\n        state:           4: ACTIVE\n"
+    for wrap in ("3: ", "2019-04-30T02:12:41.8443515Z stdout F ", "    "):
+        wrapped = "".join(wrap + ln + "\n" for ln in block.splitlines())
+        assert normalise(wrapped) == block, wrap
+    # only a margin every line shares goes
+    assert normalise("    Temperature\n        GPU Current Temp : 32 C\n") == "Temperature\n    GPU Current Temp : 32 C\n"
+
+
+def test_the_rank_of_a_stripped_label_stays_readable():
+    """The global rank of PyTorch's label is read from the line as read, also behind torchrun's
+    local-rank label (which is not the global rank)."""
+    for raw in ("[rank11]: RuntimeError: CUDA error: an illegal memory access was encountered\n",
+                "[default3]:[rank11]: RuntimeError: CUDA error: an illegal memory access was encountered\n"):
+        errors = [f for f in parse_one(Artefact(path="train.log", text=raw)).facts if f.kind == "cuda_error"]
+        assert [e.rank for e in errors] == [11], raw
+    errors = [f for f in parse_one(Artefact(path="train.log", text=(
+        "[default3]: RuntimeError: CUDA error: an illegal memory access was encountered\n"))).facts if f.kind == "cuda_error"]
+    assert [e.rank for e in errors] == [None]
+
+
+def test_the_node_is_read_behind_the_wrappers(tmp_path):
+    """The NCCL host of a line under an mpirun tag or Ray's actor tag names the file's node;
+    NCCL's own host:pid:tid [dev] prefix still gives the host."""
+    from stethoscope.facts.bundle import artefacts, read_bundle
+
+    (tmp_path / "ray.log").write_text(
+        "(RayWorkerWrapper pid=581, ip=10.225.128.18) k8s17:581:581 [0] NCCL INFO P2P Chunksize set to 131072\n")
+    (tmp_path / "mpi.log").write_text(
+        "[1,0]<stdout>:multi-node-nccl-test-worker-0:22:28 [0] NCCL INFO Using network Socket\n")
+    (tmp_path / "plain.log").write_text(
+        "12f0e56ac84d:2338971:2339161 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0\n")
+    arts, _ = artefacts(read_bundle(tmp_path))
+    nodes = {a.path: a.node for a in arts}
+    assert nodes == {"ray.log": "k8s17", "mpi.log": "multi-node-nccl-test-worker-0", "plain.log": "12f0e56ac84d"}

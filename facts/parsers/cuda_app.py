@@ -46,7 +46,7 @@ from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.parsers import cuda_error_catalogue as catalogue
 from stethoscope.facts.parsers import cuda_oom_message as oom_message
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.torch_log_lines import marked_lines
+from stethoscope.facts.parsers.torch_log_lines import global_rank, marked_lines
 
 KIND = "cuda_app"
 
@@ -173,8 +173,7 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA Error", "CUDA ERROR",
            "Cuda API error detected", "failed to initialize CUDA", "failed to initialise CUDA", "(error code ",
            "cudaSuccess", "CUDA_SUCCESS", "CUresult(", oom_message.MARKER)
 
-# [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...
-GLOBAL_RANK = re.compile(r"\[rank(?P<rank>\d+)\]:")
+# [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
 # CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
 BOILERPLATE = re.compile(
@@ -220,8 +219,7 @@ def parse(artefact: Artefact) -> ParseResult:
         forwarded = "Last error:" in line or _follows_last_error(artefact.text, start)
         if any(k in line for k in NCCL_OWNED) or forwarded:
             continue
-        g = GLOBAL_RANK.search(line)
-        rank = int(g["rank"]) if g else None
+        rank = global_rank(artefact, line, no)
         p = PID.search(line)
         pid = int(p["pid"]) if p else None
         if oom_message.MARKER in line:
@@ -252,9 +250,8 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         entry, printed = found
         used.add(no)
-        g = GLOBAL_RANK.search(line)
         p = PID.search(line)
-        rank, pid = (int(g["rank"]) if g else None), (int(p["pid"]) if p else None)
+        rank, pid = global_rank(artefact, line, no), (int(p["pid"]) if p else None)
         key = (entry.name, rank, pid)
         if key in seen:
             continue

@@ -473,16 +473,36 @@ _PREFIXED_LINE = re.compile(r"^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) 
 # Every other candidate line: one without NCCL's full prefix at its start that holds an NCCL
 # marker (_SCAN's second branch); such lines go through _HEADER and the bare forms as before.
 # [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
+_MARKERS = (r"(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |shared memory segment /dev/shm/nccl-"
+            r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
+            r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to)")
 _OTHER = re.compile(
     r"^(?![\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN) )"
-    r"[^\n]*?(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |shared memory segment /dev/shm/nccl-"
-    r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
-    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to)[^\n]*",
+    r"[^\n]*?" + _MARKERS + r"[^\n]*",
     re.M,
 )
+# The lines that start with NCCL's full prefix, counted from the newline before each (a literal
+# the scan skips to; "^" under re.M is tried at every character): run on "\n" + text.
+_PREFIXED_AFTER_NL = re.compile(r"\n" + _PREFIXED_LINE.pattern[1:])
+# Markers that, found anywhere, make _OTHER's scan needed (see _no_other)
+_OTHER_LITERALS = ("shared memory segment /dev/shm/nccl-", "failed to extend /dev/shm/nccl-", "Got completion from peer",
+                   "Mismatched collective detected", "Unable to load libnccl-net", "\nNCCL_")
 
 
 _FAST_FROM = 16384  # characters
+
+
+def _no_other(text: str, prefixed: int) -> bool:
+    """Whether _OTHER can match no line, told by substring counts (C speed): every marker of
+    _MARKERS lies in a line that starts with NCCL's full prefix. Each such line holds "NCCL INFO"
+    or "NCCL WARN"; as many of those as prefixed lines means none elsewhere; every "NCCL version"
+    right after "NCCL INFO ", every " WARN " inside "NCCL WARN " (no "x.cc:12 WARN "), and none of
+    the other markers, nor a line starting "NCCL_"."""
+    count = text.count
+    return (count("NCCL INFO") + count("NCCL WARN") == prefixed
+            and count("NCCL version") == count("NCCL INFO NCCL version")
+            and count(" WARN ") == count("NCCL WARN ")
+            and not text.startswith("NCCL_") and not any(lit in text for lit in _OTHER_LITERALS))
 
 
 def _candidates(text: str) -> tuple[Any, int | None]:
@@ -495,8 +515,10 @@ def _candidates(text: str) -> tuple[Any, int | None]:
         return _SCAN.finditer(text), None
     scan_at = _SCAN.match
     wanted = [scan_at(text, m.start()) for m in _WANTED_PREFIXED.finditer(data)]
+    prefixed = len(_PREFIXED_AFTER_NL.findall("\n" + text))  # no groups: a list built in C
+    if _no_other(text, prefixed):
+        return wanted, prefixed
     other = [scan_at(text, m.start()) for m in _OTHER.finditer(text)]
-    prefixed = sum(1 for _ in _PREFIXED_LINE.finditer(text))
     if not other:
         return wanted, prefixed
     return heapq.merge(wanted, other, key=lambda m: m.start()), prefixed

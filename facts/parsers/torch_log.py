@@ -164,7 +164,7 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
           timeouts: dict, progress: dict, workers: list, nccl_errors: list, desync_ctx: dict, used: set[int],
           forwarded: set[tuple[int, str]]) -> None:
     """One line (or one segment of a flattened paste) of the log."""
-    node, grank = tl.line_context(artefact, line)
+    node, grank = tl.line_context(artefact, line, no)
     if "WorkNCCL(" in line and ("Watchdog caught" in line or "blocking wait" in line):
         rec = _timeout(b, no, line, node, grank)
         if rec is not None:
@@ -183,7 +183,7 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
         b.add(DataLoaderWorkerKilled, no, node=node, text=line, pid=int(m["pid"]), signal=m["signal"].strip())
     elif "collective #" in line or "Timeout at collective" in line or "lagging ranks" in line:
         if grank is None and "Timeout at collective" in line:
-            grank = tl.line_context(artefact, tl.prev_line(artefact.text, start))[1]
+            grank = tl.line_context(artefact, tl.prev_line(artefact.text, start), no - 1)[1]
         if not _desync(b, no, line, node, grank, desync_ctx):
             return
     elif _nccl_error_line(b, no, line, nxt, nxt_no, node, grank, nccl_errors, used, forwarded):

@@ -12,6 +12,7 @@ import re
 import signal as _signal
 from typing import Any, Iterator
 
+from stethoscope.facts.lines import label_rank
 from stethoscope.facts.parsers.base import Artefact, FactBuilder
 
 # Anything unmistakably from torch.distributed, anywhere in the head (the healthy capture has
@@ -176,12 +177,20 @@ def next_line(text: str, end: int) -> str:
     return text[end + 1:] if stop == -1 else text[end + 1:stop]
 
 
-def line_context(artefact: Artefact, line: str) -> tuple[str, int | None]:
-    """The node of a line (host prefix, else the artefact's) and its ``[rankN]:`` global rank."""
+def line_context(artefact: Artefact, line: str, no: int | None = None) -> tuple[str, int | None]:
+    """The node of a line (host prefix, else the artefact's) and its ``[rankN]:`` global rank
+    (``no``: the line's number, to read a rank label the normaliser took off, facts/lines.py)."""
     h = HOST_PREFIX.match(line)
     node = artefact.node_for(h["host"]) if h else artefact.node
+    return node, global_rank(artefact, line, no)
+
+
+def global_rank(artefact: Artefact, line: str, no: int | None) -> int | None:
+    """The ``[rankN]:`` global rank of a line, in the line or in the label it was read without."""
     g = GLOBAL_RANK.search(line)
-    return node, int(g["rank"]) if g else None
+    if g:
+        return int(g["rank"])
+    return label_rank(artefact.raw_line(no)) if no and artefact.raw_text is not None else None
 
 
 def short_host(host: str | None) -> str | None:

@@ -55,7 +55,7 @@ def read(artefact: Artefact, b: FactBuilder, used: set[int]) -> None:
         row = next((r for r in rows if r.match in line), None)
         if not m or row is None:
             continue
-        node, grank = tl.line_context(artefact, line)
+        node, grank = tl.line_context(artefact, line, no)
         b.add(TorchWarning, no, node=node, warning_id=row.id, benign=row.benign, meaning=" ".join(row.meaning.split()),
               rank=grank, source_file=m["src"], message=m["msg"])
         used.add(no)

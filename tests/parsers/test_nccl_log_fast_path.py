@@ -66,3 +66,24 @@ def test_mixed_forms_in_a_long_log(monkeypatch):
     assert any(f["kind"] == "nccl_bootstrap_failure" or "socket interface" in (f.get("message") or "") for f in fast[0])
     non_ascii = text + "vm:1:1 [0] NCCL WARN Cuda failure 'ünknown'\n"  # takes the line scan: same result by definition
     assert _parse(non_ascii, True, monkeypatch) == _parse(non_ascii, False, monkeypatch)
+
+
+@pytest.mark.parametrize("path", LOGS, ids=[str(p.relative_to(ROOT)) for p in LOGS])
+def test_other_scan_skipped_only_where_it_finds_nothing(path: Path):
+    """_no_other (substring counts) says _OTHER's line scan can be skipped only where that scan
+    finds no line; on a real healthy log NCCL wrote alone it is skipped."""
+    text = path.read_text(encoding="utf-8")
+    prefixed = len(nccl_log._PREFIXED_LINE.findall(text))
+    assert prefixed == len(nccl_log._PREFIXED_AFTER_NL.findall("\n" + text))
+    if nccl_log._no_other(text, prefixed):
+        assert not list(nccl_log._OTHER.finditer(text))
+
+
+def test_other_scan_kept_for_a_line_without_the_prefix():
+    real = (ROOT / "artefacts/nccl_log/allreduce_healthy_g2.nccl.log").read_text(encoding="utf-8")
+    prefixed = len(nccl_log._PREFIXED_LINE.findall(real))
+    assert nccl_log._no_other(real, prefixed)
+    for extra in ("[2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found\n",
+                  "include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol\n",
+                  "NCCL version 2.7.8+cuda11.1\n", "NCCL_IB_HCA set to mlx5_0\n"):
+        assert not nccl_log._no_other(real + extra, prefixed), extra
