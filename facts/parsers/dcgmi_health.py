@@ -42,9 +42,10 @@ KIND = "dcgmi_health"
 # | Overall Health            | Warning                                                  |
 # |       -> Power system     | Warning                                                  |
 # |                           | Detected clocks event due to power violation in GPU 0.   |
-# a cell neither starts nor ends with a space (one reading of the spaces around it: dcgmi_diag's _CELL)
-_CELL = r"(?:[^|\s](?:[^|]*[^|\s])?)?"
-_ROW = re.compile(rf"^\s*\|(?P<indent> *)(?P<arrow>-> )?(?P<label>{_CELL})\s*\|\s*(?P<value>{_CELL})\s*\|\s*$")
+# a cell's text neither starts nor ends with a space and an empty cell is spaces only, so a run of
+# spaces has one reading (an optional cell between two space runs split it every way: quadratic)
+_TEXT = r"[^|\s](?:[^|]*[^|\s])?"
+_ROW = re.compile(rf"^\s*\|(?P<indent> *)(?:(?P<arrow>-> )?(?P<label>{_TEXT}) *)?\| *(?:(?P<value>{_TEXT}) *)?\|\s*$")
 _HEADER = re.compile(r"^\s*\|\s*Health Monitor Report\s*\|\s*$")
 # Error: Unable to check health watches. Return: <error>      Error: Health watches not enabled. Please enable watches.
 _ERROR = re.compile(r"^\s*Error: (?P<msg>(?:Unable to check health watches|Health watches not enabled)[^\n]{0,200})")
@@ -96,7 +97,8 @@ def _table(artefact: Artefact, fb: FactBuilder, result: ParseResult, start: int)
                 break  # the table ended
             continue
         result.lines_used += 1
-        label, value, level = m["label"], m["value"], len(m["indent"]) // 3 + (1 if m["arrow"] else 0)
+        label, value = m["label"] or "", m["value"] or ""
+        level = len(m["indent"]) // 3 + (1 if m["arrow"] else 0)
         if not label and value and cur is not None:
             cur["parts"].append(value)  # a wrapped part of the message above
         elif label == "Overall Health" and not m["arrow"]:
