@@ -414,6 +414,17 @@ def node_from_content(head: bytes) -> str | None:
     return None
 
 
+def _content_node(head: str) -> str | None:
+    """The node a file's head names, also behind the wrappers a paste, a launcher or a log
+    shipper put on its lines (facts/lines.py: an mpirun tag, Ray's actor tag, a CRI stamp)."""
+    node = node_from_content(head.encode("utf-8", "replace"))
+    if node is None:
+        bare = normalise(head)
+        if bare is not head:
+            node = node_from_content(bare.encode("utf-8", "replace"))
+    return node
+
+
 def _sos_host(files: dict[str, bytes], prefix: str) -> str | None:
     data = files.get(prefix + "hostname") or files.get(prefix + "etc/hostname")
     if data:
@@ -527,8 +538,7 @@ def _file_artefacts(raw: RawBundle, stream: IO[bytes], name: str, skipped: list[
                 continue
             blank = False
             if node is None:
-                # read behind the wrappers a paste or a log shipper put on its lines (facts/lines.py)
-                node = node_from_content(normalise(text[:HEAD_BYTES]).encode("utf-8", "replace")) or own or "unknown"
+                node = _content_node(text[:HEAD_BYTES]) or own or "unknown"
             yield Artefact(path=name, text=text, node=node, node_from_folder=folder_node is not None,
                            line_offset=first - 1)
             del text
