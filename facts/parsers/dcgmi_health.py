@@ -118,8 +118,8 @@ def _table(artefact: Artefact, fb: FactBuilder, result: ParseResult, start: int)
 def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     try:
         doc = json.loads(artefact.text)
-    except json.JSONDecodeError as exc:
-        fb.error(exc.lineno, f"dcgmi health -c -j: not JSON ({exc.msg})")
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested thousands deep
+        fb.error(getattr(exc, "lineno", 1), f"dcgmi health -c -j: not JSON ({getattr(exc, 'msg', type(exc).__name__)})")
         return
     body = doc["body"]
     result.lines_used += 1
