@@ -100,11 +100,11 @@ _PYLOG = re.compile(
     r"|" + _LEVEL + r":[\w.]+:"
     r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\] (?:\[" + _LEVEL + r"\] )?)"
 )
-# every line indented alike by blanks (a markdown code block): the first line without ends the
-# check. (A margin of tabs is kept: it is lspci -vvv's structure, "\t\tLnkSta:\tSpeed 16GT/s")
-_UNINDENTED = re.compile(r"\n[^ \n]")
-_INDENTED = re.compile(r"[\r\n]* ")
-_MARGIN = re.compile(r"\n( +)(?=[^ \n])")
+# every line indented alike (a markdown code block): the first line without ends the check.
+# (Tabs deeper than the margin are the text's own structure: lspci -vvv, "\t\tLnkSta:\tSpeed 16GT/s")
+_UNINDENTED = re.compile(r"\n[^ \t\n]")
+_INDENTED = re.compile(r"[\r\n]*[ \t]")
+_MARGIN = re.compile(r"\n([ \t]+)(?=[^ \t\n])")
 
 # transport/[net_ib.cc:101](http://net_ib.cc:101/)     peer [10.1.3.201](http://10.1.3.201/)<33057>   (nccl#1710)
 _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
@@ -192,6 +192,8 @@ def _dedent(out: str) -> str:
     common = min(margins, key=len)
     while common and not all(m.startswith(common) for m in margins):
         common = common[:-1]
+    if "\t" in common and any("\t" in m[len(common):] for m in margins):
+        return out  # tab levels below a tab margin: the margin may be the first of them
     return out.replace("\n" + common, "\n") if common else out
 
 

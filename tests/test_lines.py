@@ -127,11 +127,13 @@ def test_a_common_margin_goes_and_the_text_keeps_its_own_indentation():
         "multi-node-nccl-test-worker-0:22:28 [0] NCCL INFO Using network Socket",
         "multi-node-nccl-test-worker-1:21:26 [0] NCCL INFO Trees [0] -1/-1/-1->1->0 [1] 0/-1/-1->1->-1"]
     block = "Infiniband device 'mlx5_0' port 1 status:\n        state:           4: ACTIVE\n"
-    for wrap in ("3: ", "2019-04-30T02:12:41.8443515Z stdout F ", "    "):
+    for wrap in ("3: ", "2019-04-30T02:12:41.8443515Z stdout F ", "    ", "\t"):
         wrapped = "".join(wrap + ln + "\n" for ln in block.splitlines())
         assert normalise(wrapped) == block, wrap
-    # only a margin every line shares goes
+    # only a margin every line shares goes; tabs below a tab margin are the text's (lspci -vvv)
     assert normalise("    Temperature\n        GPU Current Temp : 32 C\n") == "Temperature\n    GPU Current Temp : 32 C\n"
+    lspci = "\t\tLnkCtl:\tASPM Disabled; RCB 64 bytes, Disabled- CommClk+\n\tKernel driver in use: mlx5_core\n"
+    assert normalise(lspci) is lspci
 
 
 def test_the_rank_of_a_stripped_label_stays_readable():
