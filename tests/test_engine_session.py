@@ -185,3 +185,25 @@ def test_a_join_on_another_fact_s_id_fires_in_durable_as_in_the_reference(tmp_pa
     want = len(reference.run(rs.rules, facts)[0])
     assert want > 10
     assert len(session.run(rs.rules, facts)[0]) == want
+
+
+def test_rules_one_of_whose_patterns_no_fact_fills_are_not_loaded(ruleset):
+    """live_rules: a rule whose ``all`` pattern no fact passes the constant tests of cannot fire;
+    one whose pattern names a kind some rule derives stays (those facts appear during the run)."""
+    rules = [compile_rule(_rule(i), f"r{i}.yaml") for i in (79, 48)]
+    views = [_xid(0, 79, "n2").rule_view()]  # r79 wants node n2 (79 % 7): filled; r48 wants xid 48
+    assert [r.id for r in session.live_rules(rules, views)] == ["r79"]
+    assert session.live_rules(rules, []) == []
+    # on a real bundle: every rule the reference evaluator fires (derived facts included) is live
+    from pathlib import Path
+    from stethoscope.engine import pipeline
+
+    root = Path(__file__).resolve().parent.parent / "fixtures/bundles"
+    for name in ("h200-xid31-app", "h200-straggler-desync"):
+        obs = pipeline.combine(pipeline.observe_bundle(root / name / "bundle", jobs=1))
+        fired = {f.rule for f in reference.run(ruleset.rules, obs.facts)[0]}
+        live = {r.id for r in session.live_rules(ruleset.rules, [f.rule_view() for f in obs.facts])}
+        assert fired and fired <= live and len(live) < len(ruleset.rules), name
+    # and the findings are those of the reference evaluator, which runs every rule on every fact
+    facts = [_xid(0, 79, "n2"), _xid(1, 13, "n6")]
+    assert session.run(rules, facts)[0] == reference.run(rules, facts)[0]

@@ -187,9 +187,42 @@ def can_bind(patterns: list[tuple[Test, ...]], view: dict[str, Any]) -> bool:
     return any(all(test_passes(t, view, {}) for t in tests) for tests in patterns)
 
 
+def live_rules(rules: list[CompiledRule], views: Iterable[dict[str, Any]]) -> list[CompiledRule]:
+    """The rules that can fire on facts with these rule views: each of whose ``all`` patterns
+    some fact passes the constant tests of, or names a kind a rule derives (``then.assert``:
+    such facts appear only during the run). A rule one of whose patterns no fact can fill never
+    fires, and a healthy fleet fills few: neither those rules nor the facts only they could take
+    need go to durable (tests/test_engine_equivalence.py)."""
+    derivable = {r.rule.then.assert_.kind for r in rules if r.rule.then.assert_ is not None}
+    wanted: dict[str, dict[tuple[Test, ...], bool]] = {}  # kind -> constant tests -> filled
+    for r in rules:
+        for p in r.all:
+            if p.kind not in derivable:
+                wanted.setdefault(p.kind, {})[tuple(t for t in p.tests if not isinstance(t.value, Ref))] = False
+    open_ = sum(len(v) for v in wanted.values())
+    for view in views:
+        tests_of = wanted.get(view["kind"])
+        if not tests_of:
+            continue
+        for tests, filled in tests_of.items():
+            if not filled and all(test_passes(t, view, {}) for t in tests):
+                tests_of[tests] = True
+                open_ -= 1
+        if not open_:
+            break
+    return [r for r in rules if all(p.kind in derivable or wanted[p.kind][tuple(t for t in p.tests if not isinstance(t.value, Ref))]
+                                    for p in r.all)]
+
+
 def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing], list[Fact]]:
     """Assert ``facts`` into a fresh durable host; return the firings and derived facts.
-    Only facts that can bind some pattern are asserted (``can_bind``)."""
+    Only the rules that can fire on them are loaded (``live_rules``), and only facts that can
+    bind some pattern of those are asserted (``can_bind``)."""
+    every = {k for r in rules for k in r.kinds}
+    viewed = [(f, f.rule_view()) for f in facts if f.kind in every]
+    rules = live_rules(rules, (v for _f, v in viewed))
+    if not rules:
+        return [], []
     by_id: dict[str, Fact] = {}
     firings: list[Firing] = []
     derived: list[Fact] = []
@@ -248,13 +281,12 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
 
     try:
         rank = _none_first(rules)
-        ordered = sorted(facts, key=lambda f: (f.kind not in none_kinds, rank.get(f.kind, len(rank))))
+        ordered = sorted(viewed, key=lambda fv: (fv[0].kind not in none_kinds, rank.get(fv[0].kind, len(rank))))
         used = frozenset().union(*kinds_of.values()) if kinds_of else frozenset()
         literal = literal_tests(rules)
-        for fact in ordered:
+        for fact, view in ordered:
             if fact.kind not in used:
                 continue
-            view = fact.rule_view()
             if not can_bind(literal[fact.kind], view):
                 continue  # no pattern of any rule can take it: durable never needs to see it
             by_id[fact.id] = fact
