@@ -91,6 +91,7 @@ _RAY = re.compile(r"\n(?:\((?:[\w.-]+(?: [\w.-]+)? )?pid=\d+(?:, ip=[\w.:-]+)?\)
 # [default0]:[rank0]: torch.distributed.DistBackendError: NCCL error in: ...   (torchrun --tee; PyTorch >= 2.2)
 # (not the failure table's "[1]:" nor NCCL's "[0] " device index)
 _RANK_LABEL = re.compile(r"\n(?:\[(?:default|rank)\d+\]:[ \t]?)+")
+_GLOBAL_LABEL = re.compile(r"\[rank(\d+)\]:")
 # 2021-08-13 10:46:03 - INFO - torch.distributed.elastic.agent.server.api - [default] Starting worker group   (Doc2EDAG#24)
 # 2024-05-01 10:00:00,123 - trainer - INFO - ...      ERROR:torch.distributed.elastic.multiprocessing.api:failed ...
 # [2026-01-04 21:33:04] test-...-master-0:617:2799 [3] transport/net_ib.cc:2360 NCCL WARN NET/IB: Got completion ...  (sichek#44)
@@ -199,7 +200,7 @@ def _dedent(out: str) -> str:
 
 def label_rank(raw_line: str) -> int | None:
     """The global rank of a line's PyTorch label (``[rank3]:``, also behind torchrun's
-    ``[default3]:``), read from the line as read: the normalised line has lost it."""
-    m = _RANK_LABEL.match("\n" + raw_line.lstrip(" \t>`"))
-    g = re.search(r"\[rank(\d+)\]", m[0]) if m else None
+    ``[default3]:`` or Ray's actor tag), read from the line as read: the normalised line has
+    lost it. torchrun's ``[default3]:`` is a local rank: not read."""
+    g = _GLOBAL_LABEL.search(raw_line)
     return int(g[1]) if g else None

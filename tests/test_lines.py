@@ -146,6 +146,11 @@ def test_the_rank_of_a_stripped_label_stays_readable():
     errors = [f for f in parse_one(Artefact(path="train.log", text=(
         "[default3]: RuntimeError: CUDA error: an illegal memory access was encountered\n"))).facts if f.kind == "cuda_error"]
     assert [e.rank for e in errors] == [None]
+    # behind Ray's actor tag (cuda_app's sample): the rank of the label, the pid of the tag
+    errors = [f for f in parse_one(Artefact(path="train.log", text=(
+        "(WorkerDict pid=63294) [rank3]: RuntimeError: CUDA error: an illegal memory access was encountered\n"))).facts
+              if f.kind == "cuda_error"]
+    assert [(e.rank, e.pid) for e in errors] == [(3, 63294)]
 
 
 def test_the_node_is_read_behind_the_wrappers(tmp_path):

@@ -220,7 +220,7 @@ def parse(artefact: Artefact) -> ParseResult:
         if any(k in line for k in NCCL_OWNED) or forwarded:
             continue
         rank = global_rank(artefact, line, no)
-        p = PID.search(line)
+        p = PID.search(line) or PID.search(artefact.raw_line(no))  # also a Ray tag's pid= (facts/lines.py)
         pid = int(p["pid"]) if p else None
         if oom_message.MARKER in line:
             rec = oom_message.read(line)
@@ -250,7 +250,7 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         entry, printed = found
         used.add(no)
-        p = PID.search(line)
+        p = PID.search(line) or PID.search(artefact.raw_line(no))  # also a Ray tag's pid= (facts/lines.py)
         rank, pid = global_rank(artefact, line, no), (int(p["pid"]) if p else None)
         key = (entry.name, rank, pid)
         if key in seen:
