@@ -4,12 +4,11 @@ The describe printer (kubectl pkg/describe/describe.go: describeContainerState, 
 writes a container's state and last state as indented ``Key:  value`` lines, the pod's own
 ``Status:``/``Reason:``/``Message:`` at the left margin, and an Events table; ``kubectl get
 pods`` writes one row per pod under a ``NAME READY STATUS RESTARTS AGE`` header (``NAMESPACE``
-first with ``-A``, more columns with ``-o wide``). Sample content (real: kubernetes/kubernetes#98157,
+first with ``-A``, more columns with ``-o wide``). Sample content (real: open-edge-platform/geti_v2#340,
 NVIDIA/nvidia-container-toolkit#30, kubeflow/kubeflow#794, NVIDIA/gpu-operator#624)::
 
-    Containers:
-      jumpserver-reader:
-        State:          Running
+        State:          Waiting
+          Reason:       CrashLoopBackOff
         Last State:     Terminated
           Reason:       OOMKilled
           Exit Code:    137
@@ -52,14 +51,16 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 KIND = "kubectl_pods"
 
 #     State:          Terminated        /     Last State:     Terminated        /     State:          Waiting
-_STATE = re.compile(r"^(?P<ind>\s+)(?P<which>State|Last State):\s+(?P<state>Running|Waiting|Terminated)\s*$")
+# State:          Waiting               (a container's block pasted alone, its margin gone: geti_v2#340 once the
+#                                        common indentation is stripped, kube-state-metrics#1227 as pasted)
+_STATE = re.compile(r"^(?P<ind>\s*)(?P<which>State|Last State):\s+(?P<state>Running|Waiting|Terminated)\s*$")
 #       Reason:       OOMKilled         /       Exit Code:    137         (indented under the state)
 _SUB = re.compile(r"^\s+(?P<key>Reason|Exit Code|Message|Signal):\s+(?P<value>\S(?:.*\S)?)\s*$")
 # Containers:  /  Init Containers:     then "  <name>:" (two spaces; a paste may lose them)
 _CONTAINER = re.compile(r"^\s{0,4}(?P<name>[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?):\s*$")
-# Name:         jumpserver-reader-589945c95c-d2nzg       (the pod's, at the left margin)
+# Name:         pi-wfpwq       (the pod's, at the left margin: kubernetes/website#34433)
 _POD = re.compile(r"^\s{0,2}Name:\s+(?P<pod>\S+)\s*$")
-# Node:         research.center.master.069/10.20.223.69
+# Node:         minikube/192.168.49.2
 _NODE = re.compile(r"^\s{0,2}Node:\s+(?P<node>[^\s/]+)")
 # Reason:         UnexpectedAdmissionError        (the pod's own, at the left margin: tkestack/gpu-manager#182)
 _POD_REASON = re.compile(r"^(?P<key>Reason|Message):\s+(?P<value>\S(?:.*\S)?)\s*$")
@@ -75,9 +76,11 @@ _INSUFFICIENT = re.compile(r"\b\d{1,6} Insufficient (?P<res>[\w./-]{1,100}?)[.,]
 # NAME   READY   STATUS   RESTARTS   AGE      (NAMESPACE first with -A; IP NODE ... after with -o wide)
 _HEADER = re.compile(r"^(?P<ns>NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
 # gpu-operator-657c5b798d-xgvgc   0/1     CrashLoopBackOff   12 (4m24s ago)   67m
+# fc6b601ca7bb04acb911-n0-0-dn0-0   0/1     OOMKilled   0          126m      (flyteorg/flyte#3686)
 _ROW = re.compile(r"^(?:(?P<ns>[a-z0-9][a-z0-9-]{0,62})\s+)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})\s+(?P<ready>\d{1,4}/\d{1,4})\s+"
                   r"(?P<status>\S{1,80})\s+(?P<restarts>\d{1,9})(?: \([^)\n]{1,40}\))?\s+(?P<age>\S{1,20})")
-_DETECT = re.compile(r"^\s+(?:Last )?State:\s+(?:Terminated|Waiting)\s*$|^\s*Warning\s{2,}[A-Z][A-Za-z]{1,60}\s{2,}\S"
+# (a line's own blanks only, [ \t]: a "\s" run from each line start over the next blank lines is quadratic in them)
+_DETECT = re.compile(r"^[ \t]*(?:Last )?State:[ \t]+(?:Terminated|Waiting)[ \t\r]*$|^[ \t]*Warning[ \t]{2,}[A-Z][A-Za-z]{1,60}[ \t]{2,}\S"
                      r"|^(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b"
                      # the pod's own failure reason (kubelet admission and eviction: tkestack/gpu-manager#182)
                      r"|^Reason:\s+(?:UnexpectedAdmissionError|Evicted|OutOf[\w./-]{1,100}|NodeAffinity|NodeLost|Shutdown)\s*$", re.M)

@@ -1,10 +1,12 @@
 """kubectl describe pod / get pods (real samples: fixtures/artefacts/kubectl_pods/README.md)."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
+from stethoscope.facts.lines import normalise
 from stethoscope.facts.parsers import kubectl_pods
 from stethoscope.facts.parsers.base import Artefact
 
@@ -20,10 +22,15 @@ def _parse(mod, name: str):
 
 
 @pytest.mark.parametrize("name, want", [
-    ("kubectl_pods/k8s98157_describe_last_state_oomkilled.txt",
-     [("k8s_container_terminated", 24, {"pod": "jumpserver-reader-589945c95c-d2nzg", "container": "jumpserver-reader",
-                                        "which": "Last State", "reason": "OOMKilled", "exit_code": 137, "oom_killed": True,
-                                        "k8s_node": "research.center.master.069"})]),
+    # the container's block alone (no Name:, no container name): waiting in CrashLoopBackOff, last OOMKilled 137
+    ("kubectl_pods/geti340_describe_dcgm_exporter_oomkilled.txt",
+     [("k8s_container_waiting", 9, {"pod": "(not named)", "container": "(not named)", "reason": "CrashLoopBackOff"}),
+      ("k8s_container_terminated", 11, {"which": "Last State", "reason": "OOMKilled", "exit_code": 137, "oom_killed": True,
+                                        "k8s_node": None})]),
+    # the Completed row gives nothing; the OOMKilled STATUS is the container's terminated reason
+    ("kubectl_pods/flyte3686_get_pods_oomkilled.txt",
+     [("k8s_container_terminated", 3, {"pod": "fc6b601ca7bb04acb911-n0-0-dn0-0", "which": "State", "reason": "OOMKilled",
+                                       "exit_code": None, "oom_killed": True})]),
     # the Completed init container gives nothing; app2's OOMKilled (its exit code as pasted); the PodInitializing row nothing
     ("kubectl_pods/toolkit30_init_container_oomkilled.txt",
      [("k8s_container_terminated", 19, {"container": "app2", "which": "State", "reason": "OOMKilled", "exit_code": 0,
@@ -61,6 +68,33 @@ def test_get_pods_statuses_read_as_what_they_are():
         ("k8s_container_terminated", "train-0", "OOMKilled"), ("k8s_container_terminated", "train-1", "OOMKilled"),
         ("k8s_container_terminated", "train-2", "ExitCode:139"), ("k8s_pod_status", "train-3", "UnexpectedAdmissionError")]
     assert [f.oom_killed for f in got[:3]] == [True, True, False] and got[2].exit_code == 139
+
+
+def test_pod_and_node_name_the_container_facts():
+    # Name:/Node: as kubectl prints them (kubernetes/website#34433), above the real container block of geti_v2#340
+    text = ("Name:         pi-wfpwq\nNode:         minikube/192.168.49.2\nContainers:\n  exporter:\n"
+            + (FIX / "kubectl_pods/geti340_describe_dcgm_exporter_oomkilled.txt").read_text())
+    got = kubectl_pods.parse(Artefact(path="p.txt", text=text, node="n1")).facts
+    assert [(f.kind, f.pod, f.container, f.k8s_node) for f in got] == [
+        ("k8s_container_waiting", "pi-wfpwq", "exporter", "minikube"),
+        ("k8s_container_terminated", "pi-wfpwq", "exporter", "minikube")]
+
+
+def test_container_block_without_its_margin():
+    # what the bundle reader sees of geti_v2#340's block: the common indentation stripped (facts/lines.py)
+    text = normalise((FIX / "kubectl_pods/geti340_describe_dcgm_exporter_oomkilled.txt").read_text())
+    assert text.startswith("Image:") and kubectl_pods.detect(text)
+    got = kubectl_pods.parse(Artefact(path="p.txt", text=text, node="n1")).facts
+    assert [(f.kind, f.evidence.line, f.reason) for f in got] == [
+        ("k8s_container_waiting", 9, "CrashLoopBackOff"), ("k8s_container_terminated", 11, "OOMKilled")]
+    assert got[1].exit_code == 137 and got[1].which == "Last State"
+
+
+def test_signature_linear_over_blank_lines():
+    # a run of blank-ish lines: the signature's leading blanks stay on their line (was 10 s for these 10,000)
+    start = time.perf_counter()
+    assert kubectl_pods._DETECT.search(" \n" * 10_000 + "x State:") is None
+    assert time.perf_counter() - start < 1
 
 
 def test_not_kubectl():
