@@ -3,8 +3,11 @@
 People paste logs into tickets and threads, launchers label every line with its rank, and log
 shippers stamp every line with their own time. None of that belongs to the artefact's format,
 so it is stripped before any parser looks at a line. Format-specific prefixes (syslog,
-journald, Talos, ``dmesg -T``, NCCL's ``host:pid:tid [dev]``, torchrun's ``[rank3]:`` and
-``[default0]:``, which carry a host or a rank) are left to the parser that owns the format.
+journald, Talos, ``dmesg -T``, NCCL's ``host:pid:tid [dev]``, which carry a host, a time or a
+device) are left to the parser that owns the format. A label that carries a rank or a pid
+(``[rank3]:``, Ray's ``pid=``) is stripped too: its reader reads it back from the line as read
+(``label_rank``, ``Artefact.raw_line``). bench/wrap_study.py measures what each form costs the
+diagnosis of the harvested cases.
 
 Stripping keeps one line for one line, so line numbers do not move: a parser reads the
 normalised text and its evidence quotes the original line (``Artefact.raw_line``).
