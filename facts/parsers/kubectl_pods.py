@@ -52,7 +52,7 @@ KIND = "kubectl_pods"
 
 #     State:          Terminated        /     Last State:     Terminated        /     State:          Waiting
 # State:          Waiting               (a container's block pasted alone, its margin gone: geti_v2#340 once the
-#                                        common indentation is stripped, kube-state-metrics#1227 as pasted)
+#                                        bundle reader strips the indentation all its lines share)
 _STATE = re.compile(r"^(?P<ind>\s*)(?P<which>State|Last State):\s+(?P<state>Running|Waiting|Terminated)\s*$")
 #       Reason:       OOMKilled         /       Exit Code:    137         (indented under the state)
 _SUB = re.compile(r"^\s+(?P<key>Reason|Exit Code|Message|Signal):\s+(?P<value>\S(?:.*\S)?)\s*$")
