@@ -128,6 +128,18 @@ GPU_SECTIONS = frozenset({
 })
 #: keys printed at the GPU level that start a fragment on their own
 GPU_KEYS = frozenset({"product name", "gpu uuid", "gpu recovery action", "persistence mode", "vbios version"})
+#: keys that nvidia-smi -q prints in one section only, so that a key line pasted without its
+#: section header is read in that section, of an anonymous GPU (keys shared by several
+#: sections, ``Pending`` of Ecc Mode and Remapped Rows, are read only after one of these):
+#:         Uncorrectable Error               : 4          (Remapped Rows; leptonai/gpud PR #80)
+#:         Pending                           : Yes
+#:         Double Bit ECC                    : 0          (Retired Pages)
+KEY_SECTIONS = {
+    **dict.fromkeys(("correctable error", "uncorrectable error", "inactive correctable error",
+                     "inactive uncorrectable error", "remapping failure occurred"), "Remapped Rows"),
+    **dict.fromkeys(("single bit ecc", "double bit ecc", "pending page blacklist", "pending page retirement"),
+                    "Retired Pages"),
+}
 # Fragment signatures (detect and parse without the banner), from real pastes:
 #     Clocks Throttle Reasons                      (kubeflow/kubeflow issue 68: nvidia-smi -q | grep -A8 'Clocks Throttle')
 #         Idle                        : Active
@@ -140,6 +152,7 @@ FRAGMENT = re.compile(
     r"|^ *(?:CliqueId|ClusterUUID|GPU Recovery Action|Remapping Failure Occurred|Pending Page Blacklist"
     r"|HW Slowdown|SW Power Cap|Pending Page Retirement|GPU Current Temp|GPU Shutdown(?: T\.Limit)? Temp"
     r"|GPU Slowdown(?: T\.Limit)? Temp|GPU T\.Limit Temp"
+    r"|(?:Inactive )?(?:Uncorrectable|Correctable) Error|(?:Single|Double) Bit ECC"
     # the head of -q pasted from its first key on (no banner): keys only nvidia-smi -q prints
     #   Attached GPUs                             : 1        (Project-HAMi/HAMi#602)
     #     Product Architecture                  : Turing
@@ -150,7 +163,7 @@ _FRAGMENT_KEYS = ("Clocks ", "Remapped Rows", "Retired Pages", "GPU Reset Status
                   "GPU Recovery Action", "Remapping Failure", "Pending Page", "HW Slowdown", "SW Power Cap",
                   "GPU Current Temp", "GPU Shutdown", "GPU Slowdown", "GPU T.Limit", "ECC Errors", "Ecc Mode",
                   "Memory Usage", "Attached GPUs", "Product Architecture", "Accounting Mode", "VBIOS Version",
-                  "MultiGPU Board")
+                  "MultiGPU Board", "orrectable Error", "Bit ECC")
 # --      (the separator grep -A/-B/-C prints between matches)
 GREP_SEPARATOR = "--"
 
@@ -212,6 +225,12 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
                 rec = new_record(f"unknown-{sum(r.pci_bus_id.startswith('unknown-') for r in records) + 1}", no)
             seen.add(name.lower())
             stack, shown = [], []
+        elif k is not None and not stack and (implied := KEY_SECTIONS.get(name.lower())):
+            base = indent - 8  # the key line of a section pasted without its header
+            if rec is None or implied.lower() in seen:
+                rec = new_record(f"unknown-{sum(r.pci_bus_id.startswith('unknown-') for r in records) + 1}", no)
+            seen.add(implied.lower())
+            stack, shown = [implied.lower()], [implied]
         if rec is None:
             continue  # a shell prompt or other output before the first section
         depth = (indent - base) // 4

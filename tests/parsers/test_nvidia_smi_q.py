@@ -368,3 +368,25 @@ def test_other_nvidia_smi_output_is_no_fragment():
     table = "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0 |\n|  0  NVIDIA H200  On |\n"
     assert not q.detect(table)
     assert not q.detect("index, gpu_recovery_action\n0, None\n")
+
+
+def test_key_lines_alone_read_in_their_only_section():
+    """The key lines of a section pasted without its header (issue 11, the key line alone): a key
+    nvidia-smi -q prints in one section only names it; ``Pending`` after it stays in it."""
+    lines = (QDIR / "h200_remap_pending.txt").read_text().splitlines()
+    pasted = "\n".join(ln for ln in lines[12:15] if ln.split(":")[0].strip() in ("Uncorrectable Error", "Pending"))
+    assert pasted.count("\n") == 1 and "Yes" in pasted
+    for text in (pasted, "\n".join(ln.strip() for ln in pasted.splitlines())):
+        assert q.detect(text)
+        _, r = run(q, QDIR / "x", text=text)
+        f = one(r, "gpu_row_remap", "unknown-1")
+        assert (f.uncorrectable_rows, f.pending) == (4, True) and f.evidence.line == 2
+    _, r = run(q, QDIR / "x", text="        Double Bit ECC                    : 2\n")
+    assert one(r, "gpu_retired_pages", "unknown-1")
+
+
+def test_shared_key_alone_is_no_section():
+    # near miss: Pending is a key of Ecc Mode, MIG Mode and Remapped Rows alike
+    assert not q.detect("        Pending                           : Yes\n")
+    _, r = run(q, QDIR / "x", text="        Pending                           : Yes\n")
+    assert r.facts == []
