@@ -205,6 +205,9 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
         records.append(GpuRecord(pci_bus_id=bus, line=no))
         return records[-1]
 
+    def anonymous() -> str:
+        return f"unknown-{sum(r.pci_bus_id.startswith('unknown-') for r in records) + 1}"
+
     for no, line in enumerate(artefact.lines, 1):
         if not line.strip():
             continue
@@ -222,13 +225,13 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
         if name.lower() in GPU_SECTIONS and k is None or (k is not None and name.lower() in GPU_KEYS and not stack):
             base = indent - 4
             if rec is None or name.lower() in seen:
-                rec = new_record(f"unknown-{sum(r.pci_bus_id.startswith('unknown-') for r in records) + 1}", no)
+                rec = new_record(anonymous(), no)
             seen.add(name.lower())
             stack, shown = [], []
         elif k is not None and not stack and (implied := KEY_SECTIONS.get(name.lower())):
             base = indent - 8  # the key line of a section pasted without its header
             if rec is None or implied.lower() in seen:
-                rec = new_record(f"unknown-{sum(r.pci_bus_id.startswith('unknown-') for r in records) + 1}", no)
+                rec = new_record(anonymous(), no)
             seen.add(implied.lower())
             stack, shown = [implied.lower()], [implied]
         if rec is None:
