@@ -58,9 +58,9 @@ _STATE = re.compile(r"^(?P<ind>\s*)(?P<which>State|Last State):\s+(?P<state>Runn
 _SUB = re.compile(r"^\s+(?P<key>Reason|Exit Code|Message|Signal):\s+(?P<value>\S(?:.*\S)?)\s*$")
 # Containers:  /  Init Containers:     then "  <name>:" (two spaces; a paste may lose them)
 _CONTAINER = re.compile(r"^\s{0,4}(?P<name>[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?):\s*$")
-# Name:         pi-wfpwq       (the pod's, at the left margin: kubernetes/website#34433)
+# Name:           sharepod1       (the pod's, at the left margin: NTHU-LSALAB/KubeShare#4)
 _POD = re.compile(r"^\s{0,2}Name:\s+(?P<pod>\S+)\s*$")
-# Node:         minikube/192.168.49.2
+# Node:           k8s-gpu/10.166.15.26
 _NODE = re.compile(r"^\s{0,2}Node:\s+(?P<node>[^\s/]+)")
 # Reason:         UnexpectedAdmissionError        (the pod's own, at the left margin: tkestack/gpu-manager#182)
 _POD_REASON = re.compile(r"^(?P<key>Reason|Message):\s+(?P<value>\S(?:.*\S)?)\s*$")

@@ -71,13 +71,13 @@ def test_get_pods_statuses_read_as_what_they_are():
 
 
 def test_pod_and_node_name_the_container_facts():
-    # Name:/Node: as kubectl prints them (kubernetes/website#34433), above the real container block of geti_v2#340
-    text = ("Name:         pi-wfpwq\nNode:         minikube/192.168.49.2\nContainers:\n  exporter:\n"
+    # Name:/Node: as kubectl prints them (NTHU-LSALAB/KubeShare#4), above the real container block of geti_v2#340
+    text = ("Name:           sharepod1\nNode:           k8s-gpu/10.166.15.26\nContainers:\n  exporter:\n"
             + (FIX / "kubectl_pods/geti340_describe_dcgm_exporter_oomkilled.txt").read_text())
     got = kubectl_pods.parse(Artefact(path="p.txt", text=text, node="n1")).facts
     assert [(f.kind, f.pod, f.container, f.k8s_node) for f in got] == [
-        ("k8s_container_waiting", "pi-wfpwq", "exporter", "minikube"),
-        ("k8s_container_terminated", "pi-wfpwq", "exporter", "minikube")]
+        ("k8s_container_waiting", "sharepod1", "exporter", "k8s-gpu"),
+        ("k8s_container_terminated", "sharepod1", "exporter", "k8s-gpu")]
 
 
 def test_container_block_without_its_margin():
