@@ -322,6 +322,18 @@ def test_footer_alone_is_a_run():
     assert (run.evidence.line, run.rows, run.status, run.avg_busbw, run.failed) == (3, 0, "OK", 33.3227, False)
 
 
+def test_footer_alone_is_no_check_that_passed():
+    """The footer pasted alone (issue 11, the key line alone): its average cannot be judged, so it
+    is a capture cut short (never a healthy check); the run the footer closes is not."""
+    text = (FIX / "nccl1412_footer_only.txt").read_text().splitlines()[-2] + "\n"
+    assert text.startswith("# Avg bus bandwidth")
+    res = nccl_tests.parse(Artefact(path="paste.txt", text=text))
+    assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 1)] and _run(res).avg_busbw == 33.3227
+    assert nccl_tests.parse(Artefact(path="whole.txt", text=(FIX / "nccl1706_g2_tail_footer.txt").read_text())).limits == []
+    failed = nccl_tests.parse(Artefact(path="f.txt", text="# Out of bounds values : 3 FAILED\n" + text))
+    assert failed.limits == [] and _run(failed).failed
+
+
 def test_column_header_without_run_header():
     res = _parse(FIX / "issue252_header_fragment_rows_footer.txt")
     assert res.errors == []
