@@ -124,12 +124,18 @@ def read(msg: str) -> dict[str, Any] | None:
     return None
 
 
+def read_retry(msg: str) -> dict[str, Any] | None:
+    """The fields of the ``nccl_bootstrap_failure`` a connect retry (an INFO line) stands for."""
+    if "retrying" in msg and (m := CONNECT_RETRY.search(msg)):
+        return dict(reason=failure_reason(m["err1"] or m["err2"]), peer=m["peer"], retrying=True)
+    return None
+
+
 def handle(p: "NcclLogState", no: int, node: str, msg: str, level: str, ctx: dict[str, Any]) -> None:
     """Add the ``nccl_bootstrap_failure`` of one socket message; retries count at INFO, failures at WARN."""
-    if "retrying" in msg and (m := CONNECT_RETRY.search(msg)):
-        reason, peer = failure_reason(m["err1"] or m["err2"]), m["peer"]
-        p.once(NcclBootstrapFailure, no, node, (ctx["pid"], reason, peer), reason=reason, peer=peer,
-               peer_loopback=loopback_address(peer), message=msg, retrying=True, **ctx)
+    if (retry := read_retry(msg)) is not None:
+        p.once(NcclBootstrapFailure, no, node, (ctx["pid"], retry["reason"], retry["peer"]),
+               peer_loopback=loopback_address(retry["peer"]), message=msg, **retry, **ctx)
         return
     if level != "WARN":
         return

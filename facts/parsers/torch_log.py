@@ -122,6 +122,8 @@ _DETECT_KEYS = ("ProcessGroupNCCL", "Watchdog caught collective operation timeou
 
 
 def detect(head: str) -> bool:
+    if fwd.BARE.search(head) is not None and fwd.bare_message(head):
+        return True  # an NCCL message pasted alone, without NCCL's prefix
     if not any(k in head for k in _DETECT_KEYS):  # each branch of DETECT needs one: a cheap gate
         return False
     return tl.DETECT.search(head) is not None
@@ -414,4 +416,4 @@ def _bare_nccl_message(b: FactBuilder, no: int, line: str, node: str, forwarded:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (tl.DETECT,)
+SIGNATURES = (tl.DETECT, fwd.BARE)

@@ -51,10 +51,25 @@ CONFIG_INVALID = re.compile(r"Invalid config (?P<attr>\w+) attribute value (?P<v
 #: NCCL_CONFIG_UNDEF_INT (src/nccl.h.in: INT_MIN): "not set by the caller" for newer headers
 CONFIG_UNDEF_INT = -2147483648
 
+# The same messages pasted on their own, without NCCL's prefix, at a line start (issue 11, the key
+# line alone); a line this finds is read only if read() reads it:
+#   Invalid config blocking attribute value -2147483648                           (vllm-project/vllm#1726)
+#   socketStartConnect: Connect to 127.0.0.1<45069> failed : Software caused connection abort   (awsome-distributed-ai#192)
+#   Socket creation failed : Address family not supported by protocol             (nccl#210)
+#   Call to connect returned Connection refused, retrying                        (socket.cc 2.4-2.21, an INFO line)
+BARE = re.compile(
+    r"^[ \t]*(?:Duplicate GPU detected : rank \d|Failed to \w+ NVLink SHARP \(NVLS\)|Invalid config \w+ attribute value -?\d"
+    r"|Bootstrap ?: no socket interface found|NET/Socket ?: No usable listening interface"
+    r"|(?:\w+ ?: ?)?(?:Socket creation failed|Connection closed by remote peer|Call to recv from \S+ failed"
+    r"|No interface found in the same subnet|[Cc]onnect to \S+ (?:failed|returned) )"
+    r"|\w+: exceeded (?:retries|timeouts)|Call to connect (?:timeout|returned) )",
+    re.M,
+)
+
 #: literals in front of the patterns above (a line with none is not looked at)
 MARKERS = ("Duplicate GPU detected", "Invalid config ", "onnect to ", "Connection closed by remote peer", "Call to recv from", "completed with error", "no socket interface found",
            "No usable listening interface", "Socket creation failed", "NVLink SHARP (NVLS)", "Cuda failure",
-           "Call to connect timeout", "exceeded retries", "exceeded timeouts", "exceeded error retry", "same subnet as remote")
+           "Call to connect timeout", "Call to connect returned", "exceeded retries", "exceeded timeouts", "exceeded error retry", "same subnet as remote")
 
 
 def read_setup(msg: str, src: str | None = None) -> tuple[type, dict[str, Any]] | None:
@@ -77,12 +92,18 @@ def read(msg: str) -> tuple[type, dict[str, Any], str | None] | None:
     """(fact class, its fields, the peer address if any) for one NCCL message, or None."""
     if got := read_setup(msg):
         return got[0], got[1], None
-    fields = socket.read(msg.strip())  # no interface, connect failed/refused/retried out, peer closed, socket creation, ...
+    fields = socket.read_retry(msg) or socket.read(msg.strip())  # a retry; no interface, connect failed/refused/retried out, ...
     if fields is not None:
         return NcclBootstrapFailure, dict(message=msg.strip(), peer_loopback=is_loopback(fields["peer"]), **fields), fields["peer"]
     if (ofi := read_ofi_request(msg)) is not None:  # aws-ofi-nccl's failed request (nccl#1928)
         return NcclNetPluginError, ofi, None
     return None
+
+
+def bare_message(text: str) -> bool:
+    """Whether ``text`` holds an NCCL message at a line start, without NCCL's prefix, that read() reads."""
+    return any("NCCL WARN" not in m[0] and "NCCL INFO" not in m[0] and read(m[0].strip()) is not None
+               for m in re.finditer(BARE.pattern + r".*", text, re.M))
 
 
 def is_loopback(peer: str | None) -> bool:

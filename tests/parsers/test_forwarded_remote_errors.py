@@ -68,3 +68,32 @@ def test_config_rejected_with_the_unset_value_is_read_from_last_error():
     got = [(f.attribute, f.value, f.undefined) for f in facts if f.kind == "nccl_config_rejected"]
     assert got == [("blocking", -2147483648, True)]
 
+
+
+def _own_line(rel: str, needle: str) -> str:
+    """The message of a real line, NCCL's or PyTorch's prefix cut off (what a person pastes alone)."""
+    line = next(ln for ln in (FIX.parent / rel).read_text().splitlines() if needle in ln)
+    return line[line.index(needle):].strip() + "\n"
+
+
+def test_nccl_messages_pasted_alone_are_read():
+    """Issue 11, the key line alone: an NCCL message without NCCL's prefix, on its own line,
+    is read as where PyTorch forwards it (vllm#1726, oneflow#3586's retry, nccl#210)."""
+    cases = [(_own_line("torch_log/vllm1726_invalid_config_blocking_undef.log", "Invalid config"), "nccl_config_rejected", None),
+             (_own_line("nccl_log/socket_connect_failures.log", "Call to connect returned"), "nccl_bootstrap_failure", "timeout"),
+             (_own_line("nccl_log/socket_creation_failed_old.log", "Socket creation failed"), "nccl_bootstrap_failure",
+              "socket_creation_failed"),
+             ("socketStartConnect: Connect to 127.0.0.1<45069> failed : Software caused connection abort\n",  # forwarded_nccl.log
+              "nccl_bootstrap_failure", "connection_aborted")]
+    for text, kind, reason in cases:
+        assert torch_log.detect(text), text
+        [f] = [f for f in _facts(torch_log, text) if f.kind == kind]
+        assert reason is None or f.reason == reason
+    assert _facts(torch_log, cases[1][0])[0].retrying is True
+
+
+def test_nccl_own_lines_and_other_connects_are_not_bare_messages():
+    # near misses: NCCL's prefixed line is the NCCL reader's; another program's 'connect to' is not NCCL's
+    assert not torch_log.detect("worker:101542:101934 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n")
+    assert not torch_log.detect("curl: (7) Failed to connect to example.com port 443 after 3 ms: Connection refused\n")
+    assert not torch_log.detect("Invalid config value in /etc/foo.conf\n")
