@@ -60,6 +60,12 @@ _API_MISMATCH = re.compile(r"NVRM: API mismatch: the client (?:'(?P<client>[^']*
 _API_KERNEL = re.compile(r"this kernel module has the version (?P<kernel_version>\d[\w-]*(?:\.\d[\w-]*)*)")
 # NVRM: components have the same version.   (the mismatch message's last line)
 _API_END = re.compile(r"have the same version")
+# The lines after the head (nv.c's one nv_printf of four lines; the head may be left out of a paste):
+# NVRM: this kernel module has the version 367.35.  Please
+# NVRM: make sure that this kernel module and all NVIDIA driver
+# NVRM: components have the same version.
+_API_TAIL = re.compile(r"NVRM: (?:this kernel module has the version \d|make sure that this kernel module and all NVIDIA driver"
+                       r"|components have the same version)")
 # NVRM: _kgspLogXid119: ********************************* GSP Timeout **********************************
 # NVRM: _kgspRpcRecvPoll: Timeout after 6s of waiting for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL)
 _GSP_TIMEOUT = re.compile(r"NVRM: (?:GPU\d+ )?_kgsp\w+: (?:\*+ GSP (?:Timeout|Failure) \*+|.*?Timeout after (?P<after>\d+s) of waiting for RPC response from (?P<gpu>GPU\d+) GSP!)")
@@ -236,8 +242,13 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
             kernel_version=k["kernel_version"].rstrip(".") if k else None)
         used.update(block)
         return True
-    if _API_KERNEL.search(msg) is not None or "NVRM: components have the same version" in msg:
-        used.add(ln)  # a continuation of the mismatch message (its head carries the fact)
+    if _API_TAIL.search(msg) is not None:
+        # the rest of the mismatch message without its head (which, read, took these lines): the
+        # mismatch all the same, the client's version unknown
+        text, block = _joined(lines, ln, _API_END)
+        k = _API_KERNEL.search(text)
+        add("api_mismatch", kernel_version=k["kernel_version"].rstrip(".") if k else None)
+        used.update(block)
         return True
     if _OPEN_ONLY_DC.search(msg) is not None:
         _text, block = _joined(lines, ln, _OPEN_ONLY_DC_END)

@@ -469,6 +469,20 @@ def test_api_mismatch_versions():
     assert (m.client, m.client_version, m.kernel_version) == ("gnome-shell", "595.58.03", "595.91.07")
 
 
+def test_api_mismatch_without_its_head():
+    """Issue 11, the key line alone: the mismatch message's later lines pasted without the head
+    (the real dmesg lines, alone or together) are the mismatch, the client's version unknown."""
+    lines = (FIX / "dmesg_api_mismatch.log").read_text().splitlines()
+    for text, kernel in ((lines[1], "545.23.08"), (lines[2], None), (lines[3], None), ("\n".join(lines[1:]), "545.23.08")):
+        (m,) = of(parse_text(text + "\n"), "nvrm_error")
+        assert (m.message_kind, m.client_version, m.kernel_version) == ("api_mismatch", None, kernel)
+    r = parse_text("\n".join(lines[1:]) + "\n")
+    assert r.lines_used == 3
+    # near miss: the module's load banner names its version too, and is no mismatch
+    banner = "[    3.1] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  545.23.08  Mon Nov  6 23:49:37 UTC 2023\n"
+    assert [f.message_kind for f in of(parse_text(banner), "nvrm_error")] == []
+
+
 def test_unknown_nvrm_failure_is_kept_not_dropped():
     r = parse_text("[ 5.1] NVRM: GPU0 kbusInitBar2: something failed badly\n[ 5.2] NVRM: nvidia-bug-report hint\n")
     assert [f.message_kind for f in of(r, "nvrm_error")] == ["other"]
