@@ -47,13 +47,17 @@ _IN_USE = re.compile(rf"\bGPU (?P<bdf>{_BDF}) is currently in use by another pro
 _HEADER = re.compile(r"The following GPUs could not be reset:")
 #   GPU 00000000:1A:00.0: In use by another client      (a row under the header)
 _ROW = re.compile(rf"^\s*GPU (?P<bdf>{_BDF}):\s*(?P<msg>\S[^\n]*?)\s*$")
+#   GPU 00000000:17:00.0: In use by another client      (the row pasted without its header: NVML_ERROR_IN_USE's
+#   text, what a reset is refused with, names the table on its own; the incident write-up's row above)
+_IN_USE_ROW = re.compile(rf"^\s*GPU (?P<bdf>{_BDF}):\s*In use by another client\b", re.M)
 # 1 device is currently being used by one or more other processes (e.g., Fabric Manager, CUDA application, ...
 # 8 devices are currently being used by one or more other processes
 _SUMMARY = re.compile(r"\b(?P<n>\d+) devices? (?:is|are) currently being used by one or more other processes(?P<rest>[^\n]*)")
 # Unable to reset this GPU because it's being used by some other process (e.g. CUDA application, ...
 _OLD = re.compile(r"Unable to reset this GPU because it(?:'s| is) being used by some other process[^\n]*")
 
-_ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in (_DONE, _IN_USE, _HEADER, _SUMMARY, _OLD)))
+_ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in (_DONE, _IN_USE, _HEADER, _SUMMARY, _OLD, _IN_USE_ROW)),
+                  re.M)
 
 #: rows under the header: at most this many lines after it (one per GPU of an 8- or 16-GPU node)
 _MAX_ROWS = 32
@@ -81,7 +85,7 @@ class GpuResetDone(Fact):
 
 def detect(head: str) -> bool:
     if not ("reset" in head or "being used by one or more other processes" in head
-            or "in use by another process" in head):
+            or "in use by another process" in head or "In use by another client" in head):
         return False
     return _ANY.search(head) is not None
 
@@ -110,7 +114,7 @@ def parse(artefact: Artefact) -> ParseResult:
                                     pci_bus_id=bus, gpu=bus or m["bdf"])))
         elif _HEADER.search(line) is not None:
             rows_until = n + _MAX_ROWS
-        elif n <= rows_until and (m := _ROW.match(line)) is not None:
+        elif (n <= rows_until or _IN_USE_ROW.match(line)) and (m := _ROW.match(line)) is not None:
             bus = try_pci_bus_id(m["bdf"])
             msg = m["msg"].rstrip(".")
             refused.append((n, dict(reason=nvml_reason(msg), message=msg, pci_bus_id=bus, gpu=bus or m["bdf"])))

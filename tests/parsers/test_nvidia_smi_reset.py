@@ -61,3 +61,14 @@ def test_rows_end_at_the_next_command():
                                   "GPU Reset Status\n    Reset Required : No\n"])
 def test_no_reset_output_is_not_claimed(text):
     assert not nvidia_smi_reset.detect(text)
+
+
+def test_in_use_row_without_its_header():
+    """Issue 11, the key line alone: the refusal row pasted without 'The following GPUs could not
+    be reset:' (the incident write-up's row of test_refusal_forms) is a refusal; NVML's in-use text names the table."""
+    row = "  GPU 00000000:17:00.0: In use by another client\n"
+    assert [_row(f) for f in _parse(row).facts] == [("gpu_reset_refused", 1, "in_use", "0000:17:00.0", "0000:17:00.0", False)]
+    # near miss: another NVML error in a 'GPU <bus id>:' row is only a refusal under the header
+    assert not nvidia_smi_reset.detect("  GPU 00000000:01:00.0: Not Supported\n")
+    assert nvidia_smi_reset.parse(Artefact(path="r.txt", text="GPU 00000000:1A:00.0 was successfully reset.\n"
+                                           "  GPU 00000000:01:00.0: Not Supported\n", node="n1")).facts[1:] == []
