@@ -338,7 +338,7 @@ def _emit(builder: FactBuilder, artefact: Artefact, run: _Run) -> None:
         message = f"Avg bus bandwidth : {f.get('avg_busbw')} FAILED"
     failed = bool(failures) or f.get("status") == "FAILED" or f.get("avg_busbw_check") == "FAILED"
     if "avg_busbw" in f and not (run.rows or run.ranks or run.failures or "n_threads" in f) and not failed:
-        # the footer pasted alone (# Avg bus bandwidth : 33.3227): a figure with no sizes, ranks,
+        # the footer pasted alone (# Avg bus bandwidth    : 95.4419): a figure with no sizes, ranks,
         # GPUs or transport to judge it by is no check that passed
         builder.limit(run.line, "cut_short", f"nccl-tests footer of line {run.line} without its run: an average bus "
                                              f"bandwidth of {f['avg_busbw']} GB/s alone cannot be judged (no sizes, ranks or GPUs)")

@@ -131,9 +131,9 @@ GPU_KEYS = frozenset({"product name", "gpu uuid", "gpu recovery action", "persis
 #: keys that nvidia-smi -q prints in one section only, so that a key line pasted without its
 #: section header is read in that section, of an anonymous GPU (keys shared by several
 #: sections, ``Pending`` of Ecc Mode and Remapped Rows, are read only after one of these):
-#:         Uncorrectable Error               : 4          (Remapped Rows; leptonai/gpud PR #80)
-#:         Pending                           : Yes
-#:         Double Bit ECC                    : 0          (Retired Pages)
+#:         Uncorrectable Error                            : 0     (Remapped Rows: nvidia-smi-q-ROW_REMAPPER.txt, H200)
+#:         Pending                                        : No
+#:         Double Bit ECC                                 : N/A   (Retired Pages: nvidia-smi-q-PAGE_RETIREMENT.txt)
 KEY_SECTIONS = {
     **dict.fromkeys(("correctable error", "uncorrectable error", "inactive correctable error",
                      "inactive uncorrectable error", "remapping failure occurred"), "Remapped Rows"),

@@ -53,10 +53,10 @@ CONFIG_UNDEF_INT = -2147483648
 
 # The same messages pasted on their own, without NCCL's prefix, at a line start (issue 11, the key
 # line alone); a line this finds is read only if read() reads it:
-#   Invalid config blocking attribute value -2147483648                           (vllm-project/vllm#1726)
-#   socketStartConnect: Connect to 127.0.0.1<45069> failed : Software caused connection abort   (awsome-distributed-ai#192)
-#   Socket creation failed : Address family not supported by protocol             (nccl#210)
-#   Call to connect returned Connection refused, retrying                        (socket.cc 2.4-2.21, an INFO line)
+#   Invalid config blocking attribute value -2147483648          (SpursGoZmy/Table-LLaVA#4, the last line of a paste)
+#   socketStartConnect: Connect to 10.0.0.2<45763> failed : Software caused connection abort   (nccl-tests#166, prefix cut)
+#   Connect to 10.38.10.112<21724> failed : Connection refused     (pytorch/pytorch#38702, prefix cut)
+#   Call to connect returned Connection timed out, retrying        (Oneflow-Inc/oneflow#3586: an INFO line, prefix cut)
 BARE = re.compile(
     r"^[ \t]*(?:Duplicate GPU detected : rank \d|Failed to \w+ NVLink SHARP \(NVLS\)|Invalid config \w+ attribute value -?\d"
     r"|Bootstrap ?: no socket interface found|NET/Socket ?: No usable listening interface"

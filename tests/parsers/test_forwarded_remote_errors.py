@@ -77,14 +77,15 @@ def _own_line(rel: str, needle: str) -> str:
 
 
 def test_nccl_messages_pasted_alone_are_read():
-    """Issue 11, the key line alone: an NCCL message without NCCL's prefix, on its own line,
-    is read as where PyTorch forwards it (vllm#1726, oneflow#3586's retry, nccl#210)."""
-    cases = [(_own_line("torch_log/vllm1726_invalid_config_blocking_undef.log", "Invalid config"), "nccl_config_rejected", None),
+    """Issue 11, the key line alone: an NCCL message without NCCL's prefix, on its own line, is
+    read as where PyTorch forwards it (SpursGoZmy/Table-LLaVA#4's last line; the messages of
+    socket_connect_failures.log: oneflow#3586's retry, pytorch#38702, nccl-tests#166)."""
+    cases = [("Invalid config blocking attribute value -2147483648\n", "nccl_config_rejected", None),
              (_own_line("nccl_log/socket_connect_failures.log", "Call to connect returned"), "nccl_bootstrap_failure", "timeout"),
-             (_own_line("nccl_log/socket_creation_failed_old.log", "Socket creation failed"), "nccl_bootstrap_failure",
-              "socket_creation_failed"),
-             ("socketStartConnect: Connect to 127.0.0.1<45069> failed : Software caused connection abort\n",  # forwarded_nccl.log
-              "nccl_bootstrap_failure", "connection_aborted")]
+             (_own_line("nccl_log/socket_connect_failures.log", "Connect to 10.38"), "nccl_bootstrap_failure",
+              "connection_refused"),
+             (_own_line("nccl_log/socket_connect_failures.log", "socketStartConnect"), "nccl_bootstrap_failure",
+              "connection_aborted")]
     for text, kind, reason in cases:
         assert torch_log.detect(text), text
         [f] = [f for f in _facts(torch_log, text) if f.kind == kind]

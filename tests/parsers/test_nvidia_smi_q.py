@@ -373,15 +373,16 @@ def test_other_nvidia_smi_output_is_no_fragment():
 def test_key_lines_alone_read_in_their_only_section():
     """The key lines of a section pasted without its header (issue 11, the key line alone): a key
     nvidia-smi -q prints in one section only names it; ``Pending`` after it stays in it."""
-    lines = (QDIR / "h200_remap_pending.txt").read_text().splitlines()
-    pasted = "\n".join(ln for ln in lines[12:15] if ln.split(":")[0].strip() in ("Uncorrectable Error", "Pending"))
-    assert pasted.count("\n") == 1 and "Yes" in pasted
+    lines = (QDIR / "nvidia-smi-q-ROW_REMAPPER.txt").read_text().splitlines()
+    pasted = "\n".join(ln for ln in lines[10:16] if ln.split(":")[0].strip() in ("Uncorrectable Error", "Pending"))
+    assert pasted.count("\n") == 1
     for text in (pasted, "\n".join(ln.strip() for ln in pasted.splitlines())):
         assert q.detect(text)
         _, r = run(q, QDIR / "x", text=text)
         f = one(r, "gpu_row_remap", "unknown-1")
-        assert (f.uncorrectable_rows, f.pending) == (4, True) and f.evidence.line == 2
-    _, r = run(q, QDIR / "x", text="        Double Bit ECC                    : 2\n")
+        assert (f.uncorrectable_rows, f.pending) == (0, False) and f.evidence.line == 2
+    retired = next(ln for ln in (QDIR / "nvidia-smi-q-PAGE_RETIREMENT.txt").read_text().splitlines() if "Double Bit ECC" in ln)
+    _, r = run(q, QDIR / "x", text=retired + "\n")
     assert one(r, "gpu_retired_pages", "unknown-1")
 
 
