@@ -12,7 +12,8 @@ folder and diagnosed as ``steth diagnose --from-logs DIR --format json`` would, 
 - ``retyped``: each line stripped of its leading blanks, quote marks and any timestamp / host /
   process prefix (what a person retypes: ``NCCL WARN ...`` without ``host:pid:tid [dev] file:line``
   stays, the stamp and host go);
-- ``fenced``: the verbatim lines inside a markdown code fence.
+- ``fenced``: the verbatim lines inside a markdown code fence;
+- and each line of a case's 2-3 evidence lines alone: its verdict (never ``healthy``).
 
 Each variant is scored as ``bench/score_harvest.py`` scores a whole case (its accept.yaml logic,
 imported): cause top-1, component top-1, how many came out ``healthy`` (must be 0: a pasted error
@@ -124,6 +125,7 @@ def main() -> int:
     ap.add_argument("--steth", default="", help="run this steth executable instead of in-process")
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--no-whole", action="store_true", help="skip the reference run of each whole case")
+    ap.add_argument("--no-lines", action="store_true", help="skip each evidence line alone")
     ap.add_argument("-q", "--quiet", action="store_true", help="no list of misses")
     args = ap.parse_args()
     accept = yaml.safe_load((HARVEST / "accept.yaml").read_text())
@@ -143,6 +145,8 @@ def main() -> int:
     tally = {k: {"n": 0, "cause": 0, "component": 0, "healthy": 0, "unrecognised": 0, "errors": 0}
              for k in variants}
     misses: list[str] = []
+    lone: dict[str, int] = {}  # verdicts of each line of a case's evidence alone
+    lone_healthy: list[str] = []
     started = time.time()
     for case_dir in sorted((HARVEST / "cases").iterdir()):
         label_path = case_dir / "label.yaml"
@@ -158,6 +162,12 @@ def main() -> int:
             row = count(tally.setdefault("whole case", dict.fromkeys(tally[next(iter(tally))], 0)),
                         score_case(label, report, accept), report, err)
             whole = " | whole case: " + ("hit" if row["cause"] and row["component"] else row["top"])
+        if len(lines) > 1 and not args.no_lines:  # each line alone: a verdict, never healthy
+            for ln in lines:
+                report, err = study_case(ln + "\n", run)
+                lone[report.get("verdict", "?")] = lone.get(report.get("verdict", "?"), 0) + 1
+                if report.get("verdict") == "healthy":
+                    lone_healthy.append(f"{case_dir.name[:4]} {ln.strip()[:110]}")
         for name, make in variants.items():
             report, err = study_case(make(lines), run)
             row = count(tally[name], score_case(label, report, accept), report, err)
@@ -172,6 +182,11 @@ def main() -> int:
         print(f"{name:10s} {t['n']:5d} {t['cause']:4d} ({t['cause'] / n:.2f}) {t['component']:4d} "
               f"({t['component'] / n:.2f}) {t['healthy']:7d} {t['unrecognised']:7d}"
               + (f"  errors={t['errors']}" if t["errors"] else ""))
+    if lone:
+        print(f"each line of a case's 2-3 evidence lines alone ({sum(lone.values())}): "
+              + ", ".join(f"{v} {k}" for k, v in sorted(lone.items())))
+        for text in lone_healthy:
+            print(f"  HEALTHY: {text}")
     print(f"in {time.time() - started:.0f}s")
     if misses and not args.quiet:
         print("\nmisses (cause or component wrong, healthy, unrecognised):")

@@ -140,6 +140,10 @@ KEY_SECTIONS = {
     **dict.fromkeys(("single bit ecc", "double bit ecc", "pending page blacklist", "pending page retirement"),
                     "Retired Pages"),
 }
+#: the keys of such a section that say whether the GPU needs a reset: a headerless paste without
+#: one of them cannot be judged (a count of remapped rows alone is no healthy GPU)
+DECISIVE_KEYS = {"remapped rows": {"pending", "remapping failure occurred"},
+                 "retired pages": {"pending page blacklist", "pending page retirement"}}
 # Fragment signatures (detect and parse without the banner), from real pastes:
 #     Clocks Throttle Reasons                      (kubeflow/kubeflow issue 68: nvidia-smi -q | grep -A8 'Clocks Throttle')
 #         Idle                        : Active
@@ -196,6 +200,7 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
     seen: set[str] = set()  # sections read into ``rec``
     stack: list[str] = []
     shown: list[str] = []
+    headerless: list[tuple[int, str, set[str]]] = []  # (line, section, keys read) of sections without header
     base = 0  # indentation of the GPU level minus 4
     used = 0
 
@@ -234,6 +239,7 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
                 rec = new_record(anonymous(), no)
             seen.add(implied.lower())
             stack, shown = [implied.lower()], [implied]
+            headerless.append((no, implied, set()))
         if rec is None:
             continue  # a shell prompt or other output before the first section
         depth = (indent - base) // 4
@@ -242,6 +248,8 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
         del stack[depth - 1:], shown[depth - 1:]
         if k is not None:
             _take(rec, tuple(stack) + (name.lower(),), name, k["value"], no, shown)
+            if headerless and headerless[-1][1].lower() == stack[0]:
+                headerless[-1][2].add(name.lower())
         elif sec is not None:
             stack.append(name.lower())
             shown.append(name)
@@ -250,6 +258,10 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
         used += 1
     for r in records:
         emit_gpu_facts(b, r)
+    for no, section, keys in headerless:
+        if not keys & DECISIVE_KEYS[section.lower()]:
+            b.limit(no, "cut_short", f"nvidia-smi -q's {section} pasted in part, without its header and without "
+                                     f"{' or '.join(sorted(DECISIVE_KEYS[section.lower()]))}: whether the GPU needs a reset is not shown")
     return used
 
 

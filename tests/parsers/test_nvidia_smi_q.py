@@ -391,3 +391,14 @@ def test_shared_key_alone_is_no_section():
     assert not q.detect("        Pending                           : Yes\n")
     _, r = run(q, QDIR / "x", text="        Pending                           : Yes\n")
     assert r.facts == []
+
+
+def test_key_line_alone_without_the_decisive_key_is_cut_short():
+    """'Uncorrectable Error : 0' alone says how many rows were remapped, not whether one is
+    pending: a capture cut short, never a GPU found healthy; with Pending it is read whole."""
+    lines = (QDIR / "nvidia-smi-q-ROW_REMAPPER.txt").read_text().splitlines()
+    unc = next(ln for ln in lines if ln.strip().startswith("Uncorrectable Error"))
+    _, r = run(q, QDIR / "x", text=unc + "\n")
+    assert [(h.limit, h.line) for h in r.limits] == [("cut_short", 1)]
+    pending = next(ln for ln in lines if ln.strip().startswith("Pending"))
+    assert run(q, QDIR / "x", text=unc + "\n" + pending + "\n")[1].limits == []
