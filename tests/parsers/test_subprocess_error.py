@@ -1,0 +1,44 @@
+"""subprocess_error: CPython's CalledProcessError message for a child killed by a signal."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import subprocess_error
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/subprocess_error"
+
+
+def parse_text(text: str):
+    return subprocess_error.parse(Artefact(path="t.log", text=text, node="node1"))
+
+
+def test_accelerate_launcher_sigkill():
+    text = (FIX / "autotrain456_accelerate_sigkill.txt").read_text()
+    assert subprocess_error.detect(text)
+    got = [(f.evidence.line, f.signal, f.signum, f.command) for f in parse_text(text).facts]
+    assert got == [(11, "SIGKILL", 9, "['/usr/bin/python3', '-m', 'autotrain.trainers.clm', '--training_config', "
+                                      "'autotrain-LLM/training_params.json']")]
+
+
+@pytest.mark.parametrize("line,sig,num", [
+    # CPython's form for a signal signal.Signals names, as launchers print it behind the exception name
+    ("CalledProcessError: Command '['python', 'train.py']' died with <Signals.SIGSEGV: 11>.", "SIGSEGV", 11),
+    # and for a number it does not name
+    ("Command 'x' died with unknown signal 77.", None, 77),
+])
+def test_other_signals(line, sig, num):
+    assert [(f.signal, f.signum) for f in parse_text(line).facts] == [(sig, num)]
+
+
+@pytest.mark.parametrize("text", [
+    # a non-zero exit status: the child failed, the rest of the log says why
+    "subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit status 1.",
+    "",
+    "the job died with an error",
+])
+def test_not_read(text):
+    assert not subprocess_error.detect(text)
+    assert parse_text(text).facts == []
