@@ -22,7 +22,7 @@ import re
 from collections import defaultdict
 from typing import Iterable
 
-from stethoscope.engine.ruleengine.derive import Firing
+from stethoscope.engine.ruleengine.derive import Firing, fill
 from stethoscope.engine.findings import SEVERITY_ORDER, evidence_of
 from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
 from stethoscope.engine.report import Coverage, Finding
@@ -46,17 +46,23 @@ def meta_rules(rules):
     return [r for r in rules if any(p.fact == UNEXPLAINED_KIND for p in r.rule.when.all)]
 
 
-def explained_lines(rules, firings: Iterable[Firing], by_id: dict[str, Fact]) -> set[tuple[str, int]]:
-    """(path, line) of every fact bound by a firing that made a finding."""
-    finding_rules = {r.id for r in rules if r.rule.then.finding is not None}
+def explained_lines(rules, firings: Iterable[Firing], by_id: dict[str, Fact],
+                    serious: bool = False) -> set[tuple[str, int]]:
+    """(path, line) of every fact bound by a firing that made a finding (``serious``: a finding
+    of severity warning or worse)."""
+    finding_rules = {r.id: r for r in rules if r.rule.then.finding is not None}
     out: set[tuple[str, int]] = set()
     for firing in firings:
-        if firing.rule not in finding_rules:
+        crule = finding_rules.get(firing.rule)
+        if crule is None:
             continue
-        for _alias, fid in firing.bindings:
-            fact = by_id.get(fid)
-            if fact is not None:
-                out.update((ev.path, ev.line) for ev in evidence_of(fact, by_id))
+        bound = {alias: by_id[fid] for alias, fid in firing.bindings if fid in by_id}
+        if serious:
+            spec = crule.rule.then.finding.severity
+            if SEVERITY_ORDER.get(str(fill(spec, bound) if spec is not None else crule.rule.severity), 0) < 1:
+                continue
+        for fact in bound.values():
+            out.update((ev.path, ev.line) for ev in evidence_of(fact, by_id))
     return out
 
 
@@ -89,14 +95,16 @@ def _text(f: Fact) -> str:
     return str(getattr(f, "message", None) or f.evidence.text).strip()
 
 
-def unexplained(facts: Iterable[Fact], explained: set[tuple[str, int]]) -> list[Fact]:
-    """One ``unexplained_fact`` per source line that holds an error no finding cites."""
+def unexplained(facts: Iterable[Fact], explained: set[tuple[str, int]],
+                serious: set[tuple[str, int]] = frozenset()) -> list[Fact]:
+    """One ``unexplained_fact`` per source line that holds an error no finding cites.
+    ``serious``: the lines findings of severity warning or worse cite (for echo kinds)."""
     polarity = load_polarity()
     facts = list(facts)
     # a line that repeats an explained one word for word on the same node (every rank, every
     # retry prints its own) is explained with it
     repeats = {(f.node, f.kind, _text(f)) for f in facts if (f.evidence.path, f.evidence.line) in explained}
-    out: list[Fact] = []
+    left: list[Fact] = []
     seen: set[tuple[str, int]] = set()
     for f in facts:
         p = polarity.get(f.kind)
@@ -106,6 +114,15 @@ def unexplained(facts: Iterable[Fact], explained: set[tuple[str, int]]) -> list[
         if key in explained or key in seen or (f.node, f.kind, _text(f)) in repeats:
             continue
         seen.add(key)
+        left.append(f)
+    # a file whose failure is reported already (a serious finding cites one of its lines, or an
+    # error of it is left unexplained): its echo lines are that failure's (knowledge/fact_polarity.yaml)
+    reported = {path for path, _line in serious} | {f.evidence.path for f in left if not polarity[f.kind].echo}
+    out: list[Fact] = []
+    for f in left:
+        p = polarity[f.kind]
+        if p.echo and f.evidence.path in reported:
+            continue
         component = getattr(f, "component", None) if f.kind == "parse_problem" else p.component
         message = str(getattr(f, "message", None) or f.evidence.text).strip()
         if len(message) > MESSAGE_LIMIT:

@@ -36,13 +36,16 @@ class Polarity:
     polarity: str
     component: str | None = None
     unread_reason: str | None = None
+    #: a line that may only echo a failure its file already reports (fact_polarity.yaml)
+    echo: bool = False
 
 
 @lru_cache(maxsize=1)
 def load_polarity() -> dict[str, Polarity]:
     """kind -> its declared polarity; checked against the vocabulary by tests/test_polarity.py."""
     raw = knowledge.load("fact_polarity.yaml").kinds
-    return {k: Polarity(polarity=v.polarity, component=v.component, unread_reason=v.unread_reason) for k, v in raw.items()}
+    return {k: Polarity(polarity=v.polarity, component=v.component, unread_reason=v.unread_reason, echo=v.echo)
+            for k, v in raw.items()}
 
 
 @dataclass(frozen=True)

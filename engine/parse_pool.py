@@ -23,7 +23,7 @@ from typing import Iterable, Iterator
 from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
-from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
+from stethoscope.engine.knowledge import load_coverage, load_verdict_policy
 from stethoscope.facts.classify import recognise
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget
 from stethoscope.facts.parsers.unrecognised_text import unread_failures
@@ -107,7 +107,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         for kind, (n, line) in res.capped.items():
             out.limits.append(LimitHit(limit="facts_per_kind", path=art.path, line=line, detail=(
                 f"{n:,} more {kind} facts from line {line} on counted, not kept (the first {FACTS_PER_KIND:,} kept)")))
-    if read_by and _reads_as_clean(kinds, out):
+    if _may_hide_failures(kinds, out):  # read or not: a log its readers found nothing in may hold a crash
         owners = [sig for p in kinds if p.KIND not in _log_kinds() for sig in getattr(p, "SIGNATURES", ())]
         cited = _cited_lines(art.path, out) | {slot[1]["line"] for slot in folded.values()}
         out.facts.extend(unread_failures(art, cited, owners).facts)
@@ -118,11 +118,6 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         out.facts = router.route(out.facts, folded)
     art.router = None
     return out
-
-
-@lru_cache(maxsize=1)
-def _alarming_kinds() -> frozenset[str]:
-    return frozenset(k for k, p in load_polarity().items() if p.polarity in ("error", "warning"))
 
 
 @lru_cache(maxsize=1)
@@ -140,17 +135,15 @@ def _log_kinds() -> frozenset[str]:
     return frozenset(k for k, c in load_coverage().items() if c.log)
 
 
-def _reads_as_clean(kinds, out: FileResult) -> bool:
-    """A recognised log (knowledge/coverage.yaml ``log: true``) in which its readers found no
-    error, no warning and no malformed line: one whose failure lines nobody read would make it
-    read as clean. (Where they did find one, the failure is reported; the lines around it, a
-    traceback's frames or a launcher's "FAILED" summary, are its echo.)"""
+def _may_hide_failures(kinds, out: FileResult) -> bool:
+    """A recognised log (knowledge/coverage.yaml ``log: true``) without a malformed line: its
+    failure lines nobody read are looked for. Where its readers found an error too, such a line
+    may be that error's echo (a traceback's frames, a launcher's "FAILED" summary): the accounting
+    reports it only when nothing else of the file is reported (``echo`` in
+    knowledge/fact_polarity.yaml), so that a crash after a warning found benign is never silent."""
     if out.errors or any(getattr(p, "FALLBACK", False) or p.KIND in _document_kinds() for p in kinds):
         return False
-    if not any(p.KIND in _log_kinds() for p in kinds):
-        return False
-    alarming = _alarming_kinds()
-    return not any(f.kind in alarming for f in out.facts)
+    return any(p.KIND in _log_kinds() for p in kinds)
 
 
 def _cited_lines(path: str, out: FileResult) -> set[int]:

@@ -272,7 +272,8 @@ def evaluate_all(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "du
     by_id = {f.id: f for f in facts}
     by_id.update((f.id, f) for f in derived)
     if meta:
-        left = accounting.unexplained(facts + derived, accounting.explained_lines(rules, firings, by_id))
+        left = accounting.unexplained(facts + derived, accounting.explained_lines(rules, firings, by_id),
+                                      accounting.explained_lines(rules, firings, by_id, serious=True))
         if left:
             by_id.update((f.id, f) for f in left)
             more, _ = engine.run(meta, left)

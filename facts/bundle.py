@@ -66,6 +66,20 @@ class Skipped:
     reason: str
 
 
+#: a folder with no file under it: a node's folder that nothing was collected into (the
+#: collector failed there) is a missing signal, listed, never dropped silently
+EMPTY_FOLDER = "empty folder: nothing was collected into it"
+
+
+def _empty_folders(folders: list[str], raw: "RawBundle") -> None:
+    """An archive's folders (named by their own entries) under which no file or skipped entry lies."""
+    held: set[str] = set()
+    for name in [n for n, _ in raw.files] + [s.path for s in raw.skipped]:
+        parts = name.split("/")
+        held.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    raw.skipped.extend(Skipped(f, EMPTY_FOLDER) for f in sorted(set(folders) - held))
+
+
 class LazyFile:
     """A file of the bundle, read only when its turn comes (a folder's file, an archive member),
     so that neither a bundle of 1,024 nodes nor an archive is ever in memory at once. ``len()``
@@ -189,9 +203,11 @@ def _read_tar(path: Path, raw: RawBundle) -> None:
     try:
         tar = tarfile.open(path, mode="r:*")
         raw.closers.append(tar.close)
+        folders: list[str] = []
         for member in tar:
             name = _safe_name(member.name)
             if member.isdir():
+                folders.extend([name] if name else [])
                 continue
             if name is None:
                 raw.skipped.append(Skipped(shown_name(member.name), "unsafe path (absolute or '..')"))
@@ -203,12 +219,28 @@ def _read_tar(path: Path, raw: RawBundle) -> None:
                 raw.skipped.append(Skipped(name, "not a regular file"))
                 continue
             budget.add(name, member.size, lambda m=member: _member(tar, m), raw)
+        _empty_folders(folders, raw)
+        if not _ends_as_a_tar_should(tar):
+            raw.hits.append(Hit("cut_short", path.name, 0, "the archive stops after a whole member without tar's "
+                                "end-of-archive blocks (a copy or transfer cut short): members after it are missing"))
     except (tarfile.TarError, EOFError, OSError, zlib_error()) as exc:
         raw.close()
         raise BundleError(f"{path}: not a readable tar archive ({exc})") from None
     except BundleError:
         raw.close()
         raise
+
+
+def _ends_as_a_tar_should(tar: tarfile.TarFile) -> bool:
+    """A zero block follows the last member: tar's end-of-archive marker (POSIX: two zero blocks;
+    GNU tar, bsdtar and Python write them). Without it the archive was cut at a member's end, and
+    reads as whole with fewer files."""
+    try:
+        tar.fileobj.seek(tar.offset)
+        block = tar.fileobj.read(tarfile.BLOCKSIZE)
+    except _MEMBER_READ_ERRORS:
+        return False
+    return len(block) == tarfile.BLOCKSIZE and not block.strip(b"\0")
 
 
 def _member(tar: tarfile.TarFile, member: tarfile.TarInfo) -> IO[bytes]:
@@ -255,8 +287,11 @@ def _read_zip(path: Path, raw: RawBundle) -> None:
     try:
         zf = zipfile.ZipFile(path)
         raw.closers.append(zf.close)
+        folders: list[str] = []
         for info in zf.infolist():
             if info.is_dir():
+                name = _safe_name(info.filename)
+                folders.extend([name] if name else [])
                 continue
             name = _safe_name(info.filename)
             if name is None:
@@ -276,6 +311,7 @@ def _read_zip(path: Path, raw: RawBundle) -> None:
             size = min(info.file_size, MAX_FILE_BYTES + 1)
             budget.add(name, info.file_size,
                        lambda i=info, n=size: io.BufferedReader(_Capped(zf.open(i), n)), raw)
+        _empty_folders(folders, raw)
     except (zipfile.BadZipFile, OSError, NotImplementedError, zlib_error()) as exc:
         raw.close()
         raise BundleError(f"{path}: not a readable zip archive ({exc})") from None
@@ -302,6 +338,9 @@ def _read_dir(root: Path, raw: RawBundle) -> None:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:  # an unreadable folder is listed, never dropped silently
             raw.skipped.append(Skipped(rel_folder, f"unreadable folder: {exc.strerror or exc}"))
+            continue
+        if not entries and depth:
+            raw.skipped.append(Skipped(rel_folder, EMPTY_FOLDER))
             continue
         subfolders = []
         for entry in entries:

@@ -97,6 +97,7 @@ class PolarityEntry(_M):
     polarity: Literal["error", "warning", "state", "info"]
     component: ComponentId | None = None
     unread_reason: str | None = None
+    echo: bool = False
 
 
 class FactPolarity(_M):

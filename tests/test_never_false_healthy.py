@@ -9,6 +9,8 @@ at the end are healthy runs with lines that look alarming and are not.
 """
 import re
 import shutil
+import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -34,6 +36,16 @@ def _append(path: Path, text: str) -> None:
 def _cited(rep) -> list[str]:
     """The lines that serious findings quote: a rule that reads the line, or unexplained_error."""
     return [ev.text for f in rep.findings if f.severity != "info" for ev in f.evidence]
+
+
+def _faulty_quoting(ruleset, tmp_path: Path, where: str, tail: str, quoted: str | None = None) -> None:
+    """Bundle A with ``tail`` added to its file ``where`` (made when absent) is faulty, and a
+    serious finding quotes the line holding ``quoted``."""
+    p = _copy(tmp_path, A) / where
+    p.write_text((p.read_text() if p.exists() else "") + tail)
+    rep = diagnose_bundle(p.parents[1], ruleset, jobs=1)
+    assert rep.verdict == "faulty", (rep.reason, [f.summary for f in rep.findings])
+    assert quoted is None or any(quoted in t for t in _cited(rep)), _cited(rep)
 
 
 def test_the_bases_are_healthy(ruleset):
@@ -63,11 +75,7 @@ TRACEBACK = ("Traceback (most recent call last):\n"
     ("[2026-11-29 18:30:41] step 1200 FAILED: gradient all-reduce returned mismatched sizes\n", "step 1200 FAILED"),
 ], ids=["segfault", "killed", "unknown_exception", "valueerror", "error_word", "failed_word"])
 def test_a_crash_line_in_a_training_log_is_never_healthy(ruleset, tmp_path, tail, quoted):
-    b = _copy(tmp_path, A)
-    _append(b / "vm" / "rank0.log", tail)
-    rep = diagnose_bundle(b, ruleset, jobs=1)
-    assert rep.verdict == "faulty", (rep.reason, [f.summary for f in rep.findings])
-    assert any(quoted in t for t in _cited(rep)), _cited(rep)
+    _faulty_quoting(ruleset, tmp_path, "vm/rank0.log", tail, quoted)
 
 
 STAMP = "[Sun Nov 29 20:31:02 2026] "
@@ -102,6 +110,92 @@ def test_a_kernel_failure_without_nvrm_is_never_healthy(ruleset, tmp_path, lines
     assert any(any(ln in t for ln in lines) for t in _cited(rep)), _cited(rep)
 
 
+# --- round 2: other runtimes' last words in a recognised log --------------------------------
+# Each is a real line (the thread in the id's comment) that the unread-failure scan did not know:
+# the bundle said HEALTHY with it appended to the job's log, or alone in a file beside it.
+
+MEGATRON_NAN = (  # bigscience-workshop/Megatron-DeepSpeed#396: the loss diverged, grad norm NaN on every step
+    " iteration     5426/  250000 | consumed samples:        43408 | consumed tokens:     88899584 | elapsed time per "
+    "iteration (ms): 4247.9 | learning rate: 2.999E-04 | global batch size:     8 | loss scale: 1.0 | grad norm: nan | "
+    "actual seqlen:  2048 | number of skipped iterations:   0 | number of nan iterations:   0 | samples per second: 1.886 | "
+    "TFLOPs: 78.46 |\n"
+    " iteration     5427/  250000 | consumed samples:        43416 | consumed tokens:     88915968 | elapsed time per "
+    "iteration (ms): 4225.8 | learning rate: 2.999E-04 | global batch size:     8 | loss scale: 1.0 | grad norm: nan | "
+    "actual seqlen:  2048 | number of skipped iterations:   0 | number of nan iterations:   0 | samples per second: 1.893 | "
+    "TFLOPs: 78.77 |\n")
+
+RUNTIME_LAST_WORDS = {
+    # Go's runtime (runtime/panic.go): bcicen/grmon#8, golang/tour#1052
+    "go_panic": ("panic: runtime error: invalid memory address or nil pointer dereference\n"
+                 "[signal SIGSEGV: segmentation violation code=0x1 addr=0x28 pc=0x1385f7c]\n\ngoroutine 1 [running]:\n"
+                 "main.ReadRoutines(0xc000228000, 0xa1, 0x200, 0x10, 0xff, 0x0, 0x0, 0x0)\n"
+                 "\t/Users/me/go/src/github.com/bcicen/grmon/parse.go:76 +0x19c\n",
+                 "panic: runtime error: invalid memory address or nil pointer dereference"),
+    "go_fatal": ("fatal error: all goroutines are asleep - deadlock!\n\ngoroutine 1 [chan receive]:\nmain.main()\n"
+                 "\t/tmp/sandbox915641541/prog.go:9 +0xfd\n", "fatal error: all goroutines are asleep - deadlock!"),
+    # libstdc++'s verbose terminate handler: ljanyst/ssd-tensorflow#8
+    "cxx_terminate": ("terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc\n",
+                      "terminate called after throwing an instance of 'std::bad_alloc'"),
+    # glibc's malloc checks, 2.26+ and older: pytorch/pytorch#148954, threeYANG/mmdetection_libtorch#4
+    "double_free": ("double free or corruption (out)\n", "double free or corruption (out)"),
+    "double_free_old": ("*** Error in `./Demo': double free or corruption (!prev): 0x00000000020a4cd0 ***\n",
+                        "double free or corruption (!prev)"),
+    # glibc's __fortify_fail: vchoutas/torch-mesh-isect#22
+    "stack_smashing": ("*** stack smashing detected ***: python terminated\n", "*** stack smashing detected ***"),
+    # a shell's report of SIGABRT: santi-pdp/segan#40
+    "shell_aborted": ("./clean_wav.sh: line 26:  6499 Aborted\n", "6499 Aborted"),
+    # Open MPI's MPI_Abort and its launcher's report, MPICH's Hydra: UCL/hemelb#4, Kay1794/Aware-of-the-history#2,
+    # je-santos/MPLBM-UT#92
+    "mpi_abort": ("--------------------------------------------------------------------------\n"
+                  "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD \nwith errorcode -1.\n",
+                  "MPI_ABORT was invoked on rank 0"),
+    "mpirun_signal": ("mpirun noticed that process rank 1 with PID xxxxxx on node xxxxxxxx exited on signal 9 (Killed).\n",
+                      "exited on signal 9 (Killed)"),
+    "hydra": ("=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 92248 RUNNING AT fzh-desktop\n"
+              "=   EXIT CODE: 9\n", "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES"),
+    # a loss that is not a number (Megatron's training log)
+    "grad_norm_nan": (MEGATRON_NAN, "grad norm: nan"),
+    # a line of torchrun's failures table alone (fixtures/bundles/h200-straggler-desync)
+    "torchrun_signal": ("  traceback : Signal 6 (SIGABRT) received by PID 745\n", "Signal 6 (SIGABRT) received by PID 745"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUNTIME_LAST_WORDS))
+def test_another_runtimes_failure_in_a_job_log_is_never_healthy(ruleset, tmp_path, name):
+    _faulty_quoting(ruleset, tmp_path, "vm/rank0.log", *RUNTIME_LAST_WORDS[name])
+
+
+@pytest.mark.parametrize("name", ["cxx_terminate", "stack_smashing", "mpirun_signal", "grad_norm_nan"])
+def test_the_failure_alone_in_a_file_of_its_own_is_never_healthy(ruleset, tmp_path, name):
+    # no error word ("terminate called ...", "*** stack smashing detected ***") or read by a reader of
+    # context (the mpirun report as a command line, the Megatron lines as throughput): never uninformative
+    _faulty_quoting(ruleset, tmp_path, "vm/job.err", *RUNTIME_LAST_WORDS[name])
+
+
+def test_a_command_pasted_with_its_crash_is_never_healthy(ruleset, tmp_path):
+    # the command (facebookresearch/msn#24, read as context) used to make the file "recognised"
+    _faulty_quoting(ruleset, tmp_path, "vm/session.txt", "python main.py --fname configs/pretrain/msn_vits16.yaml "
+                    "--devices cuda:1 cuda:0\nSegmentation fault (core dumped)\n", "Segmentation fault (core dumped)")
+
+
+DPG_WARNING = (  # harvest case 134: a benign exit warning, explained by an info rule
+    "[rank1]:[W525 04:26:32.633250622 ProcessGroupNCCL.cpp:1575] Warning: WARNING: destroy_process_group() was not called "
+    "before program exit, which can leak resources. For more info, please see "
+    "https://pytorch.org/docs/stable/distributed.html#shutdown (function operator())\n")
+
+
+@pytest.mark.parametrize("tail, quoted", [
+    (DPG_WARNING + "Segmentation fault (core dumped)\n", "Segmentation fault (core dumped)"),
+    (DPG_WARNING + "Killed\n", "Killed"),
+    (TRACEBACK + "trainer.errors.CheckpointCorrupted: shard 3 of 8 has a bad checksum\n" + DPG_WARNING,
+     "trainer.errors.CheckpointCorrupted"),
+], ids=["segfault", "killed", "exception"])
+def test_a_crash_beside_a_warning_found_benign_is_never_healthy(ruleset, tmp_path, tail, quoted):
+    # the warning is read (an alarming fact), and an info rule finds it harmless: the crash line
+    # beside it used to count as that warning's echo and was never looked for
+    _faulty_quoting(ruleset, tmp_path, "vm/rank0.log", tail, quoted)
+
+
 # --- a missing signal ----------------------------------------------------------------------
 
 def test_an_empty_capture_is_a_missing_signal(ruleset, tmp_path):
@@ -122,6 +216,25 @@ def test_a_node_with_nothing_that_checks_its_gpus_keeps_the_bundle_from_healthy(
     rep = diagnose_bundle(b, ruleset, jobs=1)
     assert rep.verdict == "inconclusive", [f.summary for f in rep.findings]
     assert "node2: node2/top.txt" in rep.reason
+
+
+@pytest.mark.parametrize("pack", ["folder", "tar.gz", "zip"])
+def test_a_node_folder_with_no_file_is_a_missing_signal(ruleset, tmp_path, pack):
+    # the collector made node2's folder and got nothing from node2: its GPUs were never looked at
+    b = _copy(tmp_path, A)
+    (b / "node2").mkdir()
+    if pack == "tar.gz":
+        with tarfile.open(tmp_path / "b.tar.gz", "w:gz") as tf:
+            tf.add(b, arcname="bundle")
+        b = tmp_path / "b.tar.gz"
+    elif pack == "zip":
+        with zipfile.ZipFile(tmp_path / "b.zip", "w") as z:
+            for p in sorted(b.rglob("*")):
+                z.write(p, "bundle/" + p.relative_to(b).as_posix())
+        b = tmp_path / "b.zip"
+    rep = diagnose_bundle(b, ruleset, jobs=1)
+    assert rep.verdict == "inconclusive", [f.summary for f in rep.findings]
+    assert {s.path: s.reason for s in rep.coverage.skipped} == {"node2": "empty folder: nothing was collected into it"}
 
 
 def test_a_kernel_log_without_the_nvidia_driver_checks_no_gpu(ruleset, tmp_path):
@@ -228,5 +341,29 @@ def test_na_values_are_unsupported_fields_not_failures(ruleset, tmp_path):
     p = b / "vm" / "smi.txt"
     p.write_text(p.read_text().replace("Chassis Serial Number                          : N/A",
                                        "Chassis Serial Number                          : [N/A]"))
+    rep = diagnose_bundle(b, ruleset, jobs=1)
+    assert rep.verdict == "healthy", (rep.reason, [f.summary for f in rep.findings])
+
+
+MEGATRON_OK = (  # deepspeedai/Megatron-DeepSpeed#434: a step's line, "number of nan iterations: 0" is a count
+    " iteration        9/      10 | consumed samples:          108 | consumed tokens:       442368 | elapsed time per "
+    "iteration (ms): 1979.2 | learning rate: 4.219E-07 | global batch size:    12 | loss scale: 1.0 | actual seqlen:  4096 "
+    "| number of skipped iterations:   0 | number of nan iterations:   0 | samples per second: 6.063 | tokens per gpu per "
+    "second (tgs): 2069.506 | TFLOPs: 127.00 |\n")
+
+
+@pytest.mark.parametrize("where, tail", [
+    ("vm/rank0.log", DPG_WARNING),
+    # NCCL's INFO lines that say "Failed"/"failed" (the h200 captures): read, benign
+    ("vm/rank0.log", "vm:1708:1708 [0] NCCL INFO Failed to initialize NET plugin IB\n"
+                     "vm:1708:1708 [0] NCCL INFO dlvsym failed on mlx5dv_reg_dmabuf_mr - /lib/x86_64-linux-gnu/libmlx5.so: "
+                     "undefined symbol: mlx5dv_reg_dmabuf_mr, version MLX5_1.25 version MLX5_1.25\n"),
+    ("vm/rank0.log", MEGATRON_OK),
+    ("vm/megatron.log", MEGATRON_OK),
+], ids=["benign_warning", "nccl_info_failed", "nan_count_in_log", "nan_count_alone"])
+def test_benign_mentions_of_failure_stay_healthy(ruleset, tmp_path, where, tail):
+    b = _copy(tmp_path, A)
+    p = b / where
+    p.write_text((p.read_text() if p.exists() else "") + tail)
     rep = diagnose_bundle(b, ruleset, jobs=1)
     assert rep.verdict == "healthy", (rep.reason, [f.summary for f in rep.findings])

@@ -27,6 +27,7 @@ from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+from stethoscope.facts.parsers.unrecognised_text import FAILURE_WORDS
 
 KIND = "command_line"
 
@@ -88,6 +89,8 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     lines = artefact.lines
     for n, m in iter_matches(_COMMAND, artefact):
+        if FAILURE_WORDS.search(m[0]):  # the launcher's report of a process ("mpirun noticed that process rank 1
+            continue                    # ... exited on signal 9 (Killed)."): a failure line, not a command
         program, args = m["program"], m["args"].strip().rstrip("`").strip()
         i = n  # a command continued over lines with a trailing backslash is one command
         while args.endswith("\\") and i < len(lines):

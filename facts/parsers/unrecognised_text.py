@@ -81,7 +81,46 @@ FAILURE_WORDS = re.compile(
     # E1129 19:55:14.319000 600 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: -6) ...
     r"|^[EF]\d{4} \d\d:\d\d:\d\d"
     # Error: Cuda failure: CUDA driver version is insufficient for CUDA runtime version (35) in ...
-    r"|^\s*(?:[Ee]rror|[Ff]atal)(?:\[\w+\])?: ",
+    r"|^\s*(?:[Ee]rror|[Ff]atal)(?:\[\w+\])?: "
+    # Other runtimes' last words, as their sources print them (a process that died of them):
+    # panic: runtime error: invalid memory address or nil pointer dereference   (bcicen/grmon#8)
+    # fatal error: all goroutines are asleep - deadlock!                       (golang/tour#1052)
+    #   Go's runtime/panic.go: printpanics prints "panic: ", fatalthrow "fatal error: "
+    r"|^\s*(?:panic|fatal error): "
+    # terminate called after throwing an instance of 'std::bad_alloc'        (ljanyst/ssd-tensorflow#8)
+    #   libstdc++'s vterminate.cc: "... after throwing an instance of '", "... recursively",
+    #   "... without an active exception" (std::terminate: the process aborts)
+    r"|\bterminate called (?:after throwing an instance of|recursively|without an active exception)"
+    # double free or corruption (out)                                          (pytorch/pytorch#148954)
+    # *** Error in `./Demo': double free or corruption (!prev): 0x00000000020a4cd0 ***   (threeYANG/mmdetection_libtorch#4)
+    #   glibc's malloc_printerr: "%s\n" (2.26 on), "*** Error in `%s': %s: 0x%s ***" before; its
+    #   messages are "double free or corruption (...)", "corrupted size vs. prev_size ...",
+    #   "corrupted double-linked list ..." and "<function>(): <what>" (free(): invalid pointer, ...)
+    r"|^\s*\*\*\* Error in `"
+    r"|^\s*(?:double free or corruption \(|corrupted (?:size vs\. prev_size|double-linked list)"
+    r"|(?:free|malloc|realloc|calloc|munmap_chunk|malloc_consolidate|tcache_thread_shutdown|_int_\w{1,20})\(\): )"
+    # *** stack smashing detected ***: python terminated                       (vchoutas/torch-mesh-isect#22)
+    #   glibc's __fortify_fail: "*** %s ***: %s terminated" (to 2.29), "*** %s ***: terminated" after
+    r"|^\s*\*\*\* [^*\n]{1,80} \*\*\*: (?:[^\n]{0,300} )?terminated\s*$"
+    # ./clean_wav.sh: line 26:  6499 Aborted                                  (santi-pdp/segan#40)
+    #   a shell's report of SIGABRT (strsignal), as "Killed" above is of SIGKILL
+    r"|(?:^\s*|\s\d+\s+)Aborted(?:\s|$)"
+    # MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD           (UCL/hemelb#4)
+    # mpirun noticed that process rank 1 with PID xxxxxx on node xxxxxxxx exited on signal 9 (Killed).   (Kay1794/Aware-of-the-history#2)
+    # =   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES                (je-santos/MPLBM-UT#92)
+    #   Open MPI's MPI_Abort report, its launcher's (mpirun/prterun: "%s noticed that process
+    #   rank %lu with PID %lu on node %s exited on signal %d (%s).", "... detected that one or
+    #   more processes exited with non-zero status"), MPICH's Hydra
+    r"|\bMPI_ABORT was invoked on rank\b|\bnoticed that process rank \S{1,40} with PID \S{1,40} on node \S{1,255} exited on signal"
+    r"|\bdetected that one or more processes exited with non-zero status|\bBAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES"
+    #   traceback : Signal 6 (SIGABRT) received by PID 745              (fixtures/bundles/h200-straggler-desync)
+    #   torchrun's failures table (torch.distributed.elastic: "Signal {n} ({name}) received by PID {pid}"), a line of it alone
+    r"|\bSignal \d{1,2} \(SIG[A-Z0-9]{2,8}\) received by PID \d"
+    # iteration 5426/ 250000 | ... | loss scale: 1.0 | grad norm: nan | ...   (bigscience-workshop/Megatron-DeepSpeed#396)
+    #   a loss or gradient norm that is not a number: the job's numerics failed. Megatron prints
+    #   "grad norm: {:.3f}" and "lm loss: {:.6E}" (NaN there is "NAN"), Hugging Face's Trainer
+    #   {'loss': nan, 'grad_norm': inf, ...}; "number of nan iterations: 0" is a count, not a value
+    r"|\b(?:loss|grad(?:ient)?[ _]norm)['\"]?\s{0,8}[:=]\s{0,8}['\"]?[-+]?(?:nan|NaN|NAN|inf|Inf|INF)\b",
     re.M,
 )
 #: the same words for RE2 (linear, one pass): most files hold none, and are left after it
@@ -91,14 +130,20 @@ _GATES = ("rror", "ail", "atal", "anic", "ANIC", "Traceback", "xception", "imed 
           "dumped", "bort", "annot", "ould not", "nable to", "responding", "ncorrectable", "orrupt", "FAIL")
 
 
+#: what this reader takes from a file nobody recognises: the error words, and the failure lines
+#: that say no such word ("terminate called after throwing ...", "*** stack smashing detected ***")
+_ANY_ERROR = re.compile(f"{ERROR_WORDS.pattern}|{FAILURE_WORDS.pattern}", re.M)
+
+
 def detect(text: str) -> bool:
-    return any(g in text for g in _GATES) and ERROR_WORDS.search(text) is not None
+    return (any(g in text for g in _GATES) and ERROR_WORDS.search(text) is not None) \
+        or _FAILURE_ANY.search(text) is not None
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
-    for line, text in iter_lines(ERROR_WORDS, artefact):
+    for line, text in iter_lines(_ANY_ERROR, artefact):
         message = text.strip()
         if not message:
             continue
