@@ -37,7 +37,7 @@ FALLBACK = True
 
 @fact_kind
 class TextErrorLine(Fact):
-    """A line of an unrecognised file that reports an error in words."""
+    """A line that says in words that something failed, unread (an unrecognised file, or a log's)."""
 
     kind: Literal["text_error_line"] = "text_error_line"
     message: str
