@@ -124,7 +124,8 @@ def diagnose(
             try:
                 if baseline is not None:
                     recorded = baseline_store.load(baseline_db or baseline_store.default_path(), baseline)
-                obs = observe_bundle(from_logs, jobs, progress, budget=budget)
+                # the facts no rule in use can bind are counted, not kept (engine/ruleengine/routing.py)
+                obs = observe_bundle(from_logs, jobs, progress, ruleset, budget=budget)
                 report = run_pipeline(obs, ruleset, evaluator.value, recorded, progress)
                 facts = obs.facts
             finally:

@@ -167,3 +167,19 @@ def test_the_node_is_read_behind_the_wrappers(tmp_path):
     arts, _ = artefacts(read_bundle(tmp_path))
     nodes = {a.path: a.node for a in arts}
     assert nodes == {"ray.log": "k8s17", "mpi.log": "multi-node-nccl-test-worker-0", "plain.log": "12f0e56ac84d"}
+
+
+def test_evidence_quotes_the_line_as_read_when_a_reader_quotes_the_normalised_one():
+    """A reader that passes the (normalised) line it read as evidence text still cites the line
+    as it stands in the file, with the wrapper the normaliser took off (FactBuilder.add)."""
+    from stethoscope.facts.parsers import torch_log
+    from stethoscope.facts.parsers.base import Artefact
+
+    line = ("[rank0]:[E1129 19:55:44.468203988 ProcessGroupNCCL.cpp:689] [Rank 0] Watchdog caught collective "
+            "operation timeout: WorkNCCL(SeqNum=4, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, "
+            "Timeout(ms)=20000) ran for 20052 milliseconds before timing out.")
+    art = Artefact(path="rank0.log", node="n1", text=line + "\n")
+    art.normalise()
+    assert art.raw_text is not None and not art.text.startswith("[rank0]:")
+    facts = [f for f in torch_log.parse(art).facts if f.kind == "torch_watchdog_timeout"]
+    assert facts and facts[0].evidence.text == line

@@ -190,9 +190,14 @@ class FactBuilder:
         kind = _KIND_OF.get(cls)
         if kind is None:  # model_fields is a costly property: once per class
             kind = _KIND_OF[cls] = cls.model_fields["kind"].default
+        art = self.artefact
         if text is None:
-            text = self.artefact.raw_line(line)
-        line += self.artefact.line_offset
+            text = art.raw_line(line)
+        elif art.raw_text is not None and 0 < line <= len(art.lines) and text == art.lines[line - 1]:
+            # a reader that quotes the line it read quotes the normalised one: evidence is the line
+            # as read, its wrapper (a rank label, a pod prefix, a quote mark) included
+            text = art.raw_line(line)
+        line += art.line_offset
         base = f"{self.artefact.path}:{line}:{kind}"
         n = self._seen[base]
         self._seen[base] = n + 1
