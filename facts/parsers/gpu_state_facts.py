@@ -137,6 +137,8 @@ class GpuRetiredPages(GpuFact):
     kind: Literal["gpu_retired_pages"] = "gpu_retired_pages"
     sbe_pages: int | None = None
     dbe_pages: int | None = None
+    #: both counts added (what DCGM's retired-pages limit counts), when both were read
+    retired_pages: int | None = None
     pending: bool | None = None
 
 
@@ -384,9 +386,9 @@ def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> N
         pending = r.flag("retired.pending_blacklist", "Pending Page Blacklist")
         if pending is None:
             pending = r.flag("retired.pending_retirement", "Pending Page Retirement")
-        b.add(GpuRetiredPages, r.line("retired.section", *retired), node=node, pci_bus_id=bus,
-              sbe_pages=r.num("retired.sbe", "Retired Pages Single Bit ECC"),
-              dbe_pages=r.num("retired.dbe", "Retired Pages Double Bit ECC"), pending=pending)
+        sbe, dbe = r.num("retired.sbe", "Retired Pages Single Bit ECC"), r.num("retired.dbe", "Retired Pages Double Bit ECC")
+        b.add(GpuRetiredPages, r.line("retired.section", *retired), node=node, pci_bus_id=bus, sbe_pages=sbe,
+              dbe_pages=dbe, retired_pages=None if sbe is None or dbe is None else sbe + dbe, pending=pending)
 
     remap_counts = {"correctable_rows": "corr", "uncorrectable_rows": "unc",
                     "inactive_correctable_rows": "corr_inactive", "inactive_uncorrectable_rows": "unc_inactive",
