@@ -23,7 +23,7 @@ from typing import Iterable, Iterator
 from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
-from stethoscope.engine.knowledge import load_coverage, load_verdict_policy
+from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
 from stethoscope.facts.classify import recognise
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget
 from stethoscope.facts.parsers.unrecognised_text import unread_failures
@@ -147,7 +147,15 @@ def _may_hide_failures(kinds, out: FileResult) -> bool:
 
 
 def _cited_lines(path: str, out: FileResult) -> set[int]:
-    return {f.evidence.line for f in out.facts if f.evidence.path == path}
+    """The lines of the file its readers read as something other than a reading (a state: a
+    throughput figure, a port's state), whose words a reader did not weigh."""
+    state = _state_kinds()
+    return {f.evidence.line for f in out.facts if f.evidence.path == path and f.kind not in state}
+
+
+@lru_cache(maxsize=1)
+def _state_kinds() -> frozenset[str]:
+    return frozenset(k for k, p in load_polarity().items() if p.polarity == "state")
 
 
 def _parse_chunk(arts: list[Artefact], router=None) -> list[FileResult]:

@@ -155,6 +155,8 @@ RUNTIME_LAST_WORDS = {
               "=   EXIT CODE: 9\n", "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES"),
     # a loss that is not a number (Megatron's training log)
     "grad_norm_nan": (MEGATRON_NAN, "grad norm: nan"),
+    # one such line, the log's last: the throughput reader reads it as a reading (cites it)
+    "grad_norm_nan_one_line": (MEGATRON_NAN.splitlines(keepends=True)[1], "grad norm: nan"),
     # a line of torchrun's failures table alone (fixtures/bundles/h200-straggler-desync)
     "torchrun_signal": ("  traceback : Signal 6 (SIGABRT) received by PID 745\n", "Signal 6 (SIGABRT) received by PID 745"),
 }
@@ -165,7 +167,8 @@ def test_another_runtimes_failure_in_a_job_log_is_never_healthy(ruleset, tmp_pat
     _faulty_quoting(ruleset, tmp_path, "vm/rank0.log", *RUNTIME_LAST_WORDS[name])
 
 
-@pytest.mark.parametrize("name", ["cxx_terminate", "stack_smashing", "mpirun_signal", "grad_norm_nan"])
+@pytest.mark.parametrize("name", ["cxx_terminate", "stack_smashing", "mpirun_signal", "grad_norm_nan",
+                                  "grad_norm_nan_one_line"])
 def test_the_failure_alone_in_a_file_of_its_own_is_never_healthy(ruleset, tmp_path, name):
     # no error word ("terminate called ...", "*** stack smashing detected ***") or read by a reader of
     # context (the mpirun report as a command line, the Megatron lines as throughput): never uninformative
