@@ -173,6 +173,8 @@ class GpuPcieLink(GpuFact):
     gen_host_max: int | None = None
     width_current: int | None = None  # "16x" -> 16
     width_max: int | None = None
+    #: the link trained narrower than the GPU's maximum (width, unlike generation, does not fall at idle)
+    width_below_max: bool | None = None
     replay_counter: int | None = None
     replay_rollover: int | None = None
 
@@ -406,6 +408,8 @@ def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> N
     if r.has(*(f"pcie.{k}" for k in pcie)):
         nums = {k: r.num(f"pcie.{k}", f"PCIe {k}") for k in pcie}
         nums["replay_counter"], nums["replay_rollover"] = nums.pop("replay"), nums.pop("rollover")
+        cur, top = nums["width_current"], nums["width_max"]
+        nums["width_below_max"] = None if cur is None or top is None else cur < top
         b.add(GpuPcieLink, r.line(*(f"pcie.{k}" for k in pcie)), node=node, pci_bus_id=bus, **nums)
 
     clocks = {"graphics_mhz": "clocks.graphics", "sm_mhz": "clocks.sm", "memory_mhz": "clocks.memory",
