@@ -109,8 +109,8 @@ def parse_one(art: Artefact, router=None) -> FileResult:
                 f"{n:,} more {kind} facts from line {line} on counted, not kept (the first {FACTS_PER_KIND:,} kept)")))
     if _may_hide_failures(kinds, out):  # read or not: a log its readers found nothing in may hold a crash
         owners = [sig for p in kinds if p.KIND not in _log_kinds() for sig in getattr(p, "SIGNATURES", ())]
-        cited = _cited_lines(art.path, out) | {slot[1]["line"] for slot in folded.values()}
-        out.facts.extend(unread_failures(art, cited, owners).facts)
+        # readings folded unbuilt are state facts, which _cited_lines leaves out too
+        out.facts.extend(unread_failures(art, _cited_lines(art.path, out), owners).facts)
     out.coverage = FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node,
                                 facts=len(out.facts) + sum(slot[2] for slot in folded.values()), skipped_lines=max(0, art.nonblank_lines() - used),
                                 read_by=read_by)
