@@ -207,3 +207,19 @@ def test_rules_one_of_whose_patterns_no_fact_fills_are_not_loaded(ruleset):
     # and the findings are those of the reference evaluator, which runs every rule on every fact
     facts = [_xid(0, 79, "n2"), _xid(1, 13, "n6")]
     assert session.run(rules, facts)[0] == reference.run(rules, facts)[0]
+
+
+def test_field_view_reads_what_rule_view_gives():
+    """session.FieldView (the constant tests' view, no dict built) answers every field as
+    Fact.rule_view does: present exactly when rule_view has it, with the same value."""
+    from pathlib import Path
+    from stethoscope.engine import pipeline
+
+    root = Path(__file__).resolve().parent.parent / "fixtures/bundles"
+    obs = pipeline.combine(pipeline.observe_bundle(root / "h200-xid31-app" / "bundle", jobs=1))
+    for fact in obs.facts:
+        view, lazy = fact.rule_view(), session.FieldView(fact)
+        for name in (*type(fact).model_fields, "nope"):
+            assert (name in view) == (name in lazy), (fact.kind, name)
+            if name in view:
+                assert lazy[name] == view[name] and type(lazy[name]) is type(view[name])
