@@ -248,7 +248,7 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
         del stack[depth - 1:], shown[depth - 1:]
         if k is not None:
             _take(rec, tuple(stack) + (name.lower(),), name, k["value"], no, shown)
-            if headerless and headerless[-1][1].lower() == stack[0]:
+            if headerless and stack and headerless[-1][1].lower() == stack[0]:
                 headerless[-1][2].add(name.lower())
         elif sec is not None:
             stack.append(name.lower())
