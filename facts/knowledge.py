@@ -686,6 +686,22 @@ class NvrmMessages(_M):
     messages: list[NvrmMessage]
 
 
+class NcclWarnMessage(_M):
+    message_kind: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    format: str
+    source: str
+    severity: Severity
+    cause: CauseId
+    component: ComponentId
+    actions: list[ActionId]
+    meaning: str
+
+
+class NcclWarnMessages(_M):
+    source: str
+    messages: list[NcclWarnMessage]
+
+
 class RmInitStage(_M):
     base: int = Field(ge=0)
     stage: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
@@ -1002,6 +1018,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "xid_judgements.yaml": XidJudgements,
     "xid74_workflow.yaml": Xid74Workflow,
     "xid_nvrm_messages.yaml": NvrmMessages,
+    "nccl_warn_messages.yaml": NcclWarnMessages,
     "nv_status_codes.yaml": NvStatusCodes,
     "prometheus_storage.yaml": PrometheusStorage,
     "decision_trees/*.yaml": Tree,

@@ -1,14 +1,17 @@
 """What each NCCL result code an application reports tells (knowledge/nccl_results.yaml): one
 ``nccl_result_catalogue_entry`` fact per result the ``torch_nccl_error`` facts name, joined by
-rules/nccl/torch_nccl_error_no_detail.yaml. Called from
+rules/nccl/torch_nccl_error_no_detail.yaml; and what each self-explaining NCCL WARN message tells
+(knowledge/nccl_warn_messages.yaml): one ``nccl_warn_message_entry`` fact per message kind the
+``nccl_warn`` facts name, joined by rules/nccl/nccl_warn_message.yaml. Called from
 :func:`stethoscope.engine.catalogues.xid.knowledge_facts` before the rules run."""
 from __future__ import annotations
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Evidence, Fact
-from stethoscope.facts.parsers.xid_knowledge_facts import NcclResultCatalogueEntry
+from stethoscope.facts.parsers.xid_knowledge_facts import NcclResultCatalogueEntry, NcclWarnMessageEntry
 
 NAME = "nccl_results.yaml"
+WARNS = "nccl_warn_messages.yaml"
 
 
 def entry_facts(facts: list[Fact]) -> list[Fact]:
@@ -24,4 +27,24 @@ def entry_facts(facts: list[Fact]) -> list[Fact]:
             id=f"catalogue:nccl_result:{name}", node="",
             evidence=Evidence(path=f"knowledge/{NAME}", line=knowledge.entry_lines(NAME, "- name: ").get(name.lower(), 1), text=f"{name} ({r.code}) \"{r.text}\": {r.meaning}"),
             name=name, code=r.code, text=r.text, component=r.component, meaning=r.meaning, actions=",".join(r.actions)))
+    return out
+
+
+def warn_entry_facts(facts: list[Fact]) -> list[Fact]:
+    """One ``nccl_warn_message_entry`` per message kind of the ``nccl_warn`` facts."""
+    kinds = sorted({f.message_kind for f in facts if f.kind == "nccl_warn" and f.message_kind})  # type: ignore[attr-defined]
+    if not kinds:
+        return []
+    by_kind = {m.message_kind: m for m in knowledge.load(WARNS).messages}
+    lines = knowledge.entry_lines(WARNS, "- message_kind: ")
+    out: list[Fact] = []
+    for k in kinds:
+        m = by_kind.get(k)
+        if m is None:
+            continue
+        out.append(NcclWarnMessageEntry(
+            id=f"catalogue:nccl_warn:{k}", node="",
+            evidence=Evidence(path=f"knowledge/{WARNS}", line=lines.get(k, 1), text=f"{m.format} ({m.source}): {m.meaning}"),
+            message_kind=k, severity=m.severity, cause=m.cause, component=m.component, actions=",".join(m.actions),
+            meaning=m.meaning))
     return out

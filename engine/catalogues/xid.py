@@ -175,6 +175,7 @@ def knowledge_facts(facts: list[Fact]) -> list[Fact]:
     out += cuda_knowledge.entry_facts(facts)  # the meaning of each CUDA error named (knowledge/cuda_errors.yaml)
     out += ib_knowledge.entry_facts(facts)  # HCA async events and completion statuses (knowledge/ib_*.yaml)
     out += nccl_result_knowledge.entry_facts(facts)  # what each ncclResult_t tells (knowledge/nccl_results.yaml)
+    out += nccl_result_knowledge.warn_entry_facts(facts)  # self-explaining NCCL WARNs (knowledge/nccl_warn_messages.yaml)
     out += gpu_product_knowledge.product_facts(facts)  # GPUs that never sit on an NVSwitch board (knowledge/gpu_products.yaml)
     ids = {f.id for f in facts}
     return [f for f in out if f.id not in ids]

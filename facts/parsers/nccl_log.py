@@ -37,7 +37,7 @@ from typing import Any
 import re2
 
 from stethoscope.facts.ids import nccl_busid
-from stethoscope.facts.parsers import nccl_chains, nccl_log_messages, nccl_log_setup, nccl_log_socket
+from stethoscope.facts.parsers import nccl_chains, nccl_log_messages, nccl_log_setup, nccl_log_socket, nccl_warn_kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.nccl_log_facts import (
     NcclBootstrapFailure,
@@ -75,13 +75,13 @@ _SCAN = re.compile(
     r"NCCL (?P<level>INFO|WARN) (?P<msg>[^\n]*)"
     r"|[^\n]*?(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |shared memory segment /dev/shm/nccl-"
     r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
-    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to)[^\n]*)",
+    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to|^(?:" + nccl_warn_kinds.BARE + r"))[^\n]*)",
     re.M,
 )
 
 #: literal gates of detect(): a text holding none of these has no NCCL line
 _DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "/dev/shm/nccl-", "Got completion from peer",
-                 "Mismatched collective", "Unable to load libnccl-net", "NCCL_")
+                 "Mismatched collective", "Unable to load libnccl-net", "NCCL_", *nccl_warn_kinds.BARE_GATES)
 # detect(): one NCCL line anywhere in the text, in any of the forms _HEADER, _BARE_VERSION and
 # _BARE_MESSAGE read.
 # [1,3]<stdout>:test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree
@@ -91,7 +91,7 @@ _DETECT = re.compile(
     r"NCCL (?:INFO|WARN) |^NCCL version \d|\.(?:cc|cu|h|c|cpp):\d+ WARN "
     r"|^(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-"
     r"|^NET/IB\w* ?: ?Got completion from peer|^Mismatched collective detected|^Unable to load libnccl-net\S* : "
-    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to ",
+    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to |^(?:" + nccl_warn_kinds.BARE + ")",
     re.M,
 )
 
@@ -118,9 +118,10 @@ _HEADER = re.compile(
 # program prints: read as the WARN they are.
 # Error while creating shared memory segment /dev/shm/nccl-pZafXL (size 7340384)          (video-diffusion-speedrun#2)
 # NET/IB : Got completion from peer 192.168.17.147<38560> with error 12, opcode 0, len 0, vendor err 129   (pytorch#81628)
+# NET/IB : Unable to open device mlx5_0      (and the other self-explaining WARNs of nccl_warn_kinds.BARE)
 _BARE_MESSAGE = re.compile(
     r"^(?P<msg>(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-.*?"
-    r"|NET/IB\w* ?: ?Got completion from peer .*?|Mismatched collective detected.*?)\s*$"
+    r"|NET/IB\w* ?: ?Got completion from peer .*?|Mismatched collective detected.*?|(?:" + nccl_warn_kinds.BARE + r").*?)\s*$"
 )
 # NCCL 2.3's INFO when dlopen("libnccl-net.so") fails, pasted without its prefix (an issue title): read as the INFO it is
 # Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: No such file or directory   (nccl#162)
@@ -300,7 +301,7 @@ class NcclLogState:
         self.chains.other(node, pid)
         if level == "WARN":
             warn = add(NcclWarn, no, node=node, source_file=src, source_line=int(srcline) if srcline else None,
-                       message=msg, **ctx)
+                       message=msg, message_kind=nccl_warn_kinds.kind(msg), **ctx)
             self.chains.warn(no, node, pid, warn)
             if nccl_log_messages.handle(self, no, node, msg, ctx):  # mismatch, async events, OFI, shared memory size
                 return None

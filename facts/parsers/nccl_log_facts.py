@@ -183,6 +183,8 @@ class NcclWarn(NcclLineFact):
     source_file: str | None = None
     source_line: int | None = None
     message: str
+    # which of NCCL's self-explaining WARN messages it is (nccl_warn_kinds; knowledge/nccl_warn_messages.yaml), or None
+    message_kind: str | None = None
 
 
 @fact_kind
@@ -298,10 +300,12 @@ class NcclProxyFailure(NcclLineFact):
 
     ``[Proxy Service 3] Failed to execute operation Connect from rank 3, retcode 2``
     (``what`` service_operation), ``Proxy Call to rank 3 failed (Connect)`` (proxy_call),
-    ``Socket recv failed while polling for opId=0x7f6f18cb7f40`` (poll_recv)."""
+    ``Socket recv failed while polling for opId=0x7f6f18cb7f40`` (poll_recv),
+    ``[Service thread] Error encountered progressing operation=Connect, res=3, closing connection``
+    (service_thread), ``ncclProxyCallBlockingUDS call to tpRank 1(8f3e2a1b4c5d6e7f) failed : 2`` (uds_call)."""
 
     kind: Literal["nccl_proxy_failure"] = "nccl_proxy_failure"
-    what: Literal["service_operation", "proxy_call", "poll_recv"]
+    what: Literal["service_operation", "proxy_call", "poll_recv", "service_thread", "uds_call"]
     operation: str | None = None  # "Connect", "Setup", "SharedInit", ...
     rank: int | None = None
     retcode: int | None = None  # ncclResult_t

@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from stethoscope.facts.parsers.nccl_log import NcclLogState
 
 # Cheap test before any regex: every message handled here holds one of these.
-_KEYS_RE = re.compile(r"Mismatched collective|async|NET/OFI|ncclMaxSharedMem|Proxy|polling for opId|GID table changed|unknown event type")
+_KEYS_RE = re.compile(r"Mismatched collective|async|NET/OFI|ncclMaxSharedMem|Proxy|Service thread|polling for opId|GID table changed"
+                      r"|unknown event type")
 
 # Mismatched collective detected, please check your collective calls at and around rank 39. You can use NCCL_DEBUG=INFO ...
 _MISMATCH = re.compile(r"^Mismatched collective detected, please check your collective calls at and around rank (?P<rank>\d+)")
@@ -94,6 +95,23 @@ def read_ofi_request(msg: str) -> dict[str, Any] | None:
 _PROXY_SERVICE = re.compile(r"^\[Proxy Service \d+\] Failed to execute operation (?P<op>\w+) from rank (?P<rank>\d+), retcode (?P<rc>\d+)")
 _PROXY_CALL = re.compile(r"^Proxy Call to rank (?P<rank>\d+) failed \((?P<op>\w+)\)")
 _PROXY_POLL = re.compile(r"^Socket recv failed while polling for opId=")
+# The proxy service thread dropping a local rank's connection, and a call to another process's proxy over its
+# UNIX socket that failed (src/proxy.cc at NVIDIA/nccl 5067397c, the formats filled in):
+# [Service thread] Error encountered progressing operation=Connect, res=3, closing connection
+#   (proxy.cc:1861 "[Service thread] Error encountered progressing operation=%s, res=%d, closing connection")
+# [Service thread] Could not receive type from localRank 2, res=6, closed=0
+#   (proxy.cc:1874 "[Service thread] Could not receive type from localRank %d, res=%u, closed=%d")
+# ncclProxyCallBlockingUDS call to tpRank 1(8f3e2a1b4c5d6e7f) failed : 2      (proxy.cc:1275 "... call to tpRank %d(%lx) failed : %d")
+# ncclProxyClientGetFd call to tpRank 1 handle 0x7f3a2c001200 failed : 2      (proxy.cc:1299; ncclProxyClientQueryFdBlocking:1333)
+# ncclProxyClientConvertFd call to top parent rank 1 failed                    (v2.18.6-1 proxy.cc:1092)
+_PROXY_SERVICE_THREAD = re.compile(
+    r"^\[Service thread\] (?:Error encountered progressing operation=(?P<op>\w+), res=(?P<res>\d+)"
+    r"|Could not receive type from localRank (?P<lrank>\d+), res=(?P<rres>\d+))"
+)
+_PROXY_UDS = re.compile(
+    r"^ncclProxy(?:CallBlockingUDS|ClientGetFd|ClientQueryFdBlocking|ClientConvertFd) call to (?:tpRank|top parent rank) "
+    r"(?P<rank>\d+)\b.*? failed(?: : (?P<rc>\d+))?"
+)
 # cudaArch 800 ncclMaxSharedMem 90112 exceeds device/fn maxSharedMem 65536   (the format above, filled in)
 _SHARED_MEM = re.compile(r"^cudaArch (?P<arch>\d+) ncclMaxSharedMem (?P<req>\d+) exceeds device/fn maxSharedMem (?P<avail>\d+)")
 
@@ -133,6 +151,12 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, ctx: dict[str, Any])
         p.b.add(NcclProxyFailure, no, node=node, what="proxy_call", operation=m["op"], rank=int(m["rank"]), **ctx)
     elif _PROXY_POLL.match(msg):
         p.b.add(NcclProxyFailure, no, node=node, what="poll_recv", **ctx)
+    elif m := _PROXY_SERVICE_THREAD.match(msg):
+        p.b.add(NcclProxyFailure, no, node=node, what="service_thread", operation=m["op"],
+                retcode=int(m["res"] or m["rres"]), **ctx)
+    elif m := _PROXY_UDS.match(msg):
+        p.b.add(NcclProxyFailure, no, node=node, what="uds_call", rank=int(m["rank"]),
+                retcode=int(m["rc"]) if m["rc"] else None, **ctx)
     elif m := _SHARED_MEM.match(msg):
         p.once(NcclSharedMemExceeds, no, node, (pid, m["arch"]), cuda_arch=int(m["arch"]), requested=int(m["req"]),
                available=int(m["avail"]), **ctx)

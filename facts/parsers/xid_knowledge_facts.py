@@ -84,6 +84,20 @@ class NvrmMessageEntry(Fact):
 
 
 @fact_kind
+class NcclWarnMessageEntry(Fact):
+    """What one of NCCL's self-explaining WARN messages means (knowledge/nccl_warn_messages.yaml),
+    joined by ``message_kind`` with the ``nccl_warn`` facts of an NCCL log."""
+
+    kind: Literal["nccl_warn_message_entry"] = "nccl_warn_message_entry"
+    message_kind: str
+    severity: str
+    cause: str
+    component: str
+    actions: str
+    meaning: str
+
+
+@fact_kind
 class XidRepeat(Fact):
     """Xid 13/31 events on one GPU, grouped: one event is the run of lines one fault prints."""
 

@@ -1,0 +1,95 @@
+"""Which NCCL WARN message a line is, for the WARN messages whose meaning is NCCL's own and
+needs no other fact: ``message_kind`` of the ``nccl_warn`` fact (:mod:`nccl_log`). What each
+kind means (cause, component, severity, actions) is knowledge, ``knowledge/nccl_warn_messages.yaml``,
+joined by the rule ``rules/nccl/nccl_warn_message.yaml``. A WARN no pattern here matches keeps
+``message_kind`` None: another reader explains it, or it stays an unexplained error.
+
+Each pattern is NCCL's ``WARN("...")`` format string (``git grep -n 'WARN(' -- src`` in
+NVIDIA/nccl at 5067397c, "Merge nccl4py v0.3.1 release to master", or the tag named), filled in
+as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
+
+    >>> kind("NET/IB : Unable to open device mlx5_0")
+    'ib_device_open_failed'
+    >>> kind("nvmlInit_v2() failed: Driver/library version mismatch")
+    'nvml_driver_library_mismatch'
+    >>> kind("Failed to CUDA malloc 4194304 bytes")
+    'cuda_malloc_failed'
+    >>> kind("NET/IB : Got completion from peer 10.0.0.2<1234> with error 12, opcode 0, len 0, vendor err 129") is None
+    True
+"""
+from __future__ import annotations
+
+import re
+
+_KINDS: list[tuple[str, re.Pattern[str]]] = [
+    # WARN("NET/IB : Unable to open device %s", devices[d]->name)        (transport/net_ib/init.cc:334; net_ib.cc before 2.29)
+    # NET/IB : Unable to open device mlx5_0
+    # WARN("Call to " name " failed") of wrap_ibv_open_device               (misc/ibvwrap.cc:88)
+    # Call to ibv_open_device failed
+    ("ib_device_open_failed", re.compile(r"^NET/IB\w* ?: ?Unable to open device \S+|^Call to ibv_open_device failed\b")),
+    # WARN("NET/IB : Unable to query device %s", ...)  WARN("NET/IB : Unable to query port_num %d", ...)   (net_ib/init.cc:350, 360;
+    # "Unable to query port %d" in v2.18.6-1 net_ib.cc:207)
+    # NET/IB : Unable to query device mlx5_1          NET/IB : Unable to query port_num 1
+    ("ib_device_query_failed", re.compile(r"^NET/IB\w* ?: ?Unable to query (?:device \S+|port(?:_num)? \d+)")),
+    # WARN("NET/IB: Got CQE with error (devIndex=%d, req=%p, comm=%p (%s), wr_id=%lu, qp_num=%d)", ...)   (net_ib/p2p.cc:854)
+    # NET/IB: Got CQE with error (devIndex=0, req=0x7f3a2c001200, comm=0x7f3a2c000000 (send), wr_id=17, qp_num=4711)
+    ("ib_cqe_error", re.compile(r"^NET/IB\w* ?: ?Got CQE with error \(")),
+    # WARN("Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this ...")
+    #   (init.cc:1057; "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx" before it, read by nccl_log_setup)
+    # Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this feature
+    ("multiple_ranks_same_gpu", re.compile(r"^Multiple Ranks are using the same GPU")),
+    # WARN("Mismatched NCCL version detected : rank %d version %d rank %d version %d", ...)   (init.cc:1043)
+    # Mismatched NCCL version detected : rank 0 version 22703 rank 4 version 21805
+    ("nccl_version_mismatch", re.compile(r"^Mismatched NCCL version detected : rank \d+ version \d+ rank \d+ version \d+")),
+    # WARN("Invalid NCCL_COMM_ID, please use format: <ipv4>:<port> or [<ipv6>]:<port> or <hostname>:<port>")   (bootstrap.cc:114, 443)
+    ("nccl_comm_id_invalid", re.compile(r"^Invalid NCCL_COMM_ID, please use format")),
+    # WARN("Net : error encountered when getting address info : %s", gai_strerror(rv))   (misc/socket.cc:257: NCCL_COMM_ID's host)
+    # Net : error encountered when getting address info : Name or service not known
+    ("comm_id_host_unresolved", re.compile(r"^Net ?: error encountered when getting address info ?: ")),
+    # WARN("Failed to CUDA malloc %ld bytes", ...)  ("Failed to CUDA calloc %ld bytes", "Failed to CUDA calloc async %ld bytes")
+    #   (include/alloc.h:462, 493, 520: the device allocation returned no memory)
+    # Failed to CUDA malloc 4194304 bytes
+    ("cuda_malloc_failed", re.compile(r"^Failed to CUDA (?:malloc|calloc(?: async)?) \d+ bytes")),
+    # WARN("nvmlInit%s() failed: %s", have_v2 ? "_v2" : "", pfn_nvmlErrorString(res1))   (misc/nvmlwrap.cc:142)
+    # nvmlInit_v2() failed: Driver/library version mismatch
+    ("nvml_driver_library_mismatch", re.compile(r"^nvmlInit(?:_v2)?\(\) failed: Driver/library version mismatch")),
+    # WARN("Retrieve %s version %d failed with %d status %d", ...)  WARN("Retrieve %s failed with %d status %d", ...)
+    #   (misc/cudawrap.cc:179, 191: cuGetProcAddress returned 500 CUDA_ERROR_NOT_FOUND, the driver lacks the entry point)
+    # Retrieve cuMemCreate failed with 500 status 0
+    # WARN("CUDA some PFN functions not found in the library")   (misc/cudawrap.cc:292)
+    ("cuda_driver_entry_point_missing",
+     re.compile(r"^Retrieve \w+ (?:version \d+ )?failed with 500\b|^CUDA some PFN functions not found in the library")),
+    # WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errno), errno)   (os/linux.cc:780)
+    # Error: failed to create shared memory file /dev/shm/nccl-Xq3bL2, error No space left on device (28)
+    ("shm_create_no_space", re.compile(r"^Error: failed to create shared memory file \S+, error No space left on device")),
+    # WARN("failed to peer with device %d(=%lx): %d %s", ...)  WARN("failed to peer with device %d: %d %s", ...)
+    #   (transport/p2p.cc:355, transport/net.cc:476; 217 cudaErrorPeerAccessUnsupported)
+    # failed to peer with device 1(=1b000): 217 peer access is not supported between these two devices
+    ("peer_access_unsupported", re.compile(r"^failed to peer with device \d+(?:\(=[0-9a-fA-F]+\))?: 217 ")),
+]
+
+#: a literal each pattern above needs (a WARN with none of them is no kind here)
+_GATE = re.compile(r"Unable to|ibv_open_device|CQE with error|same GPU|Mismatched NCCL version|NCCL_COMM_ID|address info"
+                   r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer")
+
+
+# The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a
+# line start): nccl_log reads such a line as the WARN it is (the others, "nvmlInit_v2() failed: ...",
+# "Call to ibv_open_device failed", are too generic to claim a file as NCCL's).
+#   NET/IB : Unable to open device mlx5_0          Failed to CUDA malloc 4194304 bytes
+BARE = (r"NET/IB\w* ?: ?Unable to (?:open|query) device \S|Multiple Ranks are using the same GPU/Partition"
+        r"|Mismatched NCCL version detected : rank \d|Invalid NCCL_COMM_ID, please use format|Failed to CUDA (?:malloc|calloc)"
+        r"|Retrieve \w+ (?:version \d+ )?failed with 500\b|Net ?: error encountered when getting address info")
+#: a literal each BARE branch holds (nccl_log.detect's cheap gate)
+BARE_GATES = ("Unable to open device", "Unable to query device", "Multiple Ranks are using", "Mismatched NCCL version",
+              "Invalid NCCL_COMM_ID", "Failed to CUDA ", "failed with 500", "getting address info")
+
+def kind(msg: str) -> str | None:
+    """The message kind of one WARN message (NCCL's prefix removed), or None."""
+    if not _GATE.search(msg):
+        return None
+    msg = msg.strip()
+    for name, pat in _KINDS:
+        if pat.search(msg):
+            return name
+    return None
