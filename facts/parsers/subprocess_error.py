@@ -1,7 +1,7 @@
 """Python's ``subprocess.CalledProcessError`` message, which launchers print when the process
 they started failed (accelerate's ``simple_launcher``, DeepSpeed's launcher, the pre-1.9
 ``torch.distributed.launch``: each raises it with the child's return code), so it is looked
-for anywhere in a file.
+for anywhere in a file; and DeepSpeed's per-node launcher line for a child that ended.
 
 CPython (Lib/subprocess.py, ``CalledProcessError.__str__``) writes ``Command '%s' died with
 %r.`` for a child killed by a signal (``%r`` of ``signal.Signals``: ``<Signals.SIGKILL: 9>``),
@@ -10,13 +10,23 @@ returned non-zero exit status %d.`` otherwise. Sample line (real, from the publi
 
     subprocess.CalledProcessError: Command '['/usr/bin/python3', '-m', 'autotrain.trainers.clm', '--training_config', 'autotrain-LLM/training_params.json']' died with <Signals.SIGKILL: 9>.    (huggingface/autotrain-advanced#456)
 
+DeepSpeed's per-node launcher (deepspeed/launcher/launch.py, ``sigkill_handler``) logs
+``logger.error(f"{cmd} exits with return code = {last_return_code}")`` (``print(...)`` in
+older releases), ``cmd`` the child's argv list and the code Popen's ``returncode``: a negative
+code ``-N`` is the child killed by signal N (Lib/subprocess.py, ``Popen.returncode``). Sample
+(real; the ``[date] [ERROR] `` prefix is a log wrapper, facts/lines.py takes it off)::
+
+    [2023-05-15 13:14:32,960] [ERROR] [launch.py:434:sigkill_handler] ['/local_disk0/.ephemeral_nfs/envs/pythonEnv-c66e8a02-c787-4491-88b1-1fdcfab3b412/bin/python', '-u', '-m', 'training.trainer', '--local_rank=0', ..., '--lr', '5e-6'] exits with return code = -9    (databrickslabs/dolly#166)
+
 Facts: ``launched_process_killed`` per child killed by a signal (its name and number, the
-command as printed). A non-zero exit status says only that the child failed, which the rest of
-the log explains; it is not read here. Empty input, or no such message: nothing.
+command as printed, the launcher's form). A non-zero exit status (a non-negative return code)
+says only that the child failed, which the rest of the log explains; it is not read here.
+Empty input, or no such message: nothing.
 """
 from __future__ import annotations
 
 import re
+import signal as _signal
 from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
@@ -29,20 +39,33 @@ KIND = "subprocess_error"
 _DIED = re.compile(
     r"Command '(?P<cmd>[^\n]{0,2000}?)' died with (?:<Signals\.(?P<name>SIG[A-Z0-9]{1,10}): (?P<num>\d{1,3})>"
     r"|unknown signal (?P<unum>\d{1,3}))\.")
+# [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'run_clm.py', '--local_rank=0', ...] exits with return code = -9
+#   (DeepSpeed's launcher, behind its log prefix; a non-negative code is an exit status, not read)
+_DS_EXIT = re.compile(r"(?:(?P<cmd>\[['\"][^\n]{0,4000}?\]) )?exits with return code = -(?P<num>\d{1,3})\s*$", re.M)
 
 
 @fact_kind
 class LaunchedProcessKilled(Fact):
-    """A process a Python launcher started was killed by a signal (CalledProcessError)."""
+    """A process a Python launcher started was killed by a signal (CalledProcessError, DeepSpeed's launcher)."""
 
     kind: Literal["launched_process_killed"] = "launched_process_killed"
     signal: str | None = None  # "SIGKILL"; None for a number without a name
     signum: int  # 9
-    command: str  # the command as the exception printed it
+    command: str  # the command as the launcher printed it ("" where its line names none)
+    launcher: str = "CalledProcessError"  # whose message: "CalledProcessError", "deepspeed"
 
 
 def detect(head: str) -> bool:
-    return "' died with " in head and _DIED.search(head) is not None
+    return ("' died with " in head and _DIED.search(head) is not None) \
+        or ("exits with return code = -" in head and _DS_EXIT.search(head) is not None)
+
+
+def _signal_name(num: int) -> str | None:
+    """The name of signal ``num`` (Linux numbering), None for a number without one."""
+    try:
+        return _signal.Signals(num).name
+    except ValueError:
+        return None
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -51,8 +74,13 @@ def parse(artefact: Artefact) -> ParseResult:
     for n, m in iter_matches(_DIED, artefact):
         result.lines_used += 1
         fb.add(LaunchedProcessKilled, n, signal=m["name"], signum=int(m["num"] or m["unum"]), command=m["cmd"])
+    for n, m in iter_matches(_DS_EXIT, artefact):
+        result.lines_used += 1
+        num = int(m["num"])
+        fb.add(LaunchedProcessKilled, n, signal=_signal_name(num), signum=num, command=m["cmd"] or "",
+               launcher="deepspeed")
     return result
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )",)
+SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )", r"exits with return code = -\d")

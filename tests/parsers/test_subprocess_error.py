@@ -23,7 +23,19 @@ def test_accelerate_launcher_sigkill():
                                       "'autotrain-LLM/training_params.json']")]
 
 
+def test_deepspeed_launcher_minus9():
+    text = (FIX / "dolly166_deepspeed_launcher_minus9.txt").read_text()
+    assert subprocess_error.detect(text)
+    facts = parse_text(text).facts
+    assert [(f.evidence.line, f.signal, f.signum, f.launcher) for f in facts] == [(1, "SIGKILL", 9, "deepspeed")]
+    assert facts[0].command.startswith("['/local_disk0/") and facts[0].command.endswith("'5e-6']")
+
+
 @pytest.mark.parametrize("line,sig,num", [
+    # DeepSpeed's launcher behind its log prefix, as facts/lines.py leaves it, and with no command
+    ("[launch.py:318:sigkill_handler] ['/usr/bin/python3', '-u', 'run_clm.py', '--local_rank=0'] exits with return code = -11",
+     "SIGSEGV", 11),
+    ("exits with return code = -6", "SIGABRT", 6),
     # CPython's form for a signal signal.Signals names, as launchers print it behind the exception name
     ("CalledProcessError: Command '['python', 'train.py']' died with <Signals.SIGSEGV: 11>.", "SIGSEGV", 11),
     # and for a number it does not name
@@ -36,6 +48,8 @@ def test_other_signals(line, sig, num):
 @pytest.mark.parametrize("text", [
     # a non-zero exit status: the child failed, the rest of the log says why
     "subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit status 1.",
+    # DeepSpeed's launcher for a child that exited with a status (not killed by a signal)
+    "[ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python', '-u', 'main.py'] exits with return code = 1",
     "",
     "the job died with an error",
 ])
