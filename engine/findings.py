@@ -29,7 +29,7 @@ class _Draft:
     component: str = ""
     severity: str = ""
     actions: tuple[str, ...] = ()
-    first: tuple[str, int] | None = None
+    first: tuple[tuple[str, int], ...] | None = None
     distinct: tuple[str, ...] = ()
     facts: list[Fact] = field(default_factory=list)  # the first facts bound, to pick KB cases
 
@@ -121,7 +121,8 @@ def build_findings(
             draft.facts.extend(bound.values())
         # the summary of a merged finding is that of its earliest line, whatever order the
         # evaluator fired in (summaries may quote per-line fields: a link, an Xid code)
-        first = min(((ev.path, ev.line) for alias in spec.evidence for ev in evidence_of(bound[alias], facts)), default=("", 0))
+        # (its lines in order, so that two firings sharing their earliest line are told apart too)
+        first = tuple(sorted((ev.path, ev.line) for alias in spec.evidence for ev in evidence_of(bound[alias], facts)))
         if draft.first is None or first < draft.first:
             draft.first, draft.summary = first, render(spec.summary, bound)
         for fact in bound.values():
