@@ -476,7 +476,7 @@ _PREFIXED_LINE = re.compile(r"^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) 
 # [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
 _MARKERS = (r"(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |shared memory segment /dev/shm/nccl-"
             r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
-            r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to)")
+            r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to|^(?:" + nccl_warn_kinds.BARE + r"))")
 _OTHER = re.compile(
     r"^(?![\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN) )"
     r"[^\n]*?" + _MARKERS + r"[^\n]*",
@@ -498,12 +498,14 @@ def _no_other(text: str, prefixed: int) -> bool:
     _MARKERS lies in a line that starts with NCCL's full prefix. Each such line holds "NCCL INFO"
     or "NCCL WARN"; as many of those as prefixed lines means none elsewhere; every "NCCL version"
     right after "NCCL INFO ", every " WARN " inside "NCCL WARN " (no "x.cc:12 WARN "), and none of
-    the other markers, nor a line starting "NCCL_"."""
+    the other markers (nor a literal of the WARNs read bare: nccl_warn_kinds.BARE_GATES), nor a line
+    starting "NCCL_"."""
     count = text.count
     return (count("NCCL INFO") + count("NCCL WARN") == prefixed
             and count("NCCL version") == count("NCCL INFO NCCL version")
             and count(" WARN ") == count("NCCL WARN ")
-            and not text.startswith("NCCL_") and not any(lit in text for lit in _OTHER_LITERALS))
+            and not text.startswith("NCCL_") and not any(lit in text for lit in _OTHER_LITERALS)
+            and not any(lit in text for lit in nccl_warn_kinds.BARE_GATES))
 
 
 def _candidates(text: str) -> tuple[Any, int | None]:

@@ -87,3 +87,14 @@ def test_other_scan_kept_for_a_line_without_the_prefix():
                   "include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol\n",
                   "NCCL version 2.7.8+cuda11.1\n", "NCCL_IB_HCA set to mlx5_0\n"):
         assert not nccl_log._no_other(real + extra, prefixed), extra
+
+
+def test_a_bare_self_explaining_warn_in_a_long_log_is_read(monkeypatch):
+    """A WARN of nccl_warn_kinds.BARE pasted without NCCL's prefix inside a long log is read by the
+    fast path as by the line scan (its literal keeps _OTHER's scan on)."""
+    real = (ROOT / "artefacts/nccl_log/allreduce_healthy_g2.nccl.log").read_text(encoding="utf-8")
+    text = real + "NET/IB : Unable to open device mlx5_0\n"
+    assert not nccl_log._no_other(text, len(nccl_log._PREFIXED_LINE.findall(text)))
+    fast = _parse(text, True, monkeypatch)
+    assert fast == _parse(text, False, monkeypatch)
+    assert any(f["kind"] == "nccl_warn" and "Unable to open device" in f["message"] for f in fast[0])
