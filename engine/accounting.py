@@ -193,6 +193,9 @@ def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPU
     if limits:  # a line cut, facts counted not kept, an XML too deep: not read in full
         problems.append(f"{len(limits)} limit(s) reached, so part of the input was not read in full ("
                         + _names([f"{h.path}: {h.detail}" for h in limits]) + ")")
+    unjudged = [f for f in findings if f.rule in set(load_verdict_policy().unjudged_rules)]
+    if unjudged:
+        problems.append(f"{len(unjudged)} finding(s) steth could not judge (" + _names([f.summary for f in unjudged]) + ")")
     silent = no_verdict_files(findings, coverage)
     checked = checked_components(coverage, silent)
     if silent:

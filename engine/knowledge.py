@@ -78,6 +78,8 @@ class VerdictPolicy:
     healthy_needs_any: tuple[str, ...]
     diagnostic_terms: tuple[str, ...]
     no_verdict_causes: tuple[str, ...] = ()
+    #: rules whose finding says steth could not judge what it read (the verdict is then inconclusive)
+    unjudged_rules: tuple[str, ...] = ()
 
     @property
     def terms_re(self):
@@ -96,4 +98,4 @@ def _terms_re(terms: tuple[str, ...]):
 def load_verdict_policy() -> VerdictPolicy:
     raw = knowledge.load("coverage.yaml")
     return VerdictPolicy(healthy_needs_any=tuple(raw.healthy_needs_any), diagnostic_terms=tuple(raw.diagnostic_terms),
-                         no_verdict_causes=tuple(raw.no_verdict_causes))
+                         no_verdict_causes=tuple(raw.no_verdict_causes), unjudged_rules=tuple(raw.unjudged_rules))

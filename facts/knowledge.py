@@ -130,6 +130,7 @@ class CoverageKind(_M):
 class Coverage(_M):
     healthy_needs_any: list[ComponentId] = Field(min_length=1)
     no_verdict_causes: list[CauseId] = Field(default_factory=list)
+    unjudged_rules: list[str] = Field(default_factory=list)
     diagnostic_terms: list[str] = Field(min_length=1)
     kinds: dict[str, CoverageKind] = Field(min_length=1)
 

@@ -370,3 +370,17 @@ def test_benign_mentions_of_failure_stay_healthy(ruleset, tmp_path, where, tail)
     p.write_text((p.read_text() if p.exists() else "") + tail)
     rep = diagnose_bundle(b, ruleset, jobs=1)
     assert rep.verdict == "healthy", (rep.reason, [f.summary for f in rep.findings])
+
+
+def test_a_sign_steth_cannot_judge_is_no_evidence_of_health(ruleset, tmp_path):
+    """NVML's line that every NVLink is inactive, with no GPU product named (harvest 131's real
+    line), beside a healthy nvidia-smi -q: the link may or may not be wired, so the verdict is
+    inconclusive and says so (knowledge/coverage.yaml unjudged_rules), never healthy."""
+    from stethoscope.engine.knowledge import load_verdict_policy
+
+    assert set(load_verdict_policy().unjudged_rules) <= {r.id for r in ruleset.rules}
+    bundle = tmp_path / "b"
+    bundle.mkdir()
+    (bundle / "nvml.txt").write_text("NVML:Unable to retrieve Nvlink information as all links are inActive\n")
+    rep = diagnose_bundle(bundle, ruleset)
+    assert rep.verdict == "inconclusive" and "could not judge" in (rep.reason or "")
