@@ -72,15 +72,26 @@ class Fact(_Shared):
         """The fact as the rule engine sees it: scalar fields only, None left out."""
         out: dict[str, Any] = {}
         for name, value in self:
-            if name == "evidence" or value is None:
-                continue
-            if isinstance(value, float):
-                if value != value or value in (float("inf"), float("-inf")):
-                    continue  # not representable for the engine: left out, as None is
-                out[name] = round(value, 9)  # the engine's JSON carries 9 decimals
-            elif isinstance(value, (str, int, bool)):
+            if name != "evidence" and (value := view_value(value)) is not MISSING:
                 out[name] = value
         return out
+
+
+#: what view_value gives for a value the rule engine does not see
+MISSING: Any = object()
+
+
+def view_value(value: Any) -> Any:
+    """A field's value as the rule engine sees it (Fact.rule_view), or MISSING: None, NaN and the
+    infinities are left out (not representable for the engine), floats carry 9 decimals (the
+    engine's JSON), and only str, int, bool and float values are seen."""
+    if value is None:
+        return MISSING
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return MISSING
+        return round(value, 9)
+    return value if isinstance(value, (str, int, bool)) else MISSING
 
 
 #: kind -> fact class; filled by :func:`fact_kind` when parser modules are imported

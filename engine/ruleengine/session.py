@@ -22,7 +22,7 @@ from typing import Any, Iterable
 
 from stethoscope.engine.ruleengine.compile import CompiledRule, Pattern, Ref, Test, test_passes
 from stethoscope.engine.ruleengine.derive import Firing, make_derived
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import MISSING, Fact, view_value
 
 try:
     import durable.engine as durable_engine
@@ -193,29 +193,21 @@ class FieldView:
     were ~200 MB)."""
 
     __slots__ = ("fact", "fields")
-    _MISSING = object()
 
     def __init__(self, fact: Fact):
         self.fact, self.fields = fact, type(fact).model_fields
 
     def _value(self, name: str) -> Any:
         if name == "evidence" or name not in self.fields:
-            return self._MISSING
-        value = getattr(self.fact, name)
-        if value is None:
-            return self._MISSING
-        if isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                return self._MISSING
-            return round(value, 9)
-        return value if isinstance(value, (str, int, bool)) else self._MISSING
+            return MISSING
+        return view_value(getattr(self.fact, name))
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self._value(name) is not self._MISSING
+        return isinstance(name, str) and self._value(name) is not MISSING
 
     def __getitem__(self, name: str) -> Any:
         value = self._value(name)
-        if value is self._MISSING:
+        if value is MISSING:
             raise KeyError(name)
         return value
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from stethoscope.facts.limits import EVIDENCE_CHARS, FACTS_PER_KIND, MESSAGE_CHARS, Hit, cut
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import MISSING, Fact, view_value
 
 
 class ParseError(Exception):
@@ -161,14 +161,9 @@ def _view(cls: type[Fact], kind: str, fid: str, node: str, fields: dict[str, Any
     out = dict(view)
     out.update(kind=kind, id=fid, node=node)
     for name, value in fields.items():
-        if value is None:
+        if (value := view_value(value)) is MISSING:
             out.pop(name, None)
-        elif isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                out.pop(name, None)
-            else:
-                out[name] = round(value, 9)
-        elif isinstance(value, (str, int, bool)):
+        else:
             out[name] = value
     return out
 
