@@ -31,7 +31,9 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 KIND = "container_runtime"
 
 # could not select device driver "" with capabilities: [[gpu]].        (moby daemon/devices.go: "could not select device driver %q with capabilities: %v")
-_NO_DEVICE_DRIVER = re.compile(r'could not select device driver "(?P<driver>[^"]*)" with capabilities: (?P<caps>\[[^\n]*?\])\.?\s*$')
+# docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].`   (pasted inside markdown
+# inline code, the closing backtick kept: fboulnois/stable-diffusion-docker#82)
+_NO_DEVICE_DRIVER = re.compile(r'could not select device driver "(?P<driver>[^"]*)" with capabilities: (?P<caps>\[[^\n]*?\])\.?`?\s*$')
 # unknown or invalid runtime name: nvidia.        Unknown runtime specified nvidia.
 _UNKNOWN_RUNTIME = re.compile(r"(?:unknown or invalid runtime name|Unknown runtime specified):? (?P<runtime>[\w.-]+?)\.?\s*$")
 # failed to get sandbox runtime: no runtime for "nvidia" is configured   (containerd internal/cri: "no runtime for %q is configured")

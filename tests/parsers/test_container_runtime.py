@@ -16,6 +16,9 @@ def parse_text(text: str):
     ('could not select device driver "" with capabilities: [[gpu]].', "no_gpu_device_driver", "docker", "", True),
     ('docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
      "no_gpu_device_driver", "docker", "", True),
+    # fboulnois/stable-diffusion-docker#82: pasted inside markdown inline code, the closing backtick kept
+    ('docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].`',
+     "no_gpu_device_driver", "docker", "", True),
     # NVIDIA/nvidia-container-toolkit#150; docker compose prints it without "docker: "
     ("docker: Error response from daemon: unknown or invalid runtime name: nvidia.", "unknown_runtime", "docker", "nvidia", True),
     ("Error response from daemon: unknown or invalid runtime name: nvidia", "unknown_runtime", "docker", "nvidia", True),
