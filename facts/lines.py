@@ -24,6 +24,11 @@ Wrappers, each with a real sample:
       `init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank 39.`
       `ACSCtl:	SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-`
 
+- a whole line in double quotes, as a message is quoted in prose (straight or typographic
+  quotes; the quotes go, an end-of-sentence dot inside them stays)::
+
+      "# Reducing maxBytes to 12156305408 due to memory limitation."
+
 - Open MPI's ``--tag-output``: ``[1,3]<stdout>:node2:1234:1290 [3] NCCL INFO ...``
 - Slurm's ``srun -l`` label: ``10: torch.distributed.DistBackendError: NCCL error in: ...``
 - container runtimes: CRI log files (``/var/log/pods``) and ``docker logs -t`` / ``kubectl logs
@@ -71,6 +76,9 @@ _FENCE = re.compile(r"\n[ \t]*```(?P<body>[^\n]*?)[ \t]*(?=\n)")
 _TICKS = re.compile(r"\n[ \t]*`(?P<body>[^`\n]+)`[ \t]*(?=\n)")
 # > [0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>
 _QUOTE = re.compile(r"\n(?:[ \t]{0,3}>(?:[ \t]|(?=\n)))+")
+# "# Reducing maxBytes to 12156305408 due to memory limitation."      (nccl-tests#198, quoted in the issue text)
+# (at the left margin only, no quote inside: an indented JSON string or a "key": "value" line is kept)
+_DQUOTE = re.compile(r'\n["\u201c](?P<body>[^"\u201c\u201d\n]+)["\u201d][ \t]*(?=\n)')
 # [1,3]<stdout>:node2:1234:1290 [3] NCCL INFO Channel 00/0 : 3[3] -> 0[0] via P2P/CUMEM
 _MPIRUN = re.compile(r"\n\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:[ \t]?")
 # 10: torch.distributed.DistBackendError: NCCL error in: .../ProcessGroupNCCL.cpp:1331, unhandled system error
@@ -114,10 +122,10 @@ _MARGIN = re.compile(r"\n([ \t]+)(?=[^ \t\n])")
 _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 
 #: literal gates: a text holding none of these has no wrapper, and is returned as it is
-_GATES = ("`", ">", "]<std", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ")
+_GATES = ("`", ">", '"', "\u201c", "]<std", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ")
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
-    r"\n(?:[ \t]{0,3}>|[ \t]*`|\[\d+,\d+\]<|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. -]*pid=\d"
+    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+,\d+\]<|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. -]*pid=\d"
     r"|\[(?:default|rank)\d|\[\d{4}-|" + _LEVEL + r":)"
 )
 
@@ -159,6 +167,8 @@ def normalise(text: str) -> str:
             out = _FENCE.sub(_fence, out)
         if "`" in out:
             out = _TICKS.sub("\n\\g<body>", out)
+        if '\n"' in out or "\n\u201c" in out:
+            out = _DQUOTE.sub("\n\\g<body>", out)
         if "]<std" in out:
             out = _MPIRUN.sub("\n", out)
         if "[pod/" in out:

@@ -22,6 +22,8 @@ CASES = [
      "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1331, unhandled system error"),
     ("2024-05-01T12:00:00.123456789Z stdout F Failed to initialize NVML: could not load NVML library.",
      "Failed to initialize NVML: could not load NVML library."),
+    # a message quoted in prose (NVIDIA/nccl-tests#198): the quotes go, the dot stays
+    ('"# Reducing maxBytes to 12156305408 due to memory limitation."', "# Reducing maxBytes to 12156305408 due to memory limitation."),
 ]
 
 # lines whose prefix belongs to their format (the owning parser reads host, time or rank from it)
@@ -40,6 +42,10 @@ KEPT = [
     "2024-05-01 10:00:00.123 ERROR [123:456] x",
     "ERROR: An NVIDIA kernel module 'nvidia-drm' appears to already be loaded in your kernel.",
     "12f0e56ac84d:2338971:2339161 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0",
+    # near misses of the quote wrapper: a JSON member, a CSV row, a quote that does not close the line
+    '"driver_version": "535.104.05",',
+    '"NVIDIA H100 80GB HBM3", "00000000:18:00.0"',
+    '"Error" is what the log says',
 ]
 
 # issue 11: the wrappers log pipelines put on every line, each a real line of its form
