@@ -111,6 +111,7 @@ class TorchNcclError(Fact):
     nccl_error: str | None = None
     message: str
     last_error: str | None = None  # the line after NCCL's "Last error:"
+    nccl_version: str | None = None  # the library torch loaded, from the message's ", NCCL version 2.18.1"
     peer: str | None = None  # the peer address the forwarded NCCL message names ("127.0.0.1<45069>")
     peer_loopback: bool = False  # that peer is on the loopback interface
     nvls: bool = False  # the forwarded message is an NVLink SHARP (NVLS) set-up failure
@@ -118,7 +119,7 @@ class TorchNcclError(Fact):
 
 # one of these is in every match of tl.DETECT
 _DETECT_KEYS = ("ProcessGroupNCCL", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
-                "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker")
+                "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:")
 
 
 def detect(head: str) -> bool:
@@ -357,7 +358,8 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
     m = tl.NCCL_ERROR.search(line)
     if m is not None:
         msg = m["msg"].strip()
-        out.append(dict(line=no, text=line, node=node, rank=grank, message=msg,
+        v = tl.NCCL_ERROR_VERSION.search(msg)
+        out.append(dict(line=no, text=line, node=node, rank=grank, message=msg, nccl_version=v and v["version"],
                         nccl_error=tl.nccl_error_name(msg), last_error=None, tail=no))
         return True
     d = tl.NCCL_DETAIL.search(line)

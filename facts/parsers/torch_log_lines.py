@@ -15,6 +15,9 @@ from typing import Any, Iterator
 from stethoscope.facts.lines import label_rank
 from stethoscope.facts.parsers.base import Artefact, FactBuilder
 
+#: DeepSpeed's logger's source field: [comm.py:152:init_deepspeed_backend]
+DS_SOURCE = r"\[[\w.-]+\.py:\d+:\w+\] "
+
 # Anything unmistakably from torch.distributed, anywhere in the head (the healthy capture has
 # only the torchrun banner: "W1129 18:30:26.245000 1668 torch/distributed/run.py:851] ***").
 DETECT = re.compile(
@@ -22,7 +25,11 @@ DETECT = re.compile(
     r"|ChildFailedError|DistBackendError|^\[rank\d+\]:"
     # NCCL's messages as PyTorch forwards them or people paste them (torch_nccl_forwarded)
     r"|^Duplicate GPU detected : rank \d|^Failed to \w+ NVLink SHARP \(NVLS\)|^Last error:"  # at a line start: not NCCL's own WARN line
-    r"|DataLoader worker \(pid \d+\) is killed by signal: ",
+    r"|DataLoader worker \(pid \d+\) is killed by signal: "
+    # DeepSpeed's logger (deepspeed/utils/logging.py: "[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] "),
+    # its time stripped by facts/lines.py or left out in a paste (EleutherAI/gpt-neox#990):
+    # [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented
+    r"|^(?:\[(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\] )?" + DS_SOURCE,
     re.M,
 )
 
@@ -89,6 +96,11 @@ ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<exit>-?\d+)\) local_rank: (
 # RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8
 # Collective WorkNCCL(SeqNum=2, ...) raised the following async exception: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.25.1
 NCCL_ERROR = re.compile(r"NCCL error(?: in: \S+?,|:) (?P<msg>.+)$")
+
+# c10d's ncclGetErrorWithVersion (NCCLUtils.cpp): ncclGetErrorString(error) + ", NCCL version " +
+# getNcclVersion(): the library torch loaded, "<major>.<minor>.<patch>", or "Unknown NCCL version"
+# (not a version: no match). Samples above.
+NCCL_ERROR_VERSION = re.compile(r", NCCL version (?P<version>\d+\.\d+\.\d+)\b")
 
 # ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.
 # ncclUnhandledCudaError: Call to CUDA function failed.

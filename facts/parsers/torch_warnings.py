@@ -7,6 +7,11 @@ prefix from 2.2 on (NVIDIA/flashdreams#156, PyTorch 2.6)::
 
     [rank2]:[W525 04:26:31.066855952 ProcessGroupNCCL.cpp:1575] Warning: WARNING: destroy_process_group() was not called before program exit, which can leak resources. For more info, please see https://pytorch.org/docs/stable/distributed.html#shutdown (function operator())
 
+DeepSpeed, which runs on torch.distributed, warns through its own logger
+(``[<time>] [WARNING] [<file>:<line>:<function>] <message>``; EleutherAI/gpt-neox#990)::
+
+    [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented
+
 Facts: ``torch_warning`` per such line whose message the catalogue knows (its ``id``, whether it
 is benign, what it means). A warning line the catalogue does not know is left unread.
 """
@@ -24,6 +29,10 @@ from stethoscope.facts.parsers import torch_log_lines as tl
 # (month and day as glog prints them: "W525" is May 25, "W1206" December 6)
 # [W ProcessGroupNCCL.cpp:1250] Warning: ...   (PyTorch < 2.4: no timestamp)
 C10_WARNING = re.compile(r"\[W(?:\d{3,4} [\d:.]+)? *(?P<src>[\w./-]+\.(?:cpp|cc|h|py)):\d+\] (?:Warning: )?(?P<msg>.*\S|[^\S\n])\s*$")
+# [2023-07-24 13:21:25,679] [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented
+# [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented   (time left out: gpt-neox#990)
+# (DeepSpeed's logger, deepspeed/utils/logging.py; facts/lines.py strips the bracketed time and level when both are there)
+DS_WARNING = re.compile(r"^(?:\[WARNING\] )?\[(?P<src>[\w.-]+\.py):\d+:\w+\] (?P<msg>.*\S)\s*$")
 
 
 @fact_kind
@@ -51,7 +60,7 @@ def read(artefact: Artefact, b: FactBuilder, used: set[int]) -> None:
     """One ``torch_warning`` per known warning line; their lines join ``used``."""
     rows = catalogue()
     for no, line, _start, _end in tl.marked_lines(artefact, markers()):
-        m = C10_WARNING.search(line)
+        m = C10_WARNING.search(line) or DS_WARNING.search(line)
         row = next((r for r in rows if r.match in line), None)
         if not m or row is None:
             continue

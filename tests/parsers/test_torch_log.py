@@ -39,6 +39,19 @@ def test_detect_on_every_real_capture():
             assert torch_log.detect(head) is (path.name == "ddp_allreduce_ok.log"), path
 
 
+def test_deepspeed_logger_lines_are_a_training_log():
+    # DeepSpeed's logger ("[time] [LEVEL] [file.py:line:function] message"), its time left out in the paste
+    # (EleutherAI/gpt-neox#990, harvest case 604); its benign warning is read through knowledge/torch_warnings.yaml
+    path = ROOT / "fixtures/harvest/cases/604-healthy-deepspeed-nccl-backend-not-yet-implemented-warning/app.txt"
+    text = path.read_text()
+    assert torch_log.detect(text)
+    (w,) = of(parse_text(text), "torch_warning")
+    assert (w.warning_id, w.benign, w.source_file, w.evidence.line) == ("deepspeed_backend_not_implemented", True, "comm.py", 1)
+    # near misses: a Python traceback's frame and glog's "file.py:line]" are not DeepSpeed's logger
+    assert not torch_log.detect('  File "train.py", line 12, in <module>\n')
+    assert not torch_log.detect("I0912 08:14:05.123 1 main.py:154] Starting\n")
+
+
 # (line, rank, pg_rank, pg, seq_num, op_type, numel_in, numel_out, timeout_ms, elapsed_ms)
 WATCHDOG_ROWS = [
     # PyTorch 2.4 (hiyouga/LlamaFactory#7396, with the poster's log line number in front)
