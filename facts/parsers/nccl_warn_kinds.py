@@ -66,11 +66,17 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   (transport/p2p.cc:355, transport/net.cc:476; 217 cudaErrorPeerAccessUnsupported)
     # failed to peer with device 1(=1b000): 217 peer access is not supported between these two devices
     ("peer_access_unsupported", re.compile(r"^failed to peer with device \d+(?:\(=[0-9a-fA-F]+\))?: 217 ")),
+    # WARN("[Rem Allocator] Poll failed with error %d", error)   (NCCL 2.7-2.8 src/bootstrap.cc, ncclRemoteMemAllocationService:
+    #   `if (int error = poll(...) < 0)` holds the comparison, so the number is always 1; the service thread then returns)
+    # [Rem Allocator] Poll failed with error 1
+    # (no entry in knowledge/nccl_warn_messages.yaml: whether it mattered cannot be told from the line, rule
+    #  nccl_rem_allocator_poll_failed says so)
+    ("rem_allocator_poll_failed", re.compile(r"^\[Rem Allocator\] Poll failed with error -?\d+")),
 ]
 
 #: a literal each pattern above needs (a WARN with none of them is no kind here)
 _GATE = re.compile(r"Unable to|ibv_open_device|CQE with error|same GPU|Mismatched NCCL version|NCCL_COMM_ID|address info"
-                   r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer")
+                   r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|Rem Allocator")
 
 
 # The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a
