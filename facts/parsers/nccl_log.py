@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from itertools import repeat
 from typing import Any
 
 import re2
@@ -360,6 +361,24 @@ class NcclLogState:
             nccl_log_socket.handle(self, no, node, msg, level, ctx)  # interfaces, connects, retries, peers
         return None
 
+    def channel(self, offset: int, node: str, pid: int, dev: int, msg: str) -> bool:
+        """A prefixed INFO ``Channel``/``Ring`` line (most of a log's wanted lines) without the
+        checks of :meth:`line` it cannot pass; its line number counted only for a new pair.
+        False: not a channel line of _CHANNEL_FAST's shape (then :meth:`line` reads it)."""
+        m = _CHANNEL_FAST(msg)
+        if m is None:
+            return False
+        self.chains.other(node, pid)
+        rank, peer, transport, direction = int(m["src"]), int(m["dst"]), m["transport"], m["dir"]
+        key = (node, pid, rank, peer, transport, direction)
+        got = self.transports.get(key)
+        if got is None:
+            fields = dict(rank=rank, peer_rank=peer, transport=transport, family=_family(transport),
+                          direction=direction, pid=pid, local_device=dev)
+            got = self.transports[key] = (self.artefact.line_of(offset), node, fields, set())
+        got[3].add(int(m["ch"]))
+        return True
+
     def _init(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
         m = _INIT.search(msg)
         try:
@@ -508,6 +527,20 @@ def _no_other(text: str, prefixed: int) -> bool:
             and not any(lit in text for lit in nccl_warn_kinds.BARE_GATES))
 
 
+# What _SCAN's first branch gives at the start of a line _WANTED_PREFIXED found (the same groups):
+# vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
+_PREFIXED_GROUPS = re.compile(_SCAN.pattern[len("^(?:"):_SCAN.pattern.index("|[^\\n]*?")])
+# A channel line NCCL's own prefix carries, that no other message of :meth:`NcclLogState.line`
+# can be (its own fast path; any other shape goes through _CHANNEL in line()):
+# Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read
+# Channel 01/1 : 1[1] -> 0[0] [send] via NET/IB/0/GDRDMA
+# Channel 00/1 : 1[1] -> 0[0] via P2P/direct pointer
+_CHANNEL_FAST = re.compile(
+    r"(?:Channel|Ring) (?P<ch>\d+)(?:/\d+)? : (?P<src>\d+)(?:\[[0-9a-fA-Fx]+\])? -> (?P<dst>\d+)(?:\[[0-9a-fA-Fx]+\])?"
+    r"(?: \[(?P<dir>send|receive)\])? via (?P<transport>[\w/()\- ]+)$"
+).match
+
+
 def _candidates(text: str) -> tuple[Any, int | None]:
     """The candidate matches of _SCAN in text order, and how many lines carry NCCL's full
     prefix (None: count them one by one). ASCII text takes the fast path."""
@@ -516,8 +549,8 @@ def _candidates(text: str) -> tuple[Any, int | None]:
     data = text.encode("utf-8", "surrogatepass")
     if len(data) != len(text):  # not ASCII: RE2's byte offsets are not the text's
         return _SCAN.finditer(text), None
+    wanted = [m for m in map(_PREFIXED_GROUPS.match, repeat(text), (m.start() for m in _WANTED_PREFIXED.finditer(data)))]
     scan_at = _SCAN.match
-    wanted = [scan_at(text, m.start()) for m in _WANTED_PREFIXED.finditer(data)]
     prefixed = len(_PREFIXED_AFTER_NL.findall("\n" + text))  # no groups: a list built in C
     if _no_other(text, prefixed):
         return wanted, prefixed
@@ -540,8 +573,12 @@ def parse(artefact: Artefact) -> ParseResult:
                 used += 1
             msg = msg.rstrip()  # what _HEADER's "(?P<msg>(?:.*\S)?)\s*$" leaves
             level = cand["level"]
-            if level == "INFO" and not maybe(msg):
-                continue
+            if level == "INFO":
+                if msg.startswith(("Channel ", "Ring ")) and state.channel(cand.start(), node_for(cand["host"]),
+                                                                           int(cand["pid"]), int(cand["dev"]), msg):
+                    continue
+                if not maybe(msg):
+                    continue
             state.line(line_of(cand.start()), node_for(cand["host"]), int(cand["pid"]), int(cand["dev"]), level,
                        cand["src"], cand["srcline"], msg)
             continue
