@@ -223,8 +223,9 @@ def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPU
 
 def unchecked_nodes(coverage: Coverage, exclude: set[str] = frozenset()) -> dict[str, list[str]]:
     """node -> its files, for each named node of a bundle of several whose files check none of
-    ``healthy_needs_any`` (a node folder holding only ``top`` output beside a checked node).
-    Files of no known node ("unknown": a top-level file) are not counted for any."""
+    ``healthy_needs_any`` (a node folder holding only ``top`` output beside a checked node, or
+    only files that hold nothing a diagnosis could use). Files of no known node ("unknown": a
+    top-level file) are not counted for any."""
     kinds = load_coverage()
     needs = set(load_verdict_policy().healthy_needs_any)
     files: dict[str, list[str]] = defaultdict(list)
@@ -235,6 +236,9 @@ def unchecked_nodes(coverage: Coverage, exclude: set[str] = frozenset()) -> dict
         files[fc.node].append(fc.path)
         if fc.path not in exclude and any(needs & set(kinds[k].covers) for k in fc.read_by if k in kinds):
             checked.add(fc.node)
+    for u in coverage.uninformative:  # read, and nothing in it: it checks nothing of its node
+        if u.node not in (None, "unknown"):
+            files[u.node].append(u.path)
     if len(files) < 2:
         return {}
     return {n: ps for n, ps in sorted(files.items()) if n not in checked}

@@ -41,6 +41,8 @@ class FileResult:
     """What the parsers made of one file: facts, its coverage row (None: unrecognised), errors."""
 
     path: str
+    #: the node the file was collected from ("unknown": none named)
+    node: str = "unknown"
     facts: list[Fact] = field(default_factory=list)
     coverage: FileCoverage | None = None
     errors: list[ParseProblem] = field(default_factory=list)
@@ -64,7 +66,7 @@ def default_jobs() -> int:
 def parse_one(art: Artefact, router=None) -> FileResult:
     """Every parser whose ``detect`` recognises one of its line signatures in ``art`` parses it.
     ``router`` (engine/ruleengine/routing.py): the facts that go on, the others summarised; None: all."""
-    out = FileResult(path=art.path)
+    out = FileResult(path=art.path, node=art.node)
     art.router = router  # healthy readings no rule can bind are counted, not built (FactBuilder.add)
     folded: dict[tuple[str, str], list] = {}
     art.normalise()  # pasting and launcher wrappers off, line for line (facts/lines.py)

@@ -146,7 +146,7 @@ def read_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes: 
             continue
         if res.coverage is None:
             if res.uninformative:
-                obs.coverage.uninformative.append(SkippedFile(path=res.path, reason=res.uninformative))
+                obs.coverage.uninformative.append(SkippedFile(path=res.path, reason=res.uninformative, node=res.node))
             else:
                 obs.coverage.unrecognised.append(res.path)
             continue

@@ -76,6 +76,7 @@ class ParseProblem(_M):
 class SkippedFile(_M):
     path: str
     reason: str
+    node: str | None = Field(default=None, description="the node the file was collected from, where known (uninformative files: a node folder holding only such files checked nothing of that node)")
 
 
 class LimitHit(_M):

@@ -221,6 +221,18 @@ def test_a_node_with_nothing_that_checks_its_gpus_keeps_the_bundle_from_healthy(
     assert "node2: node2/top.txt" in rep.reason
 
 
+def test_a_node_folder_holding_only_files_of_no_use_checks_nothing_of_that_node(ruleset, tmp_path):
+    # node2's folder holds a note nobody's reader knows and in which no line names a GPU, an
+    # error or a job: it is listed as uninformative, and node2 was not checked (it was HEALTHY)
+    b = _copy(tmp_path, A)
+    (b / "node2").mkdir()
+    (b / "node2" / "notes.txt").write_text("collected by the on-call\nsee the ticket for the timeline\n")
+    rep = diagnose_bundle(b, ruleset, jobs=1)
+    assert [(u.path, u.node) for u in rep.coverage.uninformative] == [("node2/notes.txt", "node2")]
+    assert rep.verdict == "inconclusive", [f.summary for f in rep.findings]
+    assert "node2: node2/notes.txt" in rep.reason
+
+
 @pytest.mark.parametrize("pack", ["folder", "tar.gz", "zip"])
 def test_a_node_folder_with_no_file_is_a_missing_signal(ruleset, tmp_path, pack):
     # the collector made node2's folder and got nothing from node2: its GPUs were never looked at
