@@ -1,0 +1,122 @@
+"""Kubernetes objects pasted as YAML (``kubectl get <kind> <name> -o yaml``, or the manifest that
+was applied): which object it is, and the extended resources (``nvidia.com/gpu``, an RDMA
+resource) it names with their quantities, where they sit (a queue's capability, a container's
+limits, what a queue has allocated).
+
+Sample content (volcano-sh/volcano#3426, #3220, #3790)::
+
+    apiVersion: scheduling.volcano.sh/v1beta1
+    kind: Queue
+    metadata:
+      name: a800
+    spec:
+        reclaimable: true
+        weight: 1
+        capability:
+          nvidia.com/gpu: "4"
+          cpu: "5"
+
+Read line by line, not as a YAML document: pastes are cut, indented as a whole (facts/lines.py
+takes the common margin off) or broken inside a long annotation (#3790's last-applied
+configuration), and what the diagnosis needs is on single lines. An object starts at a ``kind:``
+line at the top level (or under a List's ``items:``); its ``apiVersion:``, ``metadata.name`` and
+``metadata.namespace`` are its own lines. An extended resource is a key ``<domain>/<name>``
+with a quantity (``"4"``, ``16k``, ``300Gi``) outside ``metadata`` and selectors (labels such as
+``nvidia.com/gpu.product`` are not resources).
+
+Facts: ``k8s_object`` per object (``object_kind``, ``api_version``, ``name``, ``namespace``,
+``extended_resources``: ``<path>.<resource>=<quantity>`` joined with ``; ``, e.g.
+``spec.capability.nvidia.com/gpu=4``), citing its ``kind:`` line. A context fact: an object's
+configuration says nothing of the GPUs' health. Empty input, or no top-level ``kind:``: nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "k8s_object_yaml"
+
+# apiVersion: scheduling.volcano.sh/v1beta1        kind: Queue        (at the left margin: a whole object)
+_DETECT_API = re.compile(r"^apiVersion: *[\w.-]+(?:/[\w.-]+)?[ \t]*$", re.M)
+_DETECT_KIND = re.compile(r"^kind: *[A-Z]\w{0,62}[ \t]*$", re.M)
+#   name: que02          - event: PodEvicted          nvidia.com/gpu: "4"          capability:
+_KEY = re.compile(r"^(?P<ind>[ \t]*)(?P<item>- +)?(?P<key>[\w./-]{1,253}):(?:[ \t]+(?P<val>\S[^\n]*?))?[ \t]*$")
+# nvidia.com/gpu   momenta.ai/rdma   kubernetes.io/batch-cpu   (a domain-qualified resource name)
+_EXTENDED = re.compile(r"^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?\.[a-z]{2,}/[A-Za-z0-9][\w.-]*$")
+# "4"   16k   300Gi   "72333918208"   0.5     (a Kubernetes quantity)
+_QUANTITY = re.compile(r"^(?P<q>[\"']?\d+(?:\.\d+)?(?:[eE]\d+|[KMGTPE]i|[kmMGTPE])?[\"']?)$")
+#: ancestors under which a domain-qualified key is a label, an annotation or a selector, not a resource
+_NOT_RESOURCES = frozenset({"metadata", "labels", "annotations", "nodeSelector", "matchLabels", "selector", "affinity"})
+
+
+@fact_kind
+class K8sObject(Fact):
+    """A Kubernetes object pasted as YAML: ``kind: Queue`` ``name: a800``, ``spec.capability.nvidia.com/gpu=4``."""
+
+    kind: Literal["k8s_object"] = "k8s_object"
+    object_kind: str  # "Queue", "Job", "Pod"
+    api_version: str | None = None  # "scheduling.volcano.sh/v1beta1"
+    name: str | None = None
+    namespace: str | None = None
+    #: "spec.capability.nvidia.com/gpu=4; spec.capability.cpu ..." (extended resources only), or None
+    extended_resources: str | None = None
+
+
+def detect(head: str) -> bool:
+    if "apiVersion:" not in head or "kind:" not in head:
+        return False
+    return _DETECT_API.search(head) is not None and _DETECT_KIND.search(head) is not None
+
+
+def _scalar(val: str | None) -> str | None:
+    return val.strip("\"'") if val else None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    stack: list[tuple[int, str]] = []  # (indent, key) of the mappings the line sits in
+    objects: list[dict] = []
+    cur: dict | None = None
+    api: str | None = None  # an apiVersion: line of the object whose kind: line comes next
+    for no, line in enumerate(artefact.text.split("\n"), 1):
+        m = _KEY.match(line)
+        if m is None:
+            continue
+        ind = len(m["ind"].expandtabs()) + (len(m["item"]) if m["item"] else 0)
+        while stack and stack[-1][0] >= ind:
+            stack.pop()
+        path = [k for _i, k in stack]
+        key, val = m["key"], m["val"]
+        result.lines_used += 1
+        top = not path or path == ["items"]
+        if key == "kind" and top and val and val[:1].isupper():
+            cur = {"line": no, "kind": val, "depth": len(path), "api": api, "name": None, "ns": None, "res": []}
+            objects.append(cur)
+            api = None
+        elif key == "apiVersion" and top:
+            if cur is not None and cur["api"] is None and not m["item"]:
+                cur["api"] = val  # after its kind: line
+            else:
+                api = val
+        elif cur is not None:
+            rel = path[cur["depth"]:]
+            if rel == ["metadata"] and key in ("name", "namespace"):
+                cur["name" if key == "name" else "ns"] = _scalar(val)
+            elif val and _EXTENDED.match(key) and not _NOT_RESOURCES.intersection(rel):
+                q = _QUANTITY.match(val)
+                if q:
+                    cur["res"].append(".".join(rel + [key]) + "=" + _scalar(q["q"]))
+        if val is None or val in ("|", ">", "|-", ">-"):
+            stack.append((ind, key))
+    for o in objects:
+        fb.add(K8sObject, o["line"], object_kind=o["kind"], api_version=o["api"], name=o["name"], namespace=o["ns"],
+               extended_resources="; ".join(o["res"]) or None)
+    return result
+
+
+#: line signatures (facts/classify.py)
+SIGNATURES = (_DETECT_API,)

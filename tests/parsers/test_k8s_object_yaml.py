@@ -1,0 +1,54 @@
+"""k8s_object_yaml: Kubernetes objects pasted as YAML (Volcano queues and jobs), read line by line."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from stethoscope.facts.parsers import k8s_object_yaml as p
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/k8s_object_yaml"
+
+
+def objects(name: str):
+    art = Artefact(path=name, text=(FIX / name).read_text(), node="node1")
+    art.normalise()
+    assert p.detect(art.text), name
+    return [(f.evidence.line, f.object_kind, f.api_version, f.name, f.extended_resources) for f in p.parse(art).facts]
+
+
+def test_queue_capability_names_its_extended_resources():
+    assert objects("volcano3220_queue_gpu_capability.yaml") == [
+        (2, "Queue", "scheduling.volcano.sh/v1beta1", "tmp-nv3090-13",
+         "spec.capability.momenta.ai/rdma=9999; spec.capability.nvidia.com/gpu=9999")]
+    assert objects("volcano3426_queue_gpu_quota.yaml") == [
+        (2, "Queue", "scheduling.volcano.sh/v1beta1", "a800", "spec.capability.nvidia.com/gpu=4")]
+
+
+def test_a_jobs_nested_container_limits_and_list_items():
+    # the task template's kind-less spec is no object of its own; "- event:" list items keep their paths
+    assert objects("volcano3426_job.yaml") == [
+        (2, "Job", "batch.volcano.sh/v1alpha1", "job-1",
+         "spec.tasks.template.spec.containers.resources.requests.nvidia.com/gpu=3; "
+         "spec.tasks.template.spec.containers.resources.limits.nvidia.com/gpu=3")]
+
+
+def test_an_indented_paste_broken_inside_an_annotation_is_still_read():
+    # kubectl get queue -oyaml with a 2-space margin and its last-applied-configuration JSON wrapped as posted:
+    # not valid YAML, read all the same; the annotation's own "kind":"Queue" is not a second object
+    assert objects("volcano3790_queue_oyaml_indented.yaml") == [
+        (2, "Queue", "scheduling.volcano.sh/v1beta1", "que02",
+         "status.allocated.kubernetes.io/batch-cpu=16k; status.allocated.kubernetes.io/batch-memory=72333918208")]
+
+
+def test_labels_and_selectors_are_not_resources():
+    text = ("apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu1\n  labels:\n    nvidia.com/gpu.count: \"8\"\n"
+            "spec:\n  nodeSelector:\n    nvidia.com/gpu.present: \"true\"\nstatus:\n  capacity:\n    nvidia.com/gpu: \"8\"\n")
+    (f,) = p.parse(Artefact(path="n.yaml", text=text, node="n")).facts
+    assert (f.object_kind, f.name, f.extended_resources) == ("Node", "gpu1", "status.capacity.nvidia.com/gpu=8")
+
+
+def test_near_misses_are_not_kubernetes_objects():
+    assert not p.detect("version: '3'\nservices:\n  app:\n    image: x\n")  # docker-compose
+    assert not p.detect("apiVersion: v2\nname: mychart\nversion: 0.1.0\n")  # a Helm Chart.yaml: no kind
+    assert not p.detect("  kind: Queue is what the docs call it\n")
+    assert p.parse(Artefact(path="e.yaml", text="", node="n")).facts == []
