@@ -284,10 +284,12 @@ def _symptom_seen(spec, by_kind: dict[str, list[Fact]]) -> list[Fact]:
 
 
 def _versions(by_kind: dict[str, list[Fact]]) -> list[tuple[str, Fact]]:
-    """(version, fact that printed it): NCCL's own version line, and nccl-tests' header
-    (``nccl-library=21801``) for runs without NCCL_DEBUG=INFO."""
+    """(version, fact that printed it): NCCL's own version line, nccl-tests' header
+    (``nccl-library=21801``) for runs without NCCL_DEBUG=INFO, and PyTorch's NCCL error
+    (``... unhandled cuda error ..., NCCL version 2.18.1``)."""
     out = [(v.version, v) for v in by_kind.get("nccl_version", [])]
-    out += [(r.nccl_version, r) for r in by_kind.get("nccl_test_run", []) if getattr(r, "nccl_version", None)]
+    for kind in ("nccl_test_run", "torch_nccl_error"):
+        out += [(r.nccl_version, r) for r in by_kind.get(kind, []) if getattr(r, "nccl_version", None)]
     return out
 
 
@@ -312,15 +314,16 @@ def known_issues(by_kind: dict[str, list[Fact]]) -> list[Fact]:
             done.add(v.node)
             out.append(_make(NcclKnownIssue, v, [v, *syms], f"{entry.id}:{v.node}", version=version,
                              issue=entry.id, title=entry.title, fixed_in=entry.fixed_in,
-                             workaround=entry.workaround, source=entry.source))
+                             workaround=entry.workaround, source=entry.source, cuda_error=_cuda_error(syms)))
         out += _located_issues(entry, seen, {v.node for _, v in versions} | done, lo, hi)
     return out
 
 
 def _located_issues(entry, seen: list[list[Fact]], printed: set[str], lo: tuple, hi: tuple) -> list[Fact]:
     """An entry's ``located_by``: on a node that printed no version, a symptom fact whose chain
-    holds one of the listed frames places the version in that frame's range (within the
-    entry's own). The finding shows the frame's fact, the version as the range."""
+    holds one of the listed frames, or that is itself printed at one (a WARN's own
+    ``file:line``), places the version in that frame's range (within the entry's own). The
+    finding shows the frame's fact, the version as the range."""
     located = entry.located_by or {}
     out: list[Fact] = []
     if not located:
@@ -331,6 +334,8 @@ def _located_issues(entry, seen: list[list[Fact]], printed: set[str], lo: tuple,
             if f.node in printed or f.node in done:
                 continue
             frames = (getattr(f, "frame_list", None) or "").split(",")
+            if getattr(f, "source_line", None) is not None:
+                frames.append(f"{f.source_file}:{f.source_line}")
             hit = next((fr for fr in frames if fr in located), None)
             if hit is None:
                 continue
@@ -345,5 +350,10 @@ def _located_issues(entry, seen: list[list[Fact]], printed: set[str], lo: tuple,
             out.append(_make(NcclKnownIssue, f, [f, *syms], f"{entry.id}:{f.node}",
                              version=f"{version} (from the frame {hit}; the log prints no version)",
                              issue=entry.id, title=entry.title, fixed_in=entry.fixed_in,
-                             workaround=entry.workaround, source=entry.source))
+                             workaround=entry.workaround, source=entry.source, cuda_error=_cuda_error(syms)))
     return out
+
+
+def _cuda_error(syms: list[Fact]) -> str | None:
+    """The CUDA error of a symptom that is a failed CUDA call inside NCCL, if one is."""
+    return next((s.catalogue_name for s in syms if s.kind == "nccl_cuda_failure"), None)

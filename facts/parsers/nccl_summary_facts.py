@@ -108,6 +108,9 @@ class NcclKnownIssue(Fact):
     workaround: str | None = None  # what to do until the upgrade, from the table
     source: str
     sources: str
+    #: the CUDA error (knowledge/cuda_errors.yaml name) of a failed CUDA call inside NCCL that is
+    #: one of the entry's symptoms: the bug explains that failure (rule nccl_cuda_failure_catalogue)
+    cuda_error: str | None = None
 
 
 @fact_kind

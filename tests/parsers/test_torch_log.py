@@ -224,6 +224,8 @@ def test_nccl_errors_with_detail_lines():
     assert (cuda.evidence.line, cuda.error, cuda.error_code, cuda.nvls) == (9, "invalid argument", 1, False)
     assert e[0].message.startswith("remote process exited or there was a network error")
     assert e[2].message == "unhandled system error, NCCL version 2.7.8"  # the 1.x RuntimeError form
+    # c10d's ncclGetErrorWithVersion names the library torch loaded: knowledge keyed by NCCL version reads it
+    assert e[2].nccl_version == "2.7.8"
     assert of(r, "torch_watchdog_timeout") == []  # "Collective WorkNCCL(...) raised" is no timeout
 
 
