@@ -16,8 +16,9 @@ NVIDIA/nvidia-container-toolkit#394, #210)::
 
 Facts: ``command_line`` per command: the program, its arguments, and for a container run
 whether GPUs were asked for and whether /dev/shm is the engine's default (64 MB: no
-``--shm-size`` and no ``--ipc=host``). A command continued with a trailing backslash is read
-whole; its evidence is its first line.
+``--shm-size`` and no ``--ipc=host``); for an Open MPI launch, whether it allows any network
+transport (``--mca pml ob1 --mca btl sm,self``: none, openucx/ucx#8746). A command continued
+with a trailing backslash is read whole; its evidence is its first line.
 """
 from __future__ import annotations
 
@@ -45,6 +46,9 @@ class CommandLine(Fact):
     ipc: str | None = None
     #: a container run whose /dev/shm is the engine's 64 MB default (no --shm-size, no --ipc=host)
     dev_shm_default: bool = False
+    #: an Open MPI launch that allows no network transport: ``--mca pml ob1`` with ``--mca btl`` naming only
+    #: the loopback and shared-memory BTLs (self, sm, vader, smcuda): no UCX, verbs or TCP traffic
+    mpi_shared_memory_only: bool = False
 
 
 # $ docker run --rm --gpus all nvidia/cuda:12.3.2-base-ubuntu22.04 nvidia-smi
@@ -56,6 +60,9 @@ _COMMAND = re.compile(
     r"python3?(?:\.\d+)?|kubectl)[ \t]+(?P<args>\S[^\n]*)$", re.M)
 #: what a container engine's ``run`` takes before the image, for the options read here
 _CONTAINER = ("docker", "podman", "nvidia-docker")
+#: Open MPI's byte-transfer layers that move no data over a network (vader was renamed sm in 5.0;
+#: smcuda is sm with CUDA buffers): https://docs.open-mpi.org/en/v5.0.x/tuning-apps/networking/shared-memory.html
+_SHM_BTLS = frozenset({"self", "sm", "vader", "smcuda"})
 
 
 def detect(text: str) -> bool:
@@ -84,6 +91,17 @@ def _options(tokens: list[str]) -> dict[str, str]:
     return out
 
 
+def _shared_memory_only(tokens: list[str]) -> bool:
+    """``mpirun -n 2 --mca pml ob1 --mca btl sm,self ...`` (openucx/ucx#8746): the ob1 PML with only shared-memory
+    and loopback BTLs (a ``^`` list excludes, so it allows the rest)."""
+    mca: dict[str, str] = {}
+    for i, t in enumerate(tokens[:-2]):
+        if t in ("--mca", "-mca", "--gmca", "-gmca"):
+            mca.setdefault(tokens[i + 1], tokens[i + 2])
+    btl = mca.get("btl", "")
+    return mca.get("pml") == "ob1" and bool(btl) and not btl.startswith("^") and set(btl.split(",")) <= _SHM_BTLS
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
@@ -97,12 +115,14 @@ def parse(artefact: Artefact) -> ParseResult:
             args = args[:-1].rstrip() + " " + lines[i].strip().rstrip("`").strip()
             i += 1
         fields: dict = {}
-        if program in _CONTAINER:
+        if program in _CONTAINER or program in ("mpirun", "mpiexec"):
             try:
                 tokens = shlex.split(args)
             except ValueError:  # an unbalanced quote: split on blanks
                 tokens = args.split()
-            if tokens and tokens[0] == "run":
+            if program in ("mpirun", "mpiexec"):
+                fields = dict(mpi_shared_memory_only=_shared_memory_only(tokens))
+            elif tokens and tokens[0] == "run":
                 opts = _options(tokens[1:])
                 gpus = opts.get("--gpus") or opts.get("--device-gpu") or (
                     "runtime=nvidia" if opts.get("--runtime") == "nvidia" or program == "nvidia-docker" else None)

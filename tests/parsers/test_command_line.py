@@ -1,0 +1,37 @@
+"""command_line: what a pasted launch command says of the run (Open MPI's transport selection)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import command_line
+from stethoscope.facts.parsers.base import Artefact
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def commands(text: str):
+    art = Artefact(path="app.txt", text=text, node="node1")
+    art.normalise()
+    return command_line.parse(art).facts
+
+
+def test_shared_memory_only_open_mpi_launch_is_read_from_the_real_paste():
+    # openucx/ucx#8746 (harvest case 402): the OSU benchmark run over shared memory only
+    text = (ROOT / "fixtures/harvest/cases/402-healthy-ucx-memlock-message-on-node-without-infiniband/app.txt").read_text()
+    (c,) = commands(text)
+    assert (c.program, c.mpi_shared_memory_only, c.evidence.line) == ("mpirun", True, 1)
+
+
+@pytest.mark.parametrize("cmd", [
+    # Open MPI over UCX, or with a network BTL allowed, or a '^' list (it excludes, so it allows the rest); real
+    # launch lines: NVIDIA/nccl#348 (-mca pml ob1 -mca btl ^openib), NVIDIA/nccl-tests#323 (the same, with tcp options)
+    "mpirun --allow-run-as-root -tag-output  -np 16  -H  192.168.0.138:8,192.168.0.238:8 -bind-to none -map-by slot -mca pml ob1 -mca btl ^openib -x NCCL_SOCKET_IFNAME=eth1 -x CUDA_DEVICE_ORDER=PCI_BUS_ID all_reduce_perf -g 1 -t 1",
+    "mpirun -n 2 --mca pml ucx --mca btl sm,self osu_bcast",
+    "mpirun -n 2 --mca pml ob1 --mca btl tcp,self osu_bcast",
+    "mpirun -n 2 --mca btl sm,self osu_bcast",
+])
+def test_launches_that_allow_a_network_transport(cmd):
+    (c,) = commands(cmd + "\n")
+    assert c.mpi_shared_memory_only is False
