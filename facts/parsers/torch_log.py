@@ -119,7 +119,8 @@ class TorchNcclError(Fact):
 
 # one of these is in every match of tl.DETECT
 _DETECT_KEYS = ("ProcessGroupNCCL", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
-                "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:")
+                "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:",
+                "NCCL error: ")
 
 
 def detect(head: str) -> bool:

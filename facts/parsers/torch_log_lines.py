@@ -26,6 +26,11 @@ DETECT = re.compile(
     # NCCL's messages as PyTorch forwards them or people paste them (torch_nccl_forwarded)
     r"|^Duplicate GPU detected : rank \d|^Failed to \w+ NVLink SHARP \(NVLS\)|^Last error:"  # at a line start: not NCCL's own WARN line
     r"|DataLoader worker \(pid \d+\) is killed by signal: "
+    # NCCL's ncclGetErrorString() raised by a Python wrapper of NCCL, vLLM's and SGLang's
+    # pynccl_wrapper.py NCCL_CHECK: raise RuntimeError(f"NCCL error: {error_str}") (vLLM docs, troubleshooting):
+    # RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)
+    # RuntimeError: NCCL error: remote process exited or there was a network error
+    r"|NCCL error: (?:unhandled (?:cuda|system) error|internal error|invalid (?:argument|usage)|remote process exited)"
     # DeepSpeed's logger (deepspeed/utils/logging.py: "[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] "),
     # its time stripped by facts/lines.py or left out in a paste (EleutherAI/gpt-neox#990):
     # [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented

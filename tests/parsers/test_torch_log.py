@@ -294,3 +294,14 @@ def test_dataloader_worker_killed_by_a_signal():
     assert torch_log.detect(bus)
     [w] = [f for f in torch_log.parse(Artefact(path="b.log", node="n", text=bus)).facts if f.kind == "dataloader_worker_killed"]
     assert w.signal == "Bus error"
+
+
+def test_nccl_error_raised_by_a_python_wrapper_of_nccl():
+    # vLLM's (and SGLang's) pynccl_wrapper.py NCCL_CHECK: raise RuntimeError(f"NCCL error: {error_str}");
+    # the line is vLLM's troubleshooting docs', verbatim
+    line = "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)\n"
+    assert torch_log.detect(line)
+    (e,) = of(parse_text(line), "torch_nccl_error")
+    assert (e.nccl_error, e.nccl_version) == ("ncclSystemError", None)
+    # near miss: "NCCL error:" followed by no text of ncclGetErrorString() is not this form
+    assert not torch_log.detect("RuntimeError: NCCL error: something else\n")
