@@ -20,7 +20,7 @@ from typing import Any
 from stethoscope.facts.live.prom import Series
 from stethoscope.facts.model import Evidence, Fact
 from stethoscope.facts.parsers.gpu_state_facts import (
-    GpuClockReason, GpuEccCount, GpuInfo, GpuPcieLink, GpuPower, GpuRowRemap, GpuTemperature,
+    GpuClockReason, GpuEccCount, GpuInfo, GpuPcieLink, GpuPower, GpuRetiredPages, GpuRowRemap, GpuTemperature,
 )
 from stethoscope.facts.parsers.kernel_log_facts import XidEvent
 
@@ -99,10 +99,11 @@ def _labels(s: Series) -> str:
 
 
 def gpu_state_facts(fam: dict[str, list[Series]], out: LiveFacts) -> None:
-    """Temperature, power, ECC, row remapping, PCIe replays and identity, one fact per GPU."""
+    """Temperature, power, ECC, row remapping, retired pages, PCIe replays and identity, one fact per GPU."""
     by = {key: _gpus(fam.get(key, []), out) for key in (
         "gpu_temp", "memory_temp", "power", "remap_unc", "remap_corr", "remap_failure",
-        "remap_pending", "pcie_replay", "slowdown_temp", "mem_max_op_temp", "power_limit", *ECC)}
+        "remap_pending", "retired_sbe", "retired_dbe", "retired_pending", "pcie_replay", "slowdown_temp",
+        "mem_max_op_temp", "power_limit", *ECC)}
 
     def last(key: str, gpu_key: tuple[str, str]) -> float | None:
         s = by[key].get(gpu_key)
@@ -131,6 +132,14 @@ def gpu_state_facts(fam: dict[str, list[Series]], out: LiveFacts) -> None:
                 failure=None if vals["remap_failure"] is None else vals["remap_failure"] > 0,
                 uncorrectable_rows=None if vals["remap_unc"] is None else int(vals["remap_unc"]),
                 correctable_rows=None if vals["remap_corr"] is None else int(vals["remap_corr"]))
+    retired_keys = ("retired_pending", "retired_sbe", "retired_dbe")  # fields 392, 390, 391: as nvidia-smi -q's Retired Pages
+    for node, gpu in set().union(*(by[k] for k in retired_keys)):
+        s = next(by[k][(node, gpu)] for k in retired_keys if (node, gpu) in by[k])
+        pending, sbe, dbe = (last(k, (node, gpu)) for k in retired_keys)
+        out.add(GpuRetiredPages, node, s.evidence(), gpu, pci_bus_id=gpu,
+                pending=None if pending is None else pending > 0, sbe_pages=None if sbe is None else int(sbe),
+                dbe_pages=None if dbe is None else int(dbe),
+                retired_pages=None if sbe is None or dbe is None else int(sbe) + int(dbe))
     for (node, gpu), s in by["pcie_replay"].items():
         out.add(GpuPcieLink, node, s.evidence(), gpu, pci_bus_id=gpu, replay_counter=int(s.last[1]))
 

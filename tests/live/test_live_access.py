@@ -37,7 +37,7 @@ TOKEN, TENANT = "tok-7f3a9c", "team-a"
 #: the recording's faults, and (information, fleet-wide) its exporters of two versions: node1
 #: reports CLOCKS_EVENT_REASONS and hostname, node2 and node3 the older names
 INCIDENT = {("ecc_uncorrectable", "node2"), ("gpu_fell_off_bus", "node1"), ("gpu_thermal_slowdown", "node2"),
-            ("ib_port_down", "node3"), ("monitoring_exporter_versions_mixed", "*")}
+            ("row_remap_pending", "node2"), ("ib_port_down", "node3"), ("monitoring_exporter_versions_mixed", "*")}
 
 
 def _ssl(*args: str, cwd: Path) -> None:

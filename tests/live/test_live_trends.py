@@ -34,7 +34,11 @@ def test_summaries_give_slope_limit_and_times(live):
     by = {f.rule: f for f in live.findings}
     hot = by["gpu_temp_rising_to_limit"]
     assert hot.cause == "gpu_overheating" and hot.severity == "warning"
-    assert "rose 24.0 C/h to 84.0, 6.0 below its limit 90.0 (DCGM_FI_DEV_SLOWDOWN_TEMP)" in hot.summary
+    # node8's GPU and its HBM both climb: one finding, both series as evidence, the summary of one of them
+    assert ("rose 24.0 C/h to 84.0, 6.0 below its limit 90.0 (DCGM_FI_DEV_SLOWDOWN_TEMP)" in hot.summary
+            or "rose 24.04 C/h to 90.0, 5.0 below its limit 95.0 (DCGM_FI_DEV_MEM_MAX_OP_TEMP)" in hot.summary)
+    assert {m for m in ("DCGM_FI_DEV_GPU_TEMP{", "DCGM_FI_DEV_MEMORY_TEMP{") if any(m in e.text for e in hot.evidence)} == {
+        "DCGM_FI_DEV_GPU_TEMP{", "DCGM_FI_DEV_MEMORY_TEMP{"}
     cap = by["gpu_power_pinned_clocks_falling"]
     assert cap.cause == "gpu_power_cap_throttle" and "700.0 W limit" in cap.summary and "1980.0 -> 1600.0 MHz" in cap.summary
     assert "600.0 per hour" in by["ecc_correctable_storm"].summary
