@@ -94,6 +94,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
             if folder.name in ("torch_log", "nccl_log", "nccl_tests", "nccl_channels", "nccl_net_oob", "nccl_nvls") and "NCCL INFO" in head:
                 # parsers of single NCCL line families (rings/trees, OOB address, NVLS) read the same logs
                 allowed |= {"nccl_log", "torch_log", "nccl_tests", "nccl_channels", "nccl_net_oob", "nccl_nvls"}
+            if folder.name == "mlx5_core_log":  # the ConnectX driver's lines are kernel log lines, dmesg-stamped
+                allowed.add("kernel_log")
             # a paste often starts with the command that made it ("$ docker run ...", "torchrun ...")
             allowed.add("command_line")
             assert claimed <= allowed | ({"kernel_log"} if "NVRM" in head else set()), f"{f.relative_to(ROOT)}: {claimed}"

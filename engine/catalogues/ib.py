@@ -34,7 +34,10 @@ def event_facts(facts: list[Fact]) -> list[Fact]:
 def status_facts(facts: list[Fact]) -> list[Fact]:
     table = knowledge.load(STATUSES)
     given = {f.status for f in facts if f.kind == "ib_wc_status_catalogue_entry"}  # type: ignore[attr-defined]
-    codes = sorted({f.error for f in facts if f.kind == "nccl_rdma_completion_error"} - given)  # type: ignore[attr-defined]
+    # NCCL's completion WARNs and the kernel's own (mlx5 "WC error: %d"): one numbering, ib_wc_status's
+    seen = {f.error for f in facts if f.kind == "nccl_rdma_completion_error"}  # type: ignore[attr-defined]
+    seen |= {f.status for f in facts if f.kind == "kernel_ib_completion_error"}  # type: ignore[attr-defined]
+    codes = sorted(seen - given)
     out: list[Fact] = []
     for code in codes:
         s = table.entry(code)

@@ -1,15 +1,31 @@
-"""Kernel log lines of the ConnectX driver (``mlx5_core``): firmware commands that failed.
+"""Kernel log lines of the ConnectX driver (``mlx5_core``, ``mlx5_ib``): firmware commands that
+failed, the HCA's health poller declaring it in error, RDMA work completions that failed.
 
 Sample content (leptonai/gpud#1164, journald; the mlx5 driver's ``mlx5_cmd_out_err`` /
 older ``mlx5_cmd_check`` message, prefixed by ``mlx5_core_err``'s ``func:line:(pid N): ``)::
 
     Dec 02 09:56:04 node1 kernel: mlx5_core 0000:d2:00.0: mlx5_cmd_out_err:838:(pid 1441871): ACCESS_REG(0x805) op_mod(0x1) failed, status bad operation(0x2), syndrome (0x9a6171), err(-22)
 
+The health poller (drivers/net/ethernet/mellanox/mlx5/core/health.c, through
+``mlx5_core_err``'s ``func:line:(pid N): `` prefix) and the RDMA driver's failed completions
+(drivers/infiniband/hw/mlx5/cq.c, ``mlx5_ib_warn``/``mlx5_ib_log``: ``infiniband <ibdev>: func:line:(pid N): ``;
+before 4.x ``<ibdev>:func:line:(pid N): ``); real lines from the Linux kernel's own commit
+messages and linux-rdma/netdev reports (no even-numbered issue thread quotes them)::
+
+    [  204.791017] mlx5_core 0000:41:00.0: poll_health:478:(pid 0): Fatal error 1 detected
+    [  131.239013] mlx5_core 0000:41:00.1: poll_health:471:(pid 0): device's health compromised - reached miss count
+    [  131.239056] mlx5_core 0000:41:00.1: print_health_info:421:(pid 0): synd 0x10: High temperature
+    [166755.330649] infiniband mlx5_0: mlx5_handle_error_cqe:333:(pid 0): WC error: 10, message: remote access error
+    infiniband rocep8s0f0: dump_cqe:277:(pid 0): WC error: 6, Message: memory bind operation error
+
 The line is found under any prefix (dmesg stamps, syslog, journald, Talos); the kernel log
-parser reads the same file for NVIDIA's and the PCIe lines. Facts: ``mlx5_cmd_failed``, one
-per line, with the command, its opcode, ``op_mod`` (for ACCESS_REG 1 is a read, 0 a write),
-the firmware's status and syndrome, and the HCA's PCI bus id. A log without such lines
-yields nothing.
+parser reads the same file for NVIDIA's, the PCIe and the host's lines. Facts:
+``mlx5_cmd_failed``, one per line, with the command, its opcode, ``op_mod`` (for ACCESS_REG 1
+is a read, 0 a write), the firmware's status and syndrome, and the HCA's PCI bus id;
+``mlx5_health_event`` (the health poller's fatal error, missed health counter, "Health issue
+observed" or failed recovery, with the syndrome text of the ``synd`` line that follows);
+``kernel_ib_completion_error`` (``WC error: <ib_wc_status>, Message: <ib_wc_status_msg>``, the
+same numbering as libibverbs' ibv_wc_status). A log without such lines yields nothing.
 """
 from __future__ import annotations
 
@@ -27,6 +43,31 @@ _CMD = re.compile(
     r"mlx5_core (?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?:(?P<func>\w+):\d+:\(pid \d+\): )?"
     r"(?P<cmd>[A-Z0-9_]+)\(0x(?P<opcode>[0-9a-fA-F]+)\) op_mod\(0x(?P<op_mod>[0-9a-fA-F]+)\) failed, "
     r"status (?P<status>[^(,]+?)\(0x(?P<status_code>[0-9a-fA-F]+)\), syndrome \(0x(?P<syndrome>[0-9a-fA-F]+)\)"
+)
+_BDF = r"(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
+# health.c poll_health / print_health_info / health_recover (mlx5_core_err, mlx5_log):
+#   "Fatal error %u detected\n" (%u: enum mlx5_sensor: 1 PCI communication lost, 2 PCI error,
+#   3 NIC disabled, 4 NIC software reset, 5 firmware syndrome ready for reset)
+#   "device's health compromised - reached miss count\n" (the firmware stopped its health counter)
+#   "Health issue observed, %s, severity(%d) %s:\n" (5.17+: hsynd_str, the syslog level of the event)
+#   "health recovery failed\n", "health recovery flow aborted, PCI reads still not working\n"
+# mlx5_core 0000:41:00.0: poll_health:478:(pid 0): Fatal error 1 detected
+# mlx5_core 0000:41:00.1: poll_health:471:(pid 0): device's health compromised - reached miss count
+# mlx5_core 0000:41:00.0: health recovery flow aborted, PCI reads still not working
+_HEALTH = re.compile(
+    r"mlx5_core " + _BDF + r": (?:\w+:\d+:\(pid \d+\): |\w+:\S*: )?(?:Fatal error (?P<fatal>\d+) detected"
+    r"|(?P<missed>device's health compromised - reached miss count)"
+    r"|Health issue observed, (?P<issue>[^,]*), severity\((?P<sev>\d+)\)"
+    r"|(?P<recovery>health recovery (?:failed|flow aborted\b.*)))"
+)
+# mlx5_core 0000:41:00.1: print_health_info:421:(pid 0): synd 0x10: High temperature   (read with the event above it)
+_SYND = re.compile(r"mlx5_core " + _BDF + r": (?:\w+:\d+:\(pid \d+\): )?synd 0x(?P<synd>[0-9a-fA-F]+): (?P<text>.+)")
+# infiniband mlx5_4: mlx5_handle_error_cqe:332:(pid 0): WC error: 4, Message: local protection error
+# infiniband rocep8s0f0: dump_cqe:277:(pid 0): WC error: 6, Message: memory bind operation error
+#   cq.c: mlx5_ib_warn(dev, "WC error: %d, Message: %s\n", wc->status, ib_wc_status_msg(wc->status))
+_WC = re.compile(
+    r"(?:infiniband (?P<dev>[\w.-]+): |(?P<olddev>mlx5_\d+):)(?P<func>\w+):\d+:\(pid \d+\): "
+    r"WC error: (?P<status>\d+), [Mm]essage: (?P<text>[^\r\n]+)"
 )
 # Dec 02 09:56:04 node1 kernel: ...   /   2025-12-02T09:56:04+0000 node1 kernel: ...
 _HOST = re.compile(r"^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) (?P<host>\S+) kernel: ")
@@ -49,22 +90,51 @@ class Mlx5CmdFailed(Fact):
     function: str | None = None  # "mlx5_cmd_out_err"
 
 
+@fact_kind
+class Mlx5HealthEvent(Fact):
+    """The ConnectX driver's health poller found the HCA in error: ``Fatal error 1 detected``,
+    ``device's health compromised - reached miss count``, ``Health issue observed, ...``, or the
+    recovery after it failed. The device is reset or lost; every connection on it breaks."""
+
+    kind: Literal["mlx5_health_event"] = "mlx5_health_event"
+    pci_bus_id: str
+    #: fatal_error, health_compromised, health_issue, recovery_failed
+    event: str
+    fatal: bool  # all but a "Health issue observed" of a syslog severity below error (4 and up)
+    sensor: int | None = None  # "Fatal error 1": 1 PCI communication lost, 2 PCI error, 3 NIC disabled, 4 NIC reset, 5 firmware
+    syndrome: str | None = None  # "High temperature", "unrecoverable hardware error" (the synd line, or the issue's)
+    message: str
+
+
+@fact_kind
+class KernelIbCompletionError(Fact):
+    """``infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 12, Message: transport
+    retry counter exceeded``: an RDMA work request of a kernel user (NVMe-oF, iSER, SRP, NFS over
+    RDMA, IPoIB) completed in error on this HCA."""
+
+    kind: Literal["kernel_ib_completion_error"] = "kernel_ib_completion_error"
+    device: str  # the RDMA device: "mlx5_0", "rocep8s0f0"
+    status: int  # enum ib_wc_status, numbered as libibverbs' ibv_wc_status
+    status_text: str  # ib_wc_status_msg(): "transport retry counter exceeded"
+    function: str | None = None
+
+
 def detect(head: str) -> bool:
-    return "mlx5_core " in head and " failed, status " in head and bool(_CMD.search(head))
+    if "mlx5_core " in head and " failed, status " in head and _CMD.search(head):
+        return True
+    if "mlx5_core " in head and _HEALTH.search(head):
+        return True
+    return "WC error: " in head and bool(_WC.search(head))
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
-    for n, line in iter_lines(_CMD, artefact):
-        m = _CMD.search(line)
-        bus = try_pci_bus_id(m["bdf"])
-        if bus is None:
-            fb.error(n, f"mlx5_core: unreadable PCI address {m['bdf']!r}")
-            continue
-        host = _HOST.match(line)
+    _health(artefact, fb, result)
+    _completions(artefact, fb, result)
+    for n, line, m, bus in _device_lines(_CMD, artefact, fb):
         op_mod = int(m["op_mod"], 16)
-        fb.add(Mlx5CmdFailed, n, node=artefact.node_for(host["host"] if host else None), pci_bus_id=bus,
+        fb.add(Mlx5CmdFailed, n, node=_node(artefact, line), pci_bus_id=bus,
                command=m["cmd"], opcode=int(m["opcode"], 16), op_mod=op_mod,
                register_read=m["cmd"] == "ACCESS_REG" and op_mod == 1, status=m["status"].strip(),
                status_code=int(m["status_code"], 16), syndrome=f"0x{m['syndrome'].lower()}", function=m["func"])
@@ -72,6 +142,47 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
+def _node(artefact: Artefact, line: str) -> str:
+    host = _HOST.match(line)
+    return artefact.node_for(host["host"] if host else None)
+
+
+def _device_lines(pattern: re.Pattern[str], artefact: Artefact, fb: FactBuilder):
+    """(line number, line, match, PCI bus id) of each ``mlx5_core <bdf>: `` line ``pattern`` reads."""
+    for n, line in iter_lines(pattern, artefact):
+        m = pattern.search(line)
+        bus = try_pci_bus_id(m["bdf"])
+        if bus is None:
+            fb.error(n, f"mlx5_core: unreadable PCI address {m['bdf']!r}")
+            continue
+        yield n, line, m, bus
+
+
+def _health(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    lines = artefact.lines
+    for n, line, m, bus in _device_lines(_HEALTH, artefact, fb):
+        syndrome = m["issue"]
+        for k in range(n, min(n + 16, len(lines))):  # print_health_info's "synd" line follows the event
+            s = _SYND.search(lines[k])
+            if s is not None and s["bdf"] == m["bdf"]:
+                syndrome = syndrome or s["text"].strip()
+                break
+        event = ("fatal_error" if m["fatal"] else "health_compromised" if m["missed"]
+                 else "health_issue" if m["issue"] is not None else "recovery_failed")
+        fb.add(Mlx5HealthEvent, n, node=_node(artefact, line), pci_bus_id=bus, event=event,
+               fatal=event != "health_issue" or int(m["sev"]) <= 3, sensor=int(m["fatal"]) if m["fatal"] else None,
+               syndrome=syndrome, message=line[m.start():].strip())
+        result.lines_used += 1
+
+
+def _completions(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    for n, line in iter_lines(_WC, artefact):
+        m = _WC.search(line)
+        fb.add(KernelIbCompletionError, n, node=_node(artefact, line), device=m["dev"] or m["olddev"],
+               status=int(m["status"]), status_text=m["text"].strip(), function=m["func"])
+        result.lines_used += 1
+
+
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_CMD,)
+SIGNATURES = (_CMD, _HEALTH, _WC)

@@ -1,0 +1,115 @@
+"""Host faults in the kernel log (kernel_log_host via kernel_log) and the ConnectX driver's
+health and completion lines (mlx5_core_log): real lines from public threads, table-driven,
+under dmesg, dmesg -T and journald prefixes, with near misses that must stay unread."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import kernel_log, mlx5_core_log
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
+
+PREFIXES = ("", "[  265.311275] ", "[Mon Jan  8 10:00:01 2024] ", "Jan  8 10:00:01 node1 kernel: ",
+            "2024-01-08T10:00:01+0000 node1 kernel: ")
+
+# (real message, kind, field, value): each line as a public thread or the kernel's own report quotes it
+HOST_LINES = [
+    ("NETDEV WATCHDOG: eth0 (ftgmac100): transmit queue 0 timed out", "netdev_tx_timeout", "interface", "eth0"),
+    ("NETDEV WATCHDOG: eth2 (igb): transmit queue 5 timed out", "netdev_tx_timeout", "queue", 5),
+    ("r8125 0000:22:04.0 eth4: NETDEV WATCHDOG: CPU: 3: transmit queue 0 timed out 5010 ms", "netdev_tx_timeout", "interface", "eth4"),
+    ("nvme nvme1: I/O 775 QID 2 timeout, aborting", "storage_io_error", "event", "io_timeout"),
+    ("nvme nvme2: I/O 0 QID 0 timeout, reset controller", "storage_io_error", "device", "nvme2"),
+    ("nvme nvme2: Device not ready; aborting reset", "storage_io_error", "event", "controller_down"),
+    ("nvme nvme2: Removing after probe failure status: -19", "storage_io_error", "event", "controller_removed"),
+    ("EXT4-fs error (device sda2): __ext4_find_entry:1612: inode #187700: comm cleanup: reading directory lblock 0", "storage_io_error", "event", "fs_error"),
+    ("EXT4-fs (sda2): I/O error while writing superblock", "storage_io_error", "event", "fs_io_error"),
+    ("EXT4-fs warning (device dm-1): ext4_end_bio:316: I/O error -19 writing to inode 10223621 (offset 50331648 size 6148096 starting block 14409150)", "storage_io_error", "device", "dm-1"),
+    ("XFS (dm-0): xfs_log_force: error -5 returned.", "storage_io_error", "event", "fs_io_error"),
+    ("XFS (sdb6): log I/O error -5", "storage_io_error", "device", "sdb6"),
+    ("XFS (dm-7): metadata I/O error: block 0x280000010 (\"xlog_bread_noalign\") error 5 numblks 8", "storage_io_error", "event", "fs_io_error"),
+    ("XFS (xvdb): Log I/O Error Detected.  Shutting down filesystem", "storage_io_error", "event", "fs_shutdown"),
+    ("XFS (sdb6): Filesystem has been shut down due to log error (0x2).", "storage_io_error", "event", "fs_shutdown"),
+    ("XFS (nbd0): Metadata corruption detected at xfs_dinode_verify.part.0+0x172/0x640 [xfs], inode 0x14506b6d dinode", "storage_io_error", "event", "fs_corruption"),
+    ("mce: [Hardware Error]: Machine check events logged", "host_hardware_error", "source", "mce"),
+    ("EDAC MC1: 262 CE memory read error on CPU_SrcID#0_Ha#0_Chan#1_DIMM#0 (channel:1 slot:0 page:0x2031c14 offset:0x940 grain:32 syndrome:0x0 -  OVERFLOW area:DRAM err_code:0001:0091 socket:0 ha:0 channel_mask:2 rank:1)", "host_hardware_error", "count", 262),
+    ("EDAC MC0: 4 CE error on CPU#0Channel#2_DIMM#0 (channel:2 slot:0 page:0x0 offset:0x0 grain:8 syndrome:0x0)", "host_hardware_error", "location", "CPU#0Channel#2_DIMM#0"),
+]
+
+# lines of the same drivers that report no fault (or only detail one): left unread
+NEAR_MISSES = [
+    "nvme nvme1: Abort status: 0x6",
+    "XFS (vda4): Mounting V5 Filesystem",
+    "XFS (vda4): Ending clean mount",
+    "EXT4-fs (sdb): mounted filesystem 0a1b6d61-93f8-486f-9f08-0f5af0d65db8 r/w with ordered data mode. Quota mode: none.",
+    "EDAC sbridge MC1: HANDLING MCE MEMORY ERROR",
+    "EDAC MC0: Giving out device to module sb_edac controller Haswell SrcID#0_Ha#0: DEV 0000:7f:12.0 (INTERRUPT)",
+    "mlx5_core 0000:08:00.0 ens1: Link up",
+]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize(("line", "kind", "field", "value"), HOST_LINES)
+def test_host_fault_lines(prefix, line, kind, field, value):
+    text = prefix + line + "\n"
+    assert kernel_log.detect(text)
+    r = kernel_log.parse(Artefact(path="k.log", text=text, node="n1"))
+    (f,) = [f for f in r.facts if f.kind == kind]
+    assert getattr(f, field) == value
+    assert f.evidence.line == 1 and line in f.evidence.text
+    assert f.node == ("node1" if "node1" in prefix else "n1")
+
+
+@pytest.mark.parametrize("line", NEAR_MISSES)
+def test_near_misses_make_no_fact(line):
+    r = kernel_log.parse(Artefact(path="k.log", text="[  265.311275] " + line + "\n", node="n1"))
+    assert r.facts == []
+
+
+def test_edac_detail_lines_are_left_and_the_ce_line_read():
+    r = kernel_log.parse(Artefact(path="e.log", text=(FIX / "kernel_log" / "scicomp66_dmesg_T_edac_ce.log").read_text(), node="dunkel"))
+    (f,) = r.facts
+    assert (f.source, f.corrected, f.count, f.memory_controller, f.evidence.line) == ("edac", True, 262, "MC1", 7)
+    assert f.timestamp == "Mon Oct  3 13:52:42 2022"
+
+
+def test_mlx5_health_fatal_error_and_its_syndrome():
+    text = ("[  204.791017] mlx5_core 0000:41:00.0: poll_health:478:(pid 0): Fatal error 1 detected\n"
+            "[  204.791023] mlx5_core 0000:41:00.0: print_health_info:410:(pid 0): assert_var[0] 0xffffffff\n"
+            "[  204.791044] mlx5_core 0000:41:00.0: print_health_info:421:(pid 0): synd 0xff: unrecognized error\n")
+    assert mlx5_core_log.detect(text)
+    (h,) = mlx5_core_log.parse(Artefact(path="m.log", text=text, node="n1")).facts
+    assert (h.pci_bus_id, h.event, h.fatal, h.sensor, h.syndrome) == ("0000:41:00.0", "fatal_error", True, 1, "unrecognized error")
+
+
+@pytest.mark.parametrize(("line", "event", "fatal"), [
+    ("mlx5_core 0000:41:00.1: poll_health:471:(pid 0): device's health compromised - reached miss count", "health_compromised", True),
+    ("mlx5_core 0000:41:00.0: health recovery flow aborted, PCI reads still not working", "recovery_failed", True),
+    ("mlx5_core 0000:41:00.0: print_health_info:430:(pid 0): Health issue observed, High temperature, severity(4) WARNING:", "health_issue", False),
+    ("mlx5_core 0000:41:00.0: print_health_info:430:(pid 0): Health issue observed, firmware internal error, severity(1) ALERT:", "health_issue", True),
+])
+def test_mlx5_health_forms(line, event, fatal):
+    (h,) = mlx5_core_log.parse(Artefact(path="m.log", text="[  131.239013] " + line + "\n", node="n1")).facts
+    assert (h.event, h.fatal) == (event, fatal)
+
+
+@pytest.mark.parametrize(("line", "device", "status", "text"), [
+    ("infiniband mlx5_4: mlx5_handle_error_cqe:332:(pid 0): WC error: 4, Message: local protection error", "mlx5_4", 4, "local protection error"),
+    ("infiniband mlx5_0: mlx5_handle_error_cqe:333:(pid 0): WC error: 10, message: remote access error", "mlx5_0", 10, "remote access error"),
+    ("infiniband rocep8s0f0: dump_cqe:277:(pid 0): WC error: 6, Message: memory bind operation error", "rocep8s0f0", 6, "memory bind operation error"),
+])
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_kernel_wc_error_forms(prefix, line, device, status, text):
+    body = prefix + line + "\n"
+    assert mlx5_core_log.detect(body)
+    (e,) = mlx5_core_log.parse(Artefact(path="m.log", text=body, node="n1")).facts
+    assert (e.kind, e.device, e.status, e.status_text) == ("kernel_ib_completion_error", device, status, text)
+
+
+def test_mlx5_debug_and_dump_lines_are_not_completion_errors():
+    text = ("[ 4929.694628] infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9\n"
+            "[  408.380181] infiniband mlx5_0: dump_cqe:272:(pid 0): dump error cqe\n")
+    assert not mlx5_core_log.detect(text)
+    assert mlx5_core_log.parse(Artefact(path="m.log", text=text, node="n1")).facts == []
