@@ -396,3 +396,21 @@ def test_a_sign_steth_cannot_judge_is_no_evidence_of_health(ruleset, tmp_path):
     (bundle / "nvml.txt").write_text("NVML:Unable to retrieve Nvlink information as all links are inActive\n")
     rep = diagnose_bundle(bundle, ruleset)
     assert rep.verdict == "inconclusive" and "could not judge" in (rep.reason or "")
+
+
+def test_a_failure_said_only_by_the_logger_level_a_wrapper_carried_is_read(ruleset, tmp_path):
+    # DeepSpeed's launcher logs a rank's non-zero exit at ERROR level; facts/lines.py takes the
+    # '[date] [ERROR] ' logger prefix off, and the message left ('... exits with return code = 1')
+    # says no failure word: the unread-failure scan reads the raw line too (was INCONCLUSIVE,
+    # 'recognised but not read')
+    b = tmp_path / "bundle"
+    b.mkdir()
+    (b / "launcher.log").write_text(
+        "[2024-03-01 10:00:00,123] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 1234\n"
+        "[2024-03-01 10:00:00,123] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'train.py', "
+        "'--local_rank=7'] exits with return code = 1\n")
+    rep = diagnose_bundle(b, ruleset, jobs=1)
+    assert rep.verdict == "faulty", rep.reason
+    top = rep.findings[0]
+    assert "exits with return code = 1" in top.summary and top.evidence[0].line == 2
+    assert top.evidence[0].text.startswith("[2024-03-01 10:00:00,123] [ERROR]")  # the line as read

@@ -159,22 +159,35 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
     other readers' SIGNATURES: an nccl-tests footer is its reader's) claims. The caller asks
     only for files whose readers found no error: there such a line is the only sign of the failure."""
     result = ParseResult()
-    if _FAILURE_ANY.search(artefact.text) is None:
+    # a wrapper facts/lines.py took off may have been the only failure word: a logger's level
+    # ("[2024-03-01 10:00:00,123] [ERROR] [launch.py:321:sigkill_handler] [...] exits with return
+    # code = 1", DeepSpeed's launcher) or a launcher's stderr tag; the raw lines are read too
+    raw = artefact.raw_text
+    raw_hit = raw is not None and _FAILURE_ANY.search(raw) is not None
+    if _FAILURE_ANY.search(artefact.text) is None and not raw_hit:
         return result
     owned = [re.compile(o) if isinstance(o, str) else o for o in owners]
     b = FactBuilder(artefact, result)
     lines = artefact.lines
     done: set[int] = set()
+
+    def take(line: int, text: str) -> None:
+        message = text.strip()
+        if any(o.search(text) for o in owned):
+            return
+        if message and line not in done and line + artefact.line_offset not in cited:
+            done.add(line)
+            b.add(TextErrorLine, line, message=message[:400])
+
     for line, text in iter_lines(FAILURE_WORDS, artefact):
         if text.lstrip().startswith("Traceback (most recent call last)"):
             line = _traceback_end(lines, line)  # the exception's own line says what failed
             text = lines[line - 1]
-        message = text.strip()
-        if any(o.search(text) for o in owned):
-            continue
-        if message and line not in done and line + artefact.line_offset not in cited:
-            done.add(line)
-            b.add(TextErrorLine, line, message=message[:400])
+        take(line, text)
+    if raw_hit:  # normalisation is line for line: a raw line's number is the artefact's
+        for line, _ in iter_lines(FAILURE_WORDS, Artefact(path=artefact.path, text=raw, node=artefact.node)):
+            if line not in done and line <= len(lines) and not lines[line - 1].lstrip().startswith("Traceback"):
+                take(line, lines[line - 1])  # the message is what the line says, its wrapper off
     return result
 
 
