@@ -35,6 +35,16 @@ def test_small_bundle_stays_in_process(monkeypatch):
     assert parse_artefacts(arts, jobs=4, total_bytes=1000).facts
 
 
+def test_default_jobs_leaves_out_the_cores_other_work_keeps_busy(monkeypatch):
+    monkeypatch.delenv("STETH_JOBS", raising=False)
+    monkeypatch.setattr(parse_pool.os, "sched_getaffinity", lambda pid: {0, 1})
+    for load, jobs in ((0.1, 2), (0.4, 2), (0.6, 1), (1.0, 1), (3.5, 1)):
+        monkeypatch.setattr(parse_pool.os, "getloadavg", lambda load=load: (load, load, load))
+        assert parse_pool.default_jobs() == jobs, load
+    monkeypatch.setenv("STETH_JOBS", "2")  # the operator's word wins
+    assert parse_pool.default_jobs() == 2
+
+
 TEXT = "a NCCL INFO x\r\n\n   \nb\nc NCCL INFO y NCCL INFO z\n\t\nlast NCCL INFO"
 
 
