@@ -70,6 +70,13 @@ Root Cause (first observed failure):
     ("loss is nan (ValueError)", "ValueError: loss is nan"),
     ("Loss is NaN (RuntimeError)", "RuntimeError: Loss is NaN, stopping training"),
     ("nan loss", "FloatingPointError: nan loss"),
+    # detectron2 engine/train_loop.py; DeepSpeed's fp16 loss scaler at its minimum
+    ("detectron2 loss NaN", "FloatingPointError: Loss became infinite or NaN at iteration=27!"),
+    ("fp16 loss scale at minimum", "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run."),
+    # torch/csrc/DataLoader.cpp: the worker's SIGBUS handler, the main process's report
+    ("DataLoader shm bus error",
+     "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm)."),
+    ("DataLoader worker Bus error", "RuntimeError: DataLoader worker (pid 325) is killed by signal: Bus error."),
     # src/slurmd/slurmstepd/req.c: "*** %s ON %s CANCELLED AT %s DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***"
     ("slurm JOB node failure",
      "slurmstepd: error: *** JOB 123 ON node12 CANCELLED AT 2024-05-01T10:00:00 DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***"),
@@ -83,6 +90,7 @@ Root Cause (first observed failure):
     ("srun tasks Bus error", "srun: error: node12: tasks 0-7: Bus error"),
     # a shell's report of a child killed by a signal (strsignal + " (core dumped)")
     ("Segmentation fault", "Segmentation fault (core dumped)"),
+    ("shell script Killed", "./train.sh: line 12: 41233 Killed                  python train.py"),
     ("Bus error", "Bus error (core dumped)"),
     ("Illegal instruction", "Illegal instruction (core dumped)"),
     ("Floating point exception", "Floating point exception (core dumped)"),

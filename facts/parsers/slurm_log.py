@@ -17,9 +17,10 @@ Facts (each citing its line):
   ``slurmstepd-<host>`` when the line names it.
 - ``slurm_task_failed``: ``srun: error: <host>: task(s) <ids>: <how>``: ``host``, ``tasks``,
   ``how`` ("Out Of Memory", "Killed", "Exited with exit code 1", "Segmentation fault", ...),
-  ``out_of_memory``.
+  ``out_of_memory``, ``exit_code`` or ``signal`` (strsignal's text) and ``core_dumped``.
 - ``slurm_cancelled``: ``*** JOB|STEP <id> ON <host> CANCELLED AT <time> DUE TO <reason> ***``
-  (``reason``: TIME LIMIT, NODE FAILURE, PREEMPTION, JOB REQUEUE ...); without ``DUE TO`` (a
+  (``reason``: TIME LIMIT, NODE FAILURE, PREEMPTION, JOB REQUEUE, TASK FAILURE, "SIGNAL Terminated";
+  20.11+ add ", SEE SLURMCTLD LOG FOR DETAILS" after NODE FAILURE); without ``DUE TO`` (a
   user's scancel, or srun ending the step after a task failed) it is ``slurm_step_ended``.
 
 - ``slurm_error``: any other ``error:`` line of slurmstepd or srun (never silent).
@@ -49,8 +50,14 @@ _OOM = re.compile(r"^error: Detected (?P<n>\d{1,9}) oom[-_]kill events?(?:\(s\))
 _TASK = re.compile(r"^error: (?P<host>[\w.-]{1,128}): tasks? (?P<tasks>[\d,-]{1,64}): (?P<how>\S[^\n]{0,120}?)\s*$")
 # slurmstepd-gpu20-15: error: *** STEP 9411285.0 ON gpu20-15 CANCELLED AT 2022-05-17T17:58:10 ***
 # slurmstepd: error: *** JOB 1234 ON node01 CANCELLED AT 2024-03-05T10:12:01 DUE TO TIME LIMIT ***
+# src/slurmd/slurmstepd/req.c (_rpc_signal_tasks): "*** %s ON %s CANCELLED AT %s DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR
+# DETAILS ***" (the tail from 20.11; "DUE TO NODE FAILURE ***" before), "DUE to SIGNAL %s" (strsignal: "Terminated"):
+# (no public paste of the NODE FAILURE line was found in an even thread: the form is req.c's, SchedMD/slurm at 284c3b9)
 _CANCEL = re.compile(r"^error: \*\*\* (?P<what>JOB|STEP) (?P<id>[\w.+-]{1,64}) ON (?P<host>[\w.-]{1,128}) CANCELLED AT (?P<at>\S{1,40})"
-                     r"(?: DUE TO (?P<reason>[A-Z][A-Z ]{0,40}?))? \*\*\*")
+                     r"(?: DUE (?:TO|to) (?P<reason>[A-Z][A-Za-z ]{0,40}?)(?:, SEE SLURMCTLD LOG FOR DETAILS)?)? \*\*\*")
+# how a task ended (src/srun/launch.c): "Exited with exit code %d", or strsignal(sig) + " (core dumped)" when it dumped core
+_TASK_EXIT = re.compile(r"^Exited with exit code (?P<code>\d{1,3})$")
+_TASK_CORE = " (core dumped)"
 
 
 @fact_kind
@@ -71,6 +78,10 @@ class SlurmTaskFailed(Fact):
     tasks: str  # "0", "0-7", "3,5"
     how: str  # "Out Of Memory", "Killed", "Exited with exit code 1", "Segmentation fault"
     out_of_memory: bool
+    exit_code: int | None = None  # "Exited with exit code N"
+    signal: str | None = None  # strsignal()'s text of the signal that ended it: "Killed", "Segmentation fault", "Bus error"
+    core_dumped: bool = False
+    killed: bool = False  # SIGKILL ("Killed")
 
 
 @fact_kind
@@ -123,8 +134,13 @@ def parse(artefact: Artefact) -> ParseResult:
         if "oom" in msg[:40] and (o := _OOM.match(msg)) is not None:
             b.add(SlurmOomKill, no, node=node, events=int(o["n"]), step=o["step"])
         elif (t := _TASK.match(msg)) is not None:
+            how = t["how"].rstrip(".")
+            oom = how.lower().startswith("out of memory")
+            e = _TASK_EXIT.match(how)
+            sig = None if (oom or e) else how.removesuffix(_TASK_CORE)
             b.add(SlurmTaskFailed, no, node=artefact.node_for(t["host"]), host=t["host"], tasks=t["tasks"],
-                  how=t["how"].rstrip("."), out_of_memory=t["how"].lower().startswith("out of memory"))
+                  how=how, out_of_memory=oom, exit_code=int(e["code"]) if e else None, signal=sig,
+                  core_dumped=how.endswith(_TASK_CORE), killed=sig == "Killed")
         elif (c := _CANCEL.match(msg)) is not None:
             fields = dict(what=c["what"], job_id=c["id"], host=c["host"], at=c["at"])
             if c["reason"]:

@@ -18,8 +18,16 @@ code ``-N`` is the child killed by signal N (Lib/subprocess.py, ``Popen.returnco
 
     [2023-05-15 13:14:32,960] [ERROR] [launch.py:434:sigkill_handler] ['/local_disk0/.ephemeral_nfs/envs/pythonEnv-c66e8a02-c787-4491-88b1-1fdcfab3b412/bin/python', '-u', '-m', 'training.trainer', '--local_rank=0', ..., '--lr', '5e-6'] exits with return code = -9    (databrickslabs/dolly#166)
 
+A shell reports a child that a signal killed with strsignal()'s text (bash's jobs.c: the
+signal's description, `` (core dumped)`` when it dumped core; a script's report is prefixed
+``<script>: line <n>: <pid> `` and followed by the command). Samples (real; the FAILURE_WORDS
+lines of unrecognised_text, which this reader now explains)::
+
+    ./clean_wav.sh: line 26:  6499 Aborted    (santi-pdp/segan#40)
+    Illegal instruction (core dumped)
+
 Facts: ``launched_process_killed`` per child killed by a signal (its name and number, the
-command as printed, the launcher's form). A non-zero exit status (a non-negative return code)
+command as printed, the launcher's form: ``shell`` for a shell's report, ``core_dumped``). A non-zero exit status (a non-negative return code)
 says only that the child failed, which the rest of the log explains; it is not read here.
 Empty input, or no such message: nothing.
 """
@@ -44,6 +52,18 @@ _DIED = re.compile(
 _DS_EXIT = re.compile(r"(?:(?P<cmd>\[['\"][^\n]{0,4000}?\]) )?exits with return code = -(?P<num>\d{1,3})\s*$", re.M)
 
 
+# a shell's report of a child killed by a signal (strsignal's text; the signals that end a job's process on their own):
+# Illegal instruction (core dumped)
+# ./train.sh: line 12: 41233 Killed                  python train.py
+_SHELL_SIGNALS = {"Segmentation fault": 11, "Bus error": 7, "Illegal instruction": 4, "Floating point exception": 8,
+                  "Aborted": 6, "Killed": 9}
+_SIG = r"(?P<sig{n}>Segmentation fault|Bus error|Illegal instruction|Floating point exception|Aborted|Killed)(?P<core{n}>[ \t]+\(core dumped\))?"
+SHELL_REPORT = re.compile(
+    r"^[ \t]*(?:[^\s:]{1,300}: line \d{1,7}: +\d{1,9} " + _SIG.format(n=1) + r"(?:[ \t]+(?P<cmd>\S[^\n]{0,500}?))?"
+    r"|" + _SIG.format(n=2) + r")[ \t]*\r?$", re.M)
+
+
+
 @fact_kind
 class LaunchedProcessKilled(Fact):
     """A process a Python launcher started was killed by a signal (CalledProcessError, DeepSpeed's launcher)."""
@@ -52,12 +72,14 @@ class LaunchedProcessKilled(Fact):
     signal: str | None = None  # "SIGKILL"; None for a number without a name
     signum: int  # 9
     command: str  # the command as the launcher printed it ("" where its line names none)
-    launcher: str = "CalledProcessError"  # whose message: "CalledProcessError", "deepspeed"
+    launcher: str = "CalledProcessError"  # whose message: "CalledProcessError", "deepspeed", "shell"
+    core_dumped: bool = False  # the shell's " (core dumped)"
 
 
 def detect(head: str) -> bool:
     return ("' died with " in head and _DIED.search(head) is not None) \
-        or ("exits with return code = -" in head and _DS_EXIT.search(head) is not None)
+        or ("exits with return code = -" in head and _DS_EXIT.search(head) is not None) \
+        or (any(k in head for k in _SHELL_SIGNALS) and SHELL_REPORT.search(head) is not None)
 
 
 def _signal_name(num: int) -> str | None:
@@ -79,8 +101,13 @@ def parse(artefact: Artefact) -> ParseResult:
         num = int(m["num"])
         fb.add(LaunchedProcessKilled, n, signal=_signal_name(num), signum=num, command=m["cmd"] or "",
                launcher="deepspeed")
+    for n, m in iter_matches(SHELL_REPORT, artefact):
+        result.lines_used += 1
+        num = _SHELL_SIGNALS[m["sig1"] or m["sig2"]]
+        fb.add(LaunchedProcessKilled, n, signal=_signal_name(num), signum=num, command=m["cmd"] or "", launcher="shell",
+               core_dumped=(m["core1"] or m["core2"]) is not None)
     return result
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )", r"exits with return code = -\d")
+SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )", r"exits with return code = -\d", SHELL_REPORT)

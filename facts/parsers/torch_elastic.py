@@ -20,8 +20,16 @@ started; the dynamic rendezvous of 1.9-2.x at INFO, torch/distributed/elastic/re
     [INFO] 2021-06-29 12:04:55,398 dynamic_rendezvous: The node 'master1_21848_0' attempts to join the next round of the rendezvous '11'.
     [INFO] 2021-06-29 12:05:25,632 dynamic_rendezvous: The node 'master1_21848_0' has joined round 0 of the rendezvous '11' as rank 0 in a world of size 1.
 
+and the c10d store's own errors in any PyTorch 2.x output: the store server that gave up waiting for
+its clients (OpenRLHF/OpenRLHF#1040), and a store or peer connection closed from the other end
+(pytorch/pytorch#118666, #128970)::
+
+    torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 1/3 clients joined.
+    torch.distributed.DistNetworkError: Connection reset by peer
+
 Facts: ``torch_rendezvous_error`` (``error``: timeout | connection | closed | store_timeout |
-state, the endpoint and timeout when printed; the launch config's ``rdzv_endpoint``, ``min_nodes``
+state | clients_timeout (``clients_joined`` of ``clients_expected``) | connection_lost (the
+other end closed the socket: ECONNRESET, EPIPE), the endpoint and timeout when printed; the launch config's ``rdzv_endpoint``, ``min_nodes``
 when the file shows them); ``torch_rendezvous_join`` for each node that took part (``attempt``: the
 agent began its rendezvous or a node asked to join; ``joined``: a node joined a round; ``host``
 from the node descriptor ``{addr}_{pid}_{local_id}``, else the file's node). The exception names are PyTorch's own
@@ -51,6 +59,8 @@ class TorchRendezvousError(Fact):
     timeout_s: float | None = None
     min_nodes: int | None = None
     during_rendezvous: bool = False  # the agent's Rendezvous*Error, or a store timeout in a file that shows one (torchrun's own store)
+    clients_joined: int | None = None  # clients_timeout: clients that connected to the store server ...
+    clients_expected: int | None = None  # ... of those it waited for (the world size)
 
 
 @fact_kind
@@ -87,6 +97,14 @@ RDZV = re.compile(r"\bRendezvous(?P<which>Timeout|Connection|Closed|State)Error\
 # [E socket.cpp:793] [c10d] The client socket has timed out after 60s while trying to connect to (IP1, 2222).
 # torch.distributed.DistNetworkError: The client socket has timed out after 1800000ms while trying to connect to
 STORE = re.compile(r"The client socket has timed out after (?P<n>\d+)(?P<unit>ms|s) while trying to connect to(?: \(?(?P<host>[^,()\s]+)(?:, |:)(?P<port>\d+)\)?)?")
+# the store server (rank 0's TCPStore, torch/csrc/distributed/c10d/TCPStore.cpp waitForWorkers, PyTorch >= 2.2):
+# torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 1/3 clients joined.   (OpenRLHF/OpenRLHF#1040)
+CLIENTS = re.compile(r"Timed out after (?P<n>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+) clients joined")
+# the store's or a peer's socket closed from the other end: c10d's SYSCHECK throws DistNetworkError with
+# strerror(errno) (torch/csrc/distributed/c10d/Utils.hpp; RuntimeError before 2.0, not read: too general alone):
+# torch.distributed.DistNetworkError: Connection reset by peer      (pytorch/pytorch#118666, #128970)
+# torch.distributed.DistNetworkError: Broken pipe
+LOST = re.compile(r"\bDistNetworkError: (?P<err>Connection reset by peer|Broken pipe)\s*$", re.M)
 # I1201 10:35:57.549000 440 torch/distributed/elastic/agent/server/api.py:693] [default] Rendezvous'ing worker group
 # The node 'master1_21848_0' attempts to join the next round of the rendezvous '11'.
 # The node 'master1_21848_0' has joined round 0 of the rendezvous '11' as rank 0 in a world of size 1.
@@ -103,10 +121,16 @@ ENDPOINT = re.compile(r"(?:^|\] )\s*rdzv_endpoint\s*:\s*(?P<ep>\S+)\s*$", re.M)
 MIN_NODES = re.compile(r"(?:^|\] )\s*min_nodes\s*:\s*(?P<n>\d+)\s*$", re.M)
 
 
+_ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)Error|client socket has timed out"
+                  r"|seconds waiting for clients\. |DistNetworkError: (?:Connection reset by peer|Broken pipe)")
+
+
 def detect(text: str) -> bool:
     return ("Rendezvous" in text and RDZV.search(text) is not None) or (
         "client socket has timed out" in text and STORE.search(text) is not None) or (
-        ("Rendezvous'ing" in text or "of the rendezvous '" in text) and JOIN.search(text) is not None)
+        ("Rendezvous'ing" in text or "of the rendezvous '" in text) and JOIN.search(text) is not None) or (
+        "waiting for clients" in text and CLIENTS.search(text) is not None) or (
+        "DistNetworkError: " in text and LOST.search(text) is not None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -119,7 +143,20 @@ def parse(artefact: Artefact) -> ParseResult:
     agent_error = "Rendezvous" in text and RDZV.search(text) is not None
     for pat in (ENDPOINT, MIN_NODES):
         result.lines_used += sum(1 for _ in pat.finditer(text))
-    for line, raw in iter_lines(re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)Error|client socket has timed out"), artefact):
+    for line, raw in iter_lines(_ANY, artefact):
+        m = CLIENTS.search(raw)
+        if m:
+            b.add(TorchRendezvousError, line, error="clients_timeout", message=raw.strip()[:300],
+                  endpoint=config["endpoint"], timeout_s=float(m["n"]), min_nodes=config["min_nodes"],
+                  during_rendezvous=agent_error, clients_joined=int(m["joined"]), clients_expected=int(m["world"]))
+            result.lines_used += 1
+            continue
+        m = LOST.search(raw)
+        if m:
+            b.add(TorchRendezvousError, line, error="connection_lost", message=raw.strip()[:300],
+                  endpoint=config["endpoint"], during_rendezvous=agent_error)
+            result.lines_used += 1
+            continue
         m = STORE.search(raw)
         if m:
             secs = int(m["n"]) / (1000 if m["unit"] == "ms" else 1)
@@ -154,4 +191,4 @@ def _joins(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (RDZV, STORE, JOIN)
+SIGNATURES = (RDZV, STORE, JOIN, CLIENTS, LOST)

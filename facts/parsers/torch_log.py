@@ -91,6 +91,7 @@ class TorchWorkerFailed(Fact):
     exitcode: int | None = None
     signal: str | None = None
     root_cause: bool = False  # listed under "Root Cause (first observed failure)"
+    sigkill: bool = False  # killed by SIGKILL (exit code -9): from outside PyTorch
 
 
 @fact_kind
@@ -100,7 +101,7 @@ class DataLoaderWorkerKilled(Fact):
     /dev/shm, ``Segmentation fault`` / ``Aborted`` a crash inside the worker."""
 
     kind: Literal["dataloader_worker_killed"] = "dataloader_worker_killed"
-    pid: int
+    pid: int | None = None  # None: the worker's own SIGBUS message, which names no pid
     signal: str  # strsignal()'s text: "Killed", "Bus error", "Segmentation fault", "Aborted"
 
 
@@ -117,10 +118,20 @@ class TorchNcclError(Fact):
     nvls: bool = False  # the forwarded message is an NVLink SHARP (NVLS) set-up failure
 
 
+@fact_kind
+class TorchNcclCommAborted(Fact):
+    """A call used a communicator that ProcessGroupNCCL had aborted: the echo of a collective that
+    timed out or failed before (on this rank or another one), which ``reason`` names when printed."""
+
+    kind: Literal["torch_nccl_comm_aborted"] = "torch_nccl_comm_aborted"
+    rank: int
+    reason: str | None = None  # "Original reason for failure was: ..." (PyTorch >= 1.10)
+
+
 # one of these is in every match of tl.DETECT
 _DETECT_KEYS = ("ProcessGroupNCCL", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
                 "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:",
-                "NCCL error: ")
+                "NCCL error: ", "communicator was aborted", "Unexpected bus error")
 
 
 def detect(head: str) -> bool:
@@ -151,6 +162,8 @@ def parse(artefact: Artefact) -> ParseResult:
                   used, forwarded)
 
     workers.extend(tl.failure_table(artefact, b, used))
+    if not workers and "ChildFailedError" in artefact.text:
+        workers.extend(_child_failed(artefact))
     used.update(no for no, _m in tl.glog_torch_lines(artefact))
     tw.read(artefact, b, used)  # known warnings (knowledge/torch_warnings.yaml)
 
@@ -169,6 +182,10 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
           forwarded: set[tuple[int, str]]) -> None:
     """One line (or one segment of a flattened paste) of the log."""
     node, grank = tl.line_context(artefact, line, no)
+    if "communicator was aborted on rank " in line and (a := tl.COMM_ABORTED.search(line)) is not None:
+        b.add(TorchNcclCommAborted, no, node=node, text=line, rank=grank if grank is not None else int(a["rank"] or a["rank2"]),
+              reason=a["reason"])
+        used.add(no)
     if "WorkNCCL(" in line and ("Watchdog caught" in line or "blocking wait" in line):
         rec = _timeout(b, no, line, node, grank)
         if rec is not None:
@@ -181,6 +198,10 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
         rec = _elastic_failed(b, no, line, node)
         if rec is not None:
             workers.append(rec)
+    elif "Unexpected bus error encountered in worker" in line:
+        if tl.DATALOADER_SHM.search(line) is None:
+            return
+        b.add(DataLoaderWorkerKilled, no, node=node, text=line, signal="Bus error")
     elif "DataLoader worker (pid " in line:
         if (m := tl.DATALOADER_KILLED.search(line)) is None:
             return  # "exited unexpectedly with exit code N" and other worker lines: not read here
@@ -338,6 +359,16 @@ def _elastic_failed(b: FactBuilder, no: int, line: str, node: str) -> dict[str, 
                 root_cause=False, from_table=False)
 
 
+def _child_failed(artefact: Artefact) -> list[dict[str, Any]]:
+    """torchrun's ``ChildFailedError`` pasted without its failures table: a worker failed, which
+    one is not shown (one record, at the exception's line)."""
+    for no, line in enumerate(artefact.lines, 1):
+        if "ChildFailedError" in line and tl.CHILD_FAILED.search(line):
+            return [dict(line=no, text=line, node=artefact.node, local_rank=None, rank=None, pid=None, exitcode=None,
+                         signal=None, root_cause=False, from_table=False)]
+    return []
+
+
 def _emit_workers(b: FactBuilder, workers: list[dict[str, Any]]) -> None:
     # the failures table repeats what the "failed (exitcode" line said, with the rank: prefer it
     # (by pid alone: the table names the host, the agent's line does not)
@@ -348,7 +379,8 @@ def _emit_workers(b: FactBuilder, workers: list[dict[str, Any]]) -> None:
         if (not w["from_table"] and w["pid"] in table_pids) or key in seen:
             continue
         seen.add(key)
-        b.add(TorchWorkerFailed, w["line"], node=w["node"], text=w["text"], **_fields(w, TorchWorkerFailed))
+        b.add(TorchWorkerFailed, w["line"], node=w["node"], text=w["text"], sigkill=w["signal"] == "SIGKILL",
+              **_fields(w, TorchWorkerFailed))
 
 
 def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, node: str, grank: int | None,

@@ -25,7 +25,9 @@ DETECT = re.compile(
     r"|ChildFailedError|DistBackendError|^\[rank\d+\]:"
     # NCCL's messages as PyTorch forwards them or people paste them (torch_nccl_forwarded)
     r"|^Duplicate GPU detected : rank \d|^Failed to \w+ NVLink SHARP \(NVLS\)|^Last error:"  # at a line start: not NCCL's own WARN line
-    r"|DataLoader worker \(pid \d+\) is killed by signal: "
+    r"|DataLoader worker \(pid \d+\) is killed by signal: |Unexpected bus error encountered in worker\. "
+    # c10d's NCCLComm::getNcclComm on a communicator the watchdog aborted (RuntimeError in 1.x, DistBackendError in 2.x):
+    r"|NCCL communicator was aborted on rank \d"
     # NCCL's ncclGetErrorString() raised by a Python wrapper of NCCL, vLLM's and SGLang's
     # pynccl_wrapper.py NCCL_CHECK: raise RuntimeError(f"NCCL error: {error_str}") (vLLM docs, troubleshooting):
     # RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)
@@ -44,13 +46,28 @@ MARKERS = (
     "Watchdog caught collective", "timed out in blocking wait", "ast enqueued ", "failed (exitcode: ",
     "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
     "ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInternalError: ", "ncclInvalidArgument: ",
-    "ncclInvalidUsage: ", "ncclRemoteError: ", "DataLoader worker (pid ",
+    "ncclInvalidUsage: ", "ncclRemoteError: ", "DataLoader worker (pid ", "communicator was aborted on rank ",
+    "Unexpected bus error encountered in worker",
 )
 
 # torch/csrc/DataLoader.cpp (a worker's SIGCHLD handler; real, ymoslem/OpenNMT-Tutorial#6):
 # RuntimeError: DataLoader worker (pid 629) is killed by signal: Killed.
 # RuntimeError: DataLoader worker (pid 22358) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.
+# the worker's own SIGBUS handler (torch/csrc/DataLoader.cpp, handler_SIGBUS), printed before it dies:
+# ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).   (msr-fiddle/pipedream#28)
+DATALOADER_SHM = re.compile(r"Unexpected bus error encountered in worker\. This might be caused by insufficient shared memory \(shm\)")
 DATALOADER_KILLED = re.compile(r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: (?P<signal>[A-Za-z][\w -]{0,40}?)\.(?: |$)")
+
+# c10d NCCLUtils (NCCLComm::getNcclComm): "NCCL communicator was aborted on rank " + rank + ". " + (" Original reason
+# for failure was: " + reason, from PyTorch 1.10): ProcessGroupNCCL aborted the communicator after a collective timed out
+# or failed (on this rank, or on another rank that wrote the abort to the store), and a later call used it.
+# NCCL communicator was aborted on rank 0.      (PeterGriffinJin/Search-R1#170)
+# torch.distributed.DistBackendError: NCCL communicator was aborted on rank 1.
+COMM_ABORTED = re.compile(r"NCCL communicator was aborted on rank (?P<rank>\d+)\b\.?(?:\s+Original reason for failure was: (?P<reason>[^\n]+?))?\s*$|NCCL communicator was aborted on rank (?P<rank2>\d+)\b")
+
+# torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+#   (torch/distributed/elastic/multiprocessing/errors/__init__.py; its failures table follows, when pasted)
+CHILD_FAILED = re.compile(r"\bChildFailedError:?\s*$")
 
 # node17: [rank3]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog ...
 # (a host prefix added by `srun ... | sed "s/^/$(hostname): /"`; taken only before a torch prefix)

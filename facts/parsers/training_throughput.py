@@ -17,13 +17,23 @@ line. Megatron: ``iteration_time`` (ms, lower better), ``tflops_per_gpu``,
 ``samples_per_second``; DeepSpeed: ``samples_per_second`` (the last running average, else the
 median of SamplesPerSec); HF Trainer: ``samples_per_second``, ``steps_per_second``,
 ``tokens_per_second`` of the closing ``train_*`` dict; torchtitan: ``tokens_per_second`` (tps
-or wps, per GPU), ``tflops``, ``mfu`` (%). Text without these lines yields nothing.
+or wps, per GPU), ``tflops``, ``mfu`` (%).
+
+``training_loss_not_finite`` for a line that says the loss (or the gradient norm) became NaN or
+infinite, in the words the frameworks stop with (detectron2's ``FloatingPointError: Loss became
+infinite or NaN at iteration=N!``, the DETR family's ``Loss is nan, stopping training``, PyTorch
+Lightning's ``The loss returned in `training_step` is nan.``, fairseq's and DeepSpeed's fp16 loss
+scaler giving up) or in a metrics line (Megatron's ``grad norm: nan``, the Trainer's ``{'loss':
+nan}``). Text without these lines yields nothing.
 """
 from __future__ import annotations
 
 import re
 import statistics
 
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.bench_facts import BenchResult
 
@@ -46,7 +56,55 @@ _DETECT = re.compile(r"\| elapsed time per iteration \(ms\): \d|\[timer\.py:\d+:
                      r"| - root - INFO - step:\s*\d+\s+loss:.*\s(?:tps|wps): \d")
 
 
+@fact_kind
+class TrainingLossNotFinite(Fact):
+    """The training's loss or gradient norm became NaN or infinite (the job stopped, or trains on garbage)."""
+
+    kind: Literal["training_loss_not_finite"] = "training_loss_not_finite"
+    what: str  # "loss", "grad_norm", "loss_scale" (an fp16 loss scaler at its minimum: every step overflowed)
+    value: str  # "nan", "inf", "nan or inf" (the framework does not say which)
+
+
+# A loss that is no longer a number, in the frameworks' own words (real lines from public threads):
+_NONFINITE = re.compile(
+    # detectron2 engine/train_loop.py: FloatingPointError(f"Loss became infinite or NaN at iteration={storage.iter}!\n...")
+    # FloatingPointError: Loss became infinite or NaN at iteration=27!       (facebookresearch/detectron2#508: "The training diverges.")
+    r"\bLoss became infinite or NaN at iteration=\d+"
+    # the DETR family's engine.py: print("Loss is {}, stopping training".format(loss_value)); sys.exit(1)
+    # Loss is nan, stopping training                                       (Intellindust-AI-Lab/DEIM#96)
+    r"|\b[Ll]oss (?:is|became|was) (?P<v1>nan|NaN|NAN|inf|Inf|infinite|-inf)\b"
+    # PyTorch Lightning's _check_finite: ValueError(f"The loss returned in `training_step` is {loss}.") ("is nan or inf." before 1.0)
+    # ValueError: The loss returned in `training_step` is nan.
+    r"|\bThe loss returned in `training_step` is (?:tensor\()?(?P<v2>nan|inf|-inf)\b"
+    # fairseq's fp16 optimizer and DeepSpeed's loss scaler, when every step overflows (the loss is inf/nan):
+    # Exception: Minimum loss scale reached (0.0001). ...                   (facebookresearch/fairseq#282)
+    # Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.   (ymcui/Chinese-LLaMA-Alpaca#534)
+    r"|(?P<scale>\bMinimum loss scale reached \(|\bCurrent loss scale already at minimum - cannot decrease scale anymore)"
+    # a metrics line: Megatron "grad norm: {:.3f}" / "lm loss: {:.6E}" (NaN there is "NAN"), the Trainer's {'loss': nan, ...}
+    # iteration 5426/ 250000 | ... | loss scale: 1.0 | grad norm: nan | ...   (bigscience-workshop/Megatron-DeepSpeed#396)
+    r"|\b(?P<what>loss|grad(?:ient)?[ _]norm)['\"]?\s{0,8}[:=]\s{0,8}['\"]?(?P<v3>[-+]?(?:nan|NaN|NAN|inf|Inf|INF))\b"
+)
+_NONFINITE_GATES = ("oss", "norm")
+
+
+def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    """One training_loss_not_finite per kind of value that went bad: the first line that says so."""
+    seen: set[tuple[str, str]] = set()
+    for n, line in enumerate(artefact.lines, 1):
+        if not any(g in line for g in _NONFINITE_GATES) or (m := _NONFINITE.search(line)) is None:
+            continue
+        raw = m["v1"] or m["v2"] or m["v3"]
+        value = "nan or inf" if raw is None else ("inf" if "inf" in raw.lower() else "nan")
+        what = "loss_scale" if m["scale"] else ("grad_norm" if (m["what"] or "").lower().startswith("grad") else "loss")
+        result.lines_used += 1
+        if (what, value) not in seen:
+            seen.add((what, value))
+            fb.add(TrainingLossNotFinite, n, what=what, value=value)
+
+
 def detect(head: str) -> bool:
+    if any(g in head for g in _NONFINITE_GATES) and _NONFINITE.search(head) is not None:
+        return True
     return ("iteration" in head or "SamplesPerSec" in head or "train_runtime" in head or "step:" in head) and _DETECT.search(head) is not None
 
 
@@ -94,6 +152,7 @@ def parse(artefact: Artefact) -> ParseResult:
             if m["mfu"]:
                 put("torchtitan", "mfu", float(m["mfu"]), n)
             result.lines_used += 1
+    _nonfinite(artefact, fb, result)
     notes = {k: "closing train_* metrics of the Trainer" for k in series if k[0] == "hf_trainer"}
     if ds_running is not None:  # a running average already smooths the warm-up in: its last value
         series[("deepspeed", "samples_per_second")] = [ds_running[1]]
@@ -110,4 +169,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT,)
+SIGNATURES = (_DETECT, _NONFINITE)

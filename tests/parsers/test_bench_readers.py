@@ -3,6 +3,7 @@ perftest, training throughput lines, and dcgmi diag's run level and versions."""
 import pytest
 
 from stethoscope.facts.parsers import dcgmi_diag, fio, gpu_burn, iperf3, nvbandwidth, perftest, stream, training_throughput
+from stethoscope.facts.parsers.base import Artefact
 
 from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
 
@@ -185,3 +186,30 @@ def test_dcgmi_diag_run_level_and_versions():
     r = _parse(dcgmi_diag, "dcgmi_diag/go_dcgm52_memory_fail_busy.txt")
     (run,) = [f for f in r.facts if f.kind == "dcgm_diag_run"]
     assert (run.level, run.level_from, run.failed, run.passed) == (2, "tests", 1, 1)
+
+
+@pytest.mark.parametrize("line,what,value", [
+    ("FloatingPointError: Loss became infinite or NaN at iteration=27!", "loss", "nan or inf"),  # detectron2#508
+    ("Loss is nan, stopping training", "loss", "nan"),  # Intellindust-AI-Lab/DEIM#96 (the DETR family)
+    ("ValueError: The loss returned in `training_step` is nan.", "loss", "nan"),  # Lightning's _check_finite
+    ("Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.", "loss_scale", "nan or inf"),
+    ("FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding.", "loss_scale", "nan or inf"),
+    (" iteration 5426/ 250000 | loss scale: 1.0 | grad norm: nan | number of nan iterations: 0 |", "grad_norm", "nan"),
+    ("{'loss': inf, 'learning_rate': 1e-05, 'epoch': 0.1}", "loss", "inf"),
+])
+def test_training_loss_not_finite(line, what, value):
+    art = Artefact(path="train.log", text=line + "\n", node="n1")
+    assert training_throughput.detect(line)
+    facts = [f for f in training_throughput.parse(art).facts if f.kind == "training_loss_not_finite"]
+    assert [(f.what, f.value) for f in facts] == [(what, value)]
+
+
+@pytest.mark.parametrize("line", [
+    "number of nan iterations: 0",
+    "{'loss': 0.4564, 'grad_norm': 1.25, 'epoch': 3.0}",
+    "the loss is now stable",
+    "loss: 0.234 (nan-safe)",
+])
+def test_training_loss_finite_near_misses(line):
+    art = Artefact(path="train.log", text=line + "\n", node="n1")
+    assert [f for f in training_throughput.parse(art).facts if f.kind == "training_loss_not_finite"] == []

@@ -49,3 +49,24 @@ def test_other_slurm_errors_are_never_silent_and_a_mangled_known_line_is_a_probl
     res = slurm_log.parse(Artefact(path="s.out", text=text, node="n1"))
     assert [(f.kind, f.message[:15]) for f in res.facts] == [("slurm_error", "couldn't chdir ")]
     assert [e.line for e in res.errors] == [2]
+
+
+def test_task_exit_code_and_signal_fields():
+    (t,) = _parse("picongpu198_tasks_exit_code.txt").facts
+    assert (t.host, t.tasks, t.exit_code, t.signal, t.killed) == ("taurusi2031", "10-11", 1, None, False)
+    text = ("srun: error: node12: task 3: Segmentation fault (core dumped)\nsrun: error: node12: task 4: Killed\n")
+    seg, kill = slurm_log.parse(Artefact(path="x", text=text, node="n1")).facts
+    assert (seg.signal, seg.core_dumped, seg.killed) == ("Segmentation fault", True, False)
+    assert (kill.signal, kill.killed) == ("Killed", True)
+
+
+def test_node_failure_forms_of_req_c():
+    # src/slurmd/slurmstepd/req.c: the 20.11+ tail, the older form, a step, and "DUE to SIGNAL" (no paste in an even thread found)
+    text = ("slurmstepd: error: *** JOB 123 ON node12 CANCELLED AT 2024-05-01T10:00:00 DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***\n"
+            "slurmstepd: error: *** JOB 124 ON node12 CANCELLED AT 2024-05-01T10:00:00 DUE TO NODE FAILURE ***\n"
+            "slurmstepd: error: *** STEP 125.0 ON node13 CANCELLED AT 2024-05-01T10:00:00 DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***\n"
+            "slurmstepd: error: *** JOB 126 ON node13 CANCELLED AT 2024-05-01T10:00:00 DUE to SIGNAL Terminated ***\n")
+    facts = slurm_log.parse(Artefact(path="x", text=text, node="n1")).facts
+    assert [(f.kind, f.job_id, f.host, f.reason) for f in facts] == [
+        ("slurm_cancelled", "123", "node12", "NODE FAILURE"), ("slurm_cancelled", "124", "node12", "NODE FAILURE"),
+        ("slurm_cancelled", "125.0", "node13", "NODE FAILURE"), ("slurm_cancelled", "126", "node13", "SIGNAL Terminated")]

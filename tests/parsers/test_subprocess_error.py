@@ -56,3 +56,27 @@ def test_other_signals(line, sig, num):
 def test_not_read(text):
     assert not subprocess_error.detect(text)
     assert parse_text(text).facts == []
+
+
+@pytest.mark.parametrize("line,sig,num,core,cmd", [
+    # bash's report of a foreground job (real: POSTECH-CVLab/point-transformer#50's title)
+    ("Bus error (core dumped)", "SIGBUS", 7, True, ""),
+    ("Segmentation fault (core dumped)", "SIGSEGV", 11, True, ""),
+    ("Illegal instruction (core dumped)", "SIGILL", 4, True, ""),
+    ("Floating point exception", "SIGFPE", 8, False, ""),
+    # a script's report: "<script>: line N: <pid> <signal> [(core dumped)] <command>" (real: santi-pdp/segan#40)
+    ("./clean_wav.sh: line 26:  6499 Aborted", "SIGABRT", 6, False, ""),
+    ("./train.sh: line 12: 41233 Killed                  python train.py", "SIGKILL", 9, False, "python train.py"),
+])
+def test_shell_signal_reports(line, sig, num, core, cmd):
+    facts = parse_text(line).facts
+    assert [(f.signal, f.signum, f.core_dumped, f.command, f.launcher) for f in facts] == [(sig, num, core, cmd, "shell")]
+
+
+@pytest.mark.parametrize("text", [
+    "Fatal Python error: Segmentation fault",            # faulthandler's report: not the shell's
+    "Segmentation fault happens when the input is empty",  # prose
+    "srun: error: node12: task 3: Segmentation fault (core dumped)",  # srun's: slurm_log reads it
+])
+def test_shell_signal_near_misses(text):
+    assert parse_text(text).facts == []

@@ -42,3 +42,21 @@ def test_join_lines(line, expect):
     assert torch_elastic.detect(line)
     [f] = torch_elastic.parse(Artefact(path="x.log", text=line, node="n1")).facts
     assert (f.host, f.event, f.rank, f.world_size) == expect
+
+
+def test_store_server_waiting_for_clients():
+    (f,) = parse("openrlhf1040_store_clients_timeout.log").facts
+    assert (f.error, f.timeout_s, f.clients_joined, f.clients_expected, f.during_rendezvous) == ("clients_timeout", 1801.0, 1, 3, False)
+
+
+@pytest.mark.parametrize("line,expect", [
+    ("torch.distributed.DistNetworkError: Connection reset by peer", "connection_lost"),  # pytorch/pytorch#118666
+    ("torch.distributed.DistNetworkError: Broken pipe", "connection_lost"),
+    # near misses: another strerror, and the store client's own timeout (store_timeout)
+    ("torch.distributed.DistNetworkError: Connection refused", None),
+    ("RuntimeError: Connection reset by peer", None),
+])
+def test_connection_closed_by_the_other_end(line, expect):
+    got = [f.error for f in torch_elastic.parse(Artefact(path="x", text=line + "\n", node="n1")).facts]
+    assert got == ([expect] if expect else [])
+    assert torch_elastic.detect(line) == bool(expect)

@@ -305,3 +305,40 @@ def test_nccl_error_raised_by_a_python_wrapper_of_nccl():
     assert (e.nccl_error, e.nccl_version) == ("ncclSystemError", None)
     # near miss: "NCCL error:" followed by no text of ncclGetErrorString() is not this form
     assert not torch_log.detect("RuntimeError: NCCL error: something else\n")
+
+
+@pytest.mark.parametrize("line,rank,reason", [
+    ("NCCL communicator was aborted on rank 0", 0, None),  # PeterGriffinJin/Search-R1#170, from its title
+    ("RuntimeError: NCCL communicator was aborted on rank 2.", 2, None),  # PyTorch 1.x
+    ("torch.distributed.DistBackendError: NCCL communicator was aborted on rank 1.  Original reason for failure was: "
+     "Work: WorkNCCL(OpType=ALLREDUCE, TensorShape=[1], Timeout(ms)=2000) timed out in call to wait().", 1,
+     "Work: WorkNCCL(OpType=ALLREDUCE, TensorShape=[1], Timeout(ms)=2000) timed out in call to wait()."),
+])
+def test_nccl_communicator_aborted(line, rank, reason):
+    assert torch_log.detect(line)
+    (f,) = of(parse_text(line), "torch_nccl_comm_aborted")
+    assert (f.rank, f.reason) == (rank, reason)
+
+
+def test_childfailederror_without_its_table_is_one_failed_worker():
+    res = parse_text("torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n")
+    (w,) = of(res, "torch_worker_failed")
+    assert (w.rank, w.exitcode, w.sigkill, w.evidence.line) == (None, None, False, 1)
+    # with its table, the table's entries alone (cppo6: -9, read as SIGKILL)
+    (w,) = of(parse_file("cppo6_childfailed_sigkill.log"), "torch_worker_failed")
+    assert (w.exitcode, w.sigkill) == (-9, True)
+
+
+def test_dataloader_worker_shm_bus_error():
+    res = parse_file("pipedream28_dataloader_bus_error.log")
+    got = [(f.evidence.line, f.pid, f.signal) for f in of(res, "dataloader_worker_killed")]
+    assert got == [(1, None, "Bus error"), (2, None, "Bus error"), (3, None, "Bus error"), (5, 325, "Bus error")]
+
+
+@pytest.mark.parametrize("text", [
+    "NCCL communicator was created on rank 0",
+    "ERROR: Unexpected bus error encountered in the test harness",
+])
+def test_abort_and_shm_near_misses(text):
+    res = parse_text(text)
+    assert of(res, "torch_nccl_comm_aborted") == [] and of(res, "dataloader_worker_killed") == []
