@@ -280,6 +280,26 @@ class IbCounters(_M):
     counters: list[IbCounter] = Field(min_length=1)
 
 
+class LinkQualityCounter(_M):
+    tool: Literal["mlxlink", "ethtool"]
+    counter: str = Field(min_length=3)
+    limit: float = Field(ge=0)
+    check: Literal["ber", "errors", "link_down", "pause_storm"]
+    cause: CauseId
+    severity: Severity
+    meaning: str = Field(min_length=20)
+
+
+class LinkQuality(_M):
+    """knowledge/link_quality.yaml: the limits of the link-quality counters (mlxlink, ethtool -S)."""
+
+    source: str = Field(min_length=20)
+    counters: list[LinkQualityCounter] = Field(min_length=1)
+
+    def entry(self, tool: str, counter: str) -> LinkQualityCounter | None:
+        return next((c for c in self.counters if c.tool == tool and c.counter == counter), None)
+
+
 class NicLineRate(_M):
     min_ratio: float = Field(gt=0, le=1)
     large_size_bytes: int = Field(gt=0)
@@ -475,6 +495,65 @@ class IbWcStatuses(_M):
 
     def entry(self, status: int) -> IbWcStatusEntry | None:
         return next((s for s in self.statuses if s.status == status), None)
+
+
+# --- ipmi_sel_events.yaml: what a BMC System Event Log entry means -----------------------------
+
+class IpmiSelEventEntry(_M):
+    event: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    sensor_type: str = Field(min_length=2)  # ipmitool's sensor type string ("Power Supply")
+    descriptions: list[str] = Field(min_length=1)  # ipmitool's event strings; "*": all of the type
+    severity: Severity
+    cause: CauseId | None = None  # None: a record of normal operation (severity info)
+    component: ComponentId | None = None
+    actions: list[ActionId] = []
+    meaning: str = Field(min_length=10)
+
+    @model_validator(mode="after")
+    def _fault_or_record(self) -> "IpmiSelEventEntry":
+        if (self.cause is None) != (self.severity == "info"):
+            raise ValueError(f"{self.event}: a fault has a cause and severity above info, a record neither")
+        if self.cause is not None and (self.component is None or not self.actions):
+            raise ValueError(f"{self.event}: a fault names its component and actions")
+        return self
+
+
+class IpmiSelEvents(_M):
+    source: str = Field(min_length=10)
+    events: list[IpmiSelEventEntry] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique(self) -> "IpmiSelEvents":
+        seen: dict[tuple[str, str], str] = {}
+        for e in self.events:
+            for d in e.descriptions:
+                key = (e.sensor_type.lower(), " ".join(d.split()).lower())
+                if key in seen:
+                    raise ValueError(f"{e.sensor_type} / {d}: listed by {seen[key]} and {e.event}")
+                seen[key] = e.event
+        names = [e.event for e in self.events]
+        if len(set(names)) != len(names):
+            raise ValueError("an event id is listed twice")
+        return self
+
+    def entry(self, sensor_type: str | None, description: str) -> IpmiSelEventEntry | None:
+        """The entry of a SEL event by ipmitool's sensor type and description (case and
+        surrounding blanks ignored, the " (detail)" suffix already cut off)."""
+        if sensor_type is None:
+            return None
+        index = self._index()
+        st = sensor_type.lower()
+        return index.get((st, " ".join(description.split()).lower())) or index.get((st, "*"))
+
+    def _index(self) -> dict[tuple[str, str], IpmiSelEventEntry]:
+        idx = self.__dict__.get("_idx")
+        if idx is None:
+            idx = {(e.sensor_type.lower(), " ".join(d.split()).lower()): e for e in self.events for d in e.descriptions}
+            self.__dict__["_idx"] = idx
+        return idx
+
+    def sensor_types(self) -> list[str]:
+        return sorted({e.sensor_type for e in self.events}, key=len, reverse=True)
 
 
 # --- nccl_results.yaml: what each ncclResult_t tells -----------------------------------------
@@ -1008,6 +1087,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "nccl_env.yaml": NcclEnv,
     "nccl_known_issues.yaml": NcclKnownIssues,
     "nic_line_rate.yaml": NicLineRate,
+    "link_quality.yaml": LinkQuality,
     "nvlink_expected.yaml": NvlinkExpected,
     "nvls.yaml": Nvls,
     "torch_warnings.yaml": TorchWarnings,
@@ -1016,6 +1096,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "nccl_results.yaml": NcclResults,
     "ib_wc_status.yaml": IbWcStatuses,
     "ib_async_events.yaml": IbAsyncEvents,
+    "ipmi_sel_events.yaml": IpmiSelEvents,
     "xid_judgements.yaml": XidJudgements,
     "xid74_workflow.yaml": Xid74Workflow,
     "xid_nvrm_messages.yaml": NvrmMessages,

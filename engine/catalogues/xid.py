@@ -14,6 +14,7 @@ from stethoscope.engine.combine import bundle_series
 from stethoscope.engine.catalogues import cuda as cuda_knowledge
 from stethoscope.engine.catalogues import gpu_products as gpu_product_knowledge
 from stethoscope.engine.catalogues import ib as ib_knowledge
+from stethoscope.engine.catalogues import ipmi_sel as ipmi_sel_knowledge
 from stethoscope.engine.catalogues import nccl_results as nccl_result_knowledge
 from stethoscope.engine.combine import xid_aggregate
 from stethoscope.facts import knowledge
@@ -174,6 +175,7 @@ def knowledge_facts(facts: list[Fact]) -> list[Fact]:
     out += bundle_series.summarise(facts)  # ECC growth between readings, utilisation stalls
     out += cuda_knowledge.entry_facts(facts)  # the meaning of each CUDA error named (knowledge/cuda_errors.yaml)
     out += ib_knowledge.entry_facts(facts)  # HCA async events and completion statuses (knowledge/ib_*.yaml)
+    out += ipmi_sel_knowledge.entry_facts(facts)  # the BMC event log's faults (knowledge/ipmi_sel_events.yaml)
     out += nccl_result_knowledge.entry_facts(facts)  # what each ncclResult_t tells (knowledge/nccl_results.yaml)
     out += nccl_result_knowledge.warn_entry_facts(facts)  # self-explaining NCCL WARNs (knowledge/nccl_warn_messages.yaml)
     out += gpu_product_knowledge.product_facts(facts)  # GPUs that never sit on an NVSwitch board (knowledge/gpu_products.yaml)

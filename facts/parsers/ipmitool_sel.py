@@ -1,0 +1,171 @@
+"""The BMC's System Event Log as ``ipmitool sel list`` / ``ipmitool sel elist`` print it.
+
+When a GPU node rebooted, lost a GPU or throttled, the BMC's log says what the platform saw:
+a power supply failing, a PCIe bus error caught by the firmware, a temperature or fan past its
+critical threshold, a DIMM's ECC errors, a CPU's IERR. One row per event; ``elist`` names the
+sensor from the SDR where ``list`` gives its number. Sample content (sosreport/sos#2015,
+open-power/op-build#594)::
+
+      30 | 11/15/2019 | 18:50:40 | Power Unit Pwr Unit Status | Power off/down | Asserted
+      31 | 11/15/2019 | 18:50:44 | Power Unit Pwr Unit Status | Power off/down | Deasserted
+       1 | 01/01/2000 | 00:15:20 | System Firmware Progress #0x05 | Motherboard initialization | Asserted
+
+ipmitool's own format (lib/ipmi_sel.c ipmi_sel_print_std_entry)::
+
+    "%4x | " record id; "%s | %s | " date, time (or " Pre-Init  |%010d| " before the BMC's clock
+    was set); "%s " sensor type then the SDR's id string (elist) or " #0x%02x" (list); " | " the
+    event description, ipmitool's string plus " (%s)" detail on some platforms; " | Asserted" or
+    " | Deasserted"; threshold events in elist add " | Reading %.*f > Threshold %.*f <unit>".
+    OEM records: "%4x | <date> | <time> | OEM record %02x | <manufacturer> | <data>".
+
+Facts: ``ipmi_sel_event`` per asserted event that is not a record of normal operation (its
+``event`` the id knowledge/ipmi_sel_events.yaml gives the sensor type and description, None when
+the table does not name it: such an event stays unexplained, never healthy);
+``ipmi_sel_record`` per deasserted event, informational event (boot, firmware progress, log
+cleared, presence) and OEM record: read, no fault. Every fact carries the sensor type, the
+sensor's name or number, the description, the direction and the timestamp as printed. The node
+is the file's. Empty input, or ``SEL has no entries``: nothing.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Literal
+
+from stethoscope.facts import knowledge
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "ipmitool_sel"
+TABLE = "ipmi_sel_events.yaml"
+
+#: ipmitool's sensor type strings (lib/ipmi_sdr.c sensor_type_desc[], lib/ipmi_strings.c
+#: ipmi_generic_sensor_type_vals[]) and those of ipmitool before 1.8.13, which printed the event
+#: table's name ("System Firmware Progress #0x05", "Drive Slot", "Watchdog 2"); "Unknown" for a
+#: type it cannot name. The type comes first in the sensor column, the SDR's name after it.
+SENSOR_TYPES = tuple(sorted({
+    "Temperature", "Voltage", "Current", "Fan", "Physical Security", "Platform Security", "Processor",
+    "Power Supply", "Power Unit", "Cooling Device", "Other", "Memory", "Drive Slot / Bay", "POST Memory Resize",
+    "System Firmwares", "Event Logging Disabled", "Watchdog1", "System Event", "Critical Interrupt", "Button",
+    "Module / Board", "Microcontroller", "Add-in Card", "Chassis", "Chip Set", "Other FRU", "Cable / Interconnect",
+    "Terminator", "System Boot Initiated", "Boot Error", "OS Boot", "OS Critical Stop", "Slot / Connector",
+    "System ACPI Power State", "Watchdog2", "Platform Alert", "Entity Presence", "Monitor ASIC", "LAN",
+    "Management Subsys Health", "Battery", "Session Audit", "Version Change", "FRU State", "Unknown",
+    # ipmitool < 1.8.13
+    "System Firmware Progress", "System Firmware Error", "System Firmware Hang", "Drive Slot", "Watchdog 1",
+    "Watchdog 2", "Cable/Interconnect", "Slot/Connector", "Module/Board", "Microcontroller/Coprocessor",
+    "Monitor ASIC/IC", "Management Subsystem Health", "OS Stop/Shutdown", "FRU Hot Swap", "Module Hot Swap",
+    "IPMB-0 Status", "Other Units-based Sensor", "ACPI Device Power State",
+}, key=len, reverse=True))
+
+#    1 | 01/01/2000 | 00:15:20 | System Firmware Progress #0x05 | Motherboard initialization | Asserted
+#   30 | 11/15/2019 | 18:50:40 | Power Unit Pwr Unit Status | Power off/down | Asserted
+#   3a | 12/14/22 | 23:09:44 CET | Memory #0x88 | Correctable ECC (CPU0_G1) | Asserted      (1.8.19: 2-digit year, zone)
+#    1 |  Pre-Init  |0000000013| Power Supply PS1 Status | Failure detected | Asserted     (before the BMC's clock was set)
+#    1 | 01/02/2024 | 10:00:00 | Temperature GPU1_Temp | Upper Critical going high | Asserted | Reading 96 > Threshold 90 degrees C
+_ROW = re.compile(
+    r"^\s*(?P<id>[0-9a-fA-F]{1,4}) \|\s*(?:(?P<date>\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}) \| (?P<time>\d{1,2}:\d{2}:\d{2}(?: [A-Z]{2,5})?)"
+    r"|Pre-Init\s*\|\s*(?P<uptime>\d+))\s*\|\s*(?P<sensor>[^|]*?)\s*\|\s*(?P<desc>[^|]*?)\s*\|\s*"
+    r"(?P<dir>Asserted|Deasserted)\s*(?:\|\s*(?P<reading>.*?))?\s*$"
+)
+#   8b | 08/31/2016 | 06:21:15 | OEM record df | 040020 | 12616faaaaaa
+_OEM = re.compile(r"^\s*[0-9a-fA-F]{1,4} \|[^|]*\|[^|]*\| OEM record [0-9a-fA-F]{2} \|")
+#  description's detail suffix: "Failure detected ()", "Correctable ECC (CPU0_G1)"
+_DETAIL = re.compile(r"^(?P<desc>.*?)\s*\((?P<detail>[^()]*)\)$")
+_DETECT = re.compile(r"^\s*[0-9a-fA-F]{1,4} \| .* \| (?:Asserted|Deasserted)\b", re.M)
+
+
+class _SelFields(Fact):
+    record_id: str  # ipmitool's hex record id, as printed ("1b")
+    date: str | None = None  # as printed ("11/15/2019"); None before the BMC's clock was set (Pre-Init)
+    time: str | None = None  # "18:50:40", with the zone where ipmitool printed one
+    sensor_type: str | None = None  # ipmitool's type ("Power Supply"); None where it is not one ipmitool names
+    sensor: str  # the SDR's name ("PSU1_Status", elist) or number ("#0xc8", list); the whole column when the type is unknown
+    description: str  # "Failure detected", the detail suffix cut off
+    detail: str | None = None  # ipmitool's " (...)" suffix: "CPU0_G1"
+    asserted: bool
+    reading: str | None = None  # elist's threshold reading: "Reading 96 > Threshold 90 degrees C"
+    event: str | None = None  # the id of knowledge/ipmi_sel_events.yaml's entry; None where it names none
+
+
+@fact_kind
+class IpmiSelEvent(_SelFields):
+    """An asserted SEL event that is not a record of normal operation: a power supply, PCIe bus,
+    temperature, fan, memory or CPU fault as the BMC logged it."""
+
+    kind: Literal["ipmi_sel_event"] = "ipmi_sel_event"
+
+
+@fact_kind
+class IpmiSelRecord(_SelFields):
+    """A SEL row that is no fault: a deasserted event (the condition went away), a record of
+    normal operation (boot, firmware progress, log cleared, presence), or an OEM record."""
+
+    kind: Literal["ipmi_sel_record"] = "ipmi_sel_record"
+
+
+def detect(head: str) -> bool:
+    if "sserted" not in head:  # Asserted, Deasserted
+        return False
+    return _DETECT.search(head) is not None
+
+
+@lru_cache(maxsize=1)
+def _table() -> knowledge.IpmiSelEvents:
+    return knowledge.load(TABLE)
+
+
+def split_sensor(column: str) -> tuple[str | None, str]:
+    """("Power Supply", "PSU1_Status") from "Power Supply PSU1_Status"; (None, column) when the
+    column does not start with a sensor type ipmitool prints."""
+    for t in SENSOR_TYPES:
+        if column.startswith(t) and (len(column) == len(t) or column[len(t)] == " "):
+            return t, column[len(t):].strip()
+    return None, column
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    table = _table()
+    for n, line in enumerate(artefact.lines, 1):
+        if "|" not in line:
+            continue
+        m = _ROW.match(line)
+        if m is None:
+            if _OEM.match(line):
+                rid = line.split("|", 1)[0].strip()
+                b.add(IpmiSelRecord, n, record_id=rid, sensor="OEM record", description="", asserted=True)
+                result.lines_used += 1
+            continue
+        sensor_type, sensor = split_sensor(m["sensor"])
+        desc, detail = m["desc"], None
+        if (d := _DETAIL.match(desc)) is not None:
+            desc, detail = d["desc"], d["detail"] or None
+        entry = table.entry(sensor_type, desc)
+        asserted = m["dir"] == "Asserted"
+        cls = IpmiSelEvent if asserted and (entry is None or entry.cause is not None) else IpmiSelRecord
+        b.add(cls, n, record_id=m["id"], date=m["date"], time=m["time"], sensor_type=sensor_type,
+              sensor=sensor or m["sensor"], description=desc, detail=detail, asserted=asserted,
+              reading=m["reading"] or None, event=entry.event if entry else None)
+        result.lines_used += 1
+    return result
+
+
+#: the line signatures this reader owns (facts/classify.py matches all readers' in one pass)
+SIGNATURES = (_DETECT,)
+
+
+@fact_kind
+class IpmiSelCatalogueEntry(Fact):
+    """What one kind of SEL event means (knowledge/ipmi_sel_events.yaml), made for each event a
+    log names (engine/catalogues/ipmi_sel.py): the catalogue rule joins it on ``event``."""
+
+    kind: Literal["ipmi_sel_catalogue_entry"] = "ipmi_sel_catalogue_entry"
+    event: str  # power_supply_failure
+    sensor_type: str
+    meaning: str
+    severity: str
+    cause: str
+    component: str
+    actions: str  # comma-separated action ids

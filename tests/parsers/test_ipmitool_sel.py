@@ -1,0 +1,82 @@
+"""ipmitool sel list / elist: real rows from public threads, and rows in ipmitool's own format
+(lib/ipmi_sel.c) carrying its own event strings (include/ipmitool/ipmi_sel.h), table-driven;
+deasserted events and records of normal operation are read and are no fault."""
+from __future__ import annotations
+
+import pytest
+
+from parse_helper import parse_fixture
+from stethoscope.facts.parsers import ipmitool_sel
+
+# (row, kind, sensor_type, sensor, description, event)
+ROWS = [
+    # real rows (sosreport/sos#2015, open-power/op-build#594)
+    ("  30 | 11/15/2019 | 18:50:40 | Power Unit Pwr Unit Status | Power off/down | Asserted",
+     "ipmi_sel_record", "Power Unit", "Pwr Unit Status", "Power off/down", "power_state"),
+    ("  31 | 11/15/2019 | 18:50:44 | Power Unit Pwr Unit Status | Power off/down | Deasserted",
+     "ipmi_sel_record", "Power Unit", "Pwr Unit Status", "Power off/down", "power_state"),
+    ("   1 | 01/01/2000 | 00:15:20 | System Firmware Progress #0x05 | Motherboard initialization | Asserted",
+     "ipmi_sel_record", "System Firmware Progress", "#0x05", "Motherboard initialization", "boot_progress_legacy"),
+    # an asserted event the table does not name stays an event (never read as healthy)
+    ("  32 | 11/15/2019 | 18:50:59 | Management Subsys Health AutoCfg Status | State Asserted | Asserted",
+     "ipmi_sel_event", "Management Subsys Health", "AutoCfg Status", "State Asserted", None),
+    # ipmitool's format with its own strings (ipmi_sel_print_std_entry; sensor_specific_event_types)
+    ("   1 | 01/02/2024 | 10:00:00 | Power Supply PSU1_Status | Failure detected () | Asserted",
+     "ipmi_sel_event", "Power Supply", "PSU1_Status", "Failure detected", "power_supply_failure"),
+    ("   2 | 01/02/2024 | 10:00:05 | Critical Interrupt PCIe_Err | Bus Uncorrectable error | Asserted",
+     "ipmi_sel_event", "Critical Interrupt", "PCIe_Err", "Bus Uncorrectable error", "pcie_bus_uncorrectable"),
+    ("   3 | 01/02/2024 | 10:01:00 | Temperature GPU1_Temp | Upper Critical going high | Asserted | Reading 96 > Threshold 90 degrees C",
+     "ipmi_sel_event", "Temperature", "GPU1_Temp", "Upper Critical going high", "temperature_upper_critical"),
+    ("  3a | 12/14/22 | 23:09:44 CET | Memory #0x88 | Correctable ECC (CPU0_G1) | Asserted",
+     "ipmi_sel_event", "Memory", "#0x88", "Correctable ECC", "memory_ecc_correctable"),
+    ("   5 | 01/02/2024 | 10:03:00 | Fan FAN3 | Lower Critical going low  | Asserted",
+     "ipmi_sel_event", "Fan", "FAN3", "Lower Critical going low", "fan_failure"),
+    ("   6 | 01/02/2024 | 10:04:00 | System Event | OEM System boot event | Asserted",
+     "ipmi_sel_record", "System Event", "System Event", "OEM System boot event", "system_event_record"),
+    ("   7 | 01/02/2024 | 10:05:00 | Processor CPU_CATERR | IERR | Asserted",
+     "ipmi_sel_event", "Processor", "CPU_CATERR", "IERR", "processor_error"),
+    ("   1 | 11/02/2014 | 21:53:48 | Event Logging Disabled #0xf6 | Log area reset/cleared | Asserted",
+     "ipmi_sel_record", "Event Logging Disabled", "#0xf6", "Log area reset/cleared", "log_cleared"),
+    ("   8 | 01/02/2024 | 10:06:00 | Power Supply PSU1_Status | Failure detected () | Deasserted",
+     "ipmi_sel_record", "Power Supply", "PSU1_Status", "Failure detected", "power_supply_failure"),
+    ("   1 |  Pre-Init  |0000000013| Power Supply PS1 Status | Failure detected | Asserted",
+     "ipmi_sel_event", "Power Supply", "PS1 Status", "Failure detected", "power_supply_failure"),
+]
+
+
+@pytest.mark.parametrize("row,kind,sensor_type,sensor,description,event", ROWS)
+def test_rows(row, kind, sensor_type, sensor, description, event):
+    r = parse_fixture(ipmitool_sel, text=row + "\n")
+    assert r.lines_used == 1
+    (f,) = r.facts
+    assert (f.kind, f.sensor_type, f.sensor, f.description, f.event) == (kind, sensor_type, sensor, description, event)
+    assert f.asserted == row.rstrip().split("|")[5].strip().startswith("Asserted")
+    assert f.evidence.line == 1 and f.evidence.text == row
+
+
+def test_timestamp_detail_and_reading():
+    r = parse_fixture(ipmitool_sel, text="  3a | 12/14/22 | 23:09:44 CET | Memory #0x88 | Correctable ECC (CPU0_G1) | Asserted\n")
+    f = r.facts[0]
+    assert (f.record_id, f.date, f.time, f.detail) == ("3a", "12/14/22", "23:09:44 CET", "CPU0_G1")
+    r = parse_fixture(ipmitool_sel, text=ROWS[6][0] + "\n")
+    assert r.facts[0].reading == "Reading 96 > Threshold 90 degrees C"
+
+
+def test_real_firmware_progress_log_is_all_records():
+    r = parse_fixture(ipmitool_sel, "ipmitool_sel/opbuild594_sel_list_firmware_progress.txt")
+    assert r.lines_used == 12 and {f.kind for f in r.facts} == {"ipmi_sel_record"}
+
+
+def test_real_elist_power_off_down():
+    r = parse_fixture(ipmitool_sel, "ipmitool_sel/sos2015_sel_elist_power_off_down.txt")
+    assert [(f.kind, f.asserted) for f in r.facts] == [
+        ("ipmi_sel_record", True), ("ipmi_sel_record", False), ("ipmi_sel_event", True)]
+
+
+@pytest.mark.parametrize("text", [
+    "SEL has no entries\n",
+    "PSU1 Status      | 0x0b              | ok\n",  # ipmitool sdr: not the SEL
+    "| Asserted | nothing else\n",
+])
+def test_not_sel(text):
+    assert not ipmitool_sel.detect(text)
