@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Literal
 from stethoscope.engine import accounting, parse_pool
 from stethoscope.engine.baselines import bench as bench_baseline
 from stethoscope.engine.baselines import perf_compare
-from stethoscope.engine.combine import fabric, nccl_checks, nccl_summary, nvls_use, rendezvous, version_compat
+from stethoscope.engine.combine import fabric, link_quality, nccl_checks, nccl_summary, nvls_use, rendezvous, version_compat
 from stethoscope.engine.localise import nic_line_rate
 from stethoscope.engine.ruleengine import reference
 from stethoscope.engine.ruleengine import routing
@@ -93,6 +93,8 @@ COMBINERS: tuple[tuple[str, Combiner], ...] = (
     ("parse_problems", lambda c: accounting.parse_problem_facts(c.coverage)),
     # cross-port and cross-reading comparisons (ibstat, perfquery, node_exporter series alike)
     ("fabric", lambda c: fabric.summarise(c.facts)),
+    # mlxlink / ethtool -S physical-layer counters against knowledge/link_quality.yaml
+    ("link_quality", lambda c: link_quality.summarise(c.kind("link_counter"))),
     # NCCL across ranks, processes and runs
     ("nccl_versions", lambda c: nccl_summary.version_set(c.kind("nccl_version"))),
     ("nccl_net_plugins", lambda c: nccl_summary.plugin_set(c.kind("nccl_net_plugin"))),

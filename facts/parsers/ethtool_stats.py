@@ -1,0 +1,71 @@
+"""``ethtool -S <iface>``: a NIC's statistics; read for the physical port's counters of mlx5
+(ConnectX) NICs, the ones that say how the link and its flow control behave.
+
+Sample content (isc-projects/ethq#8, ConnectX-4, mlx5_core; the ``_phy`` and pause-storm names
+as the kernel's mlx5 counters.rst and en_stats.c spell them)::
+
+    $ ethtool -S ens1f0
+    NIC statistics:
+         rx_packets: 845320277
+         tx_queue_stopped: 0
+         rx_crc_errors_phy: 0
+         link_down_events_phy: 0
+         tx_pause_storm_warning_events: 0
+
+Facts: one ``link_counter`` (tool ethtool) per counter of the physical port above zero: the
+names ending ``_phy`` (``rx_crc_errors_phy``, ``rx_symbol_err_phy``, ``link_down_events_phy``,
+``rx_discards_phy``, ``rx_pause_ctrl_phy``), ``rx_prioN_pause*``, ``tx_pause_storm_*_events``
+and ``rx_out_of_buffer``. A counter at zero says nothing happened and makes no fact; the
+software and per-queue counters (``rx3_packets``) are read and left. The interface comes from
+the command line when it was captured, else it is ``unknown``.
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.link_facts import LinkCounter
+
+KIND = "ethtool_stats"
+
+# $ ethtool -S ens1f0
+# root@node3:~# ethtool -S ens1f0 | grep -i pause
+_COMMAND = re.compile(r"^(?:.*?[$#]\s*)?(?:sudo\s+)?(?:\S*/)?ethtool\s+(?:-S|--statistics)\s+(?P<iface>[\w.:@-]+)")
+# NIC statistics:
+_HEAD = re.compile(r"^NIC statistics:\s*$", re.M)
+#      rx_crc_errors_phy: 0
+#      tx_pause_storm_warning_events: 0
+_COUNTER = re.compile(r"^\s+(?P<name>[A-Za-z][\w.\[\]-]*): (?P<value>\d+)\s*$")
+#: the physical port's counters (mlx5 counters.rst "Physical Port Counters", "Priority Port Counters")
+_PORT_COUNTER = re.compile(r"_phy$|^rx_prio\d_pause|^tx_prio\d_pause|^tx_pause_storm_(?:warning|error)_events$|^rx_out_of_buffer$")
+
+
+def detect(head: str) -> bool:
+    return "NIC statistics:" in head and bool(_HEAD.search(head))
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    iface = "unknown"
+    for n, line in enumerate(artefact.lines, 1):
+        if m := _COMMAND.match(line):
+            iface = m["iface"]
+            result.lines_used += 1
+            continue
+        if _HEAD.match(line):
+            result.lines_used += 1
+            continue
+        m = _COUNTER.match(line)
+        if not m:
+            continue
+        result.lines_used += 1
+        value = int(m["value"])
+        if value and _PORT_COUNTER.search(m["name"]):
+            fb.add(LinkCounter, n, tool="ethtool", device=iface, counter=m["name"], value=float(value), printed=m["value"])
+    return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_HEAD,)

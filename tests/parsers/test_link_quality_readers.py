@@ -1,0 +1,61 @@
+"""mlxlink and ethtool -S readers (issue 11): real fixtures, and the forms a failing port prints."""
+from parse_helper import parse_fixture
+
+from stethoscope.engine.combine import link_quality
+from stethoscope.facts.parsers import ethtool_stats, mlxlink
+
+MLX = "mlxlink/bluefield3_tutorial_p0_active.txt"
+ETH = "ethtool_stats/ethq8_connectx4_mlx5_head.txt"
+
+
+def _kinds(res, kind):
+    return [f for f in res.facts if f.kind == kind]
+
+
+def test_mlxlink_real_healthy_port():
+    res = parse_fixture(mlxlink, MLX)
+    (port,) = _kinds(res, "mlxlink_port")
+    assert (port.device, port.port, port.state, port.physical_state, port.link_up) == ("/dev/mst/mt41692_pciconf0", 1, "Active", "LinkUp", True)
+    assert (port.speed_gbps, port.width_lanes, port.enabled_max, port.below_enabled) == (100.0, 4, "100G_4X", False)
+    assert port.evidence.line == 5 and "State" in port.evidence.text
+    counters = {c.counter: c for c in _kinds(res, "link_counter")}
+    assert counters["Effective Physical BER"].value < 1e-200 and counters["Effective Physical BER"].printed == "15E-255"
+    assert counters["Link Down Counter"].value == 0 and counters["Link Down Counter"].minutes_since_clear == 25074.8
+    assert "Raw Physical Errors Per Lane" not in counters  # a per-lane list, not one number
+    assert not link_quality.summarise(_kinds(res, "link_counter"))
+
+
+def test_mlxlink_failing_forms():
+    text = ("# mlxlink -d mlx5_0 -c\n\nOperational Info\n----------------\nState                              : Active\n"
+            "Physical state                     : LinkUp\nSpeed                              : IB-HDR\nWidth                              : 2x\n\n"
+            "Supported Info\n--------------\nEnabled Link Speed                 : 0x000003ff (HDR,EDR,FDR,FDR10,QDR,DDR,SDR)\n\n"
+            "Physical Counters and BER Info\n------------------------------\nEffective Physical Errors          : 17\n"
+            "Effective Physical BER             : 3E-12\nLink Down Counter                  : N/A\n\n"
+            "# mlxlink -d mlx5_1\n\nOperational Info\n----------------\nState                              : Polling\n"
+            "Physical state                     : Polling\nSpeed                              : N/A\n")
+    res = parse_fixture(mlxlink, text=text)
+    hdr, down = _kinds(res, "mlxlink_port")
+    assert (hdr.device, hdr.speed_gbps, hdr.enabled_max_gbps, hdr.below_enabled) == ("mlx5_0", 100.0, 200.0, True)
+    assert (down.device, down.link_up, down.below_enabled) == ("mlx5_1", False, False)
+    judged = {j.counter: j for j in link_quality.summarise(_kinds(res, "link_counter"))}
+    assert judged["Effective Physical BER"].check == "ber" and judged["Effective Physical BER"].limit == 1e-12
+    assert judged["Effective Physical Errors"].cause == "ib_link_errors"
+    assert "Link Down Counter" not in judged  # N/A: no reading
+
+
+def test_ethtool_real_no_phy_counters():
+    res = parse_fixture(ethtool_stats, ETH)
+    assert not res.facts and res.lines_used == 24
+
+
+def test_ethtool_phy_and_pause_storm_counters():
+    text = ("$ ethtool -S ens1f0\nNIC statistics:\n     rx_packets: 845320277\n     rx_crc_errors_phy: 12\n"
+            "     rx_symbol_err_phy: 0\n     link_down_events_phy: 2\n     rx_prio3_pause: 41927\n"
+            "     tx_pause_storm_warning_events: 0\n     tx_pause_storm_error_events: 1\n")
+    res = parse_fixture(ethtool_stats, text=text)
+    got = {c.counter: c for c in res.facts}
+    assert set(got) == {"rx_crc_errors_phy", "link_down_events_phy", "rx_prio3_pause", "tx_pause_storm_error_events"}
+    assert got["rx_crc_errors_phy"].device == "ens1f0" and got["rx_crc_errors_phy"].evidence.line == 4
+    judged = {j.counter: (j.check, j.severity) for j in link_quality.summarise(res.facts)}
+    assert judged == {"rx_crc_errors_phy": ("errors", "warning"), "link_down_events_phy": ("link_down", "warning"),
+                      "tx_pause_storm_error_events": ("pause_storm", "critical")}  # pause frames alone are not judged
