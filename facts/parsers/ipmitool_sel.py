@@ -17,6 +17,10 @@ ipmitool's own format (lib/ipmi_sel.c ipmi_sel_print_std_entry)::
     event description, ipmitool's string plus " (%s)" detail on some platforms; " | Asserted" or
     " | Deasserted"; threshold events in elist add " | Reading %.*f > Threshold %.*f <unit>".
     OEM records: "%4x | <date> | <time> | OEM record %02x | <manufacturer> | <data>".
+    ``sel list -v`` / ``sel get`` (ipmi_sel_print_std_entry_verbose): a block per record,
+    "SEL Record ID          : %04x", " Timestamp             : %s %s", " Sensor Type           : %s",
+    " Sensor Number         : %02x", " Event Direction       : Assertion Event" (or "Deassertion
+    Event"), " Description           : %s": the fact cites the Description line.
 
 Facts: ``ipmi_sel_event`` per asserted event that is not a record of normal operation (its
 ``event`` the id knowledge/ipmi_sel_events.yaml gives the sensor type and description, None when
@@ -72,7 +76,13 @@ _ROW = re.compile(
 _OEM = re.compile(r"^\s*[0-9a-fA-F]{1,4} \|[^|]*\|[^|]*\| OEM record [0-9a-fA-F]{2} \|")
 #  description's detail suffix: "Failure detected ()", "Correctable ECC (CPU0_G1)"
 _DETAIL = re.compile(r"^(?P<desc>.*?)\s*\((?P<detail>[^()]*)\)$")
-_DETECT = re.compile(r"^\s*[0-9a-fA-F]{1,4} \| .* \| (?:Asserted|Deasserted)\b", re.M)
+# sel list -v / sel get (ipmi_sel_print_std_entry_verbose): one block per record, a field a line
+#   SEL Record ID          : %04x          Timestamp             : %s %s
+#    Sensor Type           : %s            Sensor Number         : %02x
+#    Event Direction       : Assertion Event | Deassertion Event      Description           : %s
+_VERBOSE = re.compile(r"^\s*(?P<key>SEL Record ID|Record Type|Timestamp|Generator ID|EvM Revision|Sensor Type|Sensor Number|Event Type"
+                      r"|Event Direction|Event Data(?: \(RAW\))?|Description)\s+: ?(?P<value>.*?)\s*$")
+_DETECT = re.compile(r"^\s*[0-9a-fA-F]{1,4} \| .* \| (?:Asserted|Deasserted)\b|^ Event Direction +: (?:Assertion|Deassertion) Event$", re.M)
 
 
 class _SelFields(Fact):
@@ -105,7 +115,7 @@ class IpmiSelRecord(_SelFields):
 
 
 def detect(head: str) -> bool:
-    if "sserted" not in head:  # Asserted, Deasserted
+    if "sserted" not in head and "ssertion Event" not in head:  # Asserted, Deasserted; sel list -v
         return False
     return _DETECT.search(head) is not None
 
@@ -124,12 +134,47 @@ def split_sensor(column: str) -> tuple[str | None, str]:
     return None, column
 
 
+def _add(b: FactBuilder, n: int, table: knowledge.IpmiSelEvents, sensor_type: str | None, desc: str,
+         asserted: bool, **fields: object) -> None:
+    detail = None
+    if (d := _DETAIL.match(desc)) is not None:
+        desc, detail = d["desc"], d["detail"] or None
+    entry = table.entry(sensor_type, desc)
+    cls = IpmiSelEvent if asserted and (entry is None or entry.cause is not None) else IpmiSelRecord
+    b.add(cls, n, sensor_type=sensor_type, description=desc, detail=detail, asserted=asserted,
+          event=entry.event if entry else None, **fields)
+
+
+def _verbose(b: FactBuilder, n: int, line: str, block: dict[str, str], table: knowledge.IpmiSelEvents) -> bool:
+    """One field line of ``sel list -v``; the Description line ends a record and makes its fact."""
+    m = _VERBOSE.match(line)
+    if m is None:
+        return False
+    key, value = m["key"], m["value"]
+    if key == "SEL Record ID":
+        block.clear()
+    block[key] = value
+    if key == "Description" and "SEL Record ID" in block and "Event Direction" in block:
+        stype = block.get("Sensor Type")
+        sensor_type = stype if stype in SENSOR_TYPES else None
+        date, _, time = block.get("Timestamp", "").partition(" ")
+        num = block.get("Sensor Number")
+        _add(b, n, table, sensor_type, value, block["Event Direction"].startswith("Assertion"),
+             record_id=block["SEL Record ID"].lstrip("0") or "0", date=date or None, time=time or None,
+             sensor=f"#0x{num}" if num else (stype or ""))
+        block.clear()
+    return True
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     table = _table()
+    block: dict[str, str] = {}
     for n, line in enumerate(artefact.lines, 1):
         if "|" not in line:
+            if " : " in line and _verbose(b, n, line, block, table):
+                result.lines_used += 1
             continue
         m = _ROW.match(line)
         if m is None:
@@ -139,15 +184,8 @@ def parse(artefact: Artefact) -> ParseResult:
                 result.lines_used += 1
             continue
         sensor_type, sensor = split_sensor(m["sensor"])
-        desc, detail = m["desc"], None
-        if (d := _DETAIL.match(desc)) is not None:
-            desc, detail = d["desc"], d["detail"] or None
-        entry = table.entry(sensor_type, desc)
-        asserted = m["dir"] == "Asserted"
-        cls = IpmiSelEvent if asserted and (entry is None or entry.cause is not None) else IpmiSelRecord
-        b.add(cls, n, record_id=m["id"], date=m["date"], time=m["time"], sensor_type=sensor_type,
-              sensor=sensor or m["sensor"], description=desc, detail=detail, asserted=asserted,
-              reading=m["reading"] or None, event=entry.event if entry else None)
+        _add(b, n, table, sensor_type, m["desc"], m["dir"] == "Asserted", record_id=m["id"], date=m["date"],
+             time=m["time"], sensor=sensor or m["sensor"], reading=m["reading"] or None)
         result.lines_used += 1
     return result
 

@@ -80,3 +80,45 @@ def test_real_elist_power_off_down():
 ])
 def test_not_sel(text):
     assert not ipmitool_sel.detect(text)
+
+
+# sel list -v (lib/ipmi_sel.c ipmi_sel_print_std_entry_verbose's printf strings)
+VERBOSE = """SEL Record ID          : 0001
+ Record Type           : 02
+ Timestamp             : 01/02/2024 10:00:00
+ Generator ID          : 0020
+ EvM Revision          : 04
+ Sensor Type           : Power Supply
+ Sensor Number         : 62
+ Event Type            : Sensor-specific Discrete
+ Event Direction       : Assertion Event
+ Event Data            : 01ffff
+ Description           : Failure detected
+
+SEL Record ID          : 0002
+ Record Type           : 02
+ Timestamp             : 01/02/2024 10:06:00
+ Generator ID          : 0020
+ EvM Revision          : 04
+ Sensor Type           : Power Supply
+ Sensor Number         : 62
+ Event Type            : Sensor-specific Discrete
+ Event Direction       : Deassertion Event
+ Event Data            : 01ffff
+ Description           : Failure detected
+"""
+
+
+def test_verbose_blocks():
+    r = parse_fixture(ipmitool_sel, text=VERBOSE)
+    got = [(f.kind, f.record_id, f.date, f.time, f.sensor_type, f.sensor, f.description, f.asserted, f.event, f.evidence.line)
+           for f in r.facts]
+    assert got == [
+        ("ipmi_sel_event", "1", "01/02/2024", "10:00:00", "Power Supply", "#0x62", "Failure detected", True, "power_supply_failure", 11),
+        ("ipmi_sel_record", "2", "01/02/2024", "10:06:00", "Power Supply", "#0x62", "Failure detected", False, "power_supply_failure", 23),
+    ]
+
+
+def test_verbose_block_lines_are_all_read():
+    r = parse_fixture(ipmitool_sel, text=VERBOSE)
+    assert r.lines_used == 22
