@@ -50,7 +50,7 @@ class MlxlinkPort(Fact):
     width_lanes: int | None = None
     enabled_max: str | None = None  # fastest of "Enabled Link Speed": "100G_4X", "HDR"
     enabled_max_gbps: float | None = None
-    below_enabled: bool = False  # Active at a lower speed or width than the fastest enabled
+    below_enabled: bool = False  # Active below the fastest enabled speed (InfiniBand: its lane rate)
     status_opcode: int | None = None
     recommendation: str | None = None
 
@@ -70,8 +70,8 @@ _FIELD = re.compile(r"^(?P<key>[A-Za-z][^:]*?)\s+: (?P<value>.*?)\s*$")
 # Enabled Link Speed (Ext.)          : 0x00000200 (100G_4X)
 # Enabled Link Speed                 : 0x000003ff (HDR,EDR,FDR,FDR10,QDR,DDR,SDR)
 _SPEED_LIST = re.compile(r"\((?P<list>[^)]*)\)")
-# 100G_4X, 400G_8X, 50G_2X, 100G, 25G, 1G
-_ETH_SPEED = re.compile(r"^(?P<g>\d+(?:\.\d+)?)G(?:_(?P<lanes>\d+)X)?$", re.I)
+# 100G_4X, 400G_8X, 50G_2X, 100G, 25G, 1G; older MFT: 25GbE, 100GbE
+_ETH_SPEED = re.compile(r"^(?P<g>\d+(?:\.\d+)?)G(?:BE)?(?:_(?P<lanes>\d+)X)?$", re.I)
 #: Gb/s per lane of the InfiniBand speed names (IBTA: SDR 2.5 ... XDR 200)
 _IB_LANE_GBPS = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0, "NDR": 100.0, "XDR": 200.0}
 _DETECT = re.compile(r"^(?:Operational Info|Physical Counters and BER Info)\s*\n-{4,}", re.M)
@@ -98,6 +98,11 @@ def _gbps(speed: str | None, lanes: int | None) -> float | None:
     if word in _IB_LANE_GBPS:
         return _IB_LANE_GBPS[word] * (lanes or 4)
     return None
+
+
+def _ib_lane(speed: str | None) -> float | None:
+    """``IB-HDR`` / ``HDR`` -> 50 (Gb/s per lane); an Ethernet speed -> None."""
+    return _IB_LANE_GBPS.get((speed or "").strip().upper().removeprefix("IB-"))
 
 
 def _fastest(value: str) -> tuple[str | None, float | None]:
@@ -132,12 +137,20 @@ def parse(artefact: Artefact) -> ParseResult:
         if block is not None and "state" in block:
             line = block.pop("_line")
             active = block["state"] == "Active"
-            block["link_up"] = active and block.get("physical_state") in (None, "LinkUp")
+            # mlxlink prints "N/A" for a physical state it cannot read (mstflint#1102): not a fault
+            block["link_up"] = active and block.get("physical_state") in (None, "LinkUp", "N/A")
             lanes = _lanes(block.get("width"))
             block["width_lanes"] = lanes
             block["speed_gbps"] = _gbps(block.get("speed"), lanes)
             top = block.get("enabled_max_gbps")
-            block["below_enabled"] = bool(active and top and block["speed_gbps"] and block["speed_gbps"] < top)
+            speed_ib, top_ib = _ib_lane(block.get("speed")), _ib_lane(block.get("enabled_max"))
+            if speed_ib and top_ib:
+                # InfiniBand names a lane rate: a port split to 2x or 1x by design is not slow, so
+                # compare the lane rates, and give the enabled maximum the port's own width
+                block["enabled_max_gbps"] = top_ib * (lanes or 4)
+                block["below_enabled"] = bool(active and speed_ib < top_ib)
+            else:
+                block["below_enabled"] = bool(active and top and block["speed_gbps"] and block["speed_gbps"] < top)
             fb.add(MlxlinkPort, line, device=device, port=port, **block)
         block = None
 

@@ -35,7 +35,8 @@ def test_mlxlink_failing_forms():
             "Physical state                     : Polling\nSpeed                              : N/A\n")
     res = parse_fixture(mlxlink, text=text)
     hdr, down = _kinds(res, "mlxlink_port")
-    assert (hdr.device, hdr.speed_gbps, hdr.enabled_max_gbps, hdr.below_enabled) == ("mlx5_0", 100.0, 200.0, True)
+    # HDR at 2x: a split port by design, not slow (the lane rates agree)
+    assert (hdr.device, hdr.speed_gbps, hdr.enabled_max_gbps, hdr.below_enabled) == ("mlx5_0", 100.0, 100.0, False)
     assert (down.device, down.link_up, down.below_enabled) == ("mlx5_1", False, False)
     judged = {j.counter: j for j in link_quality.summarise(_kinds(res, "link_counter"))}
     assert judged["Effective Physical BER"].check == "ber" and judged["Effective Physical BER"].limit == 1e-12
@@ -59,3 +60,18 @@ def test_ethtool_phy_and_pause_storm_counters():
     judged = {j.counter: (j.check, j.severity) for j in link_quality.summarise(res.facts)}
     assert judged == {"rx_crc_errors_phy": ("errors", "warning"), "link_down_events_phy": ("link_down", "warning"),
                       "tx_pause_storm_error_events": ("pause_storm", "critical")}  # pause frames alone are not judged
+
+
+def test_mlxlink_older_speed_names_and_na_physical_state():
+    text = ("Operational Info\n----------------\nState                           : Active\n"
+            "Physical state                  : N/A\nSpeed                           : 25GbE\nWidth                           : 1x\n")
+    (port,) = _kinds(parse_fixture(mlxlink, text=text), "mlxlink_port")
+    assert (port.link_up, port.speed_gbps, port.width_lanes) == (True, 25.0, 1)
+
+
+def test_mlxlink_ib_port_at_a_slower_lane_rate():
+    text = ("Operational Info\n----------------\nState                              : Active\n"
+            "Physical state                     : LinkUp\nSpeed                              : IB-EDR\nWidth                              : 4x\n\n"
+            "Supported Info\n--------------\nEnabled Link Speed                 : 0x000007ff (NDR,HDR,EDR,FDR,FDR10,QDR,DDR,SDR)\n")
+    (port,) = _kinds(parse_fixture(mlxlink, text=text), "mlxlink_port")
+    assert (port.speed_gbps, port.enabled_max, port.enabled_max_gbps, port.below_enabled) == (100.0, "NDR", 400.0, True)
