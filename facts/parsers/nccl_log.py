@@ -212,10 +212,12 @@ _IFADDR_V4 = re.compile(r"^(?P<iface>.+):(?P<addr>\d{1,3}(?:\.\d{1,3}){3})(?:<\d
 # NET/IB : Got completion from peer 10.1.1.2<45678> with error 12, opcode 0, len 0, vendor err 129 (Send)
 # NET/IB : Got completion from peer 172.36.143.59<44206> with status=12 opcode=129 len=65536 vendor err 129 (Recv) localGid ...
 # NET/IB: Got completion from peer 10.1.1.2<45678> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) ... hca mlx5_0
+# a line cut after its status, or retold without "with" (an issue title: "NET/IB Got completion error 12"):
+# the status is what the line says; the opcode may be gone
 _COMPLETION = re.compile(
-    r"NET/IB\w*(?:/GIN)? ?: ?Got completion (?:from peer (?:(?P<peer>\S+) )?)?with "
+    r"NET/IB\w*(?:/GIN)?(?: ?: ?| )Got completion (?:from peer (?:(?!with )(?P<peer>\S+) )?)?(?:with )?"
     r"(?:error (?P<err>\d+)|status=(?:(?P<st_text>[A-Z_]+)\()?(?P<st>\d+)\)?)"
-    r",? opcode[= ](?:(?P<op_text>[A-Z_]+)\()?(?P<op>\d+)\)?"
+    r"(?:,? opcode[= ](?:(?P<op_text>[A-Z_]+)\()?(?P<op>\d+)\)?)?"
 )
 _COMPLETION_VENDOR = re.compile(r"vendor[ _]err[= ](?P<v>\d+)")
 _COMPLETION_REQ = re.compile(r"\((?P<req>Send|Recv|Flush|IPut|Unused)\)|req_type=(?P<req2>\w+)")
@@ -462,7 +464,7 @@ class NcclLogState:
         hca = _COMPLETION_HCA.search(rest)
         gid = _COMPLETION_GID.search(rest)
         self.b.add(NcclRdmaCompletionError, no, node=node, peer=m["peer"], error=int(m["err"] or m["st"]),
-                   status_text=m["st_text"], opcode=int(m["op"]), opcode_text=m["op_text"],
+                   status_text=m["st_text"], opcode=int(m["op"]) if m["op"] else None, opcode_text=m["op_text"],
                    vendor_err=int(vendor["v"]) if vendor else None,
                    request=(req["req"] or req["req2"]) if req else None, hca=hca["hca"] if hca else None,
                    local_gid=(gid["local"] or None) if gid else None, remote_gid=(gid["remote"] or None) if gid else None, **ctx)

@@ -91,6 +91,10 @@ LINE_CASES = [
     ("vm:1633:1633 [0] NCCL INFO init.cc:126 -> 5", "nccl_error_return", {"source_file": "init.cc", "source_line": 126, "code": 5}),
     ("node1:1234:1290 [3] transport/net_ib.cc:1198 NCCL WARN NET/IB : Got completion from peer 10.1.1.2<45678> with error 12, opcode 0, len 0, vendor err 129",
      "nccl_rdma_completion_error", {"peer": "10.1.1.2<45678>", "error": 12, "opcode": 0, "vendor_err": 129}),
+    # the same line cut after its status, and retold without "with" and the colon (an issue's title: nccl#1170)
+    ("node1:1234:1290 [3] transport/net_ib.cc:1198 NCCL WARN NET/IB : Got completion from peer 10.1.1.2<45678> with error 12",
+     "nccl_rdma_completion_error", {"peer": "10.1.1.2<45678>", "error": 12, "opcode": None}),
+    ("NCCL WARN NET/IB Got completion error 12", "nccl_rdma_completion_error", {"peer": None, "error": 12, "opcode": None}),
     # prefixes: mpirun --tag-output, pdsh, colour residue
     ("[1,5]<stdout>:swat1-04:2017630:2017699 [5] NCCL INFO Channel 03/0 : 5[5] -> 12[4] [send] via NET/IB/3",
      "nccl_transport", {"node": "swat1-04", "pid": 2017630, "local_device": 5, "transport": "NET/IB/3"}),
