@@ -5,7 +5,7 @@ Sample content (isc-projects/ethq#8, ConnectX-4, mlx5_core; the ``_phy`` and pau
 as the kernel's mlx5 counters.rst and en_stats.c spell them)::
 
     $ ethtool -S ens1f0
-    NIC statistics:
+    NIC statistics:       (absent when the paste is ``ethtool -S ens1f0 | grep -i pause``)
          rx_packets: 845320277
          tx_queue_stopped: 0
          rx_crc_errors_phy: 0
@@ -40,8 +40,14 @@ _COUNTER = re.compile(r"^\s+(?P<name>[A-Za-z][\w.\[\]-]*): (?P<value>\d+)\s*$")
 _PORT_COUNTER = re.compile(r"_phy$|^rx_prio\d_pause|^tx_prio\d_pause|^tx_pause_storm_(?:warning|error)_events$|^rx_out_of_buffer$")
 
 
+# the same command as a detection signature (a paste of ``ethtool -S ens1f0 | grep pause``
+# has no "NIC statistics:" header): the command, then a counter line
+_COMMAND_THEN_COUNTER = re.compile(r"^(?:.*?[$#]\s*)?(?:sudo\s+)?(?:\S*/)?ethtool\s+(?:-S|--statistics)\s+[\w.:@-]+.*\n\s+[A-Za-z]\w*: \d+\s*$", re.M)
+
+
 def detect(head: str) -> bool:
-    return "NIC statistics:" in head and bool(_HEAD.search(head))
+    return ("NIC statistics:" in head and bool(_HEAD.search(head))) or (
+        "ethtool" in head and bool(_COMMAND_THEN_COUNTER.search(head)))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -68,4 +74,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_HEAD,)
+SIGNATURES = (_HEAD, _COMMAND_THEN_COUNTER)

@@ -75,3 +75,10 @@ def test_mlxlink_ib_port_at_a_slower_lane_rate():
             "Supported Info\n--------------\nEnabled Link Speed                 : 0x000007ff (NDR,HDR,EDR,FDR,FDR10,QDR,DDR,SDR)\n")
     (port,) = _kinds(parse_fixture(mlxlink, text=text), "mlxlink_port")
     assert (port.speed_gbps, port.enabled_max, port.enabled_max_gbps, port.below_enabled) == (100.0, "NDR", 400.0, True)
+
+
+def test_ethtool_grep_paste_without_header():
+    text = ("# ethtool -S ens1f0 | grep -i -e pause_storm -e crc\n     rx_crc_errors_phy: 0\n"
+            "     tx_pause_storm_warning_events: 3\n     tx_pause_storm_error_events: 0\n")
+    (c,) = parse_fixture(ethtool_stats, text=text).facts
+    assert (c.device, c.counter, c.printed, c.evidence.line) == ("ens1f0", "tx_pause_storm_warning_events", "3", 3)
