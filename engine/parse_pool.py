@@ -14,6 +14,7 @@ processes and the text in flight to them.
 from __future__ import annotations
 
 import os
+import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -53,12 +54,13 @@ class FileResult:
 
 
 def default_jobs() -> int:
-    """The CPUs this process may run on that other work leaves idle (``STETH_JOBS`` overrides).
+    """The CPUs this process may run on that other work leaves idle now (``STETH_JOBS`` overrides).
 
     A pool wins only with idle cores to run its workers: measured at 128 nodes on a 2-core VM
     whose other work kept its load average at 3.5, one process took 29.2 / 30.8 s and a pool of
     two 36.4 / 32.9 s (the workers' pickled facts cost the parent ~7 CPU-s and no core was free
-    to gain it back). So the CPUs less the 1-minute load average, rounded, at least one."""
+    to gain it back). So the CPUs idle over a short sample of /proc/stat (the load average lags
+    by a minute: right after other work it would still count it), rounded, at least one."""
     env = os.environ.get("STETH_JOBS", "").strip()
     if env.isdigit() and int(env) > 0:
         return int(env)
@@ -66,11 +68,35 @@ def default_jobs() -> int:
         cpus = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         cpus = os.cpu_count() or 1
+    idle = idle_cpus()
+    if idle is None:
+        try:
+            idle = cpus - os.getloadavg()[0]
+        except OSError:  # pragma: no cover - no load average on this platform
+            return cpus
+    return max(1, min(cpus, round(idle)))
+
+
+def _cpu_times() -> tuple[int, int, int]:
+    """(idle ticks, all ticks, CPUs) of /proc/stat: idle and iowait against user to steal."""
+    with open("/proc/stat") as f:
+        lines = f.read().split("\n")
+    ticks = [int(v) for v in lines[0].split()[1:9]]
+    cpus = sum(1 for ln in lines[1:] if ln.startswith("cpu"))
+    return ticks[3] + ticks[4], sum(ticks), max(1, cpus)
+
+
+def idle_cpus(interval: float = 0.2) -> float | None:
+    """How many CPUs were idle over ``interval`` seconds (None: no /proc/stat)."""
     try:
-        busy = os.getloadavg()[0]
-    except OSError:  # pragma: no cover - no load average on this platform
-        return cpus
-    return max(1, min(cpus, round(cpus - busy)))
+        idle0, all0, cpus = _cpu_times()
+        time.sleep(interval)
+        idle1, all1, _ = _cpu_times()
+    except (OSError, ValueError, IndexError):
+        return None
+    if all1 <= all0:
+        return None
+    return (idle1 - idle0) / (all1 - all0) * cpus
 
 
 def parse_one(art: Artefact, router=None) -> FileResult:
@@ -194,8 +220,9 @@ def parse_files(arts: Iterable[Artefact], jobs: int | None = None, total_bytes: 
     fewer when the memory budget cannot hold them); ``total_bytes``: the bundle's size when
     known, to skip the pool for small bundles. The text handed to workers and not yet parsed
     stays under ``budget.inflight_chars``."""
-    jobs = budget.jobs(default_jobs() if jobs is None else max(1, jobs))
-    if jobs == 1 or (total_bytes is not None and total_bytes < MIN_PARALLEL_BYTES):
+    small = total_bytes is not None and total_bytes < MIN_PARALLEL_BYTES
+    jobs = budget.jobs(1 if small else default_jobs() if jobs is None else max(1, jobs))
+    if jobs == 1 or small:
         for a in arts:
             yield parse_one(a, router)
         return

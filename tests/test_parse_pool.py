@@ -2,6 +2,7 @@
 line helpers that the fast scans use agree with a plain split of the text."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -38,11 +39,20 @@ def test_small_bundle_stays_in_process(monkeypatch):
 def test_default_jobs_leaves_out_the_cores_other_work_keeps_busy(monkeypatch):
     monkeypatch.delenv("STETH_JOBS", raising=False)
     monkeypatch.setattr(parse_pool.os, "sched_getaffinity", lambda pid: {0, 1})
+    for idle, jobs in ((1.9, 2), (1.6, 2), (1.4, 1), (1.0, 1), (0.0, 1)):
+        monkeypatch.setattr(parse_pool, "idle_cpus", lambda idle=idle: idle)
+        assert parse_pool.default_jobs() == jobs, idle
+    monkeypatch.setattr(parse_pool, "idle_cpus", lambda: None)  # no /proc/stat: the load average
     for load, jobs in ((0.1, 2), (0.4, 2), (0.6, 1), (1.0, 1), (3.5, 1)):
         monkeypatch.setattr(parse_pool.os, "getloadavg", lambda load=load: (load, load, load))
         assert parse_pool.default_jobs() == jobs, load
     monkeypatch.setenv("STETH_JOBS", "2")  # the operator's word wins
     assert parse_pool.default_jobs() == 2
+
+
+def test_idle_cpus_reads_proc_stat():
+    idle = parse_pool.idle_cpus(0.05)
+    assert idle is None or 0 <= idle <= (os.cpu_count() or 1) + 0.01
 
 
 TEXT = "a NCCL INFO x\r\n\n   \nb\nc NCCL INFO y NCCL INFO z\n\t\nlast NCCL INFO"
