@@ -36,15 +36,15 @@ KIND = "ipmitool_sdr"
 _STATUS = r"(?P<status>ok|ns|nc|cr|nr|lnc|lcr|lnr|unc|ucr|unr)"
 # sdr list:   Fan3B            | 0 RPM             | cr
 #             PS1 Status       | 0x01              | ok          MB_10G Temp      | no reading        | ns
-_LIST = re.compile(r"^(?P<name>[^|]*?\S)\s*\| (?P<reading>[^|]*?)\s*\| " + _STATUS + r"\s*$")
+_LIST = re.compile(r"^(?P<name>[^|]{0,200}?\S)\s*\| (?P<reading>[^|]{0,200}?)\s*\| " + _STATUS + r"\s*$")
 # sdr elist:  Ambient Temp     | 0Eh | ok  |  7.1 | 19 degrees C
 #             CMOS Battery     | 10h | ok  |  7.1 |
-_ELIST = re.compile(r"^(?P<name>[^|]*?\S)\s*\| (?P<num>[0-9A-Fa-f]{2})h \| " + _STATUS + r"\s*\|\s*\d+\.\d+ \|\s?(?P<reading>.*?)\s*$")
+_ELIST = re.compile(r"^(?P<name>[^|]{0,200}?\S)\s*\| (?P<num>[0-9A-Fa-f]{2})h \| " + _STATUS + r"\s*\|\s*\d+\.\d+ \|\s?(?P<reading>.*?)\s*$")
 # sensor:     CPU1 Temp        | 45.000     | degrees C  | ok    | na        | na        | na        | 85.000    | 90.000    | 95.000
 #             PS1 Status       | 0x1        | discrete   | 0x0100| na        | na        | na        | na        | na        | na
 _SENSOR = re.compile(
-    r"^(?P<name>[^|]*?\S)\s*\| (?P<value>[^|]*?)\s*\| (?P<unit>[^|]*?)\s*\| (?P<status>\S+)\s*"
-    r"\|(?P<t>(?:\s*[^|]*?\s*\|){5}\s*[^|]*?)\s*$"
+    r"^(?P<name>[^|]{0,200}?\S)\s*\| (?P<value>[^|]{0,200}?)\s*\| (?P<unit>[^|]{0,200}?)\s*\| (?P<status>\S+)\s*"
+    r"\|(?P<t>(?:\s*[^|]{0,200}?\s*\|){5}\s*[^|]{0,200}?)\s*$"
 )
 _VALUE = re.compile(r"^(?P<v>-?\d+(?:\.\d+)?)(?: (?P<unit>.+))?$")
 _DETECT = re.compile(r"^[^|\n]{1,40}\| (?:[^|\n]{1,30}\| (?:ok|ns|nc|cr|nr|lnc|lcr|lnr|unc|ucr|unr)\s*$"

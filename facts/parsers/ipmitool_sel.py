@@ -69,7 +69,7 @@ SENSOR_TYPES = tuple(sorted({
 #    1 | 01/02/2024 | 10:00:00 | Temperature GPU1_Temp | Upper Critical going high | Asserted | Reading 96 > Threshold 90 degrees C
 _ROW = re.compile(
     r"^\s*(?P<id>[0-9a-fA-F]{1,4}) \|\s*(?:(?P<date>\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}) \| (?P<time>\d{1,2}:\d{2}:\d{2}(?: [A-Z]{2,5})?)"
-    r"|Pre-Init\s*\|\s*(?P<uptime>\d+))\s*\|\s*(?P<sensor>[^|]*?)\s*\|\s*(?P<desc>[^|]*?)\s*\|\s*"
+    r"|Pre-Init\s*\|\s*(?P<uptime>\d+))\s*\|\s*(?P<sensor>[^|]{0,300}?)\s*\|\s*(?P<desc>[^|]{0,300}?)\s*\|\s*"
     r"(?P<dir>Asserted|Deasserted)\s*(?:\|\s*(?P<reading>.*?))?\s*$"
 )
 #   8b | 08/31/2016 | 06:21:15 | OEM record df | 040020 | 12616faaaaaa

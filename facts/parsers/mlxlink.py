@@ -66,7 +66,7 @@ _SECTION = re.compile(r"^(?P<name>[A-Z][A-Za-z ()]+?)\s*$")
 _RULE = re.compile(r"^-{4,}\s*$")
 # State                              : Active
 # Effective Physical BER             : 15E-255
-_FIELD = re.compile(r"^(?P<key>[A-Za-z][^:]*?)\s+: (?P<value>.*?)\s*$")
+_FIELD = re.compile(r"^(?P<key>[A-Za-z][^:]{0,100}?)\s+: (?P<value>(?:.*\S)?)\s*$")
 # Enabled Link Speed (Ext.)          : 0x00000200 (100G_4X)
 # Enabled Link Speed                 : 0x000003ff (HDR,EDR,FDR,FDR10,QDR,DDR,SDR)
 _SPEED_LIST = re.compile(r"\((?P<list>[^)]*)\)")
