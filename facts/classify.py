@@ -49,8 +49,18 @@ class Classifier:
         return [self.parsers[i] for i in sorted(hit)]
 
 
+#: RE2's memory for the set's program and its lazily built DFA. At the default 8 MiB the DFA of
+#: ~120 signatures no longer fits: RE2 throws its states away again and again (~5 MB/s: 150 ms a
+#: bench node of 1.3 MB, more than all its readers together); at 64 MiB the states it needs stay
+#: (~9 MB of them, 5 ms a node). Measured on 60 files of bench/synth_bundle.py's nodes, second pass:
+#: 8 MiB 373-488 ms, 16 MiB 35-40 ms, 32 MiB 23 ms, 64 MiB 15 ms, 256 MiB 24 ms.
+MAX_MEM = 64 << 20
+
+
 def build(parsers: tuple[ModuleType, ...]) -> Classifier:
-    rset = re2.Set.SearchSet()
+    options = re2.Options()
+    options.max_mem = MAX_MEM
+    rset = re2.Set.SearchSet(options)
     owner: list[int] = []
     always: list[int] = []
     for i, mod in enumerate(parsers):
