@@ -14,20 +14,28 @@ NAME = "nccl_results.yaml"
 WARNS = "nccl_warn_messages.yaml"
 
 
+def _entries(table: str, marker: str, keys: list[str], lookup, make) -> list[Fact]:
+    """One catalogue fact per key the table has (``lookup``), citing the key's line of
+    ``knowledge/<table>`` (``marker`` begins its entries): ``make(key, entry, evidence)``."""
+    lines = knowledge.entry_lines(table, marker)
+    out: list[Fact] = []
+    for key in keys:
+        e = lookup(key)
+        if e is not None:
+            out.append(make(key, e, lines.get(key.lower(), 1)))  # entry_lines lowercases its keys
+    return out
+
+
 def entry_facts(facts: list[Fact]) -> list[Fact]:
     table = knowledge.load(NAME)
     given = {f.name for f in facts if f.kind == "nccl_result_catalogue_entry"}  # type: ignore[attr-defined]
     names = sorted({f.nccl_error for f in facts if f.kind == "torch_nccl_error" and f.nccl_error} - given)  # type: ignore[attr-defined]
-    out: list[Fact] = []
-    for name in names:
-        r = table.entry(name)
-        if r is None:
-            continue
-        out.append(NcclResultCatalogueEntry(
-            id=f"catalogue:nccl_result:{name}", node="",
-            evidence=Evidence(path=f"knowledge/{NAME}", line=knowledge.entry_lines(NAME, "- name: ").get(name.lower(), 1), text=f"{name} ({r.code}) \"{r.text}\": {r.meaning}"),
-            name=name, code=r.code, text=r.text, component=r.component, meaning=r.meaning, actions=",".join(r.actions)))
-    return out
+    if not names:
+        return []
+    return _entries(NAME, "- name: ", names, table.entry, lambda name, r, line: NcclResultCatalogueEntry(
+        id=f"catalogue:nccl_result:{name}", node="",
+        evidence=Evidence(path=f"knowledge/{NAME}", line=line, text=f"{name} ({r.code}) \"{r.text}\": {r.meaning}"),
+        name=name, code=r.code, text=r.text, component=r.component, meaning=r.meaning, actions=",".join(r.actions)))
 
 
 def warn_entry_facts(facts: list[Fact]) -> list[Fact]:
@@ -36,15 +44,8 @@ def warn_entry_facts(facts: list[Fact]) -> list[Fact]:
     if not kinds:
         return []
     by_kind = {m.message_kind: m for m in knowledge.load(WARNS).messages}
-    lines = knowledge.entry_lines(WARNS, "- message_kind: ")
-    out: list[Fact] = []
-    for k in kinds:
-        m = by_kind.get(k)
-        if m is None:
-            continue
-        out.append(NcclWarnMessageEntry(
-            id=f"catalogue:nccl_warn:{k}", node="",
-            evidence=Evidence(path=f"knowledge/{WARNS}", line=lines.get(k, 1), text=f"{m.format} ({m.source}): {m.meaning}"),
-            message_kind=k, severity=m.severity, cause=m.cause, component=m.component, actions=",".join(m.actions),
-            meaning=m.meaning))
-    return out
+    return _entries(WARNS, "- message_kind: ", kinds, by_kind.get, lambda k, m, line: NcclWarnMessageEntry(
+        id=f"catalogue:nccl_warn:{k}", node="",
+        evidence=Evidence(path=f"knowledge/{WARNS}", line=line, text=f"{m.format} ({m.source}): {m.meaning}"),
+        message_kind=k, severity=m.severity, cause=m.cause, component=m.component, actions=",".join(m.actions),
+        meaning=m.meaning))

@@ -123,19 +123,21 @@ def gpu_state_facts(fam: dict[str, list[Series]], out: LiveFacts) -> None:
     for (node, gpu), s in by["power"].items():
         out.add(GpuPower, node, s.evidence(), gpu, pci_bus_id=gpu, draw_w=s.last[1],
                 enforced_limit_w=last("power_limit", (node, gpu)))
-    remap_keys = ("remap_pending", "remap_unc", "remap_corr", "remap_failure")
-    for node, gpu in set().union(*(by[k] for k in remap_keys)):
-        s = next(by[k][(node, gpu)] for k in remap_keys if (node, gpu) in by[k])
-        vals = {k: last(k, (node, gpu)) for k in remap_keys}
+    def per_gpu(keys: tuple[str, ...]):
+        """(node, gpu, the first of its series, its last value of each key) of every GPU with one of ``keys``."""
+        for node, gpu in set().union(*(by[k] for k in keys)):
+            s = next(by[k][(node, gpu)] for k in keys if (node, gpu) in by[k])
+            yield node, gpu, s, {k: last(k, (node, gpu)) for k in keys}
+
+    for node, gpu, s, vals in per_gpu(("remap_pending", "remap_unc", "remap_corr", "remap_failure")):
         out.add(GpuRowRemap, node, s.evidence(), gpu, pci_bus_id=gpu,
                 pending=None if vals["remap_pending"] is None else vals["remap_pending"] > 0,
                 failure=None if vals["remap_failure"] is None else vals["remap_failure"] > 0,
                 uncorrectable_rows=None if vals["remap_unc"] is None else int(vals["remap_unc"]),
                 correctable_rows=None if vals["remap_corr"] is None else int(vals["remap_corr"]))
-    retired_keys = ("retired_pending", "retired_sbe", "retired_dbe")  # fields 392, 390, 391: as nvidia-smi -q's Retired Pages
-    for node, gpu in set().union(*(by[k] for k in retired_keys)):
-        s = next(by[k][(node, gpu)] for k in retired_keys if (node, gpu) in by[k])
-        pending, sbe, dbe = (last(k, (node, gpu)) for k in retired_keys)
+    # fields 392, 390, 391: as nvidia-smi -q's Retired Pages
+    for node, gpu, s, vals in per_gpu(("retired_pending", "retired_sbe", "retired_dbe")):
+        pending, sbe, dbe = vals["retired_pending"], vals["retired_sbe"], vals["retired_dbe"]
         out.add(GpuRetiredPages, node, s.evidence(), gpu, pci_bus_id=gpu,
                 pending=None if pending is None else pending > 0, sbe_pages=None if sbe is None else int(sbe),
                 dbe_pages=None if dbe is None else int(dbe),

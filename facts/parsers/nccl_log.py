@@ -33,7 +33,7 @@ from __future__ import annotations
 import heapq
 import re
 from itertools import repeat
-from typing import Any
+from typing import Any, Callable
 
 import re2
 
@@ -314,14 +314,7 @@ class NcclLogState:
             m = _CHANNEL.match(msg)
             if not m:
                 return self.b.error(no, f"NCCL channel line without ranks or transport: {msg!r}")
-            rank, peer = int(m["src"]), int(m["dst"])
-            key = (node, pid, rank, peer, m["transport"], m["dir"])
-            if key not in self.transports:
-                fields = dict(rank=rank, peer_rank=peer, transport=m["transport"], family=_family(m["transport"]),
-                              direction=m["dir"], **ctx)
-                self.transports[key] = (no, node, fields, set())
-            self.transports[key][3].add(int(m["ch"]))
-            return None
+            return self._pair(m, node, pid, dev, lambda: no)
         if msg.endswith(("Abort START", "Abort COMPLETE")) and "comm " in msg:
             return self.chains.abort(node, pid, msg.endswith("START"))
         if msg.endswith(("Init START", "Init COMPLETE", "Destroy COMPLETE")) and "comm " in msg:
@@ -371,15 +364,20 @@ class NcclLogState:
         if m is None:
             return False
         self.chains.other(node, pid)
+        self._pair(m, node, pid, dev, lambda: self.artefact.line_of(offset))
+        return True
+
+    def _pair(self, m: re.Match[str], node: str, pid: int | None, dev: int | None, line_at: Callable[[], int]) -> None:
+        """A channel line's (rank, peer, transport, direction) pair, its channel collected;
+        ``line_at()`` gives its line number, asked only for a pair not seen before."""
         rank, peer, transport, direction = int(m["src"]), int(m["dst"]), m["transport"], m["dir"]
         key = (node, pid, rank, peer, transport, direction)
         got = self.transports.get(key)
         if got is None:
             fields = dict(rank=rank, peer_rank=peer, transport=transport, family=_family(transport),
                           direction=direction, pid=pid, local_device=dev)
-            got = self.transports[key] = (self.artefact.line_of(offset), node, fields, set())
+            got = self.transports[key] = (line_at(), node, fields, set())
         got[3].add(int(m["ch"]))
-        return True
 
     def _init(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
         m = _INIT.search(msg)
