@@ -223,3 +223,61 @@ def test_field_view_reads_what_rule_view_gives():
             assert (name in view) == (name in lazy), (fact.kind, name)
             if name in view:
                 assert lazy[name] == view[name] and type(lazy[name]) is type(view[name])
+
+
+def test_field_to_field_comparisons_agree_with_reference(tmp_path):
+    """A pattern may compare two fields of its own fact (``$own_alias.field``: a limit the fact
+    carries from a knowledge file) and give one field several operators (a range); durable and
+    the reference agree on every operator, on each side of an edge, on a field the fact lacks
+    (never true), and in a ``none`` pattern."""
+    import pytest
+
+    from stethoscope.engine.ruleengine.compile import SELF, CompileError, Ref, Test
+    from stethoscope.engine.ruleengine.loader import load_rules
+    from stethoscope.facts.parsers.nccl_tests_facts import NcclTestRow, NcclTestRun
+
+    def rule(rid, all_, none=()):
+        return Rule.model_validate({
+            "id": rid, "title": "t", "cause": "nccl_tests_failed", "component": "nccl", "severity": "info",
+            "when": {"all": all_, "none": list(none)},
+            "then": {"finding": {"entity": {}, "summary": "s", "evidence": [all_[0]["as"]]}}})
+
+    rules = [rule(f"self_{op}", [{"fact": "nccl_test_row", "as": "w", "match": {"oop_time_us": {op: "$w.ip_time_us"}}}])
+             for op in ("eq", "ne", "gt", "gte", "lt", "lte")]
+    rules.append(rule("self_eq_plain", [{"fact": "nccl_test_row", "as": "w", "match": {"oop_time_us": "$w.ip_time_us"}}]))
+    rules.append(rule("range", [{"fact": "nccl_test_row", "as": "w",
+                                 "match": {"oop_time_us": {"gte": "$w.ip_time_us", "lt": "$w.oop_algbw"}}}]))
+    rules.append(rule("none_self", [{"fact": "nccl_test_run", "as": "r"}],
+                      [{"fact": "nccl_test_row", "as": "w", "match": {"run_id": "$r.id", "oop_time_us": {"lt": "$w.ip_time_us"}}}]))
+    compiled = [compile_rule(r, f"{r.id}.yaml") for r in rules]
+    assert Test("oop_time_us", "lt", Ref(SELF, "ip_time_us")) in compiled[4].all[0].tests
+    assert len(compiled[7].all[0].tests) == 2
+
+    def row(i, run, oop, ip, algbw=10.0):
+        return NcclTestRow(id=f"w{i}", run_id=run, size_bytes=8, count=2, dtype="float", oop_time_us=oop, oop_algbw=algbw,
+                           oop_busbw=0.0, ip_time_us=ip, evidence=Evidence(path="p", line=i, text="t"))
+
+    def run(name):
+        return NcclTestRun(id=name, evidence=Evidence(path="p", line=0, text="t"))
+
+    # run a: one row just under its own in-place time; run b: equal and just over; run c: no in-place time
+    facts = [run("a"), run("b"), run("c"), row(1, "a", 4.999, 5.0), row(2, "b", 5.0, 5.0), row(3, "b", 5.001, 5.0),
+             row(4, "c", 5.0, None), row(5, "b", 12.0, 5.0, algbw=12.0)]
+    a, _ = session.run(compiled, facts)
+    b, _ = reference.run(compiled, facts)
+    fired = sorted((f.rule, dict(f.bindings).get("w", dict(f.bindings).get("r"))) for f in b)
+    assert sorted((f.rule, dict(f.bindings).get("w", dict(f.bindings).get("r"))) for f in a) == fired
+    assert fired == sorted([
+        ("self_eq", "w2"), ("self_eq_plain", "w2"), ("self_ne", "w1"), ("self_ne", "w3"), ("self_ne", "w5"),
+        ("self_gt", "w3"), ("self_gt", "w5"), ("self_gte", "w2"), ("self_gte", "w3"), ("self_gte", "w5"),
+        ("self_lt", "w1"), ("self_lte", "w1"), ("self_lte", "w2"), ("range", "w2"), ("range", "w3"),
+        ("none_self", "b"), ("none_self", "c")])
+
+    with pytest.raises(CompileError):  # a field compared with itself says nothing
+        compile_rule(rule("itself", [{"fact": "nccl_test_row", "as": "w", "match": {"oop_time_us": {"lt": "$w.oop_time_us"}}}]), "t.yaml")
+    path = tmp_path / "nofield.yaml"  # the loader checks the other field exists
+    path.write_text("id: nofield\ntitle: t\ncause: nccl_tests_failed\ncomponent: nccl\nseverity: info\n"
+                    "when:\n  all:\n    - fact: nccl_test_row\n      as: w\n      match: {oop_time_us: {lt: $w.no_such}}\n"
+                    "then:\n  finding:\n    summary: s\n    evidence: [w]\n")
+    errors = [str(e) for e in load_rules([path], root=tmp_path).errors]
+    assert errors and "no field 'no_such'" in errors[0]

@@ -1,8 +1,11 @@
 """Rules compiled to a normal form that both evaluators run: durable-rules and the reference.
 
-A rule becomes patterns (alias, fact kind, tests); a test compares one field with a literal
-or with a field of an earlier alias (a join). Any test on a field the fact lacks is false,
-except ``exists: false``.
+A rule becomes patterns (alias, fact kind, tests); a test compares one field with a literal,
+with a field of an earlier alias (a join), or with another field of the same fact, named by the
+pattern's own alias (``ratio: {lt: $c.below_limit}`` under ``as: c``: a limit the fact carries
+from a knowledge file). One field may take several operators (``{gte: 0.5, lt: 0.8}``: a range).
+Any test on a field the fact lacks is false, except ``exists: false``; so is a comparison
+with a field the other fact lacks.
 """
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ from typing import Any
 from stethoscope.engine.ruleengine.schema import Condition, Rule
 
 REF = re.compile(r"^\$([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)$")
+#: the alias of a Ref to another field of the fact under test (durable's name for the message)
+SELF = "$m"
 
 
 class CompileError(ValueError):
@@ -56,10 +61,12 @@ class CompiledRule:
         return self.rule.id
 
 
-def _value(raw: Any, known: set[str], where: tuple[Any, ...]) -> Any:
+def _value(raw: Any, known: set[str], where: tuple[Any, ...], own: str | None = None) -> Any:
     if isinstance(raw, str):
         m = REF.match(raw)
         if m:
+            if m[1] == own:
+                return Ref(SELF, m[2])
             if m[1] not in known:
                 raise CompileError(f"'{raw}' names alias '{m[1]}' that is not matched earlier", where)
             return Ref(m[1], m[2])
@@ -71,14 +78,17 @@ def _value(raw: Any, known: set[str], where: tuple[Any, ...]) -> Any:
     return raw
 
 
-def _tests(cond: Condition, known: set[str], where: tuple[Any, ...]) -> tuple[Test, ...]:
+def _tests(cond: Condition, known: set[str], where: tuple[Any, ...], own: str | None) -> tuple[Test, ...]:
+    """``own``: the pattern's alias, which a value may name to compare two fields of one fact."""
     out: list[Test] = []
     for fname, spec in cond.match.items():
         at = where + ("match", fname)
-        if isinstance(spec, dict):
-            if len(spec) != 1:
-                raise CompileError("an operator mapping holds exactly one operator", at)
-            (op, raw), = spec.items()
+        if not isinstance(spec, dict):
+            out.append(Test(fname, "eq", _value(spec, known, at, own)))
+            continue
+        if not spec:
+            raise CompileError("an operator mapping holds at least one operator", at)
+        for op, raw in spec.items():
             if op not in ("eq", "ne", "gt", "gte", "lt", "lte", "in", "exists"):
                 raise CompileError(f"unknown operator '{op}'", at)
             if op == "in":
@@ -90,10 +100,10 @@ def _tests(cond: Condition, known: set[str], where: tuple[Any, ...]) -> tuple[Te
                     raise CompileError("'exists' takes true or false", at)
                 value = raw
             else:
-                value = _value(raw, known, at)
+                value = _value(raw, known, at, own)
+            if isinstance(value, Ref) and value.alias == SELF and value.field == fname:
+                raise CompileError(f"'{raw}' compares the field with itself", at)
             out.append(Test(fname, op, value))
-        else:
-            out.append(Test(fname, "eq", _value(spec, known, at)))
     return tuple(out)
 
 
@@ -104,10 +114,13 @@ def compile_rule(rule: Rule, source: str) -> CompiledRule:
         alias = cond.as_ or f"m{i}"
         if alias in known:
             raise CompileError(f"alias '{alias}' used twice", ("when", "all", i))
-        pats.append(Pattern(alias, cond.fact, _tests(cond, known, ("when", "all", i))))
+        pats.append(Pattern(alias, cond.fact, _tests(cond, known, ("when", "all", i), alias)))
         known.add(alias)
+    for i, cond in enumerate(rule.when.none):
+        if cond.as_ in known:
+            raise CompileError(f"alias '{cond.as_}' used twice", ("when", "none", i))
     nones = tuple(
-        Pattern(cond.as_ or f"n{i}", cond.fact, _tests(cond, known, ("when", "none", i)))
+        Pattern(cond.as_ or f"n{i}", cond.fact, _tests(cond, known, ("when", "none", i), cond.as_))
         for i, cond in enumerate(rule.when.none)
     )
     kinds = frozenset(p.kind for p in pats) | frozenset(p.kind for p in nones)
@@ -124,7 +137,7 @@ def test_passes(test: Test, fact: dict[str, Any], bound: dict[str, dict[str, Any
     have = fact[test.field]
     want = test.value
     if isinstance(want, Ref):
-        other = bound.get(want.alias, {})
+        other = fact if want.alias == SELF else bound.get(want.alias, {})
         if want.field not in other:
             return False
         want = other[want.field]

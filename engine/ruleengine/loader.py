@@ -15,7 +15,7 @@ import yaml
 from pydantic import ValidationError
 
 from stethoscope.facts import yamlio
-from stethoscope.engine.ruleengine.compile import REF, CompileError, CompiledRule, Ref, compile_rule
+from stethoscope.engine.ruleengine.compile import REF, SELF, CompileError, CompiledRule, Ref, compile_rule
 from stethoscope.engine.knowledge import Vocabulary, load_vocabulary
 from stethoscope.engine.ruleengine.schema import Rule
 from stethoscope.facts.model import FACT_KINDS
@@ -112,6 +112,8 @@ def _check(rule: Rule, crule: CompiledRule, vocab: Vocabulary, derived_kinds: se
             for t in p.tests:
                 if t.field not in fields or t.field == "evidence":
                     fail(("when", section, i, "match", t.field), f"fact '{p.kind}' has no field '{t.field}'")
+                if isinstance(t.value, Ref) and t.value.alias == SELF and (t.value.field not in fields or t.value.field == "evidence"):
+                    fail(("when", section, i, "match", t.field), f"fact '{p.kind}' has no field '{t.value.field}' to compare with")
                 if isinstance(t.value, Ref) and aliases.get(t.value.alias) in FACT_KINDS and t.value.field not in FACT_KINDS[aliases[t.value.alias]].model_fields:
                     fail(("when", section, i, "match", t.field), f"'{t.value.alias}' ({aliases[t.value.alias]}) has no field '{t.value.field}'")
     refs: list[tuple[tuple[Any, ...], str]] = []

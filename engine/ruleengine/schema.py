@@ -21,7 +21,9 @@ class _Strict(BaseModel):
 
 class Condition(_Strict):
     """One fact pattern. ``match`` maps a field to a value, a ``$alias.field`` join, or
-    ``{op: value}`` with op in OPERATORS."""
+    ``{op: value, ...}`` with ops in OPERATORS (several: a range). A value may name the
+    pattern's own alias (``ratio: {lt: $c.below_limit}``): two fields of one fact compared, so
+    that a limit the fact carries from a knowledge file decides, not code."""
 
     fact: str
     as_: str | None = Field(default=None, alias="as")

@@ -20,7 +20,7 @@ import json
 from collections import deque
 from typing import Any, Iterable
 
-from stethoscope.engine.ruleengine.compile import CompiledRule, Pattern, Ref, Test, test_passes
+from stethoscope.engine.ruleengine.compile import SELF, CompiledRule, Pattern, Ref, Test, test_passes
 from stethoscope.engine.ruleengine.derive import Firing, make_derived
 from stethoscope.facts.model import MISSING, Fact, view_value
 
@@ -94,13 +94,16 @@ def _test_json(t: Test) -> list[dict[str, Any]]:
 
     if t.op == "exists":
         return [{"$ex" if t.value else "$nex": {t.field: 1}}]
-    guard = {"$ex": {t.field: 1}}
+    guard = [{"$ex": {t.field: 1}}]
+    if isinstance(t.value, Ref) and t.value.alias == SELF:
+        # durable compares with a field the fact lacks as if it held something: the reference does not
+        guard.append({"$ex": {_field(t.value.field): 1}})
     if t.op == "eq":
-        return [guard, {t.field: val(t.value)}]
+        return [*guard, {t.field: val(t.value)}]
     if t.op == "in":
-        return [guard, {"$or": [{t.field: v} for v in t.value]}]
+        return [*guard, {"$or": [{t.field: v} for v in t.value]}]
     op = {"ne": "$neq", "gt": "$gt", "gte": "$gte", "lt": "$lt", "lte": "$lte"}[t.op]
-    return [guard, {op: {t.field: val(t.value)}}]
+    return [*guard, {op: {t.field: val(t.value)}}]
 
 
 def _pattern_json(p: Pattern) -> dict[str, Any]:
