@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Extract every ``WARN("...")`` format string of NCCL's releases into bench/nccl_warn_formats.yaml
+(issue 11, "every message form across versions"): the data bench/nccl_warn_audit.py diagnoses.
+
+Run by hand against a local clone of NVIDIA/nccl (a bare git directory is enough); nothing in the
+project runs it or reads the clone at run time::
+
+    .venv/bin/python bench/nccl_warn_extract.py --git /path/to/nccl.git           # v2.18 .. newest tag
+    .venv/bin/python bench/nccl_warn_extract.py --git DIR --since 2.20            # a later first release
+
+For every release tag ``v2.MM.P-R`` from ``--since`` on it reads each file under ``src/`` holding
+``WARN`` and takes each ``WARN(`` call (not ``NOWARN``, not the macro's ``#define``): its first
+argument's string literals, concatenated as the compiler does (``PRIu64`` and friends become their
+conversion; a macro parameter spliced in, as in misc/ibvwrap.cc's ``"Call to " name " failed"``,
+becomes ``%s``). A call whose format is no literal (``WARN(msg)``) is kept as ``format: null``.
+Formats are deduplicated across releases; each entry keeps where it is in the newest release that
+has it, where it was in the oldest, and the releases that have it. ``sample`` is the format with
+its conversions filled by :func:`fill` (plausible values picked by the words before them).
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+OUT = Path(__file__).with_name("nccl_warn_formats.yaml")
+TAG = re.compile(r"^v2\.(\d+)\.(\d+)-(\d+)$")
+CALL = re.compile(r"(?<![A-Za-z0-9_])WARN\s*\(")
+TOKEN = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|([A-Za-z_]\w*)|(//[^\n]*|/\*.*?\*/))', re.S)
+PRI = {"PRIu64": "lu", "PRIx64": "lx", "PRId64": "ld", "PRIi64": "ld", "PRIu32": "u", "PRIx32": "x", "PRId32": "d",
+       "PRIu16": "u", "PRIx16": "x"}
+ESC = {"\n": "", "n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'", "r": ""}
+
+
+def git(gitdir: str, *args: str) -> str:
+    return subprocess.run(["git", "-C", gitdir, *args], capture_output=True, text=True, check=True).stdout
+
+
+def calls(text: str):
+    """(line, format or None) of each WARN( call in one source file."""
+    for m in CALL.finditer(text):
+        before = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+        if before.lstrip().startswith("#define") or "//" in before:
+            continue
+        pos, parts, literal = m.end(), [], False
+        while (t := TOKEN.match(text, pos)):
+            if t.group(3):  # a comment between the pieces
+                pass
+            elif t.group(1) is not None:
+                parts.append(t.group(1))
+                literal = True
+            elif literal and t.group(2) in PRI:
+                parts.append(PRI[t.group(2)])
+            elif literal:
+                parts.append("%s")  # a macro parameter spliced between literals
+            else:
+                break
+            pos = t.end()
+        yield text.count("\n", 0, m.start()) + 1, ("".join(parts) if literal else None)
+
+
+def unescape(s: str) -> str:
+    return re.sub(r"\\(.)", lambda m: ESC.get(m.group(1), m.group(1)), s, flags=re.S)
+
+
+CONV = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(hh|h|ll|l|zu|zi|zd|z|j|t|L)?([diouxXeEfgGcspnm%])")
+# the words before a conversion -> the value an operator sees there
+WORDS: list[tuple[str, str]] = [
+    (r"(?:peer|address|addr|remote|connect to|from|to|listen on|server|host)\s*[:=]?\s*\(?$", "10.0.0.12<49152>"),
+    (r"(?:dev(?:ice)?|hca|nic|port|ib|name)\s*[:=]?\s*$", "mlx5_0"),
+    (r"(?:interface|if|ifname)\s*[:=]?\s*$", "ib0"),
+    (r"(?:file|path|shm|shmPath|library|plugin|lib)\s*[:=]?\s*$", "/dev/shm/nccl-Xq3bL2"),
+    (r"(?:error|err|errno|failed|failure|reason)\s*[:=]?\s*'?\(?$", "Connection refused"),
+    (r"(?:env|variable|NCCL_\w+)\s*[:=]?\s*$", "NCCL_IB_HCA"),
+]
+
+
+def fill(fmt: str) -> str:
+    """One line made from a format: each conversion a plausible value."""
+    out, pos = [], 0
+    for m in CONV.finditer(fmt):
+        before = fmt[pos:m.start()]
+        out.append(before)
+        conv, length = m.group(5), m.group(4) or ""
+        ctx = (fmt[max(0, m.start() - 24):m.start()]).lower()
+        if conv == "%":
+            val = "%"
+        elif conv in "di":
+            val = "111" if re.search(r"(?:errno|error|err|ret|res|status|code|returned|rc)\s*[:=]?\s*\(?$", ctx) else "1"
+        elif conv in "ouxX":
+            val = "1b000" if conv in "xX" else ("4194304" if "z" in length or "l" in length else "3")
+        elif conv in "eEfgG":
+            val = "1.5"
+        elif conv == "c":
+            val = "x"
+        elif conv == "p":
+            val = "0x7f3a2c001200"
+        elif conv == "m":
+            val = "Connection refused"
+        else:  # %s
+            val = next((v for pat, v in WORDS if re.search(pat, ctx, re.I)), "send")
+        out.append(val)
+        pos = m.end()
+    out.append(fmt[pos:])
+    return "".join(out).rstrip("\n")
+
+
+def pattern(fmt: str) -> re.Pattern[str]:
+    """The format as a regex: its constant text literal, each conversion any text."""
+    parts, pos = [], 0
+    for m in CONV.finditer(fmt):
+        parts.append(re.escape(fmt[pos:m.start()]))
+        parts.append("%" if m.group(5) == "%" else ".*?")
+        pos = m.end()
+    parts.append(re.escape(fmt[pos:].rstrip("\n")))
+    return re.compile("".join(parts), re.S)
+
+
+# Lines written by hand where a value decides what the line says (a status name, an errno, a CUDA
+# error): they replace fill()'s line for every format they are made from. bench/nccl_warn_study.py's
+# lines are used the same way.
+SAMPLES: list[str] = [
+]
+
+
+def hand_samples() -> list[str]:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from nccl_warn_study import MESSAGES
+
+    return [msg for _, _, msg in MESSAGES] + SAMPLES
+
+
+def sample_for(fmt: str, hand: list[str]) -> str:
+    pats = [pattern(fmt), pattern(fmt.split("\n")[0])]  # a multi-line message: its first line
+    return next((line for pat in pats for line in hand if pat.fullmatch(line)), fill(fmt))
+
+
+def tags(gitdir: str, since: tuple[int, int]) -> list[str]:
+    found = [t for t in git(gitdir, "tag").split() if (m := TAG.match(t)) and (2, int(m.group(1))) >= since]
+    return sorted(found, key=lambda t: tuple(int(x) for x in TAG.match(t).groups()))
+
+
+def ranges(have: list[str], order: list[str]) -> str:
+    """The releases as runs of consecutive tags: 'v2.18.1-1..v2.22.3-1, v2.24.3-1'."""
+    idx = sorted(order.index(t) for t in have)
+    runs, start = [], idx[0]
+    for a, b in zip(idx, idx[1:] + [None]):
+        if b != a + 1:
+            runs.append(order[start] if start == a else f"{order[start]}..{order[a]}")
+            start = b
+    return ", ".join(runs)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--git", required=True, help="a clone of NVIDIA/nccl (bare is enough)")
+    ap.add_argument("--since", default="2.18", help="the first release series (default 2.18)")
+    ap.add_argument("--out", default=str(OUT))
+    args = ap.parse_args()
+    major, minor = (int(x) for x in args.since.split("."))
+    order = tags(args.git, (major, minor))
+    found: dict[str, dict] = {}
+    for tag in order:
+        for hit in git(args.git, "grep", "-l", "WARN", tag, "--", "src").split():
+            path = hit.split(":", 1)[1]
+            if not re.search(r"\.(?:cc|cu|cuh|h|hpp|cpp|c)$", path):
+                continue
+            for line, fmt in calls(git(args.git, "show", hit)):
+                key = fmt if fmt is not None else f"{path}:{line}"
+                e = found.setdefault(key, {"fmt": fmt, "at": {}})
+                e["at"][tag] = f"{path}:{line}"
+        print(f"{tag}: {len(found)} formats", file=sys.stderr)
+    head = git(args.git, "rev-parse", order[-1] + "^{commit}").strip()
+    rows, hand = [], hand_samples()
+    for e in found.values():
+        have = list(e["at"])
+        fmt = unescape(e["fmt"]) if e["fmt"] is not None else None
+        row = {"format": fmt, "source": e["at"][have[-1]], "since": have[0], "last": have[-1],
+               "versions": ranges(have, order)}
+        if e["at"][have[0]] != e["at"][have[-1]]:
+            row["first_source"] = e["at"][have[0]]
+        if fmt is not None:
+            row["sample"] = sample_for(fmt, hand)
+        rows.append(row)
+    rows.sort(key=lambda r: (r["source"].rsplit(":", 1)[0], int(r["source"].rsplit(":", 1)[1])))
+    doc = {"source": f"NVIDIA/nccl src/ WARN() calls, tags {order[0]} .. {order[-1]} ({head[:10]}); "
+                     "extracted by bench/nccl_warn_extract.py",
+           "tags": order, "formats": rows}
+    with open(args.out, "w", encoding="utf-8") as fh:
+        fh.write("# NCCL's WARN() format strings, every release from " + order[0] + " to " + order[-1]
+                 + ", deduplicated.\n# Generated by bench/nccl_warn_extract.py; read by bench/nccl_warn_audit.py.\n"
+                 "# `source`: file:line in the newest release that has the format (`first_source`: in the oldest,\n"
+                 "# when it moved); `versions`: the releases that have it; `sample`: the format filled in.\n")
+        yaml.safe_dump(doc, fh, sort_keys=False, allow_unicode=True, width=200)
+    print(f"{len(rows)} formats from {len(order)} releases -> {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
