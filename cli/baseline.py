@@ -113,7 +113,7 @@ def compare(
     if not cmp.comparisons:
         out.print("no collective of RESULTS has sizes in common with the baseline")
     for c in cmp.comparisons:
-        verdict = f"[red]BELOW ({c.factor_below}x)[/]" if c.below else "[green]ok[/]"
+        verdict = f"[red]BELOW ({c.factor_below}x)[/]" if cmp.band_below(c) else "[green]ok[/]"
         out.print(f"  {c.collective:15} {c.band:9} ratio {c.ratio:<8} over {c.sizes} sizes; at {c.size_text}: "
                   f"{c.measured_busbw} vs {c.reference_busbw} GB/s  {verdict}")
     if cmp.comparisons:

@@ -120,15 +120,23 @@ def test_expected_figures_name_a_source():
 
 
 @pytest.mark.parametrize("band", ["bandwidth", "latency"])
-def test_busbw_limits_come_from_knowledge_and_each_edge_has_both_sides(band):
-    """knowledge/bench_tolerances.yaml's nccl_tests limits, on each side of each edge."""
+def test_busbw_limits_come_from_knowledge_and_ride_on_the_fact(band):
+    """knowledge/bench_tolerances.yaml's nccl_tests limits, and where each was read, are what a
+    busbw_comparison carries; rules compare its ratio with them (the edges, each side:
+    tests/rules/nccl/busbw_below_baseline*.test.yaml)."""
     from stethoscope.facts import knowledge
 
     lim = knowledge.load("bench_tolerances.yaml").nccl_tests
-    limit = getattr(lim.below, band)
-    assert perf_compare.BELOW[band] == limit and perf_compare.CRITICAL_BELOW == lim.critical_below
-    assert perf_compare.judge(limit - 0.001, limit)[0] is True
-    assert perf_compare.judge(limit, limit) == (False, "info")
-    assert perf_compare.judge(lim.critical_below - 0.001, limit) == (True, "critical")
-    below, sev = perf_compare.judge(lim.critical_below, limit)
-    assert sev == ("warning" if below else "info")
+    assert perf_compare.BELOW[band] == (getattr(lim.below, band), f"knowledge/bench_tolerances.yaml nccl_tests.below.{band}")
+    assert perf_compare.CRITICAL_BELOW == (lim.critical_below, "knowledge/bench_tolerances.yaml nccl_tests.critical_below")
+
+
+def test_expected_figure_s_min_ratio_is_the_bandwidth_limit():
+    """Against an expected figure the bandwidth band's limit is the platform's min_ratio, named as such."""
+    from stethoscope.engine.pipeline import observe_results, combine
+
+    obs = combine(observe_results([ROOT / "fixtures/artefacts/nccl_tests/allreduce_socket_only_g2.txt"]))
+    [c] = [f for f in obs.facts if f.kind == "busbw_comparison"]
+    plat = next(p for p in perf_compare.expected_platforms() if p.id == "h200-nv18-pair")
+    assert (c.band, c.below_limit, c.below_limit_source) == ("bandwidth", plat.min_ratio, "knowledge/expected_perf.yaml h200-nv18-pair.min_ratio")
+    assert (c.critical_limit, c.critical_limit_source) == perf_compare.CRITICAL_BELOW

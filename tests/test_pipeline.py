@@ -53,4 +53,4 @@ def test_baseline_compare_report_is_a_bundle_report(tmp_path):
     bundle = pipeline.diagnose_bundle(SOCKET_BUNDLE)
     assert cmp.report.verdict == "faulty" and cmp.report.checked == bundle.checked
     assert cmp.report.not_checked == bundle.not_checked
-    assert any(c.below for c in cmp.comparisons)
+    assert cmp.below and any(cmp.band_below(c) for c in cmp.comparisons)

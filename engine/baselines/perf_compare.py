@@ -9,6 +9,11 @@ factor (:func:`busbw_factor`), so that sizes printed as ``0.00`` GB/s compare to
 Which reference: the baseline set by :func:`use_baseline` (``steth baseline compare``), else
 the one named by ``$STETH_BASELINE`` (in ``$STETH_BASELINE_DB`` or the default store), else
 the first matching platform of ``knowledge/expected_perf.yaml``; none matching: no facts.
+
+No verdict is made here: each busbw_comparison carries its ratio and the limits that apply to
+it, each with the knowledge file and key it came from; rules/nccl/busbw_below_baseline*.yaml
+compare the one with the others (below the band's limit: warning; below the critical limit:
+critical).
 """
 from __future__ import annotations
 
@@ -30,10 +35,11 @@ from stethoscope.facts.parsers.nccl_tests_facts import busbw_factor
 _LIMITS = knowledge.load("bench_tolerances.yaml").nccl_tests
 LATENCY_MAX = _LIMITS.latency_max_bytes
 BANDWIDTH_MIN = _LIMITS.bandwidth_min_bytes
-#: a band is "below" its reference under this ratio (latency is noisier)
-BELOW = {"latency": _LIMITS.below.latency, "bandwidth": _LIMITS.below.bandwidth}
-#: and critical under this one
-CRITICAL_BELOW = _LIMITS.critical_below
+_SOURCE = "knowledge/bench_tolerances.yaml nccl_tests"
+#: band -> (the ratio under which a band is below its reference, where it is set); latency is noisier
+BELOW = {band: (getattr(_LIMITS.below, band), f"{_SOURCE}.below.{band}") for band in ("latency", "bandwidth")}
+#: the ratio under which a band is far below (critical), and where it is set
+CRITICAL_BELOW = (_LIMITS.critical_below, f"{_SOURCE}.critical_below")
 ENV_BASELINE = "STETH_BASELINE"
 #: NCCL variables that say where output goes, not how NCCL moves data
 _QUIET_ENV = ("NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_DUMP_FILE")
@@ -180,14 +186,10 @@ def _expected_for(run: Fact, ctx: dict) -> knowledge.PerfPlatform | None:
     return None
 
 
-def current_baseline() -> store.Baseline | None:
-    """The baseline in force: the one set by :func:`use_baseline`, else ``$STETH_BASELINE``'s."""
-    return _reference.get() or _env_baseline()
-
-
-def reference_for(run: Fact, ctx: dict, baseline: store.Baseline | None) -> tuple[dict[int, float], str, str, str, dict[str, float]] | None:
+def reference_for(run: Fact, ctx: dict, baseline: store.Baseline | None) -> tuple[dict[int, float], str, str, str, dict[str, tuple[float, str]]] | None:
     """What a run is compared with: (size -> reference busbw, label, kind, context diff,
-    band limits), from ``baseline`` when given, else the expected figure; None when neither applies."""
+    band -> (limit, its source)), from ``baseline`` when given, else the expected figure (whose
+    ``min_ratio`` is the bandwidth band's limit); None when neither applies."""
     if baseline is not None:
         bt = baseline.tables.get(run.collective)
         if bt is None:
@@ -202,14 +204,7 @@ def reference_for(run: Fact, ctx: dict, baseline: store.Baseline | None) -> tupl
     if plat is None:
         return None
     return (dict(plat.collectives[run.collective].points), f"expected for {plat.id} ({plat.source})", "expected",
-            "n/a (expected figure)", {**BELOW, "bandwidth": plat.min_ratio})
-
-
-def judge(ratio: float, limit: float) -> tuple[bool, str]:
-    """Below its band's limit, and how bad: critical under ``critical_below``, else warning;
-    info when not below (limits: knowledge/bench_tolerances.yaml)."""
-    below = ratio < limit
-    return below, "critical" if ratio < CRITICAL_BELOW else ("warning" if below else "info")
+            "n/a (expected figure)", {**BELOW, "bandwidth": (plat.min_ratio, f"knowledge/expected_perf.yaml {plat.id}.min_ratio")})
 
 
 def compare_bundle(facts: list[Fact]) -> list[Fact]:
@@ -224,12 +219,12 @@ def compare_bundle(facts: list[Fact]) -> list[Fact]:
         for band, (ratio, n, size) in sorted(compare_tables(table, ref).items()):
             measured = next(r.busbw for r in table.rows if r.size_bytes == size)
             row = row_of[size]
-            below, severity = judge(ratio, limits[band])
+            limit, limit_source = limits[band]
             out.append(BusbwComparison(
                 id=f"derived:summary:busbw_comparison:{run.id}:{band}", node=run.node, evidence=row.evidence,
                 sources=f"{row.id},{run.id}", collective=run.collective, band=band, ratio=round(ratio, 4),
                 factor_below=round(1 / ratio, 1) if ratio > 0 else float("inf"), measured_busbw=round(measured, 2),
                 reference_busbw=round(ref[size], 2), size_bytes=size, size_text=size_text(size), sizes=n,
-                reference=label, reference_kind=kind, context_diff=diff, env_overrides=env, below=below,
-                severity=severity))
+                reference=label, reference_kind=kind, context_diff=diff, env_overrides=env, below_limit=limit,
+                below_limit_source=limit_source, critical_limit=CRITICAL_BELOW[0], critical_limit_source=CRITICAL_BELOW[1]))
     return out

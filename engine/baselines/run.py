@@ -17,6 +17,7 @@ from stethoscope.engine.baselines import store
 from stethoscope.engine import pipeline
 from stethoscope.engine.baselines import bench as bench_baseline
 from stethoscope.engine.baselines import perf_compare
+from stethoscope.engine.ruleengine import reference
 from stethoscope.engine.ruleengine.loader import RuleSet
 from stethoscope.engine.pipeline import Observation
 from stethoscope.engine.report import Report
@@ -53,6 +54,28 @@ def record(paths: list[Path], name: str, db: Path) -> store.Baseline:
     return bench_baseline.record(db, name, obs.facts, [str(p) for p in paths], tables, context)
 
 
+#: the rules that report a busbw_comparison below its limits (critical, warning, small sizes),
+#: and the one that sets such a band aside as taken on busy GPUs or unpinned clocks
+BELOW_RULES = frozenset({"busbw_below_baseline", "busbw_below_baseline_warning", "busbw_below_baseline_latency"})
+SET_ASIDE_RULES = frozenset({"busbw_not_comparable"})
+
+
+def bands_below(ruleset: RuleSet, facts: list) -> tuple[set[str], set[str]]:
+    """The ids of the busbw_comparison facts that the rules find below their limits: (reported,
+    set aside as not comparable). The rules judge (the reference evaluator over the facts those
+    rules read), so that the per-band verdict and the exit status say what the report says."""
+    rules = [r for r in ruleset.rules if r.id in BELOW_RULES | SET_ASIDE_RULES]
+    kinds = frozenset().union(*(r.kinds for r in rules))
+    facts = [f for f in facts if f.kind in kinds]
+    by_id = {f.id: f for f in facts}
+    reported: set[str] = set()
+    set_aside: set[str] = set()
+    for firing in reference.run(rules, facts)[0]:
+        ids = {fid for _, fid in firing.bindings if by_id[fid].kind == "busbw_comparison"}
+        (reported if firing.rule in BELOW_RULES else set_aside).update(ids)
+    return reported, set_aside
+
+
 @dataclass
 class Comparison:
     baseline: store.Baseline
@@ -61,12 +84,17 @@ class Comparison:
     benchmarks: list = field(default_factory=list)  # benchmark_vs_baseline facts
     sweeps: list = field(default_factory=list)  # benchmark_sweep_narrower facts
     validity: list = field(default_factory=list)  # benchmark_validity facts
+    reported: set = field(default_factory=set)  # ids of comparisons the rules report below (bands_below)
+    set_aside: set = field(default_factory=set)  # ids of those below but not comparable
+
+    def band_below(self, c) -> bool:
+        """A busbw band under its limit, comparable or not (the rules' judgement)."""
+        return c.id in self.reported or c.id in self.set_aside
 
     @property
     def below(self) -> bool:
         """A band or figure below the baseline (comparable results only)."""
-        invalid = {v.node for v in self.validity if not v.comparable}
-        return any(c.below and c.node not in invalid for c in self.comparisons) or any(b.outcome == "below" for b in self.benchmarks)
+        return bool(self.reported) or any(b.outcome == "below" for b in self.benchmarks)
 
     def as_json(self) -> dict:
         def dump(c):
@@ -76,7 +104,7 @@ class Comparison:
             "baseline": {"name": self.baseline.name, "id": self.baseline.id, "recorded_at": self.baseline.recorded_at,
                          "context": self.baseline.context, "comparable": self.baseline.comparable,
                          "not_comparable": self.baseline.not_comparable},
-            "comparisons": [dump(c) for c in self.comparisons],
+            "comparisons": [dump(c) | {"below": self.band_below(c)} for c in self.comparisons],
             "benchmarks": [dump(c) for c in self.benchmarks],
             "sweeps_narrower": [dump(c) for c in self.sweeps],
             "validity": [dump(c) for c in self.validity],
@@ -93,7 +121,7 @@ def compare(paths: list[Path], name: str, db: Path, ruleset: RuleSet) -> Compari
         return [f for f in obs.facts if f.kind == k]
 
     return Comparison(baseline, report, kind("busbw_comparison"), kind("benchmark_vs_baseline"),
-                      kind("benchmark_sweep_narrower"), kind("benchmark_validity"))
+                      kind("benchmark_sweep_narrower"), kind("benchmark_validity"), *bands_below(ruleset, obs.facts))
 
 
 def diagnose_with_baseline(path: os.PathLike[str] | str, name: str, db: Path | None, ruleset: RuleSet,

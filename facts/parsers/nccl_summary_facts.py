@@ -119,7 +119,9 @@ class BusbwComparison(Fact):
     for one message-size band: ``latency`` (<= 64 KiB) or ``bandwidth`` (>= 64 MiB).
 
     ``ratio`` is measured busbw / reference busbw at the sizes both have (median over them),
-    computed from the times, so that small sizes printed as 0.00 GB/s still compare.
+    computed from the times, so that small sizes printed as 0.00 GB/s still compare. The limits
+    that apply ride along with where they were read; rules compare ``ratio`` with them
+    (rules/nccl/busbw_below_baseline*.yaml), no code judges it.
     """
 
     kind: Literal["busbw_comparison"] = "busbw_comparison"
@@ -136,8 +138,13 @@ class BusbwComparison(Fact):
     reference_kind: Literal["baseline", "expected"]
     context_diff: str  # "nccl 2.28.9 -> 2.29.1; driver 580 -> 590" or "none"
     env_overrides: str  # "NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1" or "none"
-    below: bool  # ratio under the band's limit (knowledge/bench_tolerances.yaml nccl_tests.below)
-    severity: Literal["info", "warning", "critical"]  # critical under half the reference
+    #: under this ratio the band is below its reference: knowledge/bench_tolerances.yaml
+    #: nccl_tests.below.<band>, or the expected platform's min_ratio (knowledge/expected_perf.yaml)
+    below_limit: float
+    below_limit_source: str  # "knowledge/expected_perf.yaml h200-nv18-pair.min_ratio"
+    #: under this ratio it is far below (critical): knowledge/bench_tolerances.yaml nccl_tests.critical_below
+    critical_limit: float
+    critical_limit_source: str
     sources: str
 
 
