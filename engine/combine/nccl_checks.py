@@ -129,7 +129,7 @@ def gdr_distance(by_kind: dict[str, list[Fact]]) -> list[Fact]:
         text = printed[1] if printed else gpu
         out.append(_make(NcclGdrDistance, g, [g, *why], f"{g.node}:{gpu}:{g.hca}", gpu=text, gpu_bus_id=g.gpu_bus_id,
                          hca=g.hca, distance=g.distance, limit=g.limit, path=path_name(g.distance, versions.get(g.node)),
-                         multi_node=multi, severity="warning" if multi else "info"))
+                         multi_node=multi))
     return out
 
 

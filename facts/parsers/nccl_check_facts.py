@@ -40,7 +40,7 @@ class NcclGdrDistance(Fact):
 
     ``multi_node`` says whether the job sends data over the network (NET transport lines,
     NCCL ranks on more than one node): only then does the pair's traffic go through host
-    memory; ``severity`` follows from it (warning, else info).
+    memory: rules/network/gdr_disabled_pcie_distance*.yaml weigh it (warning, else info).
     """
 
     kind: Literal["nccl_gdr_distance"] = "nccl_gdr_distance"
@@ -51,7 +51,6 @@ class NcclGdrDistance(Fact):
     limit: int
     path: str  # NCCL's path type of that distance: "PHB", "SYS", ...
     multi_node: bool
-    severity: Literal["info", "warning"]
     sources: str
 
 
