@@ -34,9 +34,10 @@ def event_facts(facts: list[Fact]) -> list[Fact]:
 def status_facts(facts: list[Fact]) -> list[Fact]:
     table = knowledge.load(STATUSES)
     given = {f.status for f in facts if f.kind == "ib_wc_status_catalogue_entry"}  # type: ignore[attr-defined]
-    # NCCL's completion WARNs and the kernel's own (mlx5 "WC error: %d"): one numbering, ib_wc_status's
+    # NCCL's completion WARNs, the kernel's own (mlx5 "WC error: %d") and UCX's (mlx5 syndrome as ibv_wc_status):
+    # one numbering, ib_wc_status's
     seen = {f.error for f in facts if f.kind == "nccl_rdma_completion_error"}  # type: ignore[attr-defined]
-    seen |= {f.status for f in facts if f.kind == "kernel_ib_completion_error"}  # type: ignore[attr-defined]
+    seen |= {f.status for f in facts if f.kind in ("kernel_ib_completion_error", "ucx_completion_error")}  # type: ignore[attr-defined]
     codes = sorted(seen - given)
     out: list[Fact] = []
     for code in codes:

@@ -16,6 +16,28 @@ Facts: ``ucx_verbs_failure`` per line: the verbs call (``ibv_create_cq``, ``ibv_
 ``mlx5dv_create_cq``, ...), the device when printed, the strerror text and the memlock limit UCX
 printed (KiB). Lines of other programs that call verbs (NCCL's ``Call to ibv_x failed``) are not
 UCX's and are left to their readers. Empty input, or no UCX verbs error: nothing.
+
+UCX's mlx5 transports also log a failed work completion (an error CQE) with its hardware syndrome,
+``uct_ib_mlx5_completion_with_err`` (src/uct/ib/mlx5/ib_mlx5_log.c), in three forms over the
+releases, every one with ``(synd 0x%x vend 0x%x``::
+
+    v1.3:   "Error on QP 0x%x wqe[%d]: %s (synd 0x%x vend 0x%x) opcode %s"
+    v1.5:   "Error on %s:%d QP 0x%x wqe[%03d]: %s (synd 0x%x vend 0x%x hw_synd %d/%d) opcode %s"
+    v1.8-:  "%s on %s:%d/%s (synd 0x%x vend 0x%x hw_synd %d/%d)\n%s QP 0x%x wqe[%d]: %s"  (device:port/IB|RoCE)
+
+Sample lines (real, from the public threads named)::
+
+    [1516700569.600192] [clx-orion-010:31714:0]    ib_mlx5_log.c:113  UCX  ERROR Error on QP 0x61f5 wqe[0]: Transport retry count exceeded (synd 0x15 vend 0x81) opcode SEND    (openucx/ucx#1920)
+    [cn355:11558:0:11678] ib_mlx5_log.c:171  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)    (StanfordLegion/legion#1650)
+    [cn355:11558:0:11678] ib_mlx5_log.c:171  RC QP 0x1cc0 wqe[1069]: SEND --e [inl len 84] [rqpn 0x1040 dlid=88 sl=0 port=1 src_path_bits=0]
+    [mgmt:24113:0:24113] ib_mlx5_log.c:143  Transport retry count exceeded on mlx5_0:1/RoCE (synd 0x15 vend 0x81 hw_synd 0/0)    (openucx/ucx#6000)
+    Transport retry count exceeded (synd 0x15 vend 0x81) opcode RDMA_READ    (an issue title, openucx/ucx#2434)
+
+Facts: ``ucx_completion_error`` per such line: the syndrome, what it is as a libibverbs
+``ibv_wc_status`` (``status``, numbered as knowledge/ib_wc_status.yaml is: the mlx5 provider's own
+translation), UCX's text (``message``), the vendor syndrome, the device, port and link layer when printed, the
+QP type and opcode (from the v1.8+ continuation line, or the older ``opcode`` tail) and the node
+UCX's ``[host:pid:...]`` prefix names.
 """
 from __future__ import annotations
 
@@ -23,7 +45,7 @@ import re
 from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches
 
 KIND = "ucx_log"
 
@@ -50,6 +72,8 @@ class UcxVerbsFailure(Fact):
 
 
 def detect(head: str) -> bool:
+    if " vend 0x" in head and _CQE.search(head) is not None:
+        return True
     return "failed: " in head and _LINE.search(head) is not None
 
 
@@ -61,8 +85,71 @@ def parse(artefact: Artefact) -> ParseResult:
         limit = _MEMLOCK.search(m["rest"])
         fb.add(UcxVerbsFailure, n, verb=m["verb"], device=m["dev"], error=m["err"].strip(),
                memlock_kb=int(limit["kb"]) if limit else None)
+    _completions(artefact, fb, result)
     return result
 
 
+# [1516700569.600192] [clx-orion-010:31714:0]    ib_mlx5_log.c:113  UCX  ERROR Error on QP 0x61f5 wqe[0]: Transport retry count exceeded (synd 0x15 vend 0x81) opcode SEND
+# [cn355:11558:0:11678] ib_mlx5_log.c:171  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)
+# Transport retry count exceeded (synd 0x15 vend 0x81) opcode RDMA_READ
+#   (UCX's error text, "Error on [dev:port ]QP ...: " before it up to v1.5, " on dev:port[/IB|RoCE]" after it from v1.8)
+_CQE = re.compile(
+    r"(?:Error on (?:(?P<dev0>[A-Za-z]\w{0,31}):(?P<port0>\d{1,3}) )?QP 0x[0-9a-fA-F]{1,8} wqe\[\d{1,6}\]: )?"
+    r"(?P<text>[A-Z][A-Za-z -]{2,60}?)"
+    r"(?: on (?P<dev>[A-Za-z]\w{0,31}):(?P<port>\d{1,3})(?:/(?P<ll>IB|RoCE))?)?"
+    r" \(synd 0x(?P<synd>[0-9a-fA-F]{1,2}) vend 0x(?P<vend>[0-9a-fA-F]{1,2})(?: hw_synd \d{1,3}/\d{1,3})?\)"
+    r"(?: opcode (?P<op>[A-Z_]{0,20}))?")
+# [cn355:11558:0:11678] ib_mlx5_log.c:171  RC QP 0x1cc0 wqe[1069]: SEND --e [inl len 84] [rqpn 0x1040 dlid=88 sl=0 port=1 src_path_bits=0]
+# [mgmt:24113:0:24113] ib_mlx5_log.c:143  DCI QP 0x1510 wqe[0]: SEND s-e [rqpn 0x223a4 rmac 0c:42:a1:7d:df:c8 sgix 0 dgid fe80::e42:a1ff:fe7d:dfc8 tc 0] [inl len 18]
+#   (v1.8+'s second line: the QP type, then the failed WQE's opcode)
+_WQE = re.compile(r"\b(?P<qp>[A-Z]{2,5}) QP 0x[0-9a-fA-F]{1,8} wqe\[\d{1,6}\]: (?P<op>[A-Z_]{2,20})\b")
+# [cn355:11558:0:11678] ib_mlx5_log.c:171  ...     [1516700569.600192] [clx-orion-010:31714:0]    ib_mlx5_log.c:113 ...
+#   (ucs_log's "[host:pid:thread[:tid]]" prefix; a timestamp in brackets may come first)
+_HOST = re.compile(r"\[(?P<host>[A-Za-z][\w.-]{0,62}):\s{0,8}\d{1,10}\s{0,8}:\d{1,6}(?::\d{1,10})?\]")
+
+#: the mlx5 CQE syndrome -> libibverbs' ibv_wc_status, as rdma-core's mlx5 provider translates it
+#: (providers/mlx5/mlx5dv.h MLX5_CQE_SYNDROME_*; providers/mlx5/cq.c mlx5_handle_error_cqe(), any
+#: other syndrome IBV_WC_GENERAL_ERR = 21)
+_SYNDROME_STATUS = {0x01: 1, 0x02: 2, 0x04: 4, 0x05: 5, 0x06: 6, 0x10: 7, 0x11: 8, 0x12: 9, 0x13: 10, 0x14: 11,
+                    0x15: 12, 0x16: 13, 0x22: 16}
+
+
+@fact_kind
+class UcxCompletionError(Fact):
+    """One failed work completion as UCX's mlx5 transport logged it (the error CQE's syndrome)."""
+
+    kind: Literal["ucx_completion_error"] = "ucx_completion_error"
+    status: int  # the syndrome as libibverbs' ibv_wc_status: 12 for synd 0x15 (retry exceeded)
+    syndrome: int  # 0x15
+    vendor_err: int  # 0x81
+    message: str  # UCX's text: "Transport retry count exceeded"
+    device: str | None = None  # "mlx5_0" (v1.5 and later)
+    port: int | None = None
+    link_layer: str | None = None  # "IB" or "RoCE" (v1.8 and later)
+    qp_type: str | None = None  # "RC", "DCI", "UD" (v1.8+'s second line)
+    opcode: str | None = None  # "SEND", "RDMA_READ", "RDMA_WRITE"
+
+
+def _completions(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    lines = artefact.lines
+    for n, line in iter_lines_with((" vend 0x",), artefact):
+        m = _CQE.search(line)
+        if m is None:
+            continue
+        result.lines_used += 1
+        synd = int(m["synd"], 16)
+        qp_type, opcode = None, m["op"] or None
+        w = _WQE.search(lines[n]) if n < len(lines) else None  # v1.8+: "RC QP 0x.. wqe[..]: SEND" follows
+        if w is not None and opcode is None:
+            qp_type, opcode = w["qp"], w["op"]
+            result.lines_used += 1
+        host = _HOST.search(line[:m.start()])
+        fb.add(UcxCompletionError, n, node=artefact.node_for(host["host"] if host else None),
+               status=_SYNDROME_STATUS.get(synd, 21), syndrome=synd, vendor_err=int(m["vend"], 16),
+               message=m["text"].strip(), device=m["dev"] or m["dev0"], port=int(m["port"] or m["port0"] or 0) or None,
+               link_layer=m["ll"], qp_type=qp_type, opcode=opcode)
+
+
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\) failed: ",)
+SIGNATURES = (r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\) failed: ",
+              r"\(synd 0x[0-9a-fA-F]+ vend 0x[0-9a-fA-F]+[ )]")

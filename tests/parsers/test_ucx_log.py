@@ -46,3 +46,40 @@ def test_forms(line, verb, device, error, kb):
 def test_not_ucx_verbs_lines(line):
     assert not ucx_log.detect(line)
     assert parse_text(line).facts == []
+
+
+def test_mlx5_completion_errors_every_release_form():
+    text = (FIX / "ucx_mlx5_completion_errors.txt").read_text()
+    res = parse_text(text)
+    got = [(f.evidence.line, f.node, f.status, f.syndrome, f.vendor_err, f.device, f.port, f.link_layer, f.qp_type, f.opcode)
+           for f in res.facts]
+    assert got == [
+        (1, "clx-orion-059", 12, 0x15, 0x81, None, None, None, None, "SEND"),  # UCX 1.3, openucx/ucx#1920
+        (3, "node1", 12, 0x15, 0x81, "mlx5_0", 1, "IB", "RC", "RDMA_READ"),  # 1.8.1 without its prefix, #5634
+        (5, "mgmt", 12, 0x15, 0x81, "mlx5_0", 1, "RoCE", "DCI", "SEND"),  # RoCE, #6000
+        (7, "jwb0296", 12, 0x15, 0x81, "mlx5_2", 1, "IB", "RC", "RDMA_WRITE"),  # #7416
+    ]
+    assert {f.message for f in res.facts} == {"Transport retry count exceeded"}
+    assert res.lines_used == 7  # the endpoint-timeout line after the 1.3 error is not a completion
+
+
+@pytest.mark.parametrize("line,status,synd,message", [
+    # an issue title: UCX 1.3's tail alone (openucx/ucx#2434)
+    ("Transport retry count exceeded (synd 0x15 vend 0x81) opcode RDMA_READ", 12, 0x15, "Transport retry count exceeded"),
+    # StanfordLegion/legion#1650, UCX 1.1x
+    ("[cn355:11558:0:11678] ib_mlx5_log.c:171  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)",
+     12, 0x15, "Transport retry count exceeded"),
+])
+def test_completion_forms(line, status, synd, message):
+    (f,) = parse_text(line).facts
+    assert (f.kind, f.status, f.syndrome, f.message) == ("ucx_completion_error", status, synd, message)
+
+
+@pytest.mark.parametrize("line", [
+    # the kernel's own completion error (mlx5_core_log reads it)
+    "infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 12, Message: transport retry counter exceeded",
+    # UCX's consequence line, not a completion
+    "[1516700569.378516] [clx-orion-059:5831 :0]     ucp_worker.c:437  UCX  ERROR Error Endpoint timeout was not handled for ep 0x1bdfee0 - rc_mlx5/mlx5_2:1",
+])
+def test_not_completion_lines(line):
+    assert [f for f in parse_text(line).facts if f.kind == "ucx_completion_error"] == []
