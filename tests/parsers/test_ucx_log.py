@@ -49,7 +49,7 @@ def test_not_ucx_verbs_lines(line):
 
 
 def test_mlx5_completion_errors_every_release_form():
-    text = (FIX / "ucx_mlx5_completion_errors.txt").read_text()
+    text = (FIX / "ucx_mlx5_completion_errors_paste.txt").read_text()
     res = parse_text(text)
     got = [(f.evidence.line, f.node, f.status, f.syndrome, f.vendor_err, f.device, f.port, f.link_layer, f.qp_type, f.opcode)
            for f in res.facts]
