@@ -171,7 +171,7 @@ def _bundle_facts(case):
 
 def test_pairs_alone_single_out_the_leaf_switch():
     facts = [f for f in _bundle_facts("fabric-16-leaf-switch") if f.kind not in ("ib_port", "ib_port_summary", "ib_hca")]
-    (f,) = pairwise(facts, build(facts))
+    (f,) = pairwise(facts, build(facts), [])
     assert (f.entity.switch, f.cause) == ("leaf03", "ib_switch_fault") and f.blast_radius == ["gpu-09", "gpu-10", "gpu-11", "gpu-12"]
     assert any("pairs that avoid it are fast" in p for p in f.placed_by)
 
@@ -185,16 +185,25 @@ def test_leaf_switch_report_merges_pairs_and_port_findings(ruleset):
     assert not [f for f in report.findings if f.rule == "localise_common_cause"]  # one finding for leaf03, not two
 
 
-def test_rdma_peer_with_two_flagged_ports_is_not_narrowed():
+def _counter_findings(ruleset, facts):
+    """What the rules judge of the ports' counters (ib_counter_growth against its limit): the
+    localiser reads their verdict, not the facts'."""
+    from stethoscope.engine.localise.pairwise import COUNTER_RULES
+    from stethoscope.engine.pipeline import evaluate
+
+    return [f for f in evaluate(ruleset, facts, "reference") if COUNTER_RULES.intersection(f.rules)]
+
+
+def test_rdma_peer_with_two_flagged_ports_is_not_narrowed(ruleset):
     facts = _bundle_facts("rdma-16-peer-link")
-    (f,), explains = rdma_peers(facts, build(facts), [])
+    (f,), explains = rdma_peers(facts, build(facts), _counter_findings(ruleset, facts))
     assert f.entity.link == ["gpu-11/mlx5_3/1", "rail3/11"] and explains == []
     ib = "".join(f"CA 'mlx5_{i}'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: {r}\n\t\tBase lid: {200 + i}\n\t\tLink layer: InfiniBand\n"
                  for i, r in enumerate([200, 200, 200, 200, 100, 200, 200, 200]))
     more = [x for x in facts if x.kind not in ("ib_port", "ib_port_summary", "ib_hca", "ib_counter_growth", "ib_counter_total")]
     extra = parse_artefacts([Artefact("gpu-11/ibstat2", ib, "gpu-11", True),
                              Artefact("gpu-11/perfquery.txt", (BUNDLES / "rdma-16-peer-link/bundle/gpu-11/perfquery.txt").read_text(), "gpu-11", True)]).facts
-    (f2,), _ = rdma_peers(more + extra, build(more + extra), [])
+    (f2,), _ = rdma_peers(more + extra, build(more + extra), _counter_findings(ruleset, more + extra))
     assert f2.entity.node == "gpu-11" and f2.entity.hca is None and "not narrowed to one" in f2.placed_by[-1]
 
 

@@ -79,11 +79,11 @@ def _two_leaves(spines: list[str]):
 def test_pairs_split_over_two_spines_name_both_not_the_first_shortest_path():
     facts, g = _two_leaves(["spine01", "spine02"])
     assert len(fabric_paths(g, "h01", "h16")) == 2 and "switch:spine01" in fabric_path(g, "h01", "h16")  # one path would blame spine01
-    (f,) = pairwise(facts, g)
+    (f,) = pairwise(facts, g, [])
     assert (f.entity.switch, f.cause, f.blast_radius) == ("spine01,spine02", "ib_switch_fault", ["spine01", "spine02"])
     assert "crosses spine01 or spine02 is slow (48 of 48)" in f.summary and f.confidence == 0.6
     facts, g = _two_leaves(["spine01"])  # one spine: it lies on every path of the slow pairs
-    (f,) = pairwise(facts, g)
+    (f,) = pairwise(facts, g, [])
     assert f.entity.switch == "spine01" and "every pair through switch spine01 is slow (48 of 48)" in f.summary
 
 

@@ -10,8 +10,9 @@ facts (``sources`` names the facts they summarise, so findings quote the origina
   ...), its siblings' best rate, the fleet's usual rate, the
   inventory's expected rate and a ``below_*`` flag for each;
 - ``ib_counter_growth``: one per (port, counter) that grew between two readings, with the
-  rate per hour when both readings carry a time, and whether it passes the limit of
-  ``knowledge/ib_counters.yaml``;
+  rate per hour when both readings carry a time and the counter's limit from
+  ``knowledge/ib_counters.yaml`` (rules/network/ib_counter_errors_over_ber_limit*.yaml compare
+  them; ib_link_flapping reports any growth of a downed-link counter);
 - ``ib_counter_total``: one per (port, error counter) above zero where the port was read only
   once: a count since the counters were cleared, with no rate (saturated when a 4-, 8- or
   16-bit PortCounters field stands at its maximum).
@@ -146,13 +147,11 @@ def _growth(counters: list[Fact], ports: dict[str, Fact]) -> list[Fact]:
                 continue  # no growth, or a counter reset (the later reading is lower)
             delta = b - a
             per_hour = delta * 3600 / window if window else None
-            limit = float(spec.limit_per_hour)
-            over = per_hour > limit if per_hour is not None else limit == 0
             hca, port = names[pid]
             out.append(_derived(
                 IbCounterGrowth, last, [first, last], hca=hca, port=port, port_id=pid, counter=spec.counter, cause=spec.cause,
                 first=a, last=b, delta=delta, window_s=window, per_hour=round(per_hour, 1) if per_hour is not None else None,
-                limit_per_hour=limit, over_limit=over,
+                limit_per_hour=float(spec.limit_per_hour),
             ))
     return out
 

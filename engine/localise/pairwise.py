@@ -31,6 +31,8 @@ from stethoscope.facts.model import Fact
 
 SLOW_FRACTION = 0.8
 CONSISTENT = 0.75
+#: the rules that judge a port's counter growth against its limit (knowledge/ib_counters.yaml)
+COUNTER_RULES = frozenset({"ib_counter_errors_over_ber_limit", "ib_counter_errors_over_ber_limit_untimed", "ib_link_flapping"})
 
 
 
@@ -48,9 +50,11 @@ def localisation_finding(rule: str, title: str, cause: str, conf: float, entity:
                    evidence=ev[:20], evidence_total=len(ev), nodes=sorted(set(nodes)), placed_by=placed_by)
 
 
-def degraded_ports(facts: list[Fact]) -> dict[str, list[tuple[Fact, str]]]:
-    """Per node, its ports that the fabric summary flags, each with the reason in words."""
+def degraded_ports(facts: list[Fact], findings: list[Finding]) -> dict[str, list[tuple[Fact, str]]]:
+    """Per node, its ports that the fabric summary flags or whose counters the rules found
+    growing over their limits (COUNTER_RULES' findings), each with the reason in words."""
     out: dict[str, dict[str, tuple[Fact, str]]] = defaultdict(dict)
+    judged = {(f.entity.node, f.entity.hca, f.entity.port) for f in findings if COUNTER_RULES.intersection(f.rules or [f.rule])}
     for f in facts:
         why = None
         if f.kind == "ib_port_summary":
@@ -61,7 +65,7 @@ def degraded_ports(facts: list[Fact]) -> dict[str, list[tuple[Fact, str]]]:
             elif f.below_siblings or f.below_fleet or f.below_expected:
                 ref = f.sibling_rate_gbps if f.below_siblings else (f.fleet_rate_gbps if f.below_fleet else f.expected_rate_gbps)
                 why = f"port state: {f.port_id} {f.state} at {f.rate_gbps} Gb/s, against {ref} Gb/s"
-        elif f.kind == "ib_counter_growth" and (f.over_limit or f.cause == "ib_link_flapping") and f.hca:
+        elif f.kind == "ib_counter_growth" and f.hca and (f.node, f.hca, str(f.port)) in judged:
             why = f"port counters: {f.counter} of {f.port_id} grew {f.first} -> {f.last}" + (f" ({f.per_hour}/hour)" if f.per_hour is not None else "")
         if why and f.port_id not in out[f.node]:
             out[f.node][f.port_id] = (f, why)
@@ -114,7 +118,7 @@ def pair_bandwidth(facts: list[Fact]) -> dict[frozenset[str], tuple[float, list[
     return best
 
 
-def pairwise(facts: list[Fact], graph) -> list[Finding]:
+def pairwise(facts: list[Fact], graph, findings: list[Finding]) -> list[Finding]:
     pairs = pair_bandwidth(facts)
     if len(pairs) < 3:
         return []
@@ -132,7 +136,7 @@ def pairwise(facts: list[Fact], graph) -> list[Finding]:
         shared = set.union(*paths) - on_all if paths else set()
         for el in [f"host:{a}", f"host:{b}"] + sorted(on_all) + (["switches:" + ",".join(sorted(s[7:] for s in shared))] if shared else []):
             through[el].add(p)
-    degraded = degraded_ports(facts)
+    degraded = degraded_ports(facts, findings)
     out: list[Finding] = []
     left = set(slow)
     while left:
@@ -207,7 +211,7 @@ def localise(findings: list[Finding], facts: list[Fact], symptom: dict[str, bool
 
     graph = build(facts)
     rdma, rdma_explains = rdma_peers(facts, graph, findings)
-    extra = pairwise(facts, graph) + rdma
+    extra = pairwise(facts, graph, findings) + rdma
     merged, lifted = lift(findings + extra, graph, facts)
     if not extra and not lifted:
         return findings

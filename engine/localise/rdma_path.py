@@ -54,7 +54,7 @@ def rdma_peers(facts: list[Fact], graph: nx.Graph | None = None, findings: list[
     """Findings per peer that RDMA completions failed from, and the rule findings each explains."""
     graph = graph if graph is not None else nx.Graph()
     addr = addresses(facts)
-    degraded = degraded_ports(facts)
+    degraded = degraded_ports(facts, findings or [])
     by_peer: dict[str, list[Fact]] = defaultdict(list)
     for f in facts:
         if f.kind == "nccl_rdma_completion_error" and f.peer:

@@ -221,9 +221,10 @@ class IbCounterGrowth(Fact):
     last: int
     delta: int
     window_s: float | None = None
-    per_hour: float | None = None
+    per_hour: float | None = None  # None: the readings carry no times (no rate)
+    #: knowledge/ib_counters.yaml's limit for the counter; rules compare per_hour with it
+    #: (rules/network/ib_counter_errors_over_ber_limit*.yaml)
     limit_per_hour: float
-    over_limit: bool
     sources: str
 
 
