@@ -58,6 +58,8 @@ Wrappers, each with a real sample:
 - Python ``logging`` prefixes a program puts on lines it relays: ``%(asctime)s - %(name)s -
   %(levelname)s - `` and ``%(levelname)s:%(name)s:`` (logging.basicConfig's default)
 - a bracketed local time a collector stamps on each line (``[2026-01-04 21:33:04] ...``)
+- a terminal's colours (ANSI SGR escapes anywhere in a line: ``dmesg --color=always``,
+  journalctl, docker compose), also as the kernel log escapes them (``\\x1b[41m``)
 - an indentation every line of the text shares (a markdown code block, a quoted e-mail): the
   common margin goes, the text's own indentation stays
 
@@ -118,6 +120,13 @@ _UNINDENTED = re.compile(r"\n[^ \t\n]")
 _INDENTED = re.compile(r"[\r\n]*[ \t]")
 _MARGIN = re.compile(r"\n([ \t]+)(?=[^ \t\n])")
 
+# a terminal's colours kept by the copy: SGR escapes anywhere in a line (``dmesg --color=always``:
+# "\x1b[32m[  12.345678] \x1b[0m\x1b[33mNVRM: \x1b[0m..."; journalctl's "\x1b[0;1;31m", systemd >= 256
+# "\x1b[0;1;38:5:185m"; docker compose's "\x1b[36mtrainer-1  | \x1b[0m"), tput sgr0's "\x1b(B", and
+# the same as the kernel log escapes them (util-linux#858):
+# [49357.243822] user[31957]: \x1b[41mthis be in red\x1b(B\x1b[m but this in normal.
+_ANSI = re.compile(r"(?:\x1b|\\x1b)(?:\[[0-9;:]*[mK]|\([B0])")
+
 # transport/[net_ib.cc:101](http://net_ib.cc:101/)     peer [10.1.3.201](http://10.1.3.201/)<33057>   (nccl#1710)
 _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 
@@ -144,6 +153,8 @@ def normalise(text: str) -> str:
     The same string object comes back when nothing was stripped, so callers can test
     ``is`` to know whether the text changed."""
     original = text
+    if "\x1b" in text or "\\x1b" in text:  # colours, wherever they are in a line
+        text = _ANSI.sub("", text)
     if "](http" in text:  # links inside lines, whatever the line starts with
         text = _AUTOLINK.sub(r"\g<text>", text)
     # a text whose first line is indented may be indented as a whole (a markdown code block)

@@ -78,6 +78,13 @@ WRAPPED = [
      "Got completion from peer 172.16.234.184<53393> with status=12 opcode=1 len=5222 vendor err 129 (Send)",
      "test-ys-512-scaling-test-0104-1504-a7de2925-master-0:617:2799 [3] transport/net_ib.cc:2360 NCCL WARN NET/IB: "
      "Got completion from peer 172.16.234.184<53393> with status=12 opcode=1 len=5222 vendor err 129 (Send)"),
+    # a terminal's colours: dmesg --color=always (util-linux print_record: stamp green, subsystem brown),
+    # systemd >= 256's journalctl highlight, and the kernel log's escaped form (util-linux#858)
+    ("\x1b[32m[ 4564.303884] \x1b[0m\x1b[33mNVRM: \x1b[0m\x1b[31mXid (PCI:0000:01:00): 79, GPU has fallen off the bus.\x1b[0m",
+     "[ 4564.303884] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus."),
+    ("\x1b[0;1;38:5:185mnode1:1234:1290 [3] NCCL INFO proxy.cc:694 -> 6\x1b[0m", "node1:1234:1290 [3] NCCL INFO proxy.cc:694 -> 6"),
+    ("[49357.243822] user[31957]: \\x1b[41mthis be in red\\x1b(B\\x1b[m but this in normal.",
+     "[49357.243822] user[31957]: this be in red but this in normal."),
 ]
 
 
