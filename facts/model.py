@@ -17,7 +17,7 @@ _INTERN_MAX = 64
 _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
 
 
-def _share_fields_set(model: BaseModel) -> None:
+def _share_fields_set(model: BaseModel, strings: bool = True) -> None:
     """Pydantic keeps, per instance, the set of field names it was given (``model_fields_set``):
     about 2 KB for a fact of 20 fields, a third of what the fact weighs. These models are frozen,
     so that set never changes after construction: instances given the same fields share one."""
@@ -25,6 +25,8 @@ def _share_fields_set(model: BaseModel) -> None:
     shared = _FIELDS_SETS.setdefault(frozenset(fs), fs)
     if shared is not fs:
         object.__setattr__(model, "__pydantic_fields_set__", shared)
+    if not strings:
+        return
     # short text values repeat across facts (a node, a run id, a collective, a dtype): one copy
     d = model.__dict__
     for k, v in d.items():
@@ -41,8 +43,11 @@ class _Shared(BaseModel):
         _share_fields_set(self)
 
     def __setstate__(self, state: dict[Any, Any]) -> None:  # facts from a parse worker
+        # the fields set is shared again (one per chunk would be ~100 MB at 1,024 nodes); short
+        # strings are not interned again: the worker's were, and pickle's memo keeps one copy
+        # of each per chunk (re-interning every field cost the parent ~10 us a fact)
         super().__setstate__(state)
-        _share_fields_set(self)
+        _share_fields_set(self, strings=False)
 
 
 class Evidence(_Shared):
