@@ -1023,6 +1023,7 @@ class NcclTestsLimits(_M):
 
 class BenchTolerances(_M):
     source: str = Field(min_length=20)
+    critical_below: float = Field(gt=0, lt=1)
     validity: BenchValidity
     components: dict[str, ComponentId] = Field(min_length=1)
     tolerances: list[BenchTolerance] = Field(min_length=1)
@@ -1033,6 +1034,8 @@ class BenchTolerances(_M):
         unknown = sorted({t.benchmark for t in self.tolerances} - set(self.components))
         if unknown:
             raise ValueError(f"tolerances for benchmarks without a component: {unknown}")
+        if any(1 - t.tolerance < self.critical_below for t in self.tolerances):
+            raise ValueError("critical_below must not exceed a figure's `below` limit (1 - tolerance)")
         return self
 
 

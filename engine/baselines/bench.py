@@ -233,7 +233,7 @@ def compare(baseline: store.Baseline, facts: list[Fact], valid: list[Fact] | Non
             benchmark=m.benchmark, test=m.test, entity=m.entity, metric=m.metric, size_bytes=m.size_bytes, unit=m.unit,
             value=m.value, baseline_value=round(base, 4), ratio=round(ratio, 4), tolerance=tol, outcome=outcome,
             comparable=why is None, why=why, baseline=baseline.label + ("" if same else " (median of its nodes)"),
-            context_diff=diff, severity="critical" if outcome == "below" and ratio < 0.5 else ("warning" if outcome == "below" else "info"),
+            context_diff=diff, critical_limit=tolerances().critical_below, critical_limit_source="knowledge/bench_tolerances.yaml critical_below",
             component=comps.get(m.benchmark, "gpu"), tolerance_source="knowledge/bench_tolerances.yaml", sources=f.id))
     out += sweep_narrower(baseline, facts)
     return out

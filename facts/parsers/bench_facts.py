@@ -114,7 +114,9 @@ class BenchmarkVsBaseline(Fact):
     why: str | None = None
     baseline: str  # "h200-node-2026-11 (2026-11-30)"
     context_diff: str = "none"
-    severity: Literal["info", "warning", "critical"] = "info"
+    #: under this ratio a figure below its baseline is critical (rules/benchmark/benchmark_below_baseline*.yaml)
+    critical_limit: float
+    critical_limit_source: str  # "knowledge/bench_tolerances.yaml critical_below"
     component: str = "gpu"  # what a regression of this benchmark points at (knowledge/bench_tolerances.yaml)
     tolerance_source: str = ""
     sources: str = ""
