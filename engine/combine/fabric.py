@@ -191,6 +191,6 @@ def _totals(pid: str, name: tuple[str | None, int], reading: Fact) -> list[Fact]
                    if saturated else f"{what} since the counters were last cleared (reboot, driver reload or perfquery -R), at an unknown rate")
         out.append(_derived(
             IbCounterTotal, reading, [reading], hca=name[0], port=name[1], port_id=pid, counter=spec.counter, cause=spec.cause,
-            value=value, bits=int(spec.bits), saturated=saturated, severity="warning" if saturated else "info", meaning=meaning,
+            value=value, bits=int(spec.bits), saturated=saturated, meaning=meaning,
         ))
     return out

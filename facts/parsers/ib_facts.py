@@ -242,6 +242,5 @@ class IbCounterTotal(Fact):
     value: int
     bits: int  # width of the counter in PortCounters (IBTA)
     saturated: bool  # at its maximum: the true count is at least this, maybe far more
-    severity: str  # info, or warning when saturated
     meaning: str  # what the count says, in words
     sources: str
