@@ -18,8 +18,8 @@ reads it). Each is then one of:
   reports it as ``unexplained_error``;
 - ``unread``: no fact came from the line.
 
-A line diagnosed ``healthy`` is a bug and is listed. Formats that are no literal (``WARN(msg)``)
-are counted apart. Figures per area (the source file's part of NCCL) and in all.
+A line diagnosed ``healthy`` is a bug and is listed. Formats with no text of their own
+(``WARN(msg)``, ``WARN("%s", msg)``) are counted apart, as ``no_literal``. Figures per area (the source file's part of NCCL) and in all.
 
     .venv/bin/python bench/nccl_warn_audit.py                 # counts per area and in all
     .venv/bin/python bench/nccl_warn_audit.py -v              # and one row per format
@@ -114,7 +114,7 @@ def main() -> int:
     healthy: list[str] = []
     for r in rows:
         a = area(r["source"])
-        if r["format"] is None:
+        if r["format"] is None or len(re.sub(r"%\S|\s", "", r["format"])) < 8:  # WARN(msg), WARN("%s", msg): no text of its own
             per_area[a]["no_literal"] += 1
             continue
         text = r["sample"] if args.bare else prefixed(r)

@@ -110,11 +110,12 @@ def fill(fmt: str) -> str:
 
 
 def pattern(fmt: str) -> re.Pattern[str]:
-    """The format as a regex: its constant text literal, each conversion any text."""
+    """The format as a regex: its constant text literal, a number for %d/%u/%x, any text for the rest."""
     parts, pos = [], 0
     for m in CONV.finditer(fmt):
         parts.append(re.escape(fmt[pos:m.start()]))
-        parts.append("%" if m.group(5) == "%" else ".*?")
+        conv = m.group(5)
+        parts.append("%" if conv == "%" else r"-?\d+" if conv in "diou" else "[0-9a-fA-F]+" if conv in "xX" else ".*?")
         pos = m.end()
     parts.append(re.escape(fmt[pos:].rstrip("\n")))
     return re.compile("".join(parts), re.S)
@@ -124,6 +125,44 @@ def pattern(fmt: str) -> re.Pattern[str]:
 # error): they replace fill()'s line for every format they are made from. bench/nccl_warn_study.py's
 # lines are used the same way.
 SAMPLES: list[str] = [
+    # net_ib async events (%s: libibverbs' ibv_event_type_str) and completions (status 12 = IBV_WC_RETRY_EXC_ERR)
+    "NET/IB : Got async event : port error",
+    "NET/IB : mlx5_0:1 Got async event : port error",
+    "NET/IB : mlx5_0:1 Got async error event: port error",
+    "NET/IB : mlx5_0:1 async fatal event on CQ (0x7f3a2c001200): CQ error",
+    "NET/IB : mlx5_0:1 async fatal event on CQ (0x7f3a2c001200) handle=3 cqe=4096: CQ error",
+    "NET/IB : mlx5_0:1 async fatal event on QP (0x7f3a2c001200): local work queue catastrophic error",
+    "NET/IB : mlx5_0:1 async fatal event on QP (0x55d0c1a2b3c0) qpn=4711 handle=3 send_cq=12 recv_cq=12 state=6 sq_psn=0 "
+    "rq_psn=0: local work queue catastrophic error",
+    "NET/IB : mlx5_0:1 async fatal event on SRQ, unused for now (0x7f3a2c001200): SRQ catastrophic error",
+    "NET/IB : Got completion from peer 10.0.0.12<49152> with status=12 opcode=0 len=0 vendor err 129 (Send) "
+    "localGid ::ffff:10.0.0.11 remoteGids::ffff:10.0.0.12",
+    "NET/IB: Got completion from peer 10.0.0.12<49152> with status=12 opcode=0 len=0 vendor err 129 (Send) "
+    "localGid ::ffff:10.0.0.11 remoteGids::ffff:10.0.0.12 hca mlx5_0",
+    "NET/IB: Got completion from peer 10.0.0.12<49152> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) reqSize=0 "
+    "vendor_err=129 req_type=Send localGid ::ffff:10.0.0.11 remoteGids::ffff:10.0.0.12 hca mlx5_0",
+    "NET/IB/GIN: Got completion from peer 10.0.0.12<49152> with status=12 opcode=0 len=0 vendor err 129 (IPut) "
+    "localGid ::ffff:10.0.0.11 remoteGids::ffff:10.0.0.12 hca mlx5_0",
+    "NET/IB: mlx5_0: Got CQE with error (devIndex=0, req=0x7f3a2c001200, comm=0x7f3a2c000000 (send), wr_id=17, qp_num=4711)",
+    "NET/IB: The error is fatal (No functional devices left). Cannot continue.",
+    "NET/IB: mlx5_0: The error is fatal (No functional devices left). Cannot continue.",
+    "communicator encountered a fatal error (detected in ncclIbTest)",
+    # CUDA driver entry points (500 = CUDA_ERROR_NOT_FOUND) and libcuda
+    "Retrieve cuMemCreate failed with 500",
+    "Retrieve cuMemCreate failed with 500 status 0",
+    "Retrieve cuMemCreate version 10020 failed with 500",
+    "Retrieve cuMemCreate version 10020 failed with 500 status 0",
+    "Failed to find CUDA library libcuda.so (NCCL_CUDA_PATH='') : libcuda.so: cannot open shared object file: No such file or directory",
+    "Cuda failure 2 'out of memory'",
+    # sockets (strerror texts)
+    "socketPollConnect: Connect to 10.0.0.12<49152> returned 111(Connection refused) errno 115(Operation now in progress)",
+    "socketPollConnect: connect returned Connection timed out, exceeded error retry count (35)",
+    "socketProgressOpt: Call to send to 10.0.0.12<49152> failed : Connection timed out",
+    # plugins, RAS, init
+    "Error: network IB not found.",
+    "NCCL version mismatch with remote peer 10.0.0.12<49152> (local: 2.30.7, remote 2.29.7)",
+    "NCCL version mismatch with remote peer 10.0.0.12<49152> (local: 22703, remote 22605)",
+    "Detected mixed local Net device counts across ranks (min 4, max 8). Set NCCL_IGNORE_NET_MISMATCH=1 to continue.",
 ]
 
 
@@ -131,10 +170,13 @@ def hand_samples() -> list[str]:
     sys.path.insert(0, str(Path(__file__).parent))
     from nccl_warn_study import MESSAGES
 
-    return [msg for _, _, msg in MESSAGES] + SAMPLES
+    return SAMPLES + [msg for _, _, msg in MESSAGES]
 
 
 def sample_for(fmt: str, hand: list[str]) -> str:
+    if len(re.sub(r"\s", "", CONV.sub("", fmt))) < 8:  # "%s", "%s: %s": no text of its own to match a line by
+        return fill(fmt)
+    # the first line made from the format (SAMPLES lists "Retrieve %s failed with %d"'s line before the longer forms')
     pats = [pattern(fmt), pattern(fmt.split("\n")[0])]  # a multi-line message: its first line
     return next((line for pat in pats for line in hand if pat.fullmatch(line)), fill(fmt))
 

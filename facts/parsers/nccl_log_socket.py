@@ -20,6 +20,8 @@ NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.3.5-5 to v2.28.9-1, 
     WARN("Net : No interface found in the same subnet as remote address %s", ...)   (2.12-2.27, NCCL_COMM_ID set)
     WARN("Net : Socket creation failed : %s", ...)   (2.3-2.9)   WARN("ncclSocketInit: Socket creation failed : %s", ...)
     WARN("Net : Call to recv from %s failed : %s", ...)   (2.9-2.18)   WARN("socketProgressOpt: Call to recv from %s failed : %s", ...)   (2.19 on; sends too print "recv")
+    WARN("socketProgressOpt: Call to %s %s failed : %s", "recv from" | "send to", ...)   (2.24-2.28)
+    WARN("%s: connect returned %s, exceeded error retry count (%d)", ...)   (2.24-2.26)
 
 Since 2.22 NCCL retries ETIMEDOUT, EHOSTUNREACH and ECONNREFUSED and gives up on any other error
 at once ("failed : Software caused connection abort", "Network is unreachable").
@@ -53,7 +55,12 @@ SOCKET_CREATION = re.compile(r"^(?:\w+ ?: )?Socket creation failed ?: ?(?P<err>.
 CONNECTION_CLOSED = re.compile(r"^(?:\w+ ?: )?Connection closed by remote peer(?: (?P<peer>\S+))?")
 # socketProgressOpt: Call to recv from 172.16.0.4<33759> failed : Connection reset by peer        (nccl#2076)
 # Net : Call to recv from 10.200.84.247<58355> failed : Broken pipe                                 (2.14)
-CALL_RECV_FAILED = re.compile(r"^(?:\w+ ?: ?)?Call to recv from (?P<peer>\S+) failed ?: ?(?P<err>.*\S|[^\S\n])\s*$")
+# socketProgressOpt: Call to send to 10.0.0.12<49152> failed : Connection timed out
+#   (2.24-2.28 WARN("socketProgressOpt: Call to %s %s failed : %s", "recv from" | "send to", ...), misc/socket.cc:46)
+CALL_RECV_FAILED = re.compile(r"^(?:\w+ ?: ?)?Call to (?:recv from|send to) (?P<peer>\S+) failed ?: ?(?P<err>.*\S|[^\S\n])\s*$")
+# socketPollConnect: connect returned Connection timed out, exceeded error retry count (35)
+#   (2.24-2.26 WARN("%s: connect returned %s, exceeded error retry count (%d)", ...), misc/socket.cc:544: no peer named)
+CONNECT_GAVE_UP = re.compile(r"^\w+: connect returned (?P<err>.+?), exceeded error retry count \(\d+\)")
 # Call to connect returned Connection timed out, retrying
 # socketStartConnect: connect to 10.0.0.2<45763> returned Connection refused, retrying (1/34) after sleep for 100 msec
 CONNECT_RETRY = re.compile(r"(?:Call to connect returned (?P<err1>.+?)|connect to (?P<peer>\S+) returned (?P<err2>.+?)), retrying")
@@ -115,6 +122,8 @@ def read(msg: str) -> dict[str, Any] | None:
         if reason == "connection_reset" or "broken pipe" in m["err"].lower():
             reason = "connection_closed"
         return dict(reason=reason, peer=m["peer"], error=m["err"])
+    if m := CONNECT_GAVE_UP.match(msg):
+        return dict(reason=failure_reason(m["err"]), peer=None, error=m["err"])
     if m := CONNECT_FAILED.search(msg):
         return dict(reason=failure_reason(m["err"]), peer=m["peer"], error=m["err"].strip())
     if m := CALL_TIMEOUT.match(msg):

@@ -57,8 +57,12 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   (misc/cudawrap.cc:179, 191: cuGetProcAddress returned 500 CUDA_ERROR_NOT_FOUND, the driver lacks the entry point)
     # Retrieve cuMemCreate failed with 500 status 0
     # WARN("CUDA some PFN functions not found in the library")   (misc/cudawrap.cc:292)
+    # WARN("Failed to load CUDA missing symbol %s")   (misc/cudawrap.cc:198, 204, 225, 2.18-2.20: dlsym on libcuda found no cuInit,
+    #   cuDriverGetVersion or cuGetProcAddress)
+    # Failed to load CUDA missing symbol cuGetProcAddress
     ("cuda_driver_entry_point_missing",
-     re.compile(r"^Retrieve \w+ (?:version \d+ )?failed with 500\b|^CUDA some PFN functions not found in the library")),
+     re.compile(r"^Retrieve \w+ (?:version \d+ )?failed with 500\b|^CUDA some PFN functions not found in the library"
+                r"|^Failed to load CUDA missing symbol \w+")),
     # WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errno), errno)   (os/linux.cc:780)
     # Error: failed to create shared memory file /dev/shm/nccl-Xq3bL2, error No space left on device (28)
     ("shm_create_no_space", re.compile(r"^Error: failed to create shared memory file \S+, error No space left on device")),
@@ -66,6 +70,37 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   (transport/p2p.cc:355, transport/net.cc:476; 217 cudaErrorPeerAccessUnsupported)
     # failed to peer with device 1(=1b000): 217 peer access is not supported between these two devices
     ("peer_access_unsupported", re.compile(r"^failed to peer with device \d+(?:\(=[0-9a-fA-F]+\))?: 217 ")),
+    # WARN("communicator encountered a fatal error (detected in %s)", funcName)   (transport/net_ib/common.cc:24 in 2.23-2.29.3,
+    #   :32 since: ncclIbStatsCheckFatalCount, after an async fatal event on the device, a CQ or a QP of this communicator)
+    # communicator encountered a fatal error (detected in ncclIbTest)
+    ("ib_comm_fatal_async_event", re.compile(r"^communicator encountered a fatal error \(detected in \w+\)")),
+    # WARN("NET/IB: %s: Fatal error. Detected %d failed devices out of %d devices on the %s communicator (comm=%p). No ...")
+    # WARN("NET/IB: %s: The error is fatal (%s). Cannot continue.")  (transport/net_ib/p2p_resiliency.cc:47, 64; "%s: " the
+    #   device, 2.29.7-2.30.4: NCCL_IB_RESILIENCY, after work completions in error on the devices of one communicator)
+    # NET/IB: Fatal error. Detected 2 failed devices out of 2 devices on the send communicator (comm=0x7f3a2c000000). No support ...
+    # NET/IB: mlx5_0: The error is fatal (No functional devices left). Cannot continue.
+    ("ib_resiliency_fatal", re.compile(r"^NET/IB: (?:\S+: )?(?:Fatal error\. Detected \d+ failed devices out of \d+ devices"
+                                       r"|The error is fatal \([^)]*\)\. Cannot continue)")),
+    # WARN("NET/Socket : no interface found")   (transport/net_socket.cc:61: ncclFindInterfaces found none for the socket transport)
+    # WARN("NET/IB : No IP interface found.")   (transport/net_ib/init.cc:307: none for the IB transport's out-of-band address)
+    ("socket_transport_no_interface", re.compile(r"^NET/Socket ?: ?no interface found\s*$|^NET/IB ?: ?No IP interface found\.?\s*$")),
+    # WARN("Error: network %s not found.", netName)   (plugin/net.cc:232, 2.18-2.26 ncclNetInit: no usable network of that name)
+    # Error: network IB not found.
+    ("named_network_not_found", re.compile(r"^Error: network \S+ not found\.")),
+    # WARN("NCCL_NVLS_ENABLE has been set to \"1\" and communicator has multiple ranks using the same NVML device. ...")  (transport/nvls.cc:254)
+    # WARN("Multiple ranks detected using the same GPU on this node and NCCL_NVLS_ENABLE has been set to \"1\". ...")  (init.cc:1123, 2.30.3-2.30.4)
+    ("nvls_forced_shared_gpu", re.compile(r"^NCCL_NVLS_ENABLE has been set to \"1\" and communicator has multiple ranks using the same"
+                                          r"|^Multiple ranks detected using the same GPU on this node and NCCL_NVLS_ENABLE has been set")),
+    # WARN("NCCL version mismatch with remote peer %s (local: %d, remote %d)", ...)   (ras/ras.cc:430, 2.24-2.29; "%s" versions 2.30)
+    # NCCL version mismatch with remote peer 10.0.0.12<49152> (local: 22703, remote 22605)
+    ("ras_version_mismatch", re.compile(r"^NCCL version mismatch with remote peer \S+ \(local: [^,]+, remote [^)]+\)")),
+    # WARN("Detected mixed local Net device counts across ranks (min %d, max %d). Set NCCL_IGNORE_NET_MISMATCH=1 to continue.")
+    #   (init.cc:1339, 2.30: the ranks' nodes see different numbers of network devices)
+    # Detected mixed local Net device counts across ranks (min 4, max 8). Set NCCL_IGNORE_NET_MISMATCH=1 to continue.
+    ("net_device_count_mismatch", re.compile(r"^Detected mixed local Net device counts across ranks \(min \d+, max \d+\)")),
+    # WARN("Failed to find CUDA library %s (NCCL_CUDA_PATH='%s') : %s", ...)   (misc/cudawrap.cc:188, 2.18-2.20: dlopen of libcuda failed)
+    # Failed to find CUDA library libcuda.so (NCCL_CUDA_PATH='') : libcuda.so: cannot open shared object file: No such file or directory
+    ("cuda_library_not_found", re.compile(r"^Failed to find CUDA library \S+ \(NCCL_CUDA_PATH=")),
     # WARN("[Rem Allocator] Poll failed with error %d", error)   (NCCL 2.7-2.8 src/bootstrap.cc, ncclRemoteMemAllocationService:
     #   `if (int error = poll(...) < 0)` holds the comparison, so the number is always 1; the service thread then returns)
     # [Rem Allocator] Poll failed with error 1
@@ -76,7 +111,9 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
 
 #: a literal each pattern above needs (a WARN with none of them is no kind here)
 _GATE = re.compile(r"Unable to|ibv_open_device|CQE with error|same GPU|Mismatched NCCL version|NCCL_COMM_ID|address info"
-                   r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|Rem Allocator")
+                   r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|Rem Allocator"
+                   r"|fatal error|Fatal error|error is fatal|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
+                   r"|mixed local Net|CUDA library|missing symbol")
 
 
 # The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a
