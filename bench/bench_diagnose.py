@@ -182,6 +182,16 @@ def profile(bundle: Path, top: int) -> None:
         print(text[text.index("   ncalls"):].rstrip())
 
 
+def live(nodes: int) -> None:
+    """The live path in the same run: ``steth diagnose --prometheus`` on a recorded fleet against
+    one fleet-wide query (bench/bench_live.py, its own table); needs Debian's prometheus and promtool."""
+    if not (shutil.which("prometheus") and shutil.which("promtool")):
+        print("\nlive path: not measured (prometheus/promtool not installed: tests/setup_venv.sh installs them)")
+        return
+    print(f"\nlive path (bench/bench_live.py --nodes {nodes}):", flush=True)
+    subprocess.run([sys.executable, str(ROOT / "bench" / "bench_live.py"), "--nodes", str(nodes)], check=False)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description="Time steth diagnose against grep on synthetic N-node bundles.")
     ap.add_argument("--nodes", type=int, help="one bundle size in nodes (default: --sizes)")
@@ -195,6 +205,9 @@ def main() -> None:
     ap.add_argument("--profile-only", action="store_true", help="skip the subprocess measurements, only profile")
     ap.add_argument("--top", type=int, default=25, help="profile entries to print (default 25)")
     ap.add_argument("--keep", type=Path, help="write bundles here and keep them (default: a temp dir, removed)")
+    ap.add_argument("--live-nodes", type=int, default=1024,
+                    help="then the live path: bench/bench_live.py on a recorded fleet of this many nodes (default 1024)")
+    ap.add_argument("--no-live", action="store_true", help="skip the live path")
     args = ap.parse_args()
     sizes = [args.nodes] if args.nodes else [int(s) for s in args.sizes.split(",")]
 
@@ -210,6 +223,8 @@ def main() -> None:
             for n in sizes:
                 rows.append(measure(n, base, args, templates))
             print_table(rows, startup)
+            if not args.no_live:
+                live(args.live_nodes)
         if args.facts:
             n = min(sizes)
             bundle = base / f"bundle-{n}"
