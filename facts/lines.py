@@ -58,6 +58,13 @@ Wrappers, each with a real sample:
 - Python ``logging`` prefixes a program puts on lines it relays: ``%(asctime)s - %(name)s -
   %(levelname)s - `` and ``%(levelname)s:%(name)s:`` (logging.basicConfig's default)
 - a bracketed local time a collector stamps on each line (``[2026-01-04 21:33:04] ...``)
+- one label on every line of an indented report (``nvidia-smi -q`` run by pdsh ``node01: ``,
+  docker compose ``trainer-1  | ``, or a logger: ``Nov 29 18:30:18 host nvidia-smi[4242]: ``)::
+
+      node01:     Remapped Rows
+
+  (only over a report, whose indentation it hides: a log's lines, a unit's journal and the
+  kernel's lines keep their labels, read by their readers)
 - a terminal's colours (ANSI SGR escapes anywhere in a line: ``dmesg --color=always``,
   journalctl, docker compose), also as the kernel log escapes them (``\\x1b[41m``)
 - an indentation every line of the text shares (a markdown code block, a quoted e-mail): the
@@ -127,15 +134,33 @@ _MARGIN = re.compile(r"\n([ \t]+)(?=[^ \t\n])")
 # [49357.243822] user[31957]: \x1b[41mthis be in red\x1b(B\x1b[m but this in normal.
 _ANSI = re.compile(r"(?:\x1b|\\x1b)(?:\[[0-9;:]*[mK]|\([B0])")
 
+# one label on every line of a report (nvidia-smi -q, ibstat) run under a launcher or a logger,
+# hiding the report's own indentation (a log's lines are read under any label by their readers):
+# node01:     Remapped Rows              (pdsh / clush "host: ": a host name holding a digit)
+# trainer-1  |     Remapped Rows         (docker compose cmd/formatter/logs.go "%-*s | ", the longest name + 1;
+#                                          its names end in the container's index: "svc-1", v1 "proj_svc_1")
+# Nov 29 18:30:18 gpu-node-3 nvidia-smi[4242]:     Remapped Rows     (syslog, journald short, -precise, -iso,
+#   -unix: systemd logs-show.c; not the kernel's, which the kernel log's reader owns)
+_LABEL = (
+    r"(?:[A-Za-z][\w.-]*\d[\w.-]*:"
+    r"|[\w.-]*[-_]\d+ +\|"
+    r"|(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)"
+    r"|\d{9,10}\.\d{6}) [\w.-]+ (?!kernel:)[\w.@/-]+(?:\[\d+\])?:)"
+    r"(?: |(?=\r?\n))"
+)
+_REPORT_LABEL = re.compile(r"\n" + _LABEL)
+_UNLABELLED = re.compile(r"\n(?=[ \t\r]*[^\s])(?!" + _LABEL + ")")
+_LABELLED_INDENT = re.compile(r"\n" + _LABEL + r"[ \t]")
+
 # transport/[net_ib.cc:101](http://net_ib.cc:101/)     peer [10.1.3.201](http://10.1.3.201/)<33057>   (nccl#1710)
 _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 
 #: literal gates: a text holding none of these has no wrapper, and is returned as it is
-_GATES = ("`", ">", '"', "\u201c", "]<std", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ")
+_GATES = ("`", ">", '"', "\u201c", "]<std", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ")
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
     r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+,\d+\]<|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. -]*pid=\d"
-    r"|\[(?:default|rank)\d|\[\d{4}-|" + _LEVEL + r":)"
+    r"|\[(?:default|rank)\d|\[\d{4}-|" + _LEVEL + r":|" + _LABEL + ")"
 )
 
 
@@ -188,6 +213,9 @@ def normalise(text: str) -> str:
             out = _RAY.sub("\n", out)
         if "]:" in out:
             out = _RANK_LABEL.sub("\n", out)
+        if (": " in out or " | " in out) and _UNLABELLED.search(out, 0, len(out) - 1) is None \
+                and _LABELLED_INDENT.search(out) is not None:
+            out = _REPORT_LABEL.sub("\n", out)
         if ": " in out:
             out = _SRUN.sub("\n", out)
         if "Z " in out or "Z\t" in out:

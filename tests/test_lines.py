@@ -196,3 +196,29 @@ def test_evidence_quotes_the_line_as_read_when_a_reader_quotes_the_normalised_on
     assert art.raw_text is not None and not art.text.startswith("[rank0]:")
     facts = [f for f in torch_log.parse(art).facts if f.kind == "torch_watchdog_timeout"]
     assert facts and facts[0].evidence.text == line
+
+
+def test_a_label_on_every_line_of_a_report_goes():
+    """pdsh's "host: ", docker compose's "svc-1  | " and a journald prefix over every line of an
+    indented report (nvidia-smi -q: fixtures/harvest case 108's section) go; a log's labelled
+    lines (a unit's journal, a kernel device's, a table without an index) stay as they are."""
+    report = "GPU 00000000:00:06.0\n    Remapped Rows\n        Uncorrectable Error               : 4\n        Pending       : Yes\n"
+    for label in ("node01: ", "dgx-a100-3.cluster: ", "trainer-1  | ", "proj_smi_1 | ",
+                  "Nov 29 18:30:18 gpu-node-3 nvidia-smi[4242]: ", "2026-11-29T18:32:13.123456+00:00 node17 gpu-check.sh[77]: "):
+        wrapped = "".join(label + ln + "\n" for ln in report.splitlines())
+        assert normalise(wrapped) == report, label
+    kept = [
+        # fabric manager's journal (its reader reads the tag): no indentation under the label
+        "Nov 29 18:30:18 node1 nv-fabricmanager[3228]: Successfully configured all the available NVSwitches\n"
+        "Nov 29 18:30:19 node1 nv-fabricmanager[3228]: fabric manager NVIDIA GPU driver interface version 530.30.02\n",
+        # the kernel's lines are the kernel log reader's
+        "Nov 29 18:30:18 node1 kernel: pcieport 0000:00:03.0:   device [8086:6f08] error status/mask=00004020/00000000\n"
+        "Nov 29 18:30:18 node1 kernel:    [14] CmpltTO                (First)\n",
+        # a device label, /proc/meminfo's aligned keys, a table's rows
+        "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 63 LTSSM Fault Up\n"
+        "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Severity 1 Engine instance 62 Sub-engine instance 00\n",
+        "MemTotal:       263741532 kB\nDirectMap2M:    12345678 kB\n",
+        "GPU  | Name     | Bus-Id\n0    |   H100   | 00000000:18:00.0\n",
+    ]
+    for text in kept:
+        assert normalise(text) is text, text
