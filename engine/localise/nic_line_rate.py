@@ -67,6 +67,6 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
             id=f"derived:summary:busbw_vs_nic_rate:{run.id}", node=run.node, evidence=shown.evidence,
             sources=",".join(dict.fromkeys(f.id for f in sources)), measured_busbw=measured, measure=measure,
             nic_ports=len(node_ports), nic_rate_gbps=rate, nic_busbw=round(nic, 2), ratio=ratio,
-            min_ratio=k.min_ratio, below=ratio < k.min_ratio, ports_node=ports_node, nranks=nranks,
+            min_ratio=k.min_ratio, ports_node=ports_node, nranks=nranks,
             hosts=run.hosts))
     return out

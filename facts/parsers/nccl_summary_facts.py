@@ -166,7 +166,8 @@ class BusbwVsNicRate(Fact):
     """An nccl-tests run that crossed nodes, beside the line rate of the RDMA ports an ibstat /
     ibstatus / ibv_devinfo in the bundle shows (made by :mod:`stethoscope.engine.localise.nic_line_rate`).
     ``ratio`` is the measured busbw over the aggregate line rate of the node's Active ports
-    (GB/s = Gb/s / 8); ``below`` when it is under ``min_ratio`` of knowledge/nic_line_rate.yaml."""
+    (GB/s = Gb/s / 8); ``min_ratio`` is knowledge/nic_line_rate.yaml's, which
+    rules/network/busbw_far_below_nic_line_rate.yaml compares it with."""
 
     kind: Literal["busbw_vs_nic_rate"] = "busbw_vs_nic_rate"
     measured_busbw: float  # GB/s
@@ -176,7 +177,6 @@ class BusbwVsNicRate(Fact):
     nic_busbw: float  # the same in GB/s
     ratio: float
     min_ratio: float
-    below: bool
     ports_node: str  # the node whose ports were counted
     nranks: int  # ranks of the job as the run or NCCL printed them (0: unknown)
     hosts: int  # hosts of the run's rank lines (0: not printed)
