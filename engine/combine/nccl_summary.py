@@ -105,6 +105,7 @@ def stragglers(by_kind: dict[str, list[Fact]]) -> list[Fact]:
         # flight-recorder dumps alone: the collectives some ranks started and never finished
         # stand for the timeout (torch_fr_entry has rank, seq_num, pg and op_type as the watchdog's)
         timeouts = [e for e in by_kind.get("torch_fr_entry", []) if e.state in ("scheduled", "started") and not e.is_p2p]
+    timeouts = [t for t in timeouts if t.seq_num is not None]  # PyTorch 1.8-1.10's WorkNCCL prints no SeqNum
     if not timeouts:
         return []
     progress = by_kind.get("torch_nccl_progress", [])

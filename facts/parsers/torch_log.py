@@ -38,6 +38,8 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers import torch_log_lines as tl
 from stethoscope.facts.parsers import torch_nccl_forwarded as fwd
 from stethoscope.facts.parsers import torch_warnings as tw
+from stethoscope.facts.parsers import torch_watchdog_events as twe
+from stethoscope.facts.parsers.torch_watchdog_events import TorchWatchdogEvent
 
 KIND = "torch_log"
 
@@ -49,7 +51,7 @@ class TorchWatchdogTimeout(Fact):
     pg_rank: int | None = None
     pg: str | None = None
     pg_name: str | None = None
-    seq_num: int
+    seq_num: int | None = None  # WorkNCCL(SeqNum=...) from 1.11; 1.8-1.10 print OpType, TensorShape, Timeout(ms) only
     op_type: str
     numel_in: int | None = None
     numel_out: int | None = None
@@ -131,7 +133,7 @@ class TorchNcclCommAborted(Fact):
 # one of these is in every match of tl.DETECT
 _DETECT_KEYS = ("ProcessGroupNCCL", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
                 "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:",
-                "NCCL error: ", "communicator was aborted", "Unexpected bus error")
+                "NCCL error: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", *twe.MARKERS)
 
 
 def detect(head: str) -> bool:
@@ -139,7 +141,13 @@ def detect(head: str) -> bool:
         return True  # an NCCL message pasted alone, without NCCL's prefix
     if not any(k in head for k in _DETECT_KEYS):  # each branch of DETECT needs one: a cheap gate
         return False
-    return tl.DETECT.search(head) is not None
+    return tl.DETECT.search(head) is not None or _EVENT.search(head) is not None
+
+
+# RuntimeError: [Rank 1] Caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, Timeout(ms)=60000) ran for 60006 milliseconds before timing out.
+#   (NCCL_BLOCKING_WAIT=1: the caller's wait() throws it, 1.8-2.0; no "Watchdog" and no torch prefix)
+BLOCKING_WAIT = r"Caught collective operation timeout: WorkNCCL\("
+_EVENT = re.compile(twe.SIGNATURE + "|" + BLOCKING_WAIT)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -153,7 +161,7 @@ def parse(artefact: Artefact) -> ParseResult:
     desync_ctx: dict[str, Any] = {}
 
     forwarded: set[tuple[int, str]] = set()  # (line, text) of messages read as a "Last error:"
-    for no, whole, start, end in tl.marked_lines(artefact, tl.MARKERS + fwd.MARKERS):
+    for no, whole, start, end in tl.marked_lines(artefact, tl.MARKERS + fwd.MARKERS + twe.MARKERS + ("Caught collective operation timeout",)):
         segs = tl.segments(whole)
         for i, line in enumerate(segs):
             nxt = segs[i + 1] if i + 1 < len(segs) else tl.next_line(artefact.text, end).strip()
@@ -186,7 +194,10 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
         b.add(TorchNcclCommAborted, no, node=node, text=line, rank=grank if grank is not None else int(a["rank"] or a["rank2"]),
               reason=a["reason"])
         used.add(no)
-    if "WorkNCCL(" in line and ("Watchdog caught" in line or "blocking wait" in line):
+    if any(k in line for k in twe.MARKERS) and (ev := twe.read(line)) is not None:
+        b.add(TorchWatchdogEvent, no, node=node, text=line, **{**ev, "rank": grank if grank is not None else ev["rank"]})
+        used.add(no)
+    if "WorkNCCL(" in line and ("Watchdog caught" in line or "blocking wait" in line or "Caught collective operation timeout" in line):
         rec = _timeout(b, no, line, node, grank)
         if rec is not None:
             _merge_timeout(timeouts, rec)
@@ -253,7 +264,7 @@ def _timeout(b: FactBuilder, no: int, line: str, node: str, grank: int | None) -
         return None
     pairs = dict(kv.split("=", 1) for kv in m["body"].split(", ") if "=" in kv)
     try:
-        seq = int(pairs["SeqNum"])
+        seq = int(pairs["SeqNum"]) if "SeqNum" in pairs else None
         timeout_ms = int(pairs["Timeout(ms)"])
         numel_in = int(pairs["NumelIn"]) if "NumelIn" in pairs else None
         numel_out = int(pairs["NumelOut"]) if "NumelOut" in pairs else None
@@ -281,7 +292,9 @@ def _timeout(b: FactBuilder, no: int, line: str, node: str, grank: int | None) -
     return dict(line=no, text=line, node=node, rank=rank, pg_rank=pg_rank,
                 pg=pg["pg"] if pg else None, pg_name=pg["name"] if pg else None,
                 seq_num=seq, op_type=op, numel_in=numel_in, numel_out=numel_out,
-                timeout_ms=timeout_ms, elapsed_ms=elapsed, blocking_wait=ran is None)
+                timeout_ms=timeout_ms, elapsed_ms=elapsed,
+                # "timed out in blocking wait", or NCCL_BLOCKING_WAIT's "Caught collective operation timeout"
+                blocking_wait=ran is None or "Watchdog caught" not in line)
 
 
 def _progress(b: FactBuilder, no: int, line: str, node: str, grank: int | None) -> dict[str, Any] | None:
@@ -451,4 +464,4 @@ def _bare_nccl_message(b: FactBuilder, no: int, line: str, node: str, forwarded:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (tl.DETECT, fwd.BARE)
+SIGNATURES = (tl.DETECT, fwd.BARE, twe.SIGNATURE, BLOCKING_WAIT)

@@ -108,7 +108,6 @@ def test_progress_line(line, rank, pg, name, enq, comp, at):
 
 
 NEGATIVE = [
-    "[rank3]:[E ProcessGroupNCCL.cpp:577] [Rank 3] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
     "vm:1708:1708 [0] NCCL INFO NET/IB : No device found.",
     "W1129 18:30:26.245000 1668 torch/distributed/run.py:851] *****************************************",
     "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 886321 closing signal SIGTERM",
@@ -248,8 +247,9 @@ def test_malformed_lines_are_errors_with_file_and_line():
 
 def test_mixed_terminal_session():
     r = parse_file("mixed_session.txt")
-    assert [f.kind for f in r.facts] == ["torch_watchdog_timeout", "torch_nccl_progress", "torch_worker_failed"]
-    assert [f.evidence.line for f in r.facts] == [6, 7, 12]
+    # the progress line says what it means too (torch_watchdog_event) and gives the numbers (torch_nccl_progress)
+    assert [f.kind for f in r.facts] == ["torch_watchdog_event", "torch_watchdog_timeout", "torch_nccl_progress", "torch_worker_failed"]
+    assert [f.evidence.line for f in r.facts] == [7, 6, 7, 12]
     assert r.lines_used == 3 and r.errors == []
 
 
@@ -342,3 +342,41 @@ def test_dataloader_worker_shm_bus_error():
 def test_abort_and_shm_near_misses(text):
     res = parse_text(text)
     assert of(res, "torch_nccl_comm_aborted") == [] and of(res, "dataloader_worker_killed") == []
+
+
+# ProcessGroupNCCL's lines around a failed collective (torch_watchdog_events): each pasted alone still says it
+@pytest.mark.parametrize("line, event, rank, seq", [
+    ("[rank3]:[E ProcessGroupNCCL.cpp:577] [Rank 3] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+     "failed_ops", 3, None),
+    ("[E ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process down.", "process_down", None, None),
+    ("[rank3]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank 3] Timeout at NCCL work: 1, last enqueued NCCL work: 1, last completed NCCL work: 0.",
+     "timeout_at_work", 3, 1),
+    ("[PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459 PG status: last enqueued work: 2398578, last completed work: 2398458",
+     "failure_at_work", 118, 2398459),
+    ("[rank3]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 3] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1",
+     "heartbeat_timeout", 3, None),
+    ("[rank6]:[F429 14:03:49.385461578 ProcessGroupNCCL.cpp:1554] [PG ID 0 PG GUID 0(default_pg) Rank 6] [PG ID 0 PG GUID 0(default_pg) Rank 6] Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.",
+     "watchdog_hang_exit", 6, None),
+])
+def test_watchdog_events(line, event, rank, seq):
+    assert torch_log.detect(line)
+    r = parse_text(line + "\n")
+    (e,) = [f for f in r.facts if f.kind == "torch_watchdog_event"]
+    assert (e.event, e.rank, e.work_seq) == (event, rank, seq) and r.errors == []
+
+
+def test_watchdog_stuck_real():
+    (e,) = parse_file("msswift7992_watchdog_stuck.log").facts
+    assert (e.kind, e.event, e.stuck_s, e.rank, e.pg) == ("torch_watchdog_event", "watchdog_stuck", 480, 4, "12")
+
+
+@pytest.mark.parametrize("line, blocking", [
+    # PyTorch 1.8-1.10: WorkNCCL(OpType=..., TensorShape=..., Timeout(ms)=...) without SeqNum
+    ("[E ProcessGroupNCCL.cpp:566] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(OpType=ALLREDUCE, TensorShape=[1024, 512], Timeout(ms)=1800000) ran for 1800468 milliseconds before timing out.", False),
+    # NCCL_BLOCKING_WAIT=1: the caller's wait() throws "Caught collective operation timeout" (no "Watchdog")
+    ("RuntimeError: [Rank 1] Caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, Timeout(ms)=60000) ran for 60006 milliseconds before timing out.", True),
+])
+def test_watchdog_timeout_older_forms(line, blocking):
+    assert torch_log.detect(line)
+    (t,) = parse_text(line + "\n").facts
+    assert (t.kind, t.rank, t.op_type, t.timeout_ms, t.blocking_wait) == ("torch_watchdog_timeout", 1, "ALLREDUCE", 1800000 if not blocking else 60000, blocking)

@@ -1,0 +1,105 @@
+"""What ProcessGroupNCCL's watchdog and its heartbeat monitor say besides the timeout itself (read by :mod:`torch_log`).
+
+Not a parser: :func:`read` turns one line into the fields of a ``torch_watchdog_event`` fact.
+A job that failed in a collective prints these around (or instead of) the ``Watchdog caught
+collective operation timeout`` line; pasted alone, each still says that the watchdog found a
+collective failed or timed out, or that the watchdog itself hung. Strings from
+torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (torch/lib/c10d before 1.9); the releases
+printing each are in bench/message_forms_versions.json. Sample lines (real, from the public
+threads named; the versions are the wheels' that hold the string)::
+
+    [E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.   (1.8 ... 2.14)
+    [E ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process down.   (1.13 ... 2.14)
+    [80748] [rank0]:[E321 02:07:08.465150152 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579.   (hiyouga/LlamaFactory#7396, 2.4-2.5)
+    [rank6]:[E429 13:55:49.384372190 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 6] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives. ...   (modelscope/ms-swift#7992, verl-project/verl#1158)
+    [rank6]:[F429 14:03:49.385461578 ProcessGroupNCCL.cpp:1554] [PG ID 0 PG GUID 0(default_pg) Rank 6] [PG ID 0 PG GUID 0(default_pg) Rank 6] Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.
+    [rank3]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 3] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1   (2.2-2.3, pytorch/pytorch#116268's wording)
+
+The sequence numbers of the progress lines (``last enqueued NCCL work``) are
+``torch_nccl_progress``'s; this fact keeps what the line means.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+
+Event = Literal["timeout_at_work", "failure_at_work", "dump_signal", "failed_ops", "process_down",
+                "heartbeat_timeout", "watchdog_stuck", "watchdog_hang_exit"]
+
+
+@fact_kind
+class TorchWatchdogEvent(Fact):
+    """ProcessGroupNCCL's watchdog reported a failed or timed-out collective (``timeout_at_work``,
+    ``failure_at_work``, ``dump_signal``: another rank's timeout, ``failed_ops``, ``process_down``),
+    or its heartbeat monitor found the watchdog itself stuck (``heartbeat_timeout``,
+    ``watchdog_stuck``, ``watchdog_hang_exit``)."""
+
+    kind: Literal["torch_watchdog_event"] = "torch_watchdog_event"
+    event: Event
+    rank: int | None = None
+    pg: str | None = None
+    work_seq: int | None = None  # the work it names ("at work: 1580", "Timeout at NCCL work: 1")
+    stuck_s: int | None = None  # watchdog_stuck: "got stuck for 480 seconds"
+    from_rank: int | None = None  # dump_signal: "due to a collective timeout from rank 0"
+
+
+# (literal that gates the line, event, pattern with its optional numbers), each with its line:
+FORMS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    # [rank3]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank 3] Timeout at NCCL work: 1, last enqueued NCCL work: 1, last completed NCCL work: 0.
+    ("Timeout at NCCL work: ", "timeout_at_work", re.compile(r"Timeout at NCCL work: (?P<seq>\d+)")),
+    # ... [PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, ...
+    ("detected by watchdog at work", "failure_at_work",
+     re.compile(r"Exception \(either an error or timeout\) detected by watchdog at work: (?P<seq>\d+)")),
+    # ... [PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459 PG status: ...
+    ("failure detected by watchdog at work sequence id", "failure_at_work",
+     re.compile(r"failure detected by watchdog at work sequence id: (?P<seq>\d+)")),
+    # ... Received a dump signal due to a collective timeout from  rank 0 and we will try our best to dump the debug info. ...
+    # ... Received a dump signal from this local rank and will start to dump the debug info. ...
+    # ... Observed flight recorder dump signal from another rank via TCPStore.
+    ("dump signal", "dump_signal",
+     re.compile(r"Received a dump signal (?:due to a collective timeout from\s+rank (?P<from>\d+)|from )"
+                r"|Observed flight recorder dump signal from another rank")),
+    # [E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, ...
+    ("Some NCCL operations have failed or timed out", "failed_ops",
+     re.compile(r"Some NCCL operations have failed or timed out\. Due to the asynchronous nature of CUDA kernels")),
+    # [E ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process down.
+    ("taking the entire process down", "process_down",
+     re.compile(r"To avoid data inconsistency, we are taking the entire process down\.")),
+    # [rank3]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 3] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1
+    ("Heartbeat monitor timed out", "heartbeat_timeout", re.compile(r"Heartbeat monitor timed out! Process will be terminated")),
+    # ... ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives. ...
+    ("watchdog got stuck for ", "watchdog_stuck",
+     re.compile(r"ProcessGroupNCCL's watchdog got stuck for (?P<stuck>\d+) seconds without making progress")),
+    # ... Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.
+    ("due to ProcessGroupNCCL watchdog hang", "watchdog_hang_exit",
+     re.compile(r"Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang")),
+)
+
+#: literals that put a line in front of :func:`read` (torch_log's marked lines)
+MARKERS = tuple(lit for lit, _e, _p in FORMS)
+
+# [PG 1 Rank 0] / [PG 0 (default_pg) Rank 7] / [PG ID 0 PG GUID 0(default_pg) Rank 1] / [Rank 3]
+_TAG = re.compile(r"\[(?:PG (?:ID )?(?P<pg>\d+)(?: PG GUID \d+)?\s*(?:\([^)]*\))? )?Rank (?P<rank>\d+)\]")
+
+
+def read(line: str) -> dict[str, Any] | None:
+    """The ``torch_watchdog_event`` fields of ``line``, or None."""
+    for lit, event, pattern in FORMS:
+        if lit not in line:
+            continue
+        m = pattern.search(line)
+        if m is None:
+            continue
+        d = m.groupdict()
+        tag = _TAG.search(line, 0, m.start())
+        return dict(event=event, rank=int(tag["rank"]) if tag else None, pg=tag["pg"] if tag else None,
+                    work_seq=int(d["seq"]) if d.get("seq") else None,
+                    stuck_s=int(d["stuck"]) if d.get("stuck") else None,
+                    from_rank=int(d["from"]) if d.get("from") else None)
+    return None
+
+
+#: one RE2-compatible signature per form, for torch_log's detect and facts/classify.py
+SIGNATURE = "|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for _l, _e, p in FORMS)
