@@ -122,10 +122,15 @@ _GATE = re.compile(r"Unable to|ibv_open_device|CQE with error|same GPU|Mismatche
 #   NET/IB : Unable to open device mlx5_0          Failed to CUDA malloc 4194304 bytes
 BARE = (r"NET/IB\w* ?: ?Unable to (?:open|query) device \S|Multiple Ranks are using the same GPU/Partition"
         r"|Mismatched NCCL version detected : rank \d|Invalid NCCL_COMM_ID, please use format|Failed to CUDA (?:malloc|calloc)"
-        r"|Retrieve \w+ (?:version \d+ )?failed with 500\b|Net ?: error encountered when getting address info")
+        r"|Retrieve \w+ (?:version \d+ )?failed with 500\b|Net ?: error encountered when getting address info"
+        r"|communicator encountered a fatal error \(detected in \w|NET/Socket ?: ?no interface found"
+        r"|NCCL version mismatch with remote peer \S|Detected mixed local Net device counts across ranks"
+        r"|Failed to find CUDA library \S+ \(NCCL_CUDA_PATH=|Failed to load CUDA missing symbol \w")
 #: a literal each BARE branch holds (nccl_log.detect's cheap gate)
 BARE_GATES = ("Unable to open device", "Unable to query device", "Multiple Ranks are using", "Mismatched NCCL version",
-              "Invalid NCCL_COMM_ID", "Failed to CUDA ", "failed with 500", "getting address info")
+              "Invalid NCCL_COMM_ID", "Failed to CUDA ", "failed with 500", "getting address info",
+              "communicator encountered a fatal", "no interface found", "NCCL version mismatch", "mixed local Net device",
+              "NCCL_CUDA_PATH", "missing symbol")
 
 def kind(msg: str) -> str | None:
     """The message kind of one WARN message (NCCL's prefix removed), or None."""
