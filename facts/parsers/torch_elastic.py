@@ -64,6 +64,17 @@ class TorchRendezvousError(Fact):
 
 
 @fact_kind
+class TorchAgentSignal(Fact):
+    """torchrun's agent was sent a termination signal (``received``: SIGTERM, SIGINT, SIGHUP from
+    outside) or is sending one to its workers to shut them down (``closing``)."""
+
+    kind: Literal["torch_agent_signal"] = "torch_agent_signal"
+    event: Literal["received", "closing"]
+    signal: str  # as printed: "15", "Signals.SIGTERM", "SIGTERM"
+    pid: int | None = None
+
+
+@fact_kind
 class TorchRendezvousJoin(Fact):
     """A node took part in torchrun's rendezvous: its agent began it, asked to join, or joined."""
 
@@ -93,7 +104,9 @@ class TorchRendezvousIncomplete(Fact):
 
 # "message": "RendezvousConnectionError: The connection to the C10d store has failed. See inner exception for details.",
 # torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError
-RDZV = re.compile(r"\bRendezvous(?P<which>Timeout|Connection|Closed|State)Error\b:?(?P<msg>[^\"\n]*)")
+# torch.distributed.elastic.rendezvous.api.RendezvousError: Unexpected state of EtcdRendezvousHandler, worker needs to die.
+#   (the base class, etcd_rendezvous.py and c10d_rendezvous_backend.py 1.9+; RendezvousGracefulExitError, 2.4+, is no failure)
+RDZV = re.compile(r"\bRendezvous(?P<which>Timeout|Connection|Closed|State)?Error\b:?(?P<msg>[^\"\n]*)")
 # [E socket.cpp:793] [c10d] The client socket has timed out after 60s while trying to connect to (IP1, 2222).
 # torch.distributed.DistNetworkError: The client socket has timed out after 1800000ms while trying to connect to
 STORE = re.compile(r"The client socket has timed out after (?P<n>\d+)(?P<unit>ms|s) while trying to connect to(?: \(?(?P<host>[^,()\s]+)(?:, |:)(?P<port>\d+)\)?)?")
@@ -105,6 +118,45 @@ CLIENTS = re.compile(r"Timed out after (?P<n>\d+) seconds waiting for clients\. 
 # torch.distributed.DistNetworkError: Connection reset by peer      (pytorch/pytorch#118666, #128970)
 # torch.distributed.DistNetworkError: Broken pipe
 LOST = re.compile(r"\bDistNetworkError: (?P<err>Connection reset by peer|Broken pipe)\s*$", re.M)
+# A store wait for a key another rank should have set timed out (TCPStore.cpp, c10d Utils.hpp, ProcessGroupNCCL.cpp):
+# RuntimeError: Socket Timeout                                   (1.x-2.x recvBytes, TCPStore get/wait)
+# RuntimeError: Wait timeout                                     (1.x TCPStore::wait)
+# torch.distributed.DistStoreError: wait timeout after 300000ms, keys: /default_pg//0//cuda//0     (2.4+ TCPStore doWait)
+# barrier timeout after 1800000ms, key: /default_pg/barrier     (2.x TCPStore barrier)
+# RuntimeError: [1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Socket Timeout   (zai-org/ChatGLM-6B#1232, 1.13)
+# torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Socket Timeout   (bytedance/HLLM#20)
+#   (2.x: "... NCCL communicators and retrieving ncclUniqueId(s) from roots via TCPStore by key '...'")
+UNIQUE_ID = re.compile(r"\[(?P<rank>\d+)\] is setting up NCCL communicators? and retr(?:ie|ei)ving ncclUniqueIds? from"
+                       r" (?:\[(?P<root>\d+)\]|roots) via (?:c10d key-value store|TCPStore) by key '(?P<key>[^'\n]{0,200})',"
+                       r"(?: but store->get\('[^'\n]{0,200}'\))? got (?:error|exception): (?P<err>[^\n]{0,300})")
+KEY_TIMEOUT = re.compile(r"\b(?:RuntimeError|DistStoreError|DistNetworkError|DistError): (?P<err>Socket Timeout|Wait timeout)\b"
+                         r"|\b(?P<what>wait|barrier) timeout after (?P<ms>\d+)ms, keys?: (?P<key>\S{1,200})"
+                         r"|\bTimeout waiting for key: (?P<key2>\S{1,200})")
+# distributed_c10d.py _store_based_barrier (1.8 on; DistStoreError with num_workers_joined and the store's error from 2.2):
+# RuntimeError: Timed out initializing process group in store based barrier on rank: 2, for key: store_based_barrier_key:1 (world_size=2, worker_count=4, timeout=0:30:00)   (tczhangzhi/pytorch-distributed#18)
+# RuntimeError: Timed out initializing process group in store based barrier on rank: 4330, for key: store_based_barrier_key:522 (world_size=2048, worker_count=1792, timeout=0:30:00)   (facebookresearch/metaseq#52)
+BARRIER = re.compile(r"Timed out initializing process group in store based barrier on rank:? (?P<rank>\d+), for key: (?P<key>\S+)"
+                     r" \(world_size=(?P<world>\d+), (?:worker_count|num_workers_joined)=(?P<joined>\d+), timeout=(?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d)")
+# the client that could not connect at all (socket.cpp, 1.12+; it retries until its timeout, then raises):
+# [W socket.cpp:601] [c10d] The client socket has failed to connect to [node12]:29500 (errno: 111 - Connection refused).
+# torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of (node12, 29500).
+CONNECT = re.compile(r"The client socket has failed to connect to (?:any network address of \((?P<host>[^,()\s]+), (?P<port>\d+)\)"
+                     r"|\[(?P<host2>[^\]\s]+)\]:(?P<port2>\d+)(?: \(errno: (?P<errno>\d+) - (?P<strerr>[^)\n]{0,80})\))?)")
+# the store's server could not listen: its port is taken (socket.cpp 1.12+; c10d SYSCHECK's strerror before):
+# RuntimeError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use).   (showlab/Tune-A-Video#90)
+# torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use   (2.4+, the libuv store)
+# RuntimeError: Address already in use    (1.x)
+IN_USE = re.compile(r"The server socket has failed to (?:listen|bind)[^\n]{0,400}?(?:\(errno: 98 - Address already in use\)|name: EADDRINUSE)"
+                    r"|\b(?:RuntimeError|DistNetworkError): Address already in use\s*$", re.M)
+PORT = re.compile(r"(?:\]:|port: )(?P<port>\d+)")
+# torchrun's agent signalled from outside, and the agent shutting its workers down (multiprocessing/api.py, agent/server/api.py, 1.9+):
+# torch.distributed.elastic.multiprocessing.api.SignalException: Process 8665 got signal: 1        (zai-org/ChatGLM2-6B#238)
+# W0409 07:28:49.530000 1359 torch/distributed/elastic/agent/server/api.py:719] Received 15 death signal, shutting down workers   (pytorch/pytorch#150916)
+# W0409 07:28:49.531000 1359 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 1365 closing signal SIGTERM
+SIGNALS = re.compile(r"\bSignalException: Process (?P<pid>\d+) got signal: (?P<sig>\w+)"
+                     r"|\bReceived (?P<sig2>[\w.]+) death signal, shutting down workers"
+                     r"|\bSending process (?P<pid3>\d+) closing signal (?P<sig3>SIG\w+)")
+
 # I1201 10:35:57.549000 440 torch/distributed/elastic/agent/server/api.py:693] [default] Rendezvous'ing worker group
 # The node 'master1_21848_0' attempts to join the next round of the rendezvous '11'.
 # The node 'master1_21848_0' has joined round 0 of the rendezvous '11' as rank 0 in a world of size 1.
@@ -121,11 +173,21 @@ ENDPOINT = re.compile(r"(?:^|\] )\s*rdzv_endpoint\s*:\s*(?P<ep>\S+)\s*$", re.M)
 MIN_NODES = re.compile(r"(?:^|\] )\s*min_nodes\s*:\s*(?P<n>\d+)\s*$", re.M)
 
 
-_ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)Error|client socket has timed out"
-                  r"|seconds waiting for clients\. |DistNetworkError: (?:Connection reset by peer|Broken pipe)")
+_ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client socket has timed out"
+                  r"|seconds waiting for clients\. |DistNetworkError: (?:Connection reset by peer|Broken pipe)"
+                  r"|ncclUniqueId|Socket Timeout|Wait timeout|wait timeout after|barrier timeout after|Timeout waiting for key: "
+                  r"|store based barrier|client socket has failed to connect|server socket has failed to|Address already in use"
+                  r"|SignalException: Process|death signal, shutting down|closing signal SIG")
+#: the literals in front of each pattern of this reader (detect's cheap gate)
+_GATES = ("Rendezvous", "client socket has", "waiting for clients", "DistNetworkError: ", "ncclUniqueId", "Socket Timeout",
+          "Wait timeout", "wait timeout after", "barrier timeout after", "Timeout waiting for key", "store based barrier",
+          "server socket has failed", "Address already in use", "SignalException", "death signal", "closing signal")
 
 
 def detect(text: str) -> bool:
+    if any(g in text for g in _GATES) and any(
+            p.search(text) for p in (UNIQUE_ID, KEY_TIMEOUT, BARRIER, CONNECT, IN_USE, SIGNALS)):
+        return True
     return ("Rendezvous" in text and RDZV.search(text) is not None) or (
         "client socket has timed out" in text and STORE.search(text) is not None) or (
         ("Rendezvous'ing" in text or "of the rendezvous '" in text) and JOIN.search(text) is not None) or (
@@ -144,6 +206,9 @@ def parse(artefact: Artefact) -> ParseResult:
     for pat in (ENDPOINT, MIN_NODES):
         result.lines_used += sum(1 for _ in pat.finditer(text))
     for line, raw in iter_lines(_ANY, artefact):
+        if _store_or_agent(b, line, raw, config, agent_error):
+            result.lines_used += 1
+            continue
         m = CLIENTS.search(raw)
         if m:
             b.add(TorchRendezvousError, line, error="clients_timeout", message=raw.strip()[:300],
@@ -167,11 +232,59 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         m = RDZV.search(raw)
         if m:
-            b.add(TorchRendezvousError, line, error=m["which"].lower(), message=raw.strip()[:300], during_rendezvous=True,
-                  **config)
+            b.add(TorchRendezvousError, line, error=(m["which"] or "rendezvous").lower(), message=raw.strip()[:300],
+                  during_rendezvous=True, **config)
             result.lines_used += 1
     _joins(artefact, b, result)
     return result
+
+
+def _store_or_agent(b: FactBuilder, line: int, raw: str, config: dict, agent_error: bool) -> bool:
+    """The store's key, barrier, connect and listen failures and the agent's signals on one line."""
+    msg = raw.strip()[:300]
+    m = UNIQUE_ID.search(raw)
+    if m:
+        # rank R waited for the NCCL id its root puts in the store: the root never got there, or the store went away
+        lost = re.search(r"Connection reset by peer|Broken pipe", m["err"]) is not None
+        b.add(TorchRendezvousError, line, error="connection_lost" if lost else "key_timeout", message=msg,
+              endpoint=config["endpoint"], during_rendezvous=agent_error)
+        return True
+    m = BARRIER.search(raw)
+    if m:
+        joined, world = int(m["joined"]), int(m["world"])
+        secs = int(m["h"]) * 3600 + int(m["m"]) * 60 + int(m["s"])
+        # a count at or above world_size is a key left by an earlier run on the same store, not missing ranks
+        missing = joined < world
+        b.add(TorchRendezvousError, line, error="clients_timeout" if missing else "key_timeout", message=msg,
+              endpoint=config["endpoint"], timeout_s=float(secs), during_rendezvous=agent_error,
+              clients_joined=joined if missing else None, clients_expected=world if missing else None)
+        return True
+    m = KEY_TIMEOUT.search(raw)
+    if m:
+        secs = int(m["ms"]) / 1000 if m["ms"] else None
+        b.add(TorchRendezvousError, line, error="key_timeout", message=msg, endpoint=config["endpoint"],
+              timeout_s=secs, during_rendezvous=agent_error)
+        return True
+    m = IN_USE.search(raw)
+    if m:
+        port = PORT.search(raw)
+        b.add(TorchRendezvousError, line, error="address_in_use", message=msg,
+              endpoint=f":{port['port']}" if port else config["endpoint"], during_rendezvous=agent_error)
+        return True
+    m = CONNECT.search(raw)
+    if m:
+        host, port = m["host"] or m["host2"], m["port"] or m["port2"]
+        b.add(TorchRendezvousError, line, error="connect_failed", message=msg, endpoint=f"{host}:{port}",
+              during_rendezvous=agent_error)
+        return True
+    m = SIGNALS.search(raw)
+    if m:
+        closing = m["sig3"] is not None
+        pid = m["pid"] or m["pid3"]
+        b.add(TorchAgentSignal, line, event="closing" if closing else "received",
+              signal=m["sig"] or m["sig2"] or m["sig3"], pid=int(pid) if pid else None)
+        return True
+    return False
 
 
 def _joins(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
@@ -191,4 +304,4 @@ def _joins(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (RDZV, STORE, JOIN, CLIENTS, LOST)
+SIGNATURES = (RDZV, STORE, JOIN, CLIENTS, LOST, UNIQUE_ID, KEY_TIMEOUT, BARRIER, CONNECT, IN_USE, SIGNALS)

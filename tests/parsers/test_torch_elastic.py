@@ -60,3 +60,47 @@ def test_connection_closed_by_the_other_end(line, expect):
     got = [f.error for f in torch_elastic.parse(Artefact(path="x", text=line + "\n", node="n1")).facts]
     assert got == ([expect] if expect else [])
     assert torch_elastic.detect(line) == bool(expect)
+
+
+# the store's key, barrier, connect and listen failures, and the agent's signals (message forms 1.x-2.x)
+@pytest.mark.parametrize("line, expect", [
+    ("RuntimeError: [1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Socket Timeout",
+     ("key_timeout", None, None)),  # 1.x spelling, zai-org/ChatGLM-6B#1232
+    ("torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer",
+     ("connection_lost", None, None)),
+    ("RuntimeError: Socket Timeout", ("key_timeout", None, None)),
+    ("RuntimeError: Wait timeout", ("key_timeout", None, None)),
+    ("torch.distributed.DistStoreError: wait timeout after 300000ms, keys: /default_pg//0//cuda//0", ("key_timeout", None, None)),
+    ("torch.distributed.DistStoreError: Timed out initializing process group in store based barrier on rank 3, for key: store_based_barrier_key:1 (world_size=8, num_workers_joined=4, timeout=0:30:00 error=wait timeout after 1800000ms, keys: /store_based_barrier_key:1)",
+     ("clients_timeout", 4, 8)),
+    ("[W socket.cpp:601] [c10d] The client socket has failed to connect to [node12]:29500 (errno: 111 - Connection refused).", ("connect_failed", None, None)),
+    ("RuntimeError: Address already in use", ("address_in_use", None, None)),
+    ("torch.distributed.elastic.rendezvous.api.RendezvousError: Unexpected state of EtcdRendezvousHandler, worker needs to die.", ("rendezvous", None, None)),
+    # near misses: a program's own socket error, a graceful exit, the words in prose
+    ("OSError: [Errno 98] Address already in use", None),
+    ("torch.distributed.elastic.rendezvous.api.RendezvousGracefulExitError: Node node12_4242_0 exited gracefully", None),
+    ("the Socket Timeout option of our HTTP client", None),
+])
+def test_store_failure_forms(line, expect):
+    facts = torch_elastic.parse(Artefact(path="x", text=line + "\n", node="n1")).facts if torch_elastic.detect(line) else []
+    got = [(f.error, f.clients_joined, f.clients_expected) for f in facts]
+    assert got == ([expect] if expect else [])
+
+
+def test_store_based_barrier_real():
+    (f,) = parse("metaseq52_store_based_barrier.log").facts
+    assert (f.error, f.clients_joined, f.clients_expected, f.timeout_s) == ("clients_timeout", 1792, 2048, 1800.0)
+    (g,) = parse("pytorch_distributed18_barrier_count_above_world.log").facts
+    assert (g.error, g.clients_joined) == ("key_timeout", None)  # 4 of 2: a stale key, not missing ranks
+
+
+def test_port_in_use_real():
+    (f,) = parse("tuneavideo90_port_in_use.log").facts
+    assert (f.error, f.endpoint) == ("address_in_use", ":29500")
+
+
+def test_agent_signals_real():
+    (s,) = parse("chatglm2_238_signal_exception.log").facts
+    assert (s.kind, s.event, s.signal, s.pid) == ("torch_agent_signal", "received", "1", 8665)
+    got = [(f.event, f.signal, f.pid, f.evidence.line) for f in parse("pytorch150916_death_signal.log").facts]
+    assert got == [("received", "15", None, 1), ("closing", "SIGTERM", 1365, 2)]
