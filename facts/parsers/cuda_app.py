@@ -101,7 +101,10 @@ NAME = re.compile(r"\b(?P<name>cudaError[A-Z]\w*|CUDA_ERROR_[A-Z][A-Z_]*[A-Z])\b
 # ggml_cuda_compute_forward: CUDA Error: no kernel image is available for execution on the device
 # {"error":{"message":"timed out waiting for llama runner to start:CUDA error:uncorrectable ECC error encountered\
 #   (ollama's API error as a user copied it by hand, the space after the colon lost: ollama#4226)
-TORCH_ERROR = re.compile(r"\b(?:CUDA [Ee]rror|CUDA ERROR|Error \[CUDA\]):[ \t]*(?P<msg>\S[^\n]*)")
+# RuntimeError: CUDA driver error: out of memory
+#   (c10/cuda/driver_api.h C10_CUDA_DRIVER_CHECK, 1.8+: "CUDA driver error: " + cuGetErrorString's text; the
+#   CUDACachingAllocator's expandable segments and symmetric memory call the driver API directly)
+TORCH_ERROR = re.compile(r"\b(?:CUDA [Ee]rror|CUDA ERROR|Error \[CUDA\]|CUDA driver error):[ \t]*(?P<msg>\S[^\n]*)")
 
 # Failed: Cuda error /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307 'peer access is not supported between these two devices'
 # CUDA failure 217 'peer access is not supported between these two devices'
@@ -167,7 +170,7 @@ PYTORCH_INIT = re.compile(
 NCCL_OWNED = ("NCCL WARN", "NVLink SHARP (NVLS)", "NCCL INFO")
 
 # Literals that put a line in front of the patterns above (str.find beats a regex alternation)
-MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
+MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
            "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck FAIL", "cudaGetDeviceCount", "cuInit",
            "NVIDIA driver on your system", "CUDA unknown error", "CUDA driver initialization failed",
            "Cuda API error detected", "failed to initialize CUDA", "failed to initialise CUDA", "(error code ",
@@ -183,14 +186,14 @@ BOILERPLATE = re.compile(
 BOILERPLATE_MARKERS = ("CUDA kernel errors might", "CUDA_LAUNCH_BLOCKING=1", "TORCH_USE_CUDA_DSA")
 
 DETECT = re.compile(
-    r"cudaError[A-Z]\w*|CUDA_ERROR_[A-Z_]+|CUDA [Ee]rror[: ]|CUDA ERROR: |Cuda error |Error \[CUDA\]: |(?:CUDA|Cuda) failure"
+    r"cudaError[A-Z]\w*|CUDA_ERROR_[A-Z_]+|CUDA [Ee]rror[: ]|CUDA driver error: |CUDA ERROR: |Cuda error |Error \[CUDA\]: |(?:CUDA|Cuda) failure"
     r"|cuda runtime error \(|THCudaCheck FAIL|Error \d+: |cudaGetDeviceCount returned|failed call to cuInit"
     r"|NVIDIA driver on your system is too old|Found no NVIDIA driver|CUDA unknown error - |CUDA driver initialization failed"
     r"|CUDA out of memory\.|Cuda API error detected: |failed to initiali[sz]e CUDA: "
     # bounded runs: unbounded ones backtrack over a long line once per 'Check failed' and 'cudaSuccess' in it
     r"|Check failed: [^\n]{0,300}?(?:cudaSuccess|CUDA_SUCCESS)[^\n]{0,300}? vs\. |failed call to cu\w+: CUresult\("
 )
-_DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
+_DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
                  "NVIDIA driver", "CUDA unknown error", "CUDA driver initialization", "CUDA out of memory",
                  "Cuda API error detected", "failed to initiali", "cudaSuccess", "CUDA_SUCCESS", "CUresult(")

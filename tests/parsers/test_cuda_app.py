@@ -200,3 +200,16 @@ def test_error_code_with_a_name_and_curesult():
     assert (f.catalogue_name, f.form) == ("cudaErrorNoKernelImageForDevice", "error_code")
     (g,) = parse_text("E tensorflow/stream_executor/cuda/cuda_driver.cc:406] failed call to cuInit: CUresult(802)").facts
     assert (g.catalogue_name, g.form) == ("CUDA_ERROR_SYSTEM_NOT_READY", "curesult")
+
+
+@pytest.mark.parametrize("line, catalogue_name", [
+    # c10/cuda/driver_api.h C10_CUDA_DRIVER_CHECK: "CUDA driver error: " + cuGetErrorString's text (1.8 ... 2.14)
+    ("RuntimeError: CUDA driver error: out of memory", "cudaErrorMemoryAllocation"),
+    ("RuntimeError: CUDA driver error: invalid device ordinal", "cudaErrorInvalidDevice"),
+    # near miss: a driver error text nobody catalogues stays a torch-form error without a catalogue entry
+    ("RuntimeError: CUDA driver error: something new", None),
+])
+def test_c10_cuda_driver_error(line, catalogue_name):
+    assert cuda_app.detect(line)
+    (f,) = parse_text(line + "\n").facts
+    assert (f.form, f.catalogue_name) == ("torch", catalogue_name)
