@@ -22,6 +22,8 @@ from stethoscope.facts import knowledge
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "tools" / "sources" / "cuda_error_strings.json"
+#: every runtime release on PyPI (CUDA 11.7 ... 13.5), by tools/cudart_texts.py: codes newer than the probe, older texts
+RELEASES = ROOT / "tools" / "sources" / "cudart_texts.json"
 JUDGEMENTS = ROOT / "knowledge" / "cuda_error_judgements.yaml"
 OUT = ROOT / "knowledge" / "cuda_errors.yaml"
 
@@ -33,7 +35,9 @@ HEADER = """\
 #   cudaGetErrorName/cudaGetErrorString of {runtime} (cudaError_t, driver_types.h) and
 #   cuGetErrorName/cuGetErrorString of {driver} (CUresult, cuda.h); description is the
 #   first sentence of the header's comment on the code.
-# texts: older and application wordings of the same error, sources in the judgements file.
+# runtime codes newer than that probe (name, text, description) and the texts older runtimes print for a
+#   code: tools/sources/cudart_texts.json (cudaGetErrorString of every runtime wheel, tools/cudart_texts.py).
+# texts: older and application wordings of the same error, sources in the judgements file or that table.
 # cause, component, severity, actions, specific_rules, judgement: gpu-stethoscope's own,
 #   from knowledge/cuda_error_judgements.yaml.
 """
@@ -57,8 +61,12 @@ def build() -> str:
             by_name[name] = group
     entries = []
     known: set[str] = set()
+    releases = json.loads(RELEASES.read_text(encoding="utf-8"))["runtime"] if RELEASES.exists() else {}
+    probed = {c["name"] for c in src["runtime"]["codes"]}
+    newer = [{"code": r["code"], "name": name, "text": list(r["texts"])[-1], "description": r.get("description", "")}
+             for name, r in releases.items() if name not in probed]
     for api in ("runtime", "driver"):
-        for c in src[api]["codes"]:
+        for c in src[api]["codes"] + (sorted(newer, key=lambda c: c["code"]) if api == "runtime" else []):
             if c["code"] == 0:
                 continue  # success is no error
             known.add(c["name"])
@@ -66,7 +74,8 @@ def build() -> str:
             entries.append({
                 "api": api, "code": c["code"], "name": c["name"], "text": c["text"],
                 "description": _first_sentence(c["description"]),
-                "texts": [t["text"] for t in g.get("texts", [])],
+                "texts": [t["text"] for t in g.get("texts", [])] + ([
+                    t for t in releases.get(c["name"], {}).get("texts", {}) if t != c["text"]] if api == "runtime" else []),
                 "cause": g["cause"], "component": g["component"], "severity": g["severity"],
                 "actions": list(g["actions"]), "specific_rules": list(g.get("specific_rules", [])),
                 "judgement": g["judgement"],

@@ -312,6 +312,9 @@ def _read(line: str) -> dict | None:
         if form == "error_code":
             n = NAME.fullmatch(msg)
             name = n["name"] if n and catalogue.by_name(n["name"]) else None
+        if form == "quoted" and "'" in line[m.end():]:
+            # a text with an apostrophe ("caller's grid depth", "doesn't have valid Grid license") ends at the last quote
+            msg = line[m.start("msg"):line.rfind("'")].strip()
         entry = catalogue.resolve(name=name, text=msg or None, api=api,
                                   code=printed if form in ("numbered", "quoted", "cuda_gdb", "check", "curesult") else None)
         if form == "name_only" and entry is None:

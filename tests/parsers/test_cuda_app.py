@@ -213,3 +213,18 @@ def test_c10_cuda_driver_error(line, catalogue_name):
     assert cuda_app.detect(line)
     (f,) = parse_text(line + "\n").facts
     assert (f.form, f.catalogue_name) == ("torch", catalogue_name)
+
+
+@pytest.mark.parametrize("line, catalogue_name", [
+    # NCCL's "Cuda failure '%s'" around a text with an apostrophe: the text runs to the last quote
+    ("Cuda failure 'cudaDeviceSynchronize failed because caller's grid depth exceeds cudaLimitDevRuntimeSyncDepth'",
+     "cudaErrorSyncDepthExceeded"),
+    ("Cuda failure 'device doesn't have valid Grid license'", "cudaErrorDeviceNotLicensed"),
+    # CUDA 13.5's code 919 and the text 11.x-12.4 printed for code 27 (tools/sources/cudart_texts.json)
+    ("RuntimeError: CUDA error: GPU fabric is not ready within the probe wait budget; application may retry (see CUDA_FABRIC_INIT_TIMEOUT_MS)",
+     "cudaErrorFabricNotReady"),
+    ("RuntimeError: CUDA error: read as normalized float not supported for 32-bit non float type", "cudaErrorInvalidNormSetting"),
+])
+def test_texts_of_every_runtime_release(line, catalogue_name):
+    (f,) = parse_text(line + "\n").facts
+    assert f.catalogue_name == catalogue_name
