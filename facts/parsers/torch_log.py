@@ -126,7 +126,7 @@ class TorchNcclCommAborted(Fact):
     timed out or failed before (on this rank or another one), which ``reason`` names when printed."""
 
     kind: Literal["torch_nccl_comm_aborted"] = "torch_nccl_comm_aborted"
-    rank: int
+    rank: int | None = None  # None: 2.x's "NCCL communicator was aborted after a previous error" names none
     reason: str | None = None  # "Original reason for failure was: ..." (PyTorch >= 1.10)
 
 
@@ -190,8 +190,9 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
           forwarded: set[tuple[int, str]]) -> None:
     """One line (or one segment of a flattened paste) of the log."""
     node, grank = tl.line_context(artefact, line, no)
-    if "communicator was aborted on rank " in line and (a := tl.COMM_ABORTED.search(line)) is not None:
-        b.add(TorchNcclCommAborted, no, node=node, text=line, rank=grank if grank is not None else int(a["rank"] or a["rank2"]),
+    if "communicator was aborted " in line and (a := tl.COMM_ABORTED.search(line)) is not None:
+        r = a["rank"] or a["rank2"]
+        b.add(TorchNcclCommAborted, no, node=node, text=line, rank=grank if grank is not None else int(r) if r else None,
               reason=a["reason"])
         used.add(no)
     if any(k in line for k in twe.MARKERS) and (ev := twe.read(line)) is not None:

@@ -27,7 +27,7 @@ DETECT = re.compile(
     r"|^Duplicate GPU detected : rank \d|^Failed to \w+ NVLink SHARP \(NVLS\)|^Last error:"  # at a line start: not NCCL's own WARN line
     r"|DataLoader worker \(pid \d+\) is killed by signal: |Unexpected bus error encountered in worker\. "
     # c10d's NCCLComm::getNcclComm on a communicator the watchdog aborted (RuntimeError in 1.x, DistBackendError in 2.x):
-    r"|NCCL communicator was aborted on rank \d"
+    r"|NCCL communicator was aborted (?:on rank \d|after a previous error)"
     # NCCL's ncclGetErrorString() raised by a Python wrapper of NCCL, vLLM's and SGLang's
     # pynccl_wrapper.py NCCL_CHECK: raise RuntimeError(f"NCCL error: {error_str}") (vLLM docs, troubleshooting):
     # RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)
@@ -46,7 +46,7 @@ MARKERS = (
     "Watchdog caught collective", "timed out in blocking wait", "ast enqueued ", "failed (exitcode: ",
     "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
     "ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInternalError: ", "ncclInvalidArgument: ",
-    "ncclInvalidUsage: ", "ncclRemoteError: ", "DataLoader worker (pid ", "communicator was aborted on rank ",
+    "ncclInvalidUsage: ", "ncclRemoteError: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
     "Unexpected bus error encountered in worker",
 )
 
@@ -63,7 +63,9 @@ DATALOADER_KILLED = re.compile(r"DataLoader worker \(pid (?P<pid>\d+)\) is kille
 # or failed (on this rank, or on another rank that wrote the abort to the store), and a later call used it.
 # NCCL communicator was aborted on rank 0.      (PeterGriffinJin/Search-R1#170)
 # torch.distributed.DistBackendError: NCCL communicator was aborted on rank 1.
-COMM_ABORTED = re.compile(r"NCCL communicator was aborted on rank (?P<rank>\d+)\b\.?(?:\s+Original reason for failure was: (?P<reason>[^\n]+?))?\s*$|NCCL communicator was aborted on rank (?P<rank2>\d+)\b")
+# torch.distributed.DistBackendError: NCCL communicator was aborted after a previous error      (2.x, NCCLUtils.cpp: no rank)
+COMM_ABORTED = re.compile(r"NCCL communicator was aborted on rank (?P<rank>\d+)\b\.?(?:\s+Original reason for failure was: (?P<reason>[^\n]+?))?\s*$|NCCL communicator was aborted on rank (?P<rank2>\d+)\b"
+                          r"|NCCL communicator was aborted after a previous error")
 
 # torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
 #   (torch/distributed/elastic/multiprocessing/errors/__init__.py; its failures table follows, when pasted)

@@ -380,3 +380,11 @@ def test_watchdog_timeout_older_forms(line, blocking):
     assert torch_log.detect(line)
     (t,) = parse_text(line + "\n").facts
     assert (t.kind, t.rank, t.op_type, t.timeout_ms, t.blocking_wait) == ("torch_watchdog_timeout", 1, "ALLREDUCE", 1800000 if not blocking else 60000, blocking)
+
+
+def test_comm_aborted_after_a_previous_error():
+    # NCCLUtils.cpp (2.x): the communicator's abort without a rank
+    line = "torch.distributed.DistBackendError: NCCL communicator was aborted after a previous error"
+    assert torch_log.detect(line)
+    (f,) = parse_text(line + "\n").facts
+    assert (f.kind, f.rank, f.reason) == ("torch_nccl_comm_aborted", None, None)
