@@ -28,6 +28,8 @@ DETECT = re.compile(
     r"|DataLoader worker \(pid \d+\) is killed by signal: |Unexpected bus error encountered in worker\. "
     # c10d's NCCLComm::getNcclComm on a communicator the watchdog aborted (RuntimeError in 1.x, DistBackendError in 2.x):
     r"|NCCL communicator was aborted (?:on rank \d|after a previous error)"
+    # the agent's worker report with its Python logging prefix stripped (facts/lines.py: "ERROR:torch...api:" of 1.9-2.0)
+    r"|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\) of binary: "
     # NCCL's ncclGetErrorString() raised by a Python wrapper of NCCL, vLLM's and SGLang's
     # pynccl_wrapper.py NCCL_CHECK: raise RuntimeError(f"NCCL error: {error_str}") (vLLM docs, troubleshooting):
     # RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)

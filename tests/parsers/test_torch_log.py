@@ -388,3 +388,12 @@ def test_comm_aborted_after_a_previous_error():
     assert torch_log.detect(line)
     (f,) = parse_text(line + "\n").facts
     assert (f.kind, f.rank, f.reason) == ("torch_nccl_comm_aborted", None, None)
+
+
+def test_agent_failed_line_without_its_logger_prefix():
+    # facts/lines.py strips Python logging's "ERROR:torch.distributed.elastic.multiprocessing.api:" (1.9-2.0):
+    # what is left must still be recognised
+    line = "failed (exitcode: -9) local_rank: 3 (pid: 4242) of binary: /usr/bin/python3"
+    assert torch_log.detect(line)
+    (f,) = parse_text(line + "\n").facts
+    assert (f.kind, f.local_rank, f.pid, f.signal) == ("torch_worker_failed", 3, 4242, "SIGKILL")
