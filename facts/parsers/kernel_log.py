@@ -137,6 +137,9 @@ _OOM_KILL = re.compile(
 # NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52e7b0=0x101000e ...
 # Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus.   (pasted without "NVRM: ")
 _XID = re.compile(r"(?:NVRM: )?Xid \((?P<pci>[^)]*)\): ?(?P<code>[^,]*)(?:, ?(?P<rest>.*))?$")
+# NVRM: Xid (PCI:0000:41:00 GPU-I:05 GPU-CI:01): 79, pid=4242, name=python3, GPU has fallen off the bus.
+# NVRM: Xid (PCI:0000:41:00 GPU-I:05): 43, pid=4242, name=python3, Ch 00000008   (attributed to a MIG instance: kernel_rc.c)
+_XID_MIG = re.compile(r" GPU-I:\d+(?: GPU-CI:\d+)?$")
 # pid=1797828, name=pt_main_thread, Ch 00000008, errorString CTX SWITCH TIMEOUT, Info 0x58005
 # pid=13641, Ch 00000008, intr 00000000. MMU Fault: ...      (R460 and older: no name)
 _XID_PROC = re.compile(r"(?:pid=(?P<pid>'<unknown>'|[^,]*)(?:, |$))?(?:name=(?P<name>[^,]*)(?:, ?|$))?")
@@ -379,7 +382,7 @@ def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> Non
     if m is None:
         b.error(ln, "Xid line without '(PCI:...): <code>'")
         return
-    bus = _bus(m["pci"])
+    bus = _bus(_XID_MIG.sub("", m["pci"]))
     if bus is None:
         b.error(ln, f"bad PCI bus id {m['pci']!r} in Xid line")
         return

@@ -55,9 +55,13 @@ _INIT_FAILED = re.compile(rf"NVRM: (?:GPU (?P<bdf>{_BDF}): )?RmInitAdapter faile
 _RM_INIT = re.compile(rf"NVRM: (?:GPU (?P<bdf>{_BDF}): )?rm_init_adapter failed, device minor number (?P<minor>\d+)")
 # NVRM: API mismatch: the client has the version 535.113.01, but
 # NVRM: API mismatch: the client 'gnome-shell' has the version 595.58.03,
-_API_MISMATCH = re.compile(r"NVRM: API mismatch: the client (?:'(?P<client>[^']*)' )?has the version (?P<client_version>\d[\w.-]*?),?(?:\s|$)")
+# NVRM: API mismatch: the client 'python3' (pid 4242)      (575 on, osapi.c: the version on the next line)
+# NVRM: has the version 570.133.20, but this kernel module has
+# NVRM: the version 575.64.05.  Please make sure that this
+_API_MISMATCH = re.compile(r"NVRM: API mismatch: the client (?:'(?P<client>[^']*)' )?(?:\(pid \d+\)|has the version (?P<client_version>\d[\w.-]*?),?(?:\s|$))")
+_API_CLIENT = re.compile(r"NVRM: has the version (?P<client_version>\d[\w.-]*?),? but")
 # NVRM: this kernel module has the version 535.104.05.  Please   (the next NVRM line, or the same line when pasted joined)
-_API_KERNEL = re.compile(r"this kernel module has the version (?P<kernel_version>\d[\w-]*(?:\.\d[\w-]*)*)")
+_API_KERNEL = re.compile(r"this kernel module has(?: the version| NVRM: the version) (?P<kernel_version>\d[\w-]*(?:\.\d[\w-]*)*)")
 # NVRM: components have the same version.   (the mismatch message's last line)
 _API_END = re.compile(r"have the same version")
 # The lines after the head (nv.c's one nv_printf of four lines; the head may be left out of a paste):
@@ -65,15 +69,19 @@ _API_END = re.compile(r"have the same version")
 # NVRM: make sure that this kernel module and all NVIDIA driver
 # NVRM: components have the same version.
 _API_TAIL = re.compile(r"NVRM: (?:this kernel module has the version \d|make sure that this kernel module and all NVIDIA driver"
-                       r"|components have the same version)")
+                       r"|components have the same version|has the version \d[\w.-]*, but this kernel module has$"
+                       r"|kernel module and all NVIDIA driver components$)")
 # NVRM: _kgspLogXid119: ********************************* GSP Timeout **********************************
 # NVRM: _kgspRpcRecvPoll: Timeout after 6s of waiting for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL)
-_GSP_TIMEOUT = re.compile(r"NVRM: (?:GPU\d+ )?_kgsp\w+: (?:\*+ GSP (?:Timeout|Failure) \*+|.*?Timeout after (?P<after>\d+s) of waiting for RPC response from (?P<gpu>GPU\d+) GSP!)")
+# NVRM: _kgspLogRpcSanityCheckFailure: GPU0 sanity check failed 0xf waiting for RPC response from GSP. Expected function 76 (GSP_RM_CONTROL) (0x0 0x0).
+_GSP_TIMEOUT = re.compile(r"NVRM: (?:GPU\d+ )?_kgsp\w+: (?:\*+ GSP (?:Timeout|Failure) \*+|.*?(?:Timeout after (?P<after>\d+s) of waiting for RPC response from (?P<gpu>GPU\d+) GSP!|sanity check failed 0x[0-9a-fA-F]+ waiting for RPC response from GSP))")
 # NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2827
 # NVRM: nvAssertFailedNoLog: Assertion failed: 0 @ kernel_bus.c:1234
 # NVRM: GPU0 nvAssertOkFailedNoLog: Assertion failed: Invalid argument to call [NV_ERR_INVALID_ARGUMENT] (0x0000001F) returned from kgspWaitForRmInitDone(pGpu, pKernelGsp) @ kernel_gsp_gh100.c:1107
+# NVRM: nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2827
+#   (nvassert.c's NV_CHECK_* helpers, printed at their caller's level)
 _ASSERT = re.compile(
-    r"NVRM: (?:GPU\d+ )?nvAssert\w*: Assertion failed: (?P<what>.*?)"
+    r"NVRM: (?:GPU\d+ )?nv(?:Assert|Check)\w*: (?:Assertion|Check) failed: (?P<what>.*?)"
     r"(?: \[(?P<status>NV_ERR_\w+)\] \((?P<code>0x[0-9a-fA-F]+)\))?(?: returned from .+?)?(?: @ (?P<where>\S+))?\s*$"
 )
 # NVRM: GPU is lost, skipping nvidia_ioctl
@@ -85,12 +93,21 @@ _NO_GPU = re.compile(r"NVRM: No NVIDIA (?:GPU found|devices probed)")
 # NVRM: The NVIDIA probe routine failed for 1 device(s).
 # NVRM: None of the NVIDIA devices were initialized.
 # NVRM: None of the NVIDIA graphics adapters were initialized!
-_PROBE_SUMMARY = re.compile(r"NVRM: (?:The NVIDIA probe routine failed for \d+ device|None of the NVIDIA (?:devices|graphics adapters) were initialized)")
+# NVRM: The NVIDIA probe routine was not called for 1 device(s).   (another driver, e.g. nouveau, took the GPU)
+_PROBE_SUMMARY = re.compile(r"NVRM: (?:The NVIDIA probe routine (?:failed|was not called) for \d+ device|None of the NVIDIA (?:devices|graphics adapters) were initialized)")
 # nvidia: probe of 0000:5d:00.0 failed with error -1
 # nvidia 0000:c1:00.0: probe with driver nvidia failed with error -1
 _PROBE = re.compile(rf"\bnvidia(?:: probe of (?P<a>{_BDF}) failed| (?P<b>{_BDF}): probe with driver nvidia failed) with error (?P<err>-?\d+)")
 # NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:
 _BAR_HEAD = re.compile(r"NVRM: This PCI I/O region assigned to your NVIDIA device is invalid")
+# NVRM: This is a 64-bit BAR mapped above 4GB by the system     (515-570 nv-pci.c: "... not supported by the kernel." or
+# NVRM: BIOS or the Linux kernel, but the PCI bridge            "... does not define a matching prefetchable memory window.")
+_BAR64_HEAD = re.compile(r"NVRM: This is a 64-bit BAR mapped above \d+GB by the system")
+_BAR64_END = re.compile(r"NVRM: BAR\d is |prefetchable memory window\.")
+# NVRM: request_mem_region failed for 16M @ 0xfa000000. This can   (nv-pci.c: another driver holds the GPU's registers)
+# NVRM: occur when a driver such as rivatv is loaded and claims
+_REGION_BUSY = re.compile(r"NVRM: request_mem_region failed for (?P<size>\d+)M @ 0x[0-9a-fA-F]+")
+_REGION_END = re.compile(r"ownership of the device's registers|unload|driver components")
 # NVRM: BAR0 is 0M @ 0x0 (PCI:0000:c1:00.0)
 # NVRM: BAR1 is 0M @ 0x00000000 (PCI:0001:00.0)
 _BAR = re.compile(r"NVRM: BAR(?P<bar>\d) is (?P<size>\d+)M @ 0x[0-9a-fA-F]+ \(PCI:(?P<pci>[^)]*)\)")
@@ -114,6 +131,11 @@ _GSP_BOOT = re.compile(
     r"NVRM: (?:GPU\d+ )?(?:_?kgsp\w*|RmInitAdapter|_?kfsp\w*): .{0,300}?"
     r"(?:Timeout waiting for GSP|cannot proceed with booting GSP|Cannot initialize GSP firmware|FSP command timed out)"
 )
+# any other GSP/FSP function that gave up waiting on the firmware (kernel_gsp*.c, kern_fsp*.c; 525-595):
+# NVRM: kgspResetHw_GH100: Timed out waiting for GSP falcon reset to assert
+# NVRM: _kfspCheckGspBootStatus: Timed out waiting for GSP ucode to boot.
+# NVRM: kfspPollForCanSend_IMPL: Timed out waiting for FSP queues to be empty.
+_GSP_WAIT = re.compile(r"NVRM: (?:GPU\d+ )?_?k(?:gsp|fsp)\w*: .{0,120}?\b(?:Time(?:d)? ?out|timed out)\b")
 # RM's thread watchdog, printed with the operation that timed out (a GSP boot step, above):
 # NVRM: _threadNodeCheckTimeout: _threadNodeCheckTimeout: Timeout was set to: 4000 msecs!      (nvtrust#52)
 _THREAD_TIMEOUT = re.compile(r"NVRM: (?:GPU\d+ )?_threadNodeCheckTimeout: ")
@@ -143,14 +165,17 @@ _OPEN_NO_GSP = re.compile(rf"NVRM: The NVIDIA GPU (?P<bdf>{_BDF})(?: \(PCI ID: (
                           r" the required GPU System Processor")
 _OPEN_NO_GSP_END = re.compile(r"System Processor \(GSP\)")
 # what makes an unknown NVRM line a failure worth reporting
-_FAILURE_WORDS = re.compile(r"\b(?:[Ff]ailed|[Ff]ailure|[Ee]rror|ERROR|[Tt]imeout|timed out)\b|NV_ERR_")
+# ("Timed out", "Cannot", "FATAL", "Aborting": what the driver's error-level prints say besides "failed", e.g.
+#  NVRM: osInitNvMapping: *** Cannot attach gpu   /   NVRM: Aborting probe for VF 0000:41:00.4 since IOMMU is not present on the system.)
+_FAILURE_WORDS = re.compile(r"\b(?:[Ff]ailed|[Ff]ailure|[Ee]rror|ERROR|[Tt]imeout|[Tt]imed out|[Cc]annot|[Uu]nable to|FATAL|[Ff]atal"
+                            r"|[Aa]borting)\b|NV_ERR_")
 
 #: gathered lines: the API mismatch and BAR messages print over several NVRM lines
 _CONTINUATION = 4
 
 
 # a line that starts a message of its own, never the continuation of another one
-_HEAD = re.compile(r"NVRM: (?:Xid|API mismatch|This PCI|nvAssert|GPU |RmInitAdapter|rm_init_adapter|_kgsp|No NVIDIA"
+_HEAD = re.compile(r"NVRM: (?:Xid|API mismatch|This PCI|This is a 64-bit BAR|request_mem_region|nvAssert|nvCheck|GPU |RmInitAdapter|rm_init_adapter|_kgsp|No NVIDIA"
                    r"|The NVIDIA|None of|loading|GPU\d+ )")
 
 
@@ -238,7 +263,8 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
     if (m := _API_MISMATCH.search(msg)) is not None:
         text, block = _joined(lines, ln, _API_END)
         k = _API_KERNEL.search(text)
-        add("api_mismatch", client=m["client"], client_version=m["client_version"],
+        c = _API_CLIENT.search(text) if m["client_version"] is None else None
+        add("api_mismatch", client=m["client"], client_version=m["client_version"] or (c["client_version"] if c else None),
             kernel_version=k["kernel_version"].rstrip(".") if k else None)
         used.update(block)
         return True
@@ -291,7 +317,9 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         used.add(ln)
         return True
     if _PROBE_SUMMARY.search(msg) is not None:
-        used.add(ln)  # the probe summary after a device's own failure line
+        used.add(ln)  # the probe summary after a device's own failure line ...
+        if not any(k + 1 in used for k in range(max(0, ln - 1 - _DETAIL_BACK), ln - 1)):
+            add("probe_failed")  # ... or alone in the paste: the driver bound no GPU
         return True
     if _BAR_HEAD.search(msg) is not None:
         text, block = _joined(lines, ln, _BAR)
@@ -303,6 +331,18 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
               detail=f"BAR{bar['bar']} is {bar['size']}M" if bar else None, **common)
         used.update(block)
         return True
+    if _BAR64_HEAD.search(msg) is not None:
+        text, block = _joined(lines, ln, _BAR64_END)
+        bar = _BAR.search(text)
+        add("bar_invalid", bar and bar["pci"].removeprefix("PCI:"), detail="a 64-bit BAR above 4GB that the kernel or the"
+            " upstream PCI bridge cannot map" + (f" (BAR{bar['bar']} {bar['size']}M)" if bar else ""))
+        used.update(block)
+        return True
+    if (m := _REGION_BUSY.search(msg)) is not None:
+        _text, block = _joined(lines, ln, _REGION_END)
+        add("region_busy", detail=f"{m['size']}M")
+        used.update(block)
+        return True
     if _BAR.search(msg) is not None or _BAR_TAIL.search(msg) is not None:
         used.add(ln)  # detail lines of the messages above
         return True
@@ -310,6 +350,10 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         used.add(ln)  # read as the detail of the RmInitAdapter failure that follows
         return True
     if _GSP_BOOT.search(msg) is not None:  # no RmInitAdapter failure after it in the paste
+        add("gsp_boot_failed", detail=msg[msg.index("NVRM: ") + 6:].strip())
+        used.add(ln)
+        return True
+    if _GSP_WAIT.search(msg) is not None:
         add("gsp_boot_failed", detail=msg[msg.index("NVRM: ") + 6:].strip())
         used.add(ln)
         return True

@@ -1,0 +1,77 @@
+"""NVRM message forms from the driver's own format strings (NVIDIA open-gpu-kernel-modules,
+bench/nvrm_formats.yaml, issue 11 item 2): each is read as its message kind, and a near miss is not."""
+from __future__ import annotations
+
+import pytest
+
+from stethoscope.facts.parsers import kernel_log
+from stethoscope.facts.parsers.base import Artefact
+
+
+def _facts(text: str):
+    r = kernel_log.parse(Artefact(path="dmesg.log", text=text, node="n1"))
+    assert r.errors == []
+    return r.facts
+
+
+def _kinds(text: str):
+    return [(f.message_kind, f.pci_bus_id, getattr(f, "status", None)) for f in _facts(text) if f.kind == "nvrm_error"]
+
+
+@pytest.mark.parametrize("text, want", [
+    # osapi.c 575-595: the client's name and pid on the head, the versions on the next lines
+    ("[  124.1] NVRM: API mismatch: the client 'python3' (pid 4242)\n"
+     "[  124.1] NVRM: has the version 570.133.20, but this kernel module has\n"
+     "[  124.1] NVRM: the version 575.64.05.  Please make sure that this\n"
+     "[  124.1] NVRM: kernel module and all NVIDIA driver components\n"
+     "[  124.1] NVRM: have the same version.\n", [("api_mismatch", None, "")]),
+    # nvassert.c's NV_CHECK_* helpers
+    ("[  1.0] NVRM: nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from "
+     "status @ kernel_channel.c:2827\n", [("assert_failed", None, "NV_ERR_RESET_REQUIRED")]),
+    # nv.c: the probe summary alone (no device's own failure line before it)
+    ("[  3.1] NVRM: The NVIDIA probe routine failed for 1 device(s).\n"
+     "[  3.1] NVRM: None of the NVIDIA devices were initialized.\n", [("probe_failed", None, "")]),
+    ("[  3.1] NVRM: The NVIDIA probe routine was not called for 1 device(s).\n", [("probe_failed", None, "")]),
+    # nv-pci.c 515-570: a 64-bit BAR the kernel cannot map
+    ("[  2.0] NVRM: This is a 64-bit BAR mapped above 4GB by the system\n"
+     "[  2.0] NVRM: BIOS or the Linux kernel. This PCI I/O region assigned\n"
+     "[  2.0] NVRM: to your NVIDIA device is not supported by the kernel.\n"
+     "[  2.0] NVRM: BAR1 is 32768M @ 0x3800000000 (PCI:0000:41:00.0)\n", [("bar_invalid", "0000:41:00.0", "")]),
+    # nv-pci.c: another driver holds the registers
+    ("[  2.0] NVRM: request_mem_region failed for 16M @ 0xfa000000. This can\n"
+     "[  2.0] NVRM: occur when a driver such as rivatv is loaded and claims\n"
+     "[  2.0] NVRM: ownership of the device's registers.\n", [("region_busy", None, "")]),
+    # kernel_gsp_gh100.c / kern_fsp.c: a GSP or FSP wait that gave up
+    ("[  9.0] NVRM: kgspResetHw_GH100: Timed out waiting for GSP falcon reset to assert\n", [("gsp_boot_failed", None, "")]),
+    ("[  9.0] NVRM: kfspPollForCanSend_IMPL: Timed out waiting for FSP queues to be empty.\n", [("gsp_boot_failed", None, "")]),
+    # kernel_gsp.c 535-595: the RPC sanity check
+    ("[  9.0] NVRM: _kgspLogRpcSanityCheckFailure: GPU0 sanity check failed 0xf waiting for RPC response from GSP. "
+     "Expected function 76 (GSP_RM_CONTROL) (0x0 0x0).\n", [("gsp_rpc_timeout", None, "")]),
+    # osinit.c: "Cannot" is a failure word
+    ("[  5.0] NVRM: osInitNvMapping: *** Cannot attach gpu\n", [("other", None, "")]),
+])
+def test_driver_forms(text, want):
+    assert [(k, b, s or "") for k, b, s in _kinds(text)] == want
+
+
+@pytest.mark.parametrize("text", [
+    "[  2.0] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  575.64.05  Release Build  (dvs-builder@U16-I3-B03-4-3)\n",
+    "[  2.0] NVRM: GPU 0000:41:00.0: GPU serial number is 1653723052734.\n",
+    # the probe summary after the device's own failure line: one fact, the device's
+    "[  3.0] nvidia: probe of 0000:41:00.0 failed with error -1\n[  3.1] NVRM: The NVIDIA probe routine failed for 1 device(s).\n",
+    # a GSP function that printed no timeout
+    "[  9.0] NVRM: _kgspCheckSlowRpc: Slow RPC response from GPU0 GSP (1200us). Function 76 (GSP_RM_CONTROL) sequence 3.\n",
+])
+def test_near_misses(text):
+    kinds = _kinds(text)
+    assert all(k != "probe_failed" for k, _, _ in kinds[1:]) and not any(k in ("gsp_boot_failed", "gsp_rpc_timeout")
+                                                                         for k, _, _ in kinds)
+    assert len(kinds) <= 1
+
+
+def test_xid_of_a_mig_instance():
+    # kernel_rc.c: an Xid attributed to a GPU instance (and compute instance) names the GPU the same way
+    for attr in ("PCI:0000:41:00 GPU-I:05 GPU-CI:01", "PCI:0000:41:00 GPU-I:05"):
+        facts = [f for f in _facts(f"[  7.0] NVRM: Xid ({attr}): 43, pid=4242, name=python3, Ch 00000008\n")
+                 if f.kind == "xid_event"]
+        assert [(f.pci_bus_id, f.xid, f.pid) for f in facts] == [("0000:41:00.0", 43, 4242)]
