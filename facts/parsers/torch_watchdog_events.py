@@ -5,15 +5,16 @@ A job that failed in a collective prints these around (or instead of) the ``Watc
 collective operation timeout`` line; pasted alone, each still says that the watchdog found a
 collective failed or timed out, or that the watchdog itself hung. Strings from
 torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (torch/lib/c10d before 1.9); the releases
-printing each are in bench/message_forms_versions.json. Sample lines (real, from the public
+printing each (of the wheels sampled: 1.8, 1.10, 1.12, 1.13, 2.0, 2.1, 2.2, 2.4, 2.6, 2.8, 2.10,
+2.11, 2.14) are in bench/message_forms_versions.json. Sample lines (real, from the public
 threads named; the versions are the wheels' that hold the string)::
 
     [E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.   (1.8 ... 2.14)
     [E ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process down.   (1.13 ... 2.14)
-    [80748] [rank0]:[E321 02:07:08.465150152 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579.   (hiyouga/LlamaFactory#7396, 2.4-2.5)
+    [80748] [rank0]:[E321 02:07:08.465150152 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579.   (hiyouga/LlamaFactory#7396, 2.4)
     [rank6]:[E429 13:55:49.384372190 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 6] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives. ...   (modelscope/ms-swift#7992, verl-project/verl#1158)
     [rank6]:[F429 14:03:49.385461578 ProcessGroupNCCL.cpp:1554] [PG ID 0 PG GUID 0(default_pg) Rank 6] [PG ID 0 PG GUID 0(default_pg) Rank 6] Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.
-    [rank3]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 3] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1   (2.2-2.3, pytorch/pytorch#116268's wording)
+    [rank3]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 3] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1   (2.4, pytorch/pytorch#116268's wording)
 
 The sequence numbers of the progress lines (``last enqueued NCCL work``) are
 ``torch_nccl_progress``'s; this fact keeps what the line means.
