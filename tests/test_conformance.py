@@ -84,6 +84,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed |= {"nccl_log", "cuda_app"}
             if folder.name == "torch_elastic":  # torchrun's agent lines sit in the PyTorch log
                 allowed.add("torch_log")
+            if folder.name == "torch_log":  # and the other way: the agent's signal and store lines in a job's log
+                allowed.add("torch_elastic")
             if folder.name in ("nccl_log", "nccl_nvls"):  # NCCL's WARN lines quote CUDA failures ("Cuda failure 'invalid argument'")
                 allowed.add("cuda_app")
             if folder.name == "cuda_app":
