@@ -34,7 +34,7 @@ DETECT = re.compile(
     # pynccl_wrapper.py NCCL_CHECK: raise RuntimeError(f"NCCL error: {error_str}") (vLLM docs, troubleshooting):
     # RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)
     # RuntimeError: NCCL error: remote process exited or there was a network error
-    r"|NCCL error: (?:unhandled (?:cuda|system) error|internal error|invalid (?:argument|usage)|remote process exited)"
+    r"|(?:NCCL error|Failed to initialize NCCL communicator): (?:unhandled (?:cuda|system) error|internal error|invalid (?:argument|usage)|remote process exited)"
     # DeepSpeed's logger (deepspeed/utils/logging.py: "[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] "),
     # its time stripped by facts/lines.py or left out in a paste (EleutherAI/gpt-neox#990):
     # [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented
@@ -48,7 +48,7 @@ MARKERS = (
     "Watchdog caught collective", "timed out in blocking wait", "ast enqueued ", "failed (exitcode: ",
     "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
     "ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInternalError: ", "ncclInvalidArgument: ",
-    "ncclInvalidUsage: ", "ncclRemoteError: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
+    "ncclInvalidUsage: ", "ncclRemoteError: ", "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
     "Unexpected bus error encountered in worker",
 )
 
@@ -121,7 +121,9 @@ ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<exit>-?\d+)\) local_rank: (
 # torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1
 # RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8
 # Collective WorkNCCL(SeqNum=2, ...) raised the following async exception: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.25.1
-NCCL_ERROR = re.compile(r"NCCL error(?: in: \S+?,|:) (?P<msg>.+)$")
+# torch.distributed.DistBackendError: Failed to initialize NCCL communicator: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.27.3
+#   (ProcessGroupNCCL.cpp / NCCLUtils.cpp, 2.8+ of the wheels sampled: the communicator's init returned an ncclResult_t)
+NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: \S+?,|:)|Failed to initialize NCCL communicator:) (?P<msg>.+)$")
 
 # c10d's ncclGetErrorWithVersion (NCCLUtils.cpp): ncclGetErrorString(error) + ", NCCL version " +
 # getNcclVersion(): the library torch loaded, "<major>.<minor>.<patch>", or "Unknown NCCL version"

@@ -70,6 +70,12 @@ FORMS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
      re.compile(r"To avoid data inconsistency, we are taking the entire process down\.")),
     # [rank3]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 3] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1
     ("Heartbeat monitor timed out", "heartbeat_timeout", re.compile(r"Heartbeat monitor timed out! Process will be terminated")),
+    # [E ProcessGroupNCCL.cpp:1177] [Rank 3] monitoring thread detects no heartbeat and will finally kill the process!   (2.2)
+    ("detects no heartbeat", "heartbeat_timeout",
+     re.compile(r"monitoring thread detects no heartbeat and will finally kill the process")),
+    # ... [PG 0 Rank 3] First PG on this rank that detected no heartbeat of its watchdog.   (2.4)
+    ("detected no heartbeat of its watchdog", "heartbeat_timeout",
+     re.compile(r"First PG on this rank that detected no heartbeat of its watchdog")),
     # ... ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives. ...
     ("watchdog got stuck for ", "watchdog_stuck",
      re.compile(r"ProcessGroupNCCL's watchdog got stuck for (?P<stuck>\d+) seconds without making progress")),

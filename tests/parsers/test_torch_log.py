@@ -355,6 +355,8 @@ def test_abort_and_shm_near_misses(text):
      "failure_at_work", 118, 2398459),
     ("[rank3]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 3] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1",
      "heartbeat_timeout", 3, None),
+    ("[rank3]:[E ProcessGroupNCCL.cpp:1177] [Rank 3] monitoring thread detects no heartbeat and will finally kill the process!",
+     "heartbeat_timeout", 3, None),  # 2.2's wording
     ("[rank6]:[F429 14:03:49.385461578 ProcessGroupNCCL.cpp:1554] [PG ID 0 PG GUID 0(default_pg) Rank 6] [PG ID 0 PG GUID 0(default_pg) Rank 6] Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.",
      "watchdog_hang_exit", 6, None),
 ])
@@ -397,3 +399,12 @@ def test_agent_failed_line_without_its_logger_prefix():
     assert torch_log.detect(line)
     (f,) = parse_text(line + "\n").facts
     assert (f.kind, f.local_rank, f.pid, f.signal) == ("torch_worker_failed", 3, 4242, "SIGKILL")
+
+
+def test_comm_init_failed_names_the_nccl_result():
+    # NCCLUtils.cpp (2.8+ of the wheels sampled): the communicator's init returned an ncclResult_t
+    line = ("torch.distributed.DistBackendError: Failed to initialize NCCL communicator: unhandled system error "
+            "(run with NCCL_DEBUG=INFO for details), NCCL version 2.27.3")
+    assert torch_log.detect(line)
+    (f,) = parse_text(line + "\n").facts
+    assert (f.kind, f.nccl_error, f.nccl_version) == ("torch_nccl_error", "ncclSystemError", "2.27.3")
