@@ -122,7 +122,7 @@ ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<exit>-?\d+)\) local_rank: (
 # RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8
 # Collective WorkNCCL(SeqNum=2, ...) raised the following async exception: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.25.1
 # torch.distributed.DistBackendError: Failed to initialize NCCL communicator: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.27.3
-#   (ProcessGroupNCCL.cpp / NCCLUtils.cpp, 2.8+ of the wheels sampled: the communicator's init returned an ncclResult_t)
+#   (NCCLUtils.cpp, 2.14 of the wheels sampled: the communicator's init returned an ncclResult_t)
 NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: \S+?,|:)|Failed to initialize NCCL communicator:) (?P<msg>.+)$")
 
 # c10d's ncclGetErrorWithVersion (NCCLUtils.cpp): ncclGetErrorString(error) + ", NCCL version " +

@@ -402,7 +402,7 @@ def test_agent_failed_line_without_its_logger_prefix():
 
 
 def test_comm_init_failed_names_the_nccl_result():
-    # NCCLUtils.cpp (2.8+ of the wheels sampled): the communicator's init returned an ncclResult_t
+    # NCCLUtils.cpp (2.14 of the wheels sampled): the communicator's init returned an ncclResult_t
     line = ("torch.distributed.DistBackendError: Failed to initialize NCCL communicator: unhandled system error "
             "(run with NCCL_DEBUG=INFO for details), NCCL version 2.27.3")
     assert torch_log.detect(line)
