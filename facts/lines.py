@@ -115,10 +115,15 @@ _GLOBAL_LABEL = re.compile(r"\[rank(\d+)\]:")
 # 2021-08-13 10:46:03 - INFO - torch.distributed.elastic.agent.server.api - [default] Starting worker group   (Doc2EDAG#24)
 # 2024-05-01 10:00:00,123 - trainer - INFO - ...      ERROR:torch.distributed.elastic.multiprocessing.api:failed ...
 # [2026-01-04 21:33:04] test-...-master-0:617:2799 [3] transport/net_ib.cc:2360 NCCL WARN NET/IB: Got completion ...  (sichek#44)
+# vLLM's logger on every line of a message, a traceback's too (vllm/logger.py _FORMAT, datefmt "%m-%d %H:%M:%S";
+# "%(filename)s:%(lineno)d]" up to 0.6, "[%(filename)s:%(lineno)d]" later), its worker tag stripped above:
+# ERROR 07-24 08:26:01 multiproc_worker_utils.py:226]   File ".../vllm/worker/worker.py", line 132, in init_device   (vllm#6732)
+# ERROR 04-14 13:46:59 [multiproc_executor.py:857]     return GroupCoordinator(                                     (vllm#39774)
 _LEVEL = r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)"
 _PYLOG = re.compile(
     r"\n(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d{3})? - (?:[\w.<>-]+ - )?" + _LEVEL + r" - (?:[\w.<>]+ - )?"
     r"|" + _LEVEL + r":[\w.]+:"
+    r"|" + _LEVEL + r" \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:\[[\w./-]+\.py:\d+\]|[\w./-]+\.py:\d+\]) ?"
     r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\] (?:\[" + _LEVEL + r"\] )?)"
 )
 # every line indented alike (a markdown code block): the first line without ends the check.
@@ -160,7 +165,7 @@ _GATES = ("`", ">", '"', "\u201c", "]<std", ": ", "Z ", '{"log":', "[pod/", "pid
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
     r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+,\d+\]<|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. -]*pid=\d"
-    r"|\[(?:default|rank)\d|\[\d{4}-|" + _LEVEL + r":|" + _LABEL + ")"
+    r"|\[(?:default|rank)\d|\[\d{4}-|" + _LEVEL + r"[: ]|" + _LABEL + ")"
 )
 
 

@@ -73,6 +73,11 @@ WRAPPED = [
      "[default] Starting worker group"),
     ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 0 (pid: 218624) of binary: /usr/bin/python",
      "failed (exitcode: -6) local_rank: 0 (pid: 218624) of binary: /usr/bin/python"),
+    # vLLM's logger (vllm/logger.py _FORMAT) under its worker tag, both file forms (vllm-project/vllm#6732, #39774)
+    ("(VllmWorkerProcess pid=759) ERROR 07-24 08:26:01 multiproc_worker_utils.py:226]     output = executor(*args, **kwargs)",
+     "output = executor(*args, **kwargs)"),
+    ("(Worker pid=1541060) ERROR 04-14 13:46:59 [multiproc_executor.py:857]     return GroupCoordinator(",
+     "return GroupCoordinator("),
     # a collector's bracketed local time (scitix/sichek#44)
     ("[2026-01-04 21:33:04] test-ys-512-scaling-test-0104-1504-a7de2925-master-0:617:2799 [3] transport/net_ib.cc:2360 NCCL WARN NET/IB: "
      "Got completion from peer 172.16.234.184<53393> with status=12 opcode=1 len=5222 vendor err 129 (Send)",
