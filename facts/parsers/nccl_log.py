@@ -234,10 +234,13 @@ _ERROR_RETURN = re.compile(
 # ncclCommInitRankConfig comm 0x55b4d1f13be0 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 70 commId 0xd0e572375164a3b6 - Init START
 # comm 0x7f4b28006640 rank 14 nranks 16 cudaDev 6 busId b1000 - Init COMPLETE
 # comm 0x8dd01c0 rank 2 nranks 16 cudaDev 2 busId 48000 - Destroy COMPLETE         (nccl#1412: a rank that also completed init)
+# ncclCommSplit comm 0x5601dc4ed8b0 rank 2 nranks 16 cudaDev 2 nvmlDev 2 busId 41000 parent 0x5601b34852c0 color 1197013201 key 2 commId 0x44d8628a425864f9 - Init COMPLETE
+#   (sgl-project/sglang#3836; init.cc "... busId %lx parent %p color %d key %d commId 0x%llx - Init START", and
+#    2.2x's "parent %p splitCount %d color %d key %d- Init START" without the commId)
 _INIT = re.compile(
     r"(?:\w+ )?comm (?P<comm>0x[0-9a-fA-F]+|\(nil\)) rank (?P<rank>\d+) nranks (?P<nranks>\d+) "
     r"cudaDev (?P<cuda>-?\d+)(?: nvmlDev (?P<nvml>-?\d+))? busId (?P<bus>(?:0x)?[0-9a-fA-F]+)"
-    r"(?: commId (?P<commid>0x[0-9a-fA-F]+)| parent \S+(?: splitCount \d+)? color -?\d+ key -?\d+)?"
+    r"(?: parent \S+(?: splitCount \d+)? color -?\d+ key -?\d+)?(?: commId (?P<commid>0x[0-9a-fA-F]+))?"
     r" ?- (?P<what>Init|Destroy) (?P<phase>START|COMPLETE)$"
 )
 

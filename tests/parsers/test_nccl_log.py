@@ -75,6 +75,10 @@ LINE_CASES = [
                    "comm": "0x55b4d1f13be0", "comm_id": "0xd0e572375164a3b6", "init_complete": False}),
     ("machine-1:16194:18581 [1] NCCL INFO comm 0x7f4b34006640 rank 9 nranks 16 cudaDev 1 busId 1b000 - Init COMPLETE",
      "nccl_rank", {"rank": 9, "nranks": 16, "bus_id": "0000:1b:00.0", "init_complete": True}),
+    # a split communicator: parent, color and key before the commId (sgl-project/sglang#3836), and 2.2x's form without it
+    ("deepseek-yanfa:190:3197 [2] NCCL INFO ncclCommSplit comm 0x5601dc4ed8b0 rank 2 nranks 16 cudaDev 2 nvmlDev 2 busId 41000 "
+     "parent 0x5601b34852c0 color 1197013201 key 2 commId 0x44d8628a425864f9 - Init COMPLETE",
+     "nccl_rank", {"rank": 2, "nranks": 16, "bus_id": "0000:41:00.0", "comm_id": "0x44d8628a425864f9", "init_complete": True}),
     # a communicator's Destroy COMPLETE names its rank too (a log cut to its end still shows the job's size: nccl#1412)
     ("vm:1552:1552 [0] NCCL INFO comm 0x55b4d1e0b580 rank 0 nranks 2 cudaDev 0 busId 60 - Destroy COMPLETE",
      "nccl_rank", {"rank": 0, "nranks": 2, "init_complete": True}),
