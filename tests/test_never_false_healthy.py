@@ -414,3 +414,17 @@ def test_a_failure_said_only_by_the_logger_level_a_wrapper_carried_is_read(rules
     top = rep.findings[0]
     assert "exits with return code = 1" in top.summary and top.evidence[0].line == 2
     assert top.evidence[0].text.startswith("[2024-03-01 10:00:00,123] [ERROR]")  # the line as read
+
+
+@pytest.mark.parametrize("line", ["RuntimeError: CUDA error: device not ready",
+                                  "torch.cuda.CudaError: CUDA error: driver shutting down",
+                                  "RuntimeError: CUDA error: peer access is already enabled"])
+def test_a_cuda_status_that_is_a_consequence_raised_as_an_error_is_never_healthy(ruleset, tmp_path, line):
+    """The CUDA catalogue rates these statuses info (a consequence of something else, never a cause):
+    raised as an error, what stopped the program is not shown, so the verdict is inconclusive and
+    names it (rule cuda_error_consequence, knowledge/coverage.yaml unjudged_rules); it was healthy."""
+    (tmp_path / "n1").mkdir()
+    (tmp_path / "n1" / "app.log").write_text(line + "\n")
+    rep = diagnose_bundle(tmp_path, ruleset, jobs=1)
+    assert rep.verdict == "inconclusive", (rep.reason, [f.summary for f in rep.findings])
+    assert [f.rule for f in rep.findings] == ["cuda_error_consequence"]
