@@ -52,7 +52,10 @@ KIND = "nvml_init"
 # Failed to initialize NVML: Driver/library version mismatch
 # 2020/05/14 02:11:19 Failed to initialize NVML: could not load NVML library.
 # Failed to start nvml with error:  could not load NVML library      (k8s-device-plugin 1.8)
-_FAILED = re.compile(r"Failed to (?:initialize NVML|start nvml with error):[ \t]*(?P<msg>[^\n\\]*)")
+# time=2026-09-19T20:06:59.547Z level=ERROR msg="Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND"
+#   (dcgm-exporter 4.x's "Cannot init NVML library; err: %v" of go-nvml's error: NVIDIA/dcgm-exporter#612, #450)
+_FAILED = re.compile(r"(?:Failed to (?:initialize NVML|start nvml with error):|Cannot init NVML library; err:)"
+                     r"[ \t]*(?P<msg>[^\n\\\"]*)")
 # Error: Failed to initialize NVML      (dcgm-exporter's embedded nv-hostengine, no error text after it:
 #   NVIDIA/gpu-monitoring-tools#96, the line before 'level=fatal msg="Error starting nv-hostengine: DCGM initialization error"')
 _BARE = re.compile(r"(?:^|\bError: )Failed to initialize NVML[ \t]*$", re.M)
@@ -169,6 +172,7 @@ def nvml_reason(message: str) -> str:
 def detect(head: str) -> bool:
     # one literal per branch of _ANY ("NVML" alone is in every nvidia-smi -q: not a gate)
     if not ("Failed to initialize NVML" in head or "Failed to start nvml" in head or "NVML library version" in head
+            or "Cannot init NVML library" in head
             or "Error: nvml: " in head
             or "NVIDIA-SMI has failed" in head or "No devices were found" in head or "libnvidia-ml.so" in head
             or "device handle" in head or "ERROR_" in head or "GPU is lost" in head or "Unknown Error" in head

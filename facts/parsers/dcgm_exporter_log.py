@@ -1,0 +1,99 @@
+"""dcgm-exporter's own log (``kubectl logs nvidia-dcgm-exporter-...``, ``journalctl -u dcgm-exporter``).
+
+Sample content: logrus's text form of releases up to 3.x (NVIDIA/dcgm-exporter#202; its
+``logrus.Info("Starting dcgm-exporter")`` in pkg/cmd/app.go), logrus on a terminal (its
+TextFormatter's TTY form, with the messages of pkg/cmd/app.go) and log/slog's text form of 4.x
+(NVIDIA/dcgm-exporter#612,
+``slog.Info("Starting dcgm-exporter", slog.String("Version", version))``; through Go's ``log``
+package when no handler is set, NVIDIA/dcgm-exporter#450, 4.1.1)::
+
+    time="2023-10-30T17:03:32Z" level=info msg="Starting dcgm-exporter"
+    time="2023-10-30T17:03:34Z" level=info msg="DCGM successfully initialized!"
+    INFO[0000] Starting dcgm-exporter
+    ERRO[0000] Encountered a failure.
+    time=2026-01-13T14:23:40.195Z level=INFO msg="Starting dcgm-exporter" Version=4.4.1-4.6.0
+    2025/02/27 02:51:27 ERROR Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND
+
+Facts: ``dcgm_exporter_error`` per line at error, fatal or panic level, with its message and
+whether the exporter ends there (fatal and panic exit; ``Encountered a failure.`` is what its
+main prints before it exits). An NVML failure, on its own line (``Error: Failed to initialize NVML``) or as the
+exporter's message (4.x's ``Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND``), is
+:mod:`nvml_init`'s. Lines at other levels are read as
+used, with no fact: a log of them only (the exporter started) checks no GPU.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers import nvml_init
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "dcgm_exporter_log"
+
+# time="2020-10-27T20:31:42Z" level=fatal msg="Error watching fields: This request is serviced by a module of DCGM that is not currently loaded"
+# time=2026-01-13T14:23:40.195Z level=INFO msg="Starting dcgm-exporter" Version=4.4.1-4.6.0
+# time="2024-04-26T09:16:13Z" level=error msg="Encountered a failure." stacktrace="goroutine 1 [running]: ..."
+_TEXT = re.compile(r'\btime="?[\dT:.+\-Z]+"? level=(?P<level>[A-Za-z]+)(?:[+-]\d+)? msg=(?:"(?P<q>(?:[^"\\]|\\.)*)"|(?P<bare>\S+))')
+# INFO[0000] Starting dcgm-exporter
+# ERRO[0000] Encountered a failure.
+_TTY = re.compile(r"^\s*(?P<level>DEBU|INFO|WARN|ERRO|FATA|PANI)\[\d{4,}\] (?P<msg>.*?)\s*$")
+# 2025/02/27 02:51:27 ERROR Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND   (4.1: slog through Go's log package)
+_GOLOG = re.compile(r"^\s*\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?P<level>DEBUG|INFO|WARN|ERROR)(?:[+-]\d+)? (?P<msg>.*?)\s*$")
+# the exporter's own messages: one of them makes a logrus/slog text the exporter's (other Go tools log so too)
+_OWN = re.compile(r"Starting dcgm-exporter|DCGM successfully initialized|Error starting nv-hostengine|"
+                  r"Attemping to connect to remote hostengine|Not collecting DCP metrics|Collecting DCP Metrics|"
+                  r"Error watching fields|libdcgm\.so[.\d]* library was not found")
+_LEVELS = {"debu": "debug", "erro": "error", "fata": "fatal", "pani": "panic", "warning": "warn"}
+_EXITS = ("fatal", "panic")
+# ERRO[0000] Encountered a failure.     (pkg/cmd/app.go's recover(): logrus/slog .Error("Encountered a failure."),
+#   then its error goes to main's logrus.Fatal: the exporter exits)
+_FAILURE = "Encountered a failure."
+
+
+@fact_kind
+class DcgmExporterError(Fact):
+    """dcgm-exporter logged an error: ``level=fatal msg="Error starting nv-hostengine: DCGM
+    initialization error"``. ``exiting``: the exporter ends there (fatal, panic, or its main's
+    ``Encountered a failure.``), so nothing it would export is scraped until it restarts."""
+
+    kind: Literal["dcgm_exporter_error"] = "dcgm_exporter_error"
+    level: str  # error | fatal | panic
+    message: str
+    exiting: bool = False
+
+
+def _line(line: str) -> tuple[str, str] | None:
+    if (m := _TEXT.search(line)) is not None:
+        msg = m["q"] if m["q"] is not None else m["bare"]
+        return m["level"].lower(), msg.replace('\\"', '"')
+    if (m := _TTY.match(line) or _GOLOG.match(line)) is not None:
+        return m["level"].lower(), m["msg"]
+    return None
+
+
+def detect(head: str) -> bool:
+    if "dcgm" not in head.lower() or _OWN.search(head) is None:
+        return False
+    return any(_line(line) is not None for line in head.splitlines() if _OWN.search(line))
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    for n, line in enumerate(artefact.lines, 1):
+        got = _line(line)
+        if got is None:
+            continue
+        level, msg = got
+        level = _LEVELS.get(level, level)
+        result.lines_used += 1
+        if level in ("error", *_EXITS) and not any(sig.search(msg) for sig in nvml_init.SIGNATURES):
+            b.add(DcgmExporterError, n, level=level, message=msg.strip()[:400],
+                  exiting=level in _EXITS or msg.strip() == _FAILURE)
+    return result
+
+
+#: the line signatures this reader owns (facts/classify.py matches all readers' in one pass)
+SIGNATURES = (_OWN,)

@@ -1,0 +1,48 @@
+"""dcgm_exporter_log: dcgm-exporter's own log in logrus, logrus-on-a-terminal, slog and Go log forms."""
+from __future__ import annotations
+
+import pytest
+from parse_helper import parse_fixture
+
+from stethoscope.facts.parsers import dcgm_exporter_log
+
+
+def _errors(r):
+    return [(f.evidence.line, f.level, f.message, f.exiting) for f in r.facts]
+
+
+@pytest.mark.parametrize("rel, want, used", [
+    # a start without errors: every line read, no fact (it checks no GPU)
+    ("dcgm_exporter_log/started_logrus_dcgmexporter202.log", [], 9),
+    ("dcgm_exporter_log/fatal_logrus_dcgmexporter34.log",
+     [(4, "fatal", "Error starting nv-hostengine: DCGM initialization error", True)], 2),
+    # the NVML line is nvml_init's; the unquoted last message stays this reader's
+    ("dcgm_exporter_log/nvml_not_found_slog_dcgmexporter612.log", [(9, "error", "ERROR_LIBRARY_NOT_FOUND", False)], 9),
+    ("dcgm_exporter_log/nvml_not_found_golog_dcgmexporter450.log", [], 10),
+])
+def test_real_logs(rel, want, used):
+    r = parse_fixture(dcgm_exporter_log, rel)
+    assert _errors(r) == want and r.lines_used == used and r.errors == []
+
+
+def test_terminal_form_and_a_pod_prefix():
+    # CRAFTED: logrus's TTY form (TextFormatter "%s[%04d] %-44s") of pkg/cmd/app.go's "Starting dcgm-exporter" and its
+    # recover()'s "Encountered a failure.", DCGM's CacheManager line between; then kubectl --prefix's pod name
+    # (NVIDIA/dcgm-exporter#530's lines)
+    text = ("INFO[0000] Starting dcgm-exporter                       \n"
+            "CacheManager Init Failed. Error: -17\n"
+            "ERRO[0000] Encountered a failure.\n")
+    assert _errors(parse_fixture(dcgm_exporter_log, text=text)) == [(3, "error", "Encountered a failure.", True)]
+    text = ('nvidia-dcgm-exporter-s9vsg time=2025-07-23T11:26:35.585Z level=INFO msg="Starting dcgm-exporter" Version=4.2.3-4.2.0\n'
+            'nvidia-dcgm-exporter-s9vsg time=2025-07-23T11:26:35.781Z level=ERROR msg="Cannot init NVML library; err: Unknown Error"\n')
+    r = parse_fixture(dcgm_exporter_log, text=text)
+    assert r.facts == [] and r.lines_used == 2
+
+
+@pytest.mark.parametrize("text", [
+    # another Go tool's logrus lines (nvidia-container-toolkit) and a DCGM host-engine line: not this reader's
+    'time="2024-05-01T10:00:00Z" level=error msg="failed to create CDI spec"\n',
+    "2021-11-23 00:15:20.507 ERROR [76:76] DcgmHostEngineHandler::Init failed [/workspaces/x.cpp:1] [f]\n",
+])
+def test_near_misses_are_not_detected(text):
+    assert not dcgm_exporter_log.detect(text)
