@@ -17,7 +17,9 @@ Facts emitted (classes in :mod:`kernel_log_facts`): ``xid_event``, ``gpu_recover
 (Xid 154), ``gpu_fell_off_bus``, ``pcie_aer_error``, ``pcie_link_down``, ``nvswitch_sxid``,
 ``kernel_boot``, ``nvidia_driver_loaded``, ``kernel_gpu_seen``, ``kernel_module_load_failure`` (a module
 the kernel refused: unknown symbol, symbol version, version magic), and the host faults of
-:mod:`kernel_log_host` (``netdev_tx_timeout``, ``storage_io_error``, ``host_hardware_error``). Lines that only complete an
+:mod:`kernel_log_host` (``netdev_tx_timeout``, ``storage_io_error``, ``host_hardware_error``) and the host
+kernel's own faults of :mod:`kernel_log_host_os` (hangs, lockups, panics, process crashes, block, NFS
+and Lustre errors, CPU throttling, ConnectX link events, pids limits, DPC). Lines that only complete an
 event (the serial after ``GPU at``, AER status and bit lines, SXid ``Severity``/``Data``
 lines, wrapped "fallen off the bus" text, ``Card not present``) count as used.
 
@@ -45,7 +47,7 @@ from stethoscope.facts.parsers.kernel_log_facts import (
     PcieLinkDown,
     XidEvent,
 )
-from stethoscope.facts.parsers import kernel_log_host, kernel_log_modules
+from stethoscope.facts.parsers import kernel_log_host, kernel_log_host_os, kernel_log_modules
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
 from stethoscope.facts.parsers.kernel_log_pcie import AerEvents, parse_link_down
 
@@ -87,7 +89,7 @@ _MESSAGE_START = re.compile(r"NVRM: |nvidia-nvswitch\d+: SXid|\bkernel: ")
 _KEYWORDS = re.compile(
     r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
     r"|nvidia: probe of |probe with driver nvidia |of memory: Kill|" + kernel_log_modules.KEYWORDS
-    + "|" + kernel_log_host.KEYWORDS,
+    + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS,
 )
 # the same keywords for RE2 (a DFA over the bytes: the alternation costs nothing per character,
 # where ``re`` tries it at every position: 16 MB/s on a log of lines holding none of them)
@@ -116,12 +118,17 @@ _DETECT = re.compile(
     r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ kernel: "
     r"|(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process \d+ \("  # pasted without a prefix
     # host faults pasted without a prefix (kernel_log_host): their fault forms
-    r"|" + kernel_log_host.KEYWORDS,
+    r"|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS,
     re.M,
 )
 _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ",
                 "of memory: Kill", "[Hardware Error]", "EDAC ", "NETDEV WATCHDOG", "EXT4-fs ",
-                "XFS (", "nvme nvme")  # or a line starting "["
+                "XFS (", "nvme nvme",
+                # kernel_log_host_os's forms
+                "INFO: task ", "soft lockup", "hard LOCKUP", "INFO: ", "Kernel panic", "kernel BUG at ", "BUG: ",
+                "general protection fault", "segfault at ", "] trap ", "invoked oom-killer", "error, dev ",
+                "Buffer I/O error", "not responding", "Lustre", "above threshold", "Port module event", "Link down",
+                "pids controller", "nobody cared", "containment event")  # or a line starting "["
 
 # The OOM killer (Linux mm/oom_kill.c; real, ymoslem/OpenNMT-Tutorial#6, from `dmesg -T` on Colab):
 # Memory cgroup out of memory: Killed process 629 (onmt_train) total-vm:14119556kB, anon-rss:6538204kB, file-rss:80652kB, shmem-rss:16kB, UID:0 pgtables:13432kB oom_score_adj:0
@@ -352,6 +359,9 @@ def parse(artefact: Artefact) -> ParseResult:
         if ("symbol" in msg or "version magic" in msg) and kernel_log_modules.parse_module_line(b, ln, msg, common, used):
             continue
         if kernel_log_host.parse_host_line(b, ln, msg, common, used):
+            boots.had_content = True
+            continue
+        if kernel_log_host_os.parse_os_line(b, ln, msg, common, used, lines):
             boots.had_content = True
             continue
         if aer.feed(ln, line, msg, common, lines):

@@ -73,10 +73,10 @@ class StorageIoError(KernelLineFact):
 
     kind: Literal["storage_io_error"] = "storage_io_error"
     device: str  # "nvme0" (the controller), "sda2", "md0", "nvme0n1p1"
-    layer: Literal["nvme", "ext4", "xfs"]
+    layer: Literal["nvme", "ext4", "xfs", "block"]  # block: the block layer, any disk (kernel_log_host_os)
     filesystem: bool  # ext4 / xfs: the file system's error, not the disk's own
     #: io_timeout, controller_down, controller_removed (nvme); fs_error, fs_io_error, fs_read_only,
-    #: fs_shutdown, fs_corruption (ext4, xfs)
+    #: fs_shutdown, fs_corruption (ext4, xfs); io_error, io_timeout, buffer_io_error (block)
     event: str
     message: str
 
@@ -87,7 +87,7 @@ class HostHardwareError(KernelLineFact):
     machine check printed in full, or an EDAC corrected (CE) / uncorrected (UE) memory error."""
 
     kind: Literal["host_hardware_error"] = "host_hardware_error"
-    source: Literal["mce", "edac"]
+    source: Literal["mce", "edac", "irq"]  # irq: an interrupt nobody handled, disabled (kernel_log_host_os)
     corrected: bool | None = None  # EDAC CE: True, UE: False; a machine check: not said
     count: int | None = None  # EDAC: errors reported by the line
     memory_controller: str | None = None  # "MC1"

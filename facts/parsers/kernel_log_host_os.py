@@ -1,0 +1,361 @@
+"""The host kernel's own fault lines on a GPU node, for :mod:`stethoscope.facts.parsers.kernel_log`:
+a hung task, a soft or hard lockup, an RCU stall, a panic, an oops or ``kernel BUG``, a process
+killed by a fault, the OOM killer invoked, block-layer and buffer I/O errors, an NFS server
+not responding, Lustre errors, CPU thermal throttling, a ConnectX port's link or module
+going down, a pids cgroup refusing a fork, an interrupt disabled for want of a handler, a PCIe
+port's downstream containment (DPC). Facts: ``host_kernel_fault``, ``process_crash``,
+``host_oom_invoked``, ``storage_io_error`` (layer ``block``), ``shared_fs_error``,
+``host_cpu_throttle``, ``nic_link_event``, ``cgroup_pids_limit``, ``host_hardware_error``
+(source ``irq``), ``pcie_dpc_event``.
+
+The kernel's format strings (Linux 3.10 ... 6.12; the pr_fmt prefix in brackets) each regex
+below is written from, with a line filled from it beside the regex::
+
+    kernel/hung_task.c check_hung_task: "INFO: task %s:%d blocked for more than %ld seconds."
+    kernel/watchdog.c ("watchdog: ", 4.15+): "BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]"
+    kernel/watchdog_hld.c ("NMI watchdog: ") / 6.x kernel/watchdog.c: "Watchdog detected hard LOCKUP on cpu %d"
+    kernel/rcu/tree_stall.h ("rcu: ", 4.20+): "INFO: %s self-detected stall on CPU", "INFO: %s detected stalls on CPUs/tasks:",
+      "INFO: %s detected expedited stalls on CPUs/tasks: {"
+    kernel/panic.c: "Kernel panic - not syncing: %s"
+    lib/bug.c / arch/x86/kernel/dumpstack.c: "kernel BUG at %s:%u!"
+    arch/x86/mm/fault.c: "BUG: unable to handle page fault for address: %px" (5.x+), "BUG: kernel NULL pointer
+      dereference, address: %px" (5.x+), "BUG: unable to handle kernel paging request at %p" / "... kernel NULL pointer
+      dereference at %p" (< 5.0); show_signal_msg: "%s%s[%d]: segfault at %lx ip %px sp %px error %lx" + " in %s[%lx+%lx]"
+    arch/x86/kernel/traps.c ("traps: "): "%s[%d] general protection fault ip:%lx sp:%lx error:%lx", "%s[%d] trap %s ip:%lx sp:%lx
+      error:%lx"; die(): "general protection fault: %04lx [#%d]" / 5.x "general protection fault, probably for non-canonical
+      address 0x%lx: 0000 [#1] SMP" (6.x "Oops: " before it)
+    mm/oom_kill.c dump_header: "%s invoked oom-killer: gfp_mask=%#x(%pGg), order=%d, oom_score_adj=%hd"
+    block/blk-core.c blk_print_req_error (5.3+; "blk_update_request: " before 5.16): "%s error, dev %s, sector %llu op 0x%x:(%s)
+      flags 0x%x phys_seg %u prio class %u" (%s: "I/O", "critical medium", "timeout", ...); < 5.3 "blk_update_request: I/O error,
+      dev %s, sector %llu" (4.18-5.2 "print_req_error: ")
+    fs/buffer.c: "Buffer I/O error on dev %pg, logical block %llu, async page read" / "lost async page write"
+      (< 4.x "Buffer I/O error on device %s, logical block %llu")
+    net/sunrpc/clnt.c call_timeout / rpc_check_timeout: "%s: server %s not responding, still trying", "... timed out"
+      (%s the RPC program: nfs, lockd, rpcbind, nfsacl)
+    lustre (libcfs CERROR): "LustreError: %d:%d:(%s:%d:%s()) ..." and "LustreError: 11-0: %s: operation %s to node %s failed: rc = %d";
+      ptlrpc import.c: "Lustre: %s: Connection to %s (at %s) was lost; in progress operations using this service will wait for
+      recovery to complete"
+    arch/x86/kernel/cpu/mce/therm_throt.c: "CPU%d: %s temperature above threshold, cpu clock throttled (total events = %lu)"
+      (< 5.5), "CPU%d: %s temperature is above threshold, cpu clock is throttled (total events = %lu)" (5.5+)
+    drivers/net/ethernet/mellanox/mlx5/core: en_main.c mlx5e_update_carrier netdev_info "Link down";
+      events.c port_module_event "Port module event: module %u, %s" / "Port module event[error]: module %u, %s, %s"
+    kernel/cgroup/pids.c pids_event: "cgroup: fork rejected by pids controller in " + the cgroup's path
+    kernel/irq/spurious.c __report_bad_irq: "irq %d: nobody cared (try booting with the \\"irqpoll\\" option)"
+    drivers/pci/pcie/dpc.c ("DPC: "): "containment event, status:%#06x source:%#06x" (4.x "DPC containment event, status:%#06x
+      source:%#06x")
+
+A DPC containment line followed by the AER error it contained ("PCIe Bus Error: severity=
+Uncorrected (Fatal) ...", read by kernel_log_pcie) only details that error: it is used, with no
+fact of its own; alone (the AER lines not pasted, or not printed) it is the ``pcie_dpc_event``.
+Likewise an "invoked oom-killer" line followed by its kill line is read with that kill.
+
+A process's own crash (``segfault at``, a user-mode general protection fault or trap) is
+``process_crash``: the kernel names the process that died of the signal; the kernel's own
+oops in kernel mode is ``host_kernel_fault``. The lines that only detail an event (the call
+trace, the registers, ``Disabling IRQ #N``, ``Code:`` bytes) are left unread.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import fact_kind
+from stethoscope.facts.parsers.base import FactBuilder
+from stethoscope.facts.parsers.kernel_log_facts import KernelLineFact
+from stethoscope.facts.parsers.kernel_log_host import StorageIoError, HostHardwareError
+
+#: the literal part of each line: kernel_log's keyword scan and detect() look for these
+KEYWORDS = (r"INFO: task [^\n]{1,80}? blocked for more than |BUG: soft lockup - CPU#|Watchdog detected hard LOCKUP"
+            r"|INFO: [\w.-]+ (?:self-detected stall|detected (?:expedited )?stalls) on CPU|Kernel panic - not syncing: "
+            r"|kernel BUG at |BUG: unable to handle |BUG: kernel NULL pointer dereference|general protection fault"
+            r"|segfault at [0-9a-f]+ ip |\] trap [\w ]+ ip:|invoked oom-killer: "
+            r"|error, dev [^\s,]+, sector \d|Buffer I/O error on dev|: server [^\n]{1,80}? not responding, "
+            r"|LustreError: |Lustre: [^\n]{1,120}?: Connection to [^\n]{1,200}? was lost"
+            r"|temperature (?:is )?above threshold, cpu clock |Port module event|mlx5_core [0-9a-fA-F:.]+ \S+: Link down"
+            r"|fork rejected by pids controller|: nobody cared \(|DPC:? containment event")
+
+
+@fact_kind
+class HostKernelFault(KernelLineFact):
+    """The host kernel hung, locked up or crashed: a task blocked in D state, a CPU stuck in
+    the kernel (soft or hard lockup, RCU stall), a panic, ``kernel BUG``, an oops."""
+
+    kind: Literal["host_kernel_fault"] = "host_kernel_fault"
+    #: hung_task, soft_lockup, hard_lockup, rcu_stall (hangs); panic, kernel_bug, oops (crashes)
+    event: Literal["hung_task", "soft_lockup", "hard_lockup", "rcu_stall", "panic", "kernel_bug", "oops"]
+    hang: bool  # the first four: the kernel stopped making progress, it did not crash
+    cpu: int | None = None
+    process: str | None = None  # hung task, soft lockup: the task named
+    pid: int | None = None
+    seconds: int | None = None  # how long it was blocked or stuck
+    message: str
+
+
+@fact_kind
+class ProcessCrash(KernelLineFact):
+    """A user process died of a fault the kernel reports: ``segfault at``, a general
+    protection fault or another trap (invalid opcode, divide error) in user mode."""
+
+    kind: Literal["process_crash"] = "process_crash"
+    process: str
+    pid: int
+    fault: str  # "segfault", "general protection fault", "invalid opcode", ...
+    library: str | None = None  # "libc.so.6": the mapping the faulting ip lies in
+    message: str
+
+
+@fact_kind
+class HostOomInvoked(KernelLineFact):
+    """``python invoked oom-killer: gfp_mask=...``: memory ran out and the OOM killer ran (the
+    kill line that names its victim usually follows)."""
+
+    kind: Literal["host_oom_invoked"] = "host_oom_invoked"
+    process: str  # the task that asked for memory, not necessarily the victim
+    order: int | None = None
+    message: str
+
+
+@fact_kind
+class SharedFsError(KernelLineFact):
+    """A network file system the node mounts failed: an NFS (RPC) server not responding, a
+    Lustre error or a Lustre target's connection lost."""
+
+    kind: Literal["shared_fs_error"] = "shared_fs_error"
+    filesystem: Literal["nfs", "lustre"]
+    server: str | None = None  # "nfs01", "scratch-OST0003_UUID"
+    #: not_responding (still trying), timed_out (soft mount: the I/O failed), connection_lost, error
+    event: Literal["not_responding", "timed_out", "connection_lost", "error"]
+    message: str
+
+
+@fact_kind
+class HostCpuThrottle(KernelLineFact):
+    """``CPU3: Core temperature above threshold, cpu clock throttled``: a CPU core or package
+    hit its thermal limit and runs at reduced clocks."""
+
+    kind: Literal["host_cpu_throttle"] = "host_cpu_throttle"
+    cpu: int
+    scope: Literal["core", "package"]
+    events: int | None = None  # total events so far
+    message: str
+
+
+@fact_kind
+class NicLinkEvent(KernelLineFact):
+    """A ConnectX port's link went down or its cable/module was unplugged or failed."""
+
+    kind: Literal["nic_link_event"] = "nic_link_event"
+    pci_bus_id: str | None = None
+    interface: str | None = None
+    event: Literal["link_down", "cable_unplugged", "module_error"]
+    module: int | None = None
+    detail: str | None = None  # "Cable error, High Temperature"
+    message: str
+
+
+@fact_kind
+class CgroupPidsLimit(KernelLineFact):
+    """``cgroup: fork rejected by pids controller in /kubepods...``: a container or job hit its
+    process/thread limit (pids.max) and a fork or thread creation failed."""
+
+    kind: Literal["cgroup_pids_limit"] = "cgroup_pids_limit"
+    cgroup: str | None = None
+    message: str
+
+
+@fact_kind
+class PcieDpcEvent(KernelLineFact):
+    """``pcieport 0000:00:03.1: DPC: containment event, status:0x1f01 source:0x0000``: a PCIe
+    port's Downstream Port Containment cut the link below it after an uncorrectable error."""
+
+    kind: Literal["pcie_dpc_event"] = "pcie_dpc_event"
+    port: str | None = None  # the downstream port that contained the error
+    status: str | None = None
+    source: str | None = None
+    message: str
+
+
+_BDF = r"(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
+
+# INFO: task python:12345 blocked for more than 120 seconds.
+# INFO: task kworker/u256:2:1234 blocked for more than 122 seconds.
+_HUNG = re.compile(r"INFO: task (?P<comm>.{1,64}?):(?P<pid>\d+) blocked for more than (?P<s>\d+) seconds")
+# watchdog: BUG: soft lockup - CPU#3 stuck for 22s! [python:12345]
+# BUG: soft lockup - CPU#12 stuck for 23s! [nvidia-smi:4321]          (< 4.15: no "watchdog: ")
+_SOFT = re.compile(r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for (?P<s>\d+)s! \[(?P<comm>.{1,64}?):(?P<pid>\d+)\]")
+# NMI watchdog: Watchdog detected hard LOCKUP on cpu 3
+_HARD = re.compile(r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)")
+# rcu: INFO: rcu_sched self-detected stall on CPU
+# INFO: rcu_sched detected stalls on CPUs/tasks: { 3} (detected by 5, t=60002 jiffies, g=123, c=122, q=456)
+# rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 12-... } 21002 jiffies s: 1234 root: 0x1/.
+_RCU = re.compile(r"INFO: (?P<flavour>[\w.-]+) (?:self-detected stall on CPU|detected (?:expedited )?stalls on CPUs)")
+# Kernel panic - not syncing: Fatal exception
+# Kernel panic - not syncing: softlockup: hung tasks
+_PANIC = re.compile(r"Kernel panic - not syncing: ?(?P<why>.*)")
+# kernel BUG at mm/slub.c:4153!
+_KBUG = re.compile(r"kernel BUG at (?P<where>[^\s!]+)!")
+# BUG: unable to handle page fault for address: ffffb8c5c0a1b000
+# BUG: kernel NULL pointer dereference, address: 0000000000000008
+# BUG: unable to handle kernel NULL pointer dereference at 0000000000000010        (< 5.0)
+# BUG: unable to handle kernel paging request at ffffc90001234000                   (< 5.0)
+# general protection fault, probably for non-canonical address 0xdead000000000122: 0000 [#1] SMP NOPTI
+# Oops: general protection fault, probably for non-canonical address 0x6b6b6b6b6b6b6b6b: 0000 [#1] PREEMPT SMP  (6.x)
+# general protection fault: 0000 [#1] SMP PTI                                      (< 5.5)
+_OOPS = re.compile(
+    r"BUG: (?:unable to handle (?:page fault for address|kernel (?:NULL pointer dereference|paging request) at)"
+    r"|kernel NULL pointer dereference, address)"
+    r"|^(?:Oops: )?general protection fault(?:, probably for non-canonical address 0x[0-9a-f]+)?: [0-9a-f]{4} \[#\d+\]"
+)
+# python[12345]: segfault at 0 ip 00007f3a2c0a1b2c sp 00007ffd1c2b3a40 error 4 in libc.so.6[7f3a2c000000+195000]
+# pt_main_thread[4321]: segfault at 18 ip 00007f0e8c3f2a10 sp 00007ffc2e1d8a80 error 4 in libcuda.so.535.129.03[7f0e8bc00000+1a9d000] likely on CPU 7 (core 3, socket 0)
+# traps: python[12345] general protection fault ip:7f3a2c0a1b2c sp:7ffd1c2b3a40 error:0 in libfoo.so[7f3a2c000000+1000]
+# traps: python3[2345] trap invalid opcode ip:7f12a4b5c6d7 sp:7ffd3e4f5a60 error:0 in libtorch_cpu.so[7f12a0000000+1e2f000]
+_SEGV = re.compile(r"(?P<comm>[^\s\[\]][^\[\]]{0,63})\[(?P<pid>\d+)\]: segfault at [0-9a-f]+ ip ")
+_TRAP = re.compile(r"(?P<comm>[^\s\[\]][^\[\]]{0,63})\[(?P<pid>\d+)\] (?P<fault>general protection fault|trap [\w ]+?) ip:")
+_IN_LIB = re.compile(r" in (?P<lib>[^\s\[]+)\[[0-9a-f]+\+[0-9a-f]+\]")
+# python invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0, oom_score_adj=0
+# pt_data_worker invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0
+_OOM_INVOKED = re.compile(r"(?P<comm>\S.{0,63}?) invoked oom-killer: gfp_mask=\S+?(?:, order=(?P<order>-?\d+))?")
+# I/O error, dev nvme0n1, sector 123456 op 0x1:(WRITE) flags 0x8800 phys_seg 1 prio class 2
+# blk_update_request: I/O error, dev sda, sector 123456 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0
+# blk_update_request: critical medium error, dev sdb, sector 2048
+# print_req_error: I/O error, dev sdc, sector 0                                     (4.18-5.2)
+_BLK = re.compile(
+    r"(?P<what>I/O|critical medium|critical target|critical nexus|timeout|recoverable transport|critical space allocation"
+    r"|critical protection|operation not supported|device resource|zone resource|offline) error, "
+    r"dev (?P<dev>[^\s,]+), sector (?P<sector>\d+)")
+# Buffer I/O error on dev sda1, logical block 0, async page read
+# Buffer I/O error on device sdb1, logical block 1234                                (< 4.x)
+_BUFFER = re.compile(r"Buffer I/O error on dev(?:ice)? (?P<dev>[^\s,]+), logical block \d+")
+# nfs: server nfs01 not responding, still trying
+# nfs: server 10.0.0.5 not responding, timed out
+# lockd: server 10.0.0.5 not responding, still trying
+_NFS = re.compile(r"(?P<prog>nfs|lockd|nfsacl|rpcbind|portmap): server (?P<server>\S+) not responding, (?P<how>still trying|timed out)")
+# LustreError: 11-0: scratch-OST0003-osc-ffff8d2e3c4a5000: operation ost_connect to node 10.0.0.5@o2ib failed: rc = -16
+# LustreError: 3042:0:(client.c:1187:ptlrpc_import_delay_req()) @@@ IMP_CLOSED   req@ffff... x1745/t0(0) o101->...
+# Lustre: scratch-OST0003-osc-ffff8d2e3c4a5000: Connection to scratch-OST0003 (at 10.0.0.5@o2ib) was lost; in progress operations using this service will wait for recovery to complete
+_LUSTRE = re.compile(
+    r"LustreError: (?:\d+-\d+: (?P<target>[\w.-]+):|\d+:\d+:\()"
+    r"|Lustre: [\w.-]+: Connection to (?P<lost>\S+) \(at [^)]*\) was lost")
+# CPU3: Core temperature above threshold, cpu clock throttled (total events = 1)
+# CPU17: Package temperature is above threshold, cpu clock is throttled (total events = 4242)      (5.5+)
+_THERM = re.compile(
+    r"CPU(?P<cpu>\d+): (?P<scope>Core|Package) temperature (?:is )?above threshold, cpu clock (?:is )?throttled"
+    r"(?: \(total events = (?P<n>\d+)\))?")
+# mlx5_core 0000:3b:00.0 ens1f0np0: Link down
+_MLX5_DOWN = re.compile(r"mlx5_core " + _BDF + r" (?P<ifname>[^\s:]+): Link down\b")
+# mlx5_core 0000:3b:00.0: Port module event: module 0, Cable unplugged
+# mlx5_core 0000:3b:00.0: Port module event[error]: module 1, Cable error, High Temperature
+_MLX5_MODULE = re.compile(
+    r"(?:mlx5_core " + _BDF + r": )?Port module event(?P<err>\[error\])?: module (?P<module>\d+), (?P<status>[^\n]+)")
+# cgroup: fork rejected by pids controller in /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234.slice
+_PIDS = re.compile(r"fork rejected by pids controller in (?P<cg>\S+)?")
+# irq 123: nobody cared (try booting with the "irqpoll" option)
+_IRQ = re.compile(r"irq (?P<irq>\d+): nobody cared \(")
+# pcieport 0000:00:03.1: DPC: containment event, status:0x1f01 source:0x0000
+# pcieport 0000:00:1c.0: DPC containment event, status:0x1f03 source:0x0000      (4.x)
+_DPC = re.compile(r"(?:\S+ " + _BDF + r": )?DPC:? containment event, status:(?P<status>0x[0-9a-fA-F]+) source:(?P<src>0x[0-9a-fA-F]+)")
+
+_HANG = {"hung_task", "soft_lockup", "hard_lockup", "rcu_stall"}
+
+
+def _fault(b: FactBuilder, ln: int, msg: str, common: dict) -> bool:
+    """The kernel's own hang or crash line: a HostKernelFault, or False."""
+    m = None
+    if "INFO: task " in msg and (m := _HUNG.search(msg)) is not None:
+        event, fields = "hung_task", {"process": m["comm"], "pid": int(m["pid"]), "seconds": int(m["s"])}
+    elif "soft lockup" in msg and (m := _SOFT.search(msg)) is not None:
+        event, fields = "soft_lockup", {"cpu": int(m["cpu"]), "process": m["comm"], "pid": int(m["pid"]),
+                                        "seconds": int(m["s"])}
+    elif "hard LOCKUP" in msg and (m := _HARD.search(msg)) is not None:
+        event, fields = "hard_lockup", {"cpu": int(m["cpu"])}
+    elif "stall" in msg and (m := _RCU.search(msg)) is not None:
+        event, fields = "rcu_stall", {}
+    elif "Kernel panic" in msg and (m := _PANIC.search(msg)) is not None:
+        event, fields = "panic", {}
+    elif "kernel BUG at " in msg and (m := _KBUG.search(msg)) is not None:
+        event, fields = "kernel_bug", {}
+    elif ("BUG: " in msg or "general protection fault" in msg) and (m := _OOPS.search(msg)) is not None:
+        event, fields = "oops", {}
+    else:
+        return False
+    b.add(HostKernelFault, ln, event=event, hang=event in _HANG, message=msg, **fields, **common)
+    return True
+
+
+def _process(b: FactBuilder, ln: int, msg: str, common: dict) -> bool:
+    """A user process killed by a fault (segfault, general protection, trap): ProcessCrash."""
+    if "segfault at " in msg and (m := _SEGV.search(msg)) is not None:
+        fault = "segfault"
+    elif " ip:" in msg and (m := _TRAP.search(msg)) is not None:
+        fault = m["fault"].removeprefix("trap ")
+    else:
+        return False
+    lib = _IN_LIB.search(msg, m.end())
+    b.add(ProcessCrash, ln, process=m["comm"].removeprefix("traps: "), pid=int(m["pid"]), fault=fault,
+          library=lib["lib"] if lib else None, message=msg, **common)
+    return True
+
+
+def _kill_follows(lines: list[str], ln: int) -> bool:
+    """Whether the OOM killer's kill line follows an "invoked oom-killer" line (line ``ln``)
+    within its report (the memory and task dump between them is a few hundred lines at most)."""
+    return any("of memory: Kill" in line for line in lines[ln:ln + _OOM_REPORT_LINES])
+
+
+_OOM_REPORT_LINES = 600
+#: dpc_process_error prints the containment line, "unmasked uncorrectable error detected" and then
+#: the AER error it contained (aer_print_error: "PCIe Bus Error: severity=Uncorrected (Fatal) ...")
+_DPC_DETAIL_LINES = 3
+
+
+def parse_os_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int], lines: list[str]) -> bool:
+    """Add the fact of one line of the host kernel's own faults; False when it is none of them.
+    An "invoked oom-killer" line whose kill line follows is read as part of that kill (kernel_log's
+    ``host_oom_kill``): used, no fact of its own."""
+    msg = msg.strip()
+    if _fault(b, ln, msg, common) or _process(b, ln, msg, common):
+        pass
+    elif "oom-killer" in msg and (m := _OOM_INVOKED.search(msg)) is not None:
+        if not _kill_follows(lines, ln):
+                b.add(HostOomInvoked, ln, process=m["comm"], order=int(m["order"]) if m["order"] else None,
+                  message=msg, **common)
+    elif "error, dev " in msg and (m := _BLK.search(msg)) is not None:
+        b.add(StorageIoError, ln, device=m["dev"], layer="block", filesystem=False,
+              event="io_timeout" if m["what"] == "timeout" else "io_error", message=msg, **common)
+    elif "Buffer I/O error" in msg and (m := _BUFFER.search(msg)) is not None:
+        b.add(StorageIoError, ln, device=m["dev"], layer="block", filesystem=False, event="buffer_io_error",
+              message=msg, **common)
+    elif "not responding" in msg and (m := _NFS.search(msg)) is not None:
+        b.add(SharedFsError, ln, filesystem="nfs", server=m["server"],
+              event="not_responding" if m["how"] == "still trying" else "timed_out", message=msg, **common)
+    elif "Lustre" in msg and (m := _LUSTRE.search(msg)) is not None:
+        b.add(SharedFsError, ln, filesystem="lustre", server=m["lost"] or m["target"],
+              event="connection_lost" if m["lost"] else "error", message=msg, **common)
+    elif "threshold" in msg and (m := _THERM.search(msg)) is not None:
+        b.add(HostCpuThrottle, ln, cpu=int(m["cpu"]), scope=m["scope"].lower(),
+              events=int(m["n"]) if m["n"] else None, message=msg, **common)
+    elif "Link down" in msg and (m := _MLX5_DOWN.search(msg)) is not None:
+        b.add(NicLinkEvent, ln, pci_bus_id=m["bdf"].lower(), interface=m["ifname"], event="link_down",
+              message=msg, **common)
+    elif "Port module event" in msg and (m := _MLX5_MODULE.search(msg)) is not None:
+        status = m["status"].strip()
+        if not m["err"] and status.startswith("Cable plugged"):
+            return False  # the module came back: no fault
+        b.add(NicLinkEvent, ln, pci_bus_id=m["bdf"].lower() if m["bdf"] else None,
+              event="module_error" if m["err"] or "error" in status.lower() else "cable_unplugged",
+              module=int(m["module"]), detail=status, message=msg, **common)
+    elif "pids controller" in msg and (m := _PIDS.search(msg)) is not None:
+        b.add(CgroupPidsLimit, ln, cgroup=m["cg"], message=msg, **common)
+    elif "nobody cared" in msg and (m := _IRQ.search(msg)) is not None:
+        b.add(HostHardwareError, ln, source="irq", location=f"irq {m['irq']}", message=msg, **common)
+    elif "containment event" in msg and (m := _DPC.search(msg)) is not None:
+        if any("PCIe Bus Error" in line for line in lines[ln:ln + _DPC_DETAIL_LINES]):
+            pass  # the AER lines it prints next are the event (kernel_log_pcie reads them): a detail here
+        else:
+                b.add(PcieDpcEvent, ln, port=m["bdf"].lower() if m["bdf"] else None, status=m["status"],
+                  source=m["src"], message=msg, **common)
+    else:
+        return False
+    used.add(ln)
+    return True
