@@ -37,7 +37,10 @@ Facts (each citing its line):
   that container's ``k8s_container_terminated`` or ``k8s_container_waiting``.
 
 ``Running``, ``Pending``, ``Completed``, ``ContainerCreating``, ``PodInitializing``,
-``Init:N/M`` and ``Terminating`` give no fact (the line is read). An ``Allocate failed due to
+``Init:N/M`` and ``Terminating`` give no fact (the line is read). The kubelet's own log line for
+a pod it cannot start (``Error syncing pod ... failed to "StartContainer" for "<container>" with
+CrashLoopBackOff: "back-off ... pod=<pod>_<namespace>(<uid>)"``, NVIDIA/gpu-operator#8) is that
+container's ``k8s_container_waiting``. An ``Allocate failed due to
 ... which is unexpected`` message is also the k8s_device_plugin reader's. Empty input: nothing.
 """
 from __future__ import annotations
@@ -79,11 +82,19 @@ _HEADER = re.compile(r"^(?P<ns>NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+
 # fc6b601ca7bb04acb911-n0-0-dn0-0   0/1     OOMKilled   0          126m      (flyteorg/flyte#3686)
 _ROW = re.compile(r"^(?:(?P<ns>[a-z0-9][a-z0-9-]{0,62})\s+)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})\s+(?P<ready>\d{1,4}/\d{1,4})\s+"
                   r"(?P<status>\S{1,80})\s+(?P<restarts>\d{1,9})(?: \([^)\n]{1,40}\))?\s+(?P<age>\S{1,20})")
+# The kubelet's log of a pod it cannot start (pkg/kubelet/pod_workers.go "Error syncing pod %s (%q), skipping: %v"
+# before 1.20, klog.ErrorS(err, "Error syncing pod, skipping", ...) with err="..." quoted after; the error is
+# kuberuntime's "failed to %q for %q with %v: %q"):
+# E1103 13:31:36.822843    1601 pod_workers.go:191] Error syncing pod ac11cbf1-... ("nvidia-driver-daemonset-6d97v_gpu-operator-resources(ac11cbf1-...)"), skipping: failed to "StartContainer" for "nvidia-driver-ctr" with CrashLoopBackOff: "back-off 5m0s restarting failed container=nvidia-driver-ctr pod=nvidia-driver-daemonset-6d97v_gpu-operator-resources(ac11cbf1-...)"
+#   (NVIDIA/gpu-operator#8, under journald's prefix)
+_SYNC = re.compile(r'failed to \\?"StartContainer\\?" for \\?"(?P<container>[a-z0-9][a-z0-9.-]{0,252})\\?" with (?P<reason>[A-Z][A-Za-z]{1,40}): '
+                   r'[^\n]{0,400}?\bpod=\\?"?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})_(?P<ns>[a-z0-9][a-z0-9-]{0,62})\(')
 # (a line's own blanks only, [ \t]: a "\s" run from each line start over the next blank lines is quadratic in them)
 _DETECT = re.compile(r"^[ \t]*(?:Last )?State:[ \t]+(?:Terminated|Waiting)[ \t\r]*$|^[ \t]*Warning[ \t]{2,}[A-Z][A-Za-z]{1,60}[ \t]{2,}\S"
                      r"|^(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b"
                      # the pod's own failure reason (kubelet admission and eviction: tkestack/gpu-manager#182)
-                     r"|^Reason:\s+(?:UnexpectedAdmissionError|Evicted|OutOf[\w./-]{1,100}|NodeAffinity|NodeLost|Shutdown)\s*$", re.M)
+                     r"|^Reason:\s+(?:UnexpectedAdmissionError|Evicted|OutOf[\w./-]{1,100}|NodeAffinity|NodeLost|Shutdown)\s*$"
+                     r'|failed to \\?"StartContainer\\?" for \\?"[a-z0-9][a-z0-9.-]{0,252}\\?" with [A-Z][A-Za-z]{1,40}: ', re.M)
 
 #: the statuses of a pod's ordinary life: no fact (Init:0/1 is matched by its form)
 _ORDINARY = frozenset({"Running", "Pending", "Completed", "Succeeded", "ContainerCreating", "PodInitializing",
@@ -155,7 +166,8 @@ class K8sPodStatus(Fact):
 
 
 def detect(head: str) -> bool:
-    return ("State:" in head or "Warning" in head or "READY" in head or "Reason:" in head) and _DETECT.search(head) is not None
+    return (("State:" in head or "Warning" in head or "READY" in head or "Reason:" in head or "StartContainer" in head)
+            and _DETECT.search(head) is not None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -188,6 +200,8 @@ def parse(artefact: Artefact) -> ParseResult:
             nxt = _POD_REASON.match(lines[n]) if n < len(lines) else None
             msg = nxt["value"] if nxt is not None and nxt["key"] == "Message" else None
             b.add(K8sPodStatus, n, pod=pod, status=m["value"], message=msg[:500] if msg else None)
+        elif "StartContainer" in line and (m := _SYNC.search(line)) is not None and m["reason"] in _WAITING:
+            b.add(K8sContainerWaiting, n, pod=m["pod"], container=m["container"], reason=m["reason"])
         elif (m := _CONTAINER.match(line)) is not None:
             container = m["name"]
             continue

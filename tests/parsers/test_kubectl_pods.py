@@ -47,6 +47,10 @@ def _parse(mod, name: str):
      [("k8s_container_waiting", 6, {"pod": "gpu-operator-657c5b798d-xgvgc", "reason": "CrashLoopBackOff"})]),
     ("kubectl_pods/gpumanager182_pod_unexpected_admission.txt",
      [("k8s_pod_status", 1, {"status": "UnexpectedAdmissionError"})]),
+    # the kubelet's own log (journald prefix): "Error syncing pod ... failed to "StartContainer" for ... with CrashLoopBackOff"
+    ("kubectl_pods/kubelet_crashloop_gpuoperator8.log",
+     [("k8s_container_waiting", 2, {"pod": "nvidia-driver-daemonset-6d97v", "container": "nvidia-driver-ctr",
+                                    "reason": "CrashLoopBackOff"})]),
 ])
 def test_real_samples(name, want):
     got = _parse(kubectl_pods, name).facts
@@ -99,5 +103,7 @@ def test_signature_linear_over_blank_lines():
 
 def test_not_kubectl():
     assert not kubectl_pods.detect("Warning: something went wrong\nState: fine\n")
+    # kuberuntime's form for another action than starting a container: not a container's waiting reason
+    assert not kubectl_pods.detect('failed to "KillPodSandbox" for "ac11cbf1" with KillPodSandboxError: "rpc error"\n')
     assert not kubectl_pods.detect("")
 
