@@ -44,7 +44,10 @@ NVLS_BIND = re.compile(r"Failed to (?P<op>bind|map|create|allocate) NVLink SHARP
                        r" : CUDA error (?P<code>\d+) '(?P<err>[^']*)'")
 # Cuda failure 'out of memory'          Cuda failure 999 'unknown error'
 # Cuda failure 999 'unknown error          (nccl-tests#276: the closing quote lost in the paste)
-CUDA_FAILURE = re.compile(r"^Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']*?)(?:'|\s*$)")
+# Cuda failure 'cudaDeviceSynchronize failed because caller's grid depth exceeds cudaLimitDevRuntimeSyncDepth'
+#   (CUDA's own text of cudaErrorSyncDepthExceeded (68) holds an apostrophe: the text runs to the quote that ends the line)
+#   (else the first quoted text, with whatever follows it; else a text whose closing quote was lost)
+CUDA_FAILURE = re.compile(r"^Cuda failure (?:(?P<code>\d+) )?'(?:(?P<err>.*)'\s*$|(?P<quoted>[^']*)'|(?P<cut>[^']*?)\s*$)")
 
 # Invalid config blocking attribute value -2147483648      (vllm-project/vllm#1726: NCCL 2.14.3 under a newer torch)
 CONFIG_INVALID = re.compile(r"Invalid config (?P<attr>\w+) attribute value (?P<value>-?\d+)")
@@ -83,7 +86,8 @@ def read_setup(msg: str, src: str | None = None) -> tuple[type, dict[str, Any]] 
         value = int(m["value"])
         return NcclConfigRejected, dict(attribute=m["attr"], value=value, undefined=value == CONFIG_UNDEF_INT)
     if m := CUDA_FAILURE.search(msg.strip()):
-        return NcclCudaFailure, dict(error=m["err"], error_code=int(m["code"]) if m["code"] else None, source_file=src,
+        err = next(e for e in (m["err"], m["quoted"], m["cut"]) if e is not None)
+        return NcclCudaFailure, dict(error=err, error_code=int(m["code"]) if m["code"] else None, source_file=src,
                                      nvls=bool(src) and src.endswith("nvls.cc"))
     return None
 

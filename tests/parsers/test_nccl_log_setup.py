@@ -72,6 +72,11 @@ LINES = [
      "nccl_cuda_failure", {"error": "named symbol not found", "source_file": "enqueue.cc"}),
     ("gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error",
      "nccl_cuda_failure", {"error": "unknown error", "error_code": 999, "nvls": True}),
+    # CUDA's own text of cudaErrorSyncDepthExceeded holds an apostrophe: the error runs to the quote that ends the line
+    # (include/checks.h WARN("Cuda failure '%s'") filled with cudaGetErrorString(68); bench/message_audit.py's sample)
+    ("n1:1:2 [0] enqueue.cc:58 NCCL WARN Cuda failure 'cudaDeviceSynchronize failed because caller's grid depth exceeds "
+     "cudaLimitDevRuntimeSyncDepth'", "nccl_cuda_failure",
+     {"error": "cudaDeviceSynchronize failed because caller's grid depth exceeds cudaLimitDevRuntimeSyncDepth"}),
     # the NVLS bind message goes through the same message table as PyTorch's forward of it (DCGM#304)
     ((FIX / "nvls_bind_cuda401_func_prefix.log").read_text().strip(),
      "nccl_cuda_failure", {"error": "the operation cannot be performed in the present state", "error_code": 401, "nvls": True,
