@@ -65,7 +65,7 @@ LINES: list[tuple[str, str, bool]] = [
     ("oops gp < 5.5", "general protection fault: 0000 [#1] SMP PTI", True),
     # arch/x86/mm/fault.c show_signal_msg, arch/x86/kernel/traps.c
     ("segfault", "python[12345]: segfault at 0 ip 00007f3a2c0a1b2c sp 00007ffd1c2b3a40 error 4 in libc.so.6[7f3a2c000000+195000]", True),
-    ("segfault 6.x", "pt_main_thread[4321]: segfault at 18 ip 00007f0e8c3f2a10 sp 00007ffc2e1d8a80 error 4 in libcuda.so.535.129.03[7f0e8bc00000+1a9d000] likely on CPU 7 (core 3, socket 0)", True),
+    ("segfault 6.x", "pt_main_thread[4321]: segfault at 18 ip 00007f0e8c3f2a10 sp 00007ffc2e1d8a80 error 4 in libcuda.so.535.129.03[7f2a10,7f0e8bc00000+1a9d000] likely on CPU 7 (core 3, socket 0)", True),
     ("user gp fault", "traps: python[12345] general protection fault ip:7f3a2c0a1b2c sp:7ffd1c2b3a40 error:0 in libfoo.so[7f3a2c000000+1000]", True),
     ("user trap", "traps: python3[2345] trap invalid opcode ip:7f12a4b5c6d7 sp:7ffd3e4f5a60 error:0 in libtorch_cpu.so[7f12a0000000+1e2f000]", True),
     # block/blk-core.c blk_print_req_error

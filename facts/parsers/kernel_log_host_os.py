@@ -44,6 +44,20 @@ below is written from, with a line filled from it beside the regex::
     drivers/pci/pcie/dpc.c ("DPC: "): "containment event, status:%#06x source:%#06x" (4.x "DPC containment event, status:%#06x
       source:%#06x")
 
+Real lines (public threads, even-numbered) of these forms::
+
+    May  3 06:24:16 wendy kernel: [1588862.292994] watchdog: BUG: soft lockup - CPU#0 stuck for 23s! [frigate.output:1243199]   (blakeblackshear/frigate#6360)
+    [   32.107804] NMI watchdog: BUG: soft lockup - CPU#113 stuck for 22s! [kopald:854]          (open-power/skiboot#136, 4.4)
+    [70081.927348] INFO: task conda:11003 blocked for more than 120 seconds.                    (conda/conda#9306)
+    [Wed Sep 26 00:30:18 2018] INFO: task python:19772 blocked for more than 120 seconds.  (ROCm/tensorflow-upstream#180)
+    [ 8275.824319] zed-editor[11804]: segfault at 25c ip 000075b6d26f2e1a sp 00007ffc262183a0 error 4 in libnvidia-glcore.so.575.64.03[af2e1a,75b6d2000000+c00000] likely on CPU 10 (core 20, socket 0)   (zed-industries/zed#35758)
+    [32495.562824] nfs: server thinkcentre not responding, timed out                          (linux-surface/linux-surface#1494)
+    [Wed Apr 10 17:58:24 2024] nfs: server 192.168.0.1 not responding, still trying    (openzfs/zfs#15734)
+    [76747.169397] mce: CPU2: Core temperature above threshold, cpu clock throttled (total events = 2675)   (erpalma/throttled#186)
+    [14334.860099] CPU3: Core temperature above threshold, cpu clock throttled (total events = 57536)        (mbusb/multibootusb#164)
+    cgroup: fork rejected by pids controller in /system.slice/nsncd.service              (twosigma/nsncd#24)
+    May 14 09:28:44 10 kernel: [  582.073994] cgroup: fork rejected by pids controller in /user.slice/user-1000.slice/session-1.scope   (ColinIanKing/stress-ng#384)
+
 A DPC containment line followed by the AER error it contained ("PCIe Bus Error: severity=
 Uncorrected (Fatal) ...", read by kernel_log_pcie) only details that error: it is used, with no
 fact of its own; alone (the AER lines not pasted, or not printed) it is the ``pcie_dpc_event``.
@@ -207,12 +221,13 @@ _OOPS = re.compile(
     r"|^(?:Oops: )?general protection fault(?:, probably for non-canonical address 0x[0-9a-f]+)?: [0-9a-f]{4} \[#\d+\]"
 )
 # python[12345]: segfault at 0 ip 00007f3a2c0a1b2c sp 00007ffd1c2b3a40 error 4 in libc.so.6[7f3a2c000000+195000]
-# pt_main_thread[4321]: segfault at 18 ip 00007f0e8c3f2a10 sp 00007ffc2e1d8a80 error 4 in libcuda.so.535.129.03[7f0e8bc00000+1a9d000] likely on CPU 7 (core 3, socket 0)
+# pt_main_thread[4321]: segfault at 18 ip 00007f0e8c3f2a10 sp 00007ffc2e1d8a80 error 4 in libcuda.so.535.129.03[7f2a10,7f0e8bc00000+1a9d000] likely on CPU 7 (core 3, socket 0)
 # traps: python[12345] general protection fault ip:7f3a2c0a1b2c sp:7ffd1c2b3a40 error:0 in libfoo.so[7f3a2c000000+1000]
 # traps: python3[2345] trap invalid opcode ip:7f12a4b5c6d7 sp:7ffd3e4f5a60 error:0 in libtorch_cpu.so[7f12a0000000+1e2f000]
 _SEGV = re.compile(r"(?P<comm>[^\s\[\]][^\[\]]{0,63})\[(?P<pid>\d+)\]: segfault at [0-9a-f]+ ip ")
 _TRAP = re.compile(r"(?P<comm>[^\s\[\]][^\[\]]{0,63})\[(?P<pid>\d+)\] (?P<fault>general protection fault|trap [\w ]+?) ip:")
-_IN_LIB = re.compile(r" in (?P<lib>[^\s\[]+)\[[0-9a-f]+\+[0-9a-f]+\]")
+# " in libnvidia-glcore.so.575.64.03[af2e1a,75b6d2000000+c00000]" (6.1+ print_vma_addr: "%s[%lx,%lx+%lx]", the offset first)
+_IN_LIB = re.compile(r" in (?P<lib>[^\s\[]+)\[(?:[0-9a-f]+,)?[0-9a-f]+\+[0-9a-f]+\]")
 # python invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0, oom_score_adj=0
 # pt_data_worker invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0
 _OOM_INVOKED = re.compile(r"(?P<comm>\S.{0,63}?) invoked oom-killer: gfp_mask=\S+?(?:, order=(?P<order>-?\d+))?")
@@ -238,6 +253,7 @@ _LUSTRE = re.compile(
     r"LustreError: (?:\d+-\d+: (?P<target>[\w.-]+):|\d+:\d+:\()"
     r"|Lustre: [\w.-]+: Connection to (?P<lost>\S+) \(at [^)]*\) was lost")
 # CPU3: Core temperature above threshold, cpu clock throttled (total events = 1)
+# mce: CPU2: Core temperature above threshold, cpu clock throttled (total events = 2675)          (pr_fmt "mce: ", 4.x-5.4)
 # CPU17: Package temperature is above threshold, cpu clock is throttled (total events = 4242)      (5.5+)
 _THERM = re.compile(
     r"CPU(?P<cpu>\d+): (?P<scope>Core|Package) temperature (?:is )?above threshold, cpu clock (?:is )?throttled"

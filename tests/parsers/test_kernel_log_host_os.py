@@ -31,7 +31,7 @@ LINES = [
     ("Oops: general protection fault, probably for non-canonical address 0x6b6b6b6b6b6b6b6b: 0000 [#1] PREEMPT SMP", "host_kernel_fault", "event", "oops"),
     ("general protection fault: 0000 [#1] SMP PTI", "host_kernel_fault", "event", "oops"),
     ("python[12345]: segfault at 0 ip 00007f3a2c0a1b2c sp 00007ffd1c2b3a40 error 4 in libc.so.6[7f3a2c000000+195000]", "process_crash", "library", "libc.so.6"),
-    ("pt_main_thread[4321]: segfault at 18 ip 00007f0e8c3f2a10 sp 00007ffc2e1d8a80 error 4 in libcuda.so.535.129.03[7f0e8bc00000+1a9d000] likely on CPU 7 (core 3, socket 0)", "process_crash", "process", "pt_main_thread"),
+    ("pt_main_thread[4321]: segfault at 18 ip 00007f0e8c3f2a10 sp 00007ffc2e1d8a80 error 4 in libcuda.so.535.129.03[7f2a10,7f0e8bc00000+1a9d000] likely on CPU 7 (core 3, socket 0)", "process_crash", "library", "libcuda.so.535.129.03"),
     ("traps: python[12345] general protection fault ip:7f3a2c0a1b2c sp:7ffd1c2b3a40 error:0 in libfoo.so[7f3a2c000000+1000]", "process_crash", "fault", "general protection fault"),
     ("traps: python3[2345] trap invalid opcode ip:7f12a4b5c6d7 sp:7ffd3e4f5a60 error:0 in libtorch_cpu.so[7f12a0000000+1e2f000]", "process_crash", "fault", "invalid opcode"),
     ("python invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0, oom_score_adj=0", "host_oom_invoked", "process", "python"),
@@ -56,6 +56,24 @@ LINES = [
     ('irq 123: nobody cared (try booting with the "irqpoll" option)', "host_hardware_error", "source", "irq"),
     ("pcieport 0000:00:03.1: DPC: containment event, status:0x1f01 source:0x0000", "pcie_dpc_event", "port", "0000:00:03.1"),
     ("pcieport 0000:00:1c.0: DPC containment event, status:0x1f03 source:0x0000", "pcie_dpc_event", "status", "0x1f03"),
+]
+
+# real lines, verbatim, whole (public threads, even-numbered): (line, kind, field, value, node)
+REAL = [
+    ("May  3 06:24:16 wendy kernel: [1588862.292994] watchdog: BUG: soft lockup - CPU#0 stuck for 23s! [frigate.output:1243199]",
+     "host_kernel_fault", "process", "frigate.output", "wendy"),  # blakeblackshear/frigate#6360
+    ("[   32.107804] NMI watchdog: BUG: soft lockup - CPU#113 stuck for 22s! [kopald:854]", "host_kernel_fault", "cpu", 113, "n1"),  # open-power/skiboot#136
+    ("[70081.927348] INFO: task conda:11003 blocked for more than 120 seconds.", "host_kernel_fault", "pid", 11003, "n1"),  # conda/conda#9306
+    ("[Wed Sep 26 00:30:18 2018] INFO: task python:19772 blocked for more than 120 seconds.", "host_kernel_fault", "event", "hung_task", "n1"),  # ROCm/tensorflow-upstream#180
+    ("[ 8275.824319] zed-editor[11804]: segfault at 25c ip 000075b6d26f2e1a sp 00007ffc262183a0 error 4 in libnvidia-glcore.so.575.64.03[af2e1a,75b6d2000000+c00000] likely on CPU 10 (core 20, socket 0)",
+     "process_crash", "library", "libnvidia-glcore.so.575.64.03", "n1"),  # zed-industries/zed#35758
+    ("[32495.562824] nfs: server thinkcentre not responding, timed out", "shared_fs_error", "event", "timed_out", "n1"),  # linux-surface/linux-surface#1494
+    ("[Wed Apr 10 17:58:24 2024] nfs: server 192.168.0.1 not responding, still trying", "shared_fs_error", "server", "192.168.0.1", "n1"),  # openzfs/zfs#15734
+    ("[76747.169397] mce: CPU2: Core temperature above threshold, cpu clock throttled (total events = 2675)", "host_cpu_throttle", "events", 2675, "n1"),  # erpalma/throttled#186
+    ("[14334.860099] CPU3: Core temperature above threshold, cpu clock throttled (total events = 57536)", "host_cpu_throttle", "cpu", 3, "n1"),  # mbusb/multibootusb#164
+    ("cgroup: fork rejected by pids controller in /system.slice/nsncd.service", "cgroup_pids_limit", "cgroup", "/system.slice/nsncd.service", "n1"),  # twosigma/nsncd#24
+    ("May 14 09:28:44 10 kernel: [  582.073994] cgroup: fork rejected by pids controller in /user.slice/user-1000.slice/session-1.scope",
+     "cgroup_pids_limit", "cgroup", "/user.slice/user-1000.slice/session-1.scope", "10"),  # ColinIanKing/stress-ng#384
 ]
 
 # lines of the same subsystems that report no fault (or only detail one): left unread
@@ -85,6 +103,13 @@ def test_host_os_fault_lines(prefix, line, kind, field, value):
     node = "node1" if "node1" in prefix else "n1"
     assert (f.kind, getattr(f, field), f.evidence.line, f.node) == (kind, value, 1, node)
     assert line in f.evidence.text
+
+
+@pytest.mark.parametrize(("line", "kind", "field", "value", "node"), REAL)
+def test_real_lines(line, kind, field, value, node):
+    assert kernel_log.detect(line + "\n")
+    (f,) = _facts(line + "\n")
+    assert (f.kind, getattr(f, field), f.node) == (kind, value, node)
 
 
 @pytest.mark.parametrize("line", NEAR_MISSES)
