@@ -48,7 +48,7 @@ _TEXT = r"[^|\s](?:[^|]*[^|\s])?"
 _ROW = re.compile(rf"^\s*\|(?P<indent> *)(?:(?P<arrow>-> )?(?P<label>{_TEXT}) *)?\| *(?:(?P<value>{_TEXT}) *)?\|\s*$")
 _HEADER = re.compile(r"^\s*\|\s*Health Monitor Report\s*\|\s*$")
 # Error: Unable to check health watches. Return: <error>      Error: Health watches not enabled. Please enable watches.
-_ERROR = re.compile(r"^\s*Error: (?P<msg>(?:Unable to check health watches|Health watches not enabled)[^\n]{0,200})")
+_ERROR = re.compile(r"^\s*Error: (?P<msg>(?:Unable to check health watches|Health watches not enabled)[^\n]{0,200})", re.M)
 _DETECT = re.compile(r"^\s*\|\s*Health Monitor Report\s*\||\"Health Monitor Report\"", re.M)
 _RESULT = {"Warning": "WARNING", "Failure": "FAILURE"}
 _GPU_GROUP = "GPU"
@@ -64,6 +64,9 @@ class DcgmHealthCheck(Fact):
 
 
 def detect(head: str) -> bool:
+    # dcgmi health --check's report, or its refusal alone (NVIDIA/DCGM#176: watches never set)
+    if "Health watches" in head and _ERROR.search(head) is not None:
+        return True
     return "Health Monitor Report" in head and _DETECT.search(head) is not None
 
 
@@ -162,4 +165,4 @@ def _emit(fb: FactBuilder, overall: str | None, overall_line: int, incidents: li
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT,)
+SIGNATURES = (_DETECT, _ERROR)

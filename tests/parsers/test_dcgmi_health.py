@@ -71,3 +71,10 @@ def test_never_a_clean_check_when_nothing_is_shown():
     assert [f.overall for f in res.facts] == ["Failure"] and len(res.errors) == 1
     res = _parse("Error: Health watches not enabled. Please enable watches. \n" + "\n".join(HEAD) + "\n")
     assert len(res.errors) == 1 and not res.facts
+
+
+def test_refusal_alone_is_read_as_a_check_of_nothing():
+    # dcgmi health --check without watches set, its command line above (NVIDIA/DCGM#176): recognised, no fact,
+    # one parse problem (the diagnosis is inconclusive, neither a clean check nor a fault)
+    res = _parse((FIX / "watches_not_enabled_dcgm176.txt").read_text())
+    assert not res.facts and [e.line for e in res.errors] == [2]
