@@ -103,6 +103,9 @@ LINES: list[tuple[str, str, bool]] = [
     # drivers/pci/pcie/dpc.c
     ("dpc", "pcieport 0000:00:03.1: DPC: containment event, status:0x1f01 source:0x0000", True),
     ("dpc 4.x", "pcieport 0000:00:1c.0: DPC containment event, status:0x1f03 source:0x0000", True),
+    # NVIDIA/nvidia-persistenced (syslog, not the kernel's: the same paste)
+    ("persistenced query", "nvidia-persistenced[1234]: Failed to query NVIDIA devices. Please ensure that the NVIDIA device files (/dev/nvidia*) exist, and that user 0 has read and write permissions for those files.", True),
+    ("persistenced started", "nvidia-persistenced[1234]: Started (1234)", False),
 ]
 
 

@@ -44,7 +44,7 @@ below is written from, with a line filled from it beside the regex::
     drivers/pci/pcie/dpc.c ("DPC: "): "containment event, status:%#06x source:%#06x" (4.x "DPC containment event, status:%#06x
       source:%#06x")
 
-Real lines (public threads, even-numbered) of these forms::
+Real sample lines (public threads, even-numbered) of these forms::
 
     May  3 06:24:16 wendy kernel: [1588862.292994] watchdog: BUG: soft lockup - CPU#0 stuck for 23s! [frigate.output:1243199]   (blakeblackshear/frigate#6360)
     [   32.107804] NMI watchdog: BUG: soft lockup - CPU#113 stuck for 22s! [kopald:854]          (open-power/skiboot#136, 4.4)

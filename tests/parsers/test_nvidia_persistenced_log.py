@@ -1,0 +1,56 @@
+"""nvidia-persistenced's error lines and its unit's failure (nvidia_persistenced_log): the
+daemon's syslog messages as nvidia-persistenced.c prints them, a real journald excerpt
+(ollama/ollama#11932), and its notices that must stay unread."""
+from __future__ import annotations
+
+import pytest
+
+from stethoscope.facts.parsers import nvidia_persistenced_log as npd
+from stethoscope.facts.parsers.base import Artefact
+
+PREFIXES = ("", "Dec  1 10:00:01 gpu-node-07 ", "2025-08-16T00:03:04.247328-04:00 localhost ")
+
+# (line after its syslog prefix, event, bus id)
+LINES = [
+    ("nvidia-persistenced[1234]: Failed to query NVIDIA devices. Please ensure that the NVIDIA device files (/dev/nvidia*) exist, and that user 0 has read and write permissions for those files.", "device_query_failed", None),
+    ("nvidia-persistenced: Unable to find any NVIDIA devices", "no_devices", None),
+    ("nvidia-persistenced[1234]: Failed to open libnvidia-cfg.so.1: libnvidia-cfg.so.1: cannot open shared object file: No such file or directory", "library_missing", None),
+    ("nvidia-persistenced[1234]: Failed to load symbol nvCfgGetPciDevices from libnvidia-cfg.so.1: undefined symbol: nvCfgGetPciDevices", "library_missing", None),
+    ("nvidia-persistenced[1234]: device 0000:3b:00.0 - failed to open.", "device_open_failed", "0000:3b:00.0"),
+    ("nvidia-persistenced[1233]: nvidia-persistenced failed to initialize. Check syslog for more details.", "init_failed", None),
+    ("systemd[1]: nvidia-persistenced.service: Failed with result 'exit-code'.", "unit_failed", None),
+    ("systemd[1]: Failed to start NVIDIA Persistence Daemon.", "unit_failed", None),
+]
+
+NEAR_MISSES = [
+    "nvidia-persistenced[1234]: Started (1234)",
+    "nvidia-persistenced[1234]: Verbose syslog connection opened",
+    "nvidia-persistenced[1234]: device 0000:3b:00.0 - persistence mode enabled.",
+    "systemd[1]: Started nvidia-persistenced.service - NVIDIA Persistence Daemon.",
+    "nvidia-persistenced[1234]: Shutdown (1234)",
+]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize(("line", "event", "bus"), LINES)
+def test_error_forms(prefix, line, event, bus):
+    text = prefix + line + "\n"
+    assert npd.detect(text)
+    (f,) = npd.parse(Artefact(path="s.log", text=text, node="n1")).facts
+    assert (f.event, f.pci_bus_id, f.evidence.line) == (event, bus, 1)
+
+
+@pytest.mark.parametrize("line", NEAR_MISSES)
+def test_notices_stay_unread(line):
+    text = "Dec  1 10:00:01 gpu-node-07 " + line + "\n"
+    assert not npd.detect(text)
+    assert npd.parse(Artefact(path="s.log", text=text, node="n1")).facts == []
+
+
+def test_real_journal_excerpt_ollama_11932():
+    text = ("2025-08-16T00:03:03.937586-04:00 localhost systemd[1]: nvidia-persistenced.service: Control process exited, code=exited, status=1/FAILURE\n"
+            "2025-08-16T00:03:03.959524-04:00 localhost systemd[1]: nvidia-persistenced.service: Failed with result 'exit-code'.\n"
+            "2025-08-16T00:03:03.959639-04:00 localhost systemd[1]: Failed to start nvidia-persistenced.service - NVIDIA Persistence Daemon.\n")
+    assert npd.detect(text)
+    r = npd.parse(Artefact(path="j.log", text=text, node="n1"))
+    assert [(f.event, f.evidence.line) for f in r.facts] == [("unit_failed", 1), ("unit_failed", 2), ("unit_failed", 3)]
