@@ -17,8 +17,8 @@ def _errors(r):
     ("dcgm_exporter_log/fatal_logrus_dcgmexporter34.log",
      [(4, "fatal", "Error starting nv-hostengine: DCGM initialization error", True)], 2),
     # the NVML line is nvml_init's; the unquoted last message stays this reader's
-    ("dcgm_exporter_log/nvml_not_found_slog_dcgmexporter612.log", [(9, "error", "ERROR_LIBRARY_NOT_FOUND", False)], 9),
-    ("dcgm_exporter_log/nvml_not_found_golog_dcgmexporter450.log", [], 10),
+    ("dcgm_exporter_log/nvml_not_found_slog_dcgmexporter612_mixed.log", [(9, "error", "ERROR_LIBRARY_NOT_FOUND", False)], 9),
+    ("dcgm_exporter_log/nvml_not_found_golog_dcgmexporter450_mixed.log", [], 10),
 ])
 def test_real_logs(rel, want, used):
     r = parse_fixture(dcgm_exporter_log, rel)

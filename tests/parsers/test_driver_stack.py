@@ -23,8 +23,8 @@ def _view(r):
     ("nvml_init/video2x1226_mismatch_library_version.txt", [(1, "driver_library_mismatch", "565.57")]),
     ("k8s_device_plugin/device_plugin170_nvml_not_loaded_mixed.log", [(2, "library_not_found", None)]),
     # dcgm-exporter 4.x's "Cannot init NVML library; err: %v" in slog's text form and through Go's log package
-    ("dcgm_exporter_log/nvml_not_found_slog_dcgmexporter612.log", [(6, "library_not_found", None)]),
-    ("dcgm_exporter_log/nvml_not_found_golog_dcgmexporter450.log", [(7, "library_not_found", None)]),
+    ("dcgm_exporter_log/nvml_not_found_slog_dcgmexporter612_mixed.log", [(6, "library_not_found", None)]),
+    ("dcgm_exporter_log/nvml_not_found_golog_dcgmexporter450_mixed.log", [(7, "library_not_found", None)]),
 ])
 def test_nvml_failures_from_real_output(rel, want):
     r = _parse(nvml_init, rel)
