@@ -340,15 +340,26 @@ def test_nccl_net_plugin_fallback_info_lines_stay_healthy(ruleset, tmp_path):
     assert rep.verdict == "healthy", (rep.reason, [f.summary for f in rep.findings])
 
 
-def test_warnings_and_panic_settings_in_a_healthy_log_stay_healthy(ruleset, tmp_path):
-    # the real dmesg's "Command line: ... panic=1" and a torchrun W-level shutdown notice
+def test_panic_settings_in_a_healthy_log_stay_healthy(ruleset, tmp_path):
+    # the real dmesg's "Command line: ... panic=1" is a setting, not a panic
     b = _copy(tmp_path, B)
     assert "panic=1" in (b / "vm" / "dmesg.txt").read_text()
+    rep = diagnose_bundle(b, ruleset, jobs=1)
+    assert rep.verdict == "healthy", (rep.reason, [f.summary for f in rep.findings])
+
+
+def test_torchrun_closing_its_workers_is_never_healthy(ruleset, tmp_path):
+    # torchrun's agent signals only the workers still running when the group stops before it
+    # finished (torch/distributed/elastic/multiprocessing/api.py _close: a worker failed, or the
+    # agent was stopped); a run that completes never prints it (this test took it for a
+    # shutdown notice until rule torch_agent_closing_workers read it)
+    b = _copy(tmp_path, B)
     _append(b / "vm" / "torch-allreduce.log",
             "W1129 20:28:40.001000 1668 torch/distributed/elastic/multiprocessing/api.py:897] "
             "Sending process 1709 closing signal SIGTERM\n")
     rep = diagnose_bundle(b, ruleset, jobs=1)
-    assert rep.verdict == "healthy", (rep.reason, [f.summary for f in rep.findings])
+    assert rep.verdict != "healthy", (rep.reason, [f.summary for f in rep.findings])
+    assert "torch_agent_closing_workers" in [f.rule for f in rep.findings]
 
 
 def test_na_values_are_unsupported_fields_not_failures(ruleset, tmp_path):
