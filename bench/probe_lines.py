@@ -113,26 +113,33 @@ def entity(f: dict) -> str:
     return ",".join(f"{k}={v}" for k, v in ent.items() if v not in (None, "")) or "-"
 
 
+def make_runner(steth: str = ""):
+    """A function diagnosing one bundle folder into the JSON report: in-process (steth's plain
+    functions, the rules loaded once), or through the ``steth`` executable named."""
+    if steth:
+        def run(folder: Path) -> dict:
+            proc = subprocess.run([steth, "diagnose", "--from-logs", str(folder), "--format", "json"],
+                                  capture_output=True, text=True, timeout=300)
+            return json.loads(proc.stdout) if proc.stdout.strip() else {"verdict": f"rc={proc.returncode}"}
+        return run
+    from stethoscope.engine.pipeline import diagnose, observe_bundle
+    from stethoscope.engine.ruleengine.loader import load_rules
+
+    ruleset = load_rules()
+
+    def run(folder: Path) -> dict:
+        rep = diagnose(observe_bundle(str(folder), 1, ruleset=ruleset), ruleset)
+        return json.loads(rep.model_dump_json(exclude_none=True))
+    return run
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steth", default="", help="run this steth executable instead of in-process")
     ap.add_argument("--only", default="", help="only lines whose name holds this text")
     ap.add_argument("--json", action="store_true", help="one JSON object per line instead of the table")
     args = ap.parse_args()
-    if args.steth:
-        def run(folder: Path) -> dict:
-            proc = subprocess.run([args.steth, "diagnose", "--from-logs", str(folder), "--format", "json"],
-                                  capture_output=True, text=True, timeout=300)
-            return json.loads(proc.stdout) if proc.stdout.strip() else {"verdict": f"rc={proc.returncode}"}
-    else:
-        from stethoscope.engine.pipeline import diagnose, observe_bundle
-        from stethoscope.engine.ruleengine.loader import load_rules
-
-        ruleset = load_rules()
-
-        def run(folder: Path) -> dict:
-            rep = diagnose(observe_bundle(str(folder), 1, ruleset=ruleset), ruleset)
-            return json.loads(rep.model_dump_json(exclude_none=True))
+    run = make_runner(args.steth)
 
     rows = []
     for name, text in LINES:
