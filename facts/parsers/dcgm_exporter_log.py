@@ -50,6 +50,13 @@ _EXITS = ("fatal", "panic")
 # ERRO[0000] Encountered a failure.     (pkg/cmd/app.go's recover(): logrus/slog .Error("Encountered a failure."),
 #   then its error goes to main's logrus.Fatal: the exporter exits)
 _FAILURE = "Encountered a failure."
+# The exporter asked DCGM to watch fields that this node's DCGM cannot serve: DCGM_ST_MODULE_NOT_LOADED's
+# errorString (the profiling / DCP module is not loaded: a GPU without DCP metrics, or a DCGM without the
+# module) or DCGM_ST_NOT_SUPPORTED's. Exporters before 2.1.2 watched DCP fields by default, which only
+# datacenter GPUs have (NVIDIA/gpu-monitoring-tools#141's maintainer): a field list that does not fit the node.
+# time="2020-10-27T20:31:42Z" level=fatal msg="Error watching fields: This request is serviced by a module of DCGM that is not currently loaded"
+_WATCH_UNSUPPORTED = re.compile(r"Error watching fields: (?:This request is serviced by a module of DCGM that is not currently loaded"
+                                r"|This request is not supported by the current device)")
 
 
 @fact_kind
@@ -62,6 +69,8 @@ class DcgmExporterError(Fact):
     level: str  # error | fatal | panic
     message: str
     exiting: bool = False
+    #: the fields it was asked to watch are ones this node's DCGM cannot serve (_WATCH_UNSUPPORTED)
+    watch_unsupported: bool = False
 
 
 def _line(line: str) -> tuple[str, str] | None:
@@ -91,7 +100,8 @@ def parse(artefact: Artefact) -> ParseResult:
         result.lines_used += 1
         if level in ("error", *_EXITS) and not any(sig.search(msg) for sig in nvml_init.SIGNATURES):
             b.add(DcgmExporterError, n, level=level, message=msg.strip()[:400],
-                  exiting=level in _EXITS or msg.strip() == _FAILURE)
+                  exiting=level in _EXITS or msg.strip() == _FAILURE,
+                  watch_unsupported=_WATCH_UNSUPPORTED.search(msg) is not None)
     return result
 
 
