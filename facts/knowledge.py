@@ -289,6 +289,13 @@ class LinkQualityCounter(_M):
     severity: Severity
     meaning: str = Field(min_length=20)
 
+    @model_validator(mode="after")
+    def _rate_limit_has_a_log(self) -> "LinkQualityCounter":
+        # rule link_ber_over_limit compares log10(value) with log10(limit): a rate's limit of 0 has none
+        if self.check == "ber" and self.limit <= 0:
+            raise ValueError(f"{self.counter}: a BER limit must be above 0 (the rule compares logarithms)")
+        return self
+
 
 class LinkQuality(_M):
     """knowledge/link_quality.yaml: the limits of the link-quality counters (mlxlink, ethtool -S)."""

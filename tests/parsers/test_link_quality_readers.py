@@ -22,7 +22,12 @@ def test_mlxlink_real_healthy_port():
     assert counters["Effective Physical BER"].value < 1e-200 and counters["Effective Physical BER"].printed == "15E-255"
     assert counters["Link Down Counter"].value == 0 and counters["Link Down Counter"].minutes_since_clear == 25074.8
     assert "Raw Physical Errors Per Lane" not in counters  # a per-lane list, not one number
-    assert not link_quality.summarise(_kinds(res, "link_counter"))
+    # each counter knowledge lists, beside its limit (the rules judge: tests/rules/network/link_*)
+    beside = {j.counter: j for j in link_quality.summarise(_kinds(res, "link_counter"))}
+    assert set(beside) == {"Effective Physical Errors", "Effective Physical BER", "Link Down Counter", "Link Error Recovery Counter"}
+    ber = beside["Effective Physical BER"]
+    assert (ber.limit, ber.limit_log10, round(ber.value_log10, 2)) == (1e-12, -12.0, -253.82)
+    assert beside["Link Down Counter"].value_log10 is None  # 0: no logarithm, the count rules compare value
 
 
 def test_mlxlink_failing_forms():
@@ -40,6 +45,7 @@ def test_mlxlink_failing_forms():
     assert (down.device, down.link_up, down.below_enabled) == ("mlx5_1", False, False)
     judged = {j.counter: j for j in link_quality.summarise(_kinds(res, "link_counter"))}
     assert judged["Effective Physical BER"].check == "ber" and judged["Effective Physical BER"].limit == 1e-12
+    assert round(judged["Effective Physical BER"].value_log10, 9) == -11.522878745  # what rule link_ber_over_limit compares
     assert judged["Effective Physical Errors"].cause == "ib_link_errors"
     assert "Link Down Counter" not in judged  # N/A: no reading
 
