@@ -161,7 +161,14 @@ def parse(artefact: Artefact) -> ParseResult:
     desync_ctx: dict[str, Any] = {}
 
     forwarded: set[tuple[int, str]] = set()  # (line, text) of messages read as a "Last error:"
+    joined_to = 0  # the last line a terminal-cut message took as its continuation (tl.unwrap)
     for no, whole, start, end in tl.marked_lines(artefact, tl.MARKERS + fwd.MARKERS + twe.MARKERS + ("Caught collective operation timeout",)):
+        if no <= joined_to:
+            continue
+        whole, end, cont = tl.unwrap(artefact.text, whole, end)
+        if cont:
+            joined_to = no + cont
+            used.update(range(no + 1, joined_to + 1))
         segs = tl.segments(whole)
         for i, line in enumerate(segs):
             nxt = segs[i + 1] if i + 1 < len(segs) else tl.next_line(artefact.text, end).strip()

@@ -202,6 +202,50 @@ def marked_lines(artefact: Artefact, markers: tuple[str, ...]) -> Iterator[tuple
         yield artefact.line_of(start), text[start:end].rstrip("\r"), start, end
 
 
+# A terminal's copy cuts a long line at the terminal's width and the paste keeps the cut, anywhere in
+# the line (inside a word or a number); the rest starts the next line with no prefix of its own:
+# [rank6]:[E207 01:29:36.730311765 ProcessGroupNCCL.cpp:616] [Rank 6] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1, Nume
+# lOut=1, Timeout(ms)=600000) ran for 600050 milliseconds before timing out.                        (sgl-project/sglang#3368)
+# [rank2]:[E210 02:06:33.394775308 ProcessGroupNCCL.cpp:1595] [PG ID 2 PG GUID 3 Rank 2] Process group watchdog thread terminated with exception: [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(S
+# eqNum=1522789, OpType=_ALLGATHER_BASE, NumelIn=298960, NumelOut=4783360, Timeout(ms)=600000) ran for 600094 milliseconds before timing out.   (sgl-project/sglang#3424)
+# [rank4]:[E304 12:54:52.123659968 ProcessGroupNCCL.cpp:1785] [PG ID 2 PG GUID 3 Rank 4] Exception (either an error or timeout) detected by watchdog at work: 151721, last enqueued NCCL wor
+# k: 151721, last completed NCCL work: 151720.                                                      (sgl-project/sglang#3932)
+# A message whose own end is missing from its line (ProcessGroupNCCL's "WorkNCCL(...)" without its ")", the
+# watchdog's "ran for <ms> milliseconds before timing out." or the progress "last enqueued ..., last completed
+# ...: <n>" unread) takes the next lines as its continuation, joined as cut (nothing between), when the
+# join completes it and those lines start no record of their own.
+_WRAP_MAX = 2  # continuation lines (a very long line cut twice)
+# a line that starts a record: a bracketed label or stamp, a glog/c10 header, a date, a traceback or frame line
+_RECORD_START = re.compile(r"[\[(<{\s]|[IWEF]\d{4} |\d{4}-\d\d-\d\d|Exception raised |frame #|Traceback |terminate called ")
+
+
+def _incomplete(line: str) -> bool:
+    if "WorkNCCL(" in line:
+        if WORK_NCCL.search(line) is None:
+            return True
+        return "Watchdog caught" in line and "milliseconds before timing out" not in line
+    return "ast enqueued " in line and PROGRESS.search(line) is None
+
+
+def unwrap(text: str, line: str, end: int) -> tuple[str, int, int]:
+    """``line`` (ending at offset ``end`` of ``text``) joined with the continuation lines a
+    terminal's cut left below it: (the joined line, the offset where it now ends, the number of
+    lines joined). The line comes back as it is when it is complete or no join completes it."""
+    if not _incomplete(line):
+        return line, end, 0
+    joined, stop = line, end
+    for k in range(1, _WRAP_MAX + 1):
+        if stop >= len(text):
+            break
+        cont = next_line(text, stop).rstrip("\r")
+        if not cont or _RECORD_START.match(cont):
+            break
+        joined, stop = joined + cont, stop + 1 + len(next_line(text, stop))
+        if not _incomplete(joined):
+            return joined, stop, k
+    return line, end, 0
+
+
 def prev_line(text: str, start: int) -> str:
     """The line before the one starting at ``start``."""
     if start == 0:

@@ -408,3 +408,32 @@ def test_comm_init_failed_names_the_nccl_result():
     assert torch_log.detect(line)
     (f,) = parse_text(line + "\n").facts
     assert (f.kind, f.nccl_error, f.nccl_version) == ("torch_nccl_error", "ncclSystemError", "2.27.3")
+
+
+def test_watchdog_lines_cut_by_a_terminal_are_joined_with_their_continuation():
+    # SGLang threads (#3368, #3424, #3932): a terminal cut the watchdog's lines at its width, inside
+    # "NumelOut", "SeqNum", a number or "work"; the rest starts the next line with no prefix of its own
+    r = parse_file("sglang_terminal_wrap.log")
+    got = sorted((t.rank, t.seq_num, t.op_type, t.numel_in, t.numel_out, t.timeout_ms, t.elapsed_ms, t.evidence.line)
+                 for t in of(r, "torch_watchdog_timeout"))
+    assert got == [(2, 1522789, "_ALLGATHER_BASE", 298960, 4783360, 600000, 600094, 4),
+                   (4, 151721, "_ALLGATHER_BASE", 8080, 129280, 600000, 600049, 7),
+                   (6, 2, "ALLREDUCE", 1, 1, 600000, 600050, 1)]
+    (p,) = of(r, "torch_nccl_progress")  # "last enqueued NCCL wor" / "k: 151721, ..." joins; line 10 repeats it
+    assert (p.rank, p.last_enqueued_seq, p.last_completed_seq) == (4, 151721, 151720)
+    assert not any("WorkNCCL" in e.message for e in r.errors)
+
+
+def test_a_cut_line_is_not_joined_with_a_record_nor_when_the_join_does_not_complete_it():
+    # near misses: the next line starts a record of its own (a rank label, a traceback line); the
+    # next line does not complete the message; a complete line takes nothing
+    cut = "[rank6]:[E207 01:29:36.730311765 ProcessGroupNCCL.cpp:616] [Rank 6] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1, Nume"
+    for nxt in ("[rank7]:[E207 01:29:36.730311765 ProcessGroupNCCL.cpp:616] [Rank 7] lOut=1, Timeout(ms)=600000) ran for 1 milliseconds before timing out.",
+                "Exception raised from checkTimeout at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:618 (most recent call first):",
+                "some other text"):
+        r = parse_text(cut + "\n" + nxt + "\n")
+        assert [t for t in of(r, "torch_watchdog_timeout") if t.rank == 6] == [], nxt
+    whole = cut + "lOut=1, Timeout(ms)=600000) ran for 600050 milliseconds before timing out."
+    r = parse_text(whole + "\nlOut=1, Timeout(ms)=600000) ran for 600050 milliseconds before timing out.\n")
+    (t,) = of(r, "torch_watchdog_timeout")
+    assert (t.numel_out, t.timeout_ms, t.evidence.line) == (1, 600000, 1)
