@@ -58,7 +58,9 @@ _FAILED = re.compile(r"(?:Failed to (?:initialize NVML|start nvml with error):|C
                      r"[ \t]*(?P<msg>[^\n\\\"]*)")
 # Error: Failed to initialize NVML      (dcgm-exporter's embedded nv-hostengine, no error text after it:
 #   NVIDIA/gpu-monitoring-tools#96, the line before 'level=fatal msg="Error starting nv-hostengine: DCGM initialization error"')
-_BARE = re.compile(r"(?:^|\bError: )Failed to initialize NVML[ \t]*$", re.M)
+# Crash loop backoff with `Error: Failed to initialize NVML` on GKE      (the same, quoted as markdown inline code in a
+#   sentence: the closing backtick ends the message; NVIDIA/dcgm-exporter#59's title)
+_BARE = re.compile(r"(?:^|\bError: )Failed to initialize NVML(?:[ \t]*$|`)", re.M)
 # nvidia-docker | 2016/12/17 05:23:46 Error: nvml: Driver/library version mismatch     (NVIDIA/nvidia-docker#270, 1.x;
 #   its Go NVML bindings word every failure "nvml: <nvmlErrorString>", and the tool logs a fatal one as "Error: <err>")
 _GO_ERROR = re.compile(r"\bError: nvml: (?P<msg>[^\n\\]*)")

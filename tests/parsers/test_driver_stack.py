@@ -38,6 +38,8 @@ def test_nvml_failures_from_real_output(rel, want):
     ("E0121 12:04:24.666244       1 factory.go:87] Failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND.",
      "library_not_found", "nvml"),
     ("Failed to initialize NVML: Unknown Error", "unknown_error", "nvml"),
+    # the bare form quoted as inline code in a sentence (NVIDIA/dcgm-exporter#59's title)
+    ("Crash loop backoff with `Error: Failed to initialize NVML` on GKE", "other", "nvml"),
     ("No devices were found", "no_devices", "nvidia-smi"),
     # nvidia-docker 1.x's Go bindings (NVIDIA/nvidia-docker#270)
     ("nvidia-docker | 2016/12/17 05:23:46 Error: nvml: Driver/library version mismatch", "driver_library_mismatch", "nvml"),
