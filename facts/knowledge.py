@@ -318,7 +318,9 @@ class NicLineRate(_M):
 
 class NcclArchSupport(_M):
     architecture: str
-    products: str | None = None  # a regex on the product name
+    #: words of the GPU's product name (nvidia-smi's, split at spaces, dashes, slashes and
+    #: underscores, compared case-insensitively) any of which picks this entry; none: any product
+    product_words: list[str] = Field(default_factory=list)
     compute_capability: str = Field(pattern=r"^\d+\.\d+$")
     nccl_min: str = Field(pattern=r"^\d+\.\d+\.\d+$")
     cuda_min: str = Field(pattern=r"^\d+\.\d+$")
@@ -502,6 +504,11 @@ class IbWcStatuses(_M):
 
     def entry(self, status: int) -> IbWcStatusEntry | None:
         return next((s for s in self.statuses if s.status == status), None)
+
+    def leading_name(self, text: str) -> IbWcStatusEntry | None:
+        """The status whose ibv_wc_status_str() name ``text`` starts with (exact case, the longest
+        such name): a status a program printed only by libibverbs' string, maybe with more after it."""
+        return max((s for s in self.statuses if text.startswith(s.name)), key=lambda s: len(s.name), default=None)
 
 
 # --- ipmi_sel_events.yaml: what a BMC System Event Log entry means -----------------------------

@@ -14,6 +14,12 @@ from stethoscope.facts.parsers.xid_knowledge_facts import GpuProduct
 _WORDS = re.compile(r"[\s\-_/]+")
 
 
+def name_words(name: str | None) -> list[str]:
+    """A product name's words as knowledge tables list them, lower-case: ``NVIDIA GeForce
+    RTX 5090`` -> nvidia, geforce, rtx, 5090 (also knowledge/nccl_arch_support.yaml's product_words)."""
+    return [t.lower() for t in _WORDS.split(name or "") if t]
+
+
 def product_facts(facts: list[Fact]) -> list[Fact]:
     words = {w.lower(): w for w in knowledge.load("gpu_products.yaml").no_nvswitch_words}
     out: list[Fact] = []
@@ -22,7 +28,7 @@ def product_facts(facts: list[Fact]) -> list[Fact]:
         name = getattr(f, "name", None) if f.kind == "gpu_info" else None
         if not name or (f.node, f.pci_bus_id) in seen:  # type: ignore[attr-defined]
             continue
-        hit = next((words[t.lower()] for t in _WORDS.split(name) if t.lower() in words), None)
+        hit = next((words[t] for t in name_words(name) if t in words), None)
         if hit is None:
             continue
         seen.add((f.node, f.pci_bus_id))  # type: ignore[attr-defined]

@@ -5,8 +5,9 @@
   indexes where RDMA connections failed);
 - ``nccl_gdr_distance``: GPUDirect RDMA turned off for a GPU/HCA pair by its PCIe distance,
   with whether the job goes over the network at all;
-- ``nccl_arch_unsupported``: the NCCL in use predates native code for the node's GPU
-  architecture (``knowledge/nccl_arch_support.yaml``), read from ``nvidia-smi -q``.
+- ``nccl_arch_build``: the NCCL in use beside the first release with native code for the
+  node's GPU architecture (``knowledge/nccl_arch_support.yaml``, the architecture and product
+  name read from ``nvidia-smi -q``); rules compare the versions.
 """
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from collections import defaultdict
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
-from stethoscope.facts.parsers.nccl_check_facts import NcclArchUnsupported, NcclGdrDistance, RoceGidSet
+from stethoscope.engine.catalogues.gpu_products import name_words
+from stethoscope.facts.parsers.nccl_check_facts import NcclArchBuild, NcclGdrDistance, RoceGidSet
 
 
 def _make(cls, shown: Fact, sources: list[Fact], key: str, node: str | None = None, **fields) -> Fact:
@@ -141,38 +143,35 @@ def arch_table() -> list[knowledge.NcclArchSupport]:
 
 
 def arch_entry(architecture: str, name: str | None) -> knowledge.NcclArchSupport | None:
+    words = set(name_words(name))
     for e in arch_table():
         if e.architecture.lower() != architecture.strip().lower():
             continue
-        if e.products is not None and not re.search(e.products, name or ""):
+        if e.product_words and not words & {w.lower() for w in e.product_words}:
             continue
         return e
     return None
 
 
 def arch_support(by_kind: dict[str, list[Fact]]) -> list[Fact]:
+    """One ``nccl_arch_build`` for each NCCL version line (and build CUDA) a node printed whose
+    GPU architecture the table lists; no verdict here."""
     gpus: dict[str, Fact] = {}
     for g in by_kind.get("gpu_info", []):
         if g.product_architecture:
             gpus.setdefault(g.node, g)
     out: list[Fact] = []
-    done: set[str] = set()
+    done: set[tuple[str, str, str | None]] = set()
     for v in by_kind.get("nccl_version", []):
         g = gpus.get(v.node)
-        if g is None or v.node in done:
+        if g is None or (v.node, v.version, v.cuda) in done:
             continue
         entry = arch_entry(g.product_architecture, g.name)
         if entry is None:
             continue
-        if _vt(v.version) < _vt(entry.nccl_min):
-            reason = "nccl_too_old"
-        elif v.cuda and _vt(v.cuda) < _vt(entry.cuda_min):
-            reason = "build_cuda_too_old"
-        else:
-            continue
-        done.add(v.node)
-        out.append(_make(NcclArchUnsupported, v, [v, g], f"{v.node}", version=v.version, build_cuda=v.cuda,
+        done.add((v.node, v.version, v.cuda))
+        out.append(_make(NcclArchBuild, v, [v, g], f"{v.node}:{v.version}:{v.cuda}", version=v.version, build_cuda=v.cuda,
                          architecture=g.product_architecture, gpu_name=g.name,
                          compute_capability=entry.compute_capability, nccl_min=entry.nccl_min,
-                         cuda_min=entry.cuda_min, reason=reason, source=entry.source))
+                         cuda_min=entry.cuda_min, source=entry.source))
     return out

@@ -7,7 +7,10 @@ original lines (completion errors, ``set by environment`` lines, ``nvidia-smi -q
 """
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Any, Literal
+
+from pydantic import model_validator
 
 from stethoscope.facts.model import Fact, fact_kind
 
@@ -54,12 +57,26 @@ class NcclGdrDistance(Fact):
     sources: str
 
 
-@fact_kind
-class NcclArchUnsupported(Fact):
-    """The NCCL release (or the CUDA it was built with) on a node predates native code for
-    the node's GPU architecture (``knowledge/nccl_arch_support.yaml``)."""
+def version_key(version: str | None) -> int | None:
+    """A dotted version as one number that orders releases (major, minor, patch: 1,000 each):
+    "2.26.2" -> 2026002, "12.8" -> 12008000; None where no number is printed."""
+    parts = [int(x) for x in re.findall(r"\d+", version or "")[:3]]
+    if not parts:
+        return None
+    parts += [0] * (3 - len(parts))
+    return parts[0] * 1_000_000 + parts[1] * 1_000 + parts[2]
 
-    kind: Literal["nccl_arch_unsupported"] = "nccl_arch_unsupported"
+
+@fact_kind
+class NcclArchBuild(Fact):
+    """The NCCL release on a node (and the CUDA it was built with) beside the first release with
+    native code for the node's GPU architecture (``knowledge/nccl_arch_support.yaml``); rules
+    judge it (rules/nccl/nccl_arch_not_in_build.yaml, nccl_arch_build_cuda_too_old.yaml).
+
+    The ``*_key`` fields are the versions as numbers that order releases (:func:`version_key`),
+    filled from the dotted versions: rules compare those."""
+
+    kind: Literal["nccl_arch_build"] = "nccl_arch_build"
     version: str  # "2.21.5"
     build_cuda: str | None = None  # "12.4" from "+cuda12.4"
     architecture: str  # "Blackwell"
@@ -67,6 +84,19 @@ class NcclArchUnsupported(Fact):
     compute_capability: str  # "10.0"
     nccl_min: str
     cuda_min: str
-    reason: Literal["nccl_too_old", "build_cuda_too_old"]
+    version_key: int | None = None
+    build_cuda_key: int | None = None
+    nccl_min_key: int | None = None
+    cuda_min_key: int | None = None
     source: str  # where the table's entry comes from
     sources: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for text, key in (("version", "version_key"), ("build_cuda", "build_cuda_key"),
+                              ("nccl_min", "nccl_min_key"), ("cuda_min", "cuda_min_key")):
+                if data.get(key) is None and data.get(text) is not None:
+                    data = {**data, key: version_key(str(data[text]))}
+        return data
