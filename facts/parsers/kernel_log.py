@@ -88,7 +88,7 @@ _MESSAGE_START = re.compile(r"NVRM: |nvidia-nvswitch\d+: SXid|\bkernel: ")
 # after an AER or "The NVIDIA GPU" line, read directly as continuations).
 _KEYWORDS = re.compile(
     r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
-    r"|nvidia: probe of |probe with driver nvidia |of memory: Kill|" + kernel_log_modules.KEYWORDS
+    r"|nvidia: probe of |probe with driver nvidia |of memory(?: \(oom_kill_allocating_task\))?: Kill|" + kernel_log_modules.KEYWORDS
     + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS,
 )
 # the same keywords for RE2 (a DFA over the bytes: the alternation costs nothing per character,
@@ -116,17 +116,18 @@ _DETECT = re.compile(
     r"|: kern: *[a-z]+ *: \[\d{4}-"
     r"|^\[\s*\+?\d+\.\d{6}\] |^\[[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4}\] "
     r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ kernel: "
-    r"|(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process \d+ \("  # pasted without a prefix
+    r"|(?:Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill(?:ed)? process \d+ \("  # pasted without a prefix
     # host faults pasted without a prefix (kernel_log_host): their fault forms
     r"|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS,
     re.M,
 )
 _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ",
-                "of memory: Kill", "[Hardware Error]", "EDAC ", "NETDEV WATCHDOG", "EXT4-fs ",
+                "of memory: Kill", "oom_kill_allocating_task): Kill", "[Hardware Error]", "EDAC ", "NETDEV WATCHDOG", "EXT4-fs ",
                 "XFS (", "nvme nvme",
                 # kernel_log_host_os's forms
                 "INFO: task ", "soft lockup", "hard LOCKUP", "INFO: ", "Kernel panic", "kernel BUG at ", "BUG: ",
                 "general protection fault", "segfault at ", "] trap ", "invoked oom-killer", "error, dev ",
+                "ernel BUG at ", "Unable to handle kernel ", " [#", "]: unhandled exception: ", "emperature above", "DPC",
                 "Buffer I/O error", "not responding", "Lustre", "above threshold", "Port module event", "Link down",
                 "pids controller", "nobody cared", "containment event")  # or a line starting "["
 
@@ -134,8 +135,10 @@ _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " k
 # Memory cgroup out of memory: Killed process 629 (onmt_train) total-vm:14119556kB, anon-rss:6538204kB, file-rss:80652kB, shmem-rss:16kB, UID:0 pgtables:13432kB oom_score_adj:0
 # Out of memory: Killed process 2481 (python3) total-vm:8123400kB, anon-rss:7981200kB, file-rss:0kB, ...
 # Out of memory: Kill process 2481 (python3) score 912 or sacrifice child          (Linux < 4.19)
+# Out of memory (oom_kill_allocating_task): Kill process 6344 (sh) score 0 or sacrifice child   (vm.oom_kill_allocating_task=1:
+#   out_of_memory() kills the task that asked, oom_kill_process(oc, "Out of memory (oom_kill_allocating_task)"))
 _OOM_KILL = re.compile(
-    r"(?P<scope>Out of memory|Memory cgroup out of memory): Kill(?:ed)? process (?P<pid>\d+) \((?P<comm>[^)\n]{0,64})\)"
+    r"(?P<scope>Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill(?:ed)? process (?P<pid>\d+) \((?P<comm>[^)\n]{0,64})\)"
     r"(?: total-vm:(?P<vm>\d+)kB, anon-rss:(?P<anon>\d+)kB)?"
 )
 
@@ -370,7 +373,7 @@ def parse(artefact: Artefact) -> ParseResult:
         if parse_link_down(b, ln, msg, common, lines, used):
             boots.had_content = True
             continue
-        if "of memory: Kill" in msg and (o := _OOM_KILL.search(msg)) is not None:
+        if "of memory" in msg and ": Kill" in msg and (o := _OOM_KILL.search(msg)) is not None:
             cgroup = o["scope"].startswith("Memory cgroup")
             anon = int(o["anon"]) if o["anon"] else None
             b.add(HostOomKill, ln, pid=int(o["pid"]), process=o["comm"], cgroup=cgroup,

@@ -14,35 +14,49 @@ below is written from, with a line filled from it beside the regex::
     kernel/hung_task.c check_hung_task: "INFO: task %s:%d blocked for more than %ld seconds."
     kernel/watchdog.c ("watchdog: ", 4.15+): "BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]"
     kernel/watchdog_hld.c ("NMI watchdog: ") / 6.x kernel/watchdog.c: "Watchdog detected hard LOCKUP on cpu %d"
+      (6.6+ "CPU%u: Watchdog detected hard LOCKUP on cpu %u")
     kernel/rcu/tree_stall.h ("rcu: ", 4.20+): "INFO: %s self-detected stall on CPU", "INFO: %s detected stalls on CPUs/tasks:",
-      "INFO: %s detected expedited stalls on CPUs/tasks: {"
-    kernel/panic.c: "Kernel panic - not syncing: %s"
-    lib/bug.c / arch/x86/kernel/dumpstack.c: "kernel BUG at %s:%u!"
+      "INFO: %s detected expedited stalls on CPUs/tasks: {", 6.12+ "INFO: %s detected stall, but suppressed full report due
+      to a stuck CSD-lock."; kernel/rcu/tasks.h "INFO: rcu_tasks detected stalls on tasks:"; < 3.7 "INFO: %s detected stall
+      on CPU %d (t=%lu jiffies)"
+    kernel/panic.c: "Kernel panic - not syncing: %s" (and its closing "---[ end Kernel panic - not syncing: %s ]---")
+    lib/bug.c / arch/x86/kernel/dumpstack.c: "kernel BUG at %s:%u!" ("Kernel BUG at %pB [verbose debug info unavailable]"
+      without CONFIG_DEBUG_BUGVERBOSE)
     arch/x86/mm/fault.c: "BUG: unable to handle page fault for address: %px" (5.x+), "BUG: kernel NULL pointer
       dereference, address: %px" (5.x+), "BUG: unable to handle kernel paging request at %p" / "... kernel NULL pointer
       dereference at %p" (< 5.0); show_signal_msg: "%s%s[%d]: segfault at %lx ip %px sp %px error %lx" + " in %s[%lx+%lx]"
     arch/x86/kernel/traps.c ("traps: "): "%s[%d] general protection fault ip:%lx sp:%lx error:%lx", "%s[%d] trap %s ip:%lx sp:%lx
       error:%lx"; die(): "general protection fault: %04lx [#%d]" / 5.x "general protection fault, probably for non-canonical
-      address 0x%lx: 0000 [#1] SMP" (6.x "Oops: " before it)
-    mm/oom_kill.c dump_header: "%s invoked oom-killer: gfp_mask=%#x(%pGg), order=%d, oom_score_adj=%hd"
+      address 0x%lx: 0000 [#1] SMP" (6.10+ "Oops: " before it); the die() header "%s: %04lx [#%d]" of every oops (6.10+
+      "Oops: %s: ..."; arm64 "Internal error: %s: %016lx [#%d]"), read alone for a kernel-mode trap, else a detail
+    arch/arm64/mm/fault.c die_kernel_fault: "Unable to handle kernel %s at virtual address %016lx"; arch/arm64/kernel/traps.c
+      arm64_show_signal: "%s[%d]: unhandled exception: " "%s, ESR 0x%016lx, " "%s" " in %s[%lx+%lx]" (a process's crash)
+    mm/oom_kill.c dump_header: "%s invoked oom-killer: gfp_mask=%#x(%pGg), order=%d, oom_score_adj=%hd" (4.9-4.19
+      ", nodemask=%*pbl," before order; 2.6.x "oom_adj=%d")
     block/blk-core.c blk_print_req_error (5.3+; "blk_update_request: " before 5.16): "%s error, dev %s, sector %llu op 0x%x:(%s)
       flags 0x%x phys_seg %u prio class %u" (%s: "I/O", "critical medium", "timeout", ...); < 5.3 "blk_update_request: I/O error,
-      dev %s, sector %llu" (4.18-5.2 "print_req_error: ")
+      dev %s, sector %llu" (4.18-5.2 "print_req_error: ", < 4.0 "end_request: ")
     fs/buffer.c: "Buffer I/O error on dev %pg, logical block %llu, async page read" / "lost async page write"
       (< 4.x "Buffer I/O error on device %s, logical block %llu")
     net/sunrpc/clnt.c call_timeout / rpc_check_timeout: "%s: server %s not responding, still trying", "... timed out"
-      (%s the RPC program: nfs, lockd, rpcbind, nfsacl)
+      (%s the RPC program: nfs, lockd, rpcbind, nfsacl, mount, statd)
     lustre (libcfs CERROR): "LustreError: %d:%d:(%s:%d:%s()) ..." and "LustreError: 11-0: %s: operation %s to node %s failed: rc = %d";
       ptlrpc import.c: "Lustre: %s: Connection to %s (at %s) was lost; in progress operations using this service will wait for
       recovery to complete"
     arch/x86/kernel/cpu/mce/therm_throt.c: "CPU%d: %s temperature above threshold, cpu clock throttled (total events = %lu)"
-      (< 5.5), "CPU%d: %s temperature is above threshold, cpu clock is throttled (total events = %lu)" (5.5+)
+      (< 5.5), "CPU%d: %s temperature is above threshold, cpu clock is throttled (total events = %lu)" (5.5+),
+      "CPU%d: Temperature above threshold, cpu clock throttled (total events = %lu)" (2.6.2x-2.6.3x)
     drivers/net/ethernet/mellanox/mlx5/core: en_main.c mlx5e_update_carrier netdev_info "Link down";
       events.c port_module_event "Port module event: module %u, %s" / "Port module event[error]: module %u, %s, %s"
+      (mlx5_core_err: "%s:%d:(pid %d): " before it)
     kernel/cgroup/pids.c pids_event: "cgroup: fork rejected by pids controller in " + the cgroup's path
     kernel/irq/spurious.c __report_bad_irq: "irq %d: nobody cared (try booting with the \\"irqpoll\\" option)"
     drivers/pci/pcie/dpc.c ("DPC: "): "containment event, status:%#06x source:%#06x" (4.x "DPC containment event, status:%#06x
-      source:%#06x")
+      source:%#06x"), then "%s detected" (the reason); the 2025 rework prints one line: "containment event, status:%#06x:
+      %s detected" / "containment event, status:%#06x, %s received from %04x:%02x:%02x.%d"
+    mm/oom_kill.c oom_kill_process (read by kernel_log): "%s: Killed process %d (%s) total-vm:..." with %s "Out of memory",
+      "Memory cgroup out of memory" or "Out of memory (oom_kill_allocating_task)"; < 4.19 "... Kill process %d (%s) score %u
+      or sacrifice child"
 
 Real sample lines (public threads, even-numbered) of these forms::
 
@@ -57,6 +71,10 @@ Real sample lines (public threads, even-numbered) of these forms::
     [14334.860099] CPU3: Core temperature above threshold, cpu clock throttled (total events = 57536)        (mbusb/multibootusb#164)
     cgroup: fork rejected by pids controller in /system.slice/nsncd.service              (twosigma/nsncd#24)
     May 14 09:28:44 10 kernel: [  582.073994] cgroup: fork rejected by pids controller in /user.slice/user-1000.slice/session-1.scope   (ColinIanKing/stress-ng#384)
+    Oct 11 05:39:13 chi412 kernel: NMI watchdog: Watchdog detected hard LOCKUP on cpu 79   (Open-CAS/ocf#408)
+    2026-01-15T09:47:08.194534+09:00 uranus kernel: Unable to handle kernel NULL pointer dereference at virtual address 0000000000000010   (NVIDIA/aerial-cuda-accelerated-ran#18)
+    [    1.076797] Internal error: Oops: 96000004 [#1] PREEMPT SMP                                (libre-computer-project/libretech-linux#8)
+    [    2.618999] Oops: 0002 [#1] PREEMPT SMP NOPTI     (after its "BUG: kernel NULL pointer dereference" line: NVIDIA/open-gpu-kernel-modules#276)
 
 A DPC containment line followed by the AER error it contained ("PCIe Bus Error: severity=
 Uncorrected (Fatal) ...", read by kernel_log_pcie) only details that error: it is used, with no
@@ -80,13 +98,16 @@ from stethoscope.facts.parsers.kernel_log_host import StorageIoError, HostHardwa
 
 #: the literal part of each line: kernel_log's keyword scan and detect() look for these
 KEYWORDS = (r"INFO: task [^\n]{1,80}? blocked for more than |BUG: soft lockup - CPU#|Watchdog detected hard LOCKUP"
-            r"|INFO: [\w.-]+ (?:self-detected stall|detected (?:expedited )?stalls) on CPU|Kernel panic - not syncing: "
-            r"|kernel BUG at |BUG: unable to handle |BUG: kernel NULL pointer dereference|general protection fault"
-            r"|segfault at [0-9a-f]+ ip |\] trap [\w ]+ ip:|invoked oom-killer: "
+            r"|INFO: [\w.-]+ (?:self-detected stall|detected (?:expedited )?stalls on|detected stall on CPU"
+            r"|detected stall, but suppressed)|Kernel panic - not syncing: "
+            r"|[Kk]ernel BUG at |BUG: unable to handle |BUG: kernel NULL pointer dereference|general protection fault"
+            r"|Unable to handle kernel [^\n]{1,60}? at virtual address |: [0-9a-f]{4,16} \[#\d+\]"
+            r"|segfault at [0-9a-f]+ ip |\] trap [\w ]+ ip:|\]: unhandled exception: |invoked oom-killer: "
             r"|error, dev [^\s,]+, sector \d|Buffer I/O error on dev|: server [^\n]{1,80}? not responding, "
             r"|LustreError: |Lustre: [^\n]{1,120}?: Connection to [^\n]{1,200}? was lost"
-            r"|temperature (?:is )?above threshold, cpu clock |Port module event|mlx5_core [0-9a-fA-F:.]+ \S+: Link down"
-            r"|fork rejected by pids controller|: nobody cared \(|DPC:? containment event")
+            r"|[Tt]emperature (?:is )?above threshold, cpu clock |Port module event|mlx5_core [0-9a-fA-F:.]+ \S+: Link down"
+            r"|fork rejected by pids controller|: nobody cared \(|DPC:? containment event"
+            r"|DPC:? (?:unmasked uncorrectable error|ERR_NONFATAL|ERR_FATAL|RP PIO error|software trigger|reserved error) detected")
 
 
 @fact_kind
@@ -197,17 +218,26 @@ _HUNG = re.compile(r"INFO: task (?P<comm>.{1,64}?):(?P<pid>\d+) blocked for more
 # watchdog: BUG: soft lockup - CPU#3 stuck for 22s! [python:12345]
 # BUG: soft lockup - CPU#12 stuck for 23s! [nvidia-smi:4321]          (< 4.15: no "watchdog: ")
 _SOFT = re.compile(r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for (?P<s>\d+)s! \[(?P<comm>.{1,64}?):(?P<pid>\d+)\]")
-# NMI watchdog: Watchdog detected hard LOCKUP on cpu 3
+# NMI watchdog: Watchdog detected hard LOCKUP on cpu 3                   (watchdog_hld.c, 4.13-6.5; kernel/watchdog.c WARN before)
+# watchdog: CPU3: Watchdog detected hard LOCKUP on cpu 3                  (6.6+ kernel/watchdog.c: "CPU%u: Watchdog detected hard LOCKUP on cpu %u")
+# Oct 11 05:39:13 chi412 kernel: NMI watchdog: Watchdog detected hard LOCKUP on cpu 79       (real: Open-CAS/ocf#408)
 _HARD = re.compile(r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)")
 # rcu: INFO: rcu_sched self-detected stall on CPU
 # INFO: rcu_sched detected stalls on CPUs/tasks: { 3} (detected by 5, t=60002 jiffies, g=123, c=122, q=456)
 # rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 12-... } 21002 jiffies s: 1234 root: 0x1/.
-_RCU = re.compile(r"INFO: (?P<flavour>[\w.-]+) (?:self-detected stall on CPU|detected (?:expedited )?stalls on CPUs)")
+# INFO: rcu_tasks detected stalls on tasks:                   (kernel/rcu/tasks.h, update.c: "INFO: %s detected stalls on tasks:")
+# INFO: rcu_sched detected stall on CPU 3 (t=15000 jiffies)   (< 3.7 print_cpu_stall: "INFO: %s detected stall on CPU %d (t=%lu jiffies)")
+# rcu: INFO: rcu_preempt detected stall, but suppressed full report due to a stuck CSD-lock.   (6.12+ check_cpu_stall)
+_RCU = re.compile(r"INFO: (?P<flavour>[\w.-]+) (?:self-detected stall on CPU|detected (?:expedited )?stalls on (?:CPUs|tasks)"
+                  r"|detected stall on CPU \d|detected stall, but suppressed full report)")
 # Kernel panic - not syncing: Fatal exception
 # Kernel panic - not syncing: softlockup: hung tasks
+# ---[ end Kernel panic - not syncing: Fatal exception ]---    (panic.c's closing line: the same panic when its opening line is there)
 _PANIC = re.compile(r"Kernel panic - not syncing: ?(?P<why>.*)")
+_PANIC_LOOKBACK = 400  # lines between a panic's opening line and its "---[ end" line (the dump between them)
 # kernel BUG at mm/slub.c:4153!
-_KBUG = re.compile(r"kernel BUG at (?P<where>[^\s!]+)!")
+# Kernel BUG at skb_pull+0x25/0x30 [verbose debug info unavailable]   (lib/bug.c without CONFIG_DEBUG_BUGVERBOSE: "Kernel BUG at %pB [verbose debug info unavailable]")
+_KBUG = re.compile(r"[Kk]ernel BUG at (?P<where>[^\s!]+?)(?:!| \[verbose debug info unavailable\])")
 # BUG: unable to handle page fault for address: ffffb8c5c0a1b000
 # BUG: kernel NULL pointer dereference, address: 0000000000000008
 # BUG: unable to handle kernel NULL pointer dereference at 0000000000000010        (< 5.0)
@@ -215,29 +245,62 @@ _KBUG = re.compile(r"kernel BUG at (?P<where>[^\s!]+)!")
 # general protection fault, probably for non-canonical address 0xdead000000000122: 0000 [#1] SMP NOPTI
 # Oops: general protection fault, probably for non-canonical address 0x6b6b6b6b6b6b6b6b: 0000 [#1] PREEMPT SMP  (6.x)
 # general protection fault: 0000 [#1] SMP PTI                                      (< 5.5)
+# Unable to handle kernel NULL pointer dereference at virtual address 0000000000000010   (arm64/arm/riscv mm/fault.c
+#   die_kernel_fault: "Unable to handle kernel %s at virtual address %016lx": NULL pointer dereference, paging request,
+#   execute from non-executable memory, write to read-only memory, ...; a Grace (GH200/GB200) node's oops)
+# 2026-01-15T09:47:08.194534+09:00 uranus kernel: Unable to handle kernel NULL pointer dereference at virtual address 0000000000000010
+#                                                  (real: NVIDIA/aerial-cuda-accelerated-ran#18, arm64, in mlx5_ib)
 _OOPS = re.compile(
     r"BUG: (?:unable to handle (?:page fault for address|kernel (?:NULL pointer dereference|paging request) at)"
     r"|kernel NULL pointer dereference, address)"
-    r"|^(?:Oops: )?general protection fault(?:, probably for non-canonical address 0x[0-9a-f]+)?: [0-9a-f]{4} \[#\d+\]"
+    r"|Unable to handle kernel [a-zA-Z][\w -]{2,60}? at virtual address [0-9a-f]"
 )
+# The die() header of every oops (x86 __die_header "%s: %04lx [#%d]%s%s%s%s%s", 6.10+ "Oops: %s: %04lx [#%d]...";
+# arm64 die() "Internal error: %s: %016lx [#%d]"), %s the trap: "Oops" (a page fault), "general protection fault[, probably
+# for non-canonical address 0x...]", "invalid opcode", "divide error", "stack segment", "double fault", "Oops - BUG", ...:
+# general protection fault, probably for non-canonical address 0xdead000000000122: 0000 [#1] SMP NOPTI
+# Oops: general protection fault, probably for non-canonical address 0x6b6b6b6b6b6b6b6b: 0000 [#1] PREEMPT SMP  (6.10+)
+# divide error: 0000 [#1] SMP PTI                         Oops: invalid opcode: 0000 [#1] PREEMPT SMP NOPTI (6.10+)
+# Oops: 0002 [#1] PREEMPT SMP NOPTI                       Oops: Oops: 0000 [#1] PREEMPT SMP (6.10+; after a "BUG: ..." line)
+# Internal error: Oops: 0000000096000005 [#2] PREEMPT SMP (arm64; real: raspberrypi/linux#6792, after "Unable to handle kernel ...")
+# It opens the report alone for a kernel-mode trap; after a "BUG: ..." / "kernel BUG at" / "Unable to handle kernel" line
+# (within _DIE_AFTER lines: #PF, PGD, arm64's abort decode) it only details that line's oops.
+_DIE = re.compile(r"(?:Oops: |Internal error: )?(?P<what>[A-Za-z][^:\[\]\n]{0,120}?): [0-9a-f]{4,16} \[#\d+\]")
+_DIE_AFTER = 20
+_OOPS_OPENERS = ("BUG: ", "kernel BUG at ", "Kernel BUG at ", "Unable to handle kernel ")
 # python[12345]: segfault at 0 ip 00007f3a2c0a1b2c sp 00007ffd1c2b3a40 error 4 in libc.so.6[7f3a2c000000+195000]
 # pt_main_thread[4321]: segfault at 18 ip 00007f0e8c3f2a10 sp 00007ffc2e1d8a80 error 4 in libcuda.so.535.129.03[7f2a10,7f0e8bc00000+1a9d000] likely on CPU 7 (core 3, socket 0)
 # traps: python[12345] general protection fault ip:7f3a2c0a1b2c sp:7ffd1c2b3a40 error:0 in libfoo.so[7f3a2c000000+1000]
 # traps: python3[2345] trap invalid opcode ip:7f12a4b5c6d7 sp:7ffd3e4f5a60 error:0 in libtorch_cpu.so[7f12a0000000+1e2f000]
 _SEGV = re.compile(r"(?P<comm>[^\s\[\]][^\[\]]{0,63})\[(?P<pid>\d+)\]: segfault at [0-9a-f]+ ip ")
 _TRAP = re.compile(r"(?P<comm>[^\s\[\]][^\[\]]{0,63})\[(?P<pid>\d+)\] (?P<fault>general protection fault|trap [\w ]+?) ip:")
+# arm64 arm64_show_signal (4.19+): "%s[%d]: unhandled exception: " + "%s, ESR 0x%016lx, " (the exception class) + the fault +
+# print_vma_addr " in %s[%lx+%lx]": a Grace node's segfault
+# python3[2345]: unhandled exception: DABT (lower EL), ESR 0x0000000092000006, level 2 translation fault in libfoo.so[ffff8a000000+1000]
+_ARM64_SIGNAL = re.compile(r"(?P<comm>[^\s\[\]][^\[\]]{0,63})\[(?P<pid>\d+)\]: unhandled exception: "
+                           r"(?:[^,\n]{1,40}, ESR 0x[0-9a-f]+, )?(?P<fault>[^\n]+?)(?= in \S+\[|$)")
 # " in libnvidia-glcore.so.575.64.03[af2e1a,75b6d2000000+c00000]" (6.1+ print_vma_addr: "%s[%lx,%lx+%lx]", the offset first)
 _IN_LIB = re.compile(r" in (?P<lib>[^\s\[]+)\[(?:[0-9a-f]+,)?[0-9a-f]+\+[0-9a-f]+\]")
 # python invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0, oom_score_adj=0
 # pt_data_worker invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0
-_OOM_INVOKED = re.compile(r"(?P<comm>\S.{0,63}?) invoked oom-killer: gfp_mask=\S+?(?:, order=(?P<order>-?\d+))?")
+# kworker/u8:2 invoked oom-killer: gfp_mask=0x15080c0(GFP_KERNEL_ACCOUNT|__GFP_ZERO), nodemask=(null),  order=1, oom_score_adj=0
+#                                                  (4.9-4.19 dump_header: "..., nodemask=%*pbl, order=%d, oom_score_adj=%hd")
+# apt-check invoked oom-killer: gfp_mask=0x201da, order=0, oom_adj=0                 (2.6.x: oom_adj)
+_OOM_INVOKED = re.compile(r"(?P<comm>\S.{0,63}?) invoked oom-killer: gfp_mask=[^,\s]+(?:,[^\n]*?\border=(?P<order>-?\d+))?")
 # I/O error, dev nvme0n1, sector 123456 op 0x1:(WRITE) flags 0x8800 phys_seg 1 prio class 2
 # blk_update_request: I/O error, dev sda, sector 123456 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0
 # blk_update_request: critical medium error, dev sdb, sector 2048
 # print_req_error: I/O error, dev sdc, sector 0                                     (4.18-5.2)
+# end_request: I/O error, dev sda, sector 2048                                      (< 4.0)
+# (%s error: blk-core.c blk_errors[].name, 4.13+: "operation not supported", "timeout", "critical space allocation",
+#  "recoverable transport", "critical target", "critical nexus" (< 6.5; then "reservation conflict"), "critical medium",
+#  "protection", "kernel resource", "device resource", "nonblocking retry", "device offline", "dm internal retry",
+#  "open zones exceeded", "active zones exceeded", "duration limit exceeded", "invalid", "I/O"; before 4.13 the
+#  errno switch of blk_update_request / end_request: the same names for ENOLINK .. ENODATA, else "I/O")
 _BLK = re.compile(
-    r"(?P<what>I/O|critical medium|critical target|critical nexus|timeout|recoverable transport|critical space allocation"
-    r"|critical protection|operation not supported|device resource|zone resource|offline) error, "
+    r"(?P<what>I/O|critical medium|critical target|critical nexus|reservation conflict|timeout|recoverable transport"
+    r"|critical space allocation|protection|operation not supported|kernel resource|device resource|nonblocking retry"
+    r"|device offline|dm internal retry|open zones exceeded|active zones exceeded|duration limit exceeded|invalid) error, "
     r"dev (?P<dev>[^\s,]+), sector (?P<sector>\d+)")
 # Buffer I/O error on dev sda1, logical block 0, async page read
 # Buffer I/O error on device sdb1, logical block 1234                                (< 4.x)
@@ -245,7 +308,8 @@ _BUFFER = re.compile(r"Buffer I/O error on dev(?:ice)? (?P<dev>[^\s,]+), logical
 # nfs: server nfs01 not responding, still trying
 # nfs: server 10.0.0.5 not responding, timed out
 # lockd: server 10.0.0.5 not responding, still trying
-_NFS = re.compile(r"(?P<prog>nfs|lockd|nfsacl|rpcbind|portmap): server (?P<server>\S+) not responding, (?P<how>still trying|timed out)")
+# (%s: the RPC program's name, cl_program->name: nfs, nfsacl, lockd, mount, rpcbind, statd, nfs4_cb; portmap < 2.6.25)
+_NFS = re.compile(r"(?P<prog>[a-z][\w]{1,15}): server (?P<server>\S+) not responding, (?P<how>still trying|timed out)")
 # LustreError: 11-0: scratch-OST0003-osc-ffff8d2e3c4a5000: operation ost_connect to node 10.0.0.5@o2ib failed: rc = -16
 # LustreError: 3042:0:(client.c:1187:ptlrpc_import_delay_req()) @@@ IMP_CLOSED   req@ffff... x1745/t0(0) o101->...
 # Lustre: scratch-OST0003-osc-ffff8d2e3c4a5000: Connection to scratch-OST0003 (at 10.0.0.5@o2ib) was lost; in progress operations using this service will wait for recovery to complete
@@ -255,28 +319,47 @@ _LUSTRE = re.compile(
 # CPU3: Core temperature above threshold, cpu clock throttled (total events = 1)
 # mce: CPU2: Core temperature above threshold, cpu clock throttled (total events = 2675)          (pr_fmt "mce: ", 4.x-5.4)
 # CPU17: Package temperature is above threshold, cpu clock is throttled (total events = 4242)      (5.5+)
+# CPU1: Temperature above threshold, cpu clock throttled (total events = 1)                        (2.6.2x-2.6.3x: no scope)
 _THERM = re.compile(
-    r"CPU(?P<cpu>\d+): (?P<scope>Core|Package) temperature (?:is )?above threshold, cpu clock (?:is )?throttled"
+    r"CPU(?P<cpu>\d+): (?:(?P<scope>Core|Package) t|T)emperature (?:is )?above threshold, cpu clock (?:is )?throttled"
     r"(?: \(total events = (?P<n>\d+)\))?")
 # mlx5_core 0000:3b:00.0 ens1f0np0: Link down
 _MLX5_DOWN = re.compile(r"mlx5_core " + _BDF + r" (?P<ifname>[^\s:]+): Link down\b")
 # mlx5_core 0000:3b:00.0: Port module event: module 0, Cable unplugged
 # mlx5_core 0000:3b:00.0: Port module event[error]: module 1, Cable error, High Temperature
+# mlx5_core 0000:5c:00.0: mlx5_port_module_event:1131:(pid 0): Port module event[error]: module 0, Cable error, High Temperature
+#   (mlx5_core_err: "%s:%d:(pid %d): " before the format, the function, line and pid; mlx5_core_info has none)
 _MLX5_MODULE = re.compile(
-    r"(?:mlx5_core " + _BDF + r": )?Port module event(?P<err>\[error\])?: module (?P<module>\d+), (?P<status>[^\n]+)")
+    r"(?:mlx5_core " + _BDF + r": (?:\w+:\d+:\(pid \d+\): )?)?"
+    r"Port module event(?P<err>\[error\])?: module (?P<module>\d+), (?P<status>[^\n]+)")
 # cgroup: fork rejected by pids controller in /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234.slice
 _PIDS = re.compile(r"fork rejected by pids controller in (?P<cg>\S+)?")
 # irq 123: nobody cared (try booting with the "irqpoll" option)
 _IRQ = re.compile(r"irq (?P<irq>\d+): nobody cared \(")
 # pcieport 0000:00:03.1: DPC: containment event, status:0x1f01 source:0x0000
 # pcieport 0000:00:1c.0: DPC containment event, status:0x1f03 source:0x0000      (4.x)
-_DPC = re.compile(r"(?:\S+ " + _BDF + r": )?DPC:? containment event, status:(?P<status>0x[0-9a-fA-F]+) source:(?P<src>0x[0-9a-fA-F]+)")
+# pci 0000:00:01.0: DPC: containment event, status:0x0009: unmasked uncorrectable error detected   (2025 dpc.c rework, B. Helgaas:
+# pcieport 0000:00:01.0: DPC: containment event, status:0x1f01, ERR_FATAL received from 0000:01:00.0   one line, the source only when valid)
+_DPC = re.compile(r"(?:\S+ " + _BDF + r": )?DPC:? containment event, status:(?P<status>0x[0-9a-fA-F]+)"
+                  r"(?: source:(?P<src>0x[0-9a-fA-F]+)|, ERR_(?:NON)?FATAL received from (?P<from>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:"
+                  r"[0-9a-fA-F]{2}\.[0-7])|: [\w ]+ detected)")
+# the reason line dpc_process_error prints after the containment line (pci_warn "%s detected"; 4.x dev_warn "DPC %s detected,
+# remove downstream devices"): a detail of that line, the event itself when it is pasted without it
+# pcieport 0000:00:03.1: DPC: unmasked uncorrectable error detected
+_DPC_REASON = re.compile(r"(?:\S+ " + _BDF + r": )?DPC:? (?:unmasked uncorrectable error|ERR_NONFATAL|ERR_FATAL|RP PIO error"
+                         r"|software trigger|reserved error) detected")
 
 _HANG = {"hung_task", "soft_lockup", "hard_lockup", "rcu_stall"}
 
 
-def _fault(b: FactBuilder, ln: int, msg: str, common: dict) -> bool:
-    """The kernel's own hang or crash line: a HostKernelFault, or False."""
+def _before(lines: list[str], ln: int, n: int) -> list[str]:
+    """The ``n`` lines before line ``ln`` (1-based), nearest last."""
+    return lines[max(0, ln - 1 - n):ln - 1]
+
+
+def _fault(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]) -> bool | None:
+    """The kernel's own hang or crash line: a HostKernelFault (True); None for a line that only
+    details an oops or panic read from an earlier line; False when it is none of them."""
     m = None
     if "INFO: task " in msg and (m := _HUNG.search(msg)) is not None:
         event, fields = "hung_task", {"process": m["comm"], "pid": int(m["pid"]), "seconds": int(m["s"])}
@@ -288,10 +371,17 @@ def _fault(b: FactBuilder, ln: int, msg: str, common: dict) -> bool:
     elif "stall" in msg and (m := _RCU.search(msg)) is not None:
         event, fields = "rcu_stall", {}
     elif "Kernel panic" in msg and (m := _PANIC.search(msg)) is not None:
+        if msg.startswith("---[ end ") and any("Kernel panic - not syncing" in line and "---[ end" not in line
+                                               for line in _before(lines, ln, _PANIC_LOOKBACK)):
+            return None  # the closing line of a panic read from its opening line
         event, fields = "panic", {}
-    elif "kernel BUG at " in msg and (m := _KBUG.search(msg)) is not None:
+    elif "ernel BUG at " in msg and (m := _KBUG.search(msg)) is not None:
         event, fields = "kernel_bug", {}
-    elif ("BUG: " in msg or "general protection fault" in msg) and (m := _OOPS.search(msg)) is not None:
+    elif ("BUG: " in msg or "Unable to handle kernel " in msg) and (m := _OOPS.search(msg)) is not None:
+        event, fields = "oops", {}
+    elif " [#" in msg and (m := _DIE.match(msg)) is not None:
+        if any(o in line for line in _before(lines, ln, _DIE_AFTER) for o in _OOPS_OPENERS):
+            return None  # the die() header of the oops an earlier line opened
         event, fields = "oops", {}
     else:
         return False
@@ -305,6 +395,8 @@ def _process(b: FactBuilder, ln: int, msg: str, common: dict) -> bool:
         fault = "segfault"
     elif " ip:" in msg and (m := _TRAP.search(msg)) is not None:
         fault = m["fault"].removeprefix("trap ")
+    elif "unhandled exception: " in msg and (m := _ARM64_SIGNAL.search(msg)) is not None:
+        fault = m["fault"].strip()
     else:
         return False
     lib = _IN_LIB.search(msg, m.end())
@@ -316,7 +408,7 @@ def _process(b: FactBuilder, ln: int, msg: str, common: dict) -> bool:
 def _kill_follows(lines: list[str], ln: int) -> bool:
     """Whether the OOM killer's kill line follows an "invoked oom-killer" line (line ``ln``)
     within its report (the memory and task dump between them is a few hundred lines at most)."""
-    return any("of memory: Kill" in line for line in lines[ln:ln + _OOM_REPORT_LINES])
+    return any("of memory" in line and ": Kill" in line for line in lines[ln:ln + _OOM_REPORT_LINES])
 
 
 _OOM_REPORT_LINES = 600
@@ -330,7 +422,9 @@ def parse_os_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int
     An "invoked oom-killer" line whose kill line follows is read as part of that kill (kernel_log's
     ``host_oom_kill``): used, no fact of its own."""
     msg = msg.strip()
-    if _fault(b, ln, msg, common) or _process(b, ln, msg, common):
+    if (read := _fault(b, ln, msg, common, lines)) is None:
+        pass  # a detail of an oops or panic read from an earlier line
+    elif read or _process(b, ln, msg, common):
         pass
     elif "oom-killer" in msg and (m := _OOM_INVOKED.search(msg)) is not None:
         if not _kill_follows(lines, ln):
@@ -349,7 +443,7 @@ def parse_os_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int
         b.add(SharedFsError, ln, filesystem="lustre", server=m["lost"] or m["target"],
               event="connection_lost" if m["lost"] else "error", message=msg, **common)
     elif "threshold" in msg and (m := _THERM.search(msg)) is not None:
-        b.add(HostCpuThrottle, ln, cpu=int(m["cpu"]), scope=m["scope"].lower(),
+        b.add(HostCpuThrottle, ln, cpu=int(m["cpu"]), scope=(m["scope"] or "core").lower(),  # < 2.6.3x: per core
               events=int(m["n"]) if m["n"] else None, message=msg, **common)
     elif "Link down" in msg and (m := _MLX5_DOWN.search(msg)) is not None:
         b.add(NicLinkEvent, ln, pci_bus_id=m["bdf"].lower(), interface=m["ifname"], event="link_down",
@@ -369,8 +463,14 @@ def parse_os_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int
         if any("PCIe Bus Error" in line for line in lines[ln:ln + _DPC_DETAIL_LINES]):
             pass  # the AER lines it prints next are the event (kernel_log_pcie reads them): a detail here
         else:
-                b.add(PcieDpcEvent, ln, port=m["bdf"].lower() if m["bdf"] else None, status=m["status"],
-                  source=m["src"], message=msg, **common)
+            b.add(PcieDpcEvent, ln, port=m["bdf"].lower() if m["bdf"] else None, status=m["status"],
+                  source=m["src"] or m["from"], message=msg, **common)
+    elif " detected" in msg and "DPC" in msg and (m := _DPC_REASON.search(msg)) is not None:
+        if any("containment event" in line for line in _before(lines, ln, 2)) \
+                or any("PCIe Bus Error" in line for line in lines[ln:ln + _DPC_DETAIL_LINES]):
+            pass  # the reason of the containment line before it, or the AER error printed after it
+        else:
+            b.add(PcieDpcEvent, ln, port=m["bdf"].lower() if m["bdf"] else None, message=msg, **common)
     else:
         return False
     used.add(ln)

@@ -262,7 +262,9 @@ def test_aer_and_hotplug_link_down():
     assert (aer[1].device, aer[1].severity, aer[1].first_error) == ("0000:89:02.0", "fatal", "SDES")
     (ld,) = of(r, "pcie_link_down")
     assert (ld.device, ld.slot, ld.card_present) == ("0000:89:02.0", "400", False)
-    assert r.lines_used == 10  # the DPC containment line is read as a detail of the fatal AER error after it
+    # the DPC containment line and its "unmasked uncorrectable error detected" reason are read as details
+    # of the fatal AER error after them
+    assert r.lines_used == 11
 
 
 def test_old_pciehp_link_down_event():

@@ -56,6 +56,35 @@ LINES = [
     ('irq 123: nobody cared (try booting with the "irqpoll" option)', "host_hardware_error", "source", "irq"),
     ("pcieport 0000:00:03.1: DPC: containment event, status:0x1f01 source:0x0000", "pcie_dpc_event", "port", "0000:00:03.1"),
     ("pcieport 0000:00:1c.0: DPC containment event, status:0x1f03 source:0x0000", "pcie_dpc_event", "status", "0x1f03"),
+    # variants checked against the kernel's sources (issue 11, second pass)
+    ("watchdog: CPU3: Watchdog detected hard LOCKUP on cpu 5", "host_kernel_fault", "cpu", 5),  # 6.6+ watchdog.c
+    ("INFO: rcu_tasks detected stalls on tasks:", "host_kernel_fault", "event", "rcu_stall"),  # rcu/tasks.h
+    ("rcu: INFO: rcu_tasks_trace detected stalls on tasks:", "host_kernel_fault", "hang", True),
+    ("INFO: rcu_sched detected stall on CPU 3 (t=15000 jiffies)", "host_kernel_fault", "event", "rcu_stall"),  # < 3.7
+    ("rcu: INFO: rcu_preempt detected stall, but suppressed full report due to a stuck CSD-lock.", "host_kernel_fault", "event", "rcu_stall"),
+    ("Kernel BUG at skb_pull+0x25/0x30 [verbose debug info unavailable]", "host_kernel_fault", "event", "kernel_bug"),  # lib/bug.c
+    ("Oops: invalid opcode: 0000 [#1] PREEMPT SMP NOPTI", "host_kernel_fault", "event", "oops"),  # 6.10+ __die_header
+    ("divide error: 0000 [#1] SMP PTI", "host_kernel_fault", "hang", False),
+    ("Unable to handle kernel NULL pointer dereference at virtual address 0000000000000010", "host_kernel_fault", "event", "oops"),  # arm64
+    ("Unable to handle kernel paging request at virtual address ffff800010003eb0", "host_kernel_fault", "event", "oops"),
+    ("Internal error: Oops: 0000000096000004 [#1] PREEMPT SMP", "host_kernel_fault", "event", "oops"),  # arm64 die()
+    ("python3[2345]: unhandled exception: DABT (lower EL), ESR 0x0000000092000006, level 2 translation fault in libfoo.so[ffff8a000000+1000]",
+     "process_crash", "fault", "level 2 translation fault"),  # arm64_show_signal
+    ("python3[2345]: unhandled exception: DABT (lower EL), ESR 0x0000000092000006, level 2 translation fault in libfoo.so[ffff8a000000+1000]",
+     "process_crash", "library", "libfoo.so"),
+    ("kworker/u8:2 invoked oom-killer: gfp_mask=0x15080c0(GFP_KERNEL_ACCOUNT|__GFP_ZERO), nodemask=(null),  order=1, oom_score_adj=0",
+     "host_oom_invoked", "order", 1),  # 4.9-4.19 dump_header
+    ("end_request: I/O error, dev sda, sector 2048", "storage_io_error", "device", "sda"),  # < 4.0
+    ("blk_update_request: protection error, dev nvme0n1, sector 8", "storage_io_error", "device", "nvme0n1"),
+    ("I/O error, dev sdb, sector 16 op 0x1:(WRITE) flags 0x0 phys_seg 1 prio class 2", "storage_io_error", "event", "io_error"),
+    ("device offline error, dev sdd, sector 0 op 0x0:(READ) flags 0x80700 phys_seg 1 prio class 0", "storage_io_error", "device", "sdd"),
+    ("mount: server 10.0.0.5 not responding, timed out", "shared_fs_error", "event", "timed_out"),  # cl_program->name
+    ("CPU1: Temperature above threshold, cpu clock throttled (total events = 1)", "host_cpu_throttle", "scope", "core"),  # 2.6.2x
+    ("mlx5_core 0000:5c:00.0: mlx5_port_module_event:1131:(pid 0): Port module event[error]: module 0, Cable error, High Temperature",
+     "nic_link_event", "pci_bus_id", "0000:5c:00.0"),  # mlx5_core_err prefix
+    ("pci 0000:00:01.0: DPC: containment event, status:0x0009: unmasked uncorrectable error detected", "pcie_dpc_event", "status", "0x0009"),
+    ("pcieport 0000:00:01.0: DPC: containment event, status:0x1f01, ERR_FATAL received from 0000:01:00.0", "pcie_dpc_event", "source", "0000:01:00.0"),
+    ("pcieport 0000:00:03.1: DPC: unmasked uncorrectable error detected", "pcie_dpc_event", "port", "0000:00:03.1"),
 ]
 
 # real lines, verbatim, whole (public threads, even-numbered): (line, kind, field, value, node)
@@ -74,6 +103,11 @@ REAL = [
     ("cgroup: fork rejected by pids controller in /system.slice/nsncd.service", "cgroup_pids_limit", "cgroup", "/system.slice/nsncd.service", "n1"),  # twosigma/nsncd#24
     ("May 14 09:28:44 10 kernel: [  582.073994] cgroup: fork rejected by pids controller in /user.slice/user-1000.slice/session-1.scope",
      "cgroup_pids_limit", "cgroup", "/user.slice/user-1000.slice/session-1.scope", "10"),  # ColinIanKing/stress-ng#384
+    ("Oct 11 05:39:13 chi412 kernel: NMI watchdog: Watchdog detected hard LOCKUP on cpu 79",
+     "host_kernel_fault", "cpu", 79, "chi412"),  # Open-CAS/ocf#408
+    ("2026-01-15T09:47:08.194534+09:00 uranus kernel: Unable to handle kernel NULL pointer dereference at virtual address 0000000000000010",
+     "host_kernel_fault", "event", "oops", "uranus"),  # NVIDIA/aerial-cuda-accelerated-ran#18 (arm64)
+    ("[    1.076797] Internal error: Oops: 96000004 [#1] PREEMPT SMP", "host_kernel_fault", "event", "oops", "n1"),  # libre-computer-project/libretech-linux#8
 ]
 
 # lines of the same subsystems that report no fault (or only detail one): left unread
@@ -88,6 +122,9 @@ NEAR_MISSES = [
     "Disabling IRQ #123",
     "NMI watchdog: Enabled. Permanently consumes one hw-PMU counter.",
     "rcu: Hierarchical RCU implementation.",
+    "INFO: task python:12345 is blocked on a mutex likely owned by task python:12346.",  # 6.14+ hung_task detail
+    "pcieport 0000:00:03.1: DPC: enabled with IRQ 122",
+    "Oops: 0000 [1]",
 ]
 
 
@@ -139,3 +176,59 @@ def test_dpc_line_details_the_aer_error_printed_after_it():
             "[256236.152634] pcieport 0000:89:02.0: AER: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, (Receiver ID)\n")
     r = kernel_log.parse(Artefact(path="k.log", text=text, node="n1"))
     assert [f.kind for f in r.facts] == ["pcie_aer_error"]
+
+
+# real oops reports (public threads, even-numbered): the opening line is the oops; the die() header after it details it
+OOPS_REPORTS = [
+    # NVIDIA/open-gpu-kernel-modules#276 (x86, 5.15)
+    ("[    2.613694] BUG: kernel NULL pointer dereference, address: 0000000000000fa8\n"
+     "[    2.615816] #PF: supervisor write access in kernel mode\n"
+     "[    2.616883] #PF: error_code(0x0002) - not-present page\n"
+     "[    2.617941] PGD 112897067 P4D 112897067 PUD 112898067 PMD 0 \n"
+     "[    2.618999] Oops: 0002 [#1] PREEMPT SMP NOPTI\n"),
+    # raspberrypi/linux#3222 (arm64, 5.15)
+    ("[32185.008731] Unable to handle kernel NULL pointer dereference at virtual address 0000000000000018\n"
+     "[32185.008765] Mem abort info:\n"
+     "[32185.008770]   ESR = 0x96000005\n"
+     "[32185.008776]   EC = 0x25: DABT (current EL), IL = 32 bits\n"
+     "[32185.008783]   SET = 0, FnV = 0\n"
+     "[32185.008788]   EA = 0, S1PTW = 0\n"
+     "[32185.008792]   FSC = 0x05: level 1 translation fault\n"
+     "[32185.008798] Data abort info:\n"
+     "[32185.008802]   ISV = 0, ISS = 0x00000005\n"
+     "[32185.008807]   CM = 0, WnR = 0\n"
+     "[32185.008813] user pgtable: 4k pages, 39-bit VAs, pgdp=00000000427aa000\n"
+     "[32185.008820] [0000000000000018] pgd=0000000000000000, p4d=0000000000000000, pud=0000000000000000\n"
+     "[32185.008840] Internal error: Oops: 96000005 [#1] PREEMPT SMP\n"),
+]
+
+
+@pytest.mark.parametrize("text", OOPS_REPORTS)
+def test_oops_header_details_the_line_that_opened_it(text):
+    r = kernel_log.parse(Artefact(path="k.log", text=text, node="n1"))
+    assert [(f.kind, f.event, f.evidence.line) for f in r.facts] == [("host_kernel_fault", "oops", 1)]
+
+
+def test_panic_closing_line_is_read_with_its_opening_line():
+    text = ("[  100.000001] Kernel panic - not syncing: Fatal exception\n"
+            "[  100.000002] Kernel Offset: disabled\n"
+            "[  100.000003] ---[ end Kernel panic - not syncing: Fatal exception ]---\n")
+    r = kernel_log.parse(Artefact(path="k.log", text=text, node="n1"))
+    assert [(f.kind, f.event, f.evidence.line) for f in r.facts] == [("host_kernel_fault", "panic", 1)]
+    alone = kernel_log.parse(Artefact(path="k.log", text=text.splitlines(True)[2], node="n1"))
+    assert [(f.kind, f.event) for f in alone.facts] == [("host_kernel_fault", "panic")]
+
+
+def test_dpc_reason_line_details_the_containment_line():
+    text = ("[256236.152631] pcieport 0000:89:02.0: DPC: containment event, status:0x1f01 source:0x0000\n"
+            "[256236.152632] pcieport 0000:89:02.0: DPC: unmasked uncorrectable error detected\n")
+    r = kernel_log.parse(Artefact(path="k.log", text=text, node="n1"))
+    assert [(f.kind, f.evidence.line) for f in r.facts] == [("pcie_dpc_event", 1)]
+    assert r.lines_used == 2
+
+
+def test_oom_kill_of_the_allocating_task():
+    line = "Out of memory (oom_kill_allocating_task): Kill process 6344 (sh) score 0 or sacrifice child\n"
+    assert kernel_log.detect(line)
+    (f,) = _facts(line)
+    assert (f.kind, f.pid, f.process) == ("host_oom_kill", 6344, "sh")
