@@ -35,9 +35,9 @@ below is written from, with a line filled from it beside the regex::
       ", nodemask=%*pbl," before order; 2.6.x "oom_adj=%d")
     block/blk-core.c blk_print_req_error (5.3+; "blk_update_request: " before 5.16): "%s error, dev %s, sector %llu op 0x%x:(%s)
       flags 0x%x phys_seg %u prio class %u" (%s: "I/O", "critical medium", "timeout", ...); < 5.3 "blk_update_request: I/O error,
-      dev %s, sector %llu" (4.18-5.2 "print_req_error: ", < 4.0 "end_request: ")
+      dev %s, sector %llu" (4.18-5.2 "print_req_error: ... sector %llu flags %x", < 4.0 "end_request: ")
     fs/buffer.c: "Buffer I/O error on dev %pg, logical block %llu, async page read" / "lost async page write"
-      (< 4.x "Buffer I/O error on device %s, logical block %llu")
+      (< 3.19, and fs/ext4/page-io.c's own: "Buffer I/O error on device %s, logical block %llu")
     net/sunrpc/clnt.c call_timeout / rpc_check_timeout: "%s: server %s not responding, still trying", "... timed out"
       (%s the RPC program: nfs, lockd, rpcbind, nfsacl, mount, statd)
     lustre (libcfs CERROR): "LustreError: %d:%d:(%s:%d:%s()) ..." and "LustreError: 11-0: %s: operation %s to node %s failed: rc = %d";
@@ -75,6 +75,14 @@ Real sample lines (public threads, even-numbered) of these forms::
     2026-01-15T09:47:08.194534+09:00 uranus kernel: Unable to handle kernel NULL pointer dereference at virtual address 0000000000000010   (NVIDIA/aerial-cuda-accelerated-ran#18)
     [    1.076797] Internal error: Oops: 96000004 [#1] PREEMPT SMP                                (libre-computer-project/libretech-linux#8)
     [    2.618999] Oops: 0002 [#1] PREEMPT SMP NOPTI     (after its "BUG: kernel NULL pointer dereference" line: NVIDIA/open-gpu-kernel-modules#276)
+    [  415.118808] blk_update_request: I/O error, dev nvme1n1, sector 823872 op 0x0:(READ) flags 0x80700 phys_seg 1 prio class 0   (oxidecomputer/crucible#408)
+    [ 4700.639133] I/O error, dev nvme0n1, sector 131209936 op 0x0:(READ) flags 0x80700 phys_seg 25 prio class 0   (oxidecomputer/crucible#1844)
+    [ 4730.850402] Buffer I/O error on device nvme0n1p1, logical block 1066386                    (oxidecomputer/crucible#1844)
+    [ 1993.291923] print_req_error: I/O error, dev nvme0n1, sector 12534528 flags 104001          (axboe/fio#862)
+    [ 1993.293424] Buffer I/O error on dev nvme0n1, logical block 1566816, lost async page write   (axboe/fio#862)
+    [275808.417983] blk_update_request: operation not supported error, dev nvme0n1, sector 0 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0   (spdk/spdk#1502)
+    [    0.339726] irq 32: nobody cared (try booting with the "irqpoll" option)                  (openbmc/linux#210)
+    [Wed Sep 29 07:12:20 2021] python3 invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0   (RTXteam/RTX#1680)
 
 A DPC containment line followed by the AER error it contained ("PCIe Bus Error: severity=
 Uncorrected (Fatal) ...", read by kernel_log_pcie) only details that error: it is used, with no
@@ -303,7 +311,7 @@ _BLK = re.compile(
     r"|device offline|dm internal retry|open zones exceeded|active zones exceeded|duration limit exceeded|invalid) error, "
     r"dev (?P<dev>[^\s,]+), sector (?P<sector>\d+)")
 # Buffer I/O error on dev sda1, logical block 0, async page read
-# Buffer I/O error on device sdb1, logical block 1234                                (< 4.x)
+# Buffer I/O error on device sdb1, logical block 1234                                (< 3.19; ext4 page-io.c still)
 _BUFFER = re.compile(r"Buffer I/O error on dev(?:ice)? (?P<dev>[^\s,]+), logical block \d+")
 # nfs: server nfs01 not responding, still trying
 # nfs: server 10.0.0.5 not responding, timed out

@@ -108,6 +108,24 @@ REAL = [
     ("2026-01-15T09:47:08.194534+09:00 uranus kernel: Unable to handle kernel NULL pointer dereference at virtual address 0000000000000010",
      "host_kernel_fault", "event", "oops", "uranus"),  # NVIDIA/aerial-cuda-accelerated-ran#18 (arm64)
     ("[    1.076797] Internal error: Oops: 96000004 [#1] PREEMPT SMP", "host_kernel_fault", "event", "oops", "n1"),  # libre-computer-project/libretech-linux#8
+    ("[  415.118808] blk_update_request: I/O error, dev nvme1n1, sector 823872 op 0x0:(READ) flags 0x80700 phys_seg 1 prio class 0",
+     "storage_io_error", "device", "nvme1n1", "n1"),  # oxidecomputer/crucible#408 (5.3-5.15)
+    ("[ 4700.639133] I/O error, dev nvme0n1, sector 131209936 op 0x0:(READ) flags 0x80700 phys_seg 25 prio class 0",
+     "storage_io_error", "event", "io_error", "n1"),  # oxidecomputer/crucible#1844 (5.16+)
+    ("[ 4730.850402] Buffer I/O error on device nvme0n1p1, logical block 1066386",
+     "storage_io_error", "event", "buffer_io_error", "n1"),  # oxidecomputer/crucible#1844 (ext4 page-io.c)
+    ("[ 1993.291923] print_req_error: I/O error, dev nvme0n1, sector 12534528 flags 104001",
+     "storage_io_error", "device", "nvme0n1", "n1"),  # axboe/fio#862 (4.18-5.2)
+    ("[ 1993.293424] Buffer I/O error on dev nvme0n1, logical block 1566816, lost async page write",
+     "storage_io_error", "device", "nvme0n1", "n1"),  # axboe/fio#862
+    ("[275808.417983] blk_update_request: operation not supported error, dev nvme0n1, sector 0 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0",
+     "storage_io_error", "event", "io_error", "n1"),  # spdk/spdk#1502
+    ('[    0.339726] irq 32: nobody cared (try booting with the "irqpoll" option)',
+     "host_hardware_error", "location", "irq 32", "n1"),  # openbmc/linux#210
+    ('lis 02 20:23:06 tpgbox.localdomain kernel: irq 16: nobody cared (try booting with the "irqpoll" option)',
+     "host_hardware_error", "location", "irq 16", "tpgbox.localdomain"),  # OpenMandrivaAssociation/distribution#260
+    ("[Wed Sep 29 07:12:20 2021] python3 invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0",
+     "host_oom_invoked", "process", "python3", "n1"),  # RTXteam/RTX#1680
 ]
 
 # lines of the same subsystems that report no fault (or only detail one): left unread
