@@ -53,6 +53,8 @@ def kb_show(case_id: Annotated[str, typer.Argument(help="Case id, with or withou
     out.print(f"symptom: {escape(case.symptom)}")
     out.print(f"signature: causes {', '.join(case.signature.causes)}"
               + (f"; rules {', '.join(case.signature.rules)}" if case.signature.rules else ""))
+    for m in case.signature.match:
+        out.print(f"  match: {escape(m.fact)} {escape(str(dict(m.match)))}")
     for f in case.signature.facts:
         out.print(f"  fact: {escape(f)}")
     out.print("investigation:")

@@ -840,10 +840,22 @@ class Tree(_M):
 
 # --- cases/*.yaml (the knowledge base of past incidents) -------------------------------------
 
+class SignatureMatch(_M):
+    """A fact a finding must rest on, in the rules' condition form (a ``when.all`` entry of
+    rules/*.yaml without ``as``: a field's value, or ``{op: value}`` with the rules' operators);
+    engine/catalogues/kb.py compiles it with the rules' compiler."""
+
+    fact: FactKind
+    match: dict[str, Any] = Field(default_factory=dict)
+
+
 class Signature(_M):
     causes: list[CauseId] = Field(min_length=1, description="taxonomy causes of the findings this case explains")
     rules: list[str] = Field(default_factory=list, description="if given, only findings of these rules link here")
-    facts: list[str] = Field(default_factory=list, description="facts that identify it, as '<kind> <what>'")
+    match: list[SignatureMatch] = Field(default_factory=list, description="where several cases share a cause and rule: "
+                                        "facts of the finding that pick this case, every one met by one of its facts")
+    facts: list[str] = Field(default_factory=list, description="facts to look at, as '<kind> <what>' (for the reader: "
+                                                                "`match` is what links)")
 
 
 class Case(_M):

@@ -134,7 +134,7 @@ def test_a_bundle_with_nvidia_smi_and_nccl_logs_checks_those_branches(ruleset):
     assert "kernel_errors" in branches
 
 
-def test_links_pick_the_case_whose_signature_facts_match_the_finding():
+def test_links_pick_the_case_whose_signature_match_the_finding_meets():
     """Two cases share app_gpu_fault: an Xid 13 finding links the Xid 13 case, not Xid 31's."""
     from stethoscope.engine.catalogues.kb import links
     from stethoscope.facts.model import Evidence
@@ -147,3 +147,24 @@ def test_links_pick_the_case_whose_signature_facts_match_the_finding():
     assert links("app_gpu_fault", "xid13_31_app_fault", [xid(13)]) == ["kb/xid-13-graphics-exception-app"]
     assert links("app_gpu_fault", "xid13_31_app_fault", [xid(31)]) == ["kb/xid-31-wild-pointer"]
     assert len(links("app_gpu_fault", "xid13_31_app_fault")) == 2  # no facts: every case of the cause
+
+
+def test_cases_sharing_a_cause_and_rule_say_which_facts_pick_them():
+    """Where two cases could link the same finding, each names its facts in the rules' form."""
+    cases = kb.load_cases()
+    for a in cases:
+        for b in cases:
+            if a.id < b.id and set(a.signature.causes) & set(b.signature.causes) and (
+                    not a.signature.rules or not b.signature.rules or set(a.signature.rules) & set(b.signature.rules)):
+                assert a.signature.match and b.signature.match, (a.id, b.id)
+
+
+def test_a_signature_match_is_a_rule_condition():
+    case = yaml.safe_load((ROOT / "knowledge" / "cases" / "xid-31-wild-pointer.yaml").read_text())
+    kb.validate_case(case, "ok.yaml")
+    case["signature"]["match"] = [{"fact": "xid_event", "match": {"xid": {"regex": "3."}}}]
+    with pytest.raises(kb.CaseError, match="unknown operator 'regex'"):
+        kb.validate_case(case, "bad.yaml")
+    case["signature"]["match"] = [{"fact": "xid_evnt", "match": {"xid": 31}}]
+    with pytest.raises(kb.CaseError, match="unknown fact kind 'xid_evnt'"):
+        kb.validate_case(case, "bad.yaml")

@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from stethoscope.engine.ruleengine.compile import CompileError, Pattern, compile_condition, pattern_matches
+from stethoscope.engine.ruleengine.schema import Condition
 from stethoscope.facts import knowledge
 from stethoscope.facts.knowledge import Case, KnowledgeError, Signature  # noqa: F401 - re-exported
 
@@ -43,6 +45,7 @@ def _complete(case: Case, label: str, stem: str | None) -> Case:
     todo = [k for k, v in case.model_dump().items() if TODO in yaml.safe_dump(v)]
     if todo:
         raise CaseError(f"{label}: still to complete (replace {TODO}): {', '.join(todo)}")
+    _patterns(case)  # its signature.match compiles as a rule condition would
     return case
 
 
@@ -66,51 +69,29 @@ def load_cases() -> tuple[Case, ...]:
     return tuple(out)
 
 
-_FACT_TEST = re.compile(r"^(?P<field>[a-z_][a-z0-9_]*)(?:(?P<op>>=|<=|=|>|<)(?P<value>\S+))?$")
+def _patterns(case: Case) -> tuple[Pattern, ...]:
+    """The case's ``signature.match``, compiled by the rules' compiler (a bad operator is an error)."""
+    out = []
+    for i, m in enumerate(case.signature.match):
+        try:
+            out.append(compile_condition(Condition(fact=m.fact, match=dict(m.match)), ("signature", "match", i)))
+        except (CompileError, ValueError) as exc:
+            raise CaseError(f"knowledge/cases/{case.id}.yaml: signature.match.{i}: {exc}") from None
+    return tuple(out)
 
 
-def _fact_matches(pattern: str, facts: list) -> bool:
-    """A signature fact such as ``xid_event xid=31 process`` or ``xid_repeat pids>=2``: the
-    kind, then field tests (``field`` alone: the field is set); words that are no test are
-    prose and ignored."""
-    kind, *tests = pattern.split()
-    for f in facts:
-        if f.kind != kind:
-            continue
-        ok = True
-        for t in tests:
-            m = _FACT_TEST.match(t)
-            if not m or m["field"] not in type(f).model_fields:
-                continue
-            have = getattr(f, m["field"], None)
-            if m["op"] is None:
-                ok = have not in (None, False)
-            elif have is None:
-                ok = False
-            else:
-                want: object = m["value"]
-                if isinstance(have, bool):
-                    want = want.lower() == "true"
-                elif isinstance(have, (int, float)):
-                    try:
-                        want = float(want)
-                    except ValueError:
-                        ok = False
-                        break
-                ok = {"=": have == want, ">=": have >= want, "<=": have <= want, ">": have > want, "<": have < want}[m["op"]]
-            if not ok:
-                break
-        if ok:
-            return True
-    return False
+def _signature_met(case: Case, facts: list) -> bool:
+    """Every condition of the case's ``signature.match`` is met by one of the finding's facts."""
+    views = [(f.kind, f.rule_view()) for f in facts]
+    return all(any(kind == p.kind and pattern_matches(p, view) for kind, view in views) for p in _patterns(case))
 
 
 def links(cause: str, rule: str, facts: list | None = None) -> list[str]:
     """``kb/<id>`` of the cases whose signature matches a finding's cause and rule; where
-    several do, those whose signature facts match the finding's own facts (Xid 13 vs 31)."""
+    several do, those whose ``signature.match`` the finding's own facts meet (Xid 13 vs 31)."""
     cands = [c for c in load_cases() if cause in c.signature.causes and (not c.signature.rules or rule in c.signature.rules)]
     if len(cands) > 1 and facts:
-        precise = [c for c in cands if any(_fact_matches(p, facts) for p in c.signature.facts)]
+        precise = [c for c in cands if c.signature.match and _signature_met(c, facts)]
         if precise:
             cands = precise
     return [c.ref for c in cands]

@@ -127,6 +127,17 @@ def compile_rule(rule: Rule, source: str) -> CompiledRule:
     return CompiledRule(rule, source, tuple(pats), nones, kinds)
 
 
+def compile_condition(cond: Condition, where: tuple[Any, ...] = ()) -> Pattern:
+    """One condition on its own, in the rules' form (a fact kind and field tests, no joins):
+    what a knowledge table may hold where it names facts (knowledge/cases' signature.match)."""
+    return Pattern(cond.as_ or "m0", cond.fact, _tests(cond, set(), where, None))
+
+
+def pattern_matches(p: Pattern, view: dict[str, Any]) -> bool:
+    """Whether one fact's rule view (Fact.rule_view) passes every test of an unjoined pattern."""
+    return all(test_passes(t, view, {}) for t in p.tests)
+
+
 def test_passes(test: Test, fact: dict[str, Any], bound: dict[str, dict[str, Any]]) -> bool:
     """The reference semantics of one test (durable's compiled form must agree)."""
     present = test.field in fact
