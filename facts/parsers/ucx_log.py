@@ -38,12 +38,40 @@ Facts: ``ucx_completion_error`` per such line: the syndrome, what it is as a lib
 translation), UCX's text (``message``), the vendor syndrome, the device, port and link layer when printed, the
 QP type and opcode (from the v1.8+ continuation line, or the older ``opcode`` tail) and the node
 UCX's ``[host:pid:...]`` prefix names.
+
+UCX's verbs transports (rc_verbs, dc_verbs: no mlx5 direct verbs) log a failed work completion by
+libibverbs' ``ibv_wc_status_str()`` only, no syndrome (src/uct/ib/rc/verbs/rc_verbs_iface.c
+``uct_rc_verbs_handle_failure``, src/uct/ib/dc/verbs/dc_verbs.c, src/uct/ib/rc/verbs/rc_verbs_common.h),
+in these forms over the releases::
+
+    v1.2:        "Send completion with error: %s"   ("Receive completion with error: %s", fatal)
+    v1.3-1.6:    "send completion with error: %s"
+    v1.3-1.5:    "Send completion with error on qp 0x%x: %s syndrome 0x%x"   (dc_verbs; the syndrome is wc->vendor_err)
+    v1.2-1.5:    "Receive completion with error on XRQ: %s"   (fatal)
+    v1.7-1.10:   "send completion with error: %s qpn 0x%x wrid 0x%lx vendor_err 0x%x"
+    v1.11-1.15:  "send completion with error: %s [qpn 0x%x wrid 0x%lx" "vendor_err 0x%x]\n%s"  (no space: 'wrid 0x149vendor_err')
+    v1.16-:      "send completion with error: %s [qpn 0x%x wrid 0x%lx vendor_err 0x%x]\n%s"  (then the peer: "[rqpn .. dlid=..]")
+
+Sample lines (real, from the public threads named)::
+
+    [1466599688.714393] [vegas30:25196:0] rc_verbs_iface.c:47   UCX  ERROR Send completion with error: transport retry counter exceeded    (openucx/ucx#844)
+    Tue Jun 12 18:14:48 2018[1,15]<stderr>:[clx-orion-097:26451:0:26451] rc_verbs_iface.c:63   FATAL: send completion with error: transport retry counter exceeded    (openucx/ucx#2684)
+    Sun Oct  1 17:01:10 2017[1,30]<stdout>:[1506866470.744682] [clx-hercules-065:1411 :0]       dc_verbs.c:633  UCX  ERROR Send completion with error on qp 0x10e55: transport retry counter exceeded syndrome 0x81    (openucx/ucx#1880)
+    [compute-18:26540:0:26540] rc_verbs_iface.c:65   send completion with error: local QP operation error qpn 0x350406 wrid 0x38 vendor_err 0x70    (openucx/ucx#5318)
+    [swx-rdmz-ucx-gpu-02:1884 :0:1884] rc_verbs_iface.c:124  send completion with error: local protection error [qpn 0xf9db wrid 0x149vendor_err 0x51]    (openucx/ucx#7774)
+
+The status string is read as libibverbs' ``ibv_wc_status`` by its exact name
+(knowledge/ib_wc_status.yaml lists the names of rdma-core libibverbs/enum_strs.c, unchanged since
+2008), into the same ``ucx_completion_error`` fact (``transport`` "verbs", no syndrome; the vendor
+error when printed). A string that names no listed status (interleaved output that cut it, "TM error")
+makes no fact: the line stays an error nobody read.
 """
 from __future__ import annotations
 
 import re
 from typing import Literal
 
+from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches
 
@@ -74,6 +102,8 @@ class UcxVerbsFailure(Fact):
 def detect(head: str) -> bool:
     if " vend 0x" in head and _CQE.search(head) is not None:
         return True
+    if "completion with error" in head and _VERBS.search(head) is not None:
+        return True
     return "failed: " in head and _LINE.search(head) is not None
 
 
@@ -86,6 +116,7 @@ def parse(artefact: Artefact) -> ParseResult:
         fb.add(UcxVerbsFailure, n, verb=m["verb"], device=m["dev"], error=m["err"].strip(),
                memlock_kb=int(limit["kb"]) if limit else None)
     _completions(artefact, fb, result)
+    _verbs_completions(artefact, fb, result)
     return result
 
 
@@ -119,10 +150,11 @@ class UcxCompletionError(Fact):
     """One failed work completion as UCX's mlx5 transport logged it (the error CQE's syndrome)."""
 
     kind: Literal["ucx_completion_error"] = "ucx_completion_error"
-    status: int  # the syndrome as libibverbs' ibv_wc_status: 12 for synd 0x15 (retry exceeded)
-    syndrome: int  # 0x15
-    vendor_err: int  # 0x81
-    message: str  # UCX's text: "Transport retry count exceeded"
+    status: int  # libibverbs' ibv_wc_status: 12 for synd 0x15 or "transport retry counter exceeded"
+    syndrome: int | None = None  # 0x15 (mlx5 transports; the verbs transports print none)
+    vendor_err: int | None = None  # 0x81 (when printed)
+    message: str  # UCX's text: "Transport retry count exceeded", or ibv_wc_status_str(): "transport retry counter exceeded"
+    transport: Literal["mlx5", "verbs"] = "mlx5"  # the mlx5 transports' CQE syndrome, or the verbs transports' status string
     device: str | None = None  # "mlx5_0" (v1.5 and later)
     port: int | None = None
     link_layer: str | None = None  # "IB" or "RoCE" (v1.8 and later)
@@ -150,6 +182,38 @@ def _completions(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> No
                link_layer=m["ll"], qp_type=qp_type, opcode=opcode)
 
 
+# [1466599688.714393] [vegas30:25196:0] rc_verbs_iface.c:47   UCX  ERROR Send completion with error: transport retry counter exceeded
+# ... rc_verbs_iface.c:63   FATAL: send completion with error: transport retry counter exceeded
+# ... dc_verbs.c:633  UCX  ERROR Send completion with error on qp 0x10e55: transport retry counter exceeded syndrome 0x81
+# [compute-18:26540:0:26540] rc_verbs_iface.c:65   send completion with error: local QP operation error qpn 0x350406 wrid 0x38 vendor_err 0x70
+# [swx-rdmz-ucx-gpu-02:1884 :0:1884] rc_verbs_iface.c:124  send completion with error: local protection error [qpn 0xf9db wrid 0x149vendor_err 0x51]
+#   (the status string, then whatever the release adds; "Receive completion with error[ on XRQ]: %s" likewise)
+_VERBS = re.compile(r"\b(?:[Ss]end|[Rr]eceive) completion with error(?: on (?:qp 0x[0-9a-fA-F]{1,8}|XRQ))?: (?P<rest>[^\n]{1,300})")
+# ... vendor_err 0x70     ... [qpn 0xf9db wrid 0x149vendor_err 0x51]     ... exceeded syndrome 0x81 (dc_verbs: wc->vendor_err)
+_VERBS_VENDOR = re.compile(r"(?:vendor_err|^ syndrome) 0x(?P<vend>[0-9a-fA-F]{1,8})\b")
+# [swx-rdmz-ucx-gpu-02:1884 :0:1884] rc_verbs_iface.c:124  [rqpn 0xf9e9 dlid=10 sl=0 port=1 src_path_bits=0]   (v1.11+: the peer, next line)
+_VERBS_PEER = re.compile(r"\] \S+\.c:\d+\s+\[rqpn 0x[0-9a-fA-F]+ ")
+
+
+def _verbs_completions(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    table = knowledge.load("ib_wc_status.yaml")
+    lines = artefact.lines
+    for n, line in iter_lines_with(("completion with error",), artefact):
+        m = _VERBS.search(line)
+        entry = table.leading_name(m["rest"]) if m is not None else None
+        if m is None or entry is None:
+            continue  # not UCX's form, or a string that names no status: left unread
+        result.lines_used += 1
+        tail = m["rest"][len(entry.name):]
+        vend = _VERBS_VENDOR.search(tail)
+        if n < len(lines) and _VERBS_PEER.search(lines[n]):
+            result.lines_used += 1
+        host = _HOST.search(line[:m.start()])
+        fb.add(UcxCompletionError, n, node=artefact.node_for(host["host"] if host else None), status=entry.status,
+               vendor_err=int(vend["vend"], 16) if vend else None, message=entry.name, transport="verbs")
+
+
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\) failed: ",
-              r"\(synd 0x[0-9a-fA-F]+ vend 0x[0-9a-fA-F]+[ )]")
+              r"\(synd 0x[0-9a-fA-F]+ vend 0x[0-9a-fA-F]+[ )]",
+              r"\b(?:[Ss]end|[Rr]eceive) completion with error(?: on (?:qp 0x[0-9a-fA-F]+|XRQ))?: [A-Za-z]")

@@ -83,3 +83,55 @@ def test_completion_forms(line, status, synd, message):
 ])
 def test_not_completion_lines(line):
     assert [f for f in parse_text(line).facts if f.kind == "ucx_completion_error"] == []
+
+
+@pytest.mark.parametrize("line,node,status,message,vendor", [
+    # UCX 1.2 "Send completion with error: %s" (openucx/ucx#844)
+    ("[1466599688.714393] [vegas30:25196:0] rc_verbs_iface.c:47   UCX  ERROR Send completion with error: transport retry counter exceeded",
+     "vegas30", 12, "transport retry counter exceeded", None),
+    # 1.2 on a mlx4 HCA, another status (openucx/ucx#834)
+    ("[     INFO ] 0 [1465985478.473101] [pod9:4536 :0] rc_verbs_iface.c:47   UCX  ERROR Send completion with error: local length error",
+     "pod9", 1, "local length error", None),
+    # 1.3-1.6 "send completion with error: %s", fatal, under mpirun --tag-output (openucx/ucx#2684)
+    ("Tue Jun 12 18:14:48 2018[1,15]<stderr>:[clx-orion-097:26451:0:26451] rc_verbs_iface.c:63   FATAL: send completion with error: "
+     "transport retry counter exceeded", "clx-orion-097", 12, "transport retry counter exceeded", None),
+    # 1.3-1.5 dc_verbs "Send completion with error on qp 0x%x: %s syndrome 0x%x" (openucx/ucx#1880)
+    ("Sun Oct  1 17:01:10 2017[1,30]<stdout>:[1506866470.744682] [clx-hercules-065:1411 :0]       dc_verbs.c:633  UCX  ERROR "
+     "Send completion with error on qp 0x10e55: transport retry counter exceeded syndrome 0x81", "clx-hercules-065", 12,
+     "transport retry counter exceeded", 0x81),
+    # 1.7-1.10 "%s qpn 0x%x wrid 0x%lx vendor_err 0x%x" (openucx/ucx#5318)
+    ("[compute-18:26540:0:26540] rc_verbs_iface.c:65   send completion with error: local QP operation error qpn 0x350406 wrid 0x38 "
+     "vendor_err 0x70", "compute-18", 2, "local QP operation error", 0x70),
+    # 1.11-1.15 "[qpn 0x%x wrid 0x%lx" "vendor_err 0x%x]": no space before vendor_err (openucx/ucx#7774)
+    ("[swx-rdmz-ucx-gpu-02:1884 :0:1884] rc_verbs_iface.c:124  send completion with error: local protection error "
+     "[qpn 0xf9db wrid 0x149vendor_err 0x51]", "swx-rdmz-ucx-gpu-02", 4, "local protection error", 0x51),
+    # 1.16 on, with the space (the format of rc_verbs_iface.c, filled: no public paste found)
+    ("[n7:1200:0:1200] rc_verbs_iface.c:125  send completion with error: Work Request Flushed Error [qpn 0x1a2 wrid 0x3 vendor_err 0xf9]",
+     "n7", 5, "Work Request Flushed Error", 0xf9),
+])
+def test_verbs_completion_forms(line, node, status, message, vendor):
+    (f,) = parse_text(line).facts
+    assert (f.kind, f.transport, f.node, f.status, f.message, f.vendor_err, f.syndrome) == (
+        "ucx_completion_error", "verbs", node, status, message, vendor, None)
+    assert ucx_log.detect(line)
+
+
+def test_verbs_completion_peer_line_is_read_with_it():
+    # openucx/ucx#7774: 1.11+ print the peer on the next line
+    text = ("[swx-rdmz-ucx-gpu-02:1884 :0:1884] rc_verbs_iface.c:124  send completion with error: local protection error "
+            "[qpn 0xf9db wrid 0x149vendor_err 0x51]\n"
+            "[swx-rdmz-ucx-gpu-02:1884 :0:1884] rc_verbs_iface.c:124  [rqpn 0xf9e9 dlid=10 sl=0 port=1 src_path_bits=0]\n")
+    res = parse_text(text)
+    assert [f.status for f in res.facts] == [4] and res.lines_used == 2
+
+
+@pytest.mark.parametrize("line", [
+    # interleaved output that cut the status string: no status is named, the line stays unread (openucx/ucx#2322)
+    "Tue Feb 27 20:11:36 2018[1,276]<stderr>:[jazz18:122053:0:122053] rc_verbs_iface.c:63   FATAL: send completion with error: transport retry",
+    # the mlx5 provider's own CQE dump header (openucx/ucx#935)
+    "mlx5: vegas29: got completion with error:",
+    # NCCL's completion WARN is NCCL's (nccl_log reads it)
+    "node1:1:2 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129",
+])
+def test_not_verbs_completion_lines(line):
+    assert [f for f in parse_text(line).facts if f.kind == "ucx_completion_error"] == []
