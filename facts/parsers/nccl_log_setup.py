@@ -28,6 +28,7 @@ from stethoscope.facts.parsers.nccl_setup_facts import (
     NcclGdrState,
     NcclP2pUnavailable,
     NcclShmFailure,
+    NcclShmRefused,
     NcclVerbsFailure,
 )
 
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 
 # Cheap test before any regex: every message handled here holds one of these.
 _KEYS = ("GPU Direct RDMA", "P2P", "shared memory", "posix_fallocate", "failed to extend", "Call to ibv", "Duplicate GPU",
-         "Cuda failure", "NVLink SHARP (NVLS)")
+         "Cuda failure", "NVLink SHARP (NVLS)", "Call to shm_open")
 _KEYS_RE = re.compile("|".join(map(re.escape, _KEYS)))
 
 # NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'
@@ -66,6 +67,38 @@ _SHM_SEGMENT = re.compile(
 _SHM_EXTEND = re.compile(r"^Error: failed to extend (?P<seg>\S+) to (?P<size>\d+) bytes(?:, error: (?P<err>.+))?$")
 # Call to posix_fallocate failed : No space left on device
 _SHM_FALLOCATE = re.compile(r"^Call to posix_fallocate failed ?: ?(?P<err>.+)$")
+# NCCL 2.4-2.11 include/shm.h shmSetup: SYSCHECKVAL(shm_open(shmname, O_CREAT | O_RDWR, S_IRUSR | S_IWUSR), "shm_open", *fd),
+# include/checks.h: WARN("Call to " name " failed : %s", strerror(errno)); the "Error while creating shared memory
+# segment" line that follows it then carries no reason of its own:
+# node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission denied        (NVIDIA/nccl#328)
+_SHM_OPEN = re.compile(r"^Call to shm_open failed ?: ?(?P<err>.+)$")
+# glibc's strerror() texts of the errnos a /dev/shm segment call fails with (asm-generic/errno-base.h), read back to
+# the errno: a full /dev/shm (ENOSPC) and one the job may not write to (EACCES, EPERM, EROFS) are different faults
+_ERRNO_NAMES = {
+    "Operation not permitted": "EPERM", "No such file or directory": "ENOENT", "Cannot allocate memory": "ENOMEM",
+    "Permission denied": "EACCES", "Too many open files": "EMFILE", "No space left on device": "ENOSPC",
+    "Read-only file system": "EROFS", "Invalid argument": "EINVAL",
+}
+# "No space left on device", "Permission denied (13)" (2.12+ adds the errno number)
+_ERRNO_TEXT = re.compile(r"^(?P<text>[A-Za-z][A-Za-z -]*?)\s*(?:\(\d+\))?\s*$")
+
+
+#: the errnos of a call refused access (POSIX: EACCES, EPERM; EROFS a read-only /dev/shm)
+_REFUSED = frozenset({"EACCES", "EPERM", "EROFS"})
+
+
+def _errno_name(error: str | None) -> str | None:
+    m = _ERRNO_TEXT.match(error) if error else None
+    return _ERRNO_NAMES.get(m["text"]) if m else None
+
+
+def _shm(p: "NcclLogState", no: int, node: str, op: str, error: str | None, ctx: dict[str, Any], **where: Any) -> None:
+    """One failed /dev/shm segment call: refused (a permission errno) or failed otherwise."""
+    errno_name = _errno_name(error)
+    if errno_name in _REFUSED:
+        p.b.add(NcclShmRefused, no, node=node, call=op, error=error, errno_name=errno_name, **where, **ctx)
+    elif op != "shm_open":
+        p.b.add(NcclShmFailure, no, node=node, op=op, error=error, **where, **ctx)
 # Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory          Call to ibv_create_cq failed
 #   (NCCL <= 2.18: "Call to %s failed with error %s", strerror(errno); 2.19 and later add " errno %d")
 _VERBS = re.compile(r"^Call to (?P<verb>ibv_\w+) failed(?: with error (?P<err>.+?)(?: errno (?P<errno>\d+))?)?\s*$")
@@ -117,12 +150,13 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, src: str | None, ctx
         p.once(NcclP2pUnavailable, no, node, (pid, m["a"], m["b"]), dev=int(m["a"]), peer_dev=int(m["b"]),
                bus_id=nccl_busid(m["abus"]), peer_bus_id=nccl_busid(m["bbus"]), **ctx)
     elif m := _SHM_SEGMENT.match(msg):
-        op = "create" if m["op"] == "creating" else "attach"
-        p.b.add(NcclShmFailure, no, node=node, op=op, segment=m["seg"], size_bytes=int(m["size"]), error=m["err"], **ctx)
+        _shm(p, no, node, "create" if m["op"] == "creating" else "attach", m["err"], ctx, segment=m["seg"], size_bytes=int(m["size"]))
     elif m := _SHM_EXTEND.match(msg):
-        p.b.add(NcclShmFailure, no, node=node, op="extend", segment=m["seg"], size_bytes=int(m["size"]), error=m["err"], **ctx)
+        _shm(p, no, node, "extend", m["err"], ctx, segment=m["seg"], size_bytes=int(m["size"]))
     elif m := _SHM_FALLOCATE.match(msg):
-        p.b.add(NcclShmFailure, no, node=node, op="fallocate", error=m["err"], **ctx)
+        _shm(p, no, node, "fallocate", m["err"], ctx)
+    elif m := _SHM_OPEN.match(msg):
+        _shm(p, no, node, "shm_open", m["err"], ctx)
     elif m := _MODIFY_QP.match(msg):
         gidx = int(m["gidx"]) if m["gidx"] is not None else None
         p.once(NcclVerbsFailure, no, node, (pid, m["verb"], m["err"], m["dev"], m["next"]), verb=m["verb"], error=m["err"].strip(),

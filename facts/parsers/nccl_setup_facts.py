@@ -77,6 +77,25 @@ class NcclShmFailure(NcclLineFact):
 
 
 @fact_kind
+class NcclShmRefused(NcclLineFact):
+    """A shared-memory segment call refused with a permission errno (EACCES, EPERM, EROFS): the job
+    may not create NCCL's segment in /dev/shm at all (a full /dev/shm reads ENOSPC: ``nccl_shm_failure``).
+
+    ``call``: ``shm_open`` (NCCL 2.4-2.11 include/shm.h: "Call to shm_open failed : Permission denied",
+    followed by an "Error while creating shared memory segment" line without a reason), ``create`` /
+    ``extend`` / ``attach`` (2.12+ misc/shmutils.cc, the errno after the segment: "..., error:
+    Permission denied (13)"). ``errno_name`` is the errno of ``error``'s strerror() text.
+    """
+
+    kind: Literal["nccl_shm_refused"] = "nccl_shm_refused"
+    call: Literal["shm_open", "create", "extend", "fallocate", "attach"]
+    segment: str | None = None
+    size_bytes: int | None = None
+    error: str  # "Permission denied", "Read-only file system (30)"
+    errno_name: str  # "EACCES", "EPERM", "EROFS"
+
+
+@fact_kind
 class NcclVerbsFailure(NcclLineFact):
     """``misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory``
 

@@ -20,7 +20,7 @@ def of_kind(result, kind: str) -> list[dict]:
     return [f.rule_view() | {"line": f.evidence.line} for f in result.facts if f.kind == kind]
 
 
-SETUP_KINDS = ("nccl_gdr_state", "nccl_p2p_unavailable", "nccl_shm_failure", "nccl_verbs_failure",
+SETUP_KINDS = ("nccl_gdr_state", "nccl_p2p_unavailable", "nccl_shm_failure", "nccl_shm_refused", "nccl_verbs_failure",
                "nccl_duplicate_gpu", "nccl_cuda_failure")
 
 # (line, kind or None, fields); None: no fact of any set-up kind
@@ -48,6 +48,12 @@ LINES = [
      "nccl_shm_failure", {"op": "extend", "size_bytes": 5967876}),
     ("5135fc87695d:126319:126336 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
      "nccl_shm_failure", {"op": "fallocate", "error": "No space left on device"}),
+    # NCCL 2.4-2.11's shm_open refused (NVIDIA/nccl#328): the job may not create the segment at all
+    ("node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission denied",
+     "nccl_shm_refused", {"call": "shm_open", "error": "Permission denied", "errno_name": "EACCES"}),
+    # 2.12+ puts the errno after the segment (shmutils.cc's format filled in): refused, not a shm failure
+    ("n1:1:2 [0] misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-WU88OE (size 9637888), error: Read-only file system (30)",
+     "nccl_shm_refused", {"call": "create", "errno_name": "EROFS", "segment": "/dev/shm/nccl-WU88OE"}),
     ("g148:14937:69361 [0] misc/shmutils.cc:129 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: No such file or directory (2)",
      "nccl_shm_failure", {"op": "attach", "error": "No such file or directory (2)"}),
     ("node1:20480:20533 [0] misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory",
