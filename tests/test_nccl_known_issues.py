@@ -3,8 +3,6 @@ the table defines, with operators engine/combine/nccl_summary.py knows, regexes 
 version above its affected range, a workaround and a source."""
 from __future__ import annotations
 
-import re
-
 from stethoscope.engine.combine import nccl_summary
 from stethoscope.facts.model import FACT_KINDS
 from stethoscope.facts.registry import load_parsers
@@ -15,15 +13,14 @@ def _table():
 
 
 def test_symptoms_name_known_fact_kinds_fields_and_operators() -> None:
+    """Each symptom compiles as a rule condition (the rules' operators) plus regex tests."""
     load_parsers()  # registers every fact kind
     for name, spec in _table().symptoms.items():
         cls = FACT_KINDS[spec.fact]
-        for field, cond in spec.match.items():
+        for field in spec.match:
             assert field in cls.model_fields, f"{name}: {spec.fact} has no field {field}"
-            if isinstance(cond, dict):
-                assert set(cond) <= set(nccl_summary._OPS), f"{name}: unknown operator in {cond}"
-                if "regex" in cond:
-                    re.compile(cond["regex"])
+        pattern, regexes = nccl_summary.compile_symptom(spec)  # raises on an operator rules lack (but regex)
+        assert pattern.kind == spec.fact and len(pattern.tests) + len(regexes) >= len(spec.match), name
 
 
 def test_entries_are_complete_and_consistent() -> None:
@@ -38,7 +35,24 @@ def test_entries_are_complete_and_consistent() -> None:
 
 
 def test_operators() -> None:
-    ok = nccl_summary._field_ok
-    assert ok(3, {"gt": 0}) and not ok(0, {"gt": 0}) and not ok(None, {"gt": 0})
-    assert ok("IBext_v8", {"regex": "^IBext"}) and not ok("IB", {"regex": "^IBext"})
-    assert ok("x", {"in": ["x", "y"]}) and ok(None, {"exists": False}) and ok(False, False)
+    """The rules' semantics (a test on a field the fact lacks is false, except exists: false), and regex."""
+    from stethoscope.facts.knowledge import NcclSymptom
+    from stethoscope.facts.model import Evidence
+    from stethoscope.facts.parsers.nccl_tests_facts import NcclTestRun
+
+    load_parsers()
+
+    def ok(fact, match) -> bool:
+        pattern, regexes = nccl_summary.compile_symptom(NcclSymptom(fact=fact.kind, match=match))
+        return nccl_summary.symptom_matches(pattern, regexes, fact)
+
+    run = NcclTestRun.model_construct(id="r", node="n", evidence=Evidence(path="p", line=1, text="t"),
+                                      wrong_total=3, n_gpus=1, nccl_version=None)
+    zero = run.model_copy(update={"wrong_total": 0})
+    assert ok(run, {"wrong_total": {"gt": 0}}) and not ok(zero, {"wrong_total": {"gt": 0}})
+    assert ok(run, {"n_gpus": {"in": [1, 2]}}) and ok(run, {"nccl_version": {"exists": False}})
+    assert not ok(run, {"nccl_version": {"ne": "2.18.1"}})  # no version: the test is false, as in a rule
+    assert ok(run, {"n_gpus": 1, "wrong_total": {"gte": 3, "lt": 4}})
+    v8 = run.model_copy(update={"nccl_version": "2.18.1"})
+    assert ok(v8, {"nccl_version": {"regex": "^2\\.18"}}) and not ok(v8, {"nccl_version": {"regex": "^2\\.19"}})
+    assert not ok(run, {"nccl_version": {"regex": "."}})

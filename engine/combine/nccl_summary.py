@@ -21,8 +21,10 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Iterable
 
+from stethoscope.engine.ruleengine.compile import Pattern, compile_condition, pattern_matches
+from stethoscope.engine.ruleengine.schema import Condition
 from stethoscope.facts import knowledge as _knowledge
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import MISSING, Fact, view_value
 from stethoscope.facts.parsers.nccl_summary_facts import (
     NcclBootstrapSubnetSet,
     NcclGpuShared,
@@ -251,37 +253,52 @@ def _version_tuple(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in v.split(".") if x.isdigit())
 
 
-# Operators a symptom's field condition may use in knowledge/nccl_known_issues.yaml; a bare
-# value means equality. Only data: a regex is a string searched in the field's text.
-_OPS = {
-    "eq": lambda have, want: have == want,
-    "ne": lambda have, want: have != want,
-    "gt": lambda have, want: have is not None and have > want,
-    "gte": lambda have, want: have is not None and have >= want,
-    "lt": lambda have, want: have is not None and have < want,
-    "lte": lambda have, want: have is not None and have <= want,
-    "in": lambda have, want: have in want,
-    "exists": lambda have, want: (have is not None) == bool(want),
-    "regex": lambda have, want: have is not None and _regex(want).search(str(have)) is not None,
-}
+#: the one operator a symptom may use that rules lack: a pattern searched in the field's text.
+#: Each use is a message form a parser field should name instead (then the symptom is a rule
+#: condition only).
+REGEX = "regex"
+
+
+def compile_symptom(spec) -> tuple[Pattern, tuple[tuple[str, re.Pattern[str]], ...]]:
+    """A symptom of knowledge/nccl_known_issues.yaml as a rule condition, compiled by the rules'
+    compiler (their operators and semantics: a test on a field the fact lacks is false, except
+    ``exists: false``), and its ``regex`` tests beside it."""
+    rest: dict[str, object] = {}
+    regexes: list[tuple[str, re.Pattern[str]]] = []
+    for field, cond in spec.match.items():
+        if isinstance(cond, dict) and REGEX in cond:
+            regexes.append((field, re.compile(cond[REGEX])))
+            cond = {op: v for op, v in cond.items() if op != REGEX}
+            if not cond:
+                continue
+        rest[field] = cond
+    return compile_condition(Condition(fact=spec.fact, match=rest)), tuple(regexes)
 
 
 @lru_cache(maxsize=None)
-def _regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+def _symptom(name: str) -> tuple[Pattern, tuple[tuple[str, re.Pattern[str]], ...], tuple[str, ...]]:
+    pattern, regexes = compile_symptom(knowledge("nccl_known_issues.yaml").symptoms[name])
+    return pattern, regexes, tuple(dict.fromkeys(t.field for t in pattern.tests))
 
 
-def _field_ok(have: object, cond: object) -> bool:
-    if isinstance(cond, dict):
-        return all(_OPS[op](have, want) for op, want in cond.items())
-    return have == cond
+def symptom_matches(pattern: Pattern, regexes: tuple[tuple[str, re.Pattern[str]], ...], fact: Fact,
+                    fields: Iterable[str] | None = None) -> bool:
+    """One fact against a compiled symptom; only the tested fields are viewed (as Fact.rule_view would)."""
+    if fact.kind != pattern.kind:
+        return False
+    view = {}
+    for k in (fields if fields is not None else {t.field for t in pattern.tests}):
+        if (v := view_value(getattr(fact, k, None))) is not MISSING:
+            view[k] = v
+    if not pattern_matches(pattern, view):
+        return False
+    return all((v := getattr(fact, k, None)) is not None and rx.search(str(v)) is not None for k, rx in regexes)
 
 
-def _symptom_seen(spec, by_kind: dict[str, list[Fact]]) -> list[Fact]:
-    """Facts of ``spec.fact`` whose fields meet every condition of ``spec.match``."""
-    want = spec.match
-    return [f for f in by_kind.get(spec.fact, [])
-            if all(_field_ok(getattr(f, k, None), cond) for k, cond in want.items())]
+def _symptom_seen(name: str, by_kind: dict[str, list[Fact]]) -> list[Fact]:
+    """Facts that meet every condition of the symptom ``name``."""
+    pattern, regexes, fields = _symptom(name)
+    return [f for f in by_kind.get(pattern.kind, []) if symptom_matches(pattern, regexes, f, fields)]
 
 
 def _versions(by_kind: dict[str, list[Fact]]) -> list[tuple[str, Fact]]:
@@ -302,7 +319,7 @@ def known_issues(by_kind: dict[str, list[Fact]]) -> list[Fact]:
     out: list[Fact] = []
     for entry in table.issues:
         lo, hi = _version_tuple(entry.affected.min), _version_tuple(entry.affected.max)
-        seen = [_symptom_seen(table.symptoms[n], by_kind) for n in entry.symptoms]
+        seen = [_symptom_seen(n, by_kind) for n in entry.symptoms]
         if not all(seen):
             continue
         done: set[str] = set()
