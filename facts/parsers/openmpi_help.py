@@ -1,0 +1,105 @@
+"""Open MPI's help messages (``opal_show_help``) about the network transports, in any program's
+output (mpirun's, a rank's stderr, a batch job's log): the block Open MPI prints from its help
+files, and the launcher's count of further copies it held back.
+
+``btl:no-nics`` (opal/mca/btl/base/help-mpi-btl-base.txt; ompi/mca/btl/base/ before 2.0, the same
+text since 1.6; the NOTE lines since 1.8), printed by ``mca_btl_base_error_no_nics`` when a
+byte-transfer module (openib, usnic, ...) finds no interface it can drive on the node: Open MPI goes
+on over another transport::
+
+    %s: A high-performance Open MPI point-to-point messaging module
+    was unable to find any relevant network interfaces:
+
+    Module: %s
+      Host: %s
+
+    Another transport will be used instead, although this may result in
+    lower performance.
+
+    NOTE: You can disable this warning by setting the MCA parameter
+    btl_base_warn_component_unused to 0.
+
+and the launcher's aggregation of the same message from other ranks (orte/util/show_help.c:
+``"%d more process%s sent help message %s / %s"``, "es have" / " has"). Sample block (real,
+hpc/charliecloud#142, Open MPI examples on a node without InfiniBand)::
+
+    [[60665,1],0]: A high-performance Open MPI point-to-point messaging module
+    was unable to find any relevant network interfaces:
+
+    Module: OpenFabrics (openib)
+      Host: cn626
+
+Facts: ``openmpi_btl_no_nics`` per block (the module, the host it names) and per aggregation line
+(the module unknown, ``count`` the copies held back). Empty input, or no such message: nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches
+
+KIND = "openmpi_help"
+
+# [[60665,1],0]: A high-performance Open MPI point-to-point messaging module
+# was unable to find any relevant network interfaces:
+_HEAD = re.compile(r"A high-performance Open MPI point-to-point messaging module\s*$")
+_HEAD2 = re.compile(r"^\W{0,8}was unable to find any relevant network interfaces:\s*$")
+# Module: OpenFabrics (openib)
+#   Host: cn626
+_MODULE = re.compile(r"^\W{0,8}Module: (?P<module>[^\n]{1,80}?)\s*$")
+_HOST = re.compile(r"^\W{0,8}Host: (?P<host>[A-Za-z0-9][\w.-]{0,62})\s*$")
+# Another transport will be used instead, although this may result in
+# lower performance.
+# NOTE: You can disable this warning by setting the MCA parameter
+# btl_base_warn_component_unused to 0.
+_TAIL = re.compile(r"^\W{0,8}(?:Another transport will be used instead, although this may result in|lower performance\.|"
+                   r"NOTE: You can disable this warning by setting the MCA parameter|btl_base_warn_component_unused to 0\.)\s*$")
+# [gpu004:10178] 4 more processes have sent help message help-mpi-btl-base.txt / btl:no-nics
+_MORE = re.compile(r"(?:\[(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,10}\] )?(?P<count>\d{1,7}) more process(?:es have| has) sent "
+                   r"help message help-mpi-btl-base\.txt / btl:no-nics")
+
+
+@fact_kind
+class OpenmpiBtlNoNics(Fact):
+    """Open MPI's ``btl:no-nics``: a messaging module found no interface it can use on the host,
+    and Open MPI uses another transport."""
+
+    kind: Literal["openmpi_btl_no_nics"] = "openmpi_btl_no_nics"
+    module: str | None = None  # "OpenFabrics (openib)"; None on the launcher's aggregation line
+    count: int = 1  # the copies the aggregation line stands for
+
+
+def detect(head: str) -> bool:
+    return "A high-performance Open MPI point-to-point messaging module" in head or _MORE.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    lines = artefact.lines
+    for n, line in iter_lines_with(("A high-performance Open MPI point-to-point messaging module",), artefact):
+        if not _HEAD.search(line) or n >= len(lines) or not _HEAD2.match(lines[n]):
+            continue
+        module = host = None
+        used = 2
+        for follow in lines[n + 1:n + 11]:  # Module, Host and the closing text follow within ten lines
+            if (m := _MODULE.match(follow)) and module is None:
+                module = m["module"]
+            elif (m := _HOST.match(follow)) and host is None:
+                host = m["host"]
+            elif not _TAIL.match(follow):
+                continue
+            used += 1
+        result.lines_used += used
+        fb.add(OpenmpiBtlNoNics, n, node=artefact.node_for(host), module=module)
+    for n, m in iter_matches(_MORE, artefact):
+        result.lines_used += 1
+        fb.add(OpenmpiBtlNoNics, n, node=artefact.node_for(m["host"]), count=int(m["count"]))
+    return result
+
+
+#: line signatures (facts/classify.py)
+SIGNATURES = (r"A high-performance Open MPI point-to-point messaging module",
+              r"\d more process(?:es have| has) sent help message help-mpi-btl-base\.txt / btl:no-nics")

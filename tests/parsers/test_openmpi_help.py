@@ -1,0 +1,54 @@
+"""openmpi_help: Open MPI's btl:no-nics help block and the launcher's aggregation line; other
+Open MPI help messages are not this reader's."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import openmpi_help
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/openmpi_help"
+
+
+def parse_text(text: str):
+    return openmpi_help.parse(Artefact(path="t.log", text=text, node="node1"))
+
+
+def test_charliecloud_142_block():
+    text = (FIX / "charliecloud142_openib_no_nics.txt").read_text()
+    assert openmpi_help.detect(text)
+    res = parse_text(text)
+    assert [(f.evidence.line, f.module, f.count) for f in res.facts] == [(2, "OpenFabrics (openib)", 1)]
+    assert res.lines_used == 8  # the two opening lines, Module, Host, and the four closing lines
+
+
+def test_1_6_block_without_note_and_host_named():
+    # v1.6's text (no NOTE lines), indented as pasted in a thread; the host names the node
+    text = ("  [[5397,1],43]: A high-performance Open MPI point-to-point messaging module\n"
+            "  was unable to find any relevant network interfaces:\n\n"
+            "  Module: usNIC\n    Host: rc008\n\n"
+            "  Another transport will be used instead, although this may result in\n  lower performance.\n")
+    art = Artefact(path="t.log", text=text, node="node1", node_from_folder=False)
+    (f,) = openmpi_help.parse(art).facts
+    assert (f.module, f.node) == ("usNIC", "rc008")
+
+
+def test_aggregation_line():
+    # orte/util/show_help.c "%d more process%s sent help message %s / %s" (the format, filled)
+    line = "[gpu004:10178] 4 more processes have sent help message help-mpi-btl-base.txt / btl:no-nics"
+    (f,) = parse_text(line).facts
+    assert (f.module, f.count) == (None, 4)
+
+
+@pytest.mark.parametrize("text", [
+    # another help message of Open MPI (help-mpi-btl-openib.txt [no active ports found])
+    "WARNING: There is at least non-excluded one OpenFabrics device found,\nbut there are no active ports detected",
+    # the first line alone, cut before the second
+    "[[60665,1],0]: A high-performance Open MPI point-to-point messaging module\nModule: OpenFabrics (openib)",
+    "[gpu004:10178] 4 more processes have sent help message help-mpi-btl-openib.txt / no active ports found",
+    "",
+])
+def test_not_no_nics(text):
+    assert parse_text(text).facts == []
