@@ -41,8 +41,10 @@ KIND = "nccl_channels"
 
 # vm:1428:1439 [0] NCCL INFO Channel 00/24 : 0 1      (the prefix as nccl_log reads it)
 _HEADER = re.compile(r"(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>-?\d+)\] (?:\S+:\d+ )?NCCL INFO (?P<msg>(?:.*\S)?)\s*$")
-# the messages this parser may use (what _COMM, _ORDER, "Trees ", _TREE and _RING start with)
-_WANTED = r"(?:Channel \d+/\d+ :[^\S\n]+-?\d|Trees |Tree \d|Ring \d+ : -?\d+ -> -?\d+ -> -?\d+[^\S\n]*$|(?:\w+ )?comm 0x)"
+# the messages this parser may use (what _COMM, _ORDER, "Trees ", _TREE and _RING start with); a
+# ring order's ranks run to the end of the line, so the transport lines of nccl_log ("Channel 00/0 :
+# 0[0] -> 1[1] via P2P/CUMEM", most of a log's Channel lines) are no candidates
+_WANTED = r"(?:Channel \d+/\d+ :(?:[^\S\n]+-?\d+)+[^\S\n]*$|Trees |Tree \d|Ring \d+ : -?\d+ -> -?\d+ -> -?\d+[^\S\n]*$|(?:\w+ )?comm 0x)"
 # Candidates: "NCCL INFO " then a wanted message (the scan starts with a literal, so the regex
 # engine skips ahead by substring search). The common line starts with NCCL's prefix right
 # before it: _PREFIX, matched in place, gives the groups _HEADER would; any other candidate line
@@ -51,7 +53,7 @@ _WANTED = r"(?:Channel \d+/\d+ :[^\S\n]+-?\d|Trees |Tree \d|Ring \d+ : -?\d+ -> 
 _CANDIDATES = re.compile(r"NCCL INFO " + _WANTED + r"[^\n]*", re.M)
 # the same when no rule in use binds ring neighbours or tree links (the router's dead kinds):
 # only the ring orders and the communicator lines they need
-_ORDER_CANDIDATES = re.compile(r"NCCL INFO (?:Channel \d+/\d+ :[^\S\n]+-?\d|(?:\w+ )?comm 0x)[^\n]*", re.M)
+_ORDER_CANDIDATES = re.compile(r"NCCL INFO (?:Channel \d+/\d+ :(?:[^\S\n]+-?\d+)+[^\S\n]*$|(?:\w+ )?comm 0x)[^\n]*", re.M)
 _LINKS = frozenset({"nccl_ring_neighbour", "nccl_tree_link"})
 # vm:1428:1439 [0]       vm:1428:1439 [0] init.cc:1000
 _PREFIX = re.compile(r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[-?\d+\] (?:\S+:\d+ )?")
