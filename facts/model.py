@@ -118,3 +118,35 @@ def rule_fields(kind: str) -> dict[str, Any]:
     """Fields a rule may match on for ``kind``: name -> annotation."""
     cls = FACT_KINDS[kind]
     return {n: f.annotation for n, f in cls.model_fields.items() if n not in ("evidence",)}
+
+
+class FactIndex(tuple):
+    """Facts in their order, with where each kind's facts are: :func:`of_kind` reads one kind
+    without a pass over all of them. The catalogue joins of a diagnosis (engine/catalogues/xid.py
+    knowledge_facts) each read a few kinds of a 1,024-node bundle's ~500k facts; one pass over
+    all of them costs ~35 ms per 70k facts, and they made about twenty."""
+
+    positions: dict[str, list[int]]
+
+    def __new__(cls, facts):
+        self = super().__new__(cls, facts)
+        positions: dict[str, list[int]] = {}
+        for i, f in enumerate(self):
+            kind = f.kind
+            if kind in positions:
+                positions[kind].append(i)
+            else:
+                positions[kind] = [i]
+        self.positions = positions
+        return self
+
+
+def of_kind(facts, *kinds: str) -> list:
+    """The facts of these kinds, in their order; a :class:`FactIndex` answers from its positions,
+    any other sequence by one pass."""
+    positions = getattr(facts, "positions", None)
+    if positions is None:
+        return [f for f in facts if f.kind in kinds]
+    if len(kinds) == 1:
+        return [facts[i] for i in positions.get(kinds[0], ())]
+    return [facts[i] for i in sorted(i for k in kinds for i in positions.get(k, ()))]

@@ -8,7 +8,7 @@ only the entries named are asserted (the other 230-odd could never match a join)
 """
 from __future__ import annotations
 
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, of_kind
 from stethoscope.facts.parsers import cuda_error_catalogue as catalogue
 
 
@@ -17,9 +17,9 @@ _NAMING = ("cuda_error", "nccl_cuda_failure")
 
 
 def entry_facts(facts: list[Fact]) -> list[Fact]:
-    given = {f.name for f in facts if f.kind == "cuda_error_catalogue_entry"}  # type: ignore[attr-defined]
-    names = sorted({f.catalogue_name for f in facts  # type: ignore[attr-defined]
-                    if f.kind in _NAMING and f.catalogue_name} - given)  # type: ignore[attr-defined]
+    given = {f.name for f in of_kind(facts, "cuda_error_catalogue_entry")}  # type: ignore[attr-defined]
+    names = sorted({f.catalogue_name for f in of_kind(facts, *_NAMING)  # type: ignore[attr-defined]
+                    if f.catalogue_name} - given)  # type: ignore[attr-defined]
     out: list[Fact] = []
     for name in names:
         e = catalogue.by_name(name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, of_kind
 from stethoscope.facts.parsers.xid_knowledge_facts import GpuProduct
 
 _WORDS = re.compile(r"[\s\-_/]+")
@@ -24,8 +24,8 @@ def product_facts(facts: list[Fact]) -> list[Fact]:
     words = {w.lower(): w for w in knowledge.load("gpu_products.yaml").no_nvswitch_words}
     out: list[Fact] = []
     seen: set[tuple[str, str]] = set()
-    for f in facts:
-        name = getattr(f, "name", None) if f.kind == "gpu_info" else None
+    for f in of_kind(facts, "gpu_info"):
+        name = getattr(f, "name", None)
         if not name or (f.node, f.pci_bus_id) in seen:  # type: ignore[attr-defined]
             continue
         hit = next((words[t] for t in name_words(name) if t in words), None)

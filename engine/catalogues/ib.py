@@ -6,7 +6,7 @@ before the rules run."""
 from __future__ import annotations
 
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Evidence, Fact
+from stethoscope.facts.model import Evidence, Fact, of_kind
 from stethoscope.facts.parsers.xid_knowledge_facts import IbAsyncEventCatalogueEntry, IbWcStatusCatalogueEntry
 
 EVENTS = "ib_async_events.yaml"
@@ -15,8 +15,8 @@ STATUSES = "ib_wc_status.yaml"
 
 def event_facts(facts: list[Fact]) -> list[Fact]:
     table = knowledge.load(EVENTS)
-    given = {f.event for f in facts if f.kind == "ib_async_event_catalogue_entry"}  # type: ignore[attr-defined]
-    events = sorted({f.event for f in facts if f.kind == "nccl_ib_async_event"} - given)  # type: ignore[attr-defined]
+    given = {f.event for f in of_kind(facts, "ib_async_event_catalogue_entry")}  # type: ignore[attr-defined]
+    events = sorted({f.event for f in of_kind(facts, "nccl_ib_async_event")} - given)  # type: ignore[attr-defined]
     out: list[Fact] = []
     for event in events:
         e = table.entry(event)
@@ -33,11 +33,11 @@ def event_facts(facts: list[Fact]) -> list[Fact]:
 
 def status_facts(facts: list[Fact]) -> list[Fact]:
     table = knowledge.load(STATUSES)
-    given = {f.status for f in facts if f.kind == "ib_wc_status_catalogue_entry"}  # type: ignore[attr-defined]
+    given = {f.status for f in of_kind(facts, "ib_wc_status_catalogue_entry")}  # type: ignore[attr-defined]
     # NCCL's completion WARNs, the kernel's own (mlx5 "WC error: %d") and UCX's (mlx5 syndrome as ibv_wc_status):
     # one numbering, ib_wc_status's
-    seen = {f.error for f in facts if f.kind == "nccl_rdma_completion_error"}  # type: ignore[attr-defined]
-    seen |= {f.status for f in facts if f.kind in ("kernel_ib_completion_error", "ucx_completion_error")}  # type: ignore[attr-defined]
+    seen = {f.error for f in of_kind(facts, "nccl_rdma_completion_error")}  # type: ignore[attr-defined]
+    seen |= {f.status for f in of_kind(facts, "kernel_ib_completion_error", "ucx_completion_error")}  # type: ignore[attr-defined]
     codes = sorted(seen - given)
     out: list[Fact] = []
     for code in codes:

@@ -4,13 +4,13 @@ joins them on ``event``. Records of normal operation have no entry fact: nothing
 from __future__ import annotations
 
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Evidence, Fact
+from stethoscope.facts.model import Evidence, Fact, of_kind
 from stethoscope.facts.parsers.ipmitool_sel import TABLE, IpmiSelCatalogueEntry
 
 
 def entry_facts(facts: list[Fact]) -> list[Fact]:
-    seen = {f.event for f in facts if f.kind == "ipmi_sel_event"}  # type: ignore[attr-defined]
-    seen -= {f.event for f in facts if f.kind == "ipmi_sel_catalogue_entry"}  # type: ignore[attr-defined]
+    seen = {f.event for f in of_kind(facts, "ipmi_sel_event")}  # type: ignore[attr-defined]
+    seen -= {f.event for f in of_kind(facts, "ipmi_sel_catalogue_entry")}  # type: ignore[attr-defined]
     seen.discard(None)
     if not seen:
         return []

@@ -7,7 +7,7 @@ rules/nccl/torch_nccl_error_no_detail.yaml; and what each self-explaining NCCL W
 from __future__ import annotations
 
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Evidence, Fact
+from stethoscope.facts.model import Evidence, Fact, of_kind
 from stethoscope.facts.parsers.xid_knowledge_facts import NcclResultCatalogueEntry, NcclWarnMessageEntry
 
 NAME = "nccl_results.yaml"
@@ -28,8 +28,8 @@ def _entries(table: str, marker: str, keys: list[str], lookup, make) -> list[Fac
 
 def entry_facts(facts: list[Fact]) -> list[Fact]:
     table = knowledge.load(NAME)
-    given = {f.name for f in facts if f.kind == "nccl_result_catalogue_entry"}  # type: ignore[attr-defined]
-    names = sorted({f.nccl_error for f in facts if f.kind == "torch_nccl_error" and f.nccl_error} - given)  # type: ignore[attr-defined]
+    given = {f.name for f in of_kind(facts, "nccl_result_catalogue_entry")}  # type: ignore[attr-defined]
+    names = sorted({f.nccl_error for f in of_kind(facts, "torch_nccl_error") if f.nccl_error} - given)  # type: ignore[attr-defined]
     if not names:
         return []
     return _entries(NAME, "- name: ", names, table.entry, lambda name, r, line: NcclResultCatalogueEntry(
@@ -40,7 +40,7 @@ def entry_facts(facts: list[Fact]) -> list[Fact]:
 
 def warn_entry_facts(facts: list[Fact]) -> list[Fact]:
     """One ``nccl_warn_message_entry`` per message kind of the ``nccl_warn`` facts."""
-    kinds = sorted({f.message_kind for f in facts if f.kind == "nccl_warn" and f.message_kind})  # type: ignore[attr-defined]
+    kinds = sorted({f.message_kind for f in of_kind(facts, "nccl_warn") if f.message_kind})  # type: ignore[attr-defined]
     if not kinds:
         return []
     by_kind = {m.message_kind: m for m in knowledge.load(WARNS).messages}

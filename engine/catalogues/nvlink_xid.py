@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.knowledge import Xid74Group, Xid74Workflow
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, of_kind
 from stethoscope.facts.parsers.xid_knowledge_facts import NVLINK5_MESSAGE, NvlinkXid74Detail, NvlinkXidDetail
 
 if TYPE_CHECKING:
@@ -49,8 +49,8 @@ def xid74_details(xids: list[Fact], facts: list[Fact]) -> list[Fact]:
     for x in lines:
         per_link[(x.node, x.evidence.path, x.pci_bus_id, x.nvlink_link)] += 1  # type: ignore[attr-defined]
     others: dict[str, int] = defaultdict(int)  # other Xids and SXids per node: NVIDIA's "solo" test
-    for f in facts:
-        if (f.kind == "xid_event" and f.xid != 74) or f.kind == "nvswitch_sxid":  # type: ignore[attr-defined]
+    for f in of_kind(facts, "xid_event", "nvswitch_sxid"):
+        if f.kind == "nvswitch_sxid" or f.xid != 74:  # type: ignore[attr-defined]
             others[f.node] += 1
     out: list[Fact] = []
     for x in lines:

@@ -28,7 +28,7 @@ from stethoscope.facts.knowledge import (  # noqa: F401 - the catalogue's models
     XidCatalogue,
     XidEntry,
 )
-from stethoscope.facts.model import Evidence, Fact
+from stethoscope.facts.model import Evidence, Fact, FactIndex, of_kind
 from stethoscope.facts.parsers.xid_knowledge_facts import (
     NvrmMessageEntry,
     RecoveryActionEntry,
@@ -55,9 +55,7 @@ def nvrm_entry_facts(facts: list[Fact]) -> list[Fact]:
     table, lines = load_nvrm_messages()
     by_key = {(m.message_kind, m.status): m for m in table.messages}
     out: dict[tuple[str, str], Fact] = {}
-    for f in facts:
-        if f.kind != "nvrm_error":
-            continue
+    for f in of_kind(facts, "nvrm_error"):
         key = (f.message_kind, f.status)  # type: ignore[attr-defined]
         m = by_key.get(key)
         if m is None:
@@ -151,24 +149,24 @@ def recovery_entry_fact(action: str) -> RecoveryActionEntry:
 def knowledge_facts(facts: list[Fact]) -> list[Fact]:
     """The catalogue entries and aggregations the rules need for ``facts`` (new facts only)."""
     cat = load_catalogue()
+    facts = FactIndex(facts)  # the joins below read a few kinds each (FactIndex)
     out: list[Fact] = []
     # entries the caller already gave (a rule test, a second call) are kept, not doubled
-    given = {f.xid for f in facts if f.kind == "xid_catalogue_entry"}  # type: ignore[attr-defined]
-    codes = sorted(({f.xid for f in facts if f.kind == "xid_event"}  # type: ignore[attr-defined]
-                    | {f.previous_xid for f in facts if f.kind == "xid_event" and f.previous_xid is not None}  # type: ignore[attr-defined]
+    given = {f.xid for f in of_kind(facts, "xid_catalogue_entry")}  # type: ignore[attr-defined]
+    codes = sorted(({f.xid for f in of_kind(facts, "xid_event")}  # type: ignore[attr-defined]
+                    | {f.previous_xid for f in of_kind(facts, "xid_event") if f.previous_xid is not None}  # type: ignore[attr-defined]
                     # the Xid the k8s device plugin took a GPU out of service for (rules/gpu/device_plugin_xid.yaml)
-                    | {f.xid for f in facts if f.kind == "device_plugin_unhealthy" and f.xid is not None})  # type: ignore[attr-defined]
+                    | {f.xid for f in of_kind(facts, "device_plugin_unhealthy") if f.xid is not None})  # type: ignore[attr-defined]
                    - given)
     for code in codes:
         e = cat.xid(code)
         out.append(xid_entry_fact(e) if e is not None else unknown_xid_fact(code))
     sx: dict[int, bool] = {}
-    for f in facts:
-        if f.kind == "nvswitch_sxid":
+    for f in of_kind(facts, "nvswitch_sxid"):
             sx[f.sxid] = sx.get(f.sxid, False) or bool(f.fatal)  # type: ignore[attr-defined]
     out += [sxid_entry_fact(code, fatal) for code, fatal in sorted(sx.items())]
-    actions = sorted({f.action for f in facts if f.kind == "gpu_recovery_action"}  # type: ignore[attr-defined]
-                     | {f.recovery_action for f in facts if f.kind == "gpu_info" and f.recovery_action})  # type: ignore[attr-defined]
+    actions = sorted({f.action for f in of_kind(facts, "gpu_recovery_action")}  # type: ignore[attr-defined]
+                     | {f.recovery_action for f in of_kind(facts, "gpu_info") if f.recovery_action})  # type: ignore[attr-defined]
     out += [recovery_entry_fact(a) for a in actions]
     out += nvrm_entry_facts(facts)
     out += xid_aggregate.aggregate(facts, cat)
@@ -179,5 +177,6 @@ def knowledge_facts(facts: list[Fact]) -> list[Fact]:
     out += nccl_result_knowledge.entry_facts(facts)  # what each ncclResult_t tells (knowledge/nccl_results.yaml)
     out += nccl_result_knowledge.warn_entry_facts(facts)  # self-explaining NCCL WARNs (knowledge/nccl_warn_messages.yaml)
     out += gpu_product_knowledge.product_facts(facts)  # GPUs that never sit on an NVSwitch board (knowledge/gpu_products.yaml)
-    ids = {f.id for f in facts}
+    # a fact given already (a rule test, a second call) has the id and kind of the one made here
+    ids = {f.id for f in of_kind(facts, *{f.kind for f in out})}
     return [f for f in out if f.id not in ids]

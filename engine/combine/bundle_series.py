@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime
+from functools import lru_cache
 
 from stethoscope.facts.live.series_facts import CounterGrowth, GpuUtilStall
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, of_kind
 
 STALL_MIN_DIPS = 3  # as the live util_facts
 MIN_SAMPLES = 6  # as the live MIN_SAMPLES
 _STAMP = "%a %b %d %H:%M:%S %Y"  # nvidia-smi -q "Timestamp : Sun Nov 29 18:29:12 2026"
 
 
+@lru_cache(maxsize=1024)  # one stamp per nvidia-smi -q reading, asked for each of its GPUs and counts
 def _when(text: str | None) -> float | None:
     try:
         return datetime.strptime(" ".join((text or "").split()), _STAMP).timestamp()
@@ -29,12 +31,12 @@ def _when(text: str | None) -> float | None:
 def ecc_growth(facts: list[Fact]) -> list[Fact]:
     """Volatile correctable ECC counts of one GPU in two or more timed readings: their growth."""
     infos: dict[tuple[str, str, str], list[Fact]] = defaultdict(list)
-    for f in facts:
-        if f.kind == "gpu_info" and _when(f.taken_at) is not None:  # type: ignore[attr-defined]
+    for f in of_kind(facts, "gpu_info"):
+        if _when(f.taken_at) is not None:  # type: ignore[attr-defined]
             infos[(f.node, f.evidence.path, f.pci_bus_id)].append(f)  # type: ignore[attr-defined]
     readings: dict[tuple[str, str, str], list[tuple[float, Fact]]] = defaultdict(list)
-    for f in facts:
-        if f.kind != "gpu_ecc_count" or f.scope != "volatile" or f.error_type != "correctable" or f.count is None:  # type: ignore[attr-defined]
+    for f in of_kind(facts, "gpu_ecc_count"):
+        if f.scope != "volatile" or f.error_type != "correctable" or f.count is None:  # type: ignore[attr-defined]
             continue
         # the reading a count belongs to: the last GPU header above it in its file
         heads = [i for i in infos.get((f.node, f.evidence.path, f.pci_bus_id), []) if i.evidence.line <= f.evidence.line]  # type: ignore[attr-defined]
@@ -60,10 +62,10 @@ def ecc_growth(facts: list[Fact]) -> list[Fact]:
 def util_stalls(facts: list[Fact]) -> list[Fact]:
     """``gpu_util_stall`` for series with the live criterion; dmon's indexes mapped to bus ids
     with the node's ``nvidia-smi -q`` (its GPU order), else left as ``index:N``."""
-    index_bus = {(f.node, f.index): f.pci_bus_id for f in facts if f.kind == "gpu_info" and f.index is not None}  # type: ignore[attr-defined]
+    index_bus = {(f.node, f.index): f.pci_bus_id for f in of_kind(facts, "gpu_info") if f.index is not None}  # type: ignore[attr-defined]
     out: list[Fact] = []
-    for s in facts:
-        if s.kind != "gpu_util_series" or s.samples < MIN_SAMPLES:  # type: ignore[attr-defined]
+    for s in of_kind(facts, "gpu_util_series"):
+        if s.samples < MIN_SAMPLES:  # type: ignore[attr-defined]
             continue
         if s.dips < STALL_MIN_DIPS or s.busy_mean_pct <= 0:  # type: ignore[attr-defined]
             continue

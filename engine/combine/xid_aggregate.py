@@ -15,7 +15,7 @@ from collections import defaultdict
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, of_kind
 from stethoscope.engine.catalogues.nvlink_xid import nvlink5_details, xid74_details
 from stethoscope.engine.combine.xid_context import gsp_contexts
 from stethoscope.facts.parsers.xid_knowledge_facts import (
@@ -237,10 +237,10 @@ def caused_by(xids: list[Fact]) -> list[Fact]:
 
 
 def aggregate(facts: list[Fact], cat: "Catalogue") -> list[Fact]:
-    xids = [f for f in facts if f.kind == "xid_event"]
+    xids = of_kind(facts, "xid_event")
     if not xids:
         return []
-    boots = [f for f in facts if f.kind == "kernel_boot"]
-    pcie = [f for f in facts if f.kind in ("pcie_aer_error", "pcie_link_down")]
+    boots = of_kind(facts, "kernel_boot")
+    pcie = of_kind(facts, "pcie_aer_error", "pcie_link_down")
     return (repeats(xids) + recurrences(xids) + stale(xids, boots) + pcie_losses(xids, pcie) + nvlink5_details(xids, cat)
             + xid74_details(xids, facts) + xid45_contexts(xids) + caused_by(xids) + gsp_contexts(xids, facts))
