@@ -1,0 +1,85 @@
+"""The dynamic linker's "undefined symbol" errors, in any program's output: a shared library that
+needs a function the loaded copy of another library does not export (a library older than the
+one it was built against, or a second copy shadowing the right one), so it is looked for anywhere
+in a file.
+
+glibc (elf/dl-lookup.c, ``_dl_lookup_symbol_x``) raises ``_dl_exception_create_format (&exception,
+DSO_FILENAME (reference_name), "undefined symbol: %s%s%s", undef_name, versionstr, versionname)``
+under "symbol lookup error" (``versionstr`` is ``", version "`` when the symbol is versioned).
+``dlopen`` hands it to its caller as ``dlerror()``'s ``<object>: undefined symbol: <name>[, version
+<v>]``, which Python raises as ``ImportError`` (an extension module) or ``OSError`` (ctypes); a
+symbol bound lazily at run time makes ld.so print ``<program>: symbol lookup error: <object>:
+undefined symbol: <name>`` and exit. Sample lines (real, from the public threads named)::
+
+    ImportError: /home/test/anaconda3/envs/myenv/lib/python3.9/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister    (pytorch/pytorch#119932)
+    torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister    (NVIDIA/nccl#1180, its title)
+
+Facts: ``library_symbol_missing`` per line (the object that needs the symbol, the symbol, its
+version when printed, and ``provider``: the library that exports a symbol of that name by its
+naming convention, ``nccl`` for NCCL's ``nccl*``/``pnccl*`` API; None for any other symbol, a
+C++ mangled name included). An NCCL symbol missing means the libnccl the process loaded is
+older than the one the object was built against (rules/nccl/nccl_symbol_missing.yaml); any
+other is left to unexplained_error. Empty input, or no such message: nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+
+KIND = "dynamic_linker"
+
+# ImportError: /.../torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister
+# python3: symbol lookup error: /usr/lib/libfoo.so.1: undefined symbol: bar, version FOO_1.0     (glibc's format filled in)
+# (the object: the last whitespace-free text before ": undefined symbol: "; the symbol: a C identifier or a mangled name)
+UNDEFINED = re.compile(
+    r"(?:^|[\s'\"(])(?P<object>[^\s'\"()]{1,1000}?): undefined symbol: (?P<symbol>[A-Za-z_$][\w$.@]{0,1000})"
+    r"(?:, version (?P<version>[\w.@-]{1,200}))?", re.M)
+# the symbols of NCCL's API (nccl.h: ncclCommInitRank ...; the profiling interface: pncclCommInitRank ...)
+_NCCL_SYMBOL = re.compile(r"p?nccl[A-Z]\w*")
+
+
+@fact_kind
+class LibrarySymbolMissing(Fact):
+    """A shared library could not be loaded or bound: a symbol it needs is not exported by the library loaded."""
+
+    kind: Literal["library_symbol_missing"] = "library_symbol_missing"
+    object: str  # "/.../torch/lib/libtorch_cuda.so", the object that needs the symbol
+    symbol: str  # "ncclCommRegister"
+    version: str | None = None  # the symbol's version, when ld.so printed one
+    provider: Literal["nccl"] | None = None  # the library a symbol of that name comes from (naming convention)
+
+
+# NCCL's own probes, which nccl_log reads (a missing symbol there is NCCL choosing another path):
+# vm:1502:1513 [0] NCCL INFO dlvsym failed on mlx5dv_reg_dmabuf_mr - /lib/x86_64-linux-gnu/libmlx5.so: undefined symbol: mlx5dv_reg_dmabuf_mr, version MLX5_1.25 version MLX5_1.25
+# NET/Plugin: Plugin load returned 2 : libnccl-net.so: undefined symbol: ...     (nccl_net_plugin_load_failed's)
+_NCCL_OWN = ("NCCL INFO", "NCCL WARN", "NET/Plugin")
+
+
+def _in_nccl_line(m: re.Match[str]) -> bool:
+    """The match sits in one of NCCL's own log lines."""
+    before = m.string[m.string.rfind("\n", 0, m.start()) + 1:m.start()]
+    return any(k in before for k in _NCCL_OWN)
+
+
+def detect(head: str) -> bool:
+    return ": undefined symbol: " in head and any(not _in_nccl_line(m) for m in UNDEFINED.finditer(head))
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    for n, m in iter_matches(UNDEFINED, artefact):
+        if _in_nccl_line(m):
+            continue
+        result.lines_used += 1
+        sym = m["symbol"]
+        fb.add(LibrarySymbolMissing, n, object=m["object"], symbol=sym, version=m["version"],
+               provider="nccl" if _NCCL_SYMBOL.fullmatch(sym) else None)
+    return result
+
+
+#: line signatures (facts/classify.py)
+SIGNATURES = (r": undefined symbol: [A-Za-z_$]",)
