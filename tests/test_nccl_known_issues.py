@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from stethoscope.engine.combine import nccl_summary
 from stethoscope.facts.model import FACT_KINDS
+from stethoscope.facts.parsers.nccl_check_facts import version_key
 from stethoscope.facts.registry import load_parsers
 
 
@@ -29,8 +30,10 @@ def test_entries_are_complete_and_consistent() -> None:
     assert len(ids) == len(set(ids)) and len(ids) >= 8
     for e in table.issues:
         assert all(n in table.symptoms for n in e.symptoms), e.id
-        lo, hi = (nccl_summary._version_tuple(v) for v in (e.affected.min, e.affected.max))
-        assert lo <= hi < nccl_summary._version_tuple(e.fixed_in), e.id
+        lo, hi = (version_key(v) for v in (e.affected.min, e.affected.max))
+        assert lo <= hi < version_key(e.fixed_in), e.id
+        for frame, rng in (e.located_by or {}).items():  # a frame places the version inside the entry's range
+            assert lo <= version_key(rng.min) <= version_key(rng.max) <= hi, (e.id, frame)
         assert e.title and e.workaround and ("github.com/NVIDIA/nccl" in e.source or "docs.nvidia.com" in e.source)
 
 

@@ -249,10 +249,6 @@ def gpu_shared(warns: list[Fact], ranks: list[Fact]) -> list[Fact]:
     return out
 
 
-def _version_tuple(v: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in v.split(".") if x.isdigit())
-
-
 #: the one operator a symptom may use that rules lack: a pattern searched in the field's text.
 #: Each use is a message form a parser field should name instead (then the symptom is a rule
 #: condition only).
@@ -312,61 +308,64 @@ def _versions(by_kind: dict[str, list[Fact]]) -> list[tuple[str, Fact]]:
 
 
 def known_issues(by_kind: dict[str, list[Fact]]) -> list[Fact]:
-    """An entry applies on a node that printed a version in its range and shows every one of
-    its symptoms (``symptom``: one name or a list of names, all required)."""
+    """An entry's symptoms (``symptom``: one name or a list of names, all required) seen on a
+    node, beside each NCCL version that node printed: one ``nccl_known_issue`` per (entry, node,
+    version) with the entry's affected range. Whether the version is in the range is the rules'
+    (rules/nccl/nccl_known_version_issue.yaml); this step only joins the facts."""
     table = knowledge("nccl_known_issues.yaml")
     versions = _versions(by_kind)
+    printed = {v.node for _, v in versions}
     out: list[Fact] = []
     for entry in table.issues:
-        lo, hi = _version_tuple(entry.affected.min), _version_tuple(entry.affected.max)
         seen = [_symptom_seen(n, by_kind) for n in entry.symptoms]
         if not all(seen):
             continue
-        done: set[str] = set()
+        done: set[tuple[str, str]] = set()
         for version, v in versions:
-            if v.node in done or not lo <= _version_tuple(version) <= hi:
+            if (v.node, version) in done:
                 continue
             syms = [next((s for s in fs if s.node == v.node), None) for fs in seen]
             if any(s is None for s in syms):
                 continue
-            done.add(v.node)
-            out.append(_make(NcclKnownIssue, v, [v, *syms], f"{entry.id}:{v.node}", version=version,
+            done.add((v.node, version))
+            out.append(_make(NcclKnownIssue, v, [v, *syms], f"{entry.id}:{v.node}:{version}", version=version,
+                             affected_min=entry.affected.min, affected_max=entry.affected.max,
                              issue=entry.id, title=entry.title, fixed_in=entry.fixed_in,
                              workaround=entry.workaround, source=entry.source, cuda_error=_cuda_error(syms)))
-        out += _located_issues(entry, seen, {v.node for _, v in versions} | done, lo, hi)
+        out += _located_issues(entry, seen, printed)
     return out
 
 
-def _located_issues(entry, seen: list[list[Fact]], printed: set[str], lo: tuple, hi: tuple) -> list[Fact]:
+def _located_issues(entry, seen: list[list[Fact]], printed: set[str]) -> list[Fact]:
     """An entry's ``located_by``: on a node that printed no version, a symptom fact whose chain
     holds one of the listed frames, or that is itself printed at one (a WARN's own
-    ``file:line``), places the version in that frame's range (within the entry's own). The
-    finding shows the frame's fact, the version as the range."""
+    ``file:line``), places the version in that frame's range (the rules check it lies within the
+    entry's own). The finding shows the frame's fact, the version as the range."""
     located = entry.located_by or {}
     out: list[Fact] = []
     if not located:
         return out
-    done: set[str] = set()
+    done: set[tuple[str, str]] = set()
     for fs in seen:
         for f in fs:
-            if f.node in printed or f.node in done:
+            if f.node in printed:
                 continue
             frames = (getattr(f, "frame_list", None) or "").split(",")
             if getattr(f, "source_line", None) is not None:
                 frames.append(f"{f.source_file}:{f.source_line}")
             hit = next((fr for fr in frames if fr in located), None)
-            if hit is None:
+            if hit is None or (f.node, hit) in done:
                 continue
             rng = located[hit]
-            if not (lo <= _version_tuple(rng.min) and _version_tuple(rng.max) <= hi):
-                continue
             syms = [next((s for s in other if s.node == f.node), None) for other in seen]
             if any(s is None for s in syms):
                 continue
-            done.add(f.node)
+            done.add((f.node, hit))
             version = rng.min if rng.min == rng.max else f"{rng.min}-{rng.max}"
-            out.append(_make(NcclKnownIssue, f, [f, *syms], f"{entry.id}:{f.node}",
+            out.append(_make(NcclKnownIssue, f, [f, *syms], f"{entry.id}:{f.node}:{hit}",
                              version=f"{version} (from the frame {hit}; the log prints no version)",
+                             version_min=rng.min, version_max=rng.max,
+                             affected_min=entry.affected.min, affected_max=entry.affected.max,
                              issue=entry.id, title=entry.title, fixed_in=entry.fixed_in,
                              workaround=entry.workaround, source=entry.source, cuda_error=_cuda_error(syms)))
     return out

@@ -67,6 +67,18 @@ def version_key(version: str | None) -> int | None:
     return parts[0] * 1_000_000 + parts[1] * 1_000 + parts[2]
 
 
+def with_version_keys(data: Any, keys: dict[str, tuple[str, ...]]) -> Any:
+    """A ``model_validator(mode="before")`` step: each key field of ``keys`` left unset is filled
+    with :func:`version_key` of the first of its source fields that is set."""
+    if not isinstance(data, dict):
+        return data
+    for key, fields in keys.items():
+        text = next((data[f] for f in fields if data.get(f) is not None), None)
+        if data.get(key) is None and text is not None:
+            data = {**data, key: version_key(str(text))}
+    return data
+
+
 @fact_kind
 class NcclArchBuild(Fact):
     """The NCCL release on a node (and the CUDA it was built with) beside the first release with
@@ -94,9 +106,5 @@ class NcclArchBuild(Fact):
     @model_validator(mode="before")
     @classmethod
     def _keys(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            for text, key in (("version", "version_key"), ("build_cuda", "build_cuda_key"),
-                              ("nccl_min", "nccl_min_key"), ("cuda_min", "cuda_min_key")):
-                if data.get(key) is None and data.get(text) is not None:
-                    data = {**data, key: version_key(str(data[text]))}
-        return data
+        return with_version_keys(data, {"version_key": ("version",), "build_cuda_key": ("build_cuda",),
+                                        "nccl_min_key": ("nccl_min",), "cuda_min_key": ("cuda_min",)})

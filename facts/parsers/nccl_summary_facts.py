@@ -8,9 +8,12 @@ the ids of the facts it summarises, so a finding quotes the original lines.
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
+
+from pydantic import model_validator
 
 from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers.nccl_check_facts import with_version_keys
 
 
 @fact_kind
@@ -98,7 +101,14 @@ class NcclSlowPathSetting(Fact):
 
 @fact_kind
 class NcclKnownIssue(Fact):
-    """The NCCL version in use is affected by a bug of ``knowledge/nccl_known_issues.yaml``."""
+    """A bug of ``knowledge/nccl_known_issues.yaml`` whose symptoms a node shows; rules judge the version.
+
+    It carries the NCCL version that node printed (or that a failing frame places) and the bug's
+    affected range; rules decide whether it applies (rules/nccl/nccl_known_version_issue.yaml:
+    the version within the range, compared as the ``*_key`` numbers that order releases).
+
+    ``version`` is what the finding shows; ``version_min``/``version_max`` the version as a
+    range: the printed version twice, or the range of releases that have the failing frame."""
 
     kind: Literal["nccl_known_issue"] = "nccl_known_issue"
     version: str
@@ -111,6 +121,21 @@ class NcclKnownIssue(Fact):
     #: the CUDA error (knowledge/cuda_errors.yaml name) of a failed CUDA call inside NCCL that is
     #: one of the entry's symptoms: the bug explains that failure (rule nccl_cuda_failure_catalogue)
     cuda_error: str | None = None
+    version_min: str | None = None  # None: ``version`` itself
+    version_max: str | None = None
+    affected_min: str | None = None  # the table's affected range
+    affected_max: str | None = None
+    version_min_key: int | None = None  # filled from the strings (version_key)
+    version_max_key: int | None = None
+    affected_min_key: int | None = None
+    affected_max_key: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keys(cls, data: Any) -> Any:
+        # a printed version is both ends of the range
+        return with_version_keys(data, {"version_min_key": ("version_min", "version"), "version_max_key": ("version_max", "version"),
+                                        "affected_min_key": ("affected_min",), "affected_max_key": ("affected_max",)})
 
 
 @fact_kind
