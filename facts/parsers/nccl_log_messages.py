@@ -79,15 +79,26 @@ _OFI_REQUEST = re.compile(
     r"^NET/OFI Request (?:0x[0-9a-fA-F]+ |\(nil\) )?(?:seq \d+ )?completed with error\. RC: (?P<rc>-?\d+)\. "
     r"Error: (?P<prov>-?\d+) \((?P<err>[^)]*)\)\.?"
 )
+# v1.3-v1.9 (before 1.10.0-aws): the provider's fi_cq_strerror text alone, EFA's with the two ends' addresses:
+# NET/OFI Request 0x7f08c0001d30 completed with error. RC: 5. Error: Invalid receiver queue pair number (QPN) My EFA addr: fi_addr_efa://[fe80::30:43ff:fe60:456b]:0:657145598 My host id: i-00ee91ea93e985ee0 Peer EFA addr: fi_addr_efa://[fe80::ed:61ff:fe1d:a3b3]:0:229342137 Peer host id: i-08d8a345a75ab52a0. Completed length: 0, Request: { dev: 2, size: 0, state: CREATED, type: SEND_CTRL }   (awslabs/awsome-distributed-ai#312)
+# aws-ofi-nccl v1.3.0-v1.9.2: NCCL_OFI_WARN("Request %p completed with error. RC: %d. Error: %s. Completed length: %ld, Request: %s")
+#   (the text is cut before EFA's " My EFA addr: ..." details)
+_OFI_REQUEST_TEXT = re.compile(
+    r"^NET/OFI Request (?:0x[0-9a-fA-F]+ |\(nil\) )?completed with error\. RC: (?P<rc>-?\d+)\. "
+    r"Error: (?P<err>[^\n]{1,300}?)(?: My EFA addr: [^\n]{0,400}?)?\. Completed length: "
+)
 
 
 def read_ofi_request(msg: str) -> dict[str, Any] | None:
     """The ``nccl_net_plugin_error`` fields of an aws-ofi-nccl failed request, or None (also
     for a message PyTorch forwards after ``Last error:``)."""
     m = _OFI_REQUEST.match(msg.strip())
-    if m is None:
-        return None
-    return dict(plugin="OFI", call="request_completion", error=f"{m['err']} (provider error {m['prov']})", code=int(m["rc"]))
+    if m is not None:
+        return dict(plugin="OFI", call="request_completion", error=f"{m['err']} (provider error {m['prov']})", code=int(m["rc"]))
+    m = _OFI_REQUEST_TEXT.match(msg.strip())
+    if m is not None:
+        return dict(plugin="OFI", call="request_completion", error=m["err"].strip(), code=int(m["rc"]))
+    return None
 # NCCL's proxy reporting an operation that failed (src/proxy.cc, 2.12 and later):
 # [Proxy Service 0] Failed to execute operation Connect from rank 0, retcode 2       (nccl-tests#166; "[Proxy Service %d] Failed to execute operation %s from rank %d, retcode %d")
 # Proxy Call to rank 3 failed (Connect)                                               (xgboost#7982; "Proxy Call to rank %d failed (%s)")
