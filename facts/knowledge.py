@@ -343,7 +343,9 @@ class NcclEnv(_M):
 
 class NcclSymptom(_M):
     fact: FactKind
-    match: dict[str, Any]  # field -> literal, {regex: ...} or {gt: ...} (read by engine/combine/nccl_summary.py)
+    #: a rule's condition (compiled by the rules' compiler in engine/combine/nccl_summary.py), plus
+    #: {regex: ...}, the one operator rules lack (tests/test_nccl_known_issues.py compiles each)
+    match: dict[str, Any]
 
 
 class VersionRange(_M):
