@@ -51,6 +51,8 @@ in these forms over the releases::
     v1.7-1.10:   "send completion with error: %s qpn 0x%x wrid 0x%lx vendor_err 0x%x"
     v1.11-1.15:  "send completion with error: %s [qpn 0x%x wrid 0x%lx" "vendor_err 0x%x]\n%s"  (no space: 'wrid 0x149vendor_err')
     v1.16-:      "send completion with error: %s [qpn 0x%x wrid 0x%lx vendor_err 0x%x]\n%s"  (then the peer: "[rqpn .. dlid=..]")
+    v1.3-:       "%s completion[%d] with error on %s/%p: %s, vendor_err 0x%x wr_id 0x%lx"  (fatal: "receive" of the verbs
+                 RX poll, src/uct/ib/base/ib_iface.h UCT_IB_IFACE_VERBS_COMPLETION_ERR; "send" of EFA's srd, 1.19; the device named)
 
 Sample lines (real, from the public threads named)::
 
@@ -102,7 +104,7 @@ class UcxVerbsFailure(Fact):
 def detect(head: str) -> bool:
     if " vend 0x" in head and _CQE.search(head) is not None:
         return True
-    if "completion with error" in head and _VERBS.search(head) is not None:
+    if ("completion with error" in head or "] with error on " in head) and _VERBS.search(head) is not None:
         return True
     return "failed: " in head and _LINE.search(head) is not None
 
@@ -187,8 +189,10 @@ def _completions(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> No
 # ... dc_verbs.c:633  UCX  ERROR Send completion with error on qp 0x10e55: transport retry counter exceeded syndrome 0x81
 # [compute-18:26540:0:26540] rc_verbs_iface.c:65   send completion with error: local QP operation error qpn 0x350406 wrid 0x38 vendor_err 0x70
 # [swx-rdmz-ucx-gpu-02:1884 :0:1884] rc_verbs_iface.c:124  send completion with error: local protection error [qpn 0xf9db wrid 0x149vendor_err 0x51]
+# ... Fatal: receive completion[0] with error on mlx5_0/0x1f2e3d0: Work Request Flushed Error, vendor_err 0xf9 wr_id 0x7f3c   (ib_iface.h, filled)
 #   (the status string, then whatever the release adds; "Receive completion with error[ on XRQ]: %s" likewise)
-_VERBS = re.compile(r"\b(?:[Ss]end|[Rr]eceive) completion with error(?: on (?:qp 0x[0-9a-fA-F]{1,8}|XRQ))?: (?P<rest>[^\n]{1,300})")
+_VERBS = re.compile(r"\b(?:[Ss]end|[Rr]eceive) completion(?:\[\d{1,6}\])? with error"
+                    r"(?: on (?:qp 0x[0-9a-fA-F]{1,8}|XRQ|(?P<dev>[A-Za-z][\w.-]{0,31})/(?:0x[0-9a-fA-F]{1,16}|\(nil\))))?: (?P<rest>[^\n]{1,300})")
 # ... vendor_err 0x70     ... [qpn 0xf9db wrid 0x149vendor_err 0x51]     ... exceeded syndrome 0x81 (dc_verbs: wc->vendor_err)
 _VERBS_VENDOR = re.compile(r"(?:vendor_err|^ syndrome) 0x(?P<vend>[0-9a-fA-F]{1,8})\b")
 # [swx-rdmz-ucx-gpu-02:1884 :0:1884] rc_verbs_iface.c:124  [rqpn 0xf9e9 dlid=10 sl=0 port=1 src_path_bits=0]   (v1.11+: the peer, next line)
@@ -198,7 +202,7 @@ _VERBS_PEER = re.compile(r"\] \S+\.c:\d+\s+\[rqpn 0x[0-9a-fA-F]+ ")
 def _verbs_completions(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     table = knowledge.load("ib_wc_status.yaml")
     lines = artefact.lines
-    for n, line in iter_lines_with(("completion with error",), artefact):
+    for n, line in iter_lines_with(("completion with error", "] with error on "), artefact):
         m = _VERBS.search(line)
         entry = table.leading_name(m["rest"]) if m is not None else None
         if m is None or entry is None:
@@ -210,10 +214,10 @@ def _verbs_completions(artefact: Artefact, fb: FactBuilder, result: ParseResult)
             result.lines_used += 1
         host = _HOST.search(line[:m.start()])
         fb.add(UcxCompletionError, n, node=artefact.node_for(host["host"] if host else None), status=entry.status,
-               vendor_err=int(vend["vend"], 16) if vend else None, message=entry.name, transport="verbs")
+               vendor_err=int(vend["vend"], 16) if vend else None, message=entry.name, transport="verbs", device=m["dev"])
 
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\) failed: ",
               r"\(synd 0x[0-9a-fA-F]+ vend 0x[0-9a-fA-F]+[ )]",
-              r"\b(?:[Ss]end|[Rr]eceive) completion with error(?: on (?:qp 0x[0-9a-fA-F]+|XRQ))?: [A-Za-z]")
+              r"\b(?:[Ss]end|[Rr]eceive) completion(?:\[\d+\])? with error(?: on (?:qp 0x[0-9a-fA-F]+|XRQ|[\w.-]+/(?:0x[0-9a-fA-F]+|\(nil\))))?: [A-Za-z]")

@@ -116,6 +116,14 @@ def test_verbs_completion_forms(line, node, status, message, vendor):
     assert ucx_log.detect(line)
 
 
+def test_verbs_rx_completion_form_names_the_device():
+    # 1.3 on, ib_iface.h UCT_IB_IFACE_VERBS_COMPLETION_ERR("receive", ...): the format, filled (no public paste of an even thread)
+    line = ("[n7:1200:0:1200] rc_verbs_impl.h:104 Fatal: receive completion[0] with error on mlx5_0/0x1f2e3d0: "
+            "Work Request Flushed Error, vendor_err 0xf9 wr_id 0x7f3c")
+    (f,) = parse_text(line).facts
+    assert (f.transport, f.node, f.device, f.status, f.vendor_err) == ("verbs", "n7", "mlx5_0", 5, 0xf9)
+
+
 def test_verbs_completion_peer_line_is_read_with_it():
     # openucx/ucx#7774: 1.11+ print the peer on the next line
     text = ("[swx-rdmz-ucx-gpu-02:1884 :0:1884] rc_verbs_iface.c:124  send completion with error: local protection error "
