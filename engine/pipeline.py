@@ -68,21 +68,38 @@ class Observation:
 
 class Combined:
     """What a combiner sees: every fact so far (the observation's, then those of the combiners
-    before it), indexed by kind as they are added, and the coverage."""
+    before it), indexed by kind as they are added, and the coverage. It is also the sequence of
+    those facts with their positions by kind, so a combiner that takes a fact list reads its
+    kinds through facts/model.of_kind without a pass over all of them."""
 
     def __init__(self, facts: list[Fact], coverage: Coverage):
         self.facts, self.coverage = facts, coverage
         self.by_kind: defaultdict[str, list[Fact]] = defaultdict(list)
-        for f in facts:
-            self.by_kind[f.kind].append(f)
+        self.positions: defaultdict[str, list[int]] = defaultdict(list)
+        self._index(facts, 0)
+
+    def _index(self, facts: list[Fact], start: int) -> None:
+        by_kind, positions = self.by_kind, self.positions
+        for i, f in enumerate(facts, start):
+            by_kind[f.kind].append(f)
+            positions[f.kind].append(i)
 
     def kind(self, kind: str) -> list[Fact]:
         return self.by_kind.get(kind, [])
 
     def add(self, new: list[Fact]) -> None:
+        start = len(self.facts)
         self.facts.extend(new)
-        for f in new:
-            self.by_kind[f.kind].append(f)
+        self._index(new, start)
+
+    def __iter__(self):
+        return iter(self.facts)
+
+    def __len__(self) -> int:
+        return len(self.facts)
+
+    def __getitem__(self, i):
+        return self.facts[i]
 
 
 Combiner = Callable[[Combined], list[Fact]]
@@ -93,7 +110,7 @@ COMBINERS: tuple[tuple[str, Combiner], ...] = (
     # a line a parser claimed and could not parse is never silent
     ("parse_problems", lambda c: accounting.parse_problem_facts(c.coverage)),
     # cross-port and cross-reading comparisons (ibstat, perfquery, node_exporter series alike)
-    ("fabric", lambda c: fabric.summarise(c.facts)),
+    ("fabric", lambda c: fabric.summarise(c)),
     # mlxlink / ethtool -S physical-layer counters against knowledge/link_quality.yaml
     ("link_quality", lambda c: link_quality.summarise(c.kind("link_counter"))),
     # NCCL across ranks, processes and runs
@@ -115,10 +132,10 @@ COMBINERS: tuple[tuple[str, Combiner], ...] = (
     # nccl-tests busbw against the line rate of the node's RDMA ports
     ("nic_line_rate", lambda c: nic_line_rate.summarise(c.by_kind)),
     # nccl-tests against the baseline or the expected figure; other benchmarks against theirs
-    ("busbw_vs_baseline", lambda c: perf_compare.compare_bundle(c.facts)),
-    ("bench_vs_baseline", lambda c: bench_baseline.compare_bundle(c.facts)),
+    ("busbw_vs_baseline", lambda c: perf_compare.compare_bundle(c)),
+    ("bench_vs_baseline", lambda c: bench_baseline.compare_bundle(c)),
     # NCCL vs CUDA, DCGM vs driver, driver vs CUDA (knowledge/compat.yaml)
-    ("version_compat", lambda c: version_compat.summarise(c.facts)),
+    ("version_compat", lambda c: version_compat.summarise(c)),
 )
 
 

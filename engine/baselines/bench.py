@@ -27,7 +27,7 @@ from pathlib import Path
 from stethoscope.engine.baselines import store
 from stethoscope.engine.baselines.perf_compare import size_text
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, of_kind
 from stethoscope.facts.parsers.bench_facts import BenchmarkSweepNarrower, BenchmarkValidity, BenchmarkVsBaseline
 
 #: dcgmi diag results as numbers, so that a test that passed in the baseline and fails now is a drop
@@ -113,10 +113,9 @@ def validity(facts: list[Fact]) -> list[Fact]:
     ``not_pinned`` when nvidia-smi showed the clocks and neither holds, else ``unknown``."""
     lim = tolerances().validity
     by_node: dict[str, dict[str, list[Fact]]] = defaultdict(lambda: defaultdict(list))
-    for f in facts:
-        if f.kind in ("bench_result", "nccl_test_run", "dcgm_diag_result", "gpu_usage", "gpu_process", "gpu_clocks",
-                      "gpu_clock_reason"):
-            by_node[f.node][f.kind].append(f)
+    for f in of_kind(facts, "bench_result", "nccl_test_run", "dcgm_diag_result", "gpu_usage", "gpu_process", "gpu_clocks",
+                     "gpu_clock_reason"):
+        by_node[f.node][f.kind].append(f)
     out: list[Fact] = []
     for node, kinds in sorted(by_node.items()):
         results = kinds["bench_result"] + kinds["nccl_test_run"] + kinds["dcgm_diag_result"]

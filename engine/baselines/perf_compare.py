@@ -27,7 +27,7 @@ from typing import Iterator
 
 from stethoscope.engine.baselines import store
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, of_kind
 from stethoscope.facts.parsers.nccl_summary_facts import BusbwComparison
 from stethoscope.facts.parsers.nccl_tests_facts import busbw_factor
 
@@ -87,7 +87,8 @@ def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, dict[int, 
     by_run: dict[str, list[Fact]] = defaultdict(list)
     ranks: dict[str, list[Fact]] = defaultdict(list)
     gpus, envs, topo, versions, transports = [], {}, set(), [], set()
-    for f in facts:
+    for f in of_kind(facts, "nccl_test_row", "nccl_test_rank", "gpu_info", "nccl_env", "gpu_topo_link", "nccl_transport",
+                     "nccl_version"):
         if f.kind == "nccl_test_row":
             by_run[f.run_id].append(f)
         elif f.kind == "nccl_test_rank":
@@ -103,7 +104,7 @@ def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, dict[int, 
         elif f.kind == "nccl_version":
             versions.append(f.version)
     out = []
-    for run in (f for f in facts if f.kind == "nccl_test_run"):
+    for run in of_kind(facts, "nccl_test_run"):
         rows = by_run.get(run.id, [])
         if not rows or not run.collective or not run.nranks:
             continue

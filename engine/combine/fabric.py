@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, of_kind
 from stethoscope.facts.parsers.ib_facts import IbCounterGrowth, IbCounterTotal, IbPortSummary
 
 _SOURCE_RANK = {"ibstat": 0, "ibstatus": 1, "ibv_devinfo": 2, "node_exporter": 3}  # every IbPort.source
@@ -52,7 +52,7 @@ def summarise(facts: list[Fact]) -> list[Fact]:
     inventory: dict[str, Fact] = {}
     traffic: dict[str, Fact] = {}  # live: ports that received data in the window
     counters: list[Fact] = []
-    for f in facts:
+    for f in of_kind(facts, "ib_port", "ib_hca", "nccl_net_device", "inventory_port", "ib_port_traffic", "ib_port_counters"):
         if f.kind == "ib_port":
             old = ports.get(f.port_id)
             if old is None or _SOURCE_RANK[f.source] < _SOURCE_RANK[old.source]:

@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, of_kind
 from stethoscope.facts.parsers.bench_facts import VersionCompat
 
 
@@ -42,7 +42,7 @@ def _make(check: str, shown: Fact, ok: bool, have: str, need: str, source: str, 
 def _drivers(facts: list[Fact]) -> dict[str, str]:
     """node -> driver version (nvidia-smi, the kernel module, dcgmi diag's Metadata)."""
     out: dict[str, str] = {}
-    for f in facts:
+    for f in of_kind(facts, "gpu_info", "dcgm_diag_run", "nvidia_driver_version"):
         v = (f.driver_version if f.kind in ("gpu_info", "dcgm_diag_run") else f.version if f.kind == "nvidia_driver_version" else None)
         if v and vkey(v):
             out.setdefault(f.node, v)
@@ -54,7 +54,7 @@ def summarise(facts: list[Fact]) -> list[Fact]:
     drivers = _drivers(facts)
     out: list[Fact] = []
     seen: set[tuple] = set()
-    for f in facts:
+    for f in of_kind(facts, "nccl_version", "dcgm_diag_run"):
         if f.kind == "nccl_version" and f.cuda and vkey(f.cuda) and (f.node, f.version, f.cuda) not in seen:
             seen.add((f.node, f.version, f.cuda))
             out += _cuda_nccl(t, f) + _cuda_driver(t, f, drivers.get(f.node))

@@ -28,7 +28,7 @@ _CA_DESC = re.compile(r"^(?P<host>[\w.-]+) (?P<hca>[A-Za-z][\w-]*\d)$")
 def _add(g: nx.Graph, nid: str, type_: str, label: str, **attrs) -> str:
     if nid not in g:
         g.add_node(nid, type=type_, label=label, **attrs)
-    else:
+    elif attrs:
         g.nodes[nid].update({k: v for k, v in attrs.items() if v is not None})
     return nid
 
@@ -51,10 +51,12 @@ def switch(g: nx.Graph, name: str) -> str:
 
 def build(facts: list[Fact], inventory: Inventory | None = None) -> nx.Graph:
     g = nx.Graph()
+    hosts: set[str] = {"unknown", "fabric"}  # added already, or never hosts
     for f in facts:
         k = f.kind
-        if f.node not in ("unknown", "fabric") and k not in ("ib_fabric_node", "ib_fabric_link"):
+        if f.node not in hosts and k not in ("ib_fabric_node", "ib_fabric_link"):
             host(g, f.node)
+            hosts.add(f.node)
         if k in ("ib_port", "ib_port_summary"):
             port_node(g, f.node, f.hca, f.port, state=f.state, rate_gbps=f.rate_gbps)
         elif k == "nccl_topo_pci":
