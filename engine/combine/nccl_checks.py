@@ -1,8 +1,8 @@
 """Cross-file NCCL network and build checks (one step of engine/pipeline.py's COMBINERS):
 
-- ``roce_gid_set``: the RoCE GIDs and ``NCCL_IB_GID_INDEX`` values of the job's nodes, and
-  whether the evidence says they do not fit together (GIDs of different kinds; different
-  indexes where RDMA connections failed);
+- ``roce_gid_set``: the RoCE GIDs and ``NCCL_IB_GID_INDEX`` values of the job's nodes: how
+  many connections paired GIDs of two kinds, how many kinds the nodes used, how many indexes
+  were set, how many RDMA connections failed (rules/network/roce_gid_*.yaml judge);
 - ``nccl_gdr_distance``: GPUDirect RDMA turned off for a GPU/HCA pair by its PCIe distance,
   with whether the job goes over the network at all;
 - ``nccl_arch_build``: the NCCL in use beside the first release with native code for the
@@ -64,29 +64,20 @@ def gid_set(by_kind: dict[str, list[Fact]]) -> list[Fact]:
             used.setdefault(c.node, (lk, c.local_gid, c))
         if lk and rk and lk != rk:
             pair_mixed.append(c)
-    kinds_across = {k for k, _, _ in used.values()}
-    values = {e.value for e in index.values()}
-    basis = "none"
-    shown: list[Fact] = []
-    if pair_mixed or len(kinds_across) > 1:
-        basis = "gid_kinds_differ"
-        shown = pair_mixed[:1] + [f for _, _, f in used.values() if f not in pair_mixed[:1]]
-    elif len(values) > 1 and errors:
-        basis = "index_differs_with_errors"
-        shown = (completions or modify_qp or by_kind.get("nccl_rdma_completion_error", []))[:1]
-    shown += list(index.values())
-    if not shown:
-        shown = completions[:1]
+    # what the rules weigh, in the order they read it: a connection between GIDs of two kinds,
+    # the kinds each node used, the first failed connection, each node's NCCL_IB_GID_INDEX
+    errs = completions or modify_qp or by_kind.get("nccl_rdma_completion_error", [])
+    shown = list({id(f): f for f in [*pair_mixed[:1], *(f for _, _, f in used.values()), *errs[:1], *index.values()]}.values())
     skip = pair_mixed[0].node if pair_mixed else None  # its GID is named in the pair below
     kinds_text = "; ".join(f"{n} {k} ({g})" for n, (k, g, _) in sorted(used.items()) if n != skip)
     if pair_mixed:
         c = pair_mixed[0]
         kinds_text = (f"{c.node} local {gid_kind(c.local_gid)} ({c.local_gid}) vs remote {gid_kind(c.remote_gid)} "
                       f"({c.remote_gid})" + (f"; {kinds_text}" if kinds_text else ""))
-    return [_make(RoceGidSet, shown[0], shown, "job", node="job", mismatch=basis != "none", basis=basis,
-                  gid_kinds=kinds_text or "unknown",
+    return [_make(RoceGidSet, shown[0], shown, "job", node="job", mixed_pairs=len(pair_mixed),
+                  node_gid_kinds=len({k for k, _, _ in used.values()}), gid_kinds=kinds_text or "unknown",
                   gid_index="; ".join(f"{n}: {e.value}" for n, e in sorted(index.items())) or "not set",
-                  distinct_index=len(values), connection_errors=errors)]
+                  distinct_index=len({e.value for e in index.values()}), connection_errors=errors)]
 
 
 # --- GPUDirect RDMA off by PCIe distance ---------------------------------------------------

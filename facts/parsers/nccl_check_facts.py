@@ -17,18 +17,20 @@ from stethoscope.facts.model import Fact, fact_kind
 
 @fact_kind
 class RoceGidSet(Fact):
-    """The RoCE GIDs and ``NCCL_IB_GID_INDEX`` values of one job, across its nodes.
+    """The RoCE GIDs and ``NCCL_IB_GID_INDEX`` values of one job, across its nodes; no verdict.
 
-    ``mismatch`` is True only on evidence that the GIDs are of different kinds: a completion
-    error whose local and remote GID differ in kind (IPv4-mapped ``::ffff:a.b.c.d``, IPv6
-    link-local ``fe80::``, other IPv6), or GIDs of different kinds used by different nodes;
-    or when nodes set different ``NCCL_IB_GID_INDEX`` values and RDMA connections failed.
-    Different indexes alone are normal where GID tables differ (nccl#718).
+    GIDs are of a kind: IPv4-mapped ``::ffff:a.b.c.d``, IPv6 link-local ``fe80::``, other IPv6.
+    ``mixed_pairs`` counts completion errors whose local and remote GID differ in kind;
+    ``node_gid_kinds`` the distinct kinds of the GIDs the nodes used (each node's own side of
+    its first completion error that prints one). The rules of rules/network/roce_gid_*.yaml
+    weigh them: GIDs of different kinds in one connection or across nodes, else different
+    ``NCCL_IB_GID_INDEX`` values together with failed RDMA connections (different indexes
+    alone are normal where GID tables differ, nccl#718).
     """
 
     kind: Literal["roce_gid_set"] = "roce_gid_set"
-    mismatch: bool
-    basis: Literal["gid_kinds_differ", "index_differs_with_errors", "none"]
+    mixed_pairs: int  # completion errors between GIDs of different kinds
+    node_gid_kinds: int  # distinct kinds of the GIDs the nodes used (0: none printed)
     gid_kinds: str  # "node1 ipv4 (::ffff:10.1.1.1); node2 ipv6_link_local (fe80::...)" or "unknown"
     gid_index: str  # "node1: 3; node2: 5" or "not set"
     distinct_index: int
