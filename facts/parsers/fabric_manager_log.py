@@ -12,7 +12,11 @@ Sample content: ``/var/log/fabricmanager.log`` (leptonai/gpud testdata), journal
     Job for nvidia-fabricmanager.service failed because the control process exited with error code.
          Active: failed (Result: exit-code) since Tue 2023-06-27 10:02:11 UTC; 5s ago
 
-Messages are found anywhere in a line, so any syslog, journald or container prefix is fine.
+Messages are found anywhere in a line, so any syslog, journald or container prefix is fine; the
+version-mismatch message is recognised alone too, as people quote it without its journal prefix,
+even inside markdown inline code closed by a sentence's full stop (siderolabs/pkgs#720)::
+
+    `fabric manager NVIDIA GPU driver interface version 525.85.12 don't match with driver version 530.41.03. Please update with matching NVIDIA driver package`.
 Facts emitted: ``fabric_manager_version_mismatch`` (the fabric manager build and the loaded
 driver differ: it refuses to start); ``fabric_manager_no_nvswitch`` (``NV_WARN_NOTHING_TO_DO``:
 the NVSwitch driver reports no NVSwitch); ``nvswitch_sxid`` for the NVSwitch errors it logs
@@ -124,7 +128,7 @@ def detect(head: str) -> bool:
     if not any(lit in head for lit in _LITERALS):
         return False
     return _GATE.search(head) is not None and any(
-        p.search(head) for p in (_FM_LOG_ANY, _JOURNAL_ANY, _UNIT_FAILED, _UNIT_HEAD, _NOTHING_TO_DO))
+        p.search(head) for p in (_FM_LOG_ANY, _JOURNAL_ANY, _UNIT_FAILED, _UNIT_HEAD, _NOTHING_TO_DO, _VERSION_MISMATCH))
 
 
 _FM_LOG_ANY = re.compile(_FM_LOG.pattern, re.M)

@@ -110,6 +110,17 @@ def test_systemctl_status_active_line():
     assert (f.status, f.detail) == ("unit_active", "running")
 
 
+def test_fabric_manager_version_mismatch_quoted_alone():
+    # the message without its journal prefix, in inline code closed by a full stop (siderolabs/pkgs#720)
+    name = "fabric_manager_log/siderolabs_pkgs720_version_mismatch_inline_code.txt"
+    assert fabric_manager_log.detect((FIX / name).read_text())
+    (m,) = _parse(fabric_manager_log, name).facts
+    assert (m.kind, m.fabric_manager_version, m.driver_version) == ("fabric_manager_version_mismatch", "525.85.12",
+                                                                    "530.41.03")
+    # near miss: prose naming the fabric manager, without its message, is not claimed
+    assert not fabric_manager_log.detect("the fabric manager version must match the driver version\n")
+
+
 def test_fabric_manager_does_not_claim_other_bracketed_logs():
     assert not fabric_manager_log.detect("[2026-08-05 22:30:00.123] [ERROR] [tid 12345] Stack trace:\n")
 
