@@ -36,6 +36,12 @@ The forms, from Slurm's source (SchedMD/slurm; the tags named are where a form b
   functionality, but that lib wasn't found on the system.`` (libnvidia-ml not loadable), and the
   rsmi and oneAPI twins ``Configured with rsmi, but rsmi isn't enabled during the build.`` /
   ``Configured with rsmi, but that lib wasn't found.``
+- slurmd's NVML autodetection of a GPU in MIG mode that has no MIG device (src/plugins/gpu/nvml/
+  gpu_nvml.c, the same text since 21.08.1): ``MIG mode is enabled, but no MIG devices were found.
+  Please either create MIG instances, disable MIG mode, remove AutoDetect=nvml, or remove GPUs
+  from the configuration completely.``, a ``fatal()`` from 21.08.1 to 24.05 (slurmd stops) and an
+  ``error()`` from 24.11 (slurmd registers the node without those GPUs), printed behind slurmd's
+  ``slurmd: fatal: `` / ``slurmd: error: `` or its log file's ``[time] fatal: ``.
 
 Facts (each citing its line):
 
@@ -50,6 +56,8 @@ Facts (each citing its line):
 - ``slurm_gpu_autodetect_unavailable``: slurmd cannot autodetect GPUs: ``library`` ("nvml",
   "rsmi", "oneapi"), ``not_built`` (Slurm was built without it; else the library is missing),
   ``why`` (the same in words).
+- ``slurm_mig_without_instances``: slurmd found a GPU in MIG mode without MIG devices:
+  ``stopped`` (the line says ``fatal``: slurmd exited; else it went on without those GPUs).
 
 Nodes that are up (``idle``, ``mixed``, ``State=IDLE``) give no fact. A ``sinfo`` table row is
 read only under its header (a bare row is too like other tables), except one whose reason is a
@@ -111,6 +119,11 @@ _AUTODETECT = re.compile(
     r"|We were configured with (?P<nf_nvml>nvml) functionality, but that lib wasn't found"
     r"|Configured with (?P<lib>rsmi|oneAPI), but (?:(?P<nb>\w+) isn't enabled during the build|that lib wasn't found))")
 
+# slurmd: fatal: MIG mode is enabled, but no MIG devices were found. Please either create MIG instances, disable MIG
+#   mode, remove AutoDetect=nvml, or remove GPUs from ...            (ComputeCanada/puppet-magic_castle#276, cut by the commenter)
+# error: MIG mode is enabled, but no MIG devices were found. ...     (24.11+: error(), same text)
+_MIG_NONE = re.compile(r"(?:\b(?P<level>fatal|error): )?MIG mode is enabled, but no MIG devices were found\b")
+
 _UNAVAILABLE = {"DOWN", "DRAIN", "DRAINED", "DRAINING", "FAIL", "FAILING", "INVALID_REG", "INVAL",
                 "NOT_RESPONDING", "ERROR"}
 # sinfo's compact and long state names of a node out of service (the state suffixes stripped)
@@ -161,6 +174,14 @@ class SlurmGpuAutodetectUnavailable(Fact):
     library: str  # "nvml", "rsmi", "oneapi"
     not_built: bool  # Slurm was built without it (else the library is not on the node)
     why: str  # the same in words, for the report
+
+
+@fact_kind
+class SlurmMigWithoutInstances(Fact):
+    """slurmd's NVML autodetection found a GPU in MIG mode with no MIG device created on it."""
+
+    kind: Literal["slurm_mig_without_instances"] = "slurm_mig_without_instances"
+    stopped: bool  # the line says fatal (Slurm 21.08.1-24.05): slurmd exited; else (24.11+) it went on without them
 
 
 def _gres_count(reason: str, cut: bool) -> dict | None:
@@ -257,6 +278,9 @@ def parse(artefact: Artefact) -> ParseResult:
             not_built = bool(m["nb_nvml"] or m["nb"])
             b.add(SlurmGpuAutodetectUnavailable, no, library=lib, not_built=not_built,
                   why="this Slurm was built without it" if not_built else "its library cannot be loaded on the node")
+        elif (m := _MIG_NONE.search(line)) is not None:
+            result.lines_used += 1
+            b.add(SlurmMigWithoutInstances, no, stopped=m["level"] == "fatal")
     _scontrol_block(b, block)
     return result
 
@@ -266,10 +290,10 @@ _SIGNATURE_STATE = re.compile(r"^\s*State=(?:IDLE|ALLOCATED|ALLOC|MIXED|DOWN|ERR
 # gres/gpu count repor       (and the whole reasons of _GRES_COUNT above)
 _SIGNATURE_GRES = re.compile(r"gres/[\w-]{1,32}(?::[^\s(]{1,64})? count (?:r|t)")
 
-_DETECT = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES, _REQUEST, _AUTODETECT, _INVAL)
+_DETECT = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES, _REQUEST, _AUTODETECT, _INVAL, _MIG_NONE)
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES,
               r"Invalid (?:generic resource \(gres\)|GRES) specification",
               r"configured (?:to autodetect|with) nvml functionality", r"Configured with (?:rsmi|oneAPI), but ",
-              r"state to (?:INVAL|DRAIN|DOWN) with reason:")
+              r"state to (?:INVAL|DRAIN|DOWN) with reason:", r"MIG mode is enabled, but no MIG devices were found")

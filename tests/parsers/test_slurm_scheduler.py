@@ -63,6 +63,21 @@ def test_autodetect_without_nvml_from_a_title():
     assert (f.library, f.not_built) == ("nvml", True)
 
 
+def test_mig_mode_without_mig_devices():
+    # slurmd stopping (Slurm 21.08.1-24.05: fatal) on a GPU in MIG mode without MIG instances (magic_castle#276)
+    (f,) = facts_of(FIX / "magiccastle276_slurmd_fatal_mig_no_devices.txt", "slurm_mig_without_instances")
+    assert (f.evidence.line, f.stopped) == (1, True)
+    # 24.11+ prints the same text with error(): slurmd goes on without those GPUs (gpu_nvml.c format filled in)
+    text = ("[2025-01-02T03:04:05.678] error: MIG mode is enabled, but no MIG devices were found. Please either create MIG "
+            "instances, disable MIG mode, remove AutoDetect=nvml, or remove GPUs from the configuration completely.\n")
+    assert p.detect(text)
+    assert [(f.kind, f.stopped) for f in parse_text(text).facts] == [("slurm_mig_without_instances", False)]
+    # near misses: slurmd's debug lines of a GPU in MIG mode that has MIG devices (gpu_nvml.c debug2 formats)
+    quiet = "slurmd: debug2: gpu/nvml: _get_system_gpu_list_nvml:     MIG mode: enabled\n" \
+            "slurmd: debug2: gpu/nvml: _get_system_gpu_list_nvml:     MIG count: 2\n"
+    assert not p.detect(quiet)
+
+
 def test_forms_from_slurms_source():
     # Slurm's own format strings filled in (src/interfaces/gres.c, src/api/node_info.c,
     # src/slurmctld/node_mgr.c, src/interfaces/gpu.c): no public even thread pastes these whole
