@@ -7,7 +7,10 @@ tables of knowledge/compat.yaml: one ``version_compat`` fact per pair, ``ok`` or
   supports (its ``Driver Version Detected``, else the node's nvidia-smi driver);
 - ``cuda_driver``: the CUDA an NCCL build names against the node's driver: below the major
   version's minor-version-compatibility floor it cannot run at all; between that floor and the
-  toolkit's own minimum it runs without the newest features (said in ``need``, still ok).
+  toolkit's own minimum it runs without the newest features (said in ``need``, still ok);
+- ``cuda_build_driver``: the same floor for the newest CUDA a listed package was built for or is
+  (pip/conda/collect_env: torch ``+cu121``, ``CUDA used to build PyTorch: 10.2``, ``cudatoolkit
+  10.2.89``, ``nvidia-cuda-runtime-cu12``), one check per node.
 """
 from __future__ import annotations
 
@@ -61,6 +64,13 @@ def summarise(facts: list[Fact]) -> list[Fact]:
         elif f.kind == "dcgm_diag_run" and f.dcgm_version and (f.node, f.dcgm_version) not in seen:
             seen.add((f.node, f.dcgm_version))
             out += _dcgm_driver(t, f, f.driver_version or drivers.get(f.node))
+    newest: dict[str, Fact] = {}  # node -> the package built for the newest CUDA
+    for f in of_kind(facts, "package_version"):
+        if f.cuda_build and vkey(f.cuda_build) and (f.node not in newest or vkey(f.cuda_build) > vkey(newest[f.node].cuda_build)):
+            newest[f.node] = f
+    for node, f in newest.items():
+        out += _cuda_driver(t, f, drivers.get(node), f.cuda_build, f"{f.package} {f.version} built for CUDA {f.cuda_build}",
+                            "cuda_build_driver")
     return out
 
 
@@ -76,20 +86,26 @@ def _cuda_nccl(t: knowledge.Compat, f: Fact) -> list[Fact]:
                   row.source, f"{f.node}:{f.version}:{f.cuda}")]
 
 
-def _cuda_driver(t: knowledge.Compat, f: Fact, driver: str | None) -> list[Fact]:
+def _cuda_driver(t: knowledge.Compat, f: Fact, driver: str | None, built: str | None = None, what: str | None = None,
+                 check: str = "cuda_driver") -> list[Fact]:
+    """The node's ``driver`` against the floor of the CUDA release ``built`` (``what`` names the
+    build): by default the CUDA of the NCCL build ``f``."""
     if not driver:
         return []
-    cuda = vkey(f.cuda)[:2]
+    built = built or f.cuda
+    what = what or f"NCCL {f.version} built for CUDA {f.cuda}"
+    cuda = vkey(built)[:2]
     rows = sorted((r for r in t.cuda_driver if vkey(r.cuda)[0] == cuda[0] and vkey(r.cuda) <= cuda), key=lambda r: vkey(r.cuda))
     if not rows:
         return []
     row = rows[-1]
     d = vkey(driver)
     ok = d >= vkey(row.minor_compat)
-    need = (f"CUDA {row.cuda} needs driver >= {row.toolkit} (>= {row.minor_compat} under minor version compatibility)"
+    floor = "" if row.minor_compat == row.toolkit else f" (>= {row.minor_compat} under minor version compatibility)"
+    need = (f"CUDA {row.cuda} needs driver >= {row.toolkit}{floor}"
             + ("" if not ok or d >= vkey(row.toolkit) else "; this driver runs it only through minor version compatibility (no PTX JIT of newer code)"))
-    return [_make("cuda_driver", f, ok, f"driver {driver}; NCCL {f.version} built for CUDA {f.cuda}", need,
-                  "CUDA Toolkit release notes, Table 3 and the minor version compatibility table", f"{f.node}:{f.cuda}:{driver}")]
+    return [_make(check, f, ok, f"driver {driver}; {what}", need,
+                  "CUDA Toolkit release notes, Table 3 and the minor version compatibility table", f"{f.node}:{built}:{driver}")]
 
 
 def _dcgm_driver(t: knowledge.Compat, f: Fact, driver: str | None) -> list[Fact]:

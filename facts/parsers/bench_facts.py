@@ -142,10 +142,12 @@ class BenchmarkSweepNarrower(Fact):
 class VersionCompat(Fact):
     """A pair of versions the bundle shows, checked against knowledge/compat.yaml: NCCL against the
     CUDA it was built for, DCGM against the driver, the driver against the CUDA release that
-    needs it."""
+    needs it (``cuda_driver``: the CUDA an NCCL build names; ``cuda_build_driver``: the CUDA a
+    listed package was built for or is, torch's ``+cu121`` or collect_env's ``CUDA used to build
+    PyTorch``)."""
 
     kind: Literal["version_compat"] = "version_compat"
-    check: Literal["cuda_nccl", "dcgm_driver", "cuda_driver"]
+    check: Literal["cuda_nccl", "dcgm_driver", "cuda_driver", "cuda_build_driver"]
     ok: bool
     have: str  # "NCCL 2.14.3 built for CUDA 12.0"
     need: str  # "CUDA 12.x needs NCCL >= 2.16 (NCCL 2.16.2 release notes)"

@@ -35,11 +35,13 @@ class HostKernel(Fact):
 
 @fact_kind
 class NvidiaDriverVersion(Fact):
-    """``NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build``"""
+    """``NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build``; ``Nvidia driver version: 418.67``
+
+    The second is PyTorch collect_env's line (facts/parsers/python_packages.py): it does not say which module."""
 
     kind: Literal["nvidia_driver_version"] = "nvidia_driver_version"
     version: str
-    open_module: bool
+    open_module: bool | None = None
     arch: str | None = None
 
 

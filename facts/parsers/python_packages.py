@@ -20,8 +20,10 @@ listing says it, the CUDA the package was built for: ``cuda_build`` ("12.1" from
 ``CUDA used to build PyTorch: 12.1``, a conda build string ``cuda10.2_0`` or ``py3.11_cuda12.1_...``,
 the version of a CUDA runtime package itself: ``nvidia-cuda-runtime==13.0.96``, ``cudatoolkit
 10.2.89``), with ``cuda_build_num`` in CUDA's own integer form (major*1000 + minor*10: 12010,
-as ``CUDA_VERSION`` and ``cudaDriverGetVersion`` give it) and ``cuda_build_major``. Other
-package lines are counted as read. Empty input: nothing.
+as ``CUDA_VERSION`` and ``cudaDriverGetVersion`` give it) and ``cuda_build_major``;
+``nvidia_driver_version`` for collect_env's ``Nvidia driver version: 418.67`` (the driver those
+builds run on: engine/combine/version_compat.py checks them against it). Other package lines are
+counted as read. Empty input: nothing.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from typing import Literal
 
 from stethoscope.facts.model import Fact, fact_kind
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.host_info import NvidiaDriverVersion
 
 KIND = "python_packages"
 
@@ -49,6 +52,8 @@ _LIST_COMMAND = re.compile(r"\b(?P<tool>conda|pip3?)\s+list\b")
 _TORCH_VERSION = re.compile(r"^PyTorch version: (?P<ver>\S+)\s*$")
 # CUDA used to build PyTorch: 9.0.176      CUDA used to build PyTorch: None      ...: N/A
 _TORCH_CUDA = re.compile(r"^CUDA used to build PyTorch: (?P<cuda>\S+)\s*$")
+# Nvidia driver version: 418.67      Nvidia driver version: 442.92      ...: Could not collect
+_DRIVER = re.compile(r"^Nvidia driver version: (?P<ver>\d+\.\d+(?:\.\d+)?)\s*$")
 _LOCAL_CU = re.compile(r"\+cu(?P<maj>\d{1,2}?)(?P<min>\d)$")  # +cu121 +cu130 +cu92
 _BUILD_CUDA = re.compile(r"(?:^|_)cuda(?P<cuda>\d+\.\d+)(?:_|$)")  # cuda10.2_0, py3.11_cuda12.1_cudnn8.9.2_0
 # packages whose version IS a CUDA release: the runtime a program loads
@@ -129,6 +134,10 @@ def parse(artefact: Artefact) -> ParseResult:
             cuda = num[0] if num else None
             _add(b, torch_version[0], "torch", torch_version[1], "collect_env", cuda)
             torch_version = None
+            continue
+        if (m := _DRIVER.match(line)) is not None:
+            result.lines_used += 1
+            b.add(NvidiaDriverVersion, n, version=m["ver"])
             continue
         m = _FREEZE.match(line)
         if m is None and (columns or (line.lstrip().startswith("[") and "[conda]" in line)):

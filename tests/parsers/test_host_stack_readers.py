@@ -4,11 +4,12 @@ import pytest
 
 from stethoscope.facts.parsers import lsmod, nvidia_smi_topo_p2p, python_packages
 
-from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
+from parse_helper import FIX, parse_fixture as _parse  # tests/parsers/parse_helper.py
+from stethoscope.facts.parsers.base import Artefact
 
 
 def _pkgs(r):
-    return {(f.package, f.manager): (f.version, f.cuda_build, f.cuda_build_num) for f in r.facts}
+    return {(f.package, f.manager): (f.version, f.cuda_build, f.cuda_build_num) for f in r.facts if f.kind == "package_version"}
 
 
 def test_pip_freeze_of_our_h200_host():
@@ -41,6 +42,21 @@ def test_collect_env_and_conda_list(rel, key, want):
 def test_version_forms(line, want):
     (f,) = _parse(python_packages, text=line + "\n").facts
     assert (f.package, f.manager, f.cuda_build) == want
+
+
+@pytest.mark.parametrize("rel, torch, driver, line", [
+    # pytorch/pytorch#43058 (torch built for CUDA 10.2 on a 418 driver) and #37212 (quoted with '> ', Windows)
+    ("python_packages/pytorch43058_collect_env_cu102_driver418.txt", ("1.6.0", "10.2", 10020), "418.67", 17),
+    ("python_packages/pytorch37212_collect_env_cu101_driver442_windows.txt", ("1.5.0+cu101", "10.1", 10010), "442.92", 17),
+    ("python_packages/torch_points3d66_collect_env_cu90_driver418.txt", ("1.1.0", "9.0", 9000), "418.67", 14),
+])
+def test_collect_env_driver_line(rel, torch, driver, line):
+    a = Artefact(path=rel, text=(FIX / rel).read_text(), node="n1")
+    a.normalise()  # the '> ' quoting stripped, as the pipeline does before its line classes pick the reader
+    r = python_packages.parse(a)
+    assert _pkgs(r)[("torch", "collect_env")] == torch and not r.errors
+    drv = [f for f in r.facts if f.kind == "nvidia_driver_version"]
+    assert [(f.version, f.open_module, f.evidence.line) for f in drv] == [(driver, None, line)]
 
 
 def test_cuda_line_without_pytorch_version_is_a_parse_error():
