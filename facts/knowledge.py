@@ -314,6 +314,68 @@ class NicLineRate(_M):
     sources: list[str] = Field(min_length=1)
 
 
+# --- localisation.yaml -----------------------------------------------------------------------
+
+Fraction = Annotated[float, Field(gt=0, le=1)]
+
+
+class PairwiseConfidence(_M):
+    base: Fraction
+    per_fraction: float = Field(ge=0, le=1)
+    shared_switches_max: Fraction
+    port_bonus: float = Field(ge=0, le=1)
+    max: Fraction
+    link: Fraction
+    link_on_port: Fraction
+
+
+class PairwiseLimits(_M):
+    min_pairs: int = Field(ge=3)  # a median of two pairs cannot single one out
+    slow_fraction: float = Field(gt=0, lt=1)
+    consistent_fraction: float = Field(gt=0.5, le=1)  # most of an element's pairs
+    min_slow_pairs: int = Field(ge=2)  # one slow pair is its link
+    confidence: PairwiseConfidence
+
+
+class CommonCauseConfidence(_M):
+    base: Fraction
+    per_fraction: float = Field(ge=0, le=1)
+    kernel_event_bonus: float = Field(ge=0, le=1)
+    max: Fraction
+
+
+class CommonCauseLimits(_M):
+    min_severity: Severity
+    min_members: int = Field(ge=2)  # one finding is its own cause
+    lift_fraction: Fraction
+    min_switch_hosts: int = Field(ge=2)
+    switch_components: list[ComponentId] = Field(min_length=1)
+    pci_components: list[ComponentId] = Field(min_length=1)
+    node_components: list[ComponentId] = Field(min_length=1)
+    node_causes: list[CauseId] = Field(default_factory=list)
+    confidence: CommonCauseConfidence
+
+
+class RdmaPeerConfidence(_M):
+    one_reporter: Fraction
+    several_reporters: Fraction
+    on_port: Fraction
+
+
+class RdmaPeerLimits(_M):
+    confidence: RdmaPeerConfidence
+
+
+class Localisation(_M):
+    """knowledge/localisation.yaml: the limits, severity and confidences of engine/localise/."""
+
+    source: str = Field(min_length=20)
+    severity: Severity
+    pairwise: PairwiseLimits
+    common_cause: CommonCauseLimits
+    rdma_peer: RdmaPeerLimits
+
+
 # --- NCCL ------------------------------------------------------------------------------------
 
 class NcclArchSupport(_M):
@@ -1118,6 +1180,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "nccl_env.yaml": NcclEnv,
     "nccl_known_issues.yaml": NcclKnownIssues,
     "nic_line_rate.yaml": NicLineRate,
+    "localisation.yaml": Localisation,
     "link_quality.yaml": LinkQuality,
     "nvlink_expected.yaml": NvlinkExpected,
     "nvls.yaml": Nvls,

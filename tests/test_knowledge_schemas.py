@@ -59,6 +59,8 @@ def _copy(tmp_path: Path, name: str, mutate) -> Path:
     ("taxonomy.yaml", lambda d: d.update(severities=["info", "warning", "fatal", "critical"]), "severities", "the order is the rank"),
     ("xid74_workflow.yaml", lambda d: d["groups"][0].update({"class": "ignroe"}), "", "ignroe"),
     ("nv_status_codes.yaml", lambda d: d["status_codes"][0].update(name="OK"), "status_codes.0.name", "should match pattern"),
+    ("localisation.yaml", lambda d: d["pairwise"].update(min_pairs=2), "pairwise.min_pairs", "greater than or equal to 3"),
+    ("localisation.yaml", lambda d: d["common_cause"].update(min_severity="severe"), "common_cause.min_severity", "'info', 'warning'"),
 ])
 def test_wrong_key_or_type_in_a_copy_names_file_and_key(tmp_path, name, mutate, key, why):
     path = _copy(tmp_path, name, mutate)
@@ -107,6 +109,8 @@ BAD_IDS = [
     ("fact_polarity.yaml", ("kinds", "xid_event", "component"), "gpuu", "unknown component 'gpuu'"),
     ("nccl_known_issues.yaml", ("symptoms", "gdr_disabled", "fact"), "nccl_gdr_stat", "unknown fact kind 'nccl_gdr_stat'"),
     ("nccl_known_issues.yaml", ("issues", 0, "symptom"), "gdr_off", "unknown symptom(s) ['gdr_off']"),
+    ("localisation.yaml", ("common_cause", "node_components", 0), "power", "unknown component 'power'"),
+    ("localisation.yaml", ("common_cause", "node_causes", 0), "gpu_fell_of_bus", "unknown cause 'gpu_fell_of_bus'"),
 ]
 
 

@@ -4,10 +4,12 @@ Several findings on things behind one element are more simply explained by that 
 by as many independent faults: ports of several hosts cabled to one leaf switch, GPUs behind
 one PCIe switch (any bridge above them in NCCL's PCI tree; the nearest that covers them
 wins), every rank of one node, every GPU of one node (power brake, cooling). An element is
-suspected when findings (warning or worse) name at least ``MIN_MEMBERS`` distinct things behind it, spread over more than one
-parent where that matters (ports of at least two hosts), and they are at least
-``LIFT_FRACTION`` of everything the graph knows behind it: two bad cables among a leaf's 32
-ports are two cables, not the leaf.
+suspected when findings (``min_severity`` or worse) name at least ``min_members`` distinct
+things behind it, spread over more than one parent where that matters (ports of at least
+``min_switch_hosts`` hosts), and they are at least ``lift_fraction`` of everything the graph
+knows behind it: two bad cables among a leaf's 32 ports are two cables, not the leaf. These
+limits, the components each element can cause and the confidences are the ``common_cause``
+section of knowledge/localisation.yaml.
 
 The lifted finding names the element, lists the members' entities as ``blast_radius``, says in
 ``placed_by`` which findings and which cabling or PCI tree placed it, and explains the members
@@ -24,17 +26,14 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from stethoscope.engine.findings import SEVERITY_ORDER
+from stethoscope.engine.localise.pairwise import limits
 from stethoscope.engine.report import Entity, EvidenceLine, Finding
+from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
 
-MIN_MEMBERS = 2
-LIFT_FRACTION = 0.5
-_COMPONENTS = {"switch": {"network"}, "pci": {"gpu", "pcie", "gpu_memory", "nvlink"}, "host": None}
-# findings on every GPU of a node lift to the node only where the node can be their cause:
-# power and cooling (brake, thermal slowdown), its PCIe tree, GPUs lost from the bus. Memory
-# errors on every GPU are still one HBM each; an application that crashed on all is the job.
-_NODE_COMPONENTS = {"power_thermal", "pcie"}
-_NODE_CAUSES = {"gpu_fell_off_bus"}
+
+def _limits() -> knowledge.CommonCauseLimits:
+    return limits().common_cause
 
 
 @dataclass
@@ -121,21 +120,22 @@ def gpus_by_node(graph: nx.Graph) -> dict[str, set[str]]:
 def groups(findings: list[Finding], graph: nx.Graph, facts: list[Fact]) -> list[Group]:
     """Candidate elements with the findings behind them (before the thresholds). A host is a
     candidate twice: for its ranks (``ranks:`` key) and for its GPUs (``gpus:`` key)."""
+    k = _limits()
     found: dict[str, Group] = {}
     ranks = _ranks_by_node(facts)
     gpus = gpus_by_node(graph)
     for f in findings:
-        if SEVERITY_ORDER[f.severity] < 1 or f.rule.startswith("localise_"):
+        if SEVERITY_ORDER[f.severity] < SEVERITY_ORDER[k.min_severity] or f.rule.startswith("localise_"):
             continue
         e = f.entity
         port = _port_of(graph, e)
-        if port and f.component in _COMPONENTS["switch"]:
+        if port and f.component in k.switch_components:
             for sw in (n for n in graph.neighbors(port) if graph.nodes[n]["type"] == "switch"):
                 g = found.setdefault(sw, Group(sw, behind=_switch_ports(graph, sw)))
                 g.members.append(f)
                 g.things.add(port)
         gid = f"gpu:{e.node}/{e.gpu}" if e.node and e.gpu else None
-        if gid in graph and f.component in _COMPONENTS["pci"]:
+        if gid in graph and f.component in k.pci_components:
             # every bridge above the GPU is a candidate: a PCIe switch shows as an upstream port
             # with a downstream port (and on HGX boards a second bridge) per device, so the GPUs
             # of one switch share its upstream port, not their immediate parent
@@ -143,11 +143,11 @@ def groups(findings: list[Finding], graph: nx.Graph, facts: list[Fact]) -> list[
                 g = found.setdefault(bridge, Group(bridge, behind=gpus_below(graph, bridge)))
                 g.members.append(f)
                 g.things.add(gid)
-        if gid in graph and e.rank is None and (f.component in _NODE_COMPONENTS or f.cause in _NODE_CAUSES) and len(gpus[e.node]) >= 2:
+        if gid in graph and e.rank is None and (f.component in k.node_components or f.cause in k.node_causes) and len(gpus[e.node]) >= k.min_members:
             g = found.setdefault(f"gpus:{e.node}", Group(f"host:{e.node}", behind=gpus[e.node]))
             g.members.append(f)
             g.things.add(gid)
-        if e.rank is not None and e.node and len(ranks.get(e.node, ())) >= 2:
+        if e.rank is not None and e.node and len(ranks.get(e.node, ())) >= k.min_members:
             g = found.setdefault(f"ranks:{e.node}", Group(f"host:{e.node}", behind={f"rank {r}" for r in ranks[e.node]}))
             g.members.append(f)
             g.things.add(f"rank {e.rank}")
@@ -155,14 +155,15 @@ def groups(findings: list[Finding], graph: nx.Graph, facts: list[Fact]) -> list[
 
 
 def _qualifies(g: Group, every_node_hit: bool) -> bool:
-    if len(g.things) < MIN_MEMBERS or not g.behind:
+    k = _limits()
+    if len(g.things) < k.min_members or not g.behind:
         return False
     kind = g.element.split(":", 1)[0]
-    if kind == "switch" and len({t.split("/")[0] for t in g.things}) < 2:
+    if kind == "switch" and len({t.split("/")[0] for t in g.things}) < k.min_switch_hosts:
         return False  # ports of one host share the host first
     if kind == "host":
         return g.things >= g.behind and not every_node_hit
-    return len(g.things & g.behind) / len(g.behind) >= LIFT_FRACTION
+    return len(g.things & g.behind) / len(g.behind) >= k.lift_fraction
 
 
 def _every_node_hit(cands: list[Group], what: str, known: set[str]) -> bool:
@@ -175,7 +176,7 @@ def lift(findings: list[Finding], graph: nx.Graph, facts: list[Fact]) -> tuple[l
     """The findings (localisation findings amended) and (lifted finding, its members) pairs."""
     cands = groups(findings, graph, facts)
     hit = {"rank": _every_node_hit(cands, "rank ", set(_ranks_by_node(facts))),
-           "gpu": _every_node_hit(cands, "gpu:", {h for h, gs in gpus_by_node(graph).items() if len(gs) >= 2})}
+           "gpu": _every_node_hit(cands, "gpu:", {h for h, gs in gpus_by_node(graph).items() if len(gs) >= _limits().min_members})}
     taken: set[int] = set()
     out = list(findings)
     lifted: list[tuple[Finding, list[Finding]]] = []
@@ -273,8 +274,9 @@ def _lifted(g: Group, members: list[Finding], graph: nx.Graph, facts: list[Fact]
             summary = (f"{name}: all {len(things)} of its GPUs show {', '.join(causes)}, GPUs of other nodes do not: "
                        f"the node (its power, cooling or baseboard), not {len(things)} separate GPUs")
     evidence = extra + list({(e.path, e.line): e for m in members for e in m.evidence}.values())
+    conf = _limits().confidence
     return Finding(rank=0, rule="localise_common_cause", title="Findings share one upstream element", cause=cause, component=component,
-                   severity=worst.severity, confidence=round(min(0.95, 0.6 + 0.3 * frac + (0.05 if extra else 0)), 2), role="root_cause",
+                   severity=worst.severity, confidence=round(min(conf.max, conf.base + conf.per_fraction * frac + (conf.kernel_event_bonus if extra else 0)), 2), role="root_cause",
                    entity=entity, summary=summary, actions=actions, action_text="", evidence=evidence[:20], evidence_total=len(evidence),
                    nodes=sorted({n for m in members for n in m.nodes} | ({entity.node} if entity.node else set())),
                    placed_by=placed, blast_radius=[m.entity.label for m in members])

@@ -2,10 +2,10 @@
 
 - Pairwise tomography: nccl-tests runs between two hosts each (hosts from the ``# Rank``
   lines) give a bus bandwidth per pair (the best of repeated runs, so a noisy pair that
-  re-tests fine is not slow). A pair is slow below ``SLOW_FRACTION`` of the median pair.
+  re-tests fine is not slow). A pair is slow below ``slow_fraction`` of the median pair.
   The smallest set of elements that explains every slow pair is chosen greedily: a host or
-  switch whose pairs are mostly slow (``CONSISTENT``) explains them all; what is left is
-  the link between the two hosts. A switch counts for a pair only when it lies on every
+  switch whose pairs are mostly slow (``consistent_fraction``) explains them all; what is left
+  is the link between the two hosts. A switch counts for a pair only when it lies on every
   shortest path between the two hosts (networkx ``all_shortest_paths``); switches that share
   a pair's paths (two spines) count together, and a set of them is named when the pairs
   cannot tell which one it is. A degraded or down port on a suspect host (from
@@ -16,7 +16,8 @@
   element (a leaf switch, a PCIe switch, a node) are lifted to it, with the blast radius.
 
 Pairs come from nccl-tests outputs (one run per pair) or from a CSV table (``pair_bandwidth``).
-Each finding says in ``placed_by`` which evidence placed it there.
+Each finding says in ``placed_by`` which evidence placed it there. The limits, the severity
+and the confidences are knowledge/localisation.yaml's (``limits()``).
 """
 from __future__ import annotations
 
@@ -27,13 +28,17 @@ from collections import defaultdict
 from stethoscope.engine.findings import rank_findings
 from stethoscope.engine.report import Entity, EvidenceLine, Finding  # noqa: F401 - Entity for rdma_path
 from stethoscope.engine.localise.graph import build, fabric_paths
+from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
 
-SLOW_FRACTION = 0.8
-CONSISTENT = 0.75
 #: the rules that judge a port's counter growth against its limit (knowledge/ib_counters.yaml)
 COUNTER_RULES = frozenset({"ib_counter_errors_over_ber_limit", "ib_counter_errors_over_ber_limit_untimed", "ib_link_flapping"})
 
+
+
+def limits() -> knowledge.Localisation:
+    """knowledge/localisation.yaml, validated (facts/knowledge.py)."""
+    return knowledge.load("localisation.yaml")
 
 
 def _ev(f: Fact) -> EvidenceLine:
@@ -45,7 +50,7 @@ def localisation_finding(rule: str, title: str, cause: str, conf: float, entity:
                                    f"switch {entity['switch']}" if entity.get("switch") else None,
                                    "link " + " <-> ".join(entity["link"]) if entity.get("link") else None]))
     ev = list({(e.evidence.path, e.evidence.line): _ev(e) for e in evidence}.values())
-    return Finding(rank=0, rule=rule, title=title, cause=cause, component="network", severity="critical", confidence=round(conf, 2),
+    return Finding(rank=0, rule=rule, title=title, cause=cause, component="network", severity=limits().severity, confidence=round(conf, 2),
                    role="independent", entity=Entity(label=label, **entity), summary=summary, actions=actions, action_text=action_text,
                    evidence=ev[:20], evidence_total=len(ev), nodes=sorted(set(nodes)), placed_by=placed_by)
 
@@ -119,11 +124,13 @@ def pair_bandwidth(facts: list[Fact]) -> dict[frozenset[str], tuple[float, list[
 
 
 def pairwise(facts: list[Fact], graph, findings: list[Finding]) -> list[Finding]:
+    k = limits().pairwise
+    conf_k = k.confidence
     pairs = pair_bandwidth(facts)
-    if len(pairs) < 3:
+    if len(pairs) < k.min_pairs:
         return []
     median = statistics.median(bw for bw, _ in pairs.values())
-    slow = {p for p, (bw, _) in pairs.items() if bw < SLOW_FRACTION * median}
+    slow = {p for p, (bw, _) in pairs.items() if bw < k.slow_fraction * median}
     if not slow:
         return []
     through: dict[str, set[frozenset[str]]] = defaultdict(set)
@@ -144,7 +151,7 @@ def pairwise(facts: list[Fact], graph, findings: list[Finding]) -> list[Finding]
         for el, ps in through.items():
             covered = ps & left
             consistency = len(ps & slow) / len(ps)
-            if len(covered) >= 2 and consistency >= CONSISTENT:
+            if len(covered) >= k.min_slow_pairs and consistency >= k.consistent_fraction:
                 scored.append((len(covered), consistency, el))
         if not scored:
             break
@@ -154,16 +161,16 @@ def pairwise(facts: list[Fact], graph, findings: list[Finding]) -> list[Finding]
         kind_, name = el.split(":", 1)
         ev = [r for p in sorted(covered, key=sorted) for r in pairs[p][1]]
         nums = ", ".join(f"{'<->'.join(sorted(p))} {pairs[p][0]:.1f}" for p in sorted(covered, key=sorted))
-        placed = [f"pairwise nccl-tests: {len(covered)} of {len(through[el])} pairs with {name} below {SLOW_FRACTION:.0%} of the median {median:.1f} GB/s ({nums})"]
+        placed = [f"pairwise nccl-tests: {len(covered)} of {len(through[el])} pairs with {name} below {k.slow_fraction:.0%} of the median {median:.1f} GB/s ({nums})"]
         entity: dict = {"node": name} if kind_ == "host" else {"switch": name}
-        conf = 0.6 + 0.3 * consistency
+        conf = conf_k.base + conf_k.per_fraction * consistency
         if kind_ == "switches":  # the pairs cannot tell which of the switches that share their paths
             members = name.split(",")
             behind = sorted({h for p in covered for h in p})
             placed.append(f"cabling: the slow pairs' traffic is split over {', '.join(members)} (every shortest path crosses one of them, "
                           "none lies on all): one of them, the pairs cannot tell which")
             radius = members
-            conf = min(conf, 0.6)
+            conf = min(conf, conf_k.shared_switches_max)
         elif kind_ == "switch":
             behind = sorted({h for p in covered for h in p if name in [s.split(":", 1)[1] for s in _switches_of(graph, h)]})
             placed.append(f"cabling: the slow pairs' paths all cross {name} ({', '.join(behind)} behind it); pairs that avoid it are fast")
@@ -175,7 +182,7 @@ def pairwise(facts: list[Fact], graph, findings: list[Finding]) -> list[Finding]
             entity = {"node": name, "hca": port.hca, "port": str(port.port)}
             ev.append(port)
             placed.append(why)
-            conf = min(0.95, conf + 0.05)
+            conf = min(conf_k.max, conf + conf_k.port_bonus)
         what = f"{name} is slow with {len(covered)} of its {len(through[el])} partners" if kind_ == "host" else \
             (f"every pair through switch {name} is slow ({len(covered)} of {len(through[el])})" if kind_ == "switch" else
              f"every pair whose traffic crosses {' or '.join(name.split(','))} is slow ({len(covered)} of {len(through[el])})")
@@ -189,14 +196,14 @@ def pairwise(facts: list[Fact], graph, findings: list[Finding]) -> list[Finding]
         placed = [f"pairwise nccl-tests: only {a}<->{b} is slow ({bw:.1f} GB/s against a median of {median:.1f}); both hosts are fast with every other partner"]
         entity: dict = {"link": [a, b]}
         ev: list[Fact] = list(rows)
-        conf = 0.6
+        conf = conf_k.link
         ports = degraded.get(a, []) + degraded.get(b, [])
         if len(ports) == 1:
             port, why = ports[0]
             entity = {"node": port.node, "hca": port.hca, "port": str(port.port), "link": [a, b]}
             ev.append(port)
             placed.append(why)
-            conf = 0.9
+            conf = conf_k.link_on_port
         out.append(localisation_finding("localise_pairwise", "Pairwise tests single out one link", "slow_link_pair", conf, entity,
                             f"{a}<->{b} bus bandwidth {bw:.1f} GB/s, {bw / median:.0%} of the median pair ({median:.1f} GB/s)",
                             ev, placed, ["CHECK_IB_CABLE", "RERUN_NCCL_TESTS"], "", [a, b]))

@@ -8,7 +8,8 @@ the peer, a port that the fabric summary flags (Down, slower or narrower than it
 error counters over the limit, a link that went down between readings) is the suspect when it
 is the only one; the graph (ibnetdiscover or the inventory) then names its cable and switch
 port. Errors from several reporters toward one peer make one finding, and the reporters'
-own completion-error findings become its cascade: the fault is at the far end.
+own completion-error findings become its cascade: the fault is at the far end. How sure each
+placement is: the ``rdma_peer`` section of knowledge/localisation.yaml.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from collections import defaultdict
 
 import networkx as nx
 
-from stethoscope.engine.localise.pairwise import degraded_ports, localisation_finding
+from stethoscope.engine.localise.pairwise import degraded_ports, limits, localisation_finding
 from stethoscope.engine.report import Finding
 from stethoscope.facts.model import Fact
 
@@ -53,6 +54,7 @@ def _cable(graph: nx.Graph, node: str, hca: str, port: int) -> tuple[str, str] |
 def rdma_peers(facts: list[Fact], graph: nx.Graph | None = None, findings: list[Finding] | None = None) -> tuple[list[Finding], list[tuple[Finding, list[Finding]]]]:
     """Findings per peer that RDMA completions failed from, and the rule findings each explains."""
     graph = graph if graph is not None else nx.Graph()
+    conf_k = limits().rdma_peer.confidence
     addr = addresses(facts)
     degraded = degraded_ports(facts, findings or [])
     by_peer: dict[str, list[Fact]] = defaultdict(list)
@@ -72,7 +74,7 @@ def rdma_peers(facts: list[Fact], graph: nx.Graph | None = None, findings: list[
                   f"({address_fact.evidence.path}:{address_fact.evidence.line})"]
         ev: list[Fact] = list(errs) + [address_fact]
         entity: dict = {"link": [reporters[0] + (f"/{first.hca}" if first.hca and len(reporters) == 1 else ""), peer]} if len(reporters) == 1 else {"node": peer}
-        conf = 0.7 if len(reporters) == 1 else 0.8
+        conf = conf_k.one_reporter if len(reporters) == 1 else conf_k.several_reporters
         summary = f"RDMA completions from {peer} failed on {', '.join(reporters)} (error {first.error})"
         ports = degraded.get(peer, [])
         if len(ports) == 1:
@@ -80,7 +82,7 @@ def rdma_peers(facts: list[Fact], graph: nx.Graph | None = None, findings: list[
             entity = {"node": peer, "hca": port.hca, "port": str(port.port)}
             placed.append(why)
             ev.append(port)
-            conf = 0.9
+            conf = conf_k.on_port
             cable = _cable(graph, peer, port.hca, port.port)
             if cable:
                 entity["link"] = [f"{peer}/{port.hca}/{port.port}", cable[0]]
