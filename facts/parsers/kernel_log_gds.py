@@ -1,0 +1,78 @@
+"""Kernel log lines of the GPUDirect Storage kernel driver (nvidia-fs) failing an I/O, for
+:mod:`stethoscope.facts.parsers.kernel_log`. They give ``gds_io_error`` facts.
+
+nvidia-fs prints through ``nvfs_msg(KERN_ERR, ...)``: ``printk(KRNLVL DEVICE_NAME ":" FMT)`` with
+``DEVICE_NAME "nvidia-fs"`` (src/nvfs-core.h), so its lines start ``nvidia-fs:`` with no space.
+The error forms of src/nvfs-core.c (NVIDIA/gds-nvidia-fs, the same text in every tag from v2.3.1
+to v2.28.4; ``opstr()`` is ``read`` or ``write``)::
+
+    nvfs_err("rw_verify_area failed with %zd\\n", ret);          nvfs_direct_io: the file range check refused the I/O
+    nvfs_err("%s IO failed :%ld\\n", opstr(op), ret);            nvfs_io_start_op: the file system's read/write failed
+    nvfs_err("%s:%d IO failed with %ld\\n", __func__, __LINE__, ret);   nvfs_io_ret: a synchronous I/O completed with an error
+
+Real sample lines (NVIDIA/gds-nvidia-fs#60, nvidia-fs-dkms 2.25.6-1 on XFS; #26, VAST over NFS/RDMA)::
+
+    [  245.749599] nvidia-fs:rw_verify_area failed with -14
+    [  245.749616] nvidia-fs:write IO failed :-14
+    [Sat Sep  9 20:24:26 2023] nvidia-fs:write IO failed :-512
+
+An ``-EOPNOTSUPP`` of a file system that does not support GDS is logged at debug level by
+nvidia-fs itself (``nvfs_dbg``) and, printed anyway, is read the same way: the errno says what.
+nvidia-fs's informational lines (``nvidia_fs: Initializing nvfs driver module``, ``nvfs ioctl map
+success``) give nothing; its module-load refusals are :mod:`kernel_log_modules`' lines.
+"""
+from __future__ import annotations
+
+import errno
+import re
+from typing import Literal
+
+from stethoscope.facts.model import fact_kind
+from stethoscope.facts.parsers.base import FactBuilder
+from stethoscope.facts.parsers.kernel_log_facts import KernelLineFact
+
+#: the literal part of each line: kernel_log's keyword scan looks for these
+KEYWORDS = r"nvidia-fs:(?:rw_verify_area failed|(?:read|write) IO failed|\w+:\d+ IO failed)"
+
+# nvidia-fs:rw_verify_area failed with -14
+# nvidia-fs:write IO failed :-14          nvidia-fs:read IO failed :-512
+# nvidia-fs:nvfs_io_ret:898 IO failed with -5           (format filled, v2.28.4 line: no public thread pastes it)
+_LINE = re.compile(
+    r"nvidia-fs:(?:(?P<verify>rw_verify_area) failed with (?P<verr>-?\d+)"
+    r"|(?P<op>read|write) IO failed :(?P<oerr>-?\d+)"
+    r"|(?P<func>\w+):\d+ IO failed with (?P<ferr>-?\d+))\s*$"
+)
+
+#: the kernel's names where Python's errno has none (include/linux/errno.h's internal codes) or
+#: another alias of the number (95: the kernel says EOPNOTSUPP, Python ENOTSUP)
+_KERNEL_ERRNO = {95: "EOPNOTSUPP", 512: "ERESTARTSYS", 513: "ERESTARTNOINTR", 514: "ERESTARTNOHAND", 516: "ERESTART_RESTARTBLOCK",
+                 529: "EIOCBQUEUED"}
+
+
+@fact_kind
+class GdsIoError(KernelLineFact):
+    """nvidia-fs (GPUDirect Storage) failed a read or write between storage and GPU memory."""
+
+    kind: Literal["gds_io_error"] = "gds_io_error"
+    step: str  # rw_verify_area (the file range check) | io (the file system's read/write) | the function that completed it
+    operation: str | None = None  # read | write (the "%s IO failed" form names it)
+    error: int  # the negative errno nvidia-fs printed: -14
+    error_name: str  # EFAULT, EIO, ERESTARTSYS, ... ("" for a number no table names)
+    message: str
+
+
+def errno_name(code: int) -> str:
+    """The errno symbol of a kernel return code: -14 -> EFAULT, -512 -> ERESTARTSYS."""
+    return _KERNEL_ERRNO.get(abs(code)) or errno.errorcode.get(abs(code), "")
+
+
+def parse_gds_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> bool:
+    """Add the fact of one nvidia-fs I/O failure line; False when the message is not one."""
+    if "nvidia-fs:" not in msg or (m := _LINE.search(msg)) is None:
+        return False
+    code = int(m["verr"] or m["oerr"] or m["ferr"])
+    step = "rw_verify_area" if m["verify"] else ("io" if m["op"] else m["func"])
+    b.add(GdsIoError, ln, step=step, operation=m["op"], error=code, error_name=errno_name(code),
+          message=msg.strip(), **common)
+    used.add(ln)
+    return True
