@@ -110,6 +110,16 @@ def test_systemctl_status_active_line():
     assert (f.status, f.detail) == ("unit_active", "running")
 
 
+def test_systemctl_status_blocks_of_real_h100_nodes():
+    # newer systemd's '×' head and a unit killed by a signal (an NVLS recovery write-up), then a running unit
+    # with its journal (a RHEL AI install guide): the state and the journal's start are read
+    r = _parse(fabric_manager_log, "fabric_manager_log/nvls_recovery_h100_systemctl_status_failed_signal.txt")
+    assert [(f.status, f.detail, f.evidence.line) for f in r.facts] == [("unit_failed", "Result: signal", 4)]
+    r = _parse(fabric_manager_log, "fabric_manager_log/rhel_ai_h100_systemctl_status_active.txt")
+    assert [(f.status, f.detail) for f in r.facts][0] == ("unit_active", "running")
+    assert "unit_failed" not in {f.status for f in r.facts}
+
+
 def test_fabric_manager_version_mismatch_quoted_alone():
     # the message without its journal prefix, in inline code closed by a full stop (siderolabs/pkgs#720)
     name = "fabric_manager_log/siderolabs_pkgs720_version_mismatch_inline_code.txt"
