@@ -107,13 +107,18 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     # (no entry in knowledge/nccl_warn_messages.yaml: whether it mattered cannot be told from the line, rule
     #  nccl_rem_allocator_poll_failed says so)
     ("rem_allocator_poll_failed", re.compile(r"^\[Rem Allocator\] Poll failed with error -?\d+")),
+    # WARN("Bootstrap Root : rank %d of %d ranks has already checked in", info.rank, nranks)   (bootstrap.cc:348; :131 in
+    #   v2.18.1-1; the same words since 2.4's bootstrapRoot: a second process sent the root the rank one already sent, and
+    #   the root thread gives up on the communicator)
+    # Bootstrap Root : rank 1 of 8 ranks has already checked in        (Lightning-AI/pytorch-lightning#14986)
+    ("bootstrap_rank_checked_in_twice", re.compile(r"^Bootstrap Root : rank \d+ of \d+ ranks has already checked in")),
 ]
 
 #: a literal each pattern above needs (a WARN with none of them is no kind here)
 _GATE = re.compile(r"Unable to|ibv_open_device|CQE with error|same GPU|Mismatched NCCL version|NCCL_COMM_ID|address info"
                    r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
-                   r"|mixed local Net|CUDA library|missing symbol")
+                   r"|mixed local Net|CUDA library|missing symbol|already checked in")
 
 
 # The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a
@@ -125,12 +130,13 @@ BARE = (r"NET/IB\w* ?: ?Unable to (?:open|query) device \S|Multiple Ranks are us
         r"|Retrieve \w+ (?:version \d+ )?failed with 500\b|Net ?: error encountered when getting address info"
         r"|communicator encountered a fatal error \(detected in \w|NET/Socket ?: ?no interface found"
         r"|NCCL version mismatch with remote peer \S|Detected mixed local Net device counts across ranks"
-        r"|Failed to find CUDA library \S+ \(NCCL_CUDA_PATH=|Failed to load CUDA missing symbol \w")
+        r"|Failed to find CUDA library \S+ \(NCCL_CUDA_PATH=|Failed to load CUDA missing symbol \w"
+        r"|Bootstrap Root : rank \d+ of \d+ ranks has already checked in")
 #: a literal each BARE branch holds (nccl_log.detect's cheap gate)
 BARE_GATES = ("Unable to open device", "Unable to query device", "Multiple Ranks are using", "Mismatched NCCL version",
               "Invalid NCCL_COMM_ID", "Failed to CUDA ", "failed with 500", "getting address info",
               "communicator encountered a fatal", "no interface found", "NCCL version mismatch", "mixed local Net device",
-              "NCCL_CUDA_PATH", "missing symbol")
+              "NCCL_CUDA_PATH", "missing symbol", "already checked in")
 
 def kind(msg: str) -> str | None:
     """The message kind of one WARN message (NCCL's prefix removed), or None."""
