@@ -319,6 +319,14 @@ class NicLineRate(_M):
 Fraction = Annotated[float, Field(gt=0, le=1)]
 
 
+class Blame(_M):
+    """What a localisation finding names: its cause, component and actions."""
+
+    cause: CauseId
+    component: ComponentId
+    actions: list[ActionId] = Field(min_length=1)
+
+
 class PairwiseConfidence(_M):
     base: Fraction
     per_fraction: float = Field(ge=0, le=1)
@@ -334,6 +342,10 @@ class PairwiseLimits(_M):
     slow_fraction: float = Field(gt=0, lt=1)
     consistent_fraction: float = Field(gt=0.5, le=1)  # most of an element's pairs
     min_slow_pairs: int = Field(ge=2)  # one slow pair is its link
+    host: Blame
+    link: Blame
+    switch: Blame
+    port_causes: list[CauseId] = Field(min_length=1)
     confidence: PairwiseConfidence
 
 
@@ -353,6 +365,8 @@ class CommonCauseLimits(_M):
     pci_components: list[ComponentId] = Field(min_length=1)
     node_components: list[ComponentId] = Field(min_length=1)
     node_causes: list[CauseId] = Field(default_factory=list)
+    switch: Blame
+    pci: Blame
     confidence: CommonCauseConfidence
 
 
@@ -363,11 +377,12 @@ class RdmaPeerConfidence(_M):
 
 
 class RdmaPeerLimits(_M):
+    blame: Blame
     confidence: RdmaPeerConfidence
 
 
 class Localisation(_M):
-    """knowledge/localisation.yaml: the limits, severity and confidences of engine/localise/."""
+    """knowledge/localisation.yaml: the limits, severity, blame and confidences of engine/localise/."""
 
     source: str = Field(min_length=20)
     severity: Severity

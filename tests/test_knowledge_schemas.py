@@ -111,6 +111,7 @@ BAD_IDS = [
     ("nccl_known_issues.yaml", ("issues", 0, "symptom"), "gdr_off", "unknown symptom(s) ['gdr_off']"),
     ("localisation.yaml", ("common_cause", "node_components", 0), "power", "unknown component 'power'"),
     ("localisation.yaml", ("common_cause", "node_causes", 0), "gpu_fell_of_bus", "unknown cause 'gpu_fell_of_bus'"),
+    ("localisation.yaml", ("pairwise", "host", "actions"), ["RESEAT"], "unknown action 'RESEAT'"),
 ]
 
 

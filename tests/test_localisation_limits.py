@@ -26,9 +26,11 @@ def _run(facts):
     return pairwise(facts, build(facts), [])
 
 
-def test_the_severity_of_a_localisation_finding_is_the_files():
+def test_the_severity_and_blame_of_a_localisation_finding_are_the_files():
+    k = limits()
     (f,) = _run(_pairs(5, {(0, 1): 50.0}))
-    assert f.severity == limits().severity and f.entity.link == ["h0", "h1"] and f.confidence == limits().pairwise.confidence.link
+    assert (f.severity, f.cause, f.component, f.actions) == (k.severity, k.pairwise.link.cause, k.pairwise.link.component, k.pairwise.link.actions)
+    assert f.entity.link == ["h0", "h1"] and f.confidence == k.pairwise.confidence.link
 
 
 def test_slow_fraction_edge():

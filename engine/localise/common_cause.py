@@ -234,7 +234,8 @@ def _lifted(g: Group, members: list[Finding], graph: nx.Graph, facts: list[Fact]
     if kind == "switch":
         cabling = sorted({graph.edges[p, g.element].get("source", "cabling") for p in g.things if graph.has_edge(p, g.element)})
         entity = Entity(switch=name, label=f"switch {name}")
-        cause, component, actions = "ib_switch_fault", "network", ["CHECK_IB_SWITCH", "CHECK_IB_CABLE"]
+        blame = _limits().switch
+        cause, component, actions = blame.cause, blame.component, list(blame.actions)
         what = f"{len(things)} of the {len(g.behind)} host ports cabled to {name}"
         placed = [f"common cause: {what} ({shown}) have findings ({', '.join(causes)}), on {len({t.split('/')[0] for t in things})} hosts",
                   f"cabling: {', '.join(cabling)}"]
@@ -242,7 +243,8 @@ def _lifted(g: Group, members: list[Finding], graph: nx.Graph, facts: list[Fact]
     elif kind == "pci":
         node, bus = name.split("/", 1)
         entity = Entity(node=node, switch=bus, label=f"{node} PCIe switch {bus}")
-        cause, component, actions = "pcie_switch_fault", "pcie", ["CHECK_PCIE_SWITCH", "HARDWARE_INSPECTION"]
+        blame = _limits().pci
+        cause, component, actions = blame.cause, blame.component, list(blame.actions)
         what = f"{len(things)} of the {len(g.behind)} GPUs behind PCIe switch {bus} on {node}"
         below = devices_below(graph, g.element)
         others = sorted(n.split("/", 1)[1] + (" (NIC)" if str(graph.nodes[n].get("pci_class")).startswith("0x02") else "")

@@ -45,13 +45,13 @@ def _ev(f: Fact) -> EvidenceLine:
     return EvidenceLine(path=f.evidence.path, line=f.evidence.line, text=f.evidence.text)
 
 
-def localisation_finding(rule: str, title: str, cause: str, conf: float, entity: dict, summary: str, evidence: list[Fact], placed_by: list[str], actions: list[str], action_text: str, nodes: list[str]) -> Finding:
+def localisation_finding(rule: str, title: str, blame: knowledge.Blame, conf: float, entity: dict, summary: str, evidence: list[Fact], placed_by: list[str], nodes: list[str]) -> Finding:
     label = " ".join(filter(None, [entity.get("node"), f"HCA {entity['hca']} port {entity['port']}" if entity.get("hca") else None,
                                    f"switch {entity['switch']}" if entity.get("switch") else None,
                                    "link " + " <-> ".join(entity["link"]) if entity.get("link") else None]))
     ev = list({(e.evidence.path, e.evidence.line): _ev(e) for e in evidence}.values())
-    return Finding(rank=0, rule=rule, title=title, cause=cause, component="network", severity=limits().severity, confidence=round(conf, 2),
-                   role="independent", entity=Entity(label=label, **entity), summary=summary, actions=actions, action_text=action_text,
+    return Finding(rank=0, rule=rule, title=title, cause=blame.cause, component=blame.component, severity=limits().severity, confidence=round(conf, 2),
+                   role="independent", entity=Entity(label=label, **entity), summary=summary, actions=list(blame.actions), action_text="",
                    evidence=ev[:20], evidence_total=len(ev), nodes=sorted(set(nodes)), placed_by=placed_by)
 
 
@@ -186,10 +186,8 @@ def pairwise(facts: list[Fact], graph, findings: list[Finding]) -> list[Finding]
         what = f"{name} is slow with {len(covered)} of its {len(through[el])} partners" if kind_ == "host" else \
             (f"every pair through switch {name} is slow ({len(covered)} of {len(through[el])})" if kind_ == "switch" else
              f"every pair whose traffic crosses {' or '.join(name.split(','))} is slow ({len(covered)} of {len(through[el])})")
-        out.append(localisation_finding("localise_pairwise", "Pairwise tests single out one element", "slow_link_pair" if kind_ == "host" else "ib_switch_fault",
-                            conf, entity, f"{what} (median pair {median:.1f} GB/s)", ev, placed,
-                            ["CHECK_IB_CABLE", "RERUN_NCCL_TESTS"] if kind_ == "host" else ["CHECK_IB_SWITCH", "RERUN_NCCL_TESTS"], "",
-                            [h for p in covered for h in p]).model_copy(update={"blast_radius": radius}))
+        out.append(localisation_finding("localise_pairwise", "Pairwise tests single out one element", k.host if kind_ == "host" else k.switch,
+                            conf, entity, f"{what} (median pair {median:.1f} GB/s)", ev, placed, [h for p in covered for h in p]).model_copy(update={"blast_radius": radius}))
     for p in sorted(left, key=sorted):
         a, b = sorted(p)
         bw, rows = pairs[p]
@@ -204,9 +202,9 @@ def pairwise(facts: list[Fact], graph, findings: list[Finding]) -> list[Finding]
             ev.append(port)
             placed.append(why)
             conf = conf_k.link_on_port
-        out.append(localisation_finding("localise_pairwise", "Pairwise tests single out one link", "slow_link_pair", conf, entity,
+        out.append(localisation_finding("localise_pairwise", "Pairwise tests single out one link", k.link, conf, entity,
                             f"{a}<->{b} bus bandwidth {bw:.1f} GB/s, {bw / median:.0%} of the median pair ({median:.1f} GB/s)",
-                            ev, placed, ["CHECK_IB_CABLE", "RERUN_NCCL_TESTS"], "", [a, b]))
+                            ev, placed, [a, b]))
     return out
 
 
@@ -229,18 +227,16 @@ def localise(findings: list[Finding], facts: list[Fact], symptom: dict[str, bool
     return attach(rank_findings(merged, symptom), lifted + rdma_explains + _port_explains(merged))
 
 
-_PORT_CAUSES = frozenset({"ib_link_degraded", "ib_port_down", "ib_link_errors", "ib_link_flapping"})
-
-
 def _port_explains(findings: list[Finding]) -> list[tuple[Finding, list[Finding]]]:
     """A slow pair placed on a port that a port finding already condemns is that finding's
     symptom: the degraded port explains the slow pair, not the other way round."""
+    port_causes = set(limits().pairwise.port_causes)
     out: list[tuple[Finding, list[Finding]]] = []
     for pair in findings:
         if pair.rule != "localise_pairwise" or pair.entity.port is None:
             continue
         where = (pair.entity.node, pair.entity.hca, pair.entity.port)
         for cause in findings:
-            if cause is not pair and cause.cause in _PORT_CAUSES and (cause.entity.node, cause.entity.hca, cause.entity.port) == where:
+            if cause is not pair and cause.cause in port_causes and (cause.entity.node, cause.entity.hca, cause.entity.port) == where:
                 out.append((cause, [pair]))
     return out

@@ -54,7 +54,8 @@ def _cable(graph: nx.Graph, node: str, hca: str, port: int) -> tuple[str, str] |
 def rdma_peers(facts: list[Fact], graph: nx.Graph | None = None, findings: list[Finding] | None = None) -> tuple[list[Finding], list[tuple[Finding, list[Finding]]]]:
     """Findings per peer that RDMA completions failed from, and the rule findings each explains."""
     graph = graph if graph is not None else nx.Graph()
-    conf_k = limits().rdma_peer.confidence
+    k = limits().rdma_peer
+    conf_k = k.confidence
     addr = addresses(facts)
     degraded = degraded_ports(facts, findings or [])
     by_peer: dict[str, list[Fact]] = defaultdict(list)
@@ -92,10 +93,10 @@ def rdma_peers(facts: list[Fact], graph: nx.Graph | None = None, findings: list[
                 summary += f"; the peer's port {port.hca}/{port.port} is suspect"
         elif ports:
             placed.append(f"{len(ports)} ports of {peer} are flagged ({', '.join(p.port_id for p, _ in ports)}): not narrowed to one")
-        finding = localisation_finding("localise_rdma_peer", "RDMA completion errors point at a peer", "ib_completion_error", conf, entity,
-                           summary, ev, placed, ["CHECK_IB_CABLE", "CHECK_IB_LINK_TO_PEER"], "", reporters + [peer])
+        finding = localisation_finding("localise_rdma_peer", "RDMA completion errors point at a peer", k.blame, conf, entity,
+                           summary, ev, placed, reporters + [peer])
         out.append(finding)
-        members = [f for f in findings or [] if f.cause == "ib_completion_error" and f.entity.node in reporters and not f.rule.startswith("localise_")]
+        members = [f for f in findings or [] if f.cause == k.blame.cause and f.entity.node in reporters and not f.rule.startswith("localise_")]
         if members:
             explains.append((finding, members))
     return out, explains
