@@ -1,0 +1,108 @@
+"""Where a bench node's reading time goes, reader by reader (a benchmark that prints figures).
+
+Writes a small bench bundle (bench/synth_bundle.py), then reads each file of its nodes the way
+``steth diagnose`` does (engine/parse_pool.parse_one with the rules' router) and measures, in
+CPU ms per node (the best of ``--repeat`` passes, so that other work on the machine counts less):
+
+- ``parse_one`` per file kind (the whole per-file cost),
+- the classifier's RE2 set scan, and each reader's ``detect`` it asks (a reader whose
+  signature occurs in a file it does not own, and whose ``detect`` is slow, shows here: a
+  ``detect`` that ran a regex over every blank of each NCCL log once cost 60 ms a node),
+- each reader's ``parse``, and the wrapper gate (facts/lines.normalise).
+
+Run it after adding a reader or a signature; compare with the same run on the commit before
+(``PYTHONPATH`` to a worktree of it):
+
+    .venv/bin/python bench/reader_costs.py                 # 4 nodes, 5 passes
+    .venv/bin/python bench/reader_costs.py --nodes 8 --repeat 3
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def _best(fn, repeat: int) -> float:
+    fn()
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t)
+    return best
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--nodes", type=int, default=4)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--top", type=int, default=15)
+    args = ap.parse_args()
+
+    from stethoscope.engine import parse_pool
+    from stethoscope.engine.pipeline import load_rules
+    from stethoscope.engine.ruleengine import routing
+    from stethoscope.facts.classify import classifier
+    from stethoscope.facts.lines import normalise
+    from stethoscope.facts.parsers.base import Artefact
+
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, str(HERE / "synth_bundle.py"), tmp, "--nodes", str(args.nodes)],
+                       check=True, stdout=subprocess.DEVNULL)
+        files = sorted(p for p in Path(tmp).rglob("*") if p.is_file())
+        texts = [(str(p.relative_to(tmp)), p.read_text(errors="replace")) for p in files]
+    router = routing.router_for(load_rules().rules)
+    cls = classifier()
+    n = args.nodes
+
+    def kind_of(path: str) -> str:  # node0001/train/rank3.log -> train/rank*.log
+        name = path.split("/", 1)[1]
+        return "train/rank*.log" if name.startswith("train/rank") else name
+
+    per_kind: dict[str, float] = collections.defaultdict(float)
+    parts: dict[str, float] = collections.defaultdict(float)
+    for kind in sorted({kind_of(p) for p, _ in texts}):
+        mine = [(p, t) for p, t in texts if kind_of(p) == kind]
+        per_kind[kind] = _best(lambda: [parse_pool.parse_one(Artefact(path=p, text=t, node=p.split("/")[0]), router)
+                                        for p, t in mine], args.repeat) * 1e3 / n
+    parts["(wrapper gate: lines.normalise)"] = _best(lambda: [normalise(t) for _, t in texts], args.repeat) * 1e3 / n
+    parts["(classifier: RE2 set)"] = _best(lambda: [cls.candidates(t) for _, t in texts], args.repeat) * 1e3 / n
+    asked: dict[str, list[tuple[str, str]]] = collections.defaultdict(list)
+    for p, t in texts:
+        for mod in cls.candidates(t):
+            asked[mod.KIND].append((p, t))
+    mods = {m.KIND: m for m in cls.parsers}
+    for k, items in asked.items():
+        mod = mods[k]
+        parts[f"detect {k}"] = _best(lambda: [mod.detect(t) for _, t in items], args.repeat) * 1e3 / n
+        owned = [(p, t) for p, t in items if mod.detect(t)]
+
+        def read(owned=owned, mod=mod):
+            for p, t in owned:
+                a = Artefact(path=p, text=t, node=p.split("/")[0])
+                a.router = router
+                mod.parse(a)
+        if owned:
+            parts[f"parse  {k}"] = _best(read, args.repeat) * 1e3 / n
+
+    total = sum(per_kind.values())
+    print(f"bench node ({n} nodes, {sum(len(t) for _, t in texts) / n / 1e6:.2f} MB a node): "
+          f"parse_one {total:.1f} CPU ms a node, best of {args.repeat} passes")
+    print(f"\n{'file':40s} {'ms/node':>8s}")
+    for k, v in sorted(per_kind.items(), key=lambda kv: -kv[1]):
+        print(f"{k:40s} {v:8.2f}")
+    print(f"\n{'step':40s} {'ms/node':>8s}")
+    for k, v in sorted(parts.items(), key=lambda kv: -kv[1])[: args.top]:
+        print(f"{k:40s} {v:8.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
