@@ -158,6 +158,9 @@ def parse(artefact: Artefact) -> ParseResult:
     #: the last CSV row of each GPU: its state facts describe the GPU as last read
     last_rows: dict[object, tuple[int, list[str], list[str]]] = {}
     used = 0
+    # header lines count as read only when a row under them was: a query whose rows name no GPU
+    # (no index, no pci.bus_id: bpytop#26's 'name, fan.speed [%], ...') was recognised, not read
+    headers = 0
     col = tcol = icol = bcol = None
     names: list[str] | None = None
     source = "dmon"
@@ -167,9 +170,9 @@ def parse(artefact: Artefact) -> ParseResult:
             if "gpu" in head[:3] and head[0] in ("gpu", "Date", "Time"):
                 # the column of "sm" counted from "gpu": date/time columns are read by _DMON_ROW
                 col, source, names = (head.index("sm") - head.index("gpu") if "sm" in head else None), "dmon", None
-                used += 1
+                headers += 1
             elif head and head[0] in ("Idx", "YYYYMMDD", "HH:MM:SS"):
-                used += 1
+                headers += 1
             continue
         fields = _query_command(line) if "--query-gpu" in line else _query_header(line)
         if fields is not None:
@@ -178,7 +181,7 @@ def parse(artefact: Artefact) -> ParseResult:
             icol = names.index("index") if "index" in names else None
             bcol = next((names.index(k) for k in ("pci.bus_id", "gpu_bus_id") if k in names), None)
             tcol = names.index("timestamp") if "timestamp" in names else None
-            used += 1
+            headers += 1
             continue
         if not line.strip():
             continue
@@ -201,7 +204,7 @@ def parse(artefact: Artefact) -> ParseResult:
             if names is None or len(parts) != len(names):
                 continue  # not a row of this query (a prompt, other output)
             if icol is None and bcol is None:
-                continue  # no way to tell GPUs apart
+                continue  # no way to tell GPUs apart (nor a GPU from the next sample of -l)
             idx = int(parts[icol]) if icol is not None and parts[icol].isdecimal() else len(buses)
             bus = try_pci_bus_id(parts[bcol]) if bcol is not None else None
             last_rows[bus or idx] = (ln, names, parts)
@@ -236,7 +239,7 @@ def parse(artefact: Artefact) -> ParseResult:
         _emit(b, idx, buses.get(idx), rows, source, stamps.get(idx, []))
     for ln, row_names, parts in sorted(last_rows.values()):
         emit_row(b, ln, row_names, parts)
-    result.lines_used = used
+    result.lines_used = used + headers if used else 0
     return result
 
 

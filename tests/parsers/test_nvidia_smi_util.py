@@ -23,6 +23,15 @@ def test_real_query_gpu_csv_names_the_bus_id():
     assert [(f.index, f.pci_bus_id, f.source) for f in series] == [(0, "0000:00:06.0", "query-gpu"), (1, "0000:00:07.0", "query-gpu")]
 
 
+def test_real_query_without_index_or_bus_id_is_recognised_not_read():
+    # bpytop#26: two GPUs' rows with neither index nor pci.bus_id: no row can be tied to a GPU, and
+    # the header alone reads nothing (it made a bundle HEALTHY with no fact)
+    text = (FIX / "bpytop26_query_gpu_csv_no_index_2gpus.txt").read_text()
+    assert nvidia_smi_util.detect(text)
+    r = _parse("bpytop26_query_gpu_csv_no_index_2gpus.txt")
+    assert (r.facts, r.errors, r.lines_used) == ([], [], 0)
+
+
 def test_stall_series_counts_dips_and_busy_mean():
     (f,) = _parse("dmon_input_stall.txt").facts
     assert (f.samples, f.dips, f.zero_fraction, f.busy_mean_pct) == (18, 3, 0.389, 96.9)
