@@ -170,8 +170,12 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
     b = FactBuilder(artefact, result)
     lines = artefact.lines
     done: set[int] = set()
+    record = _logger_records(artefact.raw_text or artefact.text, lines)
 
     def take(line: int, text: str) -> None:
+        if line in record:  # a line of a logger's record that spans lines: the record says it once
+            line = record[line]
+            text = lines[line - 1]
         message = text.strip()
         if any(o.search(text) for o in owned):
             return
@@ -189,6 +193,39 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
             if line not in done and line <= len(lines) and not lines[line - 1].lstrip().startswith("Traceback"):
                 take(line, lines[line - 1])  # the message is what the line says, its wrapper off
     return result
+
+
+# E0228 00:35:58.954000 724855 site-packages/torch/distributed/elastic/multiprocessing/api.py:732] Traceback (most recent call last):
+# E0228 00:35:58.954000 724855 site-packages/torch/distributed/elastic/multiprocessing/api.py:732]     raise ProcessRaisedException(msg, error_index, failed_process.pid)
+# E0228 00:35:58.954000 724855 site-packages/torch/distributed/elastic/multiprocessing/api.py:732] torch.multiprocessing.spawn.ProcessRaisedException:
+#   (NVIDIA/nvidia-resiliency-ext#18) PyTorch's logger (torch/_logging/_internal.py TorchLogsFormatter) puts one
+#   prefix on every line of a message, "{rankprefix}{level letter}{%m%d %H:%M:%S}.{microseconds:06d} {pid, the
+#   thread id before 2.4} {path}:{lineno}]{trace id}{artifact}": lines in a row with the same prefix are one record
+_LOGGER_RECORD = re.compile(r"(?:\[rank\d+\]:)?[VDIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ \S+:\d+\]")
+# the line of a record that names the failure: the exception that ends a traceback
+_EXCEPTION = re.compile(r"\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?::|\s*$)")
+
+
+def _logger_records(raw: str, lines: list[str]) -> dict[int, int]:
+    """{1-based line: the line that stands for its record} for the records of a logger that
+    span lines (the same prefix on consecutive lines): the record's exception line, else its first."""
+    if "]" not in raw:
+        return {}
+    prefixes = [m[0] if (m := _LOGGER_RECORD.match(row)) else None for row in raw.split("\n")]
+    out: dict[int, int] = {}
+    i = 0
+    while i < len(prefixes):
+        j = i + 1
+        while prefixes[i] is not None and j < len(prefixes) and prefixes[j] == prefixes[i]:
+            j += 1
+        if j - i > 1:
+            rows = range(i, j)
+            told = [r for r in rows if r < len(lines) and _EXCEPTION.match(
+                lines[r][len(prefixes[i]):] if lines[r].startswith(prefixes[i]) else lines[r])]
+            for r in rows:
+                out[r + 1] = (told[-1] if told else i) + 1
+        i = j
+    return out
 
 
 def _traceback_end(lines: list[str], start: int) -> int:
