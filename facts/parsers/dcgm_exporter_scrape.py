@@ -12,9 +12,13 @@ Each sample line is read with prometheus-client's parser
 (``prometheus_client.parser.text_string_to_metric_families``) and becomes a one-point series;
 the series of the families :mod:`stethoscope.facts.live.signals` names then go through the
 live path's fact builders (Xid, temperatures, power, ECC, row remapping, PCIe replays, clock
-event reasons, identity). Facts cite the sample's line. A series without ``pci_bus_id`` cannot
-be tied to a GPU and is skipped; a line the parser refuses is a parse error. A node is named
-by the ``Hostname``/``hostname`` label, else by the bundle.
+event reasons, identity). Facts cite the sample's line. A series without ``pci_bus_id`` (the
+exporters before 2.x's label, whose samples name only ``gpu`` and ``UUID``) cannot be tied to a
+GPU: its line is not read (a scrape of only such lines is recognised, not read: never healthy),
+and a non-zero Xid among them is a parse problem that names it (never dropped in silence); a line
+the parser refuses is a parse error. Only the samples facts are made from count as read (a scrape
+of families no fact reads checks nothing), HELP/TYPE lines only with them. A node is named by the
+``Hostname``/``hostname`` label, else by the bundle.
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from stethoscope.facts.live import dcgm
 from stethoscope.facts.live.prom import Series
 from stethoscope.facts.live.signals import SIGNALS
+from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.model import Evidence
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -46,13 +51,13 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     fam: dict[str, list[Series]] = {}
+    comments = 0
     for n, line in enumerate(artefact.lines, 1):
         if line.startswith("#") and ("DCGM_FI_" in line):
-            result.lines_used += 1  # HELP / TYPE
+            comments += 1  # HELP / TYPE
             continue
         if not line.startswith("DCGM_FI_"):
             continue
-        result.lines_used += 1
         try:
             samples = [s for f in text_string_to_metric_families(line + "\n") for s in f.samples]
         except (ValueError, IndexError) as exc:  # prometheus_client: IndexError on an empty label name
@@ -66,6 +71,13 @@ def parse(artefact: Artefact) -> ParseResult:
                 fb.error(n, f"dcgm-exporter scrape: value {s.value} of {s.name} is not a finite number")
                 continue
             labels = {**s.labels, "__name__": s.name}
+            if try_pci_bus_id(labels.get("pci_bus_id")) is None:
+                # DCGM_FI_DEV_XID_ERRORS{gpu="0", UUID="GPU-604ac76c-..."} 79   (no pci_bus_id label)
+                if key == "xid" and s.value > 0:
+                    fb.error(n, f"dcgm-exporter scrape: Xid {int(s.value)} on GPU {labels.get('gpu', '?')} "
+                                f"({labels.get('UUID', 'no UUID')}) without a pci_bus_id label: not tied to a GPU")
+                break
+            result.lines_used += 1  # a sample of a family the facts are made from, tied to a GPU
             if not (labels.get("Hostname") or labels.get("hostname")):
                 labels["Hostname"] = artefact.node
             ts = float(s.timestamp) if s.timestamp else 1.0
@@ -73,6 +85,8 @@ def parse(artefact: Artefact) -> ParseResult:
             if key == "clock_reasons":  # the live query's per-bit "last set" statistics, from one value
                 series.stats = {f"bit:{bit}": ts for bit in dcgm.CLOCK_REASON_BITS if int(s.value) & bit}
             fam.setdefault(key, []).append(series)
+    if result.lines_used:
+        result.lines_used += comments
     if not fam:
         return result
     out = dcgm.LiveFacts()

@@ -46,6 +46,18 @@ def test_exporter_scrape_through_the_live_builders():
     assert info.id == "dcgm_exporter_scrape/dcgm_exporter326_xid_fb.txt:3:gpu_info" and not res.errors
 
 
+def test_exporter_scrape_without_pci_bus_id_is_recognised_not_read():
+    # dcgm-exporter's own README Quickstart: only gpu and UUID labels: nothing can be tied to a GPU
+    res = run(dcgm_exporter_scrape, "dcgm_exporter_scrape/dcgm_exporter_readme_quickstart_no_pci_bus_id.txt")
+    assert (res.facts, res.errors, res.lines_used) == ([], [], 0)
+    # a non-zero Xid in that form (the README's labels, the Xid family) is never dropped: a parse problem names it
+    text = ('DCGM_FI_DEV_XID_ERRORS{gpu="0", UUID="GPU-604ac76c-d9cf-fef3-62e9-d92044ab6e52"} 79\n'
+            'DCGM_FI_DEV_XID_ERRORS{gpu="1", UUID="GPU-604ac76c-d9cf-fef3-62e9-d92044ab6e53"} 0\n')
+    res = dcgm_exporter_scrape.parse(Artefact(path="m.txt", text=text, node="n1"))
+    assert res.facts == [] and res.lines_used == 0
+    assert [(e.line, "Xid 79 on GPU 0" in e.message) for e in res.errors] == [(1, True)]
+
+
 def test_dcgm_log_health_incident_dcgm270():
     r = run(dcgm_log, "dcgm_log/dcgm270_health_thermal_warning.log")
     (h,) = r.facts
