@@ -26,6 +26,13 @@ lines of unrecognised_text, which this reader now explains)::
     ./clean_wav.sh: line 26:  6499 Aborted    (santi-pdp/segan#40)
     Illegal instruction (core dumped)
 
+Open MPI's launcher reports a rank that a signal ended (``mpirun``/``mpiexec``/``orterun`` up to
+4.x, ``prterun``/``prun`` of PRRTE in 5.x: help-orterun.txt / help-prun.txt ``proc-aborted-strsignal``
+``%s noticed that process rank %lu with PID %lu on node %s exited on signal %d (%s).``, and
+``proc-aborted`` without the ``(%s)`` where no signal text was had). Sample (real)::
+
+    mpirun noticed that process rank 6 with PID 0 on node xxxxxxxx exited on signal 9 (Killed).    (NVIDIA/TensorRT-LLM#1700)
+
 Facts: ``launched_process_killed`` per child killed by a signal (its name and number, the
 command as printed, the launcher's form: ``shell`` for a shell's report, ``core_dumped``). A non-zero exit status (a non-negative return code)
 says only that the child failed, which the rest of the log explains; it is not read here.
@@ -51,6 +58,12 @@ _DIED = re.compile(
 #   (DeepSpeed's launcher, behind its log prefix; a non-negative code is an exit status, not read)
 _DS_EXIT = re.compile(r"(?:(?P<cmd>\[['\"][^\n]{0,4000}?\]) )?exits with return code = -(?P<num>\d{1,3})\s*$", re.M)
 
+# mpirun noticed that process rank 6 with PID 0 on node xxxxxxxx exited on signal 9 (Killed).
+# prterun noticed that process rank 1 with PID 2345 on node gpu07 exited on signal 11.       (PRRTE's proc-aborted form)
+_MPI_SIGNAL = re.compile(
+    r"\b(?P<tool>[\w.-]{1,40}) noticed that process rank (?P<rank>\d{1,9}) with PID (?P<pid>\d{1,10}) on node "
+    r"(?P<host>\S{1,255}) exited on signal (?P<num>\d{1,3})(?: \((?P<text>[^)\n]{1,60})\))?\.")
+
 
 # a shell's report of a child killed by a signal (strsignal's text; the signals that end a job's process on their own):
 # Illegal instruction (core dumped)
@@ -72,14 +85,15 @@ class LaunchedProcessKilled(Fact):
     signal: str | None = None  # "SIGKILL"; None for a number without a name
     signum: int  # 9
     command: str  # the command as the launcher printed it ("" where its line names none)
-    launcher: str = "CalledProcessError"  # whose message: "CalledProcessError", "deepspeed", "shell"
+    launcher: str = "CalledProcessError"  # whose message: "CalledProcessError", "deepspeed", "shell", Open MPI's tool ("mpirun")
     core_dumped: bool = False  # the shell's " (core dumped)"
 
 
 def detect(head: str) -> bool:
     return ("' died with " in head and _DIED.search(head) is not None) \
         or ("exits with return code = -" in head and _DS_EXIT.search(head) is not None) \
-        or (any(k in head for k in _SHELL_SIGNALS) and SHELL_REPORT.search(head) is not None)
+        or (any(k in head for k in _SHELL_SIGNALS) and SHELL_REPORT.search(head) is not None) \
+        or (" noticed that process rank " in head and _MPI_SIGNAL.search(head) is not None)
 
 
 def _signal_name(num: int) -> str | None:
@@ -106,8 +120,13 @@ def parse(artefact: Artefact) -> ParseResult:
         num = _SHELL_SIGNALS[m["sig1"] or m["sig2"]]
         fb.add(LaunchedProcessKilled, n, signal=_signal_name(num), signum=num, command=m["cmd"] or "", launcher="shell",
                core_dumped=(m["core1"] or m["core2"]) is not None)
+    for n, m in iter_matches(_MPI_SIGNAL, artefact):
+        result.lines_used += 1
+        num = int(m["num"])
+        fb.add(LaunchedProcessKilled, n, node=artefact.node_for(m["host"]), signal=_signal_name(num), signum=num,
+               command="", launcher=m["tool"])
     return result
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )", r"exits with return code = -\d", SHELL_REPORT)
+SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )", r"exits with return code = -\d", SHELL_REPORT, _MPI_SIGNAL)

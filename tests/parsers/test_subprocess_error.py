@@ -80,3 +80,26 @@ def test_shell_signal_reports(line, sig, num, core, cmd):
 ])
 def test_shell_signal_near_misses(text):
     assert parse_text(text).facts == []
+
+
+def test_open_mpi_launcher_signal_report():
+    # mpirun's proc-aborted-strsignal (the node as the poster redacted it)
+    text = (FIX / "trtllm1700_mpirun_signal9.txt").read_text()
+    assert subprocess_error.detect(text)
+    got = [(f.evidence.line, f.node, f.signal, f.signum, f.launcher) for f in parse_text(text).facts]
+    assert got == [(6, "xxxxxxxx", "SIGKILL", 9, "mpirun")]
+
+
+@pytest.mark.parametrize("line,sig,num,tool", [
+    # PRRTE's proc-aborted form (no signal text), and the strsignal form of a crash
+    ("prterun noticed that process rank 1 with PID 2345 on node gpu07 exited on signal 11.", "SIGSEGV", 11, "prterun"),
+    ("mpiexec noticed that process rank 0 with PID 77 on node n1 exited on signal 6 (Aborted).", "SIGABRT", 6, "mpiexec"),
+])
+def test_open_mpi_launcher_forms(line, sig, num, tool):
+    assert [(f.signal, f.signum, f.launcher) for f in parse_text(line).facts] == [(sig, num, tool)]
+
+
+def test_open_mpi_non_zero_status_is_not_a_signal():
+    # help-orterun.txt's normal-termination-but banner: an exit status, not a signal
+    text = "Primary job  terminated normally, but 1 process returned\na non-zero exit code. Per user-direction, the job has been aborted.\n"
+    assert parse_text(text).facts == []
