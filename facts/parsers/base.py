@@ -42,6 +42,7 @@ class Artefact:
     #: the text as read when ``text`` is its normalised form (facts/lines.py); evidence quotes it
     raw_text: str | None = field(default=None, repr=False)
     _raw_lines: list[str] | None = field(default=None, repr=False)
+    _joined: dict[int, int] | None = field(default=None, repr=False)  # {line: rows joined after it}
     _lines: list[str] | None = field(default=None, repr=False)
     _offsets: list[int] | None = field(default=None, repr=False)
     _last: tuple[int, int] = field(default=(0, 1), repr=False)  # (offset, line) of line_of's last answer
@@ -72,6 +73,8 @@ class Artefact:
         if norm is not self.text:
             self.raw_text, self.text = self.text, norm
             self._lines, self._offsets, self._last = None, None, (0, 1)
+            # a line a terminal had cut lives on its first row, the rows after it blank
+            self._joined = getattr(norm, "joined", None)
 
     def raw_line(self, line: int) -> str:
         """The 1-based line as it was read (before normalisation): what evidence quotes."""
@@ -80,7 +83,8 @@ class Artefact:
         if self._raw_lines is None:
             raw = self.raw_text.split("\n")
             self._raw_lines = [ln[:-1] if ln.endswith("\r") else ln for ln in raw]
-        return self._raw_lines[line - 1]
+        rows = self._joined.get(line) if self._joined else None
+        return "".join(self._raw_lines[line - 1:line + rows]) if rows else self._raw_lines[line - 1]
 
     def line_of(self, offset: int) -> int:
         """1-based line number of a character offset (for whole-text regex scans).
