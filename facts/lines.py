@@ -10,7 +10,10 @@ device) are left to the parser that owns the format. A label that carries a rank
 diagnosis of the harvested cases.
 
 Stripping keeps one line for one line, so line numbers do not move: a parser reads the
-normalised text and its evidence quotes the original line (``Artefact.raw_line``).
+normalised text and its evidence quotes the original line (``Artefact.raw_line``). A line a
+terminal's copy cut into rows of its width is joined on its first row, the rows after it left
+blank (``Normalised.joined``): its facts cite that first row, and their evidence quotes the rows
+joined as read.
 
 Wrappers, each with a real sample:
 
@@ -67,6 +70,11 @@ Wrappers, each with a real sample:
   kernel's lines keep their labels, read by their readers)
 - a terminal's colours (ANSI SGR escapes anywhere in a line: ``dmesg --color=always``,
   journalctl, docker compose), also as the kernel log escapes them (``\\x1b[41m``)
+- a terminal's cut: a line longer than the terminal copied as rows of its width (see ``_unwrap``)::
+
+      **hostname:26407:26474 NCCL INFO Call to connect returned Connection refused, re
+      trying...**
+
 - an indentation every line of the text shares (a markdown code block, a quoted e-mail): the
   common margin goes, the text's own indentation stays
 
@@ -176,6 +184,134 @@ _ANY = re.compile(
 _ANY_DFA = re2.compile(_ANY.pattern.replace("(?!kernel:)", "").replace("(?=\\r?\\n)", "\\r?\\n")
                       .replace("\\u201c", "\u201c"))
 
+# A terminal's copy cuts a line longer than the terminal into rows of its width W (issue 11): no
+# row is longer than W, every row but a line's last is W columns, and a row that continues a line
+# starts wherever the cut fell (real line of harvest 404, copied at 80 columns):
+#   **hostname:26407:26474 NCCL INFO Call to connect returned Connection refused, re
+#   trying...**
+# A row of W columns is joined with the next when the text is cut at W: W a width terminals open
+# with (80, the VT100's 132, ...), or one the text's longest rows share (a resized window), and
+# the next row starts no record: no stamp, label, NCCL prefix, indentation, table rule, frame or
+# capitalised word, and not the first word a record of the text starts with; a rule printed across
+# the terminal and a table's rows (padded to one width) are lines of their own.
+_TERMINAL_WIDTHS = frozenset((80, 100, 120, 132, 160, 200))
+_MIN_WIDTH = 80  # terminals open 80 wide; a text wrapped narrower is a program's (Open MPI's help)
+# what a record's own first row starts with (any of these ends a wrapped line): an indentation
+#   node1:1633:1633 [0] NCCL INFO ...   [ 4564.303884] NVRM: ...   2024-05-01T12:00:00Z ...   Nov 29 18:30:18 host ...
+#   E1206 18:44:12.715298 ...   Traceback (most recent call last):   File "x.py", line 3   RuntimeError: ...
+#   torch.distributed.DistBackendError: ...   NCCL WARN ...   INFO 07-24 ...   | GPU  Name ... |   +----+
+#   10: <srun -l label>   (RayWorkerWrapper pid=581, ...)   ```   # nThread 1 ...   $ nvidia-smi   root@node1:~#
+#   Last error:   NVRM: ...   No IB devices found   (a word cut before a colon has no capital: "ismatch: unknown.",
+#   "ib/libtorch_cuda.so: undefined symbol" continue)
+_RECORD_START = re.compile(
+    r"$|[ \t]|[\[{|#]|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. -]*pid=\d"
+    r"|\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|[A-Z][a-z]{2} [ \d]\d \d\d:|[IWEF]\d{4} \d\d:\d\d"
+    r"|[\w.-]+:\d+:\d+ \[\d+\]|\d{1,5}: |[\w.-]+@[\w.-]+:"
+    r"|Traceback |During handling |The above exception |File \"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Warning)\b"
+    r"|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|NCCL|NVRM)\b"
+)
+# and what a record's first row may start with, but a cut row does too: these end a line at its
+# first cut only (a line already cut goes on up to its shorter last row: "GiB is free", "Workers ...")
+_WORD_START = re.compile(r"(?![a-z][^\s:A-Z]*:)[A-Za-z_][^\s:]*:(?:[ \t]|$)|[A-Z][A-Za-z]+ ")
+# rows no cut made: a rule across the terminal (---, +----+----+), a table's row (boxed, padded
+# with blanks, or with three column gaps of 3 blanks: a table's rows share their width)
+_RULE_OR_PADDED = re.compile(r"[-=+*_~#|:. ]+\r?$|[|+].*[|+][ \t]*\r?$|.*(?:[ \t]{2}|\t)\r?$")
+_COLUMN_GAP = re.compile(r"\S(?:[ \t]{3,}|\t)(?=\S)")
+
+
+def _uncut(row: str) -> bool:
+    return _RULE_OR_PADDED.match(row) is not None or len(_COLUMN_GAP.findall(row)) >= 3
+
+
+# a margin pasting put on every row after the copy: a markdown quote or code block's indentation
+_PASTED_MARGIN = re.compile(r"(?:[ \t]{0,3}>[ \t]?)+|[ \t]+")
+
+
+# a number in a word (decimal or hex): 0x00000400 and 0x00003c00 start alike
+_NUMBER = re.compile(r"[0-9A-Fa-f]*\d[0-9A-Fa-f]*")
+
+
+_HEAD = re.compile(r"( *)(\S{0,16})")
+_HEADS = re.compile(r"\n( *)(\S{0,16})")  # every row's, in one pass
+
+
+def _head(row: str) -> str:
+    """A row's indentation and first word, its numbers as 9: what the records of a text start with."""
+    m = _HEAD.match(row)
+    return m[1] + _NUMBER.sub("9", m[2])
+
+
+def _columns(row: str) -> int:
+    row = row[:-1] if row.endswith("\r") else row
+    return len(row.expandtabs()) if "\t" in row else len(row)
+
+
+def _unwrap(text: str) -> tuple[str, dict[int, int]] | None:
+    """``text`` with the rows a terminal cut a line into joined on the line's first row, the
+    rows after it left blank (line numbers do not move), and {first row: rows joined after it}
+    (1-based); None where no line was cut."""
+    rows = text.split("\n")
+    if len(rows) < 2:
+        return None
+    widths = [_columns(r) for r in rows] if "\t" in text or "\r" in text else list(map(len, rows))
+    width = max(widths)
+    if width < _MIN_WIDTH:
+        return None
+    full = widths.count(width)
+    # a margin every row carries (pasted after the copy) is no part of the terminal's rows
+    first = next(r for r in rows if r.strip())
+    m = _PASTED_MARGIN.match(first)
+    margin = m[0] if m and all(not r.strip() or r.startswith(m[0]) for r in rows) else ""
+    # a width terminals do not open with: two rows at least share it, and they make a wall, as
+    # cut rows do (no more rows just under W than at W: a text of its own has a tail of lengths)
+    if width - len(margin) not in _TERMINAL_WIDTHS:
+        near = sum(1 for n in widths if width - 8 <= n < width)
+        if full < 2 or near > full:
+            return None
+    cut = len(margin)
+    starts: set[str] = set()
+
+    def continues(row: str, cut_before: bool) -> bool:
+        # (a cut may fall before a blank: one leading blank is no indentation)
+        row = row[cut:]
+        word = row[1:] if row[:1] == " " else row
+        if _RECORD_START.match(word) is not None:
+            return False
+        if cut_before:
+            return True
+        if not starts:  # the first words (and indentation) the text's records start with: its
+            # first row's, and those of each row after a shorter one (read once, when first asked)
+            heads = _HEADS.findall("\n" + "\n".join(r[cut:] for r in rows) if cut else "\n" + text)
+            firsts = {heads[0]}.union(heads[k] for k in range(1, len(heads)) if widths[k - 1] < width)
+            starts.update(indent + _NUMBER.sub("9", word) for indent, word in firsts)
+        return _WORD_START.match(word) is None and _head(row) not in starts
+
+    out = rows[:]
+    joined: dict[int, int] = {}
+    last = len(rows) - 1
+    i = widths.index(width)  # (rows before the first of W columns are no cut's)
+    while i < last:
+        if widths[i] != width:
+            i += 1
+            continue
+        j = i
+        while j < last and widths[j] == width and continues(rows[j + 1], j > i) and not _uncut(rows[j][cut:]):
+            j += 1
+        if j > i and widths[j] < width:  # a cut line ends on a shorter row (every row W: a padded table)
+            pieces = [rows[i]] + [r[cut:] for r in rows[i + 1:j + 1]]
+            out[i] = "".join(p[:-1] if p.endswith("\r") else p for p in pieces[:-1]) + pieces[-1]
+            out[i + 1:j + 1] = [""] * (j - i)
+            joined[i + 1] = j - i
+        i = j + 1
+    return ("\n".join(out), joined) if joined else None
+
+
+class Normalised(str):
+    """A normalised text whose lines a terminal had cut are joined: ``joined`` maps the 1-based
+    line that holds a joined line to the number of rows after it it took (left blank)."""
+
+    joined: dict[int, int]
+
 
 def _fence(m: re.Match[str]) -> str:
     body = m["body"]
@@ -190,11 +326,23 @@ def normalise(text: str) -> str:
 
     The same string object comes back when nothing was stripped, so callers can test
     ``is`` to know whether the text changed."""
-    original = text
     if "\x1b" in text or "\\x1b" in text:  # colours, wherever they are in a line
         text = _ANSI.sub("", text)
     if "](http" in text:  # links inside lines, whatever the line starts with
         text = _AUTOLINK.sub(r"\g<text>", text)
+    unwrapped = _unwrap(text)  # rows a terminal cut, joined (the colours and links above took no columns)
+    if unwrapped is not None:
+        text, joined = unwrapped
+        norm = Normalised(_strip(text))
+        norm.joined = joined
+        return norm
+    return _strip(text)
+
+
+def _strip(text: str) -> str:
+    """The line wrappers off ``text`` (colours, links and terminal cuts already dealt with):
+    ``text`` itself when it has none."""
+    original = text
     # a text whose first line is indented may be indented as a whole (a markdown code block)
     indented = _INDENTED.match(text) is not None
     if not indented and not any(g in text for g in _GATES):

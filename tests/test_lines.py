@@ -227,3 +227,90 @@ def test_a_label_on_every_line_of_a_report_goes():
     ]
     for text in kept:
         assert normalise(text) is text, text
+
+
+# --- issue 11: a line a terminal's copy cut at its width -----------------------------------------
+# The samples are real fixture lines cut the way bench/wrap_study.py cuts them (every W columns,
+# nothing lost): harvest 404 (horovod/horovod#1408) and 126 (awslabs/awsome-distributed-ai#292).
+
+from pathlib import Path  # noqa: E402
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _cut(text: str, width: int) -> str:
+    """Every line cut into rows of ``width`` columns (a line of exactly ``width`` stays one row)."""
+    return "\n".join(ln[i:i + width] for ln in text.split("\n") for i in range(0, max(len(ln), 1), width))
+
+
+def _case(prefix: str, name: str) -> str:
+    return next((FIX / "harvest" / "cases").glob(prefix + "-*/" + name)).read_text()
+
+
+def test_a_line_a_terminal_cut_is_joined_on_its_first_row():
+    line = _case("404", "app.txt").rstrip("\n")   # **hostname:26407:26474 NCCL INFO Call to connect returned ...
+    cut = _cut(line, 80)
+    assert cut.split("\n")[1] == "trying...**"
+    out = normalise(cut)
+    assert out.split("\n") == [line, ""]  # line for line: the row after it left blank
+    assert out.joined == {1: 1}
+    # three cuts inside the marker's line (126: 'versio' / 'n `FABRIC_1.7'' not found ...)
+    line = _case("126", "nccl.log").rstrip("\n")
+    for width in (80, 100, 120):
+        rows = _cut(line, width).split("\n")
+        assert normalise("\n".join(rows)).split("\n") == [normalise(line)] + [""] * (len(rows) - 1), width
+
+
+def test_a_cut_nccl_log_is_joined():
+    text = (FIX / "artefacts" / "nccl_log" / "allreduce_bad_ifname_g2.nccl.log").read_text()
+    want = [ln for ln in normalise(text).split("\n") if ln]
+    for width in (80, 120):
+        assert [ln for ln in normalise(_cut(text, width)).split("\n") if ln] == want, width
+
+
+def test_evidence_of_a_joined_line_cites_its_first_row_and_quotes_the_line():
+    text = "Some notes\n" + _cut("node1:1633:1633 [0] transport/net_ib.cc:1909 NCCL WARN NET/IB : Got completion from peer "
+                               "10.1.3.201<33057> with status=9 opcode=0 len=0 vendor err 138 (Send)", 80) + "\nnext line\n"
+    art = Artefact(path="nccl.log", text=text)
+    res = parse_one(art)
+    warns = [f for f in res.facts if f.kind == "nccl_warn"]
+    assert warns and warns[0].evidence.line == 2
+    assert warns[0].evidence.text.endswith("vendor err 138 (Send)")
+    assert art.lines[3] == "next line" and len(art.lines) == 4  # the line count does not move
+
+
+def test_lines_that_only_look_cut_are_kept():
+    """Near misses: rows as wide as a terminal that end a line of their own (real fixtures)."""
+    kept = [
+        # 80-wide Open MPI binding rows, the masks after them (open-mpi/ompi#7660)
+        FIX / "artefacts" / "cpu_binding_report" / "ompi7660_four_ranks_one_core_each.txt",
+        # an 80-wide table border, a line after it (dcgmi discovery)
+        FIX / "artefacts" / "dcgmi_discovery" / "llm_action_h800x8_dcgm318.txt",
+        # a 100-column warning, then 'No IB devices found'
+        FIX / "artefacts" / "ibv_devinfo" / "pib2_no_devices_session.txt",
+        # a CSV header 160 wide, its rows
+        FIX / "bundles" / "device-h200-collect" / "bundle" / "vm" / "nvidia-smi-query-gpu.csv",
+        # top -w 512: rows cut by top itself, the next record after them
+        FIX / "artefacts" / "top" / "top_1_w512_dev_host.txt",
+        # padded tables of one width (our own capture log and history), nvidia-smi dmon
+        FIX / "observations" / "device-h200-patrol" / "capture-log.txt",
+        FIX / "observations" / "device-h200-patrol" / "history.txt",
+        # kubectl get ds, every row padded to one width
+        next((FIX / "harvest" / "cases").glob("1001-*/kubectl-get-ds.txt")),
+        # a rule of 100 dashes, a line after it
+        next((FIX / "harvest" / "cases").glob("303-*/nccl.log")),
+        # an MPICH error stack under a 100-column line
+        next((FIX / "harvest" / "cases").glob("305-*/mpi.txt")),
+    ]
+    for path in kept:
+        text = path.read_text()
+        assert getattr(normalise(text), "joined", None) is None, path
+    # NCCL lines of exactly 80 columns, each its own record
+    lines = ["node1:1633:1633 [0] NCCL INFO Channel 00/02 :    0   1   2   3   4   5   6   7 x",
+             "node1:1633:1633 [0] NCCL INFO Channel 01/02 :    0   1   2   3   4   5   6   7 y"]
+    assert all(len(ln) == 80 for ln in lines)
+    text = "\n".join(lines) + "\nnode1:1633:1633 [0] NCCL INFO Connected all rings\n"
+    assert getattr(normalise(text), "joined", None) is None
+    # an nvidia-smi -q report whose longest rows share a width
+    q = next((FIX / "artefacts" / "nvidia_smi_q").glob("*.txt")).read_text()
+    assert getattr(normalise(q), "joined", None) is None
