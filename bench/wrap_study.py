@@ -147,6 +147,10 @@ FORMS: list[Form] = [
          "https://github.com/NVIDIA/nccl/issues/1710", line=_autolink),
     Form("CRLF", "...\\r\\n (a Windows clipboard)", "", line=lambda s, i, k: s + "\r"),
     Form("terminal wrap at 80", "(a line cut every 80 columns by a terminal's copy)", "", text=_terminal_wrap),
+    Form("terminal wrap at 120", "(a line cut every 120 columns)", "", text=lambda t: _terminal_wrap(t, 120)),
+    Form("terminal wrap at 97", "(a resized window's odd width)", "", text=lambda t: _terminal_wrap(t, 97)),
+    Form("terminal wrap at 80, quoted", "(cut at 80, then pasted as a '> ' quote)", "",
+         text=lambda t: "\n".join("> " + r for r in _terminal_wrap(t).split("\n"))),
 ]
 
 
