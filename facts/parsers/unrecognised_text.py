@@ -140,13 +140,32 @@ def detect(text: str) -> bool:
         or _FAILURE_ANY.search(text) is not None
 
 
+# time="2024-02-21T09:30:56Z" level=info msg="PyTorchJob=pytorch-simple, ReplicaType=Worker expected=1, running=1, succeeded=0, failed=0, Replicas=1"
+#   (kubeflow/trainer#2008, the training operator's status line): a count of no failures says none failed; so do
+#   "Errors: 0" and "errors=0" of a tool's summary. A line whose error words are all such counts is no error line.
+_ZERO_COUNT = re.compile(r"\b(?:[Ee]rrors?|ERRORS?|[Ff]ail(?:ed|ures?)|FAIL(?:ED|URES?)|[Tt]imeouts?)[ \t]*[=:][ \t]*0+(?![.\d])")
+# terminate called after throwing an instance of 'tensorrt_llm::common::TllmException'
+#   what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error ... mpiUtils.cpp:211 '6' (...)     (NVIDIA/TensorRT-LLM#1826)
+#   libstdc++'s verbose terminate handler (vterminate.cc) prints the exception's what() on the next line, "  what():  ":
+#   one failure, said over two lines
+_WHAT = re.compile(r"[ \t]+what\(\):[ \t]")
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
+    lines = artefact.lines
+    joined = 0
     for line, text in iter_lines(_ANY_ERROR, artefact):
         message = text.strip()
-        if not message:
+        if not message or line == joined:
             continue
+        if _ZERO_COUNT.search(text) and not _ANY_ERROR.search(_ZERO_COUNT.sub("", text)):
+            continue
+        if "terminate called " in text and line < len(lines) and _WHAT.match(lines[line]):
+            joined = line + 1  # the what() line is this failure's, not another
+            message = f"{message} {lines[line].strip()}"
+            result.lines_used += 1
         b.add(TextErrorLine, line, message=message[:400])
         result.lines_used += 1
     return result

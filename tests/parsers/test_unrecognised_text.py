@@ -26,3 +26,28 @@ def test_records_of_other_prefixes_stay_apart():
             "(exitcode: -6) local_rank: 3 (pid: 26026) of binary: /root/miniconda3/envs/pippy/bin/python\n"
             "E0228 00:35:58.954000 724855 site-packages/torch/distributed/elastic/multiprocessing/api.py:732]     self._pc.join(-1)\n")
     assert [n for n, _ in _lines(text)] == [1, 2]
+
+
+def _unrecognised(text: str) -> list[tuple[int, str]]:
+    from stethoscope.facts.parsers.unrecognised_text import parse
+    return [(f.evidence.line, f.message) for f in parse(Artefact(path="t.log", text=text, node="n")).facts]
+
+
+def test_a_count_of_no_failures_is_no_error_line():
+    # kubeflow/trainer#2008: the operator's status line ("failed=0") is not a failure; its event for the pod is
+    text = ('time="2024-02-21T09:30:56Z" level=info msg="PyTorchJob=pytorch-simple, ReplicaType=Worker expected=1, '
+            'running=1, succeeded=0, failed=0, Replicas=1"\n'
+            '1.708507856644096e+09\tDEBUG\tevents\tError pod pytorch-simple-worker-0 container pytorch exitCode: 1 '
+            'terminated message: \t{"type": "Warning"}\n')
+    assert [n for n, _ in _unrecognised(text)] == [2]
+    # a count that is not zero stays an error line
+    assert [n for n, _ in _unrecognised("Summary: passed=3, failed=2\n")] == [1]
+
+
+def test_terminate_and_its_what_line_are_one_failure():
+    # NVIDIA/TensorRT-LLM#1826 (the path cut here): libstdc++'s terminate handler, then "  what():  "
+    text = ("terminate called after throwing an instance of 'tensorrt_llm::common::TllmException'\n"
+            "  what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error /home/jenkins/agent/workspace/LLM/main/"
+            "L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/common/mpiUtils.cpp:211 '6'\n")
+    got = _unrecognised(text)
+    assert len(got) == 1 and got[0][0] == 1 and "what():  [TensorRT-LLM][ERROR] Assertion failed" in got[0][1]
