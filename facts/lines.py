@@ -198,21 +198,23 @@ _TERMINAL_WIDTHS = frozenset((80, 100, 120, 132, 160, 200))
 _MIN_WIDTH = 80  # terminals open 80 wide; a text wrapped narrower is a program's (Open MPI's help)
 # what a record's own first row starts with (any of these ends a wrapped line): an indentation
 #   node1:1633:1633 [0] NCCL INFO ...   [ 4564.303884] NVRM: ...   2024-05-01T12:00:00Z ...   Nov 29 18:30:18 host ...
-#   E1206 18:44:12.715298 ...   Traceback (most recent call last):   File "x.py", line 3   RuntimeError: ...
-#   torch.distributed.DistBackendError: ...   NCCL WARN ...   INFO 07-24 ...   | GPU  Name ... |   +----+
-#   10: <srun -l label>   (RayWorkerWrapper pid=581, ...)   ```   # nThread 1 ...   $ nvidia-smi   root@node1:~#
-#   Last error:   NVRM: ...   No IB devices found   (a word cut before a colon has no capital: "ismatch: unknown.",
-#   "ib/libtorch_cuda.so: undefined symbol" continue)
+#   E1206 18:44:12.715298 ...   | GPU  Name ... |   +----+   10: <srun -l label>   (RayWorkerWrapper pid=581, ...)
+#   ```   # nThread 1 ...   $ nvidia-smi   root@node1:~#   {"log": ...}   > quoted
 _RECORD_START = re.compile(
     r"$|[ \t]|[\[{|#]|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. -]*pid=\d"
     r"|\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|[A-Z][a-z]{2} [ \d]\d \d\d:|[IWEF]\d{4} \d\d:\d\d"
     r"|[\w.-]+:\d+:\d+ \[\d+\]|\d{1,5}: |[\w.-]+@[\w.-]+:"
-    r"|Traceback |During handling |The above exception |File \"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Warning)\b"
-    r"|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|NCCL|NVRM)\b"
 )
-# and what a record's first row may start with, but a cut row does too: these end a line at its
-# first cut only (a line already cut goes on up to its shorter last row: "GiB is free", "Workers ...")
-_WORD_START = re.compile(r"(?![a-z][^\s:A-Z]*:)[A-Za-z_][^\s:]*:(?:[ \t]|$)|[A-Z][A-Za-z]+ ")
+# and what a record's first row starts with in words, as a cut row may too: these end a line at
+# its first cut only (a line already cut goes on up to its shorter last row: "GiB is free",
+# "Workers killed", "Error 802: system not yet initialized"); a word cut before a colon has no
+# capital ("ismatch: unknown.", "ib/libtorch_cuda.so: undefined symbol"), a marker cut inside is
+# in capitals only ("NCCL WA" / "RN NET/OFI Request ...")
+_WORD_START = re.compile(
+    r"Traceback |During handling |The above exception |File \"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Warning)\b"
+    r"|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|NCCL|NVRM)\b"
+    r"|(?![a-z][^\s:A-Z]*:)[A-Za-z_][^\s:]*:(?:[ \t]|$)|[A-Z][a-z][A-Za-z]* "
+)
 # rows no cut made: a rule across the terminal (---, +----+----+), a table's row (boxed, padded
 # with blanks, or with three column gaps of 3 blanks: a table's rows share their width)
 _RULE_OR_PADDED = re.compile(r"[-=+*_~#|:. ]+\r?$|[|+].*[|+][ \t]*\r?$|.*(?:[ \t]{2}|\t)\r?$")
