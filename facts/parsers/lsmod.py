@@ -1,7 +1,8 @@
 """``lsmod`` (whole, or filtered through ``grep`` as operators paste it): the loaded kernel modules.
 
 Sample content (the header and rows of ``lsmod``; a pasted ``lsmod | grep`` that printed nothing,
-NVIDIA/nccl#988)::
+NVIDIA/nccl#988; rows alone, the command left out, are read when two GPU or RDMA driver
+modules open the text, NVIDIA/open-gpu-kernel-modules#246)::
 
     Module                  Size  Used by
     nvidia_peermem         16384  0
@@ -37,6 +38,19 @@ _COMMAND = re.compile(r"(?:^|[#$>]\s*)lsmod(?:\s*\|\s*(?:e?grep)\s+(?P<opts>(?:-
 # ib_core               434176  9 rdma_cm,ib_ipoib,nvidia_peermem,...        nvidia_peermem         16384  0
 _ROW = re.compile(r"^(?P<name>[a-z0-9_]+)\s+(?P<size>\S+)\s+(?P<count>-?\d+)(?:\s+(?P<users>\S+))?\s*$")
 _DETECT = re.compile(r"^\s*Module\s+Size\s+Used by\s*$|lsmod\s*(?:\|\s*e?grep\b[^\n]*)?$", re.M)
+# the rows of ``lsmod | grep nvidia`` pasted without the command (NVIDIA/open-gpu-kernel-modules#246):
+#   nvidia_drm             61440  0
+#   nvidia               4558848  1 nvidia_modeset
+# a row of a GPU or RDMA driver's module at the text's start; two such rows make a listing
+_GPU_ROW = re.compile(r"^(?:nvidia(?:_[a-z0-9_]+)?|nv_peer_mem|gdrdrv|mlx5_(?:core|ib)|ib_(?:core|uverbs))[ \t]+\d+[ \t]+\d+"
+                      r"(?:[ \t]+\S+)?[ \t]*$", re.M)
+
+
+def _rows_alone(head: str) -> bool:
+    """The text starts with lsmod rows, two of them a GPU or RDMA driver's (no header, no command)."""
+    first = head.lstrip()[:4096]
+    return _GPU_ROW.match(first) is not None and len(_GPU_ROW.findall(first)) >= 2 \
+        and all(_ROW.match(r) for r in first.splitlines()[:2])
 
 
 @fact_kind
@@ -72,14 +86,14 @@ def shows_peermem(pattern: str | None, ignore_case: bool = False) -> bool:
 
 def detect(head: str) -> bool:
     if "lsmod" not in head and "Used by" not in head:
-        return False
-    return _DETECT.search(head) is not None
+        return _rows_alone(head)
+    return _DETECT.search(head) is not None or _rows_alone(head)
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
-    in_listing = False
+    in_listing = _rows_alone(artefact.text)  # rows without a header: no listing fact (the filter is unknown)
     last_command: int | None = None  # a command line just before the header: the header adds nothing
     for n, line in enumerate(artefact.lines, 1):
         if _HEADER.match(line):
@@ -111,4 +125,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT,)
+SIGNATURES = (_DETECT, _GPU_ROW)

@@ -110,3 +110,21 @@ def test_p2p_bad_cell_is_a_parse_error():
     r = _parse(nvidia_smi_topo_p2p, text=text)
     assert [(f.a, f.b, f.capability) for f in r.facts] == [("GPU0", "GPU1", "nvlink")]
     assert r.errors[0].line == 4
+
+
+def test_lsmod_rows_without_the_command():
+    # NVIDIA/open-gpu-kernel-modules#246: `lsmod | grep nvidia`'s rows pasted without the command: the modules,
+    # no listing fact (what the grep kept is unknown, so nothing is said of a missing module)
+    r = _parse(lsmod, "lsmod/ogkm246_lsmod_rows_without_command.txt")
+    assert [(f.kind, f.name) for f in r.facts][:3] == [("kernel_module", "nvidia_drm"), ("kernel_module", "nvidia_modeset"),
+                                                        ("kernel_module", "nvidia")]
+    assert not any(f.kind == "kernel_module_listing" for f in r.facts)
+
+
+@pytest.mark.parametrize("text", [
+    "nvidia_drm             61440  0\n",  # one row alone: too little to call a listing
+    "eth0      1500  0  0\nnvidia 42 2\n",  # a table that opens with another row
+    "drm_kms_helper        278528  2 nvidia_drm,i915\ndrm                   622592  5 drm_kms_helper\n",  # no GPU driver's row
+])
+def test_lsmod_rows_alone_near_misses(text):
+    assert not lsmod.detect(text)
