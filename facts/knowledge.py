@@ -420,8 +420,8 @@ class NcclEnv(_M):
 
 class NcclSymptom(_M):
     fact: FactKind
-    #: a rule's condition (compiled by the rules' compiler in engine/combine/nccl_summary.py), plus
-    #: {regex: ...}, the one operator rules lack (tests/test_nccl_known_issues.py compiles each)
+    #: a rule's condition on typed fields (compiled by the rules' compiler in
+    #: engine/combine/nccl_summary.py; tests/test_nccl_known_issues.py compiles each)
     match: dict[str, Any]
 
 

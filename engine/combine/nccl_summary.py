@@ -16,7 +16,6 @@ Each is one step of engine/pipeline.py's COMBINERS (in that order) and emits kin
 """
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from functools import lru_cache
 from typing import Iterable
@@ -249,36 +248,20 @@ def gpu_shared(warns: list[Fact], ranks: list[Fact]) -> list[Fact]:
     return out
 
 
-#: the one operator a symptom may use that rules lack: a pattern searched in the field's text.
-#: Each use is a message form a parser field should name instead (then the symptom is a rule
-#: condition only).
-REGEX = "regex"
-
-
-def compile_symptom(spec) -> tuple[Pattern, tuple[tuple[str, re.Pattern[str]], ...]]:
+def compile_symptom(spec) -> Pattern:
     """A symptom of knowledge/nccl_known_issues.yaml as a rule condition, compiled by the rules'
     compiler (their operators and semantics: a test on a field the fact lacks is false, except
-    ``exists: false``), and its ``regex`` tests beside it."""
-    rest: dict[str, object] = {}
-    regexes: list[tuple[str, re.Pattern[str]]] = []
-    for field, cond in spec.match.items():
-        if isinstance(cond, dict) and REGEX in cond:
-            regexes.append((field, re.compile(cond[REGEX])))
-            cond = {op: v for op, v in cond.items() if op != REGEX}
-            if not cond:
-                continue
-        rest[field] = cond
-    return compile_condition(Condition(fact=spec.fact, match=rest)), tuple(regexes)
+    ``exists: false``; an operator rules lack raises)."""
+    return compile_condition(Condition(fact=spec.fact, match=spec.match))
 
 
 @lru_cache(maxsize=None)
-def _symptom(name: str) -> tuple[Pattern, tuple[tuple[str, re.Pattern[str]], ...], tuple[str, ...]]:
-    pattern, regexes = compile_symptom(knowledge("nccl_known_issues.yaml").symptoms[name])
-    return pattern, regexes, tuple(dict.fromkeys(t.field for t in pattern.tests))
+def _symptom(name: str) -> tuple[Pattern, tuple[str, ...]]:
+    pattern = compile_symptom(knowledge("nccl_known_issues.yaml").symptoms[name])
+    return pattern, tuple(dict.fromkeys(t.field for t in pattern.tests))
 
 
-def symptom_matches(pattern: Pattern, regexes: tuple[tuple[str, re.Pattern[str]], ...], fact: Fact,
-                    fields: Iterable[str] | None = None) -> bool:
+def symptom_matches(pattern: Pattern, fact: Fact, fields: Iterable[str] | None = None) -> bool:
     """One fact against a compiled symptom; only the tested fields are viewed (as Fact.rule_view would)."""
     if fact.kind != pattern.kind:
         return False
@@ -286,15 +269,13 @@ def symptom_matches(pattern: Pattern, regexes: tuple[tuple[str, re.Pattern[str]]
     for k in (fields if fields is not None else {t.field for t in pattern.tests}):
         if (v := view_value(getattr(fact, k, None))) is not MISSING:
             view[k] = v
-    if not pattern_matches(pattern, view):
-        return False
-    return all((v := getattr(fact, k, None)) is not None and rx.search(str(v)) is not None for k, rx in regexes)
+    return pattern_matches(pattern, view)
 
 
 def _symptom_seen(name: str, by_kind: dict[str, list[Fact]]) -> list[Fact]:
     """Facts that meet every condition of the symptom ``name``."""
-    pattern, regexes, fields = _symptom(name)
-    return [f for f in by_kind.get(pattern.kind, []) if symptom_matches(pattern, regexes, f, fields)]
+    pattern, fields = _symptom(name)
+    return [f for f in by_kind.get(pattern.kind, []) if symptom_matches(pattern, f, fields)]
 
 
 def _versions(by_kind: dict[str, list[Fact]]) -> list[tuple[str, Fact]]:

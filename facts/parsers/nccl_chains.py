@@ -84,7 +84,8 @@ class Chains:
                    local_device=warn.local_device if warn else None, first_file=c["file"], first_line=c["line"],
                    code=c["code"], result=result, meaning=meaning, frames=len(c["frames"]),
                    frame_list=",".join(c["frames"]), has_warn=warn is not None,
-                   warn_message=warn.message if warn else None, warn_source_file=warn.source_file if warn else None,
+                   warn_message=warn.message if warn else None, warn_message_kind=warn.message_kind if warn else None,
+                   warn_source_file=warn.source_file if warn else None,
                    warn_source_line=warn.source_line if warn else None)
 
     def finish(self) -> None:

@@ -268,6 +268,29 @@ def _family(transport: str) -> str:
     return re.split(r"[/ ]", transport, maxsplit=1)[0].upper()
 
 
+def _method(transport: str) -> str | None:
+    """The second part of a channel's transport: ``P2P/CUMEM/read`` -> CUMEM, ``P2P/direct pointer`` -> direct
+    pointer, ``P2P/indirect/1[1]`` -> indirect, ``NET/IBext_v8/0/GDRDMA`` -> IBext_v8, ``SHM/CE/direct`` -> CE;
+    2.7's ``direct shared memory``: None."""
+    parts = transport.split("/")
+    return (parts[1].strip() or None) if len(parts) > 1 else None
+
+
+# Using network IB / IBext / IBext_v8 (nccl-rdma-sharp-plugins' names, by plugin API version) / Socket
+_IB_NETWORK = re.compile(r"^IB(?:ext)?(?:_v\d+)?$")
+_API_SUFFIX = re.compile(r"_v\d+$")
+
+
+def _network_family(network: str) -> tuple[str, bool]:
+    """(family, external) of a ``Using network`` name: IB for NCCL's IB and the IBext plugins, Socket,
+    else the plugin's name without its API version; external unless NCCL's own IB or Socket."""
+    if _IB_NETWORK.match(network):
+        return "IB", network != "IB"
+    if network == "Socket":
+        return "Socket", False
+    return _API_SUFFIX.sub("", network), True
+
+
 def _iface_address(entry: str) -> tuple[str, str | None]:
     """``eth0:192.0.2.2<0>`` -> (eth0, 192.0.2.2); ``veth0:fe80::1%veth0<0>`` -> (veth0, fe80::1%veth0)."""
     m = _IFADDR_V4.match(entry)
@@ -338,7 +361,8 @@ class NcclLogState:
             return once(NcclVersion, no, node, (pid, m["version"]), version=m["version"], cuda=m["cuda"], **ctx)
         if msg.startswith("Using network "):
             net = _USING_NETWORK.match(msg)["network"]  # type: ignore[index]
-            return once(NcclNetSelected, no, node, (pid, net), network=net, **ctx)
+            family, external = _network_family(net)
+            return once(NcclNetSelected, no, node, (pid, net), network=net, family=family, external=external, **ctx)
         if msg.startswith("NET/IB : No device found"):
             return once(NcclNoIbDevice, no, node, (pid,), **ctx)
         if msg.startswith(("NET/IB", "NET/Socket")) and "Using" in msg:
@@ -378,7 +402,7 @@ class NcclLogState:
         got = self.transports.get(key)
         if got is None:
             fields = dict(rank=rank, peer_rank=peer, transport=transport, family=_family(transport),
-                          direction=direction, pid=pid, local_device=dev)
+                          method=_method(transport), direction=direction, pid=pid, local_device=dev)
             got = self.transports[key] = (line_at(), node, fields, set())
         got[3].add(int(m["ch"]))
 

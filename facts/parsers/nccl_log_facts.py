@@ -87,6 +87,10 @@ class NcclNetSelected(NcclLineFact):
 
     kind: Literal["nccl_net_selected"] = "nccl_net_selected"
     network: str  # "Socket", "IB", "IBext", "AWS Libfabric", ...
+    # "IB" for NCCL's IB transport and the IB plugins ("IBext", "IBext_v8": nccl-rdma-sharp-plugins), "Socket";
+    # any other plugin: its name without the API version suffix ("AWS Libfabric", "UCX")
+    family: str = ""
+    external: bool = False  # a net plugin's network, not NCCL's internal IB or Socket
 
 
 @fact_kind
@@ -171,6 +175,9 @@ class NcclTransport(NcclLineFact):
     peer_rank: int  # receiving side
     transport: str  # exactly as after "via": "P2P/CUMEM", "SHM/direct/direct", "NET/IB/0/GDRDMA"
     family: str = ""  # "P2P", "SHM", "NET", ... (first part of ``transport``; "direct shared memory": SHM)
+    # the second part of ``transport``: P2P's mechanism ("CUMEM", "MNNVL", "IPC", "direct pointer", "indirect"),
+    # NET's and COLLNET's network ("IB", "Socket", "IBext_v8"), SHM's send-side copy ("direct", "CE"); None if none
+    method: str | None = None
     channel_count: int
     direction: Literal["send", "receive"] | None = None  # NET lines say "[send]"/"[receive]"
 
@@ -239,6 +246,7 @@ class NcclErrorChain(NcclLineFact):
     frame_list: str  # "transport/nvls.cc:324,init.cc:1093,..." in order
     has_warn: bool = False
     warn_message: str | None = None
+    warn_message_kind: str | None = None  # that WARN's message_kind (nccl_warn_kinds)
     warn_source_file: str | None = None
     warn_source_line: int | None = None
 
@@ -266,6 +274,8 @@ class NcclIbAsyncEvent(NcclLineFact):
     device: str | None = None  # "mlx5_0"
     port: int | None = None
     fatal: bool | None = None
+    # NCCL printed "unknown event type (<n>)": its switch has no case for the event (the GID change, 18, in 2.23-2.27)
+    unknown_to_nccl: bool = False
 
 
 @fact_kind

@@ -144,7 +144,7 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, ctx: dict[str, Any])
         entry = knowledge.load("ib_async_events.yaml").by_number(int(num)) if num is not None else None
         event = "GID table change" if num is None else (entry.event if entry else f"unknown event type ({num})")
         p.b.add(NcclIbAsyncEvent, no, node=node, event=event, device=m["dev"], port=int(m["port"]) if m["port"] else None,
-                **ctx)
+                unknown_to_nccl=num is not None, **ctx)
     elif m := _OFI_CALL.match(msg):
         p.once(NcclNetPluginError, no, node, (pid, "OFI", m["call"], m["err"]), plugin="OFI", call=m["call"],
                error=m["err"], **ctx)

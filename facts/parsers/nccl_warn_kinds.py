@@ -1,8 +1,11 @@
-"""Which NCCL WARN message a line is, for the WARN messages whose meaning is NCCL's own and
-needs no other fact: ``message_kind`` of the ``nccl_warn`` fact (:mod:`nccl_log`). What each
-kind means (cause, component, severity, actions) is knowledge, ``knowledge/nccl_warn_messages.yaml``,
-joined by the rule ``rules/nccl/nccl_warn_message.yaml``. A WARN no pattern here matches keeps
-``message_kind`` None: another reader explains it, or it stays an unexplained error.
+"""Which NCCL WARN message a line is: ``message_kind`` of the ``nccl_warn`` fact (:mod:`nccl_log`),
+for the WARN messages whose meaning is NCCL's own and needs no other fact, and for those a rule or
+a known issue names (the kinds at the end of _KINDS). What each self-explaining kind means (cause,
+component, severity, actions) is knowledge, ``knowledge/nccl_warn_messages.yaml``, joined by the
+rule ``rules/nccl/nccl_warn_message.yaml``; a kind without an entry there is no finding of that
+rule (the rule or the symptom of knowledge/nccl_known_issues.yaml that names it reads it). A WARN
+no pattern here matches keeps ``message_kind`` None: another reader explains it, or it stays an
+unexplained error.
 
 Each pattern is NCCL's ``WARN("...")`` format string (``git grep -n 'WARN(' -- src`` in
 NVIDIA/nccl at 5067397c, "Merge nccl4py v0.3.1 release to master", or the tag named), filled in
@@ -14,6 +17,8 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'nvml_driver_library_mismatch'
     >>> kind("Failed to CUDA malloc 4194304 bytes")
     'cuda_malloc_failed'
+    >>> kind("socketProgress: Connection closed by remote peer 10.10.1.3<36138>")
+    'socket_connection_closed'
     >>> kind("NET/IB : Got completion from peer 10.0.0.2<1234> with error 12, opcode 0, len 0, vendor err 129") is None
     True
 """
@@ -112,13 +117,26 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   the root thread gives up on the communicator)
     # Bootstrap Root : rank 1 of 8 ranks has already checked in        (Lightning-AI/pytorch-lightning#14986)
     ("bootstrap_rank_checked_in_twice", re.compile(r"^Bootstrap Root : rank \d+ of \d+ ranks has already checked in")),
+    # Kinds without an entry in knowledge/nccl_warn_messages.yaml (what they mean depends on the NCCL version:
+    # knowledge/nccl_known_issues.yaml's symptoms name them):
+    # WARN("UDS: Binding to socket %s failed : %s (%d)", temp, strerror(errno), errno)   (misc/ipcsocket.cc:57-58, 2.19-2.29;
+    #   os/linux_ipcsocket.cc:68 2.30; 2.18: "UDS: Binding to socket %s failed : %d", errno alone), for EADDRINUSE (98):
+    #   another process's proxy socket of the same name (/tmp/nccl-socket-<rank>-<hash>)
+    # UDS: Binding to socket /tmp/nccl-socket-0-1a2b3c4d5e6f7081 failed : Address already in use (98)
+    ("uds_bind_address_in_use", re.compile(r"^UDS: Binding to socket \S+ failed : (?:Address already in use \(98\)|98)\s*$")),
+    # WARN("socketProgress: Connection closed by remote peer %s", ...)   (misc/socket.cc, 2.16 and later; 2.12-2.15
+    #   "Net : Connection closed by remote peer %s"; 2.7-2.9 include/socket.h "Net : Connection closed by remote peer",
+    #   no address): a read found the other end closed
+    # socketProgress: Connection closed by remote peer 10.10.1.3<36138>
+    ("socket_connection_closed", re.compile(r"^(?:socketProgress|Net) ?: Connection closed by remote peer(?: \S+)?\s*$")),
 ]
 
 #: a literal each pattern above needs (a WARN with none of them is no kind here)
 _GATE = re.compile(r"Unable to|ibv_open_device|CQE with error|same GPU|Mismatched NCCL version|NCCL_COMM_ID|address info"
                    r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
-                   r"|mixed local Net|CUDA library|missing symbol|already checked in")
+                   r"|mixed local Net|CUDA library|missing symbol|already checked in"
+                   r"|UDS: Binding|closed by remote peer")
 
 
 # The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a

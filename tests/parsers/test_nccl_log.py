@@ -84,9 +84,10 @@ LINE_CASES = [
      "nccl_rank", {"rank": 0, "nranks": 2, "init_complete": True}),
     ("vm:1552:1564 [1] NCCL INFO Init timings - ncclCommInitRankConfig: rank 1 nranks 2 total 0.43 (kernels 0.37)", None, {}),
     ("vm:1708:1708 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM",
-     "nccl_transport", {"rank": 0, "peer_rank": 1, "transport": "P2P/CUMEM", "channel_count": 1}),
+     "nccl_transport", {"rank": 0, "peer_rank": 1, "transport": "P2P/CUMEM", "family": "P2P", "method": "CUMEM",
+                        "channel_count": 1}),
     ("vm:1552:1570 [1] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [receive] via NET/Socket/0",
-     "nccl_transport", {"transport": "NET/Socket/0", "direction": "receive"}),
+     "nccl_transport", {"transport": "NET/Socket/0", "family": "NET", "method": "Socket", "direction": "receive"}),
     ("worker:101542:101934 [0] NCCL INFO Channel 00 : 0[18000] -> 1[18000] [receive] via NET/Socket/1",
      "nccl_transport", {"rank": 0, "peer_rank": 1, "transport": "NET/Socket/1"}),
     ("tj1-asr-train-v100-11:41449:43711 [6] NCCL INFO Ring 00 : 0 -> 1 [send] via NET/Socket/0",
@@ -103,9 +104,10 @@ LINE_CASES = [
     ("[1,5]<stdout>:swat1-04:2017630:2017699 [5] NCCL INFO Channel 03/0 : 5[5] -> 12[4] [send] via NET/IB/3",
      "nccl_transport", {"node": "swat1-04", "pid": 2017630, "local_device": 5, "transport": "NET/IB/3"}),
     ("rdma-gpu-train-worker-0: rdma-gpu-train-worker-0:19487:21056 [3] NCCL INFO Using network IBext",
-     "nccl_net_selected", {"node": "rdma-gpu-train-worker-0", "network": "IBext", "local_device": 3}),
+     "nccl_net_selected", {"node": "rdma-gpu-train-worker-0", "network": "IBext", "family": "IB", "external": True,
+                           "local_device": 3}),
     ("[0m ip-172-31-0-137:14605:14673 [0] NCCL INFO Using network Socket",
-     "nccl_net_selected", {"node": "ip-172-31-0-137", "pid": 14605}),
+     "nccl_net_selected", {"node": "ip-172-31-0-137", "pid": 14605, "family": "Socket", "external": False}),
     ("[1,0]<stdout>:NCCL version 2.18.5+cuda12.0", "nccl_version", {"version": "2.18.5", "cuda": "12.0"}),
     # not NCCL's lines
     ("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1191, unhandled system error, NCCL version 2.10.3", None, {}),
@@ -233,7 +235,7 @@ def test_sharp_plugin_and_two_ib_nodes():
     r = parse_fixture("ib_sharp_ibext_v6.log")  # nccl-tests#294: IB/SHARP devices, [RO], IBext_v6
     assert {(f["node"], f["device"], f["link_layer"]) for f in facts(r, "nccl_net_device")} == {
         ("h100-4", f"mlx5_{i}:1", "IB") for i in range(1, 9)}
-    assert {f["network"] for f in facts(r, "nccl_net_selected")} == {"IBext_v6"}
+    assert {(f["network"], f["family"], f["external"]) for f in facts(r, "nccl_net_selected")} == {("IBext_v6", "IB", True)}
     r = parse_fixture("ib_two_nodes_2.5.6.log")  # nccl-tests#36: two Azure nodes, bare version line
     assert {(f["node"], f["device"], f["link_layer"]) for f in facts(r, "nccl_net_device")} == {
         (n, "mlx4_0:1", "IB") for n in ("pkb-aa8dbd1b-0", "pkb-aa8dbd1b-1")}

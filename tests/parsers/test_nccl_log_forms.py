@@ -79,16 +79,31 @@ MESSAGES = [
     ("n1:1:2 [0] transport/net_ib.cc:212 NCCL WARN NET/IB : mlx5_3:1 Got async error event: port error", "nccl_ib_async_event",
      {"event": "port error", "device": "mlx5_3", "port": 1, "fatal": False}),
     ("n1:1:2 [0] transport/net_ib.cc:198 NCCL WARN NET/IB : mlx5_3:1 GID table changed", "nccl_ib_async_event",
-     {"event": "GID table change", "device": "mlx5_3", "port": 1}),
+     {"event": "GID table change", "device": "mlx5_3", "port": 1, "unknown_to_nccl": False}),
     ("n1:1:2 [0] transport/net_ib.cc:217 NCCL WARN NET/IB : mlx5_3:1 unknown event type (18)", "nccl_ib_async_event",
-     {"event": "GID table change", "device": "mlx5_3"}),
+     {"event": "GID table change", "device": "mlx5_3", "unknown_to_nccl": True}),
     ("n1:1:2 [0] transport/net_ib.cc:217 NCCL WARN NET/IB : mlx5_3:1 unknown event type (77)", "nccl_ib_async_event",
-     {"event": "unknown event type (77)", "device": "mlx5_3"}),
+     {"event": "unknown event type (77)", "device": "mlx5_3", "unknown_to_nccl": True}),
     ("[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available",
      "nccl_net_plugin_error", {"plugin": "OFI", "call": "fi_getinfo", "error": "No data available"}),
     ("vm:1552:1552 [0] NCCL INFO NCCL_SOCKET_IFNAME set to lo", "nccl_env", {"name": "NCCL_SOCKET_IFNAME", "value": "lo"}),
     ("[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>", "nccl_bootstrap_failure",
      {"reason": "connection_closed", "peer": "10.10.1.3<36138>"}),
+    ("[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>", "nccl_warn",
+     {"message_kind": "socket_connection_closed"}),
+    # the 2.12-2.15 and 2.7-2.9 forms of the same WARN (src/misc/socket.cc, include/socket.h), filled in
+    ("n1:1:2 [0] misc/socket.cc:523 NCCL WARN Net : Connection closed by remote peer 10.0.0.2<43512>", "nccl_warn",
+     {"message_kind": "socket_connection_closed"}),
+    ("n1:1:2 [0] include/socket.h:416 NCCL WARN Net : Connection closed by remote peer", "nccl_warn",
+     {"message_kind": "socket_connection_closed"}),
+    # src/misc/ipcsocket.cc's WARN "UDS: Binding to socket %s failed : %s (%d)" (2.19 and later; 2.18: ": %d", errno
+    # alone), filled in for EADDRINUSE; another errno is not this kind
+    ("n1:1:2 [3] misc/ipcsocket.cc:57 NCCL WARN UDS: Binding to socket /tmp/nccl-socket-3-5f1c0a9e2b7d4c11 failed : "
+     "Address already in use (98)", "nccl_warn", {"message_kind": "uds_bind_address_in_use"}),
+    ("n1:1:2 [3] misc/ipcsocket.cc:57 NCCL WARN UDS: Binding to socket /tmp/nccl-socket-3-5f1c0a9e2b7d4c11 failed : 98",
+     "nccl_warn", {"message_kind": "uds_bind_address_in_use"}),
+    ("n1:1:2 [3] misc/ipcsocket.cc:57 NCCL WARN UDS: Binding to socket /tmp/nccl-socket-3-5f1c0a9e2b7d4c11 failed : "
+     "Permission denied (13)", "nccl_warn", {"message_kind": None}),
 ]
 
 
@@ -119,6 +134,7 @@ def test_chain_through_async_thread_is_one_chain():
     [c] = [f for f in r.facts if f.kind == "nccl_error_chain"]
     assert c.frames == 10 and c.code == 6 and c.evidence.line == 1
     assert c.frame_list.split(",")[:2] == ["misc/socket.cc:80", "misc/socket.cc:474"]
+    assert c.warn_message_kind == "socket_connection_closed"  # the WARN before it, by kind (nccl_warn_kinds)
 
 
 def test_chain_without_warn_names_its_first_frame():
