@@ -439,3 +439,13 @@ def test_a_cuda_status_that_is_a_consequence_raised_as_an_error_is_never_healthy
     rep = diagnose_bundle(tmp_path, ruleset, jobs=1)
     assert rep.verdict == "inconclusive", (rep.reason, [f.summary for f in rep.findings])
     assert [f.rule for f in rep.findings] == ["cuda_error_consequence"]
+
+
+@pytest.mark.parametrize("name", ["nvidia_docker1460_empty_process_panel.txt", "h200_r580_no_processes.txt"])
+def test_an_nvidia_smi_process_panel_alone_checks_no_gpu(ruleset, tmp_path, name):
+    # the panel lists the work on the GPUs (or none), not their state: real pastes of the panel
+    # alone (NVIDIA/nvidia-docker#1460, our H200 host's) say nothing a healthy verdict could rest on
+    shutil.copy(ART / "nvidia_smi_table" / name, tmp_path / "nvidia-smi.txt")
+    rep = diagnose_bundle(tmp_path, ruleset, jobs=1)
+    assert rep.verdict == "inconclusive", [f.summary for f in rep.findings]
+    assert rep.checked == []
