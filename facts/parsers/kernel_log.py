@@ -114,7 +114,12 @@ _COLONLESS = re.compile(r"NVRM (?P<func>_\w+|[a-z]\w*_\w+|[a-z]+[A-Z]\w*): ")
 _DETECT = re.compile(
     r"NVRM: |NVRM (?:_\w+|[a-z]\w*_\w+|[a-z]+[A-Z]\w*): |\bXid \(PCI:[0-9a-fA-F:.]+\): ?\d|SXid \(PCI:|\bAER: |PCIe Bus Error: "
     r"|: kern: *[a-z]+ *: \[\d{4}-"
-    r"|^\[\s*\+?\d+\.\d{6}\] |^\[[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4}\] "
+    # (not UCX's "[%lu.%06lu] [%s:%-4d:%d]" prefix, seconds since the epoch then [host:pid:thread]:
+    #  "[1717282080.182089] [gpu1:3836092:0]   |   3893..inf | (?) rendezvous cuda_copy, ...", openucx/ucx#9908;
+    #  a bracket after the kernel's stamp ends in a letter, "[drm:nv_drm_load [nvidia_drm]]", or is printk's
+    #  caller id "[    T1]". No look-ahead: the signatures run in RE2, facts/classify.py)
+    r"|^\[\s*\+?\d+\.\d{6}\] (?:[^\[\n]|\[\s*[TC]\d+\]|\[[^\]\n]*[^\d\s\]\n]\])"
+    r"|^\[[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4}\] "
     r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ kernel: "
     r"|(?:Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill(?:ed)? process \d+ \("  # pasted without a prefix
     # host faults pasted without a prefix (kernel_log_host): their fault forms

@@ -53,6 +53,20 @@ def test_detect_real_files():
     assert parse_file("../cuda_app/app-illegal-address.txt").facts == []
 
 
+@pytest.mark.parametrize("text,is_kernel", [
+    # UCX's log prefix (ucs_log_default_handler "[%lu.%06lu] [%s:%-4d:%d]"), openucx/ucx#9908's protocol table
+    ("[1717282080.182092] [gpu1:3836092:0]   +---------------------------+---------------------------------+\n", False),
+    ("[1548304905.378218] [mpi11:4770 :0]       ib_iface.c:690  UCX  ERROR ibv_create_cq(cqe=4096) failed: "
+     "Cannot allocate memory\n", False),
+    # the kernel's own stamp stays a kernel log, a bracketed subsystem after it too
+    ("[6781741.548779] NVRM: Xid (PCI:0000:91:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n", True),
+    ("[    3.828704] [drm:nv_drm_load [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000400] Failed to allocate "
+     "NvKmsKapiDevice\n", True),  # NVIDIA/open-gpu-kernel-modules#230
+])
+def test_detect_kernel_stamp_not_ucx_prefix(text, is_kernel):
+    assert kernel_log.detect(text) is is_kernel
+
+
 @pytest.mark.skipif(not OBS.is_dir(), reason="shared observations not present")
 def test_detect_false_on_other_real_captures():
     for f in sorted(OBS.rglob("*")):
