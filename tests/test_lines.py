@@ -261,6 +261,14 @@ def test_a_line_a_terminal_cut_is_joined_on_its_first_row():
         assert normalise("\n".join(rows)).split("\n") == [normalise(line)] + [""] * (len(rows) - 1), width
 
 
+def test_a_cut_paste_quoted_or_with_windows_line_ends_is_joined():
+    line = _case("404", "app.txt").rstrip("\n")
+    quoted = "\n".join("> " + r for r in _cut(line, 80).split("\n"))  # cut, then quoted in a reply
+    assert normalise(quoted).split("\n") == [line, ""]
+    crlf = _cut(line, 80).replace("\n", "\r\n") + "\r\n"  # cut, then a Windows clipboard
+    assert [r.rstrip("\r") for r in normalise(crlf).split("\n")] == [line, "", ""]
+
+
 def test_a_cut_nccl_log_is_joined():
     text = (FIX / "artefacts" / "nccl_log" / "allreduce_bad_ifname_g2.nccl.log").read_text()
     want = [ln for ln in normalise(text).split("\n") if ln]
