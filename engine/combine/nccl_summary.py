@@ -292,7 +292,14 @@ def known_issues(by_kind: dict[str, list[Fact]]) -> list[Fact]:
     """An entry's symptoms (``symptom``: one name or a list of names, all required) seen on a
     node, beside each NCCL version that node printed: one ``nccl_known_issue`` per (entry, node,
     version) with the entry's affected range. Whether the version is in the range is the rules'
-    (rules/nccl/nccl_known_version_issue.yaml); this step only joins the facts."""
+    (rules/nccl/nccl_known_version_issue.yaml); this step only joins the facts.
+
+    The join stays here, not in a rule: an entry needs all of its one or more symptoms on one
+    node, each a condition on its own fact kind, beside a version that any of three kinds prints
+    (or, with no version, a frame inside a chain's comma-joined ``frame_list``). A rule's patterns
+    name their kinds and their number in its text, so it would take a fact per symptom seen and
+    per version seen, a frame fact per chain frame, and one rule per symptom count and version
+    source; the symptoms would still be evaluated here, and only the node equality would move."""
     table = knowledge("nccl_known_issues.yaml")
     versions = _versions(by_kind)
     printed = {v.node for _, v in versions}
