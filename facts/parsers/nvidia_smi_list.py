@@ -1,0 +1,70 @@
+"""``nvidia-smi -L`` (``--list-gpus``): one line per GPU the driver enumerates.
+
+Sample content (real, ``srun -n 2 ... nvidia-smi -L`` on a node of two A100 80GB PCIe, each task
+printing the list, NVIDIA/nccl-tests#300; the command line in front is its paste's)::
+
+    ~$ srun -p temp -w node1 -n 2 --tres-per-task=gres/gpu:a100_80gb_pcie:1 --tres-bind=gres/gpu:none nvidia-smi -L
+    GPU 0: NVIDIA A100 80GB PCIe (UUID: GPU-e7b3bccd-51ac-85a4-b4cd-54a40b14ddb1)
+    GPU 1: NVIDIA A100 80GB PCIe (UUID: GPU-989d4723-8384-4046-39ce-b8535b6b92da)
+
+Facts: ``gpu_listed`` per GPU line (``index``, ``name``, ``uuid``; a list printed twice, as by
+two tasks, gives each line's fact). A listing says which GPUs the driver enumerates and nothing of
+their health, so it checks no component (knowledge/coverage.yaml). ``nvidia-smi nvlink`` and
+gpu-burn print the same ``GPU N: ...`` line: a GPU line followed by an indented line (``Link 0:
+...``) is nvlink's header, and a text gpu-burn's reader recognises is its report; neither is read
+here. Empty input, or no GPU line: nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.parsers import gpu_burn
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+
+KIND = "nvidia_smi_list"
+
+# GPU 0: NVIDIA A100 80GB PCIe (UUID: GPU-e7b3bccd-51ac-85a4-b4cd-54a40b14ddb1)
+_GPU = re.compile(r"^GPU (?P<index>\d{1,3}): (?P<name>[^\n]{1,120}?) \(UUID: (?P<uuid>GPU-[0-9a-fA-F-]{36})\)[ \t]*\r?$", re.M)
+# the line under it when another tool printed the header:  "\t Link 0: 25 GB/s"
+_INDENTED = re.compile(r"[ \t]+\S")
+
+
+@fact_kind
+class GpuListed(Fact):
+    """One GPU as ``nvidia-smi -L`` lists it."""
+
+    kind: Literal["gpu_listed"] = "gpu_listed"
+    index: int
+    name: str
+    uuid: str
+
+
+def _own(artefact: Artefact):
+    if gpu_burn.detect(artefact.text[:65536]):
+        return  # gpu-burn's report starts with the same list: its reader reads it
+    lines = artefact.lines
+    for n, m in iter_matches(_GPU, artefact):
+        if n < len(lines) and _INDENTED.match(lines[n]):
+            continue  # a header of nvidia-smi nvlink's or gpu-burn's block
+        yield n, m
+
+
+def detect(head: str) -> bool:
+    if "(UUID: GPU-" not in head:
+        return False
+    return any(True for _ in _own(Artefact(path="", text=head, node="")))
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    for n, m in _own(artefact):
+        b.add(GpuListed, n, index=int(m["index"]), name=m["name"].strip(), uuid=m["uuid"])
+        result.lines_used += 1
+    return result
+
+
+#: line signatures (facts/classify.py)
+SIGNATURES = (_GPU,)
