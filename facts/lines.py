@@ -405,6 +405,8 @@ def _dedent(out: str) -> str:
     if _UNINDENTED.search(out, 0, len(out) - 1) is not None:
         return out
     margins = {m[1] for m in _MARGIN.finditer(out)}
+    if not margins:  # no line holds text after its margin (blank rows only, a lone "\r")
+        return out
     common = min(margins, key=len)
     while common and not all(m.startswith(common) for m in margins):
         common = common[:-1]

@@ -1,4 +1,6 @@
 """Line normalisation (facts/lines.py): wrappers off, line for line, evidence keeps the original."""
+import pytest
+
 from stethoscope.engine.parse_pool import parse_one
 from stethoscope.facts.lines import normalise
 from stethoscope.facts.parsers.base import Artefact
@@ -322,3 +324,10 @@ def test_lines_that_only_look_cut_are_kept():
     # an nvidia-smi -q report whose longest rows share a width
     q = next((FIX / "artefacts" / "nvidia_smi_q").glob("*.txt")).read_text()
     assert getattr(normalise(q), "joined", None) is None
+
+
+@pytest.mark.parametrize("text", ["\t", "  \n  "])
+def test_a_text_of_blanks_only_comes_back_as_it_is(text):
+    # indented, with no line that holds anything after its margin: nothing to dedent
+    # (tests/test_fuzz_parsers.py found it: a cut nvidia-smi topo table left blanks only)
+    assert normalise(text) == text
