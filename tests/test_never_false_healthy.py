@@ -449,3 +449,13 @@ def test_an_nvidia_smi_process_panel_alone_checks_no_gpu(ruleset, tmp_path, name
     rep = diagnose_bundle(tmp_path, ruleset, jobs=1)
     assert rep.verdict == "inconclusive", [f.summary for f in rep.findings]
     assert rep.checked == []
+
+
+def test_nccl_info_lines_that_never_reach_init_complete_are_no_healthy_nccl(ruleset, tmp_path):
+    # vllm-project/vllm#6370: a job hung in NCCL's init; the paste ends at 'Using network Socket'
+    # (a log cut there reads the same): NCCL was not seen working
+    shutil.copy(ART / "nccl_log" / "vllm6370_init_never_completes.log", tmp_path / "log.txt")
+    rep = diagnose_bundle(tmp_path, ruleset, jobs=1)
+    assert rep.verdict == "inconclusive", [f.summary for f in rep.findings]
+    assert "Init COMPLETE" in (rep.reason or "")
+    assert any(h.limit == "cut_short" and h.path == "log.txt" for h in rep.coverage.limits)

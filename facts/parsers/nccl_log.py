@@ -630,7 +630,24 @@ def parse(artefact: Artefact) -> ParseResult:
             state.line(line_of(cand.start()), artefact.node, None, None, "INFO", None, None, m["msg"])
     state.finish()
     result.lines_used = used + (prefixed or 0)
+    _init_not_seen_complete(artefact, state.b)
     return result
+
+
+def _init_not_seen_complete(artefact: Artefact, b: FactBuilder) -> None:
+    """A log of NCCL's INFO lines in which no communicator finished its initialisation (NCCL
+    prints "comm %p rank %d nranks %d ... - Init COMPLETE" under NCCL_INIT at the end of
+    ncclCommInitRank, in every release since 2.4; "Destroy COMPLETE" once one was torn down) is a
+    job hung inside NCCL's init, or a log cut before it: either way it does not show NCCL
+    working, so it is a capture limit (the verdict cannot be healthy), not a finding. A later
+    window of a large file (line_offset > 0) is not asked: its init lies in the first.
+    vm:1428:1439 [0] NCCL INFO ncclCommInitRankConfig comm 0x55e484784590 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0xb308046427702aaf - Init COMPLETE"""
+    text = artefact.text
+    if artefact.line_offset or "NCCL INFO" not in text or "Init COMPLETE" in text or "Destroy COMPLETE" in text:
+        return
+    b.limit(artefact.line_of(len(text.rstrip())), "cut_short",
+            "NCCL's INFO lines end before any communicator finished its initialisation (no 'Init COMPLETE' line): "
+            "a job hung in NCCL's init, or a log cut short; NCCL was not seen working")
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
