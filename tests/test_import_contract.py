@@ -89,3 +89,27 @@ def test_engine_sub_packages_keep_their_layers():
         if hits := _hits(_imports(p, pkg), banned):
             bad[str(p.relative_to(ROOT))] = hits
     assert not bad
+
+
+#: imports a fact class makes inside a method, when it is used: nccl_cuda_failure's validator
+#: names the CUDA error from knowledge/cuda_errors.yaml (facts built from rule-test YAML need it too)
+KINDS_LAZY_IMPORTS = {"facts/kinds/nccl.py": {"stethoscope.facts.parsers", "stethoscope.facts.parsers.cuda_error_catalogue"}}
+
+
+def test_fact_kinds_import_only_the_model_ids_and_each_other():
+    """facts/kinds holds every fact class (issue 12's layout): it imports from the package only
+    facts.model, facts.ids and other kinds modules, never a parser or the engine, so a parser and
+    the engine can both import any kind without a cycle (KINDS_LAZY_IMPORTS: the one exception,
+    inside a validator)."""
+    allowed = ("stethoscope.facts.model", "stethoscope.facts.ids", "stethoscope.facts.kinds")
+    bad = {}
+    for folder, p, pkg in _modules():
+        if pkg != "stethoscope.facts.kinds":
+            continue
+        rel = str(p.relative_to(ROOT))
+        names = {n for n in _imports(p, pkg) if n.startswith("stethoscope")} - KINDS_LAZY_IMPORTS.get(rel, set())
+        if hits := sorted(n for n in names if not any(n == a or n.startswith(a + ".") for a in allowed)):
+            bad[rel] = hits
+        top = ast.parse(p.read_text(encoding="utf-8")).body  # and never at import time
+        assert not [n for n in top if isinstance(n, ast.ImportFrom) and (n.module or "") in KINDS_LAZY_IMPORTS.get(rel, ())]
+    assert not bad

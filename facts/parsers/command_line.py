@@ -24,31 +24,12 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.host import CommandLine  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
 from stethoscope.facts.parsers.unrecognised_text import FAILURE_WORDS
 
 KIND = "command_line"
-
-
-@fact_kind
-class CommandLine(Fact):
-    """A command as pasted: ``program`` (docker, torchrun, python, srun, ...) and its arguments."""
-
-    kind: Literal["command_line"] = "command_line"
-    program: str
-    args: str
-    container_run: bool = False
-    gpus: str | None = None  # --gpus VALUE, or the CDI device (nvidia.com/gpu=all)
-    shm_size: str | None = None
-    ipc: str | None = None
-    #: a container run whose /dev/shm is the engine's 64 MB default (no --shm-size, no --ipc=host)
-    dev_shm_default: bool = False
-    #: an Open MPI launch that allows no network transport: ``--mca pml ob1`` with ``--mca btl`` naming only
-    #: the loopback and shared-memory BTLs (self, sm, vader, smcuda): no UCX, verbs or TCP traffic
-    mpi_shared_memory_only: bool = False
 
 
 # $ docker run --rm --gpus all nvidia/cuda:12.3.2-base-ubuntu22.04 nvidia-smi

@@ -23,9 +23,10 @@ or an NVIDIA runtime; ``--runtime=runsc`` unknown is another engine fault). Empt
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
+    ContainerRuntimeError,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "container_runtime"
@@ -53,19 +54,6 @@ _DETECT = re.compile(r'could not select device driver "[^"]*" with capabilities:
                      r'|no runtime for "[^"]+" is configured|unresolvable CDI devices [\w./-]+=|invoking the NVIDIA Container Runtime Hook directly')
 #: line signatures for facts/classify.py
 SIGNATURES = (_DETECT,)
-
-
-@fact_kind
-class ContainerRuntimeError(Fact):
-    """The container engine could not give a container its GPUs (no NVIDIA runtime or driver registered)."""
-
-    kind: Literal["container_runtime_error"] = "container_runtime_error"
-    reason: str  # no_gpu_device_driver | unknown_runtime | runtime_not_configured | cdi_unresolvable_device | cdi_hook_invoked_directly
-    engine: str  # docker | containerd | podman
-    runtime: str  # "nvidia"; "" for the device driver docker picks itself
-    capabilities: str | None = None  # "[[gpu]]"
-    message: str
-    gpu: bool  # the request was for GPUs: capabilities name gpu, or the runtime is NVIDIA's
 
 
 def _nvidia(runtime: str) -> bool:

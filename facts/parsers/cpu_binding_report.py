@@ -19,9 +19,10 @@ is a parse error. Empty input yields nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.host import (  # noqa: F401 - the fact classes live in facts/kinds
+    CpuBindingSummary, RankCpuBinding,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "cpu_binding_report"
@@ -33,35 +34,6 @@ UNBOUND = re.compile(r"^\[(?P<host>[^:\]\s]+):(?P<pid>\d+)\] MCW rank (?P<rank>\
 # socket 0[core 1[hwt 0-1]]
 CORE = re.compile(r"(?:socket|package) (?P<socket>\d+)\[core (?P<core>\d+)\[hwt (?P<hwt>[\d,-]+)\]\]")
 SIGNATURE = re.compile(r"\] MCW rank \d+ (?:bound to|is not bound)")
-
-
-@fact_kind
-class RankCpuBinding(Fact):
-    """One rank's CPU binding as the launcher reported it."""
-
-    kind: Literal["rank_cpu_binding"] = "rank_cpu_binding"
-    launcher: Literal["openmpi"] = "openmpi"
-    host: str
-    rank: int
-    bound: bool
-    cores: int | None = None  # None when not bound
-    hwthreads: int | None = None
-    sockets: int | None = None
-
-
-@fact_kind
-class CpuBindingSummary(Fact):
-    """Every rank of one host in one report: are they squeezed onto single cores?"""
-
-    kind: Literal["cpu_binding_summary"] = "cpu_binding_summary"
-    launcher: Literal["openmpi"] = "openmpi"
-    host: str
-    ranks: int
-    bound_ranks: int
-    single_core_ranks: int
-    min_cores: int | None = None
-    multi_socket_ranks: int = 0  # bound to cores of two or more sockets (its threads on both NUMA sides)
-    unbound_ranks: int = 0  # "is not bound (or bound to all available processors)"
 
 
 #: one hardware-thread list of a core, as Open MPI prints it: "0-1", "0,8", "3"

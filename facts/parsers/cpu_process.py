@@ -10,25 +10,4 @@ single-threaded step that holds one core shows about 100 %, and a thread can nev
 """
 from __future__ import annotations
 
-from typing import Literal
-
-from stethoscope.facts.model import Fact, fact_kind
-
-
-@fact_kind
-class CpuProcessSample(Fact):
-    """One process (or, with ``pidstat -t`` / ``top -H``, one thread) and its share of one core."""
-
-    kind: Literal["cpu_process_sample"] = "cpu_process_sample"
-    pid: int  # the process (pidstat's TGID for a thread row)
-    tid: int | None = None  # set on thread rows only
-    command: str
-    cpu_pct: float  # % of one core: mean over the interval rows, or the Average row
-    max_cpu_pct: float  # busiest interval row
-    last_cpu: int | None = None  # the core it last ran on (pidstat's CPU column, top's P)
-    samples: int
-    host_cpus: int | None = None  # cores of the host, when the capture says
-    # the whole host's busy share over the same period (top: mean of its %CpuN lines or
-    # 100 - %Cpu(s) id; pidstat: the tasks' summed %CPU over host_cpus); None when unknown
-    host_busy_pct: float | None = None
-    tool: str  # "top" or "pidstat"
+from stethoscope.facts.kinds.host import CpuProcessSample  # noqa: F401 - the fact classes live in facts/kinds

@@ -40,52 +40,16 @@ Empty input, or output without CUDA errors, yields no facts.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
+    CudaError, CudaOom,
+)
 from stethoscope.facts.parsers import cuda_error_catalogue as catalogue
 from stethoscope.facts.parsers import cuda_oom_message as oom_message
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.torch_log_lines import global_rank, marked_lines
 
 KIND = "cuda_app"
-
-
-@fact_kind
-class CudaError(Fact):
-    kind: Literal["cuda_error"] = "cuda_error"
-    error_name: str | None = None  # as printed, else the catalogue's name
-    runtime_name: str | None = None  # cudaError* when the error is a runtime one
-    catalogue_name: str | None = None  # the knowledge/cuda_errors.yaml entry (None: not resolved)
-    code: int | None = None  # the catalogue entry's code
-    printed_code: int | None = None  # the number as printed (CUDA <= 9 numbered differently)
-    message: str
-    form: str  # torch | quoted | numbered | thc | pytorch_init | init | cuda_gdb | check | curesult | error_code | name_only | phrase
-    source_file: str | None = None  # "Cuda error <file>:<line> '...'" forms
-    source_line: int | None = None
-    driver_cuda: str | None = None  # "The NVIDIA driver on your system is too old (found version 11060)": "11.6"
-    device: int | None = None
-    pid: int | None = None
-    rank: int | None = None  # from a torchrun "[rankN]:" prefix
-
-
-@fact_kind
-class CudaOom(Fact):
-    kind: Literal["cuda_oom"] = "cuda_oom"
-    device: int | None = None
-    tried_bytes: int | None = None
-    total_bytes: int | None = None
-    free_bytes: int | None = None
-    allocated_bytes: int | None = None  # allocated by PyTorch
-    reserved_bytes: int | None = None  # reserved by PyTorch's caching allocator (allocated included)
-    process_bytes: int | None = None  # "this process has X memory in use" (2.1+: non-PyTorch memory included)
-    other_process_bytes: int | None = None  # sum of "Process N has X memory in use" (other processes, 2.1+)
-    other_processes: int = 0
-    #: memory of the GPU neither free nor this process's: total - free - (this process, else what PyTorch reserved)
-    elsewhere_bytes: int | None = None
-    elsewhere_fraction: float | None = None  # of total capacity
-    rank: int | None = None
-    pid: int | None = None
 
 
 # --- the forms, each with a real line -------------------------------------------------------

@@ -10,32 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
 
 import re2
 
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.catalogues import (  # noqa: F401 - the fact classes live in facts/kinds
+    CudaErrorCatalogueEntry,
+)
 
 PATH = "knowledge/cuda_errors.yaml"
-
-
-@fact_kind
-class CudaErrorCatalogueEntry(Fact):
-    """One code of the CUDA runtime or driver enum with our cause, severity and actions."""
-
-    kind: Literal["cuda_error_catalogue_entry"] = "cuda_error_catalogue_entry"
-    api: str  # runtime | driver
-    code: int
-    name: str  # cudaErrorSystemNotReady / CUDA_ERROR_SYSTEM_NOT_READY
-    text: str  # cudaGetErrorString's: "system not yet initialized"
-    description: str
-    severity: str
-    cause: str
-    component: str
-    actions: str  # comma-separated action ids
-    specific_rule: bool  # a dedicated rule reads this error; the catalogue rule skips it
-    judgement: str
 
 
 @dataclass(frozen=True)

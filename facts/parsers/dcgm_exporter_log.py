@@ -24,9 +24,10 @@ used, with no fact: a log of them only (the exporter started) checks no GPU.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.dcgm import (  # noqa: F401 - the fact classes live in facts/kinds
+    DcgmExporterError,
+)
 from stethoscope.facts.parsers import nvml_init
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -57,20 +58,6 @@ _FAILURE = "Encountered a failure."
 # time="2020-10-27T20:31:42Z" level=fatal msg="Error watching fields: This request is serviced by a module of DCGM that is not currently loaded"
 _WATCH_UNSUPPORTED = re.compile(r"Error watching fields: (?:This request is serviced by a module of DCGM that is not currently loaded"
                                 r"|This request is not supported by the current device)")
-
-
-@fact_kind
-class DcgmExporterError(Fact):
-    """dcgm-exporter logged an error: ``level=fatal msg="Error starting nv-hostengine: DCGM
-    initialization error"``. ``exiting``: the exporter ends there (fatal, panic, or its main's
-    ``Encountered a failure.``), so nothing it would export is scraped until it restarts."""
-
-    kind: Literal["dcgm_exporter_error"] = "dcgm_exporter_error"
-    level: str  # error | fatal | panic
-    message: str
-    exiting: bool = False
-    #: the fields it was asked to watch are ones this node's DCGM cannot serve (_WATCH_UNSUPPORTED)
-    watch_unsupported: bool = False
 
 
 def _line(line: str) -> tuple[str, str] | None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Literal
 
 from stethoscope.facts import knowledge as _knowledge
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.dcgm import (  # noqa: F401 - the fact classes live in facts/kinds
+    DcgmDiagResult, DcgmError, DcgmHealthIncident,
+)
 
 
 @lru_cache(maxsize=1)
@@ -34,60 +35,6 @@ def not_comparable(reason: str) -> str | None:
         if row["match"].lower() in low:
             return row["why"]
     return None
-
-
-@fact_kind
-class DcgmDiagResult(Fact):
-    """One result of ``dcgmi diag``: a test on one GPU (or on all: ``gpu`` absent).
-
-    ``| Memory | Fail - GPU: 0 |`` (DCGM 2-3), ``|  | GPU0: Fail |`` (DCGM 4), or a JSON result."""
-
-    kind: Literal["dcgm_diag_result"] = "dcgm_diag_result"
-    test: str  # as dcgmi names it: "Memory", "memory", "nvbandwidth", "PCIe"
-    category: str | None = None  # "Deployment", "Hardware", "Integration", "Stress"
-    result: Literal["Pass", "Fail", "Warn", "Skip", "Not Run"]
-    gpu: int | None = None  # DCGM's GPU id
-    gpu_name: str = "all GPUs"  # "GPU0", for entities and summaries
-    reason: str | None = None  # the Warning text(s) of this test and GPU, joined
-    component: str | None = None  # of a failure of this test (knowledge/dcgm.yaml)
-    cause: str | None = None
-    not_comparable: bool = False  # the reason says other work disturbed the test
-    why: str | None = None
-    source: Literal["text", "json"] = "text"
-
-
-@fact_kind
-class DcgmError(Fact):
-    """A DCGM log line at ERROR level or a DCGM status/failure message printed by dcgmi or an
-    exporter: ``09:54:30.346 ERROR [[nvbandwidth]] MCUTIL > 10% for GPU 2 (...)``,
-    ``the third-party profiling module returned an unrecoverable error``."""
-
-    kind: Literal["dcgm_error"] = "dcgm_error"
-    message: str
-    plugin: str | None = None  # "nvbandwidth"
-    gpu: int | None = None
-    not_comparable: bool = False
-    why: str | None = None
-
-
-@fact_kind
-class DcgmHealthIncident(Fact):
-    """One incident of a DCGM health watch, as nv-hostengine logs it:
-    ``Detected a WARNING in health system Thermal: 'Detected clocks event due to thermal
-    violation in GPU 2. Verify that the cooling ...'`` (component and cause of its message in
-    ``knowledge/dcgm.yaml``, else of its health system)."""
-
-    kind: Literal["dcgm_health_incident"] = "dcgm_health_incident"
-    result: Literal["WARNING", "FAILURE"]
-    system: str  # as DCGM names it: "Thermal", "PCIe", "NVSwitch fatal errors"
-    message: str
-    reason: str | None = None  # DCGM_FR_CLOCKS_EVENT_THERMAL (None: a message knowledge lacks)
-    gpu: int | None = None  # DCGM's entity id ("in GPU 2"); None for an NVSwitch or when not said
-    gpu_name: str = "the GPU DCGM watched"  # "GPU 2", for entities and summaries
-    component: str
-    cause: str
-    severity: str
-    actions: str  # comma-separated action ids of its health system
 
 
 _PRINTF = re.compile(r"%(?:[-+ #0]*\d*(?:\.\d+)?)(?:hh|h|ll|l|z)?([diuxXfFeEgGs])")

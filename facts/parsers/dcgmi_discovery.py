@@ -22,10 +22,11 @@ how healthy it is. No table: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from stethoscope.facts.ids import try_pci_bus_id
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.dcgm import (  # noqa: F401 - the fact classes live in facts/kinds
+    DcgmDiscoveredGpu, DcgmDiscoveryCount,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "dcgmi_discovery"
@@ -41,31 +42,6 @@ _ROW = re.compile(r"^\s*\|\s*(?P<id>\d*)\s*\|\s*(?P<key>Name|PCI Bus ID|Device U
 _OTHER_ROW = re.compile(r"^\s*\|\s*\d*\s*\|[^|]*\|\s*$|^\s*\+[-=+]+\+\s*$|^\s*\|\s*(?:Switch|ConnectX|CPU) ID\s*\|")
 _DETECT = re.compile(r"^\s*\|\s*GPU ID\s*\|\s*Device Information\s*\|", re.M)
 _LAST_KNOWN = " (last known)"
-
-
-@fact_kind
-class DcgmDiscoveredGpu(Fact):
-    """One GPU of ``dcgmi discovery -l``: ``| 0 | Name: NVIDIA H800 |`` and the rows below it."""
-
-    kind: Literal["dcgm_discovered_gpu"] = "dcgm_discovered_gpu"
-    gpu_id: int  # DCGM's GPU id
-    name: str | None = None
-    pci_bus_id: str | None = None
-    uuid: str | None = None
-    status: str | None = None  # DCGM 4 with -a, for a GPU that is not OK: "Lost", "Detached", ...
-    last_known: bool = False  # the values are cached ones ("(last known)"): DCGM cannot read the GPU now
-    name_unavailable: bool = False  # "Name: <<<NULL>>>"
-    attributes_error: str | None = None  # "Error: Cannot get device attributes for GPU." and its Return
-
-
-@fact_kind
-class DcgmDiscoveryCount(Fact):
-    """``8 GPUs found.`` / ``0 NvSwitches found.``: how many devices of a kind DCGM sees."""
-
-    kind: Literal["dcgm_discovery_count"] = "dcgm_discovery_count"
-    device: Literal["gpu", "nvswitch", "connectx", "cpu"]
-    count: int
-    active_only: bool | None = None  # DCGM 4: "(Active)" (without -a) or "(All)"
 
 
 def detect(head: str) -> bool:

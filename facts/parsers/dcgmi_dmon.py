@@ -19,9 +19,8 @@ it. No ``#Entity`` header: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.dcgm import DcgmDmonSeries  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "dcgmi_dmon"
@@ -35,22 +34,6 @@ _UNITS = re.compile(r"^\s*ID(?:\s+\S.*)?\s*$")
 _ROW = re.compile(r"^\s*(?P<group>GPU-CI|GPU-I|GPU|VGPU|SW|Switch|CPU_CORE|CPU|CX|LINK)\s+(?P<id>\d+)(?:\s+LINK\s+(?P<link>\d+))?\s+(?P<vals>\S(?:.*\S)?)\s*$")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$")
 _DETECT = re.compile(r"^\s*#Entity\s+\S", re.M)
-
-
-@fact_kind
-class DcgmDmonSeries(Fact):
-    """One field of one entity over a ``dcgmi dmon`` run; evidence is its first sample."""
-
-    kind: Literal["dcgm_dmon_series"] = "dcgm_dmon_series"
-    entity: str  # "GPU 0", "GPU 0 LINK 3", "SW 1"
-    entity_group: str  # "GPU", "GPU-I", "SW", ...
-    gpu: int | None = None  # DCGM's GPU id, for a GPU or its link
-    field: str  # the short name dcgmi prints: "NVLTX", "PCITX", "SMACT", "POWER"
-    samples: int
-    missing: int  # N/A or N/W
-    minimum: float | None = None
-    maximum: float | None = None
-    last: float | None = None
 
 
 def detect(head: str) -> bool:

@@ -31,9 +31,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.dcgm import DcgmHealthCheck  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, json_shape
 from stethoscope.facts.parsers.dcgm_facts import DcgmHealthIncident, health_meaning, health_severity
 
@@ -52,15 +51,6 @@ _ERROR = re.compile(r"^\s*Error: (?P<msg>(?:Unable to check health watches|Healt
 _DETECT = re.compile(r"^\s*\|\s*Health Monitor Report\s*\||\"Health Monitor Report\"", re.M)
 _RESULT = {"Warning": "WARNING", "Failure": "FAILURE"}
 _GPU_GROUP = "GPU"
-
-
-@fact_kind
-class DcgmHealthCheck(Fact):
-    """``dcgmi health -c``'s Overall Health: ``Healthy``, ``Warning`` or ``Failure`` over the watched systems."""
-
-    kind: Literal["dcgm_health_check"] = "dcgm_health_check"
-    overall: str
-    incidents: int  # entity/system incidents shown
 
 
 def detect(head: str) -> bool:

@@ -24,9 +24,11 @@ other is left to unexplained_error. Empty input, or no such message: nothing.
 from __future__ import annotations
 
 import re
-from typing import Iterator, Literal
+from typing import Iterator
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.host import (  # noqa: F401 - the fact classes live in facts/kinds
+    LibrarySymbolMissing,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "dynamic_linker"
@@ -39,17 +41,6 @@ UNDEFINED = re.compile(
     r"(?:, version (?P<version>[\w.@-]{1,200}))?", re.M)
 # the symbols of NCCL's API (nccl.h: ncclCommInitRank ...; the profiling interface: pncclCommInitRank ...)
 _NCCL_SYMBOL = re.compile(r"p?nccl[A-Z]\w*")
-
-
-@fact_kind
-class LibrarySymbolMissing(Fact):
-    """A shared library could not be loaded or bound: a symbol it needs is not exported by the library loaded."""
-
-    kind: Literal["library_symbol_missing"] = "library_symbol_missing"
-    object: str  # "/.../torch/lib/libtorch_cuda.so", the object that needs the symbol
-    symbol: str  # "ncclCommRegister"
-    version: str | None = None  # the symbol's version, when ld.so printed one
-    provider: Literal["nccl"] | None = None  # the library a symbol of that name comes from (naming convention)
 
 
 # NCCL's own probes, which nccl_log reads (a missing symbol there is NCCL choosing another path):

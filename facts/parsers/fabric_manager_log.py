@@ -30,10 +30,11 @@ without a message after its prefix is a ParseError.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from stethoscope.facts.ids import try_pci_bus_id
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live in facts/kinds
+    FabricManagerError, FabricManagerNoNvswitch, FabricManagerStatus, FabricManagerVersionMismatch,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.kernel_log_facts import NvswitchSxid
 
@@ -82,42 +83,6 @@ CATEGORIES: tuple[tuple[str, str], ...] = (
     ("multicast", "multicast"),
     ("config file", "config"), ("invalid value", "config"),
 )
-
-
-@fact_kind
-class FabricManagerVersionMismatch(Fact):
-    """Fabric manager refuses to start: its driver interface version is not the loaded driver's."""
-
-    kind: Literal["fabric_manager_version_mismatch"] = "fabric_manager_version_mismatch"
-    fabric_manager_version: str  # "530.30.02"
-    driver_version: str  # "530.41.03"
-
-
-@fact_kind
-class FabricManagerNoNvswitch(Fact):
-    """``NV_WARN_NOTHING_TO_DO``: the NVSwitch driver has no NVSwitch to report."""
-
-    kind: Literal["fabric_manager_no_nvswitch"] = "fabric_manager_no_nvswitch"
-    message: str
-
-
-@fact_kind
-class FabricManagerError(Fact):
-    """Another error fabric manager logged (``[ERROR]`` lines, failures in its journal)."""
-
-    kind: Literal["fabric_manager_error"] = "fabric_manager_error"
-    category: str  # nvlink_training | nvswitch_missing | multicast | config | gpu_nvlink_fatal | other
-    message: str
-    timestamp: str | None = None
-
-
-@fact_kind
-class FabricManagerStatus(Fact):
-    """The service's or its systemd unit's state as logged or shown by ``systemctl status``."""
-
-    kind: Literal["fabric_manager_status"] = "fabric_manager_status"
-    status: str  # configured | started | stopped | unit_failed | unit_active | unit_inactive
-    detail: str | None = None  # "status=1/FAILURE", "exit-code", "running"
 
 
 #: literals of _GATE's branches (case folded where _GATE ignores case): a cheap first test

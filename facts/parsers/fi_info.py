@@ -19,32 +19,13 @@ answer in a container without the EFA/verbs devices or on a host without the dri
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
+    FiInfoError, FiProvider,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "fi_info"
-
-
-@fact_kind
-class FiProvider(Fact):
-    """One provider entry fi_info listed: that provider found a device."""
-
-    kind: Literal["fi_provider"] = "fi_provider"
-    provider: str
-    fabric: str | None = None
-    domain: str | None = None
-
-
-@fact_kind
-class FiInfoError(Fact):
-    """fi_info's query failed (``fi_getinfo: -61``): ``provider`` is the one asked for (-p)."""
-
-    kind: Literal["fi_info_error"] = "fi_info_error"
-    code: int
-    provider: str | None = None
-    message: str | None = None
 
 
 # $ fi_info -p efa

@@ -19,9 +19,10 @@ context, not read. A file with no verdict line yields nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.dcgm import (  # noqa: F401 - the fact classes live in facts/kinds
+    GpudCheck, GpudCheckFailed,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.fabric_manager_log import FabricManagerStatus
 
@@ -35,24 +36,6 @@ _VERDICT = re.compile(r"^\s*(?P<mark>[✔✘]) (?P<summary>\S(?:.*\S)?)\s*$", re
 _FM_STATE = re.compile(r"^\s*fabric manager is (?P<not>not )?active\s*$")
 _GPUD_LINE = re.compile(r"\"caller\":\"[\w./-]*component\.go:\d+\"|^\s*fabric manager is (?:not )?active\s*$"
                         r"|skipping fabric manager check", re.M)
-
-
-@fact_kind
-class GpudCheck(Fact):
-    """``✔ NVSwitch not detected, skipping fabric manager check``: a component gpud found healthy."""
-
-    kind: Literal["gpud_check"] = "gpud_check"
-    component: str | None = None  # "fabric-manager" (the caller of the log line before it)
-    summary: str
-
-
-@fact_kind
-class GpudCheckFailed(Fact):
-    """``✘ <summary>``: something gpud judged unhealthy (or could not check)."""
-
-    kind: Literal["gpud_check_failed"] = "gpud_check_failed"
-    component: str | None = None
-    summary: str
 
 
 def detect(head: str) -> bool:

@@ -15,34 +15,13 @@ their own (knowledge/coverage.yaml) and feed version rules. Empty input yields n
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.host import (  # noqa: F401 - the fact classes live in facts/kinds
+    HostKernel, NvidiaDriverVersion,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
 
 KIND = "host_info"
-
-
-@fact_kind
-class HostKernel(Fact):
-    """``Linux vm 6.18.44-fc-v657-gpu #1 SMP PREEMPT_DYNAMIC @0 x86_64 ... GNU/Linux``"""
-
-    kind: Literal["host_kernel"] = "host_kernel"
-    hostname: str
-    release: str
-    arch: str | None = None
-
-
-@fact_kind
-class NvidiaDriverVersion(Fact):
-    """``NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build``; ``Nvidia driver version: 418.67``
-
-    The second is PyTorch collect_env's line (facts/parsers/python_packages.py): it does not say which module."""
-
-    kind: Literal["nvidia_driver_version"] = "nvidia_driver_version"
-    version: str
-    open_module: bool | None = None
-    arch: str | None = None
 
 
 # Linux vm 6.18.44-fc-v657-gpu #1 SMP PREEMPT_DYNAMIC @0 x86_64 x86_64 x86_64 GNU/Linux

@@ -35,9 +35,8 @@ max_mr_size, ...) count as read. A ``state:`` value that is not ``PORT_<NAME> (n
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.network import IbGid  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.ib_facts import PHYS_STATES, STATES, IbHca, IbNoHca, IbPort, port_id
 
@@ -69,22 +68,6 @@ _DETECT = re.compile(
     r"^\s*hca_id:\s+\S+\s*$|^\s*state:\s+PORT_[A-Z_]+ \(\d\)|^\s*phys_state:\s+[A-Z_]+ \(\d\)|^\s*No IB devices found\s*$",
     re.M,
 )
-
-
-@fact_kind
-class IbGid(Fact):
-    """One entry of a port's GID table: ``GID[  3]: ::ffff:192.168.1.10, RoCE v2`` (ibv_devinfo -v)
-    or a ``show_gids`` row. RoCE v2 GIDs that carry an IPv4 address are the routable ones."""
-
-    kind: Literal["ib_gid"] = "ib_gid"
-    hca: str
-    port: int
-    index: int
-    gid: str
-    ipv4: str | None = None  # the IPv4 address of an IPv4-mapped GID (::ffff:a.b.c.d)
-    version: Literal["v1", "v2"] | None = None  # RoCE v1 / v2; None: IB or not shown
-    netdev: str | None = None  # show_gids: the Ethernet device
-    source: Literal["ibv_devinfo", "show_gids"]
 
 
 _HEX4 = re.compile(r"[0-9a-fA-F]{1,4}")

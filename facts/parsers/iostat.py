@@ -21,9 +21,8 @@ whose values are not numbers is a parse error. Empty input yields nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.host import DiskIo  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "iostat"
@@ -41,23 +40,6 @@ STAMP = re.compile(r"^\d\d/\d\d/\d\d(?:\d\d)?\s+\d\d:\d\d:\d\d(?: [AP]M)?\s*$")
 BANNER = re.compile(r"^Linux \S+ \(\S+\)\s+\S+\s+_\w+_")
 
 SATURATED_PCT = 90.0  # %util at or above which a report counts as saturated (iostat(1): "Device saturation occurs when this value is close to 100%")
-
-
-@fact_kind
-class DiskIo(Fact):
-    """One block device over one ``iostat -x`` capture."""
-
-    kind: Literal["disk_io"] = "disk_io"
-    device: str
-    reports: int
-    util_max_pct: float
-    util_mean_pct: float
-    saturated_reports: int  # reports at >= 90 % util
-    aqu_sz_max: float | None = None  # requests queued or in service ("aqu-sz"; older "avgqu-sz")
-    r_await_max_ms: float | None = None
-    w_await_max_ms: float | None = None
-    read_mb_s_mean: float | None = None
-    write_mb_s_mean: float | None = None
 
 
 def detect(text: str) -> bool:

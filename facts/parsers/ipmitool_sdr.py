@@ -26,9 +26,10 @@ non_recoverable / no_reading from the status). The node is the file's. Empty inp
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.host import (  # noqa: F401 - the fact classes live in facts/kinds
+    IpmiSensorReading,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "ipmitool_sdr"
@@ -57,23 +58,6 @@ _LEVELS = {"ok": "ok", "ns": "no_reading", "nc": "non_critical", "lnc": "non_cri
 #: ipmitool's unit strings (lib/ipmi_sdr.c unit_desc[]) -> what the sensor measures
 _MEASURES = {"degrees C": "temperature", "degrees F": "temperature", "degrees K": "temperature", "RPM": "fan",
              "Volts": "electrical", "Amps": "electrical", "Watts": "electrical", "percent": "other"}
-
-
-@fact_kind
-class IpmiSensorReading(Fact):
-    """One BMC sensor as ipmitool lists it: its reading and ipmitool's threshold status."""
-
-    kind: Literal["ipmi_sensor_reading"] = "ipmi_sensor_reading"
-    name: str  # the SDR's id string: "Fan3B", "GPU1 Temp"
-    value: float | None = None  # None: discrete, no reading, disabled
-    unit: str | None = None  # "RPM", "degrees C", "Volts"; "discrete"
-    reading: str  # as printed: "0 RPM", "0x0b", "no reading", "State Deasserted"
-    status: str  # ipmitool's: ok, ns, nc, cr, nr, lnc, lcr, lnr, unc, ucr, unr
-    level: Literal["ok", "no_reading", "non_critical", "critical", "non_recoverable"]
-    measure: Literal["temperature", "fan", "electrical", "other", "discrete", "unknown"]  # unknown: no reading
-    #: ipmitool sensor's thresholds (lower non-recoverable .. upper non-recoverable), None where "na"
-    upper_critical: float | None = None
-    lower_critical: float | None = None
 
 
 def detect(head: str) -> bool:

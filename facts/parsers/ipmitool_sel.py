@@ -34,10 +34,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Literal
 
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.host import (  # noqa: F401 - the fact classes live in facts/kinds
+    IpmiSelCatalogueEntry, IpmiSelEvent, IpmiSelRecord,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "ipmitool_sel"
@@ -83,35 +84,6 @@ _DETAIL = re.compile(r"^(?P<desc>.*?)\s*\((?P<detail>[^()]*)\)$")
 _VERBOSE = re.compile(r"^\s*(?P<key>SEL Record ID|Record Type|Timestamp|Generator ID|EvM Revision|Sensor Type|Sensor Number|Event Type"
                       r"|Event Direction|Event Data(?: \(RAW\))?|Description)\s+: ?(?P<value>.*?)\s*$")
 _DETECT = re.compile(r"^\s*[0-9a-fA-F]{1,4} \| .* \| (?:Asserted|Deasserted)\b|^ Event Direction +: (?:Assertion|Deassertion) Event$", re.M)
-
-
-class _SelFields(Fact):
-    record_id: str  # ipmitool's hex record id, as printed ("1b")
-    date: str | None = None  # as printed ("11/15/2019"); None before the BMC's clock was set (Pre-Init)
-    time: str | None = None  # "18:50:40", with the zone where ipmitool printed one
-    sensor_type: str | None = None  # ipmitool's type ("Power Supply"); None where it is not one ipmitool names
-    sensor: str  # the SDR's name ("PSU1_Status", elist) or number ("#0xc8", list); the whole column when the type is unknown
-    description: str  # "Failure detected", the detail suffix cut off
-    detail: str | None = None  # ipmitool's " (...)" suffix: "CPU0_G1"
-    asserted: bool
-    reading: str | None = None  # elist's threshold reading: "Reading 96 > Threshold 90 degrees C"
-    event: str | None = None  # the id of knowledge/ipmi_sel_events.yaml's entry; None where it names none
-
-
-@fact_kind
-class IpmiSelEvent(_SelFields):
-    """An asserted SEL event that is not a record of normal operation: a power supply, PCIe bus,
-    temperature, fan, memory or CPU fault as the BMC logged it."""
-
-    kind: Literal["ipmi_sel_event"] = "ipmi_sel_event"
-
-
-@fact_kind
-class IpmiSelRecord(_SelFields):
-    """A SEL row that is no fault: a deasserted event (the condition went away), a record of
-    normal operation (boot, firmware progress, log cleared, presence), or an OEM record."""
-
-    kind: Literal["ipmi_sel_record"] = "ipmi_sel_record"
 
 
 def detect(head: str) -> bool:
@@ -192,18 +164,3 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: the line signatures this reader owns (facts/classify.py matches all readers' in one pass)
 SIGNATURES = (_DETECT,)
-
-
-@fact_kind
-class IpmiSelCatalogueEntry(Fact):
-    """What one kind of SEL event means (knowledge/ipmi_sel_events.yaml), made for each event a
-    log names (engine/catalogues/ipmi_sel.py): the catalogue rule joins it on ``event``."""
-
-    kind: Literal["ipmi_sel_catalogue_entry"] = "ipmi_sel_catalogue_entry"
-    event: str  # power_supply_failure
-    sensor_type: str
-    meaning: str
-    severity: str
-    cause: str
-    component: str
-    actions: str  # comma-separated action ids

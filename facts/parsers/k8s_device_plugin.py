@@ -29,9 +29,10 @@ Other plugin lines are left unread.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
+    DevicePluginState, DevicePluginUnhealthy, K8sDeviceAllocationFailed,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "k8s_device_plugin"
@@ -64,41 +65,6 @@ _ALLOCATE = re.compile(r"Allocate failed due to (?:requested number of devices u
                        r"unhealthy devices (?P<res2>[\w./-]+))")
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_STRATEGY, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _ALLOCATE)), re.M)
-
-
-@fact_kind
-class DevicePluginState(Fact):
-    """The device plugin registered no GPU: ``incompatible_strategy`` or ``no_devices``."""
-
-    kind: Literal["device_plugin_state"] = "device_plugin_state"
-    state: str  # incompatible_strategy | no_devices
-    strategy: str | None = None  # "auto" (deviceDiscoveryStrategy)
-
-
-@fact_kind
-class DevicePluginUnhealthy(Fact):
-    """The device plugin took a GPU out of service: ``XidCriticalError: Xid=48 on Device=GPU-...;
-    marking device as unhealthy.`` (``xid`` set; ``device`` None when it marked all devices) or
-    ``'nvidia.com/gpu' device marked unhealthy: GPU-...`` (``xid`` None). The kubelet then stops
-    giving that GPU to new pods until the plugin restarts."""
-
-    kind: Literal["device_plugin_unhealthy"] = "device_plugin_unhealthy"
-    device: str | None = None  # "GPU-7540a9b3-..." (a GPU or MIG UUID, or an index where so configured)
-    xid: int | None = None
-    resource: str | None = None  # "nvidia.com/gpu"
-
-
-@fact_kind
-class K8sDeviceAllocationFailed(Fact):
-    """The kubelet could not give a scheduled pod its devices (``Allocate failed due to ...,
-    which is unexpected``): fewer devices of the resource were healthy or free on the node than
-    the scheduler counted."""
-
-    kind: Literal["k8s_device_allocation_failed"] = "k8s_device_allocation_failed"
-    resource: str  # "nvidia.com/gpu"
-    reason: str  # devices_unavailable | no_healthy_devices
-    requested: int | None = None
-    available: int | None = None
 
 
 def detect(head: str) -> bool:

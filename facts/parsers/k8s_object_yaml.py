@@ -32,9 +32,8 @@ configuration says nothing of the GPUs' health. Empty input, or no top-level ``k
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.scheduler import K8sObject  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "k8s_object_yaml"
@@ -50,19 +49,6 @@ _EXTENDED = re.compile(r"^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?\.[a-z]{2,}/[A-Za-z0-9
 _QUANTITY = re.compile(r"^(?P<q>[\"']?\d+(?:\.\d+)?(?:[eE]\d+|[KMGTPE]i|[kmMGTPE])?[\"']?)$")
 #: ancestors under which a domain-qualified key is a label, an annotation or a selector, not a resource
 _NOT_RESOURCES = frozenset({"metadata", "labels", "annotations", "nodeSelector", "matchLabels", "selector", "affinity"})
-
-
-@fact_kind
-class K8sObject(Fact):
-    """A Kubernetes object pasted as YAML: ``kind: Queue`` ``name: a800``, ``spec.capability.nvidia.com/gpu=4``."""
-
-    kind: Literal["k8s_object"] = "k8s_object"
-    object_kind: str  # "Queue", "Job", "Pod"
-    api_version: str | None = None  # "scheduling.volcano.sh/v1beta1"
-    name: str | None = None
-    namespace: str | None = None
-    #: "spec.capability.nvidia.com/gpu=4; spec.capability.cpu ..." (extended resources only), or None
-    extended_resources: str | None = None
 
 
 def detect(head: str) -> bool:

@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import errno
 import re
-from typing import Literal
 
-from stethoscope.facts.model import fact_kind
+from stethoscope.facts.kinds.kernel import GdsIoError  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import FactBuilder
-from stethoscope.facts.parsers.kernel_log_facts import KernelLineFact
 
 #: the literal part of each line: kernel_log's keyword scan looks for these
 KEYWORDS = r"nvidia-fs:(?:rw_verify_area failed|(?:read|write) IO failed|\w+:\d+ IO failed)"
@@ -47,18 +45,6 @@ _LINE = re.compile(
 #: another alias of the number (95: the kernel says EOPNOTSUPP, Python ENOTSUP)
 _KERNEL_ERRNO = {95: "EOPNOTSUPP", 512: "ERESTARTSYS", 513: "ERESTARTNOINTR", 514: "ERESTARTNOHAND", 516: "ERESTART_RESTARTBLOCK",
                  529: "EIOCBQUEUED"}
-
-
-@fact_kind
-class GdsIoError(KernelLineFact):
-    """nvidia-fs (GPUDirect Storage) failed a read or write between storage and GPU memory."""
-
-    kind: Literal["gds_io_error"] = "gds_io_error"
-    step: str  # rw_verify_area (the file range check) | io (the file system's read/write) | the function that completed it
-    operation: str | None = None  # read | write (the "%s IO failed" form names it)
-    error: int  # the negative errno nvidia-fs printed: -14
-    error_name: str  # EFAULT, EIO, ERESTARTSYS, ... ("" for a number no table names)
-    message: str
 
 
 def errno_name(code: int) -> str:

@@ -38,11 +38,11 @@ HANDLING MCE MEMORY ERROR``) are left unread: the event's own line is the eviden
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import fact_kind
+from stethoscope.facts.kinds.kernel import (  # noqa: F401 - the fact classes live in facts/kinds
+    HostHardwareError, NetdevTxTimeout, StorageIoError,
+)
 from stethoscope.facts.parsers.base import FactBuilder
-from stethoscope.facts.parsers.kernel_log_facts import KernelLineFact
 
 #: the literal part of each line: kernel_log's keyword scan looks for these
 #: (only the fault forms: a log full of "EXT4-fs (sda1): mounted filesystem" stays on the fast path)
@@ -51,48 +51,6 @@ KEYWORDS = (r"NETDEV WATCHDOG: |nvme nvme\d+: (?:I/O |controller is down|Device 
             r"|XFS(?: \([^)\s]+\))?: (?:log I/O error|\w+: error -?\d+ returned|metadata I/O error|(?:Log )?I/O Error Detected"
             r"|Filesystem has been shut down|Corruption|Metadata (?:corruption|CRC)|Internal error)"
             r"|mce: \[Hardware Error\]: |EDAC (?:\w+ )?MC\d+: \d+ [CU]E ")
-
-
-@fact_kind
-class NetdevTxTimeout(KernelLineFact):
-    """``NETDEV WATCHDOG: eth0 (mlx5_core): transmit queue 3 timed out``: a NIC stopped
-    completing the packets queued to it; the driver resets the device."""
-
-    kind: Literal["netdev_tx_timeout"] = "netdev_tx_timeout"
-    interface: str | None = None  # "eth0" (the 6.8+ form names it in the device prefix)
-    driver: str | None = None  # "mlx5_core"
-    queue: int
-    timeout_ms: int | None = None
-    message: str
-
-
-@fact_kind
-class StorageIoError(KernelLineFact):
-    """A disk or file system under the host failed I/O: an NVMe command timed out or its
-    controller went down, EXT4 or XFS reported an error, an I/O error or shut itself down."""
-
-    kind: Literal["storage_io_error"] = "storage_io_error"
-    device: str  # "nvme0" (the controller), "sda2", "md0", "nvme0n1p1"
-    layer: Literal["nvme", "ext4", "xfs", "block"]  # block: the block layer, any disk (kernel_log_host_os)
-    filesystem: bool  # ext4 / xfs: the file system's error, not the disk's own
-    #: io_timeout, controller_down, controller_removed (nvme); fs_error, fs_io_error, fs_read_only,
-    #: fs_shutdown, fs_corruption (ext4, xfs); io_error, io_timeout, buffer_io_error (block)
-    event: str
-    message: str
-
-
-@fact_kind
-class HostHardwareError(KernelLineFact):
-    """The CPU or host memory reported a hardware error: the machine-check summary line, a
-    machine check printed in full, or an EDAC corrected (CE) / uncorrected (UE) memory error."""
-
-    kind: Literal["host_hardware_error"] = "host_hardware_error"
-    source: Literal["mce", "edac", "irq"]  # irq: an interrupt nobody handled, disabled (kernel_log_host_os)
-    corrected: bool | None = None  # EDAC CE: True, UE: False; a machine check: not said
-    count: int | None = None  # EDAC: errors reported by the line
-    memory_controller: str | None = None  # "MC1"
-    location: str | None = None  # "CPU_SrcID#0_Ha#0_Chan#1_DIMM#0"
-    message: str
 
 
 # NETDEV WATCHDOG: eth0 (ftgmac100): transmit queue 0 timed out

@@ -97,11 +97,12 @@ trace, the registers, ``Disabling IRQ #N``, ``Code:`` bytes) are left unread.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import fact_kind
+from stethoscope.facts.kinds.kernel import (  # noqa: F401 - the fact classes live in facts/kinds
+    CgroupPidsLimit, HostCpuThrottle, HostKernelFault, HostOomInvoked, NicLinkEvent, PcieDpcEvent,
+    ProcessCrash, SharedFsError,
+)
 from stethoscope.facts.parsers.base import FactBuilder
-from stethoscope.facts.parsers.kernel_log_facts import KernelLineFact
 from stethoscope.facts.parsers.kernel_log_host import StorageIoError, HostHardwareError
 
 #: the literal part of each line: kernel_log's keyword scan and detect() look for these
@@ -116,106 +117,6 @@ KEYWORDS = (r"INFO: task [^\n]{1,80}? blocked for more than |BUG: soft lockup - 
             r"|[Tt]emperature (?:is )?above threshold, cpu clock |Port module event|mlx5_core [0-9a-fA-F:.]+ \S+: Link down"
             r"|fork rejected by pids controller|: nobody cared \(|DPC:? containment event"
             r"|DPC:? (?:unmasked uncorrectable error|ERR_NONFATAL|ERR_FATAL|RP PIO error|software trigger|reserved error) detected")
-
-
-@fact_kind
-class HostKernelFault(KernelLineFact):
-    """The host kernel hung, locked up or crashed: a task blocked in D state, a CPU stuck in
-    the kernel (soft or hard lockup, RCU stall), a panic, ``kernel BUG``, an oops."""
-
-    kind: Literal["host_kernel_fault"] = "host_kernel_fault"
-    #: hung_task, soft_lockup, hard_lockup, rcu_stall (hangs); panic, kernel_bug, oops (crashes)
-    event: Literal["hung_task", "soft_lockup", "hard_lockup", "rcu_stall", "panic", "kernel_bug", "oops"]
-    hang: bool  # the first four: the kernel stopped making progress, it did not crash
-    cpu: int | None = None
-    process: str | None = None  # hung task, soft lockup: the task named
-    pid: int | None = None
-    seconds: int | None = None  # how long it was blocked or stuck
-    message: str
-
-
-@fact_kind
-class ProcessCrash(KernelLineFact):
-    """A user process died of a fault the kernel reports: ``segfault at``, a general
-    protection fault or another trap (invalid opcode, divide error) in user mode."""
-
-    kind: Literal["process_crash"] = "process_crash"
-    process: str
-    pid: int
-    fault: str  # "segfault", "general protection fault", "invalid opcode", ...
-    library: str | None = None  # "libc.so.6": the mapping the faulting ip lies in
-    message: str
-
-
-@fact_kind
-class HostOomInvoked(KernelLineFact):
-    """``python invoked oom-killer: gfp_mask=...``: memory ran out and the OOM killer ran (the
-    kill line that names its victim usually follows)."""
-
-    kind: Literal["host_oom_invoked"] = "host_oom_invoked"
-    process: str  # the task that asked for memory, not necessarily the victim
-    order: int | None = None
-    message: str
-
-
-@fact_kind
-class SharedFsError(KernelLineFact):
-    """A network file system the node mounts failed: an NFS (RPC) server not responding, a
-    Lustre error or a Lustre target's connection lost."""
-
-    kind: Literal["shared_fs_error"] = "shared_fs_error"
-    filesystem: Literal["nfs", "lustre"]
-    server: str | None = None  # "nfs01", "scratch-OST0003_UUID"
-    #: not_responding (still trying), timed_out (soft mount: the I/O failed), connection_lost, error
-    event: Literal["not_responding", "timed_out", "connection_lost", "error"]
-    message: str
-
-
-@fact_kind
-class HostCpuThrottle(KernelLineFact):
-    """``CPU3: Core temperature above threshold, cpu clock throttled``: a CPU core or package
-    hit its thermal limit and runs at reduced clocks."""
-
-    kind: Literal["host_cpu_throttle"] = "host_cpu_throttle"
-    cpu: int
-    scope: Literal["core", "package"]
-    events: int | None = None  # total events so far
-    message: str
-
-
-@fact_kind
-class NicLinkEvent(KernelLineFact):
-    """A ConnectX port's link went down or its cable/module was unplugged or failed."""
-
-    kind: Literal["nic_link_event"] = "nic_link_event"
-    pci_bus_id: str | None = None
-    interface: str | None = None
-    event: Literal["link_down", "cable_unplugged", "module_error"]
-    module: int | None = None
-    detail: str | None = None  # "Cable error, High Temperature"
-    message: str
-
-
-@fact_kind
-class CgroupPidsLimit(KernelLineFact):
-    """``cgroup: fork rejected by pids controller in /kubepods...``: a container or job hit its
-    process/thread limit (pids.max) and a fork or thread creation failed."""
-
-    kind: Literal["cgroup_pids_limit"] = "cgroup_pids_limit"
-    cgroup: str | None = None
-    message: str
-
-
-@fact_kind
-class PcieDpcEvent(KernelLineFact):
-    """``pcieport 0000:00:03.1: DPC: containment event, status:0x1f01 source:0x0000``: a PCIe
-    port's Downstream Port Containment cut the link below it after an uncorrectable error."""
-
-    kind: Literal["pcie_dpc_event"] = "pcie_dpc_event"
-    port: str | None = None  # the downstream port that contained the error
-    status: str | None = None
-    source: str | None = None
-    message: str
 
 
 _BDF = r"(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"

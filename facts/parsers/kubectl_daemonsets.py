@@ -27,9 +27,10 @@ discovery) are read and give no fact. Empty input: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
+    K8sDaemonsetStatus,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "kubectl_daemonsets"
@@ -67,21 +68,6 @@ _ROLES = (
 )
 
 _DETECT = re.compile(r"^[ \t]*(?:NAMESPACE[ \t]+)?NAME[ \t]+DESIRED[ \t]+CURRENT[ \t]+READY[ \t]+UP-TO-DATE[ \t]+AVAILABLE\b", re.M)
-
-
-@fact_kind
-class K8sDaemonsetStatus(Fact):
-    """A DaemonSet of the node GPU stack: on how many nodes its pod should run, and is ready."""
-
-    kind: Literal["k8s_daemonset_status"] = "k8s_daemonset_status"
-    daemonset: str
-    namespace: str | None = None
-    role: str  # "driver", "container-toolkit", "device-plugin", "gpu-feature-discovery", "dcgm", "dcgm-exporter", ...
-    desired: int
-    current: int
-    ready: int
-    available: int
-    not_ready: int  # desired - ready: nodes whose pod is missing or not ready
 
 
 def role_of(name: str) -> str | None:

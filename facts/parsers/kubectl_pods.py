@@ -46,9 +46,10 @@ container's ``k8s_container_waiting``. An ``Allocate failed due to
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
+    K8sContainerTerminated, K8sContainerWaiting, K8sPodEvent, K8sPodStatus, UNNAMED,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "kubectl_pods"
@@ -101,8 +102,6 @@ _ORDINARY = frozenset({"Running", "Pending", "Completed", "Succeeded", "Containe
                        "Terminating"})
 #: Waiting reasons of a normal start
 _STARTING = frozenset({"ContainerCreating", "PodInitializing"})
-#: a pod or container the pasted lines do not name (a Reason: block without its Name:, an Events table alone)
-UNNAMED = "(not named)"
 _INIT_PROGRESS = re.compile(r"^Init:\d+/\d+$")
 #: container reasons ``get pods`` prints in STATUS (kubelet's waiting reasons, the runtime's terminated ones)
 _WAITING = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError",
@@ -111,58 +110,6 @@ _WAITING = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "C
 _TERMINATED = frozenset({"OOMKilled", "Error", "ContainerCannotRun", "DeadlineExceeded", "StartError"})
 # ExitCode:139 / Signal:9   (a terminated container without a reason)
 _EXIT = re.compile(r"^(?P<how>ExitCode|Signal):(?P<code>-?\d{1,4})$")
-
-
-@fact_kind
-class K8sContainerTerminated(Fact):
-    """A container's ``State:``/``Last State:`` ``Terminated`` that is not a clean completion."""
-
-    kind: Literal["k8s_container_terminated"] = "k8s_container_terminated"
-    pod: str = UNNAMED
-    container: str = UNNAMED
-    which: str  # "State" (now) or "Last State" (the run before the restart)
-    reason: str  # "OOMKilled", "Error", "ContainerCannotRun", "StartError"
-    exit_code: int | None = None
-    oom_killed: bool
-    k8s_node: str | None = None  # the pod's Node: (the Kubernetes node name)
-
-
-@fact_kind
-class K8sContainerWaiting(Fact):
-    """A container waiting for a reason that is not a normal start: ``CrashLoopBackOff`` (it
-    keeps exiting; why is in its last state and logs), ``ImagePullBackOff``, ``CreateContainerError``."""
-
-    kind: Literal["k8s_container_waiting"] = "k8s_container_waiting"
-    pod: str = UNNAMED
-    container: str = UNNAMED
-    reason: str
-    k8s_node: str | None = None
-
-
-@fact_kind
-class K8sPodEvent(Fact):
-    """A ``Warning`` event of a pod (``kubectl describe pod``'s Events table)."""
-
-    kind: Literal["k8s_pod_event"] = "k8s_pod_event"
-    pod: str = UNNAMED
-    reason: str  # "FailedScheduling", "UnexpectedAdmissionError", "FailedMount", "BackOff"
-    source: str  # "default-scheduler", "kubelet", "kubelet, gke-node-1"
-    message: str
-    count: int = 1
-    insufficient: str = ""  # resources no node had enough of, comma-joined ("cpu,nvidia.com/gpu,memory")
-    insufficient_gpu: bool = False  # nvidia.com/gpu (or another */gpu resource) among them
-
-
-@fact_kind
-class K8sPodStatus(Fact):
-    """A pod in a failed or backing-off state: a ``kubectl get pods`` row or ``describe``'s pod-level ``Reason:``."""
-
-    kind: Literal["k8s_pod_status"] = "k8s_pod_status"
-    pod: str = UNNAMED
-    namespace: str | None = None
-    status: str  # "OOMKilled", "Error", "CrashLoopBackOff", "UnexpectedAdmissionError", "Init:OOMKilled"
-    restarts: int | None = None
-    message: str | None = None
 
 
 def detect(head: str) -> bool:

@@ -19,9 +19,8 @@ Empty input: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.network import VerbsWarning  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
 
 KIND = "libibverbs"
@@ -34,21 +33,6 @@ _PROVIDER = re.compile(r"^couldn't load driver '(?P<name>[^']+)': (?P<err>.+)$")
 _NO_PROVIDER = re.compile(r"^no userspace device-specific driver found for (?P<dev>\S+)")
 _CONFIG_DIR = re.compile(r"^couldn't open config directory '(?P<dir>[^']+)'")
 _MEMLOCK = re.compile(r"^RLIMIT_MEMLOCK is (?P<bytes>\d+) bytes")
-
-
-@fact_kind
-class VerbsWarning(Fact):
-    """One ``libibverbs: Warning: ...`` line."""
-
-    kind: Literal["verbs_warning"] = "verbs_warning"
-    what: Literal["provider_not_loaded", "no_config_dir", "no_provider_for_device", "memlock_limit", "other"]
-    provider: str | None = None  # "libipathverbs-rdmav25.so", "rxe"
-    device: str | None = None  # "/sys/class/infiniband_verbs/uverbs0"
-    memlock_bytes: int | None = None
-    message: str
-    # the same output also says a device has no provider: this program's verbs are broken, and a
-    # provider it could not load may be the one that device needs
-    with_unusable_device: bool = False
 
 
 def detect(head: str) -> bool:

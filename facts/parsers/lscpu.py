@@ -23,9 +23,10 @@ a CXL device). A count that is not a number is a parse error. Empty input yields
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.host import (  # noqa: F401 - the fact classes live in facts/kinds
+    CpuTopology, LscpuNumaNode,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "lscpu"
@@ -39,31 +40,6 @@ NUMA_CPUS = re.compile(r"^NUMA node(?P<node>\d+) CPU\(s\)$")
 
 _INT_KEYS = {"CPU(s)": "cpus", "Socket(s)": "sockets", "Core(s) per socket": "cores_per_socket",
              "Thread(s) per core": "threads_per_core", "NUMA node(s)": "numa_nodes"}
-
-
-@fact_kind
-class CpuTopology(Fact):
-    """The host's CPUs as ``lscpu`` describes them."""
-
-    kind: Literal["cpu_topology"] = "cpu_topology"
-    arch: str
-    cpus: int | None = None
-    sockets: int | None = None
-    cores_per_socket: int | None = None
-    threads_per_core: int | None = None
-    numa_nodes: int | None = None
-    numa_nodes_with_cpus: int | None = None
-    model_name: str | None = None
-    hypervisor: str | None = None
-
-
-@fact_kind
-class LscpuNumaNode(Fact):
-    """``NUMA node1 CPU(s):   12-23`` (empty on a memory-only node)."""
-
-    kind: Literal["lscpu_numa_node"] = "lscpu_numa_node"
-    numa_node: int
-    cpus: str
 
 
 def detect(text: str) -> bool:

@@ -21,9 +21,10 @@ whose size is not a number is a ParseError. Empty input: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.kernel import (  # noqa: F401 - the fact classes live in facts/kinds
+    KernelModule, KernelModuleListing,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "lsmod"
@@ -51,26 +52,6 @@ def _rows_alone(head: str) -> bool:
     first = head.lstrip()[:4096]
     return _GPU_ROW.match(first) is not None and len(_GPU_ROW.findall(first)) >= 2 \
         and all(_ROW.match(r) for r in first.splitlines()[:2])
-
-
-@fact_kind
-class KernelModule(Fact):
-    """One loaded kernel module, as ``lsmod`` lists it."""
-
-    kind: Literal["kernel_module"] = "kernel_module"
-    name: str  # "nvidia_peermem"
-    size: int | None = None  # bytes
-    use_count: int | None = None
-    used_by: str | None = None  # "rdma_cm,ib_ipoib,nvidia_peermem"
-
-
-@fact_kind
-class KernelModuleListing(Fact):
-    """An ``lsmod`` listing in the bundle (its header or the pasted command): what it could show."""
-
-    kind: Literal["kernel_module_listing"] = "kernel_module_listing"
-    filter: str | None = None  # the grep pattern; None: the whole list
-    shows_peermem: bool  # would nvidia_peermem / nv_peer_mem appear in it if loaded
 
 
 def shows_peermem(pattern: str | None, ignore_case: bool = False) -> bool:

@@ -31,10 +31,11 @@ Output without LnkSta or ACSCtl lines yields only devices.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from stethoscope.facts.ids import try_pci_bus_id
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.host import (  # noqa: F401 - the fact classes live in facts/kinds
+    PcieAcsControl, PcieDevice, PcieLinkStatus, PcieVpdProduct,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "lspci"
@@ -71,69 +72,6 @@ _DETECT = re.compile(r"^\s*(?:LnkSta|ACSCtl|LnkCap):\s|^(?:[0-9a-fA-F]{4}:)?[0-9
 
 _NIC_CLASSES = ("Infiniband controller", "Ethernet controller", "Network controller")
 _GPU_CLASSES = ("3D controller", "VGA compatible controller", "Display controller")
-
-
-@fact_kind
-class PcieDevice(Fact):
-    """A device header line of ``lspci``: ``17:00.0 3D controller: NVIDIA Corporation ...``."""
-
-    kind: Literal["pcie_device"] = "pcie_device"
-    pci_bus_id: str
-    class_name: str  # "PCI bridge", "3D controller", "Infiniband controller"
-    name: str
-    device_type: Literal["gpu", "nic", "bridge", "other"]
-    port_type: str | None = None  # "Downstream Port", "Root Port", "Endpoint" (Express capability)
-
-
-@fact_kind
-class PcieLinkStatus(Fact):
-    """``LnkSta: Speed 8GT/s (downgraded), Width x8 (downgraded)`` against the device's LnkCap."""
-
-    kind: Literal["pcie_link_status"] = "pcie_link_status"
-    device: str  # the bus id, or "line N" for a block pasted without its header
-    pci_bus_id: str | None = None
-    device_type: Literal["gpu", "nic", "bridge", "other", "unknown"] = "unknown"
-    name: str | None = None
-    port_type: str = "unknown"  # "Downstream Port", "Root Port", "Endpoint", ... (Express capability)
-    speed_gts: float | None = None
-    width: int
-    cap_speed_gts: float | None = None
-    cap_width: int | None = None
-    speed_below_cap: bool = False
-    width_below_cap: bool = False
-    no_link: bool = False  # Width x0: nothing trained on the link (an empty slot or port)
-    marked_downgraded: bool = False  # lspci >= 3.6 says "(downgraded)" itself
-
-
-@fact_kind
-class PcieAcsControl(Fact):
-    """``ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-``."""
-
-    kind: Literal["pcie_acs_control"] = "pcie_acs_control"
-    device: str  # the bus id, or "line N" when the output does not name the device
-    pci_bus_id: str | None = None
-    device_type: Literal["gpu", "nic", "bridge", "other", "unknown"] = "unknown"
-    name: str | None = None
-    port_type: str = "unknown"
-    flags: str  # "SrcValid+ TransBlk- ReqRedir+ ..." as printed
-    source_validation: bool = False
-    request_redirect: bool = False  # ReqRedir+: peer requests go up to the root complex
-    completion_redirect: bool = False
-    upstream_forwarding: bool = False
-    egress_control: bool = False
-    direct_translated: bool = False
-    redirects_peer_traffic: bool = False  # ReqRedir+ or CmpltRedir+
-    p2p_devices_behind: Literal["yes", "no", "unknown"] = "unknown"  # a GPU or NIC below this bridge
-
-
-@fact_kind
-class PcieVpdProduct(Fact):
-    """A VPD ``Product Name:`` line of ``lspci -vv``: what the board calls itself."""
-
-    kind: Literal["pcie_vpd_product"] = "pcie_vpd_product"
-    device: str  # the bus id, or "line N" when the output does not name the device
-    pci_bus_id: str | None = None
-    product_name: str  # "Nvidia ConnectX-7 mezz internal for Nvidia Umbriel system"
 
 
 _GATES = ("LnkSta:", "ACSCtl:", "LnkCap:", " controller", "PCI bridge", "Product Name: ", "] Part number:", "] Serial number:",

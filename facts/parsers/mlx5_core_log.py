@@ -30,10 +30,11 @@ same numbering as libibverbs' ibv_wc_status). A log without such lines yields no
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from stethoscope.facts.ids import try_pci_bus_id
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
+    KernelIbCompletionError, Mlx5CmdFailed, Mlx5HealthEvent,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 
 KIND = "mlx5_core_log"
@@ -71,52 +72,6 @@ _WC = re.compile(
 )
 # Dec 02 09:56:04 node1 kernel: ...   /   2025-12-02T09:56:04+0000 node1 kernel: ...
 _HOST = re.compile(r"^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) (?P<host>\S+) kernel: ")
-
-
-@fact_kind
-class Mlx5CmdFailed(Fact):
-    """``ACCESS_REG(0x805) op_mod(0x1) failed, status bad operation(0x2), syndrome (0x9a6171)``:
-    the HCA's firmware refused a command the driver passed on."""
-
-    kind: Literal["mlx5_cmd_failed"] = "mlx5_cmd_failed"
-    pci_bus_id: str
-    command: str  # "ACCESS_REG"
-    opcode: int  # 0x805
-    op_mod: int
-    register_read: bool  # ACCESS_REG with op_mod 1: a register read (a query), not a write
-    status: str  # "bad operation", "bad parameter", ...
-    status_code: int
-    syndrome: str  # "0x9a6171"
-    function: str | None = None  # "mlx5_cmd_out_err"
-
-
-@fact_kind
-class Mlx5HealthEvent(Fact):
-    """The ConnectX driver's health poller found the HCA in error: ``Fatal error 1 detected``,
-    ``device's health compromised - reached miss count``, ``Health issue observed, ...``, or the
-    recovery after it failed. The device is reset or lost; every connection on it breaks."""
-
-    kind: Literal["mlx5_health_event"] = "mlx5_health_event"
-    pci_bus_id: str
-    #: fatal_error, health_compromised, health_issue, recovery_failed
-    event: str
-    fatal: bool  # all but a "Health issue observed" of a syslog severity below error (4 and up)
-    sensor: int | None = None  # "Fatal error 1": 1 PCI communication lost, 2 PCI error, 3 NIC disabled, 4 NIC reset, 5 firmware
-    syndrome: str | None = None  # "High temperature", "unrecoverable hardware error" (the synd line, or the issue's)
-    message: str
-
-
-@fact_kind
-class KernelIbCompletionError(Fact):
-    """``infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 12, Message: transport
-    retry counter exceeded``: an RDMA work request of a kernel user (NVMe-oF, iSER, SRP, NFS over
-    RDMA, IPoIB) completed in error on this HCA."""
-
-    kind: Literal["kernel_ib_completion_error"] = "kernel_ib_completion_error"
-    device: str  # the RDMA device: "mlx5_0", "rocep8s0f0"
-    status: int  # enum ib_wc_status, numbered as libibverbs' ibv_wc_status
-    status_text: str  # ib_wc_status_msg(): "transport retry counter exceeded"
-    function: str | None = None
 
 
 def detect(head: str) -> bool:

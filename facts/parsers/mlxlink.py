@@ -24,35 +24,12 @@ when it was captured (``mlxlink -d mlx5_0``), else the device is ``unknown``.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.network import MlxlinkPort  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.link_facts import LinkCounter
 
 KIND = "mlxlink"
-
-
-@fact_kind
-class MlxlinkPort(Fact):
-    """The "Operational Info" (and "Supported Info", "Troubleshooting Info") of one mlxlink port."""
-
-    kind: Literal["mlxlink_port"] = "mlxlink_port"
-    device: str
-    port: int | None = None
-    state: str  # Active | Polling | Disable | ...
-    physical_state: str | None = None  # LinkUp | Polling | Disabled | ...
-    link_up: bool  # Active and (where printed) LinkUp
-    speed: str | None = None  # "100G", "IB-HDR", "N/A"
-    width: str | None = None  # "4x"
-    fec: str | None = None
-    speed_gbps: float | None = None  # the whole port (lanes included where the speed says per lane)
-    width_lanes: int | None = None
-    enabled_max: str | None = None  # fastest of "Enabled Link Speed": "100G_4X", "HDR"
-    enabled_max_gbps: float | None = None
-    below_enabled: bool = False  # Active below the fastest enabled speed (InfiniBand: its lane rate)
-    status_opcode: int | None = None
-    recommendation: str | None = None
 
 
 # sudo mlxlink -d /dev/mst/mt41692_pciconf0 -p 1 -m -c

@@ -19,9 +19,10 @@ Empty input: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.kernel import (  # noqa: F401 - the fact classes live in facts/kinds
+    KernelModuleLoadFailure,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
 
 KIND = "modprobe"
@@ -52,21 +53,6 @@ _REASONS = (
     ("Invalid argument", "invalid_argument"),
     ("File exists", "already_loaded"),
 )
-
-
-@fact_kind
-class KernelModuleLoadFailure(Fact):
-    """A kernel module that could not be loaded: ``modprobe: ERROR: could not insert 'nv_peer_mem':
-    Unknown symbol in module ...`` or the kernel's ``nv_peer_mem: Unknown symbol
-    ib_register_peer_memory_client (err 0)``."""
-
-    kind: Literal["kernel_module_load_failure"] = "kernel_module_load_failure"
-    module: str  # "nv_peer_mem", "nvidia_peermem" (dashes as underscores)
-    reason: Literal["unknown_symbol", "symbol_version", "version_magic", "invalid_format", "signature",
-                    "not_permitted", "no_device", "invalid_argument", "already_loaded", "not_found", "other"]
-    symbol: str | None = None  # kernel log: the symbol the running kernel does not export
-    message: str
-    source: Literal["modprobe", "kernel", "nvidia-installer"]
 
 
 def module_name(raw: str) -> str:

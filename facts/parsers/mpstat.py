@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import re
 import statistics
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.host import (  # noqa: F401 - the fact classes live in facts/kinds
+    CpuCoreUsage, CpuUsageSummary,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "mpstat"
@@ -33,32 +34,6 @@ KIND = "mpstat"
 _HEAD = re.compile(r"^(?:\d\d:\d\d:\d\d(?: [AP]M)?|Average:)\s+CPU\s+%usr\s+%nice\s+%sys\b.*%idle\s*$", re.M)
 # 13:50:50       0   97.03 ...      /   Average:     all   98.75 ...
 _ROW = re.compile(r"^(?P<when>\d\d:\d\d:\d\d(?: [AP]M)?|Average:)\s+(?P<cpu>all|\d+)\s+(?P<vals>[-\d.,\s]+?)\s*$")
-
-
-@fact_kind
-class CpuCoreUsage(Fact):
-    """One CPU core's busy share over an ``mpstat -P ALL`` capture."""
-
-    kind: Literal["cpu_core_usage"] = "cpu_core_usage"
-    cpu: int
-    busy_pct: float  # 100 - %idle, mean over the interval rows (or the Average row)
-    max_busy_pct: float  # busiest interval row
-    iowait_pct: float
-    samples: int
-
-
-@fact_kind
-class CpuUsageSummary(Fact):
-    """All cores of one ``mpstat -P ALL`` capture: is one core saturated while the others idle?"""
-
-    kind: Literal["cpu_usage_summary"] = "cpu_usage_summary"
-    cores: int
-    busiest_cpu: int
-    busiest_pct: float
-    mean_core_pct: float  # mean busy share of all cores
-    saturated_cores: int  # cores at 95 % busy or more
-    all_busy_pct: float | None = None  # the "all" rows, mean
-    samples: int
 
 
 def detect(head: str) -> bool:

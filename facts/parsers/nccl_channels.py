@@ -32,9 +32,10 @@ Empty input, or a log without these lines (``NCCL_DEBUG_SUBSYS`` without INIT/GR
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.nccl import (  # noqa: F401 - the fact classes live in facts/kinds
+    NcclRingNeighbour, NcclRingOrder, NcclTreeLink,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "nccl_channels"
@@ -70,43 +71,6 @@ _RING = re.compile(r"^Ring (?P<ch>\d+) : (?P<prev>-?\d+) -> (?P<rank>-?\d+) -> (
 # ncclCommInitRankConfig comm 0x55e484784590 rank 0 nranks 2 ... commId 0xb308046427702aaf - Init START
 # comm 0x55e484784590 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0
 _COMM = re.compile(r"^(?:\w+ )?comm (?P<ptr>0x[0-9a-fA-F]+) rank (?P<rank>\d+) n[Rr]anks (?P<nranks>\d+)(?:.*?commId (?P<id>0x[0-9a-fA-F]+))?")
-
-
-@fact_kind
-class NcclRingOrder(Fact):
-    """The ring of one or more channels: ``order`` is the ranks in sending order, space-separated."""
-
-    kind: Literal["nccl_ring_order"] = "nccl_ring_order"
-    comm: str
-    nranks: int
-    order: str
-    channels: str  # "0,1,2"
-    channel_count: int
-    pid: int
-
-
-@fact_kind
-class NcclRingNeighbour(Fact):
-    kind: Literal["nccl_ring_neighbour"] = "nccl_ring_neighbour"
-    comm: str
-    rank: int
-    prev_rank: int
-    next_rank: int
-    channels: str
-    pid: int
-
-
-@fact_kind
-class NcclTreeLink(Fact):
-    """One rank's place in the trees: ``parent`` -1 at the root, ``children`` space-separated."""
-
-    kind: Literal["nccl_tree_link"] = "nccl_tree_link"
-    comm: str
-    rank: int
-    parent: int
-    children: str
-    channels: str
-    pid: int
 
 
 def detect(head: str) -> bool:

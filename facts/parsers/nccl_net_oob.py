@@ -16,9 +16,8 @@ Empty input, or a log without ``; OOB``: no facts.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.nccl import NcclOobAddress  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 
 KIND = "nccl_net_oob"
@@ -37,16 +36,6 @@ _OOB = re.compile(r"; OOB ")
 _DEV = re.compile(r"\[\d+\](?P<dev>[A-Za-z][\w-]*:\d+)")
 # enp220s0np0:11.1.128.136        ib0:fe80::1%ib0
 _IFADDR = re.compile(r"^(?P<iface>[^:]+):(?P<addr>.+)$")
-
-
-@fact_kind
-class NcclOobAddress(Fact):
-    kind: Literal["nccl_oob_address"] = "nccl_oob_address"
-    network: str  # IB | Socket
-    interface: str
-    address: str
-    devices: str  # "mlx5_10:1,mlx5_11:1" (may be empty: "Using [RO]")
-    pid: int
 
 
 def detect(head: str) -> bool:

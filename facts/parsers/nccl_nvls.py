@@ -29,9 +29,10 @@ too few GPUs, or ``NCCL_DEBUG`` below INFO).
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.nccl import (  # noqa: F401 - the fact classes live in facts/kinds
+    NcclChannelCounts, NcclNvlsSetup, NcclNvlsSupport, NcclNvlsUse,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, lines_with
 
 KIND = "nccl_nvls"
@@ -68,43 +69,6 @@ _COUNTS = re.compile(
 # the set-up step: the words that name it
 _STEP = re.compile(r"^(?:NVLS (?P<step>Bind mem|Creat(?:ed|ing) Multicast group|Mapped|importing shareableHandle|Trees|comm)"
                    r"|NVLS (?P<group>group) |NVLS rank \d+ \(dev \d+\) (?P<alloc>alloc done)|(?P<tree>Connected NVLS tree))")
-
-
-@fact_kind
-class NcclNvlsSupport(Fact):
-    """``NVLS multicast support is [not ]available on dev N``: NVLS was enabled and the node had
-    enough GPUs for NCCL to ask the GPU (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED)."""
-
-    kind: Literal["nccl_nvls_support"] = "nccl_nvls_support"
-    pid: int | None = None
-    local_device: int | None = None
-    available: bool
-    nvls_channels: int | None = None  # "(NVLS_NCHANNELS 16)", NCCL 2.27 on
-
-
-@fact_kind
-class NcclChannelCounts(Fact):
-    """The channel summary a communicator prints at the end of its init."""
-
-    kind: Literal["nccl_channel_counts"] = "nccl_channel_counts"
-    pid: int | None = None
-    local_device: int | None = None
-    coll: int
-    collnet: int | None = None  # printed from NCCL 2.21
-    nvls: int | None = None  # printed from NCCL 2.17; 0: no NVLS channels
-    p2p: int
-    p2p_per_peer: int
-
-
-@fact_kind
-class NcclNvlsSetup(Fact):
-    """A step of NVLS set-up that NCCL logged (buffers bound to a multicast group, the NVLS
-    tree connected): this process used NVLS."""
-
-    kind: Literal["nccl_nvls_setup"] = "nccl_nvls_setup"
-    pid: int | None = None
-    local_device: int | None = None
-    step: str  # "bind_mem", "created_multicast_group", "tree_connected", ...
 
 
 def detect(head: str) -> bool:
@@ -153,30 +117,3 @@ def _int(raw: str | None) -> int | None:
 
 #: the line signatures this reader owns (facts/classify.py)
 SIGNATURES = (_DETECT,)
-
-
-@fact_kind
-class NcclNvlsUse(Fact):
-    """Whether one nccl-tests run used NVLink SHARP, made by :mod:`stethoscope.engine.combine.nvls_use`
-    from the run's rank lines and its processes' NCCL lines, with knowledge/nvls.yaml where
-    the log does not say.
-
-    ``used``: True / False, None when nothing tells. ``basis``: ``log_setup`` (NVLS set-up lines),
-    ``log_channels`` (the channel summary's nvls count), ``log_support`` (the multicast
-    support line), ``setting`` (NCCL_NVLS_ENABLE), ``gpu_model`` (NCCL's default on these
-    GPUs at this GPU count and release), ``too_few_gpus``, ``nccl_too_old``, ``gpu_not_capable``,
-    ``unknown``. ``hung``: the run listed its ranks and then printed neither a row nor its
-    footer, or nccl-tests' own ``-T`` timeout fired.
-    """
-
-    kind: Literal["nccl_nvls_use"] = "nccl_nvls_use"
-    run_id: str
-    used: bool | None = None
-    basis: str
-    hung: bool
-    local_gpus: int | None = None  # the most ranks of the run on one host
-    gpu_name: str | None = None
-    nccl_version: str | None = None
-    nvls_enable: str | None = None  # NCCL_NVLS_ENABLE as NCCL read it, None when not printed
-    detail: str
-    sources: str

@@ -21,58 +21,17 @@ from __future__ import annotations
 
 import re
 import xml.parsers.expat
-from typing import Literal
 
 from stethoscope.facts.ids import try_pci_bus_id
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.nccl import (  # noqa: F401 - the fact classes live in facts/kinds
+    NcclTopoGpu, NcclTopoNic, NcclTopoPci,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "nccl_topo_xml"
 
 # <system version="1">   followed by <cpu host_hash=... (NCCL >= 2.12) or <cpu numaid=... (older dumps)
 _DETECT = re.compile(r'^\s*<system version="\d+">\s*\n\s*<cpu [^>]*(?:host_hash|numaid)=', re.M)
-
-
-@fact_kind
-class NcclTopoPci(Fact):
-    """``<pci busid="0000:00:06.0" class="0x030200" ... link_speed="32.0 GT/s PCIe" link_width="16">``"""
-
-    kind: Literal["nccl_topo_pci"] = "nccl_topo_pci"
-    pci_bus_id: str
-    pci_class: str | None = None  # 0x060400 = PCI bridge / switch port, 0x030200 = 3D controller (GPU)
-    parent: str | None = None
-    link_speed: str | None = None
-    link_width: int | None = None
-    host_hash: str | None = None
-
-
-@fact_kind
-class NcclTopoGpu(Fact):
-    """``<gpu dev="0" sm="90" rank="0" gdr="1">`` inside its ``<pci>``."""
-
-    kind: Literal["nccl_topo_gpu"] = "nccl_topo_gpu"
-    pci_bus_id: str | None = None
-    dev: int
-    rank: int | None = None
-    sm: int | None = None
-    gdr: bool | None = None
-    nvlinks: int = 0  # sum of <nvlink count=...>
-    nvswitch: bool = False  # an nvlink target of ffffffff:ff:ff.0 is the NVSwitch fabric
-    host_hash: str | None = None
-
-
-@fact_kind
-class NcclTopoNic(Fact):
-    """``<net name="mlx5_0" dev="0" speed="200000" port="1" guid="0x..." gdr="1"/>``"""
-
-    kind: Literal["nccl_topo_nic"] = "nccl_topo_nic"
-    name: str
-    dev: int | None = None
-    port: int | None = None
-    speed_mbps: int | None = None
-    pci_bus_id: str | None = None  # the <pci> the <nic> hangs under, None for virtual NICs
-    gdr: bool | None = None
-    host_hash: str | None = None
 
 
 def detect(head: str) -> bool:

@@ -21,9 +21,8 @@ claim, not evidence steth can weigh. Empty input: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.dcgm import NhcCheckFailed  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.nvidia_smi_nvlink import NvlinkLinkState
 
@@ -47,16 +46,6 @@ _INACTIVE = re.compile(r"Link (?P<link>\d+): Inactive\b")
 _CONTINUED = re.compile(r"^\s+Link \d+: Inactive\b")
 _FAULT = re.compile(r"FaultCode: (?P<code>\w+)")
 _DETECT = re.compile(r"Health check failed:|^[\w.-]+ \| Healthy\s*$", re.M)
-
-
-@fact_kind
-class NhcCheckFailed(Fact):
-    """One failed NHC check, as NHC reports it."""
-
-    kind: Literal["nhc_check_failed"] = "nhc_check_failed"
-    check: str | None = None  # "check_nvlink_status"; None where the message does not name it
-    message: str
-    fault_code: str | None = None  # Azure's "NHC2016"
 
 
 def detect(head: str) -> bool:

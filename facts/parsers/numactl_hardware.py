@@ -20,9 +20,10 @@ line whose values are not numbers is a parse error. Empty input yields nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.host import (  # noqa: F401 - the fact classes live in facts/kinds
+    NumaNode, NumaTopology,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "numactl_hardware"
@@ -39,29 +40,6 @@ DIST_HEAD = re.compile(r"^node distances:\s*$")
 DIST_ROW = re.compile(r"^\s+(?P<node>\d+):(?P<vals>(?:\s+\d+)+)\s*$")
 # node   0   1
 DIST_COLS = re.compile(r"^node(?:\s+\d+)+\s*$")
-
-
-@fact_kind
-class NumaNode(Fact):
-    """One NUMA node of ``numactl -H``."""
-
-    kind: Literal["numa_node"] = "numa_node"
-    numa_node: int
-    cpus: str  # "0-17,36-53"; "" for a node without CPUs
-    cpu_count: int
-    size_mb: int | None = None
-    free_mb: int | None = None
-
-
-@fact_kind
-class NumaTopology(Fact):
-    """The host's NUMA layout as ``numactl -H`` prints it."""
-
-    kind: Literal["numa_topology"] = "numa_topology"
-    nodes: int
-    nodes_with_cpus: int
-    nodes_without_memory: int  # nodes that list CPUs and 0 MB
-    max_distance: int | None = None
 
 
 def cpu_list(cpus: list[int]) -> str:

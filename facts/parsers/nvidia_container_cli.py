@@ -22,9 +22,10 @@ such lines yields nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
+    ContainerRequirementUnsatisfied, ContainerToolkitError,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 from stethoscope.facts.parsers.nvml_init import NvmlInitFailure, nvml_reason
 
@@ -37,26 +38,6 @@ _LINE = re.compile(r"nvidia-container-cli: (?P<stage>[a-z][a-z ]*?) error: (?P<m
 _REQUIREMENT = re.compile(r"unsatisfied condition: (?P<cond>(?P<what>[a-z]+)\s*(?P<op>[<>=!]=?|=)\s*(?P<ver>[0-9][0-9.]*))")
 # nvml error: driver/library version mismatch   |   load library failed: libnvidia-ml.so.1: cannot open shared object file: ...
 _NVML = re.compile(r"^nvml error: (?P<nvml>.+)$|^load library failed: (?P<lib>\S+): (?P<why>.+)$")
-
-
-@fact_kind
-class ContainerRequirementUnsatisfied(Fact):
-    """The image's requirement (``NVIDIA_REQUIRE_CUDA``) is not met by the host's driver."""
-
-    kind: Literal["container_requirement_unsatisfied"] = "container_requirement_unsatisfied"
-    requirement: str  # "cuda>=12.4" as printed (spaces removed)
-    subject: str  # "cuda", "brand", "driver", "arch"
-    required_version: str | None = None  # "12.4"
-    message: str
-
-
-@fact_kind
-class ContainerToolkitError(Fact):
-    """Another ``nvidia-container-cli`` failure: the container got no GPU."""
-
-    kind: Literal["container_toolkit_error"] = "container_toolkit_error"
-    stage: str  # "mount", "detection", "initialization", "ldcache", ...
-    message: str
 
 
 def detect(head: str) -> bool:

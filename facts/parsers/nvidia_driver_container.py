@@ -24,9 +24,10 @@ error is no driver build). Empty input: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
+    DriverContainerFailure,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "nvidia_driver_container"
@@ -64,17 +65,6 @@ _BUILD_ERROR = re.compile(r"^make(?:\[\d+\])?: \*\*\* [^\n]+ Error \d+\s*$")
 #: line signatures for facts/classify.py
 SIGNATURES = (_STEP_OR_DEPS,)
 _KERNEL = re.compile(r"(?:kernel|linux)-(?:headers|devel|core|modules)-(?P<kernel>\d+\.\d+[\w.+~-]*)")
-
-
-@fact_kind
-class DriverContainerFailure(Fact):
-    """A step of the NVIDIA driver container's build or load failed."""
-
-    kind: Literal["driver_container_failure"] = "driver_container_failure"
-    stage: str  # kernel_headers | kernel_version | build | load | ... | unknown
-    message: str
-    packages: str | None = None  # "kernel-headers-4.18.0-240.23.2.el8_3.x86_64 kernel-devel-..."
-    kernel: str | None = None  # "4.18.0-240.23.2.el8_3.x86_64"
 
 
 def detect(text: str) -> bool:

@@ -24,24 +24,12 @@ connection opened``) are not faults and are left unread.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from stethoscope.facts.ids import try_pci_bus_id
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.gpu import PersistencedError  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "nvidia_persistenced_log"
-
-
-@fact_kind
-class PersistencedError(Fact):
-    """nvidia-persistenced could not reach the driver or a GPU, or its unit failed to start."""
-
-    kind: Literal["persistenced_error"] = "persistenced_error"
-    #: device_query_failed, no_devices, library_missing, device_open_failed, init_failed, unit_failed
-    event: str
-    pci_bus_id: str | None = None
-    message: str
 
 
 # nvidia-persistenced[1234]: Failed to query NVIDIA devices. Please ensure that the NVIDIA device files (/dev/nvidia*) exist, ...

@@ -17,9 +17,8 @@ here. Empty input, or no GPU line: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.gpu import GpuListed  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers import gpu_burn
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
 
@@ -29,16 +28,6 @@ KIND = "nvidia_smi_list"
 _GPU = re.compile(r"^GPU (?P<index>\d{1,3}): (?P<name>[^\n]{1,120}?) \(UUID: (?P<uuid>GPU-[0-9a-fA-F-]{36})\)[ \t]*\r?$", re.M)
 # the line under it when another tool printed the header:  "\t Link 0: 25 GB/s"
 _INDENTED = re.compile(r"[ \t]+\S")
-
-
-@fact_kind
-class GpuListed(Fact):
-    """One GPU as ``nvidia-smi -L`` lists it."""
-
-    kind: Literal["gpu_listed"] = "gpu_listed"
-    index: int
-    name: str
-    uuid: str
 
 
 def _own(artefact: Artefact):

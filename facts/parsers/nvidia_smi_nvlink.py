@@ -33,10 +33,11 @@ whose state is neither a speed nor ``<inactive>`` is a parse error. Empty input:
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live in facts/kinds
+    NvlinkErrorCount, NvlinkLinkState,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "nvidia_smi_nvlink"
@@ -53,38 +54,6 @@ _COUNTER = re.compile(r"^(?P<name>Replay|Recovery|CRC) Errors: (?P<value>\S+)$")
 # NVML:Unable to retrieve Nvlink information as all links are inActive
 _ALL_INACTIVE = re.compile(r"Unable to retrieve Nvlink information as all links are inActive", re.I)
 _DETECT = re.compile(r"^\s*Link \d+: (?:<inactive>|\d+(?:\.\d+)? GB/s|(?:Replay|Recovery|CRC) Errors: \d+)\s*$|" + _ALL_INACTIVE.pattern, re.M | re.I)
-
-
-@fact_kind
-class NvlinkLinkState(Fact):
-    """One NVLink link's state as ``nvidia-smi nvlink -s`` (or a health check quoting it) shows it."""
-
-    kind: Literal["nvlink_link_state"] = "nvlink_link_state"
-    gpu: str | None = None  # "GPU0" (nvidia-smi's index), or the bus id where the source gives one
-    gpu_index: int | None = None
-    gpu_name: str | None = None  # "NVIDIA H100 PCIe"
-    gpu_uuid: str | None = None
-    link: int | None = None  # None: the line speaks for all links of the GPU
-    all_links: bool = False
-    state: Literal["active", "inactive"]
-    speed_gbps: float | None = None
-    expected: str | None = None  # wired | bridge | unwired | None (product not named or not listed)
-    gpu_active_links: int | None = None  # active links of this GPU in the same listing (None: the source shows only some)
-    source: str = "nvidia-smi"  # nvidia-smi | nhc
-
-
-@fact_kind
-class NvlinkErrorCount(Fact):
-    """``Link 0: Replay Errors: 0`` of ``nvidia-smi nvlink -e``: one reading of one counter."""
-
-    kind: Literal["nvlink_error_count"] = "nvlink_error_count"
-    gpu: str | None = None
-    gpu_index: int | None = None
-    gpu_name: str | None = None
-    gpu_uuid: str | None = None
-    link: int
-    counter: Literal["replay", "recovery", "crc"]
-    value: int
 
 
 def _products() -> list[knowledge.NvlinkProduct]:

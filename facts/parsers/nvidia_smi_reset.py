@@ -29,10 +29,11 @@ text without these lines, yields nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from stethoscope.facts.ids import try_pci_bus_id
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live in facts/kinds
+    GpuResetDone, GpuResetRefused,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.nvml_init import nvml_reason
 
@@ -61,26 +62,6 @@ _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in (_DO
 
 #: rows under the header: at most this many lines after it (one per GPU of an 8- or 16-GPU node)
 _MAX_ROWS = 32
-
-
-@fact_kind
-class GpuResetRefused(Fact):
-    """``nvidia-smi -r`` did not reset a GPU: another client holds it, or the reset is not possible."""
-
-    kind: Literal["gpu_reset_refused"] = "gpu_reset_refused"
-    reason: str  # in_use | not_supported | insufficient_permissions | ... | other (nvml_init.REASONS)
-    message: str  # as printed: "In use by another client", "is currently in use by another process"
-    pci_bus_id: str | None = None  # canonical dddd:bb:dd.f; None for the old form, which names no GPU
-    gpu: str  # the bus id, or "this GPU" (old form)
-    clients_hint: str | None = None  # what the summary line names as possible holders ("Fabric Manager, CUDA application, ...")
-
-
-@fact_kind
-class GpuResetDone(Fact):
-    """``GPU 00000000:C1:00.0 was successfully reset.``"""
-
-    kind: Literal["gpu_reset_done"] = "gpu_reset_done"
-    pci_bus_id: str
 
 
 def detect(head: str) -> bool:

@@ -38,10 +38,11 @@ the table yields nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from stethoscope.facts.ids import pci_bus_id
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live in facts/kinds
+    GpuProcess, GpuProcessPanel, GpuUsage,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.gpu_state_facts import GpuEccCount, GpuInfo, GpuPower, GpuTemperature
 
@@ -75,47 +76,6 @@ _PANEL_TITLE = re.compile(r"^\|\s*Processes:\s+(?:GPU Memory\s*)?\|\s*$")
 _PANEL_COLUMNS = re.compile(r"^\|\s+GPU\s+(?:GI\s+CI\s+)?PID\s+Type\s+Process name\s+(?:GPU Memory|Usage)\s*\|\s*$")
 # +---...---+, |===...===|, |---+---|, and the column-title rows
 _FRAME = re.compile(r"^[+|][-=+|]+\s*$|^\|\s*(?:GPU\s+Name|Fan\s+Temp|GPU\s+GI\s+CI|Processes:|\s*ID\s+ID|\s+\|\s+\|\s+MIG M\.)")
-
-
-@fact_kind
-class GpuUsage(Fact):
-    """What the summary table shows of a GPU's load: memory, utilisation, performance state, modes."""
-
-    kind: Literal["gpu_usage"] = "gpu_usage"
-    pci_bus_id: str
-    index: int | None = None
-    memory_used_mib: int | None = None
-    memory_total_mib: int | None = None
-    utilization_pct: int | None = None
-    performance_state: str | None = None  # "P0"
-    fan_pct: int | None = None
-    compute_mode: str | None = None  # Default | Exclusive_Process | Prohibited
-    mig_mode: str | None = None  # Enabled | Disabled | None (N/A)
-    unreadable_fields: int = 0  # cells nvidia-smi printed as ERR!
-    compute_processes: int | None = None  # processes nvidia-smi -q lists under the GPU (its ``Processes`` section)
-
-
-@fact_kind
-class GpuProcessPanel(Fact):
-    """The ``Processes:`` table of one nvidia-smi output: how many rows it had."""
-
-    kind: Literal["gpu_process_panel"] = "gpu_process_panel"
-    process_rows: int
-    says_none_running: bool = False  # "No running processes found"
-    printed_empty: bool = False  # neither a row nor that line: processes hidden (another PID namespace)
-
-
-@fact_kind
-class GpuProcess(Fact):
-    """One row of the process table: a process holding a GPU."""
-
-    kind: Literal["gpu_process"] = "gpu_process"
-    gpu_index: int
-    pci_bus_id: str | None = None  # from the GPU rows of the same table
-    pid: int
-    process_type: str  # C (compute), G (graphics), C+G, M (MPS)
-    process_name: str
-    used_memory_mib: int | None = None
 
 
 def detect(head: str) -> bool:

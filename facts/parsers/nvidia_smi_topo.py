@@ -28,9 +28,10 @@ header (a fragment) are counted as unknown. Empty output: nothing read.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live in facts/kinds
+    GpuTopoAffinity, GpuTopoLink,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "nvidia_smi_topo"
@@ -48,30 +49,6 @@ _CELL = re.compile(r"\s*(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)(?![a-z])")
 #   NIC0: mlx5_0
 _LEGEND = re.compile(r"^\s+(?P<nic>NIC\d+): (?P<name>\S+)\s*$")
 _DETECT = re.compile(r"^(?:\x1b\[[0-9;]*m)?\s*GPU0\s+(?:GPU|NIC)\d+[^\n]*CPU Affinity|^\s+NV#\s+= Connection traversing a bonded set", re.M)
-
-
-@fact_kind
-class GpuTopoLink(Fact):
-    """One cell of ``nvidia-smi topo -m``: how device ``a`` reaches device ``b``."""
-
-    kind: Literal["gpu_topo_link"] = "gpu_topo_link"
-    a: str  # "GPU0" | "NIC0" | "mlx5_0"
-    b: str  # "GPU1" | "NIC0" | "mlx5_0"
-    connection: str  # NV18 | PIX | PXB | PHB | NODE | SYS
-    nvlinks: int | None = None
-    b_rdma_device: str | None = None  # "mlx5_0" for a NIC, from the legend or the column name
-    a_rdma_device: str | None = None
-
-
-@fact_kind
-class GpuTopoAffinity(Fact):
-    """The affinity columns of one GPU row of ``nvidia-smi topo -m``, as printed."""
-
-    kind: Literal["gpu_topo_affinity"] = "gpu_topo_affinity"
-    gpu: str  # "GPU0"
-    cpu_affinity: str | None = None  # "0-47,96-143" | "N/A"
-    numa_affinity: str | None = None  # "0" | "6-7" | "N/A"
-    gpu_numa_id: str | None = None  # "N/A" except on GPUs with their own NUMA node (Grace)
 
 
 def detect(head: str) -> bool:

@@ -30,9 +30,8 @@ is a ParseError. A one-GPU matrix (only ``X``) yields no pair. Empty input: noth
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.gpu import GpuP2pStatus  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "nvidia_smi_topo_p2p"
@@ -49,18 +48,6 @@ _LEGEND = re.compile(r"^\s+CNS\s+= Chipset not supported", re.M)
 STATUS_SUPPORTED: dict[str, bool | None] = {"OK": True, "NS": False, "CNS": False, "GNS": False, "TNS": False,
                                             "DR": False, "U": None}
 CAPABILITY = {"r": "read", "w": "write", "rw": "read_write", "n": "nvlink", "a": "atomics", "p": "prop"}
-
-
-@fact_kind
-class GpuP2pStatus(Fact):
-    """One cell of ``nvidia-smi topo -p2p``: may GPU ``a`` use peer access to GPU ``b``."""
-
-    kind: Literal["gpu_p2p_status"] = "gpu_p2p_status"
-    a: str  # "GPU0"
-    b: str  # "GPU1"
-    status: str  # OK | NS | CNS | GNS | TNS | DR | U
-    supported: bool | None = None
-    capability: str | None = None  # read | write | read_write | nvlink | atomics | prop
 
 
 def detect(head: str) -> bool:

@@ -38,10 +38,9 @@ from __future__ import annotations
 import datetime
 import re
 import statistics
-from typing import Literal
 
 from stethoscope.facts.ids import try_pci_bus_id
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.gpu import GpuUtilSeries  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.stats import zero_runs
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.nvidia_smi_query import emit_row, field_name, known
@@ -67,22 +66,6 @@ _DMON_ROW = re.compile(r"^\s*(?:(?P<date>\d{8})\s+)?(?:(?P<time>\d\d:\d\d:\d\d)\
 # 2024/09/16 10:02:17.123   (query-gpu "timestamp" column)
 _CSV_STAMP = re.compile(r"^(?P<d>\d{4}/\d\d/\d\d) (?P<t>\d\d:\d\d:\d\d)(?:\.(?P<ms>\d+))?$")
 _NA = {"-", "[N/A]", "N/A", ""}
-
-
-@fact_kind
-class GpuUtilSeries(Fact):
-    """One GPU's utilisation samples in one file, summed up (``nvidia-smi dmon`` / ``--query-gpu -l``)."""
-
-    kind: Literal["gpu_util_series"] = "gpu_util_series"
-    index: int
-    pci_bus_id: str | None = None  # the CSV's pci.bus_id; None for dmon (index only)
-    samples: int
-    dips: int  # separate runs of zero samples
-    zero_fraction: float
-    busy_mean_pct: float  # mean of the non-zero samples (0 when none)
-    mean_pct: float  # mean of all samples
-    interval_s: float  # seconds between samples (1 unless timestamps say otherwise)
-    source: str  # "dmon" or "query-gpu"
 
 
 def detect(head: str) -> bool:

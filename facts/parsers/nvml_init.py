@@ -41,10 +41,11 @@ text without these lines, yields nothing: it says nothing about the driver.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from stethoscope.facts.ids import try_pci_bus_id
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live in facts/kinds
+    NvmlDeviceError, NvmlInitFailure, NvmlLibraryVersion,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "nvml_init"
@@ -129,41 +130,6 @@ REASONS: tuple[tuple[str, str], ...] = (
     ("unknown error", "unknown_error"),  # NVML_ERROR_UNKNOWN
     ("error_unknown", "unknown_error"),
 )
-
-
-@fact_kind
-class NvmlInitFailure(Fact):
-    """A tool could not initialise NVML (or nvidia-smi could not reach the driver)."""
-
-    kind: Literal["nvml_init_failure"] = "nvml_init_failure"
-    reason: str  # driver_library_mismatch | library_not_found | driver_not_loaded | ... | other
-    message: str  # as printed: "Driver/library version mismatch"
-    source: str  # nvml | nvidia-smi | loader (the dynamic linker) | nvidia-container-cli
-    library_version: str | None = None  # "565.57" from a following "NVML library version:" line
-
-
-@fact_kind
-class NvmlDeviceError(Fact):
-    """NVML works but cannot reach one GPU: nvidia-smi cannot get its handle, or a tool's query of
-    it returned a lost-device error."""
-
-    kind: Literal["nvml_device_error"] = "nvml_device_error"
-    reason: str  # gpu_lost | unknown_error | reset_required | insufficient_power | irq_issue | ... | other
-    message: str  # the error as printed: "Unknown Error", "ERROR_GPU_IS_LOST"
-    source: str  # nvidia-smi | tool
-    gpu: str  # the GPU as best named: its bus id, else its UUID, else "GPU1" (nvidia-smi's index)
-    query: str | None = None  # "device handle" (nvidia-smi), "remapped rows" (what the tool asked)
-    pci_bus_id: str | None = None  # canonical dddd:bb:dd.f
-    gpu_index: int | None = None  # nvidia-smi's "GPU1"
-    gpu_uuid: str | None = None  # "GPU-ac896b35-5782-c478-4b2a-a661de07770f"
-
-
-@fact_kind
-class NvmlLibraryVersion(Fact):
-    """``NVML library version: 565.57``: the user-space library's version, printed on a mismatch."""
-
-    kind: Literal["nvml_library_version"] = "nvml_library_version"
-    version: str
 
 
 def nvml_reason(message: str) -> str:

@@ -19,9 +19,8 @@ device line: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.gpu import NvtopDevice  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "nvtop"
@@ -33,20 +32,6 @@ _DEVICE = re.compile(r"^\s*Device\s*(?P<idx>\d+)\s*\[(?P<name>[^\]\n]+)\]\s*[*_]
 #  GPU 210MHz  MEM 405MHz  TEMP  35°C FAN  30% POW  25 / 350 W
 _CLOCKS = re.compile(r"^\s*GPU\s*\d+MHz\s+MEM\s*\d+MHz\s+TEMP\s*(?P<temp>\d+)\s*°?C(?:.*?POW\s*(?P<draw>\d+)\s*/\s*(?P<cap>\d+)\s*W)?")
 _DETECT = re.compile(r"^\s*Device\s*\d+\s*\[[^\]\n]+\]\s*[*_]{0,3}PCIe GEN \d+@\s*\d+x", re.M)
-
-
-@fact_kind
-class NvtopDevice(Fact):
-    """A GPU as nvtop shows it: ``Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x``."""
-
-    kind: Literal["nvtop_device"] = "nvtop_device"
-    index: int  # nvtop's device number
-    name: str
-    pcie_gen_current: int
-    pcie_width_current: int
-    temperature_c: int | None = None
-    power_draw_w: int | None = None
-    power_limit_w: int | None = None
 
 
 def detect(head: str) -> bool:

@@ -20,10 +20,11 @@ Empty input, or text without slog lines with a ``source=*.go`` key, is not this 
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from stethoscope.facts.ids import try_pci_bus_id
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
+    OllamaGpu, OllamaLogError,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "ollama_log"
@@ -36,27 +37,6 @@ _PAIR = re.compile(r'(?P<key>[\w.]+)=(?P<value>"(?:[^"\\]|\\.)*"|\S*)')
 _DETECT = re.compile(r"\blevel=(?:DEBUG|INFO|WARN|ERROR) source=\S+\.go:\d+ msg=")
 #: line signatures for facts/classify.py (one of them occurs in every text detect accepts)
 SIGNATURES = (_DETECT,)
-
-
-@fact_kind
-class OllamaGpu(Fact):
-    """``msg="inference compute"``: a GPU the ollama server found and will run models on."""
-
-    kind: Literal["ollama_gpu"] = "ollama_gpu"
-    gpu_uuid: str | None = None  # "GPU-cdf3c132-..."
-    pci_bus_id: str | None = None  # canonical, from pci_id= (newer releases)
-    name: str | None = None  # the product: description= (newer) or name= (older)
-    library: str | None = None  # "CUDA", "cuda", "rocm"
-    compute: str | None = None  # "9.0"
-    driver_cuda: str | None = None  # "12.9": the CUDA version the driver supports
-
-
-@fact_kind
-class OllamaLogError(Fact):
-    """A ``level=ERROR`` line of the ollama server."""
-
-    kind: Literal["ollama_log_error"] = "ollama_log_error"
-    message: str  # msg=, then error= where given
 
 
 def detect(text: str) -> bool:

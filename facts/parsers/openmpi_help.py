@@ -35,9 +35,10 @@ Facts: ``openmpi_btl_no_nics`` per block (the module, the host it names) and per
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
+    OpenmpiBtlNoNics,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches
 
 KIND = "openmpi_help"
@@ -59,16 +60,6 @@ _TAIL = re.compile(r"^\W{0,8}(?:Another transport will be used instead, although
 # [gpu004:10178] 4 more processes have sent help message help-mpi-btl-base.txt / btl:no-nics
 _MORE = re.compile(r"(?:\[(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,10}\] )?(?P<count>\d{1,7}) more process(?:es have| has) sent "
                    r"help message help-mpi-btl-base\.txt / btl:no-nics")
-
-
-@fact_kind
-class OpenmpiBtlNoNics(Fact):
-    """Open MPI's ``btl:no-nics``: a messaging module found no interface it can use on the host,
-    and Open MPI uses another transport."""
-
-    kind: Literal["openmpi_btl_no_nics"] = "openmpi_btl_no_nics"
-    module: str | None = None  # "OpenFabrics (openib)"; None on the launcher's aggregation line
-    count: int = 1  # the copies the aggregation line stands for
 
 
 def detect(head: str) -> bool:

@@ -25,9 +25,8 @@ parse problem. Empty input: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.host import PackageChange  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "package_history"
@@ -56,23 +55,6 @@ SIGNATURES = (_DETECT,)
 _NVIDIA = re.compile(r"^(?:nvidia-(?:driver|dkms|kernel|utils|compute-utils|fabricmanager|headless|modprobe|persistenced|firmware)"
                      r"|libnvidia-|linux-(?:modules|objects|signatures)-nvidia-|cuda-drivers|xserver-xorg-video-nvidia"
                      r"|nvidia-\d{3})")
-
-
-@fact_kind
-class PackageChange(Fact):
-    """One package that a package manager installed, upgraded, downgraded or removed."""
-
-    kind: Literal["package_change"] = "package_change"
-    manager: str  # apt | dpkg
-    action: str  # install | upgrade | downgrade | remove | purge | reinstall
-    package: str  # "libnvidia-common-460"
-    arch: str | None = None
-    from_version: str | None = None
-    to_version: str | None = None
-    at: str | None = None  # "2021-06-04 06:41:09"
-    command: str | None = None  # "/usr/bin/unattended-upgrade"
-    unattended: bool = False
-    nvidia_driver: bool = False
 
 
 def detect(text: str) -> bool:

@@ -27,9 +27,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.bench import PairBandwidth  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "pair_matrix_csv"
@@ -43,16 +42,6 @@ _LONG_HEAD = re.compile(rf"^\s*(?:{'|'.join(_A)})\s*,\s*(?:{'|'.join(_B)})\s*,.*
 # ,node01,node02,node03     /  src\dst,node01,node02
 _NAME = re.compile(r"^[A-Za-z][\w.\-]*$")
 _EMPTY = {"", "-", "nan", "NaN", "n/a", "NA"}
-
-
-@fact_kind
-class PairBandwidth(Fact):
-    kind: Literal["pair_bandwidth"] = "pair_bandwidth"
-    host_a: str
-    host_b: str
-    busbw_gbs: float
-    size_bytes: int | None = None
-    source: Literal["csv_rows", "csv_matrix"]
 
 
 def _cells(line: str) -> list[str]:

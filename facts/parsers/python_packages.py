@@ -28,9 +28,8 @@ counted as read. Empty input: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.host import PackageVersion  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.host_info import NvidiaDriverVersion
 
@@ -62,19 +61,6 @@ _RELEVANT = re.compile(r"^(?:torch|pytorch|nvidia-[\w.-]+|cuda[\w.-]*|cupy[\w.-]
                        r"tensorflow[\w.-]*|vllm|deepspeed|apex|flash-attn|triton)$")
 _DETECT = re.compile(r"^(?:\[(?:pip3?|conda)\]\s+)?(?:torch|nvidia-[\w-]+|cudatoolkit|pytorch)(?:==|\s+\d)|^CUDA used to build PyTorch:|"
                      r"^#\s*Name\s+Version\s+Build", re.M)
-
-
-@fact_kind
-class PackageVersion(Fact):
-    """One installed package of the CUDA stack, as a package manager (or collect_env) lists it."""
-
-    kind: Literal["package_version"] = "package_version"
-    package: str  # "torch" | "nvidia-nccl-cu13" | "cudatoolkit"
-    version: str  # "2.11.0" | "2.8.0.dev20250528+cpu"
-    manager: str  # pip | conda | collect_env
-    cuda_build: str | None = None  # "12.1": the CUDA the package was built for (or is)
-    cuda_build_num: int | None = None  # 12010
-    cuda_build_major: int | None = None  # 12
 
 
 def cuda_num(version: str) -> tuple[int, int] | None:

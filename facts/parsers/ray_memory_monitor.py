@@ -30,9 +30,10 @@ or no such line: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
+    RayMemoryMonitorKill,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
 
 KIND = "ray_memory_monitor"
@@ -55,18 +56,6 @@ _DETAIL = re.compile(
 _EVICT = re.compile(
     r"\bSystem memory low at node with IP (?P<ip>" + _IP + r")\. Used memory \((?P<used>\d+(?:\.\d+)?)GB\) / total "
     r"capacity \((?P<total>\d+(?:\.\d+)?)GB\) \([\d.]+\) exceeds threshold (?P<thr>\d*\.?\d+), killing")
-
-
-@fact_kind
-class RayMemoryMonitorKill(Fact):
-    """Ray's memory monitor killed a task or actor process: the node's host memory ran low."""
-
-    kind: Literal["ray_memory_monitor_kill"] = "ray_memory_monitor_kill"
-    ip: str | None = None  # the node as Ray names it
-    killed: int | None = None  # workers the summary counts; None for a single task's error
-    used_gb: float | None = None
-    total_gb: float | None = None
-    threshold: float | None = None  # RAY_memory_usage_threshold in force (0.95 by default)
 
 
 def detect(head: str) -> bool:

@@ -24,9 +24,10 @@ matches no NIC on this node. Empty input, or no such line: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
+    RdmaPluginDeviceSpecMissing, RdmaPluginResourceEmpty,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
 
 KIND = "rdma_shared_dev_plugin"
@@ -37,23 +38,6 @@ _SPEC = re.compile(
     r"(?P<reason>[^\n]{1,300})")
 # Warning: no Rdma Devices were found for resource hpc_shared_devices_h
 _EMPTY = re.compile(r"\bno Rdma Devices were found for resource (?P<res>[\w./-]{1,253})")
-
-
-@fact_kind
-class RdmaPluginDeviceSpecMissing(Fact):
-    """The RDMA shared device plugin could not use a NIC: an RDMA character device of it is missing."""
-
-    kind: Literal["rdma_plugin_device_spec_missing"] = "rdma_plugin_device_spec_missing"
-    pci: str
-    reason: str  # e.g. 'RDMA device "issm" not found'
-
-
-@fact_kind
-class RdmaPluginResourceEmpty(Fact):
-    """The RDMA shared device plugin advertises a resource with no RDMA device in it."""
-
-    kind: Literal["rdma_plugin_resource_empty"] = "rdma_plugin_resource_empty"
-    resource: str
 
 
 def _reason(raw: str) -> str:

@@ -17,9 +17,8 @@ address any). A row whose PORT or INDEX is not a number is a parse error. Empty 
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.network import IbGidCount  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
 from stethoscope.facts.parsers.ibv_devinfo import IbGid, ipv4_of
 
@@ -37,14 +36,6 @@ _LINE = re.compile(
     re.M,
 )
 _DETECT = re.compile(_HEADER + r"|^n_gids_found=\d+\s*$", re.M)
-
-
-@fact_kind
-class IbGidCount(Fact):
-    """``n_gids_found=N``: how many GID entries show_gids found on all ports."""
-
-    kind: Literal["ib_gid_count"] = "ib_gid_count"
-    count: int
 
 
 def detect(head: str) -> bool:

@@ -31,9 +31,10 @@ without a fact. Empty input: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
+    SlurmCancelled, SlurmError, SlurmOomKill, SlurmStepEnded, SlurmTaskFailed,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "slurm_log"
@@ -58,62 +59,6 @@ _CANCEL = re.compile(r"^error: \*\*\* (?P<what>JOB|STEP) (?P<id>[\w.+-]{1,64}) O
 # how a task ended (src/srun/launch.c): "Exited with exit code %d", or strsignal(sig) + " (core dumped)" when it dumped core
 _TASK_EXIT = re.compile(r"^Exited with exit code (?P<code>\d{1,3})$")
 _TASK_CORE = " (core dumped)"
-
-
-@fact_kind
-class SlurmOomKill(Fact):
-    """The step's memory cgroup killed tasks: the job used more than it asked for (--mem)."""
-
-    kind: Literal["slurm_oom_kill"] = "slurm_oom_kill"
-    events: int
-    step: str  # "9411285.0", "191.batch"
-
-
-@fact_kind
-class SlurmTaskFailed(Fact):
-    """``srun: error: <host>: task(s) <ids>: <how>``."""
-
-    kind: Literal["slurm_task_failed"] = "slurm_task_failed"
-    host: str
-    tasks: str  # "0", "0-7", "3,5"
-    how: str  # "Out Of Memory", "Killed", "Exited with exit code 1", "Segmentation fault"
-    out_of_memory: bool
-    exit_code: int | None = None  # "Exited with exit code N"
-    signal: str | None = None  # strsignal()'s text of the signal that ended it: "Killed", "Segmentation fault", "Bus error"
-    core_dumped: bool = False
-    killed: bool = False  # SIGKILL ("Killed")
-
-
-@fact_kind
-class SlurmCancelled(Fact):
-    """slurmctld had the job or step cancelled for a reason it names (``DUE TO ...``)."""
-
-    kind: Literal["slurm_cancelled"] = "slurm_cancelled"
-    what: str  # "JOB" or "STEP"
-    job_id: str
-    host: str
-    at: str
-    reason: str  # "TIME LIMIT", "NODE FAILURE", "PREEMPTION", "JOB REQUEUE"
-
-
-@fact_kind
-class SlurmError(Fact):
-    """Another ``slurmstepd``/``srun`` ``error:`` line (a failed chdir, a task launch failure...)."""
-
-    kind: Literal["slurm_error"] = "slurm_error"
-    message: str
-
-
-@fact_kind
-class SlurmStepEnded(Fact):
-    """A job or step cancelled without a reason: a user's scancel, or srun ending the step after
-    one of its tasks failed (that failure is the story)."""
-
-    kind: Literal["slurm_step_ended"] = "slurm_step_ended"
-    what: str
-    job_id: str
-    host: str
-    at: str
 
 
 def detect(head: str) -> bool:

@@ -67,9 +67,11 @@ Empty input: nothing.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
+    SlurmGpuAutodetectUnavailable, SlurmGresCountLow, SlurmGresRequestInvalid, SlurmMigWithoutInstances,
+    SlurmNodeUnavailable,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "slurm_scheduler"
@@ -131,57 +133,6 @@ _UNAVAILABLE_SINFO = {"down", "drain", "drained", "draining", "drng", "fail", "f
 _SINFO_REASON_WIDTH = 20
 #: the state of a ``sinfo -R`` row without a STATE column: sinfo -R lists only these
 _SINFO_R_STATES = "down, drain or fail"
-
-
-@fact_kind
-class SlurmNodeUnavailable(Fact):
-    """A node Slurm holds out of service (drained, down, failed, invalid registration), with its reason."""
-
-    kind: Literal["slurm_node_unavailable"] = "slurm_node_unavailable"
-    node_name: str
-    state: str  # "IDLE+DRAIN+DYNAMIC_NORM+INVALID_REG", "down*", "INVAL"
-    reason: str  # "" when the paste shows none
-    reason_cut: bool = False  # sinfo cut the reason at its column width
-
-
-@fact_kind
-class SlurmGresCountLow(Fact):
-    """slurmd registered fewer GRES than slurm.conf configures for the node (slurmctld drains it)."""
-
-    kind: Literal["slurm_gres_count_low"] = "slurm_gres_count_low"
-    node_name: str
-    gres: str  # "gpu"
-    gres_type: str  # "" when untyped
-    found: int  # -1: cut off by sinfo
-    configured: int  # -1: cut off by sinfo
-    reason: str
-
-
-@fact_kind
-class SlurmGresRequestInvalid(Fact):
-    """The controller refused a job's or step's GRES request (ESLURM_INVALID_GRES[_TYPE])."""
-
-    kind: Literal["slurm_gres_request_invalid"] = "slurm_gres_request_invalid"
-    client: str  # "sbatch", "srun", "salloc", ""
-    message: str
-
-
-@fact_kind
-class SlurmGpuAutodetectUnavailable(Fact):
-    """slurmd was told to autodetect GPUs (gres.conf AutoDetect=) with a library it cannot use."""
-
-    kind: Literal["slurm_gpu_autodetect_unavailable"] = "slurm_gpu_autodetect_unavailable"
-    library: str  # "nvml", "rsmi", "oneapi"
-    not_built: bool  # Slurm was built without it (else the library is not on the node)
-    why: str  # the same in words, for the report
-
-
-@fact_kind
-class SlurmMigWithoutInstances(Fact):
-    """slurmd's NVML autodetection found a GPU in MIG mode with no MIG device created on it."""
-
-    kind: Literal["slurm_mig_without_instances"] = "slurm_mig_without_instances"
-    stopped: bool  # the line says fatal (Slurm 21.08.1-24.05): slurmd exited; else (24.11+) it went on without them
 
 
 def _gres_count(reason: str, cut: bool) -> dict | None:

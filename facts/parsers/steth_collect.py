@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.steth import (  # noqa: F401 - the fact classes live in facts/kinds
+    CollectedCommand,
+)
 from stethoscope.facts.parsers.base import JSON_SHAPE_ERRORS, Artefact, FactBuilder, ParseResult
 
 KIND = "steth_collect"
@@ -27,18 +28,6 @@ KIND = "steth_collect"
 _DETECT = re.compile(r'^\s*\{\s*"steth_collect"\s*:\s*\d+')
 #     {"name": "ibstat", ...   (one command object per "name" key, in order)
 _NAME = re.compile(r'"name"\s*:\s*"(?P<name>[a-z0-9_]+)"')
-
-
-@fact_kind
-class CollectedCommand(Fact):
-    """One command ``steth collect`` ran (or could not run) on the node."""
-
-    kind: Literal["collected_command"] = "collected_command"
-    name: str
-    status: Literal["ok", "failed", "missing", "timeout"]
-    returncode: int | None = None
-    file: str | None = None
-    note: str | None = None
 
 
 def detect(head: str) -> bool:

@@ -17,10 +17,11 @@ not validate is one ParseError naming the field.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from stethoscope.facts.inventory import InventoryError, load_inventory
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.steth import (  # noqa: F401 - the fact classes live in facts/kinds
+    InventoryHost, InventoryPort, InventoryUplink,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.ib_facts import port_id
 
@@ -28,31 +29,6 @@ KIND = "steth_inventory"
 
 # kind: steth-inventory
 _DETECT = re.compile(r"^kind:\s*steth-inventory\s*$", re.M)
-
-
-@fact_kind
-class InventoryHost(Fact):
-    kind: Literal["inventory_host"] = "inventory_host"
-    addresses: str = ""  # comma-separated
-    gpus: int | None = None
-
-
-@fact_kind
-class InventoryPort(Fact):
-    kind: Literal["inventory_port"] = "inventory_port"
-    hca: str
-    port: int
-    port_id: str
-    switch: str | None = None
-    switch_port: int | None = None
-    expected_rate_gbps: float | None = None
-
-
-@fact_kind
-class InventoryUplink(Fact):
-    kind: Literal["inventory_uplink"] = "inventory_uplink"
-    switch: str
-    uplink: str
 
 
 def detect(head: str) -> bool:

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.steth import (  # noqa: F401 - the fact classes live in facts/kinds
+    PatrolStepRecord,
+)
 from stethoscope.facts.parsers.base import JSON_SHAPE_ERRORS, Artefact, FactBuilder, ParseResult
 
 KIND = "steth_patrol"
@@ -35,19 +36,6 @@ KIND = "steth_patrol"
 _DETECT = re.compile(r'^\s*"suite_version": \d+,\s*$', re.M)
 #       "step": "nvidia_smi_q_xml",
 _STEP = re.compile(r'"step"\s*:\s*"(?P<name>[a-z0-9_]+)"')
-
-
-@fact_kind
-class PatrolStepRecord(Fact):
-    """One step of a patrol run on the node, as the patrol recorded it."""
-
-    kind: Literal["patrol_step"] = "patrol_step"
-    step: str
-    status: Literal["ok", "failed", "timeout", "skipped"]
-    returncode: int | None = None
-    seconds: float
-    file: str | None = None
-    note: str | None = None
 
 
 def detect(head: str) -> bool:

@@ -20,10 +20,11 @@ line whose fields are missing or not numbers is a parse error. Empty input yield
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from stethoscope.facts.ids import try_pci_bus_id
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.steth import (  # noqa: F401 - the fact classes live in facts/kinds
+    ProbeBurn, ProbeComputeMismatch, ProbeContext, ProbeCopy, ProbeError, ProbeGpu, ProbeUnavailable,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "steth_probe"
@@ -32,90 +33,6 @@ KIND = "steth_probe"
 LINE = re.compile(r"^steth-probe v1 (?P<what>[a-z_]+)(?P<rest>(?: \S.*)?)$", re.M)
 # name="NVIDIA H200"   /   gbps=4255.6
 FIELD = re.compile(r'(?P<key>[a-z_]+)=(?:"(?P<quoted>[^"]*)"|(?P<bare>\S+))')
-
-
-@fact_kind
-class ProbeContext(Fact):
-    """``steth-probe v1 context torch=2.11.0+cu130 cuda=13.0 nccl=2.28.9 gpus=1``"""
-
-    kind: Literal["probe_context"] = "probe_context"
-    torch: str
-    cuda: str | None = None
-    nccl: str | None = None
-    gpus: int
-
-
-@fact_kind
-class ProbeGpu(Fact):
-    """``steth-probe v1 gpu index=0 name="NVIDIA H200" pci_bus_id=0000:00:06.0 sm=132 memory_mib=143155``"""
-
-    kind: Literal["probe_gpu"] = "probe_gpu"
-    gpu: int
-    name: str
-    pci_bus_id: str | None = None
-    sm: int | None = None
-    memory_mib: int | None = None
-
-
-@fact_kind
-class ProbeBurn(Fact):
-    """One GPU's matrix-product burn in one dtype: rate and checked results."""
-
-    kind: Literal["probe_burn"] = "probe_burn"
-    gpu: int
-    pci_bus_id: str | None = None  # from the probe's gpu line
-    dtype: str  # bf16 | fp16 | fp32
-    n: int
-    seconds: float
-    iterations: int
-    tflops: float
-    mismatches: int
-
-
-@fact_kind
-class ProbeComputeMismatch(Fact):
-    """A burn whose repeated products differed from the first: wrong arithmetic on that GPU."""
-
-    kind: Literal["probe_compute_mismatch"] = "probe_compute_mismatch"
-    gpu: int
-    pci_bus_id: str | None = None
-    dtype: str
-    mismatches: int
-    iterations: int
-
-
-@fact_kind
-class ProbeCopy(Fact):
-    """One copy bandwidth: ``d2d`` (on the GPU), ``h2d``/``d2h`` (pinned host), ``p2p`` (to ``peer``)."""
-
-    kind: Literal["probe_copy"] = "probe_copy"
-    gpu: int
-    pci_bus_id: str | None = None
-    peer: int
-    direction: Literal["d2d", "h2d", "d2h", "p2p"]
-    bytes: int
-    repeats: int
-    seconds: float
-    gbps: float
-    peer_access: bool = True
-
-
-@fact_kind
-class ProbeError(Fact):
-    """``steth-probe v1 error gpu=0 stage=burn_bf16 message="CUDA error: ..."``"""
-
-    kind: Literal["probe_error"] = "probe_error"
-    gpu: int | None = None
-    stage: str
-    message: str
-
-
-@fact_kind
-class ProbeUnavailable(Fact):
-    """``steth-probe v1 unavailable reason="PyTorch 2.4.0 sees no CUDA GPU"``: nothing measured."""
-
-    kind: Literal["probe_unavailable"] = "probe_unavailable"
-    reason: str
 
 
 _INT = ("gpus", "index", "sm", "memory_mib", "gpu", "n", "iterations", "mismatches", "peer", "bytes", "repeats")

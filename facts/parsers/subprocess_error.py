@@ -42,9 +42,10 @@ from __future__ import annotations
 
 import re
 import signal as _signal
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
+    LaunchedProcessKilled,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
 
 KIND = "subprocess_error"
@@ -74,19 +75,6 @@ _SIG = r"(?P<sig{n}>Segmentation fault|Bus error|Illegal instruction|Floating po
 SHELL_REPORT = re.compile(
     r"^[ \t]*(?:[^\s:]{1,300}: line \d{1,7}: +\d{1,9} " + _SIG.format(n=1) + r"(?:[ \t]+(?P<cmd>\S[^\n]{0,500}?))?"
     r"|" + _SIG.format(n=2) + r")[ \t]*\r?$", re.M)
-
-
-
-@fact_kind
-class LaunchedProcessKilled(Fact):
-    """A process a Python launcher started was killed by a signal (CalledProcessError, DeepSpeed's launcher)."""
-
-    kind: Literal["launched_process_killed"] = "launched_process_killed"
-    signal: str | None = None  # "SIGKILL"; None for a number without a name
-    signum: int  # 9
-    command: str  # the command as the launcher printed it ("" where its line names none)
-    launcher: str = "CalledProcessError"  # whose message: "CalledProcessError", "deepspeed", "shell", Open MPI's tool ("mpirun")
-    core_dumped: bool = False  # the shell's " (core dumped)"
 
 
 def detect(head: str) -> bool:

@@ -40,66 +40,13 @@ RendezvousClosedError, RendezvousStateError).
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
+    TorchAgentSignal, TorchRendezvousError, TorchRendezvousIncomplete, TorchRendezvousJoin,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 
 KIND = "torch_elastic"
-
-
-@fact_kind
-class TorchRendezvousError(Fact):
-    """torchrun's rendezvous or its c10d store failed: the nodes never met."""
-
-    kind: Literal["torch_rendezvous_error"] = "torch_rendezvous_error"
-    error: str
-    message: str
-    endpoint: str | None = None
-    timeout_s: float | None = None
-    min_nodes: int | None = None
-    during_rendezvous: bool = False  # the agent's Rendezvous*Error, or a store timeout in a file that shows one (torchrun's own store)
-    clients_joined: int | None = None  # clients_timeout: clients that connected to the store server ...
-    clients_expected: int | None = None  # ... of those it waited for (the world size)
-
-
-@fact_kind
-class TorchAgentSignal(Fact):
-    """torchrun's agent was sent a termination signal (``received``: SIGTERM, SIGINT, SIGHUP from
-    outside) or is sending one to its workers to shut them down (``closing``)."""
-
-    kind: Literal["torch_agent_signal"] = "torch_agent_signal"
-    event: Literal["received", "closing"]
-    signal: str  # as printed: "15", "Signals.SIGTERM", "SIGTERM"
-    pid: int | None = None
-
-
-@fact_kind
-class TorchRendezvousJoin(Fact):
-    """A node took part in torchrun's rendezvous: its agent began it, asked to join, or joined."""
-
-    kind: Literal["torch_rendezvous_join"] = "torch_rendezvous_join"
-    host: str  # the node, as its node descriptor names it (or the file's node)
-    event: Literal["attempt", "joined"]
-    run_id: str | None = None
-    rank: int | None = None  # joined: the node's rank in the round
-    world_size: int | None = None  # joined: nodes in the round
-
-
-@fact_kind
-class TorchRendezvousIncomplete(Fact):
-    """torchrun's rendezvous timed out and the bundle shows which nodes took part: those that did
-    not (a node of the bundle with no rendezvous line, or fewer nodes than ``min_nodes``) never
-    joined. Made by :mod:`stethoscope.engine.combine.rendezvous`; ``sources`` are the timeout and
-    join facts."""
-
-    kind: Literal["torch_rendezvous_incomplete"] = "torch_rendezvous_incomplete"
-    joined: str  # "node1, node2": nodes whose agent took part
-    joined_count: int
-    min_nodes: int | None = None
-    missing: str  # "node3" or "not in the bundle"
-    missing_count: int  # nodes that never joined (at least the named ones; min_nodes - joined when larger)
-    sources: str
 
 
 # "message": "RendezvousConnectionError: The connection to the C10d store has failed. See inner exception for details.",

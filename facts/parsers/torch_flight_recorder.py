@@ -26,9 +26,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.app import TorchFrEntry  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, json_shape
 from stethoscope.facts.parsers.torch_log import TorchNcclProgress
 
@@ -40,22 +39,6 @@ _RANK_IN_NAME = re.compile(r"rank_?(\d+)(?:\.json)?$")
 _SEQ_LINE = re.compile(r'^\s*"collective_seq_id": (\d+)', re.M)
 #    "last_enqueued_collective": 4,
 _ENQ_LINE = re.compile(r'^\s*"last_enqueued_collective": (-?\d+)', re.M)
-
-
-@fact_kind
-class TorchFrEntry(Fact):
-    """One collective in a rank's flight recorder: ``state`` scheduled / started / completed."""
-
-    kind: Literal["torch_fr_entry"] = "torch_fr_entry"
-    rank: int
-    pg: str | None = None  # process group name ("0")
-    pg_name: str | None = None  # its description ("default_pg")
-    seq_num: int  # collective_seq_id (what the watchdog calls SeqNum)
-    p2p_seq_id: int | None = None
-    op_type: str  # profiling_name: "nccl:all_reduce"
-    state: str
-    timeout_ms: int | None = None
-    is_p2p: bool = False
 
 
 def detect(head: str) -> bool:

@@ -31,9 +31,13 @@ Empty input, or a log with no failures (a healthy run), yields no facts.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
+    DataLoaderWorkerKilled, TorchCollectiveDesync, TorchNcclCommAborted, TorchNcclError, TorchNcclProgress,
+    TorchWatchdogTimeout, TorchWorkerFailed,
+)
+from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers import torch_log_lines as tl
 from stethoscope.facts.parsers import torch_nccl_forwarded as fwd
@@ -42,92 +46,6 @@ from stethoscope.facts.parsers import torch_watchdog_events as twe
 from stethoscope.facts.parsers.torch_watchdog_events import TorchWatchdogEvent
 
 KIND = "torch_log"
-
-
-@fact_kind
-class TorchWatchdogTimeout(Fact):
-    kind: Literal["torch_watchdog_timeout"] = "torch_watchdog_timeout"
-    rank: int
-    pg_rank: int | None = None
-    pg: str | None = None
-    pg_name: str | None = None
-    seq_num: int | None = None  # WorkNCCL(SeqNum=...) from 1.11; 1.8-1.10 print OpType, TensorShape, Timeout(ms) only
-    op_type: str
-    numel_in: int | None = None
-    numel_out: int | None = None
-    timeout_ms: int
-    elapsed_ms: int | None = None
-    blocking_wait: bool = False  # seen only as "timed out in blocking wait"
-
-
-@fact_kind
-class TorchNcclProgress(Fact):
-    kind: Literal["torch_nccl_progress"] = "torch_nccl_progress"
-    rank: int
-    pg_rank: int | None = None
-    pg: str | None = None
-    pg_name: str | None = None
-    last_enqueued_seq: int | None = None
-    last_completed_seq: int | None = None
-    timeout_seq: int | None = None
-
-
-@fact_kind
-class TorchCollectiveDesync(Fact):
-    kind: Literal["torch_collective_desync"] = "torch_collective_desync"
-    rank: int | None = None  # the rank whose log carries the report
-    reporting_pg_rank: int | None = None
-    timeout_op: str | None = None
-    timeout_seq: int | None = None
-    lagging_rank: int
-    state: str  # joined_not_finished | finished_not_joined_next | never_joined
-    collective_seq: int | None = None
-
-
-@fact_kind
-class TorchWorkerFailed(Fact):
-    kind: Literal["torch_worker_failed"] = "torch_worker_failed"
-    local_rank: int | None = None
-    rank: int | None = None
-    pid: int | None = None
-    exitcode: int | None = None
-    signal: str | None = None
-    root_cause: bool = False  # listed under "Root Cause (first observed failure)"
-    sigkill: bool = False  # killed by SIGKILL (exit code -9): from outside PyTorch
-
-
-@fact_kind
-class DataLoaderWorkerKilled(Fact):
-    """A DataLoader worker process died of a signal (PyTorch's ``is killed by signal: Killed.``):
-    ``Killed`` is SIGKILL (the OOM killer, a memory limit, the scheduler), ``Bus error`` a full
-    /dev/shm, ``Segmentation fault`` / ``Aborted`` a crash inside the worker."""
-
-    kind: Literal["dataloader_worker_killed"] = "dataloader_worker_killed"
-    pid: int | None = None  # None: the worker's own SIGBUS message, which names no pid
-    signal: str  # strsignal()'s text: "Killed", "Bus error", "Segmentation fault", "Aborted"
-
-
-@fact_kind
-class TorchNcclError(Fact):
-    kind: Literal["torch_nccl_error"] = "torch_nccl_error"
-    rank: int | None = None
-    nccl_error: str | None = None
-    message: str
-    last_error: str | None = None  # the line after NCCL's "Last error:"
-    nccl_version: str | None = None  # the library torch loaded, from the message's ", NCCL version 2.18.1"
-    peer: str | None = None  # the peer address the forwarded NCCL message names ("127.0.0.1<45069>")
-    peer_loopback: bool = False  # that peer is on the loopback interface
-    nvls: bool = False  # the forwarded message is an NVLink SHARP (NVLS) set-up failure
-
-
-@fact_kind
-class TorchNcclCommAborted(Fact):
-    """A call used a communicator that ProcessGroupNCCL had aborted: the echo of a collective that
-    timed out or failed before (on this rank or another one), which ``reason`` names when printed."""
-
-    kind: Literal["torch_nccl_comm_aborted"] = "torch_nccl_comm_aborted"
-    rank: int | None = None  # None: 2.x's "NCCL communicator was aborted after a previous error" names none
-    reason: str | None = None  # "Original reason for failure was: ..." (PyTorch >= 1.10)
 
 
 # one of these is in every match of tl.DETECT

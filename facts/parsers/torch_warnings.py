@@ -18,10 +18,9 @@ is benign, what it means). A warning line the catalogue does not know is left un
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.app import TorchWarning  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder
 from stethoscope.facts.parsers import torch_log_lines as tl
 
@@ -33,19 +32,6 @@ C10_WARNING = re.compile(r"\[W(?:\d{3,4} [\d:.]+)? *(?P<src>[\w./-]+\.(?:cpp|cc|
 # [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented   (time left out: gpt-neox#990)
 # (DeepSpeed's logger, deepspeed/utils/logging.py; facts/lines.py strips the bracketed time and level when both are there)
 DS_WARNING = re.compile(r"^(?:\[WARNING\] )?\[(?P<src>[\w.-]+\.py):\d+:\w+\] (?P<msg>.*\S)\s*$")
-
-
-@fact_kind
-class TorchWarning(Fact):
-    """A PyTorch warning the catalogue knows: ``destroy_process_group() was not called ...``."""
-
-    kind: Literal["torch_warning"] = "torch_warning"
-    warning_id: str  # the catalogue's id: "destroy_process_group_not_called"
-    benign: bool = False
-    meaning: str
-    rank: int | None = None
-    source_file: str  # "ProcessGroupNCCL.cpp"
-    message: str
 
 
 def catalogue() -> list[knowledge.TorchWarning]:

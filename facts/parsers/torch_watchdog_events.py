@@ -22,29 +22,11 @@ The sequence numbers of the progress lines (``last enqueued NCCL work``) are
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any
 
-from stethoscope.facts.model import Fact, fact_kind
-
-Event = Literal["timeout_at_work", "failure_at_work", "dump_signal", "failed_ops", "process_down",
-                "heartbeat_timeout", "watchdog_stuck", "watchdog_hang_exit"]
-
-
-@fact_kind
-class TorchWatchdogEvent(Fact):
-    """ProcessGroupNCCL's watchdog reported a failed or timed-out collective (``timeout_at_work``,
-    ``failure_at_work``, ``dump_signal``: another rank's timeout, ``failed_ops``, ``process_down``),
-    or its heartbeat monitor found the watchdog itself stuck (``heartbeat_timeout``,
-    ``watchdog_stuck``, ``watchdog_hang_exit``)."""
-
-    kind: Literal["torch_watchdog_event"] = "torch_watchdog_event"
-    event: Event
-    rank: int | None = None
-    pg: str | None = None
-    work_seq: int | None = None  # the work it names ("at work: 1580", "Timeout at NCCL work: 1")
-    stuck_s: int | None = None  # watchdog_stuck: "got stuck for 480 seconds"
-    from_rank: int | None = None  # dump_signal: "due to a collective timeout from rank 0"
-
+from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
+    Event, TorchWatchdogEvent,
+)
 
 # (literal that gates the line, event, pattern with its optional numbers), each with its line:
 FORMS: tuple[tuple[str, str, re.Pattern[str]], ...] = (

@@ -31,9 +31,9 @@ from __future__ import annotations
 import re
 import statistics
 
-from typing import Literal
-
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
+    TrainingLossNotFinite,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.bench_facts import BenchResult
 
@@ -54,15 +54,6 @@ _HF_KEY = re.compile(r"'train_(?P<k>samples_per_second|steps_per_second|tokens_p
 _TITAN = re.compile(r" - root - INFO - step:\s*(?P<step>\d+)\s+loss:\s*\S+.*?\s(?:tps|wps): (?P<tps>[\d,]+)(?:\s+tflops: (?P<tflops>\d+(?:\.\d+)?))?(?:\s+mfu: (?P<mfu>\d+(?:\.\d+)?)%)?")
 _DETECT = re.compile(r"\| elapsed time per iteration \(ms\): \d|\[timer\.py:\d+:stop\] .*SamplesPerSec=|\{'train_runtime': \d"
                      r"| - root - INFO - step:\s*\d+\s+loss:.*\s(?:tps|wps): \d")
-
-
-@fact_kind
-class TrainingLossNotFinite(Fact):
-    """The training's loss or gradient norm became NaN or infinite (the job stopped, or trains on garbage)."""
-
-    kind: Literal["training_loss_not_finite"] = "training_loss_not_finite"
-    what: str  # "loss", "grad_norm", "loss_scale" (an fp16 loss scaler at its minimum: every step overflowed)
-    value: str  # "nan", "inf", "nan or inf" (the framework does not say which)
 
 
 # A loss that is no longer a number, in the frameworks' own words (real lines from public threads):

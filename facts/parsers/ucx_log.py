@@ -71,10 +71,11 @@ makes no fact: the line stays an error nobody read.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
+    UcxCompletionError, UcxVerbsFailure,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches
 
 KIND = "ucx_log"
@@ -88,17 +89,6 @@ _LINE = re.compile(
     r"(?P<err>[A-Za-z][A-Za-z ]{0,60}?)[ \t]*(?:[.:]|$)(?P<rest>[^\n]*)$", re.M)
 # ... Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)
 _MEMLOCK = re.compile(r"\(current: (?P<kb>\d{1,20}) kbytes\)")
-
-
-@fact_kind
-class UcxVerbsFailure(Fact):
-    """One failed verbs call as UCX logged it."""
-
-    kind: Literal["ucx_verbs_failure"] = "ucx_verbs_failure"
-    verb: str  # "ibv_create_cq", "ibv_reg_mr", "mlx5dv_create_cq"
-    device: str | None = None  # "mlx5_0" (UCX 1.13 and later)
-    error: str  # "Cannot allocate memory"
-    memlock_kb: int | None = None  # the locked-memory limit UCX printed with an ENOMEM
 
 
 def detect(head: str) -> bool:
@@ -145,23 +135,6 @@ _HOST = re.compile(r"\[(?P<host>[A-Za-z][\w.-]{0,62}):\s{0,8}\d{1,10}\s{0,8}:\d{
 #: other syndrome IBV_WC_GENERAL_ERR = 21)
 _SYNDROME_STATUS = {0x01: 1, 0x02: 2, 0x04: 4, 0x05: 5, 0x06: 6, 0x10: 7, 0x11: 8, 0x12: 9, 0x13: 10, 0x14: 11,
                     0x15: 12, 0x16: 13, 0x22: 16}
-
-
-@fact_kind
-class UcxCompletionError(Fact):
-    """One failed work completion as UCX's mlx5 transport logged it (the error CQE's syndrome)."""
-
-    kind: Literal["ucx_completion_error"] = "ucx_completion_error"
-    status: int  # libibverbs' ibv_wc_status: 12 for synd 0x15 or "transport retry counter exceeded"
-    syndrome: int | None = None  # 0x15 (mlx5 transports; the verbs transports print none)
-    vendor_err: int | None = None  # 0x81 (when printed)
-    message: str  # UCX's text: "Transport retry count exceeded", or ibv_wc_status_str(): "transport retry counter exceeded"
-    transport: Literal["mlx5", "verbs"] = "mlx5"  # the mlx5 transports' CQE syndrome, or the verbs transports' status string
-    device: str | None = None  # "mlx5_0" (v1.5 and later)
-    port: int | None = None
-    link_layer: str | None = None  # "IB" or "RoCE" (v1.8 and later)
-    qp_type: str | None = None  # "RC", "DCI", "UD" (v1.8+'s second line)
-    opcode: str | None = None  # "SEND", "RDMA_READ", "RDMA_WRITE"
 
 
 def _completions(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:

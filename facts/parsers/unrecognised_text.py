@@ -22,25 +22,16 @@ Sample content (real lines from public threads that no parser of ours reads)::
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 import re2
 
 from stethoscope.facts.classify import signature_source
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.kinds.steth import TextErrorLine  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 
 KIND = "unrecognised_text"
 #: run only on files that no other parser recognised (facts/registry.py)
 FALLBACK = True
-
-
-@fact_kind
-class TextErrorLine(Fact):
-    """A line that says in words that something failed, unread (an unrecognised file, or a log's)."""
-
-    kind: Literal["text_error_line"] = "text_error_line"
-    message: str
 
 
 # docker: Error response from daemon: failed to create task for container: failed to create shim task

@@ -1,0 +1,290 @@
+"""The training or serving application: PyTorch (elastic agent, watchdog, flight recorder,
+warnings), CUDA runtime errors, throughput, Ollama, Ray and the processes it launched.
+
+Generated layout (issue 12): every fact class lives in facts/kinds, by family; the
+modules that first defined these classes re-export them."""
+from __future__ import annotations
+
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+
+
+@fact_kind
+class CudaError(Fact):
+    kind: Literal["cuda_error"] = "cuda_error"
+    error_name: str | None = None  # as printed, else the catalogue's name
+    runtime_name: str | None = None  # cudaError* when the error is a runtime one
+    catalogue_name: str | None = None  # the knowledge/cuda_errors.yaml entry (None: not resolved)
+    code: int | None = None  # the catalogue entry's code
+    printed_code: int | None = None  # the number as printed (CUDA <= 9 numbered differently)
+    message: str
+    form: str  # torch | quoted | numbered | thc | pytorch_init | init | cuda_gdb | check | curesult | error_code | name_only | phrase
+    source_file: str | None = None  # "Cuda error <file>:<line> '...'" forms
+    source_line: int | None = None
+    driver_cuda: str | None = None  # "The NVIDIA driver on your system is too old (found version 11060)": "11.6"
+    device: int | None = None
+    pid: int | None = None
+    rank: int | None = None  # from a torchrun "[rankN]:" prefix
+
+
+@fact_kind
+class CudaOom(Fact):
+    kind: Literal["cuda_oom"] = "cuda_oom"
+    device: int | None = None
+    tried_bytes: int | None = None
+    total_bytes: int | None = None
+    free_bytes: int | None = None
+    allocated_bytes: int | None = None  # allocated by PyTorch
+    reserved_bytes: int | None = None  # reserved by PyTorch's caching allocator (allocated included)
+    process_bytes: int | None = None  # "this process has X memory in use" (2.1+: non-PyTorch memory included)
+    other_process_bytes: int | None = None  # sum of "Process N has X memory in use" (other processes, 2.1+)
+    other_processes: int = 0
+    #: memory of the GPU neither free nor this process's: total - free - (this process, else what PyTorch reserved)
+    elsewhere_bytes: int | None = None
+    elsewhere_fraction: float | None = None  # of total capacity
+    rank: int | None = None
+    pid: int | None = None
+
+
+@fact_kind
+class OllamaGpu(Fact):
+    """``msg="inference compute"``: a GPU the ollama server found and will run models on."""
+
+    kind: Literal["ollama_gpu"] = "ollama_gpu"
+    gpu_uuid: str | None = None  # "GPU-cdf3c132-..."
+    pci_bus_id: str | None = None  # canonical, from pci_id= (newer releases)
+    name: str | None = None  # the product: description= (newer) or name= (older)
+    library: str | None = None  # "CUDA", "cuda", "rocm"
+    compute: str | None = None  # "9.0"
+    driver_cuda: str | None = None  # "12.9": the CUDA version the driver supports
+
+
+@fact_kind
+class OllamaLogError(Fact):
+    """A ``level=ERROR`` line of the ollama server."""
+
+    kind: Literal["ollama_log_error"] = "ollama_log_error"
+    message: str  # msg=, then error= where given
+
+
+@fact_kind
+class RayMemoryMonitorKill(Fact):
+    """Ray's memory monitor killed a task or actor process: the node's host memory ran low."""
+
+    kind: Literal["ray_memory_monitor_kill"] = "ray_memory_monitor_kill"
+    ip: str | None = None  # the node as Ray names it
+    killed: int | None = None  # workers the summary counts; None for a single task's error
+    used_gb: float | None = None
+    total_gb: float | None = None
+    threshold: float | None = None  # RAY_memory_usage_threshold in force (0.95 by default)
+
+
+@fact_kind
+class LaunchedProcessKilled(Fact):
+    """A process a Python launcher started was killed by a signal (CalledProcessError, DeepSpeed's launcher)."""
+
+    kind: Literal["launched_process_killed"] = "launched_process_killed"
+    signal: str | None = None  # "SIGKILL"; None for a number without a name
+    signum: int  # 9
+    command: str  # the command as the launcher printed it ("" where its line names none)
+    launcher: str = "CalledProcessError"  # whose message: "CalledProcessError", "deepspeed", "shell", Open MPI's tool ("mpirun")
+    core_dumped: bool = False  # the shell's " (core dumped)"
+
+
+@fact_kind
+class TorchRendezvousError(Fact):
+    """torchrun's rendezvous or its c10d store failed: the nodes never met."""
+
+    kind: Literal["torch_rendezvous_error"] = "torch_rendezvous_error"
+    error: str
+    message: str
+    endpoint: str | None = None
+    timeout_s: float | None = None
+    min_nodes: int | None = None
+    during_rendezvous: bool = False  # the agent's Rendezvous*Error, or a store timeout in a file that shows one (torchrun's own store)
+    clients_joined: int | None = None  # clients_timeout: clients that connected to the store server ...
+    clients_expected: int | None = None  # ... of those it waited for (the world size)
+
+
+@fact_kind
+class TorchAgentSignal(Fact):
+    """torchrun's agent was sent a termination signal (``received``: SIGTERM, SIGINT, SIGHUP from
+    outside) or is sending one to its workers to shut them down (``closing``)."""
+
+    kind: Literal["torch_agent_signal"] = "torch_agent_signal"
+    event: Literal["received", "closing"]
+    signal: str  # as printed: "15", "Signals.SIGTERM", "SIGTERM"
+    pid: int | None = None
+
+
+@fact_kind
+class TorchRendezvousJoin(Fact):
+    """A node took part in torchrun's rendezvous: its agent began it, asked to join, or joined."""
+
+    kind: Literal["torch_rendezvous_join"] = "torch_rendezvous_join"
+    host: str  # the node, as its node descriptor names it (or the file's node)
+    event: Literal["attempt", "joined"]
+    run_id: str | None = None
+    rank: int | None = None  # joined: the node's rank in the round
+    world_size: int | None = None  # joined: nodes in the round
+
+
+@fact_kind
+class TorchRendezvousIncomplete(Fact):
+    """torchrun's rendezvous timed out and the bundle shows which nodes took part: those that did
+    not (a node of the bundle with no rendezvous line, or fewer nodes than ``min_nodes``) never
+    joined. Made by :mod:`stethoscope.engine.combine.rendezvous`; ``sources`` are the timeout and
+    join facts."""
+
+    kind: Literal["torch_rendezvous_incomplete"] = "torch_rendezvous_incomplete"
+    joined: str  # "node1, node2": nodes whose agent took part
+    joined_count: int
+    min_nodes: int | None = None
+    missing: str  # "node3" or "not in the bundle"
+    missing_count: int  # nodes that never joined (at least the named ones; min_nodes - joined when larger)
+    sources: str
+
+
+@fact_kind
+class TorchFrEntry(Fact):
+    """One collective in a rank's flight recorder: ``state`` scheduled / started / completed."""
+
+    kind: Literal["torch_fr_entry"] = "torch_fr_entry"
+    rank: int
+    pg: str | None = None  # process group name ("0")
+    pg_name: str | None = None  # its description ("default_pg")
+    seq_num: int  # collective_seq_id (what the watchdog calls SeqNum)
+    p2p_seq_id: int | None = None
+    op_type: str  # profiling_name: "nccl:all_reduce"
+    state: str
+    timeout_ms: int | None = None
+    is_p2p: bool = False
+
+
+@fact_kind
+class TorchWatchdogTimeout(Fact):
+    kind: Literal["torch_watchdog_timeout"] = "torch_watchdog_timeout"
+    rank: int
+    pg_rank: int | None = None
+    pg: str | None = None
+    pg_name: str | None = None
+    seq_num: int | None = None  # WorkNCCL(SeqNum=...) from 1.11; 1.8-1.10 print OpType, TensorShape, Timeout(ms) only
+    op_type: str
+    numel_in: int | None = None
+    numel_out: int | None = None
+    timeout_ms: int
+    elapsed_ms: int | None = None
+    blocking_wait: bool = False  # seen only as "timed out in blocking wait"
+
+
+@fact_kind
+class TorchNcclProgress(Fact):
+    kind: Literal["torch_nccl_progress"] = "torch_nccl_progress"
+    rank: int
+    pg_rank: int | None = None
+    pg: str | None = None
+    pg_name: str | None = None
+    last_enqueued_seq: int | None = None
+    last_completed_seq: int | None = None
+    timeout_seq: int | None = None
+
+
+@fact_kind
+class TorchCollectiveDesync(Fact):
+    kind: Literal["torch_collective_desync"] = "torch_collective_desync"
+    rank: int | None = None  # the rank whose log carries the report
+    reporting_pg_rank: int | None = None
+    timeout_op: str | None = None
+    timeout_seq: int | None = None
+    lagging_rank: int
+    state: str  # joined_not_finished | finished_not_joined_next | never_joined
+    collective_seq: int | None = None
+
+
+@fact_kind
+class TorchWorkerFailed(Fact):
+    kind: Literal["torch_worker_failed"] = "torch_worker_failed"
+    local_rank: int | None = None
+    rank: int | None = None
+    pid: int | None = None
+    exitcode: int | None = None
+    signal: str | None = None
+    root_cause: bool = False  # listed under "Root Cause (first observed failure)"
+    sigkill: bool = False  # killed by SIGKILL (exit code -9): from outside PyTorch
+
+
+@fact_kind
+class DataLoaderWorkerKilled(Fact):
+    """A DataLoader worker process died of a signal (PyTorch's ``is killed by signal: Killed.``):
+    ``Killed`` is SIGKILL (the OOM killer, a memory limit, the scheduler), ``Bus error`` a full
+    /dev/shm, ``Segmentation fault`` / ``Aborted`` a crash inside the worker."""
+
+    kind: Literal["dataloader_worker_killed"] = "dataloader_worker_killed"
+    pid: int | None = None  # None: the worker's own SIGBUS message, which names no pid
+    signal: str  # strsignal()'s text: "Killed", "Bus error", "Segmentation fault", "Aborted"
+
+
+@fact_kind
+class TorchNcclError(Fact):
+    kind: Literal["torch_nccl_error"] = "torch_nccl_error"
+    rank: int | None = None
+    nccl_error: str | None = None
+    message: str
+    last_error: str | None = None  # the line after NCCL's "Last error:"
+    nccl_version: str | None = None  # the library torch loaded, from the message's ", NCCL version 2.18.1"
+    peer: str | None = None  # the peer address the forwarded NCCL message names ("127.0.0.1<45069>")
+    peer_loopback: bool = False  # that peer is on the loopback interface
+    nvls: bool = False  # the forwarded message is an NVLink SHARP (NVLS) set-up failure
+
+
+@fact_kind
+class TorchNcclCommAborted(Fact):
+    """A call used a communicator that ProcessGroupNCCL had aborted: the echo of a collective that
+    timed out or failed before (on this rank or another one), which ``reason`` names when printed."""
+
+    kind: Literal["torch_nccl_comm_aborted"] = "torch_nccl_comm_aborted"
+    rank: int | None = None  # None: 2.x's "NCCL communicator was aborted after a previous error" names none
+    reason: str | None = None  # "Original reason for failure was: ..." (PyTorch >= 1.10)
+
+
+@fact_kind
+class TorchWarning(Fact):
+    """A PyTorch warning the catalogue knows: ``destroy_process_group() was not called ...``."""
+
+    kind: Literal["torch_warning"] = "torch_warning"
+    warning_id: str  # the catalogue's id: "destroy_process_group_not_called"
+    benign: bool = False
+    meaning: str
+    rank: int | None = None
+    source_file: str  # "ProcessGroupNCCL.cpp"
+    message: str
+
+
+Event = Literal["timeout_at_work", "failure_at_work", "dump_signal", "failed_ops", "process_down",
+                "heartbeat_timeout", "watchdog_stuck", "watchdog_hang_exit"]
+
+
+@fact_kind
+class TorchWatchdogEvent(Fact):
+    """ProcessGroupNCCL's watchdog reported a failed or timed-out collective (``timeout_at_work``,
+    ``failure_at_work``, ``dump_signal``: another rank's timeout, ``failed_ops``, ``process_down``),
+    or its heartbeat monitor found the watchdog itself stuck (``heartbeat_timeout``,
+    ``watchdog_stuck``, ``watchdog_hang_exit``)."""
+
+    kind: Literal["torch_watchdog_event"] = "torch_watchdog_event"
+    event: Event
+    rank: int | None = None
+    pg: str | None = None
+    work_seq: int | None = None  # the work it names ("at work: 1580", "Timeout at NCCL work: 1")
+    stuck_s: int | None = None  # watchdog_stuck: "got stuck for 480 seconds"
+    from_rank: int | None = None  # dump_signal: "due to a collective timeout from rank 0"
+
+
+@fact_kind
+class TrainingLossNotFinite(Fact):
+    """The training's loss or gradient norm became NaN or infinite (the job stopped, or trains on garbage)."""
+
+    kind: Literal["training_loss_not_finite"] = "training_loss_not_finite"
+    what: str  # "loss", "grad_norm", "loss_scale" (an fp16 loss scaler at its minimum: every step overflowed)
+    value: str  # "nan", "inf", "nan or inf" (the framework does not say which)

@@ -1,0 +1,253 @@
+"""Benchmark results: nccl-tests, gpu-burn, DCGM diagnostics runs, pair bandwidth matrices,
+and how a run compares with its baseline.
+
+Generated layout (issue 12): every fact class lives in facts/kinds, by family; the
+modules that first defined these classes re-export them."""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import model_validator
+
+from stethoscope.facts.model import Fact, fact_kind
+
+
+@fact_kind
+class BenchResult(Fact):
+    """One figure a benchmark printed: ``Triad: 363208.7 ...`` (STREAM), a cell of an
+    nvbandwidth matrix, a perftest row's average bandwidth, a torchtitan ``tps``."""
+
+    kind: Literal["bench_result"] = "bench_result"
+    benchmark: str  # one of BENCHMARKS
+    test: str  # "Triad", "host_to_device_memcpy_ce", "ib_write_bw", "rand_read_write read", "torchtitan"
+    entity: str  # what was measured: "gpu0", "cpu0->gpu1", "mlx5_0", "host", "job"
+    metric: str  # "gflops", "bandwidth", "best_rate", "bw_average", "t_typical", "iops", "tokens_per_second"
+    value: float
+    unit: str  # "Gflop/s", "GB/s", "MB/s", "Gb/s", "usec", "IOPS", "tokens/s"
+    higher_is_better: bool = True
+    size_bytes: int | None = None  # the message or buffer size of the figure, when it has one
+    tool_version: str | None = None  # "v0.8", "fio-3.32", "iperf 3.9", "5.10"
+    detail: str | None = None  # what else the line said (connection type, protocol, precision)
+
+
+@fact_kind
+class GpuBurnVerdict(Fact):
+    """gpu-burn's closing verdict for one GPU: ``GPU 3: FAULTY`` (its results differed from the
+    reference: a compute or memory error) or ``GPU 0: OK``, with the largest error count seen
+    in its progress lines (``errors: 1579  (DIED!)``, ``-524288000 (WARNING!)``)."""
+
+    kind: Literal["gpu_burn_verdict"] = "gpu_burn_verdict"
+    gpu: int
+    gpu_name: str = ""  # "GPU3", for entities and summaries
+    status: Literal["OK", "FAULTY"]
+    errors: int | None = None  # the largest count of its progress lines (gpu-burn prints a running total)
+    died: bool = False  # a progress line said "(DIED!)": the worker process stopped reporting
+    gpus_tested: int | None = None  # "Tested 16 GPUs:"
+
+
+@fact_kind
+class DcgmDiagRun(Fact):
+    """One ``dcgmi diag`` run: its level (``-r 1..4``: from the command line shown, else from the
+    tests it ran, knowledge/dcgm.yaml ``levels``), the DCGM and driver versions of its Metadata
+    section (DCGM 3.x and later), and its counts of results."""
+
+    kind: Literal["dcgm_diag_run"] = "dcgm_diag_run"
+    level: int | None = None
+    level_from: Literal["command", "tests", "unknown"] = "unknown"
+    dcgm_version: str | None = None  # "3.3.5"
+    driver_version: str | None = None  # "550.54.15" (Driver Version Detected)
+    passed: int = 0
+    warned: int = 0
+    failed: int = 0
+    skipped: int = 0
+    source: Literal["text", "json"] = "text"
+
+
+@fact_kind
+class BenchmarkValidity(Fact):
+    """Whether a node's benchmark results may be compared with a baseline (issue 15): the GPUs
+    must have been idle (no compute process, utilisation under the limit of
+    knowledge/bench_tolerances.yaml) and their clocks pinned (application clocks set, or the
+    ``Applications Clocks Setting`` clocks-event reason active). ``checked`` says what the
+    bundle showed to decide it; without nvidia-smi output nothing was checked and the results
+    stay comparable, marked ``unverified``."""
+
+    kind: Literal["benchmark_validity"] = "benchmark_validity"
+    comparable: bool
+    reasons: str  # "GPU 0000:1b:00.0 at 87% utilisation; clocks not pinned (application clocks at their defaults)"
+    busy: bool = False
+    clocks: Literal["pinned", "not_pinned", "unknown"] = "unknown"
+    checked: str = "nothing"  # "nvidia-smi (utilisation, processes, clocks)"
+    results: int = 0  # bench_result / nccl-tests runs of the node this applies to
+    sources: str = ""
+
+
+@fact_kind
+class BenchmarkVsBaseline(Fact):
+    """One benchmark figure against the same figure of the recorded baseline: ``ratio`` is
+    new/baseline for figures where higher is better and baseline/new for times, so below 1 is
+    always worse; ``outcome`` ``below`` when the ratio is under 1 - ``tolerance``
+    (knowledge/bench_tolerances.yaml), ``not_comparable`` when this run or the baseline was taken
+    on busy GPUs or unpinned clocks (``why``)."""
+
+    kind: Literal["benchmark_vs_baseline"] = "benchmark_vs_baseline"
+    benchmark: str
+    test: str
+    entity: str
+    metric: str
+    size_bytes: int | None = None
+    unit: str
+    value: float
+    baseline_value: float
+    ratio: float
+    tolerance: float
+    outcome: Literal["below", "within", "above", "not_comparable"]
+    comparable: bool = True
+    why: str | None = None
+    baseline: str  # "h200-node-2026-11 (2026-11-30)"
+    context_diff: str = "none"
+    #: under this ratio a figure below its baseline is critical (rules/benchmark/benchmark_below_baseline*.yaml)
+    critical_limit: float
+    critical_limit_source: str  # "knowledge/bench_tolerances.yaml critical_below"
+    component: str = "gpu"  # what a regression of this benchmark points at (knowledge/bench_tolerances.yaml)
+    tolerance_source: str = ""
+    sources: str = ""
+
+
+@fact_kind
+class BenchmarkSweepNarrower(Fact):
+    """An nccl-tests run whose sizes do not reach the ends of the baseline's sweep: the bands it
+    misses are not compared (issue 15)."""
+
+    kind: Literal["benchmark_sweep_narrower"] = "benchmark_sweep_narrower"
+    collective: str
+    min_bytes: int
+    max_bytes: int
+    baseline_min_bytes: int
+    baseline_max_bytes: int
+    missing: str  # "sizes below 1 MiB; sizes above 1 GiB"
+    baseline: str
+    sources: str = ""
+
+
+@fact_kind
+class VersionCompat(Fact):
+    """A pair of versions the bundle shows, checked against knowledge/compat.yaml: NCCL against the
+    CUDA it was built for, DCGM against the driver, the driver against the CUDA release that
+    needs it (``cuda_driver``: the CUDA an NCCL build names; ``cuda_build_driver``: the CUDA a
+    listed package was built for or is, torch's ``+cu121`` or collect_env's ``CUDA used to build
+    PyTorch``)."""
+
+    kind: Literal["version_compat"] = "version_compat"
+    check: Literal["cuda_nccl", "dcgm_driver", "cuda_driver", "cuda_build_driver"]
+    ok: bool
+    have: str  # "NCCL 2.14.3 built for CUDA 12.0"
+    need: str  # "CUDA 12.x needs NCCL >= 2.16 (NCCL 2.16.2 release notes)"
+    source: str
+    sources: str = ""
+
+
+@fact_kind
+class NcclTestRun(Fact):
+    """One run of an nccl-tests binary: its settings, its footer and a summary of its table."""
+
+    kind: Literal["nccl_test_run"] = "nccl_test_run"
+    collective: str | None = None  # "all_reduce"; None when the output does not name the binary
+    nccl_tests_version: str | None = None  # "2.19.6"
+    nccl_version: str | None = None  # "2.28.9", from nccl-library=22809
+    n_threads: int | None = None
+    n_gpus: int | None = None  # GPUs per process (-g)
+    min_bytes: int | None = None
+    max_bytes: int | None = None
+    iters: int | None = None
+    warmup_iters: int | None = None
+    validation: int | None = None  # -c; 0 means no #wrong column values (N/A)
+    nranks: int = 0  # rank lines listed
+    hosts: int = 0  # distinct hosts among them
+    rows: int = 0  # table rows read
+    avg_busbw: float | None = None  # "# Avg bus bandwidth    : 88.3838"
+    avg_busbw_check: str | None = None  # "OK" | "FAILED" when run with -G/--check-bw, else None
+    out_of_bounds: int | None = None
+    status: str | None = None  # "OK" | "FAILED" from "# Out of bounds values"; None: no footer
+    wrong_total: int = 0  # sum of #wrong over all rows, N/A counted as 0
+    failed: bool = False
+    failure_message: str | None = None
+    max_busbw: float | None = None  # over out-of-place and in-place
+    max_busbw_size: int | None = None
+
+
+@fact_kind
+class NcclTestRank(Fact):
+    """``#  Rank  0 Group  0 Pid   1633 on         vm device  0 [0000:00:06] NVIDIA H200``"""
+
+    kind: Literal["nccl_test_rank"] = "nccl_test_rank"
+    run_id: str
+    rank: int
+    group: int | None = None  # absent before nccl-tests 2.13
+    pid: int | None = None  # absent in nccl-tests v1.0.0 ("#   Rank  0 on  host device  0 [0x06] ...")
+    host: str
+    device: int  # CUDA device ordinal in that process
+    pci_bus_id: str  # canonical dddd:bb:dd.f; before 2.17 only the bus was printed ([0x1b])
+    gpu_name: str
+
+
+@fact_kind
+class NcclTestRow(Fact):
+    """One line of the results table: out-of-place and in-place timings for one size."""
+
+    kind: Literal["nccl_test_row"] = "nccl_test_row"
+    run_id: str
+    collective: str | None = None
+    size_bytes: int
+    count: int
+    dtype: str
+    redop: str | None = None
+    root: int | None = None
+    oop_time_us: float
+    oop_algbw: float
+    oop_busbw: float
+    oop_wrong: int | None = None  # None: N/A (no validation) or an older max-error column
+    oop_max_error: float | None = None  # nccl-tests < 2.13 printed the max deviation ("error")
+    ip_time_us: float | None = None
+    ip_algbw: float | None = None
+    ip_busbw: float | None = None
+    ip_wrong: int | None = None
+    ip_max_error: float | None = None
+    #: out-of-place plus in-place #wrong (None when neither was validated), so one rule
+    #: can ask "did this size return wrong values"
+    wrong: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sum_wrong(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("wrong") is None:
+            parts = [data.get("oop_wrong"), data.get("ip_wrong")]
+            if any(p is not None for p in parts):
+                data = {**data, "wrong": sum(p or 0 for p in parts)}
+        return data
+
+
+@fact_kind
+class NcclTestFailure(Fact):
+    """``vm: Test NCCL failure common.cu:1550 'invalid usage ...'`` or its trace lines."""
+
+    kind: Literal["nccl_test_failure"] = "nccl_test_failure"
+    run_id: str | None = None
+    host: str | None = None
+    pid: int | None = None
+    failure_type: str  # "nccl" | "cuda" | "test" (the " .. host pid N: Test failure" trace) | "timeout" (-T)
+    source_file: str | None = None
+    source_line: int | None = None
+    message: str  # the quoted error, or "Test failure" for a trace line
+    nccl_error: str | None = None  # "invalid usage (run with NCCL_DEBUG=WARN for details)"
+    last_error: str | None = None  # ncclGetLastError() after " / ", None when empty
+
+
+@fact_kind
+class PairBandwidth(Fact):
+    kind: Literal["pair_bandwidth"] = "pair_bandwidth"
+    host_a: str
+    host_b: str
+    busbw_gbs: float
+    size_bytes: int | None = None
+    source: Literal["csv_rows", "csv_matrix"]

@@ -1,0 +1,156 @@
+"""GPU health monitors: DCGM (dcgmi diag, health, discovery, dmon, dcgm-exporter), gpud and
+the node health check (NHC).
+
+Generated layout (issue 12): every fact class lives in facts/kinds, by family; the
+modules that first defined these classes re-export them."""
+from __future__ import annotations
+
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+
+
+@fact_kind
+class DcgmExporterError(Fact):
+    """dcgm-exporter logged an error: ``level=fatal msg="Error starting nv-hostengine: DCGM
+    initialization error"``. ``exiting``: the exporter ends there (fatal, panic, or its main's
+    ``Encountered a failure.``), so nothing it would export is scraped until it restarts."""
+
+    kind: Literal["dcgm_exporter_error"] = "dcgm_exporter_error"
+    level: str  # error | fatal | panic
+    message: str
+    exiting: bool = False
+    #: the fields it was asked to watch are ones this node's DCGM cannot serve (_WATCH_UNSUPPORTED)
+    watch_unsupported: bool = False
+
+
+@fact_kind
+class DcgmDiagResult(Fact):
+    """One result of ``dcgmi diag``: a test on one GPU (or on all: ``gpu`` absent).
+
+    ``| Memory | Fail - GPU: 0 |`` (DCGM 2-3), ``|  | GPU0: Fail |`` (DCGM 4), or a JSON result."""
+
+    kind: Literal["dcgm_diag_result"] = "dcgm_diag_result"
+    test: str  # as dcgmi names it: "Memory", "memory", "nvbandwidth", "PCIe"
+    category: str | None = None  # "Deployment", "Hardware", "Integration", "Stress"
+    result: Literal["Pass", "Fail", "Warn", "Skip", "Not Run"]
+    gpu: int | None = None  # DCGM's GPU id
+    gpu_name: str = "all GPUs"  # "GPU0", for entities and summaries
+    reason: str | None = None  # the Warning text(s) of this test and GPU, joined
+    component: str | None = None  # of a failure of this test (knowledge/dcgm.yaml)
+    cause: str | None = None
+    not_comparable: bool = False  # the reason says other work disturbed the test
+    why: str | None = None
+    source: Literal["text", "json"] = "text"
+
+
+@fact_kind
+class DcgmError(Fact):
+    """A DCGM log line at ERROR level or a DCGM status/failure message printed by dcgmi or an
+    exporter: ``09:54:30.346 ERROR [[nvbandwidth]] MCUTIL > 10% for GPU 2 (...)``,
+    ``the third-party profiling module returned an unrecoverable error``."""
+
+    kind: Literal["dcgm_error"] = "dcgm_error"
+    message: str
+    plugin: str | None = None  # "nvbandwidth"
+    gpu: int | None = None
+    not_comparable: bool = False
+    why: str | None = None
+
+
+@fact_kind
+class DcgmHealthIncident(Fact):
+    """One incident of a DCGM health watch, as nv-hostengine logs it:
+    ``Detected a WARNING in health system Thermal: 'Detected clocks event due to thermal
+    violation in GPU 2. Verify that the cooling ...'`` (component and cause of its message in
+    ``knowledge/dcgm.yaml``, else of its health system)."""
+
+    kind: Literal["dcgm_health_incident"] = "dcgm_health_incident"
+    result: Literal["WARNING", "FAILURE"]
+    system: str  # as DCGM names it: "Thermal", "PCIe", "NVSwitch fatal errors"
+    message: str
+    reason: str | None = None  # DCGM_FR_CLOCKS_EVENT_THERMAL (None: a message knowledge lacks)
+    gpu: int | None = None  # DCGM's entity id ("in GPU 2"); None for an NVSwitch or when not said
+    gpu_name: str = "the GPU DCGM watched"  # "GPU 2", for entities and summaries
+    component: str
+    cause: str
+    severity: str
+    actions: str  # comma-separated action ids of its health system
+
+
+@fact_kind
+class DcgmDiscoveredGpu(Fact):
+    """One GPU of ``dcgmi discovery -l``: ``| 0 | Name: NVIDIA H800 |`` and the rows below it."""
+
+    kind: Literal["dcgm_discovered_gpu"] = "dcgm_discovered_gpu"
+    gpu_id: int  # DCGM's GPU id
+    name: str | None = None
+    pci_bus_id: str | None = None
+    uuid: str | None = None
+    status: str | None = None  # DCGM 4 with -a, for a GPU that is not OK: "Lost", "Detached", ...
+    last_known: bool = False  # the values are cached ones ("(last known)"): DCGM cannot read the GPU now
+    name_unavailable: bool = False  # "Name: <<<NULL>>>"
+    attributes_error: str | None = None  # "Error: Cannot get device attributes for GPU." and its Return
+
+
+@fact_kind
+class DcgmDiscoveryCount(Fact):
+    """``8 GPUs found.`` / ``0 NvSwitches found.``: how many devices of a kind DCGM sees."""
+
+    kind: Literal["dcgm_discovery_count"] = "dcgm_discovery_count"
+    device: Literal["gpu", "nvswitch", "connectx", "cpu"]
+    count: int
+    active_only: bool | None = None  # DCGM 4: "(Active)" (without -a) or "(All)"
+
+
+@fact_kind
+class DcgmDmonSeries(Fact):
+    """One field of one entity over a ``dcgmi dmon`` run; evidence is its first sample."""
+
+    kind: Literal["dcgm_dmon_series"] = "dcgm_dmon_series"
+    entity: str  # "GPU 0", "GPU 0 LINK 3", "SW 1"
+    entity_group: str  # "GPU", "GPU-I", "SW", ...
+    gpu: int | None = None  # DCGM's GPU id, for a GPU or its link
+    field: str  # the short name dcgmi prints: "NVLTX", "PCITX", "SMACT", "POWER"
+    samples: int
+    missing: int  # N/A or N/W
+    minimum: float | None = None
+    maximum: float | None = None
+    last: float | None = None
+
+
+@fact_kind
+class DcgmHealthCheck(Fact):
+    """``dcgmi health -c``'s Overall Health: ``Healthy``, ``Warning`` or ``Failure`` over the watched systems."""
+
+    kind: Literal["dcgm_health_check"] = "dcgm_health_check"
+    overall: str
+    incidents: int  # entity/system incidents shown
+
+
+@fact_kind
+class GpudCheck(Fact):
+    """``✔ NVSwitch not detected, skipping fabric manager check``: a component gpud found healthy."""
+
+    kind: Literal["gpud_check"] = "gpud_check"
+    component: str | None = None  # "fabric-manager" (the caller of the log line before it)
+    summary: str
+
+
+@fact_kind
+class GpudCheckFailed(Fact):
+    """``✘ <summary>``: something gpud judged unhealthy (or could not check)."""
+
+    kind: Literal["gpud_check_failed"] = "gpud_check_failed"
+    component: str | None = None
+    summary: str
+
+
+@fact_kind
+class NhcCheckFailed(Fact):
+    """One failed NHC check, as NHC reports it."""
+
+    kind: Literal["nhc_check_failed"] = "nhc_check_failed"
+    check: str | None = None  # "check_nvlink_status"; None where the message does not name it
+    message: str
+    fault_code: str | None = None  # Azure's "NHC2016"

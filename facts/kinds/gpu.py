@@ -1,0 +1,454 @@
+"""GPU state and events as the driver's tools report them: nvidia-smi (query, table, NVLink,
+topology, reset, utilisation), NVML, nvtop, nvidia-persistenced and the fabric manager.
+
+Generated layout (issue 12): every fact class lives in facts/kinds, by family; the
+modules that first defined these classes re-export them."""
+from __future__ import annotations
+
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+
+
+@fact_kind
+class FabricManagerVersionMismatch(Fact):
+    """Fabric manager refuses to start: its driver interface version is not the loaded driver's."""
+
+    kind: Literal["fabric_manager_version_mismatch"] = "fabric_manager_version_mismatch"
+    fabric_manager_version: str  # "530.30.02"
+    driver_version: str  # "530.41.03"
+
+
+@fact_kind
+class FabricManagerNoNvswitch(Fact):
+    """``NV_WARN_NOTHING_TO_DO``: the NVSwitch driver has no NVSwitch to report."""
+
+    kind: Literal["fabric_manager_no_nvswitch"] = "fabric_manager_no_nvswitch"
+    message: str
+
+
+@fact_kind
+class FabricManagerError(Fact):
+    """Another error fabric manager logged (``[ERROR]`` lines, failures in its journal)."""
+
+    kind: Literal["fabric_manager_error"] = "fabric_manager_error"
+    category: str  # nvlink_training | nvswitch_missing | multicast | config | gpu_nvlink_fatal | other
+    message: str
+    timestamp: str | None = None
+
+
+@fact_kind
+class FabricManagerStatus(Fact):
+    """The service's or its systemd unit's state as logged or shown by ``systemctl status``."""
+
+    kind: Literal["fabric_manager_status"] = "fabric_manager_status"
+    status: str  # configured | started | stopped | unit_failed | unit_active | unit_inactive
+    detail: str | None = None  # "status=1/FAILURE", "exit-code", "running"
+
+
+class GpuFact(Fact):
+    """Shared field of every GPU-state fact (not itself a fact kind)."""
+
+    pci_bus_id: str
+
+
+@fact_kind
+class GpuInfo(GpuFact):
+    """Identity of one GPU block: ``GPU 00000000:00:06.0``. Fields a ``-d`` output lacks are None."""
+
+    kind: Literal["gpu_info"] = "gpu_info"
+    index: int | None = None  # order in the file, when the file lists every attached GPU
+    name: str | None = None
+    uuid: str | None = None
+    serial: str | None = None
+    vbios: str | None = None
+    driver_version: str | None = None
+    cuda_version: str | None = None
+    taken_at: str | None = None  # the reading's "Timestamp : Sun Nov 29 18:29:12 2026" (two readings make a rate)
+    product_architecture: str | None = None
+    persistence_mode: bool | None = None
+    recovery_action: str | None = None  # "GPU Recovery Action : None" (R550+)
+    reset_required: bool | None = None  # "GPU Reset Status / Reset Required"
+    drain_and_reset_recommended: bool | None = None
+
+
+@fact_kind
+class GpuClockReason(GpuFact):
+    """``SW Power Cap : Active`` under ``Clocks Event Reasons`` (older: ``Clocks Throttle Reasons``)."""
+
+    kind: Literal["gpu_clock_reason"] = "gpu_clock_reason"
+    reason: str  # gpu_idle, sw_power_cap, hw_slowdown, hw_thermal_slowdown, ...
+    active: bool
+    counter_us: int | None = None  # time spent in this reason, from "... Reasons Counters"
+    section_name: str  # "Clocks Event Reasons" or "Clocks Throttle Reasons"
+
+
+@fact_kind
+class GpuTemperature(GpuFact):
+    """``GPU Current Temp : 32 C``. R565+ prints the limits only relative to T.Limit
+    (``GPU Shutdown T.Limit Temp : -8 C``); those go to the ``*_tlimit_c`` fields, and the
+    absolute ``shutdown_c``/``slowdown_c``/... stay None."""
+
+    kind: Literal["gpu_temperature"] = "gpu_temperature"
+    gpu_temp_c: int | None = None
+    memory_temp_c: int | None = None
+    shutdown_c: int | None = None
+    slowdown_c: int | None = None
+    max_operating_c: int | None = None
+    max_memory_c: int | None = None
+    tlimit_c: int | None = None  # margin below the slowdown limit ("GPU T.Limit Temp")
+    shutdown_tlimit_c: int | None = None
+    slowdown_tlimit_c: int | None = None
+    max_operating_tlimit_c: int | None = None
+    max_memory_tlimit_c: int | None = None
+
+
+@fact_kind
+class GpuPower(GpuFact):
+    """``GPU Power Readings`` (older ``Power Readings``); evidence is the section line."""
+
+    kind: Literal["gpu_power"] = "gpu_power"
+    draw_w: float | None = None  # instantaneous draw, else "Power Draw", else the average
+    average_draw_w: float | None = None
+    current_limit_w: float | None = None  # "Current Power Limit" (older: "Power Limit")
+    requested_limit_w: float | None = None  # "Requested Power Limit" (older: "Power Limit")
+    enforced_limit_w: float | None = None  # "Enforced Power Limit" (newer: "Current Power Limit")
+    default_limit_w: float | None = None
+    min_limit_w: float | None = None
+    max_limit_w: float | None = None
+
+
+@fact_kind
+class GpuEccMode(GpuFact):
+    """``ECC Mode`` / ``Current : Enabled``; evidence is the ``Current`` line."""
+
+    kind: Literal["gpu_ecc_mode"] = "gpu_ecc_mode"
+    current_enabled: bool | None = None
+    pending_enabled: bool | None = None
+
+
+@fact_kind
+class GpuEccCount(GpuFact):
+    """One ECC counter line: ``DRAM Uncorrectable : 0`` under ``Volatile``; older drivers
+    ``Device Memory : 3`` under ``Single Bit`` (correctable) / ``Double Bit`` (uncorrectable)."""
+
+    kind: Literal["gpu_ecc_count"] = "gpu_ecc_count"
+    scope: Literal["volatile", "aggregate"]
+    error_type: Literal["correctable", "uncorrectable"]
+    location: str  # sram, dram, sram_parity, sram_secded, device_memory, l2_cache, total, ...
+    count: int | None = None
+
+
+@fact_kind
+class GpuEccThreshold(GpuFact):
+    """``SRAM Threshold Exceeded : No`` (aggregate SRAM uncorrectable errors over the RMA threshold)."""
+
+    kind: Literal["gpu_ecc_threshold"] = "gpu_ecc_threshold"
+    sram_threshold_exceeded: bool | None = None
+
+
+@fact_kind
+class GpuMemoryRepair(GpuFact):
+    """``Channel Repair Pending`` / ``TPC Repair Pending`` / ``Unrepairable Memory`` (R575+)."""
+
+    kind: Literal["gpu_memory_repair"] = "gpu_memory_repair"
+    channel_repair_pending: bool | None = None
+    tpc_repair_pending: bool | None = None
+    unrepairable_memory: bool | None = None
+
+
+@fact_kind
+class GpuRetiredPages(GpuFact):
+    """``Retired Pages`` (pre-Ampere page retirement); evidence is the section line."""
+
+    kind: Literal["gpu_retired_pages"] = "gpu_retired_pages"
+    sbe_pages: int | None = None
+    dbe_pages: int | None = None
+    #: both counts added (what DCGM's retired-pages limit counts), when both were read
+    retired_pages: int | None = None
+    pending: bool | None = None
+
+
+@fact_kind
+class GpuRowRemap(GpuFact):
+    """``Remapped Rows`` (Ampere and later); evidence is the ``Pending`` line."""
+
+    kind: Literal["gpu_row_remap"] = "gpu_row_remap"
+    correctable_rows: int | None = None
+    uncorrectable_rows: int | None = None
+    inactive_correctable_rows: int | None = None
+    inactive_uncorrectable_rows: int | None = None
+    pending: bool | None = None
+    failure: bool | None = None
+    bank_max: int | None = None
+    bank_high: int | None = None
+    bank_partial: int | None = None
+    bank_low: int | None = None
+    bank_none: int | None = None
+
+
+@fact_kind
+class GpuPcieLink(GpuFact):
+    """``PCIe Generation`` / ``Link Width`` and replay counters; evidence is the generation
+    ``Current`` line. None where nvidia-smi printed N/A (e.g. inside some VMs)."""
+
+    kind: Literal["gpu_pcie_link"] = "gpu_pcie_link"
+    gen_current: int | None = None
+    gen_max: int | None = None
+    gen_device_current: int | None = None
+    gen_device_max: int | None = None
+    gen_host_max: int | None = None
+    width_current: int | None = None  # "16x" -> 16
+    width_max: int | None = None
+    #: the link trained narrower than the GPU's maximum (width, unlike generation, does not fall at idle)
+    width_below_max: bool | None = None
+    replay_counter: int | None = None
+    replay_rollover: int | None = None
+
+
+@fact_kind
+class GpuFabric(GpuFact):
+    """``Fabric`` (NVLink fabric / IMEX registration); evidence is the ``State`` line."""
+
+    kind: Literal["gpu_fabric"] = "gpu_fabric"
+    state: str | None = None  # Completed, In Progress, Not Started, N/A
+    status: str | None = None  # Success, N/A, or an error text
+    clique_id: str | None = None
+    cluster_uuid: str | None = None
+    health_summary: str | None = None
+
+
+@fact_kind
+class GpuClocks(GpuFact):
+    """A GPU's clocks as ``nvidia-smi -q`` (``Clocks``, ``Applications Clocks``, ``Default
+    Applications Clocks``, ``Max Clocks``) or ``--query-gpu=clocks.*`` shows them: whether
+    application clocks were set away from their default says whether a benchmark ran at
+    pinned clocks (issue 15: a result taken at unpinned clocks is not comparable)."""
+
+    kind: Literal["gpu_clocks"] = "gpu_clocks"
+    graphics_mhz: int | None = None
+    sm_mhz: int | None = None
+    memory_mhz: int | None = None
+    app_graphics_mhz: int | None = None
+    app_memory_mhz: int | None = None
+    default_app_graphics_mhz: int | None = None
+    default_app_memory_mhz: int | None = None
+    max_graphics_mhz: int | None = None
+    max_memory_mhz: int | None = None
+    #: application clocks differ from their defaults (``nvidia-smi -ac``)
+    app_clocks_set: bool | None = None
+
+
+@fact_kind
+class PersistencedError(Fact):
+    """nvidia-persistenced could not reach the driver or a GPU, or its unit failed to start."""
+
+    kind: Literal["persistenced_error"] = "persistenced_error"
+    #: device_query_failed, no_devices, library_missing, device_open_failed, init_failed, unit_failed
+    event: str
+    pci_bus_id: str | None = None
+    message: str
+
+
+@fact_kind
+class GpuListed(Fact):
+    """One GPU as ``nvidia-smi -L`` lists it."""
+
+    kind: Literal["gpu_listed"] = "gpu_listed"
+    index: int
+    name: str
+    uuid: str
+
+
+@fact_kind
+class NvlinkLinkState(Fact):
+    """One NVLink link's state as ``nvidia-smi nvlink -s`` (or a health check quoting it) shows it."""
+
+    kind: Literal["nvlink_link_state"] = "nvlink_link_state"
+    gpu: str | None = None  # "GPU0" (nvidia-smi's index), or the bus id where the source gives one
+    gpu_index: int | None = None
+    gpu_name: str | None = None  # "NVIDIA H100 PCIe"
+    gpu_uuid: str | None = None
+    link: int | None = None  # None: the line speaks for all links of the GPU
+    all_links: bool = False
+    state: Literal["active", "inactive"]
+    speed_gbps: float | None = None
+    expected: str | None = None  # wired | bridge | unwired | None (product not named or not listed)
+    gpu_active_links: int | None = None  # active links of this GPU in the same listing (None: the source shows only some)
+    source: str = "nvidia-smi"  # nvidia-smi | nhc
+
+
+@fact_kind
+class NvlinkErrorCount(Fact):
+    """``Link 0: Replay Errors: 0`` of ``nvidia-smi nvlink -e``: one reading of one counter."""
+
+    kind: Literal["nvlink_error_count"] = "nvlink_error_count"
+    gpu: str | None = None
+    gpu_index: int | None = None
+    gpu_name: str | None = None
+    gpu_uuid: str | None = None
+    link: int
+    counter: Literal["replay", "recovery", "crc"]
+    value: int
+
+
+@fact_kind
+class GpuResetRefused(Fact):
+    """``nvidia-smi -r`` did not reset a GPU: another client holds it, or the reset is not possible."""
+
+    kind: Literal["gpu_reset_refused"] = "gpu_reset_refused"
+    reason: str  # in_use | not_supported | insufficient_permissions | ... | other (nvml_init.REASONS)
+    message: str  # as printed: "In use by another client", "is currently in use by another process"
+    pci_bus_id: str | None = None  # canonical dddd:bb:dd.f; None for the old form, which names no GPU
+    gpu: str  # the bus id, or "this GPU" (old form)
+    clients_hint: str | None = None  # what the summary line names as possible holders ("Fabric Manager, CUDA application, ...")
+
+
+@fact_kind
+class GpuResetDone(Fact):
+    """``GPU 00000000:C1:00.0 was successfully reset.``"""
+
+    kind: Literal["gpu_reset_done"] = "gpu_reset_done"
+    pci_bus_id: str
+
+
+@fact_kind
+class GpuUsage(Fact):
+    """What the summary table shows of a GPU's load: memory, utilisation, performance state, modes."""
+
+    kind: Literal["gpu_usage"] = "gpu_usage"
+    pci_bus_id: str
+    index: int | None = None
+    memory_used_mib: int | None = None
+    memory_total_mib: int | None = None
+    utilization_pct: int | None = None
+    performance_state: str | None = None  # "P0"
+    fan_pct: int | None = None
+    compute_mode: str | None = None  # Default | Exclusive_Process | Prohibited
+    mig_mode: str | None = None  # Enabled | Disabled | None (N/A)
+    unreadable_fields: int = 0  # cells nvidia-smi printed as ERR!
+    compute_processes: int | None = None  # processes nvidia-smi -q lists under the GPU (its ``Processes`` section)
+
+
+@fact_kind
+class GpuProcessPanel(Fact):
+    """The ``Processes:`` table of one nvidia-smi output: how many rows it had."""
+
+    kind: Literal["gpu_process_panel"] = "gpu_process_panel"
+    process_rows: int
+    says_none_running: bool = False  # "No running processes found"
+    printed_empty: bool = False  # neither a row nor that line: processes hidden (another PID namespace)
+
+
+@fact_kind
+class GpuProcess(Fact):
+    """One row of the process table: a process holding a GPU."""
+
+    kind: Literal["gpu_process"] = "gpu_process"
+    gpu_index: int
+    pci_bus_id: str | None = None  # from the GPU rows of the same table
+    pid: int
+    process_type: str  # C (compute), G (graphics), C+G, M (MPS)
+    process_name: str
+    used_memory_mib: int | None = None
+
+
+@fact_kind
+class GpuTopoLink(Fact):
+    """One cell of ``nvidia-smi topo -m``: how device ``a`` reaches device ``b``."""
+
+    kind: Literal["gpu_topo_link"] = "gpu_topo_link"
+    a: str  # "GPU0" | "NIC0" | "mlx5_0"
+    b: str  # "GPU1" | "NIC0" | "mlx5_0"
+    connection: str  # NV18 | PIX | PXB | PHB | NODE | SYS
+    nvlinks: int | None = None
+    b_rdma_device: str | None = None  # "mlx5_0" for a NIC, from the legend or the column name
+    a_rdma_device: str | None = None
+
+
+@fact_kind
+class GpuTopoAffinity(Fact):
+    """The affinity columns of one GPU row of ``nvidia-smi topo -m``, as printed."""
+
+    kind: Literal["gpu_topo_affinity"] = "gpu_topo_affinity"
+    gpu: str  # "GPU0"
+    cpu_affinity: str | None = None  # "0-47,96-143" | "N/A"
+    numa_affinity: str | None = None  # "0" | "6-7" | "N/A"
+    gpu_numa_id: str | None = None  # "N/A" except on GPUs with their own NUMA node (Grace)
+
+
+@fact_kind
+class GpuP2pStatus(Fact):
+    """One cell of ``nvidia-smi topo -p2p``: may GPU ``a`` use peer access to GPU ``b``."""
+
+    kind: Literal["gpu_p2p_status"] = "gpu_p2p_status"
+    a: str  # "GPU0"
+    b: str  # "GPU1"
+    status: str  # OK | NS | CNS | GNS | TNS | DR | U
+    supported: bool | None = None
+    capability: str | None = None  # read | write | read_write | nvlink | atomics | prop
+
+
+@fact_kind
+class GpuUtilSeries(Fact):
+    """One GPU's utilisation samples in one file, summed up (``nvidia-smi dmon`` / ``--query-gpu -l``)."""
+
+    kind: Literal["gpu_util_series"] = "gpu_util_series"
+    index: int
+    pci_bus_id: str | None = None  # the CSV's pci.bus_id; None for dmon (index only)
+    samples: int
+    dips: int  # separate runs of zero samples
+    zero_fraction: float
+    busy_mean_pct: float  # mean of the non-zero samples (0 when none)
+    mean_pct: float  # mean of all samples
+    interval_s: float  # seconds between samples (1 unless timestamps say otherwise)
+    source: str  # "dmon" or "query-gpu"
+
+
+@fact_kind
+class NvmlInitFailure(Fact):
+    """A tool could not initialise NVML (or nvidia-smi could not reach the driver)."""
+
+    kind: Literal["nvml_init_failure"] = "nvml_init_failure"
+    reason: str  # driver_library_mismatch | library_not_found | driver_not_loaded | ... | other
+    message: str  # as printed: "Driver/library version mismatch"
+    source: str  # nvml | nvidia-smi | loader (the dynamic linker) | nvidia-container-cli
+    library_version: str | None = None  # "565.57" from a following "NVML library version:" line
+
+
+@fact_kind
+class NvmlDeviceError(Fact):
+    """NVML works but cannot reach one GPU: nvidia-smi cannot get its handle, or a tool's query of
+    it returned a lost-device error."""
+
+    kind: Literal["nvml_device_error"] = "nvml_device_error"
+    reason: str  # gpu_lost | unknown_error | reset_required | insufficient_power | irq_issue | ... | other
+    message: str  # the error as printed: "Unknown Error", "ERROR_GPU_IS_LOST"
+    source: str  # nvidia-smi | tool
+    gpu: str  # the GPU as best named: its bus id, else its UUID, else "GPU1" (nvidia-smi's index)
+    query: str | None = None  # "device handle" (nvidia-smi), "remapped rows" (what the tool asked)
+    pci_bus_id: str | None = None  # canonical dddd:bb:dd.f
+    gpu_index: int | None = None  # nvidia-smi's "GPU1"
+    gpu_uuid: str | None = None  # "GPU-ac896b35-5782-c478-4b2a-a661de07770f"
+
+
+@fact_kind
+class NvmlLibraryVersion(Fact):
+    """``NVML library version: 565.57``: the user-space library's version, printed on a mismatch."""
+
+    kind: Literal["nvml_library_version"] = "nvml_library_version"
+    version: str
+
+
+@fact_kind
+class NvtopDevice(Fact):
+    """A GPU as nvtop shows it: ``Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x``."""
+
+    kind: Literal["nvtop_device"] = "nvtop_device"
+    index: int  # nvtop's device number
+    name: str
+    pcie_gen_current: int
+    pcie_width_current: int
+    temperature_c: int | None = None
+    power_draw_w: int | None = None
+    power_limit_w: int | None = None

@@ -1,0 +1,354 @@
+"""The host: kernel and driver versions, CPUs, NUMA, PCIe devices, disks, BMC sensors and
+event log, installed packages and the command lines that ran.
+
+Generated layout (issue 12): every fact class lives in facts/kinds, by family; the
+modules that first defined these classes re-export them."""
+from __future__ import annotations
+
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+
+
+@fact_kind
+class CommandLine(Fact):
+    """A command as pasted: ``program`` (docker, torchrun, python, srun, ...) and its arguments."""
+
+    kind: Literal["command_line"] = "command_line"
+    program: str
+    args: str
+    container_run: bool = False
+    gpus: str | None = None  # --gpus VALUE, or the CDI device (nvidia.com/gpu=all)
+    shm_size: str | None = None
+    ipc: str | None = None
+    #: a container run whose /dev/shm is the engine's 64 MB default (no --shm-size, no --ipc=host)
+    dev_shm_default: bool = False
+    #: an Open MPI launch that allows no network transport: ``--mca pml ob1`` with ``--mca btl`` naming only
+    #: the loopback and shared-memory BTLs (self, sm, vader, smcuda): no UCX, verbs or TCP traffic
+    mpi_shared_memory_only: bool = False
+
+
+@fact_kind
+class RankCpuBinding(Fact):
+    """One rank's CPU binding as the launcher reported it."""
+
+    kind: Literal["rank_cpu_binding"] = "rank_cpu_binding"
+    launcher: Literal["openmpi"] = "openmpi"
+    host: str
+    rank: int
+    bound: bool
+    cores: int | None = None  # None when not bound
+    hwthreads: int | None = None
+    sockets: int | None = None
+
+
+@fact_kind
+class CpuBindingSummary(Fact):
+    """Every rank of one host in one report: are they squeezed onto single cores?"""
+
+    kind: Literal["cpu_binding_summary"] = "cpu_binding_summary"
+    launcher: Literal["openmpi"] = "openmpi"
+    host: str
+    ranks: int
+    bound_ranks: int
+    single_core_ranks: int
+    min_cores: int | None = None
+    multi_socket_ranks: int = 0  # bound to cores of two or more sockets (its threads on both NUMA sides)
+    unbound_ranks: int = 0  # "is not bound (or bound to all available processors)"
+
+
+@fact_kind
+class CpuProcessSample(Fact):
+    """One process (or, with ``pidstat -t`` / ``top -H``, one thread) and its share of one core."""
+
+    kind: Literal["cpu_process_sample"] = "cpu_process_sample"
+    pid: int  # the process (pidstat's TGID for a thread row)
+    tid: int | None = None  # set on thread rows only
+    command: str
+    cpu_pct: float  # % of one core: mean over the interval rows, or the Average row
+    max_cpu_pct: float  # busiest interval row
+    last_cpu: int | None = None  # the core it last ran on (pidstat's CPU column, top's P)
+    samples: int
+    host_cpus: int | None = None  # cores of the host, when the capture says
+    # the whole host's busy share over the same period (top: mean of its %CpuN lines or
+    # 100 - %Cpu(s) id; pidstat: the tasks' summed %CPU over host_cpus); None when unknown
+    host_busy_pct: float | None = None
+    tool: str  # "top" or "pidstat"
+
+
+@fact_kind
+class LibrarySymbolMissing(Fact):
+    """A shared library could not be loaded or bound: a symbol it needs is not exported by the library loaded."""
+
+    kind: Literal["library_symbol_missing"] = "library_symbol_missing"
+    object: str  # "/.../torch/lib/libtorch_cuda.so", the object that needs the symbol
+    symbol: str  # "ncclCommRegister"
+    version: str | None = None  # the symbol's version, when ld.so printed one
+    provider: Literal["nccl"] | None = None  # the library a symbol of that name comes from (naming convention)
+
+
+@fact_kind
+class HostKernel(Fact):
+    """``Linux vm 6.18.44-fc-v657-gpu #1 SMP PREEMPT_DYNAMIC @0 x86_64 ... GNU/Linux``"""
+
+    kind: Literal["host_kernel"] = "host_kernel"
+    hostname: str
+    release: str
+    arch: str | None = None
+
+
+@fact_kind
+class NvidiaDriverVersion(Fact):
+    """``NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build``; ``Nvidia driver version: 418.67``
+
+    The second is PyTorch collect_env's line (facts/parsers/python_packages.py): it does not say which module."""
+
+    kind: Literal["nvidia_driver_version"] = "nvidia_driver_version"
+    version: str
+    open_module: bool | None = None
+    arch: str | None = None
+
+
+@fact_kind
+class DiskIo(Fact):
+    """One block device over one ``iostat -x`` capture."""
+
+    kind: Literal["disk_io"] = "disk_io"
+    device: str
+    reports: int
+    util_max_pct: float
+    util_mean_pct: float
+    saturated_reports: int  # reports at >= 90 % util
+    aqu_sz_max: float | None = None  # requests queued or in service ("aqu-sz"; older "avgqu-sz")
+    r_await_max_ms: float | None = None
+    w_await_max_ms: float | None = None
+    read_mb_s_mean: float | None = None
+    write_mb_s_mean: float | None = None
+
+
+@fact_kind
+class IpmiSensorReading(Fact):
+    """One BMC sensor as ipmitool lists it: its reading and ipmitool's threshold status."""
+
+    kind: Literal["ipmi_sensor_reading"] = "ipmi_sensor_reading"
+    name: str  # the SDR's id string: "Fan3B", "GPU1 Temp"
+    value: float | None = None  # None: discrete, no reading, disabled
+    unit: str | None = None  # "RPM", "degrees C", "Volts"; "discrete"
+    reading: str  # as printed: "0 RPM", "0x0b", "no reading", "State Deasserted"
+    status: str  # ipmitool's: ok, ns, nc, cr, nr, lnc, lcr, lnr, unc, ucr, unr
+    level: Literal["ok", "no_reading", "non_critical", "critical", "non_recoverable"]
+    measure: Literal["temperature", "fan", "electrical", "other", "discrete", "unknown"]  # unknown: no reading
+    #: ipmitool sensor's thresholds (lower non-recoverable .. upper non-recoverable), None where "na"
+    upper_critical: float | None = None
+    lower_critical: float | None = None
+
+
+class _SelFields(Fact):
+    record_id: str  # ipmitool's hex record id, as printed ("1b")
+    date: str | None = None  # as printed ("11/15/2019"); None before the BMC's clock was set (Pre-Init)
+    time: str | None = None  # "18:50:40", with the zone where ipmitool printed one
+    sensor_type: str | None = None  # ipmitool's type ("Power Supply"); None where it is not one ipmitool names
+    sensor: str  # the SDR's name ("PSU1_Status", elist) or number ("#0xc8", list); the whole column when the type is unknown
+    description: str  # "Failure detected", the detail suffix cut off
+    detail: str | None = None  # ipmitool's " (...)" suffix: "CPU0_G1"
+    asserted: bool
+    reading: str | None = None  # elist's threshold reading: "Reading 96 > Threshold 90 degrees C"
+    event: str | None = None  # the id of knowledge/ipmi_sel_events.yaml's entry; None where it names none
+
+
+@fact_kind
+class IpmiSelEvent(_SelFields):
+    """An asserted SEL event that is not a record of normal operation: a power supply, PCIe bus,
+    temperature, fan, memory or CPU fault as the BMC logged it."""
+
+    kind: Literal["ipmi_sel_event"] = "ipmi_sel_event"
+
+
+@fact_kind
+class IpmiSelRecord(_SelFields):
+    """A SEL row that is no fault: a deasserted event (the condition went away), a record of
+    normal operation (boot, firmware progress, log cleared, presence), or an OEM record."""
+
+    kind: Literal["ipmi_sel_record"] = "ipmi_sel_record"
+
+
+@fact_kind
+class IpmiSelCatalogueEntry(Fact):
+    """What one kind of SEL event means (knowledge/ipmi_sel_events.yaml), made for each event a
+    log names (engine/catalogues/ipmi_sel.py): the catalogue rule joins it on ``event``."""
+
+    kind: Literal["ipmi_sel_catalogue_entry"] = "ipmi_sel_catalogue_entry"
+    event: str  # power_supply_failure
+    sensor_type: str
+    meaning: str
+    severity: str
+    cause: str
+    component: str
+    actions: str  # comma-separated action ids
+
+
+@fact_kind
+class CpuTopology(Fact):
+    """The host's CPUs as ``lscpu`` describes them."""
+
+    kind: Literal["cpu_topology"] = "cpu_topology"
+    arch: str
+    cpus: int | None = None
+    sockets: int | None = None
+    cores_per_socket: int | None = None
+    threads_per_core: int | None = None
+    numa_nodes: int | None = None
+    numa_nodes_with_cpus: int | None = None
+    model_name: str | None = None
+    hypervisor: str | None = None
+
+
+@fact_kind
+class LscpuNumaNode(Fact):
+    """``NUMA node1 CPU(s):   12-23`` (empty on a memory-only node)."""
+
+    kind: Literal["lscpu_numa_node"] = "lscpu_numa_node"
+    numa_node: int
+    cpus: str
+
+
+@fact_kind
+class PcieDevice(Fact):
+    """A device header line of ``lspci``: ``17:00.0 3D controller: NVIDIA Corporation ...``."""
+
+    kind: Literal["pcie_device"] = "pcie_device"
+    pci_bus_id: str
+    class_name: str  # "PCI bridge", "3D controller", "Infiniband controller"
+    name: str
+    device_type: Literal["gpu", "nic", "bridge", "other"]
+    port_type: str | None = None  # "Downstream Port", "Root Port", "Endpoint" (Express capability)
+
+
+@fact_kind
+class PcieLinkStatus(Fact):
+    """``LnkSta: Speed 8GT/s (downgraded), Width x8 (downgraded)`` against the device's LnkCap."""
+
+    kind: Literal["pcie_link_status"] = "pcie_link_status"
+    device: str  # the bus id, or "line N" for a block pasted without its header
+    pci_bus_id: str | None = None
+    device_type: Literal["gpu", "nic", "bridge", "other", "unknown"] = "unknown"
+    name: str | None = None
+    port_type: str = "unknown"  # "Downstream Port", "Root Port", "Endpoint", ... (Express capability)
+    speed_gts: float | None = None
+    width: int
+    cap_speed_gts: float | None = None
+    cap_width: int | None = None
+    speed_below_cap: bool = False
+    width_below_cap: bool = False
+    no_link: bool = False  # Width x0: nothing trained on the link (an empty slot or port)
+    marked_downgraded: bool = False  # lspci >= 3.6 says "(downgraded)" itself
+
+
+@fact_kind
+class PcieAcsControl(Fact):
+    """``ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-``."""
+
+    kind: Literal["pcie_acs_control"] = "pcie_acs_control"
+    device: str  # the bus id, or "line N" when the output does not name the device
+    pci_bus_id: str | None = None
+    device_type: Literal["gpu", "nic", "bridge", "other", "unknown"] = "unknown"
+    name: str | None = None
+    port_type: str = "unknown"
+    flags: str  # "SrcValid+ TransBlk- ReqRedir+ ..." as printed
+    source_validation: bool = False
+    request_redirect: bool = False  # ReqRedir+: peer requests go up to the root complex
+    completion_redirect: bool = False
+    upstream_forwarding: bool = False
+    egress_control: bool = False
+    direct_translated: bool = False
+    redirects_peer_traffic: bool = False  # ReqRedir+ or CmpltRedir+
+    p2p_devices_behind: Literal["yes", "no", "unknown"] = "unknown"  # a GPU or NIC below this bridge
+
+
+@fact_kind
+class PcieVpdProduct(Fact):
+    """A VPD ``Product Name:`` line of ``lspci -vv``: what the board calls itself."""
+
+    kind: Literal["pcie_vpd_product"] = "pcie_vpd_product"
+    device: str  # the bus id, or "line N" when the output does not name the device
+    pci_bus_id: str | None = None
+    product_name: str  # "Nvidia ConnectX-7 mezz internal for Nvidia Umbriel system"
+
+
+@fact_kind
+class CpuCoreUsage(Fact):
+    """One CPU core's busy share over an ``mpstat -P ALL`` capture."""
+
+    kind: Literal["cpu_core_usage"] = "cpu_core_usage"
+    cpu: int
+    busy_pct: float  # 100 - %idle, mean over the interval rows (or the Average row)
+    max_busy_pct: float  # busiest interval row
+    iowait_pct: float
+    samples: int
+
+
+@fact_kind
+class CpuUsageSummary(Fact):
+    """All cores of one ``mpstat -P ALL`` capture: is one core saturated while the others idle?"""
+
+    kind: Literal["cpu_usage_summary"] = "cpu_usage_summary"
+    cores: int
+    busiest_cpu: int
+    busiest_pct: float
+    mean_core_pct: float  # mean busy share of all cores
+    saturated_cores: int  # cores at 95 % busy or more
+    all_busy_pct: float | None = None  # the "all" rows, mean
+    samples: int
+
+
+@fact_kind
+class NumaNode(Fact):
+    """One NUMA node of ``numactl -H``."""
+
+    kind: Literal["numa_node"] = "numa_node"
+    numa_node: int
+    cpus: str  # "0-17,36-53"; "" for a node without CPUs
+    cpu_count: int
+    size_mb: int | None = None
+    free_mb: int | None = None
+
+
+@fact_kind
+class NumaTopology(Fact):
+    """The host's NUMA layout as ``numactl -H`` prints it."""
+
+    kind: Literal["numa_topology"] = "numa_topology"
+    nodes: int
+    nodes_with_cpus: int
+    nodes_without_memory: int  # nodes that list CPUs and 0 MB
+    max_distance: int | None = None
+
+
+@fact_kind
+class PackageChange(Fact):
+    """One package that a package manager installed, upgraded, downgraded or removed."""
+
+    kind: Literal["package_change"] = "package_change"
+    manager: str  # apt | dpkg
+    action: str  # install | upgrade | downgrade | remove | purge | reinstall
+    package: str  # "libnvidia-common-460"
+    arch: str | None = None
+    from_version: str | None = None
+    to_version: str | None = None
+    at: str | None = None  # "2021-06-04 06:41:09"
+    command: str | None = None  # "/usr/bin/unattended-upgrade"
+    unattended: bool = False
+    nvidia_driver: bool = False
+
+
+@fact_kind
+class PackageVersion(Fact):
+    """One installed package of the CUDA stack, as a package manager (or collect_env) lists it."""
+
+    kind: Literal["package_version"] = "package_version"
+    package: str  # "torch" | "nvidia-nccl-cu13" | "cudatoolkit"
+    version: str  # "2.11.0" | "2.8.0.dev20250528+cpu"
+    manager: str  # pip | conda | collect_env
+    cuda_build: str | None = None  # "12.1": the CUDA the package was built for (or is)
+    cuda_build_num: int | None = None  # 12010
+    cuda_build_major: int | None = None  # 12

@@ -1,0 +1,365 @@
+"""What the kernel log says about GPUs, PCIe and the host (Xid, SXid, NVRM, AER, oom-kill,
+crashes), and the kernel modules loaded or failing to load.
+
+Generated layout (issue 12): every fact class lives in facts/kinds, by family; the
+modules that first defined these classes re-export them."""
+from __future__ import annotations
+
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+
+
+class KernelLineFact(Fact):
+    """Shared fields of facts read from one kernel log line (not itself a fact kind)."""
+
+    timestamp: str | None = None
+    boot: int = 0
+
+
+@fact_kind
+class XidEvent(KernelLineFact):
+    """``NVRM: Xid (PCI:0000:00:06): 31, pid=1883, name=python3, ...``"""
+
+    kind: Literal["xid_event"] = "xid_event"
+    pci_bus_id: str
+    xid: int
+    pid: int | None = None
+    process: str | None = None
+    message: str
+    gpc: str | None = None  # "GPC1" (Xid 13 "(GPC 1, ...", Xid 31 "ENGINE GRAPHICS GPC1")
+    tpc: str | None = None  # "TPC3"
+    sm: str | None = None  # "SM0"
+    channel: str | None = None  # "0x0000000a" ("channel 0x0000000a", "Ch 0000000a")
+    mmu_engine: str | None = None  # Xid 31 "ENGINE GRAPHICS"
+    mmu_client: str | None = None  # Xid 31 "GPCCLIENT_T1_8"
+    mmu_fault_type: str | None = None  # Xid 31 "FAULT_PDE"
+    mmu_access_type: str | None = None  # Xid 31 "ACCESS_TYPE_VIRT_WRITE"
+    recovery_action: str | None = None  # Xid 154 "GPU Reset Required"
+    previous_xid: int | None = None  # "... caused by previous Xid 149" (Xid 45 after another error)
+    nvlink_link: int | None = None  # Xid 74 "on link 14", Xid 144-150 "Link 07" ("Link -1": None)
+    nvlink_unit: str | None = None  # Xid 144-150 "RLW_REMAP", "NETIR_LINK_EVT"
+    nvlink_fatal: bool | None = None  # "fatal error" / "Fatal" vs "Nonfatal" on the line
+    # the hex registers in parentheses, comma-joined: Xid 74 seven as printed ("0x0,0x0,0x10000,...");
+    # Xid 144-150 intrinfo, error status, ... as 8-digit hex
+    nvlink_registers: str | None = None
+
+
+@fact_kind
+class GpuRecoveryAction(KernelLineFact):
+    """Xid 154: ``GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)``"""
+
+    kind: Literal["gpu_recovery_action"] = "gpu_recovery_action"
+    pci_bus_id: str
+    action: str
+    action_code: int | None = None
+    previous_action: str | None = None
+
+
+@fact_kind
+class GpuFellOffBus(KernelLineFact):
+    """A "fallen off the bus" line that is not an Xid line."""
+
+    kind: Literal["gpu_fell_off_bus"] = "gpu_fell_off_bus"
+    pci_bus_id: str
+    pci_device_id: str | None = None  # "10de:2330" where the line names it
+
+
+@fact_kind
+class PcieAerError(KernelLineFact):
+    """One AER event: the ``error received`` line, enriched by the ``PCIe Bus Error`` and
+    status lines that follow it (those count as used, they make no fact of their own)."""
+
+    kind: Literal["pcie_aer_error"] = "pcie_aer_error"
+    device: str  # the device the error is about (the source named by the port)
+    reporter: str | None = None  # the port that printed "error received"
+    device_driver: str | None = None  # the driver bound to the device, where a line names it ("nvidia", "pcieport")
+    severity: Literal["corrected", "nonfatal", "fatal"]
+    error_type: str | None = None  # "Physical Layer", "Data Link Layer", "Transaction Layer"
+    agent: str | None = None  # "Requester ID", "Receiver ID", "Transmitter ID"
+    multiple: bool = False  # "Multiple Uncorrected (Fatal) error received"
+    pci_device_id: str | None = None  # "8086:6f08" from "device [8086:6f08] error status/mask"
+    error_status: str | None = None  # "00004020"
+    errors: str | None = None  # error bit names, comma-joined: "SDES,CmpltTO"
+    first_error: str | None = None  # the bit marked "(First)"
+    message: str
+
+
+@fact_kind
+class PcieLinkDown(KernelLineFact):
+    """``pcieport 0000:89:02.0: pciehp: Slot(400): Link Down``"""
+
+    kind: Literal["pcie_link_down"] = "pcie_link_down"
+    device: str  # the hotplug port
+    slot: str | None = None
+    card_present: bool | None = None  # from a following "Card present" / "Card not present"
+
+
+@fact_kind
+class NvswitchSxid(KernelLineFact):
+    """``nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM Fault Up``"""
+
+    kind: Literal["nvswitch_sxid"] = "nvswitch_sxid"
+    switch: str
+    switch_name: str | None = None  # "nvidia-nvswitch1"
+    sxid: int
+    fatal: bool | None = None
+    link: int | None = None
+    message: str
+
+
+@fact_kind
+class KernelBoot(KernelLineFact):
+    """The first boot marker of a boot (``Linux version``, else ``Command line:``)."""
+
+    kind: Literal["kernel_boot"] = "kernel_boot"
+    kernel_release: str | None = None  # "6.8.0-48-generic" from "Linux version ..."
+
+
+@fact_kind
+class NvidiaDriverLoaded(KernelLineFact):
+    """``NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  580.159.04 ...``"""
+
+    kind: Literal["nvidia_driver_loaded"] = "nvidia_driver_loaded"
+    version: str
+    open_module: bool
+    arch: str | None = None
+
+
+@fact_kind
+class KernelGpuSeen(KernelLineFact):
+    """``NVRM: GPU at PCI:0000:00:06: GPU-5cc6...`` plus the serial line that follows it."""
+
+    kind: Literal["kernel_gpu_seen"] = "kernel_gpu_seen"
+    pci_bus_id: str
+    uuid: str | None = None
+    serial: str | None = None
+
+
+@fact_kind
+class NvrmError(KernelLineFact):
+    """An NVRM driver message other than Xid that reports a failure
+    (:mod:`kernel_log_nvrm`): ``NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x24:0x65:1185)``."""
+
+    kind: Literal["nvrm_error"] = "nvrm_error"
+    #: rm_init_adapter_failed, api_mismatch, assert_failed, gsp_rpc_timeout, gpu_lost,
+    #: no_gpu_found, probe_failed, bar_invalid, other
+    message_kind: str
+    status: str = ""  # the NV_ERR_* an assertion printed ("NV_ERR_RESET_REQUIRED") or RmInitAdapter's rmStatus names, else ""
+    pci_bus_id: str | None = None  # where the line names the GPU
+    code: str | None = None  # "0x24:0x65:1185" (RmInitAdapter), "0x00000062" (assert), "-1" (probe)
+    detail: str | None = None  # "kernel_channel.c:2827", "BAR0 is 0M", "6s", "_kgspBootGspRm: unexpected WPR2 already up, ..."
+    #: RmInitAdapter: the RM_INIT_* group of its first field (os, gpu_init, vbios, core_rm, firmware)
+    init_stage: str | None = None
+    #: RmInitAdapter: the driver printed "(the GPU ... may need to be reset)" just before it
+    reset_hint: bool = False
+    client: str | None = None  # API mismatch: the client program, where named ("gnome-shell")
+    client_version: str | None = None  # API mismatch: user-space driver version
+    kernel_version: str | None = None  # API mismatch: kernel module version
+    message: str
+
+
+@fact_kind
+class HostOomKill(KernelLineFact):
+    """The kernel's OOM killer killed a process (mm/oom_kill.c): ``Out of memory: Killed process
+    629 (python) total-vm:...kB, anon-rss:...kB, ...`` (the host's memory ran out), ``Memory cgroup
+    out of memory: Killed process ...`` (a container's or job's memory limit), or before Linux
+    4.19 ``Out of memory: Kill process 629 (python) score 912 or sacrifice child``."""
+
+    kind: Literal["host_oom_kill"] = "host_oom_kill"
+    pid: int
+    process: str
+    cgroup: bool  # "Memory cgroup out of memory": the container's / job's limit, not the host's RAM
+    ran_out: str  # what ran out, in words: "the host's memory" or "a memory cgroup's limit (container or job)"
+    anon_rss_kb: int | None = None
+    anon_rss_mib: int | None = None  # the same, rounded, for the report
+    total_vm_kb: int | None = None
+
+
+@fact_kind
+class GdsIoError(KernelLineFact):
+    """nvidia-fs (GPUDirect Storage) failed a read or write between storage and GPU memory."""
+
+    kind: Literal["gds_io_error"] = "gds_io_error"
+    step: str  # rw_verify_area (the file range check) | io (the file system's read/write) | the function that completed it
+    operation: str | None = None  # read | write (the "%s IO failed" form names it)
+    error: int  # the negative errno nvidia-fs printed: -14
+    error_name: str  # EFAULT, EIO, ERESTARTSYS, ... ("" for a number no table names)
+    message: str
+
+
+@fact_kind
+class NetdevTxTimeout(KernelLineFact):
+    """``NETDEV WATCHDOG: eth0 (mlx5_core): transmit queue 3 timed out``: a NIC stopped
+    completing the packets queued to it; the driver resets the device."""
+
+    kind: Literal["netdev_tx_timeout"] = "netdev_tx_timeout"
+    interface: str | None = None  # "eth0" (the 6.8+ form names it in the device prefix)
+    driver: str | None = None  # "mlx5_core"
+    queue: int
+    timeout_ms: int | None = None
+    message: str
+
+
+@fact_kind
+class StorageIoError(KernelLineFact):
+    """A disk or file system under the host failed I/O: an NVMe command timed out or its
+    controller went down, EXT4 or XFS reported an error, an I/O error or shut itself down."""
+
+    kind: Literal["storage_io_error"] = "storage_io_error"
+    device: str  # "nvme0" (the controller), "sda2", "md0", "nvme0n1p1"
+    layer: Literal["nvme", "ext4", "xfs", "block"]  # block: the block layer, any disk (kernel_log_host_os)
+    filesystem: bool  # ext4 / xfs: the file system's error, not the disk's own
+    #: io_timeout, controller_down, controller_removed (nvme); fs_error, fs_io_error, fs_read_only,
+    #: fs_shutdown, fs_corruption (ext4, xfs); io_error, io_timeout, buffer_io_error (block)
+    event: str
+    message: str
+
+
+@fact_kind
+class HostHardwareError(KernelLineFact):
+    """The CPU or host memory reported a hardware error: the machine-check summary line, a
+    machine check printed in full, or an EDAC corrected (CE) / uncorrected (UE) memory error."""
+
+    kind: Literal["host_hardware_error"] = "host_hardware_error"
+    source: Literal["mce", "edac", "irq"]  # irq: an interrupt nobody handled, disabled (kernel_log_host_os)
+    corrected: bool | None = None  # EDAC CE: True, UE: False; a machine check: not said
+    count: int | None = None  # EDAC: errors reported by the line
+    memory_controller: str | None = None  # "MC1"
+    location: str | None = None  # "CPU_SrcID#0_Ha#0_Chan#1_DIMM#0"
+    message: str
+
+
+@fact_kind
+class HostKernelFault(KernelLineFact):
+    """The host kernel hung, locked up or crashed: a task blocked in D state, a CPU stuck in
+    the kernel (soft or hard lockup, RCU stall), a panic, ``kernel BUG``, an oops."""
+
+    kind: Literal["host_kernel_fault"] = "host_kernel_fault"
+    #: hung_task, soft_lockup, hard_lockup, rcu_stall (hangs); panic, kernel_bug, oops (crashes)
+    event: Literal["hung_task", "soft_lockup", "hard_lockup", "rcu_stall", "panic", "kernel_bug", "oops"]
+    hang: bool  # the first four: the kernel stopped making progress, it did not crash
+    cpu: int | None = None
+    process: str | None = None  # hung task, soft lockup: the task named
+    pid: int | None = None
+    seconds: int | None = None  # how long it was blocked or stuck
+    message: str
+
+
+@fact_kind
+class ProcessCrash(KernelLineFact):
+    """A user process died of a fault the kernel reports: ``segfault at``, a general
+    protection fault or another trap (invalid opcode, divide error) in user mode."""
+
+    kind: Literal["process_crash"] = "process_crash"
+    process: str
+    pid: int
+    fault: str  # "segfault", "general protection fault", "invalid opcode", ...
+    library: str | None = None  # "libc.so.6": the mapping the faulting ip lies in
+    message: str
+
+
+@fact_kind
+class HostOomInvoked(KernelLineFact):
+    """``python invoked oom-killer: gfp_mask=...``: memory ran out and the OOM killer ran (the
+    kill line that names its victim usually follows)."""
+
+    kind: Literal["host_oom_invoked"] = "host_oom_invoked"
+    process: str  # the task that asked for memory, not necessarily the victim
+    order: int | None = None
+    message: str
+
+
+@fact_kind
+class SharedFsError(KernelLineFact):
+    """A network file system the node mounts failed: an NFS (RPC) server not responding, a
+    Lustre error or a Lustre target's connection lost."""
+
+    kind: Literal["shared_fs_error"] = "shared_fs_error"
+    filesystem: Literal["nfs", "lustre"]
+    server: str | None = None  # "nfs01", "scratch-OST0003_UUID"
+    #: not_responding (still trying), timed_out (soft mount: the I/O failed), connection_lost, error
+    event: Literal["not_responding", "timed_out", "connection_lost", "error"]
+    message: str
+
+
+@fact_kind
+class HostCpuThrottle(KernelLineFact):
+    """``CPU3: Core temperature above threshold, cpu clock throttled``: a CPU core or package
+    hit its thermal limit and runs at reduced clocks."""
+
+    kind: Literal["host_cpu_throttle"] = "host_cpu_throttle"
+    cpu: int
+    scope: Literal["core", "package"]
+    events: int | None = None  # total events so far
+    message: str
+
+
+@fact_kind
+class NicLinkEvent(KernelLineFact):
+    """A ConnectX port's link went down or its cable/module was unplugged or failed."""
+
+    kind: Literal["nic_link_event"] = "nic_link_event"
+    pci_bus_id: str | None = None
+    interface: str | None = None
+    event: Literal["link_down", "cable_unplugged", "module_error"]
+    module: int | None = None
+    detail: str | None = None  # "Cable error, High Temperature"
+    message: str
+
+
+@fact_kind
+class CgroupPidsLimit(KernelLineFact):
+    """``cgroup: fork rejected by pids controller in /kubepods...``: a container or job hit its
+    process/thread limit (pids.max) and a fork or thread creation failed."""
+
+    kind: Literal["cgroup_pids_limit"] = "cgroup_pids_limit"
+    cgroup: str | None = None
+    message: str
+
+
+@fact_kind
+class PcieDpcEvent(KernelLineFact):
+    """``pcieport 0000:00:03.1: DPC: containment event, status:0x1f01 source:0x0000``: a PCIe
+    port's Downstream Port Containment cut the link below it after an uncorrectable error."""
+
+    kind: Literal["pcie_dpc_event"] = "pcie_dpc_event"
+    port: str | None = None  # the downstream port that contained the error
+    status: str | None = None
+    source: str | None = None
+    message: str
+
+
+@fact_kind
+class KernelModule(Fact):
+    """One loaded kernel module, as ``lsmod`` lists it."""
+
+    kind: Literal["kernel_module"] = "kernel_module"
+    name: str  # "nvidia_peermem"
+    size: int | None = None  # bytes
+    use_count: int | None = None
+    used_by: str | None = None  # "rdma_cm,ib_ipoib,nvidia_peermem"
+
+
+@fact_kind
+class KernelModuleListing(Fact):
+    """An ``lsmod`` listing in the bundle (its header or the pasted command): what it could show."""
+
+    kind: Literal["kernel_module_listing"] = "kernel_module_listing"
+    filter: str | None = None  # the grep pattern; None: the whole list
+    shows_peermem: bool  # would nvidia_peermem / nv_peer_mem appear in it if loaded
+
+
+@fact_kind
+class KernelModuleLoadFailure(Fact):
+    """A kernel module that could not be loaded: ``modprobe: ERROR: could not insert 'nv_peer_mem':
+    Unknown symbol in module ...`` or the kernel's ``nv_peer_mem: Unknown symbol
+    ib_register_peer_memory_client (err 0)``."""
+
+    kind: Literal["kernel_module_load_failure"] = "kernel_module_load_failure"
+    module: str  # "nv_peer_mem", "nvidia_peermem" (dashes as underscores)
+    reason: Literal["unknown_symbol", "symbol_version", "version_magic", "invalid_format", "signature",
+                    "not_permitted", "no_device", "invalid_argument", "already_loaded", "not_found", "other"]
+    symbol: str | None = None  # kernel log: the symbol the running kernel does not export
+    message: str
+    source: Literal["modprobe", "kernel", "nvidia-installer"]

@@ -1,0 +1,420 @@
+"""InfiniBand / RoCE / Ethernet: HCAs, ports, counters and the fabric (ibstat, ibnetdiscover,
+perfquery, mlxlink, ethtool, show_gids), verbs, libfabric and UCX, mlx5_core.
+
+Generated layout (issue 12): every fact class lives in facts/kinds, by family; the
+modules that first defined these classes re-export them."""
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from pydantic import model_validator
+
+from stethoscope.facts.model import Fact, fact_kind
+
+
+@fact_kind
+class FiProvider(Fact):
+    """One provider entry fi_info listed: that provider found a device."""
+
+    kind: Literal["fi_provider"] = "fi_provider"
+    provider: str
+    fabric: str | None = None
+    domain: str | None = None
+
+
+@fact_kind
+class FiInfoError(Fact):
+    """fi_info's query failed (``fi_getinfo: -61``): ``provider`` is the one asked for (-p)."""
+
+    kind: Literal["fi_info_error"] = "fi_info_error"
+    code: int
+    provider: str | None = None
+    message: str | None = None
+
+
+@fact_kind
+class IbHca(Fact):
+    """``CA 'mlx5_0'`` block header of ibstat (or node_exporter's ``node_infiniband_info``)."""
+
+    kind: Literal["ib_hca"] = "ib_hca"
+    hca: str
+    ca_type: str | None = None  # "MT4129" (ConnectX-7)
+    firmware: str | None = None
+    node_guid: str | None = None
+    ports: int | None = None
+
+
+@fact_kind
+class IbPort(Fact):
+    """One HCA port's state: ``State: Active``, ``Physical state: LinkUp``, ``Rate: 200``."""
+
+    kind: Literal["ib_port"] = "ib_port"
+    hca: str
+    port: int
+    port_id: str  # node/hca/port
+    state: str  # Down | Initializing | Armed | Active
+    physical_state: str | None = None  # LinkUp | Polling | Disabled | ...
+    rate_gbps: float | None = None
+    width: str | None = None  # "4X", from ibstatus / ibnetdiscover
+    link_layer: str | None = None  # "InfiniBand" | "Ethernet"
+    lid: int | None = None
+    sm_lid: int | None = None  # the subnet manager's LID: non-zero once an SM has configured the port
+    port_guid: str | None = None
+    source: Literal["ibstat", "ibstatus", "node_exporter", "ibv_devinfo"]
+
+
+@fact_kind
+class IbNoHca(Fact):
+    """``ibstat`` ran and listed no HCA: the node has none (or none is visible in the container)."""
+
+    kind: Literal["ib_no_hca"] = "ib_no_hca"
+    source: str
+
+
+@fact_kind
+class IbToolPanic(Fact):
+    """``ibpanic: [1323906] main: stat of IB device 'mlx5_8' failed: No such file or directory``:
+    an infiniband-diags tool gave up; ``missing`` when it could not find the named device."""
+
+    kind: Literal["ib_tool_panic"] = "ib_tool_panic"
+    tool: str  # "ibstat", as far as the artefact says
+    function: str | None = None  # "main"
+    hca: str | None = None
+    message: str
+    missing: bool = False  # "No such file or directory" / "not found": the device is gone
+
+
+@fact_kind
+class IbNetdev(Fact):
+    """``mlx5_0 port 1 ==> ibp26s0 (Up)``: the network interface of an HCA port (ibdev2netdev)."""
+
+    kind: Literal["ib_netdev"] = "ib_netdev"
+    hca: str
+    port: int
+    port_id: str
+    netdev: str
+    netdev_up: bool
+
+
+@fact_kind
+class IbPortCounters(Fact):
+    """One reading of a port's counters (perfquery, perfquery -x, node_exporter).
+
+    perfquery names the port by LID only; ``hca`` is filled when the command line names it
+    (``perfquery -C mlx5_0 -P 1``), else the fabric summary finds it by LID on the node.
+    ``reading`` numbers the readings of one port in one file (0, 1, ...); ``time_s`` is the
+    reading's time (Unix seconds) when the artefact says it.
+    """
+
+    kind: Literal["ib_port_counters"] = "ib_port_counters"
+    hca: str | None = None
+    port: int
+    port_id: str | None = None
+    lid: int | None = None
+    extended: bool = False
+    reading: int = 0
+    time_s: float | None = None
+    symbol_errors: int | None = None
+    link_error_recovery: int | None = None
+    link_downed: int | None = None
+    rcv_errors: int | None = None
+    rcv_remote_physical_errors: int | None = None
+    xmit_discards: int | None = None
+    local_link_integrity_errors: int | None = None
+    excessive_buffer_overrun_errors: int | None = None
+    xmit_data: int | None = None  # 4-octet words (PortXmitData counts dwords)
+    rcv_data: int | None = None
+    source: Literal["perfquery", "node_exporter"] = "perfquery"
+
+
+@fact_kind
+class IbFabricNode(Fact):
+    """A switch or channel adapter of ``ibnetdiscover``: ``Switch 40 "S-..." # "desc" ... lid 1``."""
+
+    kind: Literal["ib_fabric_node"] = "ib_fabric_node"
+    node_type: Literal["Switch", "Ca", "Rt"]
+    guid: str  # "S-b8599f0300e4c4f2" / "H-0c42a10300ac1e2a", as ibnetdiscover names it
+    description: str
+    ports: int
+    lid: int | None = None
+
+
+@fact_kind
+class IbFabricLink(Fact):
+    """One cable of ``ibnetdiscover``: ``[1] "H-..."[1](...) # "node01 mlx5_0" lid 5 4xHDR``."""
+
+    kind: Literal["ib_fabric_link"] = "ib_fabric_link"
+    local_guid: str
+    local_description: str
+    local_port: int
+    remote_guid: str
+    remote_description: str
+    remote_port: int
+    width: str | None = None  # "4x"
+    speed: str | None = None  # "HDR", "EDR", "NDR"
+
+
+# Derived by engine/combine/fabric.py (they compare many facts at once); declared here so that the
+# registry knows their kinds before any rule is loaded.
+@fact_kind
+class IbPortSummary(Fact):
+    kind: Literal["ib_port_summary"] = "ib_port_summary"
+    hca: str
+    port: int
+    port_id: str
+    state: str
+    physical_state: str | None = None
+    rate_gbps: float | None = None
+    link_layer: str | None = None
+    lid: int | None = None
+    sm_lid: int | None = None
+    expected_up: bool = False
+    expected_up_reason: str | None = None
+    sibling_rate_gbps: float | None = None  # best rate of the node's other Active ports
+    below_siblings: bool = False
+    fleet_rate_gbps: float | None = None  # most common rate of Active ports across nodes
+    below_fleet: bool = False
+    expected_rate_gbps: float | None = None  # from the inventory
+    below_expected: bool = False
+    width: str | None = None  # "4X", from ibstatus (ibstat prints no width)
+    node_active_ports: int = 0  # Active ports of this node, any HCA and link layer
+    width_lanes: int | None = None
+    sibling_width_lanes: int | None = None  # widest of the node's other Active ports
+    width_below_siblings: bool = False
+    sources: str
+
+
+@fact_kind
+class IbCounterGrowth(Fact):
+    kind: Literal["ib_counter_growth"] = "ib_counter_growth"
+    hca: str | None = None
+    port: int
+    port_id: str
+    counter: str  # perfquery's name: SymbolErrorCounter, LinkDownedCounter, ...
+    cause: str  # ib_link_errors | ib_link_flapping (knowledge/ib_counters.yaml)
+    first: int
+    last: int
+    delta: int
+    window_s: float | None = None
+    per_hour: float | None = None  # None: the readings carry no times (no rate)
+    #: knowledge/ib_counters.yaml's limit for the counter; rules compare per_hour with it
+    #: (rules/network/ib_counter_errors_over_ber_limit*.yaml)
+    limit_per_hour: float
+    sources: str
+
+
+@fact_kind
+class IbCounterTotal(Fact):
+    """A port's error counter read once only: its value since the counters were last cleared
+    (reboot, driver reload or ``perfquery -R``), with no time to turn it into a rate."""
+
+    kind: Literal["ib_counter_total"] = "ib_counter_total"
+    hca: str | None = None
+    port: int
+    port_id: str
+    counter: str  # perfquery's name
+    cause: str  # ib_link_errors | ib_link_flapping (knowledge/ib_counters.yaml)
+    value: int
+    bits: int  # width of the counter in PortCounters (IBTA)
+    saturated: bool  # at its maximum: the true count is at least this, maybe far more
+    meaning: str  # what the count says, in words
+    sources: str
+
+
+@fact_kind
+class IbGid(Fact):
+    """One entry of a port's GID table: ``GID[  3]: ::ffff:192.168.1.10, RoCE v2`` (ibv_devinfo -v)
+    or a ``show_gids`` row. RoCE v2 GIDs that carry an IPv4 address are the routable ones."""
+
+    kind: Literal["ib_gid"] = "ib_gid"
+    hca: str
+    port: int
+    index: int
+    gid: str
+    ipv4: str | None = None  # the IPv4 address of an IPv4-mapped GID (::ffff:a.b.c.d)
+    version: Literal["v1", "v2"] | None = None  # RoCE v1 / v2; None: IB or not shown
+    netdev: str | None = None  # show_gids: the Ethernet device
+    source: Literal["ibv_devinfo", "show_gids"]
+
+
+@fact_kind
+class VerbsWarning(Fact):
+    """One ``libibverbs: Warning: ...`` line."""
+
+    kind: Literal["verbs_warning"] = "verbs_warning"
+    what: Literal["provider_not_loaded", "no_config_dir", "no_provider_for_device", "memlock_limit", "other"]
+    provider: str | None = None  # "libipathverbs-rdmav25.so", "rxe"
+    device: str | None = None  # "/sys/class/infiniband_verbs/uverbs0"
+    memlock_bytes: int | None = None
+    message: str
+    # the same output also says a device has no provider: this program's verbs are broken, and a
+    # provider it could not load may be the one that device needs
+    with_unusable_device: bool = False
+
+
+@fact_kind
+class LinkCounter(Fact):
+    """One counter line of a port's physical-layer report: ``Link Down Counter : 3`` (mlxlink),
+    ``rx_crc_errors_phy: 12`` (ethtool -S). ``value`` is a float: BERs are (``15E-255``)."""
+
+    kind: Literal["link_counter"] = "link_counter"
+    tool: Literal["mlxlink", "ethtool"]
+    device: str
+    port: int | None = None
+    counter: str
+    value: float
+    printed: str  # the value as the tool printed it ("2E-11", "3")
+    minutes_since_clear: float | None = None  # mlxlink's "Time Since Last Clear [Min]", when printed
+
+
+@fact_kind
+class LinkCounterVsLimit(Fact):
+    """A link counter beside its limit in knowledge/link_quality.yaml; rules judge it.
+
+    One for each counter that knowledge lists (engine/combine/link_quality.py); the rule of its
+    ``check`` fires when ``value`` is above ``limit``.
+
+    A BER such as 3E-12 is below what the rule engine sees of a float (9 decimals, facts/model.py
+    view_value): its base-10 logarithm is not (-11.522878745), so ``value_log10`` and
+    ``limit_log10`` carry both sides of a rate's comparison (None where the number is 0: no log)."""
+
+    kind: Literal["link_counter_vs_limit"] = "link_counter_vs_limit"
+    tool: str
+    device: str
+    port: int | None = None
+    link_id: str  # "mlx5_0/1" (device/port) or the device alone: what findings name
+    counter: str
+    value: float
+    printed: str
+    limit: float
+    value_log10: float | None = None  # log10(value), filled from value when above 0
+    limit_log10: float | None = None  # log10(limit), filled from limit when above 0
+    check: str  # ber | errors | link_down | pause_storm (knowledge/link_quality.yaml)
+    cause: str
+    severity: str
+    meaning: str
+    sources: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _logs(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for name in ("value", "limit"):
+                if data.get(f"{name}_log10") is None and isinstance(v := data.get(name), (int, float)) and v > 0:
+                    data = {**data, f"{name}_log10": math.log10(v)}
+        return data
+
+
+@fact_kind
+class Mlx5CmdFailed(Fact):
+    """``ACCESS_REG(0x805) op_mod(0x1) failed, status bad operation(0x2), syndrome (0x9a6171)``:
+    the HCA's firmware refused a command the driver passed on."""
+
+    kind: Literal["mlx5_cmd_failed"] = "mlx5_cmd_failed"
+    pci_bus_id: str
+    command: str  # "ACCESS_REG"
+    opcode: int  # 0x805
+    op_mod: int
+    register_read: bool  # ACCESS_REG with op_mod 1: a register read (a query), not a write
+    status: str  # "bad operation", "bad parameter", ...
+    status_code: int
+    syndrome: str  # "0x9a6171"
+    function: str | None = None  # "mlx5_cmd_out_err"
+
+
+@fact_kind
+class Mlx5HealthEvent(Fact):
+    """The ConnectX driver's health poller found the HCA in error: ``Fatal error 1 detected``,
+    ``device's health compromised - reached miss count``, ``Health issue observed, ...``, or the
+    recovery after it failed. The device is reset or lost; every connection on it breaks."""
+
+    kind: Literal["mlx5_health_event"] = "mlx5_health_event"
+    pci_bus_id: str
+    #: fatal_error, health_compromised, health_issue, recovery_failed
+    event: str
+    fatal: bool  # all but a "Health issue observed" of a syslog severity below error (4 and up)
+    sensor: int | None = None  # "Fatal error 1": 1 PCI communication lost, 2 PCI error, 3 NIC disabled, 4 NIC reset, 5 firmware
+    syndrome: str | None = None  # "High temperature", "unrecoverable hardware error" (the synd line, or the issue's)
+    message: str
+
+
+@fact_kind
+class KernelIbCompletionError(Fact):
+    """``infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 12, Message: transport
+    retry counter exceeded``: an RDMA work request of a kernel user (NVMe-oF, iSER, SRP, NFS over
+    RDMA, IPoIB) completed in error on this HCA."""
+
+    kind: Literal["kernel_ib_completion_error"] = "kernel_ib_completion_error"
+    device: str  # the RDMA device: "mlx5_0", "rocep8s0f0"
+    status: int  # enum ib_wc_status, numbered as libibverbs' ibv_wc_status
+    status_text: str  # ib_wc_status_msg(): "transport retry counter exceeded"
+    function: str | None = None
+
+
+@fact_kind
+class MlxlinkPort(Fact):
+    """The "Operational Info" (and "Supported Info", "Troubleshooting Info") of one mlxlink port."""
+
+    kind: Literal["mlxlink_port"] = "mlxlink_port"
+    device: str
+    port: int | None = None
+    state: str  # Active | Polling | Disable | ...
+    physical_state: str | None = None  # LinkUp | Polling | Disabled | ...
+    link_up: bool  # Active and (where printed) LinkUp
+    speed: str | None = None  # "100G", "IB-HDR", "N/A"
+    width: str | None = None  # "4x"
+    fec: str | None = None
+    speed_gbps: float | None = None  # the whole port (lanes included where the speed says per lane)
+    width_lanes: int | None = None
+    enabled_max: str | None = None  # fastest of "Enabled Link Speed": "100G_4X", "HDR"
+    enabled_max_gbps: float | None = None
+    below_enabled: bool = False  # Active below the fastest enabled speed (InfiniBand: its lane rate)
+    status_opcode: int | None = None
+    recommendation: str | None = None
+
+
+@fact_kind
+class OpenmpiBtlNoNics(Fact):
+    """Open MPI's ``btl:no-nics``: a messaging module found no interface it can use on the host,
+    and Open MPI uses another transport."""
+
+    kind: Literal["openmpi_btl_no_nics"] = "openmpi_btl_no_nics"
+    module: str | None = None  # "OpenFabrics (openib)"; None on the launcher's aggregation line
+    count: int = 1  # the copies the aggregation line stands for
+
+
+@fact_kind
+class IbGidCount(Fact):
+    """``n_gids_found=N``: how many GID entries show_gids found on all ports."""
+
+    kind: Literal["ib_gid_count"] = "ib_gid_count"
+    count: int
+
+
+@fact_kind
+class UcxVerbsFailure(Fact):
+    """One failed verbs call as UCX logged it."""
+
+    kind: Literal["ucx_verbs_failure"] = "ucx_verbs_failure"
+    verb: str  # "ibv_create_cq", "ibv_reg_mr", "mlx5dv_create_cq"
+    device: str | None = None  # "mlx5_0" (UCX 1.13 and later)
+    error: str  # "Cannot allocate memory"
+    memlock_kb: int | None = None  # the locked-memory limit UCX printed with an ENOMEM
+
+
+@fact_kind
+class UcxCompletionError(Fact):
+    """One failed work completion as UCX's mlx5 transport logged it (the error CQE's syndrome)."""
+
+    kind: Literal["ucx_completion_error"] = "ucx_completion_error"
+    status: int  # libibverbs' ibv_wc_status: 12 for synd 0x15 or "transport retry counter exceeded"
+    syndrome: int | None = None  # 0x15 (mlx5 transports; the verbs transports print none)
+    vendor_err: int | None = None  # 0x81 (when printed)
+    message: str  # UCX's text: "Transport retry count exceeded", or ibv_wc_status_str(): "transport retry counter exceeded"
+    transport: Literal["mlx5", "verbs"] = "mlx5"  # the mlx5 transports' CQE syndrome, or the verbs transports' status string
+    device: str | None = None  # "mlx5_0" (v1.5 and later)
+    port: int | None = None
+    link_layer: str | None = None  # "IB" or "RoCE" (v1.8 and later)
+    qp_type: str | None = None  # "RC", "DCI", "UD" (v1.8+'s second line)
+    opcode: str | None = None  # "SEND", "RDMA_READ", "RDMA_WRITE"

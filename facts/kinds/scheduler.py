@@ -1,0 +1,297 @@
+"""Schedulers and containers: Slurm, Kubernetes (pods, objects, device plugins), the NVIDIA
+container toolkit, driver containers and container runtimes.
+
+Generated layout (issue 12): every fact class lives in facts/kinds, by family; the
+modules that first defined these classes re-export them."""
+from __future__ import annotations
+
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+
+
+@fact_kind
+class ContainerRuntimeError(Fact):
+    """The container engine could not give a container its GPUs (no NVIDIA runtime or driver registered)."""
+
+    kind: Literal["container_runtime_error"] = "container_runtime_error"
+    reason: str  # no_gpu_device_driver | unknown_runtime | runtime_not_configured | cdi_unresolvable_device | cdi_hook_invoked_directly
+    engine: str  # docker | containerd | podman
+    runtime: str  # "nvidia"; "" for the device driver docker picks itself
+    capabilities: str | None = None  # "[[gpu]]"
+    message: str
+    gpu: bool  # the request was for GPUs: capabilities name gpu, or the runtime is NVIDIA's
+
+
+@fact_kind
+class DevicePluginState(Fact):
+    """The device plugin registered no GPU: ``incompatible_strategy`` or ``no_devices``."""
+
+    kind: Literal["device_plugin_state"] = "device_plugin_state"
+    state: str  # incompatible_strategy | no_devices
+    strategy: str | None = None  # "auto" (deviceDiscoveryStrategy)
+
+
+@fact_kind
+class DevicePluginUnhealthy(Fact):
+    """The device plugin took a GPU out of service: ``XidCriticalError: Xid=48 on Device=GPU-...;
+    marking device as unhealthy.`` (``xid`` set; ``device`` None when it marked all devices) or
+    ``'nvidia.com/gpu' device marked unhealthy: GPU-...`` (``xid`` None). The kubelet then stops
+    giving that GPU to new pods until the plugin restarts."""
+
+    kind: Literal["device_plugin_unhealthy"] = "device_plugin_unhealthy"
+    device: str | None = None  # "GPU-7540a9b3-..." (a GPU or MIG UUID, or an index where so configured)
+    xid: int | None = None
+    resource: str | None = None  # "nvidia.com/gpu"
+
+
+@fact_kind
+class K8sDeviceAllocationFailed(Fact):
+    """The kubelet could not give a scheduled pod its devices (``Allocate failed due to ...,
+    which is unexpected``): fewer devices of the resource were healthy or free on the node than
+    the scheduler counted."""
+
+    kind: Literal["k8s_device_allocation_failed"] = "k8s_device_allocation_failed"
+    resource: str  # "nvidia.com/gpu"
+    reason: str  # devices_unavailable | no_healthy_devices
+    requested: int | None = None
+    available: int | None = None
+
+
+@fact_kind
+class K8sObject(Fact):
+    """A Kubernetes object pasted as YAML: ``kind: Queue`` ``name: a800``, ``spec.capability.nvidia.com/gpu=4``."""
+
+    kind: Literal["k8s_object"] = "k8s_object"
+    object_kind: str  # "Queue", "Job", "Pod"
+    api_version: str | None = None  # "scheduling.volcano.sh/v1beta1"
+    name: str | None = None
+    namespace: str | None = None
+    #: "spec.capability.nvidia.com/gpu=4; spec.capability.cpu ..." (extended resources only), or None
+    extended_resources: str | None = None
+
+
+@fact_kind
+class K8sDaemonsetStatus(Fact):
+    """A DaemonSet of the node GPU stack: on how many nodes its pod should run, and is ready."""
+
+    kind: Literal["k8s_daemonset_status"] = "k8s_daemonset_status"
+    daemonset: str
+    namespace: str | None = None
+    role: str  # "driver", "container-toolkit", "device-plugin", "gpu-feature-discovery", "dcgm", "dcgm-exporter", ...
+    desired: int
+    current: int
+    ready: int
+    available: int
+    not_ready: int  # desired - ready: nodes whose pod is missing or not ready
+
+
+#: a pod or container the pasted lines do not name (a Reason: block without its Name:, an Events table alone)
+UNNAMED = "(not named)"
+
+
+@fact_kind
+class K8sContainerTerminated(Fact):
+    """A container's ``State:``/``Last State:`` ``Terminated`` that is not a clean completion."""
+
+    kind: Literal["k8s_container_terminated"] = "k8s_container_terminated"
+    pod: str = UNNAMED
+    container: str = UNNAMED
+    which: str  # "State" (now) or "Last State" (the run before the restart)
+    reason: str  # "OOMKilled", "Error", "ContainerCannotRun", "StartError"
+    exit_code: int | None = None
+    oom_killed: bool
+    k8s_node: str | None = None  # the pod's Node: (the Kubernetes node name)
+
+
+@fact_kind
+class K8sContainerWaiting(Fact):
+    """A container waiting for a reason that is not a normal start: ``CrashLoopBackOff`` (it
+    keeps exiting; why is in its last state and logs), ``ImagePullBackOff``, ``CreateContainerError``."""
+
+    kind: Literal["k8s_container_waiting"] = "k8s_container_waiting"
+    pod: str = UNNAMED
+    container: str = UNNAMED
+    reason: str
+    k8s_node: str | None = None
+
+
+@fact_kind
+class K8sPodEvent(Fact):
+    """A ``Warning`` event of a pod (``kubectl describe pod``'s Events table)."""
+
+    kind: Literal["k8s_pod_event"] = "k8s_pod_event"
+    pod: str = UNNAMED
+    reason: str  # "FailedScheduling", "UnexpectedAdmissionError", "FailedMount", "BackOff"
+    source: str  # "default-scheduler", "kubelet", "kubelet, gke-node-1"
+    message: str
+    count: int = 1
+    insufficient: str = ""  # resources no node had enough of, comma-joined ("cpu,nvidia.com/gpu,memory")
+    insufficient_gpu: bool = False  # nvidia.com/gpu (or another */gpu resource) among them
+
+
+@fact_kind
+class K8sPodStatus(Fact):
+    """A pod in a failed or backing-off state: a ``kubectl get pods`` row or ``describe``'s pod-level ``Reason:``."""
+
+    kind: Literal["k8s_pod_status"] = "k8s_pod_status"
+    pod: str = UNNAMED
+    namespace: str | None = None
+    status: str  # "OOMKilled", "Error", "CrashLoopBackOff", "UnexpectedAdmissionError", "Init:OOMKilled"
+    restarts: int | None = None
+    message: str | None = None
+
+
+@fact_kind
+class ContainerRequirementUnsatisfied(Fact):
+    """The image's requirement (``NVIDIA_REQUIRE_CUDA``) is not met by the host's driver."""
+
+    kind: Literal["container_requirement_unsatisfied"] = "container_requirement_unsatisfied"
+    requirement: str  # "cuda>=12.4" as printed (spaces removed)
+    subject: str  # "cuda", "brand", "driver", "arch"
+    required_version: str | None = None  # "12.4"
+    message: str
+
+
+@fact_kind
+class ContainerToolkitError(Fact):
+    """Another ``nvidia-container-cli`` failure: the container got no GPU."""
+
+    kind: Literal["container_toolkit_error"] = "container_toolkit_error"
+    stage: str  # "mount", "detection", "initialization", "ldcache", ...
+    message: str
+
+
+@fact_kind
+class DriverContainerFailure(Fact):
+    """A step of the NVIDIA driver container's build or load failed."""
+
+    kind: Literal["driver_container_failure"] = "driver_container_failure"
+    stage: str  # kernel_headers | kernel_version | build | load | ... | unknown
+    message: str
+    packages: str | None = None  # "kernel-headers-4.18.0-240.23.2.el8_3.x86_64 kernel-devel-..."
+    kernel: str | None = None  # "4.18.0-240.23.2.el8_3.x86_64"
+
+
+@fact_kind
+class RdmaPluginDeviceSpecMissing(Fact):
+    """The RDMA shared device plugin could not use a NIC: an RDMA character device of it is missing."""
+
+    kind: Literal["rdma_plugin_device_spec_missing"] = "rdma_plugin_device_spec_missing"
+    pci: str
+    reason: str  # e.g. 'RDMA device "issm" not found'
+
+
+@fact_kind
+class RdmaPluginResourceEmpty(Fact):
+    """The RDMA shared device plugin advertises a resource with no RDMA device in it."""
+
+    kind: Literal["rdma_plugin_resource_empty"] = "rdma_plugin_resource_empty"
+    resource: str
+
+
+@fact_kind
+class SlurmOomKill(Fact):
+    """The step's memory cgroup killed tasks: the job used more than it asked for (--mem)."""
+
+    kind: Literal["slurm_oom_kill"] = "slurm_oom_kill"
+    events: int
+    step: str  # "9411285.0", "191.batch"
+
+
+@fact_kind
+class SlurmTaskFailed(Fact):
+    """``srun: error: <host>: task(s) <ids>: <how>``."""
+
+    kind: Literal["slurm_task_failed"] = "slurm_task_failed"
+    host: str
+    tasks: str  # "0", "0-7", "3,5"
+    how: str  # "Out Of Memory", "Killed", "Exited with exit code 1", "Segmentation fault"
+    out_of_memory: bool
+    exit_code: int | None = None  # "Exited with exit code N"
+    signal: str | None = None  # strsignal()'s text of the signal that ended it: "Killed", "Segmentation fault", "Bus error"
+    core_dumped: bool = False
+    killed: bool = False  # SIGKILL ("Killed")
+
+
+@fact_kind
+class SlurmCancelled(Fact):
+    """slurmctld had the job or step cancelled for a reason it names (``DUE TO ...``)."""
+
+    kind: Literal["slurm_cancelled"] = "slurm_cancelled"
+    what: str  # "JOB" or "STEP"
+    job_id: str
+    host: str
+    at: str
+    reason: str  # "TIME LIMIT", "NODE FAILURE", "PREEMPTION", "JOB REQUEUE"
+
+
+@fact_kind
+class SlurmError(Fact):
+    """Another ``slurmstepd``/``srun`` ``error:`` line (a failed chdir, a task launch failure...)."""
+
+    kind: Literal["slurm_error"] = "slurm_error"
+    message: str
+
+
+@fact_kind
+class SlurmStepEnded(Fact):
+    """A job or step cancelled without a reason: a user's scancel, or srun ending the step after
+    one of its tasks failed (that failure is the story)."""
+
+    kind: Literal["slurm_step_ended"] = "slurm_step_ended"
+    what: str
+    job_id: str
+    host: str
+    at: str
+
+
+@fact_kind
+class SlurmNodeUnavailable(Fact):
+    """A node Slurm holds out of service (drained, down, failed, invalid registration), with its reason."""
+
+    kind: Literal["slurm_node_unavailable"] = "slurm_node_unavailable"
+    node_name: str
+    state: str  # "IDLE+DRAIN+DYNAMIC_NORM+INVALID_REG", "down*", "INVAL"
+    reason: str  # "" when the paste shows none
+    reason_cut: bool = False  # sinfo cut the reason at its column width
+
+
+@fact_kind
+class SlurmGresCountLow(Fact):
+    """slurmd registered fewer GRES than slurm.conf configures for the node (slurmctld drains it)."""
+
+    kind: Literal["slurm_gres_count_low"] = "slurm_gres_count_low"
+    node_name: str
+    gres: str  # "gpu"
+    gres_type: str  # "" when untyped
+    found: int  # -1: cut off by sinfo
+    configured: int  # -1: cut off by sinfo
+    reason: str
+
+
+@fact_kind
+class SlurmGresRequestInvalid(Fact):
+    """The controller refused a job's or step's GRES request (ESLURM_INVALID_GRES[_TYPE])."""
+
+    kind: Literal["slurm_gres_request_invalid"] = "slurm_gres_request_invalid"
+    client: str  # "sbatch", "srun", "salloc", ""
+    message: str
+
+
+@fact_kind
+class SlurmGpuAutodetectUnavailable(Fact):
+    """slurmd was told to autodetect GPUs (gres.conf AutoDetect=) with a library it cannot use."""
+
+    kind: Literal["slurm_gpu_autodetect_unavailable"] = "slurm_gpu_autodetect_unavailable"
+    library: str  # "nvml", "rsmi", "oneapi"
+    not_built: bool  # Slurm was built without it (else the library is not on the node)
+    why: str  # the same in words, for the report
+
+
+@fact_kind
+class SlurmMigWithoutInstances(Fact):
+    """slurmd's NVML autodetection found a GPU in MIG mode with no MIG device created on it."""
+
+    kind: Literal["slurm_mig_without_instances"] = "slurm_mig_without_instances"
+    stopped: bool  # the line says fatal (Slurm 21.08.1-24.05): slurmd exited; else (24.11+) it went on without them
