@@ -26,7 +26,7 @@ from stethoscope.engine.ruleengine.derive import Firing, fill
 from stethoscope.engine.findings import SEVERITY_ORDER, evidence_of
 from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
 from stethoscope.engine.report import Coverage, Finding
-from stethoscope.facts.derived import ParseProblemFact, UnexplainedFact
+from stethoscope.facts.kinds.derived import ParseProblemFact, UnexplainedFact
 from stethoscope.facts.model import Evidence, Fact
 
 #: the fact kind the second pass reads

@@ -1,7 +1,8 @@
 """Parser modules are found by scanning ``facts/parsers`` (a new artefact kind is one file).
 
-A module is a parser when it defines ``KIND``, ``detect`` and ``parse``; other modules there
-hold shared fact classes and are imported so that their kinds are registered.
+A module is a parser when it defines ``KIND``, ``detect`` and ``parse``; other modules there hold
+what several parsers share. Fact classes live in facts/kinds, every module of which is imported
+here so that each kind is registered.
 """
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ import pkgutil
 from functools import lru_cache
 from types import ModuleType
 
-import stethoscope.facts.derived  # noqa: F401 - registers derived fact kinds
-import stethoscope.facts.live.series_facts  # noqa: F401 - registers the live-only fact kinds
-import stethoscope.facts.live.stack_facts  # noqa: F401 - the monitoring stack's own state
+import stethoscope.facts.kinds as _kinds
 import stethoscope.facts.parsers as _pkg
+
+# every fact class registers its kind where it is defined (facts/kinds): the derived, live-only and
+# monitoring-stack kinds too, which no parser module imports
+for _info in pkgutil.iter_modules(_kinds.__path__):
+    importlib.import_module(f"{_kinds.__name__}.{_info.name}")
 
 
 @lru_cache(maxsize=1)

@@ -6,7 +6,7 @@ from stethoscope.engine.ruleengine import session
 from stethoscope.engine.ruleengine.compile import compile_rule
 from stethoscope.engine.ruleengine.schema import Rule
 from stethoscope.facts.model import Evidence
-from stethoscope.facts.parsers.kernel_log_facts import XidEvent
+from stethoscope.facts.kinds.kernel import XidEvent
 from stethoscope.facts.parsers.nccl_log_facts import NcclEnv
 
 

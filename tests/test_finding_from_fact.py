@@ -5,7 +5,7 @@ import pytest
 from stethoscope.engine.pipeline import evaluate
 from stethoscope.engine.ruleengine.loader import RuleSet, load_rules
 from stethoscope.facts.model import Evidence
-from stethoscope.facts.parsers.kernel_log_facts import XidEvent
+from stethoscope.facts.kinds.kernel import XidEvent
 from stethoscope.facts.parsers.xid_knowledge_facts import XidCatalogueEntry
 
 RULE = """\

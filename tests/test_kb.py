@@ -138,7 +138,7 @@ def test_links_pick_the_case_whose_signature_match_the_finding_meets():
     """Two cases share app_gpu_fault: an Xid 13 finding links the Xid 13 case, not Xid 31's."""
     from stethoscope.engine.catalogues.kb import links
     from stethoscope.facts.model import Evidence
-    from stethoscope.facts.parsers.kernel_log_facts import XidEvent
+    from stethoscope.facts.kinds.kernel import XidEvent
 
     def xid(code):
         return XidEvent(id=f"x{code}", node="n1", pci_bus_id="0000:cb:00.0", xid=code, pid=7, process="python3",

@@ -7,7 +7,7 @@ import pytest
 
 from stethoscope.engine.combine import nccl_summary
 from stethoscope.facts.model import FACT_KINDS
-from stethoscope.facts.parsers.nccl_check_facts import version_key
+from stethoscope.facts.kinds.nccl import version_key
 from stethoscope.facts.registry import load_parsers
 
 

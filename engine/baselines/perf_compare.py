@@ -28,7 +28,7 @@ from typing import Iterator
 from stethoscope.engine.baselines import store
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact, of_kind
-from stethoscope.facts.parsers.nccl_summary_facts import BusbwComparison
+from stethoscope.facts.kinds.nccl import BusbwComparison
 from stethoscope.facts.parsers.nccl_tests_facts import busbw_factor
 
 #: the bands and their limits: knowledge/bench_tolerances.yaml's nccl_tests section (sources there)

@@ -12,7 +12,7 @@ from collections import defaultdict
 from datetime import datetime
 from functools import lru_cache
 
-from stethoscope.facts.live.series_facts import CounterGrowth, GpuUtilStall
+from stethoscope.facts.kinds.live import CounterGrowth, GpuUtilStall
 from stethoscope.facts.model import Fact, of_kind
 
 STALL_MIN_DIPS = 3  # as the live util_facts

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
-from stethoscope.facts.parsers.link_facts import LinkCounterVsLimit
+from stethoscope.facts.kinds.network import LinkCounterVsLimit
 
 LIMITS = "link_quality.yaml"
 

@@ -17,7 +17,7 @@ from collections import defaultdict
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
 from stethoscope.engine.catalogues.gpu_products import name_words
-from stethoscope.facts.parsers.nccl_check_facts import NcclArchBuild, NcclGdrDistance, RoceGidSet
+from stethoscope.facts.kinds.nccl import NcclArchBuild, NcclGdrDistance, RoceGidSet
 
 
 def _make(cls, shown: Fact, sources: list[Fact], key: str, node: str | None = None, **fields) -> Fact:

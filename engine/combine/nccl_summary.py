@@ -1,6 +1,6 @@
 """NCCL across ranks, processes and runs: the summarisers that look at many NCCL facts at once.
 Each is one step of engine/pipeline.py's COMBINERS (in that order) and emits kinds of
-:mod:`stethoscope.facts.parsers.nccl_summary_facts`, each citing the facts it summarises in
+:mod:`stethoscope.facts.kinds.nccl`, each citing the facts it summarises in
 ``sources``:
 
 - ``nccl_version_set``, ``nccl_net_plugin_set``, ``nccl_bootstrap_subnet_set``: what the
@@ -24,7 +24,7 @@ from stethoscope.engine.ruleengine.compile import Pattern, compile_condition, pa
 from stethoscope.engine.ruleengine.schema import Condition
 from stethoscope.facts import knowledge as _knowledge
 from stethoscope.facts.model import MISSING, Fact, view_value
-from stethoscope.facts.parsers.nccl_summary_facts import (
+from stethoscope.facts.kinds.nccl import (
     NcclBootstrapSubnetSet,
     NcclGpuShared,
     NcclKnownIssue,

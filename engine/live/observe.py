@@ -25,7 +25,7 @@ from stethoscope.facts.live import dcgm, ib, promql, screens, stack, timeseries
 from stethoscope.facts.live.dcgm import LiveFacts
 from stethoscope.facts.live.access import Access
 from stethoscope.facts.live.prom import LiveError, Prom, Series
-from stethoscope.facts.live.series_facts import LivePopulation
+from stethoscope.facts.kinds.live import LivePopulation
 from stethoscope.facts.live.signals import SIGNALS, Signal, enable_hint
 from stethoscope.facts.model import Evidence
 

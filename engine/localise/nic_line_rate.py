@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
-from stethoscope.facts.parsers.nccl_summary_facts import BusbwVsNicRate
+from stethoscope.facts.kinds.nccl import BusbwVsNicRate
 
 
 def _knowledge() -> knowledge.NicLineRate:

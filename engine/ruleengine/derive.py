@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stethoscope.engine.ruleengine.compile import REF, CompiledRule
-import stethoscope.facts.derived  # noqa: F401 - derived kinds must be registered
+import stethoscope.facts.kinds.derived  # noqa: F401 - derived kinds must be registered
 from stethoscope.facts.model import FACT_KINDS, Fact
 
 

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from stethoscope.engine.ruleengine.session import can_bind, literal_tests
 from stethoscope.facts import knowledge
-from stethoscope.facts.derived import FactSummary
+from stethoscope.facts.kinds.derived import FactSummary
 from stethoscope.facts.model import Fact
 
 

@@ -22,7 +22,7 @@ from stethoscope.facts.model import Evidence, Fact
 from stethoscope.facts.parsers.gpu_state_facts import (
     GpuClockReason, GpuEccCount, GpuInfo, GpuPcieLink, GpuPower, GpuRetiredPages, GpuRowRemap, GpuTemperature,
 )
-from stethoscope.facts.parsers.kernel_log_facts import XidEvent
+from stethoscope.facts.kinds.kernel import XidEvent
 
 #: NVML clocks event reason bits (nvmlClocksEventReason*), named as the nvidia-smi parser names them
 CLOCK_REASON_BITS = {

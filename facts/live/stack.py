@@ -20,7 +20,7 @@ One instant query at ``at`` (the branches told apart by a ``steth_stack`` label)
   ... instead of ``DCGM_FI_*``: a target that serves only those is one whose GPUs a live
   diagnosis does not read.
 
-Facts (facts/live/stack_facts.py): ``scrape_target_down``, ``exporter_absent``,
+Facts (facts/kinds/live.py): ``scrape_target_down``, ``exporter_absent``,
 ``stale_series``, ``exporter_variant``; each quotes the query and its row.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ import re
 from collections import defaultdict
 
 from stethoscope.facts.live.dcgm import LiveFacts
-from stethoscope.facts.live.stack_facts import ExporterAbsent, ExporterVariant, ScrapeTargetDown, StaleSeries
+from stethoscope.facts.kinds.live import ExporterAbsent, ExporterVariant, ScrapeTargetDown, StaleSeries
 from stethoscope.facts.model import Evidence
 
 #: the series every target of an exporter serves: every GPU has a temperature (``dcgm_gpu_temp``

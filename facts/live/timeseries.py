@@ -14,9 +14,7 @@ from collections import defaultdict
 from stethoscope.facts.live.dcgm import LiveFacts
 from stethoscope.facts.live.prom import Series
 from stethoscope.facts.stats import zero_runs
-from stethoscope.facts.live.series_facts import (
-    CounterGrowth, GpuMetricTrend, GpuUtilStall, LinkStateChange, NodeBelowPeers,
-)
+from stethoscope.facts.kinds.live import CounterGrowth, GpuMetricTrend, GpuUtilStall, LinkStateChange, NodeBelowPeers
 
 #: counters whose growth is reported: our signal key -> counter name in CounterGrowth
 GPU_COUNTERS = ("ecc_sbe_vol", "ecc_dbe_vol", "pcie_replay", "nvlink_crc_flit", "nvlink_crc_data",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.link_facts import LinkCounter
+from stethoscope.facts.kinds.network import LinkCounter
 
 KIND = "ethtool_stats"
 

@@ -36,7 +36,7 @@ from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live 
     FabricManagerError, FabricManagerNoNvswitch, FabricManagerStatus, FabricManagerVersionMismatch,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.kernel_log_facts import NvswitchSxid
+from stethoscope.facts.kinds.kernel import NvswitchSxid
 
 KIND = "fabric_manager_log"
 

@@ -26,7 +26,7 @@ import re
 
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.kernel_log_facts import NvswitchSxid, XidEvent
+from stethoscope.facts.kinds.kernel import NvswitchSxid, XidEvent
 
 KIND = "gpud"
 

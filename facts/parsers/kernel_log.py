@@ -13,7 +13,7 @@ Line stamps understood: ``[  123.456789]``, ``[+0.000844]`` (``dmesg -d``/``--re
 ``journalctl -k``), ``2026-11-29T18:32:13+0000 host kernel:`` (``journalctl -o short-iso``),
 ``kern  :err   : 2025-01-25T10:34:54,859532+00:00`` (``dmesg -x --time-format iso``), or none.
 
-Facts emitted (classes in :mod:`kernel_log_facts`): ``xid_event``, ``gpu_recovery_action``
+Facts emitted (classes in :mod:`stethoscope.facts.kinds.kernel`): ``xid_event``, ``gpu_recovery_action``
 (Xid 154), ``gpu_fell_off_bus``, ``pcie_aer_error``, ``pcie_link_down``, ``nvswitch_sxid``,
 ``kernel_boot``, ``nvidia_driver_loaded``, ``kernel_gpu_seen``, ``kernel_module_load_failure`` (a module
 the kernel refused: unknown symbol, symbol version, version magic), and the host faults of
@@ -34,7 +34,7 @@ import re2
 
 from stethoscope.facts.ids import pci_bus_id, try_pci_bus_id
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.kernel_log_facts import (
+from stethoscope.facts.kinds.kernel import (
     GpuFellOffBus,
     GpuRecoveryAction,
     HostOomKill,

@@ -43,7 +43,7 @@ from functools import lru_cache
 from stethoscope.facts import knowledge
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.parsers.base import FactBuilder
-from stethoscope.facts.parsers.kernel_log_facts import NvrmError
+from stethoscope.facts.kinds.kernel import NvrmError
 
 _BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 

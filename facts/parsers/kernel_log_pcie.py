@@ -16,7 +16,7 @@ import re
 
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.parsers.base import FactBuilder
-from stethoscope.facts.parsers.kernel_log_facts import PcieAerError, PcieLinkDown
+from stethoscope.facts.kinds.kernel import PcieAerError, PcieLinkDown
 
 _BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 

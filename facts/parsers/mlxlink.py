@@ -27,7 +27,7 @@ import re
 
 from stethoscope.facts.kinds.network import MlxlinkPort  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.link_facts import LinkCounter
+from stethoscope.facts.kinds.network import LinkCounter
 
 KIND = "mlxlink"
 

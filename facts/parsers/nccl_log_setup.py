@@ -1,7 +1,7 @@
 """Lines of an NCCL debug log about the resources NCCL sets up: GPUDirect RDMA, peer-to-peer,
 shared memory, verbs calls, duplicate GPUs, CUDA failures. Called by
 :mod:`stethoscope.facts.parsers.nccl_log` for each NCCL-prefixed line (its message part);
-the facts are those of :mod:`stethoscope.facts.parsers.nccl_setup_facts`.
+the facts are those of :mod:`stethoscope.facts.kinds.nccl`.
 
 Real sample lines (public issue threads; the H200 capture of this project)::
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from stethoscope.facts.ids import nccl_busid
 from stethoscope.facts.parsers import torch_nccl_forwarded as messages
-from stethoscope.facts.parsers.nccl_setup_facts import (
+from stethoscope.facts.kinds.nccl import (
     NcclGdrState,
     NcclP2pUnavailable,
     NcclShmFailure,

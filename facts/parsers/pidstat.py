@@ -25,7 +25,7 @@ import re
 import statistics
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.cpu_process import CpuProcessSample
+from stethoscope.facts.kinds.host import CpuProcessSample
 
 KIND = "pidstat"
 

@@ -26,7 +26,7 @@ import re
 import statistics
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.cpu_process import CpuProcessSample
+from stethoscope.facts.kinds.host import CpuProcessSample
 from stethoscope.facts.parsers.mpstat import CpuCoreUsage, CpuUsageSummary
 
 KIND = "top"

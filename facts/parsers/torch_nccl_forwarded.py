@@ -35,7 +35,7 @@ from stethoscope.facts.ids import nccl_busid
 from stethoscope.facts.parsers import nccl_log_socket as socket
 from stethoscope.facts.parsers.nccl_log_facts import NcclBootstrapFailure, NcclNetPluginError
 from stethoscope.facts.parsers.nccl_log_messages import read_ofi_request
-from stethoscope.facts.parsers.nccl_setup_facts import NcclConfigRejected, NcclCudaFailure, NcclDuplicateGpu
+from stethoscope.facts.kinds.nccl import NcclConfigRejected, NcclCudaFailure, NcclDuplicateGpu
 
 # Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40
 DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-fA-F]+)")
