@@ -255,7 +255,12 @@ def _unwrap(text: str) -> tuple[str, dict[int, int]] | None:
     rows = text.split("\n")
     if len(rows) < 2:
         return None
-    widths = [_columns(r) for r in rows] if "\t" in text or "\r" in text else list(map(len, rows))
+    if "\r" in text:
+        widths = [_columns(r) for r in rows]
+    elif "\t" in text:  # str.expandtabs restarts its columns at each "\n": one C pass for every row
+        widths = list(map(len, text.expandtabs().split("\n")))
+    else:
+        widths = list(map(len, rows))
     width = max(widths)
     if width < _MIN_WIDTH:
         return None
