@@ -22,6 +22,9 @@ class DcgmExporterError(Fact):
     exiting: bool = False
     #: the fields it was asked to watch are ones this node's DCGM cannot serve (_WATCH_UNSUPPORTED)
     watch_unsupported: bool = False
+    #: the call failed on DCGM_ST_VER_MISMATCH ("API version mismatch"): the exporter's DCGM bindings and
+    #: the DCGM library (or the remote nv-hostengine) disagree on a structure's version (_VER_MISMATCH)
+    version_mismatch: bool = False
 
 
 @fact_kind

@@ -59,6 +59,16 @@ _FAILURE = "Encountered a failure."
 _WATCH_UNSUPPORTED = re.compile(r"Error watching fields: (?:This request is serviced by a module of DCGM that is not currently loaded"
                                 r"|This request is not supported by the current device)")
 
+# A DCGM call returned DCGM_ST_VER_MISMATCH, whose errorString is "API version mismatch" (NVIDIA/DCGM
+# dcgmlib/src/dcgm_errors.c): the versioned structure the exporter's go-dcgm bindings pass is one the
+# loaded libdcgm or the remote nv-hostengine does not accept (dcgm-exporter's own dcgmerrors.ClassifyCode:
+# "Verify dcgm-exporter, go-dcgm, and the runtime DCGM library are from compatible DCGM versions").
+# The exporter wraps it after what it was doing:
+# FATA[0001] Error retrieving DCGM MIG hierarchy: API version mismatch      (NVIDIA/gpu-monitoring-tools#168)
+# ERRO[0002] Failed to collect metrics with error: Failed to collect metrics with error: Error getting device information: API version mismatch
+#   (NVIDIA/gpu-monitoring-tools#102)
+_VER_MISMATCH = re.compile(r": API version mismatch\.?\s*$")
+
 
 def _line(line: str) -> tuple[str, str] | None:
     if (m := _TEXT.search(line)) is not None:
@@ -88,7 +98,8 @@ def parse(artefact: Artefact) -> ParseResult:
         if level in ("error", *_EXITS) and not any(sig.search(msg) for sig in nvml_init.SIGNATURES):
             b.add(DcgmExporterError, n, level=level, message=msg.strip()[:400],
                   exiting=level in _EXITS or msg.strip() == _FAILURE,
-                  watch_unsupported=_WATCH_UNSUPPORTED.search(msg) is not None)
+                  watch_unsupported=_WATCH_UNSUPPORTED.search(msg) is not None,
+                  version_mismatch=_VER_MISMATCH.search(msg) is not None)
     return result
 
 
