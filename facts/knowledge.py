@@ -726,6 +726,48 @@ class SxidEntry(_M):
     actions: list[ActionId]
 
 
+class UnlistedXidJudgement(_M):
+    """What a finding says of an Xid code the catalogue lacks (a newer driver)."""
+    mnemonic: str
+    description: str
+    severity: Severity
+    actions: list[ActionId]
+    source: str = Field(min_length=10)
+    why: str | None = None  # in xid_judgements.yaml
+
+
+class UnlistedXid(UnlistedXidJudgement):
+    """The same in the generated catalogue, with the cause and component of unused codes."""
+    cause: CauseId
+    component: ComponentId
+
+
+class UnlistedSxid(_M):
+    """An SXid the Fabric Manager guide lacks, by the line's own Fatal/Non-fatal word."""
+    name: str
+    fatality: Literal["always_fatal", "potential_fatal", "non_fatal"]
+    severity: Severity
+    cause: CauseId
+    component: ComponentId
+    actions: list[ActionId]
+    source: str = Field(min_length=10)
+
+
+class UnlistedNvlink5(_M):
+    """An Xid 144-150 line the decode sheet has no row for and that calls itself non-fatal
+    (a fatal one takes its code's catalogue entry)."""
+    severity: Severity
+    source: str = Field(min_length=10)
+
+
+class XidUnlisted(_M):
+    source: str = Field(min_length=10)
+    xid: UnlistedXid
+    sxid_fatal: UnlistedSxid
+    sxid_non_fatal: UnlistedSxid
+    nvlink5_non_fatal: UnlistedNvlink5
+
+
 class XidCatalogue(_M):
     source: str
     generator: str
@@ -735,6 +777,7 @@ class XidCatalogue(_M):
     recovery_actions_source: str
     sxids: list[SxidEntry]
     sxid_source: str
+    unlisted: XidUnlisted
 
     @cached_property
     def _by_code(self) -> tuple[dict[int, XidEntry], dict[int, SxidEntry]]:
@@ -791,6 +834,20 @@ class SxidJudgement(_M):
     component: ComponentId
 
 
+class UnlistedSxidJudgement(_M):
+    fatal: Literal["always_fatal", "potential_fatal", "non_fatal"]
+    non_fatal: Literal["always_fatal", "potential_fatal", "non_fatal"]
+    name: str
+    source: str = Field(min_length=10)
+
+
+class XidUnlistedJudgements(_M):
+    source: str = Field(min_length=10)
+    xid: UnlistedXidJudgement
+    sxid: UnlistedSxidJudgement
+    nvlink5_non_fatal_class: str
+
+
 class XidJudgements(_M):
     source: str
     bucket_severity: dict[str, Severity]
@@ -803,6 +860,13 @@ class XidJudgements(_M):
     recovery_actions: XidRecoveryActions
     nvlink5_severity: dict[str, Severity]
     sxid: SxidJudgement
+    unlisted: XidUnlistedJudgements
+
+    @model_validator(mode="after")
+    def _unlisted_class(self) -> "XidJudgements":
+        if self.unlisted.nvlink5_non_fatal_class not in self.nvlink5_severity:
+            raise ValueError(f"unlisted.nvlink5_non_fatal_class: '{self.unlisted.nvlink5_non_fatal_class}' is not a key of nvlink5_severity")
+        return self
 
 
 class Xid74Group(_M):

@@ -41,6 +41,8 @@ HEADER = """\
 # sxids: NVIDIA Fabric Manager user guide DU-09883-001, appendix "NVSwitch SXid errors".
 # severity, cause, component, actions, specific_rules, escalate_on_recurrence, judgement:
 #   gpu-stethoscope's own, from knowledge/xid_judgements.yaml.
+# unlisted: what a finding says of an Xid, SXid or Xid 144-150 line these tables lack
+#   (knowledge/xid_judgements.yaml ``unlisted``, resolved through its bucket and class tables).
 """
 
 
@@ -162,6 +164,27 @@ def build_sxids(j: dict) -> list[dict]:
     return out
 
 
+def build_unlisted(j: dict) -> dict:
+    """What the catalogue says of codes and lines its tables lack, resolved to severities and actions."""
+    u, spec = j["unlisted"], j["sxid"]
+
+    def sxid(klass: str) -> dict:
+        return {"name": u["sxid"]["name"], "fatality": klass, "severity": spec[klass]["severity"], "cause": spec["cause"],
+                "component": spec["component"], "actions": list(spec[klass]["actions"]), "source": u["sxid"]["source"]}
+
+    nv = u["nvlink5_non_fatal_class"]
+    return {
+        "source": u["source"],
+        "xid": {"mnemonic": u["xid"]["mnemonic"], "description": u["xid"]["description"], "severity": u["xid"]["severity"],
+                "cause": j["unused_cause"]["cause"], "component": j["unused_cause"]["component"],
+                "actions": list(u["xid"]["actions"]), "source": u["xid"]["source"]},
+        "sxid_fatal": sxid(u["sxid"]["fatal"]),
+        "sxid_non_fatal": sxid(u["sxid"]["non_fatal"]),
+        "nvlink5_non_fatal": {"severity": j["nvlink5_severity"][nv],
+                              "source": f"NVIDIA Xid catalogue, sheet 'XID 144-150 Decode', severity class {nv!r} (xid_judgements.yaml nvlink5_severity)"},
+    }
+
+
 def generate() -> str:
     j = yaml.safe_load(JUDGEMENTS.read_text(encoding="utf-8"))
     knowledge.validate("xid_judgements.yaml", j, str(JUDGEMENTS))  # its schema and ids (facts/knowledge.py)
@@ -176,6 +199,7 @@ def generate() -> str:
         "recovery_actions_source": j["recovery_actions"]["source"],
         "sxids": build_sxids(j),
         "sxid_source": j["sxid"]["source"],
+        "unlisted": build_unlisted(j),
     }
     knowledge.validate("xid.yaml", data, "generated knowledge/xid.yaml")  # what the engine will load
     body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120, default_flow_style=None)

@@ -155,10 +155,11 @@ def nvlink5_details(xids: list[Fact], cat: "Catalogue") -> list[Fact]:
                 acts.remove("IGNORE")
             cons = "; ".join(dict.fromkeys(r.consequence for r in rows))
             inv = ",".join(dict.fromkeys(r.investigatory for r in rows))
-        else:  # not in the table: the catalogue's default, lowered when the line says non-fatal
+        else:  # not in the table: the catalogue's entry, its ``unlisted.nvlink5_non_fatal`` when the line says non-fatal
             e = cat.xid(code)
             assert e is not None
-            sev, acts, cons, inv = ("warning" if fatal is False else e.severity), e.actions, None, None
+            sev = cat.unlisted.nvlink5_non_fatal.severity if fatal is False else e.severity
+            acts, cons, inv = e.actions, None, None
         out.append(NvlinkXidDetail(
             id=f"agg:nvlink:{x.id}", node=x.node, evidence=x.evidence, pci_bus_id=x.pci_bus_id, xid=code,  # type: ignore[attr-defined]
             unit=unit, fatal=fatal, link=link, error_status=f"0x{status:08x}" if status is not None else None,

@@ -108,22 +108,24 @@ def xid_entry_fact(e: XidEntry) -> XidCatalogueEntry:
 
 
 def unknown_xid_fact(code: int) -> XidCatalogueEntry:
-    """A code beyond the catalogue (a newer driver): NVIDIA's advice for the unknown is support."""
+    """A code beyond the catalogue (a newer driver): the catalogue's ``unlisted.xid``."""
+    u = load_catalogue().unlisted.xid
     return XidCatalogueEntry(
         id=f"catalogue:xid:{code}", node="", evidence=_ev("", f"Xid {code}: not in the catalogue ({PATH})"),
-        xid=code, mnemonic="UNKNOWN", description="not in NVIDIA's catalogue of this version", unused=False,
-        immediate="", investigatory="", severity="warning", cause="xid_unused_code", component="gpu",
-        actions="CONTACT_SUPPORT", specific_rule=False, escalate_on_recurrence=False,
+        xid=code, mnemonic=u.mnemonic, description=u.description, unused=False,
+        immediate="", investigatory="", severity=u.severity, cause=u.cause, component=u.component,
+        actions=",".join(u.actions), specific_rule=False, escalate_on_recurrence=False,
     )
 
 
 def sxid_entry_fact(code: int, fatal_seen: bool) -> SxidCatalogueEntry:
-    e = load_catalogue().sxid(code)
-    if e is None:  # not in the guide: the line's own Fatal/Non-fatal word is all we have
-        sev, acts, fat = ("critical", "DRAIN_NODE,RESTART_BM", "potential_fatal") if fatal_seen else ("warning", "HARDWARE_INSPECTION", "non_fatal")
+    cat = load_catalogue()
+    e = cat.sxid(code)
+    if e is None:  # not in the guide: the line's own Fatal/Non-fatal word picks ``unlisted.sxid_*``
+        u = cat.unlisted.sxid_fatal if fatal_seen else cat.unlisted.sxid_non_fatal
         return SxidCatalogueEntry(id=f"catalogue:sxid:{code}", node="", evidence=_ev("", f"SXid {code}: not in the catalogue ({PATH})"),
-                                  sxid=code, name="not in the Fabric Manager guide", fatality=fat, severity=sev,
-                                  cause="nvswitch_error", component="nvlink", actions=acts)
+                                  sxid=code, name=u.name, fatality=u.fatality, severity=u.severity,
+                                  cause=u.cause, component=u.component, actions=",".join(u.actions))
     return SxidCatalogueEntry(
         id=f"catalogue:sxid:{code}", node="", evidence=_ev(f"sxid: {code}", f"SXid {code} {e.name} ({e.fatality.replace('_', ' ')}): {e.recovery or e.description}"[:400]),
         sxid=code, name=e.name, fatality=e.fatality, severity=e.severity, cause=e.cause, component=e.component,
