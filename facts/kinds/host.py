@@ -348,7 +348,21 @@ class PackageVersion(Fact):
     kind: Literal["package_version"] = "package_version"
     package: str  # "torch" | "nvidia-nccl-cu13" | "cudatoolkit"
     version: str  # "2.11.0" | "2.8.0.dev20250528+cpu"
-    manager: str  # pip | conda | collect_env
+    manager: str  # pip | conda | collect_env | apt | dpkg
     cuda_build: str | None = None  # "12.1": the CUDA the package was built for (or is)
     cuda_build_num: int | None = None  # 12010
     cuda_build_major: int | None = None  # 12
+
+
+@fact_kind
+class ResourceLimit(Fact):
+    """One process resource limit as a shell (``ulimit -a``, ``ulimit -l``), ``/proc/<pid>/limits``
+    or a library that checked it (libibverbs' ``RLIMIT_MEMLOCK is N bytes``) printed it."""
+
+    kind: Literal["resource_limit"] = "resource_limit"
+    resource: str  # memlock | nofile | stack | nproc | core | ... (the RLIMIT_ name, lowercased); else the description
+    value: str  # as printed: "64", "unlimited", "65536"
+    unlimited: bool = False
+    #: the limit in bytes, for limits of memory (kbytes, kb, bytes); None when unlimited or not a size
+    limit_bytes: int | None = None
+    source: str  # bash | zsh | ash | proc_limits | ulimit_l | libibverbs

@@ -14,12 +14,16 @@ Facts: ``verbs_warning`` per line: ``what`` is ``provider_not_loaded`` (a provid
 ``no_provider_for_device`` (a kernel RDMA device that no installed provider drives: that device is
 unusable from user space), ``memlock_limit`` (``RLIMIT_MEMLOCK is N bytes``), or ``other``;
 ``with_unusable_device`` when the same output has a ``no userspace device-specific driver`` line.
-Empty input: nothing.
+The memlock warning is also a ``resource_limit`` (memlock, ``limit_bytes``, source libibverbs),
+the fact :mod:`ulimit` makes of a shell's ``ulimit -l``: rules judge the limit once, whoever
+printed it (libibverbs prints it only for a soft limit of 32768 bytes or less, and not for root:
+rdma-core libibverbs/init.c ``check_memlock_limit``). Empty input: nothing.
 """
 from __future__ import annotations
 
 import re
 
+from stethoscope.facts.kinds.host import ResourceLimit
 from stethoscope.facts.kinds.network import VerbsWarning  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
 
@@ -55,6 +59,7 @@ def parse(artefact: Artefact) -> ParseResult:
             fields = {"what": "no_config_dir"}
         elif p := _MEMLOCK.match(msg):
             fields = {"what": "memlock_limit", "memlock_bytes": int(p["bytes"])}
+            fb.add(ResourceLimit, n, resource="memlock", value=p["bytes"], limit_bytes=int(p["bytes"]), source="libibverbs")
         fb.add(VerbsWarning, n, message=msg, with_unusable_device=unusable, **fields)
     return result
 
