@@ -43,12 +43,20 @@ def _make(check: str, shown: Fact, ok: bool, have: str, need: str, source: str, 
 
 
 def _drivers(facts: list[Fact]) -> dict[str, str]:
-    """node -> driver version (nvidia-smi, the kernel module, dcgmi diag's Metadata)."""
+    """node -> driver version (nvidia-smi, the kernel module, dcgmi diag's Metadata); where none
+    of those reports one, the newest installed driver package (dpkg -l / apt list: the driver the
+    node boots into, which a module still loaded from before an upgrade may not be yet)."""
     out: dict[str, str] = {}
     for f in of_kind(facts, "gpu_info", "dcgm_diag_run", "nvidia_driver_version"):
         v = (f.driver_version if f.kind in ("gpu_info", "dcgm_diag_run") else f.version if f.kind == "nvidia_driver_version" else None)
         if v and vkey(v):
             out.setdefault(f.node, v)
+    packaged: dict[str, str] = {}
+    for f in of_kind(facts, "package_version"):
+        if getattr(f, "nvidia_driver", False) and vkey(f.version) and vkey(f.version) > vkey(packaged.get(f.node, "")):
+            packaged[f.node] = _NUM.match(f.version)[0]  # "510.47.03-0ubuntu1" -> "510.47.03"
+    for node, v in packaged.items():
+        out.setdefault(node, v)
     return out
 
 

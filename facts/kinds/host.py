@@ -352,6 +352,8 @@ class PackageVersion(Fact):
     cuda_build: str | None = None  # "12.1": the CUDA the package was built for (or is)
     cuda_build_num: int | None = None  # 12010
     cuda_build_major: int | None = None  # 12
+    #: a package of the NVIDIA driver itself (dpkg/apt: nvidia-driver-535, libnvidia-compute-535): its version is the driver's
+    nvidia_driver: bool = False
 
 
 @fact_kind
