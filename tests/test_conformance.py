@@ -101,6 +101,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("dcgm_exporter_log")
             if folder.name == "mlx5_core_log":  # the ConnectX driver's lines are kernel log lines, dmesg-stamped
                 allowed.add("kernel_log")
+            if folder.name == "gpud_states":  # an Xid state's reason is GPUd's own Xid message (gpud_log)
+                allowed.add("gpud")
             # a paste often starts with the command that made it ("$ docker run ...", "torchrun ...")
             allowed.add("command_line")
             # and a log often ends with the shell's report of its process's death ("Illegal instruction (core dumped)")

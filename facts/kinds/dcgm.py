@@ -150,6 +150,43 @@ class GpudCheckFailed(Fact):
 
 
 @fact_kind
+class GpudHealthState(Fact):
+    """A GPUd component state ``"health": "Healthy"`` whose check ran (its /v1/states JSON)."""
+
+    kind: Literal["gpud_health_state"] = "gpud_health_state"
+    component: str | None = None  # gpud's name: "accelerator-nvidia-fabric-manager"
+    state_name: str | None = None
+    reason: str | None = None
+    checks: str | None = None  # the taxonomy component gpud's component watches; None for one steth does not know
+
+
+@fact_kind
+class GpudHealthUnchecked(Fact):
+    """A GPUd state that checked nothing: ``Initializing``, or ``Healthy`` with a reason that says
+    the check was skipped ("NVSwitch not detected, skipping ...", "NVML library is not loaded", "no data yet")."""
+
+    kind: Literal["gpud_health_unchecked"] = "gpud_health_unchecked"
+    component: str | None = None
+    state_name: str | None = None
+    health: str
+    reason: str | None = None
+
+
+@fact_kind
+class GpudUnhealthyState(Fact):
+    """A GPUd component state ``"health": "Unhealthy"`` or ``"Degraded"``, with gpud's reason."""
+
+    kind: Literal["gpud_unhealthy_state"] = "gpud_unhealthy_state"
+    component: str | None = None
+    state_name: str | None = None
+    health: str  # Unhealthy | Degraded
+    reason: str | None = None
+    error: str | None = None
+    checks: str | None = None  # as GpudHealthState
+    message: str  # "<component>: <reason or error>"
+
+
+@fact_kind
 class NhcCheckFailed(Fact):
     """One failed NHC check, as NHC reports it."""
 
