@@ -280,6 +280,29 @@ class IbCounters(_M):
     counters: list[IbCounter] = Field(min_length=1)
 
 
+class IbPortLimit(_M):
+    """When a port is below one reference: ``ratio`` (its value / the reference) < ``below_ratio``.
+    A port equal to its reference makes no comparison fact, so the limit may not exceed 1."""
+    below_ratio: float = Field(gt=0, le=1)
+    min_ports: int | None = Field(default=None, ge=2)  # rate_vs_fleet: ports that must agree on the usual rate
+    why: str = Field(min_length=10)
+    source: str = Field(min_length=10)
+
+
+class IbPortComparison(_M):
+    source: str = Field(min_length=10)
+    comparisons: dict[Literal["rate_vs_siblings", "width_vs_siblings", "rate_vs_fleet", "rate_vs_inventory"], IbPortLimit]
+
+    @model_validator(mode="after")
+    def _all_four(self) -> "IbPortComparison":
+        missing = {"rate_vs_siblings", "width_vs_siblings", "rate_vs_fleet", "rate_vs_inventory"} - set(self.comparisons)
+        if missing:
+            raise ValueError(f"comparisons: missing {', '.join(sorted(missing))}")
+        if self.comparisons["rate_vs_fleet"].min_ports is None:
+            raise ValueError("comparisons.rate_vs_fleet: min_ports is required")
+        return self
+
+
 class LinkQualityCounter(_M):
     tool: Literal["mlxlink", "ethtool"]
     counter: str = Field(min_length=3)
@@ -1255,6 +1278,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "compat.yaml": Compat,
     "expected_perf.yaml": ExpectedPerf,
     "ib_counters.yaml": IbCounters,
+    "ib_port_comparison.yaml": IbPortComparison,
     "nccl_arch_support.yaml": NcclArchSupportTable,
     "nccl_env.yaml": NcclEnv,
     "nccl_known_issues.yaml": NcclKnownIssues,

@@ -186,12 +186,12 @@ def test_leaf_switch_report_merges_pairs_and_port_findings(ruleset):
 
 
 def _counter_findings(ruleset, facts):
-    """What the rules judge of the ports' counters (ib_counter_growth against its limit): the
-    localiser reads their verdict, not the facts'."""
-    from stethoscope.engine.localise.pairwise import COUNTER_RULES
+    """What the rules judge of the ports' counters (ib_counter_growth against its limit) and
+    rates (against siblings, fleet, inventory): the localiser reads their verdict, not the facts'."""
+    from stethoscope.engine.localise.pairwise import COUNTER_RULES, DEGRADED_RULES
     from stethoscope.engine.pipeline import evaluate
 
-    return [f for f in evaluate(ruleset, facts, "reference") if COUNTER_RULES.intersection(f.rules)]
+    return [f for f in evaluate(ruleset, facts, "reference") if (COUNTER_RULES | DEGRADED_RULES).intersection(f.rules)]
 
 
 def test_rdma_peer_with_two_flagged_ports_is_not_narrowed(ruleset):

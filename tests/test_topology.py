@@ -56,8 +56,11 @@ def test_rdma_errors_toward_a_peer_are_placed_on_the_peers_degraded_port(ruleset
     ib = "CA 'mlx5_0'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tLink layer: InfiniBand\nCA 'mlx5_1'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 100\n\t\tLink layer: InfiniBand\n"
     from stethoscope.engine.localise.rdma_path import rdma_peers
 
+    from stethoscope.engine.pipeline import evaluate
+
     facts = parse_artefacts([Artefact("node1/r.log", text, "node1", True), Artefact("node2/r.log", peer, "node2", True), Artefact("node2/ibstat", ib, "node2", True)]).facts
-    (f,), _ = rdma_peers(facts)
+    # the port below its sibling is the rules' verdict (ib_rate_below_siblings), which the localiser reads
+    (f,), _ = rdma_peers(facts, findings=evaluate(ruleset, facts, "reference"))
     assert (f.entity.node, f.entity.hca, f.entity.port, f.cause) == ("node2", "mlx5_1", "1", "ib_completion_error")
     assert "the address of node2" in f.placed_by[0] and any("Got completion" in e.text for e in f.evidence)
 

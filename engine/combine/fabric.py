@@ -7,8 +7,12 @@ facts (``sources`` names the facts they summarise, so findings quote the origina
 
 - ``ib_port_summary``: one per HCA port (ibstat wins over ibstatus over node_exporter),
   with whether it is expected up (NCCL uses it, the inventory lists it, it carried traffic,
-  ...), its siblings' best rate, the fleet's usual rate, the
-  inventory's expected rate and a ``below_*`` flag for each;
+  ...), its siblings' best rate and widest width, the fleet's usual rate and the
+  inventory's expected rate;
+- ``ib_port_rate_vs_siblings``, ``ib_port_width_vs_siblings``, ``ib_port_rate_vs_fleet``,
+  ``ib_port_rate_vs_inventory``: one per Active port and reference it differs from, with the
+  ratio and the limit of ``knowledge/ib_port_comparison.yaml``; whether the port is degraded
+  is the rules' (rules/network/ib_*_below_*.yaml);
 - ``ib_counter_growth``: one per (port, counter) that grew between two readings, with the
   rate per hour when both readings carry a time and the counter's limit from
   ``knowledge/ib_counters.yaml`` (rules/network/ib_counter_errors_over_ber_limit*.yaml compare
@@ -23,18 +27,29 @@ from collections import Counter, defaultdict
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact, of_kind
-from stethoscope.facts.parsers.ib_facts import IbCounterGrowth, IbCounterTotal, IbPortSummary
+from stethoscope.facts.kinds.network import (
+    IbCounterGrowth,
+    IbCounterTotal,
+    IbPortRateVsFleet,
+    IbPortRateVsInventory,
+    IbPortRateVsSiblings,
+    IbPortSummary,
+    IbPortWidthVsSiblings,
+)
 
 _SOURCE_RANK = {"ibstat": 0, "ibstatus": 1, "ibv_devinfo": 2, "node_exporter": 3}  # every IbPort.source
 #: why a port that received data in the window (live ``ib_port_traffic``) is expected up
 CARRIED_REASON = "it carried traffic earlier in the window (node_infiniband_port_data_received_bytes_total grew)"
-#: a fleet rate is a "usual" rate only when this many ports agree on it
-FLEET_MIN_PORTS = 3
 
 
 def counter_limits() -> list[knowledge.IbCounter]:
     """knowledge/ib_counters.yaml, validated (facts/knowledge.py)."""
     return knowledge.load("ib_counters.yaml").counters
+
+
+def port_limits() -> dict[str, knowledge.IbPortLimit]:
+    """knowledge/ib_port_comparison.yaml's limit per reference, validated (facts/knowledge.py)."""
+    return knowledge.load("ib_port_comparison.yaml").comparisons
 
 
 def _derived(cls, basis: Fact, sources: list[Fact], **fields) -> Fact:
@@ -75,11 +90,10 @@ def summarise(facts: list[Fact]) -> list[Fact]:
     by_node: dict[str, list[Fact]] = defaultdict(list)
     for p in ports.values():
         by_node[p.node].append(p)
+    limits = port_limits()
     fleet = Counter(p.rate_gbps for p in ports.values() if p.state == "Active" and p.rate_gbps and p.link_layer != "Ethernet")
-    fleet_rate = None
-    if fleet:
-        rate, count = fleet.most_common(1)[0]
-        fleet_rate = rate if count >= FLEET_MIN_PORTS else None
+    fleet_mode, fleet_ports = fleet.most_common(1)[0] if fleet else (None, 0)
+    fleet_rate = fleet_mode if fleet_ports >= limits["rate_vs_fleet"].min_ports else None
     active_on = Counter(p.node for p in ports.values() if p.state == "Active")
     for p in ports.values():
         srcs: list[Fact] = [p]
@@ -103,21 +117,51 @@ def summarise(facts: list[Fact]) -> list[Fact]:
         elif p.port_id in traffic:
             reason, srcs = CARRIED_REASON, srcs + [traffic[p.port_id]]
         active = p.state == "Active"
-        below_sib = bool(active and p.rate_gbps and sib_rate and p.rate_gbps < sib_rate)
-        if below_sib:
-            srcs += [max(siblings, key=lambda s: s.rate_gbps)]
         expected_rate = inv.expected_rate_gbps if inv is not None else None
-        out.append(_derived(
+        summary = _derived(
             IbPortSummary, p, srcs, hca=p.hca, port=p.port, port_id=p.port_id, state=p.state, physical_state=p.physical_state,
             rate_gbps=p.rate_gbps, link_layer=p.link_layer, lid=p.lid, sm_lid=p.sm_lid, expected_up=reason is not None or active, expected_up_reason=reason,
-            sibling_rate_gbps=sib_rate, below_siblings=below_sib, fleet_rate_gbps=fleet_rate,
-            below_fleet=bool(active and p.rate_gbps and fleet_rate and p.link_layer != "Ethernet" and p.rate_gbps < fleet_rate),
-            expected_rate_gbps=expected_rate, below_expected=bool(active and p.rate_gbps and expected_rate and p.rate_gbps < expected_rate),
+            sibling_rate_gbps=sib_rate, fleet_rate_gbps=fleet_rate, expected_rate_gbps=expected_rate,
             width=widths.get(p.port_id), width_lanes=lanes, sibling_width_lanes=sib_lanes,
-            width_below_siblings=bool(active and lanes and sib_lanes and lanes < sib_lanes),
             node_active_ports=active_on[p.node],
-        ))
+        )
+        out.append(summary)
+        if active and p.rate_gbps:
+            out += _comparisons(summary, siblings, widths, limits, fleet_mode, fleet_ports)
     out.extend(_growth(counters, ports))
+    return out
+
+
+def _comparisons(port: Fact, siblings: list[Fact], widths: dict[str, str], limits: dict[str, knowledge.IbPortLimit],
+                 fleet_rate: float | None, fleet_ports: int) -> list[Fact]:
+    """An Active port against each reference whose value differs from its own (equal: nothing
+    to judge, no fact); the ratio beside the knowledge file's limit, for the rules to compare."""
+    out: list[Fact] = []
+
+    def add(cls, key: str, value: float, reference: float, extra: list[Fact], **fields) -> None:
+        if value != reference:
+            out.append(cls(id=f"derived:fabric:{cls.model_fields['kind'].default}:{port.port_id}", node=port.node,
+                           evidence=port.evidence, sources=",".join([port.id] + [f.id for f in extra]),
+                           hca=port.hca, port=port.port, port_id=port.port_id, rate_gbps=port.rate_gbps,
+                           ratio=value / reference, below_ratio=limits[key].below_ratio, **fields))
+
+    rate = port.rate_gbps
+    if siblings:
+        best = max(siblings, key=lambda s: s.rate_gbps)
+        add(IbPortRateVsSiblings, "rate_vs_siblings", rate, best.rate_gbps, [best],
+            sibling_rate_gbps=best.rate_gbps, sibling=best.port_id)
+        lanes = port.width_lanes
+        wide = [(n, s) for s in siblings if (n := _lanes(widths.get(s.port_id)))]
+        if lanes and wide:
+            n, widest = max(wide, key=lambda w: w[0])
+            add(IbPortWidthVsSiblings, "width_vs_siblings", lanes, n, [widest], width=port.width, width_lanes=lanes,
+                sibling_width_lanes=n, sibling=widest.port_id)
+    if fleet_rate and port.link_layer != "Ethernet":
+        add(IbPortRateVsFleet, "rate_vs_fleet", rate, fleet_rate, [], fleet_rate_gbps=fleet_rate, fleet_ports=fleet_ports,
+            min_ports=limits["rate_vs_fleet"].min_ports)
+    if port.expected_rate_gbps:
+        add(IbPortRateVsInventory, "rate_vs_inventory", rate, port.expected_rate_gbps, [],
+            expected_rate_gbps=port.expected_rate_gbps)
     return out
 
 

@@ -33,6 +33,8 @@ from stethoscope.facts.model import Fact
 
 #: the rules that judge a port's counter growth against its limit (knowledge/ib_counters.yaml)
 COUNTER_RULES = frozenset({"ib_counter_errors_over_ber_limit", "ib_counter_errors_over_ber_limit_untimed", "ib_link_flapping"})
+#: rules that find a port below its siblings, the fleet or the inventory (knowledge/ib_port_comparison.yaml)
+DEGRADED_RULES = frozenset({"ib_width_below_siblings", "ib_rate_below_siblings", "ib_rate_below_fleet", "ib_rate_below_inventory"})
 
 
 
@@ -56,19 +58,26 @@ def localisation_finding(rule: str, title: str, blame: knowledge.Blame, conf: fl
 
 
 def degraded_ports(facts: list[Fact], findings: list[Finding]) -> dict[str, list[tuple[Fact, str]]]:
-    """Per node, its ports that the fabric summary flags or whose counters the rules found
-    growing over their limits (COUNTER_RULES' findings), each with the reason in words."""
+    """Per node, its ports expected up and not Active, those the rules found below their
+    references (DEGRADED_RULES' findings) or whose counters they found growing over their
+    limits (COUNTER_RULES'), each with the reason in words."""
     out: dict[str, dict[str, tuple[Fact, str]]] = defaultdict(dict)
     judged = {(f.entity.node, f.entity.hca, f.entity.port) for f in findings if COUNTER_RULES.intersection(f.rules or [f.rule])}
+    below: dict[tuple, set[str]] = defaultdict(set)
+    for f in findings:
+        for r in DEGRADED_RULES.intersection(f.rules or [f.rule]):
+            below[(f.entity.node, f.entity.hca, f.entity.port)].add(r)
     for f in facts:
         why = None
         if f.kind == "ib_port_summary":
+            rules = below.get((f.node, f.hca, str(f.port)), ())
             if f.expected_up and f.state != "Active":
                 why = f"port state: {f.port_id} {f.state} ({f.physical_state})"
-            elif f.width_below_siblings:
+            elif "ib_width_below_siblings" in rules:
                 why = f"port state: {f.port_id} at width {f.width} ({f.rate_gbps} Gb/s), its siblings at {f.sibling_width_lanes}X"
-            elif f.below_siblings or f.below_fleet or f.below_expected:
-                ref = f.sibling_rate_gbps if f.below_siblings else (f.fleet_rate_gbps if f.below_fleet else f.expected_rate_gbps)
+            elif rules:
+                ref = (f.sibling_rate_gbps if "ib_rate_below_siblings" in rules
+                       else f.fleet_rate_gbps if "ib_rate_below_fleet" in rules else f.expected_rate_gbps)
                 why = f"port state: {f.port_id} {f.state} at {f.rate_gbps} Gb/s, against {ref} Gb/s"
         elif f.kind == "ib_counter_growth" and f.hca and (f.node, f.hca, str(f.port)) in judged:
             why = f"port counters: {f.counter} of {f.port_id} grew {f.first} -> {f.last}" + (f" ({f.per_hour}/hour)" if f.per_hour is not None else "")

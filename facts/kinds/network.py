@@ -172,17 +172,69 @@ class IbPortSummary(Fact):
     expected_up: bool = False
     expected_up_reason: str | None = None
     sibling_rate_gbps: float | None = None  # best rate of the node's other Active ports
-    below_siblings: bool = False
-    fleet_rate_gbps: float | None = None  # most common rate of Active ports across nodes
-    below_fleet: bool = False
+    #: most common rate of Active InfiniBand ports across nodes, when enough ports agree
+    #: (knowledge/ib_port_comparison.yaml rate_vs_fleet.min_ports)
+    fleet_rate_gbps: float | None = None
     expected_rate_gbps: float | None = None  # from the inventory
-    below_expected: bool = False
     width: str | None = None  # "4X", from ibstatus (ibstat prints no width)
     node_active_ports: int = 0  # Active ports of this node, any HCA and link layer
     width_lanes: int | None = None
     sibling_width_lanes: int | None = None  # widest of the node's other Active ports
-    width_below_siblings: bool = False
     sources: str
+
+
+class IbPortVsReference(Fact):
+    """An Active port whose rate or width differs from one reference (no fact where they are
+    equal). ``ratio`` is the port's value / the reference; ``below_ratio`` the limit of
+    knowledge/ib_port_comparison.yaml; rules/network/ib_*_below_*.yaml compare the two.
+    ``sources``: the port's ``ib_port_summary`` (and the sibling it is compared with)."""
+
+    hca: str
+    port: int
+    port_id: str
+    rate_gbps: float
+    ratio: float
+    below_ratio: float
+    sources: str
+
+
+@fact_kind
+class IbPortRateVsSiblings(IbPortVsReference):
+    """The port's rate against the best rate of its node's other Active ports of the same link layer."""
+
+    kind: Literal["ib_port_rate_vs_siblings"] = "ib_port_rate_vs_siblings"
+    sibling_rate_gbps: float
+    sibling: str  # that sibling's port id
+
+
+@fact_kind
+class IbPortWidthVsSiblings(IbPortVsReference):
+    """The port's width (lanes) against the widest of its node's other Active ports of the same link layer."""
+
+    kind: Literal["ib_port_width_vs_siblings"] = "ib_port_width_vs_siblings"
+    width: str  # "1X"
+    width_lanes: int
+    sibling_width_lanes: int
+    sibling: str
+
+
+@fact_kind
+class IbPortRateVsFleet(IbPortVsReference):
+    """The port's rate against the most common rate of the bundle's Active InfiniBand ports;
+    ``fleet_ports`` agree on it, ``min_ports`` must (knowledge/ib_port_comparison.yaml)."""
+
+    kind: Literal["ib_port_rate_vs_fleet"] = "ib_port_rate_vs_fleet"
+    fleet_rate_gbps: float
+    fleet_ports: int
+    min_ports: int
+
+
+@fact_kind
+class IbPortRateVsInventory(IbPortVsReference):
+    """The port's rate against the rate the inventory expects of it."""
+
+    kind: Literal["ib_port_rate_vs_inventory"] = "ib_port_rate_vs_inventory"
+    expected_rate_gbps: float
 
 
 @fact_kind
