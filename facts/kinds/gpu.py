@@ -415,7 +415,7 @@ class NvmlInitFailure(Fact):
     source: str  # nvml | nvidia-smi | loader (the dynamic linker) | nvidia-container-cli
     library_version: str | None = None  # "565.57" from a following "NVML library version:" line
     #: printed inside a container: by dcgm-exporter (its own message form, or a log that holds its start
-    #: line), which runs as a container, or on a line that names a pod's CrashLoopBackOff state
+    #: line), which runs as a container
     container: bool = False
 
 

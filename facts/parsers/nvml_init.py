@@ -35,7 +35,7 @@ from the message (``driver_library_mismatch``, ``library_not_found``, ``driver_n
 ``insufficient_permissions``, ``os_blocked``, ``gpu_lost``, ``unknown_error``, ``no_devices``, ``other``),
 ``message`` as printed, ``library_version`` from an ``NVML library version:`` line that follows
 within three lines, ``container`` where an NVML library's failure line was printed inside a
-container (dcgm-exporter's, or on a line naming a pod's CrashLoopBackOff); ``nvml_library_version`` for each such line (the user-space driver's
+container (dcgm-exporter's own form, or a log that holds the exporter's start line); ``nvml_library_version`` for each such line (the user-space driver's
 version). ``nvidia-container-cli`` lines are :mod:`nvidia_container_cli`'s. Empty input, or
 text without these lines, yields nothing: it says nothing about the driver.
 """
@@ -98,10 +98,7 @@ _TOOL_QUERY = re.compile(
 # its image holds no driver: NVML's library there is only what the runtime injects or a mount brings.
 # time=2026-09-19T20:06:59.543Z level=INFO msg="Starting dcgm-exporter" Version=4.8.4       (its start line,
 #   pkg/cmd/app.go; NVIDIA/dcgm-exporter#612) - an NVML failure of the same log is the exporter's
-# A pod whose container keeps failing is in Kubernetes' CrashLoopBackOff state (kubelet's "CrashLoopBackOff",
-#   also written "crash loop backoff" in prose): its failure lines are the container's
 _EXPORTER_START = "Starting dcgm-exporter"
-_CRASH_LOOP = re.compile(r"\bcrash ?loop ?back-?off\b", re.I)
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_FAILED, _BARE, _GO_ERROR, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY,
                                      _DEVICE_HANDLE, _TOOL_QUERY))
@@ -158,10 +155,6 @@ def detect(head: str) -> bool:
     return _ANY.search(head) is not None
 
 
-def _in_pod(line: str) -> bool:
-    return "rash" in line and _CRASH_LOOP.search(line) is not None
-
-
 def _clean(msg: str) -> str:
     return msg.strip().rstrip(".").strip()
 
@@ -185,11 +178,11 @@ def parse(artefact: Artefact) -> ParseResult:
                 b.error(n, "NVML failure without its error text")
                 continue
             b.add(NvmlInitFailure, n, reason=nvml_reason(msg), message=msg, source="nvml", library_version=lib,
-                  container=exporter or "Cannot init NVML library" in line or _in_pod(line))
+                  container=exporter or "Cannot init NVML library" in line)
         elif _BARE.search(line) is not None:
             # the tool printed no NVML error string: the failure is known, its reason is not
             b.add(NvmlInitFailure, n, reason="other", message=line.strip(), source="nvml", library_version=lib,
-                  container=exporter or _in_pod(line))
+                  container=exporter)
         elif (m := _SMI_NO_DRIVER.search(line)) is not None:
             b.add(NvmlInitFailure, n, reason="driver_not_loaded", message=m[0].strip(), source="nvidia-smi",
                   library_version=lib)
