@@ -295,3 +295,19 @@ class SlurmMigWithoutInstances(Fact):
 
     kind: Literal["slurm_mig_without_instances"] = "slurm_mig_without_instances"
     stopped: bool  # the line says fatal (Slurm 21.08.1-24.05): slurmd exited; else (24.11+) it went on without them
+
+
+@fact_kind
+class GpuOperatorValidationRetry(Fact):
+    """The GPU operator's validator retrying one validation (``command failed, retrying after 5 seconds``,
+    ``failed to validate the driver, retrying after 5 seconds``): evidence is its first failure."""
+
+    kind: Literal["gpu_operator_validation_retry"] = "gpu_operator_validation_retry"
+    #: what is validated, from the command it runs: driver | driver_container | toolkit | nvidia_fs | gdrcopy
+    #: | nvidia_peermem | mofed | cc_manager | other
+    validation: str
+    command: str | None = None  # "chroot [/run/nvidia/driver nvidia-smi]"
+    detail: str | None = None  # the command's own error line: "chroot: failed to run command 'nvidia-smi': No such file or directory"
+    retries: int = 1
+    message: str
+

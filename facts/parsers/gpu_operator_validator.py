@@ -1,0 +1,98 @@
+"""The NVIDIA GPU operator's validator (``kubectl logs nvidia-operator-validator-... -c
+driver-validation``, and the toolkit, cuda, plugin, nvidia-fs, mofed init containers): each
+validation retries its command until it succeeds, so a component that never becomes ready shows
+as the same failure every five seconds while the node's GPU pods wait in ``Init``.
+
+The forms, from cmd/nvidia-validator/main.go (validator/main.go before v23.3):
+``runCommandWithWait`` prints ``running command %s with args %v``, the command's own output, then
+``command failed, retrying after %d seconds``; since v23.9 the driver container's check is
+``log.Warningf("failed to validate the driver, retrying after %d seconds\\n")`` (logrus:
+``WARN[0005] ...`` on a terminal, ``level=warning msg="..."`` otherwise). Sample content
+(NVIDIA/gpu-operator#378)::
+
+    running command chroot with args [/run/nvidia/driver nvidia-smi]
+    chroot: failed to run command 'nvidia-smi': No such file or directory
+    command failed, retrying after 5 seconds
+
+Facts: ``gpu_operator_validation_retry`` per validation that failed (one per command, cited at
+the command's first error line, else its first retry line; ``retries`` counted): ``validation`` from the command
+(``chroot [/run/nvidia/driver nvidia-smi]`` / ``chroot [/host .../nvidia-smi]``: driver; ``stat
+.../.driver-ctr-ready``: driver_container; ``nvidia-smi []``: toolkit; ``lsmod | grep nvidia_fs``,
+``gdrdrv``, ``nvidia_peermem``, ``mlx5_core`` / ``.driver-ready`` of /run/mellanox: nvidia_fs,
+gdrcopy, nvidia_peermem, mofed; ``.cc-manager-ctr-ready``: cc_manager), ``detail`` the command's
+first error line. A ``running command`` that did not fail is read, no fact. Empty input: nothing.
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.kinds.scheduler import GpuOperatorValidationRetry  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "gpu_operator_validator"
+
+# running command chroot with args [/run/nvidia/driver nvidia-smi]
+_RUNNING = re.compile(r"\brunning command (?P<cmd>\S+) with args \[(?P<args>[^\]\n]{0,300})\]\s*$")
+# command failed, retrying after 5 seconds
+_FAILED = re.compile(r"\bcommand failed, retrying after \d+ seconds\s*$")
+# WARN[0005] failed to validate the driver, retrying after 5 seconds     level=warning msg="failed to validate the driver, retrying after 5 seconds\n"
+_DRIVER_CTR = re.compile(r"\bfailed to validate the driver, retrying after \d+ seconds\b")
+_DETECT = re.compile(r"running command \S+ with args \[|command failed, retrying after \d+ seconds|failed to validate the driver, retrying after")
+#: the command -> what it validates (cmd/nvidia-validator/main.go runValidation of each component)
+_VALIDATES = (
+    ("driver", re.compile(r"^chroot \[\S+ \S*nvidia-smi\]")),
+    ("driver_container", re.compile(r"\.driver-ctr-ready")),
+    ("cc_manager", re.compile(r"\.cc-manager-ctr-ready")),
+    ("toolkit", re.compile(r"^nvidia-smi \[\]")),
+    ("nvidia_fs", re.compile(r"nvidia_fs")),
+    ("gdrcopy", re.compile(r"gdrdrv")),
+    ("nvidia_peermem", re.compile(r"nvidia_peermem")),
+    ("mofed", re.compile(r"mlx5_core|/run/mellanox/")),
+)
+
+
+def detect(head: str) -> bool:
+    if "running command" not in head and "retrying after" not in head:
+        return False
+    return _DETECT.search(head) is not None
+
+
+def _validation(command: str) -> str:
+    return next((name for name, pattern in _VALIDATES if pattern.search(command)), "other")
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    seen: dict[str, dict] = {}  # command -> its first failure
+    command: str | None = None
+    detail: tuple[int, str] | None = None  # the command's first output line after `running command`
+
+    def fail(n: int, cmd: str, validation: str, message: str) -> None:
+        if cmd in seen:
+            seen[cmd]["retries"] += 1
+        else:  # cited at the command's own error where it printed one, else at the retry line
+            seen[cmd] = {"line": detail[0] if detail else n, "validation": validation, "detail": detail[1] if detail else None,
+                         "retries": 1, "message": message}
+
+    for n, line in enumerate(artefact.lines, 1):
+        if (m := _RUNNING.search(line)) is not None:
+            command, detail = f"{m['cmd']} [{m['args']}]", None
+        elif _FAILED.search(line) and command is not None:
+            fail(n, command, _validation(command), f"{command}: {detail[1] if detail else 'failed'}")
+            command = None
+        elif _DRIVER_CTR.search(line):
+            fail(n, "driver container", "driver", "failed to validate the driver")
+        elif command is not None and line.strip():
+            detail = detail or (n, line.strip()[:300])  # the command's own output: its error, or nvidia-smi's table
+        else:
+            continue
+        result.lines_used += 1
+    for cmd, f in seen.items():
+        b.add(GpuOperatorValidationRetry, f["line"], validation=f["validation"], command=cmd, detail=f["detail"],
+              retries=f["retries"], message=f"{f['message']} ({f['retries']} retries)")
+    return result
+
+
+#: line signatures (facts/classify.py matches every reader's in one pass)
+SIGNATURES = (_DETECT,)
