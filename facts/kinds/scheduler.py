@@ -15,12 +15,14 @@ class ContainerRuntimeError(Fact):
     """The container engine could not give a container its GPUs (no NVIDIA runtime or driver registered)."""
 
     kind: Literal["container_runtime_error"] = "container_runtime_error"
-    reason: str  # no_gpu_device_driver | unknown_runtime | runtime_not_configured | cdi_unresolvable_device | cdi_hook_invoked_directly
+    reason: str  # no_gpu_device_driver | unknown_runtime | runtime_not_configured | cdi_unresolvable_device | cdi_hook_invoked_directly | driver_file_missing
     engine: str  # docker | containerd | podman
     runtime: str  # "nvidia"; "" for the device driver docker picks itself
     capabilities: str | None = None  # "[[gpu]]"
     message: str
     gpu: bool  # the request was for GPUs: capabilities name gpu, or the runtime is NVIDIA's
+    #: driver_file_missing: the driver version in the name of the file the OCI runtime could not find ("535.54.03")
+    driver_version: str | None = None
 
 
 @fact_kind

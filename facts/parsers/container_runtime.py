@@ -9,13 +9,16 @@ the container never gets the GPUs. The NVIDIA prestart hook's own errors are
     docker: Error response from daemon: unknown or invalid runtime name: nvidia.                        (NVIDIA/nvidia-container-toolkit#150)
     docker: Error response from daemon: Unknown runtime specified nvidia.                               (NVIDIA/nvidia-docker#578, docker < 23)
     Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "nvidia" is configured
+    Error: crun: cannot stat `/lib64/libEGL_nvidia.so.550.54.14`: No such file or directory: OCI runtime attempted to invoke a command that was not found   (NVIDIA/nvidia-container-toolkit#450)
 
 Facts: ``container_runtime_error`` per line: ``reason`` is ``no_gpu_device_driver`` (moby's
 ``--gpus`` request found no device driver: the NVIDIA toolkit never registered with dockerd),
 ``unknown_runtime`` (``--runtime=nvidia`` or ``default-runtime`` names a runtime dockerd does not
 know), ``runtime_not_configured`` (containerd's CRI has no handler of the RuntimeClass),
 ``cdi_unresolvable_device`` (CDI injection: no CDI spec names the device requested, ``capabilities``
-holds the names), ``cdi_hook_invoked_directly`` (the toolkit in CDI mode run as a bare hook);
+holds the names), ``cdi_hook_invoked_directly`` (the toolkit in CDI mode run as a bare hook), ``driver_file_missing``
+(the OCI runtime, runc or crun, could not find a driver file it was told to mount, one whose name
+carries a driver version: ``driver_version``);
 ``engine`` (docker | containerd), ``runtime`` (the runtime or driver named, "" when none),
 ``capabilities`` as printed, ``message``, ``gpu`` (the request was for GPUs: a ``gpu`` capability
 or an NVIDIA runtime; ``--runtime=runsc`` unknown is another engine fault). Empty input, or text without these lines, is not this kind.
@@ -48,10 +51,26 @@ _CDI_UNRESOLVABLE = re.compile(r"unresolvable CDI devices (?P<devices>[\w./-]+=[
 # The toolkit in mode "cdi" refusing to be run as a bare prestart hook (docker --gpus without --runtime=nvidia):
 # invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not supported. Please use the NVIDIA Container Runtime (e.g. specify the --runtime=nvidia flag) instead.: unknown   (dstackai/dstack#2306)
 _CDI_HOOK_DIRECT = re.compile(r"invoking the NVIDIA Container Runtime Hook directly \(e\.g\. specifying the docker --gpus flag\) is not supported")
+# The OCI runtime could not find a file it was told to bind into the container, and the file is a driver library
+# named with its driver version: the mount list (a CDI spec, nvidia-ctk cdi generate's, or another generated list)
+# was written for a driver that is no longer installed (the toolkit: "if you change ... the CUDA driver configuration,
+# you must generate a new CDI specification"). runc's forms (libcontainer/rootfs_linux.go), by release:
+#   1.1+   error mounting %q to rootfs at %q: %w
+#   1.0    mounting %q to rootfs at %q caused: %w
+#   <1.0   mounting %q to rootfs %q at %q caused %q      (inside the engine's quoted error: the quotes escaped)
+# crun's (libcrun): "cannot stat `%s`" and "error stat'ing file `%s`", printed as "crun: <message>: <strerror>":
+# Error: crun: cannot stat `/lib64/libEGL_nvidia.so.550.54.14`: No such file or directory: OCI runtime attempted to invoke a command that was not found
+#   (NVIDIA/nvidia-container-toolkit#450; containers/ramalama#1900)
+_DRIVER_FILE = r"[^\s\"'`\\]*/(?:libcuda|libcudadebugger|libnvcuvid|libnvoptix|libnvidia-[\w-]+|lib\w+_nvidia)\.so\.(?P<ver>\d{3}\.\d{2,3}(?:\.\d{2,3})?)"
+_DRIVER_FILE_ANY = _DRIVER_FILE.replace("(?P<ver>", "(?:")
+_RUNC_MOUNT = re.compile(rf'mounting \\*"(?P<src>{_DRIVER_FILE})\\*" to rootfs (?:\\*"[^"\\]*\\*" )?at \\*"[^"\\]*\\*"'
+                         r"[^\n]*?no such file or directory", re.I)
+_CRUN_STAT = re.compile(rf"(?:cannot stat|error stat'ing file) `(?P<src>{_DRIVER_FILE})`: No such file or directory")
 _GATES = ("could not select device driver", "unknown or invalid runtime name", "Unknown runtime specified",
-          "is configured", "unresolvable CDI devices", "Runtime Hook directly")
+          "is configured", "unresolvable CDI devices", "Runtime Hook directly", "to rootfs ", "cannot stat `", "error stat'ing file `")
 _DETECT = re.compile(r'could not select device driver "[^"]*" with capabilities: \[|(?:unknown or invalid runtime name|Unknown runtime specified):? [\w.-]+'
-                     r'|no runtime for "[^"]+" is configured|unresolvable CDI devices [\w./-]+=|invoking the NVIDIA Container Runtime Hook directly')
+                     r'|no runtime for "[^"]+" is configured|unresolvable CDI devices [\w./-]+=|invoking the NVIDIA Container Runtime Hook directly'
+                     rf'|mounting \\*"{_DRIVER_FILE_ANY}\\*" to rootfs |(?:cannot stat|error stat\'ing file) `{_DRIVER_FILE_ANY}`')
 #: line signatures for facts/classify.py
 SIGNATURES = (_DETECT,)
 
@@ -87,6 +106,10 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(ContainerRuntimeError, n, reason="cdi_unresolvable_device", engine="podman" if "setting up CDI" in line else "docker",
                   runtime="cdi", capabilities=devices, message=f"unresolvable CDI devices {devices}",
                   gpu=devices.split("=", 1)[0].endswith("nvidia.com/gpu"))
+        elif (m := _RUNC_MOUNT.search(line) or _CRUN_STAT.search(line)) is not None:
+            engine = "runc" if "to rootfs " in m[0] else "crun"
+            b.add(ContainerRuntimeError, n, reason="driver_file_missing", engine=engine, runtime=engine,
+                  message=f"{m['src']}: no such file or directory", gpu=True, driver_version=m["ver"])
         elif _CDI_HOOK_DIRECT.search(line) is not None:
             b.add(ContainerRuntimeError, n, reason="cdi_hook_invoked_directly", engine="docker", runtime="nvidia",
                   message="invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not supported",

@@ -38,6 +38,12 @@ def parse_text(text: str):
     ("invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not supported. Please use "
      "the NVIDIA Container Runtime (e.g. specify the --runtime=nvidia flag) instead.: unknown", "cdi_hook_invoked_directly", "docker",
      "nvidia", True),
+    # a driver library of another driver version that the OCI runtime could not find (a stale CDI spec):
+    # NVIDIA/nvidia-container-toolkit#450, containers/ramalama#1900 (crun)
+    ("Error: crun: cannot stat `/lib64/libEGL_nvidia.so.550.54.14`: No such file or directory: OCI runtime attempted to invoke "
+     "a command that was not found", "driver_file_missing", "crun", "crun", True),
+    ("Error: crun: cannot stat `/usr/lib64/libEGL_nvidia.so.575.64.03`: No such file or directory: OCI runtime attempted to "
+     "invoke a command that was not found", "driver_file_missing", "crun", "crun", True),
 ])
 def test_forms(line, reason, engine, runtime, gpu):
     assert container_runtime.detect(line)
@@ -50,7 +56,17 @@ def test_forms(line, reason, engine, runtime, gpu):
     "Runtimes: io.containerd.runc.v2 nvidia runc",  # docker info: configured, no error
     "the plugin is configured",
     "INFO[0000] Found 2 CDI devices",  # nvidia-ctk cdi list: no error
+    # NVIDIA/gpu-operator#778's title: a library with its own version (libnvidia-egl-gbm 1.1.1), not the driver's,
+    # and not the runtime's message
+    "Issue with the nvidia-device-plugin-daemonset error mounting /run/nvidia/driver/usr/lib/x86_64-linux-gnu/libnvidia-egl-gbm.so.1.1.1",
 ])
 def test_not_this_kind(text):
     assert not container_runtime.detect(text)
     assert parse_text(text).facts == []
+
+
+def test_driver_file_missing_names_the_driver_version():
+    (f,) = parse_text("Error: crun: cannot stat `/lib64/libEGL_nvidia.so.550.54.14`: No such file or directory: OCI runtime "
+                      "attempted to invoke a command that was not found").facts
+    assert f.driver_version == "550.54.14"
+    assert f.message == "/lib64/libEGL_nvidia.so.550.54.14: no such file or directory"
