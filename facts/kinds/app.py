@@ -288,3 +288,19 @@ class TrainingLossNotFinite(Fact):
     kind: Literal["training_loss_not_finite"] = "training_loss_not_finite"
     what: str  # "loss", "grad_norm", "loss_scale" (an fp16 loss scaler at its minimum: every step overflowed)
     value: str  # "nan", "inf", "nan or inf" (the framework does not say which)
+
+
+@fact_kind
+class RayProcessDied(Fact):
+    """Ray reporting a dead process: the raylet's ``A worker died or was killed while executing a task
+    ...``, an ``ActorDiedError``'s ``The actor is dead because its worker process has died``, or a
+    core worker's ``Raylet failed. Shutting down.``"""
+
+    kind: Literal["ray_process_died"] = "ray_process_died"
+    what: Literal["worker", "actor_worker", "raylet"]
+    exit_type: str | None = None  # SYSTEM_ERROR | USER_ERROR | NODE_OUT_OF_MEMORY | ... (rpc::WorkerExitType)
+    exit_detail: str | None = None  # "Worker unexpectedly exits with a connection error code 2. End of file. ..."
+    pid: int | None = None
+    ip: str | None = None
+    message: str
+
