@@ -22,6 +22,7 @@ from stethoscope.facts.model import Fact, of_kind
 from stethoscope.facts.parsers.bench_facts import VersionCompat
 
 
+@lru_cache(maxsize=4096)  # a fleet repeats a few versions on every node and fact
 def vkey(v: str) -> tuple[int, ...]:
     """"550.54.15" -> (550, 54, 15); what follows the leading dotted number is ignored
     ("2.18.5+cuda12.2" -> (2, 18, 5), "12.4.r12.4" -> (12, 4))."""
