@@ -40,7 +40,9 @@ Facts (each citing its line):
 ``Init:N/M`` and ``Terminating`` give no fact (the line is read). The kubelet's own log line for
 a pod it cannot start (``Error syncing pod ... failed to "StartContainer" for "<container>" with
 CrashLoopBackOff: "back-off ... pod=<pod>_<namespace>(<uid>)"``, NVIDIA/gpu-operator#8) is that
-container's ``k8s_container_waiting``. An ``Allocate failed due to
+container's ``k8s_container_waiting``; the Kubeflow training operator's event ``Error pod <pod> container
+<container> exitCode: <code> terminated message: ...`` (its controller log or a job's Events table,
+kubeflow/trainer#2008) that container's ``k8s_container_terminated``. An ``Allocate failed due to
 ... which is unexpected`` message is also the k8s_device_plugin reader's. Empty input: nothing.
 """
 from __future__ import annotations
@@ -90,12 +92,20 @@ _ROW = re.compile(r"^(?:(?P<ns>[a-z0-9][a-z0-9-]{0,62})\s+)?(?P<pod>[a-z0-9][a-z
 #   (NVIDIA/gpu-operator#8, under journald's prefix)
 _SYNC = re.compile(r'failed to \\?"StartContainer\\?" for \\?"(?P<container>[a-z0-9][a-z0-9.-]{0,252})\\?" with (?P<reason>[A-Z][A-Za-z]{1,40}): '
                    r'[^\n]{0,400}?\bpod=\\?"?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})_(?P<ns>[a-z0-9][a-z0-9-]{0,62})\(')
+# The Kubeflow training operator's event of a job's pod whose container exited non-zero (pkg/controller.v1/common
+# pod.go recordAbnormalPods, Eventf(Warning, terminated.Reason, "Error pod %s container %s exitCode: %d terminated
+# message: %s")), in its controller log (zap: `... DEBUG events Error pod ... {"type": "Warning", ..., "reason":
+# "Error"}`, kubeflow/trainer#2008) or a job's Events table (the reason in its Reason column):
+_OPERATOR_EXIT = re.compile(r"\bError pod (?P<pod>[a-z0-9][a-z0-9.-]{0,252}) container (?P<container>[a-z0-9][a-z0-9.-]{0,62}) "
+                            r"exitCode: (?P<code>-?\d{1,5}) terminated message:")
+_EVENT_REASON = re.compile(r'"reason": ?"(?P<reason>[A-Za-z]{1,60})"|^\s*Warning\s+(?P<col>[A-Z][A-Za-z]{1,60})\s')
 # (a line's own blanks only, [ \t]: a "\s" run from each line start over the next blank lines is quadratic in them)
 _DETECT = re.compile(r"^[ \t]*(?:Last )?State:[ \t]+(?:Terminated|Waiting)[ \t\r]*$|^[ \t]*Warning[ \t]{2,}[A-Z][A-Za-z]{1,60}[ \t]{2,}\S"
                      r"|^(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b"
                      # the pod's own failure reason (kubelet admission and eviction: tkestack/gpu-manager#182)
                      r"|^Reason:\s+(?:UnexpectedAdmissionError|Evicted|OutOf[\w./-]{1,100}|NodeAffinity|NodeLost|Shutdown)\s*$"
-                     r'|failed to \\?"StartContainer\\?" for \\?"[a-z0-9][a-z0-9.-]{0,252}\\?" with [A-Z][A-Za-z]{1,40}: ', re.M)
+                     r'|failed to \\?"StartContainer\\?" for \\?"[a-z0-9][a-z0-9.-]{0,252}\\?" with [A-Z][A-Za-z]{1,40}: '
+                     r"|\bError pod \S+ container \S+ exitCode: -?\d+ terminated message:", re.M)
 
 #: the statuses of a pod's ordinary life: no fact (Init:0/1 is matched by its form)
 _ORDINARY = frozenset({"Running", "Pending", "Completed", "Succeeded", "ContainerCreating", "PodInitializing",
@@ -113,7 +123,8 @@ _EXIT = re.compile(r"^(?P<how>ExitCode|Signal):(?P<code>-?\d{1,4})$")
 
 
 def detect(head: str) -> bool:
-    return (("State:" in head or "Warning" in head or "READY" in head or "Reason:" in head or "StartContainer" in head)
+    return (("State:" in head or "Warning" in head or "READY" in head or "Reason:" in head or "StartContainer" in head
+             or "exitCode:" in head)
             and _DETECT.search(head) is not None)
 
 
@@ -134,6 +145,11 @@ def parse(artefact: Artefact) -> ParseResult:
             k8s_node = m["node"] if m["node"] != "<none>" else None
         elif (m := _STATE.match(line)) is not None:
             n = _state(b, lines, n, m, dict(pod=pod, container=container, k8s_node=k8s_node))
+        elif "exitCode:" in line and (m := _OPERATOR_EXIT.search(line)) is not None:
+            r = _EVENT_REASON.search(line)
+            reason = (r["reason"] or r["col"]) if r is not None else "Error"
+            b.add(K8sContainerTerminated, n, pod=m["pod"], container=m["container"], which="State", reason=reason,
+                  exit_code=int(m["code"]), oom_killed=reason == "OOMKilled")
         elif (m := _EVENT.match(line)) is not None:
             if m["type"] == "Warning":
                 res = [r["res"] for r in _INSUFFICIENT.finditer(m["msg"])] if "Insufficient" in m["msg"] else []

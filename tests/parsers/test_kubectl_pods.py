@@ -107,3 +107,19 @@ def test_not_kubectl():
     assert not kubectl_pods.detect('failed to "KillPodSandbox" for "ac11cbf1" with KillPodSandboxError: "rpc error"\n')
     assert not kubectl_pods.detect("")
 
+
+
+def test_kubeflow_operator_pod_exit_event():
+    # kubeflow/trainer#2008: the training operator's Warning event (recordAbnormalPods) in its zap log
+    text = (FIX / "kubectl_pods" / "trainer2008_operator_pod_exit_event.log").read_text()
+    assert kubectl_pods.detect(text)
+    (f,) = kubectl_pods.parse(Artefact(path="t.log", text=text, node="node1")).facts
+    assert (f.kind, f.evidence.line, f.pod, f.container, f.reason, f.exit_code, f.oom_killed) == (
+        "k8s_container_terminated", 1, "pytorch-simple-worker-0", "pytorch", "Error", 1, False)
+
+
+def test_kubeflow_operator_event_in_an_events_table_takes_its_reason_column():
+    # the same event format string as `kubectl describe pytorchjob` lists it (Reason column = terminated.Reason)
+    row = "  Warning  OOMKilled  2m  pytorchjob-controller  Error pod job-worker-0 container pytorch exitCode: 137 terminated message: \n"
+    (f,) = kubectl_pods.parse(Artefact(path="t.txt", text=row, node="node1")).facts
+    assert (f.kind, f.reason, f.exit_code, f.oom_killed) == ("k8s_container_terminated", "OOMKilled", 137, True)
