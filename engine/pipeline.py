@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Literal
 from stethoscope.engine import accounting, parse_pool
 from stethoscope.engine.baselines import bench as bench_baseline
 from stethoscope.engine.baselines import perf_compare
-from stethoscope.engine.combine import fabric, link_quality, nccl_checks, nccl_summary, nvls_use, rendezvous, version_compat
+from stethoscope.engine.combine import fabric, link_quality, nccl_checks, nccl_known_issues, nccl_summary, nvls_use, rendezvous, version_compat
 from stethoscope.engine.localise import nic_line_rate
 from stethoscope.engine.ruleengine import reference
 from stethoscope.engine.ruleengine import routing
@@ -122,7 +122,7 @@ COMBINERS: tuple[tuple[str, Combiner], ...] = (
                                                                 c.kind("nccl_test_row"))),
     ("nccl_slow_path", lambda c: nccl_summary.slow_path(c.kind("nccl_env"))),
     ("nccl_gpu_shared", lambda c: nccl_summary.gpu_shared(c.kind("nccl_duplicate_gpu"), c.kind("nccl_rank"))),
-    ("nccl_known_issues", lambda c: nccl_summary.known_issues(c.by_kind)),
+    ("nccl_known_issues", lambda c: nccl_known_issues.summarise(c.by_kind)),
     # RoCE GIDs across nodes, GDR off by distance, NCCL build vs GPU arch
     ("nccl_checks", lambda c: nccl_checks.summarise(c.by_kind)),
     # the nodes that never joined a timed-out rendezvous

@@ -444,7 +444,7 @@ class NcclEnv(_M):
 class NcclSymptom(_M):
     fact: FactKind
     #: a rule's condition on typed fields (compiled by the rules' compiler in
-    #: engine/combine/nccl_summary.py; tests/test_nccl_known_issues.py compiles each)
+    #: engine/combine/nccl_known_issues.py; tests/test_nccl_known_issues.py compiles each)
     match: dict[str, Any]
 
 
@@ -478,6 +478,15 @@ class NcclKnownIssues(_M):
             bad = [s for s in issue.symptoms if s not in self.symptoms]
             if bad:
                 raise ValueError(f"issues.{i} ({issue.id}): unknown symptom(s) {bad} (define them under symptoms:)")
+            # rules/nccl/nccl_known_issue_*.yaml join one or two symptoms (a third needs its rules)
+            if not 1 <= len(set(issue.symptoms)) == len(issue.symptoms) <= 2:
+                raise ValueError(f"issues.{i} ({issue.id}): one or two distinct symptoms (the rules that join them take two at most)")
+        # a frame places the version of one bug only: the rules join a frame seen with its entry by the frame alone
+        owner: dict[str, str] = {}
+        for issue in self.issues:
+            for frame in issue.located_by or {}:
+                if owner.setdefault(frame, issue.id) != issue.id:
+                    raise ValueError(f"located_by frame {frame!r} is listed by {owner[frame]} and {issue.id}")
         return self
 
 

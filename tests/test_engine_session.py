@@ -281,3 +281,32 @@ def test_field_to_field_comparisons_agree_with_reference(tmp_path):
                     "then:\n  finding:\n    summary: s\n    evidence: [w]\n")
     errors = [str(e) for e in load_rules([path], root=tmp_path).errors]
     assert errors and "no field 'no_such'" in errors[0]
+
+
+def test_none_of_a_derived_kind_waits_for_its_derivation(tmp_path):
+    """``none:`` may name a kind other rules derive from observed kinds only (the known NCCL bugs:
+    nccl_known_issue, joined by rules, silences nccl_bootstrap_peer_closed): both evaluators derive
+    it before they take the rule's facts, whatever order the facts come in. Derived from a kind the
+    rule itself matches, it is refused (durable would fire before the derivation)."""
+    from stethoscope.engine.ruleengine.loader import load_rules
+    from stethoscope.facts.kinds.nccl import NcclNetDevice
+
+    derive = ("id: derive\ntitle: t\nwhen:\n  all:\n    - fact: nccl_net_device\n      as: dev\n      match: {network: IB}\n"
+              "then:\n  assert:\n    kind: rdma_expected\n    fields: {node: $dev.node, reason: r}\n    evidence: [dev]\n")
+    absent = ("id: absent\ntitle: t\ncause: gpu_fell_off_bus\ncomponent: gpu\nseverity: critical\n"
+              "when:\n  all:\n    - fact: xid_event\n      as: x\n  none:\n    - fact: rdma_expected\n      match: {node: $x.node}\n"
+              "then:\n  finding:\n    entity: {node: $x.node}\n    summary: s\n    evidence: [x]\n")
+    (tmp_path / "derive.yaml").write_text(derive)
+    (tmp_path / "absent.yaml").write_text(absent)
+    rs = load_rules([tmp_path / "derive.yaml", tmp_path / "absent.yaml"], root=tmp_path)
+    assert not rs.errors, rs.errors
+    dev = NcclNetDevice(id="d", node="n1", network="IB", index=0, device="mlx5_0:1", evidence=Evidence(path="l", line=1, text="t"))
+    facts = [_xid(0, 79, "n1"), _xid(1, 79, "n2")]
+    for order in (facts + [dev], [dev] + facts):
+        for run in (session.run, reference.run):
+            fired, _ = run(rs.rules, order)
+            assert sorted(b for f in fired if f.rule == "absent" for _, b in f.bindings) == ["x1"], (run, order)
+    # derived from the kind the rule matches under 'all': refused
+    (tmp_path / "derive.yaml").write_text(derive.replace("nccl_net_device", "xid_event").replace("match: {network: IB}", "match: {xid: 79}"))
+    errors = [str(e) for e in load_rules([tmp_path / "derive.yaml", tmp_path / "absent.yaml"], root=tmp_path).errors]
+    assert errors and "may not name the derived kind 'rdma_expected'" in errors[0]

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from stethoscope.engine.combine import nccl_summary
+from stethoscope.engine.combine import nccl_known_issues
 from stethoscope.facts.model import FACT_KINDS
 from stethoscope.facts.kinds.nccl import version_key
 from stethoscope.facts.registry import load_parsers
 
 
 def _table():
-    return nccl_summary.knowledge("nccl_known_issues.yaml")
+    return nccl_known_issues.knowledge()
 
 
 def test_symptoms_name_known_fact_kinds_fields_and_operators() -> None:
@@ -22,7 +22,7 @@ def test_symptoms_name_known_fact_kinds_fields_and_operators() -> None:
         cls = FACT_KINDS[spec.fact]
         for field in spec.match:
             assert field in cls.model_fields, f"{name}: {spec.fact} has no field {field}"
-        pattern = nccl_summary.compile_symptom(spec)  # raises on an operator rules lack
+        pattern = nccl_known_issues.compile_symptom(spec)  # raises on an operator rules lack
         assert pattern.kind == spec.fact and len(pattern.tests) >= len(spec.match), name
 
 
@@ -48,7 +48,7 @@ def test_operators() -> None:
     load_parsers()
 
     def ok(fact, match) -> bool:
-        return nccl_summary.symptom_matches(nccl_summary.compile_symptom(NcclSymptom(fact=fact.kind, match=match)), fact)
+        return nccl_known_issues.symptom_matches(nccl_known_issues.compile_symptom(NcclSymptom(fact=fact.kind, match=match)), fact)
 
     run = NcclTestRun.model_construct(id="r", node="n", evidence=Evidence(path="p", line=1, text="t"),
                                       wrong_total=3, n_gpus=1, nccl_version=None)

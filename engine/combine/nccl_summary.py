@@ -12,22 +12,21 @@ Each is one step of engine/pipeline.py's COMBINERS (in that order) and emits kin
   started and not finished stands for the timeout;
 - ``nccl_tests_independent_runs``: nccl-tests processes that each ran as a one-process job;
 - ``nccl_gpu_shared``: ranks of one communicator on one GPU;
-- ``nccl_slow_path_setting`` and ``nccl_known_issue`` from the catalogues in ``knowledge/``.
+- ``nccl_slow_path_setting`` from ``knowledge/nccl_env.yaml``.
+
+The known bugs of ``knowledge/nccl_known_issues.yaml`` are engine/combine/nccl_known_issues.py's
+facts, joined by rules.
 """
 from __future__ import annotations
 
 from collections import defaultdict
-from functools import lru_cache
 from typing import Iterable
 
-from stethoscope.engine.ruleengine.compile import Pattern, compile_condition, pattern_matches
-from stethoscope.engine.ruleengine.schema import Condition
 from stethoscope.facts import knowledge as _knowledge
-from stethoscope.facts.model import MISSING, Fact, view_value
+from stethoscope.facts.model import Fact
 from stethoscope.facts.kinds.nccl import (
     NcclBootstrapSubnetSet,
     NcclGpuShared,
-    NcclKnownIssue,
     NcclNetPluginSet,
     NcclSlowPathSetting,
     NcclTestsIndependentRuns,
@@ -246,119 +245,3 @@ def gpu_shared(warns: list[Fact], ranks: list[Fact]) -> list[Fact]:
             out.append(_make(NcclGpuShared, fs[0], fs, f"{comm}:{node}:{bus}", bus_id=bus,
                              ranks=", ".join(map(str, sorted(per_rank))), basis="init_lines"))
     return out
-
-
-def compile_symptom(spec) -> Pattern:
-    """A symptom of knowledge/nccl_known_issues.yaml as a rule condition, compiled by the rules'
-    compiler (their operators and semantics: a test on a field the fact lacks is false, except
-    ``exists: false``; an operator rules lack raises)."""
-    return compile_condition(Condition(fact=spec.fact, match=spec.match))
-
-
-@lru_cache(maxsize=None)
-def _symptom(name: str) -> tuple[Pattern, tuple[str, ...]]:
-    pattern = compile_symptom(knowledge("nccl_known_issues.yaml").symptoms[name])
-    return pattern, tuple(dict.fromkeys(t.field for t in pattern.tests))
-
-
-def symptom_matches(pattern: Pattern, fact: Fact, fields: Iterable[str] | None = None) -> bool:
-    """One fact against a compiled symptom; only the tested fields are viewed (as Fact.rule_view would)."""
-    if fact.kind != pattern.kind:
-        return False
-    view = {}
-    for k in (fields if fields is not None else {t.field for t in pattern.tests}):
-        if (v := view_value(getattr(fact, k, None))) is not MISSING:
-            view[k] = v
-    return pattern_matches(pattern, view)
-
-
-def _symptom_seen(name: str, by_kind: dict[str, list[Fact]]) -> list[Fact]:
-    """Facts that meet every condition of the symptom ``name``."""
-    pattern, fields = _symptom(name)
-    return [f for f in by_kind.get(pattern.kind, []) if symptom_matches(pattern, f, fields)]
-
-
-def _versions(by_kind: dict[str, list[Fact]]) -> list[tuple[str, Fact]]:
-    """(version, fact that printed it): NCCL's own version line, nccl-tests' header
-    (``nccl-library=21801``) for runs without NCCL_DEBUG=INFO, and PyTorch's NCCL error
-    (``... unhandled cuda error ..., NCCL version 2.18.1``)."""
-    out = [(v.version, v) for v in by_kind.get("nccl_version", [])]
-    for kind in ("nccl_test_run", "torch_nccl_error"):
-        out += [(r.nccl_version, r) for r in by_kind.get(kind, []) if getattr(r, "nccl_version", None)]
-    return out
-
-
-def known_issues(by_kind: dict[str, list[Fact]]) -> list[Fact]:
-    """An entry's symptoms (``symptom``: one name or a list of names, all required) seen on a
-    node, beside each NCCL version that node printed: one ``nccl_known_issue`` per (entry, node,
-    version) with the entry's affected range. Whether the version is in the range is the rules'
-    (rules/nccl/nccl_known_version_issue.yaml); this step only joins the facts.
-
-    The join stays here, not in a rule: an entry needs all of its one or more symptoms on one
-    node, each a condition on its own fact kind, beside a version that any of three kinds prints
-    (or, with no version, a frame inside a chain's comma-joined ``frame_list``). A rule's patterns
-    name their kinds and their number in its text, so it would take a fact per symptom seen and
-    per version seen, a frame fact per chain frame, and one rule per symptom count and version
-    source; the symptoms would still be evaluated here, and only the node equality would move."""
-    table = knowledge("nccl_known_issues.yaml")
-    versions = _versions(by_kind)
-    printed = {v.node for _, v in versions}
-    out: list[Fact] = []
-    for entry in table.issues:
-        seen = [_symptom_seen(n, by_kind) for n in entry.symptoms]
-        if not all(seen):
-            continue
-        done: set[tuple[str, str]] = set()
-        for version, v in versions:
-            if (v.node, version) in done:
-                continue
-            syms = [next((s for s in fs if s.node == v.node), None) for fs in seen]
-            if any(s is None for s in syms):
-                continue
-            done.add((v.node, version))
-            out.append(_make(NcclKnownIssue, v, [v, *syms], f"{entry.id}:{v.node}:{version}", version=version,
-                             affected_min=entry.affected.min, affected_max=entry.affected.max,
-                             issue=entry.id, title=entry.title, fixed_in=entry.fixed_in,
-                             workaround=entry.workaround, source=entry.source, cuda_error=_cuda_error(syms)))
-        out += _located_issues(entry, seen, printed)
-    return out
-
-
-def _located_issues(entry, seen: list[list[Fact]], printed: set[str]) -> list[Fact]:
-    """An entry's ``located_by``: on a node that printed no version, a symptom fact whose chain
-    holds one of the listed frames, or that is itself printed at one (a WARN's own
-    ``file:line``), places the version in that frame's range (the rules check it lies within the
-    entry's own). The finding shows the frame's fact, the version as the range."""
-    located = entry.located_by or {}
-    out: list[Fact] = []
-    if not located:
-        return out
-    done: set[tuple[str, str]] = set()
-    for fs in seen:
-        for f in fs:
-            if f.node in printed:
-                continue
-            frames = (getattr(f, "frame_list", None) or "").split(",")
-            if getattr(f, "source_line", None) is not None:
-                frames.append(f"{f.source_file}:{f.source_line}")
-            hit = next((fr for fr in frames if fr in located), None)
-            if hit is None or (f.node, hit) in done:
-                continue
-            rng = located[hit]
-            syms = [next((s for s in other if s.node == f.node), None) for other in seen]
-            if any(s is None for s in syms):
-                continue
-            done.add((f.node, hit))
-            version = rng.min if rng.min == rng.max else f"{rng.min}-{rng.max}"
-            out.append(_make(NcclKnownIssue, f, [f, *syms], f"{entry.id}:{f.node}:{hit}",
-                             version=f"{version} (from the frame {hit}; the log prints no version)",
-                             version_min=rng.min, version_max=rng.max,
-                             affected_min=entry.affected.min, affected_max=entry.affected.max,
-                             issue=entry.id, title=entry.title, fixed_in=entry.fixed_in,
-                             workaround=entry.workaround, source=entry.source, cuda_error=_cuda_error(syms)))
-    return out
-
-
-def _cuda_error(syms: list[Fact]) -> str | None:
-    """The CUDA error of a symptom that is a failed CUDA call inside NCCL, if one is."""
-    return next((s.catalogue_name for s in syms if s.kind == "nccl_cuda_failure"), None)

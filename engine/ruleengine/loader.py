@@ -2,7 +2,9 @@
 
 YAML is read with the safe loader (no tags, no code); the schema is pydantic; then every
 fact kind and field a rule names must exist, every cause, component and action must be in
-the vocabulary, and ``none:`` may only name observed (not derived) kinds.
+the vocabulary, and ``none:`` may only name observed kinds, or a derived kind whose deriving
+rules match only observed kinds other than the naming rule's (both evaluators derive it before
+they assert that rule's facts: session._none_first, reference.run's strata).
 """
 from __future__ import annotations
 
@@ -64,7 +66,7 @@ def read_yaml(path: Path, label: str) -> tuple[Any, yaml.Node | None]:
     return data, node
 
 
-def _check(rule: Rule, crule: CompiledRule, vocab: Vocabulary, derived_kinds: set[str], fail) -> None:
+def _check(rule: Rule, crule: CompiledRule, vocab: Vocabulary, derived_kinds: dict[str, set[str]], fail) -> None:
     aliases = {p.alias: p.kind for p in crule.all}
 
     def ref_ok(where: tuple[Any, ...], raw: str) -> bool:
@@ -106,8 +108,10 @@ def _check(rule: Rule, crule: CompiledRule, vocab: Vocabulary, derived_kinds: se
                 # durable-rules never takes a firing back: which of two facts of one kind came
                 # first would decide the result. Aggregate first (a summary fact), then join it.
                 fail(("when", section, i, "fact"), f"'none' may not name '{p.kind}', a kind this rule also matches under 'all'")
-            if section == "none" and p.kind in derived_kinds:
-                fail(("when", section, i, "fact"), f"'none' may not name the derived kind '{p.kind}'")
+            if section == "none" and p.kind in derived_kinds and any(
+                    k in derived_kinds or k in aliases.values() for k in derived_kinds[p.kind]):
+                fail(("when", section, i, "fact"), f"'none' may not name the derived kind '{p.kind}': a rule deriving it matches "
+                     "a derived kind or a kind this rule matches under 'all', so it may be derived after this rule fired")
             fields = FACT_KINDS[p.kind].model_fields
             for t in p.tests:
                 if t.field not in fields or t.field == "evidence":
@@ -177,7 +181,10 @@ def load_rules(paths: Iterable[Path] | None = None, root: Path | None = None) ->
             errors.append(RuleError(label, _line_of(node, ("id",)), f"rule id '{rule.id}' must equal the file stem '{path.stem}'"))
             continue
         parsed.append((path, label, rule, node))
-    derived_kinds = {r.then.assert_.kind for _, _, r, _ in parsed if r.then.assert_ is not None}
+    derived_kinds: dict[str, set[str]] = {}  # derived kind -> the kinds its deriving rules match
+    for _, _, r, _ in parsed:
+        if r.then.assert_ is not None:
+            derived_kinds.setdefault(r.then.assert_.kind, set()).update(c.fact for c in (*r.when.all, *r.when.none))
     out: list[CompiledRule] = []
     seen: dict[str, str] = {}
     for path, label, rule, node in parsed:

@@ -48,6 +48,17 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
         seen.add(f.id)
     firings: dict[Firing, None] = {}
     derived: list[Fact] = []
+    # a rule whose 'none:' names a derived kind waits until the other rules derived all they can
+    # (the loader allows it only where those derive it from observed kinds)
+    made = {r.rule.then.assert_.kind for r in rules if r.rule.then.assert_ is not None}
+    late = [r for r in rules if any(p.kind in made for p in r.none)]
+    for stratum in ([r for r in rules if r not in late], rules) if late else (rules,):
+        _fixed_point(stratum, index, seen, firings, derived)
+    return list(firings), derived
+
+
+def _fixed_point(rules: list[CompiledRule], index: dict[str, list[tuple[Fact, dict[str, Any]]]], seen: set[str],
+                 firings: dict[Firing, None], derived: list[Fact]) -> None:
     changed = True
     while changed:
         changed = False
@@ -65,4 +76,3 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
                         derived.append(new)
                         index[new.kind].append((new, new.rule_view()))
                         changed = True
-    return list(firings), derived

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections import deque
+from collections import defaultdict, deque
 from typing import Any, Iterable
 
 from stethoscope.engine.ruleengine.compile import SELF, CompiledRule, Pattern, Ref, Test, test_passes
@@ -154,19 +154,32 @@ def _chunks(rules: list[CompiledRule]) -> list[list[CompiledRule]]:
     return out
 
 
+def _absent_first(rules: list[CompiledRule]) -> dict[str, set[str]]:
+    """Kind a rule names under ``none:`` -> the kinds that must be asserted before that rule's:
+    itself and, for a derived kind, the kinds its deriving rules match (the loader allows only
+    observed ones): a derived fact is sent as soon as its last input is, so it is there first."""
+    inputs: dict[str, set[str]] = defaultdict(set)
+    for r in rules:
+        if r.rule.then.assert_ is not None:
+            inputs[r.rule.then.assert_.kind].update(p.kind for p in (*r.all, *r.none))
+    return {n.kind: {n.kind, *inputs.get(n.kind, ())} for r in rules for n in r.none}
+
+
 def _none_first(rules: list[CompiledRule]) -> dict[str, int]:
-    """Assertion rank of kinds: a kind a rule names under ``none:`` goes before the kinds of
-    that rule's ``all:`` patterns, also when it is itself matched by another rule's ``all``
-    (durable never retracts a firing, so the absent fact must be there first). On a cycle,
-    no ranking (the plain none-kinds-first order)."""
+    """Assertion rank of kinds: a kind a rule names under ``none:`` (or a kind it is derived
+    from) goes before the kinds of that rule's ``all:`` patterns, also when it is itself matched
+    by another rule's ``all`` (durable never retracts a firing, so the absent fact must be there
+    first). On a cycle, no ranking (the plain none-kinds-first order)."""
     import graphlib
 
     ts: graphlib.TopologicalSorter = graphlib.TopologicalSorter()
+    first = _absent_first(rules)
     for r in rules:
         for n in r.none:
-            for p in r.all:
-                if n.kind != p.kind:
-                    ts.add(p.kind, n.kind)
+            for k in first[n.kind]:
+                for p in r.all:
+                    if k != p.kind:
+                        ts.add(p.kind, k)
     try:
         return {k: i for i, k in enumerate(ts.static_order())}
     except graphlib.CycleError:
@@ -271,7 +284,7 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
     derived: list[Fact] = []
     queue: deque[Fact] = deque()
     errors: list[str] = []
-    none_kinds = {p.kind for r in rules for p in r.none}
+    none_kinds = set().union(*_absent_first(rules).values())
 
     def action(crule: CompiledRule):
         aliases = [p.alias for p in crule.all]

@@ -6,8 +6,11 @@ Generated layout (issue 12): every fact class lives in facts/kinds, by family; t
 modules that first defined these classes re-export them."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
+from pydantic import model_validator
+
+from stethoscope.facts.kinds.nccl import with_version_keys
 from stethoscope.facts.model import Fact, fact_kind
 
 
@@ -297,3 +300,50 @@ class GpuProduct(Fact):
     name: str
     nvswitch_board: bool
     word: str  # the name's word that says so ("GeForce", "PCIe")
+
+
+@fact_kind
+class NcclKnownIssueEntry(Fact):
+    """One bug of knowledge/nccl_known_issues.yaml: its affected releases and the names of the
+    symptoms (one or two) that must all be seen on a node. ``symptom_1`` is the one whose fact is
+    a failed CUDA call inside NCCL where the entry has one (its CUDA error rides along)."""
+
+    kind: Literal["nccl_known_issue_entry"] = "nccl_known_issue_entry"
+    issue: str  # the entry's id
+    title: str
+    fixed_in: str | None = None
+    workaround: str | None = None
+    source: str
+    affected_min: str
+    affected_max: str
+    affected_min_key: int | None = None
+    affected_max_key: int | None = None
+    symptoms: int  # how many: 1 or 2
+    symptom_1: str
+    symptom_2: str | None = None
+    located: bool = False  # the entry has a located_by table
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keys(cls, data: Any) -> Any:
+        return with_version_keys(data, {"affected_min_key": ("affected_min",), "affected_max_key": ("affected_max",)})
+
+
+@fact_kind
+class NcclKnownIssueFrame(Fact):
+    """One row of an entry's ``located_by`` in knowledge/nccl_known_issues.yaml: a source location
+    that, in NCCL's own source, is this bug's failing call only in the releases given."""
+
+    kind: Literal["nccl_known_issue_frame"] = "nccl_known_issue_frame"
+    issue: str
+    frame: str  # "misc/socket.cc:428"
+    version: str  # what a finding shows: "2.19.1-2.22.3 (from the frame misc/socket.cc:428; the log prints no version)"
+    version_min: str
+    version_max: str
+    version_min_key: int | None = None
+    version_max_key: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keys(cls, data: Any) -> Any:
+        return with_version_keys(data, {"version_min_key": ("version_min",), "version_max_key": ("version_max",)})

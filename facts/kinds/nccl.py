@@ -760,7 +760,10 @@ class NcclSlowPathSetting(Fact):
 class NcclKnownIssue(Fact):
     """A bug of ``knowledge/nccl_known_issues.yaml`` whose symptoms a node shows; rules judge the version.
 
-    It carries the NCCL version that node printed (or that a failing frame places) and the bug's
+    Derived by rules/nccl/known_issues/*.yaml, which join the entry (``nccl_known_issue_entry``)
+    with its symptoms seen on one node (``nccl_symptom_seen``) and the version that node printed
+    (``nccl_version_seen``) or, where it printed none, a frame that places it
+    (``nccl_symptom_frame``, ``nccl_known_issue_frame``). It carries that version and the bug's
     affected range; rules decide whether it applies (rules/nccl/nccl_known_version_issue.yaml:
     the version within the range, compared as the ``*_key`` numbers that order releases).
 
@@ -793,6 +796,51 @@ class NcclKnownIssue(Fact):
         # a printed version is both ends of the range
         return with_version_keys(data, {"version_min_key": ("version_min", "version"), "version_max_key": ("version_max", "version"),
                                         "affected_min_key": ("affected_min",), "affected_max_key": ("affected_max",)})
+
+
+@fact_kind
+class NcclVersionSeen(Fact):
+    """An NCCL version a node printed, one per (node, version), from whichever line printed it
+    first: NCCL's own ``NCCL version 2.18.1+cuda12.1``, nccl-tests' ``nccl-library=21801`` header,
+    or PyTorch's ``... unhandled cuda error ..., NCCL version 2.18.1``. Made by
+    engine/combine/nccl_known_issues.py on the nodes that show a symptom of
+    knowledge/nccl_known_issues.yaml (elsewhere no rule joins it); rules/nccl/known_issues/ join it
+    with the symptoms on the same node."""
+
+    kind: Literal["nccl_version_seen"] = "nccl_version_seen"
+    version: str
+    version_key: int | None = None  # filled from ``version`` (version_key)
+    sources: str  # the fact that printed it
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keys(cls, data: Any) -> Any:
+        return with_version_keys(data, {"version_key": ("version",)})
+
+
+@fact_kind
+class NcclSymptomSeen(Fact):
+    """A symptom of knowledge/nccl_known_issues.yaml (its ``symptoms`` table: a fact kind and a
+    rule condition on its fields) that a fact of the node meets: one per (symptom, node), citing
+    the first such fact. Whether a known bug applies is the rules' (rules/nccl/known_issues/)."""
+
+    kind: Literal["nccl_symptom_seen"] = "nccl_symptom_seen"
+    symptom: str  # its name in the table
+    #: the CUDA error (knowledge/cuda_errors.yaml name) where the fact is a failed CUDA call inside NCCL
+    cuda_error: str | None = None
+    sources: str
+
+
+@fact_kind
+class NcclSymptomFrame(Fact):
+    """The first source location (``file:line`` as NCCL prints it: a WARN's own place or a frame of
+    its error-return chain) of a symptom fact that an entry's ``located_by`` of
+    knowledge/nccl_known_issues.yaml lists: one per (node, frame), citing the first such fact."""
+
+    kind: Literal["nccl_symptom_frame"] = "nccl_symptom_frame"
+    frame: str  # "misc/socket.cc:428"
+    symptom: str
+    sources: str
 
 
 @fact_kind
