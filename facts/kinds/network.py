@@ -437,6 +437,14 @@ class OpenmpiBtlNoNics(Fact):
 
 
 @fact_kind
+class OpenmpiOscUcxDeclined(Fact):
+    """Open MPI 5's osc/ucx ``OSC UCX component priority set inside component query failed``: UCX
+    could not serve a one-sided window, another osc component does."""
+
+    kind: Literal["openmpi_osc_ucx_declined"] = "openmpi_osc_ucx_declined"
+
+
+@fact_kind
 class IbGidCount(Fact):
     """``n_gids_found=N``: how many GID entries show_gids found on all ports."""
 

@@ -29,15 +29,24 @@ hpc/charliecloud#142, Open MPI examples on a node without InfiniBand)::
     Module: OpenFabrics (openib)
       Host: cn626
 
+Also Open MPI 5's one-sided (RMA) UCX component declining a window (ompi/mca/osc/ucx/osc_ucx_component.c
+``component_query``: ``OSC_UCX_ERROR("OSC UCX component priority set inside component query failed \\n ")``,
+printed as ``[host:pid] osc_ucx_component.c:%d  Error: ...``), which Open MPI's maintainers read as the
+normal outcome where UCX has no transport with the RMA/atomic features (only TCP): another osc
+component serves the window (open-mpi/ompi#14086)::
+
+    osc_ucx_component.c:379  Error: OSC UCX component priority set inside component query failed
+
 Facts: ``openmpi_btl_no_nics`` per block (the module, the host it names) and per aggregation line
-(the module unknown, ``count`` the copies held back). Empty input, or no such message: nothing.
+(the module unknown, ``count`` the copies held back); ``openmpi_osc_ucx_declined`` per osc/ucx line
+(the host of its prefix). Empty input, or no such message: nothing.
 """
 from __future__ import annotations
 
 import re
 
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
-    OpenmpiBtlNoNics,
+    OpenmpiBtlNoNics, OpenmpiOscUcxDeclined,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches
 
@@ -62,8 +71,14 @@ _MORE = re.compile(r"(?:\[(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,10}\] )?(?P<count>
                    r"help message help-mpi-btl-base\.txt / btl:no-nics")
 
 
+# [sdfmilan251:1167543] osc_ucx_component.c:369  Error: OSC UCX component priority set inside component query failed
+_OSC_UCX = re.compile(r"(?:\[(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,10}\] )?osc_ucx_component\.c:\d{1,5}\s+Error: "
+                      r"OSC UCX component priority set inside component query failed")
+
+
 def detect(head: str) -> bool:
-    return "A high-performance Open MPI point-to-point messaging module" in head or _MORE.search(head) is not None
+    return ("A high-performance Open MPI point-to-point messaging module" in head or _MORE.search(head) is not None
+            or ("osc_ucx_component" in head and _OSC_UCX.search(head) is not None))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -88,9 +103,13 @@ def parse(artefact: Artefact) -> ParseResult:
     for n, m in iter_matches(_MORE, artefact):
         result.lines_used += 1
         fb.add(OpenmpiBtlNoNics, n, node=artefact.node_for(m["host"]), count=int(m["count"]))
+    for n, m in iter_matches(_OSC_UCX, artefact):
+        result.lines_used += 1
+        fb.add(OpenmpiOscUcxDeclined, n, node=artefact.node_for(m["host"]))
     return result
 
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"A high-performance Open MPI point-to-point messaging module",
-              r"\d more process(?:es have| has) sent help message help-mpi-btl-base\.txt / btl:no-nics")
+              r"\d more process(?:es have| has) sent help message help-mpi-btl-base\.txt / btl:no-nics",
+              r"osc_ucx_component\.c:\d+\s+Error: OSC UCX component priority set inside component query failed")

@@ -52,3 +52,10 @@ def test_aggregation_line():
 ])
 def test_not_no_nics(text):
     assert parse_text(text).facts == []
+
+
+def test_osc_ucx_declined_line_of_ompi14086():
+    text = (FIX / "ompi14086_osc_ucx_query_failed_tcp_only.txt").read_text()
+    assert openmpi_help.detect(text)
+    (f,) = openmpi_help.parse(Artefact(path="t.log", text=text, node="node1")).facts
+    assert (f.kind, f.evidence.line, f.node) == ("openmpi_osc_ucx_declined", 1, "node1")
