@@ -59,14 +59,22 @@ def version_set(versions: list[Fact]) -> list[Fact]:
                   versions=", ".join(sorted(per)), detail=detail)]
 
 
+def _library_path(name: str | None) -> bool:
+    """A plugin named by its library's path (the RDMA/SHARP plugin's own ``Plugin Path : %s``
+    line), not by the name NCCL prints (``Loaded net plugin NCCL RDMA Plugin v8``)."""
+    return bool(name) and "/" in name
+
+
 def plugin_set(plugins: list[Fact]) -> list[Fact]:
-    # per process: the external plugin it loaded ("loaded" events name it), else none
+    # per process: the external plugin it loaded ("loaded" events name it), else none; NCCL's
+    # name of the plugin before the library path the plugin prints of itself
     loaded: dict[tuple, Fact] = {}
     searched: dict[tuple, Fact] = {}
     for p in plugins:
         key = (p.node, p.pid)
         if p.event == "loaded" and p.name not in ("Socket", "IB"):  # internal transports
-            loaded.setdefault(key, p)
+            if key not in loaded or (_library_path(loaded[key].name) and not _library_path(p.name)):
+                loaded[key] = p
         elif p.event == "not_found":
             searched.setdefault(key, p)
     if not loaded:
@@ -77,10 +85,16 @@ def plugin_set(plugins: list[Fact]) -> list[Fact]:
         f = loaded.get(key) or searched[key]
         names[f.name if key in loaded else "none"].append(f)
     missing = len(names.get("none", []))
+    # a process known only by its plugin's library path may be the same plugin NCCL named for
+    # another (older NCCL releases print no "Loaded net plugin" line): paths count as different
+    # plugins only among themselves
+    named = [n for n in names if n != "none" and not _library_path(n)]
+    distinct = len(named) or len([n for n in names if _library_path(n)])
     text = "; ".join(f"{n} ({', '.join(sorted({f.node for f in fs}))})" for n, fs in sorted(names.items()))
     shown = [min(fs, key=lambda f: (f.evidence.path, f.evidence.line)) for _, fs in sorted(names.items())]
-    return [_make(NcclNetPluginSet, shown[0], shown, "job", node="job", distinct=len(names) - (1 if missing else 0),
-                  missing=missing, plugins=text)]
+    return [_make(NcclNetPluginSet, shown[0], shown, "job", node="job", distinct=distinct,
+                  missing=missing, missing_nodes=", ".join(sorted({f.node for f in names.get("none", [])})),
+                  plugins=text)]
 
 
 def subnet_set(ifaces: list[Fact]) -> list[Fact]:

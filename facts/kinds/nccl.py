@@ -692,6 +692,7 @@ class NcclNetPluginSet(Fact):
     kind: Literal["nccl_net_plugin_set"] = "nccl_net_plugin_set"
     distinct: int
     missing: int  # processes that found no external plugin while others loaded one
+    missing_nodes: str = ""  # the nodes of those processes: "node3"
     plugins: str  # "NCCL RDMA Plugin v8 (node1, node2); none (node3)"
     sources: str
 
