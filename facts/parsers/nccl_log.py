@@ -192,6 +192,11 @@ _PLUGIN_OPEN_ERROR = re.compile(
 )
 # NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)
 _PLUGIN_LOADED = re.compile(r"^NET/Plugin ?: ?Loaded net plugin (?P<name>.+?)(?: \(v\d+\))?$")
+# Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so    (nccl#988, #1320: NCCL 2.12, 2.18)
+#   the RDMA/SHARP net plugin's own line once NCCL loaded it: NVIDIA/nccl-rdma-sharp-plugins
+#   src/p2p_plugin.c pluginInit/pluginSetup, INFO(NCCL_INIT|NCCL_NET, "Plugin Path : %s", ...) of
+#   its library's path (older NCCL releases print no "Loaded net plugin" line of their own)
+_PLUGIN_PATH = re.compile(r"^Plugin Path ?: ?(?P<path>/\S+)\s*$")
 # Initialized NET plugin Socket / Failed to initialize NET plugin IB / Assigned NET plugin Socket to comm
 _PLUGIN_STATE = re.compile(r"^(?P<verb>Initialized|Failed to initialize|Assigned) NET plugin (?P<name>.+?)(?: to comm)?$")
 _PLUGIN_EVENT = {"Initialized": "loaded", "Failed to initialize": "failed", "Assigned": "assigned"}
@@ -449,8 +454,8 @@ class NcclLogState:
             event, name = "not_found", m["name"]
         elif m := _PLUGIN_NO_PLUGIN.match(msg):
             event, name = "not_found", m["name"]
-        elif m := _PLUGIN_LOADED.match(msg):
-            event, name = "loaded", m["name"]
+        elif m := _PLUGIN_LOADED.match(msg) or _PLUGIN_PATH.match(msg):
+            event, name = "loaded", m.groupdict().get("name") or m["path"]
         elif m := _PLUGIN_STATE.match(msg):
             event, name = _PLUGIN_EVENT[m["verb"]], m["name"]
         if event:
