@@ -48,6 +48,9 @@ LINE_CASES = [
     ("worker:101542:101542 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation",
      "nccl_net_plugin", {"event": "not_found", "name": "libnccl-net.so"}),
     ("vm:1552:1564 [1] NCCL INFO Initialized NET plugin Socket", "nccl_net_plugin", {"event": "loaded", "name": "Socket"}),
+    # the RDMA/SHARP plugin's own line (nccl-rdma-sharp-plugins p2p_plugin.c), nccl#988
+    ("ad5b8ae33076:28331:28331 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so",
+     "nccl_net_plugin", {"event": "loaded", "name": "/opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so"}),
     ("vm:1552:1564 [1] NCCL INFO Failed to initialize NET plugin IB", "nccl_net_plugin", {"event": "failed", "name": "IB"}),
     ("vm:1552:1564 [1] NCCL INFO Assigned NET plugin Socket to comm", "nccl_net_plugin", {"event": "assigned", "name": "Socket"}),
     ("vm:1552:1564 [1] NCCL INFO PROFILER/Plugin: Could not find: libnccl-profiler.so", None, {}),
