@@ -100,10 +100,13 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
     seen: dict[str, list[Fact]] = {}
     live = []
     for entry in table.issues:
-        for name in entry.symptoms:
+        # the symptom of the rarer fact kind first: where it is absent the other is not looked for
+        for name in sorted(entry.symptoms, key=lambda n: len(by_kind.get(table.symptoms[n].fact, ()))):
             if name not in seen:
                 seen[name] = _symptom_seen(name, by_kind)
-        if all(seen[n] for n in entry.symptoms):
+            if not seen[name]:
+                break
+        else:
             live.append(entry)
     if not live:
         return []
