@@ -211,7 +211,7 @@ class FieldView:
     __slots__ = ("fact", "fields")
 
     def __init__(self, fact: Fact):
-        self.fact, self.fields = fact, type(fact).model_fields
+        self.fact, self.fields = fact, _model_fields(type(fact))
 
     def _value(self, name: str) -> Any:
         if name == "evidence" or name not in self.fields:
@@ -232,12 +232,24 @@ class FieldView:
         return value
 
 
-def live_rules(rules: list[CompiledRule], views: Iterable[dict[str, Any]]) -> list[CompiledRule]:
+_FIELDS: dict[type, dict] = {}
+
+
+def _model_fields(cls: type) -> dict:
+    """``cls.model_fields``, once per class (pydantic builds it anew at each access)."""
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = cls.model_fields
+    return fields
+
+
+def live_rules(rules: list[CompiledRule], views: Iterable[Any]) -> list[CompiledRule]:
     """The rules that can fire on facts with these rule views: each of whose ``all`` patterns
     some fact passes the constant tests of, or names a kind a rule derives (``then.assert``:
     such facts appear only during the run). A rule one of whose patterns no fact can fill never
     fires, and a healthy fleet fills few: neither those rules nor the facts only they could take
-    need go to durable (tests/test_engine_equivalence.py)."""
+    need go to durable (tests/test_engine_equivalence.py). ``views``: facts (read field by
+    field), FieldViews or rule-view dicts."""
     derivable = {r.rule.then.assert_.kind for r in rules if r.rule.then.assert_ is not None}
     wanted: dict[str, dict[tuple[Test, ...], bool]] = {}  # kind -> constant tests -> filled
     for r in rules:
@@ -249,21 +261,31 @@ def live_rules(rules: list[CompiledRule], views: Iterable[dict[str, Any]]) -> li
     # active=False): each distinct set of them is tested once
     fields_of = {kind: tuple(sorted({t.field for tests in tests_of for t in tests})) for kind, tests_of in wanted.items()}
     tried: dict[str, set[tuple[Any, ...]]] = {kind: set() for kind in wanted}
+    open_of = {kind: len(tests_of) for kind, tests_of in wanted.items()}  # kind -> its tests not yet filled
     for view in views:
-        kind = view["kind"]
-        tests_of = wanted.get(kind)
-        if not tests_of:
-            continue
-        get = view.value if isinstance(view, FieldView) else (lambda name, _v=view: _v.get(name, MISSING))
-        values = tuple(get(name) for name in fields_of[kind])
+        if isinstance(view, Fact):  # read field by field, as FieldView does (no view built)
+            kind = view.kind
+            if not open_of.get(kind):
+                continue
+            fields = _model_fields(type(view))
+            values = tuple(view_value(getattr(view, name)) if name in fields and name != "evidence" else MISSING
+                           for name in fields_of[kind])
+        else:
+            kind = view["kind"]
+            if not open_of.get(kind):
+                continue
+            get = view.value if isinstance(view, FieldView) else (lambda name, _v=view: _v.get(name, MISSING))
+            values = tuple(get(name) for name in fields_of[kind])
         if values in tried[kind]:
             continue
         tried[kind].add(values)
+        tests_of = wanted[kind]
         small = {name: v for name, v in zip(fields_of[kind], values) if v is not MISSING}
         for tests, filled in tests_of.items():
             if not filled and all(test_passes(t, small, {}) for t in tests):
                 tests_of[tests] = True
                 open_ -= 1
+                open_of[kind] -= 1
         if not open_:
             break
     return [r for r in rules if all(p.kind in derivable or wanted[p.kind][tuple(t for t in p.tests if not isinstance(t.value, Ref))]
@@ -276,7 +298,7 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
     bind some pattern of those are asserted (``can_bind``)."""
     every = {k for r in rules for k in r.kinds}
     facts = [f for f in facts if f.kind in every]
-    rules = live_rules(rules, map(FieldView, facts))
+    rules = live_rules(rules, facts)
     if not rules:
         return [], []
     by_id: dict[str, Fact] = {}
