@@ -158,6 +158,10 @@ RUNTIME_LAST_WORDS = {
     # one such line, the log's last: the throughput reader reads it as a reading (cites it)
     "grad_norm_nan_one_line": (MEGATRON_NAN.splitlines(keepends=True)[1], "grad norm: nan"),
     # a line of torchrun's failures table alone (fixtures/bundles/h200-straggler-desync)
+    # the Docker client's report of a refused request (moby client: "Error response from daemon: %s"), in a
+    # form no reader reads (NVIDIA/nvidia-docker#1642, driver name left out)
+    "docker_daemon_refusal": ("docker: Error response from daemon: could not select device driver with capabilities: [[gpu]].\n",
+                              "Error response from daemon"),
     "torchrun_signal": ("  traceback : Signal 6 (SIGABRT) received by PID 745\n", "Signal 6 (SIGABRT) received by PID 745"),
 }
 

@@ -73,6 +73,10 @@ FAILURE_WORDS = re.compile(
     r"|^[EF]\d{4} \d\d:\d\d:\d\d"
     # Error: Cuda failure: CUDA driver version is insufficient for CUDA runtime version (35) in ...
     r"|^\s*(?:[Ee]rror|[Ff]atal)(?:\[\w+\])?: "
+    # **docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].**   (NVIDIA/nvidia-docker#1352)
+    #   the Docker client's report of a request the daemon refused (docker/cli, moby client/request.go:
+    #   "Error response from daemon: %s"): the container was never created or started
+    r"|\bError response from daemon: "
     # Other runtimes' last words, as their sources print them (a process that died of them):
     # panic: runtime error: invalid memory address or nil pointer dereference   (bcicen/grmon#8)
     # fatal error: all goroutines are asleep - deadlock!                       (golang/tour#1052)

@@ -19,6 +19,9 @@ def parse_text(text: str):
     # fboulnois/stable-diffusion-docker#82: pasted inside markdown inline code, the closing backtick kept
     ('docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].`',
      "no_gpu_device_driver", "docker", "", True),
+    # NVIDIA/nvidia-docker#1352: pasted in markdown bold, the closing ** kept
+    ('**docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].**',
+     "no_gpu_device_driver", "docker", "", True),
     # NVIDIA/nvidia-container-toolkit#150; docker compose prints it without "docker: "
     ("docker: Error response from daemon: unknown or invalid runtime name: nvidia.", "unknown_runtime", "docker", "nvidia", True),
     ("Error response from daemon: unknown or invalid runtime name: nvidia", "unknown_runtime", "docker", "nvidia", True),
@@ -70,3 +73,14 @@ def test_driver_file_missing_names_the_driver_version():
                       "attempted to invoke a command that was not found").facts
     assert f.driver_version == "550.54.14"
     assert f.message == "/lib64/libEGL_nvidia.so.550.54.14: no such file or directory"
+
+
+def test_refusal_in_bold_above_an_nvsmi_log_is_read():
+    # NVIDIA/nvidia-docker#1352: the refusal in markdown bold, then the head of nvidia-smi -q; the refusal
+    # alone says the container never got a GPU (before: no reader read it and the bundle was healthy)
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "fixtures/artefacts/container_runtime/"
+            "nvdocker1352_markdown_bold_with_nvsmi_header.txt").read_text()
+    assert container_runtime.detect(text)
+    (f,) = parse_text(text).facts
+    assert (f.reason, f.runtime, f.gpu, f.evidence.line) == ("no_gpu_device_driver", "", True, 1)

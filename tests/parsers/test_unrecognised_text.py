@@ -51,3 +51,13 @@ def test_terminate_and_its_what_line_are_one_failure():
             "L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/common/mpiUtils.cpp:211 '6'\n")
     got = _unrecognised(text)
     assert len(got) == 1 and got[0][0] == 1 and "what():  [TensorRT-LLM][ERROR] Assertion failed" in got[0][1]
+
+
+def test_a_docker_daemon_refusal_in_a_recognised_file_is_a_failure():
+    # NVIDIA/nvidia-docker#1642: the Docker client's "Error response from daemon: %s" (moby client/request.go)
+    # below the docker run line that another reader reads; the refusal's own words are no reader's form here
+    text = ("docker run --rm --gpus all nvidia/cuda:11.0-base nvidia-smi\n\nI get following error; \n"
+            "docker: Error response from daemon: could not select device driver with capabilities: [[gpu]].\n")
+    assert [n for n, _ in _lines(text)] == [4]
+    # the daemon's name alone, or a line about the daemon without its refusal, is no failure
+    assert _lines("Cannot connect to the Docker daemon? see docs\nresponse from daemon: ok\n") == []
