@@ -18,6 +18,10 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder
 #: DeepSpeed's logger's source field: [comm.py:152:init_deepspeed_backend]
 DS_SOURCE = r"\[[\w.-]+\.py:\d+:\w+\] "
 
+# ncclGetErrorString()'s texts that name a failure (NVIDIA/nccl src/init.cc; the "(run with NCCL_DEBUG=...)"
+# hints and " - please report ..." came in later releases): the start of each
+NCCL_RESULT_TEXT = r"(?:unhandled (?:cuda|system) error|internal error|invalid (?:argument|usage)|remote process exited)"
+
 # Anything unmistakably from torch.distributed, anywhere in the head (the healthy capture has
 # only the torchrun banner: "W1129 18:30:26.245000 1668 torch/distributed/run.py:851] ***").
 DETECT = re.compile(
@@ -35,6 +39,11 @@ DETECT = re.compile(
     # RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)
     # RuntimeError: NCCL error: remote process exited or there was a network error
     r"|(?:NCCL error|Failed to initialize NCCL communicator): (?:unhandled (?:cuda|system) error|internal error|invalid (?:argument|usage)|remote process exited)"
+    # the NCCL call a framework checked, named, with ncclGetErrorString() after it: Horovod's
+    # NCCLContext::ErrorCheck (horovod/common/ops/nccl_operations.cc: throw std::logic_error(std::string(op_name)
+    # + " failed: " + ncclGetErrorString(nccl_result)), op_name "ncclAllReduce", "ncclCommInitRank", ...):
+    # horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: unhandled cuda error   (horovod/horovod#3618)
+    r"|\bnccl[A-Z]\w{1,40} failed: " + NCCL_RESULT_TEXT +
     # DeepSpeed's logger (deepspeed/utils/logging.py: "[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] "),
     # its time stripped by facts/lines.py or left out in a paste (EleutherAI/gpt-neox#990):
     # [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented
@@ -49,7 +58,7 @@ MARKERS = (
     "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
     "ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInternalError: ", "ncclInvalidArgument: ",
     "ncclInvalidUsage: ", "ncclRemoteError: ", "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
-    "Unexpected bus error encountered in worker",
+    "Unexpected bus error encountered in worker", " failed: ",
 )
 
 # torch/csrc/DataLoader.cpp (a worker's SIGCHLD handler; real, ymoslem/OpenNMT-Tutorial#6):
@@ -123,7 +132,9 @@ ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<exit>-?\d+)\) local_rank: (
 # Collective WorkNCCL(SeqNum=2, ...) raised the following async exception: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.25.1
 # torch.distributed.DistBackendError: Failed to initialize NCCL communicator: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.27.3
 #   (NCCLUtils.cpp, 2.14 of the wheels sampled: the communicator's init returned an ncclResult_t)
-NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: \S+?,|:)|Failed to initialize NCCL communicator:) (?P<msg>.+)$")
+# horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: unhandled cuda error   (horovod/horovod#3618)
+NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: \S+?,|:)|Failed to initialize NCCL communicator:"
+                        r"|\bnccl[A-Z]\w{1,40} failed:(?= " + NCCL_RESULT_TEXT + r")) (?P<msg>.+)$")
 
 # c10d's ncclGetErrorWithVersion (NCCLUtils.cpp): ncclGetErrorString(error) + ", NCCL version " +
 # getNcclVersion(): the library torch loaded, "<major>.<minor>.<patch>", or "Unknown NCCL version"

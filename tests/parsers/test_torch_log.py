@@ -437,3 +437,21 @@ def test_a_cut_line_is_not_joined_with_a_record_nor_when_the_join_does_not_compl
     r = parse_text(whole + "\nlOut=1, Timeout(ms)=600000) ran for 600050 milliseconds before timing out.\n")
     (t,) = of(r, "torch_watchdog_timeout")
     assert (t.numel_out, t.timeout_ms, t.evidence.line) == (1, 600000, 1)
+
+
+def test_an_nccl_call_a_framework_checked_is_an_nccl_error():
+    # horovod/horovod#3618: Horovod's ErrorCheck, "<op_name> failed: " + ncclGetErrorString(result)
+    text = (FIX / "horovod3618_nccl_allreduce_failed_unhandled_cuda.log").read_text()
+    assert torch_log.detect(text)
+    errs = [f for f in torch_log.parse(Artefact(path="t.log", text=text, node="n")).facts if f.kind == "torch_nccl_error"]
+    assert [(f.evidence.line, f.nccl_error) for f in errs] == [(13, "ncclUnhandledCudaError")]
+
+
+@pytest.mark.parametrize("line", [
+    "ncclAllReduce failed: no error",  # not a failure result of ncclGetErrorString
+    "dlopen failed: libnccl-net.so: cannot open shared object file",
+    "ncclCommInitRank failed: see above",
+])
+def test_a_named_call_without_an_nccl_result_is_not_an_nccl_error(line):
+    assert not [f for f in torch_log.parse(Artefact(path="t.log", text=line + "\n", node="n")).facts
+                if f.kind == "torch_nccl_error"]
