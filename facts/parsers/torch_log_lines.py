@@ -44,6 +44,11 @@ DETECT = re.compile(
     # + " failed: " + ncclGetErrorString(nccl_result)), op_name "ncclAllReduce", "ncclCommInitRank", ...):
     # horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: unhandled cuda error   (horovod/horovod#3618)
     r"|\bnccl[A-Z]\w{1,40} failed: " + NCCL_RESULT_TEXT +
+    # Legate's and its libraries' check_nccl (legate core/comm, cuNumeric, legate-sparse, legate-boost:
+    # fprintf(stderr, "Internal NCCL failure with error %s in file %s at line %d\n", ncclGetErrorString(error), ...),
+    # newer legate "... with error %d (%s) in file ...", then exit(error)):
+    # Internal NCCL failure with error internal error in file /autofs/.../legate.core/src/core/comm/comm_nccl.cu at line 85   (nv-legate/cupynumeric#638)
+    r"|Internal NCCL failure with error (?:\d+ \()?" + NCCL_RESULT_TEXT +
     # DeepSpeed's logger (deepspeed/utils/logging.py: "[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] "),
     # its time stripped by facts/lines.py or left out in a paste (EleutherAI/gpt-neox#990):
     # [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented
@@ -58,7 +63,7 @@ MARKERS = (
     "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
     "ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInternalError: ", "ncclInvalidArgument: ",
     "ncclInvalidUsage: ", "ncclRemoteError: ", "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
-    "Unexpected bus error encountered in worker", " failed: ",
+    "Unexpected bus error encountered in worker", " failed: ", "Internal NCCL failure with error ",
 )
 
 # torch/csrc/DataLoader.cpp (a worker's SIGCHLD handler; real, ymoslem/OpenNMT-Tutorial#6):
@@ -133,8 +138,10 @@ ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<exit>-?\d+)\) local_rank: (
 # torch.distributed.DistBackendError: Failed to initialize NCCL communicator: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.27.3
 #   (NCCLUtils.cpp, 2.14 of the wheels sampled: the communicator's init returned an ncclResult_t)
 # horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: unhandled cuda error   (horovod/horovod#3618)
+# Internal NCCL failure with error internal error in file .../comm_nccl.cu at line 85          (nv-legate/cupynumeric#638)
 NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: \S+?,|:)|Failed to initialize NCCL communicator:"
-                        r"|\bnccl[A-Z]\w{1,40} failed:(?= " + NCCL_RESULT_TEXT + r")) (?P<msg>.+)$")
+                        r"|\bnccl[A-Z]\w{1,40} failed:(?= " + NCCL_RESULT_TEXT + r")"
+                        r"|Internal NCCL failure with error(?: \d+)?(?= \(?" + NCCL_RESULT_TEXT + r")) (?P<msg>.+)$")
 
 # c10d's ncclGetErrorWithVersion (NCCLUtils.cpp): ncclGetErrorString(error) + ", NCCL version " +
 # getNcclVersion(): the library torch loaded, "<major>.<minor>.<patch>", or "Unknown NCCL version"
@@ -298,7 +305,7 @@ def short_host(host: str | None) -> str | None:
 
 
 def nccl_error_name(message: str) -> str | None:
-    low = message.lower()
+    low = message.lower().lstrip("(")  # legate's "with error 3 (internal error ...)"
     for text, name in _NCCL_RESULT:
         if low.startswith(text):
             return name

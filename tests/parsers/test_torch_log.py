@@ -447,7 +447,21 @@ def test_an_nccl_call_a_framework_checked_is_an_nccl_error():
     assert [(f.evidence.line, f.nccl_error) for f in errs] == [(13, "ncclUnhandledCudaError")]
 
 
+def test_legates_check_nccl_is_an_nccl_error():
+    # nv-legate/cupynumeric#638: "Internal NCCL failure with error %s in file %s at line %d" (legate core/comm)
+    text = (FIX / "cupynumeric638_legate_internal_nccl_failure.log").read_text()
+    assert torch_log.detect(text)
+    errs = [f for f in torch_log.parse(Artefact(path="t.log", text=text, node="n")).facts if f.kind == "torch_nccl_error"]
+    assert [(f.evidence.line, f.nccl_error) for f in errs] == [(1, "ncclInternalError"), (2, "ncclInternalError")]
+    # newer legate prints the code too: "Internal NCCL failure with error %d (%s) in file %s at line %d"
+    line = ("Internal NCCL failure with error 2 (unhandled system error (run with NCCL_DEBUG=INFO for details)) "
+            "in file src/core/comm/comm_nccl.cc at line 120\n")
+    (f,) = [f for f in torch_log.parse(Artefact(path="t.log", text=line, node="n")).facts if f.kind == "torch_nccl_error"]
+    assert f.nccl_error == "ncclSystemError"
+
+
 @pytest.mark.parametrize("line", [
+    "Internal NCCL failure with error no error in file a.cu at line 1",
     "ncclAllReduce failed: no error",  # not a failure result of ncclGetErrorString
     "dlopen failed: libnccl-net.so: cannot open shared object file",
     "ncclCommInitRank failed: see above",
