@@ -20,6 +20,17 @@ class RdmaExpected(Fact):
 
 
 @fact_kind
+class RdmaInUse(Fact):
+    """This node shows RDMA (IB/RoCE verbs) in use or set up: an HCA listed, NCCL's IB devices or
+    NCCL_IB_HCA (rdma_expected), or libibverbs/UCX/NCCL verbs output. Derived by the
+    rules/network/rdma_in_use_from_*.yaml rules, from observed facts only."""
+
+    kind: Literal["rdma_in_use"] = "rdma_in_use"
+    reason: str
+    sources: str
+
+
+@fact_kind
 class ParseProblemFact(Fact):
     """A line that a parser claimed and could not parse (``coverage.errors``): it may hold the
     error that explains the incident, so it counts as an error nobody has read."""
