@@ -79,6 +79,11 @@ _EVENT = re.compile(r"^\s*(?P<type>Normal|Warning)\s+(?P<reason>[A-Z][A-Za-z]{1,
                     r"(?P<source>\S{1,120}?(?:, \S{1,253})?)\s{2,}(?P<msg>\S(?:.*\S)?)\s*$")
 # 0/6 nodes are available: 6 Insufficient nvidia.com/gpu.   /   1 Insufficient cpu, 1 Insufficient nvidia.com/gpu, 2 Insufficient memory.
 _INSUFFICIENT = re.compile(r"\b\d{1,6} Insufficient (?P<res>[\w./-]{1,100}?)[.,]?(?=\s|$)")
+# The scheduler's FitError outside an Events row: the message of the FailedScheduling event and of the pod's
+# PodScheduled condition (reason Unschedulable; kubectl get pod -o yaml: "message: '0/1 nodes are available: ..."),
+# pasted alone (kubernetes pkg/scheduler/framework FitError.Error(): "0/%v nodes are available: %v."):
+# 0/1 nodes are available: 1 Insufficient nvidia.com/gpu.          (NVIDIA/k8s-device-plugin#382, its title)
+_FIT_ERROR = re.compile(r"\b0/\d{1,6} nodes are available: (?P<reasons>\d[^\n'\"]{0,800}[^\n'\"\s])")
 # NAME   READY   STATUS   RESTARTS   AGE      (NAMESPACE first with -A; IP NODE ... after with -o wide)
 _HEADER = re.compile(r"^(?P<ns>NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
 # gpu-operator-657c5b798d-xgvgc   0/1     CrashLoopBackOff   12 (4m24s ago)   67m
@@ -105,7 +110,8 @@ _DETECT = re.compile(r"^[ \t]*(?:Last )?State:[ \t]+(?:Terminated|Waiting)[ \t\r
                      # the pod's own failure reason (kubelet admission and eviction: tkestack/gpu-manager#182)
                      r"|^Reason:\s+(?:UnexpectedAdmissionError|Evicted|OutOf[\w./-]{1,100}|NodeAffinity|NodeLost|Shutdown)\s*$"
                      r'|failed to \\?"StartContainer\\?" for \\?"[a-z0-9][a-z0-9.-]{0,252}\\?" with [A-Z][A-Za-z]{1,40}: '
-                     r"|\bError pod \S+ container \S+ exitCode: -?\d+ terminated message:", re.M)
+                     r"|\bError pod \S+ container \S+ exitCode: -?\d+ terminated message:"
+                     r"|\b0/\d{1,6} nodes are available: \d", re.M)
 
 #: the statuses of a pod's ordinary life: no fact (Init:0/1 is matched by its form)
 _ORDINARY = frozenset({"Running", "Pending", "Completed", "Succeeded", "ContainerCreating", "PodInitializing",
@@ -124,7 +130,7 @@ _EXIT = re.compile(r"^(?P<how>ExitCode|Signal):(?P<code>-?\d{1,4})$")
 
 def detect(head: str) -> bool:
     return (("State:" in head or "Warning" in head or "READY" in head or "Reason:" in head or "StartContainer" in head
-             or "exitCode:" in head)
+             or "exitCode:" in head or "nodes are available: " in head)
             and _DETECT.search(head) is not None)
 
 
@@ -155,6 +161,11 @@ def parse(artefact: Artefact) -> ParseResult:
                 res = [r["res"] for r in _INSUFFICIENT.finditer(m["msg"])] if "Insufficient" in m["msg"] else []
                 b.add(K8sPodEvent, n, pod=pod, reason=m["reason"], source=m["source"], message=m["msg"][:500],
                       count=int(m["count"] or 1), insufficient=",".join(res), insufficient_gpu=any(r.endswith("/gpu") for r in res))
+        elif "nodes are available: " in line and (m := _FIT_ERROR.search(line)) is not None:
+            # the FailedScheduling event's message without its row: the scheduler's, its count unknown
+            res = [r["res"] for r in _INSUFFICIENT.finditer(m["reasons"])] if "Insufficient" in m["reasons"] else []
+            b.add(K8sPodEvent, n, pod=pod, reason="FailedScheduling", source="default-scheduler", message=m[0][:500],
+                  insufficient=",".join(res), insufficient_gpu=any(r.endswith("/gpu") for r in res))
         elif (m := _HEADER.match(line)) is not None:
             header = m
         elif header is not None and (m := _ROW.match(line)) is not None and bool(m["ns"]) == bool(header["ns"]):

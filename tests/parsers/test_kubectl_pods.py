@@ -40,6 +40,10 @@ def _parse(mod, name: str):
                             "insufficient": "nvidia.com/gpu", "insufficient_gpu": True})]),
     ("kubectl_pods/geti1876_failed_scheduling_preemption.txt",
      [("k8s_pod_event", 1, {"count": 351, "insufficient": "nvidia.com/gpu", "insufficient_gpu": True})]),
+    # the scheduler's FitError alone (the title of NVIDIA/k8s-device-plugin#382): the FailedScheduling event's message
+    ("kubectl_pods/k8sdp382_fit_error_title.txt",
+     [("k8s_pod_event", 1, {"reason": "FailedScheduling", "source": "default-scheduler", "count": 1,
+                            "insufficient": "nvidia.com/gpu", "insufficient_gpu": True})]),
     ("kubectl_pods/gpumanager24_failed_scheduling_quota.txt",
      [("k8s_pod_event", 1, {"reason": "FailedScheduling", "insufficient": "", "insufficient_gpu": False})]),
     # eleven Running rows read without a fact, "12 (4m24s ago)" restarts
@@ -123,3 +127,16 @@ def test_kubeflow_operator_event_in_an_events_table_takes_its_reason_column():
     row = "  Warning  OOMKilled  2m  pytorchjob-controller  Error pod job-worker-0 container pytorch exitCode: 137 terminated message: \n"
     (f,) = kubectl_pods.parse(Artefact(path="t.txt", text=row, node="node1")).facts
     assert (f.kind, f.reason, f.exit_code, f.oom_killed) == ("k8s_container_terminated", "OOMKilled", 137, True)
+
+
+def test_fit_error_in_a_pod_condition_and_no_double_reading_of_an_event_row():
+    # kubectl get pod -o yaml's PodScheduled condition (FitError.Error(): "0/%v nodes are available: %v.")
+    text = ("  - lastProbeTime: null\n    message: '0/3 nodes are available: 3 Insufficient nvidia.com/gpu.'\n"
+            "    reason: Unschedulable\n")
+    assert kubectl_pods.detect(text)
+    (f,) = kubectl_pods.parse(Artefact(path="p.yaml", text=text, node="n1")).facts
+    assert (f.evidence.line, f.message, f.insufficient_gpu) == (2, "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.", True)
+    # "1/3 nodes are available" is not the scheduler's failure; the Events row is read once, as the row
+    assert not kubectl_pods.detect("1/3 nodes are available: ok\n")
+    got = _parse(kubectl_pods, "kubectl_pods/kubeflow794_pending_insufficient_gpu.txt").facts
+    assert [f.kind for f in got] == ["k8s_pod_event"]
