@@ -194,44 +194,110 @@ def _emit(fb: FactBuilder, line: int, test: str, category: str | None, res: str,
                device=gpu)
 
 
+#: the JSON's status words, every version: dcgmi's ``Pass``/``Fail``/``Warn``/``Skip``/``Not Run``
+#: (Diag::HelperDisplayDiagResult) and nvvs's own upper-case ``PASS``/``FAIL``/``SKIP``/``WARN``
+#: (testing/TestDiagManagerStrings.h)
+_STATUS = {"pass": "Pass", "fail": "Fail", "warn": "Warn", "warning": "Warn", "skip": "Skip", "not run": "Not Run"}
+# "Max stress level of 2128.7 did not exceed ... for GPU 0"   /   "GPU 0: Unable to find hardware diagnostic"
+_GPU_NAMED = re.compile(r"\bGPU\s?(\d+)\b")
+# a DCGM release ("3.3.5", "4.2.3"); nvvs's own JSON names its own version ("1.3", "1.7") there
+_DCGM_VERSION = re.compile(r"^\d+\.\d+\.\d+")
+
+
 def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    """Every shape ``dcgmi diag -j`` and nvvs have printed, keys read by name:
+
+    - DCGM 2.x: ``{"DCGM GPU Diagnostic": {"test_categories": [...]}}``, a result ``{"gpu_ids": "0",
+      "status", "warnings": "<message>"}`` (a string);
+    - DCGM 3.x: results ``{"gpu_id": "0", "status", "warnings": [{"warning", "error_id", ...}]}`` (the
+      Deployment tests' entries say ``"warnings"`` inside, dcgmi/Diag.cpp), the DCGM and driver
+      versions at the top (``"version"``, ``"Driver Version Detected"``);
+    - DCGM 4.x: ``{"DCGM Diagnostic": {...}, "entity_groups": [...], "metadata": {"version", "Driver
+      Version Detected"}}``, results ``{"entity_group": "GPU", "entity_id": 0, "status", "warnings"}`` and
+      a ``test_summary`` per test;
+    - ``--iterations N``: ``{"iterations": [<one of the above>, ...], "Overall Result", "warning"}``;
+    - nvvs's own JSON: ``"gpu_ids": "0,1,2,3"`` (one result for several GPUs), ``"status": "FAIL"``,
+      ``"warnings": ["<message>", ...]`` or ``null``.
+    """
     try:
         doc = json.loads(artefact.text)
     except (ValueError, RecursionError) as exc:  # RecursionError: nested thousands deep
         fb.error(1, f"dcgmi diag -j: not JSON: {exc}")
         return
-    body = doc.get("DCGM GPU Diagnostic") or doc.get("DCGM Diagnostic") or {}
+    docs = doc.get("iterations") if isinstance(doc.get("iterations"), list) else [doc]
     text = artefact.text
-    if isinstance(body, dict) and body.get("runtime_error"):
-        at = text.find('"runtime_error"')
-        msg = str(body["runtime_error"])
-        why = not_comparable(msg)
-        fb.add(DcgmError, artefact.line_of(at) if at >= 0 else 1, message=msg, plugin=None, gpu=None,
-               not_comparable=why is not None, why=why)
     pos = 0
     found: list[tuple[str, str]] = []
-    for cat in body.get("test_categories", []):
-        for t in cat.get("tests", []):
-            name = t.get("name", "?")
-            at = text.find(f'"{name}"', pos)
-            pos = at if at >= 0 else pos
-            line = artefact.line_of(pos) if at >= 0 else 1
-            for r in t.get("results", []):
-                status = r.get("status")
-                if status not in ("Pass", "Fail", "Warn", "Skip", "Not Run"):
-                    continue
-                gid = r.get("gpu_id", r.get("entity_id"))
-                gpu = int(gid) if str(gid).isdecimal() else None
-                warnings = " ".join(w.get("warning", "") for w in r.get("warnings", []) if isinstance(w, dict)) or None
-                _emit(fb, line, name, cat.get("category"), status, gpu, warnings, "json")
-                found.append((name, status))
+    meta: dict[str, str] = {}
+    for one in docs:
+        body = next((one[k] for k in ("DCGM GPU Diagnostic", "DCGM Diagnostic") if k in one), {})
+        if body.get("runtime_error"):
+            at = text.find('"runtime_error"', pos)
+            msg = str(body["runtime_error"])
+            why = not_comparable(msg)
+            fb.add(DcgmError, artefact.line_of(at) if at >= 0 else 1, message=msg, plugin=None, gpu=None,
+                   not_comparable=why is not None, why=why)
+        for where in (one.get("metadata") or {}, one, body):
+            version = where.get("version")
+            if version and _DCGM_VERSION.match(str(version)):
+                meta.setdefault("dcgm_version", str(version))
+            if where.get("Driver Version Detected"):
+                meta.setdefault("driver_version", str(where["Driver Version Detected"]))
+        for cat in body.get("test_categories") or []:
+            for t in cat.get("tests") or []:
+                name = str(t.get("name", "?"))
+                at = text.find(f'"{name}"', pos)
+                pos = at if at >= 0 else pos
+                line = artefact.line_of(pos) if at >= 0 else 1
+                results = t.get("results") or ([t["test_summary"]] if t.get("test_summary") else [])
+                for r in results:
+                    status = _STATUS.get(str(r.get("status", "")).strip().lower())
+                    if status is None:
+                        continue
+                    for gpu, reason in _per_gpu(r, status):
+                        _emit(fb, line, name, cat.get("category"), status, gpu, reason, "json")
+                        found.append((name, status))
     if found:
-        md = body.get("metadata") or {}
-        meta = {k: str(md[m]) for m, k in (("DCGM Version", "dcgm_version"), ("Driver Version Detected", "driver_version")) if md.get(m)}
-        if body.get("version") and "dcgm_version" not in meta:
-            meta["dcgm_version"] = str(body["version"])
         _run(fb, 1, found, meta, None, "json")
     result.lines_used = len(artefact.lines)
+
+
+def _per_gpu(r: dict, status: str) -> list[tuple[int | None, str | None]]:
+    """The GPUs one result is for, each with its warnings. A result for several GPUs (nvvs's
+    ``"gpu_ids": "0,1,2,3"``) that fails is split by the GPU each warning names; one whose warnings
+    name none stays one result for all its GPUs."""
+    group = r.get("entity_group")
+    if "entity_id" in r and group not in (None, "GPU"):
+        ids: list[str] = []  # a CPU, a switch, a NIC: not a GPU
+    else:
+        ids = [g.strip() for g in str(r.get("gpu_id", r.get("entity_id", r.get("gpu_ids", "")))).split(",")]
+    gpus = [int(g) for g in ids if g.isdecimal()]
+    warnings = _warnings(r.get("warnings"))
+    if len(gpus) == 1:
+        return [(gpus[0], " ".join(warnings) or None)]
+    if status in ("Fail", "Warn") and len(gpus) > 1 and warnings:
+        named: dict[int, list[str]] = {}
+        for w in warnings:
+            for g in {int(x) for x in _GPU_NAMED.findall(w)} & set(gpus):
+                named.setdefault(g, []).append(w)
+        if named:
+            return [(g, " ".join(ws)) for g, ws in sorted(named.items())]
+    return [(None, " ".join(warnings) or None)]
+
+
+def _warnings(value: object) -> list[str]:
+    """A result's warnings: a string (DCGM 2.x), a list of strings (nvvs), a list of objects with
+    ``warning`` (or ``warnings``: DCGM 3.x's Deployment entries), or ``null``."""
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if not isinstance(value, list):
+        return []
+    out = []
+    for w in value:
+        msg = w.get("warning", w.get("warnings")) if isinstance(w, dict) else w
+        if isinstance(msg, str) and msg.strip():
+            out.append(msg.strip())
+    return out
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts

@@ -91,3 +91,71 @@ def test_dcgm_health_messages_of_every_version_and_system():
     assert [f.kind for f in r.facts] == ["dcgm_health_incident"] * len(rows)  # not dcgm_error too
     bad = dcgm_log.parse(Artefact(path="x", text="Detected a WARNING in health system Quantum: 'x'\n", node="n1"))
     assert bad.facts == [] and len(bad.errors) == 1
+
+
+def test_diag_json_nvvs13_shape_from_dcgm_repo():
+    """nvvs 1.3's JSON (DCGM's own testing/TestDiagManagerStrings.h, initial commit): upper-case
+    statuses, one result for "gpu_ids": "0,1,2,3" whose warnings each name their GPU, warnings as
+    strings or null."""
+    res = run(dcgmi_diag, "dcgmi_diag/dcgm_repo_nvvs13_sm_stress_fail.json")
+    assert not res.errors
+    rows = [f.rule_view() for f in res.facts if f.kind == "dcgm_diag_result"]
+    fails = [(r["test"], r.get("gpu"), r["reason"]) for r in rows if r["result"] == "Fail"]
+    assert [(t, g) for t, g, _ in fails] == [("sm_stress", 0), ("sm_stress", 2), ("sm_stress", 3)]
+    assert fails[1][2] == "Max stress level of 1096.5 did not exceed desired stress level of 3000.0 for GPU 2"
+    assert ("memory", 0, "Skip") in {(r["test"], r.get("gpu"), r["result"]) for r in rows}
+    assert ("targeted_power", None, "Skip") in {(r["test"], r.get("gpu"), r["result"]) for r in rows}  # "warnings": null
+    (run_,) = [f for f in res.facts if f.kind == "dcgm_diag_run"]
+    assert (run_.failed, run_.dcgm_version) == (3, None)  # "version": "1.3" is nvvs's own, not DCGM's
+
+
+def test_diag_json_per_gpu_shape_from_dcgm_repo():
+    """The same file's PER_GPU_JSON at DCGM 4.6.0: one result per GPU, warnings as objects."""
+    res = run(dcgmi_diag, "dcgmi_diag/dcgm_repo_per_gpu_sm_stress_fail.json")
+    rows = [f.rule_view() for f in res.facts if f.kind == "dcgm_diag_result"]
+    sm = {r.get("gpu"): r["result"] for r in rows if r["test"] == "sm_stress"}
+    assert sm == {0: "Fail", 1: "Pass", 2: "Fail", 3: "Fail"}
+    (mem0,) = [r for r in rows if r["test"] == "memory" and r.get("gpu") == 0]
+    assert mem0["result"] == "Skip" and mem0["reason"].startswith("ECC memory on GPU 0 is not currently active")
+
+
+def _diag_json(text):
+    res = dcgmi_diag.parse(Artefact(path="d.json", text=text, node="n1"))
+    rows = [(f.test, f.gpu, f.result, f.reason) for f in res.facts if f.kind == "dcgm_diag_result"]
+    runs = [f for f in res.facts if f.kind == "dcgm_diag_run"]
+    return rows, runs, res.errors
+
+
+def test_diag_json_dcgm2_string_warnings_and_dcgm3_deployment_entries():
+    # DCGM 2.x dcgmi/Diag.cpp: "gpu_ids" per GPU and "warnings" a string
+    rows, _, _ = _diag_json('{"DCGM GPU Diagnostic": {"test_categories": [{"category": "Hardware", "tests": [{"name": "GPU Memory", '
+                            '"results": [{"gpu_ids": "1", "status": "Fail", "warnings": "GPU 1 had uncorrectable memory errors"}]}]}]}}')
+    assert rows == [("GPU Memory", 1, "Fail", "GPU 1 had uncorrectable memory errors")]
+    # DCGM 3.x: a Deployment entry's message under "warnings" (warningEntry[NVVS_WARNINGS]), versions at the top
+    rows, runs, _ = _diag_json('{"DCGM GPU Diagnostic": {"test_categories": [{"category": "Deployment", "tests": [{"name": "Persistence Mode", '
+                               '"results": [{"gpu_id": 0, "status": "Fail", "warnings": [{"warnings": "Persistence mode for GPU 0 is disabled.", "error_id": 27}]}]}]}]}, '
+                               '"version": "3.3.5", "Driver Version Detected": "535.104.05"}')
+    assert rows == [("Persistence Mode", 0, "Fail", "Persistence mode for GPU 0 is disabled.")]
+    assert (runs[0].dcgm_version, runs[0].driver_version) == ("3.3.5", "535.104.05")
+
+
+def test_diag_json_dcgm4_entities_metadata_summary_and_iterations():
+    one = ('{"DCGM Diagnostic": {"test_categories": [{"category": "Hardware", "tests": ['
+           '{"name": "memory", "results": [{"entity_group": "GPU", "entity_group_id": 1, "entity_id": 2, "status": "Fail", '
+           '"warnings": [{"warning": "GPU 2 had uncorrectable memory errors", "error_id": 3}]}], "test_summary": {"status": "Fail"}}, '
+           '{"name": "cpu_eud", "results": [{"entity_group": "CPU", "entity_group_id": 7, "entity_id": 0, "status": "Pass"}]}, '
+           '{"name": "pcie", "test_summary": {"status": "Skip"}}]}]}, '
+           '"metadata": {"version": "4.2.3", "Driver Version Detected": "570.86.15"}}')
+    rows, runs, errors = _diag_json(one)
+    assert rows == [("memory", 2, "Fail", "GPU 2 had uncorrectable memory errors"), ("cpu_eud", None, "Pass", None), ("pcie", None, "Skip", None)]
+    assert (runs[0].dcgm_version, runs[0].driver_version, runs[0].failed) == ("4.2.3", "570.86.15", 1) and not errors
+    rows, _, _ = _diag_json('{"iterations": [' + one + ", " + one + '], "Overall Result": "Fail"}')
+    assert [r[:3] for r in rows if r[2] == "Fail"] == [("memory", 2, "Fail")] * 2
+
+
+def test_diag_json_value_of_another_type_is_one_problem():
+    for text in ('{"DCGM Diagnostic": {"test_categories": [{"category": "Hardware", "tests": "memory"}]}}',
+                 '{"DCGM Diagnostic": {"test_categories": [{"category": "Hardware", "tests": [{"name": "memory", "results": [7]}]}]}}',
+                 '{"DCGM Diagnostic": []}', '{"iterations": [3, {"DCGM Diagnostic": {}}]}'):
+        _, _, errors = _diag_json(text)
+        assert len(errors) == 1, text
