@@ -123,8 +123,16 @@ def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
         for entity, ent in (node.get("children") or {}).items():
             for system, sysnode in ((ent.get("children") or {}).get("Errors", {}).get("children") or {}).items():
                 incidents.append({"group": group, "entity": entity, "system": system, "value": sysnode.get("value", ""),
-                                  "line": 1, "parts": list(sysnode.get("overflow") or [])})
+                                  "line": 1, "parts": _parts(sysnode.get("overflow"))})
     _emit(fb, (body.get("Overall Health") or {}).get("value"), 1, incidents)
+
+
+def _parts(overflow: object) -> list[str]:
+    """A system's message: DcgmiOutputBoxer writes its pieces as a list (``"overflow": [...]``); a
+    wrapper that joined them into one string is read as one piece, not as its characters."""
+    if isinstance(overflow, str):
+        return [overflow]
+    return [str(p) for p in overflow or []]
 
 
 def _emit(fb: FactBuilder, overall: str | None, overall_line: int, incidents: list[dict]) -> None:

@@ -78,3 +78,12 @@ def test_refusal_alone_is_read_as_a_check_of_nothing():
     # one parse problem (the diagnosis is inconclusive, neither a clean check nor a fault)
     res = _parse((FIX / "watches_not_enabled_dcgm176.txt").read_text())
     assert not res.facts and [e.line for e in res.errors] == [2]
+
+
+def test_json_overflow_as_one_string_is_the_message_not_its_characters():
+    text = ('{"header": ["Health Monitor Report"], "body": {"Overall Health": {"value": "Warning"}, "GPU": {"children": {"0": '
+            '{"value": "Warning", "children": {"Errors": {"children": {"Power system": {"value": "Warning", '
+            '"overflow": "Detected clocks event due to power violation in GPU 0."}}}}}}}}}')
+    res = dcgmi_health.parse(Artefact(path="h.json", text=text, node="n1"))
+    (inc,) = [f for f in res.facts if f.kind == "dcgm_health_incident"]
+    assert inc.message == "Detected clocks event due to power violation in GPU 0." and not res.errors
