@@ -144,10 +144,12 @@ def parse(artefact: Artefact) -> ParseResult:
 
 def _run(fb: FactBuilder, line: int, results: list[tuple[str, str]], meta: dict[str, str], level: int | None, source: str) -> None:
     """The run as a whole: its level (from the command shown, else from the deepest test it ran,
-    knowledge/dcgm.yaml ``levels``), versions and counts."""
+    knowledge/dcgm.yaml ``levels``: a skipped test is listed at lower levels too, DCGM 2.x-3.x
+    print ``EUD Test ... Skip`` in a ``-r 3`` run), versions and counts."""
     level_from = "command" if level is not None else "unknown"
     if level is None and results:
-        names = {t.strip().lower().replace("_", " ") for t, _ in results}
+        ran = [(t, r) for t, r in results if r not in ("Skip", "Not Run")] or results
+        names = {t.strip().lower().replace("_", " ") for t, _ in ran}
         found = [lv["level"] for lv in knowledge()["levels"] if names & {x.replace("_", " ") for x in lv["tests"]}]
         level, level_from = (max(found), "tests") if found else (1, "tests")
     counts = {"Pass": 0, "Warn": 0, "Fail": 0, "Skip": 0}

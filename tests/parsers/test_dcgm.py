@@ -159,3 +159,19 @@ def test_diag_json_value_of_another_type_is_one_problem():
                  '{"DCGM Diagnostic": []}', '{"iterations": [3, {"DCGM Diagnostic": {}}]}'):
         _, _, errors = _diag_json(text)
         assert len(errors) == 1, text
+
+
+def test_diag_json_real_dcgmi_r3_pass_dcgm2():
+    """A real `dcgmi diag -r 3 -j` (microsoft/VirtualClient's example, DCGM 2.x on one GPU): every
+    test read, none failed; the level is 3 although a skipped 'EUD Test' (level 4) is listed."""
+    res = run(dcgmi_diag, "dcgmi_diag/virtualclient_r3_pass_dcgm2.json")
+    rows = [f.rule_view() for f in res.facts if f.kind == "dcgm_diag_result"]
+    assert len(rows) == 16 and {r["result"] for r in rows} == {"Pass", "Skip"} and not res.errors
+    assert {r["test"]: r.get("gpu") for r in rows if r["category"] == "Stress"} == {"Targeted Stress": 0, "Targeted Power": 0, "Memory Bandwidth": 0}
+    (run_,) = [f for f in res.facts if f.kind == "dcgm_diag_run"]
+    assert (run_.level, run_.passed, run_.skipped, run_.failed) == (3, 15, 1, 0)
+
+
+def test_diag_json_body_of_another_type_is_one_problem_on_a_real_file():
+    res = run(dcgmi_diag, "dcgmi_diag/virtualclient_incorrect_shape.json")  # "DCGM GPU Diagnostic": [...]
+    assert [f.kind for f in res.facts] == [] and len(res.errors) == 1

@@ -87,3 +87,12 @@ def test_json_overflow_as_one_string_is_the_message_not_its_characters():
     res = dcgmi_health.parse(Artefact(path="h.json", text=text, node="n1"))
     (inc,) = [f for f in res.facts if f.kind == "dcgm_health_incident"]
     assert inc.message == "Detected clocks event due to power violation in GPU 0." and not res.errors
+
+
+def test_real_json_healthy_report():
+    """A real `dcgmi health -c -j` (microsoft/VirtualClient's example): Overall Health only."""
+    path = Path(__file__).resolve().parents[2] / "fixtures/artefacts/dcgmi_health/virtualclient_health_c_j_healthy.json"
+    text = path.read_text()
+    assert dcgmi_health.detect(text)
+    res = dcgmi_health.parse(Artefact(path="h.json", text=text, node="n1"))
+    assert [(f.kind, f.overall, f.incidents) for f in res.facts] == [("dcgm_health_check", "Healthy", 0)] and not res.errors
