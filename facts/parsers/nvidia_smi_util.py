@@ -50,12 +50,13 @@ KIND = "nvidia_smi_util"
 # # gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk
 # #Date       Time        gpu    pwr  gtemp  mtemp     sm ...   (dmon -o DT)
 _DMON_HEAD = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+.*\bsm\b", re.M)
-# index, name, uuid, pci.bus_id, ..., utilization.gpu [%], ...   (any field set; units in brackets)
-_CSV_HEAD = re.compile(r"^[a-z_][a-z0-9_.]*(?: \[[^\]\n]*\])?(?:, ?[a-z_][a-z0-9_.]*(?: \[[^\]\n]*\])?)*[ \t]*$", re.M)
+# index, name, uuid, pci.bus_id, ..., utilization.gpu [%], ...   (any field set; units in brackets;
+# a few names are camel-cased: encoder.stats.sessionCount, encoder.stats.averageFps, ...averageLatency)
+_CSV_HEAD = re.compile(r"^[a-z_][A-Za-z0-9_.]*(?: \[[^\]\n]*\])?(?:, ?[a-z_][A-Za-z0-9_.]*(?: \[[^\]\n]*\])?)*[ \t]*$", re.M)
 # nvidia-smi --query-gpu=index,pci.bus_id,temperature.gpu --format=csv,noheader,nounits
 _CMD_QUERY = re.compile(r"--query-gpu[= ](?P<fields>[\w.,]+)")
 _CMD_FORMAT = re.compile(r"--format[= ](?P<fmt>[\w,]+)")
-_FIELD = re.compile(r"^[a-z_][a-z0-9_.]*$")
+_FIELD = re.compile(r"^[a-z_][A-Za-z0-9_.]*$")
 #: literals one of which a query header or command holds (detect's cheap gate)
 _QUERY_GATES = ("--query-gpu", "pci.bus_id", "temperature.gpu", "utilization.gpu", "memory.used", "power.draw",
                 "clocks_throttle_reasons.", "clocks_event_reasons.", "ecc.errors.", "retired_pages.",

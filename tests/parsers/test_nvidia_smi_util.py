@@ -44,3 +44,19 @@ def test_bad_value_is_a_parse_error_and_other_text_is_not_claimed():
     assert [(e.line, "not a number" in e.message) for e in r.errors] == [(3, True)]
     assert not nvidia_smi_util.detect((FIX.parent / "mpstat" / "mpstat_all_busy.txt").read_text())
     assert not mpstat.detect((FIX / "dmon_idle.txt").read_text())
+
+
+def test_real_query_gpu_csv_every_field_camel_case_names_detected():
+    """utkuozdemir/nvidia_gpu_exporter's samples/sample-output.csv (d8cb171): `--query-gpu=` every field
+    of driver 471.11 (RTX 2080 SUPER, Windows), index and pci.bus_id among them. Its header holds
+    nvidia-smi's camel-cased names (encoder.stats.sessionCount, ...averageFps): detect() missed it."""
+    name = "nvidia_gpu_exporter_sample_all_fields_rtx2080s.csv"
+    text = (FIX / name).read_text()
+    assert nvidia_smi_util.detect(text[:4096])
+    r = _parse(name)
+    assert r.errors == []
+    kinds = {f.kind: f for f in r.facts}
+    assert (kinds["gpu_util_series"].index, kinds["gpu_util_series"].pci_bus_id, kinds["gpu_util_series"].mean_pct) == (0, "0000:0c:00.0", 2.0)
+    assert (kinds["gpu_info"].name, kinds["gpu_info"].driver_version) == ("NVIDIA GeForce RTX 2080 SUPER", "471.11")
+    active = {f.reason for f in r.facts if f.kind == "gpu_clock_reason" and f.active}
+    assert active == {"gpu_idle"}
