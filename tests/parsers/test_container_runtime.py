@@ -80,7 +80,7 @@ def test_refusal_in_bold_above_an_nvsmi_log_is_read():
     # alone says the container never got a GPU (before: no reader read it and the bundle was healthy)
     from pathlib import Path
     text = (Path(__file__).resolve().parents[2] / "fixtures/artefacts/container_runtime/"
-            "nvdocker1352_markdown_bold_with_nvsmi_header.txt").read_text()
+            "nvdocker1352_markdown_bold_paste_with_nvsmi_header.txt").read_text()
     assert container_runtime.detect(text)
     (f,) = parse_text(text).facts
     assert (f.reason, f.runtime, f.gpu, f.evidence.line) == ("no_gpu_device_driver", "", True, 1)
