@@ -157,10 +157,16 @@ def checked_components(coverage: Coverage, exclude: set[str] = frozenset()) -> d
     for fc in coverage.files:
         if fc.path in exclude:
             continue
-        for kind in fc.read_by:
-            for comp in kinds[kind].covers if kind in kinds else ():
-                out[comp][fc.path] = None
+        for comp in file_checks(fc, kinds):
+            out[comp][fc.path] = None
     return {comp: list(paths) for comp, paths in sorted(out.items())}
+
+
+def file_checks(fc, kinds) -> list[str]:
+    """The components a file checked: of each reader that read it, what its facts showed when
+    its kind declares ``checks`` (knowledge/coverage.yaml), else its kind's ``covers``."""
+    return [comp for kind in fc.read_by if kind in kinds
+            for comp in (fc.checks[kind] if kind in fc.checks else kinds[kind].covers)]
 
 
 def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPUT) -> tuple[str, str | None]:
@@ -235,7 +241,7 @@ def unchecked_nodes(coverage: Coverage, exclude: set[str] = frozenset()) -> dict
         if fc.node == "unknown":
             continue
         files[fc.node].append(fc.path)
-        if fc.path not in exclude and any(needs & set(kinds[k].covers) for k in fc.read_by if k in kinds):
+        if fc.path not in exclude and needs.intersection(file_checks(fc, kinds)):
             checked.add(fc.node)
     for u in coverage.uninformative:  # read, and nothing in it: it checks nothing of its node
         if u.node not in (None, "unknown"):

@@ -1,7 +1,7 @@
 """The project's vocabulary read from ``knowledge/``: causes, components, actions."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from stethoscope.facts import knowledge
@@ -60,13 +60,35 @@ class ArtefactCoverage:
     #: fact kinds that alone check nothing (a kernel log's boot banner): a file whose reader made
     #: only these was not read for what the kind covers
     context: tuple[str, ...] = ()
+    #: fact kind -> (the components a fact of it checks, the fact's field that names one
+    #: instead, {field: values that check nothing}); empty: every file read checks ``covers``
+    checks: dict = field(default_factory=dict, compare=False)
+
+    def shown(self, facts, folded_kinds=()) -> list[str]:
+        """The components that ``facts`` (and readings folded unbuilt, by kind) of one file show
+        it checked: ``covers`` when the kind declares no ``checks``."""
+        if not self.checks:
+            return list(self.covers)
+        out: set[str] = set()
+        for kind in folded_kinds:
+            out.update(self.checks.get(kind, ((),))[0])
+        for f in facts:
+            comps, name, unless = self.checks.get(f.kind, ((), None, None))
+            out.update(comps)
+            if name and not any(getattr(f, k, None) in vs for k, vs in unless.items()):
+                out.add(getattr(f, name, None))
+        return [c for c in self.covers if c in out]
+
+
+def _checks(raw: dict) -> dict:
+    return {k: (tuple(v), None, {}) if isinstance(v, list) else ((), v.field, v.unless) for k, v in raw.items()}
 
 
 @lru_cache(maxsize=1)
 def load_coverage() -> dict[str, ArtefactCoverage]:
     raw = knowledge.load("coverage.yaml").kinds
     return {k: ArtefactCoverage(component=v.component, covers=tuple(v.covers), document=v.document, log=v.log,
-                                 context=tuple(v.context)) for k, v in raw.items()}
+                                 context=tuple(v.context), checks=_checks(v.checks)) for k, v in raw.items()}
 
 
 @dataclass(frozen=True)

@@ -118,6 +118,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         return out
     used = 0
     read_by: list[str] = []
+    checks: dict[str, list[str]] = {}
     for p in kinds:
         try:
             res: ParseResult = p.parse(art)
@@ -140,6 +141,8 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         if any(f.kind not in context for f in res.facts) or any(k not in context for _n, k in res.folded) \
                 or (res.lines_used and not res.facts and not res.folded):
             read_by.append(p.KIND)  # made only context facts (a boot banner): read nothing it checks
+            if p.KIND in _shown_kinds():  # what it checked depends on what the file showed
+                checks[p.KIND] = load_coverage()[p.KIND].shown(res.facts, [k for _n, k in res.folded])
         out.errors.extend(ParseProblem(path=e.path, line=e.line, message=e.message, parser=p.KIND) for e in res.errors)
         out.limits.extend(LimitHit(limit=h.limit, path=h.path, line=h.line, detail=h.detail) for h in res.limits)
         for kind, (n, line) in res.capped.items():
@@ -151,7 +154,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         out.facts.extend(unread_failures(art, _cited_lines(art.path, out), owners).facts)
     out.coverage = FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node,
                                 facts=len(out.facts) + sum(slot[2] for slot in folded.values()), skipped_lines=max(0, art.nonblank_lines() - used),
-                                read_by=read_by)
+                                read_by=read_by, checks=checks)
     if router is not None:
         out.facts = router.route(out.facts, folded)
     art.router = None
@@ -166,6 +169,11 @@ def _document_kinds() -> frozenset[str]:
 @lru_cache(maxsize=1)
 def _context_kinds() -> dict[str, tuple[str, ...]]:
     return {k: c.context for k, c in load_coverage().items() if c.context}
+
+
+@lru_cache(maxsize=1)
+def _shown_kinds() -> frozenset[str]:
+    return frozenset(k for k, c in load_coverage().items() if c.checks)
 
 
 @lru_cache(maxsize=1)

@@ -215,6 +215,8 @@ def _merge_window(obs: Observation, rows: dict[str, FileCoverage], res: parse_po
     row.facts += res.coverage.facts
     row.skipped_lines += res.coverage.skipped_lines
     row.read_by += [k for k in res.coverage.read_by if k not in row.read_by]
+    for k, comps in res.coverage.checks.items():
+        row.checks[k] = list(dict.fromkeys(row.checks.get(k, []) + comps))
 
 
 def _limits(raw: RawBundle) -> list[LimitHit]:

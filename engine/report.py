@@ -64,6 +64,7 @@ class FileCoverage(_M):
     facts: int
     skipped_lines: int
     read_by: list[str] = Field(default_factory=list, description="the parsers (of 'kind') that read at least one line of the file: only these count as evidence that a subsystem was checked")
+    checks: dict[str, list[str]] = Field(default_factory=dict, description="of the parsers in 'read_by' whose kind declares 'checks' (knowledge/coverage.yaml): the components the facts they read show checked (a dcgmi diag's tests that ran); the others check their kind's 'covers'")
 
 
 class ParseProblem(_M):

@@ -119,12 +119,31 @@ class FactRouting(_M):
         return self
 
 
+class CoverageByField(_M):
+    """A fact kind whose own field names the component it checked (``dcgm_diag_result.component``:
+    the test's, knowledge/dcgm.yaml), unless another field has one of the listed values (a test
+    that was skipped checked nothing)."""
+
+    field: str
+    unless: dict[str, list[str | bool]] = Field(default_factory=dict)
+
+
 class CoverageKind(_M):
     component: ComponentId
     covers: list[ComponentId] = Field(default_factory=list)
     document: bool = False
     log: bool = False
     context: list[str] = Field(default_factory=list)
+    #: what a file of this kind checked depends on what it showed: fact kind -> the components a
+    #: fact of it checks (or the fact's field that names one); a file checks only those
+    checks: dict[FactKind, list[ComponentId] | CoverageByField] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _checks_within_covers(self) -> "CoverageKind":
+        stray = sorted({c for v in self.checks.values() if isinstance(v, list) for c in v} - set(self.covers))
+        if stray:
+            raise ValueError(f"checks names components the kind does not cover: {stray}")
+        return self
 
 
 class Coverage(_M):

@@ -138,3 +138,64 @@ def test_a_diagnostic_that_gave_no_verdict_is_no_evidence_of_health(tmp_path, ru
     shutil.copy(Path(__file__).resolve().parent.parent / "fixtures/bundles/h200-healthy/bundle/vm/smi.txt", tmp_path / "b" / "smi.txt")
     rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
     assert "gave no verdict" in (rep.reason or "")  # still said: the diagnostic did not run
+
+
+# --- what a file checked is what it showed (knowledge/coverage.yaml `checks`) -------------------
+# Each of these said HEALTHY with every component its kind can check listed as checked, whatever
+# the file showed of it.
+
+def _checked(rep) -> list[str]:
+    return [c.component for c in rep.checked]
+
+
+def test_dcgmi_diag_checks_only_what_its_tests_that_ran_check(ruleset, tmp_path):
+    # microsoft/VirtualClient's 'dcgmi diag -r 3 -j' (DCGM 2.x): no NVLink / nvbandwidth test ran,
+    # yet dcgmi_diag's covers listed nvlink as checked
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/dcgmi-diag.json": ART / "dcgmi_diag" / "virtualclient_r3_pass_dcgm2.json"}),
+                          ruleset, jobs=1)
+    assert rep.verdict == "healthy", [f.summary for f in rep.findings]
+    assert _checked(rep) == ["driver", "gpu", "gpu_memory", "pcie", "power_thermal"]
+
+
+def test_dcgmi_diag_of_deployment_checks_alone_checks_no_gpu(ruleset, tmp_path):
+    # NVIDIA/autopilot#68's table: the Deployment (software) checks alone, which load libraries and
+    # read the denylist: no test of the GPU, its memory, PCIe or NVLink ran
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/dcgmi-diag.txt": ART / "dcgmi_diag" / "autopilot68_dcgm335_metadata_excerpt.txt"}),
+                          ruleset, jobs=1)
+    assert _checked(rep) == ["driver"], rep.reason
+
+
+def test_nvidia_smi_q_section_checks_only_that_section(ruleset, tmp_path):
+    # 'nvidia-smi -q -d TEMPERATURE': no ECC, remapped-row, PCIe or fabric section, yet all were
+    # listed as checked
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/smi.txt": ART / "nvidia_smi_q" / "nvidia-smi-q-TEMPERATURE.txt"}), ruleset, jobs=1)
+    assert rep.verdict == "healthy", [f.summary for f in rep.findings]
+    assert _checked(rep) == ["gpu", "power_thermal"]
+
+
+def test_nvidia_smi_q_whole_output_checks_every_section(ruleset, tmp_path):
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/smi.txt": ART / "nvidia_smi_q" / "nvidia-smi-q.txt"}), ruleset, jobs=1)
+    assert _checked(rep) == ["gpu", "gpu_memory", "nvlink", "pcie", "power_thermal"]
+
+
+def test_ibstat_without_a_port_checks_no_network(ruleset, tmp_path):
+    # an ibstat that found no HCA shows no port: it was listed as having checked the network
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/ibstat.txt": ART / "ibstat" / "empty_session_no_hca.txt"}), ruleset, jobs=1)
+    assert rep.verdict == "inconclusive"
+    assert rep.checked == []
+
+
+def test_a_checks_field_is_a_field_of_its_fact():
+    from stethoscope.facts.model import Fact
+    load_parsers()  # every fact class imported
+
+    def classes(c):
+        for s in c.__subclasses__():
+            yield s
+            yield from classes(s)
+    by_kind = {c.model_fields["kind"].default: c for c in classes(Fact) if "kind" in c.model_fields}
+    for name, cov in load_coverage().items():
+        for kind, (_comps, field, unless) in cov.checks.items():
+            if field:
+                fields = by_kind[kind].model_fields
+                assert field in fields and set(unless) <= set(fields), (name, kind)
