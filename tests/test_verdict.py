@@ -199,3 +199,13 @@ def test_a_checks_field_is_a_field_of_its_fact():
             if field:
                 fields = by_kind[kind].model_fields
                 assert field in fields and set(unless) <= set(fields), (name, kind)
+
+
+def test_kernel_log_without_the_driver_s_lines_checks_no_gpu(ruleset, tmp_path):
+    # a dmesg of PCIe AER lines alone: nothing of the NVIDIA driver, so its silence about Xids says
+    # nothing; it was listed as having checked the GPU, its memory, NVLink and the driver
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/dmesg.txt": ART / "kernel_log" / "dmesg_aer_correctable_no_details.log"}),
+                          ruleset, jobs=1)
+    assert _checked(rep) == ["pcie"]
+    rep = diagnose_bundle(_bundle(tmp_path / "2", {"node1/dmesg.txt": ART / "kernel_log" / "dmesg-nvrm.log"}), ruleset, jobs=1)
+    assert _checked(rep) == ["driver", "gpu", "gpu_memory", "nvlink", "pcie"]
