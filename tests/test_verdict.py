@@ -209,3 +209,20 @@ def test_kernel_log_without_the_driver_s_lines_checks_no_gpu(ruleset, tmp_path):
     assert _checked(rep) == ["pcie"]
     rep = diagnose_bundle(_bundle(tmp_path / "2", {"node1/dmesg.txt": ART / "kernel_log" / "dmesg-nvrm.log"}), ruleset, jobs=1)
     assert _checked(rep) == ["driver", "gpu", "gpu_memory", "nvlink", "pcie"]
+
+
+def test_dcgm_exporter_scrape_checks_only_the_families_it_holds(ruleset, tmp_path):
+    # NVIDIA/dcgm-exporter#326's scrape: the Xid and framebuffer-free gauges alone, listed as having
+    # checked the GPU's memory, temperatures and PCIe as well
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/metrics.txt": ART / "dcgm_exporter_scrape" / "dcgm_exporter326_xid_fb.txt"}),
+                          ruleset, jobs=1)
+    assert _checked(rep) == ["gpu"], rep.reason
+
+
+def test_steth_probe_copy_run_alone_checks_nothing(ruleset, tmp_path):
+    # the probe's copy bandwidths (judged against a baseline, not alone) were listed as a check
+    # of the GPU and its memory; its burn, whose products are compared, is one
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/probe.txt": ART / "steth_probe" / "device_h200_copy_run1.txt"}), ruleset, jobs=1)
+    assert rep.verdict == "inconclusive" and rep.checked == []
+    rep = diagnose_bundle(_bundle(tmp_path / "2", {"node1/probe.txt": ART / "steth_probe" / "device_h200_burn_run1.txt"}), ruleset, jobs=1)
+    assert rep.verdict == "healthy" and _checked(rep) == ["gpu", "gpu_memory"]
