@@ -3,7 +3,8 @@ scheduling: ``sinfo -R``, ``sinfo -lNe``, ``scontrol show node``, slurmctld's an
 lines, and a job client's refusal of a GRES request.
 
 Sample content (real: SlinkyProject/containers#14, aws-samples/aws-plugin-for-slurm#10,
-elasticluster/elasticluster#272, SckyzO/slurm_exporter#198, mehta-lab/recOrder#482)::
+elasticluster/elasticluster#272, SckyzO/slurm_exporter#198, mehta-lab/recOrder#482,
+clustervision/trinity#506, Azure/az-hop#686)::
 
     REASON               USER      TIMESTAMP           NODELIST
     gres/gpu count repor slurm     2026-04-14T06:39:53 slinky-0
@@ -12,6 +13,9 @@ elasticluster/elasticluster#272, SckyzO/slurm_exporter#198, mehta-lab/recOrder#4
     NodeName=gpu02 Arch=x86_64 CoresPerSocket=4
        State=DOWN+NOT_RESPONDING ThreadsPerCore=2 TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A
     srun: error: Unable to create step for job 16413634: Invalid generic resource (gres) specification
+    [2015-11-10T12:32:02.284] error: Nodes c001 not responding, setting DOWN
+    [2021-12-14T09:52:21.414] debug:  Node hb120v2-2 has low real_memory size (435161 < 443596)
+    [2021-12-14T09:52:21.414] error: _slurm_rpc_node_registration node=hb120v2-2: Invalid argument
 
 The forms, from Slurm's source (SchedMD/slurm; the tags named are where a form begins):
 
@@ -30,6 +34,15 @@ The forms, from Slurm's source (SchedMD/slurm; the tags named are where a form b
 - the errno texts ``Invalid generic resource (gres) specification`` (ESLURM_INVALID_GRES) and
   ``Invalid GRES specification (with and without type identification)`` (ESLURM_INVALID_GRES_TYPE),
   src/common/slurm_errno.c, that sbatch, srun and salloc print when the controller refuses a request.
+- slurmctld's log of a node it takes out: ``error: Nodes <hostlist> not responding, setting DOWN``
+  (src/slurmctld/ping_nodes.c; the reason it records is ``Not responding``; a bare ``Nodes ... not
+  responding`` is a missed ping, and ``Node <n> now responding`` its recovery: read, no fact);
+  ``Setting node %s state to DRAIN`` (17.11) / ``DOWN`` without a reason; a refused registration
+  ``_slurm_rpc_node_registration node=%s: %s`` (src/slurmctld/proc_req.c, the errno text; state
+  INVAL) after ``Node %s has low real_memory size (F < C)`` (or ``(F / C) < P%``), ``low
+  socket*core*thread count``, ``low socket*core count``, ``low cpu count``, ``low tmp_disk size``
+  (node_mgr.c; error() to 17.11, debug() since), whose recorded reason (``Low RealMemory``, ...) and
+  figures become the fact's reason. One fact a node: its other lines are that fact's echo.
 - slurmd's GPU autodetection (src/interfaces/gpu.c; src/common/gpu.c 19.05 to 22.05, where they
   were fatal): ``We were configured to autodetect nvml functionality, but we weren't able to find
   that lib when Slurm was configured.`` (Slurm built without NVML), ``We were configured with nvml
@@ -100,8 +113,29 @@ _NODENAME = re.compile(r"^\s*NodeName=(?P<name>[\w.-]{1,128})(?:\s|$)")
 _STATE = re.compile(r"^\s*State=(?P<state>[A-Z][A-Z_]{1,24}[*~#!%$@^-]?(?:\+[A-Z][A-Z_]{1,24})*)(?:\s|$)")
 # Reason=<text> [<user>@<time>]   (src/api/node_info.c: "Reason=" the reason, then " [%s@%s]" user and time)
 _REASON = re.compile(r"^\s*Reason=(?P<reason>[^\n]*?)(?:\s+\[[\w.$-]{1,64}@[\dT:-]{8,24}\])?\s*$")
-# error: Setting node <name> state to INVAL with reason:<reason>   (src/slurmctld/node_mgr.c: "Setting node %s state to INVAL with reason:%s")
-_INVAL = re.compile(r"\bSetting node (?P<name>[\w.-]{1,128}) state to (?P<state>INVAL|DRAIN|DOWN) with reason:(?P<reason>[^\n]*?)\s*$")
+# error: Setting node <name> state to INVAL with reason:<reason>   (src/slurmctld/node_mgr.c: "Setting node %s state to INVAL with reason:%s";
+#   20.11 "... to DRAIN with reason:%s"; 17.11 "Setting node %s state to DRAIN" and every release's "Setting node %s state to DOWN" name none)
+_INVAL = re.compile(r"\bSetting node (?P<name>[\w.-]{1,128}) state to (?P<state>INVAL|DRAIN|DOWN)(?: with reason:(?P<reason>[^\n]*?))?\s*$")
+# [2015-11-10T12:32:02.284] error: Nodes c001 not responding, setting DOWN      (clustervision/trinity#506)
+# [2015-11-10T12:20:19.846] error: Nodes c002 not responding                   (a missed ping: set DOWN only after SlurmdTimeout)
+#   (src/slurmctld/ping_nodes.c: error("Nodes %s not responding, setting DOWN", host_str), then the reason "Not responding";
+#    node_mgr.c node_not_resp_log(): error("Nodes %s not responding", host_str); 2.x to 26.x, a ranged hostlist)
+_NOT_RESPONDING = re.compile(r"\berror: Nodes (?P<nodes>[\w.\[\],-]{1,256}) not responding(?P<down>, setting DOWN)?\s*$")
+# [2015-11-10T12:20:22.953] Node c002 now responding      (node_mgr.c: info("Node %s now responding", node_ptr->name))
+_NOW_RESPONDING = re.compile(r"\bNode [\w.-]{1,128} now responding\s*$")
+# [2021-12-14T09:52:21.414] debug:  Node hb120v2-2 has low real_memory size (435161 < 443596)      (Azure/az-hop#686)
+#   (node_mgr.c validate_node_specs(): "Node %s has low real_memory size (%"PRIu64" < %"PRIu64")", 25.x "(%"PRIu64" / %"PRIu64") < %.2f%%";
+#    "low socket*core*thread count (%d < %d)", 17.11 "low socket*core count (%d < %d)", "low cpu count (%u < %u)",
+#    "low tmp_disk size (%u < %u)": error() up to 17.11 with FastSchedule=1, debug() since; each adds the reason below and drains)
+_LOW = re.compile(r"\b(?P<level>error|debug): +Node (?P<name>[\w.-]{1,128}) has low (?P<what>real_memory size|socket\*core\*thread count"
+                  r"|socket\*core count|cpu count|tmp_disk size) (?P<figures>\((?:\d{1,20} [<] \d{1,20}|\d{1,20} / \d{1,20})\)(?: < [\d.]{1,8}%)?)")
+#: the reason slurmctld records for each (xstrcat(reason_down, ...) beside each message)
+_LOW_REASON = {"real_memory size": "Low RealMemory", "socket*core*thread count": "Low socket*core*thread count",
+               "socket*core count": "Low socket*core count", "cpu count": "Low CPUs", "tmp_disk size": "Low TmpDisk"}
+# [2021-12-14T09:52:21.414] error: _slurm_rpc_node_registration node=hb120v2-2: Invalid argument      (Azure/az-hop#686)
+#   (src/slurmctld/proc_req.c: error("_slurm_rpc_node_registration node=%s: %s", ..., slurm_strerror(error_code)); later
+#    error("%s node=%s: %s", __func__, ...): the registration refused, the node INVAL and drained)
+_REGISTRATION = re.compile(r"\b_slurm_rpc_node_registration node=(?P<name>[\w.-]{1,128}): (?P<error>[^\n]{1,200}?)\s*$")
 # gres/gpu count repor        (SlinkyProject/containers#14, sinfo -R's 20 columns)
 # "%s count reported lower than configured (%"PRIu64" < %"PRIu64")"   "%s count too low (...)"   "%s:%s count too low (...)"
 #   (src/interfaces/gres.c, %s = "gres/gpu"; the second %s a GRES type)
@@ -176,8 +210,35 @@ def _scontrol_block(b: FactBuilder, block: dict) -> None:
         b.add(SlurmGresCountLow, reason[0], node=node, node_name=name or node, **g)
 
 
+class _CtldLog:
+    """slurmctld's log lines about one node: one fact for the node however many lines say it
+    (a low-resource line, "Setting node ... state to ...", the refused registration: the rest are
+    that fact's echo); a low-resource line gives the reason when the later line gives none."""
+
+    def __init__(self, b: FactBuilder):
+        self.b = b
+        self.low: dict[str, tuple[int, str, bool]] = {}  # node -> (line, reason, error level)
+        self.reported: set[str] = set()
+
+    def node(self, no: int, name: str, state: str, reason: str | None) -> None:
+        low = self.low.pop(name, None)
+        if name in self.reported:
+            return
+        self.reported.add(name)
+        if not reason or reason == "Invalid argument":  # EINVAL: the low-resource line says which
+            reason = low[1] if low else (reason or "")
+        _node(self.b, no, name, state, reason)
+
+    def finish(self) -> None:
+        # an error-level low-resource line (up to 17.11, FastSchedule=1) always drained the node; a
+        # debug one did only where a refused registration follows (17.11's FastSchedule=0 did not)
+        for name, (no, reason, error) in self.low.items():
+            if error and name not in self.reported:
+                _node(self.b, no, name, "INVAL", reason)
+
+
 def detect(head: str) -> bool:
-    return any(p.search(head) for p in _DETECT)
+    return any(p.search(head) for p in _DETECT) or any(key in head and p.search(head) for key, p in _DETECT_GATED)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -187,6 +248,7 @@ def parse(artefact: Artefact) -> ParseResult:
     r_table = _R_HEADER.search(text) is not None
     n_table = _N_HEADER.search(text) is not None
     block: dict = {}
+    log = _CtldLog(b)
     for no, line in enumerate(artefact.lines, 1):
         if _R_HEADER.match(line) or _N_HEADER.match(line):
             result.lines_used += 1
@@ -217,7 +279,19 @@ def parse(artefact: Artefact) -> ParseResult:
                 _node(b, no, m["nodes"], m["state"], reason, cut=len(reason) >= _SINFO_REASON_WIDTH)
         elif (m := _INVAL.search(line)) is not None:
             result.lines_used += 1
-            _node(b, no, m["name"], m["state"], m["reason"])
+            log.node(no, m["name"], m["state"], m["reason"])
+        elif (m := _NOT_RESPONDING.search(line)) is not None:
+            result.lines_used += 1
+            if m["down"]:
+                log.node(no, m["nodes"], "DOWN", "Not responding")
+        elif _NOW_RESPONDING.search(line) is not None:
+            result.lines_used += 1
+        elif (m := _LOW.search(line)) is not None:
+            result.lines_used += 1
+            log.low[m["name"]] = (no, f"{_LOW_REASON[m['what']]} {m['figures']}", m["level"] == "error")
+        elif (m := _REGISTRATION.search(line)) is not None:
+            result.lines_used += 1
+            log.node(no, m["name"], "INVAL", m["error"])
         elif (m := _REQUEST.search(line)) is not None:
             result.lines_used += 1
             c = _CLIENT.search(line, 0, m.start())
@@ -233,6 +307,7 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
             b.add(SlurmMigWithoutInstances, no, stopped=m["level"] == "fatal")
     _scontrol_block(b, block)
+    log.finish()
     return result
 
 
@@ -242,9 +317,13 @@ _SIGNATURE_STATE = re.compile(r"^\s*State=(?:IDLE|ALLOCATED|ALLOC|MIXED|DOWN|ERR
 _SIGNATURE_GRES = re.compile(r"gres/[\w-]{1,32}(?::[^\s(]{1,64})? count (?:r|t)")
 
 _DETECT = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES, _REQUEST, _AUTODETECT, _INVAL, _MIG_NONE)
+# slurmctld's node lines, each behind a literal of its own (a regex over every position of a large file costs)
+_DETECT_GATED = ((" not responding", _NOT_RESPONDING), ("_slurm_rpc_node_registration node=", _REGISTRATION),
+                 (" has low ", _LOW))
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES,
               r"Invalid (?:generic resource \(gres\)|GRES) specification",
               r"configured (?:to autodetect|with) nvml functionality", r"Configured with (?:rsmi|oneAPI), but ",
-              r"state to (?:INVAL|DRAIN|DOWN) with reason:", r"MIG mode is enabled, but no MIG devices were found")
+              r"Setting node \S+ state to (?:INVAL|DRAIN|DOWN)\b", r"MIG mode is enabled, but no MIG devices were found",
+              r"error: Nodes \S+ not responding", r"_slurm_rpc_node_registration node=", r"Node \S+ has low (?:real_memory|socket|cpu|tmp_disk)")

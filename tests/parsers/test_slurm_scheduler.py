@@ -109,3 +109,47 @@ def test_near_misses_give_nothing():
     assert parse_text("Low RealMemory       root      2019-05-07T18:16:10 node1\n").facts == []
     assert not p.detect("JobState=RUNNING Reason=None\n")
     assert parse_text("").facts == []
+
+
+def test_slurmctld_nodes_not_responding_setting_down():
+    # trinity#506: two missed pings that recovered ("now responding"), then both nodes set DOWN
+    down = facts_of(FIX / "trinity506_slurmctld_nodes_not_responding_setting_down.log", "slurm_node_unavailable")
+    assert [(f.evidence.line, f.node, f.state, f.reason) for f in down] == [
+        (9, "c001", "DOWN", "Not responding"), (10, "c002", "DOWN", "Not responding")]
+    res = parse_text((FIX / "trinity506_slurmctld_nodes_not_responding_setting_down.log").read_text())
+    assert res.lines_used == 7  # the three missed pings, two recoveries and two DOWNs; not the start-up chatter
+    # a ranged hostlist stays as printed (ping_nodes.c logs hostlist_ranged_string)
+    (f,) = parse_text("[2020-01-01T00:00:00.000] error: Nodes gpu[01-02] not responding, setting DOWN\n").facts
+    assert (f.node_name, f.state) == ("gpu[01-02]", "DOWN")
+    # near misses: another daemon's wording, and a controller not responding (backup.c) are not a node's
+    assert not p.detect("ControlMachine ctl1 not responding, BackupController1 ctl2 taking over\n")
+    assert parse_text("error: Nodes c002 not responding\nNode c002 now responding\n").facts == []
+
+
+def test_slurmctld_registration_refused_for_low_memory():
+    # az-hop#686 (Slurm 20.11): the low-memory line at debug level, then the refused registration (EINVAL)
+    (f,) = facts_of(FIX / "azhop686_slurmctld_low_real_memory_registration_refused.log", "slurm_node_unavailable")
+    assert (f.evidence.line, f.node, f.state, f.reason) == (2, "hb120v2-2", "INVAL", "Low RealMemory (435161 < 443596)")
+
+
+def test_slurmctld_registration_lines_one_fact_a_node():
+    # node_mgr.c's formats filled in: 17.11 (error level, "Setting node %s state to DRAIN"), 25.x's percentage form,
+    # and 23.02+'s INVAL line with a GRES reason followed by the refused registration: one fact a node
+    old = ("[2018-01-01T00:00:00.000] error: Node n1 has low real_memory size (63622 < 64000)\n"
+           "[2018-01-01T00:00:00.000] error: Setting node n1 state to DRAIN\n"
+           "[2018-01-01T00:00:00.000] error: _slurm_rpc_node_registration node=n1: Invalid argument\n")
+    assert [(f.evidence.line, f.state, f.reason) for f in parse_text(old).facts] == [(2, "DRAIN", "Low RealMemory (63622 < 64000)")]
+    alone = "[2018-01-01T00:00:00.000] error: Node n2 has low socket*core*thread count (8 < 16)\n"
+    assert [(f.state, f.reason) for f in parse_text(alone).facts] == [("INVAL", "Low socket*core*thread count (8 < 16)")]
+    new = ("slurmctld: debug:  Node n3 has low real_memory size (1000 / 2000) < 90.00%\n"
+           "slurmctld: error: Setting node n3 state to INVAL with reason:gres/gpu count reported lower than configured (3 < 4)\n"
+           "slurmctld: error: _slurm_rpc_node_registration node=n3: Invalid argument\n")
+    facts = parse_text(new).facts
+    assert [(f.kind, f.evidence.line) for f in facts] == [("slurm_node_unavailable", 2), ("slurm_gres_count_low", 2)]
+    assert (facts[1].found, facts[1].configured) == (3, 4)
+    # a debug low line with no refusal after it (17.11 with FastSchedule=0 kept the node): read, no fact
+    assert parse_text("debug:  Node n4 has low real_memory size (1 < 2)\n").facts == []
+    # the registration refused with the GRES errno: a node's registration, not a job's request
+    gres = "error: _slurm_rpc_node_registration node=g1: Invalid generic resource (gres) specification\n"
+    assert [(f.kind, f.state, f.reason) for f in parse_text(gres).facts] == [
+        ("slurm_node_unavailable", "INVAL", "Invalid generic resource (gres) specification")]
