@@ -141,48 +141,36 @@ def test_a_diagnostic_that_gave_no_verdict_is_no_evidence_of_health(tmp_path, ru
 
 
 # --- what a file checked is what it showed (knowledge/coverage.yaml `checks`) -------------------
-# Each of these said HEALTHY with every component its kind can check listed as checked, whatever
-# the file showed of it.
-
-def _checked(rep) -> list[str]:
-    return [c.component for c in rep.checked]
-
-
-def test_dcgmi_diag_checks_only_what_its_tests_that_ran_check(ruleset, tmp_path):
-    # microsoft/VirtualClient's 'dcgmi diag -r 3 -j' (DCGM 2.x): no NVLink / nvbandwidth test ran,
-    # yet dcgmi_diag's covers listed nvlink as checked
-    rep = diagnose_bundle(_bundle(tmp_path, {"node1/dcgmi-diag.json": ART / "dcgmi_diag" / "virtualclient_r3_pass_dcgm2.json"}),
-                          ruleset, jobs=1)
-    assert rep.verdict == "healthy", [f.summary for f in rep.findings]
-    assert _checked(rep) == ["driver", "gpu", "gpu_memory", "pcie", "power_thermal"]
-
-
-def test_dcgmi_diag_of_deployment_checks_alone_checks_no_gpu(ruleset, tmp_path):
+# Each file of the first group was listed as having checked every component its kind can check
+# (several said HEALTHY so), whatever it showed of them. (file, verdict or None, checked)
+SHOWN = [
+    # microsoft/VirtualClient's 'dcgmi diag -r 3 -j' (DCGM 2.x): no NVLink / nvbandwidth test ran
+    ("dcgmi_diag/virtualclient_r3_pass_dcgm2.json", "healthy", ["driver", "gpu", "gpu_memory", "pcie", "power_thermal"]),
     # NVIDIA/autopilot#68's table: the Deployment (software) checks alone, which load libraries and
     # read the denylist: no test of the GPU, its memory, PCIe or NVLink ran
-    rep = diagnose_bundle(_bundle(tmp_path, {"node1/dcgmi-diag.txt": ART / "dcgmi_diag" / "autopilot68_dcgm335_metadata_excerpt.txt"}),
-                          ruleset, jobs=1)
-    assert _checked(rep) == ["driver"], rep.reason
+    ("dcgmi_diag/autopilot68_dcgm335_metadata_excerpt.txt", None, ["driver"]),
+    # 'nvidia-smi -q -d TEMPERATURE': no ECC, remapped-row, PCIe or fabric section
+    ("nvidia_smi_q/nvidia-smi-q-TEMPERATURE.txt", "healthy", ["gpu", "power_thermal"]),
+    # an ibstat that found no HCA shows no port
+    ("ibstat/empty_session_no_hca.txt", "inconclusive", []),
+    # a dmesg of PCIe AER lines alone: nothing of the NVIDIA driver, so its silence about Xids says nothing
+    ("kernel_log/dmesg_aer_correctable_no_details.log", None, ["pcie"]),
+    # NVIDIA/dcgm-exporter#326's scrape: the Xid and framebuffer-free gauges alone
+    ("dcgm_exporter_scrape/dcgm_exporter326_xid_fb.txt", None, ["gpu"]),
+    # the probe's copy bandwidths: judged against a baseline, not alone
+    ("steth_probe/device_h200_copy_run1.txt", "inconclusive", []),
+    # what shows it checks it: a whole nvidia-smi -q, a dmesg with the driver's lines, the probe's burn
+    ("nvidia_smi_q/nvidia-smi-q.txt", None, ["gpu", "gpu_memory", "nvlink", "pcie", "power_thermal"]),
+    ("kernel_log/dmesg-nvrm.log", None, ["driver", "gpu", "gpu_memory", "nvlink", "pcie"]),
+    ("steth_probe/device_h200_burn_run1.txt", "healthy", ["gpu", "gpu_memory"]),
+]
 
 
-def test_nvidia_smi_q_section_checks_only_that_section(ruleset, tmp_path):
-    # 'nvidia-smi -q -d TEMPERATURE': no ECC, remapped-row, PCIe or fabric section, yet all were
-    # listed as checked
-    rep = diagnose_bundle(_bundle(tmp_path, {"node1/smi.txt": ART / "nvidia_smi_q" / "nvidia-smi-q-TEMPERATURE.txt"}), ruleset, jobs=1)
-    assert rep.verdict == "healthy", [f.summary for f in rep.findings]
-    assert _checked(rep) == ["gpu", "power_thermal"]
-
-
-def test_nvidia_smi_q_whole_output_checks_every_section(ruleset, tmp_path):
-    rep = diagnose_bundle(_bundle(tmp_path, {"node1/smi.txt": ART / "nvidia_smi_q" / "nvidia-smi-q.txt"}), ruleset, jobs=1)
-    assert _checked(rep) == ["gpu", "gpu_memory", "nvlink", "pcie", "power_thermal"]
-
-
-def test_ibstat_without_a_port_checks_no_network(ruleset, tmp_path):
-    # an ibstat that found no HCA shows no port: it was listed as having checked the network
-    rep = diagnose_bundle(_bundle(tmp_path, {"node1/ibstat.txt": ART / "ibstat" / "empty_session_no_hca.txt"}), ruleset, jobs=1)
-    assert rep.verdict == "inconclusive"
-    assert rep.checked == []
+@pytest.mark.parametrize("name, verdict, checked", SHOWN, ids=[s[0] for s in SHOWN])
+def test_a_file_checks_what_it_showed(ruleset, tmp_path, name, verdict, checked):
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/" + name.split("/")[1]: ART / name}), ruleset, jobs=1)
+    assert [c.component for c in rep.checked] == checked, rep.reason
+    assert verdict in (None, rep.verdict), [f.summary for f in rep.findings]
 
 
 def test_a_checks_field_is_a_field_of_its_fact():
@@ -199,30 +187,3 @@ def test_a_checks_field_is_a_field_of_its_fact():
             if field:
                 fields = by_kind[kind].model_fields
                 assert field in fields and set(unless) <= set(fields), (name, kind)
-
-
-def test_kernel_log_without_the_driver_s_lines_checks_no_gpu(ruleset, tmp_path):
-    # a dmesg of PCIe AER lines alone: nothing of the NVIDIA driver, so its silence about Xids says
-    # nothing; it was listed as having checked the GPU, its memory, NVLink and the driver
-    rep = diagnose_bundle(_bundle(tmp_path, {"node1/dmesg.txt": ART / "kernel_log" / "dmesg_aer_correctable_no_details.log"}),
-                          ruleset, jobs=1)
-    assert _checked(rep) == ["pcie"]
-    rep = diagnose_bundle(_bundle(tmp_path / "2", {"node1/dmesg.txt": ART / "kernel_log" / "dmesg-nvrm.log"}), ruleset, jobs=1)
-    assert _checked(rep) == ["driver", "gpu", "gpu_memory", "nvlink", "pcie"]
-
-
-def test_dcgm_exporter_scrape_checks_only_the_families_it_holds(ruleset, tmp_path):
-    # NVIDIA/dcgm-exporter#326's scrape: the Xid and framebuffer-free gauges alone, listed as having
-    # checked the GPU's memory, temperatures and PCIe as well
-    rep = diagnose_bundle(_bundle(tmp_path, {"node1/metrics.txt": ART / "dcgm_exporter_scrape" / "dcgm_exporter326_xid_fb.txt"}),
-                          ruleset, jobs=1)
-    assert _checked(rep) == ["gpu"], rep.reason
-
-
-def test_steth_probe_copy_run_alone_checks_nothing(ruleset, tmp_path):
-    # the probe's copy bandwidths (judged against a baseline, not alone) were listed as a check
-    # of the GPU and its memory; its burn, whose products are compared, is one
-    rep = diagnose_bundle(_bundle(tmp_path, {"node1/probe.txt": ART / "steth_probe" / "device_h200_copy_run1.txt"}), ruleset, jobs=1)
-    assert rep.verdict == "inconclusive" and rep.checked == []
-    rep = diagnose_bundle(_bundle(tmp_path / "2", {"node1/probe.txt": ART / "steth_probe" / "device_h200_burn_run1.txt"}), ruleset, jobs=1)
-    assert rep.verdict == "healthy" and _checked(rep) == ["gpu", "gpu_memory"]
