@@ -143,6 +143,20 @@ def read_row(text: str, lay: Layout | None, collective: str | None) -> tuple[dic
     return fields, None
 
 
+def out_of_place_half(text: str, lay: Layout | None) -> bool:
+    """A row that ends after its out-of-place block where the header has two sides: nccl-tests
+    prints a row in pieces (src/common.cu TimeTest of every release: the size/count/type/redop/root
+    preamble, ``BenchTime(..., 0)`` prints the out-of-place block, ``BenchTime(..., 1)`` runs the
+    in-place collective and prints its block, then ``PRINT("\\n")``), so the in-place half never
+    came: the run hung, crashed or was killed in it, or the capture was cut there."""
+    if lay is None or lay.sides != 2 or lay.timestamp:
+        return False
+    tok = text.split()
+    if len(tok) != 3 + len(lay.lead) + lay.per_side:
+        return False
+    return all(_float(v) is not None for v in tok[3 + len(lay.lead):][:3])
+
+
 def _float(raw: str) -> float | None:
     try:
         return float(raw)
