@@ -287,6 +287,10 @@ def _read_rank(builder: FactBuilder, line_no: int, text: str, run: _Run) -> None
 
 def _read_row(builder: FactBuilder, line_no: int, text: str, run: _Run) -> None:
     fields, problem = rows.read_row(text, None if run.headerless else run.layout, run.collective)
+    if fields is None and rows.out_of_place_half(text, None if run.headerless else run.layout):
+        builder.limit(line_no, "cut_short", f"nccl-tests row of {text.split()[0]} bytes ends after its out-of-place "
+                                            "columns: the in-place half never came (hung, killed or cut)")
+        return
     if fields is None:
         builder.error(line_no, problem or "results row not read")
         return
@@ -332,6 +336,11 @@ def _emit(builder: FactBuilder, artefact: Artefact, run: _Run) -> None:
         last, row = run.rows[-1]
         builder.limit(last, "cut_short", f"nccl-tests run of line {run.line} stops after {row.get('size_bytes', row.get('bytes', '?'))} bytes "
                                          f"without its footer (hung, killed or cut): the larger sizes were not measured")
+    if "n_threads" in f and not (run.ranks or run.rows or run.failures) and "avg_busbw" not in f and "out_of_bounds" not in f:
+        # the nThread line and nothing of its run after it (no device, row or footer): the run
+        # hung before it listed its devices, or the capture was cut; nothing was measured
+        builder.limit(run.line, "cut_short", f"nccl-tests run of line {run.line} printed its nThread line and no "
+                                             "device, result or footer after it (hung or cut): nothing was measured")
     hosts = {h for _, _, h in run.ranks}
     summary = summarise_rows([r for _, r in run.rows])
     failures = [fl for _, fl, _ in run.failures]
