@@ -463,3 +463,13 @@ def test_nccl_info_lines_that_never_reach_init_complete_are_no_healthy_nccl(rule
     assert rep.verdict == "inconclusive", [f.summary for f in rep.findings]
     assert "Init COMPLETE" in (rep.reason or "")
     assert any(h.limit == "cut_short" and h.path == "log.txt" for h in rep.coverage.limits)
+
+
+def test_nccl_tests_run_that_printed_only_its_nthread_line_is_no_pass(ruleset, tmp_path):
+    # NVIDIA/nccl#340 ("NCCL 2.6.4 makes system hanging"): an all_reduce table's tail and footer,
+    # then broadcast_perf's command and nThread line where the paste ends: the finished run does
+    # not make the file a pass while the next one printed nothing (hung, or cut)
+    shutil.copy(ART / "nccl_tests" / "nccl340_table_tail_then_nthread_only.txt", tmp_path / "log.txt")
+    rep = diagnose_bundle(tmp_path, ruleset, jobs=1)
+    assert rep.verdict == "inconclusive", [f.summary for f in rep.findings]
+    assert any(h.limit == "cut_short" and h.path == "log.txt" and h.line == 17 for h in rep.coverage.limits)

@@ -124,7 +124,7 @@ def test_malformed_row_is_a_parse_error():
         ("# nThread 1 nGpus 2 minBytes 8 maxBytes 1048576 step: 4(factor) warmup iters: 5 iters: 20 validation: 1\n"
          "#   Rank  0 Pid   1129 on         vm device  0 [0xzz] NVIDIA H200\n", "rank line"),
         ("#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
-         "           8             2     float     sum    15.51    0.00    0.00  0e+00\n", "columns"),
+         "           8             2     float     sum    15.51    0.00    0.00  0e+00    15.02\n", "columns"),
         ("#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
          "# Avg bus bandwidth    : fast\n", "average bus bandwidth"),
     ],
@@ -407,3 +407,32 @@ def test_timeout_line_fails_the_run():
     [fail] = _kinds(res, "nccl_test_failure")
     assert (fail.failure_type, fail.message, fail.source_line, run.failed) == ("timeout", "Test timeout (600s)", 527, True)
     assert run.failure_message == "Test timeout (600s) common.cu:527"
+
+
+def test_row_ending_after_its_out_of_place_half_is_cut_short_not_malformed():
+    """nccl-tests prints a row in pieces (the out-of-place block, then the in-place collective runs
+    and its block follows): a row ending after the out-of-place columns is a run whose in-place half
+    never reported (hung, killed or cut: nccl#1530's paste), not a malformed row."""
+    res = _parse(FIX / "nccl1530_tree_first_row_out_of_place_only.txt")
+    assert res.errors == []
+    assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 17)]
+    run = _run(res)
+    assert (run.nranks, run.rows, run.failed, run.status) == (8, 0, False, None)
+    # one column too many or too few is still a malformed row
+    head = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+    for row in ("           8             2     float     sum      -1    42.56    0.00    0.00\n",
+                "           8             2     float     sum      -1    42.56    0.00    0.00      0    41.0\n"):
+        bad = nccl_tests.parse(Artefact(path="x.txt", text=head + row))
+        assert [e.line for e in bad.errors] == [2] and bad.limits == []
+
+
+def test_nthread_line_with_nothing_after_it_is_cut_short():
+    """A run that printed its nThread line and then nothing of its own (nccl#340: a table's tail and
+    footer, then `./broadcast_perf ...` and its header where the paste ends): nothing was measured,
+    so the capture is cut short and the finished run before it does not make the file a pass."""
+    res = _parse(FIX / "nccl340_table_tail_then_nthread_only.txt")
+    runs = _kinds(res, "nccl_test_run")
+    assert [(r.rows, r.status, r.n_threads) for r in runs] == [(12, "OK", None), (0, None, 1)]
+    assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 17)]
+    assert res.errors == []
+    assert _parse(FIX / "allreduce_truncated_g2.txt").limits[0].line != 1  # a run with rows is cut at its last row
