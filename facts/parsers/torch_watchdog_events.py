@@ -32,6 +32,13 @@ from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live 
 FORMS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     # [rank3]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank 3] Timeout at NCCL work: 1, last enqueued NCCL work: 1, last completed NCCL work: 0.
     ("Timeout at NCCL work: ", "timeout_at_work", re.compile(r"Timeout at NCCL work: (?P<seq>\d+)")),
+    # c10::Error's backtrace of the timeout WorkNCCL::checkTimeout() builds (C10_BUILD_ERROR(DistBackendError, "...Watchdog
+    # caught collective operation timeout: ..."), 2.1 on; the only c10::Error built there), pasted without its message:
+    # Exception raised from checkTimeout at /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:632 (most recent call first):   (huggingface/open-r1#620)
+    # frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x2b4 (0x
+    #   (frame #0 is c10::Error's constructor: #1 built the error; a deeper checkTimeout frame only passed through)
+    ("checkTimeout", "timeout_at_work",
+     re.compile(r"Exception raised from checkTimeout at \S*ProcessGroupNCCL\.cpp:\d+|frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout\(")),
     # ... [PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, ...
     ("detected by watchdog at work", "failure_at_work",
      re.compile(r"Exception \(either an error or timeout\) detected by watchdog at work: (?P<seq>\d+)")),

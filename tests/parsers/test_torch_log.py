@@ -367,6 +367,19 @@ def test_watchdog_events(line, event, rank, seq):
     assert (e.event, e.rank, e.work_seq) == (event, rank, seq) and r.errors == []
 
 
+def test_checktimeout_backtrace_alone_is_a_timeout():
+    # open-r1#620's backtrace without its what(): the header and frame #1 name the timeout check that built the error
+    r = parse_file("openr1620_checktimeout_backtrace_alone.log")
+    assert [(f.kind, f.evidence.line, f.event, f.rank) for f in r.facts] == [
+        ("torch_watchdog_event", 1, "timeout_at_work", None), ("torch_watchdog_event", 4, "timeout_at_work", None)]
+    # the frames alone, the header cut off (Lightning#20832's, particleflow#390's form)
+    frames = (FIX / "openr1620_checktimeout_backtrace_alone.log").read_text().splitlines(keepends=True)[1:]
+    assert [f.event for f in parse_text("".join(frames)).facts] == ["timeout_at_work"]
+    # near misses: checkTimeout deeper in a backtrace only passed an error through; another function raised it
+    assert parse_text("frame #4: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<long>) + 0x1d2 (0x7f in libtorch_cuda.so)\n").facts == []
+    assert parse_text("Exception raised from ncclCommWatchdog at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1521 (most recent call first):\n").facts == []
+
+
 def test_watchdog_stuck_real():
     (e,) = parse_file("msswift7992_watchdog_stuck.log").facts
     assert (e.kind, e.event, e.stuck_s, e.rank, e.pg) == ("torch_watchdog_event", "watchdog_stuck", 480, 4, "12")
