@@ -159,6 +159,8 @@ SHOWN = [
     ("dcgm_exporter_scrape/dcgm_exporter326_xid_fb.txt", None, ["gpu"]),
     # the probe's copy bandwidths: judged against a baseline, not alone
     ("steth_probe/device_h200_copy_run1.txt", "inconclusive", []),
+    # harvest 1203: GPUd's one state, the fabric manager's (NVLink), listed as a check of the GPU and its memory too
+    ("../harvest/cases/1203-healthy-gpud-gb200-fabric-manager-inactive-fabric-state-completed/gpud.txt", "healthy", ["nvlink"]),
     # what shows it checks it: a whole nvidia-smi -q, a dmesg with the driver's lines, the probe's burn
     ("nvidia_smi_q/nvidia-smi-q.txt", None, ["gpu", "gpu_memory", "nvlink", "pcie", "power_thermal"]),
     ("kernel_log/dmesg-nvrm.log", None, ["driver", "gpu", "gpu_memory", "nvlink", "pcie"]),
@@ -166,9 +168,9 @@ SHOWN = [
 ]
 
 
-@pytest.mark.parametrize("name, verdict, checked", SHOWN, ids=[s[0] for s in SHOWN])
+@pytest.mark.parametrize("name, verdict, checked", SHOWN, ids=[Path(s[0]).name for s in SHOWN])
 def test_a_file_checks_what_it_showed(ruleset, tmp_path, name, verdict, checked):
-    rep = diagnose_bundle(_bundle(tmp_path, {"node1/" + name.split("/")[1]: ART / name}), ruleset, jobs=1)
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/" + Path(name).name: ART / name}), ruleset, jobs=1)
     assert [c.component for c in rep.checked] == checked, rep.reason
     assert verdict in (None, rep.verdict), [f.summary for f in rep.findings]
 
