@@ -18,7 +18,7 @@ Sample content (imbue-ai/cluster-health#4, leptonai/gpud#752, Hurray0/rdma_test'
 Fragments as people paste them are read too: fields indented by tabs, by any number of
 spaces or not at all (a field belongs to the HCA or the port by its name), a ``Log ibstat:``
 / ``=======`` banner, ``...`` lines where the author cut lines, values redacted as ``...``
-(read as unknown), field names in another case (``Base LID``, ``SM LID``), a ``Port 1:`` block
+(read as unknown), markdown's inline-code backticks around the paste, field names in another case (``Base LID``, ``SM LID``), a ``Port 1:`` block
 with no ``CA '...'`` line above it (an unnamed HCA, ``unnamed1``, ...), and a block that has only
 a ``Physical state`` line (``ibstat | grep 'Physical state'``: no port fact, no error).
 
@@ -52,7 +52,8 @@ _PORT_KEYS = frozenset({"State", "Physical state", "Rate", "Base lid", "LMC", "S
 _CANONICAL = {k.lower(): k for k in _PORT_KEYS | _HCA_KEYS}
 
 # CA 'mlx5_0'
-_CA = re.compile(r"^\s*CA '(?P<hca>[^']+)'\s*$")
+# `CA 'mlx5_0'      (pasted in markdown's inline code: a backtick opens it, nccl#1524; one may close the last line)
+_CA = re.compile(r"^\s*`?CA '(?P<hca>[^']+)'\s*$")
 #         CA type: MT4129 / Firmware version: 28.39.1002 / State: Active / Rate: 200 / CA type: ...
 _FIELD = re.compile(r"^\s*(?P<key>[A-Z][A-Za-z ]*?):[ \t]*(?P<value>(?:.*\S)?)\s*$")
 #     Port 1:
@@ -67,7 +68,7 @@ _MISSING = re.compile(r"No such file or directory|not found|No such device", re.
 _PROMPT = re.compile(r"^(?:\S*[#$]|[#$])\s*(?:sudo\s+)?ibstat\s*$")
 _ANY_PROMPT = re.compile(r"^\S*[#$] ")
 _DETECT = re.compile(
-    r"^\s*CA '[^']+'\s*\n\s*(?:CA type|Number of ports):|^\s*Physical state: \w+"
+    r"^\s*`?CA '[^']+'\s*\n\s*(?:CA type|Number of ports):|^\s*Physical state: \w+"
     r"|ibpanic: \[\d+\] \w+: .*IB device|^(?:\S*[#$]|[#$])\s*(?:sudo\s+)?ibstat\s*$", re.M)
 
 
@@ -192,7 +193,7 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
             if key in port:  # a second State line: the next port of a pasted run of blocks
                 open_port(n, port_num + 1)
-            port[key] = m["value"]
+            port[key] = m["value"].rstrip("`").rstrip()  # the backtick closing a markdown code span
             if key == "State":
                 state_line = n
             elif key == "Rate":
@@ -200,7 +201,7 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         if key in _HCA_KEYS and hca is not None:
             flush_port()
-            hca_fields[key] = m["value"]
+            hca_fields[key] = m["value"].rstrip("`").rstrip()
             result.lines_used += 1
             continue
         if line.strip():

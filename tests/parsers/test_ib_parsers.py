@@ -130,3 +130,16 @@ def test_ibstat_port_block_without_ca_line_and_ibpanic():
     assert port["hca"] == "unnamed1" and port["rate_gbps"] == 400.0
     (panic,) = views(run(ibstat, "ibstat/gpud752_ibpanic.txt"), "ib_tool_panic")
     assert panic["hca"] == "mlx5_8" and panic["missing"] and panic["function"] == "main"
+
+
+def test_ibstat_in_markdown_inline_code():
+    # NVIDIA/nccl#1524: ibstat pasted inside single backticks (`CA 'mlx5_0' ...), cut after State
+    res = run(ibstat, "ibstat/nccl1524_markdown_backtick_active.txt")
+    (port,) = views(res, "ib_port")
+    assert (port["hca"], port["port"], port["state"]) == ("mlx5_0", 1, "Active") and not res.errors
+    assert views(res, "ib_hca")[0]["ca_type"] == "MT4115"
+    # the backtick that closes the span on the last line is not part of the value
+    closed = ibstat.parse(Artefact(path="x", text="`CA 'mlx5_3'\n\tCA type: MT4129\n\tPort 1:\n\t\tState: Down\n"
+                                   "\t\tPhysical state: Disabled`\n", node="n1"))
+    (port,) = views(closed, "ib_port")
+    assert (port["state"], port["physical_state"]) == ("Down", "Disabled") and not closed.errors
