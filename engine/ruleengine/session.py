@@ -214,9 +214,7 @@ class FieldView:
         self.fact, self.fields = fact, _model_fields(type(fact))
 
     def _value(self, name: str) -> Any:
-        if name == "evidence" or name not in self.fields:
-            return MISSING
-        return view_value(getattr(self.fact, name))
+        return _field_value(self.fact, self.fields, name)
 
     def value(self, name: str) -> Any:
         """The field's rule-view value, MISSING when the view leaves it out."""
@@ -230,6 +228,14 @@ class FieldView:
         if value is MISSING:
             raise KeyError(name)
         return value
+
+
+def _field_value(fact: Fact, fields: dict, name: str) -> Any:
+    """Field ``name`` of ``fact`` as its rule view has it (``fields``: its class's model_fields),
+    MISSING when the view leaves it out."""
+    if name == "evidence" or name not in fields:
+        return MISSING
+    return view_value(getattr(fact, name))
 
 
 _FIELDS: dict[type, dict] = {}
@@ -263,17 +269,14 @@ def live_rules(rules: list[CompiledRule], views: Iterable[Any]) -> list[Compiled
     tried: dict[str, set[tuple[Any, ...]]] = {kind: set() for kind in wanted}
     open_of = {kind: len(tests_of) for kind, tests_of in wanted.items()}  # kind -> its tests not yet filled
     for view in views:
-        if isinstance(view, Fact):  # read field by field, as FieldView does (no view built)
-            kind = view.kind
-            if not open_of.get(kind):
-                continue
+        is_fact = isinstance(view, Fact)
+        kind = view.kind if is_fact else view["kind"]
+        if not open_of.get(kind):
+            continue
+        if is_fact:  # read field by field, as FieldView does (no view built)
             fields = _model_fields(type(view))
-            values = tuple(view_value(getattr(view, name)) if name in fields and name != "evidence" else MISSING
-                           for name in fields_of[kind])
+            values = tuple(_field_value(view, fields, name) for name in fields_of[kind])
         else:
-            kind = view["kind"]
-            if not open_of.get(kind):
-                continue
             get = view.value if isinstance(view, FieldView) else (lambda name, _v=view: _v.get(name, MISSING))
             values = tuple(get(name) for name in fields_of[kind])
         if values in tried[kind]:
