@@ -43,7 +43,7 @@ import re
 
 from stethoscope.facts.kinds.host import PackageVersion  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.python_packages import cuda_num
+from stethoscope.facts.parsers.python_packages import add_package
 
 KIND = "debian_packages"
 
@@ -95,11 +95,8 @@ def _cuda_of(name: str, version: str) -> str | None:
 def _add(b: FactBuilder, n: int, name: str, version: str, manager: str) -> None:
     if not _RELEVANT.match(name):
         return
-    cuda = _cuda_of(name, version)
-    num = cuda_num(cuda) if cuda else None
-    b.add(PackageVersion, n, package=name, version=version, manager=manager, cuda_build=cuda,
-          cuda_build_num=num[0] if num else None, cuda_build_major=num[1] if num else None,
-          nvidia_driver=bool(_DRIVER.match(name) and _DRIVER_VERSION.match(version)))
+    add_package(b, n, name, version, manager, _cuda_of(name, version),
+                nvidia_driver=bool(_DRIVER.match(name) and _DRIVER_VERSION.match(version)))
 
 
 def _apt_installed(m: re.Match[str]) -> str | None:

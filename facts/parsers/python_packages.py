@@ -88,10 +88,12 @@ def detect(head: str) -> bool:
     return _DETECT.search(head) is not None
 
 
-def _add(b: FactBuilder, n: int, name: str, version: str, manager: str, cuda: str | None) -> None:
+def add_package(b: FactBuilder, n: int, name: str, version: str, manager: str, cuda: str | None, **more) -> None:
+    """One ``package_version`` fact, its CUDA build in CUDA's integer form and major too (every
+    package lister's reader: pip/conda here, dpkg/apt in debian_packages)."""
     num = cuda_num(cuda) if cuda else None
     b.add(PackageVersion, n, package=name, version=version, manager=manager, cuda_build=cuda,
-          cuda_build_num=num[0] if num else None, cuda_build_major=num[1] if num else None)
+          cuda_build_num=num[0] if num else None, cuda_build_major=num[1] if num else None, **more)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -118,7 +120,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 continue
             num = re.match(r"\d+\.\d+", m["cuda"])  # "9.0.176" -> "9.0"; None / N/A: a CPU or ROCm build
             cuda = num[0] if num else None
-            _add(b, torch_version[0], "torch", torch_version[1], "collect_env", cuda)
+            add_package(b, torch_version[0], "torch", torch_version[1], "collect_env", cuda)
             torch_version = None
             continue
         if (m := _DRIVER.match(line)) is not None:
@@ -137,9 +139,9 @@ def parse(artefact: Artefact) -> ParseResult:
         build = m.groupdict().get("build")
         tag = m["tag"]
         manager = "conda" if tag == "conda" else "pip" if tag else ("pip" if "==" in line else columns or "pip")
-        _add(b, n, name, m["ver"], manager, _cuda_of(name, m["ver"], build))
+        add_package(b, n, name, m["ver"], manager, _cuda_of(name, m["ver"], build))
     if torch_version is not None:  # collect_env cut short after its PyTorch line
-        _add(b, torch_version[0], "torch", torch_version[1], "collect_env", _cuda_of("torch", torch_version[1], None))
+        add_package(b, torch_version[0], "torch", torch_version[1], "collect_env", _cuda_of("torch", torch_version[1], None))
     return result
 
 
