@@ -39,7 +39,7 @@ from stethoscope.engine.ruleengine.loader import RuleSet, load_rules
 from stethoscope.engine.localise.pairwise import localise
 from stethoscope.engine.progress import SILENT, Progress
 from stethoscope.engine.report import Checked, Coverage, FileCoverage, Finding, LimitHit, MissingSignal, Report, SkippedFile, Source
-from stethoscope.facts.bundle import RawBundle, Skipped, artefacts, iter_artefacts, read_bundle
+from stethoscope.facts.bundle import FileTask, RawBundle, Skipped, artefacts, iter_artefacts, read_bundle
 from stethoscope.facts.limits import DEFAULT, Budget
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact
@@ -158,15 +158,27 @@ def combine(obs: Observation) -> Observation:
 #: reference counting; only cycles among them would wait (facts hold none).
 FREEZE_EVERY = 20_000
 
-def read_artefacts(arts: Iterable[Artefact], jobs: int | None = 1, total_bytes: int | None = None,
+def read_artefacts(arts: Iterable[Artefact | FileTask], jobs: int | None = 1, total_bytes: int | None = None,
                    progress: Progress = SILENT, sizes: dict[str, int] | None = None, router=None,
-                   budget: Budget = DEFAULT) -> Observation:
-    """Parse every artefact, in order (over ``jobs`` processes: engine/parse_pool.py).
-    ``router`` (engine/ruleengine/routing.py): only the facts the engine can use, the rest summarised."""
+                   budget: Budget = DEFAULT, raw: RawBundle | None = None,
+                   binary: list[Skipped] | None = None) -> Observation:
+    """Parse every artefact, in order (over ``jobs`` processes: engine/parse_pool.py); a
+    FileTask is read where it is parsed, and what reading it found besides text goes where
+    iter_artefacts puts it: unreadable files and limits to ``raw``, binary and empty files to
+    ``binary``. ``router`` (engine/ruleengine/routing.py): only the facts the engine can use,
+    the rest summarised."""
     obs = Observation()
     rows: dict[str, FileCoverage] = {}  # a large file's windows make one row
     unfrozen = 0
     for res in parse_pool.parse_files(arts, jobs, total_bytes, router, budget=budget):
+        if res.read_skipped or res.read_binary or res.read_hits:
+            if raw is None or binary is None:
+                raise ValueError("a FileTask's reading needs raw and binary to report to")
+            raw.skipped.extend(res.read_skipped)
+            raw.hits.extend(res.read_hits)
+            binary.extend(res.read_binary)
+        if res.read_only:
+            continue
         unfrozen += len(res.facts)
         if unfrozen >= FREEZE_EVERY:
             # the facts kept so far are immutable and live to the report: out of the collector's
@@ -253,8 +265,9 @@ def observe_bundle(path: str | os.PathLike[str], jobs: int | None = None, progre
     progress.phase("reading", files=len(sizes), nbytes=total)
     # one file at a time: its bytes are released as its text is made, its text once parsed
     router = routing.router_for(ruleset.rules) if ruleset is not None else None
-    obs = read_artefacts(iter_artefacts(raw, binary, release=True, budget=budget), jobs, total, progress, sizes, router,
-                         budget=budget)
+    # a folder's files are read by whoever parses them (a worker: the text never crosses a pipe)
+    obs = read_artefacts(iter_artefacts(raw, binary, release=True, budget=budget, tasks=True), jobs, total, progress,
+                         sizes, router, budget=budget, raw=raw, binary=binary)
     obs.coverage.limits[:0] = _limits(raw)
     obs.source = Source(kind="bundle", path=str(path))
     return _unread(obs, raw.skipped, binary)

@@ -511,15 +511,46 @@ def artefacts(raw: RawBundle, budget: Budget = DEFAULT) -> tuple[list[Artefact],
     return list(iter_artefacts(raw, skipped, budget=budget)), skipped
 
 
-def iter_artefacts(raw: RawBundle, skipped: list[Skipped], release: bool = False,
+@dataclass
+class FileTask:
+    """A folder's file, handed to whoever parses it to read itself (a parse worker: its text
+    then never crosses a pipe). What reading it finds besides its artefacts (skipped as binary
+    or empty, unreadable, a line cut) goes where :func:`iter_artefacts` would put it, through
+    :func:`task_artefacts`'s sink."""
+
+    name: str
+    file: LazyFile
+    folder_node: str | None
+    own: str | None
+
+    @property
+    def size(self) -> int:
+        return len(self.file)
+
+
+def task_artefacts(task: FileTask, sink: RawBundle, skipped: list[Skipped],
                    budget: Budget = DEFAULT) -> Iterator[Artefact]:
+    """The artefacts of one :class:`FileTask`, read now, as :func:`iter_artefacts` reads a
+    file: unreadable files go to ``sink.skipped``, limits to ``sink.hits``, binary and empty
+    files to ``skipped``."""
+    stream = _open(task.file, task.name, sink)
+    if stream is None:
+        return
+    with stream:
+        yield from _file_artefacts(sink, stream, task.name, skipped, budget, task.folder_node, task.own)
+
+
+def iter_artefacts(raw: RawBundle, skipped: list[Skipped], release: bool = False,
+                   budget: Budget = DEFAULT, tasks: bool = False) -> Iterator[Artefact | FileTask]:
     """The artefacts of ``raw`` one at a time, in bundle order; binary files go to ``skipped``.
 
     Each file is read when its turn comes and decoded incrementally (facts/decode.py); a file
     of more than ``budget.window_chars`` characters gives one artefact per window of whole
     lines (``line_offset``: the lines before it), so no file is ever held whole. With
     ``release``, each file is dropped from ``raw`` once read. The limits that bite (a line cut,
-    a file larger than its archive header said) go to ``raw.hits``."""
+    a file larger than its archive header said) go to ``raw.hits``. With ``tasks``, a folder's
+    file is not read here: a :class:`FileTask` says where it is and which node it belongs to
+    (an archive's members, read through the open archive, are still read here)."""
     names = [n for n, _ in raw.files]
     # _sos_host reads only "hostname" files: read at listing time
     files = {n: d for n, d in raw.files if n.endswith("hostname") and isinstance(d, bytes)}
@@ -537,6 +568,9 @@ def iter_artefacts(raw: RawBundle, skipped: list[Skipped], release: bool = False
             data = raw.files[i][1]
             if release:
                 raw.files[i] = (name, b"")
+            if tasks and isinstance(data, LazyFile) and data.path is not None and data.opener is None:
+                yield FileTask(name, data, _folder_node(name, tops, sos_tops, files, root_host), own)
+                continue
             stream = _open(data, name, raw)
             if stream is None:
                 continue

@@ -27,6 +27,48 @@ def test_pool_matches_in_process(monkeypatch):
     assert one.facts and _dump(one) == _dump(two)
 
 
+def test_workers_read_their_own_files_as_the_parent_would(monkeypatch, tmp_path):
+    """A folder's files are read by the worker that parses them (FileTask): the report is the
+    one the parent's reading gives, skipped, binary and empty files, a line cut and
+    a file read in windows included, over a pool and in-process."""
+    import shutil
+
+    from stethoscope.engine.pipeline import observe_bundle
+    from stethoscope.facts.limits import Budget
+
+    monkeypatch.setattr(parse_pool, "CHUNK", 2)
+    monkeypatch.setattr(parse_pool, "MIN_PARALLEL_BYTES", 0)
+    b = tmp_path / "b"
+    shutil.copytree(ROOT / "fixtures/bundles/h200-xid31-app/bundle", b)
+    (b / "core.bin").write_bytes(b"\x7fELF\x00\x00\x01" * 64)
+    (b / "nvidia-smi-empty.txt").write_text("")
+    (b / "long.log").write_text("x" * (2 * 1024 * 1024) + "\nNVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.\n")
+    budget = Budget(max_memory=48 * 1024 * 1024)  # 1 MiB windows
+    big = "".join(f"[{i}.000000] mlx5_core 0000:0c:00.0: noise line {i}\n" for i in range(40_000))
+    (b / "dmesg-big.log").write_text(big + "[40001.000000] NVRM: Xid (PCI:0000:18:00): 31, pid=7, Ch 00000008\n")
+
+    def dump(obs):
+        return [f.model_dump() for f in obs.facts], obs.coverage.model_dump(), obs.nodes
+
+    def parent_reads(path, jobs, budget):  # the reading before FileTask: every file in the parent
+        from stethoscope.engine import pipeline
+        from stethoscope.facts import bundle
+        orig = bundle.iter_artefacts
+        monkeypatch.setattr(pipeline, "iter_artefacts", lambda *a, **k: orig(*a, **{**k, "tasks": False}))
+        try:
+            return observe_bundle(path, jobs=jobs, budget=budget)
+        finally:
+            monkeypatch.setattr(pipeline, "iter_artefacts", orig)
+
+    before = dump(parent_reads(b, 1, budget))
+    assert dump(observe_bundle(b, jobs=1, budget=budget)) == before
+    assert dump(observe_bundle(b, jobs=2, budget=budget)) == before
+    cov = before[1]
+    assert {s["path"] for s in cov["skipped"]} >= {"core.bin", "nvidia-smi-empty.txt"}
+    assert any(lim["limit"] == "max_line_chars" for lim in cov["limits"])
+    assert any(f["kind"] == "xid_event" and f["evidence"]["path"] == "dmesg-big.log" for f in before[0])
+
+
 def test_small_bundle_stays_in_process(monkeypatch):
     def no_pool(*a, **k):
         raise AssertionError("a pool for a small bundle")
