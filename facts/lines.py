@@ -75,6 +75,14 @@ Wrappers, each with a real sample:
       **hostname:26407:26474 NCCL INFO Call to connect returned Connection refused, re
       trying...**
 
+- markdown emphasis around a whole line (a message pasted in bold or italics: ``**...**``,
+  ``__...__``, ``*...*``, ``_..._``, ``***...***``): the marks go when the same run opens and closes
+  the line, the opener followed and the closer preceded by a non-blank, the run nowhere inside, and
+  a blank in between (a log line: not ``__init__``, ``*args*``); glibc's ``*** Error in ...***``
+  (blanks inside the stars), a rule of stars or underscores and ``*`` / ``_`` inside a line are kept::
+
+      **docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].**
+
 - an indentation every line of the text shares (a markdown code block, a quoted e-mail): the
   common margin goes, the text's own indentation stays
 
@@ -136,6 +144,9 @@ _PYLOG = re.compile(
     r"|" + _LEVEL + r" \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:\[[\w./-]+\.py:\d+\]|[\w./-]+\.py:\d+\]) ?"
     r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\] (?:\[" + _LEVEL + r"\] )?)"
 )
+# **docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].**   (nvidia-docker#1352)
+# (the run that opens the line closes it; its run inside, or no blank in it: kept, see _emphasis)
+_EMPHASIS = re.compile(r"\n(?P<d>\*{1,3}|_{1,3})(?P<body>[^\s*_][^\n]*?)(?P=d)[ \t]*(?P<cr>\r?)(?=\n)")
 # every line indented alike (a markdown code block): the first line without ends the check.
 # (Tabs deeper than the margin are the text's own structure: lspci -vvv, "\t\tLnkSta:\tSpeed 16GT/s")
 _UNINDENTED = re.compile(r"\n[^ \t\n]")
@@ -171,11 +182,11 @@ _LABELLED_INDENT = re.compile(r"\n" + _LABEL + r"[ \t]")
 _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 
 #: literal gates: a text holding none of these has no wrapper, and is returned as it is
-_GATES = ("`", ">", '"', "\u201c", "]<std", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ")
+_GATES = ("`", ">", '"', "\u201c", "]<std", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ", "\n*", "\n_")
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
     r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+,\d+\]<|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. -]*pid=\d"
-    r"|\[(?:default|rank)\d|\[\d{4}-|" + _LEVEL + r"[: ]|" + _LABEL + ")"
+    r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|" + _LABEL + ")"
 )
 #: _ANY for RE2 (a DFA: its ~20 alternatives cost one pass, where ``re`` tries each at every
 #: newline): the look-aheads RE2 lacks dropped or made plain, so it finds a superset of _ANY's lines; only a
@@ -352,7 +363,7 @@ def _strip(text: str) -> str:
     original = text
     # a text whose first line is indented may be indented as a whole (a markdown code block)
     indented = _INDENTED.match(text) is not None
-    if not indented and not any(g in text for g in _GATES):
+    if not indented and not any(g in text for g in _GATES) and text[:1] not in ("*", "_"):
         return text
     # every pattern starts with the newline before its line (a literal: the regex engine skips
     # ahead to it), so the text gets one in front and loses it at the end
@@ -390,10 +401,26 @@ def _strip(text: str) -> str:
             out = _CONTAINER_TS.sub("\n", out)
         if " - " in out or ":" in out:
             out = _PYLOG.sub("\n", out)
+        if "\n*" in out or "\n_" in out:
+            out = _EMPHASIS.sub(_emphasis, out)
         if out == before:
             break
     out = out[1:-1]
     return original if out == original else out
+
+
+# the run inside a line, not between two letters or digits (those do not emphasise: "mlx5_0", "NCCL_IB_HCA")
+_INNER = {d: re.compile(rf"(?<![A-Za-z0-9]){re.escape(d)}|{re.escape(d)}(?![A-Za-z0-9])")
+          for d in ("*", "**", "***", "_", "__", "___")}
+
+
+def _emphasis(m: re.Match[str]) -> str:
+    d, body = m["d"], m["body"]
+    # the run inside (two emphases on one line, "**a** and **b**", "*f(*args)*"), an unbalanced
+    # closer ("**a***"), or one word (a name: "__init__", "*args*"): no whole-line wrapper
+    if body[-1] in "*_ \t" or (" " not in body and "\t" not in body) or (d in body and _INNER[d].search(body)):
+        return m[0]
+    return "\n" + body + m["cr"]
 
 
 def _docker_json(m: re.Match[str]) -> str:

@@ -254,7 +254,9 @@ def test_a_line_a_terminal_cut_is_joined_on_its_first_row():
     cut = _cut(line, 80)
     assert cut.split("\n")[1] == "trying...**"
     out = normalise(cut)
-    assert out.split("\n") == [line, ""]  # line for line: the row after it left blank
+    # line for line: the row after it left blank; joined, the line's markdown bold goes too
+    assert line.startswith("**") and line.endswith("**")
+    assert out.split("\n") == [line[2:-2], ""]
     assert out.joined == {1: 1}
     # three cuts inside the marker's line (126: 'versio' / 'n `FABRIC_1.7'' not found ...)
     line = _case("126", "nccl.log").rstrip("\n")
@@ -266,9 +268,9 @@ def test_a_line_a_terminal_cut_is_joined_on_its_first_row():
 def test_a_cut_paste_quoted_or_with_windows_line_ends_is_joined():
     line = _case("404", "app.txt").rstrip("\n")
     quoted = "\n".join("> " + r for r in _cut(line, 80).split("\n"))  # cut, then quoted in a reply
-    assert normalise(quoted).split("\n") == [line, ""]
+    assert normalise(quoted).split("\n") == [line[2:-2], ""]  # (its markdown bold unwrapped too)
     crlf = _cut(line, 80).replace("\n", "\r\n") + "\r\n"  # cut, then a Windows clipboard
-    assert [r.rstrip("\r") for r in normalise(crlf).split("\n")] == [line, "", ""]
+    assert [r.rstrip("\r") for r in normalise(crlf).split("\n")] == [line[2:-2], "", ""]
 
 
 def test_a_cut_nccl_log_is_joined():
@@ -331,3 +333,59 @@ def test_a_text_of_blanks_only_comes_back_as_it_is(text):
     # indented, with no line that holds anything after its margin: nothing to dedent
     # (tests/test_fuzz_parsers.py found it: a cut nvidia-smi topo table left blanks only)
     assert normalise(text) == text
+
+
+# --- issue 11: markdown emphasis around a whole line (NVIDIA/nvidia-docker#1352: a refusal pasted in bold) ---
+
+# real lines of several readers: a kernel Xid (fixtures/artefacts/kernel_log/dmesg_xid79_sxid.log), an NCCL
+# WARN (NVIDIA/nccl#1710), nvidia-smi's own refusal (fixtures/artefacts/nvml_init), docker's (nvidia-docker#1352)
+EMPHASISED = [
+    "[6781741.548779] NVRM: Xid (PCI:0000:91:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+    "node201:127799:127863 [0] transport/net_ib.cc:101 NCCL WARN NET/IB : mlx5_0:1 Got async event : local access "
+    "violation work queue error",
+    "Failed to initialize NVML: Driver/library version mismatch",
+    'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+]
+MARKS = ["**", "__", "*", "_", "***"]
+
+
+def _facts(text: str) -> list[tuple]:
+    res = parse_one(Artefact(path="pasted.txt", node="n1", text=text))
+    return sorted((f.kind, repr(sorted((k, v) for k, v in f.model_dump().items() if k not in ("id", "evidence"))))
+                  for f in res.facts)
+
+
+@pytest.mark.parametrize("mark", MARKS)
+def test_a_line_in_markdown_emphasis_is_unwrapped_and_read_as_plain(mark):
+    for line in EMPHASISED:
+        wrapped = f"{mark}{line}{mark}"
+        assert normalise(wrapped) == line, wrapped
+        plain = _facts(line + "\n")
+        assert plain, line  # the plain line says something
+        assert _facts(wrapped + "\n") == plain, wrapped
+    # quoted in a reply, with Windows line ends, among other lines: line for line
+    text = "some notes\n> " + f"{mark}{EMPHASISED[0]}{mark}\r\n" + "the end\n"
+    assert normalise(text) == f"some notes\n{EMPHASISED[0]}\r\nthe end\n"
+
+
+def test_evidence_of_an_emphasised_line_quotes_it_as_posted():
+    raw = f"**{EMPHASISED[0]}**\n"
+    xids = [f for f in parse_one(Artefact(path="dmesg.log", node="n1", text=raw)).facts if f.kind == "xid_event"]
+    assert xids and xids[0].evidence.text == raw.rstrip("\n") and xids[0].evidence.line == 1
+
+
+@pytest.mark.parametrize("line", [
+    # glibc's and glog's banners: blanks inside the stars
+    "*** Error in `python': double free or corruption (fasttop): 0x00007f1c3c0008c0 ***",
+    "*** Aborted at 1627381220 (unix time) try \"date -d @1627381220\" if you are using GNU date ***",
+    # rules, bullets, names, unbalanced or several emphases, emphasis inside a line
+    "***", "______________________________", "* NCCL_IB_HCA=mlx5_0", "__init__", "*args*",
+    "**Environment** and **versions**", "**NCCL WARN Cuda failure 'unknown error'*",
+    "_ZN5torch8autograd6Engine17thread_on_deviceEib+0x_",
+    "output = executor(*args, **kwargs)", "*output = executor(*args, **kwargs)*", "_see self.__init__ for it_",
+    "node1:1633:1633 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to *eth0*",
+])
+def test_emphasis_that_wraps_no_whole_line_is_kept(line):
+    assert normalise(line) is line
+    text = "first line\n" + line + "\n"
+    assert normalise(text) is text

@@ -207,6 +207,10 @@ FORMS = [
     Form("``` fence", "```\\n...\\n```", lambda k: st.sampled_from(["```", "```text", "```console", "```shell"])
          .map(lambda f: lambda text: f"{f}\n{text.rstrip(chr(10))}\n```\n")),
     Form("CRLF", "a Windows clipboard", lambda k: st.just(_lines(lambda ln: ln + "\r"))),
+    # --- markdown emphasis around each line (NVIDIA/nvidia-docker#1352's refusal pasted in bold) ---
+    *(Form(f"markdown {mark}emphasis{mark}", "CommonMark emphasis around a line: "
+           '**docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].**',
+           lambda k, mark=mark: st.just(_emphasised(mark))) for mark in ("**", "__", "*", "_", "***")),
     # --- terminal colours ---
     Form("dmesg --color", 'dmesg.c: time "\\033[32m" (UL_COLOR_GREEN), subsystem up to ": " "\\033[33m" (BROWN), '
          'err "\\033[31m", reset "\\033[0m"',
@@ -219,6 +223,20 @@ FORMS = [
              lambda t: _lines(lambda ln: f"{t[0]} {t[1]} {'kernel' if k else 'python3[4242]'}: {t[2]}{ln}\x1b[0m" if ln else
                               f"{t[0]} {t[1]} {'kernel' if k else 'python3[4242]'}: "))),
 ]
+
+
+def _emphasised(mark: str) -> Wrap:
+    """Each line markdown can show in ``mark``'s emphasis wrapped in it: a line with text at both
+    ends and a blank inside, holding no mark of its kind where markdown reads one (beside a
+    non-alphanumeric: "(*args", "__init__"; "mlx5_0" is plain text). Others as they are."""
+    c = re.escape(mark[0])
+    inner = re.compile(rf"(?<![A-Za-z0-9]){c}|{c}(?![A-Za-z0-9])")
+
+    def wrap(line: str) -> str:
+        if line and line == line.strip() and " " in line and not inner.search(line):
+            return mark + line + mark
+        return line
+    return _lines(wrap)
 
 
 def _dmesg_colour(line: str, stamp: str, level: str) -> str:

@@ -37,9 +37,9 @@ KIND = "container_runtime"
 # could not select device driver "" with capabilities: [[gpu]].        (moby daemon/devices.go: "could not select device driver %q with capabilities: %v")
 # docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].`   (pasted inside markdown
 # inline code, the closing backtick kept: fboulnois/stable-diffusion-docker#82)
-# **docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].**   (pasted in
-# markdown bold, the closing ** kept: NVIDIA/nvidia-docker#1352): markdown's closing marks (` * _) after the period
-_NO_DEVICE_DRIVER = re.compile(r'could not select device driver "(?P<driver>[^"]*)" with capabilities: (?P<caps>\[[^\n]*?\])\.?[`*_]{0,3}\s*$')
+# (inline code opened on an earlier line: its closing backtick after the period; a whole line in markdown bold,
+# "**docker: Error response ... [[gpu]].**" of NVIDIA/nvidia-docker#1352, reaches here unwrapped: facts/lines.py)
+_NO_DEVICE_DRIVER = re.compile(r'could not select device driver "(?P<driver>[^"]*)" with capabilities: (?P<caps>\[[^\n]*?\])\.?`?\s*$')
 # unknown or invalid runtime name: nvidia.        Unknown runtime specified nvidia.
 _UNKNOWN_RUNTIME = re.compile(r"(?:unknown or invalid runtime name|Unknown runtime specified):? (?P<runtime>[\w.-]+?)\.?\s*$")
 # failed to get sandbox runtime: no runtime for "nvidia" is configured   (containerd internal/cri: "no runtime for %q is configured")
