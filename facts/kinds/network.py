@@ -445,6 +445,20 @@ class OpenmpiOscUcxDeclined(Fact):
 
 
 @fact_kind
+class OpenmpiOpenibQueueCreateFailed(Fact):
+    """Open MPI's openib BTL ``init-fail-create-q`` help block: a verbs call that creates one of its
+    queues (``ibv_create_cq()``, ``ibv_create_srq()``, ...) failed on an HCA with an errno other than
+    ENOMEM (that one prints ``init-fail-no-mem``)."""
+
+    kind: Literal["openmpi_openib_queue_create_failed"] = "openmpi_openib_queue_create_failed"
+    device: str | None = None  # the HCA (mlx4_0)
+    function: str | None = None  # the verbs call, without its "()"
+    error: str | None = None  # strerror(errno) as printed
+    errno: int | None = None
+    source: str | None = None  # OMPI source file:line
+
+
+@fact_kind
 class IbGidCount(Fact):
     """``n_gids_found=N``: how many GID entries show_gids found on all ports."""
 

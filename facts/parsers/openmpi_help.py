@@ -37,16 +37,32 @@ component serves the window (open-mpi/ompi#14086)::
 
     osc_ucx_component.c:379  Error: OSC UCX component priority set inside component query failed
 
+And the openib BTL's ``init-fail-create-q`` block (opal/mca/btl/openib/help-mpi-btl-openib.txt,
+ompi/mca/btl/openib/ before 2.0, the same text from 1.x to 4.1; printed by
+``mca_btl_openib_show_init_error`` when a verbs call creating one of its queues fails with an errno
+other than ENOMEM): the HCA could not give Open MPI a completion/receive queue. Sample (real,
+open-mpi/ompi#166, a dual-port ConnectX after ``ibv_resize_cq``)::
+
+    The OpenFabrics (openib) BTL failed to initialize while trying to
+    create an internal queue.  This typically indicates a failed
+    ...
+      Local host:  rc008
+      OMPI source: btl_openib.c:190
+      Function:    ibv_create_cq()
+      Error:       Device or resource busy (errno=16)
+      Device:      mlx4_0
+
 Facts: ``openmpi_btl_no_nics`` per block (the module, the host it names) and per aggregation line
 (the module unknown, ``count`` the copies held back); ``openmpi_osc_ucx_declined`` per osc/ucx line
-(the host of its prefix). Empty input, or no such message: nothing.
+(the host of its prefix); ``openmpi_openib_queue_create_failed`` per init-fail-create-q block (the
+host it names, the device, function, error and errno). Empty input, or no such message: nothing.
 """
 from __future__ import annotations
 
 import re
 
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
-    OpenmpiBtlNoNics, OpenmpiOscUcxDeclined,
+    OpenmpiBtlNoNics, OpenmpiOpenibQueueCreateFailed, OpenmpiOscUcxDeclined,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches
 
@@ -76,8 +92,22 @@ _OSC_UCX = re.compile(r"(?:\[(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,10}\] )?osc_ucx
                       r"OSC UCX component priority set inside component query failed")
 
 
+# The OpenFabrics (openib) BTL failed to initialize while trying to
+# create an internal queue.  This typically indicates a failed
+_CREATE_Q_HEAD = "The OpenFabrics (openib) BTL failed to initialize while trying to"
+_CREATE_Q_HEAD2 = re.compile(r"^\W{0,8}create an internal queue\.")
+#   Local host:  rc008
+#   OMPI source: btl_openib.c:190
+#   Function:    ibv_create_cq()
+#   Error:       Device or resource busy (errno=16)
+#   Device:      mlx4_0
+_CREATE_Q_FIELD = re.compile(r"^\W{0,8}(?P<key>Local host|OMPI source|Function|Error|Device):[ \t]+(?P<value>[^\n]{1,200}?)\s*$")
+_ERRNO = re.compile(r"^(?P<error>.*?) \(errno=(?P<errno>-?\d{1,5})\)$")
+
+
 def detect(head: str) -> bool:
     return ("A high-performance Open MPI point-to-point messaging module" in head or _MORE.search(head) is not None
+            or _CREATE_Q_HEAD in head
             or ("osc_ucx_component" in head and _OSC_UCX.search(head) is not None))
 
 
@@ -103,6 +133,21 @@ def parse(artefact: Artefact) -> ParseResult:
     for n, m in iter_matches(_MORE, artefact):
         result.lines_used += 1
         fb.add(OpenmpiBtlNoNics, n, node=artefact.node_for(m["host"]), count=int(m["count"]))
+    for n, line in iter_lines_with((_CREATE_Q_HEAD,), artefact):
+        if n >= len(lines) or not _CREATE_Q_HEAD2.match(lines[n]):
+            continue
+        got: dict[str, str] = {}
+        for follow in lines[n + 1:n + 16]:  # the help text's remaining five lines, a blank, the five fields
+            if (m := _CREATE_Q_FIELD.match(follow)) and m["key"] not in got:
+                got[m["key"]] = m["value"]
+        if "Function" not in got and "Device" not in got:
+            continue  # the opening lines alone: nothing says which call or HCA
+        em = _ERRNO.match(got.get("Error", ""))
+        result.lines_used += 2 + len(got)
+        fb.add(OpenmpiOpenibQueueCreateFailed, n, node=artefact.node_for(got.get("Local host")),
+               device=got.get("Device"), function=got.get("Function", "").removesuffix("()") or None,
+               error=em["error"] if em else got.get("Error"), errno=int(em["errno"]) if em else None,
+               source=got.get("OMPI source"))
     for n, m in iter_matches(_OSC_UCX, artefact):
         result.lines_used += 1
         fb.add(OpenmpiOscUcxDeclined, n, node=artefact.node_for(m["host"]))
@@ -112,4 +157,5 @@ def parse(artefact: Artefact) -> ParseResult:
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"A high-performance Open MPI point-to-point messaging module",
               r"\d more process(?:es have| has) sent help message help-mpi-btl-base\.txt / btl:no-nics",
-              r"osc_ucx_component\.c:\d+\s+Error: OSC UCX component priority set inside component query failed")
+              r"osc_ucx_component\.c:\d+\s+Error: OSC UCX component priority set inside component query failed",
+              r"The OpenFabrics \(openib\) BTL failed to initialize while trying to")

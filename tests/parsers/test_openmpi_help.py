@@ -59,3 +59,27 @@ def test_osc_ucx_declined_line_of_ompi14086():
     assert openmpi_help.detect(text)
     (f,) = openmpi_help.parse(Artefact(path="t.log", text=text, node="node1")).facts
     assert (f.kind, f.evidence.line, f.node) == ("openmpi_osc_ucx_declined", 1, "node1")
+
+
+def test_openib_init_fail_create_q_of_ompi166():
+    """help-mpi-btl-openib.txt [init-fail-create-q] (1.x to 4.1): the host, call, errno and HCA of
+    the block; the adjust_cq / poll_device lines after it are not this reader's."""
+    text = (FIX / "ompi166_openib_create_cq_ebusy_mlx4.txt").read_text()
+    assert openmpi_help.detect(text)
+    art = Artefact(path="t.log", text=text, node="node1", node_from_folder=False)
+    (f,) = openmpi_help.parse(art).facts
+    assert (f.kind, f.node, f.device, f.function, f.error, f.errno, f.source) == (
+        "openmpi_openib_queue_create_failed", "rc008", "mlx4_0", "ibv_create_cq", "Device or resource busy", 16,
+        "btl_openib.c:190")
+
+
+@pytest.mark.parametrize("text", [
+    # the opening lines alone (no call, no device)
+    "The OpenFabrics (openib) BTL failed to initialize while trying to\ncreate an internal queue.  This typically",
+    # init-fail-no-mem (ENOMEM: the locked-memory limit), the format of help-mpi-btl-openib.txt filled
+    "The OpenFabrics (openib) BTL failed to initialize while trying to\nallocate some locked memory.  This typically "
+    "can indicate that the\n\n  Local host:    n1\n  OMPI source:   btl_openib.c:190\n  Function:      ibv_create_cq()\n"
+    "  Device:        mlx5_0\n  Memlock limit: 65536\n",
+])
+def test_not_create_q(text):
+    assert parse_text(text).facts == []
