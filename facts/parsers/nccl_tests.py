@@ -328,11 +328,11 @@ def _float(raw: str) -> float | None:
 
 def _emit(builder: FactBuilder, artefact: Artefact, run: _Run) -> None:
     f = run.fields
-    if ("n_threads" in f and run.layout is not None and run.rows and not run.failures
-            and "out_of_bounds" not in f and "avg_busbw" not in f):
-        # a whole run's output (its nThread line and column header) whose table stops without
-        # the footer: the test hung, crashed or was killed, or the capture was cut; the sizes
-        # it never reached were not measured
+    if run.rows and not run.failures and "out_of_bounds" not in f and "avg_busbw" not in f:
+        # a table (with or without its nThread line and column header) that stops without the
+        # footer every nccl-tests release prints after its last size (src/common.cu: "# Out of
+        # bounds values" and "# Avg bus bandwidth"): the test hung, crashed or was killed, or the
+        # capture was cut; the sizes it never reached were not measured
         last, row = run.rows[-1]
         builder.limit(last, "cut_short", f"nccl-tests run of line {run.line} stops after {row.get('size_bytes', row.get('bytes', '?'))} bytes "
                                          f"without its footer (hung, killed or cut): the larger sizes were not measured")

@@ -436,3 +436,15 @@ def test_nthread_line_with_nothing_after_it_is_cut_short():
     assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 17)]
     assert res.errors == []
     assert _parse(FIX / "allreduce_truncated_g2.txt").limits[0].line != 1  # a run with rows is cut at its last row
+
+
+def test_table_without_run_header_or_footer_is_cut_short():
+    """Every nccl-tests release prints its footer (`# Out of bounds values`, `# Avg bus bandwidth`)
+    after the last size: a table pasted without it, even without its nThread line (nccl-tests#150,
+    "all_reduce_perf fails on 2 nodes": the column header and four rows), never showed the run
+    finish, so the capture is cut short, not a run that passed."""
+    res = _parse(FIX / "nccltests150_table_no_run_header_no_footer.txt")
+    run = _run(res)
+    assert (run.rows, run.failed, run.status) == (4, False, None)
+    assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 8)]
+    assert res.errors == []
