@@ -368,7 +368,9 @@ class NcclLogState:
             net = _USING_NETWORK.match(msg)["network"]  # type: ignore[index]
             family, external = _network_family(net)
             return once(NcclNetSelected, no, node, (pid, net), network=net, family=family, external=external, **ctx)
-        if msg.startswith("NET/IB : No device found"):
+        # NET/IB : No device found.          Failed to open libibverbs.so[.1]   (no verbs library: no IB device either;
+        #   NCCL <= 2.12 printed the second as a WARN, later releases at INFO: src/misc/ibvwrap.cc)
+        if msg.startswith(("NET/IB : No device found", "Failed to open libibverbs.so")):
             return once(NcclNoIbDevice, no, node, (pid,), **ctx)
         if msg.startswith(("NET/IB", "NET/Socket")) and "Using" in msg:
             return self._net_devices(no, node, msg, ctx)

@@ -117,6 +117,13 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   the root thread gives up on the communicator)
     # Bootstrap Root : rank 1 of 8 ranks has already checked in        (Lightning-AI/pytorch-lightning#14986)
     ("bootstrap_rank_checked_in_twice", re.compile(r"^Bootstrap Root : rank \d+ of \d+ ranks has already checked in")),
+    # WARN("Failed to open libibverbs.so[.1]")   (misc/ibvwrap.cc / ibvwrap.cu up to 2.12: neither libibverbs.so nor
+    #   libibverbs.so.1 could be dlopen'ed; later releases print the same words at INFO(NCCL_INIT, ...) and go on): no IB
+    #   verbs library where NCCL runs, so its IB transport is off and it uses sockets
+    # [1,0]<stdout>:mlc-cluster-22:7617:7635 [0] misc/ibvwrap.cu:63 NCCL WARN Failed to open libibverbs.so[.1]   (horovod/horovod#1122)
+    # (no entry in knowledge/nccl_warn_messages.yaml: whether RDMA was expected cannot be told from the line, rule
+    #  nccl_ibverbs_library_not_loaded says so)
+    ("ibverbs_library_not_loaded", re.compile(r"^Failed to open libibverbs\.so")),
     # Kinds without an entry in knowledge/nccl_warn_messages.yaml (what they mean depends on the NCCL version:
     # knowledge/nccl_known_issues.yaml's symptoms name them):
     # WARN("UDS: Binding to socket %s failed : %s (%d)", temp, strerror(errno), errno)   (misc/ipcsocket.cc:57-58, 2.19-2.29;
@@ -136,7 +143,7 @@ _GATE = re.compile(r"Unable to|ibv_open_device|CQE with error|same GPU|Mismatche
                    r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
                    r"|mixed local Net|CUDA library|missing symbol|already checked in"
-                   r"|UDS: Binding|closed by remote peer")
+                   r"|UDS: Binding|closed by remote peer|open libibverbs")
 
 
 # The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a
