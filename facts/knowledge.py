@@ -146,11 +146,18 @@ class CoverageKind(_M):
         return self
 
 
+class QuietLevels(_M):
+    """Log levels a structured line's own level field can name that say it is no error."""
+    fields: list[Annotated[str, Field(pattern=r"^[A-Za-z_]+$")]] = Field(min_length=1)
+    levels: list[Annotated[str, Field(pattern=r"^[a-z]+$")]] = Field(min_length=1)
+
+
 class Coverage(_M):
     healthy_needs_any: list[ComponentId] = Field(min_length=1)
     no_verdict_causes: list[CauseId] = Field(default_factory=list)
     unjudged_rules: list[str] = Field(default_factory=list)
     diagnostic_terms: list[str] = Field(min_length=1)
+    quiet_levels: QuietLevels
     kinds: dict[str, CoverageKind] = Field(min_length=1)
 
 

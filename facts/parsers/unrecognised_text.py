@@ -7,6 +7,10 @@ warning polarity, so the verdict cannot be healthy while they are unread
 (rules/meta/unexplained_error.yaml quotes them). Lines without such words are left unclaimed,
 and a file with none stays unrecognised (the verdict is then inconclusive, never healthy).
 
+A line whose own structured level says it is no error (JSON ``"level": "info"``, logfmt
+``level=debug``, logrus's ``INFO[0000]``: knowledge/coverage.yaml ``quiet_levels``) is no error
+line for its words ("Loaded 121 DCGM error mappings"): the program that wrote it judged it.
+
 A recognised file gets the same check with narrower words (``unread_failures``): when its
 readers found no error but a line they did not read says ``Segmentation fault``, ``Killed``,
 ``Out of memory: Killed process``, ``ERROR``, ``FAILED`` or ends a traceback, that line is a
@@ -22,9 +26,11 @@ Sample content (real lines from public threads that no parser of ours reads)::
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import re2
 
+from stethoscope.facts import knowledge
 from stethoscope.facts.classify import signature_source
 from stethoscope.facts.kinds.steth import TextErrorLine  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
@@ -131,8 +137,17 @@ _ANY_ERROR = re.compile(f"{ERROR_WORDS.pattern}|{FAILURE_WORDS.pattern}", re.M)
 
 
 def detect(text: str) -> bool:
-    return (any(g in text for g in _GATES) and ERROR_WORDS.search(text) is not None) \
-        or _FAILURE_ANY.search(text) is not None
+    if not ((any(g in text for g in _GATES) and ERROR_WORDS.search(text) is not None)
+            or _FAILURE_ANY.search(text) is not None):
+        return False
+    # a file whose every error-worded line is a quiet structured one (info, debug) has no error
+    # line: it stays unrecognised, as a file without such words does
+    for m in _ANY_ERROR.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        if not quiet(text[start:end if end >= 0 else len(text)]):
+            return True
+    return False
 
 
 # time="2024-02-21T09:30:56Z" level=info msg="PyTorchJob=pytorch-simple, ReplicaType=Worker expected=1, running=1, succeeded=0, failed=0, Replicas=1"
@@ -146,6 +161,34 @@ _ZERO_COUNT = re.compile(r"\b(?:[Ee]rrors?|ERRORS?|[Ff]ail(?:ed|ures?)|FAIL(?:ED
 _WHAT = re.compile(r"[ \t]+what\(\):[ \t]")
 
 
+# A structured line's own level field (knowledge/coverage.yaml ``quiet_levels``: its keys fill {keys}):
+# preflight-dcgm-diag {"event": "Loaded 121 DCGM error mappings from /etc/dcgm/dcgmerrorsmapping.csv", "level": "info", ...}   (NVIDIA/NVSentinel#1358)
+# time="2026-09-22T10:29:42.906553866Z" level=info msg="skip loading plugin \"io.containerd.snapshotter.v1.aufs\"..." error="aufs is not
+#   supported (modprobe aufs failed: exit status 1 \"modprobe: FATAL: Module aufs not found ..."   (1Panel-dev/1Panel#13898, dockerd's logfmt)
+# INFO[2022-05-17T15:16:28.026005544-07:00] skip loading plugin "io.containerd.snapshotter.v1.aufs"...  error="aufs is not supported ..."
+#   (Thinstation/thinstation#724: logrus's text form on a terminal, the level's first four letters; "INFO[0000]" without full stamps)
+_LEVEL_FIELD = (r'"(?i:{keys})"\s*:\s*"(?P<json>[A-Za-z]+)"'
+                r'|(?<![\w.-])(?i:{keys})=(?P<q>"?)(?P<logfmt>[A-Za-z]+)(?P=q)(?![\w.-])'
+                r'|(?<![\w-])(?P<logrus>[A-Z]{{4}})\[(?:\d{{4}}|\d{{4}}-\d\d-\d\dT[^\]\s]*)\]')
+
+
+@lru_cache(maxsize=1)
+def _quiet_levels() -> tuple[re.Pattern[str], frozenset[str]]:
+    q = knowledge.load("coverage.yaml").quiet_levels
+    keys = "|".join(re.escape(f) for f in sorted(q.fields, key=len, reverse=True))
+    return re.compile(_LEVEL_FIELD.format(keys=keys)), frozenset(q.levels)
+
+
+def quiet(line: str) -> bool:
+    """Whether ``line``'s own structured level says it is no error (info, debug, trace: every
+    level field of the line, one at least): its error words are its message's, not a failure."""
+    if "=" not in line and '"' not in line and "[" not in line:
+        return False
+    pattern, levels = _quiet_levels()
+    found = [m["json"] or m["logfmt"] or m["logrus"] for m in pattern.finditer(line)]
+    return bool(found) and all(v.lower() in levels for v in found)
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
@@ -156,6 +199,8 @@ def parse(artefact: Artefact) -> ParseResult:
         if not message or line == joined:
             continue
         if _ZERO_COUNT.search(text) and not _ANY_ERROR.search(_ZERO_COUNT.sub("", text)):
+            continue
+        if quiet(text):  # the program's own level says info: its error words are its message's
             continue
         if "terminate called " in text and line < len(lines) and _WHAT.match(lines[line]):
             joined = line + 1  # the what() line is this failure's, not another
@@ -186,12 +231,14 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
     done: set[int] = set()
     record = _logger_records(artefact.raw_text or artefact.text, lines)
 
-    def take(line: int, text: str) -> None:
+    def take(line: int, text: str, wrapped: bool = False) -> None:
         if line in record:  # a line of a logger's record that spans lines: the record says it once
             line = record[line]
             text = lines[line - 1]
         message = text.strip()
         if any(o.search(text) for o in owned):
+            return
+        if not wrapped and quiet(text):  # (a wrapper's own failure word is no structured level's)
             return
         if message and line not in done and line + artefact.line_offset not in cited:
             done.add(line)
@@ -205,7 +252,7 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
     if raw_hit:  # normalisation is line for line: a raw line's number is the artefact's
         for line, _ in iter_lines(FAILURE_WORDS, Artefact(path=artefact.path, text=raw, node=artefact.node)):
             if line not in done and line <= len(lines) and not lines[line - 1].lstrip().startswith("Traceback"):
-                take(line, lines[line - 1])  # the message is what the line says, its wrapper off
+                take(line, lines[line - 1], wrapped=True)  # the message is what the line says, its wrapper off
     return result
 
 

@@ -61,3 +61,51 @@ def test_a_docker_daemon_refusal_in_a_recognised_file_is_a_failure():
     assert [n for n, _ in _lines(text)] == [4]
     # the daemon's name alone, or a line about the daemon without its refusal, is no failure
     assert _lines("Cannot connect to the Docker daemon? see docs\nresponse from daemon: ok\n") == []
+
+
+# --- a structured line's own level (knowledge/coverage.yaml quiet_levels) -------------------------------------
+
+HARVEST = Path(__file__).resolve().parents[2] / "fixtures/harvest/cases"
+# NVIDIA/NVSentinel#1358 (harvest 1308): the preflight check's JSON lines, "level": "error" then "level": "info"
+NVSENTINEL = next(HARVEST.glob("1308-*/app.txt")).read_text().splitlines()
+# 1Panel-dev/1Panel#13898: dockerd's logfmt under journald, an info line whose error= field quotes modprobe's FATAL
+DOCKERD_INFO = ('Sep 22 10:29:42 ubuntu dockerd[5777]: time="2026-09-22T10:29:42.906553866Z" level=info msg="skip loading '
+                'plugin \\"io.containerd.snapshotter.v1.aufs\\"..." error="aufs is not supported (modprobe aufs failed: exit '
+                'status 1 \\"modprobe: FATAL: Module aufs not found in directory /lib/modules/6.8.0-100-generic\\\\n\\"): skip '
+                'plugin" type=io.containerd.snapshotter.v1')
+# Thinstation/thinstation#724: the same daemon in logrus's text form on a terminal: INFO, then a WARN
+LOGRUS_INFO = ('INFO[2022-05-17T15:16:28.026005544-07:00] skip loading plugin "io.containerd.snapshotter.v1.aufs"...  '
+               'error="aufs is not supported (modprobe aufs failed: exit status 1 \\"modprobe: FATAL: Module aufs not found '
+               'in directory /lib/modules/5.10.89TS\\\\n\\"): skip plugin" type=io.containerd.snapshotter.v1')
+LOGRUS_WARN = ('WARN[2022-05-17T15:16:28.028491685-07:00] failed to load plugin io.containerd.snapshotter.v1.devmapper  '
+               'error="devmapper not configured"')
+# fixtures/artefacts/dcgm_exporter_log (NVIDIA/dcgm-exporter#34; #612, slog's upper-case level)
+LOGFMT_FATAL = 'time="2021-12-14T17:28:56Z" level=fatal msg="Error starting nv-hostengine: DCGM initialization error"'
+SLOG_ERROR = 'time=2026-09-19T20:06:59.547Z level=ERROR msg="Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND"'
+
+
+def test_a_line_whose_own_level_is_info_is_no_error_line():
+    from stethoscope.facts.parsers.unrecognised_text import quiet
+    assert [quiet(ln) for ln in NVSENTINEL] == [False, True]
+    assert quiet(DOCKERD_INFO) and quiet(LOGRUS_INFO)
+    for line in (LOGRUS_WARN, LOGFMT_FATAL, SLOG_ERROR, "Segmentation fault (core dumped)",
+                 # a level word that is no level field's value (the kernel's hung-task report)
+                 "INFO: task python3:1708 blocked for more than 122 seconds."):
+        assert not quiet(line), line
+
+
+def test_the_fallback_reads_the_error_lines_of_other_levels_only():
+    # harvest 1308: the DCGM test failure ("level": "error") is an error line, the mapping count ("level": "info") is not
+    assert [n for n, _ in _unrecognised("\n".join(NVSENTINEL) + "\n")] == [1]
+    text = "\n".join([LOGRUS_INFO, LOGRUS_WARN, LOGFMT_FATAL, DOCKERD_INFO, "Segmentation fault (core dumped)"]) + "\n"
+    assert [n for n, _ in _unrecognised(text)] == [2, 3, 5]
+    # a file whose only error-worded lines are info lines has none: the fallback leaves it unrecognised
+    from stethoscope.facts.parsers.unrecognised_text import detect
+    assert not detect(NVSENTINEL[1] + "\n" + DOCKERD_INFO + "\n")
+    assert detect("\n".join(NVSENTINEL) + "\n")
+
+
+def test_an_unread_info_line_of_a_recognised_file_is_no_failure():
+    # (the fatal line's words are no FAILURE_WORDS: the fallback's wider words read it, above)
+    text = "\n".join([DOCKERD_INFO, LOGFMT_FATAL, SLOG_ERROR, "Segmentation fault (core dumped)"]) + "\n"
+    assert [n for n, _ in _lines(text)] == [3, 4]
