@@ -107,7 +107,9 @@ _QUOTE = re.compile(r"\n(?:[ \t]{0,3}>(?:[ \t]|(?=\n)))+")
 # (at the left margin only, no quote inside: an indented JSON string or a "key": "value" line is kept)
 _DQUOTE = re.compile(r'\n["\u201c](?P<body>[^"\u201c\u201d\n]+)["\u201d][ \t]*(?=\n)')
 # [1,3]<stdout>:node2:1234:1290 [3] NCCL INFO Channel 00/0 : 3[3] -> 0[0] via P2P/CUMEM
-_MPIRUN = re.compile(r"\n\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:[ \t]?")
+# (Open MPI writes the tag and the line, no blank between: a blank after it is the line's own, an
+# indented report's indentation under it stays)
+_MPIRUN = re.compile(r"\n\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:")
 # 10: torch.distributed.DistBackendError: NCCL error in: .../ProcessGroupNCCL.cpp:1331, unhandled system error
 # 3:         default gid:     fe80:0000:0000:0000:88e9:a4ff:ff4c:2bdc      (the line's own indentation stays)
 # (not ``ip addr``'s "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536", whose number is the interface's)
@@ -128,7 +130,9 @@ _KUBECTL = re.compile(r"\n\[pod/[\w.-]+/[\w.-]+\] ?")
 _RAY = re.compile(r"\n(?:\((?:[\w.-]+(?: [\w.-]+)? )?pid=\d+(?:, ip=[\w.:-]+)?\) ?)+")
 # [default0]:[rank0]: torch.distributed.DistBackendError: NCCL error in: ...   (torchrun --tee; PyTorch >= 2.2)
 # (not the failure table's "[1]:" nor NCCL's "[0] " device index)
-_RANK_LABEL = re.compile(r"\n(?:\[(?:default|rank)\d+\]:[ \t]?)+")
+# (torchrun's "[default0]:" is followed by the line as the worker printed it, its indentation
+# kept: an nvidia-smi -q report under it stays nested; PyTorch's "[rank0]: " takes one blank)
+_RANK_LABEL = re.compile(r"\n(?:\[default\d+\]:|\[rank\d+\]:[ \t]?)+")
 _GLOBAL_LABEL = re.compile(r"\[rank(\d+)\]:")
 # 2021-08-13 10:46:03 - INFO - torch.distributed.elastic.agent.server.api - [default] Starting worker group   (Doc2EDAG#24)
 # 2024-05-01 10:00:00,123 - trainer - INFO - ...      ERROR:torch.distributed.elastic.multiprocessing.api:failed ...

@@ -89,6 +89,8 @@ SAMPLES = [
     Sample("smi_remapped_rows", CASES / "108-remapped-rows-pending-uncorrectable-4" / "nvidia-smi-q.txt"),
     Sample("smi_fabric_unhealthy", ART / "nvidia_smi_q" / "fragment_fabric_grep_C3_unhealthy.txt"),
     Sample("smi_recovery_reset", ART / "nvidia_smi_q" / "fragment_recovery_action_reset.txt"),
+    # a section at column 0, its keys 4 deep: a launcher label's blank must not shift a level
+    Sample("smi_fabric_section", CASES / "800-nvidia-smi-q-fabric-insufficient-resources-cliqueid-0" / "nvidia-smi-q.txt"),
 ]
 KERNEL = [s for s in SAMPLES if s.kernel]
 

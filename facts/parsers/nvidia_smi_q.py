@@ -189,6 +189,13 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
+def _depth(indent: int) -> int:
+    """A line's section depth from its indentation: nvidia-smi indents 4 spaces a level; a
+    launcher's label that took one blank with it (PyTorch's ``[rank0]: `` over a report printed
+    by a rank) or added one leaves 3 or 5, read as the nearest level."""
+    return (indent + 2) // 4
+
+
 def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
     """Sections pasted without the banner (``nvidia-smi -q | grep -A8 ...``, a section copied
     on its own): the GPU is the ``GPU <bus id>`` line above a section when there is one, else
@@ -242,7 +249,7 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
             headerless.append((no, implied, set()))
         if rec is None:
             continue  # a shell prompt or other output before the first section
-        depth = (indent - base) // 4
+        depth = _depth(indent - base)
         if depth < 1 or (depth > 1 and not stack):
             continue  # outside any section we know (a chunk of grep output that starts mid-section)
         del stack[depth - 1:], shown[depth - 1:]
@@ -294,11 +301,11 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int) -> int:
         if rec is None:
             continue  # indented lines outside a GPU block (e.g. "HIC Info")
         if (k := KEY_LINE.match(line)):
-            depth = len(k["indent"]) // 4
+            depth = _depth(len(k["indent"]))
             del stack[max(depth - 1, 0):], shown[max(depth - 1, 0):]
             _take(rec, tuple(stack) + (k["key"].strip().lower(),), k["key"].strip(), k["value"], no, shown)
         elif (s := SECTION_LINE.match(line)):
-            depth = len(s["indent"]) // 4
+            depth = _depth(len(s["indent"]))
             del stack[max(depth - 1, 0):], shown[max(depth - 1, 0):]
             stack.append(s["name"].lower())
             shown.append(s["name"])
