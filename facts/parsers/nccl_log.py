@@ -369,7 +369,7 @@ class NcclLogState:
             family, external = _network_family(net)
             return once(NcclNetSelected, no, node, (pid, net), network=net, family=family, external=external, **ctx)
         # NET/IB : No device found.          Failed to open libibverbs.so[.1]   (no verbs library: no IB device either;
-        #   NCCL <= 2.12 printed the second as a WARN, later releases at INFO: src/misc/ibvwrap.cc)
+        #   NCCL 2.4-2.7 printed the second as a WARN, 2.23 at INFO: src/misc/ibvwrap.cc)
         if msg.startswith(("NET/IB : No device found", "Failed to open libibverbs.so")):
             return once(NcclNoIbDevice, no, node, (pid,), **ctx)
         if msg.startswith(("NET/IB", "NET/Socket")) and "Using" in msg:

@@ -117,8 +117,8 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   the root thread gives up on the communicator)
     # Bootstrap Root : rank 1 of 8 ranks has already checked in        (Lightning-AI/pytorch-lightning#14986)
     ("bootstrap_rank_checked_in_twice", re.compile(r"^Bootstrap Root : rank \d+ of \d+ ranks has already checked in")),
-    # WARN("Failed to open libibverbs.so[.1]")   (misc/ibvwrap.cc / ibvwrap.cu up to 2.12: neither libibverbs.so nor
-    #   libibverbs.so.1 could be dlopen'ed; later releases print the same words at INFO(NCCL_INIT, ...) and go on): no IB
+    # WARN("Failed to open libibverbs.so[.1]")   (misc/ibvwrap.cu / ibvwrap.cc: a WARN in 2.4-2.7 at least, :63 in 2.7.8; neither libibverbs.so nor
+    #   libibverbs.so.1 could be dlopen'ed; by 2.23 the same words are INFO(NCCL_INIT, ...) and NCCL goes on): no IB
     #   verbs library where NCCL runs, so its IB transport is off and it uses sockets
     # [1,0]<stdout>:mlc-cluster-22:7617:7635 [0] misc/ibvwrap.cu:63 NCCL WARN Failed to open libibverbs.so[.1]   (horovod/horovod#1122)
     # (no entry in knowledge/nccl_warn_messages.yaml: whether RDMA was expected cannot be told from the line, rule
