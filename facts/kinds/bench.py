@@ -244,6 +244,22 @@ class NcclTestFailure(Fact):
 
 
 @fact_kind
+class GpuP2pPairBandwidth(Fact):
+    """CUDA's p2pBandwidthLatencyTest for one ordered pair of GPUs: the copy with peer access
+    (``P2P=Enabled``) beside the same copy staged through host memory (``P2P=Disabled``), from the
+    matrices of one run (unidirectional writes or reads, or bidirectional)."""
+
+    kind: Literal["gpu_p2p_pair_bandwidth"] = "gpu_p2p_pair_bandwidth"
+    src: int  # CUDA device index of the row (D)
+    dst: int  # CUDA device index of the column (D)
+    mode: Literal["writes", "reads", "bidirectional"]
+    p2p_gbs: float
+    staged_gbs: float
+    #: p2p_gbs / staged_gbs: below 1 the direct peer path is slower than copying through the host
+    ratio: float
+
+
+@fact_kind
 class PairBandwidth(Fact):
     kind: Literal["pair_bandwidth"] = "pair_bandwidth"
     host_a: str
