@@ -27,11 +27,17 @@ class ContainerRuntimeError(Fact):
 
 @fact_kind
 class DevicePluginState(Fact):
-    """The device plugin registered no GPU: ``incompatible_strategy`` or ``no_devices``."""
+    """The device plugin registered no GPU (``incompatible_strategy``, ``no_devices``) or could not
+    serve or register a resource (``start_failed``: "Could not start device plugin for '<res>': <err>"
+    or "Plugin <name> failed to start: <err>"; ``register_failed``: "Could not register device
+    plugin: <err>"; ``kubelet_unreachable``: "Could not contact Kubelet")."""
 
     kind: Literal["device_plugin_state"] = "device_plugin_state"
-    state: str  # incompatible_strategy | no_devices
+    state: str  # incompatible_strategy | no_devices | start_failed | register_failed | kubelet_unreachable
     strategy: str | None = None  # "auto" (deviceDiscoveryStrategy)
+    resource: str | None = None  # "volcano.sh/gpu-memory" ('<res>'), or the plugin's name ("Volcano-GPU-Plugin")
+    reason: str | None = None  # socket_in_use (listen ... bind: address already in use) | other; None for the first two states
+    message: str | None = None  # the Go error as printed
 
 
 @fact_kind

@@ -24,6 +24,21 @@ devices are not there (Project-HAMi/HAMi#596)::
 
     Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected
 
+A resource the plugin could not serve or register (NVIDIA/k8s-device-plugin server.go and
+main.go of v0.6 to v0.20, and the same format strings in Volcano's and HAMi's forks, Go ``log``
+or klog at Info or Error level)::
+
+    2023/08/14 12:05:26 Could not start device plugin for 'volcano.sh/gpu-memory': listen unix /var/lib/kubelet/device-plugins/volcano.sock: bind: address already in use
+    2023/08/14 12:05:26 Plugin Volcano-GPU-Plugin failed to start: listen unix /var/lib/kubelet/device-plugins/volcano.sock: bind: address already in use
+
+is ``device_plugin_state`` ``start_failed`` (``register_failed`` for "Could not register device
+plugin: <err>", ``kubelet_unreachable`` for "Could not contact Kubelet"), with the Go error as
+``message`` and ``reason`` ``socket_in_use`` where the plugin's own socket was taken ("bind:
+address already in use": another plugin serves that path), else ``other``. main's "Plugin <name>
+failed to start: <err>" repeats the error of the Start() line before it and is a fact of its
+own only where that line is not there. "Failed to start one or more plugins. Retrying in 30s..."
+is read as a hint.
+
 Other plugin lines are left unread.
 """
 from __future__ import annotations
@@ -63,13 +78,29 @@ _MARKED = re.compile(r"'(?P<res>[\w./-]+)' device marked unhealthy: (?P<dev>\S+)
 _ALLOCATE = re.compile(r"Allocate failed due to (?:requested number of devices unavailable for (?P<res>[\w./-]+)\. "
                        r"Requested: (?P<req>\d+), Available: (?P<avail>\d+)|no healthy devices present; cannot allocate "
                        r"unhealthy devices (?P<res2>[\w./-]+))")
+# The plugin failing to serve or register a resource (server.go Start(); main.go's start loop; v0.6-v0.20, Volcano, HAMi):
+# 2023/08/14 12:05:26 Could not start device plugin for 'volcano.sh/gpu-memory': listen unix /var/lib/kubelet/device-plugins/volcano.sock: bind: address already in use   (volcano-sh/devices#48)
+# 2023/08/14 12:05:26 Plugin Volcano-GPU-Plugin failed to start: listen unix /var/lib/kubelet/device-plugins/volcano.sock: bind: address already in use   (volcano-sh/devices#48)
+# E0101 00:00:00.000000       1 server.go:146] Could not register device plugin: rpc error: code = Unavailable desc = ...   (klog.Errorf, v0.17+)
+# 2020/05/14 02:11:19 Could not contact Kubelet, retrying. Did you enable the device plugin feature gate?   (v0.6-v0.11; "Could not contact Kubelet. Did you ..." later)
+_START = re.compile(r"Could not start device plugin for '(?P<res>[^']+)': (?P<err>.+?)\s*$")
+_PLUGIN_START = re.compile(r"\bPlugin (?P<name>\S+) failed to start: (?P<err>.+?)\s*$")
+_REGISTER = re.compile(r"Could not register device plugin: (?P<err>.+?)\s*$")
+_KUBELET = re.compile(r"Could not contact Kubelet\b")
+# I0101 00:00:00.000000       1 main.go:302] Failed to start one or more plugins. Retrying in 30s...
+_RETRYING = re.compile(r"Failed to start one or more plugins\. Retrying in ")
+# listen unix /var/lib/kubelet/device-plugins/nvidia-gpu.sock: bind: address already in use
+_SOCKET_IN_USE = re.compile(r"\blisten unix \S+: bind: address already in use")
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
-                           for p in (_STRATEGY, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _ALLOCATE)), re.M)
+                           for p in (_STRATEGY, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _ALLOCATE, _START,
+                                     _PLUGIN_START, _REGISTER, _KUBELET, _RETRYING)), re.M)
 
 
 def detect(head: str) -> bool:
     if not ("Incompatible strategy" in head or "Waiting indefinitely" in head or "If this is a GPU node" in head
-            or "XidCriticalError" in head or "device marked unhealthy" in head or "Allocate failed due to" in head):
+            or "XidCriticalError" in head or "device marked unhealthy" in head or "Allocate failed due to" in head
+            or "device plugin" in head or "failed to start: " in head or "Could not contact Kubelet" in head
+            or "Failed to start one or more plugins" in head):
         return False
     return _ANY.search(head) is not None
 
@@ -77,8 +108,23 @@ def detect(head: str) -> bool:
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
+    started_err: str | None = None  # the error of the last "Could not start/register" line: main's echo of it is no new fact
     for n, line in enumerate(artefact.lines, 1):
-        if (m := _STRATEGY.search(line)) is not None:
+        if "ould not" in line and (m := _START.search(line) or _REGISTER.search(line)) is not None:
+            state = "start_failed" if m.re is _START else "register_failed"
+            b.add(DevicePluginState, n, state=state, resource=m["res"] if state == "start_failed" else None,
+                  reason="socket_in_use" if _SOCKET_IN_USE.search(m["err"]) else "other", message=m["err"])
+            started_err = m["err"]
+        elif "failed to start: " in line and (m := _PLUGIN_START.search(line)) is not None:
+            if m["err"] != started_err:
+                b.add(DevicePluginState, n, state="start_failed", resource=m["name"],
+                      reason="socket_in_use" if _SOCKET_IN_USE.search(m["err"]) else "other", message=m["err"])
+            started_err = None
+        elif "Could not contact Kubelet" in line:
+            b.add(DevicePluginState, n, state="kubelet_unreachable", reason="other", message=line.strip())
+        elif _RETRYING.search(line):
+            pass
+        elif (m := _STRATEGY.search(line)) is not None:
             b.add(DevicePluginState, n, state="incompatible_strategy", strategy=m["strategy"])
         elif _NO_DEVICES.search(line):
             b.add(DevicePluginState, n, state="no_devices")

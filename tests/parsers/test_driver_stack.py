@@ -71,6 +71,26 @@ def test_device_plugin_states_and_hints():
     assert r.facts == [] and r.lines_used == 4  # Loading NVML and the three hint lines
 
 
+def test_device_plugin_start_and_register_failures():
+    # volcano-sh/devices#48: Start()'s line, then main's echo of the same error (no second fact), twice
+    r = _parse(k8s_device_plugin, "k8s_device_plugin/volcano48_socket_in_use.log")
+    assert [(f.evidence.line, f.state, f.resource, f.reason) for f in r.facts] == [
+        (3, "start_failed", "volcano.sh/gpu-memory", "socket_in_use"), (7, "start_failed", "volcano.sh/gpu-memory", "socket_in_use")]
+    assert r.facts[0].message == "listen unix /var/lib/kubelet/device-plugins/volcano.sock: bind: address already in use"
+    assert r.lines_used == 10 and r.errors == []
+    # the other formats of NVIDIA/k8s-device-plugin (server.go, main.go v0.6-v0.20), filled in
+    text = ("E0101 00:00:00.000000       1 server.go:146] Could not register device plugin: rpc error: code = Unavailable desc = connection error\n"
+            "E0101 00:00:00.000000       1 main.go:409] Plugin NVIDIA-Device-Plugin failed to start: rpc error: code = Unavailable desc = connection error\n"
+            "I0101 00:00:00.000000       1 main.go:302] Failed to start one or more plugins. Retrying in 30s...\n"
+            "2020/05/14 02:11:19 Could not contact Kubelet, retrying. Did you enable the device plugin feature gate?\n"
+            "2020/05/14 02:11:20 Plugin NVIDIA-Device-Plugin failed to start: context deadline exceeded\n")
+    r = _parse(k8s_device_plugin, text=text)
+    assert [(f.state, f.resource, f.reason) for f in r.facts] == [
+        ("register_failed", None, "other"), ("kubelet_unreachable", None, "other"),
+        ("start_failed", "NVIDIA-Device-Plugin", "other")]
+    assert r.lines_used == 5
+
+
 def test_kubelet_admission_failure_and_plugin_health_lines():
     (f,) = _parse(k8s_device_plugin, "k8s_device_plugin/hami596_kubelet_allocate_devices_unavailable.txt").facts
     assert (f.kind, f.resource, f.reason, f.requested, f.available) == (
