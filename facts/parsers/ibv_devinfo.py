@@ -30,7 +30,9 @@ when there is none, or none visible in the container) gives ``ib_no_hca``.
 Facts: ``ib_hca`` per ``hca_id:`` (firmware, node GUID, port count), ``ib_port`` per ``port:``
 block (``source: ibv_devinfo``; evidence: its ``state:`` line; rate = lanes x lane speed when
 ``-v`` printed them), ``ib_gid`` per ``GID[ n]:`` line. Capability lines of ``-v`` (max_qp,
-max_mr_size, ...) count as read. A ``state:`` value that is not ``PORT_<NAME> (n)`` is a parse error.
+max_mr_size, ...) count as read. A ``state:`` value that is not ``PORT_<NAME> (n)`` is a parse error, a
+port block without state lines too, except where the text ends at its ``port:`` line (a cut paste:
+a ``cut_short`` limit; Mellanox/network-operator#249's excerpt ends there).
 """
 from __future__ import annotations
 
@@ -119,7 +121,12 @@ def parse(artefact: Artefact) -> ParseResult:
             port = None
             return
         if "state" not in port:
-            if "phys_state" not in port:
+            if not port and port_line == last_line:
+                # devinfo.c prints a port's "port:" line and its "state:" line together
+                # (print_hca_cap): a text that ends at the port line was cut there
+                fb.limit(port_line, "cut_short", f"ibv_devinfo: the text ends at port {port_num} of {hca}, "
+                                                 "before its state line (cut): that port's state is not known")
+            elif "phys_state" not in port:
                 fb.error(port_line, f"ibv_devinfo: port {port_num} of {hca} has no state line")
             port = None
             return
@@ -162,6 +169,7 @@ def parse(artefact: Artefact) -> ParseResult:
             hca, hca_line, hca_fields = f"unnamed{unnamed}", 0, {}
         port, port_num, port_line, state_line = {}, num, n, n
 
+    last_line = next((i for i in range(len(artefact.lines), 0, -1) if artefact.lines[i - 1].strip()), 0)
     for n, line in enumerate(artefact.lines, 1):
         if m := _HCA.match(line):
             flush_hca()
