@@ -187,6 +187,19 @@ class GpudUnhealthyState(Fact):
 
 
 @fact_kind
+class GpudXidReported(Fact):
+    """GPUd 0.1-0.4 reporting an Xid in its own words, without naming the GPU: the ``error_xid``
+    event's message ``xid 119 detected by dmesg (47 minutes ago)`` (``/v1/events``), the state's
+    reason or error ``xid 119 detected by dmesg``. The bus id is not in the message (the event's
+    escaped ``extra_info`` JSON has at most a ``device_uuid``, often empty)."""
+
+    kind: Literal["gpud_xid_reported"] = "gpud_xid_reported"
+    xid: int
+    source: str | None = None  # "dmesg" (gpud's data source), "nvml"
+    message: str
+
+
+@fact_kind
 class NhcCheckFailed(Fact):
     """One failed NHC check, as NHC reports it."""
 

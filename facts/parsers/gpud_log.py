@@ -11,7 +11,14 @@ components/accelerator/nvidia/xid/health_state.go and sxid/health_state.go)::
     SXID 123 detected on PCI:0000:9b:00
 
 Newer GPUd writes ``XID <n> <mnemonic> <description> detected on GPU <bus id> UUID:<uuid>``,
-and for NVLink Xids 144-150 ``XID <n>.<sub> (err status 0x...)``; both are read.
+and for NVLink Xids 144-150 ``XID <n>.<sub> (err status 0x...)``; both are read. GPUd 0.1-0.4
+wrote ``xid <n> detected by <source> (<when>)`` in its ``error_xid`` events and ``xid <n>
+detected by <source>`` in the XID component's state (components/accelerator/nvidia/error/xid:
+the events' message, the state's reason or error; leptonai/gpud#192)::
+
+    "message": "xid 119 detected by dmesg (47 minutes ago)",
+
+which names no GPU: ``gpud_xid_reported`` (the Xid and gpud's data source), once per line.
 
 Facts emitted: ``xid_event`` per Xid message that names the GPU's bus id (``message`` is the
 name GPUd gives the code; no pid, no boot: GPUd does not print them); ``nvswitch_sxid`` per
@@ -26,6 +33,7 @@ import re
 
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.kinds.dcgm import GpudXidReported
 from stethoscope.facts.kinds.kernel import NvswitchSxid, XidEvent
 
 KIND = "gpud"
@@ -40,11 +48,15 @@ _XID = re.compile(
     # long line to its end once per "XID" in it
     r"\s*(?:\((?P<name>[^)\n]{0,300})\)\s*|(?P<desc>[^\n\"]{0,300}?)\s+)detected on " + _DEV
 )
-_DETECT = re.compile(r"\bS?XID \d+[^\n]{0,300}? detected on (?:GPU )?(?:PCI:|GPU-)")
+_DETECT = re.compile(r"\bS?XID \d+[^\n]{0,300}? detected on (?:GPU )?(?:PCI:|GPU-)"
+                     # "message": "xid 119 detected by dmesg (47 minutes ago)"   (gpud 0.1-0.4, leptonai/gpud#192)
+                     r"|\bxid \d+ detected by \w+")
+# "message": "xid 119 detected by dmesg (47 minutes ago)",   "reason": "xid 48 detected by dmesg"   (gpud 0.1-0.4)
+_XID_BY = re.compile(r"(?<![\w.])xid (?P<code>\d+) detected by (?P<src>\w+)(?: \([^)\n\"]{0,80}\))?")
 
 
 def detect(head: str) -> bool:
-    if "detected on" not in head:
+    if "detected on" not in head and "detected by" not in head:
         return False
     return _DETECT.search(head) is not None
 
@@ -53,6 +65,10 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     for n, line in enumerate(artefact.lines, 1):
+        if "xid " in line and "detected by" in line and (m := _XID_BY.search(line)) is not None:
+            b.add(GpudXidReported, n, xid=int(m["code"]), source=m["src"], message=m[0])
+            result.lines_used += 1
+            continue
         if "detected on" not in line or "XID" not in line:
             continue
         for m in _XID.finditer(line):

@@ -70,5 +70,18 @@ def test_gpud_xid_by_uuid_only_is_a_parse_error():
     assert r.facts == [] and [e.line for e in r.errors] == [1]
 
 
+def test_gpud_0_3_xid_message_names_no_gpu():
+    # leptonai/gpud#192: the error_xid event of gpud 0.1-0.4 ("xid %d detected by %s (%s)"); the escaped
+    # extra_info JSON after it ("\"xid\":119") is not a second message
+    r = _parse(gpud_log, "gpud/gpud192_xid119_events_v0_3.json")
+    assert [(f.evidence.line, f.kind, f.xid, f.source, f.message) for f in r.facts] == [
+        (9, "gpud_xid_reported", 119, "dmesg", "xid 119 detected by dmesg (47 minutes ago)")]
+    assert r.lines_used == 1 and r.errors == []
+    # the state's reason of the same versions ("xid %d detected by %s"), filled in
+    (f,) = _parse(gpud_log, text='        "reason": "xid 48 detected by nvml",\n').facts
+    assert (f.xid, f.source, f.message) == (48, "nvml", "xid 48 detected by nvml")
+    assert not gpud_log.detect("Pxid 48 detected by nvml")
+
+
 def test_kernel_xid_line_is_not_gpud():
     assert not gpud_log.detect("NVRM: Xid (PCI:0000:ae:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
