@@ -459,6 +459,21 @@ class OpenmpiOpenibQueueCreateFailed(Fact):
 
 
 @fact_kind
+class OpenmpiDaemonFailure(Fact):
+    """mpirun's runtime (ORTE in Open MPI 1.x-4.x, PRRTE in 5.x) could not start or lost one of its
+    daemons on a remote node: the errmgr help blocks ``failed-daemon-launch`` ("ORTE was unable to
+    reliably start one or more daemons."), ``failed-daemon`` ("An ORTE daemon has unexpectedly
+    failed after launch ..."), ``node-died`` ("ORTE has lost communication with a remote daemon.",
+    < 2.0 "... with its daemon located on node:"), and the remote shell's "orted: command not found"
+    that usually comes before the first."""
+
+    kind: Literal["openmpi_daemon_failure"] = "openmpi_daemon_failure"
+    event: Literal["launch_failed", "daemon_failed", "daemon_lost", "daemon_not_found"]
+    runtime: str | None = None  # "ORTE", "PRTE" (or the tool name PRRTE filled in)
+    remote_node: str | None = None  # the node of the lost daemon, when the block names it
+
+
+@fact_kind
 class IbGidCount(Fact):
     """``n_gids_found=N``: how many GID entries show_gids found on all ports."""
 

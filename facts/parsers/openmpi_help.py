@@ -52,17 +52,40 @@ open-mpi/ompi#166, a dual-port ConnectX after ``ibv_resize_cq``)::
       Error:       Device or resource busy (errno=16)
       Device:      mlx4_0
 
+And mpirun's runtime reporting its own daemons (ORTE in Open MPI 1.x-4.x:
+orte/mca/errmgr/base/help-errmgr-base.txt; PRRTE in Open MPI 5: src/mca/errmgr/base/help-errmgr-base.txt,
+"%s was unable ..." filled with "PRTE"): ``failed-daemon-launch`` (mpirun could not start a daemon),
+``failed-daemon`` (a daemon died before calling back), ``node-died`` (4.x and PRRTE name the HNP and
+the remote daemon; before 2.0 "... with its daemon located on node:" and a ``hostname:`` line), and
+the remote shell's answer when it finds no daemon binary, which comes before the launch block.
+Samples (real, kubeflow/mpi-operator#152, an MPIJob whose worker pod died, then the restarted
+launcher)::
+
+    ORTE has lost communication with a remote daemon.
+
+      HNP daemon   : [[43015,0],0] on node tf-bert-libnlp-token-lr-5e-6-fp32-1572827779-launcher-gdqv7
+      Remote daemon: [[43015,0],20] on node tf-bert-libnlp-token-lr-5e-6-fp32-1572827779-worker-19
+
+    ORTE was unable to reliably start one or more daemons.
+    This usually is caused by:
+
+and the shell's line (kubeflow/mpi-operator#488, an MPIJob whose worker image has no orted on PATH)::
+
+    bash: orted: command not found
+
 Facts: ``openmpi_btl_no_nics`` per block (the module, the host it names) and per aggregation line
 (the module unknown, ``count`` the copies held back); ``openmpi_osc_ucx_declined`` per osc/ucx line
 (the host of its prefix); ``openmpi_openib_queue_create_failed`` per init-fail-create-q block (the
-host it names, the device, function, error and errno). Empty input, or no such message: nothing.
+host it names, the device, function, error and errno); ``openmpi_daemon_failure`` per launch-failure,
+daemon-failure or lost-daemon block and per "orted: command not found" line (the lost daemon's node
+as the fact's node where the block names it). Empty input, or no such message: nothing.
 """
 from __future__ import annotations
 
 import re
 
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
-    OpenmpiBtlNoNics, OpenmpiOpenibQueueCreateFailed, OpenmpiOscUcxDeclined,
+    OpenmpiBtlNoNics, OpenmpiDaemonFailure, OpenmpiOpenibQueueCreateFailed, OpenmpiOscUcxDeclined,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches
 
@@ -105,10 +128,55 @@ _CREATE_Q_FIELD = re.compile(r"^\W{0,8}(?P<key>Local host|OMPI source|Function|E
 _ERRNO = re.compile(r"^(?P<error>.*?) \(errno=(?P<errno>-?\d{1,5})\)$")
 
 
+# ORTE was unable to reliably start one or more daemons.        (help-errmgr-base.txt [failed-daemon-launch], 1.x-4.x)
+# PRTE was unable to reliably start one or more daemons.        (PRRTE's "%s was unable to reliably start ...")
+_LAUNCH = re.compile(r"(?:^|[\s>*])(?P<rt>[A-Za-z][\w-]{0,15}) was unable to reliably start one or more daemons\b")
+# An ORTE daemon has unexpectedly failed after launch and before  ([failed-daemon]; PRRTE: "An PRTE daemon ...")
+_FAILED = re.compile(r"\bAn? (?P<rt>ORTE|PRTE) daemon has unexpectedly failed after launch")
+# ORTE has lost communication with a remote daemon.             ([node-died], 2.0-4.x and PRRTE's "PRTE has ...")
+# ORTE has lost communication with its daemon located on node:  ([node-died] before 2.0, then "  hostname:  %s")
+_LOST = re.compile(r"\b(?P<rt>ORTE|PRTE) has lost communication with (?:a remote daemon|its daemon located on node:)")
+#   Remote daemon: [[43015,0],20] on node tf-bert-libnlp-token-lr-5e-6-fp32-1572827779-worker-19
+_REMOTE = re.compile(r"^\W{0,8}Remote daemon\s*: \S+ on node (?P<node>[A-Za-z0-9(][\w.()-]{0,252})\s*$")
+#   hostname:  anode127
+_HOSTNAME = re.compile(r"^\W{0,8}hostname:\s+(?P<node>[A-Za-z0-9][\w.-]{0,252})\s*$")
+# bash: orted: command not found                     (the remote shell run by ssh or the kubexec agent)
+# bash: line 1: prted: command not found
+# orted: Command not found.                          (csh, tcsh)
+_NOT_FOUND = re.compile(r"(?:^|\b(?:ba|z|k|da|tc|c)?sh(?:: line \d+)?: )(?:/\S*/)?(?P<d>orted|prted): "
+                        r"(?:command not found|Command not found\.|No such file or directory)")
+_DAEMON_GATES = ("one or more daemons", "daemon has unexpectedly failed", "has lost communication with", "orted: ", "prted: ")
+
+
+def _daemon_failures(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    """The runtime's daemon blocks and the shell's "orted: command not found" lines."""
+    lines = artefact.lines
+    for n, line in iter_lines_with(_DAEMON_GATES, artefact):
+        rt = remote = None
+        if (m := _LAUNCH.search(line)) is not None:
+            event, rt = "launch_failed", m["rt"]
+        elif (m := _FAILED.search(line)) is not None:
+            event, rt = "daemon_failed", m["rt"]
+        elif (m := _LOST.search(line)) is not None:
+            event, rt = "daemon_lost", m["rt"]
+            for follow in lines[n:n + 5]:  # a blank, the HNP line, the remote daemon's (or the hostname line)
+                if (r := _REMOTE.match(follow) or _HOSTNAME.match(follow)) is not None:
+                    remote = r["node"]
+                    result.lines_used += 1
+                    break
+        elif (m := _NOT_FOUND.search(line)) is not None:
+            event, rt = "daemon_not_found", "ORTE" if m["d"] == "orted" else "PRTE"
+        else:
+            continue
+        result.lines_used += 1
+        fb.add(OpenmpiDaemonFailure, n, node=artefact.node_for(remote), event=event, runtime=rt, remote_node=remote)
+
+
 def detect(head: str) -> bool:
     return ("A high-performance Open MPI point-to-point messaging module" in head or _MORE.search(head) is not None
             or _CREATE_Q_HEAD in head
-            or ("osc_ucx_component" in head and _OSC_UCX.search(head) is not None))
+            or ("osc_ucx_component" in head and _OSC_UCX.search(head) is not None)
+            or (any(g in head for g in _DAEMON_GATES) and any(r.search(head) for r in (_LAUNCH, _FAILED, _LOST, _NOT_FOUND))))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -151,6 +219,7 @@ def parse(artefact: Artefact) -> ParseResult:
     for n, m in iter_matches(_OSC_UCX, artefact):
         result.lines_used += 1
         fb.add(OpenmpiOscUcxDeclined, n, node=artefact.node_for(m["host"]))
+    _daemon_failures(artefact, fb, result)
     return result
 
 
@@ -158,4 +227,8 @@ def parse(artefact: Artefact) -> ParseResult:
 SIGNATURES = (r"A high-performance Open MPI point-to-point messaging module",
               r"\d more process(?:es have| has) sent help message help-mpi-btl-base\.txt / btl:no-nics",
               r"osc_ucx_component\.c:\d+\s+Error: OSC UCX component priority set inside component query failed",
-              r"The OpenFabrics \(openib\) BTL failed to initialize while trying to")
+              r"The OpenFabrics \(openib\) BTL failed to initialize while trying to",
+              r"(?:ORTE|PRTE) was unable to reliably start one or more daemons",
+              r"An? (?:ORTE|PRTE) daemon has unexpectedly failed after launch",
+              r"(?:ORTE|PRTE) has lost communication with (?:a remote daemon|its daemon located on node:)",
+              r"\b(?:ba|z|k|da)?sh(?:: line \d+)?: (?:/\S*/)?(?:orted|prted): command not found")

@@ -83,3 +83,49 @@ def test_openib_init_fail_create_q_of_ompi166():
 ])
 def test_not_create_q(text):
     assert parse_text(text).facts == []
+
+
+# mpirun's runtime about its own daemons (help-errmgr-base.txt of ORTE and PRRTE), wild sweep 5E
+def test_orte_node_died_names_the_remote_daemon():
+    text = (FIX / "mpioperator152_lost_remote_daemon.txt").read_text()
+    assert openmpi_help.detect(text)
+    art = Artefact(path="t.log", text=text, node="launcher", node_from_folder=False)
+    (f,) = openmpi_help.parse(art).facts
+    assert (f.kind, f.event, f.runtime, f.evidence.line) == ("openmpi_daemon_failure", "daemon_lost", "ORTE", 1)
+    assert f.remote_node == f.node == "tf-bert-libnlp-token-lr-5e-6-fp32-1572827779-worker-19"
+
+
+def test_orte_failed_daemon_launch_and_orted_not_found():
+    (f,) = parse_text((FIX / "mpioperator152_unable_to_start_daemons.txt").read_text()).facts
+    assert (f.event, f.runtime, f.remote_node) == ("launch_failed", "ORTE", None)
+    (g,) = parse_text((FIX / "mpioperator488_orted_not_found.txt").read_text()).facts
+    assert (g.event, g.runtime) == ("daemon_not_found", "ORTE")
+
+
+@pytest.mark.parametrize("text, event, runtime, remote", [
+    # PRRTE (Open MPI 5) fills "%s was unable to reliably start one or more daemons." with PRTE
+    ("PRTE was unable to reliably start one or more daemons.\nThis usually is caused by:\n", "launch_failed", "PRTE", None),
+    # [failed-daemon] (ORTE; PRRTE prints "An PRTE daemon ...")
+    ("An ORTE daemon has unexpectedly failed after launch and before\ncommunicating back to mpirun.", "daemon_failed", "ORTE", None),
+    ("An PRTE daemon has unexpectedly failed after launch and before", "daemon_failed", "PRTE", None),
+    # [node-died] before 2.0: the hostname on its own line
+    ("ORTE has lost communication with its daemon located on node:\n\n  hostname:  anode127\n", "daemon_lost", "ORTE", "anode127"),
+    ("PRTE has lost communication with a remote daemon.\n\n  HNP daemon   : [prterun-m-34@0,0] on node m0\n"
+     "  Remote daemon: [prterun-m-34@0,1] on node w1\n", "daemon_lost", "PRTE", "w1"),
+    ("bash: line 1: prted: command not found", "daemon_not_found", "PRTE", None),
+    ("orted: Command not found.", "daemon_not_found", "ORTE", None),
+])
+def test_daemon_forms(text, event, runtime, remote):
+    assert openmpi_help.detect(text)
+    art = Artefact(path="t.log", text=text, node="n0", node_from_folder=False)
+    (f,) = openmpi_help.parse(art).facts
+    assert (f.event, f.runtime, f.remote_node) == (event, runtime, remote)
+
+
+@pytest.mark.parametrize("text", [
+    "ORTE was unable to start one or more daemons",  # a retelling, not the help text
+    "the launcher lost communication with a remote host",
+    "bash: mpirun: command not found",  # the launcher itself missing is not a daemon failure
+])
+def test_daemon_near_misses(text):
+    assert parse_text(text).facts == []
