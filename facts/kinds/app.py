@@ -26,6 +26,14 @@ class CudaError(Fact):
     device: int | None = None
     pid: int | None = None
     rank: int | None = None  # from a torchrun "[rankN]:" prefix
+    #: a CUDA library's status instead of a runtime/driver error (form "library_status"): the library
+    #: (cublas, cudnn, cusolver, cufft, cusparse, curand), its status name as printed
+    #: (CUBLAS_STATUS_EXECUTION_FAILED) and the status without the library's prefix (EXECUTION_FAILED),
+    #: the same words in every library, which the rules read
+    library: str | None = None
+    library_status: str | None = None
+    library_condition: str | None = None
+    call: str | None = None  # "when calling `cublasSgemm( handle, ...)`": the library call that failed
 
 
 @fact_kind

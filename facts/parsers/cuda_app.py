@@ -119,6 +119,62 @@ ORT_FAILURE = re.compile(r"\bCUDA failure (?P<num>\d{1,4}): (?P<msg>[^;\n]+?)\s*
 # warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)          (cuda-gdb, NVIDIA/nccl#258)
 CUDA_GDB = re.compile(r"Cuda API error detected: (?P<call>\w+) returned \((?P<hex>0x[0-9a-fA-F]+)\)")
 
+# --- CUDA libraries' own status codes (not cudaError_t/CUresult: each library has its enum) ---
+# RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`   (facebookresearch/SparseConvNet#208)
+#   (PyTorch aten/src/ATen/cuda/Exceptions.h TORCH_CUDABLAS_CHECK: "CUDA error: ", _cublasGetErrorEnum(__err), " when calling `" #EXPR "`")
+# RuntimeError: cusolver error: CUSOLVER_STATUS_EXECUTION_FAILED, when calling `cusolverDnDgetrf( handle, m, n, dA, ldda, ...)`   (pytorch/pytorch#70122)
+#   (TORCH_CUSOLVER_CHECK: "cusolver error: ", cusolverGetErrorMessage(__err), ", when calling `" #EXPR "`"[, ". This error may appear if the input matrix contains NaN."])
+# RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED       (AT_CUDNN_CHECK: "cuDNN error: ", cudnnGetErrorString(status); NVIDIA/apex#1426)
+# RuntimeError: CUDNN_STATUS_INTERNAL_ERROR                       (PyTorch 0.3's torch.backends.cudnn CuDNNError; pytorch/pytorch#5962)
+# RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR                 (aten/src/ATen/native/cuda/CuFFTUtils.h CUFFT_CHECK; pytorch/pytorch#119420)
+# E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR
+# Check failed: status == CUDNN_STATUS_SUCCESS (4 vs. 0)  CUDNN_STATUS_INTERNAL_ERROR   (Caffe's CUDNN_CHECK, hujie-frank/SENet#10)
+# e!         Error: CUDNN_STATUS_EXECUTION_FAILED; Reason: rtc->loadModule()             (cuDNN 9's own error log)
+#   The status name is the key, whatever wraps it; only names of the libraries' enums are read
+#   (cublas_api.h cublasStatus_t, cudnn.h / cudnn_graph.h cudnnStatus_t (9.x adds a detail after the
+#   category: CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED), cusolver_common.h, cusparse.h,
+#   cufft.h cufftResult, curand.h curandStatus), never *_SUCCESS, and a line that tests a status
+#   (`if (status != CUBLAS_STATUS_SUCCESS)`) prints no failure.
+LIBRARY_STATUS = re.compile(
+    r"\b(?P<status>(?P<lib>CUBLAS|CUDNN|CUSOLVER|CUSPARSE|CURAND)_STATUS_(?P<cond>[A-Z][A-Z0-9_]*[A-Z0-9])"
+    r"|CUFFT_(?P<fcond>[A-Z][A-Z_]*[A-Z]))\b")
+#: every failure status of each library's enum (its header), without the library's prefix
+LIBRARY_CONDITIONS = {
+    "CUBLAS": frozenset({"NOT_INITIALIZED", "ALLOC_FAILED", "INVALID_VALUE", "ARCH_MISMATCH", "MAPPING_ERROR",
+                         "EXECUTION_FAILED", "INTERNAL_ERROR", "NOT_SUPPORTED", "LICENSE_ERROR"}),
+    "CUSOLVER": frozenset({"NOT_INITIALIZED", "ALLOC_FAILED", "INVALID_VALUE", "ARCH_MISMATCH", "MAPPING_ERROR",
+                           "EXECUTION_FAILED", "INTERNAL_ERROR", "MATRIX_TYPE_NOT_SUPPORTED", "NOT_SUPPORTED",
+                           "ZERO_PIVOT", "INVALID_LICENSE", "INVALID_WORKSPACE", "IRS_INTERNAL_ERROR",
+                           "IRS_NOT_SUPPORTED", "IRS_MATRIX_SINGULAR"}),
+    "CUSPARSE": frozenset({"NOT_INITIALIZED", "ALLOC_FAILED", "INVALID_VALUE", "ARCH_MISMATCH", "MAPPING_ERROR",
+                           "EXECUTION_FAILED", "INTERNAL_ERROR", "MATRIX_TYPE_NOT_SUPPORTED", "ZERO_PIVOT",
+                           "NOT_SUPPORTED", "INSUFFICIENT_RESOURCES"}),
+    "CURAND": frozenset({"VERSION_MISMATCH", "NOT_INITIALIZED", "ALLOCATION_FAILED", "TYPE_ERROR", "OUT_OF_RANGE",
+                         "LENGTH_NOT_MULTIPLE", "DOUBLE_PRECISION_REQUIRED", "LAUNCH_FAILURE", "PREEXISTING_FAILURE",
+                         "INITIALIZATION_FAILED", "ARCH_MISMATCH", "INTERNAL_ERROR"}),
+    "CUFFT": frozenset({"INVALID_PLAN", "ALLOC_FAILED", "INVALID_TYPE", "INVALID_VALUE", "INTERNAL_ERROR", "EXEC_FAILED",
+                        "SETUP_FAILED", "INVALID_SIZE", "UNALIGNED_DATA", "INCOMPLETE_PARAMETER_LIST", "INVALID_DEVICE",
+                        "PARSE_ERROR", "NO_WORKSPACE", "NOT_IMPLEMENTED", "LICENSE_ERROR", "NOT_SUPPORTED"}),
+}
+#: cuDNN's categories (7.x/8.x statuses; 9.x prints a category and a detail: EXECUTION_FAILED_CUDA_DRIVER)
+CUDNN_CATEGORIES = ("NOT_INITIALIZED", "ALLOC_FAILED", "BAD_PARAM", "INTERNAL_ERROR", "INVALID_VALUE", "ARCH_MISMATCH",
+                    "MAPPING_ERROR", "EXECUTION_FAILED", "NOT_SUPPORTED", "LICENSE_ERROR", "RUNTIME_PREREQUISITE_MISSING",
+                    "RUNTIME_IN_PROGRESS", "RUNTIME_FP_OVERFLOW", "VERSION_MISMATCH", "SUBLIBRARY_VERSION_MISMATCH",
+                    "SERIALIZATION_VERSION_MISMATCH", "DEPRECATED", "SUBLIBRARY_LOADING_FAILED")
+# when calling `cublasCreate(handle)`     (the call PyTorch's checks quote; a paste may cut it before the closing backtick)
+LIBRARY_CALL = re.compile(r"when calling `(?P<call>[^`\n]{1,400})`?")
+
+# tensorflow.python.framework.errors_impl.UnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above.
+#   (TensorFlow core/kernels/conv_ops*.cc: errors::Unknown when cuDNN gave no algorithm; the cuDNN handle's own
+#   failure, "Could not create cudnn handle: CUDNN_STATUS_...", comes before it when the log has it)
+TF_CUDNN_INIT = re.compile(r"Failed to get convolution algorithm\. This is probably because cuDNN failed to initiali[sz]e")
+
+# ../aten/src/ATen/native/cuda/Indexing.cu:1308: indexSelectLargeIndex: block: [106,0,0], thread: [15,0,0] Assertion `srcIndex < srcSelectDimSize` failed.   (huggingface/trl#2996)
+# /pytorch/aten/src/THC/THCTensorIndex.cu:362: void indexSelectLargeIndex(...) [with T = float, ...]: block: [163,0,0], thread: [28,0,0] Assertion `srcIndex < srcSelectDimSize` failed.
+#   (CUDA's device-side assert, crt/assert.h __assertfail: "%s:%d: %s: block: [%d,%d,%d], thread: [%d,%d,%d] Assertion `%s` failed.";
+#   the kernel's context is lost and the host then sees cudaErrorAssert, "device-side assert triggered")
+DEVICE_ASSERT = re.compile(r"\bblock: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] Assertion `(?P<expr>[^`\n]{0,300})` failed")
+
 # RuntimeError: The NVIDIA driver on your system is too old (found version 11060). Please update your GPU driver ...
 # RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
 # UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.
@@ -138,7 +194,8 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck FAIL", "cudaGetDeviceCount", "cuInit",
            "NVIDIA driver on your system", "CUDA unknown error", "CUDA driver initialization failed",
            "Cuda API error detected", "failed to initialize CUDA", "failed to initialise CUDA", "(error code ",
-           "cudaSuccess", "CUDA_SUCCESS", "CUresult(", oom_message.MARKER)
+           "cudaSuccess", "CUDA_SUCCESS", "CUresult(", oom_message.MARKER, oom_message.XLA_MARKER,
+           "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `")
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -156,11 +213,14 @@ DETECT = re.compile(
     r"|CUDA out of memory\.|Cuda API error detected: |failed to initiali[sz]e CUDA: "
     # bounded runs: unbounded ones backtrack over a long line once per 'Check failed' and 'cudaSuccess' in it
     r"|Check failed: [^\n]{0,300}?(?:cudaSuccess|CUDA_SUCCESS)[^\n]{0,300}? vs\. |failed call to cu\w+: CUresult\("
+    r"|\b(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE|CURAND)_STATUS_(?:NOT_|ALLOC|INVALID|ARCH|MAPPING|EXECUTION|INTERNAL|LICENSE|BAD_|MATRIX|ZERO|INSUFF|VERSION|TYPE_|OUT_OF|LENGTH|DOUBLE|LAUNCH|PREEXIST|INITIALIZATION|IRS_|RUNTIME|SUBLIB|SERIAL|DEPRECATED)|\bCUFFT_(?:INVALID_[A-Z_]+|ALLOC_FAILED|INTERNAL_ERROR|EXEC_FAILED|SETUP_FAILED|UNALIGNED_DATA|INCOMPLETE_PARAMETER_LIST|PARSE_ERROR|NO_WORKSPACE|NOT_IMPLEMENTED|LICENSE_ERROR|NOT_SUPPORTED)\b"
+    r"|Failed to get convolution algorithm\. |\] Assertion `[^`\n]{0,300}` failed|RESOURCE_EXHAUSTED: (?:Out of memory|Failed to allocate request)"
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
                  "NVIDIA driver", "CUDA unknown error", "CUDA driver initialization", "CUDA out of memory",
-                 "Cuda API error detected", "failed to initiali", "cudaSuccess", "CUDA_SUCCESS", "CUresult(")
+                 "Cuda API error detected", "failed to initiali", "cudaSuccess", "CUDA_SUCCESS", "CUresult(",
+                 "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED")
 
 
 def detect(text: str) -> bool:
@@ -202,11 +262,20 @@ def parse(artefact: Artefact) -> ParseResult:
                 seen.add(key)
                 b.add(CudaOom, no, text=line, rank=rank, pid=pid, **rec)
             continue
-        rec = _read(line)
+        if oom_message.XLA_MARKER in line:
+            rec = oom_message.read_xla(line)
+            if rec is not None:
+                used.add(no)
+                key = ("oom", rec.get("device"), rec.get("tried_bytes"), rank, pid)
+                if key not in seen:
+                    seen.add(key)
+                    b.add(CudaOom, no, text=line, rank=rank, pid=pid, **rec)
+                continue
+        rec = _read_library(line) or _read(line)
         if rec is None:
             continue
         used.add(no)
-        key = (rec["catalogue_name"] or rec["message"], rank, pid)
+        key = (rec.get("library_status") or rec.get("library") or rec["catalogue_name"] or rec["message"], rank, pid)
         if key in seen:
             continue
         seen.add(key)
@@ -294,6 +363,37 @@ def _read(line: str) -> dict | None:
             v = int(d["ver"])
             rec["driver_cuda"] = f"{v // 1000}.{v % 1000 // 10}"
         return rec
+    return None
+
+
+def _read_library(line: str) -> dict | None:
+    """The fields of a ``cuda_error`` for a CUDA library's failure status on ``line`` (a status name of
+    cuBLAS, cuDNN, cuSOLVER, cuSPARSE, cuFFT or cuRAND, TensorFlow's cuDNN-initialisation message) or
+    a device-side assert's own line; None for anything else."""
+    for m in LIBRARY_STATUS.finditer(line):
+        lib = m["lib"] or "CUFFT"
+        cond = m["cond"] or m["fcond"]
+        if lib == "CUDNN":
+            known = cond in CUDNN_CATEGORIES or cond.startswith(tuple(c + "_" for c in CUDNN_CATEGORIES))
+        else:
+            known = cond in LIBRARY_CONDITIONS[lib]
+        if not known:
+            continue  # CUBLAS_STATUS_SUCCESS, CUFFT_R2C, CUFFT_FORWARD: no failure
+        call = LIBRARY_CALL.search(line, m.end())
+        return dict(error_name=m["status"], catalogue_name=None, runtime_name=None, code=None, printed_code=None,
+                    message=line.strip()[:300], form="library_status", source_file=None, source_line=None,
+                    driver_cuda=None, library=lib.lower(), library_status=m["status"], library_condition=cond,
+                    call=call["call"].strip()[:300] if call else None)
+    if TF_CUDNN_INIT.search(line):
+        return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
+                    message=line.strip()[:300], form="library_status", source_file=None, source_line=None,
+                    driver_cuda=None, library="cudnn", library_status=None, library_condition="NOT_INITIALIZED", call=None)
+    if DEVICE_ASSERT.search(line) is not None:
+        entry = catalogue.by_name("cudaErrorAssert")
+        if entry is not None:
+            return dict(error_name=entry.name, catalogue_name=entry.name, runtime_name=entry.name, code=entry.code,
+                        printed_code=None, message=line.strip()[:300], form="device_assert", source_file=None,
+                        source_line=None, driver_cuda=None)
     return None
 
 

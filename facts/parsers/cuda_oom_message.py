@@ -27,6 +27,14 @@ import re
 from typing import Any
 
 MARKER = "CUDA out of memory."
+XLA_MARKER = "RESOURCE_EXHAUSTED: "
+
+# XLA's GPU client (JAX, TensorFlow's XLA), after absl's status prefix "RESOURCE_EXHAUSTED: ":
+# jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 6291456 bytes.   (jax-ml/jax#13428)
+# jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 20029400304 bytes.              (onpix/LLNeRF#9)
+# jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 2.99GiB (3206250496B) on device ordinal 0   (ecmwf-lab/ai-models-graphcast#18)
+XLA_OOM = re.compile(r"RESOURCE_EXHAUSTED: (?:Out of memory (?:while trying to allocate|allocating) (?P<bytes>\d{1,20}) bytes"
+                     r"|Failed to allocate request for [^\s()]{1,40} \((?P<bytes2>\d{1,20})B\) on device ordinal (?P<dev>\d+))")
 
 # a size starts a token and is short (linear on a long line: the local fuzz run, seed 6)
 _SIZE = r"(?<![^\s;()])(?P<{0}>[^\s;()]{{1,40}}) (?P<{0}_unit>bytes|B|KiB|MiB|GiB|TiB)"
@@ -99,3 +107,12 @@ def read(line: str) -> dict[str, Any] | None:
                 free_bytes=free, allocated_bytes=allocated, reserved_bytes=reserved, process_bytes=this,
                 other_process_bytes=other_bytes, other_processes=len(others), elsewhere_bytes=elsewhere,
                 elsewhere_fraction=round(elsewhere / total, 3) if elsewhere is not None and total else None)
+
+
+def read_xla(line: str) -> dict[str, Any] | None:
+    """The ``cuda_oom`` fields of XLA's out-of-memory status on ``line`` (what was asked and, when
+    printed, the device ordinal); None when the line holds none."""
+    m = XLA_OOM.search(line)
+    if m is None:
+        return None
+    return dict(device=int(m["dev"]) if m["dev"] else None, tried_bytes=int(m["bytes"] or m["bytes2"]))

@@ -120,7 +120,7 @@ def test_every_form_resolves_through_the_catalogue():
         (7, "cudaErrorNoKernelImageForDevice", 209, "torch"),
         (8, "cudaErrorInvalidDeviceFunction", 98, "torch"),
         (9, "cudaErrorPeerAccessAlreadyEnabled", 704, "cuda_gdb"),
-        (10, None, None, "torch"),  # a cuBLAS status is no CUDA enum: left unresolved (unexplained)
+        (10, None, None, "library_status"),  # a cuBLAS status is no CUDA enum: a library status (its own rules)
     ]
     assert r.facts[2].printed_code == 59
 
@@ -228,3 +228,57 @@ def test_c10_cuda_driver_error(line, catalogue_name):
 def test_texts_of_every_runtime_release(line, catalogue_name):
     (f,) = parse_text(line + "\n").facts
     assert f.catalogue_name == catalogue_name
+
+
+# CUDA libraries' statuses, TensorFlow's cuDNN-initialisation message, CUDA's device-side assert line and
+# XLA's out-of-memory status (issue 11 wild sweep round 5D: real pastes, fixtures/artefacts/cuda_app/README.md)
+@pytest.mark.parametrize("name, library, status, condition, call", [
+    ("cublas_status_sgemm.log", "cublas", "CUBLAS_STATUS_EXECUTION_FAILED", "EXECUTION_FAILED",
+     "cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)"),
+    ("cusolver_status_getrf.log", "cusolver", "CUSOLVER_STATUS_EXECUTION_FAILED", "EXECUTION_FAILED",
+     "cusolverDnDgetrf( handle, m, n, dA, ldda, static_cast<double*>(dataPtr.get()), ipiv, info)"),
+    ("cudnn_status_title.txt", "cudnn", "CUDNN_STATUS_EXECUTION_FAILED", "EXECUTION_FAILED", None),
+    ("cudnn_status_bare.log", "cudnn", "CUDNN_STATUS_INTERNAL_ERROR", "INTERNAL_ERROR", None),
+    ("tf_cudnn_init_failed.log", "cudnn", None, "NOT_INITIALIZED", None),
+])
+def test_library_status(name, library, status, condition, call):
+    assert cuda_app.detect((FIX / name).read_text())
+    (f,) = [f for f in parse_file(name).facts if f.kind == "cuda_error"]
+    assert (f.form, f.library, f.library_status, f.library_condition, f.call, f.catalogue_name) == (
+        "library_status", library, status, condition, call, None)
+
+
+@pytest.mark.parametrize("line, status, condition", [
+    ("RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR", "CUFFT_INTERNAL_ERROR", "INTERNAL_ERROR"),
+    ("2019-11-22 10:01:02.123456: E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: CUDNN_STATUS_ALLOC_FAILED",
+     "CUDNN_STATUS_ALLOC_FAILED", "ALLOC_FAILED"),
+    ("e!         Error: CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER; Reason: rtc->loadModule()",
+     "CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER", "EXECUTION_FAILED_CUDA_DRIVER"),
+    ("Check failed: status == CUDNN_STATUS_SUCCESS (4 vs. 0)  CUDNN_STATUS_INTERNAL_ERROR", "CUDNN_STATUS_INTERNAL_ERROR", "INTERNAL_ERROR"),
+])
+def test_library_status_lines(line, status, condition):
+    (f,) = parse_text(line + "\n").facts
+    assert (f.library_status, f.library_condition) == (status, condition)
+
+
+@pytest.mark.parametrize("line", [
+    "    if (status != CUBLAS_STATUS_SUCCESS) { return status; }",
+    "plan = cufftPlan1d(&p, n, CUFFT_R2C, 1); cufftExecR2C(plan, in, out); // CUFFT_FORWARD",
+    "CUDNN_STATUS_SOMETHING_NEW is not a status any header lists",
+])
+def test_library_status_negatives(line):
+    assert parse_text(line + "\n").facts == []
+
+
+def test_device_assert_lines_are_one_cuda_assert():
+    r = parse_file("device_assert_index.log")
+    assert [(f.evidence.line, f.catalogue_name, f.form) for f in r.facts] == [(2, "cudaErrorAssert", "device_assert")]
+    assert r.lines_used == 7  # every complete assert line is read; the cut first and fifth are not
+
+
+def test_xla_out_of_memory():
+    r = parse_file("xla_resource_exhausted.log")
+    assert [(f.kind, f.evidence.line, f.tried_bytes, f.device) for f in r.facts] == [("cuda_oom", 5, 6291456, None)]
+    (f,) = parse_text("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 2.99GiB "
+                      "(3206250496B) on device ordinal 0\n").facts
+    assert (f.tried_bytes, f.device) == (3206250496, 0)
