@@ -281,10 +281,12 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int) -> int:
     stack: list[str] = []  # lowercased section names by depth
     shown: list[str] = []  # the same as printed
     last = banner_line
+    open_section = 0  # the line of a section header nothing has followed yet (0: none)
     for no in range(banner_line + 1, len(lines) + 1):
         line = lines[no - 1]
         if not line.strip():
             continue
+        open_section = 0
         if line[0] != " ":
             if (g := GPU_HEADER.match(line)):
                 rec = GpuRecord(pci_bus_id=pci_bus_id(g["bus"]), line=no)
@@ -311,6 +313,13 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int) -> int:
             shown.append(s["name"])
             if (key := SECTIONS.get(tuple(stack))):
                 rec.values[key] = ("", no)
+            open_section = no
+    if open_section and open_section == len(lines) - next(i for i, ln in enumerate(reversed(lines)) if ln.strip()):
+        # the text's last line is a header or a field name with nothing after it (no " : value", no
+        # field under it): nvidia-smi prints every field with its value on one line, so the capture
+        # was cut there (ollama#13552: "        GPU Slowdown T.Limit Temp" where the paste ends)
+        b.limit(open_section, "cut_short", f"nvidia-smi -q ends at {lines[open_section - 1].strip()!r} without its "
+                                           "value (the output cut): the fields after it were not read")
     attached = top.get("attached gpus", "").strip()
     complete = attached.isdecimal() and int(attached) == len(records)
     _check_whole(artefact, b, banner_line, last, records, attached)

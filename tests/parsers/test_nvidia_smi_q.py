@@ -402,3 +402,16 @@ def test_key_line_alone_without_the_decisive_key_is_cut_short():
     assert [(h.limit, h.line) for h in r.limits] == [("cut_short", 1)]
     pending = next(ln for ln in lines if ln.strip().startswith("Pending"))
     assert run(q, QDIR / "x", text=unc + "\n" + pending + "\n")[1].limits == []
+
+
+def test_block_ending_at_a_field_name_without_value_is_cut_short():
+    """nvidia-smi prints every field with its value on one line: a block whose last line is a name with
+    nothing after it (ollama#13552's excerpt ends at 'GPU Slowdown T.Limit Temp') was cut there; the
+    same block ending at a field with its value is whole (no limit)."""
+    path = QDIR / "ollama13552_d_perf_temp_cut_at_field_name.txt"
+    _, res = run(q, path)
+    assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 31)] and res.errors == []
+    whole = path.read_text().rsplit("\n", 2)[0] + "\n        GPU Slowdown T.Limit Temp         : -2 C\n"
+    assert run(q, path, whole)[1].limits == []
+    section_last = path.read_text().rsplit("\n", 2)[0] + "\n    Power Readings\n"
+    assert [h.line for h in run(q, path, section_last)[1].limits] == [31]
