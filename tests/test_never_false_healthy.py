@@ -185,6 +185,21 @@ def test_a_command_pasted_with_its_crash_is_never_healthy(ruleset, tmp_path):
                     "--devices cuda:1 cuda:0\nSegmentation fault (core dumped)\n", "Segmentation fault (core dumped)")
 
 
+
+@pytest.mark.parametrize("session, quoted", [
+    # NVIDIA/pyxis#4: the command (read as context) and srun's report of a task that never launched
+    ("srun --container-image=centos grep NAME /etc/os-release\nsrun: job xxxx queued and waiting for resources\n"
+     "srun: job xxxx has been allocated resources\nsrun: error: task 0 launch failed: Plugin initialization failed\n",
+     "srun: error: task 0 launch failed: Plugin initialization failed"),
+    # geoschem/geos-chem#822: the shell's trace of the command and srun's refusal of its MPI type
+    ("+ srun -m plane=30 --mpi=pmix ./gchp\nsrun: error: cannot find mpi plugin for mpi/pmix\n",
+     "srun: error: cannot find mpi plugin for mpi/pmix"),
+], ids=["task-launch-failed", "mpi-plugin"])
+def test_a_slurm_command_pasted_with_its_error_is_never_healthy(ruleset, tmp_path, session, quoted):
+    # Slurm's "<program>: error: " (src/common/log.c) after a pasted srun command: command_line read the
+    # file as context and skipped the error line, and the bundle said HEALTHY (wild sweep 5E)
+    _faulty_quoting(ruleset, tmp_path, "vm/session.txt", session, quoted)
+
 DPG_WARNING = (  # harvest case 134: a benign exit warning, explained by an info rule
     "[rank1]:[W525 04:26:32.633250622 ProcessGroupNCCL.cpp:1575] Warning: WARNING: destroy_process_group() was not called "
     "before program exit, which can leak resources. For more info, please see "
@@ -473,3 +488,13 @@ def test_nccl_tests_run_that_printed_only_its_nthread_line_is_no_pass(ruleset, t
     rep = diagnose_bundle(tmp_path, ruleset, jobs=1)
     assert rep.verdict == "inconclusive", [f.summary for f in rep.findings]
     assert any(h.limit == "cut_short" and h.path == "log.txt" and h.line == 17 for h in rep.coverage.limits)
+
+
+@pytest.mark.parametrize("name", ["volcano42_startup_cut.log", "hami452_startup_flags_cut.log"])
+def test_a_device_plugin_startup_log_cut_before_its_failure_is_no_healthy_plugin(ruleset, tmp_path, name):
+    # volcano-sh/devices#42 (a panic), Project-HAMi/HAMi#452 (CrashLoopBackOff on NVML ERROR_UNKNOWN):
+    # the pastes end in the plugin's lifecycle lines; the reader names the file, the file checks nothing
+    shutil.copy(ART / "k8s_device_plugin" / name, tmp_path / "device-plugin.log")
+    rep = diagnose_bundle(tmp_path, ruleset, jobs=1)
+    assert rep.verdict != "healthy", [f.summary for f in rep.findings]
+    assert rep.checked == []

@@ -79,6 +79,12 @@ FAILURE_WORDS = re.compile(
     r"|^[EF]\d{4} \d\d:\d\d:\d\d"
     # Error: Cuda failure: CUDA driver version is insufficient for CUDA runtime version (35) in ...
     r"|^\s*(?:[Ee]rror|[Ff]atal)(?:\[\w+\])?: "
+    # srun: error: task 0 launch failed: Plugin initialization failed        (NVIDIA/pyxis#4)
+    # srun: error: Couldn't find the specified plugin name for mpi/pmix looking at all files   (geoschem/geos-chem#822)
+    #   Slurm's commands and daemons log to stderr as "<program>: error: <msg>" / "<program>: fatal: <msg>"
+    #   (src/common/log.c: the program name, then the level's prefix), slurmstepd also as "slurmstepd-<host>: "
+    r"|^\s*(?:srun|sbatch|salloc|sattach|scontrol|sacct|sacctmgr|sinfo|squeue|scancel|sstat|sreport|sbcast|strigger|slurmd"
+    r"|slurmctld|slurmdbd|slurmstepd(?:-[\w.-]{1,64})?)(?:\[\d{1,10}\])?: (?:error|fatal): "
     # **docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].**   (NVIDIA/nvidia-docker#1352)
     #   the Docker client's report of a request the daemon refused (docker/cli, moby client/request.go:
     #   "Error response from daemon: %s"): the container was never created or started
