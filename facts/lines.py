@@ -179,6 +179,21 @@ _LABEL = (
     r"(?: |(?=\r?\n))"
 )
 _REPORT_LABEL = re.compile(r"\n" + _LABEL)
+#: journal tags whose readers read the tag itself (the kernel's lines: the kernel log's readers,
+#: with their host and time; fabric_manager_log's _JOURNAL; nvidia_persistenced_log's _DAEMON)
+OWN_TAGS = ("kernel", "nv-fabricmanager", "nvidia-fabricmanager-start.sh", "nvidia-persistenced")
+# a syslog / journald label on a program's line, whatever the line holds: a service's output in
+# the journal (a vLLM or SGLang server, a job's prolog, nccl-tests run by a unit) reads as its
+# lines do bare; one blank, journald's own, goes with it (the line's own indentation stays). Not
+# after an RFC 3339 time in Z (a container's stamp: "...Z Last error:" is a message), and a tag
+# without its [pid] only before a message (a "Word word:" line ending there is prose)
+# Nov 29 18:30:18 gpu-node-3 python3[4242]: [rank0]:[E1129 18:30:18.123] Watchdog caught collective operation timeout
+# 2026-11-29T18:32:13+0000 node17 sglang[981]: # Avg bus bandwidth    : 33.3227
+_JOURNAL = re.compile(
+    r"\n(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d:?\d\d"
+    r"|\d{9,10}\.\d{6}) [\w.-]+ (?!(?:" + "|".join(map(re.escape, OWN_TAGS)) + r")(?:\[\d+\])?:)"
+    r"[\w.@/-]+(?:\[\d+\]:(?: |(?=\r?\n))|: (?=\S))"
+)
 _UNLABELLED = re.compile(r"\n(?=[ \t\r]*[^\s])(?!" + _LABEL + ")")
 _LABELLED_INDENT = re.compile(r"\n" + _LABEL + r"[ \t]")
 
@@ -400,6 +415,7 @@ def _strip(text: str) -> str:
                 and _LABELLED_INDENT.search(out) is not None:
             out = _REPORT_LABEL.sub("\n", out)
         if ": " in out:
+            out = _JOURNAL.sub("\n", out)
             out = _SRUN.sub("\n", out)
         if "Z " in out or "Z\t" in out:
             out = _CONTAINER_TS.sub("\n", out)

@@ -231,6 +231,30 @@ def test_a_label_on_every_line_of_a_report_goes():
         assert normalise(text) is text, text
 
 
+def test_a_program_s_journal_label_goes_line_by_line():
+    """A service's or job's output in the journal (vLLM/SGLang servers, a prolog's nccl-tests)
+    reads as its lines do bare, each line on its own; the tags whose readers read the tag (the
+    kernel, fabric manager, nvidia-persistenced) keep it, and so do lines only shaped like one:
+    a container's Z stamp before "Last error:", a "Word word:" line ending there."""
+    pairs = [
+        ("Nov 29 18:30:18 gpu-node-3 python3[4242]: [E1129 18:30:18.123] Watchdog caught collective operation timeout",
+         "[E1129 18:30:18.123] Watchdog caught collective operation timeout"),
+        ("2026-11-29T18:32:13+0000 node17 sglang[981]: # Avg bus bandwidth    : 33.3227", "# Avg bus bandwidth    : 33.3227"),
+        ("Dec 02 09:56:04.123456 node1 slurm-prolog[311]:       8             2     float     sum",
+         "      8             2     float     sum"),
+        ("1764441018.123456 host torchrun[77]:", ""),
+        ("Nov 29 18:30:18 node1 health-check: NCCL WARN NET/IB : Got async event : port error", "NCCL WARN NET/IB : Got async event : port error"),
+    ]
+    text = "\n".join(raw for raw, _ in pairs) + "\nplain line\n"
+    assert normalise(text) == "\n".join(want for _, want in pairs) + "\nplain line\n"
+    for kept in ("Nov 29 18:30:18 node1 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.",
+                 "Nov 29 18:30:18 node1 nvidia-persistenced[1611]: Failed to query NVIDIA devices. Please ensure that the NVIDIA device files (/dev/nvidia*) exist, and that user 1000 has read and write permissions for those files.",
+                 "Nov 29 18:30:18 node1 nv-fabricmanager[3228]: Successfully configured all the available NVSwitches",
+                 "Jun  5 22:36:51 The last error:"):
+        assert normalise(kept + "\n") == kept + "\n", kept
+    assert normalise("2019-01-01T00:00:00.000000000Z Last error:\n") == "Last error:\n"  # the container's stamp only
+
+
 # --- issue 11: a line a terminal's copy cut at its width -----------------------------------------
 # The samples are real fixture lines cut the way bench/wrap_study.py cuts them (every W columns,
 # nothing lost): harvest 404 (horovod/horovod#1408) and 126 (awslabs/awsome-distributed-ai#292).
