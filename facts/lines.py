@@ -66,8 +66,11 @@ Wrappers, each with a real sample:
 
       node01:     Remapped Rows
 
-  (only over a report, whose indentation it hides: a log's lines, a unit's journal and the
-  kernel's lines keep their labels, read by their readers)
+  (pdsh's and compose's only over a report, whose indentation they hide: a log's lines under
+  them are read by their readers)
+- a program's syslog / journald label, line by line (a service's output in the journal reads as
+  its lines do bare): ``Nov 29 18:30:18 gpu-node-3 python3[4242]: ...``; the kernel's lines and
+  those of the daemons whose readers read their tag (``OWN_TAGS``) keep it
 - a terminal's colours (ANSI SGR escapes anywhere in a line: ``dmesg --color=always``,
   journalctl, docker compose), also as the kernel log escapes them (``\\x1b[41m``)
 - a terminal's cut: a line longer than the terminal copied as rows of its width (see ``_unwrap``)::
