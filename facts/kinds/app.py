@@ -305,7 +305,7 @@ class RayProcessDied(Fact):
     core worker's ``Raylet failed. Shutting down.``"""
 
     kind: Literal["ray_process_died"] = "ray_process_died"
-    what: Literal["worker", "actor_worker", "raylet"]
+    what: Literal["worker", "actor_worker", "raylet", "node"]  # node: the GCS declared a whole node dead
     exit_type: str | None = None  # SYSTEM_ERROR | USER_ERROR | NODE_OUT_OF_MEMORY | ... (rpc::WorkerExitType)
     exit_detail: str | None = None  # "Worker unexpectedly exits with a connection error code 2. End of file. ..."
     pid: int | None = None

@@ -39,3 +39,34 @@ def test_next_record_is_not_joined():
             + "Error executing job with overrides: ['algorithm.adv_estimator=grpo']\n")
     (f,) = facts(text)
     assert "overrides" not in f.exit_detail
+
+
+def test_gcs_marks_a_node_dead_with_the_address_redacted():
+    # ray-project/ray#46548 (the reporter replaced the address with "<address>")
+    text = (FIX / "ray46548_node_marked_dead.txt").read_text()
+    assert r.detect(text)
+    (f,) = facts(text)
+    assert (f.evidence.line, f.what, f.ip) == (1, "node", None)
+
+
+def test_node_death_forms_of_every_version():
+    # 1.x-2.x, as the driver's logger prints it (a real line: 10.130.0.113, a TPU cluster's worker)
+    line = ("2023-03-03 05:15:30,774 WARNING worker.py:1866 -- The node with node id: 9426f44574cce4866be798cfed308f2d3e21ba69487d422872cdd6e3 "
+            "and address: 10.130.0.113 and node name: 10.130.0.113 has been marked dead because the detector has missed too many "
+            "heartbeats from it. This can happen when a       (1) raylet crashes unexpectedly (OOM, preempted node, etc.)\n"
+            "        (2) raylet has lagging heartbeats due to slow network or busy workload.\n")
+    (f,) = facts(line)
+    assert (f.what, f.ip) == ("node", "10.130.0.113")
+    # 0.x: the monitor, a client ID
+    (g,) = facts("2019-04-18 02:11:56,294\tERROR worker.py:1780 -- The node with client ID 37669ef11ddbd4e5fb6ae9e089dedc0475c3f89d "
+                 "has been marked dead because the monitor has missed too many heartbeats from it.\n")
+    assert (g.what, g.ip) == ("node", None)
+    # 2.10+: the recorded death reason (gcs_node_manager.cc UNEXPECTED_TERMINATION)
+    (h,) = facts("Unexpected termination: health check failed due to missing too many heartbeats\n")
+    assert h.what == "node"
+
+
+def test_heartbeat_lag_warning_is_not_a_dead_node():
+    # the raylet's own warning before it is marked dead (node_manager.cc): no death yet
+    assert facts("[2022-02-16 12:45:07,907 W 149 199] node_manager.cc:157: Last heartbeat was sent 6901 ms ago. "
+                 "There might be resource pressure on this node.\n") == []
