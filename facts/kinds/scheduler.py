@@ -30,10 +30,11 @@ class DevicePluginState(Fact):
     """The device plugin registered no GPU (``incompatible_strategy``, ``no_devices``) or could not
     serve or register a resource (``start_failed``: "Could not start device plugin for '<res>': <err>"
     or "Plugin <name> failed to start: <err>"; ``register_failed``: "Could not register device
-    plugin: <err>"; ``kubelet_unreachable``: "Could not contact Kubelet")."""
+    plugin: <err>"; ``kubelet_unreachable``: "Could not contact Kubelet"; ``grpc_crashed``: "GRPC
+    server for '<res>' crashed with error: <err>")."""
 
     kind: Literal["device_plugin_state"] = "device_plugin_state"
-    state: str  # incompatible_strategy | no_devices | start_failed | register_failed | kubelet_unreachable
+    state: str  # incompatible_strategy | no_devices | start_failed | register_failed | kubelet_unreachable | grpc_crashed
     strategy: str | None = None  # "auto" (deviceDiscoveryStrategy)
     resource: str | None = None  # "volcano.sh/gpu-memory" ('<res>'), or the plugin's name ("Volcano-GPU-Plugin")
     reason: str | None = None  # socket_in_use (listen ... bind: address already in use) | other; None for the first two states

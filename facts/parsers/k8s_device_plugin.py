@@ -39,6 +39,15 @@ failed to start: <err>" repeats the error of the Start() line before it and is a
 own only where that line is not there. "Failed to start one or more plugins. Retrying in 30s..."
 is read as a hint.
 
+The plugin's lifecycle lines (main.go and server.go of every version since v0.6, kept by the
+Volcano and HAMi forks: "Starting FS watcher.", "Starting OS watcher.", "Retreiving plugins." (later
+"Retrieving plugins."), "Starting Plugins.", "Loading configuration.", "Starting GRPC server for
+'<res>'", "Starting to serve '<res>' on <socket>", "Registered device plugin for '<res>' with
+Kubelet", ...) are read as used, with no fact: they name the file, and check nothing
+(knowledge/coverage.yaml ``checks``: only a failure fact counts, so a startup log cut before its
+failure is never read as a healthy plugin). "GRPC server for '<res>' crashed with error: <err>" is
+``device_plugin_state`` ``grpc_crashed``.
+
 Other plugin lines are left unread.
 """
 from __future__ import annotations
@@ -89,18 +98,29 @@ _REGISTER = re.compile(r"Could not register device plugin: (?P<err>.+?)\s*$")
 _KUBELET = re.compile(r"Could not contact Kubelet\b")
 # I0101 00:00:00.000000       1 main.go:302] Failed to start one or more plugins. Retrying in 30s...
 _RETRYING = re.compile(r"Failed to start one or more plugins\. Retrying in ")
+# The lifecycle lines of main.go / server.go (log.Println v0.6-v0.13, klog.Info v0.14+; the Volcano and HAMi forks):
+# 2023/07/06 08:05:20 Starting to serve 'volcano.sh/vgpu-number' on /var/lib/kubelet/device-plugins/nvidia-gpu.sock   (volcano-sh/devices#42)
+# I0821 10:02:57.150807    9897 main.go:157] Starting FS watcher.   (Project-HAMi/HAMi#452)
+# I0706 08:05:20.354087       1 main.go:116] Retreiving plugins.   (volcano-sh/devices#42)
+# I0706 08:05:20.344025       1 main.go:77] Loading NVML   (volcano-sh/devices#42: the klog form, after its header)
+_LIFECYCLE = re.compile(r"\] Loading NVML\s*$|\b(?:Starting (?:FS|OS) watcher\.|Retr(?:ei|ie)ving plugins\.|(?:Starting|Stopping) (?:P|p)lugins\."
+                        r"|Loading configuration\.|Initializing NVML\.|Starting GRPC server for '[^']+'"
+                        r"|(?:Starting|Stopping) to serve '[^']+' on \S+|Registered device plugin for '[^']+' with Kubelet)")
+# GRPC server for 'nvidia.com/gpu' crashed with error: ...   (server.go, every version)
+_GRPC_CRASHED = re.compile(r"GRPC server for '(?P<res>[^']+)' crashed with error: (?P<err>.+?)\s*$")
 # listen unix /var/lib/kubelet/device-plugins/nvidia-gpu.sock: bind: address already in use
 _SOCKET_IN_USE = re.compile(r"\blisten unix \S+: bind: address already in use")
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_STRATEGY, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _ALLOCATE, _START,
-                                     _PLUGIN_START, _REGISTER, _KUBELET, _RETRYING)), re.M)
+                                     _PLUGIN_START, _REGISTER, _KUBELET, _RETRYING, _LIFECYCLE, _GRPC_CRASHED)), re.M)
 
 
 def detect(head: str) -> bool:
     if not ("Incompatible strategy" in head or "Waiting indefinitely" in head or "If this is a GPU node" in head
             or "XidCriticalError" in head or "device marked unhealthy" in head or "Allocate failed due to" in head
             or "device plugin" in head or "failed to start: " in head or "Could not contact Kubelet" in head
-            or "Failed to start one or more plugins" in head):
+            or "Failed to start one or more plugins" in head or " watcher." in head or "lugins." in head
+            or "Loading configuration." in head or "to serve '" in head or "GRPC server for '" in head):
         return False
     return _ANY.search(head) is not None
 
@@ -122,7 +142,9 @@ def parse(artefact: Artefact) -> ParseResult:
             started_err = None
         elif "Could not contact Kubelet" in line:
             b.add(DevicePluginState, n, state="kubelet_unreachable", reason="other", message=line.strip())
-        elif _RETRYING.search(line):
+        elif "GRPC server for '" in line and (m := _GRPC_CRASHED.search(line)) is not None:
+            b.add(DevicePluginState, n, state="grpc_crashed", resource=m["res"], reason="other", message=m["err"])
+        elif _RETRYING.search(line) or _LIFECYCLE.search(line):
             pass
         elif (m := _STRATEGY.search(line)) is not None:
             b.add(DevicePluginState, n, state="incompatible_strategy", strategy=m["strategy"])

@@ -91,6 +91,21 @@ def test_device_plugin_start_and_register_failures():
     assert r.lines_used == 5
 
 
+@pytest.mark.parametrize("rel, used", [("k8s_device_plugin/volcano42_startup_cut.log", 6),
+                                       ("k8s_device_plugin/hami452_startup_flags_cut.log", 4)])
+def test_device_plugin_lifecycle_lines_name_the_file_and_give_no_fact(rel, used):
+    # main.go/server.go's lifecycle lines, in Volcano's (Go log and klog) and HAMi's (klog) forks
+    r = _parse(k8s_device_plugin, rel)
+    assert r.facts == [] and r.lines_used == used and r.errors == []
+
+
+def test_device_plugin_grpc_server_crash():
+    # server.go of every version: "GRPC server for '%s' crashed with error: %v", filled in
+    (f,) = _parse(k8s_device_plugin, text="2020/05/14 02:11:19 GRPC server for 'nvidia.com/gpu' crashed with error: "
+                                          "accept unix /var/lib/kubelet/device-plugins/nvidia-gpu.sock: use of closed network connection\n").facts
+    assert (f.state, f.resource, f.reason) == ("grpc_crashed", "nvidia.com/gpu", "other")
+
+
 def test_kubelet_admission_failure_and_plugin_health_lines():
     (f,) = _parse(k8s_device_plugin, "k8s_device_plugin/hami596_kubelet_allocate_devices_unavailable.txt").facts
     assert (f.kind, f.resource, f.reason, f.requested, f.available) == (
