@@ -214,7 +214,7 @@ DETECT = re.compile(
     # bounded runs: unbounded ones backtrack over a long line once per 'Check failed' and 'cudaSuccess' in it
     r"|Check failed: [^\n]{0,300}?(?:cudaSuccess|CUDA_SUCCESS)[^\n]{0,300}? vs\. |failed call to cu\w+: CUresult\("
     r"|\b(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE|CURAND)_STATUS_(?:NOT_|ALLOC|INVALID|ARCH|MAPPING|EXECUTION|INTERNAL|LICENSE|BAD_|MATRIX|ZERO|INSUFF|VERSION|TYPE_|OUT_OF|LENGTH|DOUBLE|LAUNCH|PREEXIST|INITIALIZATION|IRS_|RUNTIME|SUBLIB|SERIAL|DEPRECATED)|\bCUFFT_(?:INVALID_[A-Z_]+|ALLOC_FAILED|INTERNAL_ERROR|EXEC_FAILED|SETUP_FAILED|UNALIGNED_DATA|INCOMPLETE_PARAMETER_LIST|PARSE_ERROR|NO_WORKSPACE|NOT_IMPLEMENTED|LICENSE_ERROR|NOT_SUPPORTED)\b"
-    r"|Failed to get convolution algorithm\. |\] Assertion `[^`\n]{0,300}` failed|RESOURCE_EXHAUSTED: (?:Out of memory|Failed to allocate request)"
+    r"|Failed to get convolution algorithm\. |\], thread: \[\d+,\d+,\d+\] Assertion `|RESOURCE_EXHAUSTED: (?:Out of memory|Failed to allocate request)"
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
