@@ -244,6 +244,17 @@ class SlurmError(Fact):
 
 
 @fact_kind
+class PyxisContainerFailed(Fact):
+    """pyxis (NVIDIA's Slurm SPANK plugin running enroot) could not give a job step its container:
+    the first pyxis error of the step, with the enroot log lines pyxis printed after it."""
+
+    kind: Literal["pyxis_container_failed"] = "pyxis_container_failed"
+    stage: Literal["import", "create", "start", "setup", "other"]  # what pyxis was doing
+    message: str  # pyxis's own line, without "error: pyxis: "
+    detail: str | None = None  # the first line of enroot's log that is not [INFO] (its [ERROR], or a tool's own error)
+
+
+@fact_kind
 class SlurmStepEnded(Fact):
     """A job or step cancelled without a reason: a user's scancel, or srun ending the step after
     one of its tasks failed (that failure is the story)."""

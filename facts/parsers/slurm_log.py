@@ -23,7 +23,14 @@ Facts (each citing its line):
   20.11+ add ", SEE SLURMCTLD LOG FOR DETAILS" after NODE FAILURE); without ``DUE TO`` (a
   user's scancel, or srun ending the step after a task failed) it is ``slurm_step_ended``.
 
+- ``pyxis_container_failed``: pyxis (the SPANK plugin that runs a step in an enroot container) failed
+  the step, one per node: ``stage`` (import, create, start, setup, other) from its own line, that
+  ``message``, and ``detail``, the first line of enroot's log it printed that is not ``[INFO]``;
+  SPANK's "required plugin spank_pyxis.so ... failed" / "Failed to invoke spank plugin stack" after
+  it are that failure's echo.
 - ``slurm_error``: any other ``error:`` line of slurmstepd or srun (never silent).
+
+slurmd's log file's step lines (``[<time>] [<job>.<step>] error: ...``) are read as slurmstepd's.
 
 Their other lines (``_step_signal: Terminating``, ``Job step aborted``, launch chatter) are read
 without a fact. Empty input: nothing.
@@ -33,15 +40,19 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
-    SlurmCancelled, SlurmError, SlurmOomKill, SlurmStepEnded, SlurmTaskFailed,
+    PyxisContainerFailed, SlurmCancelled, SlurmError, SlurmOomKill, SlurmStepEnded, SlurmTaskFailed,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "slurm_log"
 
 # a Slurm line: slurmstepd's (with or without "-<host>") or srun's, at the start of the line
-_LINE = re.compile(r"^(?:slurmstepd(?:-(?P<sthost>[\w.-]{1,128}))?|srun): (?P<msg>.*)$", re.M)
-_DETECT = re.compile(r"^slurmstepd(?:-[\w.-]{1,128})?: error: |^srun: error: [\w.-]{1,128}: tasks? [\d,-]{1,64}: ", re.M)
+# slurmd's own log file holds slurmstepd's lines behind a timestamp and the step:
+# [2019-09-24T10:10:06.901] [321.0] error: pyxis: couldn't mkdir /run/pyxis/100005: No such file or directory   (NVIDIA/pyxis#4)
+_STEP_LOG = r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?\] \[\d{1,12}\.(?:\d{1,10}|batch|extern|interactive)\]"
+_LINE = re.compile(r"^(?:(?:slurmstepd(?:-(?P<sthost>[\w.-]{1,128}))?|srun):|" + _STEP_LOG + r") (?P<msg>.*)$", re.M)
+_DETECT = re.compile(r"^slurmstepd(?:-[\w.-]{1,128})?: error: |^srun: error: [\w.-]{1,128}: tasks? [\d,-]{1,64}: |^"
+                     + _STEP_LOG + r" error: ", re.M)
 
 # slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0. Some of your processes may have been killed by the cgroup out-of-memory handler.
 # slurmstepd: error: Detected 2 oom-kill event(s) in step 3756240.batch cgroup.
@@ -62,13 +73,58 @@ _TASK_CORE = " (core dumped)"
 
 
 def detect(head: str) -> bool:
-    return ("slurmstepd" in head or "srun: error: " in head) and _DETECT.search(head) is not None
+    return ("slurmstepd" in head or "srun: error: " in head or "] error: " in head) and _DETECT.search(head) is not None
+
+
+# pyxis (NVIDIA/pyxis, the SPANK plugin that runs a step in an enroot container) reports through slurmstepd's
+# error(): "pyxis: <what failed>", then "pyxis: printing enroot log file:" ("printing contents of log file ..."
+# before 0.12) and each line of enroot's log as "pyxis:     <line>"; SPANK then fails the step:
+# slurmstepd: error: pyxis: child 1022281 failed with error code: 1                       (NVIDIA/pyxis#168)
+# slurmstepd: error: pyxis: failed to import docker image
+# slurmstepd: error: pyxis:     [ERROR] URL https://registry-1.docker.io/v2/.../manifests/stable_diffusion-pyt returned error code: 401 Unauthorized
+# slurmstepd: error: pyxis: couldn't start container
+# slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1
+# slurmstepd: error: pyxis: seccomp filter failed: Function not implemented                (NVIDIA/pyxis#42)
+_PYXIS = "error: pyxis: "
+_PYXIS_ECHO = re.compile(r"^(?:printing (?:contents of log file \.\.\.|\w+ log file:)|if the image has an unusual entrypoint)")
+#: pyxis's lines (its sources 0.1-0.24) by what it was doing
+_PYXIS_STAGES = (
+    ("import", re.compile(r"^(?:failed to import docker image|importer )")),
+    ("create", re.compile(r"^failed to create container filesystem")),
+    ("start", re.compile(r"^(?:couldn't start container|container start failed|failed to start container|seccomp filter failed"
+                         r"|couldn't join \w+ namespace|unable to open \w+ namespace file)")),
+    ("setup", re.compile(r"^(?:couldn't mkdir|slurmd: couldn't mkdir|runtime_path:|couldn't create in-memory log file"
+                         r"|failed to acquire container setup lock)")),
+)
+# slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1
+# slurmstepd: error: Failed to invoke spank plugin stack
+# [2019-09-24T10:10:06.901] [321.0] error: Plugin stack initialization failed.
+_SPANK_ECHO = re.compile(r"^error: (?:spank: required plugin \w*pyxis|Failed to invoke spank plugin stack"
+                         r"|Plugin stack initialization failed)")
+
+
+def _pyxis_line(pyx: dict, node: str, no: int, body: str) -> None:
+    """One "error: pyxis: ..." line into the node's pyxis failure (made at its first line)."""
+    f = pyx.setdefault(node, {"line": no, "stage": "other", "message": None, "first": body[:300], "detail": None})
+    if body.startswith("    "):  # a line of enroot's log: [INFO] is its progress, anything else its failure
+        text = body.strip()
+        if text and f["detail"] is None and not text.startswith("[INFO]"):
+            f["detail"] = text[:300]
+        return
+    if _PYXIS_ECHO.match(body):
+        return
+    if f["stage"] == "other":
+        for stage, pat in _PYXIS_STAGES:
+            if pat.match(body):
+                f["stage"], f["message"] = stage, body[:300]
+                break
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     text = artefact.text
+    pyx: dict[str, dict] = {}
     for m in _LINE.finditer(text):
         no = artefact.line_of(m.start())
         msg = m["msg"]
@@ -76,6 +132,11 @@ def parse(artefact: Artefact) -> ParseResult:
         if not msg.startswith("error: "):
             continue  # srun's launch chatter ("launch/slurm: _step_signal: Terminating ...")
         node = artefact.node_for(m["sthost"]) if m["sthost"] else artefact.node
+        if msg.startswith(_PYXIS):
+            _pyxis_line(pyx, node, no, msg[len(_PYXIS):])
+            continue
+        if node in pyx and _SPANK_ECHO.match(msg):
+            continue  # SPANK failing the step because pyxis did: that failure's echo
         if "oom" in msg[:40] and (o := _OOM.match(msg)) is not None:
             b.add(SlurmOomKill, no, node=node, events=int(o["n"]), step=o["step"])
         elif (t := _TASK.match(msg)) is not None:
@@ -96,6 +157,9 @@ def parse(artefact: Artefact) -> ParseResult:
             b.error(no, f"Slurm line not read: {msg[:120]!r}")
         else:  # any other error Slurm printed: never silent
             b.add(SlurmError, no, node=node, message=msg[len("error: "):][:300])
+    for node, f in pyx.items():
+        b.add(PyxisContainerFailed, f["line"], node=node, stage=f["stage"], message=f["message"] or f["first"],
+              detail=f["detail"])
     return result
 
 

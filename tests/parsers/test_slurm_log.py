@@ -70,3 +70,53 @@ def test_node_failure_forms_of_req_c():
     assert [(f.kind, f.job_id, f.host, f.reason) for f in facts] == [
         ("slurm_cancelled", "123", "node12", "NODE FAILURE"), ("slurm_cancelled", "124", "node12", "NODE FAILURE"),
         ("slurm_cancelled", "125.0", "node13", "NODE FAILURE"), ("slurm_cancelled", "126", "node13", "SIGNAL Terminated")]
+
+
+# pyxis (NVIDIA's SPANK plugin running enroot) failing a step, wild sweep 5E
+def _pyxis(text: str):
+    res = slurm_log.parse(Artefact(path="srun.txt", text=text, node="n1"))
+    return [f for f in res.facts if f.kind == "pyxis_container_failed"], [f for f in res.facts if f.kind == "slurm_error"]
+
+
+def test_pyxis_import_failure_takes_enroots_error_not_its_info_lines():
+    # NVIDIA/pyxis#168: eleven slurmstepd error lines, one failure
+    (p,), errors = _pyxis((FIX / "pyxis168_import_401_unauthorized.txt").read_text())
+    assert (p.stage, p.message, p.evidence.line) == ("import", "failed to import docker image", 3)
+    assert p.detail.startswith("[ERROR] URL https://registry-1.docker.io/v2/") and p.detail.endswith("401 Unauthorized")
+    assert errors == []
+
+
+def test_pyxis_seccomp_failure_and_spanks_echo():
+    # NVIDIA/pyxis#42: SPANK's two lines after it are the same failure; srun's task exit stays a task fact
+    text = (FIX / "pyxis42_seccomp_not_implemented.txt").read_text()
+    (p,), errors = _pyxis(text)
+    assert (p.stage, p.message, p.detail) == ("start", "seccomp filter failed: Function not implemented", None)
+    assert errors == []
+
+
+def test_slurmd_log_step_lines_are_slurmstepds():
+    # NVIDIA/pyxis#4: slurmd.log, "[time] [job.step] error: ..."
+    text = (FIX / "pyxis4_slurmd_log_mkdir_runtime_path.log").read_text()
+    assert slurm_log.detect(text)
+    (p,), errors = _pyxis(text)
+    assert (p.stage, p.message) == ("setup", "couldn't mkdir /run/pyxis/100005: No such file or directory")
+    assert errors == []
+
+
+def test_pyxis_before_0_12_and_a_tools_own_error_as_detail():
+    # pyxis 0.1-0.11 printed "printing contents of log file ..." (enroot.c); the first non-[INFO] line is the detail
+    text = ("slurmstepd: error: pyxis: container start failed with error code: 1\n"
+            "slurmstepd: error: pyxis: printing contents of log file ...\n"
+            "slurmstepd: error: pyxis:     enroot-switchroot: failed to execute: /bin/bash: No such file or directory\n"
+            "slurmstepd: error: pyxis: couldn't start container\n"
+            "slurmstepd: error: pyxis: if the image has an unusual entrypoint, try using --no-container-entrypoint\n"
+            "slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1\n"
+            "slurmstepd: error: Failed to invoke spank plugin stack\n")
+    (p,), errors = _pyxis(text)
+    assert (p.stage, p.detail) == ("start", "enroot-switchroot: failed to execute: /bin/bash: No such file or directory")
+    assert errors == []
+
+
+def test_spank_failure_without_pyxis_stays_an_error():
+    (), errors = _pyxis("slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1\n")
+    assert [e.message for e in errors] == ["spank: required plugin spank_pyxis.so: task_init() failed with rc=-1"]
