@@ -31,11 +31,15 @@ KIND = "modprobe"
 # modprobe: FATAL: Module nvidia_peermem not found in directory /lib/modules/5.15.0-91-generic   (kmod's "Module %s not found in directory %s")
 # insmod: ERROR: could not insert module nv_peer_mem.ko: Unknown symbol in module                   (kmod's insmod)
 # insmod /lib/modules/3.10.0-1127.19.1.el7.x86_64/extra/nv_peer_mem.ko                              (modprobe -v trace)
+# The error lines also arrive relayed by the service that ran modprobe, after its own prefix (a console's
+# stamp and syslog tag, a "stderr: " label; bottlerocket-os/bottlerocket#4218, Bottlerocket's driverdog):
+# 5.879228] driverdog[2088]: 23:10:41 [ERROR] '/usr/bin/modprobe' failed - stderr: modprobe: ERROR: could not insert 'nvidia': Operation not permitted
+# [    5.881035] driverdog[2088]: modprobe: ERROR: could not insert 'nvidia_uvm': Operation not permitted
 _LINE = re.compile(
-    r"^(?:.*?[#$] )?(?:modprobe: (?:ERROR|FATAL): (?:could not insert '(?P<mod>[^']+)': (?P<why>[^\n]+?)"
+    r"^(?:(?:.*?[#$] |.*?(?<=[\s:]))?(?:modprobe: (?:ERROR|FATAL): (?:could not insert '(?P<mod>[^']+)': (?P<why>[^\n]+?)"
     r"|Module (?P<nf>\S+) not found in directory (?P<dir>\S+))"
-    r"|insmod: ERROR: could not insert module (?P<ko>\S+?)(?:\.ko(?:\.[gx]z|\.zst)?)?: (?P<kwhy>[^\n]+?)"
-    r"|(?P<trace>insmod /\S+\.ko(?:\.[gx]z|\.zst)?\b[^\n]*?))\s*$",
+    r"|insmod: ERROR: could not insert module (?P<ko>\S+?)(?:\.ko(?:\.[gx]z|\.zst)?)?: (?P<kwhy>[^\n]+?))"
+    r"|(?:.*?[#$] )?(?P<trace>insmod /\S+\.ko(?:\.[gx]z|\.zst)?\b[^\n]*?))\s*$",
     re.M,
 )
 # [root@n120 ~]# modprobe -v nv_peer_mem          root@node1:~# modprobe nvidia_peermem        (pytorch) [root@gpu3 ~]#

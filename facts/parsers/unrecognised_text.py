@@ -43,8 +43,10 @@ FALLBACK = True
 # docker: Error response from daemon: failed to create task for container: failed to create shim task
 # Segmentation fault (core dumped)
 # RuntimeError: something went wrong
+# (not "non-fatal", which says the opposite: "[2026-01-29 12:45:29] Node event verified: GpuPowerWatch is
+# non-fatal, appears in events", NVIDIA/NVSentinel#768's acceptance test; an AER line's "(Non-Fatal)" has its "Error")
 ERROR_WORDS = re.compile(
-    r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ff]ailure|FAILURE|[Ff]atal|FATAL|[Pp]anic|PANIC|Traceback|"
+    r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ff]ailure|FAILURE|(?<![Nn]on-)(?<![Nn]on )[Ff]atal|(?<!NON-)FATAL|[Pp]anic|PANIC|Traceback|"
     r"[A-Z]\w*(?:Error|Exception)|[Tt]imed out|[Tt]imeout|Segmentation fault|core dumped|[Aa]borted|"
     r"[Cc]annot|[Cc]ould not|[Uu]nable to|[Nn]ot responding|[Uu]ncorrectable|[Cc]orrupt\w*)\b"
 )

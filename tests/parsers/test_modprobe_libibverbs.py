@@ -31,6 +31,17 @@ def test_modprobe_forms(line: str, module: str, reason: str) -> None:
     assert (f.module, f.reason) == (module, reason)
 
 
+def test_modprobe_errors_relayed_by_a_service_are_read() -> None:
+    # bottlerocket-os/bottlerocket#4218: driverdog relays modprobe's stderr after a console stamp and its tag
+    text = (FIX / "modprobe" / "bottlerocket4218_driverdog_lockdown_not_permitted_mixed_console.txt").read_text()
+    assert modprobe.detect(text)
+    facts = modprobe.parse(Artefact(path="console.txt", text=text)).facts
+    assert [(f.evidence.line, f.module, f.reason) for f in facts] == [
+        (1, "nvidia", "not_permitted"), (2, "nvidia_uvm", "not_permitted"), (3, "nvidia_modeset", "not_permitted")]
+    # the words inside a sentence are no relayed error ("run modprobe: ..." has no "ERROR: could not insert")
+    assert modprobe.parse(Artefact(path="n.txt", text="see the modprobe: section of the manual\n")).facts == []
+
+
 def test_lsmod_prompt_alone_is_not_modprobe() -> None:
     assert not modprobe.detect("(pytorch) [root@gpu3 ~]# lsmod | grep nvidia_peermem\n")
 

@@ -109,3 +109,12 @@ def test_an_unread_info_line_of_a_recognised_file_is_no_failure():
     # (the fatal line's words are no FAILURE_WORDS: the fallback's wider words read it, above)
     text = "\n".join([DOCKERD_INFO, LOGFMT_FATAL, SLOG_ERROR, "Segmentation fault (core dumped)"]) + "\n"
     assert [n for n, _ in _lines(text)] == [3, 4]
+
+
+def test_non_fatal_is_no_error_word():
+    # NVIDIA/NVSentinel#768's acceptance test: "non-fatal" says the opposite of fatal
+    assert _unrecognised("[2026-01-29 12:45:29] Node event verified: GpuPowerWatch is non-fatal, appears in events ✓\n") == []
+    # a line that says fatal, or non-fatal beside another error word, still is one (Linux AER's "(Non-Fatal)" form)
+    assert [n for n, _ in _unrecognised("Fatal Python error: Segmentation fault\n")] == [1]
+    assert [n for n, _ in _unrecognised(
+        "pcieport 0000:00:03.0: AER: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer, (Requester ID)\n")] == [1]
