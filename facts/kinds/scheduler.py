@@ -300,6 +300,17 @@ class SlurmGresRequestInvalid(Fact):
 
 
 @fact_kind
+class SlurmMpiTypeUnavailable(Fact):
+    """srun (or slurmstepd) could not load the MPI plugin a step asked for (--mpi=<type>, MpiDefault):
+    this Slurm has no mpi/<type> plugin, or it cannot be loaded."""
+
+    kind: Literal["slurm_mpi_type_unavailable"] = "slurm_mpi_type_unavailable"
+    client: str  # "srun", "slurmstepd", "" when no client names it
+    mpi_type: str  # "pmix", "pmix_v3", ...
+    message: str
+
+
+@fact_kind
 class SlurmGpuAutodetectUnavailable(Fact):
     """slurmd was told to autodetect GPUs (gres.conf AutoDetect=) with a library it cannot use."""
 

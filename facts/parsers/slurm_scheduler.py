@@ -66,6 +66,10 @@ Facts (each citing its line):
   where sinfo cut them off), ``reason`` as read.
 - ``slurm_gres_request_invalid``: a client's or the controller's GRES refusal: ``client``
   ("sbatch", "srun", "salloc", "" when no client names it), ``message``.
+- ``slurm_mpi_type_unavailable``: srun (or slurmstepd) has no plugin for the step's MPI type
+  (``--mpi=pmix`` on a Slurm built without PMIx): ``client``, ``mpi_type``, ``message``; one per
+  type, the other lines of the same refusal (the plugin loader's, "MPI: Unable to load any plugin",
+  the option check's) read with it.
 - ``slurm_gpu_autodetect_unavailable``: slurmd cannot autodetect GPUs: ``library`` ("nvml",
   "rsmi", "oneapi"), ``not_built`` (Slurm was built without it; else the library is missing),
   ``why`` (the same in words).
@@ -83,7 +87,7 @@ import re
 
 from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
     SlurmGpuAutodetectUnavailable, SlurmGresCountLow, SlurmGresRequestInvalid, SlurmMigWithoutInstances,
-    SlurmNodeUnavailable,
+    SlurmMpiTypeUnavailable, SlurmNodeUnavailable,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -146,6 +150,20 @@ _COUNTS = re.compile(r"\((?P<found>\d{1,9}) < (?P<cfg>\d{1,9})\)")
 # OSError: sbatch: error: Batch job submission failed: Invalid generic resource (gres) specification   (NeMo-Framework-Launcher#72)
 _REQUEST = re.compile(r"Invalid (?:generic resource \(gres\)|GRES) specification(?: \(with and without type identification\))?")
 _CLIENT = re.compile(r"\b(?P<client>sbatch|srun|salloc): (?:error|fatal): ")
+# a step's --mpi=<type> (or MpiDefault) that this Slurm has no plugin for, in every release's words:
+# srun: error: Couldn't find the specified plugin name for mpi/pmix looking at all files   (geoschem/geos-chem#822; src/common/plugin.c)
+# srun: error: cannot find mpi plugin for mpi/pmix                                         (src/common/slurm_mpi.c, to 21.08)
+# srun: error: cannot create mpi context for mpi/pmix                                      (plugin.c plugin_context_create, to 21.08)
+# srun: error: MPI: Cannot create context for mpi/pmix_v3                                  (slurm_mpi.c _load_plugin, 22.05 on)
+# srun: error: "--mpi=pmix" -- long invalid MPI type, --mpi=list for acceptable types.     (srun's option check, to 21.08)
+# srun: error: Invalid MPI type 'pmix_v3', --mpi=list for acceptable types                 (22.05 on)
+_MPI_TYPE = re.compile(r"Couldn't find the specified plugin name for mpi/(?P<a>[\w.-]{1,32}) looking at all files"
+                       r"|\bcannot find mpi plugin for mpi/(?P<b>[\w.-]{1,32})|\bcannot create mpi context for mpi/(?P<c>[\w.-]{1,32})"
+                       r"|\bMPI: Cannot create context for mpi/(?P<d>[\w.-]{1,32})"
+                       r"|\"--mpi=(?P<e>[\w.-]{1,32})\" -- long invalid MPI type|\b[Ii]nvalid MPI type '(?P<f>[\w.-]{1,32})'")
+# srun: error: MPI: Unable to load any plugin        (slurm_mpi.c 22.05 on, after the lines above)
+_MPI_NONE = re.compile(r"\bMPI: Unable to load any plugin\b")
+_STEPD = re.compile(r"\b(?P<client>srun|salloc|slurmstepd)(?:-[\w.-]{1,64})?: (?:error|fatal): ")
 # Error "fatal: We were configured to autodetect nvml functionality, but we weren't able to find that lib when Slurm was configured"
 #   (NVIDIA/deepops#1214's title; src/interfaces/gpu.c _get_gpu_type() ends it with a dot, as the others:)
 # "We were configured with nvml functionality, but that lib wasn't found on the system."
@@ -249,6 +267,7 @@ def parse(artefact: Artefact) -> ParseResult:
     n_table = _N_HEADER.search(text) is not None
     block: dict = {}
     log = _CtldLog(b)
+    mpi_types: set[str] = set()
     for no, line in enumerate(artefact.lines, 1):
         if _R_HEADER.match(line) or _N_HEADER.match(line):
             result.lines_used += 1
@@ -297,6 +316,16 @@ def parse(artefact: Artefact) -> ParseResult:
             c = _CLIENT.search(line, 0, m.start())
             msg = line[c.end() if c else 0:m.end()].strip()
             b.add(SlurmGresRequestInvalid, no, client=c["client"] if c else "", message=msg[-300:])
+        elif (m := _MPI_TYPE.search(line)) is not None:
+            result.lines_used += 1
+            mpi = next(g for g in m.groups() if g)
+            if mpi not in mpi_types:  # the same refusal's further lines: read
+                mpi_types.add(mpi)
+                c = _STEPD.search(line, 0, m.start())
+                b.add(SlurmMpiTypeUnavailable, no, client=c["client"] if c else "", mpi_type=mpi,
+                      message=line[c.end() if c else 0:].strip()[:300])
+        elif mpi_types and _MPI_NONE.search(line) is not None:
+            result.lines_used += 1
         elif (m := _AUTODETECT.search(line)) is not None:
             result.lines_used += 1
             lib = (m["nb_nvml"] or m["nf_nvml"] or m["lib"]).lower()
@@ -316,7 +345,7 @@ _SIGNATURE_STATE = re.compile(r"^\s*State=(?:IDLE|ALLOCATED|ALLOC|MIXED|DOWN|ERR
 # gres/gpu count repor       (and the whole reasons of _GRES_COUNT above)
 _SIGNATURE_GRES = re.compile(r"gres/[\w-]{1,32}(?::[^\s(]{1,64})? count (?:r|t)")
 
-_DETECT = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES, _REQUEST, _AUTODETECT, _INVAL, _MIG_NONE)
+_DETECT = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES, _REQUEST, _AUTODETECT, _INVAL, _MIG_NONE, _MPI_TYPE)
 # slurmctld's node lines, each behind a literal of its own (a regex over every position of a large file costs)
 _DETECT_GATED = ((" not responding", _NOT_RESPONDING), ("_slurm_rpc_node_registration node=", _REGISTRATION),
                  (" has low ", _LOW))
@@ -326,4 +355,5 @@ SIGNATURES = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES,
               r"Invalid (?:generic resource \(gres\)|GRES) specification",
               r"configured (?:to autodetect|with) nvml functionality", r"Configured with (?:rsmi|oneAPI), but ",
               r"Setting node \S+ state to (?:INVAL|DRAIN|DOWN)\b", r"MIG mode is enabled, but no MIG devices were found",
-              r"error: Nodes \S+ not responding", r"_slurm_rpc_node_registration node=", r"Node \S+ has low (?:real_memory|socket|cpu|tmp_disk)")
+              r"error: Nodes \S+ not responding", r"_slurm_rpc_node_registration node=", r"Node \S+ has low (?:real_memory|socket|cpu|tmp_disk)",
+              _MPI_TYPE)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from stethoscope.facts.parsers import slurm_scheduler as p
 from stethoscope.facts.parsers.base import Artefact
 
@@ -153,3 +155,32 @@ def test_slurmctld_registration_lines_one_fact_a_node():
     gres = "error: _slurm_rpc_node_registration node=g1: Invalid generic resource (gres) specification\n"
     assert [(f.kind, f.state, f.reason) for f in parse_text(gres).facts] == [
         ("slurm_node_unavailable", "INVAL", "Invalid generic resource (gres) specification")]
+
+
+# srun's refusal of an MPI type this Slurm has no plugin for (wild sweep 5E)
+def test_mpi_type_without_plugin_one_fact_for_its_lines():
+    # geoschem/geos-chem#822: the loader's, the selector's, the context's and the option check's line
+    text = (FIX / "geoschem822_srun_mpi_pmix_missing.txt").read_text()
+    assert p.detect(text)
+    res = p.parse(Artefact(path="srun.txt", text=text, node="n1"))
+    (f,) = res.facts
+    assert (f.kind, f.client, f.mpi_type, f.evidence.line) == ("slurm_mpi_type_unavailable", "srun", "pmix", 2)
+    assert res.lines_used == 4
+
+
+@pytest.mark.parametrize("line, mpi", [
+    # 22.05 on (slurm_mpi.c _load_plugin, srun's option check)
+    ("srun: error: MPI: Cannot create context for mpi/pmix_v3", "pmix_v3"),
+    ("srun: error: Invalid MPI type 'pmix_v3', --mpi=list for acceptable types", "pmix_v3"),
+    ("slurmstepd: error: cannot find mpi plugin for mpi/pmi2", "pmi2"),
+])
+def test_mpi_type_forms(line, mpi):
+    (f,) = p.parse(Artefact(path="t", text=line + "\n", node="n1")).facts
+    assert f.mpi_type == mpi
+
+
+def test_other_plugins_and_the_echo_alone_give_no_mpi_fact():
+    text = ("srun: error: Couldn't find the specified plugin name for switch/cray looking at all files\n"
+            "srun: error: MPI: Unable to load any plugin\n")
+    assert [f for f in p.parse(Artefact(path="t", text=text, node="n1")).facts
+            if f.kind == "slurm_mpi_type_unavailable"] == []
