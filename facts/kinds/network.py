@@ -474,6 +474,29 @@ class OpenmpiDaemonFailure(Fact):
 
 
 @fact_kind
+class OpenmpiComponentMissing(Fact):
+    """Open MPI's, PMIx's or PRRTE's ``find-available:not-valid`` help block: a component (plugin) it
+    was told or configured to use could not be found or opened ("A requested component was not
+    found, or was unable to be opened ... Framework: psec Component: munge")."""
+
+    kind: Literal["openmpi_component_missing"] = "openmpi_component_missing"
+    project: str | None = None  # who stopped checking: "PMIx", "PMIX", "Open MPI", "ORTE", "PRTE"
+    framework: str
+    component: str
+
+
+@fact_kind
+class OpenmpiInitFailed(Fact):
+    """Open MPI's or PMIx's ``...:startup:internal-failure`` help block: "It looks like <layer> failed
+    for some reason; your parallel process is likely to abort", with the step and value it names."""
+
+    kind: Literal["openmpi_init_failed"] = "openmpi_init_failed"
+    layer: str  # pmix_init, opal_init, orte_init, MPI_INIT, ...
+    failed: str | None = None  # "pmix_psec_base_open failed"
+    returned: str | None = None  # "-46"
+
+
+@fact_kind
 class IbGidCount(Fact):
     """``n_gids_found=N``: how many GID entries show_gids found on all ports."""
 

@@ -85,7 +85,8 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
-    OpenmpiBtlNoNics, OpenmpiDaemonFailure, OpenmpiOpenibQueueCreateFailed, OpenmpiOscUcxDeclined,
+    OpenmpiBtlNoNics, OpenmpiComponentMissing, OpenmpiDaemonFailure, OpenmpiInitFailed, OpenmpiOpenibQueueCreateFailed,
+    OpenmpiOscUcxDeclined,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches
 
@@ -172,11 +173,67 @@ def _daemon_failures(artefact: Artefact, fb: FactBuilder, result: ParseResult) -
         fb.add(OpenmpiDaemonFailure, n, node=artefact.node_for(remote), event=event, runtime=rt, remote_node=remote)
 
 
+# A requested component was not found, or was unable to be opened.  This          (help-mca-base.txt [find-available:not-valid]:
+# ...                                                                               opal/mca/base in Open MPI, src/mca/base in PMIx
+# PMIx stopped checking at the first component that it did not find.              and PRRTE; "%s stopped checking", the project)
+#
+# Host:      pgp0202
+# Framework: psec
+# Component: munge                                                                  (NVIDIA/pyxis#88)
+_COMP_HEAD = "A requested component was not found, or was unable to be opened."
+_COMP_STOPPED = re.compile(r"(?:^|\s)(?P<project>[A-Za-z][\w ]{0,15}?) stopped checking at the first component that it did not find")
+_COMP_FIELD = re.compile(r"^\W{0,8}(?P<key>Host|Framework|Component):[ \t]+(?P<value>[\w.:-]{1,128})\s*$")
+# It looks like pmix_init failed for some reason; your parallel process is       (help-*-runtime.txt [*:startup:internal-failure]:
+# ...                                                                             opal_init, orte_init, pmix_init, prte_init, MPI_INIT)
+#   pmix_psec_base_open failed
+#   --> Returned value -46 instead of PMIX_SUCCESS
+_INIT = re.compile(r"It looks like (?P<layer>[A-Za-z_]{2,24}) failed for some reason")
+_INIT_RETURNED = re.compile(r"^\W{0,8}--> Returned (?:value )?(?P<ret>[^\n]{1,60}?) instead of \w{1,10}_SUCCESS\s*$")
+
+
+def _init_and_components(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    """Each component-not-found block and each init-failure block once a node (help blocks repeat per process)."""
+    lines = artefact.lines
+    seen: set[tuple] = set()
+    for n, line in iter_lines_with((_COMP_HEAD,), artefact):
+        got: dict[str, str] = {}
+        project = None
+        for follow in lines[n:n + 12]:  # the help text's four lines, a blank, the three fields
+            if (m := _COMP_FIELD.match(follow)) and m["key"] not in got:
+                got[m["key"]] = m["value"]
+            elif project is None and (m := _COMP_STOPPED.search(follow)):
+                project = m["project"]
+            if len(got) == 3:
+                break
+        if "Framework" not in got or "Component" not in got:
+            continue  # the opening alone (a cut paste): nothing says which component
+        node = artefact.node_for(got.get("Host"))
+        result.lines_used += 1 + len(got)
+        if (node, got["Framework"], got["Component"]) not in seen:
+            seen.add((node, got["Framework"], got["Component"]))
+            fb.add(OpenmpiComponentMissing, n, node=node, project=project, framework=got["Framework"],
+                   component=got["Component"])
+    for n, line in iter_lines_with(("failed for some reason",), artefact):
+        if (m := _INIT.search(line)) is None:
+            continue
+        failed = returned = None
+        for i, follow in enumerate(lines[n:n + 10]):  # the help text, a blank, the step, its returned value
+            if (r := _INIT_RETURNED.match(follow)) is not None:
+                returned = r["ret"]
+                failed = lines[n + i - 1].strip() or None if i else None
+                break
+        result.lines_used += 1
+        if ("init", m["layer"], failed) not in seen:
+            seen.add(("init", m["layer"], failed))
+            fb.add(OpenmpiInitFailed, n, layer=m["layer"], failed=failed, returned=returned)
+
+
 def detect(head: str) -> bool:
     return ("A high-performance Open MPI point-to-point messaging module" in head or _MORE.search(head) is not None
             or _CREATE_Q_HEAD in head
             or ("osc_ucx_component" in head and _OSC_UCX.search(head) is not None)
-            or (any(g in head for g in _DAEMON_GATES) and any(r.search(head) for r in (_LAUNCH, _FAILED, _LOST, _NOT_FOUND))))
+            or (any(g in head for g in _DAEMON_GATES) and any(r.search(head) for r in (_LAUNCH, _FAILED, _LOST, _NOT_FOUND)))
+            or _COMP_HEAD in head or ("failed for some reason" in head and _INIT.search(head) is not None))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -220,6 +277,7 @@ def parse(artefact: Artefact) -> ParseResult:
         result.lines_used += 1
         fb.add(OpenmpiOscUcxDeclined, n, node=artefact.node_for(m["host"]))
     _daemon_failures(artefact, fb, result)
+    _init_and_components(artefact, fb, result)
     return result
 
 
@@ -231,4 +289,5 @@ SIGNATURES = (r"A high-performance Open MPI point-to-point messaging module",
               r"(?:ORTE|PRTE) was unable to reliably start one or more daemons",
               r"An? (?:ORTE|PRTE) daemon has unexpectedly failed after launch",
               r"(?:ORTE|PRTE) has lost communication with (?:a remote daemon|its daemon located on node:)",
-              r"\b(?:ba|z|k|da)?sh(?:: line \d+)?: (?:/\S*/)?(?:orted|prted): command not found")
+              r"\b(?:ba|z|k|da)?sh(?:: line \d+)?: (?:/\S*/)?(?:orted|prted): command not found",
+              r"A requested component was not found, or was unable to be opened\.", r"It looks like [A-Za-z_]{2,24} failed for some reason")

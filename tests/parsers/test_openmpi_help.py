@@ -129,3 +129,38 @@ def test_daemon_forms(text, event, runtime, remote):
 ])
 def test_daemon_near_misses(text):
     assert parse_text(text).facts == []
+
+
+# a component Open MPI / PMIx could not open, and the init failure after it (wild sweep 5E)
+def test_pmix_component_block_and_init_failure_once_a_node():
+    # NVIDIA/pyxis#88: each block printed twice (two processes); the paste ends inside the second init block's first line
+    text = (FIX / "pyxis88_pmix_psec_munge_not_found.txt").read_text()
+    assert openmpi_help.detect(text)
+    art = Artefact(path="job.out", text=text, node="pgp0202", node_from_folder=False)
+    facts = openmpi_help.parse(art).facts
+    comps = [f for f in facts if f.kind == "openmpi_component_missing"]
+    inits = [f for f in facts if f.kind == "openmpi_init_failed"]
+    assert [(c.project, c.framework, c.component, c.node, c.evidence.line) for c in comps] == [
+        ("PMIX", "psec", "munge", "pgp0202", 1)]
+    assert [(i.layer, i.failed, i.returned) for i in inits] == [("pmix_init", "pmix_psec_base_open failed", "-46")]
+
+
+def test_open_mpi_forms_of_the_same_blocks():
+    # opal/mca/base/help-mca-base.txt filled by Open MPI; help-orte-runtime.txt's init failure
+    text = ("A requested component was not found, or was unable to be opened.  This\n"
+            "means that this component is either not installed or is unable to be\n"
+            "used on your system (e.g., sometimes this means that shared libraries\n"
+            "that the component requires are unable to be found/loaded).  Note that\n"
+            "Open MPI stopped checking at the first component that it did not find.\n\n"
+            "Host:      node7\nFramework: pml\nComponent: ucx\n"
+            "It looks like orte_init failed for some reason; your parallel process is\n"
+            "likely to abort.\n\n  opal_pmix_base_select failed\n  --> Returned value Not found (-13) instead of ORTE_SUCCESS\n")
+    art = Artefact(path="t", text=text, node="n1", node_from_folder=False)
+    c, i = openmpi_help.parse(art).facts
+    assert (c.project, c.framework, c.component, c.node) == ("Open MPI", "pml", "ucx", "node7")
+    assert (i.layer, i.failed, i.returned) == ("orte_init", "opal_pmix_base_select failed", "Not found (-13)")
+
+
+def test_component_block_cut_before_its_fields_gives_nothing():
+    text = "A requested component was not found, or was unable to be opened.  This\nmeans that this component\n"
+    assert parse_text(text).facts == []
