@@ -195,6 +195,7 @@ def _init_and_components(artefact: Artefact, fb: FactBuilder, result: ParseResul
     """Each component-not-found block and each init-failure block once a node (help blocks repeat per process)."""
     lines = artefact.lines
     seen: set[tuple] = set()
+    hosts: list[tuple[int, str]] = []  # (line, node) of each component block: the process an init block after it is
     for n, line in iter_lines_with((_COMP_HEAD,), artefact):
         got: dict[str, str] = {}
         project = None
@@ -208,6 +209,7 @@ def _init_and_components(artefact: Artefact, fb: FactBuilder, result: ParseResul
         if "Framework" not in got or "Component" not in got:
             continue  # the opening alone (a cut paste): nothing says which component
         node = artefact.node_for(got.get("Host"))
+        hosts.append((n, node))
         result.lines_used += 1 + len(got)
         if (node, got["Framework"], got["Component"]) not in seen:
             seen.add((node, got["Framework"], got["Component"]))
@@ -223,9 +225,10 @@ def _init_and_components(artefact: Artefact, fb: FactBuilder, result: ParseResul
                 failed = lines[n + i - 1].strip() or None if i else None
                 break
         result.lines_used += 1
-        if ("init", m["layer"], failed) not in seen:
-            seen.add(("init", m["layer"], failed))
-            fb.add(OpenmpiInitFailed, n, layer=m["layer"], failed=failed, returned=returned)
+        node = next((h for ln, h in reversed(hosts) if ln < n), artefact.node)  # the block names no host of its own
+        if (node, m["layer"], failed) not in seen:
+            seen.add((node, m["layer"], failed))
+            fb.add(OpenmpiInitFailed, n, node=node, layer=m["layer"], failed=failed, returned=returned)
 
 
 def detect(head: str) -> bool:
