@@ -20,6 +20,7 @@ class CudaError(Fact):
     printed_code: int | None = None  # the number as printed (CUDA <= 9 numbered differently)
     message: str
     form: str  # torch | quoted | numbered | thc | pytorch_init | init | cuda_gdb | check | curesult | error_code | name_only | phrase
+    #            | library_status | device_assert | triton_out_of_resources
     source_file: str | None = None  # "Cuda error <file>:<line> '...'" forms
     source_line: int | None = None
     driver_cuda: str | None = None  # "The NVIDIA driver on your system is too old (found version 11060)": "11.6"

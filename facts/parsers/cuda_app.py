@@ -169,6 +169,40 @@ LIBRARY_CALL = re.compile(r"when calling `(?P<call>[^`\n]{1,400})`?")
 #   failure, "Could not create cudnn handle: CUDNN_STATUS_...", comes before it when the log has it)
 TF_CUDNN_INIT = re.compile(r"Failed to get convolution algorithm\. This is probably because cuDNN failed to initiali[sz]e")
 
+# jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed. Look at the errors above for more details.   (jax-ml/jax#16082)
+#   (XLA's GPU compiler and stream executor: the executor has no DNN support, i.e. cuDNN did not load or initialise;
+#   TensorFlow prints the same through XLA: "FailedPreconditionError: DNN library initialization failed.")
+XLA_DNN_INIT = re.compile(r"\bDNN library initiali[sz]ation failed\b")
+
+# 2021-10-13 17:19:29.385716: E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] Loaded runtime CuDNN library: 8.0.4 but source was compiled with: 8.1.0.  CuDNN library needs to have matching major version and equal or higher minor version. ...   (google-research/deeplab2#66)
+# E tensorflow/stream_executor/cuda/cuda_dnn.cc:378] Loaded runtime CuDNN library: 7201 (compatibility version 7200) but source was compiled with 7004 (compatibility version 7000).  ...   (endernewton/tf-faster-rcnn#436, TF 1.x)
+#   (TensorFlow's and XLA's stream_executor/cuda/cuda_dnn.cc: the cuDNN found at run time is older than the build's)
+CUDNN_VERSION_MISMATCH = re.compile(
+    r"\bLoaded runtime CuDNN library: (?P<runtime>[\d.]{1,20})(?: \(compatibility version \d{1,10}\))?"
+    r" but source was compiled with:? (?P<compiled>[\d.]*\d)")
+
+# RuntimeError: Unable to find a valid cuDNN algorithm to run convolution   (NVlabs/BundleSDF#12; Conv_v7.cpp AlgoIterator::try_all:
+#   every algorithm's workspace ran out of memory or was refused by cuDNN, the OutOfMemoryError/CuDNNError caught per algorithm)
+# RuntimeError: no valid convolution algorithms available in CuDNN    (Conv_v7.cpp getValidAlgorithms: cuDNN offered none)
+# RuntimeError: GET was unable to find an engine to execute this computation   (Conv_v8.cpp, cuDNN's frontend: no engine plan ran)
+CUDNN_NO_ALGORITHM = re.compile(
+    r"\b(?:Unable to find a valid cuDNN algorithm to run convolution|no valid convolution algorithms available in CuDNN"
+    r"|(?:FIND|GET) was unable to find an engine to execute this computation)")
+
+# triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 66560, Hardware limit: 65536. Reducing block sizes or `num_stages` may help.   (vllm-project/vllm#12498)
+# triton.code_gen.OutOfResources: out of resource: shared memoryRequired: 110592Hardware limit: 101376     (Triton 1.x, the separators missing)
+#   (triton/runtime/errors.py OutOfResources: f"out of resource: {name}, Required: {required}, Hardware limit: {limit}";
+#   raised before the launch, for the limit the driver would refuse as CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES /
+#   "too many resources requested for launch": the kernel's configuration does not fit this GPU)
+TRITON_OUT_OF_RESOURCES = re.compile(
+    r"\bout of resource: (?P<res>[a-z ]{1,40}?),? ?Required: (?P<req>\d{1,12}),? ?Hardware limit(?:ation)?: (?P<lim>\d{1,12})")
+
+# ResourceExhaustedError (see above for traceback): OOM when allocating tensor with shape[128,3,8,128,8,128] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc   (tensorflow/tensorflow#136)
+# W tensorflow/core/framework/op_kernel.cc:1202] OP_REQUIRES failed at tile_ops.cc:123 : Resource exhausted: OOM when allocating tensor with shape[16,1,892800,8,4,2,2] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc
+#   (TensorFlow's GPU BFC allocator: op_kernel/allocation errors::ResourceExhausted("OOM when allocating tensor with shape", ...,
+#   " on ", device, " by allocator ", name); read only with the GPU's device or allocator named, a host OOM being "cpu")
+TF_OOM = re.compile(r"\bOOM when allocating tensor\b[^\n]{0,400}?(?:/device:GPU:(?P<dev>\d+)|\bby allocator GPU_(?P<dev2>\d+)_bfc)")
+
 # ../aten/src/ATen/native/cuda/Indexing.cu:1308: indexSelectLargeIndex: block: [106,0,0], thread: [15,0,0] Assertion `srcIndex < srcSelectDimSize` failed.   (huggingface/trl#2996)
 # /pytorch/aten/src/THC/THCTensorIndex.cu:362: void indexSelectLargeIndex(...) [with T = float, ...]: block: [163,0,0], thread: [28,0,0] Assertion `srcIndex < srcSelectDimSize` failed.
 #   (CUDA's device-side assert, crt/assert.h __assertfail: "%s:%d: %s: block: [%d,%d,%d], thread: [%d,%d,%d] Assertion `%s` failed.";
@@ -195,7 +229,9 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "NVIDIA driver on your system", "CUDA unknown error", "CUDA driver initialization failed",
            "Cuda API error detected", "failed to initialize CUDA", "failed to initialise CUDA", "(error code ",
            "cudaSuccess", "CUDA_SUCCESS", "CUresult(", oom_message.MARKER, oom_message.XLA_MARKER,
-           "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `")
+           "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
+           "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
+           "unable to find an engine", "out of resource: ", "OOM when allocating tensor")
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -214,13 +250,18 @@ DETECT = re.compile(
     # bounded runs: unbounded ones backtrack over a long line once per 'Check failed' and 'cudaSuccess' in it
     r"|Check failed: [^\n]{0,300}?(?:cudaSuccess|CUDA_SUCCESS)[^\n]{0,300}? vs\. |failed call to cu\w+: CUresult\("
     r"|\b(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE|CURAND)_STATUS_(?:NOT_|ALLOC|INVALID|ARCH|MAPPING|EXECUTION|INTERNAL|LICENSE|BAD_|MATRIX|ZERO|INSUFF|VERSION|TYPE_|OUT_OF|LENGTH|DOUBLE|LAUNCH|PREEXIST|INITIALIZATION|IRS_|RUNTIME|SUBLIB|SERIAL|DEPRECATED)|\bCUFFT_(?:INVALID_[A-Z_]+|ALLOC_FAILED|INTERNAL_ERROR|EXEC_FAILED|SETUP_FAILED|UNALIGNED_DATA|INCOMPLETE_PARAMETER_LIST|PARSE_ERROR|NO_WORKSPACE|NOT_IMPLEMENTED|LICENSE_ERROR|NOT_SUPPORTED)\b"
+    r"|DNN library initiali[sz]ation failed|Loaded runtime CuDNN library: |Unable to find a valid cuDNN algorithm"
+    r"|no valid convolution algorithms available in CuDNN|(?:FIND|GET) was unable to find an engine to execute"
+    r"|\bout of resource: [a-z]|OOM when allocating tensor "
     r"|Failed to get convolution algorithm\. |\], thread: \[\d+,\d+,\d+\] Assertion `|RESOURCE_EXHAUSTED: (?:Out of memory|Failed to allocate request)"
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
                  "NVIDIA driver", "CUDA unknown error", "CUDA driver initialization", "CUDA out of memory",
                  "Cuda API error detected", "failed to initiali", "cudaSuccess", "CUDA_SUCCESS", "CUresult(",
-                 "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED")
+                 "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
+                 "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
+                 "unable to find an engine", "out of resource: ", "OOM when allocating tensor")
 
 
 def detect(text: str) -> bool:
@@ -262,8 +303,8 @@ def parse(artefact: Artefact) -> ParseResult:
                 seen.add(key)
                 b.add(CudaOom, no, text=line, rank=rank, pid=pid, **rec)
             continue
-        if oom_message.XLA_MARKER in line:
-            rec = oom_message.read_xla(line)
+        if oom_message.XLA_MARKER in line or "OOM when allocating tensor" in line:
+            rec = oom_message.read_xla(line) or _read_tf_oom(line)
             if rec is not None:
                 used.add(no)
                 key = ("oom", rec.get("device"), rec.get("tried_bytes"), rank, pid)
@@ -384,10 +425,18 @@ def _read_library(line: str) -> dict | None:
                     message=line.strip()[:300], form="library_status", source_file=None, source_line=None,
                     driver_cuda=None, library=lib.lower(), library_status=m["status"], library_condition=cond,
                     call=call["call"].strip()[:300] if call else None)
-    if TF_CUDNN_INIT.search(line):
-        return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
-                    message=line.strip()[:300], form="library_status", source_file=None, source_line=None,
-                    driver_cuda=None, library="cudnn", library_status=None, library_condition="NOT_INITIALIZED", call=None)
+    for pattern, condition in ((TF_CUDNN_INIT, "NOT_INITIALIZED"), (XLA_DNN_INIT, "NOT_INITIALIZED"),
+                               (CUDNN_VERSION_MISMATCH, "VERSION_MISMATCH"), (CUDNN_NO_ALGORITHM, "NO_USABLE_ALGORITHM")):
+        if pattern.search(line):
+            return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
+                        message=line.strip()[:300], form="library_status", source_file=None, source_line=None,
+                        driver_cuda=None, library="cudnn", library_status=None, library_condition=condition, call=None)
+    if TRITON_OUT_OF_RESOURCES.search(line) is not None:
+        entry = catalogue.by_name("cudaErrorLaunchOutOfResources")
+        if entry is not None:
+            return dict(error_name="OutOfResources", catalogue_name=entry.name, runtime_name=entry.name, code=entry.code,
+                        printed_code=None, message=line.strip()[:300], form="triton_out_of_resources", source_file=None,
+                        source_line=None, driver_cuda=None)
     if DEVICE_ASSERT.search(line) is not None:
         entry = catalogue.by_name("cudaErrorAssert")
         if entry is not None:
@@ -395,6 +444,14 @@ def _read_library(line: str) -> dict | None:
                         printed_code=None, message=line.strip()[:300], form="device_assert", source_file=None,
                         source_line=None, driver_cuda=None)
     return None
+
+
+def _read_tf_oom(line: str) -> dict | None:
+    """The ``cuda_oom`` fields of TensorFlow's GPU out-of-memory status on ``line``, or None."""
+    m = TF_OOM.search(line)
+    if m is None:
+        return None
+    return dict(device=int(m["dev"] or m["dev2"]), tried_bytes=None)
 
 
 def _runtime_name(entry: catalogue.Entry | None) -> str | None:

@@ -240,6 +240,9 @@ def test_texts_of_every_runtime_release(line, catalogue_name):
     ("cudnn_status_title.txt", "cudnn", "CUDNN_STATUS_EXECUTION_FAILED", "EXECUTION_FAILED", None),
     ("cudnn_status_bare.log", "cudnn", "CUDNN_STATUS_INTERNAL_ERROR", "INTERNAL_ERROR", None),
     ("tf_cudnn_init_failed.log", "cudnn", None, "NOT_INITIALIZED", None),
+    ("xla_dnn_init_failed.txt", "cudnn", None, "NOT_INITIALIZED", None),
+    ("cudnn_version_mismatch_tf1.log", "cudnn", None, "VERSION_MISMATCH", None),
+    ("cudnn_no_algorithm_title.txt", "cudnn", None, "NO_USABLE_ALGORITHM", None),
 ])
 def test_library_status(name, library, status, condition, call):
     assert cuda_app.detect((FIX / name).read_text())
@@ -282,3 +285,26 @@ def test_xla_out_of_memory():
     (f,) = parse_text("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 2.99GiB "
                       "(3206250496B) on device ordinal 0\n").facts
     assert (f.tried_bytes, f.device) == (3206250496, 0)
+
+
+def test_cudnn_version_mismatch_repeated_is_one_error():
+    r = parse_file("cudnn_version_mismatch.log")
+    assert [(f.evidence.line, f.library_condition) for f in r.facts] == [(1, "VERSION_MISMATCH")]
+    assert r.lines_used == 2
+
+
+def test_tensorflow_gpu_out_of_memory():
+    r = parse_file("tf_oom_bfc.log")
+    # the OP_REQUIRES line names the GPU; the Python exception repeating it is cut before its device
+    assert [(f.kind, f.evidence.line, f.device) for f in r.facts] == [("cuda_oom", 9, 0)]
+    assert parse_text("ResourceExhaustedError: OOM when allocating tensor with shape[100,4096,32]\n").facts == []  # no GPU named
+    assert parse_text("Resource exhausted: OOM when allocating tensor with shape[8] and type float on "
+                      "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu\n").facts == []
+
+
+def test_triton_out_of_resources():
+    r = parse_file("triton_out_of_resources.log")
+    assert [(f.evidence.line, f.error_name, f.catalogue_name, f.form) for f in r.facts] == [
+        (1, "OutOfResources", "cudaErrorLaunchOutOfResources", "triton_out_of_resources")]
+    (f,) = parse_text("triton.code_gen.OutOfResources: out of resource: shared memoryRequired: 110592Hardware limit: 101376\n").facts
+    assert f.form == "triton_out_of_resources"
