@@ -183,6 +183,27 @@ class DriverContainerFailure(Fact):
 
 
 @fact_kind
+class DriverUnloadBlocked(Fact):
+    """The NVIDIA kernel modules could not be unloaded to replace the driver because something still
+    holds them: "Could not unload NVIDIA driver kernel modules, driver is in use" (k8s-driver-manager,
+    the driver container's own unload), or the Go driver manager's "Unable to cleanup driver modules,
+    attempting again with node drain"."""
+
+    kind: Literal["driver_unload_blocked"] = "driver_unload_blocked"
+    refcount: int | None = None  # "nvidia driver module is already loaded with refcount 350" earlier in the log
+    message: str
+
+
+@fact_kind
+class DriverManagerFailure(Fact):
+    """A step of the GPU operator's k8s-driver-manager failed (the driver pod's init container)."""
+
+    kind: Literal["driver_manager_failure"] = "driver_manager_failure"
+    event: str  # uninstall_failed | drain_failed | evict_failed | vfio_unbind_failed | nouveau_unload_failed | shutdown_wait_failed | cleanup_blocked
+    message: str
+
+
+@fact_kind
 class RdmaPluginDeviceSpecMissing(Fact):
     """The RDMA shared device plugin could not use a NIC: an RDMA character device of it is missing."""
 
