@@ -166,6 +166,12 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
-#: the line signatures this reader owns: one of them occurs in any text detect() accepts
-#: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_ANY,)
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts (each is
+#: the fixed head of one of _ANY's alternatives, without the captures and line ends the parse
+#: needs: all readers' signatures are matched in one RE2 pass, facts/classify.py)
+_SIG = re.compile("|".join((
+    r"Incompatible strategy detected \S", _NO_DEVICES.pattern, _HINT.pattern, r"XidCriticalError: Xid=\d",
+    r"' device marked unhealthy: \S", r"Allocate failed due to ", r"Could not start device plugin for '[^']+': ",
+    r"\bPlugin \S+ failed to start: ", r"Could not register device plugin: ", _KUBELET.pattern, _RETRYING.pattern,
+    _LIFECYCLE.pattern, r"GRPC server for '[^']+' crashed with error: ")), re.M)
+SIGNATURES = (_SIG,)
