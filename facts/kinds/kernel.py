@@ -243,6 +243,9 @@ class HostKernelFault(KernelLineFact):
     process: str | None = None  # hung task, soft lockup: the task named
     pid: int | None = None
     seconds: int | None = None  # how long it was blocked or stuck
+    #: hung task: the network file system its call trace waits in (nfs, lustre, gpfs, ceph, cifs, fuse, beegfs)
+    waits_on: str | None = None
+    on_shared_fs: bool = False  # waits_on is set: the stall is the file system's, read by its own rule
     message: str
 
 

@@ -124,6 +124,29 @@ _BDF = r"(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
 # INFO: task python:12345 blocked for more than 120 seconds.
 # INFO: task kworker/u256:2:1234 blocked for more than 122 seconds.
 _HUNG = re.compile(r"INFO: task (?P<comm>.{1,64}?):(?P<pid>\d+) blocked for more than (?P<s>\d+) seconds")
+# the frames of a hung task's call trace (kernel/hung_task.c: sched_show_task() after the line) that name a
+# network file system: a module tag, or a symbol of its client where it is built in
+#  [<ffffffffc08f1b66>] nfs_file_flush+0x46/0x60 [nfs]                           (aws/aws-parallelcluster#1150)
+#  [ 3438.637259] [<803db1c4>] (nfs_file_fsync) from [<802d5dcc>] (vfs_fsync+0x...)   (raspberrypi/linux#2482, ARM, NFS built in)
+#  rpc_wait_bit_killable+0x1e/0xa0 [sunrpc]      ll_file_io_generic+0x.. [lustre]      ... [mmfs26]   (GPFS)
+#  (module tags for Lustre and GPFS: their symbols' prefixes are not their own alone, ll_rw_block is the block layer's)
+_FS_FRAME = re.compile(r"\[(?P<mod>nfsv?[234]?|sunrpc|lustre|ptlrpc|osc|mdc|lov|lmv|llite|obdclass|mmfs26|mmfslinux|ceph|cifs|fuse"
+                       r"|beegfs)\]|[\s(](?P<sym>nfs[34]?|rpc|ceph|cifs|fuse)_\w+(?:\+0x|\))")
+_FS_OF = {"nfs": "nfs", "nfsv2": "nfs", "nfsv3": "nfs", "nfsv4": "nfs", "nfs3": "nfs", "nfs4": "nfs", "sunrpc": "nfs",
+          "rpc": "nfs", "lustre": "lustre", "ptlrpc": "lustre", "osc": "lustre", "mdc": "lustre", "lov": "lustre",
+          "lmv": "lustre", "llite": "lustre", "obdclass": "lustre", "mmfs26": "gpfs", "mmfslinux": "gpfs", "ceph": "ceph", "cifs": "cifs", "fuse": "fuse", "beegfs": "beegfs"}
+#: how far a hung task's call trace runs (its frames, the task's state and registers): up to the next report
+_TRACE_LINES = 60
+
+
+def _waits_on(lines: list[str], ln: int) -> str | None:
+    """The network file system the call trace under the hung-task line ``ln`` (1-based) sits in."""
+    for line in lines[ln:ln + _TRACE_LINES]:
+        if "blocked for more than" in line or "INFO: task " in line:
+            break  # the next task's report
+        if (m := _FS_FRAME.search(line)) is not None:
+            return _FS_OF[m["mod"] or m["sym"]]
+    return None
 # watchdog: BUG: soft lockup - CPU#3 stuck for 22s! [python:12345]
 # BUG: soft lockup - CPU#12 stuck for 23s! [nvidia-smi:4321]          (< 4.15: no "watchdog: ")
 _SOFT = re.compile(r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for (?P<s>\d+)s! \[(?P<comm>.{1,64}?):(?P<pid>\d+)\]")
@@ -271,7 +294,9 @@ def _fault(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]) ->
     details an oops or panic read from an earlier line; False when it is none of them."""
     m = None
     if "INFO: task " in msg and (m := _HUNG.search(msg)) is not None:
-        event, fields = "hung_task", {"process": m["comm"], "pid": int(m["pid"]), "seconds": int(m["s"])}
+        fs = _waits_on(lines, ln)
+        event, fields = "hung_task", {"process": m["comm"], "pid": int(m["pid"]), "seconds": int(m["s"]),
+                                      "waits_on": fs, "on_shared_fs": fs is not None}
     elif "soft lockup" in msg and (m := _SOFT.search(msg)) is not None:
         event, fields = "soft_lockup", {"cpu": int(m["cpu"]), "process": m["comm"], "pid": int(m["pid"]),
                                         "seconds": int(m["s"])}

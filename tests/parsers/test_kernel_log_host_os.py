@@ -250,3 +250,51 @@ def test_oom_kill_of_the_allocating_task():
     assert kernel_log.detect(line)
     (f,) = _facts(line)
     assert (f.kind, f.pid, f.process) == ("host_oom_kill", 6344, "sh")
+
+
+# a hung task's call trace in a network file system (wild sweep 5E)
+_KFIX = __import__("pathlib").Path(__file__).resolve().parents[2] / "fixtures/artefacts/kernel_log"
+
+
+def _hung(text: str) -> list:
+    return [f for f in _facts(text) if f.kind == "host_kernel_fault" and f.event == "hung_task"]
+
+
+def test_hung_task_in_nfs_built_in_arm_trace():
+    # raspberrypi/linux#2482: "(nfs_file_fsync)" with no module tag
+    (h,) = _hung((_KFIX / "rpilinux2482_hung_task_in_nfs_fsync.log").read_text())
+    assert (h.process, h.waits_on, h.on_shared_fs) == ("objcopy", "nfs", True)
+
+
+def test_frames_before_the_hung_line_belong_to_another_task():
+    # aws/aws-parallelcluster#1150: [nfs] frames end the previous task's trace; this one's is cut
+    (h,) = _hung((_KFIX / "parallelcluster1150_messages_nfs_trace_then_hung_task.log").read_text())
+    assert (h.pid, h.waits_on, h.on_shared_fs) == (80601, None, False)
+
+
+@pytest.mark.parametrize("frame, fs", [
+    ("[<ffffffffc08f1b66>] nfs_file_flush+0x46/0x60 [nfs]", "nfs"),
+    (" rpc_wait_bit_killable+0x1e/0xa0 [sunrpc]", "nfs"),
+    (" nfs4_proc_getattr+0x5b/0x80 [nfsv4]", "nfs"),
+    (" ll_file_io_generic+0x2aa/0x8e0 [lustre]", "lustre"),
+    (" ptlrpc_set_wait+0x4d8/0x7c0 [ptlrpc]", "lustre"),
+    (" cxiWaitEventWait+0x1e1/0x2e0 [mmfslinux]", "gpfs"),
+    (" ceph_mdsc_do_request+0x11f/0x290 [ceph]", "ceph"),
+    (" request_wait_answer+0x133/0x210 [fuse]", "fuse"),
+])
+def test_network_file_system_frames(frame, fs):
+    text = f"[  480.1] INFO: task python:1708 blocked for more than 120 seconds.\n[  480.2] Call Trace:\n[  480.3] {frame}\n"
+    (h,) = _hung(text)
+    assert h.waits_on == fs
+
+
+@pytest.mark.parametrize("frame", [
+    " ll_rw_block+0x26/0x30",  # the block layer's, not Lustre's
+    " nfsd_dispatch+0xd7/0x1ba [nfsd]",  # the NFS server's thread: its wait is in the exported file system
+    " zfs_vget+0x1a/0x40 [zfs]",
+    " os_dump_stack+0xe/0x10 [nvidia]",
+])
+def test_local_frames_are_not_a_network_file_system(frame):
+    text = f"[  480.1] INFO: task python:1708 blocked for more than 120 seconds.\n[  480.3] {frame}\n"
+    (h,) = _hung(text)
+    assert (h.waits_on, h.on_shared_fs) == (None, False)
