@@ -270,6 +270,28 @@ class Dcgm(_M):
     health_messages: list[DcgmHealthMessage] = []
 
 
+# --- nvsentinel.yaml -------------------------------------------------------------------------
+
+class NvsentinelAction(_M):
+    fault: bool = True  # False: the monitor asks for nothing (NONE)
+    severity: Severity
+    actions: list[ActionId] = Field(min_length=1)
+
+
+class NvsentinelCheck(_M):
+    names: list[str] = Field(min_length=1)
+    health_system: str | None = None  # a name of knowledge/dcgm.yaml health_systems
+    xid: bool = False  # a numeric code is an Xid (knowledge/xid.yaml)
+    component: ComponentId | None = None
+    cause: CauseId | None = None
+
+
+class Nvsentinel(_M):
+    source: str
+    actions: dict[str, NvsentinelAction]
+    checks: list[NvsentinelCheck]
+
+
 # --- expected_perf.yaml ----------------------------------------------------------------------
 
 class PerfCurve(_M):
@@ -1309,6 +1331,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "cuda_errors.yaml": CudaErrors,
     "cuda_error_judgements.yaml": CudaErrorJudgements,
     "dcgm.yaml": Dcgm,
+    "nvsentinel.yaml": Nvsentinel,
     "bench_tolerances.yaml": BenchTolerances,
     "compat.yaml": Compat,
     "expected_perf.yaml": ExpectedPerf,

@@ -160,7 +160,9 @@ def knowledge_facts(facts: list[Fact]) -> list[Fact]:
                     # the Xid the k8s device plugin took a GPU out of service for (rules/gpu/device_plugin_xid.yaml)
                     | {f.xid for f in of_kind(facts, "device_plugin_unhealthy") if f.xid is not None}  # type: ignore[attr-defined]
                     # the Xid GPUd 0.1-0.4 reported without the GPU (rules/gpu/gpud_xid_reported.yaml)
-                    | {f.xid for f in of_kind(facts, "gpud_xid_reported")})  # type: ignore[attr-defined]
+                    | {f.xid for f in of_kind(facts, "gpud_xid_reported")}  # type: ignore[attr-defined]
+                    # the Xid an NVSentinel Xid check reported (rules/gpu/nvsentinel_xid_event.yaml)
+                    | {f.xid for f in of_kind(facts, "nvsentinel_health_event") if f.xid is not None})  # type: ignore[attr-defined]
                    - given)
     for code in codes:
         e = cat.xid(code)

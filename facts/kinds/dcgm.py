@@ -132,6 +132,33 @@ class DcgmHealthCheck(Fact):
 
 
 @fact_kind
+class NvsentinelHealthEvent(Fact):
+    """One unhealthy event of an NVSentinel health monitor as its platform connector writes it into a node
+    condition or a node event: ``GpuPowerWatchIsNotHealthy ... ErrorCode:DCGM_FR_CLOCK_THROTTLE_POWER GPU:0
+    PCI:0000:0f:00.0 GPU_UUID:GPU-8598... Detected clocks event due to power violation in GPU 0. ...
+    Recommended Action=NONE;``. ``reason`` a DCGM_FR_* code (its component and cause in
+    ``knowledge/dcgm.yaml``), ``xid`` a numeric code of an Xid check (read in ``knowledge/xid.yaml`` by the
+    rule); ``severity`` and ``actions`` of its recommended action (``knowledge/nvsentinel.yaml``)."""
+
+    kind: Literal["nvsentinel_health_event"] = "nvsentinel_health_event"
+    check: str | None = None  # "GpuPowerWatch" (the condition type / event type); None when not on the line
+    codes: str  # the ErrorCode values, comma-separated: "DCGM_FR_CLOCK_THROTTLE_POWER", "79"
+    reason: str | None = None  # the DCGM_FR_* code among them
+    xid: int | None = None  # the numeric code of an Xid check
+    gpu: int | None = None  # "GPU:0" / "gpu:0"
+    pci_bus_id: str | None = None  # "PCI:0000:0f:00.0", canonical
+    gpu_uuid: str | None = None  # "GPU_UUID:GPU-8598..."
+    gpu_name: str = "the GPU NVSentinel named"  # "GPU 0", the bus id, or the UUID, for entities and summaries
+    message: str  # the monitor's own message ("" when it gave none)
+    action: str  # the recommended action: "NONE", "RESTART_BM", ...
+    fault: bool  # the action asks for something (knowledge/nvsentinel.yaml); NONE does not
+    severity: str
+    actions: str  # comma-separated action ids of the recommended action
+    component: str | None = None  # of the code, else of the check (None: an Xid, or a code nobody names)
+    cause: str | None = None
+
+
+@fact_kind
 class GpudCheck(Fact):
     """``✔ NVSwitch not detected, skipping fabric manager check``: a component gpud found healthy."""
 

@@ -61,8 +61,7 @@ def _health_messages() -> tuple[tuple[re.Pattern, dict], ...]:
 def health_meaning(system: str, message: str) -> tuple[str | None, str | None, str | None, str]:
     """(reason, component, cause, actions) of a health incident: its message's row, else its
     system's; (None, None, None, "") for a system knowledge does not name."""
-    low = system.strip().lower()
-    sys_row = next((r for r in knowledge().get("health_systems", []) if low in (n.lower() for n in r["names"])), None)
+    sys_row = _system_row(system)
     for rx, row in _health_messages():
         if rx.match(message.strip()):
             comp = row.get("component") or (sys_row or {}).get("component")
@@ -71,6 +70,28 @@ def health_meaning(system: str, message: str) -> tuple[str | None, str | None, s
     if sys_row is None:
         return None, None, None, ""
     return None, sys_row["component"], sys_row["cause"], ",".join(sys_row["actions"])
+
+
+@lru_cache(maxsize=128)
+def reason_meaning(reason: str) -> tuple[str | None, str | None]:
+    """(component, cause) of a DCGM_FR_* reason as its health_messages row names them (a monitor that
+    quotes the code, not dcgmi's text: NVSentinel's ``ErrorCode:DCGM_FR_CLOCK_THROTTLE_POWER``);
+    (None, None) for a reason knowledge lacks or whose row defers to its health system."""
+    for row in knowledge().get("health_messages", []):
+        if row["reason"] == reason:
+            return row.get("component"), row.get("cause")
+    return None, None
+
+
+def _system_row(system: str) -> dict | None:
+    low = system.strip().lower()
+    return next((r for r in knowledge().get("health_systems", []) if low in (n.lower() for n in r["names"])), None)
+
+
+def health_system_meaning(system: str) -> tuple[str | None, str | None]:
+    """(component, cause) of a DCGM health system (any of its names), or (None, None)."""
+    row = _system_row(system)
+    return (row["component"], row["cause"]) if row is not None else (None, None)
 
 
 def health_severity(result: str) -> str:

@@ -1,0 +1,121 @@
+"""NVSentinel's node health events (and the DCGM health codes they quote) wherever an operator pastes them.
+
+NVSentinel's platform connector writes each unhealthy event of its health monitors as one message
+(process_node_events.go constructHealthEventMessage): ``ErrorCode:<code> `` per code, ``<EntityType>:<value> ``
+per entity (GPU, PCI, GPU_UUID, NVSWITCH...), the monitor's message, then ``Recommended Action=<action>;``; a fatal
+event goes into the node condition ``<check>`` (reason ``<check>IsNotHealthy``, several messages joined), a
+non-fatal one into a node event of type ``<check>``. Operators meet it in ``kubectl describe node``'s Conditions,
+``kubectl get events``, ``-o yaml/json`` dumps and NVSentinel's own logs, so the event is read wherever it sits in
+a line. Sample content (NVIDIA/NVSentinel#768's UAT run; its platform-connector and e2e tests)::
+
+    GpuPowerWatchIsNotHealthy Message=ErrorCode:DCGM_FR_CLOCK_THROTTLE_POWER GPU:0 PCI:0000:0f:00.0 GPU_UUID:GPU-8598879c-4839-1709-231e-36a2b2844bca Detected clocks event due to power violation in GPU 0. Monitor the power conditions. This GPU can still perform workload. Recommended Action=NONE;
+    ErrorCode:79 gpu:0 XID error occured Recommended Action=NODE_REBOOT;
+    ErrorCode:44 GPU:0 Recommended Action=CONTACT_SUPPORT;ErrorCode:45 GPU:0 Recommended Action=NONE;
+
+Facts: ``nvsentinel_health_event`` per event: the check (from ``<check>IsNotHealthy`` or ``checkName`` on the line
+or the lines next to it: a yaml/json condition puts its reason one line from its message), the codes, a DCGM_FR_*
+reason with its component and cause (``knowledge/dcgm.yaml``: the code's row, else the message's, else the health
+system of the check), or the Xid of an Xid check (read in the Xid catalogue by the rule), the GPU (index, bus id,
+UUID), the message, and the recommended action with its severity and actions (``knowledge/nvsentinel.yaml``:
+NONE is no fault). A healthy condition (``No Health Failures``) says nothing: nothing is made. Empty input: nothing.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from stethoscope.facts import knowledge as _knowledge
+from stethoscope.facts.ids import try_pci_bus_id
+from stethoscope.facts.kinds.dcgm import NvsentinelHealthEvent
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.dcgm_facts import health_meaning, reason_meaning
+
+KIND = "nvsentinel_event"
+
+# ErrorCode:DCGM_FR_CLOCK_THROTTLE_POWER GPU:0 PCI:0000:0f:00.0 GPU_UUID:GPU-8598... Detected clocks event ... Recommended Action=NONE;
+# ErrorCode:79 PCI:0000:ef:00 GPU_UUID:GPU-b5f2... MESSAGE=NVRM: Xid (PCI:0000:ef:00): 79, ... Recommended Action=RESTART_BM;
+# ErrorCode:44 GPU:0 Recommended Action=CONTACT_SUPPORT;ErrorCode:45 GPU:0 Recommended Action=NONE;
+_EVENT = re.compile(r"ErrorCode:(?P<codes>[^\s;]+(?: ErrorCode:[^\s;]+)*) (?P<rest>[^;]*?) ?Recommended Action=(?P<action>[A-Z][A-Z0-9_]*)")
+# GPU:0 PCI:0000:0f:00.0 GPU_UUID:GPU-8598879c-4839-1709-231e-36a2b2844bca       (one entity: type, colon, value)
+_ENTITY = re.compile(r"(?P<type>[A-Za-z][A-Za-z0-9_]*):(?P<value>[^\s;]+)(?: |$)")
+# GpuPowerWatchIsNotHealthy          reason: GpuXidErrorIsNotHealthy          "checkName": "GpuXidError"
+_CHECK = re.compile(r"\b(?P<check>[A-Z][A-Za-z0-9]*?)IsNotHealthy\b|\bcheck_?name\"?\s*[:=]\s*\"?(?P<named>[A-Za-z][A-Za-z0-9]*)", re.I)
+# XID error occured          NVRM: Xid (PCI:0000:ef:00): 79          (a numeric code of an unnamed check)
+_XID_WORD = re.compile(r"\bXid\b", re.I)
+_DETECT = re.compile(r"ErrorCode:\S+ .*Recommended Action=[A-Z]")
+_NEAR = 3  # lines either side where a yaml/json condition's reason sits from its message
+
+
+@lru_cache(maxsize=1)
+def _knowledge_rows() -> tuple[dict, dict]:
+    doc = _knowledge.load("nvsentinel.yaml").model_dump()
+    checks = {name: row for row in doc["checks"] for name in row["names"]}
+    return doc["actions"], checks
+
+
+def detect(text: str) -> bool:
+    return "Recommended Action=" in text and _DETECT.search(text) is not None
+
+
+def _check_near(lines: list[str], n: int) -> str | None:
+    for k in [n] + [n + d for i in range(1, _NEAR + 1) for d in (i, -i)]:
+        if 1 <= k <= len(lines) and (m := _CHECK.search(lines[k - 1])) is not None:
+            return m["check"] or m["named"]
+    return None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    for n, line in enumerate(artefact.lines, 1):
+        events = list(_EVENT.finditer(line)) if "Recommended Action=" in line else []
+        if not events:
+            continue
+        check = _check_near(artefact.lines, n)
+        for m in events:
+            _event(fb, n, check, m)
+        result.lines_used += 1
+    return result
+
+
+def _event(fb: FactBuilder, n: int, check: str | None, m: re.Match) -> None:
+    actions, checks = _knowledge_rows()
+    codes = m["codes"].split(" ErrorCode:")
+    rest = m["rest"]
+    gpu = pci = uuid = switch = None
+    while (e := _ENTITY.match(rest)) is not None:
+        typ, val = e["type"].upper(), e["value"]
+        if typ == "GPU" and val.isdigit():
+            gpu = int(val)
+        elif typ == "GPU_UUID" or (typ == "GPU" and val.startswith("GPU-")):
+            uuid = val
+        elif typ == "PCI":
+            pci = try_pci_bus_id(val)
+        elif typ == "NVSWITCH":
+            switch = val
+        rest = rest[e.end():]
+    message = rest.strip()
+    row = checks.get(check or "", {})
+    reason = next((c for c in codes if c.startswith("DCGM_FR_")), None)
+    xid = None
+    if reason is None and codes[0].isdigit() and (row.get("xid") or (not row and _XID_WORD.search(message))):
+        xid = int(codes[0])
+    component = cause = None
+    if xid is None:
+        if reason is not None:
+            component, cause = reason_meaning(reason)
+        if component is None:
+            _, component, cause, _ = health_meaning(row.get("health_system") or "", message)
+        if component is None:
+            component, cause = row.get("component"), row.get("cause")
+    act = actions.get(m["action"]) or actions["UNKNOWN"]
+    name = pci or (f"GPU {gpu}" if gpu is not None else None) or uuid or (f"NVSwitch {switch}" if switch else None)
+    fb.add(NvsentinelHealthEvent, n, check=check, codes=",".join(codes), reason=reason, xid=xid, gpu=gpu,
+           pci_bus_id=pci, gpu_uuid=uuid, gpu_name=name or "the GPU NVSentinel named", message=message[:400],
+           action=m["action"], fault=act["fault"], severity=act["severity"], actions=",".join(act["actions"]),
+           component=component, cause=cause)
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+#: (all readers' signatures are matched in one pass: facts/classify.py)
+SIGNATURES = (_DETECT,)

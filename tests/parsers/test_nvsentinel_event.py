@@ -1,0 +1,74 @@
+"""NVSentinel's node health events (real sample: fixtures/artefacts/nvsentinel_event/README.md; the other
+messages verbatim as NVSentinel's own tests expect them, in the rows kubectl prints)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from stethoscope.facts.parsers import nvsentinel_event
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "nvsentinel_event"
+
+
+def _parse(text: str):
+    assert nvsentinel_event.detect(text)
+    res = nvsentinel_event.parse(Artefact(path="events.txt", text=text, node="n1"))
+    assert not res.errors
+    return res.facts
+
+
+def test_real_uat_power_watch_event_is_no_fault():
+    (e,) = _parse((FIX / "uat768_gpupowerwatch_none.txt").read_text())
+    assert (e.kind, e.evidence.line, e.check, e.codes, e.reason, e.xid) == (
+        "nvsentinel_health_event", 12, "GpuPowerWatch", "DCGM_FR_CLOCK_THROTTLE_POWER", "DCGM_FR_CLOCK_THROTTLE_POWER", None)
+    assert (e.gpu, e.pci_bus_id, e.gpu_uuid, e.gpu_name) == (
+        0, "0000:0f:00.0", "GPU-8598879c-4839-1709-231e-36a2b2844bca", "0000:0f:00.0")
+    assert e.message == ("Detected clocks event due to power violation in GPU 0. Monitor the power conditions. "
+                         "This GPU can still perform workload.")
+    assert (e.action, e.fault, e.severity, e.component, e.cause) == (
+        "NONE", False, "info", "power_thermal", "gpu_power_cap_throttle")
+
+
+def test_describe_node_xid_condition_reads_the_xid():
+    row = ("  GpuXidError          True    Mon, 02 Jun 2025 10:00:00 +0000   Mon, 02 Jun 2025 10:00:00 +0000   "
+           "GpuXidErrorIsNotHealthy      ErrorCode:79 gpu:0 XID error occured Recommended Action=NODE_REBOOT;")
+    (e,) = _parse(row + "\n")
+    assert (e.check, e.xid, e.gpu, e.gpu_name, e.message, e.action, e.fault, e.severity, e.cause) == (
+        "GpuXidError", 79, 0, "GPU 0", "XID error occured", "NODE_REBOOT", True, "critical", None)
+
+
+def test_uuid_and_short_bus_id_of_an_xid_condition():
+    msg = ("ErrorCode:119 GPU:0 GPU_UUID:GPU-455d8f70-2051-db6c-0430-ffc457bff834 PCI:0000:03:00 XID error occurred "
+           "Recommended Action=COMPONENT_RESET;")
+    (e,) = _parse(f"    message: '{msg}'\n    reason: GpuXidErrorIsNotHealthy\n    status: \"True\"\n    type: GpuXidError\n")
+    assert (e.check, e.xid, e.pci_bus_id, e.gpu_uuid, e.action, e.actions) == (
+        "GpuXidError", 119, "0000:03:00.0", "GPU-455d8f70-2051-db6c-0430-ffc457bff834", "COMPONENT_RESET", "RESET_GPU")
+
+
+def test_two_events_of_one_condition():
+    row = ("  GpuXidError   True   GpuXidErrorIsNotHealthy   "
+           "ErrorCode:44 GPU:0 Recommended Action=CONTACT_SUPPORT;ErrorCode:45 GPU:0 Recommended Action=NONE;")
+    got = [(e.xid, e.message, e.action, e.fault) for e in _parse(row + "\n")]
+    assert got == [(44, "", "CONTACT_SUPPORT", True), (45, "", "NONE", False)]
+
+
+def test_dcgm_code_of_a_node_event_with_an_unknown_action():
+    row = ("2m   GpuPcieWatch   GpuPcieWatchIsNotHealthy   node/testnode   "
+           "ErrorCode:DCGM_FR_PCI_REPLAY_RATE GPU:0 Pcie error on GPU 0 Recommended Action=UNKNOWN;")
+    (e,) = _parse(row + "\n")
+    assert (e.reason, e.component, e.cause, e.message, e.severity) == (
+        "DCGM_FR_PCI_REPLAY_RATE", "pcie", "pcie_replay_errors", "Pcie error on GPU 0", "warning")
+
+
+def test_a_code_dcgm_does_not_name_takes_the_checks_meaning():
+    row = ("NvswitchErrorFromKmsgWatch  True  NvswitchErrorFromKmsgWatchIsNotHealthy  "
+           "ErrorCode:28002 NVSWITCH:0 Therm Warn Deactivated Recommended Action=NONE;")
+    (e,) = _parse(row + "\n")
+    assert (e.xid, e.gpu_name, e.component, e.cause, e.fault) == (None, "NVSwitch 0", "nvlink", "nvswitch_error", False)
+
+
+def test_no_event_no_fact():
+    text = "  GpuXidError   False   GpuXidErrorIsHealthy   No Health Failures\n"
+    assert not nvsentinel_event.detect(text)
+    assert not nvsentinel_event.parse(Artefact(path="x.txt", text=text, node="n1")).facts
+    assert not nvsentinel_event.detect("Recommended Action=NONE\n")
