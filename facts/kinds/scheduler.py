@@ -31,13 +31,13 @@ class DevicePluginState(Fact):
     serve or register a resource (``start_failed``: "Could not start device plugin for '<res>': <err>"
     or "Plugin <name> failed to start: <err>"; ``register_failed``: "Could not register device
     plugin: <err>"; ``kubelet_unreachable``: "Could not contact Kubelet"; ``grpc_crashed``: "GRPC
-    server for '<res>' crashed with error: <err>")."""
+    server for '<res>' crashed with error: <err>"; ``crashed``: a Go panic of the plugin)."""
 
     kind: Literal["device_plugin_state"] = "device_plugin_state"
-    state: str  # incompatible_strategy | no_devices | start_failed | register_failed | kubelet_unreachable | grpc_crashed
+    state: str  # incompatible_strategy | no_devices | start_failed | register_failed | kubelet_unreachable | grpc_crashed | crashed
     strategy: str | None = None  # "auto" (deviceDiscoveryStrategy)
     resource: str | None = None  # "volcano.sh/gpu-memory" ('<res>'), or the plugin's name ("Volcano-GPU-Plugin")
-    reason: str | None = None  # socket_in_use (listen ... bind: address already in use) | other; None for the first two states
+    reason: str | None = None  # socket_in_use (listen ... bind: address already in use) | in_allocate (a panic in Allocate) | other; None for the first two states
     message: str | None = None  # the Go error as printed
 
 

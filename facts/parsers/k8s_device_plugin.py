@@ -48,6 +48,17 @@ Kubelet", ...) are read as used, with no fact: they name the file, and check not
 failure is never read as a healthy plugin). "GRPC server for '<res>' crashed with error: <err>" is
 ``device_plugin_state`` ``grpc_crashed``.
 
+A Go panic of the plugin (runtime/panic.go's ``panic: <value>``), with the goroutine stack under
+it naming a device plugin's ``Allocate`` (the kubelet's call that hands a pod its devices), is
+``device_plugin_state`` ``crashed`` with reason ``in_allocate`` (``other`` when the frames after it
+name no Allocate); a stack frame of ``...DevicePlugin).Allocate(`` also names the file
+(volcano-sh/devices#58, its CRI log's ``stderr F`` prefix taken off by facts/lines.py)::
+
+    panic: runtime error: invalid memory address or nil pointer dereference
+    [signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1092953]
+    goroutine 234 [running]:
+    volcano.sh/k8s-device-plugin/pkg/plugin/vgpu.(*NvidiaDevicePlugin).Allocate(0xc0001bc280, {0x14cff80, 0xc00045c720}, 0xc0004427c0)
+
 Other plugin lines are left unread.
 """
 from __future__ import annotations
@@ -108,11 +119,19 @@ _LIFECYCLE = re.compile(r"\] Loading NVML\s*$|\b(?:Starting (?:FS|OS) watcher\.|
                         r"|(?:Starting|Stopping) to serve '[^']+' on \S+|Registered device plugin for '[^']+' with Kubelet)")
 # GRPC server for 'nvidia.com/gpu' crashed with error: ...   (server.go, every version)
 _GRPC_CRASHED = re.compile(r"GRPC server for '(?P<res>[^']+)' crashed with error: (?P<err>.+?)\s*$")
+# panic: runtime error: invalid memory address or nil pointer dereference   (Go runtime/panic.go printpanics; volcano-sh/devices#58)
+_PANIC = re.compile(r"^\s*panic: (?P<msg>\S.*?)\s*$")
+# volcano.sh/k8s-device-plugin/pkg/plugin/vgpu.(*NvidiaDevicePlugin).Allocate(0xc0001bc280, {0x14cff80, 0xc00045c720}, 0xc0004427c0)
+#   (a goroutine frame of a device plugin's Allocate: NVIDIA's, Volcano's and HAMi's types are all *...DevicePlugin)
+_ALLOCATE_FRAME = re.compile(r"[Dd]evicePlugin\)\.Allocate\(")
+#: how many lines under a panic its goroutine stack is searched for the Allocate frame
+_STACK_LINES = 40
 # listen unix /var/lib/kubelet/device-plugins/nvidia-gpu.sock: bind: address already in use
 _SOCKET_IN_USE = re.compile(r"\blisten unix \S+: bind: address already in use")
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_STRATEGY, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _ALLOCATE, _START,
-                                     _PLUGIN_START, _REGISTER, _KUBELET, _RETRYING, _LIFECYCLE, _GRPC_CRASHED)), re.M)
+                                     _PLUGIN_START, _REGISTER, _KUBELET, _RETRYING, _LIFECYCLE, _GRPC_CRASHED,
+                                     _ALLOCATE_FRAME)), re.M)
 
 
 def detect(head: str) -> bool:
@@ -120,7 +139,8 @@ def detect(head: str) -> bool:
             or "XidCriticalError" in head or "device marked unhealthy" in head or "Allocate failed due to" in head
             or "device plugin" in head or "failed to start: " in head or "Could not contact Kubelet" in head
             or "Failed to start one or more plugins" in head or " watcher." in head or "lugins." in head
-            or "Loading configuration." in head or "to serve '" in head or "GRPC server for '" in head):
+            or "Loading configuration." in head or "to serve '" in head or "GRPC server for '" in head
+            or ").Allocate(" in head):
         return False
     return _ANY.search(head) is not None
 
@@ -142,6 +162,10 @@ def parse(artefact: Artefact) -> ParseResult:
             started_err = None
         elif "Could not contact Kubelet" in line:
             b.add(DevicePluginState, n, state="kubelet_unreachable", reason="other", message=line.strip())
+        elif "panic: " in line and (m := _PANIC.match(line)) is not None:
+            stack = artefact.lines[n:n + _STACK_LINES]
+            where = "in_allocate" if any(_ALLOCATE_FRAME.search(f) for f in stack) else "other"
+            b.add(DevicePluginState, n, state="crashed", reason=where, message=f"panic: {m['msg']}")
         elif "GRPC server for '" in line and (m := _GRPC_CRASHED.search(line)) is not None:
             b.add(DevicePluginState, n, state="grpc_crashed", resource=m["res"], reason="other", message=m["err"])
         elif _RETRYING.search(line) or _LIFECYCLE.search(line):
@@ -173,5 +197,5 @@ _SIG = re.compile("|".join((
     r"Incompatible strategy detected \S", _NO_DEVICES.pattern, _HINT.pattern, r"XidCriticalError: Xid=\d",
     r"' device marked unhealthy: \S", r"Allocate failed due to ", r"Could not start device plugin for '[^']+': ",
     r"\bPlugin \S+ failed to start: ", r"Could not register device plugin: ", _KUBELET.pattern, _RETRYING.pattern,
-    _LIFECYCLE.pattern, r"GRPC server for '[^']+' crashed with error: ")), re.M)
+    _LIFECYCLE.pattern, r"GRPC server for '[^']+' crashed with error: ", _ALLOCATE_FRAME.pattern)), re.M)
 SIGNATURES = (_SIG,)

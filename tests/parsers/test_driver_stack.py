@@ -106,6 +106,18 @@ def test_device_plugin_grpc_server_crash():
     assert (f.state, f.resource, f.reason) == ("grpc_crashed", "nvidia.com/gpu", "other")
 
 
+def test_device_plugin_panic_and_where_it_crashed():
+    # volcano-sh/devices#58: the CRI log's "stderr F" prefix off (facts/lines.py), the panic's stack in Allocate
+    r = _parse(k8s_device_plugin, "k8s_device_plugin/volcano58_panic_in_allocate_cri.log")
+    assert [(f.evidence.line, f.state, f.reason, f.message) for f in r.facts] == [
+        (3, "crashed", "in_allocate", "panic: runtime error: invalid memory address or nil pointer dereference")]
+    # a panic whose stack names no Allocate (main's, filled in): crashed, reason other
+    (f,) = _parse(k8s_device_plugin, text="I0706 08:05:20.347260       1 main.go:91] Starting FS watcher.\n"
+                                          "panic: runtime error: index out of range [3] with length 3\n"
+                                          "goroutine 1 [running]:\nmain.main()\n").facts
+    assert (f.state, f.reason) == ("crashed", "other")
+
+
 def test_kubelet_admission_failure_and_plugin_health_lines():
     (f,) = _parse(k8s_device_plugin, "k8s_device_plugin/hami596_kubelet_allocate_devices_unavailable.txt").facts
     assert (f.kind, f.resource, f.reason, f.requested, f.available) == (
