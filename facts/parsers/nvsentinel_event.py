@@ -13,7 +13,8 @@ a line. Sample content (NVIDIA/NVSentinel#768's UAT run; its platform-connector 
     ErrorCode:44 GPU:0 Recommended Action=CONTACT_SUPPORT;ErrorCode:45 GPU:0 Recommended Action=NONE;
 
 Facts: ``nvsentinel_health_event`` per event: the check (from ``<check>IsNotHealthy`` or ``checkName`` on the line
-or the lines next to it: a yaml/json condition puts its reason one line from its message), the codes, a DCGM_FR_*
+or the lines next to it: a yaml/json condition puts its reason one line from its message), the node where
+``kubectl get events`` names it (``node/<name>``, else the file's), the codes, a DCGM_FR_*
 reason with its component and cause (``knowledge/dcgm.yaml``: the code's row, else the message's, else the health
 system of the check), or the Xid of an Xid check (read in the Xid catalogue by the rule), the GPU (index, bus id,
 UUID), the message, and the recommended action with its severity and actions (``knowledge/nvsentinel.yaml``:
@@ -42,6 +43,8 @@ _ENTITY = re.compile(r"(?P<type>[A-Za-z][A-Za-z0-9_]*):(?P<value>[^\s;]+)(?: |$)
 _CHECK = re.compile(r"\b(?P<check>[A-Z][A-Za-z0-9]*?)IsNotHealthy\b|\bcheck_?name\"?\s*[:=]\s*\"?(?P<named>[A-Za-z][A-Za-z0-9]*)", re.I)
 # XID error occured          NVRM: Xid (PCI:0000:ef:00): 79          (a numeric code of an unnamed check)
 _XID_WORD = re.compile(r"\bXid\b", re.I)
+# 2m   GpuPowerWatch   GpuPowerWatchIsNotHealthy   node/gpu-node-1   ErrorCode:...      (kubectl get events: OBJECT names the node)
+_NODE = re.compile(r"(?:^|\s)node/(?P<node>[A-Za-z0-9][\w.-]*)\s")
 _DETECT = re.compile(r"ErrorCode:\S+ .*Recommended Action=[A-Z]")
 _NEAR = 3  # lines either side where a yaml/json condition's reason sits from its message
 
@@ -72,13 +75,14 @@ def parse(artefact: Artefact) -> ParseResult:
         if not events:
             continue
         check = _check_near(artefact.lines, n)
+        obj = _NODE.search(line, 0, events[0].start())
         for m in events:
-            _event(fb, n, check, m)
+            _event(fb, n, check, m, obj["node"] if obj else None)
         result.lines_used += 1
     return result
 
 
-def _event(fb: FactBuilder, n: int, check: str | None, m: re.Match) -> None:
+def _event(fb: FactBuilder, n: int, check: str | None, m: re.Match, node: str | None) -> None:
     actions, checks = _knowledge_rows()
     codes = m["codes"].split(" ErrorCode:")
     rest = m["rest"]
@@ -110,7 +114,7 @@ def _event(fb: FactBuilder, n: int, check: str | None, m: re.Match) -> None:
             component, cause = row.get("component"), row.get("cause")
     act = actions.get(m["action"]) or actions["UNKNOWN"]
     name = pci or (f"GPU {gpu}" if gpu is not None else None) or uuid or (f"NVSwitch {switch}" if switch else None)
-    fb.add(NvsentinelHealthEvent, n, check=check, codes=",".join(codes), reason=reason, xid=xid, gpu=gpu,
+    fb.add(NvsentinelHealthEvent, n, node=node, check=check, codes=",".join(codes), reason=reason, xid=xid, gpu=gpu,
            pci_bus_id=pci, gpu_uuid=uuid, gpu_name=name or "the GPU NVSentinel named", message=message[:400],
            action=m["action"], fault=act["fault"], severity=act["severity"], actions=",".join(act["actions"]),
            component=component, cause=cause)

@@ -56,8 +56,8 @@ def test_dcgm_code_of_a_node_event_with_an_unknown_action():
     row = ("2m   GpuPcieWatch   GpuPcieWatchIsNotHealthy   node/testnode   "
            "ErrorCode:DCGM_FR_PCI_REPLAY_RATE GPU:0 Pcie error on GPU 0 Recommended Action=UNKNOWN;")
     (e,) = _parse(row + "\n")
-    assert (e.reason, e.component, e.cause, e.message, e.severity) == (
-        "DCGM_FR_PCI_REPLAY_RATE", "pcie", "pcie_replay_errors", "Pcie error on GPU 0", "warning")
+    assert (e.node, e.reason, e.component, e.cause, e.message, e.severity) == (
+        "testnode", "DCGM_FR_PCI_REPLAY_RATE", "pcie", "pcie_replay_errors", "Pcie error on GPU 0", "warning")
 
 
 def test_a_code_dcgm_does_not_name_takes_the_checks_meaning():
