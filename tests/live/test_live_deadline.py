@@ -96,9 +96,11 @@ def test_diagnose_against_a_drip_server_is_inconclusive_in_time(drip):
 
 
 def test_queries_each_in_time_still_stop_at_the_run_deadline():
-    srv = Server(delay=0.4)  # each answer in 0.4 s: inside the 1 s per query
+    # each answer in 0.4 s: well inside the 3 s per query even on a loaded machine (a 1 s limit
+    # once ran out on a CI host busy with other work, and the per-query message came instead)
+    srv = Server(delay=0.4)
     try:
-        prom = Prom(srv.url, timeout=1, run_timeout=1.5)
+        prom = Prom(srv.url, timeout=3, run_timeout=1.5)
         t0 = time.monotonic()
         with pytest.raises(LiveError, match=r"did not answer this run's queries within 1.5 s"):
             for _ in range(10):
@@ -106,8 +108,8 @@ def test_queries_each_in_time_still_stop_at_the_run_deadline():
         elapsed = time.monotonic() - t0
     finally:
         srv.close()
-    assert 1.4 < elapsed < 2.0
-    assert srv.requests in (3, 4)
+    assert 1.4 < elapsed < 2.5  # the run's 1.5 s, not ten answers' 4 s
+    assert 2 <= srv.requests <= 4
 
 
 def test_an_answer_in_time_is_read_and_the_connection_reused():
