@@ -395,7 +395,9 @@ class NcclIbAsyncEvent(NcclLineFact):
 class NcclNetPluginError(NcclLineFact):
     """A net plugin's own failure, e.g. aws-ofi-nccl's ``NET/OFI OFI fi_getinfo() call failed: No
     data available`` (libfabric found no provider: FI_ENODATA), ``NET/OFI Unable to register memory
-    (type = 2) for device 0. RC: -22, Error: Invalid argument`` (a CUDA buffer refused)."""
+    (type = 2) for device 0. RC: -22, Error: Invalid argument`` (a CUDA buffer refused), ``NET/OFI
+    Couldn't open AV. RC: -22, ERROR: Invalid argument`` (call libfabric_setup), ``NET/OFI Only EFA
+    provider is supported`` (call provider), ``NET/OFI aws-ofi-nccl initialization failed`` (call init)."""
 
     kind: Literal["nccl_net_plugin_error"] = "nccl_net_plugin_error"
     plugin: str  # "OFI"
@@ -403,6 +405,7 @@ class NcclNetPluginError(NcclLineFact):
     error: str | None = None  # "No data available"
     code: int | None = None  # the return code printed ("RC: -22")
     memory_type: str | None = None  # register_mr: "host", "cuda" or "dmabuf" (NCCL_PTR_* of the buffer)
+    resource: str | None = None  # libfabric_setup: the object not set up, as the plugin names it ("open AV", "open CQ")
 
 
 @fact_kind

@@ -64,6 +64,13 @@ __all__ = ["KIND", "detect", "parse", "NcclVersion", "NcclEnv", "NcclNetPlugin",
            "NcclNetDevice", "NcclNoIbDevice", "NcclBootstrapInterface", "NcclBootstrapFailure",
            "NcclRank", "NcclTransport", "NcclWarn", "NcclRdmaCompletionError", "NcclErrorReturn"]
 
+# aws-ofi-nccl's functional tests (nccl_message_transfer, ring, cuda_check: the EFA checks of AWS's guides) run the plugin
+# without NCCL and print its messages through their own logger (tests/test-common.h, v0.9-v1.21: printf("WARN: Function:
+# %s Line: %d: ", ...), likewise INFO and TRACE), the plugin's "NET/OFI ..." message after it:
+# WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument   (aws-ofi-nccl#22)
+_OFI_TEST_PREFIX = r"(?:WARN|INFO|TRACE): Function: \w+ Line: \d+: NET/OFI "
+_OFI_TEST_LINE = re.compile(r"^(?P<level>WARN|INFO|TRACE): Function: \w+ Line: \d+: (?P<msg>NET/OFI [^\n]*?)[ \t\r]*$", re.M)
+
 # Whole-text scan, one match per candidate line: one that holds "NCCL INFO", "NCCL WARN",
 # "NCCL version <digit>", NCCL <= 2.3's "<file>.cc:<line> WARN ", or one of the messages NCCL's
 # users paste without any prefix (_BARE_MESSAGE). The common line starts with NCCL's full prefix
@@ -82,7 +89,7 @@ _SCAN = re.compile(
 
 #: literal gates of detect(): a text holding none of these has no NCCL line
 _DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "/dev/shm/nccl-", "Got completion from peer",
-                 "Mismatched collective", "Unable to load libnccl-net", "NCCL_", *nccl_warn_kinds.BARE_GATES)
+                 "Mismatched collective", "Unable to load libnccl-net", "NCCL_", "Function: ", *nccl_warn_kinds.BARE_GATES)
 # detect(): one NCCL line anywhere in the text, in any of the forms _HEADER, _BARE_VERSION and
 # _BARE_MESSAGE read.
 # [1,3]<stdout>:test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree
@@ -92,7 +99,7 @@ _DETECT = re.compile(
     r"NCCL (?:INFO|WARN) |^NCCL version \d|\.(?:cc|cu|h|c|cpp):\d+ WARN "
     r"|^(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-"
     r"|^NET/IB\w* ?: ?Got completion from peer|^Mismatched collective detected|^Unable to load libnccl-net\S* : "
-    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to |^(?:" + nccl_warn_kinds.BARE + ")",
+    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to |^" + _OFI_TEST_PREFIX + "|^(?:" + nccl_warn_kinds.BARE + ")",
     re.M,
 )
 
@@ -230,6 +237,14 @@ _COMPLETION_HCA = re.compile(r" hca (?P<hca>\S+)")
 # localGid ::ffff:10.1.1.1 remoteGids::ffff:10.1.1.2       localGid ::ffff:29.87.88.182 remoteGids::ffff:29.87.4.221
 _COMPLETION_GID = re.compile(r"localGid ?(?P<local>[0-9a-fA-F:.]*) remoteGids? ?(?P<remote>[0-9a-fA-F:.]*)")
 
+# Ray's driver prints a line that many workers printed once, with how many more did (ray/_private/ray_logging.py's
+# log deduplication, on by default since Ray 2.4; the first such line carries Ray's note after it):
+# (RayTrainWorker pid=954, ip=10.67.132.202) ini-worker-ray-worker-p5:954:3133 [6] nccl_net_ofi_create_plugin:1067 NCCL WARN NET/OFI aws-ofi-nccl initialization failed [repeated 15x across cluster]
+#   (awsome-distributed-ai#386)
+# (the first one of a run also carries Ray's note after it, "(Ray deduplicates logs by default. Set RAY_DEDUP_LOGS=0 ...)":
+#  that line is read as it is)
+_RAY_REPEATED = re.compile(r"\s*\[repeated \d+x across cluster\]$")
+
 # init.cc:126 -> 5          group.cc:75 -> 6 [Async thread]          group.cc:65 -> 2 [Async thread]   (nccl-tests#166)
 # the " (%s)" strerror suffix of SYSCHECK's return line: no sample from an even-numbered thread yet
 _ERROR_RETURN = re.compile(
@@ -328,6 +343,8 @@ class NcclLogState:
     def line(self, no: int, node: str, pid: int | None, dev: int | None, level: str, src: str | None,
              srcline: str | None, msg: str) -> None:
         add, once, ctx = self.b.add, self.once, {"pid": pid, "local_device": dev}
+        if msg[-1:] == "]" and msg.endswith("x across cluster]"):  # Ray's log deduplication: the message is what comes before it
+            msg = _RAY_REPEATED.sub("", msg)
         if " -> " in msg and (m := _ERROR_RETURN.match(msg)):
             add(NcclErrorReturn, no, node=node, source_file=m["file"], source_line=int(m["line"]),
                 code=int(m["code"]), thread=m["thread"], **ctx)
@@ -635,6 +652,11 @@ def parse(artefact: Artefact) -> ParseResult:
         elif m := _BARE_INFO.match(text):  # an NCCL INFO message pasted without its prefix
             used += 1
             state.line(line_of(cand.start()), artefact.node, None, None, "INFO", None, None, m["msg"])
+    if not used and not prefixed and "Function: " in artefact.text:  # aws-ofi-nccl's tests run without NCCL: not in NCCL's log
+        for m in _OFI_TEST_LINE.finditer(artefact.text):
+            used += 1
+            if m["level"] == "WARN" or (m["level"] == "INFO" and maybe(m["msg"])):
+                state.line(line_of(m.start()), artefact.node, None, None, m["level"], None, None, m["msg"])
     state.finish()
     result.lines_used = used + (prefixed or 0)
     _init_not_seen_complete(artefact, state.b)

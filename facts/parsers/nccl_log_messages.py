@@ -7,6 +7,8 @@ Real sample lines (public threads)::
     `init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank 39. ...`   (nccl#296)
     [2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available   (aws-ofi-nccl#1020)
     register_mr_buffers:544 NCCL WARN NET/OFI Unable to register memory (type = 2) for device 0. RC: -22, Error: Invalid argument   (aws-ofi-nccl#584)
+    algo-1:249:249 [0] ofi_init:1339 NCCL WARN NET/OFI aws-ofi-nccl initialization failed   (aws-ofi-nccl#174)
+    [7] create_nccl_ofi_component:459 NCCL WARN NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument   (aws-ofi-nccl#24)
 
 and NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.4.8-1 to v2.28.9-1, src/)::
 
@@ -89,6 +91,48 @@ _OFI_REQUEST_TEXT = re.compile(
 )
 
 
+# aws-ofi-nccl giving up on its libfabric provider or on itself during init (its NCCL_OFI_WARN strings, git grep over
+# aws/aws-ofi-nccl v0.9 to v1.21.1, src/): NCCL then carries on without the plugin (its own IB, or sockets) or fails.
+# NET/OFI Only EFA provider is supported                (aws-ofi-nccl#174; v1.0.1-v1.5.0 ofi_init: libfabric's provider is not efa)
+# NET/OFI Couldn't find any optimal provider            (v1.1.0-v1.8.1 get_ofi_provider; "Could not find ..." v0.9-v1.8.1)
+_OFI_NO_PROVIDER = re.compile(r"^NET/OFI (?P<err>Only EFA provider is supported|Could(?:n't| not) find any optimal provider)\s*$")
+# NET/OFI aws-ofi-nccl initialization failed            (aws-ofi-nccl#174, awsome-distributed-ai#386; NCCL_OFI_WARN(PACKAGE_NAME
+#   " initialization failed"), v1.1.4-v1.21.1; PACKAGE_NAME is configure.ac's AC_INIT name, aws-ofi-nccl)
+# NET/OFI Failed to initialize rdma protocol            (v1.7.0-v1.21.1; "... sendrecv protocol" likewise)
+# NET/OFI Initializing base plugin failed: Invalid argument    (v1.10.0-v1.16.3 "Initializing base plugin failed: %s", filled in)
+# NET/OFI Caught exception in plugin init: ...          (v1.17.0-v1.21.1 "Caught exception in plugin init: %s")
+# NET/OFI Insufficient Libfabric devices found          (v1.7.0-v1.21.1)
+_OFI_INIT_FAILED = re.compile(
+    r"^NET/OFI (?P<err>[\w.-]+ initialization failed|Failed to initialize (?:rdma|sendrecv) protocol"
+    r"|Initializing base plugin failed: .*\S|Caught exception in plugin init: .*\S|Insufficient Libfabric devices found)\s*$"
+)
+# A libfabric object the plugin could not open, create, bind or enable, with libfabric's return code and fi_strerror:
+# NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument     (aws-ofi-nccl#24, #22: v0.9-v1.21.1)
+# the other objects of the same format ("Couldn't %s %s. RC: %d, ERROR: %s" strings, v0.9-v1.21.1): "open a fabric
+# provider", "open a fabric access domain", "open CQ", "allocate endpoint", "bind EP-AV", "bind EP-CQ", "enable endpoint",
+# "create fabric", "create domain", "create completion queue"
+_OFI_RESOURCE = re.compile(
+    r"^NET/OFI Couldn't (?P<verb>open|create|allocate|bind|enable) (?P<obj>[\w -]{1,40}?)\. RC: (?P<rc>-?\d+), ERROR: (?P<err>.*\S|[^\S\n])\s*$"
+)
+
+
+def read_ofi_setup(msg: str) -> dict[str, Any] | None:
+    """The ``nccl_net_plugin_error`` fields of aws-ofi-nccl failing to set itself up (no usable
+    provider, a libfabric object it could not open, its init given up), or None; also for the
+    message PyTorch forwards after ``Last error:``."""
+    msg = msg.strip()
+    if not msg.startswith("NET/OFI "):
+        return None
+    if m := _OFI_NO_PROVIDER.match(msg):
+        return dict(plugin="OFI", call="provider", error=m["err"])
+    if m := _OFI_RESOURCE.match(msg):
+        return dict(plugin="OFI", call="libfabric_setup", resource=f"{m['verb']} {m['obj'].strip()}", error=m["err"].strip(),
+                    code=int(m["rc"]))
+    if m := _OFI_INIT_FAILED.match(msg):
+        return dict(plugin="OFI", call="init", error=m["err"])
+    return None
+
+
 def read_ofi_request(msg: str) -> dict[str, Any] | None:
     """The ``nccl_net_plugin_error`` fields of an aws-ofi-nccl failed request, or None (also
     for a message PyTorch forwards after ``Last error:``)."""
@@ -148,6 +192,8 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, ctx: dict[str, Any])
     elif m := _OFI_CALL.match(msg):
         p.once(NcclNetPluginError, no, node, (pid, "OFI", m["call"], m["err"]), plugin="OFI", call=m["call"],
                error=m["err"], **ctx)
+    elif fields := read_ofi_setup(msg):
+        p.once(NcclNetPluginError, no, node, (pid, "OFI", fields["call"], fields["error"]), **fields, **ctx)
     elif fields := read_ofi_request(msg):
         p.once(NcclNetPluginError, no, node, (pid, "OFI", "request_completion", fields["error"], fields["code"]), **fields, **ctx)
     elif m := _OFI_REGISTER.match(msg):

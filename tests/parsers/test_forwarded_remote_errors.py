@@ -98,3 +98,14 @@ def test_nccl_own_lines_and_other_connects_are_not_bare_messages():
     assert not torch_log.detect("worker:101542:101934 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n")
     assert not torch_log.detect("curl: (7) Failed to connect to example.com port 443 after 3 ms: Connection refused\n")
     assert not torch_log.detect("Invalid config value in /etc/foo.conf\n")
+
+
+def test_forwarded_ofi_setup_failure():
+    """aws-ofi-nccl's setup WARN as PyTorch quotes it under ``Last error:`` (the plugin's
+    "Couldn't open AV. RC: %d, ERROR: %s", filled in under the DistBackendError of nccl#1928's form)."""
+    text = ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled system "
+            "error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\n"
+            "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
+            "Last error:\nNET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n")
+    ofi = [f for f in _facts(torch_log, text) if f.kind == "nccl_net_plugin_error"]
+    assert [(f.call, f.resource, f.code) for f in ofi] == [("libfabric_setup", "open AV", -22)]

@@ -86,6 +86,26 @@ MESSAGES = [
      {"event": "unknown event type (77)", "device": "mlx5_3", "unknown_to_nccl": True}),
     ("[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available",
      "nccl_net_plugin_error", {"plugin": "OFI", "call": "fi_getinfo", "error": "No data available"}),
+    # aws-ofi-nccl giving up its setup (aws-ofi-nccl#174, #24; the other strings of its source, filled in)
+    ("algo-1:249:249 [0] ofi_init:1288 NCCL WARN NET/OFI Only EFA provider is supported", "nccl_net_plugin_error",
+     {"plugin": "OFI", "call": "provider", "error": "Only EFA provider is supported"}),
+    ("n1:1:2 [0] get_ofi_provider:590 NCCL WARN NET/OFI Couldn't find any optimal provider", "nccl_net_plugin_error",
+     {"call": "provider"}),
+    ("algo-1:249:249 [0] ofi_init:1339 NCCL WARN NET/OFI aws-ofi-nccl initialization failed", "nccl_net_plugin_error",
+     {"plugin": "OFI", "call": "init", "error": "aws-ofi-nccl initialization failed"}),
+    ("n1:1:2 [0] nccl_net_ofi_create_plugin:1031 NCCL WARN NET/OFI Caught exception in plugin init: std::bad_alloc",
+     "nccl_net_plugin_error", {"call": "init", "error": "Caught exception in plugin init: std::bad_alloc"}),
+    ("[1,23]<stdout>:ip-172-32-45-165:72593:73427 [7] create_nccl_ofi_component:459 NCCL WARN NET/OFI Couldn't open AV. RC: -22, "
+     "ERROR: Invalid argument", "nccl_net_plugin_error",
+     {"plugin": "OFI", "call": "libfabric_setup", "resource": "open AV", "code": -22, "error": "Invalid argument"}),
+    ("n1:1:2 [0] nccl_net_ofi_init:1201 NCCL WARN NET/OFI Couldn't open a fabric access domain. RC: -38, ERROR: Function not "
+     "implemented", "nccl_net_plugin_error", {"resource": "open a fabric access domain", "code": -38}),
+    # aws-ofi-nccl's functional tests' own logger (aws-ofi-nccl#22), and Ray's dedup suffix (awsome-distributed-ai#386)
+    ("WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument",
+     "nccl_net_plugin_error", {"call": "libfabric_setup", "resource": "open AV"}),
+    ("(RayTrainWorker pid=954, ip=10.67.132.202) ini-worker-ray-worker-p5:954:3133 [6] nccl_net_ofi_create_plugin:1067 NCCL WARN "
+     "NET/OFI aws-ofi-nccl initialization failed [repeated 15x across cluster]", "nccl_net_plugin_error",
+     {"call": "init", "error": "aws-ofi-nccl initialization failed"}),
     ("vm:1552:1552 [0] NCCL INFO NCCL_SOCKET_IFNAME set to lo", "nccl_env", {"name": "NCCL_SOCKET_IFNAME", "value": "lo"}),
     ("[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>", "nccl_bootstrap_failure",
      {"reason": "connection_closed", "peer": "10.10.1.3<36138>"}),
@@ -235,3 +255,11 @@ def test_ofi_register_memory_failure_names_the_buffer_type() -> None:
     res = parse((FIX / "ofi_register_mr_cuda_einval.log").read_text())
     [e] = [f for f in res.facts if f.kind == "nccl_net_plugin_error"]
     assert (e.call, e.memory_type, e.code, e.error) == ("register_mr", "cuda", -22, "Invalid argument")
+
+
+def test_ofi_test_logger_info_and_trace_give_no_fact():
+    """aws-ofi-nccl's test logger's INFO lines (aws-ofi-nccl#22) are not failures; TRACE is not read."""
+    r = parse("INFO: Function: ofi_init Line: 686: NET/OFI Selected Provider is efa\n"
+              "TRACE: Function: ofi_init Line: 700: NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n")
+    assert nccl_log.detect("INFO: Function: ofi_init Line: 686: NET/OFI Selected Provider is efa\n")
+    assert [f.kind for f in r.facts if f.kind in ("nccl_warn", "nccl_net_plugin_error")] == []
