@@ -97,7 +97,7 @@ class LaunchedProcessKilled(Fact):
     signal: str | None = None  # "SIGKILL"; None for a number without a name
     signum: int  # 9
     command: str  # the command as the launcher printed it ("" where its line names none)
-    launcher: str = "CalledProcessError"  # whose message: "CalledProcessError", "deepspeed", "shell", Open MPI's tool ("mpirun")
+    launcher: str = "CalledProcessError"  # whose message: "CalledProcessError", "deepspeed", "shell", "zsh", "gdb", Open MPI's tool ("mpirun")
     core_dumped: bool = False  # the shell's " (core dumped)"
 
 

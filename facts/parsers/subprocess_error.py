@@ -33,6 +33,12 @@ Open MPI's launcher reports a rank that a signal ended (``mpirun``/``mpiexec``/`
 
     mpirun noticed that process rank 6 with PID 0 on node xxxxxxxx exited on signal 9 (Killed).    (NVIDIA/TensorRT-LLM#1700)
 
+zsh reports the same with its own signal texts (``[1]    83815 segmentation fault  python train.py ...``,
+``zsh: illegal hardware instruction``); bash's report may follow a tqdm bar whose carriage returns the
+paste lost; gdb stops a process on a fatal signal (``Thread 1 "python" received signal SIGSEGV,
+Segmentation fault.``). Samples (real): SeanNaren/deepspeech.pytorch#172, HenryHuYu/DiffPhysDrone#6,
+pytorch/pytorch#6449.
+
 Facts: ``launched_process_killed`` per child killed by a signal (its name and number, the
 command as printed, the launcher's form: ``shell`` for a shell's report, ``core_dumped``). A non-zero exit status (a non-negative return code)
 says only that the child failed, which the rest of the log explains; it is not read here.
@@ -77,11 +83,39 @@ SHELL_REPORT = re.compile(
     r"|" + _SIG.format(n=2) + r")[ \t]*\r?$", re.M)
 
 
+# tqdm's bar the shell's report was written after (the bar's carriage returns lost in the paste), bash's text then:
+# loss: 2.605:  12%|██▋                    | 5881/50000 [12:33<1:34:35,  7.77it/s] Segmentation fault (core dumped)   (HenryHuYu/DiffPhysDrone#6)
+#   (tqdm's default bar_format '{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}{postfix}]')
+SHELL_AFTER_BAR = re.compile(r"\| *\d+/\d+ \[[^\]\n]*\] *" + _SIG.format(n=3) + r"[ \t]*\r?$", re.M)
+
+# zsh's report, its own signal texts (Src/signames2.awk: SEGV "segmentation fault", BUS "bus error", ILL "illegal
+# hardware instruction", FPE "floating point exception", ABRT "abort", KILL "killed"; " (core dumped)" after it),
+# behind the job's number and pid, or "zsh: " for a job it did not list:
+# [1]    83815 segmentation fault  python train.py --train_manifest  --val_manifest  --batch_size 64 --cuda   (SeanNaren/deepspeech.pytorch#172)
+# zsh: segmentation fault (core dumped)  python project/test.py
+_ZSH_SIGNALS = {"segmentation fault": 11, "bus error": 7, "illegal hardware instruction": 4,
+                "floating point exception": 8, "abort": 6, "killed": 9}
+ZSH_REPORT = re.compile(
+    r"^[ \t]*(?:\[\d{1,6}\] +(?:[+-] +)?\d{1,9}|zsh:) +(?P<zsig>segmentation fault|bus error|illegal hardware instruction"
+    r"|floating point exception|abort|killed)(?P<zcore> \(core dumped\))?(?: +(?P<zcmd>\S[^\n]{0,500}?))?[ \t]*\r?$", re.M)
+
+# gdb stopping the process on a fatal signal (gdb/infrun.c print_signal_received_reason):
+# Thread 1 "python" received signal SIGSEGV, Segmentation fault.        (pytorch/pytorch#6449)
+# Program received signal SIGSEGV, Segmentation fault.                  (a process without threads, gdb before 7.12)
+#   (only the signals that end a process that does not handle them; SIGINT, SIGTRAP, SIGPIPE stop it under gdb for other reasons)
+GDB_SIGNAL = re.compile(
+    r"^(?:Thread \d{1,9}(?: \"(?P<thread>[^\"\n]{0,64})\")?|Program) received signal "
+    r"(?P<gsig>SIGSEGV|SIGBUS|SIGILL|SIGFPE|SIGABRT), [A-Z][^\n]{0,60}\.[ \t]*\r?$", re.M)
+
+
 def detect(head: str) -> bool:
     return ("' died with " in head and _DIED.search(head) is not None) \
         or ("exits with return code = -" in head and _DS_EXIT.search(head) is not None) \
         or (any(k in head for k in _SHELL_SIGNALS) and SHELL_REPORT.search(head) is not None) \
-        or (" noticed that process rank " in head and _MPI_SIGNAL.search(head) is not None)
+        or (" noticed that process rank " in head and _MPI_SIGNAL.search(head) is not None)\
+        or ("] " in head and any(k in head for k in _SHELL_SIGNALS) and SHELL_AFTER_BAR.search(head) is not None) \
+        or (any(k in head for k in _ZSH_SIGNALS) and ZSH_REPORT.search(head) is not None) \
+        or (" received signal SIG" in head and GDB_SIGNAL.search(head) is not None)
 
 
 def _signal_name(num: int) -> str | None:
@@ -108,6 +142,21 @@ def parse(artefact: Artefact) -> ParseResult:
         num = _SHELL_SIGNALS[m["sig1"] or m["sig2"]]
         fb.add(LaunchedProcessKilled, n, signal=_signal_name(num), signum=num, command=m["cmd"] or "", launcher="shell",
                core_dumped=(m["core1"] or m["core2"]) is not None)
+    for n, m in iter_matches(SHELL_AFTER_BAR, artefact):
+        result.lines_used += 1
+        num = _SHELL_SIGNALS[m["sig3"]]
+        fb.add(LaunchedProcessKilled, n, signal=_signal_name(num), signum=num, command="", launcher="shell",
+               core_dumped=m["core3"] is not None)
+    for n, m in iter_matches(ZSH_REPORT, artefact):
+        result.lines_used += 1
+        num = _ZSH_SIGNALS[m["zsig"]]
+        fb.add(LaunchedProcessKilled, n, signal=_signal_name(num), signum=num, command=m["zcmd"] or "", launcher="zsh",
+               core_dumped=m["zcore"] is not None)
+    for n, m in iter_matches(GDB_SIGNAL, artefact):
+        result.lines_used += 1
+        sig = m["gsig"]
+        fb.add(LaunchedProcessKilled, n, signal=sig, signum=int(_signal.Signals[sig]), command=m["thread"] or "",
+               launcher="gdb")
     for n, m in iter_matches(_MPI_SIGNAL, artefact):
         result.lines_used += 1
         num = int(m["num"])
@@ -117,4 +166,9 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )", r"exits with return code = -\d", SHELL_REPORT, _MPI_SIGNAL)
+#: (the last three are gates wider than their forms, no bounded runs in the classifier's RE2 set)
+SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )", r"exits with return code = -\d", SHELL_REPORT, _MPI_SIGNAL,
+              r"\] *(?:Segmentation fault|Bus error|Illegal instruction|Floating point exception|Aborted|Killed)",
+              r"(?:\[\d+\] +(?:[+-] +)?\d+|zsh:) +(?:segmentation fault|bus error|illegal hardware instruction"
+              r"|floating point exception|abort|killed)",
+              r"received signal SIG(?:SEGV|BUS|ILL|FPE|ABRT), ")

@@ -103,3 +103,37 @@ def test_open_mpi_non_zero_status_is_not_a_signal():
     # help-orterun.txt's normal-termination-but banner: an exit status, not a signal
     text = "Primary job  terminated normally, but 1 process returned\na non-zero exit code. Per user-direction, the job has been aborted.\n"
     assert parse_text(text).facts == []
+
+
+# issue 11 wild sweep round 5D: zsh's report, bash's after a tqdm bar, gdb's stop on a fatal signal (real pastes)
+@pytest.mark.parametrize("name, line, sig, launcher, cmd", [
+    ("deepspeech172_zsh_segfault.txt", 4, "SIGSEGV", "zsh",
+     "python train.py --train_manifest  --val_manifest  --batch_size 64 --cuda"),
+    ("diffphysdrone6_tqdm_segfault.txt", 6, "SIGSEGV", "shell", ""),
+    ("pytorch6449_gdb_sigsegv.txt", 1, "SIGSEGV", "gdb", "python"),
+])
+def test_zsh_tqdm_and_gdb_reports(name, line, sig, launcher, cmd):
+    text = (FIX / name).read_text()
+    assert subprocess_error.detect(text)
+    (f,) = parse_text(text).facts
+    assert (f.evidence.line, f.signal, f.signum, f.launcher, f.command) == (line, sig, 11, launcher, cmd)
+
+
+@pytest.mark.parametrize("line, sig, core", [
+    ("zsh: illegal hardware instruction  python -c 'import torch'", "SIGILL", False),
+    ("zsh: segmentation fault (core dumped)  python project/test.py", "SIGSEGV", True),
+    ("[2]  + 41233 killed     python train.py", "SIGKILL", False),
+    ("Program received signal SIGABRT, Aborted.", "SIGABRT", False),
+])
+def test_zsh_and_gdb_forms(line, sig, core):
+    (f,) = parse_text(line + "\n").facts
+    assert (f.signal, f.core_dumped) == (sig, core)
+
+
+@pytest.mark.parametrize("text", [
+    'Thread 1 "python" received signal SIGINT, Interrupt.\n',  # gdb stopped it for the user: no crash
+    "The segmentation fault happens in epoch 3 when I use zsh\n",
+    "100%|██████████| 50/50 [00:10<00:00,  4.90it/s]\n",
+])
+def test_zsh_tqdm_gdb_near_misses(text):
+    assert parse_text(text).facts == []
