@@ -409,7 +409,8 @@ class PairwiseConfidence(_M):
 
 
 class PairwiseLimits(_M):
-    min_pairs: int = Field(ge=3)  # a median of two pairs cannot single one out
+    min_pairs: int = Field(ge=3)  # a reference of two pairs cannot single one out
+    reference_quantile: float = Field(ge=0.5, le=1)  # of the pairs' bandwidths: 0.5 the median
     slow_fraction: float = Field(gt=0, lt=1)
     consistent_fraction: float = Field(gt=0.5, le=1)  # most of an element's pairs
     min_slow_pairs: int = Field(ge=2)  # one slow pair is its link

@@ -35,10 +35,35 @@ def test_the_severity_and_blame_of_a_localisation_finding_are_the_files():
 
 def test_slow_fraction_edge():
     k = limits().pairwise
-    at = k.slow_fraction * 100.0  # median pair 100 GB/s
+    at = k.slow_fraction * 100.0  # reference pair 100 GB/s
     assert _run(_pairs(5, {(0, 1): at})) == []
     (f,) = _run(_pairs(5, {(0, 1): at - 0.1}))
     assert f.entity.link == ["h0", "h1"]
+
+
+def test_the_reference_pair_is_the_upper_quartile_so_a_fault_that_slows_most_pairs_still_shows():
+    """nccl-tests#106 (the reporter's busbw per node pair, GB/s): three of five pairs at 49, two
+    at 87; se02gn644 is in two of the slow ones and in no fast one. Against the median (a slow
+    pair) nothing was slow; against the upper quartile the node and the third slow pair's link."""
+    import statistics
+
+    from stethoscope.engine.localise.pairwise import reference
+    k = limits().pairwise
+    assert reference([1.0, 2.0, 3.0, 4.0, 10.0], 0.5) == statistics.median([1.0, 2.0, 3.0, 4.0, 10.0])
+    assert reference([49.28, 49.30, 49.36, 86.81, 88.36], k.reference_quantile) == 86.81
+    rows = {("se02gn644", "se02gn699"): 49.36, ("se02gn632", "se02gn641"): 88.36, ("se02gn284", "se02gn678"): 49.28,
+            ("se02gn641", "se02gn644"): 49.30, ("se02gn404", "se02gn699"): 86.81}
+    facts = [PairBandwidth(id=f"p{i}", node=a, evidence=EV, host_a=a, host_b=b, busbw_gbs=bw, source="csv_rows")
+             for i, ((a, b), bw) in enumerate(rows.items())]
+    found = _run(facts)
+    assert sorted((f.entity.node or "-", tuple(f.entity.link or ())) for f in found) == [
+        ("-", ("se02gn284", "se02gn678")), ("se02gn644", ())]
+    # the edge: a pair at slow_fraction of the reference is not slow, just under it is
+    at = k.slow_fraction * 86.81
+    edge = [f.model_copy(update={"busbw_gbs": at}) if f.host_a == "se02gn284" else f for f in facts]
+    assert all(f.entity.link != ["se02gn284", "se02gn678"] for f in _run(edge))
+    edge = [f.model_copy(update={"busbw_gbs": at - 0.01}) if f.host_a == "se02gn284" else f for f in facts]
+    assert any(f.entity.link == ["se02gn284", "se02gn678"] for f in _run(edge))
 
 
 def test_min_pairs_edge():

@@ -2,7 +2,9 @@
 
 - Pairwise tomography: nccl-tests runs between two hosts each (hosts from the ``# Rank``
   lines) give a bus bandwidth per pair (the best of repeated runs, so a noisy pair that
-  re-tests fine is not slow). A pair is slow below ``slow_fraction`` of the median pair.
+  re-tests fine is not slow). A pair is slow below ``slow_fraction`` of the reference pair,
+  the ``reference_quantile`` of the pairs (the upper quartile: a fault only takes bandwidth
+  away, so the better pairs show what the fabric does, even when most pairs are slow).
   The smallest set of elements that explains every slow pair is chosen greedily: a host or
   switch whose pairs are mostly slow (``consistent_fraction``) explains them all; what is left
   is the link between the two hosts. A switch counts for a pair only when it lies on every
@@ -22,7 +24,6 @@ and the confidences are knowledge/localisation.yaml's (``limits()``).
 from __future__ import annotations
 
 
-import statistics
 from collections import defaultdict
 
 from stethoscope.engine.findings import rank_findings
@@ -132,14 +133,22 @@ def pair_bandwidth(facts: list[Fact]) -> dict[frozenset[str], tuple[float, list[
     return best
 
 
+def reference(values: list[float], q: float) -> float:
+    """The ``q`` quantile of sorted ``values``, linear between neighbours (q = 0.5: the median)."""
+    pos = q * (len(values) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(values) - 1)
+    return values[lo] + (values[hi] - values[lo]) * (pos - lo)
+
+
 def pairwise(facts: list[Fact], graph, findings: list[Finding]) -> list[Finding]:
     k = limits().pairwise
     conf_k = k.confidence
     pairs = pair_bandwidth(facts)
     if len(pairs) < k.min_pairs:
         return []
-    median = statistics.median(bw for bw, _ in pairs.values())
-    slow = {p for p, (bw, _) in pairs.items() if bw < k.slow_fraction * median}
+    ref = reference(sorted(bw for bw, _ in pairs.values()), k.reference_quantile)
+    slow = {p for p, (bw, _) in pairs.items() if bw < k.slow_fraction * ref}
     if not slow:
         return []
     through: dict[str, set[frozenset[str]]] = defaultdict(set)
@@ -170,7 +179,7 @@ def pairwise(facts: list[Fact], graph, findings: list[Finding]) -> list[Finding]
         kind_, name = el.split(":", 1)
         ev = [r for p in sorted(covered, key=sorted) for r in pairs[p][1]]
         nums = ", ".join(f"{'<->'.join(sorted(p))} {pairs[p][0]:.1f}" for p in sorted(covered, key=sorted))
-        placed = [f"pairwise nccl-tests: {len(covered)} of {len(through[el])} pairs with {name} below {k.slow_fraction:.0%} of the median {median:.1f} GB/s ({nums})"]
+        placed = [f"pairwise nccl-tests: {len(covered)} of {len(through[el])} pairs with {name} below {k.slow_fraction:.0%} of the reference {ref:.1f} GB/s ({nums})"]
         entity: dict = {"node": name} if kind_ == "host" else {"switch": name}
         conf = conf_k.base + conf_k.per_fraction * consistency
         if kind_ == "switches":  # the pairs cannot tell which of the switches that share their paths
@@ -196,11 +205,11 @@ def pairwise(facts: list[Fact], graph, findings: list[Finding]) -> list[Finding]
             (f"every pair through switch {name} is slow ({len(covered)} of {len(through[el])})" if kind_ == "switch" else
              f"every pair whose traffic crosses {' or '.join(name.split(','))} is slow ({len(covered)} of {len(through[el])})")
         out.append(localisation_finding("localise_pairwise", "Pairwise tests single out one element", k.host if kind_ == "host" else k.switch,
-                            conf, entity, f"{what} (median pair {median:.1f} GB/s)", ev, placed, [h for p in covered for h in p]).model_copy(update={"blast_radius": radius}))
+                            conf, entity, f"{what} (reference pair {ref:.1f} GB/s)", ev, placed, [h for p in covered for h in p]).model_copy(update={"blast_radius": radius}))
     for p in sorted(left, key=sorted):
         a, b = sorted(p)
         bw, rows = pairs[p]
-        placed = [f"pairwise nccl-tests: only {a}<->{b} is slow ({bw:.1f} GB/s against a median of {median:.1f}); both hosts are fast with every other partner"]
+        placed = [f"pairwise nccl-tests: only {a}<->{b} is slow ({bw:.1f} GB/s against a reference of {ref:.1f}); both hosts are fast with every other partner"]
         entity: dict = {"link": [a, b]}
         ev: list[Fact] = list(rows)
         conf = conf_k.link
@@ -212,7 +221,7 @@ def pairwise(facts: list[Fact], graph, findings: list[Finding]) -> list[Finding]
             placed.append(why)
             conf = conf_k.link_on_port
         out.append(localisation_finding("localise_pairwise", "Pairwise tests single out one link", k.link, conf, entity,
-                            f"{a}<->{b} bus bandwidth {bw:.1f} GB/s, {bw / median:.0%} of the median pair ({median:.1f} GB/s)",
+                            f"{a}<->{b} bus bandwidth {bw:.1f} GB/s, {bw / ref:.0%} of the reference pair ({ref:.1f} GB/s)",
                             ev, placed, [a, b]))
     return out
 
