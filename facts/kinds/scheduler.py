@@ -137,6 +137,7 @@ class K8sPodEvent(Fact):
     count: int = 1
     insufficient: str = ""  # resources no node had enough of, comma-joined ("cpu,nvidia.com/gpu,memory")
     insufficient_gpu: bool = False  # nvidia.com/gpu (or another */gpu resource) among them
+    insufficient_rdma: bool = False  # an RDMA NIC resource among them (vpc.amazonaws.com/efa, rdma/*, nvidia.com/hostdev, ...)
 
 
 @fact_kind

@@ -79,6 +79,11 @@ _EVENT = re.compile(r"^\s*(?P<type>Normal|Warning)\s+(?P<reason>[A-Z][A-Za-z]{1,
                     r"(?P<source>\S{1,120}?(?:, \S{1,253})?)\s{2,}(?P<msg>\S(?:.*\S)?)\s*$")
 # 0/6 nodes are available: 6 Insufficient nvidia.com/gpu.   /   1 Insufficient cpu, 1 Insufficient nvidia.com/gpu, 2 Insufficient memory.
 _INSUFFICIENT = re.compile(r"\b\d{1,6} Insufficient (?P<res>[\w./-]{1,100}?)[.,]?(?=\s|$)")
+# The extended resources RDMA NICs are advertised as, by the device plugin of each platform:
+#   vpc.amazonaws.com/efa      aws-efa-k8s-device-plugin (EKS; aws-samples/aws-efa-eks#8: "64 Insufficient vpc.amazonaws.com/efa.")
+#   rdma/<name>                Mellanox k8s-rdma-shared-dev-plugin (rdma/hca_shared_devices_a, AKS's rdma/ib, rdma/shared_ib)
+#   nvidia.com/hostdev, nvidia.com/mlnxnics, .../sriov_rdma...   NVIDIA network operator's SR-IOV / host-device resources
+_RDMA_RESOURCE = re.compile(r"^(?:vpc\.amazonaws\.com/efa|rdma/\S+|nvidia\.com/(?:hostdev|mlnxnics)|\S+/\S*(?:rdma|sriov)\S*)$")
 # The scheduler's FitError outside an Events row: the message of the FailedScheduling event and of the pod's
 # PodScheduled condition (reason Unschedulable; kubectl get pod -o yaml: "message: '0/1 nodes are available: ..."),
 # pasted alone (kubernetes pkg/scheduler/framework FitError.Error(): "0/%v nodes are available: %v."):
@@ -160,12 +165,14 @@ def parse(artefact: Artefact) -> ParseResult:
             if m["type"] == "Warning":
                 res = [r["res"] for r in _INSUFFICIENT.finditer(m["msg"])] if "Insufficient" in m["msg"] else []
                 b.add(K8sPodEvent, n, pod=pod, reason=m["reason"], source=m["source"], message=m["msg"][:500],
-                      count=int(m["count"] or 1), insufficient=",".join(res), insufficient_gpu=any(r.endswith("/gpu") for r in res))
+                      count=int(m["count"] or 1), insufficient=",".join(res), insufficient_gpu=any(r.endswith("/gpu") for r in res),
+                      insufficient_rdma=any(_RDMA_RESOURCE.match(r) is not None for r in res))
         elif "nodes are available: " in line and (m := _FIT_ERROR.search(line)) is not None:
             # the FailedScheduling event's message without its row: the scheduler's, its count unknown
             res = [r["res"] for r in _INSUFFICIENT.finditer(m["reasons"])] if "Insufficient" in m["reasons"] else []
             b.add(K8sPodEvent, n, pod=pod, reason="FailedScheduling", source="default-scheduler", message=m[0][:500],
-                  insufficient=",".join(res), insufficient_gpu=any(r.endswith("/gpu") for r in res))
+                  insufficient=",".join(res), insufficient_gpu=any(r.endswith("/gpu") for r in res),
+                  insufficient_rdma=any(_RDMA_RESOURCE.match(r) is not None for r in res))
         elif (m := _HEADER.match(line)) is not None:
             header = m
         elif header is not None and (m := _ROW.match(line)) is not None and bool(m["ns"]) == bool(header["ns"]):

@@ -140,3 +140,15 @@ def test_fit_error_in_a_pod_condition_and_no_double_reading_of_an_event_row():
     assert not kubectl_pods.detect("1/3 nodes are available: ok\n")
     got = _parse(kubectl_pods, "kubectl_pods/kubeflow794_pending_insufficient_gpu.txt").facts
     assert [f.kind for f in got] == ["k8s_pod_event"]
+
+
+def test_rdma_nic_resources_are_told_from_gpus():
+    """aws-samples/aws-efa-eks#8: EFA is an RDMA NIC resource, not a GPU; the other platforms' RDMA resource names too."""
+    (f,) = _parse(kubectl_pods, "kubectl_pods/failedscheduling_insufficient_efa.txt").facts
+    assert (f.reason, f.insufficient, f.insufficient_gpu, f.insufficient_rdma) == (
+        "FailedScheduling", "vpc.amazonaws.com/efa", False, True)
+    for res, rdma in (("rdma/hca_shared_devices_a", True), ("nvidia.com/hostdev", True), ("openshift.io/sriov_rdma_nic", True),
+                      ("nvidia.com/gpu", False), ("cpu", False), ("memory", False)):
+        text = f"  Warning  FailedScheduling  1m  default-scheduler  0/2 nodes are available: 2 Insufficient {res}.\n"
+        (f,) = kubectl_pods.parse(Artefact(path="e.txt", text=text, node="n1")).facts
+        assert f.insufficient_rdma is rdma, res
