@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from stethoscope.facts.parsers.nccl_log import NcclLogState
 
 # Cheap test before any regex: every message handled here holds one of these.
-_KEYS_RE = re.compile(r"Mismatched collective|async|NET/OFI|ncclMaxSharedMem|Proxy|Service thread|polling for opId|GID table changed"
+_KEYS_RE = re.compile(r"Mismatched collective|async|NET/OFI|NET/GPUDirectTCPX|NET/FasTrak|ncclMaxSharedMem|Proxy|Service thread|polling for opId|GID table changed"
                       r"|unknown event type")
 
 # Mismatched collective detected, please check your collective calls at and around rank 39. You can use NCCL_DEBUG=INFO ...
@@ -133,6 +133,29 @@ def read_ofi_setup(msg: str) -> dict[str, Any] | None:
     return None
 
 
+# Google's GPUDirect-TCPX (A3 High) and GPUDirect-TCPXO "FasTrak" (A3 Mega) net plugins, on GCP:
+# NET/GPUDirectTCPX failed to connect socket      (google/nccl-plugin-gpudirecttcpx src/connect.cc WARN("NET/" PRODUCT_NAME
+#   " failed to connect socket"), PRODUCT_NAME "GPUDirectTCPX"; forwarded by PyTorch, cut, in container-engine-accelerators#414)
+# NET/GPUDirectTCPX : no ctrl interface found     NET/GPUDirectTCPX/CUDA : no cuDevices found      (connect.cc, cuda_wrapper.cu)
+# NET/FasTrak ...: INVALID_ARGUMENT: Buffer registration request does not have a valid fd set.   (Megatron-LM#4660, its time
+#   elided as posted; google/nccl-plugin-gpudirect-tcpxo fastrak_offload/init.cc logs every absl line of WARNING and above as
+#   WARN "NET/FasTrak %s: %s" with absl::FormatTime of its time, an absl::Status's code name first)
+# NET/FasTrak: Number of GPUs (9) is larger than maximum number: 8      (nccl_cuda/cuda_common.cc, no time; filled in)
+_GCP_PLUGIN = re.compile(
+    r"^NET/(?P<plugin>GPUDirectTCPX|FasTrak)(?:/\w+)?(?: ?: | [^\s:]{1,40}(?::[^\s:]{1,40}){0,6}: | )"
+    r"(?:(?P<code>[A-Z][A-Z_]{2,40}): )?(?P<err>\S.*?)\s*$"
+)
+
+
+def read_gcp_plugin(msg: str) -> dict[str, Any] | None:
+    """The ``nccl_net_plugin_error`` fields of a GPUDirect-TCPX / -TCPXO plugin's WARN (also as
+    PyTorch forwards it after ``Last error:``), or None."""
+    m = _GCP_PLUGIN.match(msg.strip())
+    if m is None:
+        return None
+    return dict(plugin=m["plugin"], call=m["code"], error=m["err"])
+
+
 def read_ofi_request(msg: str) -> dict[str, Any] | None:
     """The ``nccl_net_plugin_error`` fields of an aws-ofi-nccl failed request, or None (also
     for a message PyTorch forwards after ``Last error:``)."""
@@ -192,6 +215,8 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, ctx: dict[str, Any])
     elif m := _OFI_CALL.match(msg):
         p.once(NcclNetPluginError, no, node, (pid, "OFI", m["call"], m["err"]), plugin="OFI", call=m["call"],
                error=m["err"], **ctx)
+    elif msg.startswith(("NET/GPUDirectTCPX", "NET/FasTrak")) and (fields := read_gcp_plugin(msg)):
+        p.once(NcclNetPluginError, no, node, (pid, fields["plugin"], fields["call"], fields["error"]), **fields, **ctx)
     elif fields := read_ofi_setup(msg):
         p.once(NcclNetPluginError, no, node, (pid, "OFI", fields["call"], fields["error"]), **fields, **ctx)
     elif fields := read_ofi_request(msg):

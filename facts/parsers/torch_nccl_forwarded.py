@@ -34,7 +34,7 @@ from typing import Any
 from stethoscope.facts.ids import nccl_busid
 from stethoscope.facts.parsers import nccl_log_socket as socket
 from stethoscope.facts.parsers.nccl_log_facts import NcclBootstrapFailure, NcclNetPluginError
-from stethoscope.facts.parsers.nccl_log_messages import read_ofi_request, read_ofi_setup
+from stethoscope.facts.parsers.nccl_log_messages import read_gcp_plugin, read_ofi_request, read_ofi_setup
 from stethoscope.facts.kinds.nccl import NcclConfigRejected, NcclCudaFailure, NcclDuplicateGpu
 
 # Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40
@@ -70,7 +70,7 @@ BARE = re.compile(
 )
 
 #: literals in front of the patterns above (a line with none is not looked at)
-MARKERS = ("Duplicate GPU detected", "Invalid config ", "onnect to ", "Connection closed by remote peer", "Call to recv from", "completed with error", "NET/OFI ", "no socket interface found",
+MARKERS = ("Duplicate GPU detected", "Invalid config ", "onnect to ", "Connection closed by remote peer", "Call to recv from", "completed with error", "NET/OFI ", "NET/GPUDirectTCPX", "NET/FasTrak", "no socket interface found",
            "No usable listening interface", "Socket creation failed", "NVLink SHARP (NVLS)", "Cuda failure",
            "Call to connect timeout", "Call to connect returned", "exceeded retries", "exceeded timeouts", "exceeded error retry", "same subnet as remote")
 
@@ -101,6 +101,8 @@ def read(msg: str) -> tuple[type, dict[str, Any], str | None] | None:
         return NcclBootstrapFailure, dict(message=msg.strip(), peer_loopback=is_loopback(fields["peer"]), **fields), fields["peer"]
     if (ofi := read_ofi_request(msg) or read_ofi_setup(msg)) is not None:  # aws-ofi-nccl's failed request (nccl#1928), its setup
         return NcclNetPluginError, ofi, None
+    if (gcp := read_gcp_plugin(msg)) is not None:  # GPUDirect-TCPX/TCPXO (container-engine-accelerators#414)
+        return NcclNetPluginError, gcp, None
     return None
 
 

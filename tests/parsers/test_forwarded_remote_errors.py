@@ -109,3 +109,10 @@ def test_forwarded_ofi_setup_failure():
             "Last error:\nNET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n")
     ofi = [f for f in _facts(torch_log, text) if f.kind == "nccl_net_plugin_error"]
     assert [(f.call, f.resource, f.code) for f in ofi] == [("libfabric_setup", "open AV", -22)]
+
+
+def test_forwarded_gpudirecttcpx_message_cut():
+    """container-engine-accelerators#414: PyTorch's rank label and the TCPX plugin's message cut where the paste ends."""
+    text = (Path(__file__).resolve().parents[2] / "fixtures/artefacts/torch_log/gpudirecttcpx_failed_forwarded_cut.log").read_text()
+    got = [(f.plugin, f.error) for f in _facts(torch_log, text) if f.kind == "nccl_net_plugin_error"]
+    assert got == [("GPUDirectTCPX", "failed t")]

@@ -106,6 +106,17 @@ MESSAGES = [
     ("(RayTrainWorker pid=954, ip=10.67.132.202) ini-worker-ray-worker-p5:954:3133 [6] nccl_net_ofi_create_plugin:1067 NCCL WARN "
      "NET/OFI aws-ofi-nccl initialization failed [repeated 15x across cluster]", "nccl_net_plugin_error",
      {"call": "init", "error": "aws-ofi-nccl initialization failed"}),
+    # Google's GPUDirect-TCPX / TCPXO plugins (Megatron-LM#4660 with its time elided; the time absl::FormatTime prints, filled in)
+    ("NCCL WARN NET/FasTrak ...: INVALID_ARGUMENT: Buffer registration request does not have a valid fd set.", "nccl_net_plugin_error",
+     {"plugin": "FasTrak", "call": "INVALID_ARGUMENT", "error": "Buffer registration request does not have a valid fd set."}),
+    ("a3m-0:77:90 [2] init.cc:55 NCCL WARN NET/FasTrak 2026-05-06T10:11:12.123456+00:00: FAILED_PRECONDITION: receive() error: 32: "
+     "Broken pipe", "nccl_net_plugin_error", {"plugin": "FasTrak", "call": "FAILED_PRECONDITION", "error": "receive() error: 32: Broken pipe"}),
+    ("n1:1:2 [0] nccl_cuda/cuda_common.cc:93 NCCL WARN NET/FasTrak: Number of GPUs (9) is larger than maximum number: 8",
+     "nccl_net_plugin_error", {"plugin": "FasTrak", "call": None, "error": "Number of GPUs (9) is larger than maximum number: 8"}),
+    ("n1:1:2 [0] connect.cc:416 NCCL WARN NET/GPUDirectTCPX failed to connect socket", "nccl_net_plugin_error",
+     {"plugin": "GPUDirectTCPX", "call": None, "error": "failed to connect socket"}),
+    ("n1:1:2 [0] cuda_wrapper.cu:59 NCCL WARN NET/GPUDirectTCPX/CUDA : no cuDevices found", "nccl_net_plugin_error",
+     {"plugin": "GPUDirectTCPX", "error": "no cuDevices found"}),
     ("vm:1552:1552 [0] NCCL INFO NCCL_SOCKET_IFNAME set to lo", "nccl_env", {"name": "NCCL_SOCKET_IFNAME", "value": "lo"}),
     ("[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>", "nccl_bootstrap_failure",
      {"reason": "connection_closed", "peer": "10.10.1.3<36138>"}),
