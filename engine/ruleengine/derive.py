@@ -3,11 +3,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 from stethoscope.engine.ruleengine.compile import REF, CompiledRule
 import stethoscope.facts.kinds.derived  # noqa: F401 - derived kinds must be registered
+from stethoscope.engine.ruleengine.schema import Rule
 from stethoscope.facts.model import FACT_KINDS, Fact
+
+
+def derived_inputs(rules: Iterable[Rule]) -> dict[str, set[str]]:
+    """Derived kind -> the kinds its deriving rules match (``all`` and ``none``): what the loader
+    checks a ``none:`` on a derived kind against, and what the session asserts before it."""
+    out: dict[str, set[str]] = {}
+    for r in rules:
+        if r.then.assert_ is not None:
+            out.setdefault(r.then.assert_.kind, set()).update(c.fact for c in (*r.when.all, *r.when.none))
+    return out
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from stethoscope.facts import yamlio
 from stethoscope.engine.ruleengine.compile import REF, SELF, CompileError, CompiledRule, Ref, compile_rule
 from stethoscope.engine.knowledge import Vocabulary, load_vocabulary
+from stethoscope.engine.ruleengine.derive import derived_inputs
 from stethoscope.engine.ruleengine.schema import Rule
 from stethoscope.facts.model import FACT_KINDS
 from stethoscope.facts.registry import load_parsers
@@ -181,10 +182,7 @@ def load_rules(paths: Iterable[Path] | None = None, root: Path | None = None) ->
             errors.append(RuleError(label, _line_of(node, ("id",)), f"rule id '{rule.id}' must equal the file stem '{path.stem}'"))
             continue
         parsed.append((path, label, rule, node))
-    derived_kinds: dict[str, set[str]] = {}  # derived kind -> the kinds its deriving rules match
-    for _, _, r, _ in parsed:
-        if r.then.assert_ is not None:
-            derived_kinds.setdefault(r.then.assert_.kind, set()).update(c.fact for c in (*r.when.all, *r.when.none))
+    derived_kinds = derived_inputs(r for _, _, r, _ in parsed)  # derived kind -> the kinds its deriving rules match
     out: list[CompiledRule] = []
     seen: dict[str, str] = {}
     for path, label, rule, node in parsed:

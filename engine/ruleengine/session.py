@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import functools
 import json
-from collections import defaultdict, deque
+from collections import deque
 from typing import Any, Iterable
 
 from stethoscope.engine.ruleengine.compile import SELF, CompiledRule, Pattern, Ref, Test, test_passes
-from stethoscope.engine.ruleengine.derive import Firing, make_derived
+from stethoscope.engine.ruleengine.derive import Firing, derived_inputs, make_derived
 from stethoscope.facts.model import MISSING, Fact, view_value
 
 try:
@@ -158,10 +158,7 @@ def _absent_first(rules: list[CompiledRule]) -> dict[str, set[str]]:
     """Kind a rule names under ``none:`` -> the kinds that must be asserted before that rule's:
     itself and, for a derived kind, the kinds its deriving rules match (the loader allows only
     observed ones): a derived fact is sent as soon as its last input is, so it is there first."""
-    inputs: dict[str, set[str]] = defaultdict(set)
-    for r in rules:
-        if r.rule.then.assert_ is not None:
-            inputs[r.rule.then.assert_.kind].update(p.kind for p in (*r.all, *r.none))
+    inputs = derived_inputs(r.rule for r in rules)
     return {n.kind: {n.kind, *inputs.get(n.kind, ())} for r in rules for n in r.none}
 
 
