@@ -18,14 +18,14 @@ none, a frame that places it; rules/nccl/nccl_known_version_issue.yaml then chec
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Iterable
 
 from stethoscope.engine.ruleengine.compile import Pattern, compile_condition, pattern_matches
+from stethoscope.engine.ruleengine.session import FieldView
 from stethoscope.engine.ruleengine.schema import Condition
 from stethoscope.facts import knowledge as _knowledge
 from stethoscope.facts.kinds.catalogues import NcclKnownIssueEntry, NcclKnownIssueFrame
 from stethoscope.facts.kinds.nccl import NcclSymptomFrame, NcclSymptomSeen, NcclVersionSeen
-from stethoscope.facts.model import MISSING, Evidence, Fact, view_value
+from stethoscope.facts.model import Evidence, Fact
 
 PATH = "knowledge/nccl_known_issues.yaml"
 
@@ -43,26 +43,20 @@ def compile_symptom(spec) -> Pattern:
 
 
 @lru_cache(maxsize=None)
-def _symptom(name: str) -> tuple[Pattern, tuple[str, ...]]:
-    pattern = compile_symptom(knowledge().symptoms[name])
-    return pattern, tuple(dict.fromkeys(t.field for t in pattern.tests))
+def _symptom(name: str) -> Pattern:
+    return compile_symptom(knowledge().symptoms[name])
 
 
-def symptom_matches(pattern: Pattern, fact: Fact, fields: Iterable[str] | None = None) -> bool:
-    """One fact against a compiled symptom; only the tested fields are viewed (as Fact.rule_view would)."""
-    if fact.kind != pattern.kind:
-        return False
-    view = {}
-    for k in (fields if fields is not None else {t.field for t in pattern.tests}):
-        if (v := view_value(getattr(fact, k, None))) is not MISSING:
-            view[k] = v
-    return pattern_matches(pattern, view)
+def symptom_matches(pattern: Pattern, fact: Fact) -> bool:
+    """One fact against a compiled symptom, its fields read as its rule view has them (the
+    session's FieldView: no view built)."""
+    return fact.kind == pattern.kind and pattern_matches(pattern, FieldView(fact))
 
 
 def _symptom_seen(name: str, by_kind: dict[str, list[Fact]]) -> list[Fact]:
     """Facts that meet every condition of the symptom ``name``."""
-    pattern, fields = _symptom(name)
-    return [f for f in by_kind.get(pattern.kind, []) if symptom_matches(pattern, f, fields)]
+    pattern = _symptom(name)
+    return [f for f in by_kind.get(pattern.kind, []) if symptom_matches(pattern, f)]
 
 
 def _versions(by_kind: dict[str, list[Fact]]) -> list[tuple[str, Fact]]:
