@@ -38,6 +38,18 @@ class FabricManagerError(Fact):
 
 
 @fact_kind
+class ImexError(Fact):
+    """An ``[ERROR]``/``[FATAL]`` line of the IMEX daemon (``nvidia-imex``) of a multi-node NVLink domain."""
+
+    kind: Literal["imex_error"] = "imex_error"
+    level: str  # ERROR | FATAL
+    category: str  # memory_export_import | peer_connection | config | other
+    message: str
+    peer_node: int | None = None  # the IMEX peer ("node id N") the line names
+    timestamp: str | None = None
+
+
+@fact_kind
 class FabricManagerStatus(Fact):
     """The service's or its systemd unit's state as logged or shown by ``systemctl status``."""
 

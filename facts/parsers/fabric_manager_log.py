@@ -87,10 +87,17 @@ CATEGORIES: tuple[tuple[str, str], ...] = (
 
 #: literals of _GATE's branches (case folded where _GATE ignores case): a cheap first test
 _LITERALS = ("abric", "ABRIC", "NV_WARN_NOTHING_TO_DO", "[tid ")
+# the IMEX daemon's log shares this framing ("[Mar 03 2025 17:26:19] [INFO] [tid 38] ...") and is
+# imex_log's, not fabric manager's: its banner and version line say so
+# IMEX Log initializing at: 3/3/2025 17:26:19.102
+# [Mar 03 2025 17:26:19] [INFO] [tid 38] IMEX version 570.00 is running with the following configuration options
+_IMEX_LOG = re.compile(r"IMEX Log initializing at: |\bIMEX version \d[\w.]* is running")
 
 
 def detect(head: str) -> bool:
     if not any(lit in head for lit in _LITERALS):
+        return False
+    if "IMEX" in head and _IMEX_LOG.search(head) is not None:
         return False
     return _GATE.search(head) is not None and any(
         p.search(head) for p in (_FM_LOG_ANY, _JOURNAL_ANY, _UNIT_FAILED, _UNIT_HEAD, _NOTHING_TO_DO, _VERSION_MISMATCH))
