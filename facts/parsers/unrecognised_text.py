@@ -17,6 +17,10 @@ readers found no error but a line they did not read says ``Segmentation fault``,
 ``text_error_line`` too: a training log or a kernel log that reports a crash nobody parsed is
 never read as clean.
 
+A chain of wrappers is one failure: Ray's ``RayTaskError(<cause's class>): ray::<task>() (pid=N,
+ip=...)`` lines, one per task that re-raised it, are read as the chain's innermost line (the
+cause's exception after the last wrapper's frames, else that wrapper when the paste cut it).
+
 Sample content (real lines from public threads that no parser of ours reads)::
 
     docker: Error response from daemon: failed to create task for container: failed to create shim task
@@ -74,6 +78,9 @@ FAILURE_WORDS = re.compile(
     # torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
     # ValueError: Expected input batch_size (32) to match target batch_size (16).
     r"|^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?::|\s*$)"
+    # ray.exceptions.RayTaskError(DistBackendError): ray::_Inner.train() (pid=249, ip=10.0.0.78, ...)   (Ray's wrapper
+    # of a task's exception, read as its chain's innermost line: _ray_chains)
+    r"|^\s*(?:ray\.exceptions\.)?RayTaskError\([\w.]+\): "
     # straggler.py FAILED
     # CRITICAL 03-13 09:00:43 [core_client.py:260] Got fatal signal from worker processes, shutting down.
     r"|\b(?:ERROR|FATAL|FAILED|CRITICAL)\b"
@@ -202,10 +209,16 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     lines = artefact.lines
     joined = 0
+    chains = _ray_chains(artefact.text, lines)
+    done: set[int] = set()
     for line, text in iter_lines(_ANY_ERROR, artefact):
+        if line in chains:  # a wrapper of Ray's exception chain: the chain's innermost line says it
+            line = chains[line]
+            text = lines[line - 1]
         message = text.strip()
-        if not message or line == joined:
+        if not message or line == joined or line in done:
             continue
+        done.add(line)
         if _ZERO_COUNT.search(text) and not _ANY_ERROR.search(_ZERO_COUNT.sub("", text)):
             continue
         if quiet(text):  # the program's own level says info: its error words are its message's
@@ -252,9 +265,13 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
             done.add(line)
             b.add(TextErrorLine, line, message=message[:400])
 
+    chains = _ray_chains(artefact.text, lines)
     for line, text in iter_lines(FAILURE_WORDS, artefact):
         if text.lstrip().startswith("Traceback (most recent call last)"):
             line = _traceback_end(lines, line)  # the exception's own line says what failed
+            text = lines[line - 1]
+        if line in chains:  # a wrapper of Ray's exception chain: the chain's innermost line says it
+            line = chains[line]
             text = lines[line - 1]
         take(line, text)
     if raw_hit:  # normalisation is line for line: a raw line's number is the artefact's
@@ -305,3 +322,45 @@ def _traceback_end(lines: list[str], start: int) -> int:
     while i < len(lines) and (len(lines[i]) - len(lines[i].lstrip()) > indent or not lines[i].strip()):
         i += 1
     return i + 1 if i < len(lines) else start
+
+
+# Ray re-raises a task's exception in its caller wrapped in ``RayTaskError(<cause's class>)``
+# (python/ray/exceptions.py ``as_instanceof_cause``; plain ``RayTaskError`` where the cause is
+# Ray's own), whose text is the task's process title, pid and address, then the task's traceback;
+# a task that called another task nests the callee's wrapper in it, and an actor whose creation
+# task raised dies with ``RayActorError`` (``ActorDiedError`` since 2.x) quoting the same text.
+# The chain is one failure: its innermost exception (the line after the last wrapper's frames)
+# says what failed, the wrappers are its echo.
+# ray.exceptions.RayTaskError(RuntimeError): ray::_Inner.train() (pid=83344, ip=192.168.0.107, actor_id=a9ba4794b5ce200b4efcb24c0b000000, repr=TorchTrainer)
+# ray.exceptions.RayTaskError(DistBackendError): ray::_RayTrainWorker__execute.get_next() (pid=192, ip=10.0.0.19, actor_id=a3e4eb7bfa5c10d44e303ba301000000, repr=<...>)
+# ray.exceptions.RayActorError: The actor died because of an error raised in its creation task, ray::Worker.__init__() (pid=2207, ip=10.0.0.5, repr=<...>)
+_RAY_WRAPPER = re.compile(
+    r"^\s*(?:ray\.exceptions\.)?(?:RayTaskError(?:\([\w.]+\))?: "
+    r"|(?:RayActorError|ActorDiedError): The actor died because of an error raised in its creation task, )"
+    r"(?:\x1b\[\d+m)?\S[^\n]{0,200}? \(pid=\d+, ip=")
+
+
+def _ray_chains(text: str, lines: list[str]) -> dict[int, int]:
+    """{1-based line of a wrapper of Ray's exception chain: the chain's innermost line}: the
+    exception line after the last wrapper's indented frames, else (the paste cut it) that wrapper."""
+    if "RayTaskError" not in text and "creation task, " not in text:
+        return {}
+    out: dict[int, int] = {}
+    wrappers: list[int] = []
+    i = 0
+    while i < len(lines):
+        if not _RAY_WRAPPER.match(lines[i]):
+            i += 1
+            continue
+        wrappers.append(i)
+        j = i + 1
+        while j < len(lines) and (not lines[j].strip() or lines[j][:1] in " \t"):
+            j += 1  # the wrapper's frames
+        if j < len(lines) and _RAY_WRAPPER.match(lines[j]):
+            i = j  # the callee's wrapper: the same chain
+            continue
+        end = j if j < len(lines) and _EXCEPTION.match(lines[j]) else wrappers[-1]
+        out.update((w + 1, end + 1) for w in wrappers)
+        wrappers = []
+        i = j
+    return out

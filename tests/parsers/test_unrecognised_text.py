@@ -118,3 +118,30 @@ def test_non_fatal_is_no_error_word():
     assert [n for n, _ in _unrecognised("Fatal Python error: Segmentation fault\n")] == [1]
     assert [n for n, _ in _unrecognised(
         "pcieport 0000:00:03.0: AER: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer, (Requester ID)\n")] == [1]
+
+
+RAY = Path(__file__).resolve().parents[2] / "fixtures/artefacts/ray_worker_death"
+
+
+def test_rays_exception_chain_is_one_failure_at_its_innermost_wrapper():
+    # ray-project/ray#40850: RayTaskError(RuntimeError) of the trainer wrapping the worker's; the
+    # worker's own exception is cut from the paste, so the innermost wrapper says what failed
+    got = _unrecognised((RAY / "ray40850_task_error_chain.txt").read_text())
+    assert [n for n, _ in got] == [9]
+    assert got[0][1].startswith("ray.exceptions.RayTaskError(RuntimeError): ray::_RayTrainWorker__execute.get_next()")
+
+
+def test_rays_exception_chain_in_a_recognised_log_is_one_unread_failure():
+    # ray-project/ray#40758 (read as a PyTorch log: DistBackendError): the two wrappers are one failure
+    got = _lines((RAY / "ray40758_task_error_chain_paste.txt").read_text())
+    assert [n for n, _ in got] == [12]
+    assert "RayTaskError(DistBackendError): ray::_RayTrainWorker__execute" in got[0][1]
+
+
+def test_rays_chain_ends_at_the_inner_exception_when_the_paste_has_it():
+    # the wrapper lines of ray#40850, then a worker's exception line (a real one: fixtures/artefacts/torch_log)
+    lines = (RAY / "ray40850_task_error_chain.txt").read_text().splitlines()[3:11]
+    inner = next(ln for ln in (FIX / "nccl_error_forms.log").read_text().splitlines() if ln.startswith("RuntimeError: NCCL error in"))
+    got = _unrecognised("\n".join([*lines, inner]))
+    assert [n for n, _ in got] == [9]
+    assert got[0][1].startswith("RuntimeError: NCCL error")
