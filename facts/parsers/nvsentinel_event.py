@@ -19,6 +19,16 @@ reason with its component and cause (``knowledge/dcgm.yaml``: the code's row, el
 system of the check), or the Xid of an Xid check (read in the Xid catalogue by the rule), the GPU (index, bus id,
 UUID), the message, and the recommended action with its severity and actions (``knowledge/nvsentinel.yaml``:
 NONE is no fault). A healthy condition (``No Health Failures``) says nothing: nothing is made. Empty input: nothing.
+
+The same event also sits in NVSentinel's own module logs as its ``HealthEvent`` message in JSON (its
+platform-connectors' ``healthEvents``, the fault-quarantine's event and, escaped one level, its
+``quarantineHealthEvent`` node annotation), with the recommended action as the enum's number where Go's
+encoding/json wrote it (data-models/protobufs/health_event.proto ``RecommendedAction``)::
+
+    {"level":"INFO","msg":"Successfully got item","module":"platform-connectors",...,"healthEvents":{"version":1,"events":[{"version":1,"agent":"syslog-health-monitor","componentClass":"GPU","checkName":"SysLogsXIDError","isFatal":true,"recommendedAction":15,"errorCode":["13"],"entitiesImpacted":[{"entityType":"PCI","entityValue":"0002:00:00"},...],"nodeName":"kwok-node-0",...}]}}
+
+Each such event is one fact as above (the node its ``nodeName``); an event marked ``"isHealthy":true`` says
+nothing. The fields before the event's ``metadata`` are enough, so a line the paste cut later still reads.
 """
 from __future__ import annotations
 
@@ -47,6 +57,25 @@ _XID_WORD = re.compile(r"\bXid\b", re.I)
 _NODE = re.compile(r"(?:^|\s)node/(?P<node>[A-Za-z0-9][\w.-]*)\s")
 _DETECT = re.compile(r"ErrorCode:\S+ .*Recommended Action=[A-Z]")
 _NEAR = 3  # lines either side where a yaml/json condition's reason sits from its message
+# {"version":1,"agent":"gpu-health-monitor","componentClass":"GPU","checkName":"GpuXidError","isFatal":true,
+#  "message":"GPU has fallen off the bus (XID 79). Node requires reboot.","recommendedAction":15,"errorCode":["DCGM_FR_GPU_FALLEN_OFF_BUS"],
+#  "entitiesImpacted":[{"entityType":"GPU","entityValue":"0"},{"entityType":"PCI","entityValue":"0002:00:00.0"}],...,"nodeName":"10.0.15.233"
+# (one event of a HealthEvent in JSON: its check name starts it; the fields below are read up to the next one)
+_JSON_EVENT = re.compile(r'"checkName":\s*"(?P<check>[A-Za-z][A-Za-z0-9]*)"')
+_JSON_DETECT = re.compile(r'\\?"checkName\\?":\s*\\?"[A-Za-z].*\\?"recommendedAction\\?":')
+# "recommendedAction":15        "recommendedAction":"RESTART_VM"
+_JSON_ACTION = re.compile(r'"recommendedAction":\s*(?:(?P<num>\d+)|"(?P<name>[A-Z][A-Z0-9_]*)")')
+# "errorCode":["DCGM_FR_UNCONTAINED_ERROR"]        "errorCode":["13"]
+_JSON_CODES = re.compile(r'"errorCode":\s*\[(?P<codes>[^\]]*)\]')
+# {"entityType":"PCI","entityValue":"0002:00:00.0"}
+_JSON_ENTITY = re.compile(r'\{"entityType":\s*"(?P<type>[^"]+)",\s*"entityValue":\s*"(?P<value>[^"]*)"\}')
+# "message":"GPU had an uncontained error (XID 95) Drain the GPU and reset it or reboot the node."
+_JSON_MESSAGE = re.compile(r'"message":\s*"(?P<message>(?:[^"\\]|\\.)*)"')
+_JSON_NODE = re.compile(r'"nodeName":\s*"(?P<node>[A-Za-z0-9][\w.-]*)"')
+_JSON_HEALTHY = re.compile(r'"isHealthy":\s*true')
+#: the RecommendedAction enum's numbers (NVSentinel data-models/protobufs/health_event.proto), as encoding/json writes them
+_ACTION_NUMBERS = {0: "NONE", 2: "COMPONENT_RESET", 5: "CONTACT_SUPPORT", 6: "RUN_FIELDDIAG", 15: "RESTART_VM",
+                   24: "RESTART_BM", 25: "REPLACE_VM", 26: "RUN_DCGMEUD", 39: "RESTART_APP", 99: "UNKNOWN"}
 
 
 @lru_cache(maxsize=1)
@@ -57,7 +86,8 @@ def _knowledge_rows() -> tuple[dict, dict]:
 
 
 def detect(text: str) -> bool:
-    return "Recommended Action=" in text and _DETECT.search(text) is not None
+    return ("Recommended Action=" in text and _DETECT.search(text) is not None) or (
+        "checkName" in text and _JSON_DETECT.search(text) is not None)
 
 
 def _check_near(lines: list[str], n: int) -> str | None:
@@ -73,6 +103,8 @@ def parse(artefact: Artefact) -> ParseResult:
     for n, line in enumerate(artefact.lines, 1):
         events = list(_EVENT.finditer(line)) if "Recommended Action=" in line else []
         if not events:
+            if "checkName" in line and _json_events(fb, n, line):
+                result.lines_used += 1
             continue
         check = _check_near(artefact.lines, n)
         obj = _NODE.search(line, 0, events[0].start())
@@ -82,13 +114,46 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
+def _json_events(fb: FactBuilder, n: int, line: str) -> int:
+    """The HealthEvents of a JSON line (escaped one level inside an annotation's string, or not); how many were read."""
+    text = line.replace('\\"', '"') if '\\"checkName' in line else line
+    starts = [m for m in _JSON_EVENT.finditer(text)]
+    read = 0
+    for i, m in enumerate(starts):
+        # the event's object opens before its checkName ({"version":1,"agent":...,"checkName":...)
+        begin = text.rfind("{", starts[i - 1].end() if i else 0, m.start())
+        part = text[max(begin, 0):starts[i + 1].start() if i + 1 < len(starts) else len(text)]
+        act = _JSON_ACTION.search(part)
+        if act is None or _JSON_HEALTHY.search(part):
+            continue
+        action = act["name"] or _ACTION_NUMBERS.get(int(act["num"]), "UNKNOWN")
+        codes_m = _JSON_CODES.search(part)
+        codes = [c.strip().strip('"') for c in codes_m["codes"].split(",")] if codes_m else []
+        msg = _JSON_MESSAGE.search(part)
+        node = _JSON_NODE.search(part)
+        entities = [(e["type"], e["value"]) for e in _JSON_ENTITY.finditer(part)]
+        _emit(fb, n, m["check"], [c for c in codes if c] or [""], entities,
+              msg["message"].replace('\\"', '"') if msg else "", action, node["node"] if node else None)
+        read += 1
+    return read
+
+
 def _event(fb: FactBuilder, n: int, check: str | None, m: re.Match, node: str | None) -> None:
-    actions, checks = _knowledge_rows()
     codes = m["codes"].split(" ErrorCode:")
     rest = m["rest"]
-    gpu = pci = uuid = switch = None
+    entities = []
     while (e := _ENTITY.match(rest)) is not None:
-        typ, val = e["type"].upper(), e["value"]
+        entities.append((e["type"], e["value"]))
+        rest = rest[e.end():]
+    _emit(fb, n, check, codes, entities, rest.strip(), m["action"], node)
+
+
+def _emit(fb: FactBuilder, n: int, check: str | None, codes: list[str], entities: list[tuple[str, str]],
+          message: str, action: str, node: str | None) -> None:
+    actions, checks = _knowledge_rows()
+    gpu = pci = uuid = switch = None
+    for typ, val in entities:
+        typ = typ.upper()
         if typ == "GPU" and val.isdigit():
             gpu = int(val)
         elif typ == "GPU_UUID" or (typ == "GPU" and val.startswith("GPU-")):
@@ -97,8 +162,6 @@ def _event(fb: FactBuilder, n: int, check: str | None, m: re.Match, node: str | 
             pci = try_pci_bus_id(val)
         elif typ == "NVSWITCH":
             switch = val
-        rest = rest[e.end():]
-    message = rest.strip()
     row = checks.get(check or "", {})
     reason = next((c for c in codes if c.startswith("DCGM_FR_")), None)
     xid = None
@@ -112,14 +175,14 @@ def _event(fb: FactBuilder, n: int, check: str | None, m: re.Match, node: str | 
             _, component, cause, _ = health_meaning(row.get("health_system") or "", message)
         if component is None:
             component, cause = row.get("component"), row.get("cause")
-    act = actions.get(m["action"]) or actions["UNKNOWN"]
+    act = actions.get(action) or actions["UNKNOWN"]
     name = pci or (f"GPU {gpu}" if gpu is not None else None) or uuid or (f"NVSwitch {switch}" if switch else None)
     fb.add(NvsentinelHealthEvent, n, node=node, check=check, codes=",".join(codes), reason=reason, xid=xid, gpu=gpu,
            pci_bus_id=pci, gpu_uuid=uuid, gpu_name=name or "the GPU NVSentinel named", message=message[:400],
-           action=m["action"], fault=act["fault"], severity=act["severity"], actions=",".join(act["actions"]),
+           action=action, fault=act["fault"], severity=act["severity"], actions=",".join(act["actions"]),
            component=component, cause=cause)
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT,)
+SIGNATURES = (_DETECT, _JSON_DETECT)

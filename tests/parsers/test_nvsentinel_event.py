@@ -72,3 +72,30 @@ def test_no_event_no_fact():
     assert not nvsentinel_event.detect(text)
     assert not nvsentinel_event.parse(Artefact(path="x.txt", text=text, node="n1")).facts
     assert not nvsentinel_event.detect("Recommended Action=NONE\n")
+
+
+def test_real_platform_connectors_json_events_762():
+    facts = _parse((FIX / "nvsentinel762_platform_connectors_health_events.log").read_text())
+    got = [(e.evidence.line, e.node, e.check, e.codes, e.xid, e.pci_bus_id, e.gpu_uuid, e.action, e.fault) for e in facts]
+    assert got == [(n, "kwok-node-0", "SysLogsXIDError", "13", 13, "0002:00:00.0",
+                    "GPU-22222222-2222-2222-2222-222222222222", "RESTART_VM", True) for n in (1, 2)]
+
+
+def test_real_fault_quarantine_annotation_escaped_json_714():
+    (e,) = _parse((FIX / "nvsentinel714_fault_quarantine_annotation.log").read_text())
+    assert (e.node, e.check, e.reason, e.gpu, e.pci_bus_id, e.action, e.severity, e.cause) == (
+        "n1", "GpuMemWatch", "DCGM_FR_UNCONTAINED_ERROR", 1, "0002:00:00.0", "RESTART_VM", "critical", "ecc_uncorrectable")
+    assert e.message == "GPU had an uncontained error (XID 95) Drain the GPU and reset it or reboot the node."
+
+
+def test_json_event_forms_and_near_misses():
+    ev = ('{"checkName":"GpuThermalWatch","isFatal":false,"isHealthy":%s,"message":"m","recommendedAction":%s,'
+          '"errorCode":["DCGM_FR_CLOCK_THROTTLE_THERMAL"],"entitiesImpacted":[{"entityType":"GPU","entityValue":"3"}]}')
+    (e,) = _parse(ev % ("false", '"NONE"') + "\n")  # protojson writes the enum's name
+    assert (e.check, e.gpu, e.action, e.fault) == ("GpuThermalWatch", 3, "NONE", False)
+    (e,) = _parse(ev % ("false", "99") + "\n")
+    assert (e.action, e.severity) == ("UNKNOWN", "warning")
+    healthy = ev % ("true", "0") + "\n"
+    assert nvsentinel_event.parse(Artefact(path="x", text=healthy, node="n1")).facts == []
+    # a check name without a recommended action (a config, a rule's match) is not an event
+    assert not nvsentinel_event.detect('{"checkName":"GpuXidError","isFatal":true}\n')
