@@ -233,10 +233,12 @@ _MIN_WIDTH = 80  # terminals open 80 wide; a text wrapped narrower is a program'
 #   node1:1633:1633 [0] NCCL INFO ...   [ 4564.303884] NVRM: ...   2024-05-01T12:00:00Z ...   Nov 29 18:30:18 host ...
 #   E1206 18:44:12.715298 ...   | GPU  Name ... |   +----+   10: <srun -l label>   (RayWorkerWrapper pid=581, ...)
 #   ```   # nThread 1 ...   $ nvidia-smi   root@node1:~#   {"log": ...}   > quoted
+#   libfabric:...:core:core:fi_getinfo_():1391<warn> ...   (libfabric's own log line, src/log.c "%s:%d:%ld:..." with
+#     PACKAGE first; libfabric#12708: a 120-column line of it before the next one was joined with it)
 _RECORD_START = re.compile(
     r"$|[ \t]|[\[{|#]|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. -]*pid=\d"
     r"|\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|[A-Z][a-z]{2} [ \d]\d \d\d:|[IWEF]\d{4} \d\d:\d\d"
-    r"|[\w.-]+:\d+:\d+ \[\d+\]|\d{1,5}: |[\w.-]+@[\w.-]+:"
+    r"|[\w.-]+:\d+:\d+ \[\d+\]|\d{1,5}: |[\w.-]+@[\w.-]+:|libfabric:"
 )
 # and what a record's first row starts with in words, as a cut row may too: these end a line at
 # its first cut only (a line already cut goes on up to its shorter last row: "GiB is free",

@@ -34,6 +34,21 @@ class FiInfoError(Fact):
 
 
 @fact_kind
+class LibfabricWarning(Fact):
+    """A ``<warn>`` line of libfabric's own log (``FI_LOG_LEVEL``): a provider reports a failure.
+
+    E.g. the EFA provider's ``ibv_open_device failed! errno: 2`` (fi_getinfo's own lines are
+    ``fi_info_error``)."""
+
+    kind: Literal["libfabric_warning"] = "libfabric_warning"
+    provider: str | None = None  # the provider field of the line ("efa", "core")
+    subsystem: str | None = None  # "core", "fabric", "ep_data", ...
+    function: str
+    message: str
+    what: str | None = None  # device_open: a provider could not open an RDMA device (ibv_open_device failed)
+
+
+@fact_kind
 class IbHca(Fact):
     """``CA 'mlx5_0'`` block header of ibstat (or node_exporter's ``node_infiniband_info``)."""
 

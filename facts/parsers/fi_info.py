@@ -10,6 +10,20 @@ Sample content (aws/aws-graviton-getting-started HPC/README.md; aws/aws-ofi-nccl
     $ fi_info -p efa
     -61
 
+libfabric's own log lines, printed by fi_info or any program under ``FI_LOG_LEVEL`` (ofiwg/libfabric
+src/log.c: 1.5-1.8 ``libfabric:<prov>:<subsys>:<func>():<line><<level>> ``, 1.9-1.14 with the pid
+first, 1.15-2.x ``libfabric:<pid>:<time>:<log prefix>:<prov>:<subsys>:...``)::
+
+    libfabric:...:efa:ep_data:efa_device_construct_gid():47<warn> ibv_open_device failed! errno: 2   (libfabric#12708)
+    libfabric:...:core:core:fi_getinfo_():1391<warn> fi_getinfo: provider efa output empty list
+    libfabric:151205:1753871244::core:core:fi_getinfo_():1385<info> fi_getinfo: provider ofi_rxm returned -61 (No data available)   (libfabric#11256)
+
+are read at ``<warn>`` only: core's "fi_getinfo: provider X output empty list" and "... returned -N
+(...)" (src/fabric.c: a warning only for the provider asked for by name; info for the others a
+layered provider tries) as ``fi_info_error`` of that provider, any other warning as
+``libfabric_warning``. Info, debug and trace lines are libfabric's progress, not a result: they
+count for nothing (a log of them alone shows no provider working).
+
 Facts: ``fi_provider`` per provider entry (provider, fabric, domain), and ``fi_info_error``
 when the query failed: ``fi_getinfo: -N`` (libfabric's own message, ``(No data available)``
 after it from 1.x on), or a bare ``-N`` on the line right after an ``fi_info`` command, as
@@ -21,7 +35,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
-    FiInfoError, FiProvider,
+    FiInfoError, FiProvider, LibfabricWarning,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -41,12 +55,25 @@ _BARE = re.compile(r"^\s*(?P<code>-\d+)\s*$")
 #     fabric: EFA-fe80::94:3dff:fe89:1b70
 #     domain: efa_0-rdm
 _ENTRY = re.compile(r"^provider: (?P<provider>\S+)[ \t]*\n[ \t]+fabric: (?P<fabric>\S+)[ \t]*\n(?:[ \t]+domain: (?P<domain>\S+))?", re.M)
+# libfabric:...:efa:ep_data:efa_device_construct_gid():47<warn> ibv_open_device failed! errno: 2          (libfabric#12708)
+# libfabric:151205:1753871244:ofi_rxm:core:core:ofi_layering_ok():1275<info> Need core provider, skipping ofi_rxm   (libfabric#11256)
+# libfabric:72089:efa:fabric:efa_get_matching_info():705<info> found match for interface (null) EFA-fe80::d0:59ff:feea:faa   (1.9-1.14)
+# the fields before the function: [pid:[time:]][log prefix:]provider:subsystem (the provider and subsystem are the last two)
+_LOG = re.compile(r"^libfabric:(?P<fields>[^\s()<>]{0,200}):(?P<func>\w+)\(\):(?P<line>\d+)<(?P<level>warn|trace|info|debug)> ?(?P<msg>.*?)\s*$", re.M)
+# the classifier's signature of such a line (no bounded run: the RE2 set stays small)
+_LOG_SIGNATURE = re.compile(r"^libfabric:[^\n]*\(\):\d+<(?:warn|trace|info|debug)>", re.M)
+# fi_getinfo: provider efa output empty list       fi_getinfo: provider efa returned -61 (No data available)   (src/fabric.c)
+_LOG_GETINFO = re.compile(r"^fi_getinfo: provider (?P<prov>[\w;+-]+) (?:output empty list|returned (?P<code>-\d+)(?: \((?P<msg>[^)]*)\))?)")
+# The EFA provider failing to open a device while it builds its device list (prov/efa/src/efa_device.c, 1.16-2.6):
+# ibv_open_device failed! errno: 2        efa_device_construct_gid failed for device_idx 0, err=-2   (libfabric#12708)
+# efa_device_construct_data failed for device rdmap79s0, err=-1                                       (2.x, filled in)
+_DEVICE_OPEN = re.compile(r"^(?:ibv_open_device failed|efa_device_construct_(?:gid|data) failed for device)")
 #: libfabric's error numbers as fi_info prints them (include/rdma/fi_errno.h)
 FI_ERRORS = {61: "No data available (FI_ENODATA: no provider found a device)", 22: "Invalid argument", 38: "Function not implemented"}
 
 
 def detect(text: str) -> bool:
-    return ("fi_getinfo: " in text and _GETINFO.search(text) is not None) or (
+    return ("libfabric:" in text and _LOG_SIGNATURE.search(text) is not None) or ("fi_getinfo: " in text and _GETINFO.search(text) is not None) or (
         "fi_info" in text and _COMMAND.search(text) is not None) or ("provider: " in text and _ENTRY.search(text) is not None)
 
 
@@ -55,6 +82,8 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     lines = artefact.lines
     asked: str | None = None
+    # a provider libfabric's log said found nothing, for fi_getinfo's own line after it (libfabric#12708)
+    named = _log_lines(artefact, b, result) if "libfabric:" in artefact.text else []
     for i, raw in enumerate(lines):
         n = i + 1
         line = raw.strip()
@@ -69,7 +98,8 @@ def parse(artefact: Artefact) -> ParseResult:
                 result.lines_used += 1
         elif m := _GETINFO.match(raw):
             code = int(m["code"])
-            b.add(FiInfoError, n, code=code, provider=asked, message=m["msg"] or FI_ERRORS.get(-code))
+            logged = [p for no, p in named if no < n]
+            b.add(FiInfoError, n, code=code, provider=asked or (logged[-1] if logged else None), message=m["msg"] or FI_ERRORS.get(-code))
             result.lines_used += 1
     for m in _ENTRY.finditer(artefact.text):
         n = artefact.line_of(m.start())
@@ -78,6 +108,28 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
+def _log_lines(artefact: Artefact, b: FactBuilder, result: ParseResult) -> list[tuple[int, str]]:
+    """libfabric's ``<warn>`` log lines (the others are progress: not read, not counted); the
+    (line, provider) of each that says a provider found nothing."""
+    named: list[tuple[int, str]] = []
+    for m in _LOG.finditer(artefact.text):
+        if m["level"] != "warn":
+            continue
+        n = artefact.line_of(m.start())
+        fields = m["fields"].split(":")
+        provider = fields[-2] if len(fields) >= 2 and fields[-2] else None
+        if g := _LOG_GETINFO.match(m["msg"]):
+            code = int(g["code"]) if g["code"] else -61  # an empty list: fi_getinfo's FI_ENODATA
+            named.append((n, g["prov"]))
+            b.add(FiInfoError, n, code=code, provider=g["prov"],
+                  message=g["msg"] or ("provider output empty list" if not g["code"] else FI_ERRORS.get(-code)))
+        else:
+            b.add(LibfabricWarning, n, provider=provider, subsystem=fields[-1] or None, function=m["func"], message=m["msg"],
+                  what="device_open" if _DEVICE_OPEN.match(m["msg"]) else None)
+        result.lines_used += 1
+    return named
+
+
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_GETINFO, _COMMAND, _ENTRY)
+SIGNATURES = (_GETINFO, _COMMAND, _ENTRY, _LOG_SIGNATURE)
