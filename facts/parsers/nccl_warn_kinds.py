@@ -124,6 +124,31 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     # (no entry in knowledge/nccl_warn_messages.yaml: whether RDMA was expected cannot be told from the line, rule
     #  nccl_ibverbs_library_not_loaded says so)
     ("ibverbs_library_not_loaded", re.compile(r"^Failed to open libibverbs\.so")),
+    # NCCL's topology detection finding a node, link or path missing from the system it built out of /sys
+    #   (src/graph/*.cc, ncclInternalError, v2.7.8-1 .. 5067397c; the formats as the tags print them):
+    # WARN("Failed to find reverse path from remNode %d/%lx nlinks %d to node %d/%lx", ...)   (graph/paths.cc:108)
+    # Failed to find reverse path from remNode 0/41000 nlinks 2 to node 0/61000       (vllm-project/vllm#4062, after torch's Last error:)
+    # WARN("Could not find node of type %d id %lx", t, id)                 (graph/paths.cc:32)
+    # WARN("Error : could not find CPU close to GPU %d", gpu)              (graph/paths.cc:192)
+    # WARN("Could not find intermediate GPU between GPU rank %d and NIC %lx", ...)   (graph/paths.cc:657; "NIC %d" before 2.20)
+    # WARN("Could not find rev link for %d/%ld -> %d/%ld", ...)            (graph/search.cc:74; "%d/%d" in 2.7)
+    # WARN("No path computed to go from %s/%d to %s/%d", ...)              (graph/search.cc:138, 2.19 on)
+    # WARN("Add NVLink error : could not find DEV for GPU %s", ...)        (graph/topo.cc:820; "could not find GPU %lx" 2.7-2.2x;
+    #   "Add PCI Link error : could not find PCI SW %lx", "Add C2c error : could not find DEV for GPU %s": topo.cc:882, 914)
+    # WARN("Could not find any local path from gpu %d to net.", gpu)       (graph/topo.cc:2048)
+    # WARN("GetXmlFromCpu : could not find CPU numa ID.")                  (graph/xml.cc:478: the device's numa_node in sysfs)
+    # WARN("Attribute %s of node %s not found", attrName, node->name)     (graph/xml.h:107)
+    # Attribute busid of node nic not found
+    # WARN("Could not find real path of %s", busPath)    (graph/xml.cc:332 in 2.7, os/linux.cc:637 now: a PCI device's sysfs path;
+    #   not the IB device's "Could not find real path of %s (%s)", transport/net_ib, after which NCCL goes on)
+    # Could not find real path of /sys/class/pci_bus/0000:3b/../../0000:3b:00.0
+    ("topology_detection_failed", re.compile(
+        r"^Failed to find reverse path from remNode \d+/[0-9a-fA-F]+ nlinks \d+ to node \d+/[0-9a-fA-F]+"
+        r"|^Could not find node of type \d+ id [0-9a-fA-F]+|^Error : could not find CPU close to GPU \d+"
+        r"|^Could not find intermediate GPU between GPU rank \d+ and NIC [0-9a-fA-F]+|^Could not find rev link for -?\d+/-?\d+ -> "
+        r"|^No path computed to go from \w+/\d+ to \w+/\d+|^Add (?:NVLink|PCI Link|C2c) error : could not find (?:DEV for GPU|GPU|PCI SW) \S"
+        r"|^Could not find any local path from gpu \d+ to net\.|^GetXmlFromCpu : could not find CPU numa ID\."
+        r"|^Attribute \w+ of node \w+ not found|^Could not find real path of /sys/class/pci_bus/\S+\s*$")),
     # Kinds without an entry in knowledge/nccl_warn_messages.yaml (what they mean depends on the NCCL version:
     # knowledge/nccl_known_issues.yaml's symptoms name them):
     # WARN("UDS: Binding to socket %s failed : %s (%d)", temp, strerror(errno), errno)   (misc/ipcsocket.cc:57-58, 2.19-2.29;
@@ -143,7 +168,8 @@ _GATE = re.compile(r"Unable to|ibv_open_device|CQE with error|same GPU|Mismatche
                    r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
                    r"|mixed local Net|CUDA library|missing symbol|already checked in"
-                   r"|UDS: Binding|closed by remote peer|open libibverbs")
+                   r"|UDS: Binding|closed by remote peer|open libibverbs"
+                   r"|reverse path|ould not find|No path computed|of node \w+ not found")
 
 
 # The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a

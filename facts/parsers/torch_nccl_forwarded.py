@@ -33,7 +33,8 @@ from typing import Any
 
 from stethoscope.facts.ids import nccl_busid
 from stethoscope.facts.parsers import nccl_log_socket as socket
-from stethoscope.facts.parsers.nccl_log_facts import NcclBootstrapFailure, NcclNetPluginError
+from stethoscope.facts.parsers import nccl_warn_kinds
+from stethoscope.facts.parsers.nccl_log_facts import NcclBootstrapFailure, NcclNetPluginError, NcclWarn
 from stethoscope.facts.parsers.nccl_log_messages import read_gcp_plugin, read_ofi_request, read_ofi_setup
 from stethoscope.facts.kinds.nccl import NcclConfigRejected, NcclCudaFailure, NcclDuplicateGpu
 
@@ -103,6 +104,9 @@ def read(msg: str) -> tuple[type, dict[str, Any], str | None] | None:
         return NcclNetPluginError, ofi, None
     if (gcp := read_gcp_plugin(msg)) is not None:  # GPUDirect-TCPX/TCPXO (container-engine-accelerators#414)
         return NcclNetPluginError, gcp, None
+    if (mk := nccl_warn_kinds.kind(msg)) is not None:  # any WARN message of NCCL's by its format string, as its log's reader
+        # reads it (topology detection's "Failed to find reverse path from remNode ..." after Last error:, vllm#4062)
+        return NcclWarn, dict(message=msg.strip(), message_kind=mk), None
     return None
 
 

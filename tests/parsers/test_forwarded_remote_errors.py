@@ -116,3 +116,27 @@ def test_forwarded_gpudirecttcpx_message_cut():
     text = (Path(__file__).resolve().parents[2] / "fixtures/artefacts/torch_log/gpudirecttcpx_failed_forwarded_cut.log").read_text()
     got = [(f.plugin, f.error) for f in _facts(torch_log, text) if f.kind == "nccl_net_plugin_error"]
     assert got == [("GPUDirectTCPX", "failed t")]
+
+
+def test_forwarded_topology_detection_failure_is_nccls_warn_of_its_kind():
+    # vllm-project/vllm#4062: graph/paths.cc's "Failed to find reverse path ..." after torch's Last error:
+    facts = _facts(torch_log, (FIX / "vllm4062_topology_reverse_path.log").read_text())
+    warns = [f for f in facts if f.kind == "nccl_warn"]
+    assert warns and {w.message_kind for w in warns} == {"topology_detection_failed"}
+    assert warns[0].message.startswith("Failed to find reverse path from remNode 0/41000 nlinks 2 to node 0/61000")
+    err = next(f for f in facts if f.kind == "torch_nccl_error")
+    assert err.evidence.line == warns[0].evidence.line  # the torch error cites NCCL's message
+
+
+def test_topology_family_by_format_and_near_misses():
+    from stethoscope.facts.parsers.nccl_warn_kinds import kind
+    # NVIDIA/nccl src/graph WARN formats (v2.7.8-1 .. 5067397c), filled in
+    for msg in ("Could not find node of type 1 id 3b000", "Error : could not find CPU close to GPU 0",
+                "Could not find intermediate GPU between GPU rank 0 and NIC 0", "Could not find rev link for 1/0 -> 0/-1",
+                "No path computed to go from GPU/0 to NET/1", "Add NVLink error : could not find GPU 1b000",
+                "Add PCI Link error : could not find PCI SW 8000", "Could not find any local path from gpu 2 to net.",
+                "GetXmlFromCpu : could not find CPU numa ID.", "Attribute busid of node nic not found"):
+        assert kind(msg) == "topology_detection_failed", msg
+    for msg in ("Could not find a path for pattern 4, falling back to simple order",
+                "Could not find real path of mlx5_0 (/sys/class/infiniband/mlx5_0/device)", "Could not find NET with id 3"):
+        assert kind(msg) is None, msg
