@@ -200,3 +200,21 @@ class ExporterVariant(Fact):
     example_instances: str  # up to five of them (those with this variant only, if any), comma-separated
     mixed: bool
     others: str  # the other variants the fleet reports, comma-separated
+
+
+@fact_kind
+class AlertmanagerAlert(Fact):
+    """One alert of an Alertmanager notification an operator pasted (the alert's state, its labels and
+    annotations as the receiver printed them): ``* firing`` / ``- alertname = DiskRunningFull``. What
+    broke is what the alerting rule watches: its name, labels and annotations say it."""
+
+    kind: Literal["alertmanager_alert"] = "alertmanager_alert"
+    alertname: str
+    state: Literal["firing", "resolved"]
+    firing: bool
+    severity_label: str = ""  # the alert's own ``severity`` label ("page", "critical", "none"; "" without one)
+    subject: str  # what the labels name: "gpu" (gpu/UUID/pci_bus_id/DCGM), "ib_port" (device+port), "node"
+    component: str  # the taxonomy component of the subject
+    gpu: str | None = None  # the GPU the labels name (pci_bus_id canonical, else UUID, else "GPU <index>")
+    labels: str  # "k=v" pairs as printed, comma-separated
+    summary: str = ""  # the summary (or description, message, info) annotation
