@@ -189,6 +189,16 @@ class GdsIoError(KernelLineFact):
 
 
 @fact_kind
+class NvidiaDrmError(KernelLineFact):
+    """nvidia-drm (the NVIDIA driver's DRM/KMS module: display, buffer sharing) logged an error."""
+
+    kind: Literal["nvidia_drm_error"] = "nvidia_drm_error"
+    function: str | None = None  # the kernel function DRM_ERROR names: __nv_drm_nvkms_gem_obj_init
+    gpu_id: str | None = None  # nvidia-drm's "GPU ID 0x00000200" (the RM GPU id, not a bus id)
+    message: str
+
+
+@fact_kind
 class NetdevTxTimeout(KernelLineFact):
     """``NETDEV WATCHDOG: eth0 (mlx5_core): transmit queue 3 timed out``: a NIC stopped
     completing the packets queued to it; the driver resets the device."""

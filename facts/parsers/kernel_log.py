@@ -47,7 +47,7 @@ from stethoscope.facts.kinds.kernel import (
     PcieLinkDown,
     XidEvent,
 )
-from stethoscope.facts.parsers import kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
+from stethoscope.facts.parsers import kernel_log_drm, kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
 from stethoscope.facts.parsers.kernel_log_pcie import AerEvents, parse_link_down
 
@@ -89,7 +89,7 @@ _MESSAGE_START = re.compile(r"NVRM: |nvidia-nvswitch\d+: SXid|\bkernel: ")
 _KEYWORDS = re.compile(
     r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
     r"|nvidia: probe of |probe with driver nvidia |of memory(?: \(oom_kill_allocating_task\))?: Kill|" + kernel_log_modules.KEYWORDS
-    + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS,
+    + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS,
 )
 # the same keywords for RE2 (a DFA over the bytes: the alternation costs nothing per character,
 # where ``re`` tries it at every position: 16 MB/s on a log of lines holding none of them)
@@ -123,12 +123,12 @@ _DETECT = re.compile(
     r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ kernel: "
     r"|(?:Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill(?:ed)? process \d+ \("  # pasted without a prefix
     # host faults pasted without a prefix (kernel_log_host): their fault forms
-    r"|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS,
+    r"|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS,
     re.M,
 )
 _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ",
                 "of memory: Kill", "oom_kill_allocating_task): Kill", "[Hardware Error]", "EDAC ", "NETDEV WATCHDOG", "EXT4-fs ",
-                "XFS (", "nvme nvme", "nvidia-fs:",
+                "XFS (", "nvme nvme", "nvidia-fs:", "*ERROR* [nvidia-drm] ",
                 # kernel_log_host_os's forms
                 "INFO: task ", "soft lockup", "hard LOCKUP", "INFO: ", "Kernel panic", "kernel BUG at ", "BUG: ",
                 "general protection fault", "segfault at ", "] trap ", "invoked oom-killer", "error, dev ",
@@ -367,6 +367,9 @@ def parse(artefact: Artefact) -> ParseResult:
         if ("symbol" in msg or "version magic" in msg) and kernel_log_modules.parse_module_line(b, ln, msg, common, used):
             continue
         if kernel_log_gds.parse_gds_line(b, ln, msg, common, used):
+            boots.had_content = True
+            continue
+        if "*ERROR*" in msg and kernel_log_drm.parse_drm_line(b, ln, msg, common, used):
             boots.had_content = True
             continue
         if kernel_log_host.parse_host_line(b, ln, msg, common, used):
