@@ -49,6 +49,18 @@ class LibfabricWarning(Fact):
 
 
 @fact_kind
+class RxdmError(Fact):
+    """An E or F line of GPUDirect-TCPXO's receive-datapath manager (``fastrak_gpumem_manager``)."""
+
+    kind: Literal["rxdm_error"] = "rxdm_error"
+    source_file: str
+    message: str
+    fatal: bool = False
+    gpus_pci: int | None = None  # the GPU-count check: GPUs RxDM found in the PCI tree
+    gpus_cuda: int | None = None  # ... and those CUDA reports
+
+
+@fact_kind
 class IbHca(Fact):
     """``CA 'mlx5_0'`` block header of ibstat (or node_exporter's ``node_infiniband_info``)."""
 
