@@ -498,3 +498,25 @@ def test_a_device_plugin_startup_log_cut_before_its_failure_is_no_healthy_plugin
     rep = diagnose_bundle(tmp_path, ruleset, jobs=1)
     assert rep.verdict != "healthy", [f.summary for f in rep.findings]
     assert rep.checked == []
+
+
+@pytest.mark.parametrize("lines", [None, 10])
+def test_torchruns_banner_alone_checks_no_job(ruleset, tmp_path, lines):
+    # pytorch/pytorch#73656 (JUWELS): torchrun's banner ('run.py:792] Setting OMP_NUM_THREADS ...') and
+    # c10d's IPv6 socket warning (benign), then nothing of the job; its first 10 lines are the banner alone.
+    # Neither shows the job ran, failed or finished: the PyTorch log checks nothing (knowledge/coverage.yaml)
+    text = (ART / "torch_log" / "torch73656_socket_ipv6_errno97_juwels.log").read_text()
+    if lines:
+        text = "".join(text.splitlines(keepends=True)[:lines])
+    (tmp_path / "run_log.txt").write_text(text)
+    rep = diagnose_bundle(tmp_path, ruleset, jobs=1)
+    assert rep.verdict == "inconclusive", [f.summary for f in rep.findings]
+    assert rep.checked == []
+
+
+def test_a_pytorch_log_that_shows_a_failure_still_checks_the_job(ruleset, tmp_path):
+    # vllm-project/vllm#4062: the NCCL error torch read makes the file a check of the job
+    shutil.copy(ART / "torch_log" / "vllm4062_topology_reverse_path.log", tmp_path / "log.txt")
+    rep = diagnose_bundle(tmp_path, ruleset, jobs=1)
+    assert rep.verdict == "faulty"
+    assert {c.component for c in rep.checked} >= {"application", "nccl"}
