@@ -364,3 +364,21 @@ class GpuOperatorValidationRetry(Fact):
     retries: int = 1
     message: str
 
+
+
+@fact_kind
+class K8sNodeCondition(Fact):
+    """One row of a node's Conditions (``kubectl describe node``): ``XidCriticalError  True  <heartbeat>
+    <transition>  {"31":true}  <message>``. ``problem``: the condition reports one (a ``...Ready`` type not
+    True, any other type True: the kubelet's pressure conditions and node health agents' problem conditions
+    alike); ``agent`` the kubelet's own conditions ("kubelet") or NVSentinel's (reason ``<check>IsNotHealthy``,
+    read by its own reader), else a node health agent's ("agent")."""
+
+    kind: Literal["k8s_node_condition"] = "k8s_node_condition"
+    condition: str  # the condition type
+    status: Literal["True", "False", "Unknown"]
+    problem: bool
+    agent: Literal["kubelet", "nvsentinel", "agent"]
+    component: str  # "gpu" for a condition about GPUs (Xid, GPU, NVIDIA, accelerated hardware), else "host"
+    reason: str = ""  # "" where the paste cut the row before it
+    message: str = ""

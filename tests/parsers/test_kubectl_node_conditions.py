@@ -1,0 +1,54 @@
+"""kubectl describe node's Conditions (real samples: fixtures/artefacts/kubectl_node_conditions/README.md)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from stethoscope.facts.parsers import kubectl_node_conditions as knc
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "kubectl_node_conditions"
+
+
+def _facts(text: str):
+    assert knc.detect(text)
+    res = knc.parse(Artefact(path="describe.txt", text=text, node="n1"))
+    assert not res.errors
+    return res.facts
+
+
+def test_real_gke_xid_critical_error_516():
+    got = [(f.evidence.line, f.condition, f.status, f.problem, f.agent, f.component, f.reason)
+           for f in _facts((FIX / "gke_cea516_xid_critical_error.txt").read_text())]
+    assert got == [
+        (4, "NetworkUnavailable", "False", False, "kubelet", "host", "RouteCreated"),
+        (5, "MemoryPressure", "False", False, "kubelet", "host", "KubeletHasSufficientMemory"),
+        (6, "DiskPressure", "False", False, "kubelet", "host", "KubeletHasNoDiskPressure"),
+        (7, "PIDPressure", "False", False, "kubelet", "host", "KubeletHasSufficientPID"),
+        (8, "Ready", "True", False, "kubelet", "host", "KubeletReady"),
+        (9, "XidCriticalError", "True", True, "agent", "gpu", ""),  # cut inside its heartbeat time
+    ]
+
+
+def test_real_npd_readonly_filesystem_1078():
+    (f,) = _facts((FIX / "npd1078_readonly_filesystem_false.txt").read_text())
+    assert (f.condition, f.status, f.problem, f.agent, f.reason) == ("ReadonlyFilesystem", "False", False, "agent", "")
+
+
+def test_ready_types_nvsentinel_reason_message_and_the_table_end():
+    t = "  Wed, 20 Aug 2025 20:00:40 +0000   Wed, 20 Aug 2025 20:00:40 +0000   "
+    text = ("Conditions:\n  Type  Status  LastHeartbeatTime  LastTransitionTime  Reason  Message\n"
+            "  ----  ------  -----------------  ------------------  ------  -------\n"
+            f"  Ready  Unknown{t}NodeStatusUnknown   Kubelet stopped posting node status.\n"
+            f"  AcceleratedHardwareReady  False{t}NvidiaXID79Error   XID 79 on GPU 0\n"
+            f"  GpuXidError  True{t}GpuXidErrorIsNotHealthy   ErrorCode:79 gpu:0 XID error occured Recommended Action=NODE_REBOOT;\n"
+            "Addresses:\n  InternalIP:  10.0.0.1\n")
+    ready, accel, nvs = _facts(text)
+    assert (ready.problem, ready.reason, ready.message) == (True, "NodeStatusUnknown", "Kubelet stopped posting node status.")
+    assert (accel.problem, accel.component, accel.reason, accel.message) == (True, "gpu", "NvidiaXID79Error", "XID 79 on GPU 0")
+    assert (nvs.agent, nvs.problem) == ("nvsentinel", True)
+
+
+def test_near_misses():
+    assert not knc.detect("Type  Status\nReady  True\n")  # kubectl get nodes -o custom-columns, not the describe table
+    text = "  Type  Status  LastHeartbeatTime  LastTransitionTime  Reason  Message\n\n  Ready  True  later\n"
+    assert _facts(text) == []  # a blank line ends the table
