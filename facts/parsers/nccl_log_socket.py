@@ -106,6 +106,20 @@ def loopback_address(peer: str | None) -> bool:
         return False
 
 
+def link_local_address(peer: str | None) -> bool:
+    """``169.254.0.1<40815>`` (verl-project/verl#726, on AWS): a peer address in IPv4's link-local
+    169.254.0.0/16 (RFC 3927: a link's own, never routed; the cloud metadata and container bridge
+    links use it). IPv6's fe80::/10 is not counted: NCCL dials it with its scope, on one link."""
+    if not peer or not peer[:1].isdigit():
+        return False
+    addr = peer.split("<", 1)[0]
+    try:
+        ip = ipaddress.ip_address(addr)
+    except ValueError:
+        return False
+    return ip.version == 4 and ip.is_link_local
+
+
 def read(msg: str) -> dict[str, Any] | None:
     """The fields of the ``nccl_bootstrap_failure`` one failure message (not a retry) stands for."""
     if NO_INTERFACE.match(msg):
@@ -144,11 +158,12 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, level: str, ctx: dic
     """Add the ``nccl_bootstrap_failure`` of one socket message; retries count at INFO, failures at WARN."""
     if (retry := read_retry(msg)) is not None:
         p.once(NcclBootstrapFailure, no, node, (ctx["pid"], retry["reason"], retry["peer"]),
-               peer_loopback=loopback_address(retry["peer"]), message=msg, **retry, **ctx)
+               peer_loopback=loopback_address(retry["peer"]), peer_link_local=link_local_address(retry["peer"]), message=msg,
+               **retry, **ctx)
         return
     if level != "WARN":
         return
     fields = read(msg)
     if fields is not None:
         p.b.add(NcclBootstrapFailure, no, node=node, message=msg, peer_loopback=loopback_address(fields["peer"]),
-                **fields, **ctx)
+                peer_link_local=link_local_address(fields["peer"]), **fields, **ctx)

@@ -99,7 +99,8 @@ def read(msg: str) -> tuple[type, dict[str, Any], str | None] | None:
         return got[0], got[1], None
     fields = socket.read_retry(msg) or socket.read(msg.strip())  # a retry; no interface, connect failed/refused/retried out, ...
     if fields is not None:
-        return NcclBootstrapFailure, dict(message=msg.strip(), peer_loopback=is_loopback(fields["peer"]), **fields), fields["peer"]
+        return NcclBootstrapFailure, dict(message=msg.strip(), peer_loopback=is_loopback(fields["peer"]),
+                                          peer_link_local=socket.link_local_address(fields["peer"]), **fields), fields["peer"]
     if (ofi := read_ofi_request(msg) or read_ofi_setup(msg)) is not None:  # aws-ofi-nccl's failed request (nccl#1928), its setup
         return NcclNetPluginError, ofi, None
     if (gcp := read_gcp_plugin(msg)) is not None:  # GPUDirect-TCPX/TCPXO (container-engine-accelerators#414)

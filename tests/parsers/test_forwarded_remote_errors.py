@@ -140,3 +140,13 @@ def test_topology_family_by_format_and_near_misses():
     for msg in ("Could not find a path for pattern 4, falling back to simple order",
                 "Could not find real path of mlx5_0 (/sys/class/infiniband/mlx5_0/device)", "Could not find NET with id 3"):
         assert kind(msg) is None, msg
+
+
+def test_link_local_peer():
+    """verl-project/verl#726's forwarded connect to 169.254.0.1 on AWS; routable, loopback and IPv6 link-local peers are not."""
+    text = (Path(__file__).resolve().parents[2] / "fixtures/artefacts/torch_log/verl726_bootstrap_link_local_aws.log").read_text()
+    (f,) = [f for f in _facts(torch_log, text) if f.kind == "nccl_bootstrap_failure"]
+    assert (f.peer, f.peer_link_local, f.peer_loopback) == ("169.254.0.1<40815>", True, False)
+    for peer, ll in (("10.0.0.2<45763>", False), ("127.0.0.1<1>", False), ("fe80::1%eth0<1>", False), ("node1<1>", False),
+                     (None, False), ("169.254.169.254<80>", True)):
+        assert nccl_log_socket.link_local_address(peer) is ll, peer
