@@ -19,6 +19,16 @@ the type, status, reason and message (empty where the row is cut before them), a
 problem: Kubernetes' convention, a ``...Ready`` condition is healthy when True (the kubelet's ``Ready``, EKS's
 ``AcceleratedHardwareReady``), every other type when False (``MemoryPressure``, ``NetworkUnavailable``,
 node-problem-detector's problem conditions). Rows outside the table: nothing. Empty input: nothing.
+
+node-problem-detector also writes each change of a condition as a node event (pkg/util/helpers.go
+GenerateConditionChangeEvent, its releases' three wordings: ``Node condition %s is now: %s, reason: %s``, then
+``..., message: %q`` and ``..., msg: %s``), which ``kubectl describe node``'s Events and ``kubectl get events``
+print (github.com/kubernetes/node-problem-detector/issues/666)::
+
+      Normal  KubeletUnhealthy         103s  health-checker  Node condition KubeletUnhealthy is now: True, reason: KubeletUnhealthy
+
+Such an event is the same fact, of the node ``kubectl get events`` names (``node/<name>``) or the file's; the
+last event of a condition on a node is its state (an earlier True that a later False cleared is no problem).
 """
 from __future__ import annotations
 
@@ -37,20 +47,35 @@ _RULE = re.compile(r"^\s*-{4}\s+-{6}\s+-+")
 _ROW = re.compile(r"^\s+(?P<type>[A-Za-z][\w.-]*)\s+(?P<status>True|False|Unknown)(?:\s+(?P<rest>.*))?$")
 # Wed, 20 Aug 2025 20:00:40 +0000        (a heartbeat or transition time; RFC1123Z as kubectl prints it)
 _TIME = re.compile(r"^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}\s*")
+# Node condition KubeletUnhealthy is now: True, reason: KubeletUnhealthy
+# Node condition FrequentKubeletRestart is now: False, reason: NoFrequentKubeletRestart, message: "kubelet is functioning properly"
+_NPD_EVENT = re.compile(r"\bNode condition (?P<type>[A-Za-z][\w.-]*) is now: (?P<status>True|False|Unknown), reason: "
+                        r"(?P<reason>[^,\s]*)(?:, (?:message|msg): (?P<message>.*))?")
+# 2m   Normal   KubeletUnhealthy   node/gpu-node-1   Node condition ...      (kubectl get events: OBJECT names the node)
+_EVENT_NODE = re.compile(r"(?:^|\s)node/(?P<node>[A-Za-z0-9][\w.-]*)\s")
 _KUBELET = {"Ready", "MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable"}
 # the condition is about GPUs: XidCriticalError, GpuXidError, AcceleratedHardwareReady, NvidiaGpuUnhealthy
 _GPU_WORDS = re.compile(r"xid|gpu|nvidia|nvlink|accelerat|dcgm", re.I)
 
 
 def detect(head: str) -> bool:
-    return "LastHeartbeatTime" in head and _HEADER.search(head) is not None
+    return ("LastHeartbeatTime" in head and _HEADER.search(head) is not None) or (
+        "Node condition " in head and _NPD_EVENT.search(head) is not None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     in_table = False
+    events: dict[tuple[str, str], tuple[int, re.Match, str]] = {}
     for n, line in enumerate(artefact.lines, 1):
+        if "Node condition " in line and (e := _NPD_EVENT.search(line)) is not None:
+            obj = _EVENT_NODE.search(line, 0, e.start())
+            node = artefact.node_for(obj["node"]) if obj else artefact.node
+            events.pop((node, e["type"]), None)  # the last event of a condition is its state: keep line order
+            events[(node, e["type"])] = (n, e, node)
+            result.lines_used += 1
+            continue
         if _HEADER.match(line):
             in_table = True
             result.lines_used += 1
@@ -69,16 +94,21 @@ def parse(artefact: Artefact) -> ParseResult:
             rest, times = rest[t.end():], times + 1
         # the reason is one word after the two times, the message the rest; a row cut before them has neither
         reason, message = (rest.split(None, 1) + ["", ""])[:2] if times == 2 else ("", "")
-        ctype, status = m["type"], m["status"]
-        problem = status != "True" if ctype.endswith("Ready") else status == "True"
-        agent = "kubelet" if ctype in _KUBELET else "nvsentinel" if reason.endswith("IsNotHealthy") else "agent"
-        fb.add(K8sNodeCondition, n, condition=ctype, status=status, problem=problem, agent=agent,
-               component="gpu" if _GPU_WORDS.search(ctype) else "host", reason=reason.strip(),
-               message=message.strip()[:300])
+        _add(fb, n, m["type"], m["status"], reason, message, None)
         result.lines_used += 1
+    for n, e, node in events.values():
+        _add(fb, n, e["type"], e["status"], e["reason"], (e["message"] or "").strip('"'), node)
     return result
+
+
+def _add(fb: FactBuilder, n: int, ctype: str, status: str, reason: str, message: str, node: str | None) -> None:
+    problem = status != "True" if ctype.endswith("Ready") else status == "True"
+    agent = "kubelet" if ctype in _KUBELET else "nvsentinel" if reason.endswith("IsNotHealthy") else "agent"
+    fb.add(K8sNodeCondition, n, node=node, condition=ctype, status=status, problem=problem, agent=agent,
+           component="gpu" if _GPU_WORDS.search(ctype) else "host", reason=reason.strip(),
+           message=message.strip()[:300])
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_HEADER,)
+SIGNATURES = (_HEADER, _NPD_EVENT)

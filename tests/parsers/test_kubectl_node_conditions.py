@@ -52,3 +52,21 @@ def test_near_misses():
     assert not knc.detect("Type  Status\nReady  True\n")  # kubectl get nodes -o custom-columns, not the describe table
     text = "  Type  Status  LastHeartbeatTime  LastTransitionTime  Reason  Message\n\n  Ready  True  later\n"
     assert _facts(text) == []  # a blank line ends the table
+
+
+def test_real_npd_condition_change_events_666():
+    (f,) = _facts((FIX / "npd666_kubelet_unhealthy_events.txt").read_text())
+    assert (f.evidence.line, f.node, f.condition, f.status, f.problem, f.reason, f.component) == (
+        4, "n1", "KubeletUnhealthy", "True", True, "KubeletUnhealthy", "host")
+
+
+def test_npd_event_wordings_and_the_last_state_of_a_condition():
+    text = ("5m  Warning  NvidiaGpuUnhealthy  node/gpu-1  Node condition NvidiaGpuUnhealthy is now: True, reason: "
+            'XidError, message: "Xid 79 on GPU 0000:a1:00.0"\n'
+            "4m  Normal  KernelDeadlock  node/gpu-1  Node condition KernelDeadlock is now: True, reason: DockerHung, msg: task docker:7 blocked\n"
+            "1m  Normal  KernelDeadlock  node/gpu-1  Node condition KernelDeadlock is now: False, reason: KernelHasNoDeadlock, msg: kernel has no deadlock\n")
+    gpu, deadlock = _facts(text)
+    assert (gpu.node, gpu.condition, gpu.problem, gpu.component, gpu.reason, gpu.message) == (
+        "gpu-1", "NvidiaGpuUnhealthy", True, "gpu", "XidError", "Xid 79 on GPU 0000:a1:00.0")
+    assert (deadlock.evidence.line, deadlock.status, deadlock.problem, deadlock.message) == (
+        3, "False", False, "kernel has no deadlock")
