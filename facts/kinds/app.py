@@ -313,3 +313,16 @@ class RayProcessDied(Fact):
     ip: str | None = None
     message: str
 
+
+
+@fact_kind
+class NvshmemError(Fact):
+    """An error line of NVSHMEM (``<file>:<line>: non-zero status: N <msg>`` and its later forms):
+    a step of its set-up or a call of the application's communication library failed."""
+
+    kind: Literal["nvshmem_error"] = "nvshmem_error"
+    source_file: str  # as printed: ".../src/host/mem/mem_heap.cpp"
+    source_line: int
+    status: int | None = None  # None for a "NULL value" line
+    status_name: str | None = None  # NVSHMEMX_ERROR_INTERNAL, where the release prints it
+    message: str  # the failed step in NVSHMEM's words: "cuMemMap failed"

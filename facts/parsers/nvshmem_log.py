@@ -1,0 +1,75 @@
+"""NVSHMEM's error lines: the GPU-initiated communication library under DeepEP, TensorRT-LLM's and
+vLLM's/SGLang's expert-parallel all-to-all, printing why a step of its set-up or a call failed.
+
+NVSHMEM reports errors through the macros of src/include/non_abi/nvshmemx_error.h (NVIDIA/nvshmem):
+``NVSHMEMI_NZ_ERROR_JMP``/``_RET``, ``NVSHMEMI_NE_ERROR_*``, ``NVSHMEMI_ERROR_JMP``,
+``NVSHMEMI_NULL_ERROR_*`` and ``NVSHMEMI_NZ_EXIT``, each ``fprintf(stderr, "%s:%d: ...",
+__FILE__, __LINE__, ...)`` and then the caller's message. The releases differ in the middle part::
+
+    "%s:%d: non-zero status: %d "                    (2.x-3.2 _JMP; every release's _RET)
+    "%s:%d: error status: %d (%s) "                  (later _JMP: the nvshmemx_status name, NVSHMEMX_ERROR_*)
+    "%s:%d: non-zero status: %d: %s, exiting... "    (_NZ_EXIT: strerror(errno))
+    "%s:%d: NULL value "                             (_NULL_ERROR_*)
+
+Sample content, real lines (NVIDIA/TensorRT-LLM#17060, a GB200 NVL72 node whose DeepEP low-latency path could not
+set up NVSHMEM's symmetric heap; the reporter shortened the path)::
+
+    .../src/host/mem/mem_heap.cpp:1519: non-zero status: 1 cuMemMap failed
+    .../src/host/mem/mem_heap.cpp:1590: non-zero status: 7 allocate_physical_memory_to_heap failed
+
+Fact: ``nvshmem_error`` (source file and line, status number, the ``NVSHMEMX_*`` name where the line
+gives it, the message: the failed step in NVSHMEM's words). The chain of a failure prints one line
+per level (the step that failed, then each caller's ``... failed``); each is a fact, the rule cites
+them together.
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.kinds.app import NvshmemError  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with
+
+KIND = "nvshmem_log"
+
+# .../src/host/mem/mem_heap.cpp:1519: non-zero status: 1 cuMemMap failed
+# /dvs/p4/build/sw/rel/gpgpu/toolkit/r12.0/nvshmem/src/host/init/init.cu:842: non-zero status: 7 nvshmem setup heap failed   (format filled)
+# src/host/init/init.cu:1011: error status: 7 (NVSHMEMX_ERROR_INTERNAL) nvshmemi_common_init failed ...                      (format filled)
+# src/host/bootstrap/bootstrap.cpp:73: non-zero status: 2: No such file or directory, exiting... bootstrap_loader_init failed (format filled)
+# src/host/topo/topo.cpp:311: NULL value get cpu_set_t failed                                                               (format filled)
+_LINE = re.compile(
+    r"(?P<file>[\w./-]*\w\.(?:cpp|cu|cc|c|h|hpp|cuh)):(?P<line>\d+): "
+    r"(?:non-zero status: (?P<nz>-?\d+)(?:: (?P<errno>[^,\n]+), exiting\.\.\.)?|error status: (?P<es>-?\d+) \((?P<name>NVSHMEMX?_\w+)\)"
+    r"|(?P<null>NULL value)) ?(?P<msg>.*?)\s*$"
+)
+_LINE_ANY = re.compile(_LINE.pattern, re.M)
+
+
+#: the literal every form holds: lines without one are not looked at
+_LITERALS = ("status: ", ": NULL value ")
+
+
+def detect(head: str) -> bool:
+    if not any(lit in head for lit in _LITERALS):
+        return False
+    return _LINE_ANY.search(head) is not None
+
+
+def _status(m: re.Match[str]) -> int | None:
+    status = m["nz"] or m["es"]
+    return int(status) if status is not None else None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    for n, line in iter_lines_with(_LITERALS, artefact):
+        if (m := _LINE.search(line)) is not None:
+            errno_text = m["errno"] + ": " if m["errno"] else ""
+            b.add(NvshmemError, n, source_file=m["file"], source_line=int(m["line"]), status=_status(m),
+                  status_name=m["name"], message=errno_text + (m["msg"] or ("NULL value" if m["null"] else "")))
+            result.lines_used += 1
+    return result
+
+
+#: the line signatures this reader owns: one of them occurs in any text detect() accepts
+SIGNATURES = (_LINE_ANY,)

@@ -1,0 +1,51 @@
+"""NVSHMEM's error lines (nvshmem_log): every release's framing from nvshmemx_error.h (NVIDIA/nvshmem),
+the real lines of NVIDIA/TensorRT-LLM#17060 (fixture), and other programs' "non-zero status"."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import nvshmem_log as nv
+from stethoscope.facts.parsers.base import Artefact
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "nvshmem_log" / "trtllm17060_heap_cumemmap_failed.log"
+PREFIXES = ("", "[rank3]: ", "2026-07-30 10:00:01 [1,3]<stderr>:", "(EngineCore_DP0 pid=123) ")
+
+
+def _facts(text: str):
+    return nv.parse(Artefact(path="worker.log", text=text, node="n1")).facts
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize(("line", "src", "status", "name", "msg"), [
+    (".../src/host/mem/mem_heap.cpp:1519: non-zero status: 1 cuMemMap failed",
+     ".../src/host/mem/mem_heap.cpp", 1, None, "cuMemMap failed"),
+    ("src/host/init/init.cu:1011: error status: 7 (NVSHMEMX_ERROR_INTERNAL) nvshmemi_common_init failed",
+     "src/host/init/init.cu", 7, "NVSHMEMX_ERROR_INTERNAL", "nvshmemi_common_init failed"),
+    ("src/host/bootstrap/bootstrap.cpp:73: non-zero status: 2: No such file or directory, exiting... bootstrap_loader_init failed",
+     "src/host/bootstrap/bootstrap.cpp", 2, None, "No such file or directory: bootstrap_loader_init failed"),
+    ("src/host/topo/topo.cpp:311: NULL value get cpu_set_t failed", "src/host/topo/topo.cpp", None, None, "get cpu_set_t failed"),
+])
+def test_forms(prefix, line, src, status, name, msg):
+    text = prefix + line + "\n"
+    assert nv.detect(text)
+    (f,) = _facts(text)
+    assert (f.source_file, f.status, f.status_name, f.message, f.evidence.line) == (src, status, name, msg, 1)
+
+
+def test_real_trtllm17060():
+    text = FIXTURE.read_text()
+    assert nv.detect(text)
+    assert [(f.source_line, f.status, f.message) for f in _facts(text)] == [
+        (1519, 1, "cuMemMap failed"), (1590, 7, "allocate_physical_memory_to_heap failed")]
+
+
+@pytest.mark.parametrize("text", [
+    "RuntimeError: Command `make` returned non-zero status: 2\n",
+    "The pid 1234 exit with non-zero status: 1\n",
+    "HIP script returned non-zero status: 1\n",
+    "error: exit status: 1\n",
+])
+def test_not_nvshmem(text):
+    assert not nv.detect(text)
