@@ -96,6 +96,18 @@ class PcieLinkDown(KernelLineFact):
 
 
 @fact_kind
+class PcieBarUnassigned(KernelLineFact):
+    """``pci 0000:04:00.0: BAR 7: failed to assign [mem size 0x01000000 64bit pref]``: the PCI core found no
+    address window for one of a device's BARs (``no space``) and then gave up on it (``failed to assign``)"""
+
+    kind: Literal["pcie_bar_unassigned"] = "pcie_bar_unassigned"
+    device: str
+    bar: str  # "BAR 7", "VF BAR 0", "bridge window"
+    resource: str | None = None  # "[mem size 0x01000000 64bit pref]"
+    gave_up: bool = False  # "failed to assign" (not only "no space", after which the firmware's address may be kept)
+
+
+@fact_kind
 class NvswitchSxid(KernelLineFact):
     """``nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM Fault Up``"""
 

@@ -49,7 +49,7 @@ from stethoscope.facts.kinds.kernel import (
 )
 from stethoscope.facts.parsers import kernel_log_drm, kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
-from stethoscope.facts.parsers.kernel_log_pcie import AerEvents, parse_link_down
+from stethoscope.facts.parsers.kernel_log_pcie import AerEvents, emit_bar_unassigned, parse_bar_unassigned, parse_link_down
 
 KIND = "kernel_log"
 
@@ -88,7 +88,8 @@ _MESSAGE_START = re.compile(r"NVRM: |nvidia-nvswitch\d+: SXid|\bkernel: ")
 # after an AER or "The NVIDIA GPU" line, read directly as continuations).
 _KEYWORDS = re.compile(
     r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
-    r"|nvidia: probe of |probe with driver nvidia |of memory(?: \(oom_kill_allocating_task\))?: Kill|" + kernel_log_modules.KEYWORDS
+    r"|nvidia: probe of |probe with driver nvidia |of memory(?: \(oom_kill_allocating_task\))?: Kill"
+    r"|: BAR \d+: (?:no space for|failed to assign) |\]: (?:can't assign; no space|failed to assign)|" + kernel_log_modules.KEYWORDS
     + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS,
 )
 # the same keywords for RE2 (a DFA over the bytes: the alternation costs nothing per character,
@@ -118,7 +119,10 @@ _DETECT = re.compile(
     #  "[1717282080.182089] [gpu1:3836092:0]   |   3893..inf | (?) rendezvous cuda_copy, ...", openucx/ucx#9908;
     #  a bracket after the kernel's stamp ends in a letter, "[drm:nv_drm_load [nvidia_drm]]", or is printk's
     #  caller id "[    T1]". No look-ahead: the signatures run in RE2, facts/classify.py)
-    r"|^\[\s*\+?\d+\.\d{6}\] (?:[^\[\n]|\[\s*[TC]\d+\]|\[[^\]\n]*[^\d\s\]\n]\])"
+    # (also under a tab: kernel lines pasted beneath the command that printed them, each indented by a tab,
+    #  "dmesg | more | grep 04:00" then "\t[    0.681114] pci 0000:04:00.0: [15b3:1015] type 00 class 0x020000",
+    #  Mellanox/mstflint#448; lines.py takes a margin off only when every line has it)
+    r"|^\t?\[\s*\+?\d+\.\d{6}\] (?:[^\[\n]|\[\s*[TC]\d+\]|\[[^\]\n]*[^\d\s\]\n]\])"
     r"|^\[[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4}\] "
     r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ kernel: "
     r"|(?:Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill(?:ed)? process \d+ \("  # pasted without a prefix
@@ -222,7 +226,7 @@ _BOOT = re.compile(r"(?:Linux version (?P<release>\S+)|Command line: )")
 def detect(head: str) -> bool:
     # cheap gate first (each branch of _DETECT needs one of these): most files fail here
     # instead of after trying the alternation at every position of the 64 KiB head
-    if not (head.startswith("[") or "\n[" in head or any(k in head for k in _DETECT_KEYS)):
+    if not (head.startswith(("[", "\t[")) or "\n[" in head or "\n\t[" in head or any(k in head for k in _DETECT_KEYS)):
         return False
     return _DETECT.search(head) is not None
 
@@ -276,6 +280,7 @@ def parse(artefact: Artefact) -> ParseResult:
     used: set[int] = set()
     boots = _Boots()
     aer = AerEvents(b, used, _PREFIX)
+    bars: dict = {}  # (device, BAR) -> its pcie_bar_unassigned fields (kernel_log_pcie)
     sxid_pending: list[tuple[int, str, re.Match[str]]] = []
     sxid_heads: set[tuple[str, str]] = set()
     gpu_seen: dict[str, int] = {}  # bus id -> line of its "GPU at" fact, for the serial line
@@ -384,6 +389,9 @@ def parse(artefact: Artefact) -> ParseResult:
         if parse_link_down(b, ln, msg, common, lines, used):
             boots.had_content = True
             continue
+        if ("assign" in msg or "no space" in msg) and parse_bar_unassigned(b, ln, msg, common, used, bars):
+            boots.had_content = True
+            continue
         if "of memory" in msg and ": Kill" in msg and (o := _OOM_KILL.search(msg)) is not None:
             cgroup = o["scope"].startswith("Memory cgroup")
             anon = int(o["anon"]) if o["anon"] else None
@@ -393,6 +401,7 @@ def parse(artefact: Artefact) -> ParseResult:
                   total_vm_kb=int(o["vm"]) if o["vm"] else None, **common)
             used.add(ln)
     aer.flush()
+    emit_bar_unassigned(b, bars)
 
     for ln, s, common in sxid_pending:
         _sxid(b, ln, s, common, sxid_heads, used)

@@ -16,7 +16,7 @@ import re
 
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.parsers.base import FactBuilder
-from stethoscope.facts.kinds.kernel import PcieAerError, PcieLinkDown
+from stethoscope.facts.kinds.kernel import PcieAerError, PcieBarUnassigned, PcieLinkDown
 
 _BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 
@@ -49,6 +49,39 @@ _TLP = re.compile(rf"(?<!\S)[\w.-]+ {_BDF}: (?:AER: )?\s*TLP Header:")
 _LINK_DOWN = re.compile(rf"(?<!\S)[\w.-]+ (?P<port>{_BDF})(?::pcie\d+)?: (?:pciehp: )?[Ss]lot\((?P<slot>[^)]*)\): Link Down(?: event)?\s*$")
 # pcieport 0000:89:02.0: pciehp: Slot(400): Card not present
 _CARD = re.compile(rf"(?<!\S)[\w.-]+ (?P<port>{_BDF})(?::pcie\d+)?: (?:pciehp: )?[Ss]lot\([^)]*\): Card (?P<not>not )?present")
+
+
+# The PCI core giving up on a BAR (drivers/pci/setup-res.c pci_assign_resource, pci_info):
+# pci 0000:04:00.0: BAR 7: no space for [mem size 0x01000000 64bit pref]        (Linux < 6.8, "BAR %d: no space for %pR";
+# pci 0000:04:00.0: BAR 7: failed to assign [mem size 0x01000000 64bit pref]     Mellanox/mstflint#448, an SR-IOV VF BAR)
+# pci 0000:04:00.0: VF BAR 0 [mem size 0x01000000 64bit pref]: can't assign; no space    (6.8 on, "%s %pR: can't assign; no space",
+# pci 0000:04:00.0: VF BAR 0 [mem size 0x01000000 64bit pref]: failed to assign           "%s %pR: failed to assign")
+_BAR_UNASSIGNED = re.compile(
+    rf"(?<!\S)[\w.-]+ (?P<dev>{_BDF}): (?:(?P<bar>BAR \d+): (?P<old>no space for|failed to assign) (?P<res>\[[^\]]*\])"
+    r"|(?P<bar2>(?:VF )?BAR \d+|bridge window) (?P<res2>\[[^\]]*\]): (?P<new>can't assign; no space|failed to assign))\s*$"
+)
+
+
+def parse_bar_unassigned(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int], seen: dict) -> bool:
+    """A BAR the PCI core could not place: one fact per device and BAR (its ``no space`` and
+    ``failed to assign`` lines are one failure; ``seen`` maps (device, BAR) to its fact's fields)."""
+    m = _BAR_UNASSIGNED.search(msg)
+    if m is None:
+        return False
+    used.add(ln)
+    dev, bar = try_pci_bus_id(m["dev"]) or m["dev"], m["bar"] or m["bar2"]
+    gave_up = (m["old"] or m["new"]) == "failed to assign"
+    if (dev, bar) in seen:
+        seen[(dev, bar)]["gave_up"] |= gave_up
+        return True
+    seen[(dev, bar)] = dict(line=ln, device=dev, bar=bar, resource=m["res"] or m["res2"], gave_up=gave_up, **common)
+    return True
+
+
+def emit_bar_unassigned(b: FactBuilder, seen: dict) -> None:
+    for rec in seen.values():
+        rec = dict(rec)
+        b.add(PcieBarUnassigned, rec.pop("line"), **rec)
 
 
 def _severity(raw: str) -> str:

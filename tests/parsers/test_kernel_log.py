@@ -526,3 +526,26 @@ def test_oom_killer_lines_memory_cgroup_host_and_before_4_19():
     assert [(k.pid, k.cgroup, k.ran_out, k.anon_rss_kb) for k in kills] == [
         (2481, False, "the host's memory", 7981200), (1708, False, "the host's memory", None)]
     assert not res.errors
+
+
+def test_kernel_lines_indented_by_a_tab_under_their_command_are_a_kernel_log():
+    # Mellanox/mstflint#448: "dmesg | more | grep 04:00", then each kernel line behind a tab
+    text = (FIX / "mstflint448_tab_indented_bar_unassigned.log").read_text()
+    assert kernel_log.detect(text)
+    bars = of(parse_file("mstflint448_tab_indented_bar_unassigned.log"), "pcie_bar_unassigned")
+    # 04:00.0's "no space for" and "failed to assign" are one failure; 04:00.1's paste ends at "no space for"
+    assert [(f.evidence.line, f.device, f.bar, f.gave_up) for f in bars] == [
+        (14, "0000:04:00.0", "BAR 7", True), (16, "0000:04:00.1", "BAR 7", False)]
+    assert bars[0].resource == "[mem size 0x01000000 64bit pref]"
+
+
+def test_bar_assignment_forms_of_both_kernel_generations_and_near_misses():
+    # drivers/pci/setup-res.c pci_assign_resource: "BAR %d: no space for %pR" / "BAR %d: failed to assign %pR" (< 6.8),
+    # "%s %pR: can't assign; no space" / "%s %pR: failed to assign" (6.8 on), filled in
+    r = parse_text("[    0.710024] pci 0000:04:00.0: VF BAR 0 [mem size 0x01000000 64bit pref]: can't assign; no space\n"
+                   "[    0.710033] pci 0000:04:00.0: VF BAR 0 [mem size 0x01000000 64bit pref]: failed to assign\n"
+                   "[    0.710046] pci 0000:00:1c.0: bridge window [mem size 0x00200000 64bit pref]: failed to assign\n"
+                   "[    0.710050] pci 0000:04:00.1: BAR 0 [mem 0xffc000000-0xffdffffff 64bit pref]: assigned\n"
+                   "[    0.710052] pci 0000:04:00.1: BAR 0: assigned [mem 0xffc000000-0xffdffffff 64bit pref]\n")
+    got = [(f.evidence.line, f.device, f.bar, f.gave_up) for f in of(r, "pcie_bar_unassigned")]
+    assert got == [(1, "0000:04:00.0", "VF BAR 0", True), (3, "0000:00:1c.0", "bridge window", True)]
