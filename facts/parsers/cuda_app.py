@@ -112,6 +112,12 @@ SUCCESS = {"cudaSuccess": "runtime", "CUDA_SUCCESS": "driver"}
 # ggml_cuda_init: failed to initialize CUDA: system not yet initialized       (llama.cpp / ollama, ollama#12136)
 INIT_FAILED = re.compile(r"\bfailed to initiali[sz]e CUDA: (?P<msg>[^\n]+)")
 
+#   what():  Error (gpu_burn-drv.cpp:298): system not yet initialized                        (wilicc/gpu-burn#92, an H100 HGX node)
+# Couldn't init a GPU test: Error in load module (gpu_burn-drv.cpp:341): file not found      (format filled)
+#   (gpu-burn's _checkError: "Error (" or "Error in " + desc + " (", then file:line "): " and cuGetErrorString's
+#   text, a driver-API string; its cuBLAS overload prints cublasGetStatusString's, which the catalogue does not hold)
+CHECK_ERROR = re.compile(r"\bError (?:in [^\n()]{1,80} )?\((?P<file>[\w./-]+\.(?:cpp|cu|cc|c)):(?P<fline>\d+)\): (?P<msg>[^\n]+)")
+
 # ... CUDA failure 100: no CUDA-capable device is detected ; GPU=32712 ; hostname=HOME-PC ; file=/onnxruntime_src/onnxruntime/core/providers/cuda/cuda_execution_provider.cc ; line=245 ; expr=cudaSetDevice(info_.device_id);
 #   (onnxruntime's CudaCall, "%s failure %d: %s ; GPU=%d ; ...": deepinsight/insightface#2524, rhasspy/piper#162)
 ORT_FAILURE = re.compile(r"\bCUDA failure (?P<num>\d{1,4}): (?P<msg>[^;\n]+?)\s*(?:;|$)")
@@ -231,7 +237,7 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "cudaSuccess", "CUDA_SUCCESS", "CUresult(", oom_message.MARKER, oom_message.XLA_MARKER,
            "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
-           "unable to find an engine", "out of resource: ", "OOM when allocating tensor")
+           "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ")
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -247,6 +253,7 @@ DETECT = re.compile(
     r"|cuda runtime error \(|THCudaCheck FAIL|Error \d+: |cudaGetDeviceCount returned|failed call to cuInit"
     r"|NVIDIA driver on your system is too old|Found no NVIDIA driver|CUDA unknown error - |CUDA driver initialization failed"
     r"|CUDA out of memory\.|Cuda API error detected: |failed to initiali[sz]e CUDA: "
+    r"|\bError (?:in [^\n()]{1,80} )?\([\w./-]+\.(?:cpp|cu|cc|c):\d+\): "
     # bounded runs: unbounded ones backtrack over a long line once per 'Check failed' and 'cudaSuccess' in it
     r"|Check failed: [^\n]{0,300}?(?:cudaSuccess|CUDA_SUCCESS)[^\n]{0,300}? vs\. |failed call to cu\w+: CUresult\("
     r"|\b(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE|CURAND)_STATUS_(?:NOT_|ALLOC|INVALID|ARCH|MAPPING|EXECUTION|INTERNAL|LICENSE|BAD_|MATRIX|ZERO|INSUFF|VERSION|TYPE_|OUT_OF|LENGTH|DOUBLE|LAUNCH|PREEXIST|INITIALIZATION|IRS_|RUNTIME|SUBLIB|SERIAL|DEPRECATED)|\bCUFFT_(?:INVALID_[A-Z_]+|ALLOC_FAILED|INTERNAL_ERROR|EXEC_FAILED|SETUP_FAILED|UNALIGNED_DATA|INCOMPLETE_PARAMETER_LIST|PARSE_ERROR|NO_WORKSPACE|NOT_IMPLEMENTED|LICENSE_ERROR|NOT_SUPPORTED)\b"
@@ -261,7 +268,7 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
                  "Cuda API error detected", "failed to initiali", "cudaSuccess", "CUDA_SUCCESS", "CUresult(",
                  "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
-                 "unable to find an engine", "out of resource: ", "OOM when allocating tensor")
+                 "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ")
 
 
 def detect(text: str) -> bool:
@@ -375,7 +382,7 @@ def _read(line: str) -> dict | None:
             n = NAME.search(line)  # a name printed beside the text is the surest key
             name = n["name"] if n and catalogue.by_name(n["name"]) else None
         driver_call = m.group().startswith(("cuInit", "failed call to cuInit")) \
-            or form == "curesult" or (d.get("call") or "cuda").startswith("cu") and not (d.get("call") or "cuda").startswith("cuda")
+            or form in ("curesult", "check_error") or (d.get("call") or "cuda").startswith("cu") and not (d.get("call") or "cuda").startswith("cuda")
         api = "driver" if driver_call else "runtime"
         if form == "check":
             api = SUCCESS.get(d["lhs"].strip()) or SUCCESS.get(d["rhs"].strip())
@@ -393,7 +400,7 @@ def _read(line: str) -> dict | None:
                                   code=printed if form in ("numbered", "quoted", "cuda_gdb", "check", "curesult") else None)
         if form == "name_only" and entry is None:
             continue  # a word that looks like a CUDA name but is none (a variable, a newer enum)
-        if form in ("numbered", "cuda_gdb", "init", "check", "curesult", "error_code") and entry is None:
+        if form in ("numbered", "cuda_gdb", "init", "check", "curesult", "error_code", "check_error") and entry is None:
             continue
         rec = dict(error_name=name or (entry.name if entry else None), catalogue_name=entry.name if entry else None,
                    runtime_name=_runtime_name(entry),
@@ -466,7 +473,8 @@ def _runtime_name(entry: catalogue.Entry | None) -> str | None:
 def _forms(line: str):
     for form, pattern in (("pytorch_init", PYTORCH_INIT), ("check", CHECK_FAILED), ("error_code", ERROR_CODE),
                           ("thc", THC), ("quoted", QUOTED), ("torch", TORCH_ERROR), ("numbered", ORT_FAILURE),
-                          ("numbered", NUMBERED), ("curesult", CURESULT), ("init", INIT_FAILED), ("cuda_gdb", CUDA_GDB)):
+                          ("numbered", NUMBERED), ("curesult", CURESULT), ("init", INIT_FAILED), ("cuda_gdb", CUDA_GDB),
+                          ("check_error", CHECK_ERROR)):
         m = pattern.search(line)
         if m is not None:
             yield form, m

@@ -308,3 +308,31 @@ def test_triton_out_of_resources():
         (1, "OutOfResources", "cudaErrorLaunchOutOfResources", "triton_out_of_resources")]
     (f,) = parse_text("triton.code_gen.OutOfResources: out of resource: shared memoryRequired: 110592Hardware limit: 101376\n").facts
     assert f.form == "triton_out_of_resources"
+
+
+# gpu-burn's _checkError (wilicc/gpu-burn gpu_burn-drv.cpp): "Error (" or "Error in <desc> (", file:line, "): "
+# and cuGetErrorString's text
+@pytest.mark.parametrize("line,catalogue_name,src,src_line", [
+    ("  what():  Error (gpu_burn-drv.cpp:298): system not yet initialized", "cudaErrorSystemNotReady", "gpu_burn-drv.cpp", 298),
+    ("Couldn't init a GPU test: Error in load module (gpu_burn-drv.cpp:341): file not found",
+     "cudaErrorFileNotFound", "gpu_burn-drv.cpp", 341),
+    ("Failure during compute: Error in Read faultyelemdata (gpu_burn-drv.cpp:366): an illegal memory access was encountered",
+     "cudaErrorIllegalAddress", "gpu_burn-drv.cpp", 366),
+])
+def test_gpu_burn_check_error(line, catalogue_name, src, src_line):
+    assert cuda_app.detect(line)
+    (f,) = parse_text(line).facts
+    assert (f.catalogue_name, f.source_file, f.source_line, f.form) == (catalogue_name, src, src_line, "check_error")
+
+
+def test_gpu_burn_real_h100_without_fabric_manager():
+    r = parse_file("gpuburn92_h100_system_not_ready.txt")
+    assert [(f.evidence.line, f.code) for f in r.facts] == [(8, 802), (10, 304)]
+
+
+@pytest.mark.parametrize("line", [
+    "Error (main.cpp:12): could not open config",   # not a CUDA text: no guess
+    "Error in foo (bar.py:3): something",
+])
+def test_gpu_burn_check_error_negatives(line):
+    assert parse_text(line).facts == []
