@@ -211,6 +211,22 @@ class NvidiaDrmError(KernelLineFact):
 
 
 @fact_kind
+class EfaDriverError(KernelLineFact):
+    """The EFA kernel driver (AWS Elastic Fabric Adapter) logged an error: an admin command the
+    device failed (``Failed to process command ALLOC_PD (opcode 14) comp_status 1 err -12``), the
+    verb that needed it (``Failed to allocate pd[-12]``), or a probe failure."""
+
+    kind: Literal["efa_driver_error"] = "efa_driver_error"
+    device: str | None = None  # the ib_device: efa_0, rdmap16s27 (None in a dev_err line on the PCI device)
+    pci_bus_id: str | None = None  # the PCI device when the prefix names it: "efa 0000:4f:00.0: "
+    message: str
+    command: str | None = None  # the admin command: ALLOC_PD, CREATE_QP, REG_MR ...
+    opcode: int | None = None
+    comp_status: int | None = None  # the device's status: 1 resource allocation failure, 2-6 bad request/unknown, 7 busy
+    errno: int | None = None  # the negative errno printed: -12 (ENOMEM)
+
+
+@fact_kind
 class NetdevTxTimeout(KernelLineFact):
     """``NETDEV WATCHDOG: eth0 (mlx5_core): transmit queue 3 timed out``: a NIC stopped
     completing the packets queued to it; the driver resets the device."""

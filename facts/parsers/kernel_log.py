@@ -47,7 +47,7 @@ from stethoscope.facts.kinds.kernel import (
     PcieLinkDown,
     XidEvent,
 )
-from stethoscope.facts.parsers import kernel_log_drm, kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
+from stethoscope.facts.parsers import kernel_log_drm, kernel_log_efa, kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
 from stethoscope.facts.parsers.kernel_log_pcie import AerEvents, emit_bar_unassigned, parse_bar_unassigned, parse_link_down
 
@@ -90,7 +90,7 @@ _KEYWORDS = re.compile(
     r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
     r"|nvidia: probe of |probe with driver nvidia |of memory(?: \(oom_kill_allocating_task\))?: Kill"
     r"|: BAR \d+: (?:no space for|failed to assign) |\]: (?:can't assign; no space|failed to assign)|" + kernel_log_modules.KEYWORDS
-    + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS,
+    + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS,
 )
 # the same keywords for RE2 (a DFA over the bytes: the alternation costs nothing per character,
 # where ``re`` tries it at every position: 16 MB/s on a log of lines holding none of them)
@@ -127,12 +127,12 @@ _DETECT = re.compile(
     r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ kernel: "
     r"|(?:Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill(?:ed)? process \d+ \("  # pasted without a prefix
     # host faults pasted without a prefix (kernel_log_host): their fault forms
-    r"|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS,
+    r"|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS,
     re.M,
 )
 _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ",
                 "of memory: Kill", "oom_kill_allocating_task): Kill", "[Hardware Error]", "EDAC ", "NETDEV WATCHDOG", "EXT4-fs ",
-                "XFS (", "nvme nvme", "nvidia-fs:", "*ERROR* [nvidia-drm] ",
+                "XFS (", "nvme nvme", "nvidia-fs:", "*ERROR* [nvidia-drm] ", "infiniband ", "efa ",
                 # kernel_log_host_os's forms
                 "INFO: task ", "soft lockup", "hard LOCKUP", "INFO: ", "Kernel panic", "kernel BUG at ", "BUG: ",
                 "general protection fault", "segfault at ", "] trap ", "invoked oom-killer", "error, dev ",
@@ -375,6 +375,9 @@ def parse(artefact: Artefact) -> ParseResult:
             boots.had_content = True
             continue
         if "*ERROR*" in msg and kernel_log_drm.parse_drm_line(b, ln, msg, common, used):
+            boots.had_content = True
+            continue
+        if ("efa" in msg or "rdmap" in msg) and kernel_log_efa.parse_efa_line(b, ln, msg, common, used):
             boots.had_content = True
             continue
         if kernel_log_host.parse_host_line(b, ln, msg, common, used):
