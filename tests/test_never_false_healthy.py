@@ -331,6 +331,20 @@ def test_a_field_nvidia_smi_failed_to_query_is_never_silent(ruleset, tmp_path, f
     assert any(f"could not read it ('{value}')" in f.summary for f in rep.findings), [f.summary for f in rep.findings]
 
 
+def test_nvidia_smi_table_cut_inside_a_gpu_block_is_incomplete(ruleset, tmp_path):
+    # gpu-operator#1982's excerpt: two clean A40 rows, the text ending in GPU 1's block before its border
+    b = tmp_path / "bundle" / "node1"
+    b.mkdir(parents=True)
+    src = ART / "nvidia_smi_table" / "gpuoperator1982_r560_a40_cut_in_gpu1.txt"
+    shutil.copy(src, b / "nvidia-smi.txt")
+    rep = diagnose_bundle(b.parent, ruleset, jobs=1)
+    assert rep.verdict == "inconclusive" and "node1/nvidia-smi.txt:15:" in rep.reason, rep.reason
+    # near miss: the same table with its closing bar and border is read whole
+    (b / "nvidia-smi.txt").write_text(src.read_text().rstrip() + " |\n+" + "-" * 41 + "+" + "-" * 24 + "+" + "-" * 22 + "+\n")
+    rep = diagnose_bundle(b.parent, ruleset, jobs=1)
+    assert rep.verdict == "healthy", (rep.reason, [f.summary for f in rep.findings])
+
+
 def test_nccl_tests_table_without_its_footer_is_incomplete(ruleset, tmp_path):
     b = _copy(tmp_path, A)
     p = b / "vm" / "allreduce.txt"

@@ -74,6 +74,9 @@ _PANEL_TITLE = re.compile(r"^\|\s*Processes:\s+(?:GPU Memory\s*)?\|\s*$")
 # |  GPU       PID   Type   Process name                             Usage      |
 # |  GPU   GI   CI        PID   Type   Process name                              GPU Memory |
 _PANEL_COLUMNS = re.compile(r"^\|\s+GPU\s+(?:GI\s+CI\s+)?PID\s+Type\s+Process name\s+(?:GPU Memory|Usage)\s*\|\s*$")
+# |                                         |                        |                  N/A
+#   (gpu-operator#1982: the excerpt ends in GPU 1's MIG row) a table row cut before its closing bar
+_CUT_ROW = re.compile(r"^\|(?!.*[|+]\s*$)")
 # +---...---+, |===...===|, |---+---|, and the column-title rows
 _FRAME = re.compile(r"^[+|][-=+|]+\s*$|^\|\s*(?:GPU\s+Name|Fan\s+Temp|GPU\s+GI\s+CI|Processes:|\s*ID\s+ID|\s+\|\s+\|\s+MIG M\.)")
 
@@ -126,6 +129,12 @@ def parse(artefact: Artefact) -> ParseResult:
                 result.lines_used += 1
             _gpu(b, no, g, state, mig, driver, cuda)
             buses[int(g["idx"])] = pci_bus_id(g["bus"])
+            rest = next(((k + 1, ln.rstrip()) for k, ln in enumerate(lines[n:], start=n) if ln.strip()), None)
+            if rest is None or _CUT_ROW.match(rest[1]):
+                # nvidia-smi closes every GPU's block with a +---+ border (R390 on): text that stops
+                # inside one, at its last row or at a row cut before its bar, is a capture cut short
+                b.limit(n if rest is None else rest[0], "cut_short", f"nvidia-smi table ends inside GPU {g['idx']}'s block "
+                                        f"({pci_bus_id(g['bus'])}), before the border after it")
         elif (p := _PROCESS_ROW.match(line)) is not None:
             gpu = int(p["gpu"])
             b.add(GpuProcess, no, gpu_index=gpu, pci_bus_id=buses.get(gpu), pid=int(p["pid"]), process_type=p["type"],

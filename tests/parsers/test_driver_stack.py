@@ -195,6 +195,23 @@ def test_summary_table_layouts(rel, gpus, driver, cuda):
     assert len([f for f in r.facts if f.kind == "gpu_usage"]) == len(gpus)
 
 
+def test_summary_table_ending_inside_a_gpu_block_is_cut_short():
+    """nvidia-smi closes every GPU's block with a +---+ border: a table that stops inside one (at a row
+    cut before its bar, gpu-operator#1982's excerpt; or at the block's last row, k8s-device-plugin#60's
+    paste) is a capture cut short, never a table read whole; the same rows with the border have no limit."""
+    r = _parse(nvidia_smi_table, "nvidia_smi_table/gpuoperator1982_r560_a40_cut_in_gpu1.txt")
+    assert [(h.limit, h.line) for h in r.limits] == [("cut_short", 15)] and r.errors == []
+    assert [f.pci_bus_id for f in r.facts if f.kind == "gpu_info"] == ["0000:2a:00.0", "0000:3d:00.0"]
+    assert [(h.limit, h.line) for h in _parse(nvidia_smi_table, "nvidia_smi_table/device_plugin60_r390_gtx1080.txt").limits] == [
+        ("cut_short", 9)]
+    for rel in ("nvidia_smi_table/toolkit394_r550_rtx3060.txt", "nvidia_smi_table/h200_r580_no_processes.txt",
+                "nvidia_smi_table/ogkm446_r525_a40_gpu4_err.txt"):
+        assert _parse(nvidia_smi_table, rel).limits == [], rel
+    whole = (Path(__file__).parents[2] / "fixtures/artefacts/nvidia_smi_table/gpuoperator1982_r560_a40_cut_in_gpu1.txt").read_text().rstrip() + (
+        " |\n+-----------------------------------------+------------------------+----------------------+\n")
+    assert _parse(nvidia_smi_table, text=whole).limits == []
+
+
 def test_summary_table_process_rows_and_err_cells():
     text = ("|   0  Tesla V100-SXM2...  On   | 00000000:06:00.0 Off |                    2 |\n"
             "| N/A   40C    P0   ERR! / 300W |  30042MiB / 32510MiB |    100%      Default |\n"
