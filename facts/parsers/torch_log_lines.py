@@ -34,6 +34,9 @@ DETECT = re.compile(
     r"|NCCL communicator was aborted (?:on rank \d|after a previous error)"
     # the agent's worker report with its Python logging prefix stripped (facts/lines.py: "ERROR:torch...api:" of 1.9-2.0)
     r"|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\) of binary: "
+    # a record of torchrun's failures table pasted without the table's title or its "[N]:" line:
+    #   rank      : 0 (local_rank: 0)
+    r"|^[ \t]*rank[ \t]*:[ \t]*-?\d+ \(local_rank: -?\d+\)[ \t]*\r?$"
     # NCCL's ncclGetErrorString() raised by a Python wrapper of NCCL, vLLM's and SGLang's
     # pynccl_wrapper.py NCCL_CHECK: raise RuntimeError(f"NCCL error: {error_str}") (vLLM docs, troubleshooting):
     # RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)
@@ -179,6 +182,10 @@ TABLE_RANK = re.compile(r"^(?P<rank>-?\d+) \(local_rank: (?P<local>-?\d+)\)$")
 TABLE_EXIT = re.compile(r"^(?P<exit>-?\d+) \(pid: (?P<pid>\d+)\)$")
 # traceback : Signal 6 (SIGABRT) received by PID 2385923
 TABLE_SIGNAL = re.compile(r"Signal \d+ \((?P<sig>SIG\w+)\)")
+#   rank      : 0 (local_rank: 0)
+#   (NVIDIA/Megatron-LM#1880: a record of the table pasted from its "time" field on, without its "[0]:" line)
+#   the rank field of an entry, to find the records whose "[N]:" line the paste left out
+TABLE_RANK_FIELD = re.compile(r"^[ \t]*rank[ \t]*:[ \t]*-?\d+ \(local_rank: -?\d+\)[ \t]*\r?$", re.M)
 
 
 # ... in broadcast 10: work = default_pg.broadcast([tensor], opts) 10: torch.distributed.DistBackendError: NCCL error in: ...
@@ -326,18 +333,31 @@ def signal_of(exitcode: int | None, traceback: str | None) -> str | None:
     return None
 
 
+def _entries(text: str, lines: list[str], line_of) -> Iterator[tuple[int, int, str, int]]:
+    """(line of the entry's "[N]:" or of its first field, offset, prefix, first field's index) of each
+    record of the failures table; a record whose "[N]:" line the paste left out starts at its first field."""
+    for m in FAILURE_ENTRY.finditer(text):
+        no = line_of(m.start())
+        yield no, m.start(), m["pre"], no
+    for m in TABLE_RANK_FIELD.finditer(text):
+        i = line_of(m.start()) - 1  # the rank field's index; back to the record's first field
+        while i > 0 and FAILURE_FIELD.match(lines[i - 1].rstrip("\r")):
+            i -= 1
+        if i == 0 or FAILURE_ENTRY.match(lines[i - 1]) is None:
+            yield i + 1, m.start(), "", i
+
+
 def failure_table(artefact: Artefact, b: FactBuilder, used: set[int]) -> Iterator[dict[str, Any]]:
-    """One record per ``[N]:`` entry of torchrun's failures table."""
+    """One record per ``[N]:`` entry of torchrun's failures table (or per record pasted without that line)."""
     text = artefact.text
     if "local_rank:" not in text:
         return
     lines = text.split("\n")
-    for m in FAILURE_ENTRY.finditer(text):
-        no = artefact.line_of(m.start())
+    for no, start, pre, first in _entries(text, lines, artefact.line_of):
         fields: dict[str, tuple[int, str]] = {}
-        for i in range(no, min(no + 7, len(lines))):
-            f = FAILURE_FIELD.match(lines[i][len(m["pre"]):].rstrip("\r"))
-            if f is None:
+        for i in range(first, min(first + 7, len(lines))):
+            f = FAILURE_FIELD.match(lines[i][len(pre):].rstrip("\r"))
+            if f is None or f["key"] in fields:
                 break
             fields[f["key"]] = (i + 1, f["val"])
         if "rank" not in fields or "exitcode" not in fields:
@@ -351,7 +371,7 @@ def failure_table(artefact: Artefact, b: FactBuilder, used: set[int]) -> Iterato
             b.error(bad, "failures table entry with an unreadable rank or exitcode")
             continue
         host = short_host(fields.get("host", (0, ""))[1])
-        root_cause = text.rfind("Root Cause", 0, m.start()) > text.rfind("Failures:", 0, m.start())
+        root_cause = text.rfind("Root Cause", 0, start) > text.rfind("Failures:", 0, start)
         exitcode = int(e["exit"])
         ev_line = fields["exitcode"][0]
         yield dict(line=ev_line, text=lines[ev_line - 1].rstrip("\r"), node=artefact.node_for(host),

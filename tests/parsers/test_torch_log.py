@@ -192,6 +192,21 @@ def test_child_failed_table_one_fact_per_rank():
     assert w[0].evidence.text == "  exitcode  : -6 (pid: 2385922)" and w[0].evidence.line == 30
 
 
+def test_child_failed_table_record_without_its_entry_line():
+    """A record of the table pasted from its 'time' field on, without the '[0]:' line (Megatron-LM#1880's
+    excerpt): one failed worker, its host and signal; the whole table still gives one fact per entry, and
+    the rank field without an exit code gives none."""
+    r = parse_file("megatron1880_b200_record_without_entry_line.log")
+    assert torch_log.detect((FIX / "megatron1880_b200_record_without_entry_line.log").read_text())
+    w = of(r, "torch_worker_failed")
+    assert [(f.rank, f.local_rank, f.pid, f.exitcode, f.signal, f.root_cause, f.node) for f in w] == [
+        (0, 0, 3304209, -11, "SIGSEGV", False, "yotta-B200-232")]
+    assert w[0].evidence.line == 4 and r.errors == []
+    table = (FIX / "elastic_child_failed.log").read_text()
+    assert len(of(parse_text(table), "torch_worker_failed")) == 3  # each entry once, not again as headless
+    assert of(parse_text("  host      : h1\n  rank      : 0 (local_rank: 0)\n"), "torch_worker_failed") == []
+
+
 def test_child_failed_table_folder_node_wins():
     path = FIX / "elastic_child_failed.log"
     a = Artefact(path="n/x.log", text=path.read_text(), node="gpu-a", node_from_folder=True)
