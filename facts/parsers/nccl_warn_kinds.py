@@ -112,6 +112,13 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     # (no entry in knowledge/nccl_warn_messages.yaml: whether it mattered cannot be told from the line, rule
     #  nccl_rem_allocator_poll_failed says so)
     ("rem_allocator_poll_failed", re.compile(r"^\[Rem Allocator\] Poll failed with error -?\d+")),
+    # WARN("[Rem Allocator] Allocation failed (segment %d, fd %d)", s, pollfds[s].fd)   (NCCL 2.8-2.11 src/bootstrap.cc:274/279,
+    #   ncclRemoteMemAllocationService: remoteAlloc() could not serve a connection accepted on the service's listening socket:
+    #   the socketRecv of the size failed (bootstrap.cc:229 -> 2, the other end closed) or ncclCudaCalloc of the size it read
+    #   failed (include/alloc.h "Cuda failure ...", bootstrap.cc:231 -> 1); the service closes that connection and goes on;
+    #   the service is gone from 2.12; rules nccl_rem_allocator_allocation_failed and nccl_rem_allocator_out_of_memory read it)
+    # [Rem Allocator] Allocation failed (segment 0, fd 130)
+    ("rem_allocator_allocation_failed", re.compile(r"^\[Rem Allocator\] Allocation failed \(segment \d+, fd -?\d+\)")),
     # WARN("Bootstrap Root : rank %d of %d ranks has already checked in", info.rank, nranks)   (bootstrap.cc:348; :131 in
     #   v2.18.1-1; the same words since 2.4's bootstrapRoot: a second process sent the root the rank one already sent, and
     #   the root thread gives up on the communicator)

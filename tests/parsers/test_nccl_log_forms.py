@@ -135,6 +135,12 @@ MESSAGES = [
      "nccl_warn", {"message_kind": "uds_bind_address_in_use"}),
     ("n1:1:2 [3] misc/ipcsocket.cc:57 NCCL WARN UDS: Binding to socket /tmp/nccl-socket-3-5f1c0a9e2b7d4c11 failed : "
      "Permission denied (13)", "nccl_warn", {"message_kind": None}),
+    # NCCL 2.8-2.11 src/bootstrap.cc's WARN "[Rem Allocator] Allocation failed (segment %d, fd %d)" (NVIDIA/nccl#844's line);
+    # the same thread's poll failure is another kind
+    ("696b7901f9044f23b786795c0ef7257b000000:39:298 [0] bootstrap.cc:279 NCCL WARN [Rem Allocator] Allocation failed "
+     "(segment 0, fd 130)", "nccl_warn", {"message_kind": "rem_allocator_allocation_failed", "source_file": "bootstrap.cc"}),
+    ("n1:1:2 [0] bootstrap.cc:264 NCCL WARN [Rem Allocator] Poll failed with error 1", "nccl_warn",
+     {"message_kind": "rem_allocator_poll_failed"}),
 ]
 
 
