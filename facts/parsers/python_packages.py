@@ -3,7 +3,8 @@
 
 Sample content (``pip freeze | grep -i -E "torch|nccl|cuda"`` on our H200 host; ``conda list |
 grep cuda`` from guo-pu/NanoDet-PyTorch#4; collect_env from pytorch/pytorch#137846 and
-torch-points3d/torch-points3d#66)::
+torch-points3d/torch-points3d#66; vLLM's own collect_env, its ``Name<padding>: value`` layout
+under ``=====`` section banners, from vllm-project/vllm#41864)::
 
     torch==2.11.0
     nvidia-cuda-runtime==13.0.96
@@ -12,6 +13,7 @@ torch-points3d/torch-points3d#66)::
     PyTorch version: 2.8.0.dev20250528+cpu
     CUDA used to build PyTorch: 9.0.176
     [pip3] torch==1.1.0
+    PyTorch version              : 2.11.0+cu130
 
 Facts: ``package_version`` per listed package that belongs to the CUDA stack (torch, pytorch,
 ``nvidia-*``, ``cuda*``, ``cupy*``, ``jax-cuda*``, ``nccl``, ``tensorflow*``): ``package``
@@ -47,19 +49,25 @@ _PIP_LIST_HEADER = re.compile(r"^\s*Package\s+Version\b")
 _CONDA_HEADER = re.compile(r"^#\s*Name\s+Version\s+Build\b")
 # conda list | grep cuda       pip list | grep torch      (the command, as pasted)
 _LIST_COMMAND = re.compile(r"\b(?P<tool>conda|pip3?)\s+list\b")
-# PyTorch version: 2.8.0.dev20250528+cpu
-_TORCH_VERSION = re.compile(r"^PyTorch version: (?P<ver>\S+)\s*$")
+# PyTorch version: 2.8.0.dev20250528+cpu      (vLLM's collect_env pads the name to a column:)
+# PyTorch version              : 2.11.0+cu130
+_TORCH_VERSION = re.compile(r"^PyTorch version\s*: (?P<ver>\S+)\s*$")
 # CUDA used to build PyTorch: 9.0.176      CUDA used to build PyTorch: None      ...: N/A
-_TORCH_CUDA = re.compile(r"^CUDA used to build PyTorch: (?P<cuda>\S+)\s*$")
+# CUDA used to build PyTorch   : 13.0
+_TORCH_CUDA = re.compile(r"^CUDA used to build PyTorch\s*: (?P<cuda>\S+)\s*$")
 # Nvidia driver version: 418.67      Nvidia driver version: 442.92      ...: Could not collect
-_DRIVER = re.compile(r"^Nvidia driver version: (?P<ver>\d+\.\d+(?:\.\d+)?)\s*$")
+# Nvidia driver version        : 580.95.05
+_DRIVER = re.compile(r"^Nvidia driver version\s*: (?P<ver>\d+\.\d+(?:\.\d+)?)\s*$")
+# vLLM's collect_env: a field its host could not give (``Clang version                : Could not collect``),
+# a ``=====`` banner or a section title under it: read as the report's own lines, never as an error
+_ENV_FIELD = re.compile(r"^[A-Za-z][\w ./()_-]*?\s*: (?:Could not collect|N/A|No CUDA|No XPU|None)\s*$|^={10,}\s*$")
 _LOCAL_CU = re.compile(r"\+cu(?P<maj>\d{1,2}?)(?P<min>\d)$")  # +cu121 +cu130 +cu92
 _BUILD_CUDA = re.compile(r"(?:^|_)cuda(?P<cuda>\d+\.\d+)(?:_|$)")  # cuda10.2_0, py3.11_cuda12.1_cudnn8.9.2_0
 # packages whose version IS a CUDA release: the runtime a program loads
 _CUDA_RUNTIME = re.compile(r"^(?:nvidia-cuda-runtime(?:-cu\d+)?|cudatoolkit|cuda-runtime|cuda-cudart)$")
 _RELEVANT = re.compile(r"^(?:torch|pytorch|nvidia-[\w.-]+|cuda[\w.-]*|cupy[\w.-]*|jax-cuda[\w.-]*|jaxlib|nccl|"
                        r"tensorflow[\w.-]*|vllm|deepspeed|apex|flash-attn|triton)$")
-_DETECT = re.compile(r"^(?:\[(?:pip3?|conda)\]\s+)?(?:torch|nvidia-[\w-]+|cudatoolkit|pytorch)(?:==|\s+\d)|^CUDA used to build PyTorch:|"
+_DETECT = re.compile(r"^(?:\[(?:pip3?|conda)\]\s+)?(?:torch|nvidia-[\w-]+|cudatoolkit|pytorch)(?:==|\s+\d)|^CUDA used to build PyTorch\s*:|^PyTorch version\s{2,}: |"
                      r"^#\s*Name\s+Version\s+Build", re.M)
 
 
@@ -126,6 +134,9 @@ def parse(artefact: Artefact) -> ParseResult:
         if (m := _DRIVER.match(line)) is not None:
             result.lines_used += 1
             b.add(NvidiaDriverVersion, n, version=m["ver"])
+            continue
+        if _ENV_FIELD.match(line):
+            result.lines_used += 1
             continue
         m = _FREEZE.match(line)
         if m is None and (columns or (line.lstrip().startswith("[") and "[conda]" in line)):

@@ -59,6 +59,29 @@ def test_collect_env_driver_line(rel, torch, driver, line):
     assert [(f.version, f.open_module, f.evidence.line) for f in drv] == [(driver, None, line)]
 
 
+def test_collect_env_in_vllms_padded_layout():
+    # vllm-project/vllm#41864: vLLM's collect_env pads each name to a column ("PyTorch version              : ...")
+    # under "=====" banners; its "Could not collect" fields are the report's own words, read, not errors
+    rel = "python_packages/vllm41864_collect_env_vllm_layout_cu130_h200.txt"
+    assert python_packages.detect((FIX / rel).read_text())
+    r = _parse(python_packages, rel)
+    assert _pkgs(r)[("torch", "collect_env")] == ("2.11.0+cu130", "13.0", 13000) and not r.errors
+    assert not [f for f in r.facts if f.kind == "nvidia_driver_version"]  # cut at the driver line's name
+
+
+@pytest.mark.parametrize("text, torch", [
+    ("PyTorch version              : 2.6.0+cu124\nCUDA used to build PyTorch   : 12.4\n", ("2.6.0+cu124", "12.4", 12040)),
+    ("PyTorch version              : 2.6.0+cpu\nCUDA used to build PyTorch   : None\n", ("2.6.0+cpu", None, None)),
+])
+def test_padded_collect_env_lines(text, torch):
+    assert _pkgs(_parse(python_packages, text=text))[("torch", "collect_env")] == torch
+
+
+def test_padded_field_alone_is_not_a_collect_env():
+    # a padded name alone ("Clang version : Could not collect") without a PyTorch line: not this reader's
+    assert not python_packages.detect("Clang version                : Could not collect\nCMake version : 3.28.3\n")
+
+
 def test_cuda_line_without_pytorch_version_is_a_parse_error():
     r = _parse(python_packages, text="CUDA used to build PyTorch: 12.1\n")
     assert not r.facts and r.errors[0].line == 1
