@@ -13,8 +13,11 @@ Facts: ``gpud_check`` per ``✔`` line (the component, from the ``caller`` of th
 it when there is one, and gpud's summary); ``gpud_check_failed`` per ``✘`` line (gpud judged
 something unhealthy: an error until a rule says what it means); ``fabric_manager_status``
 (``unit_active`` / ``unit_inactive``, detail ``gpud``) for the fabric-manager component's
-state line. gpud's ``Xid``/``SXid`` messages are :mod:`gpud_log`'s; its info log lines are
-context, not read. A file with no verdict line yields nothing.
+state line; ``gpud_check_failed`` too per warn- or error-level log line of a component (gpud's
+zap logger: the component reports what it judged unhealthy there, and may still print ``✔`` after
+it, e.g. "fabric state is not healthy" then "✔ NVIDIA-GB200 checked fabric state",
+leptonai/gpud#1108). gpud's ``Xid``/``SXid`` messages are :mod:`gpud_log`'s; its info and debug
+log lines are context, not read. A file with no verdict line yields nothing.
 """
 from __future__ import annotations
 
@@ -30,6 +33,11 @@ KIND = "gpud_scan"
 
 # {"level":"info","ts":"2025-06-05T18:00:13Z","caller":"fabric-manager/component.go:163","msg":"checking nvidia fabric manager"}
 _CALLER = re.compile(r"\"caller\":\"(?:[\w.-]+/)*?(?P<component>[\w.-]+)/component\.go:\d+\"")
+# a component's log line at warn level or worse (zap's levels: warn, error, dpanic, panic, fatal):
+# {"level":"warn","ts":"2025-10-16T10:34:29.644Z","caller":"fabric-manager/component.go:378","msg":"fabric state is not healthy","reason":"GPU GPU-1182579c-5a69-8e8e-cb7a-e6e0b65d47c7: state=Not Supported; ..."}
+_PROBLEM_LEVEL = re.compile(r"^\s*\{\"level\":\"(?:warn|error|dpanic|panic|fatal)\"")
+_MSG = re.compile(r"\"msg\":\"(?P<msg>(?:[^\"\\]|\\.)*)\"")
+_REASON = re.compile(r"\"reason\":\"(?P<reason>(?:[^\"\\]|\\.)*)\"")
 # ✔ NVSwitch not detected, skipping fabric manager check      ✘ gpud.service is not active
 _VERDICT = re.compile(r"^\s*(?P<mark>[✔✘]) (?P<summary>\S(?:.*\S)?)\s*$", re.M)
 # fabric manager is not active     (checkResult.String() of the fabric-manager component)
@@ -51,6 +59,11 @@ def parse(artefact: Artefact) -> ParseResult:
     for n, line in enumerate(artefact.lines, 1):
         if (c := _CALLER.search(line)) is not None:
             component = c["component"]
+            if _PROBLEM_LEVEL.match(line) and (m := _MSG.search(line)) is not None:
+                reason = _REASON.search(line)
+                summary = f"{m['msg']}: {reason['reason']}" if reason else m["msg"]
+                b.add(GpudCheckFailed, n, component=component, summary=summary)
+                result.lines_used += 1
         elif (v := _VERDICT.match(line)) is not None:
             cls = GpudCheck if v["mark"] == "✔" else GpudCheckFailed
             b.add(cls, n, component=component, summary=v["summary"])

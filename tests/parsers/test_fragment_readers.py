@@ -85,5 +85,22 @@ def test_gpud_scan_failed_check_is_an_error_fact():
     assert [f.kind for f in r.facts] == ["gpud_check_failed", "fabric_manager_status"]
 
 
+def test_gpud_scan_warn_line_of_a_component_is_a_failed_check():
+    # leptonai/gpud#1108, as posted: gpud logs "fabric state is not healthy" at warn level, then prints ✔
+    r = _parse(gpud_scan, "gpud_scan/gpud1108_gb200_fabric_state_not_supported.txt")
+    got = [(f.evidence.line, f.kind, getattr(f, "component", None)) for f in r.facts]
+    assert got == [(1, "gpud_check_failed", "fabric-manager"), (2, "gpud_check", "fabric-manager")]
+    assert r.facts[0].summary.startswith("fabric state is not healthy: GPU GPU-1182579c-5a69-8e8e-cb7a-e6e0b65d47c7: state=Not Supported")
+
+
+@pytest.mark.parametrize("level", ["info", "debug"])
+def test_gpud_scan_info_and_debug_lines_stay_context(level):
+    # near miss: the same line at a level below warn is gpud's progress, not a judgement
+    text = ('{"level":"%s","ts":"2025-10-16T10:34:29.644Z","caller":"fabric-manager/component.go:378","msg":"fabric state is not healthy"}\n'
+            "\u2714 NVIDIA-GB200 checked fabric state\n" % level)
+    r = _parse(gpud_scan, text=text)
+    assert [f.kind for f in r.facts] == ["gpud_check"]
+
+
 def test_gpud_scan_needs_a_gpud_line():
     assert not gpud_scan.detect("✔ all tests passed\n")
