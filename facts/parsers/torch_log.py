@@ -51,7 +51,7 @@ KIND = "torch_log"
 # one of these is in every match of tl.DETECT
 _DETECT_KEYS = ("ProcessGroupNCCL", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
                 "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:",
-                "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", *twe.MARKERS)
+                "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", *twe.MARKERS)
 
 
 def detect(head: str) -> bool:
@@ -329,7 +329,7 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
     prev = out[-1] if out else None
     m = tl.NCCL_ERROR.search(line)
     if m is not None:
-        msg = m["msg"].strip()
+        msg = m["msg"].strip().strip("'")  # NCCLCHECK quotes ncclGetErrorString()'s text: '...'
         v = tl.NCCL_ERROR_VERSION.search(msg)
         out.append(dict(line=no, text=line, node=node, rank=grank, message=msg, nccl_version=v and v["version"],
                         nccl_error=tl.nccl_error_name(msg), last_error=None, tail=no))

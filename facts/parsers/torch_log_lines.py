@@ -52,6 +52,10 @@ DETECT = re.compile(
     # newer legate "... with error %d (%s) in file ...", then exit(error)):
     # Internal NCCL failure with error internal error in file /autofs/.../legate.core/src/core/comm/comm_nccl.cu at line 85   (nv-legate/cupynumeric#638)
     r"|Internal NCCL failure with error (?:\d+ \()?" + NCCL_RESULT_TEXT +
+    # the NCCLCHECK macro of NCCL's user-guide examples, copied by nccl-tests (TEST_NCCLCHECK) and TensorRT-LLM
+    # (printf/TLLM_THROW("Failed, NCCL error %s:%d '%s'\n", __FILE__, __LINE__, ncclGetErrorString(r))):
+    # RuntimeError: Failed, NCCL error /src/tensorrt_llm/cpp/tensorrt_llm/common/opUtils.cpp:125 'unhandled system error (run with NCCL_DEBUG=INFO for details)'   (NVIDIA/TensorRT-LLM#6366)
+    r"|Failed, NCCL error \S+:\d+ '" + NCCL_RESULT_TEXT +
     # DeepSpeed's logger (deepspeed/utils/logging.py: "[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] "),
     # its time stripped by facts/lines.py or left out in a paste (EleutherAI/gpt-neox#990):
     # [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented
@@ -142,7 +146,10 @@ ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<exit>-?\d+)\) local_rank: (
 #   (NCCLUtils.cpp, 2.14 of the wheels sampled: the communicator's init returned an ncclResult_t)
 # horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: unhandled cuda error   (horovod/horovod#3618)
 # Internal NCCL failure with error internal error in file .../comm_nccl.cu at line 85          (nv-legate/cupynumeric#638)
+# RuntimeError: Failed, NCCL error /src/tensorrt_llm/cpp/tensorrt_llm/common/opUtils.cpp:125 'unhandled system error (run with NCCL_DEBUG=INFO for details)'
+#   (NCCLCHECK of NCCL's examples, nccl-tests and TensorRT-LLM: NVIDIA/TensorRT-LLM#6366; the text inside the quotes)
 NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: \S+?,|:)|Failed to initialize NCCL communicator:"
+                        r"|Failed, NCCL error \S+:\d+(?= '" + NCCL_RESULT_TEXT + r")"
                         r"|\bnccl[A-Z]\w{1,40} failed:(?= " + NCCL_RESULT_TEXT + r")"
                         r"|Internal NCCL failure with error(?: \d+)?(?= \(?" + NCCL_RESULT_TEXT + r")) (?P<msg>.+)$")
 

@@ -488,11 +488,27 @@ def test_legates_check_nccl_is_an_nccl_error():
     assert f.nccl_error == "ncclSystemError"
 
 
+def test_the_nccl_check_macro_is_an_nccl_error():
+    # NVIDIA/TensorRT-LLM#6366: NCCLCHECK of NCCL's examples, nccl-tests and TensorRT-LLM,
+    # "Failed, NCCL error %s:%d '%s'" with ncclGetErrorString() inside the quotes
+    text = (FIX / "trtllm6366_nccl_check_unhandled_system_error.log").read_text()
+    assert torch_log.detect(text)
+    errs = [f for f in torch_log.parse(Artefact(path="t.log", text=text, node="n")).facts if f.kind == "torch_nccl_error"]
+    assert [(f.evidence.line, f.nccl_error) for f in errs] == [(1, "ncclSystemError")]
+    # the bare macro as NCCL's examples print it, without the exception's name
+    line = "Failed, NCCL error test.cu:52 'invalid usage'\n"
+    assert torch_log.detect(line)
+    (f,) = [f for f in torch_log.parse(Artefact(path="t.log", text=line, node="n")).facts if f.kind == "torch_nccl_error"]
+    assert f.nccl_error == "ncclInvalidUsage"
+
+
 @pytest.mark.parametrize("line", [
     "Internal NCCL failure with error no error in file a.cu at line 1",
     "ncclAllReduce failed: no error",  # not a failure result of ncclGetErrorString
     "dlopen failed: libnccl-net.so: cannot open shared object file",
     "ncclCommInitRank failed: see above",
+    "Failed, NCCL error test.cu:52 'no error'",  # NCCLCHECK's form, but ncclSuccess's text: not a failure
+    "Failed, NCCL error 'unhandled system error'",  # no file:line: not the macro's form
 ])
 def test_a_named_call_without_an_nccl_result_is_not_an_nccl_error(line):
     assert not [f for f in torch_log.parse(Artefact(path="t.log", text=line + "\n", node="n")).facts
