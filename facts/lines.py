@@ -174,11 +174,13 @@ _ANSI = re.compile(r"(?:\x1b|\\x1b)(?:\[[0-9;:]*[mK]|\([B0])")
 #                                          its names end in the container's index: "svc-1", v1 "proj_svc_1")
 # Nov 29 18:30:18 gpu-node-3 nvidia-smi[4242]:     Remapped Rows     (syslog, journald short, -precise, -iso,
 #   -unix: systemd logs-show.c; not the kernel's, which the kernel log's reader owns)
+# a syslog / journald stamp: short (-precise), -iso (-precise) with its UTC offset, -unix
+_JOURNAL_STAMP = (r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d:?\d\d"
+                  r"|\d{9,10}\.\d{6}")
 _LABEL = (
     r"(?:[A-Za-z][\w.-]*\d[\w.-]*:"
     r"|[\w.-]*[-_]\d+ +\|"
-    r"|(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)"
-    r"|\d{9,10}\.\d{6}) [\w.-]+ (?!kernel:)[\w.@/-]+(?:\[\d+\])?:)"
+    r"|(?:" + _JOURNAL_STAMP + r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) [\w.-]+ (?!kernel:)[\w.@/-]+(?:\[\d+\])?:)"
     r"(?: |(?=\r?\n))"
 )
 _REPORT_LABEL = re.compile(r"\n" + _LABEL)
@@ -193,8 +195,7 @@ OWN_TAGS = ("kernel", "nv-fabricmanager", "nvidia-fabricmanager-start.sh", "nvid
 # Nov 29 18:30:18 gpu-node-3 python3[4242]: [rank0]:[E1129 18:30:18.123] Watchdog caught collective operation timeout
 # 2026-11-29T18:32:13+0000 node17 sglang[981]: # Avg bus bandwidth    : 33.3227
 _JOURNAL = re.compile(
-    r"\n(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d:?\d\d"
-    r"|\d{9,10}\.\d{6}) [\w.-]+ (?!(?:" + "|".join(map(re.escape, OWN_TAGS)) + r")(?:\[\d+\])?:)"
+    r"\n(?:" + _JOURNAL_STAMP + r") [\w.-]+ (?!(?:" + "|".join(map(re.escape, OWN_TAGS)) + r")(?:\[\d+\])?:)"
     r"[\w.@/-]+(?:\[\d+\]:(?: |(?=\r?\n))|: (?=\S))"
 )
 _UNLABELLED = re.compile(r"\n(?=[ \t\r]*[^\s])(?!" + _LABEL + ")")
