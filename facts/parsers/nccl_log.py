@@ -245,6 +245,13 @@ _COMPLETION_GID = re.compile(r"localGid ?(?P<local>[0-9a-fA-F:.]*) remoteGids? ?
 #  that line is read as it is)
 _RAY_REPEATED = re.compile(r"\s*\[repeated \d+x across cluster\]$")
 
+# A terminal copy that kept each row padded with blanks to the terminal's width and lost the newlines
+# between them puts the next records on the message's line (deepseek-ai/DeepEP#106, rows of 158 columns):
+# ...ib_plugin.c:1075 NCCL WARN NET/IB : Got completion from peer 172.21.17.89<38536> with error 5, opcode 48, len 32710, vendor err 249<150 blanks>VM-17-82-centos:11978:12642 [0] NCCL INFO transport/net.cc:1298 -> 6<blanks>...
+# NCCL's messages hold no run of 8 blanks (debug.cc prints one message a line; the tuning tables' INFO
+# lines that align columns give no fact): the message ends where such a run starts
+_ROW_PADDING = " " * 8
+
 # init.cc:126 -> 5          group.cc:75 -> 6 [Async thread]          group.cc:65 -> 2 [Async thread]   (nccl-tests#166)
 # the " (%s)" strerror suffix of SYSCHECK's return line: no sample from an even-numbered thread yet
 _ERROR_RETURN = re.compile(
@@ -345,6 +352,8 @@ class NcclLogState:
         add, once, ctx = self.b.add, self.once, {"pid": pid, "local_device": dev}
         if msg[-1:] == "]" and msg.endswith("x across cluster]"):  # Ray's log deduplication: the message is what comes before it
             msg = _RAY_REPEATED.sub("", msg)
+        if _ROW_PADDING in msg:  # a terminal copy's rows padded with blanks and joined: the message ends at the padding
+            msg = msg.split(_ROW_PADDING, 1)[0].rstrip()
         if " -> " in msg and (m := _ERROR_RETURN.match(msg)):
             add(NcclErrorReturn, no, node=node, source_file=m["file"], source_line=int(m["line"]),
                 code=int(m["code"]), thread=m["thread"], **ctx)

@@ -280,3 +280,16 @@ def test_ofi_test_logger_info_and_trace_give_no_fact():
               "TRACE: Function: ofi_init Line: 700: NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n")
     assert nccl_log.detect("INFO: Function: ofi_init Line: 686: NET/OFI Selected Provider is efa\n")
     assert [f.kind for f in r.facts if f.kind in ("nccl_warn", "nccl_net_plugin_error")] == []
+
+
+def test_message_ends_at_a_terminal_rows_padding() -> None:
+    """DeepEP#106: rows padded to the terminal's width and joined without newlines: the WARN's
+    message ends where the padding starts, so the completion status is read."""
+    result = parse((FIX / "ib_completion_row_padded_deepep106.log").read_text())
+    errors = [f for f in result.facts if f.kind == "nccl_rdma_completion_error"]
+    assert errors and errors[0].error == 5 and errors[0].vendor_err == 249 and errors[0].opcode == 48
+    warn = next(f for f in result.facts if f.kind == "nccl_warn")
+    assert warn.message.endswith("vendor err 249")
+    # a message with single blanks only is not cut
+    one = parse("h:1:2 [0] ib_plugin.c:1075 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 12, opcode 0, len 0, vendor err 129 (Send)")
+    assert next(f for f in one.facts if f.kind == "nccl_warn").message.endswith("(Send)")
