@@ -99,6 +99,12 @@ class LaunchedProcessKilled(Fact):
     command: str  # the command as the launcher printed it ("" where its line names none)
     launcher: str = "CalledProcessError"  # whose message: "CalledProcessError", "deepspeed", "shell", "zsh", "gdb", Open MPI's tool ("mpirun")
     core_dumped: bool = False  # the shell's " (core dumped)"
+    #: a crash report's backtrace (UCX's, Open MPI's): the innermost frame past the signal handler and the C runtime,
+    #: its function ("pncclRedOpDestroy") or object and offset ("libnccl.so.2+0xbd72c"); None without a backtrace
+    crashed_in: str | None = None
+    #: that frame's library: "nccl" for libnccl.so.* or an ncclX/pncclX symbol, else the object's name (libfoo.so.1 ->
+    #: "foo"); None where the frame names neither
+    crash_library: str | None = None
 
 
 @fact_kind

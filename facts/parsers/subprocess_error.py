@@ -108,6 +108,60 @@ GDB_SIGNAL = re.compile(
     r"(?P<gsig>SIGSEGV|SIGBUS|SIGILL|SIGFPE|SIGABRT), [A-Z][^\n]{0,60}\.[ \t]*\r?$", re.M)
 
 
+# A native crash report, written by the signal handler a library installs in the process itself (the lines above the
+# shell's or the launcher's report of the death), with its backtrace: where the crash happened.
+# UCX's (src/ucs/debug/debug.c: ucs_log_fatal_error("Caught signal %d (%s)", signo, strsignal(signo)) up to 1.8,
+# "Caught signal %d (%s: %s%s)" since, the si_code's cause and the address after strsignal's text), behind UCX's
+# "[host:pid:thread:tid]" prefix; then "==== backtrace (tid:%7d) ====" and a line a frame:
+# [job-3bb823c0-6d27-4312-8094-1c5910bf9b51-worker-0:4682 :0:4682] Caught signal 11 (Segmentation fault: address not mapped to object at address (nil))   (NVIDIA/nccl#1538)
+_UCX_SIGNAL = re.compile(
+    r"\[(?P<host>[^\s:\]]{1,255}):\s{0,8}\d{1,10} {0,8}:\w{1,10}:\s{0,8}\d{1,10}\] Caught signal (?P<num>\d{1,3}) \(")
+# Open MPI's (opal/util/stacktrace.c show_stackframe: "%s*** Process received signal ***", "%sSignal: %s (%d)", then
+# opal_backtrace_print's frames "%s[%2d] <backtrace_symbols() line>", "%s" the "[host:pid] " prefix):
+# [k8s-slave03:00956] Signal: Segmentation fault (11)       (NVIDIA/nccl#2380)
+_OMPI_SIGNAL = re.compile(
+    r"\[(?P<host>[^\s:\]]{1,255}):\d{1,10}\] Signal: [A-Z][^\n(]{0,60}\((?P<num>\d{1,3})\)[ \t]*\r?$", re.M)
+# A frame as UCX prints it with libbfd ("%2d 0x%016lx %s()  %s:%u"):
+#  1 0x0000000000050dc2 pncclRedOpDestroy()  ???:0
+_BFD_FRAME = re.compile(r"^\s{0,8}\d{1,3}\s{1,4}0x[0-9a-f]{1,16} (?P<fn>[^\s()]{1,200})\(\)")
+# glibc's backtrace_symbols() form (Open MPI's frames, UCX's without libbfd): "<object>(<symbol>+0x<off>) [0x<addr>]":
+# [k8s-slave03:00956] [ 4] /usr/local/nccl/lib/libnccl.so.2(+0xbd72c)[0x7d1d0c8f372c]
+_SYMBOLS_FRAME = re.compile(r"(?P<obj>/[^\s(]{1,300})\((?P<fn>[^+)\s]{0,200})(?:\+(?P<off>0x[0-9a-f]{1,16}))?\) ?\[0x[0-9a-f]{1,16}\]")
+# the frames that are not where a crash happened: the signal handler and its trampoline (UCX's ucs_*, the kernel's
+# __restore_rt that debuggers name after a neighbouring symbol: __sigaction, __funlockfile, .annobin_sigaction.c),
+# and the C runtime a library's bad pointer crashes in (memcpy, abort after an assertion): the caller is the culprit
+_RUNTIME_OBJECTS = re.compile(r"^(?:libc|libpthread|libstdc\+\+|libgcc_s|libm|libdl|ld-linux[\w.-]*|libucs)\b")
+_RUNTIME_FUNCS = frozenset({"raise", "abort", "gsignal", "pthread_kill", "memcpy", "memmove", "memset", "strlen", "free",
+                            "malloc", "clone", "start_thread"})
+#: a symbol of NCCL's (its API, ncclX, and the profiling alias pncclX; its internals ncclTopoCompute, ...)
+_NCCL_SYMBOL = re.compile(r"^p?nccl[A-Z_]")
+#: how many lines after the signal line its backtrace is looked for in (several threads' reports interleave)
+_BACKTRACE_LINES = 64
+
+
+def _crash_frame(text: str, start: int) -> tuple[str | None, str | None]:
+    """(crashed_in, crash_library) of the backtrace after a crash report's signal line (``start``: its end): the
+    innermost frame past the handler and the C runtime, as its function or object+offset, and its library ("nccl"
+    for NCCL's own code)."""
+    for line in text[start:].split("\n", _BACKTRACE_LINES + 1)[1:_BACKTRACE_LINES + 1]:
+        if "*** End of error message ***" in line:
+            break
+        m = _SYMBOLS_FRAME.search(line)
+        if m:
+            obj, fn = m["obj"].rsplit("/", 1)[-1], m["fn"]
+            if _RUNTIME_OBJECTS.match(obj) or fn in _RUNTIME_FUNCS:
+                continue
+            nccl = obj.startswith("libnccl.so") or _NCCL_SYMBOL.match(fn)
+            return fn or f"{obj}+{m['off']}", "nccl" if nccl else obj.split(".so", 1)[0].removeprefix("lib")
+        m = _BFD_FRAME.match(line)
+        if m:
+            fn = m["fn"]
+            if fn.startswith(("_", ".", "ucs_")) or "sigaction" in fn or fn in _RUNTIME_FUNCS:
+                continue
+            return fn, "nccl" if _NCCL_SYMBOL.match(fn) else None
+    return None, None
+
+
 def detect(head: str) -> bool:
     return ("' died with " in head and _DIED.search(head) is not None) \
         or ("exits with return code = -" in head and _DS_EXIT.search(head) is not None) \
@@ -115,7 +169,9 @@ def detect(head: str) -> bool:
         or (" noticed that process rank " in head and _MPI_SIGNAL.search(head) is not None)\
         or ("] " in head and any(k in head for k in _SHELL_SIGNALS) and SHELL_AFTER_BAR.search(head) is not None) \
         or (any(k in head for k in _ZSH_SIGNALS) and ZSH_REPORT.search(head) is not None) \
-        or (" received signal SIG" in head and GDB_SIGNAL.search(head) is not None)
+        or (" received signal SIG" in head and GDB_SIGNAL.search(head) is not None) \
+        or ("] Caught signal " in head and _UCX_SIGNAL.search(head) is not None) \
+        or ("] Signal: " in head and _OMPI_SIGNAL.search(head) is not None)
 
 
 def _signal_name(num: int) -> str | None:
@@ -162,6 +218,13 @@ def parse(artefact: Artefact) -> ParseResult:
         num = int(m["num"])
         fb.add(LaunchedProcessKilled, n, node=artefact.node_for(m["host"]), signal=_signal_name(num), signum=num,
                command="", launcher=m["tool"])
+    for pattern, launcher in ((_UCX_SIGNAL, "ucx"), (_OMPI_SIGNAL, "openmpi")):
+        for n, m in iter_matches(pattern, artefact):
+            result.lines_used += 1
+            num = int(m["num"])
+            crashed_in, library = _crash_frame(artefact.text, m.end())
+            fb.add(LaunchedProcessKilled, n, node=artefact.node_for(m["host"]), signal=_signal_name(num), signum=num,
+                   command="", launcher=launcher, crashed_in=crashed_in, crash_library=library)
     return result
 
 
@@ -171,4 +234,4 @@ SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )", r"exits with return
               r"\] *(?:Segmentation fault|Bus error|Illegal instruction|Floating point exception|Aborted|Killed)",
               r"(?:\[\d+\] +(?:[+-] +)?\d+|zsh:) +(?:segmentation fault|bus error|illegal hardware instruction"
               r"|floating point exception|abort|killed)",
-              r"received signal SIG(?:SEGV|BUS|ILL|FPE|ABRT), ")
+              r"received signal SIG(?:SEGV|BUS|ILL|FPE|ABRT), ", r"\] Caught signal \d+ \(", r"\] Signal: [A-Z][^\n(]*\(\d+\)")

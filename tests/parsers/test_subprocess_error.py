@@ -137,3 +137,38 @@ def test_zsh_and_gdb_forms(line, sig, core):
 ])
 def test_zsh_tqdm_gdb_near_misses(text):
     assert parse_text(text).facts == []
+
+
+@pytest.mark.parametrize("name,line,launcher,crashed_in,library", [
+    # UCX's report, frames from libbfd, threads interleaved: the first frame past __sigaction is NCCL's
+    ("nccl1538_ucx_segv_in_nccl.txt", 2, "ucx", "pncclRedOpDestroy", "nccl"),
+    # Open MPI's report: libc's frames (the trampoline, then memcpy's) skipped, NCCL's object and offset
+    ("nccl2380_openmpi_segv_in_libnccl.txt", 2, "openmpi", "libnccl.so.2+0xbd72c", "nccl"),
+    # Open MPI's report with UCX's backtrace below it: the crash is in UCX, not NCCL (no library named by libbfd's frame)
+    ("nccltests218_ucx_segv_in_ucp.txt", 2, "openmpi", "ucp_request_cancel", None),
+])
+def test_native_crash_report_backtrace(name, line, launcher, crashed_in, library):
+    text = (FIX / name).read_text()
+    assert subprocess_error.detect(text)
+    facts = parse_text(text).facts
+    assert [(f.evidence.line, f.signal, f.launcher, f.crashed_in, f.crash_library) for f in facts] == [
+        (line, "SIGSEGV", launcher, crashed_in, library)]
+
+
+@pytest.mark.parametrize("text,want", [
+    # UCX up to 1.8: strsignal's text alone; glibc's backtrace_symbols frames (UCX without libbfd), UCX's own skipped
+    ("[gpu1:4770 :0:4770] Caught signal 11 (Segmentation fault)\n==== backtrace ====\n"
+     " 0  /usr/lib/libucs.so.0(ucs_handle_error+0x2e4) [0x7108781c3f96]\n"
+     " 1  /usr/lib/libnccl.so.2(ncclCommInitRank+0x66) [0x7108781c3f96]\n", [("SIGSEGV", "ncclCommInitRank", "nccl")]),
+    # Open MPI's report of an abort in another library: named by its object
+    ("[h:59563] Signal: Aborted (6)\n[h:59563] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x45330)[0x7fa242845330]\n"
+     "[h:59563] [ 1] /opt/lib/libplumed.so(_ZN4PLMD5errorEv+0x1e)[0x7fa24284527e]\n", [("SIGABRT", "_ZN4PLMD5errorEv", "plumed")]),
+    # a report without its backtrace
+    ("[h:1:0:1] Caught signal 7 (Bus error: nonexistent physical address)\n", [("SIGBUS", None, None)]),
+    # another program's "Caught signal" without UCX's bracketed prefix, and a log line about a signal: not read
+    ("Caught signal 11 (SIGSEGV)\n", []),
+    ("2024-01-01 worker: Signal: SIGTERM received\n", []),
+])
+def test_native_crash_report_forms(text, want):
+    facts = parse_text(text).facts
+    assert [(f.signal, f.crashed_in, f.crash_library) for f in facts] == want
