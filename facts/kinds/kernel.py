@@ -155,7 +155,7 @@ class NvrmError(KernelLineFact):
 
     kind: Literal["nvrm_error"] = "nvrm_error"
     #: rm_init_adapter_failed, api_mismatch, assert_failed, gsp_rpc_timeout, gpu_lost,
-    #: no_gpu_found, probe_failed, bar_invalid, other
+    #: no_gpu_found, probe_failed, bar_invalid, gsp_firmware_missing, gsp_firmware_load_failed, other
     message_kind: str
     status: str = ""  # the NV_ERR_* an assertion printed ("NV_ERR_RESET_REQUIRED") or RmInitAdapter's rmStatus names, else ""
     pci_bus_id: str | None = None  # where the line names the GPU
@@ -167,7 +167,7 @@ class NvrmError(KernelLineFact):
     reset_hint: bool = False
     client: str | None = None  # API mismatch: the client program, where named ("gnome-shell")
     client_version: str | None = None  # API mismatch: user-space driver version
-    kernel_version: str | None = None  # API mismatch: kernel module version
+    kernel_version: str | None = None  # API mismatch: kernel module version; GSP firmware: the version of its path (the module's)
     message: str
 
 

@@ -17,6 +17,7 @@ strings (NVIDIA open-gpu-kernel-modules ``nv.c``, ``kernel_gsp.c``)::
                    NVRM: BAR0 is 0M @ 0x0 (PCI:0000:c1:00.0)
     nvidia: probe of 0000:5d:00.0 failed with error -1
     NVRM: No NVIDIA GPU found.
+    NVRM: RmFetchGspRmImages: No firmware image found
 
 ``RmInitAdapter failed! (initStatus:rmStatus:line)`` is read field by field (osinit.c prints
 ``status.initStatus, status.rmStatus, status.line``): ``status`` is the NV_ERR_* name of the
@@ -164,6 +165,17 @@ _OPEN_NO_GSP = re.compile(rf"NVRM: The NVIDIA GPU (?P<bdf>{_BDF})(?: \(PCI ID: (
                           r" installed in this system is not supported by open nvidia\.ko because it does not include"
                           r" the required GPU System Processor")
 _OPEN_NO_GSP_END = re.compile(r"System Processor \(GSP\)")
+# The GSP firmware file of the module's own version could not be loaded (osinit.c RmFetchGspRmImages;
+# RmInitAdapter then fails with 0x61 RM_INIT_FIRMWARE_FETCH_FAILED). The kernel's firmware loader
+# names the file and errno just before it: -2 (ENOENT) = not installed for this module version.
+# [   23.991660] nvidia 0000:07:00.0: Direct firmware load for nvidia/570.144/gsp_ga10x.bin failed with error -2
+# [   23.991667] NVRM: RmFetchGspRmImages: No firmware image found          (ublue-os/bazzite#2668)
+# nvidia 0000:03:00.0: loading /lib/firmware/nvidia/535.129.03/gsp_ga10x.bin failed with error -4   (a GPU already hung)
+_GSP_FW_MISSING = re.compile(r"NVRM: (?:GPU\d+ )?RmFetchGspRmImages: No firmware image found")
+_FW_LOAD = re.compile(rf"\bnvidia (?P<bdf>{_BDF}): (?:Direct firmware load for |loading /lib/firmware/)"
+                      r"nvidia/(?P<version>\d[\w.-]*)/(?P<file>\w+\.bin) failed with error (?P<err>-?\d+)")
+#: how far back from RmFetchGspRmImages the firmware loader's line is looked for
+_FW_BACK = 3
 # what makes an unknown NVRM line a failure worth reporting
 # ("Timed out", "Cannot", "FATAL", "Aborting": what the driver's error-level prints say besides "failed", e.g.
 #  NVRM: osInitNvMapping: *** Cannot attach gpu   /   NVRM: Aborting probe for VF 0000:41:00.4 since IOMMU is not present on the system.)
@@ -220,6 +232,19 @@ def _init_details(lines: list[str], ln: int) -> tuple[str | None, bool]:
 def _followed_by_init_failure(lines: list[str], ln: int) -> bool:
     """A detail line belongs to an ``RmInitAdapter failed!`` printed within the next lines."""
     return any(_INIT_FAILED.search(lines[k]) for k in range(ln, min(ln + _DETAIL_BACK, len(lines))))
+
+
+def _gsp_firmware(add, ln: int, lines: list[str]) -> None:
+    """``RmFetchGspRmImages: No firmware image found`` on line ``ln``, read with the firmware
+    loader's line before it (file, module version, errno) or else the RmInitAdapter failure after it (GPU)."""
+    load = next((m for k in range(ln - 2, max(-1, ln - 2 - _FW_BACK), -1) if (m := _FW_LOAD.search(lines[k]))), None)
+    if load is not None:
+        kind = "gsp_firmware_missing" if load["err"] == "-2" else "gsp_firmware_load_failed"
+        add(kind, load["bdf"], code=load["err"], kernel_version=load["version"],
+            detail=f"nvidia/{load['version']}/{load['file']} failed with error {load['err']}")
+        return
+    after = (_INIT_FAILED.search(lines[k]) for k in range(ln, min(ln + _DETAIL_BACK, len(lines))))
+    add("gsp_firmware_missing", next((m["bdf"] for m in after if m is not None), None))
 
 
 def _joined(lines: list[str], ln: int, last: re.Pattern[str]) -> tuple[str, list[int]]:
@@ -345,6 +370,10 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         return True
     if _BAR.search(msg) is not None or _BAR_TAIL.search(msg) is not None:
         used.add(ln)  # detail lines of the messages above
+        return True
+    if "RmFetchGspRmImages" in msg and _GSP_FW_MISSING.search(msg) is not None:
+        _gsp_firmware(add, ln, lines)
+        used.add(ln)
         return True
     if _INIT_DETAIL.search(msg) is not None and _followed_by_init_failure(lines, ln):
         used.add(ln)  # read as the detail of the RmInitAdapter failure that follows

@@ -47,6 +47,17 @@ def _kinds(text: str):
     # kernel_gsp.c 535-595: the RPC sanity check
     ("[  9.0] NVRM: _kgspLogRpcSanityCheckFailure: GPU0 sanity check failed 0xf waiting for RPC response from GSP. "
      "Expected function 76 (GSP_RM_CONTROL) (0x0 0x0).\n", [("gsp_rpc_timeout", None, "")]),
+    # osinit.c RmFetchGspRmImages, with the firmware loader's line before it (ublue-os/bazzite#2668: -2,
+    # the module's own version not installed) or only the RmInitAdapter failure after it (the GPU)
+    ("[   23.991660] nvidia 0000:07:00.0: Direct firmware load for nvidia/570.144/gsp_ga10x.bin failed with error -2\n"
+     "[   23.991667] NVRM: RmFetchGspRmImages: No firmware image found\n",
+     [("gsp_firmware_missing", "0000:07:00.0", "")]),
+    ("[ 2882.931049] nvidia 0000:03:00.0: loading /lib/firmware/nvidia/535.129.03/gsp_ga10x.bin failed with error -4\n"
+     "[ 2882.931050] NVRM: RmFetchGspRmImages: No firmware image found\n",
+     [("gsp_firmware_load_failed", "0000:03:00.0", "")]),
+    ("[   23.991667] NVRM: RmFetchGspRmImages: No firmware image found\n"
+     "[   23.991672] NVRM: GPU 0000:07:00.0: RmInitAdapter failed! (0x61:0x56:1770)\n",
+     [("gsp_firmware_missing", "0000:07:00.0", ""), ("rm_init_adapter_failed", "0000:07:00.0", "NV_ERR_NOT_SUPPORTED")]),
     # osinit.c: "Cannot" is a failure word
     ("[  5.0] NVRM: osInitNvMapping: *** Cannot attach gpu\n", [("other", None, "")]),
 ])
