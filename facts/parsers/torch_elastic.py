@@ -76,8 +76,17 @@ LOST = re.compile(r"\bDistNetworkError: (?P<err>Connection reset by peer|Broken 
 UNIQUE_ID = re.compile(r"\[(?P<rank>\d+)\] is setting up NCCL communicators? and retr(?:ie|ei)ving ncclUniqueIds? from"
                        r" (?:\[(?P<root>\d+)\]|roots) via (?:c10d key-value store|TCPStore) by key '(?P<key>[^'\n]{0,200})',"
                        r"(?: but store->get\('[^'\n]{0,200}'\))? got (?:error|exception): (?P<err>[^\n]{0,300})")
+# the same store wait told without its keys (an issue title, nvidia-cosmos/cosmos-transfer1#80), and the
+# warning the client's socket prints as the wait runs out (torch/csrc/distributed/c10d/socket.cpp
+# SocketImpl::waitForInput, which TCPStore::doWait's receiveValueWithTimeout calls; 2.2+):
+# [Error] torch.distributed.DistStoreError: wait timeout after 1800000ms
+# rank0]:[W508 03:01:33.552938478 socket.cpp:489] [c10d] waitForInput: socket SocketImpl(fd=57, addr=[::ffff:127.0.0.1]:50790, remote=[localhost]:29500) timed out after 1800000ms   (cosmos-transfer1#80)
+# [rank7]:[W302 23:38:43.990204332 socket.cpp:462] [c10d] waitForInput: poll for socket SocketImpl(fd=96, addr=[localhost]:49430, remote=[localhost]:29501) returned 0, likely a timeout   (NVIDIA/cosmos#124)
 KEY_TIMEOUT = re.compile(r"\b(?:RuntimeError|DistStoreError|DistNetworkError|DistError): (?P<err>Socket Timeout|Wait timeout)\b"
                          r"|\b(?P<what>wait|barrier) timeout after (?P<ms>\d+)ms, keys?: (?P<key>\S{1,200})"
+                         r"|\bDistStoreError: wait timeout after (?P<ms2>\d+)ms"
+                         r"|\bwaitForInput: (?:poll for )?socket (?:[^\n]{0,300}?remote=\[(?P<rhost>[^\]\s]+)\]:(?P<rport>\d+)\) )?"
+                         r"(?:timed out after (?P<ms3>\d+)ms|returned 0, likely a timeout)"
                          r"|\bTimeout waiting for key: (?P<key2>\S{1,200})")
 # distributed_c10d.py _store_based_barrier (1.8 on; DistStoreError with num_workers_joined and the store's error from 2.2):
 # RuntimeError: Timed out initializing process group in store based barrier on rank: 2, for key: store_based_barrier_key:1 (world_size=2, worker_count=4, timeout=0:30:00)   (tczhangzhi/pytorch-distributed#18)
@@ -122,12 +131,12 @@ MIN_NODES = re.compile(r"(?:^|\] )\s*min_nodes\s*:\s*(?P<n>\d+)\s*$", re.M)
 
 _ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client socket has timed out"
                   r"|seconds waiting for clients\. |DistNetworkError: (?:Connection reset by peer|Broken pipe)"
-                  r"|ncclUniqueId|Socket Timeout|Wait timeout|wait timeout after|barrier timeout after|Timeout waiting for key: "
+                  r"|ncclUniqueId|Socket Timeout|Wait timeout|wait timeout after|barrier timeout after|Timeout waiting for key: |waitForInput: "
                   r"|store based barrier|client socket has failed to connect|server socket has failed to|Address already in use"
                   r"|SignalException: Process|death signal, shutting down|closing signal SIG")
 #: the literals in front of each pattern of this reader (detect's cheap gate)
 _GATES = ("Rendezvous", "client socket has", "waiting for clients", "DistNetworkError: ", "ncclUniqueId", "Socket Timeout",
-          "Wait timeout", "wait timeout after", "barrier timeout after", "Timeout waiting for key", "store based barrier",
+          "Wait timeout", "wait timeout after", "barrier timeout after", "Timeout waiting for key", "waitForInput: ", "store based barrier",
           "server socket has failed", "Address already in use", "SignalException", "death signal", "closing signal")
 
 
@@ -208,9 +217,10 @@ def _store_or_agent(b: FactBuilder, line: int, raw: str, config: dict, agent_err
         return True
     m = KEY_TIMEOUT.search(raw)
     if m:
-        secs = int(m["ms"]) / 1000 if m["ms"] else None
-        b.add(TorchRendezvousError, line, error="key_timeout", message=msg, endpoint=config["endpoint"],
-              timeout_s=secs, during_rendezvous=agent_error)
+        ms = m["ms"] or m["ms2"] or m["ms3"]
+        endpoint = f"{m['rhost']}:{m['rport']}" if m["rhost"] else config["endpoint"]
+        b.add(TorchRendezvousError, line, error="key_timeout", message=msg, endpoint=endpoint,
+              timeout_s=int(ms) / 1000 if ms else None, during_rendezvous=agent_error)
         return True
     m = IN_USE.search(raw)
     if m:

@@ -71,6 +71,12 @@ def test_connection_closed_by_the_other_end(line, expect):
     ("RuntimeError: Socket Timeout", ("key_timeout", None, None)),
     ("RuntimeError: Wait timeout", ("key_timeout", None, None)),
     ("torch.distributed.DistStoreError: wait timeout after 300000ms, keys: /default_pg//0//cuda//0", ("key_timeout", None, None)),
+    # the same wait told without its keys (nvidia-cosmos/cosmos-transfer1#80's title), and socket.cpp's warnings as it runs out
+    ("[Error] torch.distributed.DistStoreError: wait timeout after 1800000ms", ("key_timeout", None, None)),
+    ("[rank7]:[W302 23:38:43.990204332 socket.cpp:462] [c10d] waitForInput: poll for socket SocketImpl(fd=96, addr=[localhost]:49430, remote=[localhost]:29501) returned 0, likely a timeout",
+     ("key_timeout", None, None)),  # NVIDIA/cosmos#124
+    ("[rank7]:[W410 21:36:52.177160212 socket.cpp:485] [c10d] waitForInput: socket timed out after 300000ms", ("key_timeout", None, None)),
+    ("console.log(`[Albulk] Members list wait timeout after ${timeout}ms`);", None),  # another program's wait
     ("torch.distributed.DistStoreError: Timed out initializing process group in store based barrier on rank 3, for key: store_based_barrier_key:1 (world_size=8, num_workers_joined=4, timeout=0:30:00 error=wait timeout after 1800000ms, keys: /store_based_barrier_key:1)",
      ("clients_timeout", 4, 8)),
     ("[W socket.cpp:601] [c10d] The client socket has failed to connect to [node12]:29500 (errno: 111 - Connection refused).", ("connect_failed", None, None)),
@@ -104,3 +110,9 @@ def test_agent_signals_real():
     assert (s.kind, s.event, s.signal, s.pid) == ("torch_agent_signal", "received", "1", 8665)
     got = [(f.event, f.signal, f.pid, f.evidence.line) for f in parse("pytorch150916_death_signal.log").facts]
     assert got == [("received", "15", None, 1), ("closing", "SIGTERM", 1365, 2)]
+
+
+def test_waitforinput_timeout_real():
+    """nvidia-cosmos/cosmos-transfer1#80: the store client's socket warning names the store it waited on."""
+    facts = torch_elastic.parse(Artefact(path="x", text=(FIX / "cosmostransfer80_waitforinput_timed_out.log").read_text(), node="n1")).facts
+    assert [(f.error, f.endpoint, f.timeout_s) for f in facts] == [("key_timeout", "localhost:29500", 1800.0)]
