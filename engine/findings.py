@@ -222,17 +222,21 @@ def _same_fault(drafts: list[_Draft]) -> list[tuple[_Draft, list[str]]]:
 
 
 class SymptomMap(dict):
-    """rule id -> ``symptom`` flag, carrying each rule's ``cascade_of`` causes along, so that
-    every caller that re-ranks findings (localisation) keeps the job-wide cascades too."""
+    """rule id -> ``symptom`` flag, carrying each rule's ``cascade_of`` causes and the rules whose
+    findings are ``unexplained`` along, so that every caller that re-ranks findings (localisation)
+    keeps the job-wide cascades and the place of unexplained errors too."""
 
-    def __init__(self, symptom: dict[str, bool], cascade_of: dict[str, tuple[str, ...]]):
+    def __init__(self, symptom: dict[str, bool], cascade_of: dict[str, tuple[str, ...]],
+                 unexplained: frozenset[str] = frozenset()):
         super().__init__(symptom)
         self.cascade_of = cascade_of
+        self.unexplained = unexplained
 
 
 def symptom_map(rules: list[CompiledRule]) -> SymptomMap:
     return SymptomMap({r.id: r.rule.symptom for r in rules},
-                      {r.id: tuple(r.rule.cascade_of) for r in rules if r.rule.cascade_of})
+                      {r.id: tuple(r.rule.cascade_of) for r in rules if r.rule.cascade_of},
+                      frozenset(r.id for r in rules if r.rule.unexplained))
 
 
 def rank_findings(findings: list[Finding], symptom: dict[str, bool]) -> list[Finding]:
@@ -240,12 +244,19 @@ def rank_findings(findings: list[Finding], symptom: dict[str, bool]) -> list[Fin
 
     A symptom finding is a cascade of every root (non-symptom, warning or worse) on its node;
     a finding whose rule names causes in ``cascade_of`` is also a cascade of every finding of
-    those causes in the job (``symptom`` a :class:`SymptomMap`)."""
-    roots = [f for f in findings if not symptom.get(f.rule) and SEVERITY_ORDER[f.severity] >= 1]
+    those causes in the job (``symptom`` a :class:`SymptomMap`).
+
+    A finding of an ``unexplained`` rule (an error no rule read) is never a root, and once any
+    other finding of warning or worse exists it ranks after all the others: an error nobody
+    explained cannot outrank, nor be the cause of, a finding a rule explains."""
+    unexplained: frozenset[str] = getattr(symptom, "unexplained", frozenset())
+    roots = [f for f in findings if not symptom.get(f.rule) and f.rule not in unexplained and SEVERITY_ORDER[f.severity] >= 1]
+    last = any(SEVERITY_ORDER[f.severity] >= 1 for f in findings if f.rule not in unexplained)
     cascade_of: dict[str, tuple[str, ...]] = getattr(symptom, "cascade_of", {})
     explained: dict[int, list[Finding]] = defaultdict(list)
     for i, f in enumerate(findings):
-        by = [r for r in findings if r is not f and r.cause in cascade_of.get(f.rule, ()) and SEVERITY_ORDER[r.severity] >= 1]
+        by = [r for r in findings if r is not f and r.cause in cascade_of.get(f.rule, ()) and r.rule not in unexplained
+              and SEVERITY_ORDER[r.severity] >= 1]
         if symptom.get(f.rule):
             where = {f.entity.node} if f.entity.node else set(f.nodes)
             by += [r for r in roots if all(r is not b for b in by)
@@ -255,7 +266,7 @@ def rank_findings(findings: list[Finding], symptom: dict[str, bool]) -> list[Fin
 
     def key(item: tuple[int, Finding]) -> tuple:
         i, f = item
-        return (i in explained, -SEVERITY_ORDER[f.severity], bool(symptom.get(f.rule)), -f.confidence, f.rule, f.entity.label,
+        return (last and f.rule in unexplained, i in explained, -SEVERITY_ORDER[f.severity], bool(symptom.get(f.rule)), -f.confidence, f.rule, f.entity.label,
                 f.cause, f.summary)  # the last two: a total order, whatever order an evaluator fired in
 
     order = sorted(enumerate(findings), key=key)

@@ -289,9 +289,11 @@ def key(f: Finding) -> tuple:
     return (f.rule, f.cause, f.entity.label, f.summary)
 
 
-def attach(findings: list[Finding], explained: list[tuple[Finding, list[Finding]]]) -> list[Finding]:
+def attach(findings: list[Finding], explained: list[tuple[Finding, list[Finding]]],
+           last: frozenset[str] = frozenset()) -> list[Finding]:
     """Mark each group's members as its cascade, put them after their cause, renumber ranks.
-    ``findings`` are ranked; ``explained`` may hold the same findings before ranking."""
+    ``findings`` are ranked; ``explained`` may hold the same findings before ranking. Findings of
+    the rules in ``last`` (unexplained errors) stay after the rest, as ranking put them."""
     if not explained:
         return findings
     rank_of = {key(f): f.rank for f in findings}
@@ -302,7 +304,8 @@ def attach(findings: list[Finding], explained: list[tuple[Finding, list[Finding]
             r = rank_of.get(key(m))
             if c is not None and r is not None and r != c and c not in causes[r]:
                 causes[r].append(c)
-    order = sorted(findings, key=lambda f: (f.rank in causes, f.rank))
+    tail = {f.rank for f in findings if f.rule in last} if any(f.rule not in last and f.severity != "info" for f in findings) else set()
+    order = sorted(findings, key=lambda f: (f.rank in tail, f.rank in causes, f.rank))
     new = {f.rank: i + 1 for i, f in enumerate(order)}
     out = []
     for f in order:

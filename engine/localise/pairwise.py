@@ -242,7 +242,8 @@ def localise(findings: list[Finding], facts: list[Fact], symptom: dict[str, bool
     merged = [f.model_copy(update={"action_text": " ".join(actions[a] for a in f.actions if a in actions)}) if not f.action_text else f
               for f in merged]
     # the amended copies of localisation findings replace their originals in the groups
-    return attach(rank_findings(merged, symptom), lifted + rdma_explains + _port_explains(merged))
+    return attach(rank_findings(merged, symptom), lifted + rdma_explains + _port_explains(merged),
+                  getattr(symptom, "unexplained", frozenset()))
 
 
 def _port_explains(findings: list[Finding]) -> list[tuple[Finding, list[Finding]]]:

@@ -92,6 +92,10 @@ class Rule(_Strict):
     #: causes whose findings explain this rule's findings anywhere in the job, not only on the
     #: same node (a straggler rank explains the timeouts of the ranks that waited for it)
     cascade_of: list[str] = Field(default_factory=list)
+    #: the finding only says that an error went unexplained (no rule read it): it explains nothing,
+    #: so it is never the root that symptoms hang under, and it ranks after every finding a rule
+    #: explains (a terminal-wrapped line must not sit above the NCCL timeout it belongs to)
+    unexplained: bool = False
     when: When
     then: Then
     references: list[str] = Field(default_factory=list)
