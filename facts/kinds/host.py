@@ -88,6 +88,19 @@ class LibrarySymbolMissing(Fact):
 
 
 @fact_kind
+class PythonOsError(Fact):
+    """Python raised an OSError (or a subclass) with an errno: ``OSError: [Errno 28] No space left on device``."""
+
+    kind: Literal["python_os_error"] = "python_os_error"
+    exception: str  # "OSError", "FileNotFoundError", "PermissionError", pip's "EnvironmentError"
+    errno: int  # 28
+    errno_name: str | None = None  # "ENOSPC" (Linux numbering, Python's errno.errorcode); None for a number it lacks
+    strerror: str  # "No space left on device"
+    filename: str | None = None  # the file the call failed on, when the exception names one (unquoted)
+    on_dev_shm: bool = False  # that file lies under /dev/shm (the shared-memory tmpfs)
+
+
+@fact_kind
 class HostKernel(Fact):
     """``Linux vm 6.18.44-fc-v657-gpu #1 SMP PREEMPT_DYNAMIC @0 x86_64 ... GNU/Linux``"""
 

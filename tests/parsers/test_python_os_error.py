@@ -1,0 +1,41 @@
+"""python_os_error: CPython's OSError message with an errno, anywhere in a file."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import python_os_error
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/python_os_error"
+
+
+def parse_text(text: str):
+    return python_os_error.parse(Artefact(path="t.log", text=text, node="node1"))
+
+
+@pytest.mark.parametrize("name,line", [("megatron878_enospc_title.txt", 1), ("mockingbird774_torch_save_enospc.txt", 6)])
+def test_enospc_without_a_file(name, line):
+    text = (FIX / name).read_text()
+    assert python_os_error.detect(text)
+    got = [(f.evidence.line, f.exception, f.errno, f.errno_name, f.strerror, f.filename, f.on_dev_shm)
+           for f in parse_text(text).facts]
+    assert got == [(line, "OSError", 28, "ENOSPC", "No space left on device", None, False)]
+
+
+@pytest.mark.parametrize("text,want", [
+    # CPython's one-file and two-file forms, a subclass, behind a rank prefix
+    ("FileNotFoundError: [Errno 2] No such file or directory: '/dev/shm/nccl-abc'\n",
+     [("FileNotFoundError", "ENOENT", "/dev/shm/nccl-abc", True)]),
+    ("[rank0]: OSError: [Errno 18] Invalid cross-device link: '/a' -> '/b'\r\n", [("OSError", "EXDEV", "/a", False)]),
+    # pip's report of it
+    ("ERROR: Could not install packages due to an EnvironmentError: [Errno 28] No space left on device\n",
+     [("EnvironmentError", "ENOSPC", None, False)]),
+    # a warning that quotes one (joblib falling back to serial mode), and the errno without an exception: not read
+    ("UserWarning: [Errno 28] No space left on device.  joblib will operate in serial mode\n", []),
+    ("write failed: [Errno 28] No space left on device\n", []),
+])
+def test_forms(text, want):
+    got = [(f.exception, f.errno_name, f.filename, f.on_dev_shm) for f in parse_text(text).facts]
+    assert got == want
