@@ -23,6 +23,7 @@ from stethoscope.facts.parsers.xid_knowledge_facts import (
     PcieGpuLoss,
     Xid45Context,
     XidCausedBy,
+    XidRecoveryContext,
     XidRecurrence,
     XidRepeat,
     XidStale,
@@ -236,6 +237,36 @@ def caused_by(xids: list[Fact]) -> list[Fact]:
     ) for (node, bus, code, prev), lines in sorted(groups.items())]
 
 
+def recovery_contexts(xids: list[Fact], facts: list[Fact]) -> list[Fact]:
+    """For each recovery-action change (Xid 154) that names an action: the Xid it announces, the
+    nearest earlier Xid line of the same GPU in the same log and boot, printed with it (one fault's
+    lines: within EVENT_GAP_S by their stamps, else EVENT_GAP_LINES lines), other than channel
+    cleanup (Xid 45: it follows a fault, it is none) and other Xid 154 lines. A change with no
+    such line stays on its own (rule xid154_recovery_action)."""
+    out: list[Fact] = []
+    recs = {(r.evidence.path, r.evidence.line): r for r in of_kind(facts, "gpu_recovery_action")}
+    for x154 in xids:
+        rec = recs.get(_order(x154))
+        if x154.xid != 154 or rec is None:  # type: ignore[attr-defined]
+            continue
+        t154 = _seconds(x154.timestamp)  # type: ignore[attr-defined]
+        before = [x for x in xids if x.xid not in (45, 154) and x.node == x154.node  # type: ignore[attr-defined]
+                  and x.pci_bus_id == x154.pci_bus_id and x.evidence.path == x154.evidence.path  # type: ignore[attr-defined]
+                  and x.boot == x154.boot and x.evidence.line < x154.evidence.line]  # type: ignore[attr-defined]
+        if not before:
+            continue
+        cause = max(before, key=_order)
+        t = _seconds(cause.timestamp)  # type: ignore[attr-defined]
+        near = (0 <= t154 - t <= EVENT_GAP_S if t is not None and t154 is not None
+                else x154.evidence.line - cause.evidence.line <= EVENT_GAP_LINES)
+        if near:
+            out.append(XidRecoveryContext(
+                id=f"agg:xid_recovery:{rec.id}", node=x154.node, evidence=x154.evidence, pci_bus_id=x154.pci_bus_id,  # type: ignore[attr-defined]
+                recovery_id=rec.id, action=rec.action, xid=cause.xid, sources=_ids([cause, x154]),  # type: ignore[attr-defined]
+            ))
+    return out
+
+
 def aggregate(facts: list[Fact], cat: "Catalogue") -> list[Fact]:
     xids = of_kind(facts, "xid_event")
     if not xids:
@@ -243,4 +274,5 @@ def aggregate(facts: list[Fact], cat: "Catalogue") -> list[Fact]:
     boots = of_kind(facts, "kernel_boot")
     pcie = of_kind(facts, "pcie_aer_error", "pcie_link_down")
     return (repeats(xids) + recurrences(xids) + stale(xids, boots) + pcie_losses(xids, pcie) + nvlink5_details(xids, cat)
-            + xid74_details(xids, facts) + xid45_contexts(xids) + caused_by(xids) + gsp_contexts(xids, facts))
+            + xid74_details(xids, facts) + xid45_contexts(xids) + caused_by(xids) + gsp_contexts(xids, facts)
+            + recovery_contexts(xids, facts))

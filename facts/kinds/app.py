@@ -194,6 +194,18 @@ class TorchWatchdogTimeout(Fact):
 
 
 @fact_kind
+class GlooTimeout(Fact):
+    """PyTorch's Gloo backend gave up waiting for a peer's data (``gloo::IoException`` "Timed out
+    waiting Nms for recv|send operation to complete"): the peer had not reached the same collective
+    or point-to-point operation within the group's timeout (facts/parsers/torch_gloo.py)."""
+
+    kind: Literal["gloo_timeout"] = "gloo_timeout"
+    operation: str  # recv | send
+    timeout_ms: int
+    rank: int | None = None  # the [rankN]: label of the line, where printed
+
+
+@fact_kind
 class TorchNcclProgress(Fact):
     kind: Literal["torch_nccl_progress"] = "torch_nccl_progress"
     rank: int

@@ -230,6 +230,20 @@ class Xid45Context(Fact):
 
 
 @fact_kind
+class XidRecoveryContext(Fact):
+    """The Xid a recovery-action change (Xid 154) announces: the nearest earlier Xid line of the
+    same GPU in the same log, printed with it (same fault handling), other than channel cleanup
+    (Xid 45) and other recovery-action lines."""
+
+    kind: Literal["xid_recovery_context"] = "xid_recovery_context"
+    pci_bus_id: str
+    recovery_id: str  # the gpu_recovery_action fact of the Xid 154 line
+    action: str  # the action it names ("GPU Reset Required")
+    xid: int  # the earlier Xid's code (74)
+    sources: str
+
+
+@fact_kind
 class XidCausedBy(Fact):
     """An Xid line naming the earlier Xid that caused it ("caused by previous Xid N"), and
     whether that earlier Xid's own line is anywhere in the bundle for the same GPU."""

@@ -21,7 +21,8 @@ when there is one: that is the error, the wrapper line above it only names NCCL'
 the NCCL fact kinds of that message or of NCCL messages pasted without NCCL's prefix
 (``nccl_duplicate_gpu``, ``nccl_bootstrap_failure``, ``nccl_cuda_failure``; see
 :mod:`torch_nccl_forwarded`), and ``torch_warning`` for a warning of
-``knowledge/torch_warnings.yaml`` (see :mod:`torch_warnings`). A traceback flattened onto one line by a paste keeps its
+``knowledge/torch_warnings.yaml`` (see :mod:`torch_warnings`), ``gloo_timeout`` for the Gloo
+backend's "Timed out waiting Nms for recv operation to complete" (see :mod:`torch_gloo`). A traceback flattened onto one line by a paste keeps its
 ``srun -l`` labels (``10: ``): the line is split at them. ``rank`` is the global rank: the ``[rankN]:``
 line prefix (PyTorch >= 2.2) where printed, else the ``[Rank N]`` of the message, which in
 the default process group is the global rank; ``pg_rank`` keeps the latter.
@@ -42,6 +43,7 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers import torch_log_lines as tl
 from stethoscope.facts.parsers import torch_nccl_forwarded as fwd
 from stethoscope.facts.parsers import torch_warnings as tw
+from stethoscope.facts.parsers import torch_gloo as gloo
 from stethoscope.facts.parsers import torch_watchdog_events as twe
 from stethoscope.facts.parsers.torch_watchdog_events import TorchWatchdogEvent
 
@@ -51,7 +53,7 @@ KIND = "torch_log"
 # one of these is in every match of tl.DETECT
 _DETECT_KEYS = ("ProcessGroupNCCL", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
                 "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:",
-                "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", *twe.MARKERS)
+                "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", *twe.MARKERS, *gloo.MARKERS)
 
 
 def detect(head: str) -> bool:
@@ -65,7 +67,7 @@ def detect(head: str) -> bool:
 # RuntimeError: [Rank 1] Caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, Timeout(ms)=60000) ran for 60006 milliseconds before timing out.
 #   (NCCL_BLOCKING_WAIT=1: the caller's wait() throws it, 1.8-2.0; no "Watchdog" and no torch prefix)
 BLOCKING_WAIT = r"Caught collective operation timeout: WorkNCCL\("
-_EVENT = re.compile(twe.SIGNATURE + "|" + BLOCKING_WAIT)
+_EVENT = re.compile(twe.SIGNATURE + "|" + BLOCKING_WAIT + "|" + gloo.SIGNATURE)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -80,7 +82,7 @@ def parse(artefact: Artefact) -> ParseResult:
 
     forwarded: set[tuple[int, str]] = set()  # (line, text) of messages read as a "Last error:"
     joined_to = 0  # the last line a terminal-cut message took as its continuation (tl.unwrap)
-    for no, whole, start, end in tl.marked_lines(artefact, tl.MARKERS + fwd.MARKERS + twe.MARKERS + ("Caught collective operation timeout",)):
+    for no, whole, start, end in tl.marked_lines(artefact, tl.MARKERS + fwd.MARKERS + twe.MARKERS + gloo.MARKERS + ("Caught collective operation timeout",)):
         if no <= joined_to:
             continue
         whole, end, cont = tl.unwrap(artefact.text, whole, end)
@@ -123,6 +125,10 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
     if any(k in line for k in twe.MARKERS) and (ev := twe.read(line)) is not None:
         b.add(TorchWatchdogEvent, no, node=node, text=line, **{**ev, "rank": grank if grank is not None else ev["rank"]})
         used.add(no)
+    if "operation to complete" in line and (g := gloo.read(line)) is not None:
+        b.add(gloo.GlooTimeout, no, node=node, text=line, rank=grank, **g)
+        used.add(no)
+        return
     if "WorkNCCL(" in line and ("Watchdog caught" in line or "blocking wait" in line or "Caught collective operation timeout" in line):
         rec = _timeout(b, no, line, node, grank)
         if rec is not None:
@@ -390,4 +396,4 @@ def _bare_nccl_message(b: FactBuilder, no: int, line: str, node: str, forwarded:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (tl.DETECT, fwd.BARE, twe.SIGNATURE, BLOCKING_WAIT)
+SIGNATURES = (tl.DETECT, fwd.BARE, twe.SIGNATURE, BLOCKING_WAIT, gloo.SIGNATURE)

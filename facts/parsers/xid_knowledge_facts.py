@@ -23,7 +23,7 @@ from stethoscope.facts.kinds.catalogues import (  # noqa: F401 - the fact classe
     GpuProduct, GspErrorContext, IbAsyncEventCatalogueEntry, IbWcStatusCatalogueEntry,
     NcclResultCatalogueEntry, NcclWarnMessageEntry, NvlinkXid74Detail, NvlinkXidDetail, NvrmMessageEntry,
     PcieGpuLoss, RecoveryActionEntry, SxidCatalogueEntry, Xid45Context, XidCatalogueEntry, XidCausedBy,
-    XidRecurrence, XidRepeat, XidStale,
+    XidRecoveryContext, XidRecurrence, XidRepeat, XidStale,
 )
 
 

@@ -513,3 +513,24 @@ def test_the_nccl_check_macro_is_an_nccl_error():
 def test_a_named_call_without_an_nccl_result_is_not_an_nccl_error(line):
     assert not [f for f in torch_log.parse(Artefact(path="t.log", text=line + "\n", node="n")).facts
                 if f.kind == "torch_nccl_error"]
+
+
+def test_gloo_timeout_in_a_barrier():
+    """meta-pytorch/torchtune#2676: Gloo's recv timeout under the [rank2]: label, its source path in front."""
+    facts = [f for f in parse_file("torchtune2676_gloo_barrier_recv_timeout.log").facts if f.kind == "gloo_timeout"]
+    assert [(f.operation, f.timeout_ms, f.rank, f.evidence.line) for f in facts] == [("recv", 1800000, 2, 11)]
+
+
+@pytest.mark.parametrize("line, expect", [
+    ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1800000ms for recv operation to complete",
+     ("recv", 1800000)),
+    ("RuntimeError: [... gloo/transport/uv/unbound_buffer.cc:67] Timed out waiting 5000ms for send operation to complete", ("send", 5000)),
+    ("RuntimeError: Timed out waiting 12000ms for recv operation to complete", ("recv", 12000)),
+    # near misses: another wait, a gloo timeout told in prose without its figure
+    ("Timed out waiting for the operation to complete", None),
+    ("the gloo recv timed out waiting for the peer", None),
+])
+def test_gloo_timeout_forms(line, expect):
+    assert torch_log.detect(line) == bool(expect)
+    facts = [f for f in parse_text(line + "\n").facts if f.kind == "gloo_timeout"]
+    assert [(f.operation, f.timeout_ms) for f in facts] == ([expect] if expect else [])
