@@ -8,7 +8,8 @@ CPU ms per node (the best of ``--repeat`` passes, so that other work on the mach
 - the classifier's RE2 set scan, and each reader's ``detect`` it asks (a reader whose
   signature occurs in a file it does not own, and whose ``detect`` is slow, shows here: a
   ``detect`` that ran a regex over every blank of each NCCL log once cost 60 ms a node),
-- each reader's ``parse``, and the wrapper gate (facts/lines.normalise).
+- each reader's ``parse``, and the wrapper gate (facts/lines.normalise),
+- what the parse pool's pipe costs: the FileResults pickled (a worker) and unpickled (the parent).
 
 Run it after adding a reader or a signature; compare with the same run on the commit before
 (``PYTHONPATH`` to a worktree of it):
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import pickle
 import subprocess
 import sys
 import tempfile
@@ -91,6 +93,15 @@ def main() -> int:
                 mod.parse(a)
         if owned:
             parts[f"parse  {k}"] = _best(read, args.repeat) * 1e3 / n
+
+    # what crosses the pool's pipe: every file's FileResult, pickled by a worker in chunks of
+    # parse_pool.CHUNK and unpickled by the parent (its CPU competes with the workers')
+    results = [parse_pool.parse_one(Artefact(path=p, text=t, node=p.split("/")[0]), router) for p, t in texts]
+    chunks = [results[i:i + parse_pool.CHUNK] for i in range(0, len(results), parse_pool.CHUNK)]
+    blobs = [pickle.dumps(c, protocol=pickle.HIGHEST_PROTOCOL) for c in chunks]
+    parts["(pool: pickle the results, worker)"] = _best(
+        lambda: [pickle.dumps(c, protocol=pickle.HIGHEST_PROTOCOL) for c in chunks], args.repeat) * 1e3 / n
+    parts["(pool: unpickle the results, parent)"] = _best(lambda: [pickle.loads(b) for b in blobs], args.repeat) * 1e3 / n
 
     total = sum(per_kind.values())
     print(f"bench node ({n} nodes, {sum(len(t) for _, t in texts) / n / 1e6:.2f} MB a node): "

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict
 _INTERN_MAX = 64
 #: one shared set per distinct set of given fields (see _share_fields_set)
 _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+#: id of a shared set (they live as long as the process) -> its key in _FIELDS_SETS
+_KEY_OF: dict[int, frozenset[str]] = {}
 
 
 def _share_fields_set(model: BaseModel, strings: bool = True) -> None:
@@ -22,8 +24,11 @@ def _share_fields_set(model: BaseModel, strings: bool = True) -> None:
     about 2 KB for a fact of 20 fields, a third of what the fact weighs. These models are frozen,
     so that set never changes after construction: instances given the same fields share one."""
     fs = model.__pydantic_fields_set__
-    shared = _FIELDS_SETS.setdefault(frozenset(fs), fs)
-    if shared is not fs:
+    key = frozenset(fs)
+    shared = _FIELDS_SETS.setdefault(key, fs)
+    if shared is fs:
+        _KEY_OF[id(fs)] = key
+    else:
         object.__setattr__(model, "__pydantic_fields_set__", shared)
     if not strings:
         return
@@ -42,12 +47,36 @@ class _Shared(BaseModel):
     def model_post_init(self, context: Any, /) -> None:
         _share_fields_set(self)
 
-    def __setstate__(self, state: dict[Any, Any]) -> None:  # facts from a parse worker
-        # the fields set is shared again (one per chunk would be ~100 MB at 1,024 nodes); short
-        # strings are not interned again: the worker's were, and pickle's memo keeps one copy
-        # of each per chunk (re-interning every field cost the parent ~10 us a fact)
-        super().__setstate__(state)
-        _share_fields_set(self, strings=False)
+    def __reduce__(self):  # facts from a parse worker
+        # rebuilt by _rebuilt (a C-level __dict__ assignment), not pydantic's __setstate__ (Python
+        # code per instance and per nested Evidence): unpickling the facts of a bench node cost the
+        # parent ~12 CPU ms, now ~3.5 (bench/reader_costs.py, "unpickle the results"). The fields set travels as its
+        # key, so the parent shares one per distinct set (one per chunk would be ~100 MB at 1,024
+        # nodes); short strings are not interned again: the worker's were, and pickle's memo keeps
+        # one copy of each per chunk (re-interning every field cost the parent ~10 us a fact)
+        fs = self.__pydantic_fields_set__
+        key = _KEY_OF.get(id(fs))
+        if key is None or _FIELDS_SETS.get(key) is not fs:
+            key = frozenset(fs)
+        return _rebuilt, (type(self), self.__dict__, key, self.__pydantic_extra__, self.__pydantic_private__)
+
+
+_new, _set = object.__new__, object.__setattr__
+
+
+def _rebuilt(cls: type[_Shared], values: dict[str, Any], key: frozenset[str], extra: Any, private: Any) -> _Shared:
+    """An unpickled model (_Shared.__reduce__): its fields as they were validated where it was
+    built, its fields set the one shared by every model given the same fields."""
+    model = _new(cls)
+    _set(model, "__dict__", values)
+    shared = _FIELDS_SETS.get(key)
+    if shared is None:
+        shared = _FIELDS_SETS[key] = set(key)
+        _KEY_OF[id(shared)] = key
+    _set(model, "__pydantic_fields_set__", shared)
+    _set(model, "__pydantic_extra__", extra)
+    _set(model, "__pydantic_private__", private)
+    return model
 
 
 class Evidence(_Shared):
