@@ -474,11 +474,16 @@ def test_a_cuda_status_that_is_a_consequence_raised_as_an_error_is_never_healthy
     assert [f.rule for f in rep.findings] == ["cuda_error_consequence"]
 
 
-@pytest.mark.parametrize("name", ["nvidia_docker1460_empty_process_panel.txt", "h200_r580_no_processes.txt"])
-def test_an_nvidia_smi_process_panel_alone_checks_no_gpu(ruleset, tmp_path, name):
+@pytest.mark.parametrize("reader, name", [
     # the panel lists the work on the GPUs (or none), not their state: real pastes of the panel
     # alone (NVIDIA/nvidia-docker#1460, our H200 host's) say nothing a healthy verdict could rest on
-    shutil.copy(ART / "nvidia_smi_table" / name, tmp_path / "nvidia-smi.txt")
+    ("nvidia_smi_table", "nvidia_docker1460_empty_process_panel.txt"), ("nvidia_smi_table", "h200_r580_no_processes.txt"),
+    # NVIDIA/dcgm-exporter#144: a host engine's start-up DEBUG/INFO lines (the engine then not running) read
+    # HEALTHY with 'checked: gpu'; DCGM's process log holds a verdict on a GPU only in an error or a health
+    # incident (DCGM#272's two nvvs DEBUG lines likewise)
+    ("dcgm_log", "dcgmexporter144_hostengine_startup_debug.log"), ("dcgm_log", "dcgm272_nvvs_debug.log")])
+def test_a_file_that_shows_no_gpu_state_alone_checks_no_gpu(ruleset, tmp_path, reader, name):
+    shutil.copy(ART / reader / name, tmp_path / "capture.txt")
     rep = diagnose_bundle(tmp_path, ruleset, jobs=1)
     assert rep.verdict == "inconclusive", [f.summary for f in rep.findings]
     assert rep.checked == []
