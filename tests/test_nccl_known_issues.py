@@ -33,7 +33,7 @@ def test_entries_are_complete_and_consistent() -> None:
     for e in table.issues:
         assert all(n in table.symptoms for n in e.symptoms), e.id
         lo, hi = (version_key(v) for v in (e.affected.min, e.affected.max))
-        assert lo <= hi < version_key(e.fixed_in), e.id
+        assert lo <= hi and (e.fixed_in is None or hi < version_key(e.fixed_in)), e.id  # None: open up to hi
         for frame, rng in (e.located_by or {}).items():  # a frame places the version inside the entry's range
             assert lo <= version_key(rng.min) <= version_key(rng.max) <= hi, (e.id, frame)
         assert e.title and e.workaround and ("github.com/NVIDIA/nccl" in e.source or "docs.nvidia.com" in e.source)

@@ -133,7 +133,8 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
         names = _ordered(entry)
         out.append(NcclKnownIssueEntry(
             id=f"catalogue:nccl_known_issue:{entry.id}", node="", evidence=ev, issue=entry.id, title=entry.title,
-            fixed_in=entry.fixed_in, workaround=entry.workaround, source=entry.source,
+            # an open bug (no fixed_in) reads "fixed in no release up to <the last one checked>" in the finding
+            fixed_in=entry.fixed_in or f"no release up to {entry.affected.max}", workaround=entry.workaround, source=entry.source,
             affected_min=entry.affected.min, affected_max=entry.affected.max, symptoms=len(names),
             symptom_1=names[0], symptom_2=names[1] if len(names) > 1 else None, located=bool(entry.located_by)))
         for frame, rng in (entry.located_by or {}).items():
