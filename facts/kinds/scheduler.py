@@ -45,13 +45,18 @@ class DevicePluginState(Fact):
 class DevicePluginUnhealthy(Fact):
     """The device plugin took a GPU out of service: ``XidCriticalError: Xid=48 on Device=GPU-...;
     marking device as unhealthy.`` (``xid`` set; ``device`` None when it marked all devices) or
-    ``'nvidia.com/gpu' device marked unhealthy: GPU-...`` (``xid`` None). The kubelet then stops
+    ``'nvidia.com/gpu' device marked unhealthy: GPU-...`` (``xid`` None), or ``Could not determine device
+    placement for MIG-...: ...; Marking it unhealthy.`` (``check_failed`` set). The kubelet then stops
     giving that GPU to new pods until the plugin restarts."""
 
     kind: Literal["device_plugin_unhealthy"] = "device_plugin_unhealthy"
     device: str | None = None  # "GPU-7540a9b3-..." (a GPU or MIG UUID, or an index where so configured)
     xid: int | None = None
     resource: str | None = None  # "nvidia.com/gpu"
+    # the plugin's own NVML health check failed for the device (no Xid): placement, device_handle,
+    # supported_events, register_events, event_wait, event_uuid; ``detail`` the error it printed
+    check_failed: str | None = None
+    detail: str | None = None
 
 
 @fact_kind

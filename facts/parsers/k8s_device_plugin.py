@@ -18,8 +18,10 @@ system: the container runtime did not give it the driver) and ``No devices found
 indefinitely.`` (it registers no GPU and idles instead of crashing). The plugin's hint lines
 (``If this is a GPU node ...``, ``You can check the prerequisites ...``) and ``Loading NVML``
 are read as used, with no fact. ``device_plugin_unhealthy`` for the health checks' lines that
-take a GPU out of service (an Xid the plugin counts as critical, or the resource's "device marked
-unhealthy"), and ``k8s_device_allocation_failed`` for the kubelet's admission error when a pod's
+take a GPU out of service (an Xid the plugin counts as critical, the resource's "device marked
+unhealthy", or the check's own NVML failure for the device: ``check_failed``, Project-HAMi/HAMi#1950's
+``Could not determine device placement for MIG-...: unable to parse UUID as MIG device; Marking it
+unhealthy.``), and ``k8s_device_allocation_failed`` for the kubelet's admission error when a pod's
 devices are not there (Project-HAMi/HAMi#596)::
 
     Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected
@@ -92,6 +94,24 @@ _HINT = re.compile(r"If this is a GPU node, did you|You can (?:check the prerequ
 _XID_UNHEALTHY = re.compile(r"XidCriticalError: Xid=(?P<xid>\d+)(?: on Device=(?P<dev>[^\s;,]+)[;,] (?:marking device as|the device will go) "
                             r"unhealthy|, All devices will go unhealthy)")
 _MARKED = re.compile(r"'(?P<res>[\w./-]+)' device marked unhealthy: (?P<dev>\S+)")
+# The health check's own failures for a device, no Xid (NVIDIA/k8s-device-plugin internal/rm/health.go,
+# registerDevices/runEventMonitor, v0.9+ and HAMi's fork; 'Marking it unhealthy.' in the releases before the wording
+# was lower-cased):
+# health.go:98] Could not determine device placement for MIG-30d00c09-8a98-59b8-8c1a-1d64b4ec3ad2: unable to parse UUID as MIG device; Marking it unhealthy.   (Project-HAMi/HAMi#1950)
+#   unable to get device handle from UUID: %v; marking it as unhealthy
+#   unable to determine the supported events for %v: %v; marking it as unhealthy
+#   Marking device %v as unhealthy: %v
+#   Error waiting for event: %v; marking all devices as unhealthy
+#   Failed to determine uuid for event %v: %v; marking all devices as unhealthy.
+_CHECK_FAILED = re.compile(
+    r"Could not determine device placement for (?P<placement_dev>[^\s:]+): (?P<placement>.+?); [Mm]arking it unhealthy"
+    r"|unable to get device handle from UUID: (?P<device_handle>.+?); marking it as unhealthy"
+    r"|unable to determine the supported events for (?P<supported_events_dev>[^\s:]+): (?P<supported_events>.+?); "
+    r"marking it as unhealthy"
+    r"|Marking device (?P<register_events_dev>[^\s:]+) as unhealthy: (?P<register_events>.+?)\s*$"
+    r"|Error waiting for event: (?P<event_wait>.+?); marking all devices as unhealthy"
+    r"|Failed to determine uuid for event .*?: (?P<event_uuid>[^:;]+); marking all devices as unhealthy", re.M)
+_CHECKS = ("placement", "device_handle", "supported_events", "register_events", "event_wait", "event_uuid")
 # The kubelet's device manager refusing a pod the scheduler placed (its UnexpectedAdmissionError event):
 # Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected   (Project-HAMi/HAMi#596)
 # Allocate failed due to no healthy devices present; cannot allocate unhealthy devices nvidia.com/gpu, which is unexpected   (kubelet devicemanager format, filled in)
@@ -129,7 +149,7 @@ _STACK_LINES = 40
 # listen unix /var/lib/kubelet/device-plugins/nvidia-gpu.sock: bind: address already in use
 _SOCKET_IN_USE = re.compile(r"\blisten unix \S+: bind: address already in use")
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
-                           for p in (_STRATEGY, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _ALLOCATE, _START,
+                           for p in (_STRATEGY, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _CHECK_FAILED, _ALLOCATE, _START,
                                      _PLUGIN_START, _REGISTER, _KUBELET, _RETRYING, _LIFECYCLE, _GRPC_CRASHED,
                                      _ALLOCATE_FRAME)), re.M)
 
@@ -140,7 +160,7 @@ def detect(head: str) -> bool:
             or "device plugin" in head or "failed to start: " in head or "Could not contact Kubelet" in head
             or "Failed to start one or more plugins" in head or " watcher." in head or "lugins." in head
             or "Loading configuration." in head or "to serve '" in head or "GRPC server for '" in head
-            or ").Allocate(" in head):
+            or ").Allocate(" in head or "unhealthy" in head):
         return False
     return _ANY.search(head) is not None
 
@@ -176,6 +196,9 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(DevicePluginState, n, state="no_devices")
         elif "XidCriticalError" in line and (m := _XID_UNHEALTHY.search(line)) is not None:
             b.add(DevicePluginUnhealthy, n, device=m["dev"], xid=int(m["xid"]))
+        elif "arking" in line and (m := _CHECK_FAILED.search(line)) is not None:
+            check = next(c for c in _CHECKS if m[c] is not None)
+            b.add(DevicePluginUnhealthy, n, device=m.groupdict().get(f"{check}_dev"), check_failed=check, detail=m[check])
         elif "device marked unhealthy" in line and (m := _MARKED.search(line)) is not None:
             b.add(DevicePluginUnhealthy, n, device=m["dev"], resource=m["res"])
         elif "Allocate failed due to" in line and (m := _ALLOCATE.search(line)) is not None:
@@ -195,7 +218,9 @@ def parse(artefact: Artefact) -> ParseResult:
 #: needs: all readers' signatures are matched in one RE2 pass, facts/classify.py)
 _SIG = re.compile("|".join((
     r"Incompatible strategy detected \S", _NO_DEVICES.pattern, _HINT.pattern, r"XidCriticalError: Xid=\d",
-    r"' device marked unhealthy: \S", r"Allocate failed due to ", r"Could not start device plugin for '[^']+': ",
+    r"' device marked unhealthy: \S", r"Could not determine device placement for \S",
+    r"unable to get device handle from UUID: ", r"unable to determine the supported events for \S",
+    r"Marking device \S+ as unhealthy: ", r"; marking all devices as unhealthy", r"Allocate failed due to ", r"Could not start device plugin for '[^']+': ",
     r"\bPlugin \S+ failed to start: ", r"Could not register device plugin: ", _KUBELET.pattern, _RETRYING.pattern,
     _LIFECYCLE.pattern, r"GRPC server for '[^']+' crashed with error: ", _ALLOCATE_FRAME.pattern)), re.M)
 SIGNATURES = (_SIG,)

@@ -136,6 +136,31 @@ def test_kubelet_admission_failure_and_plugin_health_lines():
                    ("k8s_device_allocation_failed", None, "no_healthy_devices")]
 
 
+def test_the_health_checks_own_failures_for_a_device():
+    # Project-HAMi/HAMi#1950: the placement of a MIG device the plugin listed could not be resolved
+    r = _parse(k8s_device_plugin, "k8s_device_plugin/hami1950_mig_placement_unknown_unhealthy.log")
+    assert [(f.evidence.line, f.device, f.check_failed, f.detail, f.resource) for f in r.facts] == [
+        (6, "MIG-30d00c09-8a98-59b8-8c1a-1d64b4ec3ad2", "placement", "unable to parse UUID as MIG device", None),
+        (7, "MIG-30d00c09-8a98-59b8-8c1a-1d64b4ec3ad2", None, None, "nvidia.com/mig-1g.18gb")]
+    # the other formats of internal/rm/health.go (registerDevices, runEventMonitor), filled in
+    text = ("I0101 00:00:00.000000       1 health.go:120] Could not determine device placement for MIG-1: failed to get parent uuid: Unknown Error; marking it unhealthy.\n"
+            "I0101 00:00:00.000000       1 health.go:130] unable to get device handle from UUID: ERROR_NOT_FOUND; marking it as unhealthy\n"
+            "I0101 00:00:00.000000       1 health.go:140] unable to determine the supported events for GPU-1: ERROR_UNKNOWN; marking it as unhealthy\n"
+            "I0101 00:00:00.000000       1 health.go:150] Marking device GPU-2 as unhealthy: ERROR_GPU_IS_LOST\n"
+            "I0101 00:00:00.000000       1 health.go:160] Error waiting for event: ERROR_GPU_IS_LOST; marking all devices as unhealthy\n"
+            "I0101 00:00:00.000000       1 health.go:170] Failed to determine uuid for event {Device:0xc0 EventType:8}: ERROR_UNKNOWN; marking all devices as unhealthy.\n"
+            # near misses: the plugin's other lines about health
+            "I0101 00:00:00.000000       1 health.go:60] Ignoring the following XIDs for health checks: map[13:true]\n"
+            "W0101 00:00:00.000000       1 health.go:150] Device GPU-2 is too old to support healthchecking.\n")
+    got = [(f.device, f.check_failed, f.detail) for f in _parse(k8s_device_plugin, text=text).facts]
+    assert got == [("MIG-1", "placement", "failed to get parent uuid: Unknown Error"),
+                   (None, "device_handle", "ERROR_NOT_FOUND"),
+                   ("GPU-1", "supported_events", "ERROR_UNKNOWN"),
+                   ("GPU-2", "register_events", "ERROR_GPU_IS_LOST"),
+                   (None, "event_wait", "ERROR_GPU_IS_LOST"),
+                   (None, "event_uuid", "ERROR_UNKNOWN")]
+
+
 def test_fabric_manager_forms():
     (m,) = _parse(fabric_manager_log, "fabric_manager_log/gpu_operator544_version_mismatch.txt").facts
     assert (m.fabric_manager_version, m.driver_version) == ("530.30.02", "530.41.03")
