@@ -255,6 +255,12 @@ class DcgmHealthMessage(_M):
     cause: CauseId | None = None
 
 
+class DcgmSelfMessage(_M):
+    match: str = Field(min_length=1)  # case-insensitive substring of the ERROR line's message
+    why: str
+    exception_follows: bool = False  # DCGM logs the caught exception on the next line ("Exception: ...")
+
+
 class DcgmLevel(_M):
     level: int = Field(ge=1, le=4)
     tests: list[str] = Field(min_length=1)  # lowercase test names that first appear at this level
@@ -268,6 +274,7 @@ class Dcgm(_M):
     health_systems: list[DcgmHealthSystem] = []
     health_results: dict[Literal["WARNING", "FAILURE"], Severity] = {}
     health_messages: list[DcgmHealthMessage] = []
+    self_messages: list[DcgmSelfMessage] = []
 
 
 # --- nvsentinel.yaml -------------------------------------------------------------------------

@@ -62,6 +62,17 @@ class DcgmError(Fact):
 
 
 @fact_kind
+class DcgmSelfMessage(Fact):
+    """A DCGM ERROR line about DCGM itself, after which it goes on by itself (``knowledge/dcgm.yaml``
+    self_messages): ``Could not read package diag config. Please ensure the ...-config package is
+    installed`` (and its ``Exception: ...`` line), ``Error checking hang state for process 24299: -14``."""
+
+    kind: Literal["dcgm_self_message"] = "dcgm_self_message"
+    message: str
+    why: str
+
+
+@fact_kind
 class DcgmHealthIncident(Fact):
     """One incident of a DCGM health watch, as nv-hostengine logs it:
     ``Detected a WARNING in health system Thermal: 'Detected clocks event due to thermal

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from stethoscope.facts import knowledge as _knowledge
 from stethoscope.facts.kinds.dcgm import (  # noqa: F401 - the fact classes live in facts/kinds
-    DcgmDiagResult, DcgmError, DcgmHealthIncident,
+    DcgmDiagResult, DcgmError, DcgmHealthIncident, DcgmSelfMessage,
 )
 
 
@@ -34,6 +34,16 @@ def not_comparable(reason: str) -> str | None:
     for row in knowledge()["not_comparable"]:
         if row["match"].lower() in low:
             return row["why"]
+    return None
+
+
+def self_message(message: str) -> tuple[str, bool] | None:
+    """(why, whether DCGM logs the caught exception on the next line) of an ERROR line DCGM logs
+    about itself (knowledge/dcgm.yaml self_messages), or None."""
+    low = message.lower()
+    for row in knowledge()["self_messages"]:
+        if row["match"].lower() in low:
+            return row["why"], row["exception_follows"]
     return None
 
 

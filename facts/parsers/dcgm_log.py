@@ -15,6 +15,9 @@ A health watch's incident (``Detected a WARNING|FAILURE in health system <System
 DcgmHealthWatch::SetResponse, DCGM 3.2+) is a ``dcgm_health_incident`` instead, on any line of
 any file (journalctl, a pod's log, the timestamp cut off), with the component and cause of its
 message or its system in ``knowledge/dcgm.yaml`` and the GPU it names.
+An ERROR line DCGM logs about itself and goes on from (its config package missing, its hang
+detector's stale processes: ``knowledge/dcgm.yaml`` self_messages, NVIDIA/DCGM#136, #279) is a
+``dcgm_self_message``, with the ``Exception: ...`` line DCGM logs after it where it does.
 DEBUG, INFO and WARN lines are read past (counted as used). A log without errors yields nothing.
 """
 from __future__ import annotations
@@ -22,8 +25,8 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.dcgm_facts import (DcgmError, DcgmHealthIncident, health_meaning, health_severity,
-                                                  knowledge, not_comparable)
+from stethoscope.facts.parsers.dcgm_facts import (DcgmError, DcgmHealthIncident, DcgmSelfMessage, health_meaning,
+                                                  health_severity, knowledge, not_comparable, self_message)
 
 KIND = "dcgm_log"
 
@@ -66,6 +69,7 @@ def parse(artefact: Artefact) -> ParseResult:
             seen.add(n)
             result.lines_used += 1
             _health_incident(fb, n, m)
+    exception_of: tuple[int, str] | None = None  # (line, why) of a self message whose exception DCGM logs next
     for m in _LOG.finditer(artefact.text):
         n = artefact.line_of(m.start())
         if n in seen:
@@ -75,6 +79,13 @@ def parse(artefact: Artefact) -> ParseResult:
         if m["level"] not in ("ERROR", "CRITICAL", "FATAL"):
             continue
         msg = m["msg"]
+        own = self_message(msg)
+        if own is None and exception_of and exception_of[0] == n - 1 and msg.startswith("Exception: "):
+            own = (exception_of[1], False)
+        if own is not None:
+            fb.add(DcgmSelfMessage, n, message=msg, why=own[0])
+            exception_of = (n, own[0]) if own[1] else None
+            continue
         t = _TEST.match(msg)
         g = _GPU.search(msg)
         why = not_comparable(msg)

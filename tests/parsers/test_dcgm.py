@@ -37,6 +37,23 @@ def test_dcgm_log_error_lines_and_quoted_messages():
     assert run(dcgm_log, "dcgm_log/dcgm272_nvvs_debug.log").facts == []  # DEBUG lines: read, no facts
 
 
+def test_dcgm_log_errors_dcgm_logs_about_itself():
+    # NVIDIA/DCGM#136: the config package's diag config not read, and the exception DCGM logs after it
+    r = run(dcgm_log, "dcgm_log/dcgm136_config_package_missing.log")
+    assert [(f.evidence.line, f.kind) for f in r.facts] == [(1, "dcgm_self_message"), (2, "dcgm_self_message")]
+    assert r.facts[1].message == "Exception: bad file: /usr/share/nvidia-validation-suite/diag-skus.yaml"
+    # NVIDIA/DCGM#279: the hang detector's stale processes
+    r = run(dcgm_log, "dcgm_log/dcgm279_hang_detect_stale_process.log")
+    assert [f.kind for f in r.facts] == ["dcgm_self_message", "dcgm_self_message"]
+    # an exception line that follows no self message stays DCGM's error, as does one a line further on
+    text = ("2023-11-29 16:27:36.610 ERROR [74919:74919] Exception: bad file: /x.yaml [/a/b.cpp:1] [F]\n"
+            "2023-11-29 16:27:36.609 ERROR [74919:74919] Could not read package diag config. Please ensure the datacenter-gpu-manager-config package is installed [/a/b.cpp:1] [F]\n"
+            "2023-11-29 16:27:36.610 INFO  [74919:74919] Loaded packaged YAML with version: 1, spec: x [/a/b.cpp:1] [F]\n"
+            "2023-11-29 16:27:36.610 ERROR [74919:74919] Exception: something else [/a/b.cpp:1] [F]\n")
+    r = dcgm_log.parse(Artefact(path="nvvs.log", text=text, node="n1"))
+    assert [f.kind for f in r.facts] == ["dcgm_error", "dcgm_self_message", "dcgm_error"]
+
+
 def test_exporter_scrape_through_the_live_builders():
     res = run(dcgm_exporter_scrape, "dcgm_exporter_scrape/dcgm_exporter326_xid_fb.txt")
     kinds = {f.kind for f in res.facts}
