@@ -55,6 +55,8 @@ QUERY_FAILED = frozenset({"unknown error", "gpu requires reset", "gpu is lost"})
 _NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:x|W|C|us|bank\(s\)|MiB|%|MHz)?$")
 _BOOL = {"enabled": True, "disabled": False, "yes": True, "no": False,
          "active": True, "not active": False}
+#: the same words as nvidia-smi prints them ("Enabled", "Not Active"): read without lowering
+_BOOL_AS_PRINTED = {k.title(): v for k, v in _BOOL.items()}
 
 
 def _recovery_action(raw: str | None) -> str | None:
@@ -111,7 +113,10 @@ def _failed(b: FactBuilder, raw: str, line: int, what: str) -> bool:
 
 
 def read_number(b: FactBuilder, raw: str, line: int, what: str, integer: bool = True):
-    if _failed(b, raw, line, what) or _na(raw):
+    if raw.isdecimal() and raw.isascii():  # "5", most readings: int() reads it as _NUMBER would
+        return int(raw) if integer else float(raw)
+    # "32 C", "78.82 W": no word nvidia-smi prints for a value it lacks begins with a digit
+    if not raw[:1].isdigit() and (_failed(b, raw, line, what) or _na(raw)):
         return None
     m = _NUMBER.match(raw.strip())
     if not m or (integer and "." in m[1]):
@@ -121,6 +126,8 @@ def read_number(b: FactBuilder, raw: str, line: int, what: str, integer: bool = 
 
 
 def read_bool(b: FactBuilder, raw: str, line: int, what: str) -> bool | None:
+    if (value := _BOOL_AS_PRINTED.get(raw)) is not None:
+        return value
     if _failed(b, raw, line, what) or _na(raw):
         return None
     value = _BOOL.get(raw.strip().lower())

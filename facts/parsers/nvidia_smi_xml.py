@@ -12,11 +12,12 @@ Older drivers write ``<clocks_throttle_reasons>``, ``<power_readings>`` with ``<
 and ``<enforced_power_limit>``, and ECC counts under ``<single_bit>``/``<double_bit>``.
 
 Only the ``<nvidia_smi_log>`` element is handed to the XML parser (stdlib ``pyexpat``, no
-tree is built): the prolog with its DOCTYPE is never read, so no DTD is loaded and no entity
-can be declared; an undeclared entity inside is a well-formedness error, reported as a
-:class:`ParseError` like any other. Evidence lines come from expat's position at each start
-tag, offset to where the element begins in the file, so a terminal paste around the XML
-keeps its line numbers. Every line from ``<nvidia_smi_log>`` to its end tag counts as used.
+tree is built; what an element no fact reads holds is passed over by handlers that only
+count, for the limits below): the prolog with its DOCTYPE is never read, so no DTD is loaded
+and no entity can be declared; an undeclared entity inside is a well-formedness error,
+reported as a :class:`ParseError` like any other. Evidence lines come from expat's position
+at each start tag, offset to where the element begins in the file, so a terminal paste
+around the XML keeps its line numbers. Every line from ``<nvidia_smi_log>`` to its end tag counts as used.
 
 Hardened against hostile XML: elements nested deeper than ``MAX_DEPTH`` (nvidia-smi nests 6)
 or more than ``MAX_ELEMENTS`` of them stop the parse there; the GPUs read so far keep their
@@ -30,6 +31,7 @@ no facts: it says nothing about the GPUs.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from xml.parsers import expat
 
 from stethoscope.facts.ids import try_pci_bus_id
@@ -128,6 +130,14 @@ COUNTER_SECTIONS = {"clocks_event_reasons_counters": "clocks_event_reasons_count
                     "clocks_throttle_reasons_counters": "clocks_throttle_reasons_counters_"}
 COUNTER_NAMES = {"sw_therm_slowdown": "sw_thermal_slowdown", "hw_therm_slowdown": "hw_thermal_slowdown",
                  "hw_power_brake": "hw_power_brake_slowdown"}
+#: <processes><process_info><pid>: one per process the GPU lists
+_PID = ("processes", "process_info", "pid")
+#: first elements below <gpu> of the leaves :func:`_take` keeps beside KEYS' (ecc_errors at any depth)
+_OTHERS = frozenset({"processes", "ecc_errors", *REASON_SECTIONS, *COUNTER_SECTIONS})
+#: paths below <gpu> of the containers that hold a leaf :func:`_take` keeps: the reader passes
+#: over what any other element holds
+_OPEN = frozenset({path[:i] for path in KEYS for i in range(1, len(path))}
+                  | {(s,) for s in (*REASON_SECTIONS, *COUNTER_SECTIONS, "processes")} | {_PID[:2]})
 
 
 def detect(head: str) -> bool:
@@ -152,15 +162,19 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 class _Reader:
-    """expat callbacks: keeps the element path, collects leaf values into GPU records."""
+    """expat callbacks: the element path below ``<gpu>``, the leaf values a fact reads.
+
+    An element whose path no fact reads (most of a GPU's: memory usage, encoder stats,
+    inforom, ...) is passed over with its content by two small handlers that only count
+    elements and depth for the limits: no path, no line, no text (_OPEN says which paths a
+    fact reads below)."""
 
     def __init__(self, first_line: int):
         self.offset = first_line - 1
-        self.path: list[str] = []
-        # per open element, its path below <gpu> as a tuple (KEYS' key; built once per element)
-        self.subs: list[tuple[str, ...]] = []
-        self.starts: list[int] = []
-        self.has_child: list[bool] = []
+        #: per open element read: (its path below <gpu>, or None where no fact reads it or what
+        #: it holds; its start line; the elements started up to it: a leaf when none started since)
+        self.stack: list[tuple[tuple[str, ...] | None, int, int]] = []
+        self.passing = 0  # open elements passed over (not on the stack)
         self.chars: list[str] = []
         self.top: dict[str, str] = {}
         self.records: list[GpuRecord] = []
@@ -168,67 +182,104 @@ class _Reader:
         self.rec: GpuRecord | None = None
         self.parser = expat.ParserCreate()
         self.parser.buffer_text = True  # one text callback per run of text, not one per line
-        self.parser.StartElementHandler = self.start
-        self.parser.EndElementHandler = self.end
-        self.parser.CharacterDataHandler = self.chars.append
+        self._read()
 
-    def start(self, name: str, attrs: dict[str, str]) -> None:
+    def _read(self) -> None:
+        p = self.parser
+        p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = self.start, self.end, self.chars.append
+
+    def _stop(self, depth: int) -> None:
+        """Past a limit (the element now opened inside ``depth`` others): the parse stops."""
         line = self.parser.CurrentLineNumber + self.offset
-        has_child, path = self.has_child, self.path
-        if has_child:
-            has_child[-1] = True
-        depth = len(path)
-        self.elements += 1
         if depth >= MAX_DEPTH:
             raise _Limit("xml_depth", line, f"elements nested deeper than {MAX_DEPTH} levels: the rest of the document not read")
-        if self.elements > MAX_ELEMENTS:
-            raise _Limit("xml_elements", line, f"more than {MAX_ELEMENTS:,} elements: the rest of the document not read")
-        path.append(name)
-        sub = self.subs[-1] + (name,) if depth >= 2 else ()
-        self.subs.append(sub)
-        self.starts.append(line)
-        has_child.append(False)
+        raise _Limit("xml_elements", line, f"more than {MAX_ELEMENTS:,} elements: the rest of the document not read")
+
+    def start(self, name: str, attrs: dict[str, str]) -> None:
+        stack = self.stack
+        depth = len(stack)
+        self.elements += 1
+        if depth >= MAX_DEPTH or self.elements > MAX_ELEMENTS:
+            self._stop(depth)
         self.chars.clear()
+        if depth >= 2:
+            parent = stack[-1][0]
+            if parent is None:  # inside an element no fact reads: the rest of it is passed over
+                self.passing = 1
+                p = self.parser
+                p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = self._pass_start, self._pass_end, None
+                return
+            sub = parent + (name,)
+            if not (sub in _OPEN or sub in KEYS or sub[0] in _OTHERS):
+                stack.append((None, 0, self.elements))
+                return
+            line = self.parser.CurrentLineNumber + self.offset
+            if sub in SECTIONS:
+                self.rec.values[SECTIONS[sub]] = ("", line)  # type: ignore[union-attr]  # below <gpu>
+            stack.append((sub, line, self.elements))
+            return
+        line = self.parser.CurrentLineNumber + self.offset
         if depth == 1 and name == "gpu":
-            bus = try_pci_bus_id(attrs.get("id")) or "unknown"
-            self.rec = GpuRecord(pci_bus_id=bus, line=line)
+            self.rec = GpuRecord(pci_bus_id=try_pci_bus_id(attrs.get("id")) or "unknown", line=line)
             self.records.append(self.rec)
-        elif self.rec is not None and (key := SECTIONS.get(sub)):
-            self.rec.values[key] = ("", line)
+        # paths below <gpu> start empty; below any other element of the log nothing is read
+        stack.append(((), line, self.elements) if depth == 0 or name == "gpu" else (None, line, self.elements))
 
     def end(self, name: str) -> None:
-        line, leaf, sub = self.starts.pop(), not self.has_child.pop(), self.subs.pop()
-        depth = len(self.path)
-        if leaf:
-            value = "".join(self.chars).strip()
-            if depth == 2:
-                self.top[name] = value
-            elif self.rec is not None and depth > 2 and self.path[1] == "gpu":
-                self._take(sub, value, line)
+        sub, line, before = self.stack.pop()
+        depth = len(self.stack)
+        if before == self.elements:  # a leaf
+            if depth == 1:
+                self.top[name] = "".join(self.chars).strip()
+            elif sub:
+                value = "".join(self.chars).strip()
+                if (key := KEYS.get(sub)):
+                    self.rec.values[key] = (value, line)  # type: ignore[union-attr]  # below <gpu>
+                else:
+                    _take(self.rec, sub, value, line)  # type: ignore[arg-type]
         self.chars.clear()
-        if depth == 2 and name == "gpu":
+        if depth == 1 and name == "gpu":
             self.rec = None
-        self.path.pop()
 
-    def _take(self, path: tuple[str, ...], value: str, line: int) -> None:
-        rec = self.rec
-        assert rec is not None
-        leaf = path[-1]
-        if path == ("processes", "process_info", "pid"):  # one per process the GPU lists
-            rec.values["usage.processes"] = (str(int(rec.values.get("usage.processes", ("0", line))[0]) + 1), line)
-        elif path == ("processes",) and not value:  # <processes></processes>: none
-            rec.values["usage.no_processes"] = ("0", line)
-        elif (key := KEYS.get(path)):
-            rec.values[key] = (value, line)
-        elif len(path) == 2 and path[0] in REASON_SECTIONS and leaf.startswith(REASON_SECTIONS[path[0]][0]):
-            prefix, section = REASON_SECTIONS[path[0]]
-            reason = leaf[len(prefix):]
-            rec.reasons.append((REASON_NAMES.get(reason, reason), value, line, section))
-        elif len(path) == 2 and path[0] in COUNTER_SECTIONS and leaf.startswith(COUNTER_SECTIONS[path[0]]):
-            reason = leaf[len(COUNTER_SECTIONS[path[0]]):]
-            rec.counters[COUNTER_NAMES.get(reason, reason)] = (value, line)
-        elif path[0] == "ecc_errors" and len(path) >= 3 and (c := ecc_counter(path[1], list(path[2:]))):
-            rec.ecc.append((*c, value, line))
+    def _pass_start(self, name: str, attrs: dict[str, str]) -> None:
+        self.elements += 1
+        depth = len(self.stack) + self.passing
+        if depth >= MAX_DEPTH or self.elements > MAX_ELEMENTS:
+            self._stop(depth)
+        self.passing += 1
+
+    def _pass_end(self, name: str) -> None:
+        if self.passing:
+            self.passing -= 1
+        else:  # the end of the element passed over (on the stack)
+            self._read()
+            self.end(name)
+
+
+def _take(rec: GpuRecord, path: tuple[str, ...], value: str, line: int) -> None:
+    """One leaf below ``<gpu>`` (``path`` below it) into the record, if a fact reads it."""
+    leaf = path[-1]
+    if path == _PID:
+        rec.values["usage.processes"] = (str(int(rec.values.get("usage.processes", ("0", line))[0]) + 1), line)
+    elif path == ("processes",) and not value:  # <processes></processes>: none
+        rec.values["usage.no_processes"] = ("0", line)
+    elif (key := KEYS.get(path)):
+        rec.values[key] = (value, line)
+    elif len(path) == 2 and path[0] in REASON_SECTIONS and leaf.startswith(REASON_SECTIONS[path[0]][0]):
+        prefix, section = REASON_SECTIONS[path[0]]
+        reason = leaf[len(prefix):]
+        rec.reasons.append((REASON_NAMES.get(reason, reason), value, line, section))
+    elif len(path) == 2 and path[0] in COUNTER_SECTIONS and leaf.startswith(COUNTER_SECTIONS[path[0]]):
+        reason = leaf[len(COUNTER_SECTIONS[path[0]]):]
+        rec.counters[COUNTER_NAMES.get(reason, reason)] = (value, line)
+    elif path[0] == "ecc_errors" and len(path) >= 3 and (c := _ecc(path)):
+        rec.ecc.append((*c, value, line))
+
+
+@lru_cache(maxsize=1024)
+def _ecc(path: tuple[str, ...]) -> tuple[str, str, str] | None:
+    """ecc_counter of a path below ecc_errors (one regex split per distinct path, not per GPU)."""
+    return ecc_counter(path[1], list(path[2:]))
 
 
 #: a CR not followed by LF: expat counts it as a line end, the artefact's lines do not (fuzz input
@@ -266,12 +317,11 @@ def _blank_skipped(xml: str) -> str:
 
 
 def _parse_log(b: FactBuilder, xml: str, first_line: int) -> None:
-    reader = _Reader(first_line)
     if "\r" in xml:  # expat counts a lone CR as a line end, the artefact's lines do not
         xml = _LONE_CR.sub(" ", xml)
-    xml = _blank_skipped(xml)
+    reader = _Reader(first_line)
     try:
-        reader.parser.Parse(xml, True)
+        reader.parser.Parse(_blank_skipped(xml), True)
     except expat.ExpatError as e:
         b.error(first_line + (e.lineno or 1) - 1, f"malformed nvidia-smi XML: {expat.ErrorString(e.code)}")
     except _Limit as hit:
