@@ -49,14 +49,33 @@ def switch(g: nx.Graph, name: str) -> str:
     return _add(g, f"switch:{name}", "switch", name)
 
 
+#: the kinds build() reads besides each fact's node: a fact of another kind only adds its host
+_READ = frozenset({"ib_port", "ib_port_summary", "nccl_topo_pci", "nccl_topo_gpu", "gpu_topo_link", "ib_fabric_link",
+                   "inventory_port", "inventory_uplink", "nccl_rank", "nccl_ring_order", "gpu_topo_affinity"})
+#: kinds whose node is no host
+_NOT_HOSTS = frozenset({"ib_fabric_node", "ib_fabric_link"})
+#: the kinds topo_matrix.add_nic_locality reads
+_LOCALITY = frozenset({"nccl_topo_pci", "gpu_topo_affinity", "gpu_topo_link"})
+
+
 def build(facts: list[Fact], inventory: Inventory | None = None) -> nx.Graph:
     g = nx.Graph()
     hosts: set[str] = {"unknown", "fabric"}  # added already, or never hosts
+    # one pass over every fact (a 1,024-node bundle keeps ~500k): its host, and the few kinds read
+    # here and by _rings and add_nic_locality, collected in their order (each took its own passes
+    # over every fact before; the graph's insertion order, and so its paths' tie breaks, is the same)
+    read: list[Fact] = []
+    gpus: list[Fact] = []
     for f in facts:
-        k = f.kind
-        if f.node not in hosts and k not in ("ib_fabric_node", "ib_fabric_link"):
-            host(g, f.node)
-            hosts.add(f.node)
+        k, node = f.kind, f.node
+        if node not in hosts and k not in _NOT_HOSTS:
+            host(g, node)
+            hosts.add(node)
+        if k not in _READ:
+            if isinstance(f, GpuFact):
+                gpus.append(f)
+            continue
+        read.append(f)
         if k in ("ib_port", "ib_port_summary"):
             port_node(g, f.node, f.hca, f.port, state=f.state, rate_gbps=f.rate_gbps)
         elif k == "nccl_topo_pci":
@@ -89,10 +108,11 @@ def build(facts: list[Fact], inventory: Inventory | None = None) -> nx.Graph:
                        switch_port=f.switch_port, source=f"inventory ({f.evidence.path})")
         elif k == "inventory_uplink":
             g.add_edge(switch(g, f.switch), switch(g, f.uplink), type="uplink")
-    _rings(g, facts)
-    add_nic_locality(g, facts, _add, host)  # GPU<->HCA under one PCIe switch, from topo -m without a dump
-    for f in facts:  # GPUs nvidia-smi reports, where no topology dump placed them already
-        if isinstance(f, GpuFact) and f.node not in ("unknown", "fabric") and f"gpu:{f.node}/{f.pci_bus_id}" not in g:
+    _rings(g, read)
+    # GPU<->HCA under one PCIe switch, from topo -m without a dump
+    add_nic_locality(g, [f for f in read if f.kind in _LOCALITY], _add, host)
+    for f in gpus:  # GPUs nvidia-smi reports, where no topology dump placed them already
+        if f.node not in ("unknown", "fabric") and f"gpu:{f.node}/{f.pci_bus_id}" not in g:
             g.add_edge(host(g, f.node), _add(g, f"gpu:{f.node}/{f.pci_bus_id}", "gpu", f"GPU {f.pci_bus_id}"), type="has")
     if inventory is not None:
         for name, spec in inventory.hosts.items():
