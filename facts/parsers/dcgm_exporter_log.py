@@ -56,8 +56,11 @@ _FAILURE = "Encountered a failure."
 # module) or DCGM_ST_NOT_SUPPORTED's. Exporters before 2.1.2 watched DCP fields by default, which only
 # datacenter GPUs have (NVIDIA/gpu-monitoring-tools#141's maintainer): a field list that does not fit the node.
 # time="2020-10-27T20:31:42Z" level=fatal msg="Error watching fields: This request is serviced by a module of DCGM that is not currently loaded"
+# DCGM_ST_NOT_SUPPORTED's errorString is "Feature not supported" (NVIDIA/DCGM dcgmlib/src/dcgm_errors.c): a
+# field of the list this GPU model lacks (NVIDIA/dcgm-exporter#86, whose fix skips the Tensor IMMA/HMMA fields then):
+# FATA[0001] Error watching fields: Feature not supported
 _WATCH_UNSUPPORTED = re.compile(r"Error watching fields: (?:This request is serviced by a module of DCGM that is not currently loaded"
-                                r"|This request is not supported by the current device)")
+                                r"|This request is not supported by the current device|Feature not supported\b)")
 
 # A DCGM call returned DCGM_ST_VER_MISMATCH, whose errorString is "API version mismatch" (NVIDIA/DCGM
 # dcgmlib/src/dcgm_errors.c): the versioned structure the exporter's go-dcgm bindings pass is one the

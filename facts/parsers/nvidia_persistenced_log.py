@@ -15,6 +15,7 @@ error messages, the sample content below (nvidia-persistenced.c, ``syslog(LOG_ER
     2025-08-16T00:03:03.937586-04:00 localhost systemd[1]: nvidia-persistenced.service: Control process exited, code=exited, status=1/FAILURE
     2025-08-16T00:03:03.959524-04:00 localhost systemd[1]: nvidia-persistenced.service: Failed with result 'exit-code'.
     2025-08-16T00:03:03.959639-04:00 localhost systemd[1]: Failed to start nvidia-persistenced.service - NVIDIA Persistence Daemon.
+    Job for nvidia-persistenced.service failed because the control process exited with error code.   (systemctl)
 
 Fact: ``persistenced_error`` (``event``: ``device_query_failed``, ``no_devices``,
 ``library_missing``, ``device_open_failed``, ``init_failed``, ``unit_failed``; the GPU's bus id
@@ -47,9 +48,12 @@ _INIT = re.compile(r"nvidia-persistenced failed to initialize")
 # systemd[1]: nvidia-persistenced.service: Control process exited, code=exited, status=1/FAILURE
 # systemd[1]: Failed to start nvidia-persistenced.service - NVIDIA Persistence Daemon.
 # systemd[1]: Failed to start NVIDIA Persistence Daemon.                                  (older systemd)
+# systemctl's own answer to the start it asked for (what a provisioning tool's stderr carries; Ansible quotes it):
+# Job for nvidia-persistenced.service failed because the control process exited with error code.
 _UNIT = re.compile(
     r"nvidia-persistenced\.service: (?:Failed with result|Control process exited, code=exited, status=[1-9])"
-    r"|Failed to start (?:nvidia-persistenced\.service|NVIDIA Persistence Daemon)")
+    r"|Failed to start (?:nvidia-persistenced\.service|NVIDIA Persistence Daemon)"
+    r"|Job for nvidia-persistenced\.service failed\b")
 _ANY = re.compile(_DAEMON.pattern + "|" + _INIT.pattern + "|" + _UNIT.pattern)
 
 

@@ -20,6 +20,7 @@ LINES = [
     ("nvidia-persistenced[1233]: nvidia-persistenced failed to initialize. Check syslog for more details.", "init_failed", None),
     ("systemd[1]: nvidia-persistenced.service: Failed with result 'exit-code'.", "unit_failed", None),
     ("systemd[1]: Failed to start NVIDIA Persistence Daemon.", "unit_failed", None),
+    ("Job for nvidia-persistenced.service failed because the control process exited with error code.", "unit_failed", None),
 ]
 
 NEAR_MISSES = [
@@ -54,3 +55,11 @@ def test_real_journal_excerpt_ollama_11932():
     assert npd.detect(text)
     r = npd.parse(Artefact(path="j.log", text=text, node="n1"))
     assert [(f.event, f.evidence.line) for f in r.facts] == [("unit_failed", 1), ("unit_failed", 2), ("unit_failed", 3)]
+
+
+def test_real_ansible_start_failure_fgci_ansible_role_cuda_20():
+    """systemctl's answer, quoted by Ansible's service module (fgci-org/ansible-role-cuda#20, the CI's output)."""
+    text = open("fixtures/artefacts/nvidia_persistenced_log/ansiblerolecuda20_systemctl_job_failed.log").read()
+    assert npd.detect(text)
+    r = npd.parse(Artefact(path="a.log", text=text, node="n1"))
+    assert [(f.event, f.evidence.line) for f in r.facts] == [("unit_failed", 1), ("unit_failed", 3), ("unit_failed", 5)]
