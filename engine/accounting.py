@@ -100,16 +100,16 @@ def unexplained(facts: Iterable[Fact], explained: set[tuple[str, int]],
     """One ``unexplained_fact`` per source line that holds an error no finding cites.
     ``serious``: the lines findings of severity warning or worse cite (for echo kinds)."""
     polarity = load_polarity()
-    facts = list(facts)
+    flagged = {k for k, p in polarity.items() if p.polarity in ("error", "warning")}
+    # only the facts of error and warning kinds are asked about (one set test a fact: a healthy
+    # 1,024-node bundle keeps ~500k facts, a few hundred of such kinds)
+    facts = [f for f in facts if f.kind in flagged]
     # a line that repeats an explained one word for word on the same node (every rank, every
     # retry prints its own) is explained with it
     repeats = {(f.node, f.kind, _text(f)) for f in facts if (f.evidence.path, f.evidence.line) in explained}
     left: list[Fact] = []
     seen: set[tuple[str, int]] = set()
     for f in facts:
-        p = polarity.get(f.kind)
-        if p is None or p.polarity not in ("error", "warning"):
-            continue
         key = (f.evidence.path, f.evidence.line)
         if key in explained or key in seen or (f.node, f.kind, _text(f)) in repeats:
             continue
