@@ -103,6 +103,12 @@ def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, dict[int, 
             transports.add(f.transport.split("/")[0] + ("/" + f.transport.split("/")[1] if f.transport.startswith("NET/") else ""))
         elif f.kind == "nccl_version":
             versions.append(f.version)
+    # what every run shares (the bundle's GPUs, topology and NCCL environment): once, not per run
+    driver = next((g.driver_version for g in gpus if g.driver_version), None)
+    cuda = next((g.cuda_version for g in gpus if g.cuda_version), None)
+    topology = ", ".join(sorted(topo)) or (", ".join(sorted(transports)) or None)
+    # without an NCCL INFO log the environment is unknown, not empty
+    env = dict(sorted(envs.items())) if (envs or versions) else None
     out = []
     for run in of_kind(facts, "nccl_test_run"):
         rows = by_run.get(run.id, [])
@@ -124,20 +130,17 @@ def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, dict[int, 
         hosts: dict[str, int] = defaultdict(int)
         for rk in ranks.get(run.id, []):
             hosts[rk.host] += 1
-        driver = next((g.driver_version for g in gpus if g.driver_version), None)
-        cuda = next((g.cuda_version for g in gpus if g.cuda_version), None)
         ctx = {
             "gpu_model": ", ".join(sorted({rk.gpu_name for rk in ranks.get(run.id, [])})) or None,
             "gpus_per_node": max(hosts.values(), default=None),
             "nodes": len(hosts) or None,
             "nranks": run.nranks,
-            "topology": ", ".join(sorted(topo)) or (", ".join(sorted(transports)) or None),
+            "topology": topology,
             "driver": driver,
             "cuda": cuda,
             "nccl": run.nccl_version or (versions[0] if versions else None),
             "nccl_tests": run.nccl_tests_version,
-            # without an NCCL INFO log the environment is unknown, not empty
-            "env": dict(sorted(envs.items())) if (envs or versions) else None,
+            "env": dict(env) if env is not None else None,
         }
         out.append((run, table, ctx, row_of))
     return out
