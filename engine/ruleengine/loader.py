@@ -8,6 +8,8 @@ they assert that rule's facts: session._none_first, reference.run's strata).
 """
 from __future__ import annotations
 
+import copy
+import functools
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -55,10 +57,20 @@ def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int:
     return line
 
 
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str) -> tuple[Any, yaml.Node | None]:
+    return yamlio.load_with_nodes(text)
+
+
 def read_yaml(path: Path, label: str) -> tuple[Any, yaml.Node | None]:
+    """A rule (or rule test) file's data and node tree. The parse is kept per text, so a process
+    that loads the rules again (``steth watch``, each live diagnosis, the tests) reads each file
+    but parses only what changed: ~0.35 s of CPU for the ~390 shipped rules, which a live run
+    against an unreachable server spent before it could say so. The data is a copy each time."""
     try:
         text = path.read_text(encoding="utf-8")
-        data, node = yamlio.load_with_nodes(text)
+        data, node = _parsed(text)
+        data = copy.deepcopy(data)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise RuleError(label, (mark.line + 1) if mark else 1, f"invalid YAML: {exc.problem}") from None

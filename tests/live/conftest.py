@@ -25,3 +25,14 @@ def prom_url(tmp_path_factory):
         yield server.url
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def rules_loaded():
+    """The shipped rules loaded once before any live test: the deadline tests time the queries
+    against a slow, dripping or absent server, not the first import of the readers and the first
+    parse of the rule files (~1.3 s, more on a busy CI host; engine/ruleengine/loader.py keeps
+    each file's parse, so every later load only reads and checks them)."""
+    from stethoscope.engine.ruleengine.loader import load_rules
+
+    load_rules()
