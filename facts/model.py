@@ -19,7 +19,7 @@ _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
 _KEY_OF: dict[int, frozenset[str]] = {}
 
 
-def _share_fields_set(model: BaseModel, strings: bool = True) -> None:
+def _share_fields_set(model: BaseModel) -> None:
     """Pydantic keeps, per instance, the set of field names it was given (``model_fields_set``):
     about 2 KB for a fact of 20 fields, a third of what the fact weighs. These models are frozen,
     so that set never changes after construction: instances given the same fields share one."""
@@ -30,8 +30,6 @@ def _share_fields_set(model: BaseModel, strings: bool = True) -> None:
         _KEY_OF[id(fs)] = key
     else:
         object.__setattr__(model, "__pydantic_fields_set__", shared)
-    if not strings:
-        return
     # short text values repeat across facts (a node, a run id, a collective, a dtype): one copy
     d = model.__dict__
     for k, v in d.items():
