@@ -211,9 +211,9 @@ class _Binder:
         self.memo: dict[tuple[str, tuple[Any, ...]], bool] = {}
 
     def __call__(self, fact: Fact) -> bool:
-        kind, fields = fact.kind, _model_fields(type(fact))
+        kind = fact.kind
         names = self.names[kind]
-        values = tuple(_field_value(fact, fields, name) for name in names)
+        values = _values(fact, names)
         got = self.memo.get((kind, values))
         if got is None:
             view = {name: v for name, v in zip(names, values) if v is not MISSING}
@@ -256,6 +256,12 @@ def _field_value(fact: Fact, fields: dict, name: str) -> Any:
     return view_value(getattr(fact, name))
 
 
+def _values(fact: Fact, names: tuple[str, ...]) -> tuple[Any, ...]:
+    """The rule-view values (MISSING where left out) of these fields of a fact, read one by one."""
+    fields = _model_fields(type(fact))
+    return tuple(_field_value(fact, fields, name) for name in names)
+
+
 _FIELDS: dict[type, dict] = {}
 
 
@@ -292,8 +298,7 @@ def live_rules(rules: list[CompiledRule], views: Iterable[Any]) -> list[Compiled
         if not open_of.get(kind):
             continue
         if is_fact:  # read field by field, as FieldView does (no view built)
-            fields = _model_fields(type(view))
-            values = tuple(_field_value(view, fields, name) for name in fields_of[kind])
+            values = _values(view, fields_of[kind])
         else:
             get = view.value if isinstance(view, FieldView) else (lambda name, _v=view: _v.get(name, MISSING))
             values = tuple(get(name) for name in fields_of[kind])
