@@ -165,6 +165,16 @@ _OPEN_NO_GSP = re.compile(rf"NVRM: The NVIDIA GPU (?P<bdf>{_BDF})(?: \(PCI ID: (
                           r" installed in this system is not supported by open nvidia\.ko because it does not include"
                           r" the required GPU System Processor")
 _OPEN_NO_GSP_END = re.compile(r"System Processor \(GSP\)")
+# The proprietary module refusing a GPU only the open modules support (Blackwell; Grace Hopper): printed
+# by the closed nvidia.ko (its osapi.c is not published; the open module's own refusals are above):
+# NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:2d58)                                  (open-gpu-kernel-modules#1332)
+# NVRM: installed in this system requires use of the NVIDIA open kernel modules.
+# NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:1050)
+_OPEN_REQUIRED = re.compile(rf"NVRM: The NVIDIA GPU (?P<bdf>{_BDF})(?: \(PCI ID: (?P<pci_id>[0-9a-fA-F]{{4}}:[0-9a-fA-F]{{4}})\))?"
+                            r" installed in this system requires use of the NVIDIA open kernel modules")
+#: its second line, also read alone (a grep for it, or the head line cut off)
+_OPEN_REQUIRED_TAIL = re.compile(r"NVRM: installed in this system requires use of the NVIDIA open kernel modules")
+_OPEN_END = re.compile(r"System Processor \(GSP\)|open kernel modules")
 # The GSP firmware file of the module's own version could not be loaded (osinit.c RmFetchGspRmImages;
 # RmInitAdapter then fails with 0x61 RM_INIT_FIRMWARE_FETCH_FAILED). The kernel's firmware loader
 # names the file and errno just before it: -2 (ENOENT) = not installed for this module version.
@@ -311,13 +321,25 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         used.update(block)
         return True
     if "NVRM: The NVIDIA GPU " in msg:
-        text, block = _joined(lines, ln, _OPEN_NO_GSP_END)
+        text, block = _joined(lines, ln, _OPEN_END)
         flat = re.sub(r"\s+NVRM: ", " ", text[text.index("NVRM: "):])
         if (m := _OPEN_NO_GSP.search(flat)) is not None:
             add("open_module_unsupported", m["bdf"], detail="the GPU" + (f" (PCI ID {m['pci_id'].lower()})" if m["pci_id"] else "")
                 + " has no GSP (GPU System Processor), which the open nvidia.ko requires")
             used.update(block)
             return True
+        if (m := _OPEN_REQUIRED.search(flat)) is not None:
+            add("open_module_required", m["bdf"], detail="the GPU" + (f" (PCI ID {m['pci_id'].lower()})" if m["pci_id"] else "")
+                + " is supported by the open kernel modules only; the proprietary nvidia.ko is loaded")
+            used.update(block)
+            return True
+    if _OPEN_REQUIRED_TAIL.search(msg) is not None:
+        # the message without its head line: the GPU is the one of the RmInitAdapter failure it causes
+        after = (_INIT_FAILED.search(lines[k]) for k in range(ln, min(ln + _DETAIL_BACK, len(lines))))
+        add("open_module_required", next((m["bdf"] for m in after if m is not None), None),
+            detail="the GPU is supported by the open kernel modules only; the proprietary nvidia.ko is loaded")
+        used.add(ln)
+        return True
     if (m := _ASSERT.search(msg)) is not None:
         add("assert_failed", status=m["status"] or "", code=m["code"], detail=(m["where"] or m["what"] or None))
         used.add(ln)

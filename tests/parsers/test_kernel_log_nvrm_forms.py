@@ -58,6 +58,16 @@ def _kinds(text: str):
     ("[   23.991667] NVRM: RmFetchGspRmImages: No firmware image found\n"
      "[   23.991672] NVRM: GPU 0000:07:00.0: RmInitAdapter failed! (0x61:0x56:1770)\n",
      [("gsp_firmware_missing", "0000:07:00.0", ""), ("rm_init_adapter_failed", "0000:07:00.0", "NV_ERR_NOT_SUPPORTED")]),
+    # the proprietary nvidia.ko refusing a GPU only the open modules support (open-gpu-kernel-modules#1332,
+    # fixtures/artefacts/kernel_log/ogkm1332_...), as dmesg prints it: the second line indented, no timestamp
+    ("[    5.559842] NVRM: The NVIDIA GPU 0000:02:00.0 (PCI ID: 10de:2c58)\n"
+     "               NVRM: installed in this system requires use of the NVIDIA open kernel modules.\n"
+     "[    5.559858] NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x22:0x56:884)\n",
+     [("open_module_required", "0000:02:00.0", ""), ("rm_init_adapter_failed", "0000:02:00.0", "NV_ERR_NOT_SUPPORTED")]),
+    # its second line alone (a grep for it): the GPU is the RmInitAdapter failure's
+    ("[    5.5] NVRM: installed in this system requires use of the NVIDIA open kernel modules.\n"
+     "[    5.6] NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x22:0x56:884)\n",
+     [("open_module_required", "0000:02:00.0", ""), ("rm_init_adapter_failed", "0000:02:00.0", "NV_ERR_NOT_SUPPORTED")]),
     # osinit.c: "Cannot" is a failure word
     ("[  5.0] NVRM: osInitNvMapping: *** Cannot attach gpu\n", [("other", None, "")]),
 ])
@@ -70,6 +80,8 @@ def test_driver_forms(text, want):
     "[  2.0] NVRM: GPU 0000:41:00.0: GPU serial number is 1653723052734.\n",
     # the probe summary after the device's own failure line: one fact, the device's
     "[  3.0] nvidia: probe of 0000:41:00.0 failed with error -1\n[  3.1] NVRM: The NVIDIA probe routine failed for 1 device(s).\n",
+    # the head line cut before the refusal's second line (harvest 504's syslog): no reading of it
+    "Jul 01 22:55:07 gpu kernel: NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:2b85)\n",
     # a GSP function that printed no timeout
     "[  9.0] NVRM: _kgspCheckSlowRpc: Slow RPC response from GPU0 GSP (1200us). Function 76 (GSP_RM_CONTROL) sequence 3.\n",
 ])
