@@ -158,7 +158,9 @@ def test_found_crash_is_a_parse_problem_now(case):
     if case["problem"] is None:  # well-formed after all: read, every fact citing a line of the file
         assert res.facts and not problems, problems
         assert all(1 <= f.evidence.line <= len(art.lines) for f in res.facts)
-    else:
+    else:  # a parse error, or a limit (a document cut short is read up to the cut)
+        problems += [h.detail for h in res.limits]
+        assert all(1 <= h.line <= len(art.lines) for h in res.limits)
         assert any(case["problem"] in p for p in problems), problems
 
 

@@ -152,7 +152,7 @@ def parse(artefact: Artefact) -> ParseResult:
         end = text.find(ROOT_END, m.end())
         stop = len(text) if end == -1 else end + len(ROOT_END)
         first = artefact.line_of(m.start())
-        _parse_log(builder, text[m.start():stop], first)
+        _parse_log(builder, text[m.start():stop], first, cut=end == -1)
         # the prolog right before the root counts as used, though it is never parsed
         prolog = PROLOG.search(text, max(pos, m.start() - 512), m.start())
         begin = artefact.line_of(prolog.start()) if prolog and prolog.group() else first
@@ -316,16 +316,26 @@ def _blank_skipped(xml: str) -> str:
     return xml
 
 
-def _parse_log(b: FactBuilder, xml: str, first_line: int) -> None:
+def _parse_log(b: FactBuilder, xml: str, first_line: int, cut: bool = False) -> None:
+    """One ``<nvidia_smi_log>`` document; ``cut``: its end tag is not in the text (a paste or a
+    capture that stops mid-document, 1Panel-dev/1Panel#10990): what is there is read (expat is
+    not told the input ended, so the open elements are no error) and a ``cut_short`` limit says
+    the rest was not, so the verdict cannot be healthy."""
     if "\r" in xml:  # expat counts a lone CR as a line end, the artefact's lines do not
         xml = _LONE_CR.sub(" ", xml)
     reader = _Reader(first_line)
     try:
-        reader.parser.Parse(_blank_skipped(xml), True)
+        reader.parser.Parse(_blank_skipped(xml), not cut)
     except expat.ExpatError as e:
         b.error(first_line + (e.lineno or 1) - 1, f"malformed nvidia-smi XML: {expat.ErrorString(e.code)}")
     except _Limit as hit:
         b.limit(hit.line, hit.limit, hit.detail)
+    else:
+        if cut:
+            inside = reader.rec.pci_bus_id if reader.rec is not None else None
+            b.limit(first_line + xml.count("\n", 0, len(xml.rstrip())), "cut_short",
+                    "nvidia-smi -q -x ends before </nvidia_smi_log>" + (f", inside GPU {inside}'s element" if inside else "")
+                    + " (the output cut, or nvidia-smi killed): what follows was not read")
     attached = reader.top.get("attached_gpus", "")
     complete = attached.isdecimal() and int(attached) == len(reader.records)
     for i, rec in enumerate(reader.records):

@@ -307,12 +307,40 @@ def test_xml_entities_are_not_expanded():
 
 
 def test_truncated_xml_keeps_complete_gpus():
+    """A document without its end tag is read up to the cut (the complete GPU and what the cut
+    one shows) and reported cut_short, not as malformed: the verdict cannot be healthy."""
     real = (XDIR / "nvidia-smi-q.xml").read_text()
     cut = real[: real.index('<gpu id="00000000:00:07.0">') + 200]
-    _, r = run(x, XDIR / "nvidia-smi-q.xml", text=cut)
-    assert len(r.errors) == 1 and "malformed" in r.errors[0].message
+    art, r = run(x, XDIR / "nvidia-smi-q.xml", text=cut)
+    assert r.errors == []
+    assert [(h.limit, h.line) for h in r.limits] == [("cut_short", len(cut.rstrip().split("\n")))]
+    assert G1 in r.limits[0].detail
     assert one(r, "gpu_info", G0).name == "NVIDIA H200"
     assert one(r, "gpu_temperature", G0).gpu_temp_c == 32
+    assert one(r, "gpu_info", G1).name == "NVIDIA H200"  # its fields before the cut
+
+
+@pytest.mark.parametrize("where", ["<gpu_temp>3", "<gpu_te", "</gpu_temp", '<gpu id="00000000:00:07'])
+def test_xml_cut_mid_token_is_cut_short_not_malformed(where):
+    real = (XDIR / "nvidia-smi-q.xml").read_text()
+    _, r = run(x, XDIR / "nvidia-smi-q.xml", text=real[: real.index(where) + len(where)])
+    assert r.errors == [] and [h.limit for h in r.limits] == ["cut_short"]
+
+
+def test_real_xml_paste_cut_inside_the_gpu():
+    """1Panel-dev/1Panel#10990: the paste ends after accounting_mode_buffer_size, inside the GPU."""
+    art, r = run(x, XDIR / "panel10990_gtx1050_cut_mid_gpu.xml")
+    assert r.errors == []
+    assert [(h.limit, h.line) for h in r.limits] == [("cut_short", 25)]
+    info = one(r, "gpu_info", "0000:01:00.0")
+    assert (info.name, info.driver_version, info.evidence.line) == ("NVIDIA GeForce GTX 1050 with Max-Q Design", "580.95.05", 8)
+
+
+def test_xml_cut_then_not_xml_stays_malformed():
+    """A document without its end tag followed by text expat cannot read: a parse error, as before."""
+    real = (XDIR / "panel10990_gtx1050_cut_mid_gpu.xml").read_text()
+    _, r = run(x, XDIR / "panel10990_gtx1050_cut_mid_gpu.xml", text=real + "user@host:~$ echo <<EOF\n")
+    assert len(r.errors) == 1 and "malformed" in r.errors[0].message and r.limits == []
 
 
 # ---- fragments without banner or GPU header (issue 11) -----------------------------------
