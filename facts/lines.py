@@ -55,6 +55,9 @@ Wrappers, each with a real sample:
 
       (RayWorkerWrapper pid=581, ip=10.225.128.18) k8s17:581:581 [0] NCCL INFO P2P Chunksize set to 131072
       (EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12) spark2:285:285 [0] NCCL INFO ...
+      (VllmWorker rank=1 pid=2699412) ERROR 08-11 10:45:36 [multiproc_executor.py:511]     initialize_model_parallel(
+
+  (vLLM's worker tags take the same form: ``(VllmWorkerProcess pid=759)``, V1's ``(VllmWorker rank=1 pid=...)``)
 
 - torchrun's local-rank label (``--tee``/``--redirects``: ``[default0]:``) and PyTorch's global
   rank label (``[rank1]:``); the rank stays readable from the line as read (``label_rank``)
@@ -130,7 +133,10 @@ _DOCKER_JSON = re.compile(r'\n\{"log":"(?P<body>(?:[^"\\\n]|\\.)*)","stream":"(?
 _KUBECTL = re.compile(r"\n\[pod/[\w.-]+/[\w.-]+\] ?")
 # (RayWorkerWrapper pid=581, ip=10.225.128.18) k8s17:581:581 [0] NCCL INFO P2P Chunksize set to 131072
 # (EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12) spark2:285:285 [0] NCCL INFO ...
-_RAY = re.compile(r"\n(?:\((?:[\w.-]+(?: [\w.-]+)? )?pid=\d+(?:, ip=[\w.:-]+)?\) ?)+")
+# (VllmWorker rank=1 pid=2699412) ERROR 08-11 10:45:36 [multiproc_executor.py:511]     self.device_communicator = device_comm_cls(
+#   (vLLM V1's worker, vllm/v1/executor/multiproc_executor.py: _add_prefix(sys.stdout, f"VllmWorker rank={rank}", pid);
+#   vllm#20226)
+_RAY = re.compile(r"\n(?:\((?:[\w.-]+(?: [\w.=-]+)? )?pid=\d+(?:, ip=[\w.:-]+)?\) ?)+")
 # [default0]:[rank0]: torch.distributed.DistBackendError: NCCL error in: ...   (torchrun --tee; PyTorch >= 2.2)
 # (not the failure table's "[1]:" nor NCCL's "[0] " device index)
 # (torchrun's "[default0]:" is followed by the line as the worker printed it, its indentation
@@ -208,7 +214,7 @@ _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 _GATES = ("`", ">", '"', "\u201c", "]<std", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ", "\n*", "\n_")
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
-    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+,\d+\]<|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. -]*pid=\d"
+    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+,\d+\]<|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. =-]*pid=\d"
     r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|" + _LABEL + ")"
 )
 #: _ANY for RE2 (a DFA: its ~20 alternatives cost one pass, where ``re`` tries each at every
@@ -237,7 +243,7 @@ _MIN_WIDTH = 80  # terminals open 80 wide; a text wrapped narrower is a program'
 #   libfabric:...:core:core:fi_getinfo_():1391<warn> ...   (libfabric's own log line, src/log.c "%s:%d:%ld:..." with
 #     PACKAGE first; libfabric#12708: a 120-column line of it before the next one was joined with it)
 _RECORD_START = re.compile(
-    r"$|[ \t]|[\[{|#]|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. -]*pid=\d"
+    r"$|[ \t]|[\[{|#]|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. =-]*pid=\d"
     r"|\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|[A-Z][a-z]{2} [ \d]\d \d\d:|[IWEF]\d{4} \d\d:\d\d"
     r"|[\w.-]+:\d+:\d+ \[\d+\]|\d{1,5}: |[\w.-]+@[\w.-]+:|libfabric:"
 )

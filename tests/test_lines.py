@@ -48,6 +48,8 @@ KEPT = [
     '"driver_version": "535.104.05",',
     '"NVIDIA H100 80GB HBM3", "00000000:18:00.0"',
     '"Error" is what the log says',
+    # near misses of the worker tag: a parenthesis that is no tag (a word and a value, no pid)
+    "(rank=1 of 2) ERROR 08-11 10:45:36 [multiproc_executor.py:511] x",
 ]
 
 # issue 11: the wrappers log pipelines put on every line, each a real line of its form
@@ -80,6 +82,10 @@ WRAPPED = [
      "output = executor(*args, **kwargs)"),
     ("(Worker pid=1541060) ERROR 04-14 13:46:59 [multiproc_executor.py:857]     return GroupCoordinator(",
      "return GroupCoordinator("),
+    # vLLM V1's worker tag carries its rank (multiproc_executor.py _add_prefix(..., f"VllmWorker rank={rank}", pid);
+    # https://github.com/vllm-project/vllm/issues/20226)
+    ("(VllmWorker rank=1 pid=2699412) ERROR 08-11 10:45:36 [multiproc_executor.py:511]     self.device_communicator = device_comm_cls(",
+     "self.device_communicator = device_comm_cls("),
     # a collector's bracketed local time (scitix/sichek#44)
     ("[2026-01-04 21:33:04] test-ys-512-scaling-test-0104-1504-a7de2925-master-0:617:2799 [3] transport/net_ib.cc:2360 NCCL WARN NET/IB: "
      "Got completion from peer 172.16.234.184<53393> with status=12 opcode=1 len=5222 vendor err 129 (Send)",
