@@ -406,15 +406,19 @@ class Mlx5CmdFailed(Fact):
 class Mlx5HealthEvent(Fact):
     """The ConnectX driver's health poller found the HCA in error: ``Fatal error 1 detected``,
     ``device's health compromised - reached miss count``, ``Health issue observed, ...``, or the
-    recovery after it failed. The device is reset or lost; every connection on it breaks."""
+    recovery after it failed. The device is reset or lost; every connection on it breaks. Also the
+    command interface's timeouts (``cmd[22]: CREATE_DCT(0x710) No done completion``): the firmware
+    did not answer a command the driver posted."""
 
     kind: Literal["mlx5_health_event"] = "mlx5_health_event"
     pci_bus_id: str
-    #: fatal_error, health_compromised, health_issue, recovery_failed
+    #: fatal_error, health_compromised, health_issue, recovery_failed; from the command interface
+    #: (cmd.c): command_timeout (the firmware did not complete a command), command_recovered (it did, late)
     event: str
     fatal: bool  # all but a "Health issue observed" of a syslog severity below error (4 and up)
     sensor: int | None = None  # "Fatal error 1": 1 PCI communication lost, 2 PCI error, 3 NIC disabled, 4 NIC reset, 5 firmware
     syndrome: str | None = None  # "High temperature", "unrecoverable hardware error" (the synd line, or the issue's)
+    command: str | None = None  # the firmware command of a command_timeout / command_recovered: "CREATE_DCT"
     message: str
 
 

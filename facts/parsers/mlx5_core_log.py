@@ -26,6 +26,15 @@ is a read, 0 a write), the firmware's status and syndrome, and the HCA's PCI bus
 observed" or failed recovery, with the syndrome text of the ``synd`` line that follows);
 ``kernel_ib_completion_error`` (``WC error: <ib_wc_status>, Message: <ib_wc_status_msg>``, the
 same numbering as libibverbs' ibv_wc_status). A log without such lines yields nothing.
+
+A firmware command that timed out (cmd.c; openucx/ucx#7738, through pdsh's ``host: `` prefix)::
+
+    b1360: [14280.445220] mlx5_core 0000:61:00.0: wait_func_handle_exec_timeout:1104:(pid 141183): cmd[22]: CREATE_DCT(0x710) No done completion
+    b1360: [14280.445226] mlx5_core 0000:61:00.0: wait_func:1132:(pid 141181): CREATE_DCT(0x710) timeout. Will cause a leak of a command resource
+
+is a ``mlx5_health_event`` of event ``command_timeout`` (``command_recovered`` for "recovered after
+timeout": the firmware did answer, its completion interrupt was lost) with its ``command``,
+never ``fatal``: the health poller has not declared the device in error.
 """
 from __future__ import annotations
 
@@ -63,6 +72,20 @@ _HEALTH = re.compile(
 )
 # mlx5_core 0000:41:00.1: print_health_info:421:(pid 0): synd 0x10: High temperature   (read with the event above it)
 _SYND = re.compile(r"mlx5_core " + _BDF + r": (?:\w+:\d+:\(pid \d+\): )?synd 0x(?P<synd>[0-9a-fA-F]+): (?P<text>.+)")
+# cmd.c, the firmware command interface (mlx5_core_warn): a command the firmware did not complete in
+# time (MLX5_CMD_TIMEOUT_MSEC, 60 s). 5.9+ (commit 1d5558b1f0de, wait_func_handle_exec_timeout / cb_timeout_handler):
+#   "cmd[%d]: %s(0x%x) No done completion\n"   (then the command fails with -ETIMEDOUT)
+#   "cmd[%d]: %s(0x%x) recovered after timeout\n", "cmd[%d]: %s(0x%x) Async, recovered after timeout\n"
+#      (the completion was found by polling the command EQ: its interrupt was lost; the command succeeded late)
+#   "cmd[%d]: %s(0x%x) Async, timeout. Will cause a leak of a command resource\n"
+# every release since 4.x (wait_func): "%s(0x%x) timeout. Will cause a leak of a command resource\n"
+# mlx5_core 0000:61:00.0: wait_func_handle_exec_timeout:1104:(pid 141183): cmd[22]: CREATE_DCT(0x710) No done completion
+# mlx5_core 0000:61:00.0: wait_func:1132:(pid 141181): CREATE_DCT(0x710) timeout. Will cause a leak of a command resource
+#   (openucx/ucx#7738, pasted through pdsh: "b1360: [14280.445220] mlx5_core ...")
+_CMD_TIMEOUT = re.compile(
+    r"mlx5_core " + _BDF + r": (?:\w+:\d+:\(pid \d+\): )?(?:cmd\[\d+\]: )?(?P<cmd>[A-Z][A-Z0-9_]*)\(0x[0-9a-fA-F]+\) "
+    r"(?:Async, )?(?:(?P<recovered>recovered after timeout)|(?:No done completion|timeout\. Will cause a leak of a command resource))"
+)
 # infiniband mlx5_4: mlx5_handle_error_cqe:332:(pid 0): WC error: 4, Message: local protection error
 # infiniband rocep8s0f0: dump_cqe:277:(pid 0): WC error: 6, Message: memory bind operation error
 #   cq.c: mlx5_ib_warn(dev, "WC error: %d, Message: %s\n", wc->status, ib_wc_status_msg(wc->status))
@@ -79,6 +102,8 @@ def detect(head: str) -> bool:
         return True
     if "mlx5_core " in head and _HEALTH.search(head):
         return True
+    if "mlx5_core " in head and ("completion" in head or "timeout" in head) and _CMD_TIMEOUT.search(head):
+        return True
     return "WC error: " in head and bool(_WC.search(head))
 
 
@@ -87,6 +112,11 @@ def parse(artefact: Artefact) -> ParseResult:
     fb = FactBuilder(artefact, result)
     _health(artefact, fb, result)
     _completions(artefact, fb, result)
+    for n, line, m, bus in _device_lines(_CMD_TIMEOUT, artefact, fb):
+        fb.add(Mlx5HealthEvent, n, node=_node(artefact, line), pci_bus_id=bus,
+               event="command_recovered" if m["recovered"] else "command_timeout", fatal=False,
+               command=m["cmd"], message=line[m.start():].strip())
+        result.lines_used += 1
     for n, line, m, bus in _device_lines(_CMD, artefact, fb):
         op_mod = int(m["op_mod"], 16)
         fb.add(Mlx5CmdFailed, n, node=_node(artefact, line), pci_bus_id=bus,
@@ -140,4 +170,4 @@ def _completions(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> No
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_CMD, _HEALTH, _WC)
+SIGNATURES = (_CMD, _HEALTH, _WC, _CMD_TIMEOUT)

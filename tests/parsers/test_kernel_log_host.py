@@ -102,14 +102,50 @@ def test_mlx5_health_forms(line, event, fatal):
 ])
 @pytest.mark.parametrize("prefix", PREFIXES)
 def test_kernel_wc_error_forms(prefix, line, device, status, text):
-    body = prefix + line + "\n"
-    assert mlx5_core_log.detect(body)
-    (e,) = mlx5_core_log.parse(Artefact(path="m.log", text=body, node="n1")).facts
+    e = _only_mlx5_fact(prefix + line + "\n")
     assert (e.kind, e.device, e.status, e.status_text) == ("kernel_ib_completion_error", device, status, text)
+
+
+def _only_mlx5_fact(body: str):
+    """The one fact mlx5_core_log reads from ``body``, which it must recognise."""
+    assert mlx5_core_log.detect(body)
+    (fact,) = mlx5_core_log.parse(Artefact(path="m.log", text=body, node="n1")).facts
+    return fact
 
 
 def test_mlx5_debug_and_dump_lines_are_not_completion_errors():
     text = ("[ 4929.694628] infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9\n"
             "[  408.380181] infiniband mlx5_0: dump_cqe:272:(pid 0): dump error cqe\n")
+    assert not mlx5_core_log.detect(text)
+    assert mlx5_core_log.parse(Artefact(path="m.log", text=text, node="n1")).facts == []
+
+
+def test_mlx5_command_timeouts_through_pdsh_prefix():
+    # openucx/ucx#7738: dmesg of node b1360 through pdsh, CREATE_DCT never completed by the firmware
+    path = FIX / "mlx5_core_log" / "ucx7738_pdsh_create_dct_command_timeout.log"
+    text = path.read_text()
+    assert mlx5_core_log.detect(text)
+    facts = mlx5_core_log.parse(Artefact(path=str(path), text=text, node="b1360")).facts
+    assert len(facts) == 8  # the ninth line is cut inside the command's name
+    assert {(f.pci_bus_id, f.event, f.command, f.fatal) for f in facts} == {("0000:61:00.0", "command_timeout", "CREATE_DCT", False)}
+
+
+@pytest.mark.parametrize(("line", "event", "command"), [
+    # drivers/net/ethernet/mellanox/mlx5/core/cmd.c, every form of the command timeout
+    ("mlx5_core 0000:61:00.0: wait_func_handle_exec_timeout:1104:(pid 141183): cmd[22]: CREATE_DCT(0x710) No done completion", "command_timeout", "CREATE_DCT"),
+    ("mlx5_core 0000:61:00.0: wait_func:1132:(pid 141181): CREATE_DCT(0x710) timeout. Will cause a leak of a command resource", "command_timeout", "CREATE_DCT"),
+    ("mlx5_core 0000:3b:00.0: cb_timeout_handler:930:(pid 7): cmd[5]: QUERY_VPORT_COUNTER(0x770) Async, timeout. Will cause a leak of a command resource", "command_timeout", "QUERY_VPORT_COUNTER"),
+    ("mlx5_core 0000:3b:00.0: wait_func_handle_exec_timeout:1027:(pid 9): cmd[3]: ACCESS_REG(0x805) recovered after timeout", "command_recovered", "ACCESS_REG"),
+    ("mlx5_core 0000:3b:00.0: cb_timeout_handler:912:(pid 7): cmd[5]: QUERY_VPORT_COUNTER(0x770) Async, recovered after timeout", "command_recovered", "QUERY_VPORT_COUNTER"),
+])
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_mlx5_command_timeout_forms(prefix, line, event, command):
+    t = _only_mlx5_fact(prefix + line + "\n")
+    assert (t.kind, t.event, t.command, t.fatal) == ("mlx5_health_event", event, command, False)
+
+
+def test_mlx5_command_near_misses_stay_unread():
+    text = ("[ 12.0] mlx5_core 0000:61:00.0: wait_func:1132:(pid 1): err 0, delivery status no errors(0)\n"
+            "[ 12.1] mlx5_core 0000:61:00.0: mlx5_cmd_comp_handler:1580:(pid 0): command completed, timeout not reached\n")
     assert not mlx5_core_log.detect(text)
     assert mlx5_core_log.parse(Artefact(path="m.log", text=text, node="n1")).facts == []
