@@ -344,3 +344,13 @@ class NvshmemError(Fact):
     status: int | None = None  # None for a "NULL value" line
     status_name: str | None = None  # NVSHMEMX_ERROR_INTERNAL, where the release prints it
     message: str  # the failed step in NVSHMEM's words: "cuMemMap failed"
+
+
+@fact_kind
+class TorchCudaUnavailable(Fact):
+    """PyTorch in this process found no usable GPU: ``No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'``.
+
+    A CUDA toolkit is installed but torch.cuda.is_available() is False (facts/parsers/torch_cpp_extension.py)."""
+
+    kind: Literal["torch_cuda_unavailable"] = "torch_cuda_unavailable"
+    cuda_home: str | None = None  # the toolkit it fell back to, where printed

@@ -245,3 +245,13 @@ class NhcCheckFailed(Fact):
     check: str | None = None  # "check_nvlink_status"; None where the message does not name it
     message: str
     fault_code: str | None = None  # Azure's "NHC2016"
+
+
+@fact_kind
+class DcgmModuleState(Fact):
+    """One row of ``dcgmi modules -l``: ``| 8 | Profiling | Failed to load |`` (facts/parsers/dcgmi_modules.py)."""
+
+    kind: Literal["dcgm_module_state"] = "dcgm_module_state"
+    module_id: int
+    module: str  # "Profiling", as dcgmi names it
+    state: str  # loaded, not_loaded, failed, denylisted, unloaded, paused

@@ -381,3 +381,16 @@ class ResourceLimit(Fact):
     #: the limit in bytes, for limits of memory (kbytes, kb, bytes); None when unlimited or not a size
     limit_bytes: int | None = None
     source: str  # bash | zsh | ash | proc_limits | ulimit_l | libibverbs
+
+
+@fact_kind
+class DeviceCgroupNvidiaAccess(Fact):
+    """What a cgroup v1 ``devices.list`` lets a container do with NVIDIA's GPU devices (major 195).
+
+    ``c 195:* m`` gives ``access`` "m", ``can_open`` False (facts/parsers/cgroup_devices_list.py)."""
+
+    kind: Literal["device_cgroup_nvidia_access"] = "device_cgroup_nvidia_access"
+    access: str  # the letters of r, w, m that entries covering major 195 grant (a wildcard entry included), "" for none
+    can_open: bool  # an entry grants both r and w on major 195: the GPUs can be opened
+    names_nvidia: bool  # an entry names major 195 itself (not only through '*' or type 'a')
+    cut: bool = False  # the list as pasted was elided ('...'): entries may be missing
