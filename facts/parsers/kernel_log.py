@@ -108,12 +108,16 @@ def _keyword_starts(text: str):
 # confidential-computing guest, nvtrust#52); read as "NVRM: <function>: ...":
 # [   36.077473] NVRM kgspBootstrapRiscvOSEarly_GH100: Timeout waiting for GSP target mask release. This error may be caused by several reasons: ...
 # [   36.077455] NVRM _threadNodeCheckTimeout: _threadNodeCheckTimeout: currentTime: 3d08c22901a000 >= 3d08c20857cf00
-# (a function name: a leading underscore, an underscore inside, or camelCase; not "NVRM version:")
-_COLONLESS = re.compile(r"NVRM (?P<func>_\w+|[a-z]\w*_\w+|[a-z]+[A-Z]\w*): ")
+# and the 515 open modules (NVIDIA/open-gpu-kernel-modules#116, #673, an RTX 2060 and 3080):
+# [    3.596579] NVRM kgspInitRm_IMPL: missing NVDEC0 engine, cannot initialize GSP-RM
+# [    3.596583] NVRM RmInitAdapter: Cannot initialize GSP firmware RM
+# (a function name: a leading underscore, an underscore inside, or camelCase - RM's own functions
+# begin upper case, RmInitAdapter -; not "NVRM version:", "NVRM API mismatch:")
+_COLONLESS = re.compile(r"NVRM (?P<func>_\w+|[a-z]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*): ")
 
 # detect(): any of our markers, or a kernel-stamped line, anywhere in the head.
 _DETECT = re.compile(
-    r"NVRM: |NVRM (?:_\w+|[a-z]\w*_\w+|[a-z]+[A-Z]\w*): |\bXid \(PCI:[0-9a-fA-F:.]+\): ?\d|SXid \(PCI:|\bAER: |PCIe Bus Error: "
+    r"NVRM: |NVRM (?:_\w+|[a-z]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*): |\bXid \(PCI:[0-9a-fA-F:.]+\): ?\d|SXid \(PCI:|\bAER: |PCIe Bus Error: "
     r"|: kern: *[a-z]+ *: \[\d{4}-"
     # (not UCX's "[%lu.%06lu] [%s:%-4d:%d]" prefix, seconds since the epoch then [host:pid:thread]:
     #  "[1717282080.182089] [gpu1:3836092:0]   |   3893..inf | (?) rendezvous cuda_copy, ...", openucx/ucx#9908;
@@ -347,7 +351,8 @@ def parse(artefact: Artefact) -> ParseResult:
                 continue
             parse_nvrm(b, ln, msg, common, lines, used)
             continue
-        if "probe" in msg and "nvidia" in msg:
+        # (not nvidia-drm's "[drm:nv_drm_probe_devices [nvidia_drm]] *ERROR* ...": its own reader's, below)
+        if "probe" in msg and "nvidia" in msg and "*ERROR* [nvidia-drm]" not in msg:
             common["boot"] = boots.index
             if parse_nvrm(b, ln, msg, common, lines, used):
                 boots.had_content = True

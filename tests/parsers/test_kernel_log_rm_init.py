@@ -80,9 +80,29 @@ def test_colonless_nvrm_prefix_gsp_boot_timeout_real_paste():
     assert res.errors == []
 
 
+def test_515_colonless_gsp_rm_init_lines_real_paste():
+    """open-gpu-kernel-modules#116 (515.43.04): "NVRM kgspInitRm_IMPL: ..." and "NVRM RmInitAdapter: ..."
+    (RM's own upper-case function) are read as "NVRM: ..."; the GSP-RM line is the RmInitAdapter failure's
+    detail, nvidia-drm's two errors after it are nvidia-drm's (not NVRM lines for their word "probe")."""
+    text = (FIX / "ogkm116_open_module_missing_nvdec0_gsp_rm.log").read_text()
+    res = kernel_log.parse(Artefact(path="dmesg.log", text=text, node="n1"))
+    assert [(f.kind, f.evidence.line) for f in res.facts] == [("nvrm_error", 3), ("nvidia_drm_error", 5), ("nvidia_drm_error", 6)]
+    init = res.facts[0]
+    assert (init.message_kind, init.pci_bus_id, init.init_stage) == ("rm_init_adapter_failed", "0000:01:00.0", "firmware")
+    assert init.detail == "kgspInitRm_IMPL: missing NVDEC0 engine, cannot initialize GSP-RM"
+    assert res.facts[2].function == "nv_drm_probe_devices" and res.facts[2].message == "Failed to register device"
+    assert res.errors == []
+    # the GSP-RM line alone (a title, a paste cut before the RmInitAdapter line): the driver refusing the
+    # GPU's engine set (the 515 open modules' bug), not the GSP firmware failing: a failure line, unexplained
+    (alone,) = _nvrm("[    3.596579] NVRM kgspInitRm_IMPL: missing NVDEC0 engine, cannot initialize GSP-RM\n")
+    assert alone.message_kind == "other"
+
+
 def test_colonless_form_needs_a_function_name():
     """'NVRM version: ...' (/proc/driver/nvidia/version) is not a colon-less driver message."""
     assert kernel_log._COLONLESS.search("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05") is None
+    assert kernel_log._COLONLESS.search("NVRM: API mismatch: the client has the version 555.58.02, but") is None
+    assert kernel_log._COLONLESS.search("NVRM API mismatch: the client has the version 555.58.02, but") is None
     assert kernel_log._COLONLESS.search("[ 1.0] NVRM _threadNodeCheckTimeout: x") is not None
 
 
