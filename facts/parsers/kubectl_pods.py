@@ -36,7 +36,8 @@ Facts (each citing its line):
   ``OOMKilled``, ``Error``, ``ExitCode:1``, ``CrashLoopBackOff``, ``Init:OOMKilled`` ...) is read as
   that container's ``k8s_container_terminated`` or ``k8s_container_waiting``.
 
-``Running``, ``Pending``, ``Completed``, ``ContainerCreating``, ``PodInitializing``,
+Rows pasted without their header are read when whole in kubectl's form (a duration for AGE, a word
+for STATUS: canonical/microk8s#2634's ``-A`` rows). ``Running``, ``Pending``, ``Completed``, ``ContainerCreating``, ``PodInitializing``,
 ``Init:N/M`` and ``Terminating`` give no fact (the line is read). The kubelet's own log line for
 a pod it cannot start (``Error syncing pod ... failed to "StartContainer" for "<container>" with
 CrashLoopBackOff: "back-off ... pod=<pod>_<namespace>(<uid>)"``, NVIDIA/gpu-operator#8) is that
@@ -95,6 +96,13 @@ _HEADER = re.compile(r"^(?P<ns>NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+
 # fc6b601ca7bb04acb911-n0-0-dn0-0   0/1     OOMKilled   0          126m      (flyteorg/flyte#3686)
 _ROW = re.compile(r"^(?:(?P<ns>[a-z0-9][a-z0-9-]{0,62})\s+)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})\s+(?P<ready>\d{1,4}/\d{1,4})\s+"
                   r"(?P<status>\S{1,80})\s+(?P<restarts>\d{1,9})(?: \([^)\n]{1,40}\))?\s+(?P<age>\S{1,20})")
+# The same rows pasted without their header (the excerpt or `kubectl get pods -A | grep nvidia` cut it off;
+# canonical/microk8s#2634): read when the row is whole in kubectl's own form, the age a duration (31s, 67m, 4d5h)
+# and the STATUS a word, so that no other table's row (get deploy/ds/sts: numbers after READY) is taken for one:
+# gpu-operator-resources      nvidia-operator-validator-gmp5w                                   0/1     Init:Error   2          31s
+_BARE_ROW = re.compile(r"^(?:(?P<ns>[a-z0-9][a-z0-9-]{0,62})[ \t]+)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})[ \t]+(?P<ready>\d{1,4}/\d{1,4})[ \t]+"
+                       r"(?P<status>[A-Za-z][\w:/.-]{0,79})[ \t]+(?P<restarts>\d{1,9})(?: \([^)\n]{1,40}\))?[ \t]+"
+                       r"(?P<age>\d{1,5}[smhdy](?:\d{1,2}[smh])?)(?:[ \t]|$)", re.M)
 # The kubelet's log of a pod it cannot start (pkg/kubelet/pod_workers.go "Error syncing pod %s (%q), skipping: %v"
 # before 1.20, klog.ErrorS(err, "Error syncing pod, skipping", ...) with err="..." quoted after; the error is
 # kuberuntime's "failed to %q for %q with %v: %q"):
@@ -134,9 +142,10 @@ _EXIT = re.compile(r"^(?P<how>ExitCode|Signal):(?P<code>-?\d{1,4})$")
 
 
 def detect(head: str) -> bool:
-    return (("State:" in head or "Warning" in head or "READY" in head or "Reason:" in head or "StartContainer" in head
-             or "exitCode:" in head or "nodes are available: " in head)
-            and _DETECT.search(head) is not None)
+    return ((("State:" in head or "Warning" in head or "READY" in head or "Reason:" in head or "StartContainer" in head
+              or "exitCode:" in head or "nodes are available: " in head)
+             and _DETECT.search(head) is not None)
+            or ("/" in head and _BARE_ROW.search(head) is not None))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -176,6 +185,8 @@ def parse(artefact: Artefact) -> ParseResult:
         elif (m := _HEADER.match(line)) is not None:
             header = m
         elif header is not None and (m := _ROW.match(line)) is not None and bool(m["ns"]) == bool(header["ns"]):
+            _row(b, n, m)
+        elif header is None and "/" in line and (m := _BARE_ROW.match(line)) is not None:
             _row(b, n, m)
         elif (m := _POD_REASON.match(line)) is not None and m["key"] == "Reason":
             nxt = _POD_REASON.match(lines[n]) if n < len(lines) else None
@@ -231,4 +242,4 @@ def _row(b: FactBuilder, n: int, m: re.Match) -> None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT,)
+SIGNATURES = (_DETECT, _BARE_ROW)

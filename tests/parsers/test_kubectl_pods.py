@@ -49,6 +49,11 @@ def _parse(mod, name: str):
     # eleven Running rows read without a fact, "12 (4m24s ago)" restarts
     ("kubectl_pods/gpuoperator624_get_pods_crashloop.txt",
      [("k8s_container_waiting", 6, {"pod": "gpu-operator-657c5b798d-xgvgc", "reason": "CrashLoopBackOff"})]),
+    # `get pods -A` rows without their header (canonical/microk8s#2634): Init:0/1 and Running rows nothing, the
+    # validator's Init:Error its init container's terminated reason (no exit code in a get pods row)
+    ("kubectl_pods/microk8s2634_get_pods_all_namespaces_no_header.txt",
+     [("k8s_container_terminated", 9, {"pod": "nvidia-operator-validator-gmp5w", "container": "(an init container)",
+                                       "reason": "Error", "exit_code": None, "oom_killed": False})]),
     ("kubectl_pods/gpumanager182_pod_unexpected_admission.txt",
      [("k8s_pod_status", 1, {"status": "UnexpectedAdmissionError"})]),
     # the kubelet's own log (journald prefix): "Error syncing pod ... failed to "StartContainer" for ... with CrashLoopBackOff"
@@ -103,6 +108,21 @@ def test_signature_linear_over_blank_lines():
     start = time.perf_counter()
     assert kubectl_pods._DETECT.search(" \n" * 10_000 + "x State:") is None
     assert time.perf_counter() - start < 1
+
+
+def test_rows_without_header_only_in_kubectl_form():
+    # a get pods row pasted alone, with and without its namespace; "-o wide" columns after the age
+    text = ("train-0   0/1     CrashLoopBackOff   12 (4m24s ago)   67m\n"
+            "gpu-operator   train-1   0/1   Error   3   4d5h   10.1.2.3   node7   <none>   <none>\n")
+    assert kubectl_pods.detect(text)
+    got = kubectl_pods.parse(Artefact(path="p.txt", text=text, node="n1")).facts
+    assert [(f.kind, f.pod, f.reason) for f in got] == [("k8s_container_waiting", "train-0", "CrashLoopBackOff"),
+                                                         ("k8s_container_terminated", "train-1", "Error")]
+    # other kubectl tables' rows (get deploy/ds/sts: numbers after READY; get nodes: no READY ratio) are not pods
+    for other in ("gpu-operator   1/1     1            1           67m\n", "web   2/2   5d\n",
+                  "node1   Ready    control-plane   26h   v1.33.5\n", "job-1   0/1   Error   x   31s\n",
+                  "train-0   0/1   Error   2   yesterday\n"):
+        assert not kubectl_pods.detect(other), other
 
 
 def test_not_kubectl():
