@@ -29,7 +29,7 @@ its clients (OpenRLHF/OpenRLHF#1040), and a store or peer connection closed from
 
 Facts: ``torch_rendezvous_error`` (``error``: timeout | connection | closed | store_timeout |
 state | clients_timeout (``clients_joined`` of ``clients_expected``) | connection_lost (the
-other end closed the socket: ECONNRESET, EPIPE), the endpoint and timeout when printed; the launch config's ``rdzv_endpoint``, ``min_nodes``
+other end closed the socket: ECONNRESET, EPIPE; also a Gloo pair's "Connection closed by peer"), the endpoint and timeout when printed; the launch config's ``rdzv_endpoint``, ``min_nodes``
 when the file shows them); ``torch_rendezvous_join`` for each node that took part (``attempt``: the
 agent began its rendezvous or a node asked to join; ``joined``: a node joined a round; ``host``
 from the node descriptor ``{addr}_{pid}_{local_id}``, else the file's node). The exception names are PyTorch's own
@@ -65,6 +65,15 @@ CLIENTS = re.compile(r"Timed out after (?P<n>\d+) seconds waiting for clients\. 
 # torch.distributed.DistNetworkError: Connection reset by peer      (pytorch/pytorch#118666, #128970)
 # torch.distributed.DistNetworkError: Broken pipe
 LOST = re.compile(r"\bDistNetworkError: (?P<err>Connection reset by peer|Broken pipe)\s*$", re.M)
+# the same from Gloo's TCP pair (a gloo process group's peer rank): gloo/transport/tcp/pair.cc (and tcp/tls/pair.cc)
+# signalException(GLOO_ERROR_MSG("Connection closed by peer ", peer_.str())) on EOF, "Read error "/"writev " with
+# strerror(errno), "Socket closed "/"Socket unexpectedly closed "; peer_.str() is "[ip]:port", "$seq" after it when set:
+# RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [127.0.0.1]:10895
+# RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error [192.168.70.92]:25266: Connection reset by peer
+#   (both RVC-Project/Retrieval-based-Voice-Conversion-WebUI#1882). A bare "Connection closed by peer" is many programs'
+#   text: read only behind gloo's source path.
+GLOO_LOST = re.compile(r"gloo/transport/tcp/(?:tls/)?pair\.cc:\d+\] (?:Connection closed by peer|Socket (?:unexpectedly )?closed"
+                       r"|(?:Read error|writev) \[[^\]\s]*\]:\d+(?:\$\d+)?: (?:Connection reset by peer|Broken pipe))")
 # A store wait for a key another rank should have set timed out (TCPStore.cpp, c10d Utils.hpp, ProcessGroupNCCL.cpp):
 # RuntimeError: Socket Timeout                                   (1.x-2.x recvBytes, TCPStore get/wait)
 # RuntimeError: Wait timeout                                     (1.x TCPStore::wait)
@@ -130,7 +139,7 @@ MIN_NODES = re.compile(r"(?:^|\] )\s*min_nodes\s*:\s*(?P<n>\d+)\s*$", re.M)
 
 
 _ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client socket has timed out"
-                  r"|seconds waiting for clients\. |DistNetworkError: (?:Connection reset by peer|Broken pipe)"
+                  r"|seconds waiting for clients\. |DistNetworkError: (?:Connection reset by peer|Broken pipe)|" + GLOO_LOST.pattern +
                   r"|ncclUniqueId|Socket Timeout|Wait timeout|wait timeout after|barrier timeout after|Timeout waiting for key: |waitForInput: "
                   r"|store based barrier|client socket has failed to connect|server socket has failed to|Address already in use"
                   r"|SignalException: Process|death signal, shutting down|closing signal SIG")
@@ -148,7 +157,8 @@ def detect(text: str) -> bool:
         "client socket has timed out" in text and STORE.search(text) is not None) or (
         ("Rendezvous'ing" in text or "of the rendezvous '" in text) and JOIN.search(text) is not None) or (
         "waiting for clients" in text and CLIENTS.search(text) is not None) or (
-        "DistNetworkError: " in text and LOST.search(text) is not None)
+        "DistNetworkError: " in text and LOST.search(text) is not None) or (
+        "gloo/transport/tcp/" in text and GLOO_LOST.search(text) is not None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -172,7 +182,7 @@ def parse(artefact: Artefact) -> ParseResult:
                   during_rendezvous=agent_error, clients_joined=int(m["joined"]), clients_expected=int(m["world"]))
             result.lines_used += 1
             continue
-        m = LOST.search(raw)
+        m = LOST.search(raw) or GLOO_LOST.search(raw)
         if m:
             b.add(TorchRendezvousError, line, error="connection_lost", message=raw.strip()[:300],
                   endpoint=config["endpoint"], during_rendezvous=agent_error)
@@ -261,4 +271,4 @@ def _joins(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (RDZV, STORE, JOIN, CLIENTS, LOST, UNIQUE_ID, KEY_TIMEOUT, BARRIER, CONNECT, IN_USE, SIGNALS)
+SIGNATURES = (RDZV, STORE, JOIN, CLIENTS, LOST, GLOO_LOST, UNIQUE_ID, KEY_TIMEOUT, BARRIER, CONNECT, IN_USE, SIGNALS)

@@ -55,6 +55,17 @@ def test_store_server_waiting_for_clients():
     # near misses: another strerror, and the store client's own timeout (store_timeout)
     ("torch.distributed.DistNetworkError: Connection refused", None),
     ("RuntimeError: Connection reset by peer", None),
+    # Gloo's TCP pair (gloo/transport/tcp/pair.cc): EOF, ECONNRESET / EPIPE, a closed socket, ports with a "$seq"
+    ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [127.0.0.1]:10895", "connection_lost"),
+    ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error [192.168.70.92]:25266: Connection reset by peer",
+     "connection_lost"),  # both RVC-Project/Retrieval-based-Voice-Conversion-WebUI#1882
+    ("[rank3]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:332] writev [10.0.0.2]:41734$3: Broken pipe",
+     "connection_lost"),
+    ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:200] Socket unexpectedly closed [10.0.0.2]:41734", "connection_lost"),
+    # near misses: another program's "Connection closed by peer", a Gloo read error of another errno, Gloo's own timeouts
+    ("ssh: Connection closed by peer 10.0.0.2 port 22", None),
+    ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error [10.0.0.2]:25266: Connection timed out", None),
+    ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:519] Read timeout [10.0.0.2]:25266", None),
 ])
 def test_connection_closed_by_the_other_end(line, expect):
     got = [f.error for f in torch_elastic.parse(Artefact(path="x", text=line + "\n", node="n1")).facts]
