@@ -19,6 +19,10 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'cuda_malloc_failed'
     >>> kind("socketProgress: Connection closed by remote peer 10.10.1.3<36138>")
     'socket_connection_closed'
+    >>> kind("socketFinalizeAccept: wrong type 4 != 3")
+    'socket_net_type_mismatch'
+    >>> kind("socketFinalizeAccept: wrong type 1 != 2") is None
+    True
     >>> kind("NET/IB : Got completion from peer 10.0.0.2<1234> with error 12, opcode 0, len 0, vendor err 129") is None
     True
 """
@@ -168,6 +172,12 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   no address): a read found the other end closed
     # socketProgress: Connection closed by remote peer 10.10.1.3<36138>
     ("socket_connection_closed", re.compile(r"^(?:socketProgress|Net) ?: Connection closed by remote peer(?: \S+)?\s*$")),
+    # WARN("socketFinalizeAccept: wrong type %d != %d", type, sock->type)   (misc/socket.cc, 2.12 on: the type the connecting
+    #   side sent, then the listening socket's; enum ncclSocketType of include/socket.h: 1 Bootstrap, 2 Proxy, 3 NetSocket,
+    #   4 NetIb, 5 RasNetwork from 2.24). 3 against 4 is a NET/Socket connection reaching an NET/IB listener or the reverse:
+    #   the ranks chose different network transports (only the net pair; a stray bootstrap/proxy connection is another fault)
+    # socketFinalizeAccept: wrong type 4 != 3        (NVIDIA/nccl-tests#188)
+    ("socket_net_type_mismatch", re.compile(r"^socketFinalizeAccept: wrong type (?:3 != 4|4 != 3)\s*$")),
 ]
 
 #: a literal each pattern above needs (a WARN with none of them is no kind here)
@@ -175,7 +185,7 @@ _GATE = re.compile(r"Unable to|ibv_open_device|CQE with error|same GPU|Mismatche
                    r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
                    r"|mixed local Net|CUDA library|missing symbol|already checked in"
-                   r"|UDS: Binding|closed by remote peer|open libibverbs"
+                   r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type"
                    r"|reverse path|ould not find|No path computed|of node \w+ not found")
 
 
