@@ -39,6 +39,16 @@ paste lost; gdb stops a process on a fatal signal (``Thread 1 "python" received 
 Segmentation fault.``). Samples (real): SeanNaren/deepspeech.pytorch#172, HenryHuYu/DiffPhysDrone#6,
 pytorch/pytorch#6449.
 
+SGLang's server reports a child process that died: its SIGCHLD handler logs ``os.waitpid``'s status (a wait status: the
+signal in its low 7 bits, 0x80 for a core, the exit status above them: 11 is SIGSEGV, 256 an exit status of 1; up to
+0.4.x, python/sglang/srt/entrypoints/engine.py ``"Child process unexpectedly failed with an exit code %d. pid=%d"``), and
+its wait for the schedulers logs ``Rank {i} scheduler is dead. Please check if there are relevant logs.`` and, once the
+process is joined, ``Exit code: {proc.exitcode}`` (multiprocessing's: ``-N`` for signal N). Samples (real)::
+
+    [2025-04-26 20:55:31] Rank 0 scheduler is dead. Please check if there are relevant logs.
+    [2025-04-26 20:55:32] Child process unexpectedly failed with an exit code 11. pid=293198
+    [2025-04-26 20:55:32] Exit code: -11            (sgl-project/sglang#5770)
+
 Facts: ``launched_process_killed`` per child killed by a signal (its name and number, the
 command as printed, the launcher's form: ``shell`` for a shell's report, ``core_dumped``). A non-zero exit status (a non-negative return code)
 says only that the child failed, which the rest of the log explains; it is not read here.
@@ -70,6 +80,23 @@ _DS_EXIT = re.compile(r"(?:(?P<cmd>\[['\"][^\n]{0,4000}?\]) )?exits with return 
 _MPI_SIGNAL = re.compile(
     r"\b(?P<tool>[\w.-]{1,40}) noticed that process rank (?P<rank>\d{1,9}) with PID (?P<pid>\d{1,10}) on node "
     r"(?P<host>\S{1,255}) exited on signal (?P<num>\d{1,3})(?: \((?P<text>[^)\n]{1,60})\))?\.")
+
+# SGLang's SIGCHLD handler, os.waitpid's wait status as "exit code" (sglang#5770):
+# [2025-04-26 20:55:32] Child process unexpectedly failed with an exit code 11. pid=293198
+_SGLANG_CHILD = re.compile(r"Child process unexpectedly failed with an exit code (?P<status>\d{1,5})\. pid=(?P<pid>\d{1,10})")
+# SGLang's wait for its schedulers, the dead one's multiprocessing exitcode a few lines on (other processes' lines between):
+# [2025-04-26 20:55:31] Rank 0 scheduler is dead. Please check if there are relevant logs.
+# [2025-04-26 20:55:32] Exit code: -11                                                     (sglang#5770)
+#   (a non-negative exit code is an exit status, not read)
+_SGLANG_DEAD = re.compile(
+    r"Rank (?P<rank>\d{1,6}) scheduler is dead\. Please check if there are relevant logs\.[^\n]{0,200}\n"
+    r"(?:[^\n]{0,2000}\n){0,8}?[^\n]{0,64}?Exit code: -(?P<num>\d{1,3})\b")
+
+
+def _wait_status_signal(status: int) -> tuple[int, bool] | None:
+    """(signal, core dumped) of a wait status a signal ended (WIFSIGNALED), None for an exit or a stop."""
+    sig = status & 0x7F
+    return (sig, bool(status & 0x80)) if 0 < sig < 0x7F else None
 
 
 # a shell's report of a child killed by a signal (strsignal's text; the signals that end a job's process on their own):
@@ -171,7 +198,9 @@ def detect(head: str) -> bool:
         or (any(k in head for k in _ZSH_SIGNALS) and ZSH_REPORT.search(head) is not None) \
         or (" received signal SIG" in head and GDB_SIGNAL.search(head) is not None) \
         or ("] Caught signal " in head and _UCX_SIGNAL.search(head) is not None) \
-        or ("] Signal: " in head and _OMPI_SIGNAL.search(head) is not None)
+        or ("] Signal: " in head and _OMPI_SIGNAL.search(head) is not None) \
+        or ("Child process unexpectedly failed" in head and _SGLANG_CHILD.search(head) is not None) \
+        or (" scheduler is dead. " in head and _SGLANG_DEAD.search(head) is not None)
 
 
 def _signal_name(num: int) -> str | None:
@@ -218,6 +247,17 @@ def parse(artefact: Artefact) -> ParseResult:
         num = int(m["num"])
         fb.add(LaunchedProcessKilled, n, node=artefact.node_for(m["host"]), signal=_signal_name(num), signum=num,
                command="", launcher=m["tool"])
+    for n, m in iter_matches(_SGLANG_CHILD, artefact):
+        killed = _wait_status_signal(int(m["status"]))
+        if killed is not None:
+            result.lines_used += 1
+            fb.add(LaunchedProcessKilled, n, signal=_signal_name(killed[0]), signum=killed[0], command="",
+                   launcher="sglang", core_dumped=killed[1])
+    for n, m in iter_matches(_SGLANG_DEAD, artefact):
+        result.lines_used += 1
+        num = int(m["num"])
+        fb.add(LaunchedProcessKilled, n, signal=_signal_name(num), signum=num, command=f"scheduler rank {m['rank']}",
+               launcher="sglang")
     for pattern, launcher in ((_UCX_SIGNAL, "ucx"), (_OMPI_SIGNAL, "openmpi")):
         for n, m in iter_matches(pattern, artefact):
             result.lines_used += 1
@@ -234,4 +274,6 @@ SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )", r"exits with return
               r"\] *(?:Segmentation fault|Bus error|Illegal instruction|Floating point exception|Aborted|Killed)",
               r"(?:\[\d+\] +(?:[+-] +)?\d+|zsh:) +(?:segmentation fault|bus error|illegal hardware instruction"
               r"|floating point exception|abort|killed)",
-              r"received signal SIG(?:SEGV|BUS|ILL|FPE|ABRT), ", r"\] Caught signal \d+ \(", r"\] Signal: [A-Z][^\n(]*\(\d+\)")
+              r"received signal SIG(?:SEGV|BUS|ILL|FPE|ABRT), ", r"\] Caught signal \d+ \(", r"\] Signal: [A-Z][^\n(]*\(\d+\)",
+              r"Child process unexpectedly failed with an exit code \d+\. pid=\d",
+              r"scheduler is dead\. Please check if there are relevant logs\.")

@@ -172,3 +172,32 @@ def test_native_crash_report_backtrace(name, line, launcher, crashed_in, library
 def test_native_crash_report_forms(text, want):
     facts = parse_text(text).facts
     assert [(f.signal, f.crashed_in, f.crash_library) for f in facts] == want
+
+
+# issue 11 wild sweep round 7A: SGLang's launcher reports a dead child (sgl-project/sglang#5770)
+def test_sglang_dead_scheduler_and_sigchld_wait_status():
+    text = (FIX / "sglang5770_scheduler_sigsegv.txt").read_text()
+    assert subprocess_error.detect(text)
+    got = sorted((f.evidence.line, f.signal, f.signum, f.launcher, f.command) for f in parse_text(text).facts)
+    assert got == [(1, "SIGSEGV", 11, "sglang", "scheduler rank 0"), (2, "SIGSEGV", 11, "sglang", ""),
+                   (3, "SIGSEGV", 11, "sglang", ""), (4, "SIGSEGV", 11, "sglang", "")]
+
+
+@pytest.mark.parametrize("line, sig, num, core", [
+    # os.waitpid's status: 134 = SIGABRT (6) with a core (0x80), 9 = SIGKILL
+    ("[2025-03-11 15:02:53] Child process unexpectedly failed with an exit code 134. pid=77", "SIGABRT", 6, True),
+    ("Child process unexpectedly failed with an exit code 9. pid=4242", "SIGKILL", 9, False),
+])
+def test_sglang_wait_status_forms(line, sig, num, core):
+    assert [(f.signal, f.signum, f.core_dumped) for f in parse_text(line).facts] == [(sig, num, core)]
+
+
+@pytest.mark.parametrize("text", [
+    # an exit status (256 = exit 1, sglang#5637's title) and a scheduler that exited: not a signal
+    "Child process unexpectedly failed with an exit code 256. pid=32885\n",
+    "[01-28 04:18:10] Rank 0 scheduler is dead. Please check if there are relevant logs.\n[01-28 04:18:11] Exit code: 1\n",
+    # the exit code too far from its scheduler line to be that process's
+    "Rank 0 scheduler is dead. Please check if there are relevant logs.\n" + "x\n" * 12 + "Exit code: -11\n",
+])
+def test_sglang_exits_not_read(text):
+    assert parse_text(text).facts == []
