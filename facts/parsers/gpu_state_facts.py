@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live in facts/kinds
     GpuClockReason, GpuClocks, GpuEccCount, GpuEccMode, GpuEccThreshold, GpuFabric, GpuFact, GpuInfo,
@@ -270,3 +271,10 @@ def ecc_counter(scope: str, words: list[str]) -> tuple[str, str, str] | None:
             loc = "_".join(p.replace("-", "") for p in parts[:i] + parts[i + 1:])
             return (scope, etype, loc) if loc else None
     return None
+
+
+@lru_cache(maxsize=1024)
+def ecc_counter_of(path: tuple[str, ...]) -> tuple[str, str, str] | None:
+    """ecc_counter of a path below the ECC errors section (``(ecc errors, scope, words...)``): one
+    regex split per distinct path, not per GPU."""
+    return ecc_counter(path[1], list(path[2:]))

@@ -28,10 +28,11 @@ prints a few sections). Empty input, or output without the banner (``Failed to p
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from stethoscope.facts.ids import pci_bus_id
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.gpu_state_facts import GpuRecord, ecc_counter, emit_gpu_facts
+from stethoscope.facts.parsers.gpu_state_facts import GpuRecord, ecc_counter_of, emit_gpu_facts
 
 KIND = "nvidia_smi_q"
 
@@ -181,12 +182,26 @@ def detect(head: str) -> bool:
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     builder = FactBuilder(artefact, result)
-    banners = list(BANNER.finditer(artefact.text))
+    banners = list(_banners(artefact.text))
     for m in banners:
-        result.lines_used += _parse_block(artefact, builder, artefact.line_of(m.start()))
+        result.lines_used += _parse_block(artefact, builder, artefact.line_of(m.start()), m.end())
     if not banners and FRAGMENT.search(artefact.text) is not None:
         result.lines_used += _parse_fragment(artefact, builder)
     return result
+
+
+def _banners(text: str) -> Iterator[re.Match[str]]:
+    """BANNER's matches, as its finditer gives them, found from the literal each holds (a
+    multiline ``^`` is tried at every offset of the text: 1 ms on a 110 kB -q)."""
+    find = text.find
+    pos = find("NVSMI LOG")
+    while pos != -1:
+        if (m := BANNER.match(text, text.rfind("\n", 0, pos) + 1)):
+            yield m
+        end = find("\n", pos)
+        if end == -1:
+            return
+        pos = find("NVSMI LOG", end)
 
 
 def _depth(indent: int) -> int:
@@ -254,7 +269,7 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
             continue  # outside any section we know (a chunk of grep output that starts mid-section)
         del stack[depth - 1:], shown[depth - 1:]
         if k is not None:
-            _take(rec, tuple(stack) + (name.lower(),), name, k["value"], no, shown)
+            _take(rec, tuple(stack) + (name.lower(),), k["value"], no, shown[0] if shown else "")
             if headerless and stack and headerless[-1][1].lower() == stack[0]:
                 headerless[-1][2].add(name.lower())
         elif sec is not None:
@@ -272,54 +287,118 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
     return used
 
 
-def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int) -> int:
-    """Read one NVSMI LOG block starting at ``banner_line``; returns the lines it spans."""
-    lines = artefact.lines
+#: one row per line of a block, split as KEY_LINE or else SECTION_LINE splits it (one findall
+#: over the block, not two matches a line): (indent, name, separator, value as printed: its
+#: trailing blanks are KEY_LINE's ``\s*$``); the name is "" on a line that is neither, the
+#: separator "" on a section line. Words and blanks are taken possessively (``++``): no
+#: backtracking over the padding before the colon, which made KEY_LINE cost ~4 us a line.
+#:         Current                                        : 5      ("        ", "Current", "   ...: ", "5")
+#:     GPU Power Readings                                          ("    ", "GPU Power Readings", "", "")
+ROW = re.compile(r"^( *)(?:([^\s:]++(?:[^\S\n]++[^\s:]++)*+)(?:([^\S\n]++: ?)([^\n]*)|[^\S\n]*+$))?[^\n]*$",
+                 re.MULTILINE)
+# a line that starts with something other than a blank: where a block may end
+LINE_START_UNINDENTED = re.compile(r"\n(?=[^ \n])")
+#: section paths (lowercased, from the first section down) below which _take reads a line:
+#: the proper prefixes of KEYS' paths, the clock reason sections, ``Processes``; below ``ECC
+#: Errors`` its ``Volatile`` and ``Aggregate`` blocks at any depth, and ``... Counters`` (_reads_below)
+READ_PREFIXES = frozenset({p[:i] for p in KEYS for i in range(1, len(p))}
+                          | {(s,) for s in (*REASON_SECTIONS, "processes", "ecc errors")})
+#: rows indented this much or more are passed over (``skip_from``): none
+NO_SKIP = 1 << 30
+
+
+def _skip_from(stack: list[str]) -> int:
+    """The indentation from which rows are passed over below the sections in ``stack``: a row
+    that deep leaves them on the stack (its path starts with them), so where no path _take
+    reads starts with them it changes nothing that is read; ``4 * len + 2`` blanks: depth
+    ``len + 1`` (_depth)."""
+    if not stack or tuple(stack) in READ_PREFIXES:
+        return NO_SKIP
+    first = stack[0]
+    if first == "ecc errors" and stack[1] in ("volatile", "aggregate"):  # ecc_counter's scopes
+        return NO_SKIP
+    if len(stack) == 1 and first.startswith(REASON_SECTIONS) and first.endswith(" counters"):
+        return NO_SKIP
+    return 4 * len(stack) + 2
+
+
+def _block_end(text: str, pos: int) -> int:
+    """The offset of the first unindented line after ``pos`` (a line end) that is neither a
+    ``GPU <bus id>`` line nor a top-level key (where a block stops), else the text's length."""
+    find = text.find
+    for m in LINE_START_UNINDENTED.finditer(text, pos):
+        start = m.start() + 1
+        end = find("\n", start)
+        line = text[start:] if end == -1 else text[start:end]
+        # a trailing "\r" (kept here, cut from artefact.lines) is read alike: both patterns end in \s*$
+        if line.strip() and GPU_HEADER.match(line) is None and TOP_KEY.match(line) is None:
+            return start
+    return len(text)
+
+
+def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_end: int) -> int:
+    """Read one NVSMI LOG block whose banner line ends at offset ``banner_end``; returns the lines
+    it spans. One findall splits every line of the block (ROW); the rows of a section no table
+    reads below its first level, and every indented row outside a GPU block, are passed over by
+    one length test (``skip_from``): they change nothing that is read."""
+    text, lines = artefact.text, artefact.lines
     records: list[GpuRecord] = []
     top: dict[str, str] = {}
     rec: GpuRecord | None = None
     stack: list[str] = []  # lowercased section names by depth
-    shown: list[str] = []  # the same as printed
-    last = banner_line
-    open_section = 0  # the line of a section header nothing has followed yet (0: none)
-    for no in range(banner_line + 1, len(lines) + 1):
-        line = lines[no - 1]
-        if not line.strip():
+    section = ""  # the first section as printed
+    end = _block_end(text, banner_end)
+    rows = ROW.findall(text, banner_end + 1, end) if banner_end < end else []
+    skip_from = 1  # no GPU block open: every indented row is passed over
+    no = banner_line
+    for indent, name, sep, value in rows:
+        no += 1
+        if len(indent) >= skip_from:
             continue
-        open_section = 0
-        if line[0] != " ":
+        if not indent:
+            line = lines[no - 1] if no <= len(lines) else ""
+            if not line.strip():
+                continue
             if (g := GPU_HEADER.match(line)):
                 rec = GpuRecord(pci_bus_id=pci_bus_id(g["bus"]), line=no)
                 records.append(rec)
-                stack, shown = [], []
+                stack = []
+                skip_from = NO_SKIP
             elif (t := TOP_KEY.match(line)):
                 top[t["key"].lower()] = t["value"]
-                rec = None
-            else:
-                break  # the shell prompt or output of another command
-            last = no
+                rec, skip_from = None, 1
             continue
-        last = no
-        if rec is None:
-            continue  # indented lines outside a GPU block (e.g. "HIC Info")
-        if (k := KEY_LINE.match(line)):
-            depth = _depth(len(k["indent"]))
-            del stack[max(depth - 1, 0):], shown[max(depth - 1, 0):]
-            _take(rec, tuple(stack) + (k["key"].strip().lower(),), k["key"].strip(), k["value"], no, shown)
-        elif (s := SECTION_LINE.match(line)):
-            depth = _depth(len(s["indent"]))
-            del stack[max(depth - 1, 0):], shown[max(depth - 1, 0):]
-            stack.append(s["name"].lower())
-            shown.append(s["name"])
-            if (key := SECTIONS.get(tuple(stack))):
-                rec.values[key] = ("", no)
-            open_section = no
-    if open_section and open_section == len(lines) - next(i for i, ln in enumerate(reversed(lines)) if ln.strip()):
+        if not name:
+            continue  # blank, or neither a key nor a section line
+        depth = (len(indent) + 2) // 4  # _depth
+        keep = depth - 1 if depth > 1 else 0
+        if keep < len(stack):
+            del stack[keep:]
+            skip_from = _skip_from(stack)
+        if sep:
+            path = (*stack, name.lower())
+            if (field := KEYS.get(path)):  # _take, inline
+                rec.values[field] = (value.rstrip(), no)  # type: ignore[union-attr]  # a GPU block
+            elif stack or path[0] == "processes":  # of the first level's keys _take_other reads only that
+                _take_other(rec, path, value.rstrip(), no, section)  # type: ignore[arg-type]
+        else:
+            stack.append(name.lower())
+            if len(stack) == 1:
+                section = name
+                if (field := SECTIONS.get((stack[0],))):
+                    rec.values[field] = ("", no)  # type: ignore[union-attr]  # a GPU block
+            skip_from = _skip_from(stack)
+    stop = artefact.line_of(end) if end < len(text) else len(lines) + 1  # the line that ended the block
+    last = stop - 1  # the block's last line that is not blank (every such line is read or passed over)
+    while last > banner_line and not lines[last - 1].strip():
+        last -= 1
+    if end == len(text) and last > banner_line and rec is not None and lines[last - 1][0] == " " \
+            and KEY_LINE.match(lines[last - 1]) is None and SECTION_LINE.match(lines[last - 1]) is not None:
         # the text's last line is a header or a field name with nothing after it (no " : value", no
         # field under it): nvidia-smi prints every field with its value on one line, so the capture
         # was cut there (ollama#13552: "        GPU Slowdown T.Limit Temp" where the paste ends)
-        b.limit(open_section, "cut_short", f"nvidia-smi -q ends at {lines[open_section - 1].strip()!r} without its "
-                                           "value (the output cut): the fields after it were not read")
+        b.limit(last, "cut_short", f"nvidia-smi -q ends at {lines[last - 1].strip()!r} without its "
+                                   "value (the output cut): the fields after it were not read")
     attached = top.get("attached gpus", "").strip()
     complete = attached.isdecimal() and int(attached) == len(records)
     _check_whole(artefact, b, banner_line, last, records, attached)
@@ -357,20 +436,31 @@ def _check_whole(artefact: Artefact, b: FactBuilder, banner_line: int, last: int
                                                " (a GPU it could not read, or -i): the others were not checked by it")
 
 
-def _take(rec: GpuRecord, path: tuple[str, ...], key: str, value: str, no: int, shown: list[str]) -> None:
-    if path == ("processes", "process id"):  # one per process the GPU lists
-        count = int(rec.values.get("usage.processes", ("0", no))[0]) + 1
-        rec.values["usage.processes"] = (str(count), no)
-    elif path == ("processes",) and value.strip().lower() == "none":
-        rec.values["usage.no_processes"] = ("0", no)
-    elif (name := KEYS.get(path)):
+def _take(rec: GpuRecord, path: tuple[str, ...], value: str, no: int, section: str) -> None:
+    """One key line into the record, if a table reads its path; ``section``: the path's first
+    section as printed (the clock reasons' section name)."""
+    if (name := KEYS.get(path)):
         rec.values[name] = (value, no)
-    elif len(path) == 2 and path[0] in REASON_SECTIONS:
-        reason = REASON_NAMES.get(path[1], path[1].replace(" ", "_"))
-        rec.reasons.append((reason, value, no, shown[0]))
-    elif len(path) == 2 and path[0].startswith(REASON_SECTIONS) and path[0].endswith(" counters"):
-        rec.counters[COUNTER_NAMES.get(path[1], path[1].replace(" ", "_"))] = (value, no)
-    elif path[0] == "ecc errors" and len(path) >= 3 and (c := ecc_counter(path[1], list(path[2:]))):
+    else:
+        _take_other(rec, path, value, no, section)
+
+
+def _take_other(rec: GpuRecord, path: tuple[str, ...], value: str, no: int, section: str) -> None:
+    """_take for a path not in KEYS: processes, clock reasons and their counters, ECC counts."""
+    first = path[0]
+    if first == "processes":
+        if path == ("processes", "process id"):  # one per process the GPU lists
+            count = int(rec.values.get("usage.processes", ("0", no))[0]) + 1
+            rec.values["usage.processes"] = (str(count), no)
+        elif len(path) == 1 and value.strip().lower() == "none":
+            rec.values["usage.no_processes"] = ("0", no)
+    elif len(path) == 2:
+        if first in REASON_SECTIONS:
+            reason = REASON_NAMES.get(path[1], path[1].replace(" ", "_"))
+            rec.reasons.append((reason, value, no, section))
+        elif first.startswith(REASON_SECTIONS) and first.endswith(" counters"):
+            rec.counters[COUNTER_NAMES.get(path[1], path[1].replace(" ", "_"))] = (value, no)
+    elif first == "ecc errors" and len(path) >= 3 and (c := ecc_counter_of(path)):
         rec.ecc.append((*c, value, no))
 
 

@@ -31,12 +31,11 @@ no facts: it says nothing about the GPUs.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from xml.parsers import expat
 
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.gpu_state_facts import GpuRecord, ecc_counter, emit_gpu_facts
+from stethoscope.facts.parsers.gpu_state_facts import GpuRecord, ecc_counter_of, emit_gpu_facts
 
 KIND = "nvidia_smi_xml"
 
@@ -272,14 +271,8 @@ def _take(rec: GpuRecord, path: tuple[str, ...], value: str, line: int) -> None:
     elif len(path) == 2 and path[0] in COUNTER_SECTIONS and leaf.startswith(COUNTER_SECTIONS[path[0]]):
         reason = leaf[len(COUNTER_SECTIONS[path[0]]):]
         rec.counters[COUNTER_NAMES.get(reason, reason)] = (value, line)
-    elif path[0] == "ecc_errors" and len(path) >= 3 and (c := _ecc(path)):
+    elif path[0] == "ecc_errors" and len(path) >= 3 and (c := ecc_counter_of(path)):
         rec.ecc.append((*c, value, line))
-
-
-@lru_cache(maxsize=1024)
-def _ecc(path: tuple[str, ...]) -> tuple[str, str, str] | None:
-    """ecc_counter of a path below ecc_errors (one regex split per distinct path, not per GPU)."""
-    return ecc_counter(path[1], list(path[2:]))
 
 
 #: a CR not followed by LF: expat counts it as a line end, the artefact's lines do not (fuzz input
