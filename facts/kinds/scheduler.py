@@ -175,6 +175,11 @@ class ContainerToolkitError(Fact):
     kind: Literal["container_toolkit_error"] = "container_toolkit_error"
     stage: str  # "mount", "detection", "initialization", "ldcache", ...
     message: str
+    #: what a mount-stage error failed at (libnvidia-container's own words): ``file_create`` ("file
+    #: creation failed: <path in the container's rootfs>: <strerror>", src/utils.c file_create: the
+    #: mount point could not be made), ``mount`` ("mount operation failed"), ``stat`` ("stat failed");
+    #: ``other`` for any other message or stage
+    operation: Literal["file_create", "mount", "stat", "other"] = "other"
 
 
 @fact_kind

@@ -38,6 +38,11 @@ _LINE = re.compile(r"nvidia-container-cli: (?P<stage>[a-z][a-z ]*?) error: (?P<m
 _REQUIREMENT = re.compile(r"unsatisfied condition: (?P<cond>(?P<what>[a-z]+)\s*(?P<op>[<>=!]=?|=)\s*(?P<ver>[0-9][0-9.]*))")
 # nvml error: driver/library version mismatch   |   load library failed: libnvidia-ml.so.1: cannot open shared object file: ...
 _NVML = re.compile(r"^nvml error: (?P<nvml>.+)$|^load library failed: (?P<lib>\S+): (?P<why>.+)$")
+# a mount-stage error's operation (libnvidia-container src/utils.c file_create: "file creation failed: %s",
+# src/nvc_mount.c: "mount operation failed: %s", "stat failed: %s"; error_set appends ": <strerror>"):
+# file creation failed: /var/lib/docker/overlay2/36b6.../merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists    (BIOP/BIOP-desktop#2)
+_MOUNT_OP = re.compile(r"(?P<op>file creation|mount operation|stat) failed: ")
+_MOUNT_OPS = {"file creation": "file_create", "mount operation": "mount", "stat": "stat"}
 
 
 def detect(head: str) -> bool:
@@ -72,7 +77,9 @@ def parse(artefact: Artefact) -> ParseResult:
             reason = nvml_reason(text) if v["nvml"] else "library_not_found"
             b.add(NvmlInitFailure, n, reason=reason, message=text, source="nvidia-container-cli")
         else:
-            b.add(ContainerToolkitError, n, stage=stage, message=msg)
+            op = _MOUNT_OP.match(msg) if stage == "mount" else None
+            b.add(ContainerToolkitError, n, stage=stage, message=msg,
+                  operation=_MOUNT_OPS[op["op"]] if op else "other")
     return result
 
 

@@ -64,6 +64,19 @@ def test_container_requirement_in_escaped_hook_output():
     assert g.requirement == "cuda>=9.0"
 
 
+def test_container_cli_mount_error_operations():
+    # BIOP/BIOP-desktop#2: the image held libnvidia-ml.so.1 where the hook creates its mount point
+    (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/biop2_mount_target_file_exists.txt").facts
+    assert (f.kind, f.stage, f.operation) == ("container_toolkit_error", "mount", "file_create")
+    assert f.message.endswith("libnvidia-ml.so.1: file exists")
+    # libnvidia-container src/nvc_mount.c's other mount-stage messages, and another stage
+    for line, op in (("nvidia-container-cli: mount error: mount operation failed: /x/merged/proc/driver/nvidia/params/version/registry: no such file or directory: unknown", "mount"),
+                     ("nvidia-container-cli: mount error: stat failed: /dev/nvidia-modeset: no such file or directory: unknown", "stat"),
+                     ("nvidia-container-cli: detection error: open failed: /dev/nvidiactl: no such file or directory: unknown", "other")):
+        (g,) = _parse(nvidia_container_cli, text=line + "\n").facts
+        assert g.operation == op
+
+
 def test_device_plugin_states_and_hints():
     r = _parse(k8s_device_plugin, "k8s_device_plugin/notes_minikube_no_devices.log")
     assert [(f.state, f.strategy) for f in r.facts] == [("incompatible_strategy", "auto"), ("no_devices", None)]
