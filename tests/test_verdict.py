@@ -39,10 +39,19 @@ def test_only_top_output_is_inconclusive(ruleset, tmp_path):
 
 def test_unparseable_xml_is_inconclusive_with_the_file_and_line(ruleset, tmp_path):
     xml = (ART / "nvidia_smi_xml" / "nvidia-smi-q.xml").read_text()
-    cut = xml[: len(xml) // 2]  # a capture cut short: not well-formed
-    rep = diagnose_bundle(_bundle(tmp_path, {"node1/nvidia-smi-q.xml": cut}), ruleset, jobs=1)
+    half = len(xml) // 2
+    bad = xml[:half] + "<a></b>" + xml[half:]  # not well-formed
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/nvidia-smi-q.xml": bad}), ruleset, jobs=1)
     assert rep.verdict == "inconclusive"
     assert "node1/nvidia-smi-q.xml:" in rep.reason and "could not be parsed" in rep.reason
+
+
+def test_xml_cut_short_is_inconclusive_with_the_file_and_line(ruleset, tmp_path):
+    xml = (ART / "nvidia_smi_xml" / "nvidia-smi-q.xml").read_text()
+    cut = xml[: len(xml) // 2]  # a capture cut short: read up to the cut, never healthy
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/nvidia-smi-q.xml": cut}), ruleset, jobs=1)
+    assert rep.verdict == "inconclusive"
+    assert "node1/nvidia-smi-q.xml:" in rep.reason and "incomplete" in rep.reason
 
 
 def test_kernel_log_with_no_readable_line_is_inconclusive(ruleset, tmp_path):
