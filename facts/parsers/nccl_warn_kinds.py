@@ -23,6 +23,8 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'socket_net_type_mismatch'
     >>> kind("socketFinalizeAccept: wrong type 1 != 2") is None
     True
+    >>> kind("NET/IB : SHARP coll init error: Cannot create SHARP job(-11)")
+    'sharp_coll_init_failed'
     >>> kind("NET/IB : Got completion from peer 10.0.0.2<1234> with error 12, opcode 0, len 0, vendor err 129") is None
     True
 """
@@ -178,6 +180,16 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   the ranks chose different network transports (only the net pair; a stray bootstrap/proxy connection is another fault)
     # socketFinalizeAccept: wrong type 4 != 3        (NVIDIA/nccl-tests#188)
     ("socket_net_type_mismatch", re.compile(r"^socketFinalizeAccept: wrong type (?:3 != 4|4 != 3)\s*$")),
+    # WARN("Cannot initialize CollNet, using point-to-point network instead")   (transport.cc ncclTransportCollNetCheck,
+    #   2.9 on, local rank 0 of each node: a rank's CollNet setup failed; NCCL goes on without CollNet, and the
+    #   "transport.cc:N -> 2" chains around it are that fallback, not a failure)
+    # Cannot initialize CollNet, using point-to-point network instead        (NVIDIA/nccl#1050)
+    ("collnet_fallback_p2p", re.compile(r"^Cannot initialize CollNet, using point-to-point network instead")),
+    # WARN("NET/IB : SHARP coll init error: %s(%d)\n", sharp_coll_strerror(ret), ret)   (Mellanox/nccl-rdma-sharp-plugins
+    #   src/sharp_plugin.c ncclSharpConnect; "NET/IB :SHARP coll init error" in older releases): the SHARP library
+    #   could not create the job (no aggregation manager, no SHARP resources or switches): CollNet falls back
+    # NET/IB : SHARP coll init error: Cannot create SHARP job(-11)        (NVIDIA/nccl#1050)
+    ("sharp_coll_init_failed", re.compile(r"^NET/IB ?: ?SHARP coll init error: ")),
 ]
 
 #: a literal each pattern above needs (a WARN with none of them is no kind here)
@@ -185,7 +197,7 @@ _GATE = re.compile(r"Unable to|ibv_open_device|CQE with error|same GPU|Mismatche
                    r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
                    r"|mixed local Net|CUDA library|missing symbol|already checked in"
-                   r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type"
+                   r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|initialize CollNet|SHARP coll init"
                    r"|reverse path|ould not find|No path computed|of node \w+ not found")
 
 
