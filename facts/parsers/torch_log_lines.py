@@ -148,10 +148,13 @@ ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<exit>-?\d+)\) local_rank: (
 # Internal NCCL failure with error internal error in file .../comm_nccl.cu at line 85          (nv-legate/cupynumeric#638)
 # RuntimeError: Failed, NCCL error /src/tensorrt_llm/cpp/tensorrt_llm/common/opUtils.cpp:125 'unhandled system error (run with NCCL_DEBUG=INFO for details)'
 #   (NCCLCHECK of NCCL's examples, nccl-tests and TensorRT-LLM: NVIDIA/TensorRT-LLM#6366; the text inside the quotes)
+# Not the raising code a Python traceback quotes under its frame, the message still an f-string's placeholder
+# (vLLM's and SGLang's pynccl_wrapper.py NCCL_CHECK, just above the RuntimeError it raises; sgl-project/sglang#8974):
+#     raise RuntimeError(f"NCCL error: {error_str}")
 NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: \S+?,|:)|Failed to initialize NCCL communicator:"
                         r"|Failed, NCCL error \S+:\d+(?= '" + NCCL_RESULT_TEXT + r")"
                         r"|\bnccl[A-Z]\w{1,40} failed:(?= " + NCCL_RESULT_TEXT + r")"
-                        r"|Internal NCCL failure with error(?: \d+)?(?= \(?" + NCCL_RESULT_TEXT + r")) (?P<msg>.+)$")
+                        r"|Internal NCCL failure with error(?: \d+)?(?= \(?" + NCCL_RESULT_TEXT + r")) (?P<msg>(?!\{).+)$")
 
 # c10d's ncclGetErrorWithVersion (NCCLUtils.cpp): ncclGetErrorString(error) + ", NCCL version " +
 # getNcclVersion(): the library torch loaded, "<major>.<minor>.<patch>", or "Unknown NCCL version"

@@ -322,6 +322,13 @@ def test_nccl_error_raised_by_a_python_wrapper_of_nccl():
     assert not torch_log.detect("RuntimeError: NCCL error: something else\n")
 
 
+def test_the_raising_code_a_traceback_quotes_is_no_nccl_error():
+    # the frame's source line above the error (https://github.com/sgl-project/sglang/issues/8974, as pasted): one
+    # error, the raised one; the f-string's "{error_str}" is no message
+    text = (FIX / "pynccl_check_raise_sglang8974.log").read_text()
+    assert [(e.evidence.line, e.nccl_error) for e in of(parse_text(text), "torch_nccl_error")] == [(3, "ncclSystemError")]
+
+
 @pytest.mark.parametrize("line,rank,reason", [
     ("NCCL communicator was aborted on rank 0", 0, None),  # PeterGriffinJin/Search-R1#170, from its title
     ("RuntimeError: NCCL communicator was aborted on rank 2.", 2, None),  # PyTorch 1.x
