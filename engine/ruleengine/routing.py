@@ -17,7 +17,7 @@ facts (tests/test_fact_routing.py runs every fixture bundle both ways).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from stethoscope.engine.ruleengine.session import can_bind, literal_tests
 from stethoscope.facts import knowledge
@@ -49,6 +49,24 @@ class Router:
             return True
         pats = self.patterns.get(kind)
         return pats is not None and can_bind(pats, view)
+
+    @cached_property
+    def reads(self) -> dict[str, tuple[str, ...]]:
+        """kind -> the rule-view fields keeps() reads of a fact of that kind (its keep_where's and
+        its patterns' constant tests'): its answer depends on their values alone. A summarised
+        kind not here is never kept."""
+        out: dict[str, tuple[str, ...]] = {}
+        for kind in {*self.patterns, *self.keep_where}:
+            names = set(self.keep_where.get(kind, ()))
+            names.update(t.field for tests in self.patterns.get(kind, ()) for t in tests)
+            out[kind] = tuple(sorted(names))
+        return out
+
+    @cached_property
+    def answers(self) -> dict[tuple, bool]:
+        """keeps()'s answers by kind and the values (with their types) of the fields it reads:
+        FactBuilder.add asks once per distinct set (a fleet's healthy readings repeat a few)."""
+        return {}
 
     @property
     def dead(self) -> frozenset[str]:

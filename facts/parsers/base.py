@@ -156,13 +156,17 @@ def _plain(cls: type[Fact]) -> bool:
 _PLAIN: dict[type[Fact], bool] = {}
 
 
-def _view(cls: type[Fact], kind: str, fid: str, node: str, fields: dict[str, Any]) -> dict[str, Any]:
-    """What ``cls(...).rule_view()`` would give, without building the fact (Fact.rule_view)."""
+def _default_view(cls: type[Fact]) -> dict[str, Any]:
     view = _DEFAULT_VIEW.get(cls)
     if view is None:
         view = _DEFAULT_VIEW[cls] = {n: f.default for n, f in cls.model_fields.items()
                                      if n != "evidence" and isinstance(f.default, (str, int, bool, float))}
-    out = dict(view)
+    return view
+
+
+def _view(cls: type[Fact], kind: str, fid: str, node: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """What ``cls(...).rule_view()`` would give, without building the fact (Fact.rule_view)."""
+    out = dict(_default_view(cls))
     out.update(kind=kind, id=fid, node=node)
     for name, value in fields.items():
         if (value := view_value(value)) is MISSING:
@@ -170,6 +174,37 @@ def _view(cls: type[Fact], kind: str, fid: str, node: str, fields: dict[str, Any
         else:
             out[name] = value
     return out
+
+
+#: the answers a router keeps at most (FactBuilder._kept): then it starts again
+_ANSWERS_MAX = 4096
+
+
+def _kept(router: Any, cls: type[Fact], kind: str, fid: str, node: str, fields: dict[str, Any]) -> bool:
+    """``router.keeps(kind, <the fact's rule view>)``, asked once per distinct set of the view
+    values it reads (Router.reads; each with its type: 1 and True are told apart), the view
+    built only then: a healthy fleet's readings of one kind repeat a few (``active=False``)."""
+    names = router.reads.get(kind)
+    if names is None:
+        return False  # no keep_where and no pattern of the rules in use names the kind
+    default = _default_view(cls)
+    values = []
+    for name in names:
+        if name in fields:  # as _view sets them: the given fields over kind, id and node over defaults
+            v = view_value(fields[name])
+        elif name in ("kind", "id", "node"):
+            v = kind if name == "kind" else fid if name == "id" else node
+        else:
+            v = default.get(name, MISSING)
+        values.append(None if v is MISSING else (type(v), v))
+    key = (kind, tuple(values))
+    answers = router.answers
+    got = answers.get(key)
+    if got is None:
+        if len(answers) >= _ANSWERS_MAX:
+            answers.clear()
+        got = answers[key] = router.keeps(kind, _view(cls, kind, fid, node, fields))
+    return got
 
 
 class FactBuilder:
@@ -208,7 +243,7 @@ class FactBuilder:
         node = node or self.artefact.node
         router = self.artefact.router
         if router is not None and kept <= FACTS_PER_KIND and kind in router.summarised and _plain(cls) \
-                and not router.keeps(kind, _view(cls, kind, fid, node, fields)):
+                and not _kept(router, cls, kind, fid, node, fields):
             # a healthy reading no rule in use can bind: counted for its summary, not built
             slot = self.result.folded.get((node, kind))
             if slot is None:
