@@ -152,9 +152,10 @@ def parse(artefact: Artefact) -> ParseResult:
         stop = len(text) if end == -1 else end + len(ROOT_END)
         first = artefact.line_of(m.start())
         _parse_log(builder, text[m.start():stop], first, cut=end == -1)
-        # the prolog right before the root counts as used, though it is never parsed
+        # the prolog right before the root counts as used, though it is never parsed (its lines
+        # counted back from the root's: line_of asked for an earlier offset builds a table of lines)
         prolog = PROLOG.search(text, max(pos, m.start() - 512), m.start())
-        begin = artefact.line_of(prolog.start()) if prolog and prolog.group() else first
+        begin = first - text.count("\n", prolog.start(), m.start()) if prolog and prolog.group() else first
         result.lines_used += artefact.line_of(max(stop - 1, m.start())) - begin + 1
         pos = stop
     return result
