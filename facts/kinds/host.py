@@ -88,6 +88,33 @@ class LibrarySymbolMissing(Fact):
 
 
 @fact_kind
+class SharedLibraryMissing(Fact):
+    """The dynamic loader found no file for a shared library a program or module needs: ld.so's
+    ``<program>: error while loading shared libraries: <lib>: cannot open shared object file: No such
+    file or directory``, or the same dlopen() error raised by Python (ImportError, OSError)."""
+
+    kind: Literal["shared_library_missing"] = "shared_library_missing"
+    library: str  # "libcuda.so.1"
+    program: str | None = None  # "/sd-cli": the program ld.so named (None: a Python ImportError/OSError)
+    #: who ships the library, by its name: ``nvidia_driver`` for the driver's user-space libraries
+    #: (libcuda, libnvidia-*, libnvcuvid), which come from the host's driver, never from an image
+    provider: Literal["nvidia_driver"] | None = None
+
+
+@fact_kind
+class LibraryVersionMissing(Fact):
+    """A library lacks a symbol version an object needs: glibc's ``<lib>: version `<v>' not found
+    (required by <object>)`` (elf/dl-version.c), the object built against a newer release of it."""
+
+    kind: Literal["library_version_missing"] = "library_version_missing"
+    library: str  # "/lib64/libc.so.6"
+    version: str  # "GLIBC_2.27"
+    required_by: str  # "/usr/local/nvidia/toolkit/libnvidia-container.so.1"
+    #: the ABI the version names: ``glibc`` (GLIBC_*), ``libstdc++`` (GLIBCXX_*, CXXABI_*); None for another library's
+    abi: Literal["glibc", "libstdc++"] | None = None
+
+
+@fact_kind
 class PythonOsError(Fact):
     """Python raised an OSError (or a subclass) with an errno: ``OSError: [Errno 28] No space left on device``."""
 

@@ -14,6 +14,17 @@ undefined symbol: <name>`` and exit. Sample lines (real, from the public threads
     ImportError: /home/test/anaconda3/envs/myenv/lib/python3.9/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister    (pytorch/pytorch#119932)
     torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister    (NVIDIA/nccl#1180, its title)
 
+The loader's two other load-time errors are read here too (glibc's own wording):
+``<program>: error while loading shared libraries: <lib>: cannot open shared object file: No such
+file or directory`` (rtld's fatal error around elf/dl-load.c's "cannot open shared object file"),
+and dlopen()'s same text raised by Python (``ImportError: <lib>: cannot open ...``), give
+``shared_library_missing``; ``<lib>: version `<v>' not found (required by <object>)``
+(elf/dl-version.c match_symbol) gives ``library_version_missing``. Sample lines::
+
+    /sd-cli: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such file or directory    (leejet/stable-diffusion.cpp#1352)
+    ImportError: libcuda.so.1: cannot open shared object file: No such file or directory    (openai/gpt-2#204)
+    ImportError: /lib64/libc.so.6: version `GLIBC_2.14' not found (required by /home/poinarlab/miniconda3/lib/python3.8/lib-dynload/../../libz.so.1)    (a public note in the code index)
+
 Facts: ``library_symbol_missing`` per line (the object that needs the symbol, the symbol, its
 version when printed, and ``provider``: the library that exports a symbol of that name by its
 naming convention, ``nccl`` for NCCL's ``nccl*``/``pnccl*`` API; None for any other symbol, a
@@ -27,7 +38,7 @@ import re
 from typing import Iterator
 
 from stethoscope.facts.kinds.host import (  # noqa: F401 - the fact classes live in facts/kinds
-    LibrarySymbolMissing,
+    LibrarySymbolMissing, LibraryVersionMissing, SharedLibraryMissing,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -57,22 +68,53 @@ def _in_nccl_line(m: re.Match[str]) -> bool:
 
 _MARK = ": undefined symbol: "
 
+# /sd-cli: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such file or directory
+# ImportError: libcuda.so.1: cannot open shared object file: No such file or directory
+# (ld.so's form names the program; Python's names the library right after its exception class; NCCL's
+# own "NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file" probes are not these)
+NO_FILE = re.compile(
+    r"(?:(?P<program>[^\s'\"]{1,1000}): error while loading shared libraries: |\b(?:ImportError|OSError): )"
+    r"(?P<library>[^\s:'\"()]{1,1000}\.so(?:\.[\w.]{1,40})?): cannot open shared object file: No such file or directory")
+_NO_FILE_MARK = ": cannot open shared object file: No such file or directory"
+# /lib64/libc.so.6: version `GLIBC_2.27' not found (required by /usr/local/nvidia/toolkit/libnvidia-container.so.1)
+VERSION = re.compile(
+    r"(?P<library>[^\s:'\"()]{1,1000}): version [`'](?P<version>[\w.@-]{1,200})' not found \(required by (?P<by>[^\s)]{1,1000})\)")
+_VERSION_MARK = "' not found (required by "
+# the driver's user-space libraries: they come from the host's driver (a container gets them from the
+# NVIDIA runtime), never from an image or a wheel
+_DRIVER_LIB = re.compile(r"lib(?:cuda|nvidia-[\w-]+|nvcuvid|nvoptix)\.so(?:\.[\w.]+)?")
 
-def _matches(text: str) -> Iterator[re.Match[str]]:
-    """UNDEFINED's matches, each looked for only in a line holding _MARK (found by str.find, at C
-    speed): UNDEFINED itself is tried at every blank of a text, ~16 ms on a 170 kB NCCL log whose
-    probe lines name an undefined symbol (bench/synth_bundle.py's nodes)."""
-    pos = text.find(_MARK)
+
+def _abi(version: str) -> str | None:
+    if version.startswith("GLIBC_"):
+        return "glibc"
+    if version.startswith(("GLIBCXX_", "CXXABI_")):
+        return "libstdc++"
+    return None
+
+
+def _marked(text: str, mark: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """pattern's matches in the lines that hold mark (found by str.find, at C speed)."""
+    pos = text.find(mark)
     while pos != -1:
         start = text.rfind("\n", 0, pos) + 1
         end = text.find("\n", pos)
         end = len(text) if end == -1 else end
-        yield from UNDEFINED.finditer(text, start, end)
-        pos = text.find(_MARK, end)
+        yield from pattern.finditer(text, start, end)
+        pos = text.find(mark, end)
+
+
+def _matches(text: str) -> Iterator[re.Match[str]]:
+    """UNDEFINED's matches, each looked for only in a line holding _MARK: UNDEFINED itself is tried
+    at every blank of a text, ~16 ms on a 170 kB NCCL log whose probe lines name an undefined
+    symbol (bench/synth_bundle.py's nodes)."""
+    return _marked(text, _MARK, UNDEFINED)
 
 
 def detect(head: str) -> bool:
-    return any(not _in_nccl_line(m) for m in _matches(head))
+    return (any(not _in_nccl_line(m) for m in _matches(head))
+            or any(not _in_nccl_line(m) for m in _marked(head, _NO_FILE_MARK, NO_FILE))
+            or any(not _in_nccl_line(m) for m in _marked(head, _VERSION_MARK, VERSION)))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -86,8 +128,22 @@ def parse(artefact: Artefact) -> ParseResult:
         sym = m["symbol"]
         fb.add(LibrarySymbolMissing, n, object=m["object"], symbol=sym, version=m["version"],
                provider="nccl" if _NCCL_SYMBOL.fullmatch(sym) else None)
+    for m in _marked(artefact.text, _NO_FILE_MARK, NO_FILE):
+        if _in_nccl_line(m):
+            continue
+        result.lines_used += 1
+        lib = m["library"]
+        fb.add(SharedLibraryMissing, artefact.line_of(m.start()), library=lib, program=m["program"],
+               provider="nvidia_driver" if _DRIVER_LIB.fullmatch(lib.rsplit("/", 1)[-1]) else None)
+    for m in _marked(artefact.text, _VERSION_MARK, VERSION):
+        if _in_nccl_line(m):  # NCCL's net plugin dlerror (nccl_log's)
+            continue
+        result.lines_used += 1
+        fb.add(LibraryVersionMissing, artefact.line_of(m.start()), library=m["library"], version=m["version"],
+               required_by=m["by"], abi=_abi(m["version"]))
     return result
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r": undefined symbol: [A-Za-z_$]",)
+SIGNATURES = (r": undefined symbol: [A-Za-z_$]", r"\.so[\w.]*: cannot open shared object file: No such file or directory",
+              r"' not found \(required by ")

@@ -52,3 +52,30 @@ def test_forms(line, obj, symbol, version, provider):
 ])
 def test_near_misses(text):
     assert parse_text(text).facts == []
+
+
+def test_shared_library_missing_forms():
+    # openai/gpt-2#204: Python's ImportError of the driver's library in a container run without the runtime
+    (f,) = parse_text((FIX / "gpt2_204_importerror_libcuda.txt").read_text()).facts
+    assert (f.kind, f.library, f.program, f.provider) == ("shared_library_missing", "libcuda.so.1", None, "nvidia_driver")
+    # ld.so's own form names the program; a library of another package has no provider
+    (g,) = parse_text((FIX / "mysql_libncursesw_missing.txt").read_text()).facts
+    assert (g.library, g.program, g.provider) == ("libncursesw.so.5", "mysql", None)
+    # NCCL's plugin probe is nccl_log's, not a load failure
+    assert parse_text("x:1:1 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: "
+                      "No such file or directory No plugin found (libnccl-net.so), using internal implementation\n").facts == []
+
+
+def test_library_version_missing():
+    (f,) = parse_text((FIX / "glibc_2_14_version_not_found.txt").read_text()).facts
+    assert (f.kind, f.library, f.version, f.abi) == ("library_version_missing", "/lib64/libc.so.6", "GLIBC_2.14", "glibc")
+    assert f.required_by.endswith("/libz.so.1")
+    # a libstdc++ version behind a hook's stderr prefix (the same glibc format)
+    (g,) = parse_text("stderr: /usr/bin/x: /lib64/libstdc++.so.6: version `GLIBCXX_3.4.29' not found (required by /usr/bin/x)\n").facts
+    assert (g.version, g.abi) == ("GLIBCXX_3.4.29", "libstdc++")
+
+
+def test_nccl_plugin_dlerror_of_a_version_is_not_read_here():
+    # harvest 126 (awsome-distributed-ai#292): NCCL's own NET/Plugin line, nccl_log's to read
+    assert parse_text(" [0] NCCL INFO NET/Plugin : dlerror=/opt/amazon/efa/lib/libfabric.so.1: version `FABRIC_1.7' "
+                      "not found (required by /x/libnccl-net.so)\n").facts == []
