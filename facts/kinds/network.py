@@ -528,6 +528,18 @@ class OpenmpiInitFailed(Fact):
 
 
 @fact_kind
+class OpenmpiPmlMismatch(Fact):
+    """Open MPI's MPI_INIT check that all processes chose the same point-to-point layer (PML) failed:
+    ``[[64574,1],8] selected pml cm, but peer [[64574,1],0] on ndv2-1 selected pml ucx``; the
+    processes cannot talk to each other and MPI_INIT fails."""
+
+    kind: Literal["openmpi_pml_mismatch"] = "openmpi_pml_mismatch"
+    local_pml: str  # "cm", "ob1", "ucx"
+    peer_pml: str
+    peer_host: str | None = None  # None when Open MPI printed "unknown"
+
+
+@fact_kind
 class IbGidCount(Fact):
     """``n_gids_found=N``: how many GID entries show_gids found on all ports."""
 

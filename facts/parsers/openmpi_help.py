@@ -73,7 +73,16 @@ and the shell's line (kubeflow/mpi-operator#488, an MPIJob whose worker image ha
 
     bash: orted: command not found
 
-Facts: ``openmpi_btl_no_nics`` per block (the module, the host it names) and per aggregation line
+And the check Open MPI makes in MPI_INIT that every process selected the same point-to-point layer
+(ompi/mca/pml/base/pml_base_select.c ``mca_pml_base_pml_check_selected``, opal_output(0) with the
+``[host:pid] `` prefix; the same words from 1.x to 5.x), then its ``mpi_init:startup:pml-add-procs-fail``
+block ("MPI_INIT has failed because at least one MPI process is unreachable from another"). Sample
+(real, openucx/ucx#4224, Open MPI 4.1.1 with UCX 1.11.2 on one node, a second run of the same job)::
+
+    [ndv2-1:25388] [[64574,1],8] selected pml cm, but peer [[64574,1],0] on ndv2-1 selected pml ucx
+
+Facts: ``openmpi_pml_mismatch`` per pair of layers once a node (the process's host, its layer, the
+peer's layer and host). ``openmpi_btl_no_nics`` per block (the module, the host it names) and per aggregation line
 (the module unknown, ``count`` the copies held back); ``openmpi_osc_ucx_declined`` per osc/ucx line
 (the host of its prefix); ``openmpi_openib_queue_create_failed`` per init-fail-create-q block (the
 host it names, the device, function, error and errno); ``openmpi_daemon_failure`` per launch-failure,
@@ -86,6 +95,7 @@ import re
 
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
     OpenmpiBtlNoNics, OpenmpiComponentMissing, OpenmpiDaemonFailure, OpenmpiInitFailed, OpenmpiOpenibQueueCreateFailed,
+    OpenmpiPmlMismatch,
     OpenmpiOscUcxDeclined,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches
@@ -231,12 +241,31 @@ def _init_and_components(artefact: Artefact, fb: FactBuilder, result: ParseResul
             fb.add(OpenmpiInitFailed, n, node=node, layer=m["layer"], failed=failed, returned=returned)
 
 
+# [ndv2-1:25388] [[64574,1],8] selected pml cm, but peer [[64574,1],0] on ndv2-1 selected pml ucx
+#   (pml_base_select.c: "%s selected pml %s, but peer %s on %s selected pml %s", OMPI_NAME_PRINT of both processes;
+#    the peer's host "unknown" when the modex has none)
+_PML = re.compile(r"(?:\[(?P<host>[\w.-]{1,128}):\d{1,10}\] )?\[\[\d{1,10},\d{1,10}\],\d{1,10}\] selected pml (?P<mine>\w{1,32}), "
+                  r"but peer \[\[\d{1,10},\d{1,10}\],\d{1,10}\] on (?P<peer_host>\S{1,128}) selected pml (?P<theirs>\w{1,32})")
+
+
+def _pml_mismatches(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    seen: set[tuple] = set()
+    for n, m in iter_matches(_PML, artefact):
+        result.lines_used += 1
+        node = artefact.node_for(m["host"])
+        if (node, m["mine"], m["theirs"]) not in seen:  # every process of the other layer prints one
+            seen.add((node, m["mine"], m["theirs"]))
+            fb.add(OpenmpiPmlMismatch, n, node=node, local_pml=m["mine"], peer_pml=m["theirs"],
+                   peer_host=None if m["peer_host"] == "unknown" else m["peer_host"])
+
+
 def detect(head: str) -> bool:
     return ("A high-performance Open MPI point-to-point messaging module" in head or _MORE.search(head) is not None
             or _CREATE_Q_HEAD in head
             or ("osc_ucx_component" in head and _OSC_UCX.search(head) is not None)
             or (any(g in head for g in _DAEMON_GATES) and any(r.search(head) for r in (_LAUNCH, _FAILED, _LOST, _NOT_FOUND)))
-            or _COMP_HEAD in head or ("failed for some reason" in head and _INIT.search(head) is not None))
+            or _COMP_HEAD in head or ("failed for some reason" in head and _INIT.search(head) is not None)
+            or ("selected pml" in head and _PML.search(head) is not None))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -281,6 +310,7 @@ def parse(artefact: Artefact) -> ParseResult:
         fb.add(OpenmpiOscUcxDeclined, n, node=artefact.node_for(m["host"]))
     _daemon_failures(artefact, fb, result)
     _init_and_components(artefact, fb, result)
+    _pml_mismatches(artefact, fb, result)
     return result
 
 
@@ -293,4 +323,5 @@ SIGNATURES = (r"A high-performance Open MPI point-to-point messaging module",
               r"An? (?:ORTE|PRTE) daemon has unexpectedly failed after launch",
               r"(?:ORTE|PRTE) has lost communication with (?:a remote daemon|its daemon located on node:)",
               r"\b(?:ba|z|k|da)?sh(?:: line \d+)?: (?:/\S*/)?(?:orted|prted): command not found",
-              r"A requested component was not found, or was unable to be opened\.", r"It looks like [A-Za-z_]{2,24} failed for some reason")
+              r"A requested component was not found, or was unable to be opened\.", r"It looks like [A-Za-z_]{2,24} failed for some reason",
+              _PML.pattern)

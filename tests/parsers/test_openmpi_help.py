@@ -165,3 +165,28 @@ def test_open_mpi_forms_of_the_same_blocks():
 def test_component_block_cut_before_its_fields_gives_nothing():
     text = "A requested component was not found, or was unable to be opened.  This\nmeans that this component\n"
     assert parse_text(text).facts == []
+
+
+def test_pml_mismatch_ucx4224():
+    # openucx/ucx#4224: two processes fell back to pml cm while rank 0 runs pml ucx (one fact a node and pair)
+    path = FIX / "ucx4224_pml_cm_vs_ucx.txt"
+    text = path.read_text()
+    assert openmpi_help.detect(text)
+    (f,) = openmpi_help.parse(Artefact(path=str(path), text=text, node="bundle")).facts
+    assert (f.kind, f.node, f.local_pml, f.peer_pml, f.peer_host) == ("openmpi_pml_mismatch", "ndv2-1", "cm", "ucx", "ndv2-1")
+
+
+@pytest.mark.parametrize(("line", "mine", "theirs", "peer_host"), [
+    ("[c1:77] [[1234,1],3] selected pml ob1, but peer [[1234,1],0] on c0 selected pml ucx", "ob1", "ucx", "c0"),
+    ("[[1234,1],3] selected pml ucx, but peer [[1234,1],0] on unknown selected pml cm", "ucx", "cm", None),
+])
+def test_pml_mismatch_forms(line, mine, theirs, peer_host):
+    (f,) = openmpi_help.parse(Artefact(path="m.log", text=line + "\n", node="n1")).facts
+    assert (f.local_pml, f.peer_pml, f.peer_host) == (mine, theirs, peer_host)
+
+
+def test_pml_verbose_selection_lines_are_not_a_mismatch():
+    text = ("[n1:1234] check:select: checking my pml ucx against process [[64574,1],0] pml ucx\n"
+            "[n1:1234] select: component ucx selected\n")
+    assert not openmpi_help.detect(text)
+    assert openmpi_help.parse(Artefact(path="m.log", text=text, node="n1")).facts == []
