@@ -287,15 +287,14 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
     return used
 
 
-#: one row per line of a block, split as KEY_LINE or else SECTION_LINE splits it (one findall
-#: over the block, not two matches a line): (indent, name, separator, value as printed: its
-#: trailing blanks are KEY_LINE's ``\s*$``); the name is "" on a line that is neither, the
-#: separator "" on a section line. Words and blanks are taken possessively (``++``): no
-#: backtracking over the padding before the colon, which made KEY_LINE cost ~4 us a line.
-#:         Current                                        : 5      ("        ", "Current", "   ...: ", "5")
-#:     GPU Power Readings                                          ("    ", "GPU Power Readings", "", "")
-ROW = re.compile(r"^( *)(?:([^\s:]++(?:[^\S\n]++[^\s:]++)*+)(?:([^\S\n]++: ?)([^\n]*)|[^\S\n]*+$))?[^\n]*$",
-                 re.MULTILINE)
+#: one row per line of a block (one findall over the block, not two matches a line): (indent,
+#: what precedes the first colon, the colon or "", the value after it). _parse_block reads it as
+#: KEY_LINE does where there is a colon (the key: ``head.rstrip()``, when ``head`` starts with
+#: no blank and ends with one) and as SECTION_LINE does where there is none. No backtracking:
+#: KEY_LINE's over the padding before the colon cost ~4 us a line.
+#:         Current                                        : 5      ("        ", "Current      ...   ", ":", "5")
+#:     GPU Power Readings                                          ("    ", "GPU Power Readings ", "", "")
+ROW = re.compile(r"^( *)([^:\n]*)(:?) ?([^\n]*)$", re.MULTILINE)
 # a line that starts with something other than a blank: where a block may end
 LINE_START_UNINDENTED = re.compile(r"\n(?=[^ \n])")
 #: section paths (lowercased, from the first section down) below which _take reads a line:
@@ -351,7 +350,7 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
     rows = ROW.findall(text, banner_end + 1, end) if banner_end < end else []
     skip_from = 1  # no GPU block open: every indented row is passed over
     no = banner_line
-    for indent, name, sep, value in rows:
+    for indent, head, sep, value in rows:
         no += 1
         if len(indent) >= skip_from:
             continue
@@ -368,8 +367,9 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
                 top[t["key"].lower()] = t["value"]
                 rec, skip_from = None, 1
             continue
-        if not name:
-            continue  # blank, or neither a key nor a section line
+        if not head or head[0].isspace() or (sep and not head[-1].isspace()):
+            continue  # blank, or neither a key line nor a section line
+        name = head.rstrip()
         depth = (len(indent) + 2) // 4  # _depth
         keep = depth - 1 if depth > 1 else 0
         if keep < len(stack):
