@@ -204,6 +204,39 @@ def quiet(line: str) -> bool:
     return bool(found) and all(v.lower() in levels for v in found)
 
 
+# c10's backtrace, which PyTorch's C++ errors carry under their message (c10/util/Exception.cpp
+# Error::Error: str("Exception raised from ", source_location, " (most recent call first):\n", backtrace);
+# SourceLocation prints "<function> at <file>:<line>"), one "frame #N: " line a frame (c10/util/Backtrace.cpp):
+# Exception raised from c10_cuda_check_implementation at ../c10/cuda/CUDAException.cpp:43 (most recent call first):
+# frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f0582ab9446 in /usr/local/lib/python3.10/dist-packages/torch/lib/libc10.so)
+#   (sgl-project/sglang#4584)
+_C10_HEADER = re.compile(r"\s*Exception raised from \S.{0,200}? at \S+:\d+ \(most recent call first\):")
+_C10_FRAME = re.compile(r"\s*frame #\d+: ")
+#: how far above its backtrace the error the backtrace belongs to is looked for (PyTorch's CUDA hint
+#: lines and a blank line come between them)
+_C10_ABOVE = 8
+
+
+def _c10_block(lines: list[str], line: int) -> tuple[int, int, bool] | None:
+    """For the header or a frame line of c10's backtrace (1-based ``line``): the block's header
+    line, its last frame line and whether an error line stands above it (the message the
+    backtrace belongs to); None if the line is neither."""
+    k = line - 1
+    if not _C10_HEADER.match(lines[k]):
+        if not _C10_FRAME.match(lines[k]):
+            return None
+        k -= 1
+        while k >= 0 and _C10_FRAME.match(lines[k]):
+            k -= 1
+        if k < 0 or not _C10_HEADER.match(lines[k]):
+            return None
+    last = k + 1
+    while last < len(lines) and _C10_FRAME.match(lines[last]):
+        last += 1
+    above = any(_ANY_ERROR.search(lines[j]) and not quiet(lines[j]) for j in range(max(0, k - _C10_ABOVE), k))
+    return k + 1, last, above
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
@@ -218,6 +251,21 @@ def parse(artefact: Artefact) -> ParseResult:
         message = text.strip()
         if not message or line == joined or line in done:
             continue
+        if message.startswith(("frame #", "Exception raised from ")) and (block := _c10_block(lines, line)) is not None:
+            # the backtrace under an error ("c10::Error::Error" is a frame's name, "CUDAException.cpp"
+            # the header's file): the block is the error's context, the error above says what
+            # failed; a block pasted without it is told once, by its header
+            header, last, above = block
+            done.update(range(header, last + 1))
+            result.lines_used += last - header + 1
+            if not above:
+                b.add(TextErrorLine, header, message=lines[header - 1].strip()[:400])
+            continue
+        if message.startswith("Traceback (most recent call last)"):
+            end = _traceback_end(lines, line)
+            if end != line and _ANY_ERROR.search(lines[end - 1]):
+                result.lines_used += 1  # the header of the exception read on its own line below
+                continue
         done.add(line)
         if _ZERO_COUNT.search(text) and not _ANY_ERROR.search(_ZERO_COUNT.sub("", text)):
             continue

@@ -44,6 +44,47 @@ def test_a_count_of_no_failures_is_no_error_line():
     assert [n for n, _ in _unrecognised("Summary: passed=3, failed=2\n")] == [1]
 
 
+# c10's backtrace under PyTorch's C++ errors (c10/util/Exception.cpp: "Exception raised from <function> at
+# <file>:<line> (most recent call first):", then "frame #N: ..." lines): fixtures/artefacts/torch_log/verl316_*
+# (verl-project/verl#316, the block without its message) and sgl-project/sglang#3892's watchdog message above it
+_C10 = (FIX / "verl316_c10_backtrace_without_its_message.log").read_text()
+_WATCHDOG = ("[rank3]:[E226 13:18:21.063621914 ProcessGroupNCCL.cpp:1595] [PG ID 2 PG GUID 3 Rank 3] Process group "
+             "watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered\n"
+             "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+             "For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
+             "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n")
+
+
+def _unrecognised_normalised(text: str):
+    from stethoscope.facts.parsers.unrecognised_text import parse
+    art = Artefact(path="t.log", text=text, node="n")
+    art.normalise()
+    res = parse(art)
+    return [(f.evidence.line, f.message) for f in res.facts], res.lines_used
+
+
+def test_c10_backtrace_under_its_message_is_its_context():
+    got, used = _unrecognised_normalised(_WATCHDOG + _C10)
+    assert [n for n, _ in got] == [1]  # the message; no frame ("c10::Error::Error") and no header of its own
+    assert used == 1 + 6  # the message, the header and its five frames
+
+
+def test_c10_backtrace_without_its_message_is_told_once_by_its_header():
+    got, used = _unrecognised_normalised(_C10)
+    assert [(n, m.startswith("Exception raised from c10_cuda_check_implementation")) for n, m in got] == [(2, True)]
+    assert used == 6
+
+
+def test_frames_without_c10s_header_and_a_traceback_without_its_exception_stay_error_lines():
+    # no header: a "frame #0: ... Error ..." line is not known to be c10's
+    got, _ = _unrecognised_normalised("frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f in libc10.so)\n")
+    assert [n for n, _ in got] == [1]
+    # a Python traceback is told by its exception line; cut before it (Megatron-LM#942's paste), by its header
+    tb = 'Traceback (most recent call last):\n  File "train.py", line 10, in <module>\n    out = model(x)\n'
+    assert [n for n, _ in _unrecognised_normalised(tb + "RuntimeError: boom\n")[0]] == [4]
+    assert [n for n, _ in _unrecognised_normalised(tb)[0]] == [1]
+
+
 def test_terminate_and_its_what_line_are_one_failure():
     # NVIDIA/TensorRT-LLM#1826 (the path cut here): libstdc++'s terminate handler, then "  what():  "
     text = ("terminate called after throwing an instance of 'tensorrt_llm::common::TllmException'\n"
