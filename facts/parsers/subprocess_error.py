@@ -73,7 +73,11 @@ _DIED = re.compile(
     r"|unknown signal (?P<unum>\d{1,3}))\.")
 # [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'run_clm.py', '--local_rank=0', ...] exits with return code = -9
 #   (DeepSpeed's launcher, behind its log prefix; a non-negative code is an exit status, not read)
-_DS_EXIT = re.compile(r"(?:(?P<cmd>\[['\"][^\n]{0,4000}?\]) )?exits with return code = -(?P<num>\d{1,3})\s*$", re.M)
+# ... I run into an uninformative exit "exits with return code = -9" I havent found any information ...
+#   (the same message quoted in prose or a title, closed by its quote or backtick and maybe a full stop:
+#   deepspeedai/DeepSpeed#3160; any other text after the number is not this message)
+_DS_EXIT = re.compile(r"(?:(?P<cmd>\[['\"][^\n]{0,4000}?\]) )?exits with return code = -(?P<num>\d{1,3})"
+                      r"(?:\s*$|\.?[\"'`]{1,3}\.?(?=\s|$))", re.M)
 
 # mpirun noticed that process rank 6 with PID 0 on node xxxxxxxx exited on signal 9 (Killed).
 # prterun noticed that process rank 1 with PID 2345 on node gpu07 exited on signal 11.       (PRRTE's proc-aborted form)

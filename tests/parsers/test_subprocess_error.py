@@ -31,11 +31,22 @@ def test_deepspeed_launcher_minus9():
     assert facts[0].command.startswith("['/local_disk0/") and facts[0].command.endswith("'5e-6']")
 
 
+def test_deepspeed_launcher_quoted_in_a_title_and_prose():
+    text = (FIX / "deepspeed3160_quoted_minus9.txt").read_text()
+    assert subprocess_error.detect(text)
+    got = [(f.evidence.line, f.signal, f.command, f.launcher) for f in parse_text(text).facts]
+    assert got == [(1, "SIGKILL", "", "deepspeed"), (2, "SIGKILL", "", "deepspeed")]
+
+
 @pytest.mark.parametrize("line,sig,num", [
     # DeepSpeed's launcher behind its log prefix, as facts/lines.py leaves it, and with no command
     ("[launch.py:318:sigkill_handler] ['/usr/bin/python3', '-u', 'run_clm.py', '--local_rank=0'] exits with return code = -11",
      "SIGSEGV", 11),
     ("exits with return code = -6", "SIGABRT", 6),
+    # quoted: closed by its quote or backtick, a full stop inside or outside it
+    ('[BUG] Have "exits with return code = -7" without any error message', "SIGBUS", 7),
+    ('"exits with return code = -9."', "SIGKILL", 9),
+    ("In the end, ```exits with return code = -11``` is prompted.", "SIGSEGV", 11),
     # CPython's form for a signal signal.Signals names, as launchers print it behind the exception name
     ("CalledProcessError: Command '['python', 'train.py']' died with <Signals.SIGSEGV: 11>.", "SIGSEGV", 11),
     # and for a number it does not name
@@ -50,6 +61,10 @@ def test_other_signals(line, sig, num):
     "subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit status 1.",
     # DeepSpeed's launcher for a child that exited with a status (not killed by a signal)
     "[ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python', '-u', 'main.py'] exits with return code = 1",
+    # other text after the number, or a longer number: not this message
+    "exits with return code = -9 times out of ten",
+    '"exits with return code = -9x"',
+    "exits with return code = -1234",
     "",
     "the job died with an error",
 ])
