@@ -215,6 +215,29 @@ TF_OOM = re.compile(r"\bOOM when allocating tensor\b[^\n]{0,400}?(?:/device:GPU:
 #   the kernel's context is lost and the host then sees cudaErrorAssert, "device-side assert triggered")
 DEVICE_ASSERT = re.compile(r"\bblock: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] Assertion `(?P<expr>[^`\n]{0,300})` failed")
 
+# Out-of-memory forms outside PyTorch's caching allocator, read as ``cuda_oom``:
+# ggml_backend_cuda_buffer_type_alloc_buffer: allocating 10966.43 MiB on device 0: cudaMalloc failed: out of memory
+#   (ggml/src/ggml-cuda/ggml-cuda.cu: "%s: allocating %.2f MiB on device %d: cudaMalloc failed: %s\n")
+# Error: llama runner process has terminated: cudaMalloc failed: out of memory   (ollama/ollama#9782: ollama quotes the
+#   runner's last stderr line)
+GGML_CUDA_MALLOC = re.compile(
+    r"(?:\ballocating (?P<mib>\d{1,9}(?:\.\d{1,2})?) MiB on device (?P<dev>\d{1,3}): )?cudaMalloc failed: out of memory")
+# ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 838447104   (ollama/ollama#9782)
+# alloc_tensor_range: failed to allocate CUDA0 buffer of size 5064192000
+#   (ggml-alloc.c / ggml-backend.cpp: "%s: failed to allocate %s buffer of size %zu\n", the buffer type's name CUDA<n>;
+#   llama.cpp's loader then throws "unable to allocate %s buffer": "error loading model: unable to allocate CUDA0 buffer")
+GGML_BUFFER = re.compile(r"\b(?:failed to allocate CUDA(?P<dev>\d{1,3}) buffer of size (?P<bytes>\d{1,20})\b"
+                         r"|unable to allocate CUDA(?P<dev2>\d{1,3}) buffer\b)")
+# torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)
+#   (c10/cuda/CUDAMallocAsyncAllocator.cpp, PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync, ComfyUI's default:
+#   TORCH_CHECK_WITH(OutOfMemoryError, false, "Allocation on device ", device, " would exceed allowed memory. (out of memory)", ...))
+TORCH_ASYNC_OOM = re.compile(r"\bAllocation on device (?P<dev>\d{1,3}) would exceed allowed memory")
+# - **Exception Type:** torch.OutOfMemoryError   (ComfyUI's error report, its message cut to "Allocation on device ":
+#   Comfy-Org/ComfyUI#4852); the exception's name alone or before ": " (an "except torch.cuda.OutOfMemoryError:" source line is not read)
+TORCH_OOM_TYPE = re.compile(r"(?:^|[\s*`])torch\.(?:cuda\.)?OutOfMemoryError(?:: |[\s*`]*$)")
+OOM_MARKERS = ("cudaMalloc failed: out of memory", "failed to allocate CUDA", "unable to allocate CUDA",
+               "would exceed allowed memory", "OutOfMemoryError")
+
 # RuntimeError: The NVIDIA driver on your system is too old (found version 11060). Please update your GPU driver ...
 # RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
 # UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.
@@ -237,7 +260,7 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "cudaSuccess", "CUDA_SUCCESS", "CUresult(", oom_message.MARKER, oom_message.XLA_MARKER,
            "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
-           "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ")
+           "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ") + OOM_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -261,6 +284,8 @@ DETECT = re.compile(
     r"|no valid convolution algorithms available in CuDNN|(?:FIND|GET) was unable to find an engine to execute"
     r"|\bout of resource: [a-z]|OOM when allocating tensor "
     r"|Failed to get convolution algorithm\. |\], thread: \[\d+,\d+,\d+\] Assertion `|RESOURCE_EXHAUSTED: (?:Out of memory|Failed to allocate request)"
+    r"|cudaMalloc failed: out of memory|failed to allocate CUDA\d{1,3} buffer of size \d|unable to allocate CUDA\d{1,3} buffer"
+    r"|Allocation on device \d{1,3} would exceed allowed memory|torch\.(?:cuda\.)?OutOfMemoryError(?:: |[*` \t]*(?:\r?\n|$))"
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
@@ -268,7 +293,7 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
                  "Cuda API error detected", "failed to initiali", "cudaSuccess", "CUDA_SUCCESS", "CUresult(",
                  "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
-                 "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ")
+                 "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ") + OOM_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -310,8 +335,8 @@ def parse(artefact: Artefact) -> ParseResult:
                 seen.add(key)
                 b.add(CudaOom, no, text=line, rank=rank, pid=pid, **rec)
             continue
-        if oom_message.XLA_MARKER in line or "OOM when allocating tensor" in line:
-            rec = oom_message.read_xla(line) or _read_tf_oom(line)
+        if oom_message.XLA_MARKER in line or "OOM when allocating tensor" in line or any(k in line for k in OOM_MARKERS):
+            rec = oom_message.read_xla(line) or _read_tf_oom(line) or _read_other_oom(line)
             if rec is not None:
                 used.add(no)
                 key = ("oom", rec.get("device"), rec.get("tried_bytes"), rank, pid)
@@ -459,6 +484,20 @@ def _read_tf_oom(line: str) -> dict | None:
     if m is None:
         return None
     return dict(device=int(m["dev"] or m["dev2"]), tried_bytes=None)
+
+
+def _read_other_oom(line: str) -> dict | None:
+    """The ``cuda_oom`` fields of ggml's and PyTorch's cudaMallocAsync out-of-memory lines (above), or None."""
+    if (m := GGML_CUDA_MALLOC.search(line)) is not None:
+        return dict(device=int(m["dev"]) if m["dev"] else None,
+                    tried_bytes=round(float(m["mib"]) * (1 << 20)) if m["mib"] else None)
+    if (m := GGML_BUFFER.search(line)) is not None:
+        return dict(device=int(m["dev"] or m["dev2"]), tried_bytes=int(m["bytes"]) if m["bytes"] else None)
+    if (m := TORCH_ASYNC_OOM.search(line)) is not None:
+        return dict(device=int(m["dev"]), tried_bytes=None)
+    if TORCH_OOM_TYPE.search(line) is not None:
+        return dict(device=None, tried_bytes=None)
+    return None
 
 
 def _runtime_name(entry: catalogue.Entry | None) -> str | None:

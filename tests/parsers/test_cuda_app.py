@@ -336,3 +336,30 @@ def test_gpu_burn_real_h100_without_fabric_manager():
 ])
 def test_gpu_burn_check_error_negatives(line):
     assert parse_text(line).facts == []
+
+
+def test_ggml_and_cuda_malloc_async_oom():
+    # ollama/ollama#9782: ollama quoting ggml-cuda.cu's cudaMalloc failure, then ggml-alloc.c's buffer line (CUDA0: device 0)
+    r = parse_file("ggml_cudamalloc_oom_ollama9782.log")
+    assert [(f.kind, f.evidence.line, f.device, f.tried_bytes) for f in r.facts] == [
+        ("cuda_oom", 2, None, None), ("cuda_oom", 3, 0, 838447104)]
+    (f,) = parse_text("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 10966.43 MiB on device 1: "
+                      "cudaMalloc failed: out of memory\n").facts
+    assert (f.kind, f.device, f.tried_bytes) == ("cuda_oom", 1, round(10966.43 * (1 << 20)))
+    (f,) = parse_text("llama_model_load: error loading model: unable to allocate CUDA0 buffer\n").facts
+    assert (f.kind, f.device) == ("cuda_oom", 0)
+    # Comfy-Org/ComfyUI#4852: the report names PyTorch's exception type; its message is cut
+    r = parse_file("comfyui_error_report_oom_4852.txt")
+    assert [(f.kind, f.evidence.line, f.device) for f in r.facts] == [("cuda_oom", 4, None)]
+    (f,) = parse_text("torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)\n").facts
+    assert (f.kind, f.device) == ("cuda_oom", 0)
+    # near misses: a host buffer, a source line of an except clause, the class named in prose
+    assert parse_text("alloc_tensor_range: failed to allocate CPU buffer of size 5064192000\n").facts == []
+    assert parse_text("    except torch.cuda.OutOfMemoryError:\n").facts == []
+    assert parse_text("catching torch.OutOfMemoryError is the documented way\n").facts == []
+
+
+def test_ollama_driver_too_old():
+    # ollama/ollama#6604: ollama's text for cudaSetDevice's CUDA_ERROR_INSUFFICIENT_DRIVER (35)
+    r = parse_file("ollama_driver_too_old_6604.log")
+    assert [(f.kind, f.evidence.line, f.catalogue_name) for f in r.facts] == [("cuda_error", 2, "cudaErrorInsufficientDriver")]
