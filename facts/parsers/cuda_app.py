@@ -187,6 +187,19 @@ CUDNN_VERSION_MISMATCH = re.compile(
     r"\bLoaded runtime CuDNN library: (?P<runtime>[\d.]{1,20})(?: \(compatibility version \d{1,10}\))?"
     r" but source was compiled with:? (?P<compiled>[\d.]*\d)")
 
+# JAX's own checks of the CUDA libraries against its build (jax_plugins/xla_cuda12 _version_check, jax._src.xla_bridge):
+# CUDA backend failed to initialize: Found cuDNN version 8600, but JAX was built against version 8906, which is newer. ...   (MIT-REALM/gcbfplus#1)
+# CUDA backend failed to initialize: Found cuSOLVER version 11405, but JAX was built against version 11502, which is newer. ...
+# Outdated cuDNN installation found.   (conda-forge/jax-feedstock#149: "Unable to use CUDA because of the following issues with CUDA components:")
+JAX_LIBS = r"CUDA|cuDNN|cuBLAS|cuFFT|cuSOLVER|cuSPARSE|cuPTI|CUPTI|NCCL|NVRTC|nvJitLink|PTXAS|NVCC"
+JAX_VERSION_CHECK = re.compile(
+    r"\bFound (?P<lib>" + JAX_LIBS + r") version \d{1,8}, but JAX was built against version \d{1,8}, which is newer"
+    r"|\bOutdated (?P<lib2>" + JAX_LIBS + r") installation found\b")
+# RuntimeError: Unable to initialize backend 'cuda': INVALID_ARGUMENT: Mismatched PJRT plugin PJRT API version (0.54) and framework PJRT API version 0.51).   (jax-ml/jax#22416)
+#   (xla/pjrt/c/pjrt_c_api_helpers.cc: absl::InvalidArgumentError(StrCat("Mismatched PJRT plugin PJRT API version (", major, ".",
+#   minor, ") and framework PJRT API version ", PJRT_API_MAJOR, ".", PJRT_API_MINOR, ")."): jax-cuda-plugin and jaxlib from different releases)
+PJRT_MISMATCH = re.compile(r"\bMismatched PJRT plugin PJRT API version \(\d{1,4}\.\d{1,4}\) and framework PJRT API version")
+
 # RuntimeError: Unable to find a valid cuDNN algorithm to run convolution   (NVlabs/BundleSDF#12; Conv_v7.cpp AlgoIterator::try_all:
 #   every algorithm's workspace ran out of memory or was refused by cuDNN, the OutOfMemoryError/CuDNNError caught per algorithm)
 # RuntimeError: no valid convolution algorithms available in CuDNN    (Conv_v7.cpp getValidAlgorithms: cuDNN offered none)
@@ -235,6 +248,7 @@ TORCH_ASYNC_OOM = re.compile(r"\bAllocation on device (?P<dev>\d{1,3}) would exc
 # - **Exception Type:** torch.OutOfMemoryError   (ComfyUI's error report, its message cut to "Allocation on device ":
 #   Comfy-Org/ComfyUI#4852); the exception's name alone or before ": " (an "except torch.cuda.OutOfMemoryError:" source line is not read)
 TORCH_OOM_TYPE = re.compile(r"(?:^|[\s*`])torch\.(?:cuda\.)?OutOfMemoryError(?:: |[\s*`]*$)")
+VERSION_MARKERS = ("but JAX was built against version", "installation found", "Mismatched PJRT plugin")
 OOM_MARKERS = ("cudaMalloc failed: out of memory", "failed to allocate CUDA", "unable to allocate CUDA",
                "would exceed allowed memory", "OutOfMemoryError")
 
@@ -260,7 +274,8 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "cudaSuccess", "CUDA_SUCCESS", "CUresult(", oom_message.MARKER, oom_message.XLA_MARKER,
            "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
-           "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ") + OOM_MARKERS
+           "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ") + OOM_MARKERS \
+    + VERSION_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -285,6 +300,7 @@ DETECT = re.compile(
     r"|\bout of resource: [a-z]|OOM when allocating tensor "
     r"|Failed to get convolution algorithm\. |\], thread: \[\d+,\d+,\d+\] Assertion `|RESOURCE_EXHAUSTED: (?:Out of memory|Failed to allocate request)"
     r"|cudaMalloc failed: out of memory|failed to allocate CUDA\d{1,3} buffer of size \d|unable to allocate CUDA\d{1,3} buffer"
+    r"|but JAX was built against version \d|Outdated (?:" + JAX_LIBS + r") installation found|Mismatched PJRT plugin PJRT API version"
     r"|Allocation on device \d{1,3} would exceed allowed memory|torch\.(?:cuda\.)?OutOfMemoryError(?:: |[*` \t]*(?:\r?\n|$))"
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
@@ -293,7 +309,8 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
                  "Cuda API error detected", "failed to initiali", "cudaSuccess", "CUDA_SUCCESS", "CUresult(",
                  "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
-                 "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ") + OOM_MARKERS
+                 "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ") + OOM_MARKERS \
+    + VERSION_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -463,6 +480,11 @@ def _read_library(line: str) -> dict | None:
             return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
                         message=line.strip()[:300], form="library_status", source_file=None, source_line=None,
                         driver_cuda=None, library="cudnn", library_status=None, library_condition=condition, call=None)
+    if (m := JAX_VERSION_CHECK.search(line) or PJRT_MISMATCH.search(line)) is not None:
+        lib = (m.groupdict().get("lib") or m.groupdict().get("lib2") or "pjrt").lower()
+        return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
+                    message=line.strip()[:300], form="library_status", source_file=None, source_line=None,
+                    driver_cuda=None, library=lib, library_status=None, library_condition="VERSION_MISMATCH", call=None)
     if TRITON_OUT_OF_RESOURCES.search(line) is not None:
         entry = catalogue.by_name("cudaErrorLaunchOutOfResources")
         if entry is not None:

@@ -363,3 +363,17 @@ def test_ollama_driver_too_old():
     # ollama/ollama#6604: ollama's text for cudaSetDevice's CUDA_ERROR_INSUFFICIENT_DRIVER (35)
     r = parse_file("ollama_driver_too_old_6604.log")
     assert [(f.kind, f.evidence.line, f.catalogue_name) for f in r.facts] == [("cuda_error", 2, "cudaErrorInsufficientDriver")]
+
+
+def test_jax_library_version_checks():
+    for name, line, lib in (("jax_pjrt_version_mismatch_22416.log", 1, "pjrt"),
+                            ("jax_cudnn_older_than_build.log", 1, "cudnn"),
+                            ("jax_outdated_cudnn_feedstock149.log", 2, "cudnn")):
+        r = parse_file(name)
+        assert [(f.evidence.line, f.library, f.library_condition) for f in r.facts] == [(line, lib, "VERSION_MISMATCH")], name
+    (f,) = parse_text("CUDA backend failed to initialize: Found CUDA version 12000, but JAX was built against version 12020, "
+                      "which is newer.\n").facts
+    assert (f.library, f.library_condition) == ("cuda", "VERSION_MISMATCH")
+    # near misses: another program's installation, a newer library (no complaint)
+    assert parse_text("ERROR: No Python installation found.\n").facts == []
+    assert parse_text("Outdated Chrome installation found.\n").facts == []
