@@ -86,6 +86,18 @@ class K8sObject(Fact):
 
 
 @fact_kind
+class K8sNodeExtendedResource(Fact):
+    """A node's capacity and allocatable count of one extended resource (``nvidia.com/gpu``: 16 and 0)."""
+
+    kind: Literal["k8s_node_extended_resource"] = "k8s_node_extended_resource"
+    resource: str  # "nvidia.com/gpu"
+    capacity: int
+    allocatable: int
+    unallocatable: int  # capacity - allocatable: devices the kubelet holds back (the device plugin's unhealthy ones)
+    gpu: bool = False  # a GPU resource (<domain>/gpu, a MIG profile <domain>/mig-...)
+
+
+@fact_kind
 class K8sDaemonsetStatus(Fact):
     """A DaemonSet of the node GPU stack: on how many nodes its pod should run, and is ready."""
 
