@@ -434,11 +434,8 @@ class NcclLogState:
         key = (node, pid, rank, peer, transport, direction)
         got = self.transports.get(key)
         if got is None:
-            family = _family(transport)
-            # gpu32: ... 0[7000] -> 8[7000] [send] via NET/IB/1/GDRDMA  /  gpu37: ... [receive] via NET/IB/0
-            fields = dict(rank=rank, peer_rank=peer, transport=transport, family=family,
-                          method=_method(transport), direction=direction, pid=pid, local_device=dev,
-                          gdr=("/GDRDMA" in transport) if family == "NET" else None)
+            fields = dict(rank=rank, peer_rank=peer, transport=transport, family=_family(transport),
+                          method=_method(transport), direction=direction, pid=pid, local_device=dev)
             got = self.transports[key] = (line_at(), node, fields, set())
         got[3].add(int(m["ch"]))
 
