@@ -272,6 +272,21 @@ class FactBuilder:
         self.result.errors.append(ParseError(self.artefact.path, line + self.artefact.line_offset,
                                              cut(message, MESSAGE_CHARS)))
 
+    def error_unless_last(self, line: int, message: str, what: str) -> None:
+        """A line of ``what`` the reader cannot read: a parse problem, unless no text follows it.
+        A capture that stops inside its last line (a paste cut where a stored excerpt or a
+        terminal's scrollback ended: ``#  Rank 13 Group``, an lspci ``ACSCtl:`` line cut inside
+        its flags) is incomplete, not wrong: ``cut_short`` (never a healthy verdict), not an
+        error nobody can explain. Only the error path pays for finding the last line."""
+        lines = self.artefact.lines
+        last = len(lines)
+        while last and not lines[last - 1].strip():
+            last -= 1
+        if line >= last:
+            self.limit(line, "cut_short", f"{what} on the text's last line is cut short ({message})")
+        else:
+            self.error(line, message)
+
 
 #: what walking a JSON document of another shape than its format's raises: ``.get`` of a list,
 #: ``float("x")``, ``int(1e999)``, ``"x"["name"]``, a value a fact model refuses (pydantic's

@@ -140,7 +140,8 @@ def parse(artefact: Artefact) -> ParseResult:
         elif _VPD_FIELD.match(line) or _VVV_LINE.match(line):
             result.lines_used += 1
         elif "ACSCtl:" in line or "LnkSta:" in line:
-            fb.error(n, f"lspci: unreadable {line.strip()[:40]!r}")
+            # '\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ Upstream' ending the text (noonghunna/club-3090#1028)
+            fb.error_unless_last(n, f"lspci: unreadable {line.strip()[:40]!r}", "an lspci ACSCtl/LnkSta line")
     for dev in devices:
         fb.add(PcieDevice, dev["line"], pci_bus_id=dev["bus"], class_name=dev["cls"], name=dev["name"],
                device_type=dev["type"], port_type=dev.get("port_type"))

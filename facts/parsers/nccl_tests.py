@@ -270,7 +270,10 @@ def _read_nthread(builder: FactBuilder, line_no: int, text: str, run: _Run) -> N
 def _read_rank(builder: FactBuilder, line_no: int, text: str, run: _Run) -> None:
     m = _RANK.match(text)
     if m is None:
-        builder.error(line_no, "rank line without rank, pid, host, device and bus id")
+        if "]" not in text:  # '#  Rank 13 Group': cut before its bus id, if nothing follows (NVIDIA/nccl-tests#152)
+            builder.error_unless_last(line_no, "rank line without rank, pid, host, device and bus id", "an nccl-tests rank line")
+        else:
+            builder.error(line_no, "rank line without rank, pid, host, device and bus id")
         return
     bus = m["bus"]
     try:
@@ -292,7 +295,13 @@ def _read_row(builder: FactBuilder, line_no: int, text: str, run: _Run) -> None:
                                             "columns: the in-place half never came (hung, killed or cut)")
         return
     if fields is None:
-        builder.error(line_no, problem or "results row not read")
+        # a row cut inside its in-place half as the last line (NVIDIA/nccl-tests#194):
+        #   4294967296    1073741824     float     sum      -1    36943  116.26  116.26      0    36917  116.34
+        lay = None if run.headerless else run.layout
+        if rows.short_row(text, lay):  # fewer columns than a full row: cut, if nothing follows it
+            builder.error_unless_last(line_no, problem or "results row not read", "an nccl-tests results row")
+        else:
+            builder.error(line_no, problem or "results row not read")
         return
     run.rows.append((line_no, fields))
 

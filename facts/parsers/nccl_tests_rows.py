@@ -157,6 +157,14 @@ def out_of_place_half(text: str, lay: Layout | None) -> bool:
     return all(_float(v) is not None for v in tok[3 + len(lay.lead):][:3])
 
 
+def short_row(text: str, lay: Layout | None) -> bool:
+    """A row with fewer columns than its header's full row (both sides): what a capture cut inside
+    the row leaves (NVIDIA/nccl-tests#194's paste ends inside the in-place half of its last row)."""
+    if lay is None or lay.timestamp:
+        return False
+    return 0 < len(text.split()) < 3 + len(lay.lead) + lay.per_side * lay.sides
+
+
 def _float(raw: str) -> float | None:
     try:
         return float(raw)

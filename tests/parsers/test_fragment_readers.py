@@ -104,3 +104,15 @@ def test_gpud_scan_info_and_debug_lines_stay_context(level):
 
 def test_gpud_scan_needs_a_gpud_line():
     assert not gpud_scan.detect("✔ all tests passed\n")
+
+
+def test_lspci_acsctl_line_cut_at_the_end_of_the_text_is_cut_short():
+    """noonghunna/club-3090#1028's paste ends inside the bridge's ACSCtl flags: the capture is
+    incomplete (cut_short), not a parse problem; the same line with text after it stays one."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "lspci" / "club3090_1028_acsctl_cut.txt").read_text()
+    r = _parse(lspci, text=text)
+    assert r.errors == [] and [(h.limit, h.line) for h in r.limits] == [("cut_short", 9)]
+    assert [f.kind for f in r.facts].count("pcie_link_status") == 2
+    r = _parse(lspci, text=text + "\t\tLnkSta:\tSpeed 16GT/s, Width x16\n")
+    assert [e.line for e in r.errors] == [9] and r.limits == []
