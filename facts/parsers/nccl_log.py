@@ -536,6 +536,10 @@ class NcclLogState:
         self.chains.finish()
 
 
+#: Python's ``\S`` on ASCII text, for RE2 (whose ``\s`` lacks \v and \x1c-\x1f: its ``\S`` took a line
+#: that _PREFIXED_GROUPS, in Python, then did not, and the fast path failed on it)
+_NOT_SPACE = r"[^\t\n\x0b\x0c\r\x1c-\x1f ]"
+
 # The fast path (ASCII text, the common case): which lines of NCCL's full prefix can give a
 # fact is decided in one RE2 pass over the bytes (a DFA: the many alternatives cost nothing per
 # line), so the INFO lines that give none ("New proxy recv connection", "Connected to proxy",
@@ -543,7 +547,7 @@ class NcclLogState:
 # INFO line _maybe() accepts (those are still checked by _maybe(): a superset here is harmless).
 # vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
 _WANTED_PREFIXED = re2.compile(
-    r"(?m)^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:WARN |INFO (?:(?:"
+    r"(?m)^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:" + _NOT_SPACE + r"+:\d+ (?:\(\w+\) )?)?NCCL (?:WARN |INFO (?:(?:"
     + _MAYBE_START.pattern + r"|Unable to load lib)|[^\n]*?(?:" + _MAYBE_ANY.pattern.replace("|^Unable to load lib", "")
     + r"|(?i:plugin))))"
 )
@@ -564,6 +568,10 @@ _OTHER = re.compile(
     r"[^\n]*?" + _MARKERS + r"[^\n]*",
     re.M,
 )
+# Runs of consecutive lines that start with NCCL's full prefix, in RE2 over the bytes (most of a log:
+# a few runs; its newlines count the lines): _PREFIXED_LINE's lines, half the cost of findall
+_PREFIXED_RUNS = re2.compile(
+    r"(?m)^(?:[\w.\-]+:\d+:\d+ \[-?\d+\] (?:" + _NOT_SPACE + r"+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN) [^\n]*(?:\n|\z))+")
 # The lines that start with NCCL's full prefix, counted from the newline before each (a literal
 # the scan skips to; "^" under re.M is tried at every character): run on "\n" + text.
 _PREFIXED_AFTER_NL = re.compile(r"\n" + _PREFIXED_LINE.pattern[1:])
@@ -617,6 +625,15 @@ def _wanted_starts(text: str, data: bytes) -> list[int]:
     return starts
 
 
+def _prefixed_count(text: str, data: bytes) -> int:
+    """How many lines start with NCCL's full prefix (``data``: ``text`` encoded, ASCII)."""
+    count, n = text.count, 0
+    for run in _PREFIXED_RUNS.finditer(data):
+        start, end = run.span()
+        n += count("\n", start, end) + (data[end - 1] != 10)  # the text's last line, without its newline
+    return n
+
+
 def _candidates(text: str) -> tuple[Any, int | None]:
     """The candidate matches of _SCAN in text order, and how many lines carry NCCL's full
     prefix (None: count them one by one). ASCII text takes the fast path."""
@@ -627,7 +644,7 @@ def _candidates(text: str) -> tuple[Any, int | None]:
         return _SCAN.finditer(text), None
     wanted = list(map(_PREFIXED_GROUPS.match, repeat(text), _wanted_starts(text, data)))
     scan_at = _SCAN.match
-    prefixed = len(_PREFIXED_AFTER_NL.findall("\n" + text))  # no groups: a list built in C
+    prefixed = _prefixed_count(text, data)
     if _no_other(text, prefixed, data):
         return wanted, prefixed
     other = [scan_at(text, m.start()) for m in _OTHER.finditer(text)]
