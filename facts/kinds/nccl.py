@@ -294,6 +294,11 @@ class NcclTransport(NcclLineFact):
     method: str | None = None
     channel_count: int
     direction: Literal["send", "receive"] | None = None  # NET lines say "[send]"/"[receive]"
+    # NET lines: whether the connection uses GPUDirect RDMA (transport/net.cc appends "/GDRDMA" to
+    # "NET/<net>/<dev>" when it does: "NET/IB/1/GDRDMA/Shared" vs "NET/IB/0"); None for other families
+    gdr: bool | None = None
+    # NET lines: whether any NET connection of the same node in the same log uses GPUDirect RDMA
+    node_gdr: bool | None = None
 
 
 @fact_kind

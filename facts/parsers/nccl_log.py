@@ -434,8 +434,11 @@ class NcclLogState:
         key = (node, pid, rank, peer, transport, direction)
         got = self.transports.get(key)
         if got is None:
-            fields = dict(rank=rank, peer_rank=peer, transport=transport, family=_family(transport),
-                          method=_method(transport), direction=direction, pid=pid, local_device=dev)
+            family = _family(transport)
+            # gpu32: ... 0[7000] -> 8[7000] [send] via NET/IB/1/GDRDMA  /  gpu37: ... [receive] via NET/IB/0
+            fields = dict(rank=rank, peer_rank=peer, transport=transport, family=family,
+                          method=_method(transport), direction=direction, pid=pid, local_device=dev,
+                          gdr=("/GDRDMA" in transport) if family == "NET" else None)
             got = self.transports[key] = (line_at(), node, fields, set())
         got[3].add(int(m["ch"]))
 
@@ -531,8 +534,10 @@ class NcclLogState:
     def finish(self) -> None:
         for no, node, fields in self.ranks.values():
             self.b.add(NcclRank, no, node=node, **fields)
+        gdr_nodes = {node for _, node, fields, _ in self.transports.values() if fields["gdr"]}
         for no, node, fields, channels in self.transports.values():
-            self.b.add(NcclTransport, no, node=node, channel_count=len(channels), **fields)
+            node_gdr = (node in gdr_nodes) if fields["family"] == "NET" else None
+            self.b.add(NcclTransport, no, node=node, channel_count=len(channels), node_gdr=node_gdr, **fields)
         self.chains.finish()
 
 
