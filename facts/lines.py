@@ -275,6 +275,7 @@ _PASTED_MARGIN = re.compile(r"(?:[ \t]{0,3}>[ \t]?)+|[ \t]+")
 _NUMBER = re.compile(r"[0-9A-Fa-f]*\d[0-9A-Fa-f]*")
 
 
+_NONBLANK = re.compile(r"\S")  # (re's \s is str.strip()'s whitespace)
 _HEAD = re.compile(r"( *)(\S{0,16})")
 _HEADS = re.compile(r"\n( *)(\S{0,16})")  # every row's, in one pass
 
@@ -294,29 +295,37 @@ def _unwrap(text: str) -> tuple[str, dict[int, int]] | None:
     """``text`` with the rows a terminal cut a line into joined on the line's first row, the
     rows after it left blank (line numbers do not move), and {first row: rows joined after it}
     (1-based); None where no line was cut."""
-    rows = text.split("\n")
-    if len(rows) < 2:
+    nonblank = _NONBLANK.search(text)
+    if "\n" not in text or nonblank is None:  # one row, or blank rows only
         return None
+    rows: list[str] | None = None
     if "\r" in text:
+        rows = text.split("\n")
         widths = [_columns(r) for r in rows]
     elif "\t" in text:  # str.expandtabs restarts its columns at each "\n": one C pass for every row
-        widths = list(map(len, text.expandtabs().split("\n")))
+        widths = list(map(len, text.expandtabs().split("\n")))  # (the rows themselves: only if needed)
     else:
+        rows = text.split("\n")
         widths = list(map(len, rows))
     width = max(widths)
     if width < _MIN_WIDTH:
         return None
     full = widths.count(width)
-    # a margin every row carries (pasted after the copy) is no part of the terminal's rows
-    first = next(r for r in rows if r.strip())
-    m = _PASTED_MARGIN.match(first)
+    # a margin every row carries (pasted after the copy) is no part of the terminal's rows: the
+    # first non-blank row's (the row of the text's first non-blank character), if every row has it
+    start = nonblank.start()
+    end = text.find("\n", start)
+    m = _PASTED_MARGIN.match(text, text.rfind("\n", 0, start) + 1, len(text) if end < 0 else end)
+    if m is not None and rows is None:
+        rows = text.split("\n")
     margin = m[0] if m and all(not r.strip() or r.startswith(m[0]) for r in rows) else ""
     # a width terminals do not open with: two rows at least share it, and they make a wall, as
     # cut rows do (no more rows just under W than at W: a text of its own has a tail of lengths)
     if width - len(margin) not in _TERMINAL_WIDTHS:
-        near = sum(1 for n in widths if width - 8 <= n < width)
-        if full < 2 or near > full:
+        if full < 2 or sum(1 for n in widths if width - 8 <= n < width) > full:
             return None
+    if rows is None:
+        rows = text.split("\n")
     cut = len(margin)
     starts: set[str] = set()
 
@@ -340,9 +349,6 @@ def _unwrap(text: str) -> tuple[str, dict[int, int]] | None:
     last = len(rows) - 1
     i = widths.index(width)  # (rows before the first of W columns are no cut's)
     while i < last:
-        if widths[i] != width:
-            i += 1
-            continue
         j = i
         while j < last and widths[j] == width and continues(rows[j + 1], j > i) and not _uncut(rows[j][cut:]):
             j += 1
@@ -351,8 +357,16 @@ def _unwrap(text: str) -> tuple[str, dict[int, int]] | None:
             out[i] = "".join(p[:-1] if p.endswith("\r") else p for p in pieces[:-1]) + pieces[-1]
             out[i + 1:j + 1] = [""] * (j - i)
             joined[i + 1] = j - i
-        i = j + 1
+        i = _next_row(widths, width, j + 1, last)
     return ("\n".join(out), joined) if joined else None
+
+
+def _next_row(widths: list[int], width: int, start: int, last: int) -> int:
+    """The first row from ``start`` on that is ``width`` columns wide (``last``: none), found in C."""
+    try:
+        return widths.index(width, start)
+    except ValueError:
+        return last
 
 
 class Normalised(str):

@@ -358,6 +358,13 @@ def test_lines_that_only_look_cut_are_kept():
     assert getattr(normalise(q), "joined", None) is None
 
 
+def test_blank_rows_as_wide_as_a_terminal_are_no_cut():
+    """A text of blank rows only, one of them 100 blanks wide (a window of a padded file): nothing
+    to join, and no row to read a margin from (_unwrap once raised StopIteration here)."""
+    text = "\n" + " " * 100 + "\n  \n"
+    assert normalise(text) is text
+
+
 @pytest.mark.parametrize("text", ["\t", "  \n  "])
 def test_a_text_of_blanks_only_comes_back_as_it_is(text):
     # indented, with no line that holds anything after its margin: nothing to dedent
