@@ -28,6 +28,15 @@ that returned a lost-device error for one GPU (leptonai/gpud#604)::
     Unable to determine the device handle for GPU 0000:05:00.0: GPU is lost.  Reboot the system to recover this GPU
     failed to get remapped rows for GPU-ac896b35-5782-c478-4b2a-a661de07770f: failed to get device remapped rows: ERROR_GPU_IS_LOST
 
+Programs that call NVML themselves often print its return code as a number: after "NVML" and
+"error"/"error code" (a miner's stats thread on a lost GPU, trexminer/T-Rex#828; Claymore's,
+nanopool/Claymore-Dual-Miner#246), or after nvmlErrorString's text in parentheses. The number is
+read through nvml.h's nvmlReturn_t (15 GPU_IS_LOST, 12 LIBRARY_NOT_FOUND, ...); a GPU named by
+index before it ("GPU #0", "GPU2") makes it a device error, else the process's NVML failed::
+
+    20211113 15:06:44 WARN: NVML: can't get fan speed for GPU #0, error code 15
+    NVML: cannot get current temperature, error 15
+
 Facts emitted: ``nvml_device_error`` per such line (``pci_bus_id``, ``gpu_index``, ``gpu_uuid``
 where printed; ``reason`` as below; ``query``: what was asked, "device handle" for nvidia-smi);
 ``nvml_init_failure`` per failure line: ``reason`` is the NVML error class read
@@ -94,6 +103,35 @@ _TOOL_QUERY = re.compile(
     # names many devices (a 146 kB line took 12 s); the real ones are within 60 characters
     rf"\b[^\n]{{0,300}}?: (?P<msg>(?:{_LOST_RETURNS})[^\n\\]*)"
 )
+# 20211113 15:06:44 WARN: NVML: can't get fan speed for GPU #0, error code 15      (trexminer/T-Rex#828)
+# NVML: cannot get current temperature, error 15                                     (nanopool/Claymore-Dual-Miner#246)
+# (an nvmlReturn_t printed as a number after "NVML" and "error"/"error code"; a miner's own wording around it)
+_NVML_CODE = re.compile(r"\bNVML\b[^\n]{0,100}?\berror(?:,? code)?[ \t]*[:=]?[ \t]*(?P<code>\d{1,3})\b")
+# hwmc GPU2: unable to get fan speed - GPU is lost (15)       (nvmlErrorString's text, then the code in parentheses)
+_CODED_TEXT = re.compile(r"(?P<msg>GPU is lost|GPU requires reset|Unknown Error|Driver Not Loaded"
+                         r"|NVML Shared Library Not Found|Insufficient Permissions) \((?P<code>\d{1,3})\)")
+# the GPU a tool names by index before the code: "GPU #0", "GPU2", "GPU 1"
+_GPU_INDEX = re.compile(r"\bGPU ?#?(?P<index>\d{1,2})\b")
+#: nvml.h nvmlReturn_t -> reason; codes absent here (NOT_SUPPORTED, NO_DATA, INVALID_ARGUMENT, ...)
+#: are a feature or a call the device lacks, no failure: such a line is not read
+NVML_RETURN_REASONS: dict[int, str] = {
+    1: "other",  # NVML_ERROR_UNINITIALIZED (nvmlInit did not succeed)
+    4: "insufficient_permissions",  # NVML_ERROR_NO_PERMISSION
+    8: "insufficient_power",  # NVML_ERROR_INSUFFICIENT_POWER
+    9: "driver_not_loaded",  # NVML_ERROR_DRIVER_NOT_LOADED
+    11: "irq_issue",  # NVML_ERROR_IRQ_ISSUE
+    12: "library_not_found",  # NVML_ERROR_LIBRARY_NOT_FOUND
+    13: "other",  # NVML_ERROR_FUNCTION_NOT_FOUND (library older than the caller)
+    15: "gpu_lost",  # NVML_ERROR_GPU_IS_LOST
+    16: "reset_required",  # NVML_ERROR_RESET_REQUIRED
+    17: "os_blocked",  # NVML_ERROR_OPERATING_SYSTEM
+    18: "driver_library_mismatch",  # NVML_ERROR_LIB_RM_VERSION_MISMATCH
+    28: "gpu_not_found",  # NVML_ERROR_GPU_NOT_FOUND
+    999: "unknown_error",  # NVML_ERROR_UNKNOWN
+}
+#: nvmlErrorString's text -> its code, for the "<text> (<code>)" form: text and number must agree
+_TEXT_CODES = {"GPU is lost": 15, "GPU requires reset": 16, "Unknown Error": 999, "Driver Not Loaded": 9,
+               "NVML Shared Library Not Found": 12, "Insufficient Permissions": 4}
 # Printed inside a container. dcgm-exporter runs as a container (its image, DaemonSet and Helm chart), and
 # its image holds no driver: NVML's library there is only what the runtime injects or a mount brings.
 # time=2026-09-19T20:06:59.543Z level=INFO msg="Starting dcgm-exporter" Version=4.8.4       (its start line,
@@ -101,7 +139,7 @@ _TOOL_QUERY = re.compile(
 _EXPORTER_START = "Starting dcgm-exporter"
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_FAILED, _BARE, _GO_ERROR, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY,
-                                     _DEVICE_HANDLE, _TOOL_QUERY))
+                                     _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT))
                   + r"|^\s*No devices were found\s*$", re.M)
 
 #: lowercased fragments of NVML's error strings (nvmlErrorString, the Go bindings' ERROR_* names,
@@ -150,9 +188,21 @@ def detect(head: str) -> bool:
             or "Error: nvml: " in head
             or "NVIDIA-SMI has failed" in head or "No devices were found" in head or "libnvidia-ml.so" in head
             or "device handle" in head or "ERROR_" in head or "GPU is lost" in head or "Unknown Error" in head
-            or "GPU requires reset" in head):
+            or "GPU requires reset" in head or "NVML: " in head or "NVML error" in head):
         return False
     return _ANY.search(head) is not None
+
+
+def _coded(line: str) -> tuple[int, str, str] | None:
+    """(code, reason, text before the code) of an NVML return printed as a number, or None."""
+    if "NVML" in line and (m := _NVML_CODE.search(line)) is not None:
+        code = int(m["code"])
+    elif (m := _CODED_TEXT.search(line)) is not None and _TEXT_CODES[m["msg"]] == int(m["code"]):
+        code = int(m["code"])
+    else:
+        return None
+    reason = NVML_RETURN_REASONS.get(code)
+    return None if reason is None else (code, reason, line[:m.start("code")])
 
 
 def _clean(msg: str) -> str:
@@ -201,6 +251,15 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(NvmlDeviceError, n, reason=nvml_reason(msg), message=msg, source="tool", gpu=bus or dev,
                   query=(m["what"] or "").strip() or None, pci_bus_id=bus,
                   gpu_uuid=uuid)
+        elif ("NVML" in line or " (" in line) and (coded := _coded(line)) is not None:
+            code, reason, before = coded
+            idx = _GPU_INDEX.search(before)
+            msg = line.strip()
+            if idx is not None:
+                b.add(NvmlDeviceError, n, reason=reason, message=msg, source="tool", gpu=f"GPU{idx['index']}",
+                      gpu_index=int(idx["index"]))
+            else:
+                b.add(NvmlInitFailure, n, reason=reason, message=msg, source="nvml")
         elif _NO_DEVICES.match(line):
             b.add(NvmlInitFailure, n, reason="no_devices", message="No devices were found", source="nvidia-smi")
         elif n in versions:

@@ -47,6 +47,44 @@ def test_not_a_device_loss(line):
     assert not nvml_init.detect(line) or nvml_init.parse(Artefact(path="t", text=line)).facts == []
 
 
+@pytest.mark.parametrize("rel, want", [
+    # T-Rex names the GPU by index before the code: a device error on GPU0, twice
+    ("nvml_init/trex828_nvml_error_code_15.txt",
+     [("nvml_device_error", "gpu_lost", "GPU0", 0), ("nvml_device_error", "gpu_lost", "GPU0", 0)]),
+    # Claymore names no GPU: the process's NVML calls fail with GPU_IS_LOST
+    ("nvml_init/claymore246_nvml_cannot_get_temperature_error_15.txt",
+     [("nvml_init_failure", "gpu_lost", None, None)] * 3),
+])
+def test_numeric_nvml_returns_from_real_output(rel, want):
+    r = _parse(nvml_init, rel)
+    assert [(f.kind, f.reason, getattr(f, "gpu", None), getattr(f, "gpu_index", None)) for f in r.facts] == want
+    assert r.errors == []
+
+
+@pytest.mark.parametrize("line, kind, reason, gpu", [
+    ("20201211 21:00:17 WARN: NVML error, code 1", "nvml_init_failure", "other", None),
+    ("20220419 09:06:45 WARN: NVML error, code 12", "nvml_init_failure", "library_not_found", None),
+    ("NVML: cannot get fan speed, error 999 (an internal driver error occurred)", "nvml_init_failure",
+     "unknown_error", None),
+    ("hwmc GPU2: unable to get fan speed - GPU is lost (15)", "nvml_device_error", "gpu_lost", "GPU2"),
+    ("monitor: GPU 1 NVML error code 16", "nvml_device_error", "reset_required", "GPU1"),
+])
+def test_numeric_nvml_return_forms(line, kind, reason, gpu):
+    (f,) = _parse(nvml_init, text=line + "\n").facts
+    assert (f.kind, f.reason, getattr(f, "gpu", None)) == (kind, reason, gpu)
+
+
+@pytest.mark.parametrize("line", [
+    "NVML: cannot get fan speed, error 3",  # NVML_ERROR_NOT_SUPPORTED: a fan the board lacks
+    "WARN: NVML: can't get power for GPU #0, error code 21",  # NVML_ERROR_NO_DATA
+    "NVML Version                              : 12.535.104",  # nvidia-smi -q
+    "GPU is lost (12)",  # text and number disagree
+    "GPU 3, GpuMiner cu_k1 failed 30, unknown error",  # a CUDA failure, no NVML return
+])
+def test_numeric_nvml_near_misses(line):
+    assert not nvml_init.detect(line) or nvml_init.parse(Artefact(path="t", text=line)).facts == []
+
+
 def test_gpud_xid_event_from_real_output():
     r = _parse(gpud_log, "gpud/gpud604_xid79_event.txt")
     assert [(f.kind, f.xid, f.pci_bus_id, f.message) for f in r.facts] == [
