@@ -58,11 +58,8 @@ _GDR_PAIR = re.compile(
 _P2P_NVLINK = re.compile(r"^P2P is disabled between NVLINK connected GPUs (?P<a>\d+) and (?P<b>\d+)")
 # Could not enable P2P between dev 1(=81000) and dev 0(=41000)
 _P2P_ENABLE = re.compile(r"^Could not enable P2P between dev (?P<a>\d+)\(=(?P<abus>[0-9a-fA-F]+)\) and dev (?P<b>\d+)\(=(?P<bbus>[0-9a-fA-F]+)\)")
-# Error while creating shared memory segment /dev/shm/nccl-KWfVyt (size 5967872)
-# Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: No such file or directory (2)
-_SHM_SEGMENT = re.compile(
-    r"^Error while (?P<op>creating|attaching to) shared memory segment (?P<seg>\S+) \(size (?P<size>\d+)\)(?:, error: (?P<err>.+))?$"
-)
+# "Error while creating/attaching to shared memory segment ...": messages.SHM_SEGMENT (also read after torch's "Last error:")
+_SHM_SEGMENT = messages.SHM_SEGMENT
 # Error: failed to extend /dev/shm/nccl-fjwOOB to 5967876 bytes
 _SHM_EXTEND = re.compile(r"^Error: failed to extend (?P<seg>\S+) to (?P<size>\d+) bytes(?:, error: (?P<err>.+))?$")
 # Call to posix_fallocate failed : No space left on device
@@ -150,7 +147,8 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, src: str | None, ctx
         p.once(NcclP2pUnavailable, no, node, (pid, m["a"], m["b"]), dev=int(m["a"]), peer_dev=int(m["b"]),
                bus_id=nccl_busid(m["abus"]), peer_bus_id=nccl_busid(m["bbus"]), **ctx)
     elif m := _SHM_SEGMENT.match(msg):
-        _shm(p, no, node, "create" if m["op"] == "creating" else "attach", m["err"], ctx, segment=m["seg"], size_bytes=int(m["size"]))
+        _shm(p, no, node, "create" if m["op"] == "creating" else "attach", m["err"], ctx, segment=m["seg"],
+             size_bytes=int(m["size"]) if m["size"] else None)
     elif m := _SHM_EXTEND.match(msg):
         _shm(p, no, node, "extend", m["err"], ctx, segment=m["seg"], size_bytes=int(m["size"]))
     elif m := _SHM_FALLOCATE.match(msg):

@@ -36,7 +36,7 @@ from stethoscope.facts.parsers import nccl_log_socket as socket
 from stethoscope.facts.parsers import nccl_warn_kinds
 from stethoscope.facts.parsers.nccl_log_facts import NcclBootstrapFailure, NcclNetPluginError, NcclWarn
 from stethoscope.facts.parsers.nccl_log_messages import read_gcp_plugin, read_ofi_request, read_ofi_setup
-from stethoscope.facts.kinds.nccl import NcclConfigRejected, NcclCudaFailure, NcclDuplicateGpu
+from stethoscope.facts.kinds.nccl import NcclConfigRejected, NcclCudaFailure, NcclDuplicateGpu, NcclShmFailure, NcclShmRefused
 
 # Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40
 DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-fA-F]+)")
@@ -74,6 +74,36 @@ BARE = re.compile(
 MARKERS = ("Duplicate GPU detected", "Invalid config ", "onnect to ", "Connection closed by remote peer", "Call to recv from", "completed with error", "NET/OFI ", "NET/GPUDirectTCPX", "NET/FasTrak", "no socket interface found",
            "No usable listening interface", "Socket creation failed", "NVLink SHARP (NVLS)", "Cuda failure",
            "Call to connect timeout", "Call to connect returned", "exceeded retries", "exceeded timeouts", "exceeded error retry", "same subnet as remote")
+
+
+# NCCL's shared-memory segment failure (src/misc/shmutils.cc ncclShmOpen: WARN("Error while %s shared memory segment %s
+# (size %zu)", create ? "creating" : "attaching to", shmPath, ...); 2.12+ may add ", error: %s (%d)"), on NCCL's WARN line,
+# pasted alone, or forwarded by PyTorch after "Last error:":
+# Error while creating shared memory segment /dev/shm/nccl-KWfVyt (size 5967872)                         (nccl-tests#166)
+# Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: No such file or directory (2)
+# Error while creating shared memory segment /dev/shm/nccl-F9ffgB (size 9637888)`    (vllm-project/production-stack#276:
+#   a paste wrapped in one backtick span that closes on this line; a closing quote or backtick is the paste's, not NCCL's)
+# ERROR 2025-04-05T00:01:19.209110975Z Error while creating shared memory segment /dev/shm/nccl-lNPZ0f (size 734038
+#   (sgl-project/sglang#5096: cut inside the size; the segment and the operation are read, the size is not)
+SHM_SEGMENT = re.compile(
+    r"^Error while (?P<op>creating|attaching to) shared memory segment (?P<seg>\S+?)"
+    r"(?: \((?:size (?:(?P<size>\d+)\)(?:, error: (?P<err>.+?))?|\d*))?)?[`'\"\u201d]?$"
+)
+
+
+def read_shm(msg: str) -> tuple[type, dict[str, Any]] | None:
+    """(NcclShmRefused or NcclShmFailure, its fields) for a shared-memory segment message, as nccl_log reads it
+    (nccl_log owns the line, pasted alone or after "Last error:": torch_log only cites it)."""
+    if (m := SHM_SEGMENT.match(msg.strip())) is None:
+        return None
+    from stethoscope.facts.parsers import nccl_log_setup as setup  # it imports this module: bound at call time
+
+    op = "create" if m["op"] == "creating" else "attach"
+    size = int(m["size"]) if m["size"] else None
+    errno_name = setup._errno_name(m["err"])
+    if errno_name in setup._REFUSED:
+        return NcclShmRefused, dict(call=op, error=m["err"], errno_name=errno_name, segment=m["seg"], size_bytes=size)
+    return NcclShmFailure, dict(op=op, error=m["err"], segment=m["seg"], size_bytes=size)
 
 
 def read_setup(msg: str, src: str | None = None) -> tuple[type, dict[str, Any]] | None:

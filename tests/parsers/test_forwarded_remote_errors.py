@@ -150,3 +150,30 @@ def test_link_local_peer():
     for peer, ll in (("10.0.0.2<45763>", False), ("127.0.0.1<1>", False), ("fe80::1%eth0<1>", False), ("node1<1>", False),
                      (None, False), ("169.254.169.254<80>", True)):
         assert nccl_log_socket.link_local_address(peer) is ll, peer
+
+
+def test_shm_segment_after_last_error_is_nccls_own_and_cited():
+    """vllm-project/production-stack#276: the shm message after "Last error:" closes a backtick span; nccl_log reads it
+    (one fact), the torch error cites its line, so the finding for the shm fact explains both."""
+    text = (Path(__file__).resolve().parents[2] / "fixtures/artefacts/torch_log/shm_last_error_backtick_productionstack276.log").read_text()
+    (shm,) = [f for f in _facts(nccl_log, text) if f.kind == "nccl_shm_failure"]
+    assert (shm.op, shm.segment, shm.size_bytes, shm.evidence.line) == ("create", "/dev/shm/nccl-F9ffgB", 9637888, 4)
+    facts = _facts(torch_log, text)
+    assert not [f for f in facts if f.kind.startswith("nccl_shm")]  # nccl_log's, not torch_log's: one fact a line
+    (err,) = [f for f in facts if f.kind == "torch_nccl_error"]
+    assert err.evidence.line == shm.evidence.line  # the torch error cites NCCL's message
+
+
+def test_shm_segment_message_forms():
+    """NCCL's ncclShmOpen WARN as pasted: cut inside the size (sgl-project/sglang#5096's excerpt), closed by the paste's
+    quote or backtick; not a segment message: the title's prose without a segment, text after the size."""
+    from stethoscope.facts.parsers import torch_nccl_forwarded as fwd
+    cls, fields = fwd.read_shm("Error while creating shared memory segment /dev/shm/nccl-lNPZ0f (size 734038")
+    assert (cls.__name__, fields["segment"], fields["size_bytes"]) == ("NcclShmFailure", "/dev/shm/nccl-lNPZ0f", None)
+    cls, fields = fwd.read_shm("Error while creating shared memory segment /dev/shm/nccl-F9ffgB (size 9637888)`")
+    assert fields["size_bytes"] == 9637888
+    cls, fields = fwd.read_shm("Error while creating shared memory segment /dev/shm/nccl-x (size 10), error: Permission denied (13)'")
+    assert (cls.__name__, fields["error"], fields["errno_name"]) == ("NcclShmRefused", "Permission denied (13)", "EACCES")
+    assert fwd.read_shm("Error at the end of generation: Error while creating shared memory segment") is None
+    assert fwd.read_shm("Error while creating shared memory segment") is None
+    assert fwd.read_shm("Error while creating shared memory segment /dev/shm/nccl-x (size 10) and then it hung") is None

@@ -54,6 +54,11 @@ LINES = [
     # 2.12+ puts the errno after the segment (shmutils.cc's format filled in): refused, not a shm failure
     ("n1:1:2 [0] misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-WU88OE (size 9637888), error: Read-only file system (30)",
      "nccl_shm_refused", {"call": "create", "errno_name": "EROFS", "segment": "/dev/shm/nccl-WU88OE"}),
+    # the paste's closing backtick (vllm-project/production-stack#276); a message cut inside its size (sglang#5096's excerpt)
+    ("Error while creating shared memory segment /dev/shm/nccl-F9ffgB (size 9637888)`",
+     "nccl_shm_failure", {"op": "create", "segment": "/dev/shm/nccl-F9ffgB", "size_bytes": 9637888}),
+    ("Error while creating shared memory segment /dev/shm/nccl-lNPZ0f (size 734038",
+     "nccl_shm_failure", {"op": "create", "segment": "/dev/shm/nccl-lNPZ0f", "size_bytes": None}),
     ("g148:14937:69361 [0] misc/shmutils.cc:129 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: No such file or directory (2)",
      "nccl_shm_failure", {"op": "attach", "error": "No such file or directory (2)"}),
     ("node1:20480:20533 [0] misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory",
