@@ -86,7 +86,7 @@ MARKERS = ("Duplicate GPU detected", "Invalid config ", "onnect to ", "Connectio
 # ERROR 2025-04-05T00:01:19.209110975Z Error while creating shared memory segment /dev/shm/nccl-lNPZ0f (size 734038
 #   (sgl-project/sglang#5096: cut inside the size; the segment and the operation are read, the size is not)
 SHM_SEGMENT = re.compile(
-    r"^Error while (?P<op>creating|attaching to) shared memory segment (?P<seg>\S+?)"
+    r"^Error while (?P<op>creating|attaching to) shared memory segment (?P<seg>[^\s`'\"\u201d]+)"
     r"(?: \((?:size (?:(?P<size>\d+)\)(?:, error: (?P<err>.+?))?|\d*))?)?[`'\"\u201d]?$"
 )
 
