@@ -320,6 +320,8 @@ def test_detect_false_on_other_kinds():
         head = path.read_text(errors="replace")[:65536]
         if "NCCL INFO" in head or "NCCL WARN" in head:
             continue
+        if "shared memory segment /dev/shm/nccl-" in head:  # NCCL's own message quoted bare ("Last error:"): nccl_log's by design
+            continue
         assert not nccl_log.detect(head), path
         checked += 1
     assert checked > 0
