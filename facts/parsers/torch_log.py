@@ -53,7 +53,7 @@ KIND = "torch_log"
 # one of these is in every match of tl.DETECT
 _DETECT_KEYS = ("ProcessGroupNCCL", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
                 "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:",
-                "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", *twe.MARKERS, *gloo.MARKERS)
+                "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", "NCCL Error ", *twe.MARKERS, *gloo.MARKERS)
 
 
 def detect(head: str) -> bool:

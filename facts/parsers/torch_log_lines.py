@@ -56,6 +56,10 @@ DETECT = re.compile(
     # (printf/TLLM_THROW("Failed, NCCL error %s:%d '%s'\n", __FILE__, __LINE__, ncclGetErrorString(r))):
     # RuntimeError: Failed, NCCL error /src/tensorrt_llm/cpp/tensorrt_llm/common/opUtils.cpp:125 'unhandled system error (run with NCCL_DEBUG=INFO for details)'   (NVIDIA/TensorRT-LLM#6366)
     r"|Failed, NCCL error \S+:\d+ '" + NCCL_RESULT_TEXT +
+    # torch.cuda.nccl's own check (torch/csrc/cuda/nccl.cpp throw_nccl_error: "NCCL Error " << status << ": "
+    # << ncclGetErrorString(status)), raised by torch.cuda.nccl and the collectives built on it:
+    # RuntimeError: NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO for details)   (vllm-project/vllm#5828)
+    r"|NCCL Error \d+: " + NCCL_RESULT_TEXT +
     # DeepSpeed's logger (deepspeed/utils/logging.py: "[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] "),
     # its time stripped by facts/lines.py or left out in a paste (EleutherAI/gpt-neox#990):
     # [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented
@@ -70,7 +74,7 @@ MARKERS = (
     "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
     "ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInternalError: ", "ncclInvalidArgument: ",
     "ncclInvalidUsage: ", "ncclRemoteError: ", "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
-    "Unexpected bus error encountered in worker", " failed: ", "Internal NCCL failure with error ",
+    "Unexpected bus error encountered in worker", " failed: ", "Internal NCCL failure with error ", "NCCL Error ",
 )
 
 # torch/csrc/DataLoader.cpp (a worker's SIGCHLD handler; real, ymoslem/OpenNMT-Tutorial#6):
@@ -148,11 +152,14 @@ ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<exit>-?\d+)\) local_rank: (
 # Internal NCCL failure with error internal error in file .../comm_nccl.cu at line 85          (nv-legate/cupynumeric#638)
 # RuntimeError: Failed, NCCL error /src/tensorrt_llm/cpp/tensorrt_llm/common/opUtils.cpp:125 'unhandled system error (run with NCCL_DEBUG=INFO for details)'
 #   (NCCLCHECK of NCCL's examples, nccl-tests and TensorRT-LLM: NVIDIA/TensorRT-LLM#6366; the text inside the quotes)
+# RuntimeError: NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO for details)
+#   (torch/csrc/cuda/nccl.cpp throw_nccl_error, the result's number before its text: vllm-project/vllm#5828)
 # Not the raising code a Python traceback quotes under its frame, the message still an f-string's placeholder
 # (vLLM's and SGLang's pynccl_wrapper.py NCCL_CHECK, just above the RuntimeError it raises; sgl-project/sglang#8974):
 #     raise RuntimeError(f"NCCL error: {error_str}")
 NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: \S+?,|:)|Failed to initialize NCCL communicator:"
                         r"|Failed, NCCL error \S+:\d+(?= '" + NCCL_RESULT_TEXT + r")"
+                        r"|NCCL Error \d+:(?= " + NCCL_RESULT_TEXT + r")"
                         r"|\bnccl[A-Z]\w{1,40} failed:(?= " + NCCL_RESULT_TEXT + r")"
                         r"|Internal NCCL failure with error(?: \d+)?(?= \(?" + NCCL_RESULT_TEXT + r")) (?P<msg>(?!\{).+)$")
 

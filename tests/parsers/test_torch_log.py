@@ -509,6 +509,18 @@ def test_the_nccl_check_macro_is_an_nccl_error():
     assert f.nccl_error == "ncclInvalidUsage"
 
 
+def test_torch_cuda_nccls_own_check_is_an_nccl_error():
+    # vllm-project/vllm#5828: torch/csrc/cuda/nccl.cpp throw_nccl_error, "NCCL Error " << status << ": " <<
+    # ncclGetErrorString(status), under Ray's and vLLM's logger prefixes
+    text = (FIX / "vllm5828_torch_nccl_error_2_unhandled_system.log").read_text()
+    assert torch_log.detect(text)
+    errs = [f for f in torch_log.parse(Artefact(path="t.log", text=text, node="n")).facts if f.kind == "torch_nccl_error"]
+    assert [(f.evidence.line, f.nccl_error) for f in errs] == [(3, "ncclSystemError")]
+    line = "RuntimeError: NCCL Error 6: remote process exited or there was a network error\n"
+    (f,) = [f for f in torch_log.parse(Artefact(path="t.log", text=line, node="n")).facts if f.kind == "torch_nccl_error"]
+    assert f.nccl_error == "ncclRemoteError"
+
+
 @pytest.mark.parametrize("line", [
     "Internal NCCL failure with error no error in file a.cu at line 1",
     "ncclAllReduce failed: no error",  # not a failure result of ncclGetErrorString
@@ -516,6 +528,8 @@ def test_the_nccl_check_macro_is_an_nccl_error():
     "ncclCommInitRank failed: see above",
     "Failed, NCCL error test.cu:52 'no error'",  # NCCLCHECK's form, but ncclSuccess's text: not a failure
     "Failed, NCCL error 'unhandled system error'",  # no file:line: not the macro's form
+    "NCCL Error 0: no error",  # torch.cuda.nccl's form, but ncclSuccess's text
+    "NCCL Error: unhandled system error",  # no result number: not throw_nccl_error's form
 ])
 def test_a_named_call_without_an_nccl_result_is_not_an_nccl_error(line):
     assert not [f for f in torch_log.parse(Artefact(path="t.log", text=line + "\n", node="n")).facts
