@@ -16,8 +16,9 @@ ends at the first backslash. Facts emitted: ``nvml_init_failure`` (source
 could not be loaded (``load library failed: libnvidia-ml.so.1: cannot open shared object
 file``); ``container_requirement_unsatisfied`` for a ``requirement error`` (the image's
 ``NVIDIA_REQUIRE_CUDA`` condition, e.g. ``cuda>=12.4``, against the driver's CUDA version);
-``container_toolkit_error`` for any other stage (mount, detection, ldcache, ...). Text without
-such lines yields nothing.
+``container_toolkit_error`` for any other stage (mount, detection, ldcache, ...). The GPU
+Operator's toolkit names the binary ``nvidia-container-cli.real`` (behind a wrapper script): the
+same lines. Text without such lines yields nothing.
 """
 from __future__ import annotations
 
@@ -33,7 +34,10 @@ KIND = "nvidia_container_cli"
 
 # nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.
 # nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/.../merged/usr/bin/nvidia-smi: file exists: unknown
-_LINE = re.compile(r"nvidia-container-cli: (?P<stage>[a-z][a-z ]*?) error: (?P<msg>[^\n\\]*)")
+# the toolkit the GPU Operator installs runs the binary as nvidia-container-cli.real behind a wrapper script
+# (container-toolkit's installer: "Installing '/usr/bin/nvidia-container-cli' to '/usr/local/nvidia/toolkit/nvidia-container-cli.real'"):
+# ... error running hook: exit status 1, stdout: , stderr: nvidia-container-cli.real: initialization error: driver error: failed to process request: unknown   (NVIDIA/gpu-operator#130)
+_LINE = re.compile(r"nvidia-container-cli(?:\.real)?: (?P<stage>[a-z][a-z ]*?) error: (?P<msg>[^\n\\]*)")
 # unsatisfied condition: cuda>=12.4, please update your driver ...   |   unsatisfied condition: cuda >= 9.0
 _REQUIREMENT = re.compile(r"unsatisfied condition: (?P<cond>(?P<what>[a-z]+)\s*(?P<op>[<>=!]=?|=)\s*(?P<ver>[0-9][0-9.]*))")
 # nvml error: driver/library version mismatch   |   load library failed: libnvidia-ml.so.1: cannot open shared object file: ...
@@ -46,7 +50,7 @@ _MOUNT_OPS = {"file creation": "file_create", "mount operation": "mount", "stat"
 
 
 def detect(head: str) -> bool:
-    return "nvidia-container-cli: " in head and _LINE.search(head) is not None
+    return "nvidia-container-cli" in head and _LINE.search(head) is not None
 
 
 def _clean(msg: str) -> str:

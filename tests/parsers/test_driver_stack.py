@@ -77,6 +77,20 @@ def test_container_cli_mount_error_operations():
         assert g.operation == op
 
 
+def test_container_cli_behind_the_operators_wrapper():
+    # NVIDIA/gpu-operator#130: the GPU Operator's toolkit runs the binary as nvidia-container-cli.real
+    (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/gpuoperator130_cli_real_driver_error.txt").facts
+    assert (f.kind, f.stage, f.message, f.evidence.line) == (
+        "container_toolkit_error", "initialization", "driver error: failed to process request", 2)
+    (g,) = _parse(nvidia_container_cli, text="stderr: nvidia-container-cli.real: initialization error: load library failed: "
+                  "libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown\n").facts
+    assert (g.kind, g.reason) == ("nvml_init_failure", "library_not_found")
+    # near misses: another binary's name, the wrapper's path without a stage's error
+    for line in ("nvidia-container-cli.realx: initialization error: driver error", "nvidia-container-runtime: initialization error: x",
+                 "Installed '/usr/local/nvidia/toolkit/nvidia-container-cli.real'"):
+        assert not nvidia_container_cli.detect(line + "\n")
+
+
 def test_device_plugin_states_and_hints():
     r = _parse(k8s_device_plugin, "k8s_device_plugin/notes_minikube_no_devices.log")
     assert [(f.state, f.strategy) for f in r.facts] == [("incompatible_strategy", "auto"), ("no_devices", None)]
