@@ -240,7 +240,7 @@ class RdmaPluginResourceEmpty(Fact):
     """The RDMA shared device plugin advertises a resource with no RDMA device in it."""
 
     kind: Literal["rdma_plugin_resource_empty"] = "rdma_plugin_resource_empty"
-    resource: str
+    resource: str | None = None  # None: the log's count line without the resource's name before it
 
 
 @fact_kind

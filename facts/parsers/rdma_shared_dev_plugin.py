@@ -16,7 +16,9 @@ guide, which says to install rdma-core when the resource count is 0)::
 
 Facts: ``rdma_plugin_device_spec_missing`` per NIC the plugin could not use (``pci``, ``reason``:
 the error after the PCI address, quotes unescaped, e.g. ``RDMA device "issm" not found``) and
-``rdma_plugin_resource_empty`` per resource advertised without devices (``resource``). Either
+``rdma_plugin_resource_empty`` per resource advertised without devices (``resource``; also
+from the resource server's ``exposing "0" devices``, named by the ``Updating "<name>" devices``
+line before it, None where the paste lacks it). Either
 alone is not a fault: an Ethernet NIC without issm devices was expected to fail this way before
 the plugin stopped requiring issm for Ethernet, and an empty resource can be a selector that
 matches no NIC on this node. Empty input, or no such line: nothing.
@@ -24,6 +26,7 @@ matches no NIC on this node. Empty input, or no such line: nothing.
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
 from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
     RdmaPluginDeviceSpecMissing, RdmaPluginResourceEmpty,
@@ -38,6 +41,11 @@ _SPEC = re.compile(
     r"(?P<reason>[^\n]{1,300})")
 # Warning: no Rdma Devices were found for resource hpc_shared_devices_h
 _EMPTY = re.compile(r"\bno Rdma Devices were found for resource (?P<res>[\w./-]{1,253})")
+# what the resource server sends the kubelet (pkg/resources/server.go ListAndWatch, sendDevices:
+# log.Printf("Updating \"%s\" devices", rs.resourceName), then log.Printf("exposing \"%d\" devices", len(devs))):
+# 2025/07/26 20:29:31 exposing "0" devices   (Mellanox/k8s-rdma-shared-dev-plugin#192, the name's line not pasted)
+_EXPOSED_NONE = re.compile(r'\bexposing "0" devices')
+_COUNT = re.compile(r'\bUpdating "(?P<res>[\w./-]{1,253})" devices|' + _EXPOSED_NONE.pattern)
 
 
 def _reason(raw: str) -> str:
@@ -49,15 +57,34 @@ def detect(head: str) -> bool:
     return bool(_SPEC.search(head) or _EMPTY.search(head))
 
 
+def _exposed_none(artefact: Artefact) -> Iterator[tuple[int, str | None]]:
+    """(line, resource) of each ``exposing "0" devices``: the resource named by the latest
+    ``Updating "<name>" devices`` before it, None where the log shows none."""
+    name = None
+    for m in _COUNT.finditer(artefact.text):
+        if m["res"] is not None:
+            name = m["res"]
+        else:
+            yield artefact.line_of(m.start()), name
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     for n, m in iter_matches(_SPEC, artefact):
         result.lines_used += 1
         fb.add(RdmaPluginDeviceSpecMissing, n, pci=m["pci"], reason=_reason(m["reason"]))
+    named = set()
     for n, m in iter_matches(_EMPTY, artefact):
         result.lines_used += 1
+        named.add(m["res"])
         fb.add(RdmaPluginResourceEmpty, n, resource=m["res"])
+    if 'exposing "0" devices' in artefact.text:
+        for n, res in _exposed_none(artefact):
+            result.lines_used += 1
+            if res not in named:  # the plugin repeats it every update: one fact a resource
+                named.add(res)
+                fb.add(RdmaPluginResourceEmpty, n, resource=res)
     return result
 
 
