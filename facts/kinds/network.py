@@ -505,6 +505,24 @@ class OpenmpiDaemonFailure(Fact):
 
 
 @fact_kind
+class SshConnectionFailed(Fact):
+    """OpenSSH's client could not open a session to a host, as a launcher that runs it (mpirun's rsh/ssh
+    agent, DeepSpeed's pdsh, horovodrun, a script) passes its stderr on: the name did not resolve
+    (ssh.c), the TCP connect failed (sshconnect.c "ssh: connect to host %s port %s: %s"), sshd closed
+    the connection before its banner (kex_/ssh_exchange_identification), the host key was unknown or
+    changed ("Host key verification failed."), or authentication was refused (sshconnect2.c
+    "%s@%s: Permission denied (%s)."). The fact's node is the one ssh ran on; ``host`` the target."""
+
+    kind: Literal["ssh_connection_failed"] = "ssh_connection_failed"
+    reason: Literal["name_resolution", "connection_refused", "timed_out", "no_route", "connection_closed", "host_key",
+                    "auth_denied", "unknown"]
+    host: str | None = None  # the host ssh was asked to reach, where the line names it
+    port: int | None = None
+    user: str | None = None
+    detail: str | None = None  # ssh's own words after the host: the strerror, resolver error or auth methods
+
+
+@fact_kind
 class OpenmpiComponentMissing(Fact):
     """Open MPI's, PMIx's or PRRTE's ``find-available:not-valid`` help block: a component (plugin) it
     was told or configured to use could not be found or opened ("A requested component was not
