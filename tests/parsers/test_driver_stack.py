@@ -40,6 +40,10 @@ def test_nvml_failures_from_real_output(rel, want):
     ("Failed to initialize NVML: Unknown Error", "unknown_error", "nvml"),
     # the bare form quoted as inline code in a sentence (NVIDIA/dcgm-exporter#59's title)
     ("Crash loop backoff with `Error: Failed to initialize NVML` on GKE", "other", "nvml"),
+    # the host engine's own log: DCGM's logger puts the source after the message (NVIDIA/dcgm-exporter#27)
+    ("2021-11-23 00:15:20.507 ERROR [76:76] Cannot initialize the hostengine: Error: Failed to initialize NVML "
+     "[/workspaces/dcgm-rel_dcgm_2_3-postmerge/dcgmlib/src/DcgmHostEngineHandler.cpp:3647] [DcgmHostEngineHandler::Init]",
+     "other", "nvml"),
     ("No devices were found", "no_devices", "nvidia-smi"),
     # nvidia-docker 1.x's Go bindings (NVIDIA/nvidia-docker#270)
     ("nvidia-docker | 2016/12/17 05:23:46 Error: nvml: Driver/library version mismatch", "driver_library_mismatch", "nvml"),
@@ -47,6 +51,15 @@ def test_nvml_failures_from_real_output(rel, want):
 def test_nvml_message_forms(line, reason, source):
     (f,) = _parse(nvml_init, text=line + "\n").facts
     assert (f.reason, f.source) == (reason, source)
+
+
+def test_hostengine_log_pasted_back_into_a_shell():
+    # NVIDIA/gpu-operator#498: nv-hostengine's ERROR line behind a shell prompt; its follow-up line is DCGM's own
+    (f,) = _parse(nvml_init, "nvml_init/gpuoperator498_hostengine_failed_to_initialize_nvml.txt").facts
+    assert (f.kind, f.reason, f.evidence.line) == ("nvml_init_failure", "other", 1)
+    # near misses: the message followed by something that is not DCGM's source suffix, or by an error text
+    for line in ("Error: Failed to initialize NVML [retrying]", "Error: Failed to initialize NVML instance"):
+        assert [g for g in nvml_init.parse(Artefact(path="t", text=line + "\n")).facts if g.kind == "nvml_init_failure"] == []
 
 
 def test_container_cli_lines_are_not_read_twice():
