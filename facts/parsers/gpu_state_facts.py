@@ -113,17 +113,34 @@ def _failed(b: FactBuilder, raw: str, line: int, what: str) -> bool:
     return True
 
 
+#: raw value -> what read_number made of it without a problem to report ("32 C" -> 32, "N/A" ->
+#: None), integers and numbers apart: a fleet's readings repeat, each is read once a process
+_READ_INT: dict[str, int | None] = {}
+_READ_FLOAT: dict[str, float | None] = {}
+_READ_MAX = 4096
+_MISS = object()
+
+
 def read_number(b: FactBuilder, raw: str, line: int, what: str, integer: bool = True):
+    known = _READ_INT if integer else _READ_FLOAT
+    if (value := known.get(raw, _MISS)) is not _MISS:
+        return value
     if raw.isdecimal() and raw.isascii():  # "5", most readings: int() reads it as _NUMBER would
-        return int(raw) if integer else float(raw)
+        value = int(raw) if integer else float(raw)
     # "32 C", "78.82 W": no word nvidia-smi prints for a value it lacks begins with a digit
-    if not raw[:1].isdigit() and (_failed(b, raw, line, what) or _na(raw)):
-        return None
-    m = _NUMBER.match(raw.strip())
-    if not m or (integer and "." in m[1]):
-        b.error(line, f"{what}: expected {'an integer' if integer else 'a number'}, got {raw.strip()!r}")
-        return None
-    return int(m[1]) if integer else float(m[1])
+    elif not raw[:1].isdigit() and _failed(b, raw, line, what):
+        return None  # reported (each time it is read: not kept)
+    elif not raw[:1].isdigit() and _na(raw):
+        value = None
+    else:
+        m = _NUMBER.match(raw.strip())
+        if not m or (integer and "." in m[1]):
+            b.error(line, f"{what}: expected {'an integer' if integer else 'a number'}, got {raw.strip()!r}")
+            return None
+        value = int(m[1]) if integer else float(m[1])
+    if len(known) < _READ_MAX:
+        known[raw] = value
+    return value
 
 
 def read_bool(b: FactBuilder, raw: str, line: int, what: str) -> bool | None:
@@ -138,9 +155,68 @@ def read_bool(b: FactBuilder, raw: str, line: int, what: str) -> bool | None:
 
 
 # ---- record -> facts -------------------------------------------------------------------
+# Key tables, built once (emit_gpu_facts runs for every GPU of every node: no key strings
+# or error texts are built per GPU; an error text only where a value is reported)
+
+_TEMPS = ("gpu", "memory", "shutdown", "slowdown", "max_operating", "max_memory", "tlimit",
+          "shutdown_tlimit", "slowdown_tlimit", "max_operating_tlimit", "max_memory_tlimit")
+#: (fact field, record key, what an error names)
+_TEMP_FIELDS = tuple(("gpu_temp_c" if t == "gpu" else "memory_temp_c" if t == "memory" else f"{t}_c",
+                      f"temp.{t}", f"temperature {t}") for t in _TEMPS)
+_TEMP_KEYS = tuple(f"temp.{t}" for t in _TEMPS)
+_TEMP_LINE = ("temp.gpu", *_TEMP_KEYS)
+_POWER = tuple((k, f"power.{k}", f"power {k}")
+               for k in ("draw", "instant", "average", "limit", "current_limit", "requested_limit",
+                         "enforced_limit", "default_limit", "min_limit", "max_limit"))
+_ECC_MODE = ("ecc_mode.current", "ecc_mode.pending")
+_REPAIR = ("ecc.channel_repair", "ecc.tpc_repair", "ecc.unrepairable")
+_RETIRED = ("retired.sbe", "retired.dbe", "retired.pending_blacklist", "retired.pending_retirement")
+_RETIRED_LINE = ("retired.section", *_RETIRED)
+_REMAP_COUNTS = tuple((f, f"remap.{k}", f"Remapped Rows {k}") for f, k in (
+    ("correctable_rows", "corr"), ("uncorrectable_rows", "unc"), ("inactive_correctable_rows", "corr_inactive"),
+    ("inactive_uncorrectable_rows", "unc_inactive"), ("bank_max", "bank_max"), ("bank_high", "bank_high"),
+    ("bank_partial", "bank_partial"), ("bank_low", "bank_low"), ("bank_none", "bank_none")))
+_REMAP_KEYS = (*(k for _, k, _ in _REMAP_COUNTS), "remap.pending", "remap.failure")
+_REMAP_LINE = ("remap.pending", *_REMAP_KEYS)
+#: (fact field, record key, what an error names); replay and rollover renamed below
+_PCIE = tuple((k, f"pcie.{k}", f"PCIe {k}") for k in (
+    "gen_current", "gen_max", "gen_device_current", "gen_device_max", "gen_host_max",
+    "width_current", "width_max", "replay", "rollover"))
+_PCIE_KEYS = tuple(k for _, k, _ in _PCIE)
+_CLOCKS = tuple((f, k, f"clock {k}") for f, k in (
+    ("graphics_mhz", "clocks.graphics"), ("sm_mhz", "clocks.sm"), ("memory_mhz", "clocks.memory"),
+    ("app_graphics_mhz", "clocks.app_graphics"), ("app_memory_mhz", "clocks.app_memory"),
+    ("default_app_graphics_mhz", "clocks.default_app_graphics"),
+    ("default_app_memory_mhz", "clocks.default_app_memory"),
+    ("max_graphics_mhz", "clocks.max_graphics"), ("max_memory_mhz", "clocks.max_memory")))
+_CLOCK_KEYS = tuple(k for _, k, _ in _CLOCKS)
+_USAGE = ("usage.util", "usage.processes", "usage.no_processes")
+_FABRIC = ("fabric.state", "fabric.status", "fabric.clique_id", "fabric.cluster_uuid", "fabric.health_summary")
+
+def _has(values: dict[str, tuple[str, int]], keys: tuple[str, ...]) -> bool:
+    return not values.keys().isdisjoint(keys)
+
+
+def _line(values: dict[str, tuple[str, int]], keys: tuple[str, ...]) -> int | None:
+    for k in keys:
+        if (v := values.get(k)) is not None:
+            return v[1]
+    return None
+
+
+def _nums(b: FactBuilder, values: dict[str, tuple[str, int]], table: tuple[tuple[str, str, str], ...],
+          integer: bool = True) -> dict[str, float | int | None]:
+    """{fact field: the number its record key holds, else None} for (field, key, what) rows."""
+    out: dict[str, float | int | None] = {}
+    for name, key, what in table:
+        v = values.get(key)
+        out[name] = None if v is None else read_number(b, v[0], v[1], what, integer)
+    return out
+
 
 def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> None:
-    r = _Reader(b, rec.values)
+    values = rec.values
+    r = _Reader(b, values)
     bus = rec.pci_bus_id
     b.add(GpuInfo, rec.line, node=node, pci_bus_id=bus, index=rec.index,
           name=r.text("info.name"), uuid=r.text("info.uuid"), serial=r.text("info.serial"),
@@ -151,104 +227,89 @@ def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> N
           reset_required=r.flag("info.reset_required", "Reset Required"),
           drain_and_reset_recommended=r.flag("info.drain_and_reset", "Drain and Reset Recommended"))
 
+    counters = rec.counters
     for reason, raw, line, section in rec.reasons:
-        active = read_bool(b, raw, line, f"clock reason {reason}")
+        active = _BOOL_AS_PRINTED.get(raw)  # read_bool's first step, without its error text
         if active is None:
-            continue
-        counter = rec.counters.get(reason)
+            active = read_bool(b, raw, line, f"clock reason {reason}")
+            if active is None:
+                continue
+        counter = counters.get(reason)
         b.add(GpuClockReason, line, node=node, pci_bus_id=bus, reason=reason, active=active,
               counter_us=read_number(b, *counter, what=f"{reason} counter") if counter else None,
               section_name=section)
 
-    temps = ("gpu", "memory", "shutdown", "slowdown", "max_operating", "max_memory", "tlimit",
-             "shutdown_tlimit", "slowdown_tlimit", "max_operating_tlimit", "max_memory_tlimit")
-    if r.has(*(f"temp.{t}" for t in temps)):
-        fields = {("gpu_temp_c" if t == "gpu" else "memory_temp_c" if t == "memory" else f"{t}_c"):
-                  r.num(f"temp.{t}", f"temperature {t}") for t in temps}
-        b.add(GpuTemperature, r.line("temp.gpu", *(f"temp.{t}" for t in temps)), node=node,
-              pci_bus_id=bus, **fields)
+    if _has(values, _TEMP_KEYS):
+        b.add(GpuTemperature, _line(values, _TEMP_LINE), node=node, pci_bus_id=bus, **_nums(b, values, _TEMP_FIELDS))
 
-    power = {k: r.num(f"power.{k}", f"power {k}", integer=False)
-             for k in ("draw", "instant", "average", "limit", "current_limit", "requested_limit",
-                       "enforced_limit", "default_limit", "min_limit", "max_limit")
-             if f"power.{k}" in rec.values}
-    if power:
+    present = [row for row in _POWER if row[1] in values]
+    if present:
+        power = {k: read_number(b, *values[key], what=what, integer=False) for k, key, what in present}
+
         def first(*keys: str) -> float | None:
             return next((power[k] for k in keys if power.get(k) is not None), None)
-        b.add(GpuPower, r.line("power.section") or r.line(*(f"power.{k}" for k in power)), node=node,
+        b.add(GpuPower, r.line("power.section") or values[present[0][1]][1], node=node,
               pci_bus_id=bus, draw_w=first("instant", "draw", "average"), average_draw_w=power.get("average"),
               current_limit_w=first("current_limit", "limit"), requested_limit_w=first("requested_limit", "limit"),
               enforced_limit_w=first("enforced_limit", "current_limit"),
               default_limit_w=power.get("default_limit"), min_limit_w=power.get("min_limit"),
               max_limit_w=power.get("max_limit"))
 
-    if r.has("ecc_mode.current", "ecc_mode.pending"):
-        b.add(GpuEccMode, r.line("ecc_mode.current", "ecc_mode.pending"), node=node, pci_bus_id=bus,
+    if _has(values, _ECC_MODE):
+        b.add(GpuEccMode, _line(values, _ECC_MODE), node=node, pci_bus_id=bus,
               current_enabled=r.flag("ecc_mode.current", "ECC Mode Current"),
               pending_enabled=r.flag("ecc_mode.pending", "ECC Mode Pending"))
 
     for scope, etype, location, raw, line in rec.ecc:
+        count = int(raw) if raw.isdecimal() and raw.isascii() else \
+            read_number(b, raw, line, f"ECC {scope} {etype} {location}")  # the error text only where one may be
         b.add(GpuEccCount, line, node=node, pci_bus_id=bus, scope=scope, error_type=etype,
-              location=location, count=read_number(b, raw, line, f"ECC {scope} {etype} {location}"))
-    if r.has("ecc.threshold"):
-        b.add(GpuEccThreshold, r.line("ecc.threshold"), node=node, pci_bus_id=bus,
+              location=location, count=count)
+    if "ecc.threshold" in values:
+        b.add(GpuEccThreshold, values["ecc.threshold"][1], node=node, pci_bus_id=bus,
               sram_threshold_exceeded=r.flag("ecc.threshold", "SRAM Threshold Exceeded"))
-    repair = ("ecc.channel_repair", "ecc.tpc_repair", "ecc.unrepairable")
-    if r.has(*repair):
-        b.add(GpuMemoryRepair, r.line(*repair), node=node, pci_bus_id=bus,
+    if _has(values, _REPAIR):
+        b.add(GpuMemoryRepair, _line(values, _REPAIR), node=node, pci_bus_id=bus,
               channel_repair_pending=r.flag("ecc.channel_repair", "Channel Repair Pending"),
               tpc_repair_pending=r.flag("ecc.tpc_repair", "TPC Repair Pending"),
               unrepairable_memory=r.flag("ecc.unrepairable", "Unrepairable Memory"))
 
-    retired = ("retired.sbe", "retired.dbe", "retired.pending_blacklist", "retired.pending_retirement")
-    if r.has(*retired):
+    if _has(values, _RETIRED):
         pending = r.flag("retired.pending_blacklist", "Pending Page Blacklist")
         if pending is None:
             pending = r.flag("retired.pending_retirement", "Pending Page Retirement")
         sbe, dbe = r.num("retired.sbe", "Retired Pages Single Bit ECC"), r.num("retired.dbe", "Retired Pages Double Bit ECC")
-        b.add(GpuRetiredPages, r.line("retired.section", *retired), node=node, pci_bus_id=bus, sbe_pages=sbe,
+        b.add(GpuRetiredPages, _line(values, _RETIRED_LINE), node=node, pci_bus_id=bus, sbe_pages=sbe,
               dbe_pages=dbe, retired_pages=None if sbe is None or dbe is None else sbe + dbe, pending=pending)
 
-    remap_counts = {"correctable_rows": "corr", "uncorrectable_rows": "unc",
-                    "inactive_correctable_rows": "corr_inactive", "inactive_uncorrectable_rows": "unc_inactive",
-                    "bank_max": "bank_max", "bank_high": "bank_high", "bank_partial": "bank_partial",
-                    "bank_low": "bank_low", "bank_none": "bank_none"}
-    remap_keys = [f"remap.{k}" for k in (*remap_counts.values(), "pending", "failure")]
-    if r.has(*remap_keys):
-        b.add(GpuRowRemap, r.line("remap.pending", *remap_keys), node=node, pci_bus_id=bus,
+    if _has(values, _REMAP_KEYS):
+        b.add(GpuRowRemap, _line(values, _REMAP_LINE), node=node, pci_bus_id=bus,
               pending=r.flag("remap.pending", "Remapped Rows Pending"),
               failure=r.flag("remap.failure", "Remapping Failure Occurred"),
-              **{f: r.num(f"remap.{k}", f"Remapped Rows {k}") for f, k in remap_counts.items()})
+              **_nums(b, values, _REMAP_COUNTS))
 
-    pcie = ("gen_current", "gen_max", "gen_device_current", "gen_device_max", "gen_host_max",
-            "width_current", "width_max", "replay", "rollover")
-    if r.has(*(f"pcie.{k}" for k in pcie)):
-        nums = {k: r.num(f"pcie.{k}", f"PCIe {k}") for k in pcie}
+    if _has(values, _PCIE_KEYS):
+        nums = _nums(b, values, _PCIE)
         nums["replay_counter"], nums["replay_rollover"] = nums.pop("replay"), nums.pop("rollover")
         cur, top = nums["width_current"], nums["width_max"]
         nums["width_below_max"] = None if cur is None or top is None else cur < top
-        b.add(GpuPcieLink, r.line(*(f"pcie.{k}" for k in pcie)), node=node, pci_bus_id=bus, **nums)
+        b.add(GpuPcieLink, _line(values, _PCIE_KEYS), node=node, pci_bus_id=bus, **nums)
 
-    clocks = {"graphics_mhz": "clocks.graphics", "sm_mhz": "clocks.sm", "memory_mhz": "clocks.memory",
-              "app_graphics_mhz": "clocks.app_graphics", "app_memory_mhz": "clocks.app_memory",
-              "default_app_graphics_mhz": "clocks.default_app_graphics", "default_app_memory_mhz": "clocks.default_app_memory",
-              "max_graphics_mhz": "clocks.max_graphics", "max_memory_mhz": "clocks.max_memory"}
-    if r.has(*clocks.values()):
-        mhz = {f: r.num(k, f"clock {k}") for f, k in clocks.items()}
+    if _has(values, _CLOCK_KEYS):
+        mhz = _nums(b, values, _CLOCKS)
         app, default = (mhz["app_graphics_mhz"], mhz["app_memory_mhz"]), (mhz["default_app_graphics_mhz"], mhz["default_app_memory_mhz"])
         set_ = None if None in app or None in default else app != default
-        b.add(GpuClocks, r.line(*clocks.values()), node=node, pci_bus_id=bus, app_clocks_set=set_, **mhz)
+        b.add(GpuClocks, _line(values, _CLOCK_KEYS), node=node, pci_bus_id=bus, app_clocks_set=set_, **mhz)
 
-    if r.has("usage.util", "usage.processes", "usage.no_processes"):
+    if _has(values, _USAGE):
         from stethoscope.facts.parsers.nvidia_smi_table import GpuUsage  # imports this module
 
-        procs = r.num("usage.processes", "processes") if r.has("usage.processes") else (0 if r.has("usage.no_processes") else None)
-        b.add(GpuUsage, r.line("usage.util", "usage.processes", "usage.no_processes"), node=node, pci_bus_id=bus,
+        procs = r.num("usage.processes", "processes") if "usage.processes" in values else (0 if "usage.no_processes" in values else None)
+        b.add(GpuUsage, _line(values, _USAGE), node=node, pci_bus_id=bus,
               index=rec.index, utilization_pct=r.num("usage.util", "GPU utilization"), compute_processes=procs)
 
-    fabric = ("fabric.state", "fabric.status", "fabric.clique_id", "fabric.cluster_uuid", "fabric.health_summary")
-    if r.has(*fabric):
-        b.add(GpuFabric, r.line(*fabric), node=node, pci_bus_id=bus, state=r.raw("fabric.state"),
+    if _has(values, _FABRIC):
+        b.add(GpuFabric, _line(values, _FABRIC), node=node, pci_bus_id=bus, state=r.raw("fabric.state"),
               status=r.raw("fabric.status"), clique_id=r.text("fabric.clique_id"),
               cluster_uuid=r.text("fabric.cluster_uuid"), health_summary=r.text("fabric.health_summary"))
 
