@@ -128,6 +128,7 @@ class K8sContainerTerminated(Fact):
     exit_code: int | None = None
     oom_killed: bool
     k8s_node: str | None = None  # the pod's Node: (the Kubernetes node name)
+    gpu_stack_role: str | None = None  # the part of the node GPU stack the pod runs (kubectl_daemonsets.role_of its DaemonSet)
 
 
 @fact_kind
@@ -140,6 +141,7 @@ class K8sContainerWaiting(Fact):
     container: str = UNNAMED
     reason: str
     k8s_node: str | None = None
+    gpu_stack_role: str | None = None  # the part of the node GPU stack the pod runs (kubectl_daemonsets.role_of its DaemonSet)
 
 
 @fact_kind
@@ -167,6 +169,7 @@ class K8sPodStatus(Fact):
     status: str  # "OOMKilled", "Error", "CrashLoopBackOff", "UnexpectedAdmissionError", "Init:OOMKilled"
     restarts: int | None = None
     message: str | None = None
+    gpu_stack_role: str | None = None  # the part of the node GPU stack the pod runs (kubectl_daemonsets.role_of its DaemonSet)
 
 
 @fact_kind

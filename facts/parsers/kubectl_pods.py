@@ -54,8 +54,19 @@ from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes
     K8sContainerTerminated, K8sContainerWaiting, K8sPodEvent, K8sPodStatus, UNNAMED,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.kubectl_daemonsets import role_of
 
 KIND = "kubectl_pods"
+
+# nvidia-operator-validator-gmp5w, nvidia-driver-daemonset-5.15.0-1048-azure-ubuntu22.04-x7kq2: a DaemonSet's pod is
+# its name and five characters (the API server's generateName suffix)
+_DS_POD = re.compile(r"^(?P<ds>[a-z0-9][a-z0-9.-]{0,240})-[a-z0-9]{5}$")
+
+
+def stack_role(pod: str) -> str | None:
+    """The part of the node GPU stack a pod runs, from its DaemonSet's name (kubectl_daemonsets.role_of)."""
+    m = _DS_POD.match(pod)
+    return role_of(m["ds"]) if m is not None else None
 
 #     State:          Terminated        /     Last State:     Terminated        /     State:          Waiting
 # State:          Waiting               (a container's block pasted alone, its margin gone: geti_v2#340 once the
@@ -164,12 +175,12 @@ def parse(artefact: Artefact) -> ParseResult:
         elif (m := _NODE.match(line)) is not None:
             k8s_node = m["node"] if m["node"] != "<none>" else None
         elif (m := _STATE.match(line)) is not None:
-            n = _state(b, lines, n, m, dict(pod=pod, container=container, k8s_node=k8s_node))
+            n = _state(b, lines, n, m, dict(pod=pod, container=container, k8s_node=k8s_node, gpu_stack_role=stack_role(pod)))
         elif "exitCode:" in line and (m := _OPERATOR_EXIT.search(line)) is not None:
             r = _EVENT_REASON.search(line)
             reason = (r["reason"] or r["col"]) if r is not None else "Error"
             b.add(K8sContainerTerminated, n, pod=m["pod"], container=m["container"], which="State", reason=reason,
-                  exit_code=int(m["code"]), oom_killed=reason == "OOMKilled")
+                  exit_code=int(m["code"]), oom_killed=reason == "OOMKilled", gpu_stack_role=stack_role(m["pod"]))
         elif (m := _EVENT.match(line)) is not None:
             if m["type"] == "Warning":
                 res = [r["res"] for r in _INSUFFICIENT.finditer(m["msg"])] if "Insufficient" in m["msg"] else []
@@ -191,9 +202,10 @@ def parse(artefact: Artefact) -> ParseResult:
         elif (m := _POD_REASON.match(line)) is not None and m["key"] == "Reason":
             nxt = _POD_REASON.match(lines[n]) if n < len(lines) else None
             msg = nxt["value"] if nxt is not None and nxt["key"] == "Message" else None
-            b.add(K8sPodStatus, n, pod=pod, status=m["value"], message=msg[:500] if msg else None)
+            b.add(K8sPodStatus, n, pod=pod, status=m["value"], message=msg[:500] if msg else None, gpu_stack_role=stack_role(pod))
         elif "StartContainer" in line and (m := _SYNC.search(line)) is not None and m["reason"] in _WAITING:
-            b.add(K8sContainerWaiting, n, pod=m["pod"], container=m["container"], reason=m["reason"])
+            b.add(K8sContainerWaiting, n, pod=m["pod"], container=m["container"], reason=m["reason"],
+                  gpu_stack_role=stack_role(m["pod"]))
         elif (m := _CONTAINER.match(line)) is not None:
             container = m["name"]
             continue
@@ -229,7 +241,7 @@ def _row(b: FactBuilder, n: int, m: re.Match) -> None:
         return
     reason = status.split(":", 1)[1] if status.startswith("Init:") else status
     container = "(an init container)" if status.startswith("Init:") else UNNAMED
-    where = dict(pod=m["pod"], container=container)
+    where = dict(pod=m["pod"], container=container, gpu_stack_role=stack_role(m["pod"]))
     if reason in _WAITING:
         b.add(K8sContainerWaiting, n, reason=reason, **where)
     elif reason in _TERMINATED or _EXIT.match(reason):
@@ -237,7 +249,8 @@ def _row(b: FactBuilder, n: int, m: re.Match) -> None:
         b.add(K8sContainerTerminated, n, which="State", reason=reason, oom_killed=reason == "OOMKilled",
               exit_code=int(code["code"]) if code and code["how"] == "ExitCode" else None, **where)
     else:
-        b.add(K8sPodStatus, n, pod=m["pod"], namespace=m["ns"], status=status, restarts=int(m["restarts"]))
+        b.add(K8sPodStatus, n, pod=m["pod"], namespace=m["ns"], status=status, restarts=int(m["restarts"]),
+              gpu_stack_role=where["gpu_stack_role"])
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts

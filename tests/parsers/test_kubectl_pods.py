@@ -172,3 +172,19 @@ def test_rdma_nic_resources_are_told_from_gpus():
         text = f"  Warning  FailedScheduling  1m  default-scheduler  0/2 nodes are available: 2 Insufficient {res}.\n"
         (f,) = kubectl_pods.parse(Artefact(path="e.txt", text=text, node="n1")).facts
         assert f.insufficient_rdma is rdma, res
+
+
+def test_gpu_stack_pods_are_told_by_their_daemonset():
+    """canonical/microk8s#2634's rows and NVIDIA/gpu-operator#8's kubelet line: a DaemonSet's pod is its name and a
+    five-character suffix; the GPU operator's own controller (a Deployment, gpu-operator#624) is no stack pod."""
+    got = _parse(kubectl_pods, "kubectl_pods/microk8s2634_get_pods_all_namespaces_no_header.txt").facts
+    assert [(f.pod, f.gpu_stack_role) for f in got] == [("nvidia-operator-validator-gmp5w", "operator-validator")]
+    (f,) = _parse(kubectl_pods, "kubectl_pods/kubelet_crashloop_gpuoperator8.log").facts
+    assert (f.pod, f.gpu_stack_role) == ("nvidia-driver-daemonset-6d97v", "driver")
+    (f,) = _parse(kubectl_pods, "kubectl_pods/gpuoperator624_get_pods_crashloop.txt").facts
+    assert (f.pod, f.gpu_stack_role) == ("gpu-operator-657c5b798d-xgvgc", None)
+    for pod, role in (("nvidia-driver-daemonset-5.15.0-1048-azure-ubuntu22.04-x7kq2", "driver"),
+                      ("gpu-feature-discovery-cmd8l", "gpu-feature-discovery"), ("nvidia-dcgm-vzwqf", "dcgm"),
+                      ("nvidia-dcgm-exporter-ns9bm", "dcgm-exporter"), ("nvidia-device-plugin-daemonset-ctg97", "device-plugin"),
+                      ("gpu-operator-node-feature-discovery-worker-5nl2l", None), ("train-worker-0", None)):
+        assert kubectl_pods.stack_role(pod) == role, pod
