@@ -26,7 +26,7 @@ from stethoscope.facts.bundle import FileTask, RawBundle, Skipped, task_artefact
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
 from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
-from stethoscope.facts.classify import recognise
+from stethoscope.facts.classify import classifier
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget, Hit
 from stethoscope.facts.parsers.unrecognised_text import unread_failures
 from stethoscope.facts.registry import load_fallbacks, load_parsers
@@ -113,10 +113,15 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     out = FileResult(path=art.path, node=art.node)
     art.router = router  # healthy readings no rule can bind are counted, not built (FactBuilder.add)
     folded: dict[tuple[str, str], list] = {}
-    art.normalise()  # pasting and launcher wrappers off, line for line (facts/lines.py)
+    # one RE2 pass over every reader's signatures and the wrapper gate (facts/classify.py)
+    asked, wrapped = classifier().scan(art.text)
+    text = art.text
+    art.normalise(plain=not wrapped)  # pasting and launcher wrappers off, line for line (facts/lines.py)
+    if art.text is not text:  # signatures are of the lines as written: the unwrapped text's
+        asked = classifier().candidates(art.text)
     # every parser looks at the whole text: a pasted fragment may sit anywhere in a file
     text = art.text
-    kinds = recognise(text)  # one RE2 pass over every reader's signatures (facts/classify.py)
+    kinds = [p for p in asked if p.detect(text)]
     if not kinds:  # nobody knows the format: its error lines still count (unrecognised_text)
         kinds = [p for p in load_fallbacks() if p.detect(text)]
     if not kinds:

@@ -230,6 +230,8 @@ _ANY_DFA = re2.compile(_ANY.pattern.replace("(?!kernel:)", "").replace("(?=\\r?\
 #: ~3 ms a node.
 _PLAIN_DFA = re2.compile(r"\x1b|\\x1b|\]\(http|(?:\A|\n)"
                         + _ANY_DFA.pattern.removeprefix("\\n").replace("\\r?\\n", "(?:\\r?\\n|\\r?\\z)"))
+#: the same gate for a caller that runs it inside its own scan (facts/classify.py's set)
+PLAIN_GATE = _PLAIN_DFA
 
 # A terminal's copy cuts a line longer than the terminal into rows of its width W (issue 11): no
 # row is longer than W, every row but a line's last is W columns, and a row that continues a line
@@ -298,10 +300,12 @@ def _columns(row: str) -> int:
     return len(row.expandtabs()) if "\t" in row else len(row)
 
 
-def _unwrap(text: str) -> tuple[str, dict[int, int]] | None:
+def _unwrap(text: str, split: list[list[str]] | None = None) -> tuple[str, dict[int, int]] | None:
     """``text`` with the rows a terminal cut a line into joined on the line's first row, the
     rows after it left blank (line numbers do not move), and {first row: rows joined after it}
-    (1-based); None where no line was cut."""
+    (1-based); None where no line was cut. ``split``: where no line was cut and the rows were
+    split on the way (a text without "\r"), they are appended to it, for the caller to keep
+    instead of splitting the same text again (Artefact.lines, nonblank_lines)."""
     nonblank = _NONBLANK.search(text)
     if "\n" not in text or nonblank is None:  # one row, or blank rows only
         return None
@@ -315,6 +319,8 @@ def _unwrap(text: str) -> tuple[str, dict[int, int]] | None:
         rows = text.split("\n")
         widths = list(map(len, rows))
     width = max(widths)
+    if split is not None and rows is not None and "\r" not in text:
+        split.append(rows)  # (the rows are not changed below: a cut is joined in a copy)
     if width < _MIN_WIDTH:
         return None
     full = widths.count(width)
@@ -391,18 +397,22 @@ def _fence(m: re.Match[str]) -> str:
     return "\n" if re.fullmatch(r"[\w+.-]{0,20}", body) else "\n" + body
 
 
-def normalise(text: str) -> str:
+def normalise(text: str, plain: bool | None = None, split: list[list[str]] | None = None) -> str:
     """``text`` with the wrappers above stripped from each line, line for line.
 
     The same string object comes back when nothing was stripped, so callers can test
-    ``is`` to know whether the text changed."""
-    plain = _PLAIN_DFA.search(text) is None  # most files: no colour, link or wrapper
+    ``is`` to know whether the text changed. ``plain``: whether :data:`_PLAIN_DFA` finds
+    nothing in ``text``, when the caller's own scan already answered it (facts/classify.py
+    runs it in the classifier's pass); ``split``: see :func:`_unwrap` (only the text as
+    read: a caller keeps those rows only when the same text comes back)."""
+    if plain is None:
+        plain = _PLAIN_DFA.search(text) is None  # most files: no colour, link or wrapper
     if not plain:
         if "\x1b" in text or "\\x1b" in text:  # colours, wherever they are in a line
             text = _ANSI.sub("", text)
         if "](http" in text:  # links inside lines, whatever the line starts with
             text = _AUTOLINK.sub(r"\g<text>", text)
-    unwrapped = _unwrap(text)  # rows a terminal cut, joined (the colours and links above took no columns)
+    unwrapped = _unwrap(text, split if plain else None)  # rows a terminal cut, joined (the colours and links above took no columns)
     if unwrapped is not None:
         text, joined = unwrapped
         norm = Normalised(_strip(text))

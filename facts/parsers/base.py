@@ -64,13 +64,21 @@ class Artefact:
             self._lines = lines
         return self._lines
 
-    def normalise(self) -> None:
+    def normalise(self, plain: bool | None = None) -> None:
         """Strip pasting and launcher wrappers (facts/lines.py) from ``text``, line for line;
-        the original stays in ``raw_text`` for evidence."""
+        the original stays in ``raw_text`` for evidence. ``plain``: the wrapper gate's answer
+        when the caller's scan already has it (facts/lines.normalise)."""
         from stethoscope.facts.lines import normalise
 
-        norm = normalise(self.text)
-        if norm is not self.text:
+        split: list[list[str]] = []
+        norm = normalise(self.text, plain, split)
+        if norm is self.text:
+            if split and self._lines is None:  # the rows the gate split: the same as ``lines`` would
+                lines = split[0]
+                if lines and lines[-1] == "":
+                    lines.pop()
+                self._lines = lines
+        else:
             self.raw_text, self.text = self.text, norm
             self._lines, self._offsets, self._last = None, None, (0, 1)
             # a line a terminal had cut lives on its first row, the rows after it blank
