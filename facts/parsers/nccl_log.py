@@ -330,12 +330,25 @@ def _iface_address(entry: str) -> tuple[str, str | None]:
     return iface, addr
 
 
+class _CountingBuilder(FactBuilder):
+    """A FactBuilder that counts its ``add`` calls (a fact built, folded or capped each)."""
+
+    adds = 0
+
+    def add(self, cls: type, line: int, node: str | None = None, text: str | None = None, **fields: Any) -> Any:
+        self.adds += 1
+        return super().add(cls, line, node, text, **fields)
+
+
 class NcclLogState:
     """State of one parse: dedupe keys, and rank/transport facts completed at the end."""
 
     def __init__(self, artefact: Artefact, result: ParseResult):
         self.artefact = artefact
-        self.b = FactBuilder(artefact, result)
+        self.b = _CountingBuilder(artefact, result)
+        #: once()'s adds, and the lines whose reading depends on the order of lines (a
+        #: communicator's abort): with ``b.adds`` and the errors, what tells a repeatable line
+        self.once_adds = self.ordered = 0
         self.seen: set[tuple[Any, ...]] = set()
         self.ranks: dict[tuple[Any, ...], tuple[int, str, dict[str, Any]]] = {}
         self.transports: dict[tuple[Any, ...], tuple[int, str, dict[str, Any], set[int]]] = {}
@@ -345,6 +358,7 @@ class NcclLogState:
         full = (cls, node, *key)
         if full not in self.seen:
             self.seen.add(full)
+            self.once_adds += 1
             self.b.add(cls, line, node=node, **fields)
 
     def line(self, no: int, node: str, pid: int | None, dev: int | None, level: str, src: str | None,
@@ -371,8 +385,9 @@ class NcclLogState:
             m = _CHANNEL.match(msg)
             if not m:
                 return self.b.error(no, f"NCCL channel line without ranks or transport: {msg!r}")
-            return self._pair(m, node, pid, dev, lambda: no)
+            return self.pair(_parts(m), node, pid, dev, lambda: no)
         if msg.endswith(("Abort START", "Abort COMPLETE")) and "comm " in msg:
+            self.ordered += 1
             return self.chains.abort(node, pid, msg.endswith("START"))
         if msg.endswith(("Init START", "Init COMPLETE", "Destroy COMPLETE")) and "comm " in msg:
             return self._init(no, node, msg, ctx)
@@ -420,17 +435,19 @@ class NcclLogState:
         """A prefixed INFO ``Channel``/``Ring`` line (most of a log's wanted lines) without the
         checks of :meth:`line` it cannot pass; its line number counted only for a new pair.
         False: not a channel line of _CHANNEL_FAST's shape (then :meth:`line` reads it)."""
-        m = _CHANNEL_FAST(msg)
-        if m is None:
+        parts = _channel_parts(msg)
+        if parts is None:
             return False
         self.chains.other(node, pid)
-        self._pair(m, node, pid, dev, lambda: self.artefact.line_of(offset))
+        self.pair(parts, node, pid, dev, lambda: self.artefact.line_of(offset))
         return True
 
-    def _pair(self, m: re.Match[str], node: str, pid: int | None, dev: int | None, line_at: Callable[[], int]) -> None:
+    def pair(self, parts: tuple[int, int, int, str, str | None], node: str, pid: int | None, dev: int | None,
+             line_at: Callable[[], int]) -> None:
         """A channel line's (rank, peer, transport, direction) pair, its channel collected;
-        ``line_at()`` gives its line number, asked only for a pair not seen before."""
-        rank, peer, transport, direction = int(m["src"]), int(m["dst"]), m["transport"], m["dir"]
+        ``parts``: (channel, rank, peer, transport, direction); ``line_at()`` gives its line
+        number, asked only for a pair not seen before."""
+        ch, rank, peer, transport, direction = parts
         key = (node, pid, rank, peer, transport, direction)
         got = self.transports.get(key)
         if got is None:
@@ -440,7 +457,7 @@ class NcclLogState:
                           method=_method(transport), direction=direction, pid=pid, local_device=dev,
                           gdr=("/GDRDMA" in transport) if family == "NET" else None)
             got = self.transports[key] = (line_at(), node, fields, set())
-        got[3].add(int(m["ch"]))
+        got[3].add(ch)
 
     def _init(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
         m = _INIT.search(msg)
@@ -577,6 +594,8 @@ _OTHER = re.compile(
 # a few runs; its newlines count the lines): _PREFIXED_LINE's lines, half the cost of findall
 _PREFIXED_RUNS = re2.compile(
     r"(?m)^(?:[\w.\-]+:\d+:\d+ \[-?\d+\] (?:" + _NOT_SPACE + r"+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN) [^\n]*(?:\n|\z))+")
+# The same when the whole text is one such run (fullmatch)
+_ALL_PREFIXED = re2.compile(_PREFIXED_RUNS.pattern[len("(?m)^"):])
 # The lines that start with NCCL's full prefix, counted from the newline before each (a literal
 # the scan skips to; "^" under re.M is tried at every character): run on "\n" + text.
 _PREFIXED_AFTER_NL = re.compile(r"\n" + _PREFIXED_LINE.pattern[1:])
@@ -619,6 +638,54 @@ _CHANNEL_FAST = re.compile(
 ).match
 
 
+def _parts(m: re.Match[str]) -> tuple[int, int, int, str, str | None]:
+    """(channel, rank, peer, transport, direction) of a _CHANNEL or _CHANNEL_FAST match."""
+    return int(m["ch"]), int(m["src"]), int(m["dst"]), m["transport"], m["dir"]
+
+
+#: _CHANNEL_FAST's reading of each channel message met (a fleet's nodes print the same few hundred:
+#: read once a process); None for one of another shape
+_CHANNEL_READ: dict[str, tuple[int, int, int, str, str | None] | None] = {}
+_CHANNEL_READ_MAX = 8192
+
+
+def _channel_parts(msg: str) -> tuple[int, int, int, str, str | None] | None:
+    try:
+        return _CHANNEL_READ[msg]
+    except KeyError:
+        pass
+    if len(_CHANNEL_READ) >= _CHANNEL_READ_MAX:
+        _CHANNEL_READ.clear()
+    m = _CHANNEL_FAST(msg)
+    parts = _CHANNEL_READ[msg] = _parts(m) if m else None
+    return parts
+
+
+class _Runs(list):
+    """The fast path's wanted lines where every other candidate is known absent: per RE2 run of
+    consecutive wanted lines, its offset and its lines' _ROWS groups."""
+
+
+# A wanted line's _PREFIXED_GROUPS as findall gives them over a run ("" for a group that took no
+# part): host, pid, dev, src, srcline, level, msg; "^" keeps every match at a line's start
+# vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
+_ROWS = re.compile("^" + _PREFIXED_GROUPS.pattern + r"\n?", re.M)
+
+
+def _wanted_runs(text: str, data: bytes) -> _Runs | None:
+    """Each run of wanted lines (_WANTED_RUNS) as (offset, rows): one findall a run, not a match a
+    line; None where a run's lines and rows disagree in number (never seen: then match by match)."""
+    runs = _Runs()
+    count, rows_of = text.count, _ROWS.findall
+    for run in _WANTED_RUNS.finditer(data):
+        start, end = run.span()
+        rows = rows_of(text, start, end)
+        if len(rows) != count("\n", start, end) + (data[end - 1] != 10):
+            return None
+        runs.append((start, rows))
+    return runs
+
+
 def _wanted_starts(text: str, data: bytes) -> list[int]:
     """Where each line _WANTED_PREFIXED matches starts (``data``: ``text`` encoded, ASCII)."""
     starts, find = [], text.find
@@ -641,18 +708,23 @@ def _prefixed_count(text: str, data: bytes) -> int:
 
 def _candidates(text: str) -> tuple[Any, int | None]:
     """The candidate matches of _SCAN in text order, and how many lines carry NCCL's full
-    prefix (None: count them one by one). ASCII text takes the fast path."""
+    prefix (None: count them one by one). ASCII text takes the fast path: where no candidate
+    lacks the prefix, the wanted lines' runs (_Runs)."""
     if len(text) < _FAST_FROM:  # a pasted fragment: one scan costs less than three
         return _SCAN.finditer(text), None
     data = text.encode("utf-8", "surrogatepass")
     if len(data) != len(text):  # not ASCII: RE2's byte offsets are not the text's
         return _SCAN.finditer(text), None
+    other: list[Any] = []
+    if _ALL_PREFIXED.fullmatch(data):  # a log NCCL wrote alone: every line prefixed, so no other candidate
+        prefixed = text.count("\n") + (data[-1] != 10)
+    else:
+        prefixed = _prefixed_count(text, data)
+        if not _no_other(text, prefixed, data):
+            other = [_SCAN.match(text, m.start()) for m in _OTHER.finditer(text)]
+    if not other and (runs := _wanted_runs(text, data)) is not None:
+        return runs, prefixed
     wanted = list(map(_PREFIXED_GROUPS.match, repeat(text), _wanted_starts(text, data)))
-    scan_at = _SCAN.match
-    prefixed = _prefixed_count(text, data)
-    if _no_other(text, prefixed, data):
-        return wanted, prefixed
-    other = [scan_at(text, m.start()) for m in _OTHER.finditer(text)]
     if not other:
         return wanted, prefixed
     return heapq.merge(wanted, other, key=lambda m: m.start()), prefixed
@@ -664,6 +736,9 @@ def parse(artefact: Artefact) -> ParseResult:
     used = 0
     line_of, node_for, maybe = artefact.line_of, artefact.node_for, _maybe
     cands, prefixed = _candidates(artefact.text)
+    if type(cands) is _Runs:
+        _read_runs(state, artefact, cands)
+        cands = ()
     for cand in cands:
         msg = cand["msg"]
         if msg is not None:  # NCCL's prefix at the start of the line
@@ -708,6 +783,40 @@ def parse(artefact: Artefact) -> ParseResult:
     result.lines_used = used + (prefixed or 0)
     _init_not_seen_complete(artefact, state.b)
     return result
+
+
+def _read_runs(state: NcclLogState, artefact: Artefact, runs: _Runs) -> None:
+    """The fast path's wanted lines, as parse() reads a prefixed candidate: a channel line of
+    _CHANNEL_FAST's shape straight to its pair (its reading kept per message), an INFO line that
+    _maybe() refuses passed over, any other to :meth:`NcclLogState.line`."""
+    line_of, node_for, maybe, channel_parts = artefact.line_of, artefact.node_for, _maybe, _channel_parts
+    chains, pair, b, errors = state.chains, state.pair, state.b, state.b.result.errors
+    # INFO lines read before from the same process whose reading only made once() facts (every
+    # rank of a process prints "Initialized NET plugin Socket"): read again, they would add nothing
+    repeatable: set[tuple[str, str, str, str, str]] = set()
+    for start, rows in runs:
+        for no, (host, pid, dev, src, srcline, level, msg) in enumerate(rows, line_of(start)):
+            msg = msg.rstrip()  # what _HEADER's "(?P<msg>(?:.*\S)?)\s*$" leaves
+            if level == "INFO":
+                if msg.startswith(("Channel ", "Ring ")) and (parts := channel_parts(msg)) is not None:
+                    node, p = node_for(host), int(pid)
+                    if chains.open or chains.last_warn:  # else other() has nothing to end
+                        chains.other(node, p)
+                    pair(parts, node, p, int(dev), lambda no=no: no)
+                    continue
+                if not maybe(msg):
+                    continue
+                key = (host, pid, src, srcline, msg)
+                if key in repeatable:
+                    if chains.open or chains.last_warn:
+                        chains.other(node_for(host), int(pid))
+                    continue
+                before = (b.adds - state.once_adds, state.ordered, len(errors))
+                state.line(no, node_for(host), int(pid), int(dev), level, src or None, srcline or None, msg)
+                if (b.adds - state.once_adds, state.ordered, len(errors)) == before:
+                    repeatable.add(key)
+                continue
+            state.line(no, node_for(host), int(pid), int(dev), level, src or None, srcline or None, msg)
 
 
 def _init_not_seen_complete(artefact: Artefact, b: FactBuilder) -> None:

@@ -98,3 +98,24 @@ def test_a_bare_self_explaining_warn_in_a_long_log_is_read(monkeypatch):
     fast = _parse(text, True, monkeypatch)
     assert fast == _parse(text, False, monkeypatch)
     assert any(f["kind"] == "nccl_warn" and "Unable to open device" in f["message"] for f in fast[0])
+
+
+def test_repeated_lines_read_in_order_where_order_matters(monkeypatch):
+    """The fast path reads a repeated INFO line once a process only where its first reading made
+    nothing but once() facts: a communicator's abort, a frame, an INFO shared-memory failure and
+    an unreadable line are read every time, and a repeated line still ends a process's chain."""
+    real = (ROOT / "artefacts/nccl_log/allreduce_healthy_g2.nccl.log").read_text(encoding="utf-8")
+    abort = "h:7:8 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 cudaDev 0 busId 60 - Abort "
+    extra = [abort + "START", "h:7:8 [0] NCCL INFO misc/socket.cc:64 -> 3", abort + "COMPLETE", abort + "START",
+             "h:7:8 [0] NCCL INFO misc/socket.cc:64 -> 3", abort + "COMPLETE",
+             "h:7:8 [0] NCCL INFO Using network Socket", "h:7:8 [0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed",
+             "h:7:8 [0] NCCL INFO Using network Socket", "h:7:8 [0] NCCL INFO misc/socket.cc:80 -> 6",
+             "h:7:8 [1] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", "h:7:8 [0] NCCL INFO bootstrap.cc:701 -> 6",
+             "h:7:8 [1] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", "h:7:8 [0] NCCL INFO bootstrap.cc:702 -> 6",
+             "h:7:8 [0] NCCL INFO Error while creating shared memory segment /dev/shm/nccl-x (size 10)",
+             "h:7:8 [0] NCCL INFO Error while creating shared memory segment /dev/shm/nccl-x (size 10)",
+             "h:7:8 [0] NCCL INFO NCCL version 2.x", "h:7:8 [0] NCCL INFO NCCL version 2.x"]
+    text = real + "\n".join(extra) + "\n"
+    fast = _parse(text, True, monkeypatch)
+    assert fast == _parse(text, False, monkeypatch)
+    assert len([e for e in fast[1] if "version" in e[1]]) == 2
