@@ -795,8 +795,8 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: _Runs) -> None:
     # rank of a process prints "Initialized NET plugin Socket"): read again, they would add nothing
     repeatable: set[tuple[str, str, str, str, str]] = set()
     for start, rows in runs:
-        for no, (host, pid, dev, src, srcline, level, msg) in enumerate(rows, line_of(start)):
-            msg = msg.rstrip()  # what _HEADER's "(?P<msg>(?:.*\S)?)\s*$" leaves
+        for no, (host, pid, dev, src, srcline, level, raw) in enumerate(rows, line_of(start)):
+            msg = raw.rstrip()  # what _HEADER's "(?P<msg>(?:.*\S)?)\s*$" leaves
             if level == "INFO":
                 if msg.startswith(("Channel ", "Ring ")) and (parts := channel_parts(msg)) is not None:
                     node, p = node_for(host), int(pid)
@@ -804,7 +804,9 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: _Runs) -> None:
                         chains.other(node, p)
                     pair(parts, node, p, int(dev), lambda no=no: no)
                     continue
-                if not maybe(msg):
+                # _WANTED_PREFIXED is _maybe()'s patterns on the message: it took the line, so only a
+                # message that lost trailing blanks ("... via " -> "... via") can be refused here
+                if len(msg) != len(raw) and not maybe(msg):
                     continue
                 key = (host, pid, src, srcline, msg)
                 if key in repeatable:

@@ -119,3 +119,22 @@ def test_repeated_lines_read_in_order_where_order_matters(monkeypatch):
     fast = _parse(text, True, monkeypatch)
     assert fast == _parse(text, False, monkeypatch)
     assert len([e for e in fast[1] if "version" in e[1]]) == 2
+
+
+def test_the_wanted_scan_takes_the_info_lines_maybe_takes():
+    """_read_runs asks _maybe() only of a message that lost trailing blanks: on every prefixed INFO
+    line of the long real logs, _WANTED_PREFIXED (RE2) takes the line exactly when _maybe() takes
+    its message, where the message has no trailing blank."""
+    checked = 0
+    for path in LOGS:
+        text = path.read_text(encoding="utf-8")
+        if not text.isascii():
+            continue
+        for m in nccl_log._ROWS.finditer(text):
+            raw = m["msg"]
+            if m["level"] != "INFO" or raw != raw.rstrip():
+                continue
+            line = text[m.start():m.end()].rstrip("\n").encode()
+            assert bool(nccl_log._WANTED_PREFIXED.match(line)) == nccl_log._maybe(raw), raw
+            checked += 1
+    assert checked > 1000
