@@ -97,8 +97,15 @@ class SharedLibraryMissing(Fact):
     library: str  # "libcuda.so.1"
     program: str | None = None  # "/sd-cli": the program ld.so named (None: a Python ImportError/OSError)
     #: who ships the library, by its name: ``nvidia_driver`` for the driver's user-space libraries
-    #: (libcuda, libnvidia-*, libnvcuvid), which come from the host's driver, never from an image
-    provider: Literal["nvidia_driver"] | None = None
+    #: (libcuda, libnvidia-*, libnvcuvid), which come from the host's driver, never from an image;
+    #: ``cuda_toolkit`` for the CUDA runtime and math libraries a framework is built against (cudart,
+    #: cuBLAS, cuDNN, cuFFT, cuRAND, cuSOLVER, cuSPARSE); ``tensorrt`` (libnvinfer*) and
+    #: ``cuda_profiler`` (CUPTI), which frameworks load only for TensorRT or for profiling
+    provider: Literal["nvidia_driver", "cuda_toolkit", "tensorrt", "cuda_profiler"] | None = None
+    #: the program logged the failed load as a warning and went on (TensorFlow's dso_loader "Could not
+    #: load dynamic library"): what it needed the library for is not available, the rest runs
+    reported_as_warning: bool = False
+    detail: str | None = None  # the loader's own reason where the line quotes it (TensorFlow's dlerror)
 
 
 @fact_kind

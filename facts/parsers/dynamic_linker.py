@@ -25,6 +25,23 @@ and dlopen()'s same text raised by Python (``ImportError: <lib>: cannot open ...
     ImportError: libcuda.so.1: cannot open shared object file: No such file or directory    (openai/gpt-2#204)
     ImportError: /lib64/libc.so.6: version `GLIBC_2.14' not found (required by /home/poinarlab/miniconda3/lib/python3.8/lib-dynload/../../libz.so.1)    (a public note in the code index)
 
+TensorFlow's own loader (tsl/platform/default/dso_loader.cc, stream_executor/platform/default/ before
+TF 2.9, compiler/xla/stream_executor/ in 2.11-2.13) logs a dlopen() it could not do as a warning and goes
+on: without the CUDA libraries it skips the GPU ("Cannot dlopen some GPU libraries ... Skipping
+registering GPU devices..."), without TensorRT or CUPTI only TF-TRT or the profiler is missing (TF 2.1-2.11
+try libnvinfer on every import). TF 1.x wrote ``Couldn't open CUDA library <lib>. LD_LIBRARY_PATH: ...``
+at INFO. Sample lines (real)::
+
+    2020-01-23 07:49:01.813088: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library 'libnvinfer.so.6'; dlerror: libnvinfer.so.6: cannot open shared object file: No such file or directory; LD_LIBRARY_PATH: ...    (tensorflow/tensorflow#36088)
+    2023-02-13 19:39:03.670024: W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file: No such file or directory; LD_LIBRARY_PATH: /usr/lib64-nvidia    (googlecolab/colabtools#3408)
+    I tensorflow/stream_executor/dso_loader.cc:99] Couldn't open CUDA library libcudnn.so. LD_LIBRARY_PATH:     (TF 1.x, a public notebook in the code index)
+
+each a ``shared_library_missing`` of the library TensorFlow asked for (``reported_as_warning``, the
+dlerror in ``detail``: it may name another library the first needs). ``provider`` is read from the
+library's name on every form: ``nvidia_driver``, ``cuda_toolkit`` (libcudart, libcublas[Lt],
+libcudnn, libcufft, libcurand, libcusolver, libcusparse, libnvrtc, and their Windows DLLs),
+``tensorrt`` (libnvinfer*), ``cuda_profiler`` (libcupti).
+
 Facts: ``library_symbol_missing`` per line (the object that needs the symbol, the symbol, its
 version when printed, and ``provider``: the library that exports a symbol of that name by its
 naming convention, ``nccl`` for NCCL's ``nccl*``/``pnccl*`` API; None for any other symbol, a
@@ -82,7 +99,29 @@ VERSION = re.compile(
 _VERSION_MARK = "' not found (required by "
 # the driver's user-space libraries: they come from the host's driver (a container gets them from the
 # NVIDIA runtime), never from an image or a wheel
-_DRIVER_LIB = re.compile(r"lib(?:cuda|nvidia-[\w-]+|nvcuvid|nvoptix)\.so(?:\.[\w.]+)?")
+_DRIVER_LIB = re.compile(r"lib(?:cuda|nvidia-[\w-]+|nvcuvid|nvoptix)\.so(?:\.[\w.]+)?|nvcuda\.dll")
+#: the other NVIDIA libraries a framework loads, by name (the soname or the Windows DLL: cudart64_110.dll)
+_PROVIDERS = (
+    ("cuda_toolkit", re.compile(r"(?:lib)?(?:cudart|cublas(?:Lt)?|cudnn\w*|cufft|curand|cusolver|cusparse|nvrtc)"
+                                r"(?:\.so(?:\.[\w.]+)?|64_\w+\.dll)")),
+    ("tensorrt", re.compile(r"(?:lib)?nvinfer\w*(?:\.so(?:\.[\w.]+)?|(?:_\d+)?\.dll)")),
+    ("cuda_profiler", re.compile(r"(?:lib)?cupti(?:\.so(?:\.[\w.]+)?|64_\w+\.dll)")),
+)
+# 2020-01-23 07:49:01.813088: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library 'libnvinfer.so.6'; dlerror: libnvinfer.so.6: cannot open shared object file: No such file or directory; LD_LIBRARY_PATH: /usr/local/cuda/lib64:
+# W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found
+# I tensorflow/stream_executor/dso_loader.cc:99] Couldn't open CUDA library libcudnn.so. LD_LIBRARY_PATH:
+TF_DSO = re.compile(r"\bdso_loader\.cc:\d{1,5}\] (?:Could not load dynamic library '(?P<library>[^'\n]{1,300})'; dlerror: "
+                    r"(?P<detail>[^\n]{0,400}?)(?:; LD_LIBRARY_PATH: [^\n]{0,2000})?[ \t\r]*$"
+                    r"|Couldn't open CUDA library (?P<old>[^\s\n]{1,300}?)\.? LD_LIBRARY_PATH:)", re.M)
+_TF_DSO_MARK = "dso_loader.cc:"
+
+
+def provider_of(library: str) -> str | None:
+    """Who ships a library, by its file name (see SharedLibraryMissing.provider)."""
+    name = library.rsplit("/", 1)[-1]
+    if _DRIVER_LIB.fullmatch(name):
+        return "nvidia_driver"
+    return next((p for p, rx in _PROVIDERS if rx.fullmatch(name)), None)
 
 
 def _abi(version: str) -> str | None:
@@ -114,7 +153,8 @@ def _matches(text: str) -> Iterator[re.Match[str]]:
 def detect(head: str) -> bool:
     return (any(not _in_nccl_line(m) for m in _matches(head))
             or any(not _in_nccl_line(m) for m in _marked(head, _NO_FILE_MARK, NO_FILE))
-            or any(not _in_nccl_line(m) for m in _marked(head, _VERSION_MARK, VERSION)))
+            or any(not _in_nccl_line(m) for m in _marked(head, _VERSION_MARK, VERSION))
+            or any(True for _ in _marked(head, _TF_DSO_MARK, TF_DSO)))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -133,8 +173,12 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         result.lines_used += 1
         lib = m["library"]
-        fb.add(SharedLibraryMissing, artefact.line_of(m.start()), library=lib, program=m["program"],
-               provider="nvidia_driver" if _DRIVER_LIB.fullmatch(lib.rsplit("/", 1)[-1]) else None)
+        fb.add(SharedLibraryMissing, artefact.line_of(m.start()), library=lib, program=m["program"], provider=provider_of(lib))
+    for m in _marked(artefact.text, _TF_DSO_MARK, TF_DSO):
+        result.lines_used += 1
+        lib = m["library"] or m["old"]
+        fb.add(SharedLibraryMissing, artefact.line_of(m.start()), library=lib, program="tensorflow", provider=provider_of(lib),
+               reported_as_warning=True, detail=m["detail"] or None)
     for m in _marked(artefact.text, _VERSION_MARK, VERSION):
         if _in_nccl_line(m):  # NCCL's net plugin dlerror (nccl_log's)
             continue
@@ -146,4 +190,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r": undefined symbol: [A-Za-z_$]", r"\.so[\w.]*: cannot open shared object file: No such file or directory",
-              r"' not found \(required by ")
+              r"' not found \(required by ", r"dso_loader\.cc:\d+\] (?:Could not load dynamic library '|Couldn't open CUDA library )")

@@ -79,3 +79,46 @@ def test_nccl_plugin_dlerror_of_a_version_is_not_read_here():
     # harvest 126 (awsome-distributed-ai#292): NCCL's own NET/Plugin line, nccl_log's to read
     assert parse_text(" [0] NCCL INFO NET/Plugin : dlerror=/opt/amazon/efa/lib/libfabric.so.1: version `FABRIC_1.7' "
                       "not found (required by /x/libnccl-net.so)\n").facts == []
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("tf36088_tensorrt_optional.log", [(1, "libnvinfer.so.6", "tensorrt"), (2, "libnvinfer_plugin.so.6", "tensorrt")]),
+    ("colab3408_xla_nvinfer.log", [(1, "libnvinfer.so.7", "tensorrt"), (2, "libnvinfer_plugin.so.7", "tensorrt")]),
+    ("nvtf110_cusolver_nvjitlink.log", [(5, "libcusolver.so.11", "cuda_toolkit")]),
+    ("jax3746_tf_cudart.log", [(1, "libcudart.so.11.0", "cuda_toolkit")]),
+])
+def test_tensorflow_dso_loader_warnings(name, expected):
+    """TensorFlow's own loader: the library it asked for, its dlerror kept; its successful loads are no fact."""
+    text = (FIX / name).read_text()
+    assert dynamic_linker.detect(text)
+    got = parse_text(text).facts
+    assert [(f.evidence.line, f.library, f.provider) for f in got] == expected
+    assert all(f.reported_as_warning and f.program == "tensorflow" for f in got)
+    if name.startswith("nvtf110"):
+        assert got[0].detail == "libnvJitLink.so.12: cannot open shared object file: No such file or directory"
+
+
+@pytest.mark.parametrize("line, library, provider", [
+    # the Windows build (dso_loader.cc's message with the DLL's name)
+    ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cudart64_110.dll'; "
+     "dlerror: cudart64_110.dll not found", "cudart64_110.dll", "cuda_toolkit"),
+    ("W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library 'libcuda.so.1'; "
+     "dlerror: libcuda.so.1: cannot open shared object file: No such file or directory", "libcuda.so.1", "nvidia_driver"),
+    # TF 1.x (stream_executor/dso_loader.cc, LOG(INFO))
+    ("I tensorflow/stream_executor/dso_loader.cc:142] Couldn't open CUDA library libcupti.so.9.0. LD_LIBRARY_PATH: /usr/local/cuda-9.0/lib64",
+     "libcupti.so.9.0", "cuda_profiler"),
+    ("I tensorflow/stream_executor/dso_loader.cc:99] Couldn't open CUDA library libcudnn.so. LD_LIBRARY_PATH: ", "libcudnn.so", "cuda_toolkit"),
+])
+def test_tensorflow_forms_filled_in(line, library, provider):
+    (f,) = parse_text(line + "\n").facts
+    assert (f.library, f.provider) == (library, provider)
+
+
+def test_tensorflow_successful_loads_are_nothing():
+    text = "I tensorflow/stream_executor/platform/default/dso_loader.cc:49] Successfully opened dynamic library libcudart.so.11.0\n"
+    assert not dynamic_linker.detect(text) and parse_text(text).facts == []
+
+
+def test_import_error_of_a_cuda_library_names_its_provider():
+    (f,) = parse_text("ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory\n").facts
+    assert (f.provider, f.reported_as_warning) == ("cuda_toolkit", False)
