@@ -161,99 +161,132 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
+class _Path:
+    """A path below ``<gpu>`` that a fact reads, or that holds one: what its element gives (a
+    record key, a section's line, a leaf :func:`_take` reads) and its child paths, found once
+    a process (a fleet's documents repeat the same few hundred paths)."""
+
+    __slots__ = ("path", "key", "section", "taken", "children")
+
+    def __init__(self, path: tuple[str, ...]):
+        self.path = path
+        self.key = KEYS.get(path)
+        self.section = SECTIONS.get(path)
+        #: a leaf here goes to _take (processes, clock reasons and their counters, ECC counts)
+        self.taken = bool(path) and not self.key and (
+            path[0] in _OTHERS and (path[0] != "ecc_errors" or (len(path) >= 3 and ecc_counter_of(path) is not None)))
+        self.children: dict[str, _Path | None] = {}
+
+    def child(self, name: str) -> _Path | None:
+        """The path of a child element named ``name``; None where no fact reads it or below it."""
+        sub = self.path + (name,)
+        node = _Path(sub) if sub in _OPEN or sub in KEYS or sub[0] in _OTHERS else None
+        if len(self.children) < _CHILDREN_KEPT:  # a hostile document's names are not all kept
+            self.children[name] = node
+        return node
+
+
+_CHILDREN_KEPT = 512
+#: the path of a <gpu> element (and of the root: nothing below it is read but <gpu>)
+_GPU = _Path(())
+_UNSEEN = object()
+
+
 class _Reader:
     """expat callbacks: the element path below ``<gpu>``, the leaf values a fact reads.
 
     An element whose path no fact reads (most of a GPU's: memory usage, encoder stats,
     inforom, ...) is passed over with its content by two small handlers that only count
     elements and depth for the limits: no path, no line, no text (_OPEN says which paths a
-    fact reads below)."""
+    fact reads below). The handlers are closures over the state (no attribute lookups: they
+    run for each element of each GPU)."""
 
     def __init__(self, first_line: int):
-        self.offset = first_line - 1
+        offset = first_line - 1
         #: per open element read: (its path below <gpu>, or None where no fact reads it or what
         #: it holds; its start line; the elements started up to it: a leaf when none started since)
-        self.stack: list[tuple[tuple[str, ...] | None, int, int]] = []
-        self.passing = 0  # open elements passed over (not on the stack)
-        self.chars: list[str] = []
-        self.top: dict[str, str] = {}
-        self.records: list[GpuRecord] = []
-        self.elements = 0
-        self.rec: GpuRecord | None = None
-        self.parser = expat.ParserCreate()
-        self.parser.buffer_text = True  # one text callback per run of text, not one per line
-        self._read()
+        stack: list[tuple[_Path | None, int, int]] = []
+        chars: list[str] = []
+        top: dict[str, str] = {}
+        records: list[GpuRecord] = []
+        self.top, self.records, self.rec = top, records, None
+        parser = self.parser = expat.ParserCreate()
+        parser.buffer_text = True  # one text callback per run of text, not one per line
+        elements = 0
+        passing = 0  # open elements passed over (not on the stack)
+        rec: GpuRecord | None = None
 
-    def _read(self) -> None:
-        p = self.parser
-        p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = self.start, self.end, self.chars.append
+        def stop(depth: int) -> None:
+            """Past a limit (the element now opened inside ``depth`` others): the parse stops."""
+            line = parser.CurrentLineNumber + offset
+            if depth >= MAX_DEPTH:
+                raise _Limit("xml_depth", line, f"elements nested deeper than {MAX_DEPTH} levels: the rest of the document not read")
+            raise _Limit("xml_elements", line, f"more than {MAX_ELEMENTS:,} elements: the rest of the document not read")
 
-    def _stop(self, depth: int) -> None:
-        """Past a limit (the element now opened inside ``depth`` others): the parse stops."""
-        line = self.parser.CurrentLineNumber + self.offset
-        if depth >= MAX_DEPTH:
-            raise _Limit("xml_depth", line, f"elements nested deeper than {MAX_DEPTH} levels: the rest of the document not read")
-        raise _Limit("xml_elements", line, f"more than {MAX_ELEMENTS:,} elements: the rest of the document not read")
-
-    def start(self, name: str, attrs: dict[str, str]) -> None:
-        stack = self.stack
-        depth = len(stack)
-        self.elements += 1
-        if depth >= MAX_DEPTH or self.elements > MAX_ELEMENTS:
-            self._stop(depth)
-        self.chars.clear()
-        if depth >= 2:
-            parent = stack[-1][0]
-            if parent is None:  # inside an element no fact reads: the rest of it is passed over
-                self.passing = 1
-                p = self.parser
-                p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = self._pass_start, self._pass_end, None
+        def start(name: str, attrs: dict[str, str]) -> None:
+            nonlocal elements, passing, rec
+            depth = len(stack)
+            elements += 1
+            if depth >= MAX_DEPTH or elements > MAX_ELEMENTS:
+                stop(depth)
+            chars.clear()
+            if depth >= 2:
+                parent = stack[-1][0]
+                if parent is None:  # inside an element no fact reads: the rest of it is passed over
+                    passing = 1
+                    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = pass_start, pass_end, None
+                    return
+                node = parent.children.get(name, _UNSEEN)
+                if node is _UNSEEN:
+                    node = parent.child(name)
+                if node is None:
+                    stack.append((None, 0, elements))
+                    return
+                line = parser.CurrentLineNumber + offset
+                if node.section:
+                    rec.values[node.section] = ("", line)  # type: ignore[union-attr]  # below <gpu>
+                stack.append((node, line, elements))  # type: ignore[arg-type]
                 return
-            sub = parent + (name,)
-            if not (sub in _OPEN or sub in KEYS or sub[0] in _OTHERS):
-                stack.append((None, 0, self.elements))
-                return
-            line = self.parser.CurrentLineNumber + self.offset
-            if sub in SECTIONS:
-                self.rec.values[SECTIONS[sub]] = ("", line)  # type: ignore[union-attr]  # below <gpu>
-            stack.append((sub, line, self.elements))
-            return
-        line = self.parser.CurrentLineNumber + self.offset
-        if depth == 1 and name == "gpu":
-            self.rec = GpuRecord(pci_bus_id=try_pci_bus_id(attrs.get("id")) or "unknown", line=line)
-            self.records.append(self.rec)
-        # paths below <gpu> start empty; below any other element of the log nothing is read
-        stack.append(((), line, self.elements) if depth == 0 or name == "gpu" else (None, line, self.elements))
+            line = parser.CurrentLineNumber + offset
+            if depth == 1 and name == "gpu":
+                rec = self.rec = GpuRecord(pci_bus_id=try_pci_bus_id(attrs.get("id")) or "unknown", line=line)
+                records.append(rec)
+            # paths below <gpu> start empty; below any other element of the log nothing is read
+            stack.append((_GPU, line, elements) if depth == 0 or name == "gpu" else (None, line, elements))
 
-    def end(self, name: str) -> None:
-        sub, line, before = self.stack.pop()
-        depth = len(self.stack)
-        if before == self.elements:  # a leaf
-            if depth == 1:
-                self.top[name] = "".join(self.chars).strip()
-            elif sub:
-                value = "".join(self.chars).strip()
-                if (key := KEYS.get(sub)):
-                    self.rec.values[key] = (value, line)  # type: ignore[union-attr]  # below <gpu>
-                else:
-                    _take(self.rec, sub, value, line)  # type: ignore[arg-type]
-        self.chars.clear()
-        if depth == 1 and name == "gpu":
-            self.rec = None
+        def end(name: str) -> None:
+            nonlocal rec
+            node, line, before = stack.pop()
+            depth = len(stack)
+            if before == elements:  # a leaf
+                if depth == 1:
+                    top[name] = "".join(chars).strip()
+                elif depth and node is not None:
+                    if (key := node.key):
+                        rec.values[key] = ("".join(chars).strip(), line)  # type: ignore[union-attr]  # below <gpu>
+                    elif node.taken:
+                        _take(rec, node.path, "".join(chars).strip(), line)  # type: ignore[arg-type]
+            chars.clear()
+            if depth == 1 and name == "gpu":
+                rec = self.rec = None
 
-    def _pass_start(self, name: str, attrs: dict[str, str]) -> None:
-        self.elements += 1
-        depth = len(self.stack) + self.passing
-        if depth >= MAX_DEPTH or self.elements > MAX_ELEMENTS:
-            self._stop(depth)
-        self.passing += 1
+        def pass_start(name: str, attrs: dict[str, str]) -> None:
+            nonlocal elements, passing
+            elements += 1
+            depth = len(stack) + passing
+            if depth >= MAX_DEPTH or elements > MAX_ELEMENTS:
+                stop(depth)
+            passing += 1
 
-    def _pass_end(self, name: str) -> None:
-        if self.passing:
-            self.passing -= 1
-        else:  # the end of the element passed over (on the stack)
-            self._read()
-            self.end(name)
+        def pass_end(name: str) -> None:
+            nonlocal passing
+            if passing:
+                passing -= 1
+            else:  # the end of the element passed over (on the stack)
+                parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars.append
+                end(name)
+
+        parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars.append
 
 
 def _take(rec: GpuRecord, path: tuple[str, ...], value: str, line: int) -> None:
