@@ -55,6 +55,13 @@ _CANDIDATES = re.compile(r"NCCL INFO " + _WANTED + r"[^\n]*", re.M)
 # the same when no rule in use binds ring neighbours or tree links (the router's dead kinds):
 # only the ring orders and the communicator lines they need
 _ORDER_CANDIDATES = re.compile(r"NCCL INFO (?:Channel \d+/\d+ :(?:[^\S\n]+-?\d+)+[^\S\n]*$|(?:\w+ )?comm 0x)[^\n]*", re.M)
+# _ORDER_CANDIDATES's two forms looked for apart, each from a longer literal (scanning for "NCCL
+# INFO " alone stops at every line of a log): the ring orders, and every "comm 0x" whose line has
+# "NCCL INFO " or "NCCL INFO <word> " right before it (see _order_candidates)
+# vm:1428:1439 [0] NCCL INFO Channel 00/24 : 0 1
+_ORDER_AT = re.compile(r"NCCL INFO Channel \d+/\d+ :(?:[^\S\n]+-?\d+)+[^\S\n]*$", re.M)
+# vm:1428:1439 [0] NCCL INFO ncclCommInitRankConfig comm 0x55e484784590 rank 0 nranks 2 ...
+_WORD = re.compile(r"\w+")
 _LINKS = frozenset({"nccl_ring_neighbour", "nccl_tree_link"})
 # vm:1428:1439 [0]       vm:1428:1439 [0] init.cc:1000
 _PREFIX = re.compile(r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[-?\d+\] (?:\S+:\d+ )?")
@@ -75,6 +82,31 @@ _COMM = re.compile(r"^(?:\w+ )?comm (?P<ptr>0x[0-9a-fA-F]+) rank (?P<rank>\d+) n
 
 def detect(head: str) -> bool:
     return bool(_DETECT.search(head))
+
+
+def _order_candidates(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each match _ORDER_CANDIDATES.finditer gives, found from literals: a line's
+    leftmost "NCCL INFO " that a ring order or a "[<word> ]comm 0x" follows, to the line's end."""
+    head = "NCCL INFO "
+    starts = [m.start() for m in _ORDER_AT.finditer(text)]
+    find, startswith, word = text.find, text.startswith, _WORD.fullmatch
+    q = find("comm 0x")
+    while q != -1:
+        if q >= 10 and startswith(head, q - 10):  # NCCL INFO comm 0x...
+            starts.append(q - 10)
+        if q > 10 and text[q - 1] == " ":  # NCCL INFO ncclCommInitRankConfig comm 0x...
+            w = text.rfind(" ", 0, q - 1) + 1
+            if w >= 10 and word(text, w, q - 1) and startswith(head, w - 10):
+                starts.append(w - 10)
+        q = find("comm 0x", q + 1)
+    out: list[tuple[int, int]] = []
+    end = -1
+    for start in sorted(starts):
+        if start > end:  # the line's first: the match runs to the line's end
+            end = find("\n", start)
+            end = len(text) if end == -1 else end
+            out.append((start, end))
+    return out
 
 
 def _ranks(text: str) -> list[int]:
@@ -105,16 +137,19 @@ def parse(artefact: Artefact) -> ParseResult:
     prefix = _PREFIX.fullmatch
     starts: dict[int, int] = {}  # line -> its offset: evidence without splitting the whole text
     router = artefact.router
-    scan = _ORDER_CANDIDATES if router is not None and _LINKS <= router.dead else _CANDIDATES
-    for cand in scan.finditer(text):
-        start = rfind("\n", 0, cand.start()) + 1
+    if router is not None and _LINKS <= router.dead:
+        spans = _order_candidates(text)
+    else:
+        spans = [m.span() for m in _CANDIDATES.finditer(text)]
+    for at, cand_end in spans:
+        start = rfind("\n", 0, at) + 1
         no = line_of(start)
         starts[no] = start
-        h = prefix(text, start, cand.start())
+        h = prefix(text, start, at)
         if h:  # NCCL's prefix at the start of the line, then the wanted message
-            msg = cand.group()[10:].rstrip()  # what _HEADER's "(?P<msg>(?:.*\S)?)\s*$" leaves
+            msg = text[at + 10:cand_end].rstrip()  # what _HEADER's "(?P<msg>(?:.*\S)?)\s*$" leaves
         else:
-            h = _HEADER.search(text[start:cand.end()])
+            h = _HEADER.search(text[start:cand_end])
             if not h:
                 continue
             msg = h["msg"]

@@ -1,0 +1,52 @@
+"""nccl_channels' reading when no rule in use binds ring neighbours or tree links: the candidates it
+finds from literals (_order_candidates) are _ORDER_CANDIDATES's matches, on every NCCL log of the
+fixtures, on damaged copies of each, and on lines made to catch the leftmost-candidate rule."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import nccl_channels
+
+HERE = Path(__file__).resolve().parent
+
+
+def _golden():
+    """test_nccl_log_golden's sources and damaged variants (the same cases the golden file holds)."""
+    spec = importlib.util.spec_from_file_location("nccl_log_golden", HERE / "test_nccl_log_golden.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _texts() -> list[tuple[str, str]]:
+    g = _golden()
+    return [(f"{rel}|{name}", text) for rel, src in g.sources().items() for name, text, _ in g.variants(src, rel)]
+
+
+def _old(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in nccl_channels._ORDER_CANDIDATES.finditer(text)]
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[tuple[str, str]]:
+    return _texts()
+
+
+def test_order_candidates_are_the_scans_matches(texts):
+    differ = [name for name, text in texts if nccl_channels._order_candidates(text) != _old(text)]
+    assert len(texts) > 1000
+    assert not differ, differ[:10]
+
+
+@pytest.mark.parametrize("text", [
+    "h:1:2 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 NCCL INFO Channel 00/02 : 0 1",
+    "h:1:2 [0] NCCL INFO Channel 00/02 : 0 1\nh:1:2 [0] NCCL INFO x NCCL INFO comm 0x1 rank 0 nRanks 2",
+    "NCCL INFO NCCL comm 0x1\nNCCL INFO INFO comm 0x2\nNCCL INFO a b comm 0x3\nNCCL INFO x:y comm 0x4\ncomm 0x5 NCCL INFO comm 0x6",
+    "NCCL INFO ncclCommSplit comm 0x1 NCCL INFO comm 0x2\n\nNCCL INFO \ncomm 0x3\nNCCL INFO é comm 0x4\nNCCL INFO  comm 0x5",
+    "comm 0x", "INFO comm 0x1", "NCCL INFO Channel 00/02 :    0   1  \r\nNCCL INFO Channel 01/02 : 0 -> 1",
+])
+def test_order_candidates_on_odd_lines(text):
+    assert nccl_channels._order_candidates(text) == _old(text)
