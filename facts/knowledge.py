@@ -316,8 +316,24 @@ class PerfPlatform(_M):
     source: str
 
 
+class NvlinkPairProduct(_M):
+    gpu_names: list[str] = Field(min_length=1)  # as CUDA names the device, without a leading "NVIDIA "
+    link_gbps: float = Field(gt=0)  # line rate of one NVLink, GB/s in each direction
+    source: str
+
+
+class NvlinkPairs(_M):
+    collectives: list[str] = Field(min_length=1)
+    min_bytes: int = Field(gt=0)
+    efficiency: float = Field(gt=0, le=1)
+    efficiency_source: str
+    min_ratio: float = Field(gt=0, le=1)
+    products: list[NvlinkPairProduct] = Field(min_length=1)
+
+
 class ExpectedPerf(_M):
     platforms: list[PerfPlatform]
+    nvlink_pairs: NvlinkPairs | None = None
 
 
 # --- ib_counters.yaml, nic_line_rate.yaml ----------------------------------------------------

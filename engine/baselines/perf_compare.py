@@ -8,7 +8,9 @@ factor (:func:`busbw_factor`), so that sizes printed as ``0.00`` GB/s compare to
 
 Which reference: the baseline set by :func:`use_baseline` (``steth baseline compare``), else
 the one named by ``$STETH_BASELINE`` (in ``$STETH_BASELINE_DB`` or the default store), else
-the first matching platform of ``knowledge/expected_perf.yaml``; none matching: no facts.
+the first matching platform of ``knowledge/expected_perf.yaml``, else, for two GPUs of one host
+joined by NVLink bridges, the figure its ``nvlink_pairs`` gives for their link count; none
+matching: no facts (rules/nccl/nccl_tests_busbw_unjudged.yaml says the run was not judged).
 
 No verdict is made here: each busbw_comparison carries its ratio and the limits that apply to
 it, each with the knowledge file and key it came from; rules/nccl/busbw_below_baseline*.yaml
@@ -23,7 +25,7 @@ import statistics
 from collections import defaultdict
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from stethoscope.engine.baselines import store
 from stethoscope.facts import knowledge
@@ -190,10 +192,45 @@ def _expected_for(run: Fact, ctx: dict) -> knowledge.PerfPlatform | None:
     return None
 
 
-def reference_for(run: Fact, ctx: dict, baseline: store.Baseline | None) -> tuple[dict[int, float], str, str, str, dict[str, tuple[float, str]]] | None:
+def nvlink_pair_links(facts: list[Fact]) -> dict[str, int]:
+    """node -> the NVLinks joining its two GPUs, for each node whose ``nvidia-smi topo -m`` lists
+    exactly two GPUs and shows them joined by NV<n> (knowledge/expected_perf.yaml nvlink_pairs)."""
+    gpus: dict[str, set[str]] = defaultdict(set)
+    links: dict[str, int] = {}
+    for f in of_kind(facts, "gpu_topo_link"):
+        if f.a.startswith("GPU") and f.b.startswith("GPU"):
+            gpus[f.node].update((f.a, f.b))
+            if f.nvlinks:
+                links[f.node] = f.nvlinks
+    return {node: n for node, n in links.items() if len(gpus[node]) == 2}
+
+
+def _nvlink_pair(run: Fact, ctx: dict, links: int | None, sizes: Iterable[int]) -> tuple[dict[int, float], str, float] | None:
+    """(size -> expected busbw, label, min_ratio) of a 2-rank run on one host whose two GPUs are
+    joined by ``links`` NVLinks of a product knowledge/expected_perf.yaml nvlink_pairs lists."""
+    pairs = knowledge.load("expected_perf.yaml").nvlink_pairs
+    if pairs is None or not links or run.nranks != 2 or ctx["nodes"] != 1 or run.collective not in pairs.collectives:
+        return None
+    name = (ctx["gpu_model"] or "").removeprefix("NVIDIA ").strip()
+    product = next((p for p in pairs.products if name in p.gpu_names), None)
+    if product is None:
+        return None
+    busbw = round(links * product.link_gbps * pairs.efficiency, 2)
+    points = {s: busbw for s in sizes if s >= pairs.min_bytes}
+    if not points:
+        return None
+    label = (f"expected for 2 x {name} joined by NV{links}: {links} x {product.link_gbps} GB/s x {pairs.efficiency} "
+             f"(knowledge/expected_perf.yaml nvlink_pairs; {product.source})")
+    return points, label, pairs.min_ratio
+
+
+def reference_for(run: Fact, ctx: dict, baseline: store.Baseline | None, pair_links: int | None = None,
+                  sizes: Iterable[int] = ()) -> tuple[dict[int, float], str, str, str, dict[str, tuple[float, str]]] | None:
     """What a run is compared with: (size -> reference busbw, label, kind, context diff,
     band -> (limit, its source)), from ``baseline`` when given, else the expected figure (whose
-    ``min_ratio`` is the bandwidth band's limit); None when neither applies."""
+    ``min_ratio`` is the bandwidth band's limit), else, for two GPUs joined by ``pair_links``
+    NVLinks, the figure of knowledge/expected_perf.yaml nvlink_pairs at ``sizes``; None when
+    none applies."""
     if baseline is not None:
         bt = baseline.tables.get(run.collective)
         if bt is None:
@@ -206,16 +243,21 @@ def reference_for(run: Fact, ctx: dict, baseline: store.Baseline | None) -> tupl
                 context_diff(baseline.context, ctx), BELOW)
     plat = _expected_for(run, ctx)
     if plat is None:
-        return None
+        pair = _nvlink_pair(run, ctx, pair_links, sizes)
+        if pair is None:
+            return None
+        return (pair[0], pair[1], "expected", "n/a (expected figure)",
+                {**BELOW, "bandwidth": (pair[2], "knowledge/expected_perf.yaml nvlink_pairs.min_ratio")})
     return (dict(plat.collectives[run.collective].points), f"expected for {plat.id} ({plat.source})", "expected",
             "n/a (expected figure)", {**BELOW, "bandwidth": (plat.min_ratio, f"knowledge/expected_perf.yaml {plat.id}.min_ratio")})
 
 
 def compare_bundle(facts: list[Fact]) -> list[Fact]:
     baseline = current_baseline()
+    pair_links = nvlink_pair_links(facts)
     out: list[Fact] = []
     for run, table, ctx, row_of in runs_of(facts):
-        found = reference_for(run, ctx, baseline)
+        found = reference_for(run, ctx, baseline, pair_links.get(run.node), [r.size_bytes for r in table.rows])
         if found is None:
             continue
         ref, label, kind, diff, limits = found
@@ -225,7 +267,7 @@ def compare_bundle(facts: list[Fact]) -> list[Fact]:
             row = row_of[size]
             limit, limit_source = limits[band]
             out.append(BusbwComparison(
-                id=f"derived:summary:busbw_comparison:{run.id}:{band}", node=run.node, evidence=row.evidence,
+                id=f"derived:summary:busbw_comparison:{run.id}:{band}", node=run.node, evidence=row.evidence, run_id=run.id,
                 sources=f"{row.id},{run.id}", collective=run.collective, band=band, ratio=round(ratio, 4),
                 factor_below=round(1 / ratio, 1) if ratio > 0 else float("inf"), measured_busbw=round(measured, 2),
                 reference_busbw=round(ref[size], 2), size_bytes=size, size_text=size_text(size), sizes=n,

@@ -64,7 +64,7 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
         ratio = round(measured / nic, 3)
         sources = [shown] + sorted(node_ports.values(), key=lambda p: (p.hca, p.port))
         out.append(BusbwVsNicRate(
-            id=f"derived:summary:busbw_vs_nic_rate:{run.id}", node=run.node, evidence=shown.evidence,
+            id=f"derived:summary:busbw_vs_nic_rate:{run.id}", node=run.node, evidence=shown.evidence, run_id=run.id,
             sources=",".join(dict.fromkeys(f.id for f in sources)), measured_busbw=measured, measure=measure,
             nic_ports=len(node_ports), nic_rate_gbps=rate, nic_busbw=round(nic, 2), ratio=ratio,
             min_ratio=k.min_ratio, ports_node=ports_node, nranks=nranks,

@@ -865,6 +865,7 @@ class BusbwComparison(Fact):
     """
 
     kind: Literal["busbw_comparison"] = "busbw_comparison"
+    run_id: str = ""  # the nccl_test_run compared (rules/nccl/nccl_tests_busbw_unjudged.yaml asks which runs were)
     collective: str
     band: Literal["latency", "bandwidth"]
     ratio: float
@@ -910,6 +911,7 @@ class BusbwVsNicRate(Fact):
     rules/network/busbw_far_below_nic_line_rate.yaml compares it with."""
 
     kind: Literal["busbw_vs_nic_rate"] = "busbw_vs_nic_rate"
+    run_id: str = ""  # the nccl_test_run judged
     measured_busbw: float  # GB/s
     measure: Literal["peak_large_sizes", "average"]  # the best row >= 64 MiB, else the footer's average
     nic_ports: int

@@ -33,7 +33,7 @@ import re
 from stethoscope.facts.kinds.nccl import (  # noqa: F401 - the fact classes live in facts/kinds
     NcclChannelCounts, NcclNvlsSetup, NcclNvlsSupport, NcclNvlsUse,
 )
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, lines_with
 
 KIND = "nccl_nvls"
 
@@ -51,7 +51,7 @@ _DETECT = re.compile(r"(?:NCCL INFO |^)(?:" + _MESSAGES + ")", re.M)
 # candidates: the lines holding one of these literals ("NVLS", "Connected NVLS", "<n> coll
 # channels"); each is found by a plain substring search (an alternation such as "NVLS |\d coll"
 # makes the regex engine try every position: 15 ms on a 170 KB log against 1 ms)
-_LITERALS = (" coll channels, ", "NVLS ")  # the longer first: detect() stops at the first line
+_LITERALS = ("NVLS ", " coll channels, ")
 # NCCL's prefix (src/debug.cc "%s:%d:%d [%d] NCCL INFO "), whatever came before it, or the bare message
 # test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree
 _LINE = re.compile(
@@ -72,18 +72,7 @@ _STEP = re.compile(r"^(?:NVLS (?P<step>Bind mem|Creat(?:ed|ing) Multicast group|
 
 
 def detect(head: str) -> bool:
-    """One line holding a literal of _LITERALS that _LINE reads: each literal's lines in turn, the
-    search stopped at the first such line (lines_with finds every line of every literal first)."""
-    find, rfind = head.find, head.rfind
-    for lit in _LITERALS:
-        pos = find(lit)
-        while pos != -1:
-            end = find("\n", pos)
-            end = len(head) if end == -1 else end
-            if _LINE.match(head[rfind("\n", 0, pos) + 1:end]):  # the line alone: _LINE starts with "^" and a look-behind
-                return True
-            pos = find(lit, end + 1)
-    return False
+    return any(_LINE.match(line) for _, line in lines_with(head, _LITERALS))
 
 
 def parse(artefact: Artefact) -> ParseResult:
