@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from stethoscope.facts.ids import pci_bus_id
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
@@ -344,7 +345,7 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
     records: list[GpuRecord] = []
     top: dict[str, str] = {}
     rec: GpuRecord | None = None
-    stack: list[str] = []  # lowercased section names by depth
+    stack: list[_Section] = []  # the open sections by depth
     section = ""  # the first section as printed
     end = _block_end(text, banner_end)
     rows = ROW.findall(text, banner_end + 1, end) if banner_end < end else []
@@ -374,20 +375,23 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
         keep = depth - 1 if depth > 1 else 0
         if keep < len(stack):
             del stack[keep:]
-            skip_from = _skip_from(stack)
-        if sep:
-            path = (*stack, name.lower())
-            if (field := KEYS.get(path)):  # _take, inline
+            skip_from = stack[-1].skip_from if stack else NO_SKIP
+        parent = stack[-1] if stack else _GPU_LEVEL
+        lname = name.lower()
+        if sep:  # _take, its answer for the path found once
+            field, action = parent.fields.get(lname) or parent.field(lname)
+            if field:
                 rec.values[field] = (value.rstrip(), no)  # type: ignore[union-attr]  # a GPU block
-            elif stack or path[0] == "processes":  # of the first level's keys _take_other reads only that
-                _take_other(rec, path, value.rstrip(), no, section)  # type: ignore[arg-type]
+            elif action:
+                _apply(rec, action, value.rstrip(), no, section)  # type: ignore[arg-type]
         else:
-            stack.append(name.lower())
+            node = parent.children.get(lname) or parent.child(lname)
+            stack.append(node)
             if len(stack) == 1:
                 section = name
-                if (field := SECTIONS.get((stack[0],))):
+                if (field := SECTIONS.get(node.path)):
                     rec.values[field] = ("", no)  # type: ignore[union-attr]  # a GPU block
-            skip_from = _skip_from(stack)
+            skip_from = node.skip_from
     stop = artefact.line_of(end) if end < len(text) else len(lines) + 1  # the line that ended the block
     last = stop - 1  # the block's last line that is not blank (every such line is read or passed over)
     while last > banner_line and not lines[last - 1].strip():
@@ -447,21 +451,79 @@ def _take(rec: GpuRecord, path: tuple[str, ...], value: str, no: int, section: s
 
 def _take_other(rec: GpuRecord, path: tuple[str, ...], value: str, no: int, section: str) -> None:
     """_take for a path not in KEYS: processes, clock reasons and their counters, ECC counts."""
+    if (action := _leaf_action(path)):
+        _apply(rec, action, value, no, section)
+
+
+@lru_cache(maxsize=1024)
+def _leaf_action(path: tuple[str, ...]) -> tuple | None:
+    """What _take_other does with a key line at ``path``, whatever its value: ("pid",) counts a
+    process, ("processes",) a ``Processes : None``, ("reason", name) a clock reason, ("counter",
+    name) its counter, ("ecc", (scope, type, location)) an ECC count; None: nothing."""
     first = path[0]
     if first == "processes":
         if path == ("processes", "process id"):  # one per process the GPU lists
-            count = int(rec.values.get("usage.processes", ("0", no))[0]) + 1
-            rec.values["usage.processes"] = (str(count), no)
-        elif len(path) == 1 and value.strip().lower() == "none":
-            rec.values["usage.no_processes"] = ("0", no)
-    elif len(path) == 2:
+            return ("pid",)
+        return ("processes",) if len(path) == 1 else None
+    if len(path) == 2:
         if first in REASON_SECTIONS:
-            reason = REASON_NAMES.get(path[1], path[1].replace(" ", "_"))
-            rec.reasons.append((reason, value, no, section))
-        elif first.startswith(REASON_SECTIONS) and first.endswith(" counters"):
-            rec.counters[COUNTER_NAMES.get(path[1], path[1].replace(" ", "_"))] = (value, no)
+            return ("reason", REASON_NAMES.get(path[1], path[1].replace(" ", "_")))
+        if first.startswith(REASON_SECTIONS) and first.endswith(" counters"):
+            return ("counter", COUNTER_NAMES.get(path[1], path[1].replace(" ", "_")))
     elif first == "ecc errors" and len(path) >= 3 and (c := ecc_counter_of(path)):
-        rec.ecc.append((*c, value, no))
+        return ("ecc", c)
+    return None
+
+
+def _apply(rec: GpuRecord, action: tuple, value: str, no: int, section: str) -> None:
+    """A key line's value into the record, as _leaf_action says."""
+    what = action[0]
+    if what == "reason":
+        rec.reasons.append((action[1], value, no, section))
+    elif what == "ecc":
+        rec.ecc.append((*action[1], value, no))
+    elif what == "counter":
+        rec.counters[action[1]] = (value, no)
+    elif what == "pid":
+        count = int(rec.values.get("usage.processes", ("0", no))[0]) + 1
+        rec.values["usage.processes"] = (str(count), no)
+    elif value.strip().lower() == "none":  # "processes": Processes : None
+        rec.values["usage.no_processes"] = ("0", no)
+
+
+class _Section:
+    """A section path (lowercased names, from the GPU level down) as _parse_block reads it: the
+    indentation from which its rows are passed over (_skip_from), what a key line right below it
+    gives (its record key, or _take_other's action), its subsections; each found once a
+    process (every GPU block of a fleet repeats the same few hundred paths)."""
+
+    __slots__ = ("path", "skip_from", "fields", "children")
+
+    def __init__(self, path: tuple[str, ...]):
+        self.path = path
+        self.skip_from = _skip_from(list(path))
+        self.fields: dict[str, tuple[str | None, tuple | None]] = {}
+        self.children: dict[str, _Section] = {}
+
+    def field(self, name: str) -> tuple[str | None, tuple | None]:
+        """(record key, action) of a key line ``name`` (lowercased) in this section."""
+        path = self.path + (name,)
+        # of the GPU level's keys only "Processes : None" goes to _take_other
+        got = (KEYS.get(path), _leaf_action(path) if self.path or name == "processes" else None)
+        if len(self.fields) < _KEPT:  # a hostile text's names are not all kept
+            self.fields[name] = got
+        return got
+
+    def child(self, name: str) -> _Section:
+        node = _Section(self.path + (name,))
+        if len(self.children) < _KEPT:
+            self.children[name] = node
+        return node
+
+
+_KEPT = 512
+#: the GPU level: no section open
+_GPU_LEVEL = _Section(())
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
