@@ -90,6 +90,20 @@ class RayMemoryMonitorKill(Fact):
 
 
 @fact_kind
+class RayObjectStoreShmShort(Fact):
+    """Ray found /dev/shm smaller than its object store (python/ray/_private/services.py
+    ``determine_plasma_store_config``): it put the store in a disk directory instead
+    (``refused`` False, ``directory`` that directory), or refused to start (``refused`` True: the
+    ValueError of a store over 10 GB that does not fit, Ray 1.3 on)."""
+
+    kind: Literal["ray_object_store_shm_short"] = "ray_object_store_shm_short"
+    refused: bool = False
+    directory: str | None = None  # "/tmp", "/tmp/ray": where the store went instead of /dev/shm
+    shm_bytes: int | None = None  # what /dev/shm had (bytes)
+    store_gb: float | None = None  # the store size Ray asked for (GB, the ValueError's figure)
+
+
+@fact_kind
 class LaunchedProcessKilled(Fact):
     """A process a Python launcher started was killed by a signal (CalledProcessError, DeepSpeed's launcher)."""
 
@@ -202,6 +216,19 @@ class GlooTimeout(Fact):
     kind: Literal["gloo_timeout"] = "gloo_timeout"
     operation: str  # recv | send
     timeout_ms: int
+    rank: int | None = None  # the [rankN]: label of the line, where printed
+
+
+@fact_kind
+class GlooConnectFailed(Fact):
+    """PyTorch's Gloo backend could not connect its full mesh when the process group was made
+    (``Gloo connectFullMesh failed with [.../pair.cc:N] <why>, remote=[<addr>]:<port>``): a rank
+    could not reach a peer at the address the peer advertised (facts/parsers/torch_gloo.py)."""
+
+    kind: Literal["gloo_connect_failed"] = "gloo_connect_failed"
+    detail: str | None = None  # Gloo's reason: "no error", "timed out connecting: SO_ERROR: Connection refused"
+    remote: str | None = None  # the peer address dialled, where printed: "127.0.1.1"
+    remote_loopback: bool = False  # the peer advertised a loopback address (its hostname resolved to lo)
     rank: int | None = None  # the [rankN]: label of the line, where printed
 
 
