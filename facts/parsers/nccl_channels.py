@@ -37,6 +37,7 @@ from stethoscope.facts.kinds.nccl import (  # noqa: F401 - the fact classes live
     NcclRingNeighbour, NcclRingOrder, NcclTreeLink,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.nccl_log import line_counter
 
 KIND = "nccl_channels"
 
@@ -133,7 +134,8 @@ def parse(artefact: Artefact) -> ParseResult:
     acc = _Acc()
     comm_of: dict[tuple[str, int, int], tuple[str, int]] = {}  # (host, pid, tid) -> (comm, nranks)
     id_of: dict[str, str] = {}  # comm pointer -> commId
-    text, line_of, node_for, rfind = artefact.text, artefact.line_of, artefact.node_for, artefact.text.rfind
+    text, node_for, rfind = artefact.text, artefact.node_for, artefact.text.rfind
+    line_of = line_counter(text)  # the artefact's own counter left for the next reader (see line_counter)
     prefix = _PREFIX.fullmatch
     starts: dict[int, int] = {}  # line -> its offset: evidence without splitting the whole text
     router = artefact.router

@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.nccl import NcclOobAddress  # noqa: F401 - the fact classes live in facts/kinds
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, lines_with
+from stethoscope.facts.parsers.nccl_log import line_counter
 
 KIND = "nccl_net_oob"
 
@@ -31,7 +32,7 @@ _LINE = re.compile(
 _DETECT = re.compile(r"NCCL INFO NET/(?:IB|Socket) ?: ?Using[^;\n]*; OOB \S")
 # the lines _LINE is tried on: a literal, found by a fast substring search (_LINE itself, tried
 # at every position of the text, would cost more than the rest of this parser)
-_OOB = re.compile(r"; OOB ")
+_OOB = "; OOB "
 # [0]mlx5_10:1/RoCE
 _DEV = re.compile(r"\[\d+\](?P<dev>[A-Za-z][\w-]*:\d+)")
 # enp220s0np0:11.1.128.136        ib0:fe80::1%ib0
@@ -46,7 +47,9 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     seen: set[tuple[str, str, str]] = set()
-    for no, line in iter_lines(_OOB, artefact):
+    line_of = line_counter(artefact.text)  # the artefact's own counter left for the next reader (see line_counter)
+    for start, line in lines_with(artefact.text, (_OOB,)):
+        no = line_of(start)
         m = _LINE.search(line)
         if not m:
             continue

@@ -33,7 +33,8 @@ import re
 from stethoscope.facts.kinds.nccl import (  # noqa: F401 - the fact classes live in facts/kinds
     NcclChannelCounts, NcclNvlsSetup, NcclNvlsSupport, NcclNvlsUse,
 )
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, lines_with
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, lines_with
+from stethoscope.facts.parsers.nccl_log import line_counter
 
 KIND = "nccl_nvls"
 
@@ -51,7 +52,7 @@ _DETECT = re.compile(r"(?:NCCL INFO |^)(?:" + _MESSAGES + ")", re.M)
 # candidates: the lines holding one of these literals ("NVLS", "Connected NVLS", "<n> coll
 # channels"); each is found by a plain substring search (an alternation such as "NVLS |\d coll"
 # makes the regex engine try every position: 15 ms on a 170 KB log against 1 ms)
-_LITERALS = ("NVLS ", " coll channels, ")
+_LITERALS = (" coll channels, ", "NVLS ")  # the longer first: detect() stops at the first line
 # NCCL's prefix (src/debug.cc "%s:%d:%d [%d] NCCL INFO "), whatever came before it, or the bare message
 # test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree
 _LINE = re.compile(
@@ -72,14 +73,27 @@ _STEP = re.compile(r"^(?:NVLS (?P<step>Bind mem|Creat(?:ed|ing) Multicast group|
 
 
 def detect(head: str) -> bool:
-    return any(_LINE.match(line) for _, line in lines_with(head, _LITERALS))
+    """One line holding a literal of _LITERALS that _LINE reads: each literal's lines in turn, the
+    search stopped at the first such line (lines_with finds every line of every literal first)."""
+    find, rfind = head.find, head.rfind
+    for lit in _LITERALS:
+        pos = find(lit)
+        while pos != -1:
+            end = find("\n", pos)
+            end = len(head) if end == -1 else end
+            if _LINE.match(head[rfind("\n", 0, pos) + 1:end]):  # the line alone: _LINE starts with "^" and a look-behind
+                return True
+            pos = find(lit, end + 1)
+    return False
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     seen: set[tuple] = set()
-    for no, line in iter_lines_with(_LITERALS, artefact):
+    line_of = line_counter(artefact.text)  # the artefact's own counter left for the next reader (see line_counter)
+    for start, line in lines_with(artefact.text, _LITERALS):
+        no = line_of(start)
         m = _LINE.match(line)
         if m is None:
             continue
