@@ -627,7 +627,7 @@ _ANY_OTHER_LITERAL = re2.compile(
     "(?m)^NCCL_|" + "|".join(re.escape(lit) for lit in (*_OTHER_LITERALS[:-1], *nccl_warn_kinds.BARE_GATES)))
 
 
-_FAST_FROM = 16384  # characters
+_FAST_FROM = 4096  # characters: below, one _SCAN pass costs less than the RE2 passes (a 6 KB train log: 5% more)
 
 
 def _no_other(text: str, prefixed: int, data: bytes | None = None) -> bool:

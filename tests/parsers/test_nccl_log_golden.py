@@ -7,7 +7,7 @@ Cases: every file under ``fixtures/`` that one of the readers' ``detect`` accept
 bundle's NCCL logs (bench/synth_bundle.py, 2 nodes), each as it is and in damaged copies: CRLF,
 cut at a line end and mid-line, a launcher label / timestamp / pdsh host on every line, lines
 deleted, duplicated, swapped, indented, garbage and non-ASCII lines inserted, a text repeated
-past the fast path's size (nccl_log reads a text of 16,384 characters or more another way), and
+past the fast path's size (nccl_log reads a text of nccl_log._FAST_FROM characters or more another way), and
 read with the node from its folder. The fast paths must read odd input exactly as the plain
 reading did.
 
@@ -89,7 +89,7 @@ def variants(text: str, seed: str) -> list[tuple[str, str, bool]]:
     out = [("as_is", text, False), ("folder", text, True), ("crlf", text.replace("\n", "\r\n"), False)]
     for i, label in enumerate(LABELS):
         out.append((f"labelled{i}", "\n".join(label + ln for ln in lines), False))
-    if len(text) < 16384:  # nccl_log's fast path starts at 16,384 characters
+    if len(text) < 16384:  # repeated to 16,384 characters at least: past nccl_log's fast-path size (_FAST_FROM)
         out.append(("repeated", (text + "\n") * (16384 // max(len(text), 1) + 1), False))
     if len(text) > 10:
         cut = rnd.randrange(len(text) // 3, len(text))
