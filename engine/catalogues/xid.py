@@ -161,6 +161,8 @@ def knowledge_facts(facts: list[Fact]) -> list[Fact]:
                     | {f.xid for f in of_kind(facts, "device_plugin_unhealthy") if f.xid is not None}  # type: ignore[attr-defined]
                     # the Xid GPUd 0.1-0.4 reported without the GPU (rules/gpu/gpud_xid_reported.yaml)
                     | {f.xid for f in of_kind(facts, "gpud_xid_reported")}  # type: ignore[attr-defined]
+                    # an Xid quoted without its kernel line (rules/gpu/xid_quoted.yaml)
+                    | {f.xid for f in of_kind(facts, "xid_quoted")}  # type: ignore[attr-defined]
                     # the Xid an NVSentinel Xid check reported (rules/gpu/nvsentinel_xid_event.yaml)
                     | {f.xid for f in of_kind(facts, "nvsentinel_health_event") if f.xid is not None})  # type: ignore[attr-defined]
                    - given)

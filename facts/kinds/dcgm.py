@@ -238,6 +238,19 @@ class GpudXidReported(Fact):
 
 
 @fact_kind
+class XidQuoted(Fact):
+    """An Xid quoted as the driver's code-and-message pair without the kernel line's
+    ``NVRM: Xid (PCI:...):`` prefix, in a file that no reader recognises (an alert, a ticket, an
+    incident note): ``Xid 149, NETIR_LINK_DOWN Fatal XC0 i0 Link 14``. The GPU's bus id is not in
+    it; ``gpu_index`` is the ``GPU <n>`` the same line names before it, if any."""
+
+    kind: Literal["xid_quoted"] = "xid_quoted"
+    xid: int
+    message: str  # what follows the code: "NETIR_LINK_DOWN Fatal XC0 i0 Link 14"
+    gpu_index: int | None = None
+
+
+@fact_kind
 class NhcCheckFailed(Fact):
     """One failed NHC check, as NHC reports it."""
 
@@ -245,6 +258,11 @@ class NhcCheckFailed(Fact):
     check: str | None = None  # "check_nvlink_status"; None where the message does not name it
     message: str
     fault_code: str | None = None  # Azure's "NHC2016"
+    #: an NCCL all-reduce check's own figures: "NCCL allreduce, BUS BW (expected >=431.0 GB/s, but measured
+    #: 15.1043 GB/s)"; ``loopback``: its IB/EFA loopback variant (one node's NICs, not its NVLinks)
+    busbw_gbps: float | None = None
+    expected_busbw_gbps: float | None = None
+    loopback: bool = False
 
 
 @fact_kind
