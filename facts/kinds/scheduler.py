@@ -73,6 +73,19 @@ class K8sDeviceAllocationFailed(Fact):
 
 
 @fact_kind
+class K8sDraPrepareFailed(Fact):
+    """The kubelet could not prepare a pod's Dynamic Resource Allocation claims (its DRA kubelet
+    plugin's NodePrepareResources failed, or the claim is not the pod's): the pod's
+    FailedPrepareDynamicResources event, or the kubelet's "Failed to prepare dynamic resources"
+    log line. The pod stays in ContainerCreating."""
+
+    kind: Literal["k8s_dra_prepare_failed"] = "k8s_dra_prepare_failed"
+    error: str  # the kubelet's err, a wrapped event's lines joined: "NodePrepareResources failed for claim ...: ..."
+    claim: str | None = None  # "default/rdma-demo", "<claim>"
+    pod: str | None = None  # "default/pod1" (the kubelet's log line names it)
+
+
+@fact_kind
 class K8sObject(Fact):
     """A Kubernetes object pasted as YAML: ``kind: Queue`` ``name: a800``, ``spec.capability.nvidia.com/gpu=4``."""
 
