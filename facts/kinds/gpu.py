@@ -467,3 +467,18 @@ class NvtopDevice(Fact):
     temperature_c: int | None = None
     power_draw_w: int | None = None
     power_limit_w: int | None = None
+
+
+@fact_kind
+class MigModeChange(Fact):
+    """A MIG mode change asked of one GPU, and where it stood when the artefact ends: mig-parted's
+    (k8s-mig-manager's) ``Mode change pending: true``, nvidia-smi's ``Warning: MIG mode is in
+    pending enable state for GPU 00000000:07:00.0:In use by another client``, or mig-manager's
+    ``MIG mode change did not take effect after rebooting`` (facts/parsers/mig_mode_log.py)."""
+
+    kind: Literal["mig_mode_change"] = "mig_mode_change"
+    gpu: str | None = None  # "GPU0" (mig-parted's index) or the canonical PCI bus id; None: the node's
+    pci_bus_id: str | None = None
+    target_mode: str | None = None  # enabled | disabled, where the artefact says
+    state: Literal["pending", "applied", "failed"]
+    reason: str | None = None  # nvidia-smi's reason the change is pending ("In use by another client")
