@@ -11,7 +11,8 @@ that repository's distributed_nhc/README.md; customTests/azure_gpu_nvlink.nhc qu
     mynode-042 | Healthy
 
 Facts emitted: ``nhc_check_failed`` per failure (``check`` "check_hw_ib" where the message names
-it, ``message``, ``fault_code`` "NHC2016" where given; the host prefix, when present, names the
+it, ``message``, ``fault_code`` "NHC2016" where given, ``busbw_gbps``/``expected_busbw_gbps``/``loopback``
+for an NCCL all-reduce check's ``BUS BW (expected >=431.0 GB/s, but measured 15.1043 GB/s)``; the host prefix, when present, names the
 node; distributed NHC's ``host | ERROR: No results reported`` is one too, check None);
 ``nvlink_link_state`` (source ``nhc``, ``expected`` None: NHC does not name the product)
 per inactive link a ``check_nvlink_status`` failure lists, and one with ``all_links`` for "has all
@@ -45,6 +46,11 @@ _NVLINK_GPU = re.compile(r"GPU (?P<gpu>\d+) has (?P<all>all )?nvlinks inactive")
 _INACTIVE = re.compile(r"Link (?P<link>\d+): Inactive\b")
 _CONTINUED = re.compile(r"^\s+Link \d+: Inactive\b")
 _FAULT = re.compile(r"FaultCode: (?P<code>\w+)")
+# check_nccl_allreduce: NCCL allreduce, BUS BW (expected >=431.0 GB/s, but measured 15.1043 GB/s). FaultCode: NHC2010   (azurehpc-health-checks#142)
+# mynode-079 | ERROR: nhc: Health check failed: check_nccl_allreduce_ib_loopback: NCCL allreduce, BUS BW (expected >=40.0 GB/s, but measured 20.7377 GB/s)
+#     (distributed_nhc/README.md); NHC-derived site scripts print "NCCL allreduce IB loopback, BUS BW (expected > $EXP GB/s, but measured $avg GB/s"
+_BUSBW = re.compile(r"NCCL allreduce(?P<loop> (?:IB|EFA) loopback)?, BUS BW \(expected >=? ?(?P<exp>\d+(?:\.\d+)?) GB/s, "
+                    r"but measured (?P<got>\d+(?:\.\d+)?) GB/s")
 _DETECT = re.compile(r"Health check failed:|^[\w.-]+ \| Healthy\s*$", re.M)
 
 
@@ -73,7 +79,10 @@ def parse(artefact: Artefact) -> ParseResult:
         if "Health check failed" in line and (m := _FAILED.match(line)) is not None:
             node = m["host"] or None
             fault = _FAULT.search(line)
-            b.add(NhcCheckFailed, n, node=node, check=m["check"], message=m["msg"], fault_code=fault["code"] if fault else None)
+            bw = _BUSBW.search(m["msg"]) if "BUS BW" in line else None
+            b.add(NhcCheckFailed, n, node=node, check=m["check"], message=m["msg"], fault_code=fault["code"] if fault else None,
+                  busbw_gbps=float(bw["got"]) if bw else None, expected_busbw_gbps=float(bw["exp"]) if bw else None,
+                  loopback=bool(bw and (bw["loop"] or "loopback" in (m["check"] or ""))))
             if (g := _NVLINK_GPU.search(m["msg"])) is not None:
                 gpu = int(g["gpu"])
                 if g["all"]:
