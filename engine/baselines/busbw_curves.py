@@ -97,13 +97,14 @@ def charts(facts: list[Fact], findings: list[Finding], baseline: store.Baseline 
             hosts_of[f.run_id].append(f.host)
     groups: dict[tuple[str, int, int], Chart] = {}
     refs: dict[tuple[str, int, int], tuple[dict[int, float], str] | None] = {}
+    pair_links = perf_compare.nvlink_pair_links(facts)
     for run, table, ctx, _rows in perf_compare.runs_of(facts):
         if not table.rows:
             continue
         key = (run.collective, run.nranks, len(hosts_of.get(run.id, ())))
         chart = groups.setdefault(key, Chart(*key))
         if key not in refs:
-            found = perf_compare.reference_for(run, ctx, baseline)
+            found = perf_compare.reference_for(run, ctx, baseline, pair_links.get(run.node), [r.size_bytes for r in table.rows])
             refs[key] = (found[0], found[1]) if found else None
         loc = f"{run.evidence.path}:{run.evidence.line}"
         chart.curves.append(Curve(_run_label(run, hosts_of.get(run.id, [])), "suspect" if run.id in suspects else "run",
