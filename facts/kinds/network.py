@@ -523,6 +523,58 @@ class SshConnectionFailed(Fact):
 
 
 @fact_kind
+class UcxShmAllocFailed(Fact):
+    """UCX could not create a System V shared-memory segment (ucs/sys/sys.c ``ucs_sysv_alloc``:
+    "shmget(size=%zu flags=0x%x) for %s failed: %s" and the limit it names). With SHM_HUGETLB in
+    the flags (0x800) UCX was trying huge pages and retries without them."""
+
+    kind: Literal["ucx_shm_alloc_failed"] = "ucx_shm_alloc_failed"
+    purpose: str | None = None  # what the segment was for ("mm_recv_desc", "ucp_am_bufs")
+    size: int | None = None  # bytes
+    flags: int | None = None
+    hugetlb: bool = False  # SHM_HUGETLB (0x800) among the flags
+    error: str  # strerror(errno) ("Operation not permitted", "No space left on device")
+    detail: str | None = None  # UCX's words after it: the limit it checked ("shmmax", "shmall", "ipcs -l")
+
+
+@fact_kind
+class PerftestFailure(Fact):
+    """perftest (ib_write_bw, ib_send_lat, ...) stopping on an error of its own (linux-rdma/perftest
+    src/perftest_communication.c, perftest_resources.c, perftest_parameters.c): ``stage`` says where.
+    connection: the TCP side channel to the other side ("Couldn't connect to %s:%d", "Unable to init
+    the socket connection", "Couldn't listen to port %d", "Failed to exchange data between server and
+    clients"); device: the HCA or its port ("IB device %s not found", "No IB devices found", "Port
+    number %d state is %s", "Couldn't get context for the device"); resources: a verbs object
+    ("Couldn't allocate MR", "failed to create mr", "Couldn't create IB resources", "Couldn't create
+    QP/CQ"); qp_transition ("Failed to modify QP %d to RTR", "... to INIT", "... to RTS"); completion:
+    a failed work completion ("Completion with error at client|server", then "Failed status-%s (%d):
+    wr_id %d syndrom 0x%x")."""
+
+    kind: Literal["perftest_failure"] = "perftest_failure"
+    stage: Literal["connection", "device", "resources", "qp_transition", "completion"]
+    message: str  # perftest's own words
+    peer: str | None = None  # host:port of "Couldn't connect to"
+    side: str | None = None  # "client" / "server" of a completion error
+    status: int | None = None  # ibv_wc_status of the failed completion
+    status_name: str | None = None
+    syndrome: int | None = None  # the vendor syndrome perftest printed
+
+
+@fact_kind
+class EfaProviderAbort(Fact):
+    """libfabric's EFA provider reporting an error it could not hand to the application (no event
+    queue bound) and aborting: ``efa_base_ep_write_eq_error`` (1.16+: "Libfabric EFA provider has
+    encountered an internal error: ... Libfabric error: (%zd) %s / EFA internal error: (%zd) %s";
+    before 1.16 rxr's "Unable to write to EQ: %s. err: %s (%zd) prov_errno: %s (%zd) %s:%d")."""
+
+    kind: Literal["efa_provider_abort"] = "efa_provider_abort"
+    error: int | None = None  # the libfabric error code (FI_E*)
+    error_text: str | None = None
+    prov_errno: int | None = None  # the EFA completion status (< 4096) or provider error (>= 4096)
+    prov_text: str | None = None  # efa_strerror() / fi_strerror() of it as printed
+
+
+@fact_kind
 class OpenmpiComponentMissing(Fact):
     """Open MPI's, PMIx's or PRRTE's ``find-available:not-valid`` help block: a component (plugin) it
     was told or configured to use could not be found or opened ("A requested component was not

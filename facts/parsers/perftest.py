@@ -22,12 +22,22 @@ perftest interleaves (``Conflicting CPU frequency values detected``) are read pa
 ``t_avg`` and ``t_p99`` in usec, lower better; entity the device, size the row's ``#bytes``.
 A row with fewer numbers than its header is a ParseError. Text without a result row yields
 nothing (a server that never saw its client).
+
+perftest's own failure lines (fprintf(stderr) in src/perftest_communication.c, perftest_resources.c,
+perftest_parameters.c; real: openucx/ucx#8702's ``Couldn't allocate MR`` / ``failed to create mr`` /
+``Failed to create MR`` / `` Couldn't create IB resources``) give ``perftest_failure`` with the
+stage it stopped in: connection (the TCP side channel: ``Couldn't connect to <host>:<port>``,
+``Unable to init the socket connection``), device (``IB device mlx5_4 not found``, ``Port number 1
+state is Down``), resources (memory registration, QP/CQ creation), qp_transition (``Failed to
+modify QP 0 to RTR``), completion (``Completion with error at client`` and the ``Failed status``
+line after it: the ibv_wc_status and syndrome).
 """
 from __future__ import annotations
 
 import re
 
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.kinds.network import PerftestFailure  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, lines_with
 from stethoscope.facts.parsers.bench_facts import BenchResult
 
 KIND = "perftest"
@@ -53,7 +63,9 @@ _TO_GBPS = {"MB/sec": 1048576 * 8 / 1e9, "Gb/sec": 1.0}
 
 
 def detect(head: str) -> bool:
-    return ("#bytes" in head or " Test" in head) and _DETECT.search(head) is not None
+    if ("#bytes" in head or " Test" in head) and _DETECT.search(head) is not None:
+        return True
+    return any(_failure(line) is not None for _start, line in lines_with(head, _FAIL_GATES))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -101,9 +113,65 @@ def parse(artefact: Artefact) -> ParseResult:
         for col, metric in (("t_typical[usec]", "t_typical"), ("t_avg[usec]", "t_avg"), ("99% percentile[usec]", "t_p99")):
             if col in row:
                 fb.add(BenchResult, n, metric=metric, value=row[col], unit="usec", higher_is_better=False, **common)
+    _failures(artefact, fb, result)
     return result
+
+
+# perftest's own failure lines (linux-rdma/perftest src/perftest_communication.c, perftest_resources.c; fprintf(stderr),
+# some with a leading space), each with the stage it stops in:
+#  Couldn't connect to 192.168.1.2:18515          (the client's TCP connect to the server's side channel)
+#  Unable to init the socket connection           (what main() says after it, or after the server's accept)
+#  Couldn't allocate MR                            (openucx/ucx#8702: ib_write_bw on a node whose memory registration failed)
+#  Failed to modify QP 0 to RTR
+#  Completion with error at client
+#  Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81      (later releases: the status's name; before: " Failed status 12: wr_id 0 syndrom 0x81")
+_FAIL_STAGES = (
+    # ethernet_read_keys: Couldn't read remote address     (perftest's function name first: linux-rdma/perftest#132)
+    ("connection", re.compile(r"^\s*(?:\w{1,40}: )?(?:Couldn't connect to (?P<peer>[^\s:]{1,253}:\d{1,5})|Unable to init the socket connection"
+                              r"|Unable to set up socket connection|Couldn't listen to port \d{1,5}|Unable to connect \(retries = \d{1,6}\)"
+                              r"|Failed to exchange dat[ae] between server and clients|Couldn't read remote address"
+                              r"|Unable to (?:read|write) (?:to|from) socket/rdma_cm"
+                              r"|Unable to open file descriptor for socket connection|Problem in resolving basic address and port)\b")),
+    ("device", re.compile(r"^\s*(?:IB device \S{1,64} not found|No IB devices found|Port number \d{1,3} state is \S{1,32}"
+                          r"|Couldn't get context for the device|Unable to query port \d{1,3} attributes)")),
+    ("resources", re.compile(r"^\s*(?:Couldn't allocate MR(?: with error=-?\d{1,6})?|failed to create mr|Failed to create MR"
+                             r"|Couldn't create IB resources|Couldn't create (?:QP|CQ|SRQ|a receiver CQ|rdma (?:new|old) QP)\b)")),
+    ("qp_transition", re.compile(r"^\s*(?:Failed to modify QP (?:\d{1,6} )?to (?:RTR|RTS|INIT)\b|Unable to Connect the HCA's through the link)")),
+    ("completion", re.compile(r"^\s*Completion with error at (?P<side>client|server)\b")),
+)
+_FAIL_GATES = ("Couldn't ", "Unable to ", "Failed to ", "failed to create mr", "IB device ", "No IB devices", "Port number ",
+               "Completion with error at", "Problem in resolving")
+#  Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81     /   Failed status 12: wr_id 0 syndrom 0x81
+_FAIL_STATUS = re.compile(r"^\s*Failed status(?:-(?P<name>[^\n(]{1,60}?) \((?P<num>\d{1,3})\)| (?P<num0>\d{1,3})): wr_id \d{1,20} "
+                          r"syndrom 0x(?P<synd>[0-9a-fA-F]{1,8})")
+
+
+def _failure(line: str) -> tuple[str, re.Match[str]] | None:
+    return next(((stage, m) for stage, rx in _FAIL_STAGES if (m := rx.match(line)) is not None), None)
+
+
+def _failures(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    lines = artefact.lines
+    for n, line in iter_lines_with(_FAIL_GATES, artefact):
+        got = _failure(line)
+        if got is None:
+            continue
+        stage, m = got
+        result.lines_used += 1
+        fields = m.groupdict()
+        status = name = synd = None
+        if stage == "completion" and n < len(lines) and (s := _FAIL_STATUS.match(lines[n])) is not None:
+            result.lines_used += 1
+            status, name, synd = int(s["num"] or s["num0"]), s["name"], int(s["synd"], 16)
+        fb.add(PerftestFailure, n, stage=stage, message=line.strip()[:200], peer=fields.get("peer"), side=fields.get("side"),
+               status=status, status_name=name, syndrome=synd)
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT,)
+SIGNATURES = (_DETECT, r"(?m)^\s*(?:Couldn't connect to [^\s:]+:\d+|Unable to init the socket connection|Couldn't allocate MR"
+              r"|failed to create mr|Failed to create MR|Couldn't create IB resources|Failed to modify QP (?:\d+ )?to (?:RTR|RTS|INIT)"
+              r"|Completion with error at (?:client|server)|IB device \S+ not found|No IB devices found|Port number \d+ state is "
+              r"|Couldn't get context for the device|Failed to exchange dat[ae] between server and clients|Couldn't listen to port \d+"
+              r"|Unable to connect \(retries = \d+\)|\w+: Couldn't read remote address|Unable to (?:read|write) (?:to|from) socket/rdma_cm"
+              r"|Unable to Connect the HCA's through the link)")

@@ -62,6 +62,22 @@ Sample lines (real, from the public threads named)::
     [compute-18:26540:0:26540] rc_verbs_iface.c:65   send completion with error: local QP operation error qpn 0x350406 wrid 0x38 vendor_err 0x70    (openucx/ucx#5318)
     [swx-rdmz-ucx-gpu-02:1884 :0:1884] rc_verbs_iface.c:124  send completion with error: local protection error [qpn 0xf9db wrid 0x149vendor_err 0x51]    (openucx/ucx#7774)
 
+UCX's System V shared-memory allocation (src/ucs/sys/sys.c ``ucs_sysv_alloc``, used by its mm/sysv
+shared-memory transport and memory pools) logs a failed ``shmget`` in these forms::
+
+    v1.0-1.6:  "shmget(size=%zu, flags=0x%x) returned unexpected error: %m. Please check shared memory limits by 'ipcs -l'."
+               "shmget failed: %s. (size=%zu). The max number of shared memory segments in the system is = %ld. ..."
+    v1.4-:     "shmget(size=%zu flags=0x%x) for %s failed: %s" + ", allocation size exceeds /proc/sys/kernel/shmmax (=%zu)",
+               the ENOSPC/EPERM checks' words, or ", please check shared memory limits by 'ipcs -l'"
+
+Sample line (real, open-mpi/ompi#6084: UCX 1.4 on a Cray XC40; the same in Rmpi's and other MPI programs'
+notes of working runs)::
+
+    [1542291969.934067] [nid02068:7234 :0]            sys.c:619  UCX  ERROR shmget(size=2097152 flags=0xfb0) for mm_recv_desc failed: Operation not permitted, please check shared memory limits by 'ipcs -l'
+
+Facts: ``ucx_shm_alloc_failed`` per line (what the segment was for, size, flags and whether they ask
+for huge pages: SHM_HUGETLB 0x800, which an unprivileged process may not use, so UCX retries without).
+
 The status string is read as libibverbs' ``ibv_wc_status`` by its exact name
 (knowledge/ib_wc_status.yaml lists the names of rdma-core libibverbs/enum_strs.c, unchanged since
 2008), into the same ``ucx_completion_error`` fact (``transport`` "verbs", no syndrome; the vendor
@@ -74,7 +90,7 @@ import re
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
-    UcxCompletionError, UcxVerbsFailure,
+    UcxCompletionError, UcxShmAllocFailed, UcxVerbsFailure,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches
 
@@ -91,7 +107,33 @@ _LINE = re.compile(
 _MEMLOCK = re.compile(r"\(current: (?P<kb>\d{1,20}) kbytes\)")
 
 
+# ... sys.c:619  UCX  ERROR shmget(size=2097152 flags=0xfb0) for mm_recv_desc failed: Operation not permitted, please check shared memory limits by 'ipcs -l'
+# ... UCX  ERROR shmget(size=4194304 flags=0x7b0) for ucp_am_bufs failed: No space left on device, total shared memory pages in the system (...) would exceed the limit in /proc/sys/kernel/shmall (=...)   (sys.c, filled)
+# ... UCX  ERROR shmget(size=2097152, flags=0x7b0) returned unexpected error: Invalid argument. Please check shared memory limits by 'ipcs -l'.   (v1.0-1.6)
+_SHMGET = re.compile(r"\bshmget\(size=(?P<size>\d{1,20}),? flags=0x(?P<flags>[0-9a-fA-F]{1,8})\) "
+                     r"(?:for (?P<purpose>\S{1,64}) failed|returned unexpected error): (?P<err>[A-Za-z][A-Za-z ]{0,60}?)"
+                     r"(?:[.,] ?(?P<detail>[^\n]{1,300}?))?[ \t\r]*$", re.M)
+# ... UCX  ERROR shmget failed: No space left on device. (size=2097152). The max number of shared memory segments in the system is = 4096. Please try to increase this value through /proc/sys/kernel/shmmni
+_SHMGET_OLD = re.compile(r"\bshmget failed: (?P<err>[A-Za-z][A-Za-z ]{0,60}?)\. \(size=(?P<size>\d{1,20})\)\. (?P<detail>[^\n]{1,300}?)[ \t\r]*$", re.M)
+_SHM_HUGETLB = 0x800
+
+
+def _shm(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    for n, line in iter_lines_with(("shmget",), artefact):
+        m = _SHMGET.search(line) or _SHMGET_OLD.search(line)
+        if m is None:
+            continue
+        result.lines_used += 1
+        got = m.groupdict()
+        flags = int(got["flags"], 16) if got.get("flags") else None
+        host = _HOST.search(line[:m.start()])
+        fb.add(UcxShmAllocFailed, n, node=artefact.node_for(host["host"] if host else None), purpose=got.get("purpose"), size=int(m["size"]), flags=flags,
+               hugetlb=bool(flags is not None and flags & _SHM_HUGETLB), error=m["err"].strip(), detail=got.get("detail"))
+
+
 def detect(head: str) -> bool:
+    if "shmget" in head and (_SHMGET.search(head) or _SHMGET_OLD.search(head)) is not None:
+        return True
     if " vend 0x" in head and _CQE.search(head) is not None:
         return True
     if ("completion with error" in head or "] with error on " in head) and _VERBS.search(head) is not None:
@@ -109,6 +151,7 @@ def parse(artefact: Artefact) -> ParseResult:
                memlock_kb=int(limit["kb"]) if limit else None)
     _completions(artefact, fb, result)
     _verbs_completions(artefact, fb, result)
+    _shm(artefact, fb, result)
     return result
 
 
@@ -192,5 +235,7 @@ def _verbs_completions(artefact: Artefact, fb: FactBuilder, result: ParseResult)
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\) failed: ",
+              r"shmget\(size=\d+,? flags=0x[0-9a-fA-F]+\) (?:for \S+ failed|returned unexpected error): ",
+              r"shmget failed: [A-Za-z][A-Za-z ]*\. \(size=\d+\)",
               r"\(synd 0x[0-9a-fA-F]+ vend 0x[0-9a-fA-F]+[ )]",
               r"\b(?:[Ss]end|[Rr]eceive) completion(?:\[\d+\])? with error(?: on (?:qp 0x[0-9a-fA-F]+|XRQ|[\w.-]+/(?:0x[0-9a-fA-F]+|\(nil\))))?: [A-Za-z]")

@@ -143,3 +143,36 @@ def test_verbs_completion_peer_line_is_read_with_it():
 ])
 def test_not_verbs_completion_lines(line):
     assert [f for f in parse_text(line).facts if f.kind == "ucx_completion_error"] == []
+
+
+def test_shmget_huge_pages_refused():
+    """open-mpi/ompi#6084: UCX 1.4's System V allocation with SHM_HUGETLB (0x800 in 0xfb0) refused (EPERM)."""
+    text = (FIX / "ompi6084_shmget_hugetlb_eperm.log").read_text()
+    assert ucx_log.detect(text)
+    got = ucx_log.parse(Artefact(path="ddt.txt", text=text, node="n1")).facts
+    assert [(f.evidence.line, f.node, f.purpose, f.size, f.flags, f.hugetlb, f.error) for f in got] == [
+        (n, "nid02068", "mm_recv_desc", 2097152, 0xfb0, True, "Operation not permitted") for n in (1, 2)]
+    assert got[0].detail == "please check shared memory limits by 'ipcs -l'"
+
+
+@pytest.mark.parametrize("line, purpose, error, detail", [
+    # ucs_sysv_shmget_format_error's shmmax check (sys.c), filled in
+    ("sys.c:1024 UCX  ERROR shmget(size=67108864 flags=0x7b0) for ucp_am_bufs failed: Invalid argument, allocation size exceeds "
+     "/proc/sys/kernel/shmmax (=33554432)", "ucp_am_bufs", "Invalid argument", "allocation size exceeds /proc/sys/kernel/shmmax (=33554432)"),
+    # UCX 1.0-1.6's two forms
+    ("sys.c:210  UCX  ERROR shmget(size=2097152, flags=0x7b0) returned unexpected error: Invalid argument. Please check shared memory "
+     "limits by 'ipcs -l'.", None, "Invalid argument", "Please check shared memory limits by 'ipcs -l'."),
+    ("sys.c:190  UCX  ERROR shmget failed: No space left on device. (size=2097152). The max number of shared memory segments in the "
+     "system is = 4096. Please try to increase this value through /proc/sys/kernel/shmmni", None, "No space left on device",
+     "The max number of shared memory segments in the system is = 4096. Please try to increase this value through /proc/sys/kernel/shmmni"),
+])
+def test_shmget_forms_filled_in(line, purpose, error, detail):
+    (f,) = ucx_log.parse(Artefact(path="j.log", text=line + "\n", node="n1")).facts
+    assert (f.purpose, f.hugetlb, f.error, f.detail) == (purpose, False, error, detail)
+
+
+def test_other_programs_shmget_lines_are_not_ucx():
+    """SHARP's own allocator and a C program's perror: not UCX's format."""
+    for text in ("ERROR:shmget(size=1048576) for HUGETLB returned unexpected error: Operation not permitted.\n",
+                 "shmget: Invalid argument\n"):
+        assert not ucx_log.detect(text)

@@ -1,0 +1,64 @@
+"""perftest's own failure lines (fixtures/artefacts/perftest, each thread in its README; the format strings of
+linux-rdma/perftest src/perftest_communication.c, perftest_resources.c filled in for the rest)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import perftest
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/perftest"
+
+
+def _facts(text: str):
+    return [f for f in perftest.parse(Artefact(path="ib_write_bw.out", text=text, node="n1")).facts if f.kind == "perftest_failure"]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("ucx8702_mr_allocation_failed.txt", [(1, "resources"), (2, "resources"), (3, "resources"), (4, "resources")]),
+    ("perftest228_couldnt_connect.txt", [(2, "connection"), (3, "connection")]),
+    ("perftest132_rdma_cm_rts.txt", [(2, "connection"), (3, "connection"), (4, "connection"), (6, "qp_transition"),
+                                     (7, "qp_transition")]),
+])
+def test_real_threads(name, expected):
+    text = (FIX / name).read_text()
+    assert perftest.detect(text)
+    assert [(f.evidence.line, f.stage) for f in _facts(text)] == expected
+
+
+def test_peer_of_the_client_connect():
+    (f, _) = _facts((FIX / "perftest228_couldnt_connect.txt").read_text())
+    assert f.peer == "192.168.125.211:18515"
+
+
+@pytest.mark.parametrize("text, side, status, name, synd", [
+    (" Completion with error at client\n Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81\n",
+     "client", 12, "transport retry counter exceeded", 0x81),
+    (" Completion with error at server\n Failed status 5: wr_id 3 syndrom 0xf9\n", "server", 5, None, 0xf9),
+])
+def test_completion_errors(text, side, status, name, synd):
+    (f,) = _facts(text)
+    assert (f.stage, f.side, f.status, f.status_name, f.syndrome) == ("completion", side, status, name, synd)
+
+
+@pytest.mark.parametrize("line, stage", [
+    ("Failed to modify QP 0 to RTR", "qp_transition"),
+    ("IB device mlx5_4 not found", "device"),
+    (" Port number 1 state is Down", "device"),
+    ("Couldn't create QP", "resources"),
+    ("Couldn't listen to port 18515", "connection"),
+])
+def test_format_strings_filled_in(line, stage):
+    (f,) = _facts(line + "\n")
+    assert f.stage == stage
+
+
+@pytest.mark.parametrize("text", [
+    "NCCL WARN NET/IB : Couldn't connect to the proxy\n",  # another program's words
+    "Failed to modify the queue depth of sda\n",
+    "************************************\n* Waiting for client to connect... *\n************************************\n",
+])
+def test_near_misses(text):
+    assert not perftest.detect(text) and _facts(text) == []
