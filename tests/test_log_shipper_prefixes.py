@@ -1,0 +1,51 @@
+"""Cloud log viewers' line prefixes (fixtures/artefacts/log_shipper_prefix, each from the thread its README names).
+
+Each form's reference pattern is below: what facts/lines.py should take off a line so that its reader sees the
+program's own line (and the viewer's severity word, ERROR on every stderr line, is not read as the program's). The
+module belongs to the lead this session (issue 11's speed work), so these are expected to fail until it strips
+them: then remove the xfail marks.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.lines import normalise
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "artefacts" / "log_shipper_prefix"
+
+#: Cloud Logging's LogSeverity names (google.logging.type.LogSeverity)
+_SEVERITY = r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY)"
+#: Logs Explorer's copy (GKE, Cloud Run): severity, one blank, the entry's RFC 3339 UTC time with nanoseconds, one blank
+#:   ERROR 2025-04-05T00:01:19.509514570Z ./entrypoint.sh: line 48: 28 Killed python3 -m sglang.launch_server ...
+CLOUD_LOGGING = re.compile(_SEVERITY + r" \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z ")
+#: Vertex AI's job log view: severity padded, local time and offset, the replica, each column tab- or blank-separated
+#:   ERROR   2022-01-26 14:19:41 +1100       workerpool0-0   Configuration saved in /tmp/xlm-roberta-large/...
+VERTEX = re.compile(_SEVERITY + r"[ \t]+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4}[ \t]+workerpool\d+-\d+[ \t]+")
+#: the CloudWatch console's event table: the column separator before every row after the first
+#:   (only over a file whose other rows all carry it: a markdown table's rows end with "|" too)
+#:   | 2020-09-21 11:24:15,359 [INFO ] pool-1-thread-3 ACCESS_LOG - /127.0.0.1:32868 "GET /ping HTTP/1.1" 200 0
+CLOUDWATCH_CONSOLE = re.compile(r"[ \t]{1,4}\|[ \t]")
+
+CASES = [("sglang5096_cloud_logging_paste.log", CLOUD_LOGGING), ("vertex242_console_workerpool_paste.log", VERTEX),
+         ("sagemaker70_cloudwatch_console_paste.log", CLOUDWATCH_CONSOLE)]
+
+
+@pytest.mark.parametrize("name, prefix", CASES, ids=[c[0] for c in CASES])
+def test_reference_patterns_match_every_line(name, prefix):
+    """The patterns themselves: each takes its viewer's columns off every line of the real paste (bar the
+    CloudWatch table's first row) and nothing of the program's line."""
+    lines = (FIX / name).read_text().splitlines()
+    hit = [bool(prefix.match(ln)) for ln in lines]
+    assert all(hit[1:] if prefix is CLOUDWATCH_CONSOLE else hit), name
+
+
+@pytest.mark.xfail(strict=True, reason="facts/lines.py does not strip cloud log viewers' prefixes yet (owned by the lead "
+                                       "this session; the reference patterns are in this file, see the H3 report)")
+@pytest.mark.parametrize("name, prefix", CASES, ids=[c[0] for c in CASES])
+def test_normalise_strips_the_viewer_columns(name, prefix):
+    text = (FIX / name).read_text()
+    want = [prefix.sub("", ln, count=1) if prefix.match(ln) else ln for ln in text.splitlines()]
+    assert str(normalise(text)).splitlines() == want
