@@ -15,7 +15,7 @@ class ContainerRuntimeError(Fact):
     """The container engine could not give a container its GPUs (no NVIDIA runtime or driver registered)."""
 
     kind: Literal["container_runtime_error"] = "container_runtime_error"
-    reason: str  # no_gpu_device_driver | unknown_runtime | runtime_not_configured | cdi_unresolvable_device | cdi_hook_invoked_directly | driver_file_missing
+    reason: str  # no_gpu_device_driver | unknown_runtime | runtime_not_configured | cdi_unresolvable_device | cdi_hook_invoked_directly | driver_file_missing | cdi_spec_unparsable
     engine: str  # docker | containerd | podman
     runtime: str  # "nvidia"; "" for the device driver docker picks itself
     capabilities: str | None = None  # "[[gpu]]"
@@ -208,6 +208,15 @@ class ContainerToolkitError(Fact):
     #: mount point could not be made), ``mount`` ("mount operation failed"), ``stat`` ("stat failed");
     #: ``other`` for any other message or stage
     operation: Literal["file_create", "mount", "stat", "other"] = "other"
+
+
+@fact_kind
+class CdiDeviceListed(Fact):
+    """A device ``nvidia-ctk cdi list`` found in the host's CDI specs (/etc/cdi, /var/run/cdi):
+    ``nvidia.com/gpu=0``, ``nvidia.com/gpu=all``."""
+
+    kind: Literal["cdi_device_listed"] = "cdi_device_listed"
+    device: str
 
 
 @fact_kind

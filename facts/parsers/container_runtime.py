@@ -18,7 +18,8 @@ know), ``runtime_not_configured`` (containerd's CRI has no handler of the Runtim
 ``cdi_unresolvable_device`` (CDI injection: no CDI spec names the device requested, ``capabilities``
 holds the names), ``cdi_hook_invoked_directly`` (the toolkit in CDI mode run as a bare hook), ``driver_file_missing``
 (the OCI runtime, runc or crun, could not find a driver file it was told to mount, one whose name
-carries a driver version: ``driver_version``);
+carries a driver version: ``driver_version``), ``cdi_spec_unparsable`` (the engine's CDI library met a field it
+does not know in a spec, ``capabilities`` the spec's path: a spec of a newer CDI version than the engine reads);
 ``engine`` (docker | containerd), ``runtime`` (the runtime or driver named, "" when none),
 ``capabilities`` as printed, ``message``, ``gpu`` (the request was for GPUs: a ``gpu`` capability
 or an NVIDIA runtime; ``--runtime=runsc`` unknown is another engine fault). Empty input, or text without these lines, is not this kind.
@@ -50,6 +51,11 @@ _CRI_NO_RUNTIME = re.compile(r'no runtime for "(?P<runtime>[^"]+)" is configured
 # Error: error setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all       (podman; NVIDIA/nvidia-container-toolkit#146)
 # ... error modifying OCI spec: failed to inject CDI devices: unresolvable CDI devices runtime.nvidia.com/gpu=all: unknown   (docker, the toolkit's runtime)
 _CDI_UNRESOLVABLE = re.compile(r"unresolvable CDI devices (?P<devices>[\w./-]+=[\w.,=/-]*?[\w-])(?:[.:;]|\s|$)")
+# The engine's CDI library could not read a spec: a field it does not know is a spec written for a newer CDI
+# version than the engine was built with (nvidia-ctk 1.19 writes additionalGids, CDI 0.7.0; podman 4.9 reads to 0.6):
+# The following error was triggered when refreshing the CDI registry: failed to load CDI Spec failed to parse CDI Spec "/etc/cdi/nvidia.yaml": failed to unmarshal CDI Spec: error unmarshaling JSON: while decoding JSON: json: unknown field "additionalGids"
+#   (podman --debug: NVIDIA/nvidia-container-toolkit#1860)
+_CDI_SPEC_UNPARSABLE = re.compile(r'failed to parse CDI Spec "(?P<path>[^"\n]{1,300})": (?P<why>[^\n]{0,300}?unknown field "(?P<field>\w{1,80})")')
 # The toolkit in mode "cdi" refusing to be run as a bare prestart hook (docker --gpus without --runtime=nvidia):
 # invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not supported. Please use the NVIDIA Container Runtime (e.g. specify the --runtime=nvidia flag) instead.: unknown   (dstackai/dstack#2306)
 _CDI_HOOK_DIRECT = re.compile(r"invoking the NVIDIA Container Runtime Hook directly \(e\.g\. specifying the docker --gpus flag\) is not supported")
@@ -69,9 +75,11 @@ _RUNC_MOUNT = re.compile(rf'mounting \\*"(?P<src>{_DRIVER_FILE})\\*" to rootfs (
                          r"[^\n]*?no such file or directory", re.I)
 _CRUN_STAT = re.compile(rf"(?:cannot stat|error stat'ing file) `(?P<src>{_DRIVER_FILE})`: No such file or directory")
 _GATES = ("could not select device driver", "unknown or invalid runtime name", "Unknown runtime specified",
-          "is configured", "unresolvable CDI devices", "Runtime Hook directly", "to rootfs ", "cannot stat `", "error stat'ing file `")
+          "is configured", "unresolvable CDI devices", "Runtime Hook directly", "to rootfs ", "cannot stat `", "error stat'ing file `",
+          "failed to parse CDI Spec")
 _DETECT = re.compile(r'could not select device driver "[^"]*" with capabilities: \[|(?:unknown or invalid runtime name|Unknown runtime specified):? [\w.-]+'
                      r'|no runtime for "[^"]+" is configured|unresolvable CDI devices [\w./-]+=|invoking the NVIDIA Container Runtime Hook directly'
+                     r'|failed to parse CDI Spec "[^"\n]+": [^\n]*?unknown field "'
                      rf'|mounting \\*"{_DRIVER_FILE_ANY}\\*" to rootfs |(?:cannot stat|error stat\'ing file) `{_DRIVER_FILE_ANY}`')
 #: line signatures for facts/classify.py
 SIGNATURES = (_DETECT,)
@@ -108,6 +116,9 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(ContainerRuntimeError, n, reason="cdi_unresolvable_device", engine="podman" if "setting up CDI" in line else "docker",
                   runtime="cdi", capabilities=devices, message=f"unresolvable CDI devices {devices}",
                   gpu=devices.split("=", 1)[0].endswith("nvidia.com/gpu"))
+        elif (m := _CDI_SPEC_UNPARSABLE.search(line)) is not None:
+            b.add(ContainerRuntimeError, n, reason="cdi_spec_unparsable", engine="podman" if "CDI registry" in line else "container engine",
+                  runtime="cdi", capabilities=m["path"], message=f'failed to parse CDI Spec "{m["path"]}": {m["why"]}', gpu=True)
         elif (m := _RUNC_MOUNT.search(line) or _CRUN_STAT.search(line)) is not None:
             engine = "runc" if "to rootfs " in m[0] else "crun"
             b.add(ContainerRuntimeError, n, reason="driver_file_missing", engine=engine, runtime=engine,

@@ -1,6 +1,8 @@
 """container_runtime: docker / containerd refusing GPU containers, each form on real lines."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from stethoscope.facts.parsers import container_runtime
@@ -86,3 +88,13 @@ def test_refusal_in_bold_above_an_nvsmi_log_is_read():
     assert container_runtime.detect(text)
     (f,) = parse_text(text).facts
     assert (f.reason, f.runtime, f.gpu, f.evidence.line) == ("no_gpu_device_driver", "", True, 1)
+
+
+def test_cdi_spec_the_engine_cannot_parse():
+    # podman 4.9.3's debug log on a spec of toolkit 1.19.1 (NVIDIA/nvidia-container-toolkit#1860)
+    text = (Path(__file__).resolve().parents[2] / "fixtures/artefacts/container_runtime/"
+            "toolkit1860_podman_cdi_spec_unknown_field.txt").read_text()
+    assert container_runtime.detect(text)
+    got = [(f.evidence.line, f.reason, f.engine, f.capabilities) for f in parse_text(text).facts]
+    assert got == [(1, "cdi_spec_unparsable", "podman", "/etc/cdi/nvidia.yaml"),
+                   (2, "cdi_spec_unparsable", "container engine", "/var/run/cdi/nvidia.yaml")]

@@ -51,3 +51,17 @@ def test_not_nvidia_ctk():
     assert not nvidia_ctk.detect('time="2020-10-27T20:31:42Z" level=fatal msg="Error watching fields: ..."\n')
     assert not nvidia_ctk.detect("WARN[0000] Skipping line 55 ('DCGM_FI_PROF_GR_ENGINE_ACTIVE'): DCP metrics not enabled\n")
     assert not nvidia_ctk.detect("")
+
+
+def test_cdi_list_names_the_devices_of_the_hosts_specs():
+    # nvidia-ctk cdi list pasted with the podman refusal that followed (NVIDIA/nvidia-container-toolkit#1940)
+    facts = _parse((FIX / "toolkit1940_cdi_list_then_podman_unresolvable_paste.txt").read_text()).facts
+    assert [(f.kind, f.evidence.line, getattr(f, "device", None)) for f in facts] == [
+        ("cdi_device_listed", 5, "nvidia.com/gpu=0"),
+        ("cdi_device_listed", 6, "nvidia.com/gpu=GPU-d17572cc-10a2-4a90-04a1-4ea64aac04b2"),
+        ("cdi_device_listed", 7, "nvidia.com/gpu=all")]
+
+
+def test_cdi_list_takes_only_the_count_it_announced():
+    text = "INFO[0000] Found 1 CDI devices\nnvidia.com/gpu=0\nvendor.com/other=1\n"
+    assert [f.device for f in _parse(text).facts] == ["nvidia.com/gpu=0"]
