@@ -16,8 +16,10 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import requests
+if TYPE_CHECKING:
+    import requests
 
 
 class AccessError(ValueError):
@@ -245,6 +247,8 @@ class Access:
     def session(self) -> requests.Session:
         """A requests session that verifies TLS (or not, when ``insecure``), presents the
         client certificate and sends the credentials and headers with every request."""
+        import requests  # only a live diagnosis talks HTTP: reading a bundle never loads it (~0.25 s)
+
         self.check()
         s = requests.Session()
         s.trust_env = True  # proxies from HTTPS_PROXY/NO_PROXY; netrc is overridden by auth below

@@ -17,7 +17,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from stethoscope.facts.live.prom import Series
+from stethoscope.facts.live.series import Series
 from stethoscope.facts.model import Evidence, Fact
 from stethoscope.facts.parsers.gpu_state_facts import (
     GpuClockReason, GpuEccCount, GpuInfo, GpuPcieLink, GpuPower, GpuRetiredPages, GpuRowRemap, GpuTemperature,

@@ -17,7 +17,7 @@ data in the window an ``ib_port_traffic`` (fabric: it is expected up).
 from __future__ import annotations
 
 from stethoscope.facts.live.dcgm import LiveFacts
-from stethoscope.facts.live.prom import Series
+from stethoscope.facts.live.series import Series
 from stethoscope.facts.kinds.live import IbPortTraffic, LinkStateChange
 from stethoscope.facts.live.timeseries import growth_of, iso_time
 from stethoscope.facts.parsers.ib_facts import PHYS_STATES, STATES, IbPort, IbPortCounters, port_id

@@ -12,7 +12,7 @@ import time
 from collections import defaultdict
 
 from stethoscope.facts.live.dcgm import LiveFacts
-from stethoscope.facts.live.prom import Series
+from stethoscope.facts.live.series import Series
 from stethoscope.facts.stats import zero_runs
 from stethoscope.facts.kinds.live import CounterGrowth, GpuMetricTrend, GpuUtilStall, LinkStateChange, NodeBelowPeers
 

@@ -28,7 +28,7 @@ import re
 from prometheus_client.parser import text_string_to_metric_families
 
 from stethoscope.facts.live import dcgm
-from stethoscope.facts.live.prom import Series
+from stethoscope.facts.live.series import Series
 from stethoscope.facts.live.signals import SIGNALS
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.model import Evidence
