@@ -370,25 +370,23 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
             continue
         if not head or head[0].isspace() or (sep and not head[-1].isspace()):
             continue  # blank, or neither a key line nor a section line
-        name = head.rstrip()
         depth = (len(indent) + 2) // 4  # _depth
         keep = depth - 1 if depth > 1 else 0
         if keep < len(stack):
             del stack[keep:]
             skip_from = stack[-1].skip_from if stack else NO_SKIP
         parent = stack[-1] if stack else _GPU_LEVEL
-        lname = name.lower()
-        if sep:  # _take, its answer for the path found once
-            field, action = parent.fields.get(lname) or parent.field(lname)
+        if sep:  # _take, its answer for the path found once (by the key as printed, padding and all)
+            field, action = parent.fields.get(head) or parent.field(head)
             if field:
                 rec.values[field] = (value.rstrip(), no)  # type: ignore[union-attr]  # a GPU block
             elif action:
                 _apply(rec, action, value.rstrip(), no, section)  # type: ignore[arg-type]
         else:
-            node = parent.children.get(lname) or parent.child(lname)
+            node = parent.children.get(head) or parent.child(head)
             stack.append(node)
             if len(stack) == 1:
-                section = name
+                section = head.rstrip()
                 if (field := SECTIONS.get(node.path)):
                     rec.values[field] = ("", no)  # type: ignore[union-attr]  # a GPU block
             skip_from = node.skip_from
@@ -502,22 +500,25 @@ class _Section:
     def __init__(self, path: tuple[str, ...]):
         self.path = path
         self.skip_from = _skip_from(list(path))
+        #: keyed by the key or section name as printed (``head``: padding and case kept)
         self.fields: dict[str, tuple[str | None, tuple | None]] = {}
         self.children: dict[str, _Section] = {}
 
-    def field(self, name: str) -> tuple[str | None, tuple | None]:
-        """(record key, action) of a key line ``name`` (lowercased) in this section."""
+    def field(self, head: str) -> tuple[str | None, tuple | None]:
+        """(record key, action) of a key line in this section, its key as printed (``head``)."""
+        name = head.rstrip().lower()
         path = self.path + (name,)
         # of the GPU level's keys only "Processes : None" goes to _take_other
         got = (KEYS.get(path), _leaf_action(path) if self.path or name == "processes" else None)
         if len(self.fields) < _KEPT:  # a hostile text's names are not all kept
-            self.fields[name] = got
+            self.fields[head] = got
         return got
 
-    def child(self, name: str) -> _Section:
-        node = _Section(self.path + (name,))
+    def child(self, head: str) -> _Section:
+        """The subsection named ``head`` (as printed)."""
+        node = _Section(self.path + (head.rstrip().lower(),))
         if len(self.children) < _KEPT:
-            self.children[name] = node
+            self.children[head] = node
         return node
 
 
