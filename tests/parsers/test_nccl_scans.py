@@ -1,6 +1,7 @@
-"""nccl_channels' reading when no rule in use binds ring neighbours or tree links: the candidates it
-finds from literals (_order_candidates) are _ORDER_CANDIDATES's matches, on every NCCL log of the
-fixtures, on damaged copies of each, and on lines made to catch the leftmost-candidate rule."""
+"""The NCCL readers' literal searches find what the regex scans they replaced found (issue 12), on
+every NCCL log of the fixtures and damaged copies of each (test_nccl_log_golden's cases), and on
+lines made for each rule: nccl_channels' candidates when no rule in use binds ring neighbours or
+tree links (_order_candidates: a line's leftmost candidate), nccl_nvls' detect()."""
 from __future__ import annotations
 
 import importlib.util
@@ -8,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.facts.parsers import nccl_channels
+from stethoscope.facts.parsers import nccl_channels, nccl_nvls
+from stethoscope.facts.parsers.base import lines_with
 
 HERE = Path(__file__).resolve().parent
 
@@ -50,3 +52,15 @@ def test_order_candidates_are_the_scans_matches(texts):
 ])
 def test_order_candidates_on_odd_lines(text):
     assert nccl_channels._order_candidates(text) == _old(text)
+
+
+@pytest.mark.parametrize("text", ["", "NVLS ", "x\nh:1:2 [0] NCCL INFO NVLS Bind mem 0x1\n", "a coll channels, b\n2 coll channels, 2 p2p channels, 2 p2p channels per peer",
+                                  "NVLS multicast support is available on dev 3\r", "h NVLS x\nNVLS"])
+def test_nvls_detect_on_odd_lines(text):
+    assert nccl_nvls.detect(text) == any(nccl_nvls._LINE.match(line) for _, line in lines_with(text, nccl_nvls._LITERALS))
+
+
+def test_nvls_detect_is_the_line_scan(texts):
+    differ = [name for name, text in texts
+              if nccl_nvls.detect(text) != any(nccl_nvls._LINE.match(line) for _, line in lines_with(text, nccl_nvls._LITERALS))]
+    assert not differ, differ[:10]
