@@ -233,6 +233,18 @@ class GlooConnectFailed(Fact):
 
 
 @fact_kind
+class SshdNotStarted(Fact):
+    """The ssh server a launcher needs on a worker (an MPIJob's worker container runs
+    ``/usr/sbin/sshd -De``) could not start: its binary is not in the image, or it found no host
+    key (facts/parsers/sshd_start.py). The launcher's ssh to that node then fails."""
+
+    kind: Literal["sshd_not_started"] = "sshd_not_started"
+    reason: Literal["binary_missing", "no_host_keys"]
+    path: str | None = None  # the sshd binary the shell or supervisor looked for: /usr/sbin/sshd
+    message: str
+
+
+@fact_kind
 class TorchNcclProgress(Fact):
     kind: Literal["torch_nccl_progress"] = "torch_nccl_progress"
     rank: int

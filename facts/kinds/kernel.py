@@ -392,6 +392,18 @@ class KernelModuleListing(Fact):
 
 
 @fact_kind
+class PeermemInvalidContext(KernelLineFact):
+    """nvidia-peermem's ``nv_get_p2p_free_callback:<line> ERROR detected invalid context, skipping
+    further processing``: the GPU driver's free callback found a context already torn down and
+    skipped it (a mitigation of driver issue 4272659 in R535-R555; gone from R560 on)."""
+
+    kind: Literal["peermem_invalid_context"] = "peermem_invalid_context"
+    module: str  # "nvidia_peermem" (dashes as underscores)
+    function: str  # "nv_get_p2p_free_callback"
+    message: str
+
+
+@fact_kind
 class KernelModuleLoadFailure(Fact):
     """A kernel module that could not be loaded: ``modprobe: ERROR: could not insert 'nv_peer_mem':
     Unknown symbol in module ...`` or the kernel's ``nv_peer_mem: Unknown symbol

@@ -376,6 +376,8 @@ def parse(artefact: Artefact) -> ParseResult:
         common["boot"] = boots.index
         if ("symbol" in msg or "version magic" in msg) and kernel_log_modules.parse_module_line(b, ln, msg, common, used):
             continue
+        if "invalid context" in msg and kernel_log_modules.parse_peermem_line(b, ln, msg, common, used):
+            continue
         if kernel_log_gds.parse_gds_line(b, ln, msg, common, used):
             boots.had_content = True
             continue

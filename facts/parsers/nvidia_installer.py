@@ -11,12 +11,22 @@ Bumblebee-Project/Bumblebee#932, the older wording and the log's detail lines)::
     Please see the log entries 'Kernel module load error' and 'Kernel messages' at the end of the file '/var/log/nvidia-installer.log' for more information.
     -> Kernel module load error: No such device
 
+The installer's own word that Secure Boot refused the module comes before that ERROR (the older
+wording in NVIDIA/gpu-operator#266's driver container, the newer in GoogleCloudDataproc's
+initialization-actions gpu/README.md)::
+
+    ERROR: The kernel module failed to load, because it was not signed by a key that is trusted by the kernel. Please try installing the driver again, and sign the kernel module when prompted to do so.
+    ERROR: The kernel module failed to load. Secure boot is enabled on this system, so this is likely because it was not signed by a key that is trusted by the kernel. Please try ...
+
 Facts: ``kernel_module_load_failure`` (:mod:`modprobe`'s fact, ``source`` nvidia-installer) per
 ``ERROR: Unable to load the kernel module '<m>.ko'`` line: ``module`` the module, ``reason`` from the
 ``-> Kernel module load error: <errno text>`` line that follows within ten lines (No such device:
 no GPU the driver supports, or nouveau owns it; Key was rejected / Required key not available:
 Secure Boot refused the unsigned module; Exec format error: built for another kernel), else
-``other``. The detail and "Please see the log entries" lines count as read. Empty input: nothing.
+``other``; ``signature`` when the unsigned-module ERROR stands within five lines before it. An
+unsigned-module ERROR with no such line after it (a paste cut there) is the fact itself, for
+``nvidia`` (the module the installer loads to test its build). The detail and "Please see the log
+entries" lines count as read. Empty input: nothing.
 """
 from __future__ import annotations
 
@@ -34,26 +44,44 @@ _DETAIL = re.compile(r"^\s*-> Kernel module load error: (?P<why>[^\n]+?)\s*$", r
 # Please see the log entries 'Kernel module load error' and 'Kernel messages' at the end of the file '/var/log/nvidia-installer.log' for more information.
 _SEE_LOG = re.compile(r"^\s*Please see the log entries 'Kernel module load error' and 'Kernel messages'", re.M)
 _FOLLOW = 10  # lines after the ERROR within which its detail line is read
+# ERROR: The kernel module failed to load, because it was not signed by a key that is trusted by the kernel. ...     (gpu-operator#266)
+# ERROR: The kernel module failed to load. Secure boot is enabled on this system, so this is likely because it was not signed by a key ...
+_UNSIGNED = re.compile(r"^\s*ERROR: The kernel module failed to load[,.][^\n]*?\bnot signed by a key that is trusted by the kernel\b", re.M)
+_UNSIGNED_BEFORE = 5  # lines before "Unable to load the kernel module" within which it gives the reason
 
 
 def detect(head: str) -> bool:
-    return "Unable to load the kernel module" in head and _LOAD.search(head) is not None
+    return (("Unable to load the kernel module" in head and _LOAD.search(head) is not None)
+            or ("not signed by a key that is trusted" in head and _UNSIGNED.search(head) is not None))
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     details = [(n, m["why"]) for n, m in iter_matches(_DETAIL, artefact)]
-    result.lines_used += len(details) + sum(1 for _ in iter_matches(_SEE_LOG, artefact))
+    unsigned = [n for n, _ in iter_matches(_UNSIGNED, artefact)]
+    result.lines_used += len(details) + len(unsigned) + sum(1 for _ in iter_matches(_SEE_LOG, artefact))
+    claimed: set[int] = set()
     for n, m in iter_matches(_LOAD, artefact):
         result.lines_used += 1
         why = next((w for k, w in details if n < k <= n + _FOLLOW), None)
+        signed_by = next((k for k in unsigned if n - _UNSIGNED_BEFORE <= k < n), None)
         line = artefact.lines[n - 1].strip()
         msg = line if why is None else f"{line.split('.  ', 1)[0]}; Kernel module load error: {why}"
-        fb.add(KernelModuleLoadFailure, n, module=module_name(m["ko"]), reason=failure_reason(why) if why else "other",
+        reason = failure_reason(why) if why else "other"
+        if signed_by is not None:
+            claimed.add(signed_by)
+            reason = "signature" if reason == "other" else reason
+            msg = f"{line.split('.  ', 1)[0]}; {artefact.lines[signed_by - 1].strip()}"
+        fb.add(KernelModuleLoadFailure, n, module=module_name(m["ko"]), reason=reason,
                message=msg[:300], source="nvidia-installer")
+    for n in unsigned:
+        if n not in claimed:
+            fb.add(KernelModuleLoadFailure, n, module="nvidia", reason="signature",
+                   message=artefact.lines[n - 1].strip()[:300], source="nvidia-installer")
     return result
 
 
 #: the line signature this reader owns (facts/classify.py)
-SIGNATURES = (r"(?m)^\s*ERROR: Unable to load the kernel module '",)
+SIGNATURES = (r"(?m)^\s*ERROR: Unable to load the kernel module '",
+              r"(?m)^\s*ERROR: The kernel module failed to load[,.][^\n]*?not signed by a key that is trusted by the kernel")

@@ -51,7 +51,7 @@ KIND = "torch_log"
 
 
 # one of these is in every match of tl.DETECT
-_DETECT_KEYS = ("ProcessGroupNCCL", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
+_DETECT_KEYS = ("ProcessGroupNCCL", "ProcessGroupGloo.cpp:", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
                 "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:",
                 "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", "NCCL Error ", *twe.MARKERS, *gloo.MARKERS)
 
@@ -79,6 +79,7 @@ def parse(artefact: Artefact) -> ParseResult:
     workers: list[dict[str, Any]] = []
     nccl_errors: list[dict[str, Any]] = []
     desync_ctx: dict[str, Any] = {}
+    gloo_last: dict[str, tuple[int, str | None]] = {}  # node -> (last line, peer) of its Gloo connect failure
 
     forwarded: set[tuple[int, str]] = set()  # (line, text) of messages read as a "Last error:"
     joined_to = 0  # the last line a terminal-cut message took as its continuation (tl.unwrap)
@@ -94,7 +95,7 @@ def parse(artefact: Artefact) -> ParseResult:
             nxt = segs[i + 1] if i + 1 < len(segs) else tl.next_line(artefact.text, end).strip()
             nxt_no = no if i + 1 < len(segs) else no + 1
             _line(artefact, b, no, line, start, nxt, nxt_no, timeouts, progress, workers, nccl_errors, desync_ctx,
-                  used, forwarded)
+                  used, forwarded, gloo_last)
 
     workers.extend(tl.failure_table(artefact, b, used))
     if not workers and "ChildFailedError" in artefact.text:
@@ -112,9 +113,12 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
+_GLOO_ECHO = 3  # lines after a Gloo connect failure within which the same failure raised is its echo
+
+
 def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nxt: str, nxt_no: int,
           timeouts: dict, progress: dict, workers: list, nccl_errors: list, desync_ctx: dict, used: set[int],
-          forwarded: set[tuple[int, str]]) -> None:
+          forwarded: set[tuple[int, str]], gloo_last: dict[str, tuple[int, str | None]]) -> None:
     """One line (or one segment of a flattened paste) of the log."""
     node, grank = tl.line_context(artefact, line, no)
     if "communicator was aborted " in line and (a := tl.COMM_ABORTED.search(line)) is not None:
@@ -128,6 +132,21 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
     if "operation to complete" in line and (g := gloo.read(line)) is not None:
         b.add(gloo.GlooTimeout, no, node=node, text=line, rank=grank, **g)
         used.add(no)
+        return
+    if "connectFullMesh" in line and (gc := gloo.read_connect(line, nxt)) is not None:
+        fields, took_next = gc
+        used.add(no)
+        if took_next:
+            used.add(nxt_no)
+        # ProcessGroupGloo logs the failure ("[E ProcessGroupGloo.cpp:144] Gloo connectFullMesh failed ...") and
+        # raises it ("RuntimeError: Gloo connectFullMesh failed ..."): the raise right after the log line, with
+        # the same peer or none printed, is the same event
+        last = gloo_last.get(node)
+        if last is not None and 0 < no - last[0] <= _GLOO_ECHO and fields["remote"] in (None, last[1]):
+            gloo_last[node] = (nxt_no if took_next else no, last[1])
+            return
+        gloo_last[node] = (nxt_no if took_next else no, fields["remote"])
+        b.add(gloo.GlooConnectFailed, no, node=node, text=line, rank=grank, **fields)
         return
     if "WorkNCCL(" in line and ("Watchdog caught" in line or "blocking wait" in line or "Caught collective operation timeout" in line):
         rec = _timeout(b, no, line, node, grank)

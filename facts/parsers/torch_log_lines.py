@@ -25,7 +25,7 @@ NCCL_RESULT_TEXT = r"(?:unhandled (?:cuda|system) error|internal error|invalid (
 # Anything unmistakably from torch.distributed, anywhere in the head (the healthy capture has
 # only the torchrun banner: "W1129 18:30:26.245000 1668 torch/distributed/run.py:851] ***").
 DETECT = re.compile(
-    r"ProcessGroupNCCL|Watchdog caught collective operation timeout|torch[./]distributed[./]"
+    r"ProcessGroupNCCL|ProcessGroupGloo\.cpp:\d|Watchdog caught collective operation timeout|torch[./]distributed[./]"
     r"|ChildFailedError|DistBackendError|^\[rank\d+\]:"
     # NCCL's messages as PyTorch forwards them or people paste them (torch_nccl_forwarded)
     r"|^Duplicate GPU detected : rank \d|^Failed to \w+ NVLink SHARP \(NVLS\)|^Last error:"  # at a line start: not NCCL's own WARN line

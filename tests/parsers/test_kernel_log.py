@@ -201,7 +201,7 @@ def test_fell_off_bus_one_line():
 
 def test_xid154_recovery_action():
     r = parse_file("dmesg_T_xid13_xid154.log")
-    assert r.errors == [] and r.lines_used == 6
+    assert r.errors == [] and r.lines_used == 7  # with line 1, nvidia-peermem's invalid-context diagnostic
     xids = of(r, "xid_event")
     assert [x.xid for x in xids] == [13, 13, 13, 109, 119, 154]
     assert xids[-1].recovery_action == "GPU Reset Required"
@@ -209,6 +209,19 @@ def test_xid154_recovery_action():
     (ra,) = of(r, "gpu_recovery_action")
     assert (ra.pci_bus_id, ra.action, ra.action_code, ra.previous_action) == (
         "0000:97:00.0", "GPU Reset Required", 1, "None")
+
+
+def test_peermem_invalid_context_diagnostic():
+    # line 1 of the H100 report (dmesg -T); the same line under a monotonic stamp (Mellanox/nv_peer_memory#120)
+    (p,) = of(parse_file("dmesg_T_xid13_xid154.log"), "peermem_invalid_context")
+    assert (p.module, p.function, p.evidence.line, p.timestamp) == (
+        "nvidia_peermem", "nv_get_p2p_free_callback", 1, "Fri Aug 30 11:11:22 2024")
+    r = parse_text("[25033.266922] nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected invalid context, "
+                   "skipping further processing\n")
+    assert [f.kind for f in r.facts] == ["peermem_invalid_context"] and r.lines_used == 1
+    # nv_peer_mem's invalid page_table note is another message (a driver bug, nv_peer_memory#112): not this fact
+    r = parse_text("[  100.000001] nv_mem nv_get_p2p_free_callback:144 nv_get_p2p_free_callback -- invalid page_table\n")
+    assert of(r, "peermem_invalid_context") == []
 
 
 def test_aer_fatal_reltime_groups_continuations():

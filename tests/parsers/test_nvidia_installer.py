@@ -29,3 +29,30 @@ def test_near_misses():
     text = "Building kernel modules\n  : [##############################] 100%\nInstallation of the NVIDIA Accelerated Graphics Driver for Linux-x86_64 (version: 535.161.07) is now complete.\n"
     assert not nvidia_installer.detect(text)
     assert nvidia_installer.parse(Artefact(path="i.log", text=text)).facts == []
+
+
+def test_unsigned_module_error_gives_the_signature_reason():
+    r = _parse(nvidia_installer, "nvidia_installer/dataproc_gpu_readme_secure_boot_unsigned.txt")
+    (f,) = r.facts  # one event: the unsigned-module ERROR is the reason of the load failure after it
+    assert (f.module, f.reason, f.evidence.line) == ("nvidia", "signature", 2)
+    assert "not signed by a key that is trusted by the kernel" in f.message
+    assert r.lines_used == 3  # the two ERRORs and "Please see the log entries"
+
+
+def test_unsigned_module_error_alone_older_wording():
+    # the older wording, the paste cut before "Unable to load" (NVIDIA/gpu-operator#266's driver container)
+    text = ("Building kernel modules\n  : [##############################] 100%\n"
+            "ERROR: The kernel module failed to load, because it was not signed by a key that is trusted by the kernel. "
+            "Please try installing the driver again, and sign the kernel module when prompted to do so.\n")
+    assert nvidia_installer.detect(text)
+    (f,) = nvidia_installer.parse(Artefact(path="d.log", text=text)).facts
+    assert (f.module, f.reason, f.source, f.evidence.line) == ("nvidia", "signature", "nvidia-installer", 3)
+
+
+def test_unsigned_near_misses():
+    # a how-to's prose about the message, not the installer's line
+    text = "+ The kernel module failed to load. Secure boot is enabled on this system, so this is likely because it was not signed by a key that is trusted by the kernel.... \n"
+    assert not nvidia_installer.detect(text)
+    # the installer's question before signing, answered: no failure yet
+    text = "The target kernel has CONFIG_MODULE_SIG set, which means that it supports cryptographic signatures on kernel modules.\n"
+    assert not nvidia_installer.detect(text)

@@ -555,3 +555,33 @@ def test_gloo_timeout_forms(line, expect):
     assert torch_log.detect(line) == bool(expect)
     facts = [f for f in parse_text(line + "\n").facts if f.kind == "gloo_timeout"]
     assert [(f.operation, f.timeout_ms) for f in facts] == ([expect] if expect else [])
+
+
+def test_gloo_connect_failed_and_loopback_fallback():
+    """vllm-project/vllm#7074: rank 9 falls back to loopback for Gloo (a known warning), rank 8's mesh fails."""
+    facts = parse_file("vllm7074_gloo_loopback_fallback_connect_failed.log").facts
+    (g,) = [f for f in facts if f.kind == "gloo_connect_failed"]
+    assert (g.detail, g.remote, g.remote_loopback, g.rank, g.evidence.line) == ("no error", None, False, 8, 3)
+    (w,) = [f for f in facts if f.kind == "torch_warning"]
+    assert (w.warning_id, w.benign, w.rank, w.evidence.line) == ("gloo_loopback_fallback", False, 9, 2)
+
+
+@pytest.mark.parametrize("text, expect", [
+    # newer Gloo names the peer (the form several multi-node vLLM notes quote)
+    ("RuntimeError: Gloo connectFullMesh failed with [pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:152] timed out "
+     "connecting: SO_ERROR: Connection refused, remote=[127.0.1.1]:20901\n",
+     [("timed out connecting: SO_ERROR: Connection refused", "127.0.1.1", True)]),
+    ("RuntimeError: Gloo connectFullMesh failed with [pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:152] timed out "
+     "connecting: SO_ERROR: Connection refused, remote=[192.222.53.159]:41000\n",
+     [("timed out connecting: SO_ERROR: Connection refused", "192.222.53.159", False)]),
+    # a quote that wraps the remote onto the next line, then the exception that raises it (aws-samples/aws-do-eks#50): one event
+    ("[rank8] Gloo connectFullMesh failed ... timed out connecting: SO_ERROR: Connection refused,\n"
+     "        remote=[127.0.0.1]:14215\nRuntimeError: Gloo connectFullMesh failed ...\n",
+     [("timed out connecting: SO_ERROR: Connection refused", "127.0.0.1", True)]),
+    # near miss: prose about the failure without Gloo's words
+    ("the gloo full mesh could not connect\n", []),
+])
+def test_gloo_connect_forms(text, expect):
+    assert torch_log.detect(text) == bool(expect)
+    facts = [f for f in parse_text(text).facts if f.kind == "gloo_connect_failed"]
+    assert [(f.detail, f.remote, f.remote_loopback) for f in facts] == expect

@@ -1,0 +1,43 @@
+"""An ssh server that could not start (facts/parsers/sshd_start.py), on real lines, with near misses."""
+from __future__ import annotations
+
+import pytest
+from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
+
+from stethoscope.facts.parsers import sshd_start
+from stethoscope.facts.parsers.base import Artefact
+
+
+def test_no_host_keys_mpi_operator_worker():
+    r = _parse(sshd_start, "sshd_start/mpi_operator467_worker_no_hostkeys.log")
+    (f,) = r.facts
+    assert (f.kind, f.reason, f.path, f.evidence.line) == ("sshd_not_started", "no_host_keys", None, 5)
+    assert r.lines_used == 4 and r.errors == []
+
+
+def test_supervisord_cannot_find_sshd():
+    (f,) = _parse(sshd_start, "sshd_start/docker_bugzilla13_supervisord_spawnerr.log").facts
+    assert (f.reason, f.path) == ("binary_missing", "/usr/sbin/sshd")
+
+
+@pytest.mark.parametrize("line, path", [
+    ("/bin/bash: line 1: /usr/sbin/sshd: No such file or directory", "/usr/sbin/sshd"),  # NVIDIA/cloudai#720
+    ("bash: /usr/sbin/sshd: No such file or directory", "/usr/sbin/sshd"),
+    ("/bin/sh: 1: /usr/sbin/sshd: not found", "/usr/sbin/sshd"),
+    ("sudo: unable to execute /usr/sbin/sshd: No such file or directory", "/usr/sbin/sshd"),
+])
+def test_shell_forms(line, path):
+    assert sshd_start.detect(line + "\n")
+    (f,) = sshd_start.parse(Artefact(path="w.log", text=line + "\n")).facts
+    assert (f.reason, f.path) == ("binary_missing", path)
+
+
+@pytest.mark.parametrize("text", [
+    "Server listening on 0.0.0.0 port 22.\n",                                   # sshd started
+    "bash: /etc/ssh/sshd_config: No such file or directory\n",                 # its config, not the binary
+    "ssh: connect to host worker-0 port 22: Connection refused\n",             # the client's side: ssh_client's
+    "/usr/sbin/sshd -De\n",                                                     # the command, no failure
+])
+def test_near_misses(text):
+    assert not sshd_start.detect(text)
+    assert sshd_start.parse(Artefact(path="w.log", text=text)).facts == []
