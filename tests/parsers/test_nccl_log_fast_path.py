@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.facts.parsers import nccl_log
+from stethoscope.facts.parsers import nccl_log, nccl_log_scan
 from stethoscope.facts.parsers.base import Artefact
 
 ROOT = Path(__file__).resolve().parents[2] / "fixtures"
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2] / "fixtures"
 def _logs() -> list[Path]:
     out = []
     for p in sorted(ROOT.rglob("*")):
-        if not p.is_file() or not (nccl_log._FAST_FROM <= p.stat().st_size < 20_000_000):
+        if not p.is_file() or not (nccl_log_scan._FAST_FROM <= p.stat().st_size < 20_000_000):
             continue
         try:
             text = p.read_text(encoding="utf-8")
@@ -29,7 +29,7 @@ def _logs() -> list[Path]:
 
 def _parse(text: str, fast: bool, monkeypatch) -> tuple:
     if not fast:
-        monkeypatch.setattr(nccl_log, "_candidates", lambda t: (nccl_log._SCAN.finditer(t), None))
+        monkeypatch.setattr(nccl_log, "candidates", lambda t: (nccl_log_scan._SCAN.finditer(t), None))
     art = Artefact(path="log", node="n1", text=text)
     art.normalise()
     res = nccl_log.parse(art)
@@ -73,20 +73,20 @@ def test_other_scan_skipped_only_where_it_finds_nothing(path: Path):
     """_no_other (substring counts) says _OTHER's line scan can be skipped only where that scan
     finds no line; on a real healthy log NCCL wrote alone it is skipped."""
     text = path.read_text(encoding="utf-8")
-    prefixed = len(nccl_log._PREFIXED_LINE.findall(text))
-    assert prefixed == len(nccl_log._PREFIXED_AFTER_NL.findall("\n" + text))
-    if nccl_log._no_other(text, prefixed):
-        assert not list(nccl_log._OTHER.finditer(text))
+    prefixed = len(nccl_log_scan._PREFIXED_LINE.findall(text))
+    assert prefixed == len(nccl_log_scan._PREFIXED_AFTER_NL.findall("\n" + text))
+    if nccl_log_scan._no_other(text, prefixed):
+        assert not list(nccl_log_scan._OTHER.finditer(text))
 
 
 def test_other_scan_kept_for_a_line_without_the_prefix():
     real = (ROOT / "artefacts/nccl_log/allreduce_healthy_g2.nccl.log").read_text(encoding="utf-8")
-    prefixed = len(nccl_log._PREFIXED_LINE.findall(real))
-    assert nccl_log._no_other(real, prefixed)
+    prefixed = len(nccl_log_scan._PREFIXED_LINE.findall(real))
+    assert nccl_log_scan._no_other(real, prefixed)
     for extra in ("[2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found\n",
                   "include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol\n",
                   "NCCL version 2.7.8+cuda11.1\n", "NCCL_IB_HCA set to mlx5_0\n"):
-        assert not nccl_log._no_other(real + extra, prefixed), extra
+        assert not nccl_log_scan._no_other(real + extra, prefixed), extra
 
 
 def test_a_bare_self_explaining_warn_in_a_long_log_is_read(monkeypatch):
@@ -94,7 +94,7 @@ def test_a_bare_self_explaining_warn_in_a_long_log_is_read(monkeypatch):
     fast path as by the line scan (its literal keeps _OTHER's scan on)."""
     real = (ROOT / "artefacts/nccl_log/allreduce_healthy_g2.nccl.log").read_text(encoding="utf-8")
     text = real + "NET/IB : Unable to open device mlx5_0\n"
-    assert not nccl_log._no_other(text, len(nccl_log._PREFIXED_LINE.findall(text)))
+    assert not nccl_log_scan._no_other(text, len(nccl_log_scan._PREFIXED_LINE.findall(text)))
     fast = _parse(text, True, monkeypatch)
     assert fast == _parse(text, False, monkeypatch)
     assert any(f["kind"] == "nccl_warn" and "Unable to open device" in f["message"] for f in fast[0])
@@ -122,19 +122,19 @@ def test_repeated_lines_read_in_order_where_order_matters(monkeypatch):
 
 
 def test_the_wanted_scan_takes_the_info_lines_maybe_takes():
-    """_read_runs asks _maybe() only of a message that lost trailing blanks: on every prefixed INFO
-    line of the long real logs, _WANTED_PREFIXED (RE2) takes the line exactly when _maybe() takes
+    """_read_runs asks maybe() only of a message that lost trailing blanks: on every prefixed INFO
+    line of the long real logs, _WANTED_PREFIXED (RE2) takes the line exactly when maybe() takes
     its message, where the message has no trailing blank."""
     checked = 0
     for path in LOGS:
         text = path.read_text(encoding="utf-8")
         if not text.isascii():
             continue
-        for m in nccl_log._ROWS.finditer(text):
+        for m in nccl_log_scan._ROWS.finditer(text):
             raw = m["msg"]
             if m["level"] != "INFO" or raw != raw.rstrip():
                 continue
             line = text[m.start():m.end()].rstrip("\n").encode()
-            assert bool(nccl_log._WANTED_PREFIXED.match(line)) == nccl_log._maybe(raw), raw
+            assert bool(nccl_log_scan._WANTED_PREFIXED.match(line)) == nccl_log_scan.maybe(raw), raw
             checked += 1
     assert checked > 1000

@@ -7,7 +7,7 @@ Cases: every file under ``fixtures/`` that one of the readers' ``detect`` accept
 bundle's NCCL logs (bench/synth_bundle.py, 2 nodes), each as it is and in damaged copies: CRLF,
 cut at a line end and mid-line, a launcher label / timestamp / pdsh host on every line, lines
 deleted, duplicated, swapped, indented, garbage and non-ASCII lines inserted, a text repeated
-past the fast path's size (nccl_log reads a text of nccl_log._FAST_FROM characters or more another way), and
+past the fast path's size (nccl_log reads a text of nccl_log_scan._FAST_FROM characters or more another way), and
 read with the node from its folder. The fast paths must read odd input exactly as the plain
 reading did.
 

@@ -1,0 +1,202 @@
+"""Which lines of an NCCL log :mod:`nccl_log` reads, found in whole-text scans (issue 12: a bench
+node's NCCL logs hold 10,000 lines, of which a few hundred can give a fact).
+
+The plain scan (_SCAN) yields one match per candidate line: NCCL's prefixed lines, the lines
+that carry an NCCL marker elsewhere, the messages NCCL's users paste bare. The fast path (ASCII
+text of _FAST_FROM characters or more) lets RE2 pick, in one pass over the bytes, the prefixed
+lines that can give a fact (_WANTED_PREFIXED: a WARN, or an INFO message maybe() takes), and
+counts the prefixed lines without reading them; a log NCCL wrote alone is told by one anchored
+RE2 match (_ALL_PREFIXED). Where no candidate lacks the prefix, the wanted lines come as runs
+(Runs: one findall a run); otherwise as match objects merged in text order with the others.
+Either way nccl_log reads exactly the lines, and the facts, of the plain scan
+(tests/parsers/test_nccl_log_fast_path.py, test_nccl_log_golden.py).
+
+Sample content::
+
+    vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
+    [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
+"""
+from __future__ import annotations
+
+import heapq
+import re
+from itertools import repeat
+from typing import Any
+
+import re2
+
+from stethoscope.facts.parsers import nccl_warn_kinds
+
+# Whole-text scan, one match per candidate line: one that holds "NCCL INFO", "NCCL WARN",
+# "NCCL version <digit>", NCCL <= 2.3's "<file>.cc:<line> WARN ", or one of the messages NCCL's
+# users paste without any prefix (_BARE_MESSAGE). The common line starts with NCCL's full prefix
+# and is split by the first branch in C; any other candidate goes through _HEADER, _BARE_VERSION
+# and _BARE_MESSAGE below, exactly as a line-by-line scan would.
+# vm:1552:1564 [1] NCCL INFO NCCL_SOCKET_IFNAME set by environment to lo
+# gpu-stress-dgc86-xfpt6:420:437 [5] transport/nvls.cc:379 (nvlsAllocateMem) NCCL WARN Failed to bind ...   (2.30+: the function)
+_SCAN = re.compile(
+    r"^(?:(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[(?P<dev>-?\d+)\] (?:(?P<src>\S+):(?P<srcline>\d+) (?:\(\w+\) )?)?"
+    r"NCCL (?P<level>INFO|WARN) (?P<msg>[^\n]*)"
+    r"|[^\n]*?(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |shared memory segment /dev/shm/nccl-"
+    r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
+    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to|^(?:" + nccl_warn_kinds.BARE + r"))[^\n]*)",
+    re.M,
+)
+
+# An INFO message can give a fact only if maybe() says so (a superset of every test that
+# NcclLogState.line and nccl_log_setup.handle make of an INFO line; connection failures, missing
+# interfaces and exceeded retries count only at WARN): most INFO lines ("Connected to proxy",
+# "New proxy recv connection", topology dumps, ring and tree lines) are passed over after it.
+# Three scans, not one alternation: the literal-only one lets the regex engine skip ahead by
+# first character, which an alternation with "(?i:plugin)" and "[\w./\-]+" cannot (2.4x faster).
+_MAYBE_START = re.compile(r"(?:Channel|Ring) .*? via |NCCL version|Using network |NET/IB|NET/Socket|Bootstrap|[\w./\-]+:\d+ -> ")
+_MAYBE_ANY = re.compile(
+    r"GPU Direct RDMA|P2P|shared memory|posix_fallocate|failed to extend|Call to ibv|Duplicate GPU|Cuda failure"
+    r"|Init START|Init COMPLETE|Destroy COMPLETE|Abort START|Abort COMPLETE|set by environment to|NCCL_\w+ set to|Got completion|, retrying"
+    r"|^Unable to load lib"
+)
+_MAYBE_PLUGIN = re.compile(r"(?i:plugin)")
+
+
+def maybe(msg: str, start=_MAYBE_START.match, any_=_MAYBE_ANY.search, plugin=_MAYBE_PLUGIN.search) -> bool:
+    return start(msg) is not None or any_(msg) is not None or plugin(msg) is not None
+
+
+#: Python's ``\S`` on ASCII text, for RE2 (whose ``\s`` lacks \v and \x1c-\x1f: its ``\S`` took a line
+#: that _PREFIXED_GROUPS, in Python, then did not, and the fast path failed on it)
+_NOT_SPACE = r"[^\t\n\x0b\x0c\r\x1c-\x1f ]"
+
+# The fast path (ASCII text, the common case): which lines of NCCL's full prefix can give a
+# fact is decided in one RE2 pass over the bytes (a DFA: the many alternatives cost nothing per
+# line), so the INFO lines that give none ("New proxy recv connection", "Connected to proxy",
+# topology dumps: about 85 % of a log) never reach Python. It accepts every WARN line and every
+# INFO line maybe() accepts (those are still checked by maybe(): a superset here is harmless).
+# vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
+_WANTED_PREFIXED = re2.compile(
+    r"(?m)^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:" + _NOT_SPACE + r"+:\d+ (?:\(\w+\) )?)?NCCL (?:WARN |INFO (?:(?:"
+    + _MAYBE_START.pattern + r"|Unable to load lib)|[^\n]*?(?:" + _MAYBE_ANY.pattern.replace("|^Unable to load lib", "")
+    + r"|(?i:plugin))))"
+)
+# Runs of consecutive wanted lines, one match each (RE2's Python wrapper costs ~5 us a match: a log's
+# ~320 wanted lines come in ~70 runs); the lines are told apart by their newlines.
+_WANTED_RUNS = re2.compile(r"(?m)^(?:" + _WANTED_PREFIXED.pattern[len("(?m)^"):] + r"[^\n]*(?:\n|\z))+")
+# The lines that start with NCCL's full prefix (counted as used, whether they give a fact or not).
+# vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
+_PREFIXED_LINE = re.compile(r"^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN) ", re.M)
+# Every other candidate line: one without NCCL's full prefix at its start that holds an NCCL
+# marker (_SCAN's second branch); such lines go through _HEADER and the bare forms as before.
+# [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
+_MARKERS = (r"(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |shared memory segment /dev/shm/nccl-"
+            r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
+            r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to|^(?:" + nccl_warn_kinds.BARE + r"))")
+_OTHER = re.compile(
+    r"^(?![\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN) )"
+    r"[^\n]*?" + _MARKERS + r"[^\n]*",
+    re.M,
+)
+# Runs of consecutive lines that start with NCCL's full prefix, in RE2 over the bytes (most of a log:
+# a few runs; its newlines count the lines): _PREFIXED_LINE's lines, half the cost of findall
+_PREFIXED_RUNS = re2.compile(
+    r"(?m)^(?:[\w.\-]+:\d+:\d+ \[-?\d+\] (?:" + _NOT_SPACE + r"+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN) [^\n]*(?:\n|\z))+")
+# The same when the whole text is one such run (fullmatch)
+_ALL_PREFIXED = re2.compile(_PREFIXED_RUNS.pattern[len("(?m)^"):])
+# The lines that start with NCCL's full prefix, counted from the newline before each (a literal
+# the scan skips to; "^" under re.M is tried at every character): run on "\n" + text.
+_PREFIXED_AFTER_NL = re.compile(r"\n" + _PREFIXED_LINE.pattern[1:])
+# Markers that, found anywhere, make _OTHER's scan needed (see _no_other): one RE2 pass over the
+# bytes tells whether any occurs (21 "in" tests over the text cost 5x more)
+_OTHER_LITERALS = ("shared memory segment /dev/shm/nccl-", "failed to extend /dev/shm/nccl-", "Got completion from peer",
+                   "Mismatched collective detected", "Unable to load libnccl-net", "\nNCCL_")
+_ANY_OTHER_LITERAL = re2.compile(
+    "(?m)^NCCL_|" + "|".join(re.escape(lit) for lit in (*_OTHER_LITERALS[:-1], *nccl_warn_kinds.BARE_GATES)))
+
+
+_FAST_FROM = 4096  # characters: below, one _SCAN pass costs less than the RE2 passes (a 6 KB train log: 5% more)
+
+
+def _no_other(text: str, prefixed: int, data: bytes | None = None) -> bool:
+    """Whether _OTHER can match no line, told by substring counts (C speed): every marker of
+    _MARKERS lies in a line that starts with NCCL's full prefix. Each such line holds "NCCL INFO"
+    or "NCCL WARN"; as many of those as prefixed lines means none elsewhere; every "NCCL version"
+    right after "NCCL INFO ", every " WARN " inside "NCCL WARN " (no "x.cc:12 WARN "), and none of
+    the other markers (nor a literal of the WARNs read bare: nccl_warn_kinds.BARE_GATES), nor a line
+    starting "NCCL_"."""
+    count = text.count
+    return (count("NCCL INFO") + count("NCCL WARN") == prefixed
+            and count("NCCL version") == count("NCCL INFO NCCL version")
+            and count(" WARN ") == count("NCCL WARN ")
+            and _ANY_OTHER_LITERAL.search(text.encode("utf-8", "surrogatepass") if data is None else data) is None)
+
+
+# What _SCAN's first branch gives at the start of a line _WANTED_PREFIXED found (the same groups):
+# vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
+_PREFIXED_GROUPS = re.compile(_SCAN.pattern[len("^(?:"):_SCAN.pattern.index("|[^\\n]*?")])
+
+
+class Runs(list):
+    """The fast path's wanted lines where every other candidate is known absent: per RE2 run of
+    consecutive wanted lines, its offset and its lines' _ROWS groups."""
+
+
+# A wanted line's _PREFIXED_GROUPS as findall gives them over a run ("" for a group that took no
+# part): host, pid, dev, src, srcline, level, msg; "^" keeps every match at a line's start
+# vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
+_ROWS = re.compile("^" + _PREFIXED_GROUPS.pattern + r"\n?", re.M)
+
+
+def _wanted_runs(text: str, data: bytes) -> Runs | None:
+    """Each run of wanted lines (_WANTED_RUNS) as (offset, rows): one findall a run, not a match a
+    line; None where a run's lines and rows disagree in number (never seen: then match by match)."""
+    runs = Runs()
+    count, rows_of = text.count, _ROWS.findall
+    for run in _WANTED_RUNS.finditer(data):
+        start, end = run.span()
+        rows = rows_of(text, start, end)
+        if len(rows) != count("\n", start, end) + (data[end - 1] != 10):
+            return None
+        runs.append((start, rows))
+    return runs
+
+
+def _wanted_starts(text: str, data: bytes) -> list[int]:
+    """Where each line _WANTED_PREFIXED matches starts (``data``: ``text`` encoded, ASCII)."""
+    starts, find = [], text.find
+    for run in _WANTED_RUNS.finditer(data):
+        pos, end = run.span()
+        while pos < end:
+            starts.append(pos)
+            pos = find("\n", pos, end) + 1 or end
+    return starts
+
+
+def _prefixed_count(text: str, data: bytes) -> int:
+    """How many lines start with NCCL's full prefix (``data``: ``text`` encoded, ASCII)."""
+    count, n = text.count, 0
+    for run in _PREFIXED_RUNS.finditer(data):
+        start, end = run.span()
+        n += count("\n", start, end) + (data[end - 1] != 10)  # the text's last line, without its newline
+    return n
+
+
+def candidates(text: str) -> tuple[Any, int | None]:
+    """The candidate matches of _SCAN in text order, and how many lines carry NCCL's full
+    prefix (None: count them one by one). ASCII text takes the fast path: where no candidate
+    lacks the prefix, the wanted lines' runs (Runs)."""
+    if len(text) < _FAST_FROM:  # a pasted fragment: one scan costs less than three
+        return _SCAN.finditer(text), None
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) != len(text):  # not ASCII: RE2's byte offsets are not the text's
+        return _SCAN.finditer(text), None
+    other: list[Any] = []
+    if _ALL_PREFIXED.fullmatch(data):  # a log NCCL wrote alone: every line prefixed, so no other candidate
+        prefixed = text.count("\n") + (data[-1] != 10)
+    else:
+        prefixed = _prefixed_count(text, data)
+        if not _no_other(text, prefixed, data):
+            other = [_SCAN.match(text, m.start()) for m in _OTHER.finditer(text)]
+    if not other and (runs := _wanted_runs(text, data)) is not None:
+        return runs, prefixed
+    wanted = list(map(_PREFIXED_GROUPS.match, repeat(text), _wanted_starts(text, data)))
+    if not other:
+        return wanted, prefixed
+    return heapq.merge(wanted, other, key=lambda m: m.start()), prefixed
