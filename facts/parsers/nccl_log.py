@@ -625,7 +625,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 state.line(line_of(m.start()), artefact.node, None, None, m["level"], None, None, m["msg"])
     state.finish()
     result.lines_used = used + (prefixed or 0)
-    _init_not_seen_complete(artefact, state.b, line_of)
+    _init_not_seen_complete(artefact, state)
     return result
 
 
@@ -665,7 +665,7 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
             state.line(no, node_for(host), int(pid), int(dev), level, src or None, srcline or None, msg)
 
 
-def _init_not_seen_complete(artefact: Artefact, b: FactBuilder, line_of: Callable[[int], int]) -> None:
+def _init_not_seen_complete(artefact: Artefact, state: NcclLogState) -> None:
     """A log of NCCL's INFO lines in which no communicator finished its initialisation (NCCL
     prints "comm %p rank %d nranks %d ... - Init COMPLETE" under NCCL_INIT at the end of
     ncclCommInitRank, in every release since 2.4; "Destroy COMPLETE" once one was torn down) is a
@@ -674,9 +674,11 @@ def _init_not_seen_complete(artefact: Artefact, b: FactBuilder, line_of: Callabl
     window of a large file (line_offset > 0) is not asked: its init lies in the first.
     vm:1428:1439 [0] NCCL INFO ncclCommInitRankConfig comm 0x55e484784590 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0xb308046427702aaf - Init COMPLETE"""
     text = artefact.text
-    if artefact.line_offset or "NCCL INFO" not in text or "Init COMPLETE" in text or "Destroy COMPLETE" in text:
+    if artefact.line_offset or any(fields["init_complete"] for _no, _node, fields in state.ranks.values()):
+        return  # a rank read complete: its line holds "Init COMPLETE" or "Destroy COMPLETE" (no search of the text)
+    if "NCCL INFO" not in text or "Init COMPLETE" in text or "Destroy COMPLETE" in text:
         return
-    b.limit(line_of(len(text.rstrip())), "cut_short",
+    state.b.limit(state.line_of(len(text.rstrip())), "cut_short",
             "NCCL's INFO lines end before any communicator finished its initialisation (no 'Init COMPLETE' line): "
             "a job hung in NCCL's init, or a log cut short; NCCL was not seen working")
 
