@@ -30,9 +30,10 @@ _LINE = re.compile(
     re.M,
 )
 _DETECT = re.compile(r"NCCL INFO NET/(?:IB|Socket) ?: ?Using[^;\n]*; OOB \S")
-# the lines _LINE is tried on: a literal, found by a fast substring search (_LINE itself, tried
-# at every position of the text, would cost more than the rest of this parser)
-_OOB = "; OOB "
+# the lines _LINE is tried on: those holding both literals it needs, found by a fast substring
+# search for the longer (_LINE itself, tried at every position of the text, would cost more than
+# the rest of this parser; a scan for "; OOB " twice as much as one for "NCCL INFO NET/")
+_NET, _OOB = "NCCL INFO NET/", "; OOB "
 # [0]mlx5_10:1/RoCE
 _DEV = re.compile(r"\[\d+\](?P<dev>[A-Za-z][\w-]*:\d+)")
 # enp220s0np0:11.1.128.136        ib0:fe80::1%ib0
@@ -48,11 +49,13 @@ def parse(artefact: Artefact) -> ParseResult:
     fb = FactBuilder(artefact, result)
     seen: set[tuple[str, str, str]] = set()
     line_of = line_counter(artefact.text)  # the artefact's own counter left for the next reader (see line_counter)
-    for start, line in lines_with(artefact.text, (_OOB,)):
-        no = line_of(start)
+    for start, line in lines_with(artefact.text, (_NET,)):
+        if _OOB not in line:
+            continue
         m = _LINE.search(line)
         if not m:
             continue
+        no = line_of(start)
         a = _IFADDR.match(m["oob"])
         if not a:
             fb.error(no, f"NCCL OOB entry without an address: {m['oob']!r}")
