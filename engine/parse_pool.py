@@ -13,6 +13,7 @@ processes and the text in flight to them.
 """
 from __future__ import annotations
 
+import gc
 import os
 import time
 from collections import deque
@@ -227,6 +228,9 @@ _BUDGET = DEFAULT
 def _init_worker(router, budget: Budget = DEFAULT) -> None:
     global _ROUTER, _BUDGET
     _ROUTER, _BUDGET = router, budget
+    # forked from a parent that reads with its collector off (engine/pipeline.read_artefacts):
+    # a worker keeps no facts, and a reader's cyclic garbage (expat's handler closures) must go
+    gc.enable()
 
 
 def parse_item(item: Artefact | FileTask, router=None, budget: Budget = DEFAULT) -> list[FileResult]:
