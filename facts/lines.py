@@ -120,6 +120,17 @@ _MPIRUN = re.compile(r"\n\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:")
 # 3:         default gid:     fe80:0000:0000:0000:88e9:a4ff:ff4c:2bdc      (the line's own indentation stays)
 # (not ``ip addr``'s "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536", whose number is the interface's)
 _SRUN = re.compile(r"\n\d{1,5}: (?![\w.@-]+: <)")
+# A cloud log viewer's copy: its severity column (Cloud Logging's LogSeverity names; every stderr
+# line is ERROR there, so the word is the viewer's, not the program's), then the entry's time:
+#   ERROR 2025-04-05T00:01:19.509514570Z ./entrypoint.sh: line 48: 28 Killed python3 -m sglang.launch_server ...
+#     (Logs Explorer, GKE/Cloud Run: sgl-project/sglang#5096)
+#   ERROR   2022-01-26 14:19:41 +1100       workerpool0-0   Configuration saved in /tmp/xlm-roberta-large/...
+#     (Vertex AI's job log, replica column after the local time: GoogleCloudPlatform/vertex-ai-samples#242)
+_VIEWER_SEVERITY = r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY)"
+_CLOUD_VIEWER = re.compile(
+    r"\n" + _VIEWER_SEVERITY + r"(?: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z "
+    r"|[ \t]+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4}[ \t]+workerpool\d+-\d+[ \t]+)"
+)
 # 2024-05-01T12:00:00.123456789Z stdout F gpu-operator-validator: Failed to initialize NVML
 # 2023-09-12T08:14:05.000000001Z I0912 08:14:05.123 1 main.go:154] Starting FS watcher.
 # (one blank after each field: the line's own indentation stays)
@@ -215,7 +226,8 @@ _GATES = ("`", ">", '"', "\u201c", "]<std", ": ", "Z ", '{"log":', "[pod/", "pid
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
     r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+,\d+\]<|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. =-]*pid=\d"
-    r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|" + _LABEL + ")"
+    r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|(?:DEFAULT|NOTICE|ALERT|EMERGENCY)[ \t]+\d{4}-"
+    r"|" + _LABEL + ")"
 )
 #: _ANY for RE2 (a DFA: its ~20 alternatives cost one pass, where ``re`` tries each at every
 #: newline): the look-aheads RE2 lacks dropped or made plain, so it finds a superset of _ANY's lines; only a
@@ -462,6 +474,8 @@ def _strip(text: str, plain: bool = False) -> str:
         if ": " in out:
             out = _JOURNAL.sub("\n", out)
             out = _SRUN.sub("\n", out)
+        if "Z " in out or "workerpool" in out:
+            out = _CLOUD_VIEWER.sub("\n", out)
         if "Z " in out or "Z\t" in out:
             out = _CONTAINER_TS.sub("\n", out)
         if " - " in out or ":" in out:

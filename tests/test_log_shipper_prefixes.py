@@ -2,8 +2,8 @@
 
 Each form's reference pattern is below: what facts/lines.py should take off a line so that its reader sees the
 program's own line (and the viewer's severity word, ERROR on every stderr line, is not read as the program's). The
-module belongs to the lead this session (issue 11's speed work), so these are expected to fail until it strips
-them: then remove the xfail marks.
+Cloud Logging's and Vertex AI's columns are stripped (facts/lines.py _CLOUD_VIEWER); the CloudWatch console's
+is not yet (xfail below).
 """
 from __future__ import annotations
 
@@ -42,10 +42,16 @@ def test_reference_patterns_match_every_line(name, prefix):
     assert all(hit[1:] if prefix is CLOUDWATCH_CONSOLE else hit), name
 
 
-@pytest.mark.xfail(strict=True, reason="facts/lines.py does not strip cloud log viewers' prefixes yet (owned by the lead "
-                                       "this session; the reference patterns are in this file, see the H3 report)")
-@pytest.mark.parametrize("name, prefix", CASES, ids=[c[0] for c in CASES])
+STRIPPED = [c if c[1] is not CLOUDWATCH_CONSOLE else pytest.param(*c, marks=pytest.mark.xfail(
+    strict=True, reason="the CloudWatch console's column is not stripped yet: only over a file whose rows after the "
+                        "first all carry it (a markdown table's rows carry ' | ' too)")) for c in CASES]
+
+
+@pytest.mark.parametrize("name, prefix", STRIPPED, ids=[c[0] for c in CASES])
 def test_normalise_strips_the_viewer_columns(name, prefix):
+    """The paste reads as the program's own lines would: the viewer's columns off, then whatever the
+    program's lines carry themselves (SGLang's ``[2025-04-05 00:01:19] `` logger stamp) as without them."""
     text = (FIX / name).read_text()
-    want = [prefix.sub("", ln, count=1) if prefix.match(ln) else ln for ln in text.splitlines()]
-    assert str(normalise(text)).splitlines() == want
+    bare = "\n".join(prefix.sub("", ln, count=1) if prefix.match(ln) else ln for ln in text.splitlines())
+    assert str(normalise(text)).splitlines() == str(normalise(bare)).splitlines()
+    assert not any(prefix.match(ln) for ln in str(normalise(text)).splitlines())
