@@ -14,10 +14,16 @@ import re
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any, Callable, Iterator
 
 from stethoscope.facts.limits import EVIDENCE_CHARS, FACTS_PER_KIND, MESSAGE_CHARS, Hit, cut
 from stethoscope.facts.model import MISSING, Fact, view_value
+
+
+#: how many times Artefact.line_of counts from the start for an earlier offset before it
+#: makes a table of line starts (each count is one C pass over the text up to the offset)
+BACK_COUNTS = 8
 
 
 class ParseError(Exception):
@@ -46,6 +52,7 @@ class Artefact:
     _lines: list[str] | None = field(default=None, repr=False)
     _offsets: list[int] | None = field(default=None, repr=False)
     _last: tuple[int, int] = field(default=(0, 1), repr=False)  # (offset, line) of line_of's last answer
+    _back: int = field(default=0, repr=False)  # line_of's answers for an offset before the last one
     #: the facts' router (engine/ruleengine/routing.py Router, set where the file is parsed):
     #: a healthy reading no rule in use can bind is counted, never built (FactBuilder.add),
     #: and a reader may leave unread the lines that give only kinds in ``router.dead``
@@ -80,7 +87,7 @@ class Artefact:
                 self._lines = lines
         else:
             self.raw_text, self.text = self.text, norm
-            self._lines, self._offsets, self._last = None, None, (0, 1)
+            self._lines, self._offsets, self._last, self._back = None, None, (0, 1), 0
             # a line a terminal had cut lives on its first row, the rows after it blank
             self._joined = getattr(norm, "joined", None)
 
@@ -98,20 +105,22 @@ class Artefact:
         """1-based line number of a character offset (for whole-text regex scans).
 
         Scans ask in increasing order, so the common case counts the newlines since the last
-        answer (one C call); an earlier offset falls back to a bisect over line starts."""
+        answer (one C call). An earlier offset (a second reader's scan of the same text) counts
+        from the text's start, also in C, the first few times; a text asked backwards more often
+        gets a table of line starts, made by C calls too, and a bisect."""
         last_off, last_line = self._last
         if offset >= last_off:
             line = last_line + self.text.count("\n", last_off, offset)
             self._last = (offset, line)
             return line
         if self._offsets is None:
-            offs = [0]
-            find = self.text.find
-            pos = find("\n")
-            while pos != -1:
-                offs.append(pos + 1)
-                pos = find("\n", pos + 1)
-            self._offsets = offs
+            self._back += 1
+            if self._back <= BACK_COUNTS:
+                line = 1 + self.text.count("\n", 0, offset)
+                self._last = (offset, line)
+                return line
+            # start of each row: 0, then the running sum of (row length + its newline)
+            self._offsets = [0, *accumulate(map((1).__add__, map(len, self.text.split("\n"))))]
         return bisect.bisect_right(self._offsets, offset)
 
     def nonblank_lines(self) -> int:
