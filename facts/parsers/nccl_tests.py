@@ -123,6 +123,15 @@ _NTHREAD = re.compile(
     r"(?:.*?validation: (?P<validation>\d+))?"
 )
 
+# The command that started a run, pasted above its header (nccl-tests 2.x prints no collective name of its own
+# before 2.19's "# Collective test starting" line): the binary's name, after a prompt, a path, variables or mpirun.
+# root@vm:/azure-nhc# /opt/nccl-tests/build/all_reduce_perf -b 16G -f 2 -g 8 -e 16G -c 1     (Azure/azurehpc-health-checks#142)
+# $ ./all_reduce_perf -g 8 -c 0 -n 100 -w 20                                                 (NVIDIA/nccl-tests#74)
+# NCCL_ALGO=TREE ./all_reduce_perf -g 8 -b 8 -e 128M -f 2                                   (NVIDIA/nccl#1530)
+#       ../build/alltoall_perf \                                                           (NVIDIA/nccl-tests#152, mpirun's args on the next lines)
+_COMMAND = re.compile(r"(?<![\w.-])(?P<bin>(?:all_reduce|all_gather|reduce_scatter|broadcast|reduce|sendrecv|alltoall|gather|scatter"
+                      r"|hypercube)_perf)(?:_mpi)?(?=[ \t]|$)", re.M)
+
 # Rank  0 Group  0 Pid   1633 on         vm device  0 [0000:00:06] NVIDIA H200
 # Rank  1 Group  0 Pid    798 on       hw14 device  1 [0x34] NVIDIA H800
 # Rank  0 on  hostname device  0 [0x1a] Tesla V100-SXM2-16GB        (v1.0.0: no Pid)
@@ -218,6 +227,7 @@ def parse(artefact: Artefact) -> ParseResult:
             _read_footer(builder, line_no, kind, m, run)
         used += 1
 
+    _name_from_commands(artefact.text, runs)
     for line_no, fields, host in orphans:
         fields = {k: v for k, v in fields.items() if k != "_summary"}
         builder.add(NcclTestFailure, line_no, node=artefact.node_for(host), run_id=None, **fields)
@@ -225,6 +235,21 @@ def parse(artefact: Artefact) -> ParseResult:
         _emit(builder, artefact, run)
     result.lines_used = used
     return result
+
+
+def _name_from_commands(text: str, runs: list[_Run]) -> None:
+    """A run that does not name its collective takes it from the last command line above its first
+    line and below the previous run's (only a text holding ``_perf`` is searched)."""
+    if "_perf" not in text or all(r.collective for r in runs):
+        return
+    commands = [(text.count("\n", 0, m.start()) + 1, m["bin"]) for m in _COMMAND.finditer(text)]
+    floor = 0
+    for run in runs:
+        if run.collective is None:
+            above = [name for line, name in commands if floor < line < run.line]
+            if above:
+                run.collective = normalise_collective(above[-1])
+        floor = run.line
 
 
 def _closed(run: _Run) -> bool:

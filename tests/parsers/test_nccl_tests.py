@@ -468,3 +468,30 @@ def test_table_without_run_header_or_footer_is_cut_short():
     assert (run.rows, run.failed, run.status) == (4, False, None)
     assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 8)]
     assert res.errors == []
+
+
+@pytest.mark.parametrize("name, collectives", [
+    # 'NCCL_ALGO=TREE ./all_reduce_perf -g 8 ...' above the nThread line (NVIDIA/nccl#1530)
+    ("nccl1530_tree_first_row_out_of_place_only.txt", ["all_reduce"]),
+    # '../build/alltoall_perf \' with mpirun's arguments on the lines around it (NVIDIA/nccl-tests#152)
+    ("nccltests152_rank_list_cut_mid_line.txt", ["alltoall"]),
+    # a table tail with no command above it, then './broadcast_perf ...' and its nThread line (NVIDIA/nccl#340):
+    # the command names the second run only
+    ("nccl340_table_tail_then_nthread_only.txt", [None, "broadcast"]),
+])
+def test_collective_named_by_the_command_line_above_the_run(name, collectives):
+    runs = _kinds(_parse(FIX / name), "nccl_test_run")
+    assert [r.collective for r in sorted(runs, key=lambda r: r.evidence.line)] == collectives
+
+
+def test_command_after_a_shell_prompt_names_the_run():
+    """Azure/azurehpc-health-checks#142 (harvest 1603): 'root@vm:/azure-nhc# /opt/nccl-tests/build/all_reduce_perf
+    -b 16G ...' then the run; '# Collective test starting' (nccl-tests 2.19+) is not printed by that build."""
+    [path] = (ROOT / "fixtures" / "harvest" / "cases").glob("1603-*/nccl-tests.txt")
+    assert _run(_parse(path)).collective == "all_reduce"
+
+
+def test_a_name_that_is_not_a_command_names_nothing():
+    text = ("see all_reduce_perf.cu and my_all_reduce_perf -g 2\n"
+            + (FIX / "nccl1530_tree_first_row_out_of_place_only.txt").read_text().split("\n", 1)[1])
+    assert _run(_parse(FIX / "x.txt", text=text)).collective is None
