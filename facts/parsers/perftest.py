@@ -131,7 +131,11 @@ _FAIL_STAGES = (
                               r"|Unable to set up socket connection|Couldn't listen to port \d{1,5}|Unable to connect \(retries = \d{1,6}\)"
                               r"|Failed to exchange dat[ae] between server and clients|Couldn't read remote address"
                               r"|Unable to (?:read|write) (?:to|from) socket/rdma_cm"
-                              r"|Unable to open file descriptor for socket connection|Problem in resolving basic address and port)\b")),
+                              r"|Unable to open file descriptor for socket connection|Problem in resolving basic address and port"
+                              # -R (RDMA CM): rdma_cm_event_error_handler's "RDMA CM event error:\nEvent: %s; error: %d.",
+                              # rdma_event_str()'s name (REJECTED, UNREACHABLE, ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR),
+                              # and the failures of the CM calls around it (linux-rdma/perftest#54: REJECTED, -111)
+                              r"|Event: RDMA_CM_EVENT_[A-Z_]{1,30}; error: -?\d{1,6}|Failed to (?:resolve RDMA CM address|get RDMA CM event))\b")),
     ("device", re.compile(r"^\s*(?:IB device \S{1,64} not found|No IB devices found|Port number \d{1,3} state is \S{1,32}"
                           r"|Couldn't get context for the device|Unable to query port \d{1,3} attributes)")),
     ("resources", re.compile(r"^\s*(?:Couldn't allocate MR(?: with error=-?\d{1,6})?|failed to create mr|Failed to create MR"
@@ -140,7 +144,7 @@ _FAIL_STAGES = (
     ("completion", re.compile(r"^\s*Completion with error at (?P<side>client|server)\b")),
 )
 _FAIL_GATES = ("Couldn't ", "Unable to ", "Failed to ", "failed to create mr", "IB device ", "No IB devices", "Port number ",
-               "Completion with error at", "Problem in resolving")
+               "Completion with error at", "Problem in resolving", "Event: RDMA_CM_EVENT_")
 #  Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81     /   Failed status 12: wr_id 0 syndrom 0x81
 _FAIL_STATUS = re.compile(r"^\s*Failed status(?:-(?P<name>[^\n(]{1,60}?) \((?P<num>\d{1,3})\)| (?P<num0>\d{1,3})): wr_id \d{1,20} "
                           r"syndrom 0x(?P<synd>[0-9a-fA-F]{1,8})")
@@ -174,4 +178,5 @@ SIGNATURES = (_DETECT, r"(?m)^\s*(?:Couldn't connect to [^\s:]+:\d+|Unable to in
               r"|Completion with error at (?:client|server)|IB device \S+ not found|No IB devices found|Port number \d+ state is "
               r"|Couldn't get context for the device|Failed to exchange dat[ae] between server and clients|Couldn't listen to port \d+"
               r"|Unable to connect \(retries = \d+\)|\w+: Couldn't read remote address|Unable to (?:read|write) (?:to|from) socket/rdma_cm"
-              r"|Unable to Connect the HCA's through the link)")
+              r"|Unable to Connect the HCA's through the link|Event: RDMA_CM_EVENT_[A-Z_]+; error: -?\d+"
+              r"|Failed to (?:resolve RDMA CM address|get RDMA CM event))")

@@ -21,6 +21,7 @@ def _facts(text: str):
     ("perftest228_couldnt_connect.txt", [(2, "connection"), (3, "connection")]),
     ("perftest132_rdma_cm_rts.txt", [(2, "connection"), (3, "connection"), (4, "connection"), (6, "qp_transition"),
                                      (7, "qp_transition")]),
+    ("perftest54_rdma_cm_rejected.txt", [(3, "connection")]),
 ])
 def test_real_threads(name, expected):
     text = (FIX / name).read_text()
@@ -49,6 +50,9 @@ def test_completion_errors(text, side, status, name, synd):
     (" Port number 1 state is Down", "device"),
     ("Couldn't create QP", "resources"),
     ("Couldn't listen to port 18515", "connection"),
+    ("Event: RDMA_CM_EVENT_UNREACHABLE; error: -110.", "connection"),
+    ("Event: RDMA_CM_EVENT_ADDR_ERROR; error: -19.", "connection"),
+    ("Failed to resolve RDMA CM address.", "connection"),
 ])
 def test_format_strings_filled_in(line, stage):
     (f,) = _facts(line + "\n")
@@ -58,6 +62,7 @@ def test_format_strings_filled_in(line, stage):
 @pytest.mark.parametrize("text", [
     "NCCL WARN NET/IB : Couldn't connect to the proxy\n",  # another program's words
     "Failed to modify the queue depth of sda\n",
+    "Event: RDMA_CM_EVENT_ESTABLISHED\n",  # no error number: not the error handler's line
     "************************************\n* Waiting for client to connect... *\n************************************\n",
 ])
 def test_near_misses(text):
