@@ -25,6 +25,9 @@ class DcgmExporterError(Fact):
     #: the call failed on DCGM_ST_VER_MISMATCH ("API version mismatch"): the exporter's DCGM bindings and
     #: the DCGM library (or the remote nv-hostengine) disagree on a structure's version (_VER_MISMATCH)
     version_mismatch: bool = False
+    #: the call failed on DCGM_ST_CONNECTION_NOT_VALID ("Host engine connection invalid/disconnected"): the
+    #: nv-hostengine the exporter reads through is gone, restarted or not yet listening (_HOSTENGINE_LOST)
+    hostengine_lost: bool = False
 
 
 @fact_kind

@@ -16,7 +16,9 @@ package when no handler is set, NVIDIA/dcgm-exporter#450, 4.1.1)::
 
 Facts: ``dcgm_exporter_error`` per line at error, fatal or panic level, with its message and
 whether the exporter ends there (fatal and panic exit; ``Encountered a failure.`` is what its
-main prints before it exits). An NVML failure, on its own line (``Error: Failed to initialize NVML``) or as the
+main prints before it exits) and whether DCGM answered that the nv-hostengine connection is gone
+(``Host engine connection invalid/disconnected``, which also makes a log of error lines alone the
+exporter's: NVIDIA/gpu-monitoring-tools#188). An NVML failure, on its own line (``Error: Failed to initialize NVML``) or as the
 exporter's message (4.x's ``Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND``), is
 :mod:`nvml_init`'s. Lines at other levels are read as
 used, with no fact: a log of them only (the exporter started) checks no GPU.
@@ -43,9 +45,12 @@ _TTY = re.compile(r"^\s*(?P<level>DEBU|INFO|WARN|ERRO|FATA|PANI)\[\d{4,}\] (?P<m
 # 2025/02/27 02:51:27 ERROR Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND   (4.1: slog through Go's log package)
 _GOLOG = re.compile(r"^\s*\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?P<level>DEBUG|INFO|WARN|ERROR)(?:[+-]\d+)? (?P<msg>.*?)\s*$")
 # the exporter's own messages: one of them makes a logrus/slog text the exporter's (other Go tools log so too)
+#   and DCGM's errorString of DCGM_ST_CONNECTION_NOT_VALID with go-dcgm's wrapping of a field read, which only a
+#   DCGM client prints (a log cut to its error lines has no start-up message: NVIDIA/gpu-monitoring-tools#188)
 _OWN = re.compile(r"Starting dcgm-exporter|DCGM successfully initialized|Error starting nv-hostengine|"
                   r"Attemping to connect to remote hostengine|Not collecting DCP metrics|Collecting DCP Metrics|"
-                  r"Error watching fields|libdcgm\.so[.\d]* library was not found")
+                  r"Error watching fields|libdcgm\.so[.\d]* library was not found|"
+                  r"Host engine connection invalid/disconnected|[Ee]rror getting the latest value for fields")
 _LEVELS = {"debu": "debug", "erro": "error", "fata": "fatal", "pani": "panic", "warning": "warn"}
 _EXITS = ("fatal", "panic")
 # ERRO[0000] Encountered a failure.     (pkg/cmd/app.go's recover(): logrus/slog .Error("Encountered a failure."),
@@ -72,6 +77,12 @@ _WATCH_UNSUPPORTED = re.compile(r"Error watching fields: (?:This request is serv
 #   (NVIDIA/gpu-monitoring-tools#102)
 _VER_MISMATCH = re.compile(r": API version mismatch\.?\s*$")
 
+# The exporter lost, or never reached, its nv-hostengine: DCGM_ST_CONNECTION_NOT_VALID's errorString (NVIDIA/DCGM
+# dcgmlib/src/dcgm_errors.c), in the message:
+# time="2021-05-12T17:31:12Z" level=error msg="Failed to collect metrics with error: Failed to collect metrics with error: Error getting the latest value for fields: Host engine connection invalid/disconnected"
+#   (NVIDIA/gpu-monitoring-tools#188: 2.1.8 with DCGM_REMOTE_HOSTENGINE_INFO, after nv-hostengine was restarted)
+_HOSTENGINE_LOST = "Host engine connection invalid/disconnected"
+
 
 def _line(line: str) -> tuple[str, str] | None:
     if (m := _TEXT.search(line)) is not None:
@@ -83,7 +94,7 @@ def _line(line: str) -> tuple[str, str] | None:
 
 
 def detect(head: str) -> bool:
-    if "dcgm" not in head.lower() or _OWN.search(head) is None:
+    if ("dcgm" not in head.lower() and _HOSTENGINE_LOST not in head) or _OWN.search(head) is None:
         return False
     return any(_line(line) is not None for line in head.splitlines() if _OWN.search(line))
 
@@ -99,7 +110,7 @@ def parse(artefact: Artefact) -> ParseResult:
         level = _LEVELS.get(level, level)
         result.lines_used += 1
         if level in ("error", *_EXITS) and not any(sig.search(msg) for sig in nvml_init.SIGNATURES):
-            b.add(DcgmExporterError, n, level=level, message=msg.strip()[:400],
+            b.add(DcgmExporterError, n, level=level, message=msg.strip()[:400], hostengine_lost=_HOSTENGINE_LOST in msg,
                   exiting=level in _EXITS or msg.strip() == _FAILURE,
                   watch_unsupported=_WATCH_UNSUPPORTED.search(msg) is not None,
                   version_mismatch=_VER_MISMATCH.search(msg) is not None)

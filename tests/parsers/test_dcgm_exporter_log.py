@@ -19,10 +19,21 @@ def _errors(r):
     # the NVML line is nvml_init's; the unquoted last message stays this reader's
     ("dcgm_exporter_log/nvml_not_found_slog_dcgmexporter612_mixed.log", [(9, "error", "ERROR_LIBRARY_NOT_FOUND", False)], 9),
     ("dcgm_exporter_log/nvml_not_found_golog_dcgmexporter450_mixed.log", [], 10),
+    # error lines only, no start-up message: DCGM's lost-connection errorString makes them the exporter's
+    ("dcgm_exporter_log/gmt188_hostengine_disconnected.log",
+     [(n, "error", "Failed to collect metrics with error: Failed to collect metrics with error: Error getting the latest value "
+       "for fields: Host engine connection invalid/disconnected", False) for n in (1, 2)], 2),
 ])
 def test_real_logs(rel, want, used):
     r = parse_fixture(dcgm_exporter_log, rel)
     assert _errors(r) == want and r.lines_used == used and r.errors == []
+
+
+def test_lost_hostengine_is_marked():
+    r = parse_fixture(dcgm_exporter_log, "dcgm_exporter_log/gmt188_hostengine_disconnected.log")
+    assert [f.hostengine_lost for f in r.facts] == [True, True]
+    r = parse_fixture(dcgm_exporter_log, "dcgm_exporter_log/version_mismatch_errors_logrus_tty_gpumonitoringtools102.log")
+    assert r.facts and not any(f.hostengine_lost for f in r.facts)
 
 
 def test_terminal_form_and_a_pod_prefix():
@@ -43,6 +54,9 @@ def test_terminal_form_and_a_pod_prefix():
     # another Go tool's logrus lines (nvidia-container-toolkit) and a DCGM host-engine line: not this reader's
     'time="2024-05-01T10:00:00Z" level=error msg="failed to create CDI spec"\n',
     "2021-11-23 00:15:20.507 ERROR [76:76] DcgmHostEngineHandler::Init failed [/workspaces/x.cpp:1] [f]\n",
+    # dcgmi's own answer to `dcgmi discovery -l` (quoted in a GPU Operator write-up, search index file 7217480835), no
+    # logger's level: dcgmi's, not the exporter's
+    "Error: Unable to connect to host engine. Host engine connection invalid/disconnected.\n",
 ])
 def test_near_misses_are_not_detected(text):
     assert not dcgm_exporter_log.detect(text)
