@@ -18,7 +18,9 @@ file``); ``container_requirement_unsatisfied`` for a ``requirement error`` (the 
 ``NVIDIA_REQUIRE_CUDA`` condition, e.g. ``cuda>=12.4``, against the driver's CUDA version);
 ``container_toolkit_error`` for any other stage (mount, detection, ldcache, ...). The GPU
 Operator's toolkit names the binary ``nvidia-container-cli.real`` (behind a wrapper script): the
-same lines. Text without such lines yields nothing.
+same lines. A hook whose program does not know the ``prestart`` command it is run with (urfave/cli's
+``No help topic for 'prestart'`` on the hook's stderr: NVIDIA/nvidia-container-toolkit#14) gives
+``container_toolkit_error`` stage ``hook``. Text without such lines yields nothing.
 """
 from __future__ import annotations
 
@@ -47,9 +49,18 @@ _NVML = re.compile(r"^nvml error: (?P<nvml>.+)$|^load library failed: (?P<lib>\S
 # file creation failed: /var/lib/docker/overlay2/36b6.../merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists    (BIOP/BIOP-desktop#2)
 _MOUNT_OP = re.compile(r"(?P<op>file creation|mount operation|stat) failed: ")
 _MOUNT_OPS = {"file creation": "file_create", "mount operation": "mount", "stat": "stat"}
+# The runtime ran the hook it is configured with (``<hook> prestart``) and the program there has no such
+# command: urfave/cli's help answer "No help topic for '%v'" (the Go CLI framework of the toolkit's
+# nvidia-ctk and nvidia-container-toolkit binaries), on the hook's stderr as a logrus line:
+# ... Running hook #1:: error running hook: exit status 3, stdout: , stderr: time=\"2022-02-13T11:11:05+11:00\" level=error msg=\"No help topic for 'prestart'\\n\": unknown
+#   (NVIDIA/nvidia-container-toolkit#14: self-built toolkit packages whose hook path names a binary of another release)
+_HOOK_NO_COMMAND = re.compile(r"error running (?:\w+ )?hook(?: #\d+)?: exit status (?P<rc>\d+), stdout: [^\n]*?, stderr: "
+                              r"[^\n]*?No help topic for '(?P<cmd>\w+)'")
 
 
 def detect(head: str) -> bool:
+    if "No help topic for" in head and _HOOK_NO_COMMAND.search(head) is not None:
+        return True
     return "nvidia-container-cli" in head and _LINE.search(head) is not None
 
 
@@ -84,9 +95,16 @@ def parse(artefact: Artefact) -> ParseResult:
             op = _MOUNT_OP.match(msg) if stage == "mount" else None
             b.add(ContainerToolkitError, n, stage=stage, message=msg,
                   operation=_MOUNT_OPS[op["op"]] if op else "other")
+    if "No help topic for" in artefact.text:
+        for n, line in iter_lines(_HOOK_NO_COMMAND, artefact):
+            if n in seen or (m := _HOOK_NO_COMMAND.search(line)) is None:
+                continue
+            result.lines_used += 1
+            b.add(ContainerToolkitError, n, stage="hook",
+                  message=f"the hook's program has no '{m['cmd']}' command (No help topic for '{m['cmd']}', exit status {m['rc']})")
     return result
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_LINE,)
+SIGNATURES = (_LINE, _HOOK_NO_COMMAND)

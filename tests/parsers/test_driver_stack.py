@@ -104,6 +104,17 @@ def test_container_cli_behind_the_operators_wrapper():
         assert not nvidia_container_cli.detect(line + "\n")
 
 
+def test_hook_program_without_the_hook_command():
+    # NVIDIA/nvidia-container-toolkit#14: the configured hook runs a toolkit program with no 'prestart' command
+    (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/toolkit14_hook_no_help_topic_prestart.txt").facts
+    assert (f.kind, f.stage, f.evidence.line) == ("container_toolkit_error", "hook", 1)
+    assert "no 'prestart' command" in f.message and "exit status 3" in f.message
+    # near misses: urfave/cli's answer typed at a shell (no hook), a hook that failed for another reason
+    for line in ("No help topic for 'prestart'",
+                 "error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'"):
+        assert not nvidia_container_cli.detect(line + "\n")
+
+
 def test_device_plugin_states_and_hints():
     r = _parse(k8s_device_plugin, "k8s_device_plugin/notes_minikube_no_devices.log")
     assert [(f.state, f.strategy) for f in r.facts] == [("incompatible_strategy", "auto"), ("no_devices", None)]
