@@ -626,6 +626,20 @@ class UcxVerbsFailure(Fact):
     device: str | None = None  # "mlx5_0" (UCX 1.13 and later)
     error: str  # "Cannot allocate memory"
     memlock_kb: int | None = None  # the locked-memory limit UCX printed with an ENOMEM
+    qp_type: str | None = None  # "UD", "RC", "SRD": the transport's QP UCX could not create (verb ibv_create_qp)
+
+
+@fact_kind
+class UcxSocketConnectFailed(Fact):
+    """UCX's ``connect(fd=N, dest_addr=<ip>:<port>) failed: <strerror>``: a TCP connection to a peer's
+    address (its tcp transport, sockcm, the peers' wire-up) did not open."""
+
+    kind: Literal["ucx_socket_connect_failed"] = "ucx_socket_connect_failed"
+    address: str  # "172.17.0.1"
+    port: int
+    error: str  # "Connection refused"
+    #: the address is on Docker's default bridge (172.17.0.0/16), which every Docker host has as its own
+    docker_bridge: bool = False
 
 
 @fact_kind

@@ -90,7 +90,7 @@ import re
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
-    UcxCompletionError, UcxShmAllocFailed, UcxVerbsFailure,
+    UcxCompletionError, UcxShmAllocFailed, UcxSocketConnectFailed, UcxVerbsFailure,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches
 
@@ -117,6 +117,47 @@ _SHMGET = re.compile(r"\bshmget\(size=(?P<size>\d{1,20}),? flags=0x(?P<flags>[0-
 _SHMGET_OLD = re.compile(r"\bshmget failed: (?P<err>[A-Za-z][A-Za-z ]{0,60}?)\. \(size=(?P<size>\d{1,20})\)\. (?P<detail>[^\n]{1,300}?)[ \t\r]*$", re.M)
 _SHM_HUGETLB = 0x800
 
+# UCX's own QP creation for a transport (src/uct/ib/base/ib_iface.c uct_ib_iface_create_qp; EFA's srd and the
+# ud verbs transport print the same), the verbs call being ibv_create_qp / ibv_create_qp_ex, in these forms:
+#   "iface=%p: failed to create %s QP TX wr:%d sge:%d inl:%d RX wr:%d sge:%d inl %d: %m"                    (1.5-1.8)
+#   "iface=%p: failed to create %s QP TX wr:%d sge:%d inl:%d resp:%d RX wr:%d sge:%d resp:%d: %m"            (1.9-)
+#   "iface=%p: failed to create %s QP on <dev>:<port> TX wr:... resp:%d: %m"                                  (srd, 1.14-)
+#   "iface %p failed to create %s QP TX wr:... resp:%d: %m[. Please set max locked memory ...]"               (1.16-)
+# [1588956223.719348] [vinci115:55453:0]       ib_iface.c:623  UCX  ERROR iface=0x2535490: failed to create UD QP TX wr:256 sge:2 inl:64 RX wr:4096 sge:1 inl 0: Invalid argument
+#   (openucx/ucx#5148: QLogic FastLinQ, the qedr provider refusing the UD QP)
+_CREATE_QP = re.compile(r"\biface[= ](?:0x[0-9a-fA-F]{1,16}|\(nil\)):? failed to create (?P<qpt>\w{1,12}) QP (?:on (?P<dev>[A-Za-z]\w{0,31}):\d{1,3} )?"
+                        r"TX wr:\d{1,9} [^\n]{0,120}?RX wr:\d{1,9} sge:\d{1,4} (?:inl|resp)[: ]\d{1,9}: (?P<err>[A-Za-z][A-Za-z ]{0,60}?)[ \t]*(?:[.]|$)"
+                        r"(?P<rest>[^\n]*)$", re.M)
+
+# UCX's socket connect (src/ucs/sys/sock.c ucs_socket_connect: "connect(fd=%d, dest_addr=%s) failed: %m"), used by its
+# tcp transport, tcp sockcm and the wire-up of the peers' addresses:
+# [1700554343.440877] [10-192-80-132:7356 :0]            sock.c:323  UCX  ERROR   connect(fd=48, dest_addr=172.17.0.1:42887) failed: Connection refused
+#   (NVIDIA/nccl-tests#180: mpirun over UCX, every peer's address Docker's default bridge 172.17.0.1)
+_CONNECT = re.compile(r"\bconnect\(fd=\d{1,9}, dest_addr=(?P<addr>\[?[0-9A-Fa-f.:]{2,45}?\]?):(?P<port>\d{1,5})\) failed: "
+                      r"(?P<err>[A-Za-z][A-Za-z ]{0,60}?)[ \t\r]*$", re.M)
+#: Docker's default bridge network (docker0, 172.17.0.0/16): every Docker host has the same addresses on it, so a
+#: peer's address there names the connecting host's own bridge, never the peer (dockerd's default bip 172.17.0.1/16)
+_DOCKER_BRIDGE = re.compile(r"^172\.17\.\d{1,3}\.\d{1,3}$")
+
+
+def _qp_and_connect(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    text = artefact.text
+    if " QP " in text and "failed to create" in text:
+        for n, m in iter_matches(_CREATE_QP, artefact):
+            result.lines_used += 1
+            limit = _MEMLOCK.search(m["rest"])
+            fb.add(UcxVerbsFailure, n, verb="ibv_create_qp", device=m["dev"], error=m["err"].strip(), qp_type=m["qpt"],
+                   memlock_kb=int(limit["kb"]) if limit else None)
+    if "connect(fd=" in text:
+        for n, line in iter_lines_with(("connect(fd=",), artefact):
+            if (m := _CONNECT.search(line)) is None:
+                continue
+            result.lines_used += 1
+            addr = m["addr"].strip("[]")
+            host = _HOST.search(line[:m.start()])
+            fb.add(UcxSocketConnectFailed, n, node=artefact.node_for(host["host"] if host else None), address=addr,
+                   port=int(m["port"]), error=m["err"].strip(), docker_bridge=_DOCKER_BRIDGE.match(addr) is not None)
+
 
 def _shm(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     for n, line in iter_lines_with(("shmget",), artefact):
@@ -138,6 +179,10 @@ def detect(head: str) -> bool:
         return True
     if ("completion with error" in head or "] with error on " in head) and _VERBS.search(head) is not None:
         return True
+    if "failed to create" in head and " QP " in head and _CREATE_QP.search(head) is not None:
+        return True
+    if "connect(fd=" in head and _CONNECT.search(head) is not None:
+        return True
     return "failed: " in head and _LINE.search(head) is not None
 
 
@@ -152,6 +197,7 @@ def parse(artefact: Artefact) -> ParseResult:
     _completions(artefact, fb, result)
     _verbs_completions(artefact, fb, result)
     _shm(artefact, fb, result)
+    _qp_and_connect(artefact, fb, result)
     return result
 
 
@@ -235,6 +281,8 @@ def _verbs_completions(artefact: Artefact, fb: FactBuilder, result: ParseResult)
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\) failed: ",
+              r"\biface[= ](?:0x[0-9a-fA-F]+|\(nil\)):? failed to create \w+ QP (?:on \w+:\d+ )?TX wr:\d+ ",
+              r"\bconnect\(fd=\d+, dest_addr=[^)\n]+\) failed: [A-Za-z]",
               r"shmget\(size=\d+,? flags=0x[0-9a-fA-F]+\) (?:for \S+ failed|returned unexpected error): ",
               r"shmget failed: [A-Za-z][A-Za-z ]*\. \(size=\d+\)",
               r"\(synd 0x[0-9a-fA-F]+ vend 0x[0-9a-fA-F]+[ )]",

@@ -176,3 +176,42 @@ def test_other_programs_shmget_lines_are_not_ucx():
     for text in ("ERROR:shmget(size=1048576) for HUGETLB returned unexpected error: Operation not permitted.\n",
                  "shmget: Invalid argument\n"):
         assert not ucx_log.detect(text)
+
+
+def test_transport_qp_creation_refused():
+    """openucx/ucx#5148: the qedr provider refused UCX's UD QP (EINVAL); the provider's own line is not UCX's."""
+    (f,) = parse_text((FIX / "ucx5148_ud_qp_einval_qedr.txt").read_text()).facts
+    assert (f.evidence.line, f.verb, f.qp_type, f.device, f.error, f.memlock_kb) == (2, "ibv_create_qp", "UD", None, "Invalid argument", None)
+
+
+@pytest.mark.parametrize("line,qpt,device,error", [
+    # 1.9-: resp: counts instead of inl (uct_ib_iface_create_qp's format filled in)
+    ("ib_iface.c:755  UCX  ERROR iface=0x1f6d7b0: failed to create RC QP TX wr:256 sge:5 inl:60 resp:0 RX wr:0 sge:0 resp:0: "
+     "Cannot allocate memory", "RC", None, "Cannot allocate memory"),
+    # EFA's srd: the device and port named (uct_srd_iface's format filled in)
+    ("srd_iface.c:301 UCX  ERROR iface=0x55d0: failed to create SRD QP on efa_0:1 TX wr:256 sge:2 inl:32 resp:0 RX wr:4096 sge:1 "
+     "resp:0: Operation not supported", "SRD", "efa_0", "Operation not supported"),
+])
+def test_transport_qp_creation_forms(line, qpt, device, error):
+    (f,) = parse_text(line + "\n").facts
+    assert (f.verb, f.qp_type, f.device, f.error) == ("ibv_create_qp", qpt, device, error)
+
+
+def test_socket_connect_to_the_docker_bridge():
+    """NVIDIA/nccl-tests#180: both ranks' wire-up connect went to 172.17.0.1 (docker0 on every host)."""
+    got = [(f.evidence.line, f.address, f.port, f.error, f.docker_bridge)
+           for f in parse_text((FIX / "ncclt180_connect_docker_bridge.txt").read_text()).facts]
+    assert got == [(2, "172.17.0.1", 42887, "Connection refused", True), (3, "172.17.0.1", 40235, "Connection refused", True)]
+    (f,) = parse_text("[1700554343.440877] [n1:7356 :0]   sock.c:323  UCX  ERROR   connect(fd=48, dest_addr=10.0.0.2:42887) "
+                      "failed: No route to host\n").facts
+    assert (f.address, f.error, f.docker_bridge) == ("10.0.0.2", "No route to host", False)
+
+
+@pytest.mark.parametrize("line", [
+    "[qelr_create_qp:679]create qp: failed on ibv_cmd_create_qp with 22",  # the provider's own line
+    "Failed to create QP",  # another program's words, no UCX attributes
+    "connect() failed: Connection refused",  # a bare connect, no UCX fd/dest_addr
+])
+def test_not_ucx_qp_or_connect_lines(line):
+    assert not ucx_log.detect(line + "\n")
+    assert parse_text(line + "\n").facts == []
