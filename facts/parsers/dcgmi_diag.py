@@ -18,8 +18,9 @@ past. JSON (``dcgmi diag -j``): ``{"DCGM GPU Diagnostic" | "DCGM Diagnostic": {"
 [{"warning"}]}]}]}]}}`` (keys of nvvs/include/NvvsJsonStrings.h).
 
 Facts: ``dcgm_diag_result`` per test and GPU (a test's all-GPU row only when it has no
-per-GPU rows), with what a failure points at and whether its reason says the test was
-disturbed (``knowledge/dcgm.yaml``); ``cuda_error`` for a CUDA error a failure's reason quotes
+per-GPU rows), with what a failure points at (the DCGM message its reason quotes, where
+knowledge names one: a PCIe test failing on "NvLink link 0 is currently down" points at NVLink;
+else the test's part) and whether its reason says the test was disturbed (``knowledge/dcgm.yaml``); ``cuda_error`` for a CUDA error a failure's reason quotes
 (the plugins are CUDA applications: ``Unable to create CUDA context: 'CUDA-capable device(s) is/are
 busy or unavailable'`` is cudaErrorDevicesUnavailable on that GPU); ``dcgm_error`` for the JSON's ``runtime_error`` (the
 diagnostic did not run: ``{"DCGM Diagnostic": {"runtime_error": "...", "version": ...}}``,
@@ -35,7 +36,9 @@ from stethoscope.facts.parsers import cuda_error_catalogue as catalogue
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, json_shape
 from stethoscope.facts.parsers.bench_facts import DcgmDiagRun
 from stethoscope.facts.parsers.cuda_app import CudaError
-from stethoscope.facts.parsers.dcgm_facts import DcgmDiagResult, DcgmError, knowledge, not_comparable, test_meaning
+from stethoscope.facts.parsers.dcgm_facts import (
+    DcgmDiagResult, DcgmError, knowledge, not_comparable, reason_text_meaning, test_meaning,
+)
 
 KIND = "dcgmi_diag"
 
@@ -183,6 +186,10 @@ def _join(parts: list[str]) -> str:
 
 def _emit(fb: FactBuilder, line: int, test: str, category: str | None, res: str, gpu: int | None, reason: str | None, source: str) -> None:
     component, cause = test_meaning(test)
+    if res in ("Fail", "Warn") and reason:
+        # the reason's own DCGM message names the part better than the test does
+        rcomp, rcause = reason_text_meaning(reason)
+        component, cause = (rcomp, rcause) if rcomp else (component, cause)
     why = not_comparable(reason) if reason else None
     fb.add(DcgmDiagResult, line, test=test, category=category, result=res, gpu=gpu,
            gpu_name=f"GPU{gpu}" if gpu is not None else "all GPUs", reason=reason, component=component or "gpu",

@@ -21,6 +21,18 @@ def test_diag_old_table_joins_wrapped_warning_and_marks_busy_gpu():
     assert rows[1]["component"] == "gpu_memory"
 
 
+def test_diag_failure_points_where_its_reason_points():
+    # NVIDIA/DCGM#49: the PCIe test failed with NvLink-down warnings only (DCGM_FR_NVLINK_DOWN): NVLink, not PCIe
+    res = run(dcgmi_diag, "dcgmi_diag/dcgm49_pcie_fail_nvlink_links_down.txt")
+    (r,) = [f.rule_view() for f in res.facts if f.kind == "dcgm_diag_result"]
+    assert (r["test"], r["result"], r["component"], r["cause"]) == ("PCIe", "Fail", "nvlink", "nvlink_down")
+    # a reason that quotes no DCGM message knowledge names keeps the test's meaning
+    text = ('{"DCGM GPU Diagnostic": {"test_categories": [{"category": "Hardware", "tests": [{"name": "PCIe", "results": '
+            '[{"gpu_id": "3", "status": "Fail", "warnings": [{"warning": "GPU 3 PCIe bandwidth below threshold"}]}]}]}]}}')
+    (r,) = [f.rule_view() for f in dcgmi_diag.parse(Artefact(path="d.json", text=text, node="n1")).facts if f.kind == "dcgm_diag_result"]
+    assert (r["component"], r["cause"]) == ("pcie", "pcie_link_degraded")
+
+
 def test_diag_json_results():
     text = '{"DCGM GPU Diagnostic": {"test_categories": [{"category": "Hardware", "tests": [{"name": "PCIe", "results": [{"gpu_id": "3", "status": "Fail", "warnings": [{"warning": "GPU 3 PCIe bandwidth below threshold"}]}]}]}], "version": "3.3.5"}}'
     facts = dcgmi_diag.parse(Artefact(path="d.json", text=text, node="n1")).facts
