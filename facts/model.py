@@ -67,14 +67,19 @@ def _rebuilt(cls: type[_Shared], values: dict[str, Any], key: frozenset[str], ex
     built, its fields set the one shared by every model given the same fields."""
     model = _new(cls)
     _set(model, "__dict__", values)
-    shared = _FIELDS_SETS.get(key)
-    if shared is None:
-        shared = _FIELDS_SETS[key] = set(key)
-        _KEY_OF[id(shared)] = key
-    _set(model, "__pydantic_fields_set__", shared)
+    _set(model, "__pydantic_fields_set__", _FIELDS_SETS.get(key) or shared_fields_set(key))
     _set(model, "__pydantic_extra__", extra)
     _set(model, "__pydantic_private__", private)
     return model
+
+
+def shared_fields_set(names: frozenset[str]) -> set[str]:
+    """The fields set every model given exactly ``names`` shares (see _share_fields_set)."""
+    shared = _FIELDS_SETS.get(names)
+    if shared is None:
+        shared = _FIELDS_SETS[names] = set(names)
+        _KEY_OF[id(shared)] = names
+    return shared
 
 
 class Evidence(_Shared):

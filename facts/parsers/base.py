@@ -10,15 +10,18 @@ it knows; ``lines_used`` counts them so that coverage can report what nobody rea
 from __future__ import annotations
 
 import bisect
+import inspect
 import re
-from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any, Callable, Iterator
+from operator import itemgetter
+from sys import intern
+from types import UnionType
+from typing import Any, Callable, Iterator, Literal, Union, get_args, get_origin
 
 from stethoscope.facts.limits import EVIDENCE_CHARS, FACTS_PER_KIND, MESSAGE_CHARS, Hit, cut
-from stethoscope.facts.model import MISSING, Fact, view_value
+from stethoscope.facts.model import _INTERN_MAX, MISSING, Evidence, Fact, shared_fields_set, view_value
 
 
 #: how many times Artefact.line_of counts from the start for an earlier offset before it
@@ -155,8 +158,6 @@ class ParseResult:
     folded: dict[tuple[str, str], list] = field(default_factory=dict)
 
 
-#: fact class -> its kind (FactBuilder.add's cache)
-_KIND_OF: dict[type[Fact], str] = {}
 #: fact class -> the rule view of its defaults (non-None, evidence left out): FactBuilder._view
 _DEFAULT_VIEW: dict[type[Fact], dict[str, Any]] = {}
 
@@ -224,23 +225,271 @@ def _kept(router: Any, cls: type[Fact], kind: str, fid: str, node: str, fields: 
     return got
 
 
+#: the annotations a value of the same type passes through pydantic's validation unchanged
+_SIMPLE = (str, int, float, bool, type(None))
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A fact class whose validation only checks types (and a Literal's values): _shape_of."""
+
+    #: every field in the class's order with its default (None where the field is required)
+    values: dict[str, Any]
+    #: a Literal field -> the values it allows
+    literals: dict[str, frozenset]
+    #: the class's model_validator(mode="before"), or None
+    before: Callable[[dict], Any] | None
+
+
+def _allowed(annotation: Any) -> frozenset | bool | None:
+    """True: any value of this simple type (str, int, float, bool, None or a union of them) is
+    stored as it is given; a set: a Literal of strings (or an Optional one), its values; None:
+    anything else (a list, a model, an Enum: validation may convert or refuse by value)."""
+    if annotation in _SIMPLE:
+        return True
+    origin = get_origin(annotation)
+    args = get_args(annotation)
+    if origin is Literal:
+        return frozenset(args) if all(type(a) is str for a in args) else None
+    if origin is Union or origin is UnionType:
+        parts = [_allowed(a) for a in args if a is not type(None)]
+        if all(p is True for p in parts):
+            return True
+        if len(parts) == 1 and isinstance(parts[0], frozenset):
+            return parts[0] | {None}
+    return None
+
+
+def _shape_of(cls: type[Fact]) -> _Shape | None:
+    """How FactBuilder.add may build facts of ``cls`` from typed values, or None where pydantic's
+    validation may do more than check types: a validator (other than one model_validator of mode
+    "before" given the data alone), a config option besides frozen and extra, private attributes,
+    a field of another annotation than _allowed reads, with constraints or a default factory."""
+    dec = cls.__pydantic_decorators__
+    if dec.validators or dec.field_validators or dec.root_validators or len(dec.model_validators) > 1 \
+            or set(cls.model_config) - {"frozen", "extra"} or cls.__private_attributes__ \
+            or cls.model_post_init is not Fact.model_post_init:
+        return None
+    before = None
+    for d in dec.model_validators.values():
+        if d.info.mode != "before" or len(inspect.signature(d.func).parameters) != 1:
+            return None
+        before = d.func
+    values: dict[str, Any] = {}
+    literals: dict[str, frozenset] = {}
+    for name, f in cls.model_fields.items():
+        if name == "evidence":
+            if f.annotation is not Evidence:
+                return None
+        else:
+            allowed = _allowed(f.annotation)
+            if allowed is None or f.metadata or f.default_factory is not None or f.alias or f.validation_alias:
+                return None
+            if allowed is not True:
+                literals[name] = allowed
+        values[name] = None if f.is_required() else f.default
+    return _Shape(values, literals, before)
+
+
+#: fact class -> its kind and _shape_of (FactBuilder.add's cache: model_fields is a costly property)
+_CLASSES: dict[type[Fact], tuple[str, _Shape | None]] = {}
+
+
+class _Typed:
+    """How FactBuilder.add makes facts of one class given one set of field names with one set
+    of value types (its key in _TYPED): built by C-level assignment of the values as given
+    (as facts/model.py _rebuilt unpickles a fact) once validating the key's first fact has shown that validation
+    stores each value as given; and asked of the router by the values it reads (keeps)."""
+
+    __slots__ = ("cls", "values", "fields_set", "strs", "literals", "same", "reads", "get")
+
+    def __init__(self, cls: type[Fact], shape: _Shape, fields: dict[str, Any]):
+        self.cls, self.values = cls, shape.values
+        self.fields_set = shared_fields_set(frozenset((*fields, "id", "node", "evidence")))
+        # short text values are interned as _share_fields_set does (all but the id)
+        self.strs = ("node", *(n for n, v in fields.items() if type(v) is str))
+        self.literals = tuple((n, a) for n, a in shape.literals.items() if n in fields)
+        #: whether building from the values as given makes what validation makes (None: not known
+        #: yet: the key's first fact built is validated and compared)
+        self.same: bool | None = None
+        self.reads: tuple[str, ...] | None = None  # the router's names of the kind, for keeps()
+        self.get: Callable[[dict], Any] | None = None
+
+    def keeps(self, router: Any, kind: str, fid: str, node: str, fields: dict[str, Any]) -> bool:
+        """_kept for a fact of this key: asked once per distinct set of the given values of
+        the names the router reads (the key fixes their types, the class the defaults)."""
+        names = router.reads.get(kind)
+        if names is None:
+            return False
+        if self.reads is not names:
+            present = [n for n in names if n in fields]
+            # the id or node read: the old way (no reads of them today)
+            self.get = None if {"id", "node"} & {*names} else itemgetter(*present) if present else _nothing
+            self.reads = names
+        if self.get is None:
+            return _kept(router, self.cls, kind, fid, node, fields)
+        answers = router.answers
+        key = (self, self.get(fields))
+        got = answers.get(key)
+        if got is None:
+            if len(answers) >= _ANSWERS_MAX:
+                answers.clear()
+            got = answers[key] = router.keeps(kind, _view(self.cls, kind, fid, node, fields))
+        return got
+
+    def build(self, fid: str, node: str, ev: dict[str, Any], fields: dict[str, Any]) -> Fact | None:
+        """The fact, or None when a Literal field's value is not one it allows (then pydantic
+        says why)."""
+        for name, allowed in self.literals:
+            if fields[name] not in allowed:
+                return None
+        values = self.values.copy()
+        values.update(fields)  # the class's order stays (every name given is a field: the key says)
+        values["id"], values["node"] = fid, node
+        for name in self.strs:
+            if len(v := values[name]) <= _INTERN_MAX:
+                values[name] = intern(v)
+        if len(text := ev["text"]) <= _INTERN_MAX:
+            ev["text"] = intern(text)
+        evidence = _new(Evidence)
+        _set(evidence, "__dict__", ev)
+        _set(evidence, "__pydantic_fields_set__", _EVIDENCE_SET)
+        _set(evidence, "__pydantic_extra__", None)
+        _set(evidence, "__pydantic_private__", None)
+        values["evidence"] = evidence
+        fact = _new(self.cls)
+        _set(fact, "__dict__", values)
+        _set(fact, "__pydantic_fields_set__", self.fields_set)
+        _set(fact, "__pydantic_extra__", None)
+        _set(fact, "__pydantic_private__", None)
+        return fact
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Two models with the same fields set and values of the same types (NaN equals NaN)."""
+    da, db = a.__dict__, b.__dict__
+    if type(a) is not type(b) or list(da) != list(db) or a.__pydantic_fields_set__ != b.__pydantic_fields_set__ \
+            or a.__pydantic_extra__ != b.__pydantic_extra__ or a.__pydantic_private__ != b.__pydantic_private__:
+        return False
+    for x, y in zip(da.values(), db.values()):
+        if isinstance(x, Evidence):
+            if not _same(x, y):
+                return False
+        elif type(x) is not type(y) or not (x == y or (x != x and y != y)):
+            return False
+    return True
+
+
+def _nothing(data: dict[str, Any]) -> tuple:
+    return ()
+
+
+_EVIDENCE_SET = shared_fields_set(frozenset(("path", "line", "text")))
+_new, _set = object.__new__, object.__setattr__
+#: (class, the names given..., their values' types...) -> _Typed (FactBuilder.add)
+_TYPED: dict[tuple, _Typed] = {}
+#: the keys _TYPED keeps at most (the readers give a few hundred): then it starts again
+_TYPED_MAX = 4096
+
+
 class FactBuilder:
     """Builds facts with evidence and ids unique within the diagnosis.
 
     Ids are ``<path>:<line>:<kind>`` with ``#n`` appended when one line yields several facts
     of one kind, so they are stable across runs and readable in reports.
+
+    A fact is validated by pydantic, except where its values are of the types its fields
+    store as given (str, int, float, bool, None, a Literal's value): it is then built from
+    them as they are (_Typed), the first fact of each set of names and types validated and
+    compared to make sure (validation cost ~10 us a fact; a bench node builds ~500).
     """
 
     def __init__(self, artefact: Artefact, result: ParseResult):
         self.artefact = artefact
         self.result = result
-        self._seen: Counter[str] = Counter()
+        path = artefact.path
+        self._path = intern(path) if type(path) is str else path  # every evidence's, interned once
+        self._seen: dict[str, int] = {}
         self._kinds: dict[str, int] = {}
 
     def add(self, cls: type[Fact], line: int, node: str | None = None, text: str | None = None, **fields: Any) -> Fact | None:
-        kind = _KIND_OF.get(cls)
-        if kind is None:  # model_fields is a costly property: once per class
-            kind = _KIND_OF[cls] = cls.model_fields["kind"].default
+        known = _CLASSES.get(cls)
+        if known is None:
+            known = _CLASSES[cls] = (cls.model_fields["kind"].default, _shape_of(cls))
+        kind, shape = known
+        art = self.artefact
+        at = line + art.line_offset
+        base = f"{art.path}:{at}:{kind}"
+        n = self._seen.get(base, 0)
+        self._seen[base] = n + 1
+        fid = base if n == 0 else f"{base}#{n}"
+        kept = self._kinds[kind] = self._kinds.get(kind, 0) + 1
+        node = node or art.node
+        typed = None
+        if shape is not None and shape.before is None:
+            key = (cls, *fields, *map(type, fields.values()))  # its names, then their types
+            typed = _TYPED.get(key)
+            if typed is None:
+                if len(_TYPED) >= _TYPED_MAX:
+                    _TYPED.clear()
+                typed = _TYPED[key] = _Typed(cls, shape, fields)
+        router = art.router
+        if router is not None and kept <= FACTS_PER_KIND and kind in router.summarised \
+                and (typed is not None or _plain(cls)) \
+                and not (typed.keeps(router, kind, fid, node, fields) if typed is not None
+                         else _kept(router, cls, kind, fid, node, fields)):
+            # a healthy reading no rule in use can bind: counted for its summary, not built
+            slot = self.result.folded.get((node, kind))
+            if slot is None:
+                text = self._text(line, text)
+                self.result.folded[(node, kind)] = [fid, {"path": art.path, "line": at, "text": text}, 1]
+            else:
+                slot[2] += 1
+            return None
+        if text is None and art.raw_text is None and art._lines is not None:  # the line as read
+            text = art._lines[line - 1]
+            if len(text) > EVIDENCE_CHARS:
+                text = cut(text)
+        else:
+            text = self._text(line, text)
+        ev = {"path": self._path, "line": at, "text": text}
+        fact = None
+        if shape is not None and shape.before is not None:
+            # its "before" validator (a field filled from others) runs here, then the key sees
+            # what validation would check
+            try:
+                data = shape.before({"id": fid, "node": node, "evidence": ev, **fields})
+            except Exception:  # validation below says why, as a ValidationError
+                data = None
+            if type(data) is dict and data.pop("id", None) is fid and data.pop("node", None) is node \
+                    and data.pop("evidence", None) is ev:
+                key = (cls, *data, *map(type, data.values()))
+                typed = _TYPED.get(key)
+                if typed is None:
+                    if len(_TYPED) >= _TYPED_MAX:
+                        _TYPED.clear()
+                    typed = _TYPED[key] = _Typed(cls, shape, data)
+                built_from = data
+        else:
+            built_from = fields
+        if typed is not None and typed.same and type(node) is str and type(text) is str:
+            fact = typed.build(fid, node, ev, built_from)
+        if fact is None:  # validated: evidence as a dict, validated into an Evidence by the fact's own validation
+            fact = cls(id=fid, node=node, evidence=dict(ev), **fields)
+            if typed is not None and typed.same is None and type(node) is str and type(text) is str:
+                # the first fact of this key is validated, then built from its values as given:
+                # the key's facts are built that way only if both are the same
+                mine = typed.build(fid, node, ev, built_from)
+                typed.same = mine is not None and _same(mine, fact)
+        if kept > FACTS_PER_KIND:  # a table of distinct messages is capped, its rest counted
+            c = self.result.capped.setdefault(kind, [0, at])
+            c[0] += 1
+        else:
+            self.result.facts.append(fact)
+        return fact
+
+    def _text(self, line: int, text: str | None) -> str:
+        """The evidence quote of ``line`` (a reader's ``text``, else the line as read)."""
         art = self.artefact
         if text is None:
             text = art.raw_line(line)
@@ -248,38 +497,9 @@ class FactBuilder:
             # a reader that quotes the line it read quotes the normalised one: evidence is the line
             # as read, its wrapper (a rank label, a pod prefix, a quote mark) included
             text = art.raw_line(line)
-        line += art.line_offset
-        base = f"{self.artefact.path}:{line}:{kind}"
-        n = self._seen[base]
-        self._seen[base] = n + 1
-        fid = base if n == 0 else f"{base}#{n}"
         if len(text) > EVIDENCE_CHARS:  # a 250 MiB line is quoted by its first few KiB
             text = cut(text)
-        # evidence as a dict: validated into an Evidence by the fact's own (single) validation
-        kept = self._kinds[kind] = self._kinds.get(kind, 0) + 1
-        node = node or self.artefact.node
-        router = self.artefact.router
-        if router is not None and kept <= FACTS_PER_KIND and kind in router.summarised and _plain(cls) \
-                and not _kept(router, cls, kind, fid, node, fields):
-            # a healthy reading no rule in use can bind: counted for its summary, not built
-            slot = self.result.folded.get((node, kind))
-            if slot is None:
-                self.result.folded[(node, kind)] = [fid, {"path": self.artefact.path, "line": line, "text": text}, 1]
-            else:
-                slot[2] += 1
-            return None
-        fact = cls(
-            id=fid,
-            node=node,
-            evidence={"path": self.artefact.path, "line": line, "text": text},
-            **fields,
-        )
-        if kept > FACTS_PER_KIND:  # a table of distinct messages is capped, its rest counted
-            c = self.result.capped.setdefault(kind, [0, line])
-            c[0] += 1
-        else:
-            self.result.facts.append(fact)
-        return fact
+        return text
 
     def limit(self, line: int, limit: str, detail: str) -> None:
         """A limit of facts/limits.py bit at ``line``: what was not read, for the coverage."""

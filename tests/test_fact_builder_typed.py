@@ -1,0 +1,100 @@
+"""FactBuilder.add builds a fact without pydantic's validation when its values are of the types
+its fields store as given (facts/parsers/base.py _Typed; issue 12: validation cost ~10 us a
+fact, a bench node builds ~500). Such a fact must be the one validation makes of the same
+arguments: the same values of the same types (1 is not 1.0), the same fields set; and any
+other value must still be validated (converted or refused) as before."""
+import math
+from pathlib import Path
+from typing import Literal
+
+import pytest
+from pydantic import ValidationError
+
+from stethoscope.engine.parse_pool import parse_one
+from stethoscope.facts.model import Fact
+from stethoscope.facts.parsers import base
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+ROOT = Path(__file__).resolve().parent.parent
+#: kinds of the readers a bench node's time goes to (nccl_tests, nccl_log, nvidia_smi_q/xml)
+HOT = {"nccl_test_row", "nccl_test_rank", "nccl_rank", "nccl_transport", "nccl_net_plugin", "gpu_info",
+       "gpu_ecc_count", "gpu_clock_reason"}
+
+
+def _texts():
+    for p in sorted((ROOT / "fixtures").rglob("*")):
+        if p.is_file() and p.stat().st_size < 4_000_000:
+            data = p.read_bytes()
+            if b"\0" not in data[:4096]:
+                yield str(p.relative_to(ROOT)), data.decode("utf-8", "replace")
+
+
+def test_every_fixture_fact_is_what_validation_makes_of_its_arguments(monkeypatch):
+    """Every fact the readers build from every fixture (router off: every reading built) against
+    the class validating the same arguments: _same (values, their types, fields set)."""
+    add = FactBuilder.add
+    wrong: list[str] = []
+    counts = {"facts": 0}
+
+    def checked(self, cls, line, node=None, text=None, **fields):
+        fact = add(self, cls, line, node, text, **fields)
+        if fact is not None:
+            counts["facts"] += 1
+            again = cls(id=fact.id, node=fact.node, evidence=fact.evidence.model_dump(), **fields)
+            if not base._same(fact, again):
+                wrong.append(f"{fact.id}: {fact!r} != {again!r}")
+        return fact
+
+    monkeypatch.setattr(FactBuilder, "add", checked)
+    base._TYPED.clear()
+    for path, text in _texts():
+        parse_one(Artefact(path=path, text=text, node="n1"))
+    assert not wrong, "\n".join(wrong[:20])
+    assert counts["facts"] > 10_000
+    # the hot readers' facts took the typed path (after the first of each key)
+    typed = {t.cls.model_fields["kind"].default for t in base._TYPED.values() if t.same}
+    assert HOT <= typed, HOT - typed
+
+
+class _Probe(Fact):  # not registered (fact_kind): no rule or coverage table knows it
+    kind: Literal["test_typed_probe"] = "test_typed_probe"
+    count: int
+    rate: float | None = None
+    state: Literal["up", "down"] | None = None
+    name: str = "x"
+
+
+def _add(**fields):
+    art = Artefact(path="p.log", text="a\nb\nc\n", node="n1")
+    return FactBuilder(art, ParseResult()).add(_Probe, 1, **fields)
+
+
+@pytest.mark.parametrize("fields", [
+    {"count": 1, "rate": 2},  # an int for a float field: validation makes it 2.0
+    {"count": 1, "rate": 2.5, "state": "up"},
+    {"count": 1, "rate": math.nan},
+    {"count": True},  # a bool for an int field: 1
+    {"count": "3"},  # text for an int: 3
+])
+def test_the_same_key_twice_gives_what_validation_gives(fields):
+    want = _Probe(id="p.log:1:test_typed_probe", node="n1", evidence={"path": "p.log", "line": 1, "text": "a"},
+                  **fields)
+    for _ in range(3):  # the first of a key is validated; then built as given where that is the same
+        got = _add(**fields)
+        assert base._same(got, want)
+        assert type(got.rate) is type(want.rate) and type(got.count) is int
+
+
+@pytest.mark.parametrize("fields", [
+    {"count": 1, "state": "sideways"},  # not one of the Literal's values
+    {"count": "x"},
+    {"rate": 1.0},  # count missing
+    {"count": 1, "colour": "red"},  # no such field
+])
+def test_a_value_validation_refuses_is_refused_every_time(fields):
+    good = dict(fields, count=1, state="up")
+    good.pop("colour", None)
+    _add(**good)  # a good fact of the same names and types went first
+    for _ in range(2):
+        with pytest.raises(ValidationError):
+            _add(**fields)
