@@ -187,6 +187,27 @@ _LEVEL_FIELD = (r'"(?i:{keys})"\s*:\s*"(?P<json>[A-Za-z]+)"'
                 r'|(?<![\w-])(?P<logrus>[A-Z]{{4}})\[(?:\d{{4}}|\d{{4}}-\d\d-\d\dT[^\]\s]*)\]')
 
 
+# A logger's own prefix that facts/lines.py took off the line (Python logging's "INFO:root:", vLLM's
+# "%(levelname)s %(asctime)s %(filename)s:%(lineno)d]", under Ray's "(RayWorkerWrapper pid=N, ip=...) "):
+# (RayWorkerWrapper pid=4501, ip=128.1.219.179) INFO 07-03 14:43:47 selector.py:131] Cannot use FlashAttention-2 backend for Volta and Turing GPUs.
+#   (vllm-project/vllm#6106: the logger's INFO says the "Cannot" is its message's, not a failure)
+_PREFIX_LEVEL = re.compile(r"(?<![\w-])(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?![\w-])")
+_PREFIX_QUIET = frozenset(("DEBUG", "INFO"))
+
+
+def _prefix_quiet(artefact: Artefact, line: int, text: str) -> bool:
+    """Whether the wrapper the normaliser took off ``line`` held a logger's level, every one info or
+    debug: the program judged the line no error."""
+    if artefact.raw_text is None:
+        return False
+    raw = artefact.raw_line(line)
+    cut = raw.find(text.strip()) if text.strip() else -1
+    if cut <= 0:
+        return False
+    found = [m["level"] for m in _PREFIX_LEVEL.finditer(raw, 0, cut)]
+    return bool(found) and all(v in _PREFIX_QUIET for v in found)
+
+
 @lru_cache(maxsize=1)
 def _quiet_levels() -> tuple[re.Pattern[str], frozenset[str]]:
     q = knowledge.load("coverage.yaml").quiet_levels
@@ -269,7 +290,7 @@ def parse(artefact: Artefact) -> ParseResult:
         done.add(line)
         if _ZERO_COUNT.search(text) and not _ANY_ERROR.search(_ZERO_COUNT.sub("", text)):
             continue
-        if quiet(text):  # the program's own level says info: its error words are its message's
+        if quiet(text) or _prefix_quiet(artefact, line, text):  # the program's own level says info: its error words are its message's
             continue
         if "terminate called " in text and line < len(lines) and _WHAT.match(lines[line]):
             joined = line + 1  # the what() line is this failure's, not another

@@ -186,3 +186,15 @@ def test_rays_chain_ends_at_the_inner_exception_when_the_paste_has_it():
     got = _unrecognised("\n".join([*lines, inner]))
     assert [n for n, _ in got] == [9]
     assert got[0][1].startswith("RuntimeError: NCCL error")
+
+
+def test_a_line_whose_logger_prefix_says_info_is_no_error_line():
+    # vllm-project/vllm#6106: facts/lines.py takes Ray's and vLLM's prefixes off; the INFO they held says
+    # "Cannot use FlashAttention-2 backend" is the message's word, while the ERROR line and its traceback stay
+    got, _ = _unrecognised_normalised((FIX / "vllm6106_ray_worker_init_device_cut.txt").read_text())
+    assert [n for n, _ in got] == [5, 6]
+    assert got[0][1].startswith("Error executing method init_device")
+    # a prefix of another level (or none) keeps the line an error line
+    got, _ = _unrecognised_normalised("(RayWorkerWrapper pid=1, ip=10.0.0.1) WARNING 07-03 14:43:47 selector.py:131] Cannot use X.\n"
+                                      "Cannot allocate memory\n")
+    assert [n for n, _ in got] == [1, 2]
