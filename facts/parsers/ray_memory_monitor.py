@@ -43,6 +43,12 @@ _IP = r"[0-9A-Fa-f.:]{3,45}"
 _SUMMARY = re.compile(
     r"\b(?P<n>\d{1,9}) Workers \(tasks / actors\) killed due to memory pressure \(OOM\), \d{1,9} Workers crashed "
     r"due to other reasons at node \(ID: \w{1,64}, IP: (?P<ip>" + _IP + r")\)")
+# The same summary hard-wrapped by the log's viewer or syslog (a fixed width, mid-word), its count left on the line before:
+# #033[2m#033[33m(raylet)#033[0m [DATE] (raylet) node_manager.cc:3007: 2 Workers (tasks /
+#  actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: abd406d415bd2b74a5
+#   (vllm-project/vllm#1160: rsyslog's #033 for ESC, wrapped at 116 columns); the node's IP is on the third line
+_SUMMARY_WRAPPED = re.compile(r"\bkilled due to memory pressure \(OOM\), \d{1,9} Workers crashed due to other reasons at node\b")
+_WRAPPED_COUNT = re.compile(r"\b(?P<n>\d{1,9}) Workers(?: \(tasks(?: /)?)?[ \t]*$")
 # ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.
 # ... Worker exit type: SYSTEM_ERROR Worker exit detail: Task was killed due to the node running low on memory.
 _TASK = re.compile(r"\bTask was killed due to the node running low on memory\.")
@@ -59,17 +65,27 @@ _EVICT = re.compile(
 
 
 def detect(head: str) -> bool:
-    return any(p.search(head) for p in (_SUMMARY, _TASK, _EVICT))
+    return any(p.search(head) for p in (_SUMMARY, _TASK, _EVICT, _SUMMARY_WRAPPED))
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     details = {n: m for n, m in iter_matches(_DETAIL, artefact)}
+    whole: set[int] = set()
     for n, m in iter_matches(_SUMMARY, artefact):
+        whole.add(n)
         result.lines_used += 1
         if int(m["n"]) > 0:
             fb.add(RayMemoryMonitorKill, n, node=artefact.node_for(m["ip"]), ip=m["ip"], killed=int(m["n"]))
+    lines = artefact.lines
+    for n, _ in iter_matches(_SUMMARY_WRAPPED, artefact):
+        # a wrapped summary: its count ends the line before (without it, "0 killed" could not be told apart)
+        if n in whole or n < 2 or (c := _WRAPPED_COUNT.search(lines[n - 2])) is None:
+            continue
+        result.lines_used += 2
+        if int(c["n"]) > 0:
+            fb.add(RayMemoryMonitorKill, n - 1, killed=int(c["n"]))
     for n, m in iter_matches(_EVICT, artefact):
         result.lines_used += 1
         fb.add(RayMemoryMonitorKill, n, node=artefact.node_for(m["ip"]), ip=m["ip"], used_gb=float(m["used"]),
@@ -92,5 +108,6 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"Workers \(tasks / actors\) killed due to memory pressure \(OOM\)",
+              r"killed due to memory pressure \(OOM\), \d+ Workers crashed due to other reasons at node",
               r"Task was killed due to the node running low on memory",
               r"System memory low at node with IP ")

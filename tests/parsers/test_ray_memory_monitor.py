@@ -29,6 +29,17 @@ def test_raylet_summary(name, line, ip, killed):
     assert got == [(line, ip, killed, None)]
 
 
+def test_raylet_summary_hard_wrapped():
+    # vllm-project/vllm#1160: the summary wrapped at a fixed width; its count ends the first line
+    text = (FIX / "vllm1160_summary_wrapped_syslog_escapes.txt").read_text()
+    assert ray_memory_monitor.detect(text)
+    assert [(f.evidence.line, f.killed) for f in parse_text(text).facts] == [(1, 2)]
+    # wrapped with nothing killed, or without the count before it: no kill of the monitor's
+    zero = text.replace(": 2 Workers (tasks /", ": 0 Workers (tasks /")
+    assert parse_text(zero).facts == []
+    assert parse_text("\n".join(text.splitlines()[1:]) + "\n").facts == []
+
+
 def test_eviction_line_of_ray_2_1():
     text = (FIX / "ray28774_system_memory_low_eviction.txt").read_text()
     got = [(f.evidence.line, f.ip, f.used_gb, f.total_gb, f.threshold) for f in parse_text(text).facts]
