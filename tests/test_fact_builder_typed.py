@@ -50,7 +50,7 @@ def test_every_fixture_fact_is_what_validation_makes_of_its_arguments(monkeypatc
     for path, text in _texts():
         parse_one(Artefact(path=path, text=text, node="n1"))
     assert not wrong, "\n".join(wrong[:20])
-    assert counts["facts"] > 10_000
+    assert counts["facts"] > 10_000, counts
     # the hot readers' facts took the typed path (after the first of each key)
     typed = {t.cls.model_fields["kind"].default for t in base._TYPED.values() if t.same}
     assert HOT <= typed, HOT - typed
