@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 
 #: text values up to this length are interned (node names, run ids, enum-like values)
-_INTERN_MAX = 64
+INTERN_MAX = 64
 #: one shared set per distinct set of given fields (see _share_fields_set)
 _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
 #: id of a shared set (they live as long as the process) -> its key in _FIELDS_SETS
@@ -33,7 +33,7 @@ def _share_fields_set(model: BaseModel) -> None:
     # short text values repeat across facts (a node, a run id, a collective, a dtype): one copy
     d = model.__dict__
     for k, v in d.items():
-        if type(v) is str and len(v) <= _INTERN_MAX and k != "id":
+        if type(v) is str and len(v) <= INTERN_MAX and k != "id":
             d[k] = intern(v)
 
 

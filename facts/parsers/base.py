@@ -21,7 +21,7 @@ from types import UnionType
 from typing import Any, Callable, Iterator, Literal, Union, get_args, get_origin
 
 from stethoscope.facts.limits import EVIDENCE_CHARS, FACTS_PER_KIND, MESSAGE_CHARS, Hit, cut
-from stethoscope.facts.model import _INTERN_MAX, MISSING, Evidence, Fact, shared_fields_set, view_value
+from stethoscope.facts.model import INTERN_MAX, MISSING, Evidence, Fact, shared_fields_set, view_value
 
 
 #: how many times Artefact.line_of counts from the start for an earlier offset before it
@@ -347,9 +347,9 @@ class _Typed:
         values.update(fields)  # the class's order stays (every name given is a field: the key says)
         values["id"], values["node"] = fid, node
         for name in self.strs:
-            if len(v := values[name]) <= _INTERN_MAX:
+            if len(v := values[name]) <= INTERN_MAX:
                 values[name] = intern(v)
-        if len(text := ev["text"]) <= _INTERN_MAX:
+        if len(text := ev["text"]) <= INTERN_MAX:
             ev["text"] = intern(text)
         evidence = _new(Evidence)
         _set(evidence, "__dict__", ev)
