@@ -182,7 +182,9 @@ _MARGIN = re.compile(r"\n([ \t]+)(?=[^ \t\n])")
 # "\x1b[0;1;38:5:185m"; docker compose's "\x1b[36mtrainer-1  | \x1b[0m"), tput sgr0's "\x1b(B", and
 # the same as the kernel log escapes them (util-linux#858):
 # [49357.243822] user[31957]: \x1b[41mthis be in red\x1b(B\x1b[m but this in normal.
-_ANSI = re.compile(r"(?:\x1b|\\x1b)(?:\[[0-9;:]*[mK]|\([B0])")
+# and as rsyslog writes them (control characters as '#' and three octal digits, ESC = #033; vllm#1160):
+# #033[2m#033[33m(raylet)#033[0m [DATE] (raylet) node_manager.cc:3007: 2 Workers (tasks /
+_ANSI = re.compile(r"(?:\x1b|\\x1b|#033)(?:\[[0-9;:]*[mK]|\([B0])")
 
 # one label on every line of a report (nvidia-smi -q, ibstat) run under a launcher or a logger,
 # hiding the report's own indentation (a log's lines are read under any label by their readers):
@@ -240,7 +242,7 @@ _ANY_DFA = re2.compile(_ANY.pattern.replace("(?!kernel:)", "").replace("(?=\\r?\
 #: framed by newlines: its first line from \A, its last line up to \z). Measured on a bench
 #: node's 40 files (busy VM): the three ``in`` scans, the framing copy and _ANY_DFA's pass cost
 #: ~3 ms a node.
-_PLAIN_DFA = re2.compile(r"\x1b|\\x1b|\]\(http|(?:\A|\n)"
+_PLAIN_DFA = re2.compile(r"\x1b|\\x1b|#033\[|\]\(http|(?:\A|\n)"
                         + _ANY_DFA.pattern.removeprefix("\\n").replace("\\r?\\n", "(?:\\r?\\n|\\r?\\z)"))
 #: the same gate for a caller that runs it inside its own scan (facts/classify.py's set)
 PLAIN_GATE = _PLAIN_DFA
@@ -420,7 +422,7 @@ def normalise(text: str, plain: bool | None = None, split: list[list[str]] | Non
     if plain is None:
         plain = _PLAIN_DFA.search(text) is None  # most files: no colour, link or wrapper
     if not plain:
-        if "\x1b" in text or "\\x1b" in text:  # colours, wherever they are in a line
+        if "\x1b" in text or "\\x1b" in text or "#033[" in text:  # colours, wherever they are in a line
             text = _ANSI.sub("", text)
         if "](http" in text:  # links inside lines, whatever the line starts with
             text = _AUTOLINK.sub(r"\g<text>", text)

@@ -98,6 +98,9 @@ WRAPPED = [
     ("\x1b[0;1;38:5:185mnode1:1234:1290 [3] NCCL INFO proxy.cc:694 -> 6\x1b[0m", "node1:1234:1290 [3] NCCL INFO proxy.cc:694 -> 6"),
     ("[49357.243822] user[31957]: \\x1b[41mthis be in red\\x1b(B\\x1b[m but this in normal.",
      "[49357.243822] user[31957]: this be in red but this in normal."),
+    # rsyslog's escape of control characters ('#' + three octal digits: ESC = #033), as vllm#1160 pasted Ray's lines
+    ("#033[2m#033[33m(raylet)#033[0m [DATE] (raylet) node_manager.cc:3007: 2 Workers (tasks /",
+     "(raylet) [DATE] (raylet) node_manager.cc:3007: 2 Workers (tasks /"),
 ]
 
 

@@ -224,6 +224,10 @@ FORMS = [
                              st.sampled_from(["\x1b[0;1;31m", "\x1b[0;1;38;5;185m", "\x1b[0;1;38:5:185m", "\x1b[0;1;39m"])).map(
              lambda t: _lines(lambda ln: f"{t[0]} {t[1]} {'kernel' if k else 'python3[4242]'}: {t[2]}{ln}\x1b[0m" if ln else
                               f"{t[0]} {t[1]} {'kernel' if k else 'python3[4242]'}: "))),
+    Form("rsyslog-escaped colours", "rsyslog $EscapeControlCharactersOnReceive (default on): ESC written as '#033' "
+         "(vllm#1160: '#033[2m#033[33m(raylet)#033[0m ...')",
+         lambda k: st.sampled_from(["#033[31m", "#033[0;1;31m", "#033[1m#033[33m"]).map(
+             lambda c: _lines(lambda ln: f"{c}{ln}#033[0m" if ln else ln))),
 ]
 
 
