@@ -548,7 +548,8 @@ class PerftestFailure(Fact):
     ("Couldn't allocate MR", "failed to create mr", "Couldn't create IB resources", "Couldn't create
     QP/CQ"); qp_transition ("Failed to modify QP %d to RTR", "... to INIT", "... to RTS"); completion:
     a failed work completion ("Completion with error at client|server", then "Failed status-%s (%d):
-    wr_id %d syndrom 0x%x")."""
+    wr_id %d syndrom 0x%x"; "Poll send CQ error status=%u qp %d"; -R's "Bad wc status -- %d -- %d"),
+    ``status`` its ibv_wc_status number."""
 
     kind: Literal["perftest_failure"] = "perftest_failure"
     stage: Literal["connection", "device", "resources", "qp_transition", "completion"]

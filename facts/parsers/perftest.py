@@ -30,7 +30,8 @@ stage it stopped in: connection (the TCP side channel: ``Couldn't connect to <ho
 ``Unable to init the socket connection``), device (``IB device mlx5_4 not found``, ``Port number 1
 state is Down``), resources (memory registration, QP/CQ creation), qp_transition (``Failed to
 modify QP 0 to RTR``), completion (``Completion with error at client`` and the ``Failed status``
-line after it: the ibv_wc_status and syndrome).
+line after it: the ibv_wc_status and syndrome; the bandwidth loops' ``Poll send CQ error status=12 qp 0``
+and -R's key exchange ``Bad wc status -- 5 -- 0``: the status alone).
 """
 from __future__ import annotations
 
@@ -141,12 +142,18 @@ _FAIL_STAGES = (
     ("resources", re.compile(r"^\s*(?:Couldn't allocate MR(?: with error=-?\d{1,6})?|failed to create mr|Failed to create MR"
                              r"|Couldn't create IB resources|Couldn't create (?:QP|CQ|SRQ|a receiver CQ|rdma (?:new|old) QP)\b)")),
     ("qp_transition", re.compile(r"^\s*(?:Failed to modify QP (?:\d{1,6} )?to (?:RTR|RTS|INIT)\b|Unable to Connect the HCA's through the link)")),
-    ("completion", re.compile(r"^\s*Completion with error at (?P<side>client|server)\b")),
+    # Poll send CQ error status=12 qp 0                  (run_iter_bw / run_iter_bw_server / run_iter_bi: a send completion
+    #                                                      with other than IBV_WC_SUCCESS; later releases add " credit=N scredit=N")
+    # Bad wc status -- 5 -- 0                            (the RDMA CM data exchange of -R: rdma_read_keys, ctx_xchg_data_rdma;
+    #  Bad wc status 12                                   rdma_write_keys; create_ah_from_wc_recv: "when trying to create AH -- %d -- %d")
+    ("completion", re.compile(r"^\s*(?:Completion with error at (?P<side>client|server)\b"
+                              r"|Poll send CQ error status=(?P<poll>\d{1,3}) qp \d{1,10}"
+                              r"|Bad wc status(?: when trying to create AH)?(?: -- (?P<wc>-?\d{1,3}) -- -?\d{1,20}| (?P<wc1>-?\d{1,3}))\b)")),
 )
 _FAIL_GATES = ("Couldn't ", "Unable to ", "Failed to ", "failed to create mr", "IB device ", "No IB devices", "Port number ",
-               "Completion with error at", "Problem in resolving", "Event: RDMA_CM_EVENT_")
+               "Completion with error at", "Problem in resolving", "Event: RDMA_CM_EVENT_", "Poll send CQ error", "Bad wc status")
 #  Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81     /   Failed status 12: wr_id 0 syndrom 0x81
-_FAIL_STATUS = re.compile(r"^\s*Failed status(?:-(?P<name>[^\n(]{1,60}?) \((?P<num>\d{1,3})\)| (?P<num0>\d{1,3})): wr_id \d{1,20} "
+_FAIL_STATUS = re.compile(r"\s*Failed status(?:-(?P<name>[^\n(]{1,60}?) \((?P<num>\d{1,3})\)| (?P<num0>\d{1,3})): wr_id \d{1,20} "
                           r"syndrom 0x(?P<synd>[0-9a-fA-F]{1,8})")
 
 
@@ -164,10 +171,19 @@ def _failures(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
         result.lines_used += 1
         fields = m.groupdict()
         status = name = synd = None
-        if stage == "completion" and n < len(lines) and (s := _FAIL_STATUS.match(lines[n])) is not None:
-            result.lines_used += 1
-            status, name, synd = int(s["num"] or s["num0"]), s["name"], int(s["synd"], 16)
-        fb.add(PerftestFailure, n, stage=stage, message=line.strip()[:200], peer=fields.get("peer"), side=fields.get("side"),
+        message = line.strip()
+        if stage == "completion":
+            # the status on the next line, or on this one where a paste ran the two together (GitHub text outside
+            # a code block: " Completion with error at client Failed status 12: wr_id 0 syndrom 0x81 scnt=128, ccnt=0")
+            s = _FAIL_STATUS.search(line, m.end())
+            if s is None and n < len(lines) and (s := _FAIL_STATUS.match(lines[n])) is not None:
+                result.lines_used += 1
+                message = f"{message} / {lines[n].strip()}"
+            if s is not None:
+                status, name, synd = int(s["num"] or s["num0"]), s["name"], int(s["synd"], 16)
+            elif (code := fields.get("poll") or fields.get("wc") or fields.get("wc1")) is not None:
+                status = int(code)
+        fb.add(PerftestFailure, n, stage=stage, message=message[:200], peer=fields.get("peer"), side=fields.get("side"),
                status=status, status_name=name, syndrome=synd)
 
 
@@ -175,7 +191,7 @@ def _failures(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
 #: (all readers' signatures are matched in one pass: facts/classify.py)
 SIGNATURES = (_DETECT, r"(?m)^\s*(?:Couldn't connect to [^\s:]+:\d+|Unable to init the socket connection|Couldn't allocate MR"
               r"|failed to create mr|Failed to create MR|Couldn't create IB resources|Failed to modify QP (?:\d+ )?to (?:RTR|RTS|INIT)"
-              r"|Completion with error at (?:client|server)|IB device \S+ not found|No IB devices found|Port number \d+ state is "
+              r"|Completion with error at (?:client|server)|Poll send CQ error status=\d+ qp |Bad wc status(?: when trying to create AH)? (?:-- )?-?\d|IB device \S+ not found|No IB devices found|Port number \d+ state is "
               r"|Couldn't get context for the device|Failed to exchange dat[ae] between server and clients|Couldn't listen to port \d+"
               r"|Unable to connect \(retries = \d+\)|\w+: Couldn't read remote address|Unable to (?:read|write) (?:to|from) socket/rdma_cm"
               r"|Unable to Connect the HCA's through the link|Event: RDMA_CM_EVENT_[A-Z_]+; error: -?\d+"

@@ -38,6 +38,15 @@ def test_peer_of_the_client_connect():
     (" Completion with error at client\n Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81\n",
      "client", 12, "transport retry counter exceeded", 0x81),
     (" Completion with error at server\n Failed status 5: wr_id 3 syndrom 0xf9\n", "server", 5, None, 0xf9),
+    # the two lines run together, as GitHub shows a paste outside a code block (the form of zrlio/softiwarp's title)
+    (" Completion with error at client Failed status 12: wr_id 0 syndrom 0x81 scnt=128, ccnt=0\n", "client", 12, None, 0x81),
+    # perftest_resources.c run_iter_bw / run_iter_bi / clean_scq_credit (credit and scredit in later releases)
+    ("Poll send CQ error status=12 qp 0\n", None, 12, None, None),
+    ("Poll send CQ error status=5 qp 1 credit=0 scredit=128\n", None, 5, None, None),
+    # perftest_communication.c rdma_read_keys / ctx_xchg_data_rdma, rdma_write_keys, create_ah_from_wc_recv (-R)
+    ("Bad wc status -- 5 -- 0 \n", None, 5, None, None),
+    (" Bad wc status 12\n", None, 12, None, None),
+    ("Bad wc status when trying to create AH -- 13 -- 0 \n", None, 13, None, None),
 ])
 def test_completion_errors(text, side, status, name, synd):
     (f,) = _facts(text)
@@ -67,3 +76,17 @@ def test_format_strings_filled_in(line, stage):
 ])
 def test_near_misses(text):
     assert not perftest.detect(text) and _facts(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Bad wc status\n",  # no number: not perftest's form
+    "[MPRUD] Poll send CQ error status=12 qp 0\n",  # another program's copy of the loop
+    "Poll send CQ failed ne=-1\n",  # ibv_poll_cq itself failed: no work completion status
+])
+def test_near_misses(text):
+    assert _facts(text) == []
+
+
+def test_status_line_joins_the_message():
+    (f,) = _facts(" Completion with error at client\n Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81\n")
+    assert f.message == "Completion with error at client / Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81"
