@@ -99,7 +99,9 @@ def _check(expect: list[dict[str, Any]], found: list[Finding]) -> str:
     if len(expect) != len(found):
         return f"expected {len(expect)} finding(s), got {len(found)}: " + "; ".join(f"{f.cause} {f.entity.label}" for f in found)
     left = list(found)
-    for want in expect:
+    # the most specific expectation first: {entity: {node: n1}} would otherwise take the finding that
+    # {entity: {node: n1, gpu: '0'}} needs whenever that one ranks first
+    for want in sorted(expect, key=lambda w: -sum(len(v) if isinstance(v, dict) else 1 for v in w.values())):
         hit = next((f for f in left if _matches(want, f)), None)
         if hit is None:
             return f"no finding matches {want}; got: " + "; ".join(f"{f.cause} {f.entity.model_dump(exclude_none=True)}" for f in left)
