@@ -631,6 +631,23 @@ class UcxVerbsFailure(Fact):
 
 
 @fact_kind
+class OpenmpiUcxPeerFailed(Fact):
+    """Open MPI's UCX components could not reach a peer rank (ompi/mca/pml/ucx/pml_ucx.c,
+    oshmem/mca/spml/ucx/spml_ucx.c; MCA_COMMON_UCX_ERROR's "<file>:<line> Error: "): ``stage``
+    endpoint: "ucp_ep_create(proc=N) failed: <ucs_status_string>" (UCX found no transport to the
+    peer's worker address, or could not connect it); address: "Failed to receive UCX worker address:
+    <opal_strerror> (<code>)" (the peer's address was not in the job's key-value exchange); resolve:
+    "Failed to resolve UCX endpoint for rank N" / "add procs FAILED rc=N" with neither before it in
+    the file."""
+
+    kind: Literal["openmpi_ucx_peer_failed"] = "openmpi_ucx_peer_failed"
+    stage: Literal["endpoint", "address", "resolve"]
+    layer: str  # "pml" (MPI point-to-point), "spml" (OpenSHMEM), "osc", "common"
+    peer_rank: int | None = None  # proc=N of ucp_ep_create, "for rank N"
+    status: str | None = None  # "Destination is unreachable", "Not found"
+
+
+@fact_kind
 class UcxSocketConnectFailed(Fact):
     """UCX's ``connect(fd=N, dest_addr=<ip>:<port>) failed: <strerror>``: a TCP connection to a peer's
     address (its tcp transport, sockcm, the peers' wire-up) did not open."""

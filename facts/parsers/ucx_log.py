@@ -90,9 +90,9 @@ import re
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
-    UcxCompletionError, UcxShmAllocFailed, UcxSocketConnectFailed, UcxVerbsFailure,
+    OpenmpiUcxPeerFailed, UcxCompletionError, UcxShmAllocFailed, UcxSocketConnectFailed, UcxVerbsFailure,
 )
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches, lines_with
 
 KIND = "ucx_log"
 
@@ -159,6 +159,43 @@ def _qp_and_connect(artefact: Artefact, fb: FactBuilder, result: ParseResult) ->
                    port=int(m["port"]), error=m["err"].strip(), docker_bridge=_DOCKER_BRIDGE.match(addr) is not None)
 
 
+# Open MPI's UCX components (MCA_COMMON_UCX_ERROR: "<file>:<line> Error: " after opal_output's "[host:pid] "; one or
+# two blanks before "Error:" over the releases) when a peer rank cannot be reached:
+# [n097:127549] pml_ucx.c:421  Error: ucp_ep_create(proc=108) failed: Destination is unreachable    (openucx/ucx#8448)
+# [n097:127549] pml_ucx.c:472  Error: Failed to resolve UCX endpoint for rank 108                      (its consequence, Open MPI 4.x)
+# [10-192-80-132.cls-gebgk6vq.ecp.shopeemobile.com:07356] pml_ucx.c:424  Error: ucp_ep_create(proc=3) failed: Destination is unreachable   (NVIDIA/nccl-tests#180)
+# [host:1234] spml_ucx.c:264  Error: ucp_ep_create(proc=142/224) failed: Destination is unreachable   (OpenSHMEM's form, spml_ucx.c, filled)
+# pml_ucx.c:178  Error: Failed to receive UCX worker address: Not found (-13)                          (pml_ucx.c mca_pml_ucx_recv_worker_address, filled)
+# [host:1234] spml_ucx.c:306  Error: add procs FAILED rc=-2                                             (spml_ucx.c, after its ucp_ep_create)
+_OMPI_UCX = re.compile(r"(?:\[(?P<host>[\w.-]{1,253}):\s{0,8}\d{1,10}\] {0,4})?(?P<layer>pml|spml|osc|common)_ucx\w{0,30}\.c:\d{1,6}\s{1,4}Error: "
+                       r"(?:ucp_ep_create\(proc=(?P<rank>\d{1,9})(?:/\d{1,9})?\) failed: (?P<status>[A-Za-z][\w ,'/-]{0,80}?)"
+                       r"|Failed to receive UCX worker address: (?P<addr>[A-Za-z][\w ,'/-]{0,80}?) \(-?\d{1,6}\)"
+                       r"|Failed to resolve UCX endpoint for rank (?P<rank2>\d{1,9})|add procs FAILED rc=-?\d{1,6})[ \t\r]*$")
+
+_IPV4 = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
+
+
+def _openmpi_peers(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    """A consequence line ("Failed to resolve UCX endpoint", "add procs FAILED") is read with the failure before it in
+    the file; alone, it is a fact of its own (stage resolve), which no rule explains."""
+    caused = False
+    for n, line in iter_lines_with(("_ucx",), artefact):
+        if "Error: " not in line or (m := _OMPI_UCX.search(line)) is None:
+            continue
+        result.lines_used += 1
+        host = m["host"]
+        if host and not _IPV4.match(host):  # opal_output prints gethostname(), UCX and the other lines its first label
+            host = host.split(".", 1)[0]
+        node = artefact.node_for(host)
+        if m["status"] or m["addr"]:
+            caused = True
+            fb.add(OpenmpiUcxPeerFailed, n, node=node, stage="endpoint" if m["status"] else "address", layer=m["layer"],
+                   peer_rank=int(m["rank"]) if m["rank"] else None, status=(m["status"] or m["addr"]).strip())
+        elif not caused:
+            fb.add(OpenmpiUcxPeerFailed, n, node=node, stage="resolve", layer=m["layer"],
+                   peer_rank=int(m["rank2"]) if m["rank2"] else None)
+
+
 def _shm(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     for n, line in iter_lines_with(("shmget",), artefact):
         m = _SHMGET.search(line) or _SHMGET_OLD.search(line)
@@ -183,6 +220,8 @@ def detect(head: str) -> bool:
         return True
     if "connect(fd=" in head and _CONNECT.search(head) is not None:
         return True
+    if "_ucx" in head and "Error: " in head and any(_OMPI_UCX.search(line) for _s, line in lines_with(head, ("_ucx",))):
+        return True
     return "failed: " in head and _LINE.search(head) is not None
 
 
@@ -198,6 +237,8 @@ def parse(artefact: Artefact) -> ParseResult:
     _verbs_completions(artefact, fb, result)
     _shm(artefact, fb, result)
     _qp_and_connect(artefact, fb, result)
+    if "_ucx" in artefact.text:
+        _openmpi_peers(artefact, fb, result)
     return result
 
 
@@ -286,4 +327,5 @@ SIGNATURES = (r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\) failed: ",
               r"shmget\(size=\d+,? flags=0x[0-9a-fA-F]+\) (?:for \S+ failed|returned unexpected error): ",
               r"shmget failed: [A-Za-z][A-Za-z ]*\. \(size=\d+\)",
               r"\(synd 0x[0-9a-fA-F]+ vend 0x[0-9a-fA-F]+[ )]",
+              r"\b(?:pml|spml|osc|common)_ucx\w*\.c:\d+\s+Error: (?:ucp_ep_create\(proc=|Failed to receive UCX worker address: |Failed to resolve UCX endpoint |add procs FAILED )",
               r"\b(?:[Ss]end|[Rr]eceive) completion(?:\[\d+\])? with error(?: on (?:qp 0x[0-9a-fA-F]+|XRQ|[\w.-]+/(?:0x[0-9a-fA-F]+|\(nil\))))?: [A-Za-z]")

@@ -200,7 +200,7 @@ def test_transport_qp_creation_forms(line, qpt, device, error):
 def test_socket_connect_to_the_docker_bridge():
     """NVIDIA/nccl-tests#180: both ranks' wire-up connect went to 172.17.0.1 (docker0 on every host)."""
     got = [(f.evidence.line, f.address, f.port, f.error, f.docker_bridge)
-           for f in parse_text((FIX / "ncclt180_connect_docker_bridge.txt").read_text()).facts]
+           for f in parse_text((FIX / "ncclt180_connect_docker_bridge.txt").read_text()).facts if f.kind == "ucx_socket_connect_failed"]
     assert got == [(2, "172.17.0.1", 42887, "Connection refused", True), (3, "172.17.0.1", 40235, "Connection refused", True)]
     (f,) = parse_text("[1700554343.440877] [n1:7356 :0]   sock.c:323  UCX  ERROR   connect(fd=48, dest_addr=10.0.0.2:42887) "
                       "failed: No route to host\n").facts
@@ -215,3 +215,37 @@ def test_socket_connect_to_the_docker_bridge():
 def test_not_ucx_qp_or_connect_lines(line):
     assert not ucx_log.detect(line + "\n")
     assert parse_text(line + "\n").facts == []
+
+
+def _peers(text: str):
+    return [(f.evidence.line, f.node, f.stage, f.layer, f.peer_rank, f.status)
+            for f in parse_text(text).facts if f.kind == "openmpi_ucx_peer_failed"]
+
+
+def test_openmpi_pml_ucx_peer_unreachable():
+    """openucx/ucx#8448 (Omni-Path, 4+ nodes) and NVIDIA/nccl-tests#180 (its FQDN in opal_output's prefix, the
+    first label kept as UCX's lines keep it): the endpoint failure read; 'Failed to resolve UCX endpoint' after it
+    is its consequence, read with it."""
+    assert _peers((FIX / "ucx8448_pml_ucx_unreachable_omnipath.txt").read_text()) == [
+        (1, "n097", "endpoint", "pml", 108, "Destination is unreachable")]
+    assert _peers((FIX / "ncclt180_connect_docker_bridge.txt").read_text()) == [
+        (4, "10-192-80-132", "endpoint", "pml", 3, "Destination is unreachable"),
+        (6, "10-192-80-132", "endpoint", "pml", 2, "Destination is unreachable")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # opal/mca/common/ucx and oshmem/mca/spml/ucx format strings filled in; Open MPI's --tag-output prefix before one
+    ("[h1:185061] spml_ucx.c:264  Error: ucp_ep_create(proc=142/224) failed: Destination is unreachable\n",
+     [(1, "h1", "endpoint", "spml", 142, "Destination is unreachable")]),
+    ("Wed Nov 20 05:24:52 2019[1,198]<stderr>:[h2:12459] pml_ucx.c:385  Error: ucp_ep_create(proc=96) failed: Input/output error\n",
+     [(1, "h2", "endpoint", "pml", 96, "Input/output error")]),
+    ("pml_ucx.c:175 Error: Failed to receive UCX worker address: Not found (-13)\n",  # one blank, no host (quoted in docs)
+     [(1, "node1", "address", "pml", None, "Not found")]),
+    ("[h1:4242] pml_ucx.c:472  Error: Failed to resolve UCX endpoint for rank 3\n",  # alone: a fact no rule explains
+     [(1, "h1", "resolve", "pml", 3, None)]),
+    ("[10.0.0.5:4242] pml_ucx.c:472  Error: Failed to resolve UCX endpoint for rank 3\n", [(1, "10.0.0.5", "resolve", "pml", 3, None)]),
+    ("[h1:4242] pml_ucx.c:472  Warning: ucp_ep_create(proc=3) failed: Destination is unreachable\n", []),  # not an Error
+    ("my_ucx.c:10  Error: ucp_ep_create(proc=3) failed: Destination is unreachable\n", []),  # not Open MPI's component
+])
+def test_openmpi_ucx_forms(text, expected):
+    assert _peers(text) == expected
