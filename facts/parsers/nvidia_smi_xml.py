@@ -18,6 +18,8 @@ and no entity can be declared; an undeclared entity inside is a well-formedness 
 reported as a :class:`ParseError` like any other. Evidence lines come from expat's position
 at each start tag, offset to where the element begins in the file, so a terminal paste
 around the XML keeps its line numbers. Every line from ``<nvidia_smi_log>`` to its end tag counts as used.
+A ``<gpu>`` element laid out like the document's first one (a fleet node's 8 GPUs differ only in
+their leaves' text) is read from that one's plan without expat's callbacks: nvidia_smi_xml_blocks.
 
 Hardened against hostile XML: elements nested deeper than ``MAX_DEPTH`` (nvidia-smi nests 6)
 or more than ``MAX_ELEMENTS`` of them stop the parse there; the GPUs read so far keep their
@@ -36,6 +38,7 @@ from xml.parsers import expat
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.gpu_state_facts import GpuRecord, ecc_counter_of, emit_gpu_facts
+from stethoscope.facts.parsers.nvidia_smi_xml_blocks import feed
 
 KIND = "nvidia_smi_xml"
 
@@ -286,6 +289,16 @@ class _Reader:
                 parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars.append
                 end(name)
 
+        def state() -> tuple[int, int]:
+            """(elements open, elements started): where nvidia_smi_xml_blocks may read a <gpu> itself."""
+            return len(stack) + passing, elements
+
+        def count(n: int) -> None:
+            """``n`` elements read without the callbacks (nvidia_smi_xml_blocks), counted for the limit."""
+            nonlocal elements
+            elements += n
+
+        self.state, self.count = state, count
         parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars.append
 
 
@@ -352,7 +365,7 @@ def _parse_log(b: FactBuilder, xml: str, first_line: int, cut: bool = False) -> 
         xml = _LONE_CR.sub(" ", xml)
     reader = _Reader(first_line)
     try:
-        reader.parser.Parse(_blank_skipped(xml), not cut)
+        feed(reader, _blank_skipped(xml), not cut, first_line, (MAX_DEPTH, MAX_ELEMENTS), _GPU, _take)
     except expat.ExpatError as e:
         b.error(first_line + (e.lineno or 1) - 1, f"malformed nvidia-smi XML: {expat.ErrorString(e.code)}")
     except _Limit as hit:
