@@ -163,6 +163,9 @@ class NcclTestRun(Fact):
     warmup_iters: int | None = None
     validation: int | None = None  # -c; 0 means no #wrong column values (N/A)
     nranks: int = 0  # rank lines listed
+    # the rank list stops inside one process's block (fewer lines than nThread x nGpus, or not a multiple of it):
+    # nccl-tests prints each process's block in one write, so a partial block is a cut capture, not a hang
+    rank_list_cut: bool = False
     hosts: int = 0  # distinct hosts among them
     rows: int = 0  # table rows read
     avg_busbw: float | None = None  # "# Avg bus bandwidth    : 88.3838"

@@ -375,6 +375,11 @@ def _emit(builder: FactBuilder, artefact: Artefact, run: _Run) -> None:
         # hung before it listed its devices, or the capture was cut; nothing was measured
         builder.limit(run.line, "cut_short", f"nccl-tests run of line {run.line} printed its nThread line and no "
                                              "device, result or footer after it (hung or cut): nothing was measured")
+    rank_list_cut = _rank_list_cut(run)
+    if rank_list_cut:
+        builder.limit(run.ranks[-1][0], "cut_short", f"nccl-tests run of line {run.line} lists {len(run.ranks)} rank(s) where each "
+                                                     f"process prints {f['n_threads'] * f['n_gpus']} at once (nThread x nGpus): "
+                                                     "the capture was cut inside the device list; nothing was measured")
     hosts = {h for _, _, h in run.ranks}
     summary = summarise_rows([r for _, r in run.rows])
     failures = [fl for _, fl, _ in run.failures]
@@ -393,6 +398,7 @@ def _emit(builder: FactBuilder, artefact: Artefact, run: _Run) -> None:
     node = artefact.node_for(next(iter(hosts))) if len(hosts) == 1 else artefact.node
     fact = builder.add(
         NcclTestRun, run.line, node=node, collective=run.collective, nranks=len(run.ranks), hosts=len(hosts),
+        rank_list_cut=rank_list_cut,
         failed=failed, failure_message=message, **f, **summary,
     )
     for line_no, fields, host in run.ranks:
@@ -402,6 +408,23 @@ def _emit(builder: FactBuilder, artefact: Artefact, run: _Run) -> None:
     for line_no, fields, host in run.failures:
         fields = {k: v for k, v in fields.items() if k != "_summary"}
         builder.add(NcclTestFailure, line_no, node=artefact.node_for(host), run_id=fact.id, **fields)
+
+
+def _rank_list_cut(run: _Run) -> bool:
+    """The run's last lines are a device list that stops inside one process's block.
+
+    src/common.cu formats the nThread x nGpus rank lines of a process into one buffer and prints it
+    with one PRINT (rank 0 prints every process's buffer in turn after MPI_Gather), so a run that
+    hangs afterwards still shows whole blocks: a count that is not a multiple of nThread x nGpus,
+    with no row, footer or failure after it, is a capture cut inside the list (NVIDIA/nccl-tests#149:
+    '-t 8', two of eight rank lines). Past 16 ranks a process may not list them all (its buffer
+    is MAX_LINE = 2048 bytes, ended with '...'), so larger blocks are not judged.
+    """
+    f = run.fields
+    per = f.get("n_threads", 0) * f.get("n_gpus", 0)
+    if not run.ranks or run.rows or run.failures or "avg_busbw" in f or "out_of_bounds" in f or not 1 < per <= 16:
+        return False
+    return len(run.ranks) % per != 0
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts

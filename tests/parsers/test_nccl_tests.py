@@ -446,6 +446,17 @@ def test_last_line_cut_inside_a_rank_line_or_a_row_is_cut_short():
     assert [e.line for e in nccl_tests.parse(Artefact(path="x.txt", text=text)).errors] == [22]
 
 
+def test_rank_list_cut_inside_a_process_block_is_cut_short():
+    """nccl-tests prints a process's nThread x nGpus rank lines in one write: nccl-tests#149's '-t 8'
+    run pasted with two of its eight lines was cut, not hung. Whole blocks (nccl#1706's four lines of
+    -g 4, one line per process of -g 1) stay a run with no results."""
+    res = _parse(FIX / "nccltests149_rank_list_cut_t8.txt")
+    assert (_run(res).nranks, _run(res).rank_list_cut) == (2, True)
+    assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 6)] and res.errors == []
+    for name in ("allreduce_hang_g4_h800.txt", "nccltests152_rank_list_cut_mid_line.txt", "soperator_pr428_multihost.txt"):
+        assert _run(_parse(FIX / name)).rank_list_cut is False, name
+
+
 def test_nthread_line_with_nothing_after_it_is_cut_short():
     """A run that printed its nThread line and then nothing of its own (nccl#340: a table's tail and
     footer, then `./broadcast_perf ...` and its header where the paste ends): nothing was measured,
