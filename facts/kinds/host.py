@@ -428,3 +428,32 @@ class DeviceCgroupNvidiaAccess(Fact):
     can_open: bool  # an entry grants both r and w on major 195: the GPUs can be opened
     names_nvidia: bool  # an entry names major 195 itself (not only through '*' or type 'a')
     cut: bool = False  # the list as pasted was elided ('...'): entries may be missing
+
+
+@fact_kind
+class KernelFunctionLatency(Fact):
+    """A bcc latency histogram of one traced function (``funclatency``): how often it ran and how
+    long, from its log2 buckets and its ``avg = ... total: ... count:`` line
+    (facts/parsers/bcc_latency_hist.py). Times are in milliseconds whatever unit the tool printed."""
+
+    kind: Literal["kernel_function_latency"] = "kernel_function_latency"
+    function: str | None = None  # the traced pattern of 'Tracing N functions for "..."'; None where not pasted
+    pid: int | None = None  # the -p of the pasted command line
+    count: int | None = None  # calls over the window (the avg line's count, else the buckets' sum)
+    avg_ms: float | None = None
+    total_ms: float | None = None
+    slowest_ms: float  # lower bound of the highest non-empty bucket: at least one call took this long
+    slow_calls: int = 0  # calls in buckets starting at 1 ms or more
+    numa_balancing: bool = False  # the function is the kernel's automatic NUMA balancing (task_numa_work, ...)
+
+
+@fact_kind
+class PerfProcessSamples(Fact):
+    """One process's samples in ``perf script`` output, and how many of them were in the kernel's
+    automatic NUMA balancing (facts/parsers/perf_script.py)."""
+
+    kind: Literal["perf_process_samples"] = "perf_process_samples"
+    comm: str
+    pid: int
+    samples: int
+    numa_balancing_samples: int = 0  # samples whose stack holds task_numa_work, change_prot_numa, do_numa_page, ...
