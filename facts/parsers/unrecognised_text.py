@@ -160,7 +160,8 @@ def detect(text: str) -> bool:
     for m in _ANY_ERROR.finditer(text):
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
-        if not quiet(text[start:end if end >= 0 else len(text)]):
+        line = text[start:end if end >= 0 else len(text)]
+        if not quiet(line) and not shell_command(line):
             return True
     return False
 
@@ -169,6 +170,30 @@ def detect(text: str) -> bool:
 #   (kubeflow/trainer#2008, the training operator's status line): a count of no failures says none failed; so do
 #   "Errors: 0" and "errors=0" of a tool's summary. A line whose error words are all such counts is no error line.
 _ZERO_COUNT = re.compile(r"\b(?:[Ee]rrors?|ERRORS?|[Ff]ail(?:ed|ures?)|FAIL(?:ED|URES?)|[Tt]imeouts?)[ \t]*[=:][ \t]*0+(?![.\d])")
+# A shell prompt and the command typed at it: the command's words are what the user looked for, not a failure
+# ("grep -i error" finds errors or finds none; the output under it is read by its own reader, or by this one):
+# tim@tim-desktop:~$ dmesg | grep -i error          (a pasted terminal session, ubuntuforums.org 2012-08-22 "Ubuntu Processor
+#                                                     Power State Management", stored in the search index as file id 57099341041)
+# ubuntu@gpu4:~/nccl-tests/src$ ib_write_bw -d mlx5_2 -R          (NVIDIA/nccl-tests#24: Debian/Ubuntu's PS1, user@host:dir$)
+# [root@node3 bin]# ib_write_bw -a -d mlx5_0 --report_gbits  node1  (linux-rdma/perftest#132: RHEL's [user@host dir]#)
+# lehi-smoke:~ # ib_send_lat  --version                           (linux-rdma/perftest#82: SUSE's host:dir #)
+# (base) root@node:/# nvidia-smi                                   (a conda environment's name before it)
+# $ FI_CXI_DEFAULT_VNI=1024 FI_LOG_LEVEL=9 guix shell ... mpirun ...   (HewlettPackard/shs-libcxi#18: a bare "$ ", variables first)
+# Only a command after the prompt: a word or path, lowercase first. Log lines pasted back into a shell keep their error:
+# root@dcgm-exporter-tlb4f:/# 2021-11-23 00:15:28.951 ERROR [82:82] Cannot initialize the hostengine: ...   (NVIDIA/gpu-operator#498)
+_SHELL_COMMAND = re.compile(
+    r"\s{0,4}(?:\([\w.-]{1,64}\) )?"
+    r"(?:[\w.-]{1,64}@[\w.-]{1,253}:[^\s#$]{0,200}[#$]|\[[\w.-]{1,64}@[\w.-]{1,253} [^\]\n]{1,200}\][#$]"
+    r"|[\w.-]{1,253}:[^\s#$]{1,200} [#$]|[$])"
+    r" {1,4}(?:(?:sudo|time|env|nohup|exec)(?: -\w{1,20})* )?(?:[A-Z_][A-Z0-9_]{0,63}=\S{0,400} )*"
+    r"(?:[a-z_][\w.+-]{0,63}|\.{0,2}/[\w./+-]{1,400})(?=\s|$)")
+
+
+def shell_command(line: str) -> bool:
+    """Whether ``line`` is a shell prompt with the command typed at it (its words are no failure)."""
+    return ("$ " in line or "# " in line) and _SHELL_COMMAND.match(line) is not None
+
+
 # terminate called after throwing an instance of 'tensorrt_llm::common::TllmException'
 #   what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error ... mpiUtils.cpp:211 '6' (...)     (NVIDIA/TensorRT-LLM#1826)
 #   libstdc++'s verbose terminate handler (vterminate.cc) prints the exception's what() on the next line, "  what():  ":
@@ -292,6 +317,8 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         if quiet(text) or _prefix_quiet(artefact, line, text):  # the program's own level says info: its error words are its message's
             continue
+        if shell_command(text):  # what the user typed, not what a program said
+            continue
         if "terminate called " in text and line < len(lines) and _WHAT.match(lines[line]):
             joined = line + 1  # the what() line is this failure's, not another
             message = f"{message} {lines[line].strip()}"
@@ -329,6 +356,8 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
         if any(o.search(text) for o in owned):
             return
         if not wrapped and quiet(text):  # (a wrapper's own failure word is no structured level's)
+            return
+        if shell_command(text):
             return
         if message and line not in done and line + artefact.line_offset not in cited:
             done.add(line)

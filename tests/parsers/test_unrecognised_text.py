@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from stethoscope.facts.parsers.base import Artefact
 from stethoscope.facts.parsers.unrecognised_text import unread_failures
 
@@ -198,3 +200,41 @@ def test_a_line_whose_logger_prefix_says_info_is_no_error_line():
     got, _ = _unrecognised_normalised("(RayWorkerWrapper pid=1, ip=10.0.0.1) WARNING 07-03 14:43:47 selector.py:131] Cannot use X.\n"
                                       "Cannot allocate memory\n")
     assert [n for n, _ in got] == [1, 2]
+
+
+PROMPTS = Path(__file__).resolve().parents[2] / "fixtures/artefacts/unrecognised_text"
+
+
+def test_a_command_typed_at_a_prompt_is_no_error_line():
+    # a pasted terminal session (ubuntuforums.org, fixture README): "grep -i error" is what the user looked for
+    from stethoscope.facts.parsers.unrecognised_text import detect, parse
+    text = (PROMPTS / "prompt_grep_error_ubuntuforums.txt").read_text()
+    assert not detect(text)
+    assert parse(Artefact(path="t.log", text=text, node="n")).facts == []
+
+
+@pytest.mark.parametrize("line", [
+    "tim@tim-desktop:~$ dmesg | grep -i error",
+    "ubuntu@gpu4:~/nccl-tests/src$ sudo ib_write_bw -d mlx5_2 -R --report_failures",  # nccl-tests#24's prompt, flag filled in
+    "[root@node01 ~]# dmesg | grep -i -E \"xid|fail|error\"",  # RHEL's prompt (perftest#132's form)
+    "lehi-smoke:~ # journalctl -k | grep -i failed",  # SUSE's prompt (perftest#82's form)
+    "(base) root@node:/# python check.py --on-error abort",
+    "$ NCCL_DEBUG=WARN ./build/all_reduce_perf -b 8 -e 128M  # look for errors",
+])
+def test_prompt_forms(line):
+    from stethoscope.facts.parsers.unrecognised_text import shell_command
+    assert shell_command(line)
+    assert _unrecognised(line + "\n") == [] and _lines("ERROR\n" + line + "\n") == [(1, "ERROR")]
+
+
+@pytest.mark.parametrize("line", [
+    # NVIDIA/gpu-operator#498: a log line pasted back at a prompt: the log's error is the line's
+    "root@dcgm-exporter-tlb4f:/# 2021-11-23 00:15:28.951 ERROR [82:82] Cannot initialize the hostengine: Error: Failed to initialize NVML",
+    "root@node:~# Error: something failed",  # no command word after the prompt
+    "# Out of bounds values : 1 FAILED",  # a comment line of a tool's output, no prompt
+    "node1: error: task 0 launch failed",
+])
+def test_not_a_prompt_keeps_its_error(line):
+    from stethoscope.facts.parsers.unrecognised_text import shell_command
+    assert not shell_command(line)
+    assert _unrecognised(line + "\n") != []
