@@ -16,7 +16,9 @@ Older drivers (R470 and before R535) say ``Clocks Throttle Reasons``, ``Power Re
 The block runs from the ``NVSMI LOG`` banner to the first unindented line that is neither a
 top-level ``Key   : value`` line nor a ``GPU <bus id>`` line, so a terminal paste with a shell
 prompt before and other output after is read for the nvidia-smi part only. Every line of
-the block counts as used. Sections are told apart by their 4-space indentation.
+the block counts as used. Sections are told apart by their 4-space indentation. A GPU block laid
+out like one read before (the same text but the values: a fleet node prints 8 GPUs alike) is
+read from that one's plan (_Plan), its rows never split.
 
 Facts emitted (classes in :mod:`gpu_state_facts`, the same as the XML parser's): ``gpu_info``,
 ``gpu_clock_reason``, ``gpu_temperature``, ``gpu_power``, ``gpu_ecc_mode``, ``gpu_ecc_count``,
@@ -336,6 +338,114 @@ def _block_end(text: str, pos: int) -> int:
     return len(text)
 
 
+#: a key line's value: what follows the line's first colon and one blank (ROW's last group); the
+#: text between values is a GPU block's layout (_Plan)
+#:         Current                                        : 5      (":", "5")
+VALUE = re.compile(r": ?([^\n]*)")
+
+
+def _gpu_blocks(text: str, banner_end: int, end: int, banner_line: int) -> dict[int, tuple[int, int, int]]:
+    """The line of each ``GPU <bus id>`` line of a block -> (offset of the line after it, offset of
+    the next unindented line that is not blank or the block's end, the rows between: ROW's, the
+    row at the block's end included). Nothing but a GPU or top-level key line is unindented and not
+    blank inside a block (_block_end): a GPU block's rows run from its header to the next such line."""
+    starts: list[tuple[int, int]] = []
+    for m in LINE_START_UNINDENTED.finditer(text, banner_end, end):
+        start = m.start() + 1
+        stop = text.find("\n", start, end)
+        stop = end if stop == -1 else stop
+        if text[start:stop].strip():
+            starts.append((start, stop))
+    out: dict[int, tuple[int, int, int]] = {}
+    no, pos = banner_line, banner_end
+    for i, (start, stop) in enumerate(starts):
+        no += text.count("\n", pos, start)
+        pos = start
+        if stop < end and GPU_HEADER.match(text[start:stop]):
+            until = starts[i + 1][0] if i + 1 < len(starts) else end
+            rows = text.count("\n", stop + 1, until) + (until == end)
+            out[no] = (stop + 1, until, rows)
+    return out
+
+
+def _rows(text: str, banner_end: int, end: int, blocks: dict[int, tuple[int, int, int]],
+          planned: list[bool]) -> Iterator[tuple[str, str, str, str]]:
+    """ROW's rows of the block, as ``ROW.findall(text, banner_end + 1, end)`` gives them, split
+    GPU block by GPU block so that a block read from a plan (``planned`` set when its GPU line is
+    read) is never split: each part ends before a line end (a part that ended after one would
+    give one more, empty, row), but for the last, which ends where the block does."""
+    if banner_end >= end:
+        return
+    pos = banner_end + 1
+    for start, stop, _n in blocks.values():
+        yield from ROW.findall(text, pos, start - 1)  # up to the GPU line, that one included
+        pos = start
+        if planned:
+            planned.clear()
+        elif stop == end:  # the last part: its rows as ROW.findall to the block's end gives them
+            yield from ROW.findall(text, start, end)
+        elif start < stop:
+            yield from ROW.findall(text, start, stop - 1)
+        pos = stop
+        if pos >= end:
+            return
+    yield from ROW.findall(text, pos, end)
+
+
+class _Plan:
+    """How _parse_block read a GPU block, for the next block laid out alike (the same text but its
+    values, VALUE): fleets print 8 GPUs alike, and a layout read once a process is read again from
+    its values alone. The same rows give the same paths, sections and actions: only the values
+    differ, and they are taken as the rows would give them (``_apply`` included)."""
+
+    __slots__ = ("ops", "stack", "skip_from", "section")
+
+    def __init__(self, ops: list[tuple[int, str | None, tuple | None, str | None, int]], stack: list,
+                 skip_from: int, section: str | None):
+        #: (value number or -1, record key, action, section name, line below the GPU line)
+        self.ops, self.stack, self.skip_from, self.section = ops, stack, skip_from, section
+
+    def read(self, rec: GpuRecord, values: list[str], header: int) -> None:
+        """The record of a block laid out alike, whose GPU line is ``header``."""
+        into = rec.values
+        for k, field, action, section, below in self.ops:
+            if action is not None:
+                _apply(rec, action, values[k].rstrip(), header + below, section)  # type: ignore[arg-type]
+            elif k >= 0:
+                into[field] = (values[k].rstrip(), header + below)  # type: ignore[index]
+            else:
+                into[field] = ("", header + below)  # type: ignore[index]
+
+
+#: plans by layout, kept a process (a fleet's outputs repeat one or two layouts)
+_PLANS: dict[tuple[str, ...], _Plan] = {}
+_PLANS_KEPT = 64
+
+
+def _keep_plan(layout: tuple[str, ...], header: int, ops: list, stack: list, skip_from: int,
+               section: str | None) -> None:
+    """Keep how the block of ``layout`` was read (ops recorded by _parse_block: (line, record
+    key, action, section)), unless an action took a section from the block before (the layout
+    does not fix it)."""
+    # the value on each line of the block (lines counted from the one after the GPU line)
+    at: dict[int, int] = {}
+    line = 0
+    for k, part in enumerate(layout[:-1]):
+        line += part.count("\n")
+        at[line] = k
+    planned = []
+    for no, field, action, sect in ops:
+        if field is None and action is None:
+            return  # an action with the section of the block before
+        k = -1 if sect is None and action is None else at.get(no - header - 1, -1)
+        if k < 0 and (action is not None or sect is not None):
+            return
+        planned.append((k, field, action, sect, no - header))
+    if len(_PLANS) >= _PLANS_KEPT:
+        _PLANS.clear()
+    _PLANS[layout] = _Plan(planned, list(stack), skip_from, section)
+
+
 def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_end: int) -> int:
     """Read one NVSMI LOG block whose banner line ends at offset ``banner_end``; returns the lines
     it spans. One findall splits every line of the block (ROW); the rows of a section no table
@@ -348,10 +458,18 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
     stack: list[_Section] = []  # the open sections by depth
     section = ""  # the first section as printed
     end = _block_end(text, banner_end)
-    rows = ROW.findall(text, banner_end + 1, end) if banner_end < end else []
+    blocks = _gpu_blocks(text, banner_end, end, banner_line) if banner_end < end else {}
+    planned: list[bool] = []  # set at a GPU line whose block is read from a plan: its rows are not split
+    it = _rows(text, banner_end, end, blocks, planned)
+    # a GPU block whose layout has no plan yet is read row by row, its reading kept as one
+    # (_Plan): ops, its layout, its header line; whether a section of its own was open for each
+    ops: list[tuple[int, str | None, tuple | None, str]] | None = None
+    layout: tuple[str, ...] = ()
+    header = 0
+    sectioned = True
     skip_from = 1  # no GPU block open: every indented row is passed over
     no = banner_line
-    for indent, head, sep, value in rows:
+    for indent, head, sep, value in it:
         no += 1
         if len(indent) >= skip_from:
             continue
@@ -359,11 +477,29 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
             line = lines[no - 1] if no <= len(lines) else ""
             if not line.strip():
                 continue
+            if ops is not None:  # the GPU block read row by row ends here: its reading is kept
+                _keep_plan(layout, header, ops, stack, skip_from, section if sectioned else None)
+                ops = None
             if (g := GPU_HEADER.match(line)):
                 rec = GpuRecord(pci_bus_id=pci_bus_id(g["bus"]), line=no)
                 records.append(rec)
                 stack = []
                 skip_from = NO_SKIP
+                sectioned = False
+                if (block := blocks.get(no)) is not None:
+                    start, stop, n = block
+                    pieces = VALUE.split(text[start:stop])
+                    layout = tuple(pieces[0::2])
+                    plan = _PLANS.get(layout)
+                    if plan is None:
+                        ops, header = [], no
+                    else:  # laid out as a block read before: its rows are passed over
+                        plan.read(rec, pieces[1::2], no)
+                        stack, skip_from = list(plan.stack), plan.skip_from
+                        if plan.section is not None:
+                            section, sectioned = plan.section, True
+                        planned.append(True)
+                        no += n
             elif (t := TOP_KEY.match(line)):
                 top[t["key"].lower()] = t["value"]
                 rec, skip_from = None, 1
@@ -380,16 +516,24 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
             field, action = parent.fields.get(head) or parent.field(head)
             if field:
                 rec.values[field] = (value.rstrip(), no)  # type: ignore[union-attr]  # a GPU block
+                if ops is not None:
+                    ops.append((no, field, None, ""))
             elif action:
                 _apply(rec, action, value.rstrip(), no, section)  # type: ignore[arg-type]
+                if ops is not None:
+                    ops.append((no, None, action, section) if sectioned else (no, None, None, ""))
         else:
             node = parent.children.get(head) or parent.child(head)
             stack.append(node)
             if len(stack) == 1:
-                section = head.rstrip()
+                section, sectioned = head.rstrip(), True
                 if (field := SECTIONS.get(node.path)):
                     rec.values[field] = ("", no)  # type: ignore[union-attr]  # a GPU block
+                    if ops is not None:
+                        ops.append((no, field, None, None))
             skip_from = node.skip_from
+    if ops is not None:
+        _keep_plan(layout, header, ops, stack, skip_from, section if sectioned else None)
     stop = artefact.line_of(end) if end < len(text) else len(lines) + 1  # the line that ended the block
     last = stop - 1  # the block's last line that is not blank (every such line is read or passed over)
     while last > banner_line and not lines[last - 1].strip():
