@@ -393,3 +393,16 @@ class TorchCudaUnavailable(Fact):
 
     kind: Literal["torch_cuda_unavailable"] = "torch_cuda_unavailable"
     cuda_home: str | None = None  # the toolkit it fell back to, where printed
+
+
+@fact_kind
+class HorovodStall(Fact):
+    """Horovod's stall inspector: tensors some ranks submitted have waited past the stall-check
+    time for the others (horovod/common/stall_inspector.cc, operations.cc before 0.16)."""
+
+    kind: Literal["horovod_stall"] = "horovod_stall"
+    missing_ranks: str | None = None  # "6" or "0, 1, 4": the ranks that did not submit (None: not listed)
+    ready_ranks: str | None = None  # the oldest form lists the ranks that did ("[ready ranks: 5, 6, 3]")
+    seconds: int | None = None  # the stall-check warning time the message names
+    shutdown: bool = False  # "... is stalled for longer than N seconds. Will shutdown."
+    tensors: int | None = None  # stalled tensor names listed (a lower bound: Horovod cuts lists at 6)

@@ -1,0 +1,120 @@
+"""Horovod's stall inspector: tensors that some ranks submitted for a collective and the others
+did not, past the stall-check time. Horovod prints it among the job's own output (rank 0's
+stderr, under mpirun's ``[1,0]<stderr>:`` or a launcher's prefix), so it is looked for anywhere.
+
+Horovod's coordinator warns when a tensor has waited ``HOROVOD_STALL_CHECK_TIME_SECONDS`` (60 by
+default) for the remaining ranks, and with ``HOROVOD_STALL_SHUTDOWN_TIME_SECONDS`` set it ends the
+job. Its forms (horovod/common/stall_inspector.cc ``CheckForStalledTensors``; operations.cc before
+it; the samples are real, fixtures/artefacts/horovod_stall/)::
+
+    [1,0]<stderr>:[2019-10-09 15:36:43.594972: W horovod/common/stall_inspector.cc:105] One or more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for remaind
+    er of ranks for more than 60 seconds. This may indicate that different ranks are trying to submit different tensors or that only subset of ranks is submitting tensors, which will cause deadlock.
+    [1,0]<stderr>:Stalled ranks:
+    [1,0]<stderr>:6: [horovod_allreduce.0, horovod_allreduce.1, horovod_allreduce.10, horovod_allreduce.100, horovod_allreduce.101, horovod_allreduce.102 ...]
+                                                                                       (horovod/horovod#1442)
+
+- today's source says ``Missing ranks:`` where 0.18/0.19 said ``Stalled ranks:``; a rank past
+  the shutdown time is marked ``N!:`` and the message ends ``One or more rank (marked by "!") is
+  stalled for longer than N seconds. Will shutdown.``
+- 0.16 (operations.cc) listed one stalled tensor a line: ``Stalled ops:<tensor> [missing ranks: 0]``
+  (NVIDIA/OpenSeq2Seq#456); before horovod#342 (2018) the ranks that *had* submitted:
+  ``<tensor> [ready ranks: 1],`` (horovod/horovod#100).
+
+The ranks listed (or, in the oldest form, left out) are the ones the others wait for: a rank that
+stopped, hung, or runs another code path (an evaluation on one rank only).
+
+Facts: ``horovod_stall`` per warning: ``missing_ranks`` ("6", "0, 1, 4"), or ``ready_ranks`` in
+the oldest form, ``seconds`` (the stall-check time named), ``shutdown`` and ``tensors`` (names
+listed). A warning whose rank lines the paste cut off still makes a fact without ranks. Empty
+input, or no such warning: nothing.
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.kinds.app import HorovodStall  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines, iter_lines_with
+
+KIND = "horovod_stall"
+
+# One or more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of ranks for more than 60 seconds.
+# (a viewer may wrap it anywhere: "... submitted to be reduce" / "d, gathered ...", horovod#2402)
+_HEAD = "One or more tensors were submitted to be reduce"
+# This may indicate that different ranks are trying to submit different tensors or that only subset of ranks is submitting tensors, which will cause deadlock.
+_HEAD2 = "different ranks are trying to submit different tensors"
+_SECONDS = re.compile(r"for more than (\d{1,9}) seconds")
+# Missing ranks:  (stall_inspector.cc)   Stalled ranks:  (0.18/0.19)
+_RANKS_HEADER = re.compile(r"^[ \t]*(?:Missing|Stalled) ranks:[ \t]*$")
+# 6: [horovod_allreduce.0, horovod_allreduce.1 ...]      3!: [grad_0]
+_RANK_LINE = re.compile(r"^[ \t]*(?P<rank>\d{1,7})(?P<bang>!?): \[(?P<rest>.*)$")
+# facts/lines.py takes "6: " off a line as srun's task label ("[1,0]<stderr>:6: [..." reads "[..."): the rank is in the raw line
+_RAW_RANK = re.compile(r"(?P<rank>\d{1,7})(?P<bang>!?): \[")
+# <tensor> [missing ranks: 0, 1, 3, 4]     <tensor> [ready ranks: 5, 6, 3, 1, 4, 0],
+_BRACKET = re.compile(r"\[(?P<which>missing|ready) ranks: ?(?P<ranks>\d{1,7}(?:, ?\d{1,7})*)\]")
+_SHUTDOWN = "Will shutdown."
+_WINDOW = 400  # lines a warning's lists may take
+
+
+def detect(head: str) -> bool:
+    return _HEAD in head or _HEAD2 in head
+
+
+def _ranks(values: set[int]) -> str | None:
+    return ", ".join(str(r) for r in sorted(values)) if values else None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    lines = artefact.lines
+    starts: list[int] = []  # 0-based lines that begin a warning
+    for n, line in iter_lines_with((_HEAD, _HEAD2), artefact):
+        # the second sentence of a warning whose head is on one of the two lines above is the same warning
+        if _HEAD in line or not any(_HEAD in lines[k] for k in range(max(0, n - 3), n - 1)):
+            starts.append(n - 1)
+    if not starts:
+        # the oldest form's tensor lines without the head sentence (a paste cut above it)
+        first = next(iter_lines(_BRACKET, artefact), None)
+        if first is None:
+            return result
+        starts.append(first[0] - 1)
+    for s, start in enumerate(starts):
+        end = min(starts[s + 1] if s + 1 < len(starts) else len(lines), start + _WINDOW)
+        missing: set[int] = set()
+        ready: set[int] = set()
+        tensors = 0
+        shutdown = False
+        seconds = _SECONDS.search(" ".join(lines[start:start + 2]).replace("\n", ""))
+        in_list = False
+        for i in range(start, end):
+            line = lines[i]
+            if _SHUTDOWN in line:
+                shutdown = True
+            for m in _BRACKET.finditer(line):
+                (missing if m["which"] == "missing" else ready).update(int(r) for r in m["ranks"].split(","))
+                tensors += 1
+            if _RANKS_HEADER.match(line):
+                in_list = True
+                continue
+            m = _RANK_LINE.match(line) if in_list else None
+            if in_list and m is None and line.startswith("["):
+                m = _RAW_RANK.search(artefact.raw_line(i + 1))
+            if m is not None:
+                missing.add(int(m["rank"]))
+                shutdown = shutdown or bool(m["bang"])
+                # the rank's tensor names: this line and its continuations up to the closing "]"
+                body, k = line.split("[", 1)[1], i
+                while "]" not in body and k + 1 < end and not lines[k + 1].lstrip().startswith("[") \
+                        and not _RANK_LINE.match(lines[k + 1]):
+                    k += 1
+                    body += lines[k]
+                tensors += body.split("]", 1)[0].count(",") + 1
+        result.lines_used += 1
+        fb.add(HorovodStall, start + 1, missing_ranks=_ranks(missing), ready_ranks=_ranks(ready),
+               seconds=int(seconds[1]) if seconds else None, shutdown=shutdown, tensors=tensors or None)
+    return result
+
+
+#: line signatures (facts/classify.py)
+SIGNATURES = (r"One or more tensors were submitted to be reduce",
+              r"different ranks are trying to submit different tensors")

@@ -1,0 +1,58 @@
+"""horovod_stall: Horovod's stall inspector naming the ranks the others wait for."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import horovod_stall
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/horovod_stall"
+
+
+def parse_text(text: str):
+    art = Artefact(path="t.log", text=text, node="node1")
+    art.normalise()
+    return horovod_stall.parse(art).facts
+
+
+@pytest.mark.parametrize("name,line,missing,ready,seconds,tensors", [
+    # mpirun's [1,0]<stderr>: prefix, the head hard-wrapped mid-word ("remaind" / "er of ranks for more than 60 seconds")
+    ("horovod1442_stalled_ranks_mpirun_wrapped.log", 5, "6", None, 60, 6),
+    # the tensor list of rank 0 continued on the next line
+    ("horovod1206_stalled_ranks_list_wrapped.txt", 1, "0", None, 60, 6),
+    # the oldest form: the ranks that did submit; the excerpt starts at the second sentence
+    ("horovod100_stalled_ops_ready_ranks.txt", 1, None, "1", None, 4),
+    # 0.16's operations.cc: a tensor a line with its missing ranks, under docker-compose's prefix
+    ("openseq2seq456_stalled_ops_missing_ranks_compose.txt", 1, "0", None, 60, 2),
+])
+def test_stall_warning_forms(name, line, missing, ready, seconds, tensors):
+    text = (FIX / name).read_text()
+    assert horovod_stall.detect(text)
+    got = [(f.evidence.line, f.missing_ranks, f.ready_ranks, f.seconds, f.tensors, f.shutdown) for f in parse_text(text)]
+    assert got[0] == (line, missing, ready, seconds, tensors, False)
+    if name.startswith("horovod1442"):
+        # the excerpt ends in the next warning's head, cut before its ranks: a warning without ranks
+        assert got[1:] == [(9, None, None, None, None, False)]
+    else:
+        assert len(got) == 1
+
+
+def test_current_form_with_shutdown():
+    # stall_inspector.cc today: "Missing ranks:", "N!:" past HOROVOD_STALL_SHUTDOWN_TIME_SECONDS, then "Will shutdown."
+    text = ("[2021-01-01 00:00:00.000000: E horovod/common/stall_inspector.cc:107] One or more tensors were submitted to be "
+            "reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of ranks for more than 60 "
+            "seconds. This may indicate that different ranks are trying to submit different tensors or that only subset of "
+            "ranks is submitting tensors, which will cause deadlock. \nMissing ranks:\n2!: [grad_a, grad_b]\n3: [grad_a]\n"
+            "One or more rank (marked by \"!\") is stalled for longer than 300 seconds. Will shutdown.\n")
+    [f] = parse_text(text)
+    assert (f.missing_ranks, f.shutdown, f.tensors, f.seconds) == ("2, 3", True, 3, 60)
+
+
+def test_two_warnings_two_facts_and_near_misses():
+    one = (FIX / "horovod1206_stalled_ranks_list_wrapped.txt").read_text()
+    assert [f.evidence.line for f in parse_text(one + one)] == [1, 5]
+    # a rank-like line outside a "Missing/Stalled ranks:" list is not a rank; no warning, no fact
+    assert parse_text("epoch 3\n6: [0.1, 0.2]\nloss 0.5\n") == []
+    assert not horovod_stall.detect("horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed\n")
