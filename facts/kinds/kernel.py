@@ -416,3 +416,17 @@ class KernelModuleLoadFailure(Fact):
     symbol: str | None = None  # kernel log: the symbol the running kernel does not export
     message: str
     source: Literal["modprobe", "kernel", "nvidia-installer"]
+
+
+@fact_kind
+class KernelModuleSignatureRejected(KernelLineFact):
+    """The kernel refused a module for its signature, in the forms that do not name the module
+    (kernel/module/signing.c ``Loading of unsigned module is rejected``; lockdown's ``Lockdown:
+    modprobe: unsigned module loading is restricted; see man kernel_lockdown.7``). A form that names
+    the module (``nvidia: loading of unsigned module is rejected``) is a ``kernel_module_load_failure``
+    with reason ``signature``."""
+
+    kind: Literal["kernel_module_signature_rejected"] = "kernel_module_signature_rejected"
+    check: Literal["unsigned", "unavailable_key", "unsupported_crypto", "lockdown"]
+    process: str | None = None  # lockdown: the program that asked (modprobe, insmod, systemd-udevd)
+    message: str

@@ -130,8 +130,8 @@ _DETECT = re.compile(
     r"|^\[[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4}\] "
     r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ kernel: "
     r"|(?:Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill(?:ed)? process \d+ \("  # pasted without a prefix
-    # host faults pasted without a prefix (kernel_log_host): their fault forms
-    r"|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS,
+    # host faults pasted without a prefix (kernel_log_host): their fault forms; a module refused for its signature
+    r"|" + kernel_log_modules.DETECT + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS,
     re.M,
 )
 _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ",
@@ -142,7 +142,7 @@ _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " k
                 "general protection fault", "segfault at ", "] trap ", "invoked oom-killer", "error, dev ",
                 "ernel BUG at ", "Unable to handle kernel ", " [#", "]: unhandled exception: ", "emperature above", "DPC",
                 "Buffer I/O error", "not responding", "Lustre", "above threshold", "Port module event", "Link down",
-                "pids controller", "nobody cared", "containment event")  # or a line starting "["
+                "pids controller", "nobody cared", "containment event", "oading of ", "Lockdown: ")  # or a line starting "["
 
 # The OOM killer (Linux mm/oom_kill.c; real, ymoslem/OpenNMT-Tutorial#6, from `dmesg -T` on Colab):
 # Memory cgroup out of memory: Killed process 629 (onmt_train) total-vm:14119556kB, anon-rss:6538204kB, file-rss:80652kB, shmem-rss:16kB, UID:0 pgtables:13432kB oom_score_adj:0
@@ -377,6 +377,8 @@ def parse(artefact: Artefact) -> ParseResult:
         if ("symbol" in msg or "version magic" in msg) and kernel_log_modules.parse_module_line(b, ln, msg, common, used):
             continue
         if "invalid context" in msg and kernel_log_modules.parse_peermem_line(b, ln, msg, common, used):
+            continue
+        if ("is rejected" in msg or "is restricted" in msg) and kernel_log_modules.parse_signature_line(b, ln, msg, common, used):
             continue
         if kernel_log_gds.parse_gds_line(b, ln, msg, common, used):
             boots.had_content = True

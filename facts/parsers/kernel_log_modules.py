@@ -15,17 +15,26 @@ and nvidia-peermem's note that the driver's free callback met a context already 
 4272659, fully fixed in R560), a ``peermem_invalid_context`` fact::
 
     [25033.266922] nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected invalid context, skipping further processing
+
+and a module refused for its signature (Secure Boot, ``module.sig_enforce=1``, kernel lockdown): the
+forms that name the module are ``kernel_module_load_failure`` facts (reason ``signature``), the
+others ``kernel_module_signature_rejected`` (real lines: linux-surface/linux-surface#1219's dmesg,
+NVIDIA/gpu-operator#1726's title, RinCat/RTL88x2BU-Linux-Driver#114)::
+
+    [    2.567912] Loading of unsigned module is rejected
+    [  398.381052] Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7
 """
 from __future__ import annotations
 
 import re
 
 from stethoscope.facts.parsers.base import FactBuilder
-from stethoscope.facts.kinds.kernel import PeermemInvalidContext
+from stethoscope.facts.kinds.kernel import KernelModuleSignatureRejected, PeermemInvalidContext
 from stethoscope.facts.parsers.modprobe import KernelModuleLoadFailure
 
 #: the literal part of each line: kernel_log's keyword scan looks for these
-KEYWORDS = r"Unknown symbol \w|disagrees about version of symbol|: version magic '|ERROR detected invalid context, skipping"
+KEYWORDS = (r"Unknown symbol \w|disagrees about version of symbol|: version magic '|ERROR detected invalid context, skipping"
+            r"|oading of (?:unsigned module|module with) |: unsigned module loading is restricted")
 
 # nv_peer_mem: Unknown symbol ib_register_peer_memory_client (err 0)
 # nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client
@@ -62,5 +71,41 @@ def parse_peermem_line(b: FactBuilder, ln: int, msg: str, common: dict, used: se
         return False
     b.add(PeermemInvalidContext, ln, module=m["mod"].replace("-", "_"), function=m["func"],
           message=msg.strip()[m.start("mod"):], **common)
+    used.add(ln)
+    return True
+
+
+# Linux kernel/module/signing.c module_sig_check (6.x, and 5.4's "%s is rejected" with "Loading of <reason>"):
+#   pr_notice("Loading of %s is rejected\n", reason)   reason: "unsigned module", "module with unsupported crypto",
+#   "module with unavailable key"
+# [    2.567912] Loading of unsigned module is rejected                                  (linux-surface#1219)
+# kernel/module.c of 5.10-5.19 named the module: pr_notice("%s: loading of %s is rejected\n", info->name, reason)
+# nvidia: loading of unsigned module is rejected
+# security/lockdown/lockdown.c lockdown_is_locked_down: "Lockdown: %s: %s is restricted; see man kernel_lockdown.7\n",
+#   current->comm, lockdown_reasons[LOCKDOWN_MODULE_SIGNATURE] ("unsigned module loading")
+# [  398.381052] Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7   (RTL88x2BU#114)
+_SIGNATURE = re.compile(
+    r"(?:^|\s)(?:(?P<mod>[\w-]+): l|L)oading of (?P<why>unsigned module|module with unavailable key"
+    r"|module with unsupported crypto) is rejected\s*$"
+    r"|(?:^|\s)Lockdown: (?P<comm>[^:\n]{1,16}): unsigned module loading is restricted\b"
+)
+#: the bare forms, pasted without a kernel prefix (an issue title): kernel_log's detect() knows them
+DETECT = r"(?:^|: |\] )Loading of (?:unsigned module|module with unavailable key|module with unsupported crypto) is rejected|Lockdown: [^:\n]{1,16}: unsigned module loading is restricted"
+_CHECK = {"unsigned module": "unsigned", "module with unavailable key": "unavailable_key",
+          "module with unsupported crypto": "unsupported_crypto"}
+
+
+def parse_signature_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> bool:
+    """Add the fact of a module refused for its signature; False when the message is not one."""
+    m = _SIGNATURE.search(msg.strip())
+    if m is None:
+        return False
+    text = msg.strip()[m.start():].strip()
+    if m["mod"]:
+        b.add(KernelModuleLoadFailure, ln, module=m["mod"].replace("-", "_"), reason="signature", message=text,
+              source="kernel", node=common["node"])
+    else:
+        check = _CHECK[m["why"]] if m["why"] else "lockdown"
+        b.add(KernelModuleSignatureRejected, ln, check=check, process=m["comm"], message=text, **common)
     used.add(ln)
     return True

@@ -26,7 +26,9 @@ Secure Boot refused the unsigned module; Exec format error: built for another ke
 ``other``; ``signature`` when the unsigned-module ERROR stands within five lines before it. An
 unsigned-module ERROR with no such line after it (a paste cut there) is the fact itself, for
 ``nvidia`` (the module the installer loads to test its build). The detail and "Please see the log
-entries" lines count as read. Empty input: nothing.
+entries" lines count as read, and so do the installer's progress lines (``Welcome to the NVIDIA Software
+Installer for Unix/Linux``, ``-> Kernel module compilation complete.``) and kbuild's
+``LD [M] nvidia.ko`` lines: a build that went through is recognised and gives no fact. Empty input: nothing.
 """
 from __future__ import annotations
 
@@ -48,11 +50,21 @@ _FOLLOW = 10  # lines after the ERROR within which its detail line is read
 # ERROR: The kernel module failed to load. Secure boot is enabled on this system, so this is likely because it was not signed by a key ...
 _UNSIGNED = re.compile(r"^\s*ERROR: The kernel module failed to load[,.][^\n]*?\bnot signed by a key that is trusted by the kernel\b", re.M)
 _UNSIGNED_BEFORE = 5  # lines before "Unable to load the kernel module" within which it gives the reason
+# The installer's progress lines, read so that a build that went through is recognised (its log's ui_log
+# lines carry "-> "; on a terminal or a driver container's stdout they come bare; nvidia-installer kernel.c
+# "Kernel module compilation complete.", NVIDIA/gpu-driver-container#44's stdout for the banner), and kbuild's
+# link lines of the modules (NVIDIA/gpu-operator#1726's driver container):
+# Welcome to the NVIDIA Software Installer for Unix/Linux
+# -> Kernel module compilation complete.
+# LD [M] nvidia-uvm.ko
+_PROGRESS = re.compile(r"^\s*(?:-> )?(?:Welcome to the NVIDIA Software Installer for Unix/Linux|Kernel module compilation complete\.)\s*$", re.M)
+_KBUILD_LD = re.compile(r"^\s*LD \[M\]\s+\S+\.ko\s*$", re.M)
 
 
 def detect(head: str) -> bool:
     return (("Unable to load the kernel module" in head and _LOAD.search(head) is not None)
-            or ("not signed by a key that is trusted" in head and _UNSIGNED.search(head) is not None))
+            or ("not signed by a key that is trusted" in head and _UNSIGNED.search(head) is not None)
+            or (("NVIDIA" in head or "compilation complete" in head) and _PROGRESS.search(head) is not None))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -61,6 +73,7 @@ def parse(artefact: Artefact) -> ParseResult:
     details = [(n, m["why"]) for n, m in iter_matches(_DETAIL, artefact)]
     unsigned = [n for n, _ in iter_matches(_UNSIGNED, artefact)]
     result.lines_used += len(details) + len(unsigned) + sum(1 for _ in iter_matches(_SEE_LOG, artefact))
+    result.lines_used += sum(1 for _ in iter_matches(_PROGRESS, artefact)) + sum(1 for _ in iter_matches(_KBUILD_LD, artefact))
     claimed: set[int] = set()
     for n, m in iter_matches(_LOAD, artefact):
         result.lines_used += 1
@@ -83,5 +96,5 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: the line signature this reader owns (facts/classify.py)
-SIGNATURES = (r"(?m)^\s*ERROR: Unable to load the kernel module '",
+SIGNATURES = (r"(?m)^\s*ERROR: Unable to load the kernel module '", _PROGRESS,
               r"(?m)^\s*ERROR: The kernel module failed to load[,.][^\n]*?not signed by a key that is trusted by the kernel")

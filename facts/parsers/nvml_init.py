@@ -44,7 +44,8 @@ from the message (``driver_library_mismatch``, ``library_not_found``, ``driver_n
 ``insufficient_permissions``, ``os_blocked``, ``gpu_lost``, ``unknown_error``, ``no_devices``, ``other``),
 ``message`` as printed, ``library_version`` from an ``NVML library version:`` line that follows
 within three lines, ``container`` where an NVML library's failure line was printed inside a
-container (dcgm-exporter's own form, or a log that holds the exporter's start line); ``nvml_library_version`` for each such line (the user-space driver's
+container (dcgm-exporter's own form, or a text that holds the exporter's start line or a pod's
+``CrashLoopBackOff``); ``nvml_library_version`` for each such line (the user-space driver's
 version). ``nvidia-container-cli`` lines are :mod:`nvidia_container_cli`'s. Empty input, or
 text without these lines, yields nothing: it says nothing about the driver.
 """
@@ -140,6 +141,12 @@ _TEXT_CODES = {"GPU is lost": 15, "GPU requires reset": 16, "Unknown Error": 999
 # time=2026-09-19T20:06:59.543Z level=INFO msg="Starting dcgm-exporter" Version=4.8.4       (its start line,
 #   pkg/cmd/app.go; NVIDIA/dcgm-exporter#612) - an NVML failure of the same log is the exporter's
 _EXPORTER_START = "Starting dcgm-exporter"
+# ... or a Kubernetes pod that keeps restarting: only a pod's container crash-loops (kubectl's status
+# CrashLoopBackOff, or the same words in a report), so the NVML failure beside it is its container's
+# the `dcgm-exporter` pod is in `CrashLoopBackOff` with the following error:      (NVIDIA/gpu-monitoring-tools#96)
+# dcgm-exporter-8k4s5     0/1     CrashLoopBackOff   27         117m                  (gpu-monitoring-tools#120, kubectl get pods)
+# Crash loop backoff with `Error: Failed to initialize NVML` on GKE                     (an issue title, harvest 1004)
+_POD_RESTARTING = re.compile(r"\bcrash ?loop ?back-?off\b", re.I)
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_FAILED, _BARE, _GO_ERROR, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY,
                                      _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT))
@@ -216,7 +223,7 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     lines = artefact.lines
-    exporter = _EXPORTER_START in artefact.text
+    exporter = _EXPORTER_START in artefact.text or _POD_RESTARTING.search(artefact.text) is not None
     versions: dict[int, str] = {}
     for n, line in enumerate(lines, 1):
         if "NVML library version" in line and (m := _LIB_VERSION.search(line)):

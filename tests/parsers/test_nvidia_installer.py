@@ -56,3 +56,15 @@ def test_unsigned_near_misses():
     # the installer's question before signing, answered: no failure yet
     text = "The target kernel has CONFIG_MODULE_SIG set, which means that it supports cryptographic signatures on kernel modules.\n"
     assert not nvidia_installer.detect(text)
+
+
+def test_build_that_went_through_is_recognised_without_a_fact():
+    # NVIDIA/gpu-operator#1726: the driver container's build tail (kbuild's LD [M] lines, the installer's ui_log line)
+    r = _parse(nvidia_installer, "nvidia_installer/gpuoperator1726_driver_container_build_went_through.txt")
+    assert (r.facts, r.errors, r.lines_used) == ([], [], 5)
+    text = "Welcome to the NVIDIA Software Installer for Unix/Linux\n\nInstalling NVIDIA driver version 535.161.07.\n"
+    assert nvidia_installer.parse(Artefact(path="i.log", text=text)).lines_used == 1
+    assert nvidia_installer.detect(text)  # gpu-driver-container#44's first lines
+    # near misses: another project's build ("Kernel module compilation complete" without its period), kbuild alone
+    assert not nvidia_installer.detect("Kernel module compilation complete, installing\n")
+    assert not nvidia_installer.detect("  LD [M]  drivers/net/foo.ko\n")
