@@ -220,6 +220,25 @@ _JOURNAL = re.compile(
 _UNLABELLED = re.compile(r"\n(?=[ \t\r]*[^\s])(?!" + _LABEL + ")")
 _LABELLED_INDENT = re.compile(r"\n" + _LABEL + r"[ \t]")
 
+# The CloudWatch Logs console's event table copied: the column separator before every row after the first (the copy
+# starts inside the first row's cell), each row the program's line:
+# 2020-09-21 11:24:10,359 [INFO ] pool-1-thread-3 ACCESS_LOG - /127.0.0.1:32868 "GET /ping HTTP/1.1" 200 0
+#   | 2020-09-21 11:24:15,359 [INFO ] pool-1-thread-3 ACCESS_LOG - /127.0.0.1:32868 "GET /ping HTTP/1.1" 200 0
+#   (aws/sagemaker-inference-toolkit#70). Only over a text whose every row after the first has it, and not as a table's
+#   rows that all end in "|" too (a markdown table, an indented nvidia-smi table)
+_CLOUDWATCH_ROW = re.compile(r"\n[ \t]{1,4}\|[ \t]")
+
+
+def _cloudwatch_column(out: str) -> str:
+    """``out`` (newline-framed) without the console's column, when its rows carry it (else ``out``)."""
+    first = out.find("\n", 1)
+    rows = [r for r in out[first:-1].split("\n") if r.strip()]
+    if len(rows) < 2 or sum(1 for _ in _CLOUDWATCH_ROW.finditer(out, first)) < len(rows) \
+            or all(r.rstrip().endswith("|") for r in rows):
+        return out
+    return _CLOUDWATCH_ROW.sub("\n", out)
+
+
 # transport/[net_ib.cc:101](http://net_ib.cc:101/)     peer [10.1.3.201](http://10.1.3.201/)<33057>   (nccl#1710)
 _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 
@@ -229,7 +248,7 @@ _GATES = ("`", ">", '"', "\u201c", "]<std", ": ", "Z ", '{"log":', "[pod/", "pid
 _ANY = re.compile(
     r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+,\d+\]<|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. =-]*pid=\d"
     r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|(?:DEFAULT|NOTICE|ALERT|EMERGENCY)[ \t]+\d{4}-"
-    r"|" + _LABEL + ")"
+    r"|[ \t]{1,4}\|[ \t]|" + _LABEL + ")"
 )
 #: _ANY for RE2 (a DFA: its ~20 alternatives cost one pass, where ``re`` tries each at every
 #: newline): the look-aheads RE2 lacks dropped or made plain, so it finds a superset of _ANY's lines; only a
@@ -448,6 +467,8 @@ def _strip(text: str, plain: bool = False) -> str:
     out = "\n" + text + "\n"
     if not indented and (_ANY_DFA.search(out) is None or _ANY.search(out) is None):
         return text  # (the links above stripped, if any)
+    if "\n  | " in out or "\n | " in out or "\n\t| " in out or "\n   | " in out or "\n    | " in out:
+        out = _cloudwatch_column(out)
     for _ in range(3):  # wrappers nest: a quoted fence line, a labelled quoted line
         before = out
         if '{"log":' in out:

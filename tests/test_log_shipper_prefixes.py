@@ -2,8 +2,8 @@
 
 Each form's reference pattern is below: what facts/lines.py should take off a line so that its reader sees the
 program's own line (and the viewer's severity word, ERROR on every stderr line, is not read as the program's). The
-Cloud Logging's and Vertex AI's columns are stripped (facts/lines.py _CLOUD_VIEWER); the CloudWatch console's
-is not yet (xfail below).
+Cloud Logging's and Vertex AI's columns are stripped (facts/lines.py _CLOUD_VIEWER), the CloudWatch console's
+over a text whose every row after the first carries it (_cloudwatch_column).
 """
 from __future__ import annotations
 
@@ -42,12 +42,7 @@ def test_reference_patterns_match_every_line(name, prefix):
     assert all(hit[1:] if prefix is CLOUDWATCH_CONSOLE else hit), name
 
 
-STRIPPED = [c if c[1] is not CLOUDWATCH_CONSOLE else pytest.param(*c, marks=pytest.mark.xfail(
-    strict=True, reason="the CloudWatch console's column is not stripped yet: only over a file whose rows after the "
-                        "first all carry it (a markdown table's rows carry ' | ' too)")) for c in CASES]
-
-
-@pytest.mark.parametrize("name, prefix", STRIPPED, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name, prefix", CASES, ids=[c[0] for c in CASES])
 def test_normalise_strips_the_viewer_columns(name, prefix):
     """The paste reads as the program's own lines would: the viewer's columns off, then whatever the
     program's lines carry themselves (SGLang's ``[2025-04-05 00:01:19] `` logger stamp) as without them."""
@@ -55,3 +50,12 @@ def test_normalise_strips_the_viewer_columns(name, prefix):
     bare = "\n".join(prefix.sub("", ln, count=1) if prefix.match(ln) else ln for ln in text.splitlines())
     assert str(normalise(text)).splitlines() == str(normalise(bare)).splitlines()
     assert not any(prefix.match(ln) for ln in str(normalise(text)).splitlines())
+
+
+@pytest.mark.parametrize("text", [
+    "| GPU | Name |\n  | --- | --- |\n  | 0 | H200 |\n",  # a markdown table's rows: every one ends in "|"
+    "Summary\n  | 2020-09-21 11:24:15,359 [INFO ] ok\nplain line\n",  # a row without the column: not the console's copy
+    "Summary\n  | one row\n",  # one row says too little
+])
+def test_no_cloudwatch_column_where_rows_do_not_all_carry_it(text):
+    assert not str(normalise(text)).startswith("Summary\none row") and "  | " in str(normalise(text))
