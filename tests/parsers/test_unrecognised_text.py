@@ -208,7 +208,7 @@ PROMPTS = Path(__file__).resolve().parents[2] / "fixtures/artefacts/unrecognised
 def test_a_command_typed_at_a_prompt_is_no_error_line():
     # a pasted terminal session (ubuntuforums.org, fixture README): "grep -i error" is what the user looked for
     from stethoscope.facts.parsers.unrecognised_text import detect, parse
-    text = (PROMPTS / "prompt_grep_error_ubuntuforums.txt").read_text()
+    text = (PROMPTS / "prompt_grep_error_ubuntuforums_session.txt").read_text()
     assert not detect(text)
     assert parse(Artefact(path="t.log", text=text, node="n")).facts == []
 
