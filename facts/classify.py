@@ -8,6 +8,11 @@ scan of its text whatever the number of readers, instead of one scan per reader.
 readers whose signature occurs are then asked, with their own ``detect``, whether the text
 is theirs. A parser without ``SIGNATURES`` is asked always (slower, never wrong).
 
+A parser module may also declare ``TEXT_GATES``: RE2 patterns about the whole text (e.g. "every
+line carries NCCL's prefix") that it would otherwise test with a pass of its own. They are more
+members of the same set; :func:`gate` gives a reader the answer for the text last scanned (None
+for any other text: the reader then runs its own pass).
+
 Flags of compiled patterns (MULTILINE, IGNORECASE, DOTALL) become inline flags. RE2 has no
 look-around or back-references: a signature must not use them (tests/test_classify.py
 compiles every one, and checks on every real fixture that a reader's ``detect`` never
@@ -44,6 +49,7 @@ class Classifier:
     owner: tuple[int, ...]  # set index -> index into parsers
     always: tuple[int, ...]  # parsers without signatures
     rset: object
+    gates: tuple[str, ...] = ()  # the set's members after the wrapper gate: the TEXT_GATES' sources
 
     def candidates(self, text: str) -> list[ModuleType]:
         return self.scan(text)[0]
@@ -54,12 +60,30 @@ class Classifier:
         one pass answers both, where a second pass of its own cost a bench node ~2.3 ms)."""
         hit = set(self.always)
         wrapped = False
+        gates: list[str] = []
+        owned = len(self.owner)
         for i in self.rset.Match(text) or ():
-            if i < len(self.owner):
+            if i < owned:
                 hit.add(self.owner[i])
-            else:
+            elif i == owned:
                 wrapped = True
+            else:
+                gates.append(self.gates[i - owned - 1])
+        global _last
+        _last = (text, frozenset(gates))
         return [self.parsers[i] for i in sorted(hit)], wrapped
+
+
+#: the text Classifier.scan last scanned (this process's), and the TEXT_GATES found in it (gate())
+_last: tuple[str | None, frozenset[str]] = (None, frozenset())
+
+
+def gate(text: str, pattern: re2._Regexp) -> bool | None:
+    """Whether ``pattern``, one of a reader's ``TEXT_GATES``, matches ``text``, when ``text`` is the
+    text the classifier scanned last (the same object: parse_one asks its readers right after the
+    scan); None for another text, which the reader then tests itself."""
+    last, found = _last
+    return (pattern.pattern in found) if text is last else None
 
 
 #: RE2's memory for the set's program and its lazily built DFA. At the default 8 MiB the DFA of
@@ -84,9 +108,12 @@ def build(parsers: tuple[ModuleType, ...]) -> Classifier:
         for sig in sigs:
             rset.Add(signature_source(sig))
             owner.append(i)
-    rset.Add(PLAIN_GATE.pattern)  # the last member: the wrapper gate (Classifier.scan)
+    rset.Add(PLAIN_GATE.pattern)  # the wrapper gate (Classifier.scan)
+    gates = tuple(dict.fromkeys(g.pattern for mod in parsers for g in getattr(mod, "TEXT_GATES", ())))
+    for g in gates:  # then the readers' text gates (gate())
+        rset.Add(g)
     rset.Compile()
-    return Classifier(parsers=parsers, owner=tuple(owner), always=tuple(always), rset=rset)
+    return Classifier(parsers=parsers, owner=tuple(owner), always=tuple(always), rset=rset, gates=gates)
 
 
 @lru_cache(maxsize=1)

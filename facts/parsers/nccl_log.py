@@ -53,6 +53,7 @@ from stethoscope.facts.parsers.nccl_log_facts import (
     NcclWarn,
     plugin_load_reason,
 )
+from stethoscope.facts.parsers import nccl_log_scan
 from stethoscope.facts.parsers.nccl_log_scan import Runs, candidates, maybe
 
 KIND = "nccl_log"
@@ -686,3 +687,5 @@ def _init_not_seen_complete(artefact: Artefact, state: NcclLogState) -> None:
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
 SIGNATURES = (_DETECT,)
+#: whether every line carries NCCL's prefix, answered in the same pass (nccl_log_scan.candidates)
+TEXT_GATES = (nccl_log_scan.ALL_PREFIXED_TEXT,)

@@ -138,3 +138,17 @@ def test_the_wanted_scan_takes_the_info_lines_maybe_takes():
             assert bool(nccl_log_scan._WANTED_PREFIXED.match(line)) == nccl_log_scan.maybe(raw), raw
             checked += 1
     assert checked > 1000
+
+
+@pytest.mark.parametrize("path", LOGS, ids=[str(p.relative_to(ROOT)) for p in LOGS])
+def test_classifier_gate_answers_as_the_own_pass(path: Path):
+    """The classifier's pass answers nccl_log_scan's "every line carries NCCL's prefix" (a TEXT_GATES
+    member of its set) as the reader's own fullmatch does; for a text it did not scan last, nothing."""
+    from stethoscope.facts.classify import classifier, gate
+
+    text = path.read_text(encoding="utf-8")
+    for t in (text, "x\n" + text, text + "\nplain line\n", text.replace("\n", "\n\n", 1)):
+        classifier().scan(t)
+        own = nccl_log_scan._ALL_PREFIXED.fullmatch(t.encode("utf-8", "surrogatepass")) is not None
+        assert gate(t, nccl_log_scan.ALL_PREFIXED_TEXT) is own
+    assert gate(text[:-1], nccl_log_scan.ALL_PREFIXED_TEXT) is None
