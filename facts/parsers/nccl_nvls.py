@@ -30,6 +30,9 @@ from __future__ import annotations
 
 import re
 
+import re2
+
+from stethoscope.facts import classify
 from stethoscope.facts.kinds.nccl import (  # noqa: F401 - the fact classes live in facts/kinds
     NcclChannelCounts, NcclNvlsSetup, NcclNvlsSupport, NcclNvlsUse,
 )
@@ -53,6 +56,10 @@ _DETECT = re.compile(r"(?:NCCL INFO |^)(?:" + _MESSAGES + ")", re.M)
 # channels"); each is found by a plain substring search (an alternation such as "NVLS |\d coll"
 # makes the regex engine try every position: 15 ms on a 170 KB log against 1 ms)
 _LITERALS = (" coll channels, ", "NVLS ")  # the longer first: detect() stops at the first line
+# whether each literal occurs, answered by the classifier's pass (facts/classify.py gate()): a literal it
+# did not find costs parse() no search of its own (one str.find over a 175 kB log: 0.1 ms; most logs have no "NVLS ")
+_LITERAL_GATES = tuple(re2.compile(re.escape(lit)) for lit in _LITERALS)
+TEXT_GATES = _LITERAL_GATES
 # NCCL's prefix (src/debug.cc "%s:%d:%d [%d] NCCL INFO "), whatever came before it, or the bare message
 # test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree
 _LINE = re.compile(
@@ -91,8 +98,10 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     seen: set[tuple] = set()
-    line_of = line_counter(artefact.text)  # the artefact's own counter left for the next reader (see line_counter)
-    for start, line in lines_with(artefact.text, _LITERALS):
+    text = artefact.text
+    line_of = line_counter(text)  # the artefact's own counter left for the next reader (see line_counter)
+    literals = tuple(lit for lit, g in zip(_LITERALS, _LITERAL_GATES) if classify.gate(text, g) is not False)
+    for start, line in lines_with(text, literals):
         no = line_of(start)
         m = _LINE.match(line)
         if m is None:
