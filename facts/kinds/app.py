@@ -406,3 +406,29 @@ class HorovodStall(Fact):
     seconds: int | None = None  # the stall-check warning time the message names
     shutdown: bool = False  # "... is stalled for longer than N seconds. Will shutdown."
     tensors: int | None = None  # stalled tensor names listed (a lower bound: Horovod cuts lists at 6)
+
+
+@fact_kind
+class MooncakeSliceFailed(Fact):
+    """Mooncake's transfer engine (the KV-cache transfer of SGLang's and vLLM's prefill/decode
+    disaggregation) polled a failed RDMA work completion for one slice of a transfer
+    (mooncake-transfer-engine worker_pool.cpp ``performPollCq``)."""
+
+    kind: Literal["mooncake_slice_failed"] = "mooncake_slice_failed"
+    status: int  # libibverbs' ibv_wc_status, from ibv_wc_status_str()'s text (knowledge/ib_wc_status.yaml)
+    status_text: str  # "local protection error", "transport retry counter exceeded"
+    local_nic: str  # the local RDMA device: "mlx5_bond_2"
+    peer_nic: str | None = None  # the peer's device: "mlx5_bond_1"
+    peer: str | None = None  # the peer's host:port as Mooncake names it: "10.0.2.98:15992"
+    retry_cnt: int | None = None
+
+
+@fact_kind
+class MooncakeNicInactive(Fact):
+    """Mooncake stopped using a local RDMA NIC: "Too many errors found in local RNIC <nic path>, mark it
+    inactive" (failed completions), or "Failed to establish peer endpoints in local RNIC ..." (connections)."""
+
+    kind: Literal["mooncake_nic_inactive"] = "mooncake_nic_inactive"
+    device: str  # "mlx5_bond_2"
+    nic_path: str  # "10.0.2.69:15858@mlx5_bond_2"
+    reason: Literal["completion_errors", "connect_failed"]

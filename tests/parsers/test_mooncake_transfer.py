@@ -1,0 +1,53 @@
+"""mooncake_transfer: Mooncake's failed RDMA completions and the NICs it marks inactive."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from stethoscope.facts.parsers import mooncake_transfer
+from stethoscope.facts.parsers.base import Artefact
+
+def parse(text: str):
+    """The reader's result on ``text`` as a bundle would hand it over (wrappers stripped first)."""
+    artefact = Artefact(path="prefill.log", text=text, node="node1")
+    artefact.normalise()
+    return mooncake_transfer.parse(artefact)
+
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/mooncake_transfer"
+
+
+def facts(name: str):
+    text = (FIX / name).read_text()
+    assert mooncake_transfer.detect(text)
+    out = []
+    for f in parse(text).facts:
+        nic = f.local_nic if f.kind == "mooncake_slice_failed" else f.device
+        out.append((f.kind, f.evidence.line, getattr(f, "status", None), nic, getattr(f, "peer", None)))
+    return out
+
+
+def test_slice_failed_head_cut_and_nic_inactive():
+    # sglang#8324: the first slice line lost its head in the paste; the last is cut before its status
+    assert facts("sglang8324_local_protection_nic_inactive_cut.log") == [
+        ("mooncake_slice_failed", 1, 4, "mlx5_bond_2", "10.0.2.98:15992"),
+        ("mooncake_nic_inactive", 2, None, "mlx5_bond_2", None)]
+    r = parse((FIX / "sglang8324_local_protection_nic_inactive_cut.log").read_text())
+    assert r.lines_used == 4  # the "Context is not active" line and the cut slice line beside the facts
+
+
+def test_retry_exceeded_and_two_nics():
+    assert [f[2:] for f in facts("sglang6854_retry_exceeded.log")] == [(12, "mlx5_7", "10.93.81.13:15729"),
+                                                                        (12, "mlx5_7", "10.93.81.13:15695")]
+    got = facts("sglang10560_local_protection_two_nics.log")
+    assert [f[0] for f in got] == ["mooncake_slice_failed", "mooncake_nic_inactive", "mooncake_slice_failed", "mooncake_slice_failed"]
+    assert [f[3] for f in got] == ["mlx5_7", "mlx5_7", "mlx5_3", "mlx5_3"]
+
+
+def test_near_misses():
+    # "Context is not active" alone, a cut slice line alone, a status libibverbs does not name: no fact, nothing read
+    for text in ("E0724 03:14:20.707079 104002 rdma_context.cpp:261] Context is not active: mlx5_bond_2\n",
+                 "E0724 03:14:20.710896 104002 worker_pool.cpp:289] Worker: Process failed for slice (opcode: 1, source_addr: 0x7f61fc\n",
+                 "x local_nic: mlx5_0, peer_nic: 1.2.3.4:5@mlx5_0, dest_rkey: 1, retry_cnt: 0): something else\n"):
+        r = parse(text)
+        assert (r.facts, r.lines_used) == ([], 0)
+    assert not mooncake_transfer.detect("NCCL INFO NET/IB : Using [0]mlx5_0:1/IB\n")
