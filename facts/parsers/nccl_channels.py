@@ -115,17 +115,18 @@ def _ranks(text: str) -> list[int]:
 
 
 class _Acc:
-    """Facts keyed by their values, channels collected, the first line kept as evidence."""
+    """Facts keyed by their values, channels collected, the offset of the first line's start kept
+    (its line number and text are the evidence)."""
 
     def __init__(self) -> None:
-        self.items: dict[tuple, tuple[int, str, dict, list[int]]] = {}
+        self.items: dict[tuple, tuple[int, str, dict, set[int]]] = {}
 
-    def add(self, cls: type, key: tuple, line: int, node: str, ch: int, **fields) -> None:
+    def add(self, cls: type, key: tuple, start: int, node: str, ch: int, **fields) -> None:
         full = (cls, node, *key)
-        if full not in self.items:
-            self.items[full] = (line, node, fields, [])
-        if ch not in self.items[full][3]:
-            self.items[full][3].append(ch)
+        got = self.items.get(full)
+        if got is None:
+            got = self.items[full] = (start, node, fields, set())
+        got[3].add(ch)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -137,16 +138,14 @@ def parse(artefact: Artefact) -> ParseResult:
     text, node_for, rfind = artefact.text, artefact.node_for, artefact.text.rfind
     line_of = line_counter(text)  # the artefact's own counter left for the next reader (see line_counter)
     prefix = _PREFIX.fullmatch
-    starts: dict[int, int] = {}  # line -> its offset: evidence without splitting the whole text
     router = artefact.router
     if router is not None and _LINKS <= router.dead:
         spans = _order_candidates(text)
     else:
         spans = [m.span() for m in _CANDIDATES.finditer(text)]
+    threads: dict[tuple[str, str, str], tuple[str, int, tuple[str, int, int]]] = {}  # the prefix's groups, read
     for at, cand_end in spans:
         start = rfind("\n", 0, at) + 1
-        no = line_of(start)
-        starts[no] = start
         h = prefix(text, start, at)
         if h:  # NCCL's prefix at the start of the line, then the wanted message
             msg = text[at + 10:cand_end].rstrip()  # what _HEADER's "(?P<msg>(?:.*\S)?)\s*$" leaves
@@ -155,8 +154,13 @@ def parse(artefact: Artefact) -> ParseResult:
             if not h:
                 continue
             msg = h["msg"]
-        node, pid = node_for(h["host"]), int(h["pid"])
-        thread = (node, pid, int(h["tid"]))
+        raw = h.group("host", "pid", "tid")
+        got = threads.get(raw)
+        if got is None:
+            host, pid_, tid = raw
+            node = node_for(host)
+            got = threads[raw] = (node, int(pid_), (node, int(pid_), int(tid)))
+        node, pid, thread = got
         if m := _COMM.match(msg):
             if m["id"]:
                 id_of[m["ptr"]] = m["id"]
@@ -165,9 +169,11 @@ def parse(artefact: Artefact) -> ParseResult:
         comm, nranks = comm_of.get(thread, (f"pid{pid}", 0))
         if m := _ORDER.match(msg):
             order = m["ranks"].split()
-            acc.add(NcclRingOrder, (comm, tuple(order)), no, node, int(m["ch"]), comm=comm, nranks=nranks or len(order),
+            acc.add(NcclRingOrder, (comm, tuple(order)), start, node, int(m["ch"]), comm=comm, nranks=nranks or len(order),
                     order=" ".join(order), pid=pid)
-        elif msg.startswith("Trees "):
+            continue
+        no = line_of(start)
+        if msg.startswith("Trees "):
             entries = list(_TREES_ENTRY.finditer(msg))
             if not entries:
                 fb.error(no, f"NCCL Trees line without trees: {msg!r}")
@@ -183,15 +189,16 @@ def parse(artefact: Artefact) -> ParseResult:
                         continue
                     # the side with three slash-separated ranks lists the children
                     down, up = (t["a"], t["b"]) if "/" in t["a"] or "/" not in t["b"] else (t["b"], t["a"])
-                    _tree(acc, comm, int(t["rank"]), up, down, no, node, int(e["ch"]), pid)
+                    _tree(acc, comm, int(t["rank"]), up, down, start, node, int(e["ch"]), pid)
         elif m := _TREE.match(msg):
-            _tree(acc, comm, int(m["rank"]), m["up"], m["down"], no, node, int(m["ch"]), pid)
+            _tree(acc, comm, int(m["rank"]), m["up"], m["down"], start, node, int(m["ch"]), pid)
         elif m := _RING.match(msg):
             r, p, n = int(m["rank"]), int(m["prev"]), int(m["next"])
-            acc.add(NcclRingNeighbour, (comm, r, p, n), no, node, int(m["ch"]), comm=comm, rank=r, prev_rank=p, next_rank=n, pid=pid)
-    for (cls, *_), (line, node, fields, chans) in acc.items.items():
+            acc.add(NcclRingNeighbour, (comm, r, p, n), start, node, int(m["ch"]), comm=comm, rank=r, prev_rank=p, next_rank=n, pid=pid)
+    lines = line_counter(text)  # (the items' first lines in the order they were met: line_of's own order may differ)
+    for (cls, *_), (start, node, fields, chans) in acc.items.items():
         extra = {"channel_count": len(chans)} if cls is NcclRingOrder else {}
-        fb.add(cls, line, node=node, text=_line_at(text, starts[line]), channels=",".join(map(str, sorted(chans))), **fields, **extra)
+        fb.add(cls, lines(start), node=node, text=_line_at(text, start), channels=",".join(map(str, sorted(chans))), **fields, **extra)
     result.lines_used = 0  # see the module docstring: nccl_log counts these lines
     return result
 
@@ -203,11 +210,11 @@ def _line_at(text: str, start: int) -> str:
     return line[:-1] if line.endswith("\r") else line
 
 
-def _tree(acc: _Acc, comm: str, rank: int, up: str, down: str, line: int, node: str, ch: int, pid: int) -> None:
+def _tree(acc: _Acc, comm: str, rank: int, up: str, down: str, start: int, node: str, ch: int, pid: int) -> None:
     parents = _ranks(up)
     children = " ".join(map(str, _ranks(down)))
     parent = parents[0] if parents else -1
-    acc.add(NcclTreeLink, (comm, rank, parent, children), line, node, ch, comm=comm, rank=rank, parent=parent, children=children, pid=pid)
+    acc.add(NcclTreeLink, (comm, rank, parent, children), start, node, ch, comm=comm, rank=rank, parent=parent, children=children, pid=pid)
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
