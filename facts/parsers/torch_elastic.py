@@ -74,6 +74,13 @@ LOST = re.compile(r"\bDistNetworkError: (?P<err>Connection reset by peer|Broken 
 #   text: read only behind gloo's source path.
 GLOO_LOST = re.compile(r"gloo/transport/tcp/(?:tls/)?pair\.cc:\d+\] (?:Connection closed by peer|Socket (?:unexpectedly )?closed"
                        r"|(?:Read error|writev) \[[^\]\s]*\]:\d+(?:\$\d+)?: (?:Connection reset by peer|Broken pipe))")
+# c10d's TCPStore client finding its connection to the store closed under it (TCPStore.cpp receiveValue/receiveVector:
+# C10D_WARNING("recvValue failed on {}: {}", socket_.repr(), e.what()), 2.4+; e.what() "failed to recv, got 0 bytes",
+# 2.6+ "Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?", or the errno):
+# [W822 03:54:49.636977195 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=15, addr=[wcde03d70a73-node-0-1.wcde03d70a73.kubeflow-user-example-com.svc.cluster.local]:60560, remote=[wcde03d70a73-node-0-0.wcde03d70a73.kubeflow-user-example-com.svc.cluster.local]:29500): failed to recv, got 0 bytes Exception raised from recvBytes at ...   (kubeflow/website#4186: the stack run onto the same line)
+# [W304 19:44:41.898456436 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=73, addr=localhost:46764, remote=localhost:29500): Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?
+RECV_LOST = re.compile(r"\[c10d\] recv(?:Value|Vector) failed on SocketImpl\(fd=-?\d{1,9}, addr=[^\s,()]{1,300}, "
+                       r"remote=(?P<remote>[^\s,()]{1,300})\): (?:[Ff]ailed to recv, got 0 bytes|Connection reset by peer|Broken pipe)")
 # A store wait for a key another rank should have set timed out (TCPStore.cpp, c10d Utils.hpp, ProcessGroupNCCL.cpp):
 # RuntimeError: Socket Timeout                                   (1.x-2.x recvBytes, TCPStore get/wait)
 # RuntimeError: Wait timeout                                     (1.x TCPStore::wait)
@@ -140,13 +147,15 @@ MIN_NODES = re.compile(r"(?:^|\] )\s*min_nodes\s*:\s*(?P<n>\d+)\s*$", re.M)
 
 _ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client socket has timed out"
                   r"|seconds waiting for clients\. |DistNetworkError: (?:Connection reset by peer|Broken pipe)|" + GLOO_LOST.pattern +
+                  r"|\[c10d\] recv(?:Value|Vector) failed on SocketImpl\(" +
                   r"|ncclUniqueId|Socket Timeout|Wait timeout|wait timeout after|barrier timeout after|Timeout waiting for key: |waitForInput: "
                   r"|store based barrier|client socket has failed to connect|server socket has failed to|Address already in use"
                   r"|SignalException: Process|death signal, shutting down|closing signal SIG")
 #: the literals in front of each pattern of this reader (detect's cheap gate)
 _GATES = ("Rendezvous", "client socket has", "waiting for clients", "DistNetworkError: ", "ncclUniqueId", "Socket Timeout",
           "Wait timeout", "wait timeout after", "barrier timeout after", "Timeout waiting for key", "waitForInput: ", "store based barrier",
-          "server socket has failed", "Address already in use", "SignalException", "death signal", "closing signal")
+          "server socket has failed", "Address already in use", "SignalException", "death signal", "closing signal",
+          "] recvValue failed on ", "] recvVector failed on ")
 
 
 def detect(text: str) -> bool:
@@ -158,7 +167,8 @@ def detect(text: str) -> bool:
         ("Rendezvous'ing" in text or "of the rendezvous '" in text) and JOIN.search(text) is not None) or (
         "waiting for clients" in text and CLIENTS.search(text) is not None) or (
         "DistNetworkError: " in text and LOST.search(text) is not None) or (
-        "gloo/transport/tcp/" in text and GLOO_LOST.search(text) is not None)
+        "gloo/transport/tcp/" in text and GLOO_LOST.search(text) is not None) or (
+        " failed on SocketImpl(" in text and RECV_LOST.search(text) is not None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -182,10 +192,12 @@ def parse(artefact: Artefact) -> ParseResult:
                   during_rendezvous=agent_error, clients_joined=int(m["joined"]), clients_expected=int(m["world"]))
             result.lines_used += 1
             continue
-        m = LOST.search(raw) or GLOO_LOST.search(raw)
+        m = LOST.search(raw) or GLOO_LOST.search(raw) or RECV_LOST.search(raw)
         if m:
+            remote = m.groupdict().get("remote")
             b.add(TorchRendezvousError, line, error="connection_lost", message=raw.strip()[:300],
-                  endpoint=config["endpoint"], during_rendezvous=agent_error)
+                  endpoint=remote.replace("[", "").replace("]", "") if remote else config["endpoint"],
+                  during_rendezvous=agent_error)
             result.lines_used += 1
             continue
         m = STORE.search(raw)
@@ -271,4 +283,4 @@ def _joins(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (RDZV, STORE, JOIN, CLIENTS, LOST, GLOO_LOST, UNIQUE_ID, KEY_TIMEOUT, BARRIER, CONNECT, IN_USE, SIGNALS)
+SIGNATURES = (RDZV, STORE, JOIN, CLIENTS, LOST, GLOO_LOST, RECV_LOST, UNIQUE_ID, KEY_TIMEOUT, BARRIER, CONNECT, IN_USE, SIGNALS)

@@ -66,6 +66,15 @@ def test_store_server_waiting_for_clients():
     ("ssh: Connection closed by peer 10.0.0.2 port 22", None),
     ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error [10.0.0.2]:25266: Connection timed out", None),
     ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:519] Read timeout [10.0.0.2]:25266", None),
+    # c10d's TCPStore client finding the store's connection closed (TCPStore.cpp receiveValue, 2.4+ and 2.6+'s wording)
+    ("[W304 19:44:41.898456436 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=73, addr=localhost:46764, remote=localhost:29500): "
+     "Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?", "connection_lost"),
+    ("[rank6]:[W729 10:15:17.529361055 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=76, addr=[localhost]:60950, "
+     "remote=[localhost]:29500): Connection reset by peer", "connection_lost"),
+    # near misses: the same warning of another errno (a store wait's timeout is socket.cpp's own line), prose
+    ("[W304 19:44:41.898456436 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=73, addr=localhost:46764, remote=localhost:29500): "
+     "Connection timed out", None),
+    ("if recvValue failed on the socket, retry", None),
 ])
 def test_connection_closed_by_the_other_end(line, expect):
     got = [f.error for f in torch_elastic.parse(Artefact(path="x", text=line + "\n", node="n1")).facts]
@@ -127,3 +136,10 @@ def test_waitforinput_timeout_real():
     """nvidia-cosmos/cosmos-transfer1#80: the store client's socket warning names the store it waited on."""
     facts = torch_elastic.parse(Artefact(path="x", text=(FIX / "cosmostransfer80_waitforinput_timed_out.log").read_text(), node="n1")).facts
     assert [(f.error, f.endpoint, f.timeout_s) for f in facts] == [("key_timeout", "localhost:29500", 1800.0)]
+
+
+def test_store_connection_closed_flattened_paste():
+    # kubeflow/website#4186: the warning and its C++ stack on one line; the store's endpoint is node-0's port 29500
+    (f,) = parse("kubeflow_website4186_recvvalue_got_0_bytes_flattened.log").facts
+    assert (f.error, f.endpoint) == ("connection_lost",
+                                     "wcde03d70a73-node-0-0.wcde03d70a73.kubeflow-user-example-com.svc.cluster.local:29500")
