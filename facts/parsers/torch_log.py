@@ -57,11 +57,11 @@ _DETECT_KEYS = ("ProcessGroupNCCL", "ProcessGroupGloo.cpp:", "Watchdog caught co
 
 
 def detect(head: str) -> bool:
-    if fwd.BARE.search(head) is not None and fwd.bare_message(head):
-        return True  # an NCCL message pasted alone, without NCCL's prefix
-    if not any(k in head for k in _DETECT_KEYS):  # each branch of DETECT needs one: a cheap gate
-        return False
-    return tl.DETECT.search(head) is not None or _EVENT.search(head) is not None
+    # (DETECT first: BARE's "^[ \t]*" is tried at every character, 50 us of a 7 kB train log that DETECT takes in 4)
+    if any(k in head for k in _DETECT_KEYS) and (tl.DETECT.search(head) is not None or _EVENT.search(head) is not None):
+        return True  # (each branch of DETECT needs one of the keys: a cheap gate)
+    # an NCCL message pasted alone, without NCCL's prefix
+    return fwd.BARE.search(head) is not None and fwd.bare_message(head)
 
 
 # RuntimeError: [Rank 1] Caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, Timeout(ms)=60000) ran for 60006 milliseconds before timing out.

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import re
 import signal as _signal
+from functools import lru_cache
 from typing import Any, Iterator
+
+import re2
 
 from stethoscope.facts.lines import label_rank
 from stethoscope.facts.parsers.base import Artefact, FactBuilder
@@ -226,11 +229,34 @@ def segments(line: str) -> list[str]:
     return [p for p in out if p]
 
 
+@lru_cache(maxsize=32)
+def _marker_set(markers: tuple[str, ...]) -> Any:
+    """One RE2 set of ``markers`` as literals: which of them a text holds, in one pass."""
+    rset = re2.Set.SearchSet(re2.Options())
+    for lit in markers:
+        rset.Add(re.escape(lit))
+    rset.Compile()
+    return rset
+
+
+def present(text: str, markers: tuple[str, ...]) -> tuple[str, ...]:
+    """The ``markers`` that occur in ``text``, found in one RE2 pass over it (a str.find of each of a
+    reader's 65 markers over a 7 kB train log cost 0.13 ms; over a 175 kB log, ~6 ms); all of them
+    for a text RE2 cannot take (lone surrogates: not UTF-8)."""
+    try:
+        hit = _marker_set(markers).Match(text)
+    except UnicodeEncodeError:
+        return markers
+    return tuple(markers[i] for i in sorted(hit)) if hit else ()
+
+
 def marked_lines(artefact: Artefact, markers: tuple[str, ...]) -> Iterator[tuple[int, str, int, int]]:
     """(1-based line, line, offsets of its start and end) for each line holding one of
     ``markers``, in file order; lines end at '\\n' only, as in :meth:`Artefact.line_of`."""
     text = artefact.text
     spans: dict[int, int] = {}
+    if len(markers) > 4:  # only those it holds looked for (a few str.find cost less than the set's pass)
+        markers = present(text, markers)
     for lit in markers:
         pos = text.find(lit)
         while pos != -1:
