@@ -42,13 +42,15 @@ _HEAD = re.compile(r"^(?P<comm>\S.*?) +(?P<pid>\d+)(?:/\d+)? +(?:\[\d+\] +)?\d+\
 #         ffffffffba14094b task_numa_work+0x1ab ([kernel.kallsyms])
 _FRAME = re.compile(r"^\s+[0-9a-f]{4,16} (?P<sym>\S+?)(?:\+0x[0-9a-f]+)? \((?:\[[\w.]+\]|/[^)]*)\)\s*$")
 _LINE = re.compile(_HEAD.pattern + "|" + _FRAME.pattern, re.M)
+_KERNEL_FRAME = " ([kernel.kallsyms])"
 _HEAD_M = re.compile(_HEAD.pattern, re.M)
 _FRAME_M = re.compile(_FRAME.pattern, re.M)
 
 
 def detect(head: str) -> bool:
-    """A sample's header line and a stack frame line (the frames of a plain ``perf script`` without -g are absent)."""
-    return " (" in head and _FRAME_M.search(head) is not None and _HEAD_M.search(head) is not None
+    """A sample's header line and a kernel stack frame (``([kernel.kallsyms])``): the stacks of ``perf record -g``
+    without ``:u``; user-space-only stacks are left to other readers."""
+    return _KERNEL_FRAME in head and _FRAME_M.search(head) is not None and _HEAD_M.search(head) is not None
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -72,4 +74,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (_FRAME_M,)
+SIGNATURES = (re.escape(_KERNEL_FRAME),)
