@@ -13,7 +13,8 @@ the container never gets the GPUs. The NVIDIA prestart hook's own errors are
 
 Facts: ``container_runtime_error`` per line: ``reason`` is ``no_gpu_device_driver`` (moby's
 ``--gpus`` request found no device driver: the NVIDIA toolkit never registered with dockerd),
-``unknown_runtime`` (``--runtime=nvidia`` or ``default-runtime`` names a runtime dockerd does not
+``cdi_driver_not_enabled`` (a CDI device requested, ``--device=nvidia.com/gpu=all``, of a dockerd that has
+CDI off, so it has no "cdi" device driver), ``unknown_runtime`` (``--runtime=nvidia`` or ``default-runtime`` names a runtime dockerd does not
 know), ``runtime_not_configured`` (containerd's CRI has no handler of the RuntimeClass),
 ``cdi_unresolvable_device`` (CDI injection: no CDI spec names the device requested, ``capabilities``
 holds the names), ``cdi_hook_invoked_directly`` (the toolkit in CDI mode run as a bare hook), ``driver_file_missing``
@@ -36,6 +37,9 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 KIND = "container_runtime"
 
 # could not select device driver "" with capabilities: [[gpu]].        (moby daemon/devices.go: "could not select device driver %q with capabilities: %v")
+# could not select device driver "cdi" with capabilities: [].          (a CDI device asked of a dockerd that registered no "cdi"
+#   driver: daemon/cdi.go RegisterCDIDriver runs only when CDI is enabled, daemon.json "features": {"cdi": true} before 28;
+#   NVIDIA/nvidia-container-toolkit#434, a rootless daemon with its own daemon.json)
 # docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].`   (pasted inside markdown
 # inline code, the closing backtick kept: fboulnois/stable-diffusion-docker#82)
 # (inline code opened on an earlier line: its closing backtick after the period; a whole line in markdown bold,
@@ -102,7 +106,11 @@ def parse(artefact: Artefact) -> ParseResult:
     for n, line in enumerate(artefact.lines, 1):
         if not any(g in line for g in _GATES):
             continue
-        if (m := _NO_DEVICE_DRIVER.search(line)) is not None:
+        if (m := _NO_DEVICE_DRIVER.search(line)) is not None and m["driver"] == "cdi":
+            # a CDI device (--device=nvidia.com/gpu=all): dockerd registers its "cdi" driver only with CDI enabled
+            b.add(ContainerRuntimeError, n, reason="cdi_driver_not_enabled", engine="docker", runtime="cdi",
+                  capabilities=m["caps"], message=m[0].strip().rstrip("."), gpu=False)
+        elif m is not None:
             b.add(ContainerRuntimeError, n, reason="no_gpu_device_driver", engine="docker", runtime=m["driver"],
                   capabilities=m["caps"], message=m[0].strip().rstrip("."), gpu="gpu" in m["caps"].lower())
         elif (m := _UNKNOWN_RUNTIME.search(line)) is not None:

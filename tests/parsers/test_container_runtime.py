@@ -42,6 +42,9 @@ def parse_text(text: str):
      "could not apply required modification to OCI specification: error modifying OCI spec: failed to inject CDI devices: "
      "unresolvable CDI devices runtime.nvidia.com/gpu=all: unknown", "cdi_unresolvable_device", "docker", "cdi", True),
     ("Error: setting up CDI devices: unresolvable CDI devices vendor.example/fpga=0", "cdi_unresolvable_device", "podman", "cdi", False),
+    # a CDI device asked of a dockerd with CDI off (no "cdi" device driver): NVIDIA/nvidia-container-toolkit#434, rootless docker 26
+    ('docker: Error response from daemon: could not select device driver "cdi" with capabilities: [].', "cdi_driver_not_enabled",
+     "docker", "cdi", False),
     ("invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not supported. Please use "
      "the NVIDIA Container Runtime (e.g. specify the --runtime=nvidia flag) instead.: unknown", "cdi_hook_invoked_directly", "docker",
      "nvidia", True),
