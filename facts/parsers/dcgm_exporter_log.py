@@ -44,13 +44,18 @@ _TEXT = re.compile(r'\btime="?[\dT:.+\-Z]+"? level=(?P<level>[A-Za-z]+)(?:[+-]\d
 _TTY = re.compile(r"^\s*(?P<level>DEBU|INFO|WARN|ERRO|FATA|PANI)\[\d{4,}\] (?P<msg>.*?)\s*$")
 # 2025/02/27 02:51:27 ERROR Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND   (4.1: slog through Go's log package)
 _GOLOG = re.compile(r"^\s*\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?P<level>DEBUG|INFO|WARN|ERROR)(?:[+-]\d+)? (?P<msg>.*?)\s*$")
+# time="2020-07-09T15:01:09Z" level=fatal msg="could not parse \":9400\" as int value for flag port: strconv.ParseInt: parsing \":9400\": invalid syntax"
+#   (NVIDIA/gpu-monitoring-tools#94: the manifest's DCGM_EXPORTER_LISTEN=":9400" given to the int flag "port")
 # the exporter's own messages: one of them makes a logrus/slog text the exporter's (other Go tools log so too)
 #   and DCGM's errorString of DCGM_ST_CONNECTION_NOT_VALID with go-dcgm's wrapping of a field read, which only a
 #   DCGM client prints (a log cut to its error lines has no start-up message: NVIDIA/gpu-monitoring-tools#188)
 _OWN = re.compile(r"Starting dcgm-exporter|DCGM successfully initialized|Error starting nv-hostengine|"
                   r"Attemping to connect to remote hostengine|Not collecting DCP metrics|Collecting DCP Metrics|"
                   r"Error watching fields|libdcgm\.so[.\d]* library was not found|"
-                  r"Host engine connection invalid/disconnected|[Ee]rror getting the latest value for fields")
+                  r"Host engine connection invalid/disconnected|[Ee]rror getting the latest value for fields|"
+                  # urfave/cli (the exporter's flags) refusing a value from the flag's environment variable, before
+                  # the exporter logs anything else: "could not parse %q as int value for flag %s: %s" (flag_int.go)
+                  r"could not parse \S{1,200} as \w{1,16} value for flag [\w-]{1,64}: ")
 _LEVELS = {"debu": "debug", "erro": "error", "fata": "fatal", "pani": "panic", "warning": "warn"}
 _EXITS = ("fatal", "panic")
 # ERRO[0000] Encountered a failure.     (pkg/cmd/app.go's recover(): logrus/slog .Error("Encountered a failure."),

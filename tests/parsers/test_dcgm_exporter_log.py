@@ -29,6 +29,15 @@ def test_real_logs(rel, want, used):
     assert _errors(r) == want and r.lines_used == used and r.errors == []
 
 
+def test_flag_value_refused_before_start():
+    # NVIDIA/gpu-monitoring-tools#94: urfave/cli's refusal of the flag's environment value is the exporter's only line
+    r = parse_fixture(dcgm_exporter_log, "dcgm_exporter_log/gmt94_flag_env_value_not_int_pods.txt")
+    assert _errors(r) == [(9, "fatal", 'could not parse ":9400" as int value for flag port: strconv.ParseInt: parsing ":9400": '
+                              "invalid syntax", True)]
+    # another Go tool's flag error without dcgm in sight is not this reader's
+    assert not dcgm_exporter_log.detect('time="2024-01-01T00:00:00Z" level=fatal msg="could not parse \\"x\\" as int value for flag n: bad"\n')
+
+
 def test_lost_hostengine_is_marked():
     r = parse_fixture(dcgm_exporter_log, "dcgm_exporter_log/gmt188_hostengine_disconnected.log")
     assert [f.hostengine_lost for f in r.facts] == [True, True]
