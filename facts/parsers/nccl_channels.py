@@ -87,19 +87,26 @@ def detect(head: str) -> bool:
 
 def _order_candidates(text: str) -> list[tuple[int, int]]:
     """(start, end) of each match _ORDER_CANDIDATES.finditer gives, found from literals: a line's
-    leftmost "NCCL INFO " that a ring order or a "[<word> ]comm 0x" follows, to the line's end."""
+    leftmost "NCCL INFO " that a ring order or a "[<word> ]comm 0x" follows, to the line's end;
+    but none after the last line that can give a fact (a ring order, or a "Trees comm 0x" line that
+    parse() reads as trees): a communicator line after it would name the communicator of nothing."""
     head = "NCCL INFO "
     starts = [m.start() for m in _ORDER_AT.finditer(text)]
+    comms: list[int] = []
+    last = starts[-1] if starts else -1
     find, startswith, word = text.find, text.startswith, _WORD.fullmatch
     q = find("comm 0x")
     while q != -1:
         if q >= 10 and startswith(head, q - 10):  # NCCL INFO comm 0x...
-            starts.append(q - 10)
+            comms.append(q - 10)
         if q > 10 and text[q - 1] == " ":  # NCCL INFO ncclCommInitRankConfig comm 0x...
             w = text.rfind(" ", 0, q - 1) + 1
             if w >= 10 and word(text, w, q - 1) and startswith(head, w - 10):
-                starts.append(w - 10)
+                comms.append(w - 10)
+                if w - 10 > last and startswith("Trees ", w):  # "NCCL INFO Trees comm 0x...": read as trees
+                    last = w - 10
         q = find("comm 0x", q + 1)
+    starts += [c for c in comms if c <= last]
     out: list[tuple[int, int]] = []
     end = -1
     for start in sorted(starts):
