@@ -158,6 +158,7 @@ class _Run:
     ranks: list[tuple[int, dict[str, Any], str]] = field(default_factory=list)
     rows: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     failures: list[tuple[int, dict[str, Any], str]] = field(default_factory=list)
+    rank_line_cut: bool = False  # the text ends inside a rank line
     stage: int = 0  # 1 version seen, 2 start seen, 3 nThread seen, 4 ranks/rows/footer seen
 
 
@@ -296,7 +297,9 @@ def _read_rank(builder: FactBuilder, line_no: int, text: str, run: _Run) -> None
     m = _RANK.match(text)
     if m is None:
         if "]" not in text:  # '#  Rank 13 Group': cut before its bus id, if nothing follows (NVIDIA/nccl-tests#152)
+            limits = len(builder.result.limits)
             builder.error_unless_last(line_no, "rank line without rank, pid, host, device and bus id", "an nccl-tests rank line")
+            run.rank_line_cut = len(builder.result.limits) > limits  # the text ends inside it: the list was cut
         else:
             builder.error(line_no, "rank line without rank, pid, host, device and bus id")
         return
@@ -376,7 +379,7 @@ def _emit(builder: FactBuilder, artefact: Artefact, run: _Run) -> None:
         builder.limit(run.line, "cut_short", f"nccl-tests run of line {run.line} printed its nThread line and no "
                                              "device, result or footer after it (hung or cut): nothing was measured")
     rank_list_cut = _rank_list_cut(run)
-    if rank_list_cut:
+    if rank_list_cut and not run.rank_line_cut:  # a rank line cut inside has its own limit
         builder.limit(run.ranks[-1][0], "cut_short", f"nccl-tests run of line {run.line} lists {len(run.ranks)} rank(s) where each "
                                                      f"process prints {f['n_threads'] * f['n_gpus']} at once (nThread x nGpus): "
                                                      "the capture was cut inside the device list; nothing was measured")
@@ -417,14 +420,16 @@ def _rank_list_cut(run: _Run) -> bool:
     with one PRINT (rank 0 prints every process's buffer in turn after MPI_Gather), so a run that
     hangs afterwards still shows whole blocks: a count that is not a multiple of nThread x nGpus,
     with no row, footer or failure after it, is a capture cut inside the list (NVIDIA/nccl-tests#149:
-    '-t 8', two of eight rank lines). Past 16 ranks a process may not list them all (its buffer
+    '-t 8', two of eight rank lines), and so is a text that ends inside a rank line (nccl-tests#152). Past 16 ranks a process may not list them all (its buffer
     is MAX_LINE = 2048 bytes, ended with '...'), so larger blocks are not judged.
     """
     f = run.fields
-    per = f.get("n_threads", 0) * f.get("n_gpus", 0)
-    if not run.ranks or run.rows or run.failures or "avg_busbw" in f or "out_of_bounds" in f or not 1 < per <= 16:
+    if not run.ranks or run.rows or run.failures or "avg_busbw" in f or "out_of_bounds" in f:
         return False
-    return len(run.ranks) % per != 0
+    if run.rank_line_cut:  # nccl-tests#152: the list ends inside '#  Rank 13 Group'
+        return True
+    per = f.get("n_threads", 0) * f.get("n_gpus", 0)
+    return 1 < per <= 16 and len(run.ranks) % per != 0
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts

@@ -453,8 +453,11 @@ def test_rank_list_cut_inside_a_process_block_is_cut_short():
     res = _parse(FIX / "nccltests149_rank_list_cut_t8.txt")
     assert (_run(res).nranks, _run(res).rank_list_cut) == (2, True)
     assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 6)] and res.errors == []
-    for name in ("allreduce_hang_g4_h800.txt", "nccltests152_rank_list_cut_mid_line.txt", "soperator_pr428_multihost.txt"):
+    for name in ("allreduce_hang_g4_h800.txt", "soperator_pr428_multihost.txt"):
         assert _run(_parse(FIX / name)).rank_list_cut is False, name
+    # nccl-tests#152 (-np 16 x -g 1): whole one-line blocks, but the text ends inside rank 13's line
+    res = _parse(FIX / "nccltests152_rank_list_cut_mid_line.txt")
+    assert _run(res).rank_list_cut is True and [(h.limit, h.line) for h in res.limits] == [("cut_short", 22)]
 
 
 def test_nthread_line_with_nothing_after_it_is_cut_short():
