@@ -37,7 +37,7 @@ class DevicePluginState(Fact):
     state: str  # incompatible_strategy | no_devices | start_failed | register_failed | kubelet_unreachable | grpc_crashed | crashed
     strategy: str | None = None  # "auto" (deviceDiscoveryStrategy)
     resource: str | None = None  # "volcano.sh/gpu-memory" ('<res>'), or the plugin's name ("Volcano-GPU-Plugin")
-    reason: str | None = None  # socket_in_use (listen ... bind: address already in use) | in_allocate (a panic in Allocate) | other; None for the first two states
+    reason: str | None = None  # socket_in_use (listen ... bind: address already in use) | in_allocate (a panic in Allocate) | mig_config (the MIG strategy's own panic) | other; None for the first two states
     message: str | None = None  # the Go error as printed
 
 

@@ -61,6 +61,18 @@ name no Allocate); a stack frame of ``...DevicePlugin).Allocate(`` also names th
     goroutine 234 [running]:
     volcano.sh/k8s-device-plugin/pkg/plugin/vgpu.(*NvidiaDevicePlugin).Allocate(0xc0001bc280, {0x14cff80, 0xc00045c720}, 0xc0004427c0)
 
+A panic whose value is one of the MIG strategy's own refusals (NVIDIA/k8s-device-plugin
+mig-strategy.go, migStrategySingle.GetPlugins: "More than one MIG device type present on node", "No
+MIG devices present on node", "Unsupported MIG device found: <res>", and since v0.13 "At least one
+device with migEnabled=true was not configured correctly: <err>"; NVIDIA/gpu-operator#460, #286)
+has reason ``mig_config``: the plugin's MIG strategy does not fit the MIG layout of the GPUs (single
+wants one MIG device type on the whole node), so it registers nothing::
+
+    panic: At least one device with migEnabled=true was not configured correctly: More than one MIG device type present on node
+
+    goroutine 1 [running]:
+    main.(*migStrategySingle).GetPlugins(0xc0001321b0)
+
 Other plugin lines are left unread.
 """
 from __future__ import annotations
@@ -141,6 +153,10 @@ _LIFECYCLE = re.compile(r"\] Loading NVML\s*$|\b(?:Starting (?:FS|OS) watcher\.|
 _GRPC_CRASHED = re.compile(r"GRPC server for '(?P<res>[^']+)' crashed with error: (?P<err>.+?)\s*$")
 # panic: runtime error: invalid memory address or nil pointer dereference   (Go runtime/panic.go printpanics; volcano-sh/devices#58)
 _PANIC = re.compile(r"^\s*panic: (?P<msg>\S.*?)\s*$")
+# panic: More than one MIG device type present on node   (mig-strategy.go, migStrategySingle.GetPlugins; gpu-operator#286)
+# panic: At least one device with migEnabled=true was not configured correctly: More than one MIG device type ...   (gpu-operator#460)
+_MIG_REFUSAL = re.compile(r"(?i)MIG device type present on node|No MIG devices present on node|Unsupported MIG device found"
+                          r"|migEnabled=true was not configured correctly")
 # volcano.sh/k8s-device-plugin/pkg/plugin/vgpu.(*NvidiaDevicePlugin).Allocate(0xc0001bc280, {0x14cff80, 0xc00045c720}, 0xc0004427c0)
 #   (a goroutine frame of a device plugin's Allocate: NVIDIA's, Volcano's and HAMi's types are all *...DevicePlugin)
 _ALLOCATE_FRAME = re.compile(r"[Dd]evicePlugin\)\.Allocate\(")
@@ -184,7 +200,8 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(DevicePluginState, n, state="kubelet_unreachable", reason="other", message=line.strip())
         elif "panic: " in line and (m := _PANIC.match(line)) is not None:
             stack = artefact.lines[n:n + _STACK_LINES]
-            where = "in_allocate" if any(_ALLOCATE_FRAME.search(f) for f in stack) else "other"
+            where = ("in_allocate" if any(_ALLOCATE_FRAME.search(f) for f in stack)
+                     else "mig_config" if _MIG_REFUSAL.search(m["msg"]) else "other")
             b.add(DevicePluginState, n, state="crashed", reason=where, message=f"panic: {m['msg']}")
         elif "GRPC server for '" in line and (m := _GRPC_CRASHED.search(line)) is not None:
             b.add(DevicePluginState, n, state="grpc_crashed", resource=m["res"], reason="other", message=m["err"])

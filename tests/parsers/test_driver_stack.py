@@ -169,6 +169,18 @@ def test_device_plugin_panic_and_where_it_crashed():
     assert (f.state, f.reason) == ("crashed", "other")
 
 
+@pytest.mark.parametrize("rel, line, message", [
+    # NVIDIA/gpu-operator#460 (v0.13+ wording) and #286 (the older plugin's), as posted
+    ("k8s_device_plugin/gpu_operator460_mig_single_strategy_mixed_types_panic.log", 2,
+     "panic: At least one device with migEnabled=true was not configured correctly: More than one MIG device type present on node"),
+    ("k8s_device_plugin/gpu_operator286_mig_single_strategy_panic_v0.log", 8,
+     "panic: More than one MIG device type present on node"),
+])
+def test_device_plugin_mig_strategy_panic(rel, line, message):
+    (f,) = _parse(k8s_device_plugin, rel).facts
+    assert (f.evidence.line, f.state, f.reason, f.message) == (line, "crashed", "mig_config", message)
+
+
 def test_kubelet_admission_failure_and_plugin_health_lines():
     (f,) = _parse(k8s_device_plugin, "k8s_device_plugin/hami596_kubelet_allocate_devices_unavailable.txt").facts
     assert (f.kind, f.resource, f.reason, f.requested, f.available) == (
