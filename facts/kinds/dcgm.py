@@ -76,6 +76,24 @@ class DcgmSelfMessage(Fact):
 
 
 @fact_kind
+class DcgmProfilingRefused(Fact):
+    """DCGM's profiling module would not profile a GPU (modules/profiling DcgmModuleProfiling.cpp:
+    ValidateGpuArch's ``DCP metrics are supported for Volta, Turing, Ampere or Ada GPUs architectures
+    only``, with its DEBUG ``gpuId 4 chip arch 9 is not Volta, Turing, Ampere or Ada.`` before it;
+    InitLop's ``Unsupported GPU architecture: 8(device: 0, bus: 181, domain: 0)``; NVIDIA/DCGM#218).
+    ``arch`` is DCGM's dcgmChipArchitecture_t number (dcgm_structs.h: 2 Kepler, 3 Maxwell, 4 Pascal,
+    5 Volta, 6 Turing, 7 Ampere, 8 Ada, 9 Hopper, 10 Blackwell), None where the log does not give it."""
+
+    kind: Literal["dcgm_profiling_refused"] = "dcgm_profiling_refused"
+    arch: int | None = None
+    arch_name: str  # "Hopper (architecture 9)"; "an architecture the log does not give" where arch is None
+    profiled_generation: bool  # arch is Volta (5) or newer: a generation DCGM profiles
+    gpu: int | None = None  # the gpuId of the chip-arch line, where given
+    supported: str | None = None  # "Volta, Turing, Ampere or Ada" (the architectures this DCGM build profiles)
+    message: str
+
+
+@fact_kind
 class DcgmHealthIncident(Fact):
     """One incident of a DCGM health watch, as nv-hostengine logs it:
     ``Detected a WARNING in health system Thermal: 'Detected clocks event due to thermal

@@ -18,6 +18,26 @@ message or its system in ``knowledge/dcgm.yaml`` and the GPU it names.
 An ERROR line DCGM logs about itself and goes on from (its config package missing, its hang
 detector's stale processes: ``knowledge/dcgm.yaml`` self_messages, NVIDIA/DCGM#136, #279) is a
 ``dcgm_self_message``, with the ``Exception: ...`` line DCGM logs after it where it does.
+The profiling module's refusal of a GPU (modules/profiling DcgmModuleProfiling.cpp, NVIDIA/DCGM#218)::
+
+    2025-01-31 09:26:06.613 DEBUG [2141:2143] [[Profiling]] gpuId 4 chip arch 9 is not Volta, Turing, Ampere or Ada. [...] [DcgmNs::Modules::Profiling::ValidateGpuArch]
+    2025-01-31 09:26:06.613 ERROR [2141:2143] [[Profiling]] DCP metrics are supported for Volta, Turing, Ampere or Ada GPUs architectures only [...] [DcgmNs::Modules::Profiling::ValidateGpuArch]
+    2025-01-31 09:26:06.613 ERROR [2141:2143] [[Profiling]] Unsupported GPU architecture: 8(device: 0, bus: 181, domain: 0) [...] [DcgmNs::Modules::Profiling::DcgmModuleProfiling::InitLop]
+
+is a ``dcgm_profiling_refused`` per ERROR line, with DCGM's architecture number (the DEBUG line's
+``chip arch N`` just before, or InitLop's own) and the GPU it names: whether that is a GPU without
+profiling (before Volta) or a DCGM build that does not profile a generation it should is the rules'.
+DCGM 2.x logged without the time (NVIDIA/gpu-monitoring-tools#194)::
+
+    ERROR [3468:4824] ReadNvSwitchStatusAllSwitches() returned No data is available [/workspaces/dcgm-rel_dcgm_2_0-postmerge/modules/nvswitch/DcgmModuleNvSwitch.cpp:372] [DcgmNs::DcgmModuleNvSwitch::RunOnce]
+
+which is read like the timed form where the ``[pid:tid]`` and the ``[/source:line] [function]``
+DCGM appends are both there. ``dcgmi profile -l``'s refusal (dcgmi/Profile.cpp; NVIDIA/dcgm-exporter#22,
+a Tesla K80)::
+
+    Error: Unable to Get supported metric groups: This request is serviced by a module of DCGM that is not currently loaded.
+
+is a ``dcgm_profiling_refused`` too, its architecture not given.
 DEBUG, INFO and WARN lines are read past (counted as used). A log without errors yields nothing.
 """
 from __future__ import annotations
@@ -25,6 +45,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.kinds.dcgm import DcgmProfilingRefused
 from stethoscope.facts.parsers.dcgm_facts import (DcgmError, DcgmHealthIncident, DcgmSelfMessage, health_meaning,
                                                   health_severity, knowledge, not_comparable, self_message)
 
@@ -35,6 +56,23 @@ KIND = "dcgm_log"
 _LOG = re.compile(
     r"^\s*(?:\d{4}-\d\d-\d\d[ T])?\d\d:\d\d:\d\d\.\d+ +(?P<level>DEBUG|VERB|INFO|WARN|WARNING|ERROR|CRITICAL|FATAL) +"
     r"(?:\[\d+:\d+\] +|\[\[(?P<plugin>[^\]]+)\]\] +)(?P<msg>.*?)\s*(?:\[/[^\]]+\] \[[^\]]+\])?\s*$", re.M)
+# ERROR [3468:4824] ReadNvSwitchStatusAllSwitches() returned No data is available [/workspaces/dcgm-rel_dcgm_2_0-postmerge/modules/nvswitch/DcgmModuleNvSwitch.cpp:372] [DcgmNs::DcgmModuleNvSwitch::RunOnce]
+#   (DCGM 2.x without the time, gpu-monitoring-tools#194: the pid:tid and the source location both required)
+_BARE = re.compile(
+    r"^\s*(?P<level>DEBUG|VERB|INFO|WARN|WARNING|ERROR|CRITICAL|FATAL) +\[\d+:\d+\] +(?:\[\[(?P<plugin>[^\]]+)\]\] +)?"
+    r"(?P<msg>\S.*?)\s*\[/[^\]]+:\d+\] \[[^\]]+\]\s*$", re.M)
+# [[Profiling]] gpuId 4 chip arch 9 is not Volta, Turing, Ampere or Ada.   (DEBUG, ValidateGpuArch; NVIDIA/DCGM#218)
+_CHIP_ARCH = re.compile(r"gpuId (?P<gpu>\d+) chip arch (?P<arch>\d+) is not ")
+# [[Profiling]] DCP metrics are supported for Volta, Turing, Ampere or Ada GPUs architectures only
+# [[Profiling]] Unsupported GPU architecture: 8(device: 0, bus: 181, domain: 0)
+_PROF_REFUSED = re.compile(r"DCP metrics are supported for (?P<supported>[\w ,]+?) GPUs? architectures? only"
+                           r"|Unsupported GPU architecture: (?P<arch>\d+)\b")
+# Error: Unable to Get supported metric groups: This request is serviced by a module of DCGM that is not currently loaded.
+#   (dcgmi profile -l, dcgmi/Profile.cpp: "Error: Unable to Get supported metric groups: " << errorString(ret); dcgm-exporter#22)
+_NO_METRIC_GROUPS = re.compile(r"^\s*Error: Unable to Get supported metric groups: (?P<status>[^\n]*?)\s*$", re.M)
+#: dcgm_structs.h dcgmChipArchitecture_t
+_ARCH_NAMES = {1: "older", 2: "Kepler", 3: "Maxwell", 4: "Pascal", 5: "Volta", 6: "Turing", 7: "Ampere", 8: "Ada",
+               9: "Hopper", 10: "Blackwell"}
 # Test nvbandwidth: ...   (nvvs prefixes a plugin's messages with its test)
 _TEST = re.compile(r"^Test (?P<test>[\w ]+?):")
 _GPU = re.compile(r"\bGPU(?::\s*|\s+|)(?P<gpu>\d+)\b")
@@ -51,6 +89,10 @@ def _markers() -> list[str]:
 
 def detect(head: str) -> bool:
     if (" ERROR " in head or " DEBUG " in head) and _LOG.search(head):
+        return True
+    if "] [" in head and _BARE.search(head):
+        return True
+    if "supported metric groups" in head and _NO_METRIC_GROUPS.search(head):
         return True
     if _HEALTH_LITERAL in head and HEALTH.search(head):
         return True
@@ -70,15 +112,29 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
             _health_incident(fb, n, m)
     exception_of: tuple[int, str] | None = None  # (line, why) of a self message whose exception DCGM logs next
-    for m in _LOG.finditer(artefact.text):
-        n = artefact.line_of(m.start())
+    chip_arch: tuple[int, int, int] | None = None  # (line, gpuId, arch) of the last 'chip arch N is not' line
+    lines = _LOG.finditer(artefact.text)
+    if "] [" in artefact.text:
+        lines = sorted((*lines, *_BARE.finditer(artefact.text)), key=lambda m: m.start())
+    for m in lines:
+        n = artefact.line_of(m.start("level"))  # not m.start(): the leading \s* may begin on a blank line before
         if n in seen:
             continue
         seen.add(n)
         result.lines_used += 1
+        msg = m["msg"]
+        if "chip arch " in msg and (c := _CHIP_ARCH.search(msg)) is not None:
+            chip_arch = (n, int(c["gpu"]), int(c["arch"]))
         if m["level"] not in ("ERROR", "CRITICAL", "FATAL"):
             continue
-        msg = m["msg"]
+        if "rchitecture" in msg and (p := _PROF_REFUSED.search(msg)) is not None:
+            near = chip_arch if chip_arch and n - chip_arch[0] <= 3 and p["supported"] else None
+            arch = int(p["arch"]) if p["arch"] else near[2] if near else None
+            name = (f"{_ARCH_NAMES.get(arch, 'a newer GPU')} (architecture {arch})" if arch is not None
+                    else "an architecture the log does not give")
+            fb.add(DcgmProfilingRefused, n, arch=arch, arch_name=name, profiled_generation=arch is not None and arch >= 5,
+                   gpu=near[1] if near else None, supported=p["supported"], message=msg[:300])
+            continue
         own = self_message(msg)
         if own is None and exception_of and exception_of[0] == n - 1 and msg.startswith("Exception: "):
             own = (exception_of[1], False)
@@ -91,6 +147,13 @@ def parse(artefact: Artefact) -> ParseResult:
         why = not_comparable(msg)
         fb.add(DcgmError, n, message=msg, plugin=m["plugin"] or (t["test"] if t else None), gpu=int(g["gpu"]) if g else None,
                not_comparable=why is not None, why=why)
+    if "supported metric groups" in artefact.text:
+        for m in _NO_METRIC_GROUPS.finditer(artefact.text):
+            n = artefact.line_of(m.start("status"))
+            seen.add(n)
+            result.lines_used += 1
+            fb.add(DcgmProfilingRefused, n, arch=None, arch_name="an architecture the log does not give",
+                   profiled_generation=False, message=m.group(0).strip()[:300])
     for n, line in enumerate(artefact.lines, 1):
         if n in seen:
             continue
@@ -118,4 +181,4 @@ def _health_incident(fb: FactBuilder, n: int, m: re.Match) -> None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_LOG, HEALTH, re.compile("|".join(re.escape(m) for m in _markers()), re.I))
+SIGNATURES = (_LOG, _BARE, _NO_METRIC_GROUPS, HEALTH, re.compile("|".join(re.escape(m) for m in _markers()), re.I))

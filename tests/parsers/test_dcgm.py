@@ -66,6 +66,28 @@ def test_dcgm_log_errors_dcgm_logs_about_itself():
     assert [f.kind for f in r.facts] == ["dcgm_error", "dcgm_self_message", "dcgm_error"]
 
 
+def test_dcgm_log_profiling_refusals_dcgm218():
+    # NVIDIA/DCGM#218: InitLop's refusal of the L4 (arch 8, no gpuId on its line), then ValidateGpuArch's
+    # of the H100 (the DEBUG 'chip arch 9' line two lines before gives arch and gpuId); DEBUG lines read, no fact
+    r = run(dcgm_log, "dcgm_log/dcgm218_profiling_refuses_ada_hopper_4_1_1.log")
+    assert [(f.evidence.line, f.kind, f.arch, f.arch_name, f.profiled_generation, f.gpu, f.supported) for f in r.facts] == [
+        (3, "dcgm_profiling_refused", 8, "Ada (architecture 8)", True, None, None),
+        (9, "dcgm_profiling_refused", 9, "Hopper (architecture 9)", True, 4, "Volta, Turing, Ampere or Ada")]
+    # an ERROR 'DCP metrics ...' line whose chip-arch line is more than 3 lines before: architecture not given
+    text = ("2025-01-31 09:26:06.613 DEBUG [1:2] [[Profiling]] gpuId 0 chip arch 4 is not Volta, Turing or Ampere. [/a.cpp:1] [F]\n"
+            + "2025-01-31 09:26:06.613 DEBUG [1:2] x [/a.cpp:1] [F]\n" * 3
+            + "2025-01-31 09:26:06.613 ERROR [1:2] [[Profiling]] DCP metrics are supported for Volta, Turing or Ampere GPUs architectures only [/a.cpp:1] [F]\n")
+    (f,) = dcgm_log.parse(Artefact(path="nv-hostengine.log", text=text, node="n1")).facts
+    assert (f.arch, f.profiled_generation, f.arch_name) == (None, False, "an architecture the log does not give")
+
+
+def test_dcgm_log_timeless_2x_form_gpu_monitoring_tools194():
+    # DCGM 2.x's line without the time: read where [pid:tid] and the source location are both there
+    (f,) = run(dcgm_log, "dcgm_log/gpu_monitoring_tools194_nvswitch_no_data_2x.log").facts
+    assert (f.kind, f.message) == ("dcgm_self_message", "ReadNvSwitchStatusAllSwitches() returned No data is available")
+    assert not dcgm_log.detect("ERROR [3468:4824] something went wrong\n")  # no source location: not DCGM's form
+
+
 def test_exporter_scrape_through_the_live_builders():
     res = run(dcgm_exporter_scrape, "dcgm_exporter_scrape/dcgm_exporter326_xid_fb.txt")
     kinds = {f.kind for f in res.facts}
