@@ -12,7 +12,9 @@ Each capture is rewritten to look like it came from an 8-GPU node ``node0001`` .
 lines (``on vm device``); lines of device 1 are repeated for devices 1..7; the GPU blocks of
 ``nvidia-smi -q`` are repeated for 8 distinct PCI bus ids; a ``dmesg -T`` is made of boot
 noise, the driver load lines and, for a few nodes, an Xid. The content is plausible, not
-exact (bandwidth figures stay those of 2 GPUs): the point is realistic volume and line mix.
+exact: the point is realistic volume and line mix. The nccl-tests tables are scaled to the 8 x
+H200 figures of knowledge/expected_perf.yaml (_scaled_table), so that a healthy node's runs are
+judged within band, as a healthy fleet's are, and only the planted faults are blamed.
 
 Deterministic: the same ``seed`` and node count give byte-identical bundles.
 Run alone: ``python bench/synth_bundle.py OUT_DIR --nodes 64``.
@@ -25,6 +27,8 @@ import random
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from stethoscope.facts.parsers.nccl_tests_facts import busbw_factor  # busbw / algbw, nccl-tests' PERFORMANCE.md
 
 ROOT = Path(__file__).resolve().parent.parent
 VM = ROOT / "fixtures/bundles/h200-healthy/bundle/vm"
@@ -138,7 +142,107 @@ def _smi_xml_template(text: str) -> str:
     return "".join(out)
 
 
-def _tests_template(text: str) -> str:
+# nccl-tests result row: "  1073741824     134217728     float    none      -1  1979.35  542.47  271.24       0  1872.18 ..."
+NT_ROW = re.compile(r"^ +(\d+) +\d+ +\w+ +\w+ +-?\d+ +[\d.]+ +[\d.]+ +[\d.]+ +\S+ +[\d.]+ +[\d.]+ +[\d.]+ +\S+ *$")
+# "# Avg bus bandwidth    : 67.42 "
+NT_AVG = re.compile(r"^# Avg bus bandwidth +: +[\d.]+", re.M)
+#: out-of-place busbw of 8 x H200 (knowledge/expected_perf.yaml h200-sxm-8gpu-nvswitch, sources
+#: there) at one size of each capture's sweep: the 2-GPU table is scaled to it (_scaled_table)
+PLATFORM_BUSBW = {"all_reduce.txt": (4294967296, 475.0), "all_gather.txt": (1073741824, 350.0),
+                  "reduce_scatter.txt": (1073741824, 349.36), "sendrecv.txt": (1073741824, 370.0)}
+COLLECTIVE = {"all_reduce.txt": "all_reduce", "all_gather.txt": "all_gather", "reduce_scatter.txt": "reduce_scatter",
+              "sendrecv.txt": "sendrecv"}
+
+
+def _respaced(line: str, values: dict[int, str]) -> str:
+    """``line`` with its whitespace-separated tokens at these indexes replaced, each right-aligned
+    where the old one ended (nccl-tests' fixed-width columns)."""
+    out = ""
+    for i, m in enumerate(re.finditer(r"\S+", line)):
+        tok = values.get(i, m.group())
+        out += " " * max(1 if out else 0, m.end() - len(out) - len(tok)) + tok
+    return out + "\n"
+
+
+def _time_text(us: float) -> str:
+    return f"{us:.2f}" if us < 10000 else f"{us:.0f}"
+
+
+def scale_row(size: int, time_us: float, collective: str, k: float) -> tuple[float, float, float]:
+    """(time us, algbw, busbw) of an 8-rank row whose busbw is ``k`` times that of the 2-rank
+    row of this size and time (a 0-byte row keeps its time: latency only)."""
+    if size == 0:
+        return time_us, 0.0, 0.0
+    busbw = size / time_us / 1e3 * busbw_factor(collective, 2) * k
+    algbw = busbw / busbw_factor(collective, GPUS)
+    return size / algbw / 1e3, algbw, busbw
+
+
+def _scaled_table(name: str, text: str) -> str:
+    """The 2-GPU capture's table as 8 x H200 would print it: every row's bus bandwidth times the
+    ratio of the platform's figure (PLATFORM_BUSBW) to the capture's at that size, time and
+    algbw to match for 8 ranks; a sweep that stops below that size (all_reduce: -e 2G, the figure
+    is at 4 GiB) goes on to it, each doubling gaining what the capture's last one did."""
+    coll = COLLECTIVE[name]
+    ref_size, ref_busbw = PLATFORM_BUSBW[name]
+    lines = text.splitlines(keepends=True)
+    rows = [(i, NT_ROW.match(ln)) for i, ln in enumerate(lines)]
+    rows = [(i, m) for i, m in rows if m]
+    tok = [lines[i].split() for i, _ in rows]
+    sizes = [int(t[0]) for t in tok]
+    times = [(float(t[5]), float(t[9])) for t in tok]
+    extra = []
+    while sizes[-1] < ref_size:  # sweep on: each doubling gains as the capture's last one did
+        gain = (sizes[-1] / times[-1][0]) / (sizes[-2] / times[-2][0])
+        sizes.append(sizes[-1] * 2)
+        times.append((times[-1][0] * 2 / gain, times[-1][1] * 2 / gain))
+        extra.append(len(sizes) - 1)
+    at = sizes.index(ref_size)
+    k = ref_busbw / (ref_size / times[at][0] / 1e3 * busbw_factor(coll, 2))
+    busbws: list[float] = []
+    out_rows: list[str] = []
+    for j, size in enumerate(sizes):
+        base = lines[rows[min(j, len(rows) - 1)][0]]
+        count = int(tok[j][1]) if j < len(tok) else int(tok[-1][1]) * size // sizes[len(tok) - 1]
+        vals: dict[int, str] = {0: str(size), 1: str(count)}
+        for col, t in ((5, times[j][0]), (9, times[j][1])):
+            t8, alg, bus = scale_row(size, t, coll, k)
+            vals.update({col: _time_text(t8), col + 1: f"{alg:.2f}", col + 2: f"{bus:.2f}"})
+            busbws.append(bus)
+        out_rows.append(_respaced(base, vals))
+    first, last = rows[0][0], rows[-1][0]
+    text = "".join(lines[:first]) + "".join(out_rows) + "".join(lines[last + 1:])
+    text = re.sub(r"\bmaxBytes \d+", f"maxBytes {sizes[-1]}", text)
+    return NT_AVG.sub(f"# Avg bus bandwidth    : {sum(busbws) / len(busbws):.2f}", text)
+
+
+def _scaled_json(js: dict) -> dict:
+    """The all_reduce JSON capture (-e 1G) as 8 x H200 would write it, like _scaled_table: swept
+    on to the platform's 4 GiB figure, each doubling gaining what the capture's last one did,
+    every result's bus bandwidth scaled to that figure."""
+    ref_size, ref_busbw = PLATFORM_BUSBW["all_reduce.txt"]
+    res = js["results"]
+    while res[-1]["size"] < ref_size:
+        a, b = res[-2], res[-1]
+        gain = (b["size"] / b["out_of_place"]["time"]) / (a["size"] / a["out_of_place"]["time"])
+        new = json.loads(json.dumps(b))
+        new["size"], new["count"] = b["size"] * 2, b["count"] * 2
+        for side in ("out_of_place", "in_place"):
+            new[side]["time"] = b[side]["time"] * 2 / gain
+        res.append(new)
+    top = res[-1]
+    k = ref_busbw / (top["size"] / top["out_of_place"]["time"] / 1e3 * busbw_factor("all_reduce", 2))
+    for r in res:
+        for side in ("out_of_place", "in_place"):
+            t, alg, bus = scale_row(r["size"], r[side]["time"], "all_reduce", k)
+            r[side].update(time=round(t, 5), alg_bw=round(alg, 6), bus_bw=round(bus, 6))
+    js["config"]["maximum_bytes"] = top["size"]
+    js["args"] = ["4G" if prev == "-e" else a for prev, a in zip([""] + js["args"], js["args"])]
+    return js
+
+
+def _tests_template(text: str, name: str) -> str:
+    text = _scaled_table(name, text)
     text = re.sub(r"\bnGpus 2\b", f"nGpus {GPUS}", text)
     lines = text.splitlines(keepends=True)
     rank = [i for i, ln in enumerate(lines) if NT_RANK.match(ln)]
@@ -155,8 +259,8 @@ def load_templates() -> Templates:
         t.nccl_pids[dst] = int(NCCL_PFX.match(raw)[1])  # type: ignore[index]
     for src, dst in [("allreduce.txt", "all_reduce.txt"), ("ag.out", "all_gather.txt"),
                      ("rs.out", "reduce_scatter.txt"), ("sendrecv.txt", "sendrecv.txt")]:
-        t.tests[dst] = _tests_template((VM / src).read_text())
-    js = json.loads((VM / "allreduce.json").read_text())
+        t.tests[dst] = _tests_template((VM / src).read_text(), dst)
+    js = _scaled_json(json.loads((VM / "allreduce.json").read_text()))
     js["config"]["ngpus"] = GPUS
     js["args"] = [str(GPUS) if a == "2" and prev == "-g" else a for prev, a in zip([""] + js["args"], js["args"])]
     t.tests_json = json.dumps(js, indent=1)
