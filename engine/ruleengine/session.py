@@ -308,13 +308,19 @@ def live_rules(rules: list[CompiledRule], views: Iterable[Any]) -> list[Compiled
     such facts appear only during the run). A rule one of whose patterns no fact can fill never
     fires, and a healthy fleet fills few: neither those rules nor the facts only they could take
     need go to durable (tests/test_engine_equivalence.py). ``views``: facts (read field by
-    field), FieldViews or rule-view dicts."""
+    field), FieldViews or rule-view dicts.
+
+    A derived kind fills a pattern when facts of it are given or a rule that can fire derives it: the rules are
+    taken from the least fixpoint (none deriving at first, then those the facts and the kinds
+    of the rules found so far fill, until no more), so that a rule waiting on a derived fact no
+    rule in use will make (nccl_socket_fallback's rdma_expected on a fleet whose NCCL names no
+    IB device) loads nothing into durable: its facts cost durable ~8 KB each (a fixed-size
+    message, whatever the fields; 3,072 nccl_net_selected of a 256-node bench bundle, ~25 MB)."""
     derivable = {r.rule.then.assert_.kind for r in rules if r.rule.then.assert_ is not None}
     wanted: dict[str, dict[tuple[Test, ...], bool]] = {}  # kind -> constant tests -> filled
     for r in rules:
         for p in r.all:
-            if p.kind not in derivable:
-                wanted.setdefault(p.kind, {})[tuple(t for t in p.tests if not isinstance(t.value, Ref))] = False
+            wanted.setdefault(p.kind, {})[tuple(t for t in p.tests if not isinstance(t.value, Ref))] = False
     open_ = sum(len(v) for v in wanted.values())
     # a healthy fleet's facts of one kind mostly repeat the few values the tests read (wrong=0,
     # active=False): each distinct set of them is tested once
@@ -343,8 +349,18 @@ def live_rules(rules: list[CompiledRule], views: Iterable[Any]) -> list[Compiled
                 open_of[kind] -= 1
         if not open_:
             break
-    return [r for r in rules if all(p.kind in derivable or wanted[p.kind][tuple(t for t in p.tests if not isinstance(t.value, Ref))]
-                                    for p in r.all)]
+
+    def fillable(r: CompiledRule, derived: set[str]) -> bool:
+        return all(p.kind in derived or wanted[p.kind][tuple(t for t in p.tests if not isinstance(t.value, Ref))]
+                   for p in r.all)
+
+    derived: set[str] = set()
+    while True:
+        live = [r for r in rules if fillable(r, derived)]
+        more = {r.rule.then.assert_.kind for r in live if r.rule.then.assert_ is not None}
+        if more <= derived:
+            return live
+        derived |= more
 
 
 def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing], list[Fact]]:
