@@ -439,6 +439,7 @@ class KernelFunctionLatency(Fact):
     kind: Literal["kernel_function_latency"] = "kernel_function_latency"
     function: str | None = None  # the traced pattern of 'Tracing N functions for "..."'; None where not pasted
     pid: int | None = None  # the -p of the pasted command line
+    traced: str = "every process"  # "process 2256971" with -p: whose calls the histogram counts
     count: int | None = None  # calls over the window (the avg line's count, else the buckets' sum)
     avg_ms: float | None = None
     total_ms: float | None = None

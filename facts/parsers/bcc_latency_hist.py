@@ -92,6 +92,7 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         name = h["function"]
         fb.add(KernelFunctionLatency, h["line"], function=name, pid=h["pid"],
+               traced=f"process {h['pid']}" if h["pid"] is not None else "every process",
                count=h.get("count", sum(n for _, n in full)),
                avg_ms=h["avg"] * scale if "avg" in h else None, total_ms=h["total"] * scale if "total" in h else None,
                slowest_ms=max(lo for lo, _ in full), slow_calls=sum(n for lo, n in full if lo >= 1.0),

@@ -22,6 +22,7 @@ def test_deepep624_funclatency_of_task_numa_work():
     assert res.errors == []
     assert (h.function, h.pid, h.count, h.avg_ms, h.total_ms, h.slowest_ms, h.slow_calls, h.numa_balancing) == (
         "task_numa_work", 2256971, 139, 5.0, 789.0, 16.0, 67, True)
+    assert h.traced == "process 2256971"
     assert h.evidence.text.startswith("avg = 5 msecs")
 
 
@@ -32,6 +33,7 @@ def test_usecs_histogram_without_summary_and_other_tools():
             "      1024 -> 2047       : 3        |***                                     |\n")
     [h] = bcc_latency_hist.parse(Artefact(path="x", text=text, node="n1")).facts
     assert (h.count, h.avg_ms, h.slowest_ms, h.slow_calls, h.numa_balancing) == (43, None, 1.024, 3, True)
+    assert (h.pid, h.traced) == (None, "every process")
     # biolatency's histogram traces no function: not this reader's
     bio = "Tracing block device I/O... Hit Ctrl-C to end.\n\n     usecs     : count     distribution\n  0 -> 1  : 4  |**|\n"
     assert not bcc_latency_hist.detect(bio)
