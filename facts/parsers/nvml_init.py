@@ -68,6 +68,11 @@ KIND = "nvml_init"
 #   (dcgm-exporter 4.x's "Cannot init NVML library; err: %v" of go-nvml's error: NVIDIA/dcgm-exporter#612, #450)
 _FAILED = re.compile(r"(?:Failed to (?:initialize NVML|start nvml with error):|Cannot init NVML library; err:)"
                      r"[ \t]*(?P<msg>[^\n\\\"]*)")
+# error starting plugins: error creating plugin manager: unable to create plugin manager: nvml init failed: ERROR_LIBRARY_NOT_FOUND
+#   (k8s-device-plugin 0.16: fmt.Errorf("nvml init failed: %v", ret), go-nvml's Return named; NVIDIA/k8s-device-plugin#856,
+#   quoted in a sentence as markdown inline code: the closing backtick ends the message; other Go and C tools print
+#   "NVML init failed: %s" with nvmlErrorString's text)
+_INIT_FAILED = re.compile(r"\b(?i:nvml init failed): (?P<msg>[^\n\\\"`]{1,200})")
 # Error: Failed to initialize NVML      (dcgm-exporter's embedded nv-hostengine, no error text after it:
 #   NVIDIA/gpu-monitoring-tools#96, the line before 'level=fatal msg="Error starting nv-hostengine: DCGM initialization error"')
 # Crash loop backoff with `Error: Failed to initialize NVML` on GKE      (the same, quoted as markdown inline code in a
@@ -148,7 +153,7 @@ _EXPORTER_START = "Starting dcgm-exporter"
 # Crash loop backoff with `Error: Failed to initialize NVML` on GKE                     (an issue title, harvest 1004)
 _POD_RESTARTING = re.compile(r"\bcrash ?loop ?back-?off\b", re.I)
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
-                           for p in (_FAILED, _BARE, _GO_ERROR, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY,
+                           for p in (_FAILED, _INIT_FAILED, _BARE, _GO_ERROR, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY,
                                      _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT))
                   + r"|^\s*No devices were found\s*$", re.M)
 
@@ -194,7 +199,7 @@ def nvml_reason(message: str) -> str:
 def detect(head: str) -> bool:
     # one literal per branch of _ANY ("NVML" alone is in every nvidia-smi -q: not a gate)
     if not ("Failed to initialize NVML" in head or "Failed to start nvml" in head or "NVML library version" in head
-            or "Cannot init NVML library" in head
+            or "Cannot init NVML library" in head or "nvml init failed" in head.lower()
             or "Error: nvml: " in head
             or "NVIDIA-SMI has failed" in head or "No devices were found" in head or "libnvidia-ml.so" in head
             or "device handle" in head or "ERROR_" in head or "GPU is lost" in head or "Unknown Error" in head
@@ -232,7 +237,7 @@ def parse(artefact: Artefact) -> ParseResult:
         if "nvidia-container-cli" in line:
             continue  # nvidia_container_cli's
         lib = next((versions[k] for k in range(n + 1, n + 4) if k in versions), None)
-        if (m := _FAILED.search(line) or _GO_ERROR.search(line)) is not None:
+        if (m := _FAILED.search(line) or _INIT_FAILED.search(line) or _GO_ERROR.search(line)) is not None:
             msg = _clean(m["msg"])
             if not msg:
                 b.error(n, "NVML failure without its error text")

@@ -15,3 +15,12 @@ def test_nvml_failure_beside_a_crash_looping_pod_is_a_containers():
     assert [g.container for g in _parse(nvml_init, text=text).facts] == [True]
     # without a pod's state or the exporter's start line the failure is not placed in a container
     assert [g.container for g in _parse(nvml_init, text="Error: Failed to initialize NVML\n").facts] == [False]
+
+
+def test_go_nvml_init_failed_in_a_sentence():
+    # NVIDIA/k8s-device-plugin#856: the plugin's "nvml init failed: %v" quoted as inline code beside its CrashLoopBackOff
+    (f,) = _parse(nvml_init, "nvml_init/k8s_device_plugin856_nvml_init_failed_sentence.txt").facts
+    assert (f.reason, f.message, f.container) == ("library_not_found", "ERROR_LIBRARY_NOT_FOUND", True)
+    # other tools' "NVML init failed: <nvmlErrorString>" (C and Python loggers); a word ending in "nvml" is no such line
+    assert [g.reason for g in _parse(nvml_init, text="NVML init failed: Driver Not Loaded\n").facts] == ["driver_not_loaded"]
+    assert not nvml_init.detect("pynvml init failed: see above\n")
