@@ -84,13 +84,16 @@ def parse_peermem_line(b: FactBuilder, ln: int, msg: str, common: dict, used: se
 # security/lockdown/lockdown.c lockdown_is_locked_down: "Lockdown: %s: %s is restricted; see man kernel_lockdown.7\n",
 #   current->comm, lockdown_reasons[LOCKDOWN_MODULE_SIGNATURE] ("unsigned module loading")
 # [  398.381052] Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7   (RTL88x2BU#114)
+# the distributions' lockdown patches before 5.4 (Ubuntu 18.04's 4.15: the reason "Loading of unsigned module"):
+# [  996.368547] Lockdown: insmod: Loading of unsigned module is restricted; see man kernel_lockdown.7
 _SIGNATURE = re.compile(
     r"(?:^|\s)(?:(?P<mod>[\w-]+): l|L)oading of (?P<why>unsigned module|module with unavailable key"
     r"|module with unsupported crypto) is rejected\s*$"
-    r"|(?:^|\s)Lockdown: (?P<comm>[^:\n]{1,16}): unsigned module loading is restricted\b"
+    r"|(?:^|\s)Lockdown: (?:(?P<comm>[^:\n]{1,16}): )?(?:unsigned module loading|Loading of unsigned module) is restricted\b"
 )
 #: the bare forms, pasted without a kernel prefix (an issue title): kernel_log's detect() knows them
-DETECT = r"(?:^|: |\] )Loading of (?:unsigned module|module with unavailable key|module with unsupported crypto) is rejected|Lockdown: [^:\n]{1,16}: unsigned module loading is restricted"
+DETECT = (r"(?:^|: |\] )Loading of (?:unsigned module|module with unavailable key|module with unsupported crypto) is rejected"
+          r"|Lockdown: (?:[^:\n]{1,16}: )?(?:unsigned module loading|Loading of unsigned module) is restricted")
 _CHECK = {"unsigned module": "unsigned", "module with unavailable key": "unavailable_key",
           "module with unsupported crypto": "unsupported_crypto"}
 

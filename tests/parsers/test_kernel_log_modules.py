@@ -38,6 +38,10 @@ def test_bare_line_of_an_issue_title_is_a_kernel_line():
     assert f.check == "unsigned"
     r = parse_text("archlinux kernel: Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7\n")
     assert [(f.check, f.process) for f in r.facts] == [("lockdown", "modprobe")]
+    # the distributions' lockdown patches before 5.4 (reason "Loading of unsigned module"), as a README quotes its dmesg
+    text = "[  996.368547] Lockdown: insmod: Loading of unsigned module is restricted; see man kernel_lockdown.7\n"
+    assert kernel_log.detect(text)
+    assert [(f.check, f.process) for f in parse_text(text).facts] == [("lockdown", "insmod")]
 
 
 def test_other_reasons_and_the_form_that_names_the_module():
