@@ -36,7 +36,9 @@ DETECT = re.compile(
     # c10d's NCCLComm::getNcclComm on a communicator the watchdog aborted (RuntimeError in 1.x, DistBackendError in 2.x):
     r"|NCCL communicator was aborted (?:on rank \d|after a previous error)"
     # the agent's worker report with its Python logging prefix stripped (facts/lines.py: "ERROR:torch...api:" of 1.9-2.0)
-    r"|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\) of binary: "
+    # rich's log handler (Accelerate's launcher) wraps the message in its column and puts the source at the right:
+    #  ERROR    failed (exitcode: -9) local_rank: 5 (pid: 22) of  api.py:673      (huggingface/accelerate#1214; " binary: ..." next)
+    r"|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\) of(?: binary: |[ \t]+api\.py:\d+[ \t]*\r?$)"
     # a record of torchrun's failures table pasted without the table's title or its "[N]:" line:
     #   rank      : 0 (local_rank: 0)
     r"|^[ \t]*rank[ \t]*:[ \t]*-?\d+ \(local_rank: -?\d+\)[ \t]*\r?$"

@@ -436,6 +436,17 @@ def test_agent_failed_line_without_its_logger_prefix():
     assert (f.kind, f.local_rank, f.pid, f.signal) == ("torch_worker_failed", 3, 4242, "SIGKILL")
 
 
+def test_agent_failed_line_in_rich_handlers_columns():
+    # huggingface/accelerate#1214: Accelerate's rich log handler wraps the message ("... of" / " binary: ...") and puts
+    # the source "api.py:673" at the right of the first row; a log shipper's stamp ("056444Z ") prefixes the traceback
+    text = (FIX / "accelerate1214_rich_handler_exitcode_minus_9.log").read_text()
+    assert torch_log.detect(text)
+    (f,) = of(parse_text(text), "torch_worker_failed")
+    assert (f.evidence.line, f.local_rank, f.pid, f.exitcode, f.signal) == (9, 5, 22, -9, "SIGKILL")
+    # an "of" ending a line without rich's source column is not the agent's line
+    assert not torch_log.detect("failed (exitcode: -9) local_rank: 3 (pid: 4242) of\n")
+
+
 def test_comm_init_failed_names_the_nccl_result():
     # NCCLUtils.cpp (2.14 of the wheels sampled): the communicator's init returned an ncclResult_t
     line = ("torch.distributed.DistBackendError: Failed to initialize NCCL communicator: unhandled system error "
