@@ -48,19 +48,25 @@ _SCAN = re.compile(
 # NcclLogState.line and nccl_log_setup.handle make of an INFO line; connection failures, missing
 # interfaces and exceeded retries count only at WARN): most INFO lines ("Connected to proxy",
 # "New proxy recv connection", topology dumps, ring and tree lines) are passed over after it.
-# Three scans, not one alternation: the literal-only one lets the regex engine skip ahead by
-# first character, which an alternation with "(?i:plugin)" and "[\w./\-]+" cannot (2.4x faster).
-_MAYBE_START = re.compile(r"(?:Channel|Ring) .*? via |NCCL version|Using network |NET/IB|NET/Socket|Bootstrap|[\w./\-]+:\d+ -> ")
+# The plugin messages line() reads all start as its _PLUGIN_* patterns do (NET/Plugin, Plugin Path,
+# "<verb> NET plugin"), and the P2P ones as nccl_log_setup's _P2P_NVLINK and _P2P_ENABLE: the other
+# plugins' lines ("TUNER/Plugin: Could not find: libnccl-tuner.so", "ENV/Plugin: ...", "PROFILER/Plugin:
+# ...", "TOPO/NET : Importing network plugins to topology") and "P2P Chunksize set to 131072" give nothing.
+# Two scans, not one alternation: the literal-only one lets the regex engine skip ahead by
+# first character, which an alternation with "[\w./\-]+" cannot (2.4x faster).
+_MAYBE_START = re.compile(
+    r"(?:Channel|Ring) .*? via |NCCL version|Using network |NET/IB|NET/Socket|Bootstrap|[\w./\-]+:\d+ -> "
+    r"|NET/Plugin|Plugin Path|(?:Initialized|Failed to initialize|Assigned) NET plugin|P2P is disabled|Could not enable P2P"
+)
 _MAYBE_ANY = re.compile(
-    r"GPU Direct RDMA|P2P|shared memory|posix_fallocate|failed to extend|Call to ibv|Duplicate GPU|Cuda failure"
+    r"GPU Direct RDMA|shared memory|posix_fallocate|failed to extend|Call to ibv|Duplicate GPU|Cuda failure"
     r"|Init START|Init COMPLETE|Destroy COMPLETE|Abort START|Abort COMPLETE|set by environment to|NCCL_\w+ set to|Got completion|, retrying"
     r"|^Unable to load lib"
 )
-_MAYBE_PLUGIN = re.compile(r"(?i:plugin)")
 
 
-def maybe(msg: str, start=_MAYBE_START.match, any_=_MAYBE_ANY.search, plugin=_MAYBE_PLUGIN.search) -> bool:
-    return start(msg) is not None or any_(msg) is not None or plugin(msg) is not None
+def maybe(msg: str, start=_MAYBE_START.match, any_=_MAYBE_ANY.search) -> bool:
+    return start(msg) is not None or any_(msg) is not None
 
 
 #: Python's ``\S`` on ASCII text, for RE2 (whose ``\s`` lacks \v and \x1c-\x1f: its ``\S`` took a line
@@ -76,7 +82,7 @@ _NOT_SPACE = r"[^\t\n\x0b\x0c\r\x1c-\x1f ]"
 _WANTED_PREFIXED = re2.compile(
     r"(?m)^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:" + _NOT_SPACE + r"+:\d+ (?:\(\w+\) )?)?NCCL (?:WARN |INFO (?:(?:"
     + _MAYBE_START.pattern + r"|Unable to load lib)|[^\n]*?(?:" + _MAYBE_ANY.pattern.replace("|^Unable to load lib", "")
-    + r"|(?i:plugin))))"
+    + r")))"
 )
 # Runs of consecutive wanted lines, one match each (RE2's Python wrapper costs ~5 us a match: a log's
 # ~320 wanted lines come in ~70 runs); the lines are told apart by their newlines.
