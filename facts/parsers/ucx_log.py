@@ -129,6 +129,12 @@ _CREATE_QP = re.compile(r"\biface[= ](?:0x[0-9a-fA-F]{1,16}|\(nil\)):? failed to
                         r"TX wr:\d{1,9} [^\n]{0,120}?RX wr:\d{1,9} sge:\d{1,4} (?:inl|resp)[: ]\d{1,9}: (?P<err>[A-Za-z][A-Za-z ]{0,60}?)[ \t]*(?:[.]|$)"
                         r"(?P<rest>[^\n]*)$", re.M)
 
+# UCX before 1.5 said only "failed to create qp: %m" (src/uct/ib/rc/base/rc_iface.c uct_rc_iface_qp_create; openucx/ucx#2764
+# added the QP type and sizes, the form above):
+# Mon Jul  2 19:35:38 2018[1,936]<stdout>:[1530549338.253029] [clx-hercules-007:20497:0]       rc_iface.c:966  UCX  ERROR failed to create qp: Invalid argument
+#   (openucx/ucx#2718: an MTT run of 3136 ranks, Open MPI's --timestamp-output --tag-output before UCX's own prefix)
+_CREATE_QP_OLD = re.compile(r"\bUCX\s{1,4}ERROR\s{1,4}failed to create qp: (?P<err>[A-Za-z][A-Za-z ]{0,60}?)[ \t\r]*\.?$", re.M)
+
 # UCX's socket connect (src/ucs/sys/sock.c ucs_socket_connect: "connect(fd=%d, dest_addr=%s) failed: %m"), used by its
 # tcp transport, tcp sockcm and the wire-up of the peers' addresses:
 # [1700554343.440877] [10-192-80-132:7356 :0]            sock.c:323  UCX  ERROR   connect(fd=48, dest_addr=172.17.0.1:42887) failed: Connection refused
@@ -148,6 +154,14 @@ def _qp_and_connect(artefact: Artefact, fb: FactBuilder, result: ParseResult) ->
             limit = _MEMLOCK.search(m["rest"])
             fb.add(UcxVerbsFailure, n, verb="ibv_create_qp", device=m["dev"], error=m["err"].strip(), qp_type=m["qpt"],
                    memlock_kb=int(limit["kb"]) if limit else None)
+    if "failed to create qp: " in text:
+        for n, line in iter_lines_with(("failed to create qp: ",), artefact):
+            if (m := _CREATE_QP_OLD.search(line)) is None:
+                continue
+            result.lines_used += 1
+            host = _HOST.search(line[:m.start()])
+            fb.add(UcxVerbsFailure, n, node=artefact.node_for(host["host"] if host else None), verb="ibv_create_qp",
+                   error=m["err"].strip())
     if "connect(fd=" in text:
         for n, line in iter_lines_with(("connect(fd=",), artefact):
             if (m := _CONNECT.search(line)) is None:
@@ -216,7 +230,8 @@ def detect(head: str) -> bool:
         return True
     if ("completion with error" in head or "] with error on " in head) and _VERBS.search(head) is not None:
         return True
-    if "failed to create" in head and " QP " in head and _CREATE_QP.search(head) is not None:
+    if "failed to create" in head and (" QP " in head and _CREATE_QP.search(head) is not None
+                                       or "create qp: " in head and _CREATE_QP_OLD.search(head) is not None):
         return True
     if "connect(fd=" in head and _CONNECT.search(head) is not None:
         return True
@@ -324,6 +339,7 @@ def _verbs_completions(artefact: Artefact, fb: FactBuilder, result: ParseResult)
 SIGNATURES = (r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\) failed: ",
               r"\biface[= ](?:0x[0-9a-fA-F]+|\(nil\)):? failed to create \w+ QP (?:on \w+:\d+ )?TX wr:\d+ ",
               r"\bconnect\(fd=\d+, dest_addr=[^)\n]+\) failed: [A-Za-z]",
+              r"\bUCX\s+ERROR\s+failed to create qp: [A-Za-z]",
               r"shmget\(size=\d+,? flags=0x[0-9a-fA-F]+\) (?:for \S+ failed|returned unexpected error): ",
               r"shmget failed: [A-Za-z][A-Za-z ]*\. \(size=\d+\)",
               r"\(synd 0x[0-9a-fA-F]+ vend 0x[0-9a-fA-F]+[ )]",

@@ -197,6 +197,16 @@ def test_transport_qp_creation_forms(line, qpt, device, error):
     assert (f.verb, f.qp_type, f.device, f.error) == ("ibv_create_qp", qpt, device, error)
 
 
+def test_old_qp_creation_form_under_open_mpi_timestamps():
+    """openucx/ucx#2718: UCX before 1.5's 'failed to create qp: %m' under --timestamp-output, one line run into the one before."""
+    facts = parse_text((FIX / "ucx2718_rc_qp_einval_ompi_timestamp_output.txt").read_text()).facts
+    qp = [(f.evidence.line, f.node, f.error, f.qp_type) for f in facts if f.kind == "ucx_verbs_failure"]
+    assert qp == [(4, "clx-hercules-007", "Invalid argument", None), (6, "clx-hercules-007", "Invalid argument", None)]
+    # the word "qp" of another program, and UCX's line cut before its error: not read
+    assert not ucx_log.detect("failed to create qp: see above\n")
+    assert parse_text("[1530549338.253074] [clx-hercules-007:20490:0]       rc_iface.c:966  UCX  ERROR fail\n").facts == []
+
+
 def test_socket_connect_to_the_docker_bridge():
     """NVIDIA/nccl-tests#180: both ranks' wire-up connect went to 172.17.0.1 (docker0 on every host)."""
     got = [(f.evidence.line, f.address, f.port, f.error, f.docker_bridge)
