@@ -31,7 +31,7 @@ def test_real_logs(rel, want, used):
 
 def test_flag_value_refused_before_start():
     # NVIDIA/gpu-monitoring-tools#94: urfave/cli's refusal of the flag's environment value is the exporter's only line
-    r = parse_fixture(dcgm_exporter_log, "dcgm_exporter_log/gmt94_flag_env_value_not_int_pods.txt")
+    r = parse_fixture(dcgm_exporter_log, "dcgm_exporter_log/gmt94_flag_env_value_not_int_pods_mixed.txt")
     assert _errors(r) == [(9, "fatal", 'could not parse ":9400" as int value for flag port: strconv.ParseInt: parsing ":9400": '
                               "invalid syntax", True)]
     # another Go tool's flag error without dcgm in sight is not this reader's
