@@ -35,6 +35,7 @@ class DevicePluginState(Fact):
 
     kind: Literal["device_plugin_state"] = "device_plugin_state"
     state: str  # incompatible_strategy | no_devices | start_failed | register_failed | kubelet_unreachable | grpc_crashed | crashed
+    #            | socket_unreachable (the kubelet's dial of the plugin's socket failed: ``resource`` the socket)
     strategy: str | None = None  # "auto" (deviceDiscoveryStrategy)
     resource: str | None = None  # "volcano.sh/gpu-memory" ('<res>'), or the plugin's name ("Volcano-GPU-Plugin")
     reason: str | None = None  # socket_in_use (listen ... bind: address already in use) | in_allocate (a panic in Allocate) | mig_config (the MIG strategy's own panic) | other; None for the first two states
@@ -66,10 +67,11 @@ class K8sDeviceAllocationFailed(Fact):
     the scheduler counted."""
 
     kind: Literal["k8s_device_allocation_failed"] = "k8s_device_allocation_failed"
-    resource: str  # "nvidia.com/gpu"
-    reason: str  # devices_unavailable | no_healthy_devices
+    resource: str  # "nvidia.com/gpu"; "" where the message names none (plugin_rpc_failed)
+    reason: str  # devices_unavailable | no_healthy_devices | plugin_rpc_failed (the call to the plugin failed in gRPC)
     requested: int | None = None
     available: int | None = None
+    message: str | None = None  # plugin_rpc_failed: the gRPC status, "Unavailable: error reading from server: EOF"
 
 
 @fact_kind

@@ -130,6 +130,17 @@ _CHECKS = ("placement", "device_handle", "supported_events", "register_events", 
 _ALLOCATE = re.compile(r"Allocate failed due to (?:requested number of devices unavailable for (?P<res>[\w./-]+)\. "
                        r"Requested: (?P<req>\d+), Available: (?P<avail>\d+)|no healthy devices present; cannot allocate "
                        r"unhealthy devices (?P<res2>[\w./-]+))")
+# The kubelet's Allocate call to the plugin failing in gRPC (the admission handler's "Allocate failed due to %v, which is
+# unexpected" around the call's status "rpc error: code = <code> desc = <desc>"): the plugin went away during the call
+# (crashed, restarted) or no longer serves its socket:
+# Message:  Pod Allocate failed due to pc error: code = Unavailable desc = error reading from server: EOF, which is unexpected
+#   (Project-HAMi/volcano-vgpu-device-plugin#4, a letter of "rpc" lost in the paste)
+_ALLOCATE_RPC = re.compile(r"Allocate failed due to [^\n]{0,40}?\bcode = (?P<code>[A-Z]\w{1,30}) desc = (?P<desc>[^\n]{1,300}?), which is unexpected")
+# The kubelet dialling a plugin's socket that nothing serves (grpc's "transport: Error while dialing" of its connection):
+# Err: connection error: desc = "transport: Error while dialing dial unix /var/lib/kubelet/device-plugins/nvidia-gpu.sock: connect:
+# connection refused.      (Project-HAMi/volcano-vgpu-device-plugin#4, the kubelet's log wrapped before the errno text)
+_DIAL_SOCKET = re.compile(r"Error while dialing:? dial unix (?P<sock>\S{0,200}/device-plugins/[\w.-]{1,100}\.sock): connect:"
+                          r"(?:[ \t]+(?P<err>[a-z][a-z ]{2,40}[a-z]))?")
 # The plugin failing to serve or register a resource (server.go Start(); main.go's start loop; v0.6-v0.20, Volcano, HAMi):
 # 2023/08/14 12:05:26 Could not start device plugin for 'volcano.sh/gpu-memory': listen unix /var/lib/kubelet/device-plugins/volcano.sock: bind: address already in use   (volcano-sh/devices#48)
 # 2023/08/14 12:05:26 Plugin Volcano-GPU-Plugin failed to start: listen unix /var/lib/kubelet/device-plugins/volcano.sock: bind: address already in use   (volcano-sh/devices#48)
@@ -165,7 +176,8 @@ _STACK_LINES = 40
 # listen unix /var/lib/kubelet/device-plugins/nvidia-gpu.sock: bind: address already in use
 _SOCKET_IN_USE = re.compile(r"\blisten unix \S+: bind: address already in use")
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
-                           for p in (_STRATEGY, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _CHECK_FAILED, _ALLOCATE, _START,
+                           for p in (_STRATEGY, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _CHECK_FAILED, _ALLOCATE, _ALLOCATE_RPC,
+                                     _DIAL_SOCKET, _START,
                                      _PLUGIN_START, _REGISTER, _KUBELET, _RETRYING, _LIFECYCLE, _GRPC_CRASHED,
                                      _ALLOCATE_FRAME)), re.M)
 
@@ -176,7 +188,7 @@ def detect(head: str) -> bool:
             or "device plugin" in head or "failed to start: " in head or "Could not contact Kubelet" in head
             or "Failed to start one or more plugins" in head or " watcher." in head or "lugins." in head
             or "Loading configuration." in head or "to serve '" in head or "GRPC server for '" in head
-            or ").Allocate(" in head or "unhealthy" in head):
+            or ").Allocate(" in head or "unhealthy" in head or "/device-plugins/" in head):
         return False
     return _ANY.search(head) is not None
 
@@ -218,6 +230,17 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(DevicePluginUnhealthy, n, device=m.groupdict().get(f"{check}_dev"), check_failed=check, detail=m[check])
         elif "device marked unhealthy" in line and (m := _MARKED.search(line)) is not None:
             b.add(DevicePluginUnhealthy, n, device=m["dev"], resource=m["res"])
+        elif "Allocate failed due to" in line and (m := _ALLOCATE_RPC.search(line)) is not None:
+            b.add(K8sDeviceAllocationFailed, n, resource="", reason="plugin_rpc_failed", message=f"{m['code']}: {m['desc']}")
+        elif "Error while dialing" in line and (m := _DIAL_SOCKET.search(line)) is not None:
+            err = m["err"]
+            if err is None and n < len(artefact.lines):
+                # the errno text wrapped onto the next line ("connection refused.")
+                nxt = re.match(r"\s*([a-z][a-z ]{2,40}[a-z])\.?\"?\s*$", artefact.lines[n])
+                err = nxt[1] if nxt else None
+                result.lines_used += nxt is not None
+            b.add(DevicePluginState, n, state="socket_unreachable", resource=m["sock"], reason="other",
+                  message=f"connect: {err}" if err else "connect failed")
         elif "Allocate failed due to" in line and (m := _ALLOCATE.search(line)) is not None:
             if m["res"]:
                 b.add(K8sDeviceAllocationFailed, n, resource=m["res"], reason="devices_unavailable",
@@ -238,6 +261,7 @@ _SIG = re.compile("|".join((
     r"' device marked unhealthy: \S", r"Could not determine device placement for \S",
     r"unable to get device handle from UUID: ", r"unable to determine the supported events for \S",
     r"Marking device \S+ as unhealthy: ", r"; marking all devices as unhealthy", r"Allocate failed due to ", r"Could not start device plugin for '[^']+': ",
+    r"Error while dialing:? dial unix \S*/device-plugins/",
     r"\bPlugin \S+ failed to start: ", r"Could not register device plugin: ", _KUBELET.pattern, _RETRYING.pattern,
     _LIFECYCLE.pattern, r"GRPC server for '[^']+' crashed with error: ", _ALLOCATE_FRAME.pattern)), re.M)
 SIGNATURES = (_SIG,)

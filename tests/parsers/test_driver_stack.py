@@ -199,6 +199,23 @@ def test_kubelet_admission_failure_and_plugin_health_lines():
                    ("k8s_device_allocation_failed", None, "no_healthy_devices")]
 
 
+def test_kubelet_calls_to_a_plugin_that_is_not_serving():
+    # Project-HAMi/volcano-vgpu-device-plugin#4: the Allocate call's gRPC status, and the dial of the plugin's socket
+    # wrapped before its errno text
+    (f,) = _parse(k8s_device_plugin, "k8s_device_plugin/hami_volcano_vgpu4_pod_allocate_rpc_unavailable.txt").facts
+    assert (f.kind, f.reason, f.resource, f.message) == (
+        "k8s_device_allocation_failed", "plugin_rpc_failed", "", "Unavailable: error reading from server: EOF")
+    r = _parse(k8s_device_plugin, "k8s_device_plugin/hami_volcano_vgpu4_kubelet_dial_socket_refused.txt")
+    assert [(f.evidence.line, f.state, f.resource, f.message) for f in r.facts] == [
+        (2, "socket_unreachable", "/var/lib/kubelet/device-plugins/nvidia-gpu.sock", "connect: connection refused")]
+    assert r.lines_used == 2
+    # the errno on the same line; another program's socket is not a device plugin's
+    line = ('Err: connection error: desc = "transport: Error while dialing: dial unix /var/lib/kubelet/device-plugins/'
+            'volcano.sock: connect: no such file or directory"\n')
+    assert [f.message for f in _parse(k8s_device_plugin, text=line).facts] == ["connect: no such file or directory"]
+    assert not k8s_device_plugin.detect('Error while dialing dial unix /run/containerd/containerd.sock: connect: connection refused\n')
+
+
 def test_the_health_checks_own_failures_for_a_device():
     # Project-HAMi/HAMi#1950: the placement of a MIG device the plugin listed could not be resolved
     r = _parse(k8s_device_plugin, "k8s_device_plugin/hami1950_mig_placement_unknown_unhealthy.log")
