@@ -24,7 +24,7 @@ from typing import Iterable, Iterator
 
 from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
 from stethoscope.facts.bundle import FileTask, RawBundle, Skipped, task_artefacts
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, share_keys
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
 from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
 from stethoscope.facts.classify import classifier
@@ -228,6 +228,7 @@ _BUDGET = DEFAULT
 def _init_worker(router, budget: Budget = DEFAULT) -> None:
     global _ROUTER, _BUDGET
     _ROUTER, _BUDGET = router, budget
+    share_keys(False)  # the facts made here are pickled to the parent, which makes them key-sharing
     # forked from a parent that reads with its collector off (engine/pipeline.read_artefacts):
     # a worker keeps no facts, and a reader's cyclic garbage (expat's handler closures) must go
     gc.enable()

@@ -31,3 +31,24 @@ def test_sharing_survives_a_worker_and_a_copy_and_changes_nothing():
     assert {id(r.__pydantic_fields_set__) for r in back} == {id(rows[0].__pydantic_fields_set__)}
     copy = rows[0].model_copy(update={"wrong": 3})
     assert copy.wrong == 3 and rows[0].wrong == 0 and copy.model_fields_set == rows[0].model_fields_set
+
+
+def test_a_facts_field_values_share_their_names_with_the_other_facts_of_its_class():
+    """facts/model.with_values: a 22-field row's __dict__ keeps only its values (key-sharing),
+    built here or unpickled from a worker (which builds plain ones: share_keys(False))."""
+    import sys
+
+    from stethoscope.facts import model
+
+    rows = _rows()
+    back = pickle.loads(pickle.dumps(rows))
+    for facts in (rows, back):
+        assert facts[0] == rows[0] and list(facts[0].__dict__) == list(rows[0].__dict__)
+        assert sys.getsizeof(facts[0].__dict__) < sys.getsizeof(dict(facts[0].__dict__)) / 2
+    model.share_keys(False)
+    try:
+        plain = _rows()
+    finally:
+        model.share_keys(True)
+    assert plain == rows and sys.getsizeof(plain[0].__dict__) == sys.getsizeof(dict(plain[0].__dict__))
+    assert pickle.loads(pickle.dumps(plain)) == rows

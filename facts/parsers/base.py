@@ -21,7 +21,7 @@ from types import UnionType
 from typing import Any, Callable, Iterator, Literal, Union, get_args, get_origin
 
 from stethoscope.facts.limits import EVIDENCE_CHARS, FACTS_PER_KIND, MESSAGE_CHARS, Hit, cut
-from stethoscope.facts.model import INTERN_MAX, MISSING, Evidence, Fact, shared_fields_set, view_value
+from stethoscope.facts.model import INTERN_MAX, MISSING, Evidence, Fact, shared_fields_set, view_value, with_values
 
 
 #: how many times Artefact.line_of counts from the start for an earlier offset before it
@@ -357,8 +357,7 @@ class _Typed:
         _set(evidence, "__pydantic_extra__", None)
         _set(evidence, "__pydantic_private__", None)
         values["evidence"] = evidence
-        fact = _new(self.cls)
-        _set(fact, "__dict__", values)
+        fact = with_values(self.cls, values)  # a key-sharing __dict__ (facts/model.py)
         _set(fact, "__pydantic_fields_set__", self.fields_set)
         _set(fact, "__pydantic_extra__", None)
         _set(fact, "__pydantic_private__", None)
