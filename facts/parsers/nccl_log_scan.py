@@ -52,11 +52,14 @@ _SCAN = re.compile(
 # "<verb> NET plugin"), and the P2P ones as nccl_log_setup's _P2P_NVLINK and _P2P_ENABLE: the other
 # plugins' lines ("TUNER/Plugin: Could not find: libnccl-tuner.so", "ENV/Plugin: ...", "PROFILER/Plugin:
 # ...", "TOPO/NET : Importing network plugins to topology") and "P2P Chunksize set to 131072" give nothing.
+# NCCL's missing verbs library is an INFO in later releases (a WARN up to 2.8 at least), read as nccl_no_ib_device:
+# h100-kickoff-llama-70b-chat-20230328-bcf75c4f6-gn6nd:2340:2384 [4] NCCL INFO Failed to open libibverbs.so[.1]   (nccl#1410)
 # Two scans, not one alternation: the literal-only one lets the regex engine skip ahead by
 # first character, which an alternation with "[\w./\-]+" cannot (2.4x faster).
 _MAYBE_START = re.compile(
     r"(?:Channel|Ring) .*? via |NCCL version|Using network |NET/IB|NET/Socket|Bootstrap|[\w./\-]+:\d+ -> "
     r"|NET/Plugin|Plugin Path|(?:Initialized|Failed to initialize|Assigned) NET plugin|P2P is disabled|Could not enable P2P"
+    r"|Failed to open libibverbs"
 )
 _MAYBE_ANY = re.compile(
     r"GPU Direct RDMA|shared memory|posix_fallocate|failed to extend|Call to ibv|Duplicate GPU|Cuda failure"

@@ -259,6 +259,14 @@ def test_old_socket_format_and_ipv6_bootstrap_list():
         ("eno1", "172.18.40.41"), ("veth25f2e72", "fe80::380d:bfff:fe5b:54d2%veth25f2e72")}
 
 
+def test_verbs_library_missing_at_info():
+    """Later NCCL releases print the missing verbs library at INFO (nccl#1410): no IB device, each process once."""
+    r = parse_fixture("ibverbs_missing_info_nccl1410.log")
+    assert r.errors == []
+    assert {(f["pid"], f["line"]) for f in facts(r, "nccl_no_ib_device")} == {(2340, 1), (2337, 2), (2338, 3)}
+    assert not facts(r, "nccl_warn")
+
+
 def test_socket_connect_failures():
     r = parse_fixture("socket_connect_failures.log")
     assert r.errors == []
