@@ -14,6 +14,11 @@ from stethoscope.facts.model import Evidence, Fact
 EVIDENCE_LIMIT = 20
 SEVERITY_ORDER = {"info": 0, "warning": 1, "critical": 2, "fatal": 3}
 ENTITY_KEYS = ("node", "gpu", "hca", "port", "link", "rank", "switch")
+# the parts of a node a finding can name; at equal severity and confidence a finding that names one
+# (the GPU at 0000:01:00.0, an HCA port, a link) ranks before one that names only a node or a process:
+# it says where to act (harvest 504: the driver's RmInitAdapter failure on its GPU, before nvidia-smi's
+# 'No devices were found' of the same fault)
+PARTS = ("gpu", "hca", "port", "link", "switch")
 
 
 @dataclass
@@ -266,7 +271,8 @@ def rank_findings(findings: list[Finding], symptom: dict[str, bool]) -> list[Fin
 
     def key(item: tuple[int, Finding]) -> tuple:
         i, f = item
-        return (last and f.rule in unexplained, i in explained, -SEVERITY_ORDER[f.severity], bool(symptom.get(f.rule)), -f.confidence, f.rule, f.entity.label,
+        return (last and f.rule in unexplained, i in explained, -SEVERITY_ORDER[f.severity], bool(symptom.get(f.rule)), -f.confidence,
+                not any(getattr(f.entity, part) for part in PARTS), f.rule, f.entity.label,
                 f.cause, f.summary)  # the last two: a total order, whatever order an evaluator fired in
 
     order = sorted(enumerate(findings), key=key)
