@@ -272,8 +272,10 @@ _CQE = re.compile(
 #   (v1.8+'s second line: the QP type, then the failed WQE's opcode)
 _WQE = re.compile(r"\b(?P<qp>[A-Z]{2,5}) QP 0x[0-9a-fA-F]{1,8} wqe\[\d{1,6}\]: (?P<op>[A-Z_]{2,20})\b")
 # [cn355:11558:0:11678] ib_mlx5_log.c:171  ...     [1516700569.600192] [clx-orion-010:31714:0]    ib_mlx5_log.c:113 ...
-#   (ucs_log's "[host:pid:thread[:tid]]" prefix; a timestamp in brackets may come first)
-_HOST = re.compile(r"\[(?P<host>[A-Za-z][\w.-]{0,62}):\s{0,8}\d{1,10}\s{0,8}:\d{1,6}(?::\d{1,10})?\]")
+# [10-192-80-132:7356 :0]            sock.c:323  UCX  ERROR   connect(fd=48, ...)   (NVIDIA/nccl-tests#180: a name that starts with a digit)
+#   (ucs_log's "[host:pid:thread[:tid]]" prefix; a timestamp in brackets may come first; a host name may start with a
+#   digit (RFC 1123), but all digits is a clock's "[12:34:56]", not a host)
+_HOST = re.compile(r"\[(?P<host>(?!\d{1,63}:)[A-Za-z0-9][\w.-]{0,62}):\s{0,8}\d{1,10}\s{0,8}:\d{1,6}(?::\d{1,10})?\]")
 
 #: the mlx5 CQE syndrome -> libibverbs' ibv_wc_status, as rdma-core's mlx5 provider translates it
 #: (providers/mlx5/mlx5dv.h MLX5_CQE_SYNDROME_*; providers/mlx5/cq.c mlx5_handle_error_cqe(), any

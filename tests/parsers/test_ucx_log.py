@@ -209,9 +209,13 @@ def test_old_qp_creation_form_under_open_mpi_timestamps():
 
 def test_socket_connect_to_the_docker_bridge():
     """NVIDIA/nccl-tests#180: both ranks' wire-up connect went to 172.17.0.1 (docker0 on every host)."""
-    got = [(f.evidence.line, f.address, f.port, f.error, f.docker_bridge)
+    got = [(f.evidence.line, f.node, f.address, f.port, f.error, f.docker_bridge)
            for f in parse_text((FIX / "ncclt180_connect_docker_bridge.txt").read_text()).facts if f.kind == "ucx_socket_connect_failed"]
-    assert got == [(2, "172.17.0.1", 42887, "Connection refused", True), (3, "172.17.0.1", 40235, "Connection refused", True)]
+    assert got == [(2, "10-192-80-132", "172.17.0.1", 42887, "Connection refused", True),
+                   (3, "10-192-80-132", "172.17.0.1", 40235, "Connection refused", True)]  # the host starts with a digit
+    # a clock in brackets is no "[host:pid:thread]" prefix
+    (f,) = parse_text("[12:34:56] sock.c:323  UCX  ERROR   connect(fd=48, dest_addr=10.0.0.2:42887) failed: No route to host\n").facts
+    assert f.node == "node1"
     (f,) = parse_text("[1700554343.440877] [n1:7356 :0]   sock.c:323  UCX  ERROR   connect(fd=48, dest_addr=10.0.0.2:42887) "
                       "failed: No route to host\n").facts
     assert (f.address, f.error, f.docker_bridge) == ("10.0.0.2", "No route to host", False)
