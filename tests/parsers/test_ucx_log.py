@@ -199,7 +199,7 @@ def test_transport_qp_creation_forms(line, qpt, device, error):
 
 def test_old_qp_creation_form_under_open_mpi_timestamps():
     """openucx/ucx#2718: UCX before 1.5's 'failed to create qp: %m' under --timestamp-output, one line run into the one before."""
-    facts = parse_text((FIX / "ucx2718_rc_qp_einval_ompi_timestamp_output.txt").read_text()).facts
+    facts = parse_text((FIX / "ucx2718_rc_qp_einval_ompi_timestamp_output_mixed.txt").read_text()).facts
     qp = [(f.evidence.line, f.node, f.error, f.qp_type) for f in facts if f.kind == "ucx_verbs_failure"]
     assert qp == [(4, "clx-hercules-007", "Invalid argument", None), (6, "clx-hercules-007", "Invalid argument", None)]
     # the word "qp" of another program, and UCX's line cut before its error: not read
