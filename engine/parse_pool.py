@@ -27,6 +27,7 @@ from stethoscope.facts.bundle import FileTask, RawBundle, Skipped, task_artefact
 from stethoscope.facts.model import Fact, share_keys
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
 from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
+from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget, Hit
 from stethoscope.facts.parsers.unrecognised_text import unread_failures
@@ -126,6 +127,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     if not kinds:  # nobody knows the format: its error lines still count (unrecognised_text)
         kinds = [p for p in load_fallbacks() if p.detect(text)]
     if not kinds:
+        classify.forget()  # the classifier's reference to the text it scanned last
         if not load_verdict_policy().terms_re.search(text):
             out.uninformative = ("no reader knows its format, and no line reports an error or names a GPU, "
                                  "driver, network or job term")
@@ -162,6 +164,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         for kind, (n, line) in res.capped.items():
             out.limits.append(LimitHit(limit="facts_per_kind", path=art.path, line=line, detail=(
                 f"{n:,} more {kind} facts from line {line} on counted, not kept (the first {FACTS_PER_KIND:,} kept)")))
+    classify.forget()
     if _may_hide_failures(kinds, out):  # read or not: a log its readers found nothing in may hold a crash
         owners = [sig for p in kinds if p.KIND not in _log_kinds() for sig in getattr(p, "SIGNATURES", ())]
         # readings folded unbuilt are state facts, which _cited_lines leaves out too

@@ -11,7 +11,8 @@ is theirs. A parser without ``SIGNATURES`` is asked always (slower, never wrong)
 A parser module may also declare ``TEXT_GATES``: RE2 patterns about the whole text (e.g. "every
 line carries NCCL's prefix") that it would otherwise test with a pass of its own. They are more
 members of the same set; :func:`gate` gives a reader the answer for the text last scanned (None
-for any other text: the reader then runs its own pass).
+for any other text: the reader then runs its own pass), and :func:`found` the same of one of its
+``SIGNATURES`` (a reader of several line forms looks only for those whose signature occurs).
 
 Flags of compiled patterns (MULTILINE, IGNORECASE, DOTALL) become inline flags. RE2 has no
 look-around or back-references: a signature must not use them (tests/test_classify.py
@@ -50,6 +51,7 @@ class Classifier:
     always: tuple[int, ...]  # parsers without signatures
     rset: object
     gates: tuple[str, ...] = ()  # the set's members after the wrapper gate: the TEXT_GATES' sources
+    sources: tuple[str, ...] = ()  # set index -> the signature's source (found())
 
     def candidates(self, text: str) -> list[ModuleType]:
         return self.scan(text)[0]
@@ -65,6 +67,7 @@ class Classifier:
         for i in self.rset.Match(text) or ():
             if i < owned:
                 hit.add(self.owner[i])
+                gates.append(self.sources[i])
             elif i == owned:
                 wrapped = True
             else:
@@ -74,7 +77,8 @@ class Classifier:
         return [self.parsers[i] for i in sorted(hit)], wrapped
 
 
-#: the text Classifier.scan last scanned (this process's), and the TEXT_GATES found in it (gate())
+#: the text Classifier.scan last scanned (this process's), and the TEXT_GATES and signatures found
+#: in it (gate(), found())
 _last: tuple[str | None, frozenset[str]] = (None, frozenset())
 
 
@@ -84,6 +88,20 @@ def gate(text: str, pattern: re2._Regexp) -> bool | None:
     scan); None for another text, which the reader then tests itself."""
     last, found = _last
     return (pattern.pattern in found) if text is last else None
+
+
+def forget() -> None:
+    """Drop the reference to the text last scanned (a file's whole text, up to a window of a large
+    one): parse_one calls it when the file's readers are done."""
+    global _last
+    _last = (None, frozenset())
+
+
+def found(text: str, signature: re.Pattern | str) -> bool | None:
+    """Whether ``signature``, one of a reader's ``SIGNATURES``, occurs in ``text``, when ``text`` is
+    the text the classifier scanned last (as gate()); None for another text."""
+    last, seen = _last
+    return (signature_source(signature) in seen) if text is last else None
 
 
 #: RE2's memory for the set's program and its lazily built DFA. At the default 8 MiB the DFA of
@@ -100,20 +118,23 @@ def build(parsers: tuple[ModuleType, ...]) -> Classifier:
     rset = re2.Set.SearchSet(options)
     owner: list[int] = []
     always: list[int] = []
+    sources: list[str] = []
     for i, mod in enumerate(parsers):
         sigs = getattr(mod, "SIGNATURES", None)
         if not sigs:
             always.append(i)
             continue
         for sig in sigs:
-            rset.Add(signature_source(sig))
+            sources.append(signature_source(sig))
+            rset.Add(sources[-1])
             owner.append(i)
     rset.Add(PLAIN_GATE.pattern)  # the wrapper gate (Classifier.scan)
     gates = tuple(dict.fromkeys(g.pattern for mod in parsers for g in getattr(mod, "TEXT_GATES", ())))
     for g in gates:  # then the readers' text gates (gate())
         rset.Add(g)
     rset.Compile()
-    return Classifier(parsers=parsers, owner=tuple(owner), always=tuple(always), rset=rset, gates=gates)
+    return Classifier(parsers=parsers, owner=tuple(owner), always=tuple(always), rset=rset, gates=gates,
+                      sources=tuple(sources))
 
 
 @lru_cache(maxsize=1)

@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 import re2
 
+from stethoscope.facts import classify
 from stethoscope.facts.classify import build, classifier, signature_source
 from stethoscope.facts.parsers.base import Artefact
 from stethoscope.facts.registry import load_parsers
@@ -42,6 +43,7 @@ def test_no_reader_accepts_a_real_text_its_signatures_missed():
         art = Artefact(path=str(path.relative_to(ROOT)), node="n", text=raw)
         art.normalise()
         cands = {m.KIND for m in c.candidates(art.text)}
+        classify.forget()  # each detect on its own (no answer of classify.found for the text)
         misses += [f"{art.path}: {m.KIND}" for m in load_parsers() if m.KIND not in cands and m.detect(art.text)]
     assert len(TEXTS) > 300
     assert not misses, misses
@@ -63,3 +65,24 @@ def test_a_reader_without_signatures_is_always_asked():
             return True
 
     assert [m.KIND for m in build((Mod,)).candidates("anything")] == ["x"]
+
+
+def test_found_answers_for_the_text_last_scanned_only():
+    """classify.found: whether a signature occurs, from the last scan (what a reader of several
+    forms, dynamic_linker, uses to skip the searches of forms absent); None for another text."""
+    from stethoscope.facts.parsers import dynamic_linker
+
+    c = classifier()
+    compiled = [re2.compile(signature_source(s)) for s in dynamic_linker.SIGNATURES]
+    marks = ("undefined symbol", "cannot open shared object", "not found (required by", "dso_loader", "NCCL INFO")
+    texts = [t for t in (p.read_bytes().decode("utf-8", "replace") for p in TEXTS) if any(m in t for m in marks)]
+    assert len(texts) > 50
+    for text in texts:
+        c.scan(text)
+        assert [classify.found(text, s) for s in dynamic_linker.SIGNATURES] == \
+            [rx.search(text) is not None for rx in compiled], text[:200]
+        scanned = dynamic_linker.detect(text)
+        assert classify.found(text + "x", dynamic_linker.SIGNATURES[0]) is None
+        classify.forget()
+        assert classify.found(text, dynamic_linker.SIGNATURES[0]) is None
+        assert dynamic_linker.detect(text) == scanned, text[:200]
