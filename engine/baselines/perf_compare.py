@@ -25,6 +25,7 @@ import statistics
 from collections import defaultdict
 from contextlib import contextmanager
 from contextvars import ContextVar
+from operator import attrgetter, itemgetter
 from typing import Iterable, Iterator
 
 from stethoscope.engine.baselines import store
@@ -84,27 +85,32 @@ def size_text(n: int) -> str:
     return f"{n} B"
 
 
+def _transport_family(transport: str) -> str:
+    """"NET/IB/0/GDRDMA" -> "NET/IB", "P2P/CUMEM" -> "P2P": the part a run's topology names."""
+    parts = transport.split("/")
+    return parts[0] + ("/" + parts[1] if transport.startswith("NET/") else "")
+
+
+#: an nccl_test_row's fields runs_of reads, by one C call per row
+_ROW = attrgetter("run_id", "size_bytes", "oop_time_us", "ip_time_us")
+
+
 def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, dict[int, Fact]]]:
-    """(run fact, its table, its context, size -> row fact) for every run with a table."""
-    by_run: dict[str, list[Fact]] = defaultdict(list)
+    """(run fact, its table, its context, size -> row fact) for every run with a table.
+    Each kind is read by its own loop (a bundle's ~140 rows a node: no test of the kind per
+    fact), the rows' fields by one attrgetter; values and order as a single pass gives them."""
+    by_run: dict[str, list[tuple[int, float, float | None, Fact]]] = defaultdict(list)
+    for f in of_kind(facts, "nccl_test_row"):
+        run_id, size, oop, ip = _ROW(f)
+        by_run[run_id].append((size, oop, ip, f))
     ranks: dict[str, list[Fact]] = defaultdict(list)
-    gpus, envs, topo, versions, transports = [], {}, set(), [], set()
-    for f in of_kind(facts, "nccl_test_row", "nccl_test_rank", "gpu_info", "nccl_env", "gpu_topo_link", "nccl_transport",
-                     "nccl_version"):
-        if f.kind == "nccl_test_row":
-            by_run[f.run_id].append(f)
-        elif f.kind == "nccl_test_rank":
-            ranks[f.run_id].append(f)
-        elif f.kind == "gpu_info":
-            gpus.append(f)
-        elif f.kind == "nccl_env" and not f.name.startswith(_QUIET_ENV):
-            envs[f.name] = f.value
-        elif f.kind == "gpu_topo_link" and f.b.startswith("GPU"):
-            topo.add(f.connection)
-        elif f.kind == "nccl_transport":
-            transports.add(f.transport.split("/")[0] + ("/" + f.transport.split("/")[1] if f.transport.startswith("NET/") else ""))
-        elif f.kind == "nccl_version":
-            versions.append(f.version)
+    for f in of_kind(facts, "nccl_test_rank"):
+        ranks[f.run_id].append(f)
+    gpus = of_kind(facts, "gpu_info")
+    envs = {f.name: f.value for f in of_kind(facts, "nccl_env") if not f.name.startswith(_QUIET_ENV)}
+    topo = {f.connection for f in of_kind(facts, "gpu_topo_link") if f.b.startswith("GPU")}
+    transports = {_transport_family(t) for t in {f.transport for f in of_kind(facts, "nccl_transport")}}
+    versions = [f.version for f in of_kind(facts, "nccl_version")]
     # what every run shares (the bundle's GPUs, topology and NCCL environment): once, not per run
     driver = next((g.driver_version for g in gpus if g.driver_version), None)
     cuda = next((g.cuda_version for g in gpus if g.cuda_version), None)
@@ -122,13 +128,18 @@ def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, dict[int, 
             continue
         table = store.Table(run.collective, run.nranks)
         row_of: dict[int, Fact] = {}
-        for r in sorted(rows, key=lambda r: r.size_bytes):
-            times = [t for t in (r.oop_time_us, r.ip_time_us) if t and t > 0]
-            if not times or r.size_bytes in row_of:
+        for size, oop, ip, r in sorted(rows, key=itemgetter(0)):
+            # the best of the out-of-place and in-place times that were measured (> 0)
+            if oop and oop > 0:
+                t = ip if ip and 0 < ip < oop else oop
+            elif ip and ip > 0:
+                t = ip
+            else:
                 continue
-            t = min(times)
-            table.rows.append(store.Row(r.size_bytes, t, round(r.size_bytes / t / 1e3 * factor, 3)))
-            row_of[r.size_bytes] = r
+            if size in row_of:
+                continue
+            table.rows.append(store.Row(size, t, round(size / t / 1e3 * factor, 3)))
+            row_of[size] = r
         hosts: dict[str, int] = defaultdict(int)
         for rk in ranks.get(run.id, []):
             hosts[rk.host] += 1
