@@ -11,15 +11,18 @@ durable-rules 2.0.28 loses data silently unless guarded, so this module:
 - splits rules over several rulesets so none holds more than MAX_CONDITIONS conditions
   (a ruleset much larger than ~500 hangs), and sends derived facts to every ruleset.
 Facts of kinds named in a ``none:`` clause are asserted first, so "absent" means absent
-from the whole bundle, as in the reference evaluator.
+from the whole bundle, as in the reference evaluator. A rule of one pattern whose ``none:``
+names only given kinds is resolved before durable (``_resolvable``): durable would hold every
+fact it might fire on or be blocked by (~8 KB each) to find what one look-up finds.
 """
 from __future__ import annotations
 
 import functools
 import json
 from collections import deque
+from itertools import chain, compress
 from operator import attrgetter
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from stethoscope.engine.ruleengine.compile import SELF, CompiledRule, Pattern, Ref, Test, test_passes
 from stethoscope.engine.ruleengine.derive import Firing, derived_inputs, make_derived
@@ -184,14 +187,31 @@ def _none_first(rules: list[CompiledRule]) -> dict[str, int]:
         return {}
 
 
-def literal_tests(rules: list[CompiledRule]) -> dict[str, list[tuple[Test, ...]]]:
+def literal_tests(rules: list[CompiledRule], own: bool = False) -> dict[str, list[tuple[Test, ...]]]:
     """kind -> for each pattern (``all`` and ``none``) of that kind, its tests that compare a
-    field with a constant (tests against another fact's field are left to the engine)."""
+    field with a constant (tests against another fact's field are left to the engine); ``own``:
+    with those that compare two fields of the fact itself (``ratio: {lt: $c.below_limit}``),
+    which it also passes or fails alone."""
     out: dict[str, list[tuple[Test, ...]]] = {}
     for r in rules:
         for p in (*r.all, *r.none):
-            out.setdefault(p.kind, []).append(tuple(t for t in p.tests if not isinstance(t.value, Ref)))
+            out.setdefault(p.kind, []).append(tuple(t for t in p.tests if _alone(t, own)))
     return out
+
+
+def _alone(t: Test, own: bool = True) -> bool:
+    """Whether the fact under test decides ``t`` alone: a constant, or with ``own`` another of its fields."""
+    return not isinstance(t.value, Ref) or (own and t.value.alias == SELF)
+
+
+def _reads(tests: Iterable[Test]) -> tuple[str, ...]:
+    """The fields of the fact under test that tests it decides alone read (a field compared with too)."""
+    names = set()
+    for t in tests:
+        names.add(t.field)
+        if isinstance(t.value, Ref) and t.value.alias == SELF:
+            names.add(t.value.field)
+    return tuple(sorted(names))
 
 
 def can_bind(patterns: list[tuple[Test, ...]], view: dict[str, Any]) -> bool:
@@ -201,25 +221,36 @@ def can_bind(patterns: list[tuple[Test, ...]], view: dict[str, Any]) -> bool:
     return any(all(test_passes(t, view, {}) for t in tests) for tests in patterns)
 
 
-class _Binder:
-    """``can_bind`` of a fact against the rules' constant tests, asked once per distinct set of
-    the values its kind's tests read: a healthy fleet's facts of one kind mostly repeat a few
-    (``active=False``, ``wrong=0``), and one FieldView and its tests per fact cost ~3 us."""
+def _binding(facts: list[Fact], pats: list[tuple[Test, ...]]) -> Iterator[bool]:
+    """Whether each fact passes every test of at least one of ``pats`` (each the tests of a
+    pattern a fact decides alone: ``can_bind``), asked once per distinct set of the values those
+    tests read: a healthy fleet's facts of one kind mostly repeat a few (``active=False``,
+    ``wrong=0``), and one view and its tests per fact cost ~3 us."""
+    names = _reads(t for tests in pats for t in tests)
+    keys, view = _distinct(facts, names)
+    answer = {raw: can_bind(pats, _small(names, values)) for raw, values in view.items()}
+    return map(answer.__getitem__, keys)
 
-    def __init__(self, literal: dict[str, list[tuple[Test, ...]]]):
-        self.literal = literal
-        self.names = {kind: tuple(sorted({t.field for tests in pats for t in tests})) for kind, pats in literal.items()}
-        self.memo: dict[tuple[str, tuple[Any, ...]], bool] = {}
 
-    def __call__(self, fact: Fact) -> bool:
-        kind = fact.kind
-        names = self.names[kind]
-        values = _values(fact, names)
-        got = self.memo.get((kind, values))
-        if got is None:
-            view = {name: v for name, v in zip(names, values) if v is not MISSING}
-            got = self.memo[(kind, values)] = can_bind(self.literal[kind], view)
-        return got
+def _small(names: tuple[str, ...], values: tuple[Any, ...]) -> dict[str, Any]:
+    """The rule view of these fields (MISSING ones left out), for test_passes."""
+    return {name: v for name, v in zip(names, values) if v is not MISSING}
+
+
+def _distinct(facts: list[Fact], names: tuple[str, ...]) -> tuple[list[Any], dict[Any, tuple[Any, ...]]]:
+    """(each fact's key, key -> the rule-view values of ``names`` it stands for). Facts of one
+    class are keyed by their raw values, read by one attrgetter mapped in C (a bundle's ~100k
+    facts, ~1 us each through a Python call); others, or unhashable values, by their view values."""
+    classes = set(map(type, facts))
+    if len(classes) == 1:
+        get, to_view = _parts(classes.pop(), names)
+        keys = list(map(get, facts))
+        try:
+            return keys, {raw: to_view(raw) for raw in set(keys)}
+        except TypeError:  # a list or dict value: no hash
+            pass
+    keys = [_values(f, names) for f in facts]
+    return keys, {k: k for k in keys}
 
 
 class FieldView:
@@ -259,36 +290,40 @@ def _field_value(fact: Fact, fields: dict, name: str) -> Any:
 
 def _values(fact: Fact, names: tuple[str, ...]) -> tuple[Any, ...]:
     """The rule-view values (MISSING where left out) of these fields of a fact. The fields its
-    class has are read by one attrgetter (C), made once per class and names: live_rules and
-    _Binder ask this of every fact of a rule's kind (~340k at 1,024 bench nodes), where a
-    getattr per field cost the parent ~1 s."""
-    read = _READERS.get((type(fact), names))
-    if read is None:
-        read = _READERS[(type(fact), names)] = _reader(type(fact), names)
-    return read(fact)
+    class has are read by one attrgetter (C), made once per class and names (_parts): a getter
+    per field for each fact of a rule's kind (~340k at 1,024 bench nodes) cost the parent ~1 s."""
+    get, to_view = _parts(type(fact), names)
+    return to_view(get(fact))
 
 
-def _reader(cls: type, names: tuple[str, ...]) -> Callable[[Fact], tuple[Any, ...]]:
+def _parts(cls: type, names: tuple[str, ...]) -> tuple[Callable[[Fact], Any], Callable[[Any], tuple[Any, ...]]]:
+    """(get, to_view) for facts of ``cls``: ``get`` reads the raw values of the fields it has
+    (one attrgetter, C), ``to_view`` turns what it read into the rule-view values of ``names``."""
+    made = _READERS.get((cls, names))
+    if made is None:
+        made = _READERS[(cls, names)] = _make_parts(cls, names)
+    return made
+
+
+def _make_parts(cls: type, names: tuple[str, ...]) -> tuple[Callable[[Fact], Any], Callable[[Any], tuple[Any, ...]]]:
     fields = _model_fields(cls)
     have = [n for n in names if n != "evidence" and n in fields]
     if not have:
-        return lambda _fact: (MISSING,) * len(names)
+        return (lambda _fact: ()), (lambda _raw: (MISSING,) * len(names))
     get = attrgetter(*have)
-    if len(have) == 1:
-        one = get
-        get = lambda fact: (one(fact),)  # noqa: E731 - attrgetter of one name gives the value itself
+    if len(have) == 1:  # attrgetter of one name gives the value itself
+        if len(names) == 1:
+            return get, lambda raw: (view_value(raw),)
+        at = names.index(have[0])
+        return get, lambda raw: (MISSING,) * at + (view_value(raw),) + (MISSING,) * (len(names) - at - 1)
     if len(have) == len(names):
-        return lambda fact: tuple(map(view_value, get(fact)))
+        return get, lambda raw: tuple(map(view_value, raw))
     slot = {n: i for i, n in enumerate(have)}
     where = [slot.get(n) for n in names]
-
-    def read(fact: Fact) -> tuple[Any, ...]:
-        got = get(fact)
-        return tuple(MISSING if i is None else view_value(got[i]) for i in where)
-    return read
+    return get, lambda raw: tuple(MISSING if i is None else view_value(raw[i]) for i in where)
 
 
-_READERS: dict[tuple[type, tuple[str, ...]], Callable[[Fact], tuple[Any, ...]]] = {}
+_READERS: dict[tuple[type, tuple[str, ...]], tuple[Callable[[Fact], Any], Callable[[Any], tuple[Any, ...]]]] = {}
 
 
 _FIELDS: dict[type, dict] = {}
@@ -302,13 +337,14 @@ def _model_fields(cls: type) -> dict:
     return fields
 
 
-def live_rules(rules: list[CompiledRule], views: Iterable[Any]) -> list[CompiledRule]:
+def live_rules(rules: list[CompiledRule], views: Iterable[Any] | dict[str, list[Fact]]) -> list[CompiledRule]:
     """The rules that can fire on facts with these rule views: each of whose ``all`` patterns
-    some fact passes the constant tests of, or names a kind a rule derives (``then.assert``:
-    such facts appear only during the run). A rule one of whose patterns no fact can fill never
-    fires, and a healthy fleet fills few: neither those rules nor the facts only they could take
-    need go to durable (tests/test_engine_equivalence.py). ``views``: facts (read field by
-    field), FieldViews or rule-view dicts.
+    some fact passes the tests it decides alone (``_alone``: constants, or its own fields) of,
+    or names a kind a rule derives (``then.assert``: such facts appear only during the run). A
+    rule one of whose patterns no fact can fill never fires, and a healthy fleet fills few:
+    neither those rules nor the facts only they could take need go to durable
+    (tests/test_engine_equivalence.py). ``views``: facts (read field by field), FieldViews or
+    rule-view dicts; or facts by kind (what run() gives: each kind's distinct values read in C).
 
     A derived kind fills a pattern when facts of it are given or a rule that can fire derives it: the rules are
     taken from the least fixpoint (none deriving at first, then those the facts and the kinds
@@ -316,43 +352,26 @@ def live_rules(rules: list[CompiledRule], views: Iterable[Any]) -> list[Compiled
     rule in use will make (nccl_socket_fallback's rdma_expected on a fleet whose NCCL names no
     IB device) loads nothing into durable: its facts cost durable ~8 KB each (a fixed-size
     message, whatever the fields; 3,072 nccl_net_selected of a 256-node bench bundle, ~25 MB)."""
-    derivable = {r.rule.then.assert_.kind for r in rules if r.rule.then.assert_ is not None}
-    wanted: dict[str, dict[tuple[Test, ...], bool]] = {}  # kind -> constant tests -> filled
+    wanted: dict[str, dict[tuple[Test, ...], bool]] = {}  # kind -> tests it decides alone -> filled
     for r in rules:
         for p in r.all:
-            wanted.setdefault(p.kind, {})[tuple(t for t in p.tests if not isinstance(t.value, Ref))] = False
-    open_ = sum(len(v) for v in wanted.values())
+            wanted.setdefault(p.kind, {})[tuple(t for t in p.tests if _alone(t))] = False
     # a healthy fleet's facts of one kind mostly repeat the few values the tests read (wrong=0,
     # active=False): each distinct set of them is tested once
-    fields_of = {kind: tuple(sorted({t.field for tests in tests_of for t in tests})) for kind, tests_of in wanted.items()}
-    tried: dict[str, set[tuple[Any, ...]]] = {kind: set() for kind in wanted}
+    fields_of = {kind: _reads(t for tests in tests_of for t in tests) for kind, tests_of in wanted.items()}
     open_of = {kind: len(tests_of) for kind, tests_of in wanted.items()}  # kind -> its tests not yet filled
-    for view in views:
-        is_fact = isinstance(view, Fact)
-        kind = view.kind if is_fact else view["kind"]
-        if not open_of.get(kind):
-            continue
-        if is_fact:  # read field by field, as FieldView does (no view built)
-            values = _values(view, fields_of[kind])
-        else:
-            get = view.value if isinstance(view, FieldView) else (lambda name, _v=view: _v.get(name, MISSING))
-            values = tuple(get(name) for name in fields_of[kind])
-        if values in tried[kind]:
-            continue
-        tried[kind].add(values)
+    for kind, values in _kind_values(views, fields_of, open_of):
+        small = _small(fields_of[kind], values)
         tests_of = wanted[kind]
-        small = {name: v for name, v in zip(fields_of[kind], values) if v is not MISSING}
         for tests, filled in tests_of.items():
             if not filled and all(test_passes(t, small, {}) for t in tests):
                 tests_of[tests] = True
-                open_ -= 1
                 open_of[kind] -= 1
-        if not open_:
+        if not any(open_of.values()):
             break
 
     def fillable(r: CompiledRule, derived: set[str]) -> bool:
-        return all(p.kind in derived or wanted[p.kind][tuple(t for t in p.tests if not isinstance(t.value, Ref))]
-                   for p in r.all)
+        return all(p.kind in derived or wanted[p.kind][tuple(t for t in p.tests if _alone(t))] for p in r.all)
 
     derived: set[str] = set()
     while True:
@@ -363,17 +382,99 @@ def live_rules(rules: list[CompiledRule], views: Iterable[Any]) -> list[Compiled
         derived |= more
 
 
+def _kind_values(views: Iterable[Any] | dict[str, list[Fact]], fields_of: dict[str, tuple[str, ...]],
+                 open_of: dict[str, int]) -> Iterable[tuple[str, tuple[Any, ...]]]:
+    """(kind, values of its fields_of) once per distinct set, for the kinds with tests still open."""
+    if isinstance(views, dict):
+        for kind, facts in views.items():
+            if open_of.get(kind) and facts:
+                yield from ((kind, values) for values in _distinct(facts, fields_of[kind])[1].values())
+        return
+    tried: dict[str, set[tuple[Any, ...]]] = {kind: set() for kind in fields_of}
+    for view in views:
+        is_fact = isinstance(view, Fact)
+        kind = view.kind if is_fact else view["kind"]
+        if not open_of.get(kind):
+            continue
+        if is_fact:  # read field by field, as FieldView does (no view built)
+            values = _values(view, fields_of[kind])
+        else:
+            get = view.value if isinstance(view, FieldView) else (lambda name, _v=view: _v.get(name, MISSING))
+            values = tuple(get(name) for name in fields_of[kind])
+        if values not in tried[kind]:
+            tried[kind].add(values)
+            yield kind, values
+
+
+def _resolvable(rules: list[CompiledRule]) -> list[CompiledRule]:
+    """Rules of one ``all`` pattern with a ``none:`` clause over kinds no rule derives, deriving
+    nothing themselves: whether one fires on a fact is its pattern's tests and a look-up in the
+    facts of its ``none`` kinds, all given before the run (_unblocked). In durable such a rule
+    held every fact of those kinds that passed the tests they decide alone, and every fact it
+    might fire on: nccl_tests_busbw_unjudged took each nccl-tests run and each busbw_comparison,
+    ~2,560 facts of a 256-node bundle at ~8 KB each, to fire on none."""
+    derivable = {r.rule.then.assert_.kind for r in rules if r.rule.then.assert_ is not None}
+    return [r for r in rules if len(r.all) == 1 and r.none and r.rule.then.assert_ is None and not r.kinds & derivable]
+
+
+def _passing(facts: list[Fact], tests: tuple[Test, ...]) -> list[Fact]:
+    return list(compress(facts, _binding(facts, [tests])))
+
+
+def _unblocked(rule: CompiledRule, groups: dict[str, list[Fact]]) -> list[Firing]:
+    """The firings of a rule _resolvable gives, as the reference evaluator has them: each fact
+    that passes its pattern's tests and that no fact of a ``none`` pattern matches. A ``none``
+    pattern's facts are indexed by the fields its equality joins read (``run_id: $r.id``); its
+    other joins are tested on the facts of one key only."""
+    p = rule.all[0]
+    cands = _passing(groups.get(p.kind, []), p.tests)  # (one pattern: each test is decided alone)
+    for q in rule.none:
+        blockers = _passing(groups.get(q.kind, []), tuple(t for t in q.tests if _alone(t)))
+        if not cands or not blockers:
+            continue
+        keys = tuple(t for t in q.tests if not _alone(t) and t.op == "eq")
+        rest = tuple(t for t in q.tests if not _alone(t) and t.op != "eq")
+        index: dict[tuple[Any, ...], list[Fact]] = {}
+        for n in blockers:
+            key = _values(n, tuple(t.field for t in keys))
+            if all(v is not MISSING for v in key):  # an equality with a field the fact lacks is false
+                index.setdefault(key, []).append(n)
+        ref_fields = tuple(t.value.field for t in keys)
+
+        def blocked(c: Fact) -> bool:
+            bucket = index.get(_values(c, ref_fields), ())
+            bound = {p.alias: FieldView(c)}
+            return any(all(test_passes(t, FieldView(n), bound) for t in rest) for n in bucket)
+
+        cands = [c for c in cands if not blocked(c)]
+    return [Firing(rule.id, ((p.alias, c.id),)) for c in cands]
+
+
 def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing], list[Fact]]:
     """Assert ``facts`` into a fresh durable host; return the firings and derived facts.
     Only the rules that can fire on them are loaded (``live_rules``), and only facts that can
-    bind some pattern of those are asserted (``can_bind``)."""
+    bind some pattern of those are asserted (``can_bind``); a rule of one pattern whose
+    ``none:`` needs only given facts is resolved here instead (``_resolvable``)."""
     every = {k for r in rules for k in r.kinds}
-    facts = [f for f in facts if f.kind in every]
-    rules = live_rules(rules, facts)
+    facts = facts if isinstance(facts, list) else list(facts)
+    positions: dict[str, list[int]] = {}  # kind -> where its facts are, in one pass
+    for i, f in enumerate(facts):
+        kind = f.kind
+        if kind in every:
+            if kind in positions:
+                positions[kind].append(i)
+            else:
+                positions[kind] = [i]
+    groups = {kind: list(map(facts.__getitem__, at)) for kind, at in positions.items()}
+    rules = live_rules(rules, groups)
+    resolved = _resolvable(rules)
+    firings: list[Firing] = [f for r in resolved for f in _unblocked(r, groups)]
+    if resolved:
+        gone = {r.id for r in resolved}
+        rules = [r for r in rules if r.id not in gone]
     if not rules:
-        return [], []
+        return firings, []
     by_id: dict[str, Fact] = {}
-    firings: list[Firing] = []
     derived: list[Fact] = []
     queue: deque[Fact] = deque()
     errors: list[str] = []
@@ -431,10 +532,12 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
     try:
         rank = _none_first(rules)
         used = frozenset().union(*kinds_of.values()) if kinds_of else frozenset()
-        binds = _Binder(literal_tests(rules))
-        # only facts some pattern can take go to durable (the rest never could), sorted after
-        # being picked: the bundle's other facts (~95%) need no sort key
-        kept = [f for f in facts if f.kind in used and binds(f)]
+        literal = literal_tests(rules, own=True)
+        # only facts some pattern can take go to durable (the rest never could), in their order,
+        # sorted after being picked: the bundle's other facts (~95%) need no sort key
+        at = sorted(chain.from_iterable(compress(positions[kind], _binding(groups[kind], literal[kind]))
+                                        for kind in used if kind in groups))
+        kept = list(map(facts.__getitem__, at))
         ordered = sorted(kept, key=lambda f: (f.kind not in none_kinds, rank.get(f.kind, len(rank))))
         for fact in ordered:
             view = fact.rule_view()
