@@ -28,7 +28,7 @@ from types import ModuleType
 
 import re2
 
-from stethoscope.facts.lines import PLAIN_GATE
+from stethoscope.facts.lines import PLAIN_GATE, UNCUT_GATE
 
 _FLAGS = ((re.MULTILINE, "m"), (re.IGNORECASE, "i"), (re.DOTALL, "s"))
 
@@ -50,7 +50,7 @@ class Classifier:
     owner: tuple[int, ...]  # set index -> index into parsers
     always: tuple[int, ...]  # parsers without signatures
     rset: object
-    gates: tuple[str, ...] = ()  # the set's members after the wrapper gate: the TEXT_GATES' sources
+    gates: tuple[str, ...] = ()  # the set's members after the wrapper gate: facts/lines.py UNCUT_GATE's and the TEXT_GATES' sources
     sources: tuple[str, ...] = ()  # set index -> the signature's source (found())
 
     def candidates(self, text: str) -> list[ModuleType]:
@@ -129,8 +129,9 @@ def build(parsers: tuple[ModuleType, ...]) -> Classifier:
             rset.Add(sources[-1])
             owner.append(i)
     rset.Add(PLAIN_GATE.pattern)  # the wrapper gate (Classifier.scan)
-    gates = tuple(dict.fromkeys(g.pattern for mod in parsers for g in getattr(mod, "TEXT_GATES", ())))
-    for g in gates:  # then the readers' text gates (gate())
+    # then facts/lines.py's and the readers' text gates (gate())
+    gates = tuple(dict.fromkeys((UNCUT_GATE.pattern, *(g.pattern for mod in parsers for g in getattr(mod, "TEXT_GATES", ())))))
+    for g in gates:
         rset.Add(g)
     rset.Compile()
     return Classifier(parsers=parsers, owner=tuple(owner), always=tuple(always), rset=rset, gates=gates,

@@ -299,6 +299,11 @@ _WORD_START = re.compile(
     r"|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|NCCL|NVRM)\b"
     r"|(?![a-z][^\s:A-Z]*:)[A-Za-z_][^\s:]*:(?:[ \t]|$)|[A-Z][a-z][A-Za-z]* "
 )
+# a text every row of which starts a record by NCCL's prefix (_RECORD_START's "host:pid:tid [dev]"):
+# no row continues a cut line, so _unwrap has nothing to join (it splits and measures every row: 0.3 ms
+# of a 175 kB NCCL log). A member of the classifier's set (facts/classify.py gate()), answered in its pass:
+#   node1:1633:1633 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>
+UNCUT_GATE = re2.compile(r"\A(?:[\w.-]+:\d+:\d+ \[\d+\][^\n]*(?:\n|\z))+\z")
 # rows no cut made: a rule across the terminal (---, +----+----+), a table's row (boxed, padded
 # with blanks, or with three column gaps of 3 blanks: a table's rows share their width)
 _RULE_OR_PADDED = re.compile(r"[-=+*_~#|:. ]+\r?$|[|+].*[|+][ \t]*\r?$|.*(?:[ \t]{2}|\t)\r?$")
@@ -430,14 +435,16 @@ def _fence(m: re.Match[str]) -> str:
     return "\n" if re.fullmatch(r"[\w+.-]{0,20}", body) else "\n" + body
 
 
-def normalise(text: str, plain: bool | None = None, split: list[list[str]] | None = None) -> str:
+def normalise(text: str, plain: bool | None = None, split: list[list[str]] | None = None,
+              uncut: bool | None = None) -> str:
     """``text`` with the wrappers above stripped from each line, line for line.
 
     The same string object comes back when nothing was stripped, so callers can test
     ``is`` to know whether the text changed. ``plain``: whether :data:`_PLAIN_DFA` finds
     nothing in ``text``, when the caller's own scan already answered it (facts/classify.py
     runs it in the classifier's pass); ``split``: see :func:`_unwrap` (only the text as
-    read: a caller keeps those rows only when the same text comes back)."""
+    read: a caller keeps those rows only when the same text comes back); ``uncut``: whether
+    :data:`UNCUT_GATE` matches ``text``, when the caller's scan answered it (True: no rows to join)."""
     if plain is None:
         plain = _PLAIN_DFA.search(text) is None  # most files: no colour, link or wrapper
     if not plain:
@@ -445,7 +452,7 @@ def normalise(text: str, plain: bool | None = None, split: list[list[str]] | Non
             text = _ANSI.sub("", text)
         if "](http" in text:  # links inside lines, whatever the line starts with
             text = _AUTOLINK.sub(r"\g<text>", text)
-    unwrapped = _unwrap(text, split if plain else None)  # rows a terminal cut, joined (the colours and links above took no columns)
+    unwrapped = None if uncut else _unwrap(text, split if plain else None)  # rows a terminal cut, joined (the colours and links above took no columns)
     if unwrapped is not None:
         text, joined = unwrapped
         norm = Normalised(_strip(text))

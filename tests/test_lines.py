@@ -429,3 +429,26 @@ def test_emphasis_that_wraps_no_whole_line_is_kept(line):
     assert normalise(line) is line
     text = "first line\n" + line + "\n"
     assert normalise(text) is text
+
+
+def test_a_text_every_row_of_which_starts_a_record_has_no_cut_to_join():
+    """UNCUT_GATE (answered in the classifier's pass) lets normalise skip _unwrap: on every real
+    text it matches, _unwrap joins nothing (each row starts with NCCL's prefix, a record start),
+    and a 120-column row before such a row stays a line of its own."""
+    from pathlib import Path
+
+    from stethoscope.facts.lines import UNCUT_GATE, _unwrap
+
+    root = Path(__file__).resolve().parent.parent / "fixtures"
+    matched = 0
+    for p in sorted(root.rglob("*.log")):
+        text = p.read_bytes().decode("utf-8", "replace")
+        if UNCUT_GATE.search(text):
+            matched += 1
+            assert _unwrap(text) is None, p
+            assert normalise(text, uncut=True) == normalise(text), p
+    assert matched > 20
+    row = "node1:1633:1633 [0] NCCL INFO " + "x" * 90
+    text = f"{row}\nnode1:1633:1633 [0] NCCL INFO Init COMPLETE\n"
+    assert UNCUT_GATE.search(text) and _unwrap(text) is None
+    assert not UNCUT_GATE.search(text + "trying...\n")

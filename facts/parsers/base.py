@@ -78,10 +78,12 @@ class Artefact:
         """Strip pasting and launcher wrappers (facts/lines.py) from ``text``, line for line;
         the original stays in ``raw_text`` for evidence. ``plain``: the wrapper gate's answer
         when the caller's scan already has it (facts/lines.normalise)."""
-        from stethoscope.facts.lines import normalise
+        from stethoscope.facts import classify
+        from stethoscope.facts.lines import UNCUT_GATE, normalise
 
         split: list[list[str]] = []
-        norm = normalise(self.text, plain, split)
+        # the classifier's pass over this text may have found every row a record: no cut to join
+        norm = normalise(self.text, plain, split, classify.gate(self.text, UNCUT_GATE))
         if norm is self.text:
             if split and self._lines is None:  # the rows the gate split: the same as ``lines`` would
                 lines = split[0]
