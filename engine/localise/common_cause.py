@@ -29,7 +29,7 @@ from stethoscope.engine.findings import SEVERITY_ORDER
 from stethoscope.engine.localise.pairwise import limits
 from stethoscope.engine.report import Entity, EvidenceLine, Finding
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, of_kind
 
 
 def _limits() -> knowledge.CommonCauseLimits:
@@ -61,11 +61,10 @@ def _switch_ports(graph: nx.Graph, sw: str) -> set[str]:
 
 def _ranks_by_node(facts: list[Fact]) -> dict[str, set[int]]:
     out: dict[str, set[int]] = defaultdict(set)
-    for f in facts:
-        if f.kind == "nccl_rank":
-            out[f.node].add(f.rank)
-        elif f.kind == "nccl_test_rank":
-            out[f.host].add(f.rank)
+    for f in of_kind(facts, "nccl_rank"):
+        out[f.node].add(f.rank)
+    for f in of_kind(facts, "nccl_test_rank"):
+        out[f.host].add(f.rank)
     return out
 
 
@@ -219,7 +218,7 @@ def _names(f: Finding, element: str) -> bool:
 
 def _pcie_events(facts: list[Fact], node: str, buses: set[str]) -> list[Fact]:
     """Kernel PCIe errors (AER, hotplug link down) that name one of ``buses`` on ``node``."""
-    return [f for f in facts if f.kind in ("pcie_aer_error", "pcie_link_down") and f.node == node
+    return [f for f in of_kind(facts, "pcie_aer_error", "pcie_link_down") if f.node == node
             and ({f.device, getattr(f, "reporter", None)} & buses)]
 
 

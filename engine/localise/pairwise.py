@@ -30,7 +30,7 @@ from stethoscope.engine.findings import rank_findings
 from stethoscope.engine.report import Entity, EvidenceLine, Finding  # noqa: F401 - Entity for rdma_path
 from stethoscope.engine.localise.graph import build, fabric_paths
 from stethoscope.facts import knowledge
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, FactIndex, of_kind
 
 #: the rules that judge a port's counter growth against its limit (knowledge/ib_counters.yaml)
 COUNTER_RULES = frozenset({"ib_counter_errors_over_ber_limit", "ib_counter_errors_over_ber_limit_untimed", "ib_link_flapping"})
@@ -68,7 +68,7 @@ def degraded_ports(facts: list[Fact], findings: list[Finding]) -> dict[str, list
     for f in findings:
         for r in DEGRADED_RULES.intersection(f.rules or [f.rule]):
             below[(f.entity.node, f.entity.hca, f.entity.port)].add(r)
-    for f in facts:
+    for f in of_kind(facts, "ib_port_summary", "ib_counter_growth"):
         why = None
         if f.kind == "ib_port_summary":
             rules = below.get((f.node, f.hca, str(f.port)), ())
@@ -102,21 +102,20 @@ def pair_bandwidth(facts: list[Fact]) -> dict[frozenset[str], tuple[float, list[
     rows: dict[str, Fact] = {}
     measured: list[tuple[frozenset[str], float, Fact]] = []
     csv_size: dict[frozenset[str], int] = {}
-    for f in facts:
-        if f.kind == "pair_bandwidth" and f.host_a != f.host_b:
-            pair = frozenset((f.host_a, f.host_b))
-            csv_size[pair] = max(csv_size.get(pair, -1), f.size_bytes if f.size_bytes is not None else -1)
-    for f in facts:
-        if f.kind == "pair_bandwidth" and f.host_a != f.host_b:
-            pair = frozenset((f.host_a, f.host_b))
-            if (f.size_bytes if f.size_bytes is not None else -1) == csv_size[pair]:  # the largest size measured
-                measured.append((pair, f.busbw_gbs, f))
-        if f.kind == "nccl_test_rank":
-            hosts[f.run_id].add(f.host)
-        elif f.kind == "nccl_test_row":
-            old = rows.get(f.run_id)
-            if old is None or f.size_bytes > old.size_bytes:
-                rows[f.run_id] = f
+    csv = [f for f in of_kind(facts, "pair_bandwidth") if f.host_a != f.host_b]
+    for f in csv:
+        pair = frozenset((f.host_a, f.host_b))
+        csv_size[pair] = max(csv_size.get(pair, -1), f.size_bytes if f.size_bytes is not None else -1)
+    for f in csv:
+        pair = frozenset((f.host_a, f.host_b))
+        if (f.size_bytes if f.size_bytes is not None else -1) == csv_size[pair]:  # the largest size measured
+            measured.append((pair, f.busbw_gbs, f))
+    for f in of_kind(facts, "nccl_test_rank"):
+        hosts[f.run_id].add(f.host)
+    for f in of_kind(facts, "nccl_test_row"):
+        old = rows.get(f.run_id)
+        if old is None or f.size_bytes > old.size_bytes:
+            rows[f.run_id] = f
     for run, hs in hosts.items():
         if len(hs) != 2 or run not in rows:
             continue
@@ -227,11 +226,14 @@ def pairwise(facts: list[Fact], graph, findings: list[Finding]) -> list[Finding]
 
 
 def localise(findings: list[Finding], facts: list[Fact], symptom: dict[str, bool]) -> list[Finding]:
-    """Add localisation findings, lift common causes, rank everything again (root causes first)."""
+    """Add localisation findings, lift common causes, rank everything again (root causes first).
+    The facts are indexed by kind once (a FactIndex), for the few kinds each step reads."""
     from stethoscope.engine.localise.common_cause import attach, lift
     from stethoscope.engine.knowledge import load_vocabulary
     from stethoscope.engine.localise.rdma_path import rdma_peers
 
+    if getattr(facts, "positions", None) is None:
+        facts = FactIndex(facts)
     graph = build(facts)
     rdma, rdma_explains = rdma_peers(facts, graph, findings)
     extra = pairwise(facts, graph, findings) + rdma

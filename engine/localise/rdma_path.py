@@ -20,7 +20,7 @@ import networkx as nx
 
 from stethoscope.engine.localise.pairwise import degraded_ports, limits, localisation_finding
 from stethoscope.engine.report import Finding
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, of_kind
 
 # 10.1.1.2<45678>
 _ADDR = re.compile(r"^(?P<ip>[0-9a-fA-F.:]+?)(?:<\d+>)?$")
@@ -29,8 +29,8 @@ _ADDR = re.compile(r"^(?P<ip>[0-9a-fA-F.:]+?)(?:<\d+>)?$")
 def addresses(facts: list[Fact]) -> dict[str, tuple[str, Fact]]:
     """Address -> (node, the fact that says so)."""
     out: dict[str, tuple[str, Fact]] = {}
-    for f in facts:
-        if f.kind in ("nccl_bootstrap_interface", "nccl_net_device", "nccl_oob_address") and getattr(f, "address", None):
+    for f in of_kind(facts, "nccl_bootstrap_interface", "nccl_net_device", "nccl_oob_address", "inventory_host"):
+        if f.kind != "inventory_host" and getattr(f, "address", None):
             out.setdefault(f.address, (f.node, f))
         elif f.kind == "inventory_host":
             for a in filter(None, f.addresses.split(",")):
@@ -59,8 +59,8 @@ def rdma_peers(facts: list[Fact], graph: nx.Graph | None = None, findings: list[
     addr = addresses(facts)
     degraded = degraded_ports(facts, findings or [])
     by_peer: dict[str, list[Fact]] = defaultdict(list)
-    for f in facts:
-        if f.kind == "nccl_rdma_completion_error" and f.peer:
+    for f in of_kind(facts, "nccl_rdma_completion_error"):
+        if f.peer:
             m = _ADDR.match(f.peer)
             peer = addr.get(m["ip"]) if m else None
             if peer and peer[0] != f.node:
