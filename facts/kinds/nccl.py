@@ -247,13 +247,14 @@ class NcclBootstrapFailure(NcclLineFact):
 
     kind: Literal["nccl_bootstrap_failure"] = "nccl_bootstrap_failure"
     reason: Literal["no_socket_interface", "no_subnet_interface", "connection_refused", "timeout", "unreachable",
-                    "connection_aborted", "connection_reset", "socket_creation_failed", "connection_closed", "other"]
+                    "connection_aborted", "connection_reset", "socket_creation_failed", "connection_closed", "accept_failed",
+                    "other"]
     peer: str | None = None  # "10.1.1.2<34567>" as printed
     peer_loopback: bool = False  # the peer's address is a loopback one (127.0.0.0/8, ::1): it advertised lo
     peer_link_local: bool = False  # the peer's address is IPv4 link-local (169.254.0.0/16): an interface only its own link reaches
     message: str
     retrying: bool = False
-    error: str | None = None  # socket_creation_failed: the strerror text ("Address family not supported by protocol")
+    error: str | None = None  # the strerror text ("Address family not supported by protocol", accept's "Bad file descriptor")
 
 
 @fact_kind
@@ -373,10 +374,13 @@ class NcclErrorChain(NcclLineFact):
 @fact_kind
 class NcclCollectiveMismatch(NcclLineFact):
     """``init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls
-    at and around rank 39``: NCCL (2.4-2.5 checks) saw ranks call different collectives."""
+    at and around rank 39``: NCCL (2.4-2.5 checks) saw ranks call different collectives.
+    ``suspected``: the same check's weaker form, ``Your program may be hanging, this may be caused by a
+    collective mismatch around rank 1``: a kernel waited too long and a mismatch is the likely cause."""
 
     kind: Literal["nccl_collective_mismatch"] = "nccl_collective_mismatch"
     rank: int
+    suspected: bool = False
 
 
 @fact_kind

@@ -22,6 +22,9 @@ NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.3.5-5 to v2.28.9-1, 
     WARN("Net : Call to recv from %s failed : %s", ...)   (2.9-2.18)   WARN("socketProgressOpt: Call to recv from %s failed : %s", ...)   (2.19 on; sends too print "recv")
     WARN("socketProgressOpt: Call to %s %s failed : %s", "recv from" | "send to", ...)   (2.24-2.28)
     WARN("%s: connect returned %s, exceeded error retry count (%d)", ...)   (2.24-2.26)
+    WARN("socketTryAccept: Accept failed: %s", strerror(errno))       (2.18 on; "ncclOsSocketTryAccept: ..." 2.29)
+    WARN("socketTryAccept: exceeded error retry count (%d), %s", ...)   (2.24-2.26; "... after %d attempts, %s" 2.27 on)
+    WARN("[Service thread] Accept failed %s", strerror(errno))         (2.18 on, src/proxy.cc: the proxy's listener)
 
 Since 2.22 NCCL retries ETIMEDOUT, EHOSTUNREACH and ECONNREFUSED and gives up on any other error
 at once ("failed : Software caused connection abort", "Network is unreachable").
@@ -69,6 +72,11 @@ CONNECT_RETRY = re.compile(r"(?:Call to connect returned (?P<err1>.+?)|connect t
 # socketPollConnect: Connect to 10.1.1.2<34567> returned 111(Connection refused) errno 115(Operation now in progress)
 # socketPollConnect: connect to 10.1.1.2<34567> returned No route to host, exceeded error retry count after 35 attempts
 CONNECT_FAILED = re.compile(r"[Cc]onnect to (?P<peer>\S+) (?:failed :|failed with error|returned) (?P<err>.+)$")
+# socketTryAccept: Accept failed: Bad file descriptor                                              (nccl#1382)
+# ncclOsSocketTryAccept: Accept failed: Too many open files       socketTryAccept: exceeded error retry count after 1 attempts, ...
+# [Service thread] Accept failed Connection refused                (a listening socket's accept(): its errno, not a peer's)
+ACCEPT_FAILED = re.compile(r"^(?:\w{0,40}[Ss]ocketTryAccept: (?:Accept failed: |exceeded error retry count (?:\(\d+\)|after \d+ attempts), )"
+                           r"|\[Service thread\] Accept failed )(?P<err>\S.*?)\s*$")
 # Call to connect timeout : Connection refused                (2.3, horovod#666)
 CALL_TIMEOUT = re.compile(r"^Call to connect timeout : (?P<err>[^\"]+?)\s*(?:\".*)?$")
 # socketStartConnect: exceeded retries (20000)          socketPollConnect: exceeded timeouts (20)
@@ -136,6 +144,8 @@ def read(msg: str) -> dict[str, Any] | None:
         if reason == "connection_reset" or "broken pipe" in m["err"].lower():
             reason = "connection_closed"
         return dict(reason=reason, peer=m["peer"], error=m["err"])
+    if m := ACCEPT_FAILED.match(msg):
+        return dict(reason="accept_failed", peer=None, error=m["err"])
     if m := CONNECT_GAVE_UP.match(msg):
         return dict(reason=failure_reason(m["err"]), peer=None, error=m["err"])
     if m := CONNECT_FAILED.search(msg):

@@ -66,8 +66,19 @@ MESSAGES = [
      {"op": "create", "size_bytes": 7340384}),
     ("init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank 39. "
      "You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs", "nccl_collective_mismatch", {"rank": 39}),
+    # Lightning#8214: the same check's ncclDevSuspectedMismatch form
+    ("[0] init.cc:1256 NCCL WARN Your program may be hanging, this may be caused by a collective mismatch around rank 1. "
+     "Please check your collective calls at and around this rank. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to "
+     "see the collective logs", "nccl_collective_mismatch", {"rank": 1, "suspected": True}),
     ("include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol", "nccl_bootstrap_failure",
      {"reason": "socket_creation_failed", "error": "Address family not supported by protocol"}),
+    # nccl#1382: the listening socket's accept() errno (2.18-2.28 socketTryAccept; 2.29's ncclOs... and the proxy's, filled in)
+    ("user-G493-ZB1-AAP1-000:275204:275658 [4] misc/socket.cc:415 NCCL WARN socketTryAccept: Accept failed: Bad file descriptor",
+     "nccl_bootstrap_failure", {"reason": "accept_failed", "error": "Bad file descriptor", "peer": None}),
+    ("n1:1:2 [0] misc/socket.cc:458 NCCL WARN ncclOsSocketTryAccept: Accept failed: Too many open files", "nccl_bootstrap_failure",
+     {"reason": "accept_failed", "error": "Too many open files"}),
+    ("n1:1:2 [0] proxy.cc:1683 NCCL WARN [Service thread] Accept failed Resource temporarily unavailable", "nccl_bootstrap_failure",
+     {"reason": "accept_failed", "error": "Resource temporarily unavailable"}),
     ("gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error", "nccl_cuda_failure",
      {"error": "unknown error", "error_code": 999, "nvls": True}),
     ("...-48:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error", "nccl_ib_async_event",
@@ -293,3 +304,12 @@ def test_message_ends_at_a_terminal_rows_padding() -> None:
     # a message with single blanks only is not cut
     one = parse("h:1:2 [0] ib_plugin.c:1075 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 12, opcode 0, len 0, vendor err 129 (Send)")
     assert next(f for f in one.facts if f.kind == "nccl_warn").message.endswith("(Send)")
+
+
+@pytest.mark.parametrize("line", [
+    "n1:1:2 [0] NCCL INFO Call to accept returned Interrupted system call, retrying",  # a retry at INFO, not a failure
+    "n1:1:2 [0] misc/socket.cc:441 NCCL WARN socketFinalizeAccept: wrong type 4 != 3",  # a handshake, not accept()
+    "n1:1:2 [0] misc/socket.cc:415 NCCL WARN socketTryAccept: Accept failed: ",  # no errno text
+])
+def test_accept_near_misses(line):
+    assert not [f for f in parse(line + "\n").facts if f.kind == "nccl_bootstrap_failure" and f.reason == "accept_failed"]
