@@ -109,3 +109,14 @@ def test_colonless_form_needs_a_function_name():
 def test_watchdog_line_alone_stays_a_failure_line():
     facts = _nvrm("NVRM: _threadNodeCheckTimeout: _threadNodeCheckTimeout: Timeout was set to: 4000 msecs!\n")
     assert [f.message_kind for f in facts] == ["other"]
+
+
+def test_older_companion_line_is_part_of_the_init_failure():
+    """microsoft/pai#4344: drivers before 'rm_init_adapter failed, device minor number N' printed
+    '... failed for device bearing minor number N' after each RmInitAdapter failure: no other fault."""
+    facts = _nvrm((FIX / "pai4344_rm_init_adapter_bearing_minor.log").read_text())
+    assert [(f.evidence.line, f.message_kind) for f in facts] == [(1, "rm_init_adapter_failed"), (3, "rm_init_adapter_failed"),
+                                                                  (5, "rm_init_adapter_failed"), (7, "rm_init_adapter_failed")]
+    # alone, the older form still says the GPU did not initialise
+    (f,) = _nvrm("[   38.773764] NVRM: rm_init_adapter failed for device bearing minor number 3\n")
+    assert f.message_kind == "rm_init_adapter_failed"
