@@ -34,15 +34,21 @@ def ecc_growth(facts: list[Fact]) -> list[Fact]:
     for f in of_kind(facts, "gpu_info"):
         if _when(f.taken_at) is not None:  # type: ignore[attr-defined]
             infos[(f.node, f.evidence.path, f.pci_bus_id)].append(f)  # type: ignore[attr-defined]
-    readings: dict[tuple[str, str, str], list[tuple[float, Fact]]] = defaultdict(list)
+    counts: dict[tuple[str, str, str], list[Fact]] = defaultdict(list)
     for f in of_kind(facts, "gpu_ecc_count"):
-        if f.scope != "volatile" or f.error_type != "correctable" or f.count is None:  # type: ignore[attr-defined]
+        if f.scope == "volatile" and f.error_type == "correctable" and f.count is not None:  # type: ignore[attr-defined]
+            counts[(f.node, f.pci_bus_id, f.location)].append(f)  # type: ignore[attr-defined]
+    readings: dict[tuple[str, str, str], list[tuple[float, Fact]]] = defaultdict(list)
+    for key, fs in counts.items():
+        # counts of one value (a healthy GPU's 0s, its .txt and .xml readings alike) grow nothing
+        if len({f.count for f in fs}) < 2:  # type: ignore[attr-defined]
             continue
-        # the reading a count belongs to: the last GPU header above it in its file
-        heads = [i for i in infos.get((f.node, f.evidence.path, f.pci_bus_id), []) if i.evidence.line <= f.evidence.line]  # type: ignore[attr-defined]
-        if heads:
-            t = _when(max(heads, key=lambda i: i.evidence.line).taken_at)  # type: ignore[attr-defined]
-            readings[(f.node, f.pci_bus_id, f.location)].append((t, f))  # type: ignore[attr-defined, arg-type]
+        for f in fs:
+            # the reading a count belongs to: the last GPU header above it in its file
+            heads = [i for i in infos.get((f.node, f.evidence.path, f.pci_bus_id), []) if i.evidence.line <= f.evidence.line]  # type: ignore[attr-defined]
+            if heads:
+                t = _when(max(heads, key=lambda i: i.evidence.line).taken_at)  # type: ignore[attr-defined]
+                readings[key].append((t, f))  # type: ignore[arg-type]
     out: list[Fact] = []
     for (node, bus, loc), rs in sorted(readings.items()):
         rs.sort(key=lambda r: r[0])
