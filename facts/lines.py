@@ -114,8 +114,12 @@ _QUOTE = re.compile(r"\n(?:[ \t]{0,3}>(?:[ \t]|(?=\n)))+")
 _DQUOTE = re.compile(r'\n["\u201c](?P<body>[^"\u201c\u201d\n]+)["\u201d][ \t]*(?=\n)')
 # [1,3]<stdout>:node2:1234:1290 [3] NCCL INFO Channel 00/0 : 3[3] -> 0[0] via P2P/CUMEM
 # (Open MPI writes the tag and the line, no blank between: a blank after it is the line's own, an
-# indented report's indentation under it stays)
-_MPIRUN = re.compile(r"\n\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:")
+# indented report's indentation under it stays). With --timestamp-output ctime's stamp comes first,
+# before the tag or alone (orte/mca/iof/base/iof_base_output.c: "%s[%s,%s]<%s>:" / "%s<%s>:", the
+# stamp ctime() without its newline; openucx/ucx#2718's MTT run):
+# Mon Jul  2 19:35:38 2018[1,2704]<stdout>:[1530549338.249536] [clx-hercules-007:20543:0]       rc_iface.c:966  UCX  ERROR failed to create qp: Invalid argument
+_CTIME = r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}"
+_MPIRUN = re.compile(r"\n(?:(?:" + _CTIME + r")?\[\d+,\d+\]|" + _CTIME + r")<(?:stdout|stderr|stddiag)>:")
 # 10: torch.distributed.DistBackendError: NCCL error in: .../ProcessGroupNCCL.cpp:1331, unhandled system error
 # 3:         default gid:     fe80:0000:0000:0000:88e9:a4ff:ff4c:2bdc      (the line's own indentation stays)
 # (not ``ip addr``'s "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536", whose number is the interface's)
@@ -243,10 +247,10 @@ def _cloudwatch_column(out: str) -> str:
 _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 
 #: literal gates: a text holding none of these has no wrapper, and is returned as it is
-_GATES = ("`", ">", '"', "\u201c", "]<std", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ", "\n*", "\n_")
+_GATES = ("`", ">", '"', "\u201c", "<std", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ", "\n*", "\n_")
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
-    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+,\d+\]<|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. =-]*pid=\d"
+    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+,\d+\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. =-]*pid=\d"
     r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|(?:DEFAULT|NOTICE|ALERT|EMERGENCY)[ \t]+\d{4}-"
     r"|[ \t]{1,4}\|[ \t]|" + _LABEL + ")"
 )
@@ -490,7 +494,7 @@ def _strip(text: str, plain: bool = False) -> str:
             out = _TICKS.sub("\n\\g<body>", out)
         if '\n"' in out or "\n\u201c" in out:
             out = _DQUOTE.sub("\n\\g<body>", out)
-        if "]<std" in out:
+        if "<std" in out:
             out = _MPIRUN.sub("\n", out)
         if "[pod/" in out:
             out = _KUBECTL.sub("\n", out)

@@ -54,6 +54,12 @@ KEPT = [
 
 # issue 11: the wrappers log pipelines put on every line, each a real line of its form
 WRAPPED = [
+    # mpirun --timestamp-output --tag-output (openucx/ucx#2718, fixtures/artefacts/ucx_log/ucx2718_*; the stamp is
+    # ctime's: orte/mca/iof/base/iof_base_output.c "%s[%s,%s]<%s>:"), and the stamp alone ("%s<%s>:")
+    ("Mon Jul  2 19:35:38 2018[1,2704]<stdout>:[1530549338.249536] [clx-hercules-007:20543:0]       rc_iface.c:966  UCX  ERROR failed to create qp: Invalid argument",
+     "[1530549338.249536] [clx-hercules-007:20543:0]       rc_iface.c:966  UCX  ERROR failed to create qp: Invalid argument"),
+    ("Mon Jul  2 19:35:38 2018<stderr>:[clx-hercules-007:20550] pml_ucx.c:296 Error: ucp_ep_create(proc=371) failed: Input/output error",
+     "[clx-hercules-007:20550] pml_ucx.c:296 Error: ucp_ep_create(proc=371) failed: Input/output error"),
     # Docker's json-file driver (docs.docker.com, JSON File logging driver; Grafana Loki's docker stage)
     ('{"log":"Log line is here\\n","stream":"stdout","time":"2019-01-01T11:11:11.111111111Z"}', "Log line is here"),
     ('{"log":"log message\\n","stream":"stderr","time":"2019-04-30T02:12:41.8443515Z"}', "log message"),

@@ -194,6 +194,10 @@ FORMS = [
                              .map(lambda t: "\x1b[%sm%-*s | \x1b[0m" % (t[1], len(t[0]) + 1, t[0])))),
     Form("mpirun --tag-output", "[1,0]<stdout>:multi-node-nccl-test-worker-0:22:28 [0] NCCL INFO Using network Socket (aws-k8s-tester#464)",
          lambda k: _prefixed(st.tuples(st.integers(0, 9), RANK, st.sampled_from(["stdout", "stderr"])).map(lambda t: "[%d,%d]<%s>:" % t))),
+    Form("mpirun --timestamp-output --tag-output", 'orte iof_base_output.c "%s[%s,%s]<%s>:", ctime without its newline: '
+         "Mon Jul  2 19:35:38 2018[1,2704]<stdout>:[1530549338.249536] [clx-hercules-007:20543:0] ... (ucx#2718)",
+         lambda k: _prefixed(st.tuples(st.sampled_from("Mon Tue Wed Thu Fri Sat Sun".split()), MON, DAY, HMS, st.integers(2008, 2026),
+                                       RANK, st.sampled_from(["stdout", "stderr"])).map(lambda t: "%s %s %2d %s %d[1,%d]<%s>:" % t))),
     Form("torchrun --tee", "[default0]:... (torch.distributed.elastic, role 'default', local rank)",
          lambda k: _prefixed(st.integers(0, 7).map("[default{}]:".format))),
     Form("torch [rankN]:", "[rank1]:E0207 07:54:31.862000 4712 ...common_distributed.py:939] Caught exception:  (helion#1396)",
