@@ -5,6 +5,7 @@ part); the fact classes are in :mod:`stethoscope.facts.parsers.nccl_log_facts`.
 Real sample lines (public threads)::
 
     `init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank 39. ...`   (nccl#296)
+    [0] init.cc:1256 NCCL WARN Your program may be hanging, this may be caused by a collective mismatch around rank 1. ...   (Lightning#8214)
     [2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available   (aws-ofi-nccl#1020)
     register_mr_buffers:544 NCCL WARN NET/OFI Unable to register memory (type = 2) for device 0. RC: -22, Error: Invalid argument   (aws-ofi-nccl#584)
     algo-1:249:249 [0] ofi_init:1339 NCCL WARN NET/OFI aws-ofi-nccl initialization failed   (aws-ofi-nccl#174)
@@ -13,6 +14,8 @@ Real sample lines (public threads)::
 and NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.4.8-1 to v2.28.9-1, src/)::
 
     WARN("Mismatched collective detected, please check your collective calls at and around rank %d. ...")   (2.4-2.5 init.cc)
+    WARN("Your program may be hanging, this may be caused by a collective mismatch around rank %d. ...")    (the same
+      init.cc, ncclCommGetAsyncError's case ncclDevSuspectedMismatch: the device-side check suspects, not asserts)
     WARN("NET/IB : Got async event : %s", str)                                  (2.4-2.21 net_ib.cc; %s: ibv_event_type_str)
     WARN("NET/IB : %s:%d Got async event : %s", dev->devName, dev->portNum, str)          (2.22)
     WARN("NET/IB : %s:%d Got async error event: %s", dev->devName, dev->portNum, str)     (2.23-2.28.3)
@@ -42,11 +45,13 @@ if TYPE_CHECKING:
     from stethoscope.facts.parsers.nccl_log import NcclLogState
 
 # Cheap test before any regex: every message handled here holds one of these.
-_KEYS_RE = re.compile(r"Mismatched collective|async|NET/OFI|NET/GPUDirectTCPX|NET/FasTrak|ncclMaxSharedMem|Proxy|Service thread|polling for opId|GID table changed"
+_KEYS_RE = re.compile(r"Mismatched collective|collective mismatch|async|NET/OFI|NET/GPUDirectTCPX|NET/FasTrak|ncclMaxSharedMem|Proxy|Service thread|polling for opId|GID table changed"
                       r"|unknown event type")
 
 # Mismatched collective detected, please check your collective calls at and around rank 39. You can use NCCL_DEBUG=INFO ...
 _MISMATCH = re.compile(r"^Mismatched collective detected, please check your collective calls at and around rank (?P<rank>\d+)")
+# Your program may be hanging, this may be caused by a collective mismatch around rank 1. Please check your collective calls at and around this rank. ...   (Lightning#8214)
+_MISMATCH_SUSPECTED = re.compile(r"^Your program may be hanging, this may be caused by a collective mismatch around rank (?P<rank>\d+)")
 # NET/IB : Got async event : port error                                  (the 2.4-2.21 format with its %s)
 # NET/IB : mlx5_0:1 Got async event : local access violation work queue error   (nccl#1710, NCCL 2.22)
 # NET/IB : mlx5_0:1 Got non-fatal async event: port error(10)            (the 2.28.9+ format above, filled in)
@@ -194,6 +199,23 @@ _PROXY_UDS = re.compile(
 _SHARED_MEM = re.compile(r"^cudaArch (?P<arch>\d+) ncclMaxSharedMem (?P<req>\d+) exceeds device/fn maxSharedMem (?P<avail>\d+)")
 
 
+def read_proxy(msg: str) -> dict[str, Any] | None:
+    """The ``nccl_proxy_failure`` fields of one of the proxy's messages above, or None; also for the
+    message PyTorch forwards after ``Last error:`` (verl#108: ``[Service thread] Error encountered
+    progressing operation=Connect, res=3, closing connection`` under a DistBackendError)."""
+    if m := _PROXY_SERVICE.match(msg):
+        return dict(what="service_operation", operation=m["op"], rank=int(m["rank"]), retcode=int(m["rc"]))
+    if m := _PROXY_CALL.match(msg):
+        return dict(what="proxy_call", operation=m["op"], rank=int(m["rank"]))
+    if _PROXY_POLL.match(msg):
+        return dict(what="poll_recv")
+    if m := _PROXY_SERVICE_THREAD.match(msg):
+        return dict(what="service_thread", operation=m["op"], retcode=int(m["res"] or m["rres"]))
+    if m := _PROXY_UDS.match(msg):
+        return dict(what="uds_call", rank=int(m["rank"]), retcode=int(m["rc"]) if m["rc"] else None)
+    return None
+
+
 def handle(p: "NcclLogState", no: int, node: str, msg: str, ctx: dict[str, Any]) -> bool:
     """Add the fact of one WARN message; True when the message was one of this module's kinds."""
     if not _KEYS_RE.search(msg):
@@ -201,6 +223,8 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, ctx: dict[str, Any])
     pid = ctx["pid"]
     if m := _MISMATCH.match(msg):
         p.once(NcclCollectiveMismatch, no, node, (pid, m["rank"]), rank=int(m["rank"]), **ctx)
+    elif m := _MISMATCH_SUSPECTED.match(msg):
+        p.once(NcclCollectiveMismatch, no, node, (pid, m["rank"], "suspected"), rank=int(m["rank"]), suspected=True, **ctx)
     elif m := _ASYNC.match(msg):
         # NCCL files the events it prints as "async error event" under non-fatal (ncclIbAsyncThreadMain)
         fatal = True if m["fatal"] else (False if m["nonfatal"] or m["errev"] else None)
@@ -225,20 +249,9 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, ctx: dict[str, Any])
         p.once(NcclNetPluginError, no, node, (pid, "OFI", "register_mr", m["type"], m["err"]), plugin="OFI",
                call="register_mr", error=m["err"], code=int(m["rc"]), memory_type=_PTR_TYPES.get(int(m["type"]), m["type"]),
                **ctx)
-    elif m := _PROXY_SERVICE.match(msg):
+    elif (fields := read_proxy(msg)) is not None:
         # one fact per line (each WARN line is an error to account for; the findings merge them)
-        p.b.add(NcclProxyFailure, no, node=node, what="service_operation", operation=m["op"], rank=int(m["rank"]),
-                retcode=int(m["rc"]), **ctx)
-    elif m := _PROXY_CALL.match(msg):
-        p.b.add(NcclProxyFailure, no, node=node, what="proxy_call", operation=m["op"], rank=int(m["rank"]), **ctx)
-    elif _PROXY_POLL.match(msg):
-        p.b.add(NcclProxyFailure, no, node=node, what="poll_recv", **ctx)
-    elif m := _PROXY_SERVICE_THREAD.match(msg):
-        p.b.add(NcclProxyFailure, no, node=node, what="service_thread", operation=m["op"],
-                retcode=int(m["res"] or m["rres"]), **ctx)
-    elif m := _PROXY_UDS.match(msg):
-        p.b.add(NcclProxyFailure, no, node=node, what="uds_call", rank=int(m["rank"]),
-                retcode=int(m["rc"]) if m["rc"] else None, **ctx)
+        p.b.add(NcclProxyFailure, no, node=node, **fields, **ctx)
     elif m := _SHARED_MEM.match(msg):
         p.once(NcclSharedMemExceeds, no, node, (pid, m["arch"]), cuda_arch=int(m["arch"]), requested=int(m["req"]),
                available=int(m["avail"]), **ctx)

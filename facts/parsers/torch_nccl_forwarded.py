@@ -35,8 +35,9 @@ from stethoscope.facts.ids import nccl_busid
 from stethoscope.facts.parsers import nccl_log_socket as socket
 from stethoscope.facts.parsers import nccl_warn_kinds
 from stethoscope.facts.parsers.nccl_log_facts import NcclBootstrapFailure, NcclNetPluginError, NcclWarn
-from stethoscope.facts.parsers.nccl_log_messages import read_gcp_plugin, read_ofi_request, read_ofi_setup
-from stethoscope.facts.kinds.nccl import NcclConfigRejected, NcclCudaFailure, NcclDuplicateGpu, NcclShmFailure, NcclShmRefused
+from stethoscope.facts.parsers.nccl_log_messages import read_gcp_plugin, read_ofi_request, read_ofi_setup, read_proxy
+from stethoscope.facts.kinds.nccl import (NcclConfigRejected, NcclCudaFailure, NcclDuplicateGpu, NcclProxyFailure, NcclShmFailure,
+                                             NcclShmRefused)
 
 # Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40
 DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-fA-F]+)")
@@ -91,6 +92,12 @@ SHM_SEGMENT = re.compile(
 )
 
 
+# NCCL's completion error, forwarded after "Last error:" as nccl_log reads it pasted alone (nccl_log owns the line:
+# torch_log only cites it):
+# NET/IB: Got completion from peer 10.0.1.23<34696> with status=5 opcode=0 len=0 vendor err 249 (Recv) hca ibp152s0   (DeepSpeed#6875)
+RDMA_COMPLETION = re.compile(r"^NET/IB\w* ?: ?Got completion from peer ")
+
+
 def read_shm(msg: str) -> tuple[type, dict[str, Any]] | None:
     """(NcclShmRefused or NcclShmFailure, its fields) for a shared-memory segment message, as nccl_log reads it
     (nccl_log owns the line, pasted alone or after "Last error:": torch_log only cites it)."""
@@ -135,6 +142,8 @@ def read(msg: str) -> tuple[type, dict[str, Any], str | None] | None:
         return NcclNetPluginError, ofi, None
     if (gcp := read_gcp_plugin(msg)) is not None:  # GPUDirect-TCPX/TCPXO (container-engine-accelerators#414)
         return NcclNetPluginError, gcp, None
+    if (proxy := read_proxy(msg.strip())) is not None:  # the proxy thread's failed operation (verl#108)
+        return NcclProxyFailure, proxy, None
     if (mk := nccl_warn_kinds.kind(msg)) is not None:  # any WARN message of NCCL's by its format string, as its log's reader
         # reads it (topology detection's "Failed to find reverse path from remNode ..." after Last error:, vllm#4062)
         return NcclWarn, dict(message=msg.strip(), message_kind=mk), None

@@ -177,3 +177,26 @@ def test_shm_segment_message_forms():
     assert fwd.read_shm("Error at the end of generation: Error while creating shared memory segment") is None
     assert fwd.read_shm("Error while creating shared memory segment") is None
     assert fwd.read_shm("Error while creating shared memory segment /dev/shm/nccl-x (size 10) and then it hung") is None
+
+
+def test_forwarded_proxy_service_thread_failure():
+    """verl#108: the proxy's '[Service thread] Error encountered progressing operation=Connect, res=3, closing
+    connection' after 'Last error:' becomes the nccl_proxy_failure nccl_log makes of it; the torch error cites it."""
+    text = (FIX / "proxy_service_thread_connect_verl108.log").read_text()
+    facts = _facts(torch_log, text)
+    err = next(f for f in facts if f.kind == "torch_nccl_error")
+    proxy = [f for f in facts if f.kind == "nccl_proxy_failure"]
+    assert [(f.what, f.operation, f.retcode) for f in proxy] == [("service_thread", "Connect", 3)]
+    assert err.nccl_error == "ncclSystemError" and err.evidence.line == proxy[0].evidence.line
+
+
+def test_forwarded_rdma_completion_is_cited_not_read_twice():
+    """DeepSpeed#6875: NCCL 2.22's completion error forwarded after 'Last error:' is nccl_log's (read bare);
+    torch_log cites that line and makes no second fact of it."""
+    text = (FIX / "remote_error_rdma_completion_deepspeed6875_mixed.log").read_text()
+    facts = _facts(torch_log, text)
+    err = next(f for f in facts if f.kind == "torch_nccl_error")
+    last = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("NET/IB: Got completion"))
+    assert err.nccl_error == "ncclRemoteError" and err.evidence.line == last
+    assert not [f for f in facts if f.kind == "nccl_rdma_completion_error"]
+    assert [f.error for f in _facts(nccl_log, text) if f.kind == "nccl_rdma_completion_error" and f.evidence.line == last] == [5]
