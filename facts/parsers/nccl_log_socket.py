@@ -25,6 +25,7 @@ NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.3.5-5 to v2.28.9-1, 
     WARN("socketTryAccept: Accept failed: %s", strerror(errno))       (2.18 on; "ncclOsSocketTryAccept: ..." 2.29)
     WARN("socketTryAccept: exceeded error retry count (%d), %s", ...)   (2.24-2.26; "... after %d attempts, %s" 2.27 on)
     WARN("[Service thread] Accept failed %s", strerror(errno))         (2.18 on, src/proxy.cc: the proxy's listener)
+    SYSCHECK(accept(...), "accept"), SYSCHECK(bind(...), "bind"): "Call to %s failed : %s" (to 2.22; "failed: %s" 2.23 on)
 
 Since 2.22 NCCL retries ETIMEDOUT, EHOSTUNREACH and ECONNREFUSED and gives up on any other error
 at once ("failed : Software caused connection abort", "Network is unreachable").
@@ -74,9 +75,12 @@ CONNECT_RETRY = re.compile(r"(?:Call to connect returned (?P<err1>.+?)|connect t
 CONNECT_FAILED = re.compile(r"[Cc]onnect to (?P<peer>\S+) (?:failed :|failed with error|returned) (?P<err>.+)$")
 # socketTryAccept: Accept failed: Bad file descriptor                                              (nccl#1382)
 # ncclOsSocketTryAccept: Accept failed: Too many open files       socketTryAccept: exceeded error retry count after 1 attempts, ...
-# [Service thread] Accept failed Connection refused                (a listening socket's accept(): its errno, not a peer's)
+# [Service thread] Accept failed Resource temporarily unavailable   (nccl#1610; a listening socket's accept(): its errno, not a peer's)
+# bootstrap.cc:106 CCOM WARN Call to accept failed : Too many open files   (NCCL's SYSCHECK form, in Neuron's copy: aws-neuron-sdk#713)
 ACCEPT_FAILED = re.compile(r"^(?:\w{0,40}[Ss]ocketTryAccept: (?:Accept failed: |exceeded error retry count (?:\(\d+\)|after \d+ attempts), )"
-                           r"|\[Service thread\] Accept failed )(?P<err>\S.*?)\s*$")
+                           r"|\[Service thread\] Accept failed |(?:\w+ ?: )?Call to accept failed ?: ?)(?P<err>\S.*?)\s*$")
+# misc/socket.cc:409 NCCL WARN Call to bind failed: Address already in use      (nccl#1882: 256 x 8 ranks' alltoall, no PXN)
+BIND_FAILED = re.compile(r"^(?:\w+ ?: )?Call to bind failed ?: ?(?P<err>\S.*?)\s*$")
 # Call to connect timeout : Connection refused                (2.3, horovod#666)
 CALL_TIMEOUT = re.compile(r"^Call to connect timeout : (?P<err>[^\"]+?)\s*(?:\".*)?$")
 # socketStartConnect: exceeded retries (20000)          socketPollConnect: exceeded timeouts (20)
@@ -146,6 +150,8 @@ def read(msg: str) -> dict[str, Any] | None:
         return dict(reason=reason, peer=m["peer"], error=m["err"])
     if m := ACCEPT_FAILED.match(msg):
         return dict(reason="accept_failed", peer=None, error=m["err"])
+    if m := BIND_FAILED.match(msg):
+        return dict(reason="bind_failed", peer=None, error=m["err"])
     if m := CONNECT_GAVE_UP.match(msg):
         return dict(reason=failure_reason(m["err"]), peer=None, error=m["err"])
     if m := CONNECT_FAILED.search(msg):

@@ -77,8 +77,13 @@ MESSAGES = [
      "nccl_bootstrap_failure", {"reason": "accept_failed", "error": "Bad file descriptor", "peer": None}),
     ("n1:1:2 [0] misc/socket.cc:458 NCCL WARN ncclOsSocketTryAccept: Accept failed: Too many open files", "nccl_bootstrap_failure",
      {"reason": "accept_failed", "error": "Too many open files"}),
-    ("n1:1:2 [0] proxy.cc:1683 NCCL WARN [Service thread] Accept failed Resource temporarily unavailable", "nccl_bootstrap_failure",
-     {"reason": "accept_failed", "error": "Resource temporarily unavailable"}),
+    ("ncivki7qpk7pmo1btv0h0:179:3087 [6] proxy.cc:1458 NCCL WARN [Service thread] Accept failed Resource temporarily unavailable",
+     "nccl_bootstrap_failure", {"reason": "accept_failed", "error": "Resource temporarily unavailable"}),  # nccl#1610
+    # NCCL's SYSCHECK of accept() and bind() (src/include/checks.h "Call to %s failed : %s"; nccl#1882's bind line)
+    ("n1:1:2 [0] bootstrap.cc:106 NCCL WARN Call to accept failed : Too many open files", "nccl_bootstrap_failure",
+     {"reason": "accept_failed", "error": "Too many open files"}),
+    ("misc/socket.cc:409 NCCL WARN Call to bind failed: Address already in use", "nccl_bootstrap_failure",
+     {"reason": "bind_failed", "error": "Address already in use", "peer": None}),
     ("gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error", "nccl_cuda_failure",
      {"error": "unknown error", "error_code": 999, "nvls": True}),
     ("...-48:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error", "nccl_ib_async_event",
@@ -310,6 +315,8 @@ def test_message_ends_at_a_terminal_rows_padding() -> None:
     "n1:1:2 [0] NCCL INFO Call to accept returned Interrupted system call, retrying",  # a retry at INFO, not a failure
     "n1:1:2 [0] misc/socket.cc:441 NCCL WARN socketFinalizeAccept: wrong type 4 != 3",  # a handshake, not accept()
     "n1:1:2 [0] misc/socket.cc:415 NCCL WARN socketTryAccept: Accept failed: ",  # no errno text
+    "n1:1:2 [0] NCCL WARN UDS: Binding to socket /tmp/x failed : 98",  # the proxy's Unix socket: not a TCP port
+    "n1:1:2 [0] NCCL WARN Call to posix_fallocate failed : No space left on device",  # another SYSCHECK
 ])
 def test_accept_near_misses(line):
-    assert not [f for f in parse(line + "\n").facts if f.kind == "nccl_bootstrap_failure" and f.reason == "accept_failed"]
+    assert not [f for f in parse(line + "\n").facts if f.kind == "nccl_bootstrap_failure" and f.reason in ("accept_failed", "bind_failed")]
