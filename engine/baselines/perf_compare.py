@@ -25,7 +25,7 @@ import statistics
 from collections import defaultdict
 from contextlib import contextmanager
 from contextvars import ContextVar
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Iterable, Iterator
 
 from stethoscope.engine.baselines import store
@@ -92,17 +92,17 @@ def _transport_family(transport: str) -> str:
 
 
 #: an nccl_test_row's fields runs_of reads, by one C call per row
-_ROW = attrgetter("run_id", "size_bytes", "oop_time_us", "ip_time_us")
+_SIZE = attrgetter("size_bytes")
+_TIMES = attrgetter("size_bytes", "oop_time_us", "ip_time_us")
 
 
 def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, dict[int, Fact]]]:
     """(run fact, its table, its context, size -> row fact) for every run with a table.
     Each kind is read by its own loop (a bundle's ~140 rows a node: no test of the kind per
     fact), the rows' fields by one attrgetter; values and order as a single pass gives them."""
-    by_run: dict[str, list[tuple[int, float, float | None, Fact]]] = defaultdict(list)
+    by_run: dict[str, list[Fact]] = defaultdict(list)
     for f in of_kind(facts, "nccl_test_row"):
-        run_id, size, oop, ip = _ROW(f)
-        by_run[run_id].append((size, oop, ip, f))
+        by_run[f.run_id].append(f)
     ranks: dict[str, list[Fact]] = defaultdict(list)
     for f in of_kind(facts, "nccl_test_rank"):
         ranks[f.run_id].append(f)
@@ -128,7 +128,8 @@ def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, dict[int, 
             continue
         table = store.Table(run.collective, run.nranks)
         row_of: dict[int, Fact] = {}
-        for size, oop, ip, r in sorted(rows, key=itemgetter(0)):
+        for r in sorted(rows, key=_SIZE):
+            size, oop, ip = _TIMES(r)
             # the best of the out-of-place and in-place times that were measured (> 0)
             if oop and oop > 0:
                 t = ip if ip and 0 < ip < oop else oop
