@@ -188,6 +188,12 @@ def _rank_places(by_kind: dict[str, list[Fact]]) -> dict[int, tuple[str | None, 
 def independent_runs(runs: list[Fact], ranks: list[Fact], rows: list[Fact]) -> list[Fact]:
     """Runs of one file with the same settings that each list only their own process's GPUs
     and either stack their headers before any table or put rank 0 on different hosts."""
+    groups: dict[tuple, list[Fact]] = defaultdict(list)
+    for run in runs:
+        groups[(run.evidence.path, run.collective, run.n_gpus, run.min_bytes, run.max_bytes, run.iters)].append(run)
+    several = [(key, grp) for key, grp in groups.items() if len(grp) >= 2]
+    if not several:  # one run per file and settings (a fleet's nccl-tests files): no pass over its ranks and rows
+        return []
     rank0 = {r.run_id: r for r in ranks if r.rank == 0}
     listed: dict[str, list[int]] = defaultdict(list)
     for r in ranks:
@@ -195,13 +201,8 @@ def independent_runs(runs: list[Fact], ranks: list[Fact], rows: list[Fact]) -> l
     first_row: dict[str, int] = {}
     for r in rows:
         first_row[r.run_id] = min(first_row.get(r.run_id, r.evidence.line), r.evidence.line)
-    groups: dict[tuple, list[Fact]] = defaultdict(list)
-    for run in runs:
-        groups[(run.evidence.path, run.collective, run.n_gpus, run.min_bytes, run.max_bytes, run.iters)].append(run)
     out: list[Fact] = []
-    for key, grp in groups.items():
-        if len(grp) < 2:
-            continue
+    for key, grp in several:
         grp.sort(key=lambda r: r.evidence.line)
         hosts = {rank0[r.id].host for r in grp if r.id in rank0}
         stacked = any(a.rows == 0 and a.status is None and a.nranks <= (a.n_gpus or 1) * (a.n_threads or 1)
