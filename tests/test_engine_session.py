@@ -310,3 +310,45 @@ def test_none_of_a_derived_kind_waits_for_its_derivation(tmp_path):
     (tmp_path / "derive.yaml").write_text(derive.replace("nccl_net_device", "xid_event").replace("match: {network: IB}", "match: {xid: 79}"))
     errors = [str(e) for e in load_rules([tmp_path / "derive.yaml", tmp_path / "absent.yaml"], root=tmp_path).errors]
     assert errors and "may not name the derived kind 'rdma_expected'" in errors[0]
+
+
+def test_one_pattern_absence_resolved_before_durable_agrees_with_reference(monkeypatch):
+    """A rule of one pattern whose ``none:`` names only given kinds is resolved without durable
+    (session._resolvable): equality joins looked up by key (a field the blocker lacks never
+    matches), other joins and the blockers' own tests checked on the bucket; nothing of it goes
+    to durable."""
+    from stethoscope.facts.parsers.nccl_tests_facts import NcclTestRow, NcclTestRun
+
+    def rule(rid, none):
+        return compile_rule(Rule.model_validate({
+            "id": rid, "title": "t", "cause": "nccl_tests_failed", "component": "nccl", "severity": "info",
+            "when": {"all": [{"fact": "nccl_test_run", "as": "r", "match": {"rows": {"gt": 0}}}], "none": none},
+            "then": {"finding": {"entity": {}, "summary": "s", "evidence": ["r"]}}}), f"{rid}.yaml")
+
+    rules = [
+        rule("by_id", [{"fact": "nccl_test_row", "match": {"run_id": "$r.id", "size_bytes": {"gte": 1024}}}]),
+        rule("by_id_and_node", [{"fact": "nccl_test_row", "match": {"run_id": "$r.id", "node": "$r.node"}}]),
+        rule("not_eq_only", [{"fact": "nccl_test_row", "match": {"run_id": {"ne": "$r.id"}, "oop_time_us": {"lt": "$r.rows"}}}]),
+        rule("own_field", [{"fact": "nccl_test_row", "as": "w", "match": {"run_id": "$r.id", "oop_time_us": {"lt": "$w.ip_time_us"}}}]),
+    ]
+    assert [r.id for r in session._resolvable(rules)] == [r.id for r in rules]
+
+    def run(name, node, rows):
+        return NcclTestRun(id=name, node=node, rows=rows, evidence=Evidence(path="p", line=0, text="t"))
+
+    def row(i, run_id, node, size, oop, ip=None):
+        return NcclTestRow(id=f"w{i}", node=node, run_id=run_id, size_bytes=size, count=2, dtype="float", oop_time_us=oop,
+                           oop_algbw=1.0, oop_busbw=0.0, ip_time_us=ip, evidence=Evidence(path="p", line=i, text="t"))
+
+    facts = [run("a", "n1", 2), run("b", "n1", 2), run("c", "n2", 2), run("d", "n2", 0),
+             row(1, "a", "n1", 4096, 5.0, 6.0), row(2, "b", "n1", 8, 5.0), row(3, "c", "n1", 4096, 1.0, 0.5)]
+    sent = []
+    monkeypatch.setattr(session, "_host", lambda: sent.append(1))  # durable must not be started
+    a, _ = session.run(rules, facts)
+    b, _ = reference.run(rules, facts)
+    assert not sent
+    assert sorted(map(repr, a)) == sorted(map(repr, b))
+    # a: its 4 KiB row blocks by_id, its node's row by_id_and_node, c's fast row not_eq_only, oop < ip own_field;
+    # b: only an 8-byte row, on its node, no in-place time; c: its row is on n1; d: no rows, never a candidate
+    assert sorted((f.rule, f.bindings[0][1]) for f in a) == [
+        ("by_id", "b"), ("by_id_and_node", "c"), ("not_eq_only", "c"), ("own_field", "b"), ("own_field", "c")]
