@@ -138,6 +138,21 @@ _GSP_BOOT = re.compile(
 # NVRM: _kfspCheckGspBootStatus: Timed out waiting for GSP ucode to boot.
 # NVRM: kfspPollForCanSend_IMPL: Timed out waiting for FSP queues to be empty.
 _GSP_WAIT = re.compile(r"NVRM: (?:GPU\d+ )?_?k(?:gsp|fsp)\w*: .{0,120}?\b(?:Time(?:d)? ?out|timed out)\b")
+# The GSP-RM RPC layer (src/nvidia/src/kernel/vgpu/rpc.c, NV_PRINTF_COND at error level; the status is an
+# NV_STATUS, named through knowledge/nv_status_codes.yaml: 0x0000000f NV_ERR_GPU_IS_LOST, 0x62 NV_ERR_RESET_REQUIRED):
+# NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!                  (550, "for fn %d!")
+# NVRM: GPU0 _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 10 sequence 12303!   (open-gpu-kernel-modules#1080)
+# NVRM: _issueRpcAndWait: RPC failed with status 0x1b000 for fn 1!
+# NVRM: GPU0 rpcRmApiFree_GSP: GspRmFree failed: hClient=0xc1d00029; hObject=0xbeef0100; paramsStatus=0x00000000; status=0x0000000f
+# NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: hClient=0xc1d1a616; hParent=0x5c000054; hObject=0x5c00005b; hClass=0x0000c86f; paramsSize=0x00000170; paramsStatus=0x00000062; status=0x00000062
+# NVRM: rpcRmApiControl_GSP: GspRmControl failed: hClient=0x...; hObject=0x...; cmd=0x...; paramsSize=0x...; paramsStatus=0x...; status=0x...
+_RPC_FAILED = re.compile(
+    r"NVRM: (?P<gpu>GPU\d+ )?(?:_issueRpcAndWait: (?:rpcSendMessage|RPC) failed with status (?P<st>0x[0-9a-fA-F]+) for fn (?P<fn>\d+)"
+    r"|rpcRmApi\w*_GSP: GspRm(?P<verb>Free|Alloc|Control) failed: .{0,240}?\bstatus=(?P<st2>0x[0-9a-fA-F]+))"
+)
+#: the statuses that say what became of the GPU, whatever RPC carried them; a control call that
+#: failed with another status is an application's or a driver's error (left as ``other``)
+_RPC_GPU_STATUSES = frozenset({"NV_ERR_GPU_IS_LOST", "NV_ERR_RESET_REQUIRED", "NV_ERR_TIMEOUT", "NV_ERR_GPU_IN_FULLCHIP_RESET"})
 # RM's thread watchdog, printed with the operation that timed out (a GSP boot step, above):
 # NVRM: _threadNodeCheckTimeout: _threadNodeCheckTimeout: Timeout was set to: 4000 msecs!      (nvtrust#52)
 _THREAD_TIMEOUT = re.compile(r"NVRM: (?:GPU\d+ )?_threadNodeCheckTimeout: ")
@@ -258,6 +273,41 @@ def _gsp_firmware(add, ln: int, lines: list[str]) -> None:
     add("gsp_firmware_missing", next((m["bdf"] for m in after if m is not None), None))
 
 
+def _rpc_failed(m: re.Match[str]) -> tuple[str, str, str]:
+    """The GPU prefix, the status's NV_ERR_* name (or its hex) and the call of an RPC failure line."""
+    codes, _stages = _status_table()
+    raw = m["st"] or m["st2"]
+    status = codes.get(int(raw, 16), "")
+    call = f"fn {m['fn']}" if m["fn"] else f"GspRm{m['verb']}"
+    return (m["gpu"] or "").strip(), status or raw, call
+
+
+def _gsp_rpc(add, ln: int, m: re.Match[str], lines: list[str], used: set[int]) -> bool:
+    """An RPC to the GSP firmware failed: one fact for the first failure of a GPU and status, the same
+    failures after it in the file (a teardown prints one per freed object, hundreds) counted into it."""
+    gpu, status, call = _rpc_failed(m)
+    if m["verb"] == "Control" and status not in _RPC_GPU_STATUSES:
+        return False
+    calls, n = [call], 1
+    for k in range(ln, len(lines)):
+        text = lines[k]
+        if "failed" not in text or ("_issueRpcAndWait" not in text and "_GSP: GspRm" not in text):
+            continue
+        if (o := _RPC_FAILED.search(text)) is None:
+            continue
+        g, st, c = _rpc_failed(o)
+        if (g, st) == (gpu, status):
+            used.add(k + 1)
+            n += 1
+            if c not in calls and len(calls) < 4:
+                calls.append(c)
+    name = status if status.startswith("NV_ERR_") else ""
+    add("gsp_rpc_failed", status=name, code=m["st"] or m["st2"],
+        detail=f"{(gpu + ': ') if gpu else ''}{n} GSP RPC failure{'s' if n > 1 else ''} ({', '.join(calls)})"
+        f" with status {status}")
+    return True
+
+
 def _joined(lines: list[str], ln: int, last: re.Pattern[str]) -> tuple[str, list[int]]:
     """The line and the NVRM lines that continue it, up to the one matching ``last``."""
     text, block = lines[ln - 1], [ln]
@@ -350,6 +400,10 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         # event: they make a fact only when that line is not in the paste
         if not any("): 119," in lines[k] for k in range(max(0, ln - 4), min(ln + 6, len(lines)))):
             add("gsp_rpc_timeout", detail=m["after"])
+        used.add(ln)
+        return True
+    if ("_issueRpcAndWait" in msg or "_GSP: GspRm" in msg) and (m := _RPC_FAILED.search(msg)) is not None \
+            and _gsp_rpc(add, ln, m, lines, used):
         used.add(ln)
         return True
     if (m := _LOST.search(msg)) is not None:

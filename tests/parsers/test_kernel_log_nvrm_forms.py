@@ -70,6 +70,18 @@ def _kinds(text: str):
      [("open_module_required", "0000:02:00.0", ""), ("rm_init_adapter_failed", "0000:02:00.0", "NV_ERR_NOT_SUPPORTED")]),
     # osinit.c: "Cannot" is a failure word
     ("[  5.0] NVRM: osInitNvMapping: *** Cannot attach gpu\n", [("other", None, "")]),
+    # rpc.c (NV_PRINTF_COND): an RPC to the GSP failed; the status names what became of the GPU, one fact a GPU and status
+    ("[  9.0] NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!\n"
+     "[  9.0] NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 10!\n"
+     "[  9.0] NVRM: rpcRmApiFree_GSP: GspRmFree failed: hClient=0xc1d0003b; hObject=0xbeef0310; paramsStatus=0x00000000;"
+     " status=0x0000000f\n", [("gsp_rpc_failed", None, "NV_ERR_GPU_IS_LOST")]),
+    ("[  9.0] NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: hClient=0xc1d1a616; hParent=0x5c000054; hObject=0x5c00005b;"
+     " hClass=0x0000c86f; paramsSize=0x00000170; paramsStatus=0x00000062; status=0x00000062\n",
+     [("gsp_rpc_failed", None, "NV_ERR_RESET_REQUIRED")]),
+    ("[  9.0] NVRM: _issueRpcAndWait: RPC failed with status 0x1b000 for fn 1!\n", [("gsp_rpc_failed", None, "")]),
+    # a control call refused for the caller's reasons is not a GPU state: left as an unexplained failure
+    ("[  9.0] NVRM: rpcRmApiControl_GSP: GspRmControl failed: hClient=0xc1d00001; hObject=0x5c000001; cmd=0x20800a4c;"
+     " paramsSize=0x00000010; paramsStatus=0x0000001f; status=0x0000001f\n", [("other", None, "")]),
 ])
 def test_driver_forms(text, want):
     assert [(k, b, s or "") for k, b, s in _kinds(text)] == want
@@ -98,3 +110,14 @@ def test_xid_of_a_mig_instance():
         facts = [f for f in _facts(f"[  7.0] NVRM: Xid ({attr}): 43, pid=4242, name=python3, Ch 00000008\n")
                  if f.kind == "xid_event"]
         assert [(f.pci_bus_id, f.xid, f.pid) for f in facts] == [("0000:41:00.0", 43, 4242)]
+
+
+def test_gsp_rpc_failures_of_a_lost_gpu():
+    # open-gpu-kernel-modules#1080: the teardown after a GSP heartbeat timeout, every RPC failing with
+    # NV_ERR_GPU_IS_LOST between assertions: one RPC fact (the GPU lost), the assertions as before
+    text = open("fixtures/artefacts/kernel_log/ogkm1080_gsp_rpc_failed_gpu_lost.log").read()
+    facts = [f for f in _facts(text) if f.kind == "nvrm_error"]
+    rpc = [f for f in facts if f.message_kind == "gsp_rpc_failed"]
+    assert [(f.status, f.code) for f in rpc] == [("NV_ERR_GPU_IS_LOST", "0x0000000f")]
+    assert rpc[0].detail == "GPU0: 4 GSP RPC failures (fn 10, GspRmFree) with status NV_ERR_GPU_IS_LOST"
+    assert [f.message_kind for f in facts].count("assert_failed") == 3 and len(facts) == 4
