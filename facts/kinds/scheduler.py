@@ -36,6 +36,7 @@ class DevicePluginState(Fact):
     kind: Literal["device_plugin_state"] = "device_plugin_state"
     state: str  # incompatible_strategy | no_devices | start_failed | register_failed | kubelet_unreachable | grpc_crashed | crashed
     #            | socket_unreachable (the kubelet's dial of the plugin's socket failed: ``resource`` the socket)
+    #            | gfd_failed (GPU feature discovery's run error ended it: the node is not labelled; ``reason`` mig_config | nvml_init | other)
     strategy: str | None = None  # "auto" (deviceDiscoveryStrategy)
     resource: str | None = None  # "volcano.sh/gpu-memory" ('<res>'), or the plugin's name ("Volcano-GPU-Plugin")
     reason: str | None = None  # socket_in_use (listen ... bind: address already in use) | in_allocate (a panic in Allocate) | mig_config (the MIG strategy's own panic) | other; None for the first two states

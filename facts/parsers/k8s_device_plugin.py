@@ -175,11 +175,29 @@ _ALLOCATE_FRAME = re.compile(r"[Dd]evicePlugin\)\.Allocate\(")
 _STACK_LINES = 40
 # listen unix /var/lib/kubelet/device-plugins/nvidia-gpu.sock: bind: address already in use
 _SOCKET_IN_USE = re.compile(r"\blisten unix \S+: bind: address already in use")
+# GPU feature discovery, the plugin's sibling that labels the node (NVIDIA/gpu-feature-discovery main.go v0.1-v0.8,
+# Go log with the prefix "gpu-feature-discovery: "; since v0.15 NVIDIA/k8s-device-plugin cmd/gpu-feature-discovery,
+# klog). Its run error ends it and the node gets no nvidia.com labels (pkg/lm NewLabelers: "error creating NVML
+# labeler: %v"; the oldest main.go: log.Printf("Unexpected error: %v", err)). A MIG layout the strategy does not fit
+# (gpu-feature-discovery#24), NVML not loaded in its container (#25), a GPU NVML cannot open (k8s-device-plugin#1561):
+#   gpu-feature-discovery: 2022/06/15 03:25:50 Error: error creating NVML labeler: error creating resource labeler: failed to construct MIG resource labeler: failed to create labeler for mig-strategy=single: failed to check for empty MIG-enabled devices: NVML error: Not Found
+#   gpu-feature-discovery: 2022/08/30 02:07:24 Error: error creating NVML labeler: failed to initialize NVML: unexpected failure calling nvml.Init: error opening libnvidia-ml.so.1: ...
+#   E1105 17:45:39.017442       1 main.go:110] error creating labeler: error getting devices: error getting device handle for index '0': Unknown Error
+_GFD_ERROR = re.compile(r"\bgpu-feature-discovery: \d{4}/\d\d/\d\d \d\d:\d\d:\d\d (?:Error|Unexpected error): (?P<err>\S.*?)\s*$"
+                        r"|\] (?P<kerr>error creating (?:NVML )?labeler: .+?)\s*$")
+_GFD_MIG = re.compile(r"\bMIG\b|mig-strategy")  # the MIG strategy's labeler: reason mig_config
+_GFD_NVML = re.compile(r"failed to initialize NVML|could not load NVML|libnvidia-ml\.so")  # reason nvml_init
+# Its run loop and exit (main.go, every version), read as used with no fact; the deferred clean-up of a file it had
+# not written yet says there was nothing to remove (klog.Warningf("Error removing output file: %v") since v0.15):
+#   gpu-feature-discovery: 2022/06/15 03:25:50 Warning: Error removing output file: failed to remove output file: remove /etc/kubernetes/node-feature-discovery/features.d/gfd: no such file or directory
+_GFD_LIFECYCLE = re.compile(r"\bgpu-feature-discovery: \d{4}/\d\d/\d\d \d\d:\d\d:\d\d (?:Start running|Exiting|Running gpu-feature-discovery in version"
+                            r"|Loaded configuration|Writing labels to output file|Sleeping for|Received signal)"
+                            r"|Error removing output file: .{0,300}?: no such file or directory\s*$")
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_STRATEGY, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _CHECK_FAILED, _ALLOCATE, _ALLOCATE_RPC,
                                      _DIAL_SOCKET, _START,
                                      _PLUGIN_START, _REGISTER, _KUBELET, _RETRYING, _LIFECYCLE, _GRPC_CRASHED,
-                                     _ALLOCATE_FRAME)), re.M)
+                                     _ALLOCATE_FRAME, _GFD_ERROR, _GFD_LIFECYCLE)), re.M)
 
 
 def detect(head: str) -> bool:
@@ -188,7 +206,8 @@ def detect(head: str) -> bool:
             or "device plugin" in head or "failed to start: " in head or "Could not contact Kubelet" in head
             or "Failed to start one or more plugins" in head or " watcher." in head or "lugins." in head
             or "Loading configuration." in head or "to serve '" in head or "GRPC server for '" in head
-            or ").Allocate(" in head or "unhealthy" in head or "/device-plugins/" in head):
+            or ").Allocate(" in head or "unhealthy" in head or "/device-plugins/" in head
+            or "gpu-feature-discovery: " in head or " labeler: " in head):
         return False
     return _ANY.search(head) is not None
 
@@ -217,7 +236,11 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(DevicePluginState, n, state="crashed", reason=where, message=f"panic: {m['msg']}")
         elif "GRPC server for '" in line and (m := _GRPC_CRASHED.search(line)) is not None:
             b.add(DevicePluginState, n, state="grpc_crashed", resource=m["res"], reason="other", message=m["err"])
-        elif _RETRYING.search(line) or _LIFECYCLE.search(line):
+        elif ("gpu-feature-discovery: " in line or " labeler: " in line) and (m := _GFD_ERROR.search(line)) is not None:
+            err = m["err"] or m["kerr"]
+            b.add(DevicePluginState, n, state="gfd_failed", resource="gpu-feature-discovery", message=err,
+                  reason="mig_config" if _GFD_MIG.search(err) else "nvml_init" if _GFD_NVML.search(err) else "other")
+        elif _RETRYING.search(line) or _LIFECYCLE.search(line) or _GFD_LIFECYCLE.search(line):
             pass
         elif (m := _STRATEGY.search(line)) is not None:
             b.add(DevicePluginState, n, state="incompatible_strategy", strategy=m["strategy"])
@@ -263,5 +286,7 @@ _SIG = re.compile("|".join((
     r"Marking device \S+ as unhealthy: ", r"; marking all devices as unhealthy", r"Allocate failed due to ", r"Could not start device plugin for '[^']+': ",
     r"Error while dialing:? dial unix \S*/device-plugins/",
     r"\bPlugin \S+ failed to start: ", r"Could not register device plugin: ", _KUBELET.pattern, _RETRYING.pattern,
-    _LIFECYCLE.pattern, r"GRPC server for '[^']+' crashed with error: ", _ALLOCATE_FRAME.pattern)), re.M)
+    _LIFECYCLE.pattern, r"GRPC server for '[^']+' crashed with error: ", _ALLOCATE_FRAME.pattern,
+    r"\bgpu-feature-discovery: \d{4}/\d\d/\d\d \d\d:\d\d:\d\d (?:Error|Unexpected error|Start running|Exiting|Warning: Error removing)",
+    r"\] error creating (?:NVML )?labeler: ")), re.M)
 SIGNATURES = (_SIG,)
