@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gc
 import os
+from array import array
 from collections import defaultdict
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -41,7 +42,7 @@ from stethoscope.engine.progress import SILENT, Progress
 from stethoscope.engine.report import Checked, Coverage, FileCoverage, Finding, LimitHit, MissingSignal, Report, SkippedFile, Source
 from stethoscope.facts.bundle import FileTask, RawBundle, Skipped, artefacts, iter_artefacts, read_bundle
 from stethoscope.facts.limits import DEFAULT, Budget
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, FactIndex
 from stethoscope.facts.parsers.base import Artefact
 
 Evaluator = Literal["durable", "reference"]
@@ -62,6 +63,14 @@ class Observation:
     #: fact kinds the source examined without making any (a live screen that found every GPU
     #: healthy): checked, for the decision tree's "not checked" list
     kinds_checked: set[str] = field(default_factory=set)
+    #: ``facts`` by kind as :func:`combine` left them (its index kept: the rules' catalogue joins and
+    #: localise read a few kinds each, and each made a pass over every fact to index them)
+    index: FactIndex | None = field(default=None, repr=False, compare=False)
+
+    def indexed(self) -> list[Fact] | FactIndex:
+        """``facts``, as the FactIndex combine made when they are still the facts it indexed."""
+        index = self.index
+        return index if index is not None and len(index) == len(self.facts) else self.facts
 
 
 # --- combine --------------------------------------------------------------------------------
@@ -146,6 +155,9 @@ def combine(obs: Observation) -> Observation:
         for _name, summarise in COMBINERS:
             seen.add(summarise(seen))
         obs.combined = True
+        # the positions as C ints (4 bytes each, not lists of int objects: ~20 MB at 1,024 nodes,
+        # alive through the rules' run, where a diagnosis peaks)
+        obs.index = FactIndex(obs.facts, {k: array("i", v) for k, v in seen.positions.items()})
     return obs
 
 
@@ -361,9 +373,10 @@ def diagnose(obs: Observation, ruleset: RuleSet | None = None, evaluator: Evalua
         combine(obs)
     ruleset = ruleset or load_rules()
     progress.phase("rules")
-    found = evaluate(ruleset, obs.facts, evaluator)
+    facts = obs.indexed()
+    found = evaluate(ruleset, facts, evaluator)
     progress.phase("localising")
-    findings = localise(found, obs.facts, symptom_map(ruleset.rules))
+    findings = localise(found, facts, symptom_map(ruleset.rules))
     progress.done()
     verdict, reason = accounting.verdict(findings, obs.coverage, empty=obs.empty)
     return Report(

@@ -6,7 +6,7 @@ A fact class declares its ``kind`` as a ``Literal`` default and registers itself
 from __future__ import annotations
 
 from sys import intern
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -191,11 +191,16 @@ class FactIndex(tuple):
     knowledge_facts) each read a few kinds of a 1,024-node bundle's ~500k facts; one pass over
     all of them costs ~35 ms per 70k facts, and they made about twenty."""
 
-    positions: dict[str, list[int]]
+    positions: dict[str, Sequence[int]]
 
-    def __new__(cls, facts):
+    def __new__(cls, facts, positions: dict[str, Sequence[int]] | None = None):
+        """``positions``: each kind's positions in ``facts``, where the caller indexed them as it
+        made the list (engine/pipeline.combine): no pass over the facts here."""
         self = super().__new__(cls, facts)
-        positions: dict[str, list[int]] = {}
+        if positions is not None:
+            self.positions = positions
+            return self
+        positions = {}
         for i, f in enumerate(self):
             kind = f.kind
             if kind in positions:

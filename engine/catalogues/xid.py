@@ -151,7 +151,8 @@ def recovery_entry_fact(action: str) -> RecoveryActionEntry:
 def knowledge_facts(facts: list[Fact]) -> list[Fact]:
     """The catalogue entries and aggregations the rules need for ``facts`` (new facts only)."""
     cat = load_catalogue()
-    facts = FactIndex(facts)  # the joins below read a few kinds each (FactIndex)
+    if getattr(facts, "positions", None) is None:  # (combine's, passed on by diagnose: no pass)
+        facts = FactIndex(facts)  # the joins below read a few kinds each (FactIndex)
     out: list[Fact] = []
     # entries the caller already gave (a rule test, a second call) are kept, not doubled
     given = {f.xid for f in of_kind(facts, "xid_catalogue_entry")}  # type: ignore[attr-defined]
