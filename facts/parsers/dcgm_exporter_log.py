@@ -50,6 +50,8 @@ _GOLOG = re.compile(r"^\s*\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?P<level>DEB
 #   and DCGM's errorString of DCGM_ST_CONNECTION_NOT_VALID with go-dcgm's wrapping of a field read, which only a
 #   DCGM client prints (a log cut to its error lines has no start-up message: NVIDIA/gpu-monitoring-tools#188)
 _OWN = re.compile(r"Starting dcgm-exporter|DCGM successfully initialized|Error starting nv-hostengine|"
+                  # the 1.x exporter script and the nv-hostengine it starts (below)
+                  r"Starting NVIDIA host engine\.\.\.|Got error \d+ while waiting for SIGUSR1 from child process|"
                   r"Attemping to connect to remote hostengine|Not collecting DCP metrics|Collecting DCP Metrics|"
                   r"Error watching fields|libdcgm\.so[.\d]* library was not found|"
                   r"Host engine connection invalid/disconnected|[Ee]rror getting the latest value for fields|"
@@ -89,6 +91,21 @@ _VER_MISMATCH = re.compile(r": API version mismatch\.?\s*$")
 _HOSTENGINE_LOST = "Host engine connection invalid/disconnected"
 
 
+# The 1.x exporter (NVIDIA/gpu-monitoring-tools exporters/prometheus-dcgm/dcgm-exporter, a bash script) starts
+# nv-hostengine itself, echoes its steps, and ends with "Done" (exit 0: the container restarts) when its dcgmi dmon
+# stops. nv-hostengine's own console lines (NVIDIA/DCGM hostengine/src/main.cpp) say it did not start:
+#   Got error 11 while waiting for SIGUSR1 from child process.    (NVIDIA/gpu-monitoring-tools#212: the parent waits
+#     for its daemon's SIGUSR1 once DCGM is initialised; errno 11, EAGAIN, is the 120 s wait running out: the daemon
+#     hung or died while it initialised DCGM)
+#   Err: Failed to start DCGM Server: -7                           (dcgmEngineRun failed: the port or socket)
+_HE_FAILED = re.compile(r"^\s*(?:Got error (?P<errno>\d+) while waiting for SIGUSR1 from child process"
+                        r"|Err: Failed to start DCGM Server: (?P<ret>-?\d+))")
+# the script's steps, and nv-hostengine's answer to --term when it is not running: read as used, no fact
+_SCRIPT = re.compile(r"^\s*(?:Starting NVIDIA host engine\.\.\.|Collecting metrics at \S+ every \d+ms\.\.\."
+                     r"|Collecting DCP metrics as well\.|Stopping NVIDIA host engine\.\.\."
+                     r"|Unable to terminate host engine, it may not be running\.|Done)\s*$")
+
+
 def _line(line: str) -> tuple[str, str] | None:
     if (m := _TEXT.search(line)) is not None:
         msg = m["q"] if m["q"] is not None else m["bare"]
@@ -99,9 +116,11 @@ def _line(line: str) -> tuple[str, str] | None:
 
 
 def detect(head: str) -> bool:
-    if ("dcgm" not in head.lower() and _HOSTENGINE_LOST not in head) or _OWN.search(head) is None:
+    if ("dcgm" not in head.lower() and _HOSTENGINE_LOST not in head and "SIGUSR1 from child" not in head) \
+            or _OWN.search(head) is None:
         return False
-    return any(_line(line) is not None for line in head.splitlines() if _OWN.search(line))
+    return any(_line(line) is not None or _HE_FAILED.match(line) or _SCRIPT.match(line)
+               for line in head.splitlines() if _OWN.search(line))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -110,6 +129,14 @@ def parse(artefact: Artefact) -> ParseResult:
     for n, line in enumerate(artefact.lines, 1):
         got = _line(line)
         if got is None:
+            if (m := _HE_FAILED.match(line)) is not None:
+                why = ("its daemon never reported that DCGM initialised" if m["errno"] is not None
+                       else "it could not serve its port or socket")
+                b.add(DcgmExporterError, n, level="error", message=f"nv-hostengine did not start ({why}): {line.strip()}"[:400],
+                      exiting=True)
+                result.lines_used += 1
+            elif _SCRIPT.match(line) is not None:
+                result.lines_used += 1
             continue
         level, msg = got
         level = _LEVELS.get(level, level)

@@ -23,6 +23,10 @@ def _errors(r):
     ("dcgm_exporter_log/gmt188_hostengine_disconnected.log",
      [(n, "error", "Failed to collect metrics with error: Failed to collect metrics with error: Error getting the latest value "
        "for fields: Host engine connection invalid/disconnected", False) for n in (1, 2)], 2),
+    # the 1.x exporter script: nv-hostengine's own start failure is the exporter's end (it restarts after "Done")
+    ("dcgm_exporter_log/gmt212_script_hostengine_sigusr1_timeout.log",
+     [(3, "error", "nv-hostengine did not start (its daemon never reported that DCGM initialised): Got error 11 while waiting "
+       "for SIGUSR1 from child process.", True)], 6),
 ])
 def test_real_logs(rel, want, used):
     r = parse_fixture(dcgm_exporter_log, rel)
