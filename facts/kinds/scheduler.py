@@ -208,9 +208,10 @@ class ContainerToolkitError(Fact):
     message: str
     #: what a mount-stage error failed at (libnvidia-container's own words): ``file_create`` ("file
     #: creation failed: <path in the container's rootfs>: <strerror>", src/utils.c file_create: the
-    #: mount point could not be made), ``mount`` ("mount operation failed"), ``stat`` ("stat failed");
-    #: ``other`` for any other message or stage
-    operation: Literal["file_create", "mount", "stat", "other"] = "other"
+    #: mount point could not be made), ``mount`` ("mount operation failed"), ``stat`` ("stat failed"),
+    #: ``device_rules`` ("failed to add device rules: <why>": the container's device cgroup, v1 devices.allow or
+    #: v2's eBPF filter, could not be given the GPUs); ``other`` for any other message or stage
+    operation: Literal["file_create", "mount", "stat", "device_rules", "other"] = "other"
 
 
 @fact_kind

@@ -47,8 +47,13 @@ _NVML = re.compile(r"^nvml error: (?P<nvml>.+)$|^load library failed: (?P<lib>\S
 # a mount-stage error's operation (libnvidia-container src/utils.c file_create: "file creation failed: %s",
 # src/nvc_mount.c: "mount operation failed: %s", "stat failed: %s"; error_set appends ": <strerror>"):
 # file creation failed: /var/lib/docker/overlay2/36b6.../merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists    (BIOP/BIOP-desktop#2)
-_MOUNT_OP = re.compile(r"(?P<op>file creation|mount operation|stat) failed: ")
-_MOUNT_OPS = {"file creation": "file_create", "mount operation": "mount", "stat": "stat"}
+# and the device cgroup's rules for the GPUs (src/rpc server: error_setx(err, "failed to add device rules: %s", rerr),
+# the nvcgo's cgroup v1 devices.allow write or v2 eBPF filter program):
+# nvidia-container-cli: mount error: failed to add device rules: unable to find any existing device filters attached to the cgroup: bpf_prog_query(BPF_CGROUP_DEVICE) failed: operation not permitted: unknown.
+#   (NVIDIA/nvidia-container-toolkit#678, libnvidia-container#154: an unprivileged or nested runtime, LXC, rootless docker)
+# nvidia-container-cli: mount error: failed to add device rules: open /sys/fs/cgroup/devices/user.slice/devices.allow: permission denied: unknown.
+_MOUNT_OP = re.compile(r"(?P<op>file creation|mount operation|stat) failed: |failed to add (?P<rules>device rules): ")
+_MOUNT_OPS = {"file creation": "file_create", "mount operation": "mount", "stat": "stat", "device rules": "device_rules"}
 # The runtime ran the hook it is configured with (``<hook> prestart``) and the program there has no such
 # command: urfave/cli's help answer "No help topic for '%v'" (the Go CLI framework of the toolkit's
 # nvidia-ctk and nvidia-container-toolkit binaries), on the hook's stderr as a logrus line:
@@ -94,7 +99,7 @@ def parse(artefact: Artefact) -> ParseResult:
         else:
             op = _MOUNT_OP.match(msg) if stage == "mount" else None
             b.add(ContainerToolkitError, n, stage=stage, message=msg,
-                  operation=_MOUNT_OPS[op["op"]] if op else "other")
+                  operation=_MOUNT_OPS[op["op"] or op["rules"]] if op else "other")
     if "No help topic for" in artefact.text:
         for n, line in iter_lines(_HOOK_NO_COMMAND, artefact):
             if n in seen or (m := _HOOK_NO_COMMAND.search(line)) is None:
