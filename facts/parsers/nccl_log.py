@@ -636,20 +636,29 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
     """The fast path's wanted lines, as parse() reads a prefixed candidate: a channel line of
     _CHANNEL_FAST's shape straight to its pair (its reading kept per message), an INFO line that
     maybe() refuses passed over, any other to :meth:`NcclLogState.line`."""
-    line_of, node_for, channel_parts = state.line_of, artefact.node_for, _channel_parts
-    chains, pair, b, errors = state.chains, state.pair, state.b, state.b.result.errors
+    line_of, node_for, channel_parts, read = state.line_of, artefact.node_for, _channel_parts, _CHANNEL_READ
+    chains, pair, b, errors, transports = state.chains, state.pair, state.b, state.b.result.errors, state.transports
     # INFO lines read before from the same process whose reading only made once() facts (every
     # rank of a process prints "Initialized NET plugin Socket"): read again, they would add nothing
     repeatable: set[tuple[str, str, str, str, str]] = set()
+    # the channel set of each pair met, by the line's own (host, pid, dev) and (rank, peer, transport,
+    # direction): a log's ~200 channel lines make ~8 pairs, and a pair met before only gains a channel
+    channels_of: dict[tuple[str, str, str, tuple[int, int, str, str | None]], set[int]] = {}
     for start, rows in runs:
         for no, (host, pid, dev, src, srcline, level, raw) in enumerate(rows, line_of(start)):
             msg = raw.rstrip()  # what _HEADER's "(?P<msg>(?:.*\S)?)\s*$" leaves
             if level == "INFO":
-                if msg.startswith(("Channel ", "Ring ")) and (parts := channel_parts(msg)) is not None:
-                    node, p = node_for(host), int(pid)
+                if msg.startswith(("Channel ", "Ring ")) and (parts := read.get(msg) or channel_parts(msg)) is not None:
                     if chains.open or chains.last_warn:  # else other() has nothing to end
-                        chains.other(node, p)
-                    pair(parts, node, p, int(dev), lambda no=no: no)
+                        chains.other(node_for(host), int(pid))
+                    key = (host, pid, dev, parts[1:])
+                    chans = channels_of.get(key)
+                    if chans is None:
+                        node, p = node_for(host), int(pid)
+                        pair(parts, node, p, int(dev), lambda no=no: no)
+                        chans = channels_of[key] = transports[(node, p, *parts[1:])][3]
+                    else:
+                        chans.add(parts[0])
                     continue
                 # _WANTED_PREFIXED is maybe()'s patterns on the message: it took the line, so only a
                 # message that lost trailing blanks ("... via " -> "... via") can be refused here

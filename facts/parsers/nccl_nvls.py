@@ -102,7 +102,6 @@ def parse(artefact: Artefact) -> ParseResult:
     line_of = line_counter(text)  # the artefact's own counter left for the next reader (see line_counter)
     literals = tuple(lit for lit, g in zip(_LITERALS, _LITERAL_GATES) if classify.gate(text, g) is not False)
     for start, line in lines_with(text, literals):
-        no = line_of(start)
         m = _LINE.match(line)
         if m is None:
             continue
@@ -123,13 +122,13 @@ def parse(artefact: Artefact) -> ParseResult:
             fields = dict(step=re.sub(r"\W+", "_", name.lower()).strip("_"))
             cls = NcclNvlsSetup
         else:
-            fb.error(no, f"NVLS or channel line not read: {msg!r}")
+            fb.error(line_of(start), f"NVLS or channel line not read: {msg!r}")
             continue
         key = (cls, node, pid, *fields.values())
         if key in seen:
-            continue
+            continue  # (its line not counted: every rank prints the line, the first one is cited)
         seen.add(key)
-        fb.add(cls, no, node=node, pid=pid, local_device=dev, **fields)
+        fb.add(cls, line_of(start), node=node, pid=pid, local_device=dev, **fields)
     result.lines_used = 0  # see the module docstring: nccl_log counts these lines
     return result
 
