@@ -63,8 +63,18 @@ KIND = "kubectl_pods"
 _DS_POD = re.compile(r"^(?P<ds>[a-z0-9][a-z0-9.-]{0,240})-[a-z0-9]{5}$")
 
 
+# The GPU operator's validation pods, which no DaemonSet owns: nvidia-driver-validation and
+# nvidia-device-plugin-validation (operator 1.0-1.6, fixed names: gpu-operator#85's `kubectl get po -A`, #130), and
+# the pods nvidia-operator-validator starts since 1.7, nvidia-cuda-validator-xnppb and
+# nvidia-device-plugin-validator-<5> (gpu-operator#287, #652): the operator validator's part of the stack
+_VALIDATION_POD = re.compile(r"^nvidia-(?:driver|device-plugin|cuda|dcgm(?:-exporter)?)-validat(?:ion|or-[a-z0-9]{5})$")
+
+
 def stack_role(pod: str) -> str | None:
-    """The part of the node GPU stack a pod runs, from its DaemonSet's name (kubectl_daemonsets.role_of)."""
+    """The part of the node GPU stack a pod runs, from its DaemonSet's name (kubectl_daemonsets.role_of), or the
+    operator validator's for its validation pods."""
+    if pod.startswith("nvidia-") and _VALIDATION_POD.match(pod) is not None:
+        return "operator-validator"
     m = _DS_POD.match(pod)
     return role_of(m["ds"]) if m is not None else None
 

@@ -186,5 +186,10 @@ def test_gpu_stack_pods_are_told_by_their_daemonset():
     for pod, role in (("nvidia-driver-daemonset-5.15.0-1048-azure-ubuntu22.04-x7kq2", "driver"),
                       ("gpu-feature-discovery-cmd8l", "gpu-feature-discovery"), ("nvidia-dcgm-vzwqf", "dcgm"),
                       ("nvidia-dcgm-exporter-ns9bm", "dcgm-exporter"), ("nvidia-device-plugin-daemonset-ctg97", "device-plugin"),
-                      ("gpu-operator-node-feature-discovery-worker-5nl2l", None), ("train-worker-0", None)):
+                      ("gpu-operator-node-feature-discovery-worker-5nl2l", None), ("train-worker-0", None),
+                      # the operator's validation pods, no DaemonSet's: 1.0-1.6's fixed names (gpu-operator#85, #130),
+                      # 1.7+'s started by nvidia-operator-validator (gpu-operator#287, #652)
+                      ("nvidia-driver-validation", "operator-validator"), ("nvidia-device-plugin-validation", "operator-validator"),
+                      ("nvidia-cuda-validator-xnppb", "operator-validator"), ("nvidia-device-plugin-validator-k2x9q", "operator-validator"),
+                      ("nvidia-driver-validation-job", None)):
         assert kubectl_pods.stack_role(pod) == role, pod
