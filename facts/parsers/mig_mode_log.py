@@ -62,12 +62,22 @@ _APPLIED = re.compile(r"MIG mode change applied successfully")
 # nvidia-smi after its pending warning (MIG user guide; gpu-operator#118):
 # Reboot the system or try nvidia-smi --gpu-reset to make MIG mode effective on GPU 00000000:00:03.0
 # 00000000:C1:00.0 is currently being used by one or more other processes (...) or reboot the system to make MIG mode effective.
+# The mig-manager's own steps around it (k8s-mig-manager's reconfigure script, as its pod log prints them:
+# NVIDIA/gpu-operator#646, #322) and mig-parted's assert walk, which a log cut before the mode change holds alone:
+# time="2023-12-25T07:53:18Z" level=info msg="Updating to MIG config: all-1g.10gb"
+# Applying the MIG mode change from the selected config to the node
+# time="2022-02-14T19:16:05Z" level=debug msg="    Asserting MIG mode: Disabled"
+# Asserting that the requested configuration is present in the configuration file
+_MANAGER = (r"Updating to MIG config: \S|Applying the MIG mode change from the selected config|Asserting MIG mode: (?:En|Dis)abled"
+            r"|Walking MigConfig for \(|Asserting that the requested configuration is present")
 _STEPS = re.compile(r"Walking MigConfig for|MIG capable: |Clearing existing MIG configuration"
-                    r"|At least one mode change pending|Resetting GPUs\.\.\.|to make MIG mode effective")
+                    r"|At least one mode change pending|Resetting GPUs\.\.\.|to make MIG mode effective"
+                    r"|Updating to MIG config: |Applying the MIG mode change|MIG configuration applied successfully"
+                    r"|Asserting that the requested configuration is present|Waiting for change to 'nvidia\.com/mig\.config' label")
 _DETECT = re.compile(r"Mode change pending: (?:true|false)|Updating MIG mode: |MIG mode is in pending \w+ state for GPU "
                      r"|MIG mode change (?:did not take effect|failed after reboot|applied successfully)"
-                     r"|Failed to assert MIG mode change")
-_CUES = ("MIG", "MigConfig", "ode change pending", "error resetting", "Resetting GPUs")
+                     r"|Failed to assert MIG mode change|" + _MANAGER)
+_CUES = ("MIG", "MigConfig", "ode change pending", "error resetting", "Resetting GPUs", "mig.config", "requested configuration")
 
 
 def detect(head: str) -> bool:

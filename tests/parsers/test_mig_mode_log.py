@@ -59,3 +59,12 @@ def test_mig_manager_failure_lines() -> None:
 def test_other_mig_output_is_not_this() -> None:
     assert not reader.detect("| MIG devices:                                                               |\n")
     assert not reader.detect("Enabled MIG Mode for GPU 00000000:07:00.0\n")  # success alone: nothing to judge
+
+
+def test_mig_manager_log_without_an_outcome() -> None:
+    # gpu-operator#646 and #322, cut before the mode change: the mig-manager's and mig-parted's own lines make the
+    # file this reader's, and no fact (nothing pending, applied or failed is said)
+    for rel, used in (("mig_mode/gpuop646_mig_manager_cut_before_apply.txt", 3),
+                      ("mig_mode/gpuop322_assert_walk_all_disabled_cut.txt", 19)):
+        res = parse_fixture(reader, rel)
+        assert reader.detect(open(f"fixtures/artefacts/{rel}").read()) and res.facts == [] and res.lines_used == used, rel
