@@ -217,13 +217,21 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
+# the store's two connection-lost texts (strerror of ECONNRESET and EPIPE, Utils.hpp SYSCHECK)
+LOST_WORDS = ("Connection reset by peer", "Broken pipe")
+
+
 def _store_or_agent(b: FactBuilder, line: int, raw: str, config: dict, agent_error: bool) -> bool:
     """The store's key, barrier, connect and listen failures and the agent's signals on one line."""
     msg = raw.strip()[:300]
     m = UNIQUE_ID.search(raw)
     if m:
-        # rank R waited for the NCCL id its root puts in the store: the root never got there, or the store went away
-        lost = re.search(r"Connection reset by peer|Broken pipe", m["err"]) is not None
+        # rank R waited for the NCCL id its root puts in the store: the root never got there, or the store went away;
+        # an error text cut mid-word at the end of the line (an issue title: "... store->get('0') got error: Connecti",
+        # hiyouga/LlamaFactory#2470) is the error it begins
+        err = m["err"].rstrip()
+        lost = (re.search(r"Connection reset by peer|Broken pipe", err) is not None
+                or (len(err) >= 4 and m.end() == len(raw.rstrip()) and any(w.startswith(err) for w in LOST_WORDS)))
         b.add(TorchRendezvousError, line, error="connection_lost" if lost else "key_timeout", message=msg,
               endpoint=config["endpoint"], during_rendezvous=agent_error)
         return True

@@ -88,6 +88,12 @@ def test_connection_closed_by_the_other_end(line, expect):
      ("key_timeout", None, None)),  # 1.x spelling, zai-org/ChatGLM-6B#1232
     ("torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer",
      ("connection_lost", None, None)),
+    # an issue title cut mid-word after "got error: " (hiyouga/LlamaFactory#2470): the error it begins; a cut
+    # "Socket Time" stays a key timeout
+    ("Deepspeed --hostfile running issue: RuntimeError: [11] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connecti",
+     ("connection_lost", None, None)),
+    ("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Socket Time",
+     ("key_timeout", None, None)),
     ("RuntimeError: Socket Timeout", ("key_timeout", None, None)),
     ("RuntimeError: Wait timeout", ("key_timeout", None, None)),
     ("torch.distributed.DistStoreError: wait timeout after 300000ms, keys: /default_pg//0//cuda//0", ("key_timeout", None, None)),
