@@ -86,6 +86,9 @@ class K8sDraPrepareFailed(Fact):
     error: str  # the kubelet's err, a wrapped event's lines joined: "NodePrepareResources failed for claim ...: ..."
     claim: str | None = None  # "default/rdma-demo", "<claim>"
     pod: str | None = None  # "default/pod1" (the kubelet's log line names it)
+    #: the kubelet has no plugin registered for the claim's DRA driver on this node ("DRA driver <name> is not
+    #: registered"): that driver's kubelet plugin is not running there
+    unregistered_driver: str | None = None  # "compute-domain.nvidia.com"
 
 
 @fact_kind

@@ -37,6 +37,9 @@ _EVENT = re.compile(r"(?m)FailedPrepareDynamicResources\b[^\n]{0,200}?Failed to 
                     r"(?P<more>(?:\n[ \t]+\S[^\n]*){0,12})")
 # NodePrepareResources failed for claim default/rdma-demo: ...   /   NodePrepareResources failed for ResourceClaim <claim>:
 _CLAIM = re.compile(r"\bfor (?:ResourceClaim|claim) (?P<claim>[^\s:]{1,300})")
+# prepare dynamic resources: DRA driver compute-domain.nvidia.com is not registered   (kubelet pkg/kubelet/cm/dra: no plugin of
+#   that driver registered with this kubelet; kubernetes-sigs/dra-driver-nvidia-gpu#814, the ComputeDomain plugin not running)
+_NOT_REGISTERED = re.compile(r"\bDRA driver (?P<driver>[\w./-]{1,253}) is not registered")
 
 
 def detect(head: str) -> bool:
@@ -47,8 +50,9 @@ def detect(head: str) -> bool:
 def _fact(fb: FactBuilder, n: int, err: str, pod: str | None = None) -> None:
     err = err.replace('\\"', '"').strip().rstrip(":").strip()
     claim = _CLAIM.search(err)
+    unregistered = _NOT_REGISTERED.search(err)
     fb.add(K8sDraPrepareFailed, n, error=err or "(the event's message is cut)", claim=claim["claim"] if claim else None,
-           pod=pod)
+           pod=pod, unregistered_driver=unregistered["driver"] if unregistered else None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
