@@ -8,7 +8,9 @@ CPU ms per node (the best of ``--repeat`` passes, so that other work on the mach
 - the classifier's RE2 set scan, and each reader's ``detect`` it asks (a reader whose
   signature occurs in a file it does not own, and whose ``detect`` is slow, shows here: a
   ``detect`` that ran a regex over every blank of each NCCL log once cost 60 ms a node),
-- each reader's ``parse``, and the wrapper gate (facts/lines.normalise),
+- each reader's ``parse``, and the wrapper gate (facts/lines.normalise) as parse_one runs it: given
+  the answers of the classifier's set (its PLAIN_GATE and UNCUT_GATE members), so without a pass
+  of its own (normalise alone, as a caller without the set runs it, shown beside it),
 - what the parse pool's pipe costs: the FileResults pickled (a worker) and unpickled (the parent).
 
 Run it after adding a reader or a signature; compare with the same run on the commit before
@@ -51,8 +53,9 @@ def main() -> int:
     from stethoscope.engine import parse_pool
     from stethoscope.engine.pipeline import load_rules
     from stethoscope.engine.ruleengine import routing
+    from stethoscope.facts import classify
     from stethoscope.facts.classify import classifier
-    from stethoscope.facts.lines import normalise
+    from stethoscope.facts.lines import UNCUT_GATE, normalise
     from stethoscope.facts.parsers.base import Artefact
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -74,7 +77,15 @@ def main() -> int:
         mine = [(p, t) for p, t in texts if kind_of(p) == kind]
         per_kind[kind] = _best(lambda: [parse_pool.parse_one(Artefact(path=p, text=t, node=p.split("/")[0]), router)
                                         for p, t in mine], args.repeat) * 1e3 / n
-    parts["(wrapper gate: lines.normalise)"] = _best(lambda: [normalise(t) for _, t in texts], args.repeat) * 1e3 / n
+    # the gate's answers from the set's pass (parse_one: Classifier.scan, then Artefact.normalise)
+    answers = []
+    for _, t in texts:
+        wrapped = cls.scan(t)[1]
+        answers.append((t, not wrapped, classify.gate(t, UNCUT_GATE)))
+    classify.forget()
+    parts["(wrapper gate after the set: normalise)"] = _best(
+        lambda: [normalise(t, plain, [], uncut) for t, plain, uncut in answers], args.repeat) * 1e3 / n
+    parts["(lines.normalise alone: its own pass)"] = _best(lambda: [normalise(t) for _, t in texts], args.repeat) * 1e3 / n
     parts["(classifier: RE2 set)"] = _best(lambda: [cls.candidates(t) for _, t in texts], args.repeat) * 1e3 / n
     asked: dict[str, list[tuple[str, str]]] = collections.defaultdict(list)
     for p, t in texts:

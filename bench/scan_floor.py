@@ -10,7 +10,8 @@ every file of a diagnosis goes through, each as a ratio to grep:
 - ``str.split('\\n')`` (what any per-line reading costs before a line is looked at),
 - one RE2 set of one literal signature (google-re2's ``Set.Match``: a DFA pass, no skipping ahead),
 - the classifier: the RE2 set of every reader's signatures (facts/classify.py),
-- the wrapper gate (facts/lines.normalise),
+- the wrapper gate (facts/lines.normalise) after the classifier's set, which answers its questions
+  (PLAIN_GATE, UNCUT_GATE are members of the set: parse_one passes the answers), and alone,
 - the whole per-file reading (engine/parse_pool.parse_one: classifier, gate, readers, facts).
 
 Each in-process step is the best of ``--repeat`` passes over texts already in memory (the first
@@ -56,8 +57,9 @@ def main() -> int:
     from stethoscope.engine import parse_pool
     from stethoscope.engine.pipeline import load_rules
     from stethoscope.engine.ruleengine import routing
+    from stethoscope.facts import classify
     from stethoscope.facts.classify import MAX_MEM, classifier
-    from stethoscope.facts.lines import normalise
+    from stethoscope.facts.lines import UNCUT_GATE, normalise
     from stethoscope.facts.parsers.base import Artefact
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -83,6 +85,11 @@ def main() -> int:
     one.Compile()
     cls = classifier()
     router = routing.router_for(load_rules().rules)
+    answers = []  # the wrapper gate's, from the set's pass (parse_one: Classifier.scan)
+    for _, t in texts:
+        wrapped = cls.scan(t)[1]
+        answers.append((t, not wrapped, classify.gate(t, UNCUT_GATE)))
+    classify.forget()
 
     def parse_all() -> None:
         for path, text in texts:
@@ -93,7 +100,8 @@ def main() -> int:
         ("str.split on newlines", lambda: [t.split("\n") for _, t in texts]),
         ("RE2 set of one literal", lambda: [one.Match(t) for _, t in texts]),
         ("classifier: RE2 set of every signature", lambda: [cls.candidates(t) for _, t in texts]),
-        ("wrapper gate (lines.normalise)", lambda: [normalise(t) for _, t in texts]),
+        ("wrapper gate after the set (normalise)", lambda: [normalise(t, plain, [], uncut) for t, plain, uncut in answers]),
+        ("lines.normalise alone (its own pass)", lambda: [normalise(t) for _, t in texts]),
         ("whole reading (parse_pool.parse_one)", parse_all),
     ]
     print(f"{args.nodes} nodes, {len(texts)} files, {mb:.1f} MB; one process, one core; best of {args.repeat}")
