@@ -13,7 +13,7 @@ from stethoscope.facts.model import Evidence, Fact
 
 EVIDENCE_LIMIT = 20
 SEVERITY_ORDER = {"info": 0, "warning": 1, "critical": 2, "fatal": 3}
-ENTITY_KEYS = ("node", "gpu", "hca", "port", "link", "rank", "switch")
+ENTITY_KEYS = ("node", "gpu", "hca", "port", "link", "rank", "switch", "address")
 # the parts of a node a finding can name; at equal severity and confidence a finding that names one
 # (the GPU at 0000:01:00.0, an HCA port, a link) ranks before one that names only a node or a process:
 # it says where to act (harvest 504: the driver's RmInitAdapter failure on its GPU, before nvidia-smi's
@@ -53,6 +53,8 @@ def _label(entity: dict[str, object], nodes: set[str]) -> str:
         parts.append(f"switch {entity['switch']}")
     if "link" in entity:
         parts.append("link " + " <-> ".join(map(str, entity["link"])))  # type: ignore[arg-type]
+    if "address" in entity:
+        parts.append(f"address {entity['address']}")
     if not parts:
         shown = ", ".join(sorted(nodes)[:8]) + (", ..." if len(nodes) > 8 else "")
         return f"the job (nodes: {shown})" if nodes else "the job"

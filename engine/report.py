@@ -27,6 +27,9 @@ class Entity(_M):
     link: list[str] | None = None
     rank: int | None = None
     switch: str | None = None
+    #: a network address a finding names (the peer NCCL dialled: "169.254.170.23"), where the fault is an
+    #: address or interface rather than a part of the node (harvest 1705, aws-do-eks#54)
+    address: str | None = None
     label: str
 
 

@@ -255,6 +255,18 @@ class NcclBootstrapFailure(NcclLineFact):
     message: str
     retrying: bool = False
     error: str | None = None  # the strerror text ("Address family not supported by protocol", accept's "Bad file descriptor")
+    # the peer's address without its port: "169.254.170.23" of "169.254.170.23<...>", "[fe80::1%eth0]" kept whole
+    # less its port; what a finding names as the entity's address (one per host dialled, not one per port)
+    peer_host: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _peer_host(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("peer_host") is None and data.get("peer"):
+            host = str(data["peer"]).split("<", 1)[0].strip()
+            if host:
+                data = {**data, "peer_host": host}
+        return data
 
 
 @fact_kind
