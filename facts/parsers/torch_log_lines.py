@@ -201,7 +201,11 @@ GLOG_TORCH = re.compile(r"^[IWEF]\d{4} [\d:.]+ +\d+ \S*torch/\S+:\d+\] ", re.M)
 FAILURE_ENTRY = re.compile(r"^(?P<pre>[^\n\[]*)\[(?P<idx>\d+)\]:[ \t]*\r?$", re.M)
 FAILURE_FIELD = re.compile(r"^\s*(?P<key>time|host|rank|exitcode|error_file|traceback)\s*:\s*(?P<val>(?:.*\S)?)\s*$")
 TABLE_RANK = re.compile(r"^(?P<rank>-?\d+) \(local_rank: (?P<local>-?\d+)\)$")
-TABLE_EXIT = re.compile(r"^(?P<exit>-?\d+) \(pid: (?P<pid>\d+)\)$")
+#   exitcode  : -6 (pid: 2385923)
+#   exitcode  : -11 (pid: 3304209)  (SIGSEGV)      (torch 2.x: _FAILURE_FORMAT_TEMPLATE "${exitcode} (pid: ${pid}) ${signal_name}",
+#                                                    signal_name " (SIGSEGV)" for a worker a signal ended)
+#   exitcode  : 1                                  (hpcaitech/ColossalAI#3582: a record pasted without its pid)
+TABLE_EXIT = re.compile(r"^(?P<exit>-?\d+)(?: \(pid: (?P<pid>\d+)\))?(?:[ \t]+\((?P<sig>SIG[A-Z0-9]{2,8})\))?$")
 # traceback : Signal 6 (SIGABRT) received by PID 2385923
 TABLE_SIGNAL = re.compile(r"Signal \d+ \((?P<sig>SIG\w+)\)")
 #   rank      : 0 (local_rank: 0)
@@ -420,8 +424,8 @@ def failure_table(artefact: Artefact, b: FactBuilder, used: set[int]) -> Iterato
         exitcode = int(e["exit"])
         ev_line = fields["exitcode"][0]
         yield dict(line=ev_line, text=lines[ev_line - 1].rstrip("\r"), node=artefact.node_for(host),
-                   local_rank=int(r["local"]), rank=int(r["rank"]), pid=int(e["pid"]), exitcode=exitcode,
-                   signal=signal_of(exitcode, fields.get("traceback", (0, ""))[1]),
+                   local_rank=int(r["local"]), rank=int(r["rank"]), pid=int(e["pid"]) if e["pid"] else None,
+                   exitcode=exitcode, signal=e["sig"] or signal_of(exitcode, fields.get("traceback", (0, ""))[1]),
                    root_cause=root_cause, from_table=True)
 
 

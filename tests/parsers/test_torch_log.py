@@ -207,6 +207,20 @@ def test_child_failed_table_record_without_its_entry_line():
     assert of(parse_text("  host      : h1\n  rank      : 0 (local_rank: 0)\n"), "torch_worker_failed") == []
 
 
+def test_child_failed_table_exit_code_without_pid_or_with_signal_name():
+    """A record whose exit code was pasted without its '(pid: N)' (ColossalAI#3582) is still one failed worker,
+    its pid unknown, no parse problem; torch 2.x's ' (SIGSEGV)' after the pid names the signal."""
+    r = parse_file("colossalai3582_failures_table_without_pid.log")
+    w = of(r, "torch_worker_failed")
+    assert [(f.rank, f.local_rank, f.pid, f.exitcode, f.signal, f.root_cause, f.node) for f in w] == [
+        (1, 0, None, 1, None, True, "gpu21")]
+    assert r.errors == []
+    text = ("Root Cause (first observed failure):\n[0]:\n  time      : 2025-01-01_00:00:00\n  host      : h1\n"
+            "  rank      : 3 (local_rank: 3)\n  exitcode  : -11 (pid: 4242)  (SIGSEGV)\n  error_file: <N/A>\n")
+    w = of(parse_text(text), "torch_worker_failed")
+    assert [(f.rank, f.pid, f.exitcode, f.signal) for f in w] == [(3, 4242, -11, "SIGSEGV")]
+
+
 def test_child_failed_table_folder_node_wins():
     path = FIX / "elastic_child_failed.log"
     a = Artefact(path="n/x.log", text=path.read_text(), node="gpu-a", node_from_folder=True)
