@@ -153,6 +153,11 @@ _RPC_FAILED = re.compile(
 #: the statuses that say what became of the GPU, whatever RPC carried them; a control call that
 #: failed with another status is an application's or a driver's error (left as ``other``)
 _RPC_GPU_STATUSES = frozenset({"NV_ERR_GPU_IS_LOST", "NV_ERR_RESET_REQUIRED", "NV_ERR_TIMEOUT", "NV_ERR_GPU_IN_FULLCHIP_RESET"})
+# The running GSP stopped beating (kernel_gsp.c _kgspIsHeartbeatTimedOut, 595): a GSP that hung or a GPU that stopped
+# answering after it booted, not a boot failure; RPC timeouts (Xid 119/120) and lost-GPU RPC failures follow:
+# NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 812751949 heartbeat 1899482 heartbeatWithOffsetMs 812745879 diff 6070 timeout 5200
+#   (open-gpu-kernel-modules#1230; #1080's title: "GSP heartbeat timeout -> Xid 109/8")
+_GSP_HEARTBEAT = re.compile(r"NVRM: (?:GPU\d+ )?_kgspIsHeartbeatTimedOut: Heartbeat timed out\b(?:.{0,200}?\bdiff (?P<diff>\d+) timeout (?P<timeout>\d+))?")
 # RM's thread watchdog, printed with the operation that timed out (a GSP boot step, above):
 # NVRM: _threadNodeCheckTimeout: _threadNodeCheckTimeout: Timeout was set to: 4000 msecs!      (nvtrust#52)
 _THREAD_TIMEOUT = re.compile(r"NVRM: (?:GPU\d+ )?_threadNodeCheckTimeout: ")
@@ -454,6 +459,10 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         return True
     if _INIT_DETAIL.search(msg) is not None and _followed_by_init_failure(lines, ln):
         used.add(ln)  # read as the detail of the RmInitAdapter failure that follows
+        return True
+    if "Heartbeat timed out" in msg and (m := _GSP_HEARTBEAT.search(msg)) is not None:
+        add("gsp_heartbeat_timeout", detail=f"no heartbeat for {m['diff']} ms (timeout {m['timeout']} ms)" if m["diff"] else None)
+        used.add(ln)
         return True
     if _GSP_BOOT.search(msg) is not None:  # no RmInitAdapter failure after it in the paste
         add("gsp_boot_failed", detail=msg[msg.index("NVRM: ") + 6:].strip())

@@ -70,6 +70,9 @@ def _kinds(text: str):
      [("open_module_required", "0000:02:00.0", ""), ("rm_init_adapter_failed", "0000:02:00.0", "NV_ERR_NOT_SUPPORTED")]),
     # osinit.c: "Cannot" is a failure word
     ("[  5.0] NVRM: osInitNvMapping: *** Cannot attach gpu\n", [("other", None, "")]),
+    # kernel_gsp.c (595) _kgspIsHeartbeatTimedOut: the running GSP stopped beating (open-gpu-kernel-modules#1230), not a boot failure
+    ("[   24.302465] NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 812751949 heartbeat 1899482"
+     " heartbeatWithOffsetMs 812745879 diff 6070 timeout 5200\n", [("gsp_heartbeat_timeout", None, "")]),
     # rpc.c (NV_PRINTF_COND): an RPC to the GSP failed; the status names what became of the GPU, one fact a GPU and status
     ("[  9.0] NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!\n"
      "[  9.0] NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 10!\n"
