@@ -93,9 +93,14 @@ def _order_candidates(text: str) -> list[tuple[int, int]]:
     head = "NCCL INFO "
     starts = [m.start() for m in _ORDER_AT.finditer(text)]
     comms: list[int] = []
-    last = starts[-1] if starts else -1
+    # the last line that can give a fact: a ring order's, or the last "NCCL INFO Trees comm 0x..." (read
+    # as trees); the communicator lines are looked for up to its end only (a log's Init COMPLETE and
+    # Destroy COMPLETE lines come after its ring orders: half a bench node's log not searched)
+    last = max(starts[-1] if starts else -1, text.rfind("NCCL INFO Trees comm 0x"))
     find, startswith, word = text.find, text.startswith, _WORD.fullmatch
-    q = find("comm 0x")
+    upto = 0 if last == -1 else find("\n", last)  # no such line: no communicator line is wanted
+    upto = len(text) if upto == -1 else upto
+    q = find("comm 0x", 0, upto)
     while q != -1:
         if q >= 10 and startswith(head, q - 10):  # NCCL INFO comm 0x...
             comms.append(q - 10)
@@ -103,9 +108,7 @@ def _order_candidates(text: str) -> list[tuple[int, int]]:
             w = text.rfind(" ", 0, q - 1) + 1
             if w >= 10 and word(text, w, q - 1) and startswith(head, w - 10):
                 comms.append(w - 10)
-                if w - 10 > last and startswith("Trees ", w):  # "NCCL INFO Trees comm 0x...": read as trees
-                    last = w - 10
-        q = find("comm 0x", q + 1)
+        q = find("comm 0x", q + 1, upto)
     starts += [c for c in comms if c <= last]
     out: list[tuple[int, int]] = []
     end = -1
