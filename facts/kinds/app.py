@@ -119,6 +119,9 @@ class LaunchedProcessKilled(Fact):
     #: that frame's library: "nccl" for libnccl.so.* or an ncclX/pncclX symbol, else the object's name (libfoo.so.1 ->
     #: "foo"); None where the frame names neither
     crash_library: str | None = None
+    #: glog's failure-signal report of a kill-like signal (SIGTERM, SIGINT, SIGHUP, ...): the pid of the process that
+    #: sent it ("from PID 30147"), when another process; None where the report names no sender or for a fault
+    sent_by_pid: int | None = None
 
 
 @fact_kind

@@ -1,0 +1,52 @@
+"""glog_failure_signal: glog's failure-signal report (PaddlePaddle and other glog programs), anywhere in a file."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from stethoscope.facts.parsers import glog_failure_signal as g
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/glog_failure_signal"
+
+
+def parse_text(text: str):
+    return g.parse(Artefact(path="t.log", text=text, node="node1"))
+
+
+def test_paddle_trainers_sigterm_from_the_launcher():
+    text = (FIX / "paddle24809_sigterm_from_launcher.txt").read_text()
+    assert g.detect(text)
+    r = parse_text(text)
+    f = [x for x in r.facts if x.kind == "launched_process_killed"]
+    assert [(x.signal, x.signum, x.sent_by_pid, x.launcher, x.crashed_in) for x in f] == [
+        ("SIGTERM", 15, 30147, "glog", None), ("SIGTERM", 15, 30147, "glog", None)]
+    assert f[0].evidence.line == 4 and r.errors == []
+    assert r.lines_used == 14  # the head, PC, the signal lines, the frames (not the last, cut at its "@")
+
+
+def test_report_head_cut_before_its_signal_line_is_a_parse_problem():
+    text = (FIX / "paddle24809_report_head_cut.txt").read_text()
+    assert g.detect(text)
+    r = parse_text(text)
+    assert r.facts == [] and len(r.errors) == 1 and r.lines_used == 4
+
+
+def test_fault_names_no_sender_and_its_frame():
+    # glog's crash report (a program's SIGSEGV), from PID 0; SIGABRT from the process itself; glog on macOS (no sender)
+    text = ("PC: @     0x7fd600b3eed6 dfaProject\n"
+            "*** SIGSEGV (@0x0) received by PID 2374 (TID 0x7fd67ff2c740) from PID 0; stack trace: ***\n"
+            "    @     0x7fd67e97c4b0 (unknown)\n"
+            "    @     0x7fd600b3eed6 dfaProject\n"
+            "*** SIGABRT (@0x3e80000085b) received by PID 2139 (TID 0x7fea12549740) from PID 2139; stack trace: ***\n"
+            "    @     0x7fea10f994b0 (unknown)\n    @     0x7fea10f99428 gsignal\n    @     0x7fea10f9b02a abort\n"
+            "    @     0x7fea115d384d __gnu_cxx::__verbose_terminate_handler()\n"
+            "  *** SIGABRT (@0x1817c45e8) received by PID 4540 (TID 0x1ee24a1c0) stack trace: ***\n"
+            "  [SignalInfo: *** SIGFPE (@0x7fa513bc2049) received by PID 3171 (TID 0x7fa5cdf56700) from PID 331096137 ***]\n")
+    f = [x for x in parse_text(text).facts if x.kind == "launched_process_killed"]
+    assert [(x.signal, x.sent_by_pid, x.crashed_in) for x in f] == [
+        ("SIGSEGV", None, "dfaProject"), ("SIGABRT", None, None), ("SIGABRT", None, None), ("SIGFPE", None, None)]
+
+
+def test_nothing_without_a_report():
+    assert not g.detect("Aborted (core dumped)\nreceived by PID 3\n")
+    assert parse_text("").facts == [] and parse_text("").errors == []
