@@ -13,6 +13,11 @@ so it is looked for anywhere in a file. Sample lines (real, from the sources nam
                                             (Paddle 2.x's "Error Message Summary", after its "FatalError: `Erroneous
                                              arithmetic operation` is detected by the operating system." line)
 
+Paddle's FatalError line names the signal in POSIX's words (paddle/fluid/platform/init.cc
+SignalErrorStrings): pasted without the ``[SignalInfo: ...]`` line it is read from those words::
+
+    FatalError: `Segmentation fault` is detected by the operating system.     (a PaddleOCR service's log, quoted)
+
 Paddle 1.x writes its own lines above glog's (paddle/fluid/platform/init.cc SignalHandle)::
 
     Warning: PaddlePaddle catches a failure signal, it may not work properly
@@ -55,7 +60,14 @@ _ABORTED_AT = re.compile(r"\*\*\* Aborted at \d{1,12} \(unix time\) try \"date -
 # W0529 18:27:06.386552 40650 init.cc:217]     @     0x7f2bf9b05d40 bthread_id_join
 _FRAME = re.compile(r"(?:^|\] |PC: )[ \t]*@[ \t]+0x[0-9a-fA-F]{1,16}[ \t]+(?P<fn>\S[^\n]*?)[ \t]*\r?$")
 # FatalError: `Erroneous arithmetic operation` is detected by the operating system.
-_PADDLE_FATAL = re.compile(r"FatalError: `[^`\n]{1,80}` is detected by the operating system\.")
+# FatalError: `Segmentation fault` is detected by the operating system.
+_PADDLE_FATAL = re.compile(r"FatalError: `(?P<desc>[^`\n]{1,80})` is detected by the operating system\.")
+#: Paddle's descriptions of the signals it reports (paddle/fluid/platform/init.cc SignalErrorStrings, quoted from
+#: POSIX signal.h), for its FatalError line pasted without the [SignalInfo: ...] line after it
+_PADDLE_SIGNALS = {"Segmentation fault": "SIGSEGV", "Illegal instruction": "SIGILL",
+                   "Erroneous arithmetic operation": "SIGFPE", "Process abort signal": "SIGABRT",
+                   "Access to an undefined portion of a memory object": "SIGBUS", "Termination signal": "SIGTERM"}
+_SIGNAL_INFO_LINES = 3  # lines after Paddle's FatalError line its [SignalInfo: ...] follows in
 _PADDLE_LINES = ("PaddlePaddle catches a failure signal", "You could check whether you killed PaddlePaddle",
                  "The detail failure signal is:")
 _MARKERS = (" received by PID ", "*** Aborted at ", "@ ") + _PADDLE_LINES + (" is detected by the operating system",)
@@ -72,7 +84,8 @@ _STACK_LINES = 64  # lines after a signal line its frames are looked for in (two
 
 def detect(head: str) -> bool:
     return (" received by PID " in head and SIGNAL_LINE.search(head) is not None) \
-        or ("*** Aborted at " in head and _ABORTED_AT.search(head) is not None)
+        or ("*** Aborted at " in head and _ABORTED_AT.search(head) is not None) \
+        or (" is detected by the operating system." in head and _PADDLE_FATAL.search(head) is not None)
 
 
 def _crash_frame(lines: list[str], start: int) -> tuple[str | None, str | None]:
@@ -89,6 +102,16 @@ def _crash_frame(lines: list[str], start: int) -> tuple[str | None, str | None]:
             continue
         return fn, "nccl" if _NCCL_SYMBOL.match(fn) else None
     return None, None
+
+
+def _signal_info_follows(lines: list[str], n: int) -> bool:
+    """Whether the [SignalInfo: ...] line of the FatalError line ``n`` (1-based) follows it, before another one."""
+    for x in lines[n:n + _SIGNAL_INFO_LINES]:
+        if SIGNAL_LINE.search(x):
+            return True
+        if _PADDLE_FATAL.search(x):
+            return False
+    return False
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -114,6 +137,14 @@ def parse(artefact: Artefact) -> ParseResult:
                sent_by_pid=sent_by, crashed_in=crashed_in, crash_library=library)
     # the report's own lines: the time, PC, the frames, Paddle's lines around them (Paddle's come first)
     marked = [(n, line) for n, line in iter_lines_with(_MARKERS, artefact)]
+    for n, line in marked:
+        # Paddle's FatalError line without the [SignalInfo: ...] line that names the signal (a paste cut after it)
+        if (f := _PADDLE_FATAL.search(line)) is None or (sig := _PADDLE_SIGNALS.get(f["desc"])) is None \
+                or _signal_info_follows(lines, n):
+            continue
+        found = True
+        used.add(n)
+        fb.add(LaunchedProcessKilled, n, signal=sig, signum=int(_signal.Signals[sig]), command="", launcher="glog")
     heads = [n for n, line in marked if _ABORTED_AT.search(line)]
     if found or heads:
         used.update(heads)
@@ -127,4 +158,5 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"\) received by PID \d+ \(TID 0x", r"\*\*\* Aborted at \d+ \(unix time\) try ")
+SIGNATURES = (r"\) received by PID \d+ \(TID 0x", r"\*\*\* Aborted at \d+ \(unix time\) try ",
+              r"FatalError: `[^`]+` is detected by the operating system")

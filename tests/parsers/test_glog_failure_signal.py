@@ -47,6 +47,19 @@ def test_fault_names_no_sender_and_its_frame():
         ("SIGSEGV", None, "dfaProject"), ("SIGABRT", None, None), ("SIGABRT", None, None), ("SIGFPE", None, None)]
 
 
+def test_paddle_fatal_error_line_without_its_signal_info():
+    # Paddle 2.x's summary: the FatalError line alone names the signal in POSIX's words; with its [SignalInfo: ...]
+    # line after it, that line makes the one fact
+    text = ("FatalError: `Segmentation fault` is detected by the operating system.\n"
+            "FatalError: `Erroneous arithmetic operation` is detected by the operating system.\n"
+            "  [TimeInfo: *** Aborted at 1660893422 (unix time) try \"date -d @1660893422\" if you are using GNU date ***]\n"
+            "  [SignalInfo: *** SIGFPE (@0x7fa513bc2049) received by PID 3171 (TID 0x7fa5cdf56700) from PID 331096137 ***]\n")
+    assert g.detect(text.split("\n", 1)[0])
+    r = parse_text(text)
+    assert [(x.signal, x.signum, x.evidence.line) for x in r.facts] == [("SIGFPE", 8, 4), ("SIGSEGV", 11, 1)]
+    assert r.lines_used == 4 and r.errors == []
+
+
 def test_nothing_without_a_report():
     assert not g.detect("Aborted (core dumped)\nreceived by PID 3\n")
     assert parse_text("").facts == [] and parse_text("").errors == []
