@@ -559,6 +559,13 @@ class PerftestFailure(Fact):
     status: int | None = None  # ibv_wc_status of the failed completion
     status_name: str | None = None
     syndrome: int | None = None  # the vendor syndrome perftest printed
+    #: a resources failure after perftest allocated its buffer in GPU memory (--use_cuda, --use_rocm):
+    #: "cuMemAlloc() of a %d bytes GPU buffer", "allocated GPU buffer ...", "allocated %lu bytes of GPU
+    #: buffer at %p" earlier in the output (src/cuda_memory.c, rocm_memory.c, musa_memory.c): the memory
+    #: region that failed is GPU memory, which the HCA registers only through a peer-memory client
+    #: (nvidia-peermem / nv_peer_mem) or DMA-BUF
+    gpu_buffer: bool = False
+    dmabuf: bool = False  # perftest said "using DMA-BUF for GPU buffer" (--use_cuda_dmabuf)
 
 
 @fact_kind
@@ -628,6 +635,10 @@ class UcxVerbsFailure(Fact):
     error: str  # "Cannot allocate memory"
     memlock_kb: int | None = None  # the locked-memory limit UCX printed with an ENOMEM
     qp_type: str | None = None  # "UD", "RC", "SRD": the transport's QP UCX could not create (verb ibv_create_qp)
+    returned: int | None = None  # the call's return value where UCX printed it ("ibv_query_device(%s) returned %d: %m")
+    #: an MLNX_OFED legacy experimental verb (ibv_exp_*): UCX built against the experimental verbs API that MLNX_OFED
+    #: 5.x and upstream rdma-core no longer provide
+    experimental: bool = False
 
 
 @fact_kind

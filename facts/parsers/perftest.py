@@ -161,8 +161,33 @@ def _failure(line: str) -> tuple[str, re.Match[str]] | None:
     return next(((stage, m) for stage, rx in _FAIL_STAGES if (m := rx.match(line)) is not None), None)
 
 
+# perftest's buffer in GPU memory (--use_cuda / --use_rocm / --use_musa), printed before the memory region is registered:
+#  cuMemAlloc() of a 262144 bytes GPU buffer                                      (perftest <= 4.4: perftest_resources.c; linux-rdma/perftest#126)
+#  allocated GPU buffer address at 0000010013000000 pointer=0x10013000000         (same; linux-rdma/perftest#126)
+#  allocated GPU buffer of a 16777216 address at 0x594ca786d9b0 for type CUDA_MEM_DEVICE   (src/cuda_memory.c; linux-rdma/perftest#346)
+#  allocated 2097152 bytes of GPU buffer at 0x7f2c00000000                        (src/rocm_memory.c "allocated %lu bytes of GPU buffer at %p", format filled)
+#  using DMA-BUF for GPU buffer address at 0x7f... aligned at 0x7f... with aligned size 2097152   (cuda/rocm/musa_memory.c, format filled)
+_GPU_BUFFER = re.compile(r"^\s*(?:cuMemAlloc\(\) of a \d{1,20} bytes GPU buffer|allocated (?:GPU buffer (?:address at|of a \d{1,20} address at)"
+                         r"|\d{1,20} bytes of GPU buffer at)|(?P<dmabuf>using DMA-BUF for GPU buffer address at))")
+
+
+def _gpu_buffer_lines(artefact: Artefact) -> tuple[int | None, int | None]:
+    """The first line that shows perftest's buffer in GPU memory, and the first that shows it registered by DMA-BUF."""
+    gpu = dmabuf = None
+    for n, line in iter_lines_with(("GPU buffer",), artefact):
+        if (m := _GPU_BUFFER.match(line)) is None:
+            continue
+        gpu = n if gpu is None else gpu
+        if m["dmabuf"] and dmabuf is None:
+            dmabuf = n
+    return gpu, dmabuf
+
+
 def _failures(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     lines = artefact.lines
+    gpu_at = dmabuf_at = None
+    if "GPU buffer" in artefact.text:
+        gpu_at, dmabuf_at = _gpu_buffer_lines(artefact)
     for n, line in iter_lines_with(_FAIL_GATES, artefact):
         got = _failure(line)
         if got is None:
@@ -183,8 +208,10 @@ def _failures(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
                 status, name, synd = int(s["num"] or s["num0"]), s["name"], int(s["synd"], 16)
             elif (code := fields.get("poll") or fields.get("wc") or fields.get("wc1")) is not None:
                 status = int(code)
+        gpu = stage == "resources" and gpu_at is not None and gpu_at < n
         fb.add(PerftestFailure, n, stage=stage, message=message[:200], peer=fields.get("peer"), side=fields.get("side"),
-               status=status, status_name=name, syndrome=synd)
+               status=status, status_name=name, syndrome=synd, gpu_buffer=gpu,
+               dmabuf=gpu and dmabuf_at is not None and dmabuf_at < n)
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts

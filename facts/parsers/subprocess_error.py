@@ -147,6 +147,12 @@ GDB_SIGNAL = re.compile(
 # [job-3bb823c0-6d27-4312-8094-1c5910bf9b51-worker-0:4682 :0:4682] Caught signal 11 (Segmentation fault: address not mapped to object at address (nil))   (NVIDIA/nccl#1538)
 _UCX_SIGNAL = re.compile(
     r"\[(?P<host>[^\s:\]]{1,255}):\s{0,8}\d{1,10} {0,8}:\w{1,10}:\s{0,8}\d{1,10}\] Caught signal (?P<num>\d{1,3}) \(")
+# the same report pasted without UCX's prefix (the reporter kept the message and the frames), known by the backtrace
+# header on the next line:
+# Caught signal 11 (Segmentation fault: address not mapped to object at address 0x11000008)    (deepseek-ai/DeepEP#36)
+# ==== backtrace (tid:  84663) ====
+_UCX_SIGNAL_BARE = re.compile(
+    r"^[ \t]{0,8}Caught signal (?P<num>\d{1,3}) \([^\n]{0,300}\)[ \t]*\r?\n[ \t]{0,8}==== backtrace \(tid:", re.M)
 # Open MPI's (opal/util/stacktrace.c show_stackframe: "%s*** Process received signal ***", "%sSignal: %s (%d)", then
 # opal_backtrace_print's frames "%s[%2d] <backtrace_symbols() line>", "%s" the "[host:pid] " prefix):
 # [k8s-slave03:00956] Signal: Segmentation fault (11)       (NVIDIA/nccl#2380)
@@ -166,6 +172,12 @@ _RUNTIME_FUNCS = frozenset({"raise", "abort", "gsignal", "pthread_kill", "memcpy
                             "malloc", "clone", "start_thread"})
 #: a symbol of NCCL's (its API, ncclX, and the profiling alias pncclX; its internals ncclTopoCompute, ...)
 _NCCL_SYMBOL = re.compile(r"^p?nccl[A-Z_]")
+#: a symbol of NVSHMEM's: its API (nvshmem_*, nvshmemx_*), internals (nvshmemi_*) and transport modules' entry points
+#: (nvshmemt_*: nvshmemt_ibrc_progress, nvshmemt_ibgda_*), whose static helpers (process_recv, progress_recv) carry no
+#: library in UCX's libbfd frames: the first NVSHMEM caller right above such a frame names it (deepseek-ai/DeepEP#36)
+_NVSHMEM_SYMBOL = re.compile(r"^nvshmem[itx]?_\w")
+#: how many frames above an unnamed innermost frame are looked at for its library
+_CALLER_FRAMES = 4
 #: how many lines after the signal line its backtrace is looked for in (several threads' reports interleave)
 _BACKTRACE_LINES = 64
 
@@ -174,7 +186,8 @@ def _crash_frame(text: str, start: int) -> tuple[str | None, str | None]:
     """(crashed_in, crash_library) of the backtrace after a crash report's signal line (``start``: its end): the
     innermost frame past the handler and the C runtime, as its function or object+offset, and its library ("nccl"
     for NCCL's own code)."""
-    for line in text[start:].split("\n", _BACKTRACE_LINES + 1)[1:_BACKTRACE_LINES + 1]:
+    lines = text[start:].split("\n", _BACKTRACE_LINES + 1)[1:_BACKTRACE_LINES + 1]
+    for i, line in enumerate(lines):
         if "*** End of error message ***" in line:
             break
         m = _SYMBOLS_FRAME.search(line)
@@ -183,14 +196,32 @@ def _crash_frame(text: str, start: int) -> tuple[str | None, str | None]:
             if _RUNTIME_OBJECTS.match(obj) or fn in _RUNTIME_FUNCS:
                 continue
             nccl = obj.startswith("libnccl.so") or _NCCL_SYMBOL.match(fn)
-            return fn or f"{obj}+{m['off']}", "nccl" if nccl else obj.split(".so", 1)[0].removeprefix("lib")
+            library = obj.split(".so", 1)[0].removeprefix("lib")
+            return fn or f"{obj}+{m['off']}", "nccl" if nccl else "nvshmem" if library.startswith("nvshmem") else library
         m = _BFD_FRAME.match(line)
         if m:
             fn = m["fn"]
             if fn.startswith(("_", ".", "ucs_")) or "sigaction" in fn or fn in _RUNTIME_FUNCS:
                 continue
-            return fn, "nccl" if _NCCL_SYMBOL.match(fn) else None
+            if _NCCL_SYMBOL.match(fn):
+                return fn, "nccl"
+            return fn, "nvshmem" if _nvshmem_frame(fn, lines[i + 1:i + 1 + _CALLER_FRAMES]) else None
     return None, None
+
+
+def _nvshmem_frame(fn: str, callers: list[str]) -> bool:
+    """Whether UCX's libbfd frame ``fn`` is NVSHMEM's code: its own name, or a static helper whose first named
+    caller among ``callers`` is an NVSHMEM symbol (NCCL's or another library's caller ends the look)."""
+    if _NVSHMEM_SYMBOL.match(fn):
+        return True
+    for line in callers:
+        if (c := _BFD_FRAME.match(line)) is None:
+            return False
+        if _NVSHMEM_SYMBOL.match(c["fn"]):
+            return True
+        if _NCCL_SYMBOL.match(c["fn"]):
+            return False
+    return False
 
 
 def detect(head: str) -> bool:
@@ -202,6 +233,7 @@ def detect(head: str) -> bool:
         or (any(k in head for k in _ZSH_SIGNALS) and ZSH_REPORT.search(head) is not None) \
         or (" received signal SIG" in head and GDB_SIGNAL.search(head) is not None) \
         or ("] Caught signal " in head and _UCX_SIGNAL.search(head) is not None) \
+        or ("==== backtrace (tid:" in head and _UCX_SIGNAL_BARE.search(head) is not None) \
         or ("] Signal: " in head and _OMPI_SIGNAL.search(head) is not None) \
         or ("Child process unexpectedly failed" in head and _SGLANG_CHILD.search(head) is not None) \
         or (" scheduler is dead. " in head and _SGLANG_DEAD.search(head) is not None)
@@ -262,12 +294,17 @@ def parse(artefact: Artefact) -> ParseResult:
         num = int(m["num"])
         fb.add(LaunchedProcessKilled, n, signal=_signal_name(num), signum=num, command=f"scheduler rank {m['rank']}",
                launcher="sglang")
-    for pattern, launcher in ((_UCX_SIGNAL, "ucx"), (_OMPI_SIGNAL, "openmpi")):
+    bare = "==== backtrace (tid:" in artefact.text
+    for pattern, launcher in ((_UCX_SIGNAL, "ucx"), (_UCX_SIGNAL_BARE, "ucx"), (_OMPI_SIGNAL, "openmpi")):
+        if pattern is _UCX_SIGNAL_BARE and not bare:
+            continue
         for n, m in iter_matches(pattern, artefact):
             result.lines_used += 1
             num = int(m["num"])
-            crashed_in, library = _crash_frame(artefact.text, m.end())
-            fb.add(LaunchedProcessKilled, n, node=artefact.node_for(m["host"]), signal=_signal_name(num), signum=num,
+            # the bare form's match ends inside the backtrace header: the frames are read from the header's line on
+            crashed_in, library = _crash_frame(artefact.text, m.end() if pattern is not _UCX_SIGNAL_BARE else m.start("num"))
+            host = m["host"] if pattern is not _UCX_SIGNAL_BARE else None
+            fb.add(LaunchedProcessKilled, n, node=artefact.node_for(host) if host else artefact.node, signal=_signal_name(num), signum=num,
                    command="", launcher=launcher, crashed_in=crashed_in, crash_library=library)
     return result
 
@@ -278,6 +315,6 @@ SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )", r"exits with return
               r"\] *(?:Segmentation fault|Bus error|Illegal instruction|Floating point exception|Aborted|Killed)",
               r"(?:\[\d+\] +(?:[+-] +)?\d+|zsh:) +(?:segmentation fault|bus error|illegal hardware instruction"
               r"|floating point exception|abort|killed)",
-              r"received signal SIG(?:SEGV|BUS|ILL|FPE|ABRT), ", r"\] Caught signal \d+ \(", r"\] Signal: [A-Z][^\n(]*\(\d+\)",
+              r"received signal SIG(?:SEGV|BUS|ILL|FPE|ABRT), ", r"\] Caught signal \d+ \(", r"(?m)^[ \t]*Caught signal \d+ \(", r"\] Signal: [A-Z][^\n(]*\(\d+\)",
               r"Child process unexpectedly failed with an exit code \d+\. pid=\d",
               r"scheduler is dead\. Please check if there are relevant logs\.")

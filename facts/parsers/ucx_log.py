@@ -105,6 +105,13 @@ _LINE = re.compile(
     r"(?P<err>[A-Za-z][A-Za-z ]{0,60}?)[ \t]*(?:[.:]|$)(?P<rest>[^\n]*)$", re.M)
 # ... Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)
 _MEMLOCK = re.compile(r"\(current: (?P<kb>\d{1,20}) kbytes\)")
+# UCX's query of the HCA (src/uct/ib/base/ib_verbs.h uct_ib_query_device, ib_device.c): "<call>(%s) returned %d: %m",
+# the call ibv_query_device_ex / ibv_query_device, or MLNX_OFED's experimental ibv_exp_query_device in builds against it:
+# [1581627489.217854] [upstreamhost1:195530:0]       ib_verbs.h:84   UCX  ERROR ibv_exp_query_device(mlx5_0) returned 38: No space left on device   (openucx/ucx#4770)
+# ... UCX  ERROR ibv_query_device_ex(mlx5_0) returned 95: Operation not supported                                                     (format filled)
+_RETURNED = re.compile(
+    r"^[^\n]*?\bERROR\s+(?P<verb>(?:ibv|mlx5dv)_\w{1,40})\((?P<dev>[A-Za-z]\w{0,31})\) returned (?P<ret>-?\d{1,6}): "
+    r"(?P<err>[A-Za-z][A-Za-z ]{0,60}?)[ \t]*\.?[ \t\r]*$", re.M)
 
 
 # ... sys.c:619  UCX  ERROR shmget(size=2097152 flags=0xfb0) for mm_recv_desc failed: Operation not permitted, please check shared memory limits by 'ipcs -l'
@@ -237,6 +244,8 @@ def detect(head: str) -> bool:
         return True
     if "_ucx" in head and "Error: " in head and any(_OMPI_UCX.search(line) for _s, line in lines_with(head, ("_ucx",))):
         return True
+    if ") returned " in head and _RETURNED.search(head) is not None:
+        return True
     return "failed: " in head and _LINE.search(head) is not None
 
 
@@ -247,7 +256,12 @@ def parse(artefact: Artefact) -> ParseResult:
         result.lines_used += 1
         limit = _MEMLOCK.search(m["rest"])
         fb.add(UcxVerbsFailure, n, verb=m["verb"], device=m["dev"], error=m["err"].strip(),
-               memlock_kb=int(limit["kb"]) if limit else None)
+               memlock_kb=int(limit["kb"]) if limit else None, experimental=m["verb"].startswith("ibv_exp_"))
+    if ") returned " in artefact.text:
+        for n, m in iter_matches(_RETURNED, artefact):
+            result.lines_used += 1
+            fb.add(UcxVerbsFailure, n, verb=m["verb"], device=m["dev"], error=m["err"].strip(), returned=int(m["ret"]),
+                   experimental=m["verb"].startswith("ibv_exp_"))
     _completions(artefact, fb, result)
     _verbs_completions(artefact, fb, result)
     _shm(artefact, fb, result)
@@ -338,7 +352,7 @@ def _verbs_completions(artefact: Artefact, fb: FactBuilder, result: ParseResult)
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\) failed: ",
+SIGNATURES = (r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\) failed: ", r"ERROR\s+(?:ibv|mlx5dv)_\w+\(\w+\) returned -?\d+: ",
               r"\biface[= ](?:0x[0-9a-fA-F]+|\(nil\)):? failed to create \w+ QP (?:on \w+:\d+ )?TX wr:\d+ ",
               r"\bconnect\(fd=\d+, dest_addr=[^)\n]+\) failed: [A-Za-z]",
               r"\bUCX\s+ERROR\s+failed to create qp: [A-Za-z]",

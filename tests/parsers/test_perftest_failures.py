@@ -90,3 +90,26 @@ def test_near_misses(text):
 def test_status_line_joins_the_message():
     (f,) = _facts(" Completion with error at client\n Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81\n")
     assert f.message == "Completion with error at client / Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81"
+
+
+@pytest.mark.parametrize("name, lines", [
+    ("perftest126_use_cuda_mr_failed.txt", [12, 13, 14]),   # perftest <= 4.4: "cuMemAlloc() of a ... GPU buffer"
+    ("perftest346_cuda_mem_device_mr_error14.txt", [5, 6, 7, 8]),   # src/cuda_memory.c: "allocated GPU buffer of a ..."
+])
+def test_gpu_buffer_registration_failures(name, lines):
+    facts = _facts((FIX / name).read_text())
+    assert [f.evidence.line for f in facts] == lines
+    assert all(f.stage == "resources" and f.gpu_buffer and not f.dmabuf for f in facts)
+
+
+@pytest.mark.parametrize("text, gpu, dmabuf", [
+    # rocm_memory.c / cuda_memory.c format strings, filled in; a GPU buffer only after its line, DMA-BUF only when said
+    ("allocated 2097152 bytes of GPU buffer at 0x7f2c00000000\nCouldn't allocate MR\n", True, False),
+    ("using DMA-BUF for GPU buffer address at 0x7f2c00000000 aligned at 0x7f2c00000000 with aligned size 2097152\n"
+     "Couldn't allocate MR with error=95\n", True, True),
+    ("Couldn't allocate MR\nallocated GPU buffer address at 0x7f2c00000000\n", False, False),
+    ("deallocating GPU buffer 0x7f2c00000000\nCouldn't allocate MR\n", False, False),
+])
+def test_gpu_buffer_forms(text, gpu, dmabuf):
+    (f,) = _facts(text)
+    assert (f.gpu_buffer, f.dmabuf) == (gpu, dmabuf)

@@ -182,6 +182,17 @@ def test_native_crash_report_backtrace(name, line, launcher, crashed_in, library
     ("[h:1:0:1] Caught signal 7 (Bus error: nonexistent physical address)\n", [("SIGBUS", None, None)]),
     # another program's "Caught signal" without UCX's bracketed prefix, and a log line about a signal: not read
     ("Caught signal 11 (SIGSEGV)\n", []),
+    # UCX's report pasted without its prefix, known by the backtrace header under it (deepseek-ai/DeepEP#36, the quote
+    # markers of fixtures/artefacts/subprocess_error/deepep36_quoted_ucx_segv_in_nvshmem_ibrc.txt taken off): NVSHMEM's
+    # static helper named by its first NVSHMEM caller
+    ("Caught signal 11 (Segmentation fault: address not mapped to object at address 0x11000008)\n"
+     "==== backtrace (tid:  84663) ====\n 0 0x0000000000042520 __sigaction()  ???:0\n"
+     " 1 0x0000000000010a13 process_recv()  :0\n 2 0x00000000000112e5 progress_recv()  :0\n"
+     " 3 0x00000000000113dc nvshmemt_ibrc_progress()  :0\n", [("SIGSEGV", "process_recv", "nvshmem")]),
+    # a helper whose first named caller is NCCL's, or an unnamed frame with no NVSHMEM caller: not NVSHMEM's
+    ("Caught signal 11 (Segmentation fault)\n==== backtrace (tid:  1) ====\n 1 0x0000000000010a13 helper()  :0\n"
+     " 2 0x00000000000112e5 ncclProxyProgress()  :0\n 3 0x00000000000113dc nvshmemi_proxy_progress()  :0\n",
+     [("SIGSEGV", "helper", None)]),
     ("2024-01-01 worker: Signal: SIGTERM received\n", []),
 ])
 def test_native_crash_report_forms(text, want):

@@ -38,8 +38,27 @@ def test_forms(line, verb, device, error, kb):
     assert (f.verb, f.device, f.error, f.memlock_kb) == (verb, device, error, kb)
 
 
+def test_ucx_4770_experimental_query_device_per_hca():
+    text = (FIX / "ucx4770_osu_bw_paste_ibv_exp_query_device.txt").read_text()
+    assert ucx_log.detect(text)
+    got = [(f.evidence.line, f.verb, f.device, f.error, f.returned, f.experimental) for f in parse_text(text).facts]
+    assert got == [(n, "ibv_exp_query_device", f"mlx5_{i}", "No space left on device", 38, True) for i, n in enumerate((5, 6, 7))]
+
+
+@pytest.mark.parametrize("line,verb,device,ret,experimental", [
+    # uct_ib_query_device's standard calls (src/uct/ib/base/ib_verbs.h, format filled): not the experimental API
+    ("ib_verbs.h:45   UCX  ERROR ibv_query_device_ex(mlx5_0) returned 95: Operation not supported", "ibv_query_device_ex",
+     "mlx5_0", 95, False),
+    ("UCX  ERROR ibv_query_device(qedr0) returned 22: Invalid argument.", "ibv_query_device", "qedr0", 22, False),
+])
+def test_returned_forms(line, verb, device, ret, experimental):
+    (f,) = parse_text(line).facts
+    assert (f.verb, f.device, f.returned, f.experimental) == (verb, device, ret, experimental)
+
+
 @pytest.mark.parametrize("line", [
     "misc/ibvwrap.cc:190 NCCL WARN Call to ibv_create_cq failed with error Cannot allocate memory",  # NCCL's
+    "ibv_query_device(mlx5_0) returned 0",  # no UCX ERROR, no error text
     "[mpi11:04770] pml_ucx.c:212 Error: Failed to create UCP worker",
     "",
 ])
