@@ -636,7 +636,7 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
     """The fast path's wanted lines, as parse() reads a prefixed candidate: a channel line of
     _CHANNEL_FAST's shape straight to its pair (its reading kept per message), an INFO line that
     maybe() refuses passed over, any other to :meth:`NcclLogState.line`."""
-    line_of, node_for, channel_parts, read = state.line_of, artefact.node_for, _channel_parts, _CHANNEL_READ
+    node_for, channel_parts, read = artefact.node_for, _channel_parts, _CHANNEL_READ
     chains, pair, b, errors, transports = state.chains, state.pair, state.b, state.b.result.errors, state.transports
     # INFO lines read before from the same process whose reading only made once() facts (every
     # rank of a process prints "Initialized NET plugin Socket"): read again, they would add nothing
@@ -644,8 +644,8 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
     # the channel set of each pair met, by the line's own (host, pid, dev) and (rank, peer, transport,
     # direction): a log's ~200 channel lines make ~8 pairs, and a pair met before only gains a channel
     channels_of: dict[tuple[str, str, str, tuple[int, int, str, str | None]], set[int]] = {}
-    for start, rows in runs:
-        for no, (host, pid, dev, src, srcline, level, raw) in enumerate(rows, line_of(start)):
+    for _start, first, rows in runs:
+        for no, (host, pid, dev, src, srcline, level, raw) in enumerate(rows, first):
             msg = raw.rstrip()  # what _HEADER's "(?P<msg>(?:.*\S)?)\s*$" leaves
             if level == "INFO":
                 if msg.startswith(("Channel ", "Ring ")) and (parts := read.get(msg) or channel_parts(msg)) is not None:

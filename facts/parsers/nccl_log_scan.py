@@ -148,7 +148,10 @@ _PREFIXED_GROUPS = re.compile(_SCAN.pattern[len("^(?:"):_SCAN.pattern.index("|[^
 
 class Runs(list):
     """The fast path's wanted lines where every other candidate is known absent: per RE2 run of
-    consecutive wanted lines, its offset and its lines' _ROWS groups."""
+    consecutive wanted lines, its offset, its first line's number and its lines' _ROWS groups;
+    ``newlines``: how many newlines the text holds before ``end``, the last run's end."""
+
+    newlines = end = 0
 
 
 # A wanted line's _PREFIXED_GROUPS as findall gives them over a run ("" for a group that took no
@@ -158,16 +161,24 @@ _ROWS = re.compile("^" + _PREFIXED_GROUPS.pattern + r"\n?", re.M)
 
 
 def _wanted_runs(text: str, data: bytes) -> Runs | None:
-    """Each run of wanted lines (_WANTED_RUNS) as (offset, rows): one findall a run, not a match a
-    line; None where a run's lines and rows disagree in number (never seen: then match by match)."""
+    """Each run of wanted lines (_WANTED_RUNS) as (offset, first line, rows): one findall a run, not a
+    match a line, the lines counted on from run to run (one pass over the newlines, where nccl_log
+    counted them again); None where a run's lines and rows disagree in number (never seen: then match
+    by match)."""
     runs = Runs()
     count, rows_of = text.count, _ROWS.findall
+    newlines = last = 0
     for run in _WANTED_RUNS.finditer(data):
         start, end = run.span()
         rows = rows_of(text, start, end)
-        if len(rows) != count("\n", start, end) + (data[end - 1] != 10):
+        newlines += count("\n", last, start)
+        inside = count("\n", start, end)
+        if len(rows) != inside + (data[end - 1] != 10):
             return None
-        runs.append((start, rows))
+        runs.append((start, newlines + 1, rows))
+        newlines += inside
+        last = end
+    runs.newlines, runs.end = newlines, last
     return runs
 
 
@@ -203,6 +214,8 @@ def candidates(text: str) -> tuple[Any, int | None]:
     other: list[Any] = []
     alone = classify.gate(text, ALL_PREFIXED_TEXT)
     if alone or (alone is None and _ALL_PREFIXED.fullmatch(data)):  # a log NCCL wrote alone: every line prefixed, so no other candidate
+        if (runs := _wanted_runs(text, data)) is not None:  # its lines: the runs' newlines, then the rest's
+            return runs, runs.newlines + text.count("\n", runs.end) + (data[-1] != 10)
         prefixed = text.count("\n") + (data[-1] != 10)
     else:
         prefixed = _prefixed_count(text, data)
