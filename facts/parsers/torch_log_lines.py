@@ -65,6 +65,10 @@ DETECT = re.compile(
     # << ncclGetErrorString(status)), raised by torch.cuda.nccl and the collectives built on it:
     # RuntimeError: NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO for details)   (vllm-project/vllm#5828)
     r"|NCCL Error \d+: " + NCCL_RESULT_TEXT +
+    # PaddlePaddle's enforce (paddle/phi/core/enforce.h build_nvidia_error_msg: "NCCL error(" << nccl_result << "), "
+    # << ncclGetErrorString(nccl_result) << ". ", raised as an External error):
+    # OSError: (External) NCCL error(2), unhandled system error.   (PaddlePaddle/PaddleDetection#7380)
+    r"|\(External\) NCCL error\(\d+\), " + NCCL_RESULT_TEXT +
     # DeepSpeed's logger (deepspeed/utils/logging.py: "[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] "),
     # its time stripped by facts/lines.py or left out in a paste (EleutherAI/gpt-neox#990):
     # [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented
@@ -159,12 +163,15 @@ ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<exit>-?\d+)\) local_rank: (
 #   (NCCLCHECK of NCCL's examples, nccl-tests and TensorRT-LLM: NVIDIA/TensorRT-LLM#6366; the text inside the quotes)
 # RuntimeError: NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO for details)
 #   (torch/csrc/cuda/nccl.cpp throw_nccl_error, the result's number before its text: vllm-project/vllm#5828)
+# OSError: (External) NCCL error(2), unhandled system error.
+#   (PaddlePaddle's enforce, its "[Hint: Please search for the error code(2) ...]" line after it: PaddleDetection#7380)
 # Not the raising code a Python traceback quotes under its frame, the message still an f-string's placeholder
 # (vLLM's and SGLang's pynccl_wrapper.py NCCL_CHECK, just above the RuntimeError it raises; sgl-project/sglang#8974):
 #     raise RuntimeError(f"NCCL error: {error_str}")
 NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: \S+?,|:)|Failed to initialize NCCL communicator:"
                         r"|Failed, NCCL error \S+:\d+(?= '" + NCCL_RESULT_TEXT + r")"
                         r"|NCCL Error \d+:(?= " + NCCL_RESULT_TEXT + r")"
+                        r"|\(External\) NCCL error\(\d+\),(?= " + NCCL_RESULT_TEXT + r")"
                         r"|\bnccl[A-Z]\w{1,40} failed:(?= " + NCCL_RESULT_TEXT + r")"
                         r"|Internal NCCL failure with error(?: \d+)?(?= \(?" + NCCL_RESULT_TEXT + r")) (?P<msg>(?!\{).+)$")
 

@@ -221,6 +221,15 @@ def test_child_failed_table_exit_code_without_pid_or_with_signal_name():
     assert [(f.rank, f.pid, f.exitcode, f.signal) for f in w] == [(3, 4242, -11, "SIGSEGV")]
 
 
+def test_paddle_external_nccl_error():
+    """PaddlePaddle's enforce raises NCCL's result as '(External) NCCL error(<n>), <ncclGetErrorString>.'
+    (PaddleDetection#7380): one NCCL error, ncclSystemError, read like c10d's."""
+    r = parse_file("paddledetection7380_paddle_external_nccl_error.log")
+    assert torch_log.detect((FIX / "paddledetection7380_paddle_external_nccl_error.log").read_text())
+    e = of(r, "torch_nccl_error")
+    assert [(f.nccl_error, f.evidence.line) for f in e] == [("ncclSystemError", 3)]
+
+
 def test_child_failed_table_folder_node_wins():
     path = FIX / "elastic_child_failed.log"
     a = Artefact(path="n/x.log", text=path.read_text(), node="gpu-a", node_from_folder=True)
