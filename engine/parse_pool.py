@@ -164,11 +164,12 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         for kind, (n, line) in res.capped.items():
             out.limits.append(LimitHit(limit="facts_per_kind", path=art.path, line=line, detail=(
                 f"{n:,} more {kind} facts from line {line} on counted, not kept (the first {FACTS_PER_KIND:,} kept)")))
-    classify.forget()
     if _may_hide_failures(kinds, out):  # read or not: a log its readers found nothing in may hold a crash
         owners = [sig for p in kinds if p.KIND not in _log_kinds() for sig in getattr(p, "SIGNATURES", ())]
-        # readings folded unbuilt are state facts, which _cited_lines leaves out too
+        # readings folded unbuilt are state facts, which _cited_lines leaves out too (whether a failure
+        # word occurs at all: answered by the classifier's pass, one of its text gates)
         out.facts.extend(unread_failures(art, _cited_lines(art.path, out), owners).facts)
+    classify.forget()
     out.coverage = FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node,
                                 facts=len(out.facts) + sum(slot[2] for slot in folded.values()), skipped_lines=max(0, art.nonblank_lines() - used),
                                 read_by=read_by, checks=checks)

@@ -161,9 +161,10 @@ def found(text: str, signature: re.Pattern | str) -> bool | None:
 MAX_MEM = 64 << 20
 
 
-def build(parsers: tuple[ModuleType, ...], relax: bool = True) -> Classifier:
+def build(parsers: tuple[ModuleType, ...], relax: bool = True, also: tuple[ModuleType, ...] = ()) -> Classifier:
     """The set of ``parsers``' signatures and the gates; ``relax``: bounded repetitions relaxed in the
-    set (False: every member as written, tests/test_classify.py's reference)."""
+    set (False: every member as written, tests/test_classify.py's reference); ``also``: modules whose
+    TEXT_GATES join the set though their signatures do not (the fallback readers: never candidates)."""
     options = re2.Options()
     options.max_mem = MAX_MEM
     rset = re2.Set.SearchSet(options)
@@ -190,7 +191,7 @@ def build(parsers: tuple[ModuleType, ...], relax: bool = True) -> Classifier:
             owner.append(i)
     add(PLAIN_GATE.pattern)  # the wrapper gate (Classifier.scan)
     # then facts/lines.py's and the readers' text gates (gate())
-    gates = tuple(dict.fromkeys((UNCUT_GATE.pattern, *(g.pattern for mod in parsers for g in getattr(mod, "TEXT_GATES", ())))))
+    gates = tuple(dict.fromkeys((UNCUT_GATE.pattern, *(g.pattern for mod in (*parsers, *also) for g in getattr(mod, "TEXT_GATES", ())))))
     for g in gates:
         add(g)
     rset.Compile()
@@ -200,9 +201,9 @@ def build(parsers: tuple[ModuleType, ...], relax: bool = True) -> Classifier:
 
 @lru_cache(maxsize=1)
 def classifier() -> Classifier:
-    from stethoscope.facts.registry import load_parsers
+    from stethoscope.facts.registry import load_fallbacks, load_parsers
 
-    return build(load_parsers())
+    return build(load_parsers(), also=load_fallbacks())
 
 
 def recognise(text: str) -> list[ModuleType]:
