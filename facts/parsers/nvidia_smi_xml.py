@@ -33,6 +33,8 @@ no facts: it says nothing about the GPUs.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Any
 from xml.parsers import expat
 
 from stethoscope.facts.ids import try_pci_bus_id
@@ -304,22 +306,41 @@ class _Reader:
 
 def _take(rec: GpuRecord, path: tuple[str, ...], value: str, line: int) -> None:
     """One leaf below ``<gpu>`` (``path`` below it) into the record, if a fact reads it."""
-    leaf = path[-1]
     if path == _PID:
         rec.values["usage.processes"] = (str(int(rec.values.get("usage.processes", ("0", line))[0]) + 1), line)
     elif path == ("processes",) and not value:  # <processes></processes>: none
         rec.values["usage.no_processes"] = ("0", line)
     elif (key := KEYS.get(path)):
         rec.values[key] = (value, line)
-    elif len(path) == 2 and path[0] in REASON_SECTIONS and leaf.startswith(REASON_SECTIONS[path[0]][0]):
+    elif (where := _target(path)) is not None:
+        column, what = where
+        if column == "reasons":
+            rec.reasons.append((what[0], value, line, what[1]))
+        elif column == "counters":
+            rec.counters[what] = (value, line)
+        else:
+            rec.ecc.append((*what, value, line))
+
+
+@lru_cache(maxsize=1024)
+def _target(path: tuple[str, ...]) -> tuple[str, Any] | None:
+    """Where :func:`_take` puts a leaf of ``path`` whatever its value: ("reasons", (reason,
+    section name)), ("counters", reason) or ("ecc", (scope, error type, location)); None where
+    it is no such leaf (a record key, a process, or a leaf no fact reads). A plan reads its GPUs'
+    leaves by it (nvidia_smi_xml_blocks._columns), one path at a time."""
+    leaf = path[-1] if path else ""
+    if path in (_PID, ("processes",)) or path in KEYS:
+        return None
+    if len(path) == 2 and path[0] in REASON_SECTIONS and leaf.startswith(REASON_SECTIONS[path[0]][0]):
         prefix, section = REASON_SECTIONS[path[0]]
         reason = leaf[len(prefix):]
-        rec.reasons.append((REASON_NAMES.get(reason, reason), value, line, section))
-    elif len(path) == 2 and path[0] in COUNTER_SECTIONS and leaf.startswith(COUNTER_SECTIONS[path[0]]):
+        return "reasons", (REASON_NAMES.get(reason, reason), section)
+    if len(path) == 2 and path[0] in COUNTER_SECTIONS and leaf.startswith(COUNTER_SECTIONS[path[0]]):
         reason = leaf[len(COUNTER_SECTIONS[path[0]]):]
-        rec.counters[COUNTER_NAMES.get(reason, reason)] = (value, line)
-    elif path[0] == "ecc_errors" and len(path) >= 3 and (c := ecc_counter_of(path)):
-        rec.ecc.append((*c, value, line))
+        return "counters", COUNTER_NAMES.get(reason, reason)
+    if path and path[0] == "ecc_errors" and len(path) >= 3 and (c := ecc_counter_of(path)):
+        return "ecc", c
+    return None
 
 
 #: a CR not followed by LF: expat counts it as a line end, the artefact's lines do not (fuzz input
@@ -365,7 +386,7 @@ def _parse_log(b: FactBuilder, xml: str, first_line: int, cut: bool = False) -> 
         xml = _LONE_CR.sub(" ", xml)
     reader = _Reader(first_line)
     try:
-        feed(reader, _blank_skipped(xml), not cut, first_line, (MAX_DEPTH, MAX_ELEMENTS), _GPU, _take)
+        feed(reader, _blank_skipped(xml), not cut, first_line, (MAX_DEPTH, MAX_ELEMENTS), _GPU, _take, _target)
     except expat.ExpatError as e:
         b.error(first_line + (e.lineno or 1) - 1, f"malformed nvidia-smi XML: {expat.ErrorString(e.code)}")
     except _Limit as hit:
