@@ -87,9 +87,16 @@ class _Reader:
         return None
 
     def text(self, key: str) -> str | None:
-        if key not in self.v or _failed(self.b, *self.v[key], what=key) or _na(self.v[key][0]):
+        if (v := self.v.get(key)) is None:
             return None
-        return self.v[key][0].strip()
+        if (known := _TEXTS.get(v[0], _MISS)) is not _MISS:  # read before without a problem
+            return known
+        if _failed(self.b, *v, what=key):
+            return None
+        known = None if _na(v[0]) else v[0].strip()
+        if len(_TEXTS) < _READ_MAX:
+            _TEXTS[v[0]] = known
+        return known
 
     def raw(self, key: str) -> str | None:
         return self.v[key][0].strip() if key in self.v else None
@@ -100,9 +107,11 @@ class _Reader:
         return read_number(self.b, *self.v[key], what=what, integer=integer)
 
     def flag(self, key: str, what: str) -> bool | None:
-        if key not in self.v:
+        if (v := self.v.get(key)) is None:
             return None
-        return read_bool(self.b, *self.v[key], what=what)
+        if (value := _BOOL_AS_PRINTED.get(v[0])) is not None:  # read_bool's first step
+            return value
+        return read_bool(self.b, *v, what=what)
 
 
 def _failed(b: FactBuilder, raw: str, line: int, what: str) -> bool:
@@ -119,6 +128,8 @@ _READ_INT: dict[str, int | None] = {}
 _READ_FLOAT: dict[str, float | None] = {}
 _READ_MAX = 4096
 _MISS = object()
+#: raw value -> what _Reader.text made of it without a problem to report (" N/A" -> None)
+_TEXTS: dict[str, str | None] = {}
 
 
 def read_number(b: FactBuilder, raw: str, line: int, what: str, integer: bool = True):
@@ -208,9 +219,14 @@ def _nums(b: FactBuilder, values: dict[str, tuple[str, int]], table: tuple[tuple
           integer: bool = True) -> dict[str, float | int | None]:
     """{fact field: the number its record key holds, else None} for (field, key, what) rows."""
     out: dict[str, float | int | None] = {}
+    known = _READ_INT if integer else _READ_FLOAT  # read_number's first step, without a call
     for name, key, what in table:
-        v = values.get(key)
-        out[name] = None if v is None else read_number(b, v[0], v[1], what, integer)
+        if (v := values.get(key)) is None:
+            out[name] = None
+        elif (n := known.get(v[0], _MISS)) is not _MISS:
+            out[name] = n
+        else:
+            out[name] = read_number(b, v[0], v[1], what, integer)
     return out
 
 
