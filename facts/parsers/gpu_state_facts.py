@@ -12,8 +12,11 @@ expected number or state is a :class:`ParseError` naming the line, and the field
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import itemgetter
+from typing import Any
 
 from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live in facts/kinds
     GpuClockReason, GpuClocks, GpuEccCount, GpuEccMode, GpuEccThreshold, GpuFabric, GpuFact, GpuInfo,
@@ -38,6 +41,75 @@ class GpuRecord:
     counters: dict[str, tuple[str, int]] = field(default_factory=dict)
     #: (scope, error_type, location, raw, line) in file order
     ecc: list[tuple[str, str, str, str, int]] = field(default_factory=list)
+
+
+# ---- a GPU block read from the plan of one laid out alike ----------------------------
+
+@dataclass(frozen=True)
+class Columns:
+    """How a reader's plan (nvidia_smi_q._Plan, nvidia_smi_xml_blocks._Plan) fills a record from
+    the values of a GPU block laid out like the one it was made from: each column read in C
+    (itemgetter, zip, map) rather than value by value (~90 a GPU). Within a column the values
+    keep their order (a key given twice: the later one, as read line by line); between columns
+    nothing depends on order (record keys of leaves, of sections and of ``others`` are apart;
+    reasons, counters and ECC counts go to their own lists)."""
+
+    #: (getter of the value numbers, lines below the GPU line, payload) per column; getter None: empty
+    keys: tuple[Callable | None, tuple[int, ...], tuple[str, ...]]
+    reasons: tuple[Callable | None, tuple[int, ...], tuple[tuple[str, str], ...]]  # (reason, section name)
+    counters: tuple[Callable | None, tuple[int, ...], tuple[str, ...]]
+    ecc: tuple[Callable | None, tuple[int, ...], tuple[tuple[str, str, str], ...]]  # (scope, type, location)
+    #: (record key, line below) of each section whose start is evidence
+    sections: tuple[tuple[str, int], ...]
+    #: (what the reader's ``other`` is given, value number or -1, line below, the text where -1)
+    #: of the values read one by one (processes: counted, in any order)
+    others: tuple[tuple[Any, int, int, str | None], ...]
+
+    @classmethod
+    def of(cls, entries: list[tuple[str, Any, int, int]], sections: list[tuple[str, int]],
+           others: list[tuple[Any, int, int, str | None]]) -> Columns:
+        """From (column, payload, value number, line below) entries in reading order."""
+        cols: dict[str, tuple[list, list, list]] = {c: ([], [], []) for c in ("keys", "reasons", "counters", "ecc")}
+        for column, payload, i, below in entries:
+            numbers, belows, payloads = cols[column]
+            numbers.append(i)
+            belows.append(below)
+            payloads.append(payload)
+        made = {c: (_getter(n), tuple(b), tuple(p)) for c, (n, b, p) in cols.items()}
+        return cls(**made, sections=tuple(sections), others=tuple(others))
+
+    def fill(self, rec: GpuRecord, texts: list[str], line: int, clean: Callable[[str], str],
+             other: Callable[[GpuRecord, Any, str, int], None]) -> None:
+        """The record of a block whose values are ``texts`` and GPU line ``line``; ``clean``:
+        what a value is read as (str.strip, str.rstrip); ``other``: reads an ``others`` value."""
+        at = line.__add__
+        get, belows, keys = self.keys
+        if get is not None:
+            rec.values.update(zip(keys, zip(map(clean, get(texts)), map(at, belows))))
+        for key, below in self.sections:
+            rec.values[key] = ("", line + below)
+        get, belows, names = self.reasons
+        if get is not None:
+            rec.reasons.extend((reason, raw, ln, section) for (reason, section), raw, ln
+                               in zip(names, map(clean, get(texts)), map(at, belows)))
+        get, belows, names = self.counters
+        if get is not None:
+            rec.counters.update(zip(names, zip(map(clean, get(texts)), map(at, belows))))
+        get, belows, names = self.ecc
+        if get is not None:
+            rec.ecc.extend((*c, raw, ln) for c, raw, ln in zip(names, map(clean, get(texts)), map(at, belows)))
+        for what, i, below, text in self.others:
+            other(rec, what, clean(texts[i]) if i >= 0 else text, line + below)
+
+
+def _getter(numbers: list[int]) -> Callable | None:
+    """itemgetter of ``numbers`` that always gives a tuple (None where there are none)."""
+    if not numbers:
+        return None
+    if len(numbers) == 1:
+        n = numbers[0]
+        return lambda texts: (texts[n],)
+    return itemgetter(*numbers)
 
 
 # ---- value readers -------------------------------------------------------------------

@@ -35,7 +35,7 @@ from functools import lru_cache
 
 from stethoscope.facts.ids import pci_bus_id
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.gpu_state_facts import GpuRecord, ecc_counter_of, emit_gpu_facts
+from stethoscope.facts.parsers.gpu_state_facts import Columns, GpuRecord, ecc_counter_of, emit_gpu_facts
 
 KIND = "nvidia_smi_q"
 
@@ -398,23 +398,29 @@ class _Plan:
     its values alone. The same rows give the same paths, sections and actions: only the values
     differ, and they are taken as the rows would give them (``_apply`` included)."""
 
-    __slots__ = ("ops", "stack", "skip_from", "section")
+    __slots__ = ("columns", "stack", "skip_from", "section")
 
     def __init__(self, ops: list[tuple[int, str | None, tuple | None, str | None, int]], stack: list,
                  skip_from: int, section: str | None):
-        #: (value number or -1, record key, action, section name, line below the GPU line)
-        self.ops, self.stack, self.skip_from, self.section = ops, stack, skip_from, section
+        """``ops``: (value number or -1, record key, action, section name, line below the GPU line)."""
+        entries, sections, others = [], [], []
+        for k, field, action, sect, below in ops:
+            kind = action[0] if action is not None else None
+            if kind in ("reason", "counter", "ecc"):
+                column = {"reason": "reasons", "counter": "counters", "ecc": "ecc"}[kind]
+                entries.append((column, (action[1], sect) if kind == "reason" else action[1], k, below))
+            elif action is not None:  # a process: counted
+                others.append((action, k, below, None))
+            elif k >= 0:
+                entries.append(("keys", field, k, below))
+            else:
+                sections.append((field, below))
+        self.columns = Columns.of(entries, sections, others)
+        self.stack, self.skip_from, self.section = stack, skip_from, section
 
     def read(self, rec: GpuRecord, values: list[str], header: int) -> None:
         """The record of a block laid out alike, whose GPU line is ``header``."""
-        into = rec.values
-        for k, field, action, section, below in self.ops:
-            if action is not None:
-                _apply(rec, action, values[k].rstrip(), header + below, section)  # type: ignore[arg-type]
-            elif k >= 0:
-                into[field] = (values[k].rstrip(), header + below)  # type: ignore[index]
-            else:
-                into[field] = ("", header + below)  # type: ignore[index]
+        self.columns.fill(rec, values, header, str.rstrip, _apply_other)
 
 
 #: plans by layout, kept a process (a fleet's outputs repeat one or two layouts)
@@ -615,6 +621,11 @@ def _leaf_action(path: tuple[str, ...]) -> tuple | None:
     elif first == "ecc errors" and len(path) >= 3 and (c := ecc_counter_of(path)):
         return ("ecc", c)
     return None
+
+
+def _apply_other(rec: GpuRecord, action: tuple, value: str, no: int) -> None:
+    """_apply of a process line (its section is not read): Columns.fill's ``other``."""
+    _apply(rec, action, value, no, "")
 
 
 def _apply(rec: GpuRecord, action: tuple, value: str, no: int, section: str) -> None:

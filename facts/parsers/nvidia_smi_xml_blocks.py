@@ -25,12 +25,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from collections.abc import Callable
-from operator import itemgetter
 from typing import Any
 from xml.parsers import expat
 
 from stethoscope.facts.ids import try_pci_bus_id
-from stethoscope.facts.parsers.gpu_state_facts import GpuRecord
+from stethoscope.facts.parsers.gpu_state_facts import Columns, GpuRecord
 
 # 			<gpu_temp>32 C</gpu_temp>     (the text between a ">" and the next "</" on one line: without
 # markup, line ends, "]" of "]]>", a character XML 1.0 forbids, or a quote or ">" that an attribute
@@ -58,44 +57,13 @@ class _Plan:
     elements: int
     newlines: int
     #: the ops as columns, where every leaf read is a one-line leaf (else None: ops one by one)
-    columns: _Columns | None = None
+    columns: Columns | None = None
 
 
-@dataclass
-class _Columns:
-    """A plan's ops by what they fill, each a column read in C (itemgetter, zip, map) rather than
-    op by op: ~90 leaves a GPU. Within each of them the ops keep their order (a key given twice,
-    a reason listed twice: the later one as the callbacks leave it); between them nothing depends
-    on order (their record keys are apart: sections', leaves', _take's; reasons, counters and
-    ECC counts go to their own lists)."""
-
-    #: (leaf numbers getter, lines below the <gpu> line, payload) per column; a getter of None: none
-    keys: tuple[Callable | None, tuple[int, ...], tuple[str, ...]]
-    reasons: tuple[Callable | None, tuple[int, ...], tuple[tuple[str, str], ...]]
-    counters: tuple[Callable | None, tuple[int, ...], tuple[str, ...]]
-    ecc: tuple[Callable | None, tuple[int, ...], tuple[tuple[str, str, str], ...]]
-    #: (record key, line below) of each section's start
-    sections: tuple[tuple[str, int], ...]
-    #: (path, leaf number, line below, the text of a leaf over lines) of the leaves _take reads
-    #: itself (processes: counted, in any order)
-    others: tuple[tuple[Any, int, int, str | None], ...]
-
-
-def _getter(numbers: list[int]) -> Callable | None:
-    """itemgetter of ``numbers`` that always returns a tuple (None where there are none)."""
-    if not numbers:
-        return None
-    if len(numbers) == 1:
-        n = numbers[0]
-        return lambda texts: (texts[n],)
-    return itemgetter(*numbers)
-
-
-def _columns(ops: list[tuple[int, Any, int, int, str | None]], target: Callable) -> _Columns | None:
+def _columns(ops: list[tuple[int, Any, int, int, str | None]], target: Callable) -> Columns | None:
     """The ops of a plan as columns (``target``: nvidia_smi_xml's, where _take puts a leaf of a
     path), or None where a leaf read into a column is a leaf over lines (read op by op)."""
-    cols: dict[str, tuple[list, list, list]] = {c: ([], [], []) for c in ("keys", "reasons", "counters", "ecc")}
-    sections, others = [], []
+    entries, sections, others = [], [], []
     for op, what, i, below, text in ops:
         if op == _SECTION:
             sections.append((what, below))
@@ -103,15 +71,11 @@ def _columns(ops: list[tuple[int, Any, int, int, str | None]], target: Callable)
         column, payload = ("keys", what) if op == _KEY else (target(what) or ("", None))
         if not column:
             others.append((what, i, below, text))
-            continue
-        if i < 0:
+        elif i < 0:
             return None
-        numbers, belows, payloads = cols[column]
-        numbers.append(i)
-        belows.append(below)
-        payloads.append(payload)
-    made = {c: (_getter(n), tuple(b), tuple(p)) for c, (n, b, p) in cols.items()}
-    return _Columns(**made, sections=tuple(sections), others=tuple(others))
+        else:
+            entries.append((column, payload, i, below))
+    return Columns.of(entries, sections, others)
 
 
 def _plan(block: str, body: list[str], max_depth: int, gpu: Any, target: Callable) -> _Plan | None:
@@ -227,7 +191,7 @@ def feed(reader: Any, doc: str, final: bool, first_line: int, limits: tuple[int,
             reader.records.append(rec := GpuRecord(pci_bus_id=try_pci_bus_id(m[1]) or "unknown", line=line))
             values, texts = rec.values, body[1::2]
             if (cols := plan.columns) is not None:
-                _fill(rec, cols, texts, line, take)
+                cols.fill(rec, texts, line, str.strip, take)
             else:
                 for op, what, i, below, text in plan.ops:
                     if i >= 0:
@@ -246,25 +210,3 @@ def feed(reader: Any, doc: str, final: bool, first_line: int, limits: tuple[int,
         s = doc.find('<gpu id="', pos)
     parse(doc[pos:], final)
 
-
-def _fill(rec: GpuRecord, cols: _Columns, texts: list[str], line: int, take: Callable) -> None:
-    """One GPU's record from its leaf texts by the plan's columns (the <gpu> line is ``line``):
-    what the ops give one by one."""
-    strip, at = str.strip, line.__add__
-    get, belows, keys = cols.keys
-    if get is not None:
-        rec.values.update(zip(keys, zip(map(strip, get(texts)), map(at, belows))))
-    for what, below in cols.sections:
-        rec.values[what] = ("", line + below)
-    get, belows, names = cols.reasons
-    if get is not None:
-        rec.reasons.extend((reason, raw, ln, section) for (reason, section), raw, ln
-                           in zip(names, map(strip, get(texts)), map(at, belows)))
-    get, belows, names = cols.counters
-    if get is not None:
-        rec.counters.update(zip(names, zip(map(strip, get(texts)), map(at, belows))))
-    get, belows, names = cols.ecc
-    if get is not None:
-        rec.ecc.extend((*c, raw, ln) for c, raw, ln in zip(names, map(strip, get(texts)), map(at, belows)))
-    for what, i, below, text in cols.others:
-        take(rec, what, texts[i].strip() if i >= 0 else text, line + below)
