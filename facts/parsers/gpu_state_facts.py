@@ -251,6 +251,7 @@ _TEMP_LINE = ("temp.gpu", *_TEMP_KEYS)
 _POWER = tuple((k, f"power.{k}", f"power {k}")
                for k in ("draw", "instant", "average", "limit", "current_limit", "requested_limit",
                          "enforced_limit", "default_limit", "min_limit", "max_limit"))
+_POWER_KEYS = tuple(k for _, k, _ in _POWER)
 _ECC_MODE = ("ecc_mode.current", "ecc_mode.pending")
 _REPAIR = ("ecc.channel_repair", "ecc.tpc_repair", "ecc.unrepairable")
 _RETIRED = ("retired.sbe", "retired.dbe", "retired.pending_blacklist", "retired.pending_retirement")
@@ -275,6 +276,11 @@ _CLOCKS = tuple((f, k, f"clock {k}") for f, k in (
 _CLOCK_KEYS = tuple(k for _, k, _ in _CLOCKS)
 _USAGE = ("usage.util", "usage.processes", "usage.no_processes")
 _FABRIC = ("fabric.state", "fabric.status", "fabric.clique_id", "fabric.cluster_uuid", "fabric.health_summary")
+
+def _first(read: dict[str, float | int | None], *names: str) -> float | int | None:
+    """The first of ``names`` whose reading is not None, else None."""
+    return next((read[n] for n in names if read[n] is not None), None)
+
 
 def _has(values: dict[str, tuple[str, int]], keys: tuple[str, ...]) -> bool:
     return not values.keys().isdisjoint(keys)
@@ -322,26 +328,25 @@ def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> N
             active = read_bool(b, raw, line, f"clock reason {reason}")
             if active is None:
                 continue
-        counter = counters.get(reason)
+        if (counter := counters.get(reason)) is None:
+            us = None
+        elif (us := _READ_INT.get(counter[0], _MISS)) is _MISS:  # read_number's first step
+            us = read_number(b, *counter, what=f"{reason} counter")
         b.add(GpuClockReason, line, node=node, pci_bus_id=bus, reason=reason, active=active,
-              counter_us=read_number(b, *counter, what=f"{reason} counter") if counter else None,
-              section_name=section)
+              counter_us=us, section_name=section)
 
     if _has(values, _TEMP_KEYS):
         b.add(GpuTemperature, _line(values, _TEMP_LINE), node=node, pci_bus_id=bus, **_nums(b, values, _TEMP_FIELDS))
 
-    present = [row for row in _POWER if row[1] in values]
-    if present:
-        power = {k: read_number(b, *values[key], what=what, integer=False) for k, key, what in present}
-
-        def first(*keys: str) -> float | None:
-            return next((power[k] for k in keys if power.get(k) is not None), None)
-        b.add(GpuPower, r.line("power.section") or values[present[0][1]][1], node=node,
-              pci_bus_id=bus, draw_w=first("instant", "draw", "average"), average_draw_w=power.get("average"),
-              current_limit_w=first("current_limit", "limit"), requested_limit_w=first("requested_limit", "limit"),
-              enforced_limit_w=first("enforced_limit", "current_limit"),
-              default_limit_w=power.get("default_limit"), min_limit_w=power.get("min_limit"),
-              max_limit_w=power.get("max_limit"))
+    if _has(values, _POWER_KEYS):
+        power = _nums(b, values, _POWER, integer=False)  # None where the key is absent
+        b.add(GpuPower, r.line("power.section") or _line(values, _POWER_KEYS), node=node,
+              pci_bus_id=bus, draw_w=_first(power, "instant", "draw", "average"), average_draw_w=power["average"],
+              current_limit_w=_first(power, "current_limit", "limit"),
+              requested_limit_w=_first(power, "requested_limit", "limit"),
+              enforced_limit_w=_first(power, "enforced_limit", "current_limit"),
+              default_limit_w=power["default_limit"], min_limit_w=power["min_limit"],
+              max_limit_w=power["max_limit"])
 
     if _has(values, _ECC_MODE):
         b.add(GpuEccMode, _line(values, _ECC_MODE), node=node, pci_bus_id=bus,
