@@ -95,6 +95,35 @@ def _text(f: Fact) -> str:
     return str(getattr(f, "message", None) or f.evidence.text).strip()
 
 
+#: the shortest free text read as restating an explained line (shorter phrases, "failed", "error: 1", say too little)
+_RESTATE_MIN = 24
+
+
+def _restated_lines(facts: list[Fact], explained: set[tuple[str, int]]) -> set[tuple[str, int]]:
+    """The free-text error lines (``text_error_line``: a ticket's title, a summary line) that restate an explained
+    line of the same node: the explained line holds their text, or they hold its message, case aside
+    (dra-driver-nvidia-gpu#814's title "Failed to prepare dynamic resources: prepare dynamic resources: DRA driver
+    ... is not registered" around the kubelet's err; gpu-feature-discovery#24's title "Failed to construct MIG
+    resource labeler" inside GFD's error)."""
+    free = [f for f in facts if f.kind == "text_error_line"]
+    if not free:
+        return set()
+    said: dict[str, list[tuple[list[str], str]]] = defaultdict(list)
+    for f in facts:
+        if f.kind != "text_error_line" and (f.evidence.path, f.evidence.line) in explained:
+            words = [str(w).lower() for w in (getattr(f, "message", None), getattr(f, "error", None))
+                     if w and len(str(w)) >= _RESTATE_MIN]
+            said[f.node].append((words, f.evidence.text.lower()))
+    out: set[tuple[str, int]] = set()
+    for f in free:
+        text = _text(f).lower()
+        if len(text) < _RESTATE_MIN:
+            continue
+        if any(text in line or any(w in text for w in words) for words, line in said.get(f.node, ())):
+            out.add((f.evidence.path, f.evidence.line))
+    return out
+
+
 def unexplained(facts: Iterable[Fact], explained: set[tuple[str, int]],
                 serious: set[tuple[str, int]] = frozenset()) -> list[Fact]:
     """One ``unexplained_fact`` per source line that holds an error no finding cites.
@@ -107,11 +136,12 @@ def unexplained(facts: Iterable[Fact], explained: set[tuple[str, int]],
     # a line that repeats an explained one word for word on the same node (every rank, every
     # retry prints its own) is explained with it
     repeats = {(f.node, f.kind, _text(f)) for f in facts if (f.evidence.path, f.evidence.line) in explained}
+    restated = _restated_lines(facts, explained)
     left: list[Fact] = []
     seen: set[tuple[str, int]] = set()
     for f in facts:
         key = (f.evidence.path, f.evidence.line)
-        if key in explained or key in seen or (f.node, f.kind, _text(f)) in repeats:
+        if key in explained or key in seen or (f.node, f.kind, _text(f)) in repeats or key in restated:
             continue
         seen.add(key)
         left.append(f)

@@ -30,3 +30,29 @@ def test_a_different_message_on_the_same_node_stays_unexplained(tmp_path, rulese
     rep = _report(tmp_path, text, ruleset)
     assert [f.summary for f in rep.findings if f.rule == "unexplained_error"] == [
         "VM-0-16-ubuntu: an error that no rule explains (nccl_warn): Something nobody has seen before"]
+
+
+def _bundle(tmp_path: Path, files: dict[str, str], ruleset):
+    node = tmp_path / "b" / "gpu1"
+    node.mkdir(parents=True)
+    for name, text in files.items():
+        (node / name).write_text(text)
+    return diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+
+
+def test_a_free_text_line_that_restates_an_explained_one_is_explained_with_it(tmp_path, ruleset):
+    # gpu-feature-discovery#24: the ticket's title quotes the GFD error a rule explains (case aside), and
+    # dra-driver-nvidia-gpu#814's title holds the kubelet's err: no unexplained error for them
+    gfd = (ROOT / "fixtures/artefacts/k8s_device_plugin/gfd24_mig_single_strategy_nvml_not_found.log").read_text()
+    rep = _bundle(tmp_path, {"gfd.log": gfd, "title.txt": "Failed to construct MIG resource labeler\n"}, ruleset)
+    assert [f.rule for f in rep.findings] == ["gpu_feature_discovery_mig_strategy_failed"]
+
+
+def test_a_free_text_line_that_says_more_stays_unexplained(tmp_path, ruleset):
+    kubelet = (ROOT / "fixtures/artefacts/k8s_dra_prepare/dra_gpu814_kubelet_compute_domain_not_registered.log").read_text()
+    rep = _bundle(tmp_path, {"kubelet.txt": kubelet,
+                             "notes.txt": "Failed to prepare dynamic resources: prepare dynamic resources: DRA driver "
+                                          "compute-domain.nvidia.com is not registered\n"
+                                          "Error: the IMEX daemon could not start on this node\n"}, ruleset)
+    assert [f.summary.split(": ", 2)[-1] for f in rep.findings if f.rule == "unexplained_error"] == [
+        "Error: the IMEX daemon could not start on this node"]
