@@ -103,6 +103,9 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("dcgm_exporter_log")
             if folder.name == "mlx5_core_log":  # the ConnectX driver's lines are kernel log lines, dmesg-stamped
                 allowed.add("kernel_log")
+            if folder.name == "mig_mode":  # mig-manager's reconfigure script takes the GPU operator's components off the node
+                # with the driver manager's own steps ("Getting current value of the 'nvidia.com/gpu.deploy.<component>' node label")
+                allowed.add("k8s_driver_manager")
             if folder.name == "gpud_states":  # an Xid state's reason is GPUd's own Xid message (gpud_log)
                 allowed.add("gpud")
             # a paste often starts with the command that made it ("$ docker run ...", "torchrun ...")
