@@ -566,6 +566,10 @@ class PerftestFailure(Fact):
     #: (nvidia-peermem / nv_peer_mem) or DMA-BUF
     gpu_buffer: bool = False
     dmabuf: bool = False  # perftest said "using DMA-BUF for GPU buffer" (--use_cuda_dmabuf)
+    #: a queue pair's transition that failed after perftest printed its local GID as all zeros (" GID:
+    #: 00:00:...:00" under " local address:", an Ethernet link): the port's GID table has no entry at the index
+    #: used (-x, 0 by default), so the QP has no RoCE address to move to RTR with
+    gid_zero: bool = False
 
 
 @fact_kind

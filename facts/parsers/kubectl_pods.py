@@ -90,6 +90,9 @@ _CONTAINER = re.compile(r"^\s{0,4}(?P<name>[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])
 _POD = re.compile(r"^\s{0,2}Name:\s+(?P<pod>\S+)\s*$")
 # Node:           k8s-gpu/10.166.15.26
 _NODE = re.compile(r"^\s{0,2}Node:\s+(?P<node>[^\s/]+)")
+# Controlled By:  DaemonSet/nvidia-driver-installer-ubuntu   (GoogleCloudPlatform/container-engine-accelerators#132: a describe
+#   pasted from this line on, the pod's Name: above it cut): the pod's DaemonSet names its part of the GPU stack
+_CONTROLLER = re.compile(r"^\s{0,2}Controlled By:\s+DaemonSet/(?P<ds>[a-z0-9][a-z0-9.-]{0,252})\s*$")
 # Reason:         UnexpectedAdmissionError        (the pod's own, at the left margin: tkestack/gpu-manager#182)
 _POD_REASON = re.compile(r"^(?P<key>Reason|Message):\s+(?P<value>\S(?:.*\S)?)\s*$")
 #   Warning  FailedScheduling  2s (x57 over 15m)  default-scheduler  0/6 nodes are available: 6 Insufficient nvidia.com/gpu.
@@ -174,18 +177,21 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     lines = artefact.lines
     pod = container = UNNAMED
-    k8s_node = None
+    k8s_node = role = None
     header: re.Match | None = None
     n = 0
     while n < len(lines):
         line = lines[n]
         n += 1
         if (m := _POD.match(line)) is not None:
-            pod, container, k8s_node, header = m["pod"], UNNAMED, None, None
+            pod, container, k8s_node, header, role = m["pod"], UNNAMED, None, None, None
+        elif "Controlled By:" in line and (m := _CONTROLLER.match(line)) is not None:
+            role = role_of(m["ds"])
         elif (m := _NODE.match(line)) is not None:
             k8s_node = m["node"] if m["node"] != "<none>" else None
         elif (m := _STATE.match(line)) is not None:
-            n = _state(b, lines, n, m, dict(pod=pod, container=container, k8s_node=k8s_node, gpu_stack_role=stack_role(pod)))
+            n = _state(b, lines, n, m, dict(pod=pod, container=container, k8s_node=k8s_node,
+                                            gpu_stack_role=stack_role(pod) or role))
         elif "exitCode:" in line and (m := _OPERATOR_EXIT.search(line)) is not None:
             r = _EVENT_REASON.search(line)
             reason = (r["reason"] or r["col"]) if r is not None else "Error"

@@ -183,6 +183,23 @@ def _gpu_buffer_lines(artefact: Artefact) -> tuple[int | None, int | None]:
     return gpu, dmabuf
 
 
+#  local address: LID 0000 QPN 0x00da PSN 0x416f84 RKey 0x1804c1 VAddr 0x007f8de93fe000
+#  GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00
+#   (Mellanox/k8s-rdma-shared-dev-plugin#112, #72; Mellanox/network-operator#222: ib_write_bw between two pods, Link type
+#   Ethernet, GID index 0; perftest_communication.c prints the GID under each address on a RoCE link, then "Failed to
+#   modify QP 218 to RTR"): the local GID all zeros is an empty GID table entry at that index
+_LOCAL_ADDRESS = re.compile(r"^\s*local address: LID ")
+_GID_ZERO = re.compile(r"^\s*GID: 00(?::00){15}\s*$")
+
+
+def _local_gid_zero(lines: list[str], n: int) -> bool:
+    """Whether the last " local address:" block before line ``n`` (1-based) printed an all-zero GID under it."""
+    for k in range(n - 2, max(-1, n - 40), -1):
+        if _LOCAL_ADDRESS.match(lines[k]):
+            return k + 1 < len(lines) and _GID_ZERO.match(lines[k + 1]) is not None
+    return False
+
+
 def _failures(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     lines = artefact.lines
     gpu_at = dmabuf_at = None
@@ -211,7 +228,8 @@ def _failures(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
         gpu = stage == "resources" and gpu_at is not None and gpu_at < n
         fb.add(PerftestFailure, n, stage=stage, message=message[:200], peer=fields.get("peer"), side=fields.get("side"),
                status=status, status_name=name, syndrome=synd, gpu_buffer=gpu,
-               dmabuf=gpu and dmabuf_at is not None and dmabuf_at < n)
+               dmabuf=gpu and dmabuf_at is not None and dmabuf_at < n,
+               gid_zero=stage == "qp_transition" and "GID: 00" in artefact.text and _local_gid_zero(lines, n))
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts

@@ -194,6 +194,14 @@ _SHELL_COMMAND = re.compile(
     r"(?:[a-z_][\w.+-]{0,63}|\.{0,2}/[\w./+-]{1,400})(?=\s|$)")
 
 
+#   File "/home/ray/anaconda3/lib/python3.11/site-packages/ray/_private/worker.py", line 2659, in get
+#     values, debugger_breakpoint = worker.get_objects(object_refs, timeout=timeout)
+#   (ray-project/kuberay#3436, a Serve traceback pasted without its header) Python's traceback prints each frame as
+#   '  File "{filename}", line {lineno}, in {name}' (traceback.FrameSummary / StackSummary.format) and the frame's source
+#   line under it: that line is the program's code ("timeout=timeout", "raise RuntimeError(...)"), not what it said
+_FRAME = re.compile(r'\s{0,12}File "[^"\n]{1,1000}", line \d{1,9}, in \S')
+
+
 def shell_command(line: str) -> bool:
     """Whether ``line`` is a shell prompt with the command typed at it (its words are no failure)."""
     return ("$ " in line or "# " in line) and _SHELL_COMMAND.match(line) is not None
@@ -323,6 +331,8 @@ def parse(artefact: Artefact) -> ParseResult:
         if quiet(text) or _prefix_quiet(artefact, line, text):  # the program's own level says info: its error words are its message's
             continue
         if shell_command(text):  # what the user typed, not what a program said
+            continue
+        if line >= 2 and "File " in lines[line - 2] and _FRAME.match(lines[line - 2]):  # a frame's source line: code
             continue
         if "terminate called " in text and line < len(lines) and _WHAT.match(lines[line]):
             joined = line + 1  # the what() line is this failure's, not another

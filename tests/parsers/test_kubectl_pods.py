@@ -193,3 +193,19 @@ def test_gpu_stack_pods_are_told_by_their_daemonset():
                       ("nvidia-cuda-validator-xnppb", "operator-validator"), ("nvidia-device-plugin-validator-k2x9q", "operator-validator"),
                       ("nvidia-driver-validation-job", None)):
         assert kubectl_pods.stack_role(pod) == role, pod
+
+
+def test_a_describe_cut_above_controlled_by_is_told_by_its_daemonset():
+    """GoogleCloudPlatform/container-engine-accelerators#132: the describe starts at 'Controlled By:
+    DaemonSet/nvidia-driver-installer-ubuntu', the pod's Name: cut; its containers are the driver's."""
+    got = _parse(kubectl_pods, "kubectl_pods/cea132_driver_installer_describe_controlled_by.txt").facts
+    assert [(f.kind, f.container, f.gpu_stack_role) for f in got] == [
+        ("k8s_container_waiting", "nvidia-driver-installer", "driver"),
+        ("k8s_container_terminated", "nvidia-driver-installer", "driver")]
+    # another DaemonSet's pod is no stack pod; a later pod's Name: forgets the controller
+    text = (FIX / "kubectl_pods/cea132_driver_installer_describe_controlled_by.txt").read_text()
+    other = kubectl_pods.parse(Artefact(path="t", text=text.replace("nvidia-driver-installer-ubuntu", "kube-proxy"), node="n1"))
+    assert {f.gpu_stack_role for f in other.facts} == {None}
+    renamed = kubectl_pods.parse(Artefact(path="t", text=text.replace("Init Containers:", "Name:  train-0\nInit Containers:"),
+                                          node="n1"))
+    assert {f.gpu_stack_role for f in renamed.facts} == {None}

@@ -113,3 +113,14 @@ def test_gpu_buffer_registration_failures(name, lines):
 def test_gpu_buffer_forms(text, gpu, dmabuf):
     (f,) = _facts(text)
     assert (f.gpu_buffer, f.dmabuf) == (gpu, dmabuf)
+
+
+def test_an_all_zero_local_roce_gid_before_the_rtr_failure():
+    # Mellanox/k8s-rdma-shared-dev-plugin#112: Link type Ethernet, " GID: 00:...:00" under " local address:"
+    text = (FIX / "rdma112_roce_gid_zero_modify_qp_rtr.txt").read_text()
+    assert [(f.evidence.line, f.stage, f.gid_zero) for f in _facts(text)] == [(20, "qp_transition", True),
+                                                                              (21, "qp_transition", True)]
+    # a real GID under the local address (the remote one zero does not count): no
+    real = text.replace(" GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00\n remote",
+                        " GID: 00:00:00:00:00:00:00:00:00:00:ff:ff:0a:38:d9:49\n remote", 1)
+    assert real != text and {f.gid_zero for f in _facts(real)} == {False}

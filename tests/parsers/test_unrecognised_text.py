@@ -238,3 +238,15 @@ def test_not_a_prompt_keeps_its_error(line):
     from stethoscope.facts.parsers.unrecognised_text import shell_command
     assert not shell_command(line)
     assert _unrecognised(line + "\n") != []
+
+
+def test_a_frames_source_line_is_code_not_an_error_line():
+    # ray-project/kuberay#3436: a Serve traceback pasted from its frames on; the source lines under
+    # '  File "...", line N, in f' ("timeout=timeout", "raise RuntimeError(...) from None") are code.
+    # What the program said stays: Ray's wrapper read as its chain's innermost line, Serve's RuntimeError
+    got = _unrecognised((RAY / "kuberay3436_serve_replica_traceback_cut.txt").read_text())
+    assert [n for n, _ in got] == [15]
+    assert got[0][1] == "RuntimeError: Traceback (most recent call last):"
+    # a line after the frame's source line is not code
+    got = _unrecognised('  File "/x/worker.py", line 871, in get_objects\n    raise value\nTimeoutError: timed out\n')
+    assert [n for n, _ in got] == [3]
