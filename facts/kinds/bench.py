@@ -115,6 +115,29 @@ class BenchmarkVsBaseline(Fact):
 
 
 @fact_kind
+class BenchmarkVsPeers(Fact):
+    """One GPU's compute figure against the median of the same figure of the other GPUs of the
+    same model on the same node, in one run (gpu-burn, ubergemm): ``ratio`` is value/peer median,
+    emitted when it is under ``below_ratio`` (engine/baselines/bench.py ``peers``). Identical GPUs of
+    one run agree within a few percent, so a GPU at a fraction of its peers is slowed by itself
+    (hardware, clocks held down), not by the benchmark."""
+
+    kind: Literal["benchmark_vs_peers"] = "benchmark_vs_peers"
+    benchmark: str
+    test: str
+    entity: str  # "gpu0"
+    metric: str
+    unit: str
+    value: float
+    peer_median: float
+    peers: int  # how many other GPUs the median is of
+    ratio: float
+    below_ratio: float
+    gpu_model: str = ""  # the GPUs' name when the benchmark printed it
+    sources: str = ""
+
+
+@fact_kind
 class BenchmarkSweepNarrower(Fact):
     """An nccl-tests run whose sizes do not reach the ends of the baseline's sweep: the bands it
     misses are not compared (issue 15)."""

@@ -11,12 +11,12 @@ same benchmark on the same entities give the same keys; that is what a baseline 
 from __future__ import annotations
 
 from stethoscope.facts.kinds.bench import (  # noqa: F401 - the fact classes live in facts/kinds
-    BenchResult, BenchmarkSweepNarrower, BenchmarkValidity, BenchmarkVsBaseline, DcgmDiagRun, GpuBurnVerdict,
+    BenchResult, BenchmarkSweepNarrower, BenchmarkValidity, BenchmarkVsBaseline, BenchmarkVsPeers, DcgmDiagRun, GpuBurnVerdict,
     VersionCompat,
 )
 
 #: the benchmarks with a reader; also the ``benchmark`` names of knowledge/bench_tolerances.yaml
-BENCHMARKS = ("gpu_burn", "nvbandwidth", "stream", "fio", "iperf3", "perftest", "training", "dcgm_diag")
+BENCHMARKS = ("gpu_burn", "nvbandwidth", "stream", "fio", "iperf3", "perftest", "training", "dcgm_diag", "ubergemm")
 
 
 # --- derived: engine/baselines/bench.py --------------------------------------------------------
