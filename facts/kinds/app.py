@@ -90,6 +90,18 @@ class RayMemoryMonitorKill(Fact):
 
 
 @fact_kind
+class VllmRayNodeNoGpu(Fact):
+    """vLLM's Ray executor found no GPU free in Ray's resources on the node it runs on
+    (vllm/executor/ray_utils.py initialize_ray_cluster: "Current node has no GPU available")."""
+
+    kind: Literal["vllm_ray_node_no_gpu"] = "vllm_ray_node_no_gpu"
+    ip: str | None = None  # current_ip, when the line gets that far
+    ray_gpu: float | None = None  # the node's free 'GPU' in Ray's resources, when listed (absent: none left)
+    accelerator: str | None = None  # Ray's 'accelerator_type:<name>' of the node: Ray did see a GPU there
+    placement_groups: bool = False  # the resources list placement-group bundles (GPUs reserved in groups)
+
+
+@fact_kind
 class RayObjectStoreShmShort(Fact):
     """Ray found /dev/shm smaller than its object store (python/ray/_private/services.py
     ``determine_plasma_store_config``): it put the store in a disk directory instead
