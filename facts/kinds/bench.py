@@ -116,9 +116,10 @@ class BenchmarkVsBaseline(Fact):
 
 @fact_kind
 class BenchmarkVsPeers(Fact):
-    """One GPU's compute figure against the median of the same figure of the other GPUs of the
-    same model on the same node, in one run (gpu-burn, ubergemm): ``ratio`` is value/peer median,
-    emitted when it is under ``below_ratio`` (engine/baselines/bench.py ``peers``). Identical GPUs of
+    """One GPU's compute rate against the median rate of its same-model peers on the node, in one run.
+
+    The figures are gpu-burn's or ubergemm's: ``ratio`` is value/peer median, emitted when it is
+    under ``below_ratio`` (engine/baselines/bench.py ``peers``). Identical GPUs of
     one run agree within a few percent, so a GPU at a fraction of its peers is slowed by itself
     (hardware, clocks held down), not by the benchmark."""
 
