@@ -8,7 +8,6 @@ they assert that rule's facts: session._none_first, reference.run's strata).
 """
 from __future__ import annotations
 
-import copy
 import functools
 from dataclasses import dataclass
 from importlib import resources
@@ -35,8 +34,10 @@ class RuleError(ValueError):
         self.path, self.line, self.message = path, line, message
 
 
-def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int:
-    """1-based line of the YAML node at ``loc`` (a pydantic error location), best effort."""
+def _line_of(text: str, loc: tuple[Any, ...]) -> int:
+    """1-based line of the YAML node at ``loc`` (a pydantic error location) in a rule file's
+    ``text``, best effort."""
+    node = _nodes(text)
     line = node.start_mark.line + 1 if node is not None else 1
     for key in loc:
         if isinstance(node, yaml.MappingNode):
@@ -57,26 +58,29 @@ def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int:
     return line
 
 
-@functools.lru_cache(maxsize=4096)
-def _parsed(text: str) -> tuple[Any, yaml.Node | None]:
-    return yamlio.load_with_nodes(text)
+@functools.lru_cache(maxsize=64)
+def _nodes(text: str) -> yaml.Node | None:
+    """The node tree of a rule file's text, parsed only to say on which line a problem is."""
+    try:
+        return yamlio.load_with_nodes(text)[1]
+    except yaml.YAMLError:
+        return None
 
 
-def read_yaml(path: Path, label: str) -> tuple[Any, yaml.Node | None]:
-    """A rule (or rule test) file's data and node tree. The parse is kept per text, so a process
-    that loads the rules again (``steth watch``, each live diagnosis, the tests) reads each file
-    but parses only what changed: ~0.35 s of CPU for the ~390 shipped rules, which a live run
-    against an unreachable server spent before it could say so. The data is a copy each time."""
+def read_yaml(path: Path, label: str) -> tuple[Any, str]:
+    """A rule (or rule test) file's data (the caller's own copy) and its text, for
+    :func:`_line_of`. yamlio keeps each text's parse as JSON (in this process and in the user's
+    cache): a start-up parses only the rule files that changed, and a process that loads the
+    rules again (``steth watch``, each live diagnosis, the tests) decodes their JSON."""
     try:
         text = path.read_text(encoding="utf-8")
-        data, node = _parsed(text)
-        data = copy.deepcopy(data)
+        data = yamlio.safe_load(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise RuleError(label, (mark.line + 1) if mark else 1, f"invalid YAML: {exc.problem}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleError(label, 1, f"cannot read: {exc}") from None
-    return data, node
+    return data, text
 
 
 def _check(rule: Rule, crule: CompiledRule, vocab: Vocabulary, derived_kinds: dict[str, set[str]], fail) -> None:
@@ -171,7 +175,7 @@ def load_rules(paths: Iterable[Path] | None = None, root: Path | None = None) ->
     vocab = load_vocabulary()
     root = root or rules_root()
     files = sorted(paths) if paths is not None else sorted(root.rglob("*.yaml"))
-    parsed: list[tuple[Path, str, Rule, yaml.Node | None]] = []
+    parsed: list[tuple[Path, str, Rule, str]] = []
     errors: list[RuleError] = []
     for path in files:
         try:
@@ -179,7 +183,7 @@ def load_rules(paths: Iterable[Path] | None = None, root: Path | None = None) ->
         except ValueError:
             label = str(path)
         try:
-            data, node = read_yaml(path, label)
+            data, text = read_yaml(path, label)
         except RuleError as exc:
             errors.append(exc)
             continue
@@ -188,20 +192,20 @@ def load_rules(paths: Iterable[Path] | None = None, root: Path | None = None) ->
         except ValidationError as exc:
             for err in exc.errors():
                 loc = tuple(err["loc"])
-                errors.append(RuleError(label, _line_of(node, loc), f"{'.'.join(map(str, loc)) or 'rule'}: {err['msg']}"))
+                errors.append(RuleError(label, _line_of(text, loc), f"{'.'.join(map(str, loc)) or 'rule'}: {err['msg']}"))
             continue
         if rule.id != path.stem:
-            errors.append(RuleError(label, _line_of(node, ("id",)), f"rule id '{rule.id}' must equal the file stem '{path.stem}'"))
+            errors.append(RuleError(label, _line_of(text, ("id",)), f"rule id '{rule.id}' must equal the file stem '{path.stem}'"))
             continue
-        parsed.append((path, label, rule, node))
+        parsed.append((path, label, rule, text))
     derived_kinds = derived_inputs(r for _, _, r, _ in parsed)  # derived kind -> the kinds its deriving rules match
     out: list[CompiledRule] = []
     seen: dict[str, str] = {}
-    for path, label, rule, node in parsed:
+    for path, label, rule, text in parsed:
         problems: list[RuleError] = []
 
-        def fail(loc: tuple[Any, ...], msg: str, _label=label, _node=node, _p=problems) -> None:
-            _p.append(RuleError(_label, _line_of(_node, loc), msg))
+        def fail(loc: tuple[Any, ...], msg: str, _label=label, _text=text, _p=problems) -> None:
+            _p.append(RuleError(_label, _line_of(_text, loc), msg))
 
         if rule.id in seen:
             fail(("id",), f"rule id '{rule.id}' already defined in {seen[rule.id]}")
