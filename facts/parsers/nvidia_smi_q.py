@@ -324,18 +324,23 @@ def _skip_from(stack: list[str]) -> int:
     return 4 * len(stack) + 2
 
 
-def _block_end(text: str, pos: int) -> int:
+def _block_end(text: str, pos: int) -> tuple[int, list[tuple[int, int]]]:
     """The offset of the first unindented line after ``pos`` (a line end) that is neither a
-    ``GPU <bus id>`` line nor a top-level key (where a block stops), else the text's length."""
+    ``GPU <bus id>`` line nor a top-level key (where a block stops), else the text's length; and
+    (offset, line end) of each unindented line before it that is not blank (for _gpu_blocks: the
+    text is scanned for such lines once)."""
     find = text.find
+    starts: list[tuple[int, int]] = []
     for m in LINE_START_UNINDENTED.finditer(text, pos):
         start = m.start() + 1
         end = find("\n", start)
         line = text[start:] if end == -1 else text[start:end]
         # a trailing "\r" (kept here, cut from artefact.lines) is read alike: both patterns end in \s*$
-        if line.strip() and GPU_HEADER.match(line) is None and TOP_KEY.match(line) is None:
-            return start
-    return len(text)
+        if line.strip():
+            if GPU_HEADER.match(line) is None and TOP_KEY.match(line) is None:
+                return start, starts
+            starts.append((start, len(text) if end == -1 else end))
+    return len(text), starts
 
 
 #: a key line's value: what follows the line's first colon and one blank (ROW's last group); the
@@ -344,18 +349,13 @@ def _block_end(text: str, pos: int) -> int:
 VALUE = re.compile(r": ?([^\n]*)")
 
 
-def _gpu_blocks(text: str, banner_end: int, end: int, banner_line: int) -> dict[int, tuple[int, int, int]]:
+def _gpu_blocks(text: str, banner_end: int, end: int, banner_line: int,
+                starts: list[tuple[int, int]]) -> dict[int, tuple[int, int, int]]:
     """The line of each ``GPU <bus id>`` line of a block -> (offset of the line after it, offset of
     the next unindented line that is not blank or the block's end, the rows between: ROW's, the
     row at the block's end included). Nothing but a GPU or top-level key line is unindented and not
-    blank inside a block (_block_end): a GPU block's rows run from its header to the next such line."""
-    starts: list[tuple[int, int]] = []
-    for m in LINE_START_UNINDENTED.finditer(text, banner_end, end):
-        start = m.start() + 1
-        stop = text.find("\n", start, end)
-        stop = end if stop == -1 else stop
-        if text[start:stop].strip():
-            starts.append((start, stop))
+    blank inside a block (_block_end: ``starts``, each such line's offset and end): a GPU block's
+    rows run from its header to the next such line."""
     out: dict[int, tuple[int, int, int]] = {}
     no, pos = banner_line, banner_end
     for i, (start, stop) in enumerate(starts):
@@ -463,8 +463,8 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
     rec: GpuRecord | None = None
     stack: list[_Section] = []  # the open sections by depth
     section = ""  # the first section as printed
-    end = _block_end(text, banner_end)
-    blocks = _gpu_blocks(text, banner_end, end, banner_line) if banner_end < end else {}
+    end, starts = _block_end(text, banner_end)
+    blocks = _gpu_blocks(text, banner_end, end, banner_line, starts) if banner_end < end else {}
     planned: list[bool] = []  # set at a GPU line whose block is read from a plan: its rows are not split
     it = _rows(text, banner_end, end, blocks, planned)
     # a GPU block whose layout has no plan yet is read row by row, its reading kept as one

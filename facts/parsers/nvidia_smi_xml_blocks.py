@@ -80,8 +80,9 @@ def _columns(ops: list[tuple[int, Any, int, int, str | None]], target: Callable)
 
 def _plan(block: str, body: list[str], max_depth: int, gpu: Any, target: Callable) -> _Plan | None:
     """The plan of one ``<gpu>`` element (``block``; ``body``: LEAF.split of what follows its
-    start tag: layout and one-line texts in turn; ``gpu``: the reader's path of a <gpu>), or None where it is not well formed on its
-    own, nests within reach of the depth limit, or a leaf a fact reads is not one of its one-line leaves."""
+    start tag, layout and one-line texts in turn; ``gpu``: the reader's path of a <gpu>), or None
+    where it is not well formed on its own, nests within reach of the depth limit, or a leaf a
+    fact reads is not one of its one-line leaves."""
     ops: list[tuple[int, Any, int, str, str | None]] = []  # (op, what, start line, name, text of a leaf over lines)
     stack: list[tuple[Any, int, int]] = []  # (path, or None where nothing below is read; line; elements before)
     chars: list[str] = []
