@@ -1294,6 +1294,18 @@ class NcclTestsLimits(_M):
         return self
 
 
+class PeerBenchmark(_M):
+    benchmark: str = Field(min_length=1)
+    metric: str = Field(min_length=1)
+
+
+class PeerLimits(_M):
+    source: str = Field(min_length=20)
+    benchmarks: list[PeerBenchmark] = Field(min_length=1)
+    below_ratio: float = Field(gt=0, lt=1)
+    min_peers: int = Field(ge=2)
+
+
 class BenchTolerances(_M):
     source: str = Field(min_length=20)
     critical_below: float = Field(gt=0, lt=1)
@@ -1301,6 +1313,7 @@ class BenchTolerances(_M):
     components: dict[str, ComponentId] = Field(min_length=1)
     tolerances: list[BenchTolerance] = Field(min_length=1)
     nccl_tests: NcclTestsLimits
+    peers: PeerLimits
 
     @model_validator(mode="after")
     def _known(self) -> "BenchTolerances":

@@ -277,37 +277,30 @@ def compare_bundle(facts: list[Fact]) -> list[Fact]:
     return valid + peers(facts) + (compare(baseline, facts, valid) if baseline is not None else [])
 
 
-#: per-GPU compute figures judged against the GPU's peers on the node (one run, one model)
-PEER_BENCHMARKS = {("gpu_burn", "gflops"), ("ubergemm", "gflops")}
-#: a GPU under this fraction of its peers' median: identical GPUs of one run agree within a few
-#: percent (fixtures/artefacts/gpu_burn: 16 GPUs 6311-6660 Gflop/s, 8 A100 16890-17177), so a GPU
-#: at 70% or less is slowed by itself (NVIDIA/DCGM#122: 6698 against ~19200 GFlops on 7 peers)
-PEER_BELOW_RATIO = 0.7
-#: the fewest other GPUs of the same model whose median is a fair reference
-PEER_MIN = 3
-
-
 def peers(facts: list[Fact]) -> list[Fact]:
-    """Each per-GPU compute figure (``PEER_BENCHMARKS``) under ``PEER_BELOW_RATIO`` of the median
-    of at least ``PEER_MIN`` other GPUs of the same node, benchmark, test and GPU name (gpu-burn's
-    detail names the model; a run that names none is taken as one model): ``benchmark_vs_peers``."""
+    """Each per-GPU compute figure (knowledge/bench_tolerances.yaml ``peers.benchmarks``) under
+    ``peers.below_ratio`` of the median of at least ``peers.min_peers`` other GPUs of the same node,
+    benchmark, test and GPU name (gpu-burn's detail names the model; a run that names none is taken
+    as one model): ``benchmark_vs_peers``."""
+    limits = tolerances().peers
+    wanted = {(b.benchmark, b.metric) for b in limits.benchmarks}
     groups: dict[tuple, dict[str, Fact]] = defaultdict(dict)
     for f in facts:
-        if f.kind == "bench_result" and (f.benchmark, f.metric) in PEER_BENCHMARKS and f.value > 0 and f.higher_is_better:
+        if f.kind == "bench_result" and (f.benchmark, f.metric) in wanted and f.value > 0 and f.higher_is_better:
             model = (f.detail or "").split(";")[0] if f.benchmark == "gpu_burn" and not (f.detail or "").startswith("GPU ") else ""
             groups[(f.node, f.benchmark, f.test, f.metric, model)][f.entity] = f
     out: list[Fact] = []
     for (node, benchmark, test, metric, model), by_gpu in groups.items():
-        if len(by_gpu) < PEER_MIN + 1:
+        if len(by_gpu) < limits.min_peers + 1:
             continue
         for entity, f in by_gpu.items():
             med = statistics.median(g.value for e, g in by_gpu.items() if e != entity)
             ratio = f.value / med
-            if ratio < PEER_BELOW_RATIO:
+            if ratio < limits.below_ratio:
                 out.append(BenchmarkVsPeers(
                     id=f"derived:bench:benchmark_vs_peers:{f.id}", node=node, evidence=f.evidence, benchmark=benchmark,
                     test=test, entity=entity, metric=metric, unit=f.unit, value=f.value, peer_median=round(med, 1),
-                    peers=len(by_gpu) - 1, ratio=round(ratio, 3), below_ratio=PEER_BELOW_RATIO, gpu_model=model, sources=f.id))
+                    peers=len(by_gpu) - 1, ratio=round(ratio, 3), below_ratio=limits.below_ratio, gpu_model=model, sources=f.id))
     return out
 
 
