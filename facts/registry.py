@@ -13,11 +13,18 @@ from types import ModuleType
 
 import stethoscope.facts.kinds as _kinds
 import stethoscope.facts.parsers as _pkg
+from stethoscope.facts.model import FACT_KINDS, Fact
 
 # every fact class registers its kind where it is defined (facts/kinds): the derived, live-only and
 # monitoring-stack kinds too, which no parser module imports
 for _info in pkgutil.iter_modules(_kinds.__path__):
     importlib.import_module(f"{_kinds.__name__}.{_info.name}")
+
+
+def fact_kinds() -> dict[str, type[Fact]]:
+    """Every fact kind (facts/kinds, all imported above): what the rule loader checks rules
+    against, without importing a reader."""
+    return FACT_KINDS
 
 
 @lru_cache(maxsize=1)
