@@ -93,6 +93,10 @@ class GpuClockReason(GpuFact):
     active: bool
     counter_us: int | None = None  # time spent in this reason, from "... Reasons Counters"
     section_name: str  # "Clocks Event Reasons" or "Clocks Throttle Reasons"
+    # hw_slowdown only: whether the GPU's block gave either sub-reason ("HW Thermal Slowdown",
+    # "HW Power Brake Slowdown") as Active / Not Active; False where they are absent or "N/A"
+    # (older drivers and GPUs: NVIDIA/nvidia-docker#1090); None for every other reason
+    sub_reasons_read: bool | None = None
 
 
 @fact_kind

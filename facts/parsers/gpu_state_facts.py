@@ -130,6 +130,8 @@ _BOOL = {"enabled": True, "disabled": False, "yes": True, "no": False,
          "active": True, "not active": False}
 #: the same words as nvidia-smi prints them ("Enabled", "Not Active"): read without lowering
 _BOOL_AS_PRINTED = {k.title(): v for k, v in _BOOL.items()}
+#: the sub-reasons nvidia-smi prints under "HW Slowdown" (R410+; "N/A" where the GPU or driver gives none)
+_HW_SUB_REASONS = frozenset({"hw_thermal_slowdown", "hw_power_brake_slowdown"})
 
 
 def _recovery_action(raw: str | None) -> str | None:
@@ -322,6 +324,8 @@ def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> N
           drain_and_reset_recommended=r.flag("info.drain_and_reset", "Drain and Reset Recommended"))
 
     counters = rec.counters
+    # HW Slowdown's sub-reasons, when the block gives one as Active / Not Active (not "N/A")
+    subs = any(r in _HW_SUB_REASONS and str(raw).strip().lower() in _BOOL for r, raw, _, _ in rec.reasons)
     for reason, raw, line, section in rec.reasons:
         active = _BOOL_AS_PRINTED.get(raw)  # read_bool's first step, without its error text
         if active is None:
@@ -333,7 +337,7 @@ def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> N
         elif (us := _READ_INT.get(counter[0], _MISS)) is _MISS:  # read_number's first step
             us = read_number(b, *counter, what=f"{reason} counter")
         b.add(GpuClockReason, line, node=node, pci_bus_id=bus, reason=reason, active=active,
-              counter_us=us, section_name=section)
+              counter_us=us, section_name=section, sub_reasons_read=subs if reason == "hw_slowdown" else None)
 
     if _has(values, _TEMP_KEYS):
         b.add(GpuTemperature, _line(values, _TEMP_LINE), node=node, pci_bus_id=bus, **_nums(b, values, _TEMP_FIELDS))
