@@ -138,3 +138,13 @@ def _matrix(fb: FactBuilder, rows: list[tuple[int, str]], names: list[str], resu
             bw = _number(fb, no, cell, f"bandwidth {cells[0]}->{b}")
             if bw is not None:
                 fb.add(PairBandwidth, no, node="fabric", host_a=cells[0], host_b=b, busbw_gbs=bw, source="csv_matrix")
+
+
+#: line signatures (facts/classify.py matches every reader's in one pass; detect() confirms): without
+#: them every file of a bundle was handed to detect() (0.35 ms a bench node)
+# src,dst,busbw_gbps   (a long-form header, anywhere: detect() wants it first)
+_LONG_SIG = re.compile(rf"^\s*(?:{'|'.join(_A)})\s*,\s*(?:{'|'.join(_B)})\s*,", re.I | re.M)
+# ,node01,node02,node03   (a square form's header: node names after its first cell)
+_MATRIX_SIG = re.compile(r"^[^,\n]*(?:,[A-Za-z][\w.\-]*){2,}[ \t\r]*$", re.M)
+SIGNATURES = (_LONG_SIG, _MATRIX_SIG)
+
