@@ -144,6 +144,15 @@ KEY_SECTIONS = {
     **dict.fromkeys(("single bit ecc", "double bit ecc", "pending page blacklist", "pending page retirement"),
                     "Retired Pages"),
 }
+#: lines of the PCI section that place a paste begun inside it (no banner, GPU header or ``PCI``
+#: line): the sections each is printed in, as shown (a section line, or a key line with ``:``):
+#:             Link Width                          (fangq/mcx#18: pasted from PCIe Generation's Max on)
+#:         Replays since reset         : 0         (fangq/mcx#18, an older driver; nvidia-docker#1090: "Since Reset")
+#:         GPU Link Info                           (nvidia-smi-q.txt, H200; above it Bus Id : 00000000:00:06.0)
+#: (the detect gate looks for "PCIe Generation" and "Link Width", which follow "GPU Link Info")
+PCI_PLACES = {("gpu link info", False): ("PCI",), ("pcie generation", False): ("PCI", "GPU Link Info"),
+              ("link width", False): ("PCI", "GPU Link Info"), ("bus id", True): ("PCI",),
+              ("replays since reset", True): ("PCI",)}
 #: the keys of such a section that say whether the GPU needs a reset: a headerless paste without
 #: one of them cannot be judged (a count of remapped rows alone is no healthy GPU)
 DECISIVE_KEYS = {"remapped rows": {"pending", "remapping failure occurred"},
@@ -156,11 +165,11 @@ DECISIVE_KEYS = {"remapped rows": {"pending", "remapping failure occurred"},
 #         GPU Current Temp                               : 32 C   (a -q -d TEMPERATURE section on its own: H200 capture)
 FRAGMENT = re.compile(
     r"^ *(?:Clocks (?:Event|Throttle) Reasons|Remapped Rows|Retired Pages|GPU Reset Status|ECC Errors|Ecc Mode"
-    r"|FB Memory Usage|BAR1 Memory Usage)\s*$"
+    r"|FB Memory Usage|BAR1 Memory Usage|GPU Link Info|PCIe Generation|Link Width)\s*$"
     r"|^ *(?:CliqueId|ClusterUUID|GPU Recovery Action|Remapping Failure Occurred|Pending Page Blacklist"
     r"|HW Slowdown|SW Power Cap|Pending Page Retirement|GPU Current Temp|GPU Shutdown(?: T\.Limit)? Temp"
     r"|GPU Slowdown(?: T\.Limit)? Temp|GPU T\.Limit Temp"
-    r"|(?:Inactive )?(?:Uncorrectable|Correctable) Error|(?:Single|Double) Bit ECC"
+    r"|(?:Inactive )?(?:Uncorrectable|Correctable) Error|(?:Single|Double) Bit ECC|Bus Id|Replays [Ss]ince [Rr]eset"
     # the head of -q pasted from its first key on (no banner): keys only nvidia-smi -q prints
     #   Attached GPUs                             : 1        (Project-HAMi/HAMi#602)
     #     Product Architecture                  : Turing
@@ -171,7 +180,8 @@ _FRAGMENT_KEYS = ("Clocks ", "Remapped Rows", "Retired Pages", "GPU Reset Status
                   "GPU Recovery Action", "Remapping Failure", "Pending Page", "HW Slowdown", "SW Power Cap",
                   "GPU Current Temp", "GPU Shutdown", "GPU Slowdown", "GPU T.Limit", "ECC Errors", "Ecc Mode",
                   "Memory Usage", "Attached GPUs", "Product Architecture", "Accounting Mode", "VBIOS Version",
-                  "MultiGPU Board", "orrectable Error", "Bit ECC")
+                  "MultiGPU Board", "orrectable Error", "Bit ECC", "PCIe Generation", "Link Width",
+                  "Bus Id", "Replays ")
 # --      (the separator grep -A/-B/-C prints between matches)
 GREP_SEPARATOR = "--"
 
@@ -217,7 +227,8 @@ def _depth(indent: int) -> int:
 def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
     """Sections pasted without the banner (``nvidia-smi -q | grep -A8 ...``, a section copied
     on its own): the GPU is the ``GPU <bus id>`` line above a section when there is one, else
-    one anonymous GPU (``unknown-1``, ``unknown-2``, ...) per block; a section that repeats
+    one anonymous GPU (``unknown-1``, ``unknown-2``, ...) per block, or the ``Bus Id`` of a pasted
+    PCI section (PCI_PLACES: a paste begun inside it); a section that repeats
     without a GPU line between starts the next GPU. Depth is counted from the section line's
     indentation, so a section at column 0 reads like one at 4 spaces."""
     records: list[GpuRecord] = []
@@ -265,6 +276,12 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
             seen.add(implied.lower())
             stack, shown = [implied.lower()], [implied]
             headerless.append((no, implied, set()))
+        elif not stack and (place := PCI_PLACES.get((name.lower(), k is not None))):
+            base = indent - 4 * (len(place) + 1)  # a line of the PCI section, pasted from inside it
+            if rec is None or "pci" in seen:
+                rec = new_record(anonymous(), no)
+            seen.add("pci")
+            stack, shown = [p.lower() for p in place], list(place)
         if rec is None:
             continue  # a shell prompt or other output before the first section
         depth = _depth(indent - base)
@@ -273,6 +290,8 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
         del stack[depth - 1:], shown[depth - 1:]
         if k is not None:
             _take(rec, tuple(stack) + (name.lower(),), k["value"], no, shown[0] if shown else "")
+            if stack == ["pci"] and name.lower() == "bus id" and rec.pci_bus_id.startswith("unknown-"):
+                _name_gpu(rec, k["value"])
             if headerless and stack and headerless[-1][1].lower() == stack[0]:
                 headerless[-1][2].add(name.lower())
         elif sec is not None:
@@ -288,6 +307,15 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
             b.limit(no, "cut_short", f"nvidia-smi -q's {section} pasted in part, without its header and without "
                                      f"{' or '.join(sorted(DECISIVE_KEYS[section.lower()]))}: whether the GPU needs a reset is not shown")
     return used
+
+
+def _name_gpu(rec: GpuRecord, bus: str) -> None:
+    """An anonymous GPU named by the ``Bus Id`` of its pasted PCI section (kept anonymous when
+    the value is no bus id)."""
+    try:
+        rec.pci_bus_id = pci_bus_id(bus)
+    except ValueError:
+        pass
 
 
 #: one row per line of a block (one findall over the block, not two matches a line): (indent,

@@ -398,6 +398,48 @@ def test_other_nvidia_smi_output_is_no_fragment():
     assert not q.detect("index, gpu_recovery_action\n0, None\n")
 
 
+def test_pci_section_pasted_from_inside_is_read():
+    """A paste begun inside the PCI section (fangq/mcx#18: from PCIe Generation's Max on, no
+    banner, GPU header or ``PCI`` line) reads its link width into one anonymous GPU, the same GPU
+    as the sections that follow; the Max/Current above ``Link Width`` have no section to name them."""
+    path = QDIR / "mcx18_pci_fragment_x8_of_x16.txt"
+    assert q.detect(path.read_text())
+    _, r = run(q, path)
+    assert r.errors == [] and r.limits == []
+    link = one(r, "gpu_pcie_link", "unknown-1")
+    assert (link.width_current, link.width_max, link.width_below_max) == (8, 16, True)
+    assert (link.gen_current, link.gen_max, link.replay_counter) == (None, None, 0) and link.evidence.line == 5
+    assert {f.pci_bus_id for f in r.facts} == {"unknown-1"}
+    assert one(r, "gpu_clock_reason", "unknown-1", reason="unknown").active is True
+
+
+def test_pci_section_from_its_replays_line_is_one_gpu():
+    # NVIDIA/nvidia-docker#1090: the paste starts at "Replays Since Reset", the clock reasons follow
+    _, r = run(q, QDIR / "nvdocker1090_hw_slowdown_sub_reasons_na.txt")
+    assert one(r, "gpu_pcie_link", "unknown-1").replay_counter == 0
+    assert {f.pci_bus_id for f in r.facts} == {"unknown-1"} and len(facts(r, "gpu_info")) == 1
+
+
+def test_pci_section_pasted_from_bus_id_names_its_gpu():
+    """From ``Bus Id`` on (the H200 excerpt's two PCI sections without banner, header or ``PCI``
+    line): each section is a GPU named by its Bus Id; a Bus Id that is no bus id stays anonymous."""
+    lines = (QDIR / "h200_pcie_gen4_x8.txt").read_text().splitlines()
+    starts = [i for i, ln in enumerate(lines) if ln.strip().startswith("Bus Id")]
+    text = "\n".join(lines[starts[0]:starts[0] + 15] + ["--"] + lines[starts[1]:starts[1] + 15]) + "\n"
+    assert q.detect(text)
+    _, r = run(q, QDIR / "x", text=text)
+    links = {f.pci_bus_id: (f.gen_current, f.gen_max, f.width_current, f.width_max) for f in facts(r, "gpu_pcie_link")}
+    assert links == {"0000:00:06.0": (4, 5, 8, 16), "0000:00:07.0": (5, 5, 16, 16)}
+    _, r = run(q, QDIR / "x", text=text.replace("00000000:00:06.0", "N/A"))
+    assert {f.pci_bus_id for f in facts(r, "gpu_pcie_link")} == {"unknown-1", "0000:00:07.0"}
+
+
+def test_link_width_said_by_other_tools_is_no_fragment():
+    # near misses: lspci's LnkSta, a key "Link Width" with its value on the line (mlxlink-like)
+    assert not q.detect("\t\tLnkSta:\tSpeed 16GT/s, Width x8 (downgraded)\n")
+    assert not q.detect("Link Width : 16x\nPCIe Generation : 4\n")
+
+
 def test_key_lines_alone_read_in_their_only_section():
     """The key lines of a section pasted without its header (issue 11, the key line alone): a key
     nvidia-smi -q prints in one section only names it; ``Pending`` after it stays in it."""
