@@ -96,7 +96,7 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed |= {"torch_log"}
             if folder.name == "torch_flight_recorder":  # its stack frames name torch/distributed/ files
                 allowed |= {"torch_log"}
-            if folder.name in ("torch_log", "nccl_log", "nccl_tests", "nccl_channels", "nccl_net_oob", "nccl_nvls") and "NCCL INFO" in head:
+            if folder.name in ("torch_log", "nccl_log", "nccl_tests", "nccl_channels", "nccl_net_oob", "nccl_nvls", "vllm_pynccl") and "NCCL INFO" in head:
                 # parsers of single NCCL line families (rings/trees, OOB address, NVLS) read the same logs
                 allowed |= {"nccl_log", "torch_log", "nccl_tests", "nccl_channels", "nccl_net_oob", "nccl_nvls"}
             if folder.name == "nvml_init":  # an NVML failure as dcgm-exporter's log shows it, the exporter's lines around it
@@ -110,6 +110,9 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("gpud")
             # a paste often starts with the command that made it ("$ docker run ...", "torchrun ...")
             allowed.add("command_line")
+            # and the NCCL settings it launched with ("export NCCL_X=V", "NCCL_X=V cmd", "mpirun -x NCCL_X=V"), and a
+            # vLLM/SGLang job's own line naming the NCCL it loaded ("vLLM is using nccl==2.20.5")
+            allowed |= {"launcher_nccl_env", "vllm_pynccl"}
             # and a log often ends with the shell's report of its process's death ("Illegal instruction (core dumped)")
             if SHELL_REPORT.search(head):
                 allowed.add("subprocess_error")

@@ -1,0 +1,56 @@
+"""launcher_nccl_env: the NCCL settings a job script or launcher asks for (intent, not NCCL's confirmation),
+read from verbatim excerpts of public threads (fixtures/artefacts/launcher_nccl_env/README.md)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import launcher_nccl_env
+from stethoscope.facts.parsers.base import Artefact
+
+ROOT = Path(__file__).resolve().parents[2]
+FIX = ROOT / "fixtures/artefacts/launcher_nccl_env"
+
+
+def settings(text: str):
+    art = Artefact(path="job.txt", text=text, node="node1")
+    art.normalise()
+    assert launcher_nccl_env.detect(text) == bool(launcher_nccl_env.parse(art).facts)
+    return [(f.name, f.value, f.form, f.evidence.line) for f in launcher_nccl_env.parse(art).facts]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("nccltests290_export.txt", [("NCCL_SOCKET_IFNAME", "eth0", "export", 1)]),
+    ("nccltests36_mpirun_x.txt", [("NCCL_DEBUG_SUBSYS", "all", "mpirun_x", 1), ("NCCL_DEBUG", "INFO", "mpirun_x", 1),
+                                  ("NCCL_SOCKET_IFNAME", "eth0", "mpirun_x", 1)]),
+    ("nccl876_prefix.txt", [("NCCL_DEBUG", "INFO", "prefix", 1)]),
+    ("deit28_prompt_prefix.txt", [("NCCL_DEBUG", "INFO", "prefix", 1)]),
+    ("vllm8978_prompt_two_prefixes.txt", [("NCCL_DEBUG", "TRACE", "prefix", 1)]),
+])
+def test_real_launch_lines(name, expected):
+    assert settings((FIX / name).read_text()) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "#export NCCL_SHM_DISABLE=1\n",                        # commented out in a Slurm script (pytorch/pytorch#111424's form)
+    "NCCL_SOCKET_IFNAME=enP1p1s0f0,enP1p1s0f1\n",          # a listing (or /etc/nccl.conf): no command launched with it
+    "node013:37715:38896 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n",  # NCCL's confirmation: nccl_env
+    "Did you try setting `NCCL_SOCKET_IFNAME=eno1,eth0` ?\n",  # a suggestion in prose
+])
+def test_not_a_launch(text):
+    assert settings(text) == []
+
+
+def test_continued_mpirun_options_and_quotes():
+    text = "mpirun -np 2 \\\n        -x NCCL_IB_HCA=mlx5_6,mlx_8 \\\n        -x NCCL_ALGO= \\\n        ./build/all_reduce_perf\n" \
+           "export NCCL_IB_HCA=\"mlx5_0,mlx5_1\"\n"
+    assert settings(text) == [("NCCL_IB_HCA", "mlx5_6,mlx_8", "mpirun_x", 2), ("NCCL_ALGO", "", "mpirun_x", 3),
+                              ("NCCL_IB_HCA", "mlx5_0,mlx5_1", "export", 5)]
+
+
+def test_intent_is_not_nccl_env():
+    # the launcher's intent never reads as NCCL's own setting: the rules on nccl_env do not see it
+    art = Artefact(path="job.txt", text=(FIX / "nccltests36_mpirun_x.txt").read_text(), node="node1")
+    art.normalise()
+    assert {f.kind for f in launcher_nccl_env.parse(art).facts} == {"launcher_nccl_env"}
