@@ -32,8 +32,9 @@ KIND = "launcher_nccl_env"
 
 # one scan for the literal: every form has NCCL_<NAME>= in it
 _SET = re.compile(r"\bNCCL_[A-Z0-9_]+=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&]*)")
-# what may come before it on its line, by form (a shell prompt: "(env) user@host:/dir$ ", "[u@h dir]$ ", "root@h:~# ", "$ ")
-_PROMPT = r"(?:\([\w.-]+\)\s+)?(?:\[[^\]\n]{1,120}\]|[\w.@-]+(?::[^\s$#]*)?)?[$#]\s+"
+# what may come before it on its line, by form (a shell prompt: "(env) user@host:/dir$ ", "[u@h dir]$ ", "root@h:~# ", "$ ";
+# a bare "# " is a comment: "# export NCCL_DEBUG=INFO" is a setting switched off, as job scripts keep them)
+_PROMPT = r"(?:\([\w.-]+\)\s+)?(?:(?:\[[^\]\n]{1,120}\]|[\w.@-]+(?::[^\s$#]*)?)[$#]|\$)\s+"
 _ASSIGN = r"(?:[A-Za-z_]\w*=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&]*)\s+)*"
 _EXPORT_BEFORE = re.compile(r"(?:^\s*|`)(?:" + _PROMPT + r")?export\s+$")
 _PREFIX_BEFORE = re.compile(r"(?:^\s*|`)(?:" + _PROMPT + r")?(?:env\s+)?" + _ASSIGN + r"$")

@@ -33,7 +33,10 @@ def test_real_launch_lines(name, expected):
 
 
 @pytest.mark.parametrize("text", [
-    "#export NCCL_SHM_DISABLE=1\n",                        # commented out in a Slurm script (pytorch/pytorch#111424's form)
+    "#export NCCL_SHM_DISABLE=1\n",                        # commented out in a Slurm script
+    "# export NCCL_DEBUG=INFO\n",                          # the same with a blank, as job scripts keep settings switched off
+    "# # export NCCL_IB_DISABLE=1\n",
+    "# NCCL_DEBUG=INFO python train.py\n",
     "NCCL_SOCKET_IFNAME=enP1p1s0f0,enP1p1s0f1\n",          # a listing (or /etc/nccl.conf): no command launched with it
     "node013:37715:38896 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n",  # NCCL's confirmation: nccl_env
     "Did you try setting `NCCL_SOCKET_IFNAME=eno1,eth0` ?\n",  # a suggestion in prose
@@ -42,11 +45,18 @@ def test_not_a_launch(text):
     assert settings(text) == []
 
 
+def test_root_and_plain_prompts():
+    # a root shell's prompt ends in '#' after the host: a command, not a comment
+    assert settings("root@10-4-3-3:/opt/nccl-tests# NCCL_P2P_LEVEL=SYS ./build/all_reduce_perf -g 8\n"
+                    "$ NCCL_DEBUG=INFO horovodrun -np 4 ./build/all_reduce_perf\n") == [
+        ("NCCL_P2P_LEVEL", "SYS", "prefix", 1), ("NCCL_DEBUG", "INFO", "prefix", 2)]
+
+
 def test_continued_mpirun_options_and_quotes():
     text = "mpirun -np 2 \\\n        -x NCCL_IB_HCA=mlx5_6,mlx_8 \\\n        -x NCCL_ALGO= \\\n        ./build/all_reduce_perf\n" \
-           "export NCCL_IB_HCA=\"mlx5_0,mlx5_1\"\n"
+           "export NCCL_IB_HCA=\"mlx5_0,mlx5_1\"\nexport NCCL_P2P_DISABLE=0          # Enable P2P communication\n"
     assert settings(text) == [("NCCL_IB_HCA", "mlx5_6,mlx_8", "mpirun_x", 2), ("NCCL_ALGO", "", "mpirun_x", 3),
-                              ("NCCL_IB_HCA", "mlx5_0,mlx5_1", "export", 5)]
+                              ("NCCL_IB_HCA", "mlx5_0,mlx5_1", "export", 5), ("NCCL_P2P_DISABLE", "0", "export", 6)]
 
 
 def test_intent_is_not_nccl_env():
