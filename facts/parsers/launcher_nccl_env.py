@@ -50,6 +50,8 @@ def detect(text: str) -> bool:
 def _form(text: str, m: re.Match[str]) -> str | None:
     start = text.rfind("\n", 0, m.start()) + 1
     before = text[start:m.start()]
+    if before.lstrip().startswith("#"):  # a comment: "# FLAGS += -x NCCL_DEBUG=INFO", "# export NCCL_X=V"
+        return None
     if _MPI_X_BEFORE.search(before):
         return "mpirun_x"
     if _EXPORT_BEFORE.search(before):

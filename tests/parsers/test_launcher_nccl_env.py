@@ -37,6 +37,7 @@ def test_real_launch_lines(name, expected):
     "# export NCCL_DEBUG=INFO\n",                          # the same with a blank, as job scripts keep settings switched off
     "# # export NCCL_IB_DISABLE=1\n",
     "# NCCL_DEBUG=INFO python train.py\n",
+    "# FLAGS += -x NCCL_DEBUG=INFO\n",                     # a Makefile's mpirun flags, commented out
     "NCCL_SOCKET_IFNAME=enP1p1s0f0,enP1p1s0f1\n",          # a listing (or /etc/nccl.conf): no command launched with it
     "node013:37715:38896 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n",  # NCCL's confirmation: nccl_env
     "Did you try setting `NCCL_SOCKET_IFNAME=eno1,eth0` ?\n",  # a suggestion in prose
