@@ -31,14 +31,14 @@ class CommandLine(Fact):
 @fact_kind
 class LauncherNcclEnv(Fact):
     """An NCCL setting a job script or launcher asks for: ``export NCCL_X=V``, a ``NCCL_X=V cmd``
-    prefix, Open MPI's ``-x NCCL_X=V``. The launcher's intent, not NCCL's confirmation (NCCL's own
+    prefix, Open MPI's ``-x NCCL_X=V``, Slurm's ``--export=ALL,NCCL_X=V``, MPICH's ``-genv NCCL_X V``. The launcher's intent, not NCCL's confirmation (NCCL's own
     ``NCCL_X set by environment to V`` line is ``nccl_env``): the setting may never reach the ranks
     (a plain ``export`` is not forwarded by mpirun to other nodes) and may not matter to the run."""
 
     kind: Literal["launcher_nccl_env"] = "launcher_nccl_env"
     name: str  # "NCCL_SOCKET_IFNAME"
     value: str  # "eth0" (quotes removed; "" for NCCL_IB_HCA=)
-    form: Literal["export", "prefix", "mpirun_x"]
+    form: Literal["export", "prefix", "mpirun_x", "slurm_export", "mpi_genv"]
 
 
 @fact_kind

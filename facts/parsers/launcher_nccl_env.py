@@ -16,10 +16,22 @@ Sample content (real lines; threads named)::
     (deit92) [yuxin.fang@gpu-dev006 deit]$ NCCL_DEBUG=INFO bash train.sh        (facebookresearch/deit#28)
     (vllm) user@cuda0003:/export/home/scratch/user/dev/huggingface$ CUDA_VISIBLE_DEVICES=6 NCCL_DEBUG=TRACE torchrun --nproc-per-node=1 test_vllm.py   (vllm-project/vllm#8978)
 
+Slurm's ``--export`` list (srun, sbatch, an ``#SBATCH`` line: Slurm splits it on commas, so a value
+ends at one) and MPICH / Intel MPI / MVAPICH's ``-genv NCCL_X V`` (``-genv NCCL_X=V`` as scripts
+also write it; ``-env`` for the local ranks). Real lines (public job scripts, found with the code
+search)::
+
+    srun --nodes=1 --ntasks=1 ... --nodelist=$1 --export=ALL,NCCL_SOCKET_IFNAME=ib0 ray start --head --block ...
+    #SBATCH --export=ALL,NCCL_BLOCKING_WAIT=1,NCCL_ASYNC_ERROR_HANDLING=1,NCCL_DEBUG=INFO,NCCL_P2P_DISABLE=1,NCCL_P2P_LEVEL=NVL,NCCL_TIMEOUT_MS=6000000
+             --export=ALL,NCCL_COLLNET_ENABLE="${collnet}",NCCL_DEBUG=INFO,NCCL_DEBUG_SUBSYS=COLL \
+        -genv NCCL_SOCKET_IFNAME "$NET_IF" \
+    ./mpirun -np 16 --host node188:8,node477:8 -genv NCCL_PXN_DISABLE=1 -genv UCX_NET_DEVICES=mlx5_0:1 -genv NCCL_ALGO=NVLSTree -genv NCCL_IB_GID_INDEX 3 ...
+    MVAPICH_params="$MVAPICH_params ... -genv NCCL_SHM_DISABLE 1 -genv NCCL_DEBUG INFO"
+
 Facts: ``launcher_nccl_env`` per setting: ``name``, ``value`` (quotes removed), ``form``
-(``export`` | ``prefix`` | ``mpirun_x``). Not read: commented-out lines (``#export NCCL_X=1``),
-a bare ``NCCL_X=V`` with no command after it (a listing or /etc/nccl.conf, not a launch),
-Slurm's ``srun --export=...,NCCL_X=V`` and MPICH's ``-genv NCCL_X V`` (no real sample yet).
+(``export`` | ``prefix`` | ``mpirun_x`` | ``slurm_export`` | ``mpi_genv``). Not read: commented-out
+lines (``#export NCCL_X=1``, ``#mpirun ... -genv NCCL_X=V``; an ``#SBATCH`` line is no comment), a
+bare ``NCCL_X=V`` with no command after it (a listing or /etc/nccl.conf, not a launch).
 """
 from __future__ import annotations
 
@@ -41,10 +53,38 @@ _PREFIX_BEFORE = re.compile(r"(?:^\s*|`)(?:" + _PROMPT + r")?(?:env\s+)?" + _ASS
 _MPI_X_BEFORE = re.compile(r"(?:^|\s)-x\s+$")
 # after a prefix assignment: more assignments, then a command word
 _COMMAND_AFTER = re.compile(r"\s+" + _ASSIGN + r"[\w./~$-]")
+# Slurm's list, split on commas:  --export=ALL,NCCL_SOCKET_IFNAME=ib0 ray start ...   #SBATCH --export=ALL,NCCL_DEBUG=INFO,...
+_SLURM_EXPORT = re.compile(r"--export[= ](?P<list>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&])*NCCL_[A-Z0-9_]+=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&])*)")
+_SLURM_ITEM = re.compile(r"(?:^|,)(?P<name>NCCL_[A-Z0-9_]+)=(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^,]*)")
+# MPICH / Intel MPI / MVAPICH:  -genv NCCL_SOCKET_IFNAME "$NET_IF"    -genv NCCL_PXN_DISABLE=1    -genv NCCL_DEBUG INFO
+_GENV = re.compile(r"(?:^|\s)-g?env\s+(?P<name>NCCL_[A-Z0-9_]+)(?:=|\s+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&]*)")
 
 
 def detect(text: str) -> bool:
-    return any(_form(text, m) for m in _SET.finditer(text))
+    return any(_form(text, m) for m in _SET.finditer(text)) or any(_lists(text))
+
+
+def _commented(text: str, at: int) -> bool:
+    """Whether the line holding ``at`` is a comment (an ``#SBATCH`` directive is not)."""
+    line = text[text.rfind("\n", 0, at) + 1:at].lstrip()
+    return line.startswith("#") and not line.startswith("#SBATCH")
+
+
+def _lists(text: str):
+    """(match start, name, value, form) of the launchers' lists: Slurm's --export, MPI's -genv."""
+    for m in _SLURM_EXPORT.finditer(text):
+        if not _commented(text, m.start()):
+            for item in _SLURM_ITEM.finditer(m["list"]):
+                yield m.start(), item["name"], item["value"], "slurm_export"
+    for m in _GENV.finditer(text):
+        if not _commented(text, m.start()):
+            yield m.start(), m["name"], m["value"], "mpi_genv"
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
 
 
 def _form(text: str, m: re.Match[str]) -> str | None:
@@ -69,13 +109,17 @@ def parse(artefact: Artefact) -> ParseResult:
         form = _form(artefact.text, m)
         if form is not None:
             name, _, value = m[0].partition("=")
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-                value = value[1:-1]
-            b.add(LauncherNcclEnv, n, name=name, value=value, form=form)
+            b.add(LauncherNcclEnv, n, name=name, value=_unquote(value), form=form)
             result.lines_used += n != last
             last = n
+    text = artefact.text
+    for at, name, value, form in sorted(_lists(text), key=lambda s: s[0]):
+        n = artefact.line_of(at)
+        b.add(LauncherNcclEnv, n, name=name, value=_unquote(value), form=form)
+        result.lines_used += n != last
+        last = n
     return result
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"NCCL_[A-Z0-9_]+=",)
+SIGNATURES = (r"NCCL_[A-Z0-9_]+=", r"-g?env\s+NCCL_[A-Z0-9_]+")

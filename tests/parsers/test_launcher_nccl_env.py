@@ -27,6 +27,16 @@ def settings(text: str):
     ("nccl876_prefix.txt", [("NCCL_DEBUG", "INFO", "prefix", 1)]),
     ("deit28_prompt_prefix.txt", [("NCCL_DEBUG", "INFO", "prefix", 1)]),
     ("vllm8978_prompt_two_prefixes.txt", [("NCCL_DEBUG", "TRACE", "prefix", 1)]),
+    ("sbatch_export.txt", [("NCCL_BLOCKING_WAIT", "1", "slurm_export", 2), ("NCCL_ASYNC_ERROR_HANDLING", "1", "slurm_export", 2),
+                           ("NCCL_DEBUG", "INFO", "slurm_export", 2), ("NCCL_P2P_DISABLE", "1", "slurm_export", 2),
+                           ("NCCL_P2P_LEVEL", "NVL", "slurm_export", 2), ("NCCL_TIMEOUT_MS", "6000000", "slurm_export", 2)]),
+    ("srun_export.txt", [("NCCL_SOCKET_IFNAME", "ib0", "slurm_export", 2)]),
+    ("genv_continued.txt", [("NCCL_BLINK", "$blink", "mpi_genv", 3), ("NCCL_SOCKET_IFNAME", "$NET_IF", "mpi_genv", 4),
+                            ("NCCL_DEBUG", "WARN", "mpi_genv", 5)]),
+    ("genv_mixed_forms.txt", [("NCCL_PXN_DISABLE", "1", "mpi_genv", 1), ("NCCL_ALGO", "NVLSTree", "mpi_genv", 1),
+                              ("NCCL_IB_GID_INDEX", "3", "mpi_genv", 1), ("NCCL_SOCKET_IFNAME", "bond0", "mpi_genv", 1),
+                              ("NCCL_NET_GDR_LEVEL", "4", "mpi_genv", 1)]),
+    ("genv_commented.txt", []),
 ])
 def test_real_launch_lines(name, expected):
     assert settings((FIX / name).read_text()) == expected
@@ -41,6 +51,7 @@ def test_real_launch_lines(name, expected):
     "NCCL_SOCKET_IFNAME=enP1p1s0f0,enP1p1s0f1\n",          # a listing (or /etc/nccl.conf): no command launched with it
     "node013:37715:38896 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n",  # NCCL's confirmation: nccl_env
     "Did you try setting `NCCL_SOCKET_IFNAME=eno1,eth0` ?\n",  # a suggestion in prose
+    "# srun --export=ALL,NCCL_DEBUG=INFO python train.py\n",   # a Slurm launch commented out
 ])
 def test_not_a_launch(text):
     assert settings(text) == []
@@ -65,3 +76,9 @@ def test_intent_is_not_nccl_env():
     art = Artefact(path="job.txt", text=(FIX / "nccltests36_mpirun_x.txt").read_text(), node="node1")
     art.normalise()
     assert {f.kind for f in launcher_nccl_env.parse(art).facts} == {"launcher_nccl_env"}
+
+
+def test_slurm_export_quoted_value_and_list_split_on_commas():
+    # Slurm splits --export on commas: a value ends at one unless quoted
+    assert settings('srun --export=ALL,NCCL_IB_HCA="mlx5_0,mlx5_1",NCCL_DEBUG=INFO python train.py\n') == [
+        ("NCCL_IB_HCA", "mlx5_0,mlx5_1", "slurm_export", 1), ("NCCL_DEBUG", "INFO", "slurm_export", 1)]
