@@ -25,6 +25,8 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     True
     >>> kind("NET/IB : SHARP coll init error: Cannot create SHARP job(-11)")
     'sharp_coll_init_failed'
+    >>> kind("NET/IB: Device 1 marked as failed. Initiating recovery? Yes (send comm=0x7f03e8086000, outstandingRecovery=0)")
+    'ib_resiliency_device_failed'
     >>> kind("NET/IB : Got completion from peer 10.0.0.2<1234> with error 12, opcode 0, len 0, vendor err 129") is None
     True
 """
@@ -92,6 +94,12 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     # NET/IB: mlx5_0: The error is fatal (No functional devices left). Cannot continue.
     ("ib_resiliency_fatal", re.compile(r"^NET/IB: (?:\S+: )?(?:Fatal error\. Detected \d+ failed devices out of \d+ devices"
                                        r"|The error is fatal \([^)]*\)\. Cannot continue)")),
+    # WARN("NET/IB: %s: Device %d marked as failed. (%s comm=%p)", __func__, ...)   (v2.29.7-1 p2p_resiliency.cc:312)
+    # WARN("NET/IB: %s: Device %d marked as failed. Initiating recovery? %s (%s comm=%p, outstandingRecovery=%d)", __func__, ...)
+    #   (v2.30.4-1 :325; v2.30.7-1 :376 without the function name): a work completion failed (retry exceeded, flushed) on
+    #   one device of a communicator's merged NIC; NCCL moves its queue pairs to the others and goes on, slower
+    # NET/IB: ncclIbResiliencyHandleDeviceFailure: Device 0 marked as failed. Initiating recovery? Yes (send comm=0x7f03e8086000, outstandingRecovery=0)   (NVIDIA/nccl#2157)
+    ("ib_resiliency_device_failed", re.compile(r"^NET/IB: (?:\w+: )?Device \d+ marked as failed\. ")),
     # WARN("NET/Socket : no interface found")   (transport/net_socket.cc:61: ncclFindInterfaces found none for the socket transport)
     # WARN("NET/IB : No IP interface found.")   (transport/net_ib/init.cc:307: none for the IB transport's out-of-band address)
     ("socket_transport_no_interface", re.compile(r"^NET/Socket ?: ?no interface found\s*$|^NET/IB ?: ?No IP interface found\.?\s*$")),
@@ -195,7 +203,7 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
 #: a literal each pattern above needs (a WARN with none of them is no kind here)
 _GATE = re.compile(r"Unable to|ibv_open_device|CQE with error|same GPU|Mismatched NCCL version|NCCL_COMM_ID|address info"
                    r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|Rem Allocator"
-                   r"|fatal error|Fatal error|error is fatal|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
+                   r"|fatal error|Fatal error|error is fatal|marked as failed|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
                    r"|mixed local Net|CUDA library|missing symbol|already checked in"
                    r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|initialize CollNet|SHARP coll init"
                    r"|reverse path|ould not find|No path computed|of node \w+ not found")
