@@ -54,7 +54,7 @@ from stethoscope.facts.parsers.nccl_log_facts import (
     plugin_load_reason,
 )
 from stethoscope.facts.parsers import nccl_log_scan
-from stethoscope.facts.parsers.nccl_log_scan import Runs, candidates, maybe
+from stethoscope.facts.parsers.nccl_log_scan import CHANNEL_PREFIX, Runs, candidates, channel_lines, maybe
 
 KIND = "nccl_log"
 
@@ -635,7 +635,9 @@ def parse(artefact: Artefact) -> ParseResult:
 def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
     """The fast path's wanted lines, as parse() reads a prefixed candidate: a channel line of
     _CHANNEL_FAST's shape straight to its pair (its reading kept per message), an INFO line that
-    maybe() refuses passed over, any other to :meth:`NcclLogState.line`."""
+    maybe() refuses passed over, any other to :meth:`NcclLogState.line`. NCCL's "Channel ... via"
+    lines come from channel_lines(), each read where it stands between the runs (in text order,
+    as a communicator's error chain needs: a channel line of its process ends it)."""
     node_for, channel_parts, read = artefact.node_for, _channel_parts, _CHANNEL_READ
     chains, pair, b, errors, transports = state.chains, state.pair, state.b, state.b.result.errors, state.transports
     # INFO lines read before from the same process whose reading only made once() facts (every
@@ -644,21 +646,53 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
     # the channel set of each pair met, by the line's own (host, pid, dev) and (rank, peer, transport,
     # direction): a log's ~200 channel lines make ~8 pairs, and a pair met before only gains a channel
     channels_of: dict[tuple[str, str, str, tuple[int, int, str, str | None]], set[int]] = {}
-    for _start, first, rows in runs:
+    text = artefact.text
+    lines = line_counter(text)  # the channel lines' numbers, asked in text order
+    prefixes: dict[str, tuple[str, str, str, str | None, str | None] | None] = {}  # CHANNEL_PREFIX's groups, or None
+
+    def channel(start: int, at: int, raw: str) -> None:
+        """A "NCCL INFO Channel " line of channel_lines(): what the row loop below does with it,
+        had _WANTED_RUNS taken it ("Channel .*? via " right after NCCL's full prefix)."""
+        prefix = text[start:at]
+        if (p := prefixes.get(prefix, False)) is False:
+            m = CHANNEL_PREFIX.fullmatch(prefix)
+            p = prefixes[prefix] = m.group("host", "pid", "dev", "src", "srcline") if m else None
+        if p is None or raw.find(" via ", 8) == -1:
+            return  # "NCCL INFO Channel" inside another message, or a ring order ("Channel 00/24 : 0 1")
+        host, pid, dev, src, srcline = p
+        msg = raw.rstrip()
+        if (parts := read.get(msg) or channel_parts(msg)) is None:
+            if len(msg) == len(raw) or maybe(msg):
+                state.line(lines(start), node_for(host), int(pid), int(dev), "INFO", src, srcline, msg)
+            return
+        take(host, pid, dev, parts, lambda: lines(start))
+
+    def take(host: str, pid: str, dev: str, parts: tuple[int, int, int, str, str | None], line_at: Callable[[], int]) -> None:
+        """A channel line of _CHANNEL_FAST's shape: its channel added to its pair's."""
+        if chains.open or chains.last_warn:  # else other() has nothing to end
+            chains.other(node_for(host), int(pid))
+        key = (host, pid, dev, parts[1:])
+        chans = channels_of.get(key)
+        if chans is None:
+            node, p = node_for(host), int(pid)
+            pair(parts, node, p, int(dev), line_at)
+            channels_of[key] = transports[(node, p, *parts[1:])][3]
+        else:
+            chans.add(parts[0])
+
+    chan_lines = channel_lines(text)
+    nxt = next(chan_lines, None)
+    for run_start, run_end, first, rows in runs:
+        while nxt is not None and nxt[0] < run_start:
+            channel(*nxt)
+            nxt = next(chan_lines, None)
+        while nxt is not None and nxt[0] < run_end:  # a row of this run (taken for another of its words): read below
+            nxt = next(chan_lines, None)
         for no, (host, pid, dev, src, srcline, level, raw) in enumerate(rows, first):
             msg = raw.rstrip()  # what _HEADER's "(?P<msg>(?:.*\S)?)\s*$" leaves
             if level == "INFO":
                 if msg.startswith(("Channel ", "Ring ")) and (parts := read.get(msg) or channel_parts(msg)) is not None:
-                    if chains.open or chains.last_warn:  # else other() has nothing to end
-                        chains.other(node_for(host), int(pid))
-                    key = (host, pid, dev, parts[1:])
-                    chans = channels_of.get(key)
-                    if chans is None:
-                        node, p = node_for(host), int(pid)
-                        pair(parts, node, p, int(dev), lambda no=no: no)
-                        chans = channels_of[key] = transports[(node, p, *parts[1:])][3]
-                    else:
-                        chans.add(parts[0])
+                    take(host, pid, dev, parts, lambda no=no: no)
                     continue
                 # _WANTED_PREFIXED is maybe()'s patterns on the message: it took the line, so only a
                 # message that lost trailing blanks ("... via " -> "... via") can be refused here
@@ -675,6 +709,9 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
                     repeatable.add(key)
                 continue
             state.line(no, node_for(host), int(pid), int(dev), level, src or None, srcline or None, msg)
+    while nxt is not None:
+        channel(*nxt)
+        nxt = next(chan_lines, None)
 
 
 def _init_not_seen_complete(artefact: Artefact, state: NcclLogState) -> None:

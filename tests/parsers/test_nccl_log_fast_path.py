@@ -152,3 +152,24 @@ def test_classifier_gate_answers_as_the_own_pass(path: Path):
         own = nccl_log_scan._ALL_PREFIXED.fullmatch(t.encode("utf-8", "surrogatepass")) is not None
         assert gate(t, nccl_log_scan.ALL_PREFIXED_TEXT) is own
     assert gate(text[:-1], nccl_log_scan.ALL_PREFIXED_TEXT) is None
+
+
+def test_channel_lines_end_error_chains_where_they_stand(monkeypatch):
+    """The Runs path reads NCCL's "Channel ... via" lines apart from the other wanted lines
+    (nccl_log_scan.channel_lines): a channel line of the process between two error-return frames
+    still ends the first chain, and one the runs took for another word ("shared memory") is read
+    once, as the line scan reads them."""
+    real = (ROOT / "artefacts/nccl_log/allreduce_healthy_g2.nccl.log").read_text(encoding="utf-8")
+    pid = real.split(":", 2)[1]
+    extra = (f"vm:{pid}:1 [0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>\n"
+             f"vm:{pid}:1 [0] NCCL INFO misc/socket.cc:80 -> 6\n"
+             f"vm:{pid}:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
+             f"vm:{pid}:1 [0] NCCL INFO bootstrap.cc:701 -> 6\n"
+             f"vm:{pid}:1 [0] NCCL INFO Channel 01 : 0[0] -> 1[1] via direct shared memory\n"
+             f"vm:{pid}:1 [0] NCCL INFO Channel 02/0 : 0[0] -> 1[1] via   \n")
+    lines = real.splitlines(keepends=True)
+    mid = len(lines) // 2
+    text = "".join(lines[:mid]) + extra + "".join(lines[mid:])
+    fast = _parse(text, True, monkeypatch)
+    assert fast == _parse(text, False, monkeypatch)
+    assert sum(f["kind"] == "nccl_error_chain" for f in fast[0]) == 2
