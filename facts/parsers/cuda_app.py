@@ -361,15 +361,21 @@ def parse(artefact: Artefact) -> ParseResult:
                     seen.add(key)
                     b.add(CudaOom, no, text=line, rank=rank, pid=pid, **rec)
                 continue
-        rec = _read_library(line) or _read(line)
-        if rec is None:
+        lib = _read_library(line)
+        rec = _read(line)
+        # a line that names a library's status and a CUDA error of the catalogue (a report: "crashed with
+        # CUDA_ERROR_ILLEGAL_ADDRESS ..., after which ... CUBLAS_STATUS_NOT_INITIALIZED", utensils/mold#457)
+        # gives both: the library's failure may be the consequence of the other
+        recs = [r for r in (lib, rec if lib is None or (rec is not None and rec["catalogue_name"]) else None) if r is not None]
+        if not recs:
             continue
         used.add(no)
-        key = (rec.get("library_status") or rec.get("library") or rec["catalogue_name"] or rec["message"], rank, pid)
-        if key in seen:
-            continue
-        seen.add(key)
-        b.add(CudaError, no, text=line, rank=rank, pid=pid, **rec)
+        for rec in recs:
+            key = (rec.get("library_status") or rec.get("library") or rec["catalogue_name"] or rec["message"], rank, pid)
+            if key in seen:
+                continue
+            seen.add(key)
+            b.add(CudaError, no, text=line, rank=rank, pid=pid, **rec)
     for no, line in _phrase_lines(artefact, used):
         found = catalogue.find_phrase(line)
         if found is None or any(k in line for k in NCCL_OWNED):

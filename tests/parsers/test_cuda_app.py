@@ -377,3 +377,14 @@ def test_jax_library_version_checks():
     # near misses: another program's installation, a newer library (no complaint)
     assert parse_text("ERROR: No Python installation found.\n").facts == []
     assert parse_text("Outdated Chrome installation found.\n").facts == []
+
+
+def test_line_naming_a_catalogue_error_and_a_library_status_gives_both():
+    """utensils/mold#457: the illegal address and the cuBLAS status of the dead context after it, on one line."""
+    r = parse_file("mold457_illegal_address_then_cublas.txt")
+    assert [(f.error_name, f.library_status) for f in r.facts] == [
+        ("CUBLAS_STATUS_NOT_INITIALIZED", "CUBLAS_STATUS_NOT_INITIALIZED"), ("CUDA_ERROR_ILLEGAL_ADDRESS", None)]
+    # a library's own line is one fact, as before
+    assert [f.error_name for f in parse_text(
+        "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm(...)`\n").facts] == [
+        "CUBLAS_STATUS_EXECUTION_FAILED"]
