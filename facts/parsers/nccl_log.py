@@ -735,5 +735,6 @@ def _init_not_seen_complete(artefact: Artefact, state: NcclLogState) -> None:
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
 SIGNATURES = (_DETECT,)
-#: whether every line carries NCCL's prefix, answered in the same pass (nccl_log_scan.candidates)
-TEXT_GATES = (nccl_log_scan.ALL_PREFIXED_TEXT,)
+#: whether every line carries NCCL's prefix, and whether a marker of an unprefixed NCCL line occurs,
+#: answered in the same pass (nccl_log_scan.candidates, _no_other)
+TEXT_GATES = (nccl_log_scan.ALL_PREFIXED_TEXT, nccl_log_scan.ANY_OTHER_LITERAL)

@@ -152,6 +152,11 @@ def test_classifier_gate_answers_as_the_own_pass(path: Path):
         own = nccl_log_scan._ALL_PREFIXED.fullmatch(t.encode("utf-8", "surrogatepass")) is not None
         assert gate(t, nccl_log_scan.ALL_PREFIXED_TEXT) is own
     assert gate(text[:-1], nccl_log_scan.ALL_PREFIXED_TEXT) is None
+    # and whether a marker of an unprefixed NCCL line occurs (_no_other)
+    for t in (text, text + "NCCL_DEBUG set by environment to INFO\n", "x Got completion from peer 1.2.3.4\n" + text):
+        classifier().scan(t)
+        own = nccl_log_scan.ANY_OTHER_LITERAL.search(t.encode("utf-8", "surrogatepass")) is not None
+        assert gate(t, nccl_log_scan.ANY_OTHER_LITERAL) is own
 
 
 def test_channel_lines_end_error_chains_where_they_stand(monkeypatch):
