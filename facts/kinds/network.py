@@ -673,6 +673,19 @@ class UcxSocketConnectFailed(Fact):
     error: str  # "Connection refused"
     #: the address is on Docker's default bridge (172.17.0.0/16), which every Docker host has as its own
     docker_bridge: bool = False
+@fact_kind
+class UcxDeviceLaneMissing(Fact):
+    """UCX's GPU-initiated (device) API found no transport lane for a GPU's memory on an endpoint
+    (src/ucp/core/ucp_device.c): UCX 1.20's "failed to select lane for local device %s" (the GPU
+    as UCX's topology names it, "GPU0") and 1.21's "no lane found for ep=%p"; UCX_TLS left out
+    the transports that reach GPU memory (cuda_ipc over NVLink / multi-node NVLink, the
+    GPUDirect RDMA ones), or this UCX has none. The device memory handle the caller asked for
+    (NIXL EP, a GPU-initiated kernel) is not created ("failed to create handle: No such device")."""
+
+    kind: Literal["ucx_device_lane_missing"] = "ucx_device_lane_missing"
+    device: str | None = None  # "GPU0" (1.20's form); 1.21's names the endpoint only
+
+
 
 
 @fact_kind

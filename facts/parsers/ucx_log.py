@@ -78,6 +78,22 @@ notes of working runs)::
 Facts: ``ucx_shm_alloc_failed`` per line (what the segment was for, size, flags and whether they ask
 for huge pages: SHM_HUGETLB 0x800, which an unprivileged process may not use, so UCX retries without).
 
+UCX's GPU-initiated (device) API (src/ucp/core/ucp_device.c, UCX 1.20 and later; NIXL EP and other
+GPU-initiated kernels call it) logs an endpoint with no transport lane for a GPU's memory in these forms::
+
+    v1.20:   "failed to select lane for local device %s"   (ucs_topo_sys_device_get_name: "GPU0")
+    v1.21-:  "no lane found for ep=%p"
+    then:    "failed to create handle: %s"                 (ucs_status_string(UCS_ERR_NO_DEVICE): "No such device")
+
+Sample lines (real, ai-dynamo/nixl#1110: NIXL EP's elastic benchmark on a GB200 NVL72 node whose container set
+UCX_TLS=^cuda_ipc; unsetting it made the benchmark pass)::
+
+    [1765457011.052824] [nvl72119-T17:1222683:0]      ucp_device.c:415  UCX  ERROR failed to select lane for local device GPU0
+    [1765457011.052846] [nvl72119-T17:1222683:0]      ucp_device.c:593  UCX  ERROR failed to create handle:
+
+Facts: ``ucx_device_lane_missing`` per lane error (the GPU when named, the node of UCX's prefix); the
+"failed to create handle" line after it is its consequence, read with it.
+
 The status string is read as libibverbs' ``ibv_wc_status`` by its exact name
 (knowledge/ib_wc_status.yaml lists the names of rdma-core libibverbs/enum_strs.c, unchanged since
 2008), into the same ``ucx_completion_error`` fact (``transport`` "verbs", no syndrome; the vendor
@@ -90,7 +106,8 @@ import re
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
-    OpenmpiUcxPeerFailed, UcxCompletionError, UcxShmAllocFailed, UcxSocketConnectFailed, UcxVerbsFailure,
+    OpenmpiUcxPeerFailed, UcxCompletionError, UcxDeviceLaneMissing, UcxShmAllocFailed, UcxSocketConnectFailed,
+    UcxVerbsFailure,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches, lines_with
 
@@ -195,6 +212,28 @@ _OMPI_UCX = re.compile(r"(?:\[(?P<host>[\w.-]{1,253}):\s{0,8}\d{1,10}\] {0,4})?(
 
 _IPV4 = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
 
+# [1765457011.052824] [nvl72119-T17:1222683:0]      ucp_device.c:415  UCX  ERROR failed to select lane for local device GPU0   (ai-dynamo/nixl#1110, UCX 1.20)
+# ... ucp_device.c:497  UCX  ERROR no lane found for ep=0x7f3a2c01b0c0   (UCX 1.21's ucp_device.c, filled)
+#   (quoted in a ticket's prose: a closing quote or backtick after it)
+_DEVICE_LANE = re.compile(r"\bUCX\s{1,4}ERROR\s{1,4}(?:failed to select lane for local device (?P<dev>[^\s\"'`]{1,64})"
+                          r"|no lane found for ep=(?:0x[0-9a-fA-F]{1,16}|\(nil\)))[\"'`]?[ \t\r]*$")
+# [1765457011.052846] [nvl72119-T17:1222683:0]      ucp_device.c:593  UCX  ERROR failed to create handle:   (ai-dynamo/nixl#1110, cut)
+# ... UCX  ERROR failed to create handle: No such device   (ucp_device.c: ucs_status_string(UCS_ERR_NO_DEVICE), filled)
+_DEVICE_HANDLE = re.compile(r"\bUCX\s{1,4}ERROR\s{1,4}failed to create handle:(?: [^\n]{0,80})?$")
+
+
+def _device_lanes(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    """The lane error makes the fact; the "failed to create handle" after it (its consequence) is read with it."""
+    lines = artefact.lines
+    for n, line in iter_lines_with(("select lane", "no lane found"), artefact):
+        if (m := _DEVICE_LANE.search(line)) is None:
+            continue
+        result.lines_used += 1
+        if n < len(lines) and _DEVICE_HANDLE.search(lines[n]) is not None:
+            result.lines_used += 1
+        host = _HOST.search(line[:m.start()])
+        fb.add(UcxDeviceLaneMissing, n, node=artefact.node_for(host["host"] if host else None), device=m["dev"])
+
 
 def _openmpi_peers(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     """A consequence line ("Failed to resolve UCX endpoint", "add procs FAILED") is read with the failure before it in
@@ -246,6 +285,8 @@ def detect(head: str) -> bool:
         return True
     if ") returned " in head and _RETURNED.search(head) is not None:
         return True
+    if " lane " in head and any(_DEVICE_LANE.search(line) for _s, line in lines_with(head, ("select lane", "no lane found"))):
+        return True
     return "failed: " in head and _LINE.search(head) is not None
 
 
@@ -268,6 +309,8 @@ def parse(artefact: Artefact) -> ParseResult:
     _qp_and_connect(artefact, fb, result)
     if "_ucx" in artefact.text:
         _openmpi_peers(artefact, fb, result)
+    if " lane " in artefact.text:
+        _device_lanes(artefact, fb, result)
     return result
 
 
@@ -360,4 +403,5 @@ SIGNATURES = (r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\) failed: ", r"ERR
               r"shmget failed: [A-Za-z][A-Za-z ]*\. \(size=\d+\)",
               r"\(synd 0x[0-9a-fA-F]+ vend 0x[0-9a-fA-F]+[ )]",
               r"\b(?:pml|spml|osc|common)_ucx\w*\.c:\d+\s+Error: (?:ucp_ep_create\(proc=|Failed to receive UCX worker address: |Failed to resolve UCX endpoint |add procs FAILED )",
-              r"\b(?:[Ss]end|[Rr]eceive) completion(?:\[\d+\])? with error(?: on (?:qp 0x[0-9a-fA-F]+|XRQ|[\w.-]+/(?:0x[0-9a-fA-F]+|\(nil\))))?: [A-Za-z]")
+              r"\b(?:[Ss]end|[Rr]eceive) completion(?:\[\d+\])? with error(?: on (?:qp 0x[0-9a-fA-F]+|XRQ|[\w.-]+/(?:0x[0-9a-fA-F]+|\(nil\))))?: [A-Za-z]",
+              r"\bUCX\s+ERROR\s+(?:failed to select lane for local device \S|no lane found for ep=)")

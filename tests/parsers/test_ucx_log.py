@@ -282,3 +282,34 @@ def test_openmpi_pml_ucx_peer_unreachable():
 ])
 def test_openmpi_ucx_forms(text, expected):
     assert _peers(text) == expected
+
+
+def _lanes(text: str):
+    result = parse_text(text)
+    return [(f.evidence.line, f.node, f.device) for f in result.facts if f.kind == "ucx_device_lane_missing"], result.lines_used
+
+
+def test_nixl_1110_device_lane_gb200():
+    """ai-dynamo/nixl#1110 (GB200, the image's UCX_TLS=^cuda_ipc): UCX 1.20's device API found no lane for GPU0; the
+    'failed to create handle:' after it (cut in the thread) is its consequence, read with it."""
+    text = (FIX / "nixl1110_device_lane_gb200.txt").read_text()
+    assert ucx_log.detect(text)
+    assert _lanes(text) == ([(1, "nvl72119-T17", "GPU0")], 2)
+
+
+@pytest.mark.parametrize("text, expected", [
+    # UCX 1.21's form (src/ucp/core/ucp_device.c "no lane found for ep=%p"), filled in: the endpoint, no device
+    ("[1790000000.000001] [h1:4242:0]      ucp_device.c:497  UCX  ERROR no lane found for ep=0x7f3a2c01b0c0\n", [(1, "h1", None)]),
+    # the handle failure alone (its status filled in): the consequence, no lane fact
+    ("[1790000000.000002] [h1:4242:0]      ucp_device.c:593  UCX  ERROR failed to create handle: No such device\n", []),
+    # UCX's wire-up INFO line naming lanes, and prose about lanes: not the error
+    ("[1765333150.098983] [h1:1570878:2]      ucp_worker.c:1912 UCX  INFO    ucp_context_0 intra-node cfg#2 rma_am(tcp/eth1)  am(tcp/eth1 cuda_ipc/cuda)\n", []),
+    ("the benchmark failed to select lane for local device GPU0 until UCX_TLS was unset\n", []),
+])
+def test_device_lane_forms(text, expected):
+    assert _lanes(text)[0] == expected
+
+
+def test_device_lane_quoted_in_prose():
+    """nixl#1110's description quotes the line in double quotes: the device without the quote."""
+    assert _lanes('we get an error:\n"UCX  ERROR failed to select lane for local device GPU0"\n')[0] == [(2, "node1", "GPU0")]
