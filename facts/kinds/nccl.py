@@ -981,3 +981,36 @@ class NcclTopoNic(Fact):
     pci_bus_id: str | None = None  # the <pci> the <nic> hangs under, None for virtual NICs
     gdr: bool | None = None
     host_hash: str | None = None
+
+
+@fact_kind
+class NcclRasIssue(Fact):
+    """One entry of the Errors or Warnings section of NCCL's RAS status report (``ncclras``, NCCL
+    2.24 and later; src/ras/client_support.cc): a job process RAS considers dead or that gave it no
+    data, a communicator with missing ranks or with ranks that report errors, ranks that disagree
+    (status, collective counts: :class:`NcclRasDisagreement`)."""
+
+    kind: Literal["nccl_ras_issue"] = "nccl_ras_issue"
+    #: dead: "N job process(es) considered dead (unreachable via the RAS network)"; unresponsive: the job-level
+    #: "Missing communicator data from N job process(es)"; comm_incomplete / comm_error: a "#<group>-<comm> (<hash>)"
+    #: INCOMPLETE (ranks that gave no data) or ERROR (ranks that report an initialization or asynchronous error) entry
+    issue: Literal["dead", "unresponsive", "comm_incomplete", "comm_error"]
+    comm: str | None = None  # "0-0": the summary table's group and the communicator within it
+    comm_hash: str | None = None  # "cf264af53edbe986": the hash NCCL's INFO lines print for the communicator
+    count: int | None = None  # the processes, ranks or timeouts the entry counts
+    detail: str | None = None  # RAS's first line of the entry ("Communicator ranks have different AllGather operation counts")
+    ranks: str | None = None  # "21" / "0, 2, 3": the communicator ranks RAS named
+    processes: str | None = None  # "3487984": the process ids RAS named
+    nodes: str | None = None  # "172.16.64.213": the nodes RAS named (its peers' addresses), in order, once each
+    errors: str | None = None  # "remote process exited or there was a network error": what ranks reported (comm_error)
+
+
+@fact_kind
+class NcclRasDisagreement(NcclRasIssue):
+    """An entry of RAS's report that is a fault only if it lasts: a communicator whose ranks have
+    different status or have launched different numbers of collectives (MISMATCH: normal while a
+    job runs or tears down, NCCL's user guide says, unless repeated queries show no change), or
+    timeouts while RAS gathered its data (TIMEOUT)."""
+
+    kind: Literal["nccl_ras_disagreement"] = "nccl_ras_disagreement"  # type: ignore[assignment]
+    issue: Literal["status_mismatch", "count_mismatch", "timeout"]  # type: ignore[assignment]
