@@ -48,6 +48,15 @@ the user guide's sample and the dead-peer events of src/ras/peers.cc and rasnet.
     [2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245 managing GPU 1     (ras.rst)
     [...] PEER_TIMEOUT_DEAD: Process 1524345 on node 172.16.64.245 managing GPU 1 peer failed to respond for 61s, declaring dead   (rasnet.cc, filled)
 
+``ncclras -f json`` (NCCL 2.28.7+) prints the raw data instead: per communicator its ranks' ``status``
+(``init_state``, ``async_error``: ncclResult_t values, 0 success, 7 in progress) and its
+``missing_ranks`` (``unresponsive``, ``considered_dead``); the user guide's sample::
+
+    "missing_ranks_count": 1,
+    ...   "host": "172.16.64.245", "pid": 1524345, ... "status": {"unresponsive": true, "considered_dead": false}
+
+read as the text report's entries are (a communicator's dead or missing ranks, its ranks in error).
+
 Facts: ``nccl_ras_issue`` per entry that reports a fault (a process dead or unresponsive, a
 communicator missing ranks or with ranks in error) and ``nccl_ras_disagreement`` per entry that is
 one only if it lasts (MISMATCH, which the user guide calls normal while a job runs or tears down
@@ -58,6 +67,7 @@ reported. A report with no entry (every communicator OK) makes no fact: a snapsh
 """
 from __future__ import annotations
 
+import json
 import re
 
 from stethoscope.facts.kinds.nccl import NcclRasDisagreement, NcclRasIssue  # noqa: F401 - the fact classes live in facts/kinds
@@ -107,7 +117,18 @@ _EVENT_DEAD = re.compile(r"(?:^|\] )PEER_(?:TIMEOUT_)?DEAD: (?:Process (?P<pid>\
                          r"(?P<addr>[0-9A-Fa-f.:\[\]]{2,64})<\d{1,5}>)", re.M)
 
 
+# ncclras -f json (NCCL 2.28.7+; client_support.cc jsonWrite*): one object, "communicators" with each rank's
+# "status" ("init_state", "async_error": ncclResult_t values) and "missing_ranks" ("unresponsive", "considered_dead"):
+#     "missing_ranks_count": 1,        "considered_dead": false        (the user guide's sample, ras.rst)
+_JSON_KEYS = ('"missing_ranks_count"', '"communicators"')
+#: ncclResult_t (src/nccl.h.in): the values "init_state" and "async_error" hold (0 success, 7 in progress)
+_NCCL_RESULT = {1: "unhandled cuda error", 2: "unhandled system error", 3: "internal error", 4: "invalid argument",
+                5: "invalid usage", 6: "remote process exited or there was a network error", 8: "timeout"}
+
+
 def detect(head: str) -> bool:
+    if '"missing_ranks_count"' in head and '"nccl_version"' in head:
+        return True
     if "PEER_" in head and _EVENT_DEAD.search(head) is not None:
         return True
     if _TABLE in head:
@@ -172,9 +193,51 @@ def _entry(fb: FactBuilder, artefact: Artefact, n: int, issue: str, body: list[s
 _HEAD = re.compile(r"^[ \t]*(?:#\d{1,6}-\d{1,9} \([0-9a-f]{1,16}\) (?:INCOMPLETE|ERROR|MISMATCH)|DEAD|INCOMPLETE|TIMEOUT)[ \t\r]*$", re.M)
 
 
+def _json_report(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    """The JSON report: per communicator, its missing ranks (dead or unresponsive) and the ranks whose
+    initialization or asynchronous state is an error. A report cut short (not JSON) makes no fact."""
+    text = artefact.text
+    try:
+        report = json.loads(text[text.index("{"):text.rindex("}") + 1])
+    except ValueError:
+        return
+    comms = report.get("communicators") if isinstance(report, dict) else None
+    for comm in comms if isinstance(comms, list) else ():
+        if not isinstance(comm, dict):
+            continue
+        chash = str(comm.get("hash") or "")
+        at = text.find(f'"{chash}"') if chash else -1
+        n = artefact.line_of(at) if at >= 0 else 1
+        short = chash.removeprefix("0x").rjust(16, "0") if chash else None
+        missing = [m for m in comm.get("missing_ranks") or () if isinstance(m, dict)]
+        if missing:
+            dead = [m for m in missing if (m.get("status") or {}).get("considered_dead")]
+            named = dead or missing
+            nodes = [str(m.get("host")) for m in named if m.get("host")]
+            result.lines_used += 1
+            fb.add(NcclRasIssue, n, node=artefact.node_for(nodes[0]) if nodes else None,
+                   issue="dead" if dead else "comm_incomplete", comm_hash=short, count=len(named),
+                   detail=f"{len(missing)} of {comm.get('size')} ranks missing" + (f", {len(dead)} considered dead" if dead else ""),
+                   ranks=_join([str(m.get("rank")) for m in named]), processes=_join([str(m.get("pid")) for m in named if m.get("pid")]),
+                   nodes=_join(nodes))
+        failed = [r for r in comm.get("ranks") or () if isinstance(r, dict)
+                  and any(((r.get("status") or {}).get(k) or 0) not in (0, 7) for k in ("init_state", "async_error"))]
+        if failed:
+            codes = [((r.get("status") or {}).get("async_error") or 0) or ((r.get("status") or {}).get("init_state") or 0) for r in failed]
+            result.lines_used += 1
+            fb.add(NcclRasIssue, n, issue="comm_error", comm_hash=short, count=len(failed),
+                   detail=f"errors on {len(failed)} of {comm.get('size')} ranks", ranks=_join([str(r.get("rank")) for r in failed]),
+                   processes=_join([str(r.get("pid")) for r in failed if r.get("pid")]),
+                   nodes=_join([str(r.get("host")) for r in failed if r.get("host")]),
+                   errors=_join([_NCCL_RESULT.get(c, f"ncclResult {c}") if isinstance(c, int) else str(c) for c in codes]))
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
+    if all(k in artefact.text for k in _JSON_KEYS):
+        _json_report(artefact, fb, result)
+        return result
     lines = artefact.lines
     for n, m in iter_matches(_HEAD, artefact):
         line = lines[n - 1]
@@ -212,4 +275,5 @@ SIGNATURES = (r"Group {5}Comms {5}Nodes {5}Ranks",
               r"Missing communicator data from \d+ (?:job process|rank)",
               r"Communicator ranks have different (?:status|\w+ operation counts)",
               r"#\d+-\d+ \([0-9a-f]{16}\) (?:INCOMPLETE|ERROR|MISMATCH)",
-              r"PEER_(?:TIMEOUT_)?DEAD: (?:Process \d+ on node |[0-9A-Fa-f.:\[\]]+<\d+>)")
+              r"PEER_(?:TIMEOUT_)?DEAD: (?:Process \d+ on node |[0-9A-Fa-f.:\[\]]+<\d+>)",
+              r"\"missing_ranks_count\": \d")

@@ -76,3 +76,20 @@ def test_forms(text, expected):
 def test_monitor_mode_events(text, expected):
     assert nccl_ras.detect(text) == bool(expected)
     assert _facts(text) == expected
+
+
+def test_user_guide_json_report_rank_unresponsive():
+    text = (FIX / "ras_rst_json_rank_unresponsive.json").read_text()
+    assert nccl_ras.detect(text)
+    assert _facts(text) == [(9, "nccl_ras_issue", "comm_incomplete", None, "ae94423cfbb2ef4a", 1, "1", "1524345", "172.16.64.245",
+                             None, "172.16.64.245")]
+
+
+def test_json_report_dead_rank_and_async_error():
+    """The user guide's sample with its values changed as client_support.cc's jsonWrite* would print them."""
+    text = (FIX / "ras_rst_json_rank_unresponsive.json").read_text()
+    text = text.replace('"considered_dead": false', '"considered_dead": true').replace('"async_error": 0', '"async_error": 6')
+    got = _facts(text)
+    assert [(f[2], f[6], f[7], f[9]) for f in got] == [("dead", "1", "1524345", None),
+                                                       ("comm_error", "0", "1524344", "remote process exited or there was a network error")]
+    assert _facts(text[:400]) == []  # cut short: not JSON, no fact
