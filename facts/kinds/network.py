@@ -88,7 +88,7 @@ class IbPort(Fact):
     lid: int | None = None
     sm_lid: int | None = None  # the subnet manager's LID: non-zero once an SM has configured the port
     port_guid: str | None = None
-    source: Literal["ibstat", "ibstatus", "node_exporter", "ibv_devinfo"]
+    source: Literal["ibstat", "ibstatus", "node_exporter", "ibv_devinfo", "rdma_link"]
 
 
 @fact_kind
@@ -322,9 +322,9 @@ class VerbsWarning(Fact):
     """One ``libibverbs: Warning: ...`` line."""
 
     kind: Literal["verbs_warning"] = "verbs_warning"
-    what: Literal["provider_not_loaded", "no_config_dir", "no_provider_for_device", "memlock_limit", "other"]
+    what: Literal["provider_not_loaded", "no_config_dir", "no_provider_for_device", "device_not_visible", "memlock_limit", "other"]
     provider: str | None = None  # "libipathverbs-rdmav25.so", "rxe"
-    device: str | None = None  # "/sys/class/infiniband_verbs/uverbs0"
+    device: str | None = None  # "/sys/class/infiniband_verbs/uverbs0", "/sys/class/infiniband/mlx5_13"
     memlock_bytes: int | None = None
     message: str
     # the same output also says a device has no provider: this program's verbs are broken, and a
@@ -663,17 +663,6 @@ class OpenmpiUcxPeerFailed(Fact):
 
 
 @fact_kind
-class UcxSocketConnectFailed(Fact):
-    """UCX's ``connect(fd=N, dest_addr=<ip>:<port>) failed: <strerror>``: a TCP connection to a peer's
-    address (its tcp transport, sockcm, the peers' wire-up) did not open."""
-
-    kind: Literal["ucx_socket_connect_failed"] = "ucx_socket_connect_failed"
-    address: str  # "172.17.0.1"
-    port: int
-    error: str  # "Connection refused"
-    #: the address is on Docker's default bridge (172.17.0.0/16), which every Docker host has as its own
-    docker_bridge: bool = False
-@fact_kind
 class UcxDeviceLaneMissing(Fact):
     """UCX's GPU-initiated (device) API found no transport lane for a GPU's memory on an endpoint
     (src/ucp/core/ucp_device.c): UCX 1.20's "failed to select lane for local device %s" (the GPU
@@ -686,6 +675,17 @@ class UcxDeviceLaneMissing(Fact):
     device: str | None = None  # "GPU0" (1.20's form); 1.21's names the endpoint only
 
 
+@fact_kind
+class UcxSocketConnectFailed(Fact):
+    """UCX's ``connect(fd=N, dest_addr=<ip>:<port>) failed: <strerror>``: a TCP connection to a peer's
+    address (its tcp transport, sockcm, the peers' wire-up) did not open."""
+
+    kind: Literal["ucx_socket_connect_failed"] = "ucx_socket_connect_failed"
+    address: str  # "172.17.0.1"
+    port: int
+    error: str  # "Connection refused"
+    #: the address is on Docker's default bridge (172.17.0.0/16), which every Docker host has as its own
+    docker_bridge: bool = False
 
 
 @fact_kind

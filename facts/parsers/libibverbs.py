@@ -1,18 +1,24 @@
 """libibverbs' own warnings, printed on stderr by any verbs program (``ibv_devinfo``, perftest,
 NCCL, MPI) while it loads its providers (rdma-core libibverbs/init.c, dynamic_driver.c).
 
-Sample content (NVIDIA/nccl#1044, linux-rdma/perftest#262, SoftRoCE/rxe-dev#48, nminoru/pib#2)::
+Sample content (NVIDIA/nccl#1044, linux-rdma/perftest#262, SoftRoCE/rxe-dev#48, nminoru/pib#2,
+horovod/horovod#3333)::
 
     libibverbs: Warning: couldn't load driver 'libipathverbs-rdmav25.so': libipathverbs-rdmav25.so: cannot open shared object file: No such file or directory
     libibverbs: Warning: couldn't load driver 'libmana-rdmav34.so': libmana-rdmav34.so: cannot open shared object file: No such file or directory
     libibverbs: Warning: couldn't load driver 'rxe': librxe-rdmav2.so: cannot open shared object file: No such file or directory
     libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0
     libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.
+    [1,3]<stderr>:libibverbs: Warning: couldn't stat '/sys/class/infiniband/mlx5_13'.
 
 Facts: ``verbs_warning`` per line: ``what`` is ``provider_not_loaded`` (a provider listed in
 /etc/libibverbs.d that is not installed: harmless unless a device needs it), ``no_config_dir``,
 ``no_provider_for_device`` (a kernel RDMA device that no installed provider drives: that device is
-unusable from user space), ``memlock_limit`` (``RLIMIT_MEMLOCK is N bytes``), or ``other``;
+unusable from user space), ``device_not_visible`` (``couldn't stat '/sys/class/infiniband/mlx5_13'``:
+rdma-core v15-v24's find_sysfs_devs found a verbs device in /sys/class/infiniband_verbs whose RDMA
+device this process cannot see, and skipped it: a container shown every uverbs device of the host
+but given only some RDMA devices, an RDMA device of another network namespace, or one removed
+meanwhile), ``memlock_limit`` (``RLIMIT_MEMLOCK is N bytes``), or ``other``;
 ``with_unusable_device`` when the same output has a ``no userspace device-specific driver`` line.
 The memlock warning is also a ``resource_limit`` (memlock, ``limit_bytes``, source libibverbs),
 the fact :mod:`ulimit` makes of a shell's ``ulimit -l``: rules judge the limit once, whoever
@@ -37,6 +43,8 @@ _PROVIDER = re.compile(r"^couldn't load driver '(?P<name>[^']+)': (?P<err>.+)$")
 _NO_PROVIDER = re.compile(r"^no userspace device-specific driver found for (?P<dev>\S+)")
 _CONFIG_DIR = re.compile(r"^couldn't open config directory '(?P<dir>[^']+)'")
 _MEMLOCK = re.compile(r"^RLIMIT_MEMLOCK is (?P<bytes>\d+) bytes")
+# libibverbs: Warning: couldn't stat '/sys/class/infiniband/mlx5_13'.      (horovod/horovod#3333, in a pod)
+_NOT_VISIBLE = re.compile(r"^couldn't stat '(?P<path>/sys/class/infiniband/[^']+)'")
 
 
 def detect(head: str) -> bool:
@@ -57,6 +65,8 @@ def parse(artefact: Artefact) -> ParseResult:
             fields = {"what": "no_provider_for_device", "device": p["dev"]}
         elif _CONFIG_DIR.match(msg):
             fields = {"what": "no_config_dir"}
+        elif p := _NOT_VISIBLE.match(msg):
+            fields = {"what": "device_not_visible", "device": p["path"]}
         elif p := _MEMLOCK.match(msg):
             fields = {"what": "memlock_limit", "memlock_bytes": int(p["bytes"])}
             fb.add(ResourceLimit, n, resource="memlock", value=p["bytes"], limit_bytes=int(p["bytes"]), source="libibverbs")
