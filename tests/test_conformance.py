@@ -108,6 +108,10 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("k8s_driver_manager")
             if folder.name == "gpud_states":  # an Xid state's reason is GPUd's own Xid message (gpud_log)
                 allowed.add("gpud")
+            if folder.name in ("compute_sanitizer", "xla_ptxas"):  # with the CUDA error lines the program printed after
+                allowed.add("cuda_app")
+            if folder.name == "megatron_rerun":  # a verdict quotes the check that failed ("found NaN in local grad norm ...")
+                allowed.add("training_throughput")
             # a paste often starts with the command that made it ("$ docker run ...", "torchrun ...")
             allowed.add("command_line")
             # and the NCCL settings it launched with ("export NCCL_X=V", "NCCL_X=V cmd", "mpirun -x NCCL_X=V"), and a

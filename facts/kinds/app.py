@@ -369,6 +369,57 @@ class TrainingLossNotFinite(Fact):
     kind: Literal["training_loss_not_finite"] = "training_loss_not_finite"
     what: str  # "loss", "grad_norm", "loss_scale" (an fp16 loss scaler at its minimum: every step overflowed)
     value: str  # "nan", "inf", "nan or inf" (the framework does not say which)
+    # where Megatron's per-rank check (before the data-parallel reduction) found it: its rank, the
+    # CUDA device and the host (os.uname()[1]) the message names; None when the line does not say
+    rank: int | None = None
+    device: int | None = None
+    host: str | None = None
+
+
+@fact_kind
+class ComputeSanitizerError(Fact):
+    """compute-sanitizer (cuda-memcheck before it) reporting a kernel's access or instruction error
+    ("Invalid __global__ read of size 4 bytes", "Illegal instruction", "... is misaligned") with
+    the kernel it happened in, or only the CUDA error an API call then returned ("Program hit
+    cudaErrorIllegalAddress (error 700) ... on CUDA API call to cudaDeviceSynchronize")."""
+
+    kind: Literal["compute_sanitizer_error"] = "compute_sanitizer_error"
+    form: Literal["kernel", "api"]  # kernel: the tool caught the access or instruction itself
+    error: str  # the report's head as printed ("Invalid __global__ read of size 4 bytes")
+    kernel: str | None = None  # the function of its "at" line
+    source: str | None = None  # file:line of its "at" line, when the build has line info
+    address: str | None = None  # why the address was refused ("out of bounds", "misaligned")
+    reports: int = 1  # error reports of this form in the file
+
+
+@fact_kind
+class XlaPtxasUnsupported(Fact):
+    """XLA (JAX, TensorFlow) found a ptxas that cannot compile for the GPU: "ptxas does not support
+    CC X.Y" (asm_compiler.cc) or "ptxas too old. Falling back to the driver to compile."
+    (redzone_allocator.cc, subprocess_compilation.cc): a CUDA toolkit older than the GPU generation."""
+
+    kind: Literal["xla_ptxas_unsupported"] = "xla_ptxas_unsupported"
+    cc: str | None = None  # the GPU's compute capability it names ("8.9"), when the line names it
+    ptxas: str | None = None  # the ptxas XLA used ("ptxas", "/usr/local/cuda/bin/ptxas"), when named
+
+
+@fact_kind
+class TrainingResultValidation(Fact):
+    """Megatron's result validation (megatron/core/rerun_state_machine.py) after it reran an
+    iteration whose result it rejected (a NaN or Inf loss or gradient norm, a spiky loss):
+    ``transient`` (rerun on the same GPU, the result differs: a glitch of that GPU),
+    ``persistent`` (the same GPU reproduces it, a different GPU does not: that GPU computes wrong
+    values), ``correct`` (a different GPU reproduces it: the numbers are the application's)."""
+
+    kind: Literal["training_result_validation"] = "training_result_validation"
+    verdict: Literal["transient", "persistent", "correct"]
+    rank: int
+    # os.uname()[1] and torch.cuda.current_device() of the process that logged it: for transient the
+    # GPU that glitched; for persistent and correct the *other* GPU the second rerun ran on (the
+    # suspect one ran the same rank before the restart)
+    host: str
+    device: int
+    message: str | None = None  # the check that failed ('found NaN in local grad norm ...'), for correct
 
 
 @fact_kind

@@ -74,23 +74,47 @@ _NONFINITE = re.compile(
     # a metrics line: Megatron "grad norm: {:.3f}" / "lm loss: {:.6E}" (NaN there is "NAN"), the Trainer's {'loss': nan, ...}
     # iteration 5426/ 250000 | ... | loss scale: 1.0 | grad norm: nan | ...   (bigscience-workshop/Megatron-DeepSpeed#396)
     r"|\b(?P<what>loss|grad(?:ient)?[ _]norm)['\"]?\s{0,8}[:=]\s{0,8}['\"]?(?P<v3>[-+]?(?:nan|NaN|NAN|inf|Inf|INF))\b"
+    # Megatron's check of each rank's loss and gradients before the data-parallel reduction
+    # (--check-for-nan-in-loss-and-grad): an assert in mcore <= 0.9 (core/distributed/
+    # param_and_grad_buffer.py, pretrain_gpt.py loss_func: f'Rank {rank}: found NaN in local grad norm
+    # in backward pass before data-parallel communication collective. Device: {d}, node: {host}'),
+    # later the rerun state machine's RuntimeError (core/rerun_state_machine.py validate_result:
+    # f"Rank {rank}, node {node}, device {device}, iteration {it}: Unexpected result {result}
+    # (message='found NaN in local grad norm for bucket #{i} in backward pass before ...')"):
+    # AssertionError: Rank 11: found NaN in local grad norm in backward pass before data-parallel communication collective. Device: 3    (alibaba/Pai-Megatron-Patch#366)
+    # AssertionError: Rank 3: found NaN in local grad norm in backwards pass. Device: 3, node: set-zw04-kubernetes-pc133.mt    (alibaba/Pai-Megatron-Patch#60)
+    # Rank 7, node ed04b71d5c00, device 7, iteration -1: Unexpected result nan (message='found NaN in local grad norm for bucket #0 in backward pass before data-parallel communication collect    (modelscope/ms-swift#8366, a title cut there)
+    r"|\bfound (?P<v4>NaN|Inf) in local (?P<what4>grad norm|forward loss)"
 )
+# where the check ran, in either form: "Rank 13: ... Device: 5, node: node-15-11" / "Rank 7, node H, device 7, ..."
+_MEGATRON_WHERE = re.compile(r"(?<![A-Za-z])Rank (?P<rank>\d+)(?:, node (?P<host>[^\s,]+), device (?P<dev>\d+))?"
+                             r"|\bDevice: (?P<dev2>\d+)(?:, node: (?P<host2>[^\s,'\"()]+))?")
 _NONFINITE_GATES = ("oss", "norm")
 
 
 def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
-    """One training_loss_not_finite per kind of value that went bad: the first line that says so."""
-    seen: set[tuple[str, str]] = set()
+    """One training_loss_not_finite per kind of value that went bad (and rank, where Megatron's check
+    names one): the first line that says so."""
+    seen: set[tuple[str, str, object]] = set()
     for n, line in enumerate(artefact.lines, 1):
         if not any(g in line for g in _NONFINITE_GATES) or (m := _NONFINITE.search(line)) is None:
             continue
-        raw = m["v1"] or m["v2"] or m["v3"]
+        raw = m["v1"] or m["v2"] or m["v3"] or m["v4"]
         value = "nan or inf" if raw is None else ("inf" if "inf" in raw.lower() else "nan")
-        what = "loss_scale" if m["scale"] else ("grad_norm" if (m["what"] or "").lower().startswith("grad") else "loss")
+        what = "loss_scale" if m["scale"] else ("grad_norm" if (m["what"] or m["what4"] or "").lower().startswith("grad") else "loss")
+        where: dict[str, object] = {}
+        if m["v4"]:  # Megatron's per-rank check names the rank, device and host
+            for w in _MEGATRON_WHERE.finditer(line):
+                if w["rank"]:
+                    where.setdefault("rank", int(w["rank"]))
+                if w["dev"] or w["dev2"]:
+                    where.setdefault("device", int(w["dev"] or w["dev2"]))
+                if w["host"] or w["host2"]:
+                    where.setdefault("host", w["host"] or w["host2"])
         result.lines_used += 1
-        if (what, value) not in seen:
-            seen.add((what, value))
-            fb.add(TrainingLossNotFinite, n, what=what, value=value)
+        if (what, value, where.get("rank")) not in seen:
+            seen.add((what, value, where.get("rank")))
+            fb.add(TrainingLossNotFinite, n, what=what, value=value, **where)
 
 
 def detect(head: str) -> bool:

@@ -204,6 +204,20 @@ def test_training_loss_not_finite(line, what, value):
     assert [(f.what, f.value) for f in facts] == [(what, value)]
 
 
+def test_megatron_nan_checks_name_rank_device_and_host():
+    """Megatron's per-rank NaN check (the assert and the rerun state machine's RuntimeError), real lines."""
+    res = _parse(training_throughput, "training_throughput/megatron_nan_grad_norm_checks.log")
+    facts = [f for f in res.facts if f.kind == "training_loss_not_finite"]
+    assert [(f.what, f.value, f.rank, f.device, f.host) for f in facts] == [
+        ("grad_norm", "nan", 11, 3, None),  # Pai-Megatron-Patch#366: "Device: 3" without its node
+        ("grad_norm", "nan", 3, 3, "set-zw04-kubernetes-pc133.mt"),  # Pai-Megatron-Patch#60
+        ("grad_norm", "nan", 7, 7, "ed04b71d5c00"),  # ms-swift#8366: "...报错Rank 7, node ..., device 7"
+    ]
+    inf = Artefact(path="t.log", node="n1", text="Rank 0, node h1, device 0, iteration 12: Unexpected result inf "
+                   "(message='found Inf in local forward loss calculation')\n")
+    assert [(f.what, f.value, f.rank) for f in training_throughput.parse(inf).facts] == [("loss", "inf", 0)]
+
+
 @pytest.mark.parametrize("line", [
     "number of nan iterations: 0",
     "{'loss': 0.4564, 'grad_norm': 1.25, 'epoch': 3.0}",
