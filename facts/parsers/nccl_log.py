@@ -77,8 +77,11 @@ _DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "/dev/shm/n
 # [1,3]<stdout>:test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree
 # include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol
 # Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: No such file or directory   (2.3 INFO, nccl#162)
+# NCCL version 2.7.8+cuda11.1          (the bare version line as _BARE_VERSION reads it: not NCCL RAS's
+#   "NCCL version 2.26.2 compiled with CUDA 12.4", fixtures/artefacts/nccl_ras, which this reader reads nothing of)
 _DETECT = re.compile(
-    r"NCCL (?:INFO|WARN) |^NCCL version \d|\.(?:cc|cu|h|c|cpp):\d+ WARN "
+    r"NCCL (?:INFO|WARN) |^NCCL version \d+\.\d+\.\d+[^+\s]*(?:\+cuda\d+\.\d+)?[ \t\r\x0b\x0c\x1c-\x1f]*$"
+    r"|\.(?:cc|cu|h|c|cpp):\d+ WARN "
     r"|^(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-"
     r"|^NET/IB\w* ?: ?Got completion from peer|^Mismatched collective detected|^Unable to load libnccl-net\S* : "
     r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to |^" + _OFI_TEST_PREFIX + "|^(?:" + nccl_warn_kinds.BARE + ")",
