@@ -31,13 +31,17 @@ stage it stopped in: connection (the TCP side channel: ``Couldn't connect to <ho
 state is Down``), resources (memory registration, QP/CQ creation), qp_transition (``Failed to
 modify QP 0 to RTR``), completion (``Completion with error at client`` and the ``Failed status``
 line after it: the ibv_wc_status and syndrome; the bandwidth loops' ``Poll send CQ error status=12 qp 0``
-and -R's key exchange ``Bad wc status -- 5 -- 0``: the status alone).
+and -R's key exchange ``Bad wc status -- 5 -- 0``: the status alone). On an Ethernet (RoCE) link,
+an all-zero ``GID: 00:00:...:00`` under ``local address:`` gives ``perftest_local_gid_zero`` (once a
+file; Mellanox/k8s-rdma-sriov-dev-plugin#32: a pod's ib_read_bw header and addresses, the LID and
+QPN redacted to ``xxx``, pasted without the failure lines that follow).
 """
 from __future__ import annotations
 
 import re
 
 from stethoscope.facts.kinds.network import PerftestFailure  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.rdma_tools import PerftestLocalGidZero
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, lines_with
 from stethoscope.facts.parsers.bench_facts import BenchResult
 
@@ -51,6 +55,8 @@ _DEVICE = re.compile(r"\bDevice\s+:\s+(?P<dev>\S+)")
 _CONN = re.compile(r"^\s*Connection type\s*:\s*(?P<conn>\w+)")
 #  Link type       : Ethernet
 _LINK = re.compile(r"^\s*Link type\s*:\s*(?P<link>\w+)")
+#  GID index       : 0        (perftest_parameters.c ctx_print_test_info, on an Ethernet link)
+_GID_INDEX = re.compile(r"^\s*GID index\s*:\s*(?P<index>\d+)")
 #  #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]
 _HEADER = re.compile(r"^\s*#bytes\s+#iterations\s+(?P<rest>.*\S)\s*$")
 _COLUMN = re.compile(r"BW peak\[[^\]]+\]|BW average\[[^\]]+\]|MsgRate\[Mpps\]|t_\w+\[usec\]|99(?:\.9)?% percentile\[usec\]")
@@ -72,13 +78,14 @@ def detect(head: str) -> bool:
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
-    tool = device = conn = link = None
+    tool = device = conn = link = gid_index = None
+    gid_zero_seen = False
     columns: list[str] | None = None
     for n, line in enumerate(artefact.lines, 1):
         if m := _TITLE.match(line):
             op = _TOOL.get(m["op"], "atomic")
             tool = f"ib_{op}_{'bw' if m['kind'] == 'BW' else 'lat'}" + ("_bidir" if m["bidir"] else "")
-            device = conn = link = None
+            device = conn = link = gid_index = None
             columns = None
             result.lines_used += 1
             continue
@@ -88,6 +95,13 @@ def parse(artefact: Artefact) -> ParseResult:
             conn = m["conn"]
         if (m := _LINK.match(line)) and tool:
             link = m["link"]
+        if (m := _GID_INDEX.match(line)) and tool:
+            gid_index = int(m["index"])
+        # the local address's GID all zeros on a RoCE link: once a run (both sides of a pasted pair print it)
+        if link == "Ethernet" and not gid_zero_seen and n > 1 and _GID_ZERO.match(line) and _LOCAL_ADDRESS.match(artefact.lines[n - 2]):
+            gid_zero_seen = True
+            result.lines_used += 1
+            fb.add(PerftestLocalGidZero, n, device=device, gid_index=gid_index)
         if m := _HEADER.match(line):
             columns = _COLUMN.findall(m["rest"])
             result.lines_used += 1

@@ -124,3 +124,17 @@ def test_an_all_zero_local_roce_gid_before_the_rtr_failure():
     real = text.replace(" GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00\n remote",
                         " GID: 00:00:00:00:00:00:00:00:00:00:ff:ff:0a:38:d9:49\n remote", 1)
     assert real != text and {f.gid_zero for f in _facts(real)} == {False}
+
+
+def test_local_gid_zero_on_roce_without_the_failure_lines():
+    # k8s-rdma-sriov-dev-plugin#32: the header quoted with "> " (read through the bundle's normalising, as here by
+    # hand), the LID and QPN redacted; the RTR failure only in the issue's title
+    from stethoscope.facts.lines import normalise
+    text = normalise((FIX / "sriovdp32_roce_gid_zero_redacted.txt").read_text())
+    got = [f for f in perftest.parse(Artefact(path="ib_read_bw.txt", text=text, node="n1")).facts if f.kind == "perftest_local_gid_zero"]
+    assert [(f.evidence.line, f.device, f.gid_index) for f in got] == [(16, "mlx5_0", 0)]  # the local address's GID, once
+    # #112's paste: the same zero GID beside its RTR failure, and an IB link's GID line is not RoCE's
+    assert len([f for f in perftest.parse(Artefact(path="x", text=(FIX / "rdma112_roce_gid_zero_modify_qp_rtr.txt").read_text(),
+                                                     node="n1")).facts if f.kind == "perftest_local_gid_zero"]) == 1
+    ib = text.replace("Link type       : Ethernet", "Link type       : IB")
+    assert not [f for f in perftest.parse(Artefact(path="x", text=ib, node="n1")).facts if f.kind == "perftest_local_gid_zero"]
