@@ -231,6 +231,22 @@ def test_an_empty_capture_is_a_missing_signal(ruleset, tmp_path):
     assert "vm/nvidia-smi-q.txt" in rep.reason
 
 
+@pytest.mark.parametrize("lines", [
+    "NCCL version 2.27.5+cuda12.9\n",                                  # the bare VERSION-level line, pasted alone
+    "NCCL version 2.27.5+cuda12\n",                                    # the same cut after the CUDA major (NVIDIA/nccl#2186's paste)
+    "node1:1:1 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0\n"
+    "node1:1:1 [0] NCCL INFO NCCL version 2.27.5+cuda12.9\n",
+])
+def test_an_nccl_version_or_setting_alone_is_no_health_claim(ruleset, tmp_path, lines):
+    # it says which NCCL and how it was set, not that NCCL or the network worked (it read HEALTHY,
+    # "checked: nccl, network"): the file is recognised and its version read, the verdict inconclusive
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "nccl.log").write_text(lines)
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    assert rep.verdict == "inconclusive", rep.reason
+    assert [f.kind for f in rep.coverage.files] == ["nccl_log"] and not rep.coverage.unrecognised
+
+
 def test_a_node_with_nothing_that_checks_its_gpus_keeps_the_bundle_from_healthy(ruleset, tmp_path):
     b = _copy(tmp_path, A)
     (b / "node2").mkdir()

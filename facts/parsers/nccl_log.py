@@ -80,7 +80,7 @@ _DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "/dev/shm/n
 # NCCL version 2.7.8+cuda11.1          (the bare version line as _BARE_VERSION reads it: not NCCL RAS's
 #   "NCCL version 2.26.2 compiled with CUDA 12.4", fixtures/artefacts/nccl_ras, which this reader reads nothing of)
 _DETECT = re.compile(
-    r"NCCL (?:INFO|WARN) |^NCCL version \d+\.\d+\.\d+[^+\s]*(?:\+cuda\d+\.\d+)?[ \t\r\x0b\x0c\x1c-\x1f]*$"
+    r"NCCL (?:INFO|WARN) |^NCCL version \d+\.\d+\.\d+[^+\s]*(?:\+cuda\d+(?:\.\d+)?)?[ \t\r\x0b\x0c\x1c-\x1f]*$"
     r"|\.(?:cc|cu|h|c|cpp):\d+ WARN "
     r"|^(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-"
     r"|^NET/IB\w* ?: ?Got completion from peer|^Mismatched collective detected|^Unable to load libnccl-net\S* : "
@@ -123,13 +123,13 @@ _BARE_MESSAGE = re.compile(
 _BARE_INFO = re.compile(r"^(?P<msg>Unable to load libnccl-net\S* : .*?|NCCL_[A-Z0-9_]+ set (?:by environment )?to .*?)\s*$")
 
 # NCCL version 2.28.9+cuda13.0
-_VERSION = re.compile(r"^NCCL version (?P<version>\d+\.\d+\.\d+)[^+\s]*(?:\+cuda(?P<cuda>\d+\.\d+))?\s*$")
+_VERSION = re.compile(r"^NCCL version (?P<version>\d+\.\d+\.\d+)[^+\s]*(?:\+cuda(?P<cuda>\d+(?:\.\d+)?))?\s*$")
 # The VERSION-level line has no host prefix; allow only colour residue, an mpirun tag or a
 # pdsh "host: " before it (not "..., unhandled system error, NCCL version 2.10.3" in a traceback).
 # [0m NCCL version 2.7.8+cuda11.1
 _BARE_VERSION = re.compile(
     r"^(?:\x1b?\[[\d;]*m\s*|\[\d+,\d+\]<std(?:out|err)>:|[\w.\-]+: )?"
-    r"NCCL version (?P<version>\d+\.\d+\.\d+)[^+\s]*(?:\+cuda(?P<cuda>\d+\.\d+))?\s*$"
+    r"NCCL version (?P<version>\d+\.\d+\.\d+)[^+\s]*(?:\+cuda(?P<cuda>\d+(?:\.\d+)?))?\s*$"
 )
 
 # NCCL_P2P_DISABLE set by environment to 1          NCCL_SHM_DISABLE set by environment to 1.
