@@ -1,0 +1,68 @@
+"""What a reporter states in a ticket's prose (facts/parsers/ticket_prose.py): versions, the
+platform, settings and figures written in words, and the symptom complained of.
+
+Claims, not measurements: no rule raises a fault on them and none makes a verdict healthy
+(knowledge/fact_polarity.yaml: info; knowledge/coverage.yaml: ticket_prose covers nothing). A
+stated symptom that nothing read judges keeps the verdict inconclusive
+(rules/meta/reported_symptom_unjudged.yaml).
+
+Generated layout (issue 12): every fact class lives in facts/kinds, by family."""
+from __future__ import annotations
+
+from typing import Literal
+
+from stethoscope.facts.model import Fact, fact_kind
+
+
+@fact_kind
+class StatedVersion(Fact):
+    """``NCCL 2.19.3 issue``, ``NCCL: v2.6.4-1``, ``OMPI 4.0.2 (from HPC_X 2.5 ...)``: a version a person wrote."""
+
+    kind: Literal["stated_version"] = "stated_version"
+    software: str  # nccl | cuda | driver | torch | openmpi | hpcx | mofed | ucx | cudnn | dcgm | rdma_core
+    version: str  # "2.19.3", "2.6.4-1", "4.7-1.0.0.1"
+
+
+@fact_kind
+class StatedPlatform(Fact):
+    """``8x H100 PCIe, 4x nvlink, without nvswitch in node``, ``each node has 8 x 100Gbps NICs``,
+    ``2 nodes``: the hardware as a person described it (one fact per phrase; unset fields unsaid)."""
+
+    kind: Literal["stated_platform"] = "stated_platform"
+    what: Literal["gpus", "nodes", "nics", "nvswitch", "system"]
+    count: int | None = None  # 8 (GPUs, nodes or NICs)
+    product: str | None = None  # "H100 PCIe", "A100", "DGX A100", "p5"
+    nic_gbps: float | None = None  # 100.0: one NIC's line rate as stated
+    present: bool | None = None  # nvswitch: False for "without nvswitch"
+
+
+@fact_kind
+class StatedSetting(Fact):
+    """``NCCL_SOCKET_IFNAME=enP1p1s0f0,enP1p1s0f1`` written in a ticket: what the person says they set."""
+
+    kind: Literal["stated_setting"] = "stated_setting"
+    name: str
+    value: str
+
+
+@fact_kind
+class StatedFigure(Fact):
+    """``343GBps ... it should be able to reach 460GBps``: a figure a person measured or expected."""
+
+    kind: Literal["stated_figure"] = "stated_figure"
+    quantity: Literal["busbw", "algbw", "bandwidth", "latency"]
+    value: float  # as written
+    unit: str  # as written: "GBps", "Gbps", "GB/s", "us"
+    gb_per_s: float | None = None  # the value in GB/s (a bandwidth; Gbps / 8)
+    role: Literal["measured", "expected", "compared"]  # compared: "exceeds 100Gbps", "above", "below"
+
+
+@fact_kind
+class ReportedSymptom(Fact):
+    """``allreduce performance is 343GBps ... should be able to reach 460GBps``, ``Performance ...
+    drops ~ 6X``: the sentence in which a person says something is slow, low, hung or failing."""
+
+    kind: Literal["reported_symptom"] = "reported_symptom"
+    symptom: Literal["slow", "below_expected", "hang", "violations"]
+    component: str  # the taxonomy component the sentence's words name (nccl, network, pcie, gpu; else application)
+    words: str  # the words that say it: "should be able to reach", "drops"

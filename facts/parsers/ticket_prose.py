@@ -1,0 +1,313 @@
+"""A ticket's prose: what a person wrote about the system in words (the fallback: runs only on
+files that no other reader recognises).
+
+An incident often comes with the reporter's sentences and little else: the versions they run,
+the hardware, the settings they tried, the figure they measured and the one they expected. This
+reader takes those as facts with their line (facts/kinds/prose.py), so that they are read and
+quoted rather than left as an unrecognised file:
+
+- ``stated_version``: ``NCCL 2.19.3``, ``NCCL: v2.6.4-1``, ``NCCL-2.21.5 + cuda-12.3``, ``OMPI
+  4.0.2``, ``MOFED 4.7-1.0.0.1``, ``driver 535.104.05``, ``torch 2.1``. NCCL's own banner on a
+  line of its own (``Version: NCCL version 2.5.6+cuda10.1``) is also ``nccl_version``, as NCCL's log
+  gives it; versions in a sentence may be several compared, so they stay ``stated_version``.
+- ``stated_platform``: ``8x H100 PCIe``, ``16 H20 GPUs``, ``2 nodes``, ``8 x 100Gbps NICs``,
+  ``25G Mellanox CX5``, ``without nvswitch``, ``DGX A100``, ``a P5 from EC2``.
+- ``stated_setting``: ``NCCL_SOCKET_IFNAME=enP1p1s0f0,enP1p1s0f1`` (NCCL_, UCX_, FI_ and the
+  visible-devices settings) written inline.
+- ``stated_figure``: ``343GBps`` measured, ``should be able to reach 460GBps`` expected,
+  ``exceeds 100Gbps`` compared, ``Avg bus bandwidth : 0.176812`` (nccl-tests' footer, quoted).
+- ``reported_symptom``: the sentence that says it is slow, below what was expected, hung, or
+  that a policy reports violations.
+
+What a person states is a claim, not a measurement: these kinds are info (knowledge/
+fact_polarity.yaml) and the reader covers nothing (knowledge/coverage.yaml), so a file of prose
+neither raises a fault nor makes a verdict healthy; a reported symptom nothing judges keeps the
+verdict inconclusive (rules/meta/reported_symptom_unjudged.yaml).
+
+A file is read only when it is prose: each of its non-blank lines is a sentence (three words in a
+row), a short heading (``HW setup:``), markup, a link, an issue template's environment field
+(``OS: ...``, ``Python version: ...``), or a line this reader took a fact from. A file with
+any other line (an unknown tool's output) is not claimed: it stays unrecognised (inconclusive),
+since that line may hold what nobody read; so does a program's log line (a time stamp or a level
+first), whose sentences are output. :func:`nothing_stated` says why a file of prose that states
+nothing usable may be set aside (coverage ``uninformative``).
+
+Sample content (real sentences, verbatim in fixtures/artefacts/ticket_prose, sources in its README)::
+
+    2node16 H20 GPU allredcue performance is 343GBps（with NVL SHARP）,But theoretically it should be able to reach 460GBps
+    - 8x H100 PCIe, 4x nvlink, without nvswitch in node
+    They are standard DGX A100 platform, each node has 8 x 100Gbps NICs.
+    Performance of OMPI 4.0.2 (from HPC_X 2.5 or source) drops ~ 6X as shown by running OSU benchmarks (5.6.2) on Zen2 AMD nodes with MOFED 4.7-1.0.0.1 installed ...
+
+Empty input, or a file with no such phrase: not recognised.
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.kinds.nccl import NcclVersion  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.prose import (  # noqa: F401
+    ReportedSymptom, StatedFigure, StatedPlatform, StatedSetting, StatedVersion,
+)
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "ticket_prose"
+#: run only on files that no other parser recognised (facts/registry.py)
+FALLBACK = True
+
+_WORD_NUMBERS = {"one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "six": 6, "eight": 8, "sixteen": 16}
+_COUNT = r"(?:\d{1,4}|one|single|two|three|four|six|eight|sixteen)"
+
+# --- versions ---------------------------------------------------------------------------------
+# NCCL 2.19.3 issue . Performance reduction when using NVLSTree algorithm ...          (pytorch/pytorch#117748, its title)
+# NCCL: v2.6.4-1                                                                       (NVIDIA/nccl#330)
+# Version: NCCL version 2.5.6+cuda10.1                                                 (NVIDIA/nccl#278)
+# Test in 2 nodes, 16 H20 GPUs ,16 cx7 NICs(IB NDR) with NCCL-2.21.5 + cuda-12.3:       (NVIDIA/nccl#1244, a comment)
+# Performance of OMPI 4.0.2 (from HPC_X 2.5 or source) drops ~ 6X ... with MOFED 4.7-1.0.0.1 installed ...   (openucx/ucx#4770)
+_SOFTWARE = {"nccl": "nccl", "cuda": "cuda", "cudnn": "cudnn", "pytorch": "torch", "torch": "torch", "ompi": "openmpi",
+             "openmpi": "openmpi", "open mpi": "openmpi", "hpc_x": "hpcx", "hpc-x": "hpcx", "hpcx": "hpcx",
+             "mofed": "mofed", "mlnx_ofed": "mofed", "ofed": "mofed", "ucx": "ucx", "rdma-core": "rdma_core", "dcgm": "dcgm"}
+_VERSION = re.compile(
+    r"(?<![\w-])(?P<sw>NCCL|CUDA|[Cc]uda|cuDNN|PyTorch|[Tt]orch|OMPI|Open ?MPI|HPC[-_]X|HPCX|MOFED|MLNX_OFED|OFED|UCX|rdma-core|DCGM)"
+    r"(?P<banner> version)?(?:\s*[:=]=?\s*|\s+(?:[Vv]ersion:?\s+|is\s+)|-|\s)v?"
+    r"(?P<v>\d{1,2}(?:\.\d{1,3}){1,3}(?:-\d+(?:\.\d+)*)?)(?:\+cuda(?P<cuda>\d{1,2}\.\d{1,2}))?(?![\w.]*\d)")
+# NCCL's own banner on a line of its own (a label before it at most), read as NCCL's log gives it: where a sentence names
+# versions ("Working: Driver 550.163.01, CUDA 12.4, NCCL 2.20.5+cuda12.4", NVIDIA/nccl#1830) it may compare several
+_BANNER_LINE = re.compile(r"^\W*(?:[A-Za-z]+:\s*)?NCCL version \S+\s*$")
+# driver 535.104.05 / Driver Version: 535.104.05 / the driver is 470     (NVIDIA's driver branch: three digits)
+_DRIVER = re.compile(r"\b[Dd]river(?:\s+[Vv]ersion)?(?:\s*:\s*|\s+is\s+|\s+)(?P<v>[3-9]\d\d(?:\.\d{1,3}){0,2})(?![\w.]*\d)")
+
+# --- platform ---------------------------------------------------------------------------------
+_PRODUCT = r"(?:GB[23]00|[HB]\d{2,3}|A\d{2,3}G?|[VP]100|L40S?|L4|T4|RTX\s?(?:A\d{4}|[2-5]0[6-9]0(?:\s?Ti)?))"
+# - 8x H100 PCIe, 4x nvlink, without nvswitch in node                                  (NVIDIA/nccl-tests#196)
+# 2node16 H20 GPU allredcue performance is 343GBps ...                                 (NVIDIA/nccl#1244)
+# HW: 2 nodes with 8 GPUs for each and be connected via 25G Mellanox CX5.              (NVIDIA/nccl#330)
+_GPUS = re.compile(
+    r"(?<![\d.])(?P<n>\d{1,3})\s?(?:[x×*]\s?)?(?:NVIDIA\s+)?(?P<p>" + _PRODUCT + r")(?P<f>\s+(?:PCIe|SXM\d?|NVL))?\b"
+    r"|(?<![\d.])(?P<n2>\d{1,3})\s?(?:x\s?)?GPUs\b"
+    # I used NCCL latest code to test A100 * 2 nodes.                                  (NVIDIA/nccl#946)
+    r"|(?<!DGX )(?<!DGX-)\b(?P<p2>" + _PRODUCT + r")(?P<f2>\s+(?:PCIe|SXM\d?|NVL))?(?:\s?[*x×]\s?\d{1,4})?\s+(?:GPUs?|nodes?|platform|servers?)\b")
+# They are standard DGX A100 platform, each node has 8 x 100Gbps NICs.                 (NVIDIA/nccl#812)
+_SYSTEM = re.compile(r"\bDGX[- ]?(?P<p>A100|H100|H200|B200|GB200|B300|-[12])\b"
+                     # ... as well as the instance type being a P5 from EC2.           (NVIDIA/DCGM#184)
+                     # all-reduce slower on v2.20.5 compared to v2.18.5 on AWS g5.48xlarge (8 x A10G)   (NVIDIA/nccl#1298)
+                     r"|\b(?P<inst>[pPgG][3-6](?:dn|de|d|en|e)?(?:\.\d{0,2}xlarge\b)?)(?:(?<=xlarge)|(?=\s+(?:from|on)\s+EC2|\s+instances?\b))")
+# I used NCCL latest code to test A100 * 2 nodes.                                      (NVIDIA/nccl#946)
+# I have two machines, and each has two network interfaces and four GPUs.              (NVIDIA/nccl#278)
+_NODES = re.compile(r"(?<![\w.])(?P<n>" + _COUNT + r")\s?(?:x\s?)?(?:[\w-]+\s)?(?i:nodes?|machines|servers|hosts)(?![a-z])")
+# - single Intel 100Gbps network card in node                                          (NVIDIA/nccl-tests#196)
+# each node has 8 x 100Gbps NICs.                                                      (NVIDIA/nccl#812)
+# ... connected via 25G Mellanox CX5.                                                  (NVIDIA/nccl#330)
+# 16 cx7 NICs(IB NDR)                                                                  (NVIDIA/nccl#1244)
+_NICS = re.compile(
+    r"(?:(?<![\w.])(?P<n>" + _COUNT + r")\s?(?:x\s?)?)?(?:(?:Intel|Mellanox|NVIDIA|Broadcom)\s)?"
+    r"(?:(?P<rate>\d{2,3})\s?G(?:bps|b/s|bit/s|bE|b)?\s)?(?:(?:Mellanox|Intel|NVIDIA|Broadcom)\s)?"
+    r"(?P<nic>NICs?\b|network (?:cards?|interfaces?|adapters?)\b|HCAs?\b|(?:ConnectX|[Cc][Xx])-?\d\b)")
+_NVSWITCH = re.compile(r"\b(?:(?P<neg>without|no|w/o)|with)\s+(?:an?\s+|the\s+)?(?i:nvswitch(?:es)?)\b")
+
+# --- settings ---------------------------------------------------------------------------------
+# NCCL_SOCKET_IFNAME=enP1p1s0f0,enP1p1s0f1                                             (NVIDIA/nccl#278)
+_SETTING = re.compile(r"(?<![\w$])(?P<name>(?:NCCL|UCX|FI|TORCH_NCCL)_[A-Z0-9_]+|CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)"
+                      r"=(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\",;)]*(?:,[^\s`'\",;)]+)*)")
+
+# --- figures ----------------------------------------------------------------------------------
+# ... performance is 343GBps（with NVL SHARP）,But theoretically it should be able to reach 460GBps   (NVIDIA/nccl#1244)
+# I'm seeing 125 Gbps reported by `all_reduce_perf` ... advertised to be only 100 Gbps.   (NVIDIA/nccl-tests#22)
+_FIGURE = re.compile(r"(?<![\w.])(?P<v>\d{1,5}(?:\.\d+)?)\s?(?P<u>GB/s|GBps|GB/sec|Gbps|Gb/s|Gbit/s|MB/s|MBps)(?![\w/])")
+# ... it took some time to finish,  Avg bus bandwidth    : 0.176812. What can I do ...   (NVIDIA/nccl-tests#284)
+_AVG_BUSBW = re.compile(r"Avg bus bandwidth\s*:\s*(?P<v>\d+(?:\.\d+)?)")
+_TO_GB_S = {"GB/s": 1.0, "GBps": 1.0, "GB/sec": 1.0, "Gbps": 0.125, "Gb/s": 0.125, "Gbit/s": 0.125, "MB/s": 0.001, "MBps": 0.001}
+_EXPECTED_CUE = re.compile(r"\b(?:should|expect\w*|theoretic\w*|advertised|supposed|rated|line rate|peak|max(?:imum)?|up to)\b", re.I)
+_COMPARED_CUE = re.compile(r"\b(?:exceed\w*|above|over|more than|higher than|below|less than|lower than|under)\s*$", re.I)
+_BUSBW_CUE = re.compile(r"\bbus\s?bw\b|\bbus bandwidth\b", re.I)
+_ALGBW_CUE = re.compile(r"\balg\s?bw\b|\balgorithm bandwidth\b", re.I)
+
+# --- the symptom ------------------------------------------------------------------------------
+# ... But theoretically it should be able to reach 460GBps                             (NVIDIA/nccl#1244)
+# Performance of OMPI 4.0.2 ... drops ~ 6X                                             (openucx/ucx#4770)
+# NCCL 2.19.3 issue . Performance reduction when using NVLSTree algorithm              (pytorch/pytorch#117748)
+# ... What can I do to improve the speed?                                              (NVIDIA/nccl-tests#284)
+# We are observing PCIe violations on p5 happen consistently ...                       (NVIDIA/DCGM#184)
+_SYMPTOMS = (
+    ("below_expected", re.compile(r"\bshould (?:be able to )?(?:reach|get|achieve|hit)\b|\b(?:lower|less|worse|slower) than "
+                                  r"(?:expected|theoretical|what)|\bbelow (?:the )?(?:expected|theoretical)|\bnot as expected"
+                                  r"|\b(?:cannot|can't|could not|couldn't) (?:reach|achieve|get)\b|\bonly (?:reach|achieve)s?\b", re.I)),
+    ("slow", re.compile(r"\b(?:slow(?:er|ly|ness|down|s)?|drops|dropped|dropping|degrad\w+|performance (?:reduction|regression"
+                        r"|drop|issue|problem)|regression|poor (?:performance|bandwidth|throughput)|(?:very )?low "
+                        r"(?:performance|bandwidth|throughput|busbw)|improve the (?:speed|performance|bandwidth))\b", re.I)),
+    # ### How is this issue impacting you?  /  Application hang                       (NVIDIA/nccl#1830, its issue template)
+    ("hang", re.compile(r"\b(?:hangs?|hung|hanging|stuck|freezes|freezing|frozen|deadlock(?:s|ed)?)\b", re.I)),
+    ("violations", re.compile(r"\bviolations\b", re.I)),
+)
+_COMPONENT_WORDS = (
+    ("pcie", re.compile(r"\bPCIe?\b", re.I)),
+    ("nccl", re.compile(r"\b(?:nccl|bus\s?bw|bus bandwidth|all[_-]?reduce|allredcue|all_reduce_perf|collective|NVLS\w*)", re.I)),
+    ("network", re.compile(r"\b(?:NICs?|network|RDMA|RoCE|InfiniBand|IB|EFA|osu_\w+|OSU|OMPI|UCX|MOFED)\b", re.I)),
+    ("gpu", re.compile(r"\b(?:GPUs?|clocks?|thermal|power)\b", re.I)),
+)
+
+# --- what a line of prose is ------------------------------------------------------------------
+# three words in a row: "without nvswitch in", "allredcue performance is"
+_SENTENCE = re.compile(r"[A-Za-z][a-z']+,? [A-Za-z]?[a-z']+,? [A-Za-z]?[a-z']+")
+# HW setup:        **Environment**        ### Summary
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s+[^\n]{1,60}|\*\*[^*\n]{1,60}\*\*:?|[A-Za-z][\w /()-]{0,40}:)\s*$")
+_MARKUP = re.compile(r"^[\W_]*$")
+# [nccl_debug.txt](https://github.com/user-attachments/files/22125235/nccl_debug.txt)   (NVIDIA/nccl#1830): a link, an attachment
+_LINK = re.compile(r"^\s*(?:[-*]\s+)?(?:!?\[[^\]\n]*\]\([^)\s]*\)[\s.,]*)+$|^\s*<?https?://\S+>?\s*$")
+# an issue template's environment fields, whatever their value (an unknown tool's "Status: degraded" is no such line),
+# as PyTorch's collect_env names them and templates ask for them:
+# OS: Ubuntu 18.04.2 LTS            Python version: 3.6            GPU models and configuration: GPU 0: GeForce RTX 2060
+#   (torch-points3d/torch-points3d#66, fixtures/artefacts/python_packages/torch_points3d66_collect_env_cu90_driver418.txt)
+_ENV_FIELD = re.compile(r"^\s*(?:[-*]\s+)?\**(?:OS|Operating system|Kernel|Linux|Python|PyTorch|Torch|TensorFlow|JAX|CUDA|cuDNN"
+                        r"|CUDA/cuDNN|NCCL|Driver|Nvidia driver|GPUs?|GPU models?|Hardware|HW|Network|NICs?|Interconnect|Framework"
+                        r"|Docker image|Container|Image|Platform|Cluster|Nodes?|Environment|Versions?|MPI|Open MPI|OFED|MOFED|UCX)"
+                        r"\b[\w ./()-]{0,60}?\**\s*:", re.I)
+
+#: one alternation of every phrase read (the group names go): which lines hold one
+_ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in (
+    _VERSION, _DRIVER, _GPUS, _SYSTEM, _NODES, _NICS, _NVSWITCH, _SETTING, _FIGURE, _AVG_BUSBW)))
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+# a program's log line, whatever its words (a time stamp or a level first): the file is output, not a ticket
+# [22:44:14] ERROR - GPU 1 hung detected!                                               (NebuTech/NBMiner#788)
+# 2020/05/14 02:11:19 Loading NVML        I1025 02:19:08.002792  1 health.go:151] ...    INFO: task python3 blocked ...
+_LOG_LINE = re.compile(r"^\s*(?:\[?\d{2,4}[-/.]\d\d[-/.]\d\d|\[?\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:|\[?(?:INFO|WARN(?:ING)?|ERROR|DEBUG"
+                       r"|FATAL|CRITICAL|TRACE)\b)")
+
+
+def _prose(lines: list[str], read: set[int]) -> bool:
+    """Every non-blank line is a sentence, a heading, markup, or one a fact was read from; none is a log line."""
+    if any(_LOG_LINE.match(line) for line in lines):
+        return False
+    return all(n in read or _MARKUP.match(line) or _SENTENCE.search(line) or _HEADING.match(line) or _LINK.match(line)
+               or _ENV_FIELD.match(line) for n, line in enumerate(lines, 1))
+
+
+def _stated(line: str) -> bool:
+    return _ANY.search(line) is not None or any(p.search(line) for _s, p in _SYMPTOMS)
+
+
+def detect(text: str) -> bool:
+    if not _stated(text):
+        return False
+    lines = _lines(text)
+    return _prose(lines, {n for n, line in enumerate(lines, 1) if _stated(line)})
+
+
+def nothing_stated(text: str) -> str | None:
+    """Why a file no reader recognised may be set aside (coverage ``uninformative``): it is prose
+    and states no version, platform, setting, figure or symptom (None when it states one, or is not
+    prose). For a file that also names no diagnostic term (knowledge/coverage.yaml
+    ``diagnostic_terms``) only: a sentence that names the GPU or the job in words no phrase here
+    reads ("GPU 3 keeps disappearing") may be the complaint, and stays unrecognised (inconclusive)."""
+    lines = _lines(text)
+    if not any(line.strip() for line in lines) or not _prose(lines, set()):
+        return None
+    if _stated(text):
+        return None
+    return "prose: no artefact, version, setting, figure or symptom stated"
+
+
+def _count(word: str | None) -> int | None:
+    if not word:
+        return None
+    return int(word) if word.isdigit() else _WORD_NUMBERS.get(word.lower())
+
+
+def _versions(fb: FactBuilder, n: int, line: str) -> bool:
+    said: list[tuple[str, str]] = []  # (software, version) in the order written, each once a line
+    for m in _VERSION.finditer(line):
+        sw = _SOFTWARE.get(m["sw"].lower().replace("open mpi", "openmpi"), m["sw"].lower())
+        said.append((sw, m["v"]))
+        if sw == "nccl" and m["banner"] and m["cuda"] and _BANNER_LINE.match(line):
+            fb.add(NcclVersion, n, version=m["v"], cuda=m["cuda"])
+        if m["cuda"]:
+            said.append(("cuda", m["cuda"]))
+    said += [("driver", m["v"]) for m in _DRIVER.finditer(line)]
+    for sw, version in dict.fromkeys(said):
+        fb.add(StatedVersion, n, software=sw, version=version)
+    return bool(said)
+
+
+def _platform(fb: FactBuilder, n: int, line: str) -> tuple[bool, list[tuple[int, int]]]:
+    found, spans = False, []
+    for m in _GPUS.finditer(line):
+        product = m["p"] or m["p2"]
+        form = (m["f"] or m["f2"] or "").strip()
+        fb.add(StatedPlatform, n, what="gpus", count=_count(m["n"] or m["n2"]),
+               product=f"{product} {form}".strip() if product else None)
+        found = True
+    for m in _SYSTEM.finditer(line):
+        fb.add(StatedPlatform, n, what="system", product=f"DGX{m['p']}" if m["p"] and m["p"].startswith("-")
+               else f"DGX {m['p']}" if m["p"] else m["inst"].lower())
+        found = True
+    for m in _NODES.finditer(line):
+        fb.add(StatedPlatform, n, what="nodes", count=_count(m["n"]))
+        found = True
+    for m in _NICS.finditer(line):
+        if not (m["n"] or m["rate"]):
+            continue
+        fb.add(StatedPlatform, n, what="nics", count=_count(m["n"]), nic_gbps=float(m["rate"]) if m["rate"] else None,
+               product=m["nic"] if m["nic"][:1] in "cCC" else None)
+        spans.append(m.span())
+        found = True
+    for m in _NVSWITCH.finditer(line):
+        fb.add(StatedPlatform, n, what="nvswitch", present=not m["neg"])
+        found = True
+    return found, spans
+
+
+def _settings(fb: FactBuilder, n: int, line: str) -> bool:
+    found = False
+    for m in _SETTING.finditer(line):
+        fb.add(StatedSetting, n, name=m["name"], value=m["value"].strip("\"'"))
+        found = True
+    return found
+
+
+def _figures(fb: FactBuilder, n: int, line: str, nic_spans: list[tuple[int, int]]) -> bool:
+    found, since = False, 0
+    for m in _AVG_BUSBW.finditer(line):
+        fb.add(StatedFigure, n, quantity="busbw", value=float(m["v"]), unit="GB/s", gb_per_s=float(m["v"]), role="measured")
+        found = True
+    for m in _FIGURE.finditer(line):
+        if any(a <= m.start() < b for a, b in nic_spans):  # a NIC's line rate: stated_platform
+            continue
+        before = line[since:m.start()]  # the words since the figure before it
+        since = m.end()
+        role = ("compared" if _COMPARED_CUE.search(before) else "expected" if _EXPECTED_CUE.search(before) else "measured")
+        head = line[:m.start()]
+        quantity = "busbw" if _BUSBW_CUE.search(head) else "algbw" if _ALGBW_CUE.search(head) else "bandwidth"
+        v = float(m["v"])
+        fb.add(StatedFigure, n, quantity=quantity, value=v, unit=m["u"], gb_per_s=round(v * _TO_GB_S[m["u"]], 6), role=role)
+        found = True
+    return found
+
+
+def _symptom(fb: FactBuilder, n: int, line: str) -> bool:
+    for symptom, pattern in _SYMPTOMS:
+        m = pattern.search(line)
+        if m:
+            component = next((c for c, p in _COMPONENT_WORDS if p.search(line)), "application")
+            fb.add(ReportedSymptom, n, symptom=symptom, component=component, words=m[0])
+            return True
+    return False
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    for n, line in enumerate(_lines(artefact.text), 1):
+        if not line.strip():
+            continue
+        found, nic_spans = _platform(fb, n, line)
+        found = _versions(fb, n, line) | found
+        found = _settings(fb, n, line) | found
+        found = _figures(fb, n, line, nic_spans) | found
+        found = _symptom(fb, n, line) | found
+        result.lines_used += found
+    return result

@@ -1,0 +1,122 @@
+"""ticket_prose: what a reporter states in words (versions, platform, settings, figures, the symptom),
+read from verbatim sentences of public threads (fixtures/artefacts/ticket_prose/README.md)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import ticket_prose
+from stethoscope.facts.parsers.base import Artefact
+
+ROOT = Path(__file__).resolve().parents[2]
+FIX = ROOT / "fixtures/artefacts/ticket_prose"
+
+
+def facts(name: str):
+    text = (FIX / name).read_text()
+    assert ticket_prose.detect(text)
+    return ticket_prose.parse(Artefact(path=name, text=text, node="n1")).facts
+
+
+def of(fs, kind: str) -> list[dict]:
+    return [{k: v for k, v in f.model_dump().items() if k not in ("id", "node", "evidence", "kind") and v is not None}
+            for f in fs if f.kind == kind]
+
+
+def test_measured_and_expected_figure_in_one_sentence():
+    fs = facts("nccl1244_h20_measured_vs_expected.txt")
+    assert of(fs, "stated_figure") == [
+        {"quantity": "bandwidth", "value": 343.0, "unit": "GBps", "gb_per_s": 343.0, "role": "measured"},
+        {"quantity": "bandwidth", "value": 460.0, "unit": "GBps", "gb_per_s": 460.0, "role": "expected"}]
+    assert of(fs, "stated_platform") == [{"what": "gpus", "count": 16, "product": "H20"}, {"what": "nodes", "count": 2}]
+    assert of(fs, "reported_symptom") == [{"symptom": "below_expected", "component": "nccl", "words": "should be able to reach"}]
+
+
+def test_versions_written_in_words():
+    assert of(facts("ucx4770_ompi_drop.txt"), "stated_version") == [
+        {"software": "openmpi", "version": "4.0.2"}, {"software": "hpcx", "version": "2.5"},
+        {"software": "mofed", "version": "4.7-1.0.0.1"}]
+    assert of(facts("pytorch117748_title.txt"), "stated_version") == [{"software": "nccl", "version": "2.19.3"}]
+    assert of(facts("nccl330_hw_version_mpirun.txt"), "stated_version") == [{"software": "nccl", "version": "2.6.4-1"}]
+    assert of(facts("nccl1244_comment_versions.txt"), "stated_version") == [
+        {"software": "nccl", "version": "2.21.5"}, {"software": "cuda", "version": "12.3"}]
+
+
+def test_nccl_banner_quoted_is_nccl_version_too():
+    fs = facts("nccl278_version_settings.txt")
+    assert of(fs, "nccl_version") == [{"version": "2.5.6", "cuda": "10.1"}]
+    assert of(fs, "stated_setting") == [
+        {"name": "NCCL_SOCKET_IFNAME", "value": "enP1p1s0f0,enP1p1s0f1"}, {"name": "NCCL_DEBUG", "value": "INFO"},
+        {"name": "NCCL_SOCKET_NTHREADS", "value": "2"}, {"name": "NCCL_NSOCKS_PERTHREAD", "value": "2"}]
+
+
+def test_platform_written_in_words():
+    assert of(facts("nccltests196_hw_setup.txt"), "stated_platform") == [
+        {"what": "gpus", "count": 8, "product": "H100 PCIe"}, {"what": "nvswitch", "present": False},
+        {"what": "nics", "count": 1, "nic_gbps": 100.0}, {"what": "nodes", "count": 2}]
+    assert of(facts("nccl812_dgx_a100_nics.txt"), "stated_platform") == [
+        {"what": "system", "product": "DGX A100"}, {"what": "nics", "count": 8, "nic_gbps": 100.0}]
+    assert of(facts("nccl330_hw_version_mpirun.txt"), "stated_platform") == [
+        {"what": "gpus", "count": 8}, {"what": "nodes", "count": 2}, {"what": "nics", "product": "CX5", "nic_gbps": 25.0}]
+    assert of(facts("dcgm184_pcie_violations.txt"), "stated_platform") == [{"what": "system", "product": "p5"}]
+
+
+def test_figure_roles():
+    assert [(f["value"], f["role"]) for f in of(facts("nccltests22_efa_125gbps.txt"), "stated_figure")] == [
+        (125.0, "measured"), (100.0, "expected")]
+    assert [(f["quantity"], f["role"]) for f in of(facts("nccltests196_hw_setup.txt"), "stated_figure")] == [("busbw", "compared")]
+    assert of(facts("nccltests284_avg_busbw.txt"), "stated_figure") == [
+        {"quantity": "busbw", "value": 0.176812, "unit": "GB/s", "gb_per_s": 0.176812, "role": "measured"}]
+
+
+@pytest.mark.parametrize("name, symptom, component", [
+    ("ucx4770_ompi_drop.txt", "slow", "network"),
+    ("pytorch117748_title.txt", "slow", "nccl"),
+    ("nccltests284_avg_busbw.txt", "slow", "nccl"),
+    ("dcgm184_pcie_violations.txt", "violations", "pcie"),
+])
+def test_symptom_in_words(name, symptom, component):
+    assert [(s["symptom"], s["component"]) for s in of(facts(name), "reported_symptom")] == [(symptom, component)]
+
+
+@pytest.mark.parametrize("name", ["nccltests196_hw_setup.txt", "nccl946_tree_vs_ring.txt", "nccltests22_efa_125gbps.txt",
+                                  "nccl812_dgx_a100_nics.txt"])
+def test_no_symptom_where_none_is_stated(name):
+    assert of(facts(name), "reported_symptom") == []
+
+
+def test_a_line_that_is_not_prose_keeps_the_file_unclaimed():
+    # a shell line and its output: what it says nobody read, so the file stays unrecognised (inconclusive)
+    assert not ticket_prose.detect((FIX / "nccl330_shell_average_not_prose.txt").read_text())
+    # a program's log lines read as sentences after their time stamp and level: output, not a ticket
+    assert not ticket_prose.detect((FIX / "nbminer_log_lines_not_prose.txt").read_text())
+    # a real capture that names the driver and CUDA versions among table rows is no prose
+    for smi in sorted((ROOT / "fixtures/artefacts/nvidia_smi_table").glob("*.txt")):
+        assert not ticket_prose.detect(smi.read_text()), smi.name
+
+
+def test_prose_that_states_nothing_usable_says_why():
+    text = (FIX / "k8sdp1014_sentence_nothing_stated.txt").read_text()
+    assert not ticket_prose.detect(text)
+    assert ticket_prose.nothing_stated(text) == "prose: no artefact, version, setting, figure or symptom stated"
+    assert ticket_prose.nothing_stated((FIX / "nccl946_tree_vs_ring.txt").read_text()) is None
+    assert ticket_prose.nothing_stated("") is None
+
+
+def test_issue_template_with_links_and_versions_compared():
+    # NVIDIA/nccl#1830: NCCL's issue template, attachment links, a working and a problematic set of versions
+    fs = facts("nccl1830_issue_template_versions.txt")
+    assert [(s["symptom"], s["words"]) for s in of(fs, "reported_symptom")][:2] == [("hang", "hang"), ("hang", "hangs")]
+    assert [(f.evidence.line, f.software, f.version) for f in fs if f.kind == "stated_version" and f.evidence.line == 15] == [
+        (15, "cuda", "12.4"), (15, "nccl", "2.20.5"), (15, "driver", "550.163.01")]
+    # versions compared in a sentence are no NCCL banner: nothing says which one ran
+    assert of(fs, "nccl_version") == []
+
+
+def test_instance_type_and_versions_compared():
+    # NVIDIA/nccl#1298: two NCCL versions compared (neither is "the" version), the instance type, 8 x A10G
+    fs = facts("nccl1298_title_and_description.txt")
+    assert of(fs, "stated_platform")[:2] == [{"what": "gpus", "count": 8, "product": "A10G"}, {"what": "system", "product": "g5.48xlarge"}]
+    assert [v["version"] for v in of(fs, "stated_version")] == ["2.20.5", "2.18.5"]
+    assert [(s["symptom"], s["component"]) for s in of(fs, "reported_symptom")] == [("slow", "nccl"), ("slow", "nccl")]
