@@ -436,3 +436,17 @@ class K8sNodeCondition(Fact):
     component: str  # "gpu" for a condition about GPUs (Xid, GPU, NVIDIA, accelerated hardware), else "host"
     reason: str = ""  # "" where the paste cut the row before it
     message: str = ""
+
+
+@fact_kind
+class DevicePluginNvmlEvent(Fact):
+    """An NVML event the device plugin's health check received and did not act on: ``Skipping
+    non-nvmlEventTypeXidCriticalError event: {... EventType:2 EventData:0 ...}``. The plugin
+    registers Xid, double-bit and single-bit ECC events (health.go: ``EventTypeXidCriticalError |
+    EventTypeDoubleBitEccError | EventTypeSingleBitEccError``) and acts on Xids only: a double-bit
+    (uncorrectable) ECC error of a GPU is logged and skipped."""
+
+    kind: Literal["device_plugin_nvml_event"] = "device_plugin_nvml_event"
+    event_type: int  # nvml.h nvmlEventType*: 1 single-bit ECC, 2 double-bit ECC, 4 PState, 8 Xid, 16 clock, ...
+    event: Literal["single_bit_ecc", "double_bit_ecc", "other"]
+    event_data: int | None = None  # the event's data (an Xid for Xid events; 0 for ECC events)

@@ -73,6 +73,12 @@ wants one MIG device type on the whole node), so it registers nothing::
     goroutine 1 [running]:
     main.(*migStrategySingle).GetPlugins(0xc0001321b0)
 
+An NVML event the health check received and skipped (it registers Xid, double-bit and single-bit
+ECC events and acts on Xids only) is ``device_plugin_nvml_event`` with NVML's event type: 2 is a
+double-bit (uncorrectable) ECC error of a GPU, 1 a corrected one (NVIDIA/k8s-device-plugin#1014)::
+
+    I1025 02:19:08.002792       1 health.go:151] Skipping non-nvmlEventTypeXidCriticalError event: {Device:{Handle:0x7f0dcf40bdf8} EventType:2 EventData:0 GpuInstanceId:4294967295 ComputeInstanceId:4294967295}
+
 Other plugin lines are left unread.
 """
 from __future__ import annotations
@@ -80,7 +86,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
-    DevicePluginState, DevicePluginUnhealthy, K8sDeviceAllocationFailed,
+    DevicePluginNvmlEvent, DevicePluginState, DevicePluginUnhealthy, K8sDeviceAllocationFailed,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -193,8 +199,16 @@ _GFD_NVML = re.compile(r"failed to initialize NVML|could not load NVML|libnvidia
 _GFD_LIFECYCLE = re.compile(r"\bgpu-feature-discovery: \d{4}/\d\d/\d\d \d\d:\d\d:\d\d (?:Start running|Exiting|Running gpu-feature-discovery in version"
                             r"|Loaded configuration|Writing labels to output file|Sleeping for|Received signal)"
                             r"|Error removing output file: .{0,300}?: no such file or directory\s*$")
+# An NVML event the health check received and skips, for it acts on Xid events only (NVIDIA/k8s-device-plugin
+# internal/rm/health.go, klog.Infof("Skipping non-nvmlEventTypeXidCriticalError event: %+v", e); the DRA driver's
+# device_health.go prints "... event: Data=%d, Type=%d, GI=%d, CI=%d"). It registers the double- and single-bit ECC
+# events beside the Xid one, so EventType:2 (nvml.h nvmlEventTypeDoubleBitEccError) is an uncorrectable ECC error:
+# I1025 02:19:08.002792       1 health.go:151] Skipping non-nvmlEventTypeXidCriticalError event: {Device:{Handle:0x7f0dcf40bdf8} EventType:2 EventData:0 GpuInstanceId:4294967295 ComputeInstanceId:4294967295}   (NVIDIA/k8s-device-plugin#1014)
+_SKIPPED_EVENT = re.compile(r"Skipping non-nvmlEventTypeXidCriticalError event: (?:\{.{0,200}?\bEventType:(?P<t>\d{1,5}) "
+                            r"EventData:(?P<d>\d{1,12})|Data=(?P<d2>\d{1,12}), Type=(?P<t2>\d{1,5}))")
+_NVML_EVENTS = {1: "single_bit_ecc", 2: "double_bit_ecc"}
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
-                           for p in (_STRATEGY, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _CHECK_FAILED, _ALLOCATE, _ALLOCATE_RPC,
+                           for p in (_STRATEGY, _SKIPPED_EVENT, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _CHECK_FAILED, _ALLOCATE, _ALLOCATE_RPC,
                                      _DIAL_SOCKET, _START,
                                      _PLUGIN_START, _REGISTER, _KUBELET, _RETRYING, _LIFECYCLE, _GRPC_CRASHED,
                                      _ALLOCATE_FRAME, _GFD_ERROR, _GFD_LIFECYCLE)), re.M)
@@ -246,6 +260,10 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(DevicePluginState, n, state="incompatible_strategy", strategy=m["strategy"])
         elif _NO_DEVICES.search(line):
             b.add(DevicePluginState, n, state="no_devices")
+        elif "Skipping non-nvml" in line and (m := _SKIPPED_EVENT.search(line)) is not None:
+            event_type = int(m["t"] or m["t2"])
+            b.add(DevicePluginNvmlEvent, n, event_type=event_type, event=_NVML_EVENTS.get(event_type, "other"),
+                  event_data=int(m["d"] or m["d2"]))
         elif "XidCriticalError" in line and (m := _XID_UNHEALTHY.search(line)) is not None:
             b.add(DevicePluginUnhealthy, n, device=m["dev"], xid=int(m["xid"]))
         elif "arking" in line and (m := _CHECK_FAILED.search(line)) is not None:
@@ -281,7 +299,7 @@ def parse(artefact: Artefact) -> ParseResult:
 #: needs: all readers' signatures are matched in one RE2 pass, facts/classify.py)
 _SIG = re.compile("|".join((
     r"Incompatible strategy detected \S", _NO_DEVICES.pattern, _HINT.pattern, r"XidCriticalError: Xid=\d",
-    r"' device marked unhealthy: \S", r"Could not determine device placement for \S",
+    r"' device marked unhealthy: \S", r"Skipping non-nvmlEventTypeXidCriticalError event: ", r"Could not determine device placement for \S",
     r"unable to get device handle from UUID: ", r"unable to determine the supported events for \S",
     r"Marking device \S+ as unhealthy: ", r"; marking all devices as unhealthy", r"Allocate failed due to ", r"Could not start device plugin for '[^']+': ",
     r"Error while dialing:? dial unix \S*/device-plugins/",

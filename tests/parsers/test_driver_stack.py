@@ -341,3 +341,14 @@ def test_query_gpu_active_mask_decodes_reasons():
     r = _parse(nvidia_smi_util, "nvidia_smi_util/query-gpu.csv")
     active = {(f.pci_bus_id, f.reason) for f in r.facts if f.kind == "gpu_clock_reason" and f.active}
     assert active == {("0000:00:06.0", "gpu_idle"), ("0000:00:07.0", "gpu_idle")}
+
+
+def test_device_plugin_skipped_nvml_events():
+    # NVIDIA/k8s-device-plugin#1014: the health check skips NVML's double-bit ECC event (EventType:2)
+    r = _parse(k8s_device_plugin, "k8s_device_plugin/k8sdp1014_skipped_double_bit_ecc_event.log")
+    assert [(f.evidence.line, f.event_type, f.event, f.event_data) for f in r.facts] == [(1, 2, "double_bit_ecc", 0)]
+    assert r.lines_used == 1
+    # the DRA driver's form (device_health.go's format, filled in): a single-bit (corrected) event
+    r = _parse(k8s_device_plugin, text="I0101 00:00:00.000000       1 device_health.go:200] Skipping non-nvmlEventTypeXidCriticalError "
+                                        "event: Data=0, Type=1, GI=4294967295, CI=4294967295\n")
+    assert [(f.event_type, f.event) for f in r.facts] == [(1, "single_bit_ecc")]
