@@ -247,6 +247,33 @@ def test_an_nccl_version_or_setting_alone_is_no_health_claim(ruleset, tmp_path, 
     assert [f.kind for f in rep.coverage.files] == ["nccl_log"] and not rep.coverage.unrecognised
 
 
+@pytest.mark.parametrize("source, line, kind", [
+    # an nccl-tests header with no row, no footer's failure: no collective was measured
+    ("nccl_tests/allreduce_bad_ifname_json_g2.txt", "# nccl-tests version 2.19.6 nccl-headers=22803 nccl-library=22803", "nccl_tests"),
+    # gpu-burn's start, before any result or verdict
+    ("gpu_burn/superbench_a100x8_ok.log", "Initialized device 3 with 81251 MB of memory (80493 MB available, using 72443 MB of it), "
+     "using DOUBLES, using Tensor Cores", "gpu_burn"),
+    # the head of the driver's report of an event, the Xid after it cut off
+    ("kernel_log/dmesg_xid79_sxid.log", "[6781741.548768] NVRM: GPU at PCI:0000:91:00: GPU-b6c3b2be-c55b-d076-fa0e-d464e4c7e08b",
+     "kernel_log"),
+    # an nvidia-smi -q section's header, nothing under it and no GPU named
+    ("nvidia_smi_q/nvidia-smi-q-ROW_REMAPPER.txt", "    Remapped Rows", "nvidia_smi_q"),
+    ("nvidia_smi_q/nvidia-smi-q-PERFORMANCE-after.txt", "    Clocks Event Reasons", "nvidia_smi_q"),
+    # systemctl status's head names the unit, not its state (the glyph of a failed one, at that)
+    ("fabric_manager_log/nvls_recovery_h100_systemctl_status_failed_signal.txt",
+     "\u00d7 nvidia-fabricmanager.service - NVIDIA fabric manager service", "fabric_manager_log"),
+])
+def test_a_fragment_that_shows_no_result_is_no_health_claim(ruleset, tmp_path, source, line, kind):
+    # each read HEALTHY alone ("checked: nccl", "gpu, gpu_memory", every GPU component): a one-line sampling audit
+    # of the readers' fixtures (session 16) found them; the line is real (the fixture named)
+    assert line in (ART / source).read_text()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "paste.txt").write_text(line + "\n")
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    assert rep.verdict == "inconclusive", rep.reason
+    assert [f.kind for f in rep.coverage.files] == [kind]
+
+
 def test_a_node_with_nothing_that_checks_its_gpus_keeps_the_bundle_from_healthy(ruleset, tmp_path):
     b = _copy(tmp_path, A)
     (b / "node2").mkdir()

@@ -164,8 +164,7 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(FabricManagerStatus, n, status="stopped")
             used = True
         elif _UNIT_HEAD.search(line):
-            unit_block = n
-            used = True
+            unit_block = n  # the unit's head names it, not its state (its Active: line does): alone it checks nothing
         elif n - unit_block <= 6 and (a := _ACTIVE.match(line)) is not None:
             state = {"active": "unit_active", "failed": "unit_failed"}.get(a["state"], "unit_inactive")
             b.add(FabricManagerStatus, n, status=state, detail=a["sub"])

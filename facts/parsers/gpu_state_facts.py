@@ -312,6 +312,10 @@ def _nums(b: FactBuilder, values: dict[str, tuple[str, int]], table: tuple[tuple
 
 def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> None:
     values = rec.values
+    if not values and not rec.reasons and not rec.ecc and rec.pci_bus_id.startswith("unknown-"):
+        # a section header pasted alone ("    Remapped Rows", "    Clocks Event Reasons"): no GPU
+        # named, nothing read of one; an empty gpu_info would claim the GPU checked (a false HEALTHY)
+        return
     r = _Reader(b, values)
     bus = rec.pci_bus_id
     b.add(GpuInfo, rec.line, node=node, pci_bus_id=bus, index=rec.index,

@@ -47,12 +47,13 @@ _SET = re.compile(r"\bNCCL_[A-Z0-9_]+=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&]*)")
 # what may come before it on its line, by form (a shell prompt: "(env) user@host:/dir$ ", "[u@h dir]$ ", "root@h:~# ", "$ ";
 # a bare "# " is a comment: "# export NCCL_DEBUG=INFO" is a setting switched off, as job scripts keep them)
 _PROMPT = r"(?:\([\w.-]+\)\s+)?(?:(?:\[[^\]\n]{1,120}\]|[\w.@-]+(?::[^\s$#]*)?)[$#]|\$)\s+"
-_ASSIGN = r"(?:[A-Za-z_]\w*=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&]*)\s+)*"
+_ASSIGN = r"(?:[A-Za-z_]\w*=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&]*)[ \t]+)*"
 _EXPORT_BEFORE = re.compile(r"(?:^\s*|`)(?:" + _PROMPT + r")?export\s+$")
 _PREFIX_BEFORE = re.compile(r"(?:^\s*|`)(?:" + _PROMPT + r")?(?:env\s+)?" + _ASSIGN + r"$")
 _MPI_X_BEFORE = re.compile(r"(?:^|\s)-x\s+$")
-# after a prefix assignment: more assignments, then a command word
-_COMMAND_AFTER = re.compile(r"\s+" + _ASSIGN + r"[\w./~$-]")
+# after a prefix assignment, on its line: more assignments, then a command word (a listing's next
+# line "NCCL_DEBUG=INFO" is no command: NVIDIA/nccl#278's settings, one a line, read as none)
+_COMMAND_AFTER = re.compile(r"[ \t]+" + _ASSIGN + r"[\w./~$-]")
 # Slurm's list, split on commas:  --export=ALL,NCCL_SOCKET_IFNAME=ib0 ray start ...   #SBATCH --export=ALL,NCCL_DEBUG=INFO,...
 _SLURM_EXPORT = re.compile(r"--export[= ](?P<list>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&])*NCCL_[A-Z0-9_]+=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&])*)")
 _SLURM_ITEM = re.compile(r"(?:^|,)(?P<name>NCCL_[A-Z0-9_]+)=(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^,]*)")

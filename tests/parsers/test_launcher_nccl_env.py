@@ -52,6 +52,8 @@ def test_real_launch_lines(name, expected):
     "node013:37715:38896 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n",  # NCCL's confirmation: nccl_env
     "Did you try setting `NCCL_SOCKET_IFNAME=eno1,eth0` ?\n",  # a suggestion in prose
     "# srun --export=ALL,NCCL_DEBUG=INFO python train.py\n",   # a Slurm launch commented out
+    # settings listed one a line (NVIDIA/nccl#278, harvest 2205): the next line's assignment is no command
+    "NCCL_SOCKET_IFNAME=enP1p1s0f0,enP1p1s0f1\nNCCL_DEBUG=INFO\nNCCL_SOCKET_NTHREADS=2\nNCCL_NSOCKS_PERTHREAD=2\n",
 ])
 def test_not_a_launch(text):
     assert settings(text) == []
