@@ -193,13 +193,23 @@ def _entry(fb: FactBuilder, artefact: Artefact, n: int, issue: str, body: list[s
 _HEAD = re.compile(r"^[ \t]*(?:#\d{1,6}-\d{1,9} \([0-9a-f]{1,16}\) (?:INCOMPLETE|ERROR|MISMATCH)|DEAD|INCOMPLETE|TIMEOUT)[ \t\r]*$", re.M)
 
 
+def _list(value) -> list:
+    """A JSON value that should be a list: itself, else none (a report of another shape names no rank)."""
+    return value if isinstance(value, list) else []
+
+
+def _dict(value) -> dict:
+    """A JSON value that should be an object: itself, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
 def _json_report(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     """The JSON report: per communicator, its missing ranks (dead or unresponsive) and the ranks whose
     initialization or asynchronous state is an error. A report cut short (not JSON) makes no fact."""
     text = artefact.text
     try:
         report = json.loads(text[text.index("{"):text.rindex("}") + 1])
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested thousands deep
         return
     comms = report.get("communicators") if isinstance(report, dict) else None
     for comm in comms if isinstance(comms, list) else ():
@@ -209,9 +219,9 @@ def _json_report(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> No
         at = text.find(f'"{chash}"') if chash else -1
         n = artefact.line_of(at) if at >= 0 else 1
         short = chash.removeprefix("0x").rjust(16, "0") if chash else None
-        missing = [m for m in comm.get("missing_ranks") or () if isinstance(m, dict)]
+        missing = [m for m in _list(comm.get("missing_ranks")) if isinstance(m, dict)]
         if missing:
-            dead = [m for m in missing if (m.get("status") or {}).get("considered_dead")]
+            dead = [m for m in missing if _dict(m.get("status")).get("considered_dead")]
             named = dead or missing
             nodes = [str(m.get("host")) for m in named if m.get("host")]
             result.lines_used += 1
@@ -220,10 +230,10 @@ def _json_report(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> No
                    detail=f"{len(missing)} of {comm.get('size')} ranks missing" + (f", {len(dead)} considered dead" if dead else ""),
                    ranks=_join([str(m.get("rank")) for m in named]), processes=_join([str(m.get("pid")) for m in named if m.get("pid")]),
                    nodes=_join(nodes))
-        failed = [r for r in comm.get("ranks") or () if isinstance(r, dict)
-                  and any(((r.get("status") or {}).get(k) or 0) not in (0, 7) for k in ("init_state", "async_error"))]
+        failed = [r for r in _list(comm.get("ranks")) if isinstance(r, dict)
+                  and any((_dict(r.get("status")).get(k) or 0) not in (0, 7) for k in ("init_state", "async_error"))]
         if failed:
-            codes = [((r.get("status") or {}).get("async_error") or 0) or ((r.get("status") or {}).get("init_state") or 0) for r in failed]
+            codes = [(_dict(r.get("status")).get("async_error") or 0) or (_dict(r.get("status")).get("init_state") or 0) for r in failed]
             result.lines_used += 1
             fb.add(NcclRasIssue, n, issue="comm_error", comm_hash=short, count=len(failed),
                    detail=f"errors on {len(failed)} of {comm.get('size')} ranks", ranks=_join([str(r.get("rank")) for r in failed]),
