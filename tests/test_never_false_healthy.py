@@ -247,6 +247,16 @@ def test_an_nccl_version_or_setting_alone_is_no_health_claim(ruleset, tmp_path, 
     assert [f.kind for f in rep.coverage.files] == ["nccl_log"] and not rep.coverage.unrecognised
 
 
+def test_a_watchdog_dump_for_a_collective_timeout_alone_is_a_fault(ruleset, tmp_path):
+    # PyTorch 2.6's form ('... from this local rank'): read as a progress count only, it was HEALTHY
+    line = next(ln for ln in (ART / "torch_log" / "watchdog_torch26_failure_detected.log").read_text().splitlines()
+                if "Received a dump signal due to a collective timeout from this local rank" in ln)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "paste.txt").write_text(line + "\n")
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    assert rep.verdict == "faulty" and rep.findings[0].cause == "nccl_timeout", [f.summary for f in rep.findings]
+
+
 @pytest.mark.parametrize("source, line, kind", [
     # an nccl-tests header with no row, no footer's failure: no collective was measured
     ("nccl_tests/allreduce_bad_ifname_json_g2.txt", "# nccl-tests version 2.19.6 nccl-headers=22803 nccl-library=22803", "nccl_tests"),
@@ -262,6 +272,8 @@ def test_an_nccl_version_or_setting_alone_is_no_health_claim(ruleset, tmp_path, 
     # systemctl status's head names the unit, not its state (the glyph of a failed one, at that)
     ("fabric_manager_log/nvls_recovery_h100_systemctl_status_failed_signal.txt",
      "\u00d7 nvidia-fabricmanager.service - NVIDIA fabric manager service", "fabric_manager_log"),
+    # the NVML library's version, the line after a 'Driver/library version mismatch'
+    ("nvml_init/video2x1226_mismatch_library_version.txt", "NVML library version: 565.57", "nvml_init"),
 ])
 def test_a_fragment_that_shows_no_result_is_no_health_claim(ruleset, tmp_path, source, line, kind):
     # each read HEALTHY alone ("checked: nccl", "gpu, gpu_memory", every GPU component): a one-line sampling audit

@@ -46,10 +46,12 @@ FORMS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("failure detected by watchdog at work sequence id", "failure_at_work",
      re.compile(r"failure detected by watchdog at work sequence id: (?P<seq>\d+)")),
     # ... Received a dump signal due to a collective timeout from  rank 0 and we will try our best to dump the debug info. ...
+    # [rank0]:[E1213 17:24:49.328237228 ProcessGroupNCCL.cpp:1858] [PG ID 0 PG GUID 0(default_pg) Rank 0] Received a dump signal due to a
+    #   collective timeout from this local rank and we will try our best to dump the debug info. ...   (2.6: fixtures/artefacts/torch_log/watchdog_torch26_failure_detected.log)
     # ... Received a dump signal from this local rank and will start to dump the debug info. ...
     # ... Observed flight recorder dump signal from another rank via TCPStore.
     ("dump signal", "dump_signal",
-     re.compile(r"Received a dump signal (?:due to a collective timeout from\s+rank (?P<from>\d+)|from )"
+     re.compile(r"Received a dump signal (?:due to a collective timeout from\s+(?:rank (?P<from>\d+)|this local rank)|from )"
                 r"|Observed flight recorder dump signal from another rank")),
     # [E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, ...
     ("Some NCCL operations have failed or timed out", "failed_ops",
