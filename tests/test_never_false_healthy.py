@@ -274,6 +274,11 @@ def test_a_watchdog_dump_for_a_collective_timeout_alone_is_a_fault(ruleset, tmp_
      "\u00d7 nvidia-fabricmanager.service - NVIDIA fabric manager service", "fabric_manager_log"),
     # the NVML library's version, the line after a 'Driver/library version mismatch'
     ("nvml_init/video2x1226_mismatch_library_version.txt", "NVML library version: 565.57", "nvml_init"),
+    # nvidia-smi's table banner and column heads, no GPU's row under them
+    ("nvidia_smi_table/device_plugin60_r390_gtx1080.txt",
+     "| NVIDIA-SMI 390.25                 Driver Version: 390.25                    |\n"
+     "|-------------------------------+----------------------+----------------------+\n"
+     "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |", "nvidia_smi_table"),
 ])
 def test_a_fragment_that_shows_no_result_is_no_health_claim(ruleset, tmp_path, source, line, kind):
     # each read HEALTHY alone ("checked: nccl", "gpu, gpu_memory", every GPU component): a one-line sampling audit
