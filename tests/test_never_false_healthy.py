@@ -274,6 +274,9 @@ def test_a_watchdog_dump_for_a_collective_timeout_alone_is_a_fault(ruleset, tmp_
      "\u00d7 nvidia-fabricmanager.service - NVIDIA fabric manager service", "fabric_manager_log"),
     # the NVML library's version, the line after a 'Driver/library version mismatch'
     ("nvml_init/video2x1226_mismatch_library_version.txt", "NVML library version: 565.57", "nvml_init"),
+    # NCCL 2.3's INFO that no external net plugin was found (NCCL then uses its own transports)
+    ("nccl_log/net_plugin_unable_to_load_2.3_title.log",
+     "Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: No such file or directory", "nccl_log"),
     # nvidia-smi's table banner and column heads, no GPU's row under them
     ("nvidia_smi_table/device_plugin60_r390_gtx1080.txt",
      "| NVIDIA-SMI 390.25                 Driver Version: 390.25                    |\n"
