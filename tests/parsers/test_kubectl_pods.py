@@ -209,3 +209,12 @@ def test_a_describe_cut_above_controlled_by_is_told_by_its_daemonset():
     renamed = kubectl_pods.parse(Artefact(path="t", text=text.replace("Init Containers:", "Name:  train-0\nInit Containers:"),
                                           node="n1"))
     assert {f.gpu_stack_role for f in renamed.facts} == {None}
+
+
+def test_gang_scheduler_waiting_event_is_read_as_its_event():
+    """volcano-sh/volcano#1094: Volcano's PodGroup event of a job waiting for resources (cache.go RecordJobStatusEvent,
+    "%v/%v tasks in gang unschedulable: %v") is a Warning row like any other, its source the scheduler's name (what a rule for a job
+    waiting in its queue would match); the conditions above it (indented Reason/Message) give no fact."""
+    (f,) = _parse(kubectl_pods, "kubectl_pods/volcano1094_podgroup_gang_unschedulable.txt").facts
+    assert (f.evidence.line, f.reason, f.source, f.count, f.insufficient_gpu) == (13, "Unschedulable", "volcano", 78789, False)
+    assert f.message.startswith("1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable")
