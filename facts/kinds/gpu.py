@@ -274,6 +274,7 @@ class GpuListed(Fact):
     index: int
     name: str
     uuid: str
+    task: str | None = None  # the label of the task that printed it ("PROCID=1", srun -l's "1")
 
 
 @fact_kind
@@ -433,6 +434,8 @@ class NvmlInitFailure(Fact):
     #: printed inside a container: by dcgm-exporter (its own message form, or a log that holds its start
     #: line), which runs as a container
     container: bool = False
+    #: the label of the task that printed it, where each task of a step labels its output ("PROCID=2")
+    task: str | None = None
 
 
 @fact_kind

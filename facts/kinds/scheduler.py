@@ -376,6 +376,20 @@ class SlurmGresRequestInvalid(Fact):
 
 
 @fact_kind
+class SlurmGresAllocated(Fact):
+    """Which devices of a GRES slurmd's log says a job step was given (its gres_job_state dump:
+    ``gres_bit_alloc[<node>]:<indexes> of <count>``): context for what a task then sees."""
+
+    kind: Literal["slurm_gres_allocated"] = "slurm_gres_allocated"
+    step: str  # "6333.0", "6333.extern", "" where the line names none
+    gres: str  # "gpu"
+    gres_type: str | None = None  # "RTX_A5000"
+    node_index: int  # the job's node the bitmap is of (0: its first)
+    devices: str  # the device indexes as printed: "0,2", "0-3"; "NULL" for none
+    of: int  # how many devices of the GRES the node has
+
+
+@fact_kind
 class SlurmMpiTypeUnavailable(Fact):
     """srun (or slurmstepd) could not load the MPI plugin a step asked for (--mpi=<type>, MpiDefault):
     this Slurm has no mpi/<type> plugin, or it cannot be loaded."""

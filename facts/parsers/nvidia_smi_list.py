@@ -7,8 +7,16 @@ printing the list, NVIDIA/nccl-tests#300; the command line in front is its paste
     GPU 0: NVIDIA A100 80GB PCIe (UUID: GPU-e7b3bccd-51ac-85a4-b4cd-54a40b14ddb1)
     GPU 1: NVIDIA A100 80GB PCIe (UUID: GPU-989d4723-8384-4046-39ce-b8535b6b92da)
 
-Facts: ``gpu_listed`` per GPU line (``index``, ``name``, ``uuid``; a list printed twice, as by
-two tasks, gives each line's fact). A listing says which GPUs the driver enumerates and nothing of
+Each task of a job step may print its own list behind a label of its own making (an ``echo`` of
+its rank, NVIDIA/deepops#1102, Slurm 21.08 tasks in pyxis/enroot containers, the quotes its
+paste's), or srun's ``-l`` label; nvidia-smi says ``No devices found.`` where it enumerates none
+(:mod:`nvml_init` reads that line)::
+
+    "PROCID=0: No devices found."
+    "PROCID=1: GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-02348a17-a825-300c-0336-48e33d0dadb2)"
+
+Facts: ``gpu_listed`` per GPU line (``index``, ``name``, ``uuid``, ``task``: the task's label
+where one is printed; a list printed twice, as by two tasks, gives each line's fact). A listing says which GPUs the driver enumerates and nothing of
 their health, so it checks no component (knowledge/coverage.yaml). ``nvidia-smi nvlink`` and
 gpu-burn print the same ``GPU N: ...`` line: a GPU line followed by an indented line (``Link 0:
 ...``) is nvlink's header, and a text gpu-burn's reader recognises is its report; neither is read
@@ -24,8 +32,11 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, i
 
 KIND = "nvidia_smi_list"
 
+# A task's label before its output: a rank echoed as NAME=N (or srun -l's bare N), then ": "
+# PROCID=1: GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-02348a17-a825-300c-0336-48e33d0dadb2)     (NVIDIA/deepops#1102)
+TASK_LABEL = r"(?:(?P<task>(?:[A-Za-z_][A-Za-z0-9_]{0,30}=)?\d{1,6}): )?"
 # GPU 0: NVIDIA A100 80GB PCIe (UUID: GPU-e7b3bccd-51ac-85a4-b4cd-54a40b14ddb1)
-_GPU = re.compile(r"^GPU (?P<index>\d{1,3}): (?P<name>[^\n]{1,120}?) \(UUID: (?P<uuid>GPU-[0-9a-fA-F-]{36})\)[ \t]*\r?$", re.M)
+_GPU = re.compile(r"^" + TASK_LABEL + r"GPU (?P<index>\d{1,3}): (?P<name>[^\n]{1,120}?) \(UUID: (?P<uuid>GPU-[0-9a-fA-F-]{36})\)[ \t]*\r?$", re.M)
 # the line under it when another tool printed the header:  "\t Link 0: 25 GB/s"
 _INDENTED = re.compile(r"[ \t]+\S")
 
@@ -50,7 +61,7 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     for n, m in _own(artefact):
-        b.add(GpuListed, n, index=int(m["index"]), name=m["name"].strip(), uuid=m["uuid"])
+        b.add(GpuListed, n, index=int(m["index"]), name=m["name"].strip(), uuid=m["uuid"], task=m["task"])
         result.lines_used += 1
     return result
 

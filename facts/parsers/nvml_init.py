@@ -18,6 +18,11 @@ that nvidia-smi cannot list)::
     nvidia-smi: error while loading shared libraries: libnvidia-ml.so.1: cannot open shared object file: No such file or directory
     No devices were found
 
+``nvidia-smi -L`` says the same in its own words, each task of a step behind its label where the
+tasks label their output (NVIDIA/deepops#1102; the label is the fact's ``task``)::
+
+    PROCID=2: No devices found.
+
 A GPU that NVML initialised around but cannot reach is a per-device failure: nvidia-smi's
 ``Unable to determine the device handle`` line (the GPU named by bus id, by index, or both, per
 driver generation; rwth-i6/returnn#1486 and public samples), and a monitoring tool's NVML query
@@ -58,6 +63,7 @@ from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live 
     NvmlDeviceError, NvmlInitFailure, NvmlLibraryVersion,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.nvidia_smi_list import TASK_LABEL
 
 KIND = "nvml_init"
 
@@ -90,8 +96,9 @@ _LIB_VERSION = re.compile(r"NVML library version: (?P<version>\d+\.\d+(?:\.\d+)?
 _SMI_NO_DRIVER = re.compile(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver[^\n]*")
 # nvidia-smi: error while loading shared libraries: libnvidia-ml.so.1: cannot open shared object file: No such file or directory
 _NO_LIBRARY = re.compile(r"libnvidia-ml\.so(?:\.1)?: cannot open shared object file[^\n\\]*")
-# No devices were found
-_NO_DEVICES = re.compile(r"^\s*No devices were found\s*$", re.M)
+# No devices were found                 (nvidia-smi)
+# PROCID=2: No devices found.           (nvidia-smi -L, a task's label before it: NVIDIA/deepops#1102)
+_NO_DEVICES = re.compile(r"^\s*" + TASK_LABEL + r"No devices (?:were )?found\.?\s*$", re.M)
 _BDF = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
 # Unable to determine the device handle for GPU0000:03:00.0: Unknown Error              (older drivers)
 # Unable to determine the device handle for GPU1: 0000:34:00.0: Unknown Error           (index, then bus id)
@@ -155,7 +162,7 @@ _POD_RESTARTING = re.compile(r"\bcrash ?loop ?back-?off\b", re.I)
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_FAILED, _INIT_FAILED, _BARE, _GO_ERROR, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY,
                                      _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT))
-                  + r"|^\s*No devices were found\s*$", re.M)
+                  + r"|^\s*(?:(?:[A-Za-z_][A-Za-z0-9_]{0,30}=)?\d{1,6}: )?No devices (?:were )?found\.?\s*$", re.M)
 
 #: lowercased fragments of NVML's error strings (nvmlErrorString, the Go bindings' ERROR_* names,
 #: nvidia-smi's own wording) -> reason; the first that occurs wins
@@ -201,7 +208,7 @@ def detect(head: str) -> bool:
     if not ("Failed to initialize NVML" in head or "Failed to start nvml" in head or "NVML library version" in head
             or "Cannot init NVML library" in head or "nvml init failed" in head.lower()
             or "Error: nvml: " in head
-            or "NVIDIA-SMI has failed" in head or "No devices were found" in head or "libnvidia-ml.so" in head
+            or "NVIDIA-SMI has failed" in head or "No devices " in head or "libnvidia-ml.so" in head
             or "device handle" in head or "ERROR_" in head or "GPU is lost" in head or "Unknown Error" in head
             or "GPU requires reset" in head or "NVML: " in head or "NVML error" in head):
         return False
@@ -275,8 +282,9 @@ def parse(artefact: Artefact) -> ParseResult:
                       gpu_index=int(idx["index"]))
             else:
                 b.add(NvmlInitFailure, n, reason=reason, message=msg, source="nvml")
-        elif _NO_DEVICES.match(line):
-            b.add(NvmlInitFailure, n, reason="no_devices", message="No devices were found", source="nvidia-smi")
+        elif (m := _NO_DEVICES.match(line)) is not None:
+            said = line[m.end("task") + 2:] if m["task"] else line  # as printed, after the task's label
+            b.add(NvmlInitFailure, n, reason="no_devices", message=said.strip(), source="nvidia-smi", task=m["task"])
         elif n in versions:
             b.add(NvmlLibraryVersion, n, version=versions[n])
         else:

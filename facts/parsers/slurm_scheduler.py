@@ -86,7 +86,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
-    SlurmGpuAutodetectUnavailable, SlurmGresCountLow, SlurmGresRequestInvalid, SlurmMigWithoutInstances,
+    SlurmGpuAutodetectUnavailable, SlurmGresAllocated, SlurmGresCountLow, SlurmGresRequestInvalid, SlurmMigWithoutInstances,
     SlurmMpiTypeUnavailable, SlurmNodeUnavailable,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
@@ -268,6 +268,7 @@ def parse(artefact: Artefact) -> ParseResult:
     block: dict = {}
     log = _CtldLog(b)
     mpi_types: set[str] = set()
+    gres_of: dict[str, tuple[str, str | None]] = {}  # step -> (GRES, type) of its gres_job_state dump
     for no, line in enumerate(artefact.lines, 1):
         if _R_HEADER.match(line) or _N_HEADER.match(line):
             result.lines_used += 1
@@ -335,6 +336,15 @@ def parse(artefact: Artefact) -> ParseResult:
         elif (m := _MIG_NONE.search(line)) is not None:
             result.lines_used += 1
             b.add(SlurmMigWithoutInstances, no, stopped=m["level"] == "fatal")
+        elif ("gres" in line or "node_cnt:" in line) and (m := _GRES_DUMP.search(line)) is not None:
+            result.lines_used += 1
+            step = m["step"] or ""
+            if m["name"]:  # the dump's head: which GRES of which step the lines under it are of
+                gres_of[step] = (m["name"], m["type"])
+            elif m["bits"]:
+                name, gtype = gres_of.get(step, ("gpu", None))
+                b.add(SlurmGresAllocated, no, step=step, gres=name, gres_type=gtype, node_index=int(m["idx"]),
+                      devices=m["bits"], of=int(m["of"]))
     _scontrol_block(b, block)
     log.finish()
     return result
@@ -345,7 +355,17 @@ _SIGNATURE_STATE = re.compile(r"^\s*State=(?:IDLE|ALLOCATED|ALLOC|MIXED|DOWN|ERR
 # gres/gpu count repor       (and the whole reasons of _GRES_COUNT above)
 _SIGNATURE_GRES = re.compile(r"gres/[\w-]{1,32}(?::[^\s(]{1,64})? count (?:r|t)")
 
-_DETECT = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES, _REQUEST, _AUTODETECT, _INVAL, _MIG_NONE, _MPI_TYPE)
+# slurmd's debug dump of a step's GRES (gres_job_state), its head and the lines under it (NVIDIA/deepops#1102):
+# [2022-02-26T15:03:00.736] [6333.0] gres_job_state gres:gpu(7696487) type:RTX_A5000(2408090051) job:6333 flags:
+# [2022-02-26T15:03:00.736] [6333.0]   total_gres:2
+# [2022-02-26T15:03:00.736] [6333.0]   gres_bit_alloc[0]:0,2 of 4
+_GRES_DUMP = re.compile(
+    r"(?:\[(?P<step>\d{1,12}\.(?:\d{1,10}|batch|extern|interactive))\] +)?(?:gres_job_state gres:(?P<name>[\w-]{1,32})\(\d+\)"
+    r"(?: type:(?P<type>[^\s(]{1,64})\(\d+\))? job:\d+|gres_bit_alloc\[(?P<idx>\d{1,6})\]:(?P<bits>[\d,-]{1,200}|NULL) of (?P<of>\d{1,6})"
+    r"|(?:total_gres|node_cnt|gres_cnt_node_alloc\[\d{1,6}\]|gres_cnt_step_alloc\[\d{1,6}\]|gres_bit_step_alloc\[\d{1,6}\]):)")
+
+_DETECT = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES, _REQUEST, _AUTODETECT, _INVAL, _MIG_NONE, _MPI_TYPE,
+           re.compile(r"\bgres_job_state gres:"))
 # slurmctld's node lines, each behind a literal of its own (a regex over every position of a large file costs)
 _DETECT_GATED = ((" not responding", _NOT_RESPONDING), ("_slurm_rpc_node_registration node=", _REGISTRATION),
                  (" has low ", _LOW))
@@ -356,4 +376,4 @@ SIGNATURES = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES,
               r"configured (?:to autodetect|with) nvml functionality", r"Configured with (?:rsmi|oneAPI), but ",
               r"Setting node \S+ state to (?:INVAL|DRAIN|DOWN)\b", r"MIG mode is enabled, but no MIG devices were found",
               r"error: Nodes \S+ not responding", r"_slurm_rpc_node_registration node=", r"Node \S+ has low (?:real_memory|socket|cpu|tmp_disk)",
-              _MPI_TYPE)
+              _MPI_TYPE, r"\bgres_job_state gres:")

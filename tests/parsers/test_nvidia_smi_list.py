@@ -38,3 +38,21 @@ def test_gpu_burn_report_is_its_own():
     # gpu-burn's report opens with the same GPU lines: gpu_burn reads them
     text = (ART / "gpu_burn/gpu_burn48_gtx1080_x2.txt").read_text()
     assert not nvidia_smi_list.detect(text) and _parse(text).facts == []
+
+
+def test_tasks_labelled_listing_and_no_devices():
+    # NVIDIA/deepops#1102: each task labels its own nvidia-smi -L; three of four list no GPU
+    from stethoscope.facts.parsers import nvml_init
+    text = (ART / "nvidia_smi_list/deepops1102_tasks_in_containers_no_devices.txt").read_text()
+    art = Artefact(path="srun.txt", text=text, node="node1")
+    art.normalise()  # the paste's quotes off
+    got = [(f.evidence.line, f.index, f.task) for f in nvidia_smi_list.parse(art).facts]
+    assert got == [(4, 0, "PROCID=1")]
+    none = [(f.evidence.line, f.reason, f.task, f.message) for f in nvml_init.parse(art).facts]
+    assert none == [(1, "no_devices", "PROCID=2", "No devices found."), (2, "no_devices", "PROCID=3", "No devices found."),
+                    (3, "no_devices", "PROCID=0", "No devices found.")]
+
+
+def test_a_label_is_a_tasks_number_not_any_word():
+    # "host: GPU 0: ..." (pdsh's host label) is not a task's: it names another node
+    assert _parse("node7: GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-02348a17-a825-300c-0336-48e33d0dadb2)\n").facts == []

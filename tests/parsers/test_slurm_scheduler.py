@@ -184,3 +184,13 @@ def test_other_plugins_and_the_echo_alone_give_no_mpi_fact():
             "srun: error: MPI: Unable to load any plugin\n")
     assert [f for f in p.parse(Artefact(path="t", text=text, node="n1")).facts
             if f.kind == "slurm_mpi_type_unavailable"] == []
+
+
+def test_slurmd_gres_job_state_dump():
+    # NVIDIA/deepops#1102: slurmd's debug dump of what each step was given (GPUs 0 and 2 of 4)
+    text = (FIX / "deepops1102_slurmd_gres_job_state.log").read_text()
+    assert p.detect(text)
+    r = parse_text(text)
+    got = [(f.evidence.line, f.step, f.gres, f.gres_type, f.node_index, f.devices, f.of) for f in r.facts]
+    assert got == [(5, "6333.extern", "gpu", "RTX_A5000", 0, "0,2", 4), (14, "6333.0", "gpu", "RTX_A5000", 0, "0,2", 4)]
+    assert r.lines_used == 10  # the two dumps' lines; the cgroup and launch lines are not the dump's
