@@ -147,24 +147,38 @@ _PLANS_KEPT = 64
 _UNPLANNED = object()
 
 
+#: <gpu id="00000000:18:00.0"> -> 0000:18:00.0: a fleet's nodes repeat the same bus ids
+_BUS_IDS: dict[str, str] = {}
+
+
+def _bus_id(raw: str) -> str:
+    if (bus := _BUS_IDS.get(raw)) is None:
+        if len(_BUS_IDS) >= 4096:
+            _BUS_IDS.clear()
+        bus = _BUS_IDS[raw] = try_pci_bus_id(raw) or "unknown"
+    return bus
+
+
 def _plain(text: str) -> bool:
     """Every ``<`` of ``text`` opens a plain start or end tag that ends in it."""
     return text.count("<") == len(PLAIN_TAG.findall(text))
 
 
 def feed(reader: Any, doc: str, final: bool, first_line: int, limits: tuple[int, int], gpu: Any,
-         take: Callable[[GpuRecord, tuple[str, ...], str, int], None], target: Callable) -> None:
+         take: Callable[[GpuRecord, tuple[str, ...], str, int], None], target: Callable) -> int | None:
     """``reader.parser.Parse(doc, final)`` (nvidia_smi_xml._Reader), with each ``<gpu>`` element
     that repeats the first one's layout read from its plan (module docstring). ``limits``: the
     depth and element limits; ``gpu``: the reader's path of a ``<gpu>``; ``take``: what it does
     with a leaf whose path is no record key; ``target``: where ``take`` puts a leaf of a path
-    (nvidia_smi_xml._target: a plan's columns)."""
+    (nvidia_smi_xml._target: a plan's columns). Returns the line ends of ``doc``, counted as it
+    went (a plan knows its element's), or None where it handed all of ``doc`` to expat."""
     max_depth, max_elements = limits
     parse = reader.parser.Parse
     s = doc.find('<gpu id="')
-    if s == -1 or "<!" in doc or "<?" in doc:
+    # (a one-character search first: memchr, where "<!" in a 200 kB document costs ~0.15 ms)
+    if s == -1 or ("!" in doc and "<!" in doc) or ("?" in doc and "<?" in doc):
         parse(doc, final)
-        return
+        return None
     plan: _Plan | None = None
     pos, line = 0, first_line  # the line of doc[pos]
     while s != -1:
@@ -189,7 +203,7 @@ def feed(reader: Any, doc: str, final: bool, first_line: int, limits: tuple[int,
         line += head.count("\n")
         depth, elements = reader.state()
         if depth == 1 and elements + plan.elements <= max_elements and body[0::2] == plan.between:
-            reader.records.append(rec := GpuRecord(pci_bus_id=try_pci_bus_id(m[1]) or "unknown", line=line))
+            reader.records.append(rec := GpuRecord(pci_bus_id=_bus_id(m[1]), line=line))
             values, texts = rec.values, body[1::2]
             if (cols := plan.columns) is not None:
                 cols.fill(rec, texts, line, str.strip, take)
@@ -202,12 +216,13 @@ def feed(reader: Any, doc: str, final: bool, first_line: int, limits: tuple[int,
                     else:
                         values[what] = (text, line + below)
             reader.count(plan.elements)
-            parse("\n" * plan.newlines, False)
+            reader.skip(plan.newlines)
             line += plan.newlines
         else:  # not at the top of the log, past a limit, or laid out otherwise: expat reads it
             parse(doc[s:e], False)
             line += doc.count("\n", s, e)
         pos = e
         s = doc.find('<gpu id="', pos)
-    parse(doc[pos:], final)
+    parse(tail := doc[pos:], final)
+    return line - first_line + tail.count("\n")
 
