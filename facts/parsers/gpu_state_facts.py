@@ -20,7 +20,7 @@ from typing import Any
 
 from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live in facts/kinds
     GpuClockReason, GpuClocks, GpuEccCount, GpuEccMode, GpuEccThreshold, GpuFabric, GpuFact, GpuInfo,
-    GpuMemoryRepair, GpuPcieLink, GpuPower, GpuRetiredPages, GpuRowRemap, GpuTemperature,
+    GpuMemoryRepair, GpuPcieLink, GpuPower, GpuRetiredPages, GpuRowRemap, GpuTemperature, GpuUsage,
 )
 from stethoscope.facts.parsers.base import FactBuilder
 
@@ -327,6 +327,66 @@ def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> N
           reset_required=r.flag("info.reset_required", "Reset Required"),
           drain_and_reset_recommended=r.flag("info.drain_and_reset", "Drain and Reset Recommended"))
 
+    _emit_state(b, rec, r, node)
+
+
+#: the facts of a GPU's state but gpu_info, by what they are read from (_state_key): a fleet
+#: node's GPUs print the same readings on the same lines below their GPU line (~45 us a GPU
+#: of reading values and building keywords, against ~10 us to make the key)
+_STATES: dict[tuple, list[tuple[type, int, dict[str, Any]]]] = {}
+_STATES_KEPT = 256
+_RAW, _AT = itemgetter(0), itemgetter(1)
+_REASON, _REASON_AT = itemgetter(0, 1, 3), itemgetter(2)
+_ECC, _ECC_AT = itemgetter(0, 1, 2, 3), itemgetter(4)
+#: record keys read by gpu_info alone that differ GPU by GPU
+_PER_GPU = ("info.uuid", "info.serial")
+
+
+def _state_key(rec: GpuRecord) -> tuple:
+    """What the facts of :func:`_state_readings` are made of: the record's keys, values and lines
+    below its GPU line, but those only gpu_info reads that differ GPU by GPU (and the index:
+    gpu_usage's is set where the readings are added)."""
+    values, below = rec.values, rec.line.__rsub__  # line - rec.line
+    keys = tuple(values)
+    raws = list(map(_RAW, values.values()))
+    for k in _PER_GPU:
+        if k in values:
+            raws[keys.index(k)] = None
+    reasons, ecc, counters = rec.reasons, rec.ecc, rec.counters
+    return (keys, tuple(raws), tuple(map(below, map(_AT, values.values()))),
+            tuple(map(_REASON, reasons)), tuple(map(below, map(_REASON_AT, reasons))),
+            tuple(map(_ECC, ecc)), tuple(map(below, map(_ECC_AT, ecc))),
+            tuple(counters), tuple(map(_RAW, counters.values())), tuple(map(below, map(_AT, counters.values()))))
+
+
+def _emit_state(b: FactBuilder, rec: GpuRecord, r: _Reader, node: str | None) -> None:
+    """The facts of a GPU's state but gpu_info, read from the record, or as read before from a
+    record whose state is the same (_state_key: the same facts on lines as far below the GPU
+    line); readings that reported a problem are not kept."""
+    key = _state_key(rec)
+    if (readings := _STATES.get(key)) is None:
+        errors = len(b.result.errors)
+        readings = _state_readings(b, rec, r)
+        if len(b.result.errors) == errors:
+            if len(_STATES) >= _STATES_KEPT:
+                _STATES.clear()
+            _STATES[key] = readings
+    add, at, bus = b.add, rec.line, rec.pci_bus_id
+    for cls, below, fields in readings:
+        if cls is GpuUsage:
+            fields = {**fields, "index": rec.index}
+        add(cls, at + below, node=node, pci_bus_id=bus, **fields)
+
+
+def _state_readings(b: FactBuilder, rec: GpuRecord, r: _Reader) -> list[tuple[type, int, dict[str, Any]]]:
+    """(fact class, its line below the GPU line, its fields but the bus id) of each fact of the
+    record's state but gpu_info, in the order they are added."""
+    values, base = rec.values, rec.line
+    out: list[tuple[type, int, dict[str, Any]]] = []
+
+    def add(cls: type, line: int, **fields: Any) -> None:
+        out.append((cls, line - base, fields))
+
     counters = rec.counters
     # HW Slowdown's sub-reasons, when the block gives one as Active / Not Active (not "N/A")
     subs = any(r in _HW_SUB_REASONS and str(raw).strip().lower() in _BOOL for r, raw, _, _ in rec.reasons)
@@ -340,79 +400,74 @@ def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> N
             us = None
         elif (us := _READ_INT.get(counter[0], _MISS)) is _MISS:  # read_number's first step
             us = read_number(b, *counter, what=f"{reason} counter")
-        b.add(GpuClockReason, line, node=node, pci_bus_id=bus, reason=reason, active=active,
-              counter_us=us, section_name=section, sub_reasons_read=subs if reason == "hw_slowdown" else None)
+        add(GpuClockReason, line, reason=reason, active=active, counter_us=us, section_name=section,
+            sub_reasons_read=subs if reason == "hw_slowdown" else None)
 
     if _has(values, _TEMP_KEYS):
-        b.add(GpuTemperature, _line(values, _TEMP_LINE), node=node, pci_bus_id=bus, **_nums(b, values, _TEMP_FIELDS))
+        add(GpuTemperature, _line(values, _TEMP_LINE), **_nums(b, values, _TEMP_FIELDS))
 
     if _has(values, _POWER_KEYS):
         power = _nums(b, values, _POWER, integer=False)  # None where the key is absent
-        b.add(GpuPower, r.line("power.section") or _line(values, _POWER_KEYS), node=node,
-              pci_bus_id=bus, draw_w=_first(power, "instant", "draw", "average"), average_draw_w=power["average"],
-              current_limit_w=_first(power, "current_limit", "limit"),
-              requested_limit_w=_first(power, "requested_limit", "limit"),
-              enforced_limit_w=_first(power, "enforced_limit", "current_limit"),
-              default_limit_w=power["default_limit"], min_limit_w=power["min_limit"],
-              max_limit_w=power["max_limit"])
+        add(GpuPower, r.line("power.section") or _line(values, _POWER_KEYS),
+            draw_w=_first(power, "instant", "draw", "average"), average_draw_w=power["average"],
+            current_limit_w=_first(power, "current_limit", "limit"),
+            requested_limit_w=_first(power, "requested_limit", "limit"),
+            enforced_limit_w=_first(power, "enforced_limit", "current_limit"),
+            default_limit_w=power["default_limit"], min_limit_w=power["min_limit"],
+            max_limit_w=power["max_limit"])
 
     if _has(values, _ECC_MODE):
-        b.add(GpuEccMode, _line(values, _ECC_MODE), node=node, pci_bus_id=bus,
-              current_enabled=r.flag("ecc_mode.current", "ECC Mode Current"),
-              pending_enabled=r.flag("ecc_mode.pending", "ECC Mode Pending"))
+        add(GpuEccMode, _line(values, _ECC_MODE), current_enabled=r.flag("ecc_mode.current", "ECC Mode Current"),
+            pending_enabled=r.flag("ecc_mode.pending", "ECC Mode Pending"))
 
     for scope, etype, location, raw, line in rec.ecc:
         count = int(raw) if raw.isdecimal() and raw.isascii() else \
             read_number(b, raw, line, f"ECC {scope} {etype} {location}")  # the error text only where one may be
-        b.add(GpuEccCount, line, node=node, pci_bus_id=bus, scope=scope, error_type=etype,
-              location=location, count=count)
+        add(GpuEccCount, line, scope=scope, error_type=etype, location=location, count=count)
     if "ecc.threshold" in values:
-        b.add(GpuEccThreshold, values["ecc.threshold"][1], node=node, pci_bus_id=bus,
-              sram_threshold_exceeded=r.flag("ecc.threshold", "SRAM Threshold Exceeded"))
+        add(GpuEccThreshold, values["ecc.threshold"][1],
+            sram_threshold_exceeded=r.flag("ecc.threshold", "SRAM Threshold Exceeded"))
     if _has(values, _REPAIR):
-        b.add(GpuMemoryRepair, _line(values, _REPAIR), node=node, pci_bus_id=bus,
-              channel_repair_pending=r.flag("ecc.channel_repair", "Channel Repair Pending"),
-              tpc_repair_pending=r.flag("ecc.tpc_repair", "TPC Repair Pending"),
-              unrepairable_memory=r.flag("ecc.unrepairable", "Unrepairable Memory"))
+        add(GpuMemoryRepair, _line(values, _REPAIR),
+            channel_repair_pending=r.flag("ecc.channel_repair", "Channel Repair Pending"),
+            tpc_repair_pending=r.flag("ecc.tpc_repair", "TPC Repair Pending"),
+            unrepairable_memory=r.flag("ecc.unrepairable", "Unrepairable Memory"))
 
     if _has(values, _RETIRED):
         pending = r.flag("retired.pending_blacklist", "Pending Page Blacklist")
         if pending is None:
             pending = r.flag("retired.pending_retirement", "Pending Page Retirement")
         sbe, dbe = r.num("retired.sbe", "Retired Pages Single Bit ECC"), r.num("retired.dbe", "Retired Pages Double Bit ECC")
-        b.add(GpuRetiredPages, _line(values, _RETIRED_LINE), node=node, pci_bus_id=bus, sbe_pages=sbe,
-              dbe_pages=dbe, retired_pages=None if sbe is None or dbe is None else sbe + dbe, pending=pending)
+        add(GpuRetiredPages, _line(values, _RETIRED_LINE), sbe_pages=sbe, dbe_pages=dbe,
+            retired_pages=None if sbe is None or dbe is None else sbe + dbe, pending=pending)
 
     if _has(values, _REMAP_KEYS):
-        b.add(GpuRowRemap, _line(values, _REMAP_LINE), node=node, pci_bus_id=bus,
-              pending=r.flag("remap.pending", "Remapped Rows Pending"),
-              failure=r.flag("remap.failure", "Remapping Failure Occurred"),
-              **_nums(b, values, _REMAP_COUNTS))
+        add(GpuRowRemap, _line(values, _REMAP_LINE), pending=r.flag("remap.pending", "Remapped Rows Pending"),
+            failure=r.flag("remap.failure", "Remapping Failure Occurred"), **_nums(b, values, _REMAP_COUNTS))
 
     if _has(values, _PCIE_KEYS):
         nums = _nums(b, values, _PCIE)
         nums["replay_counter"], nums["replay_rollover"] = nums.pop("replay"), nums.pop("rollover")
         cur, top = nums["width_current"], nums["width_max"]
         nums["width_below_max"] = None if cur is None or top is None else cur < top
-        b.add(GpuPcieLink, _line(values, _PCIE_KEYS), node=node, pci_bus_id=bus, **nums)
+        add(GpuPcieLink, _line(values, _PCIE_KEYS), **nums)
 
     if _has(values, _CLOCK_KEYS):
         mhz = _nums(b, values, _CLOCKS)
         app, default = (mhz["app_graphics_mhz"], mhz["app_memory_mhz"]), (mhz["default_app_graphics_mhz"], mhz["default_app_memory_mhz"])
         set_ = None if None in app or None in default else app != default
-        b.add(GpuClocks, _line(values, _CLOCK_KEYS), node=node, pci_bus_id=bus, app_clocks_set=set_, **mhz)
+        add(GpuClocks, _line(values, _CLOCK_KEYS), app_clocks_set=set_, **mhz)
 
     if _has(values, _USAGE):
-        from stethoscope.facts.parsers.nvidia_smi_table import GpuUsage  # imports this module
-
         procs = r.num("usage.processes", "processes") if "usage.processes" in values else (0 if "usage.no_processes" in values else None)
-        b.add(GpuUsage, _line(values, _USAGE), node=node, pci_bus_id=bus,
-              index=rec.index, utilization_pct=r.num("usage.util", "GPU utilization"), compute_processes=procs)
+        add(GpuUsage, _line(values, _USAGE), index=rec.index, utilization_pct=r.num("usage.util", "GPU utilization"),
+            compute_processes=procs)
 
     if _has(values, _FABRIC):
-        b.add(GpuFabric, _line(values, _FABRIC), node=node, pci_bus_id=bus, state=r.raw("fabric.state"),
-              status=r.raw("fabric.status"), clique_id=r.text("fabric.clique_id"),
-              cluster_uuid=r.text("fabric.cluster_uuid"), health_summary=r.text("fabric.health_summary"))
+        add(GpuFabric, _line(values, _FABRIC), state=r.raw("fabric.state"), status=r.raw("fabric.status"),
+            clique_id=r.text("fabric.clique_id"), cluster_uuid=r.text("fabric.cluster_uuid"),
+            health_summary=r.text("fabric.health_summary"))
+    return out
 
 
 def ecc_counter(scope: str, words: list[str]) -> tuple[str, str, str] | None:
