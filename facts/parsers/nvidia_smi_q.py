@@ -385,14 +385,19 @@ def _gpu_blocks(text: str, banner_end: int, end: int, banner_line: int,
     blank inside a block (_block_end: ``starts``, each such line's offset and end): a GPU block's
     rows run from its header to the next such line."""
     out: dict[int, tuple[int, int, int]] = {}
+    at: list[int] = []  # the line of each of ``starts``: the text's line ends counted once
     no, pos = banner_line, banner_end
-    for i, (start, stop) in enumerate(starts):
+    for start, _stop in starts:
         no += text.count("\n", pos, start)
         pos = start
+        at.append(no)
+    for i, (start, stop) in enumerate(starts):
         if stop < end and GPU_HEADER.match(text[start:stop]):
-            until = starts[i + 1][0] if i + 1 < len(starts) else end
-            rows = text.count("\n", stop + 1, until) + (until == end)
-            out[no] = (stop + 1, until, rows)
+            if i + 1 < len(starts):  # the rows between the GPU line's end and the next such line
+                until, rows = starts[i + 1][0], at[i + 1] - at[i] - 1
+            else:
+                until, rows = end, text.count("\n", stop + 1, end) + 1
+            out[at[i]] = (stop + 1, until, rows)
     return out
 
 
@@ -494,6 +499,7 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
     end, starts = _block_end(text, banner_end)
     blocks = _gpu_blocks(text, banner_end, end, banner_line, starts) if banner_end < end else {}
     planned: list[bool] = []  # set at a GPU line whose block is read from a plan: its rows are not split
+    last: tuple[list[str] | None, _Plan | None] = (None, None)  # the layout of the last block read from a plan, its plan
     it = _rows(text, banner_end, end, blocks, planned)
     # a GPU block whose layout has no plan yet is read row by row, its reading kept as one
     # (_Plan): ops, its layout, its header line; whether a section of its own was open for each
@@ -523,8 +529,12 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
                 if (block := blocks.get(no)) is not None:
                     start, stop, n = block
                     pieces = VALUE.split(text[start:stop])
-                    layout = tuple(pieces[0::2])
-                    plan = _PLANS.get(layout)
+                    if (between := pieces[0::2]) == last[0]:  # laid out as the block before (compared, not hashed)
+                        plan = last[1]
+                    else:
+                        layout = tuple(between)
+                        plan = _PLANS.get(layout)
+                        last = (between, plan) if plan is not None else last
                     if plan is None:
                         ops, header = [], no
                     else:  # laid out as a block read before: its rows are passed over
