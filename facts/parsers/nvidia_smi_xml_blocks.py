@@ -59,6 +59,12 @@ class _Plan:
     #: the ops as columns, where every leaf read is a one-line leaf (else None: ops one by one)
     columns: Columns | None = None
 
+    @property
+    def end_from(self) -> int:
+        """Where, after its start tag, the end tag of an element laid out alike is at the earliest
+        (its texts empty): its one ``</gpu>`` (the layout's last characters) is sought from there."""
+        return sum(map(len, self.between)) - len(GPU_END)
+
 
 def _columns(ops: list[tuple[int, Any, int, int, str | None]], target: Callable) -> Columns | None:
     """The ops of a plan as columns (``target``: nvidia_smi_xml's, where _take puts a leaf of a
@@ -182,9 +188,14 @@ def feed(reader: Any, doc: str, final: bool, first_line: int, limits: tuple[int,
     plan: _Plan | None = None
     pos, line = 0, first_line  # the line of doc[pos]
     while s != -1:
-        m = GPU_START.match(doc, s)
-        e = doc.find(GPU_END, s)
-        if m is None or e == -1:
+        if (m := GPU_START.match(doc, s)) is None:
+            break
+        # past a plan, from where an element laid out as its own would end at the earliest: str.find
+        # skips on a needle's last character, and nearly every line ends in ">" (15 us a 12 kB element,
+        # against 2 us for its texts). An element laid out otherwise may end earlier, and then what is
+        # found holds more than it: its layout is not the plan's, and expat reads the same characters.
+        e = doc.find(GPU_END, s if plan is None else m.end() + end_from)
+        if e == -1:
             break
         e += len(GPU_END)
         body = LEAF.split(doc[m.end():e])
@@ -196,6 +207,7 @@ def feed(reader: Any, doc: str, final: bool, first_line: int, limits: tuple[int,
                 plan = _PLANS[key] = _plan(doc[s:e], body, max_depth, gpu, target)
             if plan is None:
                 break
+            end_from = plan.end_from
         head = doc[pos:s]
         if not _plain(head):
             break
