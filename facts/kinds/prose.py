@@ -63,6 +63,6 @@ class ReportedSymptom(Fact):
     drops ~ 6X``: the sentence in which a person says something is slow, low, hung or failing."""
 
     kind: Literal["reported_symptom"] = "reported_symptom"
-    symptom: Literal["slow", "below_expected", "hang", "violations"]
+    symptom: Literal["slow", "below_expected", "hang", "violations", "error"]
     component: str  # the taxonomy component the sentence's words name (nccl, network, pcie, gpu; else application)
     words: str  # the words that say it: "should be able to reach", "drops"

@@ -17,7 +17,10 @@ quoted rather than left as an unrecognised file:
 - ``stated_figure``: ``343GBps`` measured, ``should be able to reach 460GBps`` expected,
   ``exceeds 100Gbps`` compared, ``Avg bus bandwidth : 0.176812`` (nccl-tests' footer, quoted).
 - ``reported_symptom``: the sentence that says it is slow, below what was expected, hung, or
-  that a policy reports violations.
+  that a policy reports violations; or, in a file of prose, a reporter's sentence that tells of an
+  error (``... the sub-test fails with DCGM_FR_PCIE_WIDTH (error 46) even though the GPU is
+  healthy.``): the error is the reporter's claim, quoted; unrecognised_text leaves such a line to
+  this reader (the verdict inconclusive, not faulty on an error nobody explains).
 
 What a person states is a claim, not a measurement: these kinds are info (knowledge/
 fact_polarity.yaml) and the reader covers nothing (knowledge/coverage.yaml), so a file of prose
@@ -50,6 +53,7 @@ from stethoscope.facts.kinds.prose import (  # noqa: F401
     ReportedSymptom, StatedFigure, StatedPlatform, StatedSetting, StatedVersion,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.unrecognised_text import ERROR_WORDS, FAILURE_WORDS
 
 KIND = "ticket_prose"
 #: run only on files that no other parser recognised (facts/registry.py)
@@ -179,6 +183,33 @@ _LOG_LINE = re.compile(r"^\s*(?:\[?\d{2,4}[-/.]\d\d[-/.]\d\d|\[?\d\d:\d\d:\d\d|[
                        r"|FATAL|CRITICAL|TRACE)\b)")
 
 
+# A reporter's sentence that tells of an error (harvest 2405, aws/aws-k8s-tester#806; 2407, NVIDIA/DCGM#126):
+# ... so the link comes up below x16 and the sub-test fails with DCGM_FR_PCIE_WIDTH (error 46) even though the GPU is healthy.
+# But if I use the command "**_nvidia-smi -q -d ECC_**" to check error, the ECC count will not change.
+# The reporter's own words mark it: the first person singular (a program says "we", never "I"), a concession or a
+# sentence opened with a conjunction; ten words at least. A program's failure form (facts/parsers/unrecognised_text.py
+# FAILURE_WORDS: an exception's line, ERROR, "Error: ", a signal) is never one, whatever words surround it.
+_REPORTER = re.compile(r"(?<![\w/])(?:I|I'm|I've|I'd)(?![\w/])|\b(?:my|me)\b|\b(?:even though|although|whereas)\b"
+                       r"|^\W*(?:But|And|So|Also|However|When|If|Then)\b")
+_WORDS = re.compile(r"[A-Za-z']+")
+
+
+def reported_error(line: str) -> bool:
+    """Whether ``line`` is a reporter's sentence that tells of an error in words (an error word of
+    unrecognised_text's ERROR_WORDS, none of its FAILURE_WORDS): a claim, not the program's line."""
+    return (ERROR_WORDS.search(line) is not None and _REPORTER.search(line) is not None and not _LOG_LINE.match(line)
+            and FAILURE_WORDS.search(line) is None and len(_WORDS.findall(line)) >= 10)
+
+
+def reported_errors(lines: list[str]) -> set[int]:
+    """The lines (1-based) of a file of prose that are reporters' sentences telling of an error
+    (:func:`reported_error`); none when any line of the file is not prose (a program's output)."""
+    told = {n for n, line in enumerate(lines, 1) if reported_error(line)}
+    if not told or not _prose(lines, told | {n for n, line in enumerate(lines, 1) if _stated(line)}):
+        return set()
+    return told
+
+
 def _prose(lines: list[str], read: set[int]) -> bool:
     """Every non-blank line is a sentence, a heading, markup, or one a fact was read from; none is a log line."""
     if any(_LOG_LINE.match(line) for line in lines):
@@ -192,9 +223,9 @@ def _stated(line: str) -> bool:
 
 
 def detect(text: str) -> bool:
-    if not _stated(text):
-        return False
     lines = _lines(text)
+    if not _stated(text):
+        return bool(reported_errors(lines))
     return _prose(lines, {n for n, line in enumerate(lines, 1) if _stated(line)})
 
 
@@ -301,7 +332,9 @@ def _symptom(fb: FactBuilder, n: int, line: str) -> bool:
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
-    for n, line in enumerate(_lines(artefact.text), 1):
+    lines = _lines(artefact.text)
+    errors = reported_errors(lines)
+    for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         found, nic_spans = _platform(fb, n, line)
@@ -309,5 +342,9 @@ def parse(artefact: Artefact) -> ParseResult:
         found = _settings(fb, n, line) | found
         found = _figures(fb, n, line, nic_spans) | found
         found = _symptom(fb, n, line) | found
+        if n in errors and not found:
+            component = next((c for c, p in _COMPONENT_WORDS if p.search(line)), "application")
+            fb.add(ReportedSymptom, n, symptom="error", component=component, words=ERROR_WORDS.search(line)[0])
+            found = True
         result.lines_used += found
     return result

@@ -161,14 +161,28 @@ def detect(text: str) -> bool:
             or _FAILURE_ANY.search(text) is not None):
         return False
     # a file whose every error-worded line is a quiet structured one (info, debug) has no error
-    # line: it stays unrecognised, as a file without such words does
+    # line: it stays unrecognised, as a file without such words does; nor is a reporter's sentence
+    # in a file of prose one (ticket_prose reads it: the error is a claim it quotes)
+    told = None
     for m in _ANY_ERROR.finditer(text):
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
         line = text[start:end if end >= 0 else len(text)]
         if not quiet(line) and not shell_command(line):
+            if _reporter().reported_error(line):
+                if told is None:
+                    rows = text.split("\n")
+                    told = {rows[n - 1] for n in _reporter().reported_errors(rows)}
+                if line in told:
+                    continue
             return True
     return False
+
+
+def _reporter():
+    """facts/parsers/ticket_prose.py, which reads this module's words (imported when first asked)."""
+    from stethoscope.facts.parsers import ticket_prose
+    return ticket_prose
 
 
 # time="2024-02-21T09:30:56Z" level=info msg="PyTorchJob=pytorch-simple, ReplicaType=Worker expected=1, running=1, succeeded=0, failed=0, Replicas=1"
@@ -303,6 +317,7 @@ def parse(artefact: Artefact) -> ParseResult:
     joined = 0
     chains = _ray_chains(artefact.text, lines)
     done: set[int] = set()
+    told = _reporter().reported_errors(lines)  # a reporter's sentences in a file of prose: ticket_prose's
     for line, text in iter_lines(_ANY_ERROR, artefact):
         if line in chains:  # a wrapper of Ray's exception chain: the chain's innermost line says it
             line = chains[line]
@@ -330,7 +345,7 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         if quiet(text) or _prefix_quiet(artefact, line, text):  # the program's own level says info: its error words are its message's
             continue
-        if shell_command(text):  # what the user typed, not what a program said
+        if shell_command(text) or line in told:  # what the user typed or told, not what a program said
             continue
         if line >= 2 and "File " in lines[line - 2] and _FRAME.match(lines[line - 2]):  # a frame's source line: code
             continue

@@ -120,3 +120,37 @@ def test_instance_type_and_versions_compared():
     assert of(fs, "stated_platform")[:2] == [{"what": "gpus", "count": 8, "product": "A10G"}, {"what": "system", "product": "g5.48xlarge"}]
     assert [v["version"] for v in of(fs, "stated_version")] == ["2.20.5", "2.18.5"]
     assert [(s["symptom"], s["component"]) for s in of(fs, "reported_symptom")] == [("slow", "nccl"), ("slow", "nccl")]
+
+
+HARVEST = ROOT / "fixtures/harvest/cases"
+
+
+@pytest.mark.parametrize("case, line, component, words", [
+    # aws/aws-k8s-tester#806: a concession ('even though') in the reporter's account of DCGM's failing sub-test
+    ("2405-healthy-dcgm-diag-pcie-width-46-on-instance-with-reduced-lanes-by-design", 1, "pcie", "error"),
+    # NVIDIA/DCGM#126: the first person, a sentence opened with 'But'
+    ("2407-healthy-dcgmi-injected-double-bit-ecc-not-seen-by-nvidia-smi", 2, "application", "error"),
+])
+def test_a_reporters_sentence_telling_of_an_error_is_a_reported_symptom(case, line, component, words):
+    text = (HARVEST / case / "other-quoted-in-text.txt").read_text()
+    assert ticket_prose.detect(text)
+    fs = ticket_prose.parse(Artefact(path="t.txt", text=text, node="n1")).facts
+    told = [f for f in fs if f.kind == "reported_symptom" and f.symptom == "error"]
+    assert [(f.evidence.line, f.component, f.words) for f in told] == [(line, component, words)]
+
+
+@pytest.mark.parametrize("line", [
+    # a program's own lines, whatever words surround the error: an exception's line, 'Error: ', ERROR, a signal
+    "RuntimeError: I could not find the GPU you asked for, and the error was raised by the driver when it started",
+    "Error: Failed to initialize NVML because the driver and the library I found on this host disagree",
+    "[2024-03-01 10:00:00] I1025 worker: error while the collective was running and it never completed since then",
+    "Segmentation fault (core dumped) but I never saw it happen before on this machine with the same job",
+    # too short to be a reporter's sentence
+    "But the sub-test fails with error 46",
+    # no mark of the reporter: a program's message in words
+    "The sub-test fails with DCGM_FR_PCIE_WIDTH (error 46) because the link width is below its minimum of 16 lanes",
+    # I/O is no first person
+    "blk_update_request: I/O error, dev nvme0n1, sector 123456 op 0x1:(WRITE) flags 0x800 phys_seg 1 prio class 0",
+])
+def test_a_programs_line_is_no_reporters_sentence(line):
+    assert not ticket_prose.reported_error(line)
