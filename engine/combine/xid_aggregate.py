@@ -129,12 +129,16 @@ def recurrences(xids: list[Fact]) -> list[Fact]:
     return out
 
 
-def stale(xids: list[Fact], boots: list[Fact]) -> list[Fact]:
-    """Xids of a boot followed, in the same file, by a later boot without any Xid on that GPU."""
+def stale(xids: list[Fact], boots: list[Fact], loads: list[Fact] = ()) -> list[Fact]:
+    """Xids of a boot followed, in the same file, by a later boot without any Xid on that GPU, in
+    which the NVIDIA driver loaded (``loads``: its load lines): a boot whose lines show no driver
+    (not loaded, or cut off the paste) says nothing of whether the GPU came back."""
     boots_of = _by_file(boots)
+    loaded = {(f.node, f.evidence.path, f.boot) for f in loads}  # type: ignore[attr-defined]
     out: list[Fact] = []
     for (node, path), lines in sorted(_by_file(xids).items()):
-        markers = sorted(boots_of.get((node, path), []), key=_order)
+        markers = sorted((m for m in boots_of.get((node, path), []) if (node, path, m.boot) in loaded),  # type: ignore[attr-defined]
+                         key=_order)
         last_xid_boot: dict[str, int] = {}
         for x in lines:
             last_xid_boot[x.pci_bus_id] = max(last_xid_boot.get(x.pci_bus_id, -1), x.boot)  # type: ignore[attr-defined]
@@ -273,6 +277,6 @@ def aggregate(facts: list[Fact], cat: "Catalogue") -> list[Fact]:
         return []
     boots = of_kind(facts, "kernel_boot")
     pcie = of_kind(facts, "pcie_aer_error", "pcie_link_down")
-    return (repeats(xids) + recurrences(xids) + stale(xids, boots) + pcie_losses(xids, pcie) + nvlink5_details(xids, cat)
+    return (repeats(xids) + recurrences(xids) + stale(xids, boots, of_kind(facts, "nvidia_driver_loaded")) + pcie_losses(xids, pcie) + nvlink5_details(xids, cat)
             + xid74_details(xids, facts) + xid45_contexts(xids) + caused_by(xids) + gsp_contexts(xids, facts)
             + recovery_contexts(xids, facts))
