@@ -381,14 +381,15 @@ def _blank_skipped(xml: str) -> str:
             continue
         parts: list[str] = []
         pos = 0
-        before, blank = None, ""
+        before, blank, after = "", "", closing  # the content before, its newlines, it with the closing tag
         while (start := xml.find(opening, pos)) != -1:
             start += len(opening)
-            end = xml.find(closing, start)
-            if end == -1:
+            if xml.startswith(after, start):  # the content before, then the closing tag (no find: it ends in ">")
+                end = start + len(before)
+            elif (end := xml.find(closing, start)) == -1:
                 break
-            if (content := xml[start:end]) != before:
-                before, blank = content, "\n" * content.count("\n")
+            elif (content := xml[start:end]) != before:
+                before, blank, after = content, "\n" * content.count("\n"), content + closing
             parts += (xml[pos:start], blank)
             pos = end
         parts.append(xml[pos:])
