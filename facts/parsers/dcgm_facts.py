@@ -29,12 +29,17 @@ def test_meaning(test: str) -> tuple[str | None, str | None]:
 
 
 def not_comparable(reason: str) -> str | None:
-    """Why a result with this reason says nothing about the hardware, or None."""
-    low = reason.lower()
+    """Why a result with this reason says nothing about the hardware, or None. Spaces do not count:
+    dcgmi wraps a warning every 46 characters and the table reader joins the pieces without one, so a
+    wrap that fell on a space leaves none there ("0.0 seconds" + "started" -> "secondsstarted")."""
+    low = _SPACES.sub("", reason.lower())
     for row in knowledge()["not_comparable"]:
-        if row["match"].lower() in low:
+        if _SPACES.sub("", row["match"].lower()) in low:
             return row["why"]
     return None
+
+
+_SPACES = re.compile(r"\s+")
 
 
 def self_message(message: str) -> tuple[str, bool] | None:
@@ -54,12 +59,13 @@ def _format_regex(fmt: str) -> re.Pattern:
     """A DCGM_FR_*_MSG printf format as a regex: numbers and words in place of its conversions,
     its final period optional (the *_NEXT advice follows it)."""
     out, pos = [], 0
+    # a space may be missing where dcgmi's 46-character wrap fell on it (see not_comparable)
     for m in _PRINTF.finditer(fmt):
-        out.append(re.escape(fmt[pos:m.start()]))
+        out.append(re.escape(fmt[pos:m.start()]).replace("\\ ", r"\s*"))
         out.append(r"(.+?)" if m.group(1) == "s" else r"([-+]?[\d.]+(?:e[-+]?\d+)?)")
         pos = m.end()
     tail = fmt[pos:].rstrip(".")
-    out.append(re.escape(tail) + r"\.?")
+    out.append(re.escape(tail).replace("\\ ", r"\s*") + r"\.?")
     return re.compile("".join(out), re.I)
 
 

@@ -33,6 +33,26 @@ def test_diag_failure_points_where_its_reason_points():
     assert (r["component"], r["cause"]) == ("pcie", "pcie_link_degraded")
 
 
+def test_diag_thermal_violation_points_at_cooling_unless_it_totals_0_0_seconds():
+    # stas00/ml-engineering: GPU Memory failed on 13.3 s of thermal violations (DCGM_FR_THERMAL_VIOLATIONS_TS): cooling
+    res = run(dcgmi_diag, "dcgmi_diag/mlengineering_r2_gpu_memory_thermal_violation.txt")
+    (r,) = [f.rule_view() for f in res.facts if f.kind == "dcgm_diag_result" and f.result == "Fail"]
+    assert (r["gpu"], r["component"], r["cause"], r["not_comparable"]) == (0, "power_thermal", "gpu_thermal_slowdown", False)
+    # NVIDIA/DCGM#242: a violation printed as 0.0 seconds fails the test too; under 0.05 s, not a cooling verdict
+    msg = "GPU 0 Thermal violations totaling 0.0 seconds started at 30.0 seconds into the test for GPU 0"
+    rows = [msg[i:i + 46] for i in range(0, len(msg), 46)]  # dcgmi wraps a cell every 46 characters, mid-word
+    text = "| GPU Memory                | Fail - GPU: 0                                  |\n" + "".join(
+        f"| {'Warning' if i == 0 else '':<25} | {row:<46} |\n" for i, row in enumerate(rows))
+    (r,) = [f.rule_view() for f in dcgmi_diag.parse(Artefact(path="d.txt", text=text, node="n1")).facts if f.kind == "dcgm_diag_result"]
+    assert (r["component"], r["not_comparable"]) == ("power_thermal", True) and "0.05 s" in r["why"]
+
+
+def test_dcgm_log_reads_a_quoted_0_0_second_thermal_violation():
+    # NVIDIA/DCGM#242's description quotes DCGM's message: read as DCGM's, explained as not a verdict on the cooling
+    (f,) = run(dcgm_log, "dcgm_log/dcgm242_thermal_violation_0s_quoted.txt").facts
+    assert f.kind == "dcgm_error" and f.not_comparable and "0.05 s" in f.why
+
+
 def test_diag_json_results():
     text = '{"DCGM GPU Diagnostic": {"test_categories": [{"category": "Hardware", "tests": [{"name": "PCIe", "results": [{"gpu_id": "3", "status": "Fail", "warnings": [{"warning": "GPU 3 PCIe bandwidth below threshold"}]}]}]}], "version": "3.3.5"}}'
     facts = dcgmi_diag.parse(Artefact(path="d.json", text=text, node="n1")).facts
