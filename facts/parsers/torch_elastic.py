@@ -79,8 +79,17 @@ GLOO_LOST = re.compile(r"gloo/transport/tcp/(?:tls/)?pair\.cc:\d+\] (?:Connectio
 # 2.6+ "Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?", or the errno):
 # [W822 03:54:49.636977195 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=15, addr=[wcde03d70a73-node-0-1.wcde03d70a73.kubeflow-user-example-com.svc.cluster.local]:60560, remote=[wcde03d70a73-node-0-0.wcde03d70a73.kubeflow-user-example-com.svc.cluster.local]:29500): failed to recv, got 0 bytes Exception raised from recvBytes at ...   (kubeflow/website#4186: the stack run onto the same line)
 # [W304 19:44:41.898456436 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=73, addr=localhost:46764, remote=localhost:29500): Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?
-RECV_LOST = re.compile(r"\[c10d\] recv(?:Value|Vector) failed on SocketImpl\(fd=-?\d{1,9}, addr=[^\s,()]{1,300}, "
+# and its send to the store failing the same way (TCPStore.cpp:106, C10D_WARNING("sendBytes failed on {}: {}"), 2.4+):
+# [rank0]:[W510 09:16:34.395619793 TCPStore.cpp:106] [c10d] sendBytes failed on SocketImpl(fd=62, addr=[::ffff:172.20.14.147]:54761, remote=[::ffff:172.20.14.147]:46989): Broken pipe   (modal-labs/modal-examples#1558)
+RECV_LOST = re.compile(r"\[c10d\] (?:recv(?:Value|Vector)|sendBytes) failed on SocketImpl\(fd=-?\d{1,9}, addr=[^\s,()]{1,300}, "
                        r"remote=(?P<remote>[^\s,()]{1,300})\): (?:[Ff]ailed to recv, got 0 bytes|Connection reset by peer|Broken pipe)")
+# ProcessGroupNCCL's heartbeat monitor polling the store for a flight-recorder dump request and finding the store gone
+# (ProcessGroupNCCL.cpp, LOG(WARNING) "Failed to check the \"should dump\" flag on TCPStore, (maybe TCPStore server has
+# shut down too early), with error: " << e.what(), 2.3+; "We give up for now assuming TCPStore has been torn down"):
+# [rank0]:[W510 09:16:33.395368149 ProcessGroupNCCL.cpp:1771] [PG ID 0 PG GUID 0 Rank 0] Failed to check the "should dump" flag on TCPStore, (maybe TCPStore server has shut down too early), with error: Broken pipe   (modal-labs/modal-examples#1558)
+# [rank3]:[W810 23:02:42.465993962 ProcessGroupNCCL.cpp:1826] [PG ID 0 PG GUID 0 Rank 3] Failed to check the "should dump" flag on TCPStore, (maybe TCPStore server has shut down too early), with error: Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?   (gpustack/gpustack#6019)
+SHOULD_DUMP = re.compile(r'Failed to check the "should dump" flag on TCPStore, \(maybe TCPStore server has shut down too early\),'
+                         r" with error: (?P<err>[^\n]{0,300})")
 # A store wait for a key another rank should have set timed out (TCPStore.cpp, c10d Utils.hpp, ProcessGroupNCCL.cpp):
 # RuntimeError: Socket Timeout                                   (1.x-2.x recvBytes, TCPStore get/wait)
 # RuntimeError: Wait timeout                                     (1.x TCPStore::wait)
@@ -147,7 +156,7 @@ MIN_NODES = re.compile(r"(?:^|\] )\s*min_nodes\s*:\s*(?P<n>\d+)\s*$", re.M)
 
 _ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client socket has timed out"
                   r"|seconds waiting for clients\. |DistNetworkError: (?:Connection reset by peer|Broken pipe)|" + GLOO_LOST.pattern +
-                  r"|\[c10d\] recv(?:Value|Vector) failed on SocketImpl\(" +
+                  r"|\[c10d\] (?:recv(?:Value|Vector)|sendBytes) failed on SocketImpl\(|\"should dump\" flag on TCPStore" +
                   r"|ncclUniqueId|Socket Timeout|Wait timeout|wait timeout after|barrier timeout after|Timeout waiting for key: |waitForInput: "
                   r"|store based barrier|client socket has failed to connect|server socket has failed to|Address already in use"
                   r"|SignalException: Process|death signal, shutting down|closing signal SIG")
@@ -155,7 +164,7 @@ _ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client
 _GATES = ("Rendezvous", "client socket has", "waiting for clients", "DistNetworkError: ", "ncclUniqueId", "Socket Timeout",
           "Wait timeout", "wait timeout after", "barrier timeout after", "Timeout waiting for key", "waitForInput: ", "store based barrier",
           "server socket has failed", "Address already in use", "SignalException", "death signal", "closing signal",
-          "] recvValue failed on ", "] recvVector failed on ")
+          "] recvValue failed on ", "] recvVector failed on ", "] sendBytes failed on ", '"should dump" flag on TCPStore')
 
 
 def detect(text: str) -> bool:
@@ -168,7 +177,8 @@ def detect(text: str) -> bool:
         "waiting for clients" in text and CLIENTS.search(text) is not None) or (
         "DistNetworkError: " in text and LOST.search(text) is not None) or (
         "gloo/transport/tcp/" in text and GLOO_LOST.search(text) is not None) or (
-        " failed on SocketImpl(" in text and RECV_LOST.search(text) is not None)
+        " failed on SocketImpl(" in text and RECV_LOST.search(text) is not None) or (
+        '"should dump" flag on TCPStore' in text and SHOULD_DUMP.search(text) is not None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -192,7 +202,7 @@ def parse(artefact: Artefact) -> ParseResult:
                   during_rendezvous=agent_error, clients_joined=int(m["joined"]), clients_expected=int(m["world"]))
             result.lines_used += 1
             continue
-        m = LOST.search(raw) or GLOO_LOST.search(raw) or RECV_LOST.search(raw)
+        m = LOST.search(raw) or GLOO_LOST.search(raw) or RECV_LOST.search(raw) or SHOULD_DUMP.search(raw)
         if m:
             remote = m.groupdict().get("remote")
             b.add(TorchRendezvousError, line, error="connection_lost", message=raw.strip()[:300],
@@ -291,4 +301,5 @@ def _joins(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (RDZV, STORE, JOIN, CLIENTS, LOST, GLOO_LOST, RECV_LOST, UNIQUE_ID, KEY_TIMEOUT, BARRIER, CONNECT, IN_USE, SIGNALS)
+SIGNATURES = (RDZV, STORE, JOIN, CLIENTS, LOST, GLOO_LOST, RECV_LOST, SHOULD_DUMP, UNIQUE_ID, KEY_TIMEOUT, BARRIER, CONNECT,
+              IN_USE, SIGNALS)

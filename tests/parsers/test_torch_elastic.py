@@ -149,3 +149,28 @@ def test_store_connection_closed_flattened_paste():
     (f,) = parse("kubeflow_website4186_recvvalue_got_0_bytes_flattened.log").facts
     assert (f.error, f.endpoint) == ("connection_lost",
                                      "wcde03d70a73-node-0-0.wcde03d70a73.kubeflow-user-example-com.svc.cluster.local:29500")
+
+
+def test_heartbeat_monitor_finds_store_gone_and_send_broken_pipe():
+    # modal-labs/modal-examples#1558: the "should dump" poll (2.3+) and the store client's sendBytes (2.4+), both EPIPE
+    r = parse("modal1558_should_dump_send_broken_pipe.log")
+    assert [(f.error, f.endpoint, f.evidence.line) for f in r.facts] == [
+        ("connection_lost", None, 2), ("connection_lost", "::ffff:172.20.14.147:46989", 4)]
+    assert torch_elastic.detect((FIX / "modal1558_should_dump_send_broken_pipe.log").read_text())
+
+
+@pytest.mark.parametrize("line", [
+    # the poll's other error text (2.6+: a recv of 0 bytes; gpustack/gpustack#6019)
+    '[rank3]:[W810 23:02:42.465993962 ProcessGroupNCCL.cpp:1826] [PG ID 0 PG GUID 0 Rank 3] Failed to check the "should dump" '
+    'flag on TCPStore, (maybe TCPStore server has shut down too early), with error: Failed to recv, got 0 bytes. Connection was '
+    'likely closed. Did the remote server shutdown or crash?',
+])
+def test_should_dump_poll_failure_forms(line):
+    (f,) = torch_elastic.parse(Artefact(path="x", text=line + "\n", node="n1")).facts
+    assert f.error == "connection_lost"
+
+
+def test_should_dump_flag_prose_is_no_fact():
+    text = 'we saw the "should dump" flag on TCPStore warnings after the job ended\n'
+    assert not torch_elastic.detect(text)
+    assert torch_elastic.parse(Artefact(path="x", text=text, node="n1")).facts == []
