@@ -197,6 +197,8 @@ class GpudCheck(Fact):
     kind: Literal["gpud_check"] = "gpud_check"
     component: str | None = None  # "fabric-manager" (the caller of the log line before it)
     summary: str
+    #: the summary says gpud skipped the check ("NVSwitch not detected, skipping fabric manager check"): it checked nothing
+    skipped: bool = False
 
 
 @fact_kind
@@ -243,6 +245,20 @@ class GpudUnhealthyState(Fact):
     error: str | None = None
     checks: str | None = None  # as GpudHealthState
     message: str  # "<component>: <reason or error>"
+
+
+@fact_kind
+class GpudLogError(Fact):
+    """GPUd's own log line at warn or error level (its zap JSON through the journal: ``gpud[3567]:
+    {"level":"warn",...,"msg":"error getting processes","error":"failed to get process 2748003 environ:
+    open /proc/2748003/environ: no such process"}``): what gpud itself failed to do."""
+
+    kind: Literal["gpud_log_error"] = "gpud_log_error"
+    level: str  # warn | error | dpanic | panic | fatal (zap's levels)
+    msg: str  # gpud's message: the reason its component state then gives ("error getting processes")
+    error: str | None = None
+    #: the error says a /proc/<pid> entry gpud read was gone (ESRCH "no such process", ENOENT): the process had exited
+    process_exited: bool = False
 
 
 @fact_kind

@@ -10,7 +10,8 @@ components/accelerator/nvidia/fabric-manager/component.go)::
     fabric manager is not active
 
 Facts: ``gpud_check`` per ``✔`` line (the component, from the ``caller`` of the log line before
-it when there is one, and gpud's summary); ``gpud_check_failed`` per ``✘`` line (gpud judged
+it when there is one, and gpud's summary; ``skipped`` where the summary says gpud skipped the check,
+as the one above: a pass of nothing); ``gpud_check_failed`` per ``✘`` line (gpud judged
 something unhealthy: an error until a rule says what it means); ``fabric_manager_status``
 (``unit_active`` / ``unit_inactive``, detail ``gpud``) for the fabric-manager component's
 state line; ``gpud_check_failed`` too per warn- or error-level log line of a component (gpud's
@@ -28,6 +29,7 @@ from stethoscope.facts.kinds.dcgm import (  # noqa: F401 - the fact classes live
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.fabric_manager_log import FabricManagerStatus
+from stethoscope.facts.parsers.gpud_states import SKIPPED  # the reasons gpud gives a check that did not run
 
 KIND = "gpud_scan"
 
@@ -65,8 +67,10 @@ def parse(artefact: Artefact) -> ParseResult:
                 b.add(GpudCheckFailed, n, component=component, summary=summary)
                 result.lines_used += 1
         elif (v := _VERDICT.match(line)) is not None:
-            cls = GpudCheck if v["mark"] == "✔" else GpudCheckFailed
-            b.add(cls, n, component=component, summary=v["summary"])
+            if v["mark"] == "✔":
+                b.add(GpudCheck, n, component=component, summary=v["summary"], skipped=SKIPPED.search(v["summary"]) is not None)
+            else:
+                b.add(GpudCheckFailed, n, component=component, summary=v["summary"])
             result.lines_used += 1
         elif (s := _FM_STATE.match(line)) is not None:
             b.add(FabricManagerStatus, n, status="unit_inactive" if s["not"] else "unit_active", detail="gpud")

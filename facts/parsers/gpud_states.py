@@ -46,7 +46,7 @@ _KEY = re.compile(r'(?<!\\)"(?P<key>component|name|health|reason|error)"\s*:\s*"
 _HEALTH = r'"health": ?"(?:Healthy|Unhealthy|Degraded|Initializing)"'
 _DETECT = re.compile(_HEALTH)
 # the reasons gpud gives a check that did not run (components/*/component.go)
-_SKIPPED = re.compile(r"\bskipp(?:ing|ed)\b|\bnot (?:loaded|detected)\b|\bis nil\b|^no data yet\b|\bnot supported\b", re.I)
+SKIPPED = re.compile(r"\bskipp(?:ing|ed)\b|\bnot (?:loaded|detected)\b|\bis nil\b|^no data yet\b|\bnot supported\b", re.I)
 
 #: gpud component name -> the taxonomy component it watches (components/*/component.go, v0.4.0 .. v0.13)
 CHECKS = {
@@ -94,7 +94,7 @@ def parse(artefact: Artefact) -> ParseResult:
             why = reason or state.get("error") or health
             b.add(GpudUnhealthyState, state["line"], health=health, error=state.get("error"), checks=CHECKS.get(comp or ""),
                   message=f"{comp or 'gpud'}: {why}", **fields)
-        elif health == "Initializing" or (reason and _SKIPPED.search(reason)):
+        elif health == "Initializing" or (reason and SKIPPED.search(reason)):
             b.add(GpudHealthUnchecked, state["line"], health=health, **fields)
         else:
             b.add(GpudHealthState, state["line"], checks=CHECKS.get(comp or ""), **fields)
