@@ -247,11 +247,20 @@ class NcclTestRow(Fact):
     @model_validator(mode="before")
     @classmethod
     def _sum_wrong(cls, data: Any) -> Any:
+        # the readers give ``wrong`` (wrong_total): then the data goes on as it came
         if isinstance(data, dict) and data.get("wrong") is None:
-            parts = [data.get("oop_wrong"), data.get("ip_wrong")]
-            if any(p is not None for p in parts):
-                data = {**data, "wrong": sum(p or 0 for p in parts)}
+            wrong = wrong_total(data.get("oop_wrong"), data.get("ip_wrong"))
+            if wrong is not None:
+                data = {**data, "wrong": wrong}
         return data
+
+
+def wrong_total(oop_wrong: int | None, ip_wrong: int | None = None) -> int | None:
+    """An nccl_test_row's ``wrong``: its out-of-place plus in-place #wrong, None where neither was
+    counted (no validation, or an older max-error column)."""
+    if oop_wrong is None and ip_wrong is None:
+        return None
+    return (oop_wrong or 0) + (ip_wrong or 0)
 
 
 @fact_kind

@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import count
 from typing import Any
 
 from stethoscope.facts.ids import pci_bus_id
 from stethoscope.facts.parsers import nccl_tests_rows as rows
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.nccl_tests_facts import (
     NcclTestFailure,
     NcclTestRank,
@@ -184,7 +185,10 @@ def parse(artefact: Artefact) -> ParseResult:
         runs.append(run)
         return run
 
-    for line_no, m in iter_matches(_LINE, artefact):
+    text, line_of, search, pos = artefact.text, artefact.line_of, _LINE.search, 0
+    while (m := search(text, pos)) is not None:  # finditer's matches, with a table's rows taken at once
+        pos = m.end()
+        line_no = line_of(m.start())
         kind = m.lastgroup  # the outermost group of the alternative that matched
         run = runs[-1] if runs else None
         if kind == "lib":
@@ -214,6 +218,13 @@ def parse(artefact: Artefact) -> ParseResult:
                     runs.append(run)
                 run.headerless = True
             run.stage = 4
+            # this row and those after it in the fixed forms of its header's layout: one findall
+            block = None if run.headerless else rows.fixed_rows(text, m.start(), run.layout, run.collective)
+            if block is not None:
+                read, pos = block
+                run.rows.extend(zip(count(line_no), read))
+                used += len(read)
+                continue
             _read_row(builder, line_no, m["row"], run)
         elif kind in ("oob", "avg") and (run is None or _closed(run) or (kind == "oob" and "out_of_bounds" in run.fields)):
             run = _Run(line=line_no, stage=4)  # a footer pasted without its table

@@ -33,6 +33,7 @@ import re
 from typing import Any
 
 from stethoscope.facts.ids import pci_bus_id
+from stethoscope.facts.kinds.bench import wrong_total
 from stethoscope.facts.parsers.base import JSON_SHAPE_ERRORS, Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.nccl_tests_facts import (
     NcclTestFailure,
@@ -168,13 +169,15 @@ def _row(r: dict[str, Any], collective: str | None) -> dict[str, Any]:
         collective=collective, size_bytes=int(r["size"]), count=int(r["count"]), dtype=r["type"],
         redop=None if redop == "none" else redop, root=None if root < 0 else root,
     )
-    for side, key in (("oop", "out_of_place"), ("ip", "in_place")):
-        v = r[key]
-        t = v.get("time", v.get("cpu_time"))
-        fields[f"{side}_time_us"] = float(t)
-        fields[f"{side}_algbw"] = float(v["alg_bw"])
-        fields[f"{side}_busbw"] = float(v["bus_bw"])
-        fields[f"{side}_wrong"] = None if v.get("nwrong") is None else int(v["nwrong"])
+    v = r["out_of_place"]
+    fields.update(oop_time_us=float(v.get("time", v.get("cpu_time"))), oop_algbw=float(v["alg_bw"]),
+                  oop_busbw=float(v["bus_bw"]), oop_wrong=None if v.get("nwrong") is None else int(v["nwrong"]))
+    v = r["in_place"]
+    fields.update(ip_time_us=float(v.get("time", v.get("cpu_time"))), ip_algbw=float(v["alg_bw"]),
+                  ip_busbw=float(v["bus_bw"]), ip_wrong=None if v.get("nwrong") is None else int(v["nwrong"]))
+    wrong = wrong_total(fields["oop_wrong"], fields["ip_wrong"])
+    if wrong is not None:
+        fields["wrong"] = wrong
     return fields
 
 

@@ -23,7 +23,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
+
+from stethoscope.facts.kinds.bench import wrong_total
 
 #: test_typenames of src/common.cu: v2.x (and v1 with NCCL 2), NCCL 1's set, fp8 since 2.17
 DTYPES = ("int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16",
@@ -45,6 +48,55 @@ ROW_RE = re.compile(ROW)
 _TIMESTAMP = re.compile(r"(?<!\s)\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s*$")
 _INT = re.compile(r"-?\d+")
 _WRONG_NAMES = ("#wrong", "error")
+
+# A row as nccl-tests 2.13 and later prints it under its header (src/common.cu: sizes and counts
+# "%12li", times and bandwidths "%7.2f", #wrong "%6g" of a count or "N/A"), read by one match, and
+# the rows of a table one after another by one findall:
+#            8             2     float     sum      -1    17.74    0.00    0.00       0    17.11    0.00    0.00       0
+#          256            64     float     sum      -1    34.24    0.01    0.01      0    33.65    0.01    0.01    N/A    (nccl-tests#214)
+# Every other form (a timestamp, -P's columns, nan, 1e+03, a max-error column, a cut row) is read
+# column by column, as a row without its header is.
+
+
+@dataclass(frozen=True)
+class _Fixed:
+    line: re.Pattern[str]  # one row (multiline: ^...$), its columns as groups
+    block: re.Pattern[str]  # rows one after another, each ended by its newline (or the text's end)
+
+
+@lru_cache(maxsize=None)
+def _fixed(lead: tuple[str, ...], sides: int) -> _Fixed:
+    """The rows of a layout of ``lead`` leading columns after the type (a root an integer) and
+    ``sides`` blocks of time, algbw, busbw and #wrong, in the fixed forms above. The type is a
+    word, as the nccl-tests reader's line scan (nccl_tests._LINE) wants a row's."""
+
+    def row(group: str) -> str:  # group: "(" to capture each column, "(?:" not to
+        fixed = rf"[ \t]+{group}[0-9]+(?:\.[0-9]+)?)"
+        count = rf"[ \t]+{group}[0-9]{{1,15}}|N/A)"  # up to 15 digits: int() of them is int(float()) of them
+        return (rf"[ \t]*{group}[0-9]+)[ \t]+{group}[0-9]+)[ \t]+{group}[A-Za-z_]\w*)"
+                + "".join(rf"[ \t]+{group}-?[0-9]+)" if name == "root" else rf"[ \t]+{group}\S+)" for name in lead)
+                + (fixed * 3 + count) * sides + r"[^\S\n]*")
+
+    return _Fixed(re.compile("^" + row("(") + "$", re.M), re.compile("(?:" + row("(?:") + r"(?:\n|\Z))+"))
+
+
+def _fixed_of(lay: Layout | None) -> _Fixed | None:
+    if lay is None or lay.per_side != 4 or lay.max_error is not False or lay.timestamp:
+        return None
+    return _fixed(tuple(lay.lead), lay.sides)
+
+
+def fixed_rows(text: str, start: int, lay: Layout | None, collective: str | None) -> tuple[list[dict[str, Any]], int] | None:
+    """The rows of ``lay`` from offset ``start`` (a line's start) on, as long as they are in the
+    fixed forms above: (each row's read_row fields, the offset after the last one's line), or None
+    where the first is not (read_row reads it)."""
+    fixed = _fixed_of(lay)
+    if fixed is None:
+        return None
+    block = fixed.block.match(text, start)
+    if block is None:
+        return None
+    return [_fixed_fields(g, lay, collective) for g in fixed.line.findall(text, start, block.end())], block.end()
 
 
 @dataclass
@@ -97,6 +149,9 @@ def _time_scale(tokens: list[str], lay: Layout) -> float:
 def read_row(text: str, lay: Layout | None, collective: str | None) -> tuple[dict[str, Any] | None, str | None]:
     """(fields of an nccl_test_row, None) or (None, why it cannot be read). ``lay`` None: no
     header seen, infer the layout from the row."""
+    fixed = _fixed_of(lay)
+    if fixed is not None and (m := fixed.line.match(text)) is not None:
+        return _fixed_fields(m.groups(), lay, collective), None
     if lay is None or lay.timestamp:
         text = _TIMESTAMP.sub("", text)
     tok = text.split()
@@ -114,12 +169,9 @@ def read_row(text: str, lay: Layout | None, collective: str | None) -> tuple[dic
         named = dict(zip(lay.lead, lead))
     else:  # alltoall before 2.13 printed an empty redop: place what is there by its form
         named = {("root" if _INT.fullmatch(v) else "redop"): v for v in lead}
-    if "redop" in named:
-        fields["redop"] = None if named["redop"] in ("none", "") else named["redop"]
-    if "root" in named:
-        if not _INT.fullmatch(named["root"]):
-            return None, f"root is not a number: {named['root']!r}"
-        fields["root"] = None if int(named["root"]) < 0 else int(named["root"])
+    problem = _read_lead(fields, named)
+    if problem:
+        return None, problem
     meas = tok[-n:]
     for i, side in enumerate(("oop", "ip")[: lay.sides]):
         vals = meas[i * lay.per_side: (i + 1) * lay.per_side]
@@ -140,7 +192,49 @@ def read_row(text: str, lay: Layout | None, collective: str | None) -> tuple[dic
             return None, f"{side} #wrong is not a count: {wrong!r}"
         else:
             fields[f"{side}_wrong"] = None if value is None else int(value)
+    wrong = wrong_total(fields.get("oop_wrong"), fields.get("ip_wrong"))
+    if wrong is not None:
+        fields["wrong"] = wrong
     return fields, None
+
+
+def _read_lead(fields: dict[str, Any], named: dict[str, str]) -> str | None:
+    """The redop and root of a row's leading columns into ``fields``; why not, when the root is no number."""
+    if "redop" in named:
+        fields["redop"] = None if named["redop"] in ("none", "") else named["redop"]
+    if "root" in named:
+        if not _INT.fullmatch(named["root"]):
+            return f"root is not a number: {named['root']!r}"
+        fields["root"] = None if int(named["root"]) < 0 else int(named["root"])
+    return None
+
+
+def _fixed_fields(g: tuple[str, ...], lay: Layout, collective: str | None) -> dict[str, Any]:
+    """read_row's fields for the groups of a _fixed row: the same, without a split of the columns
+    or a test of each one's form."""
+    fields: dict[str, Any] = dict(collective=collective, size_bytes=int(g[0]), count=int(g[1]),
+                                  dtype=g[2], redop=None, root=None)
+    at = 3
+    for name in lay.lead:  # the last of a name twice wins, as in read_row's dict of them
+        if name == "redop":
+            fields["redop"] = None if g[at] == "none" else g[at]
+        elif name == "root":
+            root = int(g[at])
+            fields["root"] = None if root < 0 else root
+        at += 1
+    scale = lay.time_scale
+    oop = None if g[at + 3] == "N/A" else int(g[at + 3])
+    fields.update(oop_time_us=float(g[at]) * scale, oop_algbw=float(g[at + 1]), oop_busbw=float(g[at + 2]), oop_wrong=oop)
+    if lay.sides == 1:
+        if oop is not None:
+            fields["wrong"] = oop
+        return fields
+    at += 4
+    ip = None if g[at + 3] == "N/A" else int(g[at + 3])
+    fields.update(ip_time_us=float(g[at]) * scale, ip_algbw=float(g[at + 1]), ip_busbw=float(g[at + 2]), ip_wrong=ip)
+    if oop is not None or ip is not None:
+        fields["wrong"] = wrong_total(oop, ip)
+    return fields
 
 
 def out_of_place_half(text: str, lay: Layout | None) -> bool:
