@@ -11,6 +11,11 @@ The forms, from ray-project/ray's source:
 
 - ``ray.exceptions.ActorDiedError`` (python/ray/exceptions.py): ``The actor is dead because its
   worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: ...``;
+- the same death as its caller meets it (python/ray/exceptions.py): ``ActorDiedError: The actor died
+  unexpectedly before finishing this task.`` (``RayActorError`` in 1.x), its context on tab-indented
+  lines (``\tpid: 2370037``, ``\tip: 172.18.103.5``) and then the recorded reason above, one death;
+  where a paste keeps only the driver's wrapper, ``RayTaskError(ActorDiedError): ray::TaskRunner.run()
+  (pid=..., ip=...)`` (the caller's pid and address, not the dead actor's) stands for it;
 - a core worker whose raylet died (src/ray/core_worker/core_worker.cc ``CheckForRayletFailure``,
   ``RAY_LOG(ERROR) << "Raylet failed. Shutting down."``, glog-prefixed:
   ``(pid=81331) E0328 ... core_worker.cc:382] Raylet failed. Shutting down.``);
@@ -55,16 +60,31 @@ _RAYLET = re.compile(r"\bRaylet failed\. Shutting down\.")
 _NODE = re.compile(r"The node with (?:node id: (?P<id>\w+) and address: (?:(?P<addr>[\w.:\[\]-]+)|\S+) and node name: \S+|client ID (?P<cid>\w+))"
                    r" has been marked dead because the (?:detector|monitor) has missed too many heartbeats from it"
                    r"|\bhealth check failed due to missing too many heartbeats\b")
+# the exception a caller gets when the actor it called died (python/ray/exceptions.py; RayActorError in 1.x, ActorDiedError
+# in 2.x), its context on tab-indented lines after it, then the reason Ray recorded (the _ACTOR text above):
+# ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.
+# 	class_name: create_colocated_worker_cls.<locals>.WorkerDict
+# 	pid: 2370037
+# 	ip: 172.18.103.5
+_ACTOR_DIED = re.compile(r"\b(?:ActorDiedError|RayActorError): The actor died unexpectedly before finishing this task\.")
+_CONTEXT = re.compile(r"^\s+(?P<k>class_name|actor_id|pid|name|namespace|ip): (?P<v>\S[^\n]{0,200})$")
+# the caller's caller: Ray wraps that exception in RayTaskError(<its class>) when it re-raises it in the driver, the
+# wrapper naming the task that called the dead actor (its pid and ip are that task's, not the dead actor's):
+# ray.exceptions.RayTaskError(ActorDiedError): ray::TaskRunner.run() (pid=4030, ip=10.0.2.100, actor_id=3c87465a346071ce4fca78a401000000, repr=<main_ppo.TaskRunner object at 0x7123673b92b0>)   (verl-project/verl#5750)
+_WRAPPED = re.compile(r"\bRayTaskError\((?:ActorDiedError|RayActorError)\): ray::(?P<task>[\w.<>]{1,200})\(\)")
 _EXIT_TYPE = re.compile(r"Worker exit type: (?P<t>[A-Z_]+)")
 _EXIT_DETAIL = re.compile(r"Worker exit detail: (?P<d>.{1,600}?)\s*$", re.S)
 _PID = re.compile(r"Worker PID: (?P<pid>\d+)")
 _IP = re.compile(r"Worker IP address: (?:\[)?(?P<ip>[\d.]+)")
 _DETECT = re.compile(r"A worker died or was killed while executing|The actor is dead because its worker process has died|Raylet failed\. Shutting down\."
+                     r"|(?:ActorDiedError|RayActorError): The actor died unexpectedly before finishing this task\."
+                     r"|RayTaskError\((?:ActorDiedError|RayActorError)\): ray::"
                      r"|has been marked dead because the (?:detector|monitor) has missed too many heartbeats|health check failed due to missing too many heartbeats")
 
 
 def detect(head: str) -> bool:
-    if "died" not in head and "Raylet failed" not in head and "too many heartbeats" not in head:
+    if "died" not in head and "Raylet failed" not in head and "too many heartbeats" not in head and "ActorError)" not in head \
+            and "DiedError)" not in head:
         return False
     return _DETECT.search(head) is not None
 
@@ -88,7 +108,12 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     lines = artefact.lines
+    said = set()  # lines an ActorDiedError's record already told
     for n, line in enumerate(lines, 1):
+        if n in said:
+            continue
+        if "Error" in line and _actor_died(b, result, lines, n, said):
+            continue
         if _RAYLET.search(line):
             b.add(RayProcessDied, n, what="raylet", message="Raylet failed. Shutting down.")
             result.lines_used += 1
@@ -110,6 +135,40 @@ def parse(artefact: Artefact) -> ParseResult:
               message=(f"worker exit {t['t']}: {detail}" if t else (worker or actor)[0])[:400])
         result.lines_used += 1
     return result
+
+
+def _actor_died(b: FactBuilder, result: ParseResult, lines: list[str], n: int, said: set[int]) -> bool:
+    """An actor's death as its caller sees it: the exception with its context and recorded reason
+    (one fact), or, where the paste keeps only the driver's wrapper, the wrapper."""
+    line = lines[n - 1]
+    if _ACTOR_DIED.search(line):
+        ctx: dict[str, str] = {}
+        j = n
+        while j < len(lines) and j < n + 8 and (m := _CONTEXT.match(lines[j])) is not None:
+            ctx[m["k"]] = m["v"].strip()
+            j += 1
+        t = d = None
+        if j < len(lines) and _ACTOR.search(lines[j]):
+            text = _record(lines, j)
+            t, d = _EXIT_TYPE.search(text), _EXIT_DETAIL.search(text)
+            said.add(j + 1)
+        detail = " ".join(d["d"].split()) if d else None
+        pid = ctx.get("pid", "")
+        b.add(RayProcessDied, n, what="actor_worker", exit_type=t["t"] if t else None, exit_detail=detail,
+              pid=int(pid) if pid.isdigit() else None, ip=ctx.get("ip"),
+              message=(f"actor {ctx.get('class_name', '?')} died: " + (f"worker exit {t['t']}: {detail}" if t
+                       else "The actor died unexpectedly before finishing this task."))[:400])
+        result.lines_used += 1
+        return True
+    m = _WRAPPED.search(line)
+    if m is None:
+        return False
+    if not any(_ACTOR_DIED.search(x) or _ACTOR.search(x) for x in lines[n:]):
+        # the exception itself is cut from the paste: the wrapper is all that tells of the death
+        b.add(RayProcessDied, n, what="actor_worker",
+              message=f"an actor that ray::{m['task']}() called died (the driver's RayTaskError; the actor's record is not in the paste)")
+    result.lines_used += 1
+    return True
 
 
 #: line signatures (facts/classify.py matches every reader's in one pass)

@@ -70,3 +70,35 @@ def test_heartbeat_lag_warning_is_not_a_dead_node():
     # the raylet's own warning before it is marked dead (node_manager.cc): no death yet
     assert facts("[2022-02-16 12:45:07,907 W 149 199] node_manager.cc:157: Last heartbeat was sent 6901 ms ago. "
                  "There might be resource pressure on this node.\n") == []
+
+
+def test_actor_died_error_with_its_context_is_one_fact():
+    # Ray 2.x: the exception, its tab-indented context, then the reason Ray recorded: one death
+    text = (FIX / "searchr1_actor_died_error_context.txt").read_text()
+    assert r.detect(text)
+    (f,) = facts(text)
+    assert (f.evidence.line, f.what, f.exit_type, f.pid, f.ip) == (2, "actor_worker", "SYSTEM_ERROR", 2370037, "172.18.103.5")
+    assert f.exit_detail.startswith("Worker unexpectedly exits with a connection error code 2.")
+    assert f.message.startswith("actor create_colocated_worker_cls.<locals>.WorkerDict died: worker exit SYSTEM_ERROR")
+
+
+def test_driver_wrapper_alone_tells_of_an_actor_death():
+    # verl-project/verl#5750: the paste stops before the ActorDiedError's text; the wrapper's pid/ip are the caller's
+    text = (FIX / "verl5750_driver_actor_died_wrapper_cut.txt").read_text()
+    assert r.detect(text)
+    (f,) = facts(text)
+    assert (f.evidence.line, f.what, f.pid, f.ip) == (17, "actor_worker", None, None)
+    assert "ray::TaskRunner.run()" in f.message
+
+
+def test_wrapper_with_the_actor_record_after_it_is_not_counted_twice():
+    text = ("ray.exceptions.RayTaskError(ActorDiedError): ray::main_task() (pid=2368471, ip=172.18.103.5)\n"
+            '  File "main_ppo.py", line 203, in main_task\n'
+            + (FIX / "searchr1_actor_died_error_context.txt").read_text())
+    assert [(f.what, f.pid) for f in facts(text)] == [("actor_worker", 2370037)]
+
+
+def test_other_wrapped_errors_and_prose_are_no_death():
+    text = ("ray.exceptions.RayTaskError(DistBackendError): ray::_Inner.train() (pid=249, ip=10.0.0.78, actor_id=ab)\n"
+            "the actor died unexpectedly, we think\n")
+    assert facts(text) == []
