@@ -72,11 +72,17 @@ def test_heartbeat_lag_warning_is_not_a_dead_node():
                  "There might be resource pressure on this node.\n") == []
 
 
-def test_actor_died_error_with_its_context_is_one_fact():
-    # Ray 2.x: the exception, its tab-indented context, then the reason Ray recorded: one death
-    text = (FIX / "searchr1_actor_died_error_context.txt").read_text()
+def _only(name: str):
+    """The one fact of a fixture that detect() accepts."""
+    text = (FIX / name).read_text()
     assert r.detect(text)
     (f,) = facts(text)
+    return f
+
+
+def test_actor_died_error_with_its_context_is_one_fact():
+    # Ray 2.x: the exception, its tab-indented context, then the reason Ray recorded: one death
+    f = _only("searchr1_actor_died_error_context.txt")
     assert (f.evidence.line, f.what, f.exit_type, f.pid, f.ip) == (2, "actor_worker", "SYSTEM_ERROR", 2370037, "172.18.103.5")
     assert f.exit_detail.startswith("Worker unexpectedly exits with a connection error code 2.")
     assert f.message.startswith("actor create_colocated_worker_cls.<locals>.WorkerDict died: worker exit SYSTEM_ERROR")
@@ -84,9 +90,7 @@ def test_actor_died_error_with_its_context_is_one_fact():
 
 def test_driver_wrapper_alone_tells_of_an_actor_death():
     # verl-project/verl#5750: the paste stops before the ActorDiedError's text; the wrapper's pid/ip are the caller's
-    text = (FIX / "verl5750_driver_actor_died_wrapper_cut.txt").read_text()
-    assert r.detect(text)
-    (f,) = facts(text)
+    f = _only("verl5750_driver_actor_died_wrapper_cut.txt")
     assert (f.evidence.line, f.what, f.pid, f.ip) == (17, "actor_worker", None, None)
     assert "ray::TaskRunner.run()" in f.message
 
