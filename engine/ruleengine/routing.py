@@ -26,9 +26,15 @@ from stethoscope.facts.model import Fact
 
 
 @lru_cache(maxsize=1)
-def _routing() -> tuple[frozenset[str], dict[str, dict]]:
+def _routing() -> tuple[frozenset[str], dict[str, tuple[dict, ...]]]:
     table = knowledge.load("fact_routing.yaml")
-    return frozenset(table.summarise), dict(table.keep_where)
+    return frozenset(table.summarise), {kind: _alternatives(want) for kind, want in table.keep_where.items()}
+
+
+def _alternatives(want: dict | list[dict]) -> tuple[dict, ...]:
+    """A kind's keep_where as its alternatives: one set of field values, or a list of them (a fact
+    that has every value of any one of them is kept)."""
+    return (want,) if isinstance(want, dict) else tuple(want)
 
 
 @dataclass(frozen=True)
@@ -38,15 +44,16 @@ class Router:
     #: the kinds whose facts are kept only when a rule can bind them (fact_routing.yaml summarise)
     summarised: frozenset[str]
     patterns: dict
-    #: kind -> field values of the facts of that kind that engine code reads (keep_where)
+    #: kind -> the field values of the facts of that kind that engine code reads (keep_where), one
+    #: dict per alternative
     keep_where: dict
 
     def keeps(self, kind: str, view: dict) -> bool:
         """Whether a fact of a summarised ``kind`` with this rule view goes on (keep_where, or a
         rule in use can bind it). FactBuilder.add asks before it builds one (facts/parsers/base.py)."""
-        want = self.keep_where.get(kind)
-        if want is not None and all(view.get(k) == v for k, v in want.items()):
-            return True
+        for want in self.keep_where.get(kind, ()):
+            if all(view.get(k) == v for k, v in want.items()):
+                return True
         pats = self.patterns.get(kind)
         return pats is not None and can_bind(pats, view)
 
@@ -57,7 +64,7 @@ class Router:
         kind not here is never kept."""
         out: dict[str, tuple[str, ...]] = {}
         for kind in {*self.patterns, *self.keep_where}:
-            names = set(self.keep_where.get(kind, ()))
+            names = {name for want in self.keep_where.get(kind, ()) for name in want}
             names.update(t.field for tests in self.patterns.get(kind, ()) for t in tests)
             out[kind] = tuple(sorted(names))
         return out
