@@ -390,7 +390,12 @@ def _emit(builder: FactBuilder, artefact: Artefact, run: _Run) -> None:
         builder.limit(run.line, "cut_short", f"nccl-tests run of line {run.line} printed its nThread line and no "
                                              "device, result or footer after it (hung or cut): nothing was measured")
     rank_list_cut = _rank_list_cut(run)
-    if rank_list_cut and not run.rank_line_cut:  # a rank line cut inside has its own limit
+    if not rank_list_cut and _cut_after_init(artefact, run):
+        builder.limit(run.ranks[-1][0] + 1, "cut_short", f"nccl-tests run of line {run.line} printed the '#' that precedes its column "
+                                                         "header once its communicators exist, and nothing after it: the capture was cut "
+                                                         "after NCCL init; nothing was measured")
+        rank_list_cut = True
+    elif rank_list_cut and not run.rank_line_cut:  # a rank line cut inside has its own limit
         builder.limit(run.ranks[-1][0], "cut_short", f"nccl-tests run of line {run.line} lists {len(run.ranks)} rank(s) where each "
                                                      f"process prints {f['n_threads'] * f['n_gpus']} at once (nThread x nGpus): "
                                                      "the capture was cut inside the device list; nothing was measured")
@@ -422,6 +427,21 @@ def _emit(builder: FactBuilder, artefact: Artefact, run: _Run) -> None:
     for line_no, fields, host in run.failures:
         fields = {k: v for k, v in fields.items() if k != "_summary"}
         builder.add(NcclTestFailure, line_no, node=artefact.node_for(host), run_id=fact.id, **fields)
+
+
+def _cut_after_init(artefact: Artefact, run: _Run) -> bool:
+    """The device list is followed by a bare '#' and nothing else.
+
+    nccl-tests prints that '#' only after its communicators are created, in the same call as the
+    three column-header lines (v2.0-2.13 src/common.cu: ``PRINT("#\\n"); print_header();`` after
+    ncclCommInitAll; 2.14+ src/util.cu writeResultHeader), so a text that stops on it was cut; a run
+    that hangs in NCCL init stops at the rank lines or its NCCL INFO lines (NVIDIA/nccl#1706).
+    """
+    f = run.fields
+    if not run.ranks or run.rows or run.failures or "avg_busbw" in f or "out_of_bounds" in f or run.rank_line_cut:
+        return False
+    rest = [ln.strip() for ln in artefact.lines[run.ranks[-1][0]:] if ln.strip()]
+    return bool(rest) and all(ln == "#" for ln in rest)
 
 
 def _rank_list_cut(run: _Run) -> bool:
