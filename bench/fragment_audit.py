@@ -11,9 +11,14 @@ keeps each one found).
 
     .venv/bin/python bench/fragment_audit.py --samples 600 --seed 1             # single lines
     .venv/bin/python bench/fragment_audit.py --samples 700 --seed 5 --lines 3   # three-line windows
+    .venv/bin/python bench/fragment_audit.py --paths fixtures/harvest/cases --lines 1-5 --per-file 4 --samples 3000 --seed 17
+
+``--paths`` draws from other files or folders (the harvested cases, a corpus outside the tree);
+``--lines A-B`` draws each window's size between A and B.
 
 Session 16's rounds: 600 single lines (seed 1) 14 HEALTHY, 900 (seed 11) 17, 700 three-line
 windows (seed 5) 26; the false claims among them were fixed (commits b52003b, 8c80ff6, f08c934).
+Session 17's rounds (harvest cases, the dev corpus, fixtures/artefacts, 1-5 lines): bench/README.md.
 """
 from __future__ import annotations
 
@@ -28,37 +33,58 @@ ROOT = Path(__file__).resolve().parents[1]
 SKIP = {".md", ".py", ".yaml", ".gz", ".tgz", ".zip", ".tar", ".xz", ".bz2"}
 
 
-def windows(seed: int, per_file: int, size: int) -> list[tuple[Path, str]]:
+def files(paths: list[str]) -> list[Path]:
+    """The files under ``paths`` (files or folders, relative to the repository root or absolute),
+    without documents, code and archives."""
+    out: list[Path] = []
+    for s in paths:
+        p = Path(s) if Path(s).is_absolute() else ROOT / s
+        out += [p] if p.is_file() else sorted(q for q in p.rglob("*") if q.is_file())
+    return [p for p in dict.fromkeys(out) if p.suffix not in SKIP]
+
+
+def windows(seed: int, per_file: int, sizes: range, paths: list[str]) -> list[tuple[Path, str]]:
     rng = random.Random(seed)
     out = []
-    for p in sorted((ROOT / "fixtures" / "artefacts").rglob("*")):
-        if not p.is_file() or p.suffix in SKIP:
-            continue
+    for p in files(paths):
         try:
             rows = [ln for ln in p.read_text(errors="replace").split("\n") if ln.strip()]
         except OSError:
             continue
-        if len(rows) < size:
-            continue
         for _ in range(per_file):
+            size = rng.choice(sizes) if len(sizes) > 1 else sizes[0]  # one size: session 16's draws
+            if len(rows) < size:
+                continue
             i = rng.randrange(0, len(rows) - size + 1)
             out.append((p, "\n".join(rows[i:i + size])))
     rng.shuffle(out)
     return out
 
 
+def _sizes(arg: str) -> range:
+    lo, _, hi = arg.partition("-")
+    return range(int(lo), int(hi or lo) + 1)
+
+
+def _shown(p: Path) -> Path:
+    return p.relative_to(ROOT) if p.is_relative_to(ROOT) else p
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--samples", type=int, default=600, help="windows diagnosed (default 600)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--lines", type=int, default=1, help="consecutive non-blank lines a window (default 1)")
+    ap.add_argument("--lines", type=_sizes, default=range(1, 2),
+                    help="consecutive non-blank lines a window: N, or A-B for a size drawn per window (default 1)")
     ap.add_argument("--per-file", type=int, default=3, help="windows drawn from each fixture (default 3)")
+    ap.add_argument("--paths", nargs="+", default=["fixtures/artefacts"],
+                    help="files or folders to draw from (default fixtures/artefacts)")
     a = ap.parse_args()
     from stethoscope.engine.pipeline import diagnose_bundle
     from stethoscope.engine.ruleengine.loader import load_rules
 
     rules = load_rules()
-    sample = windows(a.seed, a.per_file, a.lines)[:a.samples]
+    sample = windows(a.seed, a.per_file, a.lines, a.paths)[:a.samples]
     verdicts: collections.Counter[str] = collections.Counter()
     healthy = []
     with tempfile.TemporaryDirectory() as d:
@@ -68,8 +94,9 @@ def main() -> int:
             rep = diagnose_bundle(d, rules, jobs=1)
             verdicts[rep.verdict] += 1
             if rep.verdict == "healthy":
-                healthy.append((src.relative_to(ROOT / "fixtures" / "artefacts"), text, sorted({c.component for c in rep.checked})))
-    print(f"{len(sample)} windows of {a.lines} line(s), seed {a.seed}: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
+                healthy.append((_shown(src), text, sorted({c.component for c in rep.checked})))
+    size = f"{a.lines[0]}-{a.lines[-1]}" if len(a.lines) > 1 else a.lines[0]
+    print(f"{len(sample)} windows of {size} line(s), seed {a.seed}: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
     for src, text, checked in healthy:
         print(f"\nHEALTHY (checked: {', '.join(checked)}) from {src}:")
         for ln in text.split("\n"):
