@@ -15,6 +15,7 @@ threads named; the versions are the wheels' that hold the string)::
     [rank6]:[E429 13:55:49.384372190 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 6] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives. ...   (modelscope/ms-swift#7992, verl-project/verl#1158)
     [rank6]:[F429 14:03:49.385461578 ProcessGroupNCCL.cpp:1554] [PG ID 0 PG GUID 0(default_pg) Rank 6] [PG ID 0 PG GUID 0(default_pg) Rank 6] Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.
     [rank3]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 3] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1   (2.4, pytorch/pytorch#116268's wording)
+    [rank368]:[E808 04:21:41.161045406 ProcessGroupNCCL.cpp:2147] [PG ID 0 PG GUID 0(default_pg) Rank 368] First PG on this rank to signal dumping.   (NVIDIA/dgxc-benchmarking grok1/README.md, 2.6+)
 
 The sequence numbers of the progress lines (``last enqueued NCCL work``) are
 ``torch_nccl_progress``'s; this fact keeps what the line means.
@@ -53,6 +54,19 @@ FORMS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("dump signal", "dump_signal",
      re.compile(r"Received a dump signal (?:due to a collective timeout from\s+(?:rank (?P<from>\d+)|this local rank)|from )"
                 r"|Observed flight recorder dump signal from another rank")),
+    # the heartbeat monitor of 2.2-2.3 told to dump, by this rank's own timeout or another rank's (ProcessGroupNCCL.cpp
+    # heartbeatMonitor: logPrefix() + "Received a timeout signal from this local rank and will start to dump the debug info. "
+    # "Last enqueued NCCL work: " N ", last completed NCCL work: " M "."; "Received a global timeout from another rank and
+    # will start to dump the debug info." + the same); the watchdog of 2.6+ that signals the others to dump:
+    # [PG 0 Rank 0] Received a timeout signal from this local rank and will start to dump the debug info. Last enqueued NCCL work: 2, last completed NCCL work: 1.
+    # [rank368]:[E808 04:21:41.161045406 ProcessGroupNCCL.cpp:2147] [PG ID 0 PG GUID 0(default_pg) Rank 368] First PG on this rank to signal dumping.   (NVIDIA/dgxc-benchmarking grok1/README.md)
+    ("and will start to dump the debug info", "dump_signal",
+     re.compile(r"Received a (?:timeout signal from this local rank|global timeout from another rank) and will start to dump the debug info")),
+    ("First PG on this rank to signal dumping", "dump_signal", re.compile(r"First PG on this rank to signal dumping\.")),
+    # the watchdog looking up the flight recorder's entry of the collective that failed (2.5+), printed beside the failure:
+    # [rank368]:[E808 04:21:41.161011710 ProcessGroupNCCL.cpp:693] Stack trace of the failed collective not found, potentially because FlightRecorder is disabled. You can enable it by setting TORCH_NCCL_TRACE_BUFFER_SIZE to a non-zero value.   (NVIDIA/dgxc-benchmarking grok1/README.md)
+    ("Stack trace of the failed collective", "failure_at_work",
+     re.compile(r"Stack trace of the failed collective (?:not found|is)")),
     # [E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, ...
     ("Some NCCL operations have failed or timed out", "failed_ops",
      re.compile(r"Some NCCL operations have failed or timed out\. Due to the asynchronous nature of CUDA kernels")),

@@ -404,6 +404,16 @@ def test_abort_and_shm_near_misses(text):
      "heartbeat_timeout", 3, None),  # 2.2's wording
     ("[rank6]:[F429 14:03:49.385461578 ProcessGroupNCCL.cpp:1554] [PG ID 0 PG GUID 0(default_pg) Rank 6] [PG ID 0 PG GUID 0(default_pg) Rank 6] Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.",
      "watchdog_hang_exit", 6, None),
+    # 2.6+: the rank whose watchdog signals the others to dump, and its flight-recorder lookup (NVIDIA/dgxc-benchmarking grok1/README.md)
+    ("[rank368]:[E808 04:21:41.161045406 ProcessGroupNCCL.cpp:2147] [PG ID 0 PG GUID 0(default_pg) Rank 368] First PG on this rank to signal dumping.",
+     "dump_signal", 368, None),
+    ("[rank368]:[E808 04:21:41.161011710 ProcessGroupNCCL.cpp:693] Stack trace of the failed collective not found, potentially because FlightRecorder is disabled. You can enable it by setting TORCH_NCCL_TRACE_BUFFER_SIZE to a non-zero value.",
+     "failure_at_work", 368, None),
+    # 2.2-2.3's heartbeat monitor told to dump (written from ProcessGroupNCCL.cpp's format strings): alone it read HEALTHY
+    ("[PG 0 Rank 0] Received a timeout signal from this local rank and will start to dump the debug info. Last enqueued NCCL work: 2, last completed NCCL work: 1.",
+     "dump_signal", 0, None),
+    ("[PG 0 Rank 5] Received a global timeout from another rank and will start to dump the debug info. Last enqueued NCCL work: 7, last completed NCCL work: 7.",
+     "dump_signal", 5, None),
 ])
 def test_watchdog_events(line, event, rank, seq):
     assert torch_log.detect(line)
