@@ -1,6 +1,7 @@
 """What each NCCL result code an application reports tells (knowledge/nccl_results.yaml): one
-``nccl_result_catalogue_entry`` fact per result the ``torch_nccl_error`` facts name, joined by
-rules/nccl/torch_nccl_error_no_detail.yaml; and what each self-explaining NCCL WARN message tells
+``nccl_result_catalogue_entry`` fact per result the ``torch_nccl_error`` and ``xla_nccl_error`` facts
+name, joined by rules/nccl/torch_nccl_error_no_detail.yaml and xla_nccl_error_no_detail.yaml; and
+what each self-explaining NCCL WARN message tells
 (knowledge/nccl_warn_messages.yaml): one ``nccl_warn_message_entry`` fact per message kind the
 ``nccl_warn`` facts name, joined by rules/nccl/nccl_warn_message.yaml. Called from
 :func:`stethoscope.engine.catalogues.xid.knowledge_facts` before the rules run."""
@@ -29,7 +30,8 @@ def _entries(table: str, marker: str, keys: list[str], lookup, make) -> list[Fac
 def entry_facts(facts: list[Fact]) -> list[Fact]:
     table = knowledge.load(NAME)
     given = {f.name for f in of_kind(facts, "nccl_result_catalogue_entry")}  # type: ignore[attr-defined]
-    names = sorted({f.nccl_error for f in of_kind(facts, "torch_nccl_error") if f.nccl_error} - given)  # type: ignore[attr-defined]
+    names = sorted({f.nccl_error for kind in ("torch_nccl_error", "xla_nccl_error")  # type: ignore[attr-defined]
+                    for f in of_kind(facts, kind) if f.nccl_error} - given)
     if not names:
         return []
     return _entries(NAME, "- name: ", names, table.entry, lambda name, r, line: NcclResultCatalogueEntry(

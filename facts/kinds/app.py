@@ -404,6 +404,65 @@ class XlaPtxasUnsupported(Fact):
 
 
 @fact_kind
+class TfCollectiveGroupMismatch(Fact):
+    """TensorFlow's collective ops found a device joining a collective group under a size the group
+    was not made with (tensorflow/core/common_runtime/collective_param_resolver_local.cc): "Device
+    %s is joining a group with size%d, but that group has size %d (group_key=%d)" (TF 2.4 on),
+    "Collective Op %s has group_size %d and group_key%d but that group has size %d" (before): the
+    program's collectives disagree on who takes part (facts/parsers/tf_collective.py)."""
+
+    kind: Literal["tf_collective_group_mismatch"] = "tf_collective_group_mismatch"
+    device: str | None = None  # "/job:localhost/replica:0/task:0/device:GPU:1" (the newer form names it)
+    joining_size: int  # the size the joining op asked for
+    group_size: int  # the size the group already has
+    group_key: int | None = None
+
+
+@fact_kind
+class XlaNcclError(Fact):
+    """XLA (JAX, TensorFlow) reported a failed NCCL call and quoted no NCCL message for it
+    ("NCCL operation ncclGroupEnd() failed: unhandled cuda error.", an empty "Last NCCL
+    warning(error) log entry (may be unrelated) ''"): the result is all there is
+    (facts/parsers/xla_nccl.py). ``nccl_error`` is the result's ncclResult_t name where the text is
+    one of NCCL's (knowledge/nccl_results.yaml), as ``torch_nccl_error`` has it."""
+
+    kind: Literal["xla_nccl_error"] = "xla_nccl_error"
+    operation: str  # "ncclGroupEnd", "ncclCommInitRank"
+    result: str  # as printed: "unhandled cuda error"
+    nccl_error: str | None = None  # "ncclUnhandledCudaError"
+
+
+@fact_kind
+class CoordinationServiceError(Fact):
+    """The coordination service of a multi-process JAX (or TensorFlow, PyTorch/XLA) job reported
+    a failure: XLA's ``xla/tsl/distributed_runtime/coordination`` (TensorFlow's
+    ``core/distributed_runtime/coordination`` before it), the service task 0 runs for
+    ``jax.distributed.initialize`` and the agent each task runs (facts/parsers/xla_coordination.py).
+
+    ``event``: ``registration_timeout`` (not every task registered or reached the connect barrier
+    in time: "cluster registration failed", ``PjRT_Client_Connect`` / ``[Init]Wait_for_all_tasks_to_register``
+    timed out), ``connect_failed`` (a task could not reach the service: gRPC's "failed to connect
+    to all addresses", RegisterTask past its deadline), ``heartbeat_timeout`` (the service stopped
+    hearing a task), ``task_restarted`` (a task came back with a new incarnation), ``task_error``
+    (the service set a task to ERROR for another reason), ``barrier_timeout`` (a barrier of the
+    program's timed out), ``leader_unreachable`` (this task lost the service: the leader task
+    exited, died or the network failed), ``peer_failed`` (this task was told of an error, its own
+    or another task's, and terminates), ``shutdown_failed`` (the shutdown barrier or disconnect
+    did not complete)."""
+
+    kind: Literal["coordination_service_error"] = "coordination_service_error"
+    event: Literal["registration_timeout", "connect_failed", "heartbeat_timeout", "task_restarted", "task_error",
+                   "barrier_timeout", "leader_unreachable", "peer_failed", "shutdown_failed"]
+    barrier: str | None = None  # the barrier's id: "PjRT_Client_Connect", "[Init]Wait_for_all_tasks_to_register::0"
+    tasks: str | None = None  # the task ids the messages name ("1, 2, 3"): timed out, unhealthy, in error
+    task_count: int | None = None  # how many tasks those are (or were pending, where the barrier counts them)
+    timeout: str | None = None  # the timeout the service names ("1h")
+    grpc_message: str | None = None  # gRPC's reason, where printed: "Socket closed", "Connection refused"
+    peer: str | None = None  # the address gRPC names: "10.150.0.4:62464"
+    detail: str  # what it says, in words made from the above (the rules' summaries quote it)
+
+
+@fact_kind
 class TrainingResultValidation(Fact):
     """Megatron's result validation (megatron/core/rerun_state_machine.py) after it reran an
     iteration whose result it rejected (a NaN or Inf loss or gradient norm, a spiky loss):

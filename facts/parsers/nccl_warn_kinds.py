@@ -47,6 +47,10 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     # WARN("NET/IB: Got CQE with error (devIndex=%d, req=%p, comm=%p (%s), wr_id=%lu, qp_num=%d)", ...)   (net_ib/p2p.cc:854)
     # NET/IB: Got CQE with error (devIndex=0, req=0x7f3a2c001200, comm=0x7f3a2c000000 (send), wr_id=17, qp_num=4711)
     ("ib_cqe_error", re.compile(r"^NET/IB\w* ?: ?Got CQE with error \(")),
+    # WARN("Call to %s failed with error %s errno %d", "ibv_set_ece", ...) of IBV_INT_CHECK_RET_ERRNO_OPTIONAL in wrap_ibv_set_ece
+    #   (misc/ibvwrap.cc, 2.19+; EOPNOTSUPP is an INFO there and NCCL goes on without ECE): the HCA refused the connection options
+    # Call to ibv_set_ece failed with error Invalid argument errno 22      (NVIDIA/JAX-Toolbox#740, quoted by XLA)
+    ("ib_ece_rejected", re.compile(r"^Call to ibv_set_ece failed with error (?!Operation not supported)")),
     # WARN("Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this ...")
     #   (init.cc:1057; "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx" before it, read by nccl_log_setup)
     # Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this feature
@@ -201,7 +205,7 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 #: a literal each pattern above needs (a WARN with none of them is no kind here)
-_GATE = re.compile(r"Unable to|ibv_open_device|CQE with error|same GPU|Mismatched NCCL version|NCCL_COMM_ID|address info"
+_GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same GPU|Mismatched NCCL version|NCCL_COMM_ID|address info"
                    r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|marked as failed|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
                    r"|mixed local Net|CUDA library|missing symbol|already checked in"

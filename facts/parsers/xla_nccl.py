@@ -14,20 +14,29 @@ status is usually one line)::
     Failed to create NCCL communicator: INTERNAL: ncclCommInitRankConfig(...) failed:
     invalid usage ... Last NCCL warning(error): 'Bootstrap : no socket interface found'
 
-Facts: the quoted NCCL message as ``nccl_warn`` (what NCCL's own log shows for it) and, when
+XLA's runtime may append its context after the quoted message (LargeWorldModel/LWM#42)::
+
+    ... NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: internal error - please report this issue to the NCCL developers. Last NCCL warning(error) log entry (may be unrelated) 'Attribute busid of node nic not found'.; current tracing scope: reduce-scatter-start.4; ...
+
+Facts: the quoted NCCL message as ``nccl_warn`` (what NCCL's own log shows for it, with its
+``message_kind`` where it is one of NCCL's self-explaining WARNs: :mod:`nccl_warn_kinds`) and, when
 the message is one NCCL's forwarded-message reader knows (:mod:`torch_nccl_forwarded`: no
 socket interface, connect failed, peer closed, duplicate GPU, CUDA failure, ...), the NCCL fact
 it stands for, so the rules that read NCCL's own log read it too. A failed NCCL operation whose
-status quotes no message gives a ``nccl_warn`` of the operation and its result. Empty input, or
-text without these lines, yields nothing.
+status quotes no message gives an ``xla_nccl_error``: the operation and its result, with the
+result's ncclResult_t name (jax-ml/jax#15628: ``NCCL operation ncclGroupEnd() failed: unhandled
+cuda error.``). Empty input, or text without these lines, yields nothing.
 """
 from __future__ import annotations
 
 import re
 
+from stethoscope.facts.kinds.app import XlaNcclError
+from stethoscope.facts.parsers import nccl_warn_kinds
 from stethoscope.facts.parsers import torch_nccl_forwarded as fwd
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 from stethoscope.facts.parsers.nccl_log_facts import NcclWarn
+from stethoscope.facts.parsers.torch_log_lines import nccl_error_name
 
 KIND = "xla_nccl"
 
@@ -39,8 +48,9 @@ _DETECT = re.compile(r"Last NCCL warning\(error\)|NCCL operation \S+ failed: ")
 _LINE = re.compile(r"Last NCCL warning\(error\)|NCCL operation \S+ failed: ")
 # Last NCCL warning(error) log entry (may be unrelated) 'socketStartConnect: Connect to 10.0.0.2<45763> failed : Connection refused'.
 # Last NCCL warning(error) log entry (may be unrelated): Cuda failure 'out of memory'
+# ... log entry (may be unrelated) 'Attribute busid of node nic not found'.; current tracing scope: reduce-scatter-start.4; current
 _LAST = re.compile(
-    r"Last NCCL warning\(error\)(?: log entry \(may be unrelated\))?:? ?(?:'(?P<quoted>.*)'\.?|(?P<bare>[^'\s].*?))\s*$"
+    r"Last NCCL warning\(error\)(?: log entry \(may be unrelated\))?:? ?(?:'(?P<quoted>.*)'\.?(?:;\s*current\b.*)?|(?P<bare>[^'\s].*?))\s*$"
 )
 # ncclCommInitRankConfig(...) failed: invalid usage        NCCL operation ncclGroupEnd() failed: unhandled system error.
 _OPERATION = re.compile(r"(?:NCCL operation )?(?P<op>nccl\w+)\([^)]*\) failed: (?P<result>[^.\n]*?)(?:\s*\.\.\.|\.|\s*$)")
@@ -55,7 +65,14 @@ def detect(text: str) -> bool:
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
-    pending: tuple[int, str] | None = None  # an operation failure whose quoted message may follow
+    pending: tuple[int, str, str] | None = None  # an operation failure whose quoted message may follow
+    seen: set[tuple[str, str]] = set()  # (operation, result) already reported: every replica prints it
+
+    def no_message(no: int, op: str, res: str) -> None:
+        if (op, res) not in seen:
+            seen.add((op, res))
+            b.add(XlaNcclError, no, operation=op, result=res, nccl_error=nccl_error_name(res))
+
     for no, line in iter_lines(_LINE, artefact):
         result.lines_used += 1
         last = _LAST.search(line)
@@ -65,24 +82,27 @@ def parse(artefact: Artefact) -> ParseResult:
                 b.error(no, f"XLA NCCL status without an operation or NCCL message: {line.strip()[:200]!r}")
                 continue
             if pending is not None:
-                b.add(NcclWarn, pending[0], message=pending[1])
-            pending = (no, f"{op['op']} failed: {op['result'].strip()}")
+                no_message(*pending)
+            pending = (no, op["op"], op["result"].strip())
             continue
         msg = (last["quoted"] if last["quoted"] is not None else last["bare"] or "").strip()
         if not msg:  # NCCL had no message to give: the operation's result is all there is
             op = _OPERATION.search(line)
-            if op is not None or pending is not None:
-                b.add(NcclWarn, no, message=f"{op['op']} failed: {op['result'].strip()}" if op else pending[1])
+            if op is not None:
+                no_message(no, op["op"], op["result"].strip())
+            elif pending is not None:
+                no_message(*pending)
             pending = None
             continue
         pending = None
-        b.add(NcclWarn, no, message=msg)
         got = fwd.read(msg)
-        if got is not None:
+        kind = got[1].get("message_kind") if got is not None and got[0] is NcclWarn else nccl_warn_kinds.kind(msg)
+        b.add(NcclWarn, no, message=msg, message_kind=kind)
+        if got is not None and got[0] is not NcclWarn:
             cls, fields, _peer = got
             b.add(cls, no, **fields)
     if pending is not None:
-        b.add(NcclWarn, pending[0], message=pending[1])
+        no_message(*pending)
     return result
 
 

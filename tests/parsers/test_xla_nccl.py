@@ -38,6 +38,12 @@ def test_real_marin7018_paste():
      [("nccl_warn", None), ("nccl_cuda_failure", None)]),
     # NCCL had no message: the operation and its result stand for it
     ("NCCL operation ncclGroupEnd() failed: unhandled cuda error. Last NCCL warning(error) log entry (may be unrelated) ''.",
+     [("xla_nccl_error", None)]),
+    # XLA's runtime context after the quoted message (LargeWorldModel/LWM#42): the message is the quoted text
+    ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable: run time error: custom call "
+     "'xla.gpu.reduce_scatter' failed: external/xla/xla/service/gpu/nccl_utils.cc:305: NCCL operation ncclCommInitRank(&comm, "
+     "nranks, id, rank) failed: internal error - please report this issue to the NCCL developers. Last NCCL warning(error) log "
+     "entry (may be unrelated) 'Attribute busid of node nic not found'.; current",
      [("nccl_warn", None)]),
 ])
 def test_xla_formats(line, expect):
@@ -47,3 +53,25 @@ def test_xla_formats(line, expect):
 
 def test_other_text_is_not_claimed():
     assert not xla_nccl.detect("NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nLast error:\n")
+
+
+def test_status_without_nccl_message_jax15628():
+    """Each replica prints the same status: one xla_nccl_error, with the result's ncclResult_t name."""
+    r = parse_text((FIX / "jax15628_groupend_unhandled_cuda_error.log").read_text())
+    assert [(f.kind, f.operation, f.result, f.nccl_error, f.evidence.line) for f in r.facts] == [
+        ("xla_nccl_error", "ncclGroupEnd", "unhandled cuda error", "ncclUnhandledCudaError", 1)]
+
+
+@pytest.mark.parametrize("rel, message, kind", [
+    ("jaxtoolbox740_ibv_set_ece_einval.log", "Call to ibv_set_ece failed with error Invalid argument errno 22", "ib_ece_rejected"),
+])
+def test_quoted_message_gets_its_warn_kind(rel, message, kind):
+    facts = parse_text((FIX / rel).read_text()).facts
+    assert [(f.kind, f.message, f.message_kind) for f in facts] == [("nccl_warn", message, kind)]
+
+
+def test_lwm42_context_after_the_quote():
+    line = ("NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: internal error - please report this issue to the "
+            "NCCL developers. Last NCCL warning(error) log entry (may be unrelated) 'Attribute busid of node nic not found'.; current")
+    facts = parse_text(line).facts
+    assert [(f.message, f.message_kind) for f in facts] == [("Attribute busid of node nic not found", "topology_detection_failed")]
