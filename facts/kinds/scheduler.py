@@ -69,10 +69,11 @@ class K8sDeviceAllocationFailed(Fact):
 
     kind: Literal["k8s_device_allocation_failed"] = "k8s_device_allocation_failed"
     resource: str  # "nvidia.com/gpu"; "" where the message names none (plugin_rpc_failed)
-    reason: str  # devices_unavailable | no_healthy_devices | plugin_rpc_failed (the call to the plugin failed in gRPC)
+    reason: str  # devices_unavailable | no_healthy_devices | plugin_rpc_failed (the call to the plugin failed in gRPC) | other
     requested: int | None = None
     available: int | None = None
-    message: str | None = None  # plugin_rpc_failed: the gRPC status, "Unavailable: error reading from server: EOF"
+    message: str | None = None  # plugin_rpc_failed: the gRPC status, "Unavailable: error reading from server: EOF"; other: the reason as printed
+    said: str = ""  # why the kubelet refused, as printed: "requested number of devices unavailable for nvidia.com/gpu. Requested: 1, Available: 0"
 
 
 @fact_kind

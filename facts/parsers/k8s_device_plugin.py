@@ -142,6 +142,16 @@ _ALLOCATE = re.compile(r"Allocate failed due to (?:requested number of devices u
 # Message:  Pod Allocate failed due to pc error: code = Unavailable desc = error reading from server: EOF, which is unexpected
 #   (Project-HAMi/volcano-vgpu-device-plugin#4, a letter of "rpc" lost in the paste)
 _ALLOCATE_RPC = re.compile(r"Allocate failed due to [^\n]{0,40}?\bcode = (?P<code>[A-Z]\w{1,30}) desc = (?P<desc>[^\n]{1,300}?), which is unexpected")
+# Any other reason the admission handler wraps ("Allocate failed due to %v, which is unexpected", kubelet
+# pkg/kubelet/cm/devicemanager/manager.go; the device manager's own errors, e.g. for a container whose GPUs the
+# scheduler's extension did not record), in kubectl -o yaml folded onto the next line (ray-project/kuberay, harvest 2503):
+#   message: Pod Allocate failed due to pod d65f09ad-cca3-4631-a0a3-d5ba850f8a69 container
+#     wait-gcs-ready unable to find GPU device allocation by scheduler, which is unexpected
+_ALLOCATE_OTHER = re.compile(r"Allocate failed due to (?P<why>[^\n]{1,300}?), which is unexpected")
+# The kubelet's GPU manager before device plugins (Kubernetes 1.6-1.9, pkg/kubelet/gpu/nvidia/nvidia_gpu_manager.go,
+# resource alpha.kubernetes.io/nvidia-gpu), in a pod's events (kubernetes/kubernetes, harvest 2502):
+#   Warning  Failed  8m (x6 over 9m)   kubelet, 10.176.86.186  Error: Requested number of GPUs unavailable. Requested: 2, Available: 0
+_LEGACY_GPUS = re.compile(r"Requested number of GPUs unavailable\. Requested: (?P<req>\d+), Available: (?P<avail>\d+)")
 # The kubelet dialling a plugin's socket that nothing serves (grpc's "transport: Error while dialing" of its connection):
 # Err: connection error: desc = "transport: Error while dialing dial unix /var/lib/kubelet/device-plugins/nvidia-gpu.sock: connect:
 # connection refused.      (Project-HAMi/volcano-vgpu-device-plugin#4, the kubelet's log wrapped before the errno text)
@@ -211,7 +221,8 @@ _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one altern
                            for p in (_STRATEGY, _SKIPPED_EVENT, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _CHECK_FAILED, _ALLOCATE, _ALLOCATE_RPC,
                                      _DIAL_SOCKET, _START,
                                      _PLUGIN_START, _REGISTER, _KUBELET, _RETRYING, _LIFECYCLE, _GRPC_CRASHED,
-                                     _ALLOCATE_FRAME, _GFD_ERROR, _GFD_LIFECYCLE)), re.M)
+                                     _ALLOCATE_FRAME, _GFD_ERROR, _GFD_LIFECYCLE, _LEGACY_GPUS))
+                  + r"|\bAllocate failed due to ", re.M)  # the admission handler's message of any reason (_ALLOCATE_OTHER, folded or not)
 
 
 def detect(head: str) -> bool:
@@ -221,7 +232,7 @@ def detect(head: str) -> bool:
             or "Failed to start one or more plugins" in head or " watcher." in head or "lugins." in head
             or "Loading configuration." in head or "to serve '" in head or "GRPC server for '" in head
             or ").Allocate(" in head or "unhealthy" in head or "/device-plugins/" in head
-            or "gpu-feature-discovery: " in head or " labeler: " in head):
+            or "gpu-feature-discovery: " in head or " labeler: " in head or "Requested number of GPUs unavailable" in head):
         return False
     return _ANY.search(head) is not None
 
@@ -272,7 +283,8 @@ def parse(artefact: Artefact) -> ParseResult:
         elif "device marked unhealthy" in line and (m := _MARKED.search(line)) is not None:
             b.add(DevicePluginUnhealthy, n, device=m["dev"], resource=m["res"])
         elif "Allocate failed due to" in line and (m := _ALLOCATE_RPC.search(line)) is not None:
-            b.add(K8sDeviceAllocationFailed, n, resource="", reason="plugin_rpc_failed", message=f"{m['code']}: {m['desc']}")
+            b.add(K8sDeviceAllocationFailed, n, resource="", reason="plugin_rpc_failed", message=f"{m['code']}: {m['desc']}",
+                  said=f"rpc error: code = {m['code']} desc = {m['desc']}")
         elif "Error while dialing" in line and (m := _DIAL_SOCKET.search(line)) is not None:
             err = m["err"]
             if err is None and n < len(artefact.lines):
@@ -285,13 +297,35 @@ def parse(artefact: Artefact) -> ParseResult:
         elif "Allocate failed due to" in line and (m := _ALLOCATE.search(line)) is not None:
             if m["res"]:
                 b.add(K8sDeviceAllocationFailed, n, resource=m["res"], reason="devices_unavailable",
-                      requested=int(m["req"]), available=int(m["avail"]))
+                      requested=int(m["req"]), available=int(m["avail"]), said=m[0][len("Allocate failed due to "):])
             else:
-                b.add(K8sDeviceAllocationFailed, n, resource=m["res2"], reason="no_healthy_devices")
+                b.add(K8sDeviceAllocationFailed, n, resource=m["res2"], reason="no_healthy_devices",
+                      said=m[0][len("Allocate failed due to "):])
+        elif "Allocate failed due to" in line and (m := _ALLOCATE_OTHER.search(_folded(artefact.lines, n, line))) is not None:
+            why = " ".join(m["why"].split())[:300]
+            b.add(K8sDeviceAllocationFailed, n, resource="", reason="other", message=why, said=why)
+        elif "Requested number of GPUs unavailable" in line and (m := _LEGACY_GPUS.search(line)) is not None:
+            b.add(K8sDeviceAllocationFailed, n, resource="alpha.kubernetes.io/nvidia-gpu", reason="devices_unavailable",
+                  requested=int(m["req"]), available=int(m["avail"]), said=m[0])
         elif not _HINT.search(line):
             continue
         result.lines_used += 1
     return result
+
+
+def _folded(lines: list[str], n: int, line: str) -> str:
+    """``line`` (the 1-based line ``n``) with the lines a YAML dump folded it onto (more indented than it,
+    up to three) joined on, where it does not end the admission message itself."""
+    if "which is unexpected" in line:
+        return line
+    indent = len(line) - len(line.lstrip())
+    for nxt in lines[n:n + 3]:
+        if not nxt.strip() or len(nxt) - len(nxt.lstrip()) <= indent:
+            break
+        line += " " + nxt.strip()
+        if "which is unexpected" in nxt:
+            break
+    return line
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts (each is
@@ -306,5 +340,5 @@ _SIG = re.compile("|".join((
     r"\bPlugin \S+ failed to start: ", r"Could not register device plugin: ", _KUBELET.pattern, _RETRYING.pattern,
     _LIFECYCLE.pattern, r"GRPC server for '[^']+' crashed with error: ", _ALLOCATE_FRAME.pattern,
     r"\bgpu-feature-discovery: \d{4}/\d\d/\d\d \d\d:\d\d:\d\d (?:Error|Unexpected error|Start running|Exiting|Warning: Error removing)",
-    r"\] error creating (?:NVML )?labeler: ")), re.M)
+    r"\] error creating (?:NVML )?labeler: ", _LEGACY_GPUS.pattern)), re.M)
 SIGNATURES = (_SIG,)

@@ -352,3 +352,15 @@ def test_device_plugin_skipped_nvml_events():
     r = _parse(k8s_device_plugin, text="I0101 00:00:00.000000       1 device_health.go:200] Skipping non-nvmlEventTypeXidCriticalError "
                                         "event: Data=0, Type=1, GI=4294967295, CI=4294967295\n")
     assert [(f.event_type, f.event) for f in r.facts] == [(1, "single_bit_ecc")]
+
+
+def test_kubelet_admission_failure_other_forms():
+    # kubernetes#72486: the kubelet's GPU manager before device plugins (1.6-1.9)
+    (f,) = _parse(k8s_device_plugin, "k8s_device_plugin/k8s72486_legacy_gpu_manager_requested_unavailable.txt").facts
+    assert (f.evidence.line, f.resource, f.reason, f.requested, f.available, f.said) == (
+        1, "alpha.kubernetes.io/nvidia-gpu", "devices_unavailable", 2, 0, "Requested number of GPUs unavailable. Requested: 2, Available: 0")
+    # kuberay#1414: another reason of the device manager's, the message folded by kubectl -o yaml onto the next line
+    r = _parse(k8s_device_plugin, "k8s_device_plugin/kuberay1414_pod_allocate_folded_unexpected.yaml")
+    (f,) = r.facts
+    assert (f.evidence.line, f.reason, f.said) == (
+        2, "other", "pod d65f09ad-cca3-4631-a0a3-d5ba850f8a69 container wait-gcs-ready unable to find GPU device allocation by scheduler")
