@@ -32,6 +32,7 @@ Empty input, or a log with no failures (a healthy run), yields no facts.
 from __future__ import annotations
 
 import re
+import signal as _signal
 from typing import Any
 
 from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
@@ -53,7 +54,7 @@ KIND = "torch_log"
 # one of these is in every match of tl.DETECT
 _DETECT_KEYS = ("ProcessGroupNCCL", "ProcessGroupGloo.cpp:", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
                 "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:",
-                "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", "NCCL Error ", *twe.MARKERS, *gloo.MARKERS)
+                "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", "NCCL Error ", " terminated with ", *twe.MARKERS, *gloo.MARKERS)
 
 
 def detect(head: str) -> bool:
@@ -160,6 +161,12 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
         rec = _elastic_failed(b, no, line, node)
         if rec is not None:
             workers.append(rec)
+    elif " terminated with " in line and (sp := tl.SPAWN_EXITED.search(line)) is not None:
+        # mp.spawn names the child by its index (the local rank it was started as) and a signal or an exit code
+        sig = sp["sig"]
+        code = int(sp["code"]) if sp["code"] else (-_signal.Signals[sig].value if sig in _signal.Signals.__members__ else None)
+        workers.append(dict(line=no, text=line, node=node, local_rank=int(sp["idx"]), rank=None, pid=None, exitcode=code,
+                            signal=sig or tl.signal_of(code, None), root_cause=False, from_table=False))
     elif "Unexpected bus error encountered in worker" in line:
         if tl.DATALOADER_SHM.search(line) is None:
             return

@@ -39,6 +39,8 @@ DETECT = re.compile(
     # rich's log handler (Accelerate's launcher) wraps the message in its column and puts the source at the right:
     #  ERROR    failed (exitcode: -9) local_rank: 5 (pid: 22) of  api.py:673      (huggingface/accelerate#1214; " binary: ..." next)
     r"|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\) of(?: binary: |[ \t]+api\.py:\d+[ \t]*\r?$)"
+    # mp.spawn's report of a dead child (SPAWN_EXITED below)
+    r"|(?:\bProcessExitedException|^Exception): process \d+ terminated with (?:signal SIG[A-Z0-9]+|exit code -?\d+)"
     # a record of torchrun's failures table pasted without the table's title or its "[N]:" line:
     #   rank      : 0 (local_rank: 0)
     r"|^[ \t]*rank[ \t]*:[ \t]*-?\d+ \(local_rank: -?\d+\)[ \t]*\r?$"
@@ -84,6 +86,7 @@ MARKERS = (
     "ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInternalError: ", "ncclInvalidArgument: ",
     "ncclInvalidUsage: ", "ncclRemoteError: ", "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
     "Unexpected bus error encountered in worker", " failed: ", "Internal NCCL failure with error ", "NCCL Error ",
+    " terminated with ",
 )
 
 # torch/csrc/DataLoader.cpp (a worker's SIGCHLD handler; real, ymoslem/OpenNMT-Tutorial#6):
@@ -151,6 +154,12 @@ DESYNC_NEVER = re.compile(r"ranks \[(?P<ranks>[^\]]*)\] are the lagging ranks")
 # [2024-05-08 08:47:31,877] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 2 (pid: 5939) of binary: ...
 # E0325 20:57:27.620000 2606 site-packages/torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) local_rank: 5 (pid: 2630) of binary: ...
 ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<exit>-?\d+)\) local_rank: (?P<local>\d+) \(pid: (?P<pid>\d+)\)")
+# torch.multiprocessing.spawn's join() (mp.spawn, Lightning's ddp_spawn) on a child that died: ProcessExitedException
+# from 1.7 ("process %d terminated with signal %s" / "... with exit code %d", torch/multiprocessing/spawn.py), a plain
+# Exception with the same text before it:
+# torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL   (lyu-yx/ACUMEN#4)
+SPAWN_EXITED = re.compile(r"(?:\bProcessExitedException|^Exception): process (?P<idx>\d+) terminated with"
+                          r" (?:signal (?P<sig>SIG[A-Z0-9]+)|exit code (?P<code>-?\d+))", re.M)
 
 # torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1
 # RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8

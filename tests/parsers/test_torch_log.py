@@ -629,3 +629,20 @@ def test_gloo_connect_forms(text, expect):
     assert torch_log.detect(text) == bool(expect)
     facts = [f for f in parse_text(text).facts if f.kind == "gloo_connect_failed"]
     assert [(f.detail, f.remote, f.remote_loopback) for f in facts] == expect
+
+
+# torch.multiprocessing.spawn's join() on a dead child (mp.spawn, Lightning's ddp_spawn): the child's index, its signal or code
+@pytest.mark.parametrize("line, local_rank, exitcode, signal", [
+    ((FIX / "acumen4_spawn_sigkill.log").read_text().strip(), 0, -9, "SIGKILL"),  # lyu-yx/ACUMEN#4 (1.7+)
+    ("torch.multiprocessing.spawn.ProcessExitedException: process 3 terminated with exit code 1", 3, 1, None),
+    ("Exception: process 1 terminated with signal SIGSEGV", 1, -11, "SIGSEGV"),  # before 1.7: a plain Exception
+])
+def test_spawn_child_exited(line, local_rank, exitcode, signal):
+    assert torch_log.detect(line)
+    (w,) = [f for f in parse_text(line + "\n").facts if f.kind == "torch_worker_failed"]
+    assert (w.local_rank, w.exitcode, w.signal, w.sigkill) == (local_rank, exitcode, signal, signal == "SIGKILL")
+
+
+def test_spawn_words_in_prose_are_no_worker():
+    text = "The process terminated with signal SIGKILL when I ran it twice.\n"
+    assert [f for f in parse_text(text).facts if f.kind == "torch_worker_failed"] == []
