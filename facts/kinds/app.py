@@ -404,6 +404,22 @@ class XlaPtxasUnsupported(Fact):
 
 
 @fact_kind
+class XlaRendezvousStuck(Fact):
+    """XLA's rendezvous of the threads that drive a collective or an NCCL clique's set-up (one per
+    local device) did not fill: "This thread has been waiting for `<what>` for N seconds and may be
+    stuck. Expected T threads to join the rendezvous, but not all of them arrived on time." and, past
+    the termination timeout, "Termination timeout for `<what>` ... exceeded. Exiting to ensure a
+    consistent program state." (xla/service/rendezvous.cc; facts/parsers/xla_rendezvous.py)."""
+
+    kind: Literal["xla_rendezvous_stuck"] = "xla_rendezvous_stuck"
+    what: str | None = None  # "initialize clique for rank 6; clique=devices=[0,...]", "all gather RendezvousKey{...}" (cut)
+    expected: int | None = None  # threads expected
+    arrived: int | None = None  # threads that arrived (the termination message of newer XLA)
+    waited_s: int | None = None  # the timeout that passed
+    terminated: bool = False  # XLA gave up and exited the process (exit code 42)
+
+
+@fact_kind
 class TfCollectiveGroupMismatch(Fact):
     """TensorFlow's collective ops found a device joining a collective group under a size the group
     was not made with (tensorflow/core/common_runtime/collective_param_resolver_local.cc): "Device
