@@ -461,14 +461,16 @@ class CoordinationServiceError(Fact):
     to all addresses", RegisterTask past its deadline), ``heartbeat_timeout`` (the service stopped
     hearing a task), ``task_restarted`` (a task came back with a new incarnation), ``task_error``
     (the service set a task to ERROR for another reason), ``barrier_timeout`` (a barrier of the
-    program's timed out), ``leader_unreachable`` (this task lost the service: the leader task
+    program's timed out), ``key_value_timeout`` (a key another task should have published never came:
+    "GetKeyValue() timed out with key: cuda:local_topology/cuda/1", the device topology exchange of
+    jax.distributed or an NCCL clique's id), ``leader_unreachable`` (this task lost the service: the leader task
     exited, died or the network failed), ``peer_failed`` (this task was told of an error, its own
     or another task's, and terminates), ``shutdown_failed`` (the shutdown barrier or disconnect
     did not complete)."""
 
     kind: Literal["coordination_service_error"] = "coordination_service_error"
     event: Literal["registration_timeout", "connect_failed", "heartbeat_timeout", "task_restarted", "task_error",
-                   "barrier_timeout", "leader_unreachable", "peer_failed", "shutdown_failed"]
+                   "barrier_timeout", "key_value_timeout", "leader_unreachable", "peer_failed", "shutdown_failed"]
     barrier: str | None = None  # the barrier's id: "PjRT_Client_Connect", "[Init]Wait_for_all_tasks_to_register::0"
     tasks: str | None = None  # the task ids the messages name ("1, 2, 3"): timed out, unhealthy, in error
     task_count: int | None = None  # how many tasks those are (or were pending, where the barrier counts them)

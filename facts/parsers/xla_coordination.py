@@ -56,7 +56,7 @@ _GATES = (
     "Failed to send RPC to coordination service", "preemption notice from coordination service",
     "Polled an error from coordination service", "JAX distributed service detected fatal errors",
     "Coordination service agent in error status", "Failed to disconnect from coordination service",
-    "Shutdown barrier has failed",
+    "Shutdown barrier has failed", "GetKeyValue() timed out with key",
 )
 #: lines that add to an event: gRPC's details, a task list, the RPC called
 _MORE = ("failed to connect to all addresses", "/tensorflow.CoordinationService/", "grpc_message",
@@ -79,6 +79,11 @@ _HEARTBEAT = re.compile(r"Task (/job:[^\s/]+/replica:\d+/task:\d+) heartbeat tim
 _SET_ERROR = re.compile(r"(/job:[^\s/]+/replica:\d+/task:\d+) has been set to ERROR in coordination service: (?P<status>.*)")
 # Failed to retrieve preemption notice from coordination service: UNAVAILABLE: Socket closed
 _PREEMPTION = re.compile(r"preemption notice from coordination service: (?P<code>[A-Z_]+)")
+# Getting local topologies failed: GetKeyValue() timed out with key: cuda:local_topology/cuda/1 and duration: 2m
+#   (the agent's "GetKeyValue() timed out with key: $0 and duration: $1"; the key of jax.distributed's device topology
+#   exchange names the task that never published it)
+_KEY_VALUE = re.compile(r"GetKeyValue\(\) timed out with key: (?P<key>.+?) and duration: (?P<dur>[\w.]+)")
+_TOPOLOGY_KEY = re.compile(r"local_topology/\w+/(?P<task>\d+)$")
 # Failed to disconnect from coordination service with status: DEADLINE_EXCEEDED: Deadline Exceeded
 _DISCONNECT = re.compile(r"Failed to disconnect from coordination service with status: (?P<code>[A-Z_]+)")
 # Coordination service agent in error status: DEADLINE_EXCEEDED: Deadline Exceeded
@@ -193,6 +198,11 @@ def _read_line(ev: _Events, n: int, line: str, rpc: str | None) -> bool:
         connecting = rpc == "RegisterTask" or "RegisterTask" in line or "failed to connect to all addresses" in line
         ev.add("connect_failed" if connecting else "peer_failed", n, status=a["code"])
         return True
+    k = _KEY_VALUE.search(line)
+    if k is not None:
+        t = _TOPOLOGY_KEY.search(k["key"])
+        ev.add("key_value_timeout", n, tasks=[t["task"]] if t else [], timeout=k["dur"], key=k["key"][:120])
+        return True
     d = _DISCONNECT.search(line)
     if d is not None:
         ev.add("shutdown_failed", n, status=d["code"])
@@ -262,6 +272,9 @@ def _detail(event: str, f: dict, tasks: str | None) -> str:
         return f"{named or 'a task'} came back with a new incarnation: it restarted after crashing or being rescheduled"
     if event == "task_error":
         return f"the coordination service set {named or 'a task'} to ERROR: {f.get('status', '')}"
+    if event == "key_value_timeout":
+        return (f"{named or 'a participant'} never published the key {f.get('key')} within {timeout}: it did not reach "
+                "that step (not started, crashed, hung, or a different set of local devices)")
     if event == "barrier_timeout":
         return f"barrier {barrier} timed out" + (f": {named} did not arrive" if named else "")
     if event == "leader_unreachable":
@@ -304,5 +317,5 @@ SIGNATURES = (r"Barrier timed out\. (?:Barrier_id|Id): |cluster registration fai
               r"|has been set to ERROR in coordination service"
               r"|Incarnation ID mismatch|with a different incarnation|(?:Failed to send RPC to|preemption notice from|Polled an error from"
               r"|Failed to disconnect from) coordination service|JAX distributed service detected fatal errors"
-              r"|Coordination service agent in error status|Shutdown barrier has failed",)
+              r"|Coordination service agent in error status|Shutdown barrier has failed|GetKeyValue\(\) timed out with key: ",)
 _SIG = re.compile(SIGNATURES[0])

@@ -58,6 +58,10 @@ def test_disconnect_at_exit():
     ("/job:jax_worker/replica:0/task:2 Heartbeat: Incarnation ID mismatch: expecting 1 but got 2. The task has restarted and "
      "likely crashed earlier - check for any earlier errors or any scheduler events (e.g. preemption, eviction) to debug further.",
      "task_restarted", "2", 1),
+    # the agent's key-value wait (coordination_service_agent.cc "GetKeyValue() timed out with key: $0 and duration: $1"),
+    # in jax.distributed's topology exchange (the key as Perlmutter users quote it)
+    ("INTERNAL: Getting local topologies failed: GetKeyValue() timed out with key: cuda:local_topology/cuda/1 and duration: 2m",
+     "key_value_timeout", "1", 1),
     # the shutdown barrier
     ("INTERNAL: Shutdown barrier has failed.\nBarrier result: 'DEADLINE_EXCEEDED: Barrier timed out. Id: Shutdown::0.", "shutdown_failed", None, None),
     # a task that cannot reach the service (xla/pjrt/distributed/client.cc's "Coordination service agent in error status: %s"
