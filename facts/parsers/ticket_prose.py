@@ -187,10 +187,14 @@ _LOG_LINE = re.compile(r"^\s*(?:\[?\d{2,4}[-/.]\d\d[-/.]\d\d|\[?\d\d:\d\d:\d\d|[
 # ... so the link comes up below x16 and the sub-test fails with DCGM_FR_PCIE_WIDTH (error 46) even though the GPU is healthy.
 # But if I use the command "**_nvidia-smi -q -d ECC_**" to check error, the ECC count will not change.
 # The reporter's own words mark it: the first person singular (a program says "we", never "I"), a concession or a
-# sentence opened with a conjunction; ten words at least. A program's failure form (facts/parsers/unrecognised_text.py
+# sentence opened with a conjunction, or reported speech (harvest 2702, dsx-ai-factory/infra-controller#384: "Users
+# reported that machine validation test `DcgmFullShort` was failing with the error `No such file or directory (os
+# error 2)` ..."; a program reports its own failure, it does not say someone reported it); ten words at least. A program's failure form (facts/parsers/unrecognised_text.py
 # FAILURE_WORDS: an exception's line, ERROR, "Error: ", a signal) is never one, whatever words surround it.
 _REPORTER = re.compile(r"(?<![\w/])(?:I|I'm|I've|I'd)(?![\w/])|\b(?:my|me)\b|\b(?:even though|although|whereas)\b"
-                       r"|^\W*(?:But|And|So|Also|However|When|If|Then)\b")
+                       r"|^\W*(?:But|And|So|Also|However|When|If|Then)\b"
+                       r"|\b(?:[Uu]sers?|[Cc]ustomers?|[Pp]eople|[Ss]omeone) (?:have |had )?(?:reported|report|noticed|observed|saw)\b"
+                       r"|\b(?:reported|noticed|observed) that\b")
 _WORDS = re.compile(r"[A-Za-z']+")
 
 

@@ -77,6 +77,9 @@ def test_dcgm_log_errors_dcgm_logs_about_itself():
     # NVIDIA/DCGM#279: the hang detector's stale processes
     r = run(dcgm_log, "dcgm_log/dcgm279_hang_detect_stale_process.log")
     assert [f.kind for f in r.facts] == ["dcgm_self_message", "dcgm_self_message"]
+    # NVIDIA/DCGM#238: pulse_test refusing a compute capability it has no kernel for (the DEBUG lines read nothing)
+    r = run(dcgm_log, "dcgm_log/dcgm238_pulse_test_compute_capability_12.log")
+    assert [(f.evidence.line, f.kind) for f in r.facts] == [(3, "dcgm_self_message")]
     # an exception line that follows no self message stays DCGM's error, as does one a line further on
     text = ("2023-11-29 16:27:36.610 ERROR [74919:74919] Exception: bad file: /x.yaml [/a/b.cpp:1] [F]\n"
             "2023-11-29 16:27:36.609 ERROR [74919:74919] Could not read package diag config. Please ensure the datacenter-gpu-manager-config package is installed [/a/b.cpp:1] [F]\n"

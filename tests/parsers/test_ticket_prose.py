@@ -130,6 +130,8 @@ HARVEST = ROOT / "fixtures/harvest/cases"
     ("2405-healthy-dcgm-diag-pcie-width-46-on-instance-with-reduced-lanes-by-design", 1, "pcie", "error"),
     # NVIDIA/DCGM#126: the first person, a sentence opened with 'But'
     ("2407-healthy-dcgmi-injected-double-bit-ecc-not-seen-by-nvidia-smi", 2, "application", "error"),
+    # dsx-ai-factory/infra-controller#384: reported speech ('Users reported that ...') about a failing DCGM diagnostic
+    ("2702-dcgm-diag-fails-os-error-2-cuda12-dcgm-packages-on-580-cuda13-driver", 3, "gpu", "error"),
 ])
 def test_a_reporters_sentence_telling_of_an_error_is_a_reported_symptom(case, line, component, words):
     text = (HARVEST / case / "other-quoted-in-text.txt").read_text()
@@ -149,6 +151,8 @@ def test_a_reporters_sentence_telling_of_an_error_is_a_reported_symptom(case, li
     "But the sub-test fails with error 46",
     # no mark of the reporter: a program's message in words
     "The sub-test fails with DCGM_FR_PCIE_WIDTH (error 46) because the link width is below its minimum of 16 lanes",
+    # a program's failure form that reports something is still the program's line
+    "Error: the health check reported that GPU 3 failed the memory test and was removed from service",
     # I/O is no first person
     "blk_update_request: I/O error, dev nvme0n1, sector 123456 op 0x1:(WRITE) flags 0x800 phys_seg 1 prio class 0",
 ])
