@@ -222,7 +222,8 @@ _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one altern
                                      _DIAL_SOCKET, _START,
                                      _PLUGIN_START, _REGISTER, _KUBELET, _RETRYING, _LIFECYCLE, _GRPC_CRASHED,
                                      _ALLOCATE_FRAME, _GFD_ERROR, _GFD_LIFECYCLE, _LEGACY_GPUS))
-                  + r"|\bAllocate failed due to ", re.M)  # the admission handler's message of any reason (_ALLOCATE_OTHER, folded or not)
+                  # the admission handler's message of any reason (_ALLOCATE_OTHER), whole or folded once onto the next line
+                  + r"|\bAllocate failed due to [^\n]{1,300}?(?:\n[ \t]+[^\n]{1,300}?)?, which is unexpected", re.M)
 
 
 def detect(head: str) -> bool:
