@@ -60,8 +60,8 @@ class ArtefactCoverage:
     #: fact kinds that alone check nothing (a kernel log's boot banner): a file whose reader made
     #: only these was not read for what the kind covers
     context: tuple[str, ...] = ()
-    #: fact kind -> (the components a fact of it checks, the fact's field that names one
-    #: instead, {field: values that check nothing}); empty: every file read checks ``covers``
+    #: fact kind -> (the components a fact of it checks, or the fact's field that names one,
+    #: {field: values that make the fact check nothing}); empty: every file read checks ``covers``
     checks: dict = field(default_factory=dict, compare=False)
 
     def shown(self, facts, folded_kinds=()) -> list[str]:
@@ -74,14 +74,17 @@ class ArtefactCoverage:
             out.update(self.checks.get(kind, ((),))[0])
         for f in facts:
             comps, name, unless = self.checks.get(f.kind, ((), None, None))
+            if unless and any(getattr(f, k, None) in vs for k, vs in unless.items()):
+                continue
             out.update(comps)
-            if name and not any(getattr(f, k, None) in vs for k, vs in unless.items()):
+            if name:
                 out.add(getattr(f, name, None))
         return [c for c in self.covers if c in out]
 
 
 def _checks(raw: dict) -> dict:
-    return {k: (tuple(v), None, {}) if isinstance(v, list) else ((), v.field, v.unless) for k, v in raw.items()}
+    return {k: (tuple(v), None, {}) if isinstance(v, list) else (tuple(v.components), v.field, v.unless)
+            for k, v in raw.items()}
 
 
 @lru_cache(maxsize=1)

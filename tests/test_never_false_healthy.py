@@ -282,6 +282,40 @@ def test_a_watchdog_dump_for_a_collective_timeout_alone_is_a_fault(ruleset, tmp_
      "| NVIDIA-SMI 390.25                 Driver Version: 390.25                    |\n"
      "|-------------------------------+----------------------+----------------------+\n"
      "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |", "nvidia_smi_table"),
+    # session 17 (bench/fragment_audit.py over the harvest cases and the dev corpus, 1-5 line windows):
+    # the driver's load line alone: the log shows no time after the driver came up (harvest 1408's dmesg)
+    ("../harvest/cases/1408-healthy-nvidia-module-loads-taint-messages-helm-chart-bug/dmesg.log",
+     "[    3.011519] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  525.147.05  Wed Oct 25 20:27:35 UTC 2023", "kernel_log"),
+    # Xid 43s (an application's channel reset, catalogue IGNORE), then the head of another GPU's Xid report, its Xid cut
+    # off (the driver names a GPU once, right before its first Xid: kernel_rc.c krcReportXid -> _krcLogUuidOnce)
+    ("../harvest/cases/1404-xid31-repeated-on-one-gpu-many-processes-faulty-device/dmesg.log",
+     "[Thu Jan 28 00:16:35 2021] NVRM: Xid (PCI:0000:3d:00): 43, pid=1405, Ch 00000008\n"
+     "[Thu Jan 28 02:13:33 2021] NVRM: Xid (PCI:0000:3d:00): 43, pid=11101, Ch 00000008\n"
+     "[Fri Jan 29 23:42:34 2021] NVRM: GPU at PCI:0000:db:00: GPU-4a28de72-2645-de9a-eb35-a394cef3f4da", "kernel_log"),
+    # gpud scan's pass of a check it skipped (an A10 host: no NVSwitch), read as 'checked: nvlink' (harvest 129)
+    ("../harvest/cases/129-healthy-a10-no-nvswitch-fabric-manager-not-active/app.txt",
+     '{"level":"info","ts":"2025-06-05T18:00:13Z","caller":"fabric-manager/component.go:163","msg":"checking nvidia fabric manager"}\n'
+     "\u2714 NVSwitch not detected, skipping fabric manager check", "gpud_scan"),
+    # nvidia-smi -q's banner and a GPU's header, its block cut off (dev corpus 035's paste, netdata#4892, the same lines)
+    ("nvidia_smi_q/nvidia-smi-q.txt", "Attached GPUs                                          : 2\nGPU 00000000:00:06.0", "nvidia_smi_q"),
+    # Ollama's start of GPU discovery, its result cut off (ollama#12136): read HEALTHY, 'checked: application'
+    ("ollama_log/h100_gpu_discovery_0.12.log",
+     'time=2025-11-12T03:10:56.706Z level=INFO source=runner.go:67 msg="discovering available GPUs..."', "ollama_log"),
+    # cuda-gdb's notice of a status a CUDA call returned (NVIDIA/nccl#258, dev corpus 014): the program ran under a
+    # debugger, how it ended is not shown (read HEALTHY, 'checked: application')
+    ("cuda_app/cuda_forms.log", "warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)", "cuda_app"),
+    # dcgmi health -c's head, its Overall Health row and the incident under it cut off
+    ("dcgmi_health/l4_power_violation_warning.txt", "$ dcgmi health -c\n+" + "-" * 27 + "+" + "-" * 58 + "+\n"
+     "| Health Monitor Report" + " " * 64 + "|", "dcgmi_health"),
+    # torchrun's agent starting its workers' rendezvous (a round that then timed out): no job seen running
+    ("torch_elastic/torchrun_2.11_rdzv_join_timeout_min2.log",
+     "I1201 10:35:57.549000 440 torch/distributed/elastic/agent/server/api.py:898] [default] starting workers for entrypoint: python\n"
+     "I1201 10:35:57.549000 440 torch/distributed/elastic/agent/server/api.py:693] [default] Rendezvous'ing worker group",
+     "torch_elastic+torch_log"),
+    # inventory lines of a GPU block: no GPU named, nothing of its state (harvest 174)
+    ("../harvest/cases/174-healthy-nvidia-smi-q-t4-no-banner-scheduler-bug/nvidia-smi-q.txt",
+     "    VBIOS Version                         : 90.04.96.00.9F\n    MultiGPU Board                        : No\n"
+     "    Board ID                              : 0x7", "nvidia_smi_q"),
 ])
 def test_a_fragment_that_shows_no_result_is_no_health_claim(ruleset, tmp_path, source, line, kind):
     # each read HEALTHY alone ("checked: nccl", "gpu, gpu_memory", every GPU component): a one-line sampling audit
@@ -602,3 +636,24 @@ def test_a_pytorch_log_that_shows_a_failure_still_checks_the_job(ruleset, tmp_pa
     rep = diagnose_bundle(tmp_path, ruleset, jobs=1)
     assert rep.verdict == "faulty"
     assert {c.component for c in rep.checked} >= {"application", "nccl"}
+
+
+PROSE = ROOT / "fixtures" / "harvest" / "cases"
+
+
+@pytest.mark.parametrize("case", ["2405-healthy-dcgm-diag-pcie-width-46-on-instance-with-reduced-lanes-by-design",
+                                  "2407-healthy-dcgmi-injected-double-bit-ecc-not-seen-by-nvidia-smi"])
+def test_a_reporters_sentence_that_tells_of_an_error_is_a_claim(ruleset, tmp_path, case):
+    # aws/aws-k8s-tester#806 ('... the sub-test fails with DCGM_FR_PCIE_WIDTH (error 46) even though the GPU is healthy.'),
+    # NVIDIA/DCGM#126 ('But if I use the command ... to check error, the ECC count will not change.'): healthy controls
+    # of prose alone read FAULTY (an unexplained error). The reporter's words are a claim: inconclusive, the sentence quoted
+    (tmp_path / "b").mkdir()
+    shutil.copy(PROSE / case / "other-quoted-in-text.txt", tmp_path / "b" / "ticket.txt")
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    assert rep.verdict == "inconclusive", [f.summary for f in rep.findings]
+    assert [f.rule for f in rep.findings] == ["reported_symptom_unjudged"]
+    # near miss: a program's last words in the same file of prose are read as an error nobody explains
+    # (glibc's malloc check, pytorch/pytorch#148954)
+    _append(tmp_path / "b" / "ticket.txt", "double free or corruption (out)\n")
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    assert rep.verdict == "faulty" and "double free or corruption (out)" in _cited(rep), [f.summary for f in rep.findings]

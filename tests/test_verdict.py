@@ -6,6 +6,7 @@ import pytest
 
 from stethoscope.engine.pipeline import diagnose_bundle
 from stethoscope.engine.knowledge import load_coverage
+from stethoscope.facts import knowledge
 from stethoscope.facts.registry import load_fallbacks, load_parsers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -158,8 +159,9 @@ SHOWN = [
     # NVIDIA/autopilot#68's table: the Deployment (software) checks alone, which load libraries and
     # read the denylist: no test of the GPU, its memory, PCIe or NVLink ran
     ("dcgmi_diag/autopilot68_dcgm335_metadata_excerpt.txt", None, ["driver"]),
-    # 'nvidia-smi -q -d TEMPERATURE': no ECC, remapped-row, PCIe or fabric section
-    ("nvidia_smi_q/nvidia-smi-q-TEMPERATURE.txt", "healthy", ["gpu", "power_thermal"]),
+    # 'nvidia-smi -q -d TEMPERATURE': no ECC, remapped-row, PCIe or fabric section, and no product named (the GPU's
+    # header alone is no check of the GPU: dev corpus 035's 'GPU 00000000:01:00.0' pasted alone read HEALTHY)
+    ("nvidia_smi_q/nvidia-smi-q-TEMPERATURE.txt", "healthy", ["power_thermal"]),
     # an ibstat that found no HCA shows no port
     ("ibstat/empty_session_no_hca.txt", "inconclusive", []),
     # a dmesg of PCIe AER lines alone: nothing of the NVIDIA driver, so its silence about Xids says nothing
@@ -195,6 +197,12 @@ def test_a_checks_field_is_a_field_of_its_fact():
     by_kind = {c.model_fields["kind"].default: c for c in classes(Fact) if "kind" in c.model_fields}
     for name, cov in load_coverage().items():
         for kind, (_comps, field, unless) in cov.checks.items():
-            if field:
-                fields = by_kind[kind].model_fields
-                assert field in fields and set(unless) <= set(fields), (name, kind)
+            fields = by_kind[kind].model_fields
+            assert (not field or field in fields) and set(unless) <= set(fields), (name, kind)
+
+
+def test_unless_reads_only_kinds_whose_facts_are_built():
+    # a summarised kind's healthy readings are counted unbuilt (knowledge/fact_routing.yaml): no field of theirs to read
+    summarised = set(knowledge.load("fact_routing.yaml").summarise)
+    assert not [(name, kind) for name, cov in load_coverage().items()
+                for kind, (_c, _f, unless) in cov.checks.items() if unless and kind in summarised]

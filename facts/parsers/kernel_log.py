@@ -289,6 +289,10 @@ def parse(artefact: Artefact) -> ParseResult:
     sxid_heads: set[tuple[str, str]] = set()
     gpu_seen: dict[str, int] = {}  # bus id -> line of its "GPU at" fact, for the serial line
     last_gpu_at: tuple[int, str, str | None, str] | None = None
+    last = len(lines)  # the log's last non-blank line: a driver load line there (no boot before it), or an Xid report's head, ends it
+    while last > 1 and not lines[last - 1].strip():
+        last -= 1
+    report_head: tuple[int, int, str] | None = None  # (the last "GPU at" line, its serial line or it, its bus id)
 
     pos, n = 0, len(text)
     for at in _keyword_starts(text):
@@ -327,6 +331,7 @@ def parse(artefact: Artefact) -> ParseResult:
                     used.add(ln + 1)
                 b.add(KernelGpuSeen, ln, pci_bus_id=bus, uuid=g["uuid"], serial=serial, **common)
                 used.add(ln)
+                report_head = (ln, ln + 1 if serial is not None or ln + 1 in used else ln, bus)
                 continue
             if _SERIAL.search(msg) is not None:
                 used.add(ln)  # read with its "GPU at" line, or one that other lines separate from it
@@ -346,7 +351,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 continue
             if (d := _DRIVER.search(msg)) is not None:
                 b.add(NvidiaDriverLoaded, ln, version=d["version"], open_module=d["open"] is not None,
-                      arch=d["oarch"] or d["parch"], **common)
+                      arch=d["oarch"] or d["parch"], alone=ln >= last and not boots.started, **common)
                 used.add(ln)
                 continue
             parse_nvrm(b, ln, msg, common, lines, used)
@@ -417,6 +422,11 @@ def parse(artefact: Artefact) -> ParseResult:
 
     for ln, s, common in sxid_pending:
         _sxid(b, ln, s, common, sxid_heads, used)
+    if report_head is not None and last in report_head[:2]:
+        # the driver names a GPU (and its serial) once, right before the first Xid it reports of it (open-gpu-kernel-modules
+        # kernel_rc.c krcReportXid -> _krcLogUuidOnce): a log that ends there lost the Xid (a paste or capture cut short)
+        b.limit(last, "cut_short", f"the kernel log ends at the driver's 'GPU at PCI:{report_head[2]}' line, the head of "
+                "an Xid report whose Xid line is cut off")
     result.facts.sort(key=lambda f: f.evidence.line)  # AER and SXid facts are built late
     result.lines_used = len(used)
     return result
