@@ -119,13 +119,22 @@ class FactRouting(_M):
         return self
 
 
-class CoverageByField(_M):
-    """A fact kind whose own field names the component it checked (``dcgm_diag_result.component``:
-    the test's, knowledge/dcgm.yaml), unless another field has one of the listed values (a test
-    that was skipped checked nothing)."""
+class CoverageWhen(_M):
+    """What a fact of a kind checks when that depends on the fact: fixed ``components`` (a driver
+    load line: the GPU's parts), or the component its own ``field`` names (``dcgm_diag_result.component``:
+    the test's, knowledge/dcgm.yaml); either unless a field of the fact has one of the listed values
+    (a test that was skipped, a load line the log ends at, a check gpud skipped: it checked nothing;
+    ``null`` is a field the line did not give)."""
 
-    field: str
-    unless: dict[str, list[str | bool]] = Field(default_factory=dict)
+    components: list[ComponentId] = Field(default_factory=list)
+    field: str | None = None
+    unless: dict[str, list[str | bool | None]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> "CoverageWhen":
+        if bool(self.components) == bool(self.field):
+            raise ValueError("give components or field, one of them")
+        return self
 
 
 class CoverageKind(_M):
@@ -136,11 +145,12 @@ class CoverageKind(_M):
     context: list[str] = Field(default_factory=list)
     #: what a file of this kind checked depends on what it showed: fact kind -> the components a
     #: fact of it checks (or the fact's field that names one); a file checks only those
-    checks: dict[FactKind, list[ComponentId] | CoverageByField] = Field(default_factory=dict)
+    checks: dict[FactKind, list[ComponentId] | CoverageWhen] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _checks_within_covers(self) -> "CoverageKind":
-        stray = sorted({c for v in self.checks.values() if isinstance(v, list) for c in v} - set(self.covers))
+        stray = sorted({c for v in self.checks.values() for c in (v if isinstance(v, list) else v.components)}
+                       - set(self.covers))
         if stray:
             raise ValueError(f"checks names components the kind does not cover: {stray}")
         return self
@@ -780,6 +790,27 @@ class GpuProducts(_M):
     no_nvswitch_words: list[str] = Field(min_length=1)
 
 
+# --- gpu_pci_ids.yaml: the first driver release that lists each PCI device ID (generated) ---
+
+_RELEASE = r"^\d+\.\d+(\.\d+)*$"
+
+
+class GpuPciId(_M):
+    name: str = Field(min_length=2)
+    first_release: str = Field(pattern=_RELEASE)
+
+
+class GpuPciIds(_M):
+    source: str = Field(min_length=10)
+    latest_release: str = Field(pattern=_RELEASE)
+    devices: dict[str, GpuPciId] = Field(min_length=1)
+
+    def first_release(self, device_id: str) -> str | None:
+        """The lowest release whose README lists PCI device ``device_id`` ("2330"), or None."""
+        entry = self.devices.get(device_id.lower())
+        return entry.first_release if entry is not None else None
+
+
 class XidEntry(_M):
     xid: int
     mnemonic: str
@@ -1385,6 +1416,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "torch_warnings.yaml": TorchWarnings,
     "xid.yaml": XidCatalogue,
     "gpu_products.yaml": GpuProducts,
+    "gpu_pci_ids.yaml": GpuPciIds,
     "nccl_results.yaml": NcclResults,
     "ib_wc_status.yaml": IbWcStatuses,
     "ib_async_events.yaml": IbAsyncEvents,

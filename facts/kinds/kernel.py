@@ -136,6 +136,10 @@ class NvidiaDriverLoaded(KernelLineFact):
     version: str
     open_module: bool
     arch: str | None = None
+    #: no line follows it and no boot banner precedes it: a paste of the load line, not a log, which
+    #: shows no time after the driver came up, so its silence about Xids says nothing (knowledge/
+    #: coverage.yaml kernel_log checks); a log from the boot that ends at it is a capture just after boot
+    alone: bool = False
 
 
 @fact_kind
@@ -155,7 +159,8 @@ class NvrmError(KernelLineFact):
 
     kind: Literal["nvrm_error"] = "nvrm_error"
     #: rm_init_adapter_failed, api_mismatch, assert_failed, gsp_rpc_timeout, gpu_lost,
-    #: no_gpu_found, probe_failed, bar_invalid, gsp_firmware_missing, gsp_firmware_load_failed, other
+    #: no_gpu_found, probe_failed, bar_invalid, gsp_firmware_missing, gsp_firmware_load_failed,
+    #: gpu_unsupported_by_release, gpu_unsupported_spurious, other
     message_kind: str
     status: str = ""  # the NV_ERR_* an assertion printed ("NV_ERR_RESET_REQUIRED") or RmInitAdapter's rmStatus names, else ""
     pci_bus_id: str | None = None  # where the line names the GPU
@@ -167,7 +172,8 @@ class NvrmError(KernelLineFact):
     reset_hint: bool = False
     client: str | None = None  # API mismatch: the client program, where named ("gnome-shell")
     client_version: str | None = None  # API mismatch: user-space driver version
-    kernel_version: str | None = None  # API mismatch: kernel module version; GSP firmware: the version of its path (the module's)
+    kernel_version: str | None = None  # API mismatch: kernel module version; GSP firmware: the version of its path (the module's); unsupported GPU: the release
+    pci_id: str | None = None  # unsupported GPU: "10de:2330" (vendor:device)
     message: str
 
 

@@ -18,6 +18,8 @@ strings (NVIDIA open-gpu-kernel-modules ``nv.c``, ``kernel_gsp.c``)::
     nvidia: probe of 0000:5d:00.0 failed with error -1
     NVRM: No NVIDIA GPU found.
     NVRM: RmFetchGspRmImages: No firmware image found
+    NVRM: The NVIDIA GPU 000a:00:00.0 (PCI ID: 10de:2330) installed in this system
+          is not supported by the NVIDIA 580.126.09 driver release.
 
 ``RmInitAdapter failed! (initStatus:rmStatus:line)`` is read field by field (osinit.c prints
 ``status.initStatus, status.rmStatus, status.line``): ``status`` is the NV_ERR_* name of the
@@ -31,6 +33,11 @@ The lines the driver prints just before it say which step failed; they become th
     NVRM: GPU0 _kgspBootGspRm: (the GPU is likely in a bad state and may need to be reset)
     NVRM: GPU0 RmInitAdapter: Cannot initialize GSP firmware RM
     NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x40:2168)
+
+The refusal "not supported by the NVIDIA <release> driver release" is split by
+``knowledge/gpu_pci_ids.yaml``: ``gpu_unsupported_spurious`` when that release (or an earlier
+one) already lists the PCI device ID, so the chip ID the GPU's registers gave is not its own;
+``gpu_unsupported_by_release`` otherwise.
 
 An NVRM line that says it failed (``failed``, ``error``, ``NV_ERR_``, ``Timeout``) but is
 none of these becomes ``message_kind: other``: no rule reads it, so the verdict reports it
@@ -195,7 +202,22 @@ _OPEN_REQUIRED = re.compile(rf"NVRM: The NVIDIA GPU (?P<bdf>{_BDF})(?: \(PCI ID:
                             r" installed in this system requires use of the NVIDIA open kernel modules")
 #: its second line, also read alone (a grep for it, or the head line cut off)
 _OPEN_REQUIRED_TAIL = re.compile(r"NVRM: installed in this system requires use of the NVIDIA open kernel modules")
-_OPEN_END = re.compile(r"System Processor \(GSP\)|open kernel modules")
+# The driver release does not know the chip the GPU's registers report (osinit.c rm_is_supported_device,
+# print_unsupported: the HAL lookup of NV_PMC_BOOT_0/42 failed), in three wordings and line breaks:
+# NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:0a75) installed        (280.04, 2011; MrMEEE/bumblebee-Old-and-abbandoned#537)
+# NVRM: in this system is not supported by the 280.04 NVIDIA Linux
+# NVRM: graphics driver release.  Please see 'Appendix A -
+# NVRM: The NVIDIA GPU 0000:3c:00.0 (PCI ID: 10de:2d04)                  (osinit.c's format filled in, 515-595)
+# NVRM: installed in this system is not supported by the
+# NVRM: NVIDIA 555.58.02 driver release.
+# NVRM: The NVIDIA GPU 000a:00:00.0 (PCI ID: 10de:2330) installed in this system   (NVIDIA/aicr#1858, a faulty H100)
+#       is not supported by the NVIDIA 580.126.09 driver release.
+_UNSUPPORTED = re.compile(rf"NVRM: The NVIDIA GPU (?P<bdf>{_BDF}) \(PCI ID: (?P<pci_id>[0-9a-fA-F]{{4}}:(?P<dev>[0-9a-fA-F]{{4}}))\)"
+                          r" installed in this system is not supported by the (?:NVIDIA )?(?P<release>\d+\.\d+(?:\.\d+)*)"
+                          r" (?:NVIDIA (?:Linux )?(?:graphics )?)?driver release")
+#: a continuation of the message pasted without its "NVRM: " prefix (indented, as above)
+_UNSUPPORTED_TAIL = re.compile(r"^\s*(?:installed in this system )?is not supported by the .{0,40}driver release")
+_OPEN_END = re.compile(r"System Processor \(GSP\)|open kernel modules|driver release")
 # The GSP firmware file of the module's own version could not be loaded (osinit.c RmFetchGspRmImages;
 # RmInitAdapter then fails with 0x61 RM_INIT_FIRMWARE_FETCH_FAILED). The kernel's firmware loader
 # names the file and errno just before it: -2 (ENOENT) = not installed for this module version.
@@ -229,6 +251,27 @@ def _status_table() -> tuple[dict[int, str], list[tuple[int, str]]]:
     codes = {k: v.name for k, v in data.status_codes.items()}
     stages = sorted((s.base, s.stage) for s in data.rm_init_stages)
     return codes, stages
+
+
+def _release_key(release: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in release.split("."))
+
+
+def _unsupported(m: re.Match[str]) -> tuple[str, str, dict]:
+    """message_kind, GPU and detail of the driver's "not supported by the NVIDIA <release> driver
+    release": ``gpu_unsupported_spurious`` where knowledge/gpu_pci_ids.yaml says a release at or
+    before this one already lists the PCI device ID (so the chip ID the GPU's registers gave is not
+    the GPU's own), else ``gpu_unsupported_by_release``."""
+    ids = knowledge.load("gpu_pci_ids.yaml")
+    first = ids.first_release(m["dev"]) if m["pci_id"].lower().startswith("10de:") else None
+    product = ids.devices[m["dev"].lower()].name if first else None
+    if first is not None and _release_key(m["release"]) >= _release_key(first):
+        return ("gpu_unsupported_spurious", m["bdf"],
+                {"detail": f"{product} (PCI ID {m['pci_id'].lower()}) is listed by the NVIDIA {first} driver release"
+                           f" and later; {m['release']} refused it"})
+    return ("gpu_unsupported_by_release", m["bdf"],
+            {"detail": f"{product} (PCI ID {m['pci_id'].lower()}): first listed by the NVIDIA {first} release (open modules)"
+             if product else f"PCI ID {m['pci_id'].lower()}"})
 
 
 def _init_fields(code: str | None) -> dict:
@@ -388,6 +431,18 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
             add("open_module_required", m["bdf"], detail="the GPU" + (f" (PCI ID {m['pci_id'].lower()})" if m["pci_id"] else "")
                 + " is supported by the open kernel modules only; the proprietary nvidia.ko is loaded")
             used.update(block)
+            return True
+        if "driver release" not in flat and ln < len(lines) and _UNSUPPORTED_TAIL.search(lines[ln]):
+            flat, block = f"{flat} {lines[ln].strip()}", [*block, ln + 1]
+        if (m := _UNSUPPORTED.search(re.sub(r"\s+", " ", flat))) is not None:
+            kind, bdf, extra = _unsupported(m)
+            add(kind, bdf, pci_id=m["pci_id"].lower(), kernel_version=m["release"], **extra)
+            used.update(block)
+            # nv_pci_probe fails because of it: its "probe of <bdf> failed" line says nothing more
+            for k in range(block[-1], min(block[-1] + _DETAIL_BACK, len(lines))):
+                if (p := _PROBE.search(lines[k])) is not None and (p["a"] or p["b"]).lower() == m["bdf"].lower():
+                    used.add(k + 1)
+                    break
             return True
     if _OPEN_REQUIRED_TAIL.search(msg) is not None:
         # the message without its head line: the GPU is the one of the RmInitAdapter failure it causes

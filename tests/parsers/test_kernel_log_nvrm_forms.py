@@ -68,6 +68,19 @@ def _kinds(text: str):
     ("[    5.5] NVRM: installed in this system requires use of the NVIDIA open kernel modules.\n"
      "[    5.6] NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x22:0x56:884)\n",
      [("open_module_required", "0000:02:00.0", ""), ("rm_init_adapter_failed", "0000:02:00.0", "NV_ERR_NOT_SUPPORTED")]),
+    # osinit.c rm_is_supported_device's refusal, 5xx form (the format filled in): 10de:2d04 (RTX 5060 Ti) is first
+    # listed by 575.51.02 (knowledge/gpu_pci_ids.yaml), so 555.58.02 does not know it; the probe line after it is the same fault
+    ("[    8.299192] NVRM: The NVIDIA GPU 0000:3c:00.0 (PCI ID: 10de:2d04)\n"
+     "               NVRM: installed in this system is not supported by the\n"
+     "               NVRM: NVIDIA 555.58.02 driver release.\n"
+     "[    8.299233] nvidia 0000:3c:00.0: probe with driver nvidia failed with error -1\n"
+     "[    8.299260] NVRM: The NVIDIA probe routine failed for 1 device(s).\n",
+     [("gpu_unsupported_by_release", "0000:3c:00.0", "")]),
+    # the same GPU under a release that lists it: the chip ID its registers gave is not its own
+    ("[    8.299192] NVRM: The NVIDIA GPU 0000:3c:00.0 (PCI ID: 10de:2d04)\n"
+     "               NVRM: installed in this system is not supported by the\n"
+     "               NVRM: NVIDIA 580.126.09 driver release.\n",
+     [("gpu_unsupported_spurious", "0000:3c:00.0", "")]),
     # osinit.c: "Cannot" is a failure word
     ("[  5.0] NVRM: osInitNvMapping: *** Cannot attach gpu\n", [("other", None, "")]),
     # kernel_gsp.c (595) _kgspIsHeartbeatTimedOut: the running GSP stopped beating (open-gpu-kernel-modules#1230), not a boot failure
@@ -124,3 +137,15 @@ def test_gsp_rpc_failures_of_a_lost_gpu():
     assert [(f.status, f.code) for f in rpc] == [("NV_ERR_GPU_IS_LOST", "0x0000000f")]
     assert rpc[0].detail == "GPU0: 4 GSP RPC failures (fn 10, GspRmFree) with status NV_ERR_GPU_IS_LOST"
     assert [f.message_kind for f in facts].count("assert_failed") == 3 and len(facts) == 4
+
+
+@pytest.mark.parametrize("name, want", [
+    # NVIDIA/aicr#1858: the continuation pasted without its NVRM: prefix; 580.126.09 lists 10de:2330
+    ("aicr1858_h100_not_supported_by_580_release.log", [("gpu_unsupported_spurious", "000a:00:00.0", "10de:2330", "580.126.09")]),
+    # bumblebee-Old-and-abbandoned#537: the pre-515 wording ("... 280.04 NVIDIA Linux / graphics driver release")
+    ("bumblebee537_not_supported_by_280_release.log", [("gpu_unsupported_by_release", "0000:01:00.0", "10de:0a75", "280.04")]),
+])
+def test_gpu_unsupported_by_release_real(name, want):
+    text = open(f"fixtures/artefacts/kernel_log/{name}", encoding="utf-8").read()
+    got = [(f.message_kind, f.pci_bus_id, f.pci_id, f.kernel_version) for f in _facts(text) if f.kind == "nvrm_error"]
+    assert got == want
