@@ -316,6 +316,12 @@ def test_a_watchdog_dump_for_a_collective_timeout_alone_is_a_fault(ruleset, tmp_
     ("../harvest/cases/174-healthy-nvidia-smi-q-t4-no-banner-scheduler-bug/nvidia-smi-q.txt",
      "    VBIOS Version                         : 90.04.96.00.9F\n    MultiGPU Board                        : No\n"
      "    Board ID                              : 0x7", "nvidia_smi_q"),
+    # aws-ofi-nccl's own test logger starting up (its plugin's unit test, no communicator at work): read 'checked:
+    # nccl, network' (F2's audit, session 17)
+    ("nccl_log/ofi_test_logger_open_av_einval.log",
+     "INFO: Function: ofi_init Line: 686: NET/OFI Selected Provider is efa\n"
+     "INFO: Function: main Line: 49: NET/OFI Process rank 0 started. NCCLNet device used on ip-172-0-1-23 is AWS Libfabric.\n"
+     "INFO: Function: main Line: 53: NET/OFI Received 1 network devices", "nccl_log"),
 ])
 def test_a_fragment_that_shows_no_result_is_no_health_claim(ruleset, tmp_path, source, line, kind):
     # each read HEALTHY alone ("checked: nccl", "gpu, gpu_memory", every GPU component): a one-line sampling audit

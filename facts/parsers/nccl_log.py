@@ -625,10 +625,17 @@ def parse(artefact: Artefact) -> ParseResult:
             used += 1
             state.line(line_of(cand.start()), artefact.node, None, None, "INFO", None, None, m["msg"])
     if not used and not prefixed and "Function: " in artefact.text:  # aws-ofi-nccl's tests run without NCCL: not in NCCL's log
+        # its logger's lines are the plugin's own test, not a communicator at work: an INFO line counts as
+        # read only where it gives a fact (its progress alone checked nothing: it read HEALTHY, "checked:
+        # nccl, network"; bench/fragment_audit.py), a WARN line always (it is a failure, read as one)
         for m in _OFI_TEST_LINE.finditer(artefact.text):
-            used += 1
-            if m["level"] == "WARN" or (m["level"] == "INFO" and maybe(m["msg"])):
-                state.line(line_of(m.start()), artefact.node, None, None, m["level"], None, None, m["msg"])
+            if m["level"] == "WARN":
+                used += 1
+                state.line(line_of(m.start()), artefact.node, None, None, "WARN", None, None, m["msg"])
+            elif m["level"] == "INFO" and maybe(m["msg"]):
+                before = len(result.facts) + len(result.folded)
+                state.line(line_of(m.start()), artefact.node, None, None, "INFO", None, None, m["msg"])
+                used += len(result.facts) + len(result.folded) > before
     state.finish()
     result.lines_used = used + (prefixed or 0)
     _init_not_seen_complete(artefact, state)
