@@ -98,7 +98,7 @@ _SYSTEM = re.compile(r"\bDGX[- ]?(?P<p>A100|H100|H200|B200|GB200|B300|-[12])\b"
                      r"|\b(?P<inst>[pPgG][3-6](?:dn|de|d|en|e)?(?:\.\d{0,2}xlarge\b)?)(?:(?<=xlarge)|(?=\s+(?:from|on)\s+EC2|\s+instances?\b))")
 # I used NCCL latest code to test A100 * 2 nodes.                                      (NVIDIA/nccl#946)
 # I have two machines, and each has two network interfaces and four GPUs.              (NVIDIA/nccl#278)
-_NODES = re.compile(r"(?<![\w.])(?P<n>" + _COUNT + r")\s?(?:x\s?)?(?:[\w-]+\s)?(?i:nodes?|machines|servers|hosts)(?![a-z])")
+_NODES = re.compile(r"(?<![\w.])(?P<n>" + _COUNT + r")\s?(?:x\s?)?(?:[\w-]{1,30}\s)?(?i:nodes?|machines|servers|hosts)(?![a-z])")
 # - single Intel 100Gbps network card in node                                          (NVIDIA/nccl-tests#196)
 # each node has 8 x 100Gbps NICs.                                                      (NVIDIA/nccl#812)
 # ... connected via 25G Mellanox CX5.                                                  (NVIDIA/nccl#330)
