@@ -633,9 +633,9 @@ def parse(artefact: Artefact) -> ParseResult:
                 used += 1
                 state.line(line_of(m.start()), artefact.node, None, None, "WARN", None, None, m["msg"])
             elif m["level"] == "INFO" and maybe(m["msg"]):
-                before = len(result.facts) + len(result.folded)
+                before = state.b.adds
                 state.line(line_of(m.start()), artefact.node, None, None, "INFO", None, None, m["msg"])
-                used += len(result.facts) + len(result.folded) > before
+                used += state.b.adds > before
     state.finish()
     result.lines_used = used + (prefixed or 0)
     _init_not_seen_complete(artefact, state)

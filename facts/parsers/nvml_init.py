@@ -161,8 +161,7 @@ _EXPORTER_START = "Starting dcgm-exporter"
 _POD_RESTARTING = re.compile(r"\bcrash ?loop ?back-?off\b", re.I)
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_FAILED, _INIT_FAILED, _BARE, _GO_ERROR, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY,
-                                     _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT))
-                  + r"|^\s*(?:(?:[A-Za-z_][A-Za-z0-9_]{0,30}=)?\d{1,6}: )?No devices (?:were )?found\.?\s*$", re.M)
+                                     _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT, _NO_DEVICES)), re.M)
 
 #: lowercased fragments of NVML's error strings (nvmlErrorString, the Go bindings' ERROR_* names,
 #: nvidia-smi's own wording) -> reason; the first that occurs wins
