@@ -106,7 +106,10 @@ class FactPolarity(_M):
 
 class FactRouting(_M):
     summarise: list[FactKind] = Field(min_length=1)
-    keep_where: dict[FactKind, dict[str, str | int | bool]] = Field(default_factory=dict)
+    #: kind -> the field values of the facts of it that engine code reads: one set, or a list of
+    #: alternatives (a fact with every value of any one of them is kept: engine/ruleengine/routing.py)
+    keep_where: dict[FactKind, dict[str, str | int | bool] | list[dict[str, str | int | bool]]] = \
+        Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _consistent(self) -> "FactRouting":
@@ -116,6 +119,10 @@ class FactRouting(_M):
         stray = sorted(set(self.keep_where) - set(self.summarise))
         if stray:
             raise ValueError(f"keep_where names kinds that are not summarised: {stray}")
+        empty = sorted(k for k, want in self.keep_where.items() if not want or isinstance(want, list)
+                       and not all(want))
+        if empty:  # an empty set of values would keep every fact: then the kind is not summarised
+            raise ValueError(f"keep_where gives an empty set of values for: {empty}")
         return self
 
 

@@ -64,6 +64,17 @@ def test_summarised_kinds_are_healthy_readings_no_engine_code_reads():
     assert not named, f"engine code reads these summarised kinds (give them keep_where, or stop summarising them): {named}"
 
 
+def test_keep_where_names_fields_of_its_kind():
+    """A keep_where field that its kind lacks (a misspelt name) would match no fact: the facts the
+    engine code reads would all be folded away."""
+    load_parsers()
+    table = knowledge.load("fact_routing.yaml")
+    for kind, want in table.keep_where.items():
+        fields = set(FACT_KINDS[kind].model_fields)
+        for alternative in routing._alternatives(want):
+            assert alternative and set(alternative) <= fields, (kind, alternative)
+
+
 def test_healthy_readings_become_one_summary(ruleset):
     router = routing.router_for(ruleset.rules)
     from stethoscope.facts.parsers.base import Artefact
