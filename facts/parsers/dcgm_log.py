@@ -60,7 +60,7 @@ _LOG = re.compile(
 #   (DCGM 2.x without the time, gpu-monitoring-tools#194: the pid:tid and the source location both required)
 _BARE = re.compile(
     r"^\s*(?P<level>DEBUG|VERB|INFO|WARN|WARNING|ERROR|CRITICAL|FATAL) +\[\d+:\d+\] +(?:\[\[(?P<plugin>[^\]]+)\]\] +)?"
-    r"(?P<msg>\S.*?)\s*\[/[^\]]+:\d+\] \[[^\]]+\]\s*$", re.M)
+    r"(?P<msg>\S(?:.*?\S)??)\s*\[/[^\]]+:\d+\] \[[^\]]+\]\s*$", re.M)  # msg ends on a non-space: no retry of \s* in a run of blanks
 # [[Profiling]] gpuId 4 chip arch 9 is not Volta, Turing, Ampere or Ada.   (DEBUG, ValidateGpuArch; NVIDIA/DCGM#218)
 _CHIP_ARCH = re.compile(r"gpuId (?P<gpu>\d+) chip arch (?P<arch>\d+) is not ")
 # [[Profiling]] DCP metrics are supported for Volta, Turing, Ampere or Ada GPUs architectures only

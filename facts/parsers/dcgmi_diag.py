@@ -59,8 +59,8 @@ _WARN = re.compile(r"^Warning(?::\s*GPU\s?(?P<gpu>\d+))?$")
 _GPU_IN_TEXT = re.compile(r"^GPU\s?(?P<gpu>\d+)\b")
 _DETECT = re.compile(r"^\s*\|\s*(?:Diagnostic|Deployment|Blacklist|Denylist|software|Memory|GPU Memory|memory|PCIe|pcie)\s+\|\s*(?:Result|Pass|Fail|Warn|Skip)"
                      r"|\"(?:DCGM GPU Diagnostic|DCGM Diagnostic)\"\s*:", re.M)
-# dcgmi diag -r 3        /   dcgmi diag --run 2 -j
-_COMMAND = re.compile(r"\bdcgmi diag\b.*?(?:-r|--run)[ =]?(?P<level>[1-4])\b")
+# dcgmi diag -r 3        /   dcgmi diag --run 2 -j      (options bounded: a long line of repeated commands was quadratic)
+_COMMAND = re.compile(r"\bdcgmi diag\b.{0,200}?(?:-r|--run)[ =]?(?P<level>[1-4])\b")
 # | DCGM Version              | 3.3.5                                          |
 _META = {"dcgm version": "dcgm_version", "driver version detected": "driver_version"}
 _NOT_TESTS = ("diagnostic", "dcgm version", "driver version detected", "gpu device ids detected", "gpu device serials detected",

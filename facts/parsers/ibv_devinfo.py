@@ -55,7 +55,7 @@ _FIELD = re.compile(r"^\s*(?P<key>[a-z_]+):\s*(?P<value>(?:.*\S)?)\s*$")
 # rdma-core >= 28 appends the type (rdma-core#682): "GID[%3d]:\t\t%s, %s" with "RoCE v2" or "IB/RoCE v1"
 _GID = re.compile(r"^\s*(?:\*\*)?GID\[\s*(?P<index>\d+)\]:\s+(?P<gid>[0-9a-fA-F:.]+)(?:, (?P<ver>RoCE v2|IB/RoCE v1|RoCE v1|IB))?\s*$")
 # PORT_ACTIVE (4)      LINK_UP (5)      4X (2)      25.0 Gbps (32)
-_ENUM = re.compile(r"^(?P<name>.*?)\s*\((?P<num>\d+)\)$")
+_ENUM = re.compile(r"^(?P<name>(?:.*?\S)??)\s*\((?P<num>\d+)\)$")  # name ends on a non-space: linear in a run of blanks
 _SPEED = re.compile(r"^(?P<gbps>\d+(?:\.\d+)?) Gbps")
 _NONE = re.compile(r"^\s*No IB devices found\s*$")
 

@@ -38,7 +38,7 @@ TASK_LABEL = r"(?:(?P<task>(?:[A-Za-z_][A-Za-z0-9_]{0,30}=)?\d{1,6}): )?"
 # GPU 0: NVIDIA A100 80GB PCIe (UUID: GPU-e7b3bccd-51ac-85a4-b4cd-54a40b14ddb1)
 _GPU = re.compile(r"^" + TASK_LABEL + r"GPU (?P<index>\d{1,3}): (?P<name>[^\n]{1,120}?) \(UUID: (?P<uuid>GPU-[0-9a-fA-F-]{36})\)[ \t]*\r?$", re.M)
 # the line under it when another tool printed the header:  "\t Link 0: 25 GB/s"
-_INDENTED = re.compile(r"[ \t]+\S")
+_INDENTED = re.compile(r"^[ \t]+\S")
 
 
 def _own(artefact: Artefact):

@@ -38,7 +38,8 @@ NUMA_BALANCING = frozenset({
 
 # sglang::schedul 2256971 53718.148983:     740539 cycles:
 # python3 1234/1240 [012] 53718.148983:     250000 cpu-clock:pppH:
-_HEAD = re.compile(r"^(?P<comm>\S.*?) +(?P<pid>\d+)(?:/\d+)? +(?:\[\d+\] +)?\d+\.\d+: +(?:\d+ +)?[\w:./-]+:\s*$")
+#   (comm bounded: the kernel's is 15 characters; unbounded, each pid-like number of a long line was retried)
+_HEAD = re.compile(r"^(?P<comm>\S.{0,63}?) +(?P<pid>\d+)(?:/\d+)? +(?:\[\d+\] +)?\d+\.\d+: +(?:\d+ +)?[\w:./-]+:\s*$")
 #         ffffffffba14094b task_numa_work+0x1ab ([kernel.kallsyms])
 _FRAME = re.compile(r"^\s+[0-9a-f]{4,16} (?P<sym>\S+?)(?:\+0x[0-9a-f]+)? \((?:\[[\w.]+\]|/[^)]*)\)\s*$")
 _LINE = re.compile(_HEAD.pattern + "|" + _FRAME.pattern, re.M)

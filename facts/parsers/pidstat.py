@@ -32,7 +32,8 @@ KIND = "pidstat"
 # 05:03:29 PM   UID       PID    %usr %system  %guest   %wait    %CPU   CPU  Command
 # 14时05分26秒   UID      TGID       TID    %usr %system  %guest    %CPU   CPU  Command
 # # Time        UID      TGID       TID    %usr ... %CPU   CPU  minflt/s ... iodelay  Command
-_HEAD = re.compile(r"^\S.*?\s(?:PID|TGID)\s.*%CPU\s.*\bCommand\s*$", re.M)
+# (bounded: a header's columns are short; unbounded, each PID and %CPU of a long line was retried to its end)
+_HEAD = re.compile(r"^\S.{0,80}?\s(?:PID|TGID)\s.{0,400}%CPU\s.{0,400}\bCommand\s*$", re.M)
 # Linux 5.4.0-74-generic (rancher24x) 	10/06/21 	_x86_64_	(4 CPU)
 _BANNER = re.compile(r"^Linux \S+ \(.*\)\s.*\((\d+) CPU\)\s*$")
 _ID_COLS = ("UID", "USER", "PID", "TGID")

@@ -60,7 +60,7 @@ _TORCH_CUDA = re.compile(r"^CUDA used to build PyTorch\s*: (?P<cuda>\S+)\s*$")
 _DRIVER = re.compile(r"^Nvidia driver version\s*: (?P<ver>\d+\.\d+(?:\.\d+)?)\s*$")
 # vLLM's collect_env: a field its host could not give (``Clang version                : Could not collect``),
 # a ``=====`` banner or a section title under it: read as the report's own lines, never as an error
-_ENV_FIELD = re.compile(r"^[A-Za-z][\w ./()_-]*?\s*: (?:Could not collect|N/A|No CUDA|No XPU|None)\s*$|^={10,}\s*$")
+_ENV_FIELD = re.compile(r"^[A-Za-z][\w ./()_-]*+\s*: (?:Could not collect|N/A|No CUDA|No XPU|None)\s*$|^={10,}\s*$")
 _LOCAL_CU = re.compile(r"\+cu(?P<maj>\d{1,2}?)(?P<min>\d)$")  # +cu121 +cu130 +cu92
 _BUILD_CUDA = re.compile(r"(?:^|_)cuda(?P<cuda>\d+\.\d+)(?:_|$)")  # cuda10.2_0, py3.11_cuda12.1_cudnn8.9.2_0
 # packages whose version IS a CUDA release: the runtime a program loads

@@ -53,7 +53,8 @@ KIND = "ulimit"
 _VAL = r"(?P<val>\d+|unlimited|hard|soft)"
 # max locked memory       (kbytes, -l) 64           open files                      (-n) 1024      (bash)
 # max locked memory (kb)          (-l) 64                                                           (busybox)
-_BASH = re.compile(r"^\s*(?P<desc>[A-Za-z][A-Za-z -]*?)(?: \((?P<dunit>kb|bytes|blocks|seconds)\))?\s+"
+#   (desc bounded, the blanks after it possessive: unbounded, each end of desc in a run of blanks rescanned the run)
+_BASH = re.compile(r"^\s*(?P<desc>[A-Za-z][A-Za-z -]{0,60}?)(?: \((?P<dunit>kb|bytes|blocks|seconds)\))?\s++"
                    r"\((?:(?P<unit>[\w ]+), )?-(?P<opt>[A-Za-z])\)\s+" + _VAL + r"\s*$")
 # -l: locked-in-memory size (kbytes) 64      -n: file descriptors               1024      (zsh)
 # -l: locked memory(kbytes)   64                                                          (dash with letters)

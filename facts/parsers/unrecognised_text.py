@@ -418,7 +418,7 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
 #   thread id before 2.4} {path}:{lineno}]{trace id}{artifact}": lines in a row with the same prefix are one record
 _LOGGER_RECORD = re.compile(r"(?:\[rank\d+\]:)?[VDIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ \S+:\d+\]")
 # the line of a record that names the failure: the exception that ends a traceback
-_EXCEPTION = re.compile(r"\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?::|\s*$)")
+_EXCEPTION = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?::|\s*$)")
 
 
 def _logger_records(raw: str, lines: list[str]) -> dict[int, int]:
