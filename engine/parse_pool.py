@@ -30,7 +30,7 @@ from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verd
 from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget, Hit
-from stethoscope.facts.parsers.unrecognised_text import unread_failures
+from stethoscope.facts.parsers.unrecognised_text import shell_command, unread_failures
 from stethoscope.facts.registry import load_fallbacks, load_parsers
 
 #: below this much text a pool costs more (process start, pickling) than it saves
@@ -128,9 +128,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         kinds = [p for p in load_fallbacks() if p.detect(text)]
     if not kinds:
         classify.forget()  # the classifier's reference to the text it scanned last
-        if not load_verdict_policy().terms_re.search(text):
-            out.uninformative = ("no reader knows its format, and no line reports an error or names a GPU, "
-                                 "driver, network or job term")
+        out.uninformative = _uninformative(text)
         return out
     used = 0
     read_by: list[str] = []
@@ -177,6 +175,32 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         out.facts = router.route(out.facts, folded)
     art.router = None
     return out
+
+
+def _uninformative(text: str) -> str | None:
+    """Why a file no reader (fallbacks included: no error line) recognised holds nothing a diagnosis
+    could use, or None when one of its lines names a diagnostic term (knowledge/coverage.yaml
+    ``diagnostic_terms``: it may hold what nobody read, and stays unrecognised).
+
+    A command typed at a shell prompt is what the user asked, not what the system said: its words
+    do not count, its output's do (harvest 2206, NVIDIA/nccl#330: the pipeline averages nccl-tests'
+    "Avg bus" footers of a log; all that came back is one bare number)::
+
+        root@kvm_9_115_234_40:/mnt/kehuan# cat nccl-test-gdr.log | grep "Avg bus" | awk '{sum+=$6} END {print sum/NR}'
+        4.78762
+    """
+    terms = load_verdict_policy().terms_re
+    typed = False
+    for m in terms.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        if not shell_command(text[start:end if end >= 0 else len(text)]):
+            return None
+        typed = True
+    if typed:
+        return ("no reader knows its format; its only domain terms are in the commands typed at a shell prompt, "
+                "and no line of output reports an error or names a GPU, driver, network or job term")
+    return "no reader knows its format, and no line reports an error or names a GPU, driver, network or job term"
 
 
 @lru_cache(maxsize=1)

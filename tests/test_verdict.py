@@ -128,6 +128,20 @@ def test_prose_that_names_a_gpu_term_stays_unrecognised(ruleset, tmp_path):
     assert rep.coverage.unrecognised == ["node1/notes.txt"] and rep.coverage.uninformative == []
 
 
+def test_domain_words_only_in_a_command_typed_do_not_hold_health_back(ruleset, tmp_path):
+    # harvest 2206 (NVIDIA/nccl#330): the pipeline names an nccl-tests log; all that came back is a bare number
+    smi = ROOT / "fixtures" / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi-q-ECC.txt"
+    files = {"node1/avg.txt": ART / "ticket_prose" / "nccl330_shell_average_not_prose.txt", "node1/nvidia-smi-q.txt": smi}
+    rep = diagnose_bundle(_bundle(tmp_path, files), ruleset, jobs=1)
+    assert rep.coverage.unrecognised == []
+    assert [u.path for u in rep.coverage.uninformative] == ["node1/avg.txt"]
+    assert "typed at a shell prompt" in rep.coverage.uninformative[0].reason
+    # the output names the GPU: it may hold what nobody read
+    files = {"node1/out.txt": "root@node1:~# ./probe --all\nGPU 3: lost after 12 h\n", "node1/nvidia-smi-q.txt": smi}
+    rep = diagnose_bundle(_bundle(tmp_path / "b", files), ruleset, jobs=1)
+    assert rep.coverage.unrecognised == ["node1/out.txt"] and rep.verdict == "inconclusive"
+
+
 def test_a_diagnostic_that_gave_no_verdict_is_no_evidence_of_health(tmp_path, ruleset):
     """harvest 169 (DCGM#70): dcgmi diag refused to run on a MIG-partitioned GPU; its only line
     is the refusal (cause diag_test_not_comparable, knowledge/coverage.yaml no_verdict_causes):
@@ -202,7 +216,10 @@ def test_a_checks_field_is_a_field_of_its_fact():
 
 
 def test_unless_reads_only_kinds_whose_facts_are_built():
-    # a summarised kind's healthy readings are counted unbuilt (knowledge/fact_routing.yaml): no field of theirs to read
-    summarised = set(knowledge.load("fact_routing.yaml").summarise)
-    assert not [(name, kind) for name, cov in load_coverage().items()
-                for kind, (_c, _f, unless) in cov.checks.items() if unless and kind in summarised]
+    # a summarised kind's healthy readings are counted unbuilt (knowledge/fact_routing.yaml): no field of theirs to
+    # read, but of those its keep_where keeps built: each value an unless names must be one keep_where keeps alone
+    routing = knowledge.load("fact_routing.yaml")
+    kept = {kind: [want] if isinstance(want, dict) else list(want) for kind, want in routing.keep_where.items()}
+    assert not [(name, kind, field, v) for name, cov in load_coverage().items()
+                for kind, (_c, _f, unless) in cov.checks.items() if kind in routing.summarise
+                for field, values in unless.items() for v in values if {field: v} not in kept.get(kind, [])]

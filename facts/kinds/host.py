@@ -122,6 +122,21 @@ class SharedLibraryMissing(Fact):
 
 
 @fact_kind
+class LinkedLibrary(Fact):
+    """One shared library ``ldd`` resolved for a program (``libnccl.so.1 => /.../libnccl.so.1
+    (0x...)``): which copy the loader takes, from where. The soname's version is the ABI's major
+    (NCCL 1 against 2, the CUDA runtime a program was built for)."""
+
+    kind: Literal["linked_library"] = "linked_library"
+    library: str  # "libnccl.so.1": the soname as the program asks for it
+    path: str | None = None  # "/c7/home/tru/bench/nccl/nccl/build/lib/libnccl.so.1"; None for the vDSO
+    soname_version: str | None = None  # "1", "8.0": what follows ".so." in the soname
+    program: str | None = None  # the file ldd was run on, where its command line is in the file
+    #: who ships it, by name (SharedLibraryMissing.provider's), ``nccl`` for libnccl
+    provider: str | None = None
+
+
+@fact_kind
 class LibraryVersionMissing(Fact):
     """A library lacks a symbol version an object needs: glibc's ``<lib>: version `<v>' not found
     (required by <object>)`` (elf/dl-version.c), the object built against a newer release of it."""

@@ -7,7 +7,8 @@ reader takes those as facts with their line (facts/kinds/prose.py), so that they
 quoted rather than left as an unrecognised file:
 
 - ``stated_version``: ``NCCL 2.19.3``, ``NCCL: v2.6.4-1``, ``NCCL-2.21.5 + cuda-12.3``, ``OMPI
-  4.0.2``, ``MOFED 4.7-1.0.0.1``, ``driver 535.104.05``, ``torch 2.1``. NCCL's own banner on a
+  4.0.2``, ``MOFED 4.7-1.0.0.1``, ``driver 535.104.05``, ``nvidia-open 595.71.05-5`` (software
+  ``driver_open``: the open kernel modules), ``torch 2.1``. NCCL's own banner on a
   line of its own (``Version: NCCL version 2.5.6+cuda10.1``) is also ``nccl_version``, as NCCL's log
   gives it; versions in a sentence may be several compared, so they stay ``stated_version``.
 - ``stated_platform``: ``8x H100 PCIe``, ``16 H20 GPUs``, ``2 nodes``, ``8 x 100Gbps NICs``,
@@ -16,10 +17,10 @@ quoted rather than left as an unrecognised file:
   visible-devices settings) written inline.
 - ``stated_figure``: ``343GBps`` measured, ``should be able to reach 460GBps`` expected,
   ``exceeds 100Gbps`` compared, ``Avg bus bandwidth : 0.176812`` (nccl-tests' footer, quoted).
-- ``reported_symptom``: the sentence that says it is slow, below what was expected, hung, or
-  that a policy reports violations; or, in a file of prose, a reporter's sentence that tells of an
-  error (``... the sub-test fails with DCGM_FR_PCIE_WIDTH (error 46) even though the GPU is
-  healthy.``): the error is the reporter's claim, quoted; unrecognised_text leaves such a line to
+- ``reported_symptom``: the sentence that says it is slow (underutilised too), below what was
+  expected, hung, that a policy reports violations, or that something is not working or crashes
+  (``error``); or, in a file of prose, a reporter's sentence that tells of an error (``... the
+  sub-test fails with DCGM_FR_PCIE_WIDTH (error 46) even though the GPU is healthy.``): the error is the reporter's claim, quoted; unrecognised_text leaves such a line to
   this reader (the verdict inconclusive, not faulty on an error nobody explains).
 
 What a person states is a claim, not a measurement: these kinds are info (knowledge/
@@ -28,8 +29,10 @@ neither raises a fault nor makes a verdict healthy; a reported symptom nothing j
 verdict inconclusive (rules/meta/reported_symptom_unjudged.yaml).
 
 A file is read only when it is prose: each of its non-blank lines is a sentence (three words in a
-row), a short heading (``HW setup:``), markup, a link, an issue template's environment field
-(``OS: ...``, ``Python version: ...``), or a line this reader took a fact from. A file with
+row, or its first words wrapped: ``I followed``), a short heading (``HW setup:``, ``--- machine A
+---``), markup, a link, an issue template's environment field (``OS: ...``, ``Python version:
+...``), a reporter's outcome of a try (``1650 nvidia driver: Works``), a command the reporter typed
+(``make -j 8 test``, with or without its shell prompt), or a line this reader took a fact from. A file with
 any other line (an unknown tool's output) is not claimed: it stays unrecognised (inconclusive),
 since that line may hold what nobody read; so does a program's log line (a time stamp or a level
 first), whose sentences are output. :func:`nothing_stated` says why a file of prose that states
@@ -53,7 +56,7 @@ from stethoscope.facts.kinds.prose import (  # noqa: F401
     ReportedSymptom, StatedFigure, StatedPlatform, StatedSetting, StatedVersion,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.unrecognised_text import ERROR_WORDS, FAILURE_WORDS
+from stethoscope.facts.parsers.unrecognised_text import ERROR_WORDS, FAILURE_WORDS, shell_command
 
 KIND = "ticket_prose"
 #: run only on files that no other parser recognised (facts/registry.py)
@@ -73,13 +76,19 @@ _SOFTWARE = {"nccl": "nccl", "cuda": "cuda", "cudnn": "cudnn", "pytorch": "torch
              "mofed": "mofed", "mlnx_ofed": "mofed", "ofed": "mofed", "ucx": "ucx", "rdma-core": "rdma_core", "dcgm": "dcgm"}
 _VERSION = re.compile(
     r"(?<![\w-])(?P<sw>NCCL|CUDA|[Cc]uda|cuDNN|PyTorch|[Tt]orch|OMPI|Open ?MPI|HPC[-_]X|HPCX|MOFED|MLNX_OFED|OFED|UCX|rdma-core|DCGM)"
-    r"(?P<banner> version)?(?:\s*[:=]=?\s*|\s+(?:[Vv]ersion:?\s+|is\s+)|-|\s)v?"
+    r"(?P<banner> version)?(?:\s*[:=]=?\s*|\s+(?:[Vv]ersion:?(?:\*\*)?\s+|is\s+)|-|\s)v?"
     r"(?P<v>\d{1,2}(?:\.\d{1,3}){1,3}(?:-\d+(?:\.\d+)*)?)(?:\+cuda(?P<cuda>\d{1,2}\.\d{1,2}))?(?![\w.]*\d)")
 # NCCL's own banner on a line of its own (a label before it at most), read as NCCL's log gives it: where a sentence names
 # versions ("Working: Driver 550.163.01, CUDA 12.4, NCCL 2.20.5+cuda12.4", NVIDIA/nccl#1830) it may compare several
 _BANNER_LINE = re.compile(r"^\W*(?:[A-Za-z]+:\s*)?NCCL version \S+\s*$")
 # driver 535.104.05 / Driver Version: 535.104.05 / the driver is 470     (NVIDIA's driver branch: three digits)
-_DRIVER = re.compile(r"\b[Dd]river(?:\s+[Vv]ersion)?(?:\s*:\s*|\s+is\s+|\s+)(?P<v>[3-9]\d\d(?:\.\d{1,3}){0,2})(?![\w.]*\d)")
+# - **Driver Version:** 570.153.02                                                     (NVIDIA/DCGM#238: markdown bold keys)
+_DRIVER = re.compile(r"\b[Dd]river(?:\s+[Vv]ersion)?(?:\s*:(?:\*\*)?\s*|\s+is\s+|\s+)(?P<v>[3-9]\d\d(?:\.\d{1,3}){0,2})(?![\w.]*\d)")
+# Arch Linux, 7.0.5-arch1-1, nvidia-open 595.71.05-5, RTX 5070TI.                     (NVIDIA/open-gpu-kernel-modules#1030)
+#   the driver named by its package (nvidia, nvidia-open, nvidia-driver, nvidia-dkms ...) and a dotted version:
+#   software ``driver_open`` for the open kernel modules' package, ``driver`` for the others
+_DRIVER_PACKAGE = re.compile(r"(?<![\w/.-])nvidia(?P<open>-open)?(?:-driver|-dkms|-utils|-kernel-source)?[- ]"
+                             r"(?P<v>[3-9]\d\d\.\d{1,3}(?:\.\d{1,3})?)(?![\w.]*\d)")
 
 # --- platform ---------------------------------------------------------------------------------
 _PRODUCT = r"(?:GB[23]00|[HB]\d{2,3}|A\d{2,3}G?|[VP]100|L40S?|L4|T4|RTX\s?(?:A\d{4}|[2-5]0[6-9]0(?:\s?Ti)?))"
@@ -138,10 +147,17 @@ _SYMPTOMS = (
                                   r"|\b(?:cannot|can't|could not|couldn't) (?:reach|achieve|get)\b|\bonly (?:reach|achieve)s?\b", re.I)),
     ("slow", re.compile(r"\b(?:slow(?:er|ly|ness|down|s)?|drops|dropped|dropping|degrad\w+|performance (?:reduction|regression"
                         r"|drop|issue|problem)|regression|poor (?:performance|bandwidth|throughput)|(?:very )?low "
-                        r"(?:performance|bandwidth|throughput|busbw)|improve the (?:speed|performance|bandwidth))\b", re.I)),
+                        r"(?:performance|bandwidth|throughput|busbw)|improve the (?:speed|performance|bandwidth)"
+                        # Why is GPU underutilized... If it is just using 50% of both GPUs, ...   (vllm-project/vllm#4238)
+                        r"|under-?utili[sz]ed|under-?utili[sz]ation|low (?:GPU )?utili[sz]ation)\b", re.I)),
     # ### How is this issue impacting you?  /  Application hang                       (NVIDIA/nccl#1830, its issue template)
     ("hang", re.compile(r"\b(?:hangs?|hung|hanging|stuck|freezes|freezing|frozen|deadlock(?:s|ed)?)\b", re.I)),
     ("violations", re.compile(r"\bviolations\b", re.I)),
+    # for some reason one of the GPUs on cn110 is not working as it should. ...    (ai4d-iasc/trixie#38)
+    # 1650 nvidia-open driver: Crashes                                          (NVIDIA/open-gpu-kernel-modules#1030)
+    #   a failure told in words no program prints as its error: a claim, as the error sentences below
+    ("error", re.compile(r"(?:\bnot|n't) working\b|\b(?:doesn't|does not|don't|do not|didn't|did not|won't|stopped|stops) "
+                         r"work(?:ing)?\b|\bcrash(?:es|ed|ing)?\b", re.I)),
 )
 _COMPONENT_WORDS = (
     ("pcie", re.compile(r"\bPCIe?\b", re.I)),
@@ -154,7 +170,9 @@ _COMPONENT_WORDS = (
 # three words in a row: "without nvswitch in", "allredcue performance is"
 _SENTENCE = re.compile(r"[A-Za-z][a-z']+,? [A-Za-z]?[a-z']+,? [A-Za-z]?[a-z']+")
 # HW setup:        **Environment**        ### Summary
-_HEADING = re.compile(r"^\s*(?:#{1,6}\s+[^\n]{1,60}|\*\*[^*\n]{1,60}\*\*:?|[A-Za-z][\w /()-]{0,40}:)\s*$")
+# --- machine A ---      (NVIDIA/open-gpu-kernel-modules#1030: a title between rules)
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s+[^\n]{1,60}|\*\*[^*\n]{1,60}\*\*:?|[A-Za-z][\w /()-]{0,40}:"
+                      r"|(?P<rule>-{3,}|={3,}|\*{3,})[ \t]*[A-Za-z][\w .()/-]{0,40}?[ \t]*(?P=rule))\s*$")
 _MARKUP = re.compile(r"^[\W_]*$")
 # [nccl_debug.txt](https://github.com/user-attachments/files/22125235/nccl_debug.txt)   (NVIDIA/nccl#1830): a link, an attachment
 _LINK = re.compile(r"^\s*(?:[-*]\s+)?(?:!?\[[^\]\n]*\]\([^)\s]*\)[\s.,]*)+$|^\s*<?https?://\S+>?\s*$")
@@ -164,12 +182,31 @@ _LINK = re.compile(r"^\s*(?:[-*]\s+)?(?:!?\[[^\]\n]*\]\([^)\s]*\)[\s.,]*)+$|^\s*
 #   (torch-points3d/torch-points3d#66, fixtures/artefacts/python_packages/torch_points3d66_collect_env_cu90_driver418.txt)
 _ENV_FIELD = re.compile(r"^\s*(?:[-*]\s+)?\**(?:OS|Operating system|Kernel|Linux|Python|PyTorch|Torch|TensorFlow|JAX|CUDA|cuDNN"
                         r"|CUDA/cuDNN|NCCL|Driver|Nvidia driver|GPUs?|GPU models?|Hardware|HW|Network|NICs?|Interconnect|Framework"
-                        r"|Docker image|Container|Image|Platform|Cluster|Nodes?|Environment|Versions?|MPI|Open MPI|OFED|MOFED|UCX)"
+                        r"|Docker image|Container|Image|Platform|Cluster|Nodes?|Environment|Versions?|MPI|Open MPI|OFED|MOFED|UCX"
+                        # PCIE: Gen3 16X   (NVIDIA/nccl#384)      - **DCGM Version:** 4.2.3   (NVIDIA/DCGM#238)
+                        r"|PCIe|PCI-E|NVLink|DCGM)"
                         r"\b[\w ./()-]{0,60}?\**\s*:", re.I)
 
 #: one alternation of every phrase read (the group names go): which lines hold one
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in (
-    _VERSION, _DRIVER, _GPUS, _SYSTEM, _NODES, _NICS, _NVSWITCH, _SETTING, _FIGURE, _AVG_BUSBW)))
+    _VERSION, _DRIVER, _DRIVER_PACKAGE, _GPUS, _SYSTEM, _NODES, _NICS, _NVSWITCH, _SETTING, _FIGURE, _AVG_BUSBW)))
+
+
+# A reporter's outcome of a try, a short "<what>: <how it went>" line, the word as a person writes it (a tool
+# prints PASS, FAIL, OK in capitals; those stay another program's output):
+# 1650 nvidia driver: Works                                                   (NVIDIA/open-gpu-kernel-modules#1030)
+_OUTCOME = re.compile(r"^\s*(?:[-*]\s+)?[\w .()/+-]{1,60}:\s*\**(?:[Ww]orks|[Ww]orking|[Ww]orked|[Ff]ine|[Cc]rash(?:es|ed)?"
+                      r"|[Hh]angs|[Bb]roken)\**[.!]?\s*$")
+# A command the reporter typed, quoted without its prompt (one of the commands people run to build, look and launch),
+# and a shell prompt with its command: what they ran, not what the system said (tools' own lines say "make: ***",
+# "cat: <file>: No such file": a colon after the name is output):
+# cd nccl / make -j 8 test / rm -r build/lib                                 (NVIDIA/nccl#76, a user's recipe)
+_TYPED = re.compile(r"^\s*(?:\$\s+)?(?:sudo\s+)?(?:cd|ls|cat|make|cmake|rm|cp|mv|mkdir|git|export|source|pip3?|conda|python3?"
+                    r"|bash|sh|apt(?:-get)?|yum|dnf|docker|kubectl|srun|sbatch|salloc|mpirun|mpiexec|torchrun|nvcc|wget|curl"
+                    r"|echo|grep|tar|module|modprobe|nvidia-smi|ldd)(?:\s+[^\s:][^\n]{0,300})?\s*$")
+# A sentence the reporter wrapped after its first words, its rest on the next line:
+# I followed                                                                    (NVIDIA/nccl#76, before the recipe)
+_FRAGMENT = re.compile(r"^\s*(?:I|We|Then|And|So|But|After|When)\s+[a-z']{2,20}(?:\s+[a-z']{1,20})?\s*[:,]?\s*$")
 
 
 def _lines(text: str) -> list[str]:
@@ -219,7 +256,8 @@ def _prose(lines: list[str], read: set[int]) -> bool:
     if any(_LOG_LINE.match(line) for line in lines):
         return False
     return all(n in read or _MARKUP.match(line) or _SENTENCE.search(line) or _HEADING.match(line) or _LINK.match(line)
-               or _ENV_FIELD.match(line) for n, line in enumerate(lines, 1))
+               or _ENV_FIELD.match(line) or _OUTCOME.match(line) or _TYPED.match(line) or _FRAGMENT.match(line)
+               or shell_command(line) for n, line in enumerate(lines, 1))
 
 
 def _stated(line: str) -> bool:
@@ -263,6 +301,7 @@ def _versions(fb: FactBuilder, n: int, line: str) -> bool:
         if m["cuda"]:
             said.append(("cuda", m["cuda"]))
     said += [("driver", m["v"]) for m in _DRIVER.finditer(line)]
+    said += [("driver_open" if m["open"] else "driver", m["v"]) for m in _DRIVER_PACKAGE.finditer(line)]
     for sw, version in dict.fromkeys(said):
         fb.add(StatedVersion, n, software=sw, version=version)
     return bool(said)

@@ -158,3 +158,40 @@ def test_a_reporters_sentence_telling_of_an_error_is_a_reported_symptom(case, li
 ])
 def test_a_programs_line_is_no_reporters_sentence(line):
     assert not ticket_prose.reported_error(line)
+
+
+def test_environment_lists_and_bold_keys_are_prose():
+    # NVIDIA/nccl#384: "PCIE: Gen3 16X" among the environment fields; the figures and settings read
+    fs = facts("nccl384_shm_figures_env_fields.txt")
+    assert [f["value"] for f in of(fs, "stated_figure")] == [3.9, 3.17, 3.17, 10.31, 9.62]
+    assert of(fs, "stated_version") == [{"software": "nccl", "version": "2.4.8"}, {"software": "cuda", "version": "10.0"}]
+    assert [s["name"] for s in of(fs, "stated_setting")] == ["NCCL_MAX_NCHANNELS", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE"]
+    # NVIDIA/DCGM#238: "- **Driver Version:** 570.153.02", the key in markdown bold
+    assert of(facts("dcgm238_markdown_bold_versions.txt"), "stated_version") == [
+        {"software": "driver", "version": "570.153.02"}, {"software": "cuda", "version": "12.8"},
+        {"software": "dcgm", "version": "4.2.3"}]
+
+
+def test_driver_package_titles_and_outcomes():
+    # NVIDIA/open-gpu-kernel-modules#1030: "nvidia-open 595.71.05-5", "--- machine A ---", "driver: Works" / ": Crashes"
+    fs = facts("ogkm1030_nvidia_open_works_crashes.txt")
+    assert of(fs, "stated_version") == [{"software": "driver_open", "version": "595.71.05"}]
+    assert [(s["symptom"], s["words"]) for s in of(fs, "reported_symptom")] == [("error", "Crashes")]
+    # a tool's capital verdicts are no reporter's outcome
+    assert not ticket_prose.detect("We ran the checks on the node today.\nMemory test: PASS\nNCCL 2.21.5\n")
+
+
+@pytest.mark.parametrize("name, symptom, words", [
+    ("vllm4238_gpu_underutilized.txt", "slow", "underutilized"),
+    ("trixie38_gpu_not_working.txt", "error", "not working"),
+])
+def test_symptoms_in_other_words(name, symptom, words):
+    assert [(s["symptom"], s["words"]) for s in of(facts(name), "reported_symptom")] == [(symptom, words)]
+
+
+def test_commands_typed_in_a_ticket_are_prose():
+    # NVIDIA/nccl#76: "cd nccl", "make -j 8 test", "rm -r build/lib" typed without a prompt, "I followed " wrapped
+    fs = facts("nccl76_recipe_commands_typed.txt")
+    assert of(fs, "stated_figure") == [{"quantity": "busbw", "value": 10.0, "unit": "GB/s", "gb_per_s": 10.0, "role": "compared"}]
+    # a tool's own line after its name ("make: ***", "cat: <file>: ...") is output, not a command typed
+    assert not ticket_prose.detect("I built NCCL 2.18.3 from source.\nmake: *** [Makefile:25: src.build] Error 2\n")
