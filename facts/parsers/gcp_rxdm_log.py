@@ -18,6 +18,13 @@ filled in::
 Facts: ``rxdm_error`` per E or F line of the daemon's own source files (file, message; for the
 GPU-count check, the GPUs found in the PCI tree and by CUDA). Its I and W lines are read, give
 nothing and check nothing: a startup log cut before its error is no healthy RxDM.
+
+The GPU-count check is also read where a ticket or a pull request quotes its text without the
+daemon's prefix (in inline code, in prose): the sentence is the daemon's own, so wherever it stands
+RxDM refused to start on that node. Real sample line (NVIDIA/aicr#1662, the pull request's
+description)::
+
+    - RxDM (`fastrak_gpumem_manager`) then logs `Number of GPUs detected in the PCI tree 7 is not equal to the actual number of GPUs reported by CUDA 8`, exits 1, and never binds `rxdm_uds_nic_mapping`.
 """
 from __future__ import annotations
 
@@ -42,21 +49,30 @@ _GPU_COUNT = re.compile(r"Number of GPUs detected in the PCI tree (?P<pci>\d+) i
 
 
 def detect(text: str) -> bool:
-    return ".cc:" in text and _LINE.search(text) is not None
+    return (".cc:" in text and _LINE.search(text) is not None) or _GPU_COUNT.search(text) is not None
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
+    logged: list[tuple[int, int]] = []
     for m in _LINE.finditer(artefact.text):
+        logged.append(m.span())
         result.lines_used += 1
         if m["sev"] not in "EF":
             continue
         g = _GPU_COUNT.search(m["msg"])
         b.add(RxdmError, artefact.line_of(m.start()), source_file=m["file"], message=m["msg"], fatal=m["sev"] == "F",
               gpus_pci=int(g["pci"]) if g else None, gpus_cuda=int(g["cuda"]) if g else None)
+    # the GPU-count check quoted without the daemon's prefix (NVIDIA/aicr#1662, in the docstring)
+    for g in _GPU_COUNT.finditer(artefact.text):
+        if any(start <= g.start() < end for start, end in logged):
+            continue
+        result.lines_used += 1
+        b.add(RxdmError, artefact.line_of(g.start()), source_file="fastrak_gpumem_manager.cc", message=g[0],
+              gpus_pci=int(g["pci"]), gpus_cuda=int(g["cuda"]))
     return result
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (_LINE,)
+SIGNATURES = (_LINE, _GPU_COUNT)
