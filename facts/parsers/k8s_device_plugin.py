@@ -302,9 +302,10 @@ def parse(artefact: Artefact) -> ParseResult:
             else:
                 b.add(K8sDeviceAllocationFailed, n, resource=m["res2"], reason="no_healthy_devices",
                       said=m[0][len("Allocate failed due to "):])
-        elif "Allocate failed due to" in line and (m := _ALLOCATE_OTHER.search(_folded(artefact.lines, n, line))) is not None:
+        elif "Allocate failed due to" in line and (m := _ALLOCATE_OTHER.search((folded := _folded(artefact.lines, n, line))[0])):
             why = " ".join(m["why"].split())[:300]
             b.add(K8sDeviceAllocationFailed, n, resource="", reason="other", message=why, said=why)
+            result.lines_used += folded[1]  # the lines a YAML dump folded it onto, read with it
         elif "Requested number of GPUs unavailable" in line and (m := _LEGACY_GPUS.search(line)) is not None:
             b.add(K8sDeviceAllocationFailed, n, resource="alpha.kubernetes.io/nvidia-gpu", reason="devices_unavailable",
                   requested=int(m["req"]), available=int(m["avail"]), said=m[0])
@@ -314,19 +315,21 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
-def _folded(lines: list[str], n: int, line: str) -> str:
+def _folded(lines: list[str], n: int, line: str) -> tuple[str, int]:
     """``line`` (the 1-based line ``n``) with the lines a YAML dump folded it onto (more indented than it,
-    up to three) joined on, where it does not end the admission message itself."""
+    up to three) joined on, where it does not end the admission message itself; and how many were joined."""
     if "which is unexpected" in line:
-        return line
+        return line, 0
     indent = len(line) - len(line.lstrip())
+    joined = 0
     for nxt in lines[n:n + 3]:
         if not nxt.strip() or len(nxt) - len(nxt.lstrip()) <= indent:
             break
         line += " " + nxt.strip()
+        joined += 1
         if "which is unexpected" in nxt:
             break
-    return line
+    return line, joined
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts (each is

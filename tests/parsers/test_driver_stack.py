@@ -364,3 +364,4 @@ def test_kubelet_admission_failure_other_forms():
     (f,) = r.facts
     assert (f.evidence.line, f.reason, f.said) == (
         2, "other", "pod d65f09ad-cca3-4631-a0a3-d5ba850f8a69 container wait-gcs-ready unable to find GPU device allocation by scheduler")
+    assert r.lines_used == 2  # the line kubectl folded the message onto is read with it
