@@ -465,3 +465,17 @@ class DevicePluginNvmlEvent(Fact):
     event_type: int  # nvml.h nvmlEventType*: 1 single-bit ECC, 2 double-bit ECC, 4 PState, 8 Xid, 16 clock, ...
     event: Literal["single_bit_ecc", "double_bit_ecc", "other"]
     event_data: int | None = None  # the event's data (an Xid for Xid events; 0 for ECC events)
+
+
+@fact_kind
+class ComputeDomainStatus(Fact):
+    """A ComputeDomain's status (NVIDIA DRA driver, multi-node NVLink): the domain's own status and
+    its nodes' IMEX daemons as ``kubectl describe computedomain`` shows them."""
+
+    kind: Literal["compute_domain_status"] = "compute_domain_status"
+    status: str | None = None  # Ready | NotReady | Failed (the domain's own; None: the paste does not show it)
+    domain: str | None = None  # the ComputeDomain's name, where the paste shows it
+    num_nodes: int | None = None  # spec.numNodes, where the paste shows it
+    nodes: int = 0  # nodes listed under Status.Nodes
+    nodes_ready: int = 0  # of them, with status Ready (their IMEX daemon ready)
+    nodes_not_ready: str = ""  # names of the listed nodes whose status is not Ready, joined with ", "
