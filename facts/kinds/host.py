@@ -97,7 +97,10 @@ class LibrarySymbolMissing(Fact):
     object: str  # "/.../torch/lib/libtorch_cuda.so", the object that needs the symbol
     symbol: str  # "ncclCommRegister"
     version: str | None = None  # the symbol's version, when ld.so printed one
-    provider: Literal["nccl"] | None = None  # the library a symbol of that name comes from (naming convention)
+    #: the library a symbol of that name comes from (naming convention): ``nccl`` for NCCL's API
+    #: (nccl*, pnccl*), ``rdma_core`` for the verbs of libibverbs (ibv_*) and libmlx5 (mlx5dv_*)
+    provider: Literal["nccl", "rdma_core"] | None = None
+    object_library: Literal["nccl"] | None = None  # the object needing it is a libnccl (libnccl.so.2)
 
 
 @fact_kind

@@ -44,10 +44,17 @@ libcudnn, libcufft, libcurand, libcusolver, libcusparse, libnvrtc, and their Win
 
 Facts: ``library_symbol_missing`` per line (the object that needs the symbol, the symbol, its
 version when printed, and ``provider``: the library that exports a symbol of that name by its
-naming convention, ``nccl`` for NCCL's ``nccl*``/``pnccl*`` API; None for any other symbol, a
-C++ mangled name included). An NCCL symbol missing means the libnccl the process loaded is
-older than the one the object was built against (rules/nccl/nccl_symbol_missing.yaml); any
-other is left to unexplained_error. Empty input, or no such message: nothing.
+naming convention, ``nccl`` for NCCL's ``nccl*``/``pnccl*`` API, ``rdma_core`` for the verbs of
+libibverbs (``ibv_*``) and libmlx5 (``mlx5dv_*``); None for any other symbol, a C++ mangled name
+included; ``object_library`` ``nccl`` when the object is a libnccl). An NCCL symbol missing means
+the libnccl the process loaded is older than the one the object was built against
+(rules/nccl/nccl_symbol_missing.yaml); a verbs symbol that a libnccl needs means that this NCCL
+was built to call the verbs directly (RDMA_CORE=1) without the libibverbs that exports it linked
+or loaded (rules/nccl/nccl_verbs_symbol_unresolved.yaml). Sample line (real)::
+
+    /home/orinccl/nccl-tests/build/all_reduce_perf: symbol lookup error: /home/orinccl/nccl/build/lib/libnccl.so.2: undefined symbol: ibv_dereg_mr    (NVIDIA/nccl#1158)
+
+Any other is left to unexplained_error. Empty input, or no such message: nothing.
 """
 from __future__ import annotations
 
@@ -70,6 +77,12 @@ UNDEFINED = re.compile(
     r"(?:, version (?P<version>[\w.@-]{1,200}))?", re.M)
 # the symbols of NCCL's API (nccl.h: ncclCommInitRank ...; the profiling interface: pncclCommInitRank ...)
 _NCCL_SYMBOL = re.compile(r"p?nccl[A-Z]\w*")
+# the verbs of rdma-core: libibverbs' API (infiniband/verbs.h: ibv_dereg_mr ...) and libmlx5's direct verbs
+# (infiniband/mlx5dv.h: mlx5dv_reg_dmabuf_mr ...)
+# /home/orinccl/nccl-tests/build/all_reduce_perf: symbol lookup error: /home/orinccl/nccl/build/lib/libnccl.so.2: undefined symbol: ibv_dereg_mr    (NVIDIA/nccl#1158)
+_VERBS_SYMBOL = re.compile(r"(?:ibv|mlx5dv)_\w+")
+# libnccl.so, libnccl.so.2, libnccl.so.2.19.3 (the object of the line above)
+_NCCL_LIBRARY = re.compile(r"libnccl\.so(?:\.\d+)*")
 
 
 # NCCL's own probes, which nccl_log reads (a missing symbol there is NCCL choosing another path):
@@ -171,8 +184,9 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         result.lines_used += 1
         sym = m["symbol"]
-        fb.add(LibrarySymbolMissing, n, object=m["object"], symbol=sym, version=m["version"],
-               provider="nccl" if _NCCL_SYMBOL.fullmatch(sym) else None)
+        provider = "nccl" if _NCCL_SYMBOL.fullmatch(sym) else "rdma_core" if _VERBS_SYMBOL.fullmatch(sym) else None
+        fb.add(LibrarySymbolMissing, n, object=m["object"], symbol=sym, version=m["version"], provider=provider,
+               object_library="nccl" if _NCCL_LIBRARY.fullmatch(m["object"].rsplit("/", 1)[-1]) else None)
     for m in _marked(artefact.text, _NO_FILE_MARK, NO_FILE):
         if _in_nccl_line(m):
             continue

@@ -122,3 +122,17 @@ def test_tensorflow_successful_loads_are_nothing():
 def test_import_error_of_a_cuda_library_names_its_provider():
     (f,) = parse_text("ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory\n").facts
     assert (f.provider, f.reported_as_warning) == ("cuda_toolkit", False)
+
+
+def test_a_verbs_symbol_libnccl_needs():
+    # NVIDIA/nccl#1158: an RDMA_CORE=1 build of NCCL not linked against libibverbs
+    text = (FIX / "nccl1158_libnccl_undefined_ibv_dereg_mr.txt").read_text()
+    (f,) = parse_text(text).facts
+    assert (f.symbol, f.provider, f.object_library, f.evidence.line) == ("ibv_dereg_mr", "rdma_core", "nccl", 1)
+    assert f.object == "/home/orinccl/nccl/build/lib/libnccl.so.2"
+
+
+def test_a_verbs_symbol_of_libmlx5_itself_is_no_libnccl():
+    # vllm-project/vllm#42750's title: the library named is the one searched (NCCL's optional-symbol probe)
+    (f,) = parse_text((FIX / "vllm42750_title_libmlx5_undefined_mlx5dv.txt").read_text()).facts
+    assert (f.symbol, f.provider, f.object_library) == ("mlx5dv_get_data_direct_sysfs_path", "rdma_core", None)
