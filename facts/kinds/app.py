@@ -296,6 +296,20 @@ class TorchWorkerFailed(Fact):
 
 
 @fact_kind
+class CppRuntimeAbort(Fact):
+    """The C++ runtime's own last words before it aborted the process (SIGABRT, exit code -6), with
+    no exception to name: libstdc++'s ``pure virtual method called`` (a virtual call on an object
+    already destroyed, most often at exit) and its verbose terminate handler's ``terminate called
+    without an active exception`` (std::terminate with none in flight: a joinable std::thread
+    destroyed, the pure virtual call before it) or ``terminate called recursively``."""
+
+    kind: Literal["cpp_runtime_abort"] = "cpp_runtime_abort"
+    reason: Literal["pure_virtual_call", "deleted_virtual_call", "terminate_without_exception", "terminate_recursively"]
+    #: the pure virtual call's terminate line followed it (one abort said over two lines)
+    terminated: bool = False
+
+
+@fact_kind
 class DataLoaderWorkerKilled(Fact):
     """A DataLoader worker process died of a signal (PyTorch's ``is killed by signal: Killed.``):
     ``Killed`` is SIGKILL (the OOM killer, a memory limit, the scheduler), ``Bus error`` a full

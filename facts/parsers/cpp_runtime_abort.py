@@ -1,0 +1,75 @@
+"""The C++ runtime's abort messages, in any program's output: the process ended on SIGABRT (exit code
+-6, "Aborted (core dumped)") with no exception to name, so it is looked for anywhere in a file.
+
+libstdc++ prints them before it calls abort() (gcc's libstdc++-v3/libsupc++): ``__cxa_pure_virtual``
+(pure.cc) writes ``pure virtual method called`` and ``__cxa_deleted_virtual`` ``deleted virtual
+method called``, then call std::terminate; the verbose terminate handler (vterminate.cc) writes
+``terminate called without an active exception`` when no exception is in flight (std::terminate
+called directly: a joinable std::thread destroyed, the pure virtual call above) and ``terminate
+called recursively`` when terminating again. (With an exception in flight it writes ``terminate
+called after throwing an instance of '<type>'`` and its ``what():``: that names the exception, which
+the application's readers and unrecognised_text read.) A pure virtual call is a virtual method
+called on an object whose destructor already ran: at exit, a thread (a profiler callback, the NCCL
+watchdog, a logger) still using an object the exit path destroyed. Sample lines (real, verbatim in
+fixtures/artefacts/cpp_runtime_abort)::
+
+    INFO [09:40:23,967][SDLMain] Application has been stopped successfully
+    pure virtual method called
+    terminate called without an active exception
+    [1] 21105 abort (core dumped) ./smartDeviceLinkCore          (smartdevicelink/sdl_core#2433, at shutdown)
+
+The same two lines end a Megatron-LM run after its validation (NVIDIA/Megatron-LM#1874: the profiler's
+callbacks cleaned up while the process exited, torchrun's ``failed (exitcode: -6)`` after them).
+
+Facts: ``cpp_runtime_abort`` per abort: ``reason`` (``pure_virtual_call``, ``deleted_virtual_call``,
+``terminate_without_exception``, ``terminate_recursively``); a virtual call's ``terminate called
+without an active exception`` on one of the next lines is the same abort (``terminated``). Empty
+input, or no such line: nothing.
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.kinds.app import CppRuntimeAbort  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "cpp_runtime_abort"
+
+# pure virtual method called                                  (sdl_core#2433; libsupc++/pure.cc)
+# deleted virtual method called                               (libsupc++/pure.cc, __cxa_deleted_virtual)
+# terminate called without an active exception                (sdl_core#2433; libsupc++/vterminate.cc)
+# terminate called recursively                                (libsupc++/vterminate.cc)
+# (a launcher's prefix before it: "[rank0]: ", "[default0]:", "[1,0]<stderr>:"; the message is the rest of its line)
+_LINE = re.compile(r"(?:^|[\s:>\]])(?P<what>(?P<virtual>pure|deleted) virtual method called"
+                   r"|terminate called (?P<how>without an active exception|recursively))[ \t\r]*$", re.M)
+_REASON = {"pure": "pure_virtual_call", "deleted": "deleted_virtual_call",
+           "without an active exception": "terminate_without_exception", "recursively": "terminate_recursively"}
+#: lines after a virtual call in which its terminate line is the same abort
+_FOLLOW = 3
+
+
+def detect(head: str) -> bool:
+    return ("virtual method called" in head or "terminate called" in head) and _LINE.search(head) is not None
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    text = artefact.text
+    said: set[int] = set()  # terminate lines told with the virtual call before them
+    for m in _LINE.finditer(text):
+        n = artefact.line_of(m.start("what"))
+        result.lines_used += 1
+        if m["virtual"]:
+            after = next((k for k in range(n + 1, min(n + _FOLLOW, len(artefact.lines)) + 1)
+                          if artefact.lines[k - 1].rstrip().endswith("terminate called without an active exception")), None)
+            if after is not None:
+                said.add(after)
+            fb.add(CppRuntimeAbort, n, reason=_REASON[m["virtual"]], terminated=after is not None)
+        elif n not in said:
+            fb.add(CppRuntimeAbort, n, reason=_REASON[m["how"]])
+    return result
+
+
+#: the line signatures this reader owns (facts/classify.py matches all readers' in one pass)
+SIGNATURES = (r"(?:pure|deleted) virtual method called|terminate called (?:without an active exception|recursively)",)

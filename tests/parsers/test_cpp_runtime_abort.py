@@ -1,0 +1,38 @@
+"""cpp_runtime_abort: libstdc++'s abort messages, from a real shutdown (fixtures/artefacts/cpp_runtime_abort/README.md)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from stethoscope.facts.parsers import cpp_runtime_abort
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/cpp_runtime_abort"
+
+
+def read(text: str):
+    res = cpp_runtime_abort.parse(Artefact(path="app.log", text=text, node="n1"))
+    return [(f.evidence.line, f.reason, f.terminated) for f in res.facts], res.lines_used
+
+
+def test_pure_virtual_call_and_its_terminate_are_one_abort():
+    # smartdevicelink/sdl_core#2433: at shutdown, the two lines of libstdc++, then the shell's abort report
+    text = (FIX / "sdlcore2433_pure_virtual_at_shutdown.txt").read_text()
+    assert cpp_runtime_abort.detect(text)
+    assert read(text) == ([(5, "pure_virtual_call", True)], 2)
+
+
+def test_launcher_prefixes_and_the_other_forms():
+    # torchrun's per-rank prefix before the message (NVIDIA/Megatron-LM#1874's form), and vterminate.cc's others
+    assert read("[rank3]: pure virtual method called\n[rank3]: terminate called without an active exception\n") == (
+        [(1, "pure_virtual_call", True)], 2)
+    assert read("terminate called without an active exception\nAborted (core dumped)\n") == (
+        [(1, "terminate_without_exception", False)], 1)
+    assert read("terminate called recursively\n") == ([(1, "terminate_recursively", False)], 1)
+    assert read("deleted virtual method called\n") == ([(1, "deleted_virtual_call", False)], 1)
+
+
+def test_not_an_abort_of_this_kind():
+    assert not cpp_runtime_abort.detect("")
+    # an exception in flight names the error (read elsewhere); a sentence about the message is prose
+    assert not cpp_runtime_abort.detect("terminate called after throwing an instance of 'c10::DistBackendError'\n")
+    assert not cpp_runtime_abort.detect('It can run but always terminate, "terminate called without an active exception" and then I rerun\n')
