@@ -37,7 +37,7 @@ KIND = "k8s_compute_domain"
 #     Clique Id: 9f410827-489f-46fd-8203-51266ca08eb7.32766      (kubectl describe: cliqueID title-cased)
 _CLIQUE = re.compile(r"^[ \t]+Clique Id:[ \t]+(?:[0-9a-f-]{36}\.)?\d+[ \t]*$", re.M)
 #   Name: cluster1-mgx-00011    Status: NotReady    Ip Address: 10.42.3.138    Num Nodes:  2
-_KEY = re.compile(r"^(?P<ind>[ \t]*)(?P<key>[A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)*):(?:[ \t]+(?P<val>\S.*?))?[ \t]*$")
+_KEY = re.compile(r"^(?P<ind>[ \t]*)(?P<key>[A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)*):(?:[ \t]+(?P<val>\S(?:.*\S)?))?[ \t]*$")
 _STATES = frozenset({"Ready", "NotReady", "Failed"})
 
 
