@@ -86,8 +86,9 @@ def test_error_line_in_an_unrecognised_file_is_never_healthy(ruleset, tmp_path):
 
 
 def test_unrecognised_file_without_errors_keeps_healthy_from_being_claimed(ruleset, tmp_path):
-    # a reporter's note naming a GPU: no reader knows it, and it may hold what nobody read
-    files = {"node1/cmd.txt": "Our dashboard shows GPU 3 at 0% utilisation since Tuesday.\n",
+    # an unknown tool's line naming a GPU: no reader knows it, and it may hold what nobody read (a reporter's
+    # sentence naming one is read as a remark: test_prose_that_names_a_gpu_term_holds_health_back)
+    files = {"node1/cmd.txt": "gpu3 util=0 mem=0MiB state=P8\n",
              "node1/nvidia-smi-q.txt": ROOT / "fixtures" / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi-q-ECC.txt"}
     rep = diagnose_bundle(_bundle(tmp_path, files), ruleset, jobs=1)
     assert rep.verdict == "inconclusive"
@@ -120,12 +121,14 @@ def test_prose_without_any_domain_term_or_error_does_not_hold_health_back(rulese
     assert "no line reports an error" in rep.coverage.uninformative[0].reason
 
 
-def test_prose_that_names_a_gpu_term_stays_unrecognised(ruleset, tmp_path):
+def test_prose_that_names_a_gpu_term_holds_health_back(ruleset, tmp_path):
+    # read as the reporter's remark (ticket_prose), quoted: a claim nothing judges keeps the verdict inconclusive
     files = {"node1/notes.txt": "After the reboot the GPU was visible again.\n",
              "node1/nvidia-smi-q.txt": ROOT / "fixtures" / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi-q-ECC.txt"}
     rep = diagnose_bundle(_bundle(tmp_path, files), ruleset, jobs=1)
     assert rep.verdict == "inconclusive"
-    assert rep.coverage.unrecognised == ["node1/notes.txt"] and rep.coverage.uninformative == []
+    assert rep.coverage.unrecognised == [] and rep.coverage.uninformative == []
+    assert "After the reboot the GPU was visible again." in rep.reason
 
 
 def test_domain_words_only_in_a_command_typed_do_not_hold_health_back(ruleset, tmp_path):

@@ -63,6 +63,8 @@ class ReportedSymptom(Fact):
     drops ~ 6X``: the sentence in which a person says something is slow, low, hung or failing."""
 
     kind: Literal["reported_symptom"] = "reported_symptom"
-    symptom: Literal["slow", "below_expected", "hang", "violations", "error"]
+    #: remark: a sentence of a file of prose that names the GPU, the driver, the network or the job in words no
+    #: phrase reads ("After the reboot the GPU was visible again."): ``words`` holds the sentence
+    symptom: Literal["slow", "below_expected", "hang", "violations", "error", "remark"]
     component: str  # the taxonomy component the sentence's words name (nccl, network, pcie, gpu; else application)
     words: str  # the words that say it: "should be able to reach", "drops"

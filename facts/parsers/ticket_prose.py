@@ -32,7 +32,7 @@ A file is read only when it is prose: each of its non-blank lines is a sentence 
 row, or its first words wrapped: ``I followed``), a short heading (``HW setup:``, ``--- machine A
 ---``), markup, a link, an issue template's environment field (``OS: ...``, ``Python version:
 ...``), a reporter's outcome of a try (``1650 nvidia driver: Works``), a command the reporter typed
-(``make -j 8 test``, with or without its shell prompt), or a line this reader took a fact from. A file with
+(``make -j 8 test``, bare or after ``$``), or a line this reader took a fact from. A file with
 any other line (an unknown tool's output) is not claimed: it stays unrecognised (inconclusive),
 since that line may hold what nobody read; so does a program's log line (a time stamp or a level
 first), whose sentences are output. :func:`nothing_stated` says why a file of prose that states
@@ -50,6 +50,7 @@ Empty input, or a file with no such phrase: not recognised.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from stethoscope.facts.kinds.nccl import NcclVersion  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.kinds.prose import (  # noqa: F401
@@ -197,9 +198,10 @@ _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in (
 # 1650 nvidia driver: Works                                                   (NVIDIA/open-gpu-kernel-modules#1030)
 _OUTCOME = re.compile(r"^\s*(?:[-*]\s+)?[\w .()/+-]{1,60}:\s*\**(?:[Ww]orks|[Ww]orking|[Ww]orked|[Ff]ine|[Cc]rash(?:es|ed)?"
                       r"|[Hh]angs|[Bb]roken)\**[.!]?\s*$")
-# A command the reporter typed, quoted without its prompt (one of the commands people run to build, look and launch),
-# and a shell prompt with its command: what they ran, not what the system said (tools' own lines say "make: ***",
-# "cat: <file>: No such file": a colon after the name is output):
+# A command the reporter typed, quoted without its prompt or after a bare "$ " (one of the commands people run to
+# build, look and launch): what they ran, not what the system said (tools' own lines say "make: ***", "cat: <file>:
+# No such file": a colon after the name is output). A user@host prompt is a terminal's paste, no ticket's prose:
+# the output under it is a program's.
 # cd nccl / make -j 8 test / rm -r build/lib                                 (NVIDIA/nccl#76, a user's recipe)
 _TYPED = re.compile(r"^\s*(?:\$\s+)?(?:sudo\s+)?(?:cd|ls|cat|make|cmake|rm|cp|mv|mkdir|git|export|source|pip3?|conda|python3?"
                     r"|bash|sh|apt(?:-get)?|yum|dnf|docker|kubectl|srun|sbatch|salloc|mpirun|mpiexec|torchrun|nvcc|wget|curl"
@@ -257,7 +259,7 @@ def _prose(lines: list[str], read: set[int]) -> bool:
         return False
     return all(n in read or _MARKUP.match(line) or _SENTENCE.search(line) or _HEADING.match(line) or _LINK.match(line)
                or _ENV_FIELD.match(line) or _OUTCOME.match(line) or _TYPED.match(line) or _FRAGMENT.match(line)
-               or shell_command(line) for n, line in enumerate(lines, 1))
+               for n, line in enumerate(lines, 1))
 
 
 def _stated(line: str) -> bool:
@@ -267,8 +269,31 @@ def _stated(line: str) -> bool:
 def detect(text: str) -> bool:
     lines = _lines(text)
     if not _stated(text):
-        return bool(reported_errors(lines))
+        return bool(reported_errors(lines)) or bool(remarks(lines))
     return _prose(lines, {n for n, line in enumerate(lines, 1) if _stated(line)})
+
+
+@lru_cache(maxsize=1)
+def _terms() -> re.Pattern[str]:
+    """knowledge/coverage.yaml ``diagnostic_terms`` (whole words or prefixes, any case): the words that make a
+    sentence one about the system, the list engine/parse_pool.py tells an uninformative file by."""
+    from stethoscope.facts import knowledge
+
+    terms = knowledge.load("coverage.yaml").diagnostic_terms
+    return re.compile(r"\b(?:" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + ")", re.I)
+
+
+def remarks(lines: list[str]) -> list[int]:
+    """The lines (1-based) of a file of prose that states nothing this reader reads (no phrase, no reporter's
+    error) which name a diagnostic term: the reporter's remarks about the system, a claim in words no phrase
+    here reads ("After the reboot the GPU was visible again."; "CN 110 has had its GPU replaced, tested and
+    has been put back into service.", ai4d-iasc/trixie#38). Read as a ``remark``, it keeps the verdict
+    inconclusive as any unjudged claim does (it may be the complaint), where the file was once left
+    unrecognised. A command typed (its words are what was asked) is no remark."""
+    if not _prose(lines, set()) or reported_errors(lines):
+        return []
+    return [n for n, line in enumerate(lines, 1)
+            if _terms().search(line) and not _TYPED.match(line) and not shell_command(line)]
 
 
 def nothing_stated(text: str) -> str | None:
@@ -377,6 +402,12 @@ def parse(artefact: Artefact) -> ParseResult:
     fb = FactBuilder(artefact, result)
     lines = _lines(artefact.text)
     errors = reported_errors(lines)
+    if not _stated(artefact.text) and not errors:
+        for n in remarks(lines):
+            component = next((c for c, p in _COMPONENT_WORDS if p.search(lines[n - 1])), "application")
+            fb.add(ReportedSymptom, n, symptom="remark", component=component, words=" ".join(lines[n - 1].split())[:120])
+            result.lines_used += 1
+        return result
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue

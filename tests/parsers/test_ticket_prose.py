@@ -98,7 +98,12 @@ def test_a_line_that_is_not_prose_keeps_the_file_unclaimed():
 
 def test_prose_that_states_nothing_usable_says_why():
     text = (FIX / "k8sdp1014_sentence_nothing_stated.txt").read_text()
-    assert not ticket_prose.detect(text)
+    # no phrase read, but the sentence names the GPU: a remark, quoted (it may be the complaint)
+    assert [(s["symptom"], s["component"]) for s in of(facts("k8sdp1014_sentence_nothing_stated.txt"), "reported_symptom")] == [
+        ("remark", "gpu")]
+    # prose that names no diagnostic term, or only in a command typed, is not claimed (parse_pool: uninformative)
+    assert not ticket_prose.detect("Thanks for the quick reply.\nWe will try this on Monday.\n")
+    assert not ticket_prose.detect("I ran this:\n$ nvidia-smi\n")
     assert ticket_prose.nothing_stated(text) == "prose: no artefact, version, setting, figure or symptom stated"
     assert ticket_prose.nothing_stated((FIX / "nccl946_tree_vs_ring.txt").read_text()) is None
     assert ticket_prose.nothing_stated("") is None
