@@ -137,6 +137,9 @@ class LinkedLibrary(Fact):
     program: str | None = None  # the file ldd was run on, where its command line is in the file
     #: who ships it, by name (SharedLibraryMissing.provider's), ``nccl`` for libnccl
     provider: str | None = None
+    #: the copy is a CUDA toolkit's forward-compatibility driver library (a ``/compat/`` directory of a CUDA
+    #: install: /usr/local/cuda-12.8/compat/libcuda.so.1): True, False, or None where the reader does not say
+    compat: bool | None = None
 
 
 @fact_kind
