@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from sys import intern
 
 import pytest
 
@@ -139,3 +140,66 @@ def test_ring_and_tree_lines_are_not_read_when_no_rule_binds_them(ruleset):
     lean = nccl_channels.parse(Artefact(path="vm/a.log", node="vm", text=text, router=router)).facts
     assert {f.kind for f in whole} >= {"nccl_ring_neighbour", "nccl_tree_link", "nccl_ring_order"}
     assert lean == [f for f in whole if f.kind == "nccl_ring_order"]
+
+
+@pytest.mark.parametrize("evidence", [
+    {"path": "n/nvidia-smi-q.txt", "line": 9, "text": "        DRAM Correctable                  : 0"},
+    {"path": "".join(["n/", "p-" * 40]), "line": 1, "text": "".join(["t"] * 300)},
+    {"path": "n/x.log", "line": 2, "text": ""},
+])
+def test_summaries_are_built_as_validation_builds_them(evidence):
+    """routing._summary (no validation) gives what FactSummary(...) gives: values, types, fields
+    set, interned strings, the evidence as an Evidence or from a dict."""
+    from stethoscope.facts.kinds.derived import FactSummary
+    from stethoscope.facts.model import Evidence
+    from stethoscope.facts.parsers.base import _same
+
+    for ev in (dict(evidence), Evidence(**evidence)):
+        for node, kind in (("node0001", "gpu_ecc_count"), ("".join(["n-"] * 35), "".join(["k"] * 70))):
+            fid = f"{evidence['path']}:{evidence['line']}:{kind}~summary"
+            want = FactSummary(id=fid, node=node, evidence=ev, of_kind=kind, count=7)
+            got = routing._summary(fid, node, dict(ev) if type(ev) is dict else ev, kind, 7)
+            assert _same(got, want) and got == want and got.model_dump() == want.model_dump()
+            assert got.__pydantic_fields_set__ is want.__pydantic_fields_set__
+            assert [type(v) for v in got.evidence.__dict__.values()] == [str, int, str]
+            for value in (got.node, got.of_kind, got.evidence.path, got.evidence.text):  # short ones interned
+                assert (value is intern("".join(value))) == (len(value) <= 64)
+
+
+@pytest.mark.parametrize("cap", [20_000, 5])
+def test_rows_added_at_once_give_what_adding_them_one_by_one_gives(ruleset, monkeypatch, cap):
+    """FactBuilder.add_rows (a reading the router folds only counted, its plan kept in the memo)
+    makes the same facts, ids, folded counts and capped counts as add, row by row; past the
+    per-kind cap too."""
+    from stethoscope.facts.parsers import base
+    from stethoscope.facts.parsers.gpu_state_facts import GpuEccCount, GpuUsage
+
+    monkeypatch.setattr(base, "FACTS_PER_KIND", cap)
+    router = routing.router_for(ruleset.rules)
+    rows = [(GpuEccCount, 1, {"scope": "aggregate", "error_type": "correctable", "location": "dram", "count": 0}),
+            (GpuEccCount, 1, {"scope": "aggregate", "error_type": "correctable", "location": "sram", "count": 0}),
+            (GpuEccCount, 2, {"scope": "volatile", "error_type": "correctable", "location": "dram", "count": 0}),
+            (GpuEccCount, 3, {"scope": "volatile", "error_type": "uncorrectable", "location": "dram", "count": 2}),
+            (GpuUsage, 4, {"index": None, "utilization_pct": 0, "compute_processes": 0})]
+    text = "".join(f"row {i}\n" for i in range(40))
+    made = []
+    for at_once in (True, False):
+        art = base.Artefact(path="n/nvidia-smi-q.txt", node="n", text=text, router=router, line_offset=3)
+        b = base.FactBuilder(art, base.ParseResult())
+        memo: dict = {}
+        for gpu, at in enumerate((1, 11, 21)):
+            if at_once:
+                b.add_rows(rows, at, None, memo, {GpuUsage: {"index": gpu}}, pci_bus_id=f"0000:{gpu}:00.0")
+            else:
+                for cls, below, fields in rows:
+                    fields = {**fields, "index": gpu} if cls is GpuUsage else fields
+                    b.add(cls, at + below, node=None, pci_bus_id=f"0000:{gpu}:00.0", **fields)
+        made.append(([f.model_dump() for f in b.result.facts], b.result.folded, b.result.capped))
+        if at_once:  # the router's plan of the rows: the aggregate counts folded unasked, the others built
+            (_router, _swapped, plan), = memo.values()
+            assert [kind for *_row, kind in plan] == ["gpu_ecc_count", "gpu_ecc_count", None, None, None]
+    assert made[0] == made[1]
+    facts, folded, capped = made[0]
+    # the cap counts every reading of the kind, folded or built: 12 of them, 5 kept or folded
+    assert (folded[("n", "gpu_ecc_count")][2], capped.get("gpu_ecc_count", [0])[0]) == ((6, 0) if cap > 5 else (3, 7))
+    assert [f["index"] for f in facts if f["kind"] == "gpu_usage"] == [0, 1, 2]

@@ -333,7 +333,7 @@ def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> N
 #: the facts of a GPU's state but gpu_info, by what they are read from (_state_key): a fleet
 #: node's GPUs print the same readings on the same lines below their GPU line (~45 us a GPU
 #: of reading values and building keywords, against ~10 us to make the key)
-_STATES: dict[tuple, list[tuple[type, int, dict[str, Any]]]] = {}
+_STATES: dict[tuple, tuple[list[tuple[type, int, dict[str, Any]]], dict]] = {}
 _STATES_KEPT = 256
 _RAW, _AT = itemgetter(0), itemgetter(1)
 _REASON, _REASON_AT = itemgetter(0, 1, 3), itemgetter(2)
@@ -364,18 +364,14 @@ def _emit_state(b: FactBuilder, rec: GpuRecord, r: _Reader, node: str | None) ->
     record whose state is the same (_state_key: the same facts on lines as far below the GPU
     line); readings that reported a problem are not kept."""
     key = _state_key(rec)
-    if (readings := _STATES.get(key)) is None:
+    if (state := _STATES.get(key)) is None:
         errors = len(b.result.errors)
-        readings = _state_readings(b, rec, r)
+        state = (_state_readings(b, rec, r), {})  # (the readings, FactBuilder.add_rows's memo of them)
         if len(b.result.errors) == errors:
             if len(_STATES) >= _STATES_KEPT:
                 _STATES.clear()
-            _STATES[key] = readings
-    add, at, bus = b.add, rec.line, rec.pci_bus_id
-    for cls, below, fields in readings:
-        if cls is GpuUsage:
-            fields = {**fields, "index": rec.index}
-        add(cls, at + below, node=node, pci_bus_id=bus, **fields)
+            _STATES[key] = state
+    b.add_rows(state[0], rec.line, node, state[1], {GpuUsage: {"index": rec.index}}, pci_bus_id=rec.pci_bus_id)
 
 
 def _state_readings(b: FactBuilder, rec: GpuRecord, r: _Reader) -> list[tuple[type, int, dict[str, Any]]]:
