@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from stethoscope.facts.model import Fact, of_kind
+from stethoscope.facts.parsers.kernel_log_time import stamp_seconds as _seconds
 from stethoscope.engine.catalogues.nvlink_xid import nvlink5_details, xid74_details
 from stethoscope.engine.combine.xid_context import gsp_contexts
 from stethoscope.facts.parsers.xid_knowledge_facts import (
@@ -36,29 +36,6 @@ APP_FAULT_CODES = (13, 31)
 MAX_SOURCES = 200  # a storm of thousands of lines: the first ones tell the story
 EVENT_GAP_S = 2.0  # lines of one fault are printed within a second
 EVENT_GAP_LINES = 5  # without stamps: lines of one fault are adjacent
-
-_FORMATS = ("%a %b %d %H:%M:%S %Y", "%b %d %H:%M:%S", "%b %d %H:%M:%S.%f")
-
-
-def _seconds(stamp: str | None) -> float | None:
-    """Seconds of a kernel line stamp in any of the parser's forms (None if unknown)."""
-    if not stamp:
-        return None
-    try:
-        return float(stamp.lstrip("+"))
-    except ValueError:
-        pass
-    text = " ".join(stamp.split())
-    for fmt in _FORMATS:
-        try:
-            return datetime.strptime(text, fmt).timestamp()
-        except ValueError:
-            continue
-    try:
-        return datetime.fromisoformat(text.replace(",", ".")).timestamp()
-    except ValueError:
-        return None
-
 
 def _ids(facts: list[Fact]) -> str:
     return ",".join(f.id for f in facts[:MAX_SOURCES])

@@ -138,8 +138,12 @@ class NvidiaDriverLoaded(KernelLineFact):
     arch: str | None = None
     #: no line follows it and no boot banner precedes it: a paste of the load line, not a log, which
     #: shows no time after the driver came up, so its silence about Xids says nothing (knowledge/
-    #: coverage.yaml kernel_log checks); a log from the boot that ends at it is a capture just after boot
+    #: coverage.yaml kernel_log checks); a log from the boot that ends at it: runs_on
     alone: bool = False
+    #: the log runs on a minute or more past the load line (its stamps: facts/parsers/kernel_log_time.py): False for
+    #: a capture of the boot (the load line, then the boot's other lines), which shows no time with the GPUs in use
+    #: and checks nothing (knowledge/coverage.yaml); None: not told (a fact made by other means)
+    runs_on: bool | None = None
 
 
 @fact_kind

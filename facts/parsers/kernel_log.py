@@ -49,6 +49,7 @@ from stethoscope.facts.kinds.kernel import (
 )
 from stethoscope.facts.parsers import kernel_log_drm, kernel_log_efa, kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
+from stethoscope.facts.parsers.kernel_log_time import runs_on
 from stethoscope.facts.parsers.kernel_log_pcie import AerEvents, emit_bar_unassigned, parse_bar_unassigned, parse_link_down
 
 KIND = "kernel_log"
@@ -253,6 +254,12 @@ def _bus(raw: str) -> str | None:
     return try_pci_bus_id(raw)
 
 
+def _stamp_of(line: str) -> str | None:
+    """A line's stamp as parse() reads it (kernel_log_time.runs_on)."""
+    p = _PREFIX.match(line)
+    return p["stamp"] or p["sysdate"] or p["iso"] or p["tstamp"]
+
+
 class _Boots:
     """Boot index: a marker kind seen again within the current boot starts the next one."""
 
@@ -351,7 +358,8 @@ def parse(artefact: Artefact) -> ParseResult:
                 continue
             if (d := _DRIVER.search(msg)) is not None:
                 b.add(NvidiaDriverLoaded, ln, version=d["version"], open_module=d["open"] is not None,
-                      arch=d["oarch"] or d["parch"], alone=ln >= last and not boots.started, **common)
+                      arch=d["oarch"] or d["parch"], alone=ln >= last and not boots.started,
+                      runs_on=runs_on(lines, ln, last, stamp, _stamp_of), **common)
                 used.add(ln)
                 continue
             parse_nvrm(b, ln, msg, common, lines, used)

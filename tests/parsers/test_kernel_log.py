@@ -563,3 +563,34 @@ def test_bar_assignment_forms_of_both_kernel_generations_and_near_misses():
                    "[    0.710052] pci 0000:04:00.1: BAR 0: assigned [mem 0xffc000000-0xffdffffff 64bit pref]\n")
     got = [(f.evidence.line, f.device, f.bar, f.gave_up) for f in of(r, "pcie_bar_unassigned")]
     assert got == [(1, "0000:04:00.0", "VF BAR 0", True), (3, "0000:00:1c.0", "bridge window", True)]
+
+
+ROOT = FIX.parents[2]
+
+
+@pytest.mark.parametrize("path, runs_on", [
+    # dmesg: load at 6.85 s, the log runs to 4564 s (the GPU falls off the bus then)
+    ("fixtures/bundles/xid79-after-aer/bundle/node9/dmesg.log", True),
+    # dmesg -T: load at 06:10:31, an Xid at 17:26:08
+    ("fixtures/bundles/xid13-repeat-one-gpu/bundle/gpu-node07/dmesg.txt", True),
+    # syslog: load 29 s after the boot's banner, the log ends there (a peer node's boot)
+    ("fixtures/bundles/xid74-nvlink-link/bundle/gpu-node32/kern.log", False),
+    # dmesg | grep -i nvidia of a boot: load at 3.01 s, the last line at 3.33 s (harvest 1408)
+    ("fixtures/harvest/cases/1408-healthy-nvidia-module-loads-taint-messages-helm-chart-bug/dmesg.log", False),
+    # dmesg -T of a VM: the driver loaded at 20:27:41 for the collector, the capture 3 s later
+    ("fixtures/bundles/device-h200-collect/bundle/vm/dmesg.txt", False),
+])
+def test_driver_load_runs_on_only_where_the_log_shows_a_minute_past_it(path, runs_on):
+    # a capture of the boot (the load line, the boot's other lines) shows no time with the GPUs in use: it checks
+    # nothing (knowledge/coverage.yaml kernel_log); kernel_log_time.RUNS_ON_S
+    text = (ROOT / path).read_text()
+    r = kernel_log.parse(Artefact(path="k.log", text=text, node="n1"))
+    assert [d.runs_on for d in of(r, "nvidia_driver_loaded")][-1:] == [runs_on]
+
+
+def test_driver_load_without_stamps_or_with_relative_ones_shows_no_span():
+    load = "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  525.147.05  Wed Oct 25 20:27:35 UTC 2023"
+    later = "input: HDA NVidia HDMI/DP,pcm=3 as /devices/pci0000:00/0000:00:01.0/0000:01:00.1/sound/card1/input8"
+    for text in (f"{load}\n{later}\n", f"[  +0.000844] {load}\n[+9999.000000] {later}\n"):
+        (d,) = of(parse_text(text), "nvidia_driver_loaded")
+        assert d.runs_on is False
