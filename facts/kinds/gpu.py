@@ -97,6 +97,10 @@ class GpuClockReason(GpuFact):
     # "HW Power Brake Slowdown") as Active / Not Active; False where they are absent or "N/A"
     # (older drivers and GPUs: NVIDIA/nvidia-docker#1090); None for every other reason
     sub_reasons_read: bool | None = None
+    #: whether the GPU's block gave a reason of power or heat (SW Power Cap, HW Slowdown, SW / HW Thermal
+    #: Slowdown, HW Power Brake Slowdown): False where it did not (a block cut after its first rows, 'Idle',
+    #: 'Applications Clocks Setting'), which says nothing of throttling (knowledge/coverage.yaml); None: not told
+    power_thermal_read: bool | None = None
 
 
 @fact_kind

@@ -132,6 +132,8 @@ _BOOL = {"enabled": True, "disabled": False, "yes": True, "no": False,
 _BOOL_AS_PRINTED = {k.title(): v for k, v in _BOOL.items()}
 #: the sub-reasons nvidia-smi prints under "HW Slowdown" (R410+; "N/A" where the GPU or driver gives none)
 _HW_SUB_REASONS = frozenset({"hw_thermal_slowdown", "hw_power_brake_slowdown"})
+#: the reasons that hold clocks down for power or heat: a block without any of them claims nothing of throttling
+_POWER_THERMAL_REASONS = frozenset({"sw_power_cap", "hw_slowdown", "sw_thermal_slowdown", *_HW_SUB_REASONS})
 
 
 def _recovery_action(raw: str | None) -> str | None:
@@ -386,6 +388,7 @@ def _state_readings(b: FactBuilder, rec: GpuRecord, r: _Reader) -> list[tuple[ty
     counters = rec.counters
     # HW Slowdown's sub-reasons, when the block gives one as Active / Not Active (not "N/A")
     subs = any(r in _HW_SUB_REASONS and str(raw).strip().lower() in _BOOL for r, raw, _, _ in rec.reasons)
+    power_thermal = any(r[0] in _POWER_THERMAL_REASONS for r in rec.reasons)
     for reason, raw, line, section in rec.reasons:
         active = _BOOL_AS_PRINTED.get(raw)  # read_bool's first step, without its error text
         if active is None:
@@ -397,7 +400,7 @@ def _state_readings(b: FactBuilder, rec: GpuRecord, r: _Reader) -> list[tuple[ty
         elif (us := _READ_INT.get(counter[0], _MISS)) is _MISS:  # read_number's first step
             us = read_number(b, *counter, what=f"{reason} counter")
         add(GpuClockReason, line, reason=reason, active=active, counter_us=us, section_name=section,
-            sub_reasons_read=subs if reason == "hw_slowdown" else None)
+            sub_reasons_read=subs if reason == "hw_slowdown" else None, power_thermal_read=power_thermal)
 
     if _has(values, _TEMP_KEYS):
         add(GpuTemperature, _line(values, _TEMP_LINE), **_nums(b, values, _TEMP_FIELDS))
@@ -434,8 +437,9 @@ def _state_readings(b: FactBuilder, rec: GpuRecord, r: _Reader) -> list[tuple[ty
         if pending is None:
             pending = r.flag("retired.pending_retirement", "Pending Page Retirement")
         sbe, dbe = r.num("retired.sbe", "Retired Pages Single Bit ECC"), r.num("retired.dbe", "Retired Pages Double Bit ECC")
-        add(GpuRetiredPages, _line(values, _RETIRED_LINE), sbe_pages=sbe, dbe_pages=dbe,
-            retired_pages=None if sbe is None or dbe is None else sbe + dbe, pending=pending)
+        if sbe is not None or dbe is not None or pending is not None:  # N/A throughout (H100, H200: rows are remapped instead): no reading
+            add(GpuRetiredPages, _line(values, _RETIRED_LINE), sbe_pages=sbe, dbe_pages=dbe,
+                retired_pages=None if sbe is None or dbe is None else sbe + dbe, pending=pending)
 
     if _has(values, _REMAP_KEYS):
         add(GpuRowRemap, _line(values, _REMAP_LINE), pending=r.flag("remap.pending", "Remapped Rows Pending"),

@@ -113,8 +113,7 @@ def test_real_capture_values(fixture, request):
             ("correctable", "dram"), ("uncorrectable", "dram")]}
     assert one(r, "gpu_ecc_threshold", G0).sram_threshold_exceeded is False
     assert one(r, "gpu_memory_repair", G0).unrepairable_memory is False
-    pages = one(r, "gpu_retired_pages", G0)
-    assert (pages.sbe_pages, pages.dbe_pages, pages.pending) == (None, None, None)
+    assert facts(r, "gpu_retired_pages", G0) == []  # Retired Pages N/A throughout (rows are remapped): no reading
     remap = one(r, "gpu_row_remap", G0)
     assert (remap.correctable_rows, remap.uncorrectable_rows, remap.pending, remap.failure) == (0, 0, False, False)
     assert (remap.bank_max, remap.bank_high, remap.bank_partial, remap.bank_low, remap.bank_none) == (3072, 0, 0, 0, 0)
@@ -178,7 +177,7 @@ def test_text_and_xml_give_the_same_facts_old_driver():
     ("nvidia-smi-q-TEMPERATURE.txt", {"gpu_info", "gpu_temperature"}),
     ("nvidia-smi-q-POWER.txt", {"gpu_info", "gpu_power"}),
     ("nvidia-smi-q-ROW_REMAPPER.txt", {"gpu_info", "gpu_row_remap"}),
-    ("nvidia-smi-q-PAGE_RETIREMENT.txt", {"gpu_info", "gpu_retired_pages"}),
+    ("nvidia-smi-q-PAGE_RETIREMENT.txt", {"gpu_info"}),  # H200: Retired Pages N/A throughout, no reading
     ("nvidia-smi-q-CLOCK.txt", {"gpu_info", "gpu_clocks"}),
 ])
 def test_display_sections(name, kinds):
@@ -451,9 +450,13 @@ def test_key_lines_alone_read_in_their_only_section():
         _, r = run(q, QDIR / "x", text=text)
         f = one(r, "gpu_row_remap", "unknown-1")
         assert (f.uncorrectable_rows, f.pending) == (0, False) and f.evidence.line == 2
+    retired = next(ln for ln in (QDIR / "v100_r470_q_i1.txt").read_text().splitlines() if "Double Bit ECC" in ln)
+    _, r = run(q, QDIR / "x", text=retired + "\n")
+    assert one(r, "gpu_retired_pages", "unknown-1").dbe_pages == 0
+    # an H200's (N/A: it remaps rows instead) is read, and is no reading
     retired = next(ln for ln in (QDIR / "nvidia-smi-q-PAGE_RETIREMENT.txt").read_text().splitlines() if "Double Bit ECC" in ln)
     _, r = run(q, QDIR / "x", text=retired + "\n")
-    assert one(r, "gpu_retired_pages", "unknown-1")
+    assert r.errors == [] and facts(r, "gpu_retired_pages") == []
 
 
 def test_shared_key_alone_is_no_section():
