@@ -29,7 +29,7 @@ from typing import Callable, Iterable, Literal
 from stethoscope.engine import accounting, parse_pool
 from stethoscope.engine.baselines import bench as bench_baseline
 from stethoscope.engine.baselines import perf_compare
-from stethoscope.engine.combine import fabric, link_quality, nccl_checks, nccl_known_issues, nccl_summary, nvls_use, rendezvous, version_compat
+from stethoscope.engine.combine import fabric, link_quality, nccl_checks, nccl_known_issues, nccl_summary, nvls_use, rdma_counters, rendezvous, version_compat
 from stethoscope.engine.localise import nic_line_rate
 from stethoscope.engine.ruleengine import reference
 from stethoscope.engine.ruleengine import routing
@@ -122,6 +122,8 @@ COMBINERS: tuple[tuple[str, Combiner], ...] = (
     ("fabric", lambda c: fabric.summarise(c)),
     # mlxlink / ethtool -S physical-layer counters against knowledge/link_quality.yaml
     ("link_quality", lambda c: link_quality.summarise(c.kind("link_counter"))),
+    # mlx5 hw_counters (sysfs, rdma statistic) against knowledge/rdma_hw_counters.yaml
+    ("rdma_counters", lambda c: rdma_counters.summarise(c.kind("rdma_hw_counters"))),
     # NCCL across ranks, processes and runs
     ("nccl_versions", lambda c: nccl_summary.version_set(c.kind("nccl_version"))),
     ("nccl_net_plugins", lambda c: nccl_summary.plugin_set(c.kind("nccl_net_plugin"))),

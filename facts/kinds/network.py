@@ -152,7 +152,89 @@ class IbPortCounters(Fact):
     excessive_buffer_overrun_errors: int | None = None
     xmit_data: int | None = None  # 4-octet words (PortXmitData counts dwords)
     rcv_data: int | None = None
-    source: Literal["perfquery", "node_exporter"] = "perfquery"
+    source: Literal["perfquery", "node_exporter", "sysfs"] = "perfquery"
+
+
+@fact_kind
+class RdmaHwCounters(Fact):
+    """One reading of an RDMA port's driver counters (mlx5's ``hw_counters`` in sysfs, the same
+    set ``rdma statistic show`` prints): transport retries, sequence errors, completion errors,
+    receive-buffer drops and RoCE congestion control, cumulative since the driver loaded.
+
+    A field is None when the reading did not list that counter (older drivers, a trimmed paste).
+    ``reading`` numbers the readings of one port in one file; ``time_s`` is the reading's time
+    (Unix seconds) when the artefact says it. Names and meanings: knowledge/rdma_hw_counters.yaml.
+    """
+
+    kind: Literal["rdma_hw_counters"] = "rdma_hw_counters"
+    hca: str | None = None  # None: a listing of bare names with no path or command naming the device
+    port: int | None = None
+    port_id: str
+    reading: int = 0
+    time_s: float | None = None
+    source: Literal["sysfs", "rdma_statistic"]
+    # traffic (responder side)
+    rx_write_requests: int | None = None
+    rx_read_requests: int | None = None
+    rx_atomic_requests: int | None = None
+    # transport: loss, sequence and retries
+    out_of_sequence: int | None = None
+    packet_seq_err: int | None = None
+    implied_nak_seq_err: int | None = None
+    local_ack_timeout_err: int | None = None
+    duplicate_request: int | None = None
+    rnr_nak_retry_err: int | None = None
+    out_of_buffer: int | None = None
+    roce_adp_retrans: int | None = None
+    roce_adp_retrans_to: int | None = None
+    roce_slow_restart: int | None = None
+    roce_slow_restart_cnps: int | None = None
+    roce_slow_restart_trans: int | None = None
+    req_transport_retries_exceeded: int | None = None
+    # completions with error
+    req_cqe_error: int | None = None
+    resp_cqe_error: int | None = None
+    req_cqe_flush_error: int | None = None
+    resp_cqe_flush_error: int | None = None
+    req_remote_access_errors: int | None = None
+    req_remote_invalid_request: int | None = None
+    resp_remote_access_errors: int | None = None
+    resp_local_length_error: int | None = None
+    # congestion control (ECN / DCQCN) and corruption
+    np_cnp_sent: int | None = None
+    np_ecn_marked_roce_packets: int | None = None
+    rp_cnp_handled: int | None = None
+    rp_cnp_ignored: int | None = None
+    rx_icrc_encapsulated: int | None = None
+
+
+@fact_kind
+class RdmaCounterVsLimit(Fact):
+    """An RDMA port's driver counter beside what knowledge/rdma_hw_counters.yaml says of it
+    (engine/combine/rdma_counters.py); rules judge it.
+
+    ``value`` is the counter's count since the driver loaded in the last reading (for a
+    completion-error counter, the errors that were not flushes); with two or more readings of
+    the port, ``delta`` is its growth between the first and the last and ``window_s`` the time
+    between them when both carry one. ``warn_total``: a single reading at or above it is worth a
+    warning (None: a single reading is never more than information)."""
+
+    kind: Literal["rdma_counter_vs_limit"] = "rdma_counter_vs_limit"
+    hca: str | None = None
+    port: int | None = None
+    port_id: str
+    counter: str
+    check: str  # packet_loss | out_of_sequence | receive_buffer | completion_error | corruption
+    cause: str
+    value: int
+    readings: int
+    delta: int | None = None
+    window_s: float | None = None
+    warn_total: int | None = None
+    severity: str  # warning | info, from the knowledge above (a large single count, or growth)
+    meaning: str
+    basis: str  # "since the driver loaded (one reading)" / "grew by N between two readings ..."
+    sources: str
 
 
 @fact_kind

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
     IbCounterGrowth, IbCounterTotal, IbFabricLink, IbFabricNode, IbHca, IbNetdev, IbNoHca, IbPort,
-    IbPortCounters, IbPortSummary, IbToolPanic,
+    IbPortCounters, IbPortSummary, IbToolPanic, RdmaHwCounters,
 )
+from stethoscope.facts.model import Fact
 
 #: logical port states (IBTA PortInfo:PortState), as ibstat prints them
 STATES = {1: "Down", 2: "Initializing", 3: "Armed", 4: "Active", 5: "ActiveDefer"}
@@ -29,6 +30,36 @@ COUNTER_FIELDS = {
     "PortXmitData": "xmit_data",
     "PortRcvData": "rcv_data",
 }
+
+
+#: /sys/class/infiniband/<hca>/ports/<n>/counters/<file> (the IBTA PortCounters the kernel reads
+#: for the port: drivers/infiniband/core/sysfs.c) -> ib_port_counters field
+SYSFS_COUNTER_FIELDS = {
+    "symbol_error": "symbol_errors",
+    "link_error_recovery": "link_error_recovery",
+    "link_downed": "link_downed",
+    "port_rcv_errors": "rcv_errors",
+    "port_rcv_remote_physical_errors": "rcv_remote_physical_errors",
+    "port_xmit_discards": "xmit_discards",
+    "local_link_integrity_errors": "local_link_integrity_errors",
+    "excessive_buffer_overrun_errors": "excessive_buffer_overrun_errors",
+    "port_xmit_data": "xmit_data",
+    "port_rcv_data": "rcv_data",
+}
+#: the other files of that folder: read and left
+SYSFS_COUNTERS_OTHER = frozenset({
+    "port_xmit_packets", "port_rcv_packets", "unicast_xmit_packets", "unicast_rcv_packets", "multicast_xmit_packets",
+    "multicast_rcv_packets", "port_xmit_wait", "port_rcv_constraint_errors", "port_xmit_constraint_errors",
+    "port_rcv_switch_relay_errors", "VL15_dropped",
+})
+#: hw_counters files (and rdma statistic names) that are no RdmaHwCounters field: read and left
+HW_COUNTERS_OTHER = frozenset({"lifespan", "rx_dct_connect", "cc_rx_ce_pkts", "cc_rx_cnp_pkts", "cc_tx_cnp_pkts"})
+
+
+def hw_counter_fields() -> frozenset[str]:
+    """The counters an ``rdma_hw_counters`` fact has a field for (mlx5's hw_counters names)."""
+    meta = {"kind", "hca", "port", "port_id", "reading", "time_s", "source"}
+    return frozenset(f for f in RdmaHwCounters.model_fields if f not in meta and f not in Fact.model_fields)
 
 
 def port_id(node: str, hca: str, port: int) -> str:
