@@ -46,9 +46,15 @@ def detect(head: str) -> bool:
 
 def _time(text: str) -> float:
     text = text.strip()
-    if "T" in text:
+    if text[:4].isdecimal():  # ISO 8601 (date -Iseconds); "Tue Mar  5 ..." has a T too
         return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
     return datetime.strptime(text.replace("GMT", "UTC"), "%a %b %d %H:%M:%S UTC %Y").replace(tzinfo=timezone.utc).timestamp()
+
+
+#: a ``date`` / ``date -Iseconds`` line and its time, for the other readers of counter snapshots
+#: (sysfs_ib_counters, rdma_statistic): one reading of the clock, one way
+DATE_LINE = _DATE
+date_time = _time
 
 
 def parse(artefact: Artefact) -> ParseResult:
