@@ -18,6 +18,8 @@ from stethoscope.facts.model import Fact
 from stethoscope.facts.kinds.network import RdmaCounterVsLimit
 
 LIMITS = "rdma_hw_counters.yaml"
+#: the responder's request counters: the traffic the port received since the driver loaded
+_TRAFFIC = ("rx_write_requests", "rx_read_requests", "rx_atomic_requests")
 
 
 def _value(reading: Fact, spec: knowledge.RdmaHwCounter) -> int | None:
@@ -26,6 +28,10 @@ def _value(reading: Fact, spec: knowledge.RdmaHwCounter) -> int | None:
         return None
     flushed = getattr(reading, spec.flush) if spec.flush else None
     return max(0, v - flushed) if flushed else v
+
+
+def _traffic(reading: Fact) -> int:
+    return sum(getattr(reading, f) or 0 for f in _TRAFFIC)
 
 
 def _span(seconds: float | None) -> str:
@@ -67,6 +73,9 @@ def summarise(readings: list[Fact]) -> list[Fact]:
                 over = spec.warn_total is not None and b >= spec.warn_total
                 basis = (f"{b} since the driver loaded, in the only reading: a count at least {spec.warn_total} is more than a transient's"
                          if over else f"{b} since the driver loaded, in the only reading (no rate: it may be old history)")
+            traffic = _traffic(last) - (_traffic(first) if many else 0)
+            if traffic > 0:  # what the port carried in the same span, to weigh the count by (responder side only)
+                basis += f", while the port received {traffic} RDMA requests"
             what = f"{spec.counter} less {spec.flush}" if spec.flush and getattr(last, spec.flush) else spec.counter
             out.append(RdmaCounterVsLimit(
                 id=f"derived:rdma_counters:{last.id}:{spec.counter}", node=last.node, evidence=last.evidence,
