@@ -31,6 +31,7 @@ Empty input, or text without NCCL lines, yields no facts: NCCL was not run with
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Any, Callable
 
 from stethoscope.facts.ids import nccl_busid
@@ -54,7 +55,7 @@ from stethoscope.facts.parsers.nccl_log_facts import (
     plugin_load_reason,
 )
 from stethoscope.facts.parsers import nccl_log_scan
-from stethoscope.facts.parsers.nccl_log_scan import CHANNEL_PREFIX, Runs, candidates, channel_lines, maybe
+from stethoscope.facts.parsers.nccl_log_scan import CHANNEL_AT, CHANNEL_PREFIX, Runs, candidates, maybe
 
 KIND = "nccl_log"
 
@@ -209,7 +210,9 @@ _COMPLETION_GID = re.compile(r"localGid ?(?P<local>[0-9a-fA-F:.]*) remoteGids? ?
 #   (awsome-distributed-ai#386)
 # (the first one of a run also carries Ray's note after it, "(Ray deduplicates logs by default. Set RAY_DEDUP_LOGS=0 ...)":
 #  that line is read as it is)
-_RAY_REPEATED = re.compile(r"\s*\[repeated \d+x across cluster\]$")
+# (the blanks before it are stripped apart: a leading "\s*" was tried at every blank of a long run of them,
+#  quadratic: 1.6 s on a 30,000-character line, bench/redos.py)
+_RAY_REPEATED = re.compile(r"\[repeated \d+x across cluster\]$")
 
 # A terminal copy that kept each row padded with blanks to the terminal's width and lost the newlines
 # between them puts the next records on the message's line (deepseek-ai/DeepEP#106, rows of 158 columns):
@@ -317,13 +320,70 @@ def line_counter(text: str) -> Callable[[int], int]:
     return line_of
 
 
+class _Quotes:
+    """A line's text by its number, from the (line, offset) pairs the reader met (each run's first
+    line, each line it counted): what ``Artefact.lines`` gives for it, without splitting the whole
+    text into its lines (a 175 kB log of 2,000 lines, of which a reading quotes ~30: 0.1 ms)."""
+
+    #: the most newlines walked from a known line to the one asked (then None: the builder's own way)
+    WALK = 64
+
+    def __init__(self, text: str):
+        self.text = text
+        self.nos: list[int] = []
+        self.offsets: list[int] = []
+
+    def mark(self, no: int, offset: int) -> None:
+        """Line ``no`` starts at ``offset`` (kept when it is past the last line marked)."""
+        if not self.nos or no > self.nos[-1]:
+            self.nos.append(no)
+            self.offsets.append(offset)
+
+    def counter(self) -> Callable[[int], int]:
+        """:meth:`Artefact.line_of` for the reader's own scan, counted on from the last line marked
+        before the offset (one C count; the readers' counters and the runs' lines mark theirs, so
+        the newlines of the text are counted about once); an answer at a line's start is marked."""
+        text, nos, offsets, mark = self.text, self.nos, self.offsets, self.mark
+        count = text.count
+
+        def line_of(offset: int) -> int:
+            if nos and offset >= offsets[-1]:
+                no = nos[-1] + count("\n", offsets[-1], offset)
+            else:
+                i = bisect_right(offsets, offset) - 1
+                no = nos[i] + count("\n", offsets[i], offset) if i >= 0 else 1 + count("\n", 0, offset)
+            if not offset or text[offset - 1] == "\n":
+                mark(no, offset)
+            return no
+        return line_of
+
+    def __call__(self, no: int) -> str | None:
+        i = bisect_right(self.nos, no) - 1
+        if i < 0 or no - self.nos[i] > self.WALK:
+            return None
+        text, off = self.text, self.offsets[i]
+        find = text.find
+        for _ in range(no - self.nos[i]):
+            off = find("\n", off) + 1
+            if not off:
+                return None
+        end = find("\n", off)
+        line = text[off:] if end == -1 else text[off:end]
+        return line[:-1] if line[-1:] == "\r" else line  # as Artefact.lines gives it
+
+
 class _CountingBuilder(FactBuilder):
-    """A FactBuilder that counts its ``add`` calls (a fact built, folded or capped each)."""
+    """A FactBuilder that counts its ``add`` calls (a fact built, folded or capped each), and quotes a
+    fact's line from ``quotes`` where the artefact has neither its lines split nor a raw text (the
+    builder would split the text into lines for it, as it quotes ``Artefact.lines``)."""
 
     adds = 0
+    quotes: _Quotes | None = None
 
     def add(self, cls: type, line: int, node: str | None = None, text: str | None = None, **fields: Any) -> Any:
         self.adds += 1
+        if text is None and self.quotes is not None and self.artefact._lines is None and self.artefact.raw_text is None:
+            text = self.quotes(line)
         return super().add(cls, line, node, text, **fields)
 
 
@@ -332,8 +392,10 @@ class NcclLogState:
 
     def __init__(self, artefact: Artefact, result: ParseResult):
         self.artefact = artefact
-        self.line_of = line_counter(artefact.text)
+        self.quotes = _Quotes(artefact.text)
+        self.line_of = self.quotes.counter()
         self.b = _CountingBuilder(artefact, result)
+        self.b.quotes = self.quotes
         #: once()'s adds, and the lines whose reading depends on the order of lines (a
         #: communicator's abort): with ``b.adds`` and the errors, what tells a repeatable line
         self.once_adds = self.ordered = 0
@@ -353,7 +415,9 @@ class NcclLogState:
              srcline: str | None, msg: str) -> None:
         add, once, ctx = self.b.add, self.once, {"pid": pid, "local_device": dev}
         if msg[-1:] == "]" and msg.endswith("x across cluster]"):  # Ray's log deduplication: the message is what comes before it
-            msg = _RAY_REPEATED.sub("", msg)
+            at = msg.rfind("[repeated ")  # the note's only possible start: what follows it holds no "[repeated "
+            if at != -1 and _RAY_REPEATED.match(msg, at):
+                msg = msg[:at].rstrip()  # the blanks before it ("\s": what str.isspace takes, as rstrip strips)
         if _ROW_PADDING in msg:  # a terminal copy's rows padded with blanks and joined: the message ends at the padding
             msg = msg.split(_ROW_PADDING, 1)[0].rstrip()
         if " -> " in msg and (m := _ERROR_RETURN.match(msg)):
@@ -447,8 +511,10 @@ class NcclLogState:
             got = self.transports[key] = (line_at(), node, fields, set())
         got[3].add(ch)
 
-    def _init(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
-        m = _INIT.search(msg)
+    def _init(self, no: int, node: str, msg: str, ctx: dict[str, Any], m: re.Match[str] | None = None) -> None:
+        """A communicator's Init/Destroy line: its rank, completed or not (``m``: _INIT's match of
+        ``msg`` where the caller has it)."""
+        m = m or _INIT.search(msg)
         try:
             bus = nccl_busid(m["bus"]) if m else None
         except ValueError:
@@ -557,6 +623,9 @@ _CHANNEL_FAST = re.compile(
 ).match
 
 
+_INIT_ENDS = ("Init START", "Init COMPLETE", "Destroy COMPLETE")
+
+
 def _parts(m: re.Match[str]) -> tuple[int, int, int, str, str | None]:
     """(channel, rank, peer, transport, direction) of a _CHANNEL or _CHANNEL_FAST match."""
     return int(m["ch"]), int(m["src"]), int(m["dst"]), m["transport"], m["dir"]
@@ -646,39 +715,26 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
     """The fast path's wanted lines, as parse() reads a prefixed candidate: a channel line of
     _CHANNEL_FAST's shape straight to its pair (its reading kept per message), an INFO line that
     maybe() refuses passed over, any other to :meth:`NcclLogState.line`. NCCL's "Channel ... via"
-    lines come from channel_lines(), each read where it stands between the runs (in text order,
-    as a communicator's error chain needs: a channel line of its process ends it)."""
+    lines (found by substring search for nccl_log_scan.CHANNEL_AT) are read in one
+    loop between the runs, each where it stands (in text order, as a communicator's error chain
+    needs: a channel line of its process ends it)."""
     node_for, channel_parts, read = artefact.node_for, _channel_parts, _CHANNEL_READ
     chains, pair, b, errors, transports = state.chains, state.pair, state.b, state.b.result.errors, state.transports
     # INFO lines read before from the same process whose reading only made once() facts (every
     # rank of a process prints "Initialized NET plugin Socket"): read again, they would add nothing
     repeatable: set[tuple[str, str, str, str, str]] = set()
-    # the channel set of each pair met, by the line's own (host, pid, dev) and (rank, peer, transport,
-    # direction): a log's ~200 channel lines make ~8 pairs, and a pair met before only gains a channel
-    channels_of: dict[tuple[str, str, str, tuple[int, int, str, str | None]], set[int]] = {}
+    # the channel set of each pair met, by the line's own prefix (or its (host, pid, dev)) and (rank,
+    # peer, transport, direction): a log's ~200 channel lines make ~8 pairs, and a pair met before
+    # only gains a channel
+    channels_of: dict[tuple[Any, ...], set[int]] = {}
     text = artefact.text
-    lines = line_counter(text)  # the channel lines' numbers, asked in text order
+    lines = state.quotes.counter()  # the channel lines' numbers, asked in text order
+    mark = state.quotes.mark
     prefixes: dict[str, tuple[str, str, str, str | None, str | None] | None] = {}  # CHANNEL_PREFIX's groups, or None
-
-    def channel(start: int, at: int, raw: str) -> None:
-        """A "NCCL INFO Channel " line of channel_lines(): what the row loop below does with it,
-        had _WANTED_RUNS taken it ("Channel .*? via " right after NCCL's full prefix)."""
-        prefix = text[start:at]
-        if (p := prefixes.get(prefix, False)) is False:
-            m = CHANNEL_PREFIX.fullmatch(prefix)
-            p = prefixes[prefix] = m.group("host", "pid", "dev", "src", "srcline") if m else None
-        if p is None or raw.find(" via ", 8) == -1:
-            return  # "NCCL INFO Channel" inside another message, or a ring order ("Channel 00/24 : 0 1")
-        host, pid, dev, src, srcline = p
-        msg = raw.rstrip()
-        if (parts := read.get(msg) or channel_parts(msg)) is None:
-            if len(msg) == len(raw) or maybe(msg):
-                state.line(lines(start), node_for(host), int(pid), int(dev), "INFO", src, srcline, msg)
-            return
-        take(host, pid, dev, parts, lambda: lines(start))
+    find, rfind, size, fullmatch = text.find, text.rfind, len(text), CHANNEL_PREFIX.fullmatch
 
     def take(host: str, pid: str, dev: str, parts: tuple[int, int, int, str, str | None], line_at: Callable[[], int]) -> None:
-        """A channel line of _CHANNEL_FAST's shape: its channel added to its pair's."""
+        """A row's channel line of _CHANNEL_FAST's shape: its channel added to its pair's."""
         if chains.open or chains.last_warn:  # else other() has nothing to end
             chains.other(node_for(host), int(pid))
         key = (host, pid, dev, parts[1:])
@@ -690,19 +746,70 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
         else:
             chans.add(parts[0])
 
-    chan_lines = channel_lines(text)
-    nxt = next(chan_lines, None)
+    def channels(at: int, upto: int) -> int:
+        """Every "NCCL INFO Channel " line from ``at`` (its offset of that literal) on whose line starts
+        before ``upto``, read as a prefixed INFO line: a channel line of _CHANNEL_FAST's shape adds its
+        channel to its pair's; any other is what line() reads of it, where maybe() takes it; one whose
+        literal stands inside another message (no CHANNEL_PREFIX before it) or without " via " (a ring
+        order, "Channel 00/24 : 0 1") gives nothing here. The next such offset (-1: none)."""
+        while at != -1:
+            start = rfind("\n", 0, at) + 1
+            if start >= upto:
+                break
+            end = find("\n", at)
+            if end == -1:
+                end = size
+            raw = text[at + 10:end]
+            if raw.find(" via ", 8) != -1:
+                prefix = text[start:at]
+                if (p := prefixes.get(prefix, False)) is False:
+                    m = fullmatch(prefix)
+                    p = prefixes[prefix] = m.group("host", "pid", "dev", "src", "srcline") if m else None
+                if p is not None:
+                    msg = raw.rstrip()
+                    parts = read.get(msg) or channel_parts(msg)
+                    if parts is None:
+                        if len(msg) == len(raw) or maybe(msg):
+                            state.line(lines(start), node_for(p[0]), int(p[1]), int(p[2]), "INFO", p[3], p[4], msg)
+                    else:
+                        if chains.open or chains.last_warn:  # else other() has nothing to end
+                            chains.other(node_for(p[0]), int(p[1]))
+                        key = (prefix, parts[1:])
+                        chans = channels_of.get(key)
+                        if chans is None:
+                            host, pid, dev = p[0], p[1], p[2]
+                            node, pid_ = node_for(host), int(pid)
+                            pair(parts, node, pid_, int(dev), lambda: lines(start))
+                            chans = channels_of[key] = transports[(node, pid_, *parts[1:])][3]
+                        else:
+                            chans.add(parts[0])
+            at = find(CHANNEL_AT, end)
+        return at
+
+    at = find(CHANNEL_AT)
     for run_start, run_end, first, rows in runs:
-        while nxt is not None and nxt[0] < run_start:
-            channel(*nxt)
-            nxt = next(chan_lines, None)
-        while nxt is not None and nxt[0] < run_end:  # a row of this run (taken for another of its words): read below
-            nxt = next(chan_lines, None)
+        at = channels(at, run_start)
+        mark(first, run_start)
+        if rows and text[run_end - 1] == "\n":  # the line after the run: its rows on from its first
+            mark(first + len(rows), run_end)
+        while at != -1 and at < run_end:  # a row of this run (taken for another of its words): read below
+            end = find("\n", at)
+            at = -1 if end == -1 else find(CHANNEL_AT, end)
         for no, (host, pid, dev, src, srcline, level, raw) in enumerate(rows, first):
             msg = raw.rstrip()  # what _HEADER's "(?P<msg>(?:.*\S)?)\s*$" leaves
             if level == "INFO":
                 if msg.startswith(("Channel ", "Ring ")) and (parts := read.get(msg) or channel_parts(msg)) is not None:
                     take(host, pid, dev, parts, lambda no=no: no)
+                    continue
+                if msg.endswith(_INIT_ENDS) and (m := _INIT.match(msg)) and _ROW_PADDING not in msg \
+                        and "P2P" not in msg and "posix_fallocate" not in msg:
+                    # a communicator's Init/Destroy line in _INIT's shape from its start (each rank prints
+                    # three: most of an nccl-tests log's wanted lines but its channels): what line() does
+                    # with it, without its other tests (none can take it: nccl_log_setup's keys with a blank
+                    # fit none of its words, and only these two fit one); read again, it changes nothing
+                    if chains.open or chains.last_warn:
+                        chains.other(node_for(host), int(pid))
+                    state._init(no, node_for(host), msg, {"pid": int(pid), "local_device": int(dev)}, m)
                     continue
                 # _WANTED_PREFIXED is maybe()'s patterns on the message: it took the line, so only a
                 # message that lost trailing blanks ("... via " -> "... via") can be refused here
@@ -719,9 +826,7 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
                     repeatable.add(key)
                 continue
             state.line(no, node_for(host), int(pid), int(dev), level, src or None, srcline or None, msg)
-    while nxt is not None:
-        channel(*nxt)
-        nxt = next(chan_lines, None)
+    channels(at, size + 1)
 
 
 def _init_not_seen_complete(artefact: Artefact, state: NcclLogState) -> None:

@@ -9,7 +9,7 @@ counts the prefixed lines without reading them; a log NCCL wrote alone is told b
 RE2 match (_ALL_PREFIXED). Where no candidate lacks the prefix, the wanted lines come as runs
 (Runs: one findall a run); otherwise as match objects merged in text order with the others.
 The Runs leave out NCCL's "Channel ... via" lines (most of a log's wanted lines, each giving one
-channel of a pair): channel_lines() finds them by substring search, and nccl_log reads each
+channel of a pair): nccl_log finds them by substring search (CHANNEL_AT) and reads each
 between the runs where it stands. Either way nccl_log reads exactly the lines, and the facts, of
 the plain scan (tests/parsers/test_nccl_log_fast_path.py, test_nccl_log_golden.py).
 
@@ -93,7 +93,7 @@ _WANTED_PREFIXED = re2.compile(
 # ~320 wanted lines come in ~70 runs); the lines are told apart by their newlines.
 _WANTED_RUNS = re2.compile(r"(?m)^(?:" + _WANTED_PREFIXED.pattern[len("(?m)^"):] + r"[^\n]*(?:\n|\z))+")
 # The same without the "Channel ... via" lines, for the Runs path: those are most of a log's wanted lines
-# (~190 of ~260 in an nccl-tests log) and are read by channel_lines(). Where other lines stand between
+# (~190 of ~260 in an nccl-tests log) and are found by substring search (CHANNEL_AT). Where other lines stand between
 # them (a training log that interleaves its own lines with NCCL's) each was a run, an RE2 match, of its
 # own: nccl_log.parse of such a 232 kB log 7.5-7.7 -> 6.9-7.1 ms; a log NCCL wrote alone reads in the
 # same time either way (its RE2 pass 0.54 -> 0.35 ms and 61 -> 14 runs, what the substring search costs)
@@ -167,7 +167,7 @@ _PREFIXED_GROUPS = re.compile(_SCAN.pattern[len("^(?:"):_SCAN.pattern.index("|[^
 
 class Runs(list):
     """The fast path's wanted lines where every other candidate is known absent, NCCL's "Channel ...
-    via" lines but those a run holds left to channel_lines(): per RE2 run of consecutive wanted
+    via" lines but those a run holds left to a substring search (CHANNEL_AT): per RE2 run of consecutive wanted
     lines, its offset, its end, its first line's number and its lines' _ROWS groups;
     ``newlines``: how many newlines the text holds before ``end``, the last run's end."""
 
@@ -202,23 +202,12 @@ def _wanted_runs(text: str, data: bytes) -> Runs | None:
     return runs
 
 
-# The part of a prefixed line before "NCCL INFO Channel " (_PREFIXED_GROUPS's, as channel_lines() finds it)
+# The part of a prefixed line before "NCCL INFO Channel " (_PREFIXED_GROUPS's, as nccl_log's _read_runs finds it)
 # vm:1708:1708 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM
 CHANNEL_PREFIX = re.compile(_PREFIXED_GROUPS.pattern[:_PREFIXED_GROUPS.pattern.index("NCCL (?P<level>")])
-_CHANNEL_AT = "NCCL INFO Channel "
-
-
-def channel_lines(text: str):
-    """(line start, offset of "NCCL INFO Channel ", the message to the line's end) of each line holding
-    that literal, in text order, found by substring search (a Runs text's every such line starts with
-    NCCL's prefix or holds it inside another message: the caller tells them apart by CHANNEL_PREFIX)."""
-    find, rfind, size = text.find, text.rfind, len(text)
-    at = find(_CHANNEL_AT)
-    while at != -1:
-        end = find("\n", at)
-        end = size if end == -1 else end
-        yield rfind("\n", 0, at) + 1, at, text[at + 10:end]
-        at = find(_CHANNEL_AT, end)
+#: the literal nccl_log's _read_runs finds NCCL's "Channel ... via" lines by (substring search): a Runs text's
+#: every line holding it starts with NCCL's prefix or holds it inside another message (CHANNEL_PREFIX tells them apart)
+CHANNEL_AT = "NCCL INFO Channel "
 
 
 def _wanted_starts(text: str, data: bytes) -> list[int]:

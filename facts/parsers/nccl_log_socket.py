@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from stethoscope.facts.parsers.nccl_log_facts import NcclBootstrapFailure
@@ -107,6 +108,7 @@ def failure_reason(error: str) -> str:
     return "other"
 
 
+@lru_cache(maxsize=4096)  # a node's ranks name the same few addresses, each rank log again
 def loopback_address(peer: str | None) -> bool:
     """``127.0.0.1<45069>`` / ``::1<1234>`` / ``[::1]<1234>``: a peer address on a loopback interface."""
     if not peer:

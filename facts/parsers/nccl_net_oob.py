@@ -69,8 +69,10 @@ def parse(artefact: Artefact) -> ParseResult:
         if key in seen:
             continue  # every rank of the node prints the same line
         seen.add(key)
-        fb.add(NcclOobAddress, no, node=node, network=m["net"], interface=a["iface"], address=a["addr"],
-               devices=",".join(d["dev"] for d in _DEV.finditer(m["list"])), pid=int(m["pid"]))
+        # the line quoted as Artefact.lines gives it: the builder would split the whole text for it
+        fb.add(NcclOobAddress, no, node=node, text=line[:-1] if line[-1:] == "\r" else line, network=m["net"],
+               interface=a["iface"], address=a["addr"], devices=",".join(d["dev"] for d in _DEV.finditer(m["list"])),
+               pid=int(m["pid"]))
     result.lines_used = 0
     return result
 

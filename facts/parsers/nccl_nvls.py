@@ -128,7 +128,9 @@ def parse(artefact: Artefact) -> ParseResult:
         if key in seen:
             continue  # (its line not counted: every rank prints the line, the first one is cited)
         seen.add(key)
-        fb.add(cls, line_of(start), node=node, pid=pid, local_device=dev, **fields)
+        # the line quoted as Artefact.lines gives it: the builder would split the whole text for it
+        fb.add(cls, line_of(start), node=node, text=line[:-1] if line[-1:] == "\r" else line, pid=pid, local_device=dev,
+               **fields)
     result.lines_used = 0  # see the module docstring: nccl_log counts these lines
     return result
 

@@ -161,7 +161,7 @@ def test_classifier_gate_answers_as_the_own_pass(path: Path):
 
 def test_channel_lines_end_error_chains_where_they_stand(monkeypatch):
     """The Runs path reads NCCL's "Channel ... via" lines apart from the other wanted lines
-    (nccl_log_scan.channel_lines): a channel line of the process between two error-return frames
+    (by substring search for nccl_log_scan.CHANNEL_AT): a channel line of the process between two error-return frames
     still ends the first chain, and one the runs took for another word ("shared memory") is read
     once, as the line scan reads them."""
     real = (ROOT / "artefacts/nccl_log/allreduce_healthy_g2.nccl.log").read_text(encoding="utf-8")
@@ -178,3 +178,34 @@ def test_channel_lines_end_error_chains_where_they_stand(monkeypatch):
     fast = _parse(text, True, monkeypatch)
     assert fast == _parse(text, False, monkeypatch)
     assert sum(f["kind"] == "nccl_error_chain" for f in fast[0]) == 2
+
+
+def test_quotes_give_the_lines_artefact_lines_gives():
+    """nccl_log quotes a fact's line from the lines it met (_Quotes) instead of splitting the whole
+    text: each line it can quote is the one Artefact.lines gives (a trailing "\\r" dropped), counted
+    on from the nearest line it met; a line past its walk is left to the builder (None)."""
+    text = "a\nb\r\n\nNCCL INFO x\r\n" + "".join(f"row {i}\n" for i in range(200)) + "last"
+    lines = Artefact(path="log", text=text).lines
+    quotes = nccl_log._Quotes(text)
+    line_of = quotes.counter()
+    assert line_of(text.index("NCCL INFO")) == 4 and line_of(text.index("row 50")) == 55
+    assert [quotes(no) for no in range(4, 60)] == lines[3:59]
+    assert quotes(55 + quotes.WALK) == lines[54 + quotes.WALK] and quotes(56 + quotes.WALK) is None
+    assert quotes(1) is None  # before any line it met
+    assert line_of(text.index("a")) == 1 and line_of(text.index("b")) == 2  # an earlier offset: counted from its mark
+    assert line_of(len(text) - 1) == len(lines) and quotes(len(lines)) is None  # mid-line: not marked
+
+
+def test_ray_dedup_note_on_a_long_blank_run_is_stripped_in_bounded_time():
+    """Ray's "[repeated Nx across cluster]" note is stripped with the blanks before it, found from its
+    last "[repeated " (a "\\s*" before it, tried at every blank of a long run, was quadratic: 1.6 s on a
+    30,000-character line, bench/redos.py); the message is what it was."""
+    import time
+
+    msg = "NET/OFI aws-ofi-nccl initialization failed" + " " * 30_000 + "[repeated 15x across cluster]"
+    art = Artefact(path="log", node="n1", text=f"n1:1:2 [0] ofi_init:1339 NCCL WARN {msg}\n")
+    start = time.process_time()
+    facts = nccl_log.parse(art).facts
+    assert time.process_time() - start < 0.5
+    warn = next(f for f in facts if f.kind == "nccl_warn")
+    assert warn.message == "NET/OFI aws-ofi-nccl initialization failed"
