@@ -23,8 +23,10 @@ or wps, per GPU), ``tflops``, ``mfu`` (%).
 infinite, in the words the frameworks stop with (detectron2's ``FloatingPointError: Loss became
 infinite or NaN at iteration=N!``, the DETR family's ``Loss is nan, stopping training``, PyTorch
 Lightning's ``The loss returned in `training_step` is nan.``, fairseq's and DeepSpeed's fp16 loss
-scaler giving up) or in a metrics line (Megatron's ``grad norm: nan``, the Trainer's ``{'loss':
-nan}``). Text without these lines yields nothing.
+scaler giving up, or DeepSpeed's overflow lines once the scale it reduces to is the scale it attempted:
+``Attempted loss scale: 1, reducing to 1``, the scaler at its floor) or in a metrics line (Megatron's
+``grad norm: nan``, the Trainer's ``{'loss': nan}``, a prefixed name without a separator: ``g_loss nan``).
+Text without these lines yields nothing.
 """
 from __future__ import annotations
 
@@ -73,7 +75,10 @@ _NONFINITE = re.compile(
     r"|(?P<scale>\bMinimum loss scale reached \(|\bCurrent loss scale already at minimum - cannot decrease scale anymore)"
     # a metrics line: Megatron "grad norm: {:.3f}" / "lm loss: {:.6E}" (NaN there is "NAN"), the Trainer's {'loss': nan, ...}
     # iteration 5426/ 250000 | ... | loss scale: 1.0 | grad norm: nan | ...   (bigscience-workshop/Megatron-DeepSpeed#396)
-    r"|\b(?P<what>loss|grad(?:ient)?[ _]norm)['\"]?\s{0,8}[:=]\s{0,8}['\"]?(?P<v3>[-+]?(?:nan|NaN|NAN|inf|Inf|INF))\b"
+    # or a loss named with a prefix (g_loss, train_loss, lm_loss) in a log of "name value" pairs without a separator:
+    # [10] epoch 0, 10/186, g_loss nan d_fake_loss nan d_real_loss nan flat nan      (dariopavllo/convmesh#8, a GAN's own print)
+    r"|\b(?:[A-Za-z0-9]{1,20}_){0,3}(?P<what>loss|grad(?:ient)?[ _]norm)['\"]?(?:\s{0,8}[:=]\s{0,8}['\"]?|\s{1,8})"
+    r"(?P<v3>[-+]?(?:nan|NaN|NAN|inf|Inf|INF))\b"
     # Megatron's check of each rank's loss and gradients before the data-parallel reduction
     # (--check-for-nan-in-loss-and-grad): an assert in mcore <= 0.9 (core/distributed/
     # param_and_grad_buffer.py, pretrain_gpt.py loss_func: f'Rank {rank}: found NaN in local grad norm
@@ -86,6 +91,29 @@ _NONFINITE = re.compile(
     # Rank 7, node ed04b71d5c00, device 7, iteration -1: Unexpected result nan (message='found NaN in local grad norm for bucket #0 in backward pass before data-parallel communication collect    (modelscope/ms-swift#8366, a title cut there)
     r"|\bfound (?P<v4>NaN|Inf) in local (?P<what4>grad norm|forward loss)"
 )
+# DeepSpeed's fp16 dynamic loss scaler overflowing with the scale already at its floor (min_loss_scale): the scale it
+# reduces to is the one it attempted, so every such step is skipped and the next one starts at the same scale
+# (runtime/fp16/loss_scaler.py DynamicLossScaler.update_scale: next_scale = max(cur_scale / scale_factor, min_scale),
+# logged as f"Attempted loss scale: {int(self.cur_scale)}, reducing to {int(next_scale)}"; fused_optimizer.py and
+# unfused_optimizer.py _update_scale: f"Reducing dynamic loss scale from {prev_scale} to {self.cur_scale}"). DeepSpeed's
+# PR #1958 ("Add loss scale guard to avoid inf loop") made the same event raise "Current loss scale already at minimum"
+# when raise_error_at_min_scale is set; older releases, and that option off, go on skipping every step.
+# [2021-12-19 16:54:45,098] [INFO] [unfused_optimizer.py:202:step] [deepspeed] fp16 dynamic loss scale overflow! Skipping step. Attempted loss scale: 1, reducing to 1   (huggingface/transformers#14834)
+# [2021-12-19 16:54:45,098] [INFO] [unfused_optimizer.py:277:_update_scale] Reducing dynamic loss scale from 1 to 1   (the same thread)
+# A falling scale ("Attempted loss scale: 134217728.0, reducing to 67108864.0", huggingface/transformers#9996) is the scaler
+# finding its level at the start of a run, not this.
+_SCALE_STEP = re.compile(r"\bAttempted loss scale: (?P<a>\d+(?:\.\d+)?), reducing to (?P<b>\d+(?:\.\d+)?)"
+                         r"|\bReducing dynamic loss scale from (?P<c>\d+(?:\.\d+)?) to (?P<d>\d+(?:\.\d+)?)")
+
+
+def _scale_at_floor(line: str) -> bool:
+    """An fp16 loss-scaler overflow line whose new scale is the scale it attempted (the floor)."""
+    if "oss scale" not in line or (m := _SCALE_STEP.search(line)) is None:
+        return False
+    was, now = (m["a"], m["b"]) if m["a"] is not None else (m["c"], m["d"])
+    return float(was) == float(now)
+
+
 # where the check ran, in either form: "Rank 13: ... Device: 5, node: node-15-11" / "Rank 7, node H, device 7, ..."
 _MEGATRON_WHERE = re.compile(r"(?<![A-Za-z])Rank (?P<rank>\d+)(?:, node (?P<host>[^\s,]+), device (?P<dev>\d+))?"
                              r"|\bDevice: (?P<dev2>\d+)(?:, node: (?P<host2>[^\s,'\"()]+))?")
@@ -97,13 +125,18 @@ def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None
     names one): the first line that says so."""
     seen: set[tuple[str, str, object]] = set()
     for n, line in enumerate(artefact.lines, 1):
-        if not any(g in line for g in _NONFINITE_GATES) or (m := _NONFINITE.search(line)) is None:
+        if not any(g in line for g in _NONFINITE_GATES):
             continue
-        raw = m["v1"] or m["v2"] or m["v3"] or m["v4"]
-        value = "nan or inf" if raw is None else ("inf" if "inf" in raw.lower() else "nan")
-        what = "loss_scale" if m["scale"] else ("grad_norm" if (m["what"] or m["what4"] or "").lower().startswith("grad") else "loss")
+        if (m := _NONFINITE.search(line)) is None:
+            if not _scale_at_floor(line):
+                continue
+            what, value = "loss_scale", "nan or inf"  # the scaler at its floor: the scaled gradients still overflow
+        else:
+            raw = m["v1"] or m["v2"] or m["v3"] or m["v4"]
+            value = "nan or inf" if raw is None else ("inf" if "inf" in raw.lower() else "nan")
+            what = "loss_scale" if m["scale"] else ("grad_norm" if (m["what"] or m["what4"] or "").lower().startswith("grad") else "loss")
         where: dict[str, object] = {}
-        if m["v4"]:  # Megatron's per-rank check names the rank, device and host
+        if m is not None and m["v4"]:  # Megatron's per-rank check names the rank, device and host
             for w in _MEGATRON_WHERE.finditer(line):
                 if w["rank"]:
                     where.setdefault("rank", int(w["rank"]))
@@ -119,6 +152,8 @@ def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None
 
 def detect(head: str) -> bool:
     if any(g in head for g in _NONFINITE_GATES) and _NONFINITE.search(head) is not None:
+        return True
+    if "oss scale" in head and any(_scale_at_floor(line) for line in head.splitlines() if "oss scale" in line):
         return True
     return ("iteration" in head or "SamplesPerSec" in head or "train_runtime" in head or "step:" in head) and _DETECT.search(head) is not None
 
@@ -184,4 +219,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT, _NONFINITE)
+SIGNATURES = (_DETECT, _NONFINITE, _SCALE_STEP)

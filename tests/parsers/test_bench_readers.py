@@ -196,6 +196,14 @@ def test_dcgmi_diag_run_level_and_versions():
     ("FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding.", "loss_scale", "nan or inf"),
     (" iteration 5426/ 250000 | loss scale: 1.0 | grad norm: nan | number of nan iterations: 0 |", "grad_norm", "nan"),
     ("{'loss': inf, 'learning_rate': 1e-05, 'epoch': 0.1}", "loss", "inf"),
+    # DeepSpeed's fp16 loss scaler overflowing at its floor (huggingface/transformers#14834): the new scale is the attempted one
+    ("[2021-12-19 16:54:45,098] [INFO] [unfused_optimizer.py:202:step] [deepspeed] fp16 dynamic loss scale overflow! Skipping step. "
+     "Attempted loss scale: 1, reducing to 1", "loss_scale", "nan or inf"),
+    ("[2021-12-19 16:54:45,098] [INFO] [unfused_optimizer.py:277:_update_scale] Reducing dynamic loss scale from 1 to 1",
+     "loss_scale", "nan or inf"),
+    # a loss named with a prefix, "name value" pairs without a separator (dariopavllo/convmesh#8)
+    ("[10] epoch 0, 10/186, g_loss nan d_fake_loss nan d_real_loss nan flat nan", "loss", "nan"),
+    ("{'train_loss': nan, 'epoch': 1.0}", "loss", "nan"),
 ])
 def test_training_loss_not_finite(line, what, value):
     art = Artefact(path="train.log", text=line + "\n", node="n1")
@@ -223,6 +231,12 @@ def test_megatron_nan_checks_name_rank_device_and_host():
     "{'loss': 0.4564, 'grad_norm': 1.25, 'epoch': 3.0}",
     "the loss is now stable",
     "loss: 0.234 (nan-safe)",
+    # the loss scaler still finding its level: a falling scale (huggingface/transformers#9996), DeepSpeed's hysteresis
+    "[2021-02-04 15:06:19,825] [INFO] [stage2.py:1357:step] [deepscale] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 134217728.0, reducing to 67108864.0",
+    "[2023-04-28 06:51:29,903] [INFO] [loss_scaler.py:188:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, but hysteresis is 2. Reducing hysteresis to 1",
+    "[2024-09-23 10:11:02,257] [INFO] [fused_optimizer.py:353:_update_scale] Increasing dynamic loss scale from 16384.0 to 32768.0",
+    "[0] epoch 0, 0/186, g_loss 1.25 d_fake_loss 0.00000 d_real_loss 0.00000 flat 0.24812",
+    "loss scale: 1.0 | grad norm: 3.2 |",
 ])
 def test_training_loss_finite_near_misses(line):
     art = Artefact(path="train.log", text=line + "\n", node="n1")
