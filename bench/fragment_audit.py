@@ -18,7 +18,7 @@ keeps each one found).
 
 Session 16's rounds: 600 single lines (seed 1) 14 HEALTHY, 900 (seed 11) 17, 700 three-line
 windows (seed 5) 26; the false claims among them were fixed (commits b52003b, 8c80ff6, f08c934).
-Session 17's rounds (harvest cases, the dev corpus, fixtures/artefacts, 1-5 lines): bench/README.md.
+Session 17's and 18's rounds (harvest cases, the dev corpus, fixtures/artefacts, 1-5 lines): bench/README.md.
 """
 from __future__ import annotations
 

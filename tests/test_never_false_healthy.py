@@ -322,6 +322,50 @@ def test_a_watchdog_dump_for_a_collective_timeout_alone_is_a_fault(ruleset, tmp_
      "INFO: Function: ofi_init Line: 686: NET/OFI Selected Provider is efa\n"
      "INFO: Function: main Line: 49: NET/OFI Process rank 0 started. NCCLNet device used on ip-172-0-1-23 is AWS Libfabric.\n"
      "INFO: Function: main Line: 53: NET/OFI Received 1 network devices", "nccl_log"),
+    # session 18 (F3): an nvidia-smi -q section cut short of the lines that make its claim: Remapped Rows before its Pending
+    # line (harvest 108's paste), Retired Pages N/A throughout (an H200's -d PAGE_RETIREMENT: it remaps rows instead), Clocks
+    # Event Reasons cut after 'Idle' (no reason of power or heat read); each read HEALTHY, 'checked: gpu_memory' / 'power_thermal'
+    ("../harvest/cases/108-remapped-rows-pending-uncorrectable-4/nvidia-smi-q.txt",
+     '    Remapped Rows\n'
+     '        Correctable Error                 : 0', "nvidia_smi_q"),
+    ("nvidia_smi_q/nvidia-smi-q-ROW_REMAPPER.txt",
+     'GPU 00000000:00:07.0\n'
+     '    Remapped Rows\n'
+     '        Correctable Error                              : 0\n'
+     '        Inactive Correctable Error                     : 0', "nvidia_smi_q"),
+    ("nvidia_smi_q/nvidia-smi-q-PAGE_RETIREMENT.txt",
+     'GPU 00000000:00:06.0\n'
+     '    Retired Pages\n'
+     '        Single Bit ECC                                 : N/A\n'
+     '        Double Bit ECC                                 : N/A\n'
+     '        Pending Page Blacklist                         : N/A', "nvidia_smi_q"),
+    ("nvidia_smi_q/nvidia-smi-q-PERFORMANCE-after.txt",
+     'GPU 00000000:00:06.0\n'
+     '    Performance State                                  : P0\n'
+     '    Clocks Event Reasons\n'
+     '        Idle                                           : Active', "nvidia_smi_q"),
+    ("nvidia_smi_q/fragment_clocks_throttle_grep_A8_idle.txt",
+     "$ nvidia-smi -q | grep -A8 'Clocks Throttle'\n"
+     '    Clocks Throttle Reasons\n'
+     '        Idle                        : Active\n'
+     '        Applications Clocks Setting : Not Active', "nvidia_smi_q"),
+    # the driver's load line among the boot's other lines, the log ending 0.3 s later (harvest 1408's dmesg | grep -i nvidia):
+    # a capture of the boot shows no time with the GPUs in use
+    ("../harvest/cases/1408-healthy-nvidia-module-loads-taint-messages-helm-chart-bug/dmesg.log",
+     '[    2.961803] nvidia-nvlink: Nvlink Core is being initialized, major device number 239\n'
+     '[    2.962598] nvidia 0000:01:00.0: vgaarb: changed VGA decodes: olddecodes=io+mem,decodes=none:owns=io+mem\n'
+     '[    3.011519] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  525.147.05  Wed Oct 25 20:27:35 UTC 2023\n'
+     '[    3.017901] input: HDA NVidia HDMI/DP,pcm=3 as /devices/pci0000:00/0000:00:01.0/0000:01:00.1/sound/card1/input8\n'
+     '[    3.139762] nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver for UNIX platforms  525.147.05  Wed Oct 25 20:21:31 UTC 2023', "kernel_log"),
+    # the fabric manager's service started, or stopped (systemd's lines, like the driver's load line), and an INFO line of a
+    # request it served: nothing of the fabric (NVSwitches configured, the unit active) is said
+    ("fabric_manager_log/nvtrust128_journal_configured.txt",
+     'Jan 05 14:45:28 TENCENT64 nvidia-fabricmanager-start.sh[1049]: Started "Nvidia Fabric Manager"\n'
+     "Jan 05 14:45:28 TENCENT64 systemd[1]: Started nvidia-fabricmanager.service - NVIDIA fabric manager service.", "fabric_manager_log"),
+    ("fabric_manager_log/nvtrust128_journal_configured.txt",
+     'Jan 05 15:32:16 TENCENT64 nvidia-fabricmanager-start.sh[20411]: Stopped "Nvidia Fabric Manager"', "fabric_manager_log"),
+    ("fabric_manager_log/gpud_fabricmanager_sxid.log", "[Feb 25 2025 13:59:45] [INFO] [tid 1808] multicast group 0 is freed.",
+     "fabric_manager_log"),
 ])
 def test_a_fragment_that_shows_no_result_is_no_health_claim(ruleset, tmp_path, source, line, kind):
     # each read HEALTHY alone ("checked: nccl", "gpu, gpu_memory", every GPU component): a one-line sampling audit
@@ -333,6 +377,25 @@ def test_a_fragment_that_shows_no_result_is_no_health_claim(ruleset, tmp_path, s
     assert rep.verdict == "inconclusive", rep.reason
     assert [f.kind for f in rep.coverage.files] == [kind]
 
+
+
+@pytest.mark.parametrize("source, first, last, checked", [
+    # the whole grep -A8 of a Clocks Throttle Reasons block: SW Power Cap, HW Slowdown, SW Thermal Slowdown read
+    ("nvidia_smi_q/fragment_clocks_throttle_grep_A8_idle.txt", 1, 10, "power_thermal"),
+    # a Remapped Rows block through its Pending line
+    ("nvidia_smi_q/nvidia-smi-q-ROW_REMAPPER.txt", 24, 31, "gpu_memory"),
+    # a V100's Retired Pages with its Pending Page Blacklist line
+    ("nvidia_smi_q/v100_r470_q_i1.txt", 143, 146, "gpu_memory"),
+    # the fabric manager's NVSwitches configured, after its start
+    ("fabric_manager_log/nvtrust128_journal_configured.txt", 7, 10, "nvlink"),
+])
+def test_a_section_with_the_lines_that_make_its_claim_still_checks(ruleset, tmp_path, source, first, last, checked):
+    # near misses of the fragments above (session 18): the same sections with their claim lines
+    text = "\n".join((ART / source).read_text().splitlines()[first - 1:last])
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "paste.txt").write_text(text + "\n")
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    assert rep.verdict == "healthy" and checked in {c.component for c in rep.checked}, rep.reason
 
 def test_a_node_with_nothing_that_checks_its_gpus_keeps_the_bundle_from_healthy(ruleset, tmp_path):
     b = _copy(tmp_path, A)
