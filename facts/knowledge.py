@@ -418,6 +418,23 @@ class LinkQuality(_M):
         return next((c for c in self.counters if c.tool == tool and c.counter == counter), None)
 
 
+class RdmaHwCounter(_M):
+    counter: str = Field(min_length=3)  # the hw_counters file name, as rdma statistic prints it too
+    check: Literal["packet_loss", "out_of_sequence", "receive_buffer", "completion_error", "corruption"]
+    cause: CauseId
+    warn_total: int | None = Field(default=None, gt=0)  # a single reading at or above it: a warning
+    on_growth: Literal["info", "warning"]  # the severity when it grew between two readings
+    flush: str | None = None  # the flush counter of the same side, subtracted before judging
+    meaning: str = Field(min_length=20)
+
+
+class RdmaHwCounters(_M):
+    """knowledge/rdma_hw_counters.yaml: what an RDMA port's mlx5 hw_counters mean and when they matter."""
+
+    source: str = Field(min_length=20)
+    counters: list[RdmaHwCounter] = Field(min_length=1)
+
+
 class NicLineRate(_M):
     min_ratio: float = Field(gt=0, le=1)
     large_size_bytes: int = Field(gt=0)
@@ -1418,6 +1435,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "nic_line_rate.yaml": NicLineRate,
     "localisation.yaml": Localisation,
     "link_quality.yaml": LinkQuality,
+    "rdma_hw_counters.yaml": RdmaHwCounters,
     "nvlink_expected.yaml": NvlinkExpected,
     "nvls.yaml": Nvls,
     "torch_warnings.yaml": TorchWarnings,
