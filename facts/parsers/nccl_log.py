@@ -399,12 +399,18 @@ class NcclLogState:
         #: once()'s adds, and the lines whose reading depends on the order of lines (a
         #: communicator's abort): with ``b.adds`` and the errors, what tells a repeatable line
         self.once_adds = self.ordered = 0
+        #: the calls of _init and pair (a line's reading that changed a rank or a transport)
+        self.touched = 0
+        #: once()'s calls while a line's reading is recorded (_read_runs: its recipe), else None
+        self.recording: list[tuple[Any, ...]] | None = None
         self.seen: set[tuple[Any, ...]] = set()
         self.ranks: dict[tuple[Any, ...], tuple[int, str, dict[str, Any]]] = {}
         self.transports: dict[tuple[Any, ...], tuple[int, str, dict[str, Any], set[int]]] = {}
         self.chains = nccl_chains.Chains(self.b)
 
     def once(self, cls: type, line: int, node: str, key: tuple[Any, ...], **fields: Any) -> None:
+        if self.recording is not None:
+            self.recording.append((cls, line, node, key, fields))
         full = (cls, node, *key)
         if full not in self.seen:
             self.seen.add(full)
@@ -499,6 +505,7 @@ class NcclLogState:
         """A channel line's (rank, peer, transport, direction) pair, its channel collected;
         ``parts``: (channel, rank, peer, transport, direction); ``line_at()`` gives its line
         number, asked only for a pair not seen before."""
+        self.touched += 1
         ch, rank, peer, transport, direction = parts
         key = (node, pid, rank, peer, transport, direction)
         got = self.transports.get(key)
@@ -514,6 +521,7 @@ class NcclLogState:
     def _init(self, no: int, node: str, msg: str, ctx: dict[str, Any], m: re.Match[str] | None = None) -> None:
         """A communicator's Init/Destroy line: its rank, completed or not (``m``: _INIT's match of
         ``msg`` where the caller has it)."""
+        self.touched += 1
         m = m or _INIT.search(msg)
         try:
             bus = nccl_busid(m["bus"]) if m else None
@@ -649,6 +657,46 @@ def _channel_parts(msg: str) -> tuple[int, int, int, str, str | None] | None:
     return parts
 
 
+#: what _read_runs makes of the text after "NCCL INFO " on a line holding CHANNEL_AT (a fleet's nodes print
+#: the same few hundred: read once a process): () without " via " (a ring order: nothing here); else
+#: (_channel_parts' reading, its (rank, peer, transport, direction)), or (None, the message) for one of
+#: another shape
+_CHANNEL_TAILS: dict[str, tuple[Any, ...]] = {}
+
+
+def _channel_tail(raw: str) -> tuple[Any, ...]:
+    if raw.find(" via ", 8) == -1:
+        return ()
+    msg = raw.rstrip()
+    if len(_CHANNEL_TAILS) >= _CHANNEL_READ_MAX:
+        _CHANNEL_TAILS.clear()
+    parts = _channel_parts(msg)
+    return (None, msg) if parts is None else (parts, parts[1:])
+
+
+#: an INFO message's reading where it only called once() with facts of its own values (a fleet's ranks
+#: print the same start-up lines: "NET/Plugin: Could not find: libnccl-net.so", "Using network Socket"):
+#: (source file, message) -> per call its class, its key after the process id, its fields (the process
+#: id and device among them, replaced by the line's); () for a message that gives nothing
+_RECIPES: dict[tuple[str, str], tuple[tuple[type, tuple[Any, ...], dict[str, Any]], ...]] = {}
+_RECIPES_MAX = 8192
+
+
+def _keep_recipe(src: str, msg: str, calls: list[tuple[Any, ...]], no: int, node: str, pid: int, dev: int) -> None:
+    """Keep the once() calls of a line's reading as its message's recipe, where each depends on the line
+    only through its number, node, process and device (its key led by the process id, its fields holding
+    that id and the device); a reading with any other call or change was not recorded (see _read_runs)."""
+    recipe = []
+    for cls, line, at, key, fields in calls:
+        if line != no or at != node or not key or key[0] != pid or "pid" not in fields or fields["pid"] != pid \
+                or "local_device" not in fields or fields["local_device"] != dev:
+            return
+        recipe.append((cls, key[1:], fields))
+    if len(_RECIPES) >= _RECIPES_MAX:
+        _RECIPES.clear()
+    _RECIPES[(src, msg)] = tuple(recipe)
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     state = NcclLogState(artefact, result)
@@ -718,7 +766,7 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
     lines (found by substring search for nccl_log_scan.CHANNEL_AT) are read in one
     loop between the runs, each where it stands (in text order, as a communicator's error chain
     needs: a channel line of its process ends it)."""
-    node_for, channel_parts, read = artefact.node_for, _channel_parts, _CHANNEL_READ
+    node_for, channel_parts, read, recipes = artefact.node_for, _channel_parts, _CHANNEL_READ, _RECIPES
     chains, pair, b, errors, transports = state.chains, state.pair, state.b, state.b.result.errors, state.transports
     # INFO lines read before from the same process whose reading only made once() facts (every
     # rank of a process prints "Initialized NET plugin Socket"): read again, they would add nothing
@@ -731,7 +779,7 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
     lines = state.quotes.counter()  # the channel lines' numbers, asked in text order
     mark = state.quotes.mark
     prefixes: dict[str, tuple[str, str, str, str | None, str | None] | None] = {}  # CHANNEL_PREFIX's groups, or None
-    find, rfind, size, fullmatch = text.find, text.rfind, len(text), CHANNEL_PREFIX.fullmatch
+    find, rfind, size, fullmatch, tails = text.find, text.rfind, len(text), CHANNEL_PREFIX.fullmatch, _CHANNEL_TAILS
 
     def take(host: str, pid: str, dev: str, parts: tuple[int, int, int, str, str | None], line_at: Callable[[], int]) -> None:
         """A row's channel line of _CHANNEL_FAST's shape: its channel added to its pair's."""
@@ -760,27 +808,29 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
             if end == -1:
                 end = size
             raw = text[at + 10:end]
-            if raw.find(" via ", 8) != -1:
+            if (tail := tails.get(raw)) is None:
+                tail = tails[raw] = _channel_tail(raw)
+            if tail:  # a "... via ..." message
                 prefix = text[start:at]
                 if (p := prefixes.get(prefix, False)) is False:
                     m = fullmatch(prefix)
                     p = prefixes[prefix] = m.group("host", "pid", "dev", "src", "srcline") if m else None
                 if p is not None:
-                    msg = raw.rstrip()
-                    parts = read.get(msg) or channel_parts(msg)
+                    parts, rest = tail
                     if parts is None:
+                        msg = rest
                         if len(msg) == len(raw) or maybe(msg):
                             state.line(lines(start), node_for(p[0]), int(p[1]), int(p[2]), "INFO", p[3], p[4], msg)
                     else:
                         if chains.open or chains.last_warn:  # else other() has nothing to end
                             chains.other(node_for(p[0]), int(p[1]))
-                        key = (prefix, parts[1:])
+                        key = (prefix, rest)
                         chans = channels_of.get(key)
                         if chans is None:
                             host, pid, dev = p[0], p[1], p[2]
                             node, pid_ = node_for(host), int(pid)
                             pair(parts, node, pid_, int(dev), lambda: lines(start))
-                            chans = channels_of[key] = transports[(node, pid_, *parts[1:])][3]
+                            chans = channels_of[key] = transports[(node, pid_, *rest)][3]
                         else:
                             chans.add(parts[0])
             at = find(CHANNEL_AT, end)
@@ -821,7 +871,20 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
                         chains.other(node_for(host), int(pid))
                     continue
                 before = (b.adds - state.once_adds, state.ordered, len(errors))
-                state.line(no, node_for(host), int(pid), int(dev), level, src or None, srcline or None, msg)
+                node, pid_, dev_ = node_for(host), int(pid), int(dev)
+                if (recipe := recipes.get((src, msg))) is not None:  # read before, in any file: its once() calls again
+                    if chains.open or chains.last_warn:  # as line() ends the process's chain
+                        chains.other(node, pid_)
+                    for cls, rest, fields in recipe:
+                        fields = fields.copy()
+                        fields["pid"], fields["local_device"] = pid_, dev_
+                        state.once(cls, no, node, (pid_, *rest), **fields)
+                else:
+                    touched, state.recording = state.touched, []
+                    state.line(no, node, pid_, dev_, level, src or None, srcline or None, msg)
+                    calls, state.recording = state.recording, None
+                    if (b.adds - state.once_adds, state.ordered, len(errors)) == before and state.touched == touched:
+                        _keep_recipe(src, msg, calls, no, node, pid_, dev_)
                 if (b.adds - state.once_adds, state.ordered, len(errors)) == before:
                     repeatable.add(key)
                 continue

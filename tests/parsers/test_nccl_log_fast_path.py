@@ -209,3 +209,23 @@ def test_ray_dedup_note_on_a_long_blank_run_is_stripped_in_bounded_time():
     assert time.process_time() - start < 0.5
     warn = next(f for f in facts if f.kind == "nccl_warn")
     assert warn.message == "NET/OFI aws-ofi-nccl initialization failed"
+
+
+def test_a_message_read_before_reads_the_same_in_another_process(monkeypatch):
+    """An INFO message whose reading only called once() keeps those calls as its recipe
+    (nccl_log._RECIPES), replayed for the next line of the same message, in this file or another,
+    with that line's number, node, process and device: the facts are those of a fresh reading."""
+    real = (ROOT / "artefacts/nccl_log/allreduce_healthy_g2.nccl.log").read_text(encoding="utf-8")
+    pid = real.split(":", 2)[1]
+    other = real.replace(f"vm:{pid}:", "gpu7:4242:")
+
+    def facts(text: str) -> list[dict]:
+        return [f.model_dump() for f in nccl_log.parse(Artefact(path="log", node="n1", text=text)).facts]
+
+    monkeypatch.setattr(nccl_log, "_RECIPES", {})
+    first = facts(real)
+    assert nccl_log._RECIPES  # the start-up lines' readings kept
+    replayed = facts(other)
+    monkeypatch.setattr(nccl_log, "_RECIPES", {})
+    assert replayed == facts(other) and first == facts(real)
+    assert {f["node"] for f in replayed} == {"gpu7"} and {f.get("pid") for f in replayed} - {None} == {4242}
