@@ -114,6 +114,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("training_throughput")
             if folder.name == "k8s_device_plugin":  # the kubelet's admission refusal as a pod's event row (kubectl describe)
                 allowed.add("kubectl_pods")
+            if "(gdb) " in head:  # a gdb session: its backtrace (bt, where) is gdb_backtrace's
+                allowed.add("gdb_backtrace")
             if folder.name == "cpp_runtime_abort":  # the abort as the shell that ran the program reports it (zsh's
                 allowed.add("subprocess_error")      # "[1] 21105 abort (core dumped) ./smartDeviceLinkCore")
             # a paste often starts with the command that made it ("$ docker run ...", "torchrun ...")

@@ -296,6 +296,29 @@ class TorchWorkerFailed(Fact):
 
 
 @fact_kind
+class NativeStack(Fact):
+    """One thread's native stack as gdb prints it (``bt``, ``thread apply all bt``): where a process was
+    when someone attached to it, most often a hung one. A snapshot: it says where the thread waited then,
+    not that it waits still."""
+
+    kind: Literal["native_stack"] = "native_stack"
+    thread: str | None = None  # gdb's thread number of ``thread apply all bt`` ("2"); None for a lone ``bt``
+    lwp: int | None = None  # the kernel's thread id (LWP) where gdb names it
+    frames: int  # the frames read
+    top: str  # the innermost frame's function ("accept", "pthread_cond_wait@@GLIBC_2.3.2", "??")
+    #: the innermost frame is a call that blocks the thread: accept, poll, epoll_wait, recv, read, futex,
+    #: pthread_cond_wait, sem_wait, nanosleep, ... (glibc's __GI_/__libc_ prefixes and symbol version dropped); None: running
+    blocked_in: str | None = None
+    #: the outermost NCCL API function on the stack (ncclCommInitRankSync, ncclAllReduce, ...) and the
+    #: innermost NCCL function (public or internal: ncclSocketAccept, bootstrapRecv, p2pSetup)
+    nccl_api: str | None = None
+    nccl_inner: str | None = None
+    #: init: the API call builds a communicator (ncclCommInit*, ncclCommSplit); collective: a collective,
+    #: send/recv or group call; None: no NCCL API frame
+    nccl_phase: Literal["init", "collective", "other"] | None = None
+
+
+@fact_kind
 class CppRuntimeAbort(Fact):
     """The C++ runtime's own last words before it aborted the process (SIGABRT, exit code -6), with
     no exception to name: libstdc++'s ``pure virtual method called`` (a virtual call on an object
