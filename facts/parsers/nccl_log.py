@@ -653,7 +653,9 @@ def _channel_parts(msg: str) -> tuple[int, int, int, str, str | None] | None:
     if len(_CHANNEL_READ) >= _CHANNEL_READ_MAX:
         _CHANNEL_READ.clear()
     m = _CHANNEL_FAST(msg)
-    parts = _CHANNEL_READ[msg] = _parts(m) if m else None
+    parts = _parts(m) if m else None
+    if len(msg) <= _KEPT_CHARS:  # (a hostile file's long lines are read each time, not kept as keys)
+        _CHANNEL_READ[msg] = parts
     return parts
 
 
@@ -680,12 +682,17 @@ def _channel_tail(raw: str) -> tuple[Any, ...]:
 #: id and device among them, replaced by the line's); () for a message that gives nothing
 _RECIPES: dict[tuple[str, str], tuple[tuple[type, tuple[Any, ...], dict[str, Any]], ...]] = {}
 _RECIPES_MAX = 8192
+#: the longest message _RECIPES and _CHANNEL_TAILS keep a reading of (NCCL's start-up and channel lines are
+#: under 200 characters; a longer one is read each time)
+_KEPT_CHARS = 512
 
 
 def _keep_recipe(src: str, msg: str, calls: list[tuple[Any, ...]], no: int, node: str, pid: int, dev: int) -> None:
     """Keep the once() calls of a line's reading as its message's recipe, where each depends on the line
     only through its number, node, process and device (its key led by the process id, its fields holding
     that id and the device); a reading with any other call or change was not recorded (see _read_runs)."""
+    if len(msg) > _KEPT_CHARS:  # a message is kept as a key only where it is short (a hostile file's long ones are not)
+        return
     recipe = []
     for cls, line, at, key, fields in calls:
         if line != no or at != node or not key or key[0] != pid or "pid" not in fields or fields["pid"] != pid \
@@ -809,7 +816,9 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
                 end = size
             raw = text[at + 10:end]
             if (tail := tails.get(raw)) is None:
-                tail = tails[raw] = _channel_tail(raw)
+                tail = _channel_tail(raw)
+                if len(raw) <= _KEPT_CHARS:
+                    tails[raw] = tail
             if tail:  # a "... via ..." message
                 prefix = text[start:at]
                 if (p := prefixes.get(prefix, False)) is False:

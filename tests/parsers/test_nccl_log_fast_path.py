@@ -229,3 +229,20 @@ def test_a_message_read_before_reads_the_same_in_another_process(monkeypatch):
     monkeypatch.setattr(nccl_log, "_RECIPES", {})
     assert replayed == facts(other) and first == facts(real)
     assert {f["node"] for f in replayed} == {"gpu7"} and {f.get("pid") for f in replayed} - {None} == {4242}
+
+
+def test_long_messages_are_read_not_kept():
+    """The readings kept per message (nccl_log._RECIPES, _CHANNEL_TAILS, _CHANNEL_READ) keep none of a
+    message longer than _KEPT_CHARS: a hostile file's long lines would pin megabytes as keys; such a
+    line is read each time, to the same facts."""
+    real = (ROOT / "artefacts/nccl_log/allreduce_healthy_g2.nccl.log").read_text(encoding="utf-8")
+    pid = real.split(":", 2)[1]
+    pad = "x" * 2 * nccl_log._KEPT_CHARS
+    extra = (f"vm:{pid}:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/{pad}\n"
+             f"vm:{pid}:1 [0] NCCL INFO Using network {pad}\n") * 2
+    text = real + extra
+    facts = [nccl_log.parse(Artefact(path="log", node="n1", text=text)).facts for _ in range(2)]
+    assert [f.model_dump() for f in facts[0]] == [f.model_dump() for f in facts[1]]
+    assert any(f.kind == "nccl_transport" and pad in f.transport for f in facts[0])
+    for kept in (nccl_log._RECIPES, nccl_log._CHANNEL_TAILS, nccl_log._CHANNEL_READ):
+        assert all(len(k[1] if isinstance(k, tuple) else k) <= nccl_log._KEPT_CHARS for k in kept)
