@@ -52,3 +52,19 @@ def test_a_facts_field_values_share_their_names_with_the_other_facts_of_its_clas
         model.share_keys(True)
     assert plain == rows and sys.getsizeof(plain[0].__dict__) == sys.getsizeof(dict(plain[0].__dict__))
     assert pickle.loads(pickle.dumps(plain)) == rows
+
+
+def test_a_facts_evidence_travels_inside_it_and_comes_back_the_same():
+    """Fact.__reduce__ carries the evidence as (path, line, text), rebuilt by _rebuilt_fact: an
+    Evidence again, equal, with the fields set every Evidence shares; the worker's fact is untouched."""
+    from stethoscope.facts.model import Evidence
+
+    rows = _rows()
+    before = [dict(r.__dict__) for r in rows]
+    back = pickle.loads(pickle.dumps(rows))
+    assert [dict(r.__dict__) for r in rows] == before
+    for b, r in zip(back, rows):
+        assert type(b.evidence) is Evidence and b.evidence == r.evidence
+        assert b.evidence.__pydantic_fields_set__ is r.evidence.__pydantic_fields_set__
+        assert b.evidence.__pydantic_extra__ is None and b.evidence.__pydantic_private__ is None
+        assert b.model_dump() == r.model_dump() and b.id == r.id
