@@ -30,8 +30,8 @@ KIND = "xla_rendezvous"
 # This thread has been waiting for `initialize clique for rank 6; ...` for 10 seconds and may be stuck. Expected 8 threads ...
 # Termination timeout for `all gather RendezvousKey{...}` of 40 seconds exceeded. Exiting to ensure a consistent program state.
 _LINE = re.compile(
-    r"(?:This thread has been waiting for (?:`(?P<what>[^`]{0,400})`? for )?(?P<waited>\d+) seconds and may be stuck"
-    r"|Termination timeout (?:for `(?P<twhat>[^`]{0,400})`? )?of (?P<twaited>\d+) seconds exceeded"
+    r"(?:This thread has been waiting for (?:`(?P<what>[^`\n]{0,400})`? for )?(?P<waited>\d+) seconds and may be stuck"
+    r"|Termination timeout (?:for `(?P<twhat>[^`\n]{0,400})`? )?of (?P<twaited>\d+) seconds exceeded"
     r"|(?P<unstuck>Thread is unstuck! Warning above was a false-positive))"
     r"(?:.*?Expected (?P<expected>\d+) threads to join the rendezvous, but (?:only (?P<arrived>\d+) of them|not all of them) arrived)?")
 

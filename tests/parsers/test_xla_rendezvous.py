@@ -42,3 +42,11 @@ def test_forms(text, expect):
 
 def test_other_waits_are_not_claimed():
     assert not xla_rendezvous.detect("INFO: waiting for 10 seconds for the NCCL bootstrap\n")
+
+
+def test_a_name_cut_by_a_line_break_is_not_read_across_lines():
+    # a fuzzed fixture (tests/test_fuzz_parsers.py) put a line break inside the backquoted name: the whole-text
+    # search matched across the break and the line alone did not match (a crash); each line is read alone now
+    text = ("This thread has been waiting for `acquire clique for rank 3;\n"
+            "clique=devices=[4,5,6,7]` for 10 seconds and may be stuck.\n")
+    assert _read(text=text) == []
