@@ -160,7 +160,8 @@ _OOM_KILL = re.compile(
 # NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.
 # NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52e7b0=0x101000e ...
 # Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus.   (pasted without "NVRM: ")
-_XID = re.compile(r"(?:NVRM: )?Xid \((?P<pci>[^)]*)\): ?(?P<code>[^,]*)(?:, ?(?P<rest>.*))?$")
+#   (the bus id bounded: unbounded, each 'Xid (' of a long line with no ')' after it was scanned to the line's end)
+_XID = re.compile(r"(?:NVRM: )?Xid \((?P<pci>[^)]{0,100})\): ?(?P<code>[^,]*)(?:, ?(?P<rest>.*))?$")
 # NVRM: Xid (PCI:0000:41:00 GPU-I:05 GPU-CI:01): 79, pid=4242, name=python3, GPU has fallen off the bus.
 # NVRM: Xid (PCI:0000:41:00 GPU-I:05): 43, pid=4242, name=python3, Ch 00000008   (attributed to a MIG instance: kernel_rc.c)
 _XID_MIG = re.compile(r" GPU-I:\d+(?: GPU-CI:\d+)?$")

@@ -33,6 +33,11 @@ CASES = [
      {"desc": "max locked memory", "dunit": "kb", "unit": None, "opt": "l", "val": "64"}),
     ("unrecognised_text", "_EXCEPTION", "torch.OutOfMemoryError: CUDA out of memory.", (0, 23)),
     ("dcgmi_diag", "_COMMAND", "dcgmi diag --run 2 -j", {"level": "2"}),
+    # test_fuzz_parsers' long_line of harvest 131's dmesg: 'Xid (' repeated with no ')' after it
+    ("kernel_log", "_XID", "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.",
+     {"pci": "PCI:0000:01:00", "code": "79", "rest": "GPU has fallen off the bus."}),
+    ("kernel_log", "_XID", "NVRM: Xid (PCI:0000:41:00 GPU-I:05 GPU-CI:01): 79, pid=4242, name=python3, GPU has fallen off the bus.",
+     {"pci": "PCI:0000:41:00 GPU-I:05 GPU-CI:01", "code": "79", "rest": "pid=4242, name=python3, GPU has fallen off the bus."}),
 ]
 
 
@@ -50,6 +55,6 @@ def test_pattern_reads_its_line_and_is_linear_on_long_ones(module, name, line, g
     m = pat.search(line)
     assert m is not None
     assert (m.groupdict() if isinstance(gives, dict) else m.span()) == (gives or (0, len(line)))
-    for long in _long_lines(line):
+    for long in (*_long_lines(line), line[:len(line) // 3] * 3000):  # the head repeated, its end cut off
         with fuzzing.time_limit(0.5):  # each took over 1 s (most over 3 s) before they were bounded
             pat.search(long)
