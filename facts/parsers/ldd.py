@@ -39,7 +39,7 @@ KIND = "ldd"
 # 	/lib64/ld-linux-x86-64.so.2 (0x00007f0e2a3c5000)                                              (glibc's "\t%s (0x%0*Zx)")
 # 	libcuda.so.1 => not found                                                                     (glibc's "\t%s => not found")
 _ROW = re.compile(r"^[ \t]+(?P<lib>[^\s=]{1,400}\.so(?:\.(?P<ver>[\w.]{1,40}))?)"
-                  r"(?:[ \t]+=>[ \t]+(?:(?P<missing>not found)|(?P<path>/[^\s()]{0,1000})?[ \t]*\(0x[0-9a-f]{1,16}\))"
+                  r"(?:[ \t]+=>[ \t]++(?:(?P<missing>not found)|(?P<path>/[^\s()]{0,1000})?[ \t]*\(0x[0-9a-f]{1,16}\))"
                   r"|[ \t]+\(0x[0-9a-f]{1,16}\))[ \t]*$")
 # [tru@borma nccl]$ ldd build/test/single/all_reduce_scan      $ ldd -r ./libggml-cuda.so
 _COMMAND = re.compile(r"(?:^|[#$>]\s*)(?:sudo\s+)?ldd\s+(?:-\w+\s+)*(?P<program>[^\s|;&]{1,1000})\s*$")
