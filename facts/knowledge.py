@@ -108,7 +108,7 @@ class FactRouting(_M):
     summarise: list[FactKind] = Field(min_length=1)
     #: kind -> the field values of the facts of it that engine code reads: one set, or a list of
     #: alternatives (a fact with every value of any one of them is kept: engine/ruleengine/routing.py)
-    keep_where: dict[FactKind, dict[str, str | int | bool] | list[dict[str, str | int | bool]]] = \
+    keep_where: dict[FactKind, dict[str, str | int | bool | None] | list[dict[str, str | int | bool | None]]] = \
         Field(default_factory=dict)
 
     @model_validator(mode="after")
