@@ -35,8 +35,10 @@ _GPU = re.compile(r"^GPU (?P<gpu>\d+): (?P<name>.+?) \(UUID: (?P<uuid>GPU-[0-9a-
 _INIT = re.compile(r"Initialized device (?P<gpu>\d+) with \d+ MB of memory .*?using (?P<prec>FLOATS|DOUBLES)(?P<tc>, using Tensor Cores)?")
 # 100.0%  proc'd: 636 (2085 Gflop/s)   errors: 0   temps: 64 C
 # the runs are bounded (1,000 characters: 16 GPUs' figures are ~400): unbounded lazy ones scanned to
-# the line's end once per "proc'd:" of a long line with a record cut short (minutes)
-_RECORD = re.compile(r"(?P<pct>\d+(?:\.\d+)?)%\s+proc'd: (?P<procd>.{0,1000}?)\s+errors: (?P<errors>.{0,1000}?)\s+temps: (?P<temps>(?:-?\d+ C(?: - )?)+)")
+# the line's end once per "proc'd:" of a long line with a record cut short (minutes); the blanks before
+# "errors:" and "temps:" bounded too (gpu-burn prints three): unbounded, each step of the lazy run into a long
+# run of blanks scanned the whole run (0.35 s on bench/redos.py's line split by 30,000 blanks, now 2 ms)
+_RECORD = re.compile(r"(?P<pct>\d+(?:\.\d+)?)%\s+proc'd: (?P<procd>.{0,1000}?)\s{1,100}errors: (?P<errors>.{0,1000}?)\s{1,100}temps: (?P<temps>(?:-?\d+ C(?: - )?)+)")
 # 2261 (7150 Gflop/s)
 _RATE = re.compile(r"(-?\d+) \((\d+(?:\.\d+)?) Gflop/s\)")
 # -524288000  (WARNING!)   /   1579  (DIED!)   /   0

@@ -48,6 +48,16 @@ def test_gpu_burn_died_flag():
     assert v[0].died and not v[1].died and [f.entity for f in _results(r)] == ["gpu1"]
 
 
+def test_gpu_burn_record_split_by_a_long_run_of_blanks_is_linear():
+    # a real progress line (superbench's) split by 30,000 blanks (bench/redos.py's variant): the blanks before
+    # "errors:" are bounded, so the lazy figures' run does not scan the whole run at each step (0.35 s before)
+    import time
+    line = "11.7%  proc'd: 2947 (7124 Gflop/s) - 2664 (6963 Gflop/s)   errors: 0 - 0   temps: 56 C - 7"
+    hostile = line[:46] + " " * 30_000 + line[46:]
+    t = time.process_time()
+    assert gpu_burn._RECORD.search(hostile) is None and gpu_burn._RECORD.search(line)["errors"] == "0 - 0"
+    assert time.process_time() - t < 0.1
+
 def test_nvbandwidth_text_matrices_sums_and_latency():
     r = _parse(nvbandwidth, "nvbandwidth/superbench_gh200_v0.6.txt")
     assert _value(r, test="host_to_device_memcpy_ce", entity="cpu1->gpu2") == 312.11
