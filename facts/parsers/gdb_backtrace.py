@@ -40,8 +40,10 @@ KIND = "gdb_backtrace"
 # parameter list, which has no space before its "("; the name is what comes before that list)
 _FRAME = re.compile(r"^[ \t]*#(?P<n>\d{1,5}) +(?:(?P<pc>0x[0-9a-fA-F]{1,16}) in )?(?P<func>[^\s(](?:[^ \n]| (?!\())*) \("
                     r"[^\n]{0,4000}?\)(?:[ \t]+(?:at (?P<src>[^\s:]{1,1000}):(?P<line>\d{1,7})|from (?P<lib>\S{1,1000})))?[ \t\r]*$")
-# Thread 2 (Thread 0x7ffff7d89700 (LWP 1235)):             (gdb/thread.c, thread apply all: "Thread %s (%s):", the target's name)
-# Thread 3 (Thread 0x7fffe2f8c640 (LWP 123) "pt_main_thread"):
+# Thread 4 (Thread 0x7fa472dd2700 (LWP 14197)):            (gdb/thread.c, thread apply all: "Thread %s (%s):"; a hung RocksDB
+#                                                          db_bench, fixtures/artefacts/gdb_backtrace/rocksdb_db_bench_thread_apply_all_bt.txt)
+# Thread 3 (Thread 0x7fffe2f8c640 (LWP 123) "pt_main_thread"):   (the form only, no captured line: gdb/thread.c
+#                                                               thread_target_id_str appends the thread's name in quotes)
 _THREAD = re.compile(r"^[ \t]*Thread (?P<n>\d{1,6}(?:\.\d{1,6})?) \((?:Thread 0x[0-9a-fA-F]{1,16} )?\(LWP (?P<lwp>\d{1,10})\)"
                      r"(?: \"[^\"\n]{0,100}\")?\):[ \t\r]*$")
 # the frame forms only gdb prints: a pc and "in", or arguments then "at file:line" / "from library"

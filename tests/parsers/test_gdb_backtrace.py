@@ -51,3 +51,14 @@ def test_a_crash_stack_in_a_gdb_session():
     text = (FIX.parent / "subprocess_error" / "pytorch6449_gdb_sigsegv.txt").read_text()
     got, used = stacks(text)
     assert got == [{"frames": 9, "top": "??", "line": 4}] and used == 9
+
+
+def test_thread_apply_all_bt_of_a_hung_program_not_nccl():
+    # a hung RocksDB db_bench (a blog's real paste): two threads in pthread_cond_wait, no NCCL frame, "?? ()" frames
+    # and an argument list holding parentheses read; gdb's attach lines before the first heading are not frames
+    text = (FIX / "rocksdb_db_bench_thread_apply_all_bt.txt").read_text()
+    assert gdb_backtrace.detect(text)
+    got, used = stacks(text)
+    assert [(g["thread"], g["lwp"], g["frames"], g["blocked_in"], g["line"], g.get("nccl_phase")) for g in got] == [
+        ("4", 14197, 7, "pthread_cond_wait", 7, None), ("1", 14194, 7, "pthread_cond_wait", 16, None)]
+    assert used == 16
