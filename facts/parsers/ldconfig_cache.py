@@ -34,7 +34,7 @@ KIND = "ldconfig_cache"
 # 	libnvrtc.so.13 (libc6,AArch64) => /usr/local/cuda/targets/sbsa-linux/lib/libnvrtc.so.13            (vllm#32474)
 # 	libc.so.6 (libc6,x86-64, OS ABI: Linux 3.2.0) => /lib/x86_64-linux-gnu/libc.so.6                   (elf/cache.c's OS ABI note)
 _ENTRY = re.compile(r"^[ \t]+(?P<lib>[^\s()=]{1,400}\.so(?:\.(?P<ver>[\w.]{1,40}))?) \((?P<flags>[^()\n]{1,200})\) => (?P<path>/\S{1,1000})[ \t]*$")
-# 1180 libs found in cache `/etc/ld.so.cache'
+# 82 libs found in cache `/etc/ld.so.cache'                  (flox/flox cli/tests/cuda/ldconfig-mock-absent.sh: ubuntu:24.04's ldconfig --print-cache)
 _HEADER = re.compile(r"^\d+ libs? found in cache `[^'\n]{1,400}'[ \t]*$")
 # /usr/local/cuda-12.8/compat/libcuda.so.1   /usr/local/cuda/compat/lib/libcuda.so.1   /usr/local/cuda-13.0/compat/...
 _COMPAT = re.compile(r"/cuda[\w.-]*/compat/")
