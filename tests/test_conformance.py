@@ -116,8 +116,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("kubectl_pods")
             if "(gdb) " in head:  # a gdb session: its backtrace (bt, where) is gdb_backtrace's
                 allowed.add("gdb_backtrace")
-            if folder.name == "cpp_runtime_abort":  # the abort as the shell that ran the program reports it (zsh's
-                allowed.add("subprocess_error")      # "[1] 21105 abort (core dumped) ./smartDeviceLinkCore")
+            if folder.name == "cpp_runtime_abort":  # PyTorch's own lines around the abort (Megatron-LM#1874's
+                allowed.add("torch_log")             # "[rank0]:[W1019 ...] Warning: ..." and torchrun's "failed (exitcode: -6)")
             # a paste often starts with the command that made it ("$ docker run ...", "torchrun ...")
             allowed.add("command_line")
             # and the NCCL settings it launched with ("export NCCL_X=V", "NCCL_X=V cmd", "mpirun -x NCCL_X=V"), and a

@@ -11,15 +11,13 @@ called after throwing an instance of '<type>'`` and its ``what():``: that names 
 the application's readers and unrecognised_text read.) A pure virtual call is a virtual method
 called on an object whose destructor already ran: at exit, a thread (a profiler callback, the NCCL
 watchdog, a logger) still using an object the exit path destroyed. Sample lines (real, verbatim in
-fixtures/artefacts/cpp_runtime_abort)::
+fixtures/artefacts/cpp_runtime_abort: a Megatron-LM run after its validation, NVIDIA/Megatron-LM#1874, the
+profiler's callbacks cleaned up while the process exited)::
 
-    INFO [09:40:23,967][SDLMain] Application has been stopped successfully
+    [rank0]:[W1019 08:16:25.280921748 observer.cpp:116] Warning: Leaked callback handle: 1 (function operator())
     pure virtual method called
     terminate called without an active exception
-    [1] 21105 abort (core dumped) ./smartDeviceLinkCore          (smartdevicelink/sdl_core#2433, at shutdown)
-
-The same two lines end a Megatron-LM run after its validation (NVIDIA/Megatron-LM#1874: the profiler's
-callbacks cleaned up while the process exited, torchrun's ``failed (exitcode: -6)`` after them).
+    E1019 08:21:39.599000 3036 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: -6) local_rank: 0 (pid: 3042) of binary: /usr/bin/python
 
 Facts: ``cpp_runtime_abort`` per abort: ``reason`` (``pure_virtual_call``, ``deleted_virtual_call``,
 ``terminate_without_exception``, ``terminate_recursively``); a virtual call's ``terminate called
@@ -35,9 +33,9 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "cpp_runtime_abort"
 
-# pure virtual method called                                  (sdl_core#2433; libsupc++/pure.cc)
+# pure virtual method called                                  (NVIDIA/Megatron-LM#1874; libsupc++/pure.cc)
 # deleted virtual method called                               (libsupc++/pure.cc, __cxa_deleted_virtual)
-# terminate called without an active exception                (sdl_core#2433; libsupc++/vterminate.cc)
+# terminate called without an active exception                (NVIDIA/Megatron-LM#1874; libsupc++/vterminate.cc)
 # terminate called recursively                                (libsupc++/vterminate.cc)
 # (a launcher's prefix before it: "[rank0]: ", "[default0]:", "[1,0]<stderr>:"; the message is the rest of its line)
 _LINE = re.compile(r"(?:^|[\s:>\]])(?P<what>(?P<virtual>pure|deleted) virtual method called"

@@ -1,4 +1,4 @@
-"""cpp_runtime_abort: libstdc++'s abort messages, from a real shutdown (fixtures/artefacts/cpp_runtime_abort/README.md)."""
+"""cpp_runtime_abort: libstdc++'s abort messages, from a real run's exit (fixtures/artefacts/cpp_runtime_abort/README.md)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,10 +15,10 @@ def read(text: str):
 
 
 def test_pure_virtual_call_and_its_terminate_are_one_abort():
-    # smartdevicelink/sdl_core#2433: at shutdown, the two lines of libstdc++, then the shell's abort report
-    text = (FIX / "sdlcore2433_pure_virtual_at_shutdown.txt").read_text()
+    # NVIDIA/Megatron-LM#1874: after validation, PyTorch's warnings, the two lines of libstdc++, torchrun's exit -6
+    text = (FIX / "megatron1874_pure_virtual_after_validation.txt").read_text()
     assert cpp_runtime_abort.detect(text)
-    assert read(text) == ([(5, "pure_virtual_call", True)], 2)
+    assert read(text) == ([(4, "pure_virtual_call", True)], 2)
 
 
 def test_launcher_prefixes_and_the_other_forms():
