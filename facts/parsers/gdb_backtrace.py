@@ -35,7 +35,8 @@ KIND = "gdb_backtrace"
 # #0  0x00007fffa99437f8 in accept () from /usr/lib64/libpthread.so.0                                  (NVIDIA/nccl#234)
 # #1  0x00007fff86bdb958 in ncclSocketAccept (listenComm=0x1b040e180, recvComm=0x7ffffd203040) at transport/net_socket.cc:153
 # #3  bootstrapRecv (commState=0x1b03f9980, peer=<optimized out>, data=0x7ffffd203100, size=<optimized out>) at bootstrap.cc:332
-# #8  0x00007fffd5a04f47 in at::native::_cudnn_rnn(at::Tensor const&, at::ArrayRef<at::Tensor>, long, ...) ()   (pytorch/pytorch#6449)
+# #1  0x00007fa47475f9ac in std::condition_variable::wait(std::unique_lock<std::mutex>&) () from /lib64/libstdc++.so.6   (a hung db_bench,
+#                                                                    fixtures/artefacts/gdb_backtrace/rocksdb_db_bench_thread_apply_all_bt.txt)
 # (the function: up to the first " (", gdb's arguments; a demangled C++ name keeps its "::", templates and its
 # parameter list, which has no space before its "("; the name is what comes before that list)
 _FRAME = re.compile(r"^[ \t]*#(?P<n>\d{1,5}) +(?:(?P<pc>0x[0-9a-fA-F]{1,16}) in )?(?P<func>[^\s(](?:[^ \n]| (?!\())*) \("
