@@ -17,8 +17,9 @@ ALL = [name for name, _ in pipeline.COMBINERS] + ["localise"]
 
 def test_combiners_are_declared_once_in_order():
     names = [name for name, _ in pipeline.COMBINERS]
-    assert names[:4] == ["parse_problems", "fabric", "link_quality", "nccl_versions"] and names[-1] == "version_compat"
-    assert len(set(names)) == len(names) == 18
+    assert names[:5] == ["parse_problems", "fabric", "link_quality", "rdma_counters", "nccl_versions"]
+    assert names[-1] == "version_compat"
+    assert len(set(names)) == len(names) == 19
 
 
 def test_diagnose_from_logs(pipeline_steps):
