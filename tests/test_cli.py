@@ -53,7 +53,7 @@ def test_no_arguments_shows_help_not_a_traceback():
 def test_diagnose_text_starts_with_the_verdict_and_quotes_evidence(case):
     want = _expected(case)["verdict"]
     result = steth("diagnose", "--from-logs", _bundle(case))
-    assert result.exit_code == {"healthy": 0, "faulty": 1}[want], result.output
+    assert result.exit_code == {"healthy": 0, "faulty": 1, "inconclusive": 2}[want], result.output
     first = result.stdout.splitlines()[0]
     assert first.startswith(want.upper() + ":"), first
     report = Report.model_validate_json(steth("diagnose", "--from-logs", _bundle(case), "--format", "json").stdout)
@@ -86,7 +86,7 @@ FINDING_FIELDS = {"rank", "rule", "cause", "component", "severity", "confidence"
 @pytest.mark.parametrize("case", CASES)
 def test_diagnose_json_is_one_object_that_validates(case):
     result = steth("diagnose", "--from-logs", _bundle(case), "--format", "json")
-    assert result.exit_code == {"healthy": 0, "faulty": 1}[_expected(case)["verdict"]]
+    assert result.exit_code == {"healthy": 0, "faulty": 1, "inconclusive": 2}[_expected(case)["verdict"]]
     data = json.loads(result.stdout)  # the whole of stdout is one JSON document
     assert isinstance(data, dict)
     Report.model_validate(data)
