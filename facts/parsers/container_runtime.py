@@ -44,7 +44,9 @@ KIND = "container_runtime"
 # inline code, the closing backtick kept: fboulnois/stable-diffusion-docker#82)
 # (inline code opened on an earlier line: its closing backtick after the period; a whole line in markdown bold,
 # "**docker: Error response ... [[gpu]].**" of NVIDIA/nvidia-docker#1352, reaches here unwrapped: facts/lines.py)
-_NO_DEVICE_DRIVER = re.compile(r'could not select device driver "(?P<driver>[^"]*)" with capabilities: (?P<caps>\[[^\n]*?\])\.?`?\s*$')
+# (the capabilities bounded, 300 characters: moby prints a few names; an unbounded lazy run scanned a long line
+# to its end once per "could not select" in it, 2.1 s on bench/redos.py's 120,000-character line)
+_NO_DEVICE_DRIVER = re.compile(r'could not select device driver "(?P<driver>[^"]*)" with capabilities: (?P<caps>\[[^\n]{0,300}?\])\.?`?\s*$')
 # unknown or invalid runtime name: nvidia.        Unknown runtime specified nvidia.
 _UNKNOWN_RUNTIME = re.compile(r"(?:unknown or invalid runtime name|Unknown runtime specified):? (?P<runtime>[\w.-]+?)\.?\s*$")
 # failed to get sandbox runtime: no runtime for "nvidia" is configured   (containerd internal/cri: "no runtime for %q is configured")
