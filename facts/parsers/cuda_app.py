@@ -96,7 +96,9 @@ CURESULT = re.compile(r"\bfailed call to cu\w+: CUresult\((?P<num>-?\d{1,4})\)")
 # Failed to allocate device vector A (error code CUDA driver version is insufficient for CUDA runtime version)!   (cubecos#312)
 #   (the CUDA samples' "(error code %s)!" with cudaGetErrorString or cudaGetErrorName; a bare number,
 #   "(error code 2)", is not read: too many programs print that)
-ERROR_CODE = re.compile(r"\(error code (?P<msg>[^\n]+?)\)(?:!|[ \t]*$|\s+\[)", re.M)
+# (the message bounded, 300 characters: cudaGetErrorString's are under 100; an unbounded lazy run scanned a long
+# line to its end once per "(error code" in it, 0.7 s CPU on bench/redos.py's 120,000-character line; RE2-valid)
+ERROR_CODE = re.compile(r"\(error code (?P<msg>[^\n]{1,300}?)\)(?:!|[ \t]*$|\s+\[)", re.M)
 
 # Check failed: error == cudaSuccess (8 vs. 0)  invalid device function                                              (C3D#18, CUDA 6.5's numbering)
 # F1206 16:55:19.914152  3830 parallel.cpp:85] Check failed: error == cudaSuccess (2 vs. 0)  out of memory               (CaffeOnSpark#204)
