@@ -119,7 +119,9 @@ _REGION_BUSY = re.compile(r"NVRM: request_mem_region failed for (?P<size>\d+)M @
 _REGION_END = re.compile(r"ownership of the device's registers|unload|driver components")
 # NVRM: BAR0 is 0M @ 0x0 (PCI:0000:c1:00.0)
 # NVRM: BAR1 is 0M @ 0x00000000 (PCI:0001:00.0)
-_BAR = re.compile(r"NVRM: BAR(?P<bar>\d) is (?P<size>\d+)M @ 0x[0-9a-fA-F]+ \(PCI:(?P<pci>[^)]*)\)")
+# (the bus id bounded, 100 characters: an unbounded run scanned a long line to its end once per "NVRM: BAR" in it
+# when no ')' closed it, 1.2 s CPU on bench/redos.py's 120,000-character line -> 1 ms)
+_BAR = re.compile(r"NVRM: BAR(?P<bar>\d) is (?P<size>\d+)M @ 0x[0-9a-fA-F]+ \(PCI:(?P<pci>[^)]{0,100}+)\)")
 # NVRM: The system BIOS may have misconfigured your GPU.
 _BAR_TAIL = re.compile(r"NVRM: The system BIOS may have misconfigured your")
 # NVRM: GPU0 RmInitAdapter: Cannot initialize GSP firmware RM   (detail printed before "RmInitAdapter failed!")
