@@ -46,7 +46,9 @@ _RULE = re.compile(r"^-{4,}\s*$")
 _FIELD = re.compile(r"^(?P<key>[A-Za-z][^:]{0,100}?)\s+: (?P<value>(?:.*\S)?)\s*$")
 # Enabled Link Speed (Ext.)          : 0x00000200 (100G_4X)
 # Enabled Link Speed                 : 0x000003ff (HDR,EDR,FDR,FDR10,QDR,DDR,SDR)
-_SPEED_LIST = re.compile(r"\((?P<list>[^)]*)\)")
+# (the list bounded, 500 characters: mlxlink names a dozen speeds at most; an unbounded run scanned a long value to
+# its end once per '(' in it when no ')' closed it, 1.2 s CPU on bench/redos.py's 120,000-character line -> 1 ms)
+_SPEED_LIST = re.compile(r"\((?P<list>[^)]{0,500}+)\)")
 # 100G_4X, 400G_8X, 50G_2X, 100G, 25G, 1G; older MFT: 25GbE, 100GbE
 _ETH_SPEED = re.compile(r"^(?P<g>\d+(?:\.\d+)?)G(?:BE)?(?:_(?P<lanes>\d+)X)?$", re.I)
 #: Gb/s per lane of the InfiniBand speed names (IBTA: SDR 2.5 ... XDR 200)
