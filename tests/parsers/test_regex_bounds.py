@@ -38,6 +38,36 @@ CASES = [
      {"pci": "PCI:0000:01:00", "code": "79", "rest": "GPU has fallen off the bus."}),
     ("kernel_log", "_XID", "NVRM: Xid (PCI:0000:41:00 GPU-I:05 GPU-CI:01): 79, pid=4242, name=python3, GPU has fallen off the bus.",
      {"pci": "PCI:0000:41:00 GPU-I:05 GPU-CI:01", "code": "79", "rest": "pid=4242, name=python3, GPU has fallen off the bus."}),
+    # bench/redos.py at its default 120,000 characters (2 s) listed these, session 18 (R3)
+    ("container_runtime", "_NO_DEVICE_DRIVER",  # fixtures/artefacts/container_runtime/docker_could_not_select_device_driver_gpu.txt
+     'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+     {"driver": "", "caps": "[[gpu]]"}),
+    ("cuda_app", "ERROR_CODE",  # bigstack-oss/cubecos#312 (fixtures/artefacts/cuda_app/cuda_samples_error_code.log)
+     "Failed to allocate device vector A (error code CUDA driver version is insufficient for CUDA runtime version)!",
+     {"msg": "CUDA driver version is insufficient for CUDA runtime version"}),
+    ("gpud_log", "_XID", "XID 79(GPU has fallen off the bus) detected on PCI:0000:ae:00",  # fixtures/artefacts/gpud/gpud604_xid79_event.txt
+     {"s": None, "code": "79", "name": "GPU has fallen off the bus", "desc": None, "dev": "PCI:0000:ae:00"}),
+    ("gpud_log", "_XID", "XID 48 (Double Bit ECC Error) detected on GPU PCI:0000:6b:00 UUID:GPU-c44c6e5f-72cf-8200-97c2-f9b9ebcf2dbb",
+     {"s": None, "code": "48", "name": "Double Bit ECC Error", "desc": None, "dev": "PCI:0000:6b:00"}),  # fixtures/artefacts/gpud_states
+    # the mnemonic without brackets: leptonai/gpud's Test_newXIDErrorReasonWithDetail_SubCode (newXIDErrorReasonWithDetail)
+    ("gpud_log", "_XID", "XID 145.0 (err status 0x00000000) NVLINK_RLW_ERROR detected on GPU PCI:0000:04:00",
+     {"s": None, "code": "145", "name": None, "desc": "NVLINK_RLW_ERROR", "dev": "PCI:0000:04:00"}),
+    ("kernel_log_nvrm", "_BAR", "               NVRM: BAR0 is 0M @ 0x0 (PCI:0000:c1:00.0)",  # fixtures/artefacts/kernel_log/dmesg_bar0_invalid_probe_failed.log
+     {"bar": "0", "size": "0", "pci": "0000:c1:00.0"}),
+    # searched in a field's value: 'Enabled Link Speed (Ext.)          : 0x00000200 (100G_4X)' of
+    # fixtures/artefacts/mlxlink/bluefield3_tutorial_p0_active.txt
+    ("mlxlink", "_SPEED_LIST", "0x00000200 (100G_4X)", {"list": "100G_4X"}),
+    ("nccl_log_socket", "CONNECT_RETRY",  # fixtures/artefacts/nccl_log/socket_connect_failures.log
+     "worker:101542:101934 [0] NCCL INFO Call to connect returned Connection timed out, retrying",
+     {"err1": "Connection timed out", "peer": None, "err2": None}),
+    ("nccl_log_socket", "CONNECT_RETRY",  # fixtures/harvest/cases/1705-*/nccl-lines-quoted-in-pr.log
+     "socketPollConnect: connect to 169.254.170.23<...> returned Connection refused, retrying (13/34)",
+     {"err1": None, "peer": "169.254.170.23<...>", "err2": "Connection refused"}),
+    ("nvidia_smi_xml", "PROLOG", '<?xml version="1.0" ?>', None),  # fixtures/bundles/h200-healthy/bundle/vm/smi.xml
+    ("nvidia_smi_xml", "PROLOG", '<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v13.dtd">', None),
+    ("slurm_scheduler", "_R_ROW",  # aws-samples/aws-plugin-for-slurm#10 (fixtures/artefacts/slurm_scheduler/awsplugin10_sinfo_R_low_socket_core_thread.txt)
+     "Low socket*core*thre root      2019-05-07T18:16:10 ip-10-0-1-[6-7]",
+     {"reason": "Low socket*core*thre", "user": "root", "ts": "2019-05-07T18:16:10", "state": None, "nodes": "ip-10-0-1-[6-7]"}),
 ]
 
 
