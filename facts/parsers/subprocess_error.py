@@ -35,9 +35,9 @@ Open MPI's launcher reports a rank that a signal ended (``mpirun``/``mpiexec``/`
 
 zsh reports the same with its own signal texts (``[1]    83815 segmentation fault  python train.py ...``,
 ``zsh: illegal hardware instruction``); bash's report may follow a tqdm bar whose carriage returns the
-paste lost; gdb stops a process on a fatal signal (``Thread 1 "python" received signal SIGSEGV,
+paste lost; gdb stops a process on a fatal signal (``Thread 22 "lmp" received signal SIGSEGV,
 Segmentation fault.``). Samples (real): SeanNaren/deepspeech.pytorch#172, HenryHuYu/DiffPhysDrone#6,
-pytorch/pytorch#6449.
+ROCm/ROCm#2272.
 
 SGLang's server reports a child process that died: its SIGCHLD handler logs ``os.waitpid``'s status (a wait status: the
 signal in its low 7 bits, 0x80 for a core, the exit status above them: 11 is SIGSEGV, 256 an exit status of 1; up to
@@ -131,7 +131,7 @@ ZSH_REPORT = re.compile(
     r"|floating point exception|abort|killed)(?P<zcore> \(core dumped\))?(?: +(?P<zcmd>\S[^\n]{0,500}?))?[ \t]*\r?$", re.M)
 
 # gdb stopping the process on a fatal signal (gdb/infrun.c print_signal_received_reason):
-# Thread 1 "python" received signal SIGSEGV, Segmentation fault.        (pytorch/pytorch#6449)
+# Thread 22 "lmp" received signal SIGSEGV, Segmentation fault.          (ROCm/ROCm#2272)
 # Program received signal SIGSEGV, Segmentation fault.                  (a process without threads, gdb before 7.12)
 #   (only the signals that end a process that does not handle them; SIGINT, SIGTRAP, SIGPIPE stop it under gdb for other reasons)
 GDB_SIGNAL = re.compile(

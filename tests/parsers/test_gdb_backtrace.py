@@ -47,10 +47,11 @@ def test_not_gdb():
 
 
 def test_a_crash_stack_in_a_gdb_session():
-    # pytorch/pytorch#6449: gdb's "where" after SIGSEGV in libcuda; a demangled C++ name with its parameter list
-    text = (FIX.parent / "subprocess_error" / "pytorch6449_gdb_sigsegv.txt").read_text()
+    # ROCm/ROCm#2272: gdb's "bt" after SIGSEGV under hipLaunchKernel; demangled C++ names with their parameter
+    # lists, frames wrapped onto a "   from <library>" line, "?? ()" frames
+    text = (FIX.parent / "subprocess_error" / "rocm2272_gdb_sigsegv.txt").read_text()
     got, used = stacks(text)
-    assert got == [{"frames": 9, "top": "??", "line": 4}] and used == 9
+    assert got == [{"frames": 13, "top": "__memmove_avx_unaligned_erms", "line": 6}] and used == 13
 
 
 def test_thread_apply_all_bt_of_a_hung_program_not_nccl():

@@ -125,7 +125,7 @@ def test_open_mpi_non_zero_status_is_not_a_signal():
     ("deepspeech172_zsh_segfault.txt", 4, "SIGSEGV", "zsh",
      "python train.py --train_manifest  --val_manifest  --batch_size 64 --cuda"),
     ("diffphysdrone6_tqdm_segfault.txt", 6, "SIGSEGV", "shell", ""),
-    ("pytorch6449_gdb_sigsegv.txt", 1, "SIGSEGV", "gdb", "python"),
+    ("rocm2272_gdb_sigsegv.txt", 1, "SIGSEGV", "gdb", "lmp"),
 ])
 def test_zsh_tqdm_and_gdb_reports(name, line, sig, launcher, cmd):
     text = (FIX / name).read_text()
