@@ -111,6 +111,17 @@ def test_network_ports_alone_do_not_make_a_node_healthy(ruleset, tmp_path):
     assert [c.component for c in rep.checked] == ["network"]
 
 
+def test_rdma_traffic_counters_alone_check_nothing(ruleset, tmp_path):
+    # a port's request counters with no retry, error or drop counter: no claim on the network (errors_listed false)
+    traffic = ("/sys/class/infiniband/mlx5_0/ports/1/hw_counters/rx_write_requests:108307999\n"
+               "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/rx_read_requests:5\n")
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/hw_counters.txt": traffic}), ruleset, jobs=1)
+    assert rep.verdict == "inconclusive" and not rep.checked, [f.summary for f in rep.findings]
+    both = traffic + "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/local_ack_timeout_err:0\n"
+    rep = diagnose_bundle(_bundle(tmp_path / "b", {"node1/hw_counters.txt": both}), ruleset, jobs=1)
+    assert [c.component for c in rep.checked] == ["network"]
+
+
 def test_prose_without_any_domain_term_or_error_does_not_hold_health_back(ruleset, tmp_path):
     files = {"node1/notes.txt": "Thanks for the quick reply.\nWe will try this on Monday and let you know.\n",
              "node1/nvidia-smi-q.txt": ROOT / "fixtures" / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi-q-ECC.txt"}

@@ -173,6 +173,9 @@ class RdmaHwCounters(Fact):
     reading: int = 0
     time_s: float | None = None
     source: Literal["sysfs", "rdma_statistic"]
+    #: the reading listed a counter besides the traffic ones (rx_write/read/atomic_requests): False for a reading of
+    #: traffic alone, which shows no retry, error or drop and so checks nothing (knowledge/coverage.yaml)
+    errors_listed: bool = True
     # traffic (responder side)
     rx_write_requests: int | None = None
     rx_read_requests: int | None = None

@@ -56,9 +56,18 @@ SYSFS_COUNTERS_OTHER = frozenset({
 HW_COUNTERS_OTHER = frozenset({"lifespan", "rx_dct_connect", "cc_rx_ce_pkts", "cc_rx_cnp_pkts", "cc_tx_cnp_pkts"})
 
 
+#: the responder's request counters: traffic, no retry, error or drop
+HW_TRAFFIC = frozenset({"rx_write_requests", "rx_read_requests", "rx_atomic_requests"})
+
+
+def errors_listed(values: dict) -> bool:
+    """Whether a reading's counters include any besides the traffic ones (``errors_listed``)."""
+    return any(k not in HW_TRAFFIC for k in values)
+
+
 def hw_counter_fields() -> frozenset[str]:
     """The counters an ``rdma_hw_counters`` fact has a field for (mlx5's hw_counters names)."""
-    meta = {"kind", "hca", "port", "port_id", "reading", "time_s", "source"}
+    meta = {"kind", "hca", "port", "port_id", "reading", "time_s", "source", "errors_listed"}
     return frozenset(f for f in RdmaHwCounters.model_fields if f not in meta and f not in Fact.model_fields)
 
 

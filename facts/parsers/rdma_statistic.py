@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.ib_facts import RdmaHwCounters, hw_counter_fields, port_id
+from stethoscope.facts.parsers.ib_facts import RdmaHwCounters, errors_listed, hw_counter_fields, port_id
 from stethoscope.facts.parsers.perfquery import DATE_LINE, date_time
 
 KIND = "rdma_statistic"
@@ -55,7 +55,7 @@ def parse(artefact: Artefact) -> ParseResult:
         n = readings.get(key, 0)
         readings[key] = n + 1
         fb.add(RdmaHwCounters, block["line"], hca=key[0], port=key[1], port_id=port_id(artefact.node, *key), reading=n,
-               time_s=block["time"], source="rdma_statistic", **block["values"])
+               time_s=block["time"], source="rdma_statistic", errors_listed=errors_listed(block["values"]), **block["values"])
 
     def add_pairs(text: str) -> None:
         for name, value in _PAIR.findall(text):

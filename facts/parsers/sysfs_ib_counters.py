@@ -26,7 +26,8 @@ import re
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.ib_facts import (
-    HW_COUNTERS_OTHER, SYSFS_COUNTER_FIELDS, SYSFS_COUNTERS_OTHER, IbPortCounters, RdmaHwCounters, hw_counter_fields, port_id,
+    HW_COUNTERS_OTHER, SYSFS_COUNTER_FIELDS, SYSFS_COUNTERS_OTHER, IbPortCounters, RdmaHwCounters, errors_listed, hw_counter_fields,
+    port_id,
 )
 from stethoscope.facts.parsers.perfquery import DATE_LINE, date_time
 
@@ -77,7 +78,8 @@ def parse(artefact: Artefact) -> ParseResult:
         readings[key] = n + 1
         pid = port_id(artefact.node, hca or "?", port if port is not None else "?")  # type: ignore[arg-type]
         if b["hw"]:
-            fb.add(RdmaHwCounters, b["hw_line"], hca=hca, port=port, port_id=pid, reading=n, time_s=b["time"], source="sysfs", **b["hw"])
+            fb.add(RdmaHwCounters, b["hw_line"], hca=hca, port=port, port_id=pid, reading=n, time_s=b["time"], source="sysfs",
+                   errors_listed=errors_listed(b["hw"]), **b["hw"])
         if b["pma"]:
             fb.add(IbPortCounters, b["pma_line"], hca=hca, port=port if port is not None else 0, port_id=pid if hca else None,
                    reading=n, time_s=b["time"], source="sysfs", **b["pma"])

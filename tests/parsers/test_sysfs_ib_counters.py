@@ -60,3 +60,14 @@ def test_cat_with_the_count_on_the_next_line():
     assert S.detect(text)
     (f,) = parse(text).facts
     assert (f.hca, f.req_cqe_error, f.local_ack_timeout_err) == ("mlx5_13", 3, 1204)
+
+
+def test_traffic_alone_lists_no_error_counter():
+    # a reading of the responder's request counters only shows no retry, error or drop: it checks nothing
+    # (knowledge/coverage.yaml unless errors_listed false); one error counter beside them, at zero, checks
+    traffic = ("/sys/class/infiniband/mlx5_0/ports/1/hw_counters/rx_write_requests:108307999\n"
+               "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/rx_read_requests:5\n")
+    (f,) = parse(traffic).facts
+    assert f.errors_listed is False
+    (g,) = parse(traffic + "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/local_ack_timeout_err:0\n").facts
+    assert g.errors_listed is True
