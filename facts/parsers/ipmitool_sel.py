@@ -68,10 +68,13 @@ SENSOR_TYPES = tuple(sorted({
 #   3a | 12/14/22 | 23:09:44 CET | Memory #0x88 | Correctable ECC (CPU0_G1) | Asserted      (1.8.19: 2-digit year, zone)
 #    1 |  Pre-Init  |0000000013| Power Supply PS1 Status | Failure detected | Asserted     (before the BMC's clock was set)
 #    1 | 01/02/2024 | 10:00:00 | Temperature GPU1_Temp | Upper Critical going high | Asserted | Reading 96 > Threshold 90 degrees C
+# (linear: the blanks around "|" taken whole (\s*+: no column starts with a blank), sensor and description
+#  end on a non-blank and the reading is greedy to its last non-blank, as the shortest match did; lazily,
+#  a long run of blanks in a column was scanned to its end once per step into it)
 _ROW = re.compile(
-    r"^\s*(?P<id>[0-9a-fA-F]{1,4}) \|\s*(?:(?P<date>\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}) \| (?P<time>\d{1,2}:\d{2}:\d{2}(?: [A-Z]{2,5})?)"
-    r"|Pre-Init\s*\|\s*(?P<uptime>\d+))\s*\|\s*(?P<sensor>[^|]{0,300}?)\s*\|\s*(?P<desc>[^|]{0,300}?)\s*\|\s*"
-    r"(?P<dir>Asserted|Deasserted)\s*(?:\|\s*(?P<reading>.*?))?\s*$"
+    r"^\s*+(?P<id>[0-9a-fA-F]{1,4}) \|\s*+(?:(?P<date>\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}) \| (?P<time>\d{1,2}:\d{2}:\d{2}(?: [A-Z]{2,5})?)"
+    r"|Pre-Init\s*+\|\s*+(?P<uptime>\d+))\s*+\|\s*+(?P<sensor>(?:[^|]{0,299}?[^|\s])??)\s*+\|\s*+(?P<desc>(?:[^|]{0,299}?[^|\s])??)\s*+\|\s*+"
+    r"(?P<dir>Asserted|Deasserted)\s*+(?:\|\s*+(?P<reading>(?:.*\S)?))?\s*$"
 )
 #   8b | 08/31/2016 | 06:21:15 | OEM record df | 040020 | 12616faaaaaa
 _OEM = re.compile(r"^\s*[0-9a-fA-F]{1,4} \|[^|]*\|[^|]*\| OEM record [0-9a-fA-F]{2} \|")
