@@ -35,7 +35,9 @@ KIND = "pidstat"
 # (bounded: a header's columns are short; unbounded, each PID and %CPU of a long line was retried to its end)
 _HEAD = re.compile(r"^\S.{0,80}?\s(?:PID|TGID)\s.{0,400}%CPU\s.{0,400}\bCommand\s*$", re.M)
 # Linux 5.4.0-74-generic (rancher24x) 	10/06/21 	_x86_64_	(4 CPU)
-_BANNER = re.compile(r"^Linux \S+ \(.*\)\s.*\((\d+) CPU\)\s*$")
+# (the first ")" and blank after the host taken once, atomically (?>...): any later one leaves less room for
+#  the "(N CPU)"; greedy, a line of many ") " was scanned to its end once per ") " in it)
+_BANNER = re.compile(r"^Linux \S+ \((?>.*?\)\s).*\((\d+) CPU\)\s*$")
 _ID_COLS = ("UID", "USER", "PID", "TGID")
 
 
