@@ -41,7 +41,9 @@ _PAIR = re.compile(r"(\d+(?:[.,]\d+)?)\s*%?\s*(us|sy|ni|id|wa|hi|si|st)\b")
 # 3.5/2.8     6[|||||||      (bar form: us/sy, then the total)
 _BAR = re.compile(r"^\s*[\d.]+/[\d.]+\s+(\d+)\s*\[")
 #   PID USER      PR  NI    VIRT    RES    SHR S  %CPU %MEM     TIME+ COMMAND
-_TABLE = re.compile(r"^\s*PID\s+USER\s.*%CPU\s.*COMMAND\s*$")
+# (the first "%CPU" taken once, atomically (?>...): a later one leaves less room for "COMMAND"; greedy, a long
+#  line of many "%CPU" was scanned to its end once per "%CPU" in it)
+_TABLE = re.compile(r"^\s*+PID\s++USER\s(?>.*?%CPU\s).*COMMAND\s*$")
 _DETECT = re.compile(r"^top - \d\d:\d\d:\d\d up |^%?Cpu(?:\d+|\(s\))\s*:\s*[\d.]+(?:\s*%\s*us\b|\s+us,|/[\d.]+\s+\d+\[)", re.M)
 
 
