@@ -50,7 +50,9 @@ _MEGATRON_SPS = re.compile(r"\| samples per second: (?P<v>\d+(?:\.\d+)?) \|")
 _DEEPSPEED = re.compile(r"\[timer\.py:\d+:stop\] (?:epoch=\d+/micro_step=\d+/global_step=\d+|\d+/\d+), "
                         r"(?:RunningAvgSamplesPerSec=(?P<avg>\d+(?:\.\d+)?(?:e[+-]?\d+)?)|SamplesPerSec=(?P<sps>\d+(?:\.\d+)?(?:e[+-]?\d+)?))")
 # {'train_runtime': 437.8544, 'train_samples_per_second': 25.132, 'train_steps_per_second': 3.145, 'train_loss': 0.456, 'epoch': 3.0}
-_HF = re.compile(r"\{'train_runtime': (?P<rt>\d+(?:\.\d+)?),(?P<rest>[^}]*)\}")
+# (the rest bounded and possessive: the real dict is 144 characters; unbounded, a long line of
+#  "{'train_runtime': ..." with no "}" was scanned to its end once per occurrence)
+_HF = re.compile(r"\{'train_runtime': (?P<rt>\d+(?:\.\d+)?),(?P<rest>[^}]{0,1000}+)\}")
 _HF_KEY = re.compile(r"'train_(?P<k>samples_per_second|steps_per_second|tokens_per_second)': (?P<v>\d+(?:\.\d+)?)")
 # - root - INFO - step: 10  loss: 10.4260  memory: 30.89GiB(32.51%)  tps: 6,344  tflops: 367.39  mfu: 37.15%
 _TITAN = re.compile(r" - root - INFO - step:\s*(?P<step>\d+)\s+loss:\s*\S+.*?\s(?:tps|wps): (?P<tps>[\d,]+)(?:\s+tflops: (?P<tflops>\d+(?:\.\d+)?))?(?:\s+mfu: (?P<mfu>\d+(?:\.\d+)?)%)?")
