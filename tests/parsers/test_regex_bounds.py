@@ -70,15 +70,41 @@ CASES = [
     ("slurm_scheduler", "_R_ROW",  # aws-samples/aws-plugin-for-slurm#10 (fixtures/artefacts/slurm_scheduler/awsplugin10_sinfo_R_low_socket_core_thread.txt)
      "Low socket*core*thre root      2019-05-07T18:16:10 ip-10-0-1-[6-7]",
      {"reason": "Low socket*core*thre", "user": "root", "ts": "2019-05-07T18:16:10", "state": None, "nodes": "ip-10-0-1-[6-7]"}),
+    # bench/redos.py --limit 0.5 listed these at 120,000 characters, session 18 (R4), and _N_ROW's lazy reason
+    ("ipmitool_sel", "_ROW",  # fixtures/artefacts/ipmitool_sel/sos2015_sel_elist_power_off_down.txt
+     "  32 | 11/15/2019 | 18:50:59 | Management Subsys Health AutoCfg Status | State Asserted | Asserted",
+     {"id": "32", "date": "11/15/2019", "time": "18:50:59", "uptime": None, "sensor": "Management Subsys Health AutoCfg Status",
+      "desc": "State Asserted", "dir": "Asserted", "reading": None}),
+    # a threshold sensor's row with its reading, from a public `ipmitool sel elist` dump (GitHub code index;
+    # tests/parsers/test_ipmitool_sel.py's row 3 has the same form): blanks before its last word took 57 s
+    ("ipmitool_sel", "_ROW",
+     " 2bd | 07/07/2015 | 14:39:23 | Temperature SSB Temp | Lower Non-critical going low  | Asserted | Reading 0 < Threshold 5 degrees C",
+     {"id": "2bd", "date": "07/07/2015", "time": "14:39:23", "uptime": None, "sensor": "Temperature SSB Temp",
+      "desc": "Lower Non-critical going low", "dir": "Asserted", "reading": "Reading 0 < Threshold 5 degrees C"}),
+    ("pidstat", "_BANNER",  # fixtures/artefacts/pidstat/pidstat_drshut_rancher.txt
+     "Linux 5.4.0-74-generic (rancher24x) \t10/06/21 \t_x86_64_\t(4 CPU)", None),
+    ("top", "_TABLE",  # fixtures/artefacts/top/top_1_w512_dev_host.txt
+     "  PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND", None),
+    ("training_throughput", "_HF",  # fixtures/artefacts/training_throughput/hf_trainer_glue_metrics.log
+     "{'train_runtime': 437.8544, 'train_samples_per_second': 25.132, 'train_steps_per_second': 3.145, "
+     "'train_loss': 0.4564213610768924, 'epoch': 3.0}",
+     {"rt": "437.8544", "rest": " 'train_samples_per_second': 25.132, 'train_steps_per_second': 3.145, "
+      "'train_loss': 0.4564213610768924, 'epoch': 3.0"}),
+    ("slurm_scheduler", "_N_ROW",  # elasticluster/elasticluster#272 (fixtures/artefacts/slurm_scheduler/elasticluster272_sinfo_lNe_not_responding.txt)
+     "compute001      1     main*       down*   12   12:1:1  64267        0      1   (null) Not responding",
+     {"nodes": "compute001", "state": "down*", "reason": "Not responding"}),
 ]
 
 
 def _long_lines(line: str, chars: int = 120_000) -> list[str]:
     """bench/redos.py's variants: repeated, repeated with a blank, a run of blanks in the middle,
-    the second half repeated, repeated without its last character."""
+    the second half repeated, repeated without its last character; and a run of blanks in the middle
+    or before the last word with the line's end kept after it (a lazy last column before ``\\s*$``
+    scans such a run once per step into it: slurm_scheduler _N_ROW took 53 s)."""
     h, n = len(line) // 2, chars // max(1, len(line) - 1) + 1
+    w, run = line.rstrip().rfind(" ") + 1 or h, " " * (chars - len(line))
     return [v[:chars] for v in (line * n, (line + " ") * n, line[:h] + " " * chars + line[h:],
-                                line[:h] + line[h:] * n, line[:-1] * n)]
+                                line[:h] + line[h:] * n, line[:-1] * n, line[:h] + run + line[h:], line[:w] + run + line[w:])]
 
 
 @pytest.mark.parametrize("module,name,line,gives", CASES, ids=[f"{m}.{n}" for m, n, *_ in CASES])
