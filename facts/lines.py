@@ -308,6 +308,20 @@ _WORD_START = re.compile(
 # of a 175 kB NCCL log). A member of the classifier's set (facts/classify.py gate()), answered in its pass:
 #   node1:1633:1633 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>
 UNCUT_GATE = re2.compile(r"\A(?:[\w.-]+:\d+:\d+ \[\d+\][^\n]*(?:\n|\z))+\z")
+# a row of _MIN_WIDTH columns or more (each group reaches the next tab stop: 8 columns, or up to 7
+# and a tab, as str.expandtabs counts them) before a row a cut line could go on in (no blank or tab
+# first, past one blank): without one, no row is joined. A tab-indented report has none: its wide
+# rows come before indented ones (fixtures/observations/h200-x2/nvidia-smi/nvidia-smi-q.xml, line 111):
+#   \t\t\t<clocks_event_reason_applications_clocks_setting>Not Active</clocks_event_reason_applications_clocks_setting>
+#   \t\t\t<clocks_event_reason_sw_power_cap>Not Active</clocks_event_reason_sw_power_cap>
+# A row with a "\r" inside is taken as wide whatever its length (str.expandtabs restarts its tab
+# stops after it, the row's length goes on: a tab there may take more columns than counted here); a
+# row's last "\r" counts one column, where _columns() drops it. So it finds every row _unwrap could
+# join. For a text with tabs or "\r" only, whose rows' widths cost a pass each (str.expandtabs, then
+# the rows of its copy split and measured: ~10 M instructions of a 214 kB nvidia-smi -q -x, where
+# this is one DFA pass, ~3.6 M).
+_JOINABLE = re2.compile(r"(?m)^(?:(?:[^\t\n]{8}|[^\t\n]{0,7}\t){%d}|[^\n]*\r[^\n])[^\n]*\n ?[^ \t\n]"
+                        % (_MIN_WIDTH // 8))
 # rows no cut made: a rule across the terminal (---, +----+----+), a table's row (boxed, padded
 # with blanks, or with three column gaps of 3 blanks: a table's rows share their width)
 _RULE_OR_PADDED = re.compile(r"[-=+*_~#|:. ]+\r?$|[|+].*[|+][ \t]*\r?$|.*(?:[ \t]{2}|\t)\r?$")
@@ -351,7 +365,14 @@ def _unwrap(text: str, split: list[list[str]] | None = None) -> tuple[str, dict[
     nonblank = _NONBLANK.search(text)
     if "\n" not in text or nonblank is None:  # one row, or blank rows only
         return None
+    # a margin every row carries (pasted after the copy) is no part of the terminal's rows: the
+    # first non-blank row's (the row of the text's first non-blank character), if every row has it
+    start = nonblank.start()
+    end = text.find("\n", start)
+    m = _PASTED_MARGIN.match(text, text.rfind("\n", 0, start) + 1, len(text) if end < 0 else end)
     rows: list[str] | None = None
+    if m is None and ("\r" in text or "\t" in text) and _JOINABLE.search(text) is None:
+        return None  # (rows are read from their first column: no margin)
     if "\r" in text:
         rows = text.split("\n")
         widths = [_columns(r) for r in rows]
@@ -366,11 +387,6 @@ def _unwrap(text: str, split: list[list[str]] | None = None) -> tuple[str, dict[
     if width < _MIN_WIDTH:
         return None
     full = widths.count(width)
-    # a margin every row carries (pasted after the copy) is no part of the terminal's rows: the
-    # first non-blank row's (the row of the text's first non-blank character), if every row has it
-    start = nonblank.start()
-    end = text.find("\n", start)
-    m = _PASTED_MARGIN.match(text, text.rfind("\n", 0, start) + 1, len(text) if end < 0 else end)
     if m is not None and rows is None:
         rows = text.split("\n")
     margin = m[0] if m and all(not r.strip() or r.startswith(m[0]) for r in rows) else ""

@@ -458,3 +458,72 @@ def test_a_text_every_row_of_which_starts_a_record_has_no_cut_to_join():
     text = f"{row}\nnode1:1633:1633 [0] NCCL INFO Init COMPLETE\n"
     assert UNCUT_GATE.search(text) and _unwrap(text) is None
     assert not UNCUT_GATE.search(text + "trying...\n")
+
+
+def _unwrap_ungated(text, split=None):
+    """_unwrap measuring every row, as it did before _JOINABLE (the reference the gate must agree with)."""
+    import re2
+
+    from stethoscope.facts import lines
+
+    gate, lines._JOINABLE = lines._JOINABLE, re2.compile("")
+    try:
+        return lines._unwrap(text, split)
+    finally:
+        lines._JOINABLE = gate
+
+
+def test_joinable_gate_skips_only_texts_with_nothing_to_join():
+    """_JOINABLE (no row of 80 columns or more before a row a cut line could go on in) spares a text
+    with tabs or "\r" its rows' measurement: the same answer as measuring them, on every real text as
+    read, tab-indented, with Windows line ends, and on texts built around its edges (a tab taking the
+    row to 80 columns, or one short of it, a "\r" inside a row before a tab, a pasted margin)."""
+    import random
+
+    from stethoscope.facts.lines import _unwrap
+
+    def same(text):
+        s1, s2 = [], []
+        assert _unwrap(text, s1) == _unwrap_ungated(text, s2) and s1 == s2, repr(text[:300])
+
+    texts = []
+    for p in sorted(FIX.rglob("*")):
+        if p.is_file() and p.suffix not in (".gz", ".json", ".yaml", ".py"):
+            try:
+                texts.append(p.read_text(encoding="utf-8"))
+            except (UnicodeDecodeError, OSError):
+                continue
+    assert len(texts) > 1000
+    skipped = 0
+    for text in texts:
+        for t in (text, text.replace("        ", "\t").replace("    ", "\t"), text.replace("\n", "\r\n")):
+            same(t)
+    # the real report it is for (nvidia-smi -q -x: tab-indented, its widest rows 133 columns)
+    xml = (FIX / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi-q.xml").read_text()
+    from stethoscope.facts.lines import _JOINABLE
+    assert _JOINABLE.search(xml) is None and max(len(r) for r in xml.expandtabs().split("\n")) > 120
+    # edges: 80 columns reached by a tab (joined) or one short of it (not), "\r" resetting the tab stops
+    row80 = "\t" * 3 + "x" * 55 + "\t" + "y"  # 24 + 55 -> 79, the tab to 80: 81 with the y
+    assert len(row80.expandtabs()) == 81
+    cut = "\t" * 3 + "x" * 56  # 80 columns
+    assert _unwrap(cut + "\ntrying...\n") == _unwrap_ungated(cut + "\ntrying...\n") is not None
+    for t in (cut[:-1] + "\ntrying...\n", "a\r\t" + "x" * 70 + "\nb\n", "> " + cut + "\n> trying...\n",
+              "\t" + cut + "\n\ttrying...\n", row80 + "\n row\n"):
+        same(t)
+    rnd = random.Random(11)
+    alphabet, weights = "ab \tx-\r>[Z1:", [30, 10, 8, 3, 10, 2, 1, 1, 1, 2, 3, 2]
+    for _ in range(3000):
+        rows = []
+        width = rnd.choice([80, 84, 100, 120])
+        for _ in range(rnd.randint(1, 10)):
+            row = ""
+            if rnd.random() < 0.4:  # a row cut at the width (a tab may take it one over: kept so)
+                while len(row.expandtabs()) < width:
+                    row += rnd.choices(alphabet, weights)[0]
+            else:
+                row = "".join(rnd.choices(alphabet, weights, k=rnd.randint(0, 130)))
+            rows.append(row)
+        text = "\n".join(rows)
+        skipped += _JOINABLE.search(text) is None
+        same(text)
+    assert skipped > 100
