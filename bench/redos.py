@@ -35,9 +35,12 @@ import fuzzing  # noqa: E402
 def variants(line: str, chars: int) -> list[str]:
     h = len(line) // 2
     tail = line[h:] or line
+    # and a run of blanks before the last word with the line's end kept after it (a lazy last column before
+    # ``\s*$`` scans such a run once per step into it: R4, session 18, slurm_scheduler _N_ROW 53 s)
+    w, run = line.rstrip().rfind(" ") + 1 or h, " " * max(0, chars - len(line))
     return [v[:chars] for v in (line * (chars // max(1, len(line)) + 1), (line + " ") * (chars // (len(line) + 1) + 1),
                                 line[:h] + tail * (chars // len(tail) + 1), line[:h] + " " * chars + line[h:],
-                                line[:-1] * (chars // max(1, len(line) - 1) + 1))]
+                                line[:-1] * (chars // max(1, len(line) - 1) + 1))] + [line[:w] + run + line[w:]]
 
 
 def main() -> int:
