@@ -68,7 +68,7 @@ __all__ = ["KIND", "detect", "parse", "NcclVersion", "NcclEnv", "NcclNetPlugin",
 # %s Line: %d: ", ...), likewise INFO and TRACE), the plugin's "NET/OFI ..." message after it:
 # WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument   (aws-ofi-nccl#22)
 _OFI_TEST_PREFIX = r"(?:WARN|INFO|TRACE): Function: \w+ Line: \d+: NET/OFI "
-_OFI_TEST_LINE = re.compile(r"^(?P<level>WARN|INFO|TRACE): Function: \w+ Line: \d+: (?P<msg>NET/OFI [^\n]*?)[ \t\r]*$", re.M)
+_OFI_TEST_LINE = re.compile(r"^(?P<level>WARN|INFO|TRACE): Function: \w+ Line: \d+: (?P<msg>NET/OFI (?:[^\n]*[^ \t\r\n])?)[ \t\r]*$", re.M)
 
 #: literal gates of detect(): a text holding none of these has no NCCL line
 _DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "/dev/shm/nccl-", "Got completion from peer",
@@ -114,14 +114,16 @@ _HEADER = re.compile(
 # NET/IB : Got completion from peer 192.168.17.147<38560> with error 12, opcode 0, len 0, vendor err 129   (pytorch#81628)
 # NET/IB : Unable to open device mlx5_0      (and the other self-explaining WARNs of nccl_warn_kinds.BARE)
 _BARE_MESSAGE = re.compile(
-    r"^(?P<msg>(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-.*?"
-    r"|NET/IB\w* ?: ?Got completion from peer .*?|Mismatched collective detected.*?|(?:" + nccl_warn_kinds.BARE + r").*?)\s*$"
+    r"^(?P<msg>(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-(?:[^\n]*\S)?"
+    r"|NET/IB\w* ?: ?Got completion from peer (?:[^\n]*\S)?|Mismatched collective detected(?:[^\n]*\S)?"
+    r"|(?:" + nccl_warn_kinds.BARE + r")(?:[^\n]*\S)?)\s*$"
 )
 # NCCL 2.3's INFO when dlopen("libnccl-net.so") fails, pasted without its prefix (an issue title): read as the INFO it is
 # Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: No such file or directory   (nccl#162)
 # NCCL's environment lines pasted on their own (src/misc/param.cc "%s set by environment to %s", "%s set to %s"):
 # NCCL_P2P_LEVEL set by environment to LOC                                                  (nccl-tests#228)
-_BARE_INFO = re.compile(r"^(?P<msg>Unable to load libnccl-net\S* : .*?|NCCL_[A-Z0-9_]+ set (?:by environment )?to .*?)\s*$")
+_BARE_INFO = re.compile(
+    r"^(?P<msg>Unable to load libnccl-net\S* : (?:[^\n]*\S)?|NCCL_[A-Z0-9_]+ set (?:by environment )?to (?:[^\n]*\S)?)\s*$")
 
 # NCCL version 2.28.9+cuda13.0
 _VERSION = re.compile(r"^NCCL version (?P<version>\d+\.\d+\.\d+)[^+\s]*(?:\+cuda(?P<cuda>\d+(?:\.\d+)?))?\s*$")

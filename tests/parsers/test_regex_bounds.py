@@ -93,6 +93,15 @@ CASES = [
     ("slurm_scheduler", "_N_ROW",  # elasticluster/elasticluster#272 (fixtures/artefacts/slurm_scheduler/elasticluster272_sinfo_lNe_not_responding.txt)
      "compute001      1     main*       down*   12   12:1:1  64267        0      1   (null) Not responding",
      {"nodes": "compute001", "state": "down*", "reason": "Not responding"}),
+    # R5b
+    ("nccl_log", "_BARE_INFO",  # NVIDIA/nccl-tests#228 (fixtures/artefacts/nccl_log/p2p_level_loc_bare.log)
+     "NCCL_P2P_LEVEL set by environment to LOC", {"msg": "NCCL_P2P_LEVEL set by environment to LOC"}),
+    ("nccl_log", "_BARE_MESSAGE",  # pytorch/pytorch#81628 (fixtures/artefacts/nccl_log/completion_error_bare.log)
+     "NET/IB : Got completion from peer 192.168.17.147<38560> with error 12, opcode 0, len 0, vendor err 129",
+     {"msg": "NET/IB : Got completion from peer 192.168.17.147<38560> with error 12, opcode 0, len 0, vendor err 129"}),
+    ("nccl_log", "_OFI_TEST_LINE",  # aws/aws-ofi-nccl#22 (fixtures/artefacts/nccl_log/ofi_test_logger_open_av_einval.log)
+     "WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument",
+     {"level": "WARN", "msg": "NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument"}),
 ]
 
 
