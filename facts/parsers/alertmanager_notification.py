@@ -44,7 +44,7 @@ _HEAD = re.compile(r"^Alertmanager URL: \S+", re.M)
 #   * firing http://example.com:9090/graph?g0.expr=...        (one alert: its status, then its generator URL)
 _ALERT = re.compile(r"^\s*\* (?P<state>firing|resolved)\b")
 #     - alertname = test DiskRunningFull2
-_ROW = re.compile(r"^\s*- (?P<key>[A-Za-z_][A-Za-z0-9_]*) = (?P<value>.*?)\s*$")
+_ROW = re.compile(r"^\s*- (?P<key>[A-Za-z_][A-Za-z0-9_]*) = (?P<value>(?:.*\S)?)\s*$")
 #     Labels:        Annotations:
 _SECTION = re.compile(r"^\s*(?P<name>Labels|Annotations):\s*$")
 _SUMMARY_KEYS = ("summary", "description", "message", "info")
