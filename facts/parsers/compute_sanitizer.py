@@ -42,7 +42,7 @@ _HEAD = re.compile(
     r"|(?P<api>Program hit \w+ \(error \d+\)) due to \"[^\"\n]{0,200}\")", re.M)
 # =========     at 0x1b50 in void attention_kernel_backward_batched<...>(T1::Params)
 # =========     at T1 wp::load<wp::vec_t<(unsigned int)3, float>>(T1 *)+0x1dd40 in array.h:908     (google-deepmind/mujoco_warp#664)
-_AT = re.compile(r"^=========\s+at (?:0x[0-9a-fA-F]+ in )?(?P<fn>[^\n]+?)(?:\+0x[0-9a-fA-F]+)?(?: in (?P<src>[^\s]+:\d+))?\s*$")
+_AT = re.compile(r"^=========\s+at (?:0x[0-9a-fA-F]+ in )?(?P<fn>[^\n]*?\S(?:[^\S\n]+(?=\+0x[0-9a-fA-F]+(?: in [^\s]+:\d+)?\s*$| in [^\s]+:\d+\s*$))??)(?:\+0x[0-9a-fA-F]+)?(?: in (?P<src>[^\s]+:\d+))?\s*$")
 # =========     Access at 0x7f698ba00144 is out of bounds / Address 0xffe6a8 is misaligned
 _ADDR = re.compile(r"^=========\s+(?:Address|Access (?:at|to)) 0x[0-9a-fA-F]+ is (?P<why>out of bounds|misaligned)")
 _FOLLOW = 4  # the "at" and address lines come right under the head
