@@ -41,9 +41,9 @@ KIND = "dcgm_exporter_log"
 _TEXT = re.compile(r'\btime="?[\dT:.+\-Z]+"? level=(?P<level>[A-Za-z]+)(?:[+-]\d+)? msg=(?:"(?P<q>(?:[^"\\]|\\.)*)"|(?P<bare>\S+))')
 # INFO[0000] Starting dcgm-exporter
 # ERRO[0000] Encountered a failure.
-_TTY = re.compile(r"^\s*(?P<level>DEBU|INFO|WARN|ERRO|FATA|PANI)\[\d{4,}\] (?P<msg>.*?)\s*$")
+_TTY = re.compile(r"^\s*(?P<level>DEBU|INFO|WARN|ERRO|FATA|PANI)\[\d{4,}\] (?P<msg>(?:.*\S)?)\s*$")
 # 2025/02/27 02:51:27 ERROR Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND   (4.1: slog through Go's log package)
-_GOLOG = re.compile(r"^\s*\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?P<level>DEBUG|INFO|WARN|ERROR)(?:[+-]\d+)? (?P<msg>.*?)\s*$")
+_GOLOG = re.compile(r"^\s*\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?P<level>DEBUG|INFO|WARN|ERROR)(?:[+-]\d+)? (?P<msg>(?:.*\S)?)\s*$")
 # time="2020-07-09T15:01:09Z" level=fatal msg="could not parse \":9400\" as int value for flag port: strconv.ParseInt: parsing \":9400\": invalid syntax"
 #   (NVIDIA/gpu-monitoring-tools#94: the manifest's DCGM_EXPORTER_LISTEN=":9400" given to the int flag "port")
 # the exporter's own messages: one of them makes a logrus/slog text the exporter's (other Go tools log so too)
