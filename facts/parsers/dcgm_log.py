@@ -55,7 +55,7 @@ KIND = "dcgm_log"
 # 09:54:30.346 ERROR [[nvbandwidth]] MCUTIL > 10% for GPU 2 (NVBandwidthPlugin.cpp:275)
 _LOG = re.compile(
     r"^\s*(?:\d{4}-\d\d-\d\d[ T])?\d\d:\d\d:\d\d\.\d+ +(?P<level>DEBUG|VERB|INFO|WARN|WARNING|ERROR|CRITICAL|FATAL) +"
-    r"(?:\[\d+:\d+\] +|\[\[(?P<plugin>[^\]]+)\]\] +)(?P<msg>.*?)\s*(?:\[/[^\]]+\] \[[^\]]+\])?\s*$", re.M)
+    r"(?:\[\d+:\d+\] +|\[\[(?P<plugin>[^\]]+)\]\] +)(?P<msg>(?:.*?\S)??)(?:\s*\[/[^\]]+\] \[[^\]]+\])?\s*$", re.M)
 # ERROR [3468:4824] ReadNvSwitchStatusAllSwitches() returned No data is available [/workspaces/dcgm-rel_dcgm_2_0-postmerge/modules/nvswitch/DcgmModuleNvSwitch.cpp:372] [DcgmNs::DcgmModuleNvSwitch::RunOnce]
 #   (DCGM 2.x without the time, gpu-monitoring-tools#194: the pid:tid and the source location both required)
 _BARE = re.compile(
@@ -69,7 +69,7 @@ _PROF_REFUSED = re.compile(r"DCP metrics are supported for (?P<supported>[\w ,]+
                            r"|Unsupported GPU architecture: (?P<arch>\d+)\b")
 # Error: Unable to Get supported metric groups: This request is serviced by a module of DCGM that is not currently loaded.
 #   (dcgmi profile -l, dcgmi/Profile.cpp: "Error: Unable to Get supported metric groups: " << errorString(ret); dcgm-exporter#22)
-_NO_METRIC_GROUPS = re.compile(r"^\s*Error: Unable to Get supported metric groups: (?P<status>[^\n]*?)\s*$", re.M)
+_NO_METRIC_GROUPS = re.compile(r"^\s*Error: Unable to Get supported metric groups: (?P<status>(?:[^\n]*\S)?)\s*$", re.M)
 #: dcgm_structs.h dcgmChipArchitecture_t
 _ARCH_NAMES = {1: "older", 2: "Kepler", 3: "Maxwell", 4: "Pascal", 5: "Volta", 6: "Turing", 7: "Ampere", 8: "Ada",
                9: "Hopper", 10: "Blackwell"}
@@ -79,7 +79,7 @@ _GPU = re.compile(r"\bGPU(?::\s*|\s+|)(?P<gpu>\d+)\b")
 # ERROR [1514002:1514004] [[Health]] Detected a WARNING in health system Thermal: 'Detected clocks event due to thermal violation in GPU 2. Verify that the cooling on this machine is functional, including external, thermal material interface, fans, and any other components.
 #   (NVIDIA/DCGM#270; DCGM's format: "Detected a {} in health system {}: '{}'", the closing quote lost here)
 HEALTH = re.compile(r"\bDetected a (?P<result>WARNING|FAILURE) in health system (?P<system>[A-Za-z][\w -]*?): "
-                    r"'(?P<msg>[^\n]*?)'?\s*(?:\[/[^\]]+\] \[[^\]]+\])?\s*$", re.M)
+                    r"'(?P<msg>(?:[^\n]*?\S)??)(?:[^\S\n]*')?(?:\s*\[/[^\]]+\] \[[^\]]+\])?\s*$", re.M)
 _HEALTH_LITERAL = " in health system "
 
 
