@@ -197,7 +197,7 @@ _NVLINK5 = re.compile(
 # GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)
 _RECOVERY = re.compile(
     r"recovery action changed from (?:0x[0-9a-fA-F]+ )?\(?(?P<prev>[^()]*?)\)? to "
-    r"(?:0x(?P<code>[0-9a-fA-F]+) )?\(?(?P<action>[^()]*?)\)?\s*$"
+    r"(?:0x(?P<code>[0-9a-fA-F]+) )?\(?(?P<action>(?:[^()]*[^()\s])?(?:\s+(?=\)))?)\)?\s*$"
 )
 # NVRM: GPU 0000:91:00.0: GPU has fallen off the bus.
 # NVRM: GPU at 0000:01:00.0 has fallen off the bus.

@@ -27,7 +27,7 @@ KEYWORDS = r"\*ERROR\* \[nvidia-drm\] "
 # nvidia-drm 0000:01:00.0: [drm] *ERROR* [nvidia-drm] [GPU ID 0x00000100] Failed to ...        (drm_err, format filled)
 _LINE = re.compile(
     r"(?:\[drm:(?P<func>[\w.]+)(?: \[nvidia_drm\])?\] |\[drm\] )\*ERROR\* \[nvidia-drm\] "
-    r"(?:\[GPU ID 0x(?P<gpu>[0-9a-fA-F]{8})\] )?(?P<msg>.*?)\s*$"
+    r"(?:\[GPU ID 0x(?P<gpu>[0-9a-fA-F]{8})\] )?(?P<msg>(?:[^\n]*\S)?)\s*$"
 )
 
 

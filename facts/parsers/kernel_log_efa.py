@@ -40,7 +40,7 @@ KEYWORDS = r"infiniband (?:efa_\d+|rdmap\w+): |efa [0-9a-fA-F]{4}:[0-9a-fA-F]{2}
 _LINE = re.compile(
     r"(?:infiniband (?P<ibdev>efa_\d+|rdmap\w+)"
     r"|efa (?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])(?: (?P<ibdev2>efa_\d+|rdmap\w+))?): "
-    r"(?P<msg>.*?)\s*$"
+    r"(?P<msg>(?:[^\n]*\S)?)\s*$"
 )
 # the driver's error formats (efa_com.c, efa_com_cmd.c, efa_main.c, efa_verbs.c; dbg and info lines left out):
 # Failed to process command ALLOC_PD (opcode 14) comp_status 1 err -12

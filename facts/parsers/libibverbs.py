@@ -38,7 +38,7 @@ KIND = "libibverbs"
 # libibverbs: Warning: couldn't load driver 'libipathverbs-rdmav25.so': libipathverbs-rdmav25.so: cannot open ...
 # libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0
 # libibverbs: Warning: RLIMIT_MEMLOCK is 65536 bytes.
-_LINE = re.compile(r"^.*?\blibibverbs: Warning: (?P<msg>[^\n]*?)\s*$", re.M)
+_LINE = re.compile(r"^.*?\blibibverbs: Warning: (?P<msg>(?:[^\n]*\S)?)\s*$", re.M)
 _PROVIDER = re.compile(r"^couldn't load driver '(?P<name>[^']+)': (?P<err>.+)$")
 _NO_PROVIDER = re.compile(r"^no userspace device-specific driver found for (?P<dev>\S+)")
 _CONFIG_DIR = re.compile(r"^couldn't open config directory '(?P<dir>[^']+)'")

@@ -33,7 +33,7 @@ KIND = "mpstat"
 # Average:     CPU    %usr ...
 _HEAD = re.compile(r"^(?:\d\d:\d\d:\d\d(?: [AP]M)?|Average:)\s+CPU\s+%usr\s+%nice\s+%sys\b.*%idle\s*$", re.M)
 # 13:50:50       0   97.03 ...      /   Average:     all   98.75 ...
-_ROW = re.compile(r"^(?P<when>\d\d:\d\d:\d\d(?: [AP]M)?|Average:)\s+(?P<cpu>all|\d+)\s+(?P<vals>[-\d.,\s]+?)\s*$")
+_ROW = re.compile(r"^(?P<when>\d\d:\d\d:\d\d(?: [AP]M)?|Average:)\s+(?P<cpu>all|\d+)\s+(?P<vals>[-\d.,\s]*[-\d.,]|\s)\s*$")
 
 
 def detect(head: str) -> bool:

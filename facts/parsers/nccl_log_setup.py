@@ -77,7 +77,7 @@ _ERRNO_NAMES = {
     "Read-only file system": "EROFS", "Invalid argument": "EINVAL",
 }
 # "No space left on device", "Permission denied (13)" (2.12+ adds the errno number)
-_ERRNO_TEXT = re.compile(r"^(?P<text>[A-Za-z][A-Za-z -]*?)\s*(?:\(\d+\))?\s*$")
+_ERRNO_TEXT = re.compile(r"^(?P<text>[A-Za-z](?:[A-Za-z -]*[A-Za-z-])?)\s*(?:\(\d+\))?\s*$")
 
 
 #: the errnos of a call refused access (POSIX: EACCES, EPERM; EROFS a read-only /dev/shm)

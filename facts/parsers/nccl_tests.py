@@ -138,7 +138,7 @@ _COMMAND = re.compile(r"(?<![\w.-])(?P<bin>(?:all_reduce|all_gather|reduce_scatt
 # Rank  0 on  hostname device  0 [0x1a] Tesla V100-SXM2-16GB        (v1.0.0: no Pid)
 _RANK = re.compile(
     r"Rank +(?P<rank>\d+)(?: +Group +(?P<group>\d+))?(?: +Pid +(?P<pid>\d+))? on +(?P<host>\S+) "
-    r"device +(?P<device>\d+) \[(?P<bus>[0-9a-fA-Fx:]+)\] (?P<name>.*?)\s*$"
+    r"device +(?P<device>\d+) \[(?P<bus>[0-9a-fA-Fx:]+)\] (?P<name>(?:[^\n]*\S)?)\s*$"
 )
 
 # 0 OK          2 FAILED

@@ -102,6 +102,27 @@ CASES = [
     ("nccl_log", "_OFI_TEST_LINE",  # aws/aws-ofi-nccl#22 (fixtures/artefacts/nccl_log/ofi_test_logger_open_av_einval.log)
      "WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument",
      {"level": "WARN", "msg": "NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument"}),
+    # R5b
+    ("nccl_log_setup", "_ERRNO_TEXT",  # NVIDIA/nccl#328 ("Call to shm_open failed : Permission denied", its strerror text)
+     "Permission denied", {"text": "Permission denied"}),
+    ("nccl_tests", "_RANK",  # fixtures/artefacts/nccl_tests/soperator_pr428_multihost.txt (nebius/soperator PR 428)
+     "#  Rank  0 Group  0 Pid   1887 on   worker-1 device  0 [0x8d] NVIDIA H100 80GB HBM3",
+     {"rank": "0", "group": "0", "pid": "1887", "host": "worker-1", "device": "0", "bus": "0x8d", "name": "NVIDIA H100 80GB HBM3"}),
+    ("kernel_log", "_RECOVERY",  # vllm-project/vllm#40652 (fixtures/artefacts/kernel_log/talos_xid74_xid154_vllm40652.log)
+     "NVRM: Xid (PCI:0000:48:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)",
+     {"prev": "None", "code": "1", "action": "GPU Reset Required"}),
+    ("kernel_log_drm", "_LINE",  # fixtures/artefacts/kernel_log/ogkm116_open_module_missing_nvdec0_gsp_rm.log (open-gpu-kernel-modules#116)
+     "[    3.597537] [drm:nv_drm_load [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000100] Failed to allocate NvKmsKapiDevice",
+     {"func": "nv_drm_load", "gpu": "00000100", "msg": "Failed to allocate NvKmsKapiDevice"}),
+    ("kernel_log_efa", "_LINE",  # aws/aws-ofi-nccl#22 (fixtures/artefacts/kernel_log/ofinccl22_efa_alloc_pd_failed.log)
+     "[ 1632.420957] infiniband efa_0: Failed to allocate pd[-12]",
+     {"ibdev": "efa_0", "bdf": None, "ibdev2": None, "msg": "Failed to allocate pd[-12]"}),
+    ("libibverbs", "_LINE",  # fixtures/artefacts/libibverbs/rxe_dev48_no_provider_for_uverbs0.txt
+     "libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0",
+     {"msg": "no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0"}),
+    ("mpstat", "_ROW",  # fixtures/artefacts/mpstat/mpstat_all_busy.txt
+     "Average:     all   98.75    0.00    0.25    0.00    0.00    0.00    1.00    0.00    0.00    0.00",
+     {"when": "Average:", "cpu": "all", "vals": "98.75    0.00    0.25    0.00    0.00    0.00    1.00    0.00    0.00    0.00"}),
 ]
 
 
