@@ -42,7 +42,7 @@ KIND = "nvidia_installer"
 # ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when ...   (gpu-driver-container#44)
 _LOAD = re.compile(r"^\s*ERROR: Unable to load the kernel module '(?P<ko>[\w-]+\.ko)'", re.M)
 # -> Kernel module load error: No such device                                                      (Bumblebee#932)
-_DETAIL = re.compile(r"^\s*-> Kernel module load error: (?P<why>[^\n]+?)\s*$", re.M)
+_DETAIL = re.compile(r"^\s*-> Kernel module load error: (?P<why>[^\n](?:[^\n]*?\S)??)\s*$", re.M)
 # Please see the log entries 'Kernel module load error' and 'Kernel messages' at the end of the file '/var/log/nvidia-installer.log' for more information.
 _SEE_LOG = re.compile(r"^\s*Please see the log entries 'Kernel module load error' and 'Kernel messages'", re.M)
 _FOLLOW = 10  # lines after the ERROR within which its detail line is read
