@@ -47,7 +47,7 @@ _IN_USE = re.compile(rf"\bGPU (?P<bdf>{_BDF}) is currently in use by another pro
 # The following GPUs could not be reset:
 _HEADER = re.compile(r"The following GPUs could not be reset:")
 #   GPU 00000000:1A:00.0: In use by another client      (a row under the header)
-_ROW = re.compile(rf"^\s*GPU (?P<bdf>{_BDF}):\s*(?P<msg>\S[^\n]*?)\s*$")
+_ROW = re.compile(rf"^\s*GPU (?P<bdf>{_BDF}):\s*(?P<msg>\S(?:[^\n]*?\S)??)\s*$")
 #   GPU 00000000:17:00.0: In use by another client      (the row pasted without its header: NVML_ERROR_IN_USE's
 #   text, what a reset is refused with, names the table on its own; the incident write-up's row above)
 _IN_USE_ROW = re.compile(rf"^\s*GPU (?P<bdf>{_BDF}):\s*In use by another client\b", re.M)
