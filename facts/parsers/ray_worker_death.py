@@ -73,7 +73,7 @@ _CONTEXT = re.compile(r"^\s+(?P<k>class_name|actor_id|pid|name|namespace|ip): (?
 # ray.exceptions.RayTaskError(ActorDiedError): ray::TaskRunner.run() (pid=4030, ip=10.0.2.100, actor_id=3c87465a346071ce4fca78a401000000, repr=<main_ppo.TaskRunner object at 0x7123673b92b0>)   (verl-project/verl#5750)
 _WRAPPED = re.compile(r"\bRayTaskError\((?:ActorDiedError|RayActorError)\): ray::(?P<task>[\w.<>]{1,200})\(\)")
 _EXIT_TYPE = re.compile(r"Worker exit type: (?P<t>[A-Z_]+)")
-_EXIT_DETAIL = re.compile(r"Worker exit detail: (?P<d>.{1,600}?)\s*$", re.S)
+_EXIT_DETAIL = re.compile(r"Worker exit detail: (?P<d>.(?:.{0,598}?\S)??)\s*$", re.S)
 _PID = re.compile(r"Worker PID: (?P<pid>\d+)")
 _IP = re.compile(r"Worker IP address: (?:\[)?(?P<ip>[\d.]+)")
 _DETECT = re.compile(r"A worker died or was killed while executing|The actor is dead because its worker process has died|Raylet failed\. Shutting down\."
