@@ -110,7 +110,7 @@ _SHELL_SIGNALS = {"Segmentation fault": 11, "Bus error": 7, "Illegal instruction
                   "Aborted": 6, "Killed": 9}
 _SIG = r"(?P<sig{n}>Segmentation fault|Bus error|Illegal instruction|Floating point exception|Aborted|Killed)(?P<core{n}>[ \t]+\(core dumped\))?"
 SHELL_REPORT = re.compile(
-    r"^[ \t]*(?:[^\s:]{1,300}: line \d{1,7}: +\d{1,9} " + _SIG.format(n=1) + r"(?:[ \t]+(?P<cmd>\S[^\n]{0,500}?))?"
+    r"^[ \t]*(?:[^\s:]{1,300}: line \d{1,7}: +\d{1,9} " + _SIG.format(n=1) + r"(?:[ \t]+(?P<cmd>\S(?:[^\n]{0,499}?[^ \t\n])??))?"
     r"|" + _SIG.format(n=2) + r")[ \t]*\r?$", re.M)
 
 
@@ -128,7 +128,7 @@ _ZSH_SIGNALS = {"segmentation fault": 11, "bus error": 7, "illegal hardware inst
                 "floating point exception": 8, "abort": 6, "killed": 9}
 ZSH_REPORT = re.compile(
     r"^[ \t]*(?:\[\d{1,6}\] +(?:[+-] +)?\d{1,9}|zsh:) +(?P<zsig>segmentation fault|bus error|illegal hardware instruction"
-    r"|floating point exception|abort|killed)(?P<zcore> \(core dumped\))?(?: +(?P<zcmd>\S[^\n]{0,500}?))?[ \t]*\r?$", re.M)
+    r"|floating point exception|abort|killed)(?P<zcore> \(core dumped\))?(?: +(?P<zcmd>\S(?:[^\n]{0,499}?[^ \t\n])??))?[ \t]*\r?$", re.M)
 
 # gdb stopping the process on a fatal signal (gdb/infrun.c print_signal_received_reason):
 # Thread 22 "lmp" received signal SIGSEGV, Segmentation fault.          (ROCm/ROCm#2272)
