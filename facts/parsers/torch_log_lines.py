@@ -103,7 +103,7 @@ DATALOADER_KILLED = re.compile(r"DataLoader worker \(pid (?P<pid>\d+)\) is kille
 # NCCL communicator was aborted on rank 0.      (PeterGriffinJin/Search-R1#170)
 # torch.distributed.DistBackendError: NCCL communicator was aborted on rank 1.
 # torch.distributed.DistBackendError: NCCL communicator was aborted after a previous error      (2.x, NCCLUtils.cpp: no rank)
-COMM_ABORTED = re.compile(r"NCCL communicator was aborted on rank (?P<rank>\d+)\b\.?(?:\s+Original reason for failure was: (?P<reason>[^\n]+?))?\s*$|NCCL communicator was aborted on rank (?P<rank2>\d+)\b"
+COMM_ABORTED = re.compile(r"NCCL communicator was aborted on rank (?P<rank>\d+)\b\.?(?:\s+Original reason for failure was: (?P<reason>[^\n](?:[^\n]*?\S)??))?\s*$|NCCL communicator was aborted on rank (?P<rank2>\d+)\b"
                           r"|NCCL communicator was aborted after a previous error")
 
 # torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
