@@ -59,7 +59,7 @@ _ENTRY = re.compile(r"^provider: (?P<provider>\S+)[ \t]*\n[ \t]+fabric: (?P<fabr
 # libfabric:151205:1753871244:ofi_rxm:core:core:ofi_layering_ok():1275<info> Need core provider, skipping ofi_rxm   (libfabric#11256)
 # libfabric:72089:efa:fabric:efa_get_matching_info():705<info> found match for interface (null) EFA-fe80::d0:59ff:feea:faa   (1.9-1.14)
 # the fields before the function: [pid:[time:]][log prefix:]provider:subsystem (the provider and subsystem are the last two)
-_LOG = re.compile(r"^libfabric:(?P<fields>[^\s()<>]{0,200}):(?P<func>\w+)\(\):(?P<line>\d+)<(?P<level>warn|trace|info|debug)> ?(?P<msg>.*?)\s*$", re.M)
+_LOG = re.compile(r"^libfabric:(?P<fields>[^\s()<>]{0,200}):(?P<func>\w+)\(\):(?P<line>\d+)<(?P<level>warn|trace|info|debug)> ?(?P<msg>(?:.*\S)?)\s*$", re.M)
 # the classifier's signature of such a line (no bounded run: the RE2 set stays small)
 _LOG_SIGNATURE = re.compile(r"^libfabric:[^\n]*\(\):\d+<(?:warn|trace|info|debug)>", re.M)
 # fi_getinfo: provider efa output empty list       fi_getinfo: provider efa returned -61 (No data available)   (src/fabric.c)
