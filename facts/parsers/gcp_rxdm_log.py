@@ -42,7 +42,7 @@ _FILES = (r"(?:fastrak_\w+|a3_gpu_rxq_configurator|buffer_mgr_client|unix_socket
 # I0312 10:11:12.123456       1 fastrak_gpumem_manager.cc:255] Initializing CUDA   (absl's full prefix, filled in)
 _LINE = re.compile(
     r"^[ \t]*(?P<sev>[IWEF])\d{4}(?: \d\d:\d\d:\d\d(?:\.\d+)?)?(?: +\d+)? (?P<file>" + _FILES + r"):(?P<line>\d+)\] ?"
-    r"(?P<msg>[^\n]*?)[ \t\r]*$", re.M)
+    r"(?P<msg>(?:[^\n]*[^ \t\r\n])?)[ \t\r]*$", re.M)
 # Number of GPUs detected in the PCI tree 7 is not equal to the actual number of GPUs reported by CUDA 8.
 _GPU_COUNT = re.compile(r"Number of GPUs detected in the PCI tree (?P<pci>\d+) is not equal to the actual number of GPUs "
                         r"reported by CUDA (?P<cuda>\d+)")
