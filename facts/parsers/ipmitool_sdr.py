@@ -40,7 +40,7 @@ _STATUS = r"(?P<status>ok|ns|nc|cr|nr|lnc|lcr|lnr|unc|ucr|unr)"
 _LIST = re.compile(r"^(?P<name>[^|]{0,200}?\S)\s*\| (?P<reading>[^|]{0,200}?)\s*\| " + _STATUS + r"\s*$")
 # sdr elist:  Ambient Temp     | 0Eh | ok  |  7.1 | 19 degrees C
 #             CMOS Battery     | 10h | ok  |  7.1 |
-_ELIST = re.compile(r"^(?P<name>[^|]{0,200}?\S)\s*\| (?P<num>[0-9A-Fa-f]{2})h \| " + _STATUS + r"\s*\|\s*\d+\.\d+ \|\s?(?P<reading>.*?)\s*$")
+_ELIST = re.compile(r"^(?P<name>[^|]{0,200}?\S)\s*\| (?P<num>[0-9A-Fa-f]{2})h \| " + _STATUS + r"\s*\|\s*\d+\.\d+ \|\s?(?P<reading>(?:.*\S)?)\s*$")
 # sensor:     CPU1 Temp        | 45.000     | degrees C  | ok    | na        | na        | na        | 85.000    | 90.000    | 95.000
 #             PS1 Status       | 0x1        | discrete   | 0x0100| na        | na        | na        | na        | na        | na
 _SENSOR = re.compile(
