@@ -162,8 +162,8 @@ _DIAL_SOCKET = re.compile(r"Error while dialing:? dial unix (?P<sock>\S{0,200}/d
 # 2023/08/14 12:05:26 Plugin Volcano-GPU-Plugin failed to start: listen unix /var/lib/kubelet/device-plugins/volcano.sock: bind: address already in use   (volcano-sh/devices#48)
 # E0101 00:00:00.000000       1 server.go:146] Could not register device plugin: rpc error: code = Unavailable desc = ...   (klog.Errorf, v0.17+)
 # 2020/05/14 02:11:19 Could not contact Kubelet, retrying. Did you enable the device plugin feature gate?   (v0.6-v0.11; "Could not contact Kubelet. Did you ..." later)
-_START = re.compile(r"Could not start device plugin for '(?P<res>[^']+)': (?P<err>.+?)\s*$")
-_PLUGIN_START = re.compile(r"\bPlugin (?P<name>\S+) failed to start: (?P<err>.+?)\s*$")
+_START = re.compile(r"Could not start device plugin for '(?P<res>[^']+)': (?P<err>.*\S|[^\S\n])\s*$")
+_PLUGIN_START = re.compile(r"\bPlugin (?P<name>\S+) failed to start: (?P<err>.*\S|[^\S\n])\s*$")
 _REGISTER = re.compile(r"Could not register device plugin: (?P<err>.+?)\s*$")
 _KUBELET = re.compile(r"Could not contact Kubelet\b")
 # I0101 00:00:00.000000       1 main.go:302] Failed to start one or more plugins. Retrying in 30s...
@@ -179,7 +179,7 @@ _LIFECYCLE = re.compile(r"\] Loading NVML\s*$|\b(?:Starting (?:FS|OS) watcher\.|
 # GRPC server for 'nvidia.com/gpu' crashed with error: ...   (server.go, every version)
 _GRPC_CRASHED = re.compile(r"GRPC server for '(?P<res>[^']+)' crashed with error: (?P<err>.+?)\s*$")
 # panic: runtime error: invalid memory address or nil pointer dereference   (Go runtime/panic.go printpanics; volcano-sh/devices#58)
-_PANIC = re.compile(r"^\s*panic: (?P<msg>\S.*?)\s*$")
+_PANIC = re.compile(r"^\s*panic: (?P<msg>\S(?:.*\S)?)\s*$")
 # panic: More than one MIG device type present on node   (mig-strategy.go, migStrategySingle.GetPlugins; gpu-operator#286)
 # panic: At least one device with migEnabled=true was not configured correctly: More than one MIG device type ...   (gpu-operator#460)
 _MIG_REFUSAL = re.compile(r"(?i)MIG device type present on node|No MIG devices present on node|Unsupported MIG device found"
@@ -199,8 +199,8 @@ _SOCKET_IN_USE = re.compile(r"\blisten unix \S+: bind: address already in use")
 #   gpu-feature-discovery: 2022/06/15 03:25:50 Error: error creating NVML labeler: error creating resource labeler: failed to construct MIG resource labeler: failed to create labeler for mig-strategy=single: failed to check for empty MIG-enabled devices: NVML error: Not Found
 #   gpu-feature-discovery: 2022/08/30 02:07:24 Error: error creating NVML labeler: failed to initialize NVML: unexpected failure calling nvml.Init: error opening libnvidia-ml.so.1: ...
 #   E1105 17:45:39.017442       1 main.go:110] error creating labeler: error getting devices: error getting device handle for index '0': Unknown Error
-_GFD_ERROR = re.compile(r"\bgpu-feature-discovery: \d{4}/\d\d/\d\d \d\d:\d\d:\d\d (?:Error|Unexpected error): (?P<err>\S.*?)\s*$"
-                        r"|\] (?P<kerr>error creating (?:NVML )?labeler: .+?)\s*$")
+_GFD_ERROR = re.compile(r"\bgpu-feature-discovery: \d{4}/\d\d/\d\d \d\d:\d\d:\d\d (?:Error|Unexpected error): (?P<err>\S(?:.*\S)?)\s*$"
+                        r"|\] (?P<kerr>error creating (?:NVML )?labeler: (?:.*\S|[^\S\n]))\s*$")
 _GFD_MIG = re.compile(r"\bMIG\b|mig-strategy")  # the MIG strategy's labeler: reason mig_config
 _GFD_NVML = re.compile(r"failed to initialize NVML|could not load NVML|libnvidia-ml\.so")  # reason nvml_init
 # Its run loop and exit (main.go, every version), read as used with no fact; the deferred clean-up of a file it had
