@@ -42,7 +42,7 @@ KIND = "k8s_object_yaml"
 _DETECT_API = re.compile(r"^apiVersion: *[\w.-]+(?:/[\w.-]+)?[ \t]*$", re.M)
 _DETECT_KIND = re.compile(r"^kind: *[A-Z]\w{0,62}[ \t]*$", re.M)
 #   name: que02          - event: PodEvicted          nvidia.com/gpu: "4"          capability:
-_KEY = re.compile(r"^(?P<ind>[ \t]*)(?P<item>- +)?(?P<key>[\w./-]{1,253}):(?:[ \t]+(?P<val>\S[^\n]*?))?[ \t]*$")
+_KEY = re.compile(r"^(?P<ind>[ \t]*)(?P<item>- +)?(?P<key>[\w./-]{1,253}):(?:[ \t]+(?P<val>\S(?:[^\n]*[^ \t\n])?))?[ \t]*$")
 # nvidia.com/gpu   momenta.ai/rdma   kubernetes.io/batch-cpu   (a domain-qualified resource name)
 _EXTENDED = re.compile(r"^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?\.[a-z]{2,}/[A-Za-z0-9][\w.-]*$")
 # "4"   16k   300Gi   "72333918208"   0.5     (a Kubernetes quantity)
