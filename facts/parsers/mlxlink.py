@@ -39,7 +39,7 @@ _DEV_ARG = re.compile(r"(?:-d|--device)[ =](?P<dev>\S+)")
 _PORT_ARG = re.compile(r"(?:-p|--port)[ =](?P<port>\d+)")
 # Operational Info
 # ----------------
-_SECTION = re.compile(r"^(?P<name>[A-Z][A-Za-z ()]+?)\s*$")
+_SECTION = re.compile(r"^(?P<name>[A-Z](?:[A-Za-z ()]*[A-Za-z()]|[ ]))\s*$")
 _RULE = re.compile(r"^-{4,}\s*$")
 # State                              : Active
 # Effective Physical BER             : 15E-255

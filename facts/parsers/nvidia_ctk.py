@@ -36,8 +36,8 @@ KIND = "nvidia_ctk"
 
 # WARN[0000] Could not locate /dev/dri/controlD64: pattern /dev/dri/controlD64 not found       (logrus TTY)
 # Jun 17 21:11:58 source-server nvidia-ctk[6690]: time="2026-06-17T21:11:58-04:00" level=warning msg="Ignoring error in locating libnvidia-sandboxutils.so.1: ..."
-_LINE = re.compile(r"^(?:[ \t]*(?P<tty>INFO|WARN|ERRO|FATA|DEBU|TRAC|PANI)\[\d{4,}\] (?P<msg>.*?)"
-                   r"|.*?\blevel=(?P<lvl>[a-z]{4,7}) msg=\"(?P<qmsg>(?:[^\"\\\n]|\\.)*)\".*?)[ \t\r]*$", re.M)
+_LINE = re.compile(r"^(?:[ \t]*(?P<tty>INFO|WARN|ERRO|FATA|DEBU|TRAC|PANI)\[\d{4,}\] (?P<msg>(?:[^\n]*[^ \t\r\n])?)"
+                   r"|.*?\blevel=(?P<lvl>[a-z]{4,7}) msg=\"(?P<qmsg>(?:[^\"\\\n]|\\.)*)\"(?:[^\n]*[^ \t\r\n])?)[ \t\r]*$", re.M)
 # what only nvidia-ctk says (detect and SIGNATURES): its mode, device and library selection, its CDI spec and
 # runtime configuration, the warnings below
 _OWN = (r"Auto-detected mode as |Selecting /\S+ as /|Using driver version \d|Generated CDI spec with version"

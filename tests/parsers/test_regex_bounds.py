@@ -123,6 +123,12 @@ CASES = [
     ("mpstat", "_ROW",  # fixtures/artefacts/mpstat/mpstat_all_busy.txt
      "Average:     all   98.75    0.00    0.25    0.00    0.00    0.00    1.00    0.00    0.00    0.00",
      {"when": "Average:", "cpu": "all", "vals": "98.75    0.00    0.25    0.00    0.00    0.00    1.00    0.00    0.00    0.00"}),
+    # R5b
+    ("mlxlink", "_SECTION",  # fixtures/artefacts/mlxlink/bluefield3_tutorial_p0_active.txt
+     "Operational Info", {"name": "Operational Info"}),
+    ("nvidia_ctk", "_LINE",  # NVIDIA/nvidia-container-toolkit#396 (fixtures/artefacts/nvidia_ctk/ctk396_runtime_configure_cdi_generate.txt)
+     "WARN[0000] Could not locate /dev/dri/controlD64: pattern /dev/dri/controlD64 not found ",
+     {"tty": "WARN", "msg": "Could not locate /dev/dri/controlD64: pattern /dev/dri/controlD64 not found", "lvl": None, "qmsg": None}),
 ]
 
 
