@@ -128,7 +128,7 @@ _MEMLOCK = re.compile(r"\(current: (?P<kb>\d{1,20}) kbytes\)")
 # ... UCX  ERROR ibv_query_device_ex(mlx5_0) returned 95: Operation not supported                                                     (format filled)
 _RETURNED = re.compile(
     r"^[^\n]*?\bERROR\s+(?P<verb>(?:ibv|mlx5dv)_\w{1,40})\((?P<dev>[A-Za-z]\w{0,31})\) returned (?P<ret>-?\d{1,6}): "
-    r"(?P<err>[A-Za-z][A-Za-z ]{0,60}?)[ \t]*\.?[ \t\r]*$", re.M)
+    r"(?P<err>[A-Za-z](?:[A-Za-z ]{0,59}?[A-Za-z])??)[ \t]*+\.?[ \t\r]*$", re.M)
 
 
 # ... sys.c:619  UCX  ERROR shmget(size=2097152 flags=0xfb0) for mm_recv_desc failed: Operation not permitted, please check shared memory limits by 'ipcs -l'
