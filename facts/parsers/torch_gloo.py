@@ -46,8 +46,8 @@ TIMEOUT = re.compile(r"(?:\[(?:[^\]\s]*/)?(?P<src>unbound_buffer\.cc):\d+\] )?"
 # Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error
 # Gloo connectFullMesh failed with [pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:152] timed out connecting: SO_ERROR: Connection refused, remote=[127.0.1.1]:20901
 # Gloo connectFullMesh failed ... timed out connecting: SO_ERROR: Connection refused,       (a quote that cuts the source, remote on the next line)
-CONNECT = re.compile(r"\bGloo connectFullMesh failed(?: with)?(?: \[(?:[^\]\s]*/)?[\w.]+:\d+\])?(?: \.\.\.)?:? ?(?P<detail>[^\n]*?)"
-                     r",?\s*(?:remote=\[(?P<remote>[^\]\s]+)\](?::\S+)?)?\s*$")
+CONNECT = re.compile(r"\bGloo connectFullMesh failed(?: with)?(?: \[(?:[^\]\s]*/)?[\w.]+:\d+\])?(?: \.\.\.)?:? ?(?P<detail>(?:[^\n]*?(?:[^\s,]|[^\n](?=,)))??)"
+                     r",?\s*+(?:remote=\[(?P<remote>[^\]\s]+)\](?::\S+)?)?\s*$")
 REMOTE = re.compile(r"^\s*remote=\[(?P<remote>[^\]\s]+)\]")
 
 #: the literals that put a line in front of :func:`read` / :func:`read_connect` (torch_log's marked lines)
