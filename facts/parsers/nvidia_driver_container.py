@@ -52,7 +52,10 @@ _STEP_OR_DEPS = re.compile(r"^\s*(?:" + "|".join(re.escape(s) for s, _ in STEPS)
 
 # Error: Unable to find a match: kernel-headers-4.18.0-240.23.2.el8_3.x86_64 kernel-devel-4.18.0-240.23.2.el8_3.x86_64   (dnf)
 # E: Unable to locate package %s                     (apt's format, ubuntu driver containers)    No package %s available.   (yum 3)
-_NO_PACKAGE = re.compile(r"^\s*(?:Error: Unable to find a match|E: Unable to locate package|No package) ?:? ?(?P<pkgs>\S[^\n]*?)\s*(?:available\.)?\s*$")
+# (pkgs: greedy to its last non-blank, or to the one before a closing "available.": a lazy one before \s*$ rescanned a
+# run of blanks once per step)
+_NO_PACKAGE = re.compile(r"^\s*(?:Error: Unable to find a match|E: Unable to locate package|No package) ?:? ?"
+                         r"(?P<pkgs>\S(?:(?:[^\n]*\S)?(?=\s*available\.\s*$)|(?:[^\n]*\S)?))\s*(?:available\.)?\s*$")
 # Could not resolve Linux kernel version        Could not locate Linux kernel version string        Could not resolve RHEL version
 # FATAL: failed to install elfutils packages. RHEL entitlement may be improperly deployed.
 # FATAL: failed to reach RHEL package repositories. Ensure that the cluster can access the proper networks.

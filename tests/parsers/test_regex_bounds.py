@@ -129,6 +129,10 @@ CASES = [
     ("nvidia_ctk", "_LINE",  # NVIDIA/nvidia-container-toolkit#396 (fixtures/artefacts/nvidia_ctk/ctk396_runtime_configure_cdi_generate.txt)
      "WARN[0000] Could not locate /dev/dri/controlD64: pattern /dev/dri/controlD64 not found ",
      {"tty": "WARN", "msg": "Could not locate /dev/dri/controlD64: pattern /dev/dri/controlD64 not found", "lvl": None, "qmsg": None}),
+    # R5b
+    ("nvidia_driver_container", "_NO_PACKAGE",  # fixtures/artefacts/nvidia_driver_container/ocp47_kernel_headers_not_found.log
+     "Error: Unable to find a match: kernel-headers-4.18.0-240.23.2.el8_3.x86_64 kernel-devel-4.18.0-240.23.2.el8_3.x86_64",
+     {"pkgs": "kernel-headers-4.18.0-240.23.2.el8_3.x86_64 kernel-devel-4.18.0-240.23.2.el8_3.x86_64"}),
 ]
 
 
