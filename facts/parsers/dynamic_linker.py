@@ -125,7 +125,7 @@ _PROVIDERS = (
 # W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found
 # I tensorflow/stream_executor/dso_loader.cc:99] Couldn't open CUDA library libcudnn.so. LD_LIBRARY_PATH:
 TF_DSO = re.compile(r"\bdso_loader\.cc:\d{1,5}\] (?:Could not load dynamic library '(?P<library>[^'\n]{1,300})'; dlerror: "
-                    r"(?P<detail>[^\n]{0,400}?)(?:; LD_LIBRARY_PATH: [^\n]{0,2000})?[ \t\r]*$"
+                    r"(?P<detail>(?:[^\n]{0,399}?[^\n](?:(?<![ \t\r])|(?![ \t\r])))??)(?:; LD_LIBRARY_PATH: [^\n]{0,2000}+)?[ \t\r]*$"
                     r"|Couldn't open CUDA library (?P<old>[^\s\n]{1,300}?)\.? LD_LIBRARY_PATH:)", re.M)
 _TF_DSO_MARK = "dso_loader.cc:"
 
