@@ -91,7 +91,10 @@ _GSP_TIMEOUT = re.compile(r"NVRM: (?:GPU\d+ )?_kgsp\w+: (?:\*+ GSP (?:Timeout|Fa
 #   (nvassert.c's NV_CHECK_* helpers, printed at their caller's level)
 _ASSERT = re.compile(
     r"NVRM: (?:GPU\d+ )?nv(?:Assert|Check)\w*: (?:Assertion|Check) failed: (?P<what>.*?)"
-    r"(?: \[(?P<status>NV_ERR_\w+)\] \((?P<code>0x[0-9a-fA-F]+)\))?(?: returned from .+?)?(?: @ (?P<where>\S+))?\s*$"
+    r"(?: \[(?P<status>NV_ERR_\w+)\] \((?P<code>0x[0-9a-fA-F]+)\))?(?: returned from .+?)?(?: @ (?P<where>\S+))?"
+    # the end blanks only after a non-blank (or the blank a literal or .+? must take): a lazy column otherwise tried
+    # \s*$ from every blank of a run, each try scanning the rest of it
+    r"(?:(?<!\s)|(?<=failed: )|(?<= returned from \s))\s*$"
 )
 # NVRM: GPU is lost, skipping nvidia_ioctl
 # NVRM: GPU 0000:3b:00.0: GPU is lost

@@ -133,6 +133,11 @@ CASES = [
     ("nvidia_driver_container", "_NO_PACKAGE",  # fixtures/artefacts/nvidia_driver_container/ocp47_kernel_headers_not_found.log
      "Error: Unable to find a match: kernel-headers-4.18.0-240.23.2.el8_3.x86_64 kernel-devel-4.18.0-240.23.2.el8_3.x86_64",
      {"pkgs": "kernel-headers-4.18.0-240.23.2.el8_3.x86_64 kernel-devel-4.18.0-240.23.2.el8_3.x86_64"}),
+    # R5b
+    ("kernel_log_nvrm", "_ASSERT",  # fixtures/artefacts/kernel_log/dmesg_wpr2_already_up_rtx3080_laptop.log
+     "[   81.967314] NVRM: GPU0 nvAssertOkFailedNoLog: Assertion failed: Invalid argument to call [NV_ERR_INVALID_ARGUMENT] "
+     "(0x0000001F) returned from RPC_HDR->rpc_result @ kernel_gsp.c:6112",
+     {"what": "Invalid argument to call", "status": "NV_ERR_INVALID_ARGUMENT", "code": "0x0000001F", "where": "kernel_gsp.c:6112"}),
 ]
 
 
