@@ -36,12 +36,17 @@ KIND = "nvshmem_log"
 # src/host/init/init.cu:1011: error status: 7 (NVSHMEMX_ERROR_INTERNAL) nvshmemi_common_init failed ...                      (format filled)
 # src/host/bootstrap/bootstrap.cpp:73: non-zero status: 2: No such file or directory, exiting... bootstrap_loader_init failed (format filled)
 # src/host/topo/topo.cpp:311: NULL value get cpu_set_t failed                                                               (format filled)
-_LINE = re.compile(
+#   (the message ends on a non-blank, as the shortest one before \s*$ did: lazily, a run of blanks before its last
+#   word was scanned to its end once per step into it)
+_FORM = (
     r"(?P<file>[\w./-]*\w\.(?:cpp|cu|cc|c|h|hpp|cuh)):(?P<line>\d+): "
     r"(?:non-zero status: (?P<nz>-?\d+)(?:: (?P<errno>[^,\n]+), exiting\.\.\.)?|error status: (?P<es>-?\d+) \((?P<name>NVSHMEMX?_\w+)\)"
-    r"|(?P<null>NULL value)) ?(?P<msg>.*?)\s*$"
+    r"|(?P<null>NULL value)) ?(?P<msg>(?:.*?\S)??)\s*$"
 )
-_LINE_ANY = re.compile(_LINE.pattern, re.M)
+#   the path read from its first character only (a later start in the same path only fails too): from every start, a
+#   long run of path characters was scanned to its end and back
+_LINE = re.compile(r"(?<![\w./-])" + _FORM)
+_LINE_ANY = re.compile(_FORM, re.M)  # an RE2 signature (SIGNATURES): no look-behind
 
 
 #: the literal every form holds: lines without one are not looked at
