@@ -102,6 +102,35 @@ CASES = [
     ("nccl_log", "_OFI_TEST_LINE",  # aws/aws-ofi-nccl#22 (fixtures/artefacts/nccl_log/ofi_test_logger_open_av_einval.log)
      "WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument",
      {"level": "WARN", "msg": "NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument"}),
+    # R5a
+    ("alertmanager_notification", "_ROW",  # m-lab/prometheus-support#64 (fixtures/artefacts/alertmanager_notification/mlab_prometheus_support64_disk_running_full.txt)
+     "    - alertname = test DiskRunningFull2", {"key": "alertname", "value": "test DiskRunningFull2"}),
+    ("compute_sanitizer", "_AT",  # fixtures/artefacts/compute_sanitizer/hecbench132_invalid_global_read.txt
+     "=========     at compress(const unsigned int *, const unsigned int *, uint2 *, int)+0xb0",
+     {"fn": "compress(const unsigned int *, const unsigned int *, uint2 *, int)", "src": None}),
+    ("compute_sanitizer", "_AT",  # google-deepmind/mujoco_warp#664 (tests/parsers/test_compute_sanitizer.py)
+     "=========     at T1 wp::load<wp::vec_t<(unsigned int)3, float>>(T1 *)+0x1dd40 in array.h:908",
+     {"fn": "T1 wp::load<wp::vec_t<(unsigned int)3, float>>(T1 *)", "src": "array.h:908"}),
+    ("dcgm_exporter_log", "_GOLOG",  # fixtures/artefacts/dcgm_exporter_log/nvml_not_found_golog_dcgmexporter450_mixed.log
+     "2025/02/27 02:51:27 INFO Starting dcgm-exporter Version=4.1.1-4.0.4",
+     {"level": "INFO", "msg": "Starting dcgm-exporter Version=4.1.1-4.0.4"}),
+    ("dcgm_exporter_log", "_TTY",  # fixtures/artefacts/dcgm_exporter_log/watch_feature_not_supported_logrus_tty_dcgmexporter86.log
+     "INFO[0000] Starting dcgm-exporter", {"level": "INFO", "msg": "Starting dcgm-exporter"}),
+    ("dcgm_log", "_LOG",  # NVIDIA/DCGM#136 (fixtures/artefacts/dcgm_log/dcgm136_config_package_missing.log)
+     "2023-11-29 16:27:36.609 ERROR [74919:74919] Could not read package diag config. Please ensure the "
+     "datacanter-gpu-manager-config package is installed [/workspaces/dcgm-rel_dcgm_3_3-postmerge/nvvs/src/"
+     "ConfigFileParser_v2.cpp:218] [DcgmNs::Nvvs::ConfigFileParser_v2::ConfigFileParser_v2]",
+     {"level": "ERROR", "plugin": None, "msg": "Could not read package diag config. Please ensure the "
+      "datacanter-gpu-manager-config package is installed"}),
+    ("dcgm_log", "_NO_METRIC_GROUPS",  # NVIDIA/dcgm-exporter#22 (fixtures/artefacts/dcgm_log/dcgm_exporter22_k80_dcgmi_no_metric_groups_paste.log)
+     "Error: Unable to Get supported metric groups: This request is serviced by a module of DCGM that is not currently loaded.",
+     {"status": "This request is serviced by a module of DCGM that is not currently loaded."}),
+    ("dcgm_log", "HEALTH",  # NVIDIA/DCGM#270 (fixtures/artefacts/dcgm_log/dcgm270_health_thermal_warning.log)
+     "ERROR [1514002:1514004] [[Health]] Detected a WARNING in health system Thermal: 'Detected clocks event due to "
+     "thermal violation in GPU 2. Verify that the cooling on this machine is functional, including external, thermal "
+     "material interface, fans, and any other components.",
+     {"result": "WARNING", "system": "Thermal", "msg": "Detected clocks event due to thermal violation in GPU 2. Verify "
+      "that the cooling on this machine is functional, including external, thermal material interface, fans, and any other components."}),
     # R5b
     ("nccl_log_setup", "_ERRNO_TEXT",  # NVIDIA/nccl#328 ("Call to shm_open failed : Permission denied", its strerror text)
      "Permission denied", {"text": "Permission denied"}),
@@ -123,6 +152,82 @@ CASES = [
     ("mpstat", "_ROW",  # fixtures/artefacts/mpstat/mpstat_all_busy.txt
      "Average:     all   98.75    0.00    0.25    0.00    0.00    0.00    1.00    0.00    0.00    0.00",
      {"when": "Average:", "cpu": "all", "vals": "98.75    0.00    0.25    0.00    0.00    0.00    1.00    0.00    0.00    0.00"}),
+    # R5c
+    ("nvidia_installer", "_DETAIL",  # Bumblebee-Project/Bumblebee#932 (fixtures/artefacts/nvidia_installer/bumblebee932_load_error_no_such_device.txt)
+     "-> Kernel module load error: No such device",
+     {"why": "No such device"}),
+    ("nvidia_smi_reset", "_ROW",  # fixtures/harvest/cases/160-gpu-reset-refused-in-use-persistence-mode/app.txt
+     "  GPU 00000000:1A:00.0: In use by another client",
+     {"bdf": "00000000:1A:00.0", "msg": "In use by another client"}),
+    ("ray_worker_death", "_EXIT_DETAIL",  # Unakar/Logic-RL#18 (fixtures/artefacts/ray_worker_death/logicrl18_actor_died_connection_error.txt)
+     "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit de"
+     "tail: Worker unexpectedly exits with a connection error code 2. End of file.",
+     {"d": "Worker unexpectedly exits with a connection error code 2. End of file."}),
+    ("subprocess_error", "SHELL_REPORT",  # ArjunaCluster/ArjunaUsers#52 (fixtures/artefacts/slurm_log/arjuna52_batch_oom_cgroup.err)
+     "/var/spool/slurmd/job00191/slurm_script: line 28:  8156 Killed                  python3 main.py --pr"
+     "op hform --epochs 400 --lr_milestones 50 100 200 --gamma 0.25 --normalizing_const_AO 10000.0 --lr_ge"
+     "nerator 0.001 --lr_conv 0.001",
+     {"sig1": "Killed", "core1": None,
+      "cmd": "python3 main.py --prop hform --epochs 400 --lr_milestones 50 100 200 --gamma 0.25 --normalizing_const_AO 10000.0 --lr_generator 0.001 --lr_conv 0.001",
+      "sig2": None, "core2": None}),
+    ("subprocess_error", "ZSH_REPORT",  # SeanNaren/deepspeech.pytorch#172 (fixtures/artefacts/subprocess_error/deepspeech172_zsh_segfault.txt)
+     "[1]    83815 segmentation fault  python train.py --train_manifest  --val_manifest  --batch_size 64 --cuda",
+     {"zsig": "segmentation fault", "zcore": None,
+      "zcmd": "python train.py --train_manifest  --val_manifest  --batch_size 64 --cuda"}),
+    ("torch_log_lines", "COMM_ABORTED",  # pytorch/pytorch#97066 (fixtures/artefacts/torch_log/watchdog_torch1x_no_numel.log)
+     "RuntimeError: NCCL communicator was aborted on rank 0.  Original reason for failure was: [Rank 0] Wa"
+     "tchdog caught collective operation timeout: WorkNCCL(SeqNum=35582, OpType=ALLREDUCE, Timeout(ms)=180"
+     "0000) ran for 1800366 milliseconds before timing out.",
+     {"rank": "0",
+      "reason": "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=35582, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800366 milliseconds before timing out.",
+      "rank2": None}),
+    ("torch_gloo", "CONNECT",  # vllm-project/vllm#7074 (fixtures/artefacts/torch_log/vllm7074_gloo_loopback_fallback_connect_failed.log)
+     "(RayWorkerWrapper pid=1890, ip=10.41.0.8) [rank8]:[E ProcessGroupGloo.cpp:144] Gloo connectFullMesh failed with "
+     "[../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error",
+     {"detail": "no error", "remote": None}),
+    ("ucx_log", "_RETURNED",  # openucx/ucx#4770 (fixtures/artefacts/ucx_log/ucx4770_osu_bw_paste_ibv_exp_query_device.txt)
+     "[1581627489.217854] [upstreamhost1:195530:0]       ib_verbs.h:84   UCX  ERROR ibv_exp_query_device(mlx5_0) "
+     "returned 38: No space left on device",
+     {"verb": "ibv_exp_query_device", "dev": "mlx5_0", "ret": "38", "err": "No space left on device"}),
+    ("nvshmem_log", "_LINE",  # NVIDIA/TensorRT-LLM#17060 (fixtures/artefacts/nvshmem_log/trtllm17060_heap_cumemmap_failed.log)
+     ".../src/host/mem/mem_heap.cpp:1519: non-zero status: 1 cuMemMap failed",
+     {"file": ".../src/host/mem/mem_heap.cpp", "line": "1519", "nz": "1", "errno": None, "es": None, "name": None,
+      "null": None, "msg": "cuMemMap failed"}),
+    ("dynamic_linker", "TF_DSO",  # googlecolab/colabtools#3408 (fixtures/artefacts/dynamic_linker/colab3408_xla_nvinfer.log)
+     "2023-02-13 19:39:03.670024: W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could not "
+     "load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file: No such file or "
+     "directory; LD_LIBRARY_PATH: /usr/lib64-nvidia",
+     {"library": "libnvinfer.so.7", "detail": "libnvinfer.so.7: cannot open shared object file: No such file or directory",
+      "old": None}),
+    ("fi_info", "_LOG",  # ofiwg/libfabric#11256 (fixtures/artefacts/fi_info/libfabric11256_info_lines_only.txt)
+     "libfabric:151205:1753871244:ofi_rxm:core:core:ofi_layering_ok():1275<info> Need core provider, skipping ofi_rxm",
+     {"fields": "151205:1753871244:ofi_rxm:core:core", "func": "ofi_layering_ok", "line": "1275", "level": "info",
+      "msg": "Need core provider, skipping ofi_rxm"}),
+    ("gcp_rxdm_log", "_LINE",  # GoogleCloudPlatform/container-engine-accelerators#580 (fixtures/artefacts/gcp_rxdm_log/cea580_gpu_count_cut.log)
+     "E0312 fastrak_gpumem_manager.cc:200] Number of GPUs detected in the",
+     {"sev": "E", "file": "fastrak_gpumem_manager.cc", "line": "200", "msg": "Number of GPUs detected in the"}),
+    ("ipmitool_sdr", "_ELIST",  # fixtures/artefacts/ipmitool_sdr/dell36_sdr_elist_all.txt
+     "Temp             | 01h | ns  |  3.1 | Disabled", {"name": "Temp", "num": "01", "status": "ns", "reading": "Disabled"}),
+    ("k8s_device_plugin", "_START",  # volcano-sh/devices#48 (fixtures/artefacts/k8s_device_plugin/volcano48_socket_in_use.log)
+     "2023/08/14 12:05:26 Could not start device plugin for 'volcano.sh/gpu-memory': listen unix "
+     "/var/lib/kubelet/device-plugins/volcano.sock: bind: address already in use",
+     {"res": "volcano.sh/gpu-memory", "err": "listen unix /var/lib/kubelet/device-plugins/volcano.sock: bind: address already in use"}),
+    ("k8s_device_plugin", "_PLUGIN_START",  # volcano-sh/devices#48 (fixtures/artefacts/k8s_device_plugin/volcano48_socket_in_use.log)
+     "2023/08/14 12:05:26 Plugin Volcano-GPU-Plugin failed to start: listen unix "
+     "/var/lib/kubelet/device-plugins/volcano.sock: bind: address already in use",
+     {"name": "Volcano-GPU-Plugin", "err": "listen unix /var/lib/kubelet/device-plugins/volcano.sock: bind: address already in use"}),
+    ("k8s_device_plugin", "_PANIC",  # NVIDIA/gpu-operator#286 (fixtures/artefacts/k8s_device_plugin/gpu_operator286_mig_single_strategy_panic_v0.log)
+     "panic: More than one MIG device type present on node", {"msg": "More than one MIG device type present on node"}),
+    ("k8s_device_plugin", "_GFD_ERROR",  # NVIDIA/gpu-feature-discovery#24 (fixtures/artefacts/k8s_device_plugin/gfd24_mig_single_strategy_nvml_not_found.log)
+     "gpu-feature-discovery: 2022/06/15 03:25:50 Error: error creating NVML labeler: error creating resource labeler: "
+     "failed to construct MIG resource labeler: failed to create labeler for mig-strategy=single: failed to check for "
+     "empty MIG-enabled devices: NVML error: Not Found",
+     {"err": "error creating NVML labeler: error creating resource labeler: failed to construct MIG resource labeler: "
+      "failed to create labeler for mig-strategy=single: failed to check for empty MIG-enabled devices: NVML error: Not Found",
+      "kerr": None}),
+    ("k8s_object_yaml", "_KEY",  # volcano-sh/volcano#3220 (fixtures/artefacts/k8s_object_yaml/volcano3220_queue_gpu_capability.yaml)
+     "apiVersion: scheduling.volcano.sh/v1beta1",
+     {"ind": "", "item": None, "key": "apiVersion", "val": "scheduling.volcano.sh/v1beta1"}),
     # R5b
     ("mlxlink", "_SECTION",  # fixtures/artefacts/mlxlink/bluefield3_tutorial_p0_active.txt
      "Operational Info", {"name": "Operational Info"}),
