@@ -36,10 +36,10 @@ KIND = "modprobe"
 # 5.879228] driverdog[2088]: 23:10:41 [ERROR] '/usr/bin/modprobe' failed - stderr: modprobe: ERROR: could not insert 'nvidia': Operation not permitted
 # [    5.881035] driverdog[2088]: modprobe: ERROR: could not insert 'nvidia_uvm': Operation not permitted
 _LINE = re.compile(
-    r"^(?:(?:.*?[#$] |.*?(?<=[\s:]))?(?:modprobe: (?:ERROR|FATAL): (?:could not insert '(?P<mod>[^']+)': (?P<why>[^\n]+?)"
+    r"^(?:(?:.*?[#$] |.*?(?<=[\s:]))?(?:modprobe: (?:ERROR|FATAL): (?:could not insert '(?P<mod>[^']+)': (?P<why>[^\n]*\S|[^\S\n])"
     r"|Module (?P<nf>\S+) not found in directory (?P<dir>\S+))"
-    r"|insmod: ERROR: could not insert module (?P<ko>\S+?)(?:\.ko(?:\.[gx]z|\.zst)?)?: (?P<kwhy>[^\n]+?))"
-    r"|(?:.*?[#$] )?(?P<trace>insmod /\S+\.ko(?:\.[gx]z|\.zst)?\b[^\n]*?))\s*$",
+    r"|insmod: ERROR: could not insert module (?P<ko>\S+?)(?:\.ko(?:\.[gx]z|\.zst)?)?: (?P<kwhy>[^\n]*\S|[^\S\n]))"
+    r"|(?:.*?[#$] )?(?P<trace>insmod /\S+\.ko(?:\.[gx]z|\.zst)?\b(?:[^\n]*\S)?))\s*$",
     re.M,
 )
 # [root@n120 ~]# modprobe -v nv_peer_mem          root@node1:~# modprobe nvidia_peermem        (pytorch) [root@gpu3 ~]#

@@ -243,6 +243,10 @@ CASES = [
      "[   81.967314] NVRM: GPU0 nvAssertOkFailedNoLog: Assertion failed: Invalid argument to call [NV_ERR_INVALID_ARGUMENT] "
      "(0x0000001F) returned from RPC_HDR->rpc_result @ kernel_gsp.c:6112",
      {"what": "Invalid argument to call", "status": "NV_ERR_INVALID_ARGUMENT", "code": "0x0000001F", "where": "kernel_gsp.c:6112"}),
+    # R5b
+    ("modprobe", "_LINE",  # bottlerocket-os/bottlerocket#4218 (fixtures/artefacts/modprobe/bottlerocket4218_driverdog_lockdown_not_permitted_mixed_console.txt)
+     "[    5.881035] driverdog[2088]: modprobe: ERROR: could not insert 'nvidia_uvm': Operation not permitted",
+     {"mod": "nvidia_uvm", "why": "Operation not permitted", "nf": None, "dir": None, "ko": None, "kwhy": None, "trace": None}),
 ]
 
 
