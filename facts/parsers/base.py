@@ -493,13 +493,7 @@ class FactBuilder:
             asked = keep
             if not keep:
                 # a healthy reading no rule in use can bind: counted for its summary, not built
-                slot = self.result.folded.get((node, kind))
-                if slot is None:
-                    text = self._text(line, text)
-                    self.result.folded[(node, kind)] = [self._fid(at, kind, n),
-                                                        {"path": art.path, "line": at, "text": text}, 1]
-                else:
-                    slot[2] += 1
+                self._fold(line, at, kind, n, node, text)
                 return None
         fid = self._fid(at, kind, n)
         typed = None
@@ -578,7 +572,7 @@ class FactBuilder:
             plan = [(cls, below, fields, None) for cls, below, fields in rows]
         art = self.artefact
         node = node or art.node
-        seen, kinds, folded, add = self._seen, self._kinds, self.result.folded, self.add
+        seen, kinds, add = self._seen, self._kinds, self.add
         offset = art.line_offset
         for cls, below, fields, kind in plan:
             if kind is None or kinds.get(kind, 0) >= FACTS_PER_KIND:  # built (or past the cap: add counts it)
@@ -592,12 +586,17 @@ class FactBuilder:
             n = seen.get(k, 0)
             seen[k] = n + 1
             kinds[kind] = kinds.get(kind, 0) + 1
-            slot = folded.get((node, kind))
-            if slot is None:
-                folded[(node, kind)] = [self._fid(line + offset, kind, n),
-                                        {"path": art.path, "line": line + offset, "text": self._text(line, None)}, 1]
-            else:
-                slot[2] += 1
+            self._fold(line, line + offset, kind, n, node, None)
+
+    def _fold(self, line: int, at: int, kind: str, n: int, node: str, text: str | None) -> None:
+        """Count a reading of ``kind`` that is folded unbuilt into its (node, kind) summary: the first
+        one's id and line (``at``, the file's) are kept for the summary to cite."""
+        slot = self.result.folded.get((node, kind))
+        if slot is None:
+            self.result.folded[(node, kind)] = [self._fid(at, kind, n),
+                                                {"path": self.artefact.path, "line": at, "text": self._text(line, text)}, 1]
+        else:
+            slot[2] += 1
 
     def _fid(self, at: int, kind: str, n: int) -> str:
         """The id of the (n+1)-th fact of ``kind`` at file line ``at``."""
