@@ -16,10 +16,9 @@ from collections import defaultdict
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
 from stethoscope.facts.kinds.network import RdmaCounterVsLimit
+from stethoscope.facts.parsers.ib_facts import HW_TRAFFIC
 
 LIMITS = "rdma_hw_counters.yaml"
-#: the responder's request counters: the traffic the port received since the driver loaded
-_TRAFFIC = ("rx_write_requests", "rx_read_requests", "rx_atomic_requests")
 
 
 def _value(reading: Fact, spec: knowledge.RdmaHwCounter) -> int | None:
@@ -31,7 +30,8 @@ def _value(reading: Fact, spec: knowledge.RdmaHwCounter) -> int | None:
 
 
 def _traffic(reading: Fact) -> int:
-    return sum(getattr(reading, f) or 0 for f in _TRAFFIC)
+    """The responder's requests the port received since the driver loaded (ib_facts.HW_TRAFFIC)."""
+    return sum(getattr(reading, f) or 0 for f in HW_TRAFFIC)
 
 
 def _span(seconds: float | None) -> str:
