@@ -19,7 +19,9 @@ loader found no file for::
 
 Facts: ``linked_library`` per resolved library (soname, path, the soname's version, the program
 when the ``ldd`` command line is in the file, ``provider`` by name: ``nccl`` for libnccl, else
-dynamic_linker.provider_of's ``nvidia_driver`` / ``cuda_toolkit`` / ...); ``shared_library_missing``
+dynamic_linker.provider_of's ``nvidia_driver`` / ``cuda_toolkit`` / ...; for a driver library, ``compat`` True
+when its path is a CUDA install's forward-compatibility directory, as ldconfig_cache says it);
+``shared_library_missing``
 per ``not found`` line (the same fact as the loader's "cannot open shared object file", so the same
 rules judge it: a driver library missing, a CUDA library missing). Empty input, or no such line:
 not recognised.
@@ -31,6 +33,7 @@ import re
 from stethoscope.facts.kinds.host import LinkedLibrary, SharedLibraryMissing  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.dynamic_linker import provider_of
+from stethoscope.facts.parsers.ldconfig_cache import _COMPAT  # a CUDA install's compat directory, as the loader's cache names it
 
 KIND = "ldd"
 
@@ -70,8 +73,9 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.add(SharedLibraryMissing, n, library=lib, program=program,
                    provider=provider if provider in ("nvidia_driver", "cuda_toolkit", "tensorrt", "cuda_profiler") else None)
         else:
-            fb.add(LinkedLibrary, n, library=lib, path=r["path"] or None, soname_version=r["ver"], program=program,
-                   provider=provider)
+            path = r["path"] or None
+            fb.add(LinkedLibrary, n, library=lib, path=path, soname_version=r["ver"], program=program,
+                   provider=provider, compat=_COMPAT.search(path) is not None if path and provider == "nvidia_driver" else None)
         result.lines_used += 1
     return result
 

@@ -49,3 +49,15 @@ def test_other_text_is_not_ldd():
     # ldconfig -p's cache listing, and an NCCL log naming a library, are other tools' lines
     assert not ldd.detect("\tlibnccl.so.2 (libc6,x86-64) => /lib/x86_64-linux-gnu/libnccl.so.2\n")
     assert not ldd.detect("node1:123:123 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so)\n")
+
+
+def test_driver_library_from_a_compat_directory():
+    # ldd's "\t%s => %s (0x%0*Zx)" row resolving libcuda.so.1 to a CUDA image's forward-compatibility copy
+    # (the path as ldconfig -p printed it in vllm-project/vllm#19794); the host driver's copy is not compat,
+    # and a library of another provider says nothing of it
+    res = parse("$ ldd /usr/local/bin/python3\n"
+                "\tlibcuda.so.1 => /usr/local/cuda-12.8/compat/libcuda.so.1 (0x00007f3b1c000000)\n"
+                "\tlibnvidia-ml.so.1 => /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1 (0x00007f3b1a000000)\n"
+                "\tlibcudart.so.12 => /usr/local/cuda-12.8/compat/../lib64/libcudart.so.12 (0x00007f3b19000000)\n")
+    got = [(f.library, f.compat) for f in res.facts]
+    assert got == [("libcuda.so.1", True), ("libnvidia-ml.so.1", False), ("libcudart.so.12", None)]
