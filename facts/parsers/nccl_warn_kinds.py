@@ -23,6 +23,8 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'socket_net_type_mismatch'
     >>> kind("socketFinalizeAccept: wrong type 1 != 2") is None
     True
+    >>> kind("socketFinalizeAccept: wrong magic 74656d2f20544547 != 7970663b906d70b9")
+    'socket_foreign_connection'
     >>> kind("NET/IB : SHARP coll init error: Cannot create SHARP job(-11)")
     'sharp_coll_init_failed'
     >>> kind("NET/IB: Device 1 marked as failed. Initiating recovery? Yes (send comm=0x7f03e8086000, outstandingRecovery=0)")
@@ -192,6 +194,13 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   the ranks chose different network transports (only the net pair; a stray bootstrap/proxy connection is another fault)
     # socketFinalizeAccept: wrong type 4 != 3        (NVIDIA/nccl-tests#188)
     ("socket_net_type_mismatch", re.compile(r"^socketFinalizeAccept: wrong type (?:3 != 4|4 != 3)\s*$")),
+    # WARN("socketFinalizeAccept: wrong magic %lx != %lx", magic, sock->magic)   (misc/socket.cc, v2.16.2-1 to v2.26.6-1: the
+    #   first 8 bytes the connecting side sent, then the listener's magic; NCCL closes that connection and accepts again.
+    #   v2.27.3-1 on say it at INFO, "socketFinalizeAccept: didn't receive a valid magic from %s"): something that is not
+    #   one of the job's NCCL ranks connected to an NCCL listening socket (74656d2f20544547 is "GET /met" little-endian:
+    #   an HTTP metrics scraper)
+    # socketFinalizeAccept: wrong magic 74656d2f20544547 != 7970663b906d70b9        (NVIDIA/nccl#1808)
+    ("socket_foreign_connection", re.compile(r"^socketFinalizeAccept: wrong magic [0-9a-f]{1,16} != [0-9a-f]{1,16}\s*$")),
     # WARN("Cannot initialize CollNet, using point-to-point network instead")   (transport.cc ncclTransportCollNetCheck,
     #   2.9 on, local rank 0 of each node: a rank's CollNet setup failed; NCCL goes on without CollNet, and the
     #   "transport.cc:N -> 2" chains around it are that fallback, not a failure)
@@ -209,7 +218,7 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
                    r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|marked as failed|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
                    r"|mixed local Net|CUDA library|missing symbol|already checked in"
-                   r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|initialize CollNet|SHARP coll init"
+                   r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|initialize CollNet|SHARP coll init"
                    r"|reverse path|ould not find|No path computed|of node \w+ not found")
 
 

@@ -151,6 +151,11 @@ MESSAGES = [
      "nccl_warn", {"message_kind": "uds_bind_address_in_use"}),
     ("n1:1:2 [3] misc/ipcsocket.cc:57 NCCL WARN UDS: Binding to socket /tmp/nccl-socket-3-5f1c0a9e2b7d4c11 failed : "
      "Permission denied (13)", "nccl_warn", {"message_kind": None}),
+    # src/misc/socket.cc's WARN "socketFinalizeAccept: wrong magic %lx != %lx" (v2.16.2-1 to v2.26.6-1): a connection that is
+    # not an NCCL rank's (NVIDIA/nccl#1808's line, its relay's "worker-9 >> " prefix and the second timestamp as pasted)
+    ("2025-08-12 09:37:03.463948 worker-9 >> [2025-08-12 01:37:03] :166:1226 [0] misc/socket.cc:484 NCCL WARN socketFinalizeAccept: "
+     "wrong magic 74656d2f20544547 != 7970663b906d70b9", "nccl_warn",
+     {"message_kind": "socket_foreign_connection", "source_file": "misc/socket.cc", "source_line": 484}),
     # NCCL 2.8-2.11 src/bootstrap.cc's WARN "[Rem Allocator] Allocation failed (segment %d, fd %d)" (NVIDIA/nccl#844's line);
     # the same thread's poll failure is another kind
     ("696b7901f9044f23b786795c0ef7257b000000:39:298 [0] bootstrap.cc:279 NCCL WARN [Rem Allocator] Allocation failed "
