@@ -79,9 +79,11 @@ GLOO_LOST = re.compile(r"gloo/transport/tcp/(?:tls/)?pair\.cc:\d+\] (?:Connectio
 # 2.6+ "Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?", or the errno):
 # [W822 03:54:49.636977195 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=15, addr=[wcde03d70a73-node-0-1.wcde03d70a73.kubeflow-user-example-com.svc.cluster.local]:60560, remote=[wcde03d70a73-node-0-0.wcde03d70a73.kubeflow-user-example-com.svc.cluster.local]:29500): failed to recv, got 0 bytes Exception raised from recvBytes at ...   (kubeflow/website#4186: the stack run onto the same line)
 # [W304 19:44:41.898456436 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=73, addr=localhost:46764, remote=localhost:29500): Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?
+# the same of a wait with a timeout (TCPStore.cpp receiveValueWithTimeout, C10D_WARNING("recvValueWithTimeout failed on {}: {}")):
+# [rank101]:[W703 01:01:05.364835151 TCPStore.cpp:138] [c10d] recvValueWithTimeout failed on SocketImpl(fd=90, addr=[cw-h100-220-057.dm1-compute-compute.tenant-slurm.svc.cluster.local]:43518, remote=[cw-h100-192-053.dm1-compute-compute.tenant-slurm.svc.cluster.local]:56789): Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?   (NVIDIA/nccl#1762, PyTorch 2.8)
 # and its send to the store failing the same way (TCPStore.cpp:106, C10D_WARNING("sendBytes failed on {}: {}"), 2.4+):
 # [rank0]:[W510 09:16:34.395619793 TCPStore.cpp:106] [c10d] sendBytes failed on SocketImpl(fd=62, addr=[::ffff:172.20.14.147]:54761, remote=[::ffff:172.20.14.147]:46989): Broken pipe   (modal-labs/modal-examples#1558)
-RECV_LOST = re.compile(r"\[c10d\] (?:recv(?:Value|Vector)|sendBytes) failed on SocketImpl\(fd=-?\d{1,9}, addr=[^\s,()]{1,300}, "
+RECV_LOST = re.compile(r"\[c10d\] (?:recv(?:Value(?:WithTimeout)?|Vector)|sendBytes) failed on SocketImpl\(fd=-?\d{1,9}, addr=[^\s,()]{1,300}, "
                        r"remote=(?P<remote>[^\s,()]{1,300})\): (?:[Ff]ailed to recv, got 0 bytes|Connection reset by peer|Broken pipe)")
 # ProcessGroupNCCL's heartbeat monitor polling the store for a flight-recorder dump request and finding the store gone
 # (ProcessGroupNCCL.cpp, LOG(WARNING) "Failed to check the \"should dump\" flag on TCPStore, (maybe TCPStore server has
@@ -156,7 +158,7 @@ MIN_NODES = re.compile(r"(?:^|\] )\s*min_nodes\s*:\s*(?P<n>\d+)\s*$", re.M)
 
 _ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client socket has timed out"
                   r"|seconds waiting for clients\. |DistNetworkError: (?:Connection reset by peer|Broken pipe)|" + GLOO_LOST.pattern +
-                  r"|\[c10d\] (?:recv(?:Value|Vector)|sendBytes) failed on SocketImpl\(|\"should dump\" flag on TCPStore" +
+                  r"|\[c10d\] (?:recv(?:Value(?:WithTimeout)?|Vector)|sendBytes) failed on SocketImpl\(|\"should dump\" flag on TCPStore" +
                   r"|ncclUniqueId|Socket Timeout|Wait timeout|wait timeout after|barrier timeout after|Timeout waiting for key: |waitForInput: "
                   r"|store based barrier|client socket has failed to connect|server socket has failed to|Address already in use"
                   r"|SignalException: Process|death signal, shutting down|closing signal SIG")

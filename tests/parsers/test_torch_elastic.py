@@ -71,6 +71,11 @@ def test_store_server_waiting_for_clients():
      "Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?", "connection_lost"),
     ("[rank6]:[W729 10:15:17.529361055 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=76, addr=[localhost]:60950, "
      "remote=[localhost]:29500): Connection reset by peer", "connection_lost"),
+    # the same of TCPStore's wait with a timeout (receiveValueWithTimeout; NVIDIA/nccl#1762, PyTorch 2.8)
+    ("[rank101]:[W703 01:01:05.364835151 TCPStore.cpp:138] [c10d] recvValueWithTimeout failed on SocketImpl(fd=90, "
+     "addr=[cw-h100-220-057.dm1-compute-compute.tenant-slurm.svc.cluster.local]:43518, "
+     "remote=[cw-h100-192-053.dm1-compute-compute.tenant-slurm.svc.cluster.local]:56789): Failed to recv, got 0 bytes. "
+     "Connection was likely closed. Did the remote server shutdown or crash?", "connection_lost"),
     # near misses: the same warning of another errno (a store wait's timeout is socket.cpp's own line), prose
     ("[W304 19:44:41.898456436 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=73, addr=localhost:46764, remote=localhost:29500): "
      "Connection timed out", None),
