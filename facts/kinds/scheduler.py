@@ -214,8 +214,12 @@ class ContainerToolkitError(Fact):
     #: creation failed: <path in the container's rootfs>: <strerror>", src/utils.c file_create: the
     #: mount point could not be made), ``mount`` ("mount operation failed"), ``stat`` ("stat failed"),
     #: ``device_rules`` ("failed to add device rules: <why>": the container's device cgroup, v1 devices.allow or
-    #: v2's eBPF filter, could not be given the GPUs); ``other`` for any other message or stage
-    operation: Literal["file_create", "mount", "stat", "device_rules", "other"] = "other"
+    #: v2's eBPF filter, could not be given the GPUs); ``unknown_device`` (device stage, "<dev>: unknown
+    #: device": the container asked for a GPU index, UUID or bus id the host's driver does not list);
+    #: ``device_list_path`` (the same for the device plugin's volume-mounts list path, which the toolkit
+    #: was not configured to accept); ``other`` for any other message or stage
+    operation: Literal["file_create", "mount", "stat", "device_rules", "unknown_device", "device_list_path", "other"] = "other"
+    device: str | None = None  # unknown_device / device_list_path: the device the container asked for ("2", "GPU-9f3c...")
 
 
 @fact_kind

@@ -54,6 +54,15 @@ _NVML = re.compile(r"^nvml error: (?P<nvml>.+)$|^load library failed: (?P<lib>\S
 # nvidia-container-cli: mount error: failed to add device rules: open /sys/fs/cgroup/devices/user.slice/devices.allow: permission denied: unknown.
 _MOUNT_OP = re.compile(r"(?P<op>file creation|mount operation|stat) failed: |failed to add (?P<rules>device rules): ")
 _MOUNT_OPS = {"file creation": "file_create", "mount operation": "mount", "stat": "stat", "device rules": "device_rules"}
+# a device-stage error naming a device the driver does not list (libnvidia-container src/cli/common.c
+# select_devices: error_setx(&ierr, "unknown device") then error_setx(err, "%s: %s", dev, ierr.msg); configure.c
+# warnx("device error: %s"); before 1.0 "unknown device id: %s"): the container asked for a GPU index, UUID,
+# PCI bus id or MIG device (NVIDIA_VISIBLE_DEVICES, docker --gpus device=, compose device_ids) the host lacks:
+# nvidia-container-cli: device error: 2: unknown device: unknown                               (NVIDIA/nvidia-container-toolkit#632)
+# or the device plugin's volume-mounts list path, read as a device name by a toolkit not configured to accept it
+# (accept-nvidia-visible-devices-as-volume-mounts):
+# nvidia-container-cli: device error: /var/run/nvidia-container-devices: unknown device: unknown   (NVIDIA/nvidia-container-toolkit#108, k3s)
+_UNKNOWN_DEVICE = re.compile(r"^(?:(?P<dev>\S{1,100}?): unknown device|unknown device id: (?P<old>\S{1,100}))$")
 # The runtime ran the hook it is configured with (``<hook> prestart``) and the program there has no such
 # command: urfave/cli's help answer "No help topic for '%v'" (the Go CLI framework of the toolkit's
 # nvidia-ctk and nvidia-container-toolkit binaries), on the hook's stderr as a logrus line:
@@ -96,6 +105,10 @@ def parse(artefact: Artefact) -> ParseResult:
             text = v["nvml"] or f"{v['lib']}: {v['why']}"
             reason = nvml_reason(text) if v["nvml"] else "library_not_found"
             b.add(NvmlInitFailure, n, reason=reason, message=text, source="nvidia-container-cli")
+        elif stage == "device" and (u := _UNKNOWN_DEVICE.match(msg)) is not None:
+            dev = u["dev"] or u["old"]
+            b.add(ContainerToolkitError, n, stage=stage, message=msg, device=dev,
+                  operation="device_list_path" if dev.startswith("/") else "unknown_device")
         else:
             op = _MOUNT_OP.match(msg) if stage == "mount" else None
             b.add(ContainerToolkitError, n, stage=stage, message=msg,

@@ -90,6 +90,23 @@ def test_container_cli_mount_error_operations():
         assert g.operation == op
 
 
+def test_container_cli_unknown_device():
+    # NVIDIA/nvidia-container-toolkit#632: the compose service asked for GPU index 2 (twice in the output)
+    facts = _parse(nvidia_container_cli, "nvidia_container_cli/toolkit632_compose_unknown_device_2.txt").facts
+    assert [(f.stage, f.operation, f.device, f.message) for f in facts] == [("device", "unknown_device", "2", "2: unknown device")] * 2
+    # NVIDIA/nvidia-container-toolkit#108: the device plugin's volume-mount list path read as a device name
+    (g,) = _parse(nvidia_container_cli, "nvidia_container_cli/toolkit108_k3s_volume_mount_list_unknown_device.txt").facts
+    assert (g.operation, g.device) == ("device_list_path", "/var/run/nvidia-container-devices")
+    # a bus id keeps its colons; the pre-1.0 wording names the device after the words
+    for line, dev in (("nvidia-container-cli: device error: 0000:3b:00.0: unknown device: unknown", "0000:3b:00.0"),
+                      ("nvidia-container-cli: device error: unknown device id: 1", "1")):
+        (h,) = _parse(nvidia_container_cli, text=line + "\n").facts
+        assert (h.operation, h.device) == ("unknown_device", dev)
+    # another device-stage message stays other
+    (k,) = _parse(nvidia_container_cli, text="nvidia-container-cli: device error: exceeds maximum GPU device count: unknown\n").facts
+    assert (k.operation, k.device) == ("other", None)
+
+
 def test_container_cli_behind_the_operators_wrapper():
     # NVIDIA/gpu-operator#130: the GPU Operator's toolkit runs the binary as nvidia-container-cli.real
     (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/gpuoperator130_cli_real_driver_error.txt").facts
