@@ -96,6 +96,27 @@ _ASSERT = re.compile(
     # \s*$ from every blank of a run, each try scanning the rest of it
     r"(?:(?<!\s)|(?<=failed: )|(?<= returned from \s))\s*$"
 )
+# The assertion kernel_gsp.c raises (580-590, _kgspRpcRecvPoll) when RPC_TIMEOUT_GPU_RESET_THRESHOLD (3) RPC
+# timeouts come back to back: "GSP is completely stalled and cannot be recovered", so it marks the GPU for
+# reset (gpuMarkDeviceForReset), sets bFatalError and takes a destructive core dump:
+# NVRM: nvAssertFailedNoLog: Assertion failed: Back to back GSP RPC timeout detected! GPU marked for reset @ kernel_gsp.c:2387
+#   (NVIDIA/open-gpu-kernel-modules#1118, 580.126.20, Talos' "192.168.11.119: kern: warning: [...]: " prefix)
+_GSP_STALLED = "Back to back GSP RPC timeout detected"
+# The RPC history a GSP timeout dumps (kernel_gsp.c _kgspLogRpcHistory / _kgspLogRpcHistoryEntry, 535-595:
+# "GPU%d RPC history (CPU -> GSP):", a column header, then "    %c%-4d %-4d %-21.21s %10u 0x%016llx 0x%016llx
+# 0x%016llx 0x%016llx %6llu%cs %c" per RPC, newest first; the last column 'y' on entry 0 while the CPU is still
+# polling for that RPC's answer, i.e. the RPC that timed out), and the "RPC event history (CPU <- GSP)" after it:
+# NVRM:      0    76   GSP_RM_CONTROL              4127 0x0000000020803039 0x00000000000000b0 0x00065013160bb6e0 0x0000000000000000          y
+# NVRM:     -1    76   GSP_RM_CONTROL              4126 0x000000002080a026 0x0000000000000214 0x00065013118cf0d0 0x00065013118cf158    136us
+#   (NVIDIA/open-gpu-kernel-modules#1118, Talos prefix; the trailing blanks of the format kept)
+_RPC_ROW = re.compile(r"NVRM:\s{1,12}(?P<idx>-?\d{1,4})\s{1,8}(?P<fn>\d{1,4})\s{1,8}(?P<name>\w{1,21})\s{1,24}(?P<seq>\d{1,10})"
+                      r"(?: 0x[0-9a-fA-F]{16}){4}(?: {1,8}\d{1,20}[mun]?s)?(?P<poll> {1,16}y)?\s*$")
+# NVRM: GPU0 RPC history (CPU -> GSP):   |   NVRM: GPU0 RPC event history (CPU <- GSP):   |   the column header
+# NVRM: GPU0 GSP RPC buffer contains function 76 (GSP_RM_CONTROL) sequence 4127 and data 0x... 0x....
+_RPC_HEAD = re.compile(r"NVRM: (?:GPU\d+ )?(?:RPC (?P<event>event )?history \(CPU|GSP RPC buffer contains function \d)"
+                       r"|NVRM:\s+entry function\s+sequence data0")
+#: how far back a row looks for the timeout it belongs to (the Xid 119 line, the banner, the history's head)
+_RPC_BACK = 40
 # NVRM: GPU is lost, skipping nvidia_ioctl
 # NVRM: GPU 0000:3b:00.0: GPU is lost
 _LOST = re.compile(rf"NVRM: (?:GPU (?P<bdf>{_BDF}): )?GPU is lost\b")
@@ -377,6 +398,18 @@ def _joined(lines: list[str], ln: int, last: re.Pattern[str]) -> tuple[str, list
     return text, block
 
 
+def _rpc_dump_read(lines: list[str], ln: int) -> bool:
+    """Whether the RPC history row at ``ln`` belongs to a dump read otherwise: an Xid 119 line or a GSP timeout
+    banner before it, or the row is of the event history (CPU <- GSP), not the RPCs the CPU waited for."""
+    for k in range(ln - 2, max(-1, ln - 2 - _RPC_BACK), -1):
+        line = lines[k]
+        if "): 119," in line or "GSP Timeout" in line or "waiting for RPC response" in line:
+            return True
+        if "event history (CPU" in line:
+            return True
+    return False
+
+
 def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str], used: set[int]) -> bool:
     """Read one NVRM (or ``nvidia: probe``) line that is not an Xid; True if it was recognised."""
     if ln in used:
@@ -457,6 +490,11 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         used.add(ln)
         return True
     if (m := _ASSERT.search(msg)) is not None:
+        if m["what"].startswith(_GSP_STALLED):
+            # the driver's own verdict after back-to-back RPC timeouts, not a consistency check
+            add("gsp_stalled_marked_for_reset", detail=m["where"])
+            used.add(ln)
+            return True
         add("assert_failed", status=m["status"] or "", code=m["code"], detail=(m["where"] or m["what"] or None))
         used.add(ln)
         return True
@@ -535,6 +573,16 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
     if _THREAD_TIMEOUT.search(msg) is not None and any(
             _GSP_BOOT.search(lines[k]) for k in range(max(0, ln - 1 - _THREAD_NEAR), min(ln + _THREAD_NEAR, len(lines)))):
         used.add(ln)  # the watchdog's side of the GSP boot failure next to it
+        return True
+    if "0x" in msg and (m := _RPC_ROW.search(msg)) is not None:
+        used.add(ln)  # a row of a GSP timeout's RPC history
+        if m["poll"] and m["idx"] == "0" and not _rpc_dump_read(lines, ln):
+            # the history cut out of its dump: the RPC still awaited is the timeout
+            add("gsp_rpc_timeout", detail=f"the driver was still waiting for the GSP's answer to RPC {m['name']}"
+                f" (function {m['fn']}, sequence {m['seq']})")
+        return True
+    if _RPC_HEAD.search(msg) is not None:
+        used.add(ln)  # the RPC history's heads: the timeout's dump, read with its Xid 119
         return True
     if _FAILURE_WORDS.search(msg) is not None:
         add("other")

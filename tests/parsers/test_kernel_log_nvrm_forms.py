@@ -139,6 +139,38 @@ def test_gsp_rpc_failures_of_a_lost_gpu():
     assert [f.message_kind for f in facts].count("assert_failed") == 3 and len(facts) == 4
 
 
+def test_back_to_back_gsp_timeouts_mark_the_gpu_for_reset():
+    # open-gpu-kernel-modules#1118 (580.126.20 under Talos): kernel_gsp.c's assertion after three RPC timeouts in a
+    # row is the driver marking the GPU for reset, not a failed consistency check; the Xid 119 keeps its own event
+    facts = _facts(open("fixtures/artefacts/kernel_log/ogkm1118_talos_xid119_back_to_back_gsp_timeout.log").read())
+    nvrm = [(f.message_kind, f.detail) for f in facts if f.kind == "nvrm_error"]
+    assert nvrm == [("gsp_stalled_marked_for_reset", "kernel_gsp.c:2387")]
+    assert [(f.xid, f.pci_bus_id) for f in facts if f.kind == "xid_event"] == [(119, "0000:0b:00.0")]
+    # another assertion without a status stays a driver consistency check
+    assert _kinds("[  1.0] NVRM: nvAssertFailedNoLog: Assertion failed: 0 @ kernel_bus.c:1234\n") == [("assert_failed", None, "")]
+
+
+def test_gsp_rpc_history_cut_out_of_its_dump():
+    # open-gpu-kernel-modules#1118: the RPC history rows alone; entry 0 still polled is the RPC that timed out
+    text = open("fixtures/artefacts/kernel_log/ogkm1118_talos_gsp_rpc_history_rows.log").read()
+    facts = [f for f in _facts(text) if f.kind == "nvrm_error"]
+    assert [(f.message_kind, f.detail) for f in facts] == [
+        ("gsp_rpc_timeout", "the driver was still waiting for the GSP's answer to RPC GSP_RM_CONTROL (function 76, sequence 4127)")]
+    assert facts[0].evidence.line == 1
+    # under its Xid 119 (the whole dump) the rows and heads add nothing: the Xid carries the event
+    dump = ("[ 9.0] NVRM: Xid (PCI:0000:0b:00): 119, pid=11431, name=gpu-feature-dis, Timeout after 45s of waiting for RPC"
+            " response from GPU3 GSP! Expected function 76 (GSP_RM_CONTROL) sequence 4129 (0x20803039 0xb0).\n"
+            "[ 9.0] NVRM: GPU3 GSP RPC buffer contains function 76 (GSP_RM_CONTROL) sequence 4129 and data 0x0000000020803039 0x00000000000000b0.\n"
+            "[ 9.0] NVRM: GPU3 RPC history (CPU -> GSP):\n"
+            "[ 9.0] NVRM:     entry function                     sequence data0              data1              ts_start           ts_end             duration actively_polling\n"
+            + "".join(f"[ 9.0] {line}\n" for line in text.splitlines()))
+    facts = _facts(dump)
+    assert [f.kind for f in facts] == ["xid_event"]
+    # an RPC that completed (a duration, no 'y') is history, no fault
+    assert _kinds("[ 9.0] NVRM:     -1    76   GSP_RM_CONTROL              4126 0x000000002080a026 0x0000000000000214"
+                  " 0x00065013118cf0d0 0x00065013118cf158    136us  \n") == []
+
+
 @pytest.mark.parametrize("name, want", [
     # NVIDIA/aicr#1858: the continuation pasted without its NVRM: prefix; 580.126.09 lists 10de:2330
     ("aicr1858_h100_not_supported_by_580_release.log", [("gpu_unsupported_spurious", "000a:00:00.0", "10de:2330", "580.126.09")]),

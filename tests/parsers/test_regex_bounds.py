@@ -247,6 +247,12 @@ CASES = [
     ("modprobe", "_LINE",  # bottlerocket-os/bottlerocket#4218 (fixtures/artefacts/modprobe/bottlerocket4218_driverdog_lockdown_not_permitted_mixed_console.txt)
      "[    5.881035] driverdog[2088]: modprobe: ERROR: could not insert 'nvidia_uvm': Operation not permitted",
      {"mod": "nvidia_uvm", "why": "Operation not permitted", "nf": None, "dir": None, "ko": None, "kwhy": None, "trace": None}),
+    # wild sweep 24 (session 19): open-gpu-kernel-modules#1118's RPC history row, nvidia-container-toolkit#632's device error
+    ("kernel_log_nvrm", "_RPC_ROW", "NVRM:      0    76   GSP_RM_CONTROL              4127 0x0000000020803039 "
+     "0x00000000000000b0 0x00065013160bb6e0 0x0000000000000000          y",
+     {"idx": "0", "fn": "76", "name": "GSP_RM_CONTROL", "seq": "4127", "poll": "          y"}),
+    ("kernel_log_nvrm", "_RPC_HEAD", "NVRM: GPU3 RPC history (CPU -> GSP):", {"event": None}),
+    ("nvidia_container_cli", "_UNKNOWN_DEVICE", "0000:3b:00.0: unknown device", {"dev": "0000:3b:00.0", "old": None}),
 ]
 
 
