@@ -61,6 +61,9 @@ def detect(head: str) -> bool:
     # (DETECT first: BARE's "^[ \t]*" is tried at every character, 50 us of a 7 kB train log that DETECT takes in 4)
     if any(k in head for k in _DETECT_KEYS) and (tl.DETECT.search(head) is not None or _EVENT.search(head) is not None):
         return True  # (each branch of DETECT needs one of the keys: a cheap gate)
+    # a warning PyTorch prints whose message the catalogue knows (knowledge/torch_warnings.yaml), alone
+    if any(m in head for m in tw.markers()):
+        return True
     # an NCCL message pasted alone, without NCCL's prefix
     return fwd.BARE.search(head) is not None and fwd.bare_message(head)
 
@@ -426,4 +429,4 @@ def _bare_nccl_message(b: FactBuilder, no: int, line: str, node: str, forwarded:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (tl.DETECT, fwd.BARE, twe.SIGNATURE, BLOCKING_WAIT, gloo.SIGNATURE)
+SIGNATURES = (tl.DETECT, fwd.BARE, twe.SIGNATURE, BLOCKING_WAIT, gloo.SIGNATURE, tw.SIGNATURE)

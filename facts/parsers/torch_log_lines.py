@@ -304,9 +304,19 @@ def marked_lines(artefact: Artefact, markers: tuple[str, ...]) -> Iterator[tuple
 # watchdog's "ran for <ms> milliseconds before timing out." or the progress "last enqueued ..., last completed
 # ...: <n>" unread) takes the next lines as its continuation, joined as cut (nothing between), when the
 # join completes it and those lines start no record of their own.
+# A person, a chat or a mail client wraps the same message at a blank instead (word wrap): the line
+# stops at the end of a word, at the watchdog's "timeout:" or inside WorkNCCL(...)'s argument list, and
+# the rest follows on the next lines, indented or not (vllm-project/vllm#42354, hand-wrapped):
+# [Rank 1] Watchdog caught collective operation timeout:
+# WorkNCCL(SeqNum=12590, OpType=_ALLGATHER_BASE, NumelIn=1404928, NumelOut=2809856,
+#          Timeout(ms)=600000) ran for 600060 milliseconds before timing out.
+# Such a continuation (the line before it ends at a blank, a ':' or a ','; or it is indented, which only
+# an argument list left open allows) is joined with one blank, as the message had it.
 _WRAP_MAX = 2  # continuation lines (a very long line cut twice)
 # a line that starts a record: a bracketed label or stamp, a glog/c10 header, a date, a traceback or frame line
 _RECORD_START = re.compile(r"[\[(<{\s]|[IWEF]\d{4} |\d{4}-\d\d-\d\d|Exception raised |frame #|Traceback |terminate called ")
+# the watchdog's message whose WorkNCCL(...) went to the next line
+_WATCHDOG_HEAD = "Watchdog caught collective operation timeout:"
 
 
 def _incomplete(line: str) -> bool:
@@ -314,7 +324,27 @@ def _incomplete(line: str) -> bool:
         if WORK_NCCL.search(line) is None:
             return True
         return "Watchdog caught" in line and "milliseconds before timing out" not in line
+    if line.rstrip().endswith(_WATCHDOG_HEAD):
+        return True
     return "ast enqueued " in line and PROGRESS.search(line) is None
+
+
+def _open_args(line: str) -> bool:
+    """WorkNCCL(...)'s argument list is open at the end of ``line`` (its ')' is on a later line)."""
+    at = line.rfind("WorkNCCL(")
+    return at >= 0 and WORK_NCCL.search(line, at) is None
+
+
+def _join(joined: str, cont: str) -> str | None:
+    """``joined`` continued by the next line ``cont``: as cut (a terminal's copy), or with one blank
+    (a word wrap); None when ``cont`` starts a record of its own."""
+    if cont[:1].isspace():  # indented: only an open argument list continues on such a line
+        return joined.rstrip() + " " + cont.lstrip() if _open_args(joined) and cont.strip() else None
+    if _RECORD_START.match(cont):
+        return None
+    if joined[-1:].isspace() or joined.rstrip().endswith((":", ",")):  # cut at a blank: a word wrap
+        return joined.rstrip() + " " + cont
+    return joined + cont
 
 
 def unwrap(text: str, line: str, end: int) -> tuple[str, int, int]:
@@ -328,9 +358,10 @@ def unwrap(text: str, line: str, end: int) -> tuple[str, int, int]:
         if stop >= len(text):
             break
         cont = next_line(text, stop).rstrip("\r")
-        if not cont or _RECORD_START.match(cont):
+        nxt = _join(joined, cont) if cont else None
+        if nxt is None:
             break
-        joined, stop = joined + cont, stop + 1 + len(next_line(text, stop))
+        joined, stop = nxt, stop + 1 + len(next_line(text, stop))
         if not _incomplete(joined):
             return joined, stop, k
     return line, end, 0

@@ -7,6 +7,11 @@ prefix from 2.2 on (NVIDIA/flashdreams#156, PyTorch 2.6)::
 
     [rank2]:[W525 04:26:31.066855952 ProcessGroupNCCL.cpp:1575] Warning: WARNING: destroy_process_group() was not called before program exit, which can leak resources. For more info, please see https://pytorch.org/docs/stable/distributed.html#shutdown (function operator())
 
+A warning quoted without its log header keeps c10's body (``Warning: <message> (function <fn>)``,
+c10/util/Exception.cpp; pytorch/pytorch#114168)::
+
+    Warning: 0TORCH_NCCL_AVOID_RECORD_STREAMS=1 has no effect for point-to-point collectives.  (function operator())
+
 DeepSpeed, which runs on torch.distributed, warns through its own logger
 (``[<time>] [WARNING] [<file>:<line>:<function>] <message>``; EleutherAI/gpt-neox#990)::
 
@@ -27,7 +32,13 @@ from stethoscope.facts.parsers import torch_log_lines as tl
 # [rank2]:[W525 04:26:31.066855952 ProcessGroupNCCL.cpp:1575] Warning: WARNING: destroy_process_group() was not called ...
 # (month and day as glog prints them: "W525" is May 25, "W1206" December 6)
 # [W ProcessGroupNCCL.cpp:1250] Warning: ...   (PyTorch < 2.4: no timestamp)
-C10_WARNING = re.compile(r"\[W(?:\d{3,4} [\d:.]+)? *(?P<src>[\w./-]+\.(?:cpp|cc|h|py)):\d+\] (?:Warning: )?(?P<msg>.*\S|[^\S\n])\s*$")
+# (RayTrainWorker pid=2273, ip=172.24.21.66) [rank7]:[W Utils.hpp:108] Warning: Environment variable NCCL_ASYNC_ERROR_HANDLING is deprecated; use TORCH_NCCL_ASYNC_ERROR_HANDLING instead (function getCvarString)
+#   (ray-project/ray#47286: c10d's Utils.hpp, a header)
+C10_WARNING = re.compile(r"\[W(?:\d{3,4} [\d:.]+)? *(?P<src>[\w./-]+\.(?:cpp|cc|hpp|h|py)):\d+\] (?:Warning: )?(?P<msg>.*\S|[^\S\n])\s*$")
+# The same warning quoted without the log header, as c10 builds its body (c10/util/Exception.cpp,
+# WarningHandler::process: "Warning: " << msg << " (function " << function << ")"):
+# Warning: 0TORCH_NCCL_AVOID_RECORD_STREAMS=1 has no effect for point-to-point collectives.  (function operator())   (pytorch/pytorch#114168)
+C10_BODY = re.compile(r"^[ \t]*Warning: (?P<msg>[^\n]{0,2000}?\S) {1,2}\(function [^()\n]{1,200}(?:\(\))?\)[ \t]*\r?$")
 # [2023-07-24 13:21:25,679] [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented
 # [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented   (time left out: gpt-neox#990)
 # (DeepSpeed's logger, deepspeed/utils/logging.py; facts/lines.py strips the bracketed time and level when both are there)
@@ -42,15 +53,21 @@ def markers() -> tuple[str, ...]:
     return tuple(row.match for row in catalogue())
 
 
+#: a catalogued warning's message, in any of the forms above: PyTorch's (or DeepSpeed's) own text, so a
+#: file holding one is a PyTorch log even with none of torch_log's other signatures (a lone warning a
+#: Ray worker's prefix hides, or one quoted without its header); facts/classify.py's set
+SIGNATURE = "|".join(re.escape(m) for m in markers())
+
+
 def read(artefact: Artefact, b: FactBuilder, used: set[int]) -> None:
     """One ``torch_warning`` per known warning line; their lines join ``used``."""
     rows = catalogue()
     for no, line, _start, _end in tl.marked_lines(artefact, markers()):
-        m = C10_WARNING.search(line) or DS_WARNING.search(line)
+        m = C10_WARNING.search(line) or DS_WARNING.search(line) or C10_BODY.search(line)
         row = next((r for r in rows if r.match in line), None)
         if not m or row is None:
             continue
         node, grank = tl.line_context(artefact, line, no)
         b.add(TorchWarning, no, node=node, warning_id=row.id, benign=row.benign, meaning=" ".join(row.meaning.split()),
-              rank=grank, source_file=m["src"], message=m["msg"])
+              rank=grank, source_file=m.groupdict().get("src") or "", message=m["msg"])  # "": the header was not quoted
         used.add(no)

@@ -503,6 +503,24 @@ def test_watchdog_lines_cut_by_a_terminal_are_joined_with_their_continuation():
     assert not any("WorkNCCL" in e.message for e in r.errors)
 
 
+def test_a_watchdog_message_word_wrapped_at_blanks_is_joined_with_blanks():
+    # vllm-project/vllm#42354 (harvest 3104): a comment wrapped ProcessGroupNCCL's watchdog line by hand after
+    # "timeout:" and inside WorkNCCL(...)'s arguments, the last part indented; rejoined with one blank each
+    text = ("[Rank 1] Watchdog caught collective operation timeout:\n"
+            "WorkNCCL(SeqNum=12590, OpType=_ALLGATHER_BASE, NumelIn=1404928, NumelOut=2809856,\n"
+            "         Timeout(ms)=600000) ran for 600060 milliseconds before timing out.\n")
+    assert torch_log.detect(text)
+    (t,) = of(parse_text(text), "torch_watchdog_timeout")
+    assert (t.rank, t.seq_num, t.op_type, t.numel_in, t.numel_out, t.timeout_ms, t.elapsed_ms, t.evidence.line) == (
+        1, 12590, "_ALLGATHER_BASE", 1404928, 2809856, 600000, 600060, 1)
+    # near misses: an indented line joins only an open argument list (a traceback's frame after the head does not);
+    # a head whose next lines never complete the message stays unread
+    assert of(parse_text("[Rank 1] Watchdog caught collective operation timeout:\n  File \"train.py\", line 3\n"),
+              "torch_watchdog_timeout") == []
+    assert of(parse_text("[Rank 1] Watchdog caught collective operation timeout:\nsome other text\nmore text\n"),
+              "torch_watchdog_timeout") == []
+
+
 def test_a_cut_line_is_not_joined_with_a_record_nor_when_the_join_does_not_complete_it():
     # near misses: the next line starts a record of its own (a rank label, a traceback line); the
     # next line does not complete the message; a complete line takes nothing
@@ -599,6 +617,33 @@ def test_gloo_timeout_forms(line, expect):
     assert torch_log.detect(line) == bool(expect)
     facts = [f for f in parse_text(line + "\n").facts if f.kind == "gloo_timeout"]
     assert [(f.operation, f.timeout_ms) for f in facts] == ([expect] if expect else [])
+
+
+@pytest.mark.parametrize("text, warning_id, rank, source", [
+    # c10d's getCvar* on a variable's pre-2.2 name, behind a Ray Train worker's prefix (ray-project/ray#47286, harvest 3105)
+    ("(RayTrainWorker pid=2273, ip=172.24.21.66) [rank7]:[W Utils.hpp:108] Warning: Environment variable NCCL_ASYNC_ERROR_HANDLING "
+     "is deprecated; use TORCH_NCCL_ASYNC_ERROR_HANDLING instead (function getCvarString)\n", "c10d_env_var_renamed", 7, "Utils.hpp"),
+    # the same warning of a real 2 x H200 run (fixtures/bundles/h200-straggler-desync)
+    ("[rank0]:[W1129 19:55:50.842693727 Utils.hpp:112] Warning: Environment variable TORCH_NCCL_DEBUG_INFO_TEMP_FILE is deprecated; "
+     "use TORCH_FR_DUMP_TEMP_FILE instead (function operator())\n", "c10d_env_var_renamed", 0, "Utils.hpp"),
+    # c10's warning body quoted without its log header (pytorch/pytorch#114168, harvest 3106)
+    ("Warning: 0TORCH_NCCL_AVOID_RECORD_STREAMS=1 has no effect for point-to-point collectives.  (function operator())\n",
+     "avoid_record_streams_p2p_no_effect", None, ""),
+    ("[W924 02:01:18.426673989 ProcessGroupNCCL.cpp:981] Warning: TORCH_NCCL_AVOID_RECORD_STREAMS is the default now, this "
+     "environment variable is thus deprecated. (function operator())\n", "avoid_record_streams_default_deprecated", None, "ProcessGroupNCCL.cpp"),
+])
+def test_known_c10d_warnings_alone_are_a_torch_log_and_benign(text, warning_id, rank, source):
+    assert torch_log.detect(text)
+    (w,) = of(parse_text(text), "torch_warning")
+    assert (w.warning_id, w.benign, w.rank, w.source_file, w.evidence.line) == (warning_id, True, rank, source, 1)
+
+
+def test_an_unknown_or_unformatted_warning_is_not_read():
+    # near misses: a c10 warning the catalogue does not know; the known text in prose, not in c10's forms
+    assert of(parse_text("[W Utils.hpp:108] Warning: Environment variable FOO is deprecated; use BAR instead (function getCvarString)\n"),
+              "torch_warning") == []
+    assert of(parse_text("We set NCCL_ASYNC_ERROR_HANDLING but it is deprecated; use TORCH_NCCL_ASYNC_ERROR_HANDLING now.\n"),
+              "torch_warning") == []
 
 
 def test_gloo_connect_failed_and_loopback_fallback():
