@@ -120,6 +120,30 @@ def _order_candidates(text: str) -> list[tuple[int, int]]:
     return out
 
 
+#: a candidate message's reading (most of a fleet's ring orders, and often its Init lines, are the same
+#: messages on every node: read once a process): ("comm", pointer, commId or None, nranks) where _COMM
+#: takes it; ("order", channel, ranks, ranks joined by one blank) where _ORDER does; ("other",) else
+_READINGS: dict[str, tuple] = {}
+_READINGS_MAX = 8192
+#: the longest message _READINGS keeps (a hostile file's long lines are read each time)
+_KEPT_CHARS = 512
+
+
+def _reading(msg: str) -> tuple:
+    if m := _COMM.match(msg):
+        reading: tuple = ("comm", m["ptr"], m["id"], int(m["nranks"]))
+    elif m := _ORDER.match(msg):
+        order = tuple(m["ranks"].split())
+        reading = ("order", int(m["ch"]), order, " ".join(order))
+    else:
+        reading = ("other",)
+    if len(msg) <= _KEPT_CHARS:
+        if len(_READINGS) >= _READINGS_MAX:
+            _READINGS.clear()
+        _READINGS[msg] = reading
+    return reading
+
+
 def _ranks(text: str) -> list[int]:
     return [int(x) for x in text.split("/") if int(x) >= 0]
 
@@ -147,40 +171,54 @@ def parse(artefact: Artefact) -> ParseResult:
     id_of: dict[str, str] = {}  # comm pointer -> commId
     text, node_for, rfind = artefact.text, artefact.node_for, artefact.text.rfind
     line_of = line_counter(text)  # the artefact's own counter left for the next reader (see line_counter)
-    prefix = _PREFIX.fullmatch
+    prefix = _PREFIX.fullmatch  # (on the prefix's text alone: _PREFIX looks at nothing around it)
     router = artefact.router
     if router is not None and _LINKS <= router.dead:
         spans = _order_candidates(text)
     else:
         spans = [m.span() for m in _CANDIDATES.finditer(text)]
     threads: dict[tuple[str, str, str], tuple[str, int, tuple[str, int, int]]] = {}  # the prefix's groups, read
+    # a line's prefix as written -> its (host, pid, tid), or None where _PREFIX does not take it (a
+    # communicator's ring-order and Init lines share their thread's prefix)
+    prefixes: dict[str, tuple[str, str, str] | None] = {}
+    items, reading_of = acc.items, _READINGS
     for at, cand_end in spans:
         start = rfind("\n", 0, at) + 1
-        h = prefix(text, start, at)
-        if h:  # NCCL's prefix at the start of the line, then the wanted message
+        pfx = text[start:at]
+        if (raw := prefixes.get(pfx, False)) is False:
+            h = prefix(pfx)
+            raw = prefixes[pfx] = h.group("host", "pid", "tid") if h else None
+        if raw is not None:  # NCCL's prefix at the start of the line, then the wanted message
             msg = text[at + 10:cand_end].rstrip()  # what _HEADER's "(?P<msg>(?:.*\S)?)\s*$" leaves
         else:
             h = _HEADER.search(text[start:cand_end])
             if not h:
                 continue
             msg = h["msg"]
-        raw = h.group("host", "pid", "tid")
+            raw = h.group("host", "pid", "tid")
         got = threads.get(raw)
         if got is None:
             host, pid_, tid = raw
             node = node_for(host)
             got = threads[raw] = (node, int(pid_), (node, int(pid_), int(tid)))
         node, pid, thread = got
-        if m := _COMM.match(msg):
-            if m["id"]:
-                id_of[m["ptr"]] = m["id"]
-            comm_of[thread] = (id_of.get(m["ptr"], m["ptr"]), int(m["nranks"]))
+        if (reading := reading_of.get(msg)) is None:
+            reading = _reading(msg)
+        if reading[0] == "comm":
+            _, ptr, cid, n = reading
+            if cid:
+                id_of[ptr] = cid
+            comm_of[thread] = (id_of.get(ptr, ptr), n)
             continue
-        comm, nranks = comm_of.get(thread, (f"pid{pid}", 0))
-        if m := _ORDER.match(msg):
-            order = m["ranks"].split()
-            acc.add(NcclRingOrder, (comm, tuple(order)), start, node, int(m["ch"]), comm=comm, nranks=nranks or len(order),
-                    order=" ".join(order), pid=pid)
+        held = comm_of.get(thread)
+        comm, nranks = held if held is not None else (f"pid{pid}", 0)
+        if reading[0] == "order":
+            _, ch, order, joined = reading
+            full = (NcclRingOrder, node, comm, order)
+            item = items.get(full)
+            if item is None:  # as _Acc.add
+                item = items[full] = (start, node, dict(comm=comm, nranks=nranks or len(order), order=joined, pid=pid), set())
+            item[3].add(ch)
             continue
         no = line_of(start)
         if msg.startswith("Trees "):
