@@ -57,7 +57,9 @@ the user guide's sample and the dead-peer events of src/ras/peers.cc and rasnet.
 
 read as the text report's entries are (a communicator's dead or missing ranks, its ranks in error).
 
-Facts: ``nccl_ras_issue`` per entry that reports a fault (a process dead or unresponsive, a
+Facts: ``nccl_version`` from the text report's first line (``NCCL version 2.27.3 compiled with CUDA
+12.9``: the NCCL of the process that answered, which knowledge/nccl_known_issues.yaml's RAS entries
+need); ``nccl_ras_issue`` per entry that reports a fault (a process dead or unresponsive, a
 communicator missing ranks or with ranks in error) and ``nccl_ras_disagreement`` per entry that is
 one only if it lasts (MISMATCH, which the user guide calls normal while a job runs or tears down
 unless repeated queries show no change; TIMEOUT), each with the communicator and its hash, the
@@ -70,11 +72,16 @@ from __future__ import annotations
 import json
 import re
 
-from stethoscope.facts.kinds.nccl import NcclRasDisagreement, NcclRasIssue  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.nccl import NcclRasDisagreement, NcclRasIssue, NcclVersion  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
 
 KIND = "nccl_ras"
 
+# The text report's first line: the NCCL library of the process that answered (client_support.cc, 2.24 to 2.30:
+# "NCCL version " STR(NCCL_MAJOR) "." STR(NCCL_MINOR) "." STR(NCCL_PATCH) NCCL_SUFFIX " compiled with CUDA " ...):
+# NCCL version 2.27.3 compiled with CUDA 12.9        (NVIDIA/nccl#1762)
+_VERSION = re.compile(r"^NCCL version (?P<version>\d{1,3}\.\d{1,3}\.\d{1,3})[\w.+-]{0,32} compiled with CUDA (?P<cuda>\d{1,3}\.\d{1,3})[ \t\r]*$",
+                      re.M)
 # Group     Comms     Nodes     Ranks     Ranks     Ranks    Status  Errors
 _TABLE = "Group     Comms     Nodes     Ranks"
 # DEAD / INCOMPLETE / TIMEOUT (a job-level entry: the head alone on its line)
@@ -249,6 +256,10 @@ def parse(artefact: Artefact) -> ParseResult:
         _json_report(artefact, fb, result)
         return result
     lines = artefact.lines
+    if " compiled with CUDA " in artefact.text:
+        for n, m in iter_matches(_VERSION, artefact):
+            fb.add(NcclVersion, n, version=m["version"], cuda=m["cuda"])
+            result.lines_used += 1
     for n, m in iter_matches(_HEAD, artefact):
         line = lines[n - 1]
         comm = comm_hash = None

@@ -13,7 +13,7 @@ FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/nccl_ras"
 
 def _facts(text: str):
     return [(f.evidence.line, f.kind, f.issue, f.comm, f.comm_hash, f.count, f.ranks, f.processes, f.nodes, f.errors, f.node)
-            for f in nccl_ras.parse(Artefact(path="ras.txt", text=text, node="node1")).facts]
+            for f in nccl_ras.parse(Artefact(path="ras.txt", text=text, node="node1")).facts if f.kind != "nccl_version"]
 
 
 def test_nccl_1730_all_ok_makes_no_fact():
@@ -93,3 +93,25 @@ def test_json_report_dead_rank_and_async_error():
     assert [(f[2], f[6], f[7], f[9]) for f in got] == [("dead", "1", "1524345", None),
                                                        ("comm_error", "0", "1524344", "remote process exited or there was a network error")]
     assert _facts(text[:400]) == []  # cut short: not JSON, no fact
+
+
+def test_nccl_1762_report_header_version_and_incomplete_communicators():
+    """NCCL 2.27.3's report (NVIDIA/nccl#1762): its first line is the answering process's NCCL version; the second
+    INCOMPLETE communicator is what the 2.26.2-2.28.9 RAS client read past its missing-rank records (255 ranks)."""
+    facts = nccl_ras.parse(Artefact(path="ras.txt", text=(FIX / "nccl1762_ras_incomplete_overrun_paste.txt").read_text(),
+                                    node="node1")).facts
+    assert [(f.evidence.line, f.version, f.cuda) for f in facts if f.kind == "nccl_version"] == [(2, "2.27.3", "12.9")]
+    assert [(f.issue, f.comm, f.count) for f in facts if f.kind == "nccl_ras_issue"] == [
+        ("unresponsive", None, 1), ("comm_incomplete", "0-0", 1), ("comm_incomplete", "2-0", 255)]
+
+
+@pytest.mark.parametrize("line, version", [
+    ("NCCL version 2.27.3 compiled with CUDA 12.9", ("2.27.3", "12.9")),  # NVIDIA/nccl#1762
+    ("NCCL version 2.26.2 compiled with CUDA 12.4", ("2.26.2", "12.4")),  # NVIDIA/nccl#1730
+    ("NCCL version 2.27.3+cuda12.9", None),  # NCCL's own log line: nccl_log's, not a RAS report's
+])
+def test_report_version_line(line, version):
+    got = [(f.version, f.cuda) for f in nccl_ras.parse(Artefact(path="ras.txt", text=line + "\n", node="n1")).facts
+           if f.kind == "nccl_version"]
+    assert got == ([version] if version else [])
+
