@@ -84,6 +84,13 @@ def stack_role(pod: str) -> str | None:
 _STATE = re.compile(r"^(?P<ind>\s*)(?P<which>State|Last State):\s+(?P<state>Running|Waiting|Terminated)\s*$")
 #       Reason:       OOMKilled         /       Exit Code:    137         (indented under the state)
 _SUB = re.compile(r"^\s+(?P<key>Reason|Exit Code|Message|Signal):\s+(?P<value>\S(?:.*\S)?)\s*$")
+# a Terminated state's Message that runs on (NVIDIA/gpu-operator#898, the toolkit-validation init container):
+#       Message:   failed to create containerd task: ... error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'
+# nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown
+#       Exit Code:    128
+# a continuation line is any that is not a field of describe's ("Exit Code:", "Started:", "Ready:", "Mounts:"), at most
+_MESSAGE_LINES = 20
+_FIELD = re.compile(r"^\s*[A-Z][A-Za-z ]{0,30}:(?:\s|$)")
 # Containers:  /  Init Containers:     then "  <name>:" (two spaces; a paste may lose them)
 _CONTAINER = re.compile(r"^\s{0,4}(?P<name>[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?):\s*$")
 # Name:           sharepod1       (the pod's, at the left margin: NTHU-LSALAB/KubeShare#4)
@@ -232,10 +239,20 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 def _state(b: FactBuilder, lines: list[str], n: int, m: re.Match, where: dict) -> int:
-    """Read the ``Reason:``/``Exit Code:`` lines under a state line (deeper indented); return the next line."""
+    """Read the ``Reason:``/``Exit Code:`` lines under a state line (deeper indented); return the next line.
+    A ``Message:`` may run over several lines (kubectl describe prints the runtime's message as it is: an OCI
+    hook's stderr after its newline starts at the margin), so the keys after it are still read."""
     sub: dict[str, tuple[int, str]] = {}
-    while n < len(lines) and (s := _SUB.match(lines[n])) is not None and len(lines[n]) - len(lines[n].lstrip()) > len(m["ind"]):
-        sub.setdefault(s["key"], (n + 1, s["value"]))
+    key, more = "", 0
+    while n < len(lines):
+        line = lines[n]
+        if (s := _SUB.match(line)) is not None and len(line) - len(line.lstrip()) > len(m["ind"]):
+            key = s["key"]
+            sub.setdefault(key, (n + 1, s["value"]))
+        elif key == "Message" and more < _MESSAGE_LINES and line.strip() and _FIELD.match(line) is None:
+            more += 1  # the message goes on
+        else:
+            break
         n += 1
     reason_at, reason = sub.get("Reason", (n, ""))
     if m["state"] == "Terminated":

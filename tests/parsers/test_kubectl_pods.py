@@ -56,6 +56,12 @@ def _parse(mod, name: str):
                                        "reason": "Error", "exit_code": None, "oom_killed": False})]),
     ("kubectl_pods/gpumanager182_pod_unexpected_admission.txt",
      [("k8s_pod_status", 1, {"status": "UnexpectedAdmissionError"})]),
+    # a Terminated state whose Message runs over two lines (the hook's stderr after its newline, at the margin:
+    # NVIDIA/gpu-operator#898): the Exit Code after it is still read
+    ("kubectl_pods/gpuoperator898_toolkit_validation_starterror_multiline_message.txt",
+     [("k8s_container_waiting", 17, {"container": "toolkit-validation", "reason": "CrashLoopBackOff"}),
+      ("k8s_container_terminated", 19, {"container": "toolkit-validation", "which": "Last State", "reason": "StartError",
+                                        "exit_code": 128, "oom_killed": False})]),
     # the kubelet's own log (journald prefix): "Error syncing pod ... failed to "StartContainer" for ... with CrashLoopBackOff"
     ("kubectl_pods/kubelet_crashloop_gpuoperator8.log",
      [("k8s_container_waiting", 2, {"pod": "nvidia-driver-daemonset-6d97v", "container": "nvidia-driver-ctr",
