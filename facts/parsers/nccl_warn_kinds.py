@@ -196,7 +196,8 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     ("socket_net_type_mismatch", re.compile(r"^socketFinalizeAccept: wrong type (?:3 != 4|4 != 3)\s*$")),
     # WARN("socketFinalizeAccept: wrong magic %lx != %lx", magic, sock->magic)   (misc/socket.cc, v2.16.2-1 to v2.26.6-1: the
     #   first 8 bytes the connecting side sent, then the listener's magic; NCCL closes that connection and accepts again.
-    #   v2.27.3-1 on say it at INFO, "socketFinalizeAccept: didn't receive a valid magic from %s"): something that is not
+    #   v2.27.3-1 to v2.30.4-1 say it at INFO, "socketFinalizeAccept: didn't receive a valid magic from %s"; the proxy's and
+    #   RAS's accept loops stop retrying after it in v2.30.7-1, commit 8fdd98c, NVIDIA/nccl#1834): something that is not
     #   one of the job's NCCL ranks connected to an NCCL listening socket (74656d2f20544547 is "GET /met" little-endian:
     #   an HTTP metrics scraper)
     # socketFinalizeAccept: wrong magic 74656d2f20544547 != 7970663b906d70b9        (NVIDIA/nccl#1808)
