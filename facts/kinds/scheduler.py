@@ -217,8 +217,10 @@ class ContainerToolkitError(Fact):
     #: v2's eBPF filter, could not be given the GPUs); ``unknown_device`` (device stage, "<dev>: unknown
     #: device": the container asked for a GPU index, UUID or bus id the host's driver does not list);
     #: ``device_list_path`` (the same for the device plugin's volume-mounts list path, which the toolkit
-    #: was not configured to accept); ``other`` for any other message or stage
-    operation: Literal["file_create", "mount", "stat", "device_rules", "unknown_device", "device_list_path", "other"] = "other"
+    #: was not configured to accept); ``ldconfig`` (ldcache stage, "process <ldconfig> terminated with signal N" or
+    #: "failed with error code: N": the ldconfig the hook runs in the container failed); ``other`` for any other
+    operation: Literal["file_create", "mount", "stat", "device_rules", "unknown_device", "device_list_path", "ldconfig",
+                       "other"] = "other"
     device: str | None = None  # unknown_device / device_list_path: the device the container asked for ("2", "GPU-9f3c...")
 
 

@@ -62,6 +62,11 @@ _MOUNT_OPS = {"file creation": "file_create", "mount operation": "mount", "stat"
 # or the device plugin's volume-mounts list path, read as a device name by a toolkit not configured to accept it
 # (accept-nvidia-visible-devices-as-volume-mounts):
 # nvidia-container-cli: device error: /var/run/nvidia-container-devices: unknown device: unknown   (NVIDIA/nvidia-container-toolkit#108, k3s)
+# the ldcache stage's ldconfig run (libnvidia-container src/nvc_ldcache.c nvc_ldcache_update: the container's ldconfig,
+# or the host's with the '@' prefix, under RLIMIT_CPU 10 s and RLIMIT_AS 2 GiB, a seccomp allow-list, then
+# error_setx "process %s terminated with signal %d" / "process %s failed with error code: %d"):
+# ... stderr: Auto-detected mode as 'legacy' nvidia-container-cli: ldcache error: process /sbin/ldconfig terminated with signal 9   (NVIDIA/k8s-device-plugin#1400)
+_LDCONFIG = re.compile(r"^process (?P<prog>\S{1,200}) (?:terminated with signal (?P<sig>\d{1,3})|failed with error code: (?P<rc>-?\d{1,4}))$")
 _UNKNOWN_DEVICE = re.compile(r"^(?:(?P<dev>\S{1,100}?): unknown device|unknown device id: (?P<old>\S{1,100}))$")
 # The runtime ran the hook it is configured with (``<hook> prestart``) and the program there has no such
 # command: urfave/cli's help answer "No help topic for '%v'" (the Go CLI framework of the toolkit's
@@ -79,7 +84,8 @@ def detect(head: str) -> bool:
 
 
 def _clean(msg: str) -> str:
-    msg = msg.strip().rstrip(".").strip()
+    # a markdown paste may close its inline code right after it ("... signal 9```": NVIDIA/k8s-device-plugin#1400)
+    msg = msg.strip().rstrip("`").rstrip(".").strip()
     return msg.removesuffix(": unknown").strip()
 
 
@@ -105,6 +111,8 @@ def parse(artefact: Artefact) -> ParseResult:
             text = v["nvml"] or f"{v['lib']}: {v['why']}"
             reason = nvml_reason(text) if v["nvml"] else "library_not_found"
             b.add(NvmlInitFailure, n, reason=reason, message=text, source="nvidia-container-cli")
+        elif stage == "ldcache" and _LDCONFIG.match(msg) is not None:
+            b.add(ContainerToolkitError, n, stage=stage, message=msg, operation="ldconfig")
         elif stage == "device" and (u := _UNKNOWN_DEVICE.match(msg)) is not None:
             dev = u["dev"] or u["old"]
             b.add(ContainerToolkitError, n, stage=stage, message=msg, device=dev,

@@ -107,6 +107,21 @@ def test_container_cli_unknown_device():
     assert (k.operation, k.device) == ("other", None)
 
 
+def test_container_cli_ldconfig_run():
+    # NVIDIA/k8s-device-plugin#1400: the hook's confined ldconfig killed (nvc_ldcache.c: "process %s terminated with signal %d")
+    (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/k8sdp1400_ldcache_ldconfig_signal_9.txt").facts
+    assert (f.stage, f.operation, f.message) == ("ldcache", "ldconfig", "process /sbin/ldconfig terminated with signal 9")
+    # the same line closed by a markdown fence, and the exit-code form; another ldcache message stays other
+    for line, op, msg in (("```... nvidia-container-cli: ldcache error: process /sbin/ldconfig terminated with signal 9```",
+                           "ldconfig", "process /sbin/ldconfig terminated with signal 9"),
+                          ("nvidia-container-cli: ldcache error: process /sbin/ldconfig.real failed with error code: 1: unknown",
+                           "ldconfig", "process /sbin/ldconfig.real failed with error code: 1"),
+                          ("nvidia-container-cli: ldcache error: open failed: /sbin/ldconfig: no such file or directory: unknown",
+                           "other", "open failed: /sbin/ldconfig: no such file or directory")):
+        (g,) = _parse(nvidia_container_cli, text=line + "\n").facts
+        assert (g.operation, g.message) == (op, msg)
+
+
 def test_container_cli_behind_the_operators_wrapper():
     # NVIDIA/gpu-operator#130: the GPU Operator's toolkit runs the binary as nvidia-container-cli.real
     (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/gpuoperator130_cli_real_driver_error.txt").facts
