@@ -49,3 +49,16 @@ def test_real_trtllm17060():
 ])
 def test_not_nvshmem(text):
     assert not nv.detect(text)
+
+
+def test_detect_is_linear_on_a_long_run_of_path_characters():
+    # a head holding 'status: ' then 120,000 characters of a/b/a/b...: searched from every start of the run,
+    # the unanchored signature took 140 s in Python's re; detect() starts a path at its first character only
+    import time
+
+    from stethoscope.facts.parsers import nvshmem_log
+    hostile = "status: " + "a/b" * 40000
+    t = time.process_time()
+    assert not nvshmem_log.detect(hostile)
+    assert nvshmem_log.detect(hostile + ".cpp:1: NULL value")  # the same run ending in a form is still found
+    assert time.process_time() - t < 2.0
