@@ -48,8 +48,9 @@ _FORM = (
 _LINE = re.compile(r"(?<![\w./-])" + _FORM)
 _LINE_ANY = re.compile(_FORM, re.M)  # an RE2 signature (SIGNATURES): no look-behind; RE2 is linear, Python's re is
 #   not: a head of 'status: ' then a long run of path characters (a/b/a/b...) searched from every start took 140 s
-#   at 120,000 characters, so detect() searches with _LINE, whose look-behind starts a path at its first character
+#   at 120,000 characters, so detect() searches with _LINE_M, whose look-behind starts a path at its first character
 #   only (a match of _LINE_ANY inside a run of path characters is also one of _LINE from the run's start)
+_LINE_M = re.compile(_LINE.pattern, re.M)  # _LINE over a head of many lines
 
 
 #: the literal every form holds: lines without one are not looked at
@@ -59,7 +60,7 @@ _LITERALS = ("status: ", ": NULL value ")
 def detect(head: str) -> bool:
     if not any(lit in head for lit in _LITERALS):
         return False
-    return _LINE.search(head) is not None
+    return _LINE_M.search(head) is not None
 
 
 def _status(m: re.Match[str]) -> int | None:
