@@ -575,6 +575,20 @@ class OpenmpiOpenibQueueCreateFailed(Fact):
 
 
 @fact_kind
+class OpenmpiOpenibDeviceSkipped(Fact):
+    """Open MPI 4.x's openib BTL leaving an HCA out: help-mpi-btl-openib.txt ``ib port not selected``
+    (an InfiniBand port, which 4.0 and later leave to UCX unless btl_openib_allow_ib is true) or
+    ``error in device init`` (the device's set-up in the openib BTL failed; printed after the first
+    for the same device), or the launcher's count of further copies of either."""
+
+    kind: Literal["openmpi_openib_device_skipped"] = "openmpi_openib_device_skipped"
+    reason: str  # "ib_port_not_selected" | "device_init_error"
+    device: str | None = None  # the HCA (mlx5_0); None on an aggregation line or a quoted head line
+    port: int | None = None
+    count: int = 1  # the copies an aggregation line stands for
+
+
+@fact_kind
 class OpenmpiDaemonFailure(Fact):
     """mpirun's runtime (ORTE in Open MPI 1.x-4.x, PRRTE in 5.x) could not start or lost one of its
     daemons on a remote node: the errmgr help blocks ``failed-daemon-launch`` ("ORTE was unable to

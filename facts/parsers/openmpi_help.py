@@ -81,20 +81,48 @@ block ("MPI_INIT has failed because at least one MPI process is unreachable from
 
     [ndv2-1:25388] [[64574,1],8] selected pml cm, but peer [[64574,1],0] on ndv2-1 selected pml ucx
 
+And the openib BTL's two blocks of Open MPI 4.x when it leaves an HCA out (opal/mca/btl/openib/
+help-mpi-btl-openib.txt, removed with the BTL in 5.0): ``ib port not selected`` (btl_openib.c: 4.0 and
+later leave InfiniBand ports to UCX unless btl_openib_allow_ib is true), then ``error in device init``
+(btl_openib_component.c ``init_one_device``, its error exit: the device init returned an error, which
+the first one makes it do), and the launcher's count of their further copies. Sample (real,
+open-mpi/ompi#10693, Open MPI 4.1.4 whose program "finishes well")::
+
+    By default, for Open MPI 4.0 and later, infiniband ports on a device
+    are not used by default.  The intent is to use UCX for these devices.
+    You can override this policy by setting the btl_openib_allow_ib MCA parameter
+    to true.
+
+      Local host:              lxbk1039
+      Local adapter:           mlx5_0
+      Local port:              1
+
+    WARNING: There was an error initializing an OpenFabrics device.
+
+      Local host:   lxbk1039
+      Local device: mlx5_0
+    [lxbk1039:106838] 11 more processes have sent help message help-mpi-btl-openib.txt / ib port not selected
+
 Facts: ``openmpi_pml_mismatch`` per pair of layers once a node (the process's host, its layer, the
 peer's layer and host). ``openmpi_btl_no_nics`` per block (the module, the host it names) and per aggregation line
 (the module unknown, ``count`` the copies held back); ``openmpi_osc_ucx_declined`` per osc/ucx line
 (the host of its prefix); ``openmpi_openib_queue_create_failed`` per init-fail-create-q block (the
 host it names, the device, function, error and errno); ``openmpi_daemon_failure`` per launch-failure,
 daemon-failure or lost-daemon block and per "orted: command not found" line (the lost daemon's node
-as the fact's node where the block names it). Empty input, or no such message: nothing.
+as the fact's node where the block names it); ``openmpi_openib_device_skipped`` per ib-port-not-selected
+or device-init-error block (the host and HCA it names; the port of the first) and per aggregation line
+of either (``count``). A device-init-error block for an HCA whose ib-port-not-selected block came
+before it in the file (and the init errors' aggregation line after declined ports) is that block's
+consequence: its lines are read with it, no fact of its own. The head line alone (a quoted title) is
+left to the catch-all. Empty input, or no such message: nothing.
 """
 from __future__ import annotations
 
 import re
 
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
-    OpenmpiBtlNoNics, OpenmpiComponentMissing, OpenmpiDaemonFailure, OpenmpiInitFailed, OpenmpiOpenibQueueCreateFailed,
+    OpenmpiBtlNoNics, OpenmpiComponentMissing, OpenmpiDaemonFailure, OpenmpiInitFailed, OpenmpiOpenibDeviceSkipped,
+    OpenmpiOpenibQueueCreateFailed,
     OpenmpiPmlMismatch,
     OpenmpiOscUcxDeclined,
 )
@@ -259,13 +287,70 @@ def _pml_mismatches(artefact: Artefact, fb: FactBuilder, result: ParseResult) ->
                    peer_host=None if m["peer_host"] == "unknown" else m["peer_host"])
 
 
+# By default, for Open MPI 4.0 and later, infiniband ports on a device      (help-mpi-btl-openib.txt [ib port not selected])
+# are not used by default.  The intent is to use UCX for these devices.
+#   Local host:              lxbk1039
+#   Local adapter:           mlx5_0
+#   Local port:              1                                                (open-mpi/ompi#10693)
+_PORT_HEAD = "By default, for Open MPI 4.0 and later, infiniband ports on a device"
+# WARNING: There was an error initializing an OpenFabrics device.           ([error in device init])
+#   Local host:   lxbk1039
+#   Local device: mlx5_0
+_INIT_HEAD = "There was an error initializing an OpenFabrics device."
+_OPENIB_FIELD = re.compile(r"^\W{0,8}(?P<key>Local host|Local adapter|Local device|Local port):[ \t]+(?P<value>[\w.:-]{1,128})\s*$")
+# [lxbk1039:106838] 11 more processes have sent help message help-mpi-btl-openib.txt / ib port not selected
+_OPENIB_MORE = re.compile(r"(?:\[(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,10}\] )?(?P<count>\d{1,7}) more process(?:es have| has) sent "
+                          r"help message help-mpi-btl-openib\.txt / (?P<topic>ib port not selected|error in device init)")
+_OPENIB_GATES = (_PORT_HEAD, _INIT_HEAD, "help-mpi-btl-openib.txt / ")
+
+
+def _openib_skipped(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    """The openib BTL's ib-port-not-selected and device-init-error blocks, and their aggregation lines."""
+    lines = artefact.lines
+    declined: set[tuple[str, str | None]] = set()  # (node, HCA) of each ib-port-not-selected block so far
+    for n, line in iter_lines_with(_OPENIB_GATES, artefact):
+        if (m := _OPENIB_MORE.search(line)) is not None:
+            result.lines_used += 1
+            node = artefact.node_for(m["host"])
+            port_topic = m["topic"] == "ib port not selected"
+            if port_topic:
+                declined.add((node, None))
+            elif any(d[0] == node for d in declined):
+                continue  # the other processes' init errors that follow their declined ports: read with them
+            fb.add(OpenmpiOpenibDeviceSkipped, n, node=node, reason="ib_port_not_selected" if port_topic else "device_init_error",
+                   count=int(m["count"]))
+            continue
+        if _PORT_HEAD in line:
+            reason, span, device_key = "ib_port_not_selected", 10, "Local adapter"  # the help text's four lines, a blank, three fields
+        elif _INIT_HEAD in line:
+            reason, span, device_key = "device_init_error", 4, "Local device"  # a blank, two fields
+        else:
+            continue
+        got: dict[str, str] = {}
+        for follow in lines[n:n + span]:
+            if (f := _OPENIB_FIELD.match(follow)) and f["key"] not in got:
+                got[f["key"]] = f["value"]
+        if not got:
+            continue  # the head line alone (a quoted title, a cut paste): nothing says which host or HCA
+        result.lines_used += 1 + len(got)
+        port = got.get("Local port")
+        node, device = artefact.node_for(got.get("Local host")), got.get(device_key)
+        if reason == "ib_port_not_selected":
+            declined.add((node, device))
+        elif (node, device) in declined:
+            continue  # the init error the declined port makes init_one_device return: read with that block
+        fb.add(OpenmpiOpenibDeviceSkipped, n, node=node, reason=reason, device=device,
+               port=int(port) if port and port.isdigit() else None)
+
+
 def detect(head: str) -> bool:
     return ("A high-performance Open MPI point-to-point messaging module" in head or _MORE.search(head) is not None
             or _CREATE_Q_HEAD in head
             or ("osc_ucx_component" in head and _OSC_UCX.search(head) is not None)
             or (any(g in head for g in _DAEMON_GATES) and any(r.search(head) for r in (_LAUNCH, _FAILED, _LOST, _NOT_FOUND)))
             or _COMP_HEAD in head or ("failed for some reason" in head and _INIT.search(head) is not None)
-            or ("selected pml" in head and _PML.search(head) is not None))
+            or ("selected pml" in head and _PML.search(head) is not None)
+            or _PORT_HEAD in head or _INIT_HEAD in head or _OPENIB_MORE.search(head) is not None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -311,6 +396,7 @@ def parse(artefact: Artefact) -> ParseResult:
     _daemon_failures(artefact, fb, result)
     _init_and_components(artefact, fb, result)
     _pml_mismatches(artefact, fb, result)
+    _openib_skipped(artefact, fb, result)
     return result
 
 
@@ -324,4 +410,5 @@ SIGNATURES = (r"A high-performance Open MPI point-to-point messaging module",
               r"(?:ORTE|PRTE) has lost communication with (?:a remote daemon|its daemon located on node:)",
               r"\b(?:ba|z|k|da)?sh(?:: line \d+)?: (?:/\S*/)?(?:orted|prted): command not found",
               r"A requested component was not found, or was unable to be opened\.", r"It looks like [A-Za-z_]{2,24} failed for some reason",
-              _PML.pattern)
+              _PML.pattern, r"By default, for Open MPI 4\.0 and later, infiniband ports on a device",
+              r"There was an error initializing an OpenFabrics device\.", _OPENIB_MORE.pattern)

@@ -190,3 +190,31 @@ def test_pml_verbose_selection_lines_are_not_a_mismatch():
             "[n1:1234] select: component ucx selected\n")
     assert not openmpi_help.detect(text)
     assert openmpi_help.parse(Artefact(path="m.log", text=text, node="n1")).facts == []
+
+
+def test_openib_ib_port_not_selected_ompi10693():
+    # open-mpi/ompi#10693 (Open MPI 4.1.4): the port block, then the init error its declined port causes
+    text = (FIX / "ompi10693_openib_ib_port_not_selected.txt").read_text()
+    assert openmpi_help.detect(text)
+    art = Artefact(path="t.log", text=text, node="node1", node_from_folder=False)
+    res = openmpi_help.parse(art)
+    facts = [f for f in res.facts if f.kind == "openmpi_openib_device_skipped"]
+    assert [(f.reason, f.node, f.device, f.port, f.count) for f in facts] == [
+        ("ib_port_not_selected", "lxbk1039", "mlx5_0", 1, 1),
+        ("ib_port_not_selected", "lxbk1039", None, None, 11)]
+    assert res.lines_used >= 8  # both heads, the five fields, the aggregation line
+
+
+def test_openib_device_init_error_alone():
+    # help-mpi-btl-openib.txt [error in device init] (the format, filled): no declined port before it
+    text = ("WARNING: There was an error initializing an OpenFabrics device.\n\n"
+            "  Local host:   node7\n  Local device: mlx5_3\n")
+    art = Artefact(path="t.log", text=text, node="node1", node_from_folder=False)
+    (f,) = openmpi_help.parse(art).facts
+    assert (f.reason, f.node, f.device) == ("device_init_error", "node7", "mlx5_3")
+
+
+def test_openib_head_line_alone_gives_no_fact():
+    # a quoted title (open-mpi/ompi#10693's): nothing says which host or HCA
+    res = parse_text("There was an error initializing an OpenFabrics device.\n")
+    assert res.facts == []
