@@ -234,9 +234,14 @@ _WHAT = re.compile(r"[ \t]+what\(\):[ \t]")
 #   supported (modprobe aufs failed: exit status 1 \"modprobe: FATAL: Module aufs not found ..."   (1Panel-dev/1Panel#13898, dockerd's logfmt)
 # INFO[2022-05-17T15:16:28.026005544-07:00] skip loading plugin "io.containerd.snapshotter.v1.aufs"...  error="aufs is not supported ..."
 #   (Thinstation/thinstation#724: logrus's text form on a terminal, the level's first four letters; "INFO[0000]" without full stamps)
+# [1710151844.440518] [m201:4904 :0]    ib_mlx5dv_md.c:916  UCX  DEBUG mlx5dv_devx_general_cmd(QUERY_HCA_CAP) failed: Remote I/O error
+#   (openucx/ucx#9736: UCX's own prefix, src/ucs/debug/log.c UCS_LOG_METADATA_FMT "%17s:%-4u %-4s %-5s": the file:line, the
+#    logger's name, the level from ucs_log_level_names; only its info, debug and trace levels are quiet here, a WARN,
+#    ERROR or FATAL line is read as before)
 _LEVEL_FIELD = (r'"(?i:{keys})"\s*:\s*"(?P<json>[A-Za-z]+)"'
                 r'|(?<![\w.-])(?i:{keys})=(?P<q>"?)(?P<logfmt>[A-Za-z]+)(?P=q)(?![\w.-])'
-                r'|(?<![\w-])(?P<logrus>[A-Z]{{4}})\[(?:\d{{4}}|\d{{4}}-\d\d-\d\dT[^\]\s]*)\]')
+                r'|(?<![\w-])(?P<logrus>[A-Z]{{4}})\[(?:\d{{4}}|\d{{4}}-\d\d-\d\dT[^\]\s]*)\]'
+                r'|\.[a-z]{{1,4}}:\d{{1,6}}[ \t]{{1,8}}[A-Z]{{2,8}}[ \t]{{1,8}}(?P<ucs>DEBUG|TRACE|INFO)(?=[ \t])')
 
 
 # A logger's own prefix that facts/lines.py took off the line (Python logging's "INFO:root:", vLLM's
@@ -273,7 +278,7 @@ def quiet(line: str) -> bool:
     if "=" not in line and '"' not in line and "[" not in line:
         return False
     pattern, levels = _quiet_levels()
-    found = [m["json"] or m["logfmt"] or m["logrus"] for m in pattern.finditer(line)]
+    found = [m["json"] or m["logfmt"] or m["logrus"] or m["ucs"] for m in pattern.finditer(line)]
     return bool(found) and all(v.lower() in levels for v in found)
 
 

@@ -137,6 +137,21 @@ def test_a_line_whose_own_level_is_info_is_no_error_line():
         assert not quiet(line), line
 
 
+# openucx/ucx#9736: UCX's own log prefix (src/ucs/debug/log.c "%17s:%-4u %-4s %-5s"), a DEBUG line whose message
+# says "failed"; openucx/ucx#8229: the same prefix at ERROR
+UCX_DEBUG = ("[1710151844.440518] [m201:4904 :0]    ib_mlx5dv_md.c:916  UCX  DEBUG mlx5dv_devx_general_cmd(QUERY_HCA_CAP) "
+             "failed: Remote I/O error")
+UCX_ERROR = ("[1652739463.054681] [cn0022:4071024:0]        ib_iface.c:1035 UCX  ERROR ibv_create_cq(cqe=4096) failed: "
+             "Cannot allocate memory")
+
+
+def test_a_ucx_line_at_debug_level_is_no_error_line():
+    from stethoscope.facts.parsers.unrecognised_text import quiet
+    assert quiet(UCX_DEBUG)
+    assert not quiet(UCX_ERROR)
+    assert [n for n, _ in _unrecognised(UCX_DEBUG + "\n" + UCX_ERROR + "\n")] == [2]
+
+
 def test_the_fallback_reads_the_error_lines_of_other_levels_only():
     # harvest 1308: the DCGM test failure ("level": "error") is an error line, the mapping count ("level": "info") is not
     assert [n for n, _ in _unrecognised("\n".join(NVSENTINEL) + "\n")] == [1]
