@@ -84,6 +84,12 @@ _PREFIX = re.compile(
 # what a kernel message starts with, once its prefix is gone: a prefix we do not know is cut
 # at the first of these ("kernel: NVRM: ..." inside another tool's framing)
 _MESSAGE_START = re.compile(r"NVRM: |nvidia-nvswitch\d+: SXid|\bkernel: ")
+# a shell command that writes a made-up kernel line into the log (a fault-injection test, util-linux logger): the
+# line is the command's argument, not the kernel's report, so it is no event:
+# # logger -p daemon.err "kernel: [16450076.463693] NVRM: Xid (PCI:0002:00:00): 45, pid=2864945, name=kit, Ch 0000000e"
+#   (NVIDIA/NVSentinel#288, a test of its syslog health monitor)
+# (the text before the message: the command and its options, then the opening quote of the made-up line)
+_INJECTED = re.compile(r"(?:^|[\s$#>/])logger\s[^\"'\n]{0,200}[\"']\s?$")
 
 # Whole-text prefilter: only lines holding one of these are looked at (plus the few lines
 # after an AER or "The NVIDIA GPU" line, read directly as continuations).
@@ -245,6 +251,8 @@ def _message(rest: str) -> str:
     m = _MESSAGE_START.search(rest)
     if m is None:
         return rest
+    if "logger" in rest[:m.start()] and _INJECTED.search(rest[:m.start()]) is not None:
+        return ""
     if m.group().endswith("kernel: "):
         rest = rest[m.end():]
         return rest[_PREFIX.match(rest).end():]

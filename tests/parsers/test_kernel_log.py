@@ -594,3 +594,14 @@ def test_driver_load_without_stamps_or_with_relative_ones_shows_no_span():
     for text in (f"{load}\n{later}\n", f"[  +0.000844] {load}\n[+9999.000000] {later}\n"):
         (d,) = of(parse_text(text), "nvidia_driver_loaded")
         assert d.runs_on is False
+
+
+def test_a_made_up_kernel_line_written_by_logger_is_no_event():
+    # NVIDIA/NVSentinel#288: a test writes an Xid 45 into syslog with util-linux logger; the command's argument is not
+    # the kernel's report
+    assert parse_file("nvsentinel288_logger_injected_xid45.txt").facts == []
+    assert parse_text('$ sudo logger -t kernel "NVRM: Xid (PCI:0000:04:00): 79, GPU has fallen off the bus"\n').facts == []
+    # what logger (or anything named like it) wrote, read back from the journal, is read as the line it holds
+    for line in ("Jul 09 10:42:47 host logger[12]: kernel: NVRM: Xid (PCI:0000:04:00): 79, GPU has fallen off the bus",
+                 "Jul 09 10:42:47 host systemd-logger[12]: kernel: NVRM: Xid (PCI:0000:04:00): 79, GPU has fallen off the bus"):
+        assert [f.xid for f in of(parse_text(line + "\n"), "xid_event")] == [79]

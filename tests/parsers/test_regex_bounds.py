@@ -253,6 +253,7 @@ CASES = [
      {"idx": "0", "fn": "76", "name": "GSP_RM_CONTROL", "seq": "4127", "poll": "          y"}),
     ("kernel_log_nvrm", "_RPC_HEAD", "NVRM: GPU3 RPC history (CPU -> GSP):", {"event": None}),
     ("nvidia_container_cli", "_UNKNOWN_DEVICE", "0000:3b:00.0: unknown device", {"dev": "0000:3b:00.0", "old": None}),
+    ("kernel_log", "_INJECTED", '# logger -p daemon.err "', (1, 24)),  # NVIDIA/NVSentinel#288, the text before its made-up line
     ("nvidia_container_cli", "_LDCONFIG", "process /sbin/ldconfig terminated with signal 9",  # k8s-device-plugin#1400
      {"prog": "/sbin/ldconfig", "sig": "9", "rc": None}),
 ]
