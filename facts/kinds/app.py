@@ -604,6 +604,22 @@ class MooncakeSliceFailed(Fact):
 
 
 @fact_kind
+class MooncakeQpTransitionFailed(Fact):
+    """Mooncake's transfer engine could not move an RDMA queue pair to its next state while setting up
+    a connection (mooncake-transfer-engine rdma_endpoint.cpp ``doSetupConnection``: "[Handshake]
+    Failed to modify QP to RESET|INIT|RTR|RTS", then ibv_modify_qp's error)."""
+
+    kind: Literal["mooncake_qp_transition_failed"] = "mooncake_qp_transition_failed"
+    state: str  # the state asked for: RESET, INIT, RTR, RTS
+    error: str | None = None  # strerror(ret) as printed ("Connection timed out"); None on a line cut before it
+    errno: int | None = None  # the number older releases print after it ("[110]")
+    local_nic: str | None = None  # the local NIC path newer releases print ("10.0.2.69:15858@mlx5_1")
+    peer: str | None = None  # the peer's NIC path
+    gid_index: int | None = None  # local_gid_index=
+    path_mtu: int | None = None  # the ibv_mtu enum value (5 = 4096)
+
+
+@fact_kind
 class MooncakeNicInactive(Fact):
     """Mooncake stopped using a local RDMA NIC: "Too many errors found in local RNIC <nic path>, mark it
     inactive" (failed completions), or "Failed to establish peer endpoints in local RNIC ..." (connections)."""

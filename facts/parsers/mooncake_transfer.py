@@ -19,9 +19,19 @@ errors found in local RNIC <nic path>, mark it inactive"; "Failed to establish p
 local RNIC ..., mark it inactive" when connections fail); the transfers on it then fail with
 "Context is not active: <device>" (rdma_context.cpp) until its monitor re-enables it.
 
+When a connection is set up, each queue pair is moved RESET -> INIT -> RTR -> RTS with
+ibv_modify_qp; a refusal is logged as "[Handshake] Failed to modify QP to <state>" (rdma_endpoint.cpp
+``doSetupConnection``: RTR adds ", check mtu, gid, peer lid, peer qp num"), then ": " and
+strerror(ret) and, in older releases, " [errno]"; newer ones put the local and peer NIC paths, the
+GID index and the path MTU before the error. Sample (real, kvcache-ai/Mooncake#204, two NICs on a
+host, one works alone)::
+
+    E0331 12:03:04.222625 56060 rdma_endpoint.cpp:385] [Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: Connection timed out [110]
+
 Facts: ``mooncake_slice_failed`` per failed slice whose status is on the line (a line whose head
 the paste cut still gives local_nic, peer and status), ``mooncake_nic_inactive`` per NIC marked
-inactive. The "Context is not active" lines and a slice line cut before its status are counted
+inactive, ``mooncake_qp_transition_failed`` once per state and local NIC a file (every QP of the
+connection and every retry prints one; a line the paste cut before its error is read beside it). The "Context is not active" lines and a slice line cut before its status are counted
 as read only beside those facts (alone, they are left to the catch-all). Empty input: nothing.
 """
 from __future__ import annotations
@@ -29,7 +39,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts import knowledge
-from stethoscope.facts.kinds.app import MooncakeNicInactive, MooncakeSliceFailed  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.app import MooncakeNicInactive, MooncakeQpTransitionFailed, MooncakeSliceFailed  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with
 
 KIND = "mooncake_transfer"
@@ -45,11 +55,39 @@ _INACTIVE = re.compile(r"\b(?P<why>Too many errors found|Failed to establish pee
                        r"(?P<path>(?:[^\s,@]{1,80}@)?(?P<dev>[\w.:-]{1,64})), mark it inactive")
 # E0724 03:14:20.707079 104002 rdma_context.cpp:261] Context is not active: mlx5_bond_2
 _NOT_ACTIVE = "] Context is not active: "
-_LITERALS = ("local_nic: ", "in local RNIC ", _NOT_ACTIVE, _SLICE_HEAD)
+# [Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: Connection timed out [110]      (Mooncake#204)
+# [Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: local=<nic path>, peer=<nic path>, qp_index=0,
+#   local_qp=N, peer_qp=N, local_gid=<gid>, local_gid_index=3, peer_gid=<gid>, peer_lid=0, path_mtu=5, port_num=1: Invalid argument
+#   (the newer form, rdma_endpoint.cpp's LOG(ERROR) stream, filled)
+_HANDSHAKE = "[Handshake] Failed to modify QP to "
+_QP_STATE = re.compile(r"\[Handshake\] Failed to modify QP to (?P<state>RESET|INIT|RTR|RTS)\b")
+_QP_ERROR = re.compile(r": (?P<err>[A-Z][A-Za-z' /-]{2,60}?)(?: \[(?P<errno>\d{1,5})\])?\s*$")
+_QP_FIELD = re.compile(r"\b(?P<key>local|peer|local_gid_index|path_mtu)=(?P<value>[^\s,]{1,120})")
+_LITERALS = ("local_nic: ", "in local RNIC ", _NOT_ACTIVE, _SLICE_HEAD, _HANDSHAKE)
 
 
 def detect(head: str) -> bool:
-    return ("local_nic: " in head and "retry_cnt: " in head) or "in local RNIC " in head
+    return ("local_nic: " in head and "retry_cnt: " in head) or "in local RNIC " in head or _HANDSHAKE in head
+
+
+def _qp_transition(n: int, line: str, fb: FactBuilder, seen: set[tuple]) -> bool:
+    """One handshake line: a fact once per state and local NIC (True); a repeat, or a line cut before
+    its error, is read only beside such a fact (False)."""
+    m = _QP_STATE.search(line)
+    if m is None:
+        return False
+    rest = line[m.end():]
+    err = _QP_ERROR.search(rest)
+    fields = {f["key"]: f["value"] for f in _QP_FIELD.finditer(rest)}
+    key = (m["state"], fields.get("local"))
+    if err is None or key in seen:
+        return False
+    seen.add(key)
+    gid, mtu = fields.get("local_gid_index", ""), fields.get("path_mtu", "")
+    fb.add(MooncakeQpTransitionFailed, n, state=m["state"], error=err["err"],
+           errno=int(err["errno"]) if err["errno"] else None, local_nic=fields.get("local"), peer=fields.get("peer"),
+           gid_index=int(gid) if gid.isdigit() else None, path_mtu=int(mtu) if mtu.isdigit() else None)
+    return True
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -57,7 +95,14 @@ def parse(artefact: Artefact) -> ParseResult:
     fb = FactBuilder(artefact, result)
     table = knowledge.load("ib_wc_status.yaml")
     consequences: list[int] = []
+    seen_qp: set[tuple] = set()
     for n, line in iter_lines_with(_LITERALS, artefact):
+        if _HANDSHAKE in line:
+            if _qp_transition(n, line, fb, seen_qp):
+                result.lines_used += 1
+            else:
+                consequences.append(n)
+            continue
         if (m := _SLICE.search(line)) is not None:
             entry = table.leading_name(m["status"])
             if entry is None or entry.name != m["status"].rstrip("."):
@@ -80,4 +125,5 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"local_nic: [\w.:-]+, peer_nic: \S+, dest_rkey: \d+, retry_cnt: \d+\): ",
-              r"(?:Too many errors found|Failed to establish peer endpoints) in local RNIC \S+, mark it inactive")
+              r"(?:Too many errors found|Failed to establish peer endpoints) in local RNIC \S+, mark it inactive",
+              r"\[Handshake\] Failed to modify QP to (?:RESET|INIT|RTR|RTS)\b")

@@ -51,3 +51,29 @@ def test_near_misses():
         r = parse(text)
         assert (r.facts, r.lines_used) == ([], 0)
     assert not mooncake_transfer.detect("NCCL INFO NET/IB : Using [0]mlx5_0:1/IB\n")
+
+
+def test_handshake_rtr_old_form_mooncake204():
+    # kvcache-ai/Mooncake#204: the error and its errno; the second line the paste cut is read beside it
+    text = (FIX / "mooncake204_handshake_rtr_timed_out.log").read_text()
+    assert mooncake_transfer.detect(text)
+    res = mooncake_transfer.parse(Artefact(path="t.log", text=text, node="node1"))
+    assert [(f.kind, f.state, f.error, f.errno) for f in res.facts] == [
+        ("mooncake_qp_transition_failed", "RTR", "Connection timed out", 110)]
+    assert res.lines_used == 2
+
+
+def test_handshake_rtr_new_form():
+    # rdma_endpoint.cpp's newer LOG(ERROR) stream (the format, filled): NIC paths, GID index and MTU before the error
+    line = ("[Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: local=10.0.2.69:15858@mlx5_1, "
+            "peer=10.0.2.70:15858@mlx5_1, qp_index=0, local_qp=123, peer_qp=456, local_gid=00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:02:45, "
+            "local_gid_index=3, peer_gid=00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:02:46, peer_lid=0, path_mtu=5, port_num=1: Invalid argument\n")
+    (f,) = mooncake_transfer.parse(Artefact(path="t.log", text=line, node="node1")).facts
+    assert (f.state, f.error, f.errno, f.local_nic, f.peer, f.gid_index, f.path_mtu) == (
+        "RTR", "Invalid argument", None, "10.0.2.69:15858@mlx5_1", "10.0.2.70:15858@mlx5_1", 3, 5)
+
+
+def test_handshake_line_cut_before_its_error_alone_gives_nothing():
+    res = mooncake_transfer.parse(Artefact(path="t.log", text="E0331 12:03:05.342602 56060 rdma_endpoint.cpp:385] "
+                                           "[Handshake] Failed to modify QP to RTR, check mtu, gid, pee\n", node="node1"))
+    assert res.facts == [] and res.lines_used == 0
