@@ -256,6 +256,18 @@ CASES = [
     ("kernel_log", "_INJECTED", '# logger -p daemon.err "', (1, 24)),  # NVIDIA/NVSentinel#288, the text before its made-up line
     ("nvidia_container_cli", "_LDCONFIG", "process /sbin/ldconfig terminated with signal 9",  # k8s-device-plugin#1400
      {"prog": "/sbin/ldconfig", "sig": "9", "rc": None}),
+    # bench/redos.py at 120,000 characters, session 19 (the lead): a lazy last column before the line's end
+    ("python_os_error", "OS_ERROR", "OSError: [Errno 28] No space left on device",  # NVIDIA/Megatron-LM#878 (fixtures/artefacts/python_os_error)
+     {"exc": "OSError", "num": "28", "text": "No space left on device", "q": None, "file": None}),
+    ("ucx_log", "_SHMGET",  # open-mpi/ompi#6084 (fixtures/artefacts/ucx_log/ompi6084_shmget_hugetlb_eperm.log)
+     "[1542291969.934067] [nid02068:7234 :0]            sys.c:619  UCX  ERROR shmget(size=2097152 flags=0xfb0) for "
+     "mm_recv_desc failed: Operation not permitted, please check shared memory limits by 'ipcs -l'",
+     {"size": "2097152", "flags": "fb0", "purpose": "mm_recv_desc", "err": "Operation not permitted",
+      "detail": "please check shared memory limits by 'ipcs -l'"}),
+    ("xla_nccl", "_OPERATION",  # NVIDIA/JAX-Toolbox#740 (fixtures/artefacts/xla_nccl/jaxtoolbox740_ibv_set_ece_einval.log)
+     "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: external/xla/xla/service/gpu/runtime/nccl_api.cc:512: NCCL operation "
+     "ncclGroupEnd() failed: unhandled system error (run with NCCL_DEBUG=INFO for details).",
+     {"op": "ncclGroupEnd", "result": "unhandled system error (run with NCCL_DEBUG=INFO for details)"}),
 ]
 
 
