@@ -114,6 +114,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("training_throughput")
             if folder.name == "k8s_device_plugin":  # the kubelet's admission refusal as a pod's event row (kubectl describe)
                 allowed.add("kubectl_pods")
+            if folder.name == "kubectl_pods":  # a container's last state quotes the runtime's error: the NVIDIA hook's
+                allowed.add("nvidia_container_cli")  # (gpu-operator#898's "Message: ... nvidia-container-cli: initialization error")
             if "(gdb) " in head:  # a gdb session: its backtrace (bt, where) is gdb_backtrace's
                 allowed.add("gdb_backtrace")
             if folder.name == "cpp_runtime_abort":  # PyTorch's own lines around the abort (Megatron-LM#1874's
