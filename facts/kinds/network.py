@@ -403,6 +403,15 @@ class IbGid(Fact):
 
 
 @fact_kind
+class VerbsCallFailed(Fact):
+    """A program's perror(3) of a failed libibverbs call: ``ibv_modify_qp: Invalid argument``."""
+
+    kind: Literal["verbs_call_failed"] = "verbs_call_failed"
+    call: str  # "ibv_modify_qp"
+    error: str  # strerror(errno): "Invalid argument"
+
+
+@fact_kind
 class VerbsWarning(Fact):
     """One ``libibverbs: Warning: ...`` line."""
 
