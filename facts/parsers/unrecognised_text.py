@@ -238,10 +238,14 @@ _WHAT = re.compile(r"[ \t]+what\(\):[ \t]")
 #   (openucx/ucx#9736: UCX's own prefix, src/ucs/debug/log.c UCS_LOG_METADATA_FMT "%17s:%-4u %-4s %-5s": the file:line, the
 #    logger's name, the level from ucs_log_level_names; only its info, debug and trace levels are quiet here, a WARN,
 #    ERROR or FATAL line is read as before)
+# libfabric:151205:1753871244::core:core:cuda_gdrcopy_dl_hmem_init():88<info> Failed to dlopen libgdrapi.so
+#   (ofiwg/libfabric#11256: libfabric's own prefix, src/log.c ofi_log "%s:%d:%ld:%s:%s:%s:%s():%d<%s> %s": the function,
+#    its line and the level from log_levels, warn|trace|info|debug; its <warn> lines are read as before)
 _LEVEL_FIELD = (r'"(?i:{keys})"\s*:\s*"(?P<json>[A-Za-z]+)"'
                 r'|(?<![\w.-])(?i:{keys})=(?P<q>"?)(?P<logfmt>[A-Za-z]+)(?P=q)(?![\w.-])'
                 r'|(?<![\w-])(?P<logrus>[A-Z]{{4}})\[(?:\d{{4}}|\d{{4}}-\d\d-\d\dT[^\]\s]*)\]'
-                r'|\.[a-z]{{1,4}}:\d{{1,6}}[ \t]{{1,8}}[A-Z]{{2,8}}[ \t]{{1,8}}(?P<ucs>DEBUG|TRACE|INFO)(?=[ \t])')
+                r'|\.[a-z]{{1,4}}:\d{{1,6}}[ \t]{{1,8}}[A-Z]{{2,8}}[ \t]{{1,8}}(?P<ucs>DEBUG|TRACE|INFO)(?=[ \t])'
+                r'|\(\):\d{{1,6}}<(?P<ofi>info|debug|trace)>')
 
 
 # A logger's own prefix that facts/lines.py took off the line (Python logging's "INFO:root:", vLLM's
@@ -275,10 +279,10 @@ def _quiet_levels() -> tuple[re.Pattern[str], frozenset[str]]:
 def quiet(line: str) -> bool:
     """Whether ``line``'s own structured level says it is no error (info, debug, trace: every
     level field of the line, one at least): its error words are its message's, not a failure."""
-    if "=" not in line and '"' not in line and "[" not in line:
+    if "=" not in line and '"' not in line and "[" not in line and "<" not in line:
         return False
     pattern, levels = _quiet_levels()
-    found = [m["json"] or m["logfmt"] or m["logrus"] or m["ucs"] for m in pattern.finditer(line)]
+    found = [m["json"] or m["logfmt"] or m["logrus"] or m["ucs"] or m["ofi"] for m in pattern.finditer(line)]
     return bool(found) and all(v.lower() in levels for v in found)
 
 

@@ -152,6 +152,17 @@ def test_a_ucx_line_at_debug_level_is_no_error_line():
     assert [n for n, _ in _unrecognised(UCX_DEBUG + "\n" + UCX_ERROR + "\n")] == [2]
 
 
+# ofiwg/libfabric#11256: libfabric's own prefix (src/log.c ofi_log), an <info> line that says "Failed", then a <warn> one
+OFI_INFO = "libfabric:151205:1753871244::core:core:cuda_gdrcopy_dl_hmem_init():88<info> Failed to dlopen libgdrapi.so"
+OFI_WARN = "libfabric:151205:1753871244::core:core:cuda_gdrcopy_hmem_init():192<warn> gdrcopy_dl_hmem_init failed!"
+
+
+def test_a_libfabric_line_at_info_level_is_no_error_line():
+    from stethoscope.facts.parsers.unrecognised_text import quiet
+    assert quiet(OFI_INFO) and not quiet(OFI_WARN)
+    assert [n for n, _ in _unrecognised(OFI_INFO + "\n" + OFI_WARN + "\n")] == [2]
+
+
 def test_the_fallback_reads_the_error_lines_of_other_levels_only():
     # harvest 1308: the DCGM test failure ("level": "error") is an error line, the mapping count ("level": "info") is not
     assert [n for n, _ in _unrecognised("\n".join(NVSENTINEL) + "\n")] == [1]
