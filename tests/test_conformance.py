@@ -96,6 +96,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed |= {"torch_log"}
             if folder.name == "torch_flight_recorder":  # its stack frames name torch/distributed/ files
                 allowed |= {"torch_log"}
+            if folder.name == "python_stack_dump":  # py-spy's frames name torch/distributed/ files too (accelerate#3104)
+                allowed |= {"torch_log"}
             if folder.name in ("torch_log", "nccl_log", "nccl_tests", "nccl_channels", "nccl_net_oob", "nccl_nvls", "vllm_pynccl") and "NCCL INFO" in head:
                 # parsers of single NCCL line families (rings/trees, OOB address, NVLS) read the same logs
                 allowed |= {"nccl_log", "torch_log", "nccl_tests", "nccl_channels", "nccl_net_oob", "nccl_nvls"}

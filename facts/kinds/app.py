@@ -319,6 +319,27 @@ class NativeStack(Fact):
 
 
 @fact_kind
+class PythonStack(Fact):
+    """One Python thread's stack as ``py-spy dump`` or CPython's faulthandler prints it.
+    Where a process's threads were when someone looked, most often a hung rank. A snapshot: it says
+    where the thread waited then, not that it waits still."""
+
+    kind: Literal["python_stack"] = "python_stack"
+    tool: Literal["py-spy", "faulthandler"]
+    thread: str | None = None  # the thread's id as printed ("36455", "0x00007fdcbce00640"); None: faulthandler's lone "Stack"
+    name: str | None = None  # py-spy's thread name ("MainThread")
+    state: Literal["idle", "active", "active+gil"] | None = None  # py-spy's status of the thread; None: faulthandler's
+    current: bool = False  # faulthandler's "Current thread": the thread that dumped
+    frames: int  # the frames read
+    top: str | None = None  # the innermost frame's function; None: no frame (a native-only thread)
+    #: the innermost call of torch.distributed (distributed_c10d, a rendezvous) or torch.cuda on the
+    #: stack ("all_gather_into_tensor", "barrier", "init_process_group", "synchronize") and its phase:
+    #: collective (a collective, barrier or send/recv), init (the process group's set-up), cuda_sync
+    torch_call: str | None = None
+    phase: Literal["collective", "init", "cuda_sync"] | None = None
+
+
+@fact_kind
 class CppRuntimeAbort(Fact):
     """The C++ runtime's own last words before it aborted the process (SIGABRT, exit code -6), with
     no exception to name: libstdc++'s ``pure virtual method called`` (a virtual call on an object
