@@ -37,7 +37,7 @@ _ENTRY = re.compile(r"^[ \t]+(?P<lib>[^\s()=]{1,400}\.so(?:\.(?P<ver>[\w.]{1,40}
 # 82 libs found in cache `/etc/ld.so.cache'                  (flox/flox cli/tests/cuda/ldconfig-mock-absent.sh: ubuntu:24.04's ldconfig --print-cache)
 _HEADER = re.compile(r"^\d+ libs? found in cache `[^'\n]{1,400}'[ \t]*$")
 # /usr/local/cuda-12.8/compat/libcuda.so.1   /usr/local/cuda/compat/lib/libcuda.so.1   /usr/local/cuda-13.0/compat/...
-_COMPAT = re.compile(r"/cuda[\w.-]*/compat/")
+COMPAT_DIR = re.compile(r"/cuda[\w.-]*/compat/")  # public: ldd reads its rows' paths with it
 _DETECT = re.compile(r"^[ \t]+[^\s()=]{1,400}\.so[\w.]* \((?:libc\d|libc5|ELF)[^()\n]{0,200}\) => /", re.M)
 
 
@@ -60,7 +60,7 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         seen.add(lib)  # the first entry of a soname is the one the loader takes
         b.add(LinkedLibrary, n, library=lib, path=m["path"], soname_version=m["ver"], provider="nvidia_driver",
-              compat=_COMPAT.search(m["path"]) is not None)
+              compat=COMPAT_DIR.search(m["path"]) is not None)
     return result
 
 

@@ -33,7 +33,7 @@ import re
 from stethoscope.facts.kinds.host import LinkedLibrary, SharedLibraryMissing  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.dynamic_linker import provider_of
-from stethoscope.facts.parsers.ldconfig_cache import _COMPAT  # a CUDA install's compat directory, as the loader's cache names it
+from stethoscope.facts.parsers.ldconfig_cache import COMPAT_DIR  # a CUDA install's compat directory, as the loader's cache names it
 
 KIND = "ldd"
 
@@ -75,7 +75,7 @@ def parse(artefact: Artefact) -> ParseResult:
         else:
             path = r["path"] or None
             fb.add(LinkedLibrary, n, library=lib, path=path, soname_version=r["ver"], program=program,
-                   provider=provider, compat=_COMPAT.search(path) is not None if path and provider == "nvidia_driver" else None)
+                   provider=provider, compat=COMPAT_DIR.search(path) is not None if path and provider == "nvidia_driver" else None)
         result.lines_used += 1
     return result
 
