@@ -208,7 +208,11 @@ _TYPED = re.compile(r"^\s*(?:\$\s+)?(?:sudo\s+)?(?:cd|ls|cat|make|cmake|rm|cp|mv
                     r"|echo|grep|tar|module|modprobe|nvidia-smi|ldd)(?:\s+[^\s:][^\n]{0,300})?\s*$")
 # A sentence the reporter wrapped after its first words, its rest on the next line:
 # I followed                                                                    (NVIDIA/nccl#76, before the recipe)
-_FRAGMENT = re.compile(r"^\s*(?:I|We|Then|And|So|But|After|When)\s+[a-z']{2,20}(?:\s+[a-z']{1,20})?\s*[:,]?\s*$")
+# or a discourse marker alone on its line, before the list or sentence it leads into:
+# BTW,                                                                          (pytorch/pytorch#140563, before a numbered list)
+_FRAGMENT = re.compile(r"^\s*(?:I|We|Then|And|So|But|After|When)\s+[a-z']{2,20}(?:\s+[a-z']{1,20})?\s*[:,]?\s*$"
+                       r"|^\s*(?:BTW|Btw|btw|FYI|PS|P\.S\.|Also|Besides|However|Additionally|Furthermore|Moreover|Meanwhile"
+                       r"|Anyway|Otherwise|Finally|Firstly|Secondly|Lastly)[ \t]*(?:[:,.][ \t]*)?$")
 
 
 def _lines(text: str) -> list[str]:

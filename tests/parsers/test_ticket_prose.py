@@ -200,3 +200,15 @@ def test_commands_typed_in_a_ticket_are_prose():
     assert of(fs, "stated_figure") == [{"quantity": "busbw", "value": 10.0, "unit": "GB/s", "gb_per_s": 10.0, "role": "compared"}]
     # a tool's own line after its name ("make: ***", "cat: <file>: ...") is output, not a command typed
     assert not ticket_prose.detect("I built NCCL 2.18.3 from source.\nmake: *** [Makefile:25: src.build] Error 2\n")
+
+
+def test_a_discourse_marker_alone_on_its_line_is_prose():
+    # pytorch/pytorch#140563: "BTW," alone before a numbered list; the reporter's sentences that tell of an
+    # error in words ("didn't throw any specific error", "works fine without any error") are claims, not lines to explain
+    name = "pytorch140563_btw_numbered_list.txt"
+    lines = (FIX / name).read_text().split("\n")
+    assert ticket_prose.reported_errors(lines) == {1, 5}
+    assert [(s["symptom"], s["words"]) for s in of(facts(name), "reported_symptom")][0][0] in ("hang", "error")
+    # a marker is no sentence of a program's output: a log line beside it still keeps the file unclaimed
+    assert not ticket_prose.reported_errors(["BTW,", "I restarted the job and it failed with the same error again today",
+                                             "[2024-03-01 10:00:00] ERROR worker 3 lost"])
