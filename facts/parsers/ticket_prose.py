@@ -248,6 +248,16 @@ def reported_error(line: str) -> bool:
             and FAILURE_WORDS.search(line) is None and len(_WORDS.findall(line)) >= 10)
 
 
+# a reporter who says no error came: "works fine without any error", "it didn't throw any specific error"
+#   (pytorch/pytorch#140563): the words before each error word deny it
+_DENIAL = re.compile(r"(?:\b(?:without|no|not|never|nor)|n't)\s+(?:[A-Za-z']{1,20}\s+){0,3}$")
+
+
+def _denied(line: str) -> bool:
+    """Whether every error word of the reporter's sentence ``line`` is denied ("without any error")."""
+    return all(_DENIAL.search(line, max(0, m.start() - 60), m.start()) for m in ERROR_WORDS.finditer(line))
+
+
 def reported_errors(lines: list[str]) -> set[int]:
     """The lines (1-based) of a file of prose that are reporters' sentences telling of an error
     (:func:`reported_error`); none when any line of the file is not prose (a program's output)."""
@@ -420,7 +430,7 @@ def parse(artefact: Artefact) -> ParseResult:
         found = _settings(fb, n, line) | found
         found = _figures(fb, n, line, nic_spans) | found
         found = _symptom(fb, n, line) | found
-        if n in errors and not found:
+        if n in errors and not found and not _denied(line):
             component = next((c for c, p in _COMPONENT_WORDS if p.search(line)), "application")
             fb.add(ReportedSymptom, n, symptom="error", component=component, words=ERROR_WORDS.search(line)[0])
             found = True
