@@ -31,7 +31,9 @@ search)::
 Facts: ``launcher_nccl_env`` per setting: ``name``, ``value`` (quotes removed), ``form``
 (``export`` | ``prefix`` | ``mpirun_x`` | ``slurm_export`` | ``mpi_genv``). Not read: commented-out
 lines (``#export NCCL_X=1``, ``#mpirun ... -genv NCCL_X=V``; an ``#SBATCH`` line is no comment), a
-bare ``NCCL_X=V`` with no command after it (a listing or /etc/nccl.conf, not a launch).
+bare ``NCCL_X=V`` with no command after it (a listing or /etc/nccl.conf, not a launch). A prefix
+written one setting a line, each ending with the shell's ``\\`` continuation, is a prefix: the command
+follows on a later line (``NCCL_IB_TIMEOUT=11 \\``, pytorch/pytorch#140563).
 """
 from __future__ import annotations
 
@@ -54,6 +56,10 @@ _MPI_X_BEFORE = re.compile(r"(?:^|\s)-x\s+$")
 # after a prefix assignment, on its line: more assignments, then a command word (a listing's next
 # line "NCCL_DEBUG=INFO" is no command: NVIDIA/nccl#278's settings, one a line, read as none)
 _COMMAND_AFTER = re.compile(r"[ \t]+" + _ASSIGN + r"[\w./~$-]")
+# or more assignments, then the shell's line continuation: the command is on a later line of the same
+# command (the env prefix written one setting a line):
+# NCCL_IB_TIMEOUT=11 \                     (pytorch/pytorch#140563, fifteen such lines before the training command)
+_CONTINUED = re.compile(r"[ \t]+" + _ASSIGN + r"\\[ \t\r]*$", re.M)
 # Slurm's list, split on commas:  --export=ALL,NCCL_SOCKET_IFNAME=ib0 ray start ...   #SBATCH --export=ALL,NCCL_DEBUG=INFO,...
 _SLURM_EXPORT = re.compile(r"--export[= ](?P<list>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&])*NCCL_[A-Z0-9_]+=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&])*)")
 _SLURM_ITEM = re.compile(r"(?:^|,)(?P<name>NCCL_[A-Z0-9_]+)=(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^,]*)")
@@ -97,7 +103,7 @@ def _form(text: str, m: re.Match[str]) -> str | None:
         return "mpirun_x"
     if _EXPORT_BEFORE.search(before):
         return "export"
-    if _PREFIX_BEFORE.search(before) and _COMMAND_AFTER.match(text, m.end()):
+    if _PREFIX_BEFORE.search(before) and (_COMMAND_AFTER.match(text, m.end()) or _CONTINUED.match(text, m.end())):
         return "prefix"
     return None
 

@@ -84,3 +84,14 @@ def test_slurm_export_quoted_value_and_list_split_on_commas():
     # Slurm splits --export on commas: a value ends at one unless quoted
     assert settings('srun --export=ALL,NCCL_IB_HCA="mlx5_0,mlx5_1",NCCL_DEBUG=INFO python train.py\n') == [
         ("NCCL_IB_HCA", "mlx5_0,mlx5_1", "slurm_export", 1), ("NCCL_DEBUG", "INFO", "slurm_export", 1)]
+
+
+def test_prefix_one_setting_a_line_continued():
+    # pytorch/pytorch#140563: "NCCL_IB_TIMEOUT=11 \" ... one setting a line, each continued to the command below
+    got = settings((FIX / "pytorch140563_prefix_one_a_line_continued.txt").read_text())
+    assert [(name, form, line) for name, _v, form, line in got][:3] == [
+        ("NCCL_IB_TIMEOUT", "prefix", 2), ("NCCL_DEBUG", "prefix", 3), ("NCCL_DEBUG_FILE", "prefix", 4)]
+    assert len(got) == 12 and ("NCCL_IB_GID_INDEX", "3", "prefix", 14) in got
+    # a commented-out one is none; one continued to its command on the next line is a prefix
+    assert settings("# NCCL_DEBUG=INFO \\\n") == []
+    assert settings("NCCL_DEBUG=INFO \\\n  python train.py\n") == [("NCCL_DEBUG", "INFO", "prefix", 1)]
