@@ -117,9 +117,24 @@ KIND = "ucx_log"
 # ... ib_log.c:246  UCX  ERROR mlx5_0: ibv_create_cq() failed: Cannot allocate memory. Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)
 # ERROR mlx5_0: ibv_create_cq() failed: Cannot allocate memory.
 #   (the call with its parenthesised arguments, then " failed: ": UCX's form; NCCL writes "Call to ibv_x failed")
+# The address handle of a UD/DC peer or a RoCE QP's path names the device after the call, and since UCX 1.18 what it
+# was for (src/uct/ib/base/ib_device.c uct_ib_device_create_ah "ibv_create_ah(%s) on %s failed: %m", ib_iface.c
+# "ibv_create_ah(%s) on %s:%d failed: %m"; then "... for %s on %s failed: %m"):
+# [1745499308.854013] [9fd0c21b0f7c:760  :0]       ib_device.c:1332 UCX  ERROR   ibv_create_ah(dlid=49152 sl=0 port=1 src_path_bits=0 dgid=fe80::5aa2:e1ff:fefe:c130 flow_label=0xffffffff sgid_index=0 traffic_class=0) for UD mlx5 connect on mlx5_0 failed: No such device
+#   (ai-dynamo/dynamo#814: NIXL's UCX between two RoCE nodes)
+# ... ib_device.c:1380 UCX  ERROR   ibv_create_ah(dlid=49152 sl=0 port=1 src_path_bits=0 dgid=fe80::9e63:c0ff:fe76:303c flow_label=0xffffffff sgid_index=0 traffic_class=0) for RC DEVX QP connect on mlx5_8 failed: No such device
+#   (vllm-project/aibrix#1771)
+# A DevX command the firmware refused names the device and the command's syndrome after "failed" (src/uct/ib/mlx5/dv/
+# ib_mlx5_dv.c "mlx5dv_devx_obj_create(%s) failed on %s, syndrome 0x%x: %m", "mlx5dv_devx_general_cmd(%s) failed on
+# %s, syndrome 0x%x: %m"):
+# [1784273406.684686] [iv-ydzf15rfggbw80bfv8sr:994396:0]      ib_mlx5_dv.c:452  UCX  ERROR   mlx5dv_devx_obj_create(CQ) failed on mlx5_1, syndrome 0x2aac7c: Remote I/O error
+#   (sgl-project/sglang#27894: NIXL's UCX GPU-initiated channel in a CI job)
+# strerror's EIO is "Input/output error", with a slash ("Remote I/O error" is EREMOTEIO)
 _LINE = re.compile(
-    r"^[^\n]*?\bERROR\s+(?:(?P<dev>[A-Za-z]\w{0,31}): )?(?P<verb>(?:ibv|mlx5dv)_\w{1,40})\([^)\n]{0,200}\) failed: "
-    r"(?P<err>[A-Za-z][A-Za-z ]{0,60}?)[ \t]*(?:[.:]|$)(?P<rest>[^\n]*)$", re.M)
+    r"^[^\n]*?\bERROR\s+(?:(?P<dev>[A-Za-z]\w{0,31}): )?(?P<verb>(?:ibv|mlx5dv)_\w{1,40})\([^)\n]{0,200}\)"
+    r"(?: for [\w ]{1,60}?)?(?: on (?P<dev_on>[A-Za-z]\w{0,31})(?::\d{1,3})?)? failed"
+    r"(?: on (?P<dev_after>[A-Za-z]\w{0,31}), syndrome 0x[0-9a-fA-F]{1,8})?: "
+    r"(?P<err>[A-Za-z][A-Za-z /]{0,60}?)[ \t]*(?:[.:]|$)(?P<rest>[^\n]*)$", re.M)
 # ... Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)
 _MEMLOCK = re.compile(r"\(current: (?P<kb>\d{1,20}) kbytes\)")
 # UCX's query of the HCA (src/uct/ib/base/ib_verbs.h uct_ib_query_device, ib_device.c): "<call>(%s) returned %d: %m",
@@ -290,7 +305,7 @@ def detect(head: str) -> bool:
         return True
     if " lane " in head and any(_DEVICE_LANE.search(line) for _s, line in lines_with(head, ("select lane", "no lane found"))):
         return True
-    return "failed: " in head and _LINE.search(head) is not None
+    return ("failed: " in head or ", syndrome 0x" in head) and _LINE.search(head) is not None
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -299,7 +314,7 @@ def parse(artefact: Artefact) -> ParseResult:
     for n, m in iter_matches(_LINE, artefact):
         result.lines_used += 1
         limit = _MEMLOCK.search(m["rest"])
-        fb.add(UcxVerbsFailure, n, verb=m["verb"], device=m["dev"], error=m["err"].strip(),
+        fb.add(UcxVerbsFailure, n, verb=m["verb"], device=m["dev"] or m["dev_on"] or m["dev_after"], error=m["err"].strip(),
                memlock_kb=int(limit["kb"]) if limit else None, experimental=m["verb"].startswith("ibv_exp_"))
     if ") returned " in artefact.text:
         for n, m in iter_matches(_RETURNED, artefact):
@@ -398,7 +413,7 @@ def _verbs_completions(artefact: Artefact, fb: FactBuilder, result: ParseResult)
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\) failed: ", r"ERROR\s+(?:ibv|mlx5dv)_\w+\(\w+\) returned -?\d+: ",
+SIGNATURES = (r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\)(?: for [\w ]+)?(?: on \w+(?::\d+)?)? failed(?: on \w+, syndrome 0x[0-9a-fA-F]+)?: ", r"ERROR\s+(?:ibv|mlx5dv)_\w+\(\w+\) returned -?\d+: ",
               r"\biface[= ](?:0x[0-9a-fA-F]+|\(nil\)):? failed to create \w+ QP (?:on \w+:\d+ )?TX wr:\d+ ",
               r"\bconnect\(fd=\d+, dest_addr=[^)\n]+\) failed: [A-Za-z]",
               r"\bUCX\s+ERROR\s+failed to create qp: [A-Za-z]",

@@ -38,6 +38,39 @@ def test_forms(line, verb, device, error, kb):
     assert (f.verb, f.device, f.error, f.memlock_kb) == (verb, device, error, kb)
 
 
+def test_dynamo_814_create_ah_names_purpose_and_device():
+    """UCX 1.18+: "ibv_create_ah(<attr>) for <purpose> on <dev> failed: %m"; the teardown WARNs after it are not read."""
+    text = (FIX / "dynamo814_ibv_create_ah_enodev_roce.txt").read_text()
+    assert ucx_log.detect(text)
+    got = [(f.evidence.line, f.verb, f.device, f.error) for f in parse_text(text).facts]
+    assert got == [(4, "ibv_create_ah", "mlx5_0", "No such device")]
+
+
+def test_sglang_27894_devx_syndrome_after_failed():
+    """"mlx5dv_devx_obj_create(%s) failed on %s, syndrome 0x%x: %m" (ib_mlx5_dv.c): no "failed: " in the line."""
+    text = (FIX / "sglang27894_devx_cq_eremoteio_nixl.txt").read_text()
+    assert ucx_log.detect(text)
+    got = [(f.evidence.line, f.verb, f.device, f.error) for f in parse_text(text).facts]
+    assert got == [(1, "mlx5dv_devx_obj_create", "mlx5_1", "Remote I/O error"),
+                   (7, "mlx5dv_devx_obj_create", "mlx5_1", "Remote I/O error")]
+
+
+@pytest.mark.parametrize("line,verb,device,error", [
+    # ib_device.c uct_ib_device_create_ah (format filled): the device after the call
+    ("ib_device.c:1011 UCX  ERROR ibv_create_ah(dlid=3 sl=0 port=1 src_path_bits=0) on mlx5_2 failed: Invalid argument",
+     "ibv_create_ah", "mlx5_2", "Invalid argument"),
+    # ib_iface.c (format filled): device and port
+    ("ib_iface.c:601  UCX  ERROR ibv_create_ah(dlid=3 sl=0 port=1 src_path_bits=0) on mlx5_0:1 failed: Input/output error",
+     "ibv_create_ah", "mlx5_0", "Input/output error"),
+    # ib_mlx5_dv.c uct_ib_mlx5_devx_general_cmd (format filled)
+    ("ib_mlx5_dv.c:120  UCX  ERROR mlx5dv_devx_general_cmd(QUERY_HCA_CAP) failed on mlx5_3, syndrome 0x1: Operation not permitted",
+     "mlx5dv_devx_general_cmd", "mlx5_3", "Operation not permitted"),
+])
+def test_device_after_the_call(line, verb, device, error):
+    (f,) = parse_text(line).facts
+    assert (f.verb, f.device, f.error) == (verb, device, error)
+
+
 def test_ucx_4770_experimental_query_device_per_hca():
     text = (FIX / "ucx4770_osu_bw_paste_ibv_exp_query_device.txt").read_text()
     assert ucx_log.detect(text)
