@@ -96,7 +96,8 @@ _INJECTED = re.compile(r"(?:^|[\s$#>/])logger\s[^\"'\n]{0,200}[\"']\s?$")
 _KEYWORDS = re.compile(
     r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
     r"|nvidia: probe of |probe with driver nvidia |of memory(?: \(oom_kill_allocating_task\))?: Kill"
-    r"|: BAR \d+: (?:no space for|failed to assign) |\]: (?:can't assign; no space|failed to assign)|" + kernel_log_modules.KEYWORDS
+    r"|: BAR \d+: (?:no space for|failed to assign) |\]: (?:can't assign; no space|failed to assign)"
+    r"|(?:Direct firmware load for |loading /lib/firmware/)nvidia/|" + kernel_log_modules.KEYWORDS
     + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS,
 )
 # the same keywords for RE2 (a DFA over the bytes: the alternation costs nothing per character,
@@ -137,6 +138,10 @@ _DETECT = re.compile(
     r"|^\[[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4}\] "
     r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ kernel: "
     r"|(?:Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill(?:ed)? process \d+ \("  # pasted without a prefix
+    # the kernel's firmware loader on the NVIDIA module's GSP file, pasted without a prefix
+    # (drivers/base/firmware_loader/main.c "Direct firmware load for %s failed with error %d"; NixOS/nixpkgs#454772):
+    # nvidia 0000:00:1e.0: Direct firmware load for nvidia/565.57.01/gsp_tu10x.bin failed with error -2
+    r"|\bnvidia [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: (?:Direct firmware load for |loading /lib/firmware/)nvidia/\d"
     # host faults pasted without a prefix (kernel_log_host): their fault forms; a module refused for its signature
     r"|" + kernel_log_modules.DETECT + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS,
     re.M,
@@ -149,7 +154,8 @@ _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " k
                 "general protection fault", "segfault at ", "] trap ", "invoked oom-killer", "error, dev ",
                 "ernel BUG at ", "Unable to handle kernel ", " [#", "]: unhandled exception: ", "emperature above", "DPC",
                 "Buffer I/O error", "not responding", "Lustre", "above threshold", "Port module event", "Link down",
-                "pids controller", "nobody cared", "containment event", "oading of ", "Lockdown: ")  # or a line starting "["
+                "pids controller", "nobody cared", "containment event", "oading of ", "Lockdown: ",
+                "firmware load for nvidia/", "/lib/firmware/nvidia/")  # or a line starting "["
 
 # The OOM killer (Linux mm/oom_kill.c; real, ymoslem/OpenNMT-Tutorial#6, from `dmesg -T` on Colab):
 # Memory cgroup out of memory: Killed process 629 (onmt_train) total-vm:14119556kB, anon-rss:6538204kB, file-rss:80652kB, shmem-rss:16kB, UID:0 pgtables:13432kB oom_score_adj:0
@@ -373,6 +379,13 @@ def parse(artefact: Artefact) -> ParseResult:
                 continue
             parse_nvrm(b, ln, msg, common, lines, used)
             continue
+        # the kernel's firmware loader on the module's GSP file (kernel_log_nvrm: alone, or read with the
+        # "RmFetchGspRmImages: No firmware image found" after it)
+        if "/firmware" in msg or "firmware load for" in msg:
+            common["boot"] = boots.index
+            if parse_nvrm(b, ln, msg, common, lines, used):
+                boots.had_content = True
+                continue
         # (not nvidia-drm's "[drm:nv_drm_probe_devices [nvidia_drm]] *ERROR* ...": its own reader's, below)
         if "probe" in msg and "nvidia" in msg and "*ERROR* [nvidia-drm]" not in msg:
             common["boot"] = boots.index

@@ -334,14 +334,19 @@ def _followed_by_init_failure(lines: list[str], ln: int) -> bool:
     return any(_INIT_FAILED.search(lines[k]) for k in range(ln, min(ln + _DETAIL_BACK, len(lines))))
 
 
+def _fw_load(add, load: re.Match[str]) -> None:
+    """The firmware loader's line on the module's GSP file: missing (-2, ENOENT) or unreadable."""
+    kind = "gsp_firmware_missing" if load["err"] == "-2" else "gsp_firmware_load_failed"
+    add(kind, load["bdf"], code=load["err"], kernel_version=load["version"],
+        detail=f"nvidia/{load['version']}/{load['file']} failed with error {load['err']}")
+
+
 def _gsp_firmware(add, ln: int, lines: list[str]) -> None:
     """``RmFetchGspRmImages: No firmware image found`` on line ``ln``, read with the firmware
     loader's line before it (file, module version, errno) or else the RmInitAdapter failure after it (GPU)."""
     load = next((m for k in range(ln - 2, max(-1, ln - 2 - _FW_BACK), -1) if (m := _FW_LOAD.search(lines[k]))), None)
     if load is not None:
-        kind = "gsp_firmware_missing" if load["err"] == "-2" else "gsp_firmware_load_failed"
-        add(kind, load["bdf"], code=load["err"], kernel_version=load["version"],
-            detail=f"nvidia/{load['version']}/{load['file']} failed with error {load['err']}")
+        _fw_load(add, load)
         return
     after = (_INIT_FAILED.search(lines[k]) for k in range(ln, min(ln + _DETAIL_BACK, len(lines))))
     add("gsp_firmware_missing", next((m["bdf"] for m in after if m is not None), None))
@@ -419,6 +424,14 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         b.add(NvrmError, ln, message_kind=kind, pci_bus_id=try_pci_bus_id(bdf) if bdf else None,
               message=msg.strip(), **kw, **common)
 
+    if (m := _FW_LOAD.search(msg)) is not None:
+        # the loader's line alone is the same event (the module asks for nvidia/<its version>/gsp_*.bin only
+        # when it boots the GPU through GSP; RmInitAdapter then fails), pasted without the RM's line after it
+        # (NixOS/nixpkgs#454772); with that line within _FW_BACK lines, it is read there
+        used.add(ln)
+        if not any(_GSP_FW_MISSING.search(lines[k]) for k in range(ln, min(ln + _FW_BACK, len(lines)))):
+            _fw_load(add, m)
+        return True
     if (m := _INIT_FAILED.search(msg)) is not None:
         detail, hint = _init_details(lines, ln)
         add("rm_init_adapter_failed", m["bdf"], code=m["code"], detail=detail, reset_hint=hint,

@@ -55,6 +55,19 @@ def _kinds(text: str):
     ("[ 2882.931049] nvidia 0000:03:00.0: loading /lib/firmware/nvidia/535.129.03/gsp_ga10x.bin failed with error -4\n"
      "[ 2882.931050] NVRM: RmFetchGspRmImages: No firmware image found\n",
      [("gsp_firmware_load_failed", "0000:03:00.0", "")]),
+    # the firmware loader's line alone (drivers/base/firmware_loader/main.c "Direct firmware load for %s failed with
+    # error %d"), the RM's line not pasted (NixOS/nixpkgs#454772, datacenter driver without its GSP firmware):
+    # the same event, stamped or not
+    ("[   23.991660] nvidia 0000:00:1e.0: Direct firmware load for nvidia/565.57.01/gsp_tu10x.bin failed with error -2\n",
+     [("gsp_firmware_missing", "0000:00:1e.0", "")]),
+    ("nvidia 0000:00:1e.0: Direct firmware load for nvidia/565.57.01/gsp_tu10x.bin failed with error -2\n",
+     [("gsp_firmware_missing", "0000:00:1e.0", "")]),
+    # (the loader's "loading %s failed with error %d", another errno: an unreadable file)
+    ("[ 2882.931049] nvidia 0000:03:00.0: loading /lib/firmware/nvidia/535.129.03/gsp_ga10x.bin failed with error -4\n",
+     [("gsp_firmware_load_failed", "0000:03:00.0", "")]),
+    # near misses: another device's firmware, and a load that did not fail, are no fact
+    ("[    4.1] i915 0000:00:02.0: Direct firmware load for i915/tgl_dmc_ver2_12.bin failed with error -2\n", []),
+    ("[    4.1] nvidia 0000:00:1e.0: loading firmware nvidia/565.57.01/gsp_tu10x.bin\n", []),
     ("[   23.991667] NVRM: RmFetchGspRmImages: No firmware image found\n"
      "[   23.991672] NVRM: GPU 0000:07:00.0: RmInitAdapter failed! (0x61:0x56:1770)\n",
      [("gsp_firmware_missing", "0000:07:00.0", ""), ("rm_init_adapter_failed", "0000:07:00.0", "NV_ERR_NOT_SUPPORTED")]),
@@ -181,3 +194,9 @@ def test_gpu_unsupported_by_release_real(name, want):
     text = open(f"fixtures/artefacts/kernel_log/{name}", encoding="utf-8").read()
     got = [(f.message_kind, f.pci_bus_id, f.pci_id, f.kernel_version) for f in _facts(text) if f.kind == "nvrm_error"]
     assert got == want
+
+
+def test_firmware_loader_line_alone_is_a_kernel_log():
+    """A paste of the loader's line alone, without a prefix, is a kernel log (NixOS/nixpkgs#454772)."""
+    assert kernel_log.detect("nvidia 0000:00:1e.0: Direct firmware load for nvidia/565.57.01/gsp_tu10x.bin failed with error -2\n")
+    assert not kernel_log.detect("Direct firmware load for nvidia is a phrase in a sentence\n")
