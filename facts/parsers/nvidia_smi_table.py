@@ -32,12 +32,14 @@ process table alone, pasted without the GPU rows, is recognised from its title r
 
     | Processes:                                                       GPU Memory |
     |  GPU       PID   Type   Process name                             Usage      |
-``N/A`` cells give None. A first GPU row without its second row is a ParseError. Text without
-the table yields nothing.
+``N/A`` cells give None. A first GPU row without its second row is a ParseError, unless the text
+ends there (at the GPU row, or at its second row cut short): a capture cut short, a limit. Text
+without the table yields nothing.
 """
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from stethoscope.facts.ids import pci_bus_id
 from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live in facts/kinds
@@ -119,6 +121,15 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
             state = _STATE_ROW.match(lines[n].rstrip()) if n < len(lines) else None
             if state is None:
+                after = list(islice((k + 1 for k in range(n, len(lines)) if lines[k].strip()), 2))
+                if not after or after == [n + 1]:
+                    # the text ends at the GPU row, or at the row after it cut inside its cells (an excerpt
+                    # that stops there, huggingface/text-generation-inference#2671:
+                    # "|  0%   19C    P8             16W /  300W |      17MiB /  23028MiB |" and nothing after):
+                    # a capture cut short, no malformed table
+                    b.limit(no if not after else after[0], "cut_short", f"nvidia-smi table ends inside GPU {g['idx']}'s block "
+                            f"({pci_bus_id(g['bus'])}), before its fan/temperature/memory row is complete")
+                    continue
                 b.error(no, "nvidia-smi table: GPU row without its fan/temperature/memory row")
                 continue
             n += 1

@@ -40,6 +40,33 @@ def test_empty_process_panel_alone():
     assert (p.process_rows, p.says_none_running, p.printed_empty, p.evidence.line) == (0, False, True, 2)
 
 
+_TGI2671_HEAD = (
+    "| NVIDIA-SMI 555.42.06              Driver Version: 555.42.06      CUDA Version: 12.5     |\n"
+    "|=========================================+========================+======================|\n"
+    "|   0  NVIDIA A10G                    Off |   00000000:00:1B.0 Off |                    0 |\n"
+    "|  0%   25C    P0             58W /  300W |    2880MiB /  23028MiB |      7%      Default |\n"
+    "|                                         |                        |                  N/A |\n"
+    "+-----------------------------------------+------------------------+----------------------+\n"
+    "|   1  NVIDIA A10G                    Off |   00000000:00:1C.0 Off |                    0 |\n")
+
+
+@pytest.mark.parametrize("tail", [
+    "",  # the text ends at GPU 1's first row
+    "|  0%   19C    P8             16W /  300W |      17MiB /  23028MiB |\n",  # its second row cut in its cells (TGI#2671)
+])
+def test_table_ending_inside_a_gpu_block_is_cut_short_not_malformed(tail):
+    """huggingface/text-generation-inference#2671's excerpt stops in GPU 1's second row: a capture cut
+    short (a limit, GPU 0 read), no parse error (which made an unexplained error, faulty)."""
+    r = _parse(nvidia_smi_table, text=_TGI2671_HEAD + tail)
+    assert r.errors == [] and [h.limit for h in r.limits] == ["cut_short"]
+    assert [f.index for f in r.facts if f.kind == "gpu_info"] == [0]
+
+
+def test_gpu_row_without_its_second_row_inside_the_table_is_an_error():
+    r = _parse(nvidia_smi_table, text=_TGI2671_HEAD + "|  garbage  |\n+-------+\n")
+    assert [e.message for e in r.errors] == ["nvidia-smi table: GPU row without its fan/temperature/memory row"]
+
+
 def test_process_panel_with_no_running_processes_line():
     r = _parse(nvidia_smi_table, "nvidia_smi_table/h200_r580_no_processes.txt")
     (p,) = [f for f in r.facts if f.kind == "gpu_process_panel"]
