@@ -4,7 +4,8 @@
 Sample content (``pip freeze | grep -i -E "torch|nccl|cuda"`` on our H200 host; ``conda list |
 grep cuda`` from guo-pu/NanoDet-PyTorch#4; collect_env from pytorch/pytorch#137846 and
 torch-points3d/torch-points3d#66; vLLM's own collect_env, its ``Name<padding>: value`` layout
-under ``=====`` section banners, from vllm-project/vllm#41864)::
+under ``=====`` section banners, from vllm-project/vllm#41864; MMEngine's collect_env, as lmdeploy's
+check_env prints it, from InternLM/lmdeploy#3286)::
 
     torch==2.11.0
     nvidia-cuda-runtime==13.0.96
@@ -14,6 +15,8 @@ under ``=====`` section banners, from vllm-project/vllm#41864)::
     CUDA used to build PyTorch: 9.0.176
     [pip3] torch==1.1.0
     PyTorch version              : 2.11.0+cu130
+    sys.platform: linux
+    PyTorch: 2.5.1+cu121
 
 Facts: ``package_version`` per listed package that belongs to the CUDA stack (torch, pytorch,
 ``nvidia-*``, ``cuda*``, ``cupy*``, ``jax-cuda*``, ``nccl``, ``tensorflow*``): ``package``
@@ -61,6 +64,16 @@ _DRIVER = re.compile(r"^Nvidia driver version\s*: (?P<ver>\d+\.\d+(?:\.\d+)?)\s*
 # vLLM's collect_env: a field its host could not give (``Clang version                : Could not collect``),
 # a ``=====`` banner or a section title under it: read as the report's own lines, never as an error
 _ENV_FIELD = re.compile(r"^[A-Za-z][\w ./()_-]*+\s*: (?:Could not collect|N/A|No CUDA|No XPU|None)\s*$|^={10,}\s*$")
+# MMEngine's / MMCV's collect_env (mmengine/utils/dl_utils/collect_env.py: "{name}: {value}" per field, the PyTorch
+# field torch.__version__), which lmdeploy's check_env and the OpenMMLab projects print; its first field names the platform:
+# sys.platform: linux
+# PyTorch: 2.5.1+cu121
+#   (InternLM/lmdeploy#3286: lmdeploy check_env on 4 x RTX 4090 D)
+_MM_PLATFORM = re.compile(r"^sys\.platform: \w{1,20}\s*$", re.M)
+_MM_TORCH = re.compile(r"^PyTorch: (?P<ver>\d[\w.+]{0,40})\s*$")
+# its other fields, read as the report's own lines: "CUDA available: True", "GPU 0,1,2,3: NVIDIA GeForce RTX 4090 D",
+# "NVCC: Cuda compilation tools, release 12.4, V12.4.131", "numpy_random_seed: 2147483648"
+_MM_FIELD = re.compile(r"^[A-Za-z][\w .,()/-]{0,60}: \S")
 _LOCAL_CU = re.compile(r"\+cu(?P<maj>\d{1,2}?)(?P<min>\d)$")  # +cu121 +cu130 +cu92
 _BUILD_CUDA = re.compile(r"(?:^|_)cuda(?P<cuda>\d+\.\d+)(?:_|$)")  # cuda10.2_0, py3.11_cuda12.1_cudnn8.9.2_0
 # packages whose version IS a CUDA release: the runtime a program loads
@@ -68,7 +81,7 @@ _CUDA_RUNTIME = re.compile(r"^(?:nvidia-cuda-runtime(?:-cu\d+)?|cudatoolkit|cuda
 _RELEVANT = re.compile(r"^(?:torch|pytorch|nvidia-[\w.-]+|cuda[\w.-]*|cupy[\w.-]*|jax-cuda[\w.-]*|jaxlib|nccl|"
                        r"tensorflow[\w.-]*|vllm|deepspeed|apex|flash-attn|triton)$")
 _DETECT = re.compile(r"^(?:\[(?:pip3?|conda)\]\s+)?(?:torch|nvidia-[\w-]+|cudatoolkit|pytorch)(?:==|\s+\d)|^CUDA used to build PyTorch\s*:|^PyTorch version\s{2,}: |"
-                     r"^#\s*Name\s+Version\s+Build", re.M)
+                     r"^#\s*Name\s+Version\s+Build|^sys\.platform: \w+\s*$", re.M)
 
 
 def cuda_num(version: str) -> tuple[int, int] | None:
@@ -91,7 +104,8 @@ def _cuda_of(name: str, version: str, build: str | None) -> str | None:
 
 
 def detect(head: str) -> bool:
-    if not ("==" in head or "PyTorch" in head or "cudatoolkit" in head or "Version" in head or "pytorch" in head):
+    if not ("==" in head or "PyTorch" in head or "cudatoolkit" in head or "Version" in head or "pytorch" in head
+            or "sys.platform" in head):
         return False
     return _DETECT.search(head) is not None
 
@@ -109,6 +123,7 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     columns: str | None = None  # after a pip list / conda list header or command: its manager
     torch_version: tuple[int, str] | None = None
+    mm_env = _MM_PLATFORM.search(artefact.text) is not None  # MMEngine's collect_env: its "Name: value" fields
     for n, line in enumerate(artefact.lines, 1):
         if _PIP_LIST_HEADER.match(line) or _CONDA_HEADER.match(line):
             columns = "pip" if _PIP_LIST_HEADER.match(line) else "conda"
@@ -136,6 +151,13 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(NvidiaDriverVersion, n, version=m["ver"])
             continue
         if _ENV_FIELD.match(line):
+            result.lines_used += 1
+            continue
+        if mm_env and (m := _MM_TORCH.match(line)) is not None:
+            result.lines_used += 1
+            add_package(b, n, "torch", m["ver"], "collect_env", _cuda_of("torch", m["ver"], None))
+            continue
+        if mm_env and _MM_FIELD.match(line):
             result.lines_used += 1
             continue
         m = _FREEZE.match(line)

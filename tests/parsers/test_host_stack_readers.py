@@ -28,6 +28,8 @@ def test_pip_freeze_of_our_h200_host():
      ("1.1.0", "9.0", 9000)),
     ("python_packages/torch_points3d66_collect_env_cu90_driver418.txt", ("torch", "pip"), ("1.1.0", None, None)),
     ("python_packages/nanodet4_conda_list_grep_cuda.txt", ("cudatoolkit", "conda"), ("10.2.89", "10.2", 10020)),
+    # MMEngine's collect_env (lmdeploy check_env): "PyTorch: 2.5.1+cu121"
+    ("python_packages/lmdeploy3286_check_env_mmengine_cu121_4090d.txt", ("torch", "collect_env"), ("2.5.1+cu121", "12.1", 12010)),
     ("python_packages/nanodet4_conda_list_grep_cuda.txt", ("pytorch", "conda"), ("1.7.1", None, None)),
 ])
 def test_collect_env_and_conda_list(rel, key, want):
@@ -151,3 +153,14 @@ def test_lsmod_rows_without_the_command():
 ])
 def test_lsmod_rows_alone_near_misses(text):
     assert not lsmod.detect(text)
+
+
+def test_mmengine_collect_env_every_line_read():
+    """lmdeploy check_env / MMEngine's collect_env: the PyTorch field makes the fact, its other fields are read;
+    "PyTorch: x" outside such a report (no sys.platform field) is nobody's field."""
+    r = _parse(python_packages, "python_packages/lmdeploy3286_check_env_mmengine_cu121_4090d.txt")
+    assert python_packages.detect((FIX / "python_packages/lmdeploy3286_check_env_mmengine_cu121_4090d.txt").read_text())
+    assert r.lines_used == 10 and not r.errors
+    lone = "PyTorch: 2.5.1+cu121\n"
+    assert not python_packages.detect(lone)
+    assert not python_packages.parse(Artefact(path="t.txt", text=lone, node="n1")).facts
