@@ -72,8 +72,10 @@ KIND = "nvml_init"
 # Failed to start nvml with error:  could not load NVML library      (k8s-device-plugin 1.8)
 # time=2026-09-19T20:06:59.547Z level=ERROR msg="Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND"
 #   (dcgm-exporter 4.x's "Cannot init NVML library; err: %v" of go-nvml's error: NVIDIA/dcgm-exporter#612, #450)
+# [Bug]: NVIDIA bug `Failed to initialize NVML: Unknown Error` reproducible on AWS
+#   (dstackai/dstack#2860, an issue title: quoted as markdown inline code, the closing backtick ends the message)
 _FAILED = re.compile(r"(?:Failed to (?:initialize NVML|start nvml with error):|Cannot init NVML library; err:)"
-                     r"[ \t]*(?P<msg>[^\n\\\"]*)")
+                     r"[ \t]*(?P<msg>[^\n\\\"`]*)")
 # error starting plugins: error creating plugin manager: unable to create plugin manager: nvml init failed: ERROR_LIBRARY_NOT_FOUND
 #   (k8s-device-plugin 0.16: fmt.Errorf("nvml init failed: %v", ret), go-nvml's Return named; NVIDIA/k8s-device-plugin#856,
 #   quoted in a sentence as markdown inline code: the closing backtick ends the message; other Go and C tools print

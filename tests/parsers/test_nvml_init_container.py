@@ -24,3 +24,9 @@ def test_go_nvml_init_failed_in_a_sentence():
     # other tools' "NVML init failed: <nvmlErrorString>" (C and Python loggers); a word ending in "nvml" is no such line
     assert [g.reason for g in _parse(nvml_init, text="NVML init failed: Driver Not Loaded\n").facts] == ["driver_not_loaded"]
     assert not nvml_init.detect("pynvml init failed: see above\n")
+
+
+def test_nvml_failure_quoted_as_inline_code_ends_at_the_backtick():
+    # dstackai/dstack#2860's title: the closing backtick ends NVML's error text (the prose after it is not)
+    (f,) = _parse(nvml_init, text="[Bug]: NVIDIA bug `Failed to initialize NVML: Unknown Error` reproducible on AWS\n").facts
+    assert (f.reason, f.message) == ("unknown_error", "Unknown Error")
