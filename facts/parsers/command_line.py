@@ -5,7 +5,8 @@ container's /dev/shm and IPC namespace, GPUs asked for, the launcher). Read as c
 (state polarity): rules join them with what went wrong.
 
 Sample content (fal-ai-community/video-diffusion-speedrun#2; facebookresearch/msn#24;
-NVIDIA/nvidia-container-toolkit#394, #210)::
+NVIDIA/nvidia-container-toolkit#394, #210; an inference server's launcher by its serve
+subcommand, InternLM/lmdeploy#3286)::
 
     ```docker run --gpus all --rm -it video-diffusion /bin/bash```
     python main.py --fname configs/pretrain/msn_vits16.yaml --devices cuda:1 cuda:0
@@ -13,6 +14,7 @@ NVIDIA/nvidia-container-toolkit#394, #210)::
     podman run --rm --group-add=27 --device nvidia.com/gpu=all ubuntu nvidia-smi -L
     docker run --gpus all --ipc=host --ulimit memlock=-1 --ulimit stack=67108864 \\
       -it --rm -v $(pwd):/workspace nvcr.io/nvidia/pytorch:latest
+    lmdeploy serve api_server /tmp/models --model-name=XXX --backend=turbomind --tp=4
 
 Facts: ``command_line`` per command: the program, its arguments, and for a container run
 whether GPUs were asked for and whether /dev/shm is the engine's default (64 MB: no
@@ -35,10 +37,15 @@ KIND = "command_line"
 # $ docker run --rm --gpus all nvidia/cuda:12.3.2-base-ubuntu22.04 nvidia-smi
 # python main.py --fname configs/pretrain/msn_vits16.yaml --devices cuda:1 cuda:0
 # root@host:~# torchrun --nproc_per_node=8 train.py
+# An inference server's own launcher, by its serve subcommand (a line that starts with the bare name is prose as often):
+# lmdeploy serve api_server /tmp/models --model-name=XXX --server-port=23333 ... --backend=turbomind --tp=4 ...   (InternLM/lmdeploy#3286)
+# vllm serve "${HF_HOME}/hub/models--${SNAPSHOT_DIR}/snapshots/$SNAPSHOT" \      (vLLM's CLI, vllm/entrypoints/cli/serve.py)
+# dynamo serve graphs.disagg:Frontend -f ./configs/disagg.yaml      (ai-dynamo/dynamo's CLI before 0.4)
+# trtllm-serve <model> --tp_size 8 ...                              (TensorRT-LLM's serve entry point)
 _COMMAND = re.compile(
     r"^(?:[\w.@-]*(?::[^\s$#]*)?[$#]\s+|>\s+)?(?:sudo\s+(?:-E\s+)?)?(?:\S*/)?"
     r"(?P<program>docker|podman|nvidia-docker|torchrun|deepspeed|accelerate|srun|sbatch|salloc|mpirun|mpiexec|"
-    r"python3?(?:\.\d+)?|kubectl)[ \t]+(?P<args>\S[^\n]*)$", re.M)
+    r"python3?(?:\.\d+)?|kubectl|trtllm-serve|(?:vllm|lmdeploy|dynamo)[ \t]+serve)[ \t]+(?P<args>\S[^\n]*)$", re.M)
 #: what a container engine's ``run`` takes before the image, for the options read here
 _CONTAINER = ("docker", "podman", "nvidia-docker")
 #: Open MPI's byte-transfer layers that move no data over a network (vader was renamed sm in 5.0;
@@ -91,6 +98,9 @@ def parse(artefact: Artefact) -> ParseResult:
         if FAILURE_WORDS.search(m[0]):  # the launcher's report of a process ("mpirun noticed that process rank 1
             continue                    # ... exited on signal 9 (Killed)."): a failure line, not a command
         program, args = m["program"], m["args"].strip().rstrip("`").strip()
+        if " " in program or "\t" in program:  # "vllm serve": the program, its subcommand first of the arguments
+            program, sub = program.split(None, 1)
+            args = f"{sub} {args}"
         i = n  # a command continued over lines with a trailing backslash is one command
         while args.endswith("\\") and i < len(lines):
             args = args[:-1].rstrip() + " " + lines[i].strip().rstrip("`").strip()

@@ -35,3 +35,26 @@ def test_shared_memory_only_open_mpi_launch_is_read_from_the_real_paste():
 def test_launches_that_allow_a_network_transport(cmd):
     (c,) = commands(cmd + "\n")
     assert c.mpi_shared_memory_only is False
+
+
+@pytest.mark.parametrize("line, program, args_start", [
+    # InternLM/lmdeploy#3286 (the reproduction as posted)
+    ("lmdeploy serve api_server /tmp/models --model-name=XXX --server-port=23333 --chat-template=qwen2d5 "
+     "--cache-max-entry-count=0.8 --log-level=INFO --backend=turbomind --tp=4 --session-len=32768 --max-batch-size=6",
+     "lmdeploy", "serve api_server /tmp/models"),
+    ("$ vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 8", "vllm", "serve meta-llama/"),
+    ("dynamo serve graphs.disagg:Frontend -f ./configs/disagg.yaml", "dynamo", "serve graphs.disagg:Frontend"),
+    ("trtllm-serve /models/llama --tp_size 8", "trtllm-serve", "/models/llama"),
+])
+def test_inference_server_launchers(line, program, args_start):
+    (c,) = commands(line + "\n")
+    assert (c.program, c.args.startswith(args_start)) == (program, True)
+
+
+@pytest.mark.parametrize("line", [
+    "vllm is slower than sglang on this model",   # prose that starts with a server's name: no serve subcommand
+    "lmdeploy got nccl error",
+    "dynamo serves the graph when etcd is up",
+])
+def test_server_name_in_prose_is_no_command(line):
+    assert not command_line.detect(line + "\n")
