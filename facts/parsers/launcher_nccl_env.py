@@ -55,11 +55,16 @@ _PREFIX_BEFORE = re.compile(r"(?:^\s*|`)(?:" + _PROMPT + r")?(?:env\s+)?" + _ASS
 _MPI_X_BEFORE = re.compile(r"(?:^|\s)-x\s+$")
 # after a prefix assignment, on its line: more assignments, then a command word (a listing's next
 # line "NCCL_DEBUG=INFO" is no command: NVIDIA/nccl#278's settings, one a line, read as none)
-_COMMAND_AFTER = re.compile(r"[ \t]+" + _ASSIGN + r"[\w./~$-]")
+_COMMAND_AFTER = re.compile(r"(?<![ \t])[ \t]++" + _ASSIGN + r"[\w./~$-]")
 # or more assignments, then the shell's line continuation: the command is on a later line of the same
 # command (the env prefix written one setting a line):
 # NCCL_IB_TIMEOUT=11 \                     (pytorch/pytorch#140563, fifteen such lines before the training command)
-_CONTINUED = re.compile(r"[ \t]+" + _ASSIGN + r"\\[ \t\r]*$", re.M)
+# (the line's rest, less its final backslash, is blanks and assignments only: _CONTINUED_REST.fullmatch; the
+# backslash is looked for as a string, not searched for after every assignment: a line of thousands of
+# assignments and no backslash made that quadratic, bench/redos.py session 19, 5 s at 120,000 characters)
+_CONTINUED_REST = re.compile(r"[ \t]++" + _ASSIGN)
+# _COMMAND_AFTER is matched at the end of an assignment's value (never a blank): the blanks after it are taken
+# whole, from their first (searched from every blank of a long run, then backtracking through it, it was quadratic)
 # Slurm's list, split on commas:  --export=ALL,NCCL_SOCKET_IFNAME=ib0 ray start ...   #SBATCH --export=ALL,NCCL_DEBUG=INFO,...
 _SLURM_EXPORT = re.compile(r"--export[= ](?P<list>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&])*NCCL_[A-Z0-9_]+=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&])*)")
 _SLURM_ITEM = re.compile(r"(?:^|,)(?P<name>NCCL_[A-Z0-9_]+)=(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^,]*)")
@@ -94,18 +99,37 @@ def _unquote(value: str) -> str:
     return value
 
 
+#: characters of a line read on each side of a setting for an env prefix (a typed command's prefix is far shorter)
+PREFIX_SPAN = 4096
+
+
 def _form(text: str, m: re.Match[str]) -> str | None:
     start = text.rfind("\n", 0, m.start()) + 1
     before = text[start:m.start()]
     if before.lstrip().startswith("#"):  # a comment: "# FLAGS += -x NCCL_DEBUG=INFO", "# export NCCL_X=V"
         return None
+    # the forms are read within PREFIX_SPAN characters of the setting on each side: further into a line, only
+    # mpirun's "-x " right before it (a line of thousands of assignments made every setting rescan the whole
+    # line: 21 s for 6,000 on one 120,000-character line)
+    if len(before) > PREFIX_SPAN:
+        return "mpirun_x" if _MPI_X_BEFORE.search(before, len(before) - 64) else None
     if _MPI_X_BEFORE.search(before):
         return "mpirun_x"
     if _EXPORT_BEFORE.search(before):
         return "export"
-    if _PREFIX_BEFORE.search(before) and (_COMMAND_AFTER.match(text, m.end()) or _CONTINUED.match(text, m.end())):
+    end = text.find("\n", m.end())
+    if (end if end >= 0 else len(text)) - m.end() > PREFIX_SPAN:
+        return None
+    if _PREFIX_BEFORE.search(before) and (_COMMAND_AFTER.match(text, m.end()) or _continued(text, m.end())):
         return "prefix"
     return None
+
+
+def _continued(text: str, at: int) -> bool:
+    """The line goes on from ``at`` with more assignments only, then the shell's line continuation (``\\``)."""
+    end = text.find("\n", at)
+    rest = text[at:end if end >= 0 else len(text)].rstrip(" \t\r")
+    return rest.endswith("\\") and _CONTINUED_REST.fullmatch(rest, 0, len(rest) - 1) is not None
 
 
 def parse(artefact: Artefact) -> ParseResult:

@@ -268,6 +268,7 @@ CASES = [
      "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: external/xla/xla/service/gpu/runtime/nccl_api.cc:512: NCCL operation "
      "ncclGroupEnd() failed: unhandled system error (run with NCCL_DEBUG=INFO for details).",
      {"op": "ncclGroupEnd", "result": "unhandled system error (run with NCCL_DEBUG=INFO for details)"}),
+    ("launcher_nccl_env", "_CONTINUED_REST", "NCCL_IB_TIMEOUT=11 \\", (18, 19)),  # pytorch/pytorch#140563 (fixtures/artefacts/launcher_nccl_env)
 ]
 
 
