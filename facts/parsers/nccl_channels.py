@@ -162,6 +162,15 @@ class _Acc:
             got = self.items[full] = (start, node, fields, set())
         got[3].add(ch)
 
+    def extend(self, cls: type, key: tuple, node: str, ch: int) -> bool:
+        """Add channel ``ch`` to the fact already held for these values; False where there is none yet (then
+        add() it: its fields are built only for a fact not seen before, a fleet's ring orders being repeats)."""
+        got = self.items.get((cls, node, *key))
+        if got is None:
+            return False
+        got[3].add(ch)
+        return True
+
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
@@ -181,7 +190,7 @@ def parse(artefact: Artefact) -> ParseResult:
     # a line's prefix as written -> its (host, pid, tid), or None where _PREFIX does not take it (a
     # communicator's ring-order and Init lines share their thread's prefix)
     prefixes: dict[str, tuple[str, str, str] | None] = {}
-    items, reading_of = acc.items, _READINGS
+    reading_of = _READINGS
     for at, cand_end in spans:
         start = rfind("\n", 0, at) + 1
         pfx = text[start:at]
@@ -214,11 +223,8 @@ def parse(artefact: Artefact) -> ParseResult:
         comm, nranks = held if held is not None else (f"pid{pid}", 0)
         if reading[0] == "order":
             _, ch, order, joined = reading
-            full = (NcclRingOrder, node, comm, order)
-            item = items.get(full)
-            if item is None:  # as _Acc.add
-                item = items[full] = (start, node, dict(comm=comm, nranks=nranks or len(order), order=joined, pid=pid), set())
-            item[3].add(ch)
+            if not acc.extend(NcclRingOrder, (comm, order), node, ch):
+                acc.add(NcclRingOrder, (comm, order), start, node, ch, comm=comm, nranks=nranks or len(order), order=joined, pid=pid)
             continue
         no = line_of(start)
         if msg.startswith("Trees "):
