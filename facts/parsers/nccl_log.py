@@ -670,12 +670,16 @@ _CHANNEL_TAILS: dict[str, tuple[Any, ...]] = {}
 
 def _channel_tail(raw: str) -> tuple[Any, ...]:
     if raw.find(" via ", 8) == -1:
-        return ()
-    msg = raw.rstrip()
-    if len(_CHANNEL_TAILS) >= _CHANNEL_READ_MAX:
-        _CHANNEL_TAILS.clear()
-    parts = _channel_parts(msg)
-    return (None, msg) if parts is None else (parts, parts[1:])
+        tail: tuple[Any, ...] = ()
+    else:
+        msg = raw.rstrip()
+        parts = _channel_parts(msg)
+        tail = (None, msg) if parts is None else (parts, parts[1:])
+    if len(raw) <= _KEPT_CHARS:  # (a hostile file's long lines are read each time, not kept as keys)
+        if len(_CHANNEL_TAILS) >= _CHANNEL_READ_MAX:
+            _CHANNEL_TAILS.clear()
+        _CHANNEL_TAILS[raw] = tail
+    return tail
 
 
 #: an INFO message's reading where it only called once() with facts of its own values (a fleet's ranks
@@ -819,8 +823,6 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
             raw = text[at + 10:end]
             if (tail := tails.get(raw)) is None:
                 tail = _channel_tail(raw)
-                if len(raw) <= _KEPT_CHARS:
-                    tails[raw] = tail
             if tail:  # a "... via ..." message
                 prefix = text[start:at]
                 if (p := prefixes.get(prefix, False)) is False:
