@@ -118,17 +118,17 @@ def _form(text: str, m: re.Match[str]) -> str | None:
     if _EXPORT_BEFORE.search(before):
         return "export"
     end = text.find("\n", m.end())
-    if (end if end >= 0 else len(text)) - m.end() > PREFIX_SPAN:
+    end = end if end >= 0 else len(text)
+    if end - m.end() > PREFIX_SPAN:
         return None
-    if _PREFIX_BEFORE.search(before) and (_COMMAND_AFTER.match(text, m.end()) or _continued(text, m.end())):
+    if _PREFIX_BEFORE.search(before) and (_COMMAND_AFTER.match(text, m.end()) or _continued(text[m.end():end])):
         return "prefix"
     return None
 
 
-def _continued(text: str, at: int) -> bool:
-    """The line goes on from ``at`` with more assignments only, then the shell's line continuation (``\\``)."""
-    end = text.find("\n", at)
-    rest = text[at:end if end >= 0 else len(text)].rstrip(" \t\r")
+def _continued(rest: str) -> bool:
+    """The line's ``rest`` after a setting is more assignments only, then the shell's line continuation (``\\``)."""
+    rest = rest.rstrip(" \t\r")
     return rest.endswith("\\") and _CONTINUED_REST.fullmatch(rest, 0, len(rest) - 1) is not None
 
 
