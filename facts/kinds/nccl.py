@@ -182,6 +182,19 @@ class NcclNetPlugin(NcclLineFact):
 
 
 @fact_kind
+class NcclPluginNotFound(NcclLineFact):
+    """``PROFILER/Plugin: Could not find: libnccl-profiler-myprof.so.``: NCCL was told to load a
+    plugin (NCCL_NET_PLUGIN, NCCL_GIN_PLUGIN, NCCL_TUNER_PLUGIN, NCCL_PROFILER_PLUGIN,
+    NCCL_ENV_PLUGIN) and no library of the names it tried is there, so it runs without that plugin.
+    Only for a name other than the one NCCL tries unasked (``libnccl-<type>.so``): that one absent
+    is NCCL's normal case."""
+
+    kind: Literal["nccl_plugin_not_found"] = "nccl_plugin_not_found"
+    plugin: Literal["NET", "GIN", "TUNER", "PROFILER", "ENV"]
+    libraries: str  # the names NCCL tried, as it printed them, blank-separated ("libnccl-profiler-myprof.so")
+
+
+@fact_kind
 class NcclNetPluginLoadFailure(NcclLineFact):
     """``NET/Plugin : dlerror=<loader error> No plugin found (libnccl-net.so), ...``: a net plugin
     library that is there but that the dynamic loader refused, so NCCL fell back to its internal

@@ -15,7 +15,7 @@ whatever comes before it: a timestamp (``NCCL_DEBUG_TIMESTAMP_LEVELS``), mpirun'
 node. The bare ``NCCL version 2.7.8+cuda11.1`` line NCCL prints without a prefix is read too.
 
 Facts emitted (classes in :mod:`nccl_log_facts`): ``nccl_version``, ``nccl_env``,
-``nccl_net_plugin``, ``nccl_net_plugin_load_failure``, ``nccl_net_selected``, ``nccl_net_device``, ``nccl_no_ib_device``,
+``nccl_net_plugin``, ``nccl_net_plugin_load_failure``, ``nccl_plugin_not_found``, ``nccl_net_selected``, ``nccl_net_device``, ``nccl_no_ib_device``,
 ``nccl_bootstrap_interface``, ``nccl_bootstrap_failure``, ``nccl_rank``, ``nccl_transport``,
 ``nccl_warn`` (every WARN line, also those that give a more specific fact),
 ``nccl_rdma_completion_error``, ``nccl_error_return``; and through :mod:`nccl_log_setup`
@@ -47,6 +47,7 @@ from stethoscope.facts.parsers.nccl_log_facts import (
     NcclNetPluginLoadFailure,
     NcclNetSelected,
     NcclNoIbDevice,
+    NcclPluginNotFound,
     NcclRank,
     NcclRdmaCompletionError,
     NcclTransport,
@@ -143,6 +144,17 @@ _ENV_SET_TO = re.compile(r"^(?:[\w/]+ ?: )?(?P<name>NCCL_[A-Z0-9_]+) set to(?: (
 
 # NET/Plugin: Could not find: libnccl-net.so        (2.23: "... libnccl-net.so. Using internal network plugin.")
 _PLUGIN_NOT_FOUND = re.compile(r"^NET/Plugin ?: ?Could not find: ?(?P<name>\S+?)\.?(?:\s|$)")
+# A plugin NCCL was told to load and found under none of the names it tried (src/plugin/plugin_open.cc, 2.26.2-1 on,
+# INFO(subsys[type], "%s/Plugin: Could not find:%s%s%s", pluginNames[type], eNoEntNameList, ". ", fallback): the name
+# list holds the variable's value as given when it names a library ("lib....so"), else "libnccl-<type>-<value>.so";
+# 2.23-2.25 src/misc/profiler.cc "PROFILER/Plugin: Could not find:%s." and tuner.cc "TUNER/Plugin: Could not find:%s.
+# Using internal tuner plugin."). The format filled in for NCCL_PROFILER_PLUGIN=myprof (2.28.3-1 on):
+# PROFILER/Plugin: Could not find: libnccl-profiler-myprof.so
+# and NCCL's own unasked try, no fault (2.26-2.27, a healthy vllm log):
+# PROFILER/Plugin: Could not find: libnccl-profiler.so.
+_ANY_PLUGIN_NOT_FOUND = re.compile(r"^(?P<type>NET|GIN|TUNER|PROFILER|ENV)/Plugin ?: ?Could not find:(?P<names>[^\n]*)$")
+#: the library NCCL (or RCCL) tries when no variable names one: its absence is the normal case
+_DEFAULT_PLUGIN_LIB = re.compile(r"^lib[nr]ccl-(?:net|gin|tuner|profiler|env)\.so$")
 # NET/Plugin : No plugin found (libnccl-net.so), using internal implementation
 # NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: ... No plugin found (libnccl-net.so), ...
 _PLUGIN_NO_PLUGIN = re.compile(r"^NET/Plugin ?: .*?No plugin found(?: \((?P<name>[^)\s]+)\))?")
@@ -439,6 +451,12 @@ class NcclLogState:
             self.chains.warn(no, node, pid, warn)
             if nccl_log_messages.handle(self, no, node, msg, ctx):  # mismatch, async events, OFI, shared memory size
                 return None
+        elif msg.startswith(nccl_warn_kinds.INFO_AS_WARN) and (info_kind := nccl_warn_kinds.kind(msg)):
+            # an INFO that says what an older release's WARN said (2.27.3-2.30.4's "didn't receive a valid magic"): the
+            # nccl_warn of that kind, as the WARN gave
+            add(NcclWarn, no, node=node, source_file=src, source_line=int(srcline) if srcline else None,
+                message=msg, message_kind=info_kind, **ctx)
+            return None
         if nccl_log_setup.handle(self, no, node, msg, src, ctx):  # GDR, P2P, SHM, verbs, duplicate GPU, CUDA
             return None
         if msg.startswith(("Channel ", "Ring ")) and " via " in msg:
@@ -572,6 +590,15 @@ class NcclLogState:
             event, name = _PLUGIN_EVENT[m["verb"]], m["name"]
         if event:
             self.once(NcclNetPlugin, no, node, (ctx["pid"], event, name), event=event, name=name, **ctx)
+        if "Could not find:" in msg and (m := _ANY_PLUGIN_NOT_FOUND.match(msg)):
+            # the list ends at the fallback sentence (". Using internal tuner plugin.") or a last "."
+            names = [n.removesuffix(".") for n in m["names"].split(". ", 1)[0].split()]
+            # a library's name holds ".so" (NCCL builds "libnccl-<type>-<value>.so" or tries a "lib....so" value or path
+            # as given): a word after the list that is none (a terminal's or relay's trailing mark) names no plugin
+            asked = [n for n in names if ".so" in n and not _DEFAULT_PLUGIN_LIB.match(n)]
+            if asked:
+                self.once(NcclPluginNotFound, no, node, (ctx["pid"], m["type"], *asked), plugin=m["type"],
+                          libraries=" ".join(asked), **ctx)
         return None
 
     def _plugin_dlerror(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:

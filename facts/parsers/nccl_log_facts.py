@@ -11,7 +11,7 @@ import re
 from stethoscope.facts.kinds.nccl import (  # noqa: F401 - the fact classes live in facts/kinds
     NcclBootstrapFailure, NcclBootstrapInterface, NcclCollectiveMismatch, NcclEnv, NcclErrorChain,
     NcclErrorReturn, NcclIbAsyncEvent, NcclLineFact, NcclNetDevice, NcclNetPlugin, NcclNetPluginError,
-    NcclNetPluginLoadFailure, NcclNetSelected, NcclNoIbDevice, NcclProxyFailure, NcclRank,
+    NcclNetPluginLoadFailure, NcclNetSelected, NcclNoIbDevice, NcclPluginNotFound, NcclProxyFailure, NcclRank,
     NcclRdmaCompletionError, NcclSharedMemExceeds, NcclTransport, NcclVersion, NcclWarn,
 )
 

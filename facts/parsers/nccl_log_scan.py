@@ -52,8 +52,10 @@ _SCAN = re.compile(
 # "New proxy recv connection", topology dumps, ring and tree lines) are passed over after it.
 # The plugin messages line() reads all start as its _PLUGIN_* patterns do (NET/Plugin, Plugin Path,
 # "<verb> NET plugin"), and the P2P ones as nccl_log_setup's _P2P_NVLINK and _P2P_ENABLE: the other
-# plugins' lines ("TUNER/Plugin: Could not find: libnccl-tuner.so", "ENV/Plugin: ...", "PROFILER/Plugin:
-# ...", "TOPO/NET : Importing network plugins to topology") and "P2P Chunksize set to 131072" give nothing.
+# plugins' lines ("ENV/Plugin: ...", "PROFILER/Plugin: Loaded ...", "TOPO/NET : Importing network plugins to topology")
+# and "P2P Chunksize set to 131072" give nothing, but for a plugin not found (nccl_plugin_not_found where a
+# variable named it: "TUNER/Plugin: Could not find: libnccl-tuner-mytuner.so"). NCCL 2.27.3-2.30.4's INFO
+# "socketFinalizeAccept: didn't receive a valid magic from 10.0.0.7<51234>" is read as the WARN it was.
 # NCCL's missing verbs library is an INFO in later releases (a WARN up to 2.8 at least), read as nccl_no_ib_device:
 # h100-kickoff-llama-70b-chat-20230328-bcf75c4f6-gn6nd:2340:2384 [4] NCCL INFO Failed to open libibverbs.so[.1]   (nccl#1410)
 # Two scans, not one alternation: the literal-only one lets the regex engine skip ahead by
@@ -61,7 +63,7 @@ _SCAN = re.compile(
 _MAYBE_START = re.compile(
     r"(?:Channel|Ring) .*? via |NCCL version|Using network |NET/IB|NET/Socket|Bootstrap|[\w./\-]+:\d+ -> "
     r"|NET/Plugin|Plugin Path|(?:Initialized|Failed to initialize|Assigned) NET plugin|P2P is disabled|Could not enable P2P"
-    r"|Failed to open libibverbs"
+    r"|Failed to open libibverbs|(?:GIN|TUNER|PROFILER|ENV)/Plugin ?: ?Could not find:|socketFinalizeAccept: didn't receive"
 )
 _MAYBE_ANY = re.compile(
     r"GPU Direct RDMA|shared memory|posix_fallocate|failed to extend|Call to ibv|Duplicate GPU|Cuda failure"

@@ -25,6 +25,8 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     True
     >>> kind("socketFinalizeAccept: wrong magic 74656d2f20544547 != 7970663b906d70b9")
     'socket_foreign_connection'
+    >>> kind("socketFinalizeAccept: didn't receive a valid magic from 10.0.0.7<51234>")
+    'socket_foreign_connection'
     >>> kind("NET/IB : SHARP coll init error: Cannot create SHARP job(-11)")
     'sharp_coll_init_failed'
     >>> kind("NET/IB: Device 1 marked as failed. Initiating recovery? Yes (send comm=0x7f03e8086000, outstandingRecovery=0)")
@@ -202,6 +204,13 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   an HTTP metrics scraper)
     # socketFinalizeAccept: wrong magic 74656d2f20544547 != 7970663b906d70b9        (NVIDIA/nccl#1808)
     ("socket_foreign_connection", re.compile(r"^socketFinalizeAccept: wrong magic [0-9a-f]{1,16} != [0-9a-f]{1,16}\s*$")),
+    # INFO(NCCL_NET|NCCL_INIT, "socketFinalizeAccept: didn't receive a valid magic from %s", ncclSocketToString(&sock->addr, line))
+    #   (misc/socket.cc socketResetAccept v2.27.3-1 to v2.28.9-1, os/linux.cc ncclOsSocketResetAccept v2.29.2-1 to v2.30.4-1):
+    #   the same event NCCL moved to INFO, with the peer's address instead of the bytes; the same accept loops retry after it
+    #   (v2.30.7-1 says "socketFinalizeAccept from %s: socket magic mismatch (...), discarding peer connection" and no
+    #   longer retries: not read). nccl_log reads this INFO line as the WARN it was (INFO_AS_WARN)
+    # socketFinalizeAccept: didn't receive a valid magic from 10.0.0.7<51234>        (the format, filled in as ncclSocketToString writes an address)
+    ("socket_foreign_connection", re.compile(r"^socketFinalizeAccept: didn't receive a valid magic from \S{1,300}\s*$")),
     # WARN("Cannot initialize CollNet, using point-to-point network instead")   (transport.cc ncclTransportCollNetCheck,
     #   2.9 on, local rank 0 of each node: a rank's CollNet setup failed; NCCL goes on without CollNet, and the
     #   "transport.cc:N -> 2" chains around it are that fallback, not a failure)
@@ -219,7 +228,7 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
                    r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|marked as failed|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
                    r"|mixed local Net|CUDA library|missing symbol|already checked in"
-                   r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|initialize CollNet|SHARP coll init"
+                   r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init"
                    r"|reverse path|ould not find|No path computed|of node \w+ not found")
 
 
@@ -239,6 +248,12 @@ BARE_GATES = ("Unable to open device", "Unable to query device", "Multiple Ranks
               "Invalid NCCL_COMM_ID", "Failed to CUDA ", "failed with 500", "getting address info",
               "communicator encountered a fatal", "no interface found", "NCCL version mismatch", "mixed local Net device",
               "NCCL_CUDA_PATH", "missing symbol", "already checked in")
+
+#: the INFO messages that say what a WARN of an older release said (NCCL moved them down a level; the fault did not
+#: change): nccl_log gives such an INFO line the ``nccl_warn`` fact of its kind, as it gave the WARN
+#:   socketFinalizeAccept: didn't receive a valid magic from 10.0.0.7<51234>        (2.27.3-2.30.4; WARN "wrong magic" before)
+INFO_AS_WARN = ("socketFinalizeAccept: didn't receive a valid magic",)
+
 
 def kind(msg: str) -> str | None:
     """The message kind of one WARN message (NCCL's prefix removed), or None."""

@@ -54,6 +54,21 @@ LINE_CASES = [
     ("vm:1552:1564 [1] NCCL INFO Failed to initialize NET plugin IB", "nccl_net_plugin", {"event": "failed", "name": "IB"}),
     ("vm:1552:1564 [1] NCCL INFO Assigned NET plugin Socket to comm", "nccl_net_plugin", {"event": "assigned", "name": "Socket"}),
     ("vm:1552:1564 [1] NCCL INFO PROFILER/Plugin: Could not find: libnccl-profiler.so", None, {}),
+    # a plugin a variable named and NCCL did not find (src/plugin/plugin_open.cc "%s/Plugin: Could not find:%s%s%s",
+    # filled in as openPluginLib builds the names; 2.23-2.25's tuner.cc with its fallback sentence); NCCL's own unasked
+    # try of libnccl-<type>.so (above, and RCCL's librccl-...) gives nothing
+    ("vm:1552:1564 [1] NCCL INFO PROFILER/Plugin: Could not find: libnccl-profiler-myprof.so",
+     "nccl_plugin_not_found", {"plugin": "PROFILER", "libraries": "libnccl-profiler-myprof.so", "pid": 1552}),
+    ("vm:1552:1564 [1] NCCL INFO TUNER/Plugin: Could not find: libmytuner.so. Using internal tuner plugin.",
+     "nccl_plugin_not_found", {"plugin": "TUNER", "libraries": "libmytuner.so"}),
+    ("vm:1552:1564 [1] NCCL INFO NET/Plugin: Could not find: libnccl-net-ofi.so. Using internal net plugin.",
+     "nccl_plugin_not_found", {"plugin": "NET", "libraries": "libnccl-net-ofi.so"}),
+    ("vm:1552:1564 [1] NCCL INFO PROFILER/Plugin: Could not find: librccl-profiler.so. ", None, {}),
+    ("vm:1552:1564 [1] NCCL INFO TUNER/Plugin: Could not find: libnccl-tuner.so. Using internal tuner plugin.", None, {}),
+    # 2.27.3-2.30.4's INFO for a connection that sent no NCCL magic (misc/socket.cc, os/linux.cc from 2.29), filled in:
+    # the nccl_warn of the kind its WARN form had
+    ("vm:1552:1564 [1] NCCL INFO socketFinalizeAccept: didn't receive a valid magic from 10.0.0.7<51234>",
+     "nccl_warn", {"message_kind": "socket_foreign_connection", "message": "socketFinalizeAccept: didn't receive a valid magic from 10.0.0.7<51234>"}),
     ("vm:1552:1564 [1] NCCL INFO Using network Socket", "nccl_net_selected", {"network": "Socket"}),
     ("vm:1552:1564 [1] NCCL INFO NET/IB : No device found.", "nccl_no_ib_device", {"pid": 1552}),
     ("vm:1552:1564 [1] NCCL INFO NET/IB : Using [RO]; OOB lo:127.0.0.1<0>", None, {}),
