@@ -56,7 +56,10 @@ _WINDOW = 400  # lines a warning's lists may take
 
 
 def detect(head: str) -> bool:
-    return _HEAD in head or _HEAD2 in head
+    # the tensor lines alone (a paste that kept the list and not the sentence above it) are
+    # Horovod's own words too: operations.cc wrote " [ready ranks: " / " [missing ranks: " after
+    # each tensor's name (horovod/horovod#530: "<tensor> [ready ranks: 5, 6, 3, 1, 4, 0], ")
+    return _HEAD in head or _HEAD2 in head or _BRACKET.search(head) is not None
 
 
 def _ranks(values: set[int]) -> str | None:
@@ -117,4 +120,5 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"One or more tensors were submitted to be reduce",
-              r"different ranks are trying to submit different tensors")
+              r"different ranks are trying to submit different tensors",
+              r"\[(?:missing|ready) ranks: ?\d")

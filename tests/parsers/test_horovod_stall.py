@@ -26,6 +26,8 @@ def parse_text(text: str):
     ("horovod100_stalled_ops_ready_ranks.txt", 1, None, "1", None, 4),
     # 0.16's operations.cc: a tensor a line with its missing ranks, under docker-compose's prefix
     ("openseq2seq456_stalled_ops_missing_ranks_compose.txt", 1, "0", None, 60, 2),
+    # the oldest form's tensor lines alone, neither the sentence nor "Stalled ops:" kept above them
+    ("horovod530_ready_ranks_tensor_lines_only.txt", 1, None, "0, 1, 3, 4, 5, 6", None, 5),
 ])
 def test_stall_warning_forms(name, line, missing, ready, seconds, tensors):
     text = (FIX / name).read_text()
@@ -56,3 +58,5 @@ def test_two_warnings_two_facts_and_near_misses():
     # a rank-like line outside a "Missing/Stalled ranks:" list is not a rank; no warning, no fact
     assert parse_text("epoch 3\n6: [0.1, 0.2]\nloss 0.5\n") == []
     assert not horovod_stall.detect("horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed\n")
+    # a rank list in other words is not Horovod's tensor line
+    assert not horovod_stall.detect("waiting for ready ranks: 0, 1\n[ranks: 3]\n")
