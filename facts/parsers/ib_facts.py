@@ -10,6 +10,7 @@ from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes l
     IbCounterGrowth, IbCounterTotal, IbFabricLink, IbFabricNode, IbHca, IbNetdev, IbNoHca, IbPort,
     IbPortCounters, IbPortSummary, IbToolPanic, RdmaHwCounters,
 )
+from stethoscope.facts.kinds.ib_links import IbLinkInfo  # noqa: F401 - iblinkinfo's and ibqueryerrors'
 from stethoscope.facts.model import Fact
 
 #: logical port states (IBTA PortInfo:PortState), as ibstat prints them
