@@ -432,7 +432,9 @@ class NcclNetPluginError(NcclLineFact):
     data available`` (libfabric found no provider: FI_ENODATA), ``NET/OFI Unable to register memory
     (type = 2) for device 0. RC: -22, Error: Invalid argument`` (a CUDA buffer refused), ``NET/OFI
     Couldn't open AV. RC: -22, ERROR: Invalid argument`` (call libfabric_setup), ``NET/OFI Only EFA
-    provider is supported`` (call provider), ``NET/OFI aws-ofi-nccl initialization failed`` (call init)."""
+    provider is supported`` (call provider), ``NET/OFI aws-ofi-nccl initialization failed`` (call init);
+    GPUDirect-TCPX's slowness report on a connection (``... 172.16.0.11<39187><-172.16.0.95<46723> rx rx ctrl
+    timeout cnt 7331502, nanos 10000000585``: call rx_ctrl_timeout, resource the connection)."""
 
     kind: Literal["nccl_net_plugin_error"] = "nccl_net_plugin_error"
     plugin: str  # "OFI"
@@ -440,7 +442,8 @@ class NcclNetPluginError(NcclLineFact):
     error: str | None = None  # "No data available"
     code: int | None = None  # the return code printed ("RC: -22")
     memory_type: str | None = None  # register_mr: "host", "cuda" or "dmabuf" (NCCL_PTR_* of the buffer)
-    resource: str | None = None  # libfabric_setup: the object not set up, as the plugin names it ("open AV", "open CQ")
+    resource: str | None = None  # libfabric_setup: the object not set up, as the plugin names it ("open AV", "open CQ");
+    #                              a GPUDirect-TCPX slowness report: the connection that stalled ("<local><-<peer>")
 
 
 @fact_kind

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 # Cheap test before any regex: every message handled here holds one of these.
 _KEYS_RE = re.compile(r"Mismatched collective|collective mismatch|async|NET/OFI|NET/GPUDirectTCPX|NET/FasTrak|ncclMaxSharedMem|Proxy|Service thread|polling for opId|GID table changed"
-                      r"|unknown event type")
+                      r"|unknown event type|timeout cnt|timeout poll|timeout error")
 
 # Mismatched collective detected, please check your collective calls at and around rank 39. You can use NCCL_DEBUG=INFO ...
 _MISMATCH = re.compile(r"^Mismatched collective detected, please check your collective calls at and around rank (?P<rank>\d+)")
@@ -152,6 +152,45 @@ _GCP_PLUGIN = re.compile(
 )
 
 
+# GPUDirect-TCPX's slowness reports (google/nccl-plugin-gpudirecttcpx at 4b8ea7f, on when NCCL_GPUDIRECTTCPX_SLOWNESS_SWITCH
+# and _SLOWNESS_REPORT name the check): a connection polled cnt times over nanos ns (past the plugin's TimeoutThresholdNs)
+# without progress; the flow is fdToString's "<local><-<peer> rx" (a receiving connection) or "<local>-><peer> tx".
+# 0xadca8062b70:0xadca805d0f0, nic 0, enp12s0, 172.16.0.11<39187><-172.16.0.95<46723> rx rx ctrl timeout cnt 7331502, nanos 10000000585
+#   (NVIDIA/nccl#1652, A3 High: tcpxCommProgress, src/net_tcpx.cc:1238 WARN("%p:%p, nic %d, %s, %s %s ctrl timeout cnt %lu,
+#    nanos %lu", ...): a receive waiting for the sender's control message, RX_CTRL)
+# 0x7f3a1c0:0x7f3a200, nic 1, enp134s0, 172.16.0.49<45259>->172.16.0.48<52929> tx send timeout error 11, Resource temporarily
+#   unavailable: [0/524288]/4194304 cnt 20417, nanos 10000000321
+#   (src/stats/tracepoint.cc tcpxTpSendRecvSlowness, "%p:%p, nic %d, %s, %s %s timeout error %d, %s: [%zu/%zu]/%zu cnt %lu,
+#    nanos %lu", SENDRECV: a socket send or recv that keeps getting EAGAIN; the format filled in)
+# 0x7f3a200 nic 1, enp134s0 172.16.0.49<45259>->172.16.0.48<52929> tx tx comp timeout poll upper 12, lower 9, cnt 5000, nanos 10000000000, range (0 0)
+#   (tracepoint.cc tcpxTpCompletionSlow, "%p nic %d, %s %s tx comp timeout poll upper %u, lower %u, cnt %u, nanos %lu, range
+#    (%lu %lu)", TX_COMP: zero-copy send completions that do not come back; the format filled in)
+_TCPX_SLOW = re.compile(
+    r"^(?:0x[0-9a-fA-F]{1,16}|\(nil\))(?::(?:0x[0-9a-fA-F]{1,16}|\(nil\)),)? nic (?P<nic>\d{1,3}), (?P<dev>[^\s,]{1,40}),? "
+    r"(?P<local>[^\s<>]{1,64}<\d{1,5}>)(?P<dir><-|->)(?P<peer>[^\s<>]{1,64}<\d{1,5}>) (?:rx|tx) "
+    r"(?:(?P<ctrl>rx|tx) ctrl timeout cnt|(?P<op>send|recv) timeout error (?P<errno>\d{1,4}), [^\n:]{1,80}: "
+    r"\[\d{1,20}/\d{1,20}\]/\d{1,20} cnt|(?P<comp>tx) comp timeout poll upper \d{1,10}, lower \d{1,10}, cnt) "
+    r"(?P<cnt>\d{1,20}), nanos (?P<ns>\d{1,20})")
+
+
+def read_tcpx_stall(msg: str) -> dict[str, Any] | None:
+    """The ``nccl_net_plugin_error`` fields of a GPUDirect-TCPX slowness report, or None: ``call`` the
+    check (rx_ctrl_timeout, send_timeout, tx_completion_timeout ...), ``resource`` the connection
+    (``<local><-<peer>``), ``error`` how long it went without progress."""
+    m = _TCPX_SLOW.match(msg.strip())
+    if m is None:
+        return None
+    secs, polls = int(m["ns"]) / 1e9, int(m["cnt"])
+    if m["ctrl"]:
+        call, what = f"{m['ctrl']}_ctrl_timeout", "no control message from the peer"
+    elif m["op"]:
+        call, what = f"{m['op']}_timeout", f"a socket {m['op']} not progressing (errno {m['errno']})"
+    else:
+        call, what = "tx_completion_timeout", "no send completion"
+    return dict(plugin="GPUDirectTCPX", call=call, resource=f"{m['local']}{m['dir']}{m['peer']}",
+                error=f"{what} for {secs:.1f} s ({polls} polls) on nic {m['nic']} ({m['dev']})")
+
+
 def read_gcp_plugin(msg: str) -> dict[str, Any] | None:
     """The ``nccl_net_plugin_error`` fields of a GPUDirect-TCPX / -TCPXO plugin's WARN (also as
     PyTorch forwards it after ``Last error:``), or None."""
@@ -241,6 +280,9 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, ctx: dict[str, Any])
                error=m["err"], **ctx)
     elif msg.startswith(("NET/GPUDirectTCPX", "NET/FasTrak")) and (fields := read_gcp_plugin(msg)):
         p.once(NcclNetPluginError, no, node, (pid, fields["plugin"], fields["call"], fields["error"]), **fields, **ctx)
+    elif " nic " in msg and (fields := read_tcpx_stall(msg)):
+        # one fact per connection and check: the plugin repeats the report while the wait goes on
+        p.once(NcclNetPluginError, no, node, (pid, "GPUDirectTCPX", fields["call"], fields["resource"]), **fields, **ctx)
     elif fields := read_ofi_setup(msg):
         p.once(NcclNetPluginError, no, node, (pid, "OFI", fields["call"], fields["error"]), **fields, **ctx)
     elif fields := read_ofi_request(msg):
