@@ -48,6 +48,7 @@ from stethoscope.facts.kinds.kernel import (
     XidEvent,
 )
 from stethoscope.facts.parsers import kernel_log_drm, kernel_log_efa, kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
+from stethoscope.facts.parsers import nvsentinel_event
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
 from stethoscope.facts.parsers.kernel_log_time import runs_on
 from stethoscope.facts.parsers.kernel_log_pcie import AerEvents, emit_bar_unassigned, parse_bar_unassigned, parse_link_down
@@ -330,7 +331,19 @@ def parse(artefact: Artefact) -> ParseResult:
         msg = _message(line[p.end():])
         stamp = p["stamp"] or p["sysdate"] or p["iso"] or p["tstamp"]
         stamp = stamp.replace(" ", "") if stamp and stamp.startswith("+") else stamp
-        node = artefact.node_for(p["host"] or p["isohost"] or p["thost"])
+        host = p["host"] or p["isohost"] or p["thost"]
+        node = artefact.node_for(host)
+        if msg and not host and ("checkName" in line or "Recommended Action=" in line) and (
+                quoted := nvsentinel_event.event_node(line, len(line) - len(msg))) is not None:
+            # a kernel line quoted in an NVSentinel health event's message (the syslog health monitor's
+            # "MESSAGE=NVRM: Xid ..."): the event's evidence, so on the event's node (nodeName, kubectl's
+            # node/<name>; nvsentinel_event gives the event the same) and up to the message's end, not a kernel
+            # line of a node of its own: the Xid rules read it there and nvsentinel_xid_event stays silent
+            # {...,"checkName":"SysLogsXIDError",...,"message":"MESSAGE=NVRM: Xid (PCI:0002:00:00): 13, ...","nodeName":"kwok-node-0",...}
+            # ErrorCode:79 PCI:0000:ef:00 GPU_UUID:GPU-b5f2... MESSAGE=NVRM: Xid (PCI:0000:ef:00): 79, pid=0, name=<unknown>, GPU has fallen off the bus. Recommended Action=RESTART_BM;
+            event_host, end = quoted
+            msg = line[len(line) - len(msg):end].rstrip()
+            node = event_host or node
         common = {"node": node, "timestamp": stamp}
 
         if "NVRM: " in msg or msg.startswith("Xid (PCI:"):

@@ -183,6 +183,52 @@ def _emit(fb: FactBuilder, n: int, check: str | None, codes: list[str], entities
            component=component, cause=cause)
 
 
+# \"nodeName\":\"aks-gpu-12493808-vmss00000l\"        (the annotation's event, escaped one level)
+_JSON_NODE_ANY = re.compile(r'\\?"nodeName\\?":\s*\\?"(?P<node>[A-Za-z0-9][\w.-]*)')
+# "message":"MESSAGE=NVRM: Xid ...        \"message\":\"...        (where an event's message string opens)
+_JSON_MESSAGE_OPEN = re.compile(r'(?P<esc>\\?)"message\\?":\s*\\?"')
+
+
+def _string_end(line: str, start: int, escaped: bool) -> int:
+    """Where the JSON string that runs from ``start`` closes (-1: not on the line): the first quote no backslash
+    escapes, or, for a string escaped one level inside another, the first escaped quote."""
+    if escaped:
+        return line.find('\\"', start)
+    end = start
+    while (end := line.find('"', end)) > 0 and line[end - 1] == "\\":
+        end += 1
+    return end
+
+
+def event_node(line: str, at: int) -> tuple[str | None, int] | None:
+    """(the node parse() gives the NVSentinel event whose message holds position ``at`` of ``line``, where that
+    message ends), or None when ``at`` is in no event's message: a kernel line an event quotes is the event's
+    evidence (kernel_log reads it on that node, up to there). The node is the event's ``nodeName`` (JSON: the
+    fields after its message), or ``kubectl get events``' ``node/<name>`` before it, else None (the file's)::
+
+        {...,"checkName":"SysLogsXIDError","message":"MESSAGE=NVRM: Xid (PCI:0002:00:00): 13, ...","nodeName":"kwok-node-0",...}
+        ErrorCode:79 PCI:0000:ef:00 GPU_UUID:GPU-b5f2... MESSAGE=NVRM: Xid (PCI:0000:ef:00): 79, ... Recommended Action=RESTART_BM;
+    """
+    if "checkName" in line and _JSON_DETECT.search(line) is not None:
+        opened = None
+        for opened in _JSON_MESSAGE_OPEN.finditer(line, 0, at):
+            pass
+        if opened is None or line.rfind('"checkName', 0, at) == -1:
+            return None
+        escaped = opened["esc"] == "\\"
+        closed = _string_end(line, opened.end(), escaped)
+        if -1 < closed < at:  # the message closed before ``at``
+            return None
+        node = _JSON_NODE_ANY.search(line, at) or next(_JSON_NODE_ANY.finditer(line, 0, at), None)
+        return (node["node"] if node else None), (len(line) if closed == -1 else closed)
+    if "Recommended Action=" in line:
+        for m in _EVENT.finditer(line):
+            if m.start() < at < m.end():
+                obj = _NODE.search(line, 0, m.start())
+                return (obj["node"] if obj else None), m.start("action") - len("Recommended Action=")
+    return None
+
+
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
 SIGNATURES = (_DETECT, _JSON_DETECT)

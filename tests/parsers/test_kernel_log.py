@@ -605,3 +605,44 @@ def test_a_made_up_kernel_line_written_by_logger_is_no_event():
     for line in ("Jul 09 10:42:47 host logger[12]: kernel: NVRM: Xid (PCI:0000:04:00): 79, GPU has fallen off the bus",
                  "Jul 09 10:42:47 host systemd-logger[12]: kernel: NVRM: Xid (PCI:0000:04:00): 79, GPU has fallen off the bus"):
         assert [f.xid for f in of(parse_text(line + "\n"), "xid_event")] == [79]
+
+
+# A node condition message NVSentinel wrote, verbatim (petasus-ai/nvsentinel-capi-remediator
+# internal/signal/condition/condition_test.go TestParseObservedFaults, "observed on a real node"): the syslog health
+# monitor's event quotes the journal's kernel line (MESSAGE=...) before its recommended action
+NVSENTINEL_XID79 = ("ErrorCode:79 PCI:0000:ef:00 GPU_UUID:GPU-b5f21324-f1f9-f1a4-1a37-1166234f6e4f "
+                    "MESSAGE=NVRM: Xid (PCI:0000:ef:00): 79, pid=0, name=<unknown>, GPU has fallen off the bus. "
+                    "Recommended Action=RESTART_BM;")
+NVSENTINEL_FIX = FIX.parents[0] / "nvsentinel_event"
+
+
+def _nvsentinel762_quoting(kernel_line: str) -> str:
+    """CONSTRUCTED: NVIDIA/NVSentinel#762's platform-connectors line (fixtures/artefacts/nvsentinel_event) with the
+    ``message`` field the syslog health monitor sends (the journal's ``MESSAGE=<kernel line>``, as the condition
+    above quotes it), its errorCode and PCI entity those of the quoted line."""
+    line = (NVSENTINEL_FIX / "nvsentinel762_platform_connectors_health_events.log").read_text().splitlines()[0]
+    line = line.replace('"errorCode":["13"]', '"errorCode":["79"]').replace('"entityValue":"0002:00:00"', '"entityValue":"0000:ef:00"')
+    return line.replace('"isFatal":true,', '"isFatal":true,"message":"MESSAGE=' + kernel_line + '",', 1)
+
+
+def test_a_kernel_line_quoted_in_an_nvsentinel_event_is_on_the_events_node():
+    # the JSON event names its node: the quoted Xid is that node's (as nvsentinel_event gives the event), read up to
+    # the message's closing quote, not a kernel event of the file's node beside the event's
+    text = _nvsentinel762_quoting("NVRM: Xid (PCI:0000:ef:00): 79, pid=0, name=<unknown>, GPU has fallen off the bus.") + "\n"
+    (x,) = of(parse_text(text), "xid_event")
+    assert (x.node, x.xid, x.pci_bus_id, x.message) == ("kwok-node-0", 79, "0000:ef:00.0", "GPU has fallen off the bus.")
+    assert x.evidence.line == 1
+    # the same event as kubectl describe node prints its condition: the file's node, the message before the action
+    (x,) = of(parse_text(f"  SysLogsXIDError   True   SysLogsXIDErrorIsNotHealthy   {NVSENTINEL_XID79}\n"), "xid_event")
+    assert (x.node, x.xid, x.message) == ("n1", 79, "GPU has fallen off the bus.")
+    # and in kubectl get events, whose OBJECT names the node
+    (x,) = of(parse_text(f"2m   Warning   SysLogsXIDError   node/gpu-node-7   {NVSENTINEL_XID79}\n"), "xid_event")
+    assert x.node == "gpu-node-7"
+    # a kernel line of its own beside the event stays the file's node's
+    text = _nvsentinel762_quoting("NVRM: Xid (PCI:0000:ef:00): 79, pid=0, name=<unknown>, GPU has fallen off the bus.")
+    xs = of(parse_text(text + "\n[ 12.0] NVRM: Xid (PCI:0000:ef:00): 79, pid=0, name=<unknown>, GPU has fallen off the bus.\n"), "xid_event")
+    assert [(x.node, x.evidence.line) for x in xs] == [("kwok-node-0", 1), ("n1", 2)]
+    # a quoted line whose event names no node (a condition without node/<name>) is the file's node's, as above;
+    # a JSON line that is no NVSentinel event (no checkName) keeps the reading it had
+    (x,) = of(parse_text('{"log":"[ 12.0] NVRM: Xid (PCI:0000:ef:00): 79, GPU has fallen off the bus.","nodeName":"other"}\n'), "xid_event")
+    assert x.node == "n1"
