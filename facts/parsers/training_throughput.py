@@ -24,8 +24,11 @@ infinite, in the words the frameworks stop with (detectron2's ``FloatingPointErr
 infinite or NaN at iteration=N!``, the DETR family's ``Loss is nan, stopping training``, PyTorch
 Lightning's ``The loss returned in `training_step` is nan.``, fairseq's and DeepSpeed's fp16 loss
 scaler giving up, or DeepSpeed's overflow lines once the scale it reduces to is the scale it attempted:
-``Attempted loss scale: 1, reducing to 1``, the scaler at its floor) or in a metrics line (Megatron's
-``grad norm: nan``, the Trainer's ``{'loss': nan}``, a prefixed name without a separator: ``g_loss nan``).
+``Attempted loss scale: 1, reducing to 1``, the scaler at its floor; apex's floorless amp scaler halving
+below 1, gpt-neox's ``Skipped 50 iterations in a row due to Overflow``), PyTorch's anomaly mode
+(``Function 'MulBackward0' returned nan values in its 0th output.``: what ``gradient``), verl's
+``WARN: grad_norm is not finite: nan``, or in a metrics line (Megatron's ``grad norm: nan``, the
+Trainer's ``{'loss': nan}``, a prefixed name without a separator: ``g_loss nan``).
 Text without these lines yields nothing.
 """
 from __future__ import annotations
@@ -92,6 +95,19 @@ _NONFINITE = re.compile(
     # AssertionError: Rank 3: found NaN in local grad norm in backwards pass. Device: 3, node: set-zw04-kubernetes-pc133.mt    (alibaba/Pai-Megatron-Patch#60)
     # Rank 7, node ed04b71d5c00, device 7, iteration -1: Unexpected result nan (message='found NaN in local grad norm for bucket #0 in backward pass before data-parallel communication collect    (modelscope/ms-swift#8366, a title cut there)
     r"|\bfound (?P<v4>NaN|Inf) in local (?P<what4>grad norm|forward loss)"
+    # PyTorch's anomaly mode (torch.autograd.set_detect_anomaly; torch/csrc/autograd/engine.cpp and
+    # torch/_dynamo's compiled autograd: f"Function '{node.name()}' returned nan values in its {idx}th output."):
+    # the backward pass produced NaN gradients; the first backward function that did is named
+    # RuntimeError: Function 'MulBackward0' returned nan values in its 0th output.    (bghira/SimpleTuner#304, pytorch/pytorch#51196)
+    r"|\bFunction '[\w.<>]{1,120}' returned (?P<v5>nan) values in its \d{1,4}th output"
+    # verl's FSDP actor and critic skipping the optimizer step (verl/workers/actor/dp_actor.py, critic/dp_critic.py:
+    # print(f"WARN: grad_norm is not finite: {grad_norm}"), "WARN: rank {r} grad_norm is not finite: ..." in the actor)
+    # (WorkerDict pid=9092) WARN: grad_norm is not finite: nan    (verl-project/verl#870)
+    r"|\bgrad_norm is not finite: [\[(]{0,2}(?:tensor\()?(?P<v6>[-+]?(?:nan|inf))?"
+    # gpt-neox's OverflowMonitor (megatron/utils.py): the fp16 loss scaler skipped the last n steps in a row
+    # (every one overflowed, the scale no longer helps): f"Skipped {self.n} iterations in a row due to Overflow - Exiting training."
+    # Exception: Skipped 50 iterations in a row due to Overflow - Exiting training.    (EleutherAI/gpt-neox#482)
+    r"|(?P<neox>\bSkipped \d{1,9} iterations in a row due to Overflow)"
 )
 # DeepSpeed's fp16 dynamic loss scaler overflowing with the scale already at its floor (min_loss_scale): the scale it
 # reduces to is the one it attempted, so every such step is skipped and the next one starts at the same scale
@@ -104,22 +120,39 @@ _NONFINITE = re.compile(
 # [2021-12-19 16:54:45,098] [INFO] [unfused_optimizer.py:277:_update_scale] Reducing dynamic loss scale from 1 to 1   (the same thread)
 # A falling scale ("Attempted loss scale: 134217728.0, reducing to 67108864.0", huggingface/transformers#9996) is the scaler
 # finding its level at the start of a run, not this.
+# apex's amp has no floor unless min_loss_scale is given (apex/amp/scaler.py LossScaler: init_scale 2**16, halved on
+# each overflow), so the same event there is the scale halving on below 1, down to 1e-300 and 0: every step overflows
+# whatever the scale. The frameworks' own floors are 1 (DeepSpeed's min_loss_scale, Megatron's --min-loss-scale
+# default) or 1e-4 (fairseq), so a scale below 1 is past where they stop. apex's lines (apex/amp/handle.py
+# "Gradient overflow.  Skipping step, loss scaler {loss_id} reducing loss scale to {scale}", the older amp without the
+# id, apex/fp16_utils/fp16_optimizer.py "Gradient overflow.  Skipping step, reducing loss scale to {}"):
+# Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 0.5    (NVIDIA/apex#834, the scale halving on from 65536)
+# Gradient overflow. Skipping step, loss scaler 0 reducing loss scale to 2.002083095183101e-146    (NVIDIA/apex#318)
+# "reducing loss scale to 32768.0" (NVIDIA/apex#834's first lines) is the scaler finding its level, not this.
 _SCALE_STEP = re.compile(r"\bAttempted loss scale: (?P<a>\d+(?:\.\d+)?), reducing to (?P<b>\d+(?:\.\d+)?)"
-                         r"|\bReducing dynamic loss scale from (?P<c>\d+(?:\.\d+)?) to (?P<d>\d+(?:\.\d+)?)")
+                         r"|\bReducing dynamic loss scale from (?P<c>\d+(?:\.\d+)?) to (?P<d>\d+(?:\.\d+)?)"
+                         r"|\bSkipping step, (?:loss scaler (?:\d{1,4} )?)?reducing loss scale to (?P<e>\d{1,12}(?:\.\d{1,20})?(?:e[-+]?\d{1,3})?)\b")
 
 
 def _scale_at_floor(line: str) -> bool:
-    """An fp16 loss-scaler overflow line whose new scale is the scale it attempted (the floor)."""
+    """An fp16 loss-scaler overflow line whose new scale is the scale it attempted (the floor), or apex's
+    floorless scaler halving below 1."""
     if "oss scale" not in line or (m := _SCALE_STEP.search(line)) is None:
         return False
+    if m["e"] is not None:
+        return float(m["e"]) < 1.0
     was, now = (m["a"], m["b"]) if m["a"] is not None else (m["c"], m["d"])
     return float(was) == float(now)
 
 
-# where the check ran, in either form: "Rank 13: ... Device: 5, node: node-15-11" / "Rank 7, node H, device 7, ..."
+# where the check ran, in either form: "Rank 13: ... Device: 5, node: node-15-11" / "Rank 7, node H, device 7, ...",
+# or the rerun state machine's first report in mcore >= 0.13 (validate_result: f"Unexpected result {result} on rank
+# {rank} at iteration #{it} invocation #{seq} (message='{message}')"), which names the rank only:
+# ERROR:megatron.core.rerun_state_machine:Unexpected result nan on rank 3 at iteration #3 invocation #2 (message='found NaN in local grad norm for bucket #0 in backward pass before data-parallel communication collective')    (NVIDIA/Megatron-LM#5026)
 _MEGATRON_WHERE = re.compile(r"(?<![A-Za-z])Rank (?P<rank>\d+)(?:, node (?P<host>[^\s,]+), device (?P<dev>\d+))?"
-                             r"|\bDevice: (?P<dev2>\d+)(?:, node: (?P<host2>[^\s,'\"()]+))?")
-_NONFINITE_GATES = ("oss", "norm")
+                             r"|\bDevice: (?P<dev2>\d+)(?:, node: (?P<host2>[^\s,'\"()]+))?"
+                             r"|\bUnexpected result \S{1,40} on rank (?P<rank2>\d+) at iteration")
+_NONFINITE_GATES = ("oss", "norm", "returned nan", "due to Overflow")
 
 
 def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
@@ -134,14 +167,21 @@ def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None
                 continue
             what, value = "loss_scale", "nan or inf"  # the scaler at its floor: the scaled gradients still overflow
         else:
-            raw = m["v1"] or m["v2"] or m["v3"] or m["v4"]
+            raw = m["v1"] or m["v2"] or m["v3"] or m["v4"] or m["v5"] or m["v6"]
             value = "nan or inf" if raw is None else ("inf" if "inf" in raw.lower() else "nan")
-            what = "loss_scale" if m["scale"] else ("grad_norm" if (m["what"] or m["what4"] or "").lower().startswith("grad") else "loss")
+            if m["scale"] or m["neox"]:
+                what = "loss_scale"
+            elif m["v5"]:
+                what = "gradient"  # anomaly mode: a backward function's output
+            elif m["v6"] or m[0].startswith("grad_norm is not finite"):
+                what = "grad_norm"
+            else:
+                what = "grad_norm" if (m["what"] or m["what4"] or "").lower().startswith("grad") else "loss"
         where: dict[str, object] = {}
         if m is not None and m["v4"]:  # Megatron's per-rank check names the rank, device and host
             for w in _MEGATRON_WHERE.finditer(line):
-                if w["rank"]:
-                    where.setdefault("rank", int(w["rank"]))
+                if w["rank"] or w["rank2"]:
+                    where.setdefault("rank", int(w["rank"] or w["rank2"]))
                 if w["dev"] or w["dev2"]:
                     where.setdefault("device", int(w["dev"] or w["dev2"]))
                 if w["host"] or w["host2"]:

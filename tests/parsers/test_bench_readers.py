@@ -214,6 +214,17 @@ def test_dcgmi_diag_run_level_and_versions():
     # a loss named with a prefix, "name value" pairs without a separator (dariopavllo/convmesh#8)
     ("[10] epoch 0, 10/186, g_loss nan d_fake_loss nan d_real_loss nan flat nan", "loss", "nan"),
     ("{'train_loss': nan, 'epoch': 1.0}", "loss", "nan"),
+    # PyTorch's anomaly mode naming the backward function (bghira/SimpleTuner#304, pytorch/pytorch#51196)
+    ("RuntimeError: Function 'MulBackward0' returned nan values in its 0th output.", "gradient", "nan"),
+    # verl's FSDP workers skipping the step (verl-project/verl#870; the actor's form names the rank and prints the tensor)
+    ("(WorkerDict pid=9092) WARN: grad_norm is not finite: nan", "grad_norm", "nan"),
+    ("WARN: rank 3 grad_norm is not finite: tensor(inf, device='cuda:3')", "grad_norm", "inf"),
+    # gpt-neox's OverflowMonitor (EleutherAI/gpt-neox#482)
+    ("Exception: Skipped 50 iterations in a row due to Overflow - Exiting training.", "loss_scale", "nan or inf"),
+    # apex amp's floorless scaler halving below 1 (NVIDIA/apex#834, #318), and apex's FP16_Optimizer's form
+    ("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 0.5", "loss_scale", "nan or inf"),
+    ("Gradient overflow. Skipping step, loss scaler 0 reducing loss scale to 2.002083095183101e-146", "loss_scale", "nan or inf"),
+    ("Gradient overflow.  Skipping step, reducing loss scale to 0.25", "loss_scale", "nan or inf"),
 ])
 def test_training_loss_not_finite(line, what, value):
     art = Artefact(path="train.log", text=line + "\n", node="n1")
@@ -234,6 +245,20 @@ def test_megatron_nan_checks_name_rank_device_and_host():
     inf = Artefact(path="t.log", node="n1", text="Rank 0, node h1, device 0, iteration 12: Unexpected result inf "
                    "(message='found Inf in local forward loss calculation')\n")
     assert [(f.what, f.value, f.rank) for f in training_throughput.parse(inf).facts] == [("loss", "inf", 0)]
+    # mcore >= 0.13's first report names the rank only, in lower case (NVIDIA/Megatron-LM#5026)
+    first = Artefact(path="t.log", node="n1", text="ERROR:megatron.core.rerun_state_machine:Unexpected result nan on rank 3 "
+                     "at iteration #3 invocation #2 (message='found NaN in local grad norm for bucket #0 in backward pass "
+                     "before data-parallel communication collective')\n")
+    assert [(f.what, f.value, f.rank, f.device) for f in training_throughput.parse(first).facts] == [("grad_norm", "nan", 3, None)]
+
+
+def test_apex_scale_halving_below_one_is_read_once_per_kind():
+    """NVIDIA/apex#834: the scale halving from 32768 on every step; the lines at 1.0 and above are the scaler finding
+    its level, the first below 1 is the fact."""
+    res = _parse(training_throughput, "training_throughput/apex834_amp_scale_below_one.log")
+    facts = [f for f in res.facts if f.kind == "training_loss_not_finite"]
+    assert [(f.what, f.value) for f in facts] == [("loss_scale", "nan or inf")]
+    assert "reducing loss scale to 0.5" in facts[0].evidence.text
 
 
 @pytest.mark.parametrize("line", [
@@ -247,6 +272,12 @@ def test_megatron_nan_checks_name_rank_device_and_host():
     "[2024-09-23 10:11:02,257] [INFO] [fused_optimizer.py:353:_update_scale] Increasing dynamic loss scale from 16384.0 to 32768.0",
     "[0] epoch 0, 0/186, g_loss 1.25 d_fake_loss 0.00000 d_real_loss 0.00000 flat 0.24812",
     "loss scale: 1.0 | grad norm: 3.2 |",
+    # apex's scaler finding its level (NVIDIA/apex#834's first lines)
+    "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0",
+    "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 1.0",
+    # anomaly mode's warning before the error names the function, not a NaN; a function returning finite values
+    "UserWarning: Error detected in MulBackward0. Traceback of forward call that caused the error:",
+    "Skipped 0 iterations",
 ])
 def test_training_loss_finite_near_misses(line):
     art = Artefact(path="train.log", text=line + "\n", node="n1")
