@@ -20,8 +20,24 @@ def test_behind_a_logger_prefix():
     assert [(f.verdict, f.rank, f.host, f.device) for f in facts] == [("persistent", 12, "dgx-055", 4)]
 
 
+def test_iteration_before_the_colon_mcore_0_13():
+    """log_failure in mcore >= 0.13: f"Rank {rank}, node {node}, device {device}, iteration #{it}: {message}!"
+    (the prefix as in NVIDIA/Megatron-LM#5026's lines)."""
+    text = ("ERROR:megatron.core.rerun_state_machine:Rank 3, node core-ci-test-1779833921-task-1-0, device 3, iteration #3: "
+            "Possible transient error!\n"
+            "WARNING:megatron.core.rerun_state_machine:Rank 1, node h2, device 0, iteration #14: Correct result "
+            "(but possible Application error) (found NaN in local grad norm for bucket #0)!\n")
+    facts = _parse(megatron_rerun, text=text).facts
+    assert [(f.verdict, f.rank, f.host, f.device, f.message) for f in facts] == [
+        ("transient", 3, "core-ci-test-1779833921-task-1-0", 3, None),
+        ("correct", 1, "h2", 0, "found NaN in local grad norm for bucket #0")]
+
+
 @pytest.mark.parametrize("line", [
     "First rerun: unexpected result is not reproducible within the tolerance (nan != 1.0)",  # no verdict yet
+    # the same GPU reproduced it: a restart on another GPU decides (NVIDIA/Megatron-LM#5026, cut as stored)
+    "ERROR:megatron.core.rerun_state_machine:Rank 3, node core-ci-test-1779833921-task-1-0, device 3, iteration #3: First "
+    "rerun: unexpected result is reproducible within the tolerance (nan = nan). Need to rerun on a different GPU to verify cor",
     "Possible transient error! retrying the request",  # another program's words, no rank/node/device
     "Rank 5: found NaN in local grad norm in backward pass before data-parallel communication collective. Device: 5, node: h",
 ])
