@@ -258,6 +258,63 @@ def _denied(line: str) -> bool:
     return all(_DENIAL.search(line, max(0, m.start() - 60), m.start()) for m in ERROR_WORDS.finditer(line))
 
 
+# A sentence that explains what a class of error is or may mean, not a report of one (harvest 2705,
+# kubernetes-sigs/dra-driver-nvidia-gpu#904, a maintainer's classification quoted in a ticket):
+# An XID is an error report emitted by the NVIDIA driver. It indicates that some GPU-related fault occurred, but the XID
+#   alone does not necessarily identify the root cause or imply that the physical GPU has failed. The cause may be
+# Told by two of its markers at least, a definition ("An XID is an ...", "Xid errors are ...") or a denied certainty
+# ("not necessarily") among them; the others: what a thing indicates or means, a possibility ("may be", "can
+# indicate"), an example ("such as", "for example"). Fewer is how a reporter also hedges an error they met ("the job
+# failed, it may be a driver problem"; "it failed, which usually indicates that ..."): that line stays an error line.
+_EXPLAIN_MARKS = (
+    re.compile(r"^\W*(?:An?|Each|Every|Any)\s+[\w/-]{1,30}(?:\s+[\w/-]{1,30}){0,3}?\s+(?:is|means)\s+(?:an?|the|when|that)\b"
+               r"|^\W*[A-Z][\w/-]{0,30}(?:\s+[\w/-]{1,30}){0,2}?\s+(?:errors|faults|events|messages|codes)\s+are\s+(?:\w+\s+){0,2}?"
+               r"(?:reports?|messages?|errors?|events?|signs?|indications?|emitted|raised|printed|logged|reported)\b"),
+    re.compile(r"\b(?:indicates?|means|suggests?|implies|signals?) that\b", re.I),
+    re.compile(r"\bnot necessarily\b|\bdoes not (?:always|mean|imply)\b|\bdoesn't (?:always|mean|imply)\b", re.I),
+    re.compile(r"\b(?:may|might|can|could)(?: also)? (?:be|indicate|mean|come|result|occur|happen|point)\b"
+               r"|\bpossible (?:causes?|reasons?)\b|\btypically\b|\busually\b|\bin general\b", re.I),
+    re.compile(r"\bsuch as\b|\bfor example\b|\be\.g\.", re.I),
+)
+# what introduces a list of the possibilities it explains, at the end of an explaining line:
+# ... The cause may be              Possible causes:            ... can be caused by:
+_EXPLAIN_LIST_INTRO = re.compile(r"(?:\b(?:may|might|can|could) (?:be|include)(?: caused by| due to)?|\bpossible (?:causes?|reasons?)"
+                                 r"|\b(?:causes?|reasons?) (?:include|are)|\bsuch as|\bfor example|\be\.g\.)[ \t]*[:,-]?[ \t]*$", re.I)
+# a list item that names one possibility: a short phrase, no colon (a program's "<what>: <error>" is no such item)
+# - an application error,        - PCIe, NVLink, or hardware failures
+_EXPLAIN_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+(?P<item>[^:\n]{1,80})$")
+
+
+def _explains(line: str) -> bool:
+    """Two markers, one of them a definition or a denied certainty (the possibility and the example alone are how a
+    reporter also tells what they think caused the error they met: "it failed, which usually indicates that ...")."""
+    if FAILURE_WORDS.search(line) is not None:
+        return False
+    marks = [p.search(line) is not None for p in _EXPLAIN_MARKS]
+    return sum(marks) >= 2 and (marks[0] or marks[2])
+
+
+def explanations(lines: list[str]) -> set[int]:
+    """The lines (1-based) of a file of prose that explain what an error class is or may mean (:func:`_explains`),
+    and the short items of a list such a line ends by introducing ("The cause may be" / "- an application error,"):
+    knowledge quoted, neither an error report nor a claim about this system; none when any line of the file is
+    not prose (a program's output)."""
+    out: set[int] = set()
+    listing = False
+    for n, line in enumerate(lines, 1):
+        if listing and (m := _EXPLAIN_ITEM.match(line)) is not None and len(_WORDS.findall(m["item"])) <= 8 \
+                and FAILURE_WORDS.search(line) is None:
+            out.add(n)
+            continue
+        listing = False
+        if _explains(line):
+            out.add(n)
+            listing = _EXPLAIN_LIST_INTRO.search(line) is not None
+    if not out or not _prose(lines, out):
+        return set()
+    return out
+
+
 def reported_errors(lines: list[str]) -> set[int]:
     """The lines (1-based) of a file of prose that are reporters' sentences telling of an error
     (:func:`reported_error`); none when any line of the file is not prose (a program's output)."""
@@ -306,8 +363,9 @@ def remarks(lines: list[str]) -> list[int]:
     unrecognised. A command typed (its words are what was asked) is no remark."""
     if not _prose(lines, set()) or reported_errors(lines):
         return []
+    explained = explanations(lines)  # knowledge quoted, no claim about this system
     return [n for n, line in enumerate(lines, 1)
-            if _terms().search(line) and not _TYPED.match(line) and not shell_command(line)]
+            if _terms().search(line) and not _TYPED.match(line) and not shell_command(line) and n not in explained]
 
 
 def nothing_stated(text: str) -> str | None:

@@ -169,10 +169,10 @@ def detect(text: str) -> bool:
         end = text.find("\n", m.end())
         line = text[start:end if end >= 0 else len(text)]
         if not quiet(line) and not shell_command(line):
-            if _reporter().reported_error(line):
+            if _reporter().reported_error(line) or FAILURE_WORDS.search(line) is None:
                 if told is None:
                     rows = text.split("\n")
-                    told = {rows[n - 1] for n in _reporter().reported_errors(rows)}
+                    told = {rows[n - 1] for n in _reporter().reported_errors(rows) | _reporter().explanations(rows)}
                 if line in told:
                     continue
             return True
@@ -326,7 +326,9 @@ def parse(artefact: Artefact) -> ParseResult:
     joined = 0
     chains = _ray_chains(artefact.text, lines)
     done: set[int] = set()
-    told = _reporter().reported_errors(lines)  # a reporter's sentences in a file of prose: ticket_prose's
+    # a reporter's sentences in a file of prose (ticket_prose's), and prose that explains what an error class is or
+    # may mean (the line names the class, it reports no error)
+    told = _reporter().reported_errors(lines) | _reporter().explanations(lines)
     for line, text in iter_lines(_ANY_ERROR, artefact):
         if line in chains:  # a wrapper of Ray's exception chain: the chain's innermost line says it
             line = chains[line]

@@ -276,3 +276,39 @@ def test_a_frames_source_line_is_code_not_an_error_line():
     # a line after the frame's source line is not code
     got = _unrecognised('  File "/x/worker.py", line 871, in get_objects\n    raise value\nTimeoutError: timed out\n')
     assert [n for n, _ in got] == [3]
+
+
+# harvest 2705 (kubernetes-sigs/dra-driver-nvidia-gpu#904): a maintainer's classification of what an Xid is, quoted in a
+# ticket: a definition and a list of possible causes, knowledge, no error report (the healthy control was faulty on it)
+XID_EXPLAINED = next(HARVEST.glob("2705-*/other-quoted-in-text.txt")).read_text()
+
+
+def test_prose_that_explains_an_error_class_is_no_error_line():
+    from stethoscope.facts.parsers import ticket_prose, unrecognised_text
+
+    assert _unrecognised(XID_EXPLAINED) == []
+    assert not unrecognised_text.detect(XID_EXPLAINED)
+    assert ticket_prose.explanations(XID_EXPLAINED.split("\n")) == {1, 2, 3, 4, 5}
+    # knowledge, no claim about this system: no remark of the reporter's either (the file stays unrecognised)
+    assert not ticket_prose.detect(XID_EXPLAINED)
+
+
+@pytest.mark.parametrize("text,lines", [
+    # one marker alone is how a reporter hedges an error they met: it stays an error line
+    ("The training job failed after two hours on node 7, it may be a driver problem.\n", [1]),
+    # a possibility and what it indicates, without a definition or a denied certainty: the reporter's own diagnosis
+    ("The training job failed on node 7, which usually indicates that a link flapped.\n", [1]),
+    # a program's failure form is never an explanation, whatever words surround it
+    ("RuntimeError: CUDA error: an illegal memory access was encountered. It may be caused by a kernel bug, "
+     "such as an out-of-bounds index.\n", [1]),
+    # the explanation's list items are short phrases; a "<what>: <error>" line under it is a program's line
+    ("An XID is an error report emitted by the NVIDIA driver. It indicates that some GPU fault occurred. The cause may be\n"
+     "- an application error,\n- CUDA error: out of memory\n", [3]),
+    # an error line after the list ends is read again
+    ("An XID is an error report emitted by the NVIDIA driver. It indicates that some GPU fault occurred. The cause may be\n"
+     "- an application error,\n\nThe job on node 7 then failed with a driver error.\n", [4]),
+    # the same paragraph inside a program's output (a log line) is not prose: its error words count
+    ("2026-01-29 12:45:29 An XID is an error report. It indicates that some GPU fault occurred, not necessarily a failed GPU.\n", [1]),
+])
+def test_an_explanation_leaves_real_error_lines_counted(text, lines):
+    assert [n for n, _ in _unrecognised(text)] == lines
