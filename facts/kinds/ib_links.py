@@ -40,3 +40,23 @@ class IbLinkInfo(Fact):
     peer_note: str | None = None  # the last parentheses as printed ("Could be 4X"), None where empty
     switch: str | None = None  # node_description where the port is a switch's (an entity's switch)
     source: Literal["iblinkinfo", "ibqueryerrors"] = "iblinkinfo"
+
+
+@fact_kind
+class IbDiagToolError(Fact):
+    """An infiniband-diags fabric tool's (or its libraries') own error line: it could not open a MAD
+    port on the local HCA, gave up (``iberror``), or an SMP it sent into the fabric timed out.
+
+    ``what``: ``open_port`` (libibmad mad_rpc_open_port ``client_register for mgmt 1 failed``,
+    libibnetdisc ``can't open MAD port (mlx5_0:1)``, ``Failed to open 'mlx5_0' port '1'``);
+    ``tool_failed`` (``perfquery: iberror: failed: <why>``, the tool exited); ``smp_timeout``
+    (libibnetdisc query_smp.c ``umad (DR path slid 0; dlid 0; 0,1,10,19 Attr 0x11:0) bad status 110;
+    Connection timed out``: no answer from the node at that directed route; another status:
+    ``smp_error``)."""
+
+    kind: Literal["ib_diag_tool_error"] = "ib_diag_tool_error"
+    what: Literal["open_port", "tool_failed", "smp_timeout", "smp_error"]
+    tool: str | None = None  # "perfquery", "ibnetdiscover" (None: a library's line that does not name it)
+    message: str
+    dr_path: str | None = None  # smp_timeout: the directed route ("0,1,10,19")
+    status: int | None = None  # smp_timeout: the umad status (110 = ETIMEDOUT)
