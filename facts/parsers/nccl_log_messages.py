@@ -29,6 +29,7 @@ and NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.4.8-1 to v2.28.9
 """
 from __future__ import annotations
 
+import os
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -148,8 +149,14 @@ def read_ofi_setup(msg: str) -> dict[str, Any] | None:
     if m := _OFI_GDR_REQUIRED.match(msg):
         return dict(plugin="OFI", call="gdr_required", error=f"GDR disabled on GDR-supported instance type {m['type']}")
     if m := _OFI_ENDPOINT.match(msg):
-        return dict(plugin="OFI", call="libfabric_setup", resource="create endpoint", error=m["err"] or "failed")
+        # 1.14-1.16 print fi_strerror(-ret): for an errno it is strerror's text, which gives the return code back
+        return dict(plugin="OFI", call="libfabric_setup", resource="create endpoint", error=m["err"] or "failed",
+                    code=_ERRNO_OF_TEXT.get(m["err"] or ""))
     return None
+
+
+#: strerror's text -> the negative errno libfabric returned (fi_strerror of an errno below FI_ERRNO_OFFSET is strerror)
+_ERRNO_OF_TEXT = {os.strerror(n): -n for n in range(1, 134)}
 
 
 # Google's GPUDirect-TCPX (A3 High) and GPUDirect-TCPXO "FasTrak" (A3 Mega) net plugins, on GCP:

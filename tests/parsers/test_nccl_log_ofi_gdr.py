@@ -14,18 +14,18 @@ FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "nccl_log
 def test_gdr_required_endpoint_and_init_lines():
     text = (FIX / "aws_ofi_nccl889_gdr_required_p4d.log").read_text()
     r = nccl_log.parse(Artefact(path="nccl.log", text=text, node="n1"))
-    got = [(f.node, f.call, f.resource, f.error) for f in r.facts if f.kind == "nccl_net_plugin_error"]
+    got = [(f.node, f.call, f.resource, f.error, f.code) for f in r.facts if f.kind == "nccl_net_plugin_error"]
     assert got == [
-        ("ip-10-36-29-253", "gdr_required", None, "GDR disabled on GDR-supported instance type p4d.24xlarge"),
-        ("ip-10-36-29-253", "libfabric_setup", "create endpoint", "Invalid argument"),
-        ("ip-10-36-29-253", "init", None, "aws-ofi-nccl initialization failed"),
-        ("ip-10-36-29-253", "init", None, "Initializing plugin failed")]
+        ("ip-10-36-29-253", "gdr_required", None, "GDR disabled on GDR-supported instance type p4d.24xlarge", None),
+        ("ip-10-36-29-253", "libfabric_setup", "create endpoint", "Invalid argument", -22),  # fi_strerror(EINVAL) given back
+        ("ip-10-36-29-253", "init", None, "aws-ofi-nccl initialization failed", None),
+        ("ip-10-36-29-253", "init", None, "Initializing plugin failed", None)]
 
 
 def test_endpoint_line_of_1_17_and_later_has_no_error_text():
     # v1.17.0..v1.21.1 NCCL_OFI_WARN("Creating new endpoint for domain %p failed", this), filled in
     assert read_ofi_setup("NET/OFI Creating new endpoint for domain 0x55d1c2a0 failed") == dict(
-        plugin="OFI", call="libfabric_setup", resource="create endpoint", error="failed")
+        plugin="OFI", call="libfabric_setup", resource="create endpoint", error="failed", code=None)
 
 
 def test_near_misses():
