@@ -10,6 +10,14 @@ Sample lines (real, from the public threads named)::
     OSError: [Errno 28] No space left on device    (babysor/MockingBird#774: torch.save of a checkpoint onto a full disk)
     ERROR: Could not install packages due to an EnvironmentError: [Errno 28] No space left on device    (domoritz/streamlit-docker#1)
 
+The same errno from a Rust extension (safetensors' serializer, tokenizers) reaches Python as its
+own exception quoting Rust's ``std::io::Error`` (its ``Debug`` form ``Os { code: %d, kind: %s,
+message: %s }``, library/std/src/io/error/repr_*.rs); read the same way, the exception being
+the Python class in front (``SafetensorError``)::
+
+    safetensors_rust.SafetensorError: Error while serializing: IoError(Os { code: 30, kind: ReadOnlyFilesystem, message: "Read-only file system" })    (huggingface/text-generation-inference#756)
+    bug: Error while serializing: IoError(Os { code: 28, kind: StorageFull, message: "No space left on device" })    (bentoml/OpenLLM#754, its title: safetensors' variant, the class left out)
+
 Facts: ``python_os_error`` per line: the exception's class, the errno and its name (Linux
 numbering), the strerror text, the file when named and whether it lies under /dev/shm. What the
 error means depends on that file and the rest of the paste (rules/host/no_space_left_*.yaml read
@@ -37,11 +45,27 @@ KIND = "python_os_error"
 OS_ERROR = re.compile(
     r"\b(?P<exc>[A-Za-z_][\w.]{0,80}(?:Error|Exception)): \[Errno (?P<num>\d{1,4})\] (?P<text>[^\n:'\"]{0,199}[^\s:'\".])"
     r"(?:: (?P<q>['\"])(?P<file>[^\n'\"]{0,1000})(?P=q)(?: -> ['\"][^\n'\"]{0,1000}['\"])?)?\.?[ \t]*\r?$", re.M)
-_MARK = re.compile(r"\[Errno \d")
+# safetensors_rust.SafetensorError: Error while serializing: IoError(Os { code: 28, kind: StorageFull, message: "No space left on device" })
+RUST_OS_ERROR = re.compile(r"\bOs \{ code: (?P<num>\d{1,4}), kind: \w{1,40}, message: \"(?P<text>[^\"\n]{1,200})\" \}")
+#   the Python exception that quotes it, in the line before it (a rank or logger prefix may precede), or safetensors'
+#   own error variant around it ("IoError(Os {"): one of them required, as a Rust program's own log line printing an
+#   io::Error (a warning, a retry) is no exception
+_RAISED = re.compile(r"\b(?P<exc>[A-Za-z_][\w.]{0,80}(?:Error|Exception)): ")
+_MARK = re.compile(r"\[Errno \d|\bOs \{ code: \d")
 
 
 def detect(head: str) -> bool:
-    return "[Errno " in head and OS_ERROR.search(head) is not None
+    return ("[Errno " in head and OS_ERROR.search(head) is not None) or (
+        "Os { code: " in head and any(_rust_error(line) for line in head.splitlines() if "Os { code: " in line))
+
+
+def _rust_error(line: str) -> tuple[str, re.Match[str]] | None:
+    """(the Python exception's class, the io::Error match) of a line quoting Rust's OS error, else None."""
+    if (m := RUST_OS_ERROR.search(line)) is None:
+        return None
+    if (e := _RAISED.search(line, 0, m.start())) is not None:
+        return e["exc"].rsplit(".", 1)[-1], m
+    return ("IoError", m) if line.endswith("IoError(", 0, m.start()) else None
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -50,6 +74,13 @@ def parse(artefact: Artefact) -> ParseResult:
     for n, line in iter_lines(_MARK, artefact):
         m = OS_ERROR.search(line)
         if not m:
+            if (rust := _rust_error(line)) is None:
+                continue
+            exc, m = rust
+            result.lines_used += 1
+            num = int(m["num"])
+            fb.add(PythonOsError, n, exception=exc, errno=num, errno_name=_errno.errorcode.get(num),
+                   strerror=m["text"].strip(), filename=None, on_dev_shm=False)
             continue
         result.lines_used += 1
         num, filename = int(m["num"]), m["file"]
@@ -60,4 +91,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"(?:Error|Exception): \[Errno \d+\] ",)
+SIGNATURES = (r"(?:Error|Exception): \[Errno \d+\] ", r"\bOs \{ code: \d+, kind: ")

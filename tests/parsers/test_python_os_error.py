@@ -39,3 +39,21 @@ def test_enospc_without_a_file(name, line):
 def test_forms(text, want):
     got = [(f.exception, f.errno_name, f.filename, f.on_dev_shm) for f in parse_text(text).facts]
     assert got == want
+
+
+@pytest.mark.parametrize("name,want", [
+    # safetensors' serializer quoting Rust's std::io::Error: behind the Python exception, or inside its IoError variant alone
+    ("tgi756_safetensors_readonly_fs.txt", [("SafetensorError", 30, "EROFS", "Read-only file system")]),
+    ("openllm754_safetensors_storagefull_title.txt", [("IoError", 28, "ENOSPC", "No space left on device")]),
+    ("caduceus58_dataloader_worker_start_emfile.txt", [("OSError", 24, "EMFILE", "Too many open files")]),
+])
+def test_rust_io_error_and_emfile(name, want):
+    text = (FIX / name).read_text()
+    assert python_os_error.detect(text)
+    assert [(f.exception, f.errno, f.errno_name, f.strerror) for f in parse_text(text).facts] == want
+
+
+def test_a_rust_programs_own_io_error_line_is_not_an_exception():
+    text = 'WARN retrying: Os { code: 2, kind: NotFound, message: "No such file or directory" }\n'
+    assert not python_os_error.detect(text)
+    assert parse_text(text).facts == []
