@@ -24,7 +24,9 @@ else the test's part) and whether its reason says the test was disturbed (``know
 (the plugins are CUDA applications: ``Unable to create CUDA context: 'CUDA-capable device(s) is/are
 busy or unavailable'`` is cudaErrorDevicesUnavailable on that GPU); ``dcgm_error`` for the JSON's ``runtime_error`` (the
 diagnostic did not run: ``{"DCGM Diagnostic": {"runtime_error": "...", "version": ...}}``,
-dcgmi/Diag.cpp), so that a run that never tested anything is not read as a clean one. A table
+dcgmi/Diag.cpp) and for the same text without ``-j`` (``Error: Unable to complete diagnostic for group 0. Return:
+(-30) : DCGM GPU Diagnostic returned an error`` and the system errors under it), so that a run that never tested
+anything is not read as a clean one. A table
 without result rows yields nothing.
 """
 from __future__ import annotations
@@ -57,8 +59,20 @@ _ENTITY = re.compile(r"^GPU\s?(?P<gpu>\d+): (?P<res>Pass|Fail|Warn|Skip|Not Run)
 # Warning: GPU0   /   Warning
 _WARN = re.compile(r"^Warning(?::\s*GPU\s?(?P<gpu>\d+))?$")
 _GPU_IN_TEXT = re.compile(r"^GPU\s?(?P<gpu>\d+)\b")
+# dcgmi's own line when the diagnostic did not complete (dcgmi/Diag.cpp, HelperDisplayFailureMessage without -j; with -j
+# the same text is the JSON's runtime_error), in each release's words:
+#   "Error: Unable to complete diagnostic for group " << groupId << ". Return: (" << result << ") " << errorString(result) << "."
+#     (2.x-4.0; 2.1 without the final "."; 4.1-4.4 "Return: (N) " then the response's system errors on the next lines)
+#   "Error: Unable to complete diagnostic for group N. " / "... for entities <ids>. " / "... for fake GPUs <ids>. " /
+#     "Error: Unable to complete diagnostic. ", then "Return: (" << result << ") : " << errorString(result), the system
+#     errors on the next lines (4.5-4.6)
+#   "Error: Unable to complete multi-node diagnostic on host {}. Return: ({}) {}"   (dcgmi/MnDiag.cpp, 4.x)
+# Error: Unable to complete diagnostic for group 0. Return: (-30) : DCGM GPU Diagnostic returned an error   (4.6's format, filled in)
+_INCOMPLETE = re.compile(
+    r"^\s{0,8}(?P<msg>Error: Unable to complete (?:multi-node )?diagnostic(?: for (?:group \d{1,10}|entities [^\n]{1,200}?"
+    r"|fake GPUs [^\n]{1,200}?)| on host \S{1,255})?\. ?Return:[^\n]{0,500})", re.M)
 _DETECT = re.compile(r"^\s*\|\s*(?:Diagnostic|Deployment|Blacklist|Denylist|software|Memory|GPU Memory|memory|PCIe|pcie)\s+\|\s*(?:Result|Pass|Fail|Warn|Skip)"
-                     r"|\"(?:DCGM GPU Diagnostic|DCGM Diagnostic)\"\s*:", re.M)
+                     r"|\"(?:DCGM GPU Diagnostic|DCGM Diagnostic)\"\s*:|^\s{0,8}Error: Unable to complete (?:multi-node )?diagnostic\b", re.M)
 # dcgmi diag -r 3        /   dcgmi diag --run 2 -j      (options bounded: a long line of repeated commands was quadratic)
 _COMMAND = re.compile(r"\bdcgmi diag\b.{0,200}?(?:-r|--run)[ =]?(?P<level>[1-4])\b")
 # | DCGM Version              | 3.3.5                                          |
@@ -68,6 +82,8 @@ _NOT_TESTS = ("diagnostic", "dcgm version", "driver version detected", "gpu devi
 
 
 def detect(head: str) -> bool:
+    if "Unable to complete" in head and _INCOMPLETE.search(head):
+        return True
     if "| " not in head and "Diagnostic\"" not in head:
         return False
     # a table row of _DETECT ends in one of these words; JSON names its diagnostic
@@ -83,6 +99,8 @@ def parse(artefact: Artefact) -> ParseResult:
         with json_shape(fb, "dcgmi diag -j"):  # a value of another type than the format's: one problem
             _json(artefact, fb, result)
         return result
+    if "Unable to complete" in artefact.text:
+        _incomplete(artefact, fb, result)
     rows: list[dict] = []  # results in order: test, category, res, gpu, line, reasons
     meta: dict[str, str] = {}
     command = next((c for c in (_COMMAND.search(line) for line in artefact.lines[:50]) if c), None)
@@ -143,6 +161,30 @@ def parse(artefact: Artefact) -> ParseResult:
         _run(fb, first_line or rows[0]["line"], [(r["test"], r["res"]) for r in rows if not (r["gpu"] is None and r["test"] in with_gpus)],
              meta, level, "text")
     return result
+
+
+#: the lines under dcgmi's failure line that are its system errors (4.1 on): text until a blank line, a table or a prompt
+_SYSTEM_ERROR_LINES = 8
+
+
+def _incomplete(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    """dcgmi's "Error: Unable to complete diagnostic ..." (the diagnostic did not run to its end: no result of it
+    says the GPUs are sound): a ``dcgm_error`` with the system errors DCGM 4.1+ prints under it, as the same text in
+    ``-j``'s ``runtime_error`` is."""
+    lines = artefact.lines
+    for m in _INCOMPLETE.finditer(artefact.text):
+        n = artefact.line_of(m.start("msg"))
+        parts = [m["msg"].rstrip()]  # (the rest of the line taken whole: a lazy end before "\s*$" rescanned a run of blanks)
+        for below in lines[n:n + _SYSTEM_ERROR_LINES]:
+            text = below.strip()
+            if not text or text.startswith(("|", "+", "$", "#", "Error: Unable to complete")):
+                break
+            parts.append(text)
+            result.lines_used += 1
+        msg = " ".join(parts)[:1000]
+        why = not_comparable(msg)
+        fb.add(DcgmError, n, message=msg, plugin=None, gpu=None, not_comparable=why is not None, why=why)
+        result.lines_used += 1
 
 
 def _run(fb: FactBuilder, line: int, results: list[tuple[str, str]], meta: dict[str, str], level: int | None, source: str) -> None:

@@ -249,3 +249,35 @@ def test_diag_json_real_dcgmi_r3_pass_dcgm2():
 def test_diag_json_body_of_another_type_is_one_problem_on_a_real_file():
     res = run(dcgmi_diag, "dcgmi_diag/virtualclient_incorrect_shape.json")  # "DCGM GPU Diagnostic": [...]
     assert [f.kind for f in res.facts] == [] and len(res.errors) == 1
+
+
+def _incomplete(text):
+    assert dcgmi_diag.detect(text)
+    res = dcgmi_diag.parse(Artefact(path="diag.txt", text=text, node="n1"))
+    return [(f.evidence.line, f.message) for f in res.facts if f.kind == "dcgm_error"], res.facts
+
+
+def test_diag_that_did_not_complete_is_a_dcgm_error_in_every_releases_words():
+    # dcgmi/Diag.cpp's failure line without -j (the text -j puts in runtime_error), each release's format filled in with
+    # DCGM_ST_NVVS_ERROR (-30, errorString "DCGM GPU Diagnostic returned an error"): no result says the GPUs are sound
+    got, facts = _incomplete("$ dcgmi diag -r 3\n"
+                             "Error: Unable to complete diagnostic for group 0. Return: (-30) : DCGM GPU Diagnostic returned an error\n")
+    assert got == [(2, "Error: Unable to complete diagnostic for group 0. Return: (-30) : DCGM GPU Diagnostic returned an error")]
+    assert [f.kind for f in facts] == ["dcgm_error"]  # no diagnostic run read from it
+    # 2.x-4.0: "Return: (N) <errorString>."
+    got, _ = _incomplete("Error: Unable to complete diagnostic for group 2. Return: (-30) DCGM GPU Diagnostic returned an error.\n")
+    assert got == [(1, "Error: Unable to complete diagnostic for group 2. Return: (-30) DCGM GPU Diagnostic returned an error.")]
+    # 4.1+: the response's system errors on the lines under it are its message; a table after a blank line is not
+    got, _ = _incomplete("Error: Unable to complete diagnostic for entities gpu:0,gpu:1. Return: (-30) : DCGM GPU Diagnostic "
+                         "returned an error\nUnable to create CUDA context\n\n| Diagnostic | Result |\n")
+    assert got == [(1, "Error: Unable to complete diagnostic for entities gpu:0,gpu:1. Return: (-30) : DCGM GPU Diagnostic "
+                       "returned an error Unable to create CUDA context")]
+    # dcgmi/MnDiag.cpp's multi-node form, and the bare one (no group, no entities)
+    got, _ = _incomplete("Error: Unable to complete multi-node diagnostic on host node-7. Return: (DCGM GPU Diagnostic returned "
+                         "an error) -30\nError: Unable to complete diagnostic. Return: (-37) : Diagnostic timed out\n")
+    assert [n for n, _ in got] == [1, 2]
+
+
+def test_a_sentence_about_an_incomplete_diagnostic_is_not_dcgmis_line():
+    assert not dcgmi_diag.detect("I ran dcgmi and it said Unable to complete diagnostic, any idea?\n")
+    assert not dcgmi_diag.detect("Successfully ran diagnostic for group.\n")
