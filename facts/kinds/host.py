@@ -169,6 +169,56 @@ class PythonOsError(Fact):
 
 
 @fact_kind
+class TorchSaveWriteFailed(Fact):
+    """PyTorch's checkpoint serializer (caffe2/serialize/inline_container.cc, PyTorchStreamWriter under
+    torch.save) could not write the file: ``PytorchStreamWriter failed writing file data/3: file write
+    failed``, and the ``unexpected pos N vs M`` that follows a short write."""
+
+    kind: Literal["torch_save_write_failed"] = "torch_save_write_failed"
+    step: Literal["writing_file", "writing_central_directory", "unexpected_pos"]
+    record: str | None = None  # the archive record being written ("data/3", "data.pkl"); the archive's name for the directory
+    detail: str | None = None  # miniz's error string after the colon ("file write failed"), as far as the line goes
+
+
+@fact_kind
+class DataLoaderFailure(Fact):
+    """PyTorch's DataLoader gave up in the main process (torch/utils/data/dataloader.py): no batch came from
+    its workers within the DataLoader's ``timeout`` (``RuntimeError: DataLoader timed out after 120 seconds``),
+    or the process ran out of file descriptors to talk to them (``Too many open files. Communication with
+    the workers is no longer possible.``). A worker killed by a signal is ``dataloader_worker_killed``."""
+
+    kind: Literal["dataloader_failure"] = "dataloader_failure"
+    event: Literal["timeout", "open_files_limit"]
+    seconds: float | None = None  # the DataLoader's timeout, for a timeout
+
+@fact_kind
+class CufileError(Fact):
+    """An ERROR line of cufile.log, the log of GPUDirect Storage's user library (libcufile, under kvikio,
+    DALI, cuDF, gdsio and GDS checkpoint loaders): ``ERROR  cufio-fs:204 NVMe Driver not registered with
+    nvidia-fs!!!``. One fact per distinct message of a file (``count`` the lines that repeat it)."""
+
+    kind: Literal["cufile_error"] = "cufile_error"
+    #: what the message says, from libcufile's own forms (parsers/cufile_log.py); "other" for one not catalogued
+    event: str
+    component: str  # libcufile's module and source line as logged: "cufio-fs:204", "0:1072"
+    message: str
+    count: int = 1
+
+
+@fact_kind
+class CufileNotice(Fact):
+    """A NOTICE of cufile.log that says cuFile runs without GPUDirect Storage for a file
+    (``... using cuFile posix read/write with compat mode enabled``) or
+    without its RDMA path (``nvidia_peermem.ko is not loaded. Disabling UserSpace RDMA access.``): I/O
+    still works, through host memory."""
+
+    kind: Literal["cufile_notice"] = "cufile_notice"
+    event: Literal["compat_mode_for_file", "userspace_rdma_disabled"]
+    message: str
+    count: int = 1
+
+
+@fact_kind
 class HostKernel(Fact):
     """``Linux vm 6.18.44-fc-v657-gpu #1 SMP PREEMPT_DYNAMIC @0 x86_64 ... GNU/Linux``"""
 

@@ -1,0 +1,66 @@
+"""PyTorch's checkpoint serializer failing to write, in any program's output (torch.save, and the
+checkpoint engines on top of it: DeepSpeed's, Lightning's, Megatron's torch format), so it is looked
+for anywhere in a file.
+
+torch.save writes a zip archive through ``PyTorchStreamWriter`` (caffe2/serialize/inline_container.cc).
+Its write callback counts the bytes the file stream took; a short write (the stream failed: the
+file system full or over quota, an I/O error, a network or FUSE mount dropping the write) marks the
+archive bad, and ``valid()`` then throws ``"PytorchStreamWriter failed " what info ": "
+mz_zip_get_error_string(err)`` (``writing file <record>``, miniz's ``file write failed``) or, with no
+miniz error, ``... failed writing file <record>.``; ``writing central directory for archive <name>``
+when it is the end of the archive. The writer's position then lags the archive's, so the next write
+(torch.save's ``__exit__`` finishing the archive) throws ``"unexpected pos " current " vs " offset``:
+the same failure, said again. Sample lines (real)::
+
+    RuntimeError: [enforce fail at inline_container.cc:471] . PytorchStreamWriter failed writing file data/3: file wr    (zai-org/ChatGLM-6B#1166, DeepSpeed saving optimizer states; the excerpt cut there)
+    [rank0]: RuntimeError: [enforce fail at inline_container.cc:778] . PytorchStreamWriter failed writing file data.pkl: file write failed    (SWivid/F5-TTS#458)
+    RuntimeError: [enforce fail at inline_container.cc:603] . unexpected pos 155797120 vs 155797008    (a public repository's notes of a torch.save crash)
+
+Facts: ``torch_save_write_failed`` per line: the step (``writing_file``, ``writing_central_directory``,
+``unexpected_pos``), the record and miniz's error text. Reading a checkpoint (``PytorchStreamReader``)
+is not this reader's. Empty input, or no such line: nothing.
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.kinds.host import TorchSaveWriteFailed  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
+
+KIND = "torch_serialization"
+
+# RuntimeError: [enforce fail at inline_container.cc:778] . PytorchStreamWriter failed writing file data.pkl: file write failed
+# RuntimeError: [enforce fail at inline_container.cc:471] . PytorchStreamWriter failed writing file data/3: file wr   (cut by the paste)
+# PytorchStreamWriter failed writing central directory for archive archive: file write failed   (valid()'s other call, filled in)
+_WRITER = re.compile(
+    r"PytorchStreamWriter failed writing (?:(?P<file>file )|(?P<dir>central directory for archive ))"
+    r"(?P<record>[^\s:]{1,300}?)(?:: (?P<detail>[^\n]{1,120})|\.?[ \t]*\r?$)", re.M)
+# RuntimeError: [enforce fail at inline_container.cc:603] . unexpected pos 155797120 vs 155797008
+#   only as inline_container.cc's throw (the enforce text names the file): the words alone are no such event
+_POS = re.compile(r"inline_container\.cc:\d{1,6}\] \. unexpected pos \d{1,20} vs \d{1,20}")
+_MARK = re.compile(r"PytorchStreamWriter failed writing |unexpected pos \d")
+
+
+def detect(head: str) -> bool:
+    return ("PytorchStreamWriter failed writing " in head and _WRITER.search(head) is not None) or (
+        "unexpected pos " in head and _POS.search(head) is not None)
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    fb = FactBuilder(artefact, result)
+    for n, line in iter_lines(_MARK, artefact):
+        if m := _WRITER.search(line):
+            step = "writing_file" if m["file"] else "writing_central_directory"
+            detail = m["detail"].strip() if m["detail"] else None
+            fb.add(TorchSaveWriteFailed, n, step=step, record=m["record"], detail=detail)
+        elif _POS.search(line):
+            fb.add(TorchSaveWriteFailed, n, step="unexpected_pos")
+        else:
+            continue
+        result.lines_used += 1
+    return result
+
+
+#: line signatures (facts/classify.py)
+SIGNATURES = (r"PytorchStreamWriter failed writing ", r"inline_container\.cc:\d+\] \. unexpected pos ")

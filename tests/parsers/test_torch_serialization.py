@@ -1,0 +1,41 @@
+"""torch_serialization: PyTorchStreamWriter (torch.save) failing to write, anywhere in a file."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import torch_serialization
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/torch_serialization"
+
+
+def parse_text(text: str):
+    return torch_serialization.parse(Artefact(path="t.log", text=text, node="node1"))
+
+
+@pytest.mark.parametrize("name,want", [
+    ("chatglm6b1166_deepspeed_optim_states_write_failed.log", [(10, "writing_file", "data/3", "file wr")]),
+    ("f5tts458_rank0_data_pkl_write_failed.log", [(7, "writing_file", "data.pkl", "file write failed")]),
+    ("writer_failed_then_unexpected_pos.txt", [(1, "writing_file", "data/140", "file write failed"),
+                                               (2, "unexpected_pos", None, None)]),
+])
+def test_real_files(name, want):
+    text = (FIX / name).read_text()
+    assert torch_serialization.detect(text)
+    assert [(f.evidence.line, f.step, f.record, f.detail) for f in parse_text(text).facts] == want
+
+
+@pytest.mark.parametrize("text,want", [
+    # valid()'s other call, and its form without a miniz error (err_seen_ only)
+    ("PytorchStreamWriter failed writing central directory for archive archive: file write failed\n",
+     [("writing_central_directory", "archive", "file write failed")]),
+    ("RuntimeError: PytorchStreamWriter failed writing file data/0.\n", [("writing_file", "data/0", None)]),
+    # the reader's failure, and the words without inline_container.cc's throw: not this reader's
+    ("RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory\n", []),
+    ("ValueError: unexpected pos 12 vs 10 in the parser\n", []),
+])
+def test_forms(text, want):
+    assert [(f.step, f.record, f.detail) for f in parse_text(text).facts] == want
+    assert torch_serialization.detect(text) == bool(want)
