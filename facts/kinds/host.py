@@ -181,6 +181,17 @@ class TorchSaveWriteFailed(Fact):
 
 
 @fact_kind
+class TorchLoadArchiveUnreadable(Fact):
+    """torch.load's reader (PyTorchStreamReader, caffe2/serialize/inline_container.cc) could not read the
+    checkpoint as the zip archive torch.save writes: ``PytorchStreamReader failed reading zip archive:
+    failed finding central directory`` (the file's end is missing), ``... failed reading file data/0:
+    invalid header or archive is corrupted``."""
+
+    kind: Literal["torch_load_archive_unreadable"] = "torch_load_archive_unreadable"
+    step: str  # what the reader was doing: "reading zip archive", "reading file data/0", "locating file data.pkl"
+    detail: str | None = None  # miniz's error string after the colon ("failed finding central directory")
+
+@fact_kind
 class DataLoaderFailure(Fact):
     """PyTorch's DataLoader gave up in the main process (torch/utils/data/dataloader.py): no batch came from
     its workers within the DataLoader's ``timeout`` (``RuntimeError: DataLoader timed out after 120 seconds``),

@@ -1,6 +1,6 @@
-"""PyTorch's checkpoint serializer failing to write, in any program's output (torch.save, and the
-checkpoint engines on top of it: DeepSpeed's, Lightning's, Megatron's torch format), so it is looked
-for anywhere in a file.
+"""PyTorch's checkpoint serializer failing to write, or its reader failing to read what should be a
+checkpoint, in any program's output (torch.save and torch.load, and the checkpoint engines on top of
+them: DeepSpeed's, Lightning's, Megatron's torch format), so it is looked for anywhere in a file.
 
 torch.save writes a zip archive through ``PyTorchStreamWriter`` (caffe2/serialize/inline_container.cc).
 Its write callback counts the bytes the file stream took; a short write (the stream failed: the
@@ -16,15 +16,23 @@ the same failure, said again. Sample lines (real)::
     [rank0]: RuntimeError: [enforce fail at inline_container.cc:778] . PytorchStreamWriter failed writing file data.pkl: file write failed    (SWivid/F5-TTS#458)
     RuntimeError: [enforce fail at inline_container.cc:603] . unexpected pos 155797120 vs 155797008    (a public repository's notes of a torch.save crash)
 
+torch.load reads the archive through ``PyTorchStreamReader``, whose ``valid()`` throws ``"PytorchStreamReader
+failed " what info ": " mz_zip_get_error_string(err)``: ``reading zip archive: failed finding central
+directory`` when the archive's end record is missing (the file was cut short: a save that failed or was
+interrupted, an unfinished copy or download), ``reading file data/0: invalid header or archive is
+corrupted`` and the like for damage inside it. Sample lines (real, public repositories quoting them)::
+
+    RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory
+
 Facts: ``torch_save_write_failed`` per line: the step (``writing_file``, ``writing_central_directory``,
-``unexpected_pos``), the record and miniz's error text. Reading a checkpoint (``PytorchStreamReader``)
-is not this reader's. Empty input, or no such line: nothing.
+``unexpected_pos``), the record and miniz's error text; ``torch_load_archive_unreadable`` per reader
+failure: what it was doing and miniz's error text. Empty input, or no such line: nothing.
 """
 from __future__ import annotations
 
 import re
 
-from stethoscope.facts.kinds.host import TorchSaveWriteFailed  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.host import TorchLoadArchiveUnreadable, TorchSaveWriteFailed  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 
 KIND = "torch_serialization"
@@ -38,12 +46,17 @@ _WRITER = re.compile(
 # RuntimeError: [enforce fail at inline_container.cc:603] . unexpected pos 155797120 vs 155797008
 #   only as inline_container.cc's throw (the enforce text names the file): the words alone are no such event
 _POS = re.compile(r"inline_container\.cc:\d{1,6}\] \. unexpected pos \d{1,20} vs \d{1,20}")
-_MARK = re.compile(r"PytorchStreamWriter failed writing |unexpected pos \d")
+# RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory
+# RuntimeError: PytorchStreamReader failed reading file data/0: invalid header or archive is corrupted   (valid()'s reading call, filled in)
+_READER = re.compile(
+    r"PytorchStreamReader failed (?P<step>reading zip archive|(?:reading|locating) file [^\s:]{1,300})(?:: (?P<detail>[^\n]{1,120}))?")
+_MARK = re.compile(r"PytorchStreamWriter failed writing |unexpected pos \d|PytorchStreamReader failed ")
 
 
 def detect(head: str) -> bool:
     return ("PytorchStreamWriter failed writing " in head and _WRITER.search(head) is not None) or (
-        "unexpected pos " in head and _POS.search(head) is not None)
+        "unexpected pos " in head and _POS.search(head) is not None) or (
+        "PytorchStreamReader failed " in head and _READER.search(head) is not None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -56,6 +69,8 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.add(TorchSaveWriteFailed, n, step=step, record=m["record"], detail=detail)
         elif _POS.search(line):
             fb.add(TorchSaveWriteFailed, n, step="unexpected_pos")
+        elif m := _READER.search(line):
+            fb.add(TorchLoadArchiveUnreadable, n, step=m["step"], detail=m["detail"].strip() if m["detail"] else None)
         else:
             continue
         result.lines_used += 1
@@ -63,4 +78,5 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"PytorchStreamWriter failed writing ", r"inline_container\.cc:\d+\] \. unexpected pos ")
+SIGNATURES = (r"PytorchStreamWriter failed writing ", r"inline_container\.cc:\d+\] \. unexpected pos ",
+              r"PytorchStreamReader failed (?:reading zip archive|reading file |locating file )")

@@ -32,10 +32,22 @@ def test_real_files(name, want):
     ("PytorchStreamWriter failed writing central directory for archive archive: file write failed\n",
      [("writing_central_directory", "archive", "file write failed")]),
     ("RuntimeError: PytorchStreamWriter failed writing file data/0.\n", [("writing_file", "data/0", None)]),
-    # the reader's failure, and the words without inline_container.cc's throw: not this reader's
-    ("RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory\n", []),
+    # the words without inline_container.cc's throw: not this reader's
     ("ValueError: unexpected pos 12 vs 10 in the parser\n", []),
 ])
 def test_forms(text, want):
     assert [(f.step, f.record, f.detail) for f in parse_text(text).facts] == want
+    assert torch_serialization.detect(text) == bool(want)
+
+
+@pytest.mark.parametrize("text,want", [
+    ((FIX / "reader_failed_finding_central_directory.txt").read_text(), [("reading zip archive", "failed finding central directory")]),
+    # valid()'s reading call, filled in
+    ("RuntimeError: PytorchStreamReader failed reading file data/0: invalid header or archive is corrupted\n",
+     [("reading file data/0", "invalid header or archive is corrupted")]),
+    ("if 'PytorchStreamReader failed' in str(e):\n", []),
+])
+def test_reader_forms(text, want):
+    facts = [f for f in parse_text(text).facts if f.kind == "torch_load_archive_unreadable"]
+    assert [(f.step, f.detail) for f in facts] == want
     assert torch_serialization.detect(text) == bool(want)
