@@ -194,8 +194,8 @@ def _qp_and_connect(artefact: Artefact, fb: FactBuilder, result: ParseResult) ->
         for n, m in iter_matches(_CREATE_QP, artefact):
             result.lines_used += 1
             limit = _MEMLOCK.search(m["rest"])
-            fb.add(UcxVerbsFailure, n, verb="ibv_create_qp", device=m["dev"], error=m["err"].strip(), qp_type=m["qpt"],
-                   memlock_kb=int(limit["kb"]) if limit else None)
+            fb.add(UcxVerbsFailure, n, node=_node_before(artefact, m.start()), verb="ibv_create_qp", device=m["dev"],
+                   error=m["err"].strip(), qp_type=m["qpt"], memlock_kb=int(limit["kb"]) if limit else None)
     if "failed to create qp: " in text:
         for n, line in iter_lines_with(("failed to create qp: ",), artefact):
             if (m := _CREATE_QP_OLD.search(line)) is None:
@@ -308,19 +308,30 @@ def detect(head: str) -> bool:
     return ("failed: " in head or ", syndrome 0x" in head) and _LINE.search(head) is not None
 
 
+def _node_before(artefact: Artefact, at: int) -> str:
+    """The node of the line that holds text position ``at``: the host of UCX's ``[host:pid:tid]`` prefix before it
+    (the folder's node wins; none: the file's), as every fact of this reader takes it:
+    [1784273406.684686] [iv-ydzf15rfggbw80bfv8sr:994396:0]      ib_mlx5_dv.c:452  UCX  ERROR   mlx5dv_devx_obj_create(CQ) ...
+    """
+    text = artefact.text
+    host = _HOST.search(text, text.rfind("\n", 0, at) + 1, at)
+    return artefact.node_for(host["host"] if host else None)
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     for n, m in iter_matches(_LINE, artefact):
         result.lines_used += 1
         limit = _MEMLOCK.search(m["rest"])
-        fb.add(UcxVerbsFailure, n, verb=m["verb"], device=m["dev"] or m["dev_on"] or m["dev_after"], error=m["err"].strip(),
+        fb.add(UcxVerbsFailure, n, node=_node_before(artefact, m.start("verb")), verb=m["verb"],
+               device=m["dev"] or m["dev_on"] or m["dev_after"], error=m["err"].strip(),
                memlock_kb=int(limit["kb"]) if limit else None, experimental=m["verb"].startswith("ibv_exp_"))
     if ") returned " in artefact.text:
         for n, m in iter_matches(_RETURNED, artefact):
             result.lines_used += 1
-            fb.add(UcxVerbsFailure, n, verb=m["verb"], device=m["dev"], error=m["err"].strip(), returned=int(m["ret"]),
-                   experimental=m["verb"].startswith("ibv_exp_"))
+            fb.add(UcxVerbsFailure, n, node=_node_before(artefact, m.start("verb")), verb=m["verb"], device=m["dev"],
+                   error=m["err"].strip(), returned=int(m["ret"]), experimental=m["verb"].startswith("ibv_exp_"))
     _completions(artefact, fb, result)
     _verbs_completions(artefact, fb, result)
     _shm(artefact, fb, result)

@@ -346,3 +346,26 @@ def test_device_lane_forms(text, expected):
 def test_device_lane_quoted_in_prose():
     """nixl#1110's description quotes the line in double quotes: the device without the quote."""
     assert _lanes('we get an error:\n"UCX  ERROR failed to select lane for local device GPU0"\n')[0] == [(2, "node1", "GPU0")]
+
+
+@pytest.mark.parametrize("name,node", [
+    # ucs_log's "[host:pid:thread]" prefix names the node of every verbs line, as it does the completion and socket
+    # lines': the call with its arguments (sglang#27894, dynamo#814), "<call>(<dev>) returned" (ucx#4770) and the
+    # transport's own QP creation (ucx#5148)
+    ("sglang27894_devx_cq_eremoteio_nixl.txt", "iv-ydzf15rfggbw80bfv8sr"),
+    ("dynamo814_ibv_create_ah_enodev_roce.txt", "9fd0c21b0f7c"),
+    ("ucx4770_osu_bw_paste_ibv_exp_query_device.txt", "upstreamhost1"),
+    ("ucx5148_ud_qp_einval_qedr.txt", "vinci115"),
+])
+def test_a_verbs_line_is_on_the_node_of_ucxs_prefix(name, node):
+    facts = [f for f in parse_text((FIX / name).read_text()).facts if f.kind == "ucx_verbs_failure"]
+    assert facts and {f.node for f in facts} == {node}
+    # a node folder wins over the host on the line, as for every reader
+    folder = ucx_log.parse(Artefact(path=name, text=(FIX / name).read_text(), node="n7", node_from_folder=True)).facts
+    assert {f.node for f in folder if f.kind == "ucx_verbs_failure"} == {"n7"}
+
+
+def test_a_verbs_line_without_ucxs_prefix_is_on_the_files_node():
+    # quoted without the prefix (NVIDIA/cudf-spark#7632's form), or a clock in brackets that is no host
+    got = parse_text("[12:34:56] ERROR mlx5_0: ibv_create_cq() failed: Cannot allocate memory.\n").facts
+    assert [f.node for f in got] == ["node1"]
