@@ -108,6 +108,10 @@ _NONFINITE = re.compile(
     # (every one overflowed, the scale no longer helps): f"Skipped {self.n} iterations in a row due to Overflow - Exiting training."
     # Exception: Skipped 50 iterations in a row due to Overflow - Exiting training.    (EleutherAI/gpt-neox#482)
     r"|(?P<neox>\bSkipped \d{1,9} iterations in a row due to Overflow)"
+    # fairseq's trainer (fairseq/trainer.py train_step) when the clipped gradient norm is not finite, without --amp:
+    # raise FloatingPointError("gradients are Nan/Inf")
+    # FloatingPointError: gradients are Nan/Inf    (facebookresearch/fairseq#4118, the title)
+    r"|(?P<fairseq>\bgradients are Nan/Inf\b)"
 )
 # DeepSpeed's fp16 dynamic loss scaler overflowing with the scale already at its floor (min_loss_scale): the scale it
 # reduces to is the one it attempted, so every such step is skipped and the next one starts at the same scale
@@ -152,28 +156,60 @@ def _scale_at_floor(line: str) -> bool:
 _MEGATRON_WHERE = re.compile(r"(?<![A-Za-z])Rank (?P<rank>\d+)(?:, node (?P<host>[^\s,]+), device (?P<dev>\d+))?"
                              r"|\bDevice: (?P<dev2>\d+)(?:, node: (?P<host2>[^\s,'\"()]+))?"
                              r"|\bUnexpected result \S{1,40} on rank (?P<rank2>\d+) at iteration")
-_NONFINITE_GATES = ("oss", "norm", "returned nan", "due to Overflow")
+_NONFINITE_GATES = ("oss", "norm", "returned nan", "due to Overflow", "Nan/Inf")  # the workers' header has "norm"
+
+# fairseq's check that the workers' gradient norms agree (fairseq/trainer.py _check_grad_norms): the error
+# ("Fatal error: gradients are inconsistent between workers. Try --ddp-backend=... Or are you mixing up different
+# generation of GPUs in training?") is followed by each worker's norm, "rank {:3d} = {:.8f}". NaN or Inf there is a
+# diverged gradient, on every worker or on the ranks that show it; finite norms that differ are another matter (the
+# model's or the DDP backend's, a worker that ran out of memory) and read nothing here.
+# grad_norm across the workers:
+# rank   0 = nan                (facebookresearch/fairseq#1372: all eight ranks)
+_WORKERS_HEADER = "grad_norm across the workers:"
+_WORKER_NORM = re.compile(r"^\s{0,8}rank\s{1,6}(?P<rank>\d{1,6}) = (?P<v>[-+]?(?:nan|inf|\d{1,20}(?:\.\d{1,20})?(?:e[-+]?\d{1,3})?))\s*$")
+
+
+def _worker_norms(lines: list[str], header: int) -> list[tuple[int, int, str]]:
+    """fairseq's per-worker rows after the header at 0-based ``header``: (1-based line, rank, value)."""
+    rows: list[tuple[int, int, str]] = []
+    for i in range(header + 1, min(len(lines), header + 4097)):
+        if (w := _WORKER_NORM.match(lines[i])) is None:
+            break
+        rows.append((i + 1, int(w["rank"]), w["v"].lower()))
+    return rows
 
 
 def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     """One training_loss_not_finite per kind of value that went bad (and rank, where Megatron's check
     names one): the first line that says so."""
     seen: set[tuple[str, str, object]] = set()
-    for n, line in enumerate(artefact.lines, 1):
+    lines = artefact.lines
+    for n, line in enumerate(lines, 1):
         if not any(g in line for g in _NONFINITE_GATES):
+            continue
+        if _WORKERS_HEADER in line:
+            rows = _worker_norms(lines, n - 1)
+            bad = [(r, rank, v) for r, rank, v in rows if v in ("nan", "inf", "-inf", "+inf", "+nan", "-nan")]
+            for r, rank, v in bad[:1] if len(bad) == len(rows) else bad:  # every worker: the job's, once
+                value = "inf" if "inf" in v else "nan"
+                who = None if len(bad) == len(rows) else rank
+                result.lines_used += 1
+                if ("grad_norm", value, who) not in seen:
+                    seen.add(("grad_norm", value, who))
+                    fb.add(TrainingLossNotFinite, r, what="grad_norm", value=value, rank=who)
             continue
         if (m := _NONFINITE.search(line)) is None:
             if not _scale_at_floor(line):
                 continue
             what, value = "loss_scale", "nan or inf"  # the scaler at its floor: the scaled gradients still overflow
         else:
-            raw = m["v1"] or m["v2"] or m["v3"] or m["v4"] or m["v5"] or m["v6"]
+            raw = m["v1"] or m["v2"] or m["v3"] or m["v4"] or m["v5"] or m["v6"]  # fairseq's "Nan/Inf": either
             value = "nan or inf" if raw is None else ("inf" if "inf" in raw.lower() else "nan")
             if m["scale"] or m["neox"]:
                 what = "loss_scale"
             elif m["v5"]:
                 what = "gradient"  # anomaly mode: a backward function's output
-            elif m["v6"] or m[0].startswith("grad_norm is not finite"):
+            elif m["v6"] or m["fairseq"] or m[0].startswith("grad_norm is not finite"):
                 what = "grad_norm"
             else:
                 what = "grad_norm" if (m["what"] or m["what4"] or "").lower().startswith("grad") else "loss"
@@ -197,6 +233,12 @@ def detect(head: str) -> bool:
         return True
     if "oss scale" in head and any(_scale_at_floor(line) for line in head.splitlines() if "oss scale" in line):
         return True
+    if _WORKERS_HEADER in head:
+        rows = head.splitlines()
+        for i, row in enumerate(rows):
+            if _WORKERS_HEADER in row and any(v in ("nan", "inf", "-inf", "+inf", "+nan", "-nan")
+                                              for _, _, v in _worker_norms(rows, i)):
+                return True
     return ("iteration" in head or "SamplesPerSec" in head or "train_runtime" in head or "step:" in head) and _DETECT.search(head) is not None
 
 
@@ -261,4 +303,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT, _NONFINITE, _SCALE_STEP)
+SIGNATURES = (_DETECT, _NONFINITE, _SCALE_STEP, re.compile(re.escape(_WORKERS_HEADER)))

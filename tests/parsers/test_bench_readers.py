@@ -225,6 +225,8 @@ def test_dcgmi_diag_run_level_and_versions():
     ("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 0.5", "loss_scale", "nan or inf"),
     ("Gradient overflow. Skipping step, loss scaler 0 reducing loss scale to 2.002083095183101e-146", "loss_scale", "nan or inf"),
     ("Gradient overflow.  Skipping step, reducing loss scale to 0.25", "loss_scale", "nan or inf"),
+    # fairseq's trainer on a non-finite clipped norm (facebookresearch/fairseq#4118's title)
+    ("FloatingPointError: gradients are Nan/Inf", "grad_norm", "nan or inf"),
 ])
 def test_training_loss_not_finite(line, what, value):
     art = Artefact(path="train.log", text=line + "\n", node="n1")
@@ -250,6 +252,22 @@ def test_megatron_nan_checks_name_rank_device_and_host():
                      "at iteration #3 invocation #2 (message='found NaN in local grad norm for bucket #0 in backward pass "
                      "before data-parallel communication collective')\n")
     assert [(f.what, f.value, f.rank, f.device) for f in training_throughput.parse(first).facts] == [("grad_norm", "nan", 3, None)]
+
+
+def test_fairseq_workers_grad_norms():
+    """fairseq's per-worker table after "gradients are inconsistent between workers": NaN on every worker is the job's
+    (one fact, no rank; fairseq#1372), NaN on some names those ranks, finite norms that differ read nothing (fairseq#3920's
+    comment: "rank   0 = 11.16489500 / rank   1 = 10.57914402")."""
+    res = _parse(training_throughput, "training_throughput/fairseq1372_grad_norm_nan_all_workers.log")
+    facts = [f for f in res.facts if f.kind == "training_loss_not_finite"]
+    assert [(f.what, f.value, f.rank, f.evidence.line) for f in facts] == [("grad_norm", "nan", None, 10)]
+    some = "grad_norm across the workers:\nrank   0 = 11.16489500\nrank   1 = nan\nrank   2 = inf\n\n"
+    assert training_throughput.detect(some)
+    got = training_throughput.parse(Artefact(path="t.log", node="n1", text=some)).facts
+    assert [(f.what, f.value, f.rank, f.evidence.line) for f in got] == [("grad_norm", "nan", 1, 3), ("grad_norm", "inf", 2, 4)]
+    finite = "grad_norm across the workers:\nrank   0 = 11.16489500\nrank   1 = 10.57914402\n"
+    assert not training_throughput.detect(finite)
+    assert training_throughput.parse(Artefact(path="t.log", node="n1", text=finite)).facts == []
 
 
 def test_apex_scale_halving_below_one_is_read_once_per_kind():
