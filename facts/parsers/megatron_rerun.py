@@ -14,7 +14,7 @@ placeholders; no public paste of these lines was found, the form is the source's
     Rank 5, node gpu-node-07, device 2: Possible persistent error!
     Rank 5, node gpu-node-07, device 2: Correct result (but possible Application error) (found NaN in local grad norm for bucket #0 in backward pass before data-parallel communication collective)!
 
-Megatron core 0.13 and later put the iteration before the colon (``Rank 5, node gpu-node-12, device 5,
+Megatron core 0.17 and later (Megatron-LM commit b4e4d961) put the iteration before the colon (``Rank 5, node gpu-node-12, device 5,
 iteration #12: Possible transient error!``); both forms are read.
 
 The rank, node and device are of the process that logs the line: for a transient error the GPU
@@ -35,7 +35,7 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, i
 KIND = "megatron_rerun"
 
 # Rank 5, node gpu-node-12, device 5: Possible transient error!       (rerun_state_machine.py log_failure)
-# mcore >= 0.13 puts the iteration before the colon (log_failure: f"Rank {rank}, node {node}, device {device},
+# mcore >= 0.17 (Megatron-LM commit b4e4d961) puts the iteration before the colon (log_failure: f"Rank {rank}, node {node}, device {device},
 # iteration #{it}: {message}!"), as in its other lines:
 # ERROR:megatron.core.rerun_state_machine:Rank 3, node core-ci-test-1779833921-task-1-0, device 3, iteration #3: First rerun: unexpected result is reproducible within the tolerance (nan = nan). Need to rerun on a different GPU to verify cor    (NVIDIA/Megatron-LM#5026, the form; not a verdict)
 _VERDICT = re.compile(r"(?<![A-Za-z])Rank (?P<rank>\d+), node (?P<host>[^\s,]{1,255}), device (?P<dev>\d+)"

@@ -150,7 +150,7 @@ def _scale_at_floor(line: str) -> bool:
 
 
 # where the check ran, in either form: "Rank 13: ... Device: 5, node: node-15-11" / "Rank 7, node H, device 7, ...",
-# or the rerun state machine's first report in mcore >= 0.13 (validate_result: f"Unexpected result {result} on rank
+# or the rerun state machine's first report in mcore >= 0.16 (validate_result: f"Unexpected result {result} on rank
 # {rank} at iteration #{it} invocation #{seq} (message='{message}')"), which names the rank only:
 # ERROR:megatron.core.rerun_state_machine:Unexpected result nan on rank 3 at iteration #3 invocation #2 (message='found NaN in local grad norm for bucket #0 in backward pass before data-parallel communication collective')    (NVIDIA/Megatron-LM#5026)
 _MEGATRON_WHERE = re.compile(r"(?<![A-Za-z])Rank (?P<rank>\d+)(?:, node (?P<host>[^\s,]+), device (?P<dev>\d+))?"

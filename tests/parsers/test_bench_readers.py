@@ -247,7 +247,7 @@ def test_megatron_nan_checks_name_rank_device_and_host():
     inf = Artefact(path="t.log", node="n1", text="Rank 0, node h1, device 0, iteration 12: Unexpected result inf "
                    "(message='found Inf in local forward loss calculation')\n")
     assert [(f.what, f.value, f.rank) for f in training_throughput.parse(inf).facts] == [("loss", "inf", 0)]
-    # mcore >= 0.13's first report names the rank only, in lower case (NVIDIA/Megatron-LM#5026)
+    # mcore >= 0.16's first report names the rank only, in lower case (NVIDIA/Megatron-LM#5026)
     first = Artefact(path="t.log", node="n1", text="ERROR:megatron.core.rerun_state_machine:Unexpected result nan on rank 3 "
                      "at iteration #3 invocation #2 (message='found NaN in local grad norm for bucket #0 in backward pass "
                      "before data-parallel communication collective')\n")

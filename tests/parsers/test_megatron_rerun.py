@@ -20,8 +20,8 @@ def test_behind_a_logger_prefix():
     assert [(f.verdict, f.rank, f.host, f.device) for f in facts] == [("persistent", 12, "dgx-055", 4)]
 
 
-def test_iteration_before_the_colon_mcore_0_13():
-    """log_failure in mcore >= 0.13: f"Rank {rank}, node {node}, device {device}, iteration #{it}: {message}!"
+def test_iteration_before_the_colon_mcore_0_17():
+    """log_failure in mcore >= 0.17: f"Rank {rank}, node {node}, device {device}, iteration #{it}: {message}!"
     (the prefix as in NVIDIA/Megatron-LM#5026's lines)."""
     text = ("ERROR:megatron.core.rerun_state_machine:Rank 3, node core-ci-test-1779833921-task-1-0, device 3, iteration #3: "
             "Possible transient error!\n"
