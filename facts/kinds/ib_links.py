@@ -9,15 +9,17 @@ from stethoscope.facts.model import Fact, fact_kind
 
 @fact_kind
 class IbLinkInfo(Fact):
-    """One port line of ``iblinkinfo`` (or the ``Link info:`` line of ``ibqueryerrors -r``): a
-    fabric port's width, speed and state as the subnet's SMPs read them, and its peer.
+    """One port line of ``iblinkinfo`` (or the ``Link info:`` line of ``ibqueryerrors -r``, or a
+    ``# Port info:`` block of ``ibportstate`` / ``smpquery portinfo``): a fabric port's width, speed
+    and state as the subnet's SMPs read them, and its peer.
 
     ``node_description`` names the switch or CA the port belongs to (``MF0;SB7700:MSB7700/U1``,
     ``n02 HCA-1``), not the bundle's node; ``lane_speed`` is the per-lane signalling rate
     iblinkinfo prints (``25.78125 Gbps``), ``generation`` its name (EDR) and ``rate_gbps`` the
     link's data rate as ibstat prints it (4X EDR: 100). ``could_be_width`` / ``could_be_speed``:
     iblinkinfo's own ``Could be 4X`` / ``Could be 25.78125 Gbps``, printed where both ends support
-    more than the link trained to (infiniband-diags ibdiag_common.c get_max_msg)."""
+    more than the link trained to (infiniband-diags ibdiag_common.c get_max_msg); ibportstate says the
+    same as ``Peer ports operating at active width 1 rather than 2 (4x)`` (ibportstate.c validate_*)."""
 
     kind: Literal["ib_link_info"] = "ib_link_info"
     node_type: str | None = None  # Switch | CA | Router (None: a line without its node header)
@@ -39,7 +41,7 @@ class IbLinkInfo(Fact):
     below_capability: bool = False  # either "Could be" was printed
     peer_note: str | None = None  # the last parentheses as printed ("Could be 4X"), None where empty
     switch: str | None = None  # node_description where the port is a switch's (an entity's switch)
-    source: Literal["iblinkinfo", "ibqueryerrors"] = "iblinkinfo"
+    source: Literal["iblinkinfo", "ibqueryerrors", "ibportstate"] = "iblinkinfo"
 
 
 @fact_kind
