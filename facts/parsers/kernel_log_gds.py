@@ -18,6 +18,17 @@ Real sample lines (NVIDIA/gds-nvidia-fs#60, nvidia-fs-dkms 2.25.6-1 on XFS; #26,
 
 An ``-EOPNOTSUPP`` of a file system that does not support GDS is logged at debug level by
 nvidia-fs itself (``nvfs_dbg``) and, printed anyway, is read the same way: the errno says what.
+Pinning a GPU buffer for direct I/O (nvfs_pin_gpu_pages, src/nvfs-mmap.c) fails when the NVIDIA
+driver refuses it the GPU's pages: ``nvfs_err("%s:%d Error ret %d invoking nvidia_p2p_get_pages\n ...",
+__func__, __LINE__, ret, ...)`` (later releases: ``nvidia_p2p_get_pages_persistent``), -22 EINVAL on a
+GPU the driver gives no third-party peer-to-peer (GeForce), -12 ENOMEM when BAR1 has no room left (the
+NVRM line ``RmThirdPartyP2PBAR1GetPages: no space for BAR1 mappings`` beside it). Real lines
+(NVIDIA/gds-nvidia-fs#14, an RTX 3090; a public repository's GDS notes, a Quadro RTX 5000's 256 MiB BAR1)::
+
+    nvidia-fs:nvfs_pin_gpu_pages:1292 Error ret -22 invoking nvidia_p2p_get_pages
+    nvidia-fs: nvfs_pin_gpu_pages: Error ret -12 invoking nvidia_p2p_get_pages_persistent
+
+They are ``gds_io_error`` with step ``pin_gpu_pages`` (the I/O into that buffer cannot go direct).
 nvidia-fs's informational lines (``nvidia_fs: Initializing nvfs driver module``, ``nvfs ioctl map
 success``) give nothing; its module-load refusals are :mod:`kernel_log_modules`' lines.
 """
@@ -30,7 +41,7 @@ from stethoscope.facts.kinds.kernel import GdsIoError  # noqa: F401 - the fact c
 from stethoscope.facts.parsers.base import FactBuilder
 
 #: the literal part of each line: kernel_log's keyword scan looks for these
-KEYWORDS = r"nvidia-fs:(?:rw_verify_area failed|(?:read|write) IO failed|\w+:\d+ IO failed)"
+KEYWORDS = r"nvidia-fs:(?:rw_verify_area failed|(?:read|write) IO failed|\w+:\d+ IO failed| ?\w+:\d* ?Error ret -?\d+ invoking nvidia_p2p_get_pages)"
 
 # nvidia-fs:rw_verify_area failed with -14
 # nvidia-fs:write IO failed :-14          nvidia-fs:read IO failed :-512
@@ -40,6 +51,10 @@ _LINE = re.compile(
     r"|(?P<op>read|write) IO failed :(?P<oerr>-?\d+)"
     r"|(?P<func>\w+):\d+ IO failed with (?P<ferr>-?\d+))\s*$"
 )
+# nvidia-fs:nvfs_pin_gpu_pages:1292 Error ret -22 invoking nvidia_p2p_get_pages                (NVIDIA/gds-nvidia-fs#14)
+# nvidia-fs: nvfs_pin_gpu_pages: Error ret -12 invoking nvidia_p2p_get_pages_persistent        (a public repository's GDS notes)
+#   (the first line of the message: its va_start=.../gpu_buf_length=... continuation follows on the next line)
+_PIN = re.compile(r"nvidia-fs: ?(?P<func>\w{1,60}):(?:\d{1,6})? ?Error ret (?P<err>-?\d{1,6}) invoking nvidia_p2p_get_pages(?:_persistent)?\b")
 
 #: the kernel's names where Python's errno has none (include/linux/errno.h's internal codes) or
 #: another alias of the number (95: the kernel says EOPNOTSUPP, Python ENOTSUP)
@@ -54,8 +69,16 @@ def errno_name(code: int) -> str:
 
 def parse_gds_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> bool:
     """Add the fact of one nvidia-fs I/O failure line; False when the message is not one."""
-    if "nvidia-fs:" not in msg or (m := _LINE.search(msg)) is None:
+    if "nvidia-fs:" not in msg:
         return False
+    if (m := _LINE.search(msg)) is None:
+        if (p := _PIN.search(msg)) is None:
+            return False
+        code = int(p["err"])
+        b.add(GdsIoError, ln, step="pin_gpu_pages", operation=None, error=code, error_name=errno_name(code),
+              message=msg.strip(), **common)
+        used.add(ln)
+        return True
     code = int(m["verr"] or m["oerr"] or m["ferr"])
     step = "rw_verify_area" if m["verify"] else ("io" if m["op"] else m["func"])
     b.add(GdsIoError, ln, step=step, operation=m["op"], error=code, error_name=errno_name(code),

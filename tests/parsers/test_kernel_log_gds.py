@@ -45,3 +45,11 @@ def test_debug_lines_are_no_error():
 
 def test_errno_names():
     assert (errno_name(-14), errno_name(-95), errno_name(-512), errno_name(-9999)) == ("EFAULT", "EOPNOTSUPP", "ERESTARTSYS", "")
+
+
+def test_pin_gpu_pages_refused():
+    # NVIDIA/gds-nvidia-fs#14 (an RTX 3090), with its va_start=... continuation line, pasted without a prefix
+    assert _gds((FIX / "gdsnvidiafs14_nvfs_pin_gpu_pages_einval.log").read_text()) == [(1, "pin_gpu_pages", None, -22, "EINVAL")]
+    # the later release's call and spacing (a public repository's GDS notes)
+    assert _gds("[ 88.123456] nvidia-fs: nvfs_pin_gpu_pages: Error ret -12 invoking nvidia_p2p_get_pages_persistent\n") == [
+        (1, "pin_gpu_pages", None, -12, "ENOMEM")]
