@@ -21,7 +21,10 @@ first, 1.15-2.x ``libfabric:<pid>:<time>:<log prefix>:<prov>:<subsys>:...``)::
 are read at ``<warn>`` only: core's "fi_getinfo: provider X output empty list" and "... returned -N
 (...)" (src/fabric.c: a warning only for the provider asked for by name; info for the others a
 layered provider tries) as ``fi_info_error`` of that provider, any other warning as
-``libfabric_warning``. Info, debug and trace lines are libfabric's progress, not a result: they
+``libfabric_warning``; the EFA provider's report of an operation that completed with an error
+(``efa_rdm_txe_handle_error():737<warn> err: 5, message: Invalid address My EFA addr: ... Peer host
+id: i-0ce6d3d57139f053c (7)``, aws-ofi-nccl#346) is one with what ``operation_error``, its numbers,
+text and peer. Info, debug and trace lines are libfabric's progress, not a result: they
 count for nothing (a log of them alone shows no provider working).
 
 Facts: ``fi_provider`` per provider entry (provider, fabric, domain), and ``fi_info_error``
@@ -68,6 +71,25 @@ _LOG_GETINFO = re.compile(r"^fi_getinfo: provider (?P<prov>[\w;+-]+) (?:output e
 # ibv_open_device failed! errno: 2        efa_device_construct_gid failed for device_idx 0, err=-2   (libfabric#12708)
 # efa_device_construct_data failed for device rdmap79s0, err=-1                                       (2.x, filled in)
 _DEVICE_OPEN = re.compile(r"^(?:ibv_open_device failed|efa_device_construct_(?:gid|data) failed for device)")
+# The EFA provider reporting a send, receive or RMA that completed with an error (prov/efa; the number in
+# parentheses is the device's completion status, efa_errno.h EFA_IO_COMP_STATUS_*, or the provider's own above 4096):
+# err: 5, message: Invalid address My EFA addr: fi_addr_efa://[fe80::13:c2ff:fe6f:f03d]:0:1072483550 My host id: i-0db7083f3fcbebb65 Peer EFA addr: fi_addr_efa://[fe80::b8:aff:fe44:425]:0:947699476 Peer host id: i-0ce6d3d57139f053c (7)
+#   (aws/aws-ofi-nccl#346, efa_rdm_txe_handle_error(); rdm/efa_rdm_ope.c v1.18.0-v2.3.0 EFA_WARN "err: %d, message: %s (%d)",
+#    the message efa_rdm_write_error_msg's "%s My EFA addr: %s My host id: %s Peer EFA addr: %s Peer host id: %s")
+# rxr_cq_write_tx_error: err: 20, prov_err: Not a directory (20)
+#   (aws/aws-ofi-nccl#156; rxr/rxr_cq.c v1.14.0-v1.16.x "rxr_cq_write_%s_error: err: %d, prov_err: %s (%d)", v1.17 adds
+#    " our address: %s, peer address %s")
+# EFA provider internal txe failure err: 13, message: Unresponsive remote (was previously responsive) (13)
+#   (rdm/efa_rdm_ope.c at af8ddbe92, an operation of the provider's own protocol; the format filled in)
+# Failed to write CQ error entry for TXE err: 5, message: Unresponsive remote (was previously responsive) (13). Falling back to EQ
+#   (rdm/efa_rdm_cq.h efa_rdm_cq_write_error at af8ddbe92; the format filled in)
+_OP_ERROR = re.compile(
+    r"^(?:rxr_cq_write_(?:tx|rx)_error: |EFA provider internal (?:txe|rxe) failure |Failed to write CQ error entry for \w{1,16} )?"
+    r"err: (?P<err>\d{1,5}), (?:message|prov_err): (?P<text>[^\n]{1,2000}?) \((?P<prov>-?\d{1,6})\)"
+    r"(?:\. Falling back to EQ| our address: \S{1,300}, peer address (?P<peer>\S{1,300}))?\s*$")
+# the peer in efa_rdm_write_error_msg's message: its EC2 instance (host id 0: not yet learnt by the handshake), else its address
+_PEER_HOST = re.compile(r" Peer host id: (?P<id>i-[0-9a-f]{1,32})\b")
+_PEER_ADDR = re.compile(r" Peer EFA addr: (?P<addr>\S{1,300})")
 #: libfabric's error numbers as fi_info prints them (include/rdma/fi_errno.h)
 FI_ERRORS = {61: "No data available (FI_ENODATA: no provider found a device)", 22: "Invalid argument", 38: "Function not implemented"}
 
@@ -123,6 +145,12 @@ def _log_lines(artefact: Artefact, b: FactBuilder, result: ParseResult) -> list[
             named.append((n, g["prov"]))
             b.add(FiInfoError, n, code=code, provider=g["prov"],
                   message=g["msg"] or ("provider output empty list" if not g["code"] else FI_ERRORS.get(-code)))
+        elif (op := _OP_ERROR.match(m["msg"])) is not None:
+            text, _, where = op["text"].partition(" My EFA addr: ")
+            host, addr = _PEER_HOST.search(where), _PEER_ADDR.search(where)
+            b.add(LibfabricWarning, n, provider=provider, subsystem=fields[-1] or None, function=m["func"], message=m["msg"],
+                  what="operation_error", error=int(op["err"]), prov_errno=int(op["prov"]), error_text=text.strip(),
+                  peer=host["id"] if host else (addr["addr"] if addr else op["peer"]))
         else:
             b.add(LibfabricWarning, n, provider=provider, subsystem=fields[-1] or None, function=m["func"], message=m["msg"],
                   what="device_open" if _DEVICE_OPEN.match(m["msg"]) else None)

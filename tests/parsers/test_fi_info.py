@@ -40,3 +40,45 @@ def test_each_release_prefix():
         art.normalise()
         (f,) = fi_info.parse(art).facts
         assert (f.provider, f.subsystem, f.what) == ("efa", "core", "device_open"), line
+
+
+def test_efa_operation_error_names_status_text_and_peer():
+    # aws-ofi-nccl#346: efa_rdm_txe_handle_error's report; the indented copy of it is no libfabric line of its own
+    r = _parse("mixed_aws_ofi_nccl346_efa_txe_invalid_address.txt")
+    (f,) = [f for f in r.facts if f.kind == "libfabric_warning"]
+    assert (f.function, f.what, f.error, f.prov_errno, f.error_text, f.peer) == (
+        "efa_rdm_txe_handle_error", "operation_error", 5, 7, "Invalid address", "i-0ce6d3d57139f053c")
+
+
+def test_efa_operation_error_older_and_internal_forms():
+    cases = {
+        # aws-ofi-nccl#156 (libfabric 1.14-1.16 rxr_cq.c)
+        "libfabric:35:1668017255::efa:cq:rxr_cq_write_tx_error():243<warn> rxr_cq_write_tx_error: err: 20, prov_err: Not a directory (20)":
+            (20, 20, "Not a directory", None),
+        # 1.17's rxr_cq_write_tx_error with the addresses (format filled in)
+        "libfabric:35:1668017255::efa:cq:rxr_cq_write_tx_error():237<warn> rxr_cq_write_tx_error: err: 113, prov_err: Unresponsive receiver (13)"
+        " our address: fi_addr_efa://[fe80::1]:0:1, peer address fi_addr_efa://[fe80::2]:0:2":
+            (113, 13, "Unresponsive receiver", "fi_addr_efa://[fe80::2]:0:2"),
+        # the provider's internal operation (efa_rdm_ope.c at af8ddbe92, filled in); the text keeps its own parentheses
+        "libfabric:9:1700000000::efa:cq:efa_rdm_rxe_handle_error():675<warn> EFA provider internal rxe failure err: 5, message: "
+        "Unresponsive remote (was previously responsive) (13)":
+            (5, 13, "Unresponsive remote (was previously responsive)", None),
+        # a peer address only (host id 0: the handshake not done)
+        "libfabric:9:1700000000::efa:cq:efa_rdm_txe_handle_error():737<warn> err: 113, message: Unreachable remote - never received a response"
+        " My EFA addr: fi_addr_efa://[fe80::1]:0:1 My host id: i-0123 Peer EFA addr: fi_addr_efa://[fe80::2]:0:2 Peer host id: 0 (15)":
+            (113, 15, "Unreachable remote - never received a response", "fi_addr_efa://[fe80::2]:0:2"),
+    }
+    for line, want in cases.items():
+        art = Artefact(path="l", node="n1", text=line + "\n")
+        art.normalise()
+        (f,) = fi_info.parse(art).facts
+        assert (f.what, f.error, f.prov_errno, f.error_text, f.peer) == ("operation_error", *want), line
+
+
+def test_other_warnings_are_not_operation_errors():
+    for line in ("libfabric:9:1700000000::efa:cq:efa_foo():1<warn> err: 5 then something else",
+                 "libfabric:9:1700000000::efa:mr:efa_mr_reg_impl():893<warn> Unable to register MR of 11279546368 bytes: Bad address, flags 0"):
+        art = Artefact(path="l", node="n1", text=line + "\n")
+        art.normalise()
+        (f,) = fi_info.parse(art).facts
+        assert f.what is None and f.error is None, line
