@@ -42,11 +42,12 @@ _MAD_PORT = re.compile(r"ibnetdisc\.c:\d{1,6}; (?P<msg>can't open MAD port \([^\
 _SMP = re.compile(r"query_smp\.c:\d{1,6}; (?P<msg>umad \((?:DR path (?:slid \d{1,5}; dlid \d{1,5}; )?(?P<path>[\d,]{1,200})|[^\n)]{0,200}?) Attr 0x[0-9a-fA-F]{1,8}:\d{1,10}\) bad status (?P<status>\d{1,5}); [^\n]{0,120})")
 # ibnetdiscover: iberror: failed: discover failed     /    perfquery: iberror: [pid 1234] main: failed: Failed to open '(null)' port '0'
 _IBERROR = re.compile(r"(?:^|[\s/])(?P<tool>[A-Za-z_][\w.-]{0,40}): iberror: (?:\[pid \d{1,10}\] [\w.]{1,60}: )?failed: (?P<msg>[^\n]{1,300}?)\s*$")
-#   Failed to open (null) port 0      (older tools print the reason alone: linux-rdma list, 2019-11-16, ibaddr on RoCE)
-_FAILED_OPEN = re.compile(r"^\s{0,8}Failed to open '?[^'\s]{1,40}'? port '?\d{1,3}'?\s*$")
+#   Failed to open (null) port 0      (older tools print the reason alone: linux-rdma list, 2019-11-16, ibaddr on RoCE;
+#   the device is "(null)", quoted, or an RDMA device name like mlx5_0: "Failed to open serial port 3" is not this)
+_FAILED_OPEN = re.compile(r"^\s{0,8}Failed to open (?:\(null\)|'[^'\s]{1,40}'|[a-z][a-z0-9]{1,15}_\d{1,3}) port '?\d{1,3}'?\s*$")
 # Failed to open '(null)' port '0'   /   can't open MAD port    (the open-port part of an iberror's reason)
 _OPEN_REASON = re.compile(r"Failed to open '[^'\n]{0,40}' port|can't open MAD port|mad_rpc_open_port")
-_DETECT = re.compile(r"mad_rpc_open_port: client_register for mgmt|^\s{0,8}Failed to open '?[^'\s]{1,40}'? port '?\d{1,3}'?\s*$|ibnetdisc\.c:\d{1,6}; can't open MAD port|query_smp\.c:\d{1,6}; umad \(|: iberror: (?:\[pid \d{1,10}\] [\w.]{1,60}: )?failed: ", re.M)
+_DETECT = re.compile(r"mad_rpc_open_port: client_register for mgmt|^\s{0,8}Failed to open (?:\(null\)|'[^'\s]{1,40}'|[a-z][a-z0-9]{1,15}_\d{1,3}) port '?\d{1,3}'?\s*$|ibnetdisc\.c:\d{1,6}; can't open MAD port|query_smp\.c:\d{1,6}; umad \(|: iberror: (?:\[pid \d{1,10}\] [\w.]{1,60}: )?failed: ", re.M)
 
 
 def detect(head: str) -> bool:

@@ -50,3 +50,5 @@ def test_iberror_with_pid_form_and_near_misses():
     assert not ib_diag_errors.detect("ibwarn: [168997] umad_open_port: ca mlx4_0 port 1\n")
     assert errors("ibwarn: [1203] query_and_dump: PortXmitDiscardDetails query failed on HOSTXXX, Lid 1051 port 1\n")[1] == []
     assert not ib_diag_errors.detect("Failed to open /dev/ttyS0 at port 3 for writing\n")
+    assert not ib_diag_errors.detect("Failed to open serial port 3\n")
+    assert errors("  Failed to open mlx5_0 port 1\n")[1] == [("open_port", None, "Failed to open mlx5_0 port 1", None, None)]
