@@ -7,6 +7,7 @@ import yaml
 from stethoscope.engine.knowledge import load_vocabulary
 from stethoscope.engine.ruleengine.loader import rules_root
 from stethoscope.facts.model import FACT_KINDS
+from stethoscope.facts.parsers import launcher_exit
 from stethoscope.facts.parsers.subprocess_error import SHELL_REPORT
 from stethoscope.facts.registry import load_parsers
 
@@ -132,6 +133,9 @@ def test_parsers_do_not_claim_other_kinds_real_files():
             # and a log often ends with the shell's report of its process's death ("Illegal instruction (core dumped)")
             if SHELL_REPORT.search(head):
                 allowed.add("subprocess_error")
+            # or with mpirun's boxes on the rank that exited ("Primary job  terminated normally, but 1 process returned ...")
+            if launcher_exit.detect(head):
+                allowed.add("launcher_exit")
             assert claimed <= allowed | ({"kernel_log"} if "NVRM" in head else set()), f"{f.relative_to(ROOT)}: {claimed}"
 
 
