@@ -165,10 +165,11 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
         if rec is not None:
             workers.append(rec)
     elif " terminated with " in line and (sp := tl.SPAWN_EXITED.search(line)) is not None:
-        # mp.spawn names the child by its index (the local rank it was started as) and a signal or an exit code
+        # mp.spawn names the child by its index (the local rank it was started as) and a signal or an exit code;
+        # a child that raised by its index alone (its traceback follows)
         sig = sp["sig"]
         code = int(sp["code"]) if sp["code"] else (-_signal.Signals[sig].value if sig in _signal.Signals.__members__ else None)
-        workers.append(dict(line=no, text=line, node=node, local_rank=int(sp["idx"]), rank=None, pid=None, exitcode=code,
+        workers.append(dict(line=no, text=line, node=node, local_rank=int(sp["idx"] or sp["ridx"]), rank=None, pid=None, exitcode=code,
                             signal=sig or tl.signal_of(code, None), root_cause=False, from_table=False))
     elif "Unexpected bus error encountered in worker" in line:
         if tl.DATALOADER_SHM.search(line) is None:

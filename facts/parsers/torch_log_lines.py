@@ -39,8 +39,9 @@ DETECT = re.compile(
     # rich's log handler (Accelerate's launcher) wraps the message in its column and puts the source at the right:
     #  ERROR    failed (exitcode: -9) local_rank: 5 (pid: 22) of  api.py:673      (huggingface/accelerate#1214; " binary: ..." next)
     r"|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\) of(?: binary: |[ \t]+api\.py:\d+[ \t]*\r?$)"
-    # mp.spawn's report of a dead child (SPAWN_EXITED below)
+    # mp.spawn's report of a dead child, or of a child that raised (SPAWN_EXITED below)
     r"|(?:\bProcessExitedException|^Exception): process \d+ terminated with (?:signal SIG[A-Z0-9]+|exit code -?\d+)"
+    r"|^[ \t]*-- Process \d+ terminated with the following error:"
     # a record of torchrun's failures table pasted without the table's title or its "[N]:" line:
     #   rank      : 0 (local_rank: 0)
     r"|^[ \t]*rank[ \t]*:[ \t]*-?\d+ \(local_rank: -?\d+\)[ \t]*\r?$"
@@ -158,8 +159,12 @@ ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<exit>-?\d+)\) local_rank: (
 # from 1.7 ("process %d terminated with signal %s" / "... with exit code %d", torch/multiprocessing/spawn.py), a plain
 # Exception with the same text before it:
 # torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL   (lyu-yx/ACUMEN#4)
+# and on a child that raised, its traceback after the line (ProcessRaisedException from 1.7, a plain Exception
+# before: msg = "\n\n-- Process %d terminated with the following error:\n" + original_trace, spawn.py join()):
+# -- Process 0 terminated with the following error:      (facebookresearch/detectron2#506, PyTorch 1.3, detectron2's launch())
 SPAWN_EXITED = re.compile(r"(?:\bProcessExitedException|^Exception): process (?P<idx>\d+) terminated with"
-                          r" (?:signal (?P<sig>SIG[A-Z0-9]+)|exit code (?P<code>-?\d+))", re.M)
+                          r" (?:signal (?P<sig>SIG[A-Z0-9]+)|exit code (?P<code>-?\d+))"
+                          r"|^[ \t]*-- Process (?P<ridx>\d+) terminated with the following error:", re.M)
 
 # torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1
 # RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8

@@ -688,6 +688,19 @@ def test_spawn_child_exited(line, local_rank, exitcode, signal):
     assert (w.local_rank, w.exitcode, w.signal, w.sigkill) == (local_rank, exitcode, signal, signal == "SIGKILL")
 
 
+def test_spawn_child_raised():
+    # detectron2#506 (PyTorch 1.3, quoted with "> "): spawn's report of a child that raised, its traceback cut after it
+    #   (its quote's "> " margin off, as facts/lines.py takes it off a quoted paste)
+    text = ("Exception: \n\n-- Process 0 terminated with the following error:\nTraceback (most recent call last):\n"
+            "  File \"/home/ubuntu/anaconda3/lib/python3.7/site-packages/torch/multiprocessing/spawn.py\", line 19, in _wrap\n")
+    assert torch_log.detect(text)
+    (w,) = [f for f in parse_text(text).facts if f.kind == "torch_worker_failed"]
+    assert (w.evidence.line, w.local_rank, w.exitcode, w.signal, w.sigkill) == (3, 0, None, None, False)
+    # the words inside prose are not the report
+    assert [f for f in parse_text("I think process 0 terminated with the following error: OOM\n").facts
+            if f.kind == "torch_worker_failed"] == []
+
+
 def test_spawn_words_in_prose_are_no_worker():
     text = "The process terminated with signal SIGKILL when I ran it twice.\n"
     assert [f for f in parse_text(text).facts if f.kind == "torch_worker_failed"] == []
