@@ -296,6 +296,44 @@ class GpuP2pPairBandwidth(Fact):
 
 
 @fact_kind
+class GpuCopyVerificationFailed(Fact):
+    """A copy test read back other values than it wrote: CUDA's simpleP2P (``Verification error @
+    element 0: val = nan, ref = 0.000000`` after two kernels read each other's GPU memory through
+    peer mappings) or nvbandwidth's pattern check of a copy's destination (``Invalid value when
+    checking the pattern at 0x70a640000000``). One fact per run, at its first wrong value."""
+
+    kind: Literal["gpu_copy_verification_failed"] = "gpu_copy_verification_failed"
+    tool: Literal["simpleP2P", "nvbandwidth"]
+    test: str | None = None  # nvbandwidth's test ("device_to_device_memcpy_read_ce"); "simpleP2P"
+    #: the copy went GPU to GPU (simpleP2P, nvbandwidth's device_to_device/all_to_one/... tests);
+    #: False for a test with the host on one side; None where the test is not named
+    peer: bool | None = None
+    gpus: str | None = None  # "GPU0, GPU1": the pair simpleP2P ran its kernels on, when printed
+    errors: int = 1  # wrong values printed (simpleP2P stops after 12)
+    first: str  # the first wrong value as printed ("element 0: val = nan, ref = 0.000000")
+
+
+@fact_kind
+class HostCopyVsPcie(Fact):
+    """One GPU's pinned host copy (CUDA bandwidthTest: ``Host to Device Bandwidth, 1 Device(s)`` /
+    ``PINNED Memory Transfers``) beside the raw rate of the product's full PCIe link
+    (knowledge/pcie_host_copy.yaml: x16 at the generation of the product's host interface)."""
+
+    kind: Literal["host_copy_vs_pcie"] = "host_copy_vs_pcie"
+    gpu: str  # "gpu0": the CUDA device the run names
+    gpu_name: str  # "Tesla P100-PCIE-16GB"
+    direction: Literal["host_to_device", "device_to_host"]
+    gbs: float  # the copy's largest-size figure, GB/s (1e9 bytes)
+    size_bytes: int
+    generation: int  # the product's PCIe generation
+    lanes: int
+    link_gbs: float  # raw rate of that link, GB/s per direction
+    ratio: float  # gbs / link_gbs
+    below_ratio: float  # knowledge/pcie_host_copy.yaml below_ratio: under it no full link explains the copy
+    tool: str = "bandwidthTest"
+
+
+@fact_kind
 class PairBandwidth(Fact):
     kind: Literal["pair_bandwidth"] = "pair_bandwidth"
     host_a: str

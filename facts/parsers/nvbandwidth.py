@@ -25,6 +25,18 @@ Facts: ``bench_result`` per cell (entity ``cpu0->gpu1``, ``gpu0<-gpu3``, ``gpu1<
 description's arrow reads; metric ``bandwidth`` in GB/s, or ``latency`` in ns, lower better)
 and per ``SUM`` (entity ``all``, metric ``sum``). A row with the wrong number of cells is a
 ParseError. Text without a matrix yields nothing.
+
+A copy whose destination does not hold the pattern written to its source is reported by the pattern
+check (memcpy.cpp; NVIDIA/nvbandwidth#34, A100, v0.7)::
+
+    Running device_to_device_memcpy_read_ce.
+     Invalid value when checking the pattern at 0x70a640000000
+     Current offset : 11136
+    ASSERT in expression h_errorFlag == 0 in void memcmpPatternHelper(...)() : .../memcpy.cpp:165
+
+(v0.2-v0.4: ``... pattern at <0x7fac6200e480>`` / `` Current offset [ 58496/66306048]``): one
+``gpu_copy_verification_failed`` per such line, with the test of the ``Running`` line before it
+(peer: a test without the host on a side).
 """
 from __future__ import annotations
 
@@ -32,6 +44,7 @@ import json
 import re
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, json_shape
+from stethoscope.facts.kinds.bench import GpuCopyVerificationFailed
 from stethoscope.facts.parsers.bench_facts import BenchResult
 
 KIND = "nvbandwidth"
@@ -50,6 +63,13 @@ _HEADER = re.compile(r"^\s*\d+(?:\s+\d+)*\s*$")
 _ROW = re.compile(r"^\s*(?P<idx>\d+)(?P<cells>(?:\s+(?:\d+(?:\.\d+)?|N/A))+)\s*$")
 # SUM host_to_device_memcpy_ce 1985.60
 _SUM = re.compile(r"^SUM (?P<test>\w+) (?P<value>\d+(?:\.\d+)?)\s*$")
+#  Invalid value when checking the pattern at 0x70a640000000      (memcmpKernel's printf, v0.5+; NVIDIA/nvbandwidth#34)
+#  Invalid value when checking the pattern at <0x7fac6200e480>    (the host-side memcmp, v0.2-v0.4; NVIDIA/nvbandwidth#19)
+_PATTERN = re.compile(r"^\s{0,4}Invalid value when checking the pattern at <?(?P<addr>0x[0-9a-fA-F]{1,16})>?\s*$")
+#  Current offset : 11136         /   Current offset [ 58496/66306048]
+_OFFSET = re.compile(r"^\s{0,4}Current offset (?:: (?P<a>\d{1,20})|\[ (?P<b>\d{1,20})/\d{1,20}\])\s*$")
+# ASSERT in expression h_errorFlag == 0 in void memcmpPatternHelper(CUstream, ...)() : /mnt/project/.../memcpy.cpp:165
+_ASSERT = re.compile(r"^ASSERT in expression h_errorFlag == 0 in ")
 _DETECT = re.compile(r"^nvbandwidth Version: |^(?:memcpy|memory latency) (?:CE|SM) (?:CPU|GPU)\(row\) |^SUM \w+_(?:ce|sm) \d"
                      r'|"nvbandwidth"\s*:\s*\{', re.M)
 
@@ -99,6 +119,14 @@ def parse(artefact: Artefact) -> ParseResult:
             for col, raw in enumerate(cells):
                 if raw != "N/A":
                     matrix["cells"].append((n, int(m["idx"]), col, float(raw)))
+            result.lines_used += 1
+        elif m := _PATTERN.match(line):
+            # a copy's destination held other values than the pattern written to its source
+            peer = None if test is None else "host" not in test
+            fb.add(GpuCopyVerificationFailed, n, tool="nvbandwidth", test=test, peer=peer,
+                   first=f"pattern mismatch at {m['addr']}", gpus="not named by nvbandwidth")
+            result.lines_used += 1
+        elif _OFFSET.match(line) or _ASSERT.match(line):
             result.lines_used += 1
         elif m := _SUM.match(line):
             flush(test)
