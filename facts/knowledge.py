@@ -442,6 +442,21 @@ class NicLineRate(_M):
     sources: list[str] = Field(min_length=1)
 
 
+class PcieHostCopyProduct(_M):
+    patterns: list[str] = Field(min_length=1)
+    generation: Literal[3, 4, 5, 6] | None
+
+
+class PcieHostCopy(_M):
+    """knowledge/pcie_host_copy.yaml: what a GPU's pinned host copy reaches over its PCIe link."""
+
+    source: str = Field(min_length=20)
+    below_ratio: float = Field(gt=0, le=1)
+    lanes: int = Field(gt=0)
+    generations: dict[int, float] = Field(min_length=1)
+    products: list[PcieHostCopyProduct] = Field(min_length=1)
+
+
 # --- localisation.yaml -----------------------------------------------------------------------
 
 Fraction = Annotated[float, Field(gt=0, le=1)]
@@ -1433,6 +1448,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "nccl_env.yaml": NcclEnv,
     "nccl_known_issues.yaml": NcclKnownIssues,
     "nic_line_rate.yaml": NicLineRate,
+    "pcie_host_copy.yaml": PcieHostCopy,
     "localisation.yaml": Localisation,
     "link_quality.yaml": LinkQuality,
     "rdma_hw_counters.yaml": RdmaHwCounters,
