@@ -17,6 +17,8 @@ Bandwidth Matrix (GB/s)``, ``Unidirectional P2P=Enabled Bandwidth (P2P Writes) M
 P2P=Disabled|Enabled Bandwidth Matrix (GB/s)``; older samples printed the Enabled title without
 ``(P2P Writes)``. Rows are ``printf("%6d ", i)`` then ``printf("%6.02f ", bw)`` per column; the
 latency matrices (``P2P=... Latency ... Matrix (us)``, ``   GPU`` / ``   CPU`` headers) are not read.
+The run's head (the title line, ``Device: %d, %s, pciBusID: %x, ...`` and ``Device=%d CAN|CANNOT Access
+Peer Device=%d``) is read as context: a paste cut before the matrices is still this tool's output.
 
 Facts: ``gpu_p2p_pair_bandwidth`` per ordered pair of different devices that both the Disabled and
 the Enabled matrix of one kind (unidirectional writes, reads, bidirectional) hold: the two figures
@@ -43,11 +45,18 @@ _OTHER_TITLE = re.compile(r"^\s*(?:P2P=(?:Enabled|Disabled) Latency|P2P Connecti
 _HEADER = re.compile(r"^\s*D\\D(?P<cols>(?:\s+\d{1,3})+)\s*$")
 #      0 912.14  19.98  22.21  22.21  22.37  22.20
 _ROW = re.compile(r"^\s*(?P<idx>\d{1,3})(?P<cells>(?:\s+\d+\.\d+)+)\s*$")
-_DETECT = re.compile(r"^\s*(?:Unidirectional|Bidirectional) P2P=(?:Enabled|Disabled) Bandwidth", re.M)
+# the run's head (aikitoria/open-gpu-kernel-modules#6, tinygrad/open-gpu-kernel-modules#44), read as context:
+# [P2P (Peer-to-Peer) GPU Bandwidth Latency Test]
+# Device: 0, NVIDIA GeForce RTX 5090, pciBusID: 16, pciDeviceID: 0, pciDomainID:0
+# Device=0 CAN Access Peer Device=1          /   Device=0 CANNOT Access Peer Device=2
+_HEAD = re.compile(r"^(?:\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]|Device: \d{1,3}, [^\n]{1,120}, pciBusID: [0-9a-fA-F]{1,4}, "
+                   r"pciDeviceID: [0-9a-fA-F]{1,4}, pciDomainID:[0-9a-fA-F]{1,8}|Device=\d{1,3} CAN(?:NOT)? Access Peer Device=\d{1,3})\s*$")
+_DETECT = re.compile(r"^\s*(?:Unidirectional|Bidirectional) P2P=(?:Enabled|Disabled) Bandwidth"
+                     r"|^\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]", re.M)
 
 
 def detect(head: str) -> bool:
-    return "P2P=" in head and _DETECT.search(head) is not None
+    return ("P2P=" in head or "Peer-to-Peer" in head) and _DETECT.search(head) is not None
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -64,6 +73,8 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
         elif _OTHER_TITLE.match(line):
             current = cols = None
+        elif _HEAD.match(line):
+            result.lines_used += 1  # the devices and cudaDeviceCanAccessPeer's answers: context, no fact
         elif current is not None and cols is None and (m := _HEADER.match(line)):
             cols = [int(c) for c in m["cols"].split()]
             result.lines_used += 1
@@ -92,4 +103,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"(?:Unidirectional|Bidirectional) P2P=(?:Enabled|Disabled) Bandwidth",)
+SIGNATURES = (r"(?:Unidirectional|Bidirectional) P2P=(?:Enabled|Disabled) Bandwidth", r"\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]")

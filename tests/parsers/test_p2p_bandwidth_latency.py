@@ -49,3 +49,9 @@ def test_row_with_wrong_cell_count_is_an_error_and_latency_matrix_is_skipped():
                                   "Device=0 CAN Access Peer Device=1\n"])
 def test_not_detected(text):
     assert not p2p.detect(text)
+
+
+def test_aikitoria6_head_only_is_recognised_context():
+    res = _parse("aikitoria6_rtx5090x8_head_only.txt")
+    assert res.facts == [] and res.errors == []
+    assert res.lines_used == 27  # title, 8 device lines, 18 whole peer lines (the 19th is cut)
