@@ -425,7 +425,8 @@ class TrainingLossNotFinite(Fact):
     """The training's loss or gradient norm became NaN or infinite (the job stopped, or trains on garbage)."""
 
     kind: Literal["training_loss_not_finite"] = "training_loss_not_finite"
-    what: str  # "loss", "grad_norm", "loss_scale" (an fp16 loss scaler at its minimum: every step overflowed)
+    what: str  # "loss", "grad_norm", "loss_scale" (an fp16 loss scaler at its minimum: every step overflowed),
+    # "gradient" (PyTorch's anomaly mode: a backward function returned NaN)
     value: str  # "nan", "inf", "nan or inf" (the framework does not say which)
     # where Megatron's per-rank check (before the data-parallel reduction) found it: its rank, the
     # CUDA device and the host (os.uname()[1]) the message names; None when the line does not say

@@ -38,14 +38,20 @@ class LibfabricWarning(Fact):
     """A ``<warn>`` line of libfabric's own log (``FI_LOG_LEVEL``): a provider reports a failure.
 
     E.g. the EFA provider's ``ibv_open_device failed! errno: 2`` (fi_getinfo's own lines are
-    ``fi_info_error``)."""
+    ``fi_info_error``), or its report of an operation that completed with an error: ``err: 5,
+    message: Invalid address My EFA addr: ... Peer host id: i-0ce6d3d57139f053c (7)``."""
 
     kind: Literal["libfabric_warning"] = "libfabric_warning"
     provider: str | None = None  # the provider field of the line ("efa", "core")
     subsystem: str | None = None  # "core", "fabric", "ep_data", ...
     function: str
     message: str
-    what: str | None = None  # device_open: a provider could not open an RDMA device (ibv_open_device failed)
+    what: str | None = None  # device_open: a provider could not open an RDMA device (ibv_open_device failed);
+    #                          operation_error: a send, receive or RMA of the EFA provider completed with an error
+    error: int | None = None  # operation_error: the libfabric error number (FI_E*, "err: 5")
+    prov_errno: int | None = None  # operation_error: the EFA completion status (< 4096) or provider error (>= 4096)
+    error_text: str | None = None  # operation_error: the provider's text of it ("Invalid address", "Unresponsive remote ...")
+    peer: str | None = None  # operation_error: the peer the provider names (its EC2 host id, else its EFA address)
 
 
 @fact_kind
@@ -152,7 +158,7 @@ class IbPortCounters(Fact):
     excessive_buffer_overrun_errors: int | None = None
     xmit_data: int | None = None  # 4-octet words (PortXmitData counts dwords)
     rcv_data: int | None = None
-    source: Literal["perfquery", "node_exporter", "sysfs"] = "perfquery"
+    source: Literal["perfquery", "node_exporter", "sysfs", "ibqueryerrors"] = "perfquery"
 
 
 @fact_kind

@@ -203,6 +203,25 @@ CASES = [
      "libfabric:151205:1753871244:ofi_rxm:core:core:ofi_layering_ok():1275<info> Need core provider, skipping ofi_rxm",
      {"fields": "151205:1753871244:ofi_rxm:core:core", "func": "ofi_layering_ok", "line": "1275", "level": "info",
       "msg": "Need core provider, skipping ofi_rxm"}),
+    ("fi_info", "_OP_ERROR",  # aws/aws-ofi-nccl#346 (fixtures/artefacts/fi_info/mixed_aws_ofi_nccl346_efa_txe_invalid_address.txt)
+     "err: 5, message: Invalid address My EFA addr: fi_addr_efa://[fe80::13:c2ff:fe6f:f03d]:0:1072483550 My host id: "
+     "i-0db7083f3fcbebb65 Peer EFA addr: fi_addr_efa://[fe80::b8:aff:fe44:425]:0:947699476 Peer host id: i-0ce6d3d57139f053c (7)",
+     {"err": "5", "text": "Invalid address My EFA addr: fi_addr_efa://[fe80::13:c2ff:fe6f:f03d]:0:1072483550 My host id: "
+      "i-0db7083f3fcbebb65 Peer EFA addr: fi_addr_efa://[fe80::b8:aff:fe44:425]:0:947699476 Peer host id: i-0ce6d3d57139f053c",
+      "prov": "7", "peer": None}),
+    ("fi_info", "_OP_ERROR",  # the 1.17 form of aws/aws-ofi-nccl#156's line (rxr/rxr_cq.c v1.17.0, the addresses filled in)
+     "rxr_cq_write_tx_error: err: 113, prov_err: Unresponsive receiver (13) our address: fi_addr_efa://[fe80::1]:0:1, peer "
+     "address fi_addr_efa://[fe80::2]:0:2",
+     {"err": "113", "text": "Unresponsive receiver", "prov": "13", "peer": "fi_addr_efa://[fe80::2]:0:2"}),
+    ("nccl_log_messages", "_TCPX_SLOW",  # NVIDIA/nccl#1652 (fixtures/artefacts/nccl_log/nccl1652_gpudirecttcpx_rx_ctrl_timeout.log)
+     "0xadca8062b70:0xadca805d0f0, nic 0, enp12s0, 172.16.0.11<39187><-172.16.0.95<46723> rx rx ctrl timeout cnt 7331502, "
+     "nanos 10000000585",
+     {"nic": "0", "dev": "enp12s0", "local": "172.16.0.11<39187>", "dir": "<-", "peer": "172.16.0.95<46723>", "ctrl": "rx",
+      "op": None, "errno": None, "comp": None, "cnt": "7331502", "ns": "10000000585"}),
+    ("nccl_log_messages", "_OFI_GDR_REQUIRED",  # aws/aws-ofi-nccl#889 (fixtures/artefacts/nccl_log/aws_ofi_nccl889_gdr_required_p4d.log)
+     "NET/OFI GDR disabled on GDR-supported instance type p4d.24xlarge", {"type": "p4d.24xlarge"}),
+    ("nccl_log_messages", "_OFI_ENDPOINT",  # aws/aws-ofi-nccl#889 (the same fixture)
+     "NET/OFI Creating new endpoint for domain 0x7ef453a99380 failed: Invalid argument", {"err": "Invalid argument"}),
     ("gcp_rxdm_log", "_LINE",  # GoogleCloudPlatform/container-engine-accelerators#580 (fixtures/artefacts/gcp_rxdm_log/cea580_gpu_count_cut.log)
      "E0312 fastrak_gpumem_manager.cc:200] Number of GPUs detected in the",
      {"sev": "E", "file": "fastrak_gpumem_manager.cc", "line": "200", "msg": "Number of GPUs detected in the"}),
@@ -259,6 +278,25 @@ CASES = [
     # bench/redos.py at 120,000 characters, session 19 (the lead): a lazy last column before the line's end
     ("python_os_error", "OS_ERROR", "OSError: [Errno 28] No space left on device",  # NVIDIA/Megatron-LM#878 (fixtures/artefacts/python_os_error)
      {"exc": "OSError", "num": "28", "text": "No space left on device", "q": None, "file": None}),
+    ("python_os_error", "RUST_OS_ERROR",  # huggingface/text-generation-inference#756 (fixtures/artefacts/python_os_error)
+     'safetensors_rust.SafetensorError: Error while serializing: IoError(Os { code: 30, kind: ReadOnlyFilesystem, message: "Read-only file system" })',
+     {"num": "30", "text": "Read-only file system"}),
+    ("python_os_error", "_RAISED", "safetensors_rust.SafetensorError: Error while serializing: IoError(",  # the same line's head
+     {"exc": "safetensors_rust.SafetensorError"}),
+    ("torch_serialization", "_WRITER",  # SWivid/F5-TTS#458 (fixtures/artefacts/torch_serialization)
+     "[rank0]: RuntimeError: [enforce fail at inline_container.cc:778] . PytorchStreamWriter failed writing file data.pkl: file write failed",
+     {"file": "file ", "dir": None, "record": "data.pkl", "detail": "file write failed"}),
+    ("torch_serialization", "_READER",  # fixtures/artefacts/torch_serialization/reader_failed_finding_central_directory.txt
+     "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory",
+     {"step": "reading zip archive", "detail": "failed finding central directory"}),
+    ("kernel_log_gds", "_PIN", "nvidia-fs:nvfs_pin_gpu_pages:1292 Error ret -22 invoking nvidia_p2p_get_pages",  # NVIDIA/gds-nvidia-fs#14
+     {"func": "nvfs_pin_gpu_pages", "err": "-22"}),
+    ("torch_dataloader", "_TIMEOUT", "RuntimeError: DataLoader timed out after 120 seconds", {"s": "120"}),  # fixtures/artefacts/torch_dataloader
+    ("cufile_log", "_LINE",  # NVIDIA/gds-nvidia-fs#4 (fixtures/artefacts/cufile_log)
+     " 11-10-2023 15:49:51:316 [pid=1502618 tid=1503329] ERROR  0:1072 Inc-bar-usage failed: size 524288000 remaining bytes 281018368",
+     {"level": "ERROR", "where": "0:1072", "msg": "Inc-bar-usage failed: size 524288000 remaining bytes 281018368"}),
+    ("torch_serialization", "_POS", "RuntimeError: [enforce fail at inline_container.cc:603] . unexpected pos 155797120 vs 155797008",
+     (31, 95)),  # fixtures/artefacts/torch_serialization/writer_failed_then_unexpected_pos.txt
     ("ucx_log", "_SHMGET",  # open-mpi/ompi#6084 (fixtures/artefacts/ucx_log/ompi6084_shmget_hugetlb_eperm.log)
      "[1542291969.934067] [nid02068:7234 :0]            sys.c:619  UCX  ERROR shmget(size=2097152 flags=0xfb0) for "
      "mm_recv_desc failed: Operation not permitted, please check shared memory limits by 'ipcs -l'",
@@ -269,6 +307,34 @@ CASES = [
      "ncclGroupEnd() failed: unhandled system error (run with NCCL_DEBUG=INFO for details).",
      {"op": "ncclGroupEnd", "result": "unhandled system error (run with NCCL_DEBUG=INFO for details)"}),
     ("launcher_nccl_env", "_CONTINUED_REST", "NCCL_IB_TIMEOUT=11 \\", (18, 19)),  # pytorch/pytorch#140563 (fixtures/artefacts/launcher_nccl_env)
+    # session 20 (L1): NCCL's plugin_open.cc format filled in; NVSentinel's condition verbatim (nvsentinel-capi-remediator);
+    # DCGM 4.6's dcgmi/Diag.cpp format filled in; harvest 2705's explanation
+    ("nccl_log", "_ANY_PLUGIN_NOT_FOUND", "PROFILER/Plugin: Could not find: libnccl-profiler-myprof.so",
+     {"type": "PROFILER", "names": " libnccl-profiler-myprof.so"}),
+    ("nvsentinel_event", "_JSON_MESSAGE_OPEN", '{"checkName":"SysLogsXIDError","message":"MESSAGE=NVRM: Xid (PCI:0000:ef:00): 79',
+     {"esc": ""}),
+    ("nvsentinel_event", "_JSON_NODE_ANY", '"processingStrategy":1,"nodeName":"kwok-node-0","x":1', {"node": "kwok-node-0"}),
+    ("dcgmi_diag", "_INCOMPLETE", "Error: Unable to complete diagnostic for group 0. Return: (-30) : DCGM GPU Diagnostic returned an error",
+     {"msg": "Error: Unable to complete diagnostic for group 0. Return: (-30) : DCGM GPU Diagnostic returned an error"}),
+    ("ticket_prose", "_EXPLAIN_LIST_INTRO", "alone does not necessarily identify the root cause. The cause may be ", (62, 69)),
+    ("ticket_prose", "_EXPLAIN_ITEM", "- an application error, ", {"item": "an application error, "}),
+    # wild sweep 34: simpleP2P (aikitoria/open-gpu-kernel-modules#8, tinygrad/open-gpu-kernel-modules#22), nvbandwidth#34/#19
+    ("simple_p2p", "_VERIFY", "Verification error @ element 0: val = nan, ref = 0.000000", {"first": "0: val = nan, ref = 0.000000"}),
+    ("simple_p2p", "_PEER", "> Peer access from NVIDIA GeForce RTX 4090 (GPU0) -> NVIDIA GeForce RTX 4090 (GPU1) : Yes", None),
+    ("simple_p2p", "_KERNEL", "Run kernel on GPU1, taking source data from GPU0 and writing to GPU1...", {"on": "1", "src": "0"}),
+    ("simple_p2p", "_START", "[./simpleP2P] - Starting...", None),
+    ("nvbandwidth", "_PATTERN", " Invalid value when checking the pattern at 0x70a640000000", {"addr": "0x70a640000000"}),
+    ("nvbandwidth", "_PATTERN", " Invalid value when checking the pattern at <0x7fac6200e480>", {"addr": "0x7fac6200e480"}),
+    ("nvbandwidth", "_OFFSET", " Current offset [ 58496/66306048]", {"a": None, "b": "58496"}),
+    ("p2p_bandwidth_latency", "_HEAD", "Device: 0, NVIDIA GeForce RTX 5090, pciBusID: 16, pciDeviceID: 0, pciDomainID:0", None),
+    ("p2p_bandwidth_latency", "_HEAD", "Device=0 CAN Access Peer Device=1", None),
+    # wild sweep 34: CUDA bandwidthTest (mpicbg-scicomp/gearshifft#82, usadellab/Helixer#22, bandwidthTest.cu's --csv printf)
+    ("bandwidth_test", "_DEVICE", " Device 0: Tesla P100-PCIE-16GB", {"idx": "0", "name": "Tesla P100-PCIE-16GB"}),
+    ("bandwidth_test", "_SECTION", " Host to Device Bandwidth, 1 Device(s)", {"kind": "Host to Device", "ndev": "1"}),
+    ("bandwidth_test", "_HEADER", "   Transfer Size (Bytes)        Bandwidth(MB/s)", {"unit": "MB"}),
+    ("bandwidth_test", "_ROW", "   100000000\t\t\t13.1", {"size": "100000000", "bw": "13.1"}),
+    ("bandwidth_test", "_CSV", "bandwidthTest-H2D-Pinned, Bandwidth = 24.9 GB/s, Time = 0.00135 s, Size = 33554432 bytes, NumDevsUsed = 1",
+     {"kind": "H2D", "mem": "Pinned", "bw": "24.9", "size": "33554432", "ndev": "1"}),
 ]
 
 
