@@ -35,6 +35,9 @@ class CudaError(Fact):
     library_status: str | None = None
     library_condition: str | None = None
     call: str | None = None  # "when calling `cublasSgemm( handle, ...)`": the library call that failed
+    #: the CUDA driver or runtime function the line names beside the error ("in expression cuMemCreate(&handle, ...)",
+    #: "Call to cuMemCreate(...) failed", "error in cuMemCreate() call"): cuMemCreate, cudaMalloc
+    api_call: str | None = None
 
 
 @fact_kind

@@ -316,8 +316,16 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
 
 
 def detect(text: str) -> bool:
-    if any(g in text for g in _DETECT_GATES) and DETECT.search(text) is not None:  # each branch needs a gate
-        return True
+    if any(g in text for g in _DETECT_GATES):  # each branch of DETECT needs a gate
+        for m in DETECT.finditer(text):
+            if not m[0].startswith(("cudaError", "CUDA_ERROR_")):
+                return True
+            start = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", m.end())
+            line = text[start:end if end >= 0 else len(text)]
+            name = NAME.match(line, m.start() - start)
+            if name is None or not _named_in_prose(line, name):  # (a name a reporter's sentence quotes is no output)
+                return True
     if "(error code " in text and any(_error_code_entry(m) for m in ERROR_CODE.finditer(text)):
         return True
     return catalogue.text_has_phrase(text)  # one RE2 (DFA) pass over the catalogue's phrases
@@ -377,7 +385,7 @@ def parse(artefact: Artefact) -> ParseResult:
             if key in seen:
                 continue
             seen.add(key)
-            b.add(CudaError, no, text=line, rank=rank, pid=pid, **rec)
+            b.add(CudaError, no, text=line, rank=rank, pid=pid, api_call=_api_call(line), **rec)
     for no, line in _phrase_lines(artefact, used):
         found = catalogue.find_phrase(line)
         if found is None or any(k in line for k in NCCL_OWNED):
@@ -391,7 +399,8 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         seen.add(key)
         b.add(CudaError, no, text=line, rank=rank, pid=pid, error_name=entry.name, catalogue_name=entry.name,
-              runtime_name=_runtime_name(entry), code=entry.code, message=printed[:300], form="phrase")
+              runtime_name=_runtime_name(entry), code=entry.code, message=printed[:300], form="phrase",
+              api_call=_api_call(line))
     used.update(no for no, line, _s, _e in marked_lines(artefact, BOILERPLATE_MARKERS) if BOILERPLATE.match(line))
     result.lines_used = len(used)
     return result
@@ -549,7 +558,39 @@ def _forms(line: str):
             yield form, m
     # "cudaErrorX: text" / "CUDA_ERROR_X: text" and a name alone ("results in CUDA_ERROR_NO_DEVICE (100)")
     for m in NAME.finditer(line):
-        yield "name_only", m
+        if not _named_in_prose(line, m):
+            yield "name_only", m
+
+
+# A name in backticks inside a sentence is the reporter naming a status, not a program printing it (programs do not
+# put backticks round their statuses; a reporter's markdown does):
+# ... We poll NCCL errors by first checking the scheduled stream status, and, if it is equal to `cudaErrorNotReady`, we
+#   consequently check the communicator errors by calling `ncclCommGetAsyncError`. ...          (aws/aws-ofi-nccl#346)
+# A program's own quoting stays read: "Error: `cudaErrorNotReady`" (a label before it), PyTorch's "Search for
+# `cudaErrorDevicesUnavailable' in ..." (its closing quote is "'").
+_PROSE_WORD_BEFORE = re.compile(r"\b[a-z][a-z']{0,30},?[ \t]{1,4}`$")
+_THREE_WORDS = re.compile(r"[A-Za-z][a-z']{1,30},? [a-z']{2,30},? [a-z']{2,30}")
+_BACKTICKED = re.compile(r"`[^`\n]{0,200}`")
+
+
+def _named_in_prose(line: str, m: re.Match) -> bool:
+    """Whether the name ``m`` is in backticks, inside a sentence: a lowercase word right before it, and three words
+    in a row in the line's own words (its backticked spans left out)."""
+    if line[m.end():m.end() + 1] != "`" or _PROSE_WORD_BEFORE.search(line, max(0, m.start() - 40), m.start()) is None:
+        return False
+    return _THREE_WORDS.search(_BACKTICKED.sub(" ", line)) is not None
+
+
+# The CUDA driver or runtime function a line names beside its error (the first one: the failing call's
+# expression comes first in every form seen):
+# [CUDA_ERROR_INVALID_VALUE] invalid argument in expression cuMemSetAccess((CUdeviceptr) buffer, roundedUpAllocationSize, &desc, 1 ) on gpub200-nom6ae0518, rank = 8 in ...   (nvbandwidth's CU_ASSERT, NVIDIA/nvbandwidth#44)
+# multinode run fails with [CUDA_ERROR_NOT_PERMITTED] error in cuMemCreate() call                                   (NVIDIA/nvbandwidth#46, its title)
+API_CALL = re.compile(r"\b(?P<fn>cu(?:da)?[A-Z][A-Za-z0-9_]{1,60}) ?\(")
+
+
+def _api_call(line: str) -> str | None:
+    m = API_CALL.search(line)
+    return m["fn"] if m else None
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts

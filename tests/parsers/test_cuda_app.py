@@ -380,11 +380,54 @@ def test_jax_library_version_checks():
 
 
 def test_line_naming_a_catalogue_error_and_a_library_status_gives_both():
-    """utensils/mold#457: the illegal address and the cuBLAS status of the dead context after it, on one line."""
+    """utensils/mold#457: the cuBLAS status of the dead context, quoted as the program's repr
+    (`CublasError(CUBLAS_STATUS_NOT_INITIALIZED)`), is read; the bare `CUDA_ERROR_ILLEGAL_ADDRESS` the reporter's
+    sentence names in backticks ("crashed with `CUDA_ERROR_ILLEGAL_ADDRESS`") is their naming, not a printed status."""
     r = parse_file("mold457_illegal_address_then_cublas.txt")
     assert [(f.error_name, f.library_status) for f in r.facts] == [
-        ("CUBLAS_STATUS_NOT_INITIALIZED", "CUBLAS_STATUS_NOT_INITIALIZED"), ("CUDA_ERROR_ILLEGAL_ADDRESS", None)]
+        ("CUBLAS_STATUS_NOT_INITIALIZED", "CUBLAS_STATUS_NOT_INITIALIZED")]
+    # the same name printed on a line of its own, or after a program's label, is read
+    assert [f.error_name for f in parse_text("caught: CUDA_ERROR_ILLEGAL_ADDRESS\n").facts] == ["CUDA_ERROR_ILLEGAL_ADDRESS"]
     # a library's own line is one fact, as before
     assert [f.error_name for f in parse_text(
         "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm(...)`\n").facts] == [
         "CUBLAS_STATUS_EXECUTION_FAILED"]
+
+
+def test_driver_call_named_beside_the_error():
+    # nvbandwidth#46's title and nvbandwidth#44's CU_ASSERT line: the call the line names is kept
+    r = parse_file("nvbandwidth_multinode_cumem_errors.txt")
+    got = [(f.evidence.line, f.catalogue_name, f.code, f.api_call) for f in r.facts]
+    assert got == [(1, "CUDA_ERROR_NOT_PERMITTED", 800, "cuMemCreate"),
+                   (2, "CUDA_ERROR_INVALID_VALUE", 1, "cuMemSetAccess")]
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: CUDA error: operation not permitted",
+    "CUDA_ERROR_NOT_PERMITTED: cublasSgemm(handle) failed",  # a library call is not a CUDA driver call
+])
+def test_no_driver_call_named(line):
+    r = parse_text(line)
+    assert [f.api_call for f in r.facts] == [None]
+
+
+# aws/aws-ofi-nccl#346, the description's first sentence (verbatim): the stream status the reporter's code compares with
+AWS_OFI_NCCL_346 = ("We are using EFA to do asynchronous ncclAllReduce over 120 ranks. Every once in a while and every few "
+                    "hours, the operation breaks. We poll NCCL errors by first checking the scheduled stream status, and, if "
+                    "it is equal to `cudaErrorNotReady`, we consequently check the communicator errors by calling "
+                    "`ncclCommGetAsyncError`.")
+
+
+@pytest.mark.parametrize("text,names", [
+    (AWS_OFI_NCCL_346, []),                                            # a reporter's sentence names the status
+    ("After the restart the call returns `cudaErrorNotReady` again.", []),
+    ("Error: `cudaErrorNotReady`", ["cudaErrorNotReady"]),            # a program's label before the quoted name
+    # the same paste with the program's own line under the sentence: that line still counts
+    (AWS_OFI_NCCL_346 + "\nCUDA error: an illegal memory access was encountered", ["cudaErrorIllegalAddress"]),
+    # PyTorch's hint quotes the name `...' (its closing quote is an apostrophe)
+    ("Search for `cudaErrorDevicesUnavailable' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html "
+     "for more information.", ["cudaErrorDevicesUnavailable"]),
+])
+def test_a_name_in_backticks_inside_a_sentence_is_the_reporters(text, names):
+    assert cuda_app.detect(text) is bool(names)
+    assert [f.error_name for f in parse_text(text + "\n").facts] == names
