@@ -82,10 +82,11 @@ _PTR_TYPES = {1: "host", 2: "cuda", 4: "dmabuf"}
 # A failed completion of the plugin's libfabric request (the provider's error code and name):
 # NET/OFI Request 0x7f14cc5b60c0 completed with error. RC: 113. Error: 2 (UNDELIVERABLE). Completed length: 0   (nccl#1928)
 # aws-ofi-nccl's NCCL_OFI_WARN("Request %p [seq %d ]completed with error. RC: %d. Error: %d (%s). Completed length: %ld[, Request: %s]")
-# (RC: the fi_cq_err_entry err, an errno; Error: prov_errno and its fi_cq_strerror text)
+# (RC: the fi_cq_err_entry err, an errno; Error: prov_errno and its fi_cq_strerror text); v1.14-v1.16 add "Flags: %ld. ",
+# the RDMA protocol's "Remote write completed with error. RC: %d. [Flags: %ld. ]Error: %d (%s). Completed length: %ld"
 _OFI_REQUEST = re.compile(
-    r"^NET/OFI Request (?:0x[0-9a-fA-F]+ |\(nil\) )?(?:seq \d+ )?completed with error\. RC: (?P<rc>-?\d+)\. "
-    r"Error: (?P<prov>-?\d+) \((?P<err>[^)]*)\)\.?"
+    r"^NET/OFI (?:Request (?:0x[0-9a-fA-F]+ |\(nil\) )?(?:seq \d+ )?|Remote write )completed with error\. RC: (?P<rc>-?\d+)\. "
+    r"(?:Flags: -?\d{1,20}\. )?Error: (?P<prov>-?\d+) \((?P<err>[^)]*)\)\.?"
 )
 # v1.3-v1.9 (before 1.10.0-aws): the provider's fi_cq_strerror text alone, EFA's with the two ends' addresses:
 # NET/OFI Request 0x7f08c0001d30 completed with error. RC: 5. Error: Invalid receiver queue pair number (QPN) My EFA addr: fi_addr_efa://[fe80::30:43ff:fe60:456b]:0:657145598 My host id: i-00ee91ea93e985ee0 Peer EFA addr: fi_addr_efa://[fe80::ed:61ff:fe1d:a3b3]:0:229342137 Peer host id: i-08d8a345a75ab52a0. Completed length: 0, Request: { dev: 2, size: 0, state: CREATED, type: SEND_CTRL }   (awslabs/awsome-distributed-ai#312)
@@ -153,6 +154,121 @@ def read_ofi_setup(msg: str) -> dict[str, Any] | None:
         return dict(plugin="OFI", call="libfabric_setup", resource="create endpoint", error=m["err"] or "failed",
                     code=_ERRNO_OF_TEXT.get(m["err"] or ""))
     return None
+
+
+# aws-ofi-nccl's other WARN forms, grouped by what they mean (bench/ofi_warn_formats.yaml: every NCCL_OFI_WARN format of
+# v1.7.0-aws..v1.21.1; bench/ofi_warn_audit.py counts them). The newest failed-completion form (include/nccl_ofi_platform.h,
+# v1.17.0 on: "Request %p (%s) completed with error: err: %d, flags: %ld, prov_errno: %d, strerror: %s, len: %ld"), filled in:
+# NET/OFI Request 0x7f3a2c001200 (SEND) completed with error: err: 113, flags: 0, prov_errno: 2, strerror: Unreachable remote, len: 0
+_OFI_REQUEST_V17 = re.compile(
+    r"^NET/OFI Request (?:0x[0-9a-fA-F]{1,16}|\(nil\)) \((?P<op>[^()\n]{1,40})\) completed with error: err: (?P<rc>-?\d{1,6}), "
+    r"flags: -?\d{1,20}, prov_errno: (?P<prov>-?\d{1,6}), strerror: (?P<err>[^\n]{1,300}?), len: -?\d{1,20}"
+)
+# The plugin's GPUDirect RDMA refused by libfabric after it told NCCL it had it (v1.7.x-v1.21.1 ofiutils / platform-aws):
+# NET/OFI GDR support reported to NCCL but then couldn't be configured on an endpoint.  Cannot continue.
+# NET/OFI Failed to set FI_OPT_CUDA_API_PERMITTED. RC: -92, ERROR: Protocol not available      (the format filled in)
+# NET/OFI Using Libfabric 1.18 API with GPUDirect RDMA support, and FI_OPT_CUDA_API_PERMITTED is not declared.
+_OFI_GDR_FAILED = re.compile(
+    r"^NET/OFI (?P<err>GDR support reported to NCCL but then couldn't be configured on an endpoint(?:\. {1,3}Cannot continue)?"
+    r"|Failed to set FI_OPT_CUDA_API_PERMITTED\. RC: -?\d{1,10}, ERROR: [^\n]{1,200}?"
+    r"|Using Libfabric 1\.18 API with GPUDirect RDMA support, and FI_OPT_CUDA_API_PERMITTED is not declared)\.?[ \t\r]{0,8}$"
+)
+# A libfabric older than the plugin needs (platform-aws, v1.9-v1.21.1): "EFA provider requires at least libfabric version 1.22.0."
+_OFI_OLD_LIBFABRIC = re.compile(r"^NET/OFI (?P<err>EFA provider requires at least libfabric version \d{1,3}\.\d{1,3}\.\d{1,3})\.?[ \t\r]{0,8}$")
+# A libfabric call the plugin names with its return code and fi_strerror text, one structure over many objects and verbs:
+# NET/OFI Unable to bind MR to EP (type = 2) for device 0. RC: -22, Error: Invalid argument
+# NET/OFI Couldn't set FI_OPT_EFA_WRITE_IN_ORDER_ALIGNED_128_BYTES. RC: -92, ERROR: Protocol not available
+# NET/OFI Unable to insert remote address into address vector for device 2. RC: Invalid argument
+# NET/OFI fi_sendmsg failed with RC -113       NET/OFI Error posting RDMA ctrl request. RC: -113, Error: No route to host
+# NET/OFI Unable to retrieve completion queue entries. RC: -5, ERROR: Input/output error        (the formats filled in)
+_OFI_RC = re.compile(
+    r"^NET/OFI (?P<what>[^\n]{4,160}?)[.;:,]? (?:with )?RC:? (?:(?P<rc>-?\d{1,10})|(?P<rctext>[A-Z][^\n.]{2,120}))"
+    r"(?:[.,]? (?:Flags: -?\d{1,20}\. )?(?:ERROR|Error):? (?P<err>[^\n]{1,300}?))?\.?[ \t\r]{0,8}$"
+)
+# Setting up an endpoint or domain, with no return code: "Creating new endpoint for device %s failed: %s",
+# "Could not create Libfabric endpoint on rail %u", "Initializing a new domain for device %s failed", "Creating domain failed: %d"
+# NET/OFI Could not create Libfabric endpoint on rail 3          (the format filled in)
+_OFI_SETUP_NO_RC = re.compile(
+    r"^NET/OFI (?P<what>(?:Creating|Initializing|Could not create|Failed to create) (?:a )?(?:new |base )?(?:Libfabric )?"
+    r"(?:endpoint|domain)(?: (?:for|on) (?:device|rail) [^\s:]{1,40})?)(?: failed)?(?:: (?P<err>[^\n]{1,200}?))?[ \t\r]{0,8}$"
+)
+# Memory registration without a return code: "Could not register memory on data rail %u with flag %lu",
+# "Local endpoint memory registration failed: %d", "Failed to register memory for the control mailbox: %d"
+_OFI_REGISTER_OTHER = re.compile(
+    r"^NET/OFI (?P<what>(?:Could not|Failed to) register memory (?:on|for) [^\n]{1,80}?|Local endpoint memory registration failed"
+    r"|Could not register dummy buffer for flush[^\n]{0,40}?)(?:: (?P<rc>-?\d{1,10}))?[ \t\r]{0,8}$"
+)
+# Host memory the plugin could not allocate: "Unable to allocate send communicator", "Could not allocate memory for cache",
+# "Memory allocation (msgbuff) failed", "Failed to allocate memory for freelist handle" (calloc/malloc NULL)
+_OFI_ALLOC = re.compile(
+    r"^NET/OFI (?:Unable to allocate|Could not allocate|Failed to allocate memory for|Memory allocation \((?=[^\n]{1,40}\) failed))"
+    r" ?(?P<what>[^\n]{1,80}?)(?:\) failed)?[ \t\r]{0,8}$"
+)
+# The host topology the plugin reads (hwloc) or writes for NCCL (NCCL_TOPO_FILE):
+# NET/OFI Unable to load hardware topology.   NET/OFI hwloc failed detecting PCI NIC info.   NET/OFI Failed to create NCCL OFI topology
+_OFI_TOPOLOGY = re.compile(
+    r"^NET/OFI (?P<err>Unable to (?:load|initialize) hardware topology|hwloc failed detecting PCI NIC info"
+    r"|Failed to (?:create|populate|write)(?: NCCL OFI| anonymous| NCCL)? topology(?: file| to NCCL topology file)?[^\n]{0,200}?"
+    r"|Unable to set NCCL_TOPO_FILE\. ?ERROR: [^\n]{1,200}?)\.?[ \t\r]{0,8}$"
+)
+# what the plugin could not do, as the verb phrase the rules print ("could not {resource}"): "Couldn't set X" -> "set X",
+# "Creating new endpoint for device d" -> "create new endpoint for device d", "fi_sendmsg failed" -> "fi_sendmsg"
+_OFI_LEAD = re.compile(r"^(?:Couldn't|Could not|Unable to|Failed to|Failed call to|Error in call to|Call to|Error)\s")
+_OFI_GERUND = {"Creating": "create", "Initializing": "initialize", "Retrieving": "retrieve", "posting": "post"}
+
+
+def _ofi_action(what: str) -> str:
+    what = _OFI_LEAD.sub("", what.strip(), count=1).removesuffix(" failed with").removesuffix(" failed").removesuffix(" failed;")
+    first, _, rest = what.partition(" ")
+    return f"{_OFI_GERUND[first]} {rest}" if first in _OFI_GERUND else what
+
+
+_OFI_TEARDOWN = re.compile(r"(?i)clean ?up|de-?regist|clos(?:e|ing)|free|destroy|unlink|unmap|unpin|leak")
+_OFI_MR = re.compile(r"(?i)regist|\bMR\b|memory region")
+_OFI_POST = re.compile(r"(?i)\bfi_(?:t?send|read|write|inject)|post|\bsend\b|issue read")
+_OFI_CQ = re.compile(r"(?i)completion queue entries|fi_cq_readerr")
+
+
+def read_ofi_other(msg: str) -> dict[str, Any] | None:
+    """The ``nccl_net_plugin_error`` fields of aws-ofi-nccl's other failures, grouped by what they
+    mean (a libfabric call with its return code, GDR refused, libfabric too old, memory
+    registration, host allocation, topology), or None; teardown and internal checks stay None."""
+    msg = msg.strip()
+    if not msg.startswith("NET/OFI "):
+        return None
+    if m := _OFI_REQUEST_V17.match(msg):
+        return dict(plugin="OFI", call="request_completion", error=f"{m['err'].strip()} (provider error {m['prov']})",
+                    code=int(m["rc"]), resource=m["op"])
+    if m := _OFI_GDR_FAILED.match(msg):
+        return dict(plugin="OFI", call="gdr_required", error=m["err"])
+    if m := _OFI_OLD_LIBFABRIC.match(msg):
+        return dict(plugin="OFI", call="libfabric_version", error=m["err"])
+    if m := _OFI_TOPOLOGY.match(msg):
+        return dict(plugin="OFI", call="topology", error=m["err"].strip())
+    if m := _OFI_REGISTER_OTHER.match(msg):
+        return dict(plugin="OFI", call="register_mr", resource=_ofi_action(m["what"]), error="failed",
+                    code=int(m["rc"]) if m["rc"] else None)
+    if m := _OFI_ALLOC.match(msg):
+        return dict(plugin="OFI", call="allocate", resource=_ofi_action(m["what"]), error="host memory allocation failed")
+    if m := _OFI_SETUP_NO_RC.match(msg):
+        return dict(plugin="OFI", call="libfabric_setup", resource=_ofi_action(m["what"]), error=(m["err"] or "failed").strip())
+    m = _OFI_RC.match(msg)
+    if m is None or _OFI_TEARDOWN.search(m["what"]):
+        return None
+    what = _ofi_action(m["what"])
+    code = int(m["rc"]) if m["rc"] else _ERRNO_OF_TEXT.get(m["rctext"] or "")
+    err = (m["err"] or m["rctext"] or "failed").strip()
+    if what.endswith("completed with error"):  # a failed completion cut before its "Completed length" (a paste cut mid-line)
+        return dict(plugin="OFI", call="request_completion", error=err, code=code)
+    if _OFI_MR.search(what):
+        t = re.search(r"\(type = (\d{1,2})\)", what)
+        return dict(plugin="OFI", call="register_mr", resource=what, error=err, code=code,
+                    memory_type=_PTR_TYPES.get(int(t[1]), t[1]) if t else None)
+    if _OFI_CQ.search(what):
+        return dict(plugin="OFI", call="completion_queue", resource=what, error=err, code=code)
+    if _OFI_POST.search(what):
+        return dict(plugin="OFI", call="post", resource=what, error=err, code=code)
+    return dict(plugin="OFI", call="libfabric_setup", resource=what, error=err, code=code)
 
 
 #: strerror's text -> the negative errno libfabric returned (fi_strerror of an errno below FI_ERRNO_OFFSET is strerror)
@@ -312,6 +428,8 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, ctx: dict[str, Any])
         p.once(NcclNetPluginError, no, node, (pid, "OFI", "register_mr", m["type"], m["err"]), plugin="OFI",
                call="register_mr", error=m["err"], code=int(m["rc"]), memory_type=_PTR_TYPES.get(int(m["type"]), m["type"]),
                **ctx)
+    elif fields := read_ofi_other(msg):
+        p.once(NcclNetPluginError, no, node, (pid, "OFI", fields["call"], fields.get("resource"), fields["error"]), **fields, **ctx)
     elif (fields := read_proxy(msg)) is not None:
         # one fact per line (each WARN line is an error to account for; the findings merge them)
         p.b.add(NcclProxyFailure, no, node=node, **fields, **ctx)
