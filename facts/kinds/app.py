@@ -588,6 +588,9 @@ class NvshmemError(Fact):
     status: int | None = None  # None for a "NULL value" line
     status_name: str | None = None  # NVSHMEMX_ERROR_INTERNAL, where the release prints it
     message: str  # the failed step in NVSHMEM's words: "cuMemMap failed"
+    #: the step is NVSHMEM's NVLink SHARP (multicast) set-up: a line of src/host/team/team_internal_nvls.cpp, or one
+    #: naming a multicast (MC) group ("Mapping mem size ... to MC group ... failed", "Mapping multicast groups ... failed")
+    nvls: bool = False
 
 
 @fact_kind

@@ -68,14 +68,27 @@ def _status(m: re.Match[str]) -> int | None:
     return int(status) if status is not None else None
 
 
+# NVSHMEM's NVLS (multicast) steps, NVIDIA/nvshmem#40 (8 x H200, the fabric state out of sync):
+# /home/szegel/Nvshmem/src/host/team/team_internal_nvls.cpp:254: non-zero status: 401 cuMemMap failed to map 274877906944 bytes handle at address: 0x1320000000 offset 0 on device 7
+# /home/szegel/Nvshmem/src/host/mem/mem_heap.cpp:1573: non-zero status: 7 Mapping mem size 274877906944 to MC group 101602722380032 failed
+# /home/szegel/Nvshmem/src/host/team/team_internal.cpp:786: non-zero status: 7 Mapping multicast groups for UC heap failed for pe 7 team ID 1
+_NVLS_FILE = "team_internal_nvls."
+_NVLS_WORDS = (" MC group ", "multicast")
+
+
+def _nvls(source_file: str, message: str) -> bool:
+    return source_file.rsplit("/", 1)[-1].startswith(_NVLS_FILE) or any(w in message for w in _NVLS_WORDS)
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     for n, line in iter_lines_with(_LITERALS, artefact):
         if (m := _LINE.search(line)) is not None:
             errno_text = m["errno"] + ": " if m["errno"] else ""
+            message = errno_text + (m["msg"] or ("NULL value" if m["null"] else ""))
             b.add(NvshmemError, n, source_file=m["file"], source_line=int(m["line"]), status=_status(m),
-                  status_name=m["name"], message=errno_text + (m["msg"] or ("NULL value" if m["null"] else "")))
+                  status_name=m["name"], message=message, nvls=_nvls(m["file"], message))
             result.lines_used += 1
     return result
 

@@ -62,3 +62,12 @@ def test_detect_is_linear_on_a_long_run_of_path_characters():
     assert not nvshmem_log.detect(hostile)
     assert nvshmem_log.detect(hostile + ".cpp:1: NULL value")  # the same run ending in a form is still found
     assert time.process_time() - t < 2.0
+
+
+def test_nvls_steps_marked():
+    # NVIDIA/nvshmem#40: the multicast heap mapping (team_internal_nvls.cpp) and its two callers name NVLS
+    path = FIXTURE.parent / "nvshmem40_nvls_cumemmap_401.log"
+    got = [(f.source_line, f.status, f.nvls) for f in nv.parse(Artefact(path="w.log", text=path.read_text(), node="n1")).facts]
+    assert got == [(254, 401, True), (1573, 7, True), (786, 7, True)]
+    # TensorRT-LLM#17060's unicast heap mapping is not NVLS
+    assert [f.nvls for f in nv.parse(Artefact(path="w.log", text=FIXTURE.read_text(), node="n1")).facts] == [False] * 2
