@@ -56,3 +56,17 @@ def test_a_free_text_line_that_says_more_stays_unexplained(tmp_path, ruleset):
                                           "Error: the IMEX daemon could not start on this node\n"}, ruleset)
     assert [f.summary.split(": ", 2)[-1] for f in rep.findings if f.rule == "unexplained_error"] == [
         "Error: the IMEX daemon could not start on this node"]
+
+
+def test_a_titles_noun_phrase_is_the_reporters_claim_never_healthy(tmp_path, ruleset):
+    # ecmwf/WeatherGenerator#360's title alone: a reported symptom (inconclusive), not an unexplained error nor healthy
+    rep = _bundle(tmp_path, {"title.txt": "NCCL Timeout During Multi-Node Training\n"}, ruleset)
+    assert {f.rule for f in rep.findings} == {"reported_symptom_unjudged"}  # (ticket_prose's remark beside it)
+    assert rep.verdict == "inconclusive"
+
+
+def test_a_programs_line_beside_a_titles_noun_phrase_still_counts(tmp_path, ruleset):
+    rep = _bundle(tmp_path, {"title.txt": "NCCL Timeout During Multi-Node Training\n",
+                             "notes.txt": "Aborted (core dumped)\n"}, ruleset)
+    assert rep.verdict == "faulty"
+    assert rep.findings[0].severity == "warning" and rep.findings[0].evidence[0].path.endswith("notes.txt")

@@ -37,7 +37,8 @@ import re2
 from stethoscope.facts import knowledge
 from stethoscope.facts import classify
 from stethoscope.facts.classify import signature_source
-from stethoscope.facts.kinds.steth import TextErrorLine  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.prose import ReportedSymptom  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.steth import TextErrorLine  # noqa: F401
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 
 KIND = "unrecognised_text"
@@ -177,6 +178,108 @@ def detect(text: str) -> bool:
                     continue
             return True
     return False
+
+
+
+# --- what a reporter wrote, not what a program printed --------------------------------------------------------------
+# An issue's title (a file named ``title.txt``, as a ticket's fields are saved) is the reporter's summary of the
+# problem, a noun phrase more often than a program's line:
+# NCCL Timeout During Multi-Node Training                                  (ecmwf/WeatherGenerator#360)
+# [Bug]: PyNcclCommunicator error when inferencing                          (vllm-project/vllm#8420)
+# NCCL timeout error during training                                       (MLI-lab/DeepDeWedge#22)
+# So is the value of a bug template's field, and a template's heading is its label:
+# **Severity**: High - Segmentation fault with EFA provider                 (ofiwg/libfabric#11628, its template's fields)
+# ### Error messages and logs                                               (Lightning-AI/pytorch-lightning's bug template,
+# # Error messages and logs here please                                       .github/ISSUE_TEMPLATE: its heading, its placeholder)
+# Such a line with an error word is a reported symptom (ticket_prose's fact: a claim, the verdict inconclusive while
+# nothing read judges it), not an error nobody explains; unless it quotes what a program printed (:func:`printed`):
+# [TensorRT-LLM][ERROR] Failed, NCCL error when ...                          (a program's level tag, TensorRT-LLM's logger)
+_TITLE_NAME = re.compile(r"^(?:issue[_-]?)?title$", re.I)
+# a template field: a bold label, its colon in or after the bold, the reporter's value after it
+_TEMPLATE_FIELD = re.compile(r"^\s{0,3}(?:[-*>][ \t]{1,4})?\*\*(?P<label>[A-Za-z][\w /()&,.-]{0,40}?)[ \t]*:?[ \t]*\*\*"
+                             r"[ \t]*:?[ \t]*(?P<value>[^\n]{0,400})$")
+# a markdown heading (a template's section), or a placeholder line that starts as one: one space after the hashes, words
+# without the runs of spaces a program's '#' lines align columns with (nccl-tests' "#       size   count ... error",
+# ucx_info's "#   < failed to open interface >" stay output)
+_HEADING = re.compile(r"^\s{0,3}#{1,6} (?P<value>[^\s<\[(|#-](?:[^\n ]| (?! )){0,120})$")
+# a heading that only names the section the output goes in: "Error messages and logs", "Error logs", "Crash output"
+_SECTION_LABEL = re.compile(r"^\W{0,4}(?:(?:full|complete|the|relevant)\s)?(?:error|errors|failure|crash|stack ?trace|traceback)"
+                            r"(?:\s(?:messages?|logs?|outputs?|traces?|info(?:rmation)?|details?|and|here|please|if|any)){0,6}\W{0,4}$",
+                            re.I)
+# a title's template tag first ("[Bug]: ", "[Issue]: ", "[BERT/TF2] ") or a commit's type ("doc(nvidia/error/xid): "),
+# not a program's level tag ("[ERROR]", "[TM][FATAL]")
+_TITLE_TAG = re.compile(r"^\s*(?:\[(?!(?:ERROR|FATAL|CRITICAL|WARN|WARNING|E|F|W)\])[^\]\n]{1,30}\][ \t]*:?[ \t]*)+"
+                        r"|^\s*[a-z]{2,10}\([^)\n]{1,40}\)!?:[ \t]+")
+# what only a program prints, inside a reporter's line (each a real title or field):
+# AssertionError: Fatal error: gradients are inconsistent between workers              (an exception's line)
+# Shard process was signaled to shutdown with signal 4 rank=0 Error: ShardCannotStart  (a level's or "Error:" label)
+# [Bug] ... [TM][FATAL] comm\device_comm.cc(28): Check failed: 0 Unknown communication backend: nccl
+# query_smp.c:199; Connection timed out                                                (a source file's line)
+# Not collecting GPU metrics; error getting devices count: Cannot perform the requested operation ...   (an error chain)
+_PRINTED = re.compile(
+    r"(?<![\w.])(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z]\w{0,60}(?:Error|Exception)(?::|\()|(?<!\w)Exception: "
+    r"|\b(?:[Ee]rror|ERROR|FATAL|[Ff]atal|CRITICAL|WARNING|WARN|[Pp]anic)(?:\[\w{1,20}\])?:"
+    r"|\[(?:ERROR|FATAL|CRITICAL|WARN|WARNING|E|F)\]"
+    r"|\b[\w/.-]{1,200}\.(?:c|cc|cpp|cu|cuh|h|hpp|py|go|rs)(?::\d|\(\d)"
+    r"|\b(?:[Ee]rror|[Ff]ail(?:ed|ure|ing)?|[Uu]nable to [a-z]{1,20}|[Cc]annot [a-z]{1,20})\b[^:;\n]{0,60}: \S"
+    r"|\bcore dumped\b|\b(?:exit(?:ed)? (?:with )?(?:code|status)|returned|code=?)\s?-?\d"
+    # Failed to construct MIG resource labeler      (NVIDIA/gpu-feature-discovery#24's title: GFD's own error, first)
+    r"|^\W{0,3}(?:Failed to|Unable to|Cannot|Could not) [a-z]")
+# a quoted span: the reporter quoting a program's message ("... got "PytorchStreamWriter failed writing file data.pkl"")
+_CRASH_NAMES = frozenset(("Segmentation fault", "Bus error", "Illegal instruction", "Floating point exception"))
+_QUOTED = re.compile(r"[\"`\u201c](?P<q>[^\"`\u201c\u201d\n]{3,300})[\"`\u201d]")
+
+
+def printed(line: str) -> bool:
+    """Whether a reporter's line (a title, a template field's value) quotes what a program printed: an exception's
+    line, a level's label, a source file's line, an error chain, an exit code, or a quoted message with an error word."""
+    if _PRINTED.search(line) is not None:
+        return True
+    # FAILURE_WORDS' forms ("FAILED", "Killed", "Out of memory: "), all but a crash's name said in words ("Segmentation
+    # fault at RAS in NCCL 2.27.7", NVIDIA/nccl#1996's title: "(core dumped)" after it is the shell's)
+    if any(m[0] not in _CRASH_NAMES for m in FAILURE_WORDS.finditer(line)):
+        return True
+    return any(ERROR_WORDS.search(m["q"]) or FAILURE_WORDS.search(m["q"]) for m in _QUOTED.finditer(line))
+
+
+def is_title(path: str) -> bool:
+    """Whether the file's name says it holds an issue's title (``title.txt``, ``issue_title.md``)."""
+    stem = path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
+    return _TITLE_NAME.search(stem) is not None
+
+
+def reporter_summary(line: str, title: bool = False) -> str | None:
+    """For a line that is a reporter's own words (the file's title when ``title``, a bug template's field or heading)
+    and says there was an error without quoting a program's line: the words that summarise it ("" for a heading
+    that only names the section: no claim at all). None for any other line (a program's, read as before)."""
+    m = _TEMPLATE_FIELD.match(line)
+    if m is not None:
+        value = m["value"].strip()
+        if not value or not (ERROR_WORDS.search(value) or FAILURE_WORDS.search(value)):
+            return ""  # the label is the template's ("**Error message**:"), no error said
+        return None if printed(value) else value
+    m = _HEADING.match(line)
+    if m is not None and not printed(m["value"]):
+        return "" if _SECTION_LABEL.match(m["value"]) else m["value"].strip()
+    if title and line.strip():
+        body = _TITLE_TAG.sub("", line, count=1)
+        return None if printed(body) else line.strip()
+    return None
+
+def _summarised(b: FactBuilder, artefact: Artefact, line: int, text: str, title: bool) -> bool:
+    """Whether line ``line`` is the reporter's words (:func:`reporter_summary`); one that says an error came is
+    built as a ``reported_symptom`` (error), the claim quoted: the verdict stays inconclusive, never healthy."""
+    summary = reporter_summary(text, title)
+    if summary is None:
+        return False
+    if summary:
+        component = next((c for c, p in _reporter()._COMPONENT_WORDS if p.search(summary)), "application")
+        # ticket_prose, the other fallback, may read the same line of a file of prose (one reported_symptom a line at
+        # most, id path:line:reported_symptom): this reader's is numbered after it (path:line:reported_symptom#1)
+        key = (line + artefact.line_offset, "reported_symptom")
+        b._seen[key] = max(b._seen.get(key, 0), 1)
+        b.add(ReportedSymptom, line, symptom="error", component=component, words=" ".join(summary.split())[:120])
+    return True
 
 
 def _reporter():
@@ -329,6 +432,7 @@ def parse(artefact: Artefact) -> ParseResult:
     # a reporter's sentences in a file of prose (ticket_prose's), and prose that explains what an error class is or
     # may mean (the line names the class, it reports no error)
     told = _reporter().reported_errors(lines) | _reporter().explanations(lines)
+    title = is_title(artefact.path)
     for line, text in iter_lines(_ANY_ERROR, artefact):
         if line in chains:  # a wrapper of Ray's exception chain: the chain's innermost line says it
             line = chains[line]
@@ -357,6 +461,9 @@ def parse(artefact: Artefact) -> ParseResult:
         if quiet(text) or _prefix_quiet(artefact, line, text):  # the program's own level says info: its error words are its message's
             continue
         if shell_command(text) or line in told:  # what the user typed or told, not what a program said
+            continue
+        if _summarised(b, artefact, line, text, title):  # a title's, a template field's words: the reporter's claim
+            result.lines_used += 1
             continue
         if line >= 2 and "File " in lines[line - 2] and _FRAME.match(lines[line - 2]):  # a frame's source line: code
             continue
@@ -389,6 +496,7 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
     lines = artefact.lines
     done: set[int] = set()
     record = _logger_records(artefact.raw_text or artefact.text, lines)
+    title = is_title(artefact.path)
 
     def take(line: int, text: str, wrapped: bool = False) -> None:
         if line in record:  # a line of a logger's record that spans lines: the record says it once
@@ -400,6 +508,9 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
         if not wrapped and quiet(text):  # (a wrapper's own failure word is no structured level's)
             return
         if shell_command(text):
+            return
+        if not wrapped and line not in done and _summarised(b, artefact, line, text, title):
+            done.add(line)  # a title's, a template field's words: the reporter's claim
             return
         if message and line not in done and line + artefact.line_offset not in cited:
             done.add(line)

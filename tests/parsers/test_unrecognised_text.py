@@ -312,3 +312,77 @@ def test_prose_that_explains_an_error_class_is_no_error_line():
 ])
 def test_an_explanation_leaves_real_error_lines_counted(text, lines):
     assert [n for n, _ in _unrecognised(text)] == lines
+
+
+# --- a reporter's words: an issue's title, a bug template's field or heading ------------------------------------------
+def _read(text: str, path: str = "notes.txt"):
+    from stethoscope.facts.parsers import unrecognised_text
+    assert unrecognised_text.detect(text)
+    facts = unrecognised_text.parse(Artefact(path=path, text=text, node="n")).facts
+    return ([(f.evidence.line, f.message) for f in facts if f.kind == "text_error_line"],
+            [(f.evidence.line, f.words) for f in facts if f.kind == "reported_symptom"])
+
+
+@pytest.mark.parametrize("title", [
+    "NCCL Timeout During Multi-Node Training",                       # ecmwf/WeatherGenerator#360
+    "[Bug]: PyNcclCommunicator error when inferencing",              # vllm-project/vllm#8420
+    "NCCL timeout error during training",                            # MLI-lab/DeepDeWedge#22
+    "[Issue]: Segmentation fault at RAS in NCCL 2.27.7",             # a crash's name said in words
+])
+def test_a_titles_noun_phrase_is_a_reported_symptom_not_an_unexplained_error(title):
+    errors, told = _read(title + "\n", path="case/title.txt")
+    assert errors == [] and told == [(1, title)]
+
+
+@pytest.mark.parametrize("title", [
+    "[TensorRT-LLM][ERROR] Failed, NCCL error when running",                                  # a program's level tag
+    "AssertionError: Fatal error: gradients are inconsistent between workers",                 # an exception's line
+    "Shard process was signaled to shutdown with signal 4 rank=0 Error: ShardCannotStart",     # "Error:" label
+    "query_smp.c:199; Connection timed out",                                                   # a source file's line
+    "Not collecting GPU metrics; error getting devices count: Cannot perform the requested operation",  # an error chain
+    'Question : anybody got "PytorchStreamWriter failed writing file data.pkl" while training ?',     # a quoted message
+    "Segmentation fault (core dumped)",
+])
+def test_a_title_that_quotes_a_programs_line_stays_an_error_line(title):
+    errors, told = _read(title + "\n", path="case/title.txt")
+    assert errors == [(1, title)] and told == []
+
+
+def test_the_same_noun_phrase_in_a_file_not_named_a_title_is_read_as_before():
+    assert _read("NCCL Timeout During Multi-Node Training\n") == ([(1, "NCCL Timeout During Multi-Node Training")], [])
+
+
+# ofiwg/libfabric#11628's template (its fields, verbatim) and Lightning-AI/pytorch-lightning's bug template (its section
+# heading and placeholder), with a shell's report of SIGABRT under them
+TEMPLATE = ("**Issue Type**: Bug Report\n"
+            "**Severity**: High - Segmentation fault with EFA provider\n"
+            "\n"
+            "### Error messages and logs\n"
+            "\n"
+            "```\n"
+            "# Error messages and logs here please\n"
+            "```\n")
+
+
+def test_a_template_fields_value_is_the_reporters_claim_and_its_label_nothing():
+    assert _read(TEMPLATE) == ([], [(2, "High - Segmentation fault with EFA provider")])
+
+
+def test_a_programs_line_in_the_same_paste_still_counts():
+    errors, told = _read(TEMPLATE + "Aborted (core dumped)\n")
+    assert errors == [(9, "Aborted (core dumped)")] and told == [(2, "High - Segmentation fault with EFA provider")]
+    # in a recognised file (unread_failures) too: the field is a claim, the shell's line a failure
+    got = unread_failures(Artefact(path="t.log", text=TEMPLATE + "Aborted (core dumped)\n", node="n"), set()).facts
+    assert [(f.kind, f.evidence.line) for f in got] == [("reported_symptom", 2), ("text_error_line", 9)]
+
+
+def test_a_template_field_that_quotes_a_programs_line_stays_an_error_line():
+    errors, told = _read("**Error message**: RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert errors == [(1, "**Error message**: RuntimeError: CUDA error: an illegal memory access was encountered")]
+    # nccl-tests' own '#' lines are no markdown heading: FAILED is the program's
+    errors, _ = _read("#  Out of bounds values : 12 FAILED\n")
+    assert errors == [(1, "#  Out of bounds values : 12 FAILED")]
+    # ucx_info's '#' lines (harvest 900) and nccl-tests' column header (harvest 2602) are output, not headings
+    for line in ("#   < failed to open interface >",
+                 "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw"):
+        assert _read(line + "\n") == ([(1, line)], [])
