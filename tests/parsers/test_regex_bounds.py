@@ -13,6 +13,15 @@ import fuzzing
 
 # (reader module, pattern, a real line it matches, what the line gives: the named groups, the span, None: the whole line)
 CASES = [
+    # unrecognised_text's reporter's words (ofiwg/libfabric#11628's template field; Lightning's bug template heading;
+    # vllm-project/vllm#8420's title tag; a printed exception in a title; aws/aws-ofi-nccl#346's sentence for cuda_app)
+    ("unrecognised_text", "_TEMPLATE_FIELD", "**Severity**: High - Segmentation fault with EFA provider",
+     {"label": "Severity", "value": "High - Segmentation fault with EFA provider"}),
+    ("unrecognised_text", "_HEADING", "### Error messages and logs", {"value": "Error messages and logs"}),
+    ("unrecognised_text", "_SECTION_LABEL", "Error messages and logs", None),
+    ("unrecognised_text", "_TITLE_TAG", "[Bug]: PyNcclCommunicator error when inferencing", (0, 7)),
+    ("unrecognised_text", "_PRINTED", "AssertionError: Fatal error: gradients are inconsistent between workers", (0, 15)),
+    ("cuda_app", "_THREE_WORDS", "and, if it is equal to", (0, 10)),
     ("dcgm_log", "_BARE", "ERROR [3468:4824] ReadNvSwitchStatusAllSwitches() returned No data is available "
      "[/workspaces/dcgm-rel_dcgm_2_0-postmerge/modules/nvswitch/DcgmModuleNvSwitch.cpp:372] "
      "[DcgmNs::DcgmModuleNvSwitch::RunOnce]",
@@ -47,6 +56,8 @@ CASES = [
     ("cuda_app", "ERROR_CODE",  # bigstack-oss/cubecos#312 (fixtures/artefacts/cuda_app/cuda_samples_error_code.log)
      "Failed to allocate device vector A (error code CUDA driver version is insufficient for CUDA runtime version)!",
      {"msg": "CUDA driver version is insufficient for CUDA runtime version"}),
+    ("cuda_app", "API_CALL",  # NVIDIA/nvbandwidth#46 (fixtures/artefacts/cuda_app/nvbandwidth_multinode_cumem_errors.txt)
+     "multinode run fails with [CUDA_ERROR_NOT_PERMITTED] error in cuMemCreate() call", {"fn": "cuMemCreate"}),
     ("gpud_log", "_XID", "XID 79(GPU has fallen off the bus) detected on PCI:0000:ae:00",  # fixtures/artefacts/gpud/gpud604_xid79_event.txt
      {"s": None, "code": "79", "name": "GPU has fallen off the bus", "desc": None, "dev": "PCI:0000:ae:00"}),
     ("gpud_log", "_XID", "XID 48 (Double Bit ECC Error) detected on GPU PCI:0000:6b:00 UUID:GPU-c44c6e5f-72cf-8200-97c2-f9b9ebcf2dbb",
@@ -222,6 +233,27 @@ CASES = [
      "NET/OFI GDR disabled on GDR-supported instance type p4d.24xlarge", {"type": "p4d.24xlarge"}),
     ("nccl_log_messages", "_OFI_ENDPOINT",  # aws/aws-ofi-nccl#889 (the same fixture)
      "NET/OFI Creating new endpoint for domain 0x7ef453a99380 failed: Invalid argument", {"err": "Invalid argument"}),
+    # aws-ofi-nccl's other NCCL_OFI_WARN forms (bench/ofi_warn_formats.yaml), each format filled in
+    ("nccl_log_messages", "_OFI_REQUEST_V17",  # include/nccl_ofi_platform.h v1.17.0..v1.21.1
+     "NET/OFI Request 0x7f3a2c001200 (SEND) completed with error: err: 113, flags: 0, prov_errno: 13, strerror: Unresponsive receiver, len: 0",
+     {"op": "SEND", "rc": "113", "prov": "13", "err": "Unresponsive receiver"}),
+    ("nccl_log_messages", "_OFI_GDR_FAILED",  # src/nccl_ofi_ofiutils.c(pp)
+     "NET/OFI Failed to set FI_OPT_CUDA_API_PERMITTED. RC: -92, ERROR: Protocol not available",
+     {"err": "Failed to set FI_OPT_CUDA_API_PERMITTED. RC: -92, ERROR: Protocol not available"}),
+    ("nccl_log_messages", "_OFI_OLD_LIBFABRIC",  # src/platform-aws.c(pp)
+     "NET/OFI EFA provider requires at least libfabric version 1.22.0.", {"err": "EFA provider requires at least libfabric version 1.22.0"}),
+    ("nccl_log_messages", "_OFI_RC",  # src/nccl_ofi_rdma.c(pp)
+     "NET/OFI Unable to bind MR to EP (type = 2) for device 0. RC: -22, Error: Invalid argument",
+     {"what": "Unable to bind MR to EP (type = 2) for device 0", "rc": "-22", "rctext": None, "err": "Invalid argument"}),
+    ("nccl_log_messages", "_OFI_SETUP_NO_RC",  # src/nccl_ofi_rdma.c(pp)
+     "NET/OFI Creating new endpoint for device rdmap16s27 failed: Invalid argument",
+     {"what": "Creating new endpoint for device rdmap16s27", "err": "Invalid argument"}),
+    ("nccl_log_messages", "_OFI_REGISTER_OTHER",  # src/nccl_ofi_rdma.c(pp)
+     "NET/OFI Local endpoint memory registration failed: -12", {"what": "Local endpoint memory registration failed", "rc": "-12"}),
+    ("nccl_log_messages", "_OFI_ALLOC",  # src/nccl_ofi_rdma.c(pp)
+     "NET/OFI Unable to allocate send communicator", {"what": "send communicator"}),
+    ("nccl_log_messages", "_OFI_TOPOLOGY",  # src/nccl_ofi_topo.c(pp)
+     "NET/OFI Unable to load hardware topology.", {"err": "Unable to load hardware topology"}),
     ("gcp_rxdm_log", "_LINE",  # GoogleCloudPlatform/container-engine-accelerators#580 (fixtures/artefacts/gcp_rxdm_log/cea580_gpu_count_cut.log)
      "E0312 fastrak_gpumem_manager.cc:200] Number of GPUs detected in the",
      {"sev": "E", "file": "fastrak_gpumem_manager.cc", "line": "200", "msg": "Number of GPUs detected in the"}),
