@@ -255,9 +255,11 @@ def reporter_summary(line: str, title: bool = False) -> str | None:
     m = _TEMPLATE_FIELD.match(line)
     if m is not None:
         value = m["value"].strip()
-        if not value or not (ERROR_WORDS.search(value) or FAILURE_WORDS.search(value)):
-            return ""  # the label is the template's ("**Error message**:"), no error said
-        return None if printed(value) else value
+        if m["label"].isupper() and FAILURE_WORDS.search(m["label"]):
+            return None  # "**ERROR**: ...": a level in capitals is a program's (a template's labels are words)
+        if value and (ERROR_WORDS.search(value) or FAILURE_WORDS.search(value) or ERROR_WORDS.search(m["label"])):
+            return None if printed(value) else value  # what the reporter wrote in the field ("**Error message**: it hangs")
+        return ""  # the label alone ("**Error message**:"), or a field that says no error ("**Issue Type**: Bug Report")
     m = _HEADING.match(line)
     if m is not None and not printed(m["value"]):
         return "" if _SECTION_LABEL.match(m["value"]) else m["value"].strip()

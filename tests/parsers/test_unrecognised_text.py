@@ -379,6 +379,9 @@ def test_a_programs_line_in_the_same_paste_still_counts():
 def test_a_template_field_that_quotes_a_programs_line_stays_an_error_line():
     errors, told = _read("**Error message**: RuntimeError: CUDA error: an illegal memory access was encountered\n")
     assert errors == [(1, "**Error message**: RuntimeError: CUDA error: an illegal memory access was encountered")]
+    # a level in capitals in bold is a program's; a template's error field keeps what the reporter wrote in it
+    assert _read("**ERROR**: Disk quota exceeded\n") == ([(1, "**ERROR**: Disk quota exceeded")], [])
+    assert _read("**Error message**: the job stops at step 0\n") == ([], [(1, "the job stops at step 0")])
     # nccl-tests' own '#' lines are no markdown heading: FAILED is the program's
     errors, _ = _read("#  Out of bounds values : 12 FAILED\n")
     assert errors == [(1, "#  Out of bounds values : 12 FAILED")]
