@@ -436,6 +436,9 @@ class TrainingLossNotFinite(Fact):
     rank: int | None = None
     device: int | None = None
     host: str | None = None
+    # the job's rank count the same file states (fairseq's per-worker table rows, Megatron's "using world
+    # size: N"), set on a rank-named fact only when the ranks named non-finite are some of those, not all
+    job_ranks: int | None = None
 
 
 @fact_kind
@@ -614,6 +617,10 @@ class HorovodStall(Fact):
     seconds: int | None = None  # the stall-check warning time the message names
     shutdown: bool = False  # "... is stalled for longer than N seconds. Will shutdown."
     tensors: int | None = None  # stalled tensor names listed (a lower bound: Horovod cuts lists at 6)
+    # with ready_ranks and the job's size the same file gives (horovodrun/mpirun -np N): that size, and
+    # the job's ranks absent from the ready list (the ones the others wait for)
+    job_ranks: int | None = None
+    absent_ranks: str | None = None
 
 
 @fact_kind

@@ -27,7 +27,7 @@ scaler giving up, or DeepSpeed's overflow lines once the scale it reduces to is 
 ``Attempted loss scale: 1, reducing to 1``, the scaler at its floor; apex's floorless amp scaler halving
 below 1, gpt-neox's ``Skipped 50 iterations in a row due to Overflow``), PyTorch's anomaly mode
 (``Function 'MulBackward0' returned nan values in its 0th output.``: what ``gradient``), verl's
-``WARN: grad_norm is not finite: nan``, or in a metrics line (Megatron's ``grad norm: nan``, the
+``WARN: grad_norm is not finite: nan`` (its actor's ``WARN: rank 3 grad_norm is not finite: nan`` names the rank), or in a metrics line (Megatron's ``grad norm: nan``, the
 Trainer's ``{'loss': nan}``, a prefixed name without a separator: ``g_loss nan``).
 Text without these lines yields nothing.
 """
@@ -157,6 +157,13 @@ _MEGATRON_WHERE = re.compile(r"(?<![A-Za-z])Rank (?P<rank>\d+)(?:, node (?P<host
                              r"|\bDevice: (?P<dev2>\d+)(?:, node: (?P<host2>[^\s,'\"()]+))?"
                              r"|\bUnexpected result \S{1,40} on rank (?P<rank2>\d+) at iteration")
 _NONFINITE_GATES = ("oss", "norm", "returned nan", "due to Overflow", "Nan/Inf")  # the workers' header has "norm"
+# verl's FSDP actor names the rank that skipped its step (verl/workers/actor/dp_actor.py _optimizer_step:
+# print(f"WARN: rank {torch.distributed.get_rank()} grad_norm is not finite: {grad_norm}")):
+# WARN: rank 3 grad_norm is not finite: nan
+_VERL_RANK = re.compile(r"\bWARN: rank (?P<rank>\d{1,6}) grad_norm is not finite")
+# the job's rank count, as Megatron's rank 0 prints it at start (megatron/training/arguments.py validate_args):
+# using world size: 8, data-parallel size: 8, context-parallel size: 1, tensor-model-parallel size: 1, encoder-tensor-model-parallel size: 0, pipeline-model-parallel size: 1    (Megatron-LM's own print, quoted in an issue's log)
+_WORLD_SIZE = re.compile(r"\busing world size: (?P<n>\d{1,6})\b")
 
 # fairseq's check that the workers' gradient norms agree (fairseq/trainer.py _check_grad_norms): the error
 # ("Fatal error: gradients are inconsistent between workers. Try --ddp-backend=... Or are you mixing up different
@@ -180,23 +187,31 @@ def _worker_norms(lines: list[str], header: int) -> list[tuple[int, int, str]]:
 
 
 def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
-    """One training_loss_not_finite per kind of value that went bad (and rank, where Megatron's check
-    names one): the first line that says so."""
+    """One training_loss_not_finite per kind of value that went bad (and rank, where Megatron's check,
+    verl's actor or fairseq's table names one): the first line that says so. Where the file also tells the
+    job's rank count (fairseq's table rows, Megatron's "using world size: N") and the ranks named are some
+    of those and not all, the rank-named facts carry it (``job_ranks``): one rank went bad, not the job."""
     seen: set[tuple[str, str, object]] = set()
+    pending: list[tuple[int, dict[str, object]]] = []
+    world: int | None = None
     lines = artefact.lines
     for n, line in enumerate(lines, 1):
+        if "world size" in line and (ws := _WORLD_SIZE.search(line)) is not None:
+            world = int(ws["n"])
         if not any(g in line for g in _NONFINITE_GATES):
             continue
         if _WORKERS_HEADER in line:
             rows = _worker_norms(lines, n - 1)
             bad = [(r, rank, v) for r, rank, v in rows if v in ("nan", "inf", "-inf", "+inf", "+nan", "-nan")]
+            if rows and bad:
+                world = len(rows)  # one row per worker: the job's ranks
             for r, rank, v in bad[:1] if len(bad) == len(rows) else bad:  # every worker: the job's, once
                 value = "inf" if "inf" in v else "nan"
                 who = None if len(bad) == len(rows) else rank
                 result.lines_used += 1
                 if ("grad_norm", value, who) not in seen:
                     seen.add(("grad_norm", value, who))
-                    fb.add(TrainingLossNotFinite, r, what="grad_norm", value=value, rank=who)
+                    pending.append((r, {"what": "grad_norm", "value": value, "rank": who}))
             continue
         if (m := _NONFINITE.search(line)) is None:
             if not _scale_at_floor(line):
@@ -222,10 +237,18 @@ def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None
                     where.setdefault("device", int(w["dev"] or w["dev2"]))
                 if w["host"] or w["host2"]:
                     where.setdefault("host", w["host"] or w["host2"])
+        elif m is not None and m[0].startswith("grad_norm is not finite") and (vr := _VERL_RANK.search(line)) is not None:
+            where["rank"] = int(vr["rank"])  # verl's actor: "WARN: rank 3 grad_norm is not finite: nan"
         result.lines_used += 1
         if (what, value, where.get("rank")) not in seen:
             seen.add((what, value, where.get("rank")))
-            fb.add(TrainingLossNotFinite, n, what=what, value=value, **where)
+            pending.append((n, {"what": what, "value": value, **where}))
+    named = {kw["rank"] for _, kw in pending if kw.get("rank") is not None}
+    some = world is not None and bool(named) and len(named) < world and max(named) < world  # type: ignore[type-var]
+    for n, kw in pending:
+        if some and kw.get("rank") is not None:
+            kw["job_ranks"] = world
+        fb.add(TrainingLossNotFinite, n, **kw)
 
 
 def detect(head: str) -> bool:

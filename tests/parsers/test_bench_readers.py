@@ -270,6 +270,25 @@ def test_fairseq_workers_grad_norms():
     assert training_throughput.parse(Artefact(path="t.log", node="n1", text=finite)).facts == []
 
 
+def test_nonfinite_rank_named_and_job_ranks():
+    """verl's actor names the rank (dp_actor.py: f"WARN: rank {rank} grad_norm is not finite: ..."); the job's rank
+    count the same file states (fairseq's table rows, Megatron's "using world size: N") is carried on the rank-named
+    facts only when those ranks are some of the job's, not all; a rank count the file does not state is no guess."""
+    verl = "(WorkerDict pid=9092) WARN: rank 3 grad_norm is not finite: nan\n"
+    got = training_throughput.parse(Artefact(path="t.log", node="n1", text=verl)).facts
+    assert [(f.what, f.value, f.rank, f.job_ranks) for f in got] == [("grad_norm", "nan", 3, None)]
+    some = "grad_norm across the workers:\nrank   0 = 11.16489500\nrank   1 = nan\nrank   2 = inf\n\n"
+    got = training_throughput.parse(Artefact(path="t.log", node="n1", text=some)).facts
+    assert [(f.rank, f.job_ranks) for f in got] == [(1, 3), (2, 3)]
+    megatron = ("using world size: 8, data-parallel size: 8, context-parallel size: 1, tensor-model-parallel size: 1\n"
+                "ERROR:megatron.core.rerun_state_machine:Unexpected result nan on rank 3 at iteration #3 invocation #2 "
+                "(message='found NaN in local grad norm for bucket #0 in backward pass before data-parallel communication collective')\n")
+    got = training_throughput.parse(Artefact(path="t.log", node="n1", text=megatron)).facts
+    assert [(f.rank, f.job_ranks) for f in got] == [(3, 8)]
+    alone = megatron.replace("world size: 8", "world size: 1").replace("rank 3", "rank 0")
+    assert [(f.rank, f.job_ranks) for f in training_throughput.parse(Artefact(path="t.log", node="n1", text=alone)).facts] == [(0, None)]
+
+
 def test_apex_scale_halving_below_one_is_read_once_per_kind():
     """NVIDIA/apex#834: the scale halving from 32768 on every step; the lines at 1.0 and above are the scaler finding
     its level, the first below 1 is the fact."""
