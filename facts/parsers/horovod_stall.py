@@ -25,7 +25,9 @@ stopped, hung, or runs another code path (an evaluation on one rank only).
 
 Facts: ``horovod_stall`` per warning: ``missing_ranks`` ("6", "0, 1, 4"), or ``ready_ranks`` in
 the oldest form, ``seconds`` (the stall-check time named), ``shutdown`` and ``tensors`` (names
-listed). A warning whose rank lines the paste cut off still makes a fact without ranks. Empty
+listed); with ``ready_ranks`` and the job's size in the same file (the launch command's
+``horovodrun -np N`` / ``mpirun -np N``), ``job_ranks`` and ``absent_ranks`` (the job's ranks not in
+the ready list: the ones waited for). A warning whose rank lines the paste cut off still makes a fact without ranks. Empty
 input, or no such warning: nothing.
 """
 from __future__ import annotations
@@ -51,6 +53,10 @@ _RANK_LINE = re.compile(r"^[ \t]*(?P<rank>\d{1,7})(?P<bang>!?): \[(?P<rest>.*)$"
 _RAW_RANK = re.compile(r"(?P<rank>\d{1,7})(?P<bang>!?): \[")
 # <tensor> [missing ranks: 0, 1, 3, 4]     <tensor> [ready ranks: 5, 6, 3, 1, 4, 0],
 _BRACKET = re.compile(r"\[(?P<which>missing|ready) ranks: ?(?P<ranks>\d{1,7}(?:, ?\d{1,7})*)\]")
+# the job's size, where the paste keeps the launch command (Horovod's docs, docs/running.rst and docs/mpi.rst):
+# horovodrun -np 4 -H localhost:4 python train.py
+# mpirun -np 4 -bind-to none -map-by slot -x NCCL_DEBUG=INFO -x LD_LIBRARY_PATH -x PATH -mca pml ob1 -mca btl ^openib python train.py
+_LAUNCH = re.compile(r"\b(?:horovodrun|mpirun|mpiexec)\b[^\n]{0,300}?\s-(?:np|n)[ =](?P<n>\d{1,6})\b")
 _SHUTDOWN = "Will shutdown."
 _WINDOW = 400  # lines a warning's lists may take
 
@@ -66,10 +72,20 @@ def _ranks(values: set[int]) -> str | None:
     return ", ".join(str(r) for r in sorted(values)) if values else None
 
 
+def _job_ranks(artefact: Artefact) -> int | None:
+    """The rank count the launch command in the same file gives (-np N), the last one when it was run again."""
+    size = None
+    for _, line in iter_lines_with(("horovodrun", "mpirun", "mpiexec"), artefact):
+        if (m := _LAUNCH.search(line)) is not None and int(m["n"]) > 0:
+            size = int(m["n"])
+    return size
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     lines = artefact.lines
+    size = _job_ranks(artefact)
     starts: list[int] = []  # 0-based lines that begin a warning
     for n, line in iter_lines_with((_HEAD, _HEAD2), artefact):
         # the second sentence of a warning whose head is on one of the two lines above is the same warning
@@ -112,9 +128,14 @@ def parse(artefact: Artefact) -> ParseResult:
                     k += 1
                     body += lines[k]
                 tensors += body.split("]", 1)[0].count(",") + 1
+        # the oldest form lists the ranks that did submit: with the job's size known, the others are the laggards
+        absent = None
+        if ready and not missing and size is not None and max(ready) < size:
+            absent = _ranks(set(range(size)) - ready)
         result.lines_used += 1
         fb.add(HorovodStall, start + 1, missing_ranks=_ranks(missing), ready_ranks=_ranks(ready),
-               seconds=int(seconds[1]) if seconds else None, shutdown=shutdown, tensors=tensors or None)
+               seconds=int(seconds[1]) if seconds else None, shutdown=shutdown, tensors=tensors or None,
+               job_ranks=size if absent else None, absent_ranks=absent)
     return result
 
 

@@ -60,3 +60,17 @@ def test_two_warnings_two_facts_and_near_misses():
     assert not horovod_stall.detect("horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed\n")
     # a rank list in other words is not Horovod's tensor line
     assert not horovod_stall.detect("waiting for ready ranks: 0, 1\n[ranks: 3]\n")
+
+
+def test_ready_ranks_with_the_launch_command_name_the_absent():
+    """The oldest form lists the ranks that submitted (horovod#530's tensor lines); the launch command in the same
+    paste (Horovod's docs: 'horovodrun -np 4 ...', 'mpirun -np 4 ...') gives the job's size, so the others are named.
+    Without it, or with a ready rank beyond it, nothing is guessed."""
+    lines = (FIX / "horovod530_ready_ranks_tensor_lines_only.txt").read_text()
+    got = parse_text("$ horovodrun -np 8 -H server1:4,server2:4 python train.py\n" + lines)
+    assert [(f.ready_ranks, f.job_ranks, f.absent_ranks) for f in got] == [("0, 1, 3, 4, 5, 6", 8, "2, 7")]
+    mpi = "mpirun -np 7 -bind-to none -map-by slot -x NCCL_DEBUG=INFO python train.py\n" + lines
+    assert [(f.job_ranks, f.absent_ranks) for f in parse_text(mpi)] == [(7, "2")]
+    assert [(f.job_ranks, f.absent_ranks) for f in parse_text(lines)] == [(None, None)]
+    small = "horovodrun -np 4 python train.py\n" + lines  # rank 6 ready in a 4-rank job: another run's command
+    assert [(f.job_ranks, f.absent_ranks) for f in parse_text(small)] == [(None, None)]
