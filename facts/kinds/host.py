@@ -166,6 +166,9 @@ class PythonOsError(Fact):
     strerror: str  # "No space left on device"
     filename: str | None = None  # the file the call failed on, when the exception names one (unquoted)
     on_dev_shm: bool = False  # that file lies under /dev/shm (the shared-memory tmpfs)
+    #: that file is a device or kernel file (/dev/ but /dev/shm, /sys/, /proc/: '/dev/nvidia0', '/dev/ttyUSB0'):
+    #: an EIO there comes from the device's driver, not from storage
+    on_device_file: bool = False
 
 
 @fact_kind

@@ -19,7 +19,8 @@ the Python class in front (``SafetensorError``)::
     bug: Error while serializing: IoError(Os { code: 28, kind: StorageFull, message: "No space left on device" })    (bentoml/OpenLLM#754, its title: safetensors' variant, the class left out)
 
 Facts: ``python_os_error`` per line: the exception's class, the errno and its name (Linux
-numbering), the strerror text, the file when named and whether it lies under /dev/shm. What the
+numbering), the strerror text, the file when named, whether it lies under /dev/shm and whether it is a
+device or kernel file (EIO on ``'/dev/ttyS11'``, pyserial opening a port: the device's driver, not storage). What the
 error means depends on that file and the rest of the paste (rules/host/no_space_left_*.yaml read
 ENOSPC: a full /dev/shm); an errno no rule reads stays an unexplained error. A warning that
 quotes an OSError (``UserWarning: [Errno 28] ...``) is no error of its own and is not read. Empty
@@ -68,6 +69,11 @@ def _rust_error(line: str) -> tuple[str, re.Match[str]] | None:
     return ("IoError", m) if line.endswith("IoError(", 0, m.start()) else None
 
 
+def _device_file(filename: str | None) -> bool:
+    """A device node or kernel file ('/dev/nvidia0', '/dev/ttyS11', a /sys or /proc entry), not a file on storage."""
+    return filename is not None and filename.startswith(("/dev/", "/sys/", "/proc/")) and not filename.startswith("/dev/shm/")
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
@@ -86,7 +92,8 @@ def parse(artefact: Artefact) -> ParseResult:
         num, filename = int(m["num"]), m["file"]
         fb.add(PythonOsError, n, exception=m["exc"].rsplit(".", 1)[-1], errno=num, errno_name=_errno.errorcode.get(num),
                strerror=m["text"].strip(), filename=filename,
-               on_dev_shm=filename is not None and filename.startswith("/dev/shm/"))
+               on_dev_shm=filename is not None and filename.startswith("/dev/shm/"),
+               on_device_file=_device_file(filename))
     return result
 
 

@@ -57,3 +57,18 @@ def test_a_rust_programs_own_io_error_line_is_not_an_exception():
     text = 'WARN retrying: Os { code: 2, kind: NotFound, message: "No such file or directory" }\n'
     assert not python_os_error.detect(text)
     assert parse_text(text).facts == []
+
+
+@pytest.mark.parametrize("text,want", [
+    # EIO on a device file (pyserial opening a port, a traceback saved in a public repository): the device's driver
+    ("OSError: [Errno 5] Input/output error: '/dev/ttyS11'\n", True),
+    # EIO on files of a dataset or checkpoint (MIC-DKFZ/nnUNet#1784, whwu95/Text4Vis#6): storage
+    ("OSError: [Errno 5] Input/output error: '/media/project/nnUNet/nnUNet_preprocessed/Dataset002_CCTA_3D/"
+     "nnUNetPlans_3d_fullres/L0550_RCA_sagital.pkl'\n", False),
+    ("FileNotFoundError: [Errno 2] No such file or directory: '/dev/shm/nccl-abc'\n", False),
+    ("OSError: [Errno 5] Input/output error\n", False),
+])
+def test_device_file(text, want):
+    (fact,) = parse_text(text).facts
+    assert fact.errno_name == ("EIO" if fact.errno == 5 else fact.errno_name)
+    assert fact.on_device_file is want
