@@ -78,20 +78,27 @@ def prefixed(row: dict) -> str:
     return f"{stamp}node-1:48213:48390 [3] {path.removeprefix('src/')}:{line} NCCL WARN {row['sample']}"
 
 
-def classify(text: str, ruleset) -> tuple[str, str, str]:
-    """(explained|read|unread, the explaining cause or '-', verdict) of one line diagnosed alone."""
+def diagnose_alone(text: str, ruleset) -> tuple[list, list, str]:
+    """One line diagnosed alone, as a one-file paste: the findings other than unexplained_error (serious
+    first, then by rank), the facts read from the line, the verdict (bench/ofi_warn_audit.py too)."""
     from stethoscope.engine.pipeline import diagnose, observe_bundle
 
-    with tempfile.TemporaryDirectory(prefix="tmp-nccl-warn-audit-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="tmp-warn-audit-") as tmp:
         (Path(tmp) / "paste.txt").write_text(text + "\n", encoding="utf-8")
         obs = observe_bundle(tmp, 1, ruleset=ruleset)
         rep = diagnose(obs, ruleset)
     own = [f for f in rep.findings if f.cause != "unexplained_error"]
     own.sort(key=lambda f: (f.severity == "info", f.rank or 99))
-    if own:
-        return "explained", own[0].cause, rep.verdict
     line_facts = [f for f in obs.facts if f.evidence and f.evidence.path and f.evidence.path.endswith("paste.txt")]
-    return ("read" if line_facts else "unread"), "-", rep.verdict
+    return own, line_facts, rep.verdict
+
+
+def classify(text: str, ruleset) -> tuple[str, str, str]:
+    """(explained|read|unread, the explaining cause or '-', verdict) of one line diagnosed alone."""
+    own, line_facts, verdict = diagnose_alone(text, ruleset)
+    if own:
+        return "explained", own[0].cause, verdict
+    return ("read" if line_facts else "unread"), "-", verdict
 
 
 def main() -> int:

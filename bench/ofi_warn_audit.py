@@ -32,11 +32,12 @@ import argparse
 import collections
 import re
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import yaml
+
+from nccl_warn_audit import diagnose_alone  # bench/: one line diagnosed alone, as NCCL's audit does
 
 DATA = Path(__file__).with_name("ofi_warn_formats.yaml")
 
@@ -68,21 +69,13 @@ def prefixed(row: dict) -> str:
 
 def classify(text: str, ruleset) -> tuple[str, str, str]:
     """(explained|typed|read|unread, the explaining cause or the typed kind or '-', verdict) of one line alone."""
-    from stethoscope.engine.pipeline import diagnose, observe_bundle
-
-    with tempfile.TemporaryDirectory(prefix="tmp-ofi-warn-audit-") as tmp:
-        (Path(tmp) / "paste.txt").write_text(text + "\n", encoding="utf-8")
-        obs = observe_bundle(tmp, 1, ruleset=ruleset)
-        rep = diagnose(obs, ruleset)
-    own = [f for f in rep.findings if f.cause != "unexplained_error"]
-    own.sort(key=lambda f: (f.severity == "info", f.rank or 99))
+    own, line_facts, verdict = diagnose_alone(text, ruleset)
     if own:
-        return "explained", own[0].cause, rep.verdict
-    line_facts = [f for f in obs.facts if f.evidence and f.evidence.path and f.evidence.path.endswith("paste.txt")]
+        return "explained", own[0].cause, verdict
     typed = sorted({f.kind for f in line_facts} - {"nccl_warn"})
     if typed:
-        return "typed", typed[0], rep.verdict
-    return ("read" if line_facts else "unread"), "-", rep.verdict
+        return "typed", typed[0], verdict
+    return ("read" if line_facts else "unread"), "-", verdict
 
 
 def main() -> int:
