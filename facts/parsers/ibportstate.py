@@ -35,7 +35,9 @@ KIND = "ibportstate"
 # # Port info: Lid 1 port 28      /     # Port info: Lid 1 DR path slid 2; dlid 65535; 0,6 port 1
 _HEAD = re.compile(r"^# Port info: (?:Lid (?P<lid>\d{1,5})\b)?(?P<rest>[^\n]{0,120}?) port (?P<port>\d{1,3})\s*$")
 # LinkState:.......................Active     /    LinkSpeedActive:.................10.0 Gbps
-_FIELD = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9]{1,40}):\.{2,60}(?P<value>[^\n]{0,120}?)\s*$")
+# (the blanks after the value bounded: an unbounded \s*$ after the lazy value rescanned a long run of blanks once per
+# step of the value, bench/redos.py 0.5 s at 120,000 characters)
+_FIELD = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9]{1,40}):\.{2,60}+(?P<value>[^\n]{0,120}?)\s{0,200}$")
 # ibwarn: [4242] validate_width: Peer ports operating at active width 1 rather than 2 (4x)
 # ibwarn: [4242] validate_extended_speed: Peer ports operating at active extended speed 4 rather than 8 (106.25 Gbps)
 _VALIDATE = re.compile(r"Peer ports operating at active (?P<what>width|speed|extended speed) \d{1,3} rather than \d{1,3} \((?P<best>[^)\n]{1,20})\)")
