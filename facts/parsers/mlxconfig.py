@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 
+from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.kinds.nic_config import MlxconfigSetting
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -51,11 +52,8 @@ def detect(head: str) -> bool:
 
 
 def _pci(dev: str) -> str:
-    """``c2:00.0`` / ``0000:C2:00.0`` -> ``0000:c2:00.0``; an mst path or name as given."""
-    low = dev.lower()
-    if re.fullmatch(r"[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", low):
-        return "0000:" + low
-    return low if re.fullmatch(r"[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", low) else dev
+    """``c2:00.0`` / ``0000:C2:00.0`` -> ``0000:c2:00.0`` (facts/ids.py); an mst path or name as given."""
+    return try_pci_bus_id(dev) or dev
 
 
 def parse(artefact: Artefact) -> ParseResult:
