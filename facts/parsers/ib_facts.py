@@ -13,6 +13,8 @@ from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes l
 from stethoscope.facts.kinds.ib_links import IbLinkInfo  # noqa: F401 - iblinkinfo's and ibqueryerrors'
 from stethoscope.facts.model import Fact
 
+#: Gb/s of data per lane of each InfiniBand speed generation (IBTA: SDR 2.5 ... XDR 200), as ibstat counts a rate
+LANE_GBPS = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0, "NDR": 100.0, "XDR": 200.0}
 #: logical port states (IBTA PortInfo:PortState), as ibstat prints them
 STATES = {1: "Down", 2: "Initializing", 3: "Armed", 4: "Active", 5: "ActiveDefer"}
 #: physical port states (IBTA PortInfo:PortPhysicalState), as ibstat prints them

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.ib_facts import IbLinkInfo
+from stethoscope.facts.parsers.ib_facts import LANE_GBPS, IbLinkInfo
 
 KIND = "iblinkinfo"
 
@@ -52,12 +52,13 @@ _COULD_WIDTH = re.compile(r"Could be (?P<w>\d{1,2}X)\b")
 _COULD_SPEED = re.compile(r"Could be (?P<s>\d{1,3}(?:\.\d{1,6})? Gbps|FDR10)")
 _DETECT = re.compile(r"^[ \t]*(?:0x[0-9a-fA-F]{1,16}[ \t]+)?(?:\"[^\"\n]{0,200}\"[ \t]+)?\d+[ \t]+\d+\[[ \d]{0,3}\] ==\(", re.M)
 
-#: iblinkinfo's per-lane speed (libibmad dump.c) -> (generation, data rate of one lane in Gb/s as ibstat counts it)
-LANE_SPEEDS = {
-    "2.5 Gbps": ("SDR", 2.5), "5.0 Gbps": ("DDR", 5.0), "10.0 Gbps": ("QDR", 10.0), "10.0 Gbps (FDR10)": ("FDR10", 10.0),
-    "14.0625 Gbps": ("FDR", 14.0), "25.78125 Gbps": ("EDR", 25.0), "53.125 Gbps": ("HDR", 50.0),
-    "106.25 Gbps": ("NDR", 100.0), "212.5 Gbps": ("XDR", 200.0),
+#: iblinkinfo's per-lane speed (libibmad dump.c) -> its generation
+_GENERATIONS = {
+    "2.5 Gbps": "SDR", "5.0 Gbps": "DDR", "10.0 Gbps": "QDR", "10.0 Gbps (FDR10)": "FDR10", "14.0625 Gbps": "FDR",
+    "25.78125 Gbps": "EDR", "53.125 Gbps": "HDR", "106.25 Gbps": "NDR", "212.5 Gbps": "XDR",
 }
+#: iblinkinfo's per-lane speed -> (generation, data rate of one lane in Gb/s as ibstat counts it: ib_facts.LANE_GBPS)
+LANE_SPEEDS = {speed: (gen, LANE_GBPS[gen]) for speed, gen in _GENERATIONS.items()}
 
 
 def detect(head: str) -> bool:

@@ -27,6 +27,7 @@ import re
 
 from stethoscope.facts.kinds.network import MlxlinkPort  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.ib_facts import LANE_GBPS
 from stethoscope.facts.kinds.network import LinkCounter
 
 KIND = "mlxlink"
@@ -51,8 +52,6 @@ _FIELD = re.compile(r"^(?P<key>[A-Za-z][^:]{0,100}?)\s+: (?P<value>(?:.*\S)?)\s*
 _SPEED_LIST = re.compile(r"\((?P<list>[^)]{0,500}+)\)")
 # 100G_4X, 400G_8X, 50G_2X, 100G, 25G, 1G; older MFT: 25GbE, 100GbE
 _ETH_SPEED = re.compile(r"^(?P<g>\d+(?:\.\d+)?)G(?:BE)?(?:_(?P<lanes>\d+)X)?$", re.I)
-#: Gb/s per lane of the InfiniBand speed names (IBTA: SDR 2.5 ... XDR 200)
-_IB_LANE_GBPS = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0, "NDR": 100.0, "XDR": 200.0}
 _DETECT = re.compile(r"^(?:Operational Info|Physical Counters and BER Info)\s*\n-{4,}", re.M)
 _COUNTERS = "Physical Counters and BER Info"
 
@@ -74,14 +73,14 @@ def _gbps(speed: str | None, lanes: int | None) -> float | None:
     word = speed.strip().upper().removeprefix("IB-")
     if m := _ETH_SPEED.match(word):
         return float(m["g"])
-    if word in _IB_LANE_GBPS:
-        return _IB_LANE_GBPS[word] * (lanes or 4)
+    if word in LANE_GBPS:
+        return LANE_GBPS[word] * (lanes or 4)
     return None
 
 
 def _ib_lane(speed: str | None) -> float | None:
     """``IB-HDR`` / ``HDR`` -> 50 (Gb/s per lane); an Ethernet speed -> None."""
-    return _IB_LANE_GBPS.get((speed or "").strip().upper().removeprefix("IB-"))
+    return LANE_GBPS.get((speed or "").strip().upper().removeprefix("IB-"))
 
 
 def _fastest(value: str) -> tuple[str | None, float | None]:
