@@ -115,6 +115,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("gpud")
             if folder.name in ("compute_sanitizer", "xla_ptxas"):  # with the CUDA error lines the program printed after
                 allowed.add("cuda_app")
+            if folder.name == "torch_fr_trace":  # the analyser quotes the collective's Python stack ("all_reduce at .../distributed_c10d.py:2696")
+                allowed.add("torch_log")
             if folder.name == "megatron_rerun":  # a verdict quotes the check that failed ("found NaN in local grad norm ...")
                 allowed.add("training_throughput")
             if folder.name == "k8s_device_plugin":  # the kubelet's admission refusal as a pod's event row (kubectl describe)

@@ -210,6 +210,25 @@ class TorchFrEntry(Fact):
 
 
 @fact_kind
+class TorchFrAnalysis(Fact):
+    """One finding of PyTorch's flight-recorder analyser (``torchfrtrace`` / ``fr_trace``) over the
+    ranks' dumps: ``issue`` ranks_missing (ranks that never joined the collective: ``missing ranks``),
+    mismatch (``Culprit rank R; Error type: ...``), io_mismatch (all_to_all totals differ, no culprit),
+    dumps_missing (no dump from some ranks: undecided), no_errors (every rank matched)."""
+
+    kind: Literal["torch_fr_analysis"] = "torch_fr_analysis"
+    issue: str
+    seq_num: int | None = None  # the collective sequence number the analyser names
+    pg: str | None = None  # "group info: 0:default_pg"
+    op_type: str | None = None  # "collective: nccl:all_reduce"
+    ranks: str | None = None  # the missing, culprit or dump-less ranks, "1, 3"
+    first_rank: int | None = None  # the lowest of them (a finding's entity)
+    error_type: str | None = None  # SIZE_OR_SYNTAX_MISMATCH, COLLECTIVE_TYPE_MISMATCH, ...
+    state: str | None = None  # "collective state: scheduled"
+    world_size: int | None = None
+
+
+@fact_kind
 class TorchWatchdogTimeout(Fact):
     kind: Literal["torch_watchdog_timeout"] = "torch_watchdog_timeout"
     rank: int
