@@ -78,6 +78,22 @@ _ROW = re.compile(
 )
 #   8b | 08/31/2016 | 06:21:15 | OEM record df | 040020 | 12616faaaaaa
 _OEM = re.compile(r"^\s*[0-9a-fA-F]{1,4} \|[^|]*\|[^|]*\| OEM record [0-9a-fA-F]{2} \|")
+# FreeIPMI's ipmi-sel (ipmi-sel/ipmi-sel.c, the same SEL through libfreeipmi's own strings): a
+# header "ID | Date | Time | Name | Type | [State |] [Event Direction |] Event", the date "%b-%d-%Y"
+# or "PostInit" / "PreInit" before the BMC's clock was set, the Name column the SDR's id string
+# (with --entity-sensor-names the entity first: "Power Supply 2 PS2 Status"), Type its sensor type,
+# State (--output-event-state) FreeIPMI's interpretation Nominal / Warning / Critical, Event Direction
+# (--verbose) "Assertion Event" / "Deassertion Event"; without it the row is an assertion
+# (thomas-krenn/check_ipmi_sensor_v3#26, #66):
+# 3    | Dec-09-2024 | 21:12:29 | Power Supply 2 PS2 Status                         | Power Supply      | Critical | Power Supply Failure detected
+# 1    | PostInit    | PostInit | Sensor #0                                         | OS Boot           | Nominal  | C: boot completed
+# (linear as _ROW: blanks possessive, each column ends on a non-blank, bounded)
+_FREEIPMI = re.compile(
+    r"^\s*+(?P<id>\d{1,6})\s*+\|\s*+(?P<date>[A-Z][a-z]{2}-\d{2}-\d{4}|PostInit|PreInit|Unknown)\s*+\|\s*+"
+    r"(?P<time>\d{2}:\d{2}:\d{2}|PostInit|PreInit|Unknown)\s*+\|\s*+(?P<sensor>(?:[^|]{0,299}?[^|\s])??)\s*+\|\s*+"
+    r"(?P<type>(?:[^|]{0,79}?[^|\s])??)\s*+\|(?:\s*+(?P<state>Nominal|Warning|Critical|N/A)\s*+\|)?"
+    r"(?:\s*+(?P<dir>Assertion Event|Deassertion Event)\s*+\|)?\s*+(?P<desc>(?:[^|]{0,399}?[^|\s])??)\s*$"
+)
 #  description's detail suffix: "Failure detected ()", "Correctable ECC (CPU0_G1)"
 _DETAIL = re.compile(r"^(?P<desc>.*?)\s*\((?P<detail>[^()]*)\)$")
 # sel list -v / sel get (ipmi_sel_print_std_entry_verbose): one block per record, a field a line
@@ -87,9 +103,15 @@ _DETAIL = re.compile(r"^(?P<desc>.*?)\s*\((?P<detail>[^()]*)\)$")
 _VERBOSE = re.compile(r"^\s*(?P<key>SEL Record ID|Record Type|Timestamp|Generator ID|EvM Revision|Sensor Type|Sensor Number|Event Type"
                       r"|Event Direction|Event Data(?: \(RAW\))?|Description)\s+: ?(?P<value>.*?)\s*$")
 _DETECT = re.compile(r"^\s*[0-9a-fA-F]{1,4} \| .* \| (?:Asserted|Deasserted)\b|^ Event Direction +: (?:Assertion|Deassertion) Event$", re.M)
+#: FreeIPMI's header line "ID   | Date        | Time     | Name     | Type     | State    | Event", or a row's
+#: id, "%b-%d-%Y" date (or PostInit / PreInit) and time: "3    | Dec-09-2024 | 21:12:29 | "
+_FREEIPMI_DETECT = re.compile(r"^ID +\| Date +\| Time +\| Name +\| Type +\|(?: State +\|)?(?: Event Direction +\|)? Event$"
+                              r"|^ *\d{1,6} +\| (?:[A-Z][a-z]{2}-\d{2}-\d{4}|PostInit +|PreInit +) \| (?:\d{2}:\d{2}:\d{2}|PostInit|PreInit) +\| ", re.M)
 
 
 def detect(head: str) -> bool:
+    if ("| Event" in head or "Init" in head or ":" in head) and _FREEIPMI_DETECT.search(head) is not None:  # FreeIPMI
+        return True
     if "sserted" not in head and "ssertion Event" not in head:  # Asserted, Deasserted; sel list -v
         return False
     return _DETECT.search(head) is not None
@@ -110,12 +132,15 @@ def split_sensor(column: str) -> tuple[str | None, str]:
 
 
 def _add(b: FactBuilder, n: int, table: knowledge.IpmiSelEvents, sensor_type: str | None, desc: str,
-         asserted: bool, **fields: object) -> None:
+         asserted: bool, nominal: bool = False, **fields: object) -> None:
+    """``nominal``: the tool itself rated the event Nominal (FreeIPMI's State column): an event the
+    table does not name is then a record, not an unexplained fault."""
     detail = None
     if (d := _DETAIL.match(desc)) is not None:
         desc, detail = d["desc"], d["detail"] or None
     entry = table.entry(sensor_type, desc)
-    cls = IpmiSelEvent if asserted and (entry is None or entry.cause is not None) else IpmiSelRecord
+    fault = entry.cause is not None if entry is not None else not nominal
+    cls = IpmiSelEvent if asserted and fault else IpmiSelRecord
     b.add(cls, n, sensor_type=sensor_type, description=desc, detail=detail, asserted=asserted,
           event=entry.event if entry else None, **fields)
 
@@ -152,6 +177,13 @@ def parse(artefact: Artefact) -> ParseResult:
                 result.lines_used += 1
             continue
         m = _ROW.match(line)
+        if m is None and (f := _FREEIPMI.match(line)) is not None:
+            stype = f["type"]
+            _add(b, n, table, stype if stype in SENSOR_TYPES else None, f["desc"], f["dir"] != "Deassertion Event",
+                 nominal=f["state"] == "Nominal", record_id=f["id"], date=f["date"], time=f["time"],
+                 sensor=f["sensor"], reading=None)
+            result.lines_used += 1
+            continue
         if m is None:
             if _OEM.match(line):
                 rid = line.split("|", 1)[0].strip()
@@ -166,4 +198,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: the line signatures this reader owns (facts/classify.py matches all readers' in one pass)
-SIGNATURES = (_DETECT,)
+SIGNATURES = (_DETECT, _FREEIPMI_DETECT)

@@ -122,3 +122,56 @@ def test_verbose_blocks():
 def test_verbose_block_lines_are_all_read():
     r = parse_fixture(ipmitool_sel, text=VERBOSE)
     assert r.lines_used == 22
+
+
+# FreeIPMI's ipmi-sel (ipmi-sel/ipmi-sel.c): "ID | Date | Time | Name | Type | [State |] Event", its own
+# event strings (libfreeipmi), read through the same table (thomas-krenn/check_ipmi_sensor_v3#26, #66)
+def test_freeipmi_sel_real_psu_failures():
+    r = parse_fixture(ipmitool_sel, "ipmitool_sel/checkipmi26_freeipmi_sel_psu_failure.txt")
+    got = [(f.kind, f.record_id, f.date, f.sensor_type, f.sensor, f.description, f.event) for f in r.facts]
+    assert got == [
+        ("ipmi_sel_record", "1", "PostInit", "OS Boot", "Sensor #0", "C: boot completed", "os_boot"),
+        ("ipmi_sel_event", "2", "PostInit", "Power Supply", "Power Supply PS2 Status", "Power Supply Failure detected", "power_supply_failure"),
+        ("ipmi_sel_event", "3", "PostInit", "Power Supply", "Power Supply PS2 Status", "Power Supply Failure detected", "power_supply_failure"),
+        ("ipmi_sel_event", "4", "Jul-20-2017", "Power Supply", "Power Supply PS2 Status", "Power Supply Failure detected", "power_supply_failure"),
+        ("ipmi_sel_event", "5", "Jul-20-2017", "Power Supply", "Power Supply PS2 Status", "Power Supply Failure detected", "power_supply_failure"),
+        ("ipmi_sel_record", "6", "Jul-20-2017", "OS Critical Stop", "Sensor #0", "OS Graceful Shutdown", "os_graceful_stop"),
+    ]
+
+
+def test_freeipmi_sel_intrusion_is_a_record_psu_an_event():
+    r = parse_fixture(ipmitool_sel, "ipmitool_sel/checkipmi66_freeipmi_sel_intrusion_psu.txt")
+    assert [(f.kind, f.event) for f in r.facts] == [
+        ("ipmi_sel_record", "chassis_intrusion"), ("ipmi_sel_record", "chassis_intrusion"),
+        ("ipmi_sel_event", "power_supply_failure")]
+
+
+@pytest.mark.parametrize("row,kind,event", [
+    # libfreeipmi's strings: the " (AC/DC)" detail cut, threshold events with " - "
+    ("7    | Jan-02-2024 | 10:00:00 | PSU1 Status      | Power Supply      | Critical | Power Supply input lost (AC/DC)",
+     "ipmi_sel_event", "power_supply_failure"),
+    ("8    | Jan-02-2024 | 10:01:00 | GPU1 Temp        | Temperature       | Critical | Upper Critical - going high",
+     "ipmi_sel_event", "temperature_upper_critical"),
+    ("9    | Jan-02-2024 | 10:02:00 | FAN3             | Fan               | Critical | Lower Critical - going low",
+     "ipmi_sel_event", "fan_failure"),
+    # --verbose's Event Direction column: a deassertion is no fault
+    ("10   | Jan-02-2024 | 10:03:00 | FAN3             | Fan               | Nominal  | Deassertion Event | Lower Critical - going low",
+     "ipmi_sel_record", "fan_failure"),
+    # without --output-event-state: an event the table does not name stays an event
+    ("11   | Jan-02-2024 | 10:04:00 | Mgmt Health      | Management Subsystem Health | Sensor Failure",
+     "ipmi_sel_event", None),
+    # FreeIPMI rated it Nominal: read, no fault
+    ("12   | Jan-02-2024 | 10:05:00 | Mgmt Health      | Management Subsystem Health | Nominal  | State Deasserted",
+     "ipmi_sel_record", None),
+])
+def test_freeipmi_rows(row, kind, event):
+    r = parse_fixture(ipmitool_sel, text=row + "\n")
+    assert r.lines_used == 1
+    (f,) = r.facts
+    assert (f.kind, f.event) == (kind, event)
+
+
+def test_freeipmi_header_detected():
+    head = "ID   | Date        | Time     | Name       | Type              | State    | Event\n"
+    assert ipmitool_sel.detect(head)
+    assert ipmitool_sel.detect("ID  | Date        | Time     | Name     | Type          | Event\n".replace("ID  ", "ID   "))
