@@ -105,6 +105,26 @@ class PcieBarUnassigned(KernelLineFact):
     bar: str  # "BAR 7", "VF BAR 0", "bridge window"
     resource: str | None = None  # "[mem size 0x01000000 64bit pref]"
     gave_up: bool = False  # "failed to assign" (not only "no space", after which the firmware's address may be kept)
+    gpu: bool = False  # the device is a GPU: enumerated with a display class in this log, or named by its NVRM lines
+
+
+@fact_kind
+class IommuFault(KernelLineFact):
+    """A DMA the IOMMU refused (no mapping, or no permission, for the address a device read or wrote): Intel VT-d's
+    ``DMAR: [DMA Read NO_PASID] Request device [03:00.0] fault addr 0x100000 [fault reason 0x71] ...`` or AMD-Vi's
+    ``nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001c address=0xd0826240 flags=0x0020]``;
+    one fact per device, counting its lines"""
+
+    kind: Literal["iommu_fault"] = "iommu_fault"
+    iommu: Literal["intel_vt_d", "amd_vi"]
+    device: str  # "0000:03:00.0" (Intel's line names no PCI domain: 0000 assumed)
+    driver: str | None = None  # the driver the kernel names the device by on AMD-Vi's line: "nvidia", "amdgpu", "vfio-pci"
+    access: Literal["read", "write"] | None = None  # Intel's "DMA Read" / "DMA Write"
+    address: str | None = None  # the first faulting I/O virtual address
+    reason: str | None = None  # Intel's fault reason text: "PTE Read access is not set"
+    interrupt_remap: bool = False  # Intel's "[INTR-REMAP]": an interrupt the remapping table refused, not a DMA
+    gpu: bool = False  # the device is a GPU: a GPU driver named on the line, or a bus id the log's NVRM lines name
+    count: int = 1  # lines of this device in the log (the kernel rate-limits them: "callbacks suppressed")
 
 
 @fact_kind

@@ -51,7 +51,10 @@ from stethoscope.facts.parsers import kernel_log_drm, kernel_log_efa, kernel_log
 from stethoscope.facts.parsers import nvsentinel_event
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
 from stethoscope.facts.parsers.kernel_log_time import runs_on
-from stethoscope.facts.parsers.kernel_log_pcie import AerEvents, emit_bar_unassigned, parse_bar_unassigned, parse_link_down
+from stethoscope.facts.parsers.kernel_log_pcie import (
+    DISPLAY_KEYWORD, KEYWORDS as IOMMU_KEYWORDS, AerEvents, emit_bar_unassigned, emit_iommu_faults, note_display_device,
+    parse_bar_unassigned, parse_iommu_fault, parse_link_down,
+)
 
 KIND = "kernel_log"
 
@@ -98,7 +101,7 @@ _KEYWORDS = re.compile(
     r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
     r"|nvidia: probe of |probe with driver nvidia |of memory(?: \(oom_kill_allocating_task\))?: Kill"
     r"|: BAR \d+: (?:no space for|failed to assign) |\]: (?:can't assign; no space|failed to assign)"
-    r"|(?:Direct firmware load for |loading /lib/firmware/)nvidia/|" + kernel_log_modules.KEYWORDS
+    r"|(?:Direct firmware load for |loading /lib/firmware/)nvidia/|" + IOMMU_KEYWORDS + "|" + DISPLAY_KEYWORD + "|" + kernel_log_modules.KEYWORDS
     + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS,
 )
 # the same keywords for RE2 (a DFA over the bytes: the alternation costs nothing per character,
@@ -308,6 +311,8 @@ def parse(artefact: Artefact) -> ParseResult:
     boots = _Boots()
     aer = AerEvents(b, used, _PREFIX)
     bars: dict = {}  # (device, BAR) -> its pcie_bar_unassigned fields (kernel_log_pcie)
+    iommu: dict = {}  # (IOMMU, device, interrupt?) -> its iommu_fault fields (kernel_log_pcie)
+    display: set[tuple[str, str]] = set()  # (node, bus id) of the GPUs the PCI core enumerated (kernel_log_pcie)
     sxid_pending: list[tuple[int, str, re.Match[str]]] = []
     sxid_heads: set[tuple[str, str]] = set()
     gpu_seen: dict[str, int] = {}  # bus id -> line of its "GPU at" fact, for the serial line
@@ -452,6 +457,11 @@ def parse(artefact: Artefact) -> ParseResult:
         if ("assign" in msg or "no space" in msg) and parse_bar_unassigned(b, ln, msg, common, used, bars):
             boots.had_content = True
             continue
+        if ("DMAR" in msg or "AMD-Vi" in msg or "callbacks suppressed" in msg) and parse_iommu_fault(b, ln, msg, common, used, iommu):
+            boots.had_content = True
+            continue
+        if "] type " in msg and note_display_device(msg, common, display):
+            continue
         if "of memory" in msg and ": Kill" in msg and (o := _OOM_KILL.search(msg)) is not None:
             cgroup = o["scope"].startswith("Memory cgroup")
             anon = int(o["anon"]) if o["anon"] else None
@@ -461,7 +471,8 @@ def parse(artefact: Artefact) -> ParseResult:
                   total_vm_kb=int(o["vm"]) if o["vm"] else None, **common)
             used.add(ln)
     aer.flush()
-    emit_bar_unassigned(b, bars)
+    emit_bar_unassigned(b, bars, display)
+    emit_iommu_faults(b, iommu, display)
 
     for ln, s, common in sxid_pending:
         _sxid(b, ln, s, common, sxid_heads, used)

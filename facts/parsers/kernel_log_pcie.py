@@ -16,7 +16,7 @@ import re
 
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.parsers.base import FactBuilder
-from stethoscope.facts.kinds.kernel import PcieAerError, PcieBarUnassigned, PcieLinkDown
+from stethoscope.facts.kinds.kernel import IommuFault, PcieAerError, PcieBarUnassigned, PcieLinkDown
 
 _BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 
@@ -78,10 +78,107 @@ def parse_bar_unassigned(b: FactBuilder, ln: int, msg: str, common: dict, used: 
     return True
 
 
-def emit_bar_unassigned(b: FactBuilder, seen: dict) -> None:
+# The PCI core's enumeration line of a display-class device (drivers/pci/probe.c pci_setup_device: pci_info
+# "[%04x:%04x] type %02x class %#08x" and, 6.6 on, " %s" with the device type), class 0x0300 VGA, 0x0302 3D
+# (an A100, an H100), 0x0380 other display: the GPUs whose unassigned BARs gpu_bar_unassigned judges
+# pci 0000:01:00.0: [10de:2204] type 00 class 0x030000 PCIe Legacy Endpoint      (HeyMeco/Rockchip-pcie-devices#2)
+# pci 0000:02:00.0: [10de:20f1] type 00 class 0x030200                            (kata-containers/kata-containers#4358, a guest)
+DISPLAY_KEYWORD = r"\] type [0-9a-fA-F]{2} class 0x03"
+_DISPLAY_DEVICE = re.compile(rf"(?<!\S)pci (?P<dev>{_BDF}): \[[0-9a-fA-F]{{4}}:[0-9a-fA-F]{{4}}\] type [0-9a-fA-F]{{2}} class 0x03(?:00|02|80)[0-9a-fA-F]{{2}}\b")
+
+
+def note_display_device(msg: str, common: dict, gpus: set) -> bool:
+    """A GPU's enumeration line: its (node, bus id) into ``gpus``."""
+    if (m := _DISPLAY_DEVICE.search(msg)) is None:
+        return False
+    gpus.add((common["node"], try_pci_bus_id(m["dev"]) or m["dev"]))
+    return True
+
+
+def _gpus_of(b: FactBuilder, seen_gpus: set) -> set:
+    """The (node, bus id) pairs this log shows to be GPUs: enumerated with a display class, or named by NVRM."""
+    return seen_gpus | {(f.node, f.pci_bus_id) for f in b.result.facts if f.kind in ("xid_event", "kernel_gpu_seen")}
+
+
+def emit_bar_unassigned(b: FactBuilder, seen: dict, seen_gpus: set) -> None:
+    gpus = _gpus_of(b, seen_gpus)
     for rec in seen.values():
         rec = dict(rec)
+        rec["gpu"] = (rec["node"], rec["device"]) in gpus
         b.add(PcieBarUnassigned, rec.pop("line"), **rec)
+
+
+# A DMA the IOMMU refused. Intel VT-d (drivers/iommu/intel/dmar.c dmar_fault_do_one, pr_fmt "DMAR: "), by kernel version:
+# DMAR: [DMA Read NO_PASID] Request device [03:00.0] fault addr 0x100000 [fault reason 0x71] SM: Present bit in first-level paging entry is clear
+#     (5.13 on: "[%s NO_PASID] Request device [%02x:%02x.%d] fault addr 0x%llx [fault reason 0x%02x] %s"; tenstorrent/tt-umd#1814)
+# DMAR: [DMA Read PASID 0x2] Request device [6a:01.0] fault addr 0x7fe0c9943000 [fault reason 0x3a] SM: Non-zero reserved field set in Root Entry
+# DMAR: [DMA Read NO_PASID] Request device [0x00:0x02.0] fault addr 0x70ad5000 [fault reason 0x07] Next page table ptr is invalid
+#     (5.10-5.12: "[0x%02x:0x%02x.%d]")
+# DMAR: [DMA Read] Request device [00:02.0] PASID ffffffff fault addr 9c000000 [fault reason 06] PTE Read access is not set
+#     (4.16-5.9: "[%s] Request device [%02x:%02x.%d] PASID %x fault addr %llx [fault reason %02d] %s")
+# DMAR: [DMA Write] Request device [00:12.0] fault addr 0 [fault reason 05] PTE Write access is not set   (before 4.16)
+# DMAR: [INTR-REMAP] Request device [f0:1f.0] fault index 0x0 [fault reason 0x25] Blocked a compatibility format interrupt request
+# the lines kernel_log sends here (its keyword scan): the two fault forms, the fault interrupt's head, their rate limiting
+KEYWORDS = (r"DMAR: ?\[(?:DMA |INTR-REMAP)|AMD-Vi: Event logged \[IO_PAGE_FAULT|DMAR: DRHD: handling fault"
+            r"|(?:amd_iommu_report_page_fault|dmar_fault): \d{1,9} callbacks suppressed")
+_DMAR_FAULT = re.compile(
+    r"DMAR: ?\[(?:DMA (?P<rw>Read|Write)|(?P<intr>INTR-REMAP))[^\]]{0,24}\] Request device "
+    r"\[(?:0x)?(?P<bus>[0-9a-fA-F]{2}):(?:0x)?(?P<slot>[0-9a-fA-F]{2})\.(?P<fn>[0-7])\]"
+    r"(?: PASID [0-9a-fA-F]{1,8})? fault (?:addr|index) (?:0x)?(?P<addr>[0-9a-fA-F]{1,16})"
+    r"(?: \[fault reason (?:0x)?[0-9a-fA-F]{1,3}h?\] ?(?P<reason>[^\n]{0,200}))?"
+)
+# AMD-Vi (drivers/iommu/amd/iommu.c amd_iommu_report_page_fault, pr_fmt "AMD-Vi: "): dev_err on the device when the
+# IOMMU knows it, else pr_err naming it in the event:
+# nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001c address=0x2bee0314000 flags=0x0020]   (ggml-org/llama.cpp#21908)
+# AMD-Vi: Event logged [IO_PAGE_FAULT device=07:00.0 domain=0x0007 address=0xffffc02000 flags=0x0000]
+_AMD_VI_FAULT = re.compile(
+    r"AMD-Vi: Event logged \[IO_PAGE_FAULT (?:device=(?P<dev>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) )?"
+    r"domain=0x[0-9a-fA-F]{1,4} address=0x(?P<addr>[0-9a-fA-F]{1,16})"
+)
+_AMD_VI_DEVICE = re.compile(rf"(?<!\S)(?P<drv>[\w.-]{{1,40}}) (?P<dev>{_BDF}): $")
+# DMAR: DRHD: handling fault status reg 2          (the fault interrupt's head line, dmar.c dmar_fault)
+# amd_iommu_report_page_fault: 6 callbacks suppressed / dmar_fault: 893 callbacks suppressed   (printk rate limiting)
+_IOMMU_CONTEXT = re.compile(r"DMAR: DRHD: handling fault status reg [0-9a-fA-F]{1,8}|(?:amd_iommu_report_page_fault|dmar_fault): \d{1,9} callbacks suppressed")
+
+
+def parse_iommu_fault(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int], seen: dict) -> bool:
+    """An IOMMU fault line: one ``iommu_fault`` per device (``seen`` maps the device to its fields); the
+    fault-status and rate-limit lines around them count as used."""
+    if (m := _DMAR_FAULT.search(msg)) is not None:
+        dev = f"0000:{m['bus']}:{m['slot']}.{m['fn']}".lower()
+        rec = dict(iommu="intel_vt_d", device=dev, access=m["rw"].lower() if m["rw"] else None, address="0x" + m["addr"].lower(),
+                   reason=(m["reason"] or "").strip() or None, interrupt_remap=m["intr"] is not None)
+    elif (m := _AMD_VI_FAULT.search(msg)) is not None:
+        d = _AMD_VI_DEVICE.search(msg[: m.start()])
+        dev = try_pci_bus_id(m["dev"]) or (try_pci_bus_id(d["dev"]) if d else None)
+        if dev is None:
+            return False
+        rec = dict(iommu="amd_vi", device=dev, driver=d["drv"] if d else None, address="0x" + m["addr"].lower())
+    else:
+        if _IOMMU_CONTEXT.search(msg) is None:
+            return False
+        used.add(ln)
+        return True
+    used.add(ln)
+    key = (rec["iommu"], rec["device"], rec["interrupt_remap"] if "interrupt_remap" in rec else False)
+    if key in seen:
+        seen[key]["count"] += 1
+        return True
+    seen[key] = dict(line=ln, count=1, **rec, **common)
+    return True
+
+
+_GPU_DRIVERS = ("nvidia", "nouveau", "amdgpu")
+
+
+def emit_iommu_faults(b: FactBuilder, seen: dict, seen_gpus: set) -> None:
+    """The faults of ``seen``, each marked ``gpu`` when its device is one: a GPU driver's name on the line, or a bus
+    id this log enumerates with a display class or its NVRM lines name (Intel's DMAR line names no driver)."""
+    gpus = _gpus_of(b, seen_gpus)
+    for rec in seen.values():
+        rec = dict(rec)
+        rec["gpu"] = rec.get("driver") in _GPU_DRIVERS or (rec["node"], rec["device"]) in gpus
+        b.add(IommuFault, rec.pop("line"), **rec)
 
 
 def _severity(raw: str) -> str:
