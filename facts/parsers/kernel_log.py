@@ -51,10 +51,7 @@ from stethoscope.facts.parsers import kernel_log_drm, kernel_log_efa, kernel_log
 from stethoscope.facts.parsers import nvsentinel_event
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
 from stethoscope.facts.parsers.kernel_log_time import runs_on
-from stethoscope.facts.parsers.kernel_log_pcie import (
-    DISPLAY_KEYWORD, KEYWORDS as IOMMU_KEYWORDS, AerEvents, emit_bar_unassigned, emit_iommu_faults, note_display_device,
-    parse_bar_unassigned, parse_iommu_fault, parse_link_down,
-)
+from stethoscope.facts.parsers.kernel_log_pcie import AerEvents, emit_bar_unassigned, parse_bar_unassigned, parse_link_down
 
 KIND = "kernel_log"
 
@@ -99,9 +96,9 @@ _INJECTED = re.compile(r"(?:^|[\s$#>/])logger\s[^\"'\n]{0,200}[\"']\s?$")
 # after an AER or "The NVIDIA GPU" line, read directly as continuations).
 _KEYWORDS = re.compile(
     r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
-    r"|nvidia: probe of |probe with driver nvidia |of memory(?: \(oom_kill_allocating_task\))?: Kill"
+    r"|nvidia: probe of |probe with driver nvidia |of memory(?: \(oom_kill_allocating_task\))?: Kill|Killed process \d|oom-kill:constraint="
     r"|: BAR \d+: (?:no space for|failed to assign) |\]: (?:can't assign; no space|failed to assign)"
-    r"|(?:Direct firmware load for |loading /lib/firmware/)nvidia/|" + IOMMU_KEYWORDS + "|" + DISPLAY_KEYWORD + "|" + kernel_log_modules.KEYWORDS
+    r"|(?:Direct firmware load for |loading /lib/firmware/)nvidia/|" + kernel_log_modules.KEYWORDS
     + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS,
 )
 # the same keywords for RE2 (a DFA over the bytes: the alternation costs nothing per character,
@@ -140,8 +137,10 @@ _DETECT = re.compile(
     #  Mellanox/mstflint#448; lines.py takes a margin off only when every line has it)
     r"|^\t?\[\s*\+?\d+\.\d{6}\] (?:[^\[\n]|\[\s*[TC]\d+\]|\[[^\]\n]*[^\d\s\]\n]\])"
     r"|^\[[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4}\] "
-    r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ kernel: "
+    # (journalctl -o short-precise: "Aug 30 06:58:55.050705 host kernel: ...", leptonai/gpud#70)
+    r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d(?:\.\d{1,9})?|\d{4}-\d\d-\d\dT\S+) \S+ kernel: "
     r"|(?:Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill(?:ed)? process \d+ \("  # pasted without a prefix
+    r"|^Killed process \d+ \([^)\n]{0,64}\) total-vm:\d+kB, anon-rss:|^oom-kill:constraint=CONSTRAINT_"
     # the kernel's firmware loader on the NVIDIA module's GSP file, pasted without a prefix
     # (drivers/base/firmware_loader/main.c "Direct firmware load for %s failed with error %d"; NixOS/nixpkgs#454772):
     # nvidia 0000:00:1e.0: Direct firmware load for nvidia/565.57.01/gsp_tu10x.bin failed with error -2
@@ -151,7 +150,7 @@ _DETECT = re.compile(
     re.M,
 )
 _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ",
-                "of memory: Kill", "oom_kill_allocating_task): Kill", "[Hardware Error]", "EDAC ", "NETDEV WATCHDOG", "EXT4-fs ",
+                "of memory: Kill", "oom_kill_allocating_task): Kill", "Killed process ", "oom-kill:constraint=", "[Hardware Error]", "EDAC ", "NETDEV WATCHDOG", "EXT4-fs ",
                 "XFS (", "nvme nvme", "nvidia-fs:", "*ERROR* [nvidia-drm] ", "infiniband ", "efa ",
                 # kernel_log_host_os's forms
                 "INFO: task ", "soft lockup", "hard LOCKUP", "INFO: ", "Kernel panic", "kernel BUG at ", "BUG: ",
@@ -171,6 +170,30 @@ _OOM_KILL = re.compile(
     r"(?P<scope>Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill(?:ed)? process (?P<pid>\d+) \((?P<comm>[^)\n]{0,64})\)"
     r"(?: total-vm:(?P<vm>\d+)kB, anon-rss:(?P<anon>\d+)kB)?"
 )
+
+# Linux < 4.19 printed the victim's sizes on a line of its own after "Kill process N (comm) score S or sacrifice child"
+# (oom_kill_process: pr_err("Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB, shmem-rss:%lukB\n");
+# real, NervanaSystems/deepspeech#48):
+# [3017506.733819] Out of memory: Kill process 25635 (python) score 974 or sacrifice child
+# [3017506.736861] Killed process 25635 (python) total-vm:55518724kB, anon-rss:23902876kB, file-rss:154436kB
+_OOM_KILLED_ALONE = re.compile(
+    r"^Killed process (?P<pid>\d+) \((?P<comm>[^)\n]{0,64})\) total-vm:(?P<vm>\d+)kB, anon-rss:(?P<anon>\d+)kB")
+# Linux 4.19+ dump_oom_summary() names the victim and the constraint on one line before the kill line
+# ("oom-kill:constraint=%s,nodemask=%*pbl", cpuset_print_current_mems_allowed() ",cpuset=%s,mems_allowed=%*pbl",
+# mem_cgroup_print_oom_context() ",oom_memcg=" / ",task_memcg=", then ",task=%s,pid=%d,uid=%d"; real,
+# triton-inference-server/server#4154 and leptonai/gpud#70, whose kill line was not pasted):
+# oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=a82e417e...,mems_allowed=0-3,oom_memcg=/kubepods/burstable/podcb040dc7-...,task_memcg=/kubepods/burstable/podcb040dc7-.../a82e417e...,task=tritonserver,pid=59249,uid=0
+# oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=/user.slice,task=python3,pid=25315,uid=0
+_OOM_SUMMARY = re.compile(
+    r"oom-kill:constraint=(?P<constraint>CONSTRAINT_[A-Z_]{1,24}),[^\n]{0,4000}?,task=(?P<comm>[^,\n]{0,64}),pid=(?P<pid>\d+),uid=\d+")
+_OOM_MEMCG = re.compile(r",oom_memcg=(?P<memcg>[^,\n]{1,300})")
+
+
+def _oom_ran_out(cgroup: bool, memcg: str | None) -> str:
+    if not cgroup:
+        return "the host's memory"
+    return "a memory cgroup's limit (a container or job" + (f": {memcg})" if memcg else ")")
+
 
 # NVRM: Xid (PCI:0000:00:06): 31, pid=1883, name=python3, channel 0x0000000a, intr 00000000. MMU Fault: ...
 # NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.
@@ -311,9 +334,9 @@ def parse(artefact: Artefact) -> ParseResult:
     boots = _Boots()
     aer = AerEvents(b, used, _PREFIX)
     bars: dict = {}  # (device, BAR) -> its pcie_bar_unassigned fields (kernel_log_pcie)
-    iommu: dict = {}  # (IOMMU, device, interrupt?) -> its iommu_fault fields (kernel_log_pcie)
-    display: set[tuple[str, str]] = set()  # (node, bus id) of the GPUs the PCI core enumerated (kernel_log_pcie)
     sxid_pending: list[tuple[int, str, re.Match[str]]] = []
+    ooms: list[dict] = []  # the OOM killer's kills (host_oom_kill), built at the end: a kill's lines may come apart
+    oom_summaries: dict[int, dict] = {}  # pid -> its "oom-kill:constraint=..." line not yet met by its kill line
     sxid_heads: set[tuple[str, str]] = set()
     gpu_seen: dict[str, int] = {}  # bus id -> line of its "GPU at" fact, for the serial line
     last_gpu_at: tuple[int, str, str | None, str] | None = None
@@ -457,22 +480,46 @@ def parse(artefact: Artefact) -> ParseResult:
         if ("assign" in msg or "no space" in msg) and parse_bar_unassigned(b, ln, msg, common, used, bars):
             boots.had_content = True
             continue
-        if ("DMAR" in msg or "AMD-Vi" in msg or "callbacks suppressed" in msg) and parse_iommu_fault(b, ln, msg, common, used, iommu):
-            boots.had_content = True
-            continue
-        if "] type " in msg and note_display_device(msg, common, display):
-            continue
         if "of memory" in msg and ": Kill" in msg and (o := _OOM_KILL.search(msg)) is not None:
+            pid = int(o["pid"])
             cgroup = o["scope"].startswith("Memory cgroup")
-            anon = int(o["anon"]) if o["anon"] else None
-            b.add(HostOomKill, ln, pid=int(o["pid"]), process=o["comm"], cgroup=cgroup,
-                  ran_out="a memory cgroup's limit (a container or job)" if cgroup else "the host's memory",
-                  anon_rss_kb=anon, anon_rss_mib=None if anon is None else round(anon / 1024),
-                  total_vm_kb=int(o["vm"]) if o["vm"] else None, **common)
+            summary = oom_summaries.pop(pid, None)  # its oom-kill: line, read before it
+            if summary is not None:
+                used.add(summary["line"])
+            ooms.append({"line": ln, "pid": pid, "process": o["comm"], "cgroup": cgroup,
+                         "memcg": summary["memcg"] if summary else None, "common": dict(common),
+                         "anon": int(o["anon"]) if o["anon"] else None, "vm": int(o["vm"]) if o["vm"] else None})
             used.add(ln)
+        elif "oom-kill:" in msg and (o := _OOM_SUMMARY.search(msg)) is not None:
+            mc = _OOM_MEMCG.search(msg)
+            oom_summaries[int(o["pid"])] = {"line": ln, "process": o["comm"], "cgroup": o["constraint"] == "CONSTRAINT_MEMCG",
+                                            "memcg": mc["memcg"] if mc else None, "common": dict(common)}
+        elif msg.startswith("Killed process ") and (o := _OOM_KILLED_ALONE.match(msg)) is not None:
+            pid = int(o["pid"])
+            prev = next((k for k in reversed(ooms) if k["pid"] == pid), None)
+            if prev is not None and prev["anon"] is None:  # the sizes of the kill just read (Linux < 4.19)
+                prev["anon"], prev["vm"] = int(o["anon"]), int(o["vm"])
+                used.add(ln)
+            elif prev is None:  # the kill's first line not pasted: what ran out is not said
+                summary = oom_summaries.pop(pid, None)
+                if summary is not None:
+                    used.add(summary["line"])
+                ooms.append({"line": ln, "pid": pid, "process": o["comm"], "cgroup": bool(summary and summary["cgroup"]),
+                             "memcg": summary["memcg"] if summary else None, "common": dict(common), "unsaid": summary is None,
+                             "anon": int(o["anon"]), "vm": int(o["vm"])})
+                used.add(ln)
     aer.flush()
-    emit_bar_unassigned(b, bars, display)
-    emit_iommu_faults(b, iommu, display)
+    emit_bar_unassigned(b, bars)
+    for pid, sm in oom_summaries.items():  # an oom-kill: summary whose kill line was not pasted names the victim
+        ooms.append({"line": sm["line"], "pid": pid, "process": sm["process"], "cgroup": sm["cgroup"], "memcg": sm["memcg"],
+                     "common": sm["common"], "anon": None, "vm": None})
+        used.add(sm["line"])
+    for k in ooms:
+        ran_out = ("memory (the host's or a cgroup's: the kill's first line is not in the log)" if k.get("unsaid")
+                   else _oom_ran_out(k["cgroup"], k["memcg"]))
+        b.add(HostOomKill, k["line"], pid=k["pid"], process=k["process"], cgroup=k["cgroup"], ran_out=ran_out,
+              anon_rss_kb=k["anon"], anon_rss_mib=None if k["anon"] is None else round(k["anon"] / 1024),
+              total_vm_kb=k["vm"], **k["common"])
 
     for ln, s, common in sxid_pending:
         _sxid(b, ln, s, common, sxid_heads, used)

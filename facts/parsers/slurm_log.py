@@ -50,8 +50,11 @@ KIND = "slurm_log"
 # slurmd's own log file holds slurmstepd's lines behind a timestamp and the step:
 # [2019-09-24T10:10:06.901] [321.0] error: pyxis: couldn't mkdir /run/pyxis/100005: No such file or directory   (NVIDIA/pyxis#4)
 _STEP_LOG = r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?\] \[\d{1,12}\.(?:\d{1,10}|batch|extern|interactive)\]"
-_LINE = re.compile(r"^(?:(?:slurmstepd(?:-(?P<sthost>[\w.-]{1,128}))?|srun):|" + _STEP_LOG + r") (?P<msg>.*)$", re.M)
-_DETECT = re.compile(r"^slurmstepd(?:-[\w.-]{1,128})?: error: |^srun: error: [\w.-]{1,128}: tasks? [\d,-]{1,64}: |^"
+# a workflow tool that runs srun relays its lines behind its own tags, up to two "<tag>: " (dstndstn/tractor#126, qdo):
+# qdo-srun.py: srun#64: slurmstepd: error: Detected 1 oom_kill event in StepId=43622791.67. Some of the step tasks have been OOM Killed.
+_RELAY = r"(?:[\w.#/-]{1,64}: ){0,2}?"
+_LINE = re.compile(r"^" + _RELAY + r"(?:(?:slurmstepd(?:-(?P<sthost>[\w.-]{1,128}))?|srun):|" + _STEP_LOG + r") (?P<msg>.*)$", re.M)
+_DETECT = re.compile(r"^" + _RELAY + r"slurmstepd(?:-[\w.-]{1,128})?: error: |^srun: error: [\w.-]{1,128}: tasks? [\d,-]{1,64}: |^"
                      + _STEP_LOG + r" error: ", re.M)
 
 # slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0. Some of your processes may have been killed by the cgroup out-of-memory handler.

@@ -120,3 +120,10 @@ def test_pyxis_before_0_12_and_a_tools_own_error_as_detail():
 def test_spank_failure_without_pyxis_stays_an_error():
     (), errors = _pyxis("slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1\n")
     assert [e.message for e in errors] == ["spank: required plugin spank_pyxis.so: task_init() failed with rc=-1"]
+
+
+def test_lines_relayed_behind_a_workflow_tools_tags():
+    # dstndstn/tractor#126: qdo relays srun's output behind "qdo-srun.py: srun#64: "; its own line is not Slurm's
+    res = _parse("tractor126_relayed_by_qdo.txt")
+    assert [(f.kind, f.step, f.events) for f in res.facts] == [("slurm_oom_kill", "43622791.67", 1)]
+    assert not slurm_log.detect("qdo-srun.py: srun#64: Found OOM event for task 6627566 ; setting task state to Killed\n")
