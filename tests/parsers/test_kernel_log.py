@@ -565,6 +565,56 @@ def test_bar_assignment_forms_of_both_kernel_generations_and_near_misses():
     assert got == [(1, "0000:04:00.0", "VF BAR 0", True), (3, "0000:00:1c.0", "bridge window", True)]
 
 
+def test_iommu_fault_forms_of_every_kernel_generation():
+    # drivers/iommu/intel/dmar.c dmar_fault_do_one, by version, and drivers/iommu/amd/iommu.c amd_iommu_report_page_fault;
+    # the first Intel line from tenstorrent/tt-umd#1814, the AMD ones from ggml-org/llama.cpp#21908 and NVIDIA/cuda-samples#48
+    r = parse_text(
+        "[ 6611.206519] DMAR: DRHD: handling fault status reg 2\n"
+        "[ 6611.206544] DMAR: [DMA Read NO_PASID] Request device [03:00.0] fault addr 0x100000 [fault reason 0x71] SM: Present bit in first-level paging entry is clear\n"
+        "[  232.023974] DMAR: [DMA Read PASID 0x2] Request device [6a:01.0] fault addr 0x7fe0c9943000 [fault reason 0x3a] SM: Non-zero reserved field set in Root Entry\n"
+        "[    0.938401] kernel: DMAR: [DMA Read NO_PASID] Request device [0x00:0x02.0] fault addr 0x70ad5000 [fault reason 0x07] Next page table ptr is invalid\n"
+        "[  144.480641] DMAR: [DMA Read] Request device [00:02.0] PASID ffffffff fault addr 9c000000 [fault reason 06] PTE Read access is not set\n"
+        "[10672.868940] DMAR: [DMA Write] Request device [00:12.0] fault addr 0 [fault reason 05] PTE Write access is not set\n"
+        "[   12.000000] DMAR: [INTR-REMAP] Request device [f0:1f.0] fault index 0x0 [fault reason 0x25] Blocked a compatibility format interrupt request\n"
+        "[ 7460.483909] amd_iommu_report_page_fault: 6 callbacks suppressed\n"
+        "[ 7460.483919] nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001c address=0xd0826240 flags=0x0020]\n"
+        "[ 7460.485503] nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001c address=0x2bee0314000 flags=0x0020]\n"
+        "[ 7460.490676] nvidia 0000:81:00.0: AMD-Vi: Event lo\n"
+        "[    5.000000] AMD-Vi: Event logged [IO_PAGE_FAULT device=07:00.0 domain=0x0007 address=0xffffc02000 flags=0x0000]\n"
+        "[    6.000000] AMD-Vi: Found IOMMU cap 0x40\n")
+    got = [(f.evidence.line, f.iommu, f.device, f.driver, f.access, f.address, f.interrupt_remap, f.count, f.gpu)
+           for f in of(r, "iommu_fault")]
+    assert got == [
+        (2, "intel_vt_d", "0000:03:00.0", None, "read", "0x100000", False, 1, False),
+        (3, "intel_vt_d", "0000:6a:01.0", None, "read", "0x7fe0c9943000", False, 1, False),
+        (4, "intel_vt_d", "0000:00:02.0", None, "read", "0x70ad5000", False, 2, False),
+        (6, "intel_vt_d", "0000:00:12.0", None, "write", "0x0", False, 1, False),
+        (7, "intel_vt_d", "0000:f0:1f.0", None, None, "0x0", True, 1, False),
+        (9, "amd_vi", "0000:81:00.0", "nvidia", None, "0xd0826240", False, 2, True),
+        (12, "amd_vi", "0000:07:00.0", None, None, "0xffffc02000", False, 1, False),
+    ]
+    assert of(r, "iommu_fault")[0].reason == "SM: Present bit in first-level paging entry is clear"
+
+
+def test_unassigned_bar_of_a_device_enumerated_as_a_gpu():
+    # kata-containers/kata-containers#4358 (an A100 in a guest: class 0x0302) and HeyMeco/Rockchip-pcie-devices#2 (6.6+'s
+    # enumeration line with the device type, 6.8+'s BAR form); a NIC's VF BAR stays not a GPU's
+    r = parse_text("[    3.340854] pci 0000:02:00.0: [10de:20f1] type 00 class 0x030200\n"
+                   "[    3.347685] pci 0000:02:00.0: BAR 0: no space for [mem size 0x01000000]\n"
+                   "[    2.819204] pci 0000:01:00.0: [10de:2204] type 00 class 0x030000 PCIe Legacy Endpoint\n"
+                   "[    2.831115] pci 0000:01:00.0: BAR 1 [mem size 0x10000000 64bit pref]: can't assign; no space\n"
+                   "[    0.700000] pci 0000:04:00.0: [15b3:1017] type 00 class 0x020000\n"
+                   "[    0.710024] pci 0000:04:00.0: VF BAR 0 [mem size 0x01000000 64bit pref]: can't assign; no space\n")
+    assert [(f.device, f.bar, f.gpu) for f in of(r, "pcie_bar_unassigned")] == [
+        ("0000:02:00.0", "BAR 0", True), ("0000:01:00.0", "BAR 1", True), ("0000:04:00.0", "VF BAR 0", False)]
+
+
+def test_intel_dmar_fault_at_a_gpu_the_driver_names():
+    r = parse_text("[   10.000000] NVRM: Xid (PCI:0000:3b:00): 31, pid=1797828, name=python, Ch 00000008\n"
+                   "[   11.000000] DMAR: [DMA Write NO_PASID] Request device [3b:00.0] fault addr 0xf0000000 [fault reason 0x05] PTE Write access is not set\n")
+    assert [(f.device, f.gpu) for f in of(r, "iommu_fault")] == [("0000:3b:00.0", True)]
+
+
 ROOT = FIX.parents[2]
 
 
