@@ -300,6 +300,10 @@ class NhcCheckFailed(Fact):
     busbw_gbps: float | None = None
     expected_busbw_gbps: float | None = None
     loopback: bool = False
+    returned: int | None = None  # NHC's "Check <check> ... returned N": the check's exit code, no message of its own
+    #: NHC itself did not finish: "watchdog" (could not kill a hung NHC), "timeout" (Script timed out), "signal"
+    aborted: str | None = None
+    gpu_check: bool = False  # a check of the node's GPUs, by its name (check_nv_*, check_nvsmi_*, check_gpu*, check_dcgm*)
 
 
 @fact_kind

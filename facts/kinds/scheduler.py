@@ -319,6 +319,18 @@ class SlurmCancelled(Fact):
 
 
 @fact_kind
+class SlurmTaskLaunchFailed(Fact):
+    """``srun: error: Task launch for <step> failed on node <host>: <errno text>``: slurmd on that node refused
+    or failed the step's launch (src/srun/launch's _launch_tasks: "Task launch for %ps failed on node %s: %m")."""
+
+    kind: Literal["slurm_task_launch_failed"] = "slurm_task_launch_failed"
+    host: str
+    step: str  # "23.0", "StepId=123.0"
+    reason: str  # Slurm's errno text: "Job prolog failed", "Invalid job credential", "Slurmd could not execve job"
+    prolog: bool = False  # ESLURMD_PROLOG_FAILED ("Job prolog failed"): the node's Prolog exited non-zero
+
+
+@fact_kind
 class SlurmError(Fact):
     """Another ``slurmstepd``/``srun`` ``error:`` line (a failed chdir, a task launch failure...)."""
 

@@ -11,7 +11,12 @@ that repository's distributed_nhc/README.md; customTests/azure_gpu_nvlink.nhc qu
     mynode-042 | Healthy
 
 Facts emitted: ``nhc_check_failed`` per failure (``check`` "check_hw_ib" where the message names
-it, ``message``, ``fault_code`` "NHC2016" where given, ``busbw_gbps``/``expected_busbw_gbps``/``loopback``
+it, also from NHC's own ``Check check_nv_gpu_count 2 returned 1`` with ``returned`` its exit code;
+``aborted`` "watchdog", "timeout" or "signal" where NHC itself did not finish: ``Watchdog timer unable
+to terminate hung NHC process N.``, ``Script timed out [while executing "<check>"].``, ``Terminated by
+signal SIGTERM.``; ``gpu_check`` for a check of the GPUs by its name (check_nv_*, check_nvsmi_*,
+check_gpu*, check_dcgm*); a failure without a host prefix is the node NHC's ``node-mark-offline``
+names; ``message``, ``fault_code`` "NHC2016" where given, ``busbw_gbps``/``expected_busbw_gbps``/``loopback``
 for an NCCL all-reduce check's ``BUS BW (expected >=431.0 GB/s, but measured 15.1043 GB/s)``; the host prefix, when present, names the
 node; distributed NHC's ``host | ERROR: No results reported`` is one too, check None);
 ``nvlink_link_state`` (source ``nhc``, ``expected`` None: NHC does not name the product)
@@ -52,6 +57,28 @@ _FAULT = re.compile(r"FaultCode: (?P<code>\w+)")
 _BUSBW = re.compile(r"NCCL allreduce(?P<loop> (?:IB|EFA) loopback)?, BUS BW \(expected >=? ?(?P<exp>\d+(?:\.\d+)?) GB/s, "
                     r"but measured (?P<got>\d+(?:\.\d+)?) GB/s")
 _DETECT = re.compile(r"Health check failed:|^[\w.-]+ \| Healthy\s*$", re.M)
+# NHC's own message for a check that returned non-zero without its own die (nhc: 'die $RET "Check $CHECK returned $RET"',
+# $CHECK being the whole nhc.conf line, arguments included):
+# ERROR:  nhc:  Health check failed:  Check check_nv_gpu_count 2 returned 1          (NVIDIA/deepops#660)
+_RETURNED = re.compile(r"^Check (?P<check>check_\w{1,64})(?: [^\n]{0,200}?)? returned (?P<rc>\d{1,3})$")
+# NHC itself did not finish (nhc: the watchdog's 'die 142 "Watchdog timer unable to terminate hung NHC process ${NHC_PID#-}."',
+# the ALRM trap's 'die 142 "Script timed out${CHECK:+ while executing \"$CHECK\"}."', the HUP/INT/TERM traps'
+# 'die 1xx "Terminated by signal SIGTERM."'):
+# ERROR:  nhc:  Health check failed:  Watchdog timer unable to terminate hung NHC process 16263.   (mej/nhc#134)
+_ABORTED = (
+    ("watchdog", re.compile(r"^Watchdog timer unable to terminate hung NHC process \d{1,10}\.?$")),
+    ("timeout", re.compile(r"^Script timed out(?: while executing \"(?P<check>[^\"\n]{1,200})\")?\.?$")),
+    ("signal", re.compile(r"^Terminated by signal SIG[A-Z]{2,8}\.?$")),
+)
+# the checks of a GPU, by the name's prefix: LBNL NHC's scripts/lbnl_nv.nhc (check_nv_healthmon) and
+# csc_nvidia_smi.nhc (check_nvsmi_healthmon), DeepOps' roles/nhc/files/deepops.nhc (check_nv_gpu_count,
+# check_nv_drv_version, check_nv_retired_pages, check_nv_pcie_link_width, check_nv_dcgmi_diag), Azure's
+# azurehpc-health-checks customTests (check_gpu_xid, check_gpu_count, check_gpu_ecc, check_gpu_bw ...);
+# the NCCL all-reduce and NVLink checks have their own readings (busbw_gbps, nvlink_link_state)
+_GPU_CHECK = re.compile(r"^check_(?:nv_|nvsmi_|gpu|dcgm)")
+# the node NHC marked offline (helpers/node-mark-offline: 'echo "$0:  Marking $STATUS $HOSTNAME offline:  $LEADER $NOTE"'):
+# /usr/libexec/nhc/node-mark-offline:  Marking  wn-1-30 offline:  NHC: Watchdog timer unable to terminate hung NHC process 16263.
+_MARK_OFFLINE = re.compile(r"node-mark-offline:\s{1,4}Marking\s{1,3}(?:[\w+-]{1,32}\s{1,3})?(?P<host>[\w.-]{1,128}) offline:")
 
 
 def detect(head: str) -> bool:
@@ -70,6 +97,9 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     nvlink: tuple[int, str | None] | None = None  # (gpu, node) of the nvlink failure whose link lines follow
+    # NHC's log names the node it marks offline; a failure line without a host prefix is that node's
+    marked = next((m["host"] for m in map(_MARK_OFFLINE.search, artefact.lines) if m), None) \
+        if "node-mark-offline" in artefact.text else None
     for n, line in enumerate(artefact.lines, 1):
         if nvlink is not None and _CONTINUED.match(line):
             _links(b, n, line, *nvlink)
@@ -77,12 +107,22 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         nvlink = None
         if "Health check failed" in line and (m := _FAILED.match(line)) is not None:
-            node = m["host"] or None
+            node = m["host"] or marked
             fault = _FAULT.search(line)
             bw = _BUSBW.search(m["msg"]) if "BUS BW" in line else None
-            b.add(NhcCheckFailed, n, node=node, check=m["check"], message=m["msg"], fault_code=fault["code"] if fault else None,
+            check, returned, aborted = m["check"], None, None
+            if check is None and (r := _RETURNED.match(m["msg"])) is not None:
+                check, returned = r["check"], int(r["rc"])
+            elif check is None:
+                for how, pat in _ABORTED:
+                    if (a := pat.match(m["msg"])) is not None:
+                        aborted = how
+                        check = (a.groupdict().get("check") or "").split(" ")[0] or None  # $CHECK: the name, then its arguments
+                        break
+            b.add(NhcCheckFailed, n, node=node, check=check, message=m["msg"], fault_code=fault["code"] if fault else None,
                   busbw_gbps=float(bw["got"]) if bw else None, expected_busbw_gbps=float(bw["exp"]) if bw else None,
-                  loopback=bool(bw and (bw["loop"] or "loopback" in (m["check"] or ""))))
+                  loopback=bool(bw and (bw["loop"] or "loopback" in (check or ""))), returned=returned, aborted=aborted,
+                  gpu_check=bool(check and _GPU_CHECK.match(check)))
             if (g := _NVLINK_GPU.search(m["msg"])) is not None:
                 gpu = int(g["gpu"])
                 if g["all"]:

@@ -70,6 +70,11 @@ Facts (each citing its line):
   (``--mpi=pmix`` on a Slurm built without PMIx): ``client``, ``mpi_type``, ``message``; one per
   type, the other lines of the same refusal (the plugin loader's, "MPI: Unable to load any plugin",
   the option check's) read with it.
+- ``slurm_task_launch_failed``: a node's slurmd refused the step's launch (``srun: error: Task launch
+  for <step> failed on node <host>: <errno text>``): ``host``, ``step``, ``reason``, ``prolog`` (the
+  text is ``Job prolog failed``: the node's Prolog exited non-zero, and slurmctld drains the node with
+  reason ``Prolog error``); srun's ``Application launch failed: ...``, ``Job step aborted: Waiting up
+  to N seconds ...`` and ``Timed out waiting for job step to complete`` after it are its echo.
 - ``slurm_gpu_autodetect_unavailable``: slurmd cannot autodetect GPUs: ``library`` ("nvml",
   "rsmi", "oneapi"), ``not_built`` (Slurm was built without it; else the library is missing),
   ``why`` (the same in words).
@@ -87,7 +92,7 @@ import re
 
 from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
     SlurmGpuAutodetectUnavailable, SlurmGresAllocated, SlurmGresCountLow, SlurmGresRequestInvalid, SlurmMigWithoutInstances,
-    SlurmMpiTypeUnavailable, SlurmNodeUnavailable,
+    SlurmMpiTypeUnavailable, SlurmNodeUnavailable, SlurmTaskLaunchFailed,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -167,6 +172,19 @@ _MPI_TYPE = re.compile(r"Couldn't find the specified plugin name for mpi/(?P<a>[
                        r"|\"--mpi=(?P<e>[\w.-]{1,32})\" -- long invalid MPI type|\b[Ii]nvalid MPI type '(?P<f>[\w.-]{1,32})'")
 # srun: error: MPI: Unable to load any plugin        (slurm_mpi.c 22.05 on, after the lines above)
 _MPI_NONE = re.compile(r"\bMPI: Unable to load any plugin\b")
+# srun's refusal by a node's slurmd to launch the step's tasks (src/srun/launch's _launch_tasks: "Task launch for %ps
+# failed on node %s: %m", "%u.%u" before 20.02), with Slurm's errno text (src/common/slurm_errno.c: ESLURMD_PROLOG_FAILED
+# "Job prolog failed", the node's Prolog exiting non-zero: slurmctld drains the node with reason "Prolog error"):
+# srun: error: Task launch for 23.0 failed on node hpc: Job prolog failed       (mknoxnv/ubuntu-slurm#4)
+_LAUNCH = re.compile(r"\bsrun: error: Task launch for (?P<step>\S{1,80}) failed on node (?P<host>[\w.-]{1,128}): "
+                     r"(?P<why>\S[^\n]{0,200}?)[^\S\n]*$", re.M)
+_PROLOG = "Job prolog failed"
+# srun's echoes of that refusal: the launch as a whole, and the step it then ends
+# srun: error: Application launch failed: Job prolog failed
+# srun: Job step aborted: Waiting up to 32 seconds for job step to finish.
+# srun: error: Timed out waiting for job step to complete
+_LAUNCH_ECHO = re.compile(r"\bsrun: (?:error: Application launch failed: |Job step aborted: Waiting up to \d{1,6} seconds"
+                          r"|error: Timed out waiting for job step to complete)")
 _STEPD = re.compile(r"\b(?P<client>srun|salloc|slurmstepd)(?:-[\w.-]{1,64})?: (?:error|fatal): ")
 # Error "fatal: We were configured to autodetect nvml functionality, but we weren't able to find that lib when Slurm was configured"
 #   (NVIDIA/deepops#1214's title; src/interfaces/gpu.c _get_gpu_type() ends it with a dot, as the others:)
@@ -272,6 +290,7 @@ def parse(artefact: Artefact) -> ParseResult:
     block: dict = {}
     log = _CtldLog(b)
     mpi_types: set[str] = set()
+    launched = False  # a step's launch refused on a node: srun's echoes of it are read with it
     gres_of: dict[str, tuple[str, str | None]] = {}  # step -> (GRES, type) of its gres_job_state dump
     for no, line in enumerate(artefact.lines, 1):
         if _R_HEADER.match(line) or _N_HEADER.match(line):
@@ -321,6 +340,13 @@ def parse(artefact: Artefact) -> ParseResult:
             c = _CLIENT.search(line, 0, m.start())
             msg = line[c.end() if c else 0:m.end()].strip()
             b.add(SlurmGresRequestInvalid, no, client=c["client"] if c else "", message=msg[-300:])
+        elif "Task launch for " in line and (m := _LAUNCH.search(line)) is not None:
+            result.lines_used += 1
+            launched = True
+            b.add(SlurmTaskLaunchFailed, no, node=artefact.node_for(m["host"]), host=m["host"], step=m["step"],
+                  reason=m["why"], prolog=m["why"].startswith(_PROLOG))
+        elif launched and _LAUNCH_ECHO.search(line) is not None:
+            result.lines_used += 1
         elif (m := _MPI_TYPE.search(line)) is not None:
             result.lines_used += 1
             mpi = next(g for g in m.groups() if g)
@@ -371,7 +397,7 @@ _GRES_DUMP = re.compile(
 _DETECT = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES, _REQUEST, _AUTODETECT, _INVAL, _MIG_NONE, _MPI_TYPE,
            re.compile(r"\bgres_job_state gres:"))
 # slurmctld's node lines, each behind a literal of its own (a regex over every position of a large file costs)
-_DETECT_GATED = ((" not responding", _NOT_RESPONDING), ("_slurm_rpc_node_registration node=", _REGISTRATION),
+_DETECT_GATED = (("Task launch for ", _LAUNCH), (" not responding", _NOT_RESPONDING), ("_slurm_rpc_node_registration node=", _REGISTRATION),
                  (" has low ", _LOW))
 
 #: line signatures (facts/classify.py)
@@ -380,4 +406,4 @@ SIGNATURES = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES,
               r"configured (?:to autodetect|with) nvml functionality", r"Configured with (?:rsmi|oneAPI), but ",
               r"Setting node \S+ state to (?:INVAL|DRAIN|DOWN)\b", r"MIG mode is enabled, but no MIG devices were found",
               r"error: Nodes \S+ not responding", r"_slurm_rpc_node_registration node=", r"Node \S+ has low (?:real_memory|socket|cpu|tmp_disk)",
-              _MPI_TYPE, r"\bgres_job_state gres:")
+              _MPI_TYPE, r"\bgres_job_state gres:", r"\bsrun: error: Task launch for \S{1,80} failed on node ")

@@ -30,3 +30,33 @@ def test_site_script_form_without_closing_paren() -> None:
     line = ("ERROR: nhc: Health check failed: check_nccl_allreduce_ib_loopback: NCCL allreduce IB loopback, "
             "BUS BW (expected > 40 GB/s, but measured 18.5 GB/s\n")
     assert _bw(parse_fixture(nhc_log, text=line)) == [("n1", "check_nccl_allreduce_ib_loopback", 18.5, 40.0, True)]
+
+
+def test_check_returned_form_names_the_check() -> None:
+    (f,) = parse_fixture(nhc_log, "nhc/deepops660_nhc_check_returned.txt").facts  # NVIDIA/deepops#660
+    assert (f.check, f.returned, f.aborted, f.gpu_check) == ("check_nv_gpu_count", 1, None, True)
+
+
+def test_watchdog_hang_is_nhcs_own_and_takes_the_node_marked_offline() -> None:
+    (f,) = parse_fixture(nhc_log, "nhc/nhc134_watchdog_hung_mark_offline.log").facts  # mej/nhc#134
+    assert (f.node, f.check, f.aborted, f.gpu_check, f.evidence.line) == ("wn-1-30", None, "watchdog", False, 6)
+
+
+def test_nhc_own_failure_forms() -> None:
+    # nhc's ALRM and TERM traps (mej/nhc nhc: 'Script timed out${CHECK:+ while executing "$CHECK"}.', 'Terminated by signal SIGTERM.')
+    text = ("ERROR:  nhc:  Health check failed:  Script timed out while executing \"check_nv_healthmon\".\n"
+            "ERROR:  nhc:  Health check failed:  Script timed out.\n"
+            "ERROR:  nhc:  Health check failed:  Terminated by signal SIGTERM.\n"
+            "ERROR:  nhc:  Health check failed:  check_hw_ib:  No IB port mlx5_0:1 is ACTIVE (LinkUp 200 Gb/sec).\n")
+    got = [(f.check, f.aborted, f.gpu_check) for f in parse_fixture(nhc_log, text=text).facts]
+    assert got == [("check_nv_healthmon", "timeout", True), (None, "timeout", False), (None, "signal", False),
+                   ("check_hw_ib", None, False)]
+
+
+def test_node_mark_offline_with_and_without_the_state() -> None:
+    # helpers/node-mark-offline: "Marking $STATUS $HOSTNAME offline:  $LEADER $NOTE" ($STATUS empty before NHC read it)
+    for line, host in (("/usr/libexec/nhc/node-mark-offline:  Marking  wn-1-30 offline:  NHC: x", "wn-1-30"),
+                       ("/usr/libexec/nhc/node-mark-offline:  Marking idle+drain gpu-7 offline:  NHC: x", "gpu-7")):
+        text = f"ERROR:  nhc:  Health check failed:  Script timed out.\n{line}\n"
+        (f,) = parse_fixture(nhc_log, text=text).facts
+        assert (f.node, f.aborted) == (host, "timeout")

@@ -194,3 +194,21 @@ def test_slurmd_gres_job_state_dump():
     got = [(f.evidence.line, f.step, f.gres, f.gres_type, f.node_index, f.devices, f.of) for f in r.facts]
     assert got == [(5, "6333.extern", "gpu", "RTX_A5000", 0, "0,2", 4), (14, "6333.0", "gpu", "RTX_A5000", 0, "0,2", 4)]
     assert r.lines_used == 10  # the two dumps' lines; the cgroup and launch lines are not the dump's
+
+
+def test_task_launch_refused_by_the_prolog_and_its_echoes():
+    # mknoxnv/ubuntu-slurm#4: the launch failure is one fact, srun's echoes of it are read without one
+    path = FIX / "ubuntuslurm4_srun_task_launch_prolog_failed.txt"
+    res = parse_text(path.read_text())
+    assert p.detect(path.read_text())
+    assert [(f.evidence.line, f.node, f.host, f.step, f.reason, f.prolog) for f in res.facts] == [
+        (1, "hpc", "hpc", "23.0", "Job prolog failed", True)]
+    assert res.lines_used == 4
+
+
+def test_task_launch_other_errno_and_newer_step_form():
+    # src/srun launch: "Task launch for %ps failed on node %s: %m" (20.02+: StepId=), another errno text
+    (f,) = parse_text("srun: error: Task launch for StepId=78.0 failed on node cn12: Invalid job credential\n").facts
+    assert (f.host, f.step, f.reason, f.prolog) == ("cn12", "StepId=78.0", "Invalid job credential", False)
+    # the echo alone is not read as a launch failure
+    assert parse_text("srun: error: Application launch failed: Job prolog failed\n").facts == []
