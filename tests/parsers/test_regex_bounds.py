@@ -65,6 +65,13 @@ CASES = [
     # the mnemonic without brackets: leptonai/gpud's Test_newXIDErrorReasonWithDetail_SubCode (newXIDErrorReasonWithDetail)
     ("gpud_log", "_XID", "XID 145.0 (err status 0x00000000) NVLINK_RLW_ERROR detected on GPU PCI:0000:04:00",
      {"s": None, "code": "145", "name": None, "desc": "NVLINK_RLW_ERROR", "dev": "PCI:0000:04:00"}),
+    # the IOMMU's fault lines (tenstorrent/tt-umd#1814's Intel VT-d line, ggml-org/llama.cpp#21908's AMD-Vi line)
+    ("kernel_log_pcie", "_DMAR_FAULT", "DMAR: [DMA Read NO_PASID] Request device [03:00.0] fault addr 0x100000 [fault reason 0x71] "
+     "SM: Present bit in first-level paging entry is clear",
+     {"rw": "Read", "intr": None, "bus": "03", "slot": "00", "fn": "0", "addr": "100000",
+      "reason": "SM: Present bit in first-level paging entry is clear"}),
+    ("kernel_log_pcie", "_AMD_VI_FAULT", "AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001c address=0xd0826240 flags=0x0020]", (0, 68)),
+    ("kernel_log_pcie", "_DISPLAY_DEVICE", "pci 0000:01:00.0: [10de:2204] type 00 class 0x030000 PCIe Legacy Endpoint", {"dev": "0000:01:00.0"}),
     ("kernel_log_nvrm", "_BAR", "               NVRM: BAR0 is 0M @ 0x0 (PCI:0000:c1:00.0)",  # fixtures/artefacts/kernel_log/dmesg_bar0_invalid_probe_failed.log
      {"bar": "0", "size": "0", "pci": "0000:c1:00.0"}),
     # searched in a field's value: 'Enabled Link Speed (Ext.)          : 0x00000200 (100G_4X)' of
