@@ -109,7 +109,10 @@ _SPANK_ECHO = re.compile(r"^error: (?:spank: required plugin \w*pyxis|Failed to 
 def _pyxis_line(pyx: dict, node: str, no: int, body: str) -> None:
     """One "error: pyxis: ..." line into the node's pyxis failure (made at its first line)."""
     f = pyx.setdefault(node, {"line": no, "stage": "other", "message": None, "first": body[:300], "detail": None})
-    if body.startswith("    "):  # a line of enroot's log: [INFO] is its progress, anything else its failure
+    # a line of enroot's log (pyxis common.c: "pyxis:     %s"): [INFO] is its progress, anything else its failure;
+    # pyxis's own messages never start with a space, and a paste may keep two of the four (NVIDIA/pyxis#166:
+    # "slurmstepd: error: pyxis:   nvidia-container-cli: container error: file lookup failed: ...")
+    if body.startswith("  "):
         text = body.strip()
         if text and f["detail"] is None and not text.startswith("[INFO]"):
             f["detail"] = text[:300]

@@ -117,6 +117,18 @@ def test_pyxis_before_0_12_and_a_tools_own_error_as_detail():
     assert errors == []
 
 
+def test_pyxis_enroot_log_line_with_its_indent_cut_to_two_spaces():
+    # NVIDIA/pyxis#166: pasted with two of pyxis's four spaces before enroot's line (pyxis common.c: "pyxis:     %s")
+    text = ("slurmstepd: error: pyxis: container start failed with error code: 1\n"
+            "slurmstepd: error: pyxis: printing enroot log file:\n"
+            "slurmstepd: error: pyxis:   nvidia-container-cli: container error: file lookup failed: /proc/421042/root/fsx/enroot/data/user-1111/pyxis_nemo_2502_$USER/etc/debian_version: permission denied\n"
+            "slurmstepd: error: pyxis:   [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1\n"
+            "slurmstepd: error: pyxis: couldn't start container\n")
+    (p,), errors = _pyxis(text)
+    assert p.stage == "start" and p.detail.startswith("nvidia-container-cli: container error: file lookup failed: ")
+    assert errors == []
+
+
 def test_spank_failure_without_pyxis_stays_an_error():
     (), errors = _pyxis("slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1\n")
     assert [e.message for e in errors] == ["spank: required plugin spank_pyxis.so: task_init() failed with rc=-1"]
