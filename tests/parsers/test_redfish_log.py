@@ -1,0 +1,66 @@
+"""redfish_log: Redfish LogEntry / Event JSON as pasted (bb-Ricardo/check_redfish#4,
+mrlhansen/idrac_exporter#26, ibm-openbmc/openbmc#198), cut and whole."""
+import json
+from pathlib import Path
+
+from stethoscope.facts import knowledge
+from stethoscope.facts.parsers import redfish_log
+from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "redfish_log"
+
+
+def _parse(text: str, path: str = "log.json"):
+    return redfish_log.parse(Artefact(path=path, text=text, node="gpu-n1"))
+
+
+def test_idrac8_sel_cut_one_line():
+    text = (FIX / "idrac8_sel_cut.json").read_text()
+    assert redfish_log.detect(text)
+    r = _parse(text)
+    assert not r.errors
+    ev = [f for f in r.facts if f.kind == "ipmi_sel_event"]
+    assert [(f.event, f.description) for f in ev] == [("power_unit_redundancy_lost", "Power supply redundancy is lost.")]
+    rec = {f.description: f for f in r.facts if f.kind == "ipmi_sel_record"}
+    assert rec["The input power for power supply 1 has been restored."].asserted is False
+    assert rec["The input power for power supply 1 has been restored."].sensor == "power supply 1"
+
+
+def test_idrac8_member_lists_chassis_open_is_a_record():
+    r = _parse((FIX / "idrac8_sel_member_lists.json").read_text())
+    assert not r.errors
+    assert not [f for f in r.facts if f.kind == "ipmi_sel_event"]
+    absent = [f for f in r.facts if f.description == "Power supply 1 is absent."]
+    assert absent and absent[0].asserted is False
+
+
+def test_openbmc_registry_ids_whole_json():
+    doc = {"@odata.type": "#LogEntryCollection.LogEntryCollection", "Members": [
+        {"@odata.type": "#LogEntry.v1_9_0.LogEntry", "Created": "2024-01-02T10:00:00+00:00", "EntryType": "Event", "Id": "1",
+         "Message": "Power supply PSU0 failed.", "MessageArgs": ["PSU0"], "MessageId": "OpenBMC.0.1.PowerSupplyFailed",
+         "Severity": "Warning"},
+        {"@odata.type": "#LogEntry.v1_9_0.LogEntry", "Created": "2024-01-02T10:05:00+00:00", "EntryType": "Event", "Id": "2",
+         "Message": "Power supply PSU0 recovered.", "MessageArgs": ["PSU0"], "MessageId": "OpenBMC.0.1.PowerSupplyRecovered",
+         "Severity": "OK"},
+        {"@odata.type": "#LogEntry.v1_9_0.LogEntry", "Created": "2024-01-02T10:06:00+00:00", "EntryType": "Event", "Id": "3",
+         "Message": "Something nobody maps.", "MessageId": "Vendor.1.0.Unknown", "Severity": "Critical"}]}
+    text = json.dumps(doc, indent=2)
+    r = _parse(text)
+    ev = [f for f in r.facts if f.kind == "ipmi_sel_event"]
+    assert [(f.event, f.sensor) for f in ev] == [("power_supply_failure", "PSU0"), (None, "Vendor.1.0.Unknown")]
+    assert ev[0].evidence.line == text.splitlines().index('      "Message": "Power supply PSU0 failed.",') + 1
+    assert [f.kind for f in r.facts].count("ipmi_sel_record") == 1
+
+
+def test_ok_event_is_a_record_and_garbage_gives_parse_error():
+    r = _parse((FIX / "openbmc_event_sse.txt").read_text(), "event.txt")
+    assert [f.kind for f in r.facts] == ["ipmi_sel_record"]
+    bad = _parse('{"@odata.type": "#LogEntry.v1_9_0.LogEntry", "Name": "x"}')
+    assert bad.errors and "log.json:1" in str(bad.errors[0])
+
+
+def test_every_mapped_event_is_in_the_sel_table():
+    sel = {e.event for e in knowledge.load("ipmi_sel_events.yaml").events}
+    rf = knowledge.load("redfish_message_ids.yaml")
+    assert {m.event for m in rf.messages} <= sel
+    assert set(rf.sensor_types.values()) >= {"Power Supply", "Temperature", "Fan"}
