@@ -17,7 +17,14 @@ names ending ``_phy`` (``rx_crc_errors_phy``, ``rx_symbol_err_phy``, ``link_down
 ``rx_discards_phy``, ``rx_pause_ctrl_phy``), ``rx_prioN_pause*``, ``tx_pause_storm_*_events``
 and ``rx_out_of_buffer``. A counter at zero says nothing happened and makes no fact; the
 software and per-queue counters (``rx3_packets``) are read and left. The interface comes from
-the command line when it was captured, else it is ``unknown``.
+the command line when it was captured, else from an sosreport's file name
+(``sos_commands/networking/ethtool_-S_<if>``, pasted whole or through a grep of it), else it is
+``unknown``.
+
+An sosreport's file grepped (ryran/xsos#112)::
+
+    $ grep pause sos_commands/networking/ethtool_-S_eth1
+         rx_pause_frames: 95331
 """
 from __future__ import annotations
 
@@ -31,6 +38,10 @@ KIND = "ethtool_stats"
 # $ ethtool -S ens1f0
 # root@node3:~# ethtool -S ens1f0 | grep -i pause
 _COMMAND = re.compile(r"^(?:.*?[$#]\s*)?(?:sudo\s+)?(?:\S*/)?ethtool\s+(?:-S|--statistics)\s+(?P<iface>[\w.:@-]+)")
+# $ grep pause sos_commands/networking/ethtool_-S_eth1
+_SOS_GREP = re.compile(r"^(?:.*?[$#]\s*)?(?:sudo\s+)?e?grep\s[^|\n]{0,200}?\bethtool_-S_(?P<iface>[\w.:@-]+)")
+#: sos_commands/networking/ethtool_-S_ens1f0np0 (an sosreport's file of ``ethtool -S ens1f0np0``)
+_SOS_FILE = re.compile(r"(?:^|/)ethtool_-S_(?P<iface>[\w.:@-]+)$")
 # NIC statistics:
 _HEAD = re.compile(r"^NIC statistics:\s*$", re.M)
 #      rx_crc_errors_phy: 0
@@ -43,19 +54,22 @@ _PORT_COUNTER = re.compile(r"_phy$|^rx_prio\d_pause|^tx_prio\d_pause|^tx_pause_s
 # the same command as a detection signature (a paste of ``ethtool -S ens1f0 | grep pause``
 # has no "NIC statistics:" header): the command, then a counter line
 _COMMAND_THEN_COUNTER = re.compile(r"^(?:.*?[$#]\s*)?(?:sudo\s+)?(?:\S*/)?ethtool\s+(?:-S|--statistics)\s+[\w.:@-]+.*\n\s+[A-Za-z]\w*: \d+\s*$", re.M)
+# a grep of an sosreport's ethtool -S file, then a counter line
+_SOS_GREP_THEN_COUNTER = re.compile(r"^(?:.*?[$#]\s*)?(?:sudo\s+)?e?grep\s[^|\n]{0,200}?\bethtool_-S_[\w.:@-]+\s*\n\s+[A-Za-z]\w*: \d+\s*$", re.M)
 
 
 def detect(head: str) -> bool:
     return ("NIC statistics:" in head and bool(_HEAD.search(head))) or (
-        "ethtool" in head and bool(_COMMAND_THEN_COUNTER.search(head)))
+        "ethtool" in head and bool(_COMMAND_THEN_COUNTER.search(head) or _SOS_GREP_THEN_COUNTER.search(head)))
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
-    iface = "unknown"
+    named = _SOS_FILE.search(artefact.path)
+    iface = named["iface"] if named else "unknown"
     for n, line in enumerate(artefact.lines, 1):
-        if m := _COMMAND.match(line):
+        if m := _COMMAND.match(line) or _SOS_GREP.match(line):
             iface = m["iface"]
             result.lines_used += 1
             continue
@@ -74,4 +88,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_HEAD, _COMMAND_THEN_COUNTER)
+SIGNATURES = (_HEAD, _COMMAND_THEN_COUNTER, _SOS_GREP_THEN_COUNTER)

@@ -3,6 +3,7 @@ from parse_helper import parse_fixture
 
 from stethoscope.engine.combine import link_quality
 from stethoscope.facts.parsers import ethtool_stats, mlxlink
+from stethoscope.facts.parsers.base import Artefact
 
 MLX = "mlxlink/bluefield3_tutorial_p0_active.txt"
 ETH = "ethtool_stats/ethq8_connectx4_mlx5_head.txt"
@@ -88,3 +89,19 @@ def test_ethtool_grep_paste_without_header():
             "     tx_pause_storm_warning_events: 3\n     tx_pause_storm_error_events: 0\n")
     (c,) = parse_fixture(ethtool_stats, text=text).facts
     assert (c.device, c.counter, c.printed, c.evidence.line) == ("ens1f0", "tx_pause_storm_warning_events", "3", 3)
+
+
+def test_ethtool_sosreport_grep_names_the_interface():
+    # ryran/xsos#112: a grep of an sosreport's ethtool -S file (no command, no header)
+    text = ("$ grep pause sos_commands/networking/ethtool_-S_eth1\n     rx_pause_frames: 95331\n"
+            "     rx_constant_pause_events: 0\n     tx_pause_frames: 0\n")
+    assert ethtool_stats.detect(text)
+    res = parse_fixture(ethtool_stats, text=text)
+    assert res.lines_used == 4 and not res.facts  # generic pause frames: read, not a port counter of mlx5
+
+
+def test_ethtool_sosreport_file_name_gives_the_interface():
+    text = "NIC statistics:\n     rx_packets_phy: 1000000\n     rx_discards_phy: 7\n"
+    res = ethtool_stats.parse(Artefact(path="n1/sos_commands/networking/ethtool_-S_ens1f0np0", text=text))
+    assert {c.device for c in res.facts} == {"ens1f0np0"}
+
