@@ -344,13 +344,20 @@ class HostOomInvoked(KernelLineFact):
 @fact_kind
 class SharedFsError(KernelLineFact):
     """A network file system the node mounts failed: an NFS (RPC) server not responding, a
-    Lustre error or a Lustre target's connection lost."""
+    Lustre error, a Lustre target's connection lost, the client evicted, an RPC or LNet transmit
+    to a server timed out, a Ceph client's monitor session lost."""
 
     kind: Literal["shared_fs_error"] = "shared_fs_error"
-    filesystem: Literal["nfs", "lustre"]
-    server: str | None = None  # "nfs01", "scratch-OST0003_UUID"
-    #: not_responding (still trying), timed_out (soft mount: the I/O failed), connection_lost, error
-    event: Literal["not_responding", "timed_out", "connection_lost", "error"]
+    filesystem: Literal["nfs", "lustre", "ceph"]
+    #: "nfs01", "scratch-OST0003", "jmain01-MDT0000 (172.31.126.88@o2ib)", "172.31.126.87@o2ib", "mon2 (1)10.0.0.247:6789"
+    server: str | None = None
+    #: not_responding (still trying), timed_out (soft mount: the I/O failed), connection_lost, error,
+    #: evicted (Lustre: the server dropped this client's locks; in-flight I/O fails), request_timeout / network_error
+    #: (Lustre ptlrpc: a request got no reply / could not be sent), network_timeout (LNet: a transmit to a peer NID timed out)
+    event: Literal["not_responding", "timed_out", "connection_lost", "error", "evicted", "request_timeout",
+                   "network_error", "network_timeout"]
+    rc: int | None = None  # Lustre "rc = -107": the negative errno the operation failed with
+    operation: str | None = None  # Lustre "operation obd_ping": the RPC that failed
     message: str
 
 

@@ -159,7 +159,7 @@ _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " k
                 "INFO: task ", "soft lockup", "hard LOCKUP", "INFO: ", "Kernel panic", "kernel BUG at ", "BUG: ",
                 "general protection fault", "segfault at ", "] trap ", "invoked oom-killer", "error, dev ",
                 "ernel BUG at ", "Unable to handle kernel ", " [#", "]: unhandled exception: ", "emperature above", "DPC",
-                "Buffer I/O error", "not responding", "Lustre", "above threshold", "Port module event", "Link down",
+                "Buffer I/O error", "not responding", "Lustre", "LNet", "libceph: ", "above threshold", "Port module event", "Link down",
                 "pids controller", "nobody cared", "containment event", "oading of ", "Lockdown: ",
                 "firmware load for nvidia/", "/lib/firmware/nvidia/")  # or a line starting "["
 

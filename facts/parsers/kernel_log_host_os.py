@@ -114,6 +114,8 @@ KEYWORDS = (r"INFO: task [^\n]{1,80}? blocked for more than |BUG: soft lockup - 
             r"|segfault at [0-9a-f]+ ip |\] trap [\w ]+ ip:|\]: unhandled exception: |invoked oom-killer: "
             r"|error, dev [^\s,]+, sector \d|Buffer I/O error on dev|: server [^\n]{1,80}? not responding, "
             r"|LustreError: |Lustre: [^\n]{1,120}?: Connection to [^\n]{1,200}? was lost"
+            r"|ptlrpc_expire_one_request\(\)\) @@@ Request sent has |LNet(?:Error)?: [^\n]{1,120}?Timed out (?:tx for|RDMA with) "
+            r"|libceph: mon\d+[^\n]{1,80}? session lost, hunting for new mon"
             r"|[Tt]emperature (?:is )?above threshold, cpu clock |Port module event|mlx5_core [0-9a-fA-F:.]+ \S+: Link down"
             r"|fork rejected by pids controller|: nobody cared \(|DPC:? containment event"
             r"|DPC:? (?:unmasked uncorrectable error|ERR_NONFATAL|ERR_FATAL|RP PIO error|software trigger|reserved error) detected")
@@ -245,9 +247,41 @@ _NFS = re.compile(r"(?P<prog>[a-z][\w]{1,15}): server (?P<server>\S+) not respon
 # LustreError: 11-0: scratch-OST0003-osc-ffff8d2e3c4a5000: operation ost_connect to node 10.0.0.5@o2ib failed: rc = -16
 # LustreError: 3042:0:(client.c:1187:ptlrpc_import_delay_req()) @@@ IMP_CLOSED   req@ffff... x1745/t0(0) o101->...
 # Lustre: scratch-OST0003-osc-ffff8d2e3c4a5000: Connection to scratch-OST0003 (at 10.0.0.5@o2ib) was lost; in progress operations using this service will wait for recovery to complete
+#   (obd_name of a client import: <fsname>-<TARGET>-<mdc|osc|mgc>-<superblock address>; the target is the server side)
+# LustreError: 167-0: scratch-OST0003-osc-ffff8d2e3c4a5000: This client was evicted by scratch-OST0003; in progress operations using this service will fail.
+#   (ptlrpc import.c LCONSOLE_ERROR_MSG(0x167, "%s: This client was evicted by %.*s; in progress operations using this service will fail.");
+#    Lustre < 2.4 prints it without the "%s: " obd name)
 _LUSTRE = re.compile(
-    r"LustreError: (?:\d+-\d+: (?P<target>[\w.-]+):|\d+:\d+:\()"
+    r"LustreError: (?:\d+-\d+: (?:(?P<target>[\w.-]+): )?(?:operation (?P<op>\w+) to node (?P<nid>\S+) failed: rc = (?P<rc>-?\d+)"
+    r"|This client was evicted by (?P<evictor>[\w.-]+))?|\d+:\d+:\()"
     r"|Lustre: [\w.-]+: Connection to (?P<lost>\S+) \(at [^)]*\) was lost")
+#  Lustre's ptlrpc client.c ptlrpc_expire_one_request(): DEBUG_REQ(D_WARNING, req, "Request sent has %s: [sent %lld/real %lld]",
+#  "failed due to network error" | "timed out for sent delay" | "timed out for slow reply"); the request names its import and peer NID
+#  ("o<opc>-><import obd name>@<nid>:<portals>"):
+# Lustre: 2449:0:(client.c:2141:ptlrpc_expire_one_request()) @@@ Request sent has failed due to network error: [sent 1508144508/real 1508144518]  req@ffff880eb14da700 x1570198182041824/t0(0) o250->MGC172.31.126.87@o2ib@172.31.126.87@o2ib:26/25 lens 520/544 e 0 to 1 dl 1508144563 ref 1 fl Rpc:eXN/0/ffffffff rc 0/-1
+#                                                                          (jade-hpc-gpu/jade-hpc-gpu.github.io#14)
+# Lustre: 10110:0:(client.c:2116:ptlrpc_expire_one_request()) @@@ Request sent has timed out for slow reply: [sent 1630583792/real 1630583792]  req@ffff8938c5083600 x1709089496416208/t0(0) o38->4vozvbmv-MDT0000-mdc-ffff88ddb2378000@10.0.205.151@tcp:12/10 lens 520/544 e 0 to 1 dl 1630583798 ref 1 fl Rpc:XN/0/ffffffff rc 0/-1
+_PTLRPC = re.compile(
+    r"@@@ Request sent has (?P<how>failed due to network error|timed out for sent delay|timed out for slow reply)"
+    r"[^\n]{0,200}? o\d+->(?P<imp>[^\s@]{1,120}(?:@[^\s@:]{1,40})?)@(?P<nid>[^\s@:]{1,60}@\w{1,16}):")
+#  LNet's o2iblnd (o2iblnd_cb.c kiblnd_check_conns / kiblnd_check_txs_locked): a transmit to a peer NID got no completion in time
+# LNet: 2431:0:(o2iblnd_cb.c:3174:kiblnd_check_conns()) Timed out tx for 172.31.126.87@o2ib: 403055 seconds    (jade-hpc-gpu#14)
+# LNetError: 4316:0:(o2iblnd_cb.c:3335:kiblnd_check_conns()) Timed out RDMA with 10.0.0.5@o2ib (52): c: 0, oc: 0, rc: 8
+_LNET = re.compile(r"LNet(?:Error)?: [^\n]{0,120}?Timed out (?:tx for|RDMA with) (?P<nid>[^\s:@]{1,60}@\w{1,16})")
+#  libceph (net/ceph/mon_client.c reopen_session(): pr_info("mon%d %s session lost, hunting for new mon\n"); 6.x may add
+#  "(fsid=...)" after mon%d, later kernels " (fsid %pU client%lld)" at the end):
+# libceph: mon2 (1)10.0.0.247:6789 session lost, hunting for new mon                              (ceph/ceph-csi#4050)
+# libceph: mon0 (2)192.168.1.81:3300 session lost, hunting for new mon
+_CEPH_MON = re.compile(r"libceph: mon(?P<mon>\d+)(?:\(fsid=[0-9a-f-]{1,40}\))? (?P<addr>\S+) session lost, hunting for new mon")
+# scratch-OST0003-osc-ffff8d2e3c4a5000 -> scratch-OST0003; MGC172.31.126.87@o2ib stays (the MGS's import)
+_IMPORT_SUFFIX = re.compile(r"-(?:osc|mdc|lwp|osp|mgc)-[0-9a-f]{8,16}$")
+
+
+def _lustre_target(obd_name: str | None) -> str | None:
+    """The server target of a client import's obd name."""
+    return _IMPORT_SUFFIX.sub("", obd_name) if obd_name else obd_name
+
+
 # CPU3: Core temperature above threshold, cpu clock throttled (total events = 1)
 # mce: CPU2: Core temperature above threshold, cpu clock throttled (total events = 2675)          (pr_fmt "mce: ", 4.x-5.4)
 # CPU17: Package temperature is above threshold, cpu clock is throttled (total events = 4242)      (5.5+)
@@ -373,9 +407,25 @@ def parse_os_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int
     elif "not responding" in msg and (m := _NFS.search(msg)) is not None:
         b.add(SharedFsError, ln, filesystem="nfs", server=m["server"],
               event="not_responding" if m["how"] == "still trying" else "timed_out", message=msg, **common)
+    elif "Lustre" in msg and "@@@ Request sent has " in msg and (m := _PTLRPC.search(msg)) is not None:
+        b.add(SharedFsError, ln, filesystem="lustre", server=f"{_lustre_target(m['imp'])} ({m['nid']})",
+              event="network_error" if m["how"].startswith("failed") else "request_timeout", message=msg, **common)
     elif "Lustre" in msg and (m := _LUSTRE.search(msg)) is not None:
-        b.add(SharedFsError, ln, filesystem="lustre", server=m["lost"] or m["target"],
-              event="connection_lost" if m["lost"] else "error", message=msg, **common)
+        if m["evictor"]:
+            server, event = m["evictor"], "evicted"
+        elif m["lost"]:
+            server, event = m["lost"], "connection_lost"
+        elif m["nid"]:
+            server, event = f"{_lustre_target(m['target'])} ({m['nid']})", "error"
+        else:
+            server, event = m["target"], "error"
+        b.add(SharedFsError, ln, filesystem="lustre", server=server, event=event,
+              rc=int(m["rc"]) if m["rc"] else None, operation=m["op"], message=msg, **common)
+    elif "LNet" in msg and (m := _LNET.search(msg)) is not None:
+        b.add(SharedFsError, ln, filesystem="lustre", server=m["nid"], event="network_timeout", message=msg, **common)
+    elif "libceph" in msg and (m := _CEPH_MON.search(msg)) is not None:
+        b.add(SharedFsError, ln, filesystem="ceph", server=f"mon{m['mon']} {m['addr']}", event="connection_lost",
+              message=msg, **common)
     elif "threshold" in msg and (m := _THERM.search(msg)) is not None:
         b.add(HostCpuThrottle, ln, cpu=int(m["cpu"]), scope=(m["scope"] or "core").lower(),  # < 2.6.3x: per core
               events=int(m["n"]) if m["n"] else None, message=msg, **common)

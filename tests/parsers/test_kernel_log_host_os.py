@@ -44,7 +44,16 @@ LINES = [
     ("nfs: server nfs01 not responding, still trying", "shared_fs_error", "event", "not_responding"),
     ("nfs: server 10.0.0.5 not responding, timed out", "shared_fs_error", "event", "timed_out"),
     ("lockd: server 10.0.0.5 not responding, still trying", "shared_fs_error", "server", "10.0.0.5"),
-    ("LustreError: 11-0: scratch-OST0003-osc-ffff8d2e3c4a5000: operation ost_connect to node 10.0.0.5@o2ib failed: rc = -16", "shared_fs_error", "server", "scratch-OST0003-osc-ffff8d2e3c4a5000"),
+    ("LustreError: 11-0: scratch-OST0003-osc-ffff8d2e3c4a5000: operation ost_connect to node 10.0.0.5@o2ib failed: rc = -16", "shared_fs_error", "server", "scratch-OST0003 (10.0.0.5@o2ib)"),
+    # wild sweep r45 (parallel / network file systems): the sources' forms (Lustre ptlrpc import.c / client.c, LNet o2iblnd, libceph)
+    ("LustreError: 167-0: scratch-OST0003-osc-ffff8d2e3c4a5000: This client was evicted by scratch-OST0003; in progress operations using this service will fail.",
+     "shared_fs_error", "event", "evicted"),
+    ("LustreError: 167-0: This client was evicted by scratch-MDT0000; in progress operations using this service will fail.",
+     "shared_fs_error", "server", "scratch-MDT0000"),  # Lustre < 2.4: no obd name
+    ("Lustre: 10110:0:(client.c:2116:ptlrpc_expire_one_request()) @@@ Request sent has timed out for slow reply: [sent 1630583792/real 1630583792]  req@ffff8938c5083600 x1709089496416208/t0(0) o38->4vozvbmv-MDT0000-mdc-ffff88ddb2378000@10.0.205.151@tcp:12/10 lens 520/544 e 0 to 1 dl 1630583798 ref 1 fl Rpc:XN/0/ffffffff rc 0/-1",
+     "shared_fs_error", "server", "4vozvbmv-MDT0000 (10.0.205.151@tcp)"),
+    ("LNetError: 4316:0:(o2iblnd_cb.c:3335:kiblnd_check_conns()) Timed out RDMA with 10.0.0.5@o2ib (52): c: 0, oc: 0, rc: 8",
+     "shared_fs_error", "event", "network_timeout"),
     ("LustreError: 3042:0:(client.c:1187:ptlrpc_import_delay_req()) @@@ IMP_CLOSED   req@ffff8d2e3c4a5000 x1745/t0(0)", "shared_fs_error", "filesystem", "lustre"),
     ("Lustre: scratch-OST0003-osc-ffff8d2e3c4a5000: Connection to scratch-OST0003 (at 10.0.0.5@o2ib) was lost; in progress operations using this service will wait for recovery to complete", "shared_fs_error", "event", "connection_lost"),
     ("CPU3: Core temperature above threshold, cpu clock throttled (total events = 1)", "host_cpu_throttle", "scope", "core"),
@@ -126,6 +135,15 @@ REAL = [
      "host_hardware_error", "location", "irq 16", "tpgbox.localdomain"),  # OpenMandrivaAssociation/distribution#260
     ("[Wed Sep 29 07:12:20 2021] python3 invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0",
      "host_oom_invoked", "process", "python3", "n1"),  # RTXteam/RTX#1680
+    # wild sweep r45: jade-hpc-gpu/jade-hpc-gpu.github.io#14, ceph/ceph-csi#4050, a ceph-devel patch's syslog line
+    ("[Mon Oct 16 10:06:17 2017] LustreError: 11-0: jmain01-MDT0000-mdc-ffff88203810d800: operation obd_ping to node 172.31.126.88@o2ib failed: rc = -107",
+     "shared_fs_error", "rc", -107, "n1"),
+    ("[Mon Oct 16 10:00:12 2017] Lustre: 2449:0:(client.c:2141:ptlrpc_expire_one_request()) @@@ Request sent has failed due to network error: [sent 1508144508/real 1508144518]  req@ffff880eb14da700 x1570198182041824/t0(0) o250->MGC172.31.126.87@o2ib@172.31.126.87@o2ib:26/25 lens 520/544 e 0 to 1 dl 1508144563 ref 1 fl Rpc:eXN/0/ffffffff rc 0/-1",
+     "shared_fs_error", "server", "MGC172.31.126.87@o2ib (172.31.126.87@o2ib)", "n1"),
+    ("[Mon Oct 16 09:54:43 2017] LNet: 2431:0:(o2iblnd_cb.c:3174:kiblnd_check_conns()) Timed out tx for 172.31.126.87@o2ib: 403055 seconds",
+     "shared_fs_error", "server", "172.31.126.87@o2ib", "n1"),
+    ("[65324.056564] libceph: mon2 (1)10.0.0.247:6789 session lost, hunting for new mon", "shared_fs_error", "server", "mon2 (1)10.0.0.247:6789", "n1"),
+    ("Apr 18 12:23:38 client1 kernel: libceph: mon0 (2)192.168.1.81:3300 session lost, hunting for new mon", "shared_fs_error", "filesystem", "ceph", "client1"),
 ]
 
 # lines of the same subsystems that report no fault (or only detail one): left unread
@@ -135,6 +153,10 @@ NEAR_MISSES = [
     "mlx5_core 0000:3b:00.0 ens1f0np0: Link up",
     "mlx5_core 0000:3b:00.0: Port module event: module 0, Cable plugged",
     "Lustre: scratch-OST0003-osc-ffff8d2e3c4a5000: Connection restored to 10.0.0.5@o2ib (at 10.0.0.5@o2ib)",
+    "Lustre: 2449:0:(client.c:2141:ptlrpc_expire_one_request()) Skipped 24 previous similar messages",
+    "LNet: 2431:0:(o2iblnd_cb.c:3174:kiblnd_check_conns()) Skipped 24 previous similar messages",
+    "libceph: mon1 (1)10.0.0.249:6789 session established",
+    "libceph: osd2 (1)10.0.0.249:6801 socket closed (con state OPEN)",
     "pcieport 0000:00:03.1: DPC: error containment capabilities: Int Msg #0, RPExt+ PoisonedTLP+ SwTrigger+ RP PIO Log 4, DL_ActiveErr+",
     '"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.',
     "Disabling IRQ #123",
