@@ -14,6 +14,13 @@ entries ``SensorType`` and ``EntryCode`` (iDRAC7/8: a list of ``{"Member": ...}`
     {"EventTimestamp":"2020-06-10T18:11:28+00:00","EventType":"Event","Message":"Chassis state has changed to %s.",
      "MessageId":"Base.1.3.ChassisStateChanged","Severity":"OK"}
 
+phosphor-logging's own D-Bus entries (``openbmc-events view``, the REST ``/xyz/openbmc_project/logging/entry/N``,
+``mfg-tool log-display``; openbmc/openbmc#2763) are read the same way: ``"Message"`` the error's D-Bus name
+(``"org.open_power.Witherspoon.Fault.Error.PowerSupplyInputFault"``), ``"Severity":
+"xyz.openbmc_project.Logging.Entry.Level.Error"`` (as bmcweb's translateSeverityDbusToRedfish(): Emergency / Alert /
+Critical / Error -> Critical, Warning, Notice / Informational / Debug -> OK), ``"Resolved": true`` no fault any more,
+``CALLOUT_INVENTORY_PATH=.../powersupply0`` in AdditionalData naming the part.
+
 The document is read with the json module; a paste cut mid-entry or with keys masked by a mail
 gateway (``***@***.***": "..."``) is not JSON: then each entry's fields are read one by one
 (each value a JSON string literal, decoded by the json module), an entry ending where a field
@@ -33,6 +40,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any
 
@@ -46,7 +54,9 @@ TABLE = "redfish_message_ids.yaml"
 
 #   "@odata.type": "#LogEntry.v1_19_0.LogEntry",        {"@odata.type":"#Event.v1_4_0.Event","Events":[
 #   "EntryType": "SEL",                                  "EntryType": "Oem",
-_DETECT = re.compile(r'#LogEntry\.v\d|#Event\.v\d|"EntryType"\s{0,4}:\s{0,4}"(?:SEL|Event|Oem)"')
+#   "Severity": "xyz.openbmc_project.Logging.Entry.Level.Error",      (phosphor-logging's D-Bus entry, openbmc-events / REST / mfg-tool)
+_DETECT = re.compile(r'#LogEntry\.v\d|#Event\.v\d|"EntryType"\s{0,4}:\s{0,4}"(?:SEL|Event|Oem)"'
+                     r'|"(?:Severity|severity)"\s{0,4}:\s{0,4}"xyz\.openbmc_project\.Logging\.Entry\.Level\.')
 #   "Message": "Power supply 1 is absent.",   "Severity":"Critical"   "EntryCode": [ { "Member": "Assert" } ]
 _FIELD = re.compile(r'"(?P<key>Id|Created|EventTimestamp|EntryType|EntryCode|Message|MessageId|MessageArgs|Severity|MessageSeverity'
                     r'|SensorType|SensorNumber)"\s{0,8}:\s{0,8}(?P<value>"(?:[^"\\\n]|\\.){0,4000}"|\[\s{0,40}\{\s{0,40}"Member"\s{0,8}:\s{0,8}'
@@ -77,7 +87,8 @@ def _text(v: Any) -> str | None:
 def _entries(doc: Any, out: list[dict[str, Any]]) -> None:
     """Every entry-like object of a decoded document, in order."""
     if isinstance(doc, dict):
-        if any(k in doc for k in _ENTRY_KEYS) and any(k in doc for k in ("Severity", "MessageSeverity", "EntryCode", "EntryType")):
+        if any(k in doc for k in _ENTRY_KEYS + ("message",)) and any(
+                k in doc for k in ("Severity", "MessageSeverity", "EntryCode", "EntryType", "severity")):
             out.append(doc)
             return
         for v in doc.values():
@@ -113,10 +124,16 @@ def _scan(text: str) -> list[tuple[dict[str, Any], int]]:
     return out
 
 
-def _json_start(text: str) -> int:
-    """Where the JSON document starts: the first "{" or "[" (an SSE "data: " prefix, a prompt before it)."""
-    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
-    return min(starts) if starts else -1
+def _decode(text: str) -> list[tuple[Any, int]]:
+    """The JSON document(s) a paste holds: decoded from its first "{" and, where that fails, its
+    first "[" (an SSE "data: " prefix or a shell prompt "[user@host ~]$" before the document)."""
+    for start in sorted(i for i in (text.find("{"), text.find("[")) if i >= 0):
+        try:
+            doc, _ = json.JSONDecoder().raw_decode(text, start)
+        except ValueError:
+            continue
+        return [(doc, start)]
+    return []
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -124,15 +141,9 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     text = artefact.text
     found: list[tuple[dict[str, Any], int]] = []
-    start = _json_start(text)
-    doc = None
-    if start >= 0:
-        try:
-            doc, _ = json.JSONDecoder().raw_decode(text, start)
-        except ValueError:
-            doc = None
     entries: list[dict[str, Any]] = []
-    if doc is not None:
+    start = 0
+    for doc, start in _decode(text):
         _entries(doc, entries)
     if entries:
         pos = start
@@ -154,11 +165,25 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
+#: phosphor-logging's Entry.Level (xyz/openbmc_project/Logging/Entry.interface.yaml) as a Redfish
+#: Severity, the way bmcweb's translateSeverityDbusToRedfish() maps it
+_DBUS_LEVEL = {"emergency": "Critical", "alert": "Critical", "critical": "Critical", "error": "Critical",
+               "warning": "Warning", "notice": "OK", "informational": "OK", "information": "OK", "debug": "OK"}
+#   "CALLOUT_INVENTORY_PATH=/xyz/openbmc_project/inventory/system/chassis/powersupply0"
+_CALLOUT = re.compile(r"^CALLOUT_INVENTORY_PATH=\S{0,300}/(?P<part>[^/\s]{1,80})$")
+
+
 def _add(b: FactBuilder, n: int, e: dict[str, Any], rf: Any, sel: Any) -> None:
-    message = _text(e.get("Message")) or ""
+    message = _text(e.get("Message")) or _text(e.get("message")) or ""
     mid = _text(e.get("MessageId"))
-    severity = (_text(e.get("Severity")) or _text(e.get("MessageSeverity")) or "").strip()
+    severity = (_text(e.get("Severity")) or _text(e.get("MessageSeverity")) or _text(e.get("severity")) or "").strip()
+    if severity.startswith("xyz.openbmc_project.Logging.Entry.Level."):  # a D-Bus entry: Message is the error's name
+        severity = _DBUS_LEVEL.get(severity.rsplit(".", 1)[1].lower(), "Critical")  # a level it cannot name: not OK
+    if mid is None and ".Error." in message and " " not in message:
+        mid = message  # bmcweb's EventLog entry of a D-Bus error: "Message": "xyz.openbmc_project.Sensor.Device.Error.ReadFailure"
     code = (_text(e.get("EntryCode")) or "").strip()
+    if e.get("Resolved") in (True, 1) or e.get("resolved") is True:
+        code = code or "Deassert"  # phosphor-logging: the error was marked resolved
     rtype = (_text(e.get("SensorType")) or "").strip() or None
     stype = rf.sensor_types.get(rtype) if rtype else None
     event = rf.event_of(mid, rtype, code)
@@ -167,16 +192,20 @@ def _add(b: FactBuilder, n: int, e: dict[str, Any], rf: Any, sel: Any) -> None:
         entry = sel.entry(stype, code)
     asserted = code.lower() not in ("deassert", "deasserted", "deassertion")
     fault = entry.cause is not None if entry is not None else severity.lower() not in ("ok", "")
-    if entry is None and not severity:
-        fault = False  # an entry that rates itself nothing and no table names: read, no judgement
-    args = e.get("MessageArgs")
-    hay = " ".join([message] + [a for a in args if isinstance(a, str)] if isinstance(args, list) else [message])
-    part = _PART.search(hay)
+    args = [a for a in e.get("MessageArgs") or () if isinstance(a, str)] if isinstance(e.get("MessageArgs"), list) else []
+    extra = e.get("AdditionalData") or e.get("additional_data")
+    callout = next((m["part"] for a in extra if isinstance(a, str) and (m := _CALLOUT.match(a))), None) \
+        if isinstance(extra, list) else None
+    part = _PART.search(" ".join([message] + args))
     cls = IpmiSelEvent if asserted and fault and severity.lower() != "ok" else IpmiSelRecord
-    created = _text(e.get("Created")) or _text(e.get("EventTimestamp")) or ""
+    created = _text(e.get("Created")) or _text(e.get("EventTimestamp")) or _text(e.get("timestamp")) or ""
+    ms = e.get("Timestamp")  # phosphor-logging: milliseconds since the epoch, UTC ("Timestamp": 1519148632287)
+    if not created and isinstance(ms, int) and 0 < ms < 10**14:
+        created = datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S+00:00")
     date, _, time = created.partition("T")
     b.add(cls, n, record_id=_text(e.get("Id")) or "", date=date or None, time=time or None,
-          sensor_type=(entry.sensor_type if entry is not None else stype), sensor=part["part"] if part else (rtype or mid or ""),
+          sensor_type=(entry.sensor_type if entry is not None else stype),
+          sensor=callout or (part["part"] if part else (rtype or mid or "")),
           description=message or (mid or ""), detail=mid, asserted=asserted,
           event=entry.event if entry is not None else None)
 

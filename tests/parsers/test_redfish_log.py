@@ -64,3 +64,22 @@ def test_every_mapped_event_is_in_the_sel_table():
     rf = knowledge.load("redfish_message_ids.yaml")
     assert {m.event for m in rf.messages} <= sel
     assert set(rf.sensor_types.values()) >= {"Power Supply", "Temperature", "Fan"}
+
+
+def test_phosphor_logging_dbus_entry_after_a_prompt():
+    """openbmc/openbmc#2763: openbmc-events view of a PowerSupplyInputFault, callout powersupply0."""
+    text = (FIX / "openbmc_events_view.txt").read_text()
+    assert redfish_log.detect(text)
+    r = _parse(text, "openbmc_events.txt")
+    assert not r.errors
+    (f,) = r.facts
+    assert (f.kind, f.event, f.sensor) == ("ipmi_sel_event", "power_supply_failure", "powersupply0")
+    assert f.evidence.line == 18  # the Message line
+    assert (f.date, f.time) == ("2018-02-20", "17:43:52+00:00")
+    resolved = text.replace('"Resolved": 0', '"Resolved": true')
+    assert [x.kind for x in _parse(resolved).facts] == ["ipmi_sel_record"]
+    info = text.replace("Level.Error", "Level.Informational")
+    assert [x.kind for x in _parse(info).facts] == ["ipmi_sel_record"]
+    unknown = text.replace("PowerSupplyInputFault", "SomethingElse")
+    (u,) = _parse(unknown).facts
+    assert (u.kind, u.event) == ("ipmi_sel_event", None)  # nobody maps it: stays unexplained
