@@ -817,3 +817,53 @@ class UcxCompletionError(Fact):
     link_layer: str | None = None  # "IB" or "RoCE" (v1.8 and later)
     qp_type: str | None = None  # "RC", "DCI", "UD" (v1.8+'s second line)
     opcode: str | None = None  # "SEND", "RDMA_READ", "RDMA_WRITE"
+
+
+@fact_kind
+class UcxMemtypeCopyMissing(Fact):
+    """UCX found no transport that copies between host and GPU memory when it set up a worker or an
+    endpoint (src/ucp/wireup/select.c: "no copy across memory types transport to %s: %s", the peer
+    and each transport's reason after it). The process has GPU memory types in play (UCX's CUDA or
+    ROCm memory domain detected it), but no cuda_copy / rocm_copy transport is usable: UCX_TLS left
+    it out, or this UCX's CUDA/ROCm transport module was not built or did not load. Open MPI's
+    pml ucx then fails "Failed to create UCP worker" and "PML ucx cannot be selected"."""
+
+    kind: Literal["ucx_memtype_copy_missing"] = "ucx_memtype_copy_missing"
+    peer: str | None = None  # "prm-dgx-10:9574"; None for UCX 1.3's "<no debug data>"
+    reason: str | None = None  # "Unsupported operation", or the first transport's reason
+    pml_not_selected: bool = False  # Open MPI's "Failed to create UCP worker" / "PML ucx cannot be selected" followed
+
+
+@fact_kind
+class UcxCudaIpcOpenFailed(Fact):
+    """UCX's cuda_ipc transport could not map a peer process's GPU buffer (src/uct/cuda/cuda_ipc/cuda_ipc_cache.c):
+    "<cache>: failed to open ipc mem handle. addr:%p len:%lu[ (<ucs status>)]" (ucs_fatal: the process aborts),
+    or the driver call under it, "cuIpcOpenMemHandle() failed: <CUDA error string>". ``status``
+    "Element already exists" is CUDA_ERROR_ALREADY_MAPPED (UCS_ERR_ALREADY_EXISTS): that peer's handle
+    is already open in this process's context (the program or another library opened it itself;
+    CUDA allows one open per context per peer process), and UCX's purge-and-retry did not help."""
+
+    kind: Literal["ucx_cuda_ipc_open_failed"] = "ucx_cuda_ipc_open_failed"
+    cache: str | None = None  # the cache's name: "dest:5221" (the peer's pid), or the cache name newer releases print
+    address: str | None = None  # "0x7f7647415c00"
+    length: int | None = None  # bytes
+    status: str | None = None  # "Element already exists", or the CUDA error string of cuIpcOpenMemHandle()
+    already_mapped: bool = False  # status says the handle is open already (UCS_ERR_ALREADY_EXISTS / CUDA_ERROR_ALREADY_MAPPED)
+
+
+@fact_kind
+class MpichAbort(Fact):
+    """An MPICH-derived MPI aborted a rank with its error line (src/mpi/errhan: MPIR_Handle_fatal_error;
+    Cray MPICH's "MPICH ERROR [Rank N] [job id J] [<date>] [<host>] - Abort(<code>) (rank N in comm C):
+    <function>: <message>", then "aborting job:" and the message again). ``reason`` names what the
+    message says where a rule needs it: ``gtl_not_linked`` for Cray MPICH's "MPIDI_CRAY_init:
+    GPU_SUPPORT_ENABLED is requested, but GTL library is not linked" (MPICH_GPU_SUPPORT_ENABLED=1 in a
+    program not linked with the GPU Transport Layer, libmpi_gtl_cuda / libmpi_gtl_hsa)."""
+
+    kind: Literal["mpich_abort"] = "mpich_abort"
+    rank: int | None = None
+    function: str | None = None  # "MPIDI_CRAY_init"
+    message: str  # "GPU_SUPPORT_ENABLED is requested, but GTL library is not linked"
+    code: int | None = None  # Abort(<code>)
+    job_id: str | None = None
+    reason: Literal["gtl_not_linked", "other"] = "other"

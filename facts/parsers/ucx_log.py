@@ -91,6 +91,31 @@ UCX_TLS=^cuda_ipc; unsetting it made the benchmark pass)::
     [1765457011.052824] [nvl72119-T17:1222683:0]      ucp_device.c:415  UCX  ERROR failed to select lane for local device GPU0
     [1765457011.052846] [nvl72119-T17:1222683:0]      ucp_device.c:593  UCX  ERROR failed to create handle:
 
+UCX's wire-up finding no transport that copies between host and GPU memory (src/ucp/wireup/select.c,
+``ucs_error("no %s transport to %s: %s", criteria->title, <peer>, <each transport's reason>)`` with the title
+"copy across memory types"), and Open MPI's pml ucx failing on it (pml_ucx.c "Failed to create UCP worker", then
+pml_base_select.c "PML %s cannot be selected"). Sample lines (real, openucx/ucx#3174: Open MPI 3.1.3 + UCX 1.3.1 on GPU
+nodes)::
+
+    [1549236370.714691] [r3657:2445 :0]         select.c:312  UCX  ERROR no copy across memory types transport to <no debug data>: Unsupported operation
+    [r3657:02445] ../../../../../../../ompi/mca/pml/ucx/pml_ucx.c:208 Error: Failed to create UCP worker
+    [r3657:02445] PML ucx cannot be selected
+
+Facts: ``ucx_memtype_copy_missing`` per such line (the peer, the first reason, whether the pml failed after it).
+
+UCX's cuda_ipc transport failing to map a peer's GPU buffer (src/uct/cuda/cuda_ipc/cuda_ipc_cache.c, ucs_fatal
+``"%s: failed to open ipc mem handle. addr:%p len:%lu (%s)"`` with the cache's name and ucs_status_string, or without
+the status; the driver call under it by UCT_CUDADRV_FUNC_LOG_ERR ``"%s() failed: %s"``, cuIpcOpenMemHandle and its
+CUDA error string; UCX 1.4-1.8's runtime form ``"%s is failed. ret:%s"``). Sample lines (real, openucx/ucx#3192 and
+openucx/ucx#5815)::
+
+    cuda_ipc_cache.c:154  UCX Fatal: dest:5221: failed to open ipc mem handle. addr:0x7f7647415c00 len:89088 (Element already exists)
+    [swx-dgx02:76439:0:78030] cuda_ipc_cache.c:263  Fatal: dest:76435: failed to open ipc mem handle. addr:0x7f41ca000000 len:30680756736 (Element already exists)
+
+Facts: ``ucx_cuda_ipc_open_failed`` per peer cache and address (a debugger's frames quoting the same message are
+read with it): the cache (``dest:<peer pid>``), address, length, the status and whether it says the handle is mapped
+already (CUDA_ERROR_ALREADY_MAPPED, UCS_ERR_ALREADY_EXISTS "Element already exists").
+
 Facts: ``ucx_device_lane_missing`` per lane error (the GPU when named, the node of UCX's prefix); the
 "failed to create handle" line after it is its consequence, read with it.
 
@@ -106,8 +131,8 @@ import re
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
-    OpenmpiUcxPeerFailed, UcxCompletionError, UcxDeviceLaneMissing, UcxShmAllocFailed, UcxSocketConnectFailed,
-    UcxVerbsFailure,
+    OpenmpiUcxPeerFailed, UcxCompletionError, UcxCudaIpcOpenFailed, UcxDeviceLaneMissing, UcxMemtypeCopyMissing,
+    UcxShmAllocFailed, UcxSocketConnectFailed, UcxVerbsFailure,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches, lines_with
 
@@ -253,6 +278,69 @@ def _device_lanes(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> N
         fb.add(UcxDeviceLaneMissing, n, node=artefact.node_for(host["host"] if host else None), device=m["dev"])
 
 
+# [1549236370.714691] [r3657:2445 :0]         select.c:312  UCX  ERROR no copy across memory types transport to <no debug data>: Unsupported operation   (openucx/ucx#3174, UCX 1.3.1)
+# ... select.c:634  UCX  ERROR   no copy across memory types transport to node-a:9574: self/memory - Destination is unreachable, tcp/lo - no put short   (select.c's "no %s transport to %s: %s", filled)
+_MEMTYPE = re.compile(r"\bno copy across memory types transport to (?P<peer><no debug data>|[\w.-]{1,253}:\d{1,10}|[^\s:]{1,253}): "
+                      r"(?P<reason>[^,\n]{0,160}[^,\s])")
+# [r3657:02445] ../../../../../../../ompi/mca/pml/ucx/pml_ucx.c:208 Error: Failed to create UCP worker   (openucx/ucx#3174)
+# [r3657:02445] PML ucx cannot be selected   (ompi/mca/pml/base/pml_base_select.c "PML %s cannot be selected", openucx/ucx#3174)
+_PML_FAILED = re.compile(r"pml_ucx\.c:\d{1,6}\s{1,4}Error: Failed to create UCP worker|\bPML ucx cannot be selected\b")
+
+
+def _memtype(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    """One fact per line; the pml's failure lines after the first are its consequence, read with it."""
+    found = [(n, m, line) for n, line in iter_lines_with(("copy across memory types",), artefact)
+             if (m := _MEMTYPE.search(line)) is not None]
+    if not found:
+        return
+    pml = [n for n, _line in iter_lines_with(("Failed to create UCP worker", "PML ucx cannot"), artefact)
+           if _PML_FAILED.search(_line) is not None]
+    result.lines_used += len(found) + len(pml)
+    for n, m, line in found:
+        host = _HOST.search(line[:m.start()])
+        peer = None if m["peer"] == "<no debug data>" else m["peer"]
+        fb.add(UcxMemtypeCopyMissing, n, node=artefact.node_for(host["host"] if host else None), peer=peer,
+               reason=m["reason"].strip(), pml_not_selected=any(p > n for p in pml))
+
+
+# cuda_ipc_cache.c:154  UCX Fatal: dest:5221: failed to open ipc mem handle. addr:0x7f7647415c00 len:89088 (Element already exists)   (openucx/ucx#3192)
+# [swx-dgx02:76439:0:78030] cuda_ipc_cache.c:263  Fatal: dest:76435: failed to open ipc mem handle. addr:0x7f41ca000000 len:306807      56736 (Element already exists)   (openucx/ucx#5815, the paste broke the length)
+# #2  ... ucs_error_freeze (message=0x7fe501bf8040 "Fatal: dest:76435: failed to open ipc mem handle. addr:0x7f41ca000   (openucx/ucx#5815, a gdb frame quoting it, cut)
+_IPC_OPEN = re.compile(r"(?P<cache>[\w.:-]{1,64}): failed to open ipc mem handle\. addr:(?P<addr>0x[0-9a-fA-F]{1,16}|\(nil\))"
+                       r"(?: len:(?P<len>\d{1,20})(?P<gap>[ \t]{1,8}\d{1,12})?(?: \((?P<status>[A-Za-z][\w ,'-]{0,80})\))?)?")
+# ... cuda_ipc_cache.c:284  UCX  ERROR cuIpcOpenMemHandle() failed: invalid device context   (UCT_CUDADRV_FUNC_LOG_ERR "%s() failed: %s", filled)
+# ... cuda_ipc_md.c:105  UCX  ERROR cudaIpcOpenMemHandle(...) is failed. ret:peer mapping resources exhausted   (UCX 1.4-1.8 "%s is failed. ret:%s", filled)
+_IPC_CALL = re.compile(r"\b(?:cuIpcOpenMemHandle|cudaIpcOpenMemHandle)(?:\([^()\n]{0,200}\))?(?:\(\))? (?:failed: |is failed\. ret:)"
+                       r"(?P<err>[A-Za-z][\w ,'-]{0,80}[\w'])")
+_ALREADY = ("Element already exists", "already mapped")
+
+
+def _cuda_ipc(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    seen: set[tuple[str, str]] = set()
+    calls: list[tuple[int, str, str]] = []
+    for n, line in iter_lines_with(("open ipc mem handle", "IpcOpenMemHandle"), artefact):
+        if (m := _IPC_OPEN.search(line)) is not None:
+            result.lines_used += 1
+            if any(c == m["cache"] and (a.startswith(m["addr"]) or m["addr"].startswith(a)) for c, a in seen):
+                continue  # a debugger's frames quoting the same fatal message (cut where the frame wraps)
+            seen.add((m["cache"], m["addr"]))
+            host = _HOST.search(line[:m.start()])
+            # a length the paste broke with spaces ("len:306807      56736") is not trusted
+            length = int(m["len"]) if m["len"] and not (m["gap"] or "").strip() else None
+            status = m["status"].strip() if m["status"] else None
+            fb.add(UcxCudaIpcOpenFailed, n, node=artefact.node_for(host["host"] if host else None), cache=m["cache"],
+                   address=m["addr"], length=length, status=status,
+                   already_mapped=bool(status and any(a in status for a in _ALREADY)))
+        elif (c := _IPC_CALL.search(line)) is not None:
+            result.lines_used += 1
+            host = _HOST.search(line[:c.start()])
+            calls.append((n, host["host"] if host else "", c["err"].strip()))
+    if not seen:  # the driver call alone: the fatal line after it was not pasted
+        for n, host, err in calls:
+            fb.add(UcxCudaIpcOpenFailed, n, node=artefact.node_for(host or None), status=err,
+                   already_mapped=any(a in err for a in _ALREADY))
+
+
 def _openmpi_peers(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     """A consequence line ("Failed to resolve UCX endpoint", "add procs FAILED") is read with the failure before it in
     the file; alone, it is a fact of its own (stage resolve), which no rule explains."""
@@ -303,6 +391,11 @@ def detect(head: str) -> bool:
         return True
     if ") returned " in head and _RETURNED.search(head) is not None:
         return True
+    if "copy across memory types" in head and _MEMTYPE.search(head) is not None:
+        return True
+    if ("open ipc mem handle" in head and _IPC_OPEN.search(head) is not None
+            or "IpcOpenMemHandle" in head and _IPC_CALL.search(head) is not None):
+        return True
     if " lane " in head and any(_DEVICE_LANE.search(line) for _s, line in lines_with(head, ("select lane", "no lane found"))):
         return True
     return ("failed: " in head or ", syndrome 0x" in head) and _LINE.search(head) is not None
@@ -340,6 +433,10 @@ def parse(artefact: Artefact) -> ParseResult:
         _openmpi_peers(artefact, fb, result)
     if " lane " in artefact.text:
         _device_lanes(artefact, fb, result)
+    if "copy across memory types" in artefact.text:
+        _memtype(artefact, fb, result)
+    if "IpcOpenMemHandle" in artefact.text or "open ipc mem handle" in artefact.text:
+        _cuda_ipc(artefact, fb, result)
     return result
 
 
@@ -424,7 +521,9 @@ def _verbs_completions(artefact: Artefact, fb: FactBuilder, result: ParseResult)
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\)(?: for [\w ]+)?(?: on \w+(?::\d+)?)? failed(?: on \w+, syndrome 0x[0-9a-fA-F]+)?: ", r"ERROR\s+(?:ibv|mlx5dv)_\w+\(\w+\) returned -?\d+: ",
+SIGNATURES = (r"\bno copy across memory types transport to \S", r": failed to open ipc mem handle\. addr:",
+              r"\b(?:cuIpcOpenMemHandle|cudaIpcOpenMemHandle)(?:\([^()\n]*\))?(?:\(\))? (?:failed: |is failed\. ret:)[A-Za-z]",
+              r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\)(?: for [\w ]+)?(?: on \w+(?::\d+)?)? failed(?: on \w+, syndrome 0x[0-9a-fA-F]+)?: ", r"ERROR\s+(?:ibv|mlx5dv)_\w+\(\w+\) returned -?\d+: ",
               r"\biface[= ](?:0x[0-9a-fA-F]+|\(nil\)):? failed to create \w+ QP (?:on \w+:\d+ )?TX wr:\d+ ",
               r"\bconnect\(fd=\d+, dest_addr=[^)\n]+\) failed: [A-Za-z]",
               r"\bUCX\s+ERROR\s+failed to create qp: [A-Za-z]",

@@ -369,3 +369,31 @@ def test_a_verbs_line_without_ucxs_prefix_is_on_the_files_node():
     # quoted without the prefix (NVIDIA/cudf-spark#7632's form), or a clock in brackets that is no host
     got = parse_text("[12:34:56] ERROR mlx5_0: ibv_create_cq() failed: Cannot allocate memory.\n").facts
     assert [f.node for f in got] == ["node1"]
+
+
+def test_memtype_copy_missing_and_pml():
+    # openucx/ucx#3174 (Open MPI 3.1.3 + UCX 1.3.1), verbatim lines
+    text = ("[1549236370.714691] [r3657:2445 :0]         select.c:312  UCX  ERROR no copy across memory types transport to <no debug data>: Unsupported operation\n"
+            "[r3657:02445] ../../../../../../../ompi/mca/pml/ucx/pml_ucx.c:208 Error: Failed to create UCP worker\n"
+            "[r3657:02445] PML ucx cannot be selected\n")
+    assert ucx_log.detect(text)
+    res = ucx_log.parse(Artefact(path="mpirun.txt", text=text, node="unknown"))
+    (f,) = [x for x in res.facts if x.kind == "ucx_memtype_copy_missing"]
+    assert (f.node, f.peer, f.reason, f.pml_not_selected) == ("r3657", None, "Unsupported operation", True)
+    assert res.lines_used == 3
+
+
+def test_cuda_ipc_open_failed():
+    # openucx/ucx#3192 and #5815 (a gdb frame quoting the same fatal, cut), verbatim
+    text = ("[swx-dgx02:76439:0:78030] cuda_ipc_cache.c:263  Fatal: dest:76435: failed to open ipc mem handle. addr:0x7f41ca000000 len:30680756736 (Element already exists)\n"
+            "#2  0x00007fe500c9bd34 in ucs_error_freeze (message=0x7fe501bf8040 \"Fatal: dest:76435: failed to open ipc mem handle. addr:0x7f41ca000\n"
+            "cuda_ipc_cache.c:154  UCX Fatal: dest:5221: failed to open ipc mem handle. addr:0x7f7647415c00 len:89088 (Element already exists)\n")
+    assert ucx_log.detect(text)
+    facts = [x for x in ucx_log.parse(Artefact(path="gdb.txt", text=text, node="unknown")).facts if x.kind == "ucx_cuda_ipc_open_failed"]
+    assert [(f.node, f.cache, f.length, f.already_mapped) for f in facts] == [
+        ("swx-dgx02", "dest:76435", 30680756736, True), ("unknown", "dest:5221", 89088, True)]
+    # the driver call alone (UCT_CUDADRV_FUNC_LOG_ERR "%s() failed: %s", filled)
+    alone = "[1700000000.1] [node1:77:0] cuda_ipc_cache.c:284  UCX  ERROR cuIpcOpenMemHandle() failed: invalid device context\n"
+    assert ucx_log.detect(alone)
+    (f,) = [x for x in ucx_log.parse(Artefact(path="a.txt", text=alone, node="unknown")).facts if x.kind == "ucx_cuda_ipc_open_failed"]
+    assert (f.node, f.status, f.already_mapped) == ("node1", "invalid device context", False)
