@@ -461,6 +461,38 @@ class TrainingLossNotFinite(Fact):
 
 
 @fact_kind
+class RankPerformanceScore(Fact):
+    """One rank's performance score in a training framework's straggler report: nvidia-resiliency-ext's
+    "GPU relative performance:" / "GPU individual performance:" rows ("Rank=76 Node=h100-001-253-012
+    Score=0.94", printed by NeMo's and Megatron-Bridge's straggler callbacks), or the slowest rank of
+    Megatron-LM's StragglerDetector line (MnRtt/MxRtt, MnEtpt/MxEtpt: fastest over slowest)."""
+
+    kind: Literal["rank_performance_score"] = "rank_performance_score"
+    # nvrx_relative (against the best rank), nvrx_individual (against the rank's own best so far),
+    # megatron_round_trip (MnRtt / MxRtt), megatron_throughput (MnEtpt / MxEtpt)
+    basis: str
+    rank: int
+    host: str | None = None  # the node the report names for the rank (NVRx's Node=), None for Megatron's line
+    score: float  # 1.0 = as fast as the reference; lower = slower
+    ranks: int | None = None  # how many ranks the report covers ("Worst performing 5/512 ranks": 512)
+    below_score: float  # knowledge/straggler.yaml: under it the rank is a straggler
+    reference: str | None = None  # Megatron's line: the fastest rank's figure ("3453.08ms on rank 8")
+    clocks: str | None = None  # Megatron's line: the lowest and highest SM clock and their ranks
+
+
+@fact_kind
+class StragglerReported(Fact):
+    """A framework's straggler detector named a rank a straggler: nvidia-resiliency-ext's
+    "STRAGGLER DETECTION WARNING: Some GPUs have worse relative performance. Affected ranks: [76, 13]"
+    (or "Some GPUs performance dropped."), one fact per rank, judged with the job's own threshold."""
+
+    kind: Literal["straggler_reported"] = "straggler_reported"
+    basis: str  # relative (against the other ranks) or individual (against the rank's own earlier speed)
+    rank: int
+    host: str | None = None  # the node the same file's score rows name for the rank
+
+
+@fact_kind
 class ComputeSanitizerError(Fact):
     """compute-sanitizer (cuda-memcheck before it) reporting a kernel's access or instruction error
     ("Invalid __global__ read of size 4 bytes", "Illegal instruction", "... is misaligned") with
@@ -682,3 +714,4 @@ class MooncakeNicInactive(Fact):
     device: str  # "mlx5_bond_2"
     nic_path: str  # "10.0.2.69:15858@mlx5_bond_2"
     reason: Literal["completion_errors", "connect_failed"]
+

@@ -29,6 +29,14 @@ below 1, gpt-neox's ``Skipped 50 iterations in a row due to Overflow``), PyTorch
 (``Function 'MulBackward0' returned nan values in its 0th output.``: what ``gradient``), verl's
 ``WARN: grad_norm is not finite: nan`` (its actor's ``WARN: rank 3 grad_norm is not finite: nan`` names the rank), or in a metrics line (Megatron's ``grad norm: nan``, the
 Trainer's ``{'loss': nan}``, a prefixed name without a separator: ``g_loss nan``).
+Straggler reports (wild sweep 46): ``rank_performance_score`` per rank of nvidia-resiliency-ext's
+``GPU relative performance:`` / ``GPU individual performance:`` blocks (``  Rank=76 Node=h100-001-253-012
+Score=0.94``: NeMo's and Megatron-Bridge's straggler callbacks; the fact on the node the row names) and for
+the slowest rank of Megatron-LM's StragglerDetector line (``MnRtt/Rnk: 3453.08ms/8 | MxRtt/Rnk:
+3468.20ms/0 | ... | MnEtpt/Rnk: 296.02TF/0 | MxEtpt/Rnk: 297.32TF/8``: fastest over slowest), each with
+knowledge/straggler.yaml's ``below_score``; ``straggler_reported`` per rank a detector's own verdict names
+(``STRAGGLER DETECTION WARNING: Some GPUs have worse relative performance. Affected ranks: [76, 13]``,
+FlagScale's ``Detected stragglers: [5]`` with its ``  Rank 5 (node)`` rows).
 Text without these lines yields nothing.
 """
 from __future__ import annotations
@@ -36,7 +44,10 @@ from __future__ import annotations
 import re
 import statistics
 
+from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
+    RankPerformanceScore,
+    StragglerReported,
     TrainingLossNotFinite,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
@@ -251,6 +262,124 @@ def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None
         fb.add(TrainingLossNotFinite, n, **kw)
 
 
+# Straggler reports (the "a node runs 30 % slower" case), in the frameworks' own forms:
+# nvidia-resiliency-ext's straggler callbacks (nvidia_resiliency_ext/ptl_resiliency/straggler_det_callback.py,
+# NeMo's StragglerDetectionCallback, Megatron-Bridge's NVRxStragglerDetectionManager) log
+# f"\nGPU relative performance:\n{rel_perf_str}" and f"\nGPU individual performance:\n{...}", the rows
+# f"  Rank={r} Node={rank_to_node[r]} Score={s:.2f}\n", under f" Worst performing {k}/{n} ranks:\n" and
+# f" Best performing {k}/{n} ranks:\n" when the job has more ranks than it prints:
+# megatron.bridge.NVRxStragglerDetection: GPU relative performance:    (NVIDIA-NeMo/Megatron-Bridge#2114)
+#  Worst performing 5/512 ranks:                                        (Megatron-Bridge docs/training/resiliency.md)
+#   Rank=76 Node=h100-001-253-012 Score=0.94
+# (a launcher's line label in front is allowed: srun --label "0: ", torchrun's "[default0]:")
+_LABEL = r"(?:\s{0,4}\d{1,6}: |\[default\d{1,5}\]:)?"
+_NVRX_HEAD = re.compile(r"\bGPU (?P<basis>relative|individual) performance:\s*$")
+_NVRX_SUB = re.compile(r"^" + _LABEL + r"\s{0,8}(?:Worst|Best) performing \d{1,7}/(?P<n>\d{1,7}) ranks:\s*$")
+_NVRX_ROW = re.compile(r"^" + _LABEL + r"\s{0,8}Rank=(?P<rank>\d{1,7}) Node=(?P<node>[^\s=]{1,255}) Score=(?P<score>nan|\d{1,4}(?:\.\d{1,6})?)\s*$")
+# its verdict, with the threshold the job configured (_print_stragglers; a set in NVRx's own tests' logs):
+# STRAGGLER DETECTION WARNING: Some GPUs have worse relative performance. Affected ranks: [76, 13, 45]
+# STRAGGLER DETECTION WARNING: Some GPUs performance dropped. Affected ranks: [162, 79, 357]
+_NVRX_ROW_SIG = re.compile(r"\bRank=\d{1,7} Node=[^\s=]{1,255} Score=(?:nan|\d)")  # the rows' signature (unanchored)
+_NVRX_WARN = re.compile(r"STRAGGLER DETECTION WARNING: Some GPUs (?P<how>have worse relative performance|performance dropped)\. "
+                        r"Affected ranks: [\[{]\d")  # the list itself is read after the match, up to its closing bracket
+# FlagScale's straggler detector (flagscale/runner/straggler report.py StragglerReport.to_text; a rank is
+# a straggler at straggler_threshold, default 1.5: 50 % slower than the fastest), in its releases' wordings:
+# === Straggler Report at Step 10 ===                                   (flagos-ai/FlagScale#938)
+# Detected stragglers: [3, 7]        / "Detected Stragglers: [3]" / "Detected stragglers:" alone
+#   Rank 3 (node-15-128)             / "  - Rank 3 (node-15-128)" / "  rank 3 (node-15-128)"
+# No stragglers detected.            ("\u2713 No stragglers detected." in #938's output)
+_FS_HEAD = re.compile(r"=== Straggler Report at [Ss]tep \d{1,12} ===")
+_FS_DETECTED = re.compile(r"^" + _LABEL + r"\s{0,4}Detected [Ss]tragglers:")
+_FS_RANK = re.compile(r"^" + _LABEL + r"\s{1,8}(?:- )?[Rr]ank (?P<rank>\d{1,7}) \((?P<node>[^()\s]{1,255})\)\s*$")
+# Megatron-LM's StragglerDetector (megatron/core/utils.py report(), --log-straggler): each field is a
+# _ValueWithRank printed f"{value:.2f}{unit}/{rank}" (older releases without the .2f):
+# 0: INFO:megatron.core.utils:[2024-03-14 23:07:56] | MnRtt/Rnk: 3453.08ms/8 | MxRtt/Rnk: 3468.20ms/0 | MnPwr/Rnk: 601796W/8 | ... | MnClk/Rnk: 1950MHz/28 | MxClk/Rnk: 1980MHz/0 | ... | MnEtpt/Rnk: 296.02TF/0 | MxEtpt/Rnk: 297.32TF/8
+_NUM = r"\d{1,12}(?:\.\d{1,6})?"
+_MEG_RTT = re.compile(r"\bMnRtt/Rnk: (?P<mn>" + _NUM + r")ms/(?P<mnr>\d{1,7}) \| MxRtt/Rnk: (?P<mx>" + _NUM + r")ms/(?P<mxr>\d{1,7})")
+_MEG_ETPT = re.compile(r"\bMnEtpt/Rnk: (?P<mn>" + _NUM + r")TF/(?P<mnr>\d{1,7}) \| MxEtpt/Rnk: (?P<mx>" + _NUM + r")TF/(?P<mxr>\d{1,7})")
+_MEG_CLK = re.compile(r"\bMnClk/Rnk: (?P<mn>" + _NUM + r")MHz/(?P<mnr>\d{1,7}) \| MxClk/Rnk: (?P<mx>" + _NUM + r")MHz/(?P<mxr>\d{1,7})")
+_STRAGGLER_GATES = ("performance:", "STRAGGLER DETECTION WARNING", "MnRtt/Rnk:", "Straggler Report at")
+
+
+def _limits() -> tuple[float, int]:
+    data = knowledge.load("straggler.yaml")  # validated (facts/knowledge.py StragglerLimits)
+    return data.below_score, data.min_ranks
+
+
+def _stragglers(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    """rank_performance_score per rank of each NVRx score block (the last report of the file per basis and
+    rank) and the slowest rank of each Megatron StragglerDetector line (the last one); straggler_reported
+    per rank an NVRx warning names."""
+    if not any(g in artefact.text for g in _STRAGGLER_GATES):
+        return
+    below, min_ranks = _limits()
+    lines = artefact.lines
+    scores: dict[tuple[str, int], tuple[int, dict[str, object]]] = {}
+    hosts: dict[int, str] = {}
+    warned: dict[tuple[str, int], int] = {}
+    megatron: dict[str, tuple[int, dict[str, object]]] = {}
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if "performance:" in line and (h := _NVRX_HEAD.search(line)) is not None:
+            basis, total, rows = f"nvrx_{h['basis']}", None, []
+            j = i + 1
+            while j < len(lines) and j < i + 4100:
+                if (sub := _NVRX_SUB.match(lines[j])) is not None:
+                    total = int(sub["n"])
+                elif (row := _NVRX_ROW.match(lines[j])) is not None:
+                    rows.append((j + 1, int(row["rank"]), row["node"], row["score"]))
+                else:
+                    break
+                j += 1
+            total = total if total is not None else len(rows)
+            for n, rank, node, score in rows:
+                hosts[rank] = node
+                if score != "nan" and total >= min_ranks:
+                    scores[(basis, rank)] = (n, {"basis": basis, "rank": rank, "host": node, "score": float(score),
+                                                 "ranks": total, "below_score": below})
+            result.lines_used += len(rows) + 1 if rows else 0
+            i = j
+            continue
+        if "STRAGGLER DETECTION WARNING" in line and (w := _NVRX_WARN.search(line)) is not None:
+            basis = "relative" if w["how"].startswith("have") else "individual"
+            rest = line[w.end() - 2:]
+            for r in re.findall(r"\d{1,7}", rest[:min((k for k in (rest.find("]"), rest.find("}")) if k > 0), default=len(rest))]):
+                warned[(basis, int(r))] = i + 1
+            result.lines_used += 1
+        elif "Detected" in line and _FS_DETECTED.match(line) is not None:
+            rows = []
+            for k in range(i + 1, min(len(lines), i + 4100)):
+                if (fr := _FS_RANK.match(lines[k])) is None:
+                    break
+                rows.append((k + 1, int(fr["rank"]), fr["node"]))
+            listed = line[line.find(":") + 1:]
+            for r in ([] if rows else re.findall(r"\d{1,7}", listed[:listed.find("]")] if "]" in listed else "")):
+                rows.append((i + 1, int(r), f"rank-{r}"))
+            for n, rank, node in rows:
+                if not node.startswith("rank-"):  # the report's stand-in when it knows no node name
+                    hosts[rank] = node
+                warned[("relative", rank)] = n
+            result.lines_used += 1 + len(rows)
+        elif "MnRtt/Rnk:" in line and (m := _MEG_RTT.search(line)) is not None:
+            clk = _MEG_CLK.search(line)
+            clocks = None if clk is None else f"{clk['mn']} MHz on rank {clk['mnr']} to {clk['mx']} MHz on rank {clk['mxr']}"
+            if float(m["mx"]) > 0:
+                megatron["megatron_round_trip"] = (i + 1, {
+                    "basis": "megatron_round_trip", "rank": int(m["mxr"]), "score": round(float(m["mn"]) / float(m["mx"]), 4),
+                    "below_score": below, "reference": f"{m['mx']} ms against {m['mn']} ms on rank {m['mnr']}", "clocks": clocks})
+            if (e := _MEG_ETPT.search(line)) is not None and float(e["mx"]) > 0:
+                megatron["megatron_throughput"] = (i + 1, {
+                    "basis": "megatron_throughput", "rank": int(e["mnr"]), "score": round(float(e["mn"]) / float(e["mx"]), 4),
+                    "below_score": below, "reference": f"{e['mn']} TF against {e['mx']} TF on rank {e['mxr']}", "clocks": clocks})
+            result.lines_used += 1
+        i += 1
+    for n, kw in list(scores.values()) + list(megatron.values()):
+        fb.add(RankPerformanceScore, n, node=kw.get("host"), **kw)  # type: ignore[arg-type]
+    for (basis, rank), n in warned.items():
+        fb.add(StragglerReported, n, node=hosts.get(rank), basis=basis, rank=rank, host=hosts.get(rank))
+
+
 def detect(head: str) -> bool:
     if any(g in head for g in _NONFINITE_GATES) and _NONFINITE.search(head) is not None:
         return True
@@ -262,6 +391,9 @@ def detect(head: str) -> bool:
             if _WORKERS_HEADER in row and any(v in ("nan", "inf", "-inf", "+inf", "+nan", "-nan")
                                               for _, _, v in _worker_norms(rows, i)):
                 return True
+    if any(g in head for g in _STRAGGLER_GATES) and (_NVRX_WARN.search(head) is not None or _FS_HEAD.search(head) is not None or _MEG_RTT.search(head) is not None
+                                                     or _NVRX_ROW_SIG.search(head) is not None):
+        return True
     return ("iteration" in head or "SamplesPerSec" in head or "train_runtime" in head or "step:" in head) and _DETECT.search(head) is not None
 
 
@@ -310,6 +442,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 put("torchtitan", "mfu", float(m["mfu"]), n)
             result.lines_used += 1
     _nonfinite(artefact, fb, result)
+    _stragglers(artefact, fb, result)
     notes = {k: "closing train_* metrics of the Trainer" for k in series if k[0] == "hf_trainer"}
     if ds_running is not None:  # a running average already smooths the warm-up in: its last value
         series[("deepspeed", "samples_per_second")] = [ds_running[1]]
@@ -326,4 +459,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT, _NONFINITE, _SCALE_STEP, re.compile(re.escape(_WORKERS_HEADER)))
+SIGNATURES = (_DETECT, _NONFINITE, _SCALE_STEP, re.compile(re.escape(_WORKERS_HEADER)), _NVRX_WARN, _MEG_RTT, _NVRX_ROW_SIG, _FS_HEAD)
