@@ -448,6 +448,26 @@ class LinkCounter(Fact):
 
 
 @fact_kind
+class NicLinkSettings(Fact):
+    """One interface's ``ethtool <iface>`` block (facts/parsers/ethtool_settings.py): its link
+    state and speed beside the link modes it and its link partner can run."""
+
+    kind: Literal["nic_link_settings"] = "nic_link_settings"
+    interface: str
+    link_detected: bool | None = None  # None: the paste has no "Link detected:" line
+    link_state_detail: str | None = None  # netlink's extended state: "No cable", "Autoneg, No partner detected"
+    speed_mbps: int | None = None  # None: "Speed: Unknown!" or no Speed line
+    speed_printed: str | None = None
+    duplex: str | None = None  # Full | Half | Unknown! (255)
+    autoneg: bool | None = None
+    supported_max_mbps: int | None = None
+    advertised_max_mbps: int | None = None
+    partner_max_mbps: int | None = None
+    capable_mbps: int | None = None  # the fastest speed both ends can run (auto-negotiation on)
+    capable_from: str | None = None  # which list gave it: "advertised", "supported", "advertised and partner"
+
+
+@fact_kind
 class LinkCounterVsLimit(Fact):
     """A link counter beside its limit in knowledge/link_quality.yaml; rules judge it.
 

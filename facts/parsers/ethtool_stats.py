@@ -15,7 +15,8 @@ as the kernel's mlx5 counters.rst and en_stats.c spell them)::
 Facts: one ``link_counter`` (tool ethtool) per counter of the physical port above zero: the
 names ending ``_phy`` (``rx_crc_errors_phy``, ``rx_symbol_err_phy``, ``link_down_events_phy``,
 ``rx_discards_phy``, ``rx_pause_ctrl_phy``), ``rx_prioN_pause*``, ``tx_pause_storm_*_events``
-and ``rx_out_of_buffer``. A counter at zero says nothing happened and makes no fact; the
+and ``rx_out_of_buffer``, with ``rx_packets`` of the same interface where that is above zero (the
+packets the receive queues took: the share's base). A counter at zero says nothing happened and makes no fact; the
 software and per-queue counters (``rx3_packets``) are read and left. The interface comes from
 the command line when it was captured, else from an sosreport's file name
 (``sos_commands/networking/ethtool_-S_<if>``, pasted whole or through a grep of it), else it is
@@ -68,6 +69,8 @@ def parse(artefact: Artefact) -> ParseResult:
     fb = FactBuilder(artefact, result)
     named = _SOS_FILE.search(artefact.path)
     iface = named["iface"] if named else "unknown"
+    received: dict[str, tuple[int, str]] = {}  # interface -> the line and value of its rx_packets
+    starved: set[str] = set()  # interfaces with rx_out_of_buffer above zero
     for n, line in enumerate(artefact.lines, 1):
         if m := _COMMAND.match(line) or _SOS_GREP.match(line):
             iface = m["iface"]
@@ -81,8 +84,16 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         result.lines_used += 1
         value = int(m["value"])
-        if value and _PORT_COUNTER.search(m["name"]):
+        if value and m["name"] == "rx_packets":
+            received[iface] = (n, m["value"])
+        elif value and _PORT_COUNTER.search(m["name"]):
             fb.add(LinkCounter, n, tool="ethtool", device=iface, counter=m["name"], value=float(value), printed=m["value"])
+            if m["name"] == "rx_out_of_buffer":
+                starved.add(iface)
+    # rx_packets only as the base of an interface's rx_out_of_buffer (knowledge/link_quality.yaml per:)
+    for name in sorted(starved & received.keys()):
+        n, printed = received[name]
+        fb.add(LinkCounter, n, tool="ethtool", device=name, counter="rx_packets", value=float(printed), printed=printed)
     return result
 
 
