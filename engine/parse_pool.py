@@ -30,6 +30,7 @@ from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verd
 from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget, Hit
+from stethoscope.facts.parsers.ticket_prose import explanations
 from stethoscope.facts.parsers.unrecognised_text import shell_command, unread_failures
 from stethoscope.facts.registry import load_fallbacks, load_parsers
 
@@ -193,15 +194,30 @@ def _uninformative(text: str) -> str | None:
 
         root@kvm_9_115_234_40:/mnt/kehuan# cat nccl-test-gdr.log | grep "Avg bus" | awk '{sum+=$6} END {print sum/NR}'
         4.78762
+
+    Nor does a paragraph of prose that explains what an error class may mean (facts/parsers/ticket_prose.py
+    ``explanations``: knowledge quoted into a ticket, not a report about this system; harvest 2705)::
+
+        An XID is an error report emitted by the NVIDIA driver. It indicates that some GPU-related fault occurred, but the XID
+        alone does not necessarily identify the root cause or imply that the physical GPU has failed. The cause may be
+        - an application error,
     """
     terms = load_verdict_policy().terms_re
     typed = False
+    explained: set[int] | None = None  # the lines of a paragraph explaining an error class, computed once
     for m in terms.finditer(text):
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
-        if not shell_command(text[start:end if end >= 0 else len(text)]):
+        if shell_command(text[start:end if end >= 0 else len(text)]):
+            typed = True
+            continue
+        if explained is None:
+            explained = explanations(text.split("\n"))
+        if text.count("\n", 0, start) + 1 not in explained:
             return None
-        typed = True
+    if explained:
+        return ("no reader knows its format; it is prose explaining what an error class may mean (knowledge quoted: "
+                "its domain terms name no GPU, driver, network or job of this system), and no line of output reports an error")
     if typed:
         return ("no reader knows its format; its only domain terms are in the commands typed at a shell prompt, "
                 "and no line of output reports an error or names a GPU, driver, network or job term")

@@ -156,6 +156,25 @@ def test_domain_words_only_in_a_command_typed_do_not_hold_health_back(ruleset, t
     assert rep.coverage.unrecognised == ["node1/out.txt"] and rep.verdict == "inconclusive"
 
 
+def test_prose_explaining_an_error_class_is_uninformative_and_holds_no_health(ruleset, tmp_path):
+    """harvest 2705: a paragraph telling what an Xid may mean names GPU terms but reports nothing of this
+    system: the coverage says why it was passed over (not 'unrecognised'); with nothing else read the
+    verdict stays inconclusive. An error line under the same paragraph keeps the file unrecognised."""
+    para = ("An XID is an error report emitted by the NVIDIA driver. It indicates that some GPU-related fault occurred, "
+            "but the XID alone does not necessarily identify the root cause or imply that the physical GPU has failed. "
+            "The cause may be \n- an application error, \n- driver or firmware problem, \n- GPU memory or ECC errors\n"
+            "- PCIe, NVLink, or hardware failures\n")
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/notes.txt": para}), ruleset, jobs=1)
+    assert rep.coverage.unrecognised == []
+    assert [u.path for u in rep.coverage.uninformative] == ["node1/notes.txt"]
+    assert "explaining what an error class may mean" in rep.coverage.uninformative[0].reason
+    assert rep.verdict != "healthy"
+    # a sentence of this system's state after it: it may hold what nobody read
+    rep = diagnose_bundle(_bundle(tmp_path / "b", {"node1/notes.txt": para + "\nGPU 3 on node7 is lost after 12 h\n"}),
+                          ruleset, jobs=1)
+    assert rep.coverage.uninformative == [] and rep.verdict != "healthy"
+
+
 def test_a_diagnostic_that_gave_no_verdict_is_no_evidence_of_health(tmp_path, ruleset):
     """harvest 169 (DCGM#70): dcgmi diag refused to run on a MIG-partitioned GPU; its only line
     is the refusal (cause diag_test_not_comparable, knowledge/coverage.yaml no_verdict_causes):

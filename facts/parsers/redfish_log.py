@@ -85,17 +85,19 @@ def _text(v: Any) -> str | None:
 
 
 def _entries(doc: Any, out: list[dict[str, Any]]) -> None:
-    """Every entry-like object of a decoded document, in order."""
-    if isinstance(doc, dict):
-        if any(k in doc for k in _ENTRY_KEYS + ("message",)) and any(
-                k in doc for k in ("Severity", "MessageSeverity", "EntryCode", "EntryType", "severity")):
-            out.append(doc)
-            return
-        for v in doc.values():
-            _entries(v, out)
-    elif isinstance(doc, list):
-        for v in doc:
-            _entries(v, out)
+    """Every entry-like object of a decoded document, in order (walked with a stack: a document nested
+    hundreds deep is no RecursionError)."""
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if any(k in node for k in _ENTRY_KEYS + ("message",)) and any(
+                    k in node for k in ("Severity", "MessageSeverity", "EntryCode", "EntryType", "severity")):
+                out.append(node)
+                continue
+            stack.extend(reversed(list(node.values())))
+        elif isinstance(node, list):
+            stack.extend(reversed(node))
 
 
 def _scan(text: str) -> list[tuple[dict[str, Any], int]]:
@@ -126,7 +128,8 @@ def _scan(text: str) -> list[tuple[dict[str, Any], int]]:
 
 def _decode(text: str) -> list[tuple[Any, int]]:
     """The JSON document(s) a paste holds: decoded from its first "{" and, where that fails, its
-    first "[" (an SSE "data: " prefix or a shell prompt "[user@host ~]$" before the document)."""
+    first "[" (an SSE "data: " prefix or a shell prompt "[user@host ~]$" before the document).
+    Raises RecursionError for a document nested thousands deep (parse: a parse error)."""
     for start in sorted(i for i in (text.find("{"), text.find("[")) if i >= 0):
         try:
             doc, _ = json.JSONDecoder().raw_decode(text, start)
@@ -143,7 +146,12 @@ def parse(artefact: Artefact) -> ParseResult:
     found: list[tuple[dict[str, Any], int]] = []
     entries: list[dict[str, Any]] = []
     start = 0
-    for doc, start in _decode(text):
+    try:
+        docs = _decode(text)
+    except RecursionError:  # nested thousands deep: nothing of it is read, and the coverage says so
+        b.error(1, "Redfish log: JSON nested too deep to decode")
+        return result
+    for doc, start in docs:
         _entries(doc, entries)
     if entries:
         pos = start
