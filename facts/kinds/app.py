@@ -493,6 +493,27 @@ class StragglerReported(Fact):
 
 
 @fact_kind
+class InputWaitShare(Fact):
+    """The share of each training iteration spent waiting for the next batch, as the trainer's own
+    per-iteration log line prints it: OpenMMLab's mmengine (``time: 0.3330  data_time: 0.2170``) and
+    mmcv (``time: 0.333, data_time: 0.217``, and its JSON log), detectron2's CommonMetricPrinter,
+    YOLOX (``iter_time: 0.404s, data_time: 0.025s``), timm (``Time: 0.412s, ... Data: 0.301 (0.298)``),
+    LeRobot (``updt_s:0.302 data_s:0.001``): the median over the lines seen, the first left out."""
+
+    kind: Literal["input_wait_share"] = "input_wait_share"
+    framework: str  # mmengine | mmcv | mmcv_json | detectron2 | yolox | timm | lerobot
+    rank: int | None = None  # a launcher's "[rankN]:" / "[defaultN]:" / "N: " label on the lines
+    where: str  # "rank 2" when a label names it, else "rank not named" (the trainers log rank 0's view)
+    share: float  # median of data_time / iteration time over the lines (0..1)
+    data_s: float  # median data wait (s)
+    iteration_s: float  # median iteration time (s)
+    lines: int  # the per-iteration lines the median is over
+    steps_seen: int  # all such lines (the first one, warm-up, left out from three on)
+    at_least_share: float  # knowledge/input_pipeline.yaml: from this share up the input pipeline starves the GPU
+    min_lines: int  # knowledge/input_pipeline.yaml: fewer lines than this judge nothing
+
+
+@fact_kind
 class ComputeSanitizerError(Fact):
     """compute-sanitizer (cuda-memcheck before it) reporting a kernel's access or instruction error
     ("Invalid __global__ read of size 4 bytes", "Illegal instruction", "... is misaligned") with

@@ -1,0 +1,66 @@
+"""training_throughput's input wait (wild sweep 49): the share of each iteration the trainers' own lines
+say was spent waiting for the batch (mmengine, mmcv and its JSON log, detectron2, YOLOX, timm, LeRobot)."""
+from stethoscope.facts.parsers import training_throughput
+from stethoscope.facts.parsers.base import Artefact
+
+from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
+
+
+def _waits(text: str):
+    r = training_throughput.parse(Artefact(path="train.log", node="n1", text=text))
+    assert r.errors == []
+    return [(f.framework, f.rank, f.share, f.lines, f.steps_seen) for f in r.facts if f.kind == "input_wait_share"]
+
+
+def _fixture(name: str):
+    r = _parse(training_throughput, f"training_throughput/{name}")
+    return [f for f in r.facts if f.kind == "input_wait_share"]
+
+
+def test_real_mmcv_log_small_data_time():  # open-mmlab/mmdetection#4090
+    (f,) = _fixture("mmdet_4090_mmcv_data_time_low.log")
+    assert (f.framework, f.share, f.lines, f.steps_seen, f.at_least_share, f.min_lines) == ("mmcv", 0.0228, 4, 5, 0.3, 3)
+    assert f.data_s == 0.009 and f.iteration_s == 0.395
+
+
+def test_real_first_iteration_warm_up_is_left_out():  # open-mmlab/mmpretrain#408: 5.762 of 6.430 s, then ~0.01 of 0.17 s
+    (f,) = _fixture("mmpretrain_408_mmcv_first_iter_warmup.log")
+    assert f.share < 0.05 and f.lines == 6 and f.steps_seen == 7
+
+
+def test_real_lerobot_update_and_data_are_summed():  # huggingface/lerobot#1488
+    (f,) = _fixture("lerobot_1488_data_s_spikes.log")
+    assert (f.framework, f.lines, f.steps_seen) == ("lerobot", 8, 9) and f.share < 0.01
+
+
+def test_real_mmcv_json_log():  # open-mmlab/mmdetection#4394
+    (f,) = _fixture("mmdet_4394_mmcv_json_log.log")
+    assert (f.framework, f.lines, f.share) == ("mmcv_json", 2, 0.0964)
+
+
+def test_mmengine_and_detectron2_forms_and_the_rank_label():
+    mme = ("2025/03/02 10:14:07 - mmengine - INFO - Epoch(train)  [1][  50/2930]  lr: 2.0000e-02  eta: 9:41:17  "
+           "time: 1.0000  data_time: 0.5000  memory: 4212  loss: 1.8921\n")
+    assert _waits(mme) == [("mmengine", None, 0.5, 1, 1)]
+    d2 = ("[rank2]: [03/02 10:20:11 d2.utils.events]:  eta: 11:02:41  iter: 19  total_loss: 2.011    time: 0.8000  "
+          "last_time: 0.7304  data_time: 0.4000  last_data_time: 0.4922   lr: 0.00039962  max_mem: 3212M\n")
+    assert _waits(d2) == [("detectron2", 2, 0.5, 1, 1)]
+    old_d2 = "eta: 0:10:00  iter: 19  total_loss: 1.2  time: 0.3330  data_time: 0.2170  lr: 0.000100  max_mem: 3000M\n"
+    assert _waits(old_d2) == [("detectron2", None, 0.6517, 1, 1)]
+
+
+def test_yolox_and_timm_forms():
+    yolox = ("2021-09-02 01:36:17.800 | INFO     | yolox.core.trainer:after_iter:246 - epoch: 1/300, iter: 1840/1849, mem: 7420Mb, "
+             "iter_time: 0.400s, data_time: 0.100s, total_loss: 11.3, lr: 3.961e-04, size: 640, ETA: 2 days, 8:39:37\n")
+    assert _waits(yolox) == [("yolox", None, 0.25, 1, 1)]
+    timm = ("Train: 0 [  50/1251 (  4%)]  Loss: 6.92 (6.93)  Time: 0.400s,  621.36/s  (0.590s,  433.90/s)  "
+            "LR: 1.000e-06  Data: 0.300 (0.471)\n")
+    assert _waits(timm) == [("timm", None, 0.75, 1, 1)]
+
+
+def test_validation_lines_and_other_text_are_not_read():
+    val = ("2025/03/02 11:00:00 - mmengine - INFO - Epoch(val)  [1][ 50/500]    eta: 0:01:00  time: 0.1000  data_time: 0.0900  memory: 900\n"
+           '{"mode": "val", "epoch": 1, "iter": 50, "data_time": 0.09, "time": 0.1}\n'
+           "the data_time: field means the wait\n")
+    assert _waits(val) == []
+    assert not training_throughput.detect("the data_time: field means the wait\n")
