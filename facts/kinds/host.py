@@ -556,3 +556,23 @@ class PerfProcessSamples(Fact):
     pid: int
     samples: int
     numa_balancing_samples: int = 0  # samples whose stack holds task_numa_work, change_prot_numa, do_numa_page, ...
+
+
+@fact_kind
+class SharedFsMountFailed(Fact):
+    """A network file system failed to mount on the node: its mount helper's or util-linux mount's
+    error (``mount.lustre: mount <dev> at <dir> failed: <strerror>``, ``mount: <dir>: mount(2) system call
+    failed: <strerror>`` logged by a file-system client's unit), or systemd's failure of a file-system
+    client's unit or of a mount unit of a network file system."""
+
+    kind: Literal["shared_fs_mount_failed"] = "shared_fs_mount_failed"
+    #: lustre, beegfs, nfs, ceph, gpfs, weka, cifs; "network" where systemd only says a remote mount failed
+    filesystem: str
+    #: mount_failed (the helper's or mount(2)'s error: ``error`` says why), unit_failed (systemd's line only)
+    event: Literal["mount_failed", "unit_failed"]
+    mountpoint: str | None = None  # "/mnt/beegfs", "/mnt/testfs-OST0001"
+    source: str | None = None  # "/dev/sdb", "10.0.0.1@o2ib:/scratch"
+    error: str | None = None  # strerror: "Operation canceled", "Cannot send after transport endpoint shutdown"
+    unit: str | None = None  # "beegfs-client.service", "mnt-lustre.mount"
+    timestamp: str | None = None
+    message: str

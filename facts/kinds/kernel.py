@@ -358,6 +358,10 @@ class SharedFsError(KernelLineFact):
                    "network_error", "network_timeout"]
     rc: int | None = None  # Lustre "rc = -107": the negative errno the operation failed with
     operation: str | None = None  # Lustre "operation obd_ping": the RPC that failed
+    #: NFS (RPC) not_responding / timed_out: whether the same program's "server <name> OK" follows later in the
+    #: same log (the server answered again: a stall that ended), and that line's stamp
+    recovered: bool | None = None
+    recovered_at: str | None = None
     message: str
 
 

@@ -348,6 +348,7 @@ def parse(artefact: Artefact) -> ParseResult:
     while last > 1 and not lines[last - 1].strip():
         last -= 1
     report_head: tuple[int, int, str] | None = None  # (the last "GPU at" line, its serial line or it, its bus id)
+    nfs_ok = kernel_log_host_os.nfs_recoveries(text, line_of, _stamp_of)  # "nfs: server X OK": a stall that ended
 
     pos, n = 0, len(text)
     for at in _keyword_starts(text):
@@ -472,7 +473,7 @@ def parse(artefact: Artefact) -> ParseResult:
         if kernel_log_host.parse_host_line(b, ln, msg, common, used):
             boots.had_content = True
             continue
-        if kernel_log_host_os.parse_os_line(b, ln, msg, common, used, lines):
+        if kernel_log_host_os.parse_os_line(b, ln, msg, common, used, lines, nfs_ok):
             boots.had_content = True
             continue
         if aer.feed(ln, line, msg, common, lines):

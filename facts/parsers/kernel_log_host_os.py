@@ -96,6 +96,7 @@ trace, the registers, ``Disabling IRQ #N``, ``Code:`` bytes) are left unread.
 """
 from __future__ import annotations
 
+import bisect
 import re
 
 from stethoscope.facts.kinds.kernel import (  # noqa: F401 - the fact classes live in facts/kinds
@@ -244,6 +245,11 @@ _BUFFER = re.compile(r"Buffer I/O error on dev(?:ice)? (?P<dev>[^\s,]+), logical
 # lockd: server 10.0.0.5 not responding, still trying
 # (%s: the RPC program's name, cl_program->name: nfs, nfsacl, lockd, mount, rpcbind, statd, nfs4_cb; portmap < 2.6.25)
 _NFS = re.compile(r"(?P<prog>[a-z][\w]{1,15}): server (?P<server>\S+) not responding, (?P<how>still trying|timed out)")
+# its recovery, once a reply comes for a request that had hit a major timeout (net/sunrpc/clnt.c call_decode():
+# printk(KERN_NOTICE "%s: server %s OK\n") since 2.6, pr_notice_ratelimited from 4.x; the same program and server names):
+# [32958.266147] nfs: server thinkcentre OK                        (linux-surface/linux-surface#1494, after its "still trying")
+# [Wed Apr 10 17:58:39 2024] nfs: server 192.168.0.1 OK            (openzfs/zfs#15734)
+_NFS_OK = re.compile(r"(?P<prog>[a-z]\w{1,15}): server (?P<server>\S+) OK[ \t\r]*$", re.M)
 # LustreError: 11-0: scratch-OST0003-osc-ffff8d2e3c4a5000: operation ost_connect to node 10.0.0.5@o2ib failed: rc = -16
 # LustreError: 3042:0:(client.c:1187:ptlrpc_import_delay_req()) @@@ IMP_CLOSED   req@ffff... x1745/t0(0) o101->...
 # Lustre: scratch-OST0003-osc-ffff8d2e3c4a5000: Connection to scratch-OST0003 (at 10.0.0.5@o2ib) was lost; in progress operations using this service will wait for recovery to complete
@@ -385,10 +391,32 @@ _OOM_REPORT_LINES = 600
 _DPC_DETAIL_LINES = 3
 
 
-def parse_os_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int], lines: list[str]) -> bool:
+def nfs_recoveries(text: str, line_of, stamp_of) -> dict[tuple[str, str], list[tuple[int, str | None]]]:
+    """The RPC client's "<prog>: server <name> OK" lines of a log: (program, server) -> their (line, stamp), in order."""
+    out: dict[tuple[str, str], list[tuple[int, str | None]]] = {}
+    if " OK" not in text or ": server " not in text:
+        return out
+    for m in _NFS_OK.finditer(text):
+        ln = line_of(m.start())
+        out.setdefault((m["prog"], m["server"]), []).append((ln, stamp_of(text[text.rfind("\n", 0, m.start()) + 1:m.end()])))
+    return out
+
+
+def _recovered_after(nfs_ok: dict | None, prog: str, server: str, ln: int) -> tuple[int, str | None] | None:
+    """The first "server X OK" line after line ``ln`` for the same program and server, if the log has one."""
+    oks = nfs_ok.get((prog, server)) if nfs_ok else None
+    if not oks:
+        return None
+    i = bisect.bisect_right(oks, ln, key=lambda o: o[0])
+    return oks[i] if i < len(oks) else None
+
+
+def parse_os_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int], lines: list[str],
+                  nfs_ok: dict | None = None) -> bool:
     """Add the fact of one line of the host kernel's own faults; False when it is none of them.
     An "invoked oom-killer" line whose kill line follows is read as part of that kill (kernel_log's
-    ``host_oom_kill``): used, no fact of its own."""
+    ``host_oom_kill``): used, no fact of its own. ``nfs_ok``: the log's NFS recovery lines (nfs_recoveries):
+    a "not responding" line records whether its server answered again later in the same log."""
     msg = msg.strip()
     if (read := _fault(b, ln, msg, common, lines)) is None:
         pass  # a detail of an oops or panic read from an earlier line
@@ -405,8 +433,12 @@ def parse_os_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int
         b.add(StorageIoError, ln, device=m["dev"], layer="block", filesystem=False, event="buffer_io_error",
               message=msg, **common)
     elif "not responding" in msg and (m := _NFS.search(msg)) is not None:
+        ok = _recovered_after(nfs_ok, m["prog"], m["server"], ln)
+        if ok is not None:
+            used.add(ok[0])
         b.add(SharedFsError, ln, filesystem="nfs", server=m["server"],
-              event="not_responding" if m["how"] == "still trying" else "timed_out", message=msg, **common)
+              event="not_responding" if m["how"] == "still trying" else "timed_out", recovered=ok is not None,
+              recovered_at=ok[1] if ok is not None else None, message=msg, **common)
     elif "Lustre" in msg and "@@@ Request sent has " in msg and (m := _PTLRPC.search(msg)) is not None:
         b.add(SharedFsError, ln, filesystem="lustre", server=f"{_lustre_target(m['imp'])} ({m['nid']})",
               event="network_error" if m["how"].startswith("failed") else "request_timeout", message=msg, **common)

@@ -320,3 +320,33 @@ def test_local_frames_are_not_a_network_file_system(frame):
     text = f"[  480.1] INFO: task python:1708 blocked for more than 120 seconds.\n[  480.3] {frame}\n"
     (h,) = _hung(text)
     assert (h.waits_on, h.on_shared_fs) == (None, False)
+
+
+# the RPC client's recovery line (net/sunrpc/clnt.c call_decode(): "%s: server %s OK") after a stall
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_nfs_server_ok_later_marks_the_stall_recovered(prefix):
+    text = (prefix + "nfs: server nfs01 not responding, still trying\n" + prefix + "nfs: server nfs01 OK\n"
+            + prefix + "nfs: server nfs01 not responding, timed out\n")
+    first, last = [f for f in _facts(text) if f.kind == "shared_fs_error"]
+    assert (first.recovered, first.event, last.recovered, last.recovered_at) == (True, "not_responding", False, None)
+    assert first.recovered_at == (kernel_log._stamp_of(prefix + "x") if prefix else None)
+
+
+def test_real_nfs_stall_and_recovery_linux_surface_1494_and_openzfs_15734():
+    # linux-surface/linux-surface#1494 (its dmesg's last two lines) and openzfs/zfs#15734 (dmesg -T), verbatim
+    a = _facts("[32956.142249] nfs: server thinkcentre not responding, still trying\n[32958.266147] nfs: server thinkcentre OK\n")
+    assert [(f.server, f.recovered, f.recovered_at) for f in a] == [("thinkcentre", True, "32958.266147")]
+    b = _facts("[Wed Apr 10 17:58:38 2024] nfs: server 192.168.0.1 not responding, still trying\n"
+               "[Wed Apr 10 17:58:39 2024] nfs: server 192.168.0.1 OK\n")
+    assert [(f.server, f.recovered, f.recovered_at) for f in b] == [("192.168.0.1", True, "Wed Apr 10 17:58:39 2024")]
+
+
+@pytest.mark.parametrize("text", [
+    "nfs: server nfs01 OK\nnfs: server nfs01 not responding, still trying\n",  # the OK came before the stall
+    "nfs: server nfs01 not responding, still trying\nnfs: server nfs02 OK\n",  # another server
+    "nfs: server nfs01 not responding, still trying\nlockd: server nfs01 OK\n",  # another RPC program
+    "nfs: server nfs01 not responding, still trying\nnfs: server nfs01 OK for now, it said\n",  # not the kernel's line
+])
+def test_nfs_stall_not_recovered(text):
+    (f,) = [f for f in _facts(text) if f.kind == "shared_fs_error"]
+    assert f.recovered is False
