@@ -129,6 +129,8 @@ COMBINERS: tuple[tuple[str, Combiner], ...] = (
     ("nccl_net_plugins", lambda c: nccl_summary.plugin_set(c.kind("nccl_net_plugin"))),
     ("nccl_bootstrap_subnets", lambda c: nccl_summary.subnet_set(c.kind("nccl_bootstrap_interface"))),
     ("stragglers", lambda c: nccl_summary.stragglers(c.by_kind)),
+    # the rank the flight-recorder analyser names, on the host the NCCL Init lines give it
+    ("fr_culprits", lambda c: nccl_summary.fr_culprits(c.by_kind)),
     ("nccl_tests_runs", lambda c: nccl_summary.independent_runs(c.kind("nccl_test_run"), c.kind("nccl_test_rank"),
                                                                 c.kind("nccl_test_row"))),
     ("nccl_slow_path", lambda c: nccl_summary.slow_path(c.kind("nccl_env"))),

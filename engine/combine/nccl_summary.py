@@ -10,6 +10,8 @@ Each is one step of engine/pipeline.py's COMBINERS (in that order) and emits kin
   watchdog lines or the flight-recorder dumps, else the ranks of the job that printed nothing
   while others timed out); with dumps and no watchdog line, a collective the dumps show
   started and not finished stands for the timeout;
+- ``torch_fr_culprit``: the rank PyTorch's flight-recorder analyser names, on the host NCCL's
+  Init lines (or torchrun's failures table) put it, where the bundle maps it;
 - ``nccl_tests_independent_runs``: nccl-tests processes that each ran as a one-process job;
 - ``nccl_gpu_shared``: ranks of one communicator on one GPU;
 - ``nccl_slow_path_setting`` from ``knowledge/nccl_env.yaml``.
@@ -31,6 +33,7 @@ from stethoscope.facts.kinds.nccl import (
     NcclSlowPathSetting,
     NcclTestsIndependentRuns,
     NcclVersionSet,
+    TorchFrCulprit,
     TorchStragglerCandidate,
 )
 
@@ -182,6 +185,29 @@ def _rank_places(by_kind: dict[str, list[Fact]]) -> dict[int, tuple[str | None, 
     for w in by_kind.get("torch_worker_failed", []):
         if w.rank is not None and w.rank not in out:
             out[w.rank] = (w.node, None, w)
+    return out
+
+
+#: the analyser's verdicts that name a rank to look at (undecided and no-error reports name none)
+_FR_NAMING = ("ranks_missing", "mismatch", "io_mismatch")
+
+
+def fr_culprits(by_kind: dict[str, list[Fact]]) -> list[Fact]:
+    """The rank each flight-recorder analysis names, placed as the desync report's straggler is
+    (_rank_places: the global rank of the largest communicator's Init line, else torchrun's
+    failures table). Unmapped, host stays None: the analyser's file says where it ran, not where
+    the rank ran, and no host is guessed."""
+    analyses = [a for a in by_kind.get("torch_fr_analysis", []) if a.issue in _FR_NAMING and a.first_rank is not None]
+    if not analyses:
+        return []
+    where = _rank_places(by_kind)
+    out: list[Fact] = []
+    for a in analyses:
+        host, gpu, place = where.get(a.first_rank, (None, None, None))
+        srcs = [a] + ([place] if place else [])
+        out.append(_make(TorchFrCulprit, a, srcs, f"{a.id}", node=host or a.node, issue=a.issue, rank=a.first_rank,
+                         ranks=a.ranks, seq_num=a.seq_num, pg=a.pg, op_type=a.op_type, error_type=a.error_type,
+                         state=a.state, host=host, gpu=gpu, placed_by=place.kind if place else None))
     return out
 
 

@@ -774,6 +774,29 @@ class TorchStragglerCandidate(Fact):
 
 
 @fact_kind
+class TorchFrCulprit(Fact):
+    """The rank PyTorch's flight-recorder analyser names (``torch_fr_analysis``'s first_rank: the
+    lowest missing or culprit rank), placed on a host where the bundle maps that global rank:
+    NCCL's Init line of the largest communicator, else torchrun's failures table
+    (engine/combine/nccl_summary.py). ``host``/``gpu`` stay None where nothing maps it: the
+    analyser's own file says where it ran, not where the rank ran."""
+
+    kind: Literal["torch_fr_culprit"] = "torch_fr_culprit"
+    issue: str  # the analysis's: ranks_missing, mismatch, io_mismatch
+    rank: int
+    ranks: str | None = None  # every rank the analyser names, "1, 3"
+    seq_num: int | None = None
+    pg: str | None = None
+    op_type: str | None = None
+    error_type: str | None = None
+    state: str | None = None
+    host: str | None = None
+    gpu: str | None = None  # PCI bus id from NCCL's Init line of that rank
+    placed_by: str | None = None  # nccl_rank, torch_worker_failed; None: not placed
+    sources: str
+
+
+@fact_kind
 class NcclTestsIndependentRuns(Fact):
     """Several nccl-tests processes that each ran the same test as their own single-process
     job (a binary built without MPI=1 launched by mpirun/srun): each printed ``Rank 0``."""

@@ -395,6 +395,20 @@ class SlurmGresRequestInvalid(Fact):
 
 
 @fact_kind
+class SlurmRequestUnsatisfiable(Fact):
+    """The controller refused a job or step because no node has the configuration it asks for
+    (ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE, "Requested node configuration is not available"):
+    GRES, features, memory, CPUs or a time limit beyond every node (of the partition) it may use."""
+
+    kind: Literal["slurm_request_unsatisfiable"] = "slurm_request_unsatisfiable"
+    client: str  # "sbatch", "srun", "salloc", ""
+    message: str
+    #: the GPU options of an sbatch/srun/salloc command line or #SBATCH line of the same file
+    #: ("--gpus-per-node=1"); None where no line of the file asks for GPUs
+    gpu_options: str | None = None
+
+
+@fact_kind
 class SlurmGresAllocated(Fact):
     """Which devices of a GRES slurmd's log says a job step was given (its gres_job_state dump:
     ``gres_bit_alloc[<node>]:<indexes> of <count>``): context for what a task then sees."""

@@ -53,14 +53,31 @@ _LINE_ANY = re.compile(_FORM, re.M)  # an RE2 signature (SIGNATURES): no look-be
 _LINE_M = re.compile(_LINE.pattern, re.M)  # _LINE over a head of many lines
 
 
+# The bootstrap plugins' own errors (src/modules/bootstrap/common/bootstrap_util.h BOOTSTRAP_ERROR_PRINT:
+# fprintf(stderr, "%s:%s:%d: ", __FILE__, __FUNCTION__, __LINE__) then the message), a function name between the file
+# and the line; real line (ByteDance-Seed/Triton-distributed#122, NVSHMEM 3.2 from the nvidia-nvshmem-cu12 wheel):
+# /dvs/p4/build/sw/rel/gpgpu/toolkit/r12.8/main_nvshmem/src/modules/bootstrap/uid/bootstrap_uid.cpp:bootstrap_net_init:160: No socket interface found
+# and bootstrap_uid.cpp's other interface message (NVSHMEM_BOOTSTRAP_UID_SESSION_ID set, no interface in its subnet):
+# .../src/modules/bootstrap/uid/bootstrap_uid.cpp:bootstrap_net_init:151: No usable listening interface found   (format filled)
+_BOOT_FORM = (
+    r"(?P<file>(?:[\w./-]{0,400}/)?bootstrap_\w{1,64}\.(?:cpp|cu|cc|c)):(?P<func>\w{1,128}):(?P<line>\d{1,6}): "
+    r"(?P<msg>\S(?:[^\n]{0,498}\S)?)\s*$"
+)
+_BOOT = re.compile(r"(?<![\w./-])" + _BOOT_FORM)  # a path read from its first character only, as _LINE
+_BOOT_ANY = re.compile(_BOOT_FORM, re.M)  # the RE2 signature: no look-behind
+_BOOT_LITERAL = "bootstrap_"
+
 #: the literal every form holds: lines without one are not looked at
-_LITERALS = ("status: ", ": NULL value ")
+_LITERALS = ("status: ", ": NULL value ", _BOOT_LITERAL)
+
+
+_BOOT_M = re.compile(_BOOT.pattern, re.M)
 
 
 def detect(head: str) -> bool:
     if not any(lit in head for lit in _LITERALS):
         return False
-    return _LINE_M.search(head) is not None
+    return _LINE_M.search(head) is not None or (_BOOT_LITERAL in head and _BOOT_M.search(head) is not None)
 
 
 def _status(m: re.Match[str]) -> int | None:
@@ -90,8 +107,12 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(NvshmemError, n, source_file=m["file"], source_line=int(m["line"]), status=_status(m),
                   status_name=m["name"], message=message, nvls=_nvls(m["file"], message))
             result.lines_used += 1
+        elif _BOOT_LITERAL in line and (m := _BOOT.search(line)) is not None:
+            b.add(NvshmemError, n, source_file=m["file"], source_line=int(m["line"]), status=None,
+                  message=m["msg"], nvls=False)
+            result.lines_used += 1
     return result
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
-SIGNATURES = (_LINE_ANY,)
+SIGNATURES = (_LINE_ANY, _BOOT_ANY)

@@ -92,6 +92,7 @@ import re
 
 from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
     SlurmGpuAutodetectUnavailable, SlurmGresAllocated, SlurmGresCountLow, SlurmGresRequestInvalid, SlurmMigWithoutInstances,
+    SlurmRequestUnsatisfiable,
     SlurmMpiTypeUnavailable, SlurmNodeUnavailable, SlurmTaskLaunchFailed,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
@@ -158,6 +159,17 @@ _COUNTS = re.compile(r"\((?P<found>\d{1,9}) < (?P<cfg>\d{1,9})\)")
 # srun: error: Unable to create step for job 16413634: Invalid generic resource (gres) specification   (mehta-lab/recOrder#482)
 # OSError: sbatch: error: Batch job submission failed: Invalid generic resource (gres) specification   (NeMo-Framework-Launcher#72)
 _REQUEST = re.compile(r"Invalid (?:generic resource \(gres\)|GRES) specification(?: \(with and without type identification\))?")
+# ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE (src/common/slurm_errno.c) behind each client's prefix:
+# srun: error: Unable to allocate resources: Requested node configuration is not available   (rcgsheffield/sheffield_hpc#1042)
+# sbatch: error: Batch job submission failed: Requested node configuration is not available  (src/sbatch/sbatch.c "Batch job submission failed: %s")
+# salloc: error: Job submit/allocate failed: Requested node configuration is not available   (src/salloc/salloc.c "Job submit/allocate failed: %s")
+# srun: error: Unable to create step for job 1234: Requested node configuration is not available (src/srun step_ctx; older "Unable to create job step: %s")
+_NODE_CONFIG = re.compile(r"Requested node configuration is not available")
+# the command line beside it, the GPU options of its request (sheffield_hpc#1042):
+# xxxt@bessemer-login1 ~]$ srun --nodes=1 --gpus-per-node=1 --pty bash
+# #SBATCH --gres=gpu:4          (and --gpus=N, --gpus-per-task=N, -G N)
+_SUBMIT = re.compile(r"(?:^\s*#SBATCH\b|\b(?:srun|sbatch|salloc)\s+-)")
+_GPU_OPTION = re.compile(r"(?<![\w-])(?:--gpus(?:-per-(?:node|task|socket))?[= ]\S{1,64}|--gres[= ]\S{0,64}?\bgpu\S{0,64}|-G ?\d{1,6})")
 _CLIENT = re.compile(r"\b(?P<client>sbatch|srun|salloc): (?:error|fatal): ")
 # a step's --mpi=<type> (or MpiDefault) that this Slurm has no plugin for, in every release's words:
 # srun: error: Couldn't find the specified plugin name for mpi/pmix looking at all files   (geoschem/geos-chem#822; src/common/plugin.c)
@@ -277,6 +289,15 @@ class _CtldLog:
                 _node(self.b, no, name, "INVAL", reason)
 
 
+def _gpu_options(lines: list[str]) -> str:
+    """The GPU options of every sbatch/srun/salloc command line and #SBATCH line of the file, "" for none."""
+    found: list[str] = []
+    for line in lines:
+        if ("srun" in line or "sbatch" in line or "salloc" in line or "#SBATCH" in line) and _SUBMIT.search(line):
+            found += [o for o in _GPU_OPTION.findall(line) if o not in found]
+    return " ".join(found)[:200]
+
+
 def detect(head: str) -> bool:
     return any(p.search(head) for p in _DETECT) or any(key in head and p.search(head) for key, p in _DETECT_GATED)
 
@@ -292,6 +313,7 @@ def parse(artefact: Artefact) -> ParseResult:
     mpi_types: set[str] = set()
     launched = False  # a step's launch refused on a node: srun's echoes of it are read with it
     gres_of: dict[str, tuple[str, str | None]] = {}  # step -> (GRES, type) of its gres_job_state dump
+    gpu_options: str | None = None  # the GPU options of the file's submit lines, read at the first refusal
     for no, line in enumerate(artefact.lines, 1):
         if _R_HEADER.match(line) or _N_HEADER.match(line):
             result.lines_used += 1
@@ -340,6 +362,14 @@ def parse(artefact: Artefact) -> ParseResult:
             c = _CLIENT.search(line, 0, m.start())
             msg = line[c.end() if c else 0:m.end()].strip()
             b.add(SlurmGresRequestInvalid, no, client=c["client"] if c else "", message=msg[-300:])
+        elif (m := _NODE_CONFIG.search(line)) is not None:
+            result.lines_used += 1
+            c = _CLIENT.search(line, 0, m.start())
+            msg = line[c.end() if c else 0:m.end()].strip()
+            if gpu_options is None:
+                gpu_options = _gpu_options(artefact.lines)
+            b.add(SlurmRequestUnsatisfiable, no, client=c["client"] if c else "", message=msg[-300:],
+                  gpu_options=gpu_options or None)
         elif "Task launch for " in line and (m := _LAUNCH.search(line)) is not None:
             result.lines_used += 1
             launched = True
@@ -394,7 +424,7 @@ _GRES_DUMP = re.compile(
     r"(?: type:(?P<type>[^\s(]{1,64})\(\d+\))? job:\d+|gres_bit_alloc\[(?P<idx>\d{1,6})\]:(?P<bits>[\d,-]{1,200}|NULL) of (?P<of>\d{1,6})"
     r"|(?:total_gres|node_cnt|gres_cnt_node_alloc\[\d{1,6}\]|gres_cnt_step_alloc\[\d{1,6}\]|gres_bit_step_alloc\[\d{1,6}\]):)")
 
-_DETECT = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES, _REQUEST, _AUTODETECT, _INVAL, _MIG_NONE, _MPI_TYPE,
+_DETECT = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES, _REQUEST, _NODE_CONFIG, _AUTODETECT, _INVAL, _MIG_NONE, _MPI_TYPE,
            re.compile(r"\bgres_job_state gres:"))
 # slurmctld's node lines, each behind a literal of its own (a regex over every position of a large file costs)
 _DETECT_GATED = (("Task launch for ", _LAUNCH), (" not responding", _NOT_RESPONDING), ("_slurm_rpc_node_registration node=", _REGISTRATION),
@@ -402,7 +432,7 @@ _DETECT_GATED = (("Task launch for ", _LAUNCH), (" not responding", _NOT_RESPOND
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES,
-              r"Invalid (?:generic resource \(gres\)|GRES) specification",
+              r"Invalid (?:generic resource \(gres\)|GRES) specification", r"Requested node configuration is not available",
               r"configured (?:to autodetect|with) nvml functionality", r"Configured with (?:rsmi|oneAPI), but ",
               r"Setting node \S+ state to (?:INVAL|DRAIN|DOWN)\b", r"MIG mode is enabled, but no MIG devices were found",
               r"error: Nodes \S+ not responding", r"_slurm_rpc_node_registration node=", r"Node \S+ has low (?:real_memory|socket|cpu|tmp_disk)",

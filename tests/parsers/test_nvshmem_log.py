@@ -71,3 +71,31 @@ def test_nvls_steps_marked():
     assert got == [(254, 401, True), (1573, 7, True), (786, 7, True)]
     # TensorRT-LLM#17060's unicast heap mapping is not NVLS
     assert [f.nvls for f in nv.parse(Artefact(path="w.log", text=FIXTURE.read_text(), node="n1")).facts] == [False] * 2
+
+
+BOOT_FIXTURE = FIXTURE.parent / "tritondist122_uid_bootstrap_no_interface.log"
+
+
+def test_uid_bootstrap_no_interface_real_lines():
+    """ByteDance-Seed/Triton-distributed#122: the bootstrap plugin's file:function:line form, then the status chain."""
+    got = [(f.source_file.rsplit("/", 1)[-1], f.source_line, f.status, f.message)
+           for f in nv.parse(Artefact(path="launch.txt", text=BOOT_FIXTURE.read_text(), node="n1")).facts]
+    assert got[0] == ("bootstrap_uid.cpp", 160, None, "No socket interface found")
+    assert got[-1] == ("init.cu", 269, 7, "bootstrap pre-initialization failed")
+    assert len(got) == 4
+    assert nv.detect(BOOT_FIXTURE.read_text())
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_uid_bootstrap_forms_behind_prefixes(prefix):
+    (f,) = _facts(prefix + "/src/modules/bootstrap/uid/bootstrap_uid.cpp:bootstrap_net_init:151: No usable listening interface found \n")
+    assert (f.source_line, f.status, f.message) == (151, None, "No usable listening interface found")
+
+
+@pytest.mark.parametrize("text", [
+    "see bootstrap_uid.cpp for the details: nothing failed\n",  # no function:line
+    "python/bootstrap_env.py:main:12: started\n",  # not a C/C++ source of a bootstrap plugin
+    "/src/modules/bootstrap/uid/bootstrap_uid.cpp:bootstrap_net_init:160: \n",  # no message
+])
+def test_uid_bootstrap_near_misses(text):
+    assert _facts(text) == []

@@ -212,3 +212,31 @@ def test_task_launch_other_errno_and_newer_step_form():
     assert (f.host, f.step, f.reason, f.prolog) == ("cn12", "StepId=78.0", "Invalid job credential", False)
     # the echo alone is not read as a launch failure
     assert parse_text("srun: error: Application launch failed: Job prolog failed\n").facts == []
+
+
+def test_node_config_unavailable_with_the_gpu_command_line():
+    """rcgsheffield/sheffield_hpc#1042: srun's refusal and the command line that asked for a GPU per node."""
+    (f,) = facts_of(FIX / "sheffield1042_srun_gpus_node_config_unavailable.txt", "slurm_request_unsatisfiable")
+    assert (f.client, f.message, f.gpu_options) == (
+        "srun", "Unable to allocate resources: Requested node configuration is not available", "--gpus-per-node=1")
+    assert f.evidence.line == 2
+
+
+@pytest.mark.parametrize("text, client, gpus", [
+    ("sbatch: error: Batch job submission failed: Requested node configuration is not available\n", "sbatch", None),
+    ("salloc: error: Job submit/allocate failed: Requested node configuration is not available\n", "salloc", None),
+    ("OSError: sbatch: error: Batch job submission failed: Requested node configuration is not available\n", "sbatch", None),
+    ("#SBATCH --gres=gpu:a100:4\n#SBATCH --mem=64G\nsbatch: error: Batch job submission failed: Requested node configuration is not available\n",
+     "sbatch", "--gres=gpu:a100:4"),
+    ("$ salloc -N 1 -G 8 --time=2:00:00\nsalloc: error: Job submit/allocate failed: Requested node configuration is not available\n", "salloc", "-G 8"),
+    ("$ srun --gpus=2 --gpus-per-task=1 python train.py\nsrun: error: Unable to create step for job 77: Requested node configuration is not available\n",
+     "srun", "--gpus=2 --gpus-per-task=1"),
+    # a CPU request: GRES none, a feature, memory
+    ("$ sbatch --gres=none --constraint=skylake --mem=900G job.sh\nsbatch: error: Batch job submission failed: Requested node configuration is not available\n",
+     "sbatch", None),
+    # GPUs named in prose, not on a command line: no GPU claim
+    ("I asked for --gpus=4 yesterday\nsbatch: error: Batch job submission failed: Requested node configuration is not available\n", "sbatch", None),
+])
+def test_node_config_unavailable_forms(text, client, gpus):
+    (f,) = [x for x in parse_text(text).facts if x.kind == "slurm_request_unsatisfiable"]
+    assert (f.client, f.gpu_options) == (client, gpus)
