@@ -395,10 +395,13 @@ class LinkQualityCounter(_M):
     tool: Literal["mlxlink", "ethtool"]
     counter: str = Field(min_length=3)
     limit: float = Field(ge=0)
-    check: Literal["ber", "errors", "link_down", "pause_storm"]
+    check: Literal["ber", "errors", "link_down", "pause_storm", "drops", "host_rx_buffer"]
     cause: CauseId
     severity: Severity
     meaning: str = Field(min_length=20)
+    # a cumulative count judged as a share: the counter of the same port it is divided by (what
+    # the port carried in the same span), the limit then being that fraction
+    per: str | None = Field(default=None, min_length=3)
 
     @model_validator(mode="after")
     def _rate_limit_has_a_log(self) -> "LinkQualityCounter":
@@ -741,6 +744,56 @@ class IbWcStatuses(_M):
         """The status whose ibv_wc_status_str() name ``text`` starts with (exact case, the longest
         such name): a status a program printed only by libibverbs' string, maybe with more after it."""
         return max((s for s in self.statuses if text.startswith(s.name)), key=lambda s: len(s.name), default=None)
+
+
+# --- redfish_message_ids.yaml: which SEL event a Redfish LogEntry's MessageId (or SEL code) is ------
+
+class RedfishMessageEntry(_M):
+    #: a MessageId's registry prefix and key, the version cut ("OpenBMC.PowerSupplyFailed" for
+    #: "OpenBMC.0.1.PowerSupplyFailed"); or, for a SEL entry whose MessageId is a vendor's hex
+    #: code (iDRAC "1ffff"), its Redfish SensorType and EntryCode ("Power Supply / Converter",
+    #: ["Redundancy Lost"])
+    message_ids: list[str] = []
+    sensor_type: str | None = None
+    entry_codes: list[str] = []
+    event: str = Field(pattern=r"^[a-z][a-z0-9_]*$")  # the event id of ipmi_sel_events.yaml
+    source: str = Field(min_length=5)
+
+    @model_validator(mode="after")
+    def _keyed(self) -> "RedfishMessageEntry":
+        if not self.message_ids and not (self.sensor_type and self.entry_codes):
+            raise ValueError(f"{self.event}: an entry names message ids or a sensor type with entry codes")
+        return self
+
+
+class RedfishMessageIds(_M):
+    source: str = Field(min_length=10)
+    #: Redfish LogEntry SensorType (DMTF LogEntry schema, from IPMI's table 42-3) -> ipmitool's sensor type
+    sensor_types: dict[str, str]
+    messages: list[RedfishMessageEntry] = Field(min_length=1)
+
+    def event_of(self, message_id: str | None, sensor_type: str | None, entry_code: str | None) -> str | None:
+        idx = self.__dict__.get("_idx")
+        if idx is None:
+            idx = {}
+            for m in self.messages:
+                for k in m.message_ids:
+                    idx[("id", k.lower())] = m.event
+                for c in m.entry_codes:
+                    idx[("sel", (m.sensor_type or "").lower(), c.lower())] = m.event
+            self.__dict__["_idx"] = idx
+        if message_id:
+            hit = idx.get(("id", message_id.lower()))  # a D-Bus error name, whole
+            if hit:
+                return hit
+            parts = message_id.split(".")
+            if len(parts) >= 2:
+                hit = idx.get(("id", f"{parts[0]}.{parts[-1]}".lower()))
+                if hit:
+                    return hit
+        if sensor_type and entry_code:
+            return idx.get(("sel", sensor_type.lower(), entry_code.lower()))
+        return None
 
 
 # --- ipmi_sel_events.yaml: what a BMC System Event Log entry means -----------------------------
@@ -1395,6 +1448,22 @@ class BenchTolerances(_M):
         return self
 
 
+class StragglerLimits(_M):
+    """knowledge/straggler.yaml: how far below its reference a rank's performance score must be
+    for a straggler report to make it a straggler."""
+    source: str = Field(min_length=20)
+    below_score: float = Field(gt=0, lt=1)
+    min_ranks: int = Field(ge=2)
+
+
+class InputPipelineLimits(_M):
+    """knowledge/input_pipeline.yaml: from what share of the iteration spent waiting for data the
+    input pipeline starves the GPU, and over how many log lines."""
+    source: str = Field(min_length=20)
+    at_least_share: float = Field(gt=0, lt=1)
+    min_lines: int = Field(ge=2)
+
+
 _VERSION = r"^\d+(\.\d+)*$"
 
 
@@ -1441,6 +1510,8 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "nvsentinel.yaml": Nvsentinel,
     "bench_tolerances.yaml": BenchTolerances,
     "compat.yaml": Compat,
+    "straggler.yaml": StragglerLimits,
+    "input_pipeline.yaml": InputPipelineLimits,
     "expected_perf.yaml": ExpectedPerf,
     "ib_counters.yaml": IbCounters,
     "ib_port_comparison.yaml": IbPortComparison,
@@ -1462,6 +1533,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "ib_wc_status.yaml": IbWcStatuses,
     "ib_async_events.yaml": IbAsyncEvents,
     "ipmi_sel_events.yaml": IpmiSelEvents,
+    "redfish_message_ids.yaml": RedfishMessageIds,
     "xid_judgements.yaml": XidJudgements,
     "xid74_workflow.yaml": Xid74Workflow,
     "xid_nvrm_messages.yaml": NvrmMessages,

@@ -19,7 +19,7 @@ def test_combiners_are_declared_once_in_order():
     names = [name for name, _ in pipeline.COMBINERS]
     assert names[:5] == ["parse_problems", "fabric", "link_quality", "rdma_counters", "nccl_versions"]
     assert names[-1] == "version_compat"
-    assert len(set(names)) == len(names) == 19
+    assert len(set(names)) == len(names) == 20  # fr_culprits (session 21) places the flight-recorder analyser's rank
 
 
 def test_diagnose_from_logs(pipeline_steps):

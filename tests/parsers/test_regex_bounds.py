@@ -13,6 +13,25 @@ import fuzzing
 
 # (reader module, pattern, a real line it matches, what the line gives: the named groups, the span, None: the whole line)
 CASES = [
+    # ethtool_settings: ethtool <iface> (openucx/ucx#10430, openwrt/openwrt#22126, ublue-os/bazzite#5094; netlink's extended link state)
+    ("ethtool_settings", "_BANNER", "Settings for bond0:", {"iface": "bond0"}),
+    ("ethtool_settings", "_MODES", "        Link partner advertised link modes:  10baseT/Half 10baseT/Full",
+     {"which": "Link partner advertised", "modes": "10baseT/Half 10baseT/Full"}),
+    ("ethtool_settings", "_MODES_MORE", "                                100baseT/Half 100baseT/Full", {"modes": "100baseT/Half 100baseT/Full"}),
+    ("ethtool_settings", "_SPEED", "        Speed: 200000Mb/s", {"mbps": "200000", "unknown": None}),
+    ("ethtool_settings", "_LINK", "\tLink detected: no (No cable)", {"link": "no", "detail": "No cable"}),
+    # wild sweep 47: UCX's memory-type copy and cuda_ipc forms, Cray MPICH's abort line
+    ("ucx_log", "_MEMTYPE", "[1549236370.714691] [r3657:2445 :0]         select.c:312  UCX  ERROR no copy across memory types transport to <no debug data>: Unsupported operation",
+     {"peer": "<no debug data>", "reason": "Unsupported operation"}),
+    ("ucx_log", "_IPC_OPEN", "cuda_ipc_cache.c:154  UCX Fatal: dest:5221: failed to open ipc mem handle. addr:0x7f7647415c00 len:89088 (Element already exists)",
+     {"cache": "dest:5221", "addr": "0x7f7647415c00", "len": "89088", "gap": None, "status": "Element already exists"}),
+    ("ucx_log", "_IPC_CALL", "cuda_ipc_cache.c:284  UCX  ERROR cuIpcOpenMemHandle() failed: invalid device context", {"err": "invalid device context"}),
+    ("mpich_abort", "_CRAY", "MPICH ERROR [Rank 0] [job id 5680267.11] [Wed Feb 22 23:01:58 2023] [nid002845] - Abort(-1) (rank 0 in comm 0): MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL library is not linked",
+     {"rank": "0", "job": "5680267.11", "host": "nid002845", "code": "-1", "func": "MPIDI_CRAY_init",
+      "msg": "GPU_SUPPORT_ENABLED is requested, but GTL library is not linked"}),
+    # ethtool_stats: ryran/xsos#112's grep of an sosreport's ethtool -S file; sosreport's file name of it
+    ("ethtool_stats", "_SOS_GREP", "$ grep pause sos_commands/networking/ethtool_-S_eth1", {"iface": "eth1"}),
+    ("ethtool_stats", "_SOS_FILE", "sos_commands/networking/ethtool_-S_ens1f0np0", {"iface": "ens1f0np0"}),
     # unrecognised_text's reporter's words (ofiwg/libfabric#11628's template field; Lightning's bug template heading;
     # vllm-project/vllm#8420's title tag; a printed exception in a title; aws/aws-ofi-nccl#346's sentence for cuda_app)
     ("unrecognised_text", "_TEMPLATE_FIELD", "**Severity**: High - Segmentation fault with EFA provider",
@@ -108,6 +127,25 @@ CASES = [
      "'train_loss': 0.4564213610768924, 'epoch': 3.0}",
      {"rt": "437.8544", "rest": " 'train_samples_per_second': 25.132, 'train_steps_per_second': 3.145, "
       "'train_loss': 0.4564213610768924, 'epoch': 3.0"}),
+    ("training_throughput", "_NVRX_ROW",  # Megatron-Bridge docs/training/resiliency.md (nvidia-resiliency-ext's score rows)
+     "  Rank=76 Node=h100-001-253-012 Score=0.94", {"rank": "76", "node": "h100-001-253-012", "score": "0.94"}),
+    ("training_throughput", "_MEG_RTT",  # Megatron-LM megatron/core/README_STRAGGLER.md
+     " 0: INFO:megatron.core.utils:[2024-03-14 23:07:56] | MnRtt/Rnk: 3453.08ms/8 | MxRtt/Rnk: 3468.20ms/0 | MnPwr/Rnk: 601796W/8",
+     {"mn": "3453.08", "mnr": "8", "mx": "3468.20", "mxr": "0"}),
+    ("training_throughput", "_FS_RANK",  # FlagScale's StragglerReport.to_text
+     "[default0]:  Rank 5 (p-phy-node-prod-15-129)", {"rank": "5", "node": "p-phy-node-prod-15-129"}),
+    # wild sweep 49: the trainers' data_time forms (mmcv: open-mmlab/mmdetection#4090; YOLOX: open-mmlab/mmdetection#6020;
+    # mmcv's JSON log: open-mmlab/mmdetection#4394; LeRobot: huggingface/lerobot#1488; timm train.py's format string)
+    ("training_throughput", "_WAIT", "2020-11-11 18:20:40,841 - mmdet - INFO - Epoch [1][1050/29317]\tlr: 2.000e-02, eta: 1 day, 18:57:37, time: 0.387, data_time: 0.008, memory: 3946, loss: 1.0031",
+     {"yolox": None, "t": "0.387", "d": "0.008"}),
+    ("training_throughput", "_WAIT", "yolox.core.trainer:after_iter:246 - epoch: 1/300, iter: 1840/1849, mem: 7420Mb, iter_time: 0.404s, data_time: 0.025s, total_loss: 11.3",
+     {"yolox": "iter_", "t": "0.404", "d": "0.025"}),
+    ("training_throughput", "_WAIT_JSON_D", '{"mode": "train", "epoch": 161, "iter": 100, "lr": 0.001, "memory": 5572, "data_time": 0.19335, "loss": 1177.34624, "time": 0.97546}',
+     {"d": "0.19335"}),
+    ("training_throughput", "_WAIT_TIMM", "Train: 0 [  50/1251 (  4%)]  Loss: 6.92 (6.93)  Time: 0.412s,  621.36/s  (0.590s,  433.90/s)  LR: 1.000e-06  Data: 0.301 (0.471)",
+     {"t": "0.412", "d": "0.301"}),
+    ("training_throughput", "_WAIT_LEROBOT", "INFO 2025-07-11 08:20:13 ts/train.py:232 step:10 smpl:640 ep:2 epch:0.00 loss:1.073 grdn:4.051 lr:2.0e-06 updt_s:0.296 data_s:0.001",
+     {"u": "0.296", "d": "0.001"}),
     ("slurm_scheduler", "_N_ROW",  # elasticluster/elasticluster#272 (fixtures/artefacts/slurm_scheduler/elasticluster272_sinfo_lNe_not_responding.txt)
      "compute001      1     main*       down*   12   12:1:1  64267        0      1   (null) Not responding",
      {"nodes": "compute001", "state": "down*", "reason": "Not responding"}),
