@@ -62,7 +62,7 @@ _HEADS = ("Not all ranks joining collective", "Collective sequence number: ", " 
 #   group info: 0:default_pg        collective: nccl:all_reduce        missing ranks: {3, 4, 5, 6, 7}
 #   world size: 8                   collective state: scheduled
 _FIELD = re.compile(r"(?:^|:)[ \t]{0,4}(?P<key>group info|collective|missing ranks|world size|collective state|error msg|error message): "
-                    r"(?P<value>[^\n]{1,4000}?)[ \t\r]{0,8}$")
+                    r"(?P<value>[^\n]{1,4000})")  # greedy and unanchored: one pass a line (a lazy value before $ rescanned 4,000 chars from every key of a long line); trailing blanks stripped where read
 #   error msg: Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input sizes: ...
 _CULPRIT = re.compile(r"Culprit rank (?P<rank>\d{1,9}); Error type: (?P<type>[A-Z_]{1,40})")
 _RANK_LIST = re.compile(r"\d{1,9}")
@@ -115,7 +115,7 @@ def parse(artefact: Artefact) -> ParseResult:
             f = _FIELD.search(nxt)
             if f is None:
                 continue
-            fields.setdefault(f["key"], f["value"])
+            fields.setdefault(f["key"], f["value"].rstrip())
             used += 1
         ranks: list[int]
         error_type = None
