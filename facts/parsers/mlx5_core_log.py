@@ -35,12 +35,30 @@ A firmware command that timed out (cmd.c; openucx/ucx#7738, through pdsh's ``hos
 is a ``mlx5_health_event`` of event ``command_timeout`` (``command_recovered`` for "recovered after
 timeout": the firmware did answer, its completion interrupt was lost) with its ``command``,
 never ``fatal``: the health poller has not declared the device in error.
+
+The Ethernet side's own transmit timeout (en_main.c mlx5e_tx_timeout, then the TX health reporter,
+en/reporter_tx.c; the lines of the kernel's commit 5f29458b77d5's message)::
+
+    mlx5_core 0000:08:00.1 enp8s0f1: TX timeout detected
+    mlx5_core 0000:08:00.1 enp8s0f1: TX timeout on queue: 1, SQ: 0x11ec, CQ: 0x146d, SQ Cons: 0x0 SQ Prod: 0x1, usecs since last trans: 21565000
+
+is a ``netdev_tx_timeout`` (driver mlx5_core, the interface, the queue) per queue line; the
+"detected" line is read with them. The RDMA driver's error CQEs at debug level (cq.c
+mlx5_poll_one, ``mlx5_ib_dbg``; linux-nvme/nvme-cli#3268, NVMe over RoCE)::
+
+    infiniband rocep33s0f0: mlx5_poll_one:527:(pid 0): Responder error cqe on cqn 0x406:
+    infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9
+
+are a ``kernel_ib_completion_error`` whose status is the ib_wc_status that mlx5_handle_error_cqe
+gives the CQE syndrome (0x5 WR flushed -> 5, 0x15 retry exceeded -> 12), one per burst of the
+same device, syndrome and CQ (a flushed QP repeats the pair once per pending request).
 """
 from __future__ import annotations
 
 import re
 
 from stethoscope.facts.ids import try_pci_bus_id
+from stethoscope.facts.kinds.kernel import NetdevTxTimeout
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
     KernelIbCompletionError, Mlx5CmdFailed, Mlx5HealthEvent,
 )
@@ -93,6 +111,40 @@ _WC = re.compile(
     r"(?:infiniband (?P<dev>[\w.-]+): |(?P<olddev>mlx5_\d+):)(?P<func>\w+):\d+:\(pid \d+\): "
     r"WC error: (?P<status>\d+), [Mm]essage: (?P<text>[^\r\n]+)"
 )
+# en/reporter_tx.c mlx5e_reporter_tx_timeout (5.3+, printed by mlx5e_health_report's netdev_err "%s"):
+#   "TX timeout on queue: %d, SQ: 0x%x, CQ: 0x%x, SQ Cons: 0x%x SQ Prod: 0x%x, usecs since last trans: %u"
+# en_main.c mlx5e_tx_timeout before 5.3: netdev_err "TX timeout on queue: %d, SQ: 0x%x, CQ: 0x%x, SQ Cons: 0x%x SQ Prod: 0x%x\n"
+# mlx5_core 0000:08:00.1 enp8s0f1: TX timeout on queue: 1, SQ: 0x11ec, CQ: 0x146d, SQ Cons: 0x0 SQ Prod: 0x1, usecs since last trans: 21565000
+#   (the kernel's commit 5f29458b77d5 message, "net/mlx5e: Fix wrong dump of SQ ... in TX-timeout-recovery flow")
+_TX_TIMEOUT = re.compile(
+    r"mlx5_core " + _BDF + r" (?P<ifname>[^\s:]+): TX timeout on queue: (?P<queue>\d+), SQ: 0x[0-9a-fA-F]+, "
+    r"CQ: 0x[0-9a-fA-F]+, SQ Cons: 0x[0-9a-fA-F]+ SQ Prod: 0x[0-9a-fA-F]+(?:, usecs since last trans: (?P<usecs>\d+))?"
+)
+# en_main.c mlx5e_tx_timeout: netdev_err(dev, "TX timeout detected\n")   (read with the queue lines after it)
+# mlx5_core 0000:08:00.1 enp8s0f1: TX timeout detected
+_TX_DETECTED = re.compile(r"mlx5_core " + _BDF + r" (?P<ifname>[^\s:]+): TX timeout detected\b")
+# drivers/infiniband/hw/mlx5/cq.c mlx5_poll_one (mlx5_ib_dbg, dynamic debug on):
+#   "%s error cqe on cqn 0x%x:\n" ("Requestor" | "Responder"), then "syndrome 0x%x, vendor syndrome 0x%x\n"
+# infiniband rocep33s0f0: mlx5_poll_one:527:(pid 0): Responder error cqe on cqn 0x406:
+# infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9      (linux-nvme/nvme-cli#3268)
+_ERR_CQE = re.compile(
+    r"(?:infiniband (?P<dev>[\w.-]+): |(?P<olddev>mlx5_\d+):)(?P<func>\w+):\d+:\(pid \d+\): "
+    r"(?P<side>Requestor|Requester|Responder) error cqe on cqn 0x(?P<cqn>[0-9a-fA-F]+):"
+)
+_ERR_SYND = re.compile(
+    r"(?:infiniband (?P<dev>[\w.-]+): |(?P<olddev>mlx5_\d+):)\w+:\d+:\(pid \d+\): "
+    r"syndrome 0x(?P<synd>[0-9a-fA-F]+), vendor syndrome 0x[0-9a-fA-F]+"
+)
+#: cq.c mlx5_handle_error_cqe: CQE syndrome (include/linux/mlx5/device.h MLX5_CQE_SYNDROME_*) ->
+#: enum ib_wc_status and its ib_wc_status_msg() text; any other syndrome is IB_WC_GENERAL_ERR
+_CQE_SYNDROME = {
+    0x01: (1, "local length error"), 0x02: (2, "local QP operation error"), 0x04: (4, "local protection error"),
+    0x05: (5, "WR flushed"), 0x06: (6, "memory bind operation error"), 0x10: (7, "bad response error"),
+    0x11: (8, "local access error"), 0x12: (9, "remote invalid request error"), 0x13: (10, "remote access error"),
+    0x14: (11, "remote operation error"), 0x15: (12, "transport retry counter exceeded"),
+    0x16: (13, "RNR retry counter exceeded"), 0x22: (16, "remote aborted error"),
+}
+_GENERAL_ERR = (21, "general error")
 # Dec 02 09:56:04 node1 kernel: ...   /   2025-12-02T09:56:04+0000 node1 kernel: ...
 _HOST = re.compile(r"^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) (?P<host>\S+) kernel: ")
 
@@ -104,6 +156,10 @@ def detect(head: str) -> bool:
         return True
     if "mlx5_core " in head and ("completion" in head or "timeout" in head) and _CMD_TIMEOUT.search(head):
         return True
+    if "mlx5_core " in head and "TX timeout on queue: " in head and _TX_TIMEOUT.search(head):
+        return True
+    if " error cqe on cqn " in head and _ERR_CQE.search(head):
+        return True
     return "WC error: " in head and bool(_WC.search(head))
 
 
@@ -112,6 +168,8 @@ def parse(artefact: Artefact) -> ParseResult:
     fb = FactBuilder(artefact, result)
     _health(artefact, fb, result)
     _completions(artefact, fb, result)
+    _tx_timeouts(artefact, fb, result)
+    _error_cqes(artefact, fb, result)
     for n, line, m, bus in _device_lines(_CMD_TIMEOUT, artefact, fb):
         fb.add(Mlx5HealthEvent, n, node=_node(artefact, line), pci_bus_id=bus,
                event="command_recovered" if m["recovered"] else "command_timeout", fatal=False,
@@ -168,6 +226,41 @@ def _completions(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> No
         result.lines_used += 1
 
 
+def _tx_timeouts(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    timed_out: set[str] = set()  # interfaces with a queue line: their "TX timeout detected" line is read too
+    for n, line, m, _bus in _device_lines(_TX_TIMEOUT, artefact, fb):
+        fb.add(NetdevTxTimeout, n, node=_node(artefact, line), interface=m["ifname"], driver="mlx5_core",
+               queue=int(m["queue"]), timeout_ms=int(m["usecs"]) // 1000 if m["usecs"] else None,
+               message=line[m.start():].strip())
+        timed_out.add(m["ifname"])
+        result.lines_used += 1
+    for _n, line in iter_lines(_TX_DETECTED, artefact):
+        if _TX_DETECTED.search(line)["ifname"] in timed_out:
+            result.lines_used += 1
+
+
+def _error_cqes(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    lines = artefact.lines
+    seen: set[tuple[str, str, str]] = set()  # (device, CQ, syndrome): a flushed QP repeats the pair per request
+    for n, line in iter_lines(_ERR_CQE, artefact):
+        m = _ERR_CQE.search(line)
+        dev = m["dev"] or m["olddev"]
+        result.lines_used += 1
+        s = _ERR_SYND.search(lines[n]) if n < len(lines) else None  # the syndrome line follows it
+        if s is None or (s["dev"] or s["olddev"]) != dev:
+            fb.error(n, f"mlx5_ib: an error CQE on {dev} without its syndrome line")
+            continue
+        key = (dev, m["cqn"].lower(), s["synd"].lower())
+        if key in seen:
+            continue
+        seen.add(key)
+        status, text = _CQE_SYNDROME.get(int(s["synd"], 16), _GENERAL_ERR)
+        fb.add(KernelIbCompletionError, n, node=_node(artefact, line), device=dev, status=status,
+               status_text=text, function=m["func"])
+    for _n, line in iter_lines(_ERR_SYND, artefact):
+        result.lines_used += 1
+
+
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_CMD, _HEALTH, _WC, _CMD_TIMEOUT)
+SIGNATURES = (_CMD, _HEALTH, _WC, _CMD_TIMEOUT, _TX_TIMEOUT, _ERR_CQE)

@@ -149,3 +149,47 @@ def test_mlx5_command_near_misses_stay_unread():
             "[ 12.1] mlx5_core 0000:61:00.0: mlx5_cmd_comp_handler:1580:(pid 0): command completed, timeout not reached\n")
     assert not mlx5_core_log.detect(text)
     assert mlx5_core_log.parse(Artefact(path="m.log", text=text, node="n1")).facts == []
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_mlx5e_tx_reporter_timeout_is_a_netdev_tx_timeout(prefix):
+    # en_main.c mlx5e_tx_timeout + en/reporter_tx.c (the kernel's commit 5f29458b77d5 message); pre-5.3 form without usecs
+    text = (prefix + "mlx5_core 0000:08:00.1 enp8s0f1: TX timeout detected\n"
+            + prefix + "mlx5_core 0000:08:00.1 enp8s0f1: TX timeout on queue: 1, SQ: 0x11ec, CQ: 0x146d, SQ Cons: 0x0 SQ Prod: 0x1, usecs since last trans: 21565000\n"
+            + prefix + "mlx5_core 0000:08:00.1 enp8s0f1: TX timeout on queue: 3, SQ: 0x11f0, CQ: 0x1471, SQ Cons: 0x8 SQ Prod: 0xa\n")
+    assert mlx5_core_log.detect(text)
+    r = mlx5_core_log.parse(Artefact(path="m.log", text=text, node="n1"))
+    assert [(f.kind, f.interface, f.driver, f.queue, f.timeout_ms) for f in r.facts] == [
+        ("netdev_tx_timeout", "enp8s0f1", "mlx5_core", 1, 21565), ("netdev_tx_timeout", "enp8s0f1", "mlx5_core", 3, None)]
+    assert r.lines_used == 3
+
+
+def test_mlx5e_tx_timeout_detected_alone_is_not_claimed():
+    text = " mlx5_core 0000:08:00.1 enp8s0f1: TX timeout detected\n"
+    r = mlx5_core_log.parse(Artefact(path="m.log", text=text, node="n1"))
+    assert (r.facts, r.lines_used) == ([], 0)
+
+
+@pytest.mark.parametrize(("side", "synd", "status", "text"), [
+    ("Responder", "0x5", 5, "WR flushed"),                       # linux-nvme/nvme-cli#3268
+    ("Requestor", "0x15", 12, "transport retry counter exceeded"),  # cq.c spells the requester "Requestor"
+    ("Requestor", "0x16", 13, "RNR retry counter exceeded"),
+    ("Responder", "0x13", 10, "remote access error"),
+    ("Requestor", "0x22", 16, "remote aborted error"),
+    ("Responder", "0x99", 21, "general error"),                  # mlx5_handle_error_cqe's default
+])
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_mlx5_ib_error_cqe_debug_lines(prefix, side, synd, status, text):
+    body = (prefix + f"infiniband rocep33s0f0: mlx5_poll_one:527:(pid 0): {side} error cqe on cqn 0x406:\n"
+            + prefix + f"infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome {synd}, vendor syndrome 0xf9\n")
+    e = _only_mlx5_fact(body)
+    assert (e.kind, e.device, e.status, e.status_text, e.function) == ("kernel_ib_completion_error", "rocep33s0f0", status, text, "mlx5_poll_one")
+
+
+def test_mlx5_ib_error_cqe_burst_is_one_fact_and_a_cut_pair_a_parse_error():
+    # linux-nvme/nvme-cli#3268: seven flushed CQEs on one CQ, the paste cut inside the last syndrome line
+    path = FIX / "mlx5_core_log" / "nvmecli3268_roce_responder_error_cqe_flush.log"
+    r = mlx5_core_log.parse(Artefact(path=str(path), text=path.read_text(), node="n1"))
+    (e,) = r.facts
+    assert (e.device, e.status, e.evidence.line) == ("rocep33s0f0", 5, 1)
+    assert [x.line for x in r.errors] == [13]

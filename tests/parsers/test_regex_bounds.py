@@ -29,6 +29,13 @@ CASES = [
     ("mpich_abort", "_CRAY", "MPICH ERROR [Rank 0] [job id 5680267.11] [Wed Feb 22 23:01:58 2023] [nid002845] - Abort(-1) (rank 0 in comm 0): MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL library is not linked",
      {"rank": "0", "job": "5680267.11", "host": "nid002845", "code": "-1", "func": "MPIDI_CRAY_init",
       "msg": "GPU_SUPPORT_ENABLED is requested, but GTL library is not linked"}),
+    # mlx5_core_log: mlx5e's TX reporter timeout (kernel commit 5f29458b77d5's message), mlx5_ib's debug error CQE (linux-nvme/nvme-cli#3268)
+    ("mlx5_core_log", "_TX_TIMEOUT", "mlx5_core 0000:08:00.1 enp8s0f1: TX timeout on queue: 1, SQ: 0x11ec, CQ: 0x146d, SQ Cons: 0x0 SQ Prod: 0x1, usecs since last trans: 21565000",
+     {"bdf": "0000:08:00.1", "ifname": "enp8s0f1", "queue": "1", "usecs": "21565000"}),
+    ("mlx5_core_log", "_ERR_CQE", "infiniband rocep33s0f0: mlx5_poll_one:527:(pid 0): Responder error cqe on cqn 0x406:",
+     {"dev": "rocep33s0f0", "olddev": None, "func": "mlx5_poll_one", "side": "Responder", "cqn": "406"}),
+    ("mlx5_core_log", "_ERR_SYND", "infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9",
+     {"dev": "rocep33s0f0", "olddev": None, "synd": "5"}),
     # ethtool_stats: ryran/xsos#112's grep of an sosreport's ethtool -S file; sosreport's file name of it
     ("ethtool_stats", "_SOS_GREP", "$ grep pause sos_commands/networking/ethtool_-S_eth1", {"iface": "eth1"}),
     ("ethtool_stats", "_SOS_FILE", "sos_commands/networking/ethtool_-S_ens1f0np0", {"iface": "ens1f0np0"}),
