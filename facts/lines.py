@@ -208,8 +208,8 @@ _LABEL = (
 )
 _REPORT_LABEL = re.compile(r"\n" + _LABEL)
 #: journal tags whose readers read the tag itself (the kernel's lines: the kernel log's readers,
-#: with their host and time; fabric_manager_log's _JOURNAL; nvidia_persistenced_log's _DAEMON)
-OWN_TAGS = ("kernel", "nv-fabricmanager", "nvidia-fabricmanager-start.sh", "nvidia-persistenced")
+#: with their host and time; fabric_manager_log's _JOURNAL; nvidia_persistenced_log's _DAEMON; nvidia_gridd_log's _TAG)
+OWN_TAGS = ("kernel", "nv-fabricmanager", "nvidia-fabricmanager-start.sh", "nvidia-persistenced", "nvidia-gridd")
 # a syslog / journald label on a program's line, whatever the line holds: a service's output in
 # the journal (a vLLM or SGLang server, a job's prolog, nccl-tests run by a unit) reads as its
 # lines do bare; one blank, journald's own, goes with it (the line's own indentation stays). Not

@@ -271,6 +271,21 @@ class PersistencedError(Fact):
 
 
 @fact_kind
+class VgpuLicenseEvent(Fact):
+    """What nvidia-gridd, the vGPU guest's licensing daemon, said about its license: acquired, failed, or a request it
+    could not make (``nvidia-gridd: License acquired successfully. (Info: ...)``, ``nvidia-gridd: Failed to acquire
+    license from 10.0.0.5``, ``nvidia-gridd: Invalid feature type requested``)."""
+
+    kind: Literal["vgpu_license_event"] = "vgpu_license_event"
+    #: acquired | failed | invalid_feature
+    event: str
+    #: the last event of the file, the state the guest was left in
+    last: bool = False
+    server: str | None = None  # the license server the line names
+    message: str
+
+
+@fact_kind
 class GpuListed(Fact):
     """One GPU as ``nvidia-smi -L`` lists it."""
 

@@ -202,8 +202,14 @@ class DataLoaderFailure(Fact):
     the workers is no longer possible.``). A worker killed by a signal is ``dataloader_worker_killed``."""
 
     kind: Literal["dataloader_failure"] = "dataloader_failure"
-    event: Literal["timeout", "open_files_limit"]
+    #: pin_memory_thread: the pin-memory thread's exception re-raised (``Caught RuntimeError in pin memory thread for
+    #: device 0.``); pin_memory_thread_exited: ``Pin memory thread exited unexpectedly``
+    event: Literal["timeout", "open_files_limit", "pin_memory_thread", "pin_memory_thread_exited"]
     seconds: float | None = None  # the DataLoader's timeout, for a timeout
+    device: int | None = None  # pin_memory_thread: the CUDA device the thread pins for
+    error: str | None = None  # pin_memory_thread: the original exception's line, where the paste holds it
+    #: pin_memory_thread: the original error says the pinned (page-locked) host allocation failed ("CUDA error: out of memory")
+    pinned_alloc_failed: bool = False
 
 @fact_kind
 class CufileError(Fact):

@@ -128,6 +128,25 @@ class IommuFault(KernelLineFact):
 
 
 @fact_kind
+class PciDeviceInaccessible(KernelLineFact):
+    """A PCI device that stopped answering config reads: the PCI core could not bring it back to D0
+    (``vfio-pci 0000:01:00.0: Unable to change power state from D3cold to D0, device inaccessible``) or gave up
+    waiting for it after a reset or resume (``nvidia 0000:01:00.0: not ready 65535ms after resume; giving up``);
+    one fact per device and kind of failure, counting its lines"""
+
+    kind: Literal["pci_device_inaccessible"] = "pci_device_inaccessible"
+    device: str  # "0000:01:00.0"
+    driver: str | None = None  # the driver the kernel names it by: "vfio-pci", "nvidia", "pcieport"
+    event: Literal["power_up", "reset_wait"]
+    from_state: str | None = None  # power_up: the state it would not leave, "D3cold" / "D3hot"
+    after: str | None = None  # reset_wait: what it was waited for after, "FLR", "bus reset", "resume"
+    waited_ms: int | None = None  # reset_wait: how long the kernel waited
+    gpu: bool = False  # a GPU driver named on the line, or a bus id the log enumerates as display class or NVRM names
+    passthrough: bool = False  # bound to vfio-pci: handed to a VM (or a Kata/KubeVirt guest)
+    count: int = 1
+
+
+@fact_kind
 class NvswitchSxid(KernelLineFact):
     """``nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM Fault Up``"""
 

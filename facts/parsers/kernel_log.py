@@ -52,8 +52,8 @@ from stethoscope.facts.parsers import nvsentinel_event
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
 from stethoscope.facts.parsers.kernel_log_time import runs_on
 from stethoscope.facts.parsers.kernel_log_pcie import (
-    DISPLAY_KEYWORD, KEYWORDS as IOMMU_KEYWORDS, AerEvents, emit_bar_unassigned, emit_iommu_faults, note_display_device,
-    parse_bar_unassigned, parse_iommu_fault, parse_link_down,
+    DISPLAY_KEYWORD, KEYWORDS as IOMMU_KEYWORDS, UNREACHABLE_KEYWORDS, AerEvents, emit_bar_unassigned, emit_inaccessible, emit_iommu_faults,
+    note_display_device, parse_bar_unassigned, parse_inaccessible, parse_iommu_fault, parse_link_down,
 )
 
 KIND = "kernel_log"
@@ -101,7 +101,7 @@ _KEYWORDS = re.compile(
     r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
     r"|nvidia: probe of |probe with driver nvidia |of memory(?: \(oom_kill_allocating_task\))?: Kill|Killed process \d|oom-kill:constraint="
     r"|: BAR \d+: (?:no space for|failed to assign) |\]: (?:can't assign; no space|failed to assign)"
-    r"|(?:Direct firmware load for |loading /lib/firmware/)nvidia/|" + IOMMU_KEYWORDS + "|" + DISPLAY_KEYWORD + "|" + kernel_log_modules.KEYWORDS
+    r"|(?:Direct firmware load for |loading /lib/firmware/)nvidia/|" + IOMMU_KEYWORDS + "|" + UNREACHABLE_KEYWORDS + "|" + DISPLAY_KEYWORD + "|" + kernel_log_modules.KEYWORDS
     + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS,
 )
 # the same keywords for RE2 (a DFA over the bytes: the alternation costs nothing per character,
@@ -338,6 +338,7 @@ def parse(artefact: Artefact) -> ParseResult:
     bars: dict = {}  # (device, BAR) -> its pcie_bar_unassigned fields (kernel_log_pcie)
     iommu: dict = {}  # (IOMMU, device, interrupt?) -> its iommu_fault fields (kernel_log_pcie)
     display: set[tuple[str, str]] = set()  # (node, bus id) of the GPUs the PCI core enumerated (kernel_log_pcie)
+    inaccessible: dict = {}  # (node, device, event) -> its pci_device_inaccessible fields (kernel_log_pcie)
     sxid_pending: list[tuple[int, str, re.Match[str]]] = []
     ooms: list[dict] = []  # the OOM killer's kills (host_oom_kill), built at the end: a kill's lines may come apart
     oom_summaries: dict[int, dict] = {}  # pid -> its "oom-kill:constraint=..." line not yet met by its kill line
@@ -488,6 +489,9 @@ def parse(artefact: Artefact) -> ParseResult:
         if ("DMAR" in msg or "AMD-Vi" in msg or "callbacks suppressed" in msg) and parse_iommu_fault(b, ln, msg, common, used, iommu):
             boots.had_content = True
             continue
+        if (" to D0" in msg or "; giving up" in msg) and parse_inaccessible(b, ln, msg, common, used, inaccessible):
+            boots.had_content = True
+            continue
         if "] type " in msg and note_display_device(msg, common, display):
             continue
         if "of memory" in msg and ": Kill" in msg and (o := _OOM_KILL.search(msg)) is not None:
@@ -521,6 +525,7 @@ def parse(artefact: Artefact) -> ParseResult:
     aer.flush()
     emit_bar_unassigned(b, bars, display)
     emit_iommu_faults(b, iommu, display)
+    emit_inaccessible(b, inaccessible, display)
     for pid, sm in oom_summaries.items():  # an oom-kill: summary whose kill line was not pasted names the victim
         ooms.append({"line": sm["line"], "pid": pid, "process": sm["process"], "cgroup": sm["cgroup"], "memcg": sm["memcg"],
                      "common": sm["common"], "anon": None, "vm": None})

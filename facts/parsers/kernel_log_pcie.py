@@ -16,7 +16,7 @@ import re
 
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.parsers.base import FactBuilder
-from stethoscope.facts.kinds.kernel import IommuFault, PcieAerError, PcieBarUnassigned, PcieLinkDown
+from stethoscope.facts.kinds.kernel import IommuFault, PciDeviceInaccessible, PcieAerError, PcieBarUnassigned, PcieLinkDown
 
 _BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 
@@ -179,6 +179,54 @@ def emit_iommu_faults(b: FactBuilder, seen: dict, seen_gpus: set) -> None:
         rec = dict(rec)
         rec["gpu"] = rec.get("driver") in _GPU_DRIVERS or (rec["node"], rec["device"]) in gpus
         b.add(IommuFault, rec.pop("line"), **rec)
+
+
+# A device that stopped answering config reads: the PCI core could not bring it back to D0, or it gave up waiting
+# for it after a reset (drivers/pci/pci.c). Power-up, by kernel version:
+# vfio-pci 0000:01:00.0: Unable to change power state from D3cold to D0, device inaccessible
+#     (5.19 on, pci_power_up: pci_err "Unable to change power state from %s to D0, device inaccessible";
+#      kata-containers/kata-containers#11708, a GPU bound to vfio-pci for a Kata guest)
+# nvme 0000:01:00.0: can't change power state from D3hot to D0 (config space inaccessible)
+#     (before: pci_err "can't change power state from %s to D0 (config space inaccessible)"; an lkml report's line)
+# The wait after a reset or resume (pci_dev_wait: pci_warn "not ready %dms after %s; giving up", the %s "FLR",
+# "bus reset", "resume", "PM D3hot->D0", ...; its "; waiting" lines are pci_info progress, left alone):
+# igc 0000:02:00.0: not ready 65535ms after bus reset; giving up      (an lkml report's line)
+UNREACHABLE_KEYWORDS = r"change power state from \w{1,8} to D0|ms after [^;\n]{1,24}; giving up"
+_POWER_UP = re.compile(
+    rf"(?<!\S)(?P<drv>[\w.-]{{1,40}}) (?P<dev>{_BDF}): (?:Unable to|can't) change power state from (?P<from>\w{{1,8}}) to D0"
+    r"(?:, device inaccessible| \(config space inaccessible\))"
+)
+_NOT_READY = re.compile(rf"(?<!\S)(?P<drv>[\w.-]{{1,40}}) (?P<dev>{_BDF}): not ready (?P<ms>\d{{1,7}})ms after (?P<after>[^;\n]{{1,24}}); giving up")
+
+
+def parse_inaccessible(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int], seen: dict) -> bool:
+    """A power-up or reset-wait failure: one ``pci_device_inaccessible`` per device and kind of failure (``seen`` maps
+    (node, device, event) to its fields, counting repeats)."""
+    if (m := _POWER_UP.search(msg)) is not None:
+        rec = dict(event="power_up", from_state=m["from"], after=None, waited_ms=None)
+    elif (m := _NOT_READY.search(msg)) is not None:
+        rec = dict(event="reset_wait", from_state=None, after=m["after"].strip(), waited_ms=int(m["ms"]))
+    else:
+        return False
+    used.add(ln)
+    dev = try_pci_bus_id(m["dev"]) or m["dev"]
+    key = (common["node"], dev, rec["event"])
+    if key in seen:
+        seen[key]["count"] += 1
+        return True
+    seen[key] = dict(line=ln, count=1, device=dev, driver=m["drv"], **rec, **common)
+    return True
+
+
+def emit_inaccessible(b: FactBuilder, seen: dict, seen_gpus: set) -> None:
+    """The devices of ``seen``, each marked ``gpu`` (a GPU driver's name on the line, or a bus id this log enumerates
+    with a display class or its NVRM lines name) and ``passthrough`` (bound to vfio-pci, handed to a VM)."""
+    gpus = _gpus_of(b, seen_gpus)
+    for rec in seen.values():
+        rec = dict(rec)
+        rec["gpu"] = rec["driver"] in _GPU_DRIVERS or (rec["node"], rec["device"]) in gpus
+        rec["passthrough"] = rec["driver"] == "vfio-pci"
+        b.add(PciDeviceInaccessible, rec.pop("line"), **rec)
 
 
 def _severity(raw: str) -> str:

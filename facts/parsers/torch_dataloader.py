@@ -38,11 +38,35 @@ KIND = "torch_dataloader"
 _TIMEOUT = re.compile(r"\bDataLoader timed out after (?P<s>\d{1,9}(?:\.\d{1,6})?) seconds")
 # RuntimeError: Too many open files. Communication with the workers is no longer possible. Please increase the limit ...
 _FD_LIMIT = re.compile(r"\bToo many open files\. Communication with the workers is no longer possible")
-_MARK = re.compile(r"DataLoader timed out after |Communication with the workers is no longer possible")
+# The pin-memory thread's exception, re-raised in the main process by ExceptionWrapper.reraise() as
+# "Caught {exc_type.__name__} {where}." (torch/utils/data/_utils/pin_memory.py: where=f"in pin memory thread for device
+# {device_id}"; "...for device {}".format() before 1.9), then the thread's "Original Traceback" ending in its own line:
+# RuntimeError: Caught RuntimeError in pin memory thread for device 0.                       (mittagessen/kraken#642)
+# torch.AcceleratorError: Caught AcceleratorError in pin memory thread for device 0.        (torch 2.8 on, a project's notes)
+# torch.AcceleratorError: CUDA error: out of memory                                          (the original error)
+_PIN_THREAD = re.compile(r"\bCaught (?P<exc>\w{1,40}) in pin memory thread for device (?P<dev>\d{1,3})\b")
+# RuntimeError: Pin memory thread exited unexpectedly        (dataloader.py _MultiProcessingDataLoaderIter._get_data)
+_PIN_EXITED = re.compile(r"\bPin memory thread exited unexpectedly")
+# the traceback's last line, the thread's own exception: "RuntimeError: CUDA error: out of memory",
+# "RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/THCCachingHostAllocator.cpp:278" (1.x)
+_EXC_LINE = re.compile(r"^\s{0,8}(?:[\w.]{1,60}\.)?(?P<name>\w{1,40}(?:Error|Exception)): (?P<text>\S.{0,300})$")
+_PINNED_OOM = re.compile(r"\bout of memory\b|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY")
+_MARK = re.compile(r"DataLoader timed out after |Communication with the workers is no longer possible| in pin memory thread for device "
+                   r"|Pin memory thread exited unexpectedly")
+_ORIGINAL_SPAN = 120  # lines after the Caught line where its original traceback ends
 
 
 def detect(head: str) -> bool:
-    return _TIMEOUT.search(head) is not None or _FD_LIMIT.search(head) is not None
+    return any(p.search(head) is not None for p in SIGNATURES)
+
+
+def _original_error(lines: list[str], n: int) -> str | None:
+    """The pin-memory thread's own exception line: the first exception line after its "Original Traceback" (line
+    ``n``, 1-based, holds the Caught line) that is not another Caught line, within the span."""
+    for line in lines[n: n + _ORIGINAL_SPAN]:
+        if (m := _EXC_LINE.match(line)) is not None and not m["text"].startswith("Caught "):
+            return f"{m['name']}: {m['text'].strip()}"
+    return None
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -53,6 +77,12 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.add(DataLoaderFailure, n, event="timeout", seconds=float(m["s"]))
         elif _FD_LIMIT.search(line) is not None:
             fb.add(DataLoaderFailure, n, event="open_files_limit")
+        elif (m := _PIN_THREAD.search(line)) is not None:
+            err = _original_error(artefact.lines, n)
+            fb.add(DataLoaderFailure, n, event="pin_memory_thread", device=int(m["dev"]), error=err,
+                   pinned_alloc_failed=err is not None and _PINNED_OOM.search(err) is not None)
+        elif _PIN_EXITED.search(line) is not None:
+            fb.add(DataLoaderFailure, n, event="pin_memory_thread_exited")
         else:
             continue
         result.lines_used += 1
@@ -60,4 +90,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (_TIMEOUT, _FD_LIMIT)
+SIGNATURES = (_TIMEOUT, _FD_LIMIT, _PIN_THREAD, _PIN_EXITED)
