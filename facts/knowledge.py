@@ -756,13 +756,19 @@ class RedfishMessageEntry(_M):
     message_ids: list[str] = []
     sensor_type: str | None = None
     entry_codes: list[str] = []
+    #: a vendor's message text as its log prints it without a MessageId (HPE IML "Uncorrectable Machine
+    #: Check Exception (Board 0, ...)"): the words before the detail in parentheses, compared without case
+    texts: list[str] = []
+    #: for a registry message about any resource (DMTF ResourceEvent): the kind of part its arguments
+    #: name (power_supply, fan, memory, processor); the entry matches only an entry about such a part
+    part: Literal["power_supply", "fan", "memory", "processor"] | None = None
     event: str = Field(pattern=r"^[a-z][a-z0-9_]*$")  # the event id of ipmi_sel_events.yaml
     source: str = Field(min_length=5)
 
     @model_validator(mode="after")
     def _keyed(self) -> "RedfishMessageEntry":
-        if not self.message_ids and not (self.sensor_type and self.entry_codes):
-            raise ValueError(f"{self.event}: an entry names message ids or a sensor type with entry codes")
+        if not self.message_ids and not (self.sensor_type and self.entry_codes) and not self.texts:
+            raise ValueError(f"{self.event}: an entry names message ids, message texts or a sensor type with entry codes")
         return self
 
 
@@ -772,13 +778,15 @@ class RedfishMessageIds(_M):
     sensor_types: dict[str, str]
     messages: list[RedfishMessageEntry] = Field(min_length=1)
 
-    def event_of(self, message_id: str | None, sensor_type: str | None, entry_code: str | None) -> str | None:
+    def event_of(self, message_id: str | None, sensor_type: str | None, entry_code: str | None,
+                 part: str | None = None) -> str | None:
+        """``part``: the kind of part the entry's message or arguments name, for the entries keyed by one."""
         idx = self.__dict__.get("_idx")
         if idx is None:
             idx = {}
             for m in self.messages:
                 for k in m.message_ids:
-                    idx[("id", k.lower())] = m.event
+                    idx[("id", k.lower()) if m.part is None else ("id", k.lower(), m.part)] = m.event
                 for c in m.entry_codes:
                     idx[("sel", (m.sensor_type or "").lower(), c.lower())] = m.event
             self.__dict__["_idx"] = idx
@@ -788,12 +796,26 @@ class RedfishMessageIds(_M):
                 return hit
             parts = message_id.split(".")
             if len(parts) >= 2:
-                hit = idx.get(("id", f"{parts[0]}.{parts[-1]}".lower()))
+                key = f"{parts[0]}.{parts[-1]}".lower()
+                hit = idx.get(("id", key)) or (idx.get(("id", key, part)) if part else None)
                 if hit:
                     return hit
         if sensor_type and entry_code:
             return idx.get(("sel", sensor_type.lower(), entry_code.lower()))
         return None
+
+    def event_of_text(self, message: str) -> str | None:
+        """The event a vendor's message text names (``texts``): the longest listed text the message
+        starts with, case and runs of blanks ignored, followed by its end, " (", "." or " -"."""
+        norm = " ".join(message.split()).lower()
+        best: tuple[int, str] | None = None
+        for m in self.messages:
+            for t in m.texts:
+                t = " ".join(t.split()).lower()
+                if norm.startswith(t) and (len(norm) == len(t) or norm[len(t)] in " .(-:,") \
+                        and (best is None or len(t) > best[0]):
+                    best = (len(t), m.event)
+        return best[1] if best else None
 
 
 # --- ipmi_sel_events.yaml: what a BMC System Event Log entry means -----------------------------

@@ -32,7 +32,12 @@ MessageId (registry and key, the version cut) or, for a SEL entry, its SensorTyp
 (else knowledge/ipmi_sel_events.yaml by the SensorType's ipmitool name and the EntryCode): None
 where nothing maps it, an event nobody explains, never healthy; ``ipmi_sel_record`` for an entry
 whose Severity is OK, whose EntryCode is Deassert, or which maps to a record of normal operation.
-``sensor`` names the power supply, fan, GPU, NVSwitch or DIMM the message or its arguments name
+A Dell EEMI id (iDRAC9 Lclog "IDRAC.2.8.PSU0003", or bare "PSU0003") is looked up as
+``IDRAC.<id>``; an entry with no MessageId the table knows by its Message (iLO's IML over Redfish:
+"Uncorrectable PCI Express Error (Slot 3, ...)", the table's ``texts``); a generic DMTF ResourceEvent
+("ResourceErrorsDetected", "ResourceStatusChangedCritical", ...) by the kind of part its message or
+arguments name (power supply, fan, DIMM, CPU; a GPU names none: unexplained).
+``sensor`` names the power supply, fan, GPU, NVSwitch, DIMM or slot the message or its arguments name
 ("Power supply 1", "PSU0", "GPU_SXM_3"), else the SensorType; ``detail`` the MessageId. The node
 is the file's.
 """
@@ -62,8 +67,17 @@ _FIELD = re.compile(r'"(?P<key>Id|Created|EventTimestamp|EntryType|EntryCode|Mes
                     r'|SensorType|SensorNumber)"\s{0,8}:\s{0,8}(?P<value>"(?:[^"\\\n]|\\.){0,4000}"|\[\s{0,40}\{\s{0,40}"Member"\s{0,8}:\s{0,8}'
                     r'"[^"\n]{0,200}"|\[[^\]\n]{0,2000}\]|-?\d{1,12})')
 _MEMBER = re.compile(r'"Member"\s{0,8}:\s{0,8}("[^"\n]{0,200}")')
-# what a message or its arguments name: "power supply 1", "PSU0", "PS2", "Fan 3", "GPU_SXM_3", "NVSwitch_0", "DIMM_B2"
-_PART = re.compile(r"\b(?P<part>(?:power supply|PSU|PS|fan|GPU(?:_SXM)?|NVSwitch|DIMM)[ _]?(?:[A-Z]?\d{1,3}|[A-Z]\d{0,2}))\b", re.I)
+# what a message or its arguments name: "power supply 1", "PSU0", "PS2", "Fan 3", "GPU_SXM_3", "NVSwitch_0", "DIMM_B2", "Slot 3" (iLO IML)
+_PART = re.compile(r"\b(?P<part>(?:power supply|PSU|PS|fan|GPU(?:_SXM)?|NVSwitch|DIMM|slot)[ _]?(?:[A-Z]?\d{1,3}|[A-Z]\d{0,2}))\b", re.I)
+#: the kind of part a generic registry message (DMTF ResourceEvent) is about, by its message and arguments:
+#: "/redfish/v1/Chassis/1/PowerSubsystem/PowerSupplies/PSU1", "PSU1", "/Systems/system/Memory/dimm0", "Fan_3", "CPU 1"
+#: (a GPU under Processors names no part kind: its entry stays unexplained)
+_PART_KINDS = (("power_supply", re.compile(r"PowerSuppl|power supply|\bPSU|\bPS ?\d", re.I)),
+               ("fan", re.compile(r"/Fans/|\bfan", re.I)),
+               ("memory", re.compile(r"/Memory/|\bDIMM", re.I)),
+               ("processor", re.compile(r"/Processors/CPU|\bCPU ?\d", re.I)))
+#: a Dell EEMI id given bare as the MessageId ("PSU0003"; iDRAC9 gives "IDRAC.2.8.PSU0003")
+_EEMI = re.compile(r"^[A-Z]{2,4}\d{3,4}$")
 _ENTRY_KEYS = ("Message", "MessageId")
 #  },{"@odata.id":"/redfish/v1/Managers/iDRAC.Embedded.1/Logs/Sel/27"     (pretty: "    },\n    {")
 _NEXT = re.compile(r"\}\s{0,40},\s{0,40}\{")
@@ -194,17 +208,20 @@ def _add(b: FactBuilder, n: int, e: dict[str, Any], rf: Any, sel: Any) -> None:
         code = code or "Deassert"  # phosphor-logging: the error was marked resolved
     rtype = (_text(e.get("SensorType")) or "").strip() or None
     stype = rf.sensor_types.get(rtype) if rtype else None
-    event = rf.event_of(mid, rtype, code)
+    args = [a for a in e.get("MessageArgs") or () if isinstance(a, str)] if isinstance(e.get("MessageArgs"), list) else []
+    about = " ".join([message] + args)
+    kind = next((k for k, rx in _PART_KINDS if rx.search(about)), None)
+    event = (rf.event_of(mid, rtype, code, kind) or (rf.event_of(f"IDRAC.{mid}", None, None) if mid and _EEMI.match(mid) else None)
+             or (rf.event_of_text(message) if message else None))
     entry = next((x for x in sel.events if x.event == event), None) if event else None
     if entry is None and stype and code:  # a SEL entry whose EntryCode is ipmitool's offset name
         entry = sel.entry(stype, code)
     asserted = code.lower() not in ("deassert", "deasserted", "deassertion")
     fault = entry.cause is not None if entry is not None else severity.lower() not in ("ok", "")
-    args = [a for a in e.get("MessageArgs") or () if isinstance(a, str)] if isinstance(e.get("MessageArgs"), list) else []
     extra = e.get("AdditionalData") or e.get("additional_data")
     callout = next((m["part"] for a in extra if isinstance(a, str) and (m := _CALLOUT.match(a))), None) \
         if isinstance(extra, list) else None
-    part = _PART.search(" ".join([message] + args))
+    part = _PART.search(about)
     cls = IpmiSelEvent if asserted and fault and severity.lower() != "ok" else IpmiSelRecord
     created = _text(e.get("Created")) or _text(e.get("EventTimestamp")) or _text(e.get("timestamp")) or ""
     ms = e.get("Timestamp")  # phosphor-logging: milliseconds since the epoch, UTC ("Timestamp": 1519148632287)

@@ -83,3 +83,50 @@ def test_phosphor_logging_dbus_entry_after_a_prompt():
     unknown = text.replace("PowerSupplyInputFault", "SomethingElse")
     (u,) = _parse(unknown).facts
     assert (u.kind, u.event) == ("ipmi_sel_event", None)  # nobody maps it: stays unexplained
+
+
+def _doc_events(members):
+    r = _parse(json.dumps({"@odata.type": "#LogEntryCollection.LogEntryCollection", "Members": members}))
+    assert not r.errors
+    return [(f.kind, f.event, f.sensor) for f in r.facts]
+
+
+def test_resource_event_by_the_part_it_names():
+    # DMTF ResourceEvent: "The resource property %1 has detected errors of type '%2'." (Warning); the fault by the part
+    members = [
+        {"@odata.type": "#LogEntry.v1_9_0.LogEntry", "Id": "1", "EntryType": "Event", "Severity": "Warning",
+         "MessageId": "ResourceEvent.1.4.2.ResourceErrorsDetected", "MessageArgs": ["PSU1", "Input lost"],
+         "Message": "The resource property PSU1 has detected errors of type 'Input lost'."},
+        {"@odata.type": "#LogEntry.v1_9_0.LogEntry", "Id": "2", "EntryType": "Event", "Severity": "Critical",
+         "MessageId": "ResourceEvent.1.0.3.ResourceStatusChangedCritical", "MessageArgs": ["/redfish/v1/Systems/system/Memory/dimm3", "Critical"],
+         "Message": "The health of resource '/redfish/v1/Systems/system/Memory/dimm3' has changed to Critical."},
+        # a GPU under Processors names no part kind the table keys: unexplained, never a record
+        {"@odata.type": "#LogEntry.v1_9_0.LogEntry", "Id": "3", "EntryType": "Event", "Severity": "Critical",
+         "MessageId": "ResourceEvent.1.4.2.ResourceStatusChangedCritical", "MessageArgs": ["/redfish/v1/Systems/HGX_Baseboard_0/Processors/GPU_SXM_3", "Critical"],
+         "Message": "The health of resource '/redfish/v1/Systems/HGX_Baseboard_0/Processors/GPU_SXM_3' has changed to Critical."},
+        {"@odata.type": "#LogEntry.v1_9_0.LogEntry", "Id": "4", "EntryType": "Event", "Severity": "OK",
+         "MessageId": "ResourceEvent.1.4.2.ResourceErrorsCorrected", "MessageArgs": ["PSU1", "Input lost"],
+         "Message": "The resource property PSU1 has corrected errors of type 'Input lost'."},
+    ]
+    got = _doc_events(members)
+    assert got[0] == ("ipmi_sel_event", "power_supply_failure", "PSU1")
+    assert got[1][:2] == ("ipmi_sel_event", "memory_ecc_uncorrectable")
+    assert got[2] == ("ipmi_sel_event", None, "GPU_SXM_3")
+    assert got[3][0] == "ipmi_sel_record"
+
+
+def test_dell_eemi_ids_and_ilo_iml_text():
+    members = [
+        # iDRAC9 Lclog: "IDRAC.2.8.PSU0003"; an exporter's bare "PSU0003" (the same id)
+        {"@odata.type": "#LogEntry.v1_9_0.LogEntry", "Id": "5", "EntryType": "Oem", "Severity": "Critical",
+         "MessageId": "IDRAC.2.8.PSU0003", "Message": "The power input for power supply 2 is lost."},
+        {"Id": "6", "Severity": "Critical", "MessageId": "MEM0001", "EntryType": "Oem",
+         "Message": "Multi-bit memory errors detected on a memory device at location(s) DIMM_B2."},
+        # iLO IML over Redfish: no MessageId, the description decides
+        {"@odata.type": "#LogEntry.v1_0_0.LogEntry", "Id": "7", "EntryType": "Oem", "Severity": "Critical",
+         "Message": "Uncorrectable PCI Express Error (Slot 3, Bus 132, Device 0, Function 0, Error status 0x00000028)"},
+    ]
+    got = _doc_events(members)
+    assert got == [("ipmi_sel_event", "power_supply_failure", "power supply 2"),
+                   ("ipmi_sel_event", "memory_ecc_uncorrectable", "DIMM_B2"),
+                   ("ipmi_sel_event", "pcie_bus_uncorrectable", "Slot 3")]
