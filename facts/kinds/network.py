@@ -887,3 +887,19 @@ class MpichAbort(Fact):
     code: int | None = None  # Abort(<code>)
     job_id: str | None = None
     reason: Literal["gtl_not_linked", "other"] = "other"
+
+
+@fact_kind
+class DevlinkHealthReporter(Fact):
+    """One health reporter of ``devlink health show`` (facts/parsers/devlink_health.py): a NIC
+    driver's error class (mlx5: tx, rx, fw, fw_fatal), its state and how many errors it reported
+    and recovered since the driver loaded."""
+
+    kind: Literal["devlink_health_reporter"] = "devlink_health_reporter"
+    handle: str  # "pci/0000:04:00.0", a port's "pci/0000:00:0a.0/1"
+    pci_bus_id: str | None = None
+    reporter: str  # "tx", "rx", "fw", "fw_fatal"
+    state: str  # "healthy" | "error"
+    errors: int
+    recovered: int
+    auto_recover: bool | None = None  # None: the reporter has no recover callback (fw) or the paste omits it

@@ -36,6 +36,11 @@ CASES = [
      {"dev": "rocep33s0f0", "olddev": None, "func": "mlx5_poll_one", "side": "Responder", "cqn": "406"}),
     ("mlx5_core_log", "_ERR_SYND", "infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9",
      {"dev": "rocep33s0f0", "olddev": None, "synd": "5"}),
+    # devlink_health: iproute2's devlink health show (the ice E810 patch's sample; iproute2 < 5.4's name form)
+    ("devlink_health", "_HANDLE", "pci/0000:00:0a.0/1:", {"handle": "pci/0000:00:0a.0/1", "addr": "0000:00:0a.0", "port": "1"}),
+    ("devlink_health", "_REPORTER", "   name tx", {"name": "tx"}),
+    ("devlink_health", "_STATE", "    state error error 1 recover 0 last_dump_date 2024-03-17",
+     {"state": "error", "errors": "1", "recovered": "0", "rest": " last_dump_date 2024-03-17"}),
     # ethtool_stats: ryran/xsos#112's grep of an sosreport's ethtool -S file; sosreport's file name of it
     ("ethtool_stats", "_SOS_GREP", "$ grep pause sos_commands/networking/ethtool_-S_eth1", {"iface": "eth1"}),
     ("ethtool_stats", "_SOS_FILE", "sos_commands/networking/ethtool_-S_ens1f0np0", {"iface": "ens1f0np0"}),
