@@ -274,7 +274,10 @@ def rank_findings(findings: list[Finding], symptom: dict[str, bool]) -> list[Fin
     def key(item: tuple[int, Finding]) -> tuple:
         i, f = item
         return (last and f.rule in unexplained, i in explained, -SEVERITY_ORDER[f.severity], bool(symptom.get(f.rule)), -f.confidence,
-                not any(getattr(f.entity, part) for part in PARTS), f.rule, f.entity.label,
+                not any(getattr(f.entity, part) for part in PARTS), f.rule,
+                # of one rule's findings, the one that names the rank first: a program's line over a
+                # reporter's title that quotes the same error (hao-ai-lab/FastVideo#1008)
+                f.entity.rank is None, f.entity.label,
                 f.cause, f.summary)  # the last two: a total order, whatever order an evaluator fired in
 
     order = sorted(enumerate(findings), key=key)

@@ -132,6 +132,8 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     kinds = [p for p in asked if p.detect(text)]
     if not kinds:  # nobody knows the format: its error lines still count (unrecognised_text)
         kinds = [p for p in load_fallbacks() if p.detect(text)]
+        if not kinds:  # a logger's level the normaliser took off may have been its only error word
+            kinds = [p for p in load_fallbacks() if getattr(p, "detect_wrapped", None) is not None and p.detect_wrapped(art)]
     if not kinds:
         classify.forget()  # the classifier's reference to the text it scanned last
         out.uninformative = _uninformative(text)

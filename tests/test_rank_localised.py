@@ -39,3 +39,10 @@ def test_severity_and_confidence_still_decide_first():
 def test_a_process_rank_is_no_part():
     got = rank_findings([_f("a_node_only"), _f("z_on_rank_3", rank=3)], NONE)  # type: ignore[arg-type]
     assert got[0].rule == "a_node_only"
+
+
+def test_of_one_rules_findings_the_one_naming_the_rank_first():
+    # hao-ai-lab/FastVideo#1008: the title quotes "CUDA error: unspecified launch failure", the log's
+    # "[rank9]:[E113 ...] ... watchdog thread terminated with exception: CUDA error: ..." names rank 9
+    got = rank_findings([_f("cuda_error_catalogue"), _f("cuda_error_catalogue", rank=9)], NONE)  # type: ignore[arg-type]
+    assert [f.entity.rank for f in got] == [9, None]

@@ -477,7 +477,61 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
         b.add(TextErrorLine, line, message=message[:400])
         result.lines_used += 1
+    for line, text in _wrapper_errors(artefact, done):
+        if shell_command(text) or line in told or _summarised(b, artefact, line, text, title):
+            continue
+        b.add(TextErrorLine, line, message=text.strip()[:400])
+        result.lines_used += 1
     return result
+
+
+# A logger's prefix that facts/lines.py took off may have held the only sign of an error: its level. vLLM's
+# logger ("%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] %(message)s", under multiprocessing's
+# "(EngineCore_DP0 pid=N) ") prints the engine's crash dump at ERROR in words that say no failure:
+# (EngineCore_DP0 pid=78020) ERROR 10-23 17:17:52 [dump_input.py:69] Dumping input data for V1 LLM engine (v0.11.0) with config: ...
+#   (vllm-project/vllm#27430; vllm/v1/engine/dump_input.py dump_engine_exception: logger.error("Dumping input data for V1 LLM
+#    engine (v%s) with config: %s, ", ...), called from the engine core's step when it raises)
+_WRAPPER_FAILING = frozenset(("ERROR", "CRITICAL", "FATAL"))
+_FAILING_LEVEL = re.compile(r"(?<![\w-])(?:ERROR|CRITICAL|FATAL)(?![\w-])")
+# a traceback's marker line under a source line (Python 3.11+: "    ^^^^^^^^^")
+_MARKERS = re.compile(r"[ \t^~]{1,2000}")
+# a frame's line, its ", in <function>" perhaps wrapped onto the next line by a terminal, or the line cut by the paste:
+# (EngineCore_0 pid=713790) ERROR 09-08 09:02:44 [core.py:718]   File "/usr/local/lib/python3.10/dist-packages/vllm/executor/executor_base.py", line 54,
+# in __init__                                                                                     (vllm-project/vllm#24430)
+# (RayWorkerWrapper pid=4139, ip=128.1.219.180) ERROR 07-03 14:43:50 worker_base.py:148]   File "/model/anaconda3/envs   (vllm-project/vllm#6106)
+_FRAME_HEAD = re.compile(r'\s{0,12}File "')
+
+
+def _wrapper_errors(artefact: Artefact, done: set[int]) -> list[tuple[int, str]]:
+    """The lines (1-based, the normalised text) whose wrapper, taken off by facts/lines.py, held a logger's
+    level ERROR, CRITICAL or FATAL (and none quieter) while the line left says no error word: not the frames,
+    source and marker lines of a traceback the logger printed line by line (the exception that ends it is read
+    by its words), not a line already read."""
+    raw = artefact.raw_text
+    if raw is None or _FAILING_LEVEL.search(raw) is None:
+        return []
+    lines = artefact.lines
+    found: list[tuple[int, str]] = []
+    for line, text in enumerate(lines, start=1):
+        message = text.strip()
+        if line in done or not message or _MARKERS.fullmatch(message) or _FRAME_HEAD.match(text) \
+                or message.startswith("Traceback (most recent call last)") \
+                or (line >= 2 and _FRAME_HEAD.match(lines[line - 2])) or (line < len(lines) and _FRAME_HEAD.match(lines[line])):
+            continue
+        rawline = artefact.raw_line(line)
+        cut = rawline.find(message)
+        if cut <= 0:
+            continue
+        levels = [m["level"] for m in _PREFIX_LEVEL.finditer(rawline, 0, cut)]
+        if levels and all(v in _WRAPPER_FAILING for v in levels):
+            found.append((line, text))
+    return found
+
+
+def detect_wrapped(artefact: Artefact) -> bool:
+    """Whether a file whose normalised text says no error word holds a line whose taken-off wrapper said ERROR
+    (:func:`_wrapper_errors`): engine/parse_pool.py asks it of a file nobody else recognised."""
+    return bool(_wrapper_errors(artefact, set()))
 
 
 def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResult:

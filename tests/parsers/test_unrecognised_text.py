@@ -228,6 +228,33 @@ def test_a_line_whose_logger_prefix_says_info_is_no_error_line():
     assert [n for n, _ in got] == [1, 2]
 
 
+def test_a_line_whose_logger_prefix_says_error_is_an_error_line_without_error_words():
+    # vllm-project/vllm#27430: vLLM's crash dump at ERROR says no error word once facts/lines.py took the prefix off
+    text = ("(Worker_TP7_EP7 pid=78185) INFO 10-23 17:17:47 [multiproc_executor.py:558] Parent process exited, terminating worker\n"
+            "(EngineCore_DP0 pid=78020) ERROR 10-23 17:17:52 [dump_input.py:69] Dumping input data for V1 LLM engine (v0.11.0) "
+            "with config: model='checkpoints/Qwen/Qwen3-VL-235B-A22B-Instruct', speculative_config=None\n")
+    got, _ = _unrecognised_normalised(text)
+    assert [n for n, _ in got] == [2]
+    assert got[0][1].startswith("Dumping input data for V1 LLM engine")
+    # the same line at WARNING or INFO is no error line
+    for level in ("WARNING", "INFO"):
+        got, _ = _unrecognised_normalised(text.replace(" ERROR ", f" {level} "))
+        assert got == []
+
+
+def test_a_traceback_the_logger_printed_at_error_is_not_read_line_by_line():
+    # vllm-project/vllm#24430: the frames and source lines of a traceback under vLLM's ERROR prefix (the exception
+    # cut off by the paste; a frame's ", in <function>" wrapped onto the next line) are no error lines of their own
+    text = ("(EngineCore_0 pid=713790) ERROR 09-08 09:02:44 [core.py:718]     self.model_executor = executor_class(vllm_config)\n"
+            "(EngineCore_0 pid=713790) ERROR 09-08 09:02:44 [core.py:718]   File \"/usr/local/lib/python3.10/dist-packages/vllm/executor/executor_base.py\", line 54, \n"
+            "in __init__\n"
+            "(EngineCore_0 pid=713790) ERROR 09-08 09:02:44 [core.py:718]     self._init_executor()\n"
+            "(EngineCore_0 pid=713790) ERROR 09-08 09:02:44 [core.py:718]   File \"/usr/local/lib/python3.10/dist-packages/vllm/executor/uniproc_executor.py\", line 4\n"
+            "9, in _init_executor\n")
+    got, _ = _unrecognised_normalised(text)
+    assert got == []
+
+
 PROMPTS = Path(__file__).resolve().parents[2] / "fixtures/artefacts/unrecognised_text"
 
 
