@@ -306,6 +306,28 @@ class TorchCollectiveDesync(Fact):
 
 
 @fact_kind
+class TorchCollectiveFingerprintMismatch(Fact):
+    """``RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective:
+    CollectiveFingerPrint(SequenceNumber=21, OpType=BROADCAST, ...), but Rank 0 is running collective: ...``:
+    PyTorch's ProcessGroupWrapper (TORCH_DISTRIBUTED_DEBUG=DETAIL) compared the collective each rank is about
+    to run and found two ranks calling different ones (op, sequence number, tensor shape, dtype or device).
+    ``pg_rank``/``peer_pg_rank``: the ranks as the message names them (in the process group that ran the
+    check); ``rank``: the line's ``[rankN]:`` global rank where printed, else ``pg_rank``. ``aspects``:
+    compute_collective_diff's list ("Sequence number", "Op type", "Tensor Tensor shapes", ...), comma-joined,
+    where the message was not cut before it."""
+
+    kind: Literal["torch_collective_fingerprint_mismatch"] = "torch_collective_fingerprint_mismatch"
+    rank: int | None = None
+    pg_rank: int
+    op_type: str | None = None
+    seq_num: int | None = None
+    peer_pg_rank: int | None = None
+    peer_op_type: str | None = None
+    peer_seq_num: int | None = None
+    aspects: str | None = None
+
+
+@fact_kind
 class TorchWorkerFailed(Fact):
     kind: Literal["torch_worker_failed"] = "torch_worker_failed"
     local_rank: int | None = None

@@ -15,7 +15,8 @@ Sample content (PyTorch 2.4, hiyouga/LlamaFactory#7396; 2.3, vllm-project/vllm#5
 Facts: ``torch_watchdog_timeout`` (one per rank and timed-out work; the watchdog repeats its
 message in the thread-terminated line and the ``what():`` line, those are merged),
 ``torch_nccl_progress`` (last enqueued/completed sequence numbers), ``torch_collective_desync``
-(``TORCH_NCCL_DESYNC_DEBUG`` report, one per lagging rank), ``torch_worker_failed`` (one per
+(``TORCH_NCCL_DESYNC_DEBUG`` report, one per lagging rank), ``torch_collective_fingerprint_mismatch``
+(``TORCH_DISTRIBUTED_DEBUG=DETAIL``'s "Detected mismatch between collectives on ranks"), ``torch_worker_failed`` (one per
 failed worker process), ``torch_nccl_error`` (citing NCCL's forwarded ``Last error:`` message
 when there is one: that is the error, the wrapper line above it only names NCCL's result), and
 the NCCL fact kinds of that message or of NCCL messages pasted without NCCL's prefix
@@ -36,7 +37,7 @@ import signal as _signal
 from typing import Any
 
 from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
-    DataLoaderWorkerKilled, TorchCollectiveDesync, TorchNcclCommAborted, TorchNcclError, TorchNcclProgress,
+    DataLoaderWorkerKilled, TorchCollectiveDesync, TorchCollectiveFingerprintMismatch, TorchNcclCommAborted, TorchNcclError, TorchNcclProgress,
     TorchWatchdogTimeout, TorchWorkerFailed,
 )
 from stethoscope.facts.model import Fact
@@ -54,7 +55,7 @@ KIND = "torch_log"
 # one of these is in every match of tl.DETECT
 _DETECT_KEYS = ("ProcessGroupNCCL", "ProcessGroupGloo.cpp:", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
                 "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:",
-                "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", "NCCL Error ", " terminated with ", *twe.MARKERS, *gloo.MARKERS)
+                "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", "NCCL Error ", " terminated with ", "Detected mismatch between collectives", *twe.MARKERS, *gloo.MARKERS)
 
 
 def detect(head: str) -> bool:
@@ -179,6 +180,9 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
         if (m := tl.DATALOADER_KILLED.search(line)) is None:
             return  # "exited unexpectedly with exit code N" and other worker lines: not read here
         b.add(DataLoaderWorkerKilled, no, node=node, text=line, pid=int(m["pid"]), signal=m["signal"].strip())
+    elif "Detected mismatch between collectives on ranks" in line:
+        if not _fingerprint_mismatch(b, no, line, node, grank):
+            return
     elif "collective #" in line or "Timeout at collective" in line or "lagging ranks" in line:
         if grank is None and "Timeout at collective" in line:
             grank = tl.line_context(artefact, tl.prev_line(artefact.text, start), no - 1)[1]
@@ -321,6 +325,22 @@ def _desync(b: FactBuilder, no: int, line: str, node: str, grank: int | None, ct
                   lagging_rank=r, state=state, collective_seq=seq)
         return True
     return False
+
+
+def _fingerprint_mismatch(b: FactBuilder, no: int, line: str, node: str, grank: int | None) -> bool:
+    """ProcessGroupWrapper's "Detected mismatch between collectives on ranks" (TORCH_DISTRIBUTED_DEBUG=DETAIL);
+    the words quoted in prose without "Rank N is running" are left unread."""
+    m = tl.PG_WRAPPER_MISMATCH.search(line)
+    if m is None:
+        return False
+    p = tl.PG_WRAPPER_PEER.search(line, m.end())
+    aspects = [a["aspect"] for a in tl.PG_WRAPPER_ASPECT.finditer(line, p.end() if p else m.end())]
+    pg_rank = int(m["rank"])
+    b.add(TorchCollectiveFingerprintMismatch, no, node=node, text=line, rank=grank if grank is not None else pg_rank,
+          pg_rank=pg_rank, op_type=m["op"], seq_num=int(m["seq"]) if m["seq"] else None,
+          peer_pg_rank=int(p["rank"]) if p else None, peer_op_type=p["op"] if p else None,
+          peer_seq_num=int(p["seq"]) if p and p["seq"] else None, aspects=", ".join(aspects) or None)
+    return True
 
 
 def _elastic_failed(b: FactBuilder, no: int, line: str, node: str) -> dict[str, Any] | None:

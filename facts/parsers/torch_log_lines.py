@@ -40,6 +40,8 @@ DETECT = re.compile(
     #  ERROR    failed (exitcode: -9) local_rank: 5 (pid: 22) of  api.py:673      (huggingface/accelerate#1214; " binary: ..." next)
     r"|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\) of(?: binary: |[ \t]+api\.py:\d+[ \t]*\r?$)"
     # mp.spawn's report of a dead child, or of a child that raised (SPAWN_EXITED below)
+    # ProcessGroupWrapper's collective fingerprint check (PG_WRAPPER_MISMATCH below)
+    r"|Detected mismatch between collectives on ranks\. Rank \d+ is running "
     r"|(?:\bProcessExitedException|^Exception): process \d+ terminated with (?:signal SIG[A-Z0-9]+|exit code -?\d+)"
     r"|^[ \t]*-- Process \d+ terminated with the following error:"
     # a record of torchrun's failures table pasted without the table's title or its "[N]:" line:
@@ -87,7 +89,7 @@ MARKERS = (
     "ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInternalError: ", "ncclInvalidArgument: ",
     "ncclInvalidUsage: ", "ncclRemoteError: ", "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
     "Unexpected bus error encountered in worker", " failed: ", "Internal NCCL failure with error ", "NCCL Error ",
-    " terminated with ",
+    " terminated with ", "Detected mismatch between collectives on ranks",
 )
 
 # torch/csrc/DataLoader.cpp (a worker's SIGCHLD handler; real, ymoslem/OpenNMT-Tutorial#6):
@@ -150,6 +152,23 @@ DESYNC_JOINED = re.compile(r"\[(?P<ranks>[\d, ]+)\] joined but didn't finish col
 DESYNC_FINISHED = re.compile(r"\[(?P<ranks>[\d, ]+)\] finished collective #(?P<seq>\d+), but didn't join")
 #  - To our best knowledge, ranks [47] are the lagging ranks that caused this timeout. They never joined any collectives
 DESYNC_NEVER = re.compile(r"ranks \[(?P<ranks>[^\]]*)\] are the lagging ranks")
+
+# ProcessGroupWrapper's fingerprint check (TORCH_DISTRIBUTED_DEBUG=DETAIL; torch/csrc/distributed/c10d/ProcessGroupWrapper.cpp
+# CollectiveFingerPrint::verify_tensors: "Detected mismatch between collectives on ranks. Rank " << getRank() << " is running
+# collective: " << *this << ", but Rank " << rank << " is running collective: " << rank_fingerprint << "."; 1.10-1.12 printed
+# only "... Rank N is running inconsistent collective: " << *this; the fingerprint gained "SequenceNumber=N, " (no comma
+# before OpType when it holds no tensors) and compute_collective_diff's "Collectives differ in the following aspects: "):
+# RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint(SequenceNumber=21, OpType=BROADCAST, TensorShape=[1], ...   (Lightning-AI/pytorch-lightning#19106)
+# RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running inconsistent collective: CollectiveFingerPrint(OpType=BROADCAST, TensorShape=[34112], ...   (pytorch/pytorch#78022, 1.11)
+# ... Rank 1 is running collective: CollectiveFingerPrint(SequenceNumber=1OpType=BARRIER), but Rank 2 is running collective: CollectiveFingerPrint(SequenceNumber=0OpType=BARRIER).Collectives differ in the following aspects: \t Sequence number: 1vs 0   (pytorch/pytorch#148976)
+PG_WRAPPER_MISMATCH = re.compile(
+    r"Detected mismatch between collectives on ranks\. Rank (?P<rank>\d+) is running (?P<old>inconsistent )?collective: "
+    r"(?:CollectiveFingerPrint\()?(?:SequenceNumber=(?P<seq>\d+),? ?)?(?:OpType=)?(?P<op>_?[A-Z][A-Z_]*)?")
+# the other rank's fingerprint after the first (searched from the end of PG_WRAPPER_MISMATCH's match)
+PG_WRAPPER_PEER = re.compile(
+    r", but Rank (?P<rank>\d+) is running collective: (?:CollectiveFingerPrint\()?(?:SequenceNumber=(?P<seq>\d+),? ?)?(?:OpType=)?(?P<op>_?[A-Z][A-Z_]*)?")
+# compute_collective_diff's aspects: "\t Sequence number: ", "  Op type: ", "  Tensor Tensor shapes|dtypes|devices: "
+PG_WRAPPER_ASPECT = re.compile(r"(?P<aspect>Sequence number|Op type|Tensor Tensor (?:shapes|dtypes|devices)): ")
 
 # ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 0 (pid: 218624) of binary: /home/gehao/anaconda3/envs/mlsys/bin/python
 # [2024-05-08 08:47:31,877] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 2 (pid: 5939) of binary: ...

@@ -704,3 +704,34 @@ def test_spawn_child_raised():
 def test_spawn_words_in_prose_are_no_worker():
     text = "The process terminated with signal SIGKILL when I ran it twice.\n"
     assert [f for f in parse_text(text).facts if f.kind == "torch_worker_failed"] == []
+
+
+# ProcessGroupWrapper's fingerprint check (TORCH_DISTRIBUTED_DEBUG=DETAIL), its forms across versions
+@pytest.mark.parametrize("text, expect", [
+    # Lightning-AI/pytorch-lightning#19106 (2.x): the paste cut inside the first fingerprint
+    ((FIX / "lightning19106_pg_wrapper_collective_mismatch.log").read_text(), (1, 1, "BROADCAST", 21, None, None, None, None)),
+    # pytorch/pytorch#148976 (2.6): a barrier (no tensors: no comma before OpType), both ranks and the diff, behind [rank1]:
+    ("[rank1]: RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint("
+     "SequenceNumber=1OpType=BARRIER), but Rank 2 is running collective: CollectiveFingerPrint(SequenceNumber=0OpType=BARRIER)."
+     "Collectives differ in the following aspects: \t Sequence number: 1vs 0\n", (1, 1, "BARRIER", 1, 2, "BARRIER", 0, "Sequence number")),
+    # pytorch/pytorch#78022 (1.11): "inconsistent collective", no sequence number, one fingerprint
+    ("RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running inconsistent collective: CollectiveFingerPrint("
+     "OpType=BROADCAST, TensorShape=[34112], TensorDtypes=Float, TensorDeviceTypes=TensorOptions(dtype=float (default), device=cuda, "
+     "layout=Strided (default), requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))\n",
+     (0, 0, "BROADCAST", None, None, None, None, None)),
+    # ProcessGroupWrapper.cpp's full form (2.x): _ALLGATHER_BASE and a shape difference, the global rank from the label
+    ("[rank5]: RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint("
+     "SequenceNumber=0, OpType=_ALLGATHER_BASE, TensorShape=[359, 1, 1435, 16], TensorDtypes=BFloat16, TensorDeviceTypes=cuda), "
+     "but Rank 2 is running collective: CollectiveFingerPrint(SequenceNumber=0, OpType=_ALLGATHER_BASE, TensorShape=[359, 1, 1436, 16], "
+     "TensorDtypes=BFloat16, TensorDeviceTypes=cuda).Collectives differ in the following aspects:   Tensor Tensor shapes: 359, 1, 1435, 16vs 359, 1, 1436, 16\n",
+     (5, 1, "_ALLGATHER_BASE", 0, 2, "_ALLGATHER_BASE", 0, "Tensor Tensor shapes")),
+])
+def test_pg_wrapper_collective_mismatch(text, expect):
+    assert torch_log.detect(text)
+    (m,) = of(parse_text(text), "torch_collective_fingerprint_mismatch")
+    assert (m.rank, m.pg_rank, m.op_type, m.seq_num, m.peer_pg_rank, m.peer_op_type, m.peer_seq_num, m.aspects) == expect
+
+
+def test_pg_wrapper_words_without_a_rank_are_not_read():
+    assert of(parse_text("Bad startup lines:\n- `RuntimeError: Detected mismatch between collectives on ranks`\n"),
+              "torch_collective_fingerprint_mismatch") == []
