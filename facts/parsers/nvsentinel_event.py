@@ -56,6 +56,13 @@ _XID_WORD = re.compile(r"\bXid\b", re.I)
 # 2m   GpuPowerWatch   GpuPowerWatchIsNotHealthy   node/gpu-node-1   ErrorCode:...      (kubectl get events: OBJECT names the node)
 _NODE = re.compile(r"(?:^|\s)node/(?P<node>[A-Za-z0-9][\w.-]*)\s")
 _DETECT = re.compile(r"ErrorCode:\S+ .*Recommended Action=[A-Z]")
+# kubectl describe node / a console wraps a long condition message, so an event runs onto the next lines
+# (NVIDIA/NVSentinel#1716, a GB300 node's condition, 2026-09-01):
+#     "message": "ErrorCode:issm NIC:mlx5_3 NICPort:1 Device mlx5_3 port 1: issm character device missing ... pods cannot open
+#   /dev/infiniband/issm* Recommended Action=REPLACE_VM;ErrorCode:issm NIC:mlx5_2 NICPort:1 Device mlx5_2 port 1: ...
+# (one event's action, then the next event of the same condition, on a line the wrap began)
+_WRAPPED_DETECT = re.compile(r"Recommended Action=[A-Z][A-Z0-9_]*;ErrorCode:\S")
+_WRAP = 4  # continuation lines an event's message may run onto before its ``Recommended Action=``
 _NEAR = 3  # lines either side where a yaml/json condition's reason sits from its message
 # {"version":1,"agent":"gpu-health-monitor","componentClass":"GPU","checkName":"GpuXidError","isFatal":true,
 #  "message":"GPU has fallen off the bus (XID 79). Node requires reboot.","recommendedAction":15,"errorCode":["DCGM_FR_GPU_FALLEN_OFF_BUS"],
@@ -86,7 +93,7 @@ def _knowledge_rows() -> tuple[dict, dict]:
 
 
 def detect(text: str) -> bool:
-    return ("Recommended Action=" in text and _DETECT.search(text) is not None) or (
+    return ("Recommended Action=" in text and (_DETECT.search(text) is not None or _WRAPPED_DETECT.search(text) is not None)) or (
         "checkName" in text and _JSON_DETECT.search(text) is not None)
 
 
@@ -100,18 +107,48 @@ def _check_near(lines: list[str], n: int) -> str | None:
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
-    for n, line in enumerate(artefact.lines, 1):
+    lines = artefact.lines
+    n = 0
+    while n < len(lines):
+        n += 1
+        line, used = _record(lines, n)
         events = list(_EVENT.finditer(line)) if "Recommended Action=" in line else []
         if not events:
             if "checkName" in line and _json_events(fb, n, line):
                 result.lines_used += 1
             continue
-        check = _check_near(artefact.lines, n)
+        check = _check_near(lines, n)
         obj = _NODE.search(line, 0, events[0].start())
         for m in events:
             _event(fb, n, check, m, obj["node"] if obj else None)
-        result.lines_used += 1
+        result.lines_used += used
+        n += used - 1
     return result
+
+
+def _open_tail(text: str) -> bool:
+    """Whether the last event that ``text`` opens (``ErrorCode:``) has no ``Recommended Action=`` after it yet."""
+    at = text.rfind("ErrorCode:")
+    return at != -1 and text.find("Recommended Action=", at) == -1
+
+
+def _record(lines: list[str], n: int) -> tuple[str, int]:
+    """Line ``n`` with the lines a wrapped event runs onto (each joined by one space, its indent dropped) while
+    its last event is still open, up to ``_WRAP`` of them and only when one of them closes it; how many lines
+    that is. A line that opens no event, or closes every one it opens, is itself (1)."""
+    text = lines[n - 1]
+    if "ErrorCode:" not in text or not _open_tail(text):
+        return text, 1
+    joined, k = text, n
+    while k < len(lines) and k - n < _WRAP:
+        nxt = lines[k].strip()
+        if not nxt or "ErrorCode:" in nxt.split("Recommended Action=", 1)[0]:
+            break  # a blank line, or a new event before this one closed: not a wrap
+        joined, k = joined.rstrip() + " " + nxt, k + 1
+        if not _open_tail(joined):
+            return joined, k - n + 1
+    # the last event never closed: read what closed on line n alone
+    return (joined, k - n + 1) if "Recommended Action=" in joined[text.rfind("ErrorCode:"):] else (text, 1)
 
 
 def _json_events(fb: FactBuilder, n: int, line: str) -> int:
@@ -231,4 +268,4 @@ def event_node(line: str, at: int) -> tuple[str | None, int] | None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT, _JSON_DETECT)
+SIGNATURES = (_DETECT, _WRAPPED_DETECT, _JSON_DETECT)

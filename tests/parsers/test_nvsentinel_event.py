@@ -99,3 +99,24 @@ def test_json_event_forms_and_near_misses():
     assert nvsentinel_event.parse(Artefact(path="x", text=healthy, node="n1")).facts == []
     # a check name without a recommended action (a config, a rule's match) is not an event
     assert not nvsentinel_event.detect('{"checkName":"GpuXidError","isFatal":true}\n')
+
+
+def test_condition_message_wrapped_over_lines_1716():
+    # NVIDIA/NVSentinel#1716 (2026-09-01, GB300 node; kubectl wrapped the condition message), verbatim excerpt
+    text = '''    "reason": "InfiniBandCharDeviceCheckIsNotHealthy",
+    "message": "ErrorCode:issm NIC:mlx5_3 NICPort:1 Device mlx5_3 port 1: issm character device missing from /sys/class/infiniband_mad (expected for an InfiniBand-mode port). pods cannot open
+  /dev/infiniband/issm* Recommended Action=REPLACE_VM;ErrorCode:issm NIC:mlx5_2 NICPort:1 Device mlx5_2 port 1: issm character device missing from /sys/class/infiniband_mad (expected for an InfiniBand-mode port).
+   pods cannot open /dev/infiniband/issm* Recommended Action=REPLACE_VM;ErrorCode:issm NIC:mlx5_0 NICPort:1 Device mlx5_0 port 1: issm character device missing from /sys/class/infiniband_mad (expected for an
+  InfiniBand-mode port). pods cannot open /dev/infiniband/issm* Recommended Action=R
+'''
+    facts = _parse(text)
+    assert [(f.evidence.line, f.check, f.codes, f.action) for f in facts] == [
+        (2, "InfiniBandCharDeviceCheck", "issm", "REPLACE_VM")] * 2 + [(2, "InfiniBandCharDeviceCheck", "issm", "R")]
+    assert facts[0].message.endswith("pods cannot open /dev/infiniband/issm*")
+    assert facts[1].message.startswith("Device mlx5_2 port 1: issm character device missing")
+
+
+def test_an_event_never_closed_is_not_joined_to_unrelated_lines():
+    text = "ErrorCode:79 GPU:0 XID error occured Recommended Action=NODE_REBOOT;ErrorCode:44 GPU:0 cut here\n\nother text\n"
+    (e,) = _parse(text)
+    assert (e.evidence.line, e.codes, e.action) == (1, "79", "NODE_REBOOT")
