@@ -34,6 +34,21 @@ class FiInfoError(Fact):
 
 
 @fact_kind
+class EfaSelfTest(Fact):
+    """The EFA installer's self-test failed (``/opt/amazon/efa/test/efa_test.sh``, run by
+    ``efa_installer.sh`` after installing): ``stage`` is the step that failed: ``binaries``
+    (fi_info or fi_pingpong not found), ``provider`` (``fi_info -p efa`` found no EFA device) or
+    ``pingpong`` (a loopback fi_pingpong over EFA timed out or failed: ``code`` its exit status,
+    ``timed_out``); ``device_detected`` where the installer said it had seen an EFA device."""
+
+    kind: Literal["efa_self_test"] = "efa_self_test"
+    stage: Literal["binaries", "provider", "pingpong"]
+    code: int | None = None
+    timed_out: bool = False
+    device_detected: bool | None = None
+
+
+@fact_kind
 class LibfabricWarning(Fact):
     """A ``<warn>`` line of libfabric's own log (``FI_LOG_LEVEL``): a provider reports a failure.
 

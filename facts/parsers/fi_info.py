@@ -27,6 +27,26 @@ id: i-0ce6d3d57139f053c (7)``, aws-ofi-nccl#346) is one with what ``operation_er
 text and peer. Info, debug and trace lines are libfabric's progress, not a result: they
 count for nothing (a log of them alone shows no provider working).
 
+The EFA installer's self-test (``efa_installer.sh`` runs ``/opt/amazon/efa/test/efa_test.sh`` after
+installing; people run the script by hand too) says which step failed, on stderr::
+
+    Error: required libfabric binaries not found.
+    Error: EFA libfabric provider not detected.          (its ``fi_info -p efa`` found no device)
+    Error: fi_pingpong test timed out.                   (its loopback fi_pingpong over EFA, 8 s)
+    Error: fi_pingpong test returned 103.                (aws/aws-cdi-sdk#48)
+
+and the installer then closes with its own words (before 1.2x, aws-samples/aws-efa-nccl-baseami-pipeline#2;
+later, wrapped over three lines)::
+
+    An EFA device has been detected but a ping test has failed. Please consult the
+    EFA documentation to verify your configuration.
+    EFA installation is complete and an EFA device has
+    been detected but a ping test failed. Please consult
+    the EFA documentation to verify your configuration.
+
+each read as one ``efa_self_test`` (the installer's closing words join the step's fact before
+them as ``device_detected``; alone they are a failed ping test).
+
 Facts: ``fi_provider`` per provider entry (provider, fabric, domain), and ``fi_info_error``
 when the query failed: ``fi_getinfo: -N`` (libfabric's own message, ``(No data available)``
 after it from 1.x on), or a bare ``-N`` on the line right after an ``fi_info`` command, as
@@ -38,7 +58,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
-    FiInfoError, FiProvider, LibfabricWarning,
+    EfaSelfTest, FiInfoError, FiProvider, LibfabricWarning,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -90,11 +110,29 @@ _OP_ERROR = re.compile(
 # the peer in efa_rdm_write_error_msg's message: its EC2 instance (host id 0: not yet learnt by the handshake), else its address
 _PEER_HOST = re.compile(r" Peer host id: (?P<id>i-[0-9a-f]{1,32})\b")
 _PEER_ADDR = re.compile(r" Peer EFA addr: (?P<addr>\S{1,300})")
+# The EFA installer's test script, one line per failed step (efa-installer efa_test.sh, the echo lines):
+# Error: required libfabric binaries not found.
+# Error: EFA libfabric provider not detected.            (aws-samples/aws-efa-nccl-baseami-pipeline#2)
+# Error: fi_pingpong test timed out.
+# Error: fi_pingpong test returned 103.                  (aws/aws-cdi-sdk#48)
+_EFA_TEST = re.compile(
+    r"^[ \t]*Error: (?:(?P<binaries>required libfabric binaries not found)|(?P<provider>EFA libfabric provider not detected)"
+    r"|fi_pingpong test (?:(?P<timeout>timed out)|returned (?P<code>\d{1,4})))\.[ \t]*$", re.M)
+# The installer's closing words after a failed test (efa_installer.sh test_efa's caller; the first line of each):
+# An EFA device has been detected but a ping test has failed. Please consult the      (aws-efa-nccl-baseami-pipeline#2)
+# EFA installation is complete and an EFA device has                                   (later installers, then
+#   "been detected but a ping test failed. Please consult" / "the EFA documentation to verify your configuration.")
+_EFA_SUMMARY = re.compile(r"^[ \t]*(?:An EFA device has been detected but a ping test has failed\.|EFA installation is complete and an EFA device has[ \t]*$)", re.M)
+# the lines that go on the installer's closing words, and its heading of the test step
+_EFA_SUMMARY_REST = re.compile(
+    r"^[ \t]*(?:been detected but a ping test failed\. Please consult|(?:the )?EFA documentation to verify your configuration\.|== Testing EFA device ==)[ \t]*$")
 #: libfabric's error numbers as fi_info prints them (include/rdma/fi_errno.h)
 FI_ERRORS = {61: "No data available (FI_ENODATA: no provider found a device)", 22: "Invalid argument", 38: "Function not implemented"}
 
 
 def detect(text: str) -> bool:
+    if ("EFA" in text or "fi_pingpong" in text) and (_EFA_TEST.search(text) is not None or _EFA_SUMMARY.search(text) is not None):
+        return True
     return ("libfabric:" in text and _LOG_SIGNATURE.search(text) is not None) or ("fi_getinfo: " in text and _GETINFO.search(text) is not None) or (
         "fi_info" in text and _COMMAND.search(text) is not None) or ("provider: " in text and _ENTRY.search(text) is not None)
 
@@ -123,11 +161,34 @@ def parse(artefact: Artefact) -> ParseResult:
             logged = [p for no, p in named if no < n]
             b.add(FiInfoError, n, code=code, provider=asked or (logged[-1] if logged else None), message=m["msg"] or FI_ERRORS.get(-code))
             result.lines_used += 1
+    if "EFA" in artefact.text or "fi_pingpong" in artefact.text:
+        _efa_self_test(lines, b, result)
     for m in _ENTRY.finditer(artefact.text):
         n = artefact.line_of(m.start())
         b.add(FiProvider, n, provider=m["provider"], fabric=m["fabric"], domain=m["domain"])
         result.lines_used += 1 + bool(m["fabric"]) + bool(m["domain"])
     return result
+
+
+def _efa_self_test(lines: list[str], b: FactBuilder, result: ParseResult) -> None:
+    """The EFA installer's self-test: a fact per failed step; the installer's closing words
+    mark the step before them as seen on a detected device, or stand for a failed ping test."""
+    steps: list[tuple[int, dict]] = []
+    for i, raw in enumerate(lines):
+        if m := _EFA_TEST.match(raw):
+            stage = "binaries" if m["binaries"] else "provider" if m["provider"] else "pingpong"
+            steps.append((i + 1, {"stage": stage, "timed_out": bool(m["timeout"]),
+                                  "code": int(m["code"]) if m["code"] else (124 if m["timeout"] else None)}))
+        elif _EFA_SUMMARY.match(raw):
+            if steps and "device_detected" not in steps[-1][1]:
+                steps[-1][1]["device_detected"] = True
+            else:
+                steps.append((i + 1, {"stage": "pingpong", "device_detected": True}))
+        elif not _EFA_SUMMARY_REST.match(raw):
+            continue
+        result.lines_used += 1
+    for n, fields in steps:
+        b.add(EfaSelfTest, n, **fields)
 
 
 def _log_lines(artefact: Artefact, b: FactBuilder, result: ParseResult) -> list[tuple[int, str]]:
@@ -160,4 +221,4 @@ def _log_lines(artefact: Artefact, b: FactBuilder, result: ParseResult) -> list[
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_GETINFO, _COMMAND, _ENTRY, _LOG_SIGNATURE)
+SIGNATURES = (_GETINFO, _COMMAND, _ENTRY, _LOG_SIGNATURE, _EFA_TEST, _EFA_SUMMARY)

@@ -82,3 +82,29 @@ def test_other_warnings_are_not_operation_errors():
         art.normalise()
         (f,) = fi_info.parse(art).facts
         assert f.what is None and f.error is None, line
+
+
+def test_efa_installer_self_test_steps():
+    # the installer inside docker (aws-efa-nccl-baseami-pipeline#2): the provider step, the closing words joined to it
+    r = _parse("efa_baseami_pipeline2_installer_test_no_provider.txt")
+    assert [(f.evidence.line, f.stage, f.device_detected) for f in r.facts if f.kind == "efa_self_test"] == [(5, "provider", True)]
+    # efa_test.sh by hand (aws-cdi-sdk#48): the ping test's exit status
+    r = _parse("efa_cdi_sdk48_pingpong_returned_103.txt")
+    assert [(f.stage, f.code, f.timed_out) for f in r.facts if f.kind == "efa_self_test"] == [("pingpong", 103, False)]
+
+
+def test_efa_self_test_forms_from_the_scripts():
+    # efa_test.sh's four echo lines and the later installer's wrapped closing words (efa-installer sources)
+    text = ("Error: required libfabric binaries not found.\n"
+            "Error: fi_pingpong test timed out.\n"
+            "\n"
+            "EFA installation is complete and an EFA device has\n"
+            "been detected but a ping test failed. Please consult\n"
+            "the EFA documentation to verify your configuration.\n")
+    assert fi_info.detect(text)
+    art = Artefact(path="x", node="n1", text=text)
+    art.normalise()
+    got = [(f.evidence.line, f.stage, f.code, f.timed_out, f.device_detected) for f in fi_info.parse(art).facts]
+    assert got == [(1, "binaries", None, False, None), (2, "pingpong", 124, True, True)]
+    # a closing line alone stands for a failed ping test; prose that only mentions the test is not read
+    assert not fi_info.detect("We ran efa_test.sh and the EFA ping test failed for us.\n")
