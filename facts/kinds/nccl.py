@@ -296,7 +296,7 @@ class NcclRank(NcclLineFact):
     nranks: int
     cuda_dev: int
     nvml_dev: int | None = None
-    bus_id: str  # canonical dddd:bb:dd.f
+    bus_id: str | None = None  # canonical dddd:bb:dd.f; NCCL 2.4 printed no busId (nvmlDev only)
     comm: str  # "0x55b4d1f13be0"
     comm_id: str | None = None  # "0xd0e572375164a3b6"
     init_complete: bool = False

@@ -13,14 +13,16 @@ Sample content (SoftRoCE/rxe-dev#52; field layout of infiniband-diags' ibstatus)
 
 Facts: ``ib_port`` per block (evidence: its ``state:`` line), with the width from the rate's
 parenthesis. A block without a ``state:`` line is a ParseError. Empty output: no HCA listed,
-nothing said (ibstatus prints nothing when /sys/class/infiniband is empty).
+nothing said (ibstatus prints nothing when /sys/class/infiniband is empty). ``Fatal error:  No devices``
+(the script's fatal() where /sys/class/infiniband lists no device; Oneflow-Inc/oneflow#9115, with dash's
+``exit: Illegal number: -1`` after it) gives ``ib_no_hca``.
 """
 from __future__ import annotations
 
 import re
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.ib_facts import IbPort, phys_state_name, port_id, state_name
+from stethoscope.facts.parsers.ib_facts import IbNoHca, IbPort, phys_state_name, port_id, state_name
 
 KIND = "ibstatus"
 
@@ -30,11 +32,17 @@ _HEAD = re.compile(r"^Infiniband device '(?P<hca>[^']+)' port (?P<port>\d+) stat
 _RATE = re.compile(r"^(?P<gbps>\d+(?:\.\d+)?) Gb/sec(?: \((?P<width>\d+X)(?: (?P<speed>\w+))?\))?")
 #         phys state:      5: LinkUp
 _FIELD = re.compile(r"^\s+(?P<key>[a-z_ ]+):\s*(?P<value>(?:.*\S)?)\s*$")
-_DETECT = re.compile(r"^Infiniband device '[^']+' port \d+ status:", re.M)
+# Fatal error:  No devices                                   (Oneflow-Inc/oneflow#9115, openibd stopped)
+# /usr/sbin/ibstatus: 21: exit: Illegal number: -1           (dash refusing the script's "exit -1" after it)
+#   infiniband-diags scripts/ibstatus: fatal() { echo "Fatal error: " $*; exit -1 }, called with "No devices" when
+#   /sys/class/infiniband lists none
+_NO_DEVICES = re.compile(r"^Fatal error:  No devices\s*$")
+_EXIT_REFUSED = re.compile(r"^\S*ibstatus: \d+: exit: Illegal number: -1\s*$")
+_DETECT = re.compile(r"^Infiniband device '[^']+' port \d+ status:|^Fatal error:  No devices\s*$", re.M)
 
 
 def detect(head: str) -> bool:
-    return "Infiniband device '" in head and bool(_DETECT.search(head))  # a cheap gate
+    return ("Infiniband device '" in head or "No devices" in head) and bool(_DETECT.search(head))  # a cheap gate
 
 
 def _lid(text: str) -> int | None:
@@ -73,6 +81,15 @@ def parse(artefact: Artefact) -> ParseResult:
         )
 
     for n, line in enumerate(artefact.lines, 1):
+        if _NO_DEVICES.match(line):
+            flush()
+            block = None
+            fb.add(IbNoHca, n, source="ibstatus")
+            result.lines_used += 1
+            continue
+        if _EXIT_REFUSED.match(line):
+            result.lines_used += 1
+            continue
         m = _HEAD.match(line)
         if m:
             flush()

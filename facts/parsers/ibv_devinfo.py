@@ -25,7 +25,9 @@ Mellanox/k8s-rdma-shared-dev-plugin#164)::
 
 A fragment is read from any of its port lines: ``state: PORT_ACTIVE (4)`` with no ``hca_id:``
 above it belongs to an unnamed device (``unnamed1``). ``No IB devices found`` (the whole output
-when there is none, or none visible in the container) gives ``ib_no_hca``.
+when there is none, or none visible in the container) gives ``ib_no_hca``, and so does
+``Failed to get IB devices list: Function not implemented`` (libibverbs found no kernel verbs
+interface: ib_uverbs not loaded, the RDMA stack stopped; Oneflow-Inc/oneflow#9115).
 
 Facts: ``ib_hca`` per ``hca_id:`` (firmware, node GUID, port count), ``ib_port`` per ``port:``
 block (``source: ibv_devinfo``; evidence: its ``state:`` line; rate = lanes x lane speed when
@@ -58,6 +60,10 @@ _GID = re.compile(r"^\s*(?:\*\*)?GID\[\s*(?P<index>\d+)\]:\s+(?P<gid>[0-9a-fA-F:
 _ENUM = re.compile(r"^(?P<name>(?:.*?\S)??)\s*\((?P<num>\d+)\)$")  # name ends on a non-space: linear in a run of blanks
 _SPEED = re.compile(r"^(?P<gbps>\d+(?:\.\d+)?) Gbps")
 _NONE = re.compile(r"^\s*No IB devices found\s*$")
+# Failed to get IB devices list: Function not implemented        (Oneflow-Inc/oneflow#9115, openibd stopped)
+#   rdma-core ibv_devinfo.c: perror("Failed to get IB devices list") when ibv_get_device_list() returns NULL; libibverbs
+#   sets ENOSYS where the kernel's verbs interface is absent (ib_uverbs not loaded: no /sys/class/infiniband_verbs)
+_LIST_FAILED = re.compile(r"^\s*Failed to get IB devices list: (?P<why>[A-Za-z](?:[^\n]{0,78}\S)?)\s*$")
 
 _HCA_KEYS = frozenset({"transport", "fw_ver", "node_guid", "sys_image_guid", "vendor_id", "vendor_part_id", "hw_ver",
                        "board_id", "phys_port_cnt"})
@@ -67,7 +73,8 @@ _PORT_KEYS = frozenset({"state", "max_mtu", "active_mtu", "sm_lid", "port_lid", 
                         "init_type_reply", "effective_speed"})
 
 _DETECT = re.compile(
-    r"^\s*hca_id:\s+\S+\s*$|^\s*state:\s+PORT_[A-Z_]+ \(\d\)|^\s*phys_state:\s+[A-Z_]+ \(\d\)|^\s*No IB devices found\s*$",
+    r"^\s*hca_id:\s+\S+\s*$|^\s*state:\s+PORT_[A-Z_]+ \(\d\)|^\s*phys_state:\s+[A-Z_]+ \(\d\)|^\s*No IB devices found\s*$"
+    r"|^\s*Failed to get IB devices list: [A-Za-z]",
     re.M,
 )
 
@@ -88,7 +95,8 @@ def ipv4_of(gid: str) -> str | None:
 
 
 def detect(head: str) -> bool:
-    if "hca_id:" not in head and "PORT_" not in head and "phys_state:" not in head and "No IB devices" not in head:
+    if "hca_id:" not in head and "PORT_" not in head and "phys_state:" not in head and "No IB devices" not in head \
+            and "IB devices list" not in head:
         return False
     return _DETECT.search(head) is not None
 
@@ -180,7 +188,7 @@ def parse(artefact: Artefact) -> ParseResult:
             open_port(n, int(m["port"]))
             result.lines_used += 1
             continue
-        if _NONE.match(line):
+        if _NONE.match(line) or ("IB devices list" in line and _LIST_FAILED.match(line)):
             flush_hca()
             fb.add(IbNoHca, n, source="ibv_devinfo")
             result.lines_used += 1

@@ -247,9 +247,11 @@ _ERROR_RETURN = re.compile(
 # ncclCommSplit comm 0x5601dc4ed8b0 rank 2 nranks 16 cudaDev 2 nvmlDev 2 busId 41000 parent 0x5601b34852c0 color 1197013201 key 2 commId 0x44d8628a425864f9 - Init COMPLETE
 #   (sgl-project/sglang#3836; init.cc "... busId %lx parent %p color %d key %d commId 0x%llx - Init START", and
 #    2.2x's "parent %p splitCount %d color %d key %d- Init START" without the commId)
+# comm 0x7efe60002250 rank 15 nranks 64 cudaDev 0 nvmlDev 0 - Init COMPLETE
+#   (NVIDIA/nccl#226, NCCL 2.4: init.cc "comm %p rank %d nranks %d cudaDev %d nvmlDev %d - Init COMPLETE", no busId yet)
 _INIT = re.compile(
     r"(?:\w+ )?comm (?P<comm>0x[0-9a-fA-F]+|\(nil\)) rank (?P<rank>\d+) nranks (?P<nranks>\d+) "
-    r"cudaDev (?P<cuda>-?\d+)(?: nvmlDev (?P<nvml>-?\d+))? busId (?P<bus>(?:0x)?[0-9a-fA-F]+)"
+    r"cudaDev (?P<cuda>-?\d+)(?: nvmlDev (?P<nvml>-?\d+))?(?: busId (?P<bus>(?:0x)?[0-9a-fA-F]+))?"
     r"(?: parent \S+(?: splitCount \d+)? color -?\d+ key -?\d+)?(?: commId (?P<commid>0x[0-9a-fA-F]+))?"
     r" ?- (?P<what>Init|Destroy) (?P<phase>START|COMPLETE)$"
 )
@@ -544,10 +546,10 @@ class NcclLogState:
         self.touched += 1
         m = m or _INIT.search(msg)
         try:
-            bus = nccl_busid(m["bus"]) if m else None
+            bus = nccl_busid(m["bus"]) if m and m["bus"] else None
         except ValueError:
-            bus = None
-        if not m or bus is None:
+            m = None  # a busId that is no PCI address
+        if not m or (bus is None and m["nvml"] is None):  # NCCL 2.4 printed nvmlDev and no busId
             return self.b.error(no, f"NCCL Init line with unreadable comm/rank/nranks/cudaDev/busId: {msg!r}")
         key = (node, ctx["pid"], m["comm"], int(m["rank"]))
         if key not in self.ranks:

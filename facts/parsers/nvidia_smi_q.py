@@ -606,6 +606,15 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
         # was cut there (ollama#13552: "        GPU Slowdown T.Limit Temp" where the paste ends)
         b.limit(last, "cut_short", f"nvidia-smi -q ends at {lines[last - 1].strip()!r} without its "
                                    "value (the output cut): the fields after it were not read")
+    elif end == len(text) and last > banner_line and rec is not None \
+            and (k := KEY_LINE.match(lines[last - 1])) is not None and not k["value"]:
+        # the text's last line is a field and its " : " with nothing after: the paste was cut inside that
+        # line (NVIDIA/k8s-device-plugin#110's stored excerpt ends at "    Persistence Mode                :"),
+        # so what nvidia-smi printed there is unknown: not read, rather than read as a malformed value
+        rec.values = {f: v for f, v in rec.values.items() if v[1] != last}
+        rec.counters = {f: v for f, v in rec.counters.items() if v[1] != last}
+        b.limit(last, "cut_short", f"nvidia-smi -q ends at {k['key']!r} with no value after it (the output cut "
+                                   "inside the line): that field and those after it were not read")
     attached = top.get("attached gpus", "").strip()
     complete = attached.isdecimal() and int(attached) == len(records)
     _check_whole(artefact, b, banner_line, last, records, attached)

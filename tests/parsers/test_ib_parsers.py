@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from stethoscope.facts.parsers import (
-    ibdev2netdev, ibnetdiscover, ibstat, ibstatus, nccl_topo_xml, node_exporter_ib, nvidia_smi_topo, perfquery, steth_inventory,
+    ibdev2netdev, ibnetdiscover, ibstat, ibstatus, ibv_devinfo, nccl_topo_xml, node_exporter_ib, nvidia_smi_topo, perfquery, steth_inventory,
 )
 from stethoscope.facts.parsers.base import Artefact
 
@@ -143,3 +143,17 @@ def test_ibstat_in_markdown_inline_code():
                                    "\t\tPhysical state: Disabled`\n", node="n1"))
     (port,) = views(closed, "ib_port")
     assert (port["state"], port["physical_state"]) == ("Down", "Disabled") and not closed.errors
+
+
+def test_rdma_stack_stopped_means_no_hca_not_error():
+    """Oneflow-Inc/oneflow#9115 (openibd stopped): ibv_devinfo's perror of ibv_get_device_list (ENOSYS) and the
+    ibstatus script's fatal() 'No devices' (dash's 'exit: Illegal number: -1' after it) each say no HCA is
+    visible: an ib_no_hca from each reader, no parse error, every line of theirs read."""
+    for mod, rel, line in ((ibv_devinfo, "ibv_devinfo/oneflow9115_openibd_stopped_enosys.txt", 2),
+                           (ibstatus, "ibstatus/oneflow9115_openibd_stopped_no_devices.txt", 2)):
+        res = run(mod, rel)
+        assert [(f.kind, f.source, f.evidence.line) for f in res.facts] == [("ib_no_hca", mod.KIND, line)] and not res.errors
+    assert run(ibstatus, "ibstatus/oneflow9115_openibd_stopped_no_devices.txt").lines_used == 2
+    # another errno is read the same way; the bare words are not the perror line
+    assert [f.kind for f in run(ibv_devinfo, "x", text="Failed to get IB devices list: Permission denied\n").facts] == ["ib_no_hca"]
+    assert not ibv_devinfo.detect("we failed to get IB devices list\n")

@@ -97,6 +97,9 @@ LINE_CASES = [
     ("deepseek-yanfa:190:3197 [2] NCCL INFO ncclCommSplit comm 0x5601dc4ed8b0 rank 2 nranks 16 cudaDev 2 nvmlDev 2 busId 41000 "
      "parent 0x5601b34852c0 color 1197013201 key 2 commId 0x44d8628a425864f9 - Init COMPLETE",
      "nccl_rank", {"rank": 2, "nranks": 16, "bus_id": "0000:41:00.0", "comm_id": "0x44d8628a425864f9", "init_complete": True}),
+    # NCCL 2.4 printed nvmlDev and no busId (NVIDIA/nccl#226): the rank is read, its GPU's bus id is not known
+    ("ip-172-31-7-247:45553:45558 [0] NCCL INFO comm 0x7efe60002250 rank 15 nranks 64 cudaDev 0 nvmlDev 0 - Init COMPLETE",
+     "nccl_rank", {"rank": 15, "nranks": 64, "nvml_dev": 0, "bus_id": None, "init_complete": True}),
     # a communicator's Destroy COMPLETE names its rank too (a log cut to its end still shows the job's size: nccl#1412)
     ("vm:1552:1552 [0] NCCL INFO comm 0x55b4d1e0b580 rank 0 nranks 2 cudaDev 0 busId 60 - Destroy COMPLETE",
      "nccl_rank", {"rank": 0, "nranks": 2, "init_complete": True}),
@@ -357,3 +360,10 @@ def test_all_real_nccl_logs_parse_cleanly():
         r = parse_text(path.read_text(), path=path.name)
         assert r.errors == [], path
         assert r.lines_used > 0
+
+
+def test_init_line_without_bus_or_nvml_dev_is_a_parse_error():
+    # neither the busId of 2.5+ nor the nvmlDev of 2.4: the rank's GPU cannot be placed
+    result = parse_text("vm:1:2 [0] NCCL INFO comm 0x7efe60002250 rank 15 nranks 64 cudaDev 0 - Init COMPLETE\n")
+    assert [f.kind for f in result.facts] == []
+    assert len(result.errors) == 1

@@ -488,3 +488,15 @@ def test_block_ending_at_a_field_name_without_value_is_cut_short():
     assert run(q, path, whole)[1].limits == []
     section_last = path.read_text().rsplit("\n", 2)[0] + "\n    Power Readings\n"
     assert [h.line for h in run(q, path, section_last)[1].limits] == [31]
+
+
+def test_block_ending_at_a_field_with_no_value_is_cut_not_malformed():
+    """A paste that ends on a field and its ' : ' with nothing after (k8s-device-plugin#110's stored excerpt
+    ends at 'Persistence Mode :') was cut inside that line: a cut_short limit, no parse error, the field not
+    read; the same field with a value on a line of its own is read."""
+    path = QDIR / "k8sdp110_cut_inside_persistence_mode.txt"
+    _, res = run(q, path)
+    assert res.errors == [] and ("cut_short", 13) in [(h.limit, h.line) for h in res.limits]
+    assert [getattr(f, "persistence_mode", None) for f in res.facts] == [None]
+    _, res = run(q, path, path.read_text().rstrip("\n") + " Disabled\n")
+    assert res.errors == [] and [getattr(f, "persistence_mode", None) for f in res.facts] == [False]
