@@ -582,3 +582,18 @@ class SharedFsMountFailed(Fact):
     unit: str | None = None  # "beegfs-client.service", "mnt-lustre.mount"
     timestamp: str | None = None
     message: str
+
+
+@fact_kind
+class VfioDmaMapFailure(Fact):
+    """A VMM (QEMU, a kata or KubeVirt VM's QEMU) could not map a VM's memory through the IOMMU for
+    a passed-through device: ``VFIO_MAP_DMA failed: Cannot allocate memory``, ``... memory listener
+    initialization failed: Region pc.ram: vfio_container_dma_map(0x.., 0x0, 0x80000000, 0x..) = -12
+    (Cannot allocate memory)``. The VM does not start, or the device is not attached."""
+
+    kind: Literal["vfio_dma_map_failure"] = "vfio_dma_map_failure"
+    errno: int | None = None  # 12 (ENOMEM), 14 (EFAULT), 22 (EINVAL), 28 (ENOSPC); None for an error text not known
+    error: str  # the strerror text, "Cannot allocate memory", or the number as printed ("-22")
+    region: str | None = None  # the guest memory region, "pc.ram", "dimm1", "mach-virt.ram"
+    device: str | None = None  # the passed-through device's PCI address, "0000:04:00.2"
+    message: str

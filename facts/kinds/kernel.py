@@ -289,6 +289,20 @@ class NetdevTxTimeout(KernelLineFact):
 
 
 @fact_kind
+class VfioPinMemlockExceeded(KernelLineFact):
+    """``vfio_pin_pages_remote: RLIMIT_MEMLOCK (65536) exceeded``: the kernel's VFIO type1 IOMMU
+    driver refused to pin a VM's memory for a passed-through device (ENOMEM) because the VMM
+    process (QEMU, cloud-hypervisor, kata's hypervisor) would pass its locked-memory limit."""
+
+    kind: Literal["vfio_pin_memlock_exceeded"] = "vfio_pin_memlock_exceeded"
+    function: str  # vfio_pin_pages_remote | vfio_pin_page_external | vfio_lock_acct | vfio_pin_pages
+    task: str | None = None  # the VMM's comm, "qemu-system-x86" (the "Task %s (%d)" forms)
+    pid: int | None = None
+    limit_bytes: int  # the limit the kernel printed, in bytes
+    message: str
+
+
+@fact_kind
 class StorageIoError(KernelLineFact):
     """A disk or file system under the host failed I/O: an NVMe command timed out or its
     controller went down, EXT4 or XFS reported an error, an I/O error or shut itself down."""

@@ -17,7 +17,7 @@ Facts emitted (classes in :mod:`stethoscope.facts.kinds.kernel`): ``xid_event``,
 (Xid 154), ``gpu_fell_off_bus``, ``pcie_aer_error``, ``pcie_link_down``, ``nvswitch_sxid``,
 ``kernel_boot``, ``nvidia_driver_loaded``, ``kernel_gpu_seen``, ``kernel_module_load_failure`` (a module
 the kernel refused: unknown symbol, symbol version, version magic), and the host faults of
-:mod:`kernel_log_host` (``netdev_tx_timeout``, ``storage_io_error``, ``host_hardware_error``) and the host
+:mod:`kernel_log_host` (``netdev_tx_timeout``, ``storage_io_error``, ``host_hardware_error``, ``vfio_pin_memlock_exceeded``) and the host
 kernel's own faults of :mod:`kernel_log_host_os` (hangs, lockups, panics, process crashes, block, NFS
 and Lustre errors, CPU throttling, ConnectX link events, pids limits, DPC). Lines that only complete an
 event (the serial after ``GPU at``, AER status and bit lines, SXid ``Severity``/``Data``
@@ -154,6 +154,7 @@ _DETECT = re.compile(
 )
 _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ",
                 "of memory: Kill", "oom_kill_allocating_task): Kill", "Killed process ", "oom-kill:constraint=", "[Hardware Error]", "EDAC ", "NETDEV WATCHDOG", "EXT4-fs ",
+                "wasn't completed on time", "TX hasn't completed", "RLIMIT_MEMLOCK (",
                 "XFS (", "nvme nvme", "nvidia-fs:", "*ERROR* [nvidia-drm] ", "infiniband ", "efa ",
                 # kernel_log_host_os's forms
                 "INFO: task ", "soft lockup", "hard LOCKUP", "INFO: ", "Kernel panic", "kernel BUG at ", "BUG: ",

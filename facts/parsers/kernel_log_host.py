@@ -1,8 +1,10 @@
 """Kernel log lines of host faults pasted beside GPU trouble, for
 :mod:`stethoscope.facts.parsers.kernel_log`: a NIC's transmit queue stuck (NETDEV WATCHDOG),
 NVMe timeouts and controller resets, EXT4 and XFS errors of the file systems under a job's
-data, machine checks and EDAC memory errors of the host. They give ``netdev_tx_timeout``,
-``storage_io_error`` and ``host_hardware_error`` facts; the GPU is named by none of them.
+data, machine checks and EDAC memory errors of the host, a VM's memory pinning for VFIO
+passthrough refused at the locked-memory limit. They give ``netdev_tx_timeout``,
+``storage_io_error``, ``host_hardware_error`` and ``vfio_pin_memlock_exceeded`` facts; the GPU
+is named by none of them.
 
 Real sample lines (the public thread each comes from, even-numbered) and the kernel's format
 strings they were printed by::
@@ -10,6 +12,19 @@ strings they were printed by::
     NETDEV WATCHDOG: eth0 (ftgmac100): transmit queue 0 timed out          (openbmc/openbmc#2228)
       net/sched/sch_generic.c dev_watchdog: "NETDEV WATCHDOG: %s (%s): transmit queue %u timed out\\n"
       (5.x: "... timed out %u ms\\n"; 6.8+: netdev_crit(dev, "NETDEV WATCHDOG: CPU: %d: transmit queue %u timed out %u ms\\n"))
+    ena 0000:00:05.0 ens5: Found a Tx that wasn't completed on time, qid 2, index 0. 5756000 usecs have passed since last napi execution. Missing Tx timeout value 5000 msecs   (amzn/amzn-drivers#220)
+      drivers/net/ethernet/amazon/ena/ena_netdev.c check_missing_comp_in_tx_queue: netif_notice "Found a Tx that wasn't
+      completed on time, qid %d, index %d.\\n" (later + " %u usecs have passed since last napi execution. Missing Tx
+      timeout value %u msecs"; 6.x "TX hasn't completed, qid %d, index %d. %u usecs from last napi execution, napi
+      scheduled: %d\\n"): the AWS ENA NIC's own transmit watchdog, one line per stuck buffer of a queue.
+      (Its "The number of lost tx completions is above the threshold (%d > %d). Reset the device" / "Lost TX completions
+      are above the threshold ..." names no queue and is left to the queue lines before it.)
+    vfio_pin_pages_remote: RLIMIT_MEMLOCK (65536) exceeded                  (kubevirt/kubevirt#8472)
+    vfio_pin_page_external: Task qemu-system-x86 (569647) RLIMIT_MEMLOCK (1048576) exceeded   (intel/gvt-linux#120)
+      drivers/vfio/vfio_iommu_type1.c: pr_warn("%s: RLIMIT_MEMLOCK (%ld) exceeded\\n", __func__, limit << PAGE_SHIFT)
+      (vfio_pin_pages_remote; vfio_pin_pages before 4.10), vfio_lock_acct / vfio_pin_page_external: pr_warn("%s: Task %s
+      (%d) RLIMIT_MEMLOCK (%ld) exceeded\\n", __func__, comm, pid, rlimit): a VM's pinning of its RAM for a passed-through
+      device refused (-ENOMEM), the VMM's locked-memory limit too small.
     nvme nvme1: I/O 775 QID 2 timeout, aborting                             (oxidecomputer/propolis#578)
       drivers/nvme/host/pci.c nvme_timeout: "I/O %d QID %d timeout, aborting\\n" (", reset controller", ", disable controller";
       6.x "I/O tag %d (%04x) opcode %#x (%s) QID %d timeout, aborting req_op:%s(%u) size:%u\\n");
@@ -40,13 +55,14 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.kernel import (  # noqa: F401 - the fact classes live in facts/kinds
-    HostHardwareError, NetdevTxTimeout, StorageIoError,
+    HostHardwareError, NetdevTxTimeout, StorageIoError, VfioPinMemlockExceeded,
 )
 from stethoscope.facts.parsers.base import FactBuilder
 
 #: the literal part of each line: kernel_log's keyword scan looks for these
 #: (only the fault forms: a log full of "EXT4-fs (sda1): mounted filesystem" stays on the fast path)
-KEYWORDS = (r"NETDEV WATCHDOG: |nvme nvme\d+: (?:I/O |controller is down|Device not ready|Removing after probe)"
+KEYWORDS = (r"NETDEV WATCHDOG: |ena \S+ [^\s:]+: (?:Found a Tx that wasn't completed on time|TX hasn't completed), qid "
+            r"|vfio_\w+: (?:Task [^\n]{1,64}? \(\d+\) )?RLIMIT_MEMLOCK \(\d+\) exceeded|nvme nvme\d+: (?:I/O |controller is down|Device not ready|Removing after probe)"
             r"|EXT4-fs error |EXT4-fs \([^)\s]+\): (?:I/O error|Remounting)|EXT4-fs warning [^\n]{0,160}?(?:I/O error|error -5)"
             r"|XFS(?: \([^)\s]+\))?: (?:log I/O error|\w+: error -?\d+ returned|metadata I/O error|(?:Log )?I/O Error Detected"
             r"|Filesystem has been shut down|Corruption|Metadata (?:corruption|CRC)|Internal error)"
@@ -59,6 +75,18 @@ KEYWORDS = (r"NETDEV WATCHDOG: |nvme nvme\d+: (?:I/O |controller is down|Device 
 _NETDEV = re.compile(
     r"(?:(?P<pdrv>[\w-]+) (?P<pdev>\S+) (?P<pif>[^\s:]+): )?NETDEV WATCHDOG: "
     r"(?:(?P<ifname>\S+) \((?P<driver>[^)]*)\)|CPU: \d+): transmit queue (?P<queue>\d+) timed out(?: (?P<ms>\d+) ms)?"
+)
+# ena 0000:00:05.0 ens5: Found a Tx that wasn't completed on time, qid 2, index 0. 5756000 usecs have passed since last napi execution. Missing Tx timeout value 5000 msecs   (amzn/amzn-drivers#220)
+# ena 0000:00:05.0 eth0: Found a Tx that wasn't completed on time, qid 2, index 961.   (ena_netdev.c before 2.2; amzn/amzn-drivers#134's form)
+# ena 0000:00:05.0 eth0: TX hasn't completed, qid 3, index 17. 5200000 usecs from last napi execution, napi scheduled: 1   (6.x format string)
+_ENA = re.compile(
+    r"ena (?P<dev>\S+) (?P<ifname>[^\s:]+): (?:Found a Tx that wasn't completed on time|TX hasn't completed), qid (?P<queue>\d+), "
+    r"index \d+\.(?:[^\n]{0,80}?Missing Tx timeout value (?P<ms>\d+) msecs)?"
+)
+# vfio_pin_pages_remote: RLIMIT_MEMLOCK (65536) exceeded                                   (kubevirt/kubevirt#8472)
+# vfio_pin_page_external: Task qemu-system-x86 (2296) RLIMIT_MEMLOCK (65536) exceeded      (intel/gvt-linux#78)
+_VFIO_MEMLOCK = re.compile(
+    r"(?P<func>vfio_\w+): (?:Task (?P<task>[^\n]{1,64}?) \((?P<pid>\d+)\) )?RLIMIT_MEMLOCK \((?P<limit>\d+)\) exceeded"
 )
 # nvme nvme1: I/O 775 QID 2 timeout, aborting
 # nvme nvme2: I/O 0 QID 0 timeout, reset controller
@@ -115,6 +143,12 @@ def parse_host_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[i
     if "NETDEV WATCHDOG" in msg and (m := _NETDEV.search(msg)) is not None:
         b.add(NetdevTxTimeout, ln, interface=m["ifname"] or m["pif"], driver=m["driver"] or m["pdrv"],
               queue=int(m["queue"]), timeout_ms=int(m["ms"]) if m["ms"] else None, message=msg, **common)
+    elif msg.startswith("ena ") and (m := _ENA.search(msg)) is not None:
+        b.add(NetdevTxTimeout, ln, interface=m["ifname"], driver="ena", queue=int(m["queue"]),
+              timeout_ms=int(m["ms"]) if m["ms"] else None, message=msg, **common)
+    elif "RLIMIT_MEMLOCK" in msg and (m := _VFIO_MEMLOCK.search(msg)) is not None:
+        b.add(VfioPinMemlockExceeded, ln, function=m["func"], task=m["task"], pid=int(m["pid"]) if m["pid"] else None,
+              limit_bytes=int(m["limit"]), message=msg, **common)
     elif msg.startswith("nvme ") and (m := _NVME.search(msg)) is not None:
         event = "io_timeout" if m["timeout"] else ("controller_down" if m["down"] else "controller_removed")
         b.add(StorageIoError, ln, device=m["ctrl"], layer="nvme", filesystem=False, event=event, message=msg, **common)

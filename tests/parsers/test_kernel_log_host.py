@@ -20,6 +20,14 @@ HOST_LINES = [
     ("NETDEV WATCHDOG: eth0 (ftgmac100): transmit queue 0 timed out", "netdev_tx_timeout", "interface", "eth0"),
     ("NETDEV WATCHDOG: eth2 (igb): transmit queue 5 timed out", "netdev_tx_timeout", "queue", 5),
     ("r8125 0000:22:04.0 eth4: NETDEV WATCHDOG: CPU: 3: transmit queue 0 timed out 5010 ms", "netdev_tx_timeout", "interface", "eth4"),
+    ("ena 0000:00:05.0 ens5: Found a Tx that wasn't completed on time, qid 2, index 0. 5756000 usecs have passed since last napi execution. "
+     "Missing Tx timeout value 5000 msecs", "netdev_tx_timeout", "timeout_ms", 5000),   # amzn/amzn-drivers#220
+    ("ena 0000:00:05.0 eth0: Found a Tx that wasn't completed on time, qid 2, index 961.", "netdev_tx_timeout", "queue", 2),
+    ("ena 0000:00:06.0 eth1: TX hasn't completed, qid 3, index 17. 5200000 usecs from last napi execution, napi scheduled: 1",
+     "netdev_tx_timeout", "interface", "eth1"),   # ena_netdev.c 6.x format string
+    ("vfio_pin_pages_remote: RLIMIT_MEMLOCK (65536) exceeded", "vfio_pin_memlock_exceeded", "limit_bytes", 65536),   # kubevirt/kubevirt#8472
+    ("vfio_pin_page_external: Task qemu-system-x86 (2296) RLIMIT_MEMLOCK (65536) exceeded", "vfio_pin_memlock_exceeded", "task",
+     "qemu-system-x86"),   # intel/gvt-linux#78
     ("nvme nvme1: I/O 775 QID 2 timeout, aborting", "storage_io_error", "event", "io_timeout"),
     ("nvme nvme2: I/O 0 QID 0 timeout, reset controller", "storage_io_error", "device", "nvme2"),
     ("nvme nvme2: Device not ready; aborting reset", "storage_io_error", "event", "controller_down"),
@@ -47,6 +55,8 @@ NEAR_MISSES = [
     "EDAC sbridge MC1: HANDLING MCE MEMORY ERROR",
     "EDAC MC0: Giving out device to module sb_edac controller Haswell SrcID#0_Ha#0: DEV 0000:7f:12.0 (INTERRUPT)",
     "mlx5_core 0000:08:00.0 ens1: Link up",
+    "ena 0000:00:05.0: Device reset completed successfully, Driver info: Elastic Network Adapter (ENA) v2.4.0g",
+    "ena 0000:00:03.0 eth0: Trigger reset is on",
 ]
 
 
