@@ -328,6 +328,21 @@ class TorchCollectiveFingerprintMismatch(Fact):
 
 
 @fact_kind
+class CudaDriverLibraryMismatch(Fact):
+    """TensorFlow's / XLA's CUDA diagnostics after a failed cuInit (stream_executor/cuda/cuda_diagnostics.cc
+    LogDriverVersionInformation): ``kernel version 384.90.0 does not match DSO version 384.111.0 -- cannot
+    find working devices in this configuration``, or its two INFO lines ``libcuda reported version is: X`` /
+    ``kernel reported version is: Y`` with X != Y: the loaded kernel module (/proc/driver/nvidia/version)
+    and the user-space libcuda the process loaded are different driver versions."""
+
+    kind: Literal["cuda_driver_library_mismatch"] = "cuda_driver_library_mismatch"
+    kernel_version: str  # "384.90.0": the loaded kernel module's
+    library_version: str  # "384.111.0": libcuda's (the "DSO")
+    rank: int | None = None
+    pid: int | None = None
+
+
+@fact_kind
 class TorchWorkerFailed(Fact):
     kind: Literal["torch_worker_failed"] = "torch_worker_failed"
     local_rank: int | None = None

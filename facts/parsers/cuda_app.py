@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
-    CudaError, CudaOom,
+    CudaDriverLibraryMismatch, CudaError, CudaOom,
 )
 from stethoscope.facts.parsers import cuda_error_catalogue as catalogue
 from stethoscope.facts.parsers import cuda_oom_message as oom_message
@@ -250,6 +250,19 @@ TORCH_ASYNC_OOM = re.compile(r"\bAllocation on device (?P<dev>\d{1,3}) would exc
 # - **Exception Type:** torch.OutOfMemoryError   (ComfyUI's error report, its message cut to "Allocation on device ":
 #   Comfy-Org/ComfyUI#4852); the exception's name alone or before ": " (an "except torch.cuda.OutOfMemoryError:" source line is not read)
 TORCH_OOM_TYPE = re.compile(r"(?:^|[\s*`])torch\.(?:cuda\.)?OutOfMemoryError(?:: |[\s*`]*$)")
+# TensorFlow's / XLA's stream_executor Diagnostician after a failed cuInit (cuda_diagnostics.cc LogDriverVersionInformation:
+# LOG(ERROR) << "kernel version " << DriverVersionStatusToString(kernel_version) << " does not match DSO version "
+# << DriverVersionStatusToString(dso_version) << " -- cannot find working devices in this configuration"; a side that is
+# no version prints its status text instead, which is no mismatch of versions and is not read):
+# 2020-06-26 10:14:51.996405: E external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_diagnostics.cc:313] kernel version 440.36.0 does not match DSO version 440.33.1 -- cannot find working devices in this configuration   (jax-ml/jax#3568)
+# 2025-01-27 13:52:31.859580: E external/local_xla/xla/stream_executor/cuda/cuda_diagnostics.cc:262] kernel version 550.120.0 does not match DSO version 560.35.5 -- cannot find working devices in this configuration   (a notebook's output in a public repository, code index file 17684568749)
+DSO_MISMATCH = re.compile(r"\bkernel version (?P<kernel>\d{1,4}(?:\.\d{1,4}){1,2}) does not match DSO version (?P<dso>\d{1,4}(?:\.\d{1,4}){1,2})\b")
+# the two INFO lines the ERROR line is built from (the same file, just before it):
+# 2018-01-22 10:12:52.860790: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:189] libcuda reported version is: 384.111.0   (tensorflow/tensorflow#1158)
+# 2018-01-22 10:12:52.860907: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:193] kernel reported version is: 384.90.0     (the same thread)
+REPORTED_VERSION = re.compile(r"\b(?P<side>libcuda|kernel) reported version is: (?P<ver>\d{1,4}(?:\.\d{1,4}){1,2})\s*$")
+DSO_MARKERS = ("does not match DSO version", " reported version is: ")
+
 VERSION_MARKERS = ("but JAX was built against version", "installation found", "Mismatched PJRT plugin")
 OOM_MARKERS = ("cudaMalloc failed: out of memory", "failed to allocate CUDA", "unable to allocate CUDA",
                "would exceed allowed memory", "OutOfMemoryError")
@@ -277,7 +290,7 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ") + OOM_MARKERS \
-    + VERSION_MARKERS
+    + VERSION_MARKERS + DSO_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -303,6 +316,7 @@ DETECT = re.compile(
     r"|Failed to get convolution algorithm\. |\], thread: \[\d+,\d+,\d+\] Assertion `|RESOURCE_EXHAUSTED: (?:Out of memory|Failed to allocate request)"
     r"|cudaMalloc failed: out of memory|failed to allocate CUDA\d{1,3} buffer of size \d|unable to allocate CUDA\d{1,3} buffer"
     r"|but JAX was built against version \d|Outdated (?:" + JAX_LIBS + r") installation found|Mismatched PJRT plugin PJRT API version"
+    r"|\bkernel version \d[\d.]{0,14} does not match DSO version \d|\b(?:libcuda|kernel) reported version is: \d"
     r"|Allocation on device \d{1,3} would exceed allowed memory|torch\.(?:cuda\.)?OutOfMemoryError(?:: |[*` \t]*(?:\r?\n|$))"
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
@@ -312,7 +326,7 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
                  "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
                  "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ") + OOM_MARKERS \
-    + VERSION_MARKERS
+    + VERSION_MARKERS + DSO_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -341,6 +355,7 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     used: set[int] = set()
     seen: set[tuple] = set()
+    reported: dict[tuple, dict[str, tuple[int, str, str]]] = {}  # (rank, pid) -> side -> (line no, line, version)
     for no, line, start, _end in marked_lines(artefact, MARKERS):
         # the text after PyTorch's "Last error:" is NCCL's message: torch_log reads it
         forwarded = "Last error:" in line or _follows_last_error(artefact.text, start)
@@ -371,6 +386,10 @@ def parse(artefact: Artefact) -> ParseResult:
                     seen.add(key)
                     b.add(CudaOom, no, text=line, rank=rank, pid=pid, **rec)
                 continue
+        if any(k in line for k in DSO_MARKERS):
+            if _read_dso(b, no, line, rank, pid, reported, seen):
+                used.add(no)
+            continue
         lib = _read_library(line)
         rec = _read(line)
         # a line that names a library's status and a CUDA error of the catalogue (a report: "crashed with
@@ -386,6 +405,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 continue
             seen.add(key)
             b.add(CudaError, no, text=line, rank=rank, pid=pid, api_call=_api_call(line), **rec)
+    _emit_reported(b, reported, seen)
     for no, line in _phrase_lines(artefact, used):
         found = catalogue.find_phrase(line)
         if found is None or any(k in line for k in NCCL_OWNED):
@@ -404,6 +424,36 @@ def parse(artefact: Artefact) -> ParseResult:
     used.update(no for no, line, _s, _e in marked_lines(artefact, BOILERPLATE_MARKERS) if BOILERPLATE.match(line))
     result.lines_used = len(used)
     return result
+
+
+def _read_dso(b: FactBuilder, no: int, line: str, rank: int | None, pid: int | None,
+              reported: dict[tuple, dict[str, tuple[int, str, str]]], seen: set[tuple]) -> bool:
+    """TensorFlow's/XLA's driver version diagnostics (DSO_MISMATCH, REPORTED_VERSION); True when the line was read."""
+    m = DSO_MISMATCH.search(line)
+    if m is not None:
+        key = ("dso", m["kernel"], m["dso"], rank, pid)
+        if key not in seen:
+            seen.add(key)
+            b.add(CudaDriverLibraryMismatch, no, text=line, kernel_version=m["kernel"], library_version=m["dso"], rank=rank, pid=pid)
+        return True
+    r = REPORTED_VERSION.search(line)
+    if r is None:
+        return False
+    reported.setdefault((rank, pid), {})[r["side"]] = (no, line, r["ver"])
+    return True
+
+
+def _emit_reported(b: FactBuilder, reported: dict[tuple, dict[str, tuple[int, str, str]]], seen: set[tuple]) -> None:
+    """A process whose libcuda and kernel module reported different versions, where its ERROR line was not read
+    (cut short in a paste): the mismatch, cited at the kernel's line."""
+    for (rank, pid), sides in reported.items():
+        if "libcuda" not in sides or "kernel" not in sides:
+            continue
+        (no, line, kernel), dso = sides["kernel"], sides["libcuda"][2]
+        if kernel == dso or ("dso", kernel, dso, rank, pid) in seen:
+            continue
+        seen.add(("dso", kernel, dso, rank, pid))
+        b.add(CudaDriverLibraryMismatch, no, text=line, kernel_version=kernel, library_version=dso, rank=rank, pid=pid)
 
 
 def _phrase_lines(artefact: Artefact, used: set[int]):

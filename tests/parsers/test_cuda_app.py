@@ -431,3 +431,35 @@ AWS_OFI_NCCL_346 = ("We are using EFA to do asynchronous ncclAllReduce over 120 
 def test_a_name_in_backticks_inside_a_sentence_is_the_reporters(text, names):
     assert cuda_app.detect(text) is bool(names)
     assert [f.error_name for f in parse_text(text + "\n").facts] == names
+
+
+# TensorFlow's / XLA's Diagnostician after a failed cuInit: the kernel module and libcuda of different versions
+def test_kernel_dso_version_mismatch_jax3568():
+    r = parse_file("jax3568_kernel_dso_version_mismatch.log")
+    (m,) = [f for f in r.facts if f.kind == "cuda_driver_library_mismatch"]
+    assert (m.kernel_version, m.library_version, m.evidence.line) == ("440.36.0", "440.33.1", 4)
+
+
+def test_reported_versions_differ_when_the_error_line_is_cut():
+    # tensorflow/tensorflow#1158 as its thread stores it: the ERROR line cut inside "DSO version"
+    text = ("2018-01-22 10:12:52.860623: E tensorflow/stream_executor/cuda/cuda_driver.cc:406] failed call to cuInit: CUDA_ERROR_NO_DEVICE\n"
+            "2018-01-22 10:12:52.860790: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:189] libcuda reported version is: 384.111.0\n"
+            "2018-01-22 10:12:52.860907: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:193] kernel reported version is: 384.90.0\n"
+            "2018-01-22 10:12:52.860934: E tensorflow/stream_executor/cuda/cuda_diagnostics.cc:303] kernel version 384.90.0 does not match DSO versio\n")
+    assert cuda_app.detect(text)
+    (m,) = [f for f in parse_text(text).facts if f.kind == "cuda_driver_library_mismatch"]
+    assert (m.kernel_version, m.library_version, m.evidence.line) == ("384.90.0", "384.111.0", 3)
+
+
+@pytest.mark.parametrize("text", [
+    # libcuda not loaded at all (a container started without the GPU's libraries): no version to compare
+    "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:189] libcuda reported version is: Not found: was unable to find libcuda.so DSO loaded into this program\n"
+    "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:193] kernel reported version is: 410.104.0\n",
+    # the ERROR line with a status text on one side (DriverVersionStatusToString of a failed lookup)
+    "E external/local_xla/xla/stream_executor/cuda/cuda_diagnostics.cc:262] kernel version 550.120.0 does not match DSO version NOT_FOUND: "
+    "was unable to find libcuda.so DSO loaded into this program -- cannot find working devices in this configuration\n",
+    # the same version on both sides
+    "I cuda_diagnostics.cc:199] libcuda reported version is: 535.183.6\nI cuda_diagnostics.cc:203] kernel reported version is: 535.183.6\n",
+])
+def test_no_version_mismatch_without_two_different_versions(text):
+    assert [f for f in parse_text(text).facts if f.kind == "cuda_driver_library_mismatch"] == []
