@@ -12,7 +12,10 @@ tabs, which rsyslog escapes as ``#011``. Sample content (leptonai/gpud#1238, the
 Facts: ``gpud_log_error`` per gpud line at warn level or above (zap's warn, error, dpanic, panic,
 fatal), with gpud's message and error and whether the error says a ``/proc/<pid>`` entry it read
 was gone (``no such process``, ``no such file or directory``: the process exited between gpud
-listing it and reading it); ``gpud_unhealthy_state`` per relayed row of a component gpud knows
+listing it and reading it); a component that logs, as the message, the reason it sets its state Unhealthy with
+(``log.Logger.Errorw(cr.reason, ...)``: the GPU count against the expected one, leptonai/gpud#944)
+gives that state, ``gpud_unhealthy_state``, instead: gpud reporting a fault, not failing itself
+(:data:`_COMPONENT_REASONS`); ``gpud_unhealthy_state`` per relayed row of a component gpud knows
 (:mod:`gpud_states` CHECKS) in state Unhealthy or Degraded, as gpud_states makes it from the
 JSON. gpud's info and debug lines and Healthy rows are read, no fact. Empty input: nothing.
 """
@@ -42,6 +45,17 @@ _ROW = re.compile(rf"(?<![\w-])(?P<comp>[a-z][a-z0-9-]{{1,60}}){_SEP}(?P<health>
 _PROC_GONE = re.compile(r"/proc/\d+/\S*:? (?:no such process|no such file or directory)", re.I)
 _DETECT = re.compile(r"\{\"level\":\"[a-z]+\",\"ts\":|(?:\t|#011)(?:Unhealthy|Degraded)(?:\t|#011)")
 _LOUD = ("warn", "error", "dpanic", "panic", "fatal")
+# A component's reason for Unhealthy logged as the line's message (components/accelerator/nvidia/gpu-counts/
+# component.go: cr.reason = fmt.Sprintf("nvidia gpu count mismatch (lspci %d, expected %d)" | "(nvml %d, expected %d)"
+# then log.Logger.Errorw(cr.reason, ...); later releases "(found %d, expected %d)" with Warnw):
+# {"level":"error","ts":"2025-06-20T19:55:30.809+0530","caller":"log/log.go:102","msg":"nvidia gpu count mismatch (lspci 8, expected 10)","count_lspci":8,"count_nvml":8,"expected":10,}
+#   (leptonai/gpud#944)
+_COMPONENT_REASONS = (
+    (re.compile(r"nvidia gpu count mismatch \((?:lspci|nvml|found) \d+, expected \d+\)"), "accelerator-nvidia-gpu-counts"),
+)
+# a paste shortened by hand leaves a comma before the closing brace, which zap never writes:
+# ..."count_nvml":8,"expected":10,}   (leptonai/gpud#944)
+_TRAILING_COMMA = re.compile(r",\s*\}$")
 
 
 def detect(head: str) -> bool:
@@ -63,13 +77,17 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
             if m["level"] not in _LOUD:
                 continue
-            try:
-                rec = json.loads(m["json"])
-            except ValueError:
+            rec = _load(m["json"])
+            if rec is None:
                 b.error(n, "gpud log line whose JSON does not parse")
                 continue
             error = rec.get("error") if isinstance(rec.get("error"), str) else None
-            b.add(GpudLogError, n, level=m["level"], msg=str(rec.get("msg") or ""), error=error,
+            msg = str(rec.get("msg") or "")
+            if (comp := _component_reason(msg)) is not None:
+                b.add(GpudUnhealthyState, n, component=comp, state_name=None, health="Unhealthy", reason=msg,
+                      error=error, checks=CHECKS[comp], message=f"{comp}: {msg}")
+                continue
+            b.add(GpudLogError, n, level=m["level"], msg=msg, error=error,
                   process_exited=bool(error and _PROC_GONE.search(error)))
             continue
         if "#011" not in line and "\t" not in line:
@@ -84,6 +102,26 @@ def parse(artefact: Artefact) -> ParseResult:
                 b.add(GpudUnhealthyState, n, component=comp, state_name=None, health=r["health"], reason=reason,
                       error=None, checks=CHECKS[comp], message=f"{comp}: {reason or r['health']}")
     return result
+
+
+def _load(text: str) -> dict | None:
+    """The zap line's JSON object, or None; a hand-shortened paste's comma before the closing brace
+    is forgiven (the rest of the object must still parse)."""
+    for candidate in (text, _TRAILING_COMMA.sub("}", text)):
+        try:
+            rec = json.loads(candidate)
+        except ValueError:
+            continue
+        return rec if isinstance(rec, dict) else None
+    return None
+
+
+def _component_reason(msg: str) -> str | None:
+    """The gpud component whose Unhealthy reason ``msg`` is, when a component logs its reason as the message."""
+    for pattern, comp in _COMPONENT_REASONS:
+        if pattern.fullmatch(msg):
+            return comp
+    return None
 
 
 #: line signatures (facts/classify.py matches every reader's in one pass)
