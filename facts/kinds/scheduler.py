@@ -37,6 +37,7 @@ class DevicePluginState(Fact):
     state: str  # incompatible_strategy | no_devices | start_failed | register_failed | kubelet_unreachable | grpc_crashed | crashed
     #            | socket_unreachable (the kubelet's dial of the plugin's socket failed: ``resource`` the socket)
     #            | gfd_failed (GPU feature discovery's run error ended it: the node is not labelled; ``reason`` mig_config | nvml_init | other)
+    #            | exited (the plugin exited on a startup error, "error starting plugins: <chain>"; ``reason`` mig_config | config | cdi | other)
     strategy: str | None = None  # "auto" (deviceDiscoveryStrategy)
     resource: str | None = None  # "volcano.sh/gpu-memory" ('<res>'), or the plugin's name ("Volcano-GPU-Plugin")
     reason: str | None = None  # socket_in_use (listen ... bind: address already in use) | in_allocate (a panic in Allocate) | mig_config (the MIG strategy's own panic) | other; None for the first two states
@@ -81,7 +82,8 @@ class K8sDraPrepareFailed(Fact):
     """The kubelet could not prepare a pod's Dynamic Resource Allocation claims (its DRA kubelet
     plugin's NodePrepareResources failed, or the claim is not the pod's): the pod's
     FailedPrepareDynamicResources event, or the kubelet's "Failed to prepare dynamic resources"
-    log line. The pod stays in ContainerCreating."""
+    log line; or the DRA kubelet plugin's own log of the failure ("error preparing devices for claim
+    ...", retried or permanent). The pod stays in ContainerCreating."""
 
     kind: Literal["k8s_dra_prepare_failed"] = "k8s_dra_prepare_failed"
     error: str  # the kubelet's err, a wrapped event's lines joined: "NodePrepareResources failed for claim ...: ..."
@@ -90,6 +92,10 @@ class K8sDraPrepareFailed(Fact):
     #: the kubelet has no plugin registered for the claim's DRA driver on this node ("DRA driver <name> is not
     #: registered"): that driver's kubelet plugin is not running there
     unregistered_driver: str | None = None  # "compute-domain.nvidia.com"
+    #: the DRA kubelet plugin's own log of a retryable failure (its work queue's "Reconcile: ... (attempt N)"):
+    #: the last attempt seen for the claim, the plugin still retrying as the log ends; None for the kubelet's
+    #: lines and for an error the plugin gave up on (a permanent one) or returned at once
+    attempt: int | None = None
 
 
 @fact_kind

@@ -79,6 +79,20 @@ double-bit (uncorrectable) ECC error of a GPU, 1 a corrected one (NVIDIA/k8s-dev
 
     I1025 02:19:08.002792       1 health.go:151] Skipping non-nvmlEventTypeXidCriticalError event: {Device:{Handle:0x7f0dcf40bdf8} EventType:2 EventData:0 GpuInstanceId:4294967295 ComputeInstanceId:4294967295}
 
+The plugin's exit on a startup error (cmd/nvidia-device-plugin/main.go, v0.12 to v0.18 and main:
+start() returns ``error starting plugins: %v`` around startPlugins' chain, ``unable to load config:``,
+``unable to validate flags:`` (an ``invalid --<flag> option``), ``error getting plugins:``; main()
+prints it with ``klog.Error(err)`` and exits 1, so the pod crash-loops) is ``device_plugin_state``:
+a chain that ends in ``invalid device discovery strategy`` (plugin/factory.go: the strategy found
+neither NVML nor a Tegra system, failOnInitError set: the same failure as "Incompatible strategy
+detected", whose line, when the paste keeps it, is the fact instead) is ``incompatible_strategy``;
+a chain that ends in NVML's failure (``nvml init failed: <ret>``) is :mod:`nvml_init`'s fact, the line
+read here with none; any other is ``exited`` with ``reason`` mig_config (the MIG strategy's refusals,
+or ``invalid MIG configuration``), config (flags and config file), cdi (``unable to create cdi ...``)
+or other, and the chain as ``message`` (NVIDIA/k8s-device-plugin#1470, #1220)::
+
+    E0506 17:45:45.442750       1 main.go:173] error starting plugins: error getting plugins: unable to create plugins: failed to construct resource managers: invalid device discovery strategy
+
 Other plugin lines are left unread.
 """
 from __future__ import annotations
@@ -101,7 +115,8 @@ _NO_DEVICES = re.compile(r"No devices found\. Waiting indefinitely")
 # You can check the prerequisites at: https://github.com/NVIDIA/k8s-device-plugin#prerequisites
 # You can learn how to set the runtime at: https://github.com/NVIDIA/k8s-device-plugin#quick-start
 # 2020/05/14 02:11:19 Loading NVML
-_HINT = re.compile(r"If this is a GPU node, did you|You can (?:check the prerequisites|learn how to set the runtime) at: "
+# E0506 17:45:45.421977       1 factory.go:116] If this is not a GPU node, you should set up a toleration or nodeSelector to only deploy this plugin on GPU nodes   (#1220)
+_HINT = re.compile(r"If this is (?:a GPU node, did you|not a GPU node, you should set up a toleration)|You can (?:check the prerequisites|learn how to set the runtime) at: "
                    r"\S*k8s-device-plugin|\d\d:\d\d:\d\d(?:\.\d+)? Loading NVML\s*$")
 # The plugin's health checks taking a GPU out of service (NVIDIA/k8s-device-plugin internal/rm/health.go and the
 # 0.6-era nvidia.go, server.go formats, filled in: no sample from an even-numbered public thread was found):
@@ -217,11 +232,21 @@ _GFD_LIFECYCLE = re.compile(r"\bgpu-feature-discovery: \d{4}/\d\d/\d\d \d\d:\d\d
 _SKIPPED_EVENT = re.compile(r"Skipping non-nvmlEventTypeXidCriticalError event: (?:\{.{0,200}?\bEventType:(?P<t>\d{1,5}) "
                             r"EventData:(?P<d>\d{1,12})|Data=(?P<d2>\d{1,12}), Type=(?P<t2>\d{1,5}))")
 _NVML_EVENTS = {1: "single_bit_ecc", 2: "double_bit_ecc"}
+# E0506 17:45:45.442750       1 main.go:173] error starting plugins: error getting plugins: unable to create plugins: failed to construct resource managers: invalid device discovery strategy   (NVIDIA/k8s-device-plugin#1220)
+# i get `error starting plugins: error getting plugins: unable to create plugins: failed to construct resource managers: invalid device discovery strategy`   (#1470, quoted inline)
+_EXIT = re.compile(r"\berror starting plugins: (?P<err>[^\s`'\"](?:[^\n`]{0,2000}[^\s`'\"])?)")
+_EXIT_REASONS = (  # the chain's innermost words -> reason (main.go, plugin-manager.go, plugin/factory.go, rm/device_map.go)
+    ("nvml_init", re.compile(r"nvml init failed|(?i:failed to initialize NVML|could not load NVML)")),
+    ("mig_config", re.compile(r"(?i)MIG device type present|No MIG devices present|Unsupported MIG device|migEnabled=true was not configured"
+                              r"|invalid MIG configuration|same migEnabled value|has no MIG devices configured|unknown MIG strategy")),
+    ("cdi", re.compile(r"unable to create cdi (?:handler|spec file)")),
+    ("config", re.compile(r"unable to (?:load|finalize) config|unable to validate flags|invalid --[\w-]+ option|unable to add default resources")),
+)
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_STRATEGY, _SKIPPED_EVENT, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _CHECK_FAILED, _ALLOCATE, _ALLOCATE_RPC,
                                      _DIAL_SOCKET, _START,
                                      _PLUGIN_START, _REGISTER, _KUBELET, _RETRYING, _LIFECYCLE, _GRPC_CRASHED,
-                                     _ALLOCATE_FRAME, _GFD_ERROR, _GFD_LIFECYCLE, _LEGACY_GPUS))
+                                     _ALLOCATE_FRAME, _GFD_ERROR, _GFD_LIFECYCLE, _LEGACY_GPUS, _EXIT))
                   # the admission handler's message of any reason (_ALLOCATE_OTHER), whole or folded once onto the next line
                   + r"|\bAllocate failed due to [^\n]{1,300}?(?:\n[ \t]+[^\n]{1,300}?)?, which is unexpected", re.M)
 
@@ -233,7 +258,8 @@ def detect(head: str) -> bool:
             or "Failed to start one or more plugins" in head or " watcher." in head or "lugins." in head
             or "Loading configuration." in head or "to serve '" in head or "GRPC server for '" in head
             or ").Allocate(" in head or "unhealthy" in head or "/device-plugins/" in head
-            or "gpu-feature-discovery: " in head or " labeler: " in head or "Requested number of GPUs unavailable" in head):
+            or "gpu-feature-discovery: " in head or " labeler: " in head or "Requested number of GPUs unavailable" in head
+            or "error starting plugins: " in head):
         return False
     return _ANY.search(head) is not None
 
@@ -242,8 +268,17 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     started_err: str | None = None  # the error of the last "Could not start/register" line: main's echo of it is no new fact
+    incompatible = False  # an "Incompatible strategy detected" line was read: the exit it causes is no new fact
     for n, line in enumerate(artefact.lines, 1):
-        if "ould not" in line and (m := _START.search(line) or _REGISTER.search(line)) is not None:
+        if "error starting plugins: " in line and (m := _EXIT.search(line)) is not None:
+            err = m["err"]
+            if err.endswith("invalid device discovery strategy"):
+                if not incompatible:
+                    b.add(DevicePluginState, n, state="incompatible_strategy", message=err)
+            elif (reason := next((r for r, pat in _EXIT_REASONS if pat.search(err)), "other")) != "nvml_init":
+                b.add(DevicePluginState, n, state="exited", reason=reason, message=err)
+            # (an NVML failure in the chain is nvml_init's fact: that reader reads "nvml init failed: <ret>")
+        elif "ould not" in line and (m := _START.search(line) or _REGISTER.search(line)) is not None:
             state = "start_failed" if m.re is _START else "register_failed"
             b.add(DevicePluginState, n, state=state, resource=m["res"] if state == "start_failed" else None,
                   reason="socket_in_use" if _SOCKET_IN_USE.search(m["err"]) else "other", message=m["err"])
@@ -270,6 +305,7 @@ def parse(artefact: Artefact) -> ParseResult:
             pass
         elif (m := _STRATEGY.search(line)) is not None:
             b.add(DevicePluginState, n, state="incompatible_strategy", strategy=m["strategy"])
+            incompatible = True
         elif _NO_DEVICES.search(line):
             b.add(DevicePluginState, n, state="no_devices")
         elif "Skipping non-nvml" in line and (m := _SKIPPED_EVENT.search(line)) is not None:
@@ -344,5 +380,5 @@ _SIG = re.compile("|".join((
     r"\bPlugin \S+ failed to start: ", r"Could not register device plugin: ", _KUBELET.pattern, _RETRYING.pattern,
     _LIFECYCLE.pattern, r"GRPC server for '[^']+' crashed with error: ", _ALLOCATE_FRAME.pattern,
     r"\bgpu-feature-discovery: \d{4}/\d\d/\d\d \d\d:\d\d:\d\d (?:Error|Unexpected error|Start running|Exiting|Warning: Error removing)",
-    r"\] error creating (?:NVML )?labeler: ", _LEGACY_GPUS.pattern)), re.M)
+    r"\] error creating (?:NVML )?labeler: ", _LEGACY_GPUS.pattern, r"\berror starting plugins: [^\s`'\"]")), re.M)
 SIGNATURES = (_SIG,)

@@ -397,3 +397,37 @@ def test_kubelet_admission_failure_other_forms():
     assert (f.evidence.line, f.reason, f.said) == (
         2, "other", "pod d65f09ad-cca3-4631-a0a3-d5ba850f8a69 container wait-gcs-ready unable to find GPU device allocation by scheduler")
     assert r.lines_used == 2  # the line kubectl folded the message onto is read with it
+
+
+def test_device_plugin_exit_after_incompatible_strategy_is_one_fact():
+    # NVIDIA/k8s-device-plugin#1220: "Incompatible strategy detected auto", hints, then main.go's exit on the same failure
+    r = _parse(k8s_device_plugin, "k8s_device_plugin/device_plugin1220_exit_after_incompatible_strategy.log")
+    assert [(f.evidence.line, f.state, f.strategy) for f in r.facts] == [(2, "incompatible_strategy", "auto")]
+    assert r.lines_used == 7
+
+
+def test_device_plugin_exit_quoted_inline():
+    # NVIDIA/k8s-device-plugin#1470: the chain quoted in backticks, its log cut before the line
+    (f,) = _parse(k8s_device_plugin, "k8s_device_plugin/device_plugin1470_exit_invalid_discovery_strategy_inline.txt").facts
+    assert (f.state, f.strategy, f.message) == ("incompatible_strategy", None, "error getting plugins: unable to create plugins: "
+                                                "failed to construct resource managers: invalid device discovery strategy")
+
+
+@pytest.mark.parametrize("chain, reason", [
+    # the innermost format strings: plugin/factory.go, rm/device_map.go, main.go, plugin-manager.go
+    ("error getting plugins: unable to create plugins: failed to construct resource managers: invalid MIG configuration: "
+     "more than one MIG device type present on node", "mig_config"),
+    ("unable to load config: unable to validate flags: invalid --device-list-strategy option: invalid strategy: volume-mounts", "config"),
+    ("error getting plugins: unable to create cdi spec file: failed to get CDI spec: failed to create discoverer", "cdi"),
+    ("error getting plugins: unable to create plugins: failed to create plugin: something else", "other"),
+])
+def test_device_plugin_exit_reasons(chain, reason):
+    (f,) = _parse(k8s_device_plugin, text=f"E0506 17:45:45.442750       1 main.go:173] error starting plugins: {chain}\n").facts
+    assert (f.state, f.reason, f.message) == ("exited", reason, chain)
+
+
+def test_device_plugin_exit_on_nvml_failure_is_nvml_inits():
+    # plugin/factory.go fmt.Errorf("nvml init failed: %v", ret) in the chain: nvml_init reads it; the line is used here, no fact
+    r = _parse(k8s_device_plugin, text="E0506 17:45:45.442750       1 main.go:173] error starting plugins: error getting plugins: "
+               "unable to create plugins: failed to construct resource managers: nvml init failed: ERROR_LIBRARY_NOT_FOUND\n")
+    assert r.facts == [] and r.lines_used == 1
