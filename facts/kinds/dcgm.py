@@ -62,6 +62,9 @@ class DcgmError(Fact):
     gpu: int | None = None
     not_comparable: bool = False
     why: str | None = None
+    #: DCGM refused a versioned structure (DCGM_ST_VER_MISMATCH, "API version mismatch"), or the line is
+    #: the same failed call's error chain on that thread: DCGM's parts disagree, no GPU reading
+    version_mismatch: bool = False
 
 
 @fact_kind
@@ -181,6 +184,8 @@ class NvsentinelHealthEvent(Fact):
     pci_bus_id: str | None = None  # "PCI:0000:0f:00.0", canonical
     gpu_uuid: str | None = None  # "GPU_UUID:GPU-8598..."
     gpu_name: str = "the GPU NVSentinel named"  # "GPU 0", the bus id, or the UUID, for entities and summaries
+    hca: str | None = None  # "NIC:mlx5_3": the RDMA device its nic-health-monitor named
+    port: int | None = None  # "NICPort:1": that device's port
     message: str  # the monitor's own message ("" when it gave none)
     action: str  # the recommended action: "NONE", "RESTART_BM", ...
     fault: bool  # the action asks for something (knowledge/nvsentinel.yaml); NONE does not

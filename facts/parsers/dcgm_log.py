@@ -37,7 +37,14 @@ a Tesla K80)::
 
     Error: Unable to Get supported metric groups: This request is serviced by a module of DCGM that is not currently loaded.
 
-is a ``dcgm_profiling_refused`` too, its architecture not given.
+is a ``dcgm_profiling_refused`` too, its architecture not given. DCGM_ST_VER_MISMATCH (NVIDIA/DCGM#314)::
+
+    2026-09-21 15:58:36.273 ERROR [45265:45271] Version mismatch 2002028 != 300202c for module 0 subCommand 17 [./modules/DcgmModule.cpp:35] [DcgmModule::CheckVersion]
+    Error: Unable to set health watches. Return: API version mismatch
+
+gives ``dcgm_error`` with ``version_mismatch``, so do the ERROR lines the same thread logs in the same
+millisecond after such a line (that failed call's chain), and dcgmi's ``Error: Unable to ... Return: API
+version mismatch`` lines.
 DEBUG, INFO and WARN lines are read past (counted as used). A log without errors yields nothing.
 """
 from __future__ import annotations
@@ -70,6 +77,20 @@ _PROF_REFUSED = re.compile(r"DCP metrics are supported for (?P<supported>[\w ,]+
 # Error: Unable to Get supported metric groups: This request is serviced by a module of DCGM that is not currently loaded.
 #   (dcgmi profile -l, dcgmi/Profile.cpp: "Error: Unable to Get supported metric groups: " << errorString(ret); dcgm-exporter#22)
 _NO_METRIC_GROUPS = re.compile(r"^\s*Error: Unable to Get supported metric groups: (?P<status>(?:[^\n]*\S)?)\s*$", re.M)
+# DCGM_ST_VER_MISMATCH: a versioned structure one part of DCGM passed that the other does not accept (NVIDIA/DCGM#314:
+# DCGM 4.7.0's dcgmi and nv-hostengine on one host, health module only). errorString(DCGM_ST_VER_MISMATCH) is
+# "API version mismatch"; the module's own check (modules/DcgmModule.cpp CheckVersion) logs the two versions first:
+# 2026-09-21 15:58:36.273 ERROR [45265:45271] Version mismatch 2002028 != 300202c for module 0 subCommand 17 [./modules/DcgmModule.cpp:35] [DcgmModule::CheckVersion]
+# 2026-09-21 15:58:36.273 ERROR [45265:45271] [[Health]] Error 'API version mismatch' while attempting to get entities for group 0 [...]
+#   (other checks: "Version mismatch. Version %u is not handled.", "Struct version mismatch")
+_VER_MISMATCH = re.compile(r"\bAPI version mismatch\b|^(?:Struct )?[Vv]ersion mismatch\b")
+# dcgmi's report of the same status (dcgmi/Health.cpp: "Error: Unable to set health watches. Return: " << errorString(result)):
+# Error: Unable to set health watches. Return: API version mismatch          (NVIDIA/DCGM#314)
+# Error: Unable to get health watches. Return: API version mismatch
+_DCGMI_VER_MISMATCH = re.compile(r"^\s*(?P<msg>Error: Unable to [^\n]{1,200}\. Return: API version mismatch)\.?\s*$", re.M)
+# the time and thread of a log line: the lines DCGM logs on one thread in the same millisecond after a version
+# mismatch are that failed call's chain (GetGroupEntities -> SetWatches -> ProcessSetSystems in NVIDIA/DCGM#314)
+_WHEN_WHO = re.compile(r"^\s*(?P<ts>(?:\d{4}-\d\d-\d\d[ T])?\d\d:\d\d:\d\d\.\d+) +[A-Z]+ +\[(?P<tid>\d+:\d+)\]")
 #: dcgm_structs.h dcgmChipArchitecture_t
 _ARCH_NAMES = {1: "older", 2: "Kepler", 3: "Maxwell", 4: "Pascal", 5: "Volta", 6: "Turing", 7: "Ampere", 8: "Ada",
                9: "Hopper", 10: "Blackwell"}
@@ -94,6 +115,8 @@ def detect(head: str) -> bool:
         return True
     if "supported metric groups" in head and _NO_METRIC_GROUPS.search(head):
         return True
+    if "Return: API version mismatch" in head and _DCGMI_VER_MISMATCH.search(head):
+        return True
     if _HEALTH_LITERAL in head and HEALTH.search(head):
         return True
     low = head.lower()
@@ -113,6 +136,7 @@ def parse(artefact: Artefact) -> ParseResult:
             _health_incident(fb, n, m)
     exception_of: tuple[int, str] | None = None  # (line, why) of a self message whose exception DCGM logs next
     chip_arch: tuple[int, int, int] | None = None  # (line, gpuId, arch) of the last 'chip arch N is not' line
+    mismatch_call: tuple[str, str] | None = None  # (time, pid:tid) of the last version-mismatch ERROR line
     lines = _LOG.finditer(artefact.text)
     if "] [" in artefact.text:
         lines = sorted((*lines, *_BARE.finditer(artefact.text)), key=lambda m: m.start())
@@ -145,8 +169,12 @@ def parse(artefact: Artefact) -> ParseResult:
         t = _TEST.match(msg)
         g = _GPU.search(msg)
         why = not_comparable(msg)
+        who = _WHEN_WHO.match(artefact.lines[n - 1])
+        key = (who["ts"], who["tid"]) if who else None
+        mismatch = _VER_MISMATCH.search(msg) is not None or (key is not None and key == mismatch_call)
+        mismatch_call = key if mismatch else mismatch_call
         fb.add(DcgmError, n, message=msg, plugin=m["plugin"] or (t["test"] if t else None), gpu=int(g["gpu"]) if g else None,
-               not_comparable=why is not None, why=why)
+               not_comparable=why is not None, why=why, version_mismatch=mismatch)
     if "supported metric groups" in artefact.text:
         for m in _NO_METRIC_GROUPS.finditer(artefact.text):
             n = artefact.line_of(m.start("status"))
@@ -154,6 +182,12 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
             fb.add(DcgmProfilingRefused, n, arch=None, arch_name="an architecture the log does not give",
                    profiled_generation=False, message=m.group(0).strip()[:300])
+    if "Return: API version mismatch" in artefact.text:
+        for m in _DCGMI_VER_MISMATCH.finditer(artefact.text):
+            n = artefact.line_of(m.start("msg"))
+            seen.add(n)
+            result.lines_used += 1
+            fb.add(DcgmError, n, message=m["msg"], version_mismatch=True)
     for n, line in enumerate(artefact.lines, 1):
         if n in seen:
             continue
@@ -181,4 +215,4 @@ def _health_incident(fb: FactBuilder, n: int, m: re.Match) -> None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_LOG, _BARE, _NO_METRIC_GROUPS, HEALTH, re.compile("|".join(re.escape(m) for m in _markers()), re.I))
+SIGNATURES = (_LOG, _BARE, _NO_METRIC_GROUPS, _DCGMI_VER_MISMATCH, HEALTH, re.compile("|".join(re.escape(m) for m in _markers()), re.I))

@@ -17,8 +17,9 @@ or the lines next to it: a yaml/json condition puts its reason one line from its
 ``kubectl get events`` names it (``node/<name>``, else the file's), the codes, a DCGM_FR_*
 reason with its component and cause (``knowledge/dcgm.yaml``: the code's row, else the message's, else the health
 system of the check), or the Xid of an Xid check (read in the Xid catalogue by the rule), the GPU (index, bus id,
-UUID), the message, and the recommended action with its severity and actions (``knowledge/nvsentinel.yaml``:
-NONE is no fault). A healthy condition (``No Health Failures``) says nothing: nothing is made. Empty input: nothing.
+UUID; its nic-health-monitor's ``NIC:<device> NICPort:<port>`` as the HCA and port), the message, and the recommended action with its severity and actions (``knowledge/nvsentinel.yaml``:
+NONE is no fault). A message that kubectl or a console wrapped onto the next lines is read as one event (the
+lines joined until its ``Recommended Action=``). A healthy condition (``No Health Failures``) says nothing: nothing is made. Empty input: nothing.
 
 The same event also sits in NVSentinel's own module logs as its ``HealthEvent`` message in JSON (its
 platform-connectors' ``healthEvents``, the fault-quarantine's event and, escaped one level, its
@@ -188,7 +189,7 @@ def _event(fb: FactBuilder, n: int, check: str | None, m: re.Match, node: str | 
 def _emit(fb: FactBuilder, n: int, check: str | None, codes: list[str], entities: list[tuple[str, str]],
           message: str, action: str, node: str | None) -> None:
     actions, checks = _knowledge_rows()
-    gpu = pci = uuid = switch = None
+    gpu = pci = uuid = switch = nic = nic_port = None
     for typ, val in entities:
         typ = typ.upper()
         if typ == "GPU" and val.isdigit():
@@ -199,6 +200,10 @@ def _emit(fb: FactBuilder, n: int, check: str | None, codes: list[str], entities
             pci = try_pci_bus_id(val)
         elif typ == "NVSWITCH":
             switch = val
+        elif typ == "NIC":  # the nic-health-monitor's entities: NIC:mlx5_3 NICPort:1
+            nic = val
+        elif typ == "NICPORT":
+            nic_port = int(val) if val.isdigit() else None
     row = checks.get(check or "", {})
     reason = next((c for c in codes if c.startswith("DCGM_FR_")), None)
     xid = None
@@ -215,7 +220,8 @@ def _emit(fb: FactBuilder, n: int, check: str | None, codes: list[str], entities
     act = actions.get(action) or actions["UNKNOWN"]
     name = pci or (f"GPU {gpu}" if gpu is not None else None) or uuid or (f"NVSwitch {switch}" if switch else None)
     fb.add(NvsentinelHealthEvent, n, node=node, check=check, codes=",".join(codes), reason=reason, xid=xid, gpu=gpu,
-           pci_bus_id=pci, gpu_uuid=uuid, gpu_name=name or "the GPU NVSentinel named", message=message[:400],
+           pci_bus_id=pci, gpu_uuid=uuid, gpu_name=name or "the GPU NVSentinel named", hca=nic, port=nic_port,
+           message=message[:400],
            action=action, fault=act["fault"], severity=act["severity"], actions=",".join(act["actions"]),
            component=component, cause=cause)
 

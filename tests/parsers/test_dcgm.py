@@ -281,3 +281,21 @@ def test_diag_that_did_not_complete_is_a_dcgm_error_in_every_releases_words():
 def test_a_sentence_about_an_incomplete_diagnostic_is_not_dcgmis_line():
     assert not dcgmi_diag.detect("I ran dcgmi and it said Unable to complete diagnostic, any idea?\n")
     assert not dcgmi_diag.detect("Successfully ran diagnostic for group.\n")
+
+
+def test_dcgm_log_api_version_mismatch_and_its_call_chain_dcgm314():
+    """NVIDIA/DCGM#314: CheckVersion's 'Version mismatch' line and the ERROR lines the same thread logs in the
+    same millisecond (the failed call's chain) are version mismatches; the INFO line is read past; dcgmi's
+    'Return: API version mismatch' lines are read (and recognised by the one-pass signatures) too."""
+    res = run(dcgm_log, "dcgm_log/dcgm314_health_api_version_mismatch.txt")
+    assert [(f.kind, f.version_mismatch) for f in res.facts] == [("dcgm_error", True)] * 4 and not res.errors
+    text = (A / "dcgm_log/dcgm314_health_api_version_mismatch.txt").read_text().splitlines()
+    other = "\n".join([text[1], text[4].replace(".273 ERROR", ".274 ERROR"), text[3].replace("45271]", "45272]")]) + "\n"
+    got = dcgm_log.parse(Artefact(path="x", text=other, node="n1")).facts
+    assert [f.version_mismatch for f in got] == [True, False, False]
+    text = (A / "dcgm_log/dcgm314_dcgmi_health_version_mismatch.txt").read_text()
+    assert any(s.search(text) for s in dcgm_log.SIGNATURES)
+    got = dcgm_log.parse(Artefact(path="x", text=text, node="n1")).facts
+    assert [(f.message, f.version_mismatch) for f in got] == [
+        ("Error: Unable to set health watches. Return: API version mismatch", True),
+        ("Error: Unable to get health watches. Return: API version mismatch", True)]

@@ -113,6 +113,7 @@ def test_condition_message_wrapped_over_lines_1716():
     assert [(f.evidence.line, f.check, f.codes, f.action) for f in facts] == [
         (2, "InfiniBandCharDeviceCheck", "issm", "REPLACE_VM")] * 2 + [(2, "InfiniBandCharDeviceCheck", "issm", "R")]
     assert facts[0].message.endswith("pods cannot open /dev/infiniband/issm*")
+    assert [(f.hca, f.port, f.gpu) for f in facts] == [("mlx5_3", 1, None), ("mlx5_2", 1, None), ("mlx5_0", 1, None)]
     assert facts[1].message.startswith("Device mlx5_2 port 1: issm character device missing")
 
 
