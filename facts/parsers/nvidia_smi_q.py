@@ -256,6 +256,10 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
     headerless: list[tuple[int, str, set[str]]] = []  # (line, section, keys read) of sections without header
     base = 0  # indentation of the GPU level minus 4
     used = 0
+    # the head of -q pasted from its first key on (no banner): "Attached GPUs : N" above the first GPU
+    # (Project-HAMi/HAMi#602); with no grep separator it is a whole capture's start, checked as one
+    head: tuple[int, str] | None = None
+    grepped = False
 
     def new_record(bus: str, no: int) -> GpuRecord:
         nonlocal seen
@@ -271,6 +275,7 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
             continue
         if line.strip() == GREP_SEPARATOR:
             stack, shown = [], []
+            grepped = True
             used += 1
             continue
         indent = len(line) - len(line.lstrip(" "))
@@ -300,6 +305,9 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
             seen.add("pci")
             stack, shown = [p.lower() for p in place], list(place)
         if rec is None:
+            if k is not None and name.lower() == "attached gpus" and head is None:
+                head = (no, k["value"])
+                used += 1
             continue  # a shell prompt or other output before the first section
         depth = _depth(indent - base)
         if depth < 1 or (depth > 1 and not stack):
@@ -319,6 +327,12 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
         used += 1
     for r in records:
         emit_gpu_facts(b, r)
+    if head is not None and not grepped and records:
+        # a capture's head that stops inside a GPU block, or shows fewer GPUs than it says are attached,
+        # did not check what it leaves out, as with the banner (fixtures/artefacts/nvidia_smi_q/
+        # k8sdp110_cut_inside_persistence_mode.txt's first lines alone were HEALTHY on a product name)
+        last = max(no for no, line in enumerate(artefact.lines, 1) if line.strip())
+        _check_whole(artefact, b, head[0], last, records, head[1].strip())
     for no, section, keys in headerless:
         if not keys & DECISIVE_KEYS[section.lower()]:
             b.limit(no, "cut_short", f"nvidia-smi -q's {section} pasted in part, without its header and without "

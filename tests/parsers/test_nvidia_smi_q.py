@@ -500,3 +500,19 @@ def test_block_ending_at_a_field_with_no_value_is_cut_not_malformed():
     assert [getattr(f, "persistence_mode", None) for f in res.facts] == [None]
     _, res = run(q, path, path.read_text().rstrip("\n") + " Disabled\n")
     assert res.errors == [] and [getattr(f, "persistence_mode", None) for f in res.facts] == [False]
+
+
+def test_head_of_q_without_banner_is_checked_as_a_whole_capture():
+    """The head of -q pasted from 'Attached GPUs' on without the banner (harvest 174, Project-HAMi/HAMi#602's
+    form) is a capture's start: one that stops inside a GPU block before Processes, or shows fewer GPUs than
+    it says are attached, gets the limits the banner's block gets (k8s-device-plugin#110's first five lines
+    alone, a product name and nothing of the GPU's state, were HEALTHY); a grep of such a head (its '--'
+    separators) is a filter, not a cut capture."""
+    path = QDIR / "k8sdp110_cut_inside_persistence_mode.txt"
+    lines = [ln for ln in path.read_text().splitlines() if ln.strip()]
+    start = next(i for i, ln in enumerate(lines) if "Attached GPUs" in ln)
+    head = "\n".join(lines[start - 1:start + 4]) + "\n"
+    _, res = run(q, path, head)
+    assert res.errors == [] and sorted(h.limit for h in res.limits) == ["cut_short", "gpus_not_shown"]
+    grepped = "\n".join(lines[start - 1:start + 4]) + "\n--\n" + lines[start + 1] + "\n"
+    assert [h.limit for h in run(q, path, grepped)[1].limits] == []
