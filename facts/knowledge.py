@@ -1478,6 +1478,13 @@ class StragglerLimits(_M):
     min_ranks: int = Field(ge=2)
 
 
+class TorchWatchdogLimits(_M):
+    """knowledge/torch_watchdog.yaml: how late ProcessGroupNCCL's watchdog may report a timeout
+    (ran-for minus the work's timeout) before the watchdog itself is judged blocked."""
+    source: str = Field(min_length=20)
+    late_at_least_ms: int = Field(gt=0)
+
+
 class InputPipelineLimits(_M):
     """knowledge/input_pipeline.yaml: from what share of the iteration spent waiting for data the
     input pipeline starves the GPU, and over how many log lines."""
@@ -1533,6 +1540,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "bench_tolerances.yaml": BenchTolerances,
     "compat.yaml": Compat,
     "straggler.yaml": StragglerLimits,
+    "torch_watchdog.yaml": TorchWatchdogLimits,
     "input_pipeline.yaml": InputPipelineLimits,
     "expected_perf.yaml": ExpectedPerf,
     "ib_counters.yaml": IbCounters,

@@ -40,6 +40,7 @@ from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live 
     DataLoaderWorkerKilled, TorchCollectiveDesync, TorchCollectiveFingerprintMismatch, TorchNcclCommAborted, TorchNcclError, TorchNcclProgress,
     TorchWatchdogTimeout, TorchWorkerFailed,
 )
+from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers import torch_log_lines as tl
@@ -286,10 +287,19 @@ def _progress(b: FactBuilder, no: int, line: str, node: str, grank: int | None) 
                 last_enqueued_seq=enq, last_completed_seq=comp, timeout_seq=at_seq)
 
 
+def _late_limit_ms() -> int:
+    return knowledge.load("torch_watchdog.yaml").late_at_least_ms  # validated (facts/knowledge.py TorchWatchdogLimits)
+
+
 def _emit_timeouts(b: FactBuilder, timeouts: dict, progress: dict) -> None:
     # the watchdog line itself prints no PG; the progress line of the same rank and work does
     pg_of = {(r["node"], r["rank"], r["timeout_seq"]): r for r in progress.values() if r["timeout_seq"] is not None}
+    limit = _late_limit_ms() if timeouts else None
     for rec in timeouts.values():
+        if rec["elapsed_ms"] is not None:
+            # how long after the work's timeout the watchdog saw it: about a second when it polls as it
+            # should; far longer when the watchdog thread was blocked or the process stopped (pytorch#118369)
+            rec["late_ms"], rec["late_limit_ms"] = rec["elapsed_ms"] - rec["timeout_ms"], limit
         if rec["pg"] is None:
             p = pg_of.get((rec["node"], rec["rank"], rec["seq_num"]))
             if p is not None:
@@ -409,6 +419,10 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
             wrapper = line[:line.rstrip().rfind("Last error:")]
             if wrapper.strip() and nxt.startswith(wrapper):
                 nxt = nxt[len(wrapper):]
+            if tl.NO_LAST_ERROR.match(nxt.strip()):
+                # NCCL kept no message: the line after is c10's backtrace (pytorch/pytorch#142356), not NCCL's
+                prev["tail"] = no
+                return True
             prev["last_error"] = nxt
             used.add(nxt_no)
             got = fwd.read(nxt)

@@ -213,6 +213,15 @@ NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: \S+?,|:)|Failed to initialize NCC
 # (not a version: no match). Samples above.
 NCCL_ERROR_VERSION = re.compile(r", NCCL version (?P<version>\d+\.\d+\.\d+)\b")
 
+# What follows NCCL's "Last error:" when NCCL kept no message: c10d's getNcclErrorDetailStr (NCCLUtils.cpp, 1.13-2.3)
+# appends "\nLast error:\n" + ncclGetLastError(NULL), an empty string then, so the next line is what c10::Error
+# prints after its message (c10/util/Exception.cpp: "Exception raised from " << source_location << " (most recent call
+# first):"), a frame of that backtrace or 2.6+'s "C++ CapturedTraceback:" header (pytorch/pytorch#142356, 2.5 + NCCL 2.21.5):
+# Last error:
+# Exception raised from checkForNCCLErrorsInternal at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:2027 (most recent call first):
+# (2.4+ print "\nLast error: Unknown NCCL Error\n" on one line instead when ncclGetLastError returns NULL: not joined.)
+NO_LAST_ERROR = re.compile(r"Exception raised from \S+ at \S+ \(most recent call first\):|frame #\d+: |C\+\+ CapturedTraceback:")
+
 # ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.
 # ncclUnhandledCudaError: Call to CUDA function failed.
 NCCL_DETAIL = re.compile(r"(?:^|\s)(?P<name>nccl(?:UnhandledCuda|System|Internal|InvalidArgument|InvalidUsage|Remote)Error): (?P<msg>.*)$")

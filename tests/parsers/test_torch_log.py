@@ -735,3 +735,20 @@ def test_pg_wrapper_collective_mismatch(text, expect):
 def test_pg_wrapper_words_without_a_rank_are_not_read():
     assert of(parse_text("Bad startup lines:\n- `RuntimeError: Detected mismatch between collectives on ranks`\n"),
               "torch_collective_fingerprint_mismatch") == []
+
+
+def test_empty_last_error_then_c10_backtrace():
+    """c10d's getNcclErrorDetailStr appends "\\nLast error:\\n" + ncclGetLastError(): empty when NCCL kept no
+    message, so the next line is c10's "Exception raised from ..." (pytorch/pytorch#142356): no last_error."""
+    r = parse_file("pytorch142356_async_error_empty_last_error.log")
+    (e,) = of(r, "torch_nccl_error")
+    assert (e.rank, e.nccl_error, e.last_error, e.nccl_version) == (3, "ncclSystemError", None, "2.21.5")
+
+
+def test_watchdog_lateness():
+    """ran-for minus the work's timeout, with knowledge/torch_watchdog.yaml's limit beside it (pytorch/pytorch#118369)."""
+    r = parse_file("pytorch118369_watchdog_reported_late.log")
+    t = [(f.rank, f.seq_num, f.late_ms, f.late_limit_ms) for f in of(r, "torch_watchdog_timeout")]
+    assert t[0] == (0, 96120, 23824887, 300000) and (7, 64088, 23825251, 300000) in t
+    on_time = parse_file("llamafactory7396_torch24_pg.log")
+    assert {f.late_ms for f in of(on_time, "torch_watchdog_timeout")} <= set(range(0, 1000))
