@@ -160,6 +160,9 @@ class _Run:
     rows: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     failures: list[tuple[int, dict[str, Any], str]] = field(default_factory=list)
     rank_line_cut: bool = False  # the text ends inside a rank line
+    header_cut: bool = False  # the text ends inside the column header line (before its time columns)
+    from_devices: bool = False  # opened by '# Using devices' (its nThread line not pasted)
+    row_cols: int = 0  # columns of the last whole row read without a header
     stage: int = 0  # 1 version seen, 2 start seen, 3 nThread seen, 4 ranks/rows/footer seen
 
 
@@ -209,6 +212,13 @@ def parse(artefact: Artefact) -> ParseResult:
                 runs.append(run)
             run.stage = 4
             run.layout = rows.layout_of_header(m["hfirst"], m["header"])
+            if not rows.header_has_times(m["header"]) and line_no >= _last_line(artefact):
+                # '#       size         count      type   redop    root' and nothing after it (nccl-tests#270):
+                # nccl-tests prints the names in one PRINT (src/common.cu, 2.14+ src/util.cu writeResultHeader),
+                # so a header without its time columns on the text's last line is a cut capture, not a hang
+                builder.limit(line_no, "cut_short", "nccl-tests column header on the text's last line is cut before its "
+                                                    "time columns: the capture was cut; nothing was measured")
+                run.header_cut = True
         elif kind == "row":
             if run is None or _closed(run) or (run.layout is None and not run.headerless):
                 if not rows.ROW_RE.match(m["row"]):
@@ -230,6 +240,11 @@ def parse(artefact: Artefact) -> ParseResult:
             run = _Run(line=line_no, stage=4)  # a footer pasted without its table
             runs.append(run)
             _read_footer(builder, line_no, kind, m, run)
+        elif kind == "other" and m["other"].startswith("# Using devices"):
+            if run is None or _closed(run):  # a paste that starts at the device list (nccl-tests#314)
+                runs.append(_Run(line=line_no, stage=3, from_devices=True))
+            used += 1
+            continue
         elif run is None:
             continue  # a rank line outside any run is not ours
         elif kind == "rank":
@@ -262,6 +277,15 @@ def _name_from_commands(text: str, runs: list[_Run]) -> None:
             if above:
                 run.collective = normalise_collective(above[-1])
         floor = run.line
+
+
+def _last_line(artefact: Artefact) -> int:
+    """The number of the text's last line that is not blank."""
+    lines = artefact.lines
+    last = len(lines)
+    while last and not lines[last - 1].strip():
+        last -= 1
+    return last
 
 
 def _closed(run: _Run) -> bool:
@@ -307,7 +331,10 @@ def _read_nthread(builder: FactBuilder, line_no: int, text: str, run: _Run) -> N
 def _read_rank(builder: FactBuilder, line_no: int, text: str, run: _Run) -> None:
     m = _RANK.match(text)
     if m is None:
-        if "]" not in text:  # '#  Rank 13 Group': cut before its bus id, if nothing follows (NVIDIA/nccl-tests#152)
+        # '#  Rank 13 Group': cut before its bus id (NVIDIA/nccl-tests#152), or right after it, before the GPU's
+        # name that the same snprintf prints ('#  Rank  5 Group  0 Pid 672739 on     qjh001 device  5 [0000:69:03]',
+        # kvcache-ai/Mooncake#3484): cut, if nothing follows
+        if "]" not in text or text.rstrip().endswith("]"):
             limits = len(builder.result.limits)
             builder.error_unless_last(line_no, "rank line without rank, pid, host, device and bus id", "an nccl-tests rank line")
             run.rank_line_cut = len(builder.result.limits) > limits  # the text ends inside it: the list was cut
@@ -337,11 +364,17 @@ def _read_row(builder: FactBuilder, line_no: int, text: str, run: _Run) -> None:
         # a row cut inside its in-place half as the last line (NVIDIA/nccl-tests#194):
         #   4294967296    1073741824     float     sum      -1    36943  116.26  116.26      0    36917  116.34
         lay = None if run.headerless else run.layout
-        if rows.short_row(text, lay):  # fewer columns than a full row: cut, if nothing follows it
+        # fewer columns than a full row (for rows without their header: than the row before it, or than
+        # any layout has): cut, if nothing follows it
+        #    67108864      16777216     float     sum        (kvcache-ai/Mooncake#3484, the last line of a paste)
+        short = rows.short_row(text, lay) if lay is not None else len(text.split()) < (run.row_cols or rows.FEWEST_COLUMNS)
+        if short:
             builder.error_unless_last(line_no, problem or "results row not read", "an nccl-tests results row")
         else:
             builder.error(line_no, problem or "results row not read")
         return
+    if run.headerless:
+        run.row_cols = len(text.split())
     run.rows.append((line_no, fields))
 
 
@@ -390,7 +423,15 @@ def _emit(builder: FactBuilder, artefact: Artefact, run: _Run) -> None:
         builder.limit(run.line, "cut_short", f"nccl-tests run of line {run.line} printed its nThread line and no "
                                              "device, result or footer after it (hung or cut): nothing was measured")
     rank_list_cut = _rank_list_cut(run)
-    if not rank_list_cut and _cut_after_init(artefact, run):
+    if run.header_cut:  # cut inside the column header: its own limit; no hang seen
+        rank_list_cut = True
+    elif run.from_devices and run.ranks and not (run.rows or run.failures or run.layout or "avg_busbw" in f or "out_of_bounds" in f):
+        # '# Using devices' and its rank lines pasted without the run's nThread line, column header or
+        # results: a device list, not a run seen to hang (that needs the lines around it)
+        builder.limit(run.line, "cut_short", f"nccl-tests device list of line {run.line} pasted without its run's "
+                                             "nThread line, header or results: nothing was measured")
+        rank_list_cut = True
+    elif not rank_list_cut and _cut_after_init(artefact, run):
         builder.limit(run.ranks[-1][0] + 1, "cut_short", f"nccl-tests run of line {run.line} printed the '#' that precedes its column "
                                                          "header once its communicators exist, and nothing after it: the capture was cut "
                                                          "after NCCL init; nothing was measured")

@@ -47,6 +47,8 @@ ROW_RE = re.compile(ROW)
 # (from the start of a blank run only: tried inside a long run of blanks it was quadratic)
 _TIMESTAMP = re.compile(r"(?<!\s)\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s*$")
 _INT = re.compile(r"-?\d+")
+#: the fewest columns a whole row has: size count type and one side's time algbw busbw #wrong (v1.0.0 broadcast)
+FEWEST_COLUMNS = 7
 _WRONG_NAMES = ("#wrong", "error")
 
 # A row as nccl-tests 2.13 and later prints it under its header (src/common.cu: sizes and counts
@@ -118,6 +120,12 @@ def layout_of_header(first: str, text: str) -> Layout:
     return Layout(lead=lead, per_side=8 if "i_min" in names else 4, sides=max(1, min(2, len(times))),
                   max_error=("error" in names or "res" in names) and "#wrong" not in names,
                   time_scale=1000.0 if first.startswith("bytes") else 1.0, timestamp="timestamp" in names)
+
+
+def header_has_times(text: str) -> bool:
+    """The column header's names after ``type`` reach its time columns: every release prints
+    ``time`` (``cputime`` with -C) after ``redop``/``root`` in the same PRINT as them."""
+    return any(n in ("time", "cputime") for n in text.split())
 
 
 def infer_layout(tokens: list[str]) -> Layout | None:

@@ -509,3 +509,44 @@ def test_a_name_that_is_not_a_command_names_nothing():
     text = ("see all_reduce_perf.cu and my_all_reduce_perf -g 2\n"
             + (FIX / "nccl1530_tree_first_row_out_of_place_only.txt").read_text().split("\n", 1)[1])
     assert _run(_parse(FIX / "x.txt", text=text)).collective is None
+
+
+def test_capture_cut_after_a_bus_id_inside_a_header_or_inside_a_headerless_row():
+    """Lines nccl-tests prints in one write, cut on the text's last line, are a cut capture, not
+    a hang or a parse problem: a rank line after its bus id, before the GPU's name
+    (kvcache-ai/Mooncake#3484); the column header before its time columns (nccl-tests#270); a row
+    pasted without its header, cut after its redop (Mooncake#3484)."""
+    res = _parse(FIX / "mooncake3484_rank_line_cut_after_bus_id.txt")
+    run = [r for r in _kinds(res, "nccl_test_run") if r.nranks][0]
+    assert res.errors == [] and ("cut_short", 19) in [(h.limit, h.line) for h in res.limits]
+    assert (run.nranks, run.rank_list_cut, run.node, run.nccl_tests_version) == (5, True, "qjh001", "2.19.7")
+    res = _parse(FIX / "nccltests270_header_cut.txt")
+    assert res.errors == [] and [(h.limit, h.line) for h in res.limits] == [("cut_short", 15)]
+    assert (_run(res).nranks, _run(res).rank_list_cut) == (8, True)
+    res = _parse(FIX / "mooncake3484_headerless_row_cut.txt")
+    assert res.errors == [] and ("cut_short", 5) in [(h.limit, h.line) for h in res.limits]
+    assert _run(res).rows == 4
+    # the same lines with a line after them are malformed, not cut
+    for name, line in (("mooncake3484_rank_line_cut_after_bus_id.txt", 19), ("mooncake3484_headerless_row_cut.txt", 5)):
+        text = (FIX / name).read_text() + "     1048576        262144     float     sum      -1    27.76   37.78   66.11       0    27.49   38.15   66.76       0\n"
+        assert line in [e.line for e in nccl_tests.parse(Artefact(path="x.txt", text=text)).errors], name
+    # a whole column header as the last line is no cut: the run hung before its first size
+    text = (FIX / "nccltests270_header_cut.txt").read_text().rstrip("\n") + "     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+    res = nccl_tests.parse(Artefact(path="x.txt", text=text))
+    assert res.limits == [] and _run(res).rank_list_cut is False
+
+
+def test_paste_starting_at_using_devices_reads_its_rank_lines():
+    """'# Using devices' (every release's src/common.cu / util.cu PRINT) opens a run when the paste
+    starts there without its nThread line (nccl-tests#314): its rank lines name the host and GPUs.
+    A device list alone is no run seen to hang."""
+    res = _parse(FIX / "nccltests314_from_using_devices.txt")
+    run = _run(res)
+    assert (run.nranks, run.hosts, run.node, run.rows) == (8, 1, "TENCENT64", 3) and res.errors == []
+    assert {r.gpu_name for r in _kinds(res, "nccl_test_rank")} == {"NVIDIA H20-3e"}
+    devices = "".join((FIX / "nccltests314_from_using_devices.txt").read_text().splitlines(True)[:9])
+    res = nccl_tests.parse(Artefact(path="x.txt", text="# nccl-tests version 2.19.7 nccl-headers=23004 nccl-library=23004\n"
+                                                        "# Avg bus bandwidth    : 1.0\n" + devices))
+    runs = _kinds(res, "nccl_test_run")
+    assert [(r.nranks, r.rank_list_cut) for r in runs][-1] == (8, True)
+    assert ("cut_short", 3) in [(h.limit, h.line) for h in res.limits]
