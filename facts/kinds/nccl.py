@@ -261,7 +261,9 @@ class NcclBootstrapFailure(NcclLineFact):
     kind: Literal["nccl_bootstrap_failure"] = "nccl_bootstrap_failure"
     reason: Literal["no_socket_interface", "no_subnet_interface", "connection_refused", "timeout", "unreachable",
                     "connection_aborted", "connection_reset", "socket_creation_failed", "connection_closed", "accept_failed",
-                    "bind_failed", "other"]
+                    "bind_failed", "connect_failed", "other"]
+    # connect_failed: a connect to a peer that did not complete and NCCL does not say why (2.22-2.26 "socketPollConnect
+    # poll() returned 1, no POLLOUT events" / "poll() failed with error ...": no peer, no errno of the connect)
     peer: str | None = None  # "10.1.1.2<34567>" as printed
     peer_loopback: bool = False  # the peer's address is a loopback one (127.0.0.0/8, ::1): it advertised lo
     peer_link_local: bool = False  # the peer's address is IPv4 link-local (169.254.0.0/16): an interface only its own link reaches

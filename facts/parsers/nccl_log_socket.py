@@ -16,6 +16,7 @@ NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.3.5-5 to v2.28.9-1, 
     WARN("%s: connect to %s returned %s, exceeded error retry count after %d attempts", ...)
     WARN("%s: connect to %s failed : %s", funcName, ...)                 (2.22 and later: errors it does not retry)
     WARN("socketPollConnect to %s failed with error %s", ...)
+    WARN("socketPollConnect poll() failed with error %s", ...)   WARN("socketPollConnect poll() returned %d%s", ...)   (2.22-2.26)
     WARN("Bootstrap : no socket interface found")    WARN("NET/Socket : No usable listening interface found")
     WARN("Net : No interface found in the same subnet as remote address %s", ...)   (2.12-2.27, NCCL_COMM_ID set)
     WARN("Net : Socket creation failed : %s", ...)   (2.3-2.9)   WARN("ncclSocketInit: Socket creation failed : %s", ...)
@@ -76,6 +77,14 @@ CONNECT_RETRY = re.compile(r"(?:Call to connect returned (?P<err1>.{1,300}?)|con
 # socketPollConnect: Connect to 10.1.1.2<34567> returned 111(Connection refused) errno 115(Operation now in progress)
 # socketPollConnect: connect to 10.1.1.2<34567> returned No route to host, exceeded error retry count after 35 attempts
 CONNECT_FAILED = re.compile(r"[Cc]onnect to (?P<peer>\S+) (?:failed :|failed with error|returned) (?P<err>.+)$")
+# socketPollConnect poll() returned 1, no POLLOUT events                       (NVIDIA/nccl#1618, NCCL 2.2x, nodes dropping SYNs)
+# socketPollConnect poll() failed with error Invalid argument
+#   (misc/socket.cc socketPollConnect, 2.22-2.26: WARN("socketPollConnect poll() failed with error %s", strerror(errno)) and,
+#   2.23-2.26, WARN("socketPollConnect poll() returned %d%s", ret, (pfd.revents & POLLOUT) ? "" : ", no POLLOUT events"):
+#   the poll on a socket still connecting to a peer failed or woke with an error event (POLLERR/POLLHUP: the connect was
+#   reset or timed out) and NCCL gave up (ncclSystemError) without reading why or retrying; 2.27 reads SO_ERROR instead
+#   and says "connect to %s returned %s, ...", read by CONNECT_FAILED / CONNECT_RETRY)
+POLL_CONNECT = re.compile(r"^socketPollConnect poll\(\) (?:failed with error (?P<err>\S.{0,200}?)|returned (?P<ret>-?\d+)(?P<nopollout>, no POLLOUT events)?)\s*$")
 # socketTryAccept: Accept failed: Bad file descriptor                                              (nccl#1382)
 # ncclOsSocketTryAccept: Accept failed: Too many open files       socketTryAccept: exceeded error retry count after 1 attempts, ...
 # [Service thread] Accept failed Resource temporarily unavailable   (nccl#1610; a listening socket's accept(): its errno, not a peer's)
@@ -156,6 +165,9 @@ def read(msg: str) -> dict[str, Any] | None:
         return dict(reason="accept_failed", peer=None, error=m["err"])
     if m := BIND_FAILED.match(msg):
         return dict(reason="bind_failed", peer=None, error=m["err"])
+    if m := POLL_CONNECT.match(msg):
+        # no peer named, no errno of the connect: a connect to a peer that did not complete
+        return dict(reason="connect_failed", peer=None, error=m["err"] or ("poll() returned " + m["ret"] + (m["nopollout"] or "")))
     if m := CONNECT_GAVE_UP.match(msg):
         return dict(reason=failure_reason(m["err"]), peer=None, error=m["err"])
     if m := CONNECT_FAILED.search(msg):

@@ -33,6 +33,10 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'ib_resiliency_device_failed'
     >>> kind("NET/IB : Got completion from peer 10.0.0.2<1234> with error 12, opcode 0, len 0, vendor err 129") is None
     True
+    >>> kind("rank 0 failed to IPC register userbuff 0x7f3f56000000 buffSize 37748736 nPeers 2 isLegacyIpc 0x7ffe49900be0")
+    'ipc_userbuff_register_failed'
+    >>> kind("DOCA failure 21")
+    'gin_gdaki_doca_failure'
 """
 from __future__ import annotations
 
@@ -111,6 +115,26 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     # WARN("NET/Socket : no interface found")   (transport/net_socket.cc:61: ncclFindInterfaces found none for the socket transport)
     # WARN("NET/IB : No IP interface found.")   (transport/net_ib/init.cc:307: none for the IB transport's out-of-band address)
     ("socket_transport_no_interface", re.compile(r"^NET/Socket ?: ?no interface found\s*$|^NET/IB ?: ?No IP interface found\.?\s*$")),
+    # WARN("rank %d failed to IPC register userbuff %p buffSize %ld nPeers %d isLegacyIpc %p", ...)   (transport/p2p.cc:942 in
+    #   v2.24.3-1, :944 in v2.25.1-1, ipcRegisterBuffer's fail label: user-buffer registration for direct IPC access was not
+    #   done, most often because legacy cudaIpc registration is off (NCCL_LEGACY_CUDA_REGISTER) or in direct mode, a path that
+    #   returns ncclSuccess; NCCL then copies through its own buffers. v2.26.2-1 on logs it at INFO(NCCL_REG, "... isLegacyIpc
+    #   %d type %s"), which nothing here reads; a CUDA failure behind it is its own WARN)
+    # rank 0 failed to IPC register userbuff 0x7f3f56000000 buffSize 37748736 nPeers 2 isLegacyIpc 0x7ffe49900be0   (NVIDIA/nccl#1684)
+    #   (glibc prints a NULL %p as "(nil)")
+    ("ipc_userbuff_register_failed", re.compile(r"^rank \d+ failed to IPC register userbuff (?:0x[0-9a-fA-F]+|\(nil\)) buffSize \d+ nPeers \d+")),
+    # WARN("DOCA failure %d", err)   (v2.30.7-1 transport/net_ib/gdaki/gin_host_gdaki.cc:35, 45, DOCACHECK / DOCACHECKGOTO: a DOCA
+    #   GPUNetIO call of GIN's GDAKI backend (NCCL_GIN_TYPE=3: the GPU drives the NIC's queue pairs) returned a doca_error_t;
+    #   ncclSystemError follows. v2.28.9-1 .. v2.29.x printed only INFO "%s:%d -> %d" there, which nothing here reads)
+    # DOCA failure 21        (NVIDIA/nccl#2237: gdakiConnectQp, doca_verbs_qp_modify to RTR, 21 = DOCA_ERROR_DRIVER)
+    ("gin_gdaki_doca_failure", re.compile(r"^DOCA failure -?\d+\s*$")),
+    # WARN("Allocation failed. No suitable space found to accommodate size=0x%lx within limit=0x%lx", ...)   (allocator.cc
+    #   ncclSpaceAlloc, :218 v2.28.3-1 .. :228 v2.30.7-1: a fixed range NCCL carves up is full; its callers: dev_runtime.cc's
+    #   symmetric window registration (the per-rank symmetric virtual-address space, as large as the largest GPU's memory
+    #   rounded up to 4 GiB unless NCCL_WIN_STRIDE sets it) and, 2.29 on, GIN's signal and counter spaces (gin/gin_host.cc))
+    # Allocation failed. No suitable space found to accommodate size=0x2171600000 within limit=0x2d00000000   (NVIDIA/nccl#2331)
+    ("symmetric_space_exhausted",
+     re.compile(r"^Allocation failed\. No suitable space found to accommodate size=0x[0-9a-fA-F]+ within limit=0x[0-9a-fA-F]+")),
     # WARN("Error: network %s not found.", netName)   (plugin/net.cc:232, 2.18-2.26 ncclNetInit: no usable network of that name)
     # Error: network IB not found.
     ("named_network_not_found", re.compile(r"^Error: network \S+ not found\.")),
@@ -229,25 +253,28 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
                    r"|fatal error|Fatal error|error is fatal|marked as failed|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
                    r"|mixed local Net|CUDA library|missing symbol|already checked in"
                    r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init"
-                   r"|reverse path|ould not find|No path computed|of node \w+ not found")
+                   r"|reverse path|ould not find|No path computed|of node \w+ not found|IPC register userbuff|DOCA failure"
+                   r"|No suitable space found")
 
 
 # The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a
 # line start): nccl_log reads such a line as the WARN it is (the others, "nvmlInit_v2() failed: ...",
 # "Call to ibv_open_device failed", are too generic to claim a file as NCCL's).
 #   NET/IB : Unable to open device mlx5_0          Failed to CUDA malloc 4194304 bytes
+#   Allocation failed. No suitable space found to accommodate size=0x2171600000 within limit=0x2d00000000   (NVIDIA/nccl#2331)
 BARE = (r"NET/IB\w* ?: ?Unable to (?:open|query) device \S|Multiple Ranks are using the same GPU/Partition"
         r"|Mismatched NCCL version detected : rank \d|Invalid NCCL_COMM_ID, please use format|Failed to CUDA (?:malloc|calloc)"
         r"|Retrieve \w+ (?:version \d+ )?failed with 500\b|Net ?: error encountered when getting address info"
         r"|communicator encountered a fatal error \(detected in \w|NET/Socket ?: ?no interface found"
         r"|NCCL version mismatch with remote peer \S|Detected mixed local Net device counts across ranks"
         r"|Failed to find CUDA library \S+ \(NCCL_CUDA_PATH=|Failed to load CUDA missing symbol \w"
-        r"|Bootstrap Root : rank \d+ of \d+ ranks has already checked in")
+        r"|Bootstrap Root : rank \d+ of \d+ ranks has already checked in"
+        r"|Allocation failed\. No suitable space found to accommodate size=0x")
 #: a literal each BARE branch holds (nccl_log.detect's cheap gate)
 BARE_GATES = ("Unable to open device", "Unable to query device", "Multiple Ranks are using", "Mismatched NCCL version",
               "Invalid NCCL_COMM_ID", "Failed to CUDA ", "failed with 500", "getting address info",
               "communicator encountered a fatal", "no interface found", "NCCL version mismatch", "mixed local Net device",
-              "NCCL_CUDA_PATH", "missing symbol", "already checked in")
+              "NCCL_CUDA_PATH", "missing symbol", "already checked in", "No suitable space found")
 
 #: the INFO messages that say what a WARN of an older release said (NCCL moved them down a level; the fault did not
 #: change): nccl_log gives such an INFO line the ``nccl_warn`` fact of its kind, as it gave the WARN

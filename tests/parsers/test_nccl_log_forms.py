@@ -325,3 +325,25 @@ def test_message_ends_at_a_terminal_rows_padding() -> None:
 ])
 def test_accept_near_misses(line):
     assert not [f for f in parse(line + "\n").facts if f.kind == "nccl_bootstrap_failure" and f.reason in ("accept_failed", "bind_failed")]
+
+
+@pytest.mark.parametrize("line,error", [
+    # NCCL 2.23-2.26 misc/socket.cc socketPollConnect: the poll woke with an error event (the message of NVIDIA/nccl#1618)
+    ("s12gn3064:3942408:3942500 [4] misc/socket.cc:586 NCCL WARN socketPollConnect poll() returned 1, no POLLOUT events",
+     "poll() returned 1, no POLLOUT events"),
+    # 2.22-2.26: poll() itself failed (EINTR is retried silently)
+    ("n1:1:2 [0] misc/socket.cc:503 NCCL WARN socketPollConnect poll() failed with error Invalid argument", "Invalid argument"),
+])
+def test_poll_connect_gave_up(line, error):
+    """NCCL 2.22-2.26 gave up on a connect whose poll failed or woke without POLLOUT, naming neither the peer nor the
+    connect's errno: a connect_failed bootstrap failure with no peer."""
+    got = [f for f in parse(line + "\n").facts if f.kind == "nccl_bootstrap_failure"]
+    assert [(f.reason, f.peer, f.error, f.retrying) for f in got] == [("connect_failed", None, error, False)]
+
+
+@pytest.mark.parametrize("line", [
+    "n1:1:2 [0] NCCL INFO socketPollConnect poll() returned 1, no POLLOUT events",  # INFO: not NCCL's WARN
+    "n1:1:2 [0] misc/socket.cc:617 NCCL WARN socketPollConnect to 10.0.0.2<4242> failed with error Bad file descriptor",  # 2.27's form: a peer
+])
+def test_poll_connect_near_misses(line):
+    assert not [f for f in parse(line + "\n").facts if f.kind == "nccl_bootstrap_failure" and f.reason == "connect_failed"]
