@@ -283,7 +283,7 @@ class NetdevTxTimeout(KernelLineFact):
     kind: Literal["netdev_tx_timeout"] = "netdev_tx_timeout"
     interface: str | None = None  # "eth0" (the 6.8+ form names it in the device prefix)
     driver: str | None = None  # "mlx5_core"
-    queue: int
+    queue: int | None = None  # None: a line naming no queue (ENA's lost-completions threshold line alone)
     timeout_ms: int | None = None
     message: str
 

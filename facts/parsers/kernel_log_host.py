@@ -17,8 +17,11 @@ strings they were printed by::
       completed on time, qid %d, index %d.\\n" (later + " %u usecs have passed since last napi execution. Missing Tx
       timeout value %u msecs"; 6.x "TX hasn't completed, qid %d, index %d. %u usecs from last napi execution, napi
       scheduled: %d\\n"): the AWS ENA NIC's own transmit watchdog, one line per stuck buffer of a queue.
-      (Its "The number of lost tx completions is above the threshold (%d > %d). Reset the device" / "Lost TX completions
-      are above the threshold ..." names no queue and is left to the queue lines before it.)
+      Its check_missing_comp_in_tx_queue threshold line, "The number of lost tx completion(s) is above the threshold
+      (%d > %d). Reset the device" (2.x: "completions"; 6.x netif_err "Lost TX completions are above the threshold (%d >
+      %d). Completion transmission timeout: %u."), names no queue: where a queue line of the same interface came before
+      it is that incident's close (read, no second fact); alone (a paste that kept only it) it gives a
+      netdev_tx_timeout of no queue.
     vfio_pin_pages_remote: RLIMIT_MEMLOCK (65536) exceeded                  (kubevirt/kubevirt#8472)
     vfio_pin_page_external: Task qemu-system-x86 (569647) RLIMIT_MEMLOCK (1048576) exceeded   (intel/gvt-linux#120)
       drivers/vfio/vfio_iommu_type1.c: pr_warn("%s: RLIMIT_MEMLOCK (%ld) exceeded\\n", __func__, limit << PAGE_SHIFT)
@@ -62,6 +65,7 @@ from stethoscope.facts.parsers.base import FactBuilder
 #: the literal part of each line: kernel_log's keyword scan looks for these
 #: (only the fault forms: a log full of "EXT4-fs (sda1): mounted filesystem" stays on the fast path)
 KEYWORDS = (r"NETDEV WATCHDOG: |ena \S+ [^\s:]+: (?:Found a Tx that wasn't completed on time|TX hasn't completed), qid "
+            r"|ena \S+ [^\s:]+: (?:The number of lost tx completions? is|Lost TX completions are) above the threshold"
             r"|vfio_\w+: (?:Task [^\n]{1,64}? \(\d+\) )?RLIMIT_MEMLOCK \(\d+\) exceeded|nvme nvme\d+: (?:I/O |controller is down|Device not ready|Removing after probe)"
             r"|EXT4-fs error |EXT4-fs \([^)\s]+\): (?:I/O error|Remounting)|EXT4-fs warning [^\n]{0,160}?(?:I/O error|error -5)"
             r"|XFS(?: \([^)\s]+\))?: (?:log I/O error|\w+: error -?\d+ returned|metadata I/O error|(?:Log )?I/O Error Detected"
@@ -82,6 +86,12 @@ _NETDEV = re.compile(
 _ENA = re.compile(
     r"ena (?P<dev>\S+) (?P<ifname>[^\s:]+): (?:Found a Tx that wasn't completed on time|TX hasn't completed), qid (?P<queue>\d+), "
     r"index \d+\.(?:[^\n]{0,80}?Missing Tx timeout value (?P<ms>\d+) msecs)?"
+)
+# ena 0000:00:05.0 ens5: The number of lost tx completions is above the threshold (1019 > 128). Reset the device   (amzn/amzn-drivers#220)
+# ena 0000:00:05.0 eth0: Lost TX completions are above the threshold (129 > 128). Completion transmission timeout: 5000.   (6.x netif_err format string)
+_ENA_LOST = re.compile(
+    r"ena (?P<dev>\S+) (?P<ifname>[^\s:]+): (?:The number of lost tx completions? is|Lost TX completions are) above the threshold "
+    r"\((?P<lost>\d+) > (?P<limit>\d+)\)(?:\. Completion transmission timeout: (?P<ms>\d+))?"
 )
 # vfio_pin_pages_remote: RLIMIT_MEMLOCK (65536) exceeded                                   (kubevirt/kubevirt#8472)
 # vfio_pin_page_external: Task qemu-system-x86 (2296) RLIMIT_MEMLOCK (65536) exceeded      (intel/gvt-linux#78)
@@ -146,6 +156,12 @@ def parse_host_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[i
     elif msg.startswith("ena ") and (m := _ENA.search(msg)) is not None:
         b.add(NetdevTxTimeout, ln, interface=m["ifname"], driver="ena", queue=int(m["queue"]),
               timeout_ms=int(m["ms"]) if m["ms"] else None, message=msg, **common)
+    elif msg.startswith("ena ") and (m := _ENA_LOST.search(msg)) is not None:
+        # a queue line of this interface before it (this file) already gave the incident's fact
+        if not any(f.kind == "netdev_tx_timeout" and f.driver == "ena" and f.interface == m["ifname"]
+                   and (common.get("node") is None or f.node == common["node"]) for f in b.result.facts):
+            b.add(NetdevTxTimeout, ln, interface=m["ifname"], driver="ena", queue=None,
+                  timeout_ms=int(m["ms"]) if m["ms"] else None, message=msg, **common)
     elif "RLIMIT_MEMLOCK" in msg and (m := _VFIO_MEMLOCK.search(msg)) is not None:
         b.add(VfioPinMemlockExceeded, ln, function=m["func"], task=m["task"], pid=int(m["pid"]) if m["pid"] else None,
               limit_bytes=int(m["limit"]), message=msg, **common)

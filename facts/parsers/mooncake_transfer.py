@@ -28,7 +28,23 @@ host, one works alone)::
 
     E0331 12:03:04.222625 56060 rdma_endpoint.cpp:385] [Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: Connection timed out [110]
 
-Facts: ``mooncake_slice_failed`` per failed slice whose status is on the line (a line whose head
+At start-up the engine may have no RDMA NIC at all. Its topology discovery finding none logs
+``LOG(WARNING) << "No RDMA devices found, check your device installation"`` (topology.cpp; a container
+started without /dev/infiniband) and Mooncake falls back to TCP or its NVLink transport, whose
+relocation of a peer's buffer can then fail: ``LOG(ERROR) << "Requested address " << (void *)dest_addr
+<< " to " << (void *)(dest_addr + length) << " not found!"`` (nvlink_transport.cpp, hip_transport.cpp).
+Where it found NICs and none opened, the RDMA transport is not installed. Sample (real,
+kvcache-ai/Mooncake#1384, one NIC whose GID 0 has no network device)::
+
+    E0115 05:20:19.945159   309 rdma_context.cpp:81] Failed to open device mlx5_8 on port  with GID 0
+    W0115 05:20:19.945183   309 rdma_transport.cpp:656] Disable device mlx5_8
+    E0115 05:20:19.945191   309 rdma_transport.cpp:662] RdmaTransport: No available RNIC
+    E0115 05:20:19.945197   309 rdma_transport.cpp:106] RdmaTransport: cannot initialize RDMA resources
+
+Facts: ``mooncake_rdma_unavailable`` once a file (state: ``failed`` when no NIC opened, or when the
+fallback's "Requested address ... not found!" followed "No RDMA devices found"; the device-open and
+transport-install lines are read beside it; a "Requested address" line without the no-device warning
+is left to the catch-all), ``mooncake_slice_failed`` per failed slice whose status is on the line (a line whose head
 the paste cut still gives local_nic, peer and status), ``mooncake_nic_inactive`` per NIC marked
 inactive, ``mooncake_qp_transition_failed`` once per state and local NIC a file (every QP of the
 connection and every retry prints one; a line the paste cut before its error is read beside it). The "Context is not active" lines and a slice line cut before its status are counted
@@ -39,7 +55,9 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts import knowledge
-from stethoscope.facts.kinds.app import MooncakeNicInactive, MooncakeQpTransitionFailed, MooncakeSliceFailed  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
+    MooncakeNicInactive, MooncakeQpTransitionFailed, MooncakeRdmaUnavailable, MooncakeSliceFailed,
+)
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with
 
 KIND = "mooncake_transfer"
@@ -63,11 +81,45 @@ _HANDSHAKE = "[Handshake] Failed to modify QP to "
 _QP_STATE = re.compile(r"\[Handshake\] Failed to modify QP to (?P<state>RESET|INIT|RTR|RTS)\b")
 _QP_ERROR = re.compile(r": (?P<err>[A-Z][A-Za-z' /-]{2,60}?)(?: \[(?P<errno>\d{1,5})\])?\s*$")
 _QP_FIELD = re.compile(r"\b(?P<key>local|peer|local_gid_index|path_mtu)=(?P<value>[^\s,]{1,120})")
-_LITERALS = ("local_nic: ", "in local RNIC ", _NOT_ACTIVE, _SLICE_HEAD, _HANDSHAKE)
+# W0829 17:47:10.869227 566135 topology.cpp:58] No RDMA devices found, check your device installation   (topology.cpp LOG(WARNING))
+_NO_DEVICE = "No RDMA devices found, check your device installation"
+# E0115 05:20:19.945191   309 rdma_transport.cpp:662] RdmaTransport: No available RNIC   (Mooncake#1384)
+_NO_RNIC = "RdmaTransport: No available RNIC"
+# E0115 05:20:19.945159   309 rdma_context.cpp:81] Failed to open device mlx5_8 on port  with GID 0   (Mooncake#1384)
+# W0115 05:20:19.945183   309 rdma_transport.cpp:656] Disable device mlx5_8
+# E0115 05:20:19.945197   309 rdma_transport.cpp:106] RdmaTransport: cannot initialize RDMA resources
+# E... transfer_engine.cpp:234] Failed to install RDMA transport
+_NIC_OPEN = re.compile(r"\] (?:Failed to open device (?P<dev>[\w.:-]{1,64}) on port|Disable device (?P<off>[\w.:-]{1,64})\s*$"
+                       r"|RdmaTransport: cannot initialize RDMA resources|Failed to install RDMA transport)")
+# E... nvlink_transport.cpp:497] Requested address 0x7f3a00000000 to 0x7f3a00010000 not found!   (nvlink_transport.cpp LOG(ERROR))
+_ADDR = re.compile(r"\] Requested address (?:0x)?[0-9a-fA-F]{1,16} to (?:0x)?[0-9a-fA-F]{1,16} not found!")
+_LITERALS = ("local_nic: ", "in local RNIC ", _NOT_ACTIVE, _SLICE_HEAD, _HANDSHAKE, _NO_DEVICE, _NO_RNIC,
+             "Failed to open device ", "Disable device ", "cannot initialize RDMA resources", "Failed to install RDMA transport",
+             "] Requested address ")
 
 
 def detect(head: str) -> bool:
-    return ("local_nic: " in head and "retry_cnt: " in head) or "in local RNIC " in head or _HANDSHAKE in head
+    return (("local_nic: " in head and "retry_cnt: " in head) or "in local RNIC " in head or _HANDSHAKE in head
+            or _NO_DEVICE in head or _NO_RNIC in head)
+
+
+def _startup(artefact: Artefact, fb: FactBuilder, lines: list[tuple[int, str]]) -> int:
+    """The start-up lines (no NIC found, none opened, the fallback's lost address): one fact a file,
+    the lines read beside it. Returns how many were read."""
+    first = next((n for n, line in lines if _NO_DEVICE in line or _NO_RNIC in line), None)
+    if first is None:
+        return 0
+    no_rnic = any(_NO_RNIC in line for _n, line in lines)
+    devices: list[str] = []
+    addr = False
+    for _n, line in lines:
+        if (m := _NIC_OPEN.search(line)) is not None and (dev := m["dev"] or m["off"]) and dev not in devices:
+            devices.append(dev)
+        addr = addr or _ADDR.search(line) is not None
+    fallback_failed = addr and not no_rnic
+    fb.add(MooncakeRdmaUnavailable, first, reason="no_usable_nic" if no_rnic else "no_device", devices=",".join(devices) or None,
+           fallback_failed=fallback_failed, failed=no_rnic or fallback_failed)
+    return len(lines)
 
 
 def _qp_transition(n: int, line: str, fb: FactBuilder, seen: set[tuple]) -> bool:
@@ -96,7 +148,12 @@ def parse(artefact: Artefact) -> ParseResult:
     table = knowledge.load("ib_wc_status.yaml")
     consequences: list[int] = []
     seen_qp: set[tuple] = set()
+    startup: list[tuple[int, str]] = []
     for n, line in iter_lines_with(_LITERALS, artefact):
+        if (_NO_DEVICE in line or _NO_RNIC in line or _NIC_OPEN.search(line) is not None
+                or _ADDR.search(line) is not None):
+            startup.append((n, line))
+            continue
         if _HANDSHAKE in line:
             if _qp_transition(n, line, fb, seen_qp):
                 result.lines_used += 1
@@ -117,6 +174,7 @@ def parse(artefact: Artefact) -> ParseResult:
                    reason="completion_errors" if m["why"].startswith("Too many") else "connect_failed")
         else:
             consequences.append(n)
+    result.lines_used += _startup(artefact, fb, startup)
     if result.facts:
         # the transfers failing on a NIC Mooncake disabled, and slice lines cut before their status
         result.lines_used += len(consequences)
@@ -126,4 +184,5 @@ def parse(artefact: Artefact) -> ParseResult:
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"local_nic: [\w.:-]+, peer_nic: \S+, dest_rkey: \d+, retry_cnt: \d+\): ",
               r"(?:Too many errors found|Failed to establish peer endpoints) in local RNIC \S+, mark it inactive",
-              r"\[Handshake\] Failed to modify QP to (?:RESET|INIT|RTR|RTS)\b")
+              r"\[Handshake\] Failed to modify QP to (?:RESET|INIT|RTR|RTS)\b",
+              r"No RDMA devices found, check your device installation|RdmaTransport: No available RNIC")

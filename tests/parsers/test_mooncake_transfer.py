@@ -77,3 +77,22 @@ def test_handshake_line_cut_before_its_error_alone_gives_nothing():
     res = mooncake_transfer.parse(Artefact(path="t.log", text="E0331 12:03:05.342602 56060 rdma_endpoint.cpp:385] "
                                            "[Handshake] Failed to modify QP to RTR, check mtu, gid, pee\n", node="node1"))
     assert res.facts == [] and res.lines_used == 0
+
+
+def test_no_available_rnic_names_the_nics_that_failed_to_open():
+    text = (FIX / "mooncake1384_no_available_rnic.log").read_text()
+    assert mooncake_transfer.detect(text)
+    res = mooncake_transfer.parse(Artefact(path="te.log", text=text, node="n1"))
+    (f,) = res.facts
+    assert (f.kind, f.reason, f.devices, f.failed) == ("mooncake_rdma_unavailable", "no_usable_nic", "mlx5_8", True)
+    assert res.lines_used == 4  # open, disable, no RNIC, cannot initialise
+
+
+def test_no_device_is_a_failure_only_with_its_fallback_losing_an_address():
+    warn = "W0808 10:00:01.000001  1234 topology.cpp:152] No RDMA devices found, check your device installation\n"
+    lost = "E0808 10:05:07.120001  1290 nvlink_transport.cpp:497] Requested address 0x7f3a00000000 to 0x7f3a00010000 not found!\n"
+    (alone,) = mooncake_transfer.parse(Artefact(path="s.log", text=warn, node="n1")).facts
+    assert (alone.reason, alone.failed) == ("no_device", False)
+    (both,) = mooncake_transfer.parse(Artefact(path="s.log", text=warn + lost, node="n1")).facts
+    assert (both.fallback_failed, both.failed) == (True, True)
+    assert not mooncake_transfer.parse(Artefact(path="s.log", text=lost, node="n1")).facts  # alone: the catch-all's
