@@ -105,6 +105,22 @@ class VllmRayNodeNoGpu(Fact):
 
 
 @fact_kind
+class CustomAllreduceDisabled(Fact):
+    """vLLM's (or SGLang's copy's) custom all-reduce turned itself off at start-up and the tensor-
+    parallel all-reduce goes through NCCL instead (vllm/distributed/device_communicators/
+    custom_all_reduce.py): a state of the GPUs' interconnect as the engine saw it, no failure."""
+
+    kind: Literal["custom_allreduce_disabled"] = "custom_allreduce_disabled"
+    # p2p_unavailable (no GPU P2P between the ranks, or vLLM's P2P test failed) | pcie_only_over_two
+    # (more than two GPUs without full NVLink) | world_size (a group size it has no kernel for) |
+    # cross_node (the group spans nodes) | library_missing (built without the custom all-reduce ops)
+    reason: str
+    world_size: int | None = None  # the unsupported world size, where the line names it
+    pid: int | None = None  # the worker process's "(VllmWorkerProcess pid=N)" prefix
+    message: str
+
+
+@fact_kind
 class RayObjectStoreShmShort(Fact):
     """Ray found /dev/shm smaller than its object store (python/ray/_private/services.py
     ``determine_plasma_store_config``): it put the store in a disk directory instead
@@ -242,6 +258,8 @@ class TorchWatchdogTimeout(Fact):
     timeout_ms: int
     elapsed_ms: int | None = None
     blocking_wait: bool = False  # seen only as "timed out in blocking wait"
+    late_ms: int | None = None  # elapsed_ms - timeout_ms: how long after the timeout the watchdog reported it
+    late_limit_ms: int | None = None  # knowledge/torch_watchdog.yaml late_at_least_ms
 
 
 @fact_kind
@@ -761,6 +779,22 @@ class MooncakeQpTransitionFailed(Fact):
     peer: str | None = None  # the peer's NIC path
     gid_index: int | None = None  # local_gid_index=
     path_mtu: int | None = None  # the ibv_mtu enum value (5 = 4096)
+
+
+@fact_kind
+class MooncakeRdmaUnavailable(Fact):
+    """Mooncake's transfer engine had no RDMA NIC to use at start-up: it found none ("No RDMA devices
+    found, check your device installation", topology.cpp: it then falls back to TCP or its NVLink
+    transport), or every NIC it tried failed to open ("RdmaTransport: No available RNIC",
+    rdma_transport.cpp: the RDMA transport is not installed). ``failed``: the serving could not go on
+    without it (no usable NIC, or a fallback NVLink transfer that then found no registered buffer:
+    "Requested address <p> to <p> not found!")."""
+
+    kind: Literal["mooncake_rdma_unavailable"] = "mooncake_rdma_unavailable"
+    reason: Literal["no_device", "no_usable_nic"]
+    devices: str | None = None  # "mlx5_8,mlx5_9": the NICs that failed to open ("Failed to open device ...", "Disable device ...")
+    fallback_failed: bool = False  # a later NVLink/HIP transport "Requested address ... not found!" line
+    failed: bool = False  # no_usable_nic, or no_device with its fallback failed
 
 
 @fact_kind
