@@ -209,14 +209,27 @@ _XID = re.compile(r"(?:NVRM: )?Xid \((?P<pci>[^)]{0,100})\): ?(?P<code>[^,]*)(?:
 _XID_MIG = re.compile(r" GPU-I:\d+(?: GPU-CI:\d+)?$")
 # pid=1797828, name=pt_main_thread, Ch 00000008, errorString CTX SWITCH TIMEOUT, Info 0x58005
 # pid=13641, Ch 00000008, intr 00000000. MMU Fault: ...      (R460 and older: no name)
-_XID_PROC = re.compile(r"(?:pid=(?P<pid>'<unknown>'|[^,]*)(?:, |$))?(?:name=(?P<name>[^,]*)(?:, ?|$))?")
+# pid=8494,   name=RenderThread, channel 0x0000000d, CTX SWITCH TIMEOUT, Info 0x14c011
+#   (pasted with the fields aligned in columns, NVIDIA/open-gpu-kernel-modules#1146: more than one space after a comma)
+_XID_PROC = re.compile(r"(?:pid=(?P<pid>'<unknown>'|[^,]*)(?:, +|$))?(?:name=(?P<name>[^,]*)(?:, *|$))?")
 # Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0): Illegal Instruction Encoding
 _XID_GPC_TPC = re.compile(r"\(GPC (?P<gpc>\d+), TPC (?P<tpc>\d+)(?:, SM (?P<sm>\d+))?\)")
 # MMU Fault: ENGINE GRAPHICS GPC1 GPCCLIENT_T1_8 faulted @ 0x8344_f3e00000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE
+# MMU Fault: ENGINE GRAPHICS GPC1 UNRECOGNIZED_CLIENT faulted @ 0x1827f9_000b4bc0. Fault is of type UNRECOGNIZED_FAULT UNRECOGNIZED_ACCESS_TYPE
+#   (sgl-project/sglang#29160, a B200: ids the driver's tables lack print as its defaults, kern_fifo_tu102.c
+#    kfifoGetClientIdString "UNRECOGNIZED_CLIENT", kern_fifo_gv100.c kfifoGetFaultAccessTypeString "UNRECOGNIZED_ACCESS_TYPE")
 _XID_MMU = re.compile(
     r"MMU Fault: ENGINE (?P<engine>\S+)(?: (?P<gpc>GPC\d+))?(?: (?P<client>\S+))? faulted"
-    r"(?:.*?Fault is of type (?P<ftype>\S+)(?: (?P<access>ACCESS_TYPE_\S+))?)?"
+    r"(?:.*?Fault is of type (?P<ftype>\S+)(?: (?P<access>(?:UNRECOGNIZED_)?ACCESS_TYPE\S*))?)?"
 )
+# the GSP CrashCat report that follows an Xid 120 line, each line indented under "NVRM:" (src/nvidia/src/libraries/
+# crashcat/v1/impl/crashcat_report_v1_libos3.c "Reported by libos partition:%u#%u kernel v%u.%u [%u] @ ts:%u",
+# then the RISC-V state; NVIDIA/open-gpu-kernel-modules#829):
+# NVRM:     Reported by libos partition:4#5 kernel v3.1 [0] @ ts:2
+# NVRM:     RISC-V CSR State:
+# NVRM:         sstatus:0x0000000200000020  sscratch:0xffffffffa30144d0     sie:0x0000000000000220  sip:0x0000000000000000
+_XID_REPORT_LINE = re.compile(r"NVRM: {5,40}\S")  # "NVRM: " then the report's indent of four or more
+_XID_REPORT_MAX = 64  # lines: a report holds about 20 (the CSR and GPR state)
 # channel 0x0000000a, intr 00000000.  /  Ch 00000008, errorString CTX SWITCH TIMEOUT
 _XID_CHANNEL = re.compile(r"\b(?:channel|Ch) (?:0x)?(?P<ch>[0-9a-fA-F]{1,8})\b")
 # NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149
@@ -388,6 +401,8 @@ def parse(artefact: Artefact) -> ParseResult:
                 continue
             if msg.startswith(("NVRM: Xid", "Xid (PCI:")):
                 _xid(b, ln, msg, common, used)
+                if ln in used:
+                    _xid_report_lines(ln, lines, used)
                 continue
             if (g := _GPU_AT.search(msg)) is not None:
                 bus = _bus(g["pci"])
@@ -599,6 +614,16 @@ def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> Non
               action_code=int(rec["code"], 16) if rec["code"] else None,
               previous_action=rec["prev"].strip() or None, **common)
     used.add(ln)
+
+
+def _xid_report_lines(ln: int, lines: list[str], used: set[int]) -> None:
+    """The indented ``NVRM:     ...`` lines right after an Xid line (GSP CrashCat's report after Xid 120):
+    read with it, as its detail, not left over as lines nobody read."""
+    for k in range(ln + 1, min(ln + _XID_REPORT_MAX, len(lines)) + 1):
+        line = lines[k - 1]
+        if _XID_REPORT_LINE.match(_message(line[_PREFIX.match(line).end():])) is None:
+            return
+        used.add(k)
 
 
 def _nvlink_fields(xid: int, rest: str) -> dict:

@@ -98,6 +98,17 @@ XID_ROWS = [
     ("[  +0.000844] NVRM: Xid (PCI:0000:01:00): 144, SAW_MVB Nonfatal XC0 i0 Link 0 (0x00000001 0x00000008 0x00000000 "
      "0x00000000 0x00000000 0x00000000)",
      144, "0000:01:00.0", None, None, "SAW_MVB Nonfatal", {"timestamp": "+0.000844"}),
+    # fields aligned in columns by the reporter (NVIDIA/open-gpu-kernel-modules#1146; R595 "channel 0x%08x, CTX SWITCH TIMEOUT")
+    ("Sep 18 20:07:01 NVRM: Xid (PCI:0000:02:00): 109, pid=8494,   name=RenderThread, channel 0x0000000d, CTX SWITCH "
+     "TIMEOUT, Info 0x14c011",
+     109, "0000:02:00.0", 8494, "RenderThread", "channel 0x0000000d", {"channel": "0x0000000d"}),
+    # a fault the driver's tables cannot name (sgl-project/sglang#29160, a B200 on 580.82.07)
+    ("[Wed Jun 24 15:44:42 2026] NVRM: Xid (PCI:0000:70:00): 31, pid=684430, name=python3, channel 0x00000002, intr "
+     "00000000. MMU Fault: ENGINE GRAPHICS GPC1 UNRECOGNIZED_CLIENT faulted @ 0x1827f9_000b4bc0. Fault is of type "
+     "UNRECOGNIZED_FAULT UNRECOGNIZED_ACCESS_TYPE",
+     31, "0000:70:00.0", 684430, "python3", "channel 0x00000002",
+     {"gpc": "GPC1", "mmu_client": "UNRECOGNIZED_CLIENT", "mmu_fault_type": "UNRECOGNIZED_FAULT",
+      "mmu_access_type": "UNRECOGNIZED_ACCESS_TYPE"}),
 ]
 
 
@@ -128,6 +139,28 @@ NEGATIVE_ROWS = [
 def test_negative_rows(line):
     r = parse_text(line + "\n")
     assert r.facts == [] and r.errors == [] and r.lines_used == 0
+
+
+def test_xid120_crashcat_report_lines_read_with_it():
+    # NVIDIA/open-gpu-kernel-modules#829 (a comment's dmesg, cut where the paste ends): the GSP CrashCat report
+    # indented under the Xid 120 line is its detail; the next unindented line is not
+    text = """[605633.376789] NVRM: GPU at PCI:0000:06:00: GPU-604d3abb-43d5-088f-f873-9dc453a081a5
+[605633.376794] NVRM: Xid (PCI:0000:06:00): 120, GSP task exception: store access page fault (cause:0xf) @ pc:0x13ebd80, partition:2#0, task:3
+[605633.376800] NVRM:     Reported by libos partition:2#4 kernel v3.1 [0] @ ts:1770232285
+[605633.376803] NVRM:     RISC-V CSR State:
+[605633.376806] NVRM:         sepc:0x00000000013ebd80     stval:0x0000000000000020  scause:0x000000000000000f
+[605633.376807] NVRM: kgspPrintGspBinBuildId_IMPL: GSP bin buildId: 4f09703c5c7d57baa527d6a189bb6d118bc60e49
+"""
+    r = parse_text(text)
+    assert r.errors == []
+    (x,) = of(r, "xid_event")
+    assert (x.xid, x.pci_bus_id) == (120, "0000:06:00.0")
+    assert r.lines_used == 5  # GPU at, the Xid and its three report lines; not the build id line
+
+
+def test_indented_nvrm_line_without_xid_before_is_not_claimed():
+    r = parse_text("[  1.000000] NVRM:     RISC-V CSR State:\n")
+    assert of(r, "xid_event") == [] and r.lines_used == 0
 
 
 def test_empty_input():
