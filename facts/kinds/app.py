@@ -21,6 +21,7 @@ class CudaError(Fact):
     message: str
     form: str  # torch | quoted | numbered | thc | pytorch_init | init | cuda_gdb | check | curesult | error_code | name_only | phrase
     #            | library_status | device_assert | triton_out_of_resources
+    #            | nan_check (c10d's TORCH_NCCL_NAN_CHECK assert: a NaN in a collective's input, not a kernel fault)
     source_file: str | None = None  # "Cuda error <file>:<line> '...'" forms
     source_line: int | None = None
     driver_cuda: str | None = None  # "The NVIDIA driver on your system is too old (found version 11060)": "11.6"
@@ -503,7 +504,8 @@ class TrainingLossNotFinite(Fact):
 
     kind: Literal["training_loss_not_finite"] = "training_loss_not_finite"
     what: str  # "loss", "grad_norm", "loss_scale" (an fp16 loss scaler at its minimum: every step overflowed),
-    # "gradient" (PyTorch's anomaly mode: a backward function returned NaN)
+    # "gradient" (PyTorch's anomaly mode: a backward function returned NaN), "collective_input" (c10d's TORCH_NCCL_NAN_CHECK:
+    # the tensor a collective was about to send held NaN)
     value: str  # "nan", "inf", "nan or inf" (the framework does not say which)
     # where Megatron's per-rank check (before the data-parallel reduction) found it: its rank, the
     # CUDA device and the host (os.uname()[1]) the message names; None when the line does not say
@@ -513,6 +515,21 @@ class TrainingLossNotFinite(Fact):
     # the job's rank count the same file states (fairseq's per-worker table rows, Megatron's "using world
     # size: N"), set on a rank-named fact only when the ranks named non-finite are some of those, not all
     job_ranks: int | None = None
+
+
+@fact_kind
+class TrainingLossSpike(Fact):
+    """A training framework's own check rejected a finite loss as a spike: Megatron's rerun state machine with
+    --check-for-spiky-loss ("Unexpected result 23.5 ... (message='Spiky loss')": more than SPIKY_LOSS_FACTOR,
+    10, times the largest loss of the first samples)."""
+
+    kind: Literal["training_loss_spike"] = "training_loss_spike"
+    value: float  # the loss the check rejected
+    iteration: int | None = None
+    # the rank (and, in the rerun-disabled form, the host and CUDA device) the line names; None when it does not
+    rank: int | None = None
+    device: int | None = None
+    host: str | None = None
 
 
 @fact_kind

@@ -228,6 +228,8 @@ TF_OOM = re.compile(r"\bOOM when allocating tensor\b[^\n]{0,400}?(?:/device:GPU:
 # /pytorch/aten/src/THC/THCTensorIndex.cu:362: void indexSelectLargeIndex(...) [with T = float, ...]: block: [163,0,0], thread: [28,0,0] Assertion `srcIndex < srcSelectDimSize` failed.
 #   (CUDA's device-side assert, crt/assert.h __assertfail: "%s:%d: %s: block: [%d,%d,%d], thread: [%d,%d,%d] Assertion `%s` failed.";
 #   the kernel's context is lost and the host then sees cudaErrorAssert, "device-side assert triggered")
+# c10d's NaN check on a collective's input asserts this way on purpose (form nan_check, not a kernel fault):
+# /home/tristanr/pytorch/torch/csrc/distributed/c10d/NanCheck.cu:217: checkForNaN: block: [0,0,0], thread: [0,0,0] Assertion `!isnan(tailPtr[threadIdx.x])` failed.   (pytorch/pytorch#174736)
 DEVICE_ASSERT = re.compile(r"\bblock: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] Assertion `(?P<expr>[^`\n]{0,300})` failed")
 
 # Out-of-memory forms outside PyTorch's caching allocator, read as ``cuda_oom``:
@@ -558,11 +560,14 @@ def _read_library(line: str) -> dict | None:
             return dict(error_name="OutOfResources", catalogue_name=entry.name, runtime_name=entry.name, code=entry.code,
                         printed_code=None, message=line.strip()[:300], form="triton_out_of_resources", source_file=None,
                         source_line=None, driver_cuda=None)
-    if DEVICE_ASSERT.search(line) is not None:
+    if (da := DEVICE_ASSERT.search(line)) is not None:
         entry = catalogue.by_name("cudaErrorAssert")
         if entry is not None:
+            # c10d's NaN check (TORCH_NCCL_NAN_CHECK) asserts on purpose when a collective's input holds NaN: form
+            # nan_check, the NaN itself read by training_throughput (training_loss_not_finite, collective_input)
+            form = "nan_check" if "checkForNaN: " in line and da["expr"].startswith("!isnan(") else "device_assert"
             return dict(error_name=entry.name, catalogue_name=entry.name, runtime_name=entry.name, code=entry.code,
-                        printed_code=None, message=line.strip()[:300], form="device_assert", source_file=None,
+                        printed_code=None, message=line.strip()[:300], form=form, source_file=None,
                         source_line=None, driver_cuda=None)
     return None
 

@@ -27,7 +27,9 @@ scaler giving up, or DeepSpeed's overflow lines once the scale it reduces to is 
 ``Attempted loss scale: 1, reducing to 1``, the scaler at its floor; apex's floorless amp scaler halving
 below 1, gpt-neox's ``Skipped 50 iterations in a row due to Overflow``), PyTorch's anomaly mode
 (``Function 'MulBackward0' returned nan values in its 0th output.``: what ``gradient``), verl's
-``WARN: grad_norm is not finite: nan`` (its actor's ``WARN: rank 3 grad_norm is not finite: nan`` names the rank), or in a metrics line (Megatron's ``grad norm: nan``, the
+``WARN: grad_norm is not finite: nan`` (its actor's ``WARN: rank 3 grad_norm is not finite: nan`` names the rank), c10d's NaN
+check on a collective's input (TORCH_NCCL_NAN_CHECK: ``checkForNaN: ... Assertion `!isnan(val)` failed.``, what
+``collective_input``), or in a metrics line (Megatron's ``grad norm: nan``, the
 Trainer's ``{'loss': nan}``, a prefixed name without a separator: ``g_loss nan``).
 Straggler reports (wild sweep 46): ``rank_performance_score`` per rank of nvidia-resiliency-ext's
 ``GPU relative performance:`` / ``GPU individual performance:`` blocks (``  Rank=76 Node=h100-001-253-012
@@ -55,9 +57,11 @@ from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live 
     RankPerformanceScore,
     StragglerReported,
     TrainingLossNotFinite,
+    TrainingLossSpike,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.bench_facts import BenchResult
+from stethoscope.facts.parsers.torch_log_lines import global_rank
 
 KIND = "training_throughput"
 
@@ -129,6 +133,15 @@ _NONFINITE = re.compile(
     # raise FloatingPointError("gradients are Nan/Inf")
     # FloatingPointError: gradients are Nan/Inf    (facebookresearch/fairseq#4118, the title)
     r"|(?P<fairseq>\bgradients are Nan/Inf\b)"
+    # c10d's NaN check on every collective's input (TORCH_NCCL_NAN_CHECK=1, PyTorch 2.4+): a device-side assert in the
+    # check kernel (torch/csrc/distributed/c10d/Utils.cu in 2.4, NanCheck.cu later; CUDA's __assertfail form), then the
+    # host's "CUDA error during checkForNan" (Utils.cu, 2.4) or cudaErrorAssert: the tensor this rank was about to send held
+    # NaN. The check names the rank that produced it first, before the collective spreads it (pytorch/pytorch#124348).
+    # /home/sqzhang/pytorch/torch/csrc/distributed/c10d/Utils.cu:15: checkForNaN: block: [0,0,0], thread: [0,0,0] Assertion `!isnan(val)` failed.    (pytorch/pytorch#125726, its test's output, the line wrapped after the expression there)
+    # /home/tristanr/pytorch/torch/csrc/distributed/c10d/NanCheck.cu:217: checkForNaN: block: [0,0,0], thread: [0,0,0] Assertion `!isnan(tailPtr[threadIdx.x])` failed.    (pytorch/pytorch#174736)
+    # [rank0]:[E507 17:31:56.885473996 Utils.cu:30] CUDA error during checkForNan: device-side assert triggered    (pytorch/pytorch#125726, wrapped there after "during")
+    r"|(?P<nancheck>\bcheckForNaN: block: \[\d{1,6},\d{1,6},\d{1,6}\], thread: \[\d{1,6},\d{1,6},\d{1,6}\] Assertion `!isnan\("
+    r"|\bCUDA error during checkForNan\b)"
 )
 # DeepSpeed's fp16 dynamic loss scaler overflowing with the scale already at its floor (min_loss_scale): the scale it
 # reduces to is the one it attempted, so every such step is skipped and the next one starts at the same scale
@@ -173,7 +186,7 @@ def _scale_at_floor(line: str) -> bool:
 _MEGATRON_WHERE = re.compile(r"(?<![A-Za-z])Rank (?P<rank>\d+)(?:, node (?P<host>[^\s,]+), device (?P<dev>\d+))?"
                              r"|\bDevice: (?P<dev2>\d+)(?:, node: (?P<host2>[^\s,'\"()]+))?"
                              r"|\bUnexpected result \S{1,40} on rank (?P<rank2>\d+) at iteration")
-_NONFINITE_GATES = ("oss", "norm", "returned nan", "due to Overflow", "Nan/Inf")  # the workers' header has "norm"
+_NONFINITE_GATES = ("oss", "norm", "returned nan", "due to Overflow", "Nan/Inf", "checkForN")  # the workers' header has "norm"
 # verl's FSDP actor names the rank that skipped its step (verl/workers/actor/dp_actor.py _optimizer_step:
 # print(f"WARN: rank {torch.distributed.get_rank()} grad_norm is not finite: {grad_norm}")):
 # WARN: rank 3 grad_norm is not finite: nan
@@ -237,7 +250,9 @@ def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None
         else:
             raw = m["v1"] or m["v2"] or m["v3"] or m["v4"] or m["v5"] or m["v6"]  # fairseq's "Nan/Inf": either
             value = "nan or inf" if raw is None else ("inf" if "inf" in raw.lower() else "nan")
-            if m["scale"] or m["neox"]:
+            if m["nancheck"]:
+                value, what = "nan", "collective_input"  # c10d's check: the tensor a collective was about to send
+            elif m["scale"] or m["neox"]:
                 what = "loss_scale"
             elif m["v5"]:
                 what = "gradient"  # anomaly mode: a backward function's output
@@ -254,6 +269,8 @@ def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None
                     where.setdefault("device", int(w["dev"] or w["dev2"]))
                 if w["host"] or w["host2"]:
                     where.setdefault("host", w["host"] or w["host2"])
+        elif m is not None and m["nancheck"] and (r := global_rank(artefact, line, n)) is not None:
+            where["rank"] = r  # "[rank0]:[E507 ... Utils.cu:30] CUDA error during checkForNan"
         elif m is not None and m[0].startswith("grad_norm is not finite") and (vr := _VERL_RANK.search(line)) is not None:
             where["rank"] = int(vr["rank"])  # verl's actor: "WARN: rank 3 grad_norm is not finite: nan"
         result.lines_used += 1
@@ -266,6 +283,39 @@ def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None
         if some and kw.get("rank") is not None:
             kw["job_ranks"] = world
         fb.add(TrainingLossNotFinite, n, **kw)
+
+
+# Megatron's spiky-loss check (--check-for-spiky-loss; pretrain_gpt.py loss_func: validate_result(result=loss,
+# rejection_func=partial(is_unexpectedly_large, threshold=SPIKY_LOSS_FACTOR, context="loss"), message="Spiky loss",
+# fatal=False), SPIKY_LOSS_FACTOR = 10: a finite loss over ten times the largest of the first samples; NaN and Inf are
+# left to the NaN checks). core/rerun_state_machine.py validate_result logs the rejection in one of two forms, the
+# result printed as the float or as the tensor:
+#   reruns disabled (logger.warning): f"Rank {rank}, node {node}, device {device}, iteration {it}: Unexpected result {result} (message='{message}')"
+#   --rerun-mode validate_results (logger.error): f"Unexpected result {result} on rank {rank} at iteration #{it} invocation #{seq} (message='{message}')"
+# Rank 3, node gpu-node-07, device 3, iteration 1201: Unexpected result 23.5 (message='Spiky loss')    (the form; no public paste was found)
+# ERROR:megatron.core.rerun_state_machine:Unexpected result tensor(23.5000, device='cuda:3') on rank 3 at iteration #1201 invocation #1 (message='Spiky loss')
+_RESULT = r"Unexpected result (?:tensor\()?(?P<v>[-+]?\d{1,20}(?:\.\d{1,20})?(?:[eE][-+]?\d{1,3})?)(?:, device='[^']{1,20}'\))?"
+_SPIKY = re.compile(r"(?:\bRank (?P<rank>\d{1,7}), node (?P<host>[^\s,]{1,255}), device (?P<dev>\d{1,4}), iteration #?(?P<it>\d{1,12}): )?"
+                    + _RESULT + r"(?: on rank (?P<rank2>\d{1,7}) at iteration #(?P<it2>\d{1,12}) invocation #\d{1,9})? \(message='Spiky loss'\)")
+
+
+def _spikes(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    """training_loss_spike per rank and iteration Megatron's spiky-loss check rejected."""
+    if "Spiky loss" not in artefact.text:
+        return
+    seen: set[tuple[object, object]] = set()
+    for n, line in enumerate(artefact.lines, 1):
+        if "Spiky loss" not in line or (m := _SPIKY.search(line)) is None:
+            continue
+        result.lines_used += 1
+        rank = m["rank"] or m["rank2"]
+        it = m["it"] or m["it2"]
+        key = (rank, it)
+        if key in seen:
+            continue
+        seen.add(key)
+        fb.add(TrainingLossSpike, n, value=float(m["v"]), iteration=int(it) if it else None,
+               rank=int(rank) if rank else None, device=int(m["dev"]) if m["dev"] else None, host=m["host"])
 
 
 # Straggler reports (the "a node runs 30 % slower" case), in the frameworks' own forms:
@@ -478,6 +528,8 @@ def detect(head: str) -> bool:
         return True
     if "oss scale" in head and any(_scale_at_floor(line) for line in head.splitlines() if "oss scale" in line):
         return True
+    if "Spiky loss" in head and _SPIKY.search(head) is not None:
+        return True
     if _WORKERS_HEADER in head:
         rows = head.splitlines()
         for i, row in enumerate(rows):
@@ -537,6 +589,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 put("torchtitan", "mfu", float(m["mfu"]), n)
             result.lines_used += 1
     _nonfinite(artefact, fb, result)
+    _spikes(artefact, fb, result)
     _stragglers(artefact, fb, result)
     _input_wait(artefact, fb, result)
     notes = {k: "closing train_* metrics of the Trainer" for k in series if k[0] == "hf_trainer"}
@@ -555,5 +608,5 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT, _NONFINITE, _SCALE_STEP, re.compile(re.escape(_WORKERS_HEADER)), _NVRX_WARN, _MEG_RTT, _NVRX_ROW_SIG, _FS_HEAD,
+SIGNATURES = (_DETECT, _NONFINITE, _SPIKY, _SCALE_STEP, re.compile(re.escape(_WORKERS_HEADER)), _NVRX_WARN, _MEG_RTT, _NVRX_ROW_SIG, _FS_HEAD,
               _WAIT, _WAIT_JSON_D, _WAIT_TIMM, _WAIT_LEROBOT)

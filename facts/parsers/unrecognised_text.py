@@ -220,7 +220,9 @@ _TITLE_TAG = re.compile(r"^\s*(?:\[(?!(?:ERROR|FATAL|CRITICAL|WARN|WARNING|E|F|W
 # Not collecting GPU metrics; error getting devices count: Cannot perform the requested operation ...   (an error chain)
 _PRINTED = re.compile(
     r"(?<![\w.])(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z]\w{0,60}(?:Error|Exception)(?::|\()|(?<!\w)Exception: "
-    r"|\b(?:[Ee]rror|ERROR|FATAL|[Ff]atal|CRITICAL|WARNING|WARN|[Pp]anic)(?:\[\w{1,20}\])?:"
+    # (a label with something after it: a reporter's line that ends on "error:" points at what follows, "DAPT on
+    # Chip_data, Fails with this error:", NVIDIA-NeMo/Speech#14348's title)
+    r"|\b(?:[Ee]rror|ERROR|FATAL|[Ff]atal|CRITICAL|WARNING|WARN|[Pp]anic)(?:\[\w{1,20}\])?:(?![ \t]{0,8}$)"
     r"|\[(?:ERROR|FATAL|CRITICAL|WARN|WARNING|E|F)\]"
     r"|\b[\w/.-]{1,200}\.(?:c|cc|cpp|cu|cuh|h|hpp|py|go|rs)(?::\d|\(\d)"
     r"|\b(?:[Ee]rror|[Ff]ail(?:ed|ure|ing)?|[Uu]nable to [a-z]{1,20}|[Cc]annot [a-z]{1,20})\b[^:;\n]{0,60}: \S"

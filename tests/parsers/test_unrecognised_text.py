@@ -355,6 +355,7 @@ def _read(text: str, path: str = "notes.txt"):
     "[Bug]: PyNcclCommunicator error when inferencing",              # vllm-project/vllm#8420
     "NCCL timeout error during training",                            # MLI-lab/DeepDeWedge#22
     "[Issue]: Segmentation fault at RAS in NCCL 2.27.7",             # a crash's name said in words
+    "DAPT on Chip_data, Fails with this error:",                     # NVIDIA-NeMo/Speech#14348: "error:" points below
 ])
 def test_a_titles_noun_phrase_is_a_reported_symptom_not_an_unexplained_error(title):
     errors, told = _read(title + "\n", path="case/title.txt")
