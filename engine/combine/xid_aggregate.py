@@ -106,12 +106,17 @@ def recurrences(xids: list[Fact]) -> list[Fact]:
     return out
 
 
-def stale(xids: list[Fact], boots: list[Fact], loads: list[Fact] = ()) -> list[Fact]:
+def stale(xids: list[Fact], boots: list[Fact], loads: list[Fact] = (), shown: set[tuple[str, str]] = frozenset()) -> list[Fact]:
     """Xids of a boot followed, in the same file, by a later boot without any Xid on that GPU, in
     which the NVIDIA driver loaded (``loads``: its load lines): a boot whose lines show no driver
-    (not loaded, or cut off the paste) says nothing of whether the GPU came back."""
+    (not loaded, or cut off the paste) says nothing of whether the GPU came back; one whose log stops at
+    the load line is marked (``seen_since`` False) for the rules to tell apart, unless nvidia-smi of the
+    node shows the GPU (``shown``: (node, bus id) of its gpu_info facts: NVML opened it)."""
     boots_of = _by_file(boots)
     loaded = {(f.node, f.evidence.path, f.boot) for f in loads}  # type: ignore[attr-defined]
+    # boots whose load line the log runs on past (XidStale.seen_since)
+    ran = {(f.node, f.evidence.path, f.boot) for f in loads  # type: ignore[attr-defined]
+           if getattr(f, "runs_on", None) is not False and not getattr(f, "alone", False)}
     out: list[Fact] = []
     for (node, path), lines in sorted(_by_file(xids).items()):
         markers = sorted((m for m in boots_of.get((node, path), []) if (node, path, m.boot) in loaded),  # type: ignore[attr-defined]
@@ -129,6 +134,7 @@ def stale(xids: list[Fact], boots: list[Fact], loads: list[Fact] = ()) -> list[F
             out.append(XidStale(
                 id=f"agg:xid_stale:{node}:{path}:{bus}:{code}:{boot}", node=node, evidence=group[0].evidence,
                 pci_bus_id=bus, xid=code, boot=boot, later_boots=len({m.boot for m in later}),  # type: ignore[attr-defined]
+                seen_since=(node, bus) in shown or any((node, path, m.boot) in ran for m in later),  # type: ignore[attr-defined]
                 sources=_ids(group[:3] + later[:1]),
             ))
     return out
@@ -254,6 +260,8 @@ def aggregate(facts: list[Fact], cat: "Catalogue") -> list[Fact]:
         return []
     boots = of_kind(facts, "kernel_boot")
     pcie = of_kind(facts, "pcie_aer_error", "pcie_link_down")
-    return (repeats(xids) + recurrences(xids) + stale(xids, boots, of_kind(facts, "nvidia_driver_loaded")) + pcie_losses(xids, pcie) + nvlink5_details(xids, cat)
+    shown = {(f.node, f.pci_bus_id) for f in of_kind(facts, "gpu_info")}  # type: ignore[attr-defined]
+    return (repeats(xids) + recurrences(xids) + stale(xids, boots, of_kind(facts, "nvidia_driver_loaded"), shown)
+            + pcie_losses(xids, pcie) + nvlink5_details(xids, cat)
             + xid74_details(xids, facts) + xid45_contexts(xids) + caused_by(xids) + gsp_contexts(xids, facts)
             + recovery_contexts(xids, facts))

@@ -142,6 +142,12 @@ class XidStale(Fact):
     xid: int
     boot: int
     later_boots: int
+    #: a later boot's log runs on past its driver load line (the load line's runs_on is not False and it
+    #: is not alone): time with the driver up and no Xid on the GPU. False: the log stops at, or within a
+    #: minute of, the later boot's driver load, which says nothing of whether the GPU came back (with
+    #: persistence mode off the driver initialises a GPU only when a client first opens it), and no
+    #: nvidia-smi reading of the node shows that GPU
+    seen_since: bool = True
     sources: str
 
 
