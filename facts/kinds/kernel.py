@@ -201,7 +201,7 @@ class NvrmError(KernelLineFact):
     (:mod:`kernel_log_nvrm`): ``NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x24:0x65:1185)``."""
 
     kind: Literal["nvrm_error"] = "nvrm_error"
-    #: rm_init_adapter_failed, api_mismatch, assert_failed, gsp_rpc_timeout, gpu_lost,
+    #: rm_init_adapter_failed, api_mismatch, assert_failed, gsp_rpc_timeout, gsp_crash_report, gpu_lost,
     #: no_gpu_found, probe_failed, bar_invalid, gsp_firmware_missing, gsp_firmware_load_failed,
     #: gpu_unsupported_by_release, gpu_unsupported_spurious, other
     message_kind: str
@@ -285,6 +285,18 @@ class NetdevTxTimeout(KernelLineFact):
     driver: str | None = None  # "mlx5_core"
     queue: int | None = None  # None: a line naming no queue (ENA's lost-completions threshold line alone)
     timeout_ms: int | None = None
+    message: str
+
+
+@fact_kind
+class NicKeepAliveTimeout(KernelLineFact):
+    """``ena 0000:00:05.0 eth0: Keep alive watchdog timeout.``: a NIC's device stopped sending the
+    keep-alive events its driver waits for (ENA: the device's keep-alive AENQ event, about once a
+    second); the driver resets the device ("Trigger reset is on")."""
+
+    kind: Literal["nic_keep_alive_timeout"] = "nic_keep_alive_timeout"
+    interface: str | None = None  # "eth0"
+    driver: str  # "ena"
     message: str
 
 

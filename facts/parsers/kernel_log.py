@@ -154,7 +154,7 @@ _DETECT = re.compile(
 )
 _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ",
                 "of memory: Kill", "oom_kill_allocating_task): Kill", "Killed process ", "oom-kill:constraint=", "[Hardware Error]", "EDAC ", "NETDEV WATCHDOG", "EXT4-fs ",
-                "wasn't completed on time", "TX hasn't completed", "RLIMIT_MEMLOCK (",
+                "wasn't completed on time", "TX hasn't completed", "Keep alive watchdog timeout", "RLIMIT_MEMLOCK (",
                 "XFS (", "nvme nvme", "nvidia-fs:", "*ERROR* [nvidia-drm] ", "infiniband ", "efa ",
                 # kernel_log_host_os's forms
                 "INFO: task ", "soft lockup", "hard LOCKUP", "INFO: ", "Kernel panic", "kernel BUG at ", "BUG: ",

@@ -22,6 +22,12 @@ strings they were printed by::
       %d). Completion transmission timeout: %u."), names no queue: where a queue line of the same interface came before
       it is that incident's close (read, no second fact); alone (a paste that kept only it) it gives a
       netdev_tx_timeout of no queue.
+    ena 0000:00:05.0 eth0: Keep alive watchdog timeout.
+      ena_netdev.c check_for_missing_keep_alive: netif_err "Keep alive watchdog timeout.\\n" (every version since 1.x; the
+      FreeBSD and DPDK drivers print the same words), ENA_REGS_RESET_KEEP_ALIVE_TO: the device sent no keep-alive
+      admin event within its keep_alive_timeout: the device (or the host side of the virtual NIC) hung, not a transmit
+      queue; gives nic_keep_alive_timeout. ena_timer_service's "Trigger reset is on" after it (or after a lost-completions
+      line) is that reset's announcement: read with it, left unread alone (a reset for a reason the paste lacks).
     vfio_pin_pages_remote: RLIMIT_MEMLOCK (65536) exceeded                  (kubevirt/kubevirt#8472)
     vfio_pin_page_external: Task qemu-system-x86 (569647) RLIMIT_MEMLOCK (1048576) exceeded   (intel/gvt-linux#120)
       drivers/vfio/vfio_iommu_type1.c: pr_warn("%s: RLIMIT_MEMLOCK (%ld) exceeded\\n", __func__, limit << PAGE_SHIFT)
@@ -58,7 +64,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.kernel import (  # noqa: F401 - the fact classes live in facts/kinds
-    HostHardwareError, NetdevTxTimeout, StorageIoError, VfioPinMemlockExceeded,
+    HostHardwareError, NetdevTxTimeout, NicKeepAliveTimeout, StorageIoError, VfioPinMemlockExceeded,
 )
 from stethoscope.facts.parsers.base import FactBuilder
 
@@ -66,6 +72,7 @@ from stethoscope.facts.parsers.base import FactBuilder
 #: (only the fault forms: a log full of "EXT4-fs (sda1): mounted filesystem" stays on the fast path)
 KEYWORDS = (r"NETDEV WATCHDOG: |ena \S+ [^\s:]+: (?:Found a Tx that wasn't completed on time|TX hasn't completed), qid "
             r"|ena \S+ [^\s:]+: (?:The number of lost tx completions? is|Lost TX completions are) above the threshold"
+            r"|ena \S+ [^\s:]+: (?:Keep alive watchdog timeout|Trigger reset is on)"
             r"|vfio_\w+: (?:Task [^\n]{1,64}? \(\d+\) )?RLIMIT_MEMLOCK \(\d+\) exceeded|nvme nvme\d+: (?:I/O |controller is down|Device not ready|Removing after probe)"
             r"|EXT4-fs error |EXT4-fs \([^)\s]+\): (?:I/O error|Remounting)|EXT4-fs warning [^\n]{0,160}?(?:I/O error|error -5)"
             r"|XFS(?: \([^)\s]+\))?: (?:log I/O error|\w+: error -?\d+ returned|metadata I/O error|(?:Log )?I/O Error Detected"
@@ -93,6 +100,11 @@ _ENA_LOST = re.compile(
     r"ena (?P<dev>\S+) (?P<ifname>[^\s:]+): (?:The number of lost tx completions? is|Lost TX completions are) above the threshold "
     r"\((?P<lost>\d+) > (?P<limit>\d+)\)(?:\. Completion transmission timeout: (?P<ms>\d+))?"
 )
+# ena 0000:00:05.0 eth0: Keep alive watchdog timeout.    (ena_netdev.c check_for_missing_keep_alive, netif_err)
+# ena 0000:00:05.0 eth0: Trigger reset is on              (ena_netdev.c ena_timer_service, netif_err, before the stats dump)
+_ENA_RESET = re.compile(r"ena (?P<dev>\S+) (?P<ifname>[^\s:]+): (?:(?P<ka>Keep alive watchdog timeout\.?)|Trigger reset is on)\s*$")
+#: how far back "Trigger reset is on" looks for the line that asked for the reset (the timer checks once a second)
+_ENA_RESET_BACK = 8
 # vfio_pin_pages_remote: RLIMIT_MEMLOCK (65536) exceeded                                   (kubevirt/kubevirt#8472)
 # vfio_pin_page_external: Task qemu-system-x86 (2296) RLIMIT_MEMLOCK (65536) exceeded      (intel/gvt-linux#78)
 _VFIO_MEMLOCK = re.compile(
@@ -162,6 +174,14 @@ def parse_host_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[i
                    and (common.get("node") is None or f.node == common["node"]) for f in b.result.facts):
             b.add(NetdevTxTimeout, ln, interface=m["ifname"], driver="ena", queue=None,
                   timeout_ms=int(m["ms"]) if m["ms"] else None, message=msg, **common)
+    elif msg.startswith("ena ") and (m := _ENA_RESET.search(msg)) is not None:
+        if m["ka"]:
+            b.add(NicKeepAliveTimeout, ln, interface=m["ifname"], driver="ena", message=msg, **common)
+        elif not any(f.kind in ("nic_keep_alive_timeout", "netdev_tx_timeout") and f.driver == "ena"
+                     and f.interface == m["ifname"]
+                     and 0 < ln + b.artefact.line_offset - f.evidence.line <= _ENA_RESET_BACK
+                     and (common.get("node") is None or f.node == common["node"]) for f in b.result.facts):
+            return False  # a reset whose reason is not in the paste: left unread
     elif "RLIMIT_MEMLOCK" in msg and (m := _VFIO_MEMLOCK.search(msg)) is not None:
         b.add(VfioPinMemlockExceeded, ln, function=m["func"], task=m["task"], pid=int(m["pid"]) if m["pid"] else None,
               limit_bytes=int(m["limit"]), message=msg, **common)

@@ -84,6 +84,14 @@ _API_TAIL = re.compile(r"NVRM: (?:this kernel module has the version \d|make sur
 # NVRM: _kgspRpcRecvPoll: Timeout after 6s of waiting for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL)
 # NVRM: _kgspLogRpcSanityCheckFailure: GPU0 sanity check failed 0xf waiting for RPC response from GSP. Expected function 76 (GSP_RM_CONTROL) (0x0 0x0).
 _GSP_TIMEOUT = re.compile(r"NVRM: (?:GPU\d+ )?_kgsp\w+: (?:\*+ GSP (?:Timeout|Failure) \*+|.*?(?:Timeout after (?P<after>\d+s) of waiting for RPC response from (?P<gpu>GPU\d+) GSP!|sanity check failed 0x[0-9a-fA-F]+ waiting for RPC response from GSP))")
+# The banner kgspHealthCheck prints before each GSP CrashCat report it logs (kernel_gsp.c, 535 on: NV_PRINTF(LEVEL_ERROR,
+# "****************************** GSP-CrashCat Report *******************************\n"); 570 on, for a report that is a
+# LibOS task watchdog's: "*************************** LibOS Task Watchdog Report ***************************\n"),
+# NV_PRINTF putting the function (and, newer, "GPU%d ") before it; the report's Xid 120 line follows:
+# NVRM: kgspHealthCheck_TU102: ****************************** GSP-CrashCat Report *******************************
+_GSP_CRASH_BANNER = re.compile(r"NVRM: (?:GPU\d+ )?kgspHealthCheck\w*: \*{3,40} (?P<what>GSP-CrashCat|LibOS Task Watchdog) Report \*{3,40}\s*$")
+#: how far after the banner the report's Xid line may come (the build id and "GPU at PCI:" lines come between)
+_GSP_CRASH_AHEAD = 8
 # NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2827
 # NVRM: nvAssertFailedNoLog: Assertion failed: 0 @ kernel_bus.c:1234
 # NVRM: GPU0 nvAssertOkFailedNoLog: Assertion failed: Invalid argument to call [NV_ERR_INVALID_ARGUMENT] (0x0000001F) returned from kgspWaitForRmInitDone(pGpu, pKernelGsp) @ kernel_gsp_gh100.c:1107
@@ -516,6 +524,12 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         # event: they make a fact only when that line is not in the paste
         if not any("): 119," in lines[k] for k in range(max(0, ln - 4), min(ln + 6, len(lines)))):
             add("gsp_rpc_timeout", detail=m["after"])
+        used.add(ln)
+        return True
+    if "kgspHealthCheck" in msg and (m := _GSP_CRASH_BANNER.search(msg)) is not None:
+        # the Xid 119/120 line of the report after it carries the event; the banner is a fact only without it
+        if not any(re.search(r"\): 1(?:19|20),", lines[k]) for k in range(ln, min(ln + _GSP_CRASH_AHEAD, len(lines)))):
+            add("gsp_crash_report", detail=f"{m['what']} report")
         used.add(ln)
         return True
     if ("_issueRpcAndWait" in msg or "_GSP: GspRm" in msg) and (m := _RPC_FAILED.search(msg)) is not None \

@@ -25,6 +25,7 @@ HOST_LINES = [
     ("ena 0000:00:05.0 eth0: Found a Tx that wasn't completed on time, qid 2, index 961.", "netdev_tx_timeout", "queue", 2),
     ("ena 0000:00:06.0 eth1: TX hasn't completed, qid 3, index 17. 5200000 usecs from last napi execution, napi scheduled: 1",
      "netdev_tx_timeout", "interface", "eth1"),   # ena_netdev.c 6.x format string
+    ("ena 0000:00:05.0 eth0: Keep alive watchdog timeout.", "nic_keep_alive_timeout", "interface", "eth0"),   # ena_netdev.c check_for_missing_keep_alive
     ("vfio_pin_pages_remote: RLIMIT_MEMLOCK (65536) exceeded", "vfio_pin_memlock_exceeded", "limit_bytes", 65536),   # kubevirt/kubevirt#8472
     ("vfio_pin_page_external: Task qemu-system-x86 (2296) RLIMIT_MEMLOCK (65536) exceeded", "vfio_pin_memlock_exceeded", "task",
      "qemu-system-x86"),   # intel/gvt-linux#78
@@ -203,3 +204,16 @@ def test_mlx5_ib_error_cqe_burst_is_one_fact_and_a_cut_pair_a_parse_error():
     (e,) = r.facts
     assert (e.device, e.status, e.evidence.line) == ("rocep33s0f0", 5, 1)
     assert [x.line for x in r.errors] == [13]
+
+
+def test_ena_trigger_reset_is_read_with_its_reason_only():
+    # ena_netdev.c ena_timer_service's "Trigger reset is on": the reset a keep-alive or lost-completion line asked for
+    two = ("[ 8812.451260] ena 0000:00:05.0 eth0: Keep alive watchdog timeout.\n"
+           "[ 8812.451300] ena 0000:00:05.0 eth0: Trigger reset is on\n")
+    r = kernel_log.parse(Artefact(path="k.log", text=two, node="n1"))
+    assert [f.kind for f in r.facts] == ["nic_keep_alive_timeout"]
+    # alone, or after another interface's line, its reason is not in the paste: left unread
+    alone = kernel_log.parse(Artefact(path="k.log", text=two.splitlines(keepends=True)[1], node="n1"))
+    assert alone.facts == []
+    other = kernel_log.parse(Artefact(path="k.log", text=two.replace("eth0: Trigger", "eth1: Trigger"), node="n1"))
+    assert [f.kind for f in other.facts] == ["nic_keep_alive_timeout"]

@@ -200,3 +200,17 @@ def test_firmware_loader_line_alone_is_a_kernel_log():
     """A paste of the loader's line alone, without a prefix, is a kernel log (NixOS/nixpkgs#454772)."""
     assert kernel_log.detect("nvidia 0000:00:1e.0: Direct firmware load for nvidia/565.57.01/gsp_tu10x.bin failed with error -2\n")
     assert not kernel_log.detect("Direct firmware load for nvidia is a phrase in a sentence\n")
+
+
+def test_gsp_crashcat_banner():
+    # kernel_gsp.c kgspHealthCheck's banner before a CrashCat report: read with the report's Xid 120 after it, a fact alone
+    banner = "[  9.0] NVRM: kgspHealthCheck_TU102: ****************************** GSP-CrashCat Report *******************************\n"
+    xid = ("[  9.0] NVRM: Xid (PCI:0000:02:00): 120, GSP task exception: load access page fault (cause:0xd) @ pc:0x140ca4a, "
+           "partition:4#0, task:3\n")
+    facts = _facts(banner + "[  9.0] NVRM: GPU at PCI:0000:02:00: GPU-751acba2-df95-76f6-5914-58abf0c3cba3\n" + xid)
+    assert [f.kind for f in facts if f.kind in ("nvrm_error", "xid_event")] == ["xid_event"]
+    assert _kinds(banner) == [("gsp_crash_report", None, "")]
+    watchdog = "[  9.0] NVRM: GPU1 kgspHealthCheck_GH100: *************************** LibOS Task Watchdog Report ***************************\n"
+    assert [(f.message_kind, f.detail) for f in _facts(watchdog)] == [("gsp_crash_report", "LibOS Task Watchdog report")]
+    # a line that only mentions the report is not its banner
+    assert _kinds("[  9.0] NVRM: kgspHealthCheck_TU102: GSP-CrashCat Report follows\n") == []
