@@ -366,6 +366,22 @@ def test_a_watchdog_dump_for_a_collective_timeout_alone_is_a_fault(ruleset, tmp_
      'Jan 05 15:32:16 TENCENT64 nvidia-fabricmanager-start.sh[20411]: Stopped "Nvidia Fabric Manager"', "fabric_manager_log"),
     ("fabric_manager_log/gpud_fabricmanager_sxid.log", "[Feb 25 2025 13:59:45] [INFO] [tid 1808] multicast group 0 is freed.",
      "fabric_manager_log"),
+    # session 23 (bench/fragment_audit.py, seeds 53 and 59): a Clocks Throttle Reasons block cut after SW Power Cap, before
+    # HW Slowdown and the reasons of heat (dev corpus 007's paste, the same lines): read HEALTHY, 'checked: power_thermal'
+    ("nvidia_smi_q/fragment_clocks_throttle_grep_A8_idle.txt",
+     '    Clocks Throttle Reasons\n'
+     '        Idle                        : Active\n'
+     '        Applications Clocks Setting : Not Active\n'
+     '        SW Power Cap                : Not Active', "nvidia_smi_q"),
+    # nvidia-smi nvlink -s's link lines with the GPU header above them cut off (harvest 155, an A100 SXM4's 12 links):
+    # which GPU, and its other links, are not shown; read HEALTHY, 'checked: nvlink'
+    ("../harvest/cases/155-nccl-p2p-level-loc-forces-shm-a100-nvswitch/other.txt",
+     '\t Link 5: 25 GB/s\n\t Link 6: 25 GB/s\n\t Link 7: 25 GB/s\n\t Link 8: 25 GB/s', "nvidia_smi_nvlink"),
+    # and a GPU's links the poster elided ('......' after GPU 2's first link of twelve, NVIDIA/nccl-tests#228)
+    ("../harvest/cases/155-nccl-p2p-level-loc-forces-shm-a100-nvswitch/other.txt",
+     '\t Link 10: 25 GB/s\n\t Link 11: 25 GB/s\n'
+     'GPU 2: NVIDIA A100-SXM4-80GB (UUID: GPU-f4fb3d24-8773-b6b6-ae47-af7b37f5137d)\n\t Link 0: 25 GB/s\n......',
+     "nvidia_smi_nvlink"),
 ])
 def test_a_fragment_that_shows_no_result_is_no_health_claim(ruleset, tmp_path, source, line, kind):
     # each read HEALTHY alone ("checked: nccl", "gpu, gpu_memory", every GPU component): a one-line sampling audit
@@ -388,6 +404,10 @@ def test_a_fragment_that_shows_no_result_is_no_health_claim(ruleset, tmp_path, s
     ("nvidia_smi_q/v100_r470_q_i1.txt", 143, 146, "gpu_memory"),
     # the fabric manager's NVSwitches configured, after its start
     ("fabric_manager_log/nvtrust128_journal_configured.txt", 7, 10, "nvlink"),
+    # the same block through HW Slowdown, one row past the cut above (session 23)
+    ("nvidia_smi_q/fragment_clocks_throttle_grep_A8_idle.txt", 2, 6, "power_thermal"),
+    # a GPU's nvlink -s links under its header (session 23's near miss of the headerless links)
+    ("../harvest/cases/155-nccl-p2p-level-loc-forces-shm-a100-nvswitch/other.txt", 1, 5, "nvlink"),
 ])
 def test_a_section_with_the_lines_that_make_its_claim_still_checks(ruleset, tmp_path, source, first, last, checked):
     # near misses of the fragments above (session 18): the same sections with their claim lines
@@ -726,3 +746,20 @@ def test_a_reporters_sentence_that_tells_of_an_error_is_a_claim(ruleset, tmp_pat
     _append(tmp_path / "b" / "ticket.txt", "double free or corruption (out)\n")
     rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
     assert rep.verdict == "faulty" and "double free or corruption (out)" in _cited(rep), [f.summary for f in rep.findings]
+
+
+@pytest.mark.parametrize("line", [
+    # harvest 118's nvtop line (Syllo/nvtop#6): an idle GPU's link trained down to Gen 1, full width
+    "Device 1 [GeForce GTX 1080 Ti] _**PCIe GEN 1@16x**_ ",
+    # the same form at x4: nvtop prints no maximum, so a link degraded to x4 is not told from a full one
+    "Device 1 [GeForce GTX 1080 Ti] PCIe GEN 3@4x",
+])
+def test_nvtop_current_link_checks_the_gpu_not_pcie(ruleset, tmp_path, line):
+    # session 23's fragment audit: the device line alone read HEALTHY, 'checked: gpu, pcie'; nvtop shows the link's current
+    # generation and width, never its maximum, and no rule judges them: the GPU enumerated is checked, PCIe is not
+    assert line.split(" PCIe")[0] in (ART / "../harvest/cases/118-healthy-nvtop-pcie-gen1-at-idle/other.txt").read_text()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "other.txt").write_text(line + "\n")
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    checked = {c.component for c in rep.checked}
+    assert "pcie" not in checked and "gpu" in checked, (rep.verdict, checked)

@@ -157,6 +157,10 @@ class GpuEccCount(GpuFact):
     error_type: Literal["correctable", "uncorrectable"]
     location: str  # sram, dram, sram_parity, sram_secded, device_memory, l2_cache, total, ...
     count: int | None = None
+    #: whether the GPU's ECC Errors block gave an uncorrectable count of its device memory ('DRAM Uncorrectable';
+    #: older: 'Double Bit' / 'Device Memory'): False where it did not (a block cut after its SRAM counters), which
+    #: says nothing of the memory (knowledge/coverage.yaml); None: not told
+    device_memory_read: bool | None = None
 
 
 @fact_kind
@@ -236,6 +240,10 @@ class GpuFabric(GpuFact):
     clique_id: str | None = None
     cluster_uuid: str | None = None
     health_summary: str | None = None
+    #: whether the section shows its Health (newer drivers' 'Summary' line, 'N/A' included): True; None where it does not but the
+    #: GPU's block is whole (a product named: the section as the driver prints it, older drivers print no Health); False
+    #: where neither (a grep's or a paste's Fabric cut before its Health), which says nothing of the links (coverage.yaml)
+    health_shown: bool | None = None
 
 
 @fact_kind
@@ -311,6 +319,7 @@ class NvlinkLinkState(Fact):
     speed_gbps: float | None = None
     expected: str | None = None  # wired | bridge | unwired | None (product not named or not listed)
     gpu_active_links: int | None = None  # active links of this GPU in the same listing (None: the source shows only some)
+    elided: bool = False  # the poster left some of this GPU's links out ('......', '[...]'): the listing shows only some
     source: str = "nvidia-smi"  # nvidia-smi | nhc
 
 

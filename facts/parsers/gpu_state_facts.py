@@ -132,8 +132,13 @@ _BOOL = {"enabled": True, "disabled": False, "yes": True, "no": False,
 _BOOL_AS_PRINTED = {k.title(): v for k, v in _BOOL.items()}
 #: the sub-reasons nvidia-smi prints under "HW Slowdown" (R410+; "N/A" where the GPU or driver gives none)
 _HW_SUB_REASONS = frozenset({"hw_thermal_slowdown", "hw_power_brake_slowdown"})
-#: the reasons that hold clocks down for power or heat: a block without any of them claims nothing of throttling
-_POWER_THERMAL_REASONS = frozenset({"sw_power_cap", "hw_slowdown", "sw_thermal_slowdown", *_HW_SUB_REASONS})
+#: the ECC counters' locations of the device memory: 'DRAM Uncorrectable' (R510+), 'Double Bit' / 'Device Memory' (older)
+_DEVICE_MEMORY = frozenset({"dram", "device_memory"})
+#: the reasons that say whether the hardware or heat holds clocks down: a block without any of them claims nothing of
+#: throttling. SW Power Cap alone is not one: it is the driver keeping to the power limit, and nvidia-smi prints it
+#: right before HW Slowdown, so a block that ends at it was cut before the reasons of a fault (session 23's fragment
+#: audit: dev corpus 007's 'Clocks Throttle Reasons' to 'SW Power Cap : Not Active' read HEALTHY, 'checked: power_thermal')
+_POWER_THERMAL_REASONS = frozenset({"hw_slowdown", "sw_thermal_slowdown", *_HW_SUB_REASONS})
 
 
 def _recovery_action(raw: str | None) -> str | None:
@@ -419,10 +424,14 @@ def _state_readings(b: FactBuilder, rec: GpuRecord, r: _Reader) -> list[tuple[ty
         add(GpuEccMode, _line(values, _ECC_MODE), current_enabled=r.flag("ecc_mode.current", "ECC Mode Current"),
             pending_enabled=r.flag("ecc_mode.pending", "ECC Mode Pending"))
 
+    # an ECC Errors block cut after its SRAM counters (nvidia-smi prints 'DRAM Uncorrectable' after them) says nothing of
+    # the device memory (session 23's fragment audit: h200_ecc_dbe_volatile.txt's 'ECC Errors' to 'SRAM Uncorrectable
+    # SEC-DED : 0' read HEALTHY, 'checked: gpu_memory'; its 'DRAM Uncorrectable : 2' was the next line but one)
+    dram = any(e[1] == "uncorrectable" and e[2] in _DEVICE_MEMORY for e in rec.ecc)
     for scope, etype, location, raw, line in rec.ecc:
         count = int(raw) if raw.isdecimal() and raw.isascii() else \
             read_number(b, raw, line, f"ECC {scope} {etype} {location}")  # the error text only where one may be
-        add(GpuEccCount, line, scope=scope, error_type=etype, location=location, count=count)
+        add(GpuEccCount, line, scope=scope, error_type=etype, location=location, count=count, device_memory_read=dram)
     if "ecc.threshold" in values:
         add(GpuEccThreshold, values["ecc.threshold"][1],
             sram_threshold_exceeded=r.flag("ecc.threshold", "SRAM Threshold Exceeded"))
@@ -466,7 +475,11 @@ def _state_readings(b: FactBuilder, rec: GpuRecord, r: _Reader) -> list[tuple[ty
     if _has(values, _FABRIC):
         add(GpuFabric, _line(values, _FABRIC), state=r.raw("fabric.state"), status=r.raw("fabric.status"),
             clique_id=r.text("fabric.clique_id"), cluster_uuid=r.text("fabric.cluster_uuid"),
-            health_summary=r.text("fabric.health_summary"))
+            health_summary=r.text("fabric.health_summary"),
+            # a Fabric section shown without its Health outside a whole GPU block is a grep or a paste cut before it (session
+            # 23's fragment audit: fragment_fabric_grep_C3_unhealthy.txt's 'Fabric' to 'ClusterUUID' read HEALTHY, 'checked:
+            # nvlink'; 'Health' / 'Summary : Unhealthy' were the next lines); -q -d has no fabric filter
+            health_shown=True if "fabric.health_summary" in values else (None if "info.name" in values else False))
     return out
 
 

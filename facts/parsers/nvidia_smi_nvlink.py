@@ -27,7 +27,9 @@ active, ``expected``: what knowledge/nvlink_expected.yaml says this product
 does with the link: ``wired`` (an SXM board wires every link), ``bridge`` (wired through an
 NVLink bridge, inactive without one), ``unwired`` (never active on this board), None when the
 product is not named or not listed), and one with ``link`` None and ``all_links`` for the
-"all links are inActive" line. Link lines before any GPU header keep ``gpu`` None. A link line
+"all links are inActive" line. Link lines before any GPU header keep ``gpu`` None. ``elided``: a line of the
+poster's marking lines left out (``......``, ``[...]``) stands among that GPU's links: the listing does not show
+them all (its active count is a lower bound). A link line
 whose state is neither a speed nor ``<inactive>`` is a parse error. Empty input: nothing.
 """
 from __future__ import annotations
@@ -53,6 +55,9 @@ _SPEED = re.compile(r"^(?P<gbps>\d+(?:\.\d+)?) GB/s$")
 _COUNTER = re.compile(r"^(?P<name>Replay|Recovery|CRC) Errors: (?P<value>\S+)$")
 # NVML:Unable to retrieve Nvlink information as all links are inActive
 _ALL_INACTIVE = re.compile(r"Unable to retrieve Nvlink information as all links are inActive", re.I)
+# a poster's mark of lines left out, alone on its line: '......' after GPU 2's first link (NVIDIA/nccl-tests#228),
+# '         [...]' between an H100's links 1 and 17 (stas00/ml-engineering compute/accelerator/nvidia/debug.md)
+_ELIDED = re.compile(r"^\s*(?:\.{3,}|\u2026+|\[(?:\.{3}|\u2026)\])\s*$")
 _DETECT = re.compile(r"^\s*Link \d+: (?:<inactive>|\d+(?:\.\d+)? GB/s|(?:Replay|Recovery|CRC) Errors: \d+)\s*$|" + _ALL_INACTIVE.pattern, re.M | re.I)
 
 
@@ -85,12 +90,14 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     gpu: dict = {}
     block: list[tuple[int, dict]] = []  # the link lines of the current GPU: emitted with its active count
+    elided = [False]  # the current GPU's links were cut by the poster (an elision line among them)
 
     def flush() -> None:
         active = sum(1 for _, f in block if f["state"] == "active")
         for ln, f in block:
-            b.add(NvlinkLinkState, ln, gpu_active_links=active, **f)
+            b.add(NvlinkLinkState, ln, gpu_active_links=active, elided=elided[0], **f)
         block.clear()
+        elided[0] = False
 
     for n, line in enumerate(artefact.lines, 1):
         if "GPU " in line and (g := _GPU.match(line)) is not None:
@@ -105,6 +112,8 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
             continue
         if "Link " not in line or (m := _LINK.match(line)) is None:
+            if ("." in line or "\u2026" in line) and _ELIDED.match(line):
+                elided[0] = True
             continue
         raw, link = m["state"], int(m["link"])
         if raw == "<inactive>":

@@ -75,3 +75,11 @@ def test_nvlink_error_counters():
     got = [(f.evidence.line, f.gpu, f.link, f.counter, f.value) for f in r.facts]
     assert got[:3] == [(3, "GPU0", 0, "replay", 0), (4, "GPU0", 0, "recovery", 0), (5, "GPU0", 0, "crc", 0)]
     assert len(got) == 9 and r.errors == [] and {f.kind for f in r.facts} == {"nvlink_error_count"}
+
+
+def test_nvlink_s_links_the_poster_elided_are_marked():
+    # NVIDIA/nccl-tests#228 (harvest 155): GPUs 0 and 1 with all twelve links, then GPU 2's Link 0 and '......'
+    r = _parse(nvidia_smi_nvlink, "nvidia_smi_nvlink/nccl_tests228_a100_sxm4_nvlink_s_elided.txt")
+    states = [f for f in r.facts if f.kind == "nvlink_link_state"]
+    assert {f.gpu for f in states if f.elided} == {"GPU2"}
+    assert sum(1 for f in states if not f.elided) == 24
