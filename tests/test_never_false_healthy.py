@@ -382,6 +382,37 @@ def test_a_watchdog_dump_for_a_collective_timeout_alone_is_a_fault(ruleset, tmp_
      '\t Link 10: 25 GB/s\n\t Link 11: 25 GB/s\n'
      'GPU 2: NVIDIA A100-SXM4-80GB (UUID: GPU-f4fb3d24-8773-b6b6-ae47-af7b37f5137d)\n\t Link 0: 25 GB/s\n......',
      "nvidia_smi_nvlink"),
+    # session 23 (A3): the same Clocks Throttle Reasons block cut after HW Slowdown's sub-reasons and Sync Boost, before
+    # SW Thermal Slowdown (printed after Sync Boost by every driver that has it, R384+): read HEALTHY, 'checked: power_thermal'
+    ("nvidia_smi_q/fragment_clocks_throttle_grep_A8_idle.txt",
+     '    Clocks Throttle Reasons\n'
+     '        Idle                        : Active\n'
+     '        Applications Clocks Setting : Not Active\n'
+     '        SW Power Cap                : Not Active\n'
+     '        HW Slowdown                 : Not Active\n'
+     '            HW Thermal Slowdown     : Not Active\n'
+     '            HW Power Brake Slowdown : Not Active\n'
+     '        Sync Boost                  : Not Active', "nvidia_smi_q"),
+    # the fabric manager's NVSwitches configured, then the service stopping 47 min later (NVIDIA/nvtrust#128's journal):
+    # its last state shown is going away; read HEALTHY, 'checked: nvlink'
+    ("fabric_manager_log/nvtrust128_journal_configured.txt",
+     "Jan 05 14:45:28 TENCENT64 nv-fabricmanager[1120]: Successfully configured all the available NVSwitches to route GPU "
+     "NVLink traffic. NVLink Peer-to-Peer support will be enabled once the GPUs are successfully registered with the NVLink fabric.\n"
+     'Jan 05 14:45:28 TENCENT64 nvidia-fabricmanager-start.sh[1049]: Started "Nvidia Fabric Manager"\n'
+     "Jan 05 14:45:28 TENCENT64 systemd[1]: Started nvidia-fabricmanager.service - NVIDIA fabric manager service.\n"
+     "Jan 05 15:32:16 TENCENT64 systemd[1]: Stopping nvidia-fabricmanager.service - NVIDIA fabric manager service...",
+     "fabric_manager_log"),
+    # NCCL ranks 46-47 at 'Init START' with 40-41 at 'Init COMPLETE' (a bundle's window): the two started ranks are not
+    # seen finishing their init; read HEALTHY, 'checked: nccl'
+    ("../bundles/node-ranks-stuck-6/bundle/gpu-06/train.log",
+     "gpu-06:41391:41391 [6] NCCL INFO ncclCommInitRankConfig comm 0x5a3efe40 rank 46 nranks 48 cudaDev 6 nvmlDev 6 busId "
+     "ba000 commId 0x6b1f0e93c2a4d517 - Init START\n"
+     "gpu-06:41392:41392 [7] NCCL INFO ncclCommInitRankConfig comm 0x5a3f0e40 rank 47 nranks 48 cudaDev 7 nvmlDev 7 busId "
+     "db000 commId 0x6b1f0e93c2a4d517 - Init START\n"
+     "gpu-06:41385:41385 [0] NCCL INFO ncclCommInitRankConfig comm 0x5a3e9e40 rank 40 nranks 48 cudaDev 0 nvmlDev 0 busId "
+     "18000 commId 0x6b1f0e93c2a4d517 - Init COMPLETE\n"
+     "gpu-06:41386:41386 [1] NCCL INFO ncclCommInitRankConfig comm 0x5a3eae40 rank 41 nranks 48 cudaDev 1 nvmlDev 1 busId "
+     "2a000 commId 0x6b1f0e93c2a4d517 - Init COMPLETE", "nccl_log"),
 ])
 def test_a_fragment_that_shows_no_result_is_no_health_claim(ruleset, tmp_path, source, line, kind):
     # each read HEALTHY alone ("checked: nccl", "gpu, gpu_memory", every GPU component): a one-line sampling audit
@@ -404,8 +435,12 @@ def test_a_fragment_that_shows_no_result_is_no_health_claim(ruleset, tmp_path, s
     ("nvidia_smi_q/v100_r470_q_i1.txt", 143, 146, "gpu_memory"),
     # the fabric manager's NVSwitches configured, after its start
     ("fabric_manager_log/nvtrust128_journal_configured.txt", 7, 10, "nvlink"),
-    # the same block through HW Slowdown, one row past the cut above (session 23)
-    ("nvidia_smi_q/fragment_clocks_throttle_grep_A8_idle.txt", 2, 6, "power_thermal"),
+    # the same block, without the grep's command line, through SW Thermal Slowdown (session 23: cut before it, nothing)
+    ("nvidia_smi_q/fragment_clocks_throttle_grep_A8_idle.txt", 2, 10, "power_thermal"),
+    # the fabric manager's journal through its Started lines, no stop after (session 23's near miss of the stop)
+    ("fabric_manager_log/nvtrust128_journal_configured.txt", 5, 10, "nvlink"),
+    # a node's eight NCCL ranks, each START with its COMPLETE (session 23's near miss of the unfinished ranks)
+    ("../bundles/node-ranks-stuck-6/bundle/gpu-06/train.log", 1, 16, "nccl"),
     # a GPU's nvlink -s links under its header (session 23's near miss of the headerless links)
     ("../harvest/cases/155-nccl-p2p-level-loc-forces-shm-a100-nvswitch/other.txt", 1, 5, "nvlink"),
 ])
@@ -416,6 +451,18 @@ def test_a_section_with_the_lines_that_make_its_claim_still_checks(ruleset, tmp_
     (tmp_path / "b" / "paste.txt").write_text(text + "\n")
     rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
     assert rep.verdict == "healthy" and checked in {c.component for c in rep.checked}, rep.reason
+
+
+def test_an_older_drivers_clock_reasons_shown_whole_still_check_power_thermal(ruleset, tmp_path):
+    # drivers before R384 print no SW Thermal Slowdown: their block ends at 'Unknown' (here Active, a finding); shown
+    # whole it checks power_thermal, cut before 'Unknown' it checks nothing (session 23, A3)
+    lines = (ART / "nvidia_smi_q/mcx18_pci_fragment_x8_of_x16.txt").read_text().splitlines()
+    for last, checks in ((19, True), (18, False)):
+        (tmp_path / str(last)).mkdir()
+        (tmp_path / str(last) / "paste.txt").write_text("\n".join(lines[13:last]) + "\n")
+        rep = diagnose_bundle(tmp_path / str(last), ruleset, jobs=1)
+        assert ("power_thermal" in {c.component for c in rep.checked}) is checks, (last, rep.reason)
+        assert rep.verdict != "healthy"
 
 def test_a_node_with_nothing_that_checks_its_gpus_keeps_the_bundle_from_healthy(ruleset, tmp_path):
     b = _copy(tmp_path, A)

@@ -56,6 +56,8 @@ class FabricManagerStatus(Fact):
     kind: Literal["fabric_manager_status"] = "fabric_manager_status"
     status: str  # configured | started | stopped | unit_failed | unit_active | unit_inactive
     detail: str | None = None  # "status=1/FAILURE", "exit-code", "running"
+    #: a ``configured`` the same log shows the service stopping after ('Stopping ...', 'Stopped ...'): not its last state
+    stopped_after: bool | None = None
 
 
 class GpuFact(Fact):

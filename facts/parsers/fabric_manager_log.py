@@ -57,7 +57,9 @@ _SXID = re.compile(r"detected NVSwitch (?P<nonfatal>non-)?fatal error (?P<sxid>\
 _CONFIGURED = re.compile(r"Successfully configured all the available (?:GPUs and )?NVSwitches")
 # systemd[1]: Started NVIDIA fabric manager service.  |  nvidia-fabricmanager-start.sh[1049]: Started "Nvidia Fabric Manager"
 _STARTED = re.compile(r"Started (?:nvidia-fabricmanager\.service - )?NVIDIA fabric manager service|Started \"Nvidia Fabric Manager\"", re.I)
-_STOPPED = re.compile(r"Stopped (?:nvidia-fabricmanager\.service - )?NVIDIA fabric manager service|Stopped \"Nvidia Fabric Manager\"", re.I)
+# systemd[1]: Stopping nvidia-fabricmanager.service - NVIDIA fabric manager service...  (NVIDIA/nvtrust#128; systemd's
+#   job_start_message "Stopping %s...", the unit's name before its description since systemd 253)
+_STOPPED = re.compile(r"Stop(?:ped|ping) (?:nvidia-fabricmanager\.service - )?NVIDIA fabric manager service|Stopped \"Nvidia Fabric Manager\"", re.I)
 # Job for nvidia-fabricmanager.service failed because the control process exited with error code.
 # systemd[1]: nvidia-fabricmanager.service: Control process exited, code=exited, status=1/FAILURE
 # systemd[1]: nvidia-fabricmanager.service: Failed with result 'exit-code'.
@@ -112,8 +114,9 @@ def _category(msg: str) -> str:
     return next((c for frag, c in CATEGORIES if frag in low), "other")
 
 
-def _message(b: FactBuilder, n: int, msg: str, level: str | None, ts: str | None) -> None:
-    """Facts of one fabric manager message (its unit's failure lines are the caller's)."""
+def _message(b: FactBuilder, n: int, msg: str, level: str | None, ts: str | None, last_stop: int = 0) -> None:
+    """Facts of one fabric manager message (its unit's failure lines are the caller's); ``last_stop``: the line of the
+    log's last stop of the service (0: none)."""
     if (m := _VERSION_MISMATCH.search(msg)) is not None:
         b.add(FabricManagerVersionMismatch, n, fabric_manager_version=m["fm"], driver_version=m["drv"])
     elif _NOTHING_TO_DO.search(msg):
@@ -126,7 +129,7 @@ def _message(b: FactBuilder, n: int, msg: str, level: str | None, ts: str | None
         b.add(NvswitchSxid, n, switch=bus, sxid=int(m["sxid"]), fatal=m["nonfatal"] is None,
               link=int(m["port"]) if m["port"] else None, message=msg.strip(), timestamp=ts)
     elif _CONFIGURED.search(msg):
-        b.add(FabricManagerStatus, n, status="configured")
+        b.add(FabricManagerStatus, n, status="configured", stopped_after=n < last_stop)
     elif _UNIT_FAILED.search(msg) or _STARTED.search(msg) or _STOPPED.search(msg):
         return
     elif level == "ERROR" or (level is None and _FAILURE_WORDS.search(msg)):
@@ -137,19 +140,22 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     unit_block = -10
+    # the service configured the fabric, then stopped further on: its last state shown is going away (session 23's
+    # fragment audit: nvtrust128's journal from 'Successfully configured' to 'Stopping' read HEALTHY, 'checked: nvlink')
+    last_stop = max((n for n, line in enumerate(artefact.lines, 1) if "Stop" in line and _STOPPED.search(line)), default=0)
     for n, line in enumerate(artefact.lines, 1):
         used = False
         if (m := _FM_LOG.match(line.strip())) is not None:
             if not m["msg"].strip():
                 b.error(n, "fabric manager log line without a message")
                 continue
-            _message(b, n, m["msg"], m["level"], m["ts"].strip())
+            _message(b, n, m["msg"], m["level"], m["ts"].strip(), last_stop)
             used = True
         elif (m := _JOURNAL.search(line)) is not None:
             if not m["msg"].strip():
                 b.error(n, "fabric manager journal line without a message")
                 continue
-            _message(b, n, m["msg"], None, None)
+            _message(b, n, m["msg"], None, None, last_stop)
             used = True
         elif _VERSION_MISMATCH.search(line) or _NOTHING_TO_DO.search(line):
             _message(b, n, line, None, None)

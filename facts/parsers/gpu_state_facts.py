@@ -139,6 +139,23 @@ _DEVICE_MEMORY = frozenset({"dram", "device_memory"})
 #: right before HW Slowdown, so a block that ends at it was cut before the reasons of a fault (session 23's fragment
 #: audit: dev corpus 007's 'Clocks Throttle Reasons' to 'SW Power Cap : Not Active' read HEALTHY, 'checked: power_thermal')
 _POWER_THERMAL_REASONS = frozenset({"hw_slowdown", "sw_thermal_slowdown", *_HW_SUB_REASONS})
+#: and the block must be shown past SW Thermal Slowdown: nvidia-smi -q prints, in every branch that has it (R384+),
+#: Idle, Applications Clocks Setting, SW Power Cap, HW Slowdown (with HW Thermal / HW Power Brake Slowdown, R410+),
+#: Sync Boost, SW Thermal Slowdown, Display Clock Setting; older drivers end at 'Unknown' and have no SW Thermal
+#: Slowdown. A block cut after HW Slowdown or Sync Boost hides the driver's own slowdown for heat (session 23's audit:
+#: 'Clocks Throttle Reasons' to 'HW Power Brake Slowdown : Not Active' read HEALTHY, 'checked: power_thermal').
+#: Seen past it: SW Thermal Slowdown itself, a reason printed after it, or any other line of the GPU record at or
+#: below the last reason (the next section, the reasons' counters; a query's row, an XML block that goes on)
+_PAST_SW_THERMAL = frozenset({"sw_thermal_slowdown", "display_clock_setting", "unknown"})
+
+
+def _shown_past_sw_thermal(rec: GpuRecord) -> bool:
+    """Whether the record's clock reasons are shown as far as SW Thermal Slowdown (_PAST_SW_THERMAL)."""
+    if any(r[0] in _PAST_SW_THERMAL for r in rec.reasons):
+        return True
+    last = max(r[2] for r in rec.reasons)
+    return (any(v[1] >= last for v in rec.values.values()) or any(c[1] >= last for c in rec.counters.values())
+            or any(e[4] >= last for e in rec.ecc))
 
 
 def _recovery_action(raw: str | None) -> str | None:
@@ -393,7 +410,7 @@ def _state_readings(b: FactBuilder, rec: GpuRecord, r: _Reader) -> list[tuple[ty
     counters = rec.counters
     # HW Slowdown's sub-reasons, when the block gives one as Active / Not Active (not "N/A")
     subs = any(r in _HW_SUB_REASONS and str(raw).strip().lower() in _BOOL for r, raw, _, _ in rec.reasons)
-    power_thermal = any(r[0] in _POWER_THERMAL_REASONS for r in rec.reasons)
+    power_thermal = any(r[0] in _POWER_THERMAL_REASONS for r in rec.reasons) and _shown_past_sw_thermal(rec)
     for reason, raw, line, section in rec.reasons:
         active = _BOOL_AS_PRINTED.get(raw)  # read_bool's first step, without its error text
         if active is None:

@@ -943,8 +943,18 @@ def _init_not_seen_complete(artefact: Artefact, state: NcclLogState) -> None:
     window of a large file (line_offset > 0) is not asked: its init lies in the first.
     vm:1428:1439 [0] NCCL INFO ncclCommInitRankConfig comm 0x55e484784590 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0xb308046427702aaf - Init COMPLETE"""
     text = artefact.text
-    if artefact.line_offset or any(fields["init_complete"] for _no, _node, fields in state.ranks.values()):
-        return  # a rank read complete: its line holds "Init COMPLETE" or "Destroy COMPLETE" (no search of the text)
+    if artefact.line_offset:
+        return
+    if any(fields["init_complete"] for _no, _node, fields in state.ranks.values()):
+        # a rank read complete: its line holds "Init COMPLETE" or "Destroy COMPLETE" (no search of the text). Each rank
+        # prints its own START and COMPLETE, so a rank seen starting whose COMPLETE is not shown did not finish its init
+        # here: some ranks of a job stuck in init, or a window cut between (session 23's fragment audit: a bundle's
+        # ranks 6-7 at 'Init START' with 0-3 at 'Init COMPLETE' read HEALTHY, 'checked: nccl')
+        if started := sorted(f["rank"] for _no, _node, f in state.ranks.values() if not f["init_complete"]):
+            state.b.limit(state.line_of(len(text.rstrip())), "cut_short",
+                          f"NCCL rank(s) {', '.join(map(str, started[:8]))}{' ...' if len(started) > 8 else ''} "
+                          "print 'Init START' and no 'Init COMPLETE': their initialisation is not seen finished")
+        return
     if "NCCL INFO" not in text or "Init COMPLETE" in text or "Destroy COMPLETE" in text:
         return
     state.b.limit(state.line_of(len(text.rstrip())), "cut_short",

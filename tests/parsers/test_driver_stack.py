@@ -283,7 +283,9 @@ def test_fabric_manager_forms():
     (sx,) = r.facts
     assert (sx.kind, sx.switch, sx.sxid, sx.fatal, sx.link) == ("nvswitch_sxid", "0000:86:00.0", 12028, False, 61)
     r = _parse(fabric_manager_log, "fabric_manager_log/nvtrust128_journal_configured.txt")
-    assert [f.status for f in r.facts] == ["unit_failed", "configured", "started", "started", "stopped"]
+    # 'Stopping nvidia-fabricmanager.service - ...' (systemd's job start message) and 'Stopped "Nvidia Fabric Manager"'
+    assert [f.status for f in r.facts] == ["unit_failed", "configured", "started", "started", "stopped", "stopped"]
+    assert [f.stopped_after for f in r.facts if f.status == "configured"] == [True]  # the service stops 47 min on
 
 
 def test_systemctl_status_active_line():
