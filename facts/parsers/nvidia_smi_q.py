@@ -260,6 +260,7 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
     # (Project-HAMi/HAMi#602); with no grep separator it is a whole capture's start, checked as one
     head: tuple[int, str] | None = None
     grepped = False
+    last = 0  # the last line that is not blank
 
     def new_record(bus: str, no: int) -> GpuRecord:
         nonlocal seen
@@ -273,6 +274,7 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
     for no, line in enumerate(artefact.lines, 1):
         if not line.strip():
             continue
+        last = no
         if line.strip() == GREP_SEPARATOR:
             stack, shown = [], []
             grepped = True
@@ -331,7 +333,6 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
         # a capture's head that stops inside a GPU block, or shows fewer GPUs than it says are attached,
         # did not check what it leaves out, as with the banner (fixtures/artefacts/nvidia_smi_q/
         # k8sdp110_cut_inside_persistence_mode.txt's first lines alone were HEALTHY on a product name)
-        last = max(no for no, line in enumerate(artefact.lines, 1) if line.strip())
         _check_whole(artefact, b, head[0], last, records, head[1].strip())
     for no, section, keys in headerless:
         if not keys & DECISIVE_KEYS[section.lower()]:

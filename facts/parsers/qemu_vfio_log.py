@@ -19,6 +19,8 @@ Fact: ``vfio_dma_map_failure`` per line (errno, error text, region, device).
 """
 from __future__ import annotations
 
+import errno
+import os
 import re
 
 from stethoscope.facts.ids import try_pci_bus_id
@@ -40,9 +42,8 @@ _MAP_DMA = re.compile(r"VFIO_MAP_DMA(?: failed: (?P<err>[A-Z][A-Za-z ]{1,40}[a-z
 # vfio 0000:04:00.2: failed to setup container for group 39   /   -device vfio-pci,host=0000:85:00.0,
 _DEVICE = re.compile(r"vfio (?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): |host=(?P<host>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
 
-#: strerror texts of the errnos a VFIO_IOMMU_MAP_DMA returns
-_ERRNO = {"Operation not permitted": 1, "No such file or directory": 2, "Cannot allocate memory": 12, "Bad address": 14,
-          "Device or resource busy": 16, "File exists": 17, "Invalid argument": 22, "No space left on device": 28}
+#: the C library's strerror texts, read back to their errno (QEMU prints strerror(-ret)), as verbs_perror reads them
+_ERRNO = {os.strerror(n): n for n in sorted(errno.errorcode)}
 
 
 def detect(head: str) -> bool:
