@@ -76,7 +76,7 @@ def _root(
 @app.command()
 @_live.with_access  # --ca-file, --bearer-token-file, --selector, --node-label, ... (cli/live.py)
 def diagnose(
-    from_logs: Annotated[Optional[Path], typer.Option("--from-logs", help="Incident bundle: a folder, .tar, .tar.gz/.tgz or .zip")] = None,
+    from_logs: Annotated[Optional[Path], typer.Option("--from-logs", help="Incident bundle: a folder, .tar, .tar.gz/.tgz or .zip, one file, or - for standard input (a paste or an archive piped in)")] = None,
     format: Annotated[Format, typer.Option("--format", "-f", help="Report format")] = Format.text,
     evaluator: Annotated[EvaluatorChoice, typer.Option(help="Rule evaluator (reference = plain Python, for cross-checks)")] = EvaluatorChoice.durable,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that parse files (default: every CPU for a large bundle, else 1; env STETH_JOBS)")] = None,

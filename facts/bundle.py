@@ -1,6 +1,7 @@
 """Open an incident bundle safely, split it per node, and recognise each file by content.
 
-A bundle is a folder, a ``.tar``/``.tar.gz``/``.tgz`` or a ``.zip`` (or a single file).
+A bundle is a folder, a ``.tar``/``.tar.gz``/``.tgz`` or a ``.zip`` (or a single file, or ``-``:
+standard input, a paste or an archive piped in, spooled to a private temporary file first).
 Archives are never extracted to disk, nor held in memory: :func:`read_bundle` lists the
 members under limits (per-file, total and member counts, on the sizes once expanded), and
 :func:`iter_artefacts` reads each member when its turn comes, decoded incrementally in windows
@@ -11,12 +12,16 @@ reads exactly like that folder; a folder is walked without recursion, to a depth
 """
 from __future__ import annotations
 
+import atexit
 import gzip
 import io
 import os
 import re
+import shutil
 import stat
+import sys
 import tarfile
+import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -386,9 +391,42 @@ def _walk_key(name: str) -> tuple[tuple[int, str], ...]:
     return tuple((1, p) for p in parts[:-1]) + ((0, parts[-1]),)
 
 
+#: what ``--from-logs -`` reads: standard input, named so in the coverage and the evidence
+STDIN = "-"
+STDIN_NAME = "stdin"
+
+
+def _spool_stdin(stream: IO[bytes] | None = None) -> Path:
+    """Standard input copied to a file of a private temporary folder (removed when the process
+    ends), at most MAX_TOTAL_BYTES: a paste or an archive piped in (``xclip -o | steth diagnose
+    --from-logs -``, ``ssh node tar cz /var/log | ...``) is then read like any file given,
+    archives member by member, nothing of it held in memory."""
+    if stream is None:
+        if sys.stdin is None or sys.stdin.isatty():
+            raise BundleError("-: standard input is a terminal: pipe a paste or a bundle into it "
+                              "(e.g. xclip -o | steth diagnose --from-logs -)")
+        stream = sys.stdin.buffer
+    folder = tempfile.mkdtemp(prefix="steth-stdin-")
+    atexit.register(shutil.rmtree, folder, True)
+    dest = Path(folder) / STDIN_NAME
+    copied = 0
+    with open(dest, "wb") as out:
+        while chunk := stream.read(1 << 20):
+            copied += len(chunk)
+            if copied > MAX_TOTAL_BYTES:
+                raise BundleError(f"-: standard input holds more than {MAX_TOTAL_BYTES >> 30} GiB")
+            out.write(chunk)
+    return dest
+
+
 def read_bundle(path: str | os.PathLike[str]) -> RawBundle:
     """List a bundle's files under the limits; their bytes are read by :func:`iter_artefacts`.
-    An archive stays open until its artefacts have all been made (``RawBundle.close``)."""
+    An archive stays open until its artefacts have all been made (``RawBundle.close``).
+    ``-``: standard input (_spool_stdin)."""
+    if os.fspath(path) == STDIN:
+        raw = read_bundle(_spool_stdin())
+        raw.source = STDIN_NAME
+        return raw
     p = Path(path)
     raw = RawBundle(source=shown_name(str(path)))
     if not p.exists():

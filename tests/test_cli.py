@@ -297,3 +297,59 @@ def test_rules_test_malformed_file_is_reported_not_a_traceback(tmp_path, monkeyp
 def test_rules_test_no_files(tmp_path):
     result = steth("rules", "test", tmp_path)
     assert result.exit_code == 3 and "no *.test.yaml files found" in result.stderr
+
+
+def _tar_gz(folder: Path) -> bytes:
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        tar.add(folder, arcname="bundle")
+    return buf.getvalue()
+
+
+def test_from_logs_stdin_reads_a_paste_piped_in():
+    """``--from-logs -``: a fragment piped in (``xclip -o | steth diagnose --from-logs -``) is
+    read as one file named stdin, evidence and coverage included."""
+    dmesg = (_bundle("h200-xid31-app") / "vm" / "dmesg.txt").read_bytes()
+    result = runner.invoke(app, ["diagnose", "--from-logs", "-", "--format", "json"], input=dmesg)
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    top = report["findings"][0]
+    assert top["cause"] == "app_gpu_fault"
+    assert {e["path"] for e in top["evidence"]} == {"stdin"}
+    assert [f["path"] for f in report["coverage"]["files"]] == ["stdin"]
+
+
+def test_from_logs_stdin_reads_an_archive_piped_in():
+    """A bundle piped in as a tar.gz (``ssh node tar cz ... | steth diagnose --from-logs -``)
+    gives the same findings as the folder."""
+    case = "h200-xid31-app"
+    piped = runner.invoke(app, ["diagnose", "--from-logs", "-", "--format", "json"], input=_tar_gz(_bundle(case)))
+    folder = steth("diagnose", "--from-logs", _bundle(case), "--format", "json")
+    assert piped.exit_code == folder.exit_code == 1, piped.output
+    key = lambda r: [(f["cause"], f["component"], json.dumps(f.get("entity"), sort_keys=True)) for f in json.loads(r)["findings"]]
+    assert key(piped.stdout) == key(folder.stdout)
+
+
+def test_from_logs_stdin_empty_is_inconclusive_never_healthy():
+    result = runner.invoke(app, ["diagnose", "--from-logs", "-"], input=b"")
+    assert result.exit_code == 2, result.output
+    assert "stdin" in result.output
+
+
+def test_from_logs_stdin_from_a_terminal_is_a_one_line_error(monkeypatch):
+    import sys
+
+    class Tty:
+        buffer = None
+
+        def isatty(self):
+            return True
+
+    from stethoscope.facts import bundle
+
+    monkeypatch.setattr(sys, "stdin", Tty())
+    with pytest.raises(bundle.BundleError, match="standard input is a terminal"):
+        bundle.read_bundle("-")
