@@ -234,16 +234,24 @@ class SymptomMap(dict):
     keeps the job-wide cascades and the place of unexplained errors too."""
 
     def __init__(self, symptom: dict[str, bool], cascade_of: dict[str, tuple[str, ...]],
-                 unexplained: frozenset[str] = frozenset()):
+                 unexplained: frozenset[str] = frozenset(), node_scoped: frozenset[str] = frozenset()):
         super().__init__(symptom)
         self.cascade_of = cascade_of
         self.unexplained = unexplained
+        #: rules whose ``cascade_of`` causes explain them only on the same node (cascade_scope: node)
+        self.node_scoped = node_scoped
 
 
 def symptom_map(rules: list[CompiledRule]) -> SymptomMap:
     return SymptomMap({r.id: r.rule.symptom for r in rules},
                       {r.id: tuple(r.rule.cascade_of) for r in rules if r.rule.cascade_of},
-                      frozenset(r.id for r in rules if r.rule.unexplained))
+                      frozenset(r.id for r in rules if r.rule.unexplained),
+                      frozenset(r.id for r in rules if r.rule.cascade_of and r.rule.cascade_scope == "node"))
+
+
+def _where(f: Finding) -> set[str]:
+    """The nodes a finding names (its entity's, else every node its rule matched on)."""
+    return {f.entity.node} if f.entity.node else set(f.nodes)
 
 
 def rank_findings(findings: list[Finding], symptom: dict[str, bool]) -> list[Finding]:
@@ -251,7 +259,8 @@ def rank_findings(findings: list[Finding], symptom: dict[str, bool]) -> list[Fin
 
     A symptom finding is a cascade of every root (non-symptom, warning or worse) on its node;
     a finding whose rule names causes in ``cascade_of`` is also a cascade of every finding of
-    those causes in the job (``symptom`` a :class:`SymptomMap`).
+    those causes in the job, or on its own node where the rule says ``cascade_scope: node``
+    (``symptom`` a :class:`SymptomMap`).
 
     A finding of an ``unexplained`` rule (an error no rule read) is never a root, and once any
     other finding of warning or worse exists it ranks after all the others: an error nobody
@@ -260,12 +269,14 @@ def rank_findings(findings: list[Finding], symptom: dict[str, bool]) -> list[Fin
     roots = [f for f in findings if not symptom.get(f.rule) and f.rule not in unexplained and SEVERITY_ORDER[f.severity] >= 1]
     last = any(SEVERITY_ORDER[f.severity] >= 1 for f in findings if f.rule not in unexplained)
     cascade_of: dict[str, tuple[str, ...]] = getattr(symptom, "cascade_of", {})
+    node_scoped: frozenset[str] = getattr(symptom, "node_scoped", frozenset())
     explained: dict[int, list[Finding]] = defaultdict(list)
     for i, f in enumerate(findings):
+        where = _where(f)
         by = [r for r in findings if r is not f and r.cause in cascade_of.get(f.rule, ()) and r.rule not in unexplained
-              and SEVERITY_ORDER[r.severity] >= 1]
+              and SEVERITY_ORDER[r.severity] >= 1
+              and (f.rule not in node_scoped or where & (set(r.nodes) | _where(r)))]
         if symptom.get(f.rule):
-            where = {f.entity.node} if f.entity.node else set(f.nodes)
             by += [r for r in roots if all(r is not b for b in by)
                    and where & (set(r.nodes) | ({r.entity.node} if r.entity.node else set()))]
         if by:

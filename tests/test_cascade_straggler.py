@@ -51,3 +51,46 @@ def test_shipped_cascade_of_names_known_causes():
     assert "nccl_timeout_straggler" in named
     assert named <= set(causes)
     assert symptom_map(rules).cascade_of["torch_watchdog_timeout"] == ("nccl_timeout_straggler",)
+
+
+# --- cascade_scope: node (rules/application/cuda_error_catalogue.yaml) over real fixtures ---
+
+import shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+XID79 = ROOT / "fixtures/artefacts/kernel_log/syslog_xid79_fell_off_bus.log"
+APP = ROOT / "fixtures/artefacts/cuda_app/app-illegal-address.txt"  # CuPy's CUDA_ERROR_ILLEGAL_ADDRESS, an H200
+
+
+def _diagnose(tmp_path: Path, layout: dict[str, list[Path]]):
+    from stethoscope.engine.pipeline import diagnose_bundle
+
+    for node, files in layout.items():
+        (tmp_path / node).mkdir()
+        for f in files:
+            shutil.copy(f, tmp_path / node / f.name)
+    return diagnose_bundle(tmp_path, load_rules())
+
+
+def test_application_cuda_error_on_the_node_whose_gpu_fell_off_is_its_cascade(tmp_path):
+    report = _diagnose(tmp_path, {"n1": [XID79, APP]})
+    by = {f.rule: f for f in report.findings}
+    root, app = by["xid79_gpu_fell_off_bus"], by["cuda_error_catalogue"]
+    assert (root.rank, root.role) == (1, "root_cause")
+    assert app.role == "cascade" and app.explained_by == [root.rank]
+
+
+def test_a_gpu_fault_on_another_node_explains_no_cuda_error_here(tmp_path):
+    report = _diagnose(tmp_path, {"n1": [XID79], "n2": [APP]})
+    by = {f.rule: f for f in report.findings}
+    assert by["xid79_gpu_fell_off_bus"].entity.node == "n1"
+    app = by["cuda_error_catalogue"]
+    assert app.role != "cascade" and app.explained_by == []
+
+
+def test_node_scope_is_declared_only_with_cascade_of():
+    scoped = [r for r in load_rules().rules if r.rule.cascade_scope == "node"]
+    assert "cuda_error_catalogue" in {r.id for r in scoped}
+    assert all(r.rule.cascade_of for r in scoped)
+    assert "cuda_error_catalogue" in symptom_map(load_rules().rules).node_scoped

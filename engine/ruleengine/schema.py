@@ -92,6 +92,10 @@ class Rule(_Strict):
     #: causes whose findings explain this rule's findings anywhere in the job, not only on the
     #: same node (a straggler rank explains the timeouts of the ranks that waited for it)
     cascade_of: list[str] = Field(default_factory=list)
+    #: where a ``cascade_of`` cause explains this rule's findings: anywhere in the job (``job``),
+    #: or only on the same node (``node``: an application's CUDA error explained by a GPU that
+    #: fell off the bus on its own node, not by one on another node of a large bundle)
+    cascade_scope: Literal["job", "node"] = "job"
     #: the finding only says that an error went unexplained (no rule read it): it explains nothing,
     #: so it is never the root that symptoms hang under, and it ranks after every finding a rule
     #: explains (a terminal-wrapped line must not sit above the NCCL timeout it belongs to)
