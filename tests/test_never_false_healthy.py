@@ -578,6 +578,31 @@ def test_nvidia_smi_table_cut_inside_a_gpu_block_is_incomplete(ruleset, tmp_path
     assert rep.verdict == "healthy", (rep.reason, [f.summary for f in rep.findings])
 
 
+@pytest.mark.parametrize("rel, cut, rest", [
+    # mlcommons/algorithmic-efficiency#572: two idle 2080 Ti, GPU 1's MIG row cut at its second cell's bar
+    ("nvidia_smi_table/mlcommons572_r535_2080ti_cut_in_mig_row.txt", None,
+     "                  N/A |\n+-----------------------------------------+----------------------+----------------------+\n"),
+    # lucidrains/flash-cosine-sim-attention#4: GPU 1 of eight A100s, its MIG row cut at its first cell's bar
+    ("nvidia_smi_table/flashcos4_r470_a100_cut_in_mig_row.txt", None,
+     "                      |             Disabled |\n+-------------------------------+----------------------+----------------------+\n"),
+    # NVIDIA/DCGM#55: dcgmi diag -r 3's Deployment rows all Pass, the paste ending at '| PCIe' (the later tests were
+    # skipped, the thread says): the near miss is the same rows closed by the table's border (a level-1 run)
+    ("dcgmi_diag/dcgm55_r3_deployment_cut_in_pcie_row.txt", "| PCIe",
+     "+---------------------------+------------------------------------------------+\n"),
+])
+def test_a_table_cut_inside_its_last_row_is_incomplete(ruleset, tmp_path, rel, cut, rest):
+    # wild sweep 70 (healthy controls): each read HEALTHY, 'checked: gpu, driver', from the rows above the cut
+    b = tmp_path / "bundle" / "node1"
+    b.mkdir(parents=True)
+    text = (ART / rel).read_text()
+    (b / "paste.txt").write_text(text)
+    rep = diagnose_bundle(b.parent, ruleset, jobs=1)
+    assert rep.verdict == "inconclusive" and "node1/paste.txt:" in rep.reason and "ends inside" in rep.reason, rep.reason
+    (b / "paste.txt").write_text((text[:text.rindex(cut)] if cut else text.rstrip()) + rest)
+    rep = diagnose_bundle(b.parent, ruleset, jobs=1)
+    assert rep.verdict == "healthy", (rep.reason, [f.summary for f in rep.findings])
+
+
 def test_nccl_tests_table_without_its_footer_is_incomplete(ruleset, tmp_path):
     b = _copy(tmp_path, A)
     p = b / "vm" / "allreduce.txt"

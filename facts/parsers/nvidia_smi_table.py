@@ -79,6 +79,12 @@ _PANEL_COLUMNS = re.compile(r"^\|\s+GPU\s+(?:GI\s+CI\s+)?PID\s+Type\s+Process na
 # |                                         |                        |                  N/A
 #   (gpu-operator#1982: the excerpt ends in GPU 1's MIG row) a table row cut before its closing bar
 _CUT_ROW = re.compile(r"^\|(?!.*[|+]\s*$)")
+# |                                         |                      |
+#   (mlcommons/algorithmic-efficiency#572's excerpt: GPU 1's MIG row ends after its second cell's bar)
+# |                               |
+#   (lucidrains/flash-cosine-sim-attention#4's: after its first) a MIG row cut at a cell's bar: nvidia-smi prints
+#   no row of empty cells narrower than the table (the MIG row's last cell always holds Enabled, Disabled or N/A)
+_CUT_AT_BAR = re.compile(r"^\|(?:[ \t]+\|){1,2}[ \t]*$")
 # +---...---+, |===...===|, |---+---|, and the column-title rows
 _FRAME = re.compile(r"^[+|][-=+|]+\s*$|^\|\s*(?:GPU\s+Name|Fan\s+Temp|GPU\s+GI\s+CI|Processes:|\s*ID\s+ID|\s+\|\s+\|\s+MIG M\.)")
 
@@ -141,9 +147,10 @@ def parse(artefact: Artefact) -> ParseResult:
             _gpu(b, no, g, state, mig, driver, cuda)
             buses[int(g["idx"])] = pci_bus_id(g["bus"])
             rest = next(((k + 1, ln.rstrip()) for k, ln in enumerate(lines[n:], start=n) if ln.strip()), None)
-            if rest is None or _CUT_ROW.match(rest[1]):
+            if rest is None or _CUT_ROW.match(rest[1]) or _CUT_AT_BAR.match(rest[1]):
                 # nvidia-smi closes every GPU's block with a +---+ border (R390 on): text that stops
-                # inside one, at its last row or at a row cut before its bar, is a capture cut short
+                # inside one, at its last row, at a row cut before its bar or at a MIG row cut at a
+                # cell's bar, is a capture cut short
                 b.limit(n if rest is None else rest[0], "cut_short", f"nvidia-smi table ends inside GPU {g['idx']}'s block "
                                         f"({pci_bus_id(g['bus'])}), before the border after it")
         elif (p := _PROCESS_ROW.match(line)) is not None:

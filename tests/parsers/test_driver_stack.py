@@ -351,6 +351,26 @@ def test_summary_table_ending_inside_a_gpu_block_is_cut_short():
     assert _parse(nvidia_smi_table, text=whole).limits == []
 
 
+@pytest.mark.parametrize("rel, line, mig_cell", [
+    # mlcommons/algorithmic-efficiency#572: GPU 1's MIG row ends after its second cell's bar
+    ("nvidia_smi_table/mlcommons572_r535_2080ti_cut_in_mig_row.txt", 14, "                  N/A |"),
+    # lucidrains/flash-cosine-sim-attention#4: after its first (GPU 1 of eight A100s)
+    ("nvidia_smi_table/flashcos4_r470_a100_cut_in_mig_row.txt", 14, "                      |             Disabled |"),
+])
+def test_summary_table_ending_in_a_mig_row_cut_at_a_bar_is_cut_short(rel, line, mig_cell):
+    """A MIG row that stops at a cell's bar (every cell before it empty, the MIG M. cell missing) is a capture cut
+    short: both GPUs' first two rows are read, and the table is not read whole. The same row completed, with the
+    border after it, has no limit."""
+    r = _parse(nvidia_smi_table, rel)
+    assert [(h.limit, h.line) for h in r.limits] == [("cut_short", line)] and r.errors == []
+    assert len([f for f in r.facts if f.kind == "gpu_usage"]) == 2
+    text = (Path(__file__).parents[2] / "fixtures/artefacts" / rel).read_text().rstrip()
+    border = [ln for ln in text.splitlines() if ln.startswith("+-")][-1]  # the one that closed GPU 0's block
+    whole = text + mig_cell + "\n" + border + "\n"
+    done = _parse(nvidia_smi_table, text=whole)
+    assert done.limits == [] and [f.mig_mode for f in done.facts if f.kind == "gpu_usage"][-1] in (None, "Disabled")
+
+
 def test_summary_table_process_rows_and_err_cells():
     text = ("|   0  Tesla V100-SXM2...  On   | 00000000:06:00.0 Off |                    2 |\n"
             "| N/A   40C    P0   ERR! / 300W |  30042MiB / 32510MiB |    100%      Default |\n"
