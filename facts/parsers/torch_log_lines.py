@@ -47,6 +47,8 @@ DETECT = re.compile(
     # a record of torchrun's failures table pasted without the table's title or its "[N]:" line:
     #   rank      : 0 (local_rank: 0)
     r"|^[ \t]*rank[ \t]*:[ \t]*-?\d+ \(local_rank: -?\d+\)[ \t]*\r?$"
+    # a record of that table whose lines a log console joined into one (FLAT_RECORD below)
+    r"|\]:[ \t]+time[ \t]*:[ \t]*\S{1,40}[ \t]+host[ \t]*:[ \t]*\S{1,253}[ \t]+rank[ \t]*:[ \t]*-?\d{1,9} \(local_rank: "
     # NCCL's ncclGetErrorString() raised by a Python wrapper of NCCL, vLLM's and SGLang's
     # pynccl_wrapper.py NCCL_CHECK: raise RuntimeError(f"NCCL error: {error_str}") (vLLM docs, troubleshooting):
     # RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)
@@ -261,6 +263,14 @@ TABLE_SIGNAL = re.compile(r"Signal \d+ \((?P<sig>SIG\w+)\)")
 #   (NVIDIA/Megatron-LM#1880: a record of the table pasted from its "time" field on, without its "[0]:" line)
 #   the rank field of an entry, to find the records whose "[N]:" line the paste left out
 TABLE_RANK_FIELD = re.compile(r"^[ \t]*rank[ \t]*:[ \t]*-?\d+ \(local_rank: -?\d+\)[ \t]*\r?$", re.M)
+# A record of the table whose seven lines a log console joined into one, the line breaks and the column
+# padding each become one blank (AWS CloudWatch as SageMaker shows a job's log; Lightning-AI/litData#340):
+#   | 2024-08-23T22:22:58.879Z | [2]: time : 2024-08-23_22:22:58 host : algo-2 rank : 2 (local_rank: 2) exitcode : -6 (pid: 189) error_file: <N/A> traceback : Signal 6 (SIGABRT) received by PID 189
+FLAT_RECORD = re.compile(
+    r"\[(?P<idx>\d{1,6})\]:[ \t]+time[ \t]*:[ \t]*(?P<time>\S{1,40})[ \t]+host[ \t]*:[ \t]*(?P<host>\S{1,253})"
+    r"[ \t]+rank[ \t]*:[ \t]*(?P<rank>-?\d{1,9}) \(local_rank: (?P<local>-?\d{1,9})\)"
+    r"[ \t]+exitcode[ \t]*:[ \t]*(?P<exit>-?\d{1,4})(?: \(pid: (?P<pid>\d{1,10})\))?(?:[ \t]+\((?P<sig>SIG[A-Z0-9]{2,8})\))?"
+    r"(?:[ \t]+error_file[ \t]*:[ \t]*\S{1,500})?(?:[ \t]+traceback[ \t]*:[ \t]*(?P<tb>[^\n]{0,300}))?")
 
 
 # ... in broadcast 10: work = default_pg.broadcast([tensor], opts) 10: torch.distributed.DistBackendError: NCCL error in: ...
@@ -477,7 +487,8 @@ def _entries(text: str, lines: list[str], line_of) -> Iterator[tuple[int, int, s
 
 
 def failure_table(artefact: Artefact, b: FactBuilder, used: set[int]) -> Iterator[dict[str, Any]]:
-    """One record per ``[N]:`` entry of torchrun's failures table (or per record pasted without that line)."""
+    """One record per ``[N]:`` entry of torchrun's failures table (or per record pasted without that line, or
+    per record a log console joined onto one line: FLAT_RECORD)."""
     text = artefact.text
     if "local_rank:" not in text:
         return
@@ -507,6 +518,19 @@ def failure_table(artefact: Artefact, b: FactBuilder, used: set[int]) -> Iterato
                    local_rank=int(r["local"]), rank=int(r["rank"]), pid=int(e["pid"]) if e["pid"] else None,
                    exitcode=exitcode, signal=e["sig"] or signal_of(exitcode, fields.get("traceback", (0, ""))[1]),
                    root_cause=root_cause, from_table=True)
+    if "]: time" not in text and "]:\ttime" not in text:
+        return
+    start = 0
+    for no, line in enumerate(lines, 1):
+        m = FLAT_RECORD.search(line) if "(local_rank: " in line else None
+        if m is not None and no not in used:
+            used.add(no)
+            exitcode = int(m["exit"])
+            yield dict(line=no, text=line.rstrip("\r"), node=artefact.node_for(short_host(m["host"])),
+                       local_rank=int(m["local"]), rank=int(m["rank"]), pid=int(m["pid"]) if m["pid"] else None,
+                       exitcode=exitcode, signal=m["sig"] or signal_of(exitcode, m["tb"] or ""),
+                       root_cause=text.rfind("Root Cause", 0, start) > text.rfind("Failures:", 0, start), from_table=True)
+        start += len(line) + 1
 
 
 def glog_torch_lines(artefact: Artefact) -> Iterator[tuple[int, re.Match[str]]]:

@@ -221,6 +221,27 @@ def test_child_failed_table_exit_code_without_pid_or_with_signal_name():
     assert [(f.rank, f.pid, f.exitcode, f.signal) for f in w] == [(3, 4242, -11, "SIGSEGV")]
 
 
+def test_child_failed_table_records_joined_onto_one_line():
+    """A log console that joins each record of the failures table onto one line, the column padding and line breaks
+    each one blank, behind its own event prefix (CloudWatch as SageMaker shows it, litData#340): one failed worker a
+    record, its host the node, SIGABRT from its exit code; no line left to the catch-all."""
+    name = "litdata340_cloudwatch_failures_table_one_line_per_record.log"
+    assert torch_log.detect((FIX / name).read_text())
+    r = parse_file(name)
+    w = of(r, "torch_worker_failed")
+    assert [(f.rank, f.local_rank, f.pid, f.exitcode, f.signal, f.node, f.evidence.line) for f in w] == [
+        (n, n, 187 + n, -6, "SIGABRT", "algo-2", n - 1) for n in range(2, 8)]
+    assert r.errors == [] and not any(f.root_cause for f in w)  # the table's title is not in the excerpt
+    # under the table's "Root Cause" title (torch's own words) the record is the first observed failure
+    first = (FIX / name).read_text().splitlines()[0]
+    w = of(parse_text("Root Cause (first observed failure):\n" + first + "\n"), "torch_worker_failed")
+    assert [(f.rank, f.exitcode, f.signal, f.root_cause, f.node) for f in w] == [(2, -6, "SIGABRT", True, "algo-2")]
+    # the table's ordinary form still gives one fact per entry, not a second one from the joined form
+    assert len(of(parse_text((FIX / "elastic_child_failed.log").read_text()), "torch_worker_failed")) == 3
+    # a prose mention of a rank field is no record
+    assert of(parse_text("rank : 2 (local_rank: 2) of the job exited\n"), "torch_worker_failed") == []
+
+
 def test_paddle_external_nccl_error():
     """PaddlePaddle's enforce raises NCCL's result as '(External) NCCL error(<n>), <ncclGetErrorString>.'
     (PaddleDetection#7380): one NCCL error, ncclSystemError, read like c10d's."""
