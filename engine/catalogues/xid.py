@@ -174,6 +174,7 @@ def knowledge_facts(facts: list[Fact]) -> list[Fact]:
     for f in of_kind(facts, "nvswitch_sxid"):
             sx[f.sxid] = sx.get(f.sxid, False) or bool(f.fatal)  # type: ignore[attr-defined]
     out += [sxid_entry_fact(code, fatal) for code, fatal in sorted(sx.items())]
+    out += xid_aggregate.sxid_links(facts)  # every link each NVSwitch names per SXid code
     actions = sorted({f.action for f in of_kind(facts, "gpu_recovery_action")}  # type: ignore[attr-defined]
                      | {f.recovery_action for f in of_kind(facts, "gpu_info") if f.recovery_action})  # type: ignore[attr-defined]
     out += [recovery_entry_fact(a) for a in actions]

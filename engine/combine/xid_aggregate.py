@@ -20,6 +20,7 @@ from stethoscope.engine.catalogues.nvlink_xid import nvlink5_details, xid74_deta
 from stethoscope.engine.combine.xid_context import gsp_contexts
 from stethoscope.facts.parsers.xid_knowledge_facts import (
     XID45_PREVIOUS,
+    NvswitchSxidLinks,
     PcieGpuLoss,
     Xid45Context,
     XidCausedBy,
@@ -251,6 +252,24 @@ def recovery_contexts(xids: list[Fact], facts: list[Fact]) -> list[Fact]:
                 id=f"agg:xid_recovery:{rec.id}", node=x154.node, evidence=x154.evidence, pci_bus_id=x154.pci_bus_id,  # type: ignore[attr-defined]
                 recovery_id=rec.id, action=rec.action, xid=cause.xid, sources=_ids([cause, x154]),  # type: ignore[attr-defined]
             ))
+    return out
+
+
+def sxid_links(facts: list[Fact]) -> list[Fact]:
+    """One ``nvswitch_sxid_links`` per (node, NVSwitch, SXid code): the distinct links its lines
+    name, in order (``Link 48`` in the kernel's headline, ``port 61`` in the fabric manager's
+    line); a Severity/Data line alone names none."""
+    by_code: dict[tuple[str, str, int], list[Fact]] = defaultdict(list)
+    for f in of_kind(facts, "nvswitch_sxid"):
+        by_code[(f.node, f.switch, f.sxid)].append(f)  # type: ignore[attr-defined]
+    out: list[Fact] = []
+    for (node, switch, code), lines in sorted(by_code.items()):
+        lines.sort(key=_order)
+        links = sorted({f.link for f in lines if f.link is not None})  # type: ignore[attr-defined]
+        out.append(NvswitchSxidLinks(
+            id=f"agg:sxid_links:{node}:{switch}:{code}", node=node, evidence=lines[0].evidence, switch=switch, sxid=code,
+            links=", ".join(map(str, links)) if links else "none", link_count=len(links), sources=_ids(lines),
+        ))
     return out
 
 

@@ -121,6 +121,21 @@ class XidRepeat(Fact):
 
 
 @fact_kind
+class NvswitchSxidLinks(Fact):
+    """Every link (switch port) one NVSwitch's lines of one SXid code name, over the logs given.
+
+    The finding stays one per switch (rules/nvlink/sxid_catalogue.yaml); its summary names all
+    of them, not only the first line's (``Link 62`` and ``Link 63`` of one LTSSM fault)."""
+
+    kind: Literal["nvswitch_sxid_links"] = "nvswitch_sxid_links"
+    switch: str
+    sxid: int
+    links: str  # "62, 63" (distinct, in order); "none" when only Severity/Data lines were given
+    link_count: int
+    sources: str
+
+
+@fact_kind
 class XidRecurrence(Fact):
     """The same Xid on the same GPU in more than one boot of one kernel log."""
 

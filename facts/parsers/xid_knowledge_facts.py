@@ -22,7 +22,7 @@ import re
 from stethoscope.facts.kinds.catalogues import (  # noqa: F401 - the fact classes live in facts/kinds
     GpuProduct, GspErrorContext, IbAsyncEventCatalogueEntry, IbWcStatusCatalogueEntry,
     NcclResultCatalogueEntry, NcclWarnMessageEntry, NvlinkXid74Detail, NvlinkXidDetail, NvrmMessageEntry,
-    PcieGpuLoss, RecoveryActionEntry, SxidCatalogueEntry, Xid45Context, XidCatalogueEntry, XidCausedBy,
+    NvswitchSxidLinks, PcieGpuLoss, RecoveryActionEntry, SxidCatalogueEntry, Xid45Context, XidCatalogueEntry, XidCausedBy,
     XidRecoveryContext, XidRecurrence, XidRepeat, XidStale,
 )
 
