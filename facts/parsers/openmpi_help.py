@@ -269,6 +269,53 @@ def _init_and_components(artefact: Artefact, fb: FactBuilder, result: ParseResul
             fb.add(OpenmpiInitFailed, n, node=node, layer=m["layer"], failed=failed, returned=returned)
 
 
+# Open MPI's MPI_ERRORS_ARE_FATAL handler (ompi/errhandler/errhandler_predefined.c backend_fatal_aggregate /
+# backend_fatal_no_aggregate: "*** An error occurred in %s", then "*** reported by process [%u,%u]", where it
+# happened ("*** on communicator %s", "*** on a NULL communicator", "*** before MPI was initialized"), the error
+# class string, and "*** MPI_ERRORS_ARE_FATAL (processes in this communicator will now abort," "***    and
+# potentially your MPI job)"; 1.x: "(your MPI job will now abort)"), with or without the "[host:pid] " prefix:
+#   *** An error occurred in MPI_Init_thread                         (NVIDIA-NeMo/Megatron-Bridge#650, torchrun job)
+#   *** on a NULL communicator
+#   *** MPI_ERRORS_ARE_FATAL (processes in this communicator will now abort,
+#   ***    and potentially your MPI job)
+#   [10-192-80-132:07356] *** An error occurred in MPI_Allgather     (NVIDIA/nccl-tests#180)
+#   [10-192-80-132:07356] *** reported by process [1740308481,1]
+#   [10-192-80-132:07356] *** on communicator MPI_COMM_WORLD
+#   [10-192-80-132:07356] *** MPI_ERR_OTHER: known error not in list
+_FATAL_HEAD = re.compile(r"^(?:\[(?P<host>[\w.-]{1,128}):\d{1,10}\] )?\*\*\* An error occurred in (?P<func>MPI_\w{1,40}?)\s*$")
+_FATAL_LINE = re.compile(r"^(?:\[[\w.-]{1,128}:\d{1,10}\] )?\*\*\*[ \t]{1,8}(?P<what>[^\n]{0,158}[^\s])\s*$")
+_FATAL_SKIP = ("reported by process ", "on communicator ", "on a NULL ", "before MPI was initialized",
+               "after MPI was finalized", "MPI_ERRORS_ARE_FATAL", "and potentially your MPI job")
+
+
+def _fatal_init(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    """MPI_ERRORS_ARE_FATAL's banner for MPI_Init / MPI_Init_thread: the process could not initialise MPI and
+    aborts. Once a node, and not beside an init-failure help block of that node (the banner follows it: one
+    failure). The banner of another MPI call, or its head without the MPI_ERRORS_ARE_FATAL line (a quote, a cut
+    paste), is left alone."""
+    lines = artefact.lines
+    earlier = sorted((f.evidence.line, f.node) for f in result.facts if f.kind == "openmpi_init_failed")
+    have = {node for _, node in earlier}
+    for n, line in iter_lines_with(("*** An error occurred in MPI_Init",), artefact):
+        if (m := _FATAL_HEAD.match(line)) is None or m["func"] not in ("MPI_Init", "MPI_Init_thread"):
+            continue
+        follow = []
+        for nxt in lines[n:n + 6]:  # reported by, where, the error class, the two closing lines
+            if (f := _FATAL_LINE.match(nxt)) is None or f["what"].startswith("An error occurred in "):
+                break
+            follow.append(f["what"])
+        if not any(w.startswith("MPI_ERRORS_ARE_FATAL") for w in follow):
+            continue
+        result.lines_used += 1 + len(follow)
+        # a banner without the "[host:pid] " prefix after an init-failure block: the process that printed the block
+        node = artefact.node_for(m["host"]) if m["host"] else next((nd for ln, nd in reversed(earlier) if ln < n), artefact.node)
+        if node in have:
+            continue
+        have.add(node)
+        cls = next((w for w in follow if not w.startswith(_FATAL_SKIP)), None)
+        fb.add(OpenmpiInitFailed, n, node=node, layer=m["func"], failed=cls)
+
+
 # [ndv2-1:25388] [[64574,1],8] selected pml cm, but peer [[64574,1],0] on ndv2-1 selected pml ucx
 #   (pml_base_select.c: "%s selected pml %s, but peer %s on %s selected pml %s", OMPI_NAME_PRINT of both processes;
 #    the peer's host "unknown" when the modex has none)
@@ -349,6 +396,8 @@ def detect(head: str) -> bool:
             or ("osc_ucx_component" in head and _OSC_UCX.search(head) is not None)
             or (any(g in head for g in _DAEMON_GATES) and any(r.search(head) for r in (_LAUNCH, _FAILED, _LOST, _NOT_FOUND)))
             or _COMP_HEAD in head or ("failed for some reason" in head and _INIT.search(head) is not None)
+            or ("*** An error occurred in MPI_Init" in head
+                and any(_FATAL_HEAD.match(line) for line in head.splitlines() if "*** An error occurred in MPI_Init" in line))
             or ("selected pml" in head and _PML.search(head) is not None)
             or _PORT_HEAD in head or _INIT_HEAD in head or _OPENIB_MORE.search(head) is not None)
 
@@ -395,6 +444,7 @@ def parse(artefact: Artefact) -> ParseResult:
         fb.add(OpenmpiOscUcxDeclined, n, node=artefact.node_for(m["host"]))
     _daemon_failures(artefact, fb, result)
     _init_and_components(artefact, fb, result)
+    _fatal_init(artefact, fb, result)
     _pml_mismatches(artefact, fb, result)
     _openib_skipped(artefact, fb, result)
     return result
@@ -410,5 +460,6 @@ SIGNATURES = (r"A high-performance Open MPI point-to-point messaging module",
               r"(?:ORTE|PRTE) has lost communication with (?:a remote daemon|its daemon located on node:)",
               r"\b(?:ba|z|k|da)?sh(?:: line \d+)?: (?:/\S*/)?(?:orted|prted): command not found",
               r"A requested component was not found, or was unable to be opened\.", r"It looks like [A-Za-z_]{2,24} failed for some reason",
+              r"\*\*\* An error occurred in MPI_Init(?:_thread)?\b",
               _PML.pattern, r"By default, for Open MPI 4\.0 and later, infiniband ports on a device",
               r"There was an error initializing an OpenFabrics device\.", _OPENIB_MORE.pattern)

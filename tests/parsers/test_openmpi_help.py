@@ -218,3 +218,29 @@ def test_openib_head_line_alone_gives_no_fact():
     # a quoted title (open-mpi/ompi#10693's): nothing says which host or HCA
     res = parse_text("There was an error initializing an OpenFabrics device.\n")
     assert res.facts == []
+
+
+def test_errors_are_fatal_banner_of_mpi_init_thread():
+    """Open MPI's MPI_ERRORS_ARE_FATAL banner for MPI_Init_thread (Megatron-Bridge#650, a torchrun job): one init
+    failure, its four lines read; with the '[host:pid] ' prefix the host is the node; beside the init-failure help
+    block of its node (which it follows) no second fact."""
+    text = (FIX / "megatronbridge650_mpi_init_thread_errors_are_fatal.txt").read_text()
+    assert openmpi_help.detect(text)
+    r = parse_text(text)
+    assert [(f.kind, f.layer, f.failed, f.node, f.evidence.line) for f in r.facts] == [
+        ("openmpi_init_failed", "MPI_Init_thread", None, "node1", 1)]
+    assert r.lines_used == 4
+    # Open MPI 1.x's form with the "[host:pid] " prefix and the error class (an Open MPI users' list post, stored)
+    old = ("[wirth:40329] *** An error occurred in MPI_Init\n[wirth:40329] *** on a NULL communicator\n"
+           "[wirth:40329] *** Unknown error\n[wirth:40329] *** MPI_ERRORS_ARE_FATAL: your MPI job will now abort\n")
+    f = parse_text(old).facts
+    assert [(x.layer, x.failed, x.node) for x in f] == [("MPI_Init", "Unknown error", "wirth")]
+    ucx = (Path(__file__).resolve().parents[2] / "fixtures/artefacts/ucx_log/ncclt180_connect_docker_bridge.txt").read_text()
+    # the banner of another call (MPI_Allgather), or its head alone, is no init failure
+    assert parse_text("\n".join(ucx.splitlines()[7:13])).facts == []
+    assert not openmpi_help.detect("*** An error occurred in MPI_Allgather\n")
+    assert parse_text(text.splitlines()[0] + "\n").facts == []
+    # after the init-failure block of the same node: one failure
+    block = (FIX / "pyxis88_pmix_psec_munge_not_found.txt").read_text()
+    inits = [x for x in parse_text(block + "\n" + text).facts if x.kind == "openmpi_init_failed"]
+    assert [x.layer for x in inits] == ["pmix_init"]
