@@ -824,3 +824,20 @@ class MooncakeNicInactive(Fact):
     nic_path: str  # "10.0.2.69:15858@mlx5_bond_2"
     reason: Literal["completion_errors", "connect_failed"]
 
+
+
+@fact_kind
+class GoProgramCrash(Fact):
+    """A Go program's runtime ended it: ``panic: runtime error: invalid memory address or nil pointer
+    dereference``, ``fatal error: ...`` or a fatal signal (``SIGSEGV: segmentation violation``, then
+    ``PC=... m=... sigcode=...``), with its goroutine stack. ``module`` names the program: the module
+    path (``github.com/<org>/<repo>``, lower case) of the innermost frame of the program's own code (a
+    frame of a dependency, built from the module cache or vendor/, or of Go's standard library, is
+    passed over), else of the ``created by`` line; None where the paste shows no such frame."""
+
+    kind: Literal["go_program_crash"] = "go_program_crash"
+    crash: Literal["panic", "fatal_error", "signal"]
+    message: str  # "runtime error: invalid memory address or nil pointer dereference", "SIGSEGV: segmentation violation"
+    module: str | None = None  # "github.com/leptonai/gpud", "github.com/nvidia/go-dcgm"
+    function: str | None = None  # that frame's function, "github.com/nvidia/go-dcgm/pkg/dcgm._Cfunc_dcgmGetCpuHierarchy"
+    in_cgo: bool = False  # "signal arrived during cgo execution": the fault is in C code the program called

@@ -30,7 +30,7 @@ import re
 from stethoscope.facts.kinds.dcgm import (  # noqa: F401 - the fact classes live in facts/kinds
     DcgmExporterError,
 )
-from stethoscope.facts.parsers import nvml_init
+from stethoscope.facts.parsers import go_runtime_crash, nvml_init
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "dcgm_exporter_log"
@@ -63,6 +63,17 @@ _EXITS = ("fatal", "panic")
 # ERRO[0000] Encountered a failure.     (pkg/cmd/app.go's recover(): logrus/slog .Error("Encountered a failure."),
 #   then its error goes to main's logrus.Fatal: the exporter exits)
 _FAILURE = "Encountered a failure."
+# logrus's TTY form pads the message ("%-44s") and prints the entry's fields after it:
+# ERRO[0000] Encountered a failure.                        stacktrace="goroutine 1 [running]:\nruntime/debug.Stack()\n..."
+#   (NVIDIA/dcgm-exporter#360: 3.3.6 on Debian 12, the recover()'s stack as the field)
+_TTY_FIELDS = re.compile(r"^(?P<msg>\S(?:.*?\S)?) {2,}(?=[A-Za-z_][\w.-]{0,40}=)")
+
+# The Go runtime ending the exporter, in its log (facts/parsers/go_runtime_crash.py reads the forms: runtime/signal_unix.go
+# sighandler, runtime/panic.go): a fatal signal, with cgo's note where it arrived in C code (go-dcgm's call into
+# libdcgm: the fault is in DCGM's library, or in the driver below it, not in the exporter's Go code), or a panic:
+# SIGSEGV: segmentation violation                      (NVIDIA/dcgm-exporter#318: 3.3.5-3.4.1, after the exporter's
+# PC=0x7f98af7d96aa m=5 sigcode=1                       "Initializing system entities of type: CPU")
+# signal arrived during cgo execution
 # The exporter asked DCGM to watch fields that this node's DCGM cannot serve: DCGM_ST_MODULE_NOT_LOADED's
 # errorString (the profiling / DCP module is not loaded: a GPU without DCP metrics, or a DCGM without the
 # module) or DCGM_ST_NOT_SUPPORTED's. Exporters before 2.1.2 watched DCP fields by default, which only
@@ -115,6 +126,18 @@ def _line(line: str) -> tuple[str, str] | None:
     return None
 
 
+def _go_crash(lines: list[str], n: int) -> str | None:
+    """The Go runtime's report of the exporter's end at line ``n`` (1-based), as a message."""
+    got = go_runtime_crash.crash_at(lines, n - 1)
+    if got is None:
+        return None
+    kind, msg, cgo = got
+    if kind == "signal":
+        return msg + (" (signal arrived during cgo execution: in a C library the exporter called, DCGM's or the driver's)"
+                      if cgo else "")
+    return f"{'panic' if kind == 'panic' else 'fatal error'}: {msg}"
+
+
 def detect(head: str) -> bool:
     if ("dcgm" not in head.lower() and _HOSTENGINE_LOST not in head and "SIGUSR1 from child" not in head) \
             or _OWN.search(head) is None:
@@ -128,6 +151,10 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     for n, line in enumerate(artefact.lines, 1):
         got = _line(line)
+        if got is None and (crash := _go_crash(artefact.lines, n)) is not None:
+            b.add(DcgmExporterError, n, level="panic", message=crash[:400], exiting=True)
+            result.lines_used += 1
+            continue
         if got is None:
             if (m := _HE_FAILED.match(line)) is not None:
                 why = ("its daemon never reported that DCGM initialised" if m["errno"] is not None
@@ -140,6 +167,8 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         level, msg = got
         level = _LEVELS.get(level, level)
+        if (f := _TTY_FIELDS.match(msg)) is not None and _TTY.match(line) is not None:
+            msg = f["msg"]  # the entry's fields (stacktrace=...) after the padded message
         result.lines_used += 1
         if level in ("error", *_EXITS) and not any(sig.search(msg) for sig in nvml_init.SIGNATURES):
             b.add(DcgmExporterError, n, level=level, message=msg.strip()[:400], hostengine_lost=_HOSTENGINE_LOST in msg,

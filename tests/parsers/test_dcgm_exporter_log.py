@@ -73,3 +73,18 @@ def test_terminal_form_and_a_pod_prefix():
 ])
 def test_near_misses_are_not_detected(text):
     assert not dcgm_exporter_log.detect(text)
+
+
+def test_go_runtime_crash_ends_the_exporter():
+    # NVIDIA/dcgm-exporter#318: the runtime's fatal signal during cgo execution after the exporter's start
+    r = parse_fixture(dcgm_exporter_log, "dcgm_exporter_log/cgo_sigsegv_logrus_dcgmexporter318.log")
+    assert _errors(r) == [(12, "panic", "SIGSEGV: segmentation violation (signal arrived during cgo execution: in a C library "
+                                        "the exporter called, DCGM's or the driver's)", True)]
+
+
+def test_terminal_form_with_fields_after_the_message():
+    # NVIDIA/dcgm-exporter#360: logrus's TTY form pads the message and prints the recover()'s stack as a field
+    text = ("INFO[0000] Starting dcgm-exporter\n"
+            'ERRO[0000] Encountered a failure.                        stacktrace="goroutine 1 [running]:\\nruntime/debug.Stack()\\n'
+            '\\t/usr/local/go/src/runtime/debug/stack.go:24 +0x5e\\n"\n')
+    assert _errors(parse_fixture(dcgm_exporter_log, text=text)) == [(2, "error", "Encountered a failure.", True)]
