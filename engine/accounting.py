@@ -246,9 +246,11 @@ def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPU
         problems.insert(0, "no artefact that checks a GPU, its memory, PCIe, NVLink, the network, NCCL, "
                            "the driver or the application was read" + (f"; read: {_names(read)}" if read else ""))
     elif not set(checked) & set(load_verdict_policy().healthy_needs_any):
-        # e.g. only IB port states: those are fine, but nothing says the GPUs or the job are
+        # e.g. only IB port states: no rule found a fault in them, but nothing says the GPUs or the job are fine. Not
+        # "found fine": a port read Down (an unused spare, or one whose use nothing shows) is read and not judged
+        # (rdma link's 'mlx5_0/1: state DOWN physical_state DISABLED' beside an ACTIVE one, fixtures/artefacts/rdma_link)
         problems.insert(0, "only " + ", ".join(checked) + " checked (" + _names(sorted({p for ps in checked.values() for p in ps}))
-                        + ") and found fine; no artefact checks the GPUs, their driver, NVLink, NCCL or the job")
+                        + "), where no rule found a fault; no artefact checks the GPUs, their driver, NVLink, NCCL or the job")
     elif bare := unchecked_nodes(coverage, silent):
         # a healthy verdict speaks for every node of the bundle: one node checked says nothing of another
         problems.append(f"{len(bare)} node(s) with nothing that checks their GPUs, driver, NVLink, NCCL or job ("

@@ -441,8 +441,9 @@ def test_a_fragment_that_shows_no_result_is_no_health_claim(ruleset, tmp_path, s
     ("fabric_manager_log/nvtrust128_journal_configured.txt", 5, 10, "nvlink"),
     # a node's eight NCCL ranks, each START with its COMPLETE (session 23's near miss of the unfinished ranks)
     ("../bundles/node-ranks-stuck-6/bundle/gpu-06/train.log", 1, 16, "nccl"),
-    # a GPU's nvlink -s links under its header (session 23's near miss of the headerless links)
-    ("../harvest/cases/155-nccl-p2p-level-loc-forces-shm-a100-nvswitch/other.txt", 1, 5, "nvlink"),
+    # a GPU's nvlink -s links under its header (session 23's near miss of the headerless links), shown to their end: the
+    # next GPU's header follows its Link 11 (session 24: its Links 0-3 alone, the list cut, check nothing)
+    ("../harvest/cases/155-nccl-p2p-level-loc-forces-shm-a100-nvswitch/other.txt", 1, 14, "nvlink"),
 ])
 def test_a_section_with_the_lines_that_make_its_claim_still_checks(ruleset, tmp_path, source, first, last, checked):
     # near misses of the fragments above (session 18): the same sections with their claim lines

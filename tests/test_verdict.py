@@ -204,11 +204,14 @@ SHOWN = [
     # microsoft/VirtualClient's 'dcgmi diag -r 3 -j' (DCGM 2.x): no NVLink / nvbandwidth test ran
     ("dcgmi_diag/virtualclient_r3_pass_dcgm2.json", "healthy", ["driver", "gpu", "gpu_memory", "pcie", "power_thermal"]),
     # NVIDIA/autopilot#68's table: the Deployment (software) checks alone, which load libraries and
-    # read the denylist: no test of the GPU, its memory, PCIe or NVLink ran
-    ("dcgmi_diag/autopilot68_dcgm335_metadata_excerpt.txt", None, ["driver"]),
+    # read the denylist: no test of the GPU, its memory, PCIe or NVLink ran; and the excerpt stops at its third
+    # Deployment row, no border after it (the section's other tests not shown): it checks nothing (session 24)
+    ("dcgmi_diag/autopilot68_dcgm335_metadata_excerpt.txt", None, []),
     # 'nvidia-smi -q -d TEMPERATURE': no ECC, remapped-row, PCIe or fabric section, and no product named (the GPU's
     # header alone is no check of the GPU: dev corpus 035's 'GPU 00000000:01:00.0' pasted alone read HEALTHY)
-    ("nvidia_smi_q/nvidia-smi-q-TEMPERATURE.txt", "healthy", ["power_thermal"]),
+    # and its Temperature readings check nothing either: no rule judges one reading against its limits (session 24: the
+    # same file with 'GPU Current Temp : 97 C' past its T.Limit read HEALTHY, 'checked: power_thermal')
+    ("nvidia_smi_q/nvidia-smi-q-TEMPERATURE.txt", "inconclusive", []),
     # an ibstat that found no HCA shows no port
     ("ibstat/empty_session_no_hca.txt", "inconclusive", []),
     # a dmesg of PCIe AER lines alone: nothing of the NVIDIA driver, so its silence about Xids says nothing

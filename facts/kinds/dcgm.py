@@ -48,6 +48,7 @@ class DcgmDiagResult(Fact):
     not_comparable: bool = False  # the reason says other work disturbed the test
     why: str | None = None
     source: Literal["text", "json"] = "text"
+    cut: bool = False  # the table stops inside this result's section (no border after it): its other rows are not shown
 
 
 @fact_kind

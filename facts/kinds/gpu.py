@@ -321,7 +321,7 @@ class NvlinkLinkState(Fact):
     speed_gbps: float | None = None
     expected: str | None = None  # wired | bridge | unwired | None (product not named or not listed)
     gpu_active_links: int | None = None  # active links of this GPU in the same listing (None: the source shows only some)
-    elided: bool = False  # the poster left some of this GPU's links out ('......', '[...]'): the listing shows only some
+    elided: bool = False  # the listing shows only some of this GPU's links: the poster left some out ('......', '[...]'), or the paste stops inside its list
     source: str = "nvidia-smi"  # nvidia-smi | nhc
 
 
@@ -337,6 +337,7 @@ class NvlinkErrorCount(Fact):
     link: int
     counter: Literal["replay", "recovery", "crc"]
     value: int
+    elided: bool = False  # the listing shows only some of this GPU's links (as nvlink_link_state's)
 
 
 @fact_kind

@@ -13,7 +13,10 @@ Sample content (DCGM 4, NVIDIA/DCGM#284-style table; DCGM 2-3, NVIDIA/go-dcgm#52
 
 Warning rows (``Warning``, DCGM 4's ``Warning: GPU0``) and their wrapped continuation rows are
 joined into the reason of the result they follow; Info rows and the Metadata section are read
-past. JSON (``dcgmi diag -j``): ``{"DCGM GPU Diagnostic" | "DCGM Diagnostic": {"test_categories":
+past. A result after which the table shows no border line (the next section's head, or the closing
+``+----+----+``) is ``cut``: the paste stops inside its section, whose other rows (this test's other
+GPUs among them: harvest 162's ``GPU Memory | Pass - GPU: 1`` whose next row is ``Fail - GPU: 0``) are
+not shown. JSON (``dcgmi diag -j``): ``{"DCGM GPU Diagnostic" | "DCGM Diagnostic": {"test_categories":
 [{"category", "tests": [{"name", "results": [{"gpu_id" | "entity_id", "status", "warnings":
 [{"warning"}]}]}]}]}}`` (keys of nvvs/include/NvvsJsonStrings.h).
 
@@ -54,6 +57,8 @@ _CELL = r"(?:[^|\s](?:[^|]*[^|\s])?)?"
 _ROW = re.compile(rf"^\s*\|\s*(?P<name>{_CELL})\s*\|\s*(?P<info>{_CELL})\s*\|\s*$")
 # |-----  Deployment  --------+------------------------------------------------|
 _SECTION = re.compile(r"^\s*[|+]-+\s+(?P<cat>[A-Z][\w ]*?)\s+-+\+")
+# +---------------------------+------------------------------------------------+   (the table's closing border)
+_BORDER = re.compile(r"^\s*[+|]-{3,}\+-{3,}[+|]\s*$")
 # Fail - GPU: 0   /   Pass - All   /   Fail - GPU 0, 1   /   Fail
 _RESULT = re.compile(r"^(?P<res>Pass|Fail|Warn|Skip|Not Run)\b(?:\s*-\s*(?:All|GPUs?:?\s*(?P<gpus>\d+(?:\s*,\s*\d+)*)))?")
 # GPU0: Fail   (DCGM 4)
@@ -114,10 +119,15 @@ def parse(artefact: Artefact) -> ParseResult:
     test = category = None
     last: list[dict] = []  # the results the next Warning row belongs to
     warn: dict | None = None  # the Warning being continued
+    closed = 0  # the results before the last border line: their sections are shown to their end
     for n, line in enumerate(artefact.lines, 1):
         if m := _SECTION.match(line):
             category, test, warn = m["cat"], None, None
+            closed = len(rows)
             result.lines_used += 1
+            continue
+        if "-+-" in line and _BORDER.match(line):
+            closed, test, warn = len(rows), None, None
             continue
         m = _ROW.match(line)
         if not m:
@@ -157,11 +167,11 @@ def parse(artefact: Artefact) -> ParseResult:
         elif warn is not None:
             warn["text"].append(info)
     with_gpus = {r["test"] for r in rows if r["gpu"] is not None}
-    for r in rows:
+    for i, r in enumerate(rows):
         if r["gpu"] is None and r["test"] in with_gpus and not r["reasons"]:
             continue  # the all-GPU row of a test with per-GPU rows
         reason = " ".join(_join(t) for t in r["reasons"]) or None
-        _emit(fb, r["line"], r["test"], r["category"], r["res"], r["gpu"], reason, "text")
+        _emit(fb, r["line"], r["test"], r["category"], r["res"], r["gpu"], reason, "text", cut=i >= closed)
     if rows or meta:
         level = int(command["level"]) if command else None
         _run(fb, first_line or rows[0]["line"], [(r["test"], r["res"]) for r in rows if not (r["gpu"] is None and r["test"] in with_gpus)],
@@ -237,7 +247,8 @@ def _join(parts: list[str]) -> str:
     return "".join(p if len(p) >= _WRAP else p + " " for p in parts).strip()
 
 
-def _emit(fb: FactBuilder, line: int, test: str, category: str | None, res: str, gpu: int | None, reason: str | None, source: str) -> None:
+def _emit(fb: FactBuilder, line: int, test: str, category: str | None, res: str, gpu: int | None, reason: str | None, source: str,
+          cut: bool = False) -> None:
     component, cause = test_meaning(test)
     if res in ("Fail", "Warn") and reason:
         # the reason's own DCGM message names the part better than the test does
@@ -246,7 +257,7 @@ def _emit(fb: FactBuilder, line: int, test: str, category: str | None, res: str,
     why = not_comparable(reason) if reason else None
     fb.add(DcgmDiagResult, line, test=test, category=category, result=res, gpu=gpu,
            gpu_name=f"GPU{gpu}" if gpu is not None else "all GPUs", reason=reason, component=component or "gpu",
-           cause=cause or "gpu_hardware_fault", not_comparable=why is not None, why=why, source=source)
+           cause=cause or "gpu_hardware_fault", not_comparable=why is not None, why=why, source=source, cut=cut)
     if res in ("Fail", "Warn") and reason and (found := catalogue.find_phrase(reason)):
         # the plugin is a CUDA application: the CUDA error it quotes ('Unable to create CUDA context:
         # 'CUDA-capable device(s) is/are busy or unavailable'') is read like any application's

@@ -27,9 +27,13 @@ active, ``expected``: what knowledge/nvlink_expected.yaml says this product
 does with the link: ``wired`` (an SXM board wires every link), ``bridge`` (wired through an
 NVLink bridge, inactive without one), ``unwired`` (never active on this board), None when the
 product is not named or not listed), and one with ``link`` None and ``all_links`` for the
-"all links are inActive" line. Link lines before any GPU header keep ``gpu`` None. ``elided``: a line of the
-poster's marking lines left out (``......``, ``[...]``) stands among that GPU's links: the listing does not show
-them all (its active count is a lower bound). A link line
+"all links are inActive" line. Link lines before any GPU header keep ``gpu`` None. ``elided`` (on both kinds):
+the listing does not show all of that GPU's links (its active count is a lower bound): a line of the poster's
+marking lines left out (``......``, ``[...]``) stands among them, or the paste stops inside the list. A GPU's list
+is shown to its end when a line of another kind follows its last link (the next GPU's header, a prompt) or, where
+the paste ends at a link line, when it shows as many link lines, up to the same link, as a GPU of the same product
+shown to its end before it (nvidia-smi lists every link of the chip: 18 on each H200 of
+fixtures/observations/h200-x2). A fragment ending at ``Link 4`` of an A100's twelve (harvest 155) is elided. A link line
 whose state is neither a speed nor ``<inactive>`` is a parse error. Empty input: nothing.
 """
 from __future__ import annotations
@@ -89,31 +93,42 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     gpu: dict = {}
-    block: list[tuple[int, dict]] = []  # the link lines of the current GPU: emitted with its active count
+    block: list[tuple[int, type, dict]] = []  # the current GPU's link lines: emitted with its active count
     elided = [False]  # the current GPU's links were cut by the poster (an elision line among them)
+    ended = [False]  # a line of another kind follows the current GPU's last link: its list is shown to its end
+    whole: dict[str | None, tuple[int, int]] = {}  # product -> (last link, link lines) of a GPU shown to its end
 
-    def flush() -> None:
-        active = sum(1 for _, f in block if f["state"] == "active")
-        for ln, f in block:
-            b.add(NvlinkLinkState, ln, gpu_active_links=active, elided=elided[0], **f)
+    def flush(at_end: bool = False) -> None:
+        shape = (max((f.get("link") or 0 for _, _, f in block), default=0), len(block))
+        cut = at_end and not ended[0] and whole.get(gpu.get("gpu_name")) != shape
+        if block and not cut and not elided[0] and gpu:
+            whole.setdefault(gpu.get("gpu_name"), shape)
+        active = sum(1 for _, cls, f in block if cls is NvlinkLinkState and f["state"] == "active")
+        for ln, cls, f in block:
+            extra = {"gpu_active_links": active} if cls is NvlinkLinkState else {}
+            b.add(cls, ln, elided=elided[0] or cut, **extra, **f)
         block.clear()
-        elided[0] = False
+        elided[0] = ended[0] = False
 
     for n, line in enumerate(artefact.lines, 1):
         if "GPU " in line and (g := _GPU.match(line)) is not None:
+            ended[0] = True
             flush()
             gpu = dict(gpu=f"GPU{g['index']}", gpu_index=int(g["index"]), gpu_name=g["name"].strip(),
                        gpu_uuid=g["uuid"] or None)
             result.lines_used += 1
             continue
         if _ALL_INACTIVE.search(line):
-            block.append((n, dict(link=None, all_links=True, state="inactive",
-                                  expected=expected(gpu.get("gpu_name"), None), **gpu)))
+            block.append((n, NvlinkLinkState, dict(link=None, all_links=True, state="inactive",
+                                                   expected=expected(gpu.get("gpu_name"), None), **gpu)))
+            ended[0] = False
             result.lines_used += 1
             continue
         if "Link " not in line or (m := _LINK.match(line)) is None:
             if ("." in line or "\u2026" in line) and _ELIDED.match(line):
                 elided[0] = True
+            elif line.strip() and block:
+                ended[0] = True  # the command's output went on past this GPU's links (a prompt, another output)
             continue
         raw, link = m["state"], int(m["link"])
         if raw == "<inactive>":
@@ -124,7 +139,8 @@ def parse(artefact: Artefact) -> ParseResult:
             if not c["value"].isdecimal():
                 b.error(n, f"NVLink {link} {c['name']} Errors that is not a count: {c['value']!r}")
                 continue
-            b.add(NvlinkErrorCount, n, link=link, counter=c["name"].lower(), value=int(c["value"]), **gpu)
+            block.append((n, NvlinkErrorCount, dict(link=link, counter=c["name"].lower(), value=int(c["value"]), **gpu)))
+            ended[0] = False
             result.lines_used += 1
             continue
         elif ":" in raw or "Remote" in raw:
@@ -132,10 +148,11 @@ def parse(artefact: Artefact) -> ParseResult:
         else:
             b.error(n, f"NVLink {link} with a state that is neither a speed nor <inactive>: {raw!r}")
             continue
-        block.append((n, dict(link=link, state=state, speed_gbps=speed, expected=expected(gpu.get("gpu_name"), link),
-                              **gpu)))
+        block.append((n, NvlinkLinkState, dict(link=link, state=state, speed_gbps=speed,
+                                               expected=expected(gpu.get("gpu_name"), link), **gpu)))
+        ended[0] = False
         result.lines_used += 1
-    flush()
+    flush(at_end=True)
     return result
 
 

@@ -75,6 +75,8 @@ CASES = [
      {"desc": "max locked memory", "dunit": "kb", "unit": None, "opt": "l", "val": "64"}),
     ("unrecognised_text", "_EXCEPTION", "torch.OutOfMemoryError: CUDA out of memory.", (0, 23)),
     ("dcgmi_diag", "_COMMAND", "dcgmi diag --run 2 -j", {"level": "2"}),
+    # the table's closing border (NVIDIA/autopilot#68's table, fixtures/artefacts/dcgmi_diag; session 24's `cut`)
+    ("dcgmi_diag", "_BORDER", "+---------------------------+------------------------------------------------+", None),
     # test_fuzz_parsers' long_line of harvest 131's dmesg: 'Xid (' repeated with no ')' after it
     ("kernel_log", "_XID", "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.",
      {"pci": "PCI:0000:01:00", "code": "79", "rest": "GPU has fallen off the bus."}),
