@@ -43,9 +43,12 @@ _LIST = re.compile(r"^(?P<name>[^|]{0,200}?\S)\s*\| (?P<reading>[^|]{0,200}?)\s*
 _ELIST = re.compile(r"^(?P<name>[^|]{0,200}?\S)\s*\| (?P<num>[0-9A-Fa-f]{2})h \| " + _STATUS + r"\s*\|\s*\d+\.\d+ \|\s?(?P<reading>(?:.*\S)?)\s*$")
 # sensor:     CPU1 Temp        | 45.000     | degrees C  | ok    | na        | na        | na        | 85.000    | 90.000    | 95.000
 #             PS1 Status       | 0x1        | discrete   | 0x0100| na        | na        | na        | na        | na        | na
+#   (the status a run of non-blanks without a bar; each threshold cell one run of non-bars: blanks around a lazy cell
+#   made every cell split its spaces many ways, and a long line of repeated 'Fan2B   | 7080' cells, a mutated
+#   hass52_sdr_list_full_fans_cr.txt, took minutes; the cells are stripped where they are read)
 _SENSOR = re.compile(
-    r"^(?P<name>[^|]{0,200}?\S)\s*\| (?P<value>[^|]{0,200}?)\s*\| (?P<unit>[^|]{0,200}?)\s*\| (?P<status>\S+)\s*"
-    r"\|(?P<t>(?:\s*[^|]{0,200}?\s*\|){5}\s*[^|]{0,200}?)\s*$"
+    r"^(?P<name>[^|]{0,200}?\S)\s*\| (?P<value>[^|]{0,200}?)\s*\| (?P<unit>[^|]{0,200}?)\s*\| (?P<status>[^|\s]+)\s*"
+    r"\|(?P<t>(?:[^|]{0,200}\|){5}[^|]{0,200})$"
 )
 _VALUE = re.compile(r"^(?P<v>-?\d+(?:\.\d+)?)(?: (?P<unit>.+))?$")
 _DETECT = re.compile(r"^[^|\n]{1,40}\| (?:[^|\n]{1,30}\| (?:ok|ns|nc|cr|nr|lnc|lcr|lnr|unc|ucr|unr)\s*$"
