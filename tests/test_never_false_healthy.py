@@ -586,10 +586,6 @@ def test_nvidia_smi_table_cut_inside_a_gpu_block_is_incomplete(ruleset, tmp_path
     # lucidrains/flash-cosine-sim-attention#4: GPU 1 of eight A100s, its MIG row cut at its first cell's bar
     ("nvidia_smi_table/flashcos4_r470_a100_cut_in_mig_row.txt", None,
      "                      |             Disabled |\n+-------------------------------+----------------------+----------------------+\n"),
-    # NVIDIA/DCGM#55: dcgmi diag -r 3's Deployment rows all Pass, the paste ending at '| PCIe' (the later tests were
-    # skipped, the thread says): the near miss is the same rows closed by the table's border (a level-1 run)
-    ("dcgmi_diag/dcgm55_r3_deployment_cut_in_pcie_row.txt", "| PCIe",
-     "+---------------------------+------------------------------------------------+\n"),
 ])
 def test_a_table_cut_inside_its_last_row_is_incomplete(ruleset, tmp_path, rel, cut, rest):
     # wild sweep 70 (healthy controls): each read HEALTHY, 'checked: gpu, driver', from the rows above the cut
@@ -602,6 +598,17 @@ def test_a_table_cut_inside_its_last_row_is_incomplete(ruleset, tmp_path, rel, c
     (b / "paste.txt").write_text((text[:text.rindex(cut)] if cut else text.rstrip()) + rest)
     rep = diagnose_bundle(b.parent, ruleset, jobs=1)
     assert rep.verdict == "healthy", (rep.reason, [f.summary for f in rep.findings])
+
+
+def test_a_dcgmi_table_cut_inside_its_last_row_is_incomplete(ruleset, tmp_path):
+    # wild sweep 70: a dcgmi diag table whose paste stops inside a row ('| CUDA', NVIDIA/autopilot#68's
+    # table cut there: its result, its closing bar and the tests after it not shown) read HEALTHY, 'checked: gpu, driver'
+    b = tmp_path / "bundle" / "node1"
+    b.mkdir(parents=True)
+    text = (ART / "dcgmi_diag/autopilot68_dcgm335_metadata_excerpt.txt").read_text()
+    (b / "paste.txt").write_text(text[:text.rindex(" Main Library")])
+    rep = diagnose_bundle(b.parent, ruleset, jobs=1)
+    assert rep.verdict == "inconclusive" and "node1/paste.txt:" in rep.reason and "ends inside" in rep.reason, rep.reason
 
 
 def test_nccl_tests_table_without_its_footer_is_incomplete(ruleset, tmp_path):

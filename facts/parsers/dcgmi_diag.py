@@ -30,8 +30,8 @@ diagnostic did not run: ``{"DCGM Diagnostic": {"runtime_error": "...", "version"
 dcgmi/Diag.cpp) and for the same text without ``-j`` (``Error: Unable to complete diagnostic for group 0. Return:
 (-30) : DCGM GPU Diagnostic returned an error`` and the system errors under it), so that a run that never tested
 anything is not read as a clean one. A table
-without result rows yields nothing; one whose text stops inside a row, before its closing bar (``| PCIe`` and
-nothing after it, NVIDIA/DCGM#55's paste), is a capture cut short (``cut_short``): that row's result and the tests
+without result rows yields nothing; one whose text stops inside a row, before its closing bar (``| ts.`` and
+nothing after it: a paste that stops there), is a capture cut short (``cut_short``): that row's result and the tests
 after it were not shown.
 """
 from __future__ import annotations
@@ -80,9 +80,9 @@ _INCOMPLETE = re.compile(
     r"|fake GPUs [^\n]{1,200}?)| on host \S{1,255})?\. ?Return:[^\n]{0,500})", re.M)
 _DETECT = re.compile(r"^\s*\|\s*(?:Diagnostic|Deployment|Blacklist|Denylist|software|Memory|GPU Memory|memory|PCIe|pcie)\s+\|\s*(?:Result|Pass|Fail|Warn|Skip)"
                      r"|\"(?:DCGM GPU Diagnostic|DCGM Diagnostic)\"\s*:|^\s{0,8}Error: Unable to complete (?:multi-node )?diagnostic\b", re.M)
-# | PCIe
-#   (NVIDIA/DCGM#55's paste ends there, inside the Integration section's first row) a table row cut before its closing
-#   bar: dcgmi closes every row with '|' and the table with a +---+ border, so text that stops inside a row was cut
+# |                           | ts.
+#   (stas00/ml-engineering's printed -r 2 excerpt ends there, inside a wrapped Warning's row) a table row cut before its
+#   closing bar: dcgmi closes every row with '|' and the table with a +---+ border, so text that stops inside a row was cut
 _CUT_ROW = re.compile(r"^\s*[|+](?!.*[|+]\s*$)")
 # dcgmi diag -r 3        /   dcgmi diag --run 2 -j      (options bounded: a long line of repeated commands was quadratic)
 _COMMAND = re.compile(r"\bdcgmi diag\b.{0,200}?(?:-r|--run)[ =]?(?P<level>[1-4])\b")

@@ -34,15 +34,16 @@ def test_diag_failure_points_where_its_reason_points():
 
 
 def test_diag_table_cut_inside_a_row_is_cut_short():
-    # NVIDIA/DCGM#55: the Deployment rows all Pass, the paste ending at '| PCIe' (the Integration section's first row,
-    # no result, no closing bar): the rows shown are read, the capture is cut short (the thread: the later tests skipped)
-    res = run(dcgmi_diag, "dcgmi_diag/dcgm55_r3_deployment_cut_in_pcie_row.txt")
-    assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 17)] and res.errors == []
+    # NVIDIA/autopilot#68's table cut inside its last row ('| CUDA', its result and closing bar
+    # not shown; a paste stopping there is a prefix of the real text): the rows shown are read, the capture is cut short
+    text = (A / "dcgmi_diag/autopilot68_dcgm335_metadata_excerpt.txt").read_text()
+    cut = text[:text.rindex(" Main Library")]
+    res = dcgmi_diag.parse(Artefact(path="d.txt", text=cut, node="n1"))
+    assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 12)] and res.errors == []
     assert {f.result for f in res.facts if f.kind == "dcgm_diag_result"} == {"Pass"}
     # must not: the same rows ending at a whole row (an excerpt of complete rows), or with the table's border
-    text = (A / "dcgmi_diag/dcgm55_r3_deployment_cut_in_pcie_row.txt").read_text()
     for end in ("", "+---------------------------+------------------------------------------------+\n"):
-        whole = text[:text.rindex("| PCIe")] + end
+        whole = text[:text.rindex("| CUDA Main Library")] + end
         assert dcgmi_diag.parse(Artefact(path="d.txt", text=whole, node="n1")).limits == [], end
     # a wrapped Warning cut inside its row is cut short too (stas00/ml-engineering's printed excerpt ends '| ts.')
     res = run(dcgmi_diag, "dcgmi_diag/mlengineering_r2_gpu_memory_thermal_violation.txt")
