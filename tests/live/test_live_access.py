@@ -36,7 +36,7 @@ PASSWORD_BCRYPT = "$2b$12$w48k8fBMSB377zEIRUlMKeNs1FT1mJ8gBTpgYc7yco87o6tDG2PRe"
 TOKEN, TENANT = "tok-7f3a9c", "team-a"
 #: the recording's faults, and (information, fleet-wide) its exporters of two versions: node1
 #: reports CLOCKS_EVENT_REASONS and hostname, node2 and node3 the older names
-INCIDENT = {("ecc_uncorrectable", "node2"), ("gpu_fell_off_bus", "node1"), ("gpu_thermal_slowdown", "node2"),
+INCIDENT = {("ecc_uncorrectable", "node2"), ("gpu_fell_off_bus", "node1"), ("gpu_thermal_slowdown", "node2"), ("gpu_overheating", "node2"),
             ("row_remap_pending", "node2"), ("ib_port_down", "node3"), ("monitoring_exporter_versions_mixed", "*")}
 
 

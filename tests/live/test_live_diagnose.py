@@ -30,7 +30,8 @@ def test_incident_gives_the_causes_and_entities_of_its_bundle(prom_url):
     gpu_live = {c for c in causes(live) if c[2] is not None}
     assert gpu_live == causes(bundle)
     # the page pending retirement: DCGM fields 390-392 live, nvidia-smi -q's Retired Pages in the bundle
-    assert {c[0] for c in gpu_live} == {"gpu_fell_off_bus", "gpu_thermal_slowdown", "ecc_uncorrectable", "row_remap_pending"}
+    # node2's GPU past its own slowdown temperature (DCGM field 158 live, nvidia-smi -q's GPU Slowdown Temp in the bundle)
+    assert {c[0] for c in gpu_live} == {"gpu_fell_off_bus", "gpu_thermal_slowdown", "gpu_overheating", "ecc_uncorrectable", "row_remap_pending"}
     # the third fault, only in the series: node3's IB port that carried traffic went Down
     ib = [f for f in live.findings if f.entity.hca]
     assert [(f.cause, f.entity.node, f.entity.hca, str(f.entity.port)) for f in ib] == [("ib_port_down", "node3", "mlx5_1", "1")]
