@@ -6,7 +6,7 @@ observations and the table's rows, and the rules (rules/nccl/nccl_known_issue_*.
 join: an entry's symptoms on one node beside the version that node printed, or, where it printed
 none, a frame that places it; rules/nccl/nccl_known_version_issue.yaml then checks the range.
 
-- ``nccl_symptom_seen``: one per (symptom, node), citing the first fact that meets it;
+- ``nccl_symptom_seen``: one per (symptom, node), shown by the first fact that meets it, standing for every one;
 - ``nccl_version_seen``: one per (node, version) on the nodes that show a symptom, from NCCL's
   version line, nccl-tests' ``nccl-library=`` header or PyTorch's NCCL error;
 - ``nccl_symptom_frame``: the first ``located_by`` frame of a symptom fact (a frame of its
@@ -108,12 +108,16 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
     nodes: set[str] = set()
     for name in dict.fromkeys(n for e in live for n in e.symptoms):
         first: dict[str, Fact] = {}
+        met: dict[str, list[Fact]] = {}
         for f in seen[name]:
             first.setdefault(f.node, f)
+            met.setdefault(f.node, []).append(f)
         for node, f in first.items():
             nodes.add(node)
             cuda = f.catalogue_name if f.kind == "nccl_cuda_failure" else None
-            out.append(_made(NcclSymptomSeen, f"{name}:{node}", f, [f], symptom=name, cuda_error=cuda))
+            # shown by the first, standing for every fact that meets it on the node (each device of a process
+            # driving several GPUs prints its own failure: all are the known issue's)
+            out.append(_made(NcclSymptomSeen, f"{name}:{node}", f, met[node], symptom=name, cuda_error=cuda))
     done: set[tuple[str, str]] = set()
     for version, v in _versions(by_kind):
         if v.node in nodes and (v.node, version) not in done:

@@ -738,6 +738,11 @@ class NvshmemError(Fact):
     #: the step is NVSHMEM's NVLink SHARP (multicast) set-up: a line of src/host/team/team_internal_nvls.cpp, or one
     #: naming a multicast (MC) group ("Mapping mem size ... to MC group ... failed", "Mapping multicast groups ... failed")
     nvls: bool = False
+    #: the step is moving an InfiniBand/RoCE queue pair of NVSHMEM's IB transports (IBRC, IBGDA, IBDEVX) to its next
+    #: state: "ibv_modify_qp failed" (releases to 3.x: the line does not say which move) or "IBRC QP modify
+    #: INIT->RTR failed: ..." (later: the move in qp_transition)
+    qp_modify: bool = False
+    qp_transition: str | None = None  # "INIT->RTR"; "unnamed" on a qp_modify line that does not say which move
 
 
 @fact_kind

@@ -166,8 +166,12 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, src: str | None, ctx
                errno=int(m["errno"]) if m["errno"] else None, **ctx)
     elif got := messages.read_setup(msg, src):  # duplicate GPU, CUDA failure, NVLS bind: the one message table
         cls, fields = got
-        # one per process and values (a CUDA failure per error and call site: NCCL repeats it for every kernel it tries)
-        p.once(cls, no, node, (pid, *fields.values()), **fields, **ctx)
+        # one per process, device and values (a CUDA failure per error and call site: NCCL repeats it for every kernel
+        # it tries); the device kept apart because a process driving several GPUs (nccl-tests -g N, one JAX process per
+        # node) prints each device's failure with its own error chain under it, NVIDIA/nccl#1338 (H800, -g 8):
+        # node2:242431:242475 [1] transport/nvls.cc:158 NCCL WARN Cuda failure 1 'invalid argument'
+        # node2:242431:242474 [0] transport/nvls.cc:158 NCCL WARN Cuda failure 1 'invalid argument'
+        p.once(cls, no, node, (pid, ctx.get("local_device"), *fields.values()), **fields, **ctx)
     else:
         return False
     return True

@@ -99,6 +99,24 @@ def _nvls(source_file: str, message: str) -> bool:
     return source_file.rsplit("/", 1)[-1].startswith(_NVLS_FILE) or any(w in message for w in _NVLS_WORDS)
 
 
+# NVSHMEM's IB transports moving a queue pair RESET -> INIT -> RTR -> RTS (src/modules/transport/ibrc/ibrc.cpp,
+# ibgda, ibdevx). Releases to 3.x print one message for every move; real line (NVIDIA/nvshmem#42, the move to RTR):
+# main_nvshmem/src/modules/transport/ibrc/ibrc.cpp:420: non-zero status: 22 ibv_modify_qp failed.
+# later releases name the transport and the move (ibrc.cpp ep_connect, format string):
+#   "IBRC QP modify INIT->RTR failed: pe %d device %s devid %d port %d link_layer %s local_qpn %u ..."
+#   (also "IBRC QP modify RESET->INIT failed: ..." in ep_create and "IBRC QP modify RTR->RTS failed: ..." in ep_connect)
+_QP_OLD = "ibv_modify_qp failed"
+_QP_NEW = re.compile(r"\b[A-Z]{2,8} QP modify (?P<move>(?:RESET|INIT|RTR)->(?:INIT|RTR|RTS)) failed\b")
+
+
+def _qp_move(message: str) -> tuple[bool, str | None]:
+    if (m := _QP_NEW.search(message)) is not None:
+        return True, m["move"]
+    if message.startswith(_QP_OLD):
+        return True, "unnamed"
+    return False, None
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
@@ -106,8 +124,10 @@ def parse(artefact: Artefact) -> ParseResult:
         if (m := _LINE.search(line)) is not None:
             errno_text = m["errno"] + ": " if m["errno"] else ""
             message = errno_text + (m["msg"] or ("NULL value" if m["null"] else ""))
+            qp_modify, qp_transition = _qp_move(m["msg"] or "")
             b.add(NvshmemError, n, source_file=m["file"], source_line=int(m["line"]), status=_status(m),
-                  status_name=m["name"], message=message, nvls=_nvls(m["file"], message))
+                  status_name=m["name"], message=message, nvls=_nvls(m["file"], message),
+                  qp_modify=qp_modify, qp_transition=qp_transition)
             result.lines_used += 1
         elif _BOOT_LITERAL in line and (m := _BOOT.search(line)) is not None:
             b.add(NvshmemError, n, source_file=m["file"], source_line=int(m["line"]), status=None,

@@ -130,6 +130,18 @@ def test_repeated_cuda_failure_is_one_fact_per_process_and_call_site():
     assert len(of_kind(result, "nccl_warn")) == 3  # every WARN line keeps its own nccl_warn
 
 
+def test_cuda_failure_is_one_fact_per_device_of_a_process():
+    # NVIDIA/nccl#1338 (nccl-tests -g 8 on an H800 node, one process): each device prints its own NVLS failure,
+    # its error chain under it; a device's repeat of the same line is still one fact
+    text = ("node2:242431:242479 [5] transport/nvls.cc:158 NCCL WARN Cuda failure 1 'invalid argument'\n"
+            "node2:242431:242475 [1] transport/nvls.cc:158 NCCL WARN Cuda failure 1 'invalid argument'\n"
+            "node2:242431:242475 [1] NCCL INFO transport/nvls.cc:330 -> 1\n"
+            "node2:242431:242474 [0] transport/nvls.cc:158 NCCL WARN Cuda failure 1 'invalid argument'\n"
+            "node2:242431:242475 [1] transport/nvls.cc:158 NCCL WARN Cuda failure 1 'invalid argument'\n")
+    got = [(f["local_device"], f["line"], f["nvls"]) for f in of_kind(parse_text(text), "nccl_cuda_failure")]
+    assert got == [(5, 1, True), (1, 2, True), (0, 4, True)]
+
+
 def test_transport_family():
     text = ("a:1:2 [0] NCCL INFO Channel 00 : 3[81000] -> 2[41000] via SHM/direct/direct\n"
             "a:1:2 [0] NCCL INFO Channel 00 : 1[89000] -> 0[3d000] via direct shared memory\n"

@@ -99,3 +99,23 @@ def test_uid_bootstrap_forms_behind_prefixes(prefix):
 ])
 def test_uid_bootstrap_near_misses(text):
     assert _facts(text) == []
+
+
+@pytest.mark.parametrize(("line", "move"), [
+    # NVIDIA/nvshmem#42 (real): releases to 3.x print one message for every queue-pair move
+    ("main_nvshmem/src/modules/transport/ibrc/ibrc.cpp:420: non-zero status: 22 ibv_modify_qp failed.", "unnamed"),
+    # later ibrc.cpp ep_connect / ep_create (format filled): the transport names the move
+    ("src/modules/transport/ibrc/ibrc.cpp:523: error status: 7 (NVSHMEMX_ERROR_INTERNAL) IBRC QP modify INIT->RTR failed: "
+     "pe 3 device mlx5_0 devid 0 port 1 link_layer Ethernet local_qpn 1234 remote_qpn 5678", "INIT->RTR"),
+    ("src/modules/transport/ibrc/ibrc.cpp:471: non-zero status: 22 IBRC QP modify RESET->INIT failed: pe 0 device mlx5_1",
+     "RESET->INIT"),
+])
+def test_queue_pair_moves_marked(line, move):
+    (f,) = _facts(line + "\n")
+    assert (f.qp_modify, f.qp_transition) == (True, move)
+
+
+def test_other_steps_are_no_queue_pair_move():
+    assert [(f.qp_modify, f.qp_transition) for f in _facts(FIXTURE.read_text())] == [(False, None)] * 2
+    (f,) = _facts("src/modules/transport/ibrc/ibrc.cpp:1608: non-zero status: 7 ep_connect failed\n")
+    assert (f.qp_modify, f.qp_transition) == (False, None)
