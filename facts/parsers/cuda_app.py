@@ -19,6 +19,7 @@ the public threads named)::
     F1206 16:55:19.914152  3830 parallel.cpp:85] Check failed: error == cudaSuccess (2 vs. 0)  out of memory   (Caffe, CaffeOnSpark#204)
     Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context) (0 vs. 216)                                   (TensorFlow, tensorflow#526)
     error: peer access is not supported between these two device                                                  (a bare CUDA message, Nanoflow#22)
+    RuntimeError: Can't enable access between nodes 0 and 1                                          (TensorRT-LLM's own words, TensorRT-LLM#1374)
     torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 11.06 MiB is free. ...
 
 Each is resolved through ``knowledge/cuda_errors.yaml`` (:mod:`cuda_error_catalogue`): by
@@ -218,6 +219,12 @@ CUDNN_NO_ALGORITHM = re.compile(
 TRITON_OUT_OF_RESOURCES = re.compile(
     r"\bout of resource: (?P<res>[a-z ]{1,40}?),? ?Required: (?P<req>\d{1,12}),? ?Hardware limit(?:ation)?: (?P<lim>\d{1,12})")
 
+# RuntimeError: Can't enable access between nodes 0 and 1          (NVIDIA/TensorRT-LLM#1374's title, TensorRT-LLM 0.8 on two A10s under a PHB)
+#   (TensorRT-LLM's tensorrt_llm/_ipc_utils.py set_peer_access: after cudart.cudaDeviceCanAccessPeer(src_node, dest_node),
+#   `if result == 0: raise RuntimeError(f"Can't enable access between nodes {src_node} and {dest_node}")`: CUDA says the two
+#   GPUs have no peer access and the custom all-reduce's IPC buffers need it; read as cudaErrorPeerAccessUnsupported)
+TRTLLM_PEER = re.compile(r"\bCan't enable access between nodes \d{1,4} and \d{1,4}\b")
+
 # ResourceExhaustedError (see above for traceback): OOM when allocating tensor with shape[128,3,8,128,8,128] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc   (tensorflow/tensorflow#136)
 # W tensorflow/core/framework/op_kernel.cc:1202] OP_REQUIRES failed at tile_ops.cc:123 : Resource exhausted: OOM when allocating tensor with shape[16,1,892800,8,4,2,2] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc
 #   (TensorFlow's GPU BFC allocator: op_kernel/allocation errors::ResourceExhausted("OOM when allocating tensor with shape", ...,
@@ -266,6 +273,7 @@ REPORTED_VERSION = re.compile(r"\b(?P<side>libcuda|kernel) reported version is: 
 DSO_MARKERS = ("does not match DSO version", " reported version is: ")
 
 VERSION_MARKERS = ("but JAX was built against version", "installation found", "Mismatched PJRT plugin")
+TRTLLM_PEER_MARKER = "Can't enable access between nodes"
 OOM_MARKERS = ("cudaMalloc failed: out of memory", "failed to allocate CUDA", "unable to allocate CUDA",
                "would exceed allowed memory", "OutOfMemoryError")
 
@@ -291,8 +299,8 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "cudaSuccess", "CUDA_SUCCESS", "CUresult(", oom_message.MARKER, oom_message.XLA_MARKER,
            "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
-           "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ") + OOM_MARKERS \
-    + VERSION_MARKERS + DSO_MARKERS
+           "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
+           TRTLLM_PEER_MARKER) + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -320,6 +328,7 @@ DETECT = re.compile(
     r"|but JAX was built against version \d|Outdated (?:" + JAX_LIBS + r") installation found|Mismatched PJRT plugin PJRT API version"
     r"|\bkernel version \d[\d.]{0,14} does not match DSO version \d|\b(?:libcuda|kernel) reported version is: \d"
     r"|Allocation on device \d{1,3} would exceed allowed memory|torch\.(?:cuda\.)?OutOfMemoryError(?:: |[*` \t]*(?:\r?\n|$))"
+    r"|Can't enable access between nodes \d"
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
@@ -327,8 +336,8 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
                  "Cuda API error detected", "failed to initiali", "cudaSuccess", "CUDA_SUCCESS", "CUresult(",
                  "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
-                 "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ") + OOM_MARKERS \
-    + VERSION_MARKERS + DSO_MARKERS
+                 "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
+                 TRTLLM_PEER_MARKER) + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -559,6 +568,12 @@ def _read_library(line: str) -> dict | None:
         if entry is not None:
             return dict(error_name="OutOfResources", catalogue_name=entry.name, runtime_name=entry.name, code=entry.code,
                         printed_code=None, message=line.strip()[:300], form="triton_out_of_resources", source_file=None,
+                        source_line=None, driver_cuda=None)
+    if TRTLLM_PEER.search(line) is not None:
+        entry = catalogue.by_name("cudaErrorPeerAccessUnsupported")
+        if entry is not None:
+            return dict(error_name=None, catalogue_name=entry.name, runtime_name=entry.name, code=entry.code,
+                        printed_code=None, message=line.strip()[:300], form="trtllm_peer_access", source_file=None,
                         source_line=None, driver_cuda=None)
     if (da := DEVICE_ASSERT.search(line)) is not None:
         entry = catalogue.by_name("cudaErrorAssert")

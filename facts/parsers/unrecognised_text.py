@@ -325,8 +325,22 @@ _SHELL_COMMAND = re.compile(
 _FRAME = re.compile(r'\s{0,12}File "[^"\n]{1,1000}", line \d{1,9}, in \S')
 
 
+# Python's interactive prompt (sys.ps1, ">>> ") and the statement typed at it, as pasted from a session:
+# >>> error, result = cudart.cudaDeviceCanAccessPeer(0, 1)        (NVIDIA/TensorRT-LLM#1374: the reporter asking CUDA
+# >>> print(error)                                                  whether the two GPUs have peer access)
+# Only a statement: a keyword, or a name (names) followed by an assignment, a call or an index. What the interpreter
+# printed under it is output and stays read; a quoted log line behind ">>> " (">>> RuntimeError: CUDA error: ...",
+# a name and a colon) is no statement and keeps its error.
+_REPL_INPUT = re.compile(
+    r"\s{0,4}>>> (?:(?:import|from|print|del|assert|raise|for|while|if|with|try|def|class|return)\b"
+    r"|[A-Za-z_][\w.]{0,200}(?:[ \t]{0,4},[ \t]{0,4}[A-Za-z_][\w.]{0,100}){0,8}[ \t]{0,4}(?:=(?!=)|\(|\[))")
+
+
 def shell_command(line: str) -> bool:
-    """Whether ``line`` is a shell prompt with the command typed at it (its words are no failure)."""
+    """Whether ``line`` is a shell prompt with the command typed at it, or Python's interactive prompt with a
+    statement typed at it (its words are no failure)."""
+    if ">>> " in line and _REPL_INPUT.match(line) is not None:
+        return True
     return ("$ " in line or "# " in line) and _SHELL_COMMAND.match(line) is not None
 
 

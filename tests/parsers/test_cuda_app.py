@@ -302,6 +302,18 @@ def test_tensorflow_gpu_out_of_memory():
                       "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu\n").facts == []
 
 
+def test_trtllm_no_peer_access_in_its_own_words():
+    # NVIDIA/TensorRT-LLM#1374 (title): tensorrt_llm/_ipc_utils.py set_peer_access raises this when
+    # cudaDeviceCanAccessPeer says 0: the two GPUs have no peer access, read as cudaErrorPeerAccessUnsupported
+    line = "Runtime error with 2 GPU with 0.8.0/0.9.0dev (RuntimeError: Can't enable access between nodes 0 and 1)\n"
+    assert cuda_app.detect(line)
+    (f,) = parse_text(line).facts
+    assert (f.catalogue_name, f.code, f.form) == ("cudaErrorPeerAccessUnsupported", 217, "trtllm_peer_access")
+    assert parse_text("RuntimeError: Can't enable access between nodes 1 and 0\n").facts[0].form == "trtllm_peer_access"
+    # without the two GPUs' numbers it is no such message
+    assert parse_text("Can't enable access between nodes of the cluster\n").facts == []
+
+
 def test_triton_out_of_resources():
     r = parse_file("triton_out_of_resources.log")
     assert [(f.evidence.line, f.error_name, f.catalogue_name, f.form) for f in r.facts] == [

@@ -273,6 +273,9 @@ def test_a_command_typed_at_a_prompt_is_no_error_line():
     "lehi-smoke:~ # journalctl -k | grep -i failed",  # SUSE's prompt (perftest#82's form)
     "(base) root@node:/# python check.py --on-error abort",
     "$ NCCL_DEBUG=WARN ./build/all_reduce_perf -b 8 -e 128M  # look for errors",
+    # NVIDIA/TensorRT-LLM#1374: statements typed at Python's interactive prompt
+    ">>> error, result = cudart.cudaDeviceCanAccessPeer(0, 1)",
+    ">>> print(error)",
 ])
 def test_prompt_forms(line):
     from stethoscope.facts.parsers.unrecognised_text import shell_command
@@ -286,6 +289,7 @@ def test_prompt_forms(line):
     "root@node:~# Error: something failed",  # no command word after the prompt
     "# Out of bounds values : 1 FAILED",  # a comment line of a tool's output, no prompt
     "node1: error: task 0 launch failed",
+    ">>> RuntimeError: CUDA error: uncorrectable ECC error encountered",  # a log line behind a quote's ">>> ": no statement
 ])
 def test_not_a_prompt_keeps_its_error(line):
     from stethoscope.facts.parsers.unrecognised_text import shell_command
