@@ -29,6 +29,7 @@ from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
 from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
 from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
+from stethoscope.facts.lines import normalise, without_line_labels
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget, Hit
 from stethoscope.facts.parsers.ticket_prose import explanations
 from stethoscope.facts.parsers.unrecognised_text import shell_command, unread_failures
@@ -115,6 +116,18 @@ def idle_cpus(interval: float = 0.2) -> float | None:
     return (idle1 - idle0) / (all1 - all0) * cpus
 
 
+def _read(art: Artefact, kinds: list) -> int:
+    """How many facts and lines ``kinds``' readers read in ``art`` (a copy: to choose between two forms of a text)."""
+    n = 0
+    for p in kinds:
+        try:
+            res = p.parse(art)
+        except Exception:  # (parse_one reports it on the text it keeps)
+            continue
+        n += len(res.facts) + sum(slot[2] for slot in res.folded.values()) + res.lines_used
+    return n
+
+
 def parse_one(art: Artefact, router=None) -> FileResult:
     """Every parser whose ``detect`` recognises one of its line signatures in ``art`` parses it.
     ``router`` (engine/ruleengine/routing.py): the facts that go on, the others summarised; None: all."""
@@ -130,6 +143,19 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     # every parser looks at the whole text: a pasted fragment may sit anywhere in a file
     text = art.text
     kinds = [p for p in asked if p.detect(text)]
+    # a launcher's label on every line (pdsh's "host: ", compose's "svc-1  | ") is taken off where more
+    # readers then know the text, or its readers read more of it, or no reader knows either (the fallback
+    # reads the lines bare): a kernel device's label on every line ("nvidia-nvswitch0: ") is its reader's
+    bare = without_line_labels(text) if (": " in text[:200] or "| " in text[:200]) else None
+    if bare is not None:
+        bare = str(normalise(bare, uncut=True))  # (wrappers under it: srun's "0: ", a quote)
+        more = [p for p in classifier().candidates(bare) if p.detect(bare)]
+        have, get = {p.KIND for p in kinds}, {p.KIND for p in more}
+        if have < get or (not have and not get) or (
+                have == get and _read(Artefact(path=art.path, text=bare, node=art.node), more)
+                > _read(Artefact(path=art.path, text=text, node=art.node), kinds)):
+            art.unlabel(bare)
+            text, kinds = bare, more
     if not kinds:  # nobody knows the format: its error lines still count (unrecognised_text)
         kinds = [p for p in load_fallbacks() if p.detect(text)]
         if not kinds:  # a logger's level the normaliser took off may have been its only error word

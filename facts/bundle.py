@@ -29,7 +29,7 @@ from typing import IO, Callable, Iterator
 
 from stethoscope.facts.decode import Decoder, sniff
 from stethoscope.facts.limits import DEFAULT, Budget, Hit
-from stethoscope.facts.lines import normalise
+from stethoscope.facts.lines import normalise, without_line_labels
 from stethoscope.facts.parsers.base import Artefact
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -501,6 +501,11 @@ def _content_node(head: str) -> str | None:
         bare = normalise(head)
         if bare is not head:
             node = node_from_content(bare.encode("utf-8", "replace"))
+    if node is None:  # a launcher's label on every line (pdsh's "host: ", compose's "svc-1  | "): the
+        # host its lines name behind it (the label itself may be a kernel device's: not taken as a host)
+        bare = without_line_labels(head[:head.rfind("\n") + 1] if "\n" in head else head)
+        if bare is not None:
+            node = node_from_content(str(normalise(bare)).encode("utf-8", "replace"))
     return node
 
 

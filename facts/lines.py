@@ -200,8 +200,8 @@ _ANSI = re.compile(r"(?:\x1b|\\x1b|#033)(?:\[[0-9;:]*[mK]|\([B0])")
 # a syslog / journald stamp: short (-precise), -iso (-precise) with its UTC offset, -unix
 _JOURNAL_STAMP = (r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d:?\d\d"
                   r"|\d{9,10}\.\d{6}")
-_LABEL = (
-    r"(?:[A-Za-z][\w.-]*\d[\w.-]*:"
+_LABEL = (  # (a host name's parts bounded: a long run of letters and digits without the colon is read once, not once a digit)
+    r"(?:[A-Za-z][\w.-]{0,127}\d[\w.-]{0,127}:"
     r"|[\w.-]*[-_]\d+ +\|"
     r"|(?:" + _JOURNAL_STAMP + r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) [\w.-]+ (?!kernel:)[\w.@/-]+(?:\[\d+\])?:)"
     r"(?: |(?=\r?\n))"
@@ -217,12 +217,53 @@ OWN_TAGS = ("kernel", "nv-fabricmanager", "nvidia-fabricmanager-start.sh", "nvid
 # without its [pid] only before a message (a "Word word:" line ending there is prose)
 # Nov 29 18:30:18 gpu-node-3 python3[4242]: [rank0]:[E1129 18:30:18.123] Watchdog caught collective operation timeout
 # 2026-11-29T18:32:13+0000 node17 sglang[981]: # Avg bus bandwidth    : 33.3227
+_NOT_OWN_TAG = r"(?!(?:" + "|".join(map(re.escape, OWN_TAGS)) + r")(?:\[\d+\])?:)"
+# journalctl -o short-monotonic: the monotonic clock in brackets (systemd logs-show.c "[%5llu.%06llu]"), then the
+# host and tag; only a tag with its [pid] (a kernel line of dmesg, "[    4.5] usb 1-1: new device", looks alike):
+# [   20.888224] localhost systemd[1]: Hostname set to <localhost>.         (systemd/systemd#30054)
+_MONOTONIC = r"\[ {0,12}\d{1,12}\.\d{6}\] [\w.-]+ "
 _JOURNAL = re.compile(
-    r"\n(?:" + _JOURNAL_STAMP + r") [\w.-]+ (?!(?:" + "|".join(map(re.escape, OWN_TAGS)) + r")(?:\[\d+\])?:)"
+    r"\n(?:(?:" + _JOURNAL_STAMP + r") [\w.-]+ " + _NOT_OWN_TAG +
     r"[\w.@/-]+(?:\[\d+\]:(?: |(?=\r?\n))|: (?=\S))"
+    r"|" + _MONOTONIC + _NOT_OWN_TAG + r"[\w.@/-]+\[\d+\]:(?: |(?=\r?\n)))"
+)
+# RFC 5424 syslog as rsyslog writes it with its RSYSLOG_SyslogProtocol23Format template (runtime/rsconf.c:
+# "<%PRI%>1 %TIMESTAMP:::date-rfc3339% %HOSTNAME% %APP-NAME% %PROCID% %MSGID% %STRUCTURED-DATA% %msg%"), also
+# the format of syslog-ng's and journald-remote's RFC 5424 outputs: PRI, version 1, time (or "-"), host, app,
+# procid, msgid (each "-" when absent), structured data ("-" or [id param="value"]...), then the message.
+# The whole header goes, the kernel's too (its messages read as dmesg -t prints them):
+# <34>1 2003-10-11T22:14:15.003Z mymachine.example.com su - ID47 - 'su root' failed for lonvick on /dev/pts/8
+#   (RFC 5424 section 6.5, example 1, its BOM left out)
+_RFC5424 = re.compile(
+    r"\n<\d{1,3}>1 (?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)|-)"
+    r" [!-~]{1,255} [!-~]{1,48} [!-~]{1,128} [!-~]{1,32} (?:-|(?:\[[^\]\n]{0,1000}\]){1,20})(?: |(?=\r?\n))"
 )
 _UNLABELLED = re.compile(r"\n(?=[ \t\r]*[^\s])(?!" + _LABEL + ")")
 _LABELLED_INDENT = re.compile(r"\n" + _LABEL + r"[ \t]")
+
+# One launcher's label on every line of a text that is no report (a log, a table, a command's output), whatever
+# the line holds: pdsh / clush's host (pdsh src/pdsh/dsh.c rsh(): out("%S: %s", a->host, buf), an empty line as
+# "host: "), docker compose's service (cmd/formatter/logs.go "%-*s | ", v2 "svc-1", v1 "proj_svc_1"):
+#   webui-docker-auto-1  | Mounted .cache           (AbdBarho/stable-diffusion-webui-docker#388)
+#   bug_1  | initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/2     (pytorch/pytorch#73790)
+# Such a label looks like a kernel device's ("nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, ..."), so
+# it is only offered (without_line_labels): the caller takes it off where more readers then read the text
+# (engine/parse_pool.py parse_one); a report's label (indented lines under it) goes in _strip already.
+_LAUNCHER = r"(?:[A-Za-z][\w.-]{0,62}\d[\w.-]{0,62}:|[\w.-]{0,62}[-_]\d{1,4} {1,64}\|)"
+_LINE_LABEL = re.compile(r"\n" + _LAUNCHER + r"(?: |(?=\r?\n))")
+_LINE_UNLABELLED = re.compile(r"\n(?=[ \t\r]*[^\s])(?!" + _LAUNCHER + r"(?: |\r?\n))")
+
+
+def without_line_labels(text: str) -> str | None:
+    """``text`` without the launcher label (pdsh's host, compose's service) every non-blank line of it
+    carries, line for line; None where a line has none (or the text none at all)."""
+    if _LINE_LABEL.match("\n" + text[:200]) is None:
+        return None
+    out = "\n" + text + "\n"
+    if _LINE_UNLABELLED.search(out, 0, len(out) - 1) is not None:
+        return None
+    return _LINE_LABEL.sub("\n", out)[1:-1]
+
 
 # The CloudWatch Logs console's event table copied: the column separator before every row after the first (the copy
 # starts inside the first row's cell), each row the program's line:
@@ -247,12 +288,12 @@ def _cloudwatch_column(out: str) -> str:
 _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 
 #: literal gates: a text holding none of these has no wrapper, and is returned as it is
-_GATES = ("`", ">", '"', "\u201c", "<std", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ", "\n*", "\n_")
+_GATES = ("`", ">", '"', "\u201c", "<std", ">1 ", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ", "\n*", "\n_")
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
     r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+,\d+\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. =-]*pid=\d"
     r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|(?:DEFAULT|NOTICE|ALERT|EMERGENCY)[ \t]+\d{4}-"
-    r"|[ \t]{1,4}\|[ \t]|" + _LABEL + ")"
+    r"|[ \t]{1,4}\|[ \t]|<\d{1,3}>1 |" + _MONOTONIC + r"[\w.@/-]+\[\d+\]:|" + _LABEL + ")"
 )
 #: _ANY for RE2 (a DFA: its ~20 alternatives cost one pass, where ``re`` tries each at every
 #: newline): the look-aheads RE2 lacks dropped or made plain, so it finds a superset of _ANY's lines; only a
@@ -521,6 +562,8 @@ def _strip(text: str, plain: bool = False) -> str:
         if (": " in out or " | " in out) and _UNLABELLED.search(out, 0, len(out) - 1) is None \
                 and _LABELLED_INDENT.search(out) is not None:
             out = _REPORT_LABEL.sub("\n", out)
+        if ">1 " in out:
+            out = _RFC5424.sub("\n", out)
         if ": " in out:
             out = _JOURNAL.sub("\n", out)
             out = _SRUN.sub("\n", out)

@@ -59,3 +59,100 @@ def test_normalise_strips_the_viewer_columns(name, prefix):
 ])
 def test_no_cloudwatch_column_where_rows_do_not_all_carry_it(text):
     assert not str(normalise(text)).startswith("Summary\none row") and "  | " in str(normalise(text))
+
+
+# --- issue 11, session 24: journald's monotonic clock, RFC 5424 syslog, a launcher's label on every line ---------
+
+def test_journald_short_monotonic_label_goes_from_a_program_s_line():
+    """journalctl -o short-monotonic (systemd logs-show.c "[%5llu.%06llu]", then host and tag) on a program's
+    line: the stamp, host and tag[pid] go (systemd/systemd#30054's line); the kernel's lines keep theirs
+    (systemd/systemd#34250's), and a dmesg line whose device looks like "host tag:" (no [pid]) is kept."""
+    assert normalise("[   20.888224] localhost systemd[1]: Hostname set to <localhost>.\n") == \
+        "Hostname set to <localhost>.\n"
+    for kept in ("[    7.636966] LibreELEC kernel: Booting Linux on physical CPU 0x0\n",
+                 # fixtures/artefacts/kernel_log/propolis578_nvme_io_timeout_aborting.log, ogkm116_open_module_missing_nvdec0_gsp_rm.log
+                 "[  265.311275] nvme nvme1: I/O 775 QID 2 timeout, aborting\n",
+                 "[    3.786773] ucsi_ccg 1-0008: i2c_transfer failed -110\n"):
+        assert normalise(kept) is kept, kept
+
+
+def test_rfc5424_header_goes():
+    """RFC 5424 (rsyslog's RSYSLOG_SyslogProtocol23Format: "<%PRI%>1 %TIMESTAMP:::date-rfc3339% %HOSTNAME%
+    %APP-NAME% %PROCID% %MSGID% %STRUCTURED-DATA% %msg%"): the header goes, structured data too (RFC 5424
+    section 6.5's examples 1 and 3, their BOM left out); dmesg -r's "<4>[...]" is no RFC 5424 header."""
+    assert normalise("<34>1 2003-10-11T22:14:15.003Z mymachine.example.com su - ID47 - 'su root' failed for "
+                     "lonvick on /dev/pts/8\n") == "'su root' failed for lonvick on /dev/pts/8\n"
+    assert normalise('<165>1 2003-10-11T22:14:15.003Z mymachine.example.com evntslog - ID47 [exampleSDID@32473 '
+                     'iut="3" eventSource="Application" eventID="1011"] An application event log entry...\n') == \
+        "An application event log entry...\n"
+    kept = "<4>[  12.345678] NVRM: GPU 0000:00:03.0: RmInitAdapter failed!\n"
+    assert normalise(kept) is kept
+
+
+LABELS = [
+    "webui-docker-auto-1  | ",  # docker compose v2 (AbdBarho/stable-diffusion-webui-docker#388)
+    "bug_1  | ",  # docker compose v1 (pytorch/pytorch#73790)
+    "node17: ",  # pdsh src/pdsh/dsh.c rsh(): out("%S: %s", a->host, buf)
+]
+CASES_DIR = FIX.parent.parent / "harvest" / "cases"
+
+
+def _read(text: str):
+    from stethoscope.engine.parse_pool import parse_one
+    from stethoscope.facts.parsers.base import Artefact
+
+    res = parse_one(Artefact(path="app.log", text=text, node="n1"))
+    return sorted((f.kind, f.evidence.line) for f in res.facts), res
+
+
+@pytest.mark.parametrize("label", LABELS)
+@pytest.mark.parametrize("case, name", [("155-", "nccl-line-quoted-in-thread.log"), ("162-", "dcgmi-diag.txt"),
+                                        ("116-", "nccl-tests.txt")])
+def test_a_launcher_label_on_every_line_is_read_through(label, case, name):
+    """A launcher's label on every line of a log, a table or a fragment (not only an indented report) is
+    taken off where more readers then read the text: the facts of the plain file, on the same lines, each
+    quoting the line as posted (the label kept). Harvest files, each line under a real label form."""
+    text = next(CASES_DIR.glob(case + "*/" + name)).read_text()
+    wrapped = "".join(label + ln + "\n" for ln in text.split("\n")[:-1])
+    plain, _ = _read(text)
+    got, res = _read(wrapped)
+    assert plain and got == plain
+    first = next(f for f in res.facts if f.evidence.text)
+    assert first.evidence.text.startswith(label)
+
+
+def test_a_kernel_device_label_on_every_line_is_kept():
+    """Must not: a kernel device's label on every line ("nvidia-nvswitch0: SXid ...", dmesg -t of
+    fixtures/artefacts/kernel_log/dmesg_xid79_sxid.log's line) is its reader's: the same facts, the device read."""
+    line = "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 63 LTSSM Fault Up\n"
+    got, res = _read(line * 2)
+    assert got and all(f.evidence.text == line.rstrip("\n") for f in res.facts if f.evidence.text)
+    assert {getattr(f, "switch_name", None) for f in res.facts if f.kind == "nvswitch_sxid"} == {"nvidia-nvswitch0"}
+    from stethoscope.facts.lines import without_line_labels
+    assert without_line_labels(line * 2) is not None  # (offered: the readers decide)
+
+
+def test_label_patterns_read_a_long_run_without_its_colon_once():
+    """A long run of letters and digits with no colon (a hex dump, a base64 blob) costs the label
+    patterns one pass, not one a digit (_LABEL's host part is bounded: 48 s before, on 100,000 characters)."""
+    import time
+
+    from stethoscope.facts import lines
+
+    text = "\n" + "node1" * 20_000 + "\nnode1: x\n"
+    started = time.perf_counter()
+    for pat in (lines._REPORT_LABEL, lines._ANY, lines._LINE_LABEL, lines._LINE_UNLABELLED, lines._JOURNAL, lines._RFC5424):
+        pat.search(text)
+    assert time.perf_counter() - started < 1.0
+
+
+def test_the_node_is_read_behind_a_launcher_label(tmp_path):
+    """The NCCL host of lines under pdsh's or compose's label names the file's node (the label itself is
+    not taken for a host: a kernel device's looks the same). Harvest 116's nccl-tests lines."""
+    from stethoscope.facts.bundle import artefacts, read_bundle
+
+    text = next(CASES_DIR.glob("116-*/nccl-tests.txt")).read_text()
+    for i, label in enumerate(LABELS):
+        (tmp_path / f"f{i}.log").write_text("".join(label + ln + "\n" for ln in text.split("\n")[:-1]))
+    arts, _ = artefacts(read_bundle(tmp_path))
+    assert {a.node for a in arts} == {"swat1-04"}

@@ -96,6 +96,14 @@ class Artefact:
             # a line a terminal had cut lives on its first row, the rows after it blank
             self._joined = getattr(norm, "joined", None)
 
+    def unlabel(self, text: str) -> None:
+        """``text`` (this text with a launcher's label off every line: facts/lines.without_line_labels)
+        is read instead; evidence still quotes the lines as read."""
+        if self.raw_text is None:
+            self.raw_text = self.text
+        self.text = text
+        self._lines, self._offsets, self._last, self._back = None, None, (0, 1), 0
+
     def raw_line(self, line: int) -> str:
         """The 1-based line as it was read (before normalisation): what evidence quotes."""
         if self.raw_text is None:
