@@ -97,6 +97,15 @@ def _ev(key: str, text: str) -> Evidence:
     return Evidence(path=PATH, line=_lines().get(key, 1), text=text)
 
 
+def nvidia_advice(immediate: str, investigatory: str) -> str:
+    """An Xid entry's ``advice``: NVIDIA's two resolution buckets in words, or that it publishes none."""
+    if immediate and investigatory:
+        return f"NVIDIA's catalogue says {immediate}, then {investigatory}"
+    if immediate or investigatory:
+        return f"NVIDIA's catalogue says {immediate or investigatory}"
+    return "NVIDIA's catalogue publishes no action for it"
+
+
 def xid_entry_fact(e: XidEntry) -> XidCatalogueEntry:
     return XidCatalogueEntry(
         id=f"catalogue:xid:{e.xid}", node="",
@@ -104,6 +113,7 @@ def xid_entry_fact(e: XidEntry) -> XidCatalogueEntry:
         xid=e.xid, mnemonic=e.mnemonic, description=e.description, unused=e.unused, immediate=e.immediate,
         investigatory=e.investigatory, severity=e.severity, cause=e.cause, component=e.component,
         actions=",".join(e.actions), specific_rule=bool(e.specific_rules), escalate_on_recurrence=e.escalate_on_recurrence,
+        advice=nvidia_advice(e.immediate, e.investigatory),
     )
 
 
@@ -115,6 +125,7 @@ def unknown_xid_fact(code: int) -> XidCatalogueEntry:
         xid=code, mnemonic=u.mnemonic, description=u.description, unused=False,
         immediate="", investigatory="", severity=u.severity, cause=u.cause, component=u.component,
         actions=",".join(u.actions), specific_rule=False, escalate_on_recurrence=False,
+        advice="NVIDIA's catalogue does not list it (a newer driver's code)",
     )
 
 

@@ -49,6 +49,10 @@ class XidCatalogueEntry(Fact):
     actions: str  # comma-separated action ids
     specific_rule: bool  # a dedicated rule reads this code; the generic catalogue rule skips it
     escalate_on_recurrence: bool
+    #: what NVIDIA's catalogue advises, as a summary says it: "NVIDIA's catalogue says <immediate>, then <investigatory>",
+    #: or that it publishes no action (its rows 162-172 leave both buckets empty; a code past the catalogue, a newer
+    #: driver's, is not in it): never an empty "says , then "
+    advice: str = ""
 
 
 @fact_kind
