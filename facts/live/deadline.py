@@ -131,6 +131,20 @@ class DeadlineAdapter(HTTPAdapter):
                 pass
 
 
+def _is_timeout(exc: BaseException) -> bool:
+    """A timeout of the socket or of urllib3's read, however requests wraps it (with retries off,
+    a read timeout comes as a ConnectionError whose text names ReadTimeoutError)."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, (socket.timeout, TimeoutError)) or type(e).__name__ in ("ReadTimeout", "ReadTimeoutError", "Timeout",
+                                                                                  "ConnectTimeout", "ConnectTimeoutError"):
+            return True
+        e = e.__cause__ or e.__context__
+    return "ReadTimeoutError" in str(exc) or "timed out" in str(exc)
+
+
 class Deadlines:
     """The clock of one run: ``query_s`` per request, ``run_s`` (None: no limit) for all of them."""
 
@@ -165,11 +179,14 @@ class Deadlines:
 
         timer = threading.Timer(left, expire)
         timer.daemon = True
+        start = time.monotonic()
         timer.start()
         try:
             yield left
-        except Exception:
-            if fired.is_set():
+        except Exception as exc:
+            # the request's own read timeout is the same ``left``: on a loaded machine it may fire
+            # before the timer's thread runs, and it is still this deadline that cut the request
+            if fired.is_set() or (_is_timeout(exc) and time.monotonic() - start >= left - 0.05):
                 raise DeadlineExceeded(limit, seconds) from None
             raise
         finally:
