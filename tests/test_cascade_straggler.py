@@ -94,3 +94,21 @@ def test_node_scope_is_declared_only_with_cascade_of():
     assert "cuda_error_catalogue" in {r.id for r in scoped}
     assert all(r.rule.cascade_of for r in scoped)
     assert "cuda_error_catalogue" in symptom_map(load_rules().rules).node_scoped
+
+
+C176 = ROOT / "fixtures/harvest/cases/176-nvml-function-not-found-after-yum-update-stale-libnvidia-ml-links"
+
+
+def test_nvml_failing_on_a_node_whose_driver_and_library_differ_is_the_mismatchs_cascade(tmp_path):
+    # harvest 176 (real): nvidia-smi's 'Failed to initialize NVML: Function Not Found' beside nvidia-docker's
+    # 'nvml: Driver/library version mismatch' on the same host after a yum update: one fault, its root the mismatch
+    report = _diagnose(tmp_path, {"n1": [C176 / "app.txt", C176 / "other.txt"]})
+    by = {f.rule: f for f in report.findings}
+    root, nvml = by["nvml_driver_library_mismatch"], by["nvml_init_failed"]
+    assert root.role == "root_cause" and nvml.role == "cascade" and nvml.explained_by == [root.rank]
+
+
+def test_a_mismatch_on_another_node_explains_no_nvml_failure_here(tmp_path):
+    report = _diagnose(tmp_path, {"n1": [C176 / "other.txt"], "n2": [C176 / "app.txt"]})
+    nvml = next(f for f in report.findings if f.rule == "nvml_init_failed")
+    assert nvml.entity.node == "n2" and nvml.role != "cascade" and nvml.explained_by == []
