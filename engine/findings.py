@@ -254,6 +254,11 @@ def _where(f: Finding) -> set[str]:
     return {f.entity.node} if f.entity.node else set(f.nodes)
 
 
+def _reach(r: Finding) -> set[str]:
+    """The nodes a root finding can explain findings on: every node its rule matched on, and its entity's."""
+    return set(r.nodes) | ({r.entity.node} if r.entity.node else set())
+
+
 def rank_findings(findings: list[Finding], symptom: dict[str, bool]) -> list[Finding]:
     """Mark cascades, order root causes first, number the ranks from 1.
 
@@ -275,10 +280,9 @@ def rank_findings(findings: list[Finding], symptom: dict[str, bool]) -> list[Fin
         where = _where(f)
         by = [r for r in findings if r is not f and r.cause in cascade_of.get(f.rule, ()) and r.rule not in unexplained
               and SEVERITY_ORDER[r.severity] >= 1
-              and (f.rule not in node_scoped or where & (set(r.nodes) | _where(r)))]
+              and (f.rule not in node_scoped or where & _reach(r))]
         if symptom.get(f.rule):
-            by += [r for r in roots if all(r is not b for b in by)
-                   and where & (set(r.nodes) | ({r.entity.node} if r.entity.node else set()))]
+            by += [r for r in roots if all(r is not b for b in by) and where & _reach(r)]
         if by:
             explained[i] = by
 
