@@ -24,6 +24,7 @@ import weakref
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+import requests
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
@@ -131,18 +132,11 @@ class DeadlineAdapter(HTTPAdapter):
                 pass
 
 
-def _is_timeout(exc: BaseException) -> bool:
-    """A timeout of the socket or of urllib3's read, however requests wraps it (with retries off,
-    a read timeout comes as a ConnectionError whose text names ReadTimeoutError)."""
-    seen: set[int] = set()
-    e: BaseException | None = exc
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        if isinstance(e, (socket.timeout, TimeoutError)) or type(e).__name__ in ("ReadTimeout", "ReadTimeoutError", "Timeout",
-                                                                                  "ConnectTimeout", "ConnectTimeoutError"):
-            return True
-        e = e.__cause__ or e.__context__
-    return "ReadTimeoutError" in str(exc) or "timed out" in str(exc)
+def is_timeout(exc: BaseException) -> bool:
+    """A timeout of the socket or of the read, however requests wraps it (with retries off, urllib3
+    reports a read timeout as a ConnectionError naming ReadTimeoutError)."""
+    return isinstance(exc, (requests.Timeout, socket.timeout, TimeoutError)) or (
+        isinstance(exc, requests.ConnectionError) and "ReadTimeoutError" in str(exc))
 
 
 class Deadlines:
@@ -186,7 +180,7 @@ class Deadlines:
         except Exception as exc:
             # the request's own read timeout is the same ``left``: on a loaded machine it may fire
             # before the timer's thread runs, and it is still this deadline that cut the request
-            if fired.is_set() or (_is_timeout(exc) and time.monotonic() - start >= left - 0.05):
+            if fired.is_set() or (is_timeout(exc) and time.monotonic() - start >= left - 0.05):
                 raise DeadlineExceeded(limit, seconds) from None
             raise
         finally:

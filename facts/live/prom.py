@@ -24,7 +24,7 @@ from urllib3.util.retry import Retry
 
 from stethoscope.facts.live.access import Access, AccessError, scoped
 from stethoscope.facts.limits import DEFAULT, Budget, Hit
-from stethoscope.facts.live.deadline import AnswerTooLarge, DeadlineAdapter, DeadlineExceeded, Deadlines
+from stethoscope.facts.live.deadline import AnswerTooLarge, DeadlineAdapter, DeadlineExceeded, Deadlines, is_timeout
 from stethoscope.facts.live.series import Series
 
 
@@ -159,7 +159,7 @@ class Prom:
             raise LiveError(f"{self.url} did not answer '{_short(query)}' within {self.timeout:g} s") from None
         except requests.ConnectionError as exc:
             # with retries off, urllib3 reports a read timeout as a failed retry: still a timeout
-            if "ReadTimeoutError" in str(exc):
+            if is_timeout(exc):
                 raise LiveError(f"{self.url} did not answer '{_short(query)}' within {self.timeout:g} s") from None
             raise LiveError(f"cannot reach Prometheus at {self.url}: {_short(exc)}") from None
         except (PrometheusApiClientException, requests.RequestException, ValueError, KeyError) as exc:
