@@ -145,15 +145,20 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     kinds = [p for p in asked if p.detect(text)]
     # a launcher's label on every line (pdsh's "host: ", compose's "svc-1  | ") is taken off where more
     # readers then know the text, or its readers read more of it, or no reader knows either (the fallback
-    # reads the lines bare): a kernel device's label on every line ("nvidia-nvswitch0: ") is its reader's
+    # reads the lines bare), or its readers read nothing of it either way (the lines' failure words are then
+    # looked for, unread_failures, in the lines as the program wrote them: a bare traceback's last line
+    # under pdsh's label read INCONCLUSIVE, read bare an unexplained error; harvest 3005 under
+    # bench/wrap_study.py's labels): a kernel device's label on every line ("nvidia-nvswitch0: ") is its
+    # reader's, which reads it
     bare = without_line_labels(text) if (": " in text[:200] or "| " in text[:200]) else None
     if bare is not None:
         bare = str(normalise(bare, uncut=True))  # (wrappers under it: srun's "0: ", a quote)
         more = [p for p in classifier().candidates(bare) if p.detect(bare)]
         have, get = {p.KIND for p in kinds}, {p.KIND for p in more}
         if have < get or (not have and not get) or (
-                have == get and _read(Artefact(path=art.path, text=bare, node=art.node), more)
-                > _read(Artefact(path=art.path, text=text, node=art.node), kinds)):
+                have == get and (read_bare := _read(Artefact(path=art.path, text=bare, node=art.node), more))
+                >= (read_text := _read(Artefact(path=art.path, text=text, node=art.node), kinds))
+                and (read_bare > read_text or read_text == 0)):
             art.unlabel(bare)
             text, kinds = bare, more
     if not kinds:  # nobody knows the format: its error lines still count (unrecognised_text)

@@ -121,6 +121,20 @@ def test_a_launcher_label_on_every_line_is_read_through(label, case, name):
     assert first.evidence.text.startswith(label)
 
 
+@pytest.mark.parametrize("label", LABELS)
+def test_a_traceback_its_reader_reads_nothing_of_is_read_bare_under_a_label(label):
+    """A launcher's label on a fragment whose reader reads nothing of it either way (harvest 3005: a hand-typed
+    torch elastic SignalException line, torch_log's signature, no form of its own) comes off too: the failure
+    line no reader read is then found in its words (unread_failures) as it is without the label. Before: the
+    label kept, the line's words not found, INCONCLUSIVE "recognised but not read"."""
+    text = next(CASES_DIR.glob("3005-*/app-quoted-in-text.txt")).read_text()
+    wrapped = "".join(label + ln + "\n" for ln in text.split("\n")[:-1])
+    plain, _ = _read(text)
+    got, res = _read(wrapped)
+    assert ("text_error_line", 2) in plain and got == plain
+    assert next(f for f in res.facts if f.kind == "text_error_line").evidence.text.startswith(label)
+
+
 def test_a_kernel_device_label_on_every_line_is_kept():
     """Must not: a kernel device's label on every line ("nvidia-nvswitch0: SXid ...", dmesg -t of
     fixtures/artefacts/kernel_log/dmesg_xid79_sxid.log's line) is its reader's: the same facts, the device read."""
