@@ -172,6 +172,26 @@ class PythonOsError(Fact):
 
 
 @fact_kind
+class ThreadCreateFailed(Fact):
+    """A program could not start a thread and said so: ``pthread_create()`` returned EAGAIN (11, "Resource
+    temporarily unavailable": a limit on processes and threads was reached, or the memory for the thread's stack
+    ran out). OpenBLAS's ``blas_thread_init: pthread_create failed for thread 20 of 64: ...``, TensorFlow's
+    ``Check failed: ret == 0 (11 vs. 0)Thread ... creation via pthread_create() failed.``, libgomp's ``Thread
+    creation failed: ...``."""
+
+    kind: Literal["thread_create_failed"] = "thread_create_failed"
+    program: Literal["openblas", "tensorflow", "libgomp"]
+    error: str  # strerror's text ("Resource temporarily unavailable"), or the return code TensorFlow's check printed ("11")
+    errno_name: str | None = None  # "EAGAIN" (Linux numbering); None where the text names no errno
+    thread: str | None = None  # TensorFlow's thread name ("tf_data_iterator_resource"); None unnamed
+    #: OpenBLAS's next line, ``RLIMIT_NPROC <soft> current, <hard> max``: the process-count limit (ulimit -u), -1
+    #: unlimited; None where it is not printed
+    rlimit_nproc: int | None = None
+    rlimit_nproc_max: int | None = None
+    failures: int = 1  # how many such lines the file holds for this program (OpenBLAS prints one per thread)
+
+
+@fact_kind
 class TorchSaveWriteFailed(Fact):
     """PyTorch's checkpoint serializer (caffe2/serialize/inline_container.cc, PyTorchStreamWriter under
     torch.save) could not write the file: ``PytorchStreamWriter failed writing file data/3: file write

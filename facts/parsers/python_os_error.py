@@ -18,6 +18,15 @@ the Python class in front (``SafetensorError``)::
     safetensors_rust.SafetensorError: Error while serializing: IoError(Os { code: 30, kind: ReadOnlyFilesystem, message: "Read-only file system" })    (huggingface/text-generation-inference#756)
     bug: Error while serializing: IoError(Os { code: 28, kind: StorageFull, message: "No space left on device" })    (bentoml/OpenLLM#754, its title: safetensors' variant, the class left out)
 
+PyTorch's shared-memory allocator (aten/src/ATen/MapAllocator.cpp) raises a RuntimeError of its own that quotes
+strerror and the errno: ``"unable to write to file <", filename_, ">: ", str_error(errno), " (", errno, ")"`` (the
+one byte it writes to size a new segment; ``resize``/``stretch`` for the ftruncate before it). torch.multiprocessing
+and the DataLoader's workers share tensors through POSIX shared-memory objects named ``/torch_<pid>_<random>_<n>``
+(shm_open: a file in /dev/shm), so ENOSPC there is a full /dev/shm. Read as the same fact (the exception
+``RuntimeError``, the object's name as the file, under /dev/shm)::
+
+    RuntimeError: unable to write to file </torch_8289_606636967_0>: No space left on device (28)    (MIC-DKFZ/nnUNet#2162: nnU-Net's background workers died)
+
 Facts: ``python_os_error`` per line: the exception's class, the errno and its name (Linux
 numbering), the strerror text, the file when named, whether it lies under /dev/shm and whether it is a
 device or kernel file (EIO on ``'/dev/ttyS11'``, pyserial opening a port: the device's driver, not storage). What the
@@ -51,12 +60,20 @@ RUST_OS_ERROR = re.compile(r"\bOs \{ code: (?P<num>\d{1,4}), kind: \w{1,40}, mes
 #   the Python exception that quotes it, in the line before it (a rank or logger prefix may precede), or safetensors'
 #   own error variant around it ("IoError(Os {"): one of them required, as a Rust program's own log line printing an
 #   io::Error (a warning, a retry) is no exception
+# RuntimeError: unable to write to file </torch_8289_606636967_0>: No space left on device (28)     (MIC-DKFZ/nnUNet#2162)
+#   (MapAllocator.cpp's "unable to write to file <%s>: %s (%d)"; "unable to resize file <%s> to the right size: %s (%d)"
+#   and "unable to stretch file <...> to the right size: ..." the same way); only a torch shared-memory object's name
+#   (/torch_..., shm_open's: a file in /dev/shm), a named file (torch.from_file) is another matter
+TORCH_SHM_ERROR = re.compile(
+    r"\b(?P<exc>RuntimeError): unable to (?:write to|resize|stretch) file <(?P<file>/torch_[\w.-]{1,100})>"
+    r"(?: to the right size)?: (?P<text>[^\n():]{1,200}[^\s():]) \((?P<num>\d{1,4})\)")
 _RAISED = re.compile(r"\b(?P<exc>[A-Za-z_][\w.]{0,80}(?:Error|Exception)): ")
-_MARK = re.compile(r"\[Errno \d|\bOs \{ code: \d")
+_MARK = re.compile(r"\[Errno \d|\bOs \{ code: \d|file </torch_")
 
 
 def detect(head: str) -> bool:
     return ("[Errno " in head and OS_ERROR.search(head) is not None) or (
+        "file </torch_" in head and TORCH_SHM_ERROR.search(head) is not None) or (
         "Os { code: " in head and any(_rust_error(line) for line in head.splitlines() if "Os { code: " in line))
 
 
@@ -79,6 +96,12 @@ def parse(artefact: Artefact) -> ParseResult:
     fb = FactBuilder(artefact, result)
     for n, line in iter_lines(_MARK, artefact):
         m = OS_ERROR.search(line)
+        if not m and (t := TORCH_SHM_ERROR.search(line)) is not None:
+            result.lines_used += 1
+            num = int(t["num"])
+            fb.add(PythonOsError, n, exception=t["exc"], errno=num, errno_name=_errno.errorcode.get(num),
+                   strerror=t["text"].strip(), filename=t["file"], on_dev_shm=True)
+            continue
         if not m:
             if (rust := _rust_error(line)) is None:
                 continue
@@ -98,4 +121,5 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"(?:Error|Exception): \[Errno \d+\] ", r"\bOs \{ code: \d+, kind: ")
+SIGNATURES = (r"(?:Error|Exception): \[Errno \d+\] ", r"\bOs \{ code: \d+, kind: ",
+              r"RuntimeError: unable to (?:write to|resize|stretch) file </torch_")

@@ -49,6 +49,11 @@ process is joined, ``Exit code: {proc.exitcode}`` (multiprocessing's: ``-N`` for
     [2025-04-26 20:55:32] Child process unexpectedly failed with an exit code 11. pid=293198
     [2025-04-26 20:55:32] Exit code: -11            (sgl-project/sglang#5770)
 
+Docker Compose reports a service's container that stopped as ``<container> exited with code <n>`` (no service
+label on that line), the code its main process's: 128+N for one a signal killed. Sample (real)::
+
+    scalellm exited with code 137            (vectorch-ai/ScaleLLM#38: the entrypoint's process "Killed", host memory)
+
 Facts: ``launched_process_killed`` per child killed by a signal (its name and number, the
 command as printed, the launcher's form: ``shell`` for a shell's report, ``core_dumped``). A non-zero exit status (a non-negative return code)
 says only that the child failed, which the rest of the log explains; it is not read here.
@@ -95,6 +100,13 @@ _SGLANG_CHILD = re.compile(r"Child process unexpectedly failed with an exit code
 _SGLANG_DEAD = re.compile(
     r"Rank (?P<rank>\d{1,6}) scheduler is dead\. Please check if there are relevant logs\.[^\n]{0,200}\n"
     r"(?:[^\n]{0,2000}\n){0,8}?[^\n]{0,64}?Exit code: -(?P<num>\d{1,3})\b")
+
+# Docker Compose's report of a service's container that stopped, its exit code the container's main process's
+# (128+N: killed by signal N; compose's e2e test expects "should_fail-1 exited with code 123"), with no service label:
+# scalellm exited with code 137          (vectorch-ai/ScaleLLM#38: the container's entrypoint "Killed", out of memory)
+#   (only the codes of the fault signals a shell reports, 128+4/6/7/8/9/11; 143 is SIGTERM, a stop; other codes are
+#   an exit status, not read)
+_COMPOSE_EXIT = re.compile(r"^(?P<name>[A-Za-z0-9][\w.-]{0,127}) exited with code (?P<code>13[24-79])[ \t]*\r?$", re.M)
 
 
 def _wait_status_signal(status: int) -> tuple[int, bool] | None:
@@ -236,7 +248,8 @@ def detect(head: str) -> bool:
         or ("==== backtrace (tid:" in head and _UCX_SIGNAL_BARE.search(head) is not None) \
         or ("] Signal: " in head and _OMPI_SIGNAL.search(head) is not None) \
         or ("Child process unexpectedly failed" in head and _SGLANG_CHILD.search(head) is not None) \
-        or (" scheduler is dead. " in head and _SGLANG_DEAD.search(head) is not None)
+        or (" scheduler is dead. " in head and _SGLANG_DEAD.search(head) is not None) \
+        or (" exited with code 13" in head and _COMPOSE_EXIT.search(head) is not None)
 
 
 def _signal_name(num: int) -> str | None:
@@ -294,6 +307,10 @@ def parse(artefact: Artefact) -> ParseResult:
         num = int(m["num"])
         fb.add(LaunchedProcessKilled, n, signal=_signal_name(num), signum=num, command=f"scheduler rank {m['rank']}",
                launcher="sglang")
+    for n, m in iter_matches(_COMPOSE_EXIT, artefact):
+        result.lines_used += 1
+        num = int(m["code"]) - 128
+        fb.add(LaunchedProcessKilled, n, signal=_signal_name(num), signum=num, command=m["name"], launcher="docker compose")
     bare = "==== backtrace (tid:" in artefact.text
     for pattern, launcher in ((_UCX_SIGNAL, "ucx"), (_UCX_SIGNAL_BARE, "ucx"), (_OMPI_SIGNAL, "openmpi")):
         if pattern is _UCX_SIGNAL_BARE and not bare:
@@ -317,4 +334,4 @@ SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )", r"exits with return
               r"|floating point exception|abort|killed)",
               r"received signal SIG(?:SEGV|BUS|ILL|FPE|ABRT), ", r"\] Caught signal \d+ \(", r"(?m)^[ \t]*Caught signal \d+ \(", r"\] Signal: [A-Z][^\n(]*\(\d+\)",
               r"Child process unexpectedly failed with an exit code \d+\. pid=\d",
-              r"scheduler is dead\. Please check if there are relevant logs\.")
+              r"scheduler is dead\. Please check if there are relevant logs\.", _COMPOSE_EXIT)

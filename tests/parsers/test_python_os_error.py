@@ -72,3 +72,22 @@ def test_device_file(text, want):
     (fact,) = parse_text(text).facts
     assert fact.errno_name == ("EIO" if fact.errno == 5 else fact.errno_name)
     assert fact.on_device_file is want
+
+
+def test_torch_shared_memory_object_enospc():
+    # MapAllocator.cpp's "unable to write to file <%s>: %s (%d)" on a /torch_ shm object (MIC-DKFZ/nnUNet#2162)
+    text = (FIX / "nnunet2162_torch_shm_enospc.txt").read_text()
+    assert python_os_error.detect(text)
+    got = [(f.evidence.line, f.exception, f.errno, f.errno_name, f.strerror, f.filename, f.on_dev_shm)
+           for f in parse_text(text).facts]
+    assert got == [(3, "RuntimeError", 28, "ENOSPC", "No space left on device", "/torch_8289_606636967_0", True),
+                   (15, "RuntimeError", 28, "ENOSPC", "No space left on device", "/torch_8226_3581395585_0", True)]
+
+
+@pytest.mark.parametrize("text", [
+    # a file torch.from_file named is no shared-memory object; MapAllocator's Windows form quotes no errno
+    "RuntimeError: unable to write to file </data/cache/feats.bin>: No space left on device (28)\n",
+    "RuntimeError: unable to write to file </torch_76_3625483894>; error code: <112>\n",
+])
+def test_torch_map_allocator_near_misses(text):
+    assert parse_text(text).facts == []

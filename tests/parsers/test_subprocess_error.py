@@ -227,3 +227,18 @@ def test_sglang_wait_status_forms(line, sig, num, core):
 ])
 def test_sglang_exits_not_read(text):
     assert parse_text(text).facts == []
+
+
+def test_compose_container_exited_137_is_sigkill():
+    # vectorch-ai/ScaleLLM#38: compose's "<container> exited with code 137" (128+9)
+    text = (Path(__file__).resolve().parents[2] / "fixtures/artefacts/subprocess_error/scalellm38_compose_exit_137.txt").read_text()
+    assert subprocess_error.detect(text)
+    got = [(f.evidence.line, f.signal, f.signum, f.command, f.launcher)
+           for f in subprocess_error.parse(Artefact(path="compose.log", text=text, node="n1")).facts]
+    assert (2, "SIGKILL", 9, "scalellm", "docker compose") in got
+
+
+def test_compose_exit_status_and_sigterm_are_not_read():
+    # compose's e2e form for an exit status ("should_fail-1 exited with code 123") and 143 (SIGTERM: a stop)
+    text = "should_fail-1 exited with code 123\nweb-1 exited with code 143\n"
+    assert subprocess_error.parse(Artefact(path="compose.log", text=text, node="n1")).facts == []
