@@ -413,6 +413,14 @@ def test_a_watchdog_dump_for_a_collective_timeout_alone_is_a_fault(ruleset, tmp_
      "18000 commId 0x6b1f0e93c2a4d517 - Init COMPLETE\n"
      "gpu-06:41386:41386 [1] NCCL INFO ncclCommInitRankConfig comm 0x5a3eae40 rank 41 nranks 48 cudaDev 1 nvmlDev 1 busId "
      "2a000 commId 0x6b1f0e93c2a4d517 - Init COMPLETE", "nccl_log"),
+    # session 25 (A7, bench/fragment_audit_s25.md): an Xid line pasted alone, an event of one moment the catalogue says to
+    # ignore (Xid 44, a graphics engine fault during a context switch; Xid 43, an application's channel reset): no time of
+    # the GPUs in which the log's silence about other Xids could count; read HEALTHY, 'checked: driver, gpu, gpu_memory,
+    # nvlink, pcie'
+    ("../harvest/cases/704-laptop-xid44-xid31-driver-problem-upgrade-driver/dmesg.log",
+     "[   94.573839] NVRM: Xid (PCI:0000:08:00): 44, Ch 00000000, engmask 00000101, intr 10000000", "kernel_log"),
+    ("../harvest/cases/1404-xid31-repeated-on-one-gpu-many-processes-faulty-device/dmesg.log",
+     "[Thu Jan 28 00:16:35 2021] NVRM: Xid (PCI:0000:3d:00): 43, pid=1405, Ch 00000008", "kernel_log"),
 ])
 def test_a_fragment_that_shows_no_result_is_no_health_claim(ruleset, tmp_path, source, line, kind):
     # each read HEALTHY alone ("checked: nccl", "gpu, gpu_memory", every GPU component): a one-line sampling audit
@@ -444,6 +452,9 @@ def test_a_fragment_that_shows_no_result_is_no_health_claim(ruleset, tmp_path, s
     # a GPU's nvlink -s links under its header (session 23's near miss of the headerless links), shown to their end: the
     # next GPU's header follows its Link 11 (session 24: its Links 0-3 alone, the list cut, check nothing)
     ("../harvest/cases/155-nccl-p2p-level-loc-forces-shm-a100-nvswitch/other.txt", 1, 14, "nvlink"),
+    # Xid 43s (an application's channel reset, catalogue IGNORE) over three hours of the driver's time (A1's judgement;
+    # session 25: the same line alone checks nothing)
+    ("../harvest/cases/1404-xid31-repeated-on-one-gpu-many-processes-faulty-device/dmesg.log", 3, 5, "gpu_memory"),
 ])
 def test_a_section_with_the_lines_that_make_its_claim_still_checks(ruleset, tmp_path, source, first, last, checked):
     # near misses of the fragments above (session 18): the same sections with their claim lines

@@ -43,6 +43,12 @@ class XidEvent(KernelLineFact):
     # the hex registers in parentheses, comma-joined: Xid 74 seven as printed ("0x0,0x0,0x10000,...");
     # Xid 144-150 intrinfo, error status, ... as 8-digit hex
     nvlink_registers: str | None = None
+    #: the log it is in shows a minute or more of time (its first and last stamped lines: facts/parsers/kernel_log_time.py
+    #: spans): time with the driver up in which its silence about other Xids, SXids and AER counts. False: the event's line
+    #: pasted alone, a few lines of one moment, or no stamps to tell: a report of one event, which checks nothing
+    #: (knowledge/coverage.yaml kernel_log; session 25: harvest 704's lone Xid 44 line, catalogue IGNORE, read HEALTHY,
+    #: 'checked: driver, gpu, gpu_memory, nvlink, pcie'); None: not told (a fact made by other means)
+    log_spans: bool | None = None
 
 
 @fact_kind

@@ -50,7 +50,7 @@ from stethoscope.facts.kinds.kernel import (
 from stethoscope.facts.parsers import kernel_log_drm, kernel_log_efa, kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
 from stethoscope.facts.parsers import nvsentinel_event
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
-from stethoscope.facts.parsers.kernel_log_time import runs_on
+from stethoscope.facts.parsers.kernel_log_time import runs_on, spans
 from stethoscope.facts.parsers.kernel_log_pcie import (
     DISPLAY_KEYWORD, KEYWORDS as IOMMU_KEYWORDS, UNREACHABLE_KEYWORDS, AerEvents, emit_bar_unassigned, emit_inaccessible, emit_iommu_faults,
     note_display_device, parse_bar_unassigned, parse_inaccessible, parse_iommu_fault, parse_link_down,
@@ -364,6 +364,8 @@ def parse(artefact: Artefact) -> ParseResult:
         last -= 1
     report_head: tuple[int, int, str] | None = None  # (the last "GPU at" line, its serial line or it, its bus id)
     nfs_ok = kernel_log_host_os.nfs_recoveries(text, line_of, _stamp_of)  # "nfs: server X OK": a stall that ended
+    # the log shows a minute or more of time (its first and last stamps): an Xid line's silence about other Xids counts
+    log_spans = spans(lines, last, _stamp_of) if "Xid" in text else False
 
     pos, n = 0, len(text)
     for at in _keyword_starts(text):
@@ -400,7 +402,7 @@ def parse(artefact: Artefact) -> ParseResult:
             if ln in used:  # a continuation line, read with the line it continues
                 continue
             if msg.startswith(("NVRM: Xid", "Xid (PCI:")):
-                _xid(b, ln, msg, common, used)
+                _xid(b, ln, msg, common, used, log_spans)
                 if ln in used:
                     _xid_report_lines(ln, lines, used)
                 continue
@@ -565,7 +567,7 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
-def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> None:
+def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int], log_spans: bool) -> None:
     m = _XID.search(msg)
     if m is None:
         b.error(ln, "Xid line without '(PCI:...): <code>'")
@@ -608,7 +610,7 @@ def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> Non
     rec = _RECOVERY.search(rest) if xid == 154 else None
     if rec is not None:
         fields["recovery_action"] = rec["action"].strip()
-    b.add(XidEvent, ln, pci_bus_id=bus, xid=xid, pid=pid, process=process, message=rest, **fields, **common)
+    b.add(XidEvent, ln, pci_bus_id=bus, xid=xid, pid=pid, process=process, message=rest, log_spans=log_spans, **fields, **common)
     if rec is not None:
         b.add(GpuRecoveryAction, ln, pci_bus_id=bus, action=rec["action"].strip(),
               action_code=int(rec["code"], 16) if rec["code"] else None,

@@ -42,6 +42,21 @@ def stamp_seconds(stamp: str | None, relative: bool = True) -> float | None:
         return None
 
 
+def spans(lines: list[str], last: int, stamp_of) -> bool:
+    """Whether the log (``lines``, its last non-blank line ``last``) shows RUNS_ON_S or more of time: its first and last
+    stamped lines (looked for within _LOOK_BACK lines of each end) are that far apart. An event's line pasted alone, a
+    few lines of one moment, or lines without stamps: not shown (an Xid line's silence about other Xids, session 25)."""
+    first = next((s for i in range(1, min(last, _LOOK_BACK) + 1) if (s := stamp_of(lines[i - 1])) is not None), None)
+    at = stamp_seconds(first, relative=False)
+    if at is None:
+        return False
+    for i in range(last, max(0, last - _LOOK_BACK), -1):
+        if (s := stamp_of(lines[i - 1])) is not None:
+            later = stamp_seconds(s, relative=False)
+            return later is not None and later - at >= RUNS_ON_S
+    return False
+
+
 def runs_on(lines: list[str], ln: int, last: int, stamp: str | None, stamp_of) -> bool:
     """Whether the log (``lines``, its last non-blank line ``last``) runs on RUNS_ON_S past line ``ln``
     (1-based) stamped ``stamp``: its last stamped line after ``ln`` is that much later (``stamp_of(line)``:

@@ -679,6 +679,25 @@ def test_driver_load_without_stamps_or_with_relative_ones_shows_no_span():
         assert d.runs_on is False
 
 
+@pytest.mark.parametrize("text, log_spans", [
+    # harvest 704: an Xid 44 and an Xid 31 55 ms apart, the log's last line 3 s later
+    ((ROOT / "fixtures/harvest/cases/704-laptop-xid44-xid31-driver-problem-upgrade-driver/dmesg.log").read_text(), False),
+    # its Xid 44 line alone, and without its stamp
+    ("[   94.573839] NVRM: Xid (PCI:0000:08:00): 44, Ch 00000000, engmask 00000101, intr 10000000\n", False),
+    ("NVRM: Xid (PCI:0000:08:00): 44, Ch 00000000, engmask 00000101, intr 10000000\n", False),
+    # harvest 1404: Xid 43s from 23:04:35 to the next day (dmesg -T)
+    ((ROOT / "fixtures/harvest/cases/1404-xid31-repeated-on-one-gpu-many-processes-faulty-device/dmesg.log").read_text(), True),
+    # two of its Xid 43 lines, two hours apart
+    ("[Thu Jan 28 00:16:35 2021] NVRM: Xid (PCI:0000:3d:00): 43, pid=1405, Ch 00000008\n"
+     "[Thu Jan 28 02:13:33 2021] NVRM: Xid (PCI:0000:3d:00): 43, pid=11101, Ch 00000008\n", True),
+])
+def test_an_xid_line_shows_the_log_s_time_only_where_its_stamps_span_a_minute(text, log_spans):
+    # a report of one event shows no time of the GPUs in which the log's silence about other Xids counts: it checks
+    # nothing (knowledge/coverage.yaml kernel_log, session 25); kernel_log_time.RUNS_ON_S
+    xids = of(kernel_log.parse(Artefact(path="k.log", text=text, node="n1")), "xid_event")
+    assert xids and {x.log_spans for x in xids} == {log_spans}
+
+
 def test_a_made_up_kernel_line_written_by_logger_is_no_event():
     # NVIDIA/NVSentinel#288: a test writes an Xid 45 into syslog with util-linux logger; the command's argument is not
     # the kernel's report
