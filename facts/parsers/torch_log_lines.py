@@ -126,8 +126,11 @@ GLOBAL_RANK = re.compile(r"\[rank(?P<rank>\d+)\]:")
 RANK_TAG = re.compile(r"\[Rank (?P<rank>\d+)\]")
 
 # [PG 1 Rank 0] / [PG 0 (default_pg) Rank 7] / [PG ID 0 PG GUID 0(default_pg) Rank 1] / [PG ID 13 PG GUID 143 Rank 0]
+# a group named by a hash of its ranks has the SHA-1 digest as its GUID (torch/distributed/distributed_c10d.py
+# _process_group_name(ranks, use_hashed_name): hashlib.sha1(...).hexdigest(); else str(_world.group_count)):
+# [rank13]:[E804 23:05:54.517045067 ProcessGroupNCCL.cpp:2303] [PG ID 3 PG GUID d03ba143833c6bf31b072ffdb22f1745957fcbfb Rank 1]  failure detected by watchdog at work sequence id: 1438 PG status: last enqueued work: 1441, last completed work: 1437   (PrimeIntellect-ai/prime-rl#3186)
 PG_TAG = re.compile(
-    r"\[PG (?:ID )?(?P<pg>\d+)(?: PG GUID \d+)?\s*(?:\((?P<name>[^)]*)\))? Rank (?P<rank>\d+)\]"
+    r"\[PG (?:ID )?(?P<pg>\d+)(?: PG GUID \w{1,64})?\s*(?:\((?P<name>[^)]*)\))? Rank (?P<rank>\d+)\]"
 )
 
 # WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, Timeout(ms)=600000)

@@ -93,7 +93,9 @@ FORMS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
 MARKERS = tuple(lit for lit, _e, _p in FORMS)
 
 # [PG 1 Rank 0] / [PG 0 (default_pg) Rank 7] / [PG ID 0 PG GUID 0(default_pg) Rank 1] / [Rank 3]
-_TAG = re.compile(r"\[(?:PG (?:ID )?(?P<pg>\d+)(?: PG GUID \d+)?\s*(?:\([^)]*\))? )?Rank (?P<rank>\d+)\]")
+# [PG ID 3 PG GUID d03ba143833c6bf31b072ffdb22f1745957fcbfb Rank 1]  failure detected by watchdog at work sequence id: 1438 ...   (a group
+#   named by the SHA-1 of its ranks, torch distributed_c10d.py _process_group_name; PrimeIntellect-ai/prime-rl#3186)
+_TAG = re.compile(r"\[(?:PG (?:ID )?(?P<pg>\d+)(?: PG GUID \w{1,64})?\s*(?:\([^)]*\))? )?Rank (?P<rank>\d+)\]")
 
 
 def read(line: str) -> dict[str, Any] | None:

@@ -144,6 +144,19 @@ def test_pg_id_guid_lines_fill_the_pg_and_dump_signal_has_no_timeout_seq():
     assert [(f.rank, f.pg_rank, f.timeout_seq) for f in sub] == [(12, 0, 87)]
 
 
+def test_hashed_pg_guid_gives_the_group():
+    # PrimeIntellect-ai/prime-rl#3186: a group named by the SHA-1 of its ranks (PG GUID d03ba1...): its progress line
+    # names PG 3, and the watchdog line of the same rank and work, which prints no PG, takes it from there; rank 0's
+    # dump-signal progress is of the default group (its 1261 is no sequence number of PG 3's)
+    r = parse_file("primerl3186_hashed_pg_guid_alltoall.log")
+    t = of(r, "torch_watchdog_timeout")
+    assert [(f.rank, f.pg_rank, f.pg, f.seq_num, f.op_type) for f in t] == [(13, 1, "3", 1438, "ALLTOALL_BASE")]
+    p = sorted((f.rank, f.pg, f.pg_rank, f.last_enqueued_seq) for f in of(r, "torch_nccl_progress"))
+    assert p == [(0, "0", 0, 1261), (13, "3", 1, 1441)]
+    e = [(f.rank, f.pg, f.event) for f in of(r, "torch_watchdog_event") if f.event == "failure_at_work"]
+    assert e == [(13, "3", "failure_at_work")]
+
+
 def test_old_format_without_numel():
     r = parse_file("watchdog_torch1x_no_numel.log")
     t = of(r, "torch_watchdog_timeout")
