@@ -25,13 +25,17 @@ socket interface, connect failed, peer closed, duplicate GPU, CUDA failure, ...)
 it stands for, so the rules that read NCCL's own log read it too. A failed NCCL operation whose
 status quotes no message gives an ``xla_nccl_error``: the operation and its result, with the
 result's ncclResult_t name (jax-ml/jax#15628: ``NCCL operation ncclGroupEnd() failed: unhandled
-cuda error.``). Empty input, or text without these lines, yields nothing.
+cuda error.``). XLA's NCCL stub's own text, ``Unable to load NCCL library. Multi-GPU collectives will
+not work.`` in place of the result and the message, is no NCCL message: the library was never
+loaded, and the file gives one ``shared_library_missing`` (``libnccl.so.2``) instead. Empty input,
+or text without these lines, yields nothing.
 """
 from __future__ import annotations
 
 import re
 
 from stethoscope.facts.kinds.app import XlaNcclError
+from stethoscope.facts.kinds.host import SharedLibraryMissing
 from stethoscope.facts.parsers import nccl_warn_kinds
 from stethoscope.facts.parsers import torch_nccl_forwarded as fwd
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
@@ -56,6 +60,13 @@ _LAST = re.compile(
 #   the result ends at a character that is no blank (a lazy result tried the line's end after each blank of a long run
 #   before the last word: 6.5 s at 30,000 characters, bench/redos.py session 19); blanks before its dot or the line's
 #   end are not part of it. The same answers on every real line of fixtures/, tests/ and the dev corpus
+# XLA's NCCL stub (xla/tsl/cuda/nccl_stub.cc) when it could not load the NCCL library (tsl's dso_loader
+# GetNcclDsoHandle: GetDsoHandle("nccl", GetNcclVersion()), NCCL 2's libnccl.so.2): every NCCL call returns
+# ncclSystemError and ncclGetErrorString / ncclGetLastError return this text, which XLA quotes as the result and as the
+# last NCCL warning:
+# INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:134: NCCL operation ncclGetUniqueId(&id) failed: Unable to load NCCL library. Multi-GPU collectives will not work.. Last NCCL warning(error) log entry (may be unrelated) 'Unable to load NCCL library. Multi-GPU collectives will not work.'.   (LargeWorldModel/LWM#44)
+_STUB = "Unable to load NCCL library. Multi-GPU collectives will not work."
+_STUB_LIBRARY = "libnccl.so.2"
 _OPERATION = re.compile(r"(?:NCCL operation )?(?P<op>nccl\w+)\([^)]*\) failed: (?P<result>(?:[^.\n]*[^.\s])?)\s*(?:\.\.\.|\.|$)")
 
 
@@ -76,8 +87,16 @@ def parse(artefact: Artefact) -> ParseResult:
             seen.add((op, res))
             b.add(XlaNcclError, no, operation=op, result=res, nccl_error=nccl_error_name(res))
 
+    stub = False
     for no, line in iter_lines(_LINE, artefact):
         result.lines_used += 1
+        if _STUB in line:  # not NCCL's message but XLA's: NCCL itself was never loaded
+            if not stub:
+                stub = True
+                b.add(SharedLibraryMissing, no, library=_STUB_LIBRARY,
+                      detail=f"XLA's NCCL stub could not load it: '{_STUB}'")
+            pending = None
+            continue
         last = _LAST.search(line)
         if last is None:
             op = _OPERATION.search(line)

@@ -75,3 +75,21 @@ def test_lwm42_context_after_the_quote():
             "NCCL developers. Last NCCL warning(error) log entry (may be unrelated) 'Attribute busid of node nic not found'.; current")
     facts = parse_text(line).facts
     assert [(f.message, f.message_kind) for f in facts] == [("Attribute busid of node nic not found", "topology_detection_failed")]
+
+
+def test_nccl_stub_text_is_a_library_not_loaded():
+    # LargeWorldModel/LWM#44: XLA's NCCL stub (xla/tsl/cuda/nccl_stub.cc) answers every call with its own text when
+    # libnccl could not be loaded; XLA quotes it as the result and as the last warning, on every replica: one
+    # shared_library_missing for the file, no NCCL warning (NCCL never ran)
+    text = (FIX / "lwm44_nccl_stub_unable_to_load.log").read_text()
+    assert xla_nccl.detect(text)
+    r = parse_text(text)
+    assert [(f.kind, f.library, f.evidence.line) for f in r.facts] == [("shared_library_missing", "libnccl.so.2", 5)]
+    assert r.errors == []
+    # one of those lines alone
+    r = parse_text(text.splitlines()[4])
+    assert [f.kind for f in r.facts] == ["shared_library_missing"]
+    # a failure without the stub's text is still read as before (jax-ml/jax#15628's form)
+    r = parse_text("NCCL operation ncclGroupEnd() failed: unhandled cuda error. Last NCCL warning(error) log entry "
+                   "(may be unrelated) ''.")
+    assert [f.kind for f in r.facts] == ["xla_nccl_error"]
