@@ -613,6 +613,19 @@ class XlaPtxasUnsupported(Fact):
 
 
 @fact_kind
+class XlaRetCheckFailed(Fact):
+    """XLA's own consistency check failed: "RET_CHECK failure (<file>:<line>) <condition>"
+    (xla/status_macros.cc), an INTERNAL status: XLA reached a state its code rules out
+    (facts/parsers/xla_ret_check.py)."""
+
+    kind: Literal["xla_ret_check_failed"] = "xla_ret_check_failed"
+    source: str  # the check's source file from xla/ on: "xla/pjrt/gpu_device.cc"
+    source_line: int
+    condition: str  # the condition and the check's own message, as the line gives them
+    repeats: int = 1  # lines of the file that report this check (every replica, every retry)
+
+
+@fact_kind
 class XlaRendezvousStuck(Fact):
     """XLA's rendezvous of the threads that drive a collective or an NCCL clique's set-up (one per
     local device) did not fill: "This thread has been waiting for `<what>` for N seconds and may be
