@@ -112,3 +112,89 @@ def test_a_mismatch_on_another_node_explains_no_nvml_failure_here(tmp_path):
     report = _diagnose(tmp_path, {"n1": [C176 / "other.txt"], "n2": [C176 / "app.txt"]})
     nvml = next(f for f in report.findings if f.rule == "nvml_init_failed")
     assert nvml.entity.node == "n2" and nvml.role != "cascade" and nvml.explained_by == []
+
+
+# --- r79: the rest of r73's same-node pairs, over the harvest cases' real files (bench/wild_sweep_r79.md) ---
+
+HARVEST = ROOT / "fixtures/harvest/cases"
+
+
+def _case(prefix: str) -> Path:
+    return next(HARVEST.glob(prefix + "-*"))
+
+
+def _lines(tmp_path: Path, src: Path, keep: list[int], name: str) -> Path:
+    """Some of a real file's lines (1-based), in their order, as a file of their own."""
+    text = src.read_text().splitlines(keepends=True)
+    where = tmp_path.parent / (tmp_path.name + "-lines")  # beside the bundle, not a node folder in it
+    where.mkdir(exist_ok=True)
+    out = where / name
+    out.write_text("".join(text[i - 1] for i in keep))
+    return out
+
+
+def test_missing_gsp_firmware_on_a_node_whose_module_lacks_its_packages_is_the_splits_cascade(tmp_path):
+    # harvest 136 (ublue-os/bazzite#2668, real): the 570.144 module's firmware file is missing because the image
+    # moved user space and firmware to 570.153.02; the RmInitAdapter failure after it is the same finding
+    report = _diagnose(tmp_path, {"n1": [_case("136") / "dmesg.log"]})
+    by = {f.rule: f for f in report.findings}
+    root, fw = by["kernel_module_without_its_driver_packages"], by["gsp_firmware_file_missing"]
+    assert root.role == "root_cause" and fw.role == "cascade" and fw.explained_by == [root.rank]
+    assert "nvrm_driver_message" in fw.rules and all(f.role != "root_cause" for f in report.findings if f is not root)
+
+
+def test_missing_gsp_firmware_on_another_node_than_the_version_split_is_its_own(tmp_path):
+    dmesg = _case("136") / "dmesg.log"
+    report = _diagnose(tmp_path, {"n1": [dmesg], "n2": [_lines(tmp_path, dmesg, [9, 10, 11, 12], "dmesg.log")]})
+    fw = next(f for f in report.findings if f.rule == "gsp_firmware_file_missing" and f.entity.node == "n2")
+    assert fw.role == "root_cause" and fw.explained_by == []
+
+
+def test_no_devices_in_tasks_beside_a_task_that_lists_its_gpu_is_the_visibility_mismatchs_cascade(tmp_path):
+    # harvest 2500 (NVIDIA/deepops#1102, real): one task lists its A100, the others print 'No devices found.'
+    report = _diagnose(tmp_path, {"n1": [_case("2500") / "srun.txt"]})
+    by = {f.rule: f for f in report.findings}
+    root, nvml = by["task_gpu_visibility_mismatch"], by["nvml_init_failed"]
+    assert root.role == "root_cause" and nvml.role == "cascade" and nvml.explained_by == [root.rank]
+
+
+def test_no_devices_on_a_node_without_the_visibility_mismatch_is_its_own(tmp_path):
+    srun = _case("2500") / "srun.txt"
+    report = _diagnose(tmp_path, {"n1": [_lines(tmp_path, srun, [1, 4], "srun.txt")],
+                                  "n2": [_lines(tmp_path, srun, [2, 3], "srun-n2.txt")]})
+    nvml = next(f for f in report.findings if f.rule == "nvml_init_failed" and f.entity.node == "n2")
+    assert nvml.role == "root_cause" and nvml.explained_by == []
+
+
+def test_exporter_daemonset_not_ready_on_the_node_whose_runtime_mounts_stale_driver_files_is_its_cascade(tmp_path):
+    # harvest 1001 (NVIDIA/gpu-operator#590, real): runc cannot mount libcuda.so.535.54.03; dcgm-exporter 0 of 3 ready
+    c = _case("1001")
+    report = _diagnose(tmp_path, {"n1": [c / "app.txt", c / "kubectl-get-ds.txt"]})
+    by = {f.rule: f for f in report.findings}
+    root, ds = by["container_driver_files_of_other_version"], by["gpu_monitoring_daemonset_not_ready"]
+    assert root.role == "root_cause" and ds.role == "cascade" and ds.explained_by == [root.rank]
+
+
+def test_exporter_daemonset_status_from_another_node_is_not_joined(tmp_path):
+    c = _case("1001")
+    report = _diagnose(tmp_path, {"n1": [c / "app.txt"], "n2": [c / "kubectl-get-ds.txt"]})
+    ds = next(f for f in report.findings if f.rule == "gpu_monitoring_daemonset_not_ready")
+    assert ds.entity.node == "n2" and ds.role != "cascade" and ds.explained_by == []
+
+
+def test_dcgm_exporter_stopping_after_nvml_failed_on_its_node_is_the_nvml_failures_cascade(tmp_path):
+    # harvest 307 (NVIDIA/gpu-monitoring-tools#96, real): 'Error: Failed to initialize NVML', then level=fatal
+    # 'Error starting nv-hostengine: DCGM initialization error'
+    report = _diagnose(tmp_path, {"n1": [_case("307") / "app.txt"]})
+    stop = next(f for f in report.findings if f.rule == "dcgm_exporter_stopped")
+    root = next(f for f in report.findings if f.rank in stop.explained_by)
+    assert stop.role == "cascade" and root.cause == "driver_error" and root.role == "root_cause"
+
+
+def test_dcgm_exporter_stopping_on_a_node_without_a_driver_fault_is_its_own(tmp_path):
+    app = _case("307") / "app.txt"
+    report = _diagnose(tmp_path, {"n1": [_lines(tmp_path, app, [1, 2], "app.txt")],
+                                  "n2": [_lines(tmp_path, app, [1, 3], "app-n2.txt")]})
+    stop = next(f for f in report.findings if f.rule == "dcgm_exporter_stopped")
+    assert stop.entity.node == "n2" and stop.role != "cascade" and stop.explained_by == []
+    assert any(f.cause == "driver_error" and f.entity.node == "n1" for f in report.findings)
