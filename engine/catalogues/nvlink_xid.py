@@ -166,6 +166,9 @@ def nvlink5_details(xids: list[Fact], cat: "Catalogue") -> list[Fact]:
             decoded=bool(rows), severity=sev, actions=",".join(acts), consequence=cons,
             intrinfo=f"0x{intrinfo:08x}" if intrinfo is not None else None,
             subcode=(intrinfo >> 20) & 0x3F if intrinfo is not None else None, matched_by=how if rows else "none",
-            investigatory=inv, link_label=_label(x.pci_bus_id, link), sources=x.id,  # type: ignore[attr-defined]
+            # "Link -1": the unit's error is not tied to one link, so the finding sits on the GPU, not on a link
+            investigatory=inv, link_label=_label(x.pci_bus_id, link) if link is not None else None,  # type: ignore[attr-defined]
+            link_where=f"link {link}" if link is not None else "not tied to one link" if unit else "link not read",
+            sources=x.id,
         ))
     return out

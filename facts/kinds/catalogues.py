@@ -201,7 +201,8 @@ class NvlinkXidDetail(Fact):
     subcode: int | None = None  # intrinfo bits 20-25: which row of a unit (NETIR_LINK_EVT 37: peer device)
     matched_by: str = "none"  # "intrinfo pattern", "unit and status", "status bits", "none"
     investigatory: str | None = None  # NVIDIA's investigatory bucket of the row(s): INVESTIGATE_PEER_DEVICE ...
-    link_label: str | None = None  # "0000:04:00.0 NVLink 7", the finding's link entity
+    link_label: str | None = None  # "0000:04:00.0 NVLink 7", the finding's link entity (None for "Link -1": no one link)
+    link_where: str | None = None  # "link 7", or "not tied to one link" for "Link -1" (the unit's error, no single link)
     sources: str
 
 

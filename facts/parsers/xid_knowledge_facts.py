@@ -33,7 +33,8 @@ XID45_PREVIOUS = re.compile(r"caused by previous Xid (?P<code>\d+)")
 
 # 144, SAW_MVB Nonfatal XC0 i0 Link 00 (0x00000001 0x00000002 0x00000000 0x00000000)
 # 146, TLW_RX/TLW_RX_PIPE0 Fatal XC0 i0 Link 00 (0x0000000a 0x00000004 0x00000000 0x00000000)
+# 149, NETIR Fatal XC0 i0 Link -1 (0x000fe406 0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)   (leptonai/gpud#1174: no one link)
 NVLINK5_MESSAGE = re.compile(
-    r"^(?P<unit>[A-Z0-9_/]+) (?P<sev>Nonfatal|Non-fatal|Fatal)\b.*?\bLink (?P<link>\d+)"
+    r"^(?P<unit>[A-Z0-9_/]+) (?P<sev>Nonfatal|Non-fatal|Fatal)\b.*?\bLink (?P<link>-?\d+)"
     r"(?: \((?P<intr>0x[0-9a-fA-F]+) (?P<status>0x[0-9a-fA-F]+)[^)]*\))?"
 )
