@@ -177,10 +177,10 @@ class ThreadCreateFailed(Fact):
     temporarily unavailable": a limit on processes and threads was reached, or the memory for the thread's stack
     ran out). OpenBLAS's ``blas_thread_init: pthread_create failed for thread 20 of 64: ...``, TensorFlow's
     ``Check failed: ret == 0 (11 vs. 0)Thread ... creation via pthread_create() failed.``, libgomp's ``Thread
-    creation failed: ...``."""
+    creation failed: ...``, CPython's ``RuntimeError: can't start new thread``."""
 
     kind: Literal["thread_create_failed"] = "thread_create_failed"
-    program: Literal["openblas", "tensorflow", "libgomp"]
+    program: Literal["openblas", "tensorflow", "libgomp", "python"]
     error: str  # strerror's text ("Resource temporarily unavailable"), or the return code TensorFlow's check printed ("11")
     errno_name: str | None = None  # "EAGAIN" (Linux numbering); None where the text names no errno
     thread: str | None = None  # TensorFlow's thread name ("tf_data_iterator_resource"); None unnamed

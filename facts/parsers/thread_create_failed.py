@@ -14,7 +14,10 @@ for the thread's stack. The libraries that start thread pools at import say so o
 - TensorFlow (core/platform/default/env.cc, tsl's since 2.12): ``CHECK_EQ(ret, 0) << "Thread " << name << "
   creation via pthread_create() failed."`` (before 2.5 without the name), glog's fatal line, then SIGABRT;
 - libgomp (GCC's OpenMP runtime, team.c): ``gomp_fatal ("Thread creation failed: %s", strerror (err))``, behind
-  gomp_fatal's ``libgomp: `` prefix.
+  gomp_fatal's ``libgomp: `` prefix;
+- CPython (Modules/_threadmodule.c, ``threading.Thread.start`` through ``_thread``): ``PyErr_SetString(ThreadError,
+  "can't start new thread")`` where PyThread_start_new_thread (pthread_create) failed, ThreadError being RuntimeError,
+  so a traceback ends ``RuntimeError: can't start new thread`` (the errno is not printed).
 
 Sample lines (real, from the public threads named)::
 
@@ -25,6 +28,7 @@ Sample lines (real, from the public threads named)::
     [F tensorflow/core/platform/default/env.cc:73] Check failed: ret == 0 (11 vs. 0)Thread tf_data_iterator_resource creation via pthread_create() failed.    (google-research/meta-dataset#84)
     2.3.0-rc2: Check failed: ret == 0 (11 vs. 0) Thread creation via pthread_create() failed. Aborted    (tensorflow/tensorflow#41532, its title)
     libgomp: Thread creation failed: Resource temporarily unavailable    (Alexander-H-Liu/End-to-end-ASR-Pytorch#50)
+    RuntimeError: can't start new thread    (CPython Modules/_threadmodule.c: PyErr_SetString(ThreadError, "can't start new thread"), as a traceback's last line prints it)
 
 Facts: ``thread_create_failed`` per program and file (OpenBLAS writes one line per thread it could not start: they
 are one failure, counted in ``failures``): the program, the error, TensorFlow's thread name, OpenBLAS's RLIMIT_NPROC
@@ -55,6 +59,9 @@ _RLIMIT = re.compile(r"OpenBLAS blas_thread_init: RLIMIT_NPROC (?P<cur>-?\d{1,20
 _TF = re.compile(r"Check failed: ret == 0 \((?P<ret>\d{1,4}) vs\. 0\) ?Thread (?:(?P<name>[\w.:-]{1,120}) )?creation via pthread_create\(\) failed\.")
 # libgomp: Thread creation failed: Resource temporarily unavailable          (End-to-end-ASR-Pytorch#50)
 _GOMP = re.compile(r"\blibgomp: Thread creation failed: (?P<err>[A-Za-z][^\n]{0,79}?)[ \t]*\r?$", re.M)
+# RuntimeError: can't start new thread     (CPython Modules/_threadmodule.c, ThreadError = PyExc_RuntimeError; a traceback's
+#   last line, "<class>: <message>"): at a line's end only, as code testing for the text ("... in str(exc)") is no failure
+_PY = re.compile(r"\bRuntimeError: can't start new thread[ \t]*\r?$", re.M)
 #: how many lines after OpenBLAS's failure its RLIMIT_NPROC line is looked for in
 _RLIMIT_LINES = 3
 
@@ -65,7 +72,8 @@ _STRERROR = {os.strerror(n): name for n, name in _errno.errorcode.items()}
 def detect(head: str) -> bool:
     return ("OpenBLAS blas_thread_init: pthread_create" in head and _OPENBLAS.search(head) is not None) \
         or ("creation via pthread_create() failed" in head and _TF.search(head) is not None) \
-        or ("libgomp: Thread creation failed" in head and _GOMP.search(head) is not None)
+        or ("libgomp: Thread creation failed" in head and _GOMP.search(head) is not None) \
+        or ("can't start new thread" in head and _PY.search(head) is not None)
 
 
 def _limit(value: str) -> int:
@@ -105,10 +113,15 @@ def parse(artefact: Artefact) -> ParseResult:
         result.lines_used += len(gomp)
         n, err = gomp[0]
         fb.add(ThreadCreateFailed, n, program="libgomp", error=err, errno_name=_STRERROR.get(err), failures=len(gomp))
+    py = [n for n, _ in iter_matches(_PY, artefact)]
+    if py:
+        result.lines_used += len(py)
+        fb.add(ThreadCreateFailed, py[0], program="python", error="can't start new thread", failures=len(py))
     return result
 
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"OpenBLAS blas_thread_init: (?:pthread_create|RLIMIT_NPROC) ",
               r"Check failed: ret == 0 \(\d+ vs\. 0\) ?Thread .*creation via pthread_create\(\) failed",
-              r"libgomp: Thread creation failed: ")
+              r"libgomp: Thread creation failed: ",
+              r"RuntimeError: can't start new thread")

@@ -38,6 +38,10 @@ def test_openblas_thread_pool(name, line, soft, hard, failures):
     # Alexander-H-Liu/End-to-end-ASR-Pytorch#50
     ("libgomp: Thread creation failed: Resource temporarily unavailable\n",
      [("libgomp", "Resource temporarily unavailable", "EAGAIN", None)]),
+    # CPython Modules/_threadmodule.c: PyErr_SetString(ThreadError, "can't start new thread"), ThreadError = RuntimeError
+    ("RuntimeError: can't start new thread\n", [("python", "can't start new thread", None, None)]),
+    ("RuntimeError: can't start new thread\r\nRuntimeError: can't start new thread\n",
+     [("python", "can't start new thread", None, None)]),
     # willsheffler/worms#2 (OpenBLAS before 0.2.20), its RLIMIT_NPROC line before it
     ("OpenBLAS blas_thread_init: RLIMIT_NPROC 512 current, 1031280 max\n"
      "OpenBLAS blas_thread_init: pthread_create: Resource temporarily unavailable\n",
@@ -53,6 +57,8 @@ def test_forms(text, want):
     # OpenBLAS's other warning (driver/others/blas_server.c), and its limit line alone: no thread refused
     "OpenBLAS Warning : Detect OpenMP Loop and this application may hang. Please rebuild the library with USE_OPENMP=1 option.\n",
     "OpenBLAS blas_thread_init: RLIMIT_NPROC -1 current, -1 max\n",
+    # CPython's message quoted in code, not raised (not at a line's end)
+    "        if \"can't start new thread\" in str(exc).lower() or \"thread\" in str(exc).lower():\n",
     # a glog check about something else
     "F0718 21:29:32.310794 1234 env.cc:73] Check failed: ret == 0 (11 vs. 0)\n",
 ])
