@@ -12,6 +12,8 @@ the public threads named)::
     ptxas /tmp/tmpxft_00001af0_00000000-6_sm90_q64n32.ptx, line 10531; error   : Instruction 'tensormap.replace' not supported on .target 'sm_120'    (InternLM/lmdeploy#3806, RTX 5090)
     ptxas fatal : Value 'sm_121a' is not defined for option 'gpu-name'       (gpustack/gpustack#4372, its title: NVIDIA GB10)
     nvcc fatal : Value 'sm_80' is not defined for option 'gpu-architecture'  (amazon-science/FeatGraph#12, its title: CUDA 10.1)
+    nvcc fatal   : Unsupported gpu architecture 'compute_35'    (gadgetron/gadgetron#6: a CMake build's -gencode list)
+    nvcc fatal   : Unsupported gpu architecture 'compute_20'    (rodschulz/BPA#6: an architecture newer toolkits dropped)
 
 Fact: ``cuda_toolchain_error`` per tool, reason (``instruction_not_on_target``, ``target_unknown``,
 ``other``), target and instruction (a build prints the same refusal for every kernel: one fact,
@@ -37,7 +39,10 @@ _LINE = re.compile(r"\b(?P<tool>ptxas|nvcc)(?: [^\s,;]{1,400}, line \d{1,9};)? (
 # Instruction 'tensormap.replace' not supported on .target 'sm_120'
 _INSTRUCTION = re.compile(r"^Instruction '(?P<instruction>[^'\n]{1,80})' not supported on \.target '(?P<target>sm_\d{2,3}[a-z]?)'")
 # Value 'sm_121a' is not defined for option 'gpu-name'  |  Value 'sm_80' is not defined for option 'gpu-architecture'
-_UNKNOWN = re.compile(r"^Value '(?P<target>(?:sm|compute)_\d{2,3}[a-z]?)' is not defined for option '(?:gpu-name|gpu-architecture)'")
+# Unsupported gpu architecture 'compute_35'     (gadgetron/gadgetron#6: nvcc's words for an -arch / -gencode arch= it does not know)
+#   (a value of no sm_/compute_<digits> form stays "other")
+_UNKNOWN = re.compile(r"^(?:Value '(?P<target>(?:sm|compute)_\d{2,3}[a-z]?)' is not defined for option '(?:gpu-name|gpu-architecture)'"
+                      r"|Unsupported gpu architecture '(?P<arch>(?:sm|compute)_\d{2,3}[a-z]?)')")
 
 
 def detect(head: str) -> bool:
@@ -57,7 +62,7 @@ def parse(artefact: Artefact) -> ParseResult:
         if (i := _INSTRUCTION.match(msg)) is not None:
             reason, target, instruction = "instruction_not_on_target", i["target"], i["instruction"]
         elif (u := _UNKNOWN.match(msg)) is not None:
-            reason, target = "target_unknown", u["target"]
+            reason, target = "target_unknown", u["target"] or u["arch"]
         else:
             reason = "other"
         key = (m["tool"], reason, target, instruction, msg if reason == "other" else None)

@@ -1,5 +1,5 @@
 """cuda_toolchain: nvcc's and ptxas's refusals to build for a GPU architecture (real lines:
-InternLM/lmdeploy#3806, gpustack/gpustack#4372, amazon-science/FeatGraph#12)."""
+InternLM/lmdeploy#3806, gpustack/gpustack#4372, amazon-science/FeatGraph#12, gadgetron/gadgetron#6, rodschulz/BPA#6)."""
 import pytest
 
 from stethoscope.facts.parsers import cuda_toolchain
@@ -27,6 +27,16 @@ def test_nvcc_does_not_know_the_target():
     res = _parse(cuda_toolchain, "cuda_toolchain/featgraph12_nvcc_sm80_title.txt")
     assert _rows(res) == [("nvcc", "target_unknown", "sm_80", None, 1, 1)]
     assert res.facts[0].message == "Value 'sm_80' is not defined for option 'gpu-architecture'"
+
+
+def test_nvcc_unsupported_gpu_architecture_is_an_unknown_target():
+    # gadgetron/gadgetron#6: a CMake build's make output, nvcc's "Unsupported gpu architecture" among its lines
+    res = _parse(cuda_toolchain, "cuda_toolchain/gadgetron6_nvcc_unsupported_compute35.log")
+    assert _rows(res) == [("nvcc", "target_unknown", "compute_35", None, 1, 8)]
+    assert res.facts[0].message == "Unsupported gpu architecture 'compute_35'"
+    # rodschulz/BPA#6 (an architecture newer toolkits dropped)
+    res = _parse(cuda_toolchain, text="nvcc fatal   : Unsupported gpu architecture 'compute_20'\n")
+    assert _rows(res) == [("nvcc", "target_unknown", "compute_20", None, 1, 1)]
 
 
 def test_another_error_form_is_read_as_other():
