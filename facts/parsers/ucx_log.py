@@ -155,11 +155,21 @@ KIND = "ucx_log"
 # [1784273406.684686] [iv-ydzf15rfggbw80bfv8sr:994396:0]      ib_mlx5_dv.c:452  UCX  ERROR   mlx5dv_devx_obj_create(CQ) failed on mlx5_1, syndrome 0x2aac7c: Remote I/O error
 #   (sgl-project/sglang#27894: NIXL's UCX GPU-initiated channel in a CI job)
 # strerror's EIO is "Input/output error", with a slash ("Remote I/O error" is EREMOTEIO)
+# Two older forms put no "failed: " in the line: the DevX QP modify before UCX 1.9 gives the command's opcode and the
+# firmware's syndrome in hex without "0x" (src/uct/ib/mlx5/dv/ib_mlx5_dv.c uct_ib_mlx5_devx_modify_qp
+# "mlx5dv_devx_qp_modify(%x) failed, syndrome %x: %m"), and the DC transport's DCI set-up a blank before the colon
+# (src/uct/ib/dc/dc_mlx5.c "ibv_modify_qp(DCI, RTR) failed : %m"):
+# Mon Apr  6 14:58:07 2020[1,1]<stdout>:[1586174287.331106] [clx-hercules-015:32494:0]     ib_mlx5_dv.c:217  UCX  ERROR mlx5dv_devx_qp_modify(503) failed, syndrome 0: Invalid argument
+#   (openucx/ucx#4986: an MTT run with UCX_IB_SL=2, Open MPI's --timestamp-output --tag-output before UCX's prefix)
+# [1665103135.306110] [hpap13n2:7391 :0]         dc_mlx5.c:456  UCX  ERROR ibv_modify_qp(DCI, RTR) failed : Invalid argument
+# `ib_mlx5_dv.c:223  UCX  ERROR mlx5dv_devx_qp_modify(502) failed, syndrome 0: Invalid argument`
+#   (openucx/ucx#8604: UCX 1.13 and then 1.8 over MLNX_OFED 4.9's rdma-core with a SLES kernel's mlx5; quoted in
+#   backticks in a comment, so a closing quote or backtick may end the line)
 _LINE = re.compile(
     r"^[^\n]*?\bERROR\s+(?:(?P<dev>[A-Za-z]\w{0,31}): )?(?P<verb>(?:ibv|mlx5dv)_\w{1,40})\([^)\n]{0,200}\)"
     r"(?: for [\w ]{1,60}?)?(?: on (?P<dev_on>[A-Za-z]\w{0,31})(?::\d{1,3})?)? failed"
-    r"(?: on (?P<dev_after>[A-Za-z]\w{0,31}), syndrome 0x[0-9a-fA-F]{1,8})?: "
-    r"(?P<err>[A-Za-z][A-Za-z /]{0,60}?)[ \t]*(?:[.:]|$)(?P<rest>[^\n]*)$", re.M)
+    r"(?: on (?P<dev_after>[A-Za-z]\w{0,31}), syndrome 0x[0-9a-fA-F]{1,8}|, syndrome [0-9a-fA-F]{1,8})? ?: "
+    r"(?P<err>[A-Za-z][A-Za-z /]{0,60}?)[ \t]*[`'\"]?(?:[.:]|$)(?P<rest>[^\n]*)$", re.M)
 # ... Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)
 _MEMLOCK = re.compile(r"\(current: (?P<kb>\d{1,20}) kbytes\)")
 # UCX's query of the HCA (src/uct/ib/base/ib_verbs.h uct_ib_query_device, ib_device.c): "<call>(%s) returned %d: %m",
@@ -398,7 +408,8 @@ def detect(head: str) -> bool:
         return True
     if " lane " in head and any(_DEVICE_LANE.search(line) for _s, line in lines_with(head, ("select lane", "no lane found"))):
         return True
-    return ("failed: " in head or ", syndrome 0x" in head) and _LINE.search(head) is not None
+    return (("failed: " in head or ", syndrome " in head or "failed : " in head)
+            and _LINE.search(head) is not None)
 
 
 def _node_before(artefact: Artefact, at: int) -> str:
@@ -523,7 +534,7 @@ def _verbs_completions(artefact: Artefact, fb: FactBuilder, result: ParseResult)
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"\bno copy across memory types transport to \S", r": failed to open ipc mem handle\. addr:",
               r"\b(?:cuIpcOpenMemHandle|cudaIpcOpenMemHandle)(?:\([^()\n]*\))?(?:\(\))? (?:failed: |is failed\. ret:)[A-Za-z]",
-              r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\)(?: for [\w ]+)?(?: on \w+(?::\d+)?)? failed(?: on \w+, syndrome 0x[0-9a-fA-F]+)?: ", r"ERROR\s+(?:ibv|mlx5dv)_\w+\(\w+\) returned -?\d+: ",
+              r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\)(?: for [\w ]+)?(?: on \w+(?::\d+)?)? failed(?: on \w+, syndrome 0x[0-9a-fA-F]+|, syndrome [0-9a-fA-F]+)? ?: ", r"ERROR\s+(?:ibv|mlx5dv)_\w+\(\w+\) returned -?\d+: ",
               r"\biface[= ](?:0x[0-9a-fA-F]+|\(nil\)):? failed to create \w+ QP (?:on \w+:\d+ )?TX wr:\d+ ",
               r"\bconnect\(fd=\d+, dest_addr=[^)\n]+\) failed: [A-Za-z]",
               r"\bUCX\s+ERROR\s+failed to create qp: [A-Za-z]",

@@ -397,3 +397,25 @@ def test_cuda_ipc_open_failed():
     assert ucx_log.detect(alone)
     (f,) = [x for x in ucx_log.parse(Artefact(path="a.txt", text=alone, node="unknown")).facts if x.kind == "ucx_cuda_ipc_open_failed"]
     assert (f.node, f.status, f.already_mapped) == ("node1", "invalid device context", False)
+
+
+@pytest.mark.parametrize("line,node,verb,error", [
+    # ib_mlx5_dv.c before 1.9: "mlx5dv_devx_qp_modify(%x) failed, syndrome %x: %m", under Open MPI's timestamp and tag (openucx/ucx#4986)
+    ("Mon Apr  6 14:58:07 2020[1,1]<stdout>:[1586174287.331106] [clx-hercules-015:32494:0]     ib_mlx5_dv.c:217  UCX  ERROR "
+     "mlx5dv_devx_qp_modify(503) failed, syndrome 0: Invalid argument", "clx-hercules-015", "mlx5dv_devx_qp_modify", "Invalid argument"),
+    # dc_mlx5.c "ibv_modify_qp(DCI, RTR) failed : %m", a blank before the colon (openucx/ucx#8604)
+    ("[1665103135.306110] [hpap13n2:7391 :0]         dc_mlx5.c:456  UCX  ERROR ibv_modify_qp(DCI, RTR) failed : Invalid argument",
+     "hpap13n2", "ibv_modify_qp", "Invalid argument"),
+    # quoted in backticks in a comment (openucx/ucx#8604): no host prefix, the file's node
+    ("`ib_mlx5_dv.c:223  UCX  ERROR mlx5dv_devx_qp_modify(502) failed, syndrome 0: Invalid argument`", "node1",
+     "mlx5dv_devx_qp_modify", "Invalid argument"),
+])
+def test_older_forms_without_failed_colon(line, node, verb, error):
+    assert ucx_log.detect(line)
+    (f,) = parse_text(line).facts
+    assert (f.node, f.verb, f.device, f.error) == (node, verb, None, error)
+
+
+def test_a_title_quoting_the_devx_line_without_ucx_error_is_not_read():
+    # openucx/ucx#4986's title: no "ERROR" before the call, so not UCX's own line
+    assert parse_text("[mtt] mlx5dv_devx_qp_modify(503) failed, syndrome 0: Invalid argument when UCX_IB_SL=2").facts == []
