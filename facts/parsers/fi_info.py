@@ -126,11 +126,25 @@ _EFA_SUMMARY = re.compile(r"^[ \t]*(?:An EFA device has been detected but a ping
 # the lines that go on the installer's closing words, and its heading of the test step
 _EFA_SUMMARY_REST = re.compile(
     r"^[ \t]*(?:been detected but a ping test failed\. Please consult|(?:the )?EFA documentation to verify your configuration\.|== Testing EFA device ==)[ \t]*$")
+# libfabric's PSM3 provider (Intel's PSM over verbs, on any RDMA NIC: ConnectX, E810) reports a failed verbs set-up of its
+# endpoint through _HFI_ERROR, whose prefix is "<host>:rank<N>.<program>: " (or ":pid<N>." before the rank is known), in
+# prov/psm3/psm3 verbs ep code: modify_ud_qp_to_init/_rtr/_rts "Failed to modify UD QP to INIT|RTR|RTS on %s: %s",
+# psm3_ep_open_verbs "Unable to alloc PD on %s: %s", "Unable to create send|recv CQ of size %u on %s: %s", "Unable to create
+# UD QP on %s" (the device, then strerror(errno)):
+# spartan-bm035.hpc.unimelb.edu.au:rank0.mpi-pingpong: Failed to modify UD QP to INIT on mlx5_bond_0: Invalid argument
+#   (openucx/ucx#9468: Open MPI with OFED 5.8 on a RoCE LAG bond; every rank prints it, the job then runs over UCX)
+_PSM3 = re.compile(
+    r"^[ \t]*(?P<host>[A-Za-z0-9][\w.-]{0,252}):(?:rank|pid)\d{1,10}\.[^\s:]{1,128}: "
+    r"(?P<msg>(?P<what>Failed to modify UD QP to (?P<state>INIT|RTR|RTS)|Unable to alloc PD|Unable to create (?P<cq>send|recv) CQ of size \d{1,10}"
+    r"|Unable to create UD QP) on (?P<dev>[A-Za-z][\w.-]{0,63})(?:: (?P<err>[A-Z][A-Za-z' /-]{1,60}?))?)[ \t\r]*$", re.M)
+_PSM3_SIGNATURE = r":(?:rank|pid)\d+\.[^\s:]+: (?:Failed to modify UD QP to (?:INIT|RTR|RTS)|Unable to alloc PD|Unable to create (?:send |recv )?(?:CQ|UD QP)) "
 #: libfabric's error numbers as fi_info prints them (include/rdma/fi_errno.h)
 FI_ERRORS = {61: "No data available (FI_ENODATA: no provider found a device)", 22: "Invalid argument", 38: "Function not implemented"}
 
 
 def detect(text: str) -> bool:
+    if (" UD QP " in text or "Unable to " in text) and _PSM3.search(text) is not None:
+        return True
     if ("EFA" in text or "fi_pingpong" in text) and (_EFA_TEST.search(text) is not None or _EFA_SUMMARY.search(text) is not None):
         return True
     return ("libfabric:" in text and _LOG_SIGNATURE.search(text) is not None) or ("fi_getinfo: " in text and _GETINFO.search(text) is not None) or (
@@ -163,6 +177,8 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
     if "EFA" in artefact.text or "fi_pingpong" in artefact.text:
         _efa_self_test(lines, b, result)
+    if " UD QP " in artefact.text or "Unable to " in artefact.text:
+        _psm3(artefact, b, result)
     for m in _ENTRY.finditer(artefact.text):
         n = artefact.line_of(m.start())
         b.add(FiProvider, n, provider=m["provider"], fabric=m["fabric"], domain=m["domain"])
@@ -189,6 +205,22 @@ def _efa_self_test(lines: list[str], b: FactBuilder, result: ParseResult) -> Non
         result.lines_used += 1
     for n, fields in steps:
         b.add(EfaSelfTest, n, **fields)
+
+
+def _psm3(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
+    """PSM3's failed verbs set-up of its endpoint: one fact per device, step and error (every rank prints the same)."""
+    seen: set[tuple[str, str, str]] = set()
+    for m in _PSM3.finditer(artefact.text):
+        result.lines_used += 1
+        step = (f"modify_ud_qp_to_{m['state'].lower()}" if m["state"] else "alloc_pd" if "PD" in m["what"]
+                else f"create_{m['cq']}_cq" if m["cq"] else "ud_qp_create")
+        key = (m["dev"], step, m["err"] or "")
+        if key in seen:
+            continue
+        seen.add(key)
+        host = m["host"] if re.fullmatch(r"[\d.]+", m["host"]) else m["host"].split(".", 1)[0]  # the name up to the first dot, as syslog's
+        b.add(LibfabricWarning, artefact.line_of(m.start()), node=artefact.node_for(host), provider="psm3",
+              function=step, message=m["msg"], what="verbs_setup", error_text=m["err"])
 
 
 def _log_lines(artefact: Artefact, b: FactBuilder, result: ParseResult) -> list[tuple[int, str]]:
@@ -221,4 +253,4 @@ def _log_lines(artefact: Artefact, b: FactBuilder, result: ParseResult) -> list[
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_GETINFO, _COMMAND, _ENTRY, _LOG_SIGNATURE, _EFA_TEST, _EFA_SUMMARY)
+SIGNATURES = (_GETINFO, _COMMAND, _ENTRY, _LOG_SIGNATURE, _EFA_TEST, _EFA_SUMMARY, _PSM3_SIGNATURE)

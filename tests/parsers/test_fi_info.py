@@ -108,3 +108,39 @@ def test_efa_self_test_forms_from_the_scripts():
     assert got == [(1, "binaries", None, False, None), (2, "pingpong", 124, True, True)]
     # a closing line alone stands for a failed ping test; prose that only mentions the test is not read
     assert not fi_info.detect("We ran efa_test.sh and the EFA ping test failed for us.\n")
+
+
+# openucx/ucx#9468 (RHEL 9.2, OFED 5.8, a RoCE LAG bond): PSM3's _HFI_ERROR from every rank, the job then runs
+PSM3_9468 = """[scrosby@spartan-bm035 OpenMPI]$ mpirun -np 2 ./mpi-pingpong
+spartan-bm035.hpc.unimelb.edu.au:rank0.mpi-pingpong: Failed to modify UD QP to INIT on mlx5_bond_0: Invalid argument
+spartan-bm035.hpc.unimelb.edu.au:rank1.mpi-pingpong: Failed to modify UD QP to INIT on mlx5_bond_0: Invalid argument
+spartan-bm035.hpc.unimelb.edu.au:rank1.mpi-pingpong: Failed to modify UD QP to INIT on mlx5_bond_0: Invalid argument
+Hello from 1 of 2
+Hello from 0 of 2
+"""
+
+
+def test_psm3_verbs_setup_failure_once_per_device_step_and_error():
+    assert fi_info.detect(PSM3_9468)
+    res = fi_info.parse(Artefact(path="run.txt", text=PSM3_9468, node="folder"))
+    got = [(f.kind, f.evidence.line, f.node, f.provider, f.function, f.what, f.error_text) for f in res.facts]
+    assert got == [("libfabric_warning", 2, "spartan-bm035", "psm3", "modify_ud_qp_to_init", "verbs_setup", "Invalid argument")]
+    assert res.lines_used == 3 and not res.errors
+
+
+def test_psm3_other_steps_in_its_format_strings():
+    # prov/psm3 psm3_ep_open_verbs's formats, filled in (host and program invented)
+    text = ("node1:pid4242.a.out: Unable to create send CQ of size 5080 on mlx5_0: Cannot allocate memory\n"
+            "node1:rank3.a.out: Unable to create UD QP on irdma0\n"
+            "node1:rank3.a.out: Failed to modify UD QP to RTS on mlx5_2: Connection timed out\n")
+    res = fi_info.parse(Artefact(path="run.txt", text=text, node="folder"))
+    assert [(f.function, f.error_text) for f in res.facts] == [
+        ("create_send_cq", "Cannot allocate memory"), ("ud_qp_create", None), ("modify_ud_qp_to_rts", "Connection timed out")]
+
+
+def test_not_psm3_lines():
+    for line in ("enable_queue_pair(): ibv_modify_qp: Invalid argument,",  # a program's perror: verbs_perror's
+                 "Failed to modify UD QP to INIT on mlx5_0: Operation not permitted",  # quoted without PSM3's prefix
+                 "[1665103135.306110] [hpap13n2:7391 :0]         dc_mlx5.c:456  UCX  ERROR ibv_modify_qp(DCI, RTR) failed : Invalid argument"):
+        assert not fi_info.detect(line)
+        assert fi_info.parse(Artefact(path="t", text=line, node="n")).facts == []
