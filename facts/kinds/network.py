@@ -918,3 +918,19 @@ class DevlinkHealthReporter(Fact):
     errors: int
     recovered: int
     auto_recover: bool | None = None  # None: the reporter has no recover callback (fw) or the paste omits it
+
+
+@fact_kind
+class ExporterCollectorFailed(Fact):
+    """node_exporter's report that its InfiniBand collector failed (facts/parsers/node_exporter_ib.py):
+    ``infiniband collector failed after 0.000929s: strconv.ParseUint: parsing "N/A (no PMA)": invalid
+    syntax``. Every series of that collector is missing from the scrape it failed in; the error is the
+    exporter's, and says nothing of the ports' health."""
+
+    kind: Literal["exporter_collector_failed"] = "exporter_collector_failed"
+    exporter: str  # "node_exporter"
+    collector: str  # "infiniband"
+    error: str  # the collector's error text
+    #: the error quotes the kernel's "N/A (no PMA)", the value sysfs gives for a port counter when the
+    #: device has no performance management agent (iWARP, RoCE-only and EFA devices) or it did not answer
+    counter_unavailable: bool = False

@@ -15,6 +15,17 @@ rate in Gb/s = bytes/s x 8 / 1e9) and ``ib_port_counters`` (evidence: the first 
 line). A dump with optional millisecond timestamps after the value gives one reading per
 timestamp, so two scrapes in one file give rates. Other series are not read. A
 ``node_infiniband_*`` sample whose value is not a number is a ParseError.
+
+node_exporter's own log line when the InfiniBand collector fails (logrus up to 0.16, collector.go
+``log.Errorf("ERROR: %s collector failed after %fs: %s", ...)``; go-kit log from 0.17,
+``level.Error(logger).Log("msg", "collector failed", "name", name, "duration_seconds", ..., "err", err)``;
+the real line, prometheus/node_exporter#966, an Intel i40iw iWARP port whose sysfs counters read
+``N/A (no PMA)``)::
+
+    Jun 07 13:33:24 hostname node_exporter[81888]: time="2018-06-07T13:33:24+02:00" level=error msg="ERROR: infiniband collector failed after 0.000929s: strconv.ParseUint: parsing \"N/A (no PMA)\": invalid syntax" source="collector.go:132"
+
+gives ``exporter_collector_failed`` (collector ``infiniband``, the error, and whether it quotes sysfs'
+``N/A (no PMA)``); other collectors' failures are not this reader's.
 """
 from __future__ import annotations
 
@@ -22,6 +33,7 @@ import math
 import re
 from collections import defaultdict
 
+from stethoscope.facts.kinds.network import ExporterCollectorFailed
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
 from stethoscope.facts.parsers.ib_facts import PHYS_STATES, STATES, IbPort, IbPortCounters, port_id
 
@@ -34,6 +46,14 @@ _SAMPLE = re.compile(
 )
 _LABEL = re.compile(r'(\w+)="([^"]*)"')
 _DETECT = re.compile(r"^node_infiniband_\w+\{[^}]*device=", re.M)
+# ... level=error msg="ERROR: infiniband collector failed after 0.000929s: strconv.ParseUint: parsing \"N/A (no PMA)\": invalid syntax" source="collector.go:132"
+#   (prometheus/node_exporter#966, node_exporter 0.15/0.16's logrus; prometheus-operator/prometheus-operator#2056 the same on Azure)
+# level=error ts=2019-01-01T00:00:00.000Z caller=collector.go:132 msg="collector failed" name=infiniband duration_seconds=0.000929 err="..."
+#   (0.17+ go-kit log: collector.go level.Error(logger).Log("msg", "collector failed", "name", name, "duration_seconds", ..., "err", err), filled)
+_FAILED = re.compile(
+    r"\binfiniband collector failed after \d{1,6}(?:\.\d{1,9})?s: (?P<err>[^\n]{1,300}?)\"?(?: source=\S{1,80})?[ \t\r]*$"
+    r"|\bmsg=\"?collector failed\"? name=infiniband\b[^\n]{0,120}? err=\"(?P<err2>[^\n]{1,300}?)\"[ \t\r]*$", re.M)
+_NO_PMA = "N/A (no PMA)"
 
 _COUNTERS = {
     "symbol_error_total": "symbol_errors",
@@ -48,6 +68,8 @@ _COUNTERS = {
 
 
 def detect(head: str) -> bool:
+    if "infiniband collector failed" in head or "collector failed" in head and "name=infiniband" in head:
+        return _FAILED.search(head) is not None
     return "node_infiniband_" in head and bool(_DETECT.search(head))  # a cheap gate
 
 
@@ -88,6 +110,12 @@ def parse(artefact: Artefact) -> ParseResult:
         else:
             continue
         result.lines_used += 1
+    if "collector failed" in artefact.text:
+        for n, m in iter_matches(_FAILED, artefact):
+            err = (m["err"] or m["err2"]).strip().replace('\\"', '"')
+            result.lines_used += 1
+            fb.add(ExporterCollectorFailed, n, exporter="node_exporter", collector="infiniband", error=err,
+                   counter_unavailable=_NO_PMA in err)
     readings: dict[tuple[str, int], int] = defaultdict(int)
     for key in order:
         dev, port, ts = key
@@ -105,4 +133,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT,)
+SIGNATURES = (_DETECT, r"\binfiniband collector failed after \d", r"\bmsg=\"?collector failed\"? name=infiniband\b")

@@ -35,8 +35,16 @@ KIND = "sysfs_ib_counters"
 
 # /sys/class/infiniband/mlx5_0/ports/1/hw_counters/local_ack_timeout_err:91316      (grep "" ..., NVIDIA/nccl#394)
 # /sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error 0                       (echo $f $(cat $f))
+# The device's own sysfs folder under its PCI path, and the kernel's "N/A (no PMA)" for a PortCounters file of a device
+# with no performance management agent to ask (drivers/infiniband/core/sysfs.c show_pma_counter: no process_mad, and in
+# later kernels a query that failed): iWARP (i40iw, irdma), RoCE-only and cloud devices. Not a count and no error of the
+# port: the line is read and makes no fact.
+# /sys/devices/pci0000:05/0000:05:02.0/0000:07:00.0/0000:08:03.0/0000:09:00.0/infiniband/i40iw0/ports/1/counters/link_downed:N/A (no PMA)
+#   (prometheus/node_exporter#966: grep -s . of an Intel X722's i40iw0 port counters)
 _PATH_VALUE = re.compile(
-    r"(?:^|\s)/sys/class/infiniband/(?P<hca>[\w.-]+)/ports/(?P<port>\d+)/(?:hw_)?counters/(?P<name>\w+)(?::\s*|\s+)(?P<value>\S+)\s*$")
+    r"(?:^|\s)/sys/(?:class|devices(?:/[\w:.-]{1,64}){1,12})/infiniband/(?P<hca>[\w.-]+)/ports/(?P<port>\d+)/(?:hw_)?counters/"
+    r"(?P<name>\w+)(?::\s*|\s+)(?P<value>N/A \(no PMA\)|\S+)\s*$")
+_NO_PMA = "N/A (no PMA)"
 # $ cd /sys/class/infiniband/mlx5_0/ports/1/hw_counters/                            (AMD ERNIC guide PG332)
 _FOLDER = re.compile(r"/sys/class/infiniband/(?P<hca>[\w.-]+)/ports/(?P<port>\d+)/(?:hw_)?counters/?(?:[\s*;]|$)")
 # $ cat /sys/class/infiniband/mlx5_13/ports/1/hw_counters/local_ack_timeout_err      (a runbook's check; the value on the next line)
@@ -51,11 +59,14 @@ _KNOWN = _HW | HW_COUNTERS_OTHER | frozenset(SYSFS_COUNTER_FIELDS) | SYSFS_COUNT
 _CORE = ("local_ack_timeout_err", "out_of_sequence", "packet_seq_err", "duplicate_request", "implied_nak_seq_err",
          "rnr_nak_retry_err", "out_of_buffer", "symbol_error", "port_rcv_errors", "link_downed")
 _DETECT_PATH = re.compile(r"/sys/class/infiniband/[\w.-]+/ports/\d+/(?:hw_)?counters/\w+(?::\s*|\s+|\s*\n\s*)\d+\s*$", re.M)
+_DETECT_NO_PMA = re.compile(r"/infiniband/[\w.-]+/ports/\d+/counters/\w+(?::\s*|\s+)N/A \(no PMA\)\s*$", re.M)
 _DETECT_BARE = re.compile(r"^(?:%s)\s*:\s*\d+\s*$" % "|".join(_CORE), re.M)
 
 
 def detect(head: str) -> bool:
     if "/sys/class/infiniband/" in head and _DETECT_PATH.search(head):
+        return True
+    if _NO_PMA in head and _DETECT_NO_PMA.search(head):
         return True
     return "_" in head and len({m.group(0).split(":")[0].strip() for m in _DETECT_BARE.finditer(head)}) >= 3
 
@@ -130,6 +141,9 @@ def parse(artefact: Artefact) -> ParseResult:
         if m:
             if m["name"] not in _KNOWN:
                 continue
+            if m["value"] == _NO_PMA:  # no agent to ask: no count, and no error of the port
+                result.lines_used += 1
+                continue
             if not m["value"].isdecimal():
                 fb.error(n, f"sysfs counters: {m['name']} of {m['hca']} port {m['port']} is {m['value']!r}, not a count")
                 continue
@@ -150,4 +164,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: the line signatures this reader owns (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT_PATH, _DETECT_BARE)
+SIGNATURES = (_DETECT_PATH, _DETECT_BARE, _DETECT_NO_PMA)

@@ -71,3 +71,30 @@ def test_traffic_alone_lists_no_error_counter():
     assert f.errors_listed is False
     (g,) = parse(traffic + "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/local_ack_timeout_err:0\n").facts
     assert g.errors_listed is True
+
+
+# prometheus/node_exporter#966: grep -s . of an Intel X722's iWARP port counters under its PCI path
+I40IW_966 = """# i40iw
+# grep -s . /sys/devices/pci0000:05/0000:05:02.0/0000:07:00.0/0000:08:03.0/0000:09:00.0/infiniband/i40iw*/ports/1/counters/*
+/sys/devices/pci0000:05/0000:05:02.0/0000:07:00.0/0000:08:03.0/0000:09:00.0/infiniband/i40iw0/ports/1/counters/excessive_buffer_overrun_errors:N/A (no PMA)
+/sys/devices/pci0000:05/0000:05:02.0/0000:07:00.0/0000:08:03.0/0000:09:00.0/infiniband/i40iw0/ports/1/counters/link_downed:N/A (no PMA)
+/sys/devices/pci0000:05/0000:05:02.0/0000:07:00.0/0000:08:03.0/0000:09:00.0/infiniband/i40iw0/ports/1/counters/port_rcv_errors:N/A (no PMA)
+"""
+
+
+def test_no_pma_counters_are_read_with_no_count_and_no_error():
+    assert S.detect(I40IW_966)
+    res = parse(I40IW_966)
+    assert res.facts == [] and not res.errors and res.lines_used == 3
+
+
+def test_a_count_under_the_devices_pci_path_is_read():
+    # the same path with a number, as sysfs gives it for a device with a PMA (kernel show_pma_counter "%u\n")
+    res = parse("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/infiniband/mlx5_0/ports/1/counters/link_downed:3\n")
+    (f,) = res.facts
+    assert (f.kind, f.hca, f.port, f.link_downed) == ("ib_port_counters", "mlx5_0", 1, 3)
+
+
+def test_another_not_a_number_is_still_an_error():
+    res = parse("/sys/class/infiniband/mlx5_0/ports/1/counters/link_downed:N/A\n")
+    assert res.facts == [] and len(res.errors) == 1
