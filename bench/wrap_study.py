@@ -136,6 +136,9 @@ FORMS: list[Form] = [
          line=lambda s, i, k: "%-*s | " % (len("gpu-job-trainer-1") + 1, f"gpu-job-trainer-{i % 9 + 1}") + s),
     Form("docker compose v1 (every line)", "bug_1  | initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/2",
          "https://github.com/pytorch/pytorch/issues/73790", line=lambda s, i, k: f"job_trainer_{i % 9 + 1}  | " + s),
+    Form("docker compose container_name", "scalellm          | ./entrypoint.sh: line 28:     7 Killed  ...",
+         "https://github.com/vectorch-ai/ScaleLLM/issues/38 (a fixed container_name: no index; \"%-*s | \", the "
+         "longest name + 1)", line=lambda s, i, k: "%-*s | " % (len("scalellm") + 9, "scalellm") + s),
     Form("pdsh host label (every line)", 'pdsh src/pdsh/dsh.c rsh(): out("%S: %s", a->host, buf) (host, colon, blank)',
          "https://github.com/chaos/pdsh/blob/master/src/pdsh/dsh.c", line=_prefix("node17: ")),
     Form("journald short-monotonic",

@@ -249,18 +249,39 @@ _LABELLED_INDENT = re.compile(r"\n" + _LABEL + r"[ \t]")
 # Such a label looks like a kernel device's ("nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, ..."), so
 # it is only offered (without_line_labels): the caller takes it off where more readers then read the text
 # (engine/parse_pool.py parse_one); a report's label (indented lines under it) goes in _strip already.
-_LAUNCHER = r"(?:[A-Za-z][\w.-]{0,62}\d[\w.-]{0,62}:|[\w.-]{0,62}[-_]\d{1,4} {1,64}\|)"
+# A container with a fixed ``container_name`` has no index: compose pads every name to the longest + 1 and
+# writes " | " (setPrefix's "%-*s | "), so two blanks at least stand before the bar, and every label's bar in
+# one column (a column that moves is no compose output: a table's cells, a hand-aligned list):
+#   scalellm          | ./entrypoint.sh: line 28:     7 Killed                  LD_LIBRARY_PATH=...   (vectorch-ai/ScaleLLM#38)
+_NAMED = r"[A-Za-z0-9][\w.-]{0,62}  {1,63}\|"
+_LAUNCHER = r"(?:[A-Za-z][\w.-]{0,62}\d[\w.-]{0,62}:|[\w.-]{0,62}[-_]\d{1,4} {1,64}\||" + _NAMED + ")"
 _LINE_LABEL = re.compile(r"\n" + _LAUNCHER + r"(?: |(?=\r?\n))")
-_LINE_UNLABELLED = re.compile(r"\n(?=[ \t\r]*[^\s])(?!" + _LAUNCHER + r"(?: |\r?\n))")
+# compose's own status line between its labelled ones, unlabelled (logs.go Status: "%s%s %s\n", container, msg;
+# the container's name as its label gives it), kept as it is:
+#   scalellm exited with code 137          (vectorch-ai/ScaleLLM#38)
+_COMPOSE_STATUS = r"[\w.-]{1,63} exited with code \d{1,3}\r?(?=\n)"
+_LINE_UNLABELLED = re.compile(r"\n(?=[ \t\r]*[^\s])(?!" + _LAUNCHER + r"(?: |\r?\n)|" + _COMPOSE_STATUS + ")")
+_STATUS_NAME = re.compile(r"\n([\w.-]{1,63}) exited with code \d{1,3}\r?(?=\n)")
+#   (a label with compose's index, "svc-1  | ", is left out of that column test, as before)
+_NAMED_LABEL = re.compile(r"\n(?![\w.-]{0,62}[-_]\d{1,4} )(?:" + _NAMED + r")(?= |\r?\n)")
+_COMPOSE_NAME = re.compile(r"\n([\w.-]{1,63}) +\|(?= |\r?\n)")
 
 
 def without_line_labels(text: str) -> str | None:
     """``text`` without the launcher label (pdsh's host, compose's service) every non-blank line of it
-    carries, line for line; None where a line has none (or the text none at all)."""
+    carries, line for line; None where a line has none (or the text none at all). Compose's own
+    "<container> exited with code N" lines, of a container a label names, stay as they are; labels
+    without compose's index ("name  | ") count only with their bars in one column."""
     if _LINE_LABEL.match("\n" + text[:200]) is None:
         return None
     out = "\n" + text + "\n"
     if _LINE_UNLABELLED.search(out, 0, len(out) - 1) is not None:
+        return None
+    if "exited with code" in out:
+        names = {m[1] for m in _COMPOSE_NAME.finditer(out)}
+        if any(m[1] not in names for m in _STATUS_NAME.finditer(out)):
+            return None
+    if len({len(m[0]) for m in _NAMED_LABEL.finditer(out)}) > 1:
         return None
     return _LINE_LABEL.sub("\n", out)[1:-1]
 

@@ -92,6 +92,7 @@ def test_rfc5424_header_goes():
 LABELS = [
     "webui-docker-auto-1  | ",  # docker compose v2 (AbdBarho/stable-diffusion-webui-docker#388)
     "bug_1  | ",  # docker compose v1 (pytorch/pytorch#73790)
+    "scalellm          | ",  # docker compose, a fixed container_name: no index (vectorch-ai/ScaleLLM#38)
     "node17: ",  # pdsh src/pdsh/dsh.c rsh(): out("%S: %s", a->host, buf)
 ]
 CASES_DIR = FIX.parent.parent / "harvest" / "cases"
@@ -133,6 +134,34 @@ def test_a_traceback_its_reader_reads_nothing_of_is_read_bare_under_a_label(labe
     got, res = _read(wrapped)
     assert ("text_error_line", 2) in plain and got == plain
     assert next(f for f in res.facts if f.kind == "text_error_line").evidence.text.startswith(label)
+
+
+def test_a_compose_label_without_an_index_and_compose_exit_line_are_read_through():
+    """A container with a fixed container_name has no "-N" in its label (vectorch-ai/ScaleLLM#38, the stored
+    excerpt: "scalellm          | ./entrypoint.sh: line 28:     7 Killed ...", then compose's own unlabelled
+    "scalellm exited with code 137"): the label comes off, compose's line stays, and the shell's Killed report is
+    read on the line as posted. Before: the label kept, only compose's exit line read."""
+    from stethoscope.facts.lines import without_line_labels
+
+    text = (FIX.parent / "subprocess_error" / "scalellm38_compose_exit_137.txt").read_text()
+    assert without_line_labels(text) == text.replace("scalellm          | ", "")
+    got, res = _read(text)
+    assert [ln for _, ln in got] == [1, 2]
+    assert next(f for f in res.facts if f.evidence.line == 1).evidence.text.startswith("scalellm          | ./entrypoint.sh")
+
+
+@pytest.mark.parametrize("text", [
+    # bars in different columns: no compose output (compose pads every name to one width)
+    "scalellm          | ./entrypoint.sh: line 28:     7 Killed\nscalellm   | ./entrypoint.sh: line 28:     7 Killed\n",
+    # one blank before the bar: compose writes two at least ("%-*s | ", the longest name + 1)
+    "scalellm | ./entrypoint.sh: line 28:     7 Killed\n",
+    # an exit line of a container no label names
+    "scalellm          | ./entrypoint.sh: line 28:     7 Killed\nother exited with code 137\n",
+])
+def test_not_a_compose_label_without_an_index(text):
+    from stethoscope.facts.lines import without_line_labels
+
+    assert without_line_labels(text) is None
 
 
 def test_a_kernel_device_label_on_every_line_is_kept():
