@@ -163,8 +163,10 @@ _PLUGIN_NO_PLUGIN = re.compile(r"^NET/Plugin ?: .*?No plugin found(?: \((?P<name
 # NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory   (2.18, nccl-tests#188)
 # NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory : when loading libnccl-net.so   (2.21, pytorch#146118)
 # (2.21's other form, src/net.cc "NET/Plugin: Plugin load returned %d : %s when loading %s", has no " : " before "when")
+# NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open sh   (the 2.21 line cut where a stored excerpt ended,
+#   vllm-project/vllm#9046; NCCL prints errno first, 2 is ENOENT: the plugin library is absent, NCCL's normal case)
 _PLUGIN_DLERROR = re.compile(
-    r"^NET/Plugin ?: ?(?:dlerror=(?P<dl>.+?) No plugin found|Plugin load (?:\((?P<lib>[^)\s]+)\) )?returned \d+ : (?P<ret>.+?))"
+    r"^NET/Plugin ?: ?(?:dlerror=(?P<dl>.+?) No plugin found|Plugin load (?:\((?P<lib>[^)\s]+)\) )?returned (?P<errno>\d+) : (?P<ret>.+?))"
     r"(?:(?:(?: :)? when loading (?P<lib2>\S+))?$| \(|,|$)"
 )
 # NCCL 2.3 (src/init.cu of the 2.3 releases: INFO(NCCL_INIT, "Unable to load libnccl-net.so : %s", dlerror())), any dlopen failure:
@@ -613,7 +615,8 @@ class NcclLogState:
         groups = m.groupdict()
         error = next(groups[g] for g in ("dl", "ret", "unable", "open") if groups.get(g)).strip()
         lib = m["lib"] or groups.get("lib2")
-        reason = plugin_load_reason(error, lib)
+        errno = groups.get("errno")
+        reason = plugin_load_reason(error, lib, int(errno) if errno and len(errno) < 4 else None)
         if reason == "absent":
             if not groups.get("dl"):  # only 2.19-2.20's "dlerror=" line also says "No plugin found"
                 self.once(NcclNetPlugin, no, node, (ctx["pid"], "not_found", lib), event="not_found", name=lib, **ctx)

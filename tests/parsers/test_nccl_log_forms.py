@@ -233,7 +233,18 @@ PLUGIN_LOADS = [
     ((FIX / "net_plugin_unable_to_load_2.3_title.log").read_text().strip(), None),  # nccl#162 (2.3, no prefix)
     ("n1:1:2 [0] NCCL INFO Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: "
      "No such file or directory", None),                                 # the same 2.3 INFO with NCCL's prefix
+    # the 2.21 line cut where the stored excerpt ended (vllm-project/vllm#9046): errno 2, ENOENT's text begun
+    ("udc-an26-1:652693:652693 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open sh", None),
 ]
+
+
+def test_plugin_load_cut_text_is_absent_only_with_enoent() -> None:
+    # the same cut text under another errno (13, EACCES) is not known to be the absent plugin: a load failure
+    line = "udc-an26-1:652693:652693 [0] NCCL INFO NET/Plugin: Plugin load returned 13 : libnccl-net.so: cannot open sh\n"
+    assert [f.reason for f in parse(line).facts if f.kind == "nccl_net_plugin_load_failure"] == ["other"]
+    # a dependency's file cut the same way is the plugin's missing dependency, not its absence
+    line = "n1:1:2 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libfabric.so.1: cannot open shared obj\n"
+    assert [f.reason for f in parse(line).facts if f.kind == "nccl_net_plugin_load_failure"] == ["missing_dependency"]
 
 
 @pytest.mark.parametrize("line,reason", PLUGIN_LOADS)
