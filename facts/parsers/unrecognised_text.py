@@ -515,7 +515,20 @@ _MARKERS = re.compile(r"[ \t^~]{1,2000}")
 # (EngineCore_0 pid=713790) ERROR 09-08 09:02:44 [core.py:718]   File "/usr/local/lib/python3.10/dist-packages/vllm/executor/executor_base.py", line 54,
 # in __init__                                                                                     (vllm-project/vllm#24430)
 # (RayWorkerWrapper pid=4139, ip=128.1.219.180) ERROR 07-03 14:43:50 worker_base.py:148]   File "/model/anaconda3/envs   (vllm-project/vllm#6106)
-_FRAME_HEAD = re.compile(r'\s{0,12}File "')
+# a paste whose editor turned the quotes typographic and dropped the frames' indentation:
+# (EngineCore_DP0 pid=59619) ERROR 10-15 08:32:29 [core.py:708] File “/home/ffc3/anaconda/anaconda3/envs/vllm_shr/lib/python3.10/site-packages/vllm/v1/engine/core.py”, line 699, in run_engine_core   (vllm-project/vllm#26898)
+_FRAME_HEAD = re.compile(r'\s{0,12}File ["\u201c]')
+
+
+def _traceback_body(lines: list[str], line: int) -> bool:
+    """Whether 1-based ``line`` is a frame line of a Python traceback, the source line printed under
+    one, or a marker line ("^^^^"): what a logger that prints a traceback line by line under its own
+    level (vLLM's ERROR) puts between the header and the exception, which says no failure itself."""
+    text = lines[line - 1]
+    message = text.strip()
+    if not message or _MARKERS.fullmatch(message) or _FRAME_HEAD.match(text):
+        return True
+    return line >= 2 and _FRAME_HEAD.match(lines[line - 2]) is not None and not _EXCEPTION.match(text)
 
 
 def _wrapper_errors(artefact: Artefact, done: set[int]) -> list[tuple[int, str]]:
@@ -601,7 +614,8 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
         take(line, text)
     if raw_hit:  # normalisation is line for line: a raw line's number is the artefact's
         for line, _ in iter_lines(FAILURE_WORDS, Artefact(path=artefact.path, text=raw, node=artefact.node)):
-            if line not in done and line <= len(lines) and not lines[line - 1].lstrip().startswith("Traceback"):
+            if line not in done and line <= len(lines) and not lines[line - 1].lstrip().startswith("Traceback") \
+                    and not _traceback_body(lines, line):  # (the frames of a traceback its logger printed at ERROR)
                 take(line, lines[line - 1], wrapped=True)  # the message is what the line says, its wrapper off
     return result
 
@@ -644,7 +658,8 @@ def _traceback_end(lines: list[str], start: int) -> int:
     first line after its indented frames (the header itself when the frames run to the end)."""
     i = start  # 0-based index of the line after the header
     indent = len(lines[start - 1]) - len(lines[start - 1].lstrip())
-    while i < len(lines) and (len(lines[i]) - len(lines[i].lstrip()) > indent or not lines[i].strip()):
+    while i < len(lines) and (len(lines[i]) - len(lines[i].lstrip()) > indent or not lines[i].strip()
+                              or _traceback_body(lines, i + 1)):  # (frames a paste or a logger left unindented)
         i += 1
     return i + 1 if i < len(lines) else start
 

@@ -421,3 +421,14 @@ def test_a_template_field_that_quotes_a_programs_line_stays_an_error_line():
     for line in ("#   < failed to open interface >",
                  "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw"):
         assert _read(line + "\n") == ([(1, line)], [])
+
+
+def test_a_traceback_at_error_in_a_recognised_file_is_told_once_not_frame_by_frame():
+    # vllm-project/vllm#26898: the engine core's "EngineCore failed to start." and its traceback under vLLM's ERROR
+    # prefix, the frames unindented and their quotes typographic (“...”), cut before the exception: the wrapper's
+    # message and the cut last line are failures nobody read; the frames and their source lines are not
+    art = Artefact(path="t.log", text=(FIX / "vllm26898_engine_core_traceback_cut.txt").read_text(), node="n")
+    art.normalise()
+    got = sorted((f.evidence.line, f.message) for f in unread_failures(art, set()).facts)
+    assert [n for n, _ in got] == [6, 12]
+    assert got[0][1] == "EngineCore failed to start."
