@@ -122,6 +122,27 @@ class CustomAllreduceDisabled(Fact):
 
 
 @fact_kind
+class VllmStartupMemoryShort(Fact):
+    """vLLM refused to start: the GPU's free memory at start-up was below the share it was told to take.
+
+    Measured before it loaded anything (vllm/v1/worker gpu_worker.py init_device, later utils.py
+    request_memory: "Free memory on device [cuda:N ](F/T GiB) on startup is less than desired GPU
+    memory utilization (U, R GiB)"); what was in use then is the CUDA context's and whatever other
+    processes hold on the GPU."""
+
+    kind: Literal["vllm_startup_memory_short"] = "vllm_startup_memory_short"
+    device: int | None = None  # the N of "cuda:N" (the process's visible device), where the line names it
+    free_gib: float
+    total_gib: float
+    utilization: float  # gpu_memory_utilization asked for
+    requested_gib: float  # utilization x total
+    used_gib: float  # total - free: in use before vLLM loaded anything
+    used_fraction: float  # of the GPU's total
+    shortfall_gib: float  # requested - free
+    pid: int | None = None  # the "(EngineCore_DP0 pid=N)" / "(Worker pid=N)" prefix
+
+
+@fact_kind
 class RayObjectStoreShmShort(Fact):
     """Ray found /dev/shm smaller than its object store (python/ray/_private/services.py
     ``determine_plasma_store_config``): it put the store in a disk directory instead
