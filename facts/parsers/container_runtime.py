@@ -56,6 +56,10 @@ _CRI_NO_RUNTIME = re.compile(r'no runtime for "(?P<runtime>[^"]+)" is configured
 # "unresolvable CDI devices %s"):
 # Error: error setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all       (podman; NVIDIA/nvidia-container-toolkit#146)
 # ... error modifying OCI spec: failed to inject CDI devices: unresolvable CDI devices runtime.nvidia.com/gpu=all: unknown   (docker, the toolkit's runtime)
+# containerd's CRI injecting a DRA claim's devices itself (internal/cri "CDI device injection failed: %w"; the kinds of
+# NVIDIA's DRA driver, cdi.go cdiVendor = "k8s." + DriverName: k8s.gpu.nvidia.com/device|claim,
+# k8s.compute-domain.nvidia.com/...; kubernetes-sigs/dra-driver-nvidia-gpu#736):
+#   Warning  Failed     86s (x26 over 6m37s)  kubelet            Error: failed to create containerd container: CDI device injection failed: unresolvable CDI devices k8s.gpu.nvidia.com/device=gpu-1
 _CDI_UNRESOLVABLE = re.compile(r"unresolvable CDI devices (?P<devices>[\w./-]+=[\w.,=/-]*?[\w-])(?:[.:;]|\s|$)")
 # The engine's CDI library could not read a spec: a field it does not know is a spec written for a newer CDI
 # version than the engine was built with (nvidia-ctk 1.19 writes additionalGids, CDI 0.7.0; podman 4.9 reads to 0.6):
@@ -96,6 +100,12 @@ def _nvidia(runtime: str) -> bool:
     return runtime.lower().startswith("nvidia")
 
 
+def _gpu_cdi_kind(kind: str) -> bool:
+    """A CDI kind that names NVIDIA GPUs: the toolkit's (nvidia.com/gpu, management.nvidia.com/gpu,
+    runtime.nvidia.com/gpu) or the DRA driver's (k8s.gpu.nvidia.com/device|claim, k8s.compute-domain.nvidia.com/...)."""
+    return kind.endswith("nvidia.com/gpu") or kind.startswith(("k8s.gpu.nvidia.com/", "k8s.compute-domain.nvidia.com/"))
+
+
 def detect(text: str) -> bool:
     if not any(g in text for g in _GATES):
         return False
@@ -123,9 +133,12 @@ def parse(artefact: Artefact) -> ParseResult:
                   runtime=m["runtime"], message=m[0].strip(), gpu=_nvidia(m["runtime"]))
         elif (m := _CDI_UNRESOLVABLE.search(line)) is not None:
             devices = m["devices"]
-            b.add(ContainerRuntimeError, n, reason="cdi_unresolvable_device", engine="podman" if "setting up CDI" in line else "docker",
+            # the engine that ran the injection: podman's own, containerd's (the kubelet's "failed to create containerd
+            # task|container": gpustack/gpustack#4130, dra-driver-nvidia-gpu#736), else dockerd's
+            engine = "podman" if "setting up CDI" in line else "containerd" if "containerd" in line else "docker"
+            b.add(ContainerRuntimeError, n, reason="cdi_unresolvable_device", engine=engine,
                   runtime="cdi", capabilities=devices, message=f"unresolvable CDI devices {devices}",
-                  gpu=devices.split("=", 1)[0].endswith("nvidia.com/gpu"))
+                  gpu=_gpu_cdi_kind(devices.split("=", 1)[0]))
         elif (m := _CDI_SPEC_UNPARSABLE.search(line)) is not None:
             b.add(ContainerRuntimeError, n, reason="cdi_spec_unparsable", engine="podman" if "CDI registry" in line else "container engine",
                   runtime="cdi", capabilities=m["path"], message=f'failed to parse CDI Spec "{m["path"]}": {m["why"]}', gpu=True)

@@ -42,6 +42,16 @@ def parse_text(text: str):
      "could not apply required modification to OCI specification: error modifying OCI spec: failed to inject CDI devices: "
      "unresolvable CDI devices runtime.nvidia.com/gpu=all: unknown", "cdi_unresolvable_device", "docker", "cdi", True),
     ("Error: setting up CDI devices: unresolvable CDI devices vendor.example/fpga=0", "cdi_unresolvable_device", "podman", "cdi", False),
+    # the same injection under the kubelet's containerd (gpustack/gpustack#4130, the toolkit's runtime in CDI mode) and
+    # containerd's CRI injecting a DRA claim's device itself (kubernetes-sigs/dra-driver-nvidia-gpu#736: the DRA
+    # driver's kind k8s.gpu.nvidia.com/device is a GPU's)
+    ("  Warning  Failed   7s    kubelet  Error: failed to create containerd task: failed to create shim task: OCI runtime "
+     "create failed: could not apply required modification to OCI specification: error modifying OCI spec: failed to "
+     "inject CDI devices: unresolvable CDI devices management.nvidia.com/gpu=0: unknown", "cdi_unresolvable_device",
+     "containerd", "cdi", True),
+    ("  Warning  Failed     86s (x26 over 6m37s)  kubelet            Error: failed to create containerd container: CDI "
+     "device injection failed: unresolvable CDI devices k8s.gpu.nvidia.com/device=gpu-1", "cdi_unresolvable_device",
+     "containerd", "cdi", True),
     # a CDI device asked of a dockerd with CDI off (no "cdi" device driver): NVIDIA/nvidia-container-toolkit#434, rootless docker 26
     ('docker: Error response from daemon: could not select device driver "cdi" with capabilities: [].', "cdi_driver_not_enabled",
      "docker", "cdi", False),
