@@ -597,6 +597,9 @@ def test_nvidia_smi_table_cut_inside_a_gpu_block_is_incomplete(ruleset, tmp_path
     # lucidrains/flash-cosine-sim-attention#4: GPU 1 of eight A100s, its MIG row cut at its first cell's bar
     ("nvidia_smi_table/flashcos4_r470_a100_cut_in_mig_row.txt", None,
      "                      |             Disabled |\n+-------------------------------+----------------------+----------------------+\n"),
+    # deepspeedai/DeepSpeedExamples#310 (wild sweep 86): GPU 0 of eight A100s training, the border after its block
+    # cut before its closing '+'
+    ("nvidia_smi_table/dsexamples310_r470_a100_cut_in_border.txt", None, "-------------+\n"),
 ])
 def test_a_table_cut_inside_its_last_row_is_incomplete(ruleset, tmp_path, rel, cut, rest):
     # wild sweep 70 (healthy controls): each read HEALTHY, 'checked: gpu, driver', from the rows above the cut

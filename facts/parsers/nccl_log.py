@@ -450,6 +450,8 @@ class NcclLogState:
             return self.chains.frame(no, node, pid, m["file"], int(m["line"]), int(m["code"]), m["thread"])
         self.chains.other(node, pid)
         if level == "WARN":
+            if nccl_log_messages.async_event_cut(self, no, msg):  # the last line cut inside an HCA event's name
+                return None
             warn = add(NcclWarn, no, node=node, source_file=src, source_line=int(srcline) if srcline else None,
                        message=msg, message_kind=nccl_warn_kinds.kind(msg), **ctx)
             self.chains.warn(no, node, pid, warn)

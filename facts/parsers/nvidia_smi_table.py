@@ -85,6 +85,11 @@ _CUT_ROW = re.compile(r"^\|(?!.*[|+]\s*$)")
 #   (lucidrains/flash-cosine-sim-attention#4's: after its first) a MIG row cut at a cell's bar: nvidia-smi prints
 #   no row of empty cells narrower than the table (the MIG row's last cell always holds Enabled, Disabled or N/A)
 _CUT_AT_BAR = re.compile(r"^\|(?:[ \t]+\|){1,2}[ \t]*$")
+# +-------------------------------+----------------------+---------
+#   (deepspeedai/DeepSpeedExamples#310's excerpt: R470's border after GPU 0's block, cut before its last "+";
+#   the job's NCCL log shows 8 ranks) the border after a GPU's block cut inside it: nvidia-smi ends every
+#   +---+ border with "+" (R390 on), so a dash-only end is a capture that stopped there
+_CUT_BORDER = re.compile(r"^\+[-+]*-[ \t]*$")
 # +---...---+, |===...===|, |---+---|, and the column-title rows
 _FRAME = re.compile(r"^[+|][-=+|]+\s*$|^\|\s*(?:GPU\s+Name|Fan\s+Temp|GPU\s+GI\s+CI|Processes:|\s*ID\s+ID|\s+\|\s+\|\s+MIG M\.)")
 
@@ -147,10 +152,11 @@ def parse(artefact: Artefact) -> ParseResult:
             _gpu(b, no, g, state, mig, driver, cuda)
             buses[int(g["idx"])] = pci_bus_id(g["bus"])
             rest = next(((k + 1, ln.rstrip()) for k, ln in enumerate(lines[n:], start=n) if ln.strip()), None)
-            if rest is None or _CUT_ROW.match(rest[1]) or _CUT_AT_BAR.match(rest[1]):
+            if (rest is None or _CUT_ROW.match(rest[1]) or _CUT_AT_BAR.match(rest[1])
+                    or (_CUT_BORDER.match(rest[1]) and not any(ln.strip() for ln in lines[rest[0]:]))):
                 # nvidia-smi closes every GPU's block with a +---+ border (R390 on): text that stops
-                # inside one, at its last row, at a row cut before its bar or at a MIG row cut at a
-                # cell's bar, is a capture cut short
+                # inside one, at its last row, at a row cut before its bar, at a MIG row cut at a
+                # cell's bar, or inside the border itself (its last line), is a capture cut short
                 b.limit(n if rest is None else rest[0], "cut_short", f"nvidia-smi table ends inside GPU {g['idx']}'s block "
                                         f"({pci_bus_id(g['bus'])}), before the border after it")
         elif (p := _PROCESS_ROW.match(line)) is not None:

@@ -453,3 +453,16 @@ def test_device_plugin_exit_on_nvml_failure_is_nvml_inits():
     r = _parse(k8s_device_plugin, text="E0506 17:45:45.442750       1 main.go:173] error starting plugins: error getting plugins: "
                "unable to create plugins: failed to construct resource managers: nvml init failed: ERROR_LIBRARY_NOT_FOUND\n")
     assert r.facts == [] and r.lines_used == 1
+
+
+def test_summary_table_ending_inside_the_border_after_a_gpu_is_cut_short():
+    """deepspeedai/DeepSpeedExamples#310's excerpt (wild sweep 86): R470's border after GPU 0's block cut before its
+    closing '+' (the job ran on 8 GPUs): read HEALTHY before, 'checked: gpu, driver'. nvidia-smi ends every +---+
+    border with '+': the same border whole has no limit."""
+    r = _parse(nvidia_smi_table, "nvidia_smi_table/dsexamples310_r470_a100_cut_in_border.txt")
+    assert [(h.limit, h.line) for h in r.limits] == [("cut_short", 19)] and r.errors == []
+    assert [f.pci_bus_id for f in r.facts if f.kind == "gpu_info"] == ["0000:4f:00.0"]
+    text = (Path(__file__).parents[2] / "fixtures/artefacts/nvidia_smi_table/dsexamples310_r470_a100_cut_in_border.txt").read_text()
+    whole = text.rstrip() + "-------------+\n"  # R470's third cell: 22 dashes, then '+'
+    assert whole.rstrip().splitlines()[-1] == "+-------------------------------+----------------------+----------------------+"
+    assert _parse(nvidia_smi_table, text=whole).limits == []

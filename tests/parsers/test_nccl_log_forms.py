@@ -358,3 +358,29 @@ def test_poll_connect_gave_up(line, error):
 ])
 def test_poll_connect_near_misses(line):
     assert not [f for f in parse(line + "\n").facts if f.kind == "nccl_bootstrap_failure" and f.reason == "connect_failed"]
+
+
+def test_async_event_cut_inside_its_name_on_the_last_line_is_cut_short() -> None:
+    """deepspeedai/DeepSpeedExamples#310's excerpt (wild sweep 86): four whole 'client reregistration' WARNs, the
+    fifth cut inside the event's name where the excerpt ends: a capture cut short (the verdict cannot be healthy),
+    no nccl_warn that no rule could explain. Before, it was an unexplained_error and the paste read FAULTY."""
+    text = (FIX / "dsexamples310_async_client_rereg_cut.log").read_text()
+    r = parse(text, node="gpu1")
+    events = [f.event for f in r.facts if f.kind == "nccl_ib_async_event"]
+    assert events == ["client reregistration"] * 4
+    assert [f.message for f in r.facts if f.kind == "nccl_warn" and "reregistr" in f.message and
+            not f.message.endswith("reregistration")] == []
+    assert [(h.limit, h.line) for h in r.limits] == [("cut_short", 19)] and "client reregistr" in r.limits[0].detail
+    # near misses: the same cut name with a line after it is read as before (an event the catalogue lacks, its WARN
+    # kept); a whole name on the last line sets no limit; a name the catalogue does not begin with is read as before
+    cut = text.rstrip().splitlines()[-1]
+    for other in (text.rstrip() + "\n" + text.rstrip().splitlines()[-3] + "\n",):
+        later = parse(other, node="gpu1")
+        assert "client reregistr" in [f.event for f in later.facts if f.kind == "nccl_ib_async_event"]
+        assert not [h for h in later.limits if h.limit == "cut_short" and "event's name" in h.detail]
+    whole = parse(text.rstrip() + "ation\n", node="gpu1")
+    assert [f.event for f in whole.facts if f.kind == "nccl_ib_async_event"] == ["client reregistration"] * 5
+    assert not [h for h in whole.limits if "event's name" in h.detail]
+    odd = parse(text.replace(cut, cut.replace("client reregistr", "zzz unlisted")), node="gpu1")
+    assert "zzz unlisted" in [f.event for f in odd.facts if f.kind == "nccl_ib_async_event"]
+    assert not [h for h in odd.limits if "event's name" in h.detail]
