@@ -198,3 +198,22 @@ def test_dcgm_exporter_stopping_on_a_node_without_a_driver_fault_is_its_own(tmp_
     stop = next(f for f in report.findings if f.rule == "dcgm_exporter_stopped")
     assert stop.entity.node == "n2" and stop.role != "cascade" and stop.explained_by == []
     assert any(f.cause == "driver_error" and f.entity.node == "n1" for f in report.findings)
+
+
+def test_the_toolkits_nvml_detection_error_on_the_node_of_an_unreadable_gpu_is_its_cascade(tmp_path):
+    # harvest 600 (NVIDIA/dcgm-exporter#46, real): nvidia-smi's row for GPU 7 reads ERR!, and docker run --gpus fails with
+    # 'nvidia-container-cli: detection error: nvml error: unknown error': one fault, its root the GPU the driver cannot read
+    c = _case("600")
+    found = _diagnose(tmp_path, {"n1": [c / "app.txt", c / "nvidia-smi.txt"]}).findings
+    root = next(f for f in found if f.rule == "gpu_unreadable_nvidia_smi")
+    assert root.role == "root_cause" and root.entity.gpu
+    assert [(f.role, f.explained_by) for f in found if f.rule == "container_toolkit_nvml_detection_failed"] == [
+        ("cascade", [root.rank])]
+    assert not any(f.rule == "container_toolkit_error" for f in found)  # (the generic hook rule leaves an NVML query to this one)
+
+
+def test_the_toolkits_nvml_detection_error_without_a_gpu_fault_on_its_node_is_its_own(tmp_path):
+    c = _case("600")
+    report = _diagnose(tmp_path, {"n1": [c / "nvidia-smi.txt"], "n2": [c / "app.txt"]})
+    hook = next(f for f in report.findings if f.rule == "container_toolkit_nvml_detection_failed")
+    assert hook.entity.node == "n2" and hook.role == "root_cause" and hook.explained_by == []

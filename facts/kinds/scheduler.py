@@ -224,9 +224,10 @@ class ContainerToolkitError(Fact):
     #: device": the container asked for a GPU index, UUID or bus id the host's driver does not list);
     #: ``device_list_path`` (the same for the device plugin's volume-mounts list path, which the toolkit
     #: was not configured to accept); ``ldconfig`` (ldcache stage, "process <ldconfig> terminated with signal N" or
-    #: "failed with error code: N": the ldconfig the hook runs in the container failed); ``other`` for any other
+    #: "failed with error code: N": the ldconfig the hook runs in the container failed); ``nvml`` (detection stage,
+    #: "nvml error: <NVML's text>": NVML came up, a query of a GPU failed); ``other`` for any other
     operation: Literal["file_create", "mount", "stat", "device_rules", "unknown_device", "device_list_path", "ldconfig",
-                       "other"] = "other"
+                       "nvml", "other"] = "other"
     device: str | None = None  # unknown_device / device_list_path: the device the container asked for ("2", "GPU-9f3c...")
 
 

@@ -111,6 +111,11 @@ def parse(artefact: Artefact) -> ParseResult:
             text = v["nvml"] or f"{v['lib']}: {v['why']}"
             reason = nvml_reason(text) if v["nvml"] else "library_not_found"
             b.add(NvmlInitFailure, n, reason=reason, message=text, source="nvidia-container-cli")
+        elif stage == "detection" and (v := _NVML.match(msg)) is not None and v["nvml"]:
+            # the driver's detection asks NVML about each GPU (libnvidia-container src/nvc_info.c), after the
+            # initialisation stage: NVML came up, a GPU's query failed (a GPU in ERR! state, fallen off the bus)
+            # ... stderr: nvidia-container-cli: detection error: nvml error: unknown error: unknown.     (NVIDIA/dcgm-exporter#46)
+            b.add(ContainerToolkitError, n, stage=stage, message=msg, operation="nvml")
         elif stage == "ldcache" and _LDCONFIG.match(msg) is not None:
             b.add(ContainerToolkitError, n, stage=stage, message=msg, operation="ldconfig")
         elif stage == "device" and (u := _UNKNOWN_DEVICE.match(msg)) is not None:
