@@ -28,6 +28,9 @@ class DcgmExporterError(Fact):
     #: the call failed on DCGM_ST_CONNECTION_NOT_VALID ("Host engine connection invalid/disconnected"): the
     #: nv-hostengine the exporter reads through is gone, restarted or not yet listening (_HOSTENGINE_LOST)
     hostengine_lost: bool = False
+    #: the exporter's pod mapper (Kubernetes mode) could not list the kubelet's pod resources ("failure getting pod
+    #: resources", its podMapper transform): the metrics request fails with it, so the scrape returns an error
+    pod_resources_failed: bool = False
 
 
 @fact_kind

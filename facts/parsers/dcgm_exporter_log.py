@@ -57,7 +57,10 @@ _OWN = re.compile(r"Starting dcgm-exporter|DCGM successfully initialized|Error s
                   r"Host engine connection invalid/disconnected|[Ee]rror getting the latest value for fields|"
                   # urfave/cli (the exporter's flags) refusing a value from the flag's environment variable, before
                   # the exporter logs anything else: "could not parse %q as int value for flag %s: %s" (flag_int.go)
-                  r"could not parse \S{1,200} as \w{1,16} value for flag [\w-]{1,64}: ")
+                  r"could not parse \S{1,200} as \w{1,16} value for flag [\w-]{1,64}: |"
+                  # the metrics pipeline's transform failing (pkg/dcgmexporter: "failed to transform metrics for
+                  # transform '%s'; err: %w"), its only transforms the exporter's own (podMapper, the Kubernetes pod labels)
+                  r"failed to transform metrics for transform '\w{1,40}'")
 _LEVELS = {"debu": "debug", "erro": "error", "fata": "fatal", "pani": "panic", "warning": "warn"}
 _EXITS = ("fatal", "panic")
 # ERRO[0000] Encountered a failure.     (pkg/cmd/app.go's recover(): logrus/slog .Error("Encountered a failure."),
@@ -101,6 +104,19 @@ _VER_MISMATCH = re.compile(r": API version mismatch\.?\s*$")
 #   (NVIDIA/gpu-monitoring-tools#188: 2.1.8 with DCGM_REMOTE_HOSTENGINE_INFO, after nv-hostengine was restarted)
 _HOSTENGINE_LOST = "Host engine connection invalid/disconnected"
 
+# The pod mapper (Kubernetes mode, -k) lists the kubelet's pod-resources API for the pod labels of each GPU's series;
+# its failure (kubernetes.go "failure getting pod resources %v", wrapped by the transform and the HTTP handler) fails
+# the whole metrics request, in the message or in logrus's error= field (NVIDIA/dcgm-exporter#408, 3.3.8-3.6.0):
+# time="2024-10-29T09:58:01Z" level=error msg="Failed to write response." error="failed to transform metrics for transform 'podMapper'; err: failure getting pod resources; err: rpc error: code = ResourceExhausted desc = grpc: received message larger than max (4724376 vs. 4194304)"
+# time="2024-10-29T09:58:26Z" level=error msg="Failed to collect metrics; err: failed to transform metrics for transform 'podMapper'; err: failure getting pod resources; err: rpc error: code = ResourceExhausted desc = grpc: received message larger than max (4724552 vs. 4194304)"
+_POD_RESOURCES = "failure getting pod resources"
+# logrus's error field after the message (bounded: a field of one line)
+_ERROR_FIELD = re.compile(r'\berror="(?P<e>(?:[^"\\\n]|\\.){1,600})"')
+# Go's net/http noting the handler's second WriteHeader after that failure (server.go:124 writes the error after the
+# status was sent): read as used, no fact - the error line before it is the failure
+# 2024/10/29 09:58:01 http: superfluous response.WriteHeader call from github.com/NVIDIA/dcgm-exporter/pkg/dcgmexporter.(*MetricsServer).Metrics (server.go:124)
+_SUPERFLUOUS = re.compile(r"^\s*\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? http: superfluous response\.WriteHeader call from \S{1,300}dcgm")
+
 
 # The 1.x exporter (NVIDIA/gpu-monitoring-tools exporters/prometheus-dcgm/dcgm-exporter, a bash script) starts
 # nv-hostengine itself, echoes its steps, and ends with "Done" (exit 0: the container restarts) when its dcgmi dmon
@@ -139,7 +155,8 @@ def _go_crash(lines: list[str], n: int) -> str | None:
 
 
 def detect(head: str) -> bool:
-    if ("dcgm" not in head.lower() and _HOSTENGINE_LOST not in head and "SIGUSR1 from child" not in head) \
+    if ("dcgm" not in head.lower() and _HOSTENGINE_LOST not in head and "SIGUSR1 from child" not in head
+            and "for transform '" not in head) \
             or _OWN.search(head) is None:
         return False
     return any(_line(line) is not None or _HE_FAILED.match(line) or _SCRIPT.match(line)
@@ -162,7 +179,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 b.add(DcgmExporterError, n, level="error", message=f"nv-hostengine did not start ({why}): {line.strip()}"[:400],
                       exiting=True)
                 result.lines_used += 1
-            elif _SCRIPT.match(line) is not None:
+            elif _SCRIPT.match(line) is not None or _SUPERFLUOUS.match(line) is not None:
                 result.lines_used += 1
             continue
         level, msg = got
@@ -171,7 +188,10 @@ def parse(artefact: Artefact) -> ParseResult:
             msg = f["msg"]  # the entry's fields (stacktrace=...) after the padded message
         result.lines_used += 1
         if level in ("error", *_EXITS) and not any(sig.search(msg) for sig in nvml_init.SIGNATURES):
+            if _POD_RESOURCES in line and _POD_RESOURCES not in msg and (e := _ERROR_FIELD.search(line)) is not None:
+                msg = f"{msg.strip()} error: {e['e']}"  # "Failed to write response." says why only in its error field
             b.add(DcgmExporterError, n, level=level, message=msg.strip()[:400], hostengine_lost=_HOSTENGINE_LOST in msg,
+                  pod_resources_failed=_POD_RESOURCES in msg,
                   exiting=level in _EXITS or msg.strip() == _FAILURE,
                   watch_unsupported=_WATCH_UNSUPPORTED.search(msg) is not None,
                   version_mismatch=_VER_MISMATCH.search(msg) is not None)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from parse_helper import parse_fixture
+from parse_helper import FIX, parse_fixture
 
 from stethoscope.facts.parsers import dcgm_exporter_log
 
@@ -88,3 +88,26 @@ def test_terminal_form_with_fields_after_the_message():
             'ERRO[0000] Encountered a failure.                        stacktrace="goroutine 1 [running]:\\nruntime/debug.Stack()\\n'
             '\\t/usr/local/go/src/runtime/debug/stack.go:24 +0x5e\\n"\n')
     assert _errors(parse_fixture(dcgm_exporter_log, text=text)) == [(2, "error", "Encountered a failure.", True)]
+
+
+def test_pod_mapper_failure_is_the_exporters():
+    # NVIDIA/dcgm-exporter#408 (3.3.8): no line says "dcgm" but Go's note after each failure; the transform's own
+    # message makes the log the exporter's, the pod-resources failure is marked whether it sits in the message or in
+    # logrus's error= field, and the net/http note is read with no fact
+    r = parse_fixture(dcgm_exporter_log, "dcgm_exporter_log/podmapper_pod_resources_exhausted_dcgmexporter408.log")
+    assert [(f.evidence.line, f.level, f.pod_resources_failed, f.exiting) for f in r.facts] == [
+        (1, "error", True, False), (3, "error", True, False), (4, "error", True, False)]
+    assert r.facts[0].message.startswith("Failed to write response. error: failed to transform metrics for transform "
+                                          "'podMapper'; err: failure getting pod resources; err: rpc error: code = ResourceExhausted")
+    assert r.lines_used == 5
+    # the collect error alone (the Go notes cut off) is still the exporter's
+    line = (FIX / "dcgm_exporter_log/podmapper_pod_resources_exhausted_dcgmexporter408.log").read_text().splitlines()[2]
+    (f,) = parse_fixture(dcgm_exporter_log, text=line + "\n").facts
+    assert f.pod_resources_failed and "received message larger than max (4724552 vs. 4194304)" in f.message
+
+
+def test_pod_mapper_near_misses():
+    # another error of the exporter is not the pod mapper's; a transform failure word elsewhere is not the exporter's
+    r = parse_fixture(dcgm_exporter_log, "dcgm_exporter_log/gmt188_hostengine_disconnected.log")
+    assert not any(f.pod_resources_failed for f in r.facts)
+    assert not dcgm_exporter_log.detect('time="2024-01-01T00:00:00Z" level=error msg="failure getting pod resources rpc error"\n')
