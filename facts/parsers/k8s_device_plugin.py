@@ -148,10 +148,8 @@ _CHECKS = ("placement", "device_handle", "supported_events", "register_events", 
 # The kubelet's device manager refusing a pod the scheduler placed (its UnexpectedAdmissionError event):
 # Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected   (Project-HAMi/HAMi#596)
 # Allocate failed due to no healthy devices present; cannot allocate unhealthy devices nvidia.com/gpu, which is unexpected   (kubelet devicemanager format, filled in)
-# Pod Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested:1, Available: 0, which is unexpected
-#   (kubernetes/kubernetes#130145's describe, as pasted: no blank after "Requested:")
 _ALLOCATE = re.compile(r"Allocate failed due to (?:requested number of devices unavailable for (?P<res>[\w./-]+)\. "
-                       r"Requested: ?(?P<req>\d+), Available: ?(?P<avail>\d+)|no healthy devices present; cannot allocate "
+                       r"Requested: (?P<req>\d+), Available: (?P<avail>\d+)|no healthy devices present; cannot allocate "
                        r"unhealthy devices (?P<res2>[\w./-]+))")
 # The kubelet's Allocate call to the plugin failing in gRPC (the admission handler's "Allocate failed due to %v, which is
 # unexpected" around the call's status "rpc error: code = <code> desc = <desc>"): the plugin went away during the call

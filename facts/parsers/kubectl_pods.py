@@ -102,11 +102,6 @@ _NODE = re.compile(r"^\s{0,2}Node:\s+(?P<node>[^\s/]+)")
 _CONTROLLER = re.compile(r"^\s{0,2}Controlled By:\s+DaemonSet/(?P<ds>[a-z0-9][a-z0-9.-]{0,252})\s*$")
 # Reason:         UnexpectedAdmissionError        (the pod's own, at the left margin: tkestack/gpu-manager#182)
 _POD_REASON = re.compile(r"^(?P<key>Reason|Message):\s+(?P<value>\S(?:.*\S)?)\s*$")
-# Message:         Pod Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested:1, Available: 0, which is unexpected
-#   (kubernetes/kubernetes#130145; the admission handler's "Allocate failed due to %v, which is unexpected" whole on
-#   its line, as the k8s_device_plugin reader's _ALLOCATE_OTHER reads it; a message cut before its end,
-#   tkestack/gpu-manager#182's, or folded onto the next line keeps the pod's own fact)
-_ALLOCATE_MESSAGE = re.compile(r"\bAllocate failed due to \S[^\n]{0,300}?, which is unexpected\s*$")
 #   Warning  FailedScheduling  2s (x57 over 15m)  default-scheduler  0/6 nodes are available: 6 Insufficient nvidia.com/gpu.
 #   Warning  UnexpectedAdmissionError  73s   kubelet  Allocate failed due to ..., which is unexpected
 #   Warning  FailedScheduling  <unknown>  default-scheduler  ...        (kubectl <= 1.17's age of an event without time)
@@ -230,13 +225,7 @@ def parse(artefact: Artefact) -> ParseResult:
         elif (m := _POD_REASON.match(line)) is not None and m["key"] == "Reason":
             nxt = _POD_REASON.match(lines[n]) if n < len(lines) else None
             msg = nxt["value"] if nxt is not None and nxt["key"] == "Message" else None
-            # the kubelet's admission refusal whose Message is the device manager's "Allocate failed due to %v, which
-            # is unexpected": the k8s_device_plugin reader reads that Message line (k8s_device_allocation_failed), and
-            # this Reason line is the same refusal (kubernetes/kubernetes#130145's describe: one report, not two)
-            #   Reason:            UnexpectedAdmissionError
-            #   Message:         Pod Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested:1, Available: 0, which is unexpected
-            if not (m["value"] == "UnexpectedAdmissionError" and msg and _ALLOCATE_MESSAGE.search(msg) is not None):
-                b.add(K8sPodStatus, n, pod=pod, status=m["value"], message=msg[:500] if msg else None, gpu_stack_role=stack_role(pod))
+            b.add(K8sPodStatus, n, pod=pod, status=m["value"], message=msg[:500] if msg else None, gpu_stack_role=stack_role(pod))
         elif "StartContainer" in line and (m := _SYNC.search(line)) is not None and m["reason"] in _WAITING:
             b.add(K8sContainerWaiting, n, pod=m["pod"], container=m["container"], reason=m["reason"],
                   gpu_stack_role=stack_role(m["pod"]))

@@ -56,9 +56,6 @@ def _parse(mod, name: str):
                                        "reason": "Error", "exit_code": None, "oom_killed": False})]),
     ("kubectl_pods/gpumanager182_pod_unexpected_admission.txt",
      [("k8s_pod_status", 1, {"status": "UnexpectedAdmissionError"})]),
-    # the same Reason whose Message is the device manager's whole "Allocate failed due to ..., which is unexpected"
-    # (kubernetes/kubernetes#130145): that Message is the k8s_device_plugin reader's fact; the Reason gives none
-    ("kubectl_pods/k8s130145_mixed_pod_admission_allocate_failed.txt", []),
     # a Terminated state whose Message runs over two lines (the hook's stderr after its newline, at the margin:
     # NVIDIA/gpu-operator#898): the Exit Code after it is still read
     ("kubectl_pods/gpuoperator898_toolkit_validation_starterror_multiline_message.txt",
@@ -227,15 +224,3 @@ def test_gang_scheduler_waiting_event_is_read_as_its_event():
     (f,) = _parse(kubectl_pods, "kubectl_pods/volcano1094_podgroup_gang_unschedulable.txt").facts
     assert (f.evidence.line, f.reason, f.source, f.count, f.insufficient_gpu) == (13, "Unschedulable", "volcano", 78789, False)
     assert f.message.startswith("1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable")
-
-
-def test_admission_refusal_is_read_once_by_the_device_plugin_reader():
-    # kubernetes/kubernetes#130145: the Reason line gives no k8s_pod_status; the Message line is read, by the
-    # k8s_device_plugin reader, as the allocation failure (so the refusal is never lost)
-    from stethoscope.facts.parsers import k8s_device_plugin
-    text = (FIX / "kubectl_pods/k8s130145_mixed_pod_admission_allocate_failed.txt").read_text()
-    art = Artefact(path="describe.txt", text=text, node="n1")
-    assert kubectl_pods.detect(text) and k8s_device_plugin.detect(text)
-    assert kubectl_pods.parse(art).facts == []
-    (f,) = k8s_device_plugin.parse(Artefact(path="describe.txt", text=text, node="n1")).facts
-    assert (f.kind, f.evidence.line, f.requested, f.available) == ("k8s_device_allocation_failed", 4, 1, 0)
