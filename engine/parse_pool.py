@@ -206,10 +206,10 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         # readings folded unbuilt are state facts, which _cited_lines leaves out too (whether a failure
         # word occurs at all: answered by the classifier's pass, one of its text gates)
         out.facts.extend(unread_failures(art, _cited_lines(art.path, out), owners).facts)
-    classify.forget()
     out.coverage = FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node,
                                 facts=len(out.facts) + sum(slot[2] for slot in folded.values()), skipped_lines=max(0, art.nonblank_lines() - used),
                                 read_by=read_by, checks=checks)
+    classify.forget()  # (after nonblank_lines: the classifier's pass may answer it)
     if router is not None:
         out.facts = router.route(out.facts, folded)
     art.router = None

@@ -116,3 +116,23 @@ def test_nonblank_lines():
     assert art.nonblank_lines() == sum(1 for ln in art.lines if ln.strip()) == 4
     assert Artefact(path="e", text="").nonblank_lines() == 0
     assert Artefact(path="n", text="x\n\n").nonblank_lines() == 1
+
+
+def test_nonblank_lines_of_a_log_nccl_wrote_alone_counted_from_the_classifiers_pass():
+    """Where the classifier's pass found every row a record of NCCL's prefix (facts/lines.py UNCUT_GATE),
+    nonblank_lines counts the newlines instead of splitting the text: the same count, with or without
+    a last newline or "\\r" endings; a text the pass did not scan (or that has a blank line) is split."""
+    from stethoscope.facts import classify
+    from stethoscope.facts.classify import classifier
+    from stethoscope.facts.lines import UNCUT_GATE
+
+    log = (ROOT / "fixtures/artefacts/nccl_log/allreduce_healthy_g2.nccl.log").read_text()
+    for text in (log, log.rstrip("\n"), log.replace("\n", "\r\n"), log + "\n", log.replace("\n", "\n\n", 1)):
+        split = Artefact(path="s", text=text)
+        want = sum(1 for ln in split.lines if ln.strip())
+        art = Artefact(path="t", text=text)
+        classifier().scan(text)
+        assert classify.gate(text, UNCUT_GATE) is ("\n\n" not in text)
+        assert art.nonblank_lines() == want
+        classify.forget()
+        assert Artefact(path="u", text=text).nonblank_lines() == want

@@ -138,6 +138,15 @@ class Artefact:
 
     def nonblank_lines(self) -> int:
         """How many lines hold something other than whitespace (coverage's denominator)."""
+        if self._lines is None and self.text:
+            from stethoscope.facts import classify
+            from stethoscope.facts.lines import UNCUT_GATE
+
+            # the classifier's pass found every row a record of NCCL's prefix (a log NCCL wrote alone):
+            # none blank, their count the newlines' (splitting the text to count them: ~0.13 ms of a
+            # 175 kB log, the count ~0.05)
+            if classify.gate(self.text, UNCUT_GATE):
+                return self.text.count("\n") + (self.text[-1] != "\n")
         if self._lines is not None:
             lines = self._lines
         else:
