@@ -148,7 +148,9 @@ class Fact(_Shared):
         # the evidence travels inside its fact as (path, line, text), rebuilt with it by one call
         # (_rebuilt_fact) instead of a reduce and a _rebuilt of its own: a bench node's FileResults
         # (chunks of 32 files) took the worker 16.3 -> 13.6 M instructions to pickle (callgrind),
-        # the parent 20.7 -> 18.6 M to unpickle, 164 -> 150 kB
+        # the parent 20.7 -> 18.6 M to unpickle, 164 -> 150 kB. The values travel as a tuple in the
+        # order of the class's field names, which travel once a chunk (pickle's memo), not as a
+        # dict of names and values a fact (_rebuilt_row)
         values = self.__dict__
         ev = values["evidence"]
         if type(ev) is not Evidence or ev.__pydantic_fields_set__ is not _EVIDENCE_SET \
@@ -156,9 +158,19 @@ class Fact(_Shared):
                 or ev.__pydantic_extra__ is not None or ev.__pydantic_private__ is not None:
             return super().__reduce__()
         e = ev.__dict__
-        values = values.copy()  # the fact's own dict stays as it is (a worker may pickle it again)
-        values["evidence"] = (e["path"], e["line"], e["text"])
-        return _rebuilt_fact, (type(self), values, _fields_key(self))
+        cls = type(self)
+        names = _NAMES.get(cls) or _names_of(cls)
+        fs = self.__pydantic_fields_set__  # _fields_key's, inline
+        key = _KEY_OF.get(id(fs))
+        if key is None or _FIELDS_SETS.get(key) is not fs:
+            key = frozenset(fs)
+        if tuple(values) != names:  # (never seen: every fact holds its class's fields in their order)
+            values = values.copy()  # the fact's own dict stays as it is (a worker may pickle it again)
+            values["evidence"] = (e["path"], e["line"], e["text"])
+            return _rebuilt_fact, (cls, values, key)
+        row = list(values.values())
+        row[_EVIDENCE_AT] = None  # (a Fact's fields start kind, id, node, evidence)
+        return _rebuilt_row, (cls, names, key, row, e["path"], e["line"], e["text"])
 
     #: field names that are bookkeeping, not observations (rules may still match ``node``)
     META_FIELDS: ClassVar[frozenset[str]] = frozenset({"kind", "id", "evidence"})
@@ -191,6 +203,47 @@ def _rebuilt_fact(cls: type[Fact], values: dict[str, Any], key: frozenset[str]) 
     _set(model, "__pydantic_fields_set__", _FIELDS_SETS.get(key) or shared_fields_set(key))
     _set(model, "__pydantic_extra__", None)
     _set(model, "__pydantic_private__", None)
+    return model
+
+
+#: fact class -> its field names in their order (Fact.__reduce__)
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _names_of(cls: type[Fact]) -> tuple[str, ...]:
+    names = tuple(cls.model_fields)
+    if names.index("evidence") != _EVIDENCE_AT:  # (never: a subclass's fields come after its base's)
+        names = ()
+    _NAMES[cls] = names
+    return names
+
+
+_EVIDENCE_AT = tuple(Fact.model_fields).index("evidence")
+
+
+_set_dict, _set_fields, _set_extra, _set_private = (
+    BaseModel.__dict__[name].__set__ for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"))
+
+
+def _rebuilt_row(cls: type[Fact], names: tuple[str, ...], key: frozenset[str], row: list, path: str, line: int, text: str) -> Fact:
+    """An unpickled fact (Fact.__reduce__): its ``row`` of values in the order of ``names``, its
+    evidence's (path, line, text) apart (what ``row`` holds in the evidence's place is not used)."""
+    ev = _new(Evidence)
+    _set_dict(ev, {"path": path, "line": line, "text": text})
+    _set_fields(ev, _EVIDENCE_SET)
+    _set_extra(ev, None)
+    _set_private(ev, None)
+    model = _new(cls)
+    if _sharing and len(names) > _SHARE_FROM:  # with_values's key-sharing dict, filled name by name
+        d = model.__dict__
+        d.update(zip(names, row))
+    else:
+        d = dict(zip(names, row))
+        _set_dict(model, d)
+    d["evidence"] = ev
+    _set_fields(model, _FIELDS_SETS.get(key) or shared_fields_set(key))
+    _set_extra(model, None)
+    _set_private(model, None)
     return model
 
 
