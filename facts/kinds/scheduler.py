@@ -196,6 +196,13 @@ class K8sPodStatus(Fact):
     restarts: int | None = None
     message: str | None = None
     gpu_stack_role: str | None = None  # the part of the node GPU stack the pod runs (kubectl_daemonsets.role_of its DaemonSet)
+    #: what the kubelet's own reason says happened to the pod: ``device_admission`` (its admission refused the pod over
+    #: a device: UnexpectedAdmissionError, the device manager's "Allocate failed due to %v, which is unexpected", or
+    #: lifecycle/predicate.go's "OutOf%s" for an extended resource such as nvidia.com/gpu), ``resource_admission``
+    #: ("OutOf%s" for cpu, memory, pods, ephemeral-storage, hugepages-*), ``evicted`` (the eviction manager, node
+    #: pressure); None for any other reason
+    rejected: Literal["device_admission", "resource_admission", "evicted"] | None = None
+    out_of: str | None = None  # the resource of an "OutOf<resource>" reason ("nvidia.com/gpu", "cpu")
 
 
 @fact_kind

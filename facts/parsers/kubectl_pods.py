@@ -34,7 +34,13 @@ Facts (each citing its line):
   ``Message:``) or a ``get pods`` STATUS that is one (``UnexpectedAdmissionError``, ``Evicted``,
   ``OutOfnvidia.com/gpu`` ...). A STATUS that is a container's reason (kubectl's printPod:
   ``OOMKilled``, ``Error``, ``ExitCode:1``, ``CrashLoopBackOff``, ``Init:OOMKilled`` ...) is read as
-  that container's ``k8s_container_terminated`` or ``k8s_container_waiting``.
+  that container's ``k8s_container_terminated`` or ``k8s_container_waiting``. ``rejected`` tells the kubelet's own
+  reasons apart: its admission refusing the pod over a device (``UnexpectedAdmissionError``, ``OutOf<domain>/<name>``),
+  over a node resource (``OutOfcpu``, ``OutOfmemory``, ``OutOfpods``), or its eviction manager (``Evicted``).
+
+``-o wide`` rows name the pod's node in their NODE column (after the IP): the fact's node where no node folder
+names one (GoogleCloudPlatform/container-engine-accelerators#100). ``kubectl get all`` rows (``pod/<name>``) are
+read as ``get pods`` rows (canonical/microk8s#1370).
 
 Rows pasted without their header are read when whole in kubectl's form (a duration for AGE, a word
 for STATUS: canonical/microk8s#2634's ``-A`` rows). ``Running``, ``Pending``, ``Completed``, ``ContainerCreating``, ``PodInitializing``,
@@ -125,15 +131,21 @@ _FIT_ERROR = re.compile(r"\b0/\d{1,6} nodes are available: (?P<reasons>\d[^\n'\"
 _HEADER = re.compile(r"^(?P<ns>NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
 # gpu-operator-657c5b798d-xgvgc   0/1     CrashLoopBackOff   12 (4m24s ago)   67m
 # fc6b601ca7bb04acb911-n0-0-dn0-0   0/1     OOMKilled   0          126m      (flyteorg/flyte#3686)
-_ROW = re.compile(r"^(?:(?P<ns>[a-z0-9][a-z0-9-]{0,62})\s+)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})\s+(?P<ready>\d{1,4}/\d{1,4})\s+"
-                  r"(?P<status>\S{1,80})\s+(?P<restarts>\d{1,9})(?: \([^)\n]{1,40}\))?\s+(?P<age>\S{1,20})")
+# With -o wide the pod's IP (<none> before it has one) and its NODE follow AGE: the node the kubelet that judged the pod
+# runs on (GoogleCloudPlatform/container-engine-accelerators#100, rows of `get pods -o wide | grep`, header cut):
+# gpu-replicaset-bxbc2                    0/1     OutOfnvidia.com/gpu   0          2h    <none>        controller-2.k8s.ml.prod.srcd.host   <none>
+_WIDE = r"(?:[ \t]+(?:<none>|[0-9a-fA-F.:]{2,45})[ \t]+(?P<node>[a-z0-9][a-z0-9.-]{0,252})(?:[ \t]|$))?"
+# `kubectl get all` names a pod with its resource kind (canonical/microk8s#1370, under `NAMESPACE NAME ...`):
+# mynamespace                       pod/rapidsai-worker-77c9d9d8cb-6jmlt                          0/1     Evicted        0          60s
+_ROW = re.compile(r"^(?:(?P<ns>[a-z0-9][a-z0-9-]{0,62})\s+)?(?:pod/)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})\s+(?P<ready>\d{1,4}/\d{1,4})\s+"
+                  r"(?P<status>\S{1,80})\s+(?P<restarts>\d{1,9})(?: \([^)\n]{1,40}\))?\s+(?P<age>\S{1,20})" + _WIDE)
 # The same rows pasted without their header (the excerpt or `kubectl get pods -A | grep nvidia` cut it off;
 # canonical/microk8s#2634): read when the row is whole in kubectl's own form, the age a duration (31s, 67m, 4d5h)
 # and the STATUS a word, so that no other table's row (get deploy/ds/sts: numbers after READY) is taken for one:
 # gpu-operator-resources      nvidia-operator-validator-gmp5w                                   0/1     Init:Error   2          31s
-_BARE_ROW = re.compile(r"^(?:(?P<ns>[a-z0-9][a-z0-9-]{0,62})[ \t]+)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})[ \t]+(?P<ready>\d{1,4}/\d{1,4})[ \t]+"
+_BARE_ROW = re.compile(r"^(?:(?P<ns>[a-z0-9][a-z0-9-]{0,62})[ \t]+)?(?:pod/)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})[ \t]+(?P<ready>\d{1,4}/\d{1,4})[ \t]+"
                        r"(?P<status>[A-Za-z][\w:/.-]{0,79})[ \t]+(?P<restarts>\d{1,9})(?: \([^)\n]{1,40}\))?[ \t]+"
-                       r"(?P<age>\d{1,5}[smhdy](?:\d{1,2}[smh])?)(?:[ \t]|$)", re.M)
+                       r"(?P<age>\d{1,5}[smhdy](?:\d{1,2}[smh])?)" + _WIDE + r"(?:[ \t]|$)", re.M)
 # The kubelet's log of a pod it cannot start (pkg/kubelet/pod_workers.go "Error syncing pod %s (%q), skipping: %v"
 # before 1.20, klog.ErrorS(err, "Error syncing pod, skipping", ...) with err="..." quoted after; the error is
 # kuberuntime's "failed to %q for %q with %v: %q"):
@@ -168,6 +180,29 @@ _WAITING = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "C
                       "CreateContainerError", "RunContainerError", "InvalidImageName", "PreCreateHookError",
                       "PreStartHookError", "PostStartHookError"})
 _TERMINATED = frozenset({"OOMKilled", "Error", "ContainerCannotRun", "DeadlineExceeded", "StartError"})
+# The kubelet's own reasons for a pod it refused or stopped (the pod's status.reason, get pods' STATUS):
+#   UnexpectedAdmissionError   pkg/kubelet/cm/devicemanager via admission: Message "Allocate failed due to %v, which is
+#                              unexpected" (the device manager's Allocate: a device plugin resource, the GPU's)
+#   OutOf%s                    pkg/kubelet/lifecycle/predicate.go: reason = fmt.Sprintf("OutOf%s", re.ResourceName),
+#                              message "Node didn't have enough resource: %s, requested: %d, used: %d, capacity: %d"
+#   Evicted                    pkg/kubelet/eviction: the eviction manager under node pressure ("The node was low on resource: %v.")
+_OUT_OF = re.compile(r"^OutOf(?P<res>[\w./-]{1,100})$")
+#: a device plugin's resource is an extended resource, named with its domain (nvidia.com/gpu, nvidia.com/mig-1g.5gb,
+#: alpha.kubernetes.io/nvidia-gpu); cpu, memory, pods, ephemeral-storage and hugepages-<size> have none
+
+
+def rejected_by(status: str) -> tuple[str | None, str | None]:
+    """What a pod-level reason says (K8sPodStatus.rejected), and the resource of an OutOf<resource>."""
+    if status == "UnexpectedAdmissionError":
+        return "device_admission", None
+    if status == "Evicted":
+        return "evicted", None
+    m = _OUT_OF.match(status)
+    if m is not None:
+        return ("device_admission" if "/" in m["res"] else "resource_admission"), m["res"]
+    return None, None
+
+
 # ExitCode:139 / Signal:9   (a terminated container without a reason)
 _EXIT = re.compile(r"^(?P<how>ExitCode|Signal):(?P<code>-?\d{1,4})$")
 
@@ -225,7 +260,9 @@ def parse(artefact: Artefact) -> ParseResult:
         elif (m := _POD_REASON.match(line)) is not None and m["key"] == "Reason":
             nxt = _POD_REASON.match(lines[n]) if n < len(lines) else None
             msg = nxt["value"] if nxt is not None and nxt["key"] == "Message" else None
-            b.add(K8sPodStatus, n, pod=pod, status=m["value"], message=msg[:500] if msg else None, gpu_stack_role=stack_role(pod))
+            rejected, out_of = rejected_by(m["value"])
+            b.add(K8sPodStatus, n, pod=pod, status=m["value"], message=msg[:500] if msg else None, gpu_stack_role=stack_role(pod),
+                  rejected=rejected, out_of=out_of)
         elif "StartContainer" in line and (m := _SYNC.search(line)) is not None and m["reason"] in _WAITING:
             b.add(K8sContainerWaiting, n, pod=m["pod"], container=m["container"], reason=m["reason"],
                   gpu_stack_role=stack_role(m["pod"]))
@@ -274,7 +311,9 @@ def _row(b: FactBuilder, n: int, m: re.Match) -> None:
         return
     reason = status.split(":", 1)[1] if status.startswith("Init:") else status
     container = "(an init container)" if status.startswith("Init:") else UNNAMED
-    where = dict(pod=m["pod"], container=container, gpu_stack_role=stack_role(m["pod"]))
+    # -o wide's NODE column names the node where the bundle's folder does not
+    node = b.artefact.node_for(m["node"]) if m["node"] else None
+    where = dict(pod=m["pod"], container=container, gpu_stack_role=stack_role(m["pod"]), node=node)
     if reason in _WAITING:
         b.add(K8sContainerWaiting, n, reason=reason, **where)
     elif reason in _TERMINATED or _EXIT.match(reason):
@@ -282,8 +321,9 @@ def _row(b: FactBuilder, n: int, m: re.Match) -> None:
         b.add(K8sContainerTerminated, n, which="State", reason=reason, oom_killed=reason == "OOMKilled",
               exit_code=int(code["code"]) if code and code["how"] == "ExitCode" else None, **where)
     else:
-        b.add(K8sPodStatus, n, pod=m["pod"], namespace=m["ns"], status=status, restarts=int(m["restarts"]),
-              gpu_stack_role=where["gpu_stack_role"])
+        rejected, out_of = rejected_by(status)
+        b.add(K8sPodStatus, n, node=node, pod=m["pod"], namespace=m["ns"], status=status, restarts=int(m["restarts"]),
+              gpu_stack_role=where["gpu_stack_role"], rejected=rejected, out_of=out_of)
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts

@@ -55,7 +55,17 @@ def _parse(mod, name: str):
      [("k8s_container_terminated", 9, {"pod": "nvidia-operator-validator-gmp5w", "container": "(an init container)",
                                        "reason": "Error", "exit_code": None, "oom_killed": False})]),
     ("kubectl_pods/gpumanager182_pod_unexpected_admission.txt",
-     [("k8s_pod_status", 1, {"status": "UnexpectedAdmissionError"})]),
+     [("k8s_pod_status", 1, {"status": "UnexpectedAdmissionError", "rejected": "device_admission", "out_of": None})]),
+    # get pods -o wide rows, the header cut by grep (GoogleCloudPlatform/container-engine-accelerators#100): the three
+    # Running rows nothing; the kubelet's admission refusal OutOfnvidia.com/gpu, a device plugin's resource
+    ("kubectl_pods/cea100_get_pods_wide_outofgpu.txt",
+     [("k8s_pod_status", 3, {"pod": "gpu-replicaset-bxbc2", "status": "OutOfnvidia.com/gpu", "rejected": "device_admission",
+                             "out_of": "nvidia.com/gpu", "node": "controller-2.k8s.ml.prod.srcd.host"})]),
+    # kubectl get all -A rows, pod/ before the name (canonical/microk8s#1370): ErrImagePull a container's wait, Evicted the pod's
+    ("kubectl_pods/microk8s1370_get_all_evicted.txt",
+     [("k8s_container_waiting", 1, {"pod": "rapidsai-scheduler-7675655dc6-9qxtq", "reason": "ErrImagePull"}),
+      ("k8s_pod_status", 2, {"pod": "rapidsai-worker-77c9d9d8cb-6jmlt", "namespace": "mynamespace", "status": "Evicted",
+                             "rejected": "evicted"})]),
     # a Terminated state whose Message runs over two lines (the hook's stderr after its newline, at the margin:
     # NVIDIA/gpu-operator#898): the Exit Code after it is still read
     ("kubectl_pods/gpuoperator898_toolkit_validation_starterror_multiline_message.txt",
@@ -87,6 +97,25 @@ def test_get_pods_statuses_read_as_what_they_are():
         ("k8s_container_terminated", "train-0", "OOMKilled"), ("k8s_container_terminated", "train-1", "OOMKilled"),
         ("k8s_container_terminated", "train-2", "ExitCode:139"), ("k8s_pod_status", "train-3", "UnexpectedAdmissionError")]
     assert [f.oom_killed for f in got[:3]] == [True, True, False] and got[2].exit_code == 139
+
+
+def test_wide_rows_name_the_node_where_no_folder_does():
+    # -o wide's NODE column (container-engine-accelerators#100): the node of the row's fact when the file has no
+    # node folder; a node folder wins
+    text = (FIX / "kubectl_pods/cea100_get_pods_wide_outofgpu.txt").read_text()
+    got = kubectl_pods.parse(Artefact(path="p.txt", text=text, node="unknown")).facts
+    assert [(f.node, f.pod) for f in got] == [("controller-2.k8s.ml.prod.srcd.host", "gpu-replicaset-bxbc2")]
+    got = kubectl_pods.parse(Artefact(path="n7/p.txt", text=text, node="n7", node_from_folder=True)).facts
+    assert [f.node for f in got] == ["n7"]
+
+
+def test_out_of_reasons_tell_devices_from_node_resources():
+    # lifecycle/predicate.go: reason fmt.Sprintf("OutOf%s", re.ResourceName); a device plugin's resource has a domain
+    assert kubectl_pods.rejected_by("OutOfnvidia.com/gpu") == ("device_admission", "nvidia.com/gpu")
+    assert kubectl_pods.rejected_by("OutOfcpu") == ("resource_admission", "cpu")
+    assert kubectl_pods.rejected_by("UnexpectedAdmissionError") == ("device_admission", None)
+    assert kubectl_pods.rejected_by("Evicted") == ("evicted", None)
+    assert kubectl_pods.rejected_by("NodeAffinity") == (None, None)
 
 
 def test_pod_and_node_name_the_container_facts():
