@@ -8,11 +8,12 @@ illinois-scicomp/machine-shop-maintenance#60, k4yt3x/video2x#1226)::
     NVML library version: 565.57
 
 and the same failure from other tools (NVIDIA/k8s-device-plugin#170, #182; the Go bindings'
-newer form; nvidia-docker 1.x, NVIDIA/nvidia-docker#270; nvidia-smi without a loaded driver; a GPU
+newer form; nvidia-docker 1.x, NVIDIA/nvidia-docker#270 and #74; nvidia-smi without a loaded driver; a GPU
 that nvidia-smi cannot list)::
 
     2020/05/14 02:11:19 Failed to initialize NVML: could not load NVML library.
     nvidia-docker | 2016/12/17 05:23:46 Error: nvml: Driver/library version mismatch
+      Error: Could not load NVML library
     E0121 12:04:24.666244       1 factory.go:87] Failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND.
     NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.
     nvidia-smi: error while loading shared libraries: libnvidia-ml.so.1: cannot open shared object file: No such file or directory
@@ -92,6 +93,10 @@ _BARE = re.compile(r"(?:^|\bError: )Failed to initialize NVML(?:[ \t]*$|`| \[/[^
 # nvidia-docker | 2016/12/17 05:23:46 Error: nvml: Driver/library version mismatch     (NVIDIA/nvidia-docker#270, 1.x;
 #   its Go NVML bindings word every failure "nvml: <nvmlErrorString>", and the tool logs a fatal one as "Error: <err>")
 _GO_ERROR = re.compile(r"\bError: nvml: (?P<msg>[^\n\\]*)")
+# Error: Could not load NVML library      (nvidia-docker 1.x, NVIDIA/nvidia-docker#74: the same bindings return
+#   errors.New("could not load NVML library") for NVML_ERROR_LIBRARY_NOT_FOUND, without the "nvml: " of every other
+#   error, since nvmlErrorString cannot run without the library; the tool logs it as "Error: <err>")
+_GO_NO_LIBRARY = re.compile(r"\bError: (?P<msg>[Cc]ould not load NVML library)\b")
 # NVML library version: 565.57
 _LIB_VERSION = re.compile(r"NVML library version: (?P<version>\d+\.\d+(?:\.\d+)?)")
 # NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that ...
@@ -162,7 +167,7 @@ _EXPORTER_START = "Starting dcgm-exporter"
 # Crash loop backoff with `Error: Failed to initialize NVML` on GKE                     (an issue title, harvest 1004)
 _POD_RESTARTING = re.compile(r"\bcrash ?loop ?back-?off\b", re.I)
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
-                           for p in (_FAILED, _INIT_FAILED, _BARE, _GO_ERROR, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY,
+                           for p in (_FAILED, _INIT_FAILED, _BARE, _GO_ERROR, _GO_NO_LIBRARY, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY,
                                      _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT, _NO_DEVICES)), re.M)
 
 #: lowercased fragments of NVML's error strings (nvmlErrorString, the Go bindings' ERROR_* names,
@@ -208,7 +213,7 @@ def detect(head: str) -> bool:
     # one literal per branch of _ANY ("NVML" alone is in every nvidia-smi -q: not a gate)
     if not ("Failed to initialize NVML" in head or "Failed to start nvml" in head or "NVML library version" in head
             or "Cannot init NVML library" in head or "nvml init failed" in head.lower()
-            or "Error: nvml: " in head
+            or "Error: nvml: " in head or "ould not load NVML library" in head
             or "NVIDIA-SMI has failed" in head or "No devices " in head or "libnvidia-ml.so" in head
             or "device handle" in head or "ERROR_" in head or "GPU is lost" in head or "Unknown Error" in head
             or "GPU requires reset" in head or "NVML: " in head or "NVML error" in head):
@@ -245,7 +250,8 @@ def parse(artefact: Artefact) -> ParseResult:
         if "nvidia-container-cli" in line:
             continue  # nvidia_container_cli's
         lib = next((versions[k] for k in range(n + 1, n + 4) if k in versions), None)
-        if (m := _FAILED.search(line) or _INIT_FAILED.search(line) or _GO_ERROR.search(line)) is not None:
+        if (m := _FAILED.search(line) or _INIT_FAILED.search(line) or _GO_ERROR.search(line)
+                or _GO_NO_LIBRARY.search(line)) is not None:
             msg = _clean(m["msg"])
             if not msg:
                 b.error(n, "NVML failure without its error text")

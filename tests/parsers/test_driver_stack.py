@@ -47,6 +47,8 @@ def test_nvml_failures_from_real_output(rel, want):
     ("No devices were found", "no_devices", "nvidia-smi"),
     # nvidia-docker 1.x's Go bindings (NVIDIA/nvidia-docker#270)
     ("nvidia-docker | 2016/12/17 05:23:46 Error: nvml: Driver/library version mismatch", "driver_library_mismatch", "nvml"),
+    # the same bindings' library-not-found error has no "nvml: " (nvmlErrorString needs the library; NVIDIA/nvidia-docker#74)
+    ("  Error: Could not load NVML library", "library_not_found", "nvml"),
 ])
 def test_nvml_message_forms(line, reason, source):
     (f,) = _parse(nvml_init, text=line + "\n").facts
