@@ -548,9 +548,10 @@ class Mlx5HealthEvent(Fact):
     kind: Literal["mlx5_health_event"] = "mlx5_health_event"
     pci_bus_id: str
     #: fatal_error, health_compromised, health_issue, recovery_failed; from the command interface
-    #: (cmd.c): command_timeout (the firmware did not complete a command), command_recovered (it did, late)
+    #: (cmd.c): command_timeout (the firmware did not complete a command), command_recovered (it did, late);
+    #: probe_failed: the driver core could not bind mlx5_core to the device at all (it never came up)
     event: str
-    fatal: bool  # all but a "Health issue observed" of a syslog severity below error (4 and up)
+    fatal: bool  # the health poller's verdict: all its events but a "Health issue observed" below error (4 and up)
     sensor: int | None = None  # "Fatal error 1": 1 PCI communication lost, 2 PCI error, 3 NIC disabled, 4 NIC reset, 5 firmware
     syndrome: str | None = None  # "High temperature", "unrecoverable hardware error" (the synd line, or the issue's)
     command: str | None = None  # the firmware command of a command_timeout / command_recovered: "CREATE_DCT"

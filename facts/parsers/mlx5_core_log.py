@@ -52,6 +52,16 @@ mlx5_poll_one, ``mlx5_ib_dbg``; linux-nvme/nvme-cli#3268, NVMe over RoCE)::
 are a ``kernel_ib_completion_error`` whose status is the ib_wc_status that mlx5_handle_error_cqe
 gives the CQE syndrome (0x5 WR flushed -> 5, 0x15 retry exceeded -> 12), one per burst of the
 same device, syndrome and CQ (a flushed QP repeats the pair once per pending request).
+
+An HCA the driver could not bring up at all (the kernel's driver core, drivers/base/dd.c: before
+5.x ``"%s: probe of %s failed with error %d"`` with the driver's name, since then ``dev_err`` of
+``"probe with driver %s failed with error %d"``; scitix/sichek#118, a BlueField-3 whose
+``mlx5_core`` probe failed at boot)::
+
+    mlx5_core: probe of 0000:69:01.0 failed with error -22
+
+is a ``mlx5_health_event`` of event ``probe_failed`` (not ``fatal``: no health poller ran on it):
+the device has no RDMA or network interface, so ibstat, ibv_devices and NCCL never list it.
 """
 from __future__ import annotations
 
@@ -103,6 +113,14 @@ _SYND = re.compile(r"mlx5_core " + _BDF + r": (?:\w+:\d+:\(pid \d+\): )?synd 0x(
 _CMD_TIMEOUT = re.compile(
     r"mlx5_core " + _BDF + r": (?:\w+:\d+:\(pid \d+\): )?(?:cmd\[\d+\]: )?(?P<cmd>[A-Z][A-Z0-9_]*)\(0x[0-9a-fA-F]+\) "
     r"(?:Async, )?(?:(?P<recovered>recovered after timeout)|(?:No done completion|timeout\. Will cause a leak of a command resource))"
+)
+# drivers/base/dd.c, the driver core's probe failure (before 5.x printk "%s: probe of %s failed with error %d";
+#   since, dev_err "probe with driver %s failed with error %d", the device's own prefix before it)
+# mlx5_core: probe of 0000:69:01.0 failed with error -22      (scitix/sichek#118, a BF3 ConnectX-7 lost at boot)
+_ADDR = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
+_PROBE = re.compile(
+    rf"\bmlx5_core(?:: probe of (?P<bdf>{_ADDR}) failed| (?P<bdf2>{_ADDR}): probe with driver mlx5_core failed)"
+    r" with error (?P<err>-?\d{1,4})\b"
 )
 # infiniband mlx5_4: mlx5_handle_error_cqe:332:(pid 0): WC error: 4, Message: local protection error
 # infiniband rocep8s0f0: dump_cqe:277:(pid 0): WC error: 6, Message: memory bind operation error
@@ -160,6 +178,8 @@ def detect(head: str) -> bool:
         return True
     if " error cqe on cqn " in head and _ERR_CQE.search(head):
         return True
+    if "mlx5_core" in head and "probe" in head and _PROBE.search(head):
+        return True
     return "WC error: " in head and bool(_WC.search(head))
 
 
@@ -174,6 +194,15 @@ def parse(artefact: Artefact) -> ParseResult:
         fb.add(Mlx5HealthEvent, n, node=_node(artefact, line), pci_bus_id=bus,
                event="command_recovered" if m["recovered"] else "command_timeout", fatal=False,
                command=m["cmd"], message=line[m.start():].strip())
+        result.lines_used += 1
+    for n, line in iter_lines(_PROBE, artefact):
+        m = _PROBE.search(line)
+        bus = try_pci_bus_id(m["bdf"] or m["bdf2"])
+        if bus is None:
+            fb.error(n, f"mlx5_core: unreadable PCI address {m['bdf'] or m['bdf2']!r}")
+            continue
+        fb.add(Mlx5HealthEvent, n, node=_node(artefact, line), pci_bus_id=bus, event="probe_failed", fatal=False,
+               message=line[m.start():].strip())
         result.lines_used += 1
     for n, line, m, bus in _device_lines(_CMD, artefact, fb):
         op_mod = int(m["op_mod"], 16)
@@ -263,4 +292,4 @@ def _error_cqes(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> Non
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_CMD, _HEALTH, _WC, _CMD_TIMEOUT, _TX_TIMEOUT, _ERR_CQE)
+SIGNATURES = (_CMD, _HEALTH, _WC, _CMD_TIMEOUT, _TX_TIMEOUT, _ERR_CQE, _PROBE)

@@ -106,6 +106,18 @@ def test_mlx5_health_forms(line, event, fatal):
     assert (h.event, h.fatal) == (event, fatal)
 
 
+def test_mlx5_probe_failure_is_an_hca_that_never_came_up():
+    # scitix/sichek#118: a BF3 ConnectX-7 whose mlx5_core probe failed at boot (the firmware command before it stays unread)
+    text = ("mlx5_core 0000:69:01.0: SET_HCA_CAP(0x109) failed, syndrome (0x722d0b), err(-22)\n"
+            "mlx5_core: probe of 0000:69:01.0 failed with error -22\n")
+    assert mlx5_core_log.detect(text)
+    (h,) = mlx5_core_log.parse(Artefact(path="m.log", text=text, node="n1")).facts
+    assert (h.kind, h.pci_bus_id, h.event, h.fatal, h.evidence.line) == ("mlx5_health_event", "0000:69:01.0", "probe_failed", False, 2)
+    assert h.message == "mlx5_core: probe of 0000:69:01.0 failed with error -22"
+    # another driver's probe failure is not the HCA's
+    assert not mlx5_core_log.detect("nvidia: probe of 0000:5d:00.0 failed with error -1\n")
+
+
 @pytest.mark.parametrize(("line", "device", "status", "text"), [
     ("infiniband mlx5_4: mlx5_handle_error_cqe:332:(pid 0): WC error: 4, Message: local protection error", "mlx5_4", 4, "local protection error"),
     ("infiniband mlx5_0: mlx5_handle_error_cqe:333:(pid 0): WC error: 10, message: remote access error", "mlx5_0", 10, "remote access error"),
