@@ -31,7 +31,7 @@ from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
 from stethoscope.facts.lines import normalise, without_line_labels
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget, Hit
-from stethoscope.facts.parsers.ticket_prose import explanations
+from stethoscope.facts.parsers.ticket_prose import explanations, feature_request
 from stethoscope.facts.parsers.unrecognised_text import shell_command, unread_failures
 from stethoscope.facts.registry import load_fallbacks, load_parsers
 
@@ -234,15 +234,24 @@ def _uninformative(text: str) -> str | None:
         An XID is an error report emitted by the NVIDIA driver. It indicates that some GPU-related fault occurred, but the XID
         alone does not necessarily identify the root cause or imply that the physical GPU has failed. The cause may be
         - an application error,
+
+    Nor does a feature request that names no failure (``feature_request``: what a tool should do; an issue's title,
+    flightlessmango/MangoHud#636)::
+
+        feature request: display what is limiting GPU performance like afterburner/RiviaTuner does
     """
     terms = load_verdict_policy().terms_re
-    typed = False
+    typed = requested = False
     explained: set[int] | None = None  # the lines of a paragraph explaining an error class, computed once
     for m in terms.finditer(text):
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
-        if shell_command(text[start:end if end >= 0 else len(text)]):
+        line = text[start:end if end >= 0 else len(text)]
+        if shell_command(line):
             typed = True
+            continue
+        if feature_request(line):
+            requested = True
             continue
         if explained is None:
             explained = explanations(text.split("\n"))
@@ -251,6 +260,9 @@ def _uninformative(text: str) -> str | None:
     if explained:
         return ("no reader knows its format; it is prose explaining what an error class may mean (knowledge quoted: "
                 "its domain terms name no GPU, driver, network or job of this system), and no line of output reports an error")
+    if requested:
+        return ("no reader knows its format; its only domain terms are in a feature request (what a tool should do, "
+                "no failure named), and no line of output reports an error")
     if typed:
         return ("no reader knows its format; its only domain terms are in the commands typed at a shell prompt, "
                 "and no line of output reports an error or names a GPU, driver, network or job term")

@@ -156,6 +156,20 @@ def test_domain_words_only_in_a_command_typed_do_not_hold_health_back(ruleset, t
     assert rep.coverage.unrecognised == ["node1/out.txt"] and rep.verdict == "inconclusive"
 
 
+def test_a_feature_request_title_is_no_claim_about_the_system(ruleset, tmp_path):
+    """flightlessmango/MangoHud#636: an issue titled as a feature request beside an idle GPU's nvidia-smi -q (the Idle
+    throttle reason Active): what a tool should do, no complaint; a request that names a failure stays a claim."""
+    smi = ROOT / "fixtures" / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi-q-ECC.txt"
+    title = "feature request: display what is limiting GPU performance like afterburner/RiviaTuner does\n"
+    rep = diagnose_bundle(_bundle(tmp_path, {"node1/title.txt": title, "node1/nvidia-smi-q.txt": smi}), ruleset, jobs=1)
+    assert rep.verdict == "healthy", (rep.reason, [f.summary for f in rep.findings])
+    assert [u.path for u in rep.coverage.uninformative] == ["node1/title.txt"]
+    assert "feature request" in rep.coverage.uninformative[0].reason
+    failing = "feature request: display why the GPU has fallen off the bus\n"
+    rep = diagnose_bundle(_bundle(tmp_path / "b", {"node1/title.txt": failing, "node1/nvidia-smi-q.txt": smi}), ruleset, jobs=1)
+    assert rep.verdict != "healthy" and rep.coverage.uninformative == []
+
+
 def test_prose_explaining_an_error_class_is_uninformative_and_holds_no_health(ruleset, tmp_path):
     """harvest 2705: a paragraph telling what an Xid may mean names GPU terms but reports nothing of this
     system: the coverage says why it was passed over (not 'unrecognised'); with nothing else read the

@@ -354,18 +354,37 @@ def _terms() -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + ")", re.I)
 
 
+# A request for a feature, as an issue's title or first line says it: what the reporter wants a tool to do, no claim
+# about the system (a request that also names a failure is read as one):
+# feature request: display what is limiting GPU performance like afterburner/RiviaTuner does   (flightlessmango/MangoHud#636)
+_FEATURE_REQUEST = re.compile(r"^\s*(?:\[\s*)?(?:feature(?:[ _-]request)?|feat(?:\([\w./-]{1,40}\))?)(?:\s*\])?\s*:\s", re.I)
+
+
+# the words of a fault a request may name ("feature request: detect a GPU that has fallen off the bus"): such a
+# request tells of the fault it met, and stays a claim
+_FAULT_WORDS = re.compile(r"\b(?:errors?|fail\w*|fault\w*|fallen|lost|hang\w*|hung|crash\w*|freez\w*|stuck|x?id ?\d+|s?xids?"
+                          r"|ecc|throttl\w*|slow\w*|down|degraded|broken|timeouts?|timed out|oom|out of memory|reset)\b", re.I)
+
+
+def feature_request(line: str) -> bool:
+    return (_FEATURE_REQUEST.match(line) is not None and _FAULT_WORDS.search(line) is None
+            and ERROR_WORDS.search(line) is None and FAILURE_WORDS.search(line) is None)
+
+
 def remarks(lines: list[str]) -> list[int]:
     """The lines (1-based) of a file of prose that states nothing this reader reads (no phrase, no reporter's
     error) which name a diagnostic term: the reporter's remarks about the system, a claim in words no phrase
     here reads ("After the reboot the GPU was visible again."; "CN 110 has had its GPU replaced, tested and
     has been put back into service.", ai4d-iasc/trixie#38). Read as a ``remark``, it keeps the verdict
     inconclusive as any unjudged claim does (it may be the complaint), where the file was once left
-    unrecognised. A command typed (its words are what was asked) is no remark."""
+    unrecognised. A command typed (its words are what was asked) is no remark, nor a feature request that names no
+    failure ("feature request: display what is limiting GPU performance ...": what a tool should do)."""
     if not _prose(lines, set()) or reported_errors(lines):
         return []
     explained = explanations(lines)  # knowledge quoted, no claim about this system
     return [n for n, line in enumerate(lines, 1)
-            if _terms().search(line) and not _TYPED.match(line) and not shell_command(line) and n not in explained]
+            if _terms().search(line) and not _TYPED.match(line) and not shell_command(line) and n not in explained
+            and not feature_request(line)]
 
 
 def nothing_stated(text: str) -> str | None:
