@@ -160,10 +160,7 @@ class Fact(_Shared):
         e = ev.__dict__
         cls = type(self)
         names = _NAMES.get(cls) or _names_of(cls)
-        fs = self.__pydantic_fields_set__  # _fields_key's, inline
-        key = _KEY_OF.get(id(fs))
-        if key is None or _FIELDS_SETS.get(key) is not fs:
-            key = frozenset(fs)
+        key = _fields_key(self)
         if tuple(values) != names:  # (never seen: every fact holds its class's fields in their order)
             values = values.copy()  # the fact's own dict stays as it is (a worker may pickle it again)
             values["evidence"] = (e["path"], e["line"], e["text"])
@@ -185,25 +182,10 @@ class Fact(_Shared):
 
 
 def _rebuilt_fact(cls: type[Fact], values: dict[str, Any], key: frozenset[str]) -> Fact:
-    """An unpickled fact (Fact.__reduce__) whose ``values`` hold its evidence as (path, line, text)."""
+    """An unpickled fact (Fact.__reduce__) whose ``values`` hold its evidence as (path, line, text): built as
+    _rebuilt_row builds one, its names the dict's order."""
     path, line, text = values["evidence"]
-    ev = _new(Evidence)
-    _set(ev, "__dict__", {"path": path, "line": line, "text": text})
-    _set(ev, "__pydantic_fields_set__", _EVIDENCE_SET)
-    _set(ev, "__pydantic_extra__", None)
-    _set(ev, "__pydantic_private__", None)
-    values["evidence"] = ev
-    model = _new(cls)
-    if _sharing and len(values) > _SHARE_FROM:  # with_values, inline: one Python call a fact, not two
-        d = model.__dict__
-        d[next(iter(values))] = None
-        d.update(values)
-    else:
-        _set(model, "__dict__", values)
-    _set(model, "__pydantic_fields_set__", _FIELDS_SETS.get(key) or shared_fields_set(key))
-    _set(model, "__pydantic_extra__", None)
-    _set(model, "__pydantic_private__", None)
-    return model
+    return _rebuilt_row(cls, tuple(values), key, list(values.values()), path, line, text)
 
 
 #: fact class -> its field names in their order (Fact.__reduce__)
