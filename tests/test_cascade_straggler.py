@@ -117,6 +117,7 @@ def test_a_mismatch_on_another_node_explains_no_nvml_failure_here(tmp_path):
 # --- r79: the rest of r73's same-node pairs, over the harvest cases' real files (bench/wild_sweep_r79.md) ---
 
 HARVEST = ROOT / "fixtures/harvest/cases"
+DEEPOPS1102 = ROOT / "fixtures/artefacts/nvidia_smi_list/deepops1102_tasks_in_containers_no_devices.txt"
 
 
 def _case(prefix: str) -> Path:
@@ -151,15 +152,15 @@ def test_missing_gsp_firmware_on_another_node_than_the_version_split_is_its_own(
 
 
 def test_no_devices_in_tasks_beside_a_task_that_lists_its_gpu_is_the_visibility_mismatchs_cascade(tmp_path):
-    # harvest 2500 (NVIDIA/deepops#1102, real): one task lists its A100, the others print 'No devices found.'
-    report = _diagnose(tmp_path, {"n1": [_case("2500") / "srun.txt"]})
+    # NVIDIA/deepops#1102 (real): one task lists its A100, the others print 'No devices found.'
+    report = _diagnose(tmp_path, {"n1": [DEEPOPS1102]})
     by = {f.rule: f for f in report.findings}
     root, nvml = by["task_gpu_visibility_mismatch"], by["nvml_init_failed"]
     assert root.role == "root_cause" and nvml.role == "cascade" and nvml.explained_by == [root.rank]
 
 
 def test_no_devices_on_a_node_without_the_visibility_mismatch_is_its_own(tmp_path):
-    srun = _case("2500") / "srun.txt"
+    srun = DEEPOPS1102
     report = _diagnose(tmp_path, {"n1": [_lines(tmp_path, srun, [1, 4], "srun.txt")],
                                   "n2": [_lines(tmp_path, srun, [2, 3], "srun-n2.txt")]})
     nvml = next(f for f in report.findings if f.rule == "nvml_init_failed" and f.entity.node == "n2")

@@ -10,7 +10,6 @@ from stethoscope.facts.parsers.base import Artefact
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "fixtures/artefacts/ulimit"
-CASE900 = ROOT / "fixtures/harvest/cases/900-ucx-ibv-create-cq-enomem-max-locked-memory-64k/other-ulimit.txt"
 
 
 def facts(text: str):
@@ -21,14 +20,14 @@ def memlock(text: str):
     return [(f.evidence.line, f.value, f.unlimited, f.limit_bytes, f.source) for f in facts(text) if f.resource == "memlock"]
 
 
-def test_bash_ulimit_a_of_ucx8229():
-    text = CASE900.read_text()
-    assert ulimit.detect(text)
-    got = {f.resource: (f.value, f.limit_bytes) for f in facts(text)}
-    assert got["memlock"] == ("64", 65536)
-    assert got["nofile"] == ("1024", None)
-    assert got["stack"] == ("8192", 8388608)
-    assert len(got) == 16  # every limit line of bash's table
+def test_bash_ulimit_a_table():
+    # every limit line of bash's table, after the `ulimit -l` answer (tensorflow/tensorflow#11392)
+    text = (FIX / "tf11392_ulimit_l_and_a_unlimited.txt").read_text()
+    got = {f.resource: (f.value, f.limit_bytes) for f in facts(text) if f.source == "bash"}
+    assert got["memlock"] == ("unlimited", None)
+    assert got["nofile"] == ("4096", None)
+    assert got["msgqueue"] == ("819200", 819200)
+    assert len(got) == 16
 
 
 def test_ulimit_l_answer_and_unlimited_table():
