@@ -5,7 +5,7 @@ are looked for anywhere in a file.
 Ray keeps its object store (plasma) in /dev/shm. When /dev/shm is smaller than the store
 (``determine_plasma_store_config`` in python/ray/_private/services.py) Ray either falls back to a
 disk directory with a warning (the store then pages through the disk: "This will harm
-performance!"), or, for a store over 10 GB (Ray 1.3 on, ray-project/ray#14629), refuses to start
+performance!"), or, for a store over 10 GB (Ray 1.3 on), refuses to start
 with a ValueError unless ``RAY_OBJECT_STORE_ALLOW_SLOW_STORAGE=1``. A container's /dev/shm is 64 MB
 unless given ``--shm-size`` (docker, podman) or a memory ``emptyDir`` (Kubernetes).
 
