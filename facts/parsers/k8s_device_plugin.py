@@ -210,10 +210,14 @@ _SOCKET_IN_USE = re.compile(r"\blisten unix \S+: bind: address already in use")
 # Go log with the prefix "gpu-feature-discovery: "; since v0.15 NVIDIA/k8s-device-plugin cmd/gpu-feature-discovery,
 # klog). Its run error ends it and the node gets no nvidia.com labels (pkg/lm NewLabelers: "error creating NVML
 # labeler: %v"; the oldest main.go: log.Printf("Unexpected error: %v", err)). A MIG layout the strategy does not fit
-# (gpu-feature-discovery#24), NVML not loaded in its container (#25), a GPU NVML cannot open (k8s-device-plugin#1561):
+# (gpu-feature-discovery#24), NVML not loaded in its container (#25), a GPU NVML cannot open:
 #   gpu-feature-discovery: 2022/06/15 03:25:50 Error: error creating NVML labeler: error creating resource labeler: failed to construct MIG resource labeler: failed to create labeler for mig-strategy=single: failed to check for empty MIG-enabled devices: NVML error: Not Found
 #   gpu-feature-discovery: 2022/08/30 02:07:24 Error: error creating NVML labeler: failed to initialize NVML: unexpected failure calling nvml.Init: error opening libnvidia-ml.so.1: ...
-#   E1105 17:45:39.017442       1 main.go:110] error creating labeler: error getting devices: error getting device handle for index '0': Unknown Error
+# and since v0.15 through klog.Error(err) of cmd/gpu-feature-discovery/main.go (klog's "Lmmdd hh:mm:ss.uuuuuu
+# threadid file:line] " header), the chain of NVIDIA/k8s-device-plugin 1b826acc internal/lm/labeler.go, internal/lm/nvml.go
+# and the vendored go-nvlib pkg/nvlib/device/device.go:
+#   fmt.Errorf("error creating labeler: %v", err) / fmt.Errorf("error getting devices: %v", err)
+#   / fmt.Errorf("error getting device handle for index '%v': %v", i, ret)
 _GFD_ERROR = re.compile(r"\bgpu-feature-discovery: \d{4}/\d\d/\d\d \d\d:\d\d:\d\d (?:Error|Unexpected error): (?P<err>\S(?:.*\S)?)\s*$"
                         r"|\] (?P<kerr>error creating (?:NVML )?labeler: (?:.*\S|[^\S\n]))\s*$")
 _GFD_MIG = re.compile(r"\bMIG\b|mig-strategy")  # the MIG strategy's labeler: reason mig_config

@@ -70,9 +70,10 @@ _DS_POD = re.compile(r"^(?P<ds>[a-z0-9][a-z0-9.-]{0,240})-[a-z0-9]{5}$")
 
 
 # The GPU operator's validation pods, which no DaemonSet owns: nvidia-driver-validation and
-# nvidia-device-plugin-validation (operator 1.0-1.6, fixed names: gpu-operator#85's `kubectl get po -A`, #130), and
-# the pods nvidia-operator-validator starts since 1.7, nvidia-cuda-validator-xnppb and
-# nvidia-device-plugin-validator-<5> (gpu-operator#287, #652): the operator validator's part of the stack
+# nvidia-device-plugin-validation (operator 1.0-1.6, fixed names: gpu-operator's controllers' transformations of
+# "nvidia-driver-validation" and "nvidia-device-plugin-validation"; gpu-operator#130's `kubectl get pods`), and
+# the pods nvidia-operator-validator starts since 1.7, nvidia-cuda-validator-<5> and
+# nvidia-device-plugin-validator-<5> (gpu-operator#652): the operator validator's part of the stack
 _VALIDATION_POD = re.compile(r"^nvidia-(?:driver|device-plugin|cuda|dcgm(?:-exporter)?)-validat(?:ion|or-[a-z0-9]{5})$")
 
 
@@ -103,6 +104,17 @@ _CONTAINER = re.compile(r"^\s{0,4}(?P<name>[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])
 _POD = re.compile(r"^\s{0,2}Name:\s+(?P<pod>\S+)\s*$")
 # Node:           k8s-gpu/10.166.15.26
 _NODE = re.compile(r"^\s{0,2}Node:\s+(?P<node>[^\s/]+)")
+# The scheduler's Scheduled event names the node it bound the pod to; a describe's Events come after the pod's
+# states and reason, so the node is looked up before (kube-scheduler pkg/scheduler/schedule_one.go:
+# Eventf(assumed, nil, v1.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned %v/%v to %v",
+# assumed.Namespace, assumed.Name, targetNode); the same words in volcano's cache.go):
+#   Normal   Scheduled  <unknown>          default-scheduler         Successfully assigned gpu-operator-resources/nvidia-driver-daemonset-prkqz to ai-worker-01   (NVIDIA/gpu-operator#72)
+#   Normal   Scheduled  6m37s                 default-scheduler  Successfully assigned arc-runners/nvidia-example-workload to talos-pxs-ia1   (kubernetes-sigs/dra-driver-nvidia-gpu#736)
+_ASSIGNED = re.compile(r"\bSuccessfully assigned (?P<ns>[a-z0-9][a-z0-9-]{0,62})/(?P<pod>[a-z0-9][a-z0-9.-]{0,252}) "
+                       r"to (?P<node>[A-Za-z0-9][\w.-]{0,252})[ \t\r]*$", re.M)
+# The From column before kubectl 1.19 named the reporting host after the component ("kubelet, <node>"):
+#   Normal   Pulled     35s (x3 over 51s)  kubelet, ai-worker-01  Container image "nvcr.io/nvidia/driver:460.32.03-centos7" already present on machine   (NVIDIA/gpu-operator#72)
+_SOURCE_HOST = re.compile(r"^kubelet, (?P<node>[A-Za-z0-9][\w.-]{0,252})$")
 # Controlled By:  DaemonSet/nvidia-driver-installer-ubuntu   (GoogleCloudPlatform/container-engine-accelerators#132: a describe
 #   pasted from this line on, the pod's Name: above it cut): the pod's DaemonSet names its part of the GPU stack
 _CONTROLLER = re.compile(r"^\s{0,2}Controlled By:\s+DaemonSet/(?P<ds>[a-z0-9][a-z0-9.-]{0,252})\s*$")
@@ -164,7 +176,7 @@ _EVENT_REASON = re.compile(r'"reason": ?"(?P<reason>[A-Za-z]{1,60})"|^\s*Warning
 _DETECT = re.compile(r"^[ \t]*(?:Last )?State:[ \t]+(?:Terminated|Waiting)[ \t\r]*$|^[ \t]*Warning[ \t]{2,}[A-Z][A-Za-z]{1,60}[ \t]{2,}\S"
                      r"|^(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b"
                      # the pod's own failure reason (kubelet admission and eviction: tkestack/gpu-manager#182)
-                     r"|^Reason:\s+(?:UnexpectedAdmissionError|Evicted|OutOf[\w./-]{1,100}|NodeAffinity|NodeLost|Shutdown)\s*$"
+                     r"|^Reason:\s+(?:UnexpectedAdmissionError|Evicted|OutOf[\w./-]{1,100}|TopologyAffinityError|NodeAffinity|NodeLost|Shutdown)\s*$"
                      r'|failed to \\?"StartContainer\\?" for \\?"[a-z0-9][a-z0-9.-]{0,252}\\?" with [A-Z][A-Za-z]{1,40}: '
                      r"|\bError pod \S+ container \S+ exitCode: -?\d+ terminated message:"
                      r"|\b0/\d{1,6} nodes are available: \d", re.M)
@@ -175,17 +187,27 @@ _ORDINARY = frozenset({"Running", "Pending", "Completed", "Succeeded", "Containe
 #: Waiting reasons of a normal start
 _STARTING = frozenset({"ContainerCreating", "PodInitializing"})
 _INIT_PROGRESS = re.compile(r"^Init:\d+/\d+$")
+# The kubelet's own terminated reason for a container it could not find when the pod ended (a node or kubelet restart,
+# the runtime lost it): pkg/kubelet/container/runtime.go ContainerReasonStatusUnknown = "ContainerStatusUnknown", with
+# kubelet_pods.go's Message "The container could not be located when the pod was terminated" and an exit code it sets
+# itself (137), which no process returned; read with no exit code. In get pods' STATUS (kubernetes/kubernetes#122932):
+# cert-init-szk-dgzfv                        0/1     ContainerStatusUnknown        1              23h
+# keycloak-init-w5rrb                        0/1     Init:ContainerStatusUnknown   0              23h
+LOST = "ContainerStatusUnknown"
 #: container reasons ``get pods`` prints in STATUS (kubelet's waiting reasons, the runtime's terminated ones)
 _WAITING = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError",
                       "CreateContainerError", "RunContainerError", "InvalidImageName", "PreCreateHookError",
                       "PreStartHookError", "PostStartHookError"})
-_TERMINATED = frozenset({"OOMKilled", "Error", "ContainerCannotRun", "DeadlineExceeded", "StartError"})
+_TERMINATED = frozenset({"OOMKilled", "Error", "ContainerCannotRun", "DeadlineExceeded", "StartError", LOST})
 # The kubelet's own reasons for a pod it refused or stopped (the pod's status.reason, get pods' STATUS):
 #   UnexpectedAdmissionError   pkg/kubelet/cm/devicemanager via admission: Message "Allocate failed due to %v, which is
 #                              unexpected" (the device manager's Allocate: a device plugin resource, the GPU's)
 #   OutOf%s                    pkg/kubelet/lifecycle/predicate.go: reason = fmt.Sprintf("OutOf%s", re.ResourceName),
 #                              message "Node didn't have enough resource: %s, requested: %d, used: %d, capacity: %d"
 #   Evicted                    pkg/kubelet/eviction: the eviction manager under node pressure ("The node was low on resource: %v.")
+#   TopologyAffinityError      pkg/kubelet/cm/topologymanager: ErrorTopologyAffinity = "TopologyAffinityError", Message
+#                              "Resources cannot be allocated with Topology locality" (the topology manager's policy,
+#                              single-numa-node or restricted, found no NUMA alignment for the pod's devices, CPUs, memory)
 _OUT_OF = re.compile(r"^OutOf(?P<res>[\w./-]{1,100})$")
 #: a device plugin's resource is an extended resource, named with its domain (nvidia.com/gpu, nvidia.com/mig-1g.5gb,
 #: alpha.kubernetes.io/nvidia-gpu); cpu, memory, pods, ephemeral-storage and hugepages-<size> have none
@@ -197,6 +219,8 @@ def rejected_by(status: str) -> tuple[str | None, str | None]:
         return "device_admission", None
     if status == "Evicted":
         return "evicted", None
+    if status == "TopologyAffinityError":
+        return "topology_admission", None
     m = _OUT_OF.match(status)
     if m is not None:
         return ("device_admission" if "/" in m["res"] else "resource_admission"), m["res"]
@@ -221,18 +245,23 @@ def parse(artefact: Artefact) -> ParseResult:
     pod = container = UNNAMED
     k8s_node = role = None
     header: re.Match | None = None
+    # the node each pod was bound to, from its Scheduled event (describe prints the Events last)
+    assigned = {m["pod"]: m["node"] for m in _ASSIGNED.finditer(artefact.text)} if "Successfully assigned " in artefact.text else {}
+    if len(assigned) == 1:  # a describe pasted from below its Name: (its pod not named): the one pod the events bind
+        k8s_node = next(iter(assigned.values()))
     n = 0
     while n < len(lines):
         line = lines[n]
         n += 1
         if (m := _POD.match(line)) is not None:
-            pod, container, k8s_node, header, role = m["pod"], UNNAMED, None, None, None
+            pod, container, k8s_node, header, role = m["pod"], UNNAMED, assigned.get(m["pod"]), None, None
         elif "Controlled By:" in line and (m := _CONTROLLER.match(line)) is not None:
             role = role_of(m["ds"])
         elif (m := _NODE.match(line)) is not None:
-            k8s_node = m["node"] if m["node"] != "<none>" else None
+            k8s_node = m["node"] if m["node"] != "<none>" else k8s_node
         elif (m := _STATE.match(line)) is not None:
-            n = _state(b, lines, n, m, dict(pod=pod, container=container, k8s_node=k8s_node,
+            # the pod's node (its Node: line, its Scheduled event) is the facts' node where no folder names one
+            n = _state(b, lines, n, m, dict(pod=pod, container=container, k8s_node=k8s_node, node=_node(b, k8s_node),
                                             gpu_stack_role=stack_role(pod) or role))
         elif "exitCode:" in line and (m := _OPERATOR_EXIT.search(line)) is not None:
             r = _EVENT_REASON.search(line)
@@ -242,7 +271,9 @@ def parse(artefact: Artefact) -> ParseResult:
         elif (m := _EVENT.match(line)) is not None:
             if m["type"] == "Warning":
                 res = [r["res"] for r in _INSUFFICIENT.finditer(m["msg"])] if "Insufficient" in m["msg"] else []
-                b.add(K8sPodEvent, n, pod=pod, reason=m["reason"], source=m["source"], message=m["msg"][:500],
+                host = _SOURCE_HOST.match(m["source"])
+                b.add(K8sPodEvent, n, pod=pod, node=_node(b, host["node"] if host else k8s_node),
+                      reason=m["reason"], source=m["source"], message=m["msg"][:500],
                       count=int(m["count"] or 1), insufficient=",".join(res), insufficient_gpu=any(r.endswith("/gpu") for r in res),
                       insufficient_rdma=any(_RDMA_RESOURCE.match(r) is not None for r in res))
         elif "nodes are available: " in line and (m := _FIT_ERROR.search(line)) is not None:
@@ -261,7 +292,8 @@ def parse(artefact: Artefact) -> ParseResult:
             nxt = _POD_REASON.match(lines[n]) if n < len(lines) else None
             msg = nxt["value"] if nxt is not None and nxt["key"] == "Message" else None
             rejected, out_of = rejected_by(m["value"])
-            b.add(K8sPodStatus, n, pod=pod, status=m["value"], message=msg[:500] if msg else None, gpu_stack_role=stack_role(pod),
+            b.add(K8sPodStatus, n, pod=pod, node=_node(b, k8s_node), status=m["value"], message=msg[:500] if msg else None,
+                  gpu_stack_role=stack_role(pod),
                   rejected=rejected, out_of=out_of)
         elif "StartContainer" in line and (m := _SYNC.search(line)) is not None and m["reason"] in _WAITING:
             b.add(K8sContainerWaiting, n, pod=m["pod"], container=m["container"], reason=m["reason"],
@@ -273,6 +305,11 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         result.lines_used += 1
     return result
+
+
+def _node(b: FactBuilder, k8s_node: str | None) -> str | None:
+    """The fact's node for a pod bound to ``k8s_node``: a node folder wins (Artefact.node_for); None leaves the file's."""
+    return b.artefact.node_for(k8s_node) if k8s_node else None
 
 
 def _state(b: FactBuilder, lines: list[str], n: int, m: re.Match, where: dict) -> int:
@@ -296,7 +333,8 @@ def _state(b: FactBuilder, lines: list[str], n: int, m: re.Match, where: dict) -
         code = sub.get("Exit Code", (0, ""))[1]
         exit_code = int(code) if code.lstrip("-").isdigit() else None
         if reason != "Completed" or exit_code not in (0, None):
-            b.add(K8sContainerTerminated, reason_at, which=m["which"], reason=reason or "Terminated", exit_code=exit_code,
+            b.add(K8sContainerTerminated, reason_at, which=m["which"], reason=reason or "Terminated",
+                  exit_code=None if reason == LOST else exit_code,
                   oom_killed=reason == "OOMKilled", **where)
     elif m["state"] == "Waiting" and reason and reason not in _STARTING:
         b.add(K8sContainerWaiting, reason_at, reason=reason, **where)

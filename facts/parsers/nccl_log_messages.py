@@ -58,17 +58,18 @@ _MISMATCH_SUSPECTED = re.compile(r"^Your program may be hanging, this may be cau
 # NET/IB : mlx5_0:1 Got non-fatal async event: port error(10)            (the 2.28.9+ format above, filled in)
 # NET/IB : mlx5_0:1 Got async error event: port error                    (the 2.23-2.28.3 format above, filled in:
 #   no public sample of it was found; before this form was read, a port error of those versions went unread)
-# NET/IB : mlx5_1:1 async fatal event on QP (0x7309dc3bb338): invalid request local work queue error   (nccl#1919's first error)
+# NET/IB : %s:%d async fatal event on QP (%p): %s      (net_ib.cc ncclIbAsyncThreadMain's WARN for IBV_EVENT_QP_FATAL,
+#   QP_REQ_ERR and QP_ACCESS_ERR, the string ibv_event_type_str's, e.g. "invalid request local work queue error")
 _ASYNC = re.compile(
     r"^NET/IB\w* ?: ?(?:(?P<dev>[^\s:]+):(?P<port>\d+) )?"
     r"(?:Got (?P<nonfatal>non-fatal )?async (?P<errev>error )?event ?: ?|async (?P<fatal>fatal) event(?: on \w+(?: \([^)]*\))?[^:]*)?: )"
     r"(?P<event>.+?)(?:\(\d+\))?\s*$"
 )
 # NET/IB : mlx5_0:1 GID table changed         (the 2.28 format above, filled in: IBV_EVENT_GID_CHANGE, libibverbs'
-#   "GID table change"; nccl#1819: an IP address reassigned on a RoCE port)
+#   "GID table change": a GID entry of the port changed, e.g. an address reassigned on a RoCE port)
 _GID_CHANGED = re.compile(r"^NET/IB\w* ?: ?(?:(?P<dev>[^\s:]+):(?P<port>\d+) )?GID table changed\s*$")
-# NET/IB : mlx5_0:1 unknown event type (18)   (the 2.23+ format above, filled in; nccl#1819: "GID table change has
-#   been an unknown event type since v2.23.4-1"; the number is libibverbs' enum ibv_event_type)
+# NET/IB : mlx5_0:1 unknown event type (18)   (the 2.23+ format above, filled in; the number is libibverbs'
+#   enum ibv_event_type, 18 its IBV_EVENT_GID_CHANGE)
 _UNKNOWN_EVENT = re.compile(r"^NET/IB\w* ?: ?(?:(?P<dev>[^\s:]+):(?P<port>\d+) )?unknown event type \((?P<num>\d+)\)\s*$")
 # NET/OFI OFI fi_getinfo() call failed: No data available
 _OFI_CALL = re.compile(r"^NET/OFI (?:OFI )?(?P<call>fi_\w+)\(\) call failed: ?(?P<err>.*\S|[^\S\n])\s*$")

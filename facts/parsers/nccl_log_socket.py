@@ -60,7 +60,8 @@ SOCKET_CREATION = re.compile(r"^(?:\w+ ?: )?Socket creation failed ?: ?(?P<err>.
 # Net : Connection closed by remote peer 10.0.0.2<43512>                                          (2.9-2.12)
 CONNECTION_CLOSED = re.compile(r"^(?:\w+ ?: )?Connection closed by remote peer(?: (?P<peer>\S+))?")
 # socketProgressOpt: Call to recv from 172.16.0.4<33759> failed : Connection reset by peer        (nccl#2076)
-# Net : Call to recv from 10.200.84.247<58355> failed : Broken pipe                                 (2.14)
+# Net : Call to recv from 10.0.0.2<41234> failed : Broken pipe      (2.14's WARN("Net : Call to recv from %s failed : %s", ...),
+#   misc/socket.cc, filled in)
 # socketProgressOpt: Call to send to 10.0.0.12<49152> failed : Connection timed out
 #   (2.24-2.28 WARN("socketProgressOpt: Call to %s %s failed : %s", "recv from" | "send to", ...), misc/socket.cc:46)
 CALL_RECV_FAILED = re.compile(r"^(?:\w+ ?: ?)?Call to (?:recv from|send to) (?P<peer>\S+) failed ?: ?(?P<err>.*\S|[^\S\n])\s*$")
@@ -88,7 +89,8 @@ POLL_CONNECT = re.compile(r"^socketPollConnect poll\(\) (?:failed with error (?P
 # socketTryAccept: Accept failed: Bad file descriptor                                              (nccl#1382)
 # ncclOsSocketTryAccept: Accept failed: Too many open files       socketTryAccept: exceeded error retry count after 1 attempts, ...
 # [Service thread] Accept failed Resource temporarily unavailable   (nccl#1610; a listening socket's accept(): its errno, not a peer's)
-# bootstrap.cc:106 CCOM WARN Call to accept failed : Too many open files   (NCCL's SYSCHECK form, in Neuron's copy: aws-neuron-sdk#713)
+# Call to accept failed : Too many open files   (NCCL's SYSCHECKVAL(accept(...), "accept", fd) in src/include/checks.h:
+#   WARN("Call to " name " failed : %s", strerror(errno)), EMFILE's strerror)
 ACCEPT_FAILED = re.compile(r"^(?:\w{0,40}[Ss]ocketTryAccept: (?:Accept failed: |exceeded error retry count (?:\(\d+\)|after \d+ attempts), )"
                            r"|\[Service thread\] Accept failed |(?:\w+ ?: )?Call to accept failed ?: ?)(?P<err>\S.*?)\s*$")
 # misc/socket.cc:409 NCCL WARN Call to bind failed: Address already in use      (nccl#1882: 256 x 8 ranks' alltoall, no PXN)

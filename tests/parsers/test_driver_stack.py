@@ -40,8 +40,9 @@ def test_nvml_failures_from_real_output(rel, want):
     ("Failed to initialize NVML: Unknown Error", "unknown_error", "nvml"),
     # the bare form quoted as inline code in a sentence (NVIDIA/dcgm-exporter#59's title)
     ("Crash loop backoff with `Error: Failed to initialize NVML` on GKE", "other", "nvml"),
-    # the host engine's own log: DCGM's logger puts the source after the message (NVIDIA/dcgm-exporter#27)
-    ("2021-11-23 00:15:20.507 ERROR [76:76] Cannot initialize the hostengine: Error: Failed to initialize NVML "
+    # the host engine's own log: DCGM's logger puts the source after the message (NVIDIA/gpu-operator#498's
+    # line, without the shell prompt it was pasted behind)
+    ("2021-11-23 00:15:28.951 ERROR [82:82] Cannot initialize the hostengine: Error: Failed to initialize NVML "
      "[/workspaces/dcgm-rel_dcgm_2_3-postmerge/dcgmlib/src/DcgmHostEngineHandler.cpp:3647] [DcgmHostEngineHandler::Init]",
      "other", "nvml"),
     ("No devices were found", "no_devices", "nvidia-smi"),

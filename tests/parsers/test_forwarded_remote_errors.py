@@ -1,5 +1,5 @@
 """NCCL's messages behind ncclRemoteError, in NCCL's own log and as PyTorch forwards them after
-``Last error:`` (real lines: nccl#2076, nccl#1928, nccl#795's form)."""
+``Last error:`` (real lines: nccl#2076, nccl#1928; NCCL 2.14's socket.cc form filled in)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,16 +20,16 @@ def _facts(mod, text: str, node: str = "n1"):
 
 def test_call_to_recv_failed_is_a_peer_that_went_away():
     for msg in ("socketProgressOpt: Call to recv from 172.16.0.4<33759> failed : Connection reset by peer",
-                "Net : Call to recv from 10.200.84.247<58355> failed : Broken pipe"):
+                "Net : Call to recv from 10.0.0.2<41234> failed : Broken pipe"):
         got = nccl_log_socket.read(msg)
         assert got["reason"] == "connection_closed" and got["peer"].endswith(">")
     assert nccl_log_socket.read("socketProgressOpt: Call to recv from 10.0.0.1<1> failed : Connection timed out")["reason"] == "timeout"
 
 
 def test_call_to_recv_failed_in_nccls_own_log():
-    line = "a100-st-p4d24xlarge-22:183006:183220 [1] misc/socket.cc:518 NCCL WARN Net : Call to recv from 10.200.84.247<58355> failed : Broken pipe\n"
+    line = "node1:1830:1832 [1] misc/socket.cc:518 NCCL WARN Net : Call to recv from 10.0.0.2<41234> failed : Broken pipe\n"
     boot = [f for f in _facts(nccl_log, line) if f.kind == "nccl_bootstrap_failure"]
-    assert [(f.reason, f.peer) for f in boot] == [("connection_closed", "10.200.84.247<58355>")]
+    assert [(f.reason, f.peer) for f in boot] == [("connection_closed", "10.0.0.2<41234>")]
 
 
 def test_forwarded_recv_reset_becomes_the_bootstrap_fact():

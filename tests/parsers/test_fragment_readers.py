@@ -2,6 +2,8 @@
 nvidia-smi process table alone, nvtop's device lines, PyTorch's exit warning, gpud scan's
 verdict lines (real samples)."""
 
+from pathlib import Path
+
 import pytest
 
 from stethoscope.facts.parsers import gpud_scan, lspci, nvidia_smi_table, nvtop, torch_log
@@ -40,30 +42,25 @@ def test_empty_process_panel_alone():
     assert (p.process_rows, p.says_none_running, p.printed_empty, p.evidence.line) == (0, False, True, 2)
 
 
-_TGI2671_HEAD = (
-    "| NVIDIA-SMI 555.42.06              Driver Version: 555.42.06      CUDA Version: 12.5     |\n"
-    "|=========================================+========================+======================|\n"
-    "|   0  NVIDIA A10G                    Off |   00000000:00:1B.0 Off |                    0 |\n"
-    "|  0%   25C    P0             58W /  300W |    2880MiB /  23028MiB |      7%      Default |\n"
-    "|                                         |                        |                  N/A |\n"
-    "+-----------------------------------------+------------------------+----------------------+\n"
-    "|   1  NVIDIA A10G                    Off |   00000000:00:1C.0 Off |                    0 |\n")
+# NVIDIA/gpu-operator#1982's table up to GPU 1's first row (the capture itself goes on into its third row)
+_A40_HEAD = "".join((Path(__file__).resolve().parents[2] / "fixtures/artefacts/nvidia_smi_table"
+                     / "gpuoperator1982_r560_a40_cut_in_gpu1.txt").read_text().splitlines(keepends=True)[:13])
 
 
 @pytest.mark.parametrize("tail", [
     "",  # the text ends at GPU 1's first row
-    "|  0%   19C    P8             16W /  300W |      17MiB /  23028MiB |\n",  # its second row cut in its cells (TGI#2671)
+    "|  0%   38C    P8             15W /  300W |\n",  # its second row cut in its cells
 ])
 def test_table_ending_inside_a_gpu_block_is_cut_short_not_malformed(tail):
-    """huggingface/text-generation-inference#2671's excerpt stops in GPU 1's second row: a capture cut
-    short (a limit, GPU 0 read), no parse error (which made an unexplained error, faulty)."""
-    r = _parse(nvidia_smi_table, text=_TGI2671_HEAD + tail)
+    """A capture that stops in GPU 1's first or second row is cut short (a limit, GPU 0 read), no parse
+    error (which made an unexplained error, faulty)."""
+    r = _parse(nvidia_smi_table, text=_A40_HEAD + tail)
     assert r.errors == [] and [h.limit for h in r.limits] == ["cut_short"]
     assert [f.index for f in r.facts if f.kind == "gpu_info"] == [0]
 
 
 def test_gpu_row_without_its_second_row_inside_the_table_is_an_error():
-    r = _parse(nvidia_smi_table, text=_TGI2671_HEAD + "|  garbage  |\n+-------+\n")
+    r = _parse(nvidia_smi_table, text=_A40_HEAD + "|  garbage  |\n+-------+\n")
     assert [e.message for e in r.errors] == ["nvidia-smi table: GPU row without its fan/temperature/memory row"]
 
 

@@ -115,6 +115,8 @@ def test_out_of_reasons_tell_devices_from_node_resources():
     assert kubectl_pods.rejected_by("OutOfcpu") == ("resource_admission", "cpu")
     assert kubectl_pods.rejected_by("UnexpectedAdmissionError") == ("device_admission", None)
     assert kubectl_pods.rejected_by("Evicted") == ("evicted", None)
+    # pkg/kubelet/cm/topologymanager: ErrorTopologyAffinity = "TopologyAffinityError"
+    assert kubectl_pods.rejected_by("TopologyAffinityError") == ("topology_admission", None)
     assert kubectl_pods.rejected_by("NodeAffinity") == (None, None)
 
 
@@ -126,6 +128,42 @@ def test_pod_and_node_name_the_container_facts():
     assert [(f.kind, f.pod, f.container, f.k8s_node) for f in got] == [
         ("k8s_container_waiting", "sharepod1", "exporter", "k8s-gpu"),
         ("k8s_container_terminated", "sharepod1", "exporter", "k8s-gpu")]
+
+
+def test_the_pods_node_names_its_facts_where_no_folder_does():
+    # the Name:/Node: lines above (as in test_pod_and_node_name_the_container_facts): the pod's node is its facts' node in
+    # a file no node folder places; a folder wins
+    text = ("Name:           sharepod1\nNode:           k8s-gpu/10.166.15.26\nContainers:\n  exporter:\n"
+            + (FIX / "kubectl_pods/geti340_describe_dcgm_exporter_oomkilled.txt").read_text())
+    assert {f.node for f in kubectl_pods.parse(Artefact(path="p.txt", text=text, node="unknown")).facts} == {"k8s-gpu"}
+    assert {f.node for f in kubectl_pods.parse(Artefact(path="n1/p.txt", text=text, node="n1", node_from_folder=True)).facts} == {"n1"}
+
+
+def test_events_name_their_node_by_the_scheduled_event_or_the_from_column():
+    # kubernetes-sigs/dra-driver-nvidia-gpu#736: a describe pasted from below its Name:, the Scheduled event binds one pod
+    # ("Successfully assigned arc-runners/nvidia-example-workload to talos-pxs-ia1", kube-scheduler schedule_one.go)
+    text = (FIX / "container_runtime/dra736_mixed_describe_containerd_dra_device_unresolvable.txt").read_text()
+    got = kubectl_pods.parse(Artefact(path="d.txt", text=text, node="unknown")).facts
+    assert [(f.kind, f.node) for f in got] == [("k8s_pod_event", "talos-pxs-ia1")]
+    # NVIDIA/gpu-operator#72 (harvest 1702): the pre-1.19 From column "kubelet, <node>" names each event's host, as pasted
+    # (the paste's last row says fp-ai-worker-01)
+    text = next((FIX.parent / "harvest/cases").glob("1702-*/kubectl-describe-events.txt")).read_text()
+    got = kubectl_pods.parse(Artefact(path="e.txt", text=text, node="unknown")).facts
+    assert [(f.reason, f.node) for f in got] == [("Failed", "ai-worker-01"), ("BackOff", "fp-ai-worker-01")]
+    got = kubectl_pods.parse(Artefact(path="n3/e.txt", text=text, node="n3", node_from_folder=True)).facts
+    assert {f.node for f in got} == {"n3"}
+
+
+def test_container_status_unknown_is_a_lost_container_with_no_exit_code():
+    # kubernetes/kubernetes#122932 (microk8s get pods -A): the kubelet's own terminated reason for a container it could not
+    # find (ContainerReasonStatusUnknown), a pod's and an init container's
+    text = ("NAMESPACE     NAME                                       READY   STATUS                        RESTARTS       AGE\n"
+            "admin         keycloak-init-w5rrb                        0/1     Init:ContainerStatusUnknown   0              23h\n"
+            "admin         cert-init-szk-dgzfv                        0/1     ContainerStatusUnknown        1              23h\n")
+    got = kubectl_pods.parse(Artefact(path="p.txt", text=text, node="n1")).facts
+    assert [(f.kind, f.pod, f.reason, f.exit_code) for f in got] == [
+        ("k8s_container_terminated", "keycloak-init-w5rrb", "ContainerStatusUnknown", None),
+        ("k8s_container_terminated", "cert-init-szk-dgzfv", "ContainerStatusUnknown", None)]
 
 
 def test_container_block_without_its_margin():
@@ -222,10 +260,10 @@ def test_gpu_stack_pods_are_told_by_their_daemonset():
                       ("gpu-feature-discovery-cmd8l", "gpu-feature-discovery"), ("nvidia-dcgm-vzwqf", "dcgm"),
                       ("nvidia-dcgm-exporter-ns9bm", "dcgm-exporter"), ("nvidia-device-plugin-daemonset-ctg97", "device-plugin"),
                       ("gpu-operator-node-feature-discovery-worker-5nl2l", None), ("train-worker-0", None),
-                      # the operator's validation pods, no DaemonSet's: 1.0-1.6's fixed names (gpu-operator#85, #130),
-                      # 1.7+'s started by nvidia-operator-validator (gpu-operator#287, #652)
+                      # the operator's validation pods, no DaemonSet's: 1.0-1.6's fixed names (gpu-operator#130),
+                      # 1.7+'s started by nvidia-operator-validator (gpu-operator#652)
                       ("nvidia-driver-validation", "operator-validator"), ("nvidia-device-plugin-validation", "operator-validator"),
-                      ("nvidia-cuda-validator-xnppb", "operator-validator"), ("nvidia-device-plugin-validator-k2x9q", "operator-validator"),
+                      ("nvidia-cuda-validator-7bq4m", "operator-validator"), ("nvidia-device-plugin-validator-2dk9w", "operator-validator"),
                       ("nvidia-driver-validation-job", None)):
         assert kubectl_pods.stack_role(pod) == role, pod
 

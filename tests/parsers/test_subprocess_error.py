@@ -219,8 +219,9 @@ def test_sglang_wait_status_forms(line, sig, num, core):
 
 
 @pytest.mark.parametrize("text", [
-    # an exit status (256 = exit 1, sglang#5637's title) and a scheduler that exited: not a signal
-    "Child process unexpectedly failed with an exit code 256. pid=32885\n",
+    # an exit status (sglang's sigchld_handler: "Child process unexpectedly failed with an exit code %d. pid=%d"
+    # with os.waitpid's status, 256 = exit 1) and a scheduler that exited: not a signal
+    "Child process unexpectedly failed with an exit code 256. pid=4242\n",
     "[01-28 04:18:10] Rank 0 scheduler is dead. Please check if there are relevant logs.\n[01-28 04:18:11] Exit code: 1\n",
     # the exit code too far from its scheduler line to be that process's
     "Rank 0 scheduler is dead. Please check if there are relevant logs.\n" + "x\n" * 12 + "Exit code: -11\n",
