@@ -1,16 +1,16 @@
 """NUMA nodes: ``numactl -H`` / ``numactl --hardware``.
 
-Sample content (awslabs/aws-c-s3 PR #403, a c5n.18xlarge)::
+Sample content (this workplace's device machine, fixtures/artefacts/numactl_hardware/device_h200_vm_one_node.txt)::
 
-    available: 2 nodes (0-1)
-    node 0 cpus: 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53
-    node 0 size: 94590 MB
-    node 0 free: 44981 MB
+    available: 1 nodes (0)
+    node 0 cpus: 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
+    node 0 size: 7130 MB
+    node 0 free: 4592 MB
     node distances:
-    node   0   1
-      0:  10  21
+    node   0
+      0:  10
 
-Facts: ``numa_node`` per node (its CPUs as a list text ``0-17,36-53`` and their count, memory
+Facts: ``numa_node`` per node (its CPUs as a list text ``0-15`` and their count, memory
 size and free in MB; a node with CPUs and no memory, or memory and no CPUs, as such), and one
 ``numa_topology`` per file: nodes, nodes with CPUs, nodes without memory, the largest distance.
 Which node a GPU is local to comes from ``nvidia-smi topo -m`` (``gpu_topo_affinity``); these
@@ -28,15 +28,15 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "numactl_hardware"
 
-# available: 2 nodes (0-1)
+# available: 1 nodes (0)
 AVAILABLE = re.compile(r"^available: (?P<n>\d+) nodes? \((?P<range>[\d,-]+)\)\s*$", re.M)
 # node 0 cpus: 0 1 2 3    /   node 1 cpus:        (a node without CPUs)
 CPUS = re.compile(r"^node (?P<node>\d+) cpus:(?P<cpus>(?: \d+)*)\s*$")
-# node 0 size: 94590 MB   /   node 0 free: 44981 MB
+# node 0 size: 7130 MB   /   node 0 free: 4592 MB
 MEM = re.compile(r"^node (?P<node>\d+) (?P<what>size|free): (?P<mb>\d+) MB\s*$")
 # node distances:
 DIST_HEAD = re.compile(r"^node distances:\s*$")
-#   0:  10  21
+#   0:  10
 DIST_ROW = re.compile(r"^\s+(?P<node>\d+):(?P<vals>(?:\s+\d+)+)\s*$")
 # node   0   1
 DIST_COLS = re.compile(r"^node(?:\s+\d+)+\s*$")

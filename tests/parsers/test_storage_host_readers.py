@@ -38,15 +38,6 @@ def test_iostat_older_layout_and_a_short_row():
     assert [e.line for e in res.errors] == [3]
 
 
-def test_numactl_two_nodes():
-    res = parse_fixture(numactl_hardware, "numactl_hardware/aws-c-s3_403_c5n18xlarge.txt")
-    nodes = [(f.numa_node, f.cpus, f.cpu_count, f.size_mb, f.free_mb) for f in res.facts if f.kind == "numa_node"]
-    assert nodes == [(0, "0-17,36-53", 36, 94590, 44981), (1, "18-35,54-71", 36, 94710, 79679)]
-    t = _one(res, "numa_topology")
-    assert (t.nodes, t.nodes_with_cpus, t.nodes_without_memory, t.max_distance) == (2, 2, 0, 21)
-    assert res.lines_used == 11 and not res.errors
-
-
 def test_numactl_the_device_machine():
     res = parse_fixture(numactl_hardware, "numactl_hardware/device_h200_vm_one_node.txt")
     assert [(f.numa_node, f.cpus) for f in res.facts if f.kind == "numa_node"] == [(0, "0-15")]
