@@ -103,7 +103,7 @@ def reason_meaning(reason: str) -> tuple[str | None, str | None]:
 def reason_text_meaning(reason: str) -> tuple[str | None, str | None]:
     """(component, cause) of a failed test whose reason quotes a DCGM_FR_* message knowledge names
     (health_messages, e.g. "GPU 0's NvLink link 1 is currently down"): what the test found says more
-    than what the test exercises (NVIDIA/DCGM#49: the PCIe test failing on NvLink links down only);
+    than what the test exercises (the PCIe test failing on NvLink links down only names NVLink);
     (None, None) for a reason that quotes none."""
     for rx, row in _health_messages():
         if row.get("component") and row.get("cause") and rx.search(reason):

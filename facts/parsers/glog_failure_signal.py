@@ -3,10 +3,10 @@
 when a signal ends it, the time, the signal, who sent it and its stack, on stderr, in any output,
 so it is looked for anywhere in a file. Sample lines (real, from the sources named)::
 
-    *** Aborted at 1590748026 (unix time) try "date -d @1590748026" if you are using GNU date ***
-    PC: @                0x0 (unknown)
-    *** SIGTERM (@0x1f4000075c3) received by PID 40650 (TID 0x7f2cd11ed700) from PID 30147; stack trace: ***
-        @     0x7f2d46661160 (unknown)                                  (PaddlePaddle/Paddle#24809, under glog's W-prefix)
+    *** Aborted at 1570245447 (unix time) try "date -d @1570245447" if you are using GNU date ***
+    PC: @ 0x0 (unknown)
+    *** SIGTERM (@0x38400000db2) received by PID 5342 (TID 0x7efe568a6700) from PID 3506; stack trace: ***
+    @ 0x7efe5647d160 (unknown)                 (PaddlePaddle/PaddleFleetX#74, under glog's W-prefix, as stored)
     *** SIGSEGV (@0x0) received by PID 2374 (TID 0x7fd67ff2c740) from PID 0; stack trace: ***    (a program's crash report)
     *** SIGABRT (@0x1817c45e8) received by PID 4540 (TID 0x1ee24a1c0) stack trace: ***    (glog on macOS: no sender)
     [SignalInfo: *** SIGFPE (@0x7fa513bc2049) received by PID 3171 (TID 0x7fa5cdf56700) from PID 331096137 ***]
@@ -47,17 +47,17 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, i
 
 KIND = "glog_failure_signal"
 
-# *** SIGTERM (@0x1f4000075c3) received by PID 40650 (TID 0x7f2cd11ed700) from PID 30147; stack trace: ***
+# *** SIGTERM (@0x38400000db2) received by PID 5342 (TID 0x7efe568a6700) from PID 3506; stack trace: ***
 # *** SIGABRT (@0x1817c45e8) received by PID 4540 (TID 0x1ee24a1c0) stack trace: ***
 # [SignalInfo: *** SIGFPE (@0x7fa513bc2049) received by PID 3171 (TID 0x7fa5cdf56700) from PID 331096137 ***]
 SIGNAL_LINE = re.compile(
     r"\*\*\* (?P<sig>SIG[A-Z0-9]{2,8}) \(@0x[0-9a-fA-F]{1,16}\) received by PID (?P<pid>\d{1,10})"
     r" \(TID 0x[0-9a-fA-F]{1,16}\)(?: from PID (?P<sender>\d{1,10}))?(?:;? stack trace:)? \*\*\*")
-# *** Aborted at 1590748026 (unix time) try "date -d @1590748026" if you are using GNU date ***
+# *** Aborted at 1570245447 (unix time) try "date -d @1570245447" if you are using GNU date ***
 _ABORTED_AT = re.compile(r"\*\*\* Aborted at \d{1,12} \(unix time\) try \"date -d @\d{1,12}\" if you are using GNU date \*\*\*")
-# PC: @                0x0 (unknown)
-# W0529 18:27:06.382815 40650 init.cc:217]     @     0x7f2d46661160 (unknown)
-# W0529 18:27:06.386552 40650 init.cc:217]     @     0x7f2bf9b05d40 bthread_id_join
+# W1005 11:17:27.761384 5342 init.cc:212] PC: @ 0x0 (unknown)
+# W1005 11:17:27.762459 5342 init.cc:212] @ 0x7efe5647d160 (unknown)
+# W1005 11:17:27.763466 5342 init.cc:212] @ 0x7efe55a95ed3 __GI_select      (PaddlePaddle/PaddleFleetX#74, as stored)
 _FRAME = re.compile(r"(?:^|\] |PC: )[ \t]*@[ \t]+0x[0-9a-fA-F]{1,16}[ \t]+(?P<fn>\S[^\n]*?)[ \t]*\r?$")
 # FatalError: `Erroneous arithmetic operation` is detected by the operating system.
 # FatalError: `Segmentation fault` is detected by the operating system.

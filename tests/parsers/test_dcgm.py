@@ -22,9 +22,12 @@ def test_diag_old_table_joins_wrapped_warning_and_marks_busy_gpu():
 
 
 def test_diag_failure_points_where_its_reason_points():
-    # NVIDIA/DCGM#49: the PCIe test failed with NvLink-down warnings only (DCGM_FR_NVLINK_DOWN): NVLink, not PCIe
-    res = run(dcgmi_diag, "dcgmi_diag/dcgm49_pcie_fail_nvlink_links_down.txt")
-    (r,) = [f.rule_view() for f in res.facts if f.kind == "dcgm_diag_result"]
+    # the PCIe test failing with NvLink-down warnings only (DCGM_FR_NVLINK_DOWN, dcgm_errors.h "GPU %u's NvLink link %d
+    # is currently down", filled as DCGM fills it): NVLink, not PCIe
+    text = ('{"DCGM GPU Diagnostic": {"test_categories": [{"category": "Hardware", "tests": [{"name": "PCIe", "results": '
+            '[{"gpu_id": "0", "status": "Fail", "warnings": [{"warning": "GPU 0\'s NvLink link 0 is currently down"}, '
+            '{"warning": "GPU 0\'s NvLink link 1 is currently down"}]}]}]}]}}')
+    (r,) = [f.rule_view() for f in dcgmi_diag.parse(Artefact(path="d.json", text=text, node="n1")).facts if f.kind == "dcgm_diag_result"]
     assert (r["test"], r["result"], r["component"], r["cause"]) == ("PCIe", "Fail", "nvlink", "nvlink_down")
     # a reason that quotes no DCGM message knowledge names keeps the test's meaning
     text = ('{"DCGM GPU Diagnostic": {"test_categories": [{"category": "Hardware", "tests": [{"name": "PCIe", "results": '
