@@ -2,7 +2,7 @@
 ``do_gset`` / netlink ``settings.c`` output): the link modes it supports and advertises, what its
 link partner advertised, the speed and duplex it runs at, and whether a link is detected.
 
-Sample content (openucx/ucx#10430, an RDMA bond; canonical/lxd#8669 and openwrt/openwrt#22126 for
+Sample content (openucx/ucx#10430, an RDMA bond; openwrt/openwrt#22126 for
 ``Unknown!``; ublue-os/bazzite#5094 for a partner's modes)::
 
     [root@node12 ucx-1.18.0]# ethtool bond0

@@ -14,8 +14,8 @@ Sample content (SoftRoCE/rxe-dev#52; field layout of infiniband-diags' ibstatus)
 Facts: ``ib_port`` per block (evidence: its ``state:`` line), with the width from the rate's
 parenthesis. A block without a ``state:`` line is a ParseError. Empty output: no HCA listed,
 nothing said (ibstatus prints nothing when /sys/class/infiniband is empty). ``Fatal error:  No devices``
-(the script's fatal() where /sys/class/infiniband lists no device; Oneflow-Inc/oneflow#9115, with dash's
-``exit: Illegal number: -1`` after it) gives ``ib_no_hca``.
+(the script's fatal() where /sys/class/infiniband lists no device; before rdma-core 347a1a40, 2020, its
+``exit -1`` made dash add ``exit: Illegal number: -1``) gives ``ib_no_hca``.
 """
 from __future__ import annotations
 
@@ -32,10 +32,12 @@ _HEAD = re.compile(r"^Infiniband device '(?P<hca>[^']+)' port (?P<port>\d+) stat
 _RATE = re.compile(r"^(?P<gbps>\d+(?:\.\d+)?) Gb/sec(?: \((?P<width>\d+X)(?: (?P<speed>\w+))?\))?")
 #         phys state:      5: LinkUp
 _FIELD = re.compile(r"^\s+(?P<key>[a-z_ ]+):\s*(?P<value>(?:.*\S)?)\s*$")
-# Fatal error:  No devices                                   (Oneflow-Inc/oneflow#9115, openibd stopped)
-# /usr/sbin/ibstatus: 21: exit: Illegal number: -1           (dash refusing the script's "exit -1" after it)
-#   infiniband-diags scripts/ibstatus: fatal() { echo "Fatal error: " $*; exit -1 }, called with "No devices" when
-#   /sys/class/infiniband lists none
+# Fatal error:  No devices
+# ./ibstatus: 21: exit: Illegal number: -1           (dash refusing the script's "exit -1" after it)
+#   rdma-core infiniband-diags/scripts/ibstatus before 347a1a40 (2020-11-14, 'exit 255' since): fatal() { echo
+#   "Fatal error: " $*; exit -1 } at lines 19-22, called with "No devices" when /sys/class/infiniband lists none
+#   (echo's two arguments: two spaces). Both lines are that script's output when run under dash (/bin/sh on
+#   Debian/Ubuntu) with its /sys/class/infiniband absent; an installed script names itself /usr/sbin/ibstatus
 _NO_DEVICES = re.compile(r"^Fatal error:  No devices\s*$")
 _EXIT_REFUSED = re.compile(r"^\S*ibstatus: \d+: exit: Illegal number: -1\s*$")
 _DETECT = re.compile(r"^Infiniband device '[^']+' port \d+ status:|^Fatal error:  No devices\s*$", re.M)

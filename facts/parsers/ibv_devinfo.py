@@ -27,14 +27,14 @@ A fragment is read from any of its port lines: ``state: PORT_ACTIVE (4)`` with n
 above it belongs to an unnamed device (``unnamed1``). ``No IB devices found`` (the whole output
 when there is none, or none visible in the container) gives ``ib_no_hca``, and so does
 ``Failed to get IB devices list: Function not implemented`` (libibverbs found no kernel verbs
-interface: ib_uverbs not loaded, the RDMA stack stopped; Oneflow-Inc/oneflow#9115).
+interface: ib_uverbs not loaded, the RDMA stack stopped).
 
 Facts: ``ib_hca`` per ``hca_id:`` (firmware, node GUID, port count), ``ib_port`` per ``port:``
 block (``source: ibv_devinfo``; evidence: its ``state:`` line; rate = lanes x lane speed when
 ``-v`` printed them), ``ib_gid`` per ``GID[ n]:`` line. Capability lines of ``-v`` (max_qp,
 max_mr_size, ...) count as read. A ``state:`` value that is not ``PORT_<NAME> (n)`` is a parse error, a
 port block without state lines too, except where the text ends at its ``port:`` line (a cut paste:
-a ``cut_short`` limit; Mellanox/network-operator#249's excerpt ends there).
+a ``cut_short`` limit: devinfo.c prints a port's ``port:`` and ``state:`` lines together).
 """
 from __future__ import annotations
 
@@ -60,8 +60,9 @@ _GID = re.compile(r"^\s*(?:\*\*)?GID\[\s*(?P<index>\d+)\]:\s+(?P<gid>[0-9a-fA-F:
 _ENUM = re.compile(r"^(?P<name>(?:.*?\S)??)\s*\((?P<num>\d+)\)$")  # name ends on a non-space: linear in a run of blanks
 _SPEED = re.compile(r"^(?P<gbps>\d+(?:\.\d+)?) Gbps")
 _NONE = re.compile(r"^\s*No IB devices found\s*$")
-# Failed to get IB devices list: Function not implemented        (Oneflow-Inc/oneflow#9115, openibd stopped)
-#   rdma-core ibv_devinfo.c: perror("Failed to get IB devices list") when ibv_get_device_list() returns NULL; libibverbs
+# Failed to get IB devices list: Function not implemented
+#   rdma-core libibverbs/examples/devinfo.c: perror("Failed to get IB devices list") when ibv_get_device_list() returns
+#   NULL (perror's "<msg>: <strerror(errno)>", strerror(ENOSYS) "Function not implemented"); libibverbs
 #   sets ENOSYS where the kernel's verbs interface is absent (ib_uverbs not loaded: no /sys/class/infiniband_verbs)
 _LIST_FAILED = re.compile(r"^\s*Failed to get IB devices list: (?P<why>[A-Za-z](?:[^\n]{0,78}\S)?)\s*$")
 

@@ -126,7 +126,7 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     # WARN("DOCA failure %d", err)   (v2.30.7-1 transport/net_ib/gdaki/gin_host_gdaki.cc:35, 45, DOCACHECK / DOCACHECKGOTO: a DOCA
     #   GPUNetIO call of GIN's GDAKI backend (NCCL_GIN_TYPE=3: the GPU drives the NIC's queue pairs) returned a doca_error_t;
     #   ncclSystemError follows. v2.28.9-1 .. v2.29.x printed only INFO "%s:%d -> %d" there, which nothing here reads)
-    # DOCA failure 21        (NVIDIA/nccl#2237: gdakiConnectQp, doca_verbs_qp_modify to RTR, 21 = DOCA_ERROR_DRIVER)
+    #   (printf's %d of the doca_error_t: "DOCA failure 21" for DOCA_ERROR_DRIVER)
     ("gin_gdaki_doca_failure", re.compile(r"^DOCA failure -?\d+\s*$")),
     # WARN("Allocation failed. No suitable space found to accommodate size=0x%lx within limit=0x%lx", ...)   (allocator.cc
     #   ncclSpaceAlloc, :218 v2.28.3-1 .. :228 v2.30.7-1: a fixed range NCCL carves up is full; its callers: dev_runtime.cc's

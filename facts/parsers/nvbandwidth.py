@@ -34,7 +34,7 @@ check (memcpy.cpp; NVIDIA/nvbandwidth#34, A100, v0.7)::
      Current offset : 11136
     ASSERT in expression h_errorFlag == 0 in void memcmpPatternHelper(...)() : .../memcpy.cpp:165
 
-(v0.2-v0.4: ``... pattern at <0x7fac6200e480>`` / `` Current offset [ 58496/66306048]``): one
+(v0.4's host-side check: ``... pattern at <0x...>`` / `` Current offset [ <offset>/<size>]``): one
 ``gpu_copy_verification_failed`` per such line, with the test of the ``Running`` line before it
 (peer: a test without the host on a side).
 """
@@ -64,9 +64,10 @@ _ROW = re.compile(r"^\s*(?P<idx>\d+)(?P<cells>(?:\s+(?:\d+(?:\.\d+)?|N/A))+)\s*$
 # SUM host_to_device_memcpy_ce 1985.60
 _SUM = re.compile(r"^SUM (?P<test>\w+) (?P<value>\d+(?:\.\d+)?)\s*$")
 #  Invalid value when checking the pattern at 0x70a640000000      (memcmpKernel's printf, v0.5+; NVIDIA/nvbandwidth#34)
-#  Invalid value when checking the pattern at <0x7fac6200e480>    (the host-side memcmp, v0.2-v0.4; NVIDIA/nvbandwidth#19)
+#  Invalid value when checking the pattern at <0x...>    (the host-side check, NVIDIA/nvbandwidth v0.4 memcpy.cpp:76:
+#    std::cout << " Invalid value when checking the pattern at <" << (void*)(...) << ">", a void* streamed as 0x-hex)
 _PATTERN = re.compile(r"^\s{0,4}Invalid value when checking the pattern at <?(?P<addr>0x[0-9a-fA-F]{1,16})>?\s*$")
-#  Current offset : 11136         /   Current offset [ 58496/66306048]
+#  Current offset : 11136         /   Current offset [ <offset>/<size>]   (v0.4 memcpy.cpp:77: " Current offset [ " << offset << "/" << (size) << "]")
 _OFFSET = re.compile(r"^\s{0,4}Current offset (?:: (?P<a>\d{1,20})|\[ (?P<b>\d{1,20})/\d{1,20}\])\s*$")
 # ASSERT in expression h_errorFlag == 0 in void memcmpPatternHelper(CUstream, ...)() : /mnt/project/.../memcpy.cpp:165
 _ASSERT = re.compile(r"^ASSERT in expression h_errorFlag == 0 in ")

@@ -8,7 +8,7 @@ Sample content (real, from the public threads named; fixtures/artefacts/sshd_sta
     Unable to load host key: /etc/ssh/ssh_host_ecdsa_key                 no host keys generated in the image or mounted)
     Unable to load host key: /etc/ssh/ssh_host_ed25519_key
     sshd: no hostkeys available -- exiting.
-    INFO spawnerr: can't find command '/usr/sbin/sshd'                  (dklawren/docker-bugzilla#13, supervisord)
+    INFO spawnerr: can't find command '/usr/sbin/sshd'                  (supervisord, from its source: see below)
     /bin/bash: line 1: /usr/sbin/sshd: No such file or directory         (NVIDIA/cloudai#720, an NGC PyTorch image as MPIJob worker)
 
 The shell's own words for a program that is not there (bash ``%s: line %d: %s: No such file or
@@ -33,6 +33,8 @@ KIND = "sshd_start"
 # bash: /usr/sbin/sshd: No such file or directory  /  /bin/sh: 1: /usr/sbin/sshd: not found
 # sudo: unable to execute /usr/sbin/sshd: No such file or directory
 # INFO spawnerr: can't find command '/usr/sbin/sshd'
+#   (Supervisor supervisor/options.py check_execv_args: NotFound("can't find command %r" % filename), logged by
+#   supervisor/process.py record_spawnerr: logger.info('spawnerr: %s' % msg); %r of a str quotes it in '')
 _MISSING = re.compile(
     r"(?:^|[\s:])(?P<path>/[\w./-]{0,80}/sshd): (?:No such file or directory|not found|command not found)\s*$"
     r"|\bcan't find command '(?P<spath>/[\w./-]{0,80}/sshd)'",

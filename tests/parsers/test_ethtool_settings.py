@@ -1,6 +1,6 @@
 """ethtool <iface> on real pastes (openucx/ucx#10430 bond, openwrt/openwrt#22126 no link,
-ublue-os/bazzite#5094 trained down, svinota/pyroute2#720 at full speed, canonical/lxd#8669 Speed
-Unknown!): link state, speed, the fastest mode of each list, the capable speed, near misses."""
+ublue-os/bazzite#5094 trained down, svinota/pyroute2#720 at full speed; Speed
+Unknown! with a link CONSTRUCTED from ethtool's format): link state, speed, the fastest mode of each list, the capable speed, near misses."""
 from pathlib import Path
 
 from stethoscope.facts.parsers import ethtool_settings
@@ -40,8 +40,14 @@ def test_tab_indented_full_speed_and_message_level_continuation():
     assert (s.interface, s.link_detected, s.speed_mbps, s.capable_mbps) == ("enp0s31f6", True, 1000, 1000)
 
 
+# a link whose driver reports no speed (SPEED_UNKNOWN, e.g. a virtual NIC): CONSTRUCTED from ethtool.c
+# dump_link_usettings' lines ("Settings for %s:", "Speed: Unknown!", "Duplex: Unknown! (%d)", "Link detected: %s"),
+# the Speed and Duplex lines as openwrt/openwrt#22126 shows them
+SPEED_UNKNOWN_LINKED = "Settings for eth0:\n\tSpeed: Unknown!\n\tDuplex: Unknown! (255)\n\tAuto-negotiation: off\n\tLink detected: yes\n"
+
+
 def test_speed_unknown_with_link():
-    _, (s,) = read((A / "lxd8669_enp5s0_speed_unknown.txt").read_text())
+    _, (s,) = read(SPEED_UNKNOWN_LINKED)
     assert (s.link_detected, s.speed_mbps, s.duplex) == (True, None, "Unknown! (255)")
 
 

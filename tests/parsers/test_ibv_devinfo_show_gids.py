@@ -57,12 +57,14 @@ def test_ibstat_summary_with_other_spellings_infra_controller4762() -> None:
 
 def test_ibv_devinfo_cut_at_port_line_is_cut_short_not_malformed() -> None:
     """devinfo.c prints a port's `port:` and `state:` lines together: a paste that ends at the port
-    line was cut (Mellanox/network-operator#249), while a port block that goes on without a state
-    line is still malformed."""
-    res = parse(ibv_devinfo, "ibv_devinfo/network_operator249_cut_at_port_line.txt")
+    line was cut, while a port block that goes on without a state line is still malformed. CONSTRUCTED
+    cut: NVIDIA/nccl#426's real ibv_devinfo (nccl426_roce_bond.txt) ended after its port line."""
+    full = (A / "ibv_devinfo/nccl426_roce_bond.txt").read_text().splitlines(keepends=True)
+    cut = "".join(full[:11])
+    assert cut.endswith("\t\tport:\t1\n")
+    res = ibv_devinfo.parse(Artefact(path="x.txt", text=cut, node="n1"))
     [hca] = of(res, "ib_hca")
-    assert (hca.hca, hca.firmware, of(res, "ib_port")) == ("mlx5_1", "20.28.4000", [])
-    assert res.errors == [] and [(h.limit, h.line) for h in res.limits] == [("cut_short", 12)]
-    text = (A / "ibv_devinfo/network_operator249_cut_at_port_line.txt").read_text() + "                        max_mtu:                4096 (5)\n"
-    bad = ibv_devinfo.parse(Artefact(path="x.txt", text=text, node="n1"))
-    assert [e.line for e in bad.errors] == [12] and bad.limits == []
+    assert (hca.hca, hca.firmware, of(res, "ib_port")) == ("mlx5_bond_0", "16.28.2006", [])
+    assert res.errors == [] and [(h.limit, h.line) for h in res.limits] == [("cut_short", 11)]
+    bad = ibv_devinfo.parse(Artefact(path="x.txt", text=cut + full[12], node="n1"))
+    assert [e.line for e in bad.errors] == [11] and bad.limits == []

@@ -409,14 +409,14 @@ CASES = [
      {"msg": "Error: Unable to complete diagnostic for group 0. Return: (-30) : DCGM GPU Diagnostic returned an error"}),
     ("ticket_prose", "_EXPLAIN_LIST_INTRO", "alone does not necessarily identify the root cause. The cause may be ", (62, 69)),
     ("ticket_prose", "_EXPLAIN_ITEM", "- an application error, ", {"item": "an application error, "}),
-    # wild sweep 34: simpleP2P (aikitoria/open-gpu-kernel-modules#8, tinygrad/open-gpu-kernel-modules#22), nvbandwidth#34/#19
+    # wild sweep 34: simpleP2P (aikitoria/open-gpu-kernel-modules#8, tinygrad/open-gpu-kernel-modules#22), nvbandwidth#34; nvbandwidth v0.4 memcpy.cpp:76-77's form filled in
     ("simple_p2p", "_VERIFY", "Verification error @ element 0: val = nan, ref = 0.000000", {"first": "0: val = nan, ref = 0.000000"}),
     ("simple_p2p", "_PEER", "> Peer access from NVIDIA GeForce RTX 4090 (GPU0) -> NVIDIA GeForce RTX 4090 (GPU1) : Yes", None),
     ("simple_p2p", "_KERNEL", "Run kernel on GPU1, taking source data from GPU0 and writing to GPU1...", {"on": "1", "src": "0"}),
     ("simple_p2p", "_START", "[./simpleP2P] - Starting...", None),
     ("nvbandwidth", "_PATTERN", " Invalid value when checking the pattern at 0x70a640000000", {"addr": "0x70a640000000"}),
-    ("nvbandwidth", "_PATTERN", " Invalid value when checking the pattern at <0x7fac6200e480>", {"addr": "0x7fac6200e480"}),
-    ("nvbandwidth", "_OFFSET", " Current offset [ 58496/66306048]", {"a": None, "b": "58496"}),
+    ("nvbandwidth", "_PATTERN", " Invalid value when checking the pattern at <0x7f3a40200010>", {"addr": "0x7f3a40200010"}),
+    ("nvbandwidth", "_OFFSET", " Current offset [ 16/33554432]", {"a": None, "b": "16"}),
     ("p2p_bandwidth_latency", "_HEAD", "Device: 0, NVIDIA GeForce RTX 5090, pciBusID: 16, pciDeviceID: 0, pciDomainID:0", None),
     ("p2p_bandwidth_latency", "_HEAD", "Device=0 CAN Access Peer Device=1", None),
     # wild sweep 34: CUDA bandwidthTest (mpicbg-scicomp/gearshifft#82, usadellab/Helixer#22, bandwidthTest.cu's --csv printf)

@@ -45,10 +45,11 @@ def test_nvbandwidth34_pattern_mismatch_in_a_peer_test():
 
 
 def test_nvbandwidth_old_form_in_a_host_test_is_not_peer():
-    # NVIDIA/nvbandwidth#19's v0.4 form, under a host test (CRAFTED pairing: #19 ran one_to_all_read_sm)
+    # v0.4's host-side form, CONSTRUCTED from NVIDIA/nvbandwidth v0.4 memcpy.cpp:76-77 (a void* streamed as 0x-hex;
+    # the offset a multiple of sizeof(unsigned int), below the size), under a host test
     text = ("nvbandwidth Version: v0.4\nRunning host_to_device_memcpy_sm.\n"
-            " Invalid value when checking the pattern at <0x7fac6200e480>\n Current offset [ 58496/66306048]\n")
+            " Invalid value when checking the pattern at <0x7f3a40200010>\n Current offset [ 16/33554432]\n")
     res = nvbandwidth.parse(Artefact(path="x", text=text, node="n"))
     [f] = res.facts
-    assert (f.test, f.peer, f.first) == ("host_to_device_memcpy_sm", False, "pattern mismatch at 0x7fac6200e480")
+    assert (f.test, f.peer, f.first) == ("host_to_device_memcpy_sm", False, "pattern mismatch at 0x7f3a40200010")
     assert res.lines_used == 4

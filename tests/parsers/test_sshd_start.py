@@ -16,7 +16,10 @@ def test_no_host_keys_mpi_operator_worker():
 
 
 def test_supervisord_cannot_find_sshd():
-    (f,) = _parse(sshd_start, "sshd_start/docker_bugzilla13_supervisord_spawnerr.log").facts
+    # CONSTRUCTED from Supervisor's source: options.py check_execv_args "can't find command %r", logged by
+    # process.py record_spawnerr as logger.info("spawnerr: %s"), under supervisord's "%(levelname)s %(message)s"
+    (f,) = sshd_start.parse(Artefact(path="supervisord.log", text="INFO spawnerr: can't find command '/usr/sbin/sshd'\n",
+                                     node="n1")).facts
     assert (f.reason, f.path) == ("binary_missing", "/usr/sbin/sshd")
 
 
