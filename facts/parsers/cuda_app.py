@@ -193,7 +193,8 @@ CUDNN_VERSION_MISMATCH = re.compile(
 # JAX's own checks of the CUDA libraries against its build (jax_plugins/xla_cuda12 _version_check, jax._src.xla_bridge):
 # CUDA backend failed to initialize: Found cuDNN version 8600, but JAX was built against version 8906, which is newer. ...   (MIT-REALM/gcbfplus#1)
 # CUDA backend failed to initialize: Found cuSOLVER version 11405, but JAX was built against version 11502, which is newer. ...
-# Outdated cuDNN installation found.   (conda-forge/jax-feedstock#149: "Unable to use CUDA because of the following issues with CUDA components:")
+# Outdated cuDNN installation found.   (jax-ml/jax jax_plugins/cuda/__init__.py _make_msg: f"Outdated {name} installation found.\n"
+#   for _version_check("cuDNN", ...), under "Unable to use CUDA because of the following issues with CUDA components:")
 JAX_LIBS = r"CUDA|cuDNN|cuBLAS|cuFFT|cuSOLVER|cuSPARSE|cuPTI|CUPTI|NCCL|NVRTC|nvJitLink|PTXAS|NVCC"
 JAX_VERSION_CHECK = re.compile(
     r"\bFound (?P<lib>" + JAX_LIBS + r") version \d{1,8}, but JAX was built against version \d{1,8}, which is newer"

@@ -33,7 +33,7 @@ Facts: ``launcher_nccl_env`` per setting: ``name``, ``value`` (quotes removed), 
 lines (``#export NCCL_X=1``, ``#mpirun ... -genv NCCL_X=V``; an ``#SBATCH`` line is no comment), a
 bare ``NCCL_X=V`` with no command after it (a listing or /etc/nccl.conf, not a launch). A prefix
 written one setting a line, each ending with the shell's ``\\`` continuation, is a prefix: the command
-follows on a later line (``NCCL_IB_TIMEOUT=11 \\``, pytorch/pytorch#140563).
+follows on a later line (``NCCL_DEBUG=INFO \\``, a public README's run step: code search id 34437177692).
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ _MPI_X_BEFORE = re.compile(r"(?:^|\s)-x\s+$")
 _COMMAND_AFTER = re.compile(r"(?<![ \t])[ \t]++" + _ASSIGN + r"[\w./~$-]")
 # or more assignments, then the shell's line continuation: the command is on a later line of the same
 # command (the env prefix written one setting a line):
-# NCCL_IB_TIMEOUT=11 \                     (pytorch/pytorch#140563, fifteen such lines before the training command)
+# NCCL_DEBUG=INFO \                        (a public README's run step, code search id 34437177692: four such lines before the command)
 # (the line's rest, less its final backslash, is blanks and assignments only: _CONTINUED_REST.fullmatch; the
 # backslash is looked for as a string, not searched for after every assignment: a line of thousands of
 # assignments and no backslash made that quadratic, bench/redos.py session 19, 5 s at 120,000 characters)

@@ -1,16 +1,17 @@
 """``mst status -v`` (MFT / mstflint): the Mellanox devices of the node, their MST device files,
 PCI addresses, RDMA devices, network interfaces and NUMA nodes.
 
-Sample content (k8snetworkplumbingwg/sriov-network-device-plugin#601, MrBr-github/lshca#28)::
+Sample content (MrBr-github/lshca#28's module lines; the device rows of NVIDIA's MFT documentation, "mst Synopsis -
+FreeBSD", as its stored page has them, blanks single)::
 
     MST modules:
     ------------
         MST PCI module is not loaded
-        MST PCI configuration module loaded
+        MST PCI configuration module is not loaded
     PCI devices:
     ------------
-    DEVICE_TYPE             MST                           PCI       RDMA            NET                                     NUMA
-    ConnectX7(rev:0)        /dev/mst/mt4129_pciconf8      e3:00.0   mlx5_10         net-ib7                                 3
+    DEVICE_TYPE MST PCI RDMA NET NUMA
+    ConnectX4LX(rev:0) pci0:2:0:0 02:00.0 mlx5_0
 
 A device row is ``<type>(rev:<n>)`` and the columns the ``DEVICE_TYPE`` header names (mstflint's
 mst script / mstdevices_info; RDMA and NET empty or ``-`` where the device has none). The module

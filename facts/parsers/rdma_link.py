@@ -2,13 +2,14 @@
 logical and physical state, and for an InfiniBand port its subnet prefix, LID and the subnet
 manager's LID; a port with a network interface names it (``netdev``).
 
-Sample content (openshift/sriov-network-operator#635, an IB host with SR-IOV; the RPMem shuffle
-guide of Intel-bigdata/OAP, an older iproute2 that numbers each line ``dev/port:``)::
+Sample content (the RPMem shuffle guide of Intel-bigdata/OAP, an older iproute2 that numbers each line
+``dev/port:``; the InfiniBand form as iproute2's rdma/link.c prints it, its ``pr_out`` formats filled: ``link %s/%u ``,
+``subnet_prefix %s `` of ``%04x:%04x:%04x:%04x``, ``lid %u ``, ``sm_lid %u ``, ``lmc %u ``, ``state %s ``,
+``physical_state %s ``)::
 
-    link mlx5_0/1 subnet_prefix fe80:0000:0000:0000 lid 3 sm_lid 1 lmc 0 state ACTIVE physical_state LINK_UP
-    link mlx5_1/1 subnet_prefix fe80:0000:0000:0000 lid 65535 sm_lid 0 lmc 0 state DOWN physical_state DISABLED
-    link mlx5_4/1 state ACTIVE physical_state LINK_UP netdev enp97s0f0
+    link mlx5_0/1 subnet_prefix fe80:0000:0000:0000 lid 12 sm_lid 1 lmc 0 state ACTIVE physical_state LINK_UP
     2/1: mlx5_0/1: state DOWN physical_state DISABLED netdev ens803f0
+    3/1: mlx5_1/1: state ACTIVE physical_state LINK_UP netdev ens803f1
 
 Facts: ``ib_port`` per line (``source: rdma_link``), the state words of iproute2 (rdma/link.c
 ``link_state_to_str``: DOWN INIT ARMED ACTIVE ACTIVE_DEFER; ``phys_state_to_str``: SLEEP POLLING
@@ -28,8 +29,8 @@ from stethoscope.facts.parsers.ib_facts import IbPort, port_id
 
 KIND = "rdma_link"
 
-# link mlx5_0/1 subnet_prefix fe80:0000:0000:0000 lid 3 sm_lid 1 lmc 0 state ACTIVE physical_state LINK_UP   (sriov-network-operator#635)
-# link mlx5_4/1 state ACTIVE physical_state LINK_UP netdev enp97s0f0                                        (sriov-network-operator#635)
+# link mlx5_0/1 subnet_prefix fe80:0000:0000:0000 lid 12 sm_lid 1 lmc 0 state ACTIVE physical_state LINK_UP   (rdma/link.c's formats filled)
+# link mlx5_2/1 state ACTIVE physical_state LINK_UP netdev eth2                                              (the same, a RoCE port)
 # 2/1: mlx5_0/1: state DOWN physical_state DISABLED netdev ens803f0                                          (Intel-bigdata/OAP RPMem shuffle guide)
 _LINE = re.compile(
     r"^(?:link +|\d+/\d+: )(?P<dev>[A-Za-z][\w.-]*)/(?P<port>\d+):? +"

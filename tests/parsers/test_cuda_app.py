@@ -380,9 +380,12 @@ def test_ollama_driver_too_old():
 def test_jax_library_version_checks():
     for name, line, lib in (("jax_pjrt_version_mismatch_22416.log", 1, "pjrt"),
                             ("jax_cudnn_older_than_build.log", 1, "cudnn"),
-                            ("jax_outdated_cudnn_feedstock149.log", 2, "cudnn")):
+                            ):
         r = parse_file(name)
         assert [(f.evidence.line, f.library, f.library_condition) for f in r.facts] == [(line, lib, "VERSION_MISMATCH")], name
+    # JAX's newer check (jax_plugins/cuda/__init__.py _make_msg, f"Outdated {name} installation found." for "cuDNN")
+    (f,) = parse_text("Outdated cuDNN installation found.\n").facts
+    assert (f.evidence.line, f.library, f.library_condition) == (1, "cudnn", "VERSION_MISMATCH")
     (f,) = parse_text("CUDA backend failed to initialize: Found CUDA version 12000, but JAX was built against version 12020, "
                       "which is newer.\n").facts
     assert (f.library, f.library_condition) == ("cuda", "VERSION_MISMATCH")

@@ -87,11 +87,12 @@ def test_slurm_export_quoted_value_and_list_split_on_commas():
 
 
 def test_prefix_one_setting_a_line_continued():
-    # pytorch/pytorch#140563: "NCCL_IB_TIMEOUT=11 \" ... one setting a line, each continued to the command below
-    got = settings((FIX / "pytorch140563_prefix_one_a_line_continued.txt").read_text())
-    assert [(name, form, line) for name, _v, form, line in got][:3] == [
-        ("NCCL_IB_TIMEOUT", "prefix", 2), ("NCCL_DEBUG", "prefix", 3), ("NCCL_DEBUG_FILE", "prefix", 4)]
-    assert len(got) == 12 and ("NCCL_IB_GID_INDEX", "3", "prefix", 14) in got
+    # a public README's run step (code search id 34437177692, verbatim): "NCCL_DEBUG=INFO \" ... one setting a line,
+    # each continued to the command below
+    got = settings("NCCL_DEBUG=INFO \\\nNCCL_IB_HCA=mlx5 \\\nNCCL_NET_GDR_LEVEL=PHB \\\nNCCL_SOCKET_IFNAME=ibs3,ens1np0 \\\n"
+                   "/home/yliang/gpu-test/build/nccl_rdma_test server 10.10.2.1 50051 67108864\n")
+    assert got == [("NCCL_DEBUG", "INFO", "prefix", 1), ("NCCL_IB_HCA", "mlx5", "prefix", 2),
+                   ("NCCL_NET_GDR_LEVEL", "PHB", "prefix", 3), ("NCCL_SOCKET_IFNAME", "ibs3,ens1np0", "prefix", 4)]
     # a commented-out one is none; one continued to its command on the next line is a prefix
     assert settings("# NCCL_DEBUG=INFO \\\n") == []
     assert settings("NCCL_DEBUG=INFO \\\n  python train.py\n") == [("NCCL_DEBUG", "INFO", "prefix", 1)]

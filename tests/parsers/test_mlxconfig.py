@@ -1,4 +1,4 @@
-"""mlxconfig / mstconfig query on real pastes (sriov-network-operator#48, sriov-network-device-plugin#601):
+"""mlxconfig / mstconfig query on real pastes (sriov-network-operator#48):
 the columns the header names, settings pending for the next firmware reset, cut rows, near misses."""
 from pathlib import Path
 
@@ -18,11 +18,6 @@ def test_query_e_in_effect_makes_no_fact():
     assert mlxconfig.detect(text)
     res, got = read(text)
     assert got == [] and not res.errors and res.lines_used == 6  # Device type, Device, the header, 3 rows
-
-
-def test_plain_query_next_boot_only_and_cut_row():
-    res, got = read((A / "sriov_dp601_cx7_next_boot_only.txt").read_text())
-    assert got == [] and res.lines_used == 18  # the header and 17 rows; the cut "PF_NUM_" is not one
 
 
 def test_pending_rows_two_devices_and_set_form():

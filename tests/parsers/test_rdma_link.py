@@ -13,17 +13,23 @@ def ports(text, node="n1"):
     return res, [(f.hca, f.port, f.state, f.physical_state, f.link_layer, f.lid, f.sm_lid) for f in res.facts]
 
 
-def test_sriov635_ib_ports_disabled_vfs_and_cut_last_line():
-    text = (A / "sriov635_ib_vfs_disabled.txt").read_text()
+def test_ib_and_ethernet_ports_and_cut_last_line():
+    # CONSTRUCTED from iproute2 rdma/link.c's pr_out formats ("link %s/%u ", "subnet_prefix %s " of "%04x:%04x:%04x:%04x",
+    # "lid %u ", "sm_lid %u ", "lmc %u ", "state %s ", "physical_state %s ", "netdev %s "; each field followed by its
+    # blank): two InfiniBand ports, one without a subnet manager, a RoCE port, and a last line cut inside its word
+    text = ("$ rdma link\n"
+            "link mlx5_0/1 subnet_prefix fe80:0000:0000:0000 lid 12 sm_lid 1 lmc 0 state ACTIVE physical_state LINK_UP \n"
+            "link mlx5_1/1 subnet_prefix fe80:0000:0000:0000 lid 0 sm_lid 0 lmc 0 state DOWN physical_state DISABLED \n"
+            "link mlx5_2/1 state ACTIVE physical_state LINK_UP netdev eth2 \n"
+            "link mlx5_3/1 subnet_prefix fe80:0000:0000:0000 lid 0 sm_lid 0 lmc 0 state DOWN physical_s")
     assert rdma_link.detect(text)
     res, got = ports(text)
-    assert len(got) == 10 and not res.errors
-    assert got[0] == ("mlx5_0", 1, "Active", "LinkUp", "InfiniBand", 3, 1)
-    assert got[1] == ("mlx5_1", 1, "Down", "Disabled", "InfiniBand", 65535, 0)
-    assert got[4] == ("mlx5_4", 1, "Active", "LinkUp", "Ethernet", None, None)  # no LID: a RoCE port
-    assert got[9] == ("mlx5_9", 1, "Down", None, "InfiniBand", 65535, 0)  # cut inside "physical_state"
-    assert res.facts[1].evidence.line == 13 and res.facts[1].port_id == "n1/mlx5_1/1"
-    assert res.lines_used == 10  # mlxconfig, opensm.conf and ps lines are not this reader's
+    assert not res.errors
+    assert got == [("mlx5_0", 1, "Active", "LinkUp", "InfiniBand", 12, 1), ("mlx5_1", 1, "Down", "Disabled", "InfiniBand", 0, 0),
+                   ("mlx5_2", 1, "Active", "LinkUp", "Ethernet", None, None),  # no LID: a RoCE port
+                   ("mlx5_3", 1, "Down", None, "InfiniBand", 0, 0)]  # cut inside "physical_state"
+    assert res.facts[1].evidence.line == 3 and res.facts[1].port_id == "n1/mlx5_1/1"
+    assert res.lines_used == 4  # the command line is not this reader's
 
 
 def test_numbered_form_of_older_iproute2_and_iwarp_nop():
