@@ -123,8 +123,21 @@ BARRIER = re.compile(r"Timed out initializing process group in store based barri
 # the client that could not connect at all (socket.cpp, 1.12+; it retries until its timeout, then raises):
 # [W socket.cpp:601] [c10d] The client socket has failed to connect to [node12]:29500 (errno: 111 - Connection refused).
 # torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of (node12, 29500).
+# and its connect attempts that time out, retried until the store's timeout (socket.cpp SocketConnectOp::tryConnect, 2.2+:
+# C10D_WARNING("The server socket on {} has timed out, will retry.", addr, err)), and TCPStore's client retrying its
+# connect-and-validate (TCPStore.cpp TCPStore::TCPStore, 2.3+: C10D_WARNING("TCP client failed to connect/validate to
+# host {}:{} - retrying (try={}, timeout={}ms, delay={}ms): {}"); "- timed out (try={}, timeout={}ms): {}" when it gives up):
+# [W106 01:32:36.793651000 socket.cpp:942] [c10d] The server socket on [::ffff:10.253.40.30]:55872 has timed out, will retry.   (vllm-project/vllm-metal#58)
+# ^C[W106 01:34:16.357373000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate to host 10.253.40.30:55872 - retrying (try=0, timeout=1800000ms, delay=1266ms): Interrupted system call   (vllm-project/vllm-metal#58)
+#   (a reason that is the client socket's own timeout is STORE's; "Ping failed, invalid value returned from server" is a
+#   store that answered with something else on its port: neither is read here)
 CONNECT = re.compile(r"The client socket has failed to connect to (?:any network address of \((?P<host>[^,()\s]+), (?P<port>\d+)\)"
-                     r"|\[(?P<host2>[^\]\s]+)\]:(?P<port2>\d+)(?: \(errno: (?P<errno>\d+) - (?P<strerr>[^)\n]{0,80})\))?)")
+                     r"|\[(?P<host2>[^\]\s]+)\]:(?P<port2>\d+)(?: \(errno: (?P<errno>\d+) - (?P<strerr>[^)\n]{0,80})\))?)"
+                     r"|The server socket on \[(?P<host3>[^\]\s]{1,253})\]:(?P<port3>\d{1,5}) has timed out, will retry"
+                     r"|TCP client failed to connect/validate to host (?P<host4>[^\s:]{1,253}|\[[^\]\s]{1,253}\]):(?P<port4>\d{1,5})"
+                     r" - (?:retrying|timed out) \(try=\d{1,9}, timeout=\d{1,12}ms(?:, delay=\d{1,12}ms)?\): (?P<why>[^\n]{0,80})")
+#: the reasons of TCPStore's retry line read elsewhere or not a failed connect (see CONNECT)
+_NOT_CONNECT = ("The client socket has timed out", "Ping failed")
 # the store's server could not listen: its port is taken (socket.cpp 1.12+; c10d SYSCHECK's strerror before):
 # RuntimeError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use).   (showlab/Tune-A-Video#90)
 # torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use   (2.4+, the libuv store)
@@ -161,11 +174,12 @@ _ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client
                   r"|\[c10d\] (?:recv(?:Value(?:WithTimeout)?|Vector)|sendBytes) failed on SocketImpl\(|\"should dump\" flag on TCPStore" +
                   r"|ncclUniqueId|Socket Timeout|Wait timeout|wait timeout after|barrier timeout after|Timeout waiting for key: |waitForInput: "
                   r"|store based barrier|client socket has failed to connect|server socket has failed to|Address already in use"
+                  r"|has timed out, will retry|TCP client failed to connect/validate"
                   r"|SignalException: Process|death signal, shutting down|closing signal SIG")
 #: the literals in front of each pattern of this reader (detect's cheap gate)
 _GATES = ("Rendezvous", "client socket has", "waiting for clients", "DistNetworkError: ", "ncclUniqueId", "Socket Timeout",
           "Wait timeout", "wait timeout after", "barrier timeout after", "Timeout waiting for key", "waitForInput: ", "store based barrier",
-          "server socket has failed", "Address already in use", "SignalException", "death signal", "closing signal",
+          "server socket has failed", "Address already in use", "has timed out, will retry", "TCP client failed to connect/validate", "SignalException", "death signal", "closing signal",
           "] recvValue failed on ", "] recvVector failed on ", "] sendBytes failed on ", '"should dump" flag on TCPStore')
 
 
@@ -271,8 +285,11 @@ def _store_or_agent(b: FactBuilder, line: int, raw: str, config: dict, agent_err
               endpoint=f":{port['port']}" if port else config["endpoint"], during_rendezvous=agent_error)
         return True
     m = CONNECT.search(raw)
-    if m:
-        host, port = m["host"] or m["host2"], m["port"] or m["port2"]
+    if m and not (m["why"] and m["why"].startswith(_NOT_CONNECT)):
+        host = m["host"] or m["host2"] or m["host3"] or (m["host4"] or "").strip("[]")
+        port = m["port"] or m["port2"] or m["port3"] or m["port4"]
+        if host.startswith("::ffff:"):  # an IPv4 address as the IPv6 socket prints it: the address the other forms name
+            host = host[len("::ffff:"):]
         b.add(TorchRendezvousError, line, error="connect_failed", message=msg, endpoint=f"{host}:{port}",
               during_rendezvous=agent_error)
         return True

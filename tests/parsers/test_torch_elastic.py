@@ -179,3 +179,24 @@ def test_should_dump_flag_prose_is_no_fact():
     text = 'we saw the "should dump" flag on TCPStore warnings after the job ended\n'
     assert not torch_elastic.detect(text)
     assert torch_elastic.parse(Artefact(path="x", text=text, node="n1")).facts == []
+
+
+@pytest.mark.parametrize("line, endpoint", [
+    # socket.cpp's connect attempt that timed out and is retried; TCPStore's client retrying (vllm-project/vllm-metal#58, 2.x on macOS)
+    ("[W106 01:32:36.793651000 socket.cpp:942] [c10d] The server socket on [::ffff:10.253.40.30]:55872 has timed out, will retry.",
+     "10.253.40.30:55872"),
+    ("^C[W106 01:34:16.357373000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate to host 10.253.40.30:55872 - retrying "
+     "(try=0, timeout=1800000ms, delay=1266ms): Interrupted system call", "10.253.40.30:55872"),
+])
+def test_store_connect_retries(line, endpoint):
+    assert torch_elastic.detect(line)
+    (f,) = torch_elastic.parse(Artefact(path="x", text=line + "\n", node="n1")).facts
+    assert (f.error, f.endpoint) == ("connect_failed", endpoint)
+
+
+def test_store_retry_with_a_socket_timeout_stays_a_store_timeout():
+    # the retry line whose reason is the client socket's own timeout (lzhxmu/CPPO#6's line) is STORE's, as before
+    line = ("[E521 15:43:02.707888867 TCPStore.cpp:318] [c10d] TCP client failed to connect/validate to host 172.18.21.4:37907 - timed out "
+            "(try=1, timeout=600000ms): The client socket has timed out after 600000ms while trying to connect to (172.18.21.4, 37907).")
+    (f,) = torch_elastic.parse(Artefact(path="x", text=line + "\n", node="n1")).facts
+    assert f.error == "store_timeout"
