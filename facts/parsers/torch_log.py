@@ -58,6 +58,9 @@ _DETECT_KEYS = ("ProcessGroupNCCL", "ProcessGroupGloo.cpp:", "Watchdog caught co
                 "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:",
                 "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", "NCCL Error ", " terminated with ", "Detected mismatch between collectives", *twe.MARKERS, *gloo.MARKERS)
 
+# torchrun 1.9-1.10's "Child process N (local_rank R) FAILED (exitcode E)" (tl.NO_ERROR_FILE_CHILD)
+_DETECT_KEYS += (") FAILED (exitcode ",)
+
 
 def detect(head: str) -> bool:
     # (DETECT first: BARE's "^[ \t]*" is tried at every character, 50 us of a 7 kB train log that DETECT takes in 4)
@@ -166,6 +169,11 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
         rec = _elastic_failed(b, no, line, node)
         if rec is not None:
             workers.append(rec)
+    elif ") FAILED (exitcode " in line and (nf := tl.NO_ERROR_FILE_CHILD.search(line)) is not None:
+        # 1.9-1.10's note on a worker that wrote no error file: its pid, local rank and exit code, no global rank
+        code = int(nf["exit"])
+        workers.append(dict(line=no, text=line, node=node, local_rank=int(nf["local"]), rank=None, pid=int(nf["pid"]), exitcode=code,
+                            signal=tl.signal_of(code, None), root_cause=False, from_table=False))
     elif " terminated with " in line and (sp := tl.SPAWN_EXITED.search(line)) is not None:
         # mp.spawn names the child by its index (the local rank it was started as) and a signal or an exit code;
         # a child that raised by its index alone (its traceback follows)
@@ -227,7 +235,10 @@ def _fields(rec: dict[str, Any], cls: type[Fact]) -> dict[str, Any]:
 def _timeout(b: FactBuilder, no: int, line: str, node: str, grank: int | None) -> dict[str, Any] | None:
     m = tl.WORK_NCCL.search(line)
     if m is None:
-        b.error(no, "watchdog timeout line without a readable WorkNCCL(...)")
+        # a paste cut inside the work on its last line is a capture cut short, not a form nobody reads:
+        # [E ProcessGroupNCCL.cpp:474] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUC
+        #   (huggingface/picotron_tutorial#6, the stored excerpt's last line)
+        b.error_unless_last(no, "watchdog timeout line without a readable WorkNCCL(...)", "a watchdog timeout line")
         return None
     pairs = dict(kv.split("=", 1) for kv in m["body"].split(", ") if "=" in kv)
     try:

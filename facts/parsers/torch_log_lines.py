@@ -39,6 +39,8 @@ DETECT = re.compile(
     # rich's log handler (Accelerate's launcher) wraps the message in its column and puts the source at the right:
     #  ERROR    failed (exitcode: -9) local_rank: 5 (pid: 22) of  api.py:673      (huggingface/accelerate#1214; " binary: ..." next)
     r"|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\) of(?: binary: |[ \t]+api\.py:\d+[ \t]*\r?$)"
+    # the agent's note on a worker that failed without an error file (NO_ERROR_FILE_CHILD below, 1.9-1.10)
+    r"|Child process \d+ \(local_rank \d+\) FAILED \(exitcode -?\d+\)"
     # mp.spawn's report of a dead child, or of a child that raised (SPAWN_EXITED below)
     # ProcessGroupWrapper's collective fingerprint check (PG_WRAPPER_MISMATCH below)
     r"|Detected mismatch between collectives on ranks\. Rank \d+ is running "
@@ -86,7 +88,7 @@ DETECT = re.compile(
 # Substrings that put a line in front of the specific patterns below; everything else is
 # skipped without per-line Python work (str.find is far faster than a regex alternation).
 MARKERS = (
-    "Watchdog caught collective", "timed out in blocking wait", "ast enqueued ", "failed (exitcode: ",
+    "Watchdog caught collective", "timed out in blocking wait", "ast enqueued ", "failed (exitcode: ", ") FAILED (exitcode ",
     "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
     "ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInternalError: ", "ncclInvalidArgument: ",
     "ncclInvalidUsage: ", "ncclRemoteError: ", "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
@@ -178,6 +180,11 @@ PG_WRAPPER_ASPECT = re.compile(r"(?P<aspect>Sequence number|Op type|Tensor Tenso
 # ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 0 (pid: 218624) of binary: /home/gehao/anaconda3/envs/mlsys/bin/python
 # [2024-05-08 08:47:31,877] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 2 (pid: 5939) of binary: ...
 # E0325 20:57:27.620000 2606 site-packages/torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) local_rank: 5 (pid: 2630) of binary: ...
+# torchrun's agent (1.9-1.10) on a worker that wrote no error file, in a block of asterisks headed "CHILD PROCESS FAILED
+# WITH NO ERROR_FILE" (torch/distributed/elastic/multiprocessing/errors/__init__.py _no_error_file_warning_msg:
+# f"Child process {failure.pid} (local_rank {rank}) FAILED (exitcode {failure.exitcode})", then "Error msg: ..."):
+# Child process 17057 (local_rank 0) FAILED (exitcode 1)      (facebookresearch/MetaICL#8)
+NO_ERROR_FILE_CHILD = re.compile(r"Child process (?P<pid>\d{1,10}) \(local_rank (?P<local>\d{1,6})\) FAILED \(exitcode (?P<exit>-?\d{1,4})\)")
 ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<exit>-?\d+)\) local_rank: (?P<local>\d+) \(pid: (?P<pid>\d+)\)")
 # torch.multiprocessing.spawn's join() (mp.spawn, Lightning's ddp_spawn) on a child that died: ProcessExitedException
 # from 1.7 ("process %d terminated with signal %s" / "... with exit code %d", torch/multiprocessing/spawn.py), a plain

@@ -786,3 +786,31 @@ def test_watchdog_lateness():
     assert t[0] == (0, 96120, 23824887, 300000) and (7, 64088, 23825251, 300000) in t
     on_time = parse_file("llamafactory7396_torch24_pg.log")
     assert {f.late_ms for f in of(on_time, "torch_watchdog_timeout")} <= set(range(0, 1000))
+
+
+def test_torchrun_19_child_failed_without_error_file():
+    # facebookresearch/MetaICL#8: torchrun 1.9-1.10's block for a worker that wrote no error file (errors/__init__.py
+    # _no_error_file_warning_msg): the worker's pid, local rank and exit code; the block's other lines are its advice
+    text = ("CHILD PROCESS FAILED WITH NO ERROR_FILE\n"
+            "Child process 17057 (local_rank 0) FAILED (exitcode 1)\n"
+            "Error msg: Process failed with exitcode 1\n"
+            "Without writing an error file to <N/A>.\n")
+    assert torch_log.detect(text.split("\n")[1])
+    r = parse_text(text)
+    (w,) = of(r, "torch_worker_failed")
+    assert (w.local_rank, w.pid, w.exitcode, w.rank, w.evidence.line) == (0, 17057, 1, None, 2) and r.errors == []
+    # the words in prose are no worker
+    assert of(parse_text("the child process failed with exitcode 1 again\n"), "torch_worker_failed") == []
+
+
+def test_watchdog_timeout_cut_on_the_last_line_is_a_cut_not_an_error():
+    # huggingface/picotron_tutorial#6: the stored excerpt ends inside the work of its last timeout line
+    full = ("[E ProcessGroupNCCL.cpp:474] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, "
+            "NumelIn=1, NumelOut=1, Timeout(ms)=120000) ran for 120621 milliseconds before timing out.\n")
+    cut = "[E ProcessGroupNCCL.cpp:474] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUC"
+    r = parse_text(full + cut + "\n")
+    assert [f.rank for f in of(r, "torch_watchdog_timeout")] == [1] and r.errors == []
+    assert [(h.limit, h.line) for h in r.limits] == [("cut_short", 2)]
+    # the same line with text after it is a form nobody reads: a parse problem
+    r = parse_text(cut + "\n" + full)
+    assert [e.line for e in r.errors] == [1] and r.limits == []
