@@ -500,7 +500,7 @@ class TorchWarning(Fact):
 
 
 Event = Literal["timeout_at_work", "failure_at_work", "dump_signal", "failed_ops", "process_down",
-                "heartbeat_timeout", "watchdog_stuck", "watchdog_hang_exit"]
+                "heartbeat_timeout", "watchdog_stuck", "watchdog_hang_exit", "abort_timeout"]
 
 
 @fact_kind
@@ -508,7 +508,8 @@ class TorchWatchdogEvent(Fact):
     """ProcessGroupNCCL's watchdog reported a failed or timed-out collective (``timeout_at_work``,
     ``failure_at_work``, ``dump_signal``: another rank's timeout, ``failed_ops``, ``process_down``),
     or its heartbeat monitor found the watchdog itself stuck (``heartbeat_timeout``,
-    ``watchdog_stuck``, ``watchdog_hang_exit``)."""
+    ``watchdog_stuck``, ``watchdog_hang_exit``), or the abort of its NCCL communicators
+    (destroy_process_group, shutdown, abort) did not finish within the group's timeout (``abort_timeout``)."""
 
     kind: Literal["torch_watchdog_event"] = "torch_watchdog_event"
     event: Event

@@ -84,6 +84,12 @@ FORMS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     # ... ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives. ...
     ("watchdog got stuck for ", "watchdog_stuck",
      re.compile(r"ProcessGroupNCCL's watchdog got stuck for (?P<stuck>\d+) seconds without making progress")),
+    # the abort of the group's NCCL communicators (ncclCommAbort, run by abort(), shutdown() and destroy_process_group)
+    # not done within the group's timeout (ProcessGroupNCCL.cpp waitForFutureOrTimeout: logPrefix() + "Future for " +
+    # futDescription + " timed out after " + ms + " ms", futDescription "ProcessGroup abort", 2.3+):
+    # [rank0]:[E ProcessGroupNCCL.cpp:1025] [PG 0 Rank 0] Future for ProcessGroup abort timed out after 600000 ms   (mit-han-lab/distrifuser#6)
+    ("Future for ProcessGroup abort timed out", "abort_timeout",
+     re.compile(r"Future for ProcessGroup abort timed out after \d{1,12} ms")),
     # ... Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.
     ("due to ProcessGroupNCCL watchdog hang", "watchdog_hang_exit",
      re.compile(r"Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang")),

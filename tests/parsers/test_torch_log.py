@@ -448,6 +448,9 @@ def test_abort_and_shm_near_misses(text):
      "dump_signal", 0, None),
     ("[PG 0 Rank 5] Received a global timeout from another rank and will start to dump the debug info. Last enqueued NCCL work: 7, last completed NCCL work: 7.",
      "dump_signal", 5, None),
+    # 2.3+: the abort of the communicators (destroy_process_group, shutdown) not done in the group's timeout (mit-han-lab/distrifuser#6)
+    ("[rank0]:[E ProcessGroupNCCL.cpp:1025] [PG 0 Rank 0] Future for ProcessGroup abort timed out after 600000 ms",
+     "abort_timeout", 0, None),
 ])
 def test_watchdog_events(line, event, rank, seq):
     assert torch_log.detect(line)
