@@ -56,6 +56,15 @@ DETECT = re.compile(
     # RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)
     # RuntimeError: NCCL error: remote process exited or there was a network error
     r"|(?:NCCL error|Failed to initialize NCCL communicator): (?:unhandled (?:cuda|system) error|internal error|invalid (?:argument|usage)|remote process exited)"
+    # c10d's getNcclErrorDetailStr (NCCLUtils.cpp: "ncclSystemError: System call (e.g. socket, malloc) or external library
+    # call failed or device error. ", "ncclUnhandledCudaError: Call to CUDA function failed.", "ncclInternalError: Internal
+    # check failed.", "ncclInvalidArgument: Invalid value for an argument.", "ncclInvalidUsage: This usually reflects invalid
+    # usage of NCCL library.", "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting
+    # prematurely.") on a line of its own, the "NCCL error in: ..." line before it left out of the paste:
+    # ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. It can be also caused by unexpected exit of a remote peer, you can check NCCL warnings for failure reason and see if there is connection closure by a peer.   (turingaicloud/quickstart#6)
+    r"|^[ \t]*nccl(?:UnhandledCuda|System|Internal|InvalidArgument|InvalidUsage|Remote)Error: (?:Call to CUDA function failed\."
+    r"|System call \(e\.g\. socket, malloc\) or external library call failed|Internal check failed\.|Invalid value for an argument\."
+    r"|This usually reflects invalid usage of NCCL library\.|A call failed possibly due to a network error or a remote process)"
     # the NCCL call a framework checked, named, with ncclGetErrorString() after it: Horovod's
     # NCCLContext::ErrorCheck (horovod/common/ops/nccl_operations.cc: throw std::logic_error(std::string(op_name)
     # + " failed: " + ncclGetErrorString(nccl_result)), op_name "ncclAllReduce", "ncclCommInitRank", ...):
@@ -84,6 +93,10 @@ DETECT = re.compile(
     r"|^(?:\[(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\] )?" + DS_SOURCE,
     re.M,
 )
+
+#: c10d's NCCL result names as getNcclErrorDetailStr starts its lines with them (the detail branch of DETECT)
+NCCL_DETAIL_NAMES = ("ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInternalError: ", "ncclInvalidArgument: ",
+                     "ncclInvalidUsage: ", "ncclRemoteError: ")
 
 # Substrings that put a line in front of the specific patterns below; everything else is
 # skipped without per-line Python work (str.find is far faster than a regex alternation).
