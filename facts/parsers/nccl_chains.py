@@ -42,6 +42,22 @@ RESULTS: dict[int, tuple[str, str]] = {
 }
 
 
+# The socket transport's pciPath on an interface with no PCI device behind it (a virtual NIC: a pod's veth, a cloud
+# VM's virtio NIC), NCCL 2.3-2.5 (src/transport/net_socket.cc ncclSocketPciPath: INFO(NCCL_NET|NCCL_INIT, "Could not
+# find real path of %s", devicepath) with "/sys/class/net/%s/device", then return ncclSystemError). Its one frame is
+# ncclNetPciPath's NCCLCHECK in src/include/net.h (line 19 in 2.4.8-2.5.x, 24 in 2.4.2), and the callers ignore the
+# result (2.4 transport/net.cc netDistance: "err = ncclNetPciPath(dev, &nicPath); *distance = (err != ncclSuccess ...)
+# ? PATH_SYS : ..."; 2.5 graph/topo.cc: "if (res != ncclSuccess) netInfos[n].path = NULL"): NCCL goes on:
+# sfr-pod-rmeng:435:783 [0] NCCL INFO Could not find real path of /sys/class/net/eth0/device
+# sfr-pod-rmeng:435:783 [0] NCCL INFO include/net.h:19 -> 2
+# sfr-pod-rmeng:435:783 [0] NCCL INFO Ring 00 : 0 -> 8 [receive] via NET/Socket/0          (OpenNMT/OpenNMT-py#1606)
+SOCKET_PCI_PATH = "Could not find real path of /sys/class/net/"
+#: the file of ncclNetPciPath's frame
+_PCI_PATH_FRAME_FILE = "include/net.h"
+#: last_warn's entry for that INFO (not a WARN: no fact)
+_PCI_PATH_PROBE = object()
+
+
 class Chains:
     """Open chains per process; the WARN each process printed last, if it was its last line."""
 
@@ -58,6 +74,11 @@ class Chains:
     def warn(self, no: int, node: str, pid: int | None, fact: Any) -> None:
         self.last_warn[(node, pid)] = (no, fact)
 
+    def pci_path_probe(self, no: int, node: str, pid: int | None) -> None:
+        """The socket transport's INFO that an interface has no PCI path (SOCKET_PCI_PATH): a chain of this process
+        that starts right after it in ncclNetPciPath and stays there is the failure its caller ignores: no chain."""
+        self.last_warn[(node, pid)] = (no, _PCI_PATH_PROBE)
+
     def other(self, node: str, pid: int | None) -> None:
         """A line of this process that is not a frame: its open chain ends, its WARN is no longer last."""
         key = (node, pid)
@@ -72,12 +93,18 @@ class Chains:
         chain = self.open.get(key)
         if chain is None:
             warn = self.last_warn.pop(key, None)
+            probe = warn is not None and warn[1] is _PCI_PATH_PROBE
             chain = self.open[key] = {"no": no, "node": node, "pid": pid, "file": file, "line": line, "code": code,
-                                      "frames": [], "warn": warn}
+                                      "frames": [], "warn": None if probe else warn,
+                                      "ignored": probe and file == _PCI_PATH_FRAME_FILE}
+        elif chain["ignored"] and file != _PCI_PATH_FRAME_FILE:
+            chain["ignored"] = False  # the failure went on up: a chain after all
         chain["frames"].append(f"{file}:{line}")
 
     def _close(self, key: tuple[str, int | None]) -> None:
         c = self.open.pop(key)
+        if c["ignored"]:
+            return  # ncclNetPciPath's failure, which NCCL ignored (SOCKET_PCI_PATH)
         result, meaning = RESULTS.get(c["code"], (f"ncclResult_t {c['code']}", "unknown result code"))
         warn_no, warn = c["warn"] if c["warn"] else (None, None)
         self.b.add(NcclErrorChain, warn_no or c["no"], node=c["node"], pid=c["pid"],

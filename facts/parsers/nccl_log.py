@@ -463,6 +463,10 @@ class NcclLogState:
             add(NcclWarn, no, node=node, source_file=src, source_line=int(srcline) if srcline else None,
                 message=msg, message_kind=info_kind, **ctx)
             return None
+        if level == "INFO" and msg.startswith(nccl_chains.SOCKET_PCI_PATH):
+            # the socket transport's PCI path of an interface with no PCI device (a virtual NIC): the frame after it
+            # is the probe whose failure NCCL 2.4-2.5 ignore (nccl_chains.Chains.pci_path_probe)
+            return self.chains.pci_path_probe(no, node, pid)
         if nccl_log_setup.handle(self, no, node, msg, src, ctx):  # GDR, P2P, SHM, verbs, duplicate GPU, CUDA
             return None
         if msg.startswith(("Channel ", "Ring ")) and " via " in msg:
@@ -959,6 +963,16 @@ def _init_not_seen_complete(artefact: Artefact, state: NcclLogState) -> None:
             state.b.limit(state.line_of(len(text.rstrip())), "cut_short",
                           f"NCCL rank(s) {', '.join(map(str, started[:8]))}{' ...' if len(started) > 8 else ''} "
                           "print 'Init START' and no 'Init COMPLETE': their initialisation is not seen finished")
+        # a process that connects its channels (a transport's "Ring/Channel ... via" line: NCCL's init connects them
+        # before Init COMPLETE) and prints no Init line at all, beside processes that finished theirs: the paste began
+        # after its Init START and ends before its COMPLETE, so its init is not seen finished either
+        # (OpenNMT/OpenNMT-py#1606, a job that hung: ranks 9-14 at 'Init COMPLETE', process 435's last lines
+        # 'Ring 00 : 0 -> 8 [receive] via NET/Socket/0' and 'Trees [0] 0-', the paste cut)
+        elif pending := sorted({(k[0], k[1]) for k in state.transports if k[1] is not None}
+                               - {(k[0], k[1]) for k in state.ranks}):
+            state.b.limit(state.line_of(len(text.rstrip())), "cut_short",
+                          f"NCCL process(es) {', '.join(f'{n}:{p}' for n, p in pending[:8])}{' ...' if len(pending) > 8 else ''} "
+                          "connect channels and print no 'Init COMPLETE': their initialisation is not seen finished")
         return
     if "NCCL INFO" not in text or "Init COMPLETE" in text or "Destroy COMPLETE" in text:
         return

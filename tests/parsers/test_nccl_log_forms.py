@@ -209,6 +209,45 @@ def test_frames_of_an_abort_make_no_chain():
     assert "nccl_error_chain" not in kinds(parse(text))
 
 
+# NCCL 2.4-2.5's socket transport on a virtual NIC (OpenNMT/OpenNMT-py#1606, a GCP pod): ncclSocketPciPath's INFO, then
+# ncclNetPciPath's one frame (src/include/net.h:19), which netDistance / the topology ignore; NCCL goes on to its rings
+_PCI_PATH = ("sfr-pod-rmeng:435:783 [0] NCCL INFO Could not find real path of /sys/class/net/eth0/device\n"
+             "sfr-pod-rmeng:435:783 [0] NCCL INFO include/net.h:19 -> 2\n"
+             "sfr-pod-rmeng:435:783 [0] NCCL INFO Ring 00 : 0 -> 8 [receive] via NET/Socket/0\n")
+
+
+def test_the_ignored_pci_path_probe_of_a_virtual_nic_makes_no_chain():
+    r = parse(_PCI_PATH)
+    assert "nccl_error_chain" not in kinds(r)
+    assert [(f.source_file, f.source_line, f.code) for f in r.facts if f.kind == "nccl_error_return"] == [("include/net.h", 19, 2)]
+
+
+@pytest.mark.parametrize("text", [
+    # the frame alone, no INFO before it: a chain (nothing says the failure was ignored)
+    _PCI_PATH.split("\n", 1)[1],
+    # the failure went on up past ncclNetPciPath: a chain after all
+    _PCI_PATH.replace("Ring 00", "NCCL INFO transport/net.cc:83 -> 2\nsfr-pod-rmeng:435:783 [0] NCCL INFO Ring 00", 1)
+    .replace("NCCL INFO NCCL INFO", "NCCL INFO"),
+    # another process's INFO does not explain this one's frame
+    _PCI_PATH.replace("sfr-pod-rmeng:435:783 [0] NCCL INFO Could", "sfr-pod-rmeng:436:784 [1] NCCL INFO Could", 1),
+    # a frame of another file after the INFO (not ncclNetPciPath's)
+    _PCI_PATH.replace("include/net.h:19", "misc/socket.cc:567", 1),
+])
+def test_pci_path_near_misses_still_make_a_chain(text):
+    [c] = [f for f in parse(text).facts if f.kind == "nccl_error_chain"]
+    assert c.has_warn is False and c.code == 2
+
+
+def test_a_process_that_connects_channels_without_its_init_complete_is_a_capture_cut_short():
+    # OpenNMT/OpenNMT-py#1606's paste: six ranks at Init COMPLETE, process 435 still connecting its rings when it ends
+    done = ("sfr-pod-rmeng:438:786 [3] NCCL INFO comm 0x7f6594002560 rank 11 nranks 16 cudaDev 3 nvmlDev 3 - Init COMPLETE\n")
+    r = parse(done + _PCI_PATH)
+    assert [(h.limit, h.line) for h in r.limits] == [("cut_short", 4)] and "sfr-pod-rmeng:435" in r.limits[0].detail
+    # the same process with its own Init COMPLETE: nothing cut
+    own = "sfr-pod-rmeng:435:783 [0] NCCL INFO comm 0x7f1a40002561 rank 8 nranks 16 cudaDev 0 nvmlDev 0 - Init COMPLETE\n"
+    assert not parse(done + _PCI_PATH + own).limits
+
+
 def test_two_processes_interleaved_make_two_chains():
     # nccl-tests#166's lines, a second pid interleaved as mpirun's ranks print
     text = ("ubuntu:9621:9688 [3] misc/shmutils.cc:112 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-KWfVyt (size 5967872)\n"
