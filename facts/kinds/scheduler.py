@@ -200,8 +200,9 @@ class K8sPodStatus(Fact):
     #: a device: UnexpectedAdmissionError, the device manager's "Allocate failed due to %v, which is unexpected", or
     #: lifecycle/predicate.go's "OutOf%s" for an extended resource such as nvidia.com/gpu), ``resource_admission``
     #: ("OutOf%s" for cpu, memory, pods, ephemeral-storage, hugepages-*), ``evicted`` (the eviction manager, node
-    #: pressure); None for any other reason
-    rejected: Literal["device_admission", "resource_admission", "evicted"] | None = None
+    #: pressure), ``topology_admission`` (TopologyAffinityError: the topology manager found no NUMA alignment for the
+    #: pod's devices, CPUs and memory); None for any other reason
+    rejected: Literal["device_admission", "resource_admission", "evicted", "topology_admission"] | None = None
     out_of: str | None = None  # the resource of an "OutOf<resource>" reason ("nvidia.com/gpu", "cpu")
 
 
