@@ -404,9 +404,9 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         lib = _read_library(line)
         rec = _read(line)
-        # a line that names a library's status and a CUDA error of the catalogue (a report: "crashed with
-        # CUDA_ERROR_ILLEGAL_ADDRESS ..., after which ... CUBLAS_STATUS_NOT_INITIALIZED", utensils/mold#457)
-        # gives both: the library's failure may be the consequence of the other
+        # a line that names a library's status and a CUDA error of the catalogue (a report's title:
+        # "CUDA_ERROR_ILLEGAL_ADDRESS and CUDNN_STATUS_EXECUTION_FAILED in batchnorm when training",
+        # xingyul/sparse-winograd-cnn#4) gives both: the library's failure may be the consequence of the other
         recs = [r for r in (lib, rec if lib is None or (rec is not None and rec["catalogue_name"]) else None) if r is not None]
         if not recs:
             continue

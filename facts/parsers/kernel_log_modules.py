@@ -18,10 +18,10 @@ and nvidia-peermem's note that the driver's free callback met a context already 
 
 and a module refused for its signature (Secure Boot, ``module.sig_enforce=1``, kernel lockdown): the
 forms that name the module are ``kernel_module_load_failure`` facts (reason ``signature``), the
-others ``kernel_module_signature_rejected`` (real lines: linux-surface/linux-surface#1219's dmesg,
-NVIDIA/gpu-operator#1726's title, RinCat/RTL88x2BU-Linux-Driver#114)::
+others ``kernel_module_signature_rejected`` (real lines: NVIDIA/gpu-operator#1726's title,
+RinCat/RTL88x2BU-Linux-Driver#114)::
 
-    [    2.567912] Loading of unsigned module is rejected
+    Loading of unsigned module is rejected
     [  398.381052] Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7
 """
 from __future__ import annotations
@@ -78,7 +78,7 @@ def parse_peermem_line(b: FactBuilder, ln: int, msg: str, common: dict, used: se
 # Linux kernel/module/signing.c module_sig_check (6.x, and 5.4's "%s is rejected" with "Loading of <reason>"):
 #   pr_notice("Loading of %s is rejected\n", reason)   reason: "unsigned module", "module with unsupported crypto",
 #   "module with unavailable key"
-# [    2.567912] Loading of unsigned module is rejected                                  (linux-surface#1219)
+# Loading of unsigned module is rejected                                  (NVIDIA/gpu-operator#1726's title)
 # kernel/module.c of 5.10-5.19 named the module: pr_notice("%s: loading of %s is rejected\n", info->name, reason)
 # nvidia: loading of unsigned module is rejected
 # security/lockdown/lockdown.c lockdown_is_locked_down: "Lockdown: %s: %s is restricted; see man kernel_lockdown.7\n",

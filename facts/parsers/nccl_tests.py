@@ -491,8 +491,8 @@ def _rank_list_cut(run: _Run) -> bool:
     src/common.cu formats the nThread x nGpus rank lines of a process into one buffer and prints it
     with one PRINT (rank 0 prints every process's buffer in turn after MPI_Gather), so a run that
     hangs afterwards still shows whole blocks: a count that is not a multiple of nThread x nGpus,
-    with no row, footer or failure after it, is a capture cut inside the list (NVIDIA/nccl-tests#149:
-    '-t 8', two of eight rank lines), and so is a text that ends inside a rank line (nccl-tests#152). Past 16 ranks a process may not list them all (its buffer
+    with no row, footer or failure after it, is a capture cut inside the list (e.g. '-g 4' with two
+    of its four rank lines), and so is a text that ends inside a rank line (nccl-tests#152). Past 16 ranks a process may not list them all (its buffer
     is MAX_LINE = 2048 bytes, ended with '...'), so larger blocks are not judged.
     """
     f = run.fields

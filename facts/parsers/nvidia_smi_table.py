@@ -135,8 +135,8 @@ def parse(artefact: Artefact) -> ParseResult:
                 after = list(islice((k + 1 for k in range(n, len(lines)) if lines[k].strip()), 2))
                 if not after or after == [n + 1]:
                     # the text ends at the GPU row, or at the row after it cut inside its cells (an excerpt
-                    # that stops there, huggingface/text-generation-inference#2671:
-                    # "|  0%   19C    P8             16W /  300W |      17MiB /  23028MiB |" and nothing after):
+                    # that stops there: "|  0%   38C    P8             15W /  300W |" and nothing after, as
+                    # tests/parsers/test_fragment_readers.py cuts NVIDIA/gpu-operator#1982's table):
                     # a capture cut short, no malformed table
                     b.limit(no if not after else after[0], "cut_short", f"nvidia-smi table ends inside GPU {g['idx']}'s block "
                             f"({pci_bus_id(g['bus'])}), before its fan/temperature/memory row is complete")

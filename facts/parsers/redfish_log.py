@@ -15,11 +15,11 @@ entries ``SensorType`` and ``EntryCode`` (iDRAC7/8: a list of ``{"Member": ...}`
      "MessageId":"Base.1.3.ChassisStateChanged","Severity":"OK"}
 
 phosphor-logging's own D-Bus entries (``openbmc-events view``, the REST ``/xyz/openbmc_project/logging/entry/N``,
-``mfg-tool log-display``; openbmc/openbmc#2763) are read the same way: ``"Message"`` the error's D-Bus name
+``mfg-tool log-display``; openbmc/phosphor-logging#18) are read the same way: ``"Message"`` the error's D-Bus name
 (``"org.open_power.Witherspoon.Fault.Error.PowerSupplyInputFault"``), ``"Severity":
 "xyz.openbmc_project.Logging.Entry.Level.Error"`` (as bmcweb's translateSeverityDbusToRedfish(): Emergency / Alert /
 Critical / Error -> Critical, Warning, Notice / Informational / Debug -> OK), ``"Resolved": true`` no fault any more,
-``CALLOUT_INVENTORY_PATH=.../powersupply0`` in AdditionalData naming the part.
+``CALLOUT_INVENTORY_PATH=.../cpu1/core3`` in AdditionalData naming the part.
 
 The document is read with the json module; a paste cut mid-entry or with keys masked by a mail
 gateway (``***@***.***": "..."``) is not JSON: then each entry's fields are read one by one

@@ -89,7 +89,7 @@ RECV_LOST = re.compile(r"\[c10d\] (?:recv(?:Value(?:WithTimeout)?|Vector)|sendBy
 # (ProcessGroupNCCL.cpp, LOG(WARNING) "Failed to check the \"should dump\" flag on TCPStore, (maybe TCPStore server has
 # shut down too early), with error: " << e.what(), 2.3+; "We give up for now assuming TCPStore has been torn down"):
 # [rank0]:[W510 09:16:33.395368149 ProcessGroupNCCL.cpp:1771] [PG ID 0 PG GUID 0 Rank 0] Failed to check the "should dump" flag on TCPStore, (maybe TCPStore server has shut down too early), with error: Broken pipe   (modal-labs/modal-examples#1558)
-# [rank3]:[W810 23:02:42.465993962 ProcessGroupNCCL.cpp:1826] [PG ID 0 PG GUID 0 Rank 3] Failed to check the "should dump" flag on TCPStore, (maybe TCPStore server has shut down too early), with error: Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?   (gpustack/gpustack#6019)
+#   (2.6+ the error may be the 0-byte recv text of the TCPStore lines above)
 SHOULD_DUMP = re.compile(r'Failed to check the "should dump" flag on TCPStore, \(maybe TCPStore server has shut down too early\),'
                          r" with error: (?P<err>[^\n]{0,300})")
 # A store wait for a key another rank should have set timed out (TCPStore.cpp, c10d Utils.hpp, ProcessGroupNCCL.cpp):

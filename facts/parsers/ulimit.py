@@ -32,8 +32,8 @@ The forms, from each tool's own source:
       $ ulimit -l
       64
 
-Sample content (openucx/ucx#8229, the reporter's ``ulimit -a`` under a 64 kB limit: harvest case
-900; fixtures/artefacts/ulimit/README.md names the others).
+Sample content (tensorflow/tensorflow#11392, a reviewer's ``ulimit -l`` and ``ulimit -a``;
+fixtures/artefacts/ulimit/README.md names the others).
 
 Facts: ``resource_limit`` per limit line: ``resource`` (the RLIMIT_ name lowercased: memlock,
 nofile, stack, nproc, core, ...; else the printed description), ``value`` as printed (the soft

@@ -395,12 +395,11 @@ def test_jax_library_version_checks():
 
 
 def test_line_naming_a_catalogue_error_and_a_library_status_gives_both():
-    """utensils/mold#457: the cuBLAS status of the dead context, quoted as the program's repr
-    (`CublasError(CUBLAS_STATUS_NOT_INITIALIZED)`), is read; the bare `CUDA_ERROR_ILLEGAL_ADDRESS` the reporter's
-    sentence names in backticks ("crashed with `CUDA_ERROR_ILLEGAL_ADDRESS`") is their naming, not a printed status."""
-    r = parse_file("mold457_illegal_address_then_cublas.txt")
+    """xingyul/sparse-winograd-cnn#4's title: the cuDNN status and the CUDA error of the catalogue, both read (the
+    library's failure may be the other's consequence)."""
+    r = parse_text("CUDA_ERROR_ILLEGAL_ADDRESS and CUDNN_STATUS_EXECUTION_FAILED in batchnorm when training\n")
     assert [(f.error_name, f.library_status) for f in r.facts] == [
-        ("CUBLAS_STATUS_NOT_INITIALIZED", "CUBLAS_STATUS_NOT_INITIALIZED")]
+        ("CUDNN_STATUS_EXECUTION_FAILED", "CUDNN_STATUS_EXECUTION_FAILED"), ("CUDA_ERROR_ILLEGAL_ADDRESS", None)]
     # the same name printed on a line of its own, or after a program's label, is read
     assert [f.error_name for f in parse_text("caught: CUDA_ERROR_ILLEGAL_ADDRESS\n").facts] == ["CUDA_ERROR_ILLEGAL_ADDRESS"]
     # a library's own line is one fact, as before

@@ -447,12 +447,14 @@ def test_last_line_cut_inside_a_rank_line_or_a_row_is_cut_short():
 
 
 def test_rank_list_cut_inside_a_process_block_is_cut_short():
-    """nccl-tests prints a process's nThread x nGpus rank lines in one write: nccl-tests#149's '-t 8'
-    run pasted with two of its eight lines was cut, not hung. Whole blocks (nccl#1706's four lines of
-    -g 4, one line per process of -g 1) stay a run with no results."""
-    res = _parse(FIX / "nccltests149_rank_list_cut_t8.txt")
+    """nccl-tests prints a process's nThread x nGpus rank lines in one write: a '-g 4' run pasted with
+    two of its four lines was cut, not hung (CONSTRUCTED cut: nccl#1706's real run ending after its
+    second rank line). Whole blocks (nccl#1706's four lines of -g 4, one line per process of -g 1)
+    stay a run with no results."""
+    cut = "".join((FIX / "allreduce_hang_g4_h800.txt").read_text().splitlines(keepends=True)[:7])
+    res = nccl_tests.parse(Artefact(path="x.txt", text=cut))
     assert (_run(res).nranks, _run(res).rank_list_cut) == (2, True)
-    assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 6)] and res.errors == []
+    assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 7)] and res.errors == []
     for name in ("allreduce_hang_g4_h800.txt", "soperator_pr428_multihost.txt"):
         assert _run(_parse(FIX / name)).rank_list_cut is False, name
     # nccl-tests#152 (-np 16 x -g 1): whole one-line blocks, but the text ends inside rank 13's line

@@ -66,23 +66,25 @@ def test_every_mapped_event_is_in_the_sel_table():
     assert set(rf.sensor_types.values()) >= {"Power Supply", "Temperature", "Fan"}
 
 
-def test_phosphor_logging_dbus_entry_after_a_prompt():
-    """openbmc/openbmc#2763: openbmc-events view of a PowerSupplyInputFault, callout powersupply0."""
-    text = (FIX / "openbmc_events_view.txt").read_text()
+def test_phosphor_logging_dbus_entry_in_the_rest_view():
+    """openbmc/phosphor-logging#18: the REST view of a host error entry, callout cpu1/core3."""
+    text = (FIX / "phosphor_logging18_rest_entry_host_event.json").read_text()
     assert redfish_log.detect(text)
-    r = _parse(text, "openbmc_events.txt")
+    r = _parse(text)
     assert not r.errors
-    (f,) = r.facts
-    assert (f.kind, f.event, f.sensor) == ("ipmi_sel_event", "power_supply_failure", "powersupply0")
-    assert f.evidence.line == 18  # the Message line
-    assert (f.date, f.time) == ("2018-02-20", "17:43:52+00:00")
-    resolved = text.replace('"Resolved": 0', '"Resolved": true')
+    (u,) = r.facts
+    assert (u.kind, u.event, u.sensor) == ("ipmi_sel_event", None, "core3")  # nobody maps it: stays unexplained
+    assert u.evidence.line == 10  # the Message line
+    assert (u.date, u.time) == ("2019-04-03", "09:15:10+00:00")
+    # the same entry naming a power-supply fault: CONSTRUCTED substitution of an error name of
+    # openpower-dbus-interfaces org/open_power/Witherspoon/Fault.errors.yaml
+    psu = text.replace("org.open_power.Host.Error.Event", "org.open_power.Witherspoon.Fault.Error.PowerSupplyInputFault")
+    (f,) = _parse(psu).facts
+    assert (f.kind, f.event, f.sensor) == ("ipmi_sel_event", "power_supply_failure", "core3")
+    resolved = psu.replace('"Resolved": false', '"Resolved": true')
     assert [x.kind for x in _parse(resolved).facts] == ["ipmi_sel_record"]
-    info = text.replace("Level.Error", "Level.Informational")
+    info = psu.replace("Level.Error", "Level.Informational")
     assert [x.kind for x in _parse(info).facts] == ["ipmi_sel_record"]
-    unknown = text.replace("PowerSupplyInputFault", "SomethingElse")
-    (u,) = _parse(unknown).facts
-    assert (u.kind, u.event) == ("ipmi_sel_event", None)  # nobody maps it: stays unexplained
 
 
 def _doc_events(members):

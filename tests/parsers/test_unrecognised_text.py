@@ -138,10 +138,10 @@ def test_a_line_whose_own_level_is_info_is_no_error_line():
 
 
 # openucx/ucx#9736: UCX's own log prefix (src/ucs/debug/log.c "%17s:%-4u %-4s %-5s"), a DEBUG line whose message
-# says "failed"; openucx/ucx#8229: the same prefix at ERROR
+# says "failed"; open-mpi/ompi#6300: the same prefix at ERROR
 UCX_DEBUG = ("[1710151844.440518] [m201:4904 :0]    ib_mlx5dv_md.c:916  UCX  DEBUG mlx5dv_devx_general_cmd(QUERY_HCA_CAP) "
              "failed: Remote I/O error")
-UCX_ERROR = ("[1652739463.054681] [cn0022:4071024:0]        ib_iface.c:1035 UCX  ERROR ibv_create_cq(cqe=4096) failed: "
+UCX_ERROR = ("[1548304905.378218] [mpi11:4770 :0]       ib_iface.c:690  UCX  ERROR ibv_create_cq(cqe=4096) failed: "
              "Cannot allocate memory")
 
 

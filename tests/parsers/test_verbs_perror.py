@@ -28,8 +28,8 @@ def test_once_per_call_and_error():
 
 
 @pytest.mark.parametrize("line", [
-    # UCX's form (openucx/ucx#8229) and NCCL's (NVIDIA/nccl#778): their readers'
-    "[1652739463.054681] [cn0022:4071024:0]        ib_iface.c:1035 UCX  ERROR ibv_create_cq(cqe=4096) failed: Cannot allocate memory",
+    # UCX's form (open-mpi/ompi#6300, openucx/ucx#8746) and NCCL's (NVIDIA/nccl#778): their readers'
+    "[1548304905.378218] [mpi11:4770 :0]       ib_iface.c:690  UCX  ERROR ibv_create_cq(cqe=4096) failed: Cannot allocate memory",
     "[1668693503.473099] [ampere:1188443:0]          ib_log.c:246  UCX  ERROR mlx5_0: ibv_create_cq() failed: Cannot allocate memory.",
     "misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Operation not supported",
     # a call's name followed by words that are no strerror text (a tool's help line)
