@@ -34,7 +34,7 @@ EDGES = [
     ("h800-sxm-8gpu-nvswitch", "NVIDIA H800", 8, "all_reduce", GIB),
     ("h800-sxm-8gpu-nvswitch", "NVIDIA H800", 8, "all_gather", GIB),
     ("h20-sxm-8gpu-nvswitch", "NVIDIA H20", 8, "all_reduce", GIB),
-    ("h20-sxm-8gpu-nvswitch", "NVIDIA H20-3e", 8, "reduce_scatter", 4 * GIB),
+    ("h20-sxm-8gpu-nvswitch", "NVIDIA H20-3e", 8, "reduce_scatter", GIB),
     ("gb200-4gpu-tray", "NVIDIA GB200", 4, "all_reduce", GIB),
     ("h100-sxm-8gpu-nvswitch", "NVIDIA H100 80GB HBM3", 8, "all_reduce", GIB),
     ("h200-sxm-8gpu-nvswitch", "NVIDIA H200", 8, "all_reduce", 512 * MIB),

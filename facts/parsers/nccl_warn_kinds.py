@@ -132,7 +132,6 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   ncclSpaceAlloc, :218 v2.28.3-1 .. :228 v2.30.7-1: a fixed range NCCL carves up is full; its callers: dev_runtime.cc's
     #   symmetric window registration (the per-rank symmetric virtual-address space, as large as the largest GPU's memory
     #   rounded up to 4 GiB unless NCCL_WIN_STRIDE sets it) and, 2.29 on, GIN's signal and counter spaces (gin/gin_host.cc))
-    # Allocation failed. No suitable space found to accommodate size=0x2171600000 within limit=0x2d00000000   (NVIDIA/nccl#2331)
     ("symmetric_space_exhausted",
      re.compile(r"^Allocation failed\. No suitable space found to accommodate size=0x[0-9a-fA-F]+ within limit=0x[0-9a-fA-F]+")),
     # WARN("Error: network %s not found.", netName)   (plugin/net.cc:232, 2.18-2.26 ncclNetInit: no usable network of that name)
@@ -261,7 +260,7 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
 # line start): nccl_log reads such a line as the WARN it is (the others, "nvmlInit_v2() failed: ...",
 # "Call to ibv_open_device failed", are too generic to claim a file as NCCL's).
 #   NET/IB : Unable to open device mlx5_0          Failed to CUDA malloc 4194304 bytes
-#   Allocation failed. No suitable space found to accommodate size=0x2171600000 within limit=0x2d00000000   (NVIDIA/nccl#2331)
+#   Allocation failed. No suitable space found to accommodate size=0x%lx within limit=0x%lx   (allocator.cc's WARN format above)
 BARE = (r"NET/IB\w* ?: ?Unable to (?:open|query) device \S|Multiple Ranks are using the same GPU/Partition"
         r"|Mismatched NCCL version detected : rank \d|Invalid NCCL_COMM_ID, please use format|Failed to CUDA (?:malloc|calloc)"
         r"|Retrieve \w+ (?:version \d+ )?failed with 500\b|Net ?: error encountered when getting address info"

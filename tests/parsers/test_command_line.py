@@ -26,7 +26,7 @@ def test_shared_memory_only_open_mpi_launch_is_read_from_the_real_paste():
 
 @pytest.mark.parametrize("cmd", [
     # Open MPI over UCX, or with a network BTL allowed, or a '^' list (it excludes, so it allows the rest); real
-    # launch lines: NVIDIA/nccl#348 (-mca pml ob1 -mca btl ^openib), NVIDIA/nccl-tests#323 (the same, with tcp options)
+    # launch line: NVIDIA/nccl#348 (-mca pml ob1 -mca btl ^openib)
     "mpirun --allow-run-as-root -tag-output  -np 16  -H  192.168.0.138:8,192.168.0.238:8 -bind-to none -map-by slot -mca pml ob1 -mca btl ^openib -x NCCL_SOCKET_IFNAME=eth1 -x CUDA_DEVICE_ORDER=PCI_BUS_ID all_reduce_perf -g 1 -t 1",
     "mpirun -n 2 --mca pml ucx --mca btl sm,self osu_bcast",
     "mpirun -n 2 --mca pml ob1 --mca btl tcp,self osu_bcast",
