@@ -31,9 +31,8 @@ XLA_MARKER = "RESOURCE_EXHAUSTED: "
 
 # XLA's GPU client (JAX, TensorFlow's XLA), after absl's status prefix "RESOURCE_EXHAUSTED: ":
 # jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 6291456 bytes.   (jax-ml/jax#13428)
-# jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 20029400304 bytes.              (onpix/LLNeRF#9)
 # jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 2.99GiB (3206250496B) on device ordinal 0   (ecmwf-lab/ai-models-graphcast#18)
-XLA_OOM = re.compile(r"RESOURCE_EXHAUSTED: (?:Out of memory (?:while trying to allocate|allocating) (?P<bytes>\d{1,20}) bytes"
+XLA_OOM = re.compile(r"RESOURCE_EXHAUSTED: (?:Out of memory while trying to allocate (?P<bytes>\d{1,20}) bytes"
                      r"|Failed to allocate request for [^\s()]{1,40} \((?P<bytes2>\d{1,20})B\) on device ordinal (?P<dev>\d+))")
 
 # a size starts a token and is short (linear on a long line: the local fuzz run, seed 6)

@@ -210,9 +210,9 @@ _SOCKET_IN_USE = re.compile(r"\blisten unix \S+: bind: address already in use")
 # Go log with the prefix "gpu-feature-discovery: "; since v0.15 NVIDIA/k8s-device-plugin cmd/gpu-feature-discovery,
 # klog). Its run error ends it and the node gets no nvidia.com labels (pkg/lm NewLabelers: "error creating NVML
 # labeler: %v"; the oldest main.go: log.Printf("Unexpected error: %v", err)). A MIG layout the strategy does not fit
-# (gpu-feature-discovery#24), NVML not loaded in its container (#25), a GPU NVML cannot open:
+# (gpu-feature-discovery#24), a GPU NVML cannot open; NVML not loaded in its container is
+# the same run error with go-nvml's "failed to initialize NVML" / "could not load NVML" words inside (reason nvml_init):
 #   gpu-feature-discovery: 2022/06/15 03:25:50 Error: error creating NVML labeler: error creating resource labeler: failed to construct MIG resource labeler: failed to create labeler for mig-strategy=single: failed to check for empty MIG-enabled devices: NVML error: Not Found
-#   gpu-feature-discovery: 2022/08/30 02:07:24 Error: error creating NVML labeler: failed to initialize NVML: unexpected failure calling nvml.Init: error opening libnvidia-ml.so.1: ...
 # and since v0.15 through klog.Error(err) of cmd/gpu-feature-discovery/main.go (klog's "Lmmdd hh:mm:ss.uuuuuu
 # threadid file:line] " header), the chain of NVIDIA/k8s-device-plugin 1b826acc internal/lm/labeler.go, internal/lm/nvml.go
 # and the vendored go-nvlib pkg/nvlib/device/device.go:

@@ -224,10 +224,9 @@ _XID_MMU = re.compile(
 )
 # the GSP CrashCat report that follows an Xid 120 line, each line indented under "NVRM:" (src/nvidia/src/libraries/
 # crashcat/v1/impl/crashcat_report_v1_libos3.c "Reported by libos partition:%u#%u kernel v%u.%u [%u] @ ts:%u",
-# then the RISC-V state; NVIDIA/open-gpu-kernel-modules#829):
+# then the RISC-V state, "RISC-V CSR State:" and its registers, each line indented further;
+# NVIDIA/open-gpu-kernel-modules#876, a laptop's dmesg cut after the report's first line):
 # NVRM:     Reported by libos partition:4#5 kernel v3.1 [0] @ ts:2
-# NVRM:     RISC-V CSR State:
-# NVRM:         sstatus:0x0000000200000020  sscratch:0xffffffffa30144d0     sie:0x0000000000000220  sip:0x0000000000000000
 _XID_REPORT_LINE = re.compile(r"NVRM: {5,40}\S")  # "NVRM: " then the report's indent of four or more
 _XID_REPORT_MAX = 64  # lines: a report holds about 20 (the CSR and GPR state)
 # channel 0x0000000a, intr 00000000.  /  Ch 00000008, errorString CTX SWITCH TIMEOUT

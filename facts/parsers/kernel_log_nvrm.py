@@ -238,9 +238,9 @@ _OPEN_REQUIRED = re.compile(rf"NVRM: The NVIDIA GPU (?P<bdf>{_BDF})(?: \(PCI ID:
 _OPEN_REQUIRED_TAIL = re.compile(r"NVRM: installed in this system requires use of the NVIDIA open kernel modules")
 # The driver release does not know the chip the GPU's registers report (osinit.c rm_is_supported_device,
 # print_unsupported: the HAL lookup of NV_PMC_BOOT_0/42 failed), in three wordings and line breaks:
-# NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:0a75) installed        (280.04, 2011; MrMEEE/bumblebee-Old-and-abbandoned#537)
-# NVRM: in this system is not supported by the 280.04 NVIDIA Linux
-# NVRM: graphics driver release.  Please see 'Appendix A -
+# NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:0fd4)                 (337.25, 2014; Bumblebee-Project/Bumblebee#594)
+# NVRM: installed in this system is not supported by the 337.25
+# NVRM: NVIDIA Linux driver release.  Please see 'Appendix
 # NVRM: The NVIDIA GPU 0000:3c:00.0 (PCI ID: 10de:2d04)                  (osinit.c's format filled in, 515-595)
 # NVRM: installed in this system is not supported by the
 # NVRM: NVIDIA 555.58.02 driver release.
@@ -248,7 +248,7 @@ _OPEN_REQUIRED_TAIL = re.compile(r"NVRM: installed in this system requires use o
 #       is not supported by the NVIDIA 580.126.09 driver release.
 _UNSUPPORTED = re.compile(rf"NVRM: The NVIDIA GPU (?P<bdf>{_BDF}) \(PCI ID: (?P<pci_id>[0-9a-fA-F]{{4}}:(?P<dev>[0-9a-fA-F]{{4}}))\)"
                           r" installed in this system is not supported by the (?:NVIDIA )?(?P<release>\d+\.\d+(?:\.\d+)*)"
-                          r" (?:NVIDIA (?:Linux )?(?:graphics )?)?driver release")
+                          r" (?:NVIDIA (?:Linux )?)?driver release")
 #: a continuation of the message pasted without its "NVRM: " prefix (indented, as above)
 _UNSUPPORTED_TAIL = re.compile(r"^\s*(?:installed in this system )?is not supported by the .{0,40}driver release")
 _OPEN_END = re.compile(r"System Processor \(GSP\)|open kernel modules|driver release")

@@ -84,12 +84,10 @@ _FAILED = re.compile(r"(?:Failed to (?:initialize NVML|start nvml with error):|C
 _INIT_FAILED = re.compile(r"\b(?i:nvml init failed): (?P<msg>[^\n\\\"`]{1,200})")
 # Error: Failed to initialize NVML      (dcgm-exporter's embedded nv-hostengine, no error text after it:
 #   NVIDIA/gpu-monitoring-tools#96, the line before 'level=fatal msg="Error starting nv-hostengine: DCGM initialization error"')
-# Crash loop backoff with `Error: Failed to initialize NVML` on GKE      (the same, quoted as markdown inline code in a
-#   sentence: the closing backtick ends the message; NVIDIA/dcgm-exporter#59's title)
 # 2021-11-23 00:15:28.951 ERROR [82:82] Cannot initialize the hostengine: Error: Failed to initialize NVML [/workspaces/dcgm-rel_dcgm_2_3-postmerge/dcgmlib/src/DcgmHostEngineHandler.cpp:3647] [DcgmHostEngineHandler::Init]
 #   (the host engine's own log, DcgmHostEngineHandler::Init: DCGM's logger ends each line with its source
 #   "[<file>:<line>] [<function>]"; NVIDIA/gpu-operator#498)
-_BARE = re.compile(r"(?:^|\bError: )Failed to initialize NVML(?:[ \t]*$|`| \[/[^\]\n]+:\d+\] \[)", re.M)
+_BARE = re.compile(r"(?:^|\bError: )Failed to initialize NVML(?:[ \t]*$| \[/[^\]\n]+:\d+\] \[)", re.M)
 # nvidia-docker | 2016/12/17 05:23:46 Error: nvml: Driver/library version mismatch     (NVIDIA/nvidia-docker#270, 1.x;
 #   its Go NVML bindings word every failure "nvml: <nvmlErrorString>", and the tool logs a fatal one as "Error: <err>")
 _GO_ERROR = re.compile(r"\bError: nvml: (?P<msg>[^\n\\]*)")

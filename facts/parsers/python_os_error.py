@@ -8,7 +8,7 @@ Sample lines (real, from the public threads named)::
 
     OSError: [Errno 28] No space left on device    (NVIDIA/Megatron-LM#878, its title: a docker container without --shm-size)
     OSError: [Errno 28] No space left on device    (babysor/MockingBird#774: torch.save of a checkpoint onto a full disk)
-    ERROR: Could not install packages due to an EnvironmentError: [Errno 28] No space left on device    (domoritz/streamlit-docker#1)
+    ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device    (Tkd-Alex/Twitch-Channel-Points-Miner-v2#460: pip in a container)
 
 The same errno from a Rust extension (safetensors' serializer, tokenizers) reaches Python as its
 own exception quoting Rust's ``std::io::Error`` (its ``Debug`` form ``Os { code: %d, kind: %s,

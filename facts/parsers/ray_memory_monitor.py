@@ -13,8 +13,8 @@ quotes each; the samples are real lines from the public threads named):
 
 - the killed task's error (``ray.exceptions.OutOfMemoryError``, or a worker's exit detail)::
 
-    ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.    (real-stanford/flingbot#11)
-    Memory on the node (IP: 192.168.0.107, ID: fc2befb2867ce88e73a8a45572c43a640751ae1f2b5e15bd8315f293) where the task (actor ID: f9cc340f5aef7b479d86345001000000, name=SimEnv.__init__, pid=4331, memory used=2.22GB) was running was 59.49GB / 62.58GB (0.950744), which exceeds the memory usage threshold of 0.95. Ray killed this worker ...
+    ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.    (ray-project/ray#30312, the new message)
+    Memory on the node (IP: 172.17.0.2, ID: 8c5a1410013588601db2a6344fa1e07476f4378155083682818ebb94) where the task (task ID: 41617bc740ae9ca27726b37f8578c02f4cf1698d01000000, name=allocate_memory, pid=548, memory used=12.18GB) was running was 21.91GB / 33.28GB (0.658192), which exceeds the memory usage threshold of 0.65. Ray killed this worker ...
 
 - the eviction line of 2.0/2.1 (the raylet's, before the summary existed)::
 
@@ -52,7 +52,7 @@ _WRAPPED_COUNT = re.compile(r"\b(?P<n>\d{1,9}) Workers(?: \(tasks(?: /)?)?[ \t]*
 # ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.
 # ... Worker exit type: SYSTEM_ERROR Worker exit detail: Task was killed due to the node running low on memory.
 _TASK = re.compile(r"\bTask was killed due to the node running low on memory\.")
-# Memory on the node (IP: 192.168.0.107, ID: fc2bef...293) where the task (...) was running was 59.49GB / 62.58GB (0.950744), which exceeds the memory usage threshold of 0.95.
+# Memory on the node (IP: 172.17.0.2, ID: 8c5a14...bb94) where the task (...) was running was 21.91GB / 33.28GB (0.658192), which exceeds the memory usage threshold of 0.65.
 # Memory on the node (IP: 172.31.69.247, ID: 5bf8d2...661b) where the task was running was 54.86GB / 57.60GB (0.952354), which exceeds the memory usage threshold of 0.95.
 _DETAIL = re.compile(
     r"\bMemory on the node \(IP: (?P<ip>" + _IP + r"), ID: \w{1,64}\) where the task[^\n]{0,600}? was running was "

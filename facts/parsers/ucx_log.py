@@ -147,8 +147,6 @@ KIND = "ucx_log"
 # "ibv_create_ah(%s) on %s:%d failed: %m"; then "... for %s on %s failed: %m"):
 # [1745499308.854013] [9fd0c21b0f7c:760  :0]       ib_device.c:1332 UCX  ERROR   ibv_create_ah(dlid=49152 sl=0 port=1 src_path_bits=0 dgid=fe80::5aa2:e1ff:fefe:c130 flow_label=0xffffffff sgid_index=0 traffic_class=0) for UD mlx5 connect on mlx5_0 failed: No such device
 #   (ai-dynamo/dynamo#814: NIXL's UCX between two RoCE nodes)
-# ... ib_device.c:1380 UCX  ERROR   ibv_create_ah(dlid=49152 sl=0 port=1 src_path_bits=0 dgid=fe80::9e63:c0ff:fe76:303c flow_label=0xffffffff sgid_index=0 traffic_class=0) for RC DEVX QP connect on mlx5_8 failed: No such device
-#   (vllm-project/aibrix#1771)
 # A DevX command the firmware refused names the device and the command's syndrome after "failed" (src/uct/ib/mlx5/dv/
 # ib_mlx5_dv.c "mlx5dv_devx_obj_create(%s) failed on %s, syndrome 0x%x: %m", "mlx5dv_devx_general_cmd(%s) failed on
 # %s, syndrome 0x%x: %m"):

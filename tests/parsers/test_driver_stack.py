@@ -38,8 +38,6 @@ def test_nvml_failures_from_real_output(rel, want):
     ("E0121 12:04:24.666244       1 factory.go:87] Failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND.",
      "library_not_found", "nvml"),
     ("Failed to initialize NVML: Unknown Error", "unknown_error", "nvml"),
-    # the bare form quoted as inline code in a sentence (NVIDIA/dcgm-exporter#59's title)
-    ("Crash loop backoff with `Error: Failed to initialize NVML` on GKE", "other", "nvml"),
     # the host engine's own log: DCGM's logger puts the source after the message (NVIDIA/gpu-operator#498's
     # line, without the shell prompt it was pasted behind)
     ("2021-11-23 00:15:28.951 ERROR [82:82] Cannot initialize the hostengine: Error: Failed to initialize NVML "

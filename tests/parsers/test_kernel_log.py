@@ -142,20 +142,20 @@ def test_negative_rows(line):
 
 
 def test_xid120_crashcat_report_lines_read_with_it():
-    # NVIDIA/open-gpu-kernel-modules#829 (a comment's dmesg, cut where the paste ends): the GSP CrashCat report
-    # indented under the Xid 120 line is its detail; the next unindented line is not
-    text = """[605633.376789] NVRM: GPU at PCI:0000:06:00: GPU-604d3abb-43d5-088f-f873-9dc453a081a5
-[605633.376794] NVRM: Xid (PCI:0000:06:00): 120, GSP task exception: store access page fault (cause:0xf) @ pc:0x13ebd80, partition:2#0, task:3
-[605633.376800] NVRM:     Reported by libos partition:2#4 kernel v3.1 [0] @ ts:1770232285
-[605633.376803] NVRM:     RISC-V CSR State:
-[605633.376806] NVRM:         sepc:0x00000000013ebd80     stval:0x0000000000000020  scause:0x000000000000000f
-[605633.376807] NVRM: kgspPrintGspBinBuildId_IMPL: GSP bin buildId: 4f09703c5c7d57baa527d6a189bb6d118bc60e49
+    # NVIDIA/open-gpu-kernel-modules#876 (fixtures/harvest case 506's dmesg.log, cut after the report's first line):
+    # the GSP CrashCat report line indented under the Xid 120 line is its detail
+    text = """[   87.526688] NVRM: GPU at PCI:0000:01:00: GPU-29689fa2-005b-bfbd-b7ad-94fde3bc2b16
+[   87.526689] NVRM: Xid (PCI:0000:01:00): 120, GSP task exception: load access page fault (cause:0xd) @ pc:0x140c7f6, partition:4#0, task:3
+[   87.526693] NVRM:     Reported by libos partition:4#5 kernel v3.1 [0] @ ts:2
 """
     r = parse_text(text)
     assert r.errors == []
     (x,) = of(r, "xid_event")
-    assert (x.xid, x.pci_bus_id) == (120, "0000:06:00.0")
-    assert r.lines_used == 5  # GPU at, the Xid and its three report lines; not the build id line
+    assert (x.xid, x.pci_bus_id) == (120, "0000:01:00.0")
+    assert r.lines_used == 3  # GPU at, the Xid and its report line
+    # the next unindented line is not the report's (the same paste's earlier line, put after it)
+    r = parse_text(text + "[   85.552379] NVRM: testIfDsmSubFunctionEnabled: GPS ACPI DSM called before _acpiDsmSupportedFuncCacheInit subfunction = 11.\n")
+    assert r.lines_used == 3
 
 
 def test_indented_nvrm_line_without_xid_before_is_not_claimed():

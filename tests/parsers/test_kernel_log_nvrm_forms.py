@@ -187,8 +187,9 @@ def test_gsp_rpc_history_cut_out_of_its_dump():
 @pytest.mark.parametrize("name, want", [
     # NVIDIA/aicr#1858: the continuation pasted without its NVRM: prefix; 580.126.09 lists 10de:2330
     ("aicr1858_h100_not_supported_by_580_release.log", [("gpu_unsupported_spurious", "000a:00:00.0", "10de:2330", "580.126.09")]),
-    # bumblebee-Old-and-abbandoned#537: the pre-515 wording ("... 280.04 NVIDIA Linux / graphics driver release")
-    ("bumblebee537_not_supported_by_280_release.log", [("gpu_unsupported_by_release", "0000:01:00.0", "10de:0a75", "280.04")]),
+    # Bumblebee-Project/Bumblebee#594: the pre-515 wording, each continuation under its own "NVRM: " ("... the 337.25 /
+    # NVIDIA Linux driver release")
+    ("bumblebee594_not_supported_by_337_release.log", [("gpu_unsupported_by_release", "0000:01:00.0", "10de:0fd4", "337.25")]),
 ])
 def test_gpu_unsupported_by_release_real(name, want):
     text = open(f"fixtures/artefacts/kernel_log/{name}", encoding="utf-8").read()
@@ -205,9 +206,10 @@ def test_firmware_loader_line_alone_is_a_kernel_log():
 def test_gsp_crashcat_banner():
     # kernel_gsp.c kgspHealthCheck's banner before a CrashCat report: read with the report's Xid 120 after it, a fact alone
     banner = "[  9.0] NVRM: kgspHealthCheck_TU102: ****************************** GSP-CrashCat Report *******************************\n"
-    xid = ("[  9.0] NVRM: Xid (PCI:0000:02:00): 120, GSP task exception: load access page fault (cause:0xd) @ pc:0x140ca4a, "
+    # the banner, GPU and Xid lines of NVIDIA/open-gpu-kernel-modules#876 (harvest case 506), times shortened
+    xid = ("[  9.0] NVRM: Xid (PCI:0000:01:00): 120, GSP task exception: load access page fault (cause:0xd) @ pc:0x140c7f6, "
            "partition:4#0, task:3\n")
-    facts = _facts(banner + "[  9.0] NVRM: GPU at PCI:0000:02:00: GPU-751acba2-df95-76f6-5914-58abf0c3cba3\n" + xid)
+    facts = _facts(banner + "[  9.0] NVRM: GPU at PCI:0000:01:00: GPU-29689fa2-005b-bfbd-b7ad-94fde3bc2b16\n" + xid)
     assert [f.kind for f in facts if f.kind in ("nvrm_error", "xid_event")] == ["xid_event"]
     assert _kinds(banner) == [("gsp_crash_report", None, "")]
     watchdog = "[  9.0] NVRM: GPU1 kgspHealthCheck_GH100: *************************** LibOS Task Watchdog Report ***************************\n"

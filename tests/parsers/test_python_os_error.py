@@ -29,9 +29,9 @@ def test_enospc_without_a_file(name, line):
     ("FileNotFoundError: [Errno 2] No such file or directory: '/dev/shm/nccl-abc'\n",
      [("FileNotFoundError", "ENOENT", "/dev/shm/nccl-abc", True)]),
     ("[rank0]: OSError: [Errno 18] Invalid cross-device link: '/a' -> '/b'\r\n", [("OSError", "EXDEV", "/a", False)]),
-    # pip's report of it
-    ("ERROR: Could not install packages due to an EnvironmentError: [Errno 28] No space left on device\n",
-     [("EnvironmentError", "ENOSPC", None, False)]),
+    # pip's report of it (Tkd-Alex/Twitch-Channel-Points-Miner-v2#460)
+    ("ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device\n",
+     [("OSError", "ENOSPC", None, False)]),
     # a warning that quotes one (joblib falling back to serial mode), and the errno without an exception: not read
     ("UserWarning: [Errno 28] No space left on device.  joblib will operate in serial mode\n", []),
     ("write failed: [Errno 28] No space left on device\n", []),
