@@ -4,7 +4,7 @@ configure``, the ``nvidia-container-toolkit-cdi-generator`` service's journal).
 nvidia-ctk logs through logrus: on a terminal ``LEVEL[seconds] message`` (``INFO[0000]``,
 ``WARN[0000]``, ``ERRO[0000]``), in a journal ``time=".." level=warning msg=".."``. A command that
 fails returns its error to main, which logs it at ERRO. Sample content (real:
-NVIDIA/nvidia-container-toolkit#972 on WSL, #396, NVIDIA-ISAAC-ROS/isaac_ros_common#163)::
+NVIDIA/nvidia-container-toolkit#972 on WSL, #396; the journal error: #1376)::
 
     INFO[0000] Using /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.120
     WARN[0000] Ignoring error in locating libnvidia-sandboxutils.so.1: pattern libnvidia-sandboxutils.so.1 not found
@@ -12,7 +12,7 @@ NVIDIA/nvidia-container-toolkit#972 on WSL, #396, NVIDIA-ISAAC-ROS/isaac_ros_com
     INFO[0000] Auto-detected mode as 'wsl'
     WARN[0000] Could not locate /dev/dri/controlD64: pattern /dev/dri/controlD64 not found
     WARN[0000] Ignoring 32-bit libraries for libcuda.so: [/lib/i386-linux-gnu/libcuda.so.545.29.06]
-    ERRO[0000] failed to generate CDI spec: failed to create device CDI specs: failed to generate CDI edits for GPU devices: error visiting device: failed to get edits for device: failed to create device discoverer: error getting GPU device minor number: Not Supported
+    Oct 23 10:22:21 ubuntu nvidia-ctk[64294]: time="2025-10-23T10:22:21+08:00" level=error msg="invalid discovery mode: cdi"
 
 The warnings it gives on every host for what a driver release may lack (nvidia-container-toolkit
 internal/lookup and pkg/nvcdi: ``Could not locate %v: %v`` for an optional device node or

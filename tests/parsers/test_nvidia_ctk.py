@@ -26,15 +26,16 @@ def test_real_runs_warn_only_of_what_the_host_may_lack(name, used):
 
 
 def test_error_and_unknown_warning_stay_visible():
+    # nvidia-ctk's mode (#396's run), the nvidia-cdi-refresh service's error (NVIDIA/nvidia-container-toolkit#1376;
+    # cmd/nvidia-ctk/cdi/generate: "invalid discovery mode: %v"), then a warning this reader does not know
     text = ("INFO[0000] Auto-detected mode as \"nvml\"\n"
-            "ERRO[0000] failed to generate CDI spec: failed to create device CDI specs: failed to generate CDI edits for "
-            "GPU devices: error visiting device: failed to get edits for device: failed to create device discoverer: "
-            "error getting GPU device minor number: Not Supported\n"
+            'Oct 23 10:22:21 ubuntu nvidia-ctk[64294]: time="2025-10-23T10:22:21+08:00" level=error msg="invalid discovery '
+            'mode: cdi"\n'
             "WARN[0000] Failed to init nvml: ERROR_LIBRARY_NOT_FOUND\n")
     assert nvidia_ctk.detect(text)
     got = _parse(text).facts
     assert [(f.kind, f.evidence.line) for f in got] == [("container_toolkit_error", 2), ("text_error_line", 3)]
-    assert got[0].stage == "nvidia-ctk" and got[0].message.startswith("failed to generate CDI spec: ")
+    assert got[0].stage == "nvidia-ctk" and got[0].message == "invalid discovery mode: cdi"
 
 
 def test_journal_form():
