@@ -16,7 +16,7 @@ DcgmHealthWatch::SetResponse, DCGM 3.2+) is a ``dcgm_health_incident`` instead, 
 any file (journalctl, a pod's log, the timestamp cut off), with the component and cause of its
 message or its system in ``knowledge/dcgm.yaml`` and the GPU it names.
 An ERROR line DCGM logs about itself and goes on from (its config package missing, its hang
-detector's stale processes: ``knowledge/dcgm.yaml`` self_messages, NVIDIA/DCGM#136, #279) is a
+detector's stale processes: ``knowledge/dcgm.yaml`` self_messages, NVIDIA/DCGM#136, common/HangDetect.cpp) is a
 ``dcgm_self_message``, with the ``Exception: ...`` line DCGM logs after it where it does.
 The profiling module's refusal of a GPU (modules/profiling DcgmModuleProfiling.cpp, NVIDIA/DCGM#218)::
 

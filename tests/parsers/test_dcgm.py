@@ -94,9 +94,12 @@ def test_dcgm_log_errors_dcgm_logs_about_itself():
     r = run(dcgm_log, "dcgm_log/dcgm136_config_package_missing.log")
     assert [(f.evidence.line, f.kind) for f in r.facts] == [(1, "dcgm_self_message"), (2, "dcgm_self_message")]
     assert r.facts[1].message == "Exception: bad file: /usr/share/nvidia-validation-suite/diag-skus.yaml"
-    # NVIDIA/DCGM#279: the hang detector's stale processes
-    r = run(dcgm_log, "dcgm_log/dcgm279_hang_detect_stale_process.log")
-    assert [f.kind for f in r.facts] == ["dcgm_self_message", "dcgm_self_message"]
+    # the hang detector's stale process: common/HangDetect.cpp's log_error("Failed to compute current fingerprint for
+    # {}/{}", pid, tid.value_or(0)) (DCGM 4.4.2-4.5.x, line 193) in the log form of DCGM 4.5.0's hang detector lines
+    # in NVIDIA/DCGM#272's nvvs.log ("[/builds/dcgm/dcgm/common/HangDetectMonitor.h:294] [HangDetectMonitor::run]")
+    text = "2026-01-16 09:51:43.078 ERROR [3279516:3279541] Failed to compute current fingerprint for 3280376/0 [/builds/dcgm/dcgm/common/HangDetect.cpp:193] [HangDetect::IsHungImpl]\n"
+    r = dcgm_log.parse(Artefact(path="nv-hostengine.log", text=text, node="n1"))
+    assert [f.kind for f in r.facts] == ["dcgm_self_message"]
     # NVIDIA/DCGM#238: pulse_test refusing a compute capability it has no kernel for (the DEBUG lines read nothing)
     r = run(dcgm_log, "dcgm_log/dcgm238_pulse_test_compute_capability_12.log")
     assert [(f.evidence.line, f.kind) for f in r.facts] == [(3, "dcgm_self_message")]
