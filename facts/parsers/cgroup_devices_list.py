@@ -7,17 +7,14 @@ the host) prints one entry a line, ``TYPE MAJOR:MINOR ACCESS``: type ``a`` (all)
 character devices of major 195 (/dev/nvidia0.., nvidiactl 195:255, nvidia-modeset 195:254); the
 UVM and caps majors are assigned at load, so only 195 is judged.
 
-Sample content (NVIDIA/nvidia-container-toolkit#251: a GPU container's list before and after
-``systemctl daemon-reload``, the reporter's own ``...`` kept; #192 a whole list)::
-
-    cat /sys/fs/cgroup/devices/devices.list
-    ...
-    c 195:254 rw
-    c 195:0 rw
+Sample content (NVIDIA/nvidia-docker#1618: a Kubernetes GPU container's list hours after start, the
+reporter's own ``...`` kept; NVIDIA/nvidia-container-toolkit#192 a whole list)::
 
     cat /sys/fs/cgroup/devices/devices.list
     ...
     c 195:* m
+    c 507:* m
+    ...
 
 Facts emitted: one ``device_cgroup_nvidia_access`` per list (its evidence: the first entry that
 names major 195, else the first entry): ``access`` the letters the entries covering major 195

@@ -1,5 +1,5 @@
-"""cgroup v1 devices.list as pasted in public threads (NVIDIA/nvidia-container-toolkit#192, #251;
-gitpod-io/gitpod#4652; NVIDIA/nvidia-docker#1618 in fixtures/harvest)."""
+"""cgroup v1 devices.list as pasted in public threads (NVIDIA/nvidia-container-toolkit#192;
+gitpod-io/gitpod#4652; NVIDIA/nvidia-docker#1618, a copy of harvest case 1601)."""
 from __future__ import annotations
 
 import pytest
@@ -9,8 +9,7 @@ from stethoscope.facts.parsers import cgroup_devices_list as reader
 
 
 @pytest.mark.parametrize("rel,access,can_open,names,cut,line", [
-    ("nct251_after_daemon_reload_195_mknod_only.txt", "m", False, True, True, 3),
-    ("nct251_before_daemon_reload.txt", "rw", True, True, True, 3),
+    ("nvdocker1618_devices_list_mknod_only.txt", "m", False, True, True, 3),
     ("nct192_kubepods_gpu_container_before_reload.txt", "rwm", True, True, False, 13),  # c *:* m adds mknod
     ("gitpod4652_workspace_no_gpu_devices.txt", "m", False, False, False, 2),
 ])
