@@ -20,8 +20,8 @@ setNvCCLIConfig; singularity 3.0-3.5 cmd/internal/cli/actions_linux.go; singular
     While finding nv bind points: %v                   ("Unable to capture NVIDIA bind points: %v" in 3.0-3.2)
     WARNING: Skipping user bind, non existent bind point (file) in container: '/bin/nvidia-smi'   (2.x --nv)
 
-Samples (real): NixOS/nixpkgs#334853 (``run-apptainer-cuda-saxpy> WARNING: Could not find any nv files
-on this host!``, a build sandbox without the driver), sylabs/singularity#776 (``INFO:    Could not find
+Samples (real): apptainer's launcher_linux.go addGPUBinds (``sylog.Warningf("Could not find any %s files on
+this host!", gpuPlatform)``: ``WARNING: Could not find any nv files on this host!``), sylabs/singularity#776 (``INFO:    Could not find
 any NVIDIA binaries on this host!`` / ``WARNING: Could not find any NVIDIA libraries on this host!`` /
 ``WARNING: You may need to edit /usr/local/etc/singularity/nvliblist.conf``), apptainer/apptainer#1314
 (``WARNING [U=0,P=104]        setGPUBinds()                 nv files may not be bound with --writable``),
@@ -53,7 +53,7 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 KIND = "apptainer_gpu"
 
 _PLATFORM = r"(?P<platform>nv|NVIDIA|rocm|ROCm)"
-# WARNING: Could not find any nv files on this host!                       (NixOS/nixpkgs#334853, apptainer 1.3.3)
+# WARNING: Could not find any nv files on this host!                       (apptainer launcher_linux.go addGPUBinds, gpuPlatform nv)
 # INFO:    Could not find any NVIDIA binaries on this host!                (sylabs/singularity#776)
 # WARNING: Could not find any NVIDIA libraries on this host!               (sylabs/singularity#776)
 # Could not find any 32-bit %s libraries on this host!                     (apptainer launcher_linux.go addCompat32Binds)
@@ -75,7 +75,7 @@ _BIND_POINT = re.compile(r"Skipping user bind, non existent bind point \((?:file
 # The starter's fatal error (internal/app/starter/master_linux.go: "container creation failed: %s"), read only
 # beside the GPU lines above (detect() needs one of them) and only where nvidia-container-cli's own error is not
 # in it (that one is nvidia_container_cli's): the container did not start, for a reason no GPU rule explains
-# FATAL:   container creation failed: open /etc/resolv.conf: no such file or directory     (NixOS/nixpkgs#334853)
+# FATAL:   container creation failed: nvidia-container-cli failed with exit status 1: nvidia-container-cli: mount error: ...   (apptainer/apptainer#1208)
 _CREATION = re.compile(r"FATAL: {1,8}container creation failed: (?P<err>[^\n]{1,300})")
 # --nvccli's own notes (setNvCCLIConfig), context of a run that used nvidia-container-cli, no fault:
 # INFO:    Setting 'NVIDIA_VISIBLE_DEVICES=all' to emulate legacy GPU binding.      (apptainer/apptainer#1208)

@@ -426,9 +426,9 @@ CASES = [
     ("bandwidth_test", "_ROW", "   100000000\t\t\t13.1", {"size": "100000000", "bw": "13.1"}),
     ("bandwidth_test", "_CSV", "bandwidthTest-H2D-Pinned, Bandwidth = 24.9 GB/s, Time = 0.00135 s, Size = 33554432 bytes, NumDevsUsed = 1",
      {"kind": "H2D", "mem": "Pinned", "bw": "24.9", "size": "33554432", "ndev": "1"}),
-    # wild sweep 39: Apptainer / Singularity --nv (NixOS/nixpkgs#334853, sylabs/singularity#776, apptainer/apptainer#1314,
+    # wild sweep 39: Apptainer / Singularity --nv (sylabs/singularity#776, apptainer/apptainer#1314,
     # apptainer/singularity#1548, apptainer launcher_linux.go's formats)
-    ("apptainer_gpu", "_NOT_FOUND", "run-apptainer-cuda-saxpy> WARNING: Could not find any nv files on this host!",
+    ("apptainer_gpu", "_NOT_FOUND", "WARNING: Could not find any nv files on this host!",
      {"bits": None, "platform": "nv", "what": "files"}),
     ("apptainer_gpu", "_WRITABLE", "WARNING [U=0,P=104]        setGPUBinds()                 nv files may not be bound with --writable",
      {"platform": "nv", "what": "files"}),
@@ -438,8 +438,12 @@ CASES = [
      {"dest": "/bin/nvidia-smi"}),
     ("apptainer_gpu", "_CONTAIN", "WARNING: When using nvidia-container-cli with --contain NVIDIA_VISIBLE_DEVICES must be set or no GPUs will be available in container.", (9, 119)),
     ("apptainer_gpu", "_DETECT", "INFO:    Could not find any NVIDIA binaries on this host!", (9, 57)),
-    ("apptainer_gpu", "_CREATION", "run-apptainer-cuda-saxpy> FATAL:   container creation failed: open /etc/resolv.conf: no such file or directory",
-     {"err": "open /etc/resolv.conf: no such file or directory"}),
+    # master_linux.go "container creation failed: %s" in sylog's FATAL form (apptainer/apptainer#1208), the error of
+    # PGScatalog/pgsc_calc#332
+    ("apptainer_gpu", "_CREATION", "FATAL:   container creation failed: image driver mount failure: image driver squashfuse_ll "
+     "instance exited with error: squashfuse_ll exited: fusermount: mountpoint /dev/fuse is not a directory or a regular file",
+     {"err": "image driver mount failure: image driver squashfuse_ll instance exited with error: squashfuse_ll exited: "
+             "fusermount: mountpoint /dev/fuse is not a directory or a regular file"}),
 ]
 
 
