@@ -2,19 +2,19 @@
 NCCL, MPI) while it loads its providers (rdma-core libibverbs/init.c, dynamic_driver.c).
 
 Sample content (NVIDIA/nccl#1044, linux-rdma/perftest#262, SoftRoCE/rxe-dev#48, nminoru/pib#2,
-horovod/horovod#3333)::
+spidernet-io/spiderpool docs/usage/rdma-roce.md)::
 
     libibverbs: Warning: couldn't load driver 'libipathverbs-rdmav25.so': libipathverbs-rdmav25.so: cannot open shared object file: No such file or directory
     libibverbs: Warning: couldn't load driver 'libmana-rdmav34.so': libmana-rdmav34.so: cannot open shared object file: No such file or directory
     libibverbs: Warning: couldn't load driver 'rxe': librxe-rdmav2.so: cannot open shared object file: No such file or directory
     libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0
     libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.
-    [1,3]<stderr>:libibverbs: Warning: couldn't stat '/sys/class/infiniband/mlx5_13'.
+    libibverbs: Warning: couldn't stat '/sys/class/infiniband/mlx5_4'.
 
 Facts: ``verbs_warning`` per line: ``what`` is ``provider_not_loaded`` (a provider listed in
 /etc/libibverbs.d that is not installed: harmless unless a device needs it), ``no_config_dir``,
 ``no_provider_for_device`` (a kernel RDMA device that no installed provider drives: that device is
-unusable from user space), ``device_not_visible`` (``couldn't stat '/sys/class/infiniband/mlx5_13'``:
+unusable from user space), ``device_not_visible`` (``couldn't stat '/sys/class/infiniband/mlx5_4'``:
 rdma-core v15-v24's find_sysfs_devs found a verbs device in /sys/class/infiniband_verbs whose RDMA
 device this process cannot see, and skipped it: a container shown every uverbs device of the host
 but given only some RDMA devices, an RDMA device of another network namespace, or one removed
@@ -43,7 +43,8 @@ _PROVIDER = re.compile(r"^couldn't load driver '(?P<name>[^']+)': (?P<err>.+)$")
 _NO_PROVIDER = re.compile(r"^no userspace device-specific driver found for (?P<dev>\S+)")
 _CONFIG_DIR = re.compile(r"^couldn't open config directory '(?P<dir>[^']+)'")
 _MEMLOCK = re.compile(r"^RLIMIT_MEMLOCK is (?P<bytes>\d+) bytes")
-# libibverbs: Warning: couldn't stat '/sys/class/infiniband/mlx5_13'.      (horovod/horovod#3333, in a pod)
+# libibverbs: Warning: couldn't stat '/sys/class/infiniband/mlx5_4'.      (spidernet-io/spiderpool docs/usage/rdma-roce.md, in a pod;
+#   rdma-core v15-v24 libibverbs/init.c find_sysfs_devs: PFX "Warning: couldn't stat '%s'.\n" of "%s/class/infiniband/%s")
 _NOT_VISIBLE = re.compile(r"^couldn't stat '(?P<path>/sys/class/infiniband/[^']+)'")
 
 
