@@ -2,12 +2,12 @@
 MPIJob (kubeflow/mpi-operator runs ``/usr/sbin/sshd -De`` in each worker, and mpirun on the
 launcher reaches the workers over ssh), an ssh-launched MPI or DeepSpeed job's nodes.
 
-Sample content (real, from the public threads named; fixtures/artefacts/sshd_start/)::
+Sample content (real: from the public thread named, or from the program's source; fixtures/artefacts/sshd_start/)::
 
-    Unable to load host key: /etc/ssh/ssh_host_rsa_key                 (kubeflow/mpi-operator#467, a worker's log:
-    Unable to load host key: /etc/ssh/ssh_host_ecdsa_key                 no host keys generated in the image or mounted)
-    Unable to load host key: /etc/ssh/ssh_host_ed25519_key
-    sshd: no hostkeys available -- exiting.
+    Unable to load host key: /etc/ssh/ssh_host_rsa_key                 (OpenSSH sshd.c: do_log2(ll, "Unable to load
+    Unable to load host key: /etc/ssh/ssh_host_ecdsa_key                 host key: %s", ...) per default key file of
+    Unable to load host key: /etc/ssh/ssh_host_ed25519_key              pathnames.h, SSHDIR "/ssh_host_rsa_key" ...,
+    sshd: no hostkeys available -- exiting.                              then logit("sshd: no hostkeys available -- exiting."))
     INFO spawnerr: can't find command '/usr/sbin/sshd'                  (supervisord, from its source: see below)
     /bin/bash: line 1: /usr/sbin/sshd: No such file or directory         (NVIDIA/cloudai#720, an NGC PyTorch image as MPIJob worker)
 

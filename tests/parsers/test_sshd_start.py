@@ -8,11 +8,21 @@ from stethoscope.facts.parsers import sshd_start
 from stethoscope.facts.parsers.base import Artefact
 
 
-def test_no_host_keys_mpi_operator_worker():
-    r = _parse(sshd_start, "sshd_start/mpi_operator467_worker_no_hostkeys.log")
+def test_no_host_keys():
+    # CONSTRUCTED from OpenSSH's source: sshd.c do_log2(ll, "Unable to load host key: %s", ...) for each default host
+    # key file (pathnames.h: SSHDIR "/ssh_host_rsa_key", ...), then logit("sshd: no hostkeys available -- exiting.")
+    keys = "".join(f"Unable to load host key: /etc/ssh/ssh_host_{k}_key\n" for k in ("rsa", "ecdsa", "ed25519"))
+    r = _parse(sshd_start, text=keys + "sshd: no hostkeys available -- exiting.\n")
     (f,) = r.facts
-    assert (f.kind, f.reason, f.path, f.evidence.line) == ("sshd_not_started", "no_host_keys", None, 5)
+    assert (f.kind, f.reason, f.path, f.evidence.line) == ("sshd_not_started", "no_host_keys", None, 4)
     assert r.lines_used == 4 and r.errors == []
+
+
+def test_worker_image_without_sshd():
+    # NVIDIA/cloudai#720: an NGC PyTorch image as MPIJob worker
+    r = _parse(sshd_start, "sshd_start/cloudai720_worker_no_sshd_binary.log")
+    (f,) = r.facts
+    assert (f.reason, f.path, f.evidence.line) == ("binary_missing", "/usr/sbin/sshd", 1)
 
 
 def test_supervisord_cannot_find_sshd():
