@@ -85,23 +85,24 @@ And the openib BTL's two blocks of Open MPI 4.x when it leaves an HCA out (opal/
 help-mpi-btl-openib.txt, removed with the BTL in 5.0): ``ib port not selected`` (btl_openib.c: 4.0 and
 later leave InfiniBand ports to UCX unless btl_openib_allow_ib is true), then ``error in device init``
 (btl_openib_component.c ``init_one_device``, its error exit: the device init returned an error, which
-the first one makes it do), and the launcher's count of their further copies. Sample (real,
-open-mpi/ompi#10693, Open MPI 4.1.4 whose program "finishes well")::
+the first one makes it do), and the launcher's count of their further copies. Sample (the two
+help texts of help-mpi-btl-openib.txt, v4.1.x, filled in as opal_show_help prints them, and
+orte/util/show_help.c's "%d more process%s sent help message %s / %s")::
 
     By default, for Open MPI 4.0 and later, infiniband ports on a device
     are not used by default.  The intent is to use UCX for these devices.
     You can override this policy by setting the btl_openib_allow_ib MCA parameter
     to true.
 
-      Local host:              lxbk1039
+      Local host:              node7
       Local adapter:           mlx5_0
       Local port:              1
 
     WARNING: There was an error initializing an OpenFabrics device.
 
-      Local host:   lxbk1039
+      Local host:   node7
       Local device: mlx5_0
-    [lxbk1039:106838] 11 more processes have sent help message help-mpi-btl-openib.txt / ib port not selected
+    [node7:1234] 11 more processes have sent help message help-mpi-btl-openib.txt / ib port not selected
 
 Facts: ``openmpi_pml_mismatch`` per pair of layers once a node (the process's host, its layer, the
 peer's layer and host). ``openmpi_btl_no_nics`` per block (the module, the host it names) and per aggregation line
@@ -336,16 +337,18 @@ def _pml_mismatches(artefact: Artefact, fb: FactBuilder, result: ParseResult) ->
 
 # By default, for Open MPI 4.0 and later, infiniband ports on a device      (help-mpi-btl-openib.txt [ib port not selected])
 # are not used by default.  The intent is to use UCX for these devices.
-#   Local host:              lxbk1039
+#   Local host:              node7
 #   Local adapter:           mlx5_0
-#   Local port:              1                                                (open-mpi/ompi#10693)
+#   Local port:              1                                                (its "%s"/"%d" filled in)
 _PORT_HEAD = "By default, for Open MPI 4.0 and later, infiniband ports on a device"
 # WARNING: There was an error initializing an OpenFabrics device.           ([error in device init])
-#   Local host:   lxbk1039
+#   Local host:   node7
 #   Local device: mlx5_0
 _INIT_HEAD = "There was an error initializing an OpenFabrics device."
 _OPENIB_FIELD = re.compile(r"^\W{0,8}(?P<key>Local host|Local adapter|Local device|Local port):[ \t]+(?P<value>[\w.:-]{1,128})\s*$")
-# [lxbk1039:106838] 11 more processes have sent help message help-mpi-btl-openib.txt / ib port not selected
+# [node7:1234] 11 more processes have sent help message help-mpi-btl-openib.txt / ib port not selected
+#   (orte/util/show_help.c opal_output(0, "%d more process%s sent help message %s / %s"), its "[host:pid] " as in
+#   "[gpu004:10178] 4 more processes have sent help message help-mpi-btl-base.txt / btl:no-nics")
 _OPENIB_MORE = re.compile(r"(?:\[(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,10}\] )?(?P<count>\d{1,7}) more process(?:es have| has) sent "
                           r"help message help-mpi-btl-openib\.txt / (?P<topic>ib port not selected|error in device init)")
 _OPENIB_GATES = (_PORT_HEAD, _INIT_HEAD, "help-mpi-btl-openib.txt / ")

@@ -192,16 +192,35 @@ def test_pml_verbose_selection_lines_are_not_a_mismatch():
     assert openmpi_help.parse(Artefact(path="m.log", text=text, node="n1")).facts == []
 
 
-def test_openib_ib_port_not_selected_ompi10693():
-    # open-mpi/ompi#10693 (Open MPI 4.1.4): the port block, then the init error its declined port causes
-    text = (FIX / "ompi10693_openib_ib_port_not_selected.txt").read_text()
+def test_openib_ib_port_not_selected():
+    # CONSTRUCTED from Open MPI v4.1.x: help-mpi-btl-openib.txt [ib port not selected] and [error in device init],
+    # each between opal/util/show_help.c's dash lines, then orte/util/show_help.c's "%d more process%s sent help
+    # message %s / %s" under the launcher's "[host:pid] "
+    text = ('--------------------------------------------------------------------------\n'
+            'By default, for Open MPI 4.0 and later, infiniband ports on a device\n'
+            'are not used by default.  The intent is to use UCX for these devices.\n'
+            'You can override this policy by setting the btl_openib_allow_ib MCA parameter\n'
+            'to true.\n'
+            '\n'
+            '  Local host:              node7\n'
+            '  Local adapter:           mlx5_0\n'
+            '  Local port:              1\n'
+            '\n'
+            '--------------------------------------------------------------------------\n'
+            '--------------------------------------------------------------------------\n'
+            'WARNING: There was an error initializing an OpenFabrics device.\n'
+            '\n'
+            '  Local host:   node7\n'
+            '  Local device: mlx5_0\n'
+            '--------------------------------------------------------------------------\n'
+            '[node7:1234] 11 more processes have sent help message help-mpi-btl-openib.txt / ib port not selected\n')
     assert openmpi_help.detect(text)
     art = Artefact(path="t.log", text=text, node="node1", node_from_folder=False)
     res = openmpi_help.parse(art)
     facts = [f for f in res.facts if f.kind == "openmpi_openib_device_skipped"]
     assert [(f.reason, f.node, f.device, f.port, f.count) for f in facts] == [
-        ("ib_port_not_selected", "lxbk1039", "mlx5_0", 1, 1),
-        ("ib_port_not_selected", "lxbk1039", None, None, 11)]
+        ("ib_port_not_selected", "node7", "mlx5_0", 1, 1),
+        ("ib_port_not_selected", "node7", None, None, 11)]
     assert res.lines_used >= 8  # both heads, the five fields, the aggregation line
 
 
@@ -215,7 +234,7 @@ def test_openib_device_init_error_alone():
 
 
 def test_openib_head_line_alone_gives_no_fact():
-    # a quoted title (open-mpi/ompi#10693's): nothing says which host or HCA
+    # the help text's title quoted alone (an issue title): nothing says which host or HCA
     res = parse_text("There was an error initializing an OpenFabrics device.\n")
     assert res.facts == []
 
