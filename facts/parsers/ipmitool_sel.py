@@ -3,11 +3,8 @@
 When a GPU node rebooted, lost a GPU or throttled, the BMC's log says what the platform saw:
 a power supply failing, a PCIe bus error caught by the firmware, a temperature or fan past its
 critical threshold, a DIMM's ECC errors, a CPU's IERR. One row per event; ``elist`` names the
-sensor from the SDR where ``list`` gives its number. Sample content (sosreport/sos#2015,
-open-power/op-build#594)::
+sensor from the SDR where ``list`` gives its number. Sample content (open-power/op-build#594)::
 
-      30 | 11/15/2019 | 18:50:40 | Power Unit Pwr Unit Status | Power off/down | Asserted
-      31 | 11/15/2019 | 18:50:44 | Power Unit Pwr Unit Status | Power off/down | Deasserted
        1 | 01/01/2000 | 00:15:20 | System Firmware Progress #0x05 | Motherboard initialization | Asserted
 
 ipmitool's own format (lib/ipmi_sel.c ipmi_sel_print_std_entry)::
@@ -64,7 +61,7 @@ SENSOR_TYPES = tuple(sorted({
 }, key=len, reverse=True))
 
 #    1 | 01/01/2000 | 00:15:20 | System Firmware Progress #0x05 | Motherboard initialization | Asserted
-#   30 | 11/15/2019 | 18:50:40 | Power Unit Pwr Unit Status | Power off/down | Asserted
+#    9 | 01/02/2024 | 10:07:00 | Power Unit PWR_STATUS | Power off/down | Asserted      (the format below, ipmi_sel.h's Power Unit string)
 #   3a | 12/14/22 | 23:09:44 CET | Memory #0x88 | Correctable ECC (CPU0_G1) | Asserted      (1.8.19: 2-digit year, zone)
 #    1 |  Pre-Init  |0000000013| Power Supply PS1 Status | Failure detected | Asserted     (before the BMC's clock was set)
 #    1 | 01/02/2024 | 10:00:00 | Temperature GPU1_Temp | Upper Critical going high | Asserted | Reading 96 > Threshold 90 degrees C

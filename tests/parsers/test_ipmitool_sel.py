@@ -10,16 +10,19 @@ from stethoscope.facts.parsers import ipmitool_sel
 
 # (row, kind, sensor_type, sensor, description, event)
 ROWS = [
-    # real rows (sosreport/sos#2015, open-power/op-build#594)
-    ("  30 | 11/15/2019 | 18:50:40 | Power Unit Pwr Unit Status | Power off/down | Asserted",
-     "ipmi_sel_record", "Power Unit", "Pwr Unit Status", "Power off/down", "power_state"),
-    ("  31 | 11/15/2019 | 18:50:44 | Power Unit Pwr Unit Status | Power off/down | Deasserted",
-     "ipmi_sel_record", "Power Unit", "Pwr Unit Status", "Power off/down", "power_state"),
+    # a real row (open-power/op-build#594)
     ("   1 | 01/01/2000 | 00:15:20 | System Firmware Progress #0x05 | Motherboard initialization | Asserted",
      "ipmi_sel_record", "System Firmware Progress", "#0x05", "Motherboard initialization", "boot_progress_legacy"),
-    # an asserted event the table does not name stays an event (never read as healthy)
-    ("  32 | 11/15/2019 | 18:50:59 | Management Subsys Health AutoCfg Status | State Asserted | Asserted",
-     "ipmi_sel_event", "Management Subsys Health", "AutoCfg Status", "State Asserted", None),
+    # ipmitool's format with its own strings: Power Unit offset 00 "Power off/down" (ipmi_sel.h), asserted then
+    # deasserted: records
+    ("   9 | 01/02/2024 | 10:07:00 | Power Unit PWR_STATUS | Power off/down | Asserted",
+     "ipmi_sel_record", "Power Unit", "PWR_STATUS", "Power off/down", "power_state"),
+    ("   a | 01/02/2024 | 10:07:04 | Power Unit PWR_STATUS | Power off/down | Deasserted",
+     "ipmi_sel_record", "Power Unit", "PWR_STATUS", "Power off/down", "power_state"),
+    # an asserted event the table does not name stays an event (never read as healthy): sensor_type_desc's
+    # "Management Subsys Health", generic_event_types' "State Asserted"
+    ("   b | 01/02/2024 | 10:07:19 | Management Subsys Health MGMT_HEALTH | State Asserted | Asserted",
+     "ipmi_sel_event", "Management Subsys Health", "MGMT_HEALTH", "State Asserted", None),
     # ipmitool's format with its own strings (ipmi_sel_print_std_entry; sensor_specific_event_types)
     ("   1 | 01/02/2024 | 10:00:00 | Power Supply PSU1_Status | Failure detected () | Asserted",
      "ipmi_sel_event", "Power Supply", "PSU1_Status", "Failure detected", "power_supply_failure"),
@@ -65,12 +68,6 @@ def test_timestamp_detail_and_reading():
 def test_real_firmware_progress_log_is_all_records():
     r = parse_fixture(ipmitool_sel, "ipmitool_sel/opbuild594_sel_list_firmware_progress.txt")
     assert r.lines_used == 12 and {f.kind for f in r.facts} == {"ipmi_sel_record"}
-
-
-def test_real_elist_power_off_down():
-    r = parse_fixture(ipmitool_sel, "ipmitool_sel/sos2015_sel_elist_power_off_down.txt")
-    assert [(f.kind, f.asserted) for f in r.facts] == [
-        ("ipmi_sel_record", True), ("ipmi_sel_record", False), ("ipmi_sel_event", True)]
 
 
 @pytest.mark.parametrize("text", [
