@@ -3,16 +3,17 @@ vLLM prints it among a job's own output (a Ray Serve replica's traceback, the en
 log, a KubeRay pod's log, a title that quotes it), so it is looked for anywhere in a file.
 
 ``initialize_ray_cluster`` (vllm/executor/ray_utils.py) asks Ray for the resources still
-*available* on the driver's node; with no ``GPU`` among them it raises (real lines, the threads
-named; samples)::
+*available* on the driver's node; with no ``GPU`` among them it raises (samples: its format, then real lines
+of the thread named)::
 
-    (EngineCore_DP0 pid=504) ValueError: Current node has no GPU available. current_node_resource={'accelerator_type:T4': 1.0, 'bundle_group_7_5dae...000': 999.999, 'memory': 188995160884.0, ..., 'node:74.10.28.48': 1.0, 'CPU': 112.0, 'object_store_memory': 80997926092.0}. vLLM engine cannot start without GPU. Make sure you have at least 1 GPU available in a node current_node_id='25ce...228d' current_ip='74.10.28.48'.    (vllm-project/vllm#29265)
+    ValueError: Current node has no GPU available. current_node_resource={...}. vLLM engine cannot start without GPU. Make sure you have at least 1 GPU available in a node current_node_id=... current_ip=...    (the format)
     ValueError: Current node has no GPU available. current_node_resource={'node:10.233.87.77': 1.0, 'object_store_memory': 10762244505.0, 'accele    (ray-project/kuberay#2354, cut)
     `ValueError: Current node has no GPU available. current_node_resource={'memory': 36000000000.0, 'GPU': 0.05....}.`    (the same thread: a Serve actor's num_gpus 0.95 left 0.05)
 
 The GPUs are there (an ``accelerator_type:<name>`` entry says Ray saw one) but held: by the
 placement group of the Serve replica or of an earlier run that was killed rather than stopped
-(``bundle_group_*`` / ``GPU_group_*`` entries), by the actor that runs vLLM itself (its own
+(``bundle_group_*`` / ``GPU_group_*`` entries: Ray names a placement group's resources with
+``kGroupKeyword`` "_group_", src/ray/common/bundle_spec.h), by the actor that runs vLLM itself (its own
 ``num_gpus``), or Ray started on the node without GPUs (``--num-gpus`` 0, no GPU in the pod).
 
 Facts: ``vllm_ray_node_no_gpu`` per line: ``ip`` (current_ip, or the resources' ``node:<ip>``),
@@ -29,7 +30,8 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, i
 KIND = "vllm_ray_no_gpu"
 
 _LINE = re.compile(r"\bCurrent node has no GPU available\.[^\n]{0,8000}")
-# current_node_resource={'accelerator_type:T4': 1.0, ..., 'node:74.10.28.48': 1.0, 'GPU': 0.05, ...}
+# current_node_resource={'node:10.233.87.77': 1.0, 'object_store_memory': 10762244505.0, 'accele    (ray-project/kuberay#2354)
+# current_node_resource={'memory': 36000000000.0, 'GPU': 0.05....}                               (the same thread's comment)
 _GPU = re.compile(r"'GPU': ?(?P<n>\d+(?:\.\d+)?)")
 _ACCEL = re.compile(r"'accelerator_type:(?P<a>[\w.-]{1,40})'")
 _NODE = re.compile(r"'node:(?P<ip>[0-9A-Fa-f.:]{3,45})'")
