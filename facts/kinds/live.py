@@ -185,7 +185,7 @@ class ExporterVariant(Fact):
     (``DCGM_FI_DEV_CLOCK_THROTTLE_REASONS``, deprecated alias of
     ``DCGM_FI_DEV_CLOCKS_EVENT_REASONS``, field 112), the metric namespace (``dcgm_gpu_temp``
     in dcgm-exporter's 1.x namespace, ``DCGM_FI_DEV_GPU_TEMP`` otherwise) or the node label
-    (``Hostname`` up to dcgm-exporter 4.5.3-4.8.2, ``hostname`` after dcgm-exporter#655).
+    (``Hostname`` up to dcgm-exporter 4.5.3-4.8.2, ``hostname`` after dcgm-exporter commit d5e5f51).
     ``mixed``: the fleet reports more than one, so a dashboard or alert on one name misses
     the targets of the other. facts/live/stack.py says where the versions come from."""
 

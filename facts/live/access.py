@@ -28,7 +28,7 @@ class AccessError(ValueError):
 
 #: tried in order when ``--node-label`` is not given. A Kubernetes relabelling that names the
 #: node (``node`` from ``__meta_kubernetes_pod_node_name``, kube-prometheus' ``kubernetes_node``)
-#: is the most deliberate; dcgm-exporter labels ``Hostname`` (``hostname`` after dcgm-exporter#655, May 2026);
+#: is the most deliberate; dcgm-exporter labels ``Hostname`` (``hostname`` after dcgm-exporter commit d5e5f51, May 2026);
 #: node_exporter has neither, its ``instance`` is host:port.
 DEFAULT_NODE_LABELS: tuple[str, ...] = ("node", "kubernetes_node", "Hostname", "hostname", "instance")
 

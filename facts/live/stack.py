@@ -14,7 +14,7 @@ One instant query at ``at`` (the branches told apart by a ``steth_stack`` label)
   ``dcgm_fields.h`` as a deprecated alias of ``DCGM_FI_DEV_CLOCKS_EVENT_REASONS``; dcgm-exporter
   exports whichever its counters CSV names (go-dcgm maps both to 112) and uses the new one
   itself from 4.0.0-4.0.1 (3.3.9-3.6.1 and older: the old one). The node label is ``Hostname``
-  in every release up to 4.5.3-4.8.2; dcgm-exporter#655 (May 2026) renamed it ``hostname``.
+  in every release up to 4.5.3-4.8.2; dcgm-exporter commit d5e5f51 (May 2026) renamed it ``hostname``.
   The 1.x namespace (``-o`` / ``DCGM_EXPORTER_USE_OLD_NAMESPACE`` with
   ``etc/1.x-compatibility-metrics.csv``) names the series ``dcgm_gpu_temp``, ``dcgm_xid_errors``,
   ... instead of ``DCGM_FI_*``: a target that serves only those is one whose GPUs a live

@@ -79,8 +79,9 @@ _TTY_FIELDS = re.compile(r"^(?P<msg>\S(?:.*?\S)?) {2,}(?=[A-Za-z_][\w.-]{0,40}=)
 # signal arrived during cgo execution
 # The exporter asked DCGM to watch fields that this node's DCGM cannot serve: DCGM_ST_MODULE_NOT_LOADED's
 # errorString (the profiling / DCP module is not loaded: a GPU without DCP metrics, or a DCGM without the
-# module) or DCGM_ST_NOT_SUPPORTED's. Exporters before 2.1.2 watched DCP fields by default, which only
-# datacenter GPUs have (NVIDIA/gpu-monitoring-tools#141's maintainer): a field list that does not fit the node.
+# module) or DCGM_ST_NOT_SUPPORTED's. DCP metric support is GPU-specific (DCGM's dcgmi profile reference); exporters
+# before NVIDIA/dcgm-exporter#86 watched the DCP fields of their list whatever the GPU: a field list that does not
+# fit the node.
 # time="2020-10-27T20:31:42Z" level=fatal msg="Error watching fields: This request is serviced by a module of DCGM that is not currently loaded"
 # DCGM_ST_NOT_SUPPORTED's errorString is "Feature not supported" (NVIDIA/DCGM dcgmlib/src/dcgm_errors.c): a
 # field of the list this GPU model lacks (NVIDIA/dcgm-exporter#86, whose fix skips the Tensor IMMA/HMMA fields then):
