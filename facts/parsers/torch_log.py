@@ -309,7 +309,7 @@ def _emit_timeouts(b: FactBuilder, timeouts: dict, progress: dict) -> None:
     for rec in timeouts.values():
         if rec["elapsed_ms"] is not None:
             # how long after the work's timeout the watchdog saw it: about a second when it polls as it
-            # should; far longer when the watchdog thread was blocked or the process stopped (pytorch#118369)
+            # should; far longer when the watchdog thread was blocked or the process stopped
             rec["late_ms"], rec["late_limit_ms"] = rec["elapsed_ms"] - rec["timeout_ms"], limit
         if rec["pg"] is None:
             p = pg_of.get((rec["node"], rec["rank"], rec["seq_num"]))
@@ -447,7 +447,7 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
                 prev["line"], prev["text"] = nxt_no, None
             elif fwd.read_shm(nxt) is not None or fwd.RDMA_COMPLETION.match(nxt.strip()):
                 # NCCL's shared-memory segment message (production-stack#276), its RDMA completion error
-                # (DeepSpeed#6875): nccl_log reads each as the bare NCCL message it is (one fact a line); cite it, as above
+                # (nccl#1814's, forwarded): nccl_log reads each as the bare NCCL message it is (one fact a line); cite it, as above
                 prev["line"], prev["text"] = nxt_no, None
         prev["tail"] = no
         return True

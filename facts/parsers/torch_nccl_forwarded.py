@@ -94,7 +94,9 @@ SHM_SEGMENT = re.compile(
 
 # NCCL's completion error, forwarded after "Last error:" as nccl_log reads it pasted alone (nccl_log owns the line:
 # torch_log only cites it):
-# NET/IB: Got completion from peer 10.0.1.23<34696> with status=5 opcode=0 len=0 vendor err 249 (Recv) hca ibp152s0   (DeepSpeed#6875)
+# NET/IB : Got completion from peer 172.36.143.59<44206> with status=12 opcode=129 len=65536 vendor err 129 (Recv) localGid ::ffff:29.87.88.182 remoteGids::ffff:29.87.4.221
+#   (NVIDIA/nccl#1814's HPC-X ib_plugin.c WARN, its message as ncclGetLastError keeps it; NCCL 2.22's net_ib.cc has
+#   "NET/IB: Got completion from peer %s with status=%d ..." without the blank)
 RDMA_COMPLETION = re.compile(r"^NET/IB\w* ?: ?Got completion from peer ")
 
 

@@ -191,12 +191,19 @@ def test_forwarded_proxy_service_thread_failure():
 
 
 def test_forwarded_rdma_completion_is_cited_not_read_twice():
-    """DeepSpeed#6875: NCCL 2.22's completion error forwarded after 'Last error:' is nccl_log's (read bare);
-    torch_log cites that line and makes no second fact of it."""
-    text = (FIX / "remote_error_rdma_completion_deepspeed6875_mixed.log").read_text()
+    """NCCL's completion error forwarded after 'Last error:' is nccl_log's (read bare); torch_log cites that line and
+    makes no second fact of it. CONSTRUCTED from two real pieces: PyTorch's DistBackendError block as nccl#2076 shows
+    it (fixtures/artefacts/torch_log/nccl_error_forms.log lines 1-3) and, as its last error, the message of an HPC-X
+    ib_plugin.c WARN of nccl#1814 without NCCL's prefix (ncclGetLastError keeps the WARN's text)."""
+    text = ("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, "
+            "remote process exited or there was a network error, NCCL version 2.21.5\n"
+            "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n"
+            "Last error:\n"
+            "NET/IB : Got completion from peer 172.36.143.59<44206> with status=12 opcode=129 len=65536 vendor err 129 (Recv) "
+            "localGid ::ffff:29.87.88.182 remoteGids::ffff:29.87.4.221\n")
     facts = _facts(torch_log, text)
     err = next(f for f in facts if f.kind == "torch_nccl_error")
-    last = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("NET/IB: Got completion"))
+    last = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("NET/IB : Got completion"))
     assert err.nccl_error == "ncclRemoteError" and err.evidence.line == last
     assert not [f for f in facts if f.kind == "nccl_rdma_completion_error"]
-    assert [f.error for f in _facts(nccl_log, text) if f.kind == "nccl_rdma_completion_error" and f.evidence.line == last] == [5]
+    assert [f.error for f in _facts(nccl_log, text) if f.kind == "nccl_rdma_completion_error" and f.evidence.line == last] == [12]
