@@ -29,7 +29,7 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'socket_foreign_connection'
     >>> kind("NET/IB : SHARP coll init error: Cannot create SHARP job(-11)")
     'sharp_coll_init_failed'
-    >>> kind("NET/IB: Device 1 marked as failed. Initiating recovery? Yes (send comm=0x7f03e8086000, outstandingRecovery=0)")
+    >>> kind("NET/IB: Device 1 marked as failed. Initiating recovery? Yes (send comm=0x7f3a2c000000, outstandingRecovery=0)")
     'ib_resiliency_device_failed'
     >>> kind("NET/IB : Got completion from peer 10.0.0.2<1234> with error 12, opcode 0, len 0, vendor err 129") is None
     True
@@ -110,7 +110,8 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     # WARN("NET/IB: %s: Device %d marked as failed. Initiating recovery? %s (%s comm=%p, outstandingRecovery=%d)", __func__, ...)
     #   (v2.30.4-1 :325; v2.30.7-1 :376 without the function name): a work completion failed (retry exceeded, flushed) on
     #   one device of a communicator's merged NIC; NCCL moves its queue pairs to the others and goes on, slower
-    # NET/IB: ncclIbResiliencyHandleDeviceFailure: Device 0 marked as failed. Initiating recovery? Yes (send comm=0x7f03e8086000, outstandingRecovery=0)   (NVIDIA/nccl#2157)
+    # NET/IB: ncclIbResiliencyHandleDeviceFailure: Device 0 marked as failed. Initiating recovery? Yes (send comm=0x7f3a2c000000, outstandingRecovery=0)
+    #   (v2.30.4-1's format filled: __func__, devIndex, "Yes"/"No", "send"/"recv", the comm, the count)
     ("ib_resiliency_device_failed", re.compile(r"^NET/IB: (?:\w+: )?Device \d+ marked as failed\. ")),
     # WARN("NET/Socket : no interface found")   (transport/net_socket.cc:61: ncclFindInterfaces found none for the socket transport)
     # WARN("NET/IB : No IP interface found.")   (transport/net_ib/init.cc:307: none for the IB transport's out-of-band address)
