@@ -191,7 +191,9 @@ CUDNN_VERSION_MISMATCH = re.compile(
     r" but source was compiled with:? (?P<compiled>[\d.]*\d)")
 
 # JAX's own checks of the CUDA libraries against its build (jax_plugins/xla_cuda12 _version_check, jax._src.xla_bridge):
-# CUDA backend failed to initialize: Found cuDNN version 8600, but JAX was built against version 8906, which is newer. ...   (MIT-REALM/gcbfplus#1)
+#   (jax/_src/xla_bridge.py _check_cuda_versions, jax-ml/jax 9404518201: f"Found {name} version {version}, but JAX was built
+#   against version {build_version}, which is newer. The copy of {name} that is installed must be at least as new ...",
+#   logged as f"CUDA backend failed to initialize: {err} (Set ...")
 # CUDA backend failed to initialize: Found cuSOLVER version 11405, but JAX was built against version 11502, which is newer. ...
 # Outdated cuDNN installation found.   (jax-ml/jax jax_plugins/cuda/__init__.py _make_msg: f"Outdated {name} installation found.\n"
 #   for _version_check("cuDNN", ...), under "Unable to use CUDA because of the following issues with CUDA components:")

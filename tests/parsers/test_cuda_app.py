@@ -379,7 +379,6 @@ def test_ollama_driver_too_old():
 
 def test_jax_library_version_checks():
     for name, line, lib in (("jax_pjrt_version_mismatch_22416.log", 1, "pjrt"),
-                            ("jax_cudnn_older_than_build.log", 1, "cudnn"),
                             ):
         r = parse_file(name)
         assert [(f.evidence.line, f.library, f.library_condition) for f in r.facts] == [(line, lib, "VERSION_MISMATCH")], name
