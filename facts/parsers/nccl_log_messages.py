@@ -110,7 +110,7 @@ _OFI_NO_PROVIDER = re.compile(r"^NET/OFI (?P<err>Only EFA provider is supported|
 # NET/OFI Initializing base plugin failed: Invalid argument    (v1.10.0-v1.16.3 "Initializing base plugin failed: %s", filled in)
 # NET/OFI Caught exception in plugin init: ...          (v1.17.0-v1.21.1 "Caught exception in plugin init: %s")
 # NET/OFI Insufficient Libfabric devices found          (v1.7.0-v1.21.1)
-# NET/OFI Initializing plugin failed                    (aws-ofi-nccl#889; v1.13.0-v1.21.1 nccl_net_ofi_init, src/nccl_ofi_api.c(pp):
+# NET/OFI Initializing plugin failed                    (v1.13.0-v1.21.1 nccl_net_ofi_init, src/nccl_ofi_api.c(pp):
 #   NCCL_OFI_WARN("Initializing plugin failed"), after nccl_net_ofi_create_plugin's own "... initialization failed")
 _OFI_INIT_FAILED = re.compile(
     r"^NET/OFI (?P<err>[\w.-]+ initialization failed|Failed to initialize (?:rdma|sendrecv) protocol|Initializing plugin failed"
@@ -119,11 +119,13 @@ _OFI_INIT_FAILED = re.compile(
 # The plugin refusing an EFA endpoint without GPUDirect RDMA on an instance type that needs it (v1.7.4-aws to v1.21.1,
 # src/platform-aws.c(pp) config_endpoint: NCCL_OFI_WARN("GDR disabled on GDR-supported instance type %s"), -EINVAL; the
 # plugin found libfabric's EFA provider without FI_HMEM, or could not set FI_OPT_CUDA_API_PERMITTED on the endpoint):
-# NET/OFI GDR disabled on GDR-supported instance type p4d.24xlarge        (aws-ofi-nccl#889, platform_config_endpoint:626)
+# NET/OFI GDR disabled on GDR-supported instance type p4d.24xlarge        (the format filled with a name of platform-aws.cpp's platform table)
 _OFI_GDR_REQUIRED = re.compile(r"^NET/OFI GDR disabled on GDR-supported instance type (?P<type>\S{1,60})\s*$")
 # The endpoint the plugin could not create (its domain's, v1.14.0-v1.16.x with the error, v1.17.0-v1.21.1 without):
-# NET/OFI Creating new endpoint for domain 0x7ef453a99380 failed: Invalid argument    (aws-ofi-nccl#889, nccl_net_ofi_domain_get_ep:969)
-_OFI_ENDPOINT = re.compile(r"^NET/OFI Creating new endpoint for domain (?:0x[0-9a-fA-F]{1,16}|\(nil\)) failed(?:: (?P<err>[^\n]{1,200}?))?\s*$")
+# NET/OFI Creating new endpoint for domain 0x55d1c2a0 failed: Invalid argument    (v1.14.0..v1.16.3 nccl_ofi_net.c(pp): "Creating new
+#   endpoint for domain %p failed: %s", fi_strerror(-ret) of -EINVAL; from v1.17.0 without ": %s")
+# (err ends on a non-blank, greedy: a lazy err before \s*$ rescanned a run of blanks before the last word once per step)
+_OFI_ENDPOINT = re.compile(r"^NET/OFI Creating new endpoint for domain (?:0x[0-9a-fA-F]{1,16}|\(nil\)) failed(?:: (?P<err>[^\n]{0,199}\S))?\s*$")
 # A libfabric object the plugin could not open, create, bind or enable, with libfabric's return code and fi_strerror:
 # NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument     (aws-ofi-nccl#24, #22: v0.9-v1.21.1)
 # the other objects of the same format ("Couldn't %s %s. RC: %d, ERROR: %s" strings, v0.9-v1.21.1): "open a fabric

@@ -288,10 +288,10 @@ CASES = [
      "nanos 10000000585",
      {"nic": "0", "dev": "enp12s0", "local": "172.16.0.11<39187>", "dir": "<-", "peer": "172.16.0.95<46723>", "ctrl": "rx",
       "op": None, "errno": None, "comp": None, "cnt": "7331502", "ns": "10000000585"}),
-    ("nccl_log_messages", "_OFI_GDR_REQUIRED",  # aws/aws-ofi-nccl#889 (fixtures/artefacts/nccl_log/aws_ofi_nccl889_gdr_required_p4d.log)
+    ("nccl_log_messages", "_OFI_GDR_REQUIRED",  # aws-ofi-nccl platform-aws.c(pp)'s format, a platform table name filled in
      "NET/OFI GDR disabled on GDR-supported instance type p4d.24xlarge", {"type": "p4d.24xlarge"}),
-    ("nccl_log_messages", "_OFI_ENDPOINT",  # aws/aws-ofi-nccl#889 (the same fixture)
-     "NET/OFI Creating new endpoint for domain 0x7ef453a99380 failed: Invalid argument", {"err": "Invalid argument"}),
+    ("nccl_log_messages", "_OFI_ENDPOINT",  # aws-ofi-nccl v1.14.0..v1.16.3 nccl_ofi_net.c(pp)'s format, fi_strerror(EINVAL)
+     "NET/OFI Creating new endpoint for domain 0x55d1c2a0 failed: Invalid argument", {"err": "Invalid argument"}),
     # aws-ofi-nccl's other NCCL_OFI_WARN forms (bench/ofi_warn_formats.yaml), each format filled in
     ("nccl_log_messages", "_OFI_REQUEST_V17",  # include/nccl_ofi_platform.h v1.17.0..v1.21.1
      "NET/OFI Request 0x7f3a2c001200 (SEND) completed with error: err: 113, flags: 0, prov_errno: 13, strerror: Unresponsive receiver, len: 0",
