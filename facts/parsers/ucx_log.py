@@ -106,14 +106,14 @@ Facts: ``ucx_memtype_copy_missing`` per such line (the peer, the first reason, w
 UCX's cuda_ipc transport failing to map a peer's GPU buffer (src/uct/cuda/cuda_ipc/cuda_ipc_cache.c, ucs_fatal
 ``"%s: failed to open ipc mem handle. addr:%p len:%lu (%s)"`` with the cache's name and ucs_status_string, or without
 the status; the driver call under it by UCT_CUDADRV_FUNC_LOG_ERR ``"%s() failed: %s"``, cuIpcOpenMemHandle and its
-CUDA error string; UCX 1.4-1.8's runtime form ``"%s is failed. ret:%s"``). Sample lines (real, openucx/ucx#3192 and
-openucx/ucx#5815)::
+CUDA error string; UCX 1.4-1.8's runtime form ``"%s is failed. ret:%s"``). Sample lines (real, openucx/ucx#3192; and
+the format as ucs_fatal prints it: src/ucs/debug/log.c ``"[%s:%-5d:%s:%d] "``, assert.c ``"%13s:%-4u %s"``, filled)::
 
     cuda_ipc_cache.c:154  UCX Fatal: dest:5221: failed to open ipc mem handle. addr:0x7f7647415c00 len:89088 (Element already exists)
-    [swx-dgx02:76439:0:78030] cuda_ipc_cache.c:263  Fatal: dest:76435: failed to open ipc mem handle. addr:0x7f41ca000000 len:30680756736 (Element already exists)
+    [node1:52210:0:52210] cuda_ipc_cache.c:751  Fatal: dest:52211: failed to open ipc mem handle. addr:0x7f7647415c00 len:89088 (Element already exists)
 
-Facts: ``ucx_cuda_ipc_open_failed`` per peer cache and address (a debugger's frames quoting the same message are
-read with it): the cache (``dest:<peer pid>``), address, length, the status and whether it says the handle is mapped
+Facts: ``ucx_cuda_ipc_open_failed`` per peer cache and address (the same message again, as a debugger's frame
+quoting it, is read with it): the cache (``dest:<peer pid>``), address, length, the status and whether it says the handle is mapped
 already (CUDA_ERROR_ALREADY_MAPPED, UCS_ERR_ALREADY_EXISTS "Element already exists").
 
 Facts: ``ucx_device_lane_missing`` per lane error (the GPU when named, the node of UCX's prefix); the
@@ -312,10 +312,11 @@ def _memtype(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
 
 
 # cuda_ipc_cache.c:154  UCX Fatal: dest:5221: failed to open ipc mem handle. addr:0x7f7647415c00 len:89088 (Element already exists)   (openucx/ucx#3192)
-# [swx-dgx02:76439:0:78030] cuda_ipc_cache.c:263  Fatal: dest:76435: failed to open ipc mem handle. addr:0x7f41ca000000 len:306807      56736 (Element already exists)   (openucx/ucx#5815, the paste broke the length)
-# #2  ... ucs_error_freeze (message=0x7fe501bf8040 "Fatal: dest:76435: failed to open ipc mem handle. addr:0x7f41ca000   (openucx/ucx#5815, a gdb frame quoting it, cut)
+# [node1:52210:0:52210] cuda_ipc_cache.c:751  Fatal: dest:52211: failed to open ipc mem handle. addr:0x7f7647415c00 len:89088 (Element already exists)
+#   (cuda_ipc_cache.c ucs_fatal("%s: failed to open ipc mem handle. addr:%p len:%lu (%s)") under log.c's "[%s:%-5d:%s:%d] "
+#   and assert.c's "%13s:%-4u %s", filled)
 _IPC_OPEN = re.compile(r"(?P<cache>[\w.:-]{1,64}): failed to open ipc mem handle\. addr:(?P<addr>0x[0-9a-fA-F]{1,16}|\(nil\))"
-                       r"(?: len:(?P<len>\d{1,20})(?P<gap>[ \t]{1,8}\d{1,12})?(?: \((?P<status>[A-Za-z][\w ,'-]{0,80})\))?)?")
+                       r"(?: len:(?P<len>\d{1,20})(?: \((?P<status>[A-Za-z][\w ,'-]{0,80})\))?)?")
 # ... cuda_ipc_cache.c:284  UCX  ERROR cuIpcOpenMemHandle() failed: invalid device context   (UCT_CUDADRV_FUNC_LOG_ERR "%s() failed: %s", filled)
 # ... cuda_ipc_md.c:105  UCX  ERROR cudaIpcOpenMemHandle(...) is failed. ret:peer mapping resources exhausted   (UCX 1.4-1.8 "%s is failed. ret:%s", filled)
 _IPC_CALL = re.compile(r"\b(?:cuIpcOpenMemHandle|cudaIpcOpenMemHandle)(?:\([^()\n]{0,200}\))?(?:\(\))? (?:failed: |is failed\. ret:)"
@@ -330,11 +331,10 @@ def _cuda_ipc(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
         if (m := _IPC_OPEN.search(line)) is not None:
             result.lines_used += 1
             if any(c == m["cache"] and (a.startswith(m["addr"]) or m["addr"].startswith(a)) for c, a in seen):
-                continue  # a debugger's frames quoting the same fatal message (cut where the frame wraps)
+                continue  # the same fatal message again (a debugger's frame quoting it, cut where the frame wraps)
             seen.add((m["cache"], m["addr"]))
             host = _HOST.search(line[:m.start()])
-            # a length the paste broke with spaces ("len:306807      56736") is not trusted
-            length = int(m["len"]) if m["len"] and not (m["gap"] or "").strip() else None
+            length = int(m["len"]) if m["len"] else None
             status = m["status"].strip() if m["status"] else None
             fb.add(UcxCudaIpcOpenFailed, n, node=artefact.node_for(host["host"] if host else None), cache=m["cache"],
                    address=m["addr"], length=length, status=status,

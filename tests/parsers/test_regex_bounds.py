@@ -24,7 +24,7 @@ CASES = [
     ("ucx_log", "_MEMTYPE", "[1549236370.714691] [r3657:2445 :0]         select.c:312  UCX  ERROR no copy across memory types transport to <no debug data>: Unsupported operation",
      {"peer": "<no debug data>", "reason": "Unsupported operation"}),
     ("ucx_log", "_IPC_OPEN", "cuda_ipc_cache.c:154  UCX Fatal: dest:5221: failed to open ipc mem handle. addr:0x7f7647415c00 len:89088 (Element already exists)",
-     {"cache": "dest:5221", "addr": "0x7f7647415c00", "len": "89088", "gap": None, "status": "Element already exists"}),
+     {"cache": "dest:5221", "addr": "0x7f7647415c00", "len": "89088", "status": "Element already exists"}),
     ("ucx_log", "_IPC_CALL", "cuda_ipc_cache.c:284  UCX  ERROR cuIpcOpenMemHandle() failed: invalid device context", {"err": "invalid device context"}),
     ("mpich_abort", "_CRAY", "MPICH ERROR [Rank 0] [job id 5680267.11] [Wed Feb 22 23:01:58 2023] [nid002845] - Abort(-1) (rank 0 in comm 0): MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL library is not linked",
      {"rank": "0", "job": "5680267.11", "host": "nid002845", "code": "-1", "func": "MPIDI_CRAY_init",

@@ -385,14 +385,14 @@ def test_memtype_copy_missing_and_pml():
 
 
 def test_cuda_ipc_open_failed():
-    # openucx/ucx#3192 and #5815 (a gdb frame quoting the same fatal, cut), verbatim
-    text = ("[swx-dgx02:76439:0:78030] cuda_ipc_cache.c:263  Fatal: dest:76435: failed to open ipc mem handle. addr:0x7f41ca000000 len:30680756736 (Element already exists)\n"
-            "#2  0x00007fe500c9bd34 in ucs_error_freeze (message=0x7fe501bf8040 \"Fatal: dest:76435: failed to open ipc mem handle. addr:0x7f41ca000\n"
+    # cuda_ipc_cache.c's ucs_fatal under log.c's "[%s:%-5d:%s:%d] " and assert.c's "%13s:%-4u %s" (filled), then
+    # openucx/ucx#3192's line verbatim
+    text = ("[node1:52210:0:52210] cuda_ipc_cache.c:751  Fatal: dest:52211: failed to open ipc mem handle. addr:0x7f7647415c00 len:89088 (Element already exists)\n"
             "cuda_ipc_cache.c:154  UCX Fatal: dest:5221: failed to open ipc mem handle. addr:0x7f7647415c00 len:89088 (Element already exists)\n")
     assert ucx_log.detect(text)
     facts = [x for x in ucx_log.parse(Artefact(path="gdb.txt", text=text, node="unknown")).facts if x.kind == "ucx_cuda_ipc_open_failed"]
     assert [(f.node, f.cache, f.length, f.already_mapped) for f in facts] == [
-        ("swx-dgx02", "dest:76435", 30680756736, True), ("unknown", "dest:5221", 89088, True)]
+        ("node1", "dest:52211", 89088, True), ("unknown", "dest:5221", 89088, True)]
     # the driver call alone (UCT_CUDADRV_FUNC_LOG_ERR "%s() failed: %s", filled)
     alone = "[1700000000.1] [node1:77:0] cuda_ipc_cache.c:284  UCX  ERROR cuIpcOpenMemHandle() failed: invalid device context\n"
     assert ucx_log.detect(alone)
