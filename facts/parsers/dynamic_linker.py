@@ -66,6 +66,7 @@ from stethoscope.facts.kinds.host import (  # noqa: F401 - the fact classes live
     LibrarySymbolMissing, LibraryVersionMissing, SharedLibraryMissing,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.nccl_log_scan import ALL_PREFIXED_TEXT
 
 KIND = "dynamic_linker"
 
@@ -169,6 +170,14 @@ def detect(head: str) -> bool:
     # when it did not, None for a text it did not scan): an NCCL log's dlvsym probes name an
     # undefined symbol, and the three other searches of its 175 kB cost 0.1 ms
     undefined, no_file, version, tf_dso = (classify.found(head, sig) is not False for sig in SIGNATURES)
+    if undefined or no_file or version:
+        # a log NCCL wrote alone (every line starts with NCCL's prefix, ALL_PREFIXED_TEXT: the pass answers it):
+        # a match of UNDEFINED, NO_FILE or VERSION starts in its line's message, after the prefix's "NCCL INFO" or
+        # "NCCL WARN" (the object, program or library is the blank-free text right before the form's ": ", and the
+        # prefix holds a blank and no ": "), so each sits in an NCCL line: only TF_DSO can be its, and the three
+        # searches of a 175 kB nccl-tests log (its dlvsym probes name undefined symbols: ~0.09 ms) are not made
+        if classify.gate(head, ALL_PREFIXED_TEXT):
+            undefined = no_file = version = False
     return (undefined and any(not _in_nccl_line(m) for m in _matches(head))
             or no_file and any(not _in_nccl_line(m) for m in _marked(head, _NO_FILE_MARK, NO_FILE))
             or version and any(not _in_nccl_line(m) for m in _marked(head, _VERSION_MARK, VERSION))
@@ -210,3 +219,5 @@ def parse(artefact: Artefact) -> ParseResult:
 #: line signatures (facts/classify.py), in detect()'s order of its forms: UNDEFINED, NO_FILE, VERSION, TF_DSO
 SIGNATURES = (r": undefined symbol: [A-Za-z_$]", r"\.so[\w.]*: cannot open shared object file: No such file or directory",
               r"' not found \(required by ", r"dso_loader\.cc:\d+\] (?:Could not load dynamic library '|Couldn't open CUDA library )")
+#: whether every line carries NCCL's prefix (nccl_log's gate too: the set holds it once), answered by the classifier's pass
+TEXT_GATES = (ALL_PREFIXED_TEXT,)

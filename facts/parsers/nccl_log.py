@@ -755,6 +755,8 @@ def parse(artefact: Artefact) -> ParseResult:
     line_of, node_for = state.line_of, artefact.node_for
     cands, prefixed = candidates(artefact.text)
     if type(cands) is Runs:
+        if cands.lines is not None:  # a log NCCL wrote alone: its lines counted (Artefact.nonblank_lines takes them)
+            artefact.counted_lines = (artefact.text, cands.lines)
         _read_runs(state, artefact, cands)
         cands = ()
     for cand in cands:

@@ -175,6 +175,9 @@ class Runs(list):
     ``newlines``: how many newlines the text holds before ``end``, the last run's end."""
 
     newlines = end = 0
+    #: how many lines the text holds where every one carries NCCL's prefix (the newlines, and a last line
+    #: without one): what candidates() counts as prefixed then; else None
+    lines: int | None = None
 
 
 # A wanted line's _PREFIXED_GROUPS as findall gives them over a run ("" for a group that took no
@@ -253,7 +256,8 @@ def candidates(text: str) -> tuple[Any, int | None]:
     alone = classify.gate(text, ALL_PREFIXED_TEXT)
     if alone or (alone is None and _ALL_PREFIXED.fullmatch(data)):  # a log NCCL wrote alone: every line prefixed, so no other candidate
         if (runs := _wanted_runs(text, data)) is not None:  # its lines: the runs' newlines, then the rest's
-            return runs, runs.newlines + text.count("\n", runs.end) + (data[-1] != 10)
+            runs.lines = runs.newlines + text.count("\n", runs.end) + (data[-1] != 10)
+            return runs, runs.lines
         prefixed = text.count("\n") + (data[-1] != 10)
     else:
         marked = text.count("NCCL INFO") + text.count("NCCL WARN")

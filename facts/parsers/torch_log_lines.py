@@ -557,5 +557,10 @@ def failure_table(artefact: Artefact, b: FactBuilder, used: set[int]) -> Iterato
 
 
 def glog_torch_lines(artefact: Artefact) -> Iterator[tuple[int, re.Match[str]]]:
-    for m in GLOG_TORCH.finditer(artefact.text):
-        yield artefact.line_of(m.start()), m
+    """GLOG_TORCH's matches, as its finditer gives them: each lies in one line, from its start, and
+    holds "torch/", so only the lines holding it are tried (the regex alone is tried at every
+    character: ~20 us of a 6 kB train log whose 4 glog lines it finds)."""
+    match = GLOG_TORCH.match
+    for no, _line, start, _end in marked_lines(artefact, ("torch/",)):
+        if (m := match(artefact.text, start)) is not None:
+            yield no, m

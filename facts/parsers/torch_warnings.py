@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from stethoscope.facts import knowledge
+from stethoscope.facts import classify, knowledge
 from stethoscope.facts.kinds.app import TorchWarning  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder
 from stethoscope.facts.parsers import torch_log_lines as tl
@@ -61,6 +61,8 @@ SIGNATURE = "|".join(re.escape(m) for m in markers())
 
 def read(artefact: Artefact, b: FactBuilder, used: set[int]) -> None:
     """One ``torch_warning`` per known warning line; their lines join ``used``."""
+    if classify.found(artefact.text, SIGNATURE) is False:  # the classifier's pass found no marker (torch_log's signature)
+        return
     rows = catalogue()
     for no, line, _start, _end in tl.marked_lines(artefact, markers()):
         m = C10_WARNING.search(line) or DS_WARNING.search(line) or C10_BODY.search(line)
