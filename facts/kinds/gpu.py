@@ -211,6 +211,13 @@ class GpuRowRemap(GpuFact):
     bank_partial: int | None = None
     bank_low: int | None = None
     bank_none: int | None = None
+    #: whether the reading tells if a bank ran out of spare rows (what row_remap_spares_exhausted judges): True where its
+    #: Bank Remap Availability Histogram was read, or where every count of remapped rows it shows is 0 with both the
+    #: correctable and the uncorrectable one shown (no spare row used: each bank at Max, NVML nvmlRowRemapperHistogramValues_t
+    #: 'all reserved rows are available'); False where rows were remapped, or a count is not shown, and no histogram was
+    #: read (a block cut before it, or pasted from below its head: session 26 A8), which says nothing of the spares
+    #: (knowledge/coverage.yaml); None: not told
+    banks_known: bool | None = None
 
 
 @fact_kind

@@ -468,8 +468,13 @@ def _state_readings(b: FactBuilder, rec: GpuRecord, r: _Reader) -> list[tuple[ty
                 retired_pages=None if sbe is None or dbe is None else sbe + dbe, pending=pending)
 
     if _has(values, _REMAP_KEYS):
+        nums = _nums(b, values, _REMAP_COUNTS)
+        # the spares told: the histogram read, or no row remapped (both counts shown 0, the inactive ones 0 or not printed)
+        unused = (nums["correctable_rows"] == 0 and nums["uncorrectable_rows"] == 0
+                  and nums["inactive_correctable_rows"] in (0, None) and nums["inactive_uncorrectable_rows"] in (0, None))
         add(GpuRowRemap, _line(values, _REMAP_LINE), pending=r.flag("remap.pending", "Remapped Rows Pending"),
-            failure=r.flag("remap.failure", "Remapping Failure Occurred"), **_nums(b, values, _REMAP_COUNTS))
+            failure=r.flag("remap.failure", "Remapping Failure Occurred"), banks_known=nums["bank_none"] is not None or unused,
+            **nums)
 
     if _has(values, _PCIE_KEYS):
         nums = _nums(b, values, _PCIE)

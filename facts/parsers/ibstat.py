@@ -20,7 +20,14 @@ spaces or not at all (a field belongs to the HCA or the port by its name), a ``L
 / ``=======`` banner, ``...`` lines where the author cut lines, values redacted as ``...``
 (read as unknown), markdown's inline-code backticks around the paste, field names in another case (``Base LID``, ``SM LID``), a ``Port 1:`` block
 with no ``CA '...'`` line above it (an unnamed HCA, ``unnamed1``, ...), and a block that has only
-a ``Physical state`` line (``ibstat | grep 'Physical state'``: no port fact, no error).
+a ``Physical state`` line (``ibstat | grep 'Physical state'``: no port fact, no error). A paste that starts
+inside a port's block, below its ``Port N:`` and ``State:`` lines (a ``Physical state`` line, then more of the
+port's fields), shows no port's state: a ``cut_short`` limit (dev corpus 005's ibstat from its ``Physical state:
+Polling`` on, pasted before an NCCL log's Init COMPLETE, read HEALTHY, session 26 A8)::
+
+            Physical state: Polling
+            Rate: 10
+            Base lid: 868
 
 Facts: ``ib_hca`` per ``CA '...'`` line (its evidence), ``ib_port`` per ``Port N:`` block
 (evidence: its ``State:`` line; rate, physical state, LIDs and link layer are fields),
@@ -103,6 +110,7 @@ def parse(artefact: Artefact) -> ParseResult:
     state_line = 0
     rate_line = 0
     unnamed = 0
+    headed = False  # the open port block began at its "Port N:" line (not at a field: a paste cut inside it)
 
     def flush_port() -> None:
         nonlocal port, rate_line
@@ -112,6 +120,10 @@ def parse(artefact: Artefact) -> ParseResult:
         if "State" not in port:
             if "Physical state" not in port:  # a grep'd fragment ("ibstat | grep 'Physical state'") has only that line
                 fb.error(port_line, f"ibstat: port {port_num} of {hca} has no State line")
+            elif not headed and len(port) > 1:  # the block's head (Port N:, State:) above the paste's first line
+                fb.limit(port_line, "cut_short", f"ibstat: a port's fields from its Physical state "
+                                                 f"({port['Physical state']}) on, without its Port and State lines "
+                                                 "(the paste starts inside the block): that port's state is not known")
             port = None
             return
         rate = _known(port.get("Rate"))
@@ -139,9 +151,10 @@ def parse(artefact: Artefact) -> ParseResult:
                    node_guid=_known(hca_fields.get("Node GUID")), ports=_int(_known(hca_fields.get("Number of ports"))))
         hca = None
 
-    def open_port(n: int, num: int) -> None:
-        nonlocal port, port_num, port_line, state_line, rate_line, hca, hca_line, hca_fields, unnamed
+    def open_port(n: int, num: int, header: bool = False) -> None:
+        nonlocal port, port_num, port_line, state_line, rate_line, hca, hca_line, hca_fields, unnamed, headed
         flush_port()
+        headed = header
         if hca is None:  # a port block pasted without its CA line
             unnamed += 1
             hca, hca_line, hca_fields = f"unnamed{unnamed}", 0, {}
@@ -181,7 +194,7 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         m = _PORT.match(line)
         if m:
-            open_port(n, int(m["port"]))
+            open_port(n, int(m["port"]), header=True)
             pending_prompt = 0
             result.lines_used += 1
             continue

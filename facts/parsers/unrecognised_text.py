@@ -80,6 +80,12 @@ FAILURE_WORDS = re.compile(
     # torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
     # ValueError: Expected input batch_size (32) to match target batch_size (16).
     r"|^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?::|\s*$)"
+    # CUDAdrv: Error During Test
+    #   Got an exception of type CUDAdrv.CuError outside of a @test          (JuliaGPU/CUDAdrv.jl#106, Julia 0.6)
+    #   Julia's Test stdlib (Test.jl Base.show(io, ::Error)): printstyled("Error During Test") [" at file:line"], then for
+    #   an error outside any @test println("  Got exception outside of a @test") (1.x); a test set's name may come first.
+    #   Pasted after an NCCL log's Init COMPLETE these lines read HEALTHY (session 26 A8, mixed windows)
+    r"|\bError During Test\b|^\s*Got (?:an )?exception (?:of type \S{1,200} )?outside of a @test\b"
     # ray.exceptions.RayTaskError(DistBackendError): ray::_Inner.train() (pid=249, ip=10.0.0.78, ...)   (Ray's wrapper
     # of a task's exception, read as its chain's innermost line: _ray_chains)
     r"|^\s*(?:ray\.exceptions\.)?RayTaskError\([\w.]+\): "

@@ -1,0 +1,113 @@
+"""Never a false HEALTHY on mixed pastes (session 26, A8: bench/fragment_audit.py --mix, bench/fragment_audit_s26.md).
+
+A ticket pastes two artefacts into one file: a kernel window then an nvidia-smi one, a traceback among NCCL lines. Each
+case below joins real lines of two fixtures, as the audit's mixed windows did, and read HEALTHY before: the part one
+reader read vouched for the file while the other part (an error line, a cut block, a diagnostic that gave no verdict)
+went unseen, or lines that alone check nothing claimed a component. The near misses keep what the lines do show.
+"""
+from pathlib import Path
+
+import pytest
+
+from stethoscope.engine.pipeline import diagnose_bundle
+
+ROOT = Path(__file__).resolve().parent.parent
+ART = ROOT / "fixtures" / "artefacts"
+CASES = ROOT / "fixtures" / "harvest" / "cases"
+
+
+def _lines(path: Path, first: int, last: int) -> str:
+    """Lines first..last (1-based, inclusive) of a real file."""
+    return "\n".join(path.read_text().splitlines()[first - 1:last])
+
+
+def _case(prefix: str, name: str) -> Path:
+    [path] = CASES.glob(f"{prefix}-*/{name}")
+    return path
+
+
+def _diagnose(tmp_path: Path, ruleset, text: str):
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "paste.txt").write_text(text + "\n")
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    return rep, {c.component for c in rep.checked}
+
+
+ASYNC = ART / "nccl_log" / "dsexamples310_async_client_rereg_cut.log"  # DeepSpeedExamples#310: Init COMPLETE x8, async events
+
+
+def test_nccl_warn_lines_alone_check_nothing(ruleset, tmp_path):
+    # two 'NET/IB : Got async event : client reregistration' WARNs (catalogue: info, the SM asked the port to register
+    # again) read HEALTHY 'checked: nccl, network': an event is not a communicator at work; the finding is still shown
+    text = "\n".join(ln for ln in ASYNC.read_text().splitlines() if "Got async event : client reregistration" in ln)
+    rep, checked = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict == "inconclusive" and not checked, rep.reason
+    assert [f.rule for f in rep.findings] == ["ib_async_event_catalogue"]
+
+
+def test_near_miss_nccl_warn_beside_init_complete_still_checks(ruleset, tmp_path):
+    # the same WARNs under the ranks' Init COMPLETE lines: the communicators formed (the accepted class)
+    text = "\n".join(ln for ln in ASYNC.read_text().splitlines()[1:11] if ln.strip())
+    rep, checked = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict == "healthy" and {"nccl", "network"} <= checked, rep.reason
+
+
+def test_a_dcgm_error_other_work_caused_checks_nothing_beside_other_lines(ruleset, tmp_path):
+    # DCGM#56's profiling-module error (dcgm_error_not_comparable: no verdict) inside an ibv_devinfo port block (harvest
+    # 101, NVIDIA/nccl#426): alone it gave no verdict, beside the port's lines the file claimed 'gpu' (read HEALTHY)
+    port = _lines(_case("101", "ibstat-ibv_devinfo.txt"), 11, 12).splitlines()
+    text = "\n".join([port[0], (ART / "dcgm_log" / "dcgm56_profiling_module_error.txt").read_text().strip(), port[1]])
+    rep, checked = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict != "healthy" and "gpu" not in checked, rep.reason
+
+
+def test_a_preflight_diag_failure_other_work_caused_checks_nothing_beside_ldd(ruleset, tmp_path):
+    # NVSentinel's preflight 'Test fail' of a diag the tester disturbed (harvest 1308, NVIDIA/NVSentinel#1358: no
+    # verdict) with an ldd listing pasted inside (harvest 2607, NVIDIA/nccl#76): read HEALTHY 'checked: gpu'
+    app = _case("1308", "app.txt").read_text().splitlines()
+    text = "\n".join([app[0], *_lines(_case("2607", "ldd.txt"), 1, 3).splitlines(), app[1]])
+    rep, checked = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict != "healthy" and "gpu" not in checked, rep.reason
+
+
+def test_an_ibstat_port_block_pasted_from_its_physical_state_on_is_cut_short(ruleset, tmp_path):
+    # gpud#482's port from 'Physical state: Polling' on (its 'Port 1:' and 'State: Down' above the paste), then vLLM's
+    # NCCL Init COMPLETE (harvest 2107, vllm-project/vllm#9920): read HEALTHY 'checked: nccl, network'
+    ibstat = ART / "ibstat" / "gpud482_polling_with_lid.txt"
+    text = _lines(ibstat, 10, 13) + "\n\n" + _lines(_case("2107", "vllm.log"), 2, 4)
+    rep, _ = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict == "inconclusive" and [h.limit for h in rep.coverage.limits] == ["cut_short"], rep.reason
+
+
+
+def test_near_miss_the_whole_ibstat_port_block_is_read_as_before(ruleset, tmp_path):
+    # gpud#482's whole block: a port Down and Polling, no limit
+    rep, _ = _diagnose(tmp_path, ruleset, (ART / "ibstat" / "gpud482_polling_with_lid.txt").read_text().strip())
+    assert rep.verdict == "faulty" and not rep.coverage.limits, rep.reason
+
+
+def test_julia_test_errors_after_nccl_lines_are_unexplained_errors(ruleset, tmp_path):
+    # Julia's Test 'Error During Test' / 'Got an exception of type CUDAdrv.CuError outside of a @test' (harvest 185,
+    # JuliaGPU/CUDAdrv.jl#106: an uncorrectable ECC error at context creation) after an NCCL Init COMPLETE (harvest
+    # 2007, sgl-project/sglang#4978): the NCCL reader took the file, the failure lines were no reader's (read HEALTHY)
+    text = _lines(_case("2007", "sglang.log"), 1, 1) + "\n\n" + _lines(_case("185", "app.txt"), 1, 3)
+    rep, _ = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict == "faulty", rep.reason
+    assert any("Error During Test" in ev.text for f in rep.findings if f.rule == "unexplained_error" for ev in f.evidence)
+
+
+ROW_REMAPPER = ART / "nvidia_smi_q" / "nvidia-smi-q-ROW_REMAPPER.txt"  # an H200's -q -d ROW_REMAPPER, two GPUs
+
+
+@pytest.mark.parametrize("first, last, verdict", [
+    # GPU 00:07.0's block from 'Uncorrectable Error' to 'Remapping Failure Occurred': no correctable count, no
+    # histogram (read HEALTHY 'checked: gpu_memory' after a sinfo line in the audit's mixed seed 119)
+    (28, 31, "inconclusive"),
+    # near misses: every count shown 0 (no spare row used: each bank at Max), histogram cut or shown (A7's question)
+    (24, 31, "healthy"),
+    (25, 31, "healthy"),
+    (24, 37, "healthy"),
+])
+def test_remapped_rows_cut_before_the_histogram(ruleset, tmp_path, first, last, verdict):
+    rep, checked = _diagnose(tmp_path, ruleset, _lines(ROW_REMAPPER, first, last))
+    assert rep.verdict == verdict and ("gpu_memory" in checked) == (verdict == "healthy"), rep.reason
