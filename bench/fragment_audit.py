@@ -16,6 +16,15 @@ keeps each one found).
 ``--paths`` draws from other files or folders (the harvested cases, a corpus outside the tree);
 ``--lines A-B`` draws each window's size between A and B.
 
+``--mix append|insert|both`` pastes two windows of two artefact kinds into one file, as tickets do
+(session 26, A8): ``append`` the second after the first with a blank line between (a kernel window,
+then an nvidia-smi one), ``insert`` the second inside the first at a line drawn between its rows (a
+traceback among NCCL lines), ``both`` either, drawn per pair. A window's kind is its folder under
+fixtures/artefacts, elsewhere its file name's first word (``dmesg``, ``nvidia-smi`` -> ``nvidia``);
+the two windows come from files of different kinds. ``--samples`` then counts pairs.
+
+    .venv/bin/python bench/fragment_audit.py --mix both --lines 1-6 --per-file 2 --samples 1200 --seed 119
+
 Session 16's rounds: 600 single lines (seed 1) 14 HEALTHY, 900 (seed 11) 17, 700 three-line
 windows (seed 5) 26; the false claims among them were fixed (commits b52003b, 8c80ff6, f08c934).
 Session 17's and 18's rounds (harvest cases, the dev corpus, fixtures/artefacts, 1-5 lines): bench/README.md.
@@ -25,6 +34,7 @@ from __future__ import annotations
 import argparse
 import collections
 import random
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -61,6 +71,40 @@ def windows(seed: int, per_file: int, sizes: range, paths: list[str]) -> list[tu
     return out
 
 
+def kind(p: Path) -> str:
+    """The artefact kind a file holds, as far as its path says: its folder under fixtures/artefacts
+    (``nccl_log``), elsewhere its name's first word (``nvidia-smi-after-fix.txt`` -> ``nvidia``)."""
+    parts = p.parts
+    if "artefacts" in parts and parts.index("artefacts") + 2 < len(parts):
+        return parts[parts.index("artefacts") + 1]
+    return re.split(r"[-_.\d]", p.name.lower(), maxsplit=1)[0] or p.name
+
+
+def mixed(seed: int, mode: str, pool: list[tuple[Path, str]]) -> list[tuple[str, str]]:
+    """Pairs of windows of ``pool`` (already shuffled) from files of two kinds, pasted into one text:
+    (what was pasted, the text). Each window is used once."""
+    rng = random.Random(seed * 7919 + 1)
+    out: list[tuple[str, str]] = []
+    rest = list(pool)
+    while len(rest) >= 2:
+        (pa, a), rest = rest[0], rest[1:]
+        j = next((i for i, (pb, _) in enumerate(rest) if kind(pb) != kind(pa)), None)
+        if j is None:
+            break
+        pb, b = rest.pop(j)
+        how = mode if mode != "both" else rng.choice(("append", "insert"))
+        rows = a.split("\n")
+        if how == "insert" and len(rows) > 1:
+            at = rng.randrange(1, len(rows))
+            text = "\n".join(rows[:at] + b.split("\n") + rows[at:])
+            shown = f"{_shown(pb)} inside {_shown(pa)} after its line {at}"
+        else:
+            text = a + "\n\n" + b
+            shown = f"{_shown(pa)}, then {_shown(pb)}"
+        out.append((shown, text))
+    return out
+
+
 def _sizes(arg: str) -> range:
     lo, _, hi = arg.partition("-")
     return range(int(lo), int(hi or lo) + 1)
@@ -79,12 +123,15 @@ def main() -> int:
     ap.add_argument("--per-file", type=int, default=3, help="windows drawn from each fixture (default 3)")
     ap.add_argument("--paths", nargs="+", default=["fixtures/artefacts"],
                     help="files or folders to draw from (default fixtures/artefacts)")
+    ap.add_argument("--mix", choices=("append", "insert", "both"),
+                    help="paste two windows of two kinds into one file (append, insert, or either per pair)")
     a = ap.parse_args()
     from stethoscope.engine.pipeline import diagnose_bundle
     from stethoscope.engine.ruleengine.loader import load_rules
 
     rules = load_rules()
-    sample = windows(a.seed, a.per_file, a.lines, a.paths)[:a.samples]
+    drawn = windows(a.seed, a.per_file, a.lines, a.paths)
+    sample = (mixed(a.seed, a.mix, drawn) if a.mix else [(str(_shown(p)), t) for p, t in drawn])[:a.samples]
     verdicts: collections.Counter[str] = collections.Counter()
     healthy = []
     with tempfile.TemporaryDirectory() as d:
@@ -94,9 +141,10 @@ def main() -> int:
             rep = diagnose_bundle(d, rules, jobs=1)
             verdicts[rep.verdict] += 1
             if rep.verdict == "healthy":
-                healthy.append((_shown(src), text, sorted({c.component for c in rep.checked})))
+                healthy.append((src, text, sorted({c.component for c in rep.checked})))
     size = f"{a.lines[0]}-{a.lines[-1]}" if len(a.lines) > 1 else a.lines[0]
-    print(f"{len(sample)} windows of {size} line(s), seed {a.seed}: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
+    what = f"pairs ({a.mix}) of windows" if a.mix else "windows"
+    print(f"{len(sample)} {what} of {size} line(s), seed {a.seed}: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
     for src, text, checked in healthy:
         print(f"\nHEALTHY (checked: {', '.join(checked)}) from {src}:")
         for ln in text.split("\n"):
