@@ -208,11 +208,7 @@ _TYPED = re.compile(r"^\s*(?:\$\s+)?(?:sudo\s+)?(?:cd|ls|cat|make|cmake|rm|cp|mv
                     r"|echo|grep|tar|module|modprobe|nvidia-smi|ldd)(?:\s+[^\s:][^\n]{0,300})?\s*$")
 # A sentence the reporter wrapped after its first words, its rest on the next line:
 # I followed                                                                    (NVIDIA/nccl#76, before the recipe)
-# or a discourse marker alone on its line, before the list or sentence it leads into:
-# BTW,                                                                          (pytorch/pytorch#140563, before a numbered list)
-_FRAGMENT = re.compile(r"^\s*(?:I|We|Then|And|So|But|After|When)\s+[a-z']{2,20}(?:\s+[a-z']{1,20})?\s*[:,]?\s*$"
-                       r"|^\s*(?:BTW|Btw|btw|FYI|PS|P\.S\.|Also|Besides|However|Additionally|Furthermore|Moreover|Meanwhile"
-                       r"|Anyway|Otherwise|Finally|Firstly|Secondly|Lastly)[ \t]*(?:[:,.][ \t]*)?$")
+_FRAGMENT = re.compile(r"^\s*(?:I|We|Then|And|So|But|After|When)\s+[a-z']{2,20}(?:\s+[a-z']{1,20})?\s*[:,]?\s*$")
 
 
 def _lines(text: str) -> list[str]:
@@ -246,16 +242,6 @@ def reported_error(line: str) -> bool:
     unrecognised_text's ERROR_WORDS, none of its FAILURE_WORDS): a claim, not the program's line."""
     return (ERROR_WORDS.search(line) is not None and _REPORTER.search(line) is not None and not _LOG_LINE.match(line)
             and FAILURE_WORDS.search(line) is None and len(_WORDS.findall(line)) >= 10)
-
-
-# a reporter who says no error came: "works fine without any error", "it didn't throw any specific error"
-#   (pytorch/pytorch#140563): the words before each error word deny it
-_DENIAL = re.compile(r"(?:\b(?:without|no|not|never|nor)|n't)\s+(?:[A-Za-z']{1,20}\s+){0,3}$")
-
-
-def _denied(line: str) -> bool:
-    """Whether every error word of the reporter's sentence ``line`` is denied ("without any error")."""
-    return all(_DENIAL.search(line, max(0, m.start() - 60), m.start()) for m in ERROR_WORDS.finditer(line))
 
 
 # A sentence that explains what a class of error is or may mean, not a report of one (harvest 2705,
@@ -507,7 +493,7 @@ def parse(artefact: Artefact) -> ParseResult:
         found = _settings(fb, n, line) | found
         found = _figures(fb, n, line, nic_spans) | found
         found = _symptom(fb, n, line) | found
-        if n in errors and not found and not _denied(line):
+        if n in errors and not found:
             component = next((c for c, p in _COMPONENT_WORDS if p.search(line)), "application")
             fb.add(ReportedSymptom, n, symptom="error", component=component, words=ERROR_WORDS.search(line)[0])
             found = True

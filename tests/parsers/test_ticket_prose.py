@@ -200,26 +200,3 @@ def test_commands_typed_in_a_ticket_are_prose():
     assert of(fs, "stated_figure") == [{"quantity": "busbw", "value": 10.0, "unit": "GB/s", "gb_per_s": 10.0, "role": "compared"}]
     # a tool's own line after its name ("make: ***", "cat: <file>: ...") is output, not a command typed
     assert not ticket_prose.detect("I built NCCL 2.18.3 from source.\nmake: *** [Makefile:25: src.build] Error 2\n")
-
-
-def test_a_discourse_marker_alone_on_its_line_is_prose():
-    # pytorch/pytorch#140563: "BTW," alone before a numbered list; the reporter's sentences that tell of an
-    # error in words ("didn't throw any specific error", "works fine without any error") are claims, not lines to explain
-    name = "pytorch140563_btw_numbered_list.txt"
-    lines = (FIX / name).read_text().split("\n")
-    assert ticket_prose.reported_errors(lines) == {1, 5}
-    # the hang is the reporter's symptom; "works fine without any error" denies one: no symptom of error
-    assert [(s["symptom"], s["words"]) for s in of(facts(name), "reported_symptom")] == [("hang", "hang"), ("hang", "stuck")]
-    # a marker is no sentence of a program's output: a log line beside it still keeps the file unclaimed
-    assert not ticket_prose.reported_errors(["BTW,", "I restarted the job and it failed with the same error again today",
-                                             "[2024-03-01 10:00:00] ERROR worker 3 lost"])
-
-
-@pytest.mark.parametrize("line, denied", [
-    ("3. Plus, I'm sure that the nvidia fabricmanager works fine without any error.'", True),   # pytorch/pytorch#140563
-    ("But it didn't throw any specific error.", True),
-    ("I get an error when I start the job on the second node every time", False),
-    ("There is no error but I see the job fail with a timeout in my runs", False),  # the timeout is not denied
-])
-def test_a_denied_error_is_no_symptom(line, denied):
-    assert ticket_prose._denied(line) is denied
