@@ -664,6 +664,9 @@ class TorchWarning(_M):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     match: str = Field(min_length=1)
     benign: bool = False
+    # PyTorch's Python warnings (warnings.warn) whose message starts on the line below CPython's
+    # "<file>:<line>: <Category>:" header, or is pasted without it: the text alone is PyTorch's
+    bare: bool = False
     meaning: str
     source: str
 

@@ -675,6 +675,38 @@ def test_known_c10d_warnings_alone_are_a_torch_log_and_benign(text, warning_id, 
     assert (w.warning_id, w.benign, w.rank, w.source_file, w.evidence.line) == (warning_id, True, rank, source, 1)
 
 
+@pytest.mark.parametrize("text, warning_id, line, source, message", [
+    # CPython's header with no message of its own, PyTorch's message on the lines below (meituan/YOLOv6#350)
+    (".venv/lib/python3.7/site-packages/torch/cuda/__init__.py:146: UserWarning: \n"
+     "NVIDIA GeForce RTX 3080 Laptop GPU with CUDA capability sm_86 is not compatible with the current PyTorch installation.\n"
+     "The current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 sm_70.\n",
+     "gpu_arch_not_in_build", 2, "__init__.py",
+     "NVIDIA GeForce RTX 3080 Laptop GPU with CUDA capability sm_86 is not compatible with the current PyTorch installation."),
+    # pasted without its header (nerfstudio-project/nerfacc#80)
+    ("RTX A6000 with CUDA capability sm_86 is not compatible with the current PyTorch installation.\n"
+     "The current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 sm_70.\n",
+     "gpu_arch_not_in_build", 1, "", "RTX A6000 with CUDA capability sm_86 is not compatible with the current PyTorch installation."),
+    # the whole warning flattened onto its header's line, srun -l's labels kept (pytorch/pytorch#164596)
+    ("0: /usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py:283: UserWarning:  0:     Found GPU0 NVIDIA GB10 which is of "
+     "cuda capability 12.1. 0:     Minimum and Maximum cuda capability supported by this version of PyTorch is 0:     (8.0) - (12.0)\n",
+     "gpu_capability_outside_build", 1, "__init__.py",
+     "0:     Found GPU0 NVIDIA GB10 which is of cuda capability 12.1. 0:     Minimum and Maximum cuda capability supported by this "
+     "version of PyTorch is 0:     (8.0) - (12.0)"),
+])
+def test_pytorch_capability_warnings_are_read_and_not_benign(text, warning_id, line, source, message):
+    assert torch_log.detect(text)
+    (w,) = of(parse_text(text), "torch_warning")
+    assert (w.warning_id, w.benign, w.evidence.line, w.source_file, w.message) == (warning_id, False, line, source, message)
+
+
+def test_the_capability_text_in_a_title_without_its_header_is_the_reporters():
+    # jackyjsy/CVPR21Chal-SLR#20's title words the warning without PyTorch's period and with no header: not read; nor is the
+    # same text in a title file even with the period (a title is the reporter's)
+    assert of(parse_text("CUDA capability is not compatible with the current PyTorch installation\n"), "torch_warning") == []
+    title = "NVIDIA RTX A5000 with CUDA capability sm_86 is not compatible with the current PyTorch installation.\n"
+    assert of(torch_log.parse(Artefact(path="title.txt", text=title, node="node1")), "torch_warning") == []
+
+
 def test_an_unknown_or_unformatted_warning_is_not_read():
     # near misses: a c10 warning the catalogue does not know; the known text in prose, not in c10's forms
     assert of(parse_text("[W Utils.hpp:108] Warning: Environment variable FOO is deprecated; use BAR instead (function getCvarString)\n"),
@@ -789,7 +821,7 @@ def test_watchdog_lateness():
                    "timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 900000 "
                    "milliseconds before timing out.\n")
     t = [(f.rank, f.seq_num, f.late_ms, f.late_limit_ms) for f in of(r, "torch_watchdog_timeout")]
-    assert t[0] == (0, 96120, 23824887, 300000) and (7, 64088, 23825251, 300000) in t
+    assert t == [(0, 5, 300000, 300000)]
     on_time = parse_file("llamafactory7396_torch24_pg.log")
     assert {f.late_ms for f in of(on_time, "torch_watchdog_timeout")} <= set(range(0, 1000))
 
