@@ -120,7 +120,7 @@ def _keyword_starts(text: str):
 # confidential-computing guest, nvtrust#52); read as "NVRM: <function>: ...":
 # [   36.077473] NVRM kgspBootstrapRiscvOSEarly_GH100: Timeout waiting for GSP target mask release. This error may be caused by several reasons: ...
 # [   36.077455] NVRM _threadNodeCheckTimeout: _threadNodeCheckTimeout: currentTime: 3d08c22901a000 >= 3d08c20857cf00
-# and the 515 open modules (NVIDIA/open-gpu-kernel-modules#116, #673, an RTX 2060 and 3080):
+# and the 515 open modules (NVIDIA/open-gpu-kernel-modules#116, an RTX 2060):
 # [    3.596579] NVRM kgspInitRm_IMPL: missing NVDEC0 engine, cannot initialize GSP-RM
 # [    3.596583] NVRM RmInitAdapter: Cannot initialize GSP firmware RM
 # (a function name: a leading underscore, an underscore inside, or camelCase - RM's own functions

@@ -64,12 +64,11 @@ __all__ = ["KIND", "detect", "parse", "NcclTestRun", "NcclTestRank", "NcclTestRo
 # # Avg bus bandwidth    : 3.94
 # vm: Test NCCL failure common.cu:1550 'invalid usage (run with NCCL_DEBUG=WARN for details) / '
 # # Reducing maxBytes to 12156305408 due to memory limitation
-#  Reducing maxBytes to 15534478677 due to memory limitation     (its '#' lost in a markdown paste)
 #   (src/common.cu: printf("#\n# Reducing maxBytes to %ld due to memory limitation\n", maxBytes))
 _DETECT = re.compile(
     r"^(?:# )?(?:nccl-tests version \S+ nccl-headers=|Collective test starting: \S+|nThread \d+ nGpus \d+ minBytes "
     r"|nGpus\(perProc\) \d+ minBytes )"
-    r"|^(?:# ?| ?)Reducing maxBytes to \d+ due to memory limitation"
+    r"|^# ?Reducing maxBytes to \d+ due to memory limitation"
     r"|^#?[ \t]+(?:size\s+count|bytes\s+N)\s+type\s"
     r"|^(?:# ?| ?)(?:Out of bounds values\s*: *-?\d+|Avg bus bandwidth\s*: *\S)"
     r"|^\S+: Test (?:NCCL|CUDA) failure \S+:\d+ '|^\S+: Test timeout \(\d+s\) "
@@ -112,8 +111,7 @@ _LINE = re.compile(
     # # Collective test concluded: all_reduce_perf      # Using devices      #
     # #        (B)    (elements)  ...   # Writing JSON output to ...   # Blocking Enabled: ...
     r"|^(?P<other>#(?: Collective test concluded: | Using devices| +\(B\)| +out-of-place| Writing JSON output"
-    r"| Blocking Enabled| Parallel Init| Per-Iteration Report| GPU memory usage| error: | Reducing maxBytes)[^\n]*|#[ \t]*$"
-    r"| ?Reducing maxBytes to \d+ due to memory limitation[^\n]*)",
+    r"| Blocking Enabled| Parallel Init| Per-Iteration Report| GPU memory usage| error: | Reducing maxBytes)[^\n]*|#[ \t]*$)",
     re.M,
 )
 

@@ -284,10 +284,8 @@ def test_nccl_version_code(code, version):
         ("   12   34   floating point units counted", False),
         ("8 2 float sum", False),
         ("Avg bandwidth : 12", False),
-        # src/common.cu's "#\n# Reducing maxBytes to %ld due to memory limitation\n" (nccl-tests#198); its '#' lost in a
-        # markdown paste (nccl-tests#323)
+        # src/common.cu's "#\n# Reducing maxBytes to %ld due to memory limitation\n" (nccl-tests#198)
         ("# Reducing maxBytes to 12156305408 due to memory limitation", True),
-        (" Reducing maxBytes to 15534478677 due to memory limitation", True),
         ("Reducing maxBytes to fit", False),
     ],
 )
