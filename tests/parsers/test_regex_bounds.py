@@ -397,7 +397,7 @@ CASES = [
      "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: external/xla/xla/service/gpu/runtime/nccl_api.cc:512: NCCL operation "
      "ncclGroupEnd() failed: unhandled system error (run with NCCL_DEBUG=INFO for details).",
      {"op": "ncclGroupEnd", "result": "unhandled system error (run with NCCL_DEBUG=INFO for details)"}),
-    ("launcher_nccl_env", "_CONTINUED_REST", "NCCL_IB_TIMEOUT=11 \\", (18, 19)),  # pytorch/pytorch#140563 (fixtures/artefacts/launcher_nccl_env)
+    ("launcher_nccl_env", "_CONTINUED_REST", "NCCL_DEBUG=INFO \\", (15, 16)),  # a public README's run step (code search id 34437177692)
     # session 20 (L1): NCCL's plugin_open.cc format filled in; NVSentinel's condition verbatim (nvsentinel-capi-remediator);
     # DCGM 4.6's dcgmi/Diag.cpp format filled in; harvest 2705's explanation
     ("nccl_log", "_ANY_PLUGIN_NOT_FOUND", "PROFILER/Plugin: Could not find: libnccl-profiler-myprof.so",
