@@ -817,11 +817,11 @@ def test_empty_last_error_then_c10_backtrace():
 def test_watchdog_lateness():
     """ran-for minus the work's timeout, with knowledge/torch_watchdog.yaml's limit beside it (ProcessGroupNCCL.cpp's
     "Watchdog caught collective operation timeout: ... ran for %d milliseconds before timing out.", filled)."""
-    r = parse_text("[rank0]:[E1211 09:42:50.285517203 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation "
+    r = parse_text("[rank0]:[E0101 00:00:00.000000000 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation "
                    "timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 900000 "
                    "milliseconds before timing out.\n")
     t = [(f.rank, f.seq_num, f.late_ms, f.late_limit_ms) for f in of(r, "torch_watchdog_timeout")]
-    assert t[0] == (0, 96120, 23824887, 300000) and (7, 64088, 23825251, 300000) in t
+    assert t == [(0, 5, 300000, 300000)]
     on_time = parse_file("llamafactory7396_torch24_pg.log")
     assert {f.late_ms for f in of(on_time, "torch_watchdog_timeout")} <= set(range(0, 1000))
 
