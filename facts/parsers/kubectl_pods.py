@@ -350,7 +350,7 @@ def _row(b: FactBuilder, n: int, m: re.Match) -> None:
     reason = status.split(":", 1)[1] if status.startswith("Init:") else status
     container = "(an init container)" if status.startswith("Init:") else UNNAMED
     # -o wide's NODE column names the node where the bundle's folder does not
-    node = b.artefact.node_for(m["node"]) if m["node"] else None
+    node = _node(b, m["node"])
     where = dict(pod=m["pod"], container=container, gpu_stack_role=stack_role(m["pod"]), node=node)
     if reason in _WAITING:
         b.add(K8sContainerWaiting, n, reason=reason, **where)

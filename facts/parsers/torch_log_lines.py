@@ -103,8 +103,7 @@ NCCL_DETAIL_NAMES = ("ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInter
 MARKERS = (
     "Watchdog caught collective", "timed out in blocking wait", "ast enqueued ", "failed (exitcode: ", ") FAILED (exitcode ",
     "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
-    "ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInternalError: ", "ncclInvalidArgument: ",
-    "ncclInvalidUsage: ", "ncclRemoteError: ", "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
+    *NCCL_DETAIL_NAMES, "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
     "Unexpected bus error encountered in worker", " failed: ", "Internal NCCL failure with error ", "NCCL Error ",
     " terminated with ", "Detected mismatch between collectives on ranks",
 )
