@@ -3,4 +3,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tests/setup_venv.sh
-exec .venv/bin/python -m pytest "$@"
+if [ "$#" -gt 0 ]; then
+  exec .venv/bin/python -m pytest "$@"
+fi
+# The whole suite runs as five pytest processes, not one: durable-rules 2.0.28's C engine crashed with SIGSEGV
+# inside assert_fact in 2 of 5 whole-suite runs of session 26 (once after 46% of the suite, once after 90%), each
+# time deep into a process that had created and deleted thousands of rulesets, and never in shorter processes
+# (the 642 rule files' 2,338 cases four times, 40 hash seeds of the failing files, the engine-equivalence and
+# rule-file tests together). Until that engine bug is found, no process runs the whole suite. Every test still runs.
+rc=0
+for group in "tests/live tests/parsers" "tests/test_[a-c]*.py" "tests/test_[d-m]*.py" "tests/test_[n-q]*.py" "tests/test_[r-z]*.py"; do
+  # shellcheck disable=SC2086  # each group is a list of paths (globs expanded here)
+  .venv/bin/python -m pytest $group || rc=$?
+done
+exit "$rc"
