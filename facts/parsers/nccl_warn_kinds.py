@@ -33,6 +33,10 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'ib_resiliency_device_failed'
     >>> kind("NET/IB : Got completion from peer 10.0.0.2<1234> with error 12, opcode 0, len 0, vendor err 129") is None
     True
+    >>> kind("failed to open CUDA IPC handle : 217 peer access is not supported between these two devices")
+    'peer_access_unsupported'
+    >>> kind("failed to open CUDA IPC handle : 1 invalid argument") is None
+    True
     >>> kind("rank 0 failed to IPC register userbuff 0x7f3f56000000 buffSize 37748736 nPeers 2 isLegacyIpc 0x7ffe49900be0")
     'ipc_userbuff_register_failed'
     >>> kind("DOCA failure 21")
@@ -94,7 +98,11 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     # WARN("failed to peer with device %d(=%lx): %d %s", ...)  WARN("failed to peer with device %d: %d %s", ...)
     #   (transport/p2p.cc:355, transport/net.cc:476; 217 cudaErrorPeerAccessUnsupported)
     # failed to peer with device 1(=1b000): 217 peer access is not supported between these two devices
-    ("peer_access_unsupported", re.compile(r"^failed to peer with device \d+(?:\(=[0-9a-fA-F]+\))?: 217 ")),
+    # WARN("failed to open CUDA IPC handle : %d %s", err, cudaGetErrorString(err))   (transport/p2p.cc p2pSendConnect /
+    #   p2pRecvConnect, v2.4 .. v2.18: cudaIpcOpenMemHandle of the peer's buffer refused with 217; a Ray worker's "(pid=N) " before it)
+    # failed to open CUDA IPC handle : 217 peer access is not supported between these two devices   (ray-project/ray_lightning#24)
+    ("peer_access_unsupported", re.compile(r"^failed to peer with device \d+(?:\(=[0-9a-fA-F]+\))?: 217 "
+                                           r"|^failed to open CUDA IPC handle : 217 peer access is not supported\b")),
     # WARN("communicator encountered a fatal error (detected in %s)", funcName)   (transport/net_ib/common.cc:24 in 2.23-2.29.3,
     #   :32 since: ncclIbStatsCheckFatalCount, after an async fatal event on the device, a CQ or a QP of this communicator)
     # communicator encountered a fatal error (detected in ncclIbTest)
@@ -249,7 +257,7 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
 
 #: a literal each pattern above needs (a WARN with none of them is no kind here)
 _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same GPU|Mismatched NCCL version|NCCL_COMM_ID|address info"
-                   r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|Rem Allocator"
+                   r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|CUDA IPC handle|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|marked as failed|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
                    r"|mixed local Net|CUDA library|missing symbol|already checked in"
                    r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init"
