@@ -26,6 +26,13 @@ with " << ex.what()`` around gloo/transport/tcp/pair.cc's reason, is read by :fu
     (RayWorkerWrapper pid=1890, ip=10.41.0.8) [rank8]:[E ProcessGroupGloo.cpp:144] Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error
     RuntimeError: Gloo connectFullMesh failed with [pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:152] timed out connecting: SO_ERROR: Connection refused, remote=[127.0.1.1]:20901
 
+Gloo before PyTorch 1.4 or so, and code that makes a Gloo context itself, raise the pair's own
+IoException bare, ``GLOO_ERROR_MSG("connect ", peer_.str(), ": ", strerror(optval))`` of
+gloo/transport/tcp/pair.cc ``Pair::handleConnecting`` (pytorch/pytorch#15592, pytorch/examples#812)::
+
+    what():  [/opt/conda/conda-bld/pytorch_1544084119927/work/third_party/gloo/gloo/transport/tcp/pair.cc:724] connect [127.0.1.1]:3210: Connection refused
+    RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:769] connect [127.0.1.1]:25472: Connection refused
+
 A remote on a loopback address means the peer advertised lo: its hostname resolved to 127.0.1.1
 (Debian and Ubuntu's /etc/hosts) or did not resolve and ProcessGroupGloo fell back to loopback,
 because GLOO_SOCKET_IFNAME was not set. A paste that wraps the message puts ``remote=[...]`` on
@@ -49,12 +56,18 @@ TIMEOUT = re.compile(r"(?:\[(?:[^\]\s]*/)?(?P<src>unbound_buffer\.cc):\d+\] )?"
 CONNECT = re.compile(r"\bGloo connectFullMesh failed(?: with)?(?: \[(?:[^\]\s]*/)?[\w.]+:\d+\])?(?: \.\.\.)?:? ?(?P<detail>(?:[^\n]*?(?:[^\s,]|[^\n](?=,)))??)"
                      r",?\s*+(?:remote=\[(?P<remote>[^\]\s]+)\](?::\S+)?)?\s*$")
 REMOTE = re.compile(r"^\s*remote=\[(?P<remote>[^\]\s]+)\]")
+# GLOO_ERROR_MSG("connect ", peer_.str(), ": ", strerror(optval))   (gloo/transport/tcp/pair.cc Pair::handleConnecting; Address::str
+#   prints "[<ip>]:<port>"), the IoException older PyTorch raised without ProcessGroupGloo's "Gloo connectFullMesh failed with"
+# what():  [/opt/conda/conda-bld/pytorch_1544084119927/work/third_party/gloo/gloo/transport/tcp/pair.cc:724] connect [127.0.1.1]:3210: Connection refused   (pytorch/pytorch#15592)
+# RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:769] connect [127.0.1.1]:25472: Connection refused   (pytorch/examples#812)
+PAIR_CONNECT = re.compile(r"\[(?:[^\]\s]*/)?pair\.cc:\d+\] connect \[(?P<remote>[^\]\s]{1,64})\]:\d{1,5}: (?P<detail>[A-Za-z][^\n]{0,100}?)\s*$")
 
 #: the literals that put a line in front of :func:`read` / :func:`read_connect` (torch_log's marked lines)
-MARKERS = ("ms for recv operation to complete", "ms for send operation to complete", "Gloo connectFullMesh failed")
+MARKERS = ("ms for recv operation to complete", "ms for send operation to complete", "Gloo connectFullMesh failed", "] connect [")
 
 #: RE2-compatible signature, for torch_log's detect and facts/classify.py
-SIGNATURE = r"Timed out waiting \d+ms for (?:recv|send) operation to complete|Gloo connectFullMesh failed"
+SIGNATURE = (r"Timed out waiting \d+ms for (?:recv|send) operation to complete|Gloo connectFullMesh failed"
+             r"|pair\.cc:\d+\] connect \[[^\]\s]{1,64}\]:\d{1,5}: [A-Za-z]")
 
 
 def read(line: str) -> dict[str, Any] | None:
@@ -75,8 +88,10 @@ def _loopback(addr: str | None) -> bool:
 def read_connect(line: str, nxt: str = "") -> tuple[dict[str, Any], bool] | None:
     """The ``gloo_connect_failed`` fields of ``line`` (and whether ``nxt``, its wrapped
     ``remote=[...]``, was read with it), or None."""
-    m = CONNECT.search(line)
+    m = CONNECT.search(line) if "connectFullMesh" in line else None
     if m is None:
+        if "] connect [" in line and (p := PAIR_CONNECT.search(line)) is not None:
+            return dict(detail=p["detail"], remote=p["remote"], remote_loopback=_loopback(p["remote"])), False
         return None
     remote, took_next = m["remote"], False
     if remote is None and (r := REMOTE.match(nxt)) is not None:

@@ -142,7 +142,7 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
         b.add(gloo.GlooTimeout, no, node=node, text=line, rank=grank, **g)
         used.add(no)
         return
-    if "connectFullMesh" in line and (gc := gloo.read_connect(line, nxt)) is not None:
+    if ("connectFullMesh" in line or "] connect [" in line) and (gc := gloo.read_connect(line, nxt)) is not None:
         fields, took_next = gc
         used.add(no)
         if took_next:

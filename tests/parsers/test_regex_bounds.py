@@ -255,6 +255,10 @@ CASES = [
      "(RayWorkerWrapper pid=1890, ip=10.41.0.8) [rank8]:[E ProcessGroupGloo.cpp:144] Gloo connectFullMesh failed with "
      "[../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error",
      {"detail": "no error", "remote": None}),
+    ("torch_gloo", "PAIR_CONNECT",  # pytorch/pytorch#15592 (older Gloo's bare pair IoException, PyTorch 1.0)
+     "  what():  [/opt/conda/conda-bld/pytorch_1544084119927/work/third_party/gloo/gloo/transport/tcp/pair.cc:724] connect "
+     "[127.0.1.1]:3210: Connection refused",
+     {"remote": "127.0.1.1", "detail": "Connection refused"}),
     ("ucx_log", "_RETURNED",  # openucx/ucx#4770 (fixtures/artefacts/ucx_log/ucx4770_osu_bw_paste_ibv_exp_query_device.txt)
      "[1581627489.217854] [upstreamhost1:195530:0]       ib_verbs.h:84   UCX  ERROR ibv_exp_query_device(mlx5_0) "
      "returned 38: No space left on device",
