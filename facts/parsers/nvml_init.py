@@ -43,6 +43,14 @@ index before it ("GPU #0", "GPU2") makes it a device error, else the process's N
     20211113 15:06:44 WARN: NVML: can't get fan speed for GPU #0, error code 15
     NVML: cannot get current temperature, error 15
 
+Slurm's slurmstepd prints its GPU accounting query's return the same way (LSSI-ETH/plmfit#40), and
+pynvml raises one exception class per return, its name the return's, its text nvmlErrorString's
+(rossumai/nvgpu#6, Python 2; Python 3 puts the module before it, wookayin/gpustat#90); neither names
+the GPU::
+
+    slurmstepd: error: NVML: Failed to get usage(15): GPU is lost
+    NVMLError_GpuIsLost: GPU is lost
+
 Facts emitted: ``nvml_device_error`` per such line (``pci_bus_id``, ``gpu_index``, ``gpu_uuid``
 where printed; ``reason`` as below; ``query``: what was asked, "device handle" for nvidia-smi);
 ``nvml_init_failure`` per failure line: ``reason`` is the NVML error class read
@@ -131,6 +139,24 @@ _NVML_CODE = re.compile(r"\bNVML\b[^\n]{0,100}?\berror(?:,? code)?[ \t]*[:=]?[ \
 # hwmc GPU2: unable to get fan speed - GPU is lost (15)       (nvmlErrorString's text, then the code in parentheses)
 _CODED_TEXT = re.compile(r"(?P<msg>GPU is lost|GPU requires reset|Unknown Error|Driver Not Loaded"
                          r"|NVML Shared Library Not Found|Insufficient Permissions) \((?P<code>\d{1,3})\)")
+# slurmstepd: error: NVML: Failed to get usage(15): GPU is lost      (LSSI-ETH/plmfit#40)
+# (Slurm's gpu/nvml plugin as slurmstepd polls a step's GPUs for accounting, gpu_nvml.c of Slurm 23.02 on:
+#   "NVML: Failed to get usage(%d): %s", "NVML: Failed to get %s running process count(%d): %s",
+#   "NVML: Failed to get process count for gpu utilization(%d): %s"; the nvmlReturn_t as a number, then
+#   nvmlErrorString's text. The GPU is not named: the process's NVML calls fail, as in Claymore's form)
+_SLURM_QUERY = re.compile(r"\bNVML: Failed to get (?P<what>[A-Za-z][\w ]{0,60}?)\((?P<code>\d{1,3})\): (?P<msg>[^\n\\]{1,200})")
+# NVMLError_GpuIsLost: GPU is lost          (rossumai/nvgpu#6: pynvml's exception, the last line of a Python 2 traceback)
+# pynvml.NVMLError_LibraryNotFound: NVML Shared Library Not Found      (wookayin/gpustat#90, Python 3: module, then class)
+# (nvidia-ml-py's pynvml raises one NVMLError subclass per nvmlReturn_t, named by _extractNVMLErrorsAsClasses as
+#   "NVMLError_" + string.capwords(<the NVML_ERROR_ suffix>, "_").replace("_", ""); str() is nvmlErrorString's text.
+#   The class says which return it was; a subclass absent from _PYNVML_CODES (NotSupported, NoData, ...) is a
+#   feature the device lacks, not read, as for the numeric forms)
+_PYNVML = re.compile(r"(?:^|[\s:\]\)])(?:[A-Za-z_][\w.]{0,60}\.)?NVMLError_(?P<name>[A-Z][A-Za-z]{1,40}): (?P<msg>\S[^\n\\]{0,200})",
+                     re.M)
+#: pynvml's exception class name -> nvmlReturn_t (nvml.h), for the returns NVML_RETURN_REASONS reads
+_PYNVML_CODES = {"Uninitialized": 1, "NoPermission": 4, "InsufficientPower": 8, "DriverNotLoaded": 9, "IrqIssue": 11,
+                 "LibraryNotFound": 12, "FunctionNotFound": 13, "GpuIsLost": 15, "ResetRequired": 16,
+                 "OperatingSystem": 17, "LibRmVersionMismatch": 18, "GpuNotFound": 28, "Unknown": 999}
 # the GPU a tool names by index before the code: "GPU #0", "GPU2", "GPU 1"
 _GPU_INDEX = re.compile(r"\bGPU ?#?(?P<index>\d{1,2})\b")
 #: nvml.h nvmlReturn_t -> reason; codes absent here (NOT_SUPPORTED, NO_DATA, INVALID_ARGUMENT, ...)
@@ -166,7 +192,8 @@ _EXPORTER_START = "Starting dcgm-exporter"
 _POD_RESTARTING = re.compile(r"\bcrash ?loop ?back-?off\b", re.I)
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_FAILED, _INIT_FAILED, _BARE, _GO_ERROR, _GO_NO_LIBRARY, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY,
-                                     _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT, _NO_DEVICES)), re.M)
+                                     _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT, _NO_DEVICES, _SLURM_QUERY, _PYNVML)),
+                 re.M)
 
 #: lowercased fragments of NVML's error strings (nvmlErrorString, the Go bindings' ERROR_* names,
 #: nvidia-smi's own wording) -> reason; the first that occurs wins
@@ -214,7 +241,7 @@ def detect(head: str) -> bool:
             or "Error: nvml: " in head or "ould not load NVML library" in head
             or "NVIDIA-SMI has failed" in head or "No devices " in head or "libnvidia-ml.so" in head
             or "device handle" in head or "ERROR_" in head or "GPU is lost" in head or "Unknown Error" in head
-            or "GPU requires reset" in head or "NVML: " in head or "NVML error" in head):
+            or "GPU requires reset" in head or "NVML: " in head or "NVML error" in head or "NVMLError_" in head):
         return False
     return _ANY.search(head) is not None
 
@@ -278,6 +305,17 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(NvmlDeviceError, n, reason=nvml_reason(msg), message=msg, source="tool", gpu=bus or dev,
                   query=(m["what"] or "").strip() or None, pci_bus_id=bus,
                   gpu_uuid=uuid)
+        elif "NVML: Failed to get" in line and (m := _SLURM_QUERY.search(line)) is not None:
+            reason = NVML_RETURN_REASONS.get(int(m["code"]))
+            said = _TEXT_CODES.get(_clean(m["msg"]))
+            if reason is None or (said is not None and said != int(m["code"])):
+                continue  # a return that is no failure (NOT_SUPPORTED, NO_DATA), or text and number disagree
+            b.add(NvmlInitFailure, n, reason=reason, message=m[0].strip(), source="slurm")
+        elif "NVMLError_" in line and (m := _PYNVML.search(line)) is not None:
+            code = _PYNVML_CODES.get(m["name"])
+            if code is None:
+                continue
+            b.add(NvmlInitFailure, n, reason=NVML_RETURN_REASONS[code], message=_clean(m["msg"]), source="pynvml")
         elif ("NVML" in line or " (" in line) and (coded := _coded(line)) is not None:
             code, reason, before = coded
             idx = _GPU_INDEX.search(before)

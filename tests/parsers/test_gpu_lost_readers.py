@@ -85,6 +85,42 @@ def test_numeric_nvml_near_misses(line):
     assert not nvml_init.detect(line) or nvml_init.parse(Artefact(path="t", text=line)).facts == []
 
 
+@pytest.mark.parametrize("rel, want", [
+    # Slurm's gpu/nvml plugin in slurmstepd: the usage query's return as a number, then nvmlErrorString; no GPU named
+    ("nvml_init/plmfit40_slurmstepd_usage_gpu_lost.txt",
+     [("nvml_init_failure", "gpu_lost", "slurm", "NVML: Failed to get usage(15): GPU is lost")]),
+    # pynvml's exception class for NVML_ERROR_GPU_IS_LOST, the last line of a Python 2 traceback (no module prefix)
+    ("nvml_init/nvgpu6_pynvml_gpu_is_lost_traceback.txt",
+     [("nvml_init_failure", "gpu_lost", "pynvml", "GPU is lost")]),
+])
+def test_slurm_and_pynvml_returns_from_real_output(rel, want):
+    r = _parse(nvml_init, rel)
+    assert [(f.kind, f.reason, f.source, f.message) for f in r.facts] == want
+    assert r.errors == []
+
+
+@pytest.mark.parametrize("line, reason", [
+    # wookayin/gpustat#90's title: Python 3 prints the module before the class
+    ("Faile to run ``gpustat --debug'': pynvml.NVMLError_LibraryNotFound: NVML Shared Library Not Found",
+     "library_not_found"),
+    ("NVMLError_GpuIsLost: GPU is lost", "gpu_lost"),  # rossumai/nvgpu#6
+    ("slurmstepd: error: NVML: Failed to get usage(15): GPU is lost", "gpu_lost"),  # LSSI-ETH/plmfit#40
+])
+def test_slurm_and_pynvml_forms(line, reason):
+    (f,) = _parse(nvml_init, text=line + "\n").facts
+    assert (f.kind, f.reason) == ("nvml_init_failure", reason)
+
+
+@pytest.mark.parametrize("line", [
+    # pytorch/serve#1722's traceback frame: pynvml's check function, no exception class printed
+    "  File \"/usr/local/lib/python3.6/dist-packages/pynvml/nvml.py\", line 1956, in nvmlDeviceGetTemperature",
+    # the numeric form's near miss in Slurm's words: the text is not the code's (GPU_IS_LOST is 15)
+    "slurmstepd: error: NVML: Failed to get usage(12): GPU is lost",
+])
+def test_slurm_and_pynvml_near_misses(line):
+    assert not nvml_init.detect(line) or nvml_init.parse(Artefact(path="t", text=line)).facts == []
+
+
 def test_gpud_xid_event_from_real_output():
     r = _parse(gpud_log, "gpud/gpud604_xid79_event.txt")
     assert [(f.kind, f.xid, f.pci_bus_id, f.message) for f in r.facts] == [
