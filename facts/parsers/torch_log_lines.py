@@ -101,7 +101,7 @@ NCCL_DETAIL_NAMES = ("ncclUnhandledCudaError: ", "ncclSystemError: ", "ncclInter
 # Substrings that put a line in front of the specific patterns below; everything else is
 # skipped without per-line Python work (str.find is far faster than a regex alternation).
 MARKERS = (
-    "Watchdog caught collective", "timed out in blocking wait", "ast enqueued ", "failed (exitcode: ", ") FAILED (exitcode ",
+    "Watchdog caught", "timed out in blocking wait", "ast enqueued ", "failed (exitcode: ", ") FAILED (exitcode ",
     "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
     *NCCL_DETAIL_NAMES, "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
     "Unexpected bus error encountered in worker", " failed: ", "Internal NCCL failure with error ", "NCCL Error ",
@@ -390,6 +390,12 @@ def _incomplete(line: str) -> bool:
             return True
         return "Watchdog caught" in line and "milliseconds before timing out" not in line
     if line.rstrip().endswith(_WATCHDOG_HEAD):
+        return True
+    # cut inside the watchdog's head itself, the rest of its words on the next line (huggingface/nanotron#204):
+    # [default2]:[E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog caught
+    # collective operation timeout: WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600888 milliseconds before timing out.
+    at = line.rfind("Watchdog")
+    if at >= 0 and _WATCHDOG_HEAD.startswith(tail := line[at:].rstrip()) and len(tail) < len(_WATCHDOG_HEAD):
         return True
     return "ast enqueued " in line and PROGRESS.search(line) is None
 

@@ -558,6 +558,18 @@ def test_a_watchdog_message_word_wrapped_at_blanks_is_joined_with_blanks():
               "torch_watchdog_timeout") == []
 
 
+def test_a_watchdog_head_cut_by_a_terminal_is_joined():
+    # huggingface/nanotron#204: rank 2's line cut inside the watchdog's head ("Watchdog caught " / "collective
+    # operation timeout: WorkNCCL(...)"), behind a progress bar without its newline; rank 3's cut after WorkNCCL(...)
+    r = parse_file("nanotron204_watchdog_head_cut_after_caught.log")
+    got = sorted((t.rank, t.seq_num, t.op_type, t.timeout_ms, t.elapsed_ms, t.evidence.line)
+                 for t in of(r, "torch_watchdog_timeout"))
+    assert got == [(2, 3, "ALLREDUCE", 600000, 600888, 1), (3, 3, "ALLREDUCE", 600000, 600892, 3)]
+    assert r.errors == []
+    # near miss: a head cut whose next line does not go on with the head's words stays unread
+    assert of(parse_text("[Rank 2] Watchdog caught \nsome other text\n"), "torch_watchdog_timeout") == []
+
+
 def test_a_cut_line_is_not_joined_with_a_record_nor_when_the_join_does_not_complete_it():
     # near misses: the next line starts a record of its own (a rank label, a traceback line); the
     # next line does not complete the message; a complete line takes nothing
