@@ -107,6 +107,7 @@ def test_parsers_do_not_claim_other_kinds_real_files():
             if folder.name == "nvml_init":  # an NVML failure as dcgm-exporter's log shows it, the exporter's lines around it
                 allowed.add("dcgm_exporter_log")
                 allowed.add("k8s_device_plugin")  # and as the device plugin's exit names it ("error starting plugins: ... nvml init failed")
+                allowed.add("slurm_log")  # and as slurmstepd's error line prints it ("slurmstepd: error: NVML: Failed to get usage(15): ...")
             if folder.name == "mlx5_core_log":  # the ConnectX driver's lines are kernel log lines, dmesg-stamped
                 allowed.add("kernel_log")
             if folder.name == "mig_mode":  # mig-manager's reconfigure script takes the GPU operator's components off the node
