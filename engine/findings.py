@@ -62,12 +62,19 @@ def _label(entity: dict[str, object], nodes: set[str]) -> str:
 
 
 def evidence_of(fact: Fact, facts: dict[str, Fact]) -> list[Evidence]:
+    """The evidence of ``fact``: its own, or that of each fact its ``sources`` name, where a source
+    ``<id>@<i>`` is part ``i`` of a fact (a row of an nccl_test_table: its ``part_evidence``)."""
     sources = getattr(fact, "sources", None)
     if sources:
         out: list[Evidence] = []
         for sid in sources.split(","):
             if sid in facts:
                 out.extend(evidence_of(facts[sid], facts))
+            elif "@" in sid:
+                owner, _, part = sid.rpartition("@")
+                whole = facts.get(owner)
+                if whole is not None and part.isdecimal() and hasattr(whole, "part_evidence"):
+                    out.append(whole.part_evidence(int(part)))
         return out
     return [fact.evidence]
 

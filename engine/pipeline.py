@@ -132,7 +132,7 @@ COMBINERS: tuple[tuple[str, Combiner], ...] = (
     # the rank the flight-recorder analyser names, on the host the NCCL Init lines give it
     ("fr_culprits", lambda c: nccl_summary.fr_culprits(c.by_kind)),
     ("nccl_tests_runs", lambda c: nccl_summary.independent_runs(c.kind("nccl_test_run"), c.kind("nccl_test_rank"),
-                                                                c.kind("nccl_test_row"))),
+                                                                c.kind("nccl_test_table"))),
     ("nccl_slow_path", lambda c: nccl_summary.slow_path(c.kind("nccl_env"))),
     ("nccl_gpu_shared", lambda c: nccl_summary.gpu_shared(c.kind("nccl_duplicate_gpu"), c.kind("nccl_rank"))),
     ("nccl_known_issues", lambda c: nccl_known_issues.summarise(c.by_kind)),

@@ -188,6 +188,9 @@ GOOD = XID79_RULE.read_text().replace("id: xid79_gpu_fell_off_bus", "id: my_rule
     [
         ("unknown_kind", GOOD.replace("fact: xid_event", "fact: xid_evnt"), "unknown fact kind 'xid_evnt'"),
         ("unknown_field", GOOD.replace("match: {xid: 79}", "match: {xidd: 79}"), "has no field 'xidd'"),
+        # a summary's column (one value a row) is no field a rule can test: the engine does not see it
+        ("table_column", GOOD.replace("fact: xid_event", "fact: nccl_test_table").replace("match: {xid: 79}", "match: {wrong: {gt: 0}}"),
+         "'nccl_test_table.wrong' is a column of a table"),
         ("unknown_cause", GOOD.replace("cause: gpu_fell_off_bus", "cause: gremlins"), "unknown cause 'gremlins'"),
         ("unknown_action", GOOD.replace("actions: [DRAIN_NODE,", "actions: [PRAY,"), "unknown action 'PRAY'"),
         ("yaml_syntax", GOOD.replace("match: {xid: 79}", "match: {xid: 79"), "invalid YAML"),

@@ -8,18 +8,19 @@ import pytest
 
 from stethoscope.engine.baselines import perf_compare
 from stethoscope.facts import knowledge
+from stethoscope.facts.kinds.bench import NcclTestTable
 from test_nvlink_pair_expected import GIB, _bandwidth, _facts
 
 MIB = 1 << 20
 
 
 def _table(points: dict[int, float], gpu: str, nranks: int, collective: str = "all_reduce"):
-    """One run whose row at each size has that busbw (one _facts call per size, the run and ranks once)."""
+    """One run whose row at each size has that busbw (one _facts call per size, the run and ranks once; the rows' table)."""
     facts = []
     for size, busbw in points.items():
         part = _facts(busbw, gpu=gpu, topo=(), sizes=(size,), nranks=nranks, collective=collective)
-        facts += part if not facts else [f for f in part if f.kind == "nccl_test_row"]
-    return facts
+        facts += [f for f in part if f.kind != "nccl_test_table" and (not facts or f.kind == "nccl_test_row")]
+    return facts + NcclTestTable.of_rows([f for f in facts if f.kind == "nccl_test_row"])
 
 
 def _platform(pid: str) -> knowledge.PerfPlatform:

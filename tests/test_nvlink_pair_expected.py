@@ -9,7 +9,7 @@ import pytest
 
 from stethoscope.engine.baselines import perf_compare
 from stethoscope.facts import knowledge
-from stethoscope.facts.kinds.bench import NcclTestRank, NcclTestRow, NcclTestRun
+from stethoscope.facts.kinds.bench import NcclTestRank, NcclTestRow, NcclTestRun, NcclTestTable
 from stethoscope.facts.kinds.gpu import GpuTopoLink
 from stethoscope.facts.model import Evidence
 from stethoscope.facts.parsers.nccl_tests_facts import busbw_factor
@@ -26,8 +26,9 @@ def _facts(busbw: float, gpu: str = "NVIDIA H100 PCIe", topo: tuple[tuple[str, s
                            pci_bus_id=f"0000:{i + 1:02x}:00.0", gpu_name=gpu) for i in range(nranks)]
     # busbw = size / time x nccl-tests' factor (all_reduce: 2(n-1)/n, 1 for 2 ranks)
     algbw = busbw / busbw_factor(collective, nranks)
-    facts += [NcclTestRow(id=f"row{s}", node="n", evidence=EV, run_id=run.id, collective=collective, size_bytes=s, count=s // 4,
-                          dtype="float", oop_time_us=s / algbw / 1e3, oop_algbw=algbw, oop_busbw=busbw) for s in sizes]
+    rows = [NcclTestRow(id=f"row{s}", node="n", evidence=EV, run_id=run.id, collective=collective, size_bytes=s, count=s // 4,
+                        dtype="float", oop_time_us=s / algbw / 1e3, oop_algbw=algbw, oop_busbw=busbw) for s in sizes]
+    facts += rows + NcclTestTable.of_rows(rows)  # the reader's table of them, which the comparisons read
     facts += [GpuTopoLink(id=f"topo{a}{b}", node="n", evidence=EV, a=a, b=b, connection=c, nvlinks=n) for a, b, c, n in topo]
     return facts
 

@@ -243,8 +243,8 @@ def sweep_narrower(baseline: store.Baseline, facts: list[Fact]) -> list[Fact]:
     range (several partial runs that together cover it are not narrower)."""
     rows: dict[str, list[int]] = defaultdict(list)
     for f in facts:
-        if f.kind == "nccl_test_row":
-            rows[f.run_id].append(f.size_bytes)
+        if f.kind == "nccl_test_table":
+            rows[f.run_id].extend(f.size_bytes)
     runs: dict[tuple[str, str], list[Fact]] = defaultdict(list)
     for run in (f for f in facts if f.kind == "nccl_test_run" and f.collective):
         runs[(run.node, run.collective)].append(run)

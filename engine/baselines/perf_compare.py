@@ -25,7 +25,6 @@ import statistics
 from collections import defaultdict
 from contextlib import contextmanager
 from contextvars import ContextVar
-from operator import attrgetter
 from typing import Iterable, Iterator
 
 from stethoscope.engine.baselines import store
@@ -91,18 +90,32 @@ def _transport_family(transport: str) -> str:
     return parts[0] + ("/" + parts[1] if transport.startswith("NET/") else "")
 
 
-#: an nccl_test_row's fields runs_of reads, by one C call per row
-_SIZE = attrgetter("size_bytes")
-_TIMES = attrgetter("size_bytes", "oop_time_us", "ip_time_us")
+class RowsBySize:
+    """size -> the row of that size of a run's table, as its nccl_test_row (built when asked: a
+    comparison cites one row a band)."""
+
+    __slots__ = ("table", "at")
+
+    def __init__(self, table: Fact, at: dict[int, int]):
+        self.table, self.at = table, at
+
+    def __getitem__(self, size: int) -> Fact:
+        return self.table.row(self.at[size])
+
+    def __contains__(self, size: int) -> bool:
+        return size in self.at
+
+    def source(self, size: int) -> str:
+        """The row of that size as a derived fact's ``sources`` names it (its table's part)."""
+        return self.table.source(self.at[size])
 
 
-def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, dict[int, Fact]]]:
-    """(run fact, its table, its context, size -> row fact) for every run with a table.
-    Each kind is read by its own loop (a bundle's ~140 rows a node: no test of the kind per
-    fact), the rows' fields by one attrgetter; values and order as a single pass gives them."""
-    by_run: dict[str, list[Fact]] = defaultdict(list)
-    for f in of_kind(facts, "nccl_test_row"):
-        by_run[f.run_id].append(f)
+def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, RowsBySize]]:
+    """(run fact, its table, its context, size -> row) for every run with a table (its
+    nccl_test_table: the rows as columns, one fact a run)."""
+    by_run: dict[str, Fact] = {}
+    for f in of_kind(facts, "nccl_test_table"):
+        by_run.setdefault(f.run_id, f)
     ranks: dict[str, list[Fact]] = defaultdict(list)
     for f in of_kind(facts, "nccl_test_rank"):
         ranks[f.run_id].append(f)
@@ -119,17 +132,18 @@ def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, dict[int, 
     env = dict(sorted(envs.items())) if (envs or versions) else None
     out = []
     for run in of_kind(facts, "nccl_test_run"):
-        rows = by_run.get(run.id, [])
-        if not rows or not run.collective or not run.nranks:
+        rows = by_run.get(run.id)
+        if rows is None or not run.collective or not run.nranks:
             continue
         try:
             factor = busbw_factor(run.collective, run.nranks)
         except ValueError:
             continue
         table = store.Table(run.collective, run.nranks)
-        row_of: dict[int, Fact] = {}
-        for r in sorted(rows, key=_SIZE):
-            size, oop, ip = _TIMES(r)
+        at: dict[int, int] = {}
+        sizes, oops, ips = rows.size_bytes, rows.oop_time_us, rows.ip_time_us
+        for i in sorted(range(len(sizes)), key=sizes.__getitem__):
+            size, oop, ip = sizes[i], oops[i], ips[i]
             # the best of the out-of-place and in-place times that were measured (> 0)
             if oop and oop > 0:
                 t = ip if ip and 0 < ip < oop else oop
@@ -137,10 +151,11 @@ def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, dict[int, 
                 t = ip
             else:
                 continue
-            if size in row_of:
+            if size in at:
                 continue
             table.rows.append(store.Row(size, t, round(size / t / 1e3 * factor, 3)))
-            row_of[size] = r
+            at[size] = i
+        row_of = RowsBySize(rows, at)
         hosts: dict[str, int] = defaultdict(int)
         for rk in ranks.get(run.id, []):
             hosts[rk.host] += 1
@@ -285,7 +300,7 @@ def compare_bundle(facts: list[Fact]) -> list[Fact]:
             limit, limit_source = limits[band]
             out.append(BusbwComparison(
                 id=f"derived:summary:busbw_comparison:{run.id}:{band}", node=run.node, evidence=row.evidence, run_id=run.id,
-                sources=f"{row.id},{run.id}", collective=run.collective, band=band, ratio=round(ratio, 4),
+                sources=f"{row_of.source(size)},{run.id}", collective=run.collective, band=band, ratio=round(ratio, 4),
                 factor_below=round(1 / ratio, 1) if ratio > 0 else float("inf"), measured_busbw=round(measured, 2),
                 reference_busbw=round(ref[size], 2), size_bytes=size, size_text=size_text(size), sizes=n,
                 reference=label, reference_kind=kind, context_diff=diff, env_overrides=env, below_limit=limit,

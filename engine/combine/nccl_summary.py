@@ -211,7 +211,7 @@ def fr_culprits(by_kind: dict[str, list[Fact]]) -> list[Fact]:
     return out
 
 
-def independent_runs(runs: list[Fact], ranks: list[Fact], rows: list[Fact]) -> list[Fact]:
+def independent_runs(runs: list[Fact], ranks: list[Fact], tables: list[Fact]) -> list[Fact]:
     """Runs of one file with the same settings that each list only their own process's GPUs
     and either stack their headers before any table or put rank 0 on different hosts."""
     groups: dict[tuple, list[Fact]] = defaultdict(list)
@@ -225,8 +225,8 @@ def independent_runs(runs: list[Fact], ranks: list[Fact], rows: list[Fact]) -> l
     for r in ranks:
         listed[r.run_id].append(r.rank)
     first_row: dict[str, int] = {}
-    for r in rows:
-        first_row[r.run_id] = min(first_row.get(r.run_id, r.evidence.line), r.evidence.line)
+    for t in tables:
+        first_row[t.run_id] = min(first_row.get(t.run_id, t.lines[0]), *t.lines)
     out: list[Fact] = []
     for key, grp in several:
         grp.sort(key=lambda r: r.evidence.line)

@@ -36,7 +36,9 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
         return []
     k = _knowledge()
     ranks = by_kind.get("nccl_rank", [])
-    rows = by_kind.get("nccl_test_row", [])
+    tables: dict[str, Fact] = {}
+    for t in by_kind.get("nccl_test_table", []):
+        tables.setdefault(t.run_id, t)
     job_nodes = {f.node for f in runs} | {f.node for f in ranks}
     out: list[Fact] = []
     for run in runs:
@@ -51,21 +53,23 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
                 continue
             ports_node = others[0]
             node_ports = ports[ports_node]
-        mine = [r for r in rows if getattr(r, "run_id", None) == run.id and r.size_bytes >= k.large_size_bytes]
-        best = max(mine, key=lambda r: r.oop_busbw or 0.0, default=None)
-        if best is not None and best.oop_busbw:
-            measured, measure, shown = best.oop_busbw, "peak_large_sizes", best
+        table = tables.get(run.id)
+        busbw = table.oop_busbw if table is not None else ()
+        mine = [i for i, size in enumerate(table.size_bytes if table is not None else ()) if size >= k.large_size_bytes]
+        best = max(mine, key=lambda i: busbw[i] or 0.0, default=None)
+        if best is not None and busbw[best]:  # the row cited as its table's part (its row fact may not be kept)
+            measured, measure, shown, cited = busbw[best], "peak_large_sizes", table.part_evidence(best), table.source(best)
         elif run.avg_busbw:
-            measured, measure, shown = run.avg_busbw, "average", run
+            measured, measure, shown, cited = run.avg_busbw, "average", run.evidence, run.id
         else:
             continue
         rate = sum(p.rate_gbps for p in node_ports.values())
         nic = rate / 8.0
         ratio = round(measured / nic, 3)
-        sources = [shown] + sorted(node_ports.values(), key=lambda p: (p.hca, p.port))
+        sources = [cited] + [p.id for p in sorted(node_ports.values(), key=lambda p: (p.hca, p.port))]
         out.append(BusbwVsNicRate(
-            id=f"derived:summary:busbw_vs_nic_rate:{run.id}", node=run.node, evidence=shown.evidence, run_id=run.id,
-            sources=",".join(dict.fromkeys(f.id for f in sources)), measured_busbw=measured, measure=measure,
+            id=f"derived:summary:busbw_vs_nic_rate:{run.id}", node=run.node, evidence=shown, run_id=run.id,
+            sources=",".join(dict.fromkeys(sources)), measured_busbw=measured, measure=measure,
             nic_ports=len(node_ports), nic_rate_gbps=rate, nic_busbw=round(nic, 2), ratio=ratio,
             min_ratio=k.min_ratio, ports_node=ports_node, nranks=nranks,
             hosts=run.hosts))

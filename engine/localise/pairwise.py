@@ -99,7 +99,7 @@ def _switches_of(graph, host: str) -> list[str]:
 def pair_bandwidth(facts: list[Fact]) -> dict[frozenset[str], tuple[float, list[Fact]]]:
     """Best bus bandwidth per pair of hosts (largest message size), with its evidence rows."""
     hosts: dict[str, set[str]] = defaultdict(set)
-    rows: dict[str, Fact] = {}
+    rows: dict[str, tuple[Fact, int]] = {}  # run -> its table and the row of its largest size
     measured: list[tuple[frozenset[str], float, Fact]] = []
     csv_size: dict[frozenset[str], int] = {}
     csv = [f for f in of_kind(facts, "pair_bandwidth") if f.host_a != f.host_b]
@@ -112,14 +112,17 @@ def pair_bandwidth(facts: list[Fact]) -> dict[frozenset[str], tuple[float, list[
             measured.append((pair, f.busbw_gbs, f))
     for f in of_kind(facts, "nccl_test_rank"):
         hosts[f.run_id].add(f.host)
-    for f in of_kind(facts, "nccl_test_row"):
-        old = rows.get(f.run_id)
-        if old is None or f.size_bytes > old.size_bytes:
-            rows[f.run_id] = f
+    for t in of_kind(facts, "nccl_test_table"):
+        sizes = t.size_bytes
+        old = rows.get(t.run_id)
+        i = max(range(len(sizes)), key=sizes.__getitem__)  # the first row of the largest size
+        if old is None or sizes[i] > old[0].size_bytes[old[1]]:
+            rows[t.run_id] = (t, i)
     for run, hs in hosts.items():
         if len(hs) != 2 or run not in rows:
             continue
-        row = rows[run]
+        table, i = rows[run]
+        row = table.row(i)
         measured.append((frozenset(hs), max(b for b in (row.oop_busbw, row.ip_busbw) if b is not None), row))
     best: dict[frozenset[str], tuple[float, list[Fact]]] = {}
     for pair, bw, row in measured:

@@ -82,6 +82,11 @@ def read_yaml(path: Path, label: str) -> tuple[Any, str]:
     return data, text
 
 
+def _column(field: Any) -> bool:
+    """A field that holds a tuple (a summary fact's column, such as nccl_test_table's): not in any rule view."""
+    return str(field.annotation).replace("typing.", "").startswith("tuple[")
+
+
 def _check(rule: Rule, crule: CompiledRule, vocab: Vocabulary, derived_kinds: dict[str, set[str]], fail) -> None:
     aliases = {p.alias: p.kind for p in crule.all}
 
@@ -132,6 +137,9 @@ def _check(rule: Rule, crule: CompiledRule, vocab: Vocabulary, derived_kinds: di
             for t in p.tests:
                 if t.field not in fields or t.field == "evidence":
                     fail(("when", section, i, "match", t.field), f"fact '{p.kind}' has no field '{t.field}'")
+                elif _column(fields[t.field]):
+                    fail(("when", section, i, "match", t.field), f"'{p.kind}.{t.field}' is a column of a table (one value a row), "
+                                                                 "which the rule engine does not see: match the row facts")
                 if isinstance(t.value, Ref) and t.value.alias == SELF and (t.value.field not in fields or t.value.field == "evidence"):
                     fail(("when", section, i, "match", t.field), f"fact '{p.kind}' has no field '{t.value.field}' to compare with")
                 if isinstance(t.value, Ref) and aliases.get(t.value.alias) in FACT_KINDS and t.value.field not in FACT_KINDS[aliases[t.value.alias]].model_fields:

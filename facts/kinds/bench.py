@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import model_validator
-
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.model import Evidence, Fact, fact_kind
 
 
 @fact_kind
@@ -241,18 +239,99 @@ class NcclTestRow(Fact):
     ip_wrong: int | None = None
     ip_max_error: float | None = None
     #: out-of-place plus in-place #wrong (None when neither was validated), so one rule
-    #: can ask "did this size return wrong values"
+    #: can ask "did this size return wrong values"; the readers set it (wrong_total). No
+    #: validator fills it: a class without one is asked of the rules' router before it is built
+    #: (facts/parsers/base.py FactBuilder.add), so a healthy row costs no fact
     wrong: int | None = None
 
-    @model_validator(mode="before")
+
+#: the fields of an nccl_test_row that a table holds one tuple of, one entry a row, in the row's order
+ROW_COLUMNS = ("size_bytes", "count", "dtype", "redop", "root", "oop_time_us", "oop_algbw", "oop_busbw", "oop_wrong",
+               "oop_max_error", "ip_time_us", "ip_algbw", "ip_busbw", "ip_wrong", "ip_max_error", "wrong")
+
+
+@fact_kind
+class NcclTestTable(Fact):
+    """One nccl-tests run's results table: every row's fields as parallel tuples, one entry a row.
+
+    Issue 12, facts for exceptions and summaries for health: entry ``i`` of each tuple is row ``i``
+    in the order printed, with its line and quote, so that what reads the table (baselines,
+    pairwise localisation, line rates) cites the row it used (:meth:`row`, :meth:`source`)
+    exactly as the reader's ``nccl_test_row`` would. One fact a run stands for ~30 row facts in
+    memory and across the parse pool's pipe; an ``nccl_test_row`` is still made for every row,
+    and kept only where a rule in use can bind it (#wrong > 0: knowledge/fact_routing.yaml). Its
+    evidence is the first row's."""
+
+    kind: Literal["nccl_test_table"] = "nccl_test_table"
+    run_id: str
+    collective: str | None = None
+    lines: tuple[int, ...]  # each row's line in the file
+    texts: tuple[str, ...]  # each row's quote (its evidence text)
+    #: each row's fact id where some differ from ``<path>:<line>:nccl_test_row`` (several rows on one line); else None
+    ids: tuple[str, ...] | None = None
+    size_bytes: tuple[int, ...]
+    count: tuple[int, ...]
+    dtype: tuple[str, ...]
+    redop: tuple[str | None, ...]
+    root: tuple[int | None, ...]
+    oop_time_us: tuple[float, ...]
+    oop_algbw: tuple[float, ...]
+    oop_busbw: tuple[float, ...]
+    oop_wrong: tuple[int | None, ...]
+    oop_max_error: tuple[float | None, ...]
+    ip_time_us: tuple[float | None, ...]
+    ip_algbw: tuple[float | None, ...]
+    ip_busbw: tuple[float | None, ...]
+    ip_wrong: tuple[int | None, ...]
+    ip_max_error: tuple[float | None, ...]
+    wrong: tuple[int | None, ...]
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def row_id(self, i: int) -> str:
+        """Row ``i``'s nccl_test_row id, as the reader made it."""
+        return self.ids[i] if self.ids is not None else f"{self.evidence.path}:{self.lines[i]}:nccl_test_row"
+
+    def source(self, i: int) -> str:
+        """How a derived fact's ``sources`` names row ``i`` (engine/findings.evidence_of reads it
+        through :meth:`part_evidence`): the row fact itself is kept only where a rule can bind it."""
+        return f"{self.id}@{i}"
+
+    def part_evidence(self, i: int) -> Evidence:
+        """Row ``i``'s evidence, as its nccl_test_row has it."""
+        return Evidence(path=self.evidence.path, line=self.lines[i], text=self.texts[i])
+
+    def row(self, i: int) -> NcclTestRow:
+        """Row ``i`` as the reader's nccl_test_row: the same id, node, evidence and fields."""
+        values = {name: getattr(self, name)[i] for name in ROW_COLUMNS}
+        return NcclTestRow(id=self.row_id(i), node=self.node, run_id=self.run_id, collective=self.collective,
+                           evidence={"path": self.evidence.path, "line": self.lines[i], "text": self.texts[i]}, **values)
+
     @classmethod
-    def _sum_wrong(cls, data: Any) -> Any:
-        # the readers give ``wrong`` (wrong_total): then the data goes on as it came
-        if isinstance(data, dict) and data.get("wrong") is None:
-            wrong = wrong_total(data.get("oop_wrong"), data.get("ip_wrong"))
-            if wrong is not None:
-                data = {**data, "wrong": wrong}
-        return data
+    def columns_of(cls, rows: list[dict[str, Any]]) -> dict[str, tuple]:
+        """The column tuples of rows given as nccl_test_row field dicts (a field a row lacks: None)."""
+        return dict(zip(ROW_COLUMNS, zip(*[tuple(map(r.get, ROW_COLUMNS)) for r in rows]))) if rows else \
+            {name: () for name in ROW_COLUMNS}
+
+    @classmethod
+    def of_rows(cls, rows: list[NcclTestRow]) -> list[NcclTestTable]:
+        """The tables of row facts (one a run, in the order of each run's first row): what a
+        caller that holds rows built elsewhere (a test) gives the table readers."""
+        runs: dict[str, list[NcclTestRow]] = {}
+        for r in rows:
+            runs.setdefault(r.run_id, []).append(r)
+        out = []
+        for run_id, rs in runs.items():
+            first = rs[0]
+            path = first.evidence.path
+            ids = tuple(r.id for r in rs)
+            standard = all(r.id == f"{path}:{r.evidence.line}:nccl_test_row" for r in rs)
+            out.append(cls(id=f"{path}:{first.evidence.line}:nccl_test_table", node=first.node, evidence=first.evidence,
+                           run_id=run_id, collective=first.collective, lines=tuple(r.evidence.line for r in rs),
+                           texts=tuple(r.evidence.text for r in rs), ids=None if standard else ids,
+                           **cls.columns_of([dict(r) for r in rs])))
+        return out
 
 
 def wrong_total(oop_wrong: int | None, ip_wrong: int | None = None) -> int | None:

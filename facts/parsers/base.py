@@ -181,6 +181,9 @@ class ParseResult:
     #: healthy readings the artefact's router left unbuilt: (node, kind) -> [id, evidence, count]
     #: of the first one (its fact_summary: engine/ruleengine/routing.py)
     folded: dict[tuple[str, str], list] = field(default_factory=dict)
+    #: each FactBuilder's {(file line, kind): facts made there} (built, folded or capped alike): the lines the
+    #: readers made facts of (engine/foreign_runs.py: what of a recognised file nobody read)
+    seen: list[dict[tuple[int, str], int]] = field(default_factory=list)
 
 
 #: fact class -> the rule view of its defaults (non-None, evidence left out): FactBuilder._view
@@ -495,8 +498,9 @@ class FactBuilder:
         self.result = result
         path = artefact.path
         self._path = intern(path) if type(path) is str else path  # every evidence's, interned once
-        self._seen: dict[str, int] = {}
+        self._seen: dict[tuple[int, str], int] = {}
         self._kinds: dict[str, int] = {}
+        result.seen.append(self._seen)
 
     def add(self, cls: type[Fact], line: int, node: str | None = None, text: str | None = None, **fields: Any) -> Fact | None:
         kind, shape, foldable = _CLASSES.get(cls) or _class_info(cls)
@@ -527,12 +531,7 @@ class FactBuilder:
                 if len(_TYPED) >= _TYPED_MAX:
                     _TYPED.clear()
                 typed = _TYPED[key] = _Typed(cls, shape, fields)
-        if text is None and art.raw_text is None and art._lines is not None:  # the line as read
-            text = art._lines[line - 1]
-            if len(text) > EVIDENCE_CHARS:
-                text = cut(text)
-        else:
-            text = self._text(line, text)
+        text = self.quote(line, text)
         ev = {"path": self._path, "line": at, "text": text}
         fact = None
         if shape is not None and shape.before is not None:
@@ -620,6 +619,23 @@ class FactBuilder:
                                                 {"path": self.artefact.path, "line": at, "text": self._text(line, text)}, 1]
         else:
             slot[2] += 1
+
+    def quote(self, line: int, text: str | None = None) -> str:
+        """The evidence text add() gives a fact of ``line`` (``text``: the reader's quote, else the line as read)."""
+        art = self.artefact
+        if text is None and art.raw_text is None and art._lines is not None:  # the line as read
+            text = art._lines[line - 1]
+            return cut(text) if len(text) > EVIDENCE_CHARS else text
+        return self._text(line, text)
+
+    def seen(self, line: int, kind: str) -> int:
+        """How many facts of ``kind`` add() was given at ``line`` so far (built or folded)."""
+        return self._seen.get((line + self.artefact.line_offset, kind), 0)
+
+    def fact_id(self, line: int, kind: str, n: int) -> str:
+        """The id add() gives (or, for a reading the router folds, would give) the (n+1)-th fact
+        of ``kind`` at ``line``."""
+        return self._fid(line + self.artefact.line_offset, kind, n)
 
     def _fid(self, at: int, kind: str, n: int) -> str:
         """The id of the (n+1)-th fact of ``kind`` at file line ``at``."""

@@ -24,7 +24,8 @@ header, rows or a footer alone is recognised by its own form and read as one ano
 per block (a block ends at its ``Avg bus bandwidth`` line); its node is the bundle's.
 
 Facts emitted (classes in :mod:`nccl_tests_facts`): ``nccl_test_run`` per run (evidence: its
-first line), ``nccl_test_rank`` per rank line, ``nccl_test_row`` per table row,
+first line), ``nccl_test_rank`` per rank line, ``nccl_test_table`` per run with rows (every
+row, as columns) and ``nccl_test_row`` per table row (kept only where a rule can bind it),
 ``nccl_test_failure`` per ``Test NCCL|CUDA failure`` / ``Test failure`` line.
 
 Empty input, or text without nccl-tests lines, yields no facts: no test was run, which says
@@ -45,6 +46,7 @@ from stethoscope.facts.parsers.nccl_tests_facts import (
     NcclTestRank,
     NcclTestRow,
     NcclTestRun,
+    emit_rows,
     nccl_version_str,
     normalise_collective,
     summarise_rows,
@@ -461,8 +463,7 @@ def _emit(builder: FactBuilder, artefact: Artefact, run: _Run) -> None:
     )
     for line_no, fields, host in run.ranks:
         builder.add(NcclTestRank, line_no, node=artefact.node_for(host), run_id=fact.id, **fields)
-    for line_no, fields in run.rows:
-        builder.add(NcclTestRow, line_no, node=node, run_id=fact.id, **fields)
+    emit_rows(builder, [(line_no, fields, None) for line_no, fields in run.rows], node, fact.id)
     for line_no, fields, host in run.failures:
         fields = {k: v for k, v in fields.items() if k != "_summary"}
         builder.add(NcclTestFailure, line_no, node=artefact.node_for(host), run_id=fact.id, **fields)

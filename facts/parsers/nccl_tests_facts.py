@@ -2,15 +2,19 @@
 (:mod:`nccl_tests_json`), and the small helpers both need.
 
 One ``*_perf`` invocation is one ``nccl_test_run``; its ranks, table rows and failure lines
-point back at it through ``run_id`` (the run fact's ``id``).
+point back at it through ``run_id`` (the run fact's ``id``). Its rows are one ``nccl_test_table``
+(every row, as columns) and an ``nccl_test_row`` each, which the rules' router keeps only where a
+rule can bind it (:func:`emit_rows`).
 """
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from stethoscope.facts.kinds.bench import (  # noqa: F401 - the fact classes live in facts/kinds
-    NcclTestFailure, NcclTestRank, NcclTestRow, NcclTestRun,
+    NcclTestFailure, NcclTestRank, NcclTestRow, NcclTestRun, NcclTestTable,
 )
+from stethoscope.facts.parsers.base import FactBuilder
 
 
 def busbw_factor(collective: str, nranks: int) -> float:
@@ -63,3 +67,27 @@ def summarise_rows(rows: list[dict]) -> dict:
             if bw is not None and bw == bw and (best is None or bw > best):
                 best, best_size = bw, r["size_bytes"]
     return {"wrong_total": wrong, "max_busbw": best, "max_busbw_size": best_size, "rows": len(rows)}
+
+
+def emit_rows(builder: FactBuilder, rows: list[tuple[int, dict[str, Any], str | None]], node: str | None,
+              run_id: str) -> None:
+    """A run's rows, each ``(line, nccl_test_row fields, the reader's quote or None)``: an
+    nccl_test_row each (FactBuilder.add: with the rules' router, only a row some rule can bind is
+    built, the others are counted into the file's summary), then the run's nccl_test_table, which
+    holds every row with the id and quote its row fact has or would have had."""
+    if not rows:
+        return
+    offset = builder.artefact.line_offset
+    lines, texts, nth = [], [], []
+    add, quote, seen = builder.add, builder.quote, builder.seen
+    for line, fields, text in rows:
+        fact = add(NcclTestRow, line, node=node, text=text, run_id=run_id, **fields)
+        lines.append(line + offset)
+        texts.append(fact.evidence.text if fact is not None else quote(line, text))
+        nth.append(seen(line, "nccl_test_row") - 1)  # 0 but where a line holds several rows (one-line JSON)
+    # the rows' ids when some are not <path>:<line>:nccl_test_row (NcclTestTable.row_id)
+    ids = tuple(builder.fact_id(line, "nccl_test_row", n) for (line, _, _), n in zip(rows, nth)) if any(nth) else None
+    first_line, first, first_text = rows[0]
+    builder.add(NcclTestTable, first_line, node=node, text=first_text, run_id=run_id,
+                collective=first.get("collective"), lines=tuple(lines), texts=tuple(texts), ids=ids,
+                **NcclTestTable.columns_of([f for _, f, _ in rows]))

@@ -12,7 +12,7 @@ one line)::
     "average_bus_bandwidth": {"bandwidth": 85.906938, "okay": "unchecked"},
 
 Facts emitted: the same kinds as the text parser (:mod:`nccl_tests`), ``nccl_test_run``,
-``nccl_test_rank``, ``nccl_test_row``, and ``nccl_test_failure`` for each non-empty entry of
+``nccl_test_rank``, ``nccl_test_table`` and ``nccl_test_row`` (kept where a rule can bind it), and ``nccl_test_failure`` for each non-empty entry of
 ``errors``. Values keep the JSON's full precision. ``devices`` holds ONE entry per process,
 not per rank: nccl-tests' writer (``writeDeviceReport`` in src/util.cu) prints one
 ``#  Rank`` line per GPU of the process but ``parseRankInfo`` reads only the first line of
@@ -38,8 +38,8 @@ from stethoscope.facts.parsers.base import JSON_SHAPE_ERRORS, Artefact, FactBuil
 from stethoscope.facts.parsers.nccl_tests_facts import (
     NcclTestFailure,
     NcclTestRank,
-    NcclTestRow,
     NcclTestRun,
+    emit_rows,
     nccl_version_str,
     normalise_collective,
     summarise_rows,
@@ -146,9 +146,11 @@ def _parse_doc(builder: FactBuilder, artefact: Artefact, doc: dict[str, Any]) ->
         )
     start = _RESULTS_KEY.search(text)
     size_offsets = [m.start() for m in _SIZE_KEY.finditer(text, start.end() if start else 0)]
+    placed = []
     for i, fields in enumerate(rows):
         line, ev = _evidence(artefact, size_offsets[i] if i < len(size_offsets) else 0)
-        builder.add(NcclTestRow, line, node=node, text=ev, run_id=run.id, **fields)
+        placed.append((line, fields, ev))
+    emit_rows(builder, placed, node, run.id)
     e = _ERRORS_KEY.search(text)
     for err in errors:
         line, ev = _evidence(artefact, text.find(json.dumps(err)[1:-1], e.end()) if e else 0)
