@@ -473,12 +473,17 @@ class GpuOperatorValidationRetry(Fact):
 
     kind: Literal["gpu_operator_validation_retry"] = "gpu_operator_validation_retry"
     #: what is validated, from the command it runs: driver | driver_container | toolkit | nvidia_fs | gdrcopy
-    #: | nvidia_peermem | mofed | cc_manager | other
+    #: | nvidia_peermem | mofed | cc_manager | other; host_driver: the probe of a driver installed on the host
+    #: failed although the host's nvidia-smi ran ("No pre-installed driver detected on the host: exit status 14")
     validation: str
     command: str | None = None  # "chroot [/run/nvidia/driver nvidia-smi]"
     detail: str | None = None  # the command's own error line: "chroot: failed to run command 'nvidia-smi': No such file or directory"
     retries: int = 1
     message: str
+    exit_status: int | None = None  # host_driver: the return value of the host's nvidia-smi (14)
+    #: host_driver: that return value as nvmlReturn_t names it: corrupted_inforom (14) | driver_not_loaded (9)
+    #: | library_not_found (12) | gpu_lost (15) | driver_library_mismatch (18) | ... | other
+    nvml_reason: str | None = None
 
 
 
@@ -487,7 +492,7 @@ class K8sNodeCondition(Fact):
     """One row of a node's Conditions (``kubectl describe node``): ``XidCriticalError  True  <heartbeat>
     <transition>  {"31":true}  <message>``. ``problem``: the condition reports one (a ``...Ready`` type not
     True, any other type True: the kubelet's pressure conditions and node health agents' problem conditions
-    alike); ``agent`` the kubelet's own conditions ("kubelet") or NVSentinel's (reason ``<check>IsNotHealthy``,
+    alike); ``agent`` the kubelet's own conditions ("kubelet") or NVSentinel's (reason ``<check>IsNotHealthy`` or ``<check>IsHealthy``,
     read by its own reader), else a node health agent's ("agent")."""
 
     kind: Literal["k8s_node_condition"] = "k8s_node_condition"

@@ -22,6 +22,15 @@ exporter's: NVIDIA/gpu-monitoring-tools#188). An NVML failure, on its own line (
 exporter's message (4.x's ``Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND``), is
 :mod:`nvml_init`'s. Lines at other levels are read as
 used, with no fact: a log of them only (the exporter started) checks no GPU.
+
+The exporter logs some failures twice: the function that failed logs the error with its context and returns
+it, and main ends on the same error (pkg/dcgmexporter's ``logrus.Errorf("Could not read metrics file '%s':
+%v\\n", ...)`` / 4.x ``slog.Error(fmt.Sprintf("Could not read metrics file '%s'; err: %v", ...))``, then
+``logrus.Fatal(err)``). An error line that ends with the message of the exiting line right after it is that
+one failure: one fact, at the exiting line, with the error's fuller message (NVIDIA/DCGM#232)::
+
+    dcgm_exporter  | time="2025-05-22T03:57:31Z" level=error msg="Could not read metrics file '/etc/dcp-metrics-included.csv': record on line 3: wrong number of fields\\n"
+    dcgm_exporter  | time="2025-05-22T03:57:31Z" level=fatal msg="record on line 3: wrong number of fields"
 """
 from __future__ import annotations
 
@@ -196,7 +205,22 @@ def parse(artefact: Artefact) -> ParseResult:
                   exiting=level in _EXITS or msg.strip() == _FAILURE,
                   watch_unsupported=_WATCH_UNSUPPORTED.search(msg) is not None,
                   version_mismatch=_VER_MISMATCH.search(msg) is not None)
+    _merge_logged_twice(result)
     return result
+
+
+def _merge_logged_twice(result: ParseResult) -> None:
+    """An error fact whose message ends with the next fact's, that one exiting on the next log line: one failure."""
+    out: list = []
+    for f in result.facts:
+        prev = out[-1] if out else None
+        if (isinstance(f, DcgmExporterError) and isinstance(prev, DcgmExporterError) and f.exiting
+                and prev.level == "error" and not prev.exiting and f.evidence.line - prev.evidence.line <= 2
+                and len(f.message) >= 8 and prev.message.removesuffix("\\n").rstrip().endswith(f.message.strip())):
+            out[-1] = f.model_copy(update={"message": prev.message.removesuffix("\\n").rstrip()[:400]})
+            continue
+        out.append(f)
+    result.facts[:] = out
 
 
 #: the line signatures this reader owns (facts/classify.py matches all readers' in one pass)

@@ -21,6 +21,28 @@ the command's first error line, else its first retry line; ``retries`` counted):
 ``gdrdrv``, ``nvidia_peermem``, ``mlx5_core`` / ``.driver-ready`` of /run/mellanox: nvidia_fs,
 gdrcopy, nvidia_peermem, mofed; ``.cc-manager-ctr-ready``: cc_manager), ``detail`` the command's
 first error line. A ``running command`` that did not fail is read, no fact. Empty input: nothing.
+
+Since v24.6 the driver validation first probes a driver installed on the host (``validateHostDriver``: it runs
+``chroot /host nvidia-smi``, the full table, and falls back to the driver container when that fails) and says so:
+``Attempting to validate a pre-installed driver on the host``, ``Detected a pre-installed driver on the host``,
+``Attempting to validate a driver container installation`` (each read, no fact); newer releases also log why
+the host probe failed, ``log.Infof("No pre-installed driver detected on the host: %v", err)`` (the DRA driver's
+validator prints the same words). Where ``err`` is ``exit status N`` nvidia-smi ran and returned N, its
+documented return value, an ``nvmlReturn_t`` (nvml.h; 14 ``NVML_ERROR_CORRUPTED_INFOROM``, 9 driver not loaded,
+15 GPU lost): the host's driver is there and answered, so the validator's "no host driver" is wrong and the
+node's GPU stack waits on a driver container that will never come (NVIDIA's GPU Operator troubleshooting page,
+"infoROM is corrupted (nvidia-smi return code 14)": the validator fails with nvidia-smi's table in its log).
+That is a ``gpu_operator_validation_retry`` of validation ``host_driver`` (``command`` ``chroot [/host
+nvidia-smi]``, ``exit_status`` N, ``nvml_reason`` the return's name). Sample (NVIDIA/gpu-operator#2596, v26.3.3;
+the last line as the reporter quoted it)::
+
+    time="2026-07-03T07:54:31Z" level=info msg="Attempting to validate a pre-installed driver on the host"
+    +-----------------------------------------------------------------------------------------+
+    | NVIDIA-SMI 580.159.03             Driver Version: 580.159.03     CUDA Version: 13.0     |
+    No pre-installed driver detected on the host: exit status 14
+
+Any other reason (``no 'nvidia-smi' file present on the host: lstat /host/usr/bin/nvidia-smi: ...``: no host
+driver, the driver container's node) is read, no fact.
 """
 from __future__ import annotations
 
@@ -28,6 +50,7 @@ import re
 
 from stethoscope.facts.kinds.scheduler import GpuOperatorValidationRetry  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.nvml_init import NVML_RETURN_REASONS
 
 KIND = "gpu_operator_validator"
 
@@ -37,7 +60,23 @@ _RUNNING = re.compile(r"\brunning command (?P<cmd>\S+) with args \[(?P<args>[^\]
 _FAILED = re.compile(r"\bcommand failed, retrying after \d+ seconds\s*$")
 # WARN[0005] failed to validate the driver, retrying after 5 seconds     level=warning msg="failed to validate the driver, retrying after 5 seconds\n"
 _DRIVER_CTR = re.compile(r"\bfailed to validate the driver, retrying after \d+ seconds\b")
-_DETECT = re.compile(r"running command \S+ with args \[|command failed, retrying after \d+ seconds|failed to validate the driver, retrying after")
+# time="2026-07-03T07:54:31Z" level=info msg="Attempting to validate a pre-installed driver on the host"
+# Attempting to validate a driver container installation          (NVIDIA/gpu-operator#1276, v24.9.2)
+# time="2026-05-05T13:15:55Z" level=info msg="Detected a pre-installed driver on the host"   (main.go runValidation)
+_PROBE = re.compile(r"\b(?:Attempting to validate a (?:pre-installed driver on the host|driver container installation)"
+                    r"|Detected a pre-installed driver on the host|Validating containerized driver installation"
+                    r"|Driver is not pre-installed on the host and is managed by GPU Operator)\b")
+# "No pre-installed driver detected on the host: exit status 14".      (NVIDIA/gpu-operator#2596, as quoted)
+# time="2026-05-05T13:15:55Z" level=info msg="No pre-installed driver detected on the host: no 'nvidia-smi' file present on the host: lstat /host/usr/bin/nvidia-smi: no such file or directory"
+_NO_HOST = re.compile(r"\bNo pre-installed driver detected on the host: (?P<err>[^\"\n]{1,200})")
+# exit status 14      (Go's exec.ExitError: the host's nvidia-smi ran and returned 14)
+_EXIT = re.compile(r"^exit status (?P<code>\d{1,3})\b")
+#: nvidia-smi's return value is an nvmlReturn_t (nvml.h): the failures nvml_init reads, and the one nvidia-smi
+#: returns after printing its table: 14 NVML_ERROR_CORRUPTED_INFOROM ("infoROM is corrupted")
+_SMI_RETURNS = {**NVML_RETURN_REASONS, 2: "invalid_argument", 3: "not_supported", 6: "not_found", 10: "timeout",
+                14: "corrupted_inforom", 255: "other"}
+_DETECT = re.compile(r"running command \S+ with args \[|command failed, retrying after \d+ seconds|failed to validate the driver, retrying after"
+                     r"|Attempting to validate a pre-installed driver on the host|No pre-installed driver detected on the host: ")
 #: the command -> what it validates (cmd/nvidia-validator/main.go runValidation of each component)
 _VALIDATES = (
     ("driver", re.compile(r"^chroot \[\S+ \S*nvidia-smi\]")),
@@ -52,7 +91,7 @@ _VALIDATES = (
 
 
 def detect(head: str) -> bool:
-    if "running command" not in head and "retrying after" not in head:
+    if "running command" not in head and "retrying after" not in head and "pre-installed driver" not in head:
         return False
     return _DETECT.search(head) is not None
 
@@ -83,6 +122,15 @@ def parse(artefact: Artefact) -> ParseResult:
             command = None
         elif _DRIVER_CTR.search(line):
             fail(n, "driver container", "driver", "failed to validate the driver")
+        elif (m := _NO_HOST.search(line)) is not None:
+            err = m["err"].strip().rstrip(".")
+            if (e := _EXIT.match(err)) is not None and (code := int(e["code"])) != 0:
+                reason = _SMI_RETURNS.get(code, "other")
+                b.add(GpuOperatorValidationRetry, n, validation="host_driver", command="chroot [/host nvidia-smi]",
+                      detail=f"No pre-installed driver detected on the host: {err}", exit_status=code, nvml_reason=reason,
+                      message=f"the host's nvidia-smi returned {code} ({reason}), so the validator took the host's driver for absent")
+        elif _PROBE.search(line):
+            command, detail = None, None  # the validator's own progress line, not a command's output
         elif command is not None and line.strip():
             detail = detail or (n, line.strip()[:300])  # the command's own output: its error, or nvidia-smi's table
         else:

@@ -29,6 +29,20 @@ print (github.com/kubernetes/node-problem-detector/issues/666)::
 
 Such an event is the same fact, of the node ``kubectl get events`` names (``node/<name>``) or the file's; the
 last event of a condition on a node is its state (an earlier True that a later False cleared is no problem).
+
+A row pasted without the table's header is read when it carries both of kubectl's times (heartbeat and
+transition, RFC1123Z), which no other line does; NVSentinel names its conditions' reasons ``<check>IsHealthy`` /
+``<check>IsNotHealthy`` (NVIDIA/NVSentinel#458, rows copied out of ``describe node``)::
+
+    SysLogsXIDError                       False  Thu, 27 Nov 2025 09:30:42 +0530  Thu, 27 Nov 2025 09:30:42 +0530  SysLogsXIDErrorIsHealthy        No Health Failures
+
+The node labels NVSentinel's fault-quarantine module sets when it cordons a node (``<prefix>cordon-by``,
+``cordon-reason`` the matching ruleset's name, ``cordon-timestamp``; ``uncordon-*`` when it lifts it:
+fault-quarantine reconciler SetLabelKeys) record its action, not a measurement: read, no fact; the conditions
+and health events say whether the fault is still there (NVIDIA/NVSentinel#458)::
+
+    k8saas.nvidia.com/cordon-by=NVSentinel
+                        k8saas.nvidia.com/cordon-reason=Syslog-fatal-error-ruleset
 """
 from __future__ import annotations
 
@@ -53,6 +67,14 @@ _NPD_EVENT = re.compile(r"\bNode condition (?P<type>[A-Za-z][\w.-]*) is now: (?P
                         r"(?P<reason>[^,\s]*)(?:, (?:message|msg): (?P<message>.*))?")
 # 2m   Normal   KubeletUnhealthy   node/gpu-node-1   Node condition ...      (kubectl get events: OBJECT names the node)
 _EVENT_NODE = re.compile(r"(?:^|\s)node/(?P<node>[A-Za-z0-9][\w.-]*)\s")
+# SysLogsXIDError                       False  Thu, 27 Nov 2025 09:30:42 +0530  Thu, 27 Nov 2025 09:30:42 +0530  SysLogsXIDErrorIsHealthy        No Health Failures
+#   (a row without its table's header: both times make it one; NVIDIA/NVSentinel#458)
+_BARE_ROW = re.compile(r"^\s*(?P<type>[A-Za-z][\w.-]{0,80})\s+(?P<status>True|False|Unknown)\s+"
+                       r"(?P<rest>\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}\s+\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}\b.*)$")
+#                     k8saas.nvidia.com/cordon-reason=Syslog-fatal-error-ruleset        (NVIDIA/NVSentinel#458)
+_BARE_ROW_M = re.compile(_BARE_ROW.pattern, re.M)
+_QUARANTINE_LABEL = re.compile(r"^\s*(?:Labels:\s+)?(?:[\w.-]{1,100}/)?(?:un)?cordon-(?:by|reason|timestamp)=\S{0,200}\s*$")
+_NVSENTINEL_CORDON = re.compile(r"(?:^|[\s/])(?:un)?cordon-by=NVSentinel\b", re.M)
 _KUBELET = {"Ready", "MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable"}
 # the condition is about GPUs: XidCriticalError, GpuXidError, AcceleratedHardwareReady, NvidiaGpuUnhealthy
 _GPU_WORDS = re.compile(r"xid|gpu|nvidia|nvlink|accelerat|dcgm", re.I)
@@ -60,7 +82,9 @@ _GPU_WORDS = re.compile(r"xid|gpu|nvidia|nvlink|accelerat|dcgm", re.I)
 
 def detect(head: str) -> bool:
     return ("LastHeartbeatTime" in head and _HEADER.search(head) is not None) or (
-        "Node condition " in head and _NPD_EVENT.search(head) is not None)
+        "Node condition " in head and _NPD_EVENT.search(head) is not None) or (
+        ("True" in head or "False" in head or "Unknown" in head) and _BARE_ROW_M.search(head) is not None) or (
+        "cordon-by=" in head and _NVSENTINEL_CORDON.search(head) is not None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -81,6 +105,11 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
             continue
         if not in_table:
+            if (m := _BARE_ROW.match(line)) is not None:
+                _add(fb, n, m["type"], m["status"], *_reason_message(m["rest"]), None)
+                result.lines_used += 1
+            elif "cordon-" in line and _QUARANTINE_LABEL.match(line):
+                result.lines_used += 1
             continue
         if _RULE.match(line):
             result.lines_used += 1
@@ -89,21 +118,25 @@ def parse(artefact: Artefact) -> ParseResult:
         if m is None:
             in_table = False  # the table ends at the first line that is not a row (Addresses:, a blank line)
             continue
-        rest, times = m["rest"] or "", 0
-        while times < 2 and (t := _TIME.match(rest)) is not None:
-            rest, times = rest[t.end():], times + 1
-        # the reason is one word after the two times, the message the rest; a row cut before them has neither
-        reason, message = (rest.split(None, 1) + ["", ""])[:2] if times == 2 else ("", "")
-        _add(fb, n, m["type"], m["status"], reason, message, None)
+        _add(fb, n, m["type"], m["status"], *_reason_message(m["rest"] or ""), None)
         result.lines_used += 1
     for n, e, node in events.values():
         _add(fb, n, e["type"], e["status"], e["reason"], (e["message"] or "").strip('"'), node)
     return result
 
 
+def _reason_message(rest: str) -> tuple[str, str]:
+    times = 0
+    while times < 2 and (t := _TIME.match(rest)) is not None:
+        rest, times = rest[t.end():], times + 1
+    # the reason is one word after the two times, the message the rest; a row cut before them has neither
+    reason, message = (rest.split(None, 1) + ["", ""])[:2] if times == 2 else ("", "")
+    return reason, message
+
+
 def _add(fb: FactBuilder, n: int, ctype: str, status: str, reason: str, message: str, node: str | None) -> None:
     problem = status != "True" if ctype.endswith("Ready") else status == "True"
-    agent = "kubelet" if ctype in _KUBELET else "nvsentinel" if reason.endswith("IsNotHealthy") else "agent"
+    agent = "kubelet" if ctype in _KUBELET else "nvsentinel" if reason.endswith(("IsNotHealthy", "IsHealthy")) else "agent"
     fb.add(K8sNodeCondition, n, node=node, condition=ctype, status=status, problem=problem, agent=agent,
            component="gpu" if _GPU_WORDS.search(ctype) else "host", reason=reason.strip(),
            message=message.strip()[:300])
@@ -111,4 +144,4 @@ def _add(fb: FactBuilder, n: int, ctype: str, status: str, reason: str, message:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_HEADER, _NPD_EVENT)
+SIGNATURES = (_HEADER, _NPD_EVENT, _BARE_ROW_M, _NVSENTINEL_CORDON)

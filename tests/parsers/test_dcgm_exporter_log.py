@@ -111,3 +111,14 @@ def test_pod_mapper_near_misses():
     r = parse_fixture(dcgm_exporter_log, "dcgm_exporter_log/gmt188_hostengine_disconnected.log")
     assert not any(f.pod_resources_failed for f in r.facts)
     assert not dcgm_exporter_log.detect('time="2024-01-01T00:00:00Z" level=error msg="failure getting pod resources rpc error"\n')
+
+
+def test_error_then_fatal_of_the_same_failure_dcgm232():
+    # NVIDIA/DCGM#232: the metrics file's read error logged by the function with its path, then by main (fatal)
+    r = parse_fixture(dcgm_exporter_log, "dcgm_exporter_log/metrics_csv_invalid_dcgm232.log")
+    assert [(f.evidence.line, f.level, f.exiting) for f in r.facts] == [(7, "fatal", True)]
+    assert r.facts[0].message == "Could not read metrics file '/etc/dcp-metrics-included.csv': record on line 3: wrong number of fields"
+    # two unrelated failures stay two
+    text = ('time="2025-05-22T03:57:31Z" level=error msg="Could not read metrics file \'/etc/x.csv\': open /etc/x.csv: no such file"\n'
+            'time="2025-05-22T03:57:31Z" level=fatal msg="Error starting nv-hostengine: DCGM initialization error"\n')
+    assert [f.level for f in parse_fixture(dcgm_exporter_log, text=text).facts] == ["error", "fatal"]

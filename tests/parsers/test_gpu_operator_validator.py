@@ -44,3 +44,47 @@ def test_each_validation_from_its_command(lines, validation):
 def test_a_command_that_worked_is_no_fact():
     text = "running command chroot with args [/run/nvidia/driver nvidia-smi]\nThu Sep 16 01:12:40 2021\n"
     assert v.detect(text) and facts(text) == []
+
+
+def test_host_probe_head_of_gpu_operator2596_is_read_no_fact():
+    # NVIDIA/gpu-operator#2596 (v26.3.3): the driver-validation log as stored, cut inside the host nvidia-smi's table
+    text = ('time="2026-07-03T07:54:31Z" level=info msg="version: b0a49c0e-amd64, commit: b0a49c0"\n'
+            'time="2026-07-03T07:54:31Z" level=info msg="Attempting to validate a pre-installed driver on the host"\n'
+            "Fri Jul  3 15:54:32 2026       \n"
+            "+-----------------------------------------------------------------------------------------+\n"
+            "| NVIDIA-SMI 580.159.03             Driver Version: 580.159.03     CUDA Version: 13.0     |\n")
+    assert v.detect(text)
+    res = v.parse(Artefact(path="t.log", text=text, node="node1"))
+    assert res.facts == [] and res.lines_used == 1  # the probe line; nvidia-smi's table is not this reader's
+
+
+@pytest.mark.parametrize("line,code,reason", [
+    # NVIDIA/gpu-operator#2596, as the reporter quoted it
+    ('the subsequent prompt reads: "No pre-installed driver detected on the host: exit status 14".', 14, "corrupted_inforom"),
+    # cmd/nvidia-validator/main.go's log.Infof("No pre-installed driver detected on the host: %v", err), logrus text
+    ('time="2026-07-03T07:54:33Z" level=info msg="No pre-installed driver detected on the host: exit status 9"', 9, "driver_not_loaded"),
+    ('time="2026-07-03T07:54:33Z" level=info msg="No pre-installed driver detected on the host: exit status 255"', 255, "other"),
+])
+def test_host_probe_failed_with_nvidia_smi_return(line, code, reason):
+    assert v.detect(line + "\n")
+    (f,) = facts(line + "\n")
+    assert (f.validation, f.command, f.exit_status, f.nvml_reason) == ("host_driver", "chroot [/host nvidia-smi]", code, reason)
+    assert f.detail == f"No pre-installed driver detected on the host: exit status {code}"
+
+
+def test_no_host_nvidia_smi_and_the_container_probe_lines_are_no_fact():
+    # a node whose driver is the operator's container: the host probe's expected failure (gpu-operator docs' sample)
+    text = ('time="2026-05-05T13:15:55Z" level=info msg="Attempting to validate a pre-installed driver on the host"\n'
+            'time="2026-05-05T13:15:55Z" level=info msg="No pre-installed driver detected on the host: no \'nvidia-smi\' file present on the host: lstat /host/usr/bin/nvidia-smi: no such file or directory"\n'
+            'time="2026-05-05T13:15:55Z" level=info msg="Validating containerized driver installation"\n'
+            'time="2026-05-05T13:15:55Z" level=info msg="Attempting to validate a driver container installation"\n')
+    assert v.detect(text)
+    res = v.parse(Artefact(path="t.log", text=text, node="node1"))
+    assert res.facts == [] and res.lines_used == 4
+
+
+def test_gpu_operator1276_container_probe_then_retry():
+    # NVIDIA/gpu-operator#1276 (v24.9.2, the lines as pasted, the \n of the format string literal)
+    text = "Attempting to validate a driver container installation\nfailed to validate the driver, retrying after 5 seconds\\n\n"
+    (f,) = facts(text)
+    assert (f.validation, f.evidence.line, f.exit_status) == ("driver", 2, None)

@@ -70,3 +70,26 @@ def test_npd_event_wordings_and_the_last_state_of_a_condition():
         "gpu-1", "NvidiaGpuUnhealthy", True, "gpu", "XidError", "Xid 79 on GPU 0000:a1:00.0")
     assert (deadlock.evidence.line, deadlock.status, deadlock.problem, deadlock.message) == (
         3, "False", False, "kernel has no deadlock")
+
+
+def test_real_rows_without_the_header_nvsentinel458():
+    got = [(f.evidence.line, f.condition, f.status, f.problem, f.agent, f.component, f.reason, f.message)
+           for f in _facts((FIX / "nvsentinel458_conditions_rows_no_header.txt").read_text())]
+    assert got == [
+        (1, "SysLogsXIDError", "False", False, "nvsentinel", "gpu", "SysLogsXIDErrorIsHealthy", "No Health Failures"),
+        (2, "SysLogsSXIDError", "False", False, "nvsentinel", "gpu", "SysLogsSXIDErrorIsHealthy", "No Health Failures"),
+    ]
+
+
+def test_real_nvsentinel_quarantine_labels_are_read_no_fact_458():
+    text = (FIX / "nvsentinel458_quarantine_labels.txt").read_text()
+    assert knc.detect(text)
+    res = knc.parse(Artefact(path="labels.txt", text=text, node="n1"))
+    assert res.facts == [] and res.lines_used == 3
+
+
+def test_bare_row_near_misses():
+    # one time only (a cut row), or a status word in prose: not a row without its header
+    assert not knc.detect("XidCriticalError     True    Wed, 20 Aug 2025 20:00:40 +0000\n")
+    assert not knc.detect("the condition is True since Wed, 20 Aug 2025 20:00:40 +0000 and Wed, 20 Aug 2025 20:00:41 +0000\n")
+    assert not knc.detect("cordon-by=someone-else\n")
