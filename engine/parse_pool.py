@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Iterator
 
+from stethoscope.engine.foreign_runs import foreign_runs
 from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
 from stethoscope.facts.bundle import FileTask, RawBundle, Skipped, task_artefacts
 from stethoscope.facts.model import Fact, share_keys
@@ -167,9 +168,10 @@ def parse_one(art: Artefact, router=None) -> FileResult:
             kinds = [p for p in load_fallbacks() if getattr(p, "detect_wrapped", None) is not None and p.detect_wrapped(art)]
     if not kinds:
         classify.forget()  # the classifier's reference to the text it scanned last
-        out.uninformative = _uninformative(text)
+        out.uninformative = uninformative_reason(text)
         return out
     used = 0
+    results: list[ParseResult] = []
     read_by: list[str] = []
     checks: dict[str, list[str]] = {}
     for p in kinds:
@@ -184,6 +186,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
                                            message=f"{p.KIND} parser failed: {type(exc).__name__}: {exc}"[:MESSAGE_CHARS]))
             continue
         out.facts.extend(res.facts)
+        results.append(res)
         for key, slot in res.folded.items():
             if key in folded:
                 folded[key][2] += slot[2]
@@ -206,8 +209,14 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         # readings folded unbuilt are state facts, which _cited_lines leaves out too (whether a failure
         # word occurs at all: answered by the classifier's pass, one of its text gates)
         out.facts.extend(unread_failures(art, _cited_lines(art.path, out), owners).facts)
+    nonblank = art.nonblank_lines()
+    if not any(getattr(p, "FALLBACK", False) or p.KIND in _document_kinds() for p in kinds):
+        # a run of another program's lines no reader read: read as the fallback reads a file (engine/foreign_runs.py)
+        found, parts = foreign_runs(art, kinds, results, out.facts, nonblank - used)
+        out.facts.extend(found)
+        out.limits.extend(LimitHit(limit="unread_run", path=art.path, line=line, detail=detail) for line, detail in parts)
     out.coverage = FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node,
-                                facts=len(out.facts) + sum(slot[2] for slot in folded.values()), skipped_lines=max(0, art.nonblank_lines() - used),
+                                facts=len(out.facts) + sum(slot[2] for slot in folded.values()), skipped_lines=max(0, nonblank - used),
                                 read_by=read_by, checks=checks)
     classify.forget()  # (after nonblank_lines: the classifier's pass may answer it)
     if router is not None:
@@ -216,7 +225,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     return out
 
 
-def _uninformative(text: str) -> str | None:
+def uninformative_reason(text: str) -> str | None:
     """Why a file no reader (fallbacks included: no error line) recognised holds nothing a diagnosis
     could use, or None when one of its lines names a diagnostic term (knowledge/coverage.yaml
     ``diagnostic_terms``: it may hold what nobody read, and stays unrecognised).

@@ -86,7 +86,7 @@ class SkippedFile(_M):
 class LimitHit(_M):
     """A limit of the memory budget or of the readers that bit: that part was not read in full."""
 
-    limit: str = Field(description="which limit: max_line_chars, facts_per_kind, xml_depth, xml_elements, folder_depth, file_size; live: answer_bytes, run_bytes (the query as path); of the capture itself: cut_short (an output that stops before its end), gpus_not_shown (GPUs announced, not shown)")
+    limit: str = Field(description="which limit: max_line_chars, facts_per_kind, xml_depth, xml_elements, folder_depth, file_size; live: answer_bytes, run_bytes (the query as path); of the capture itself: cut_short (an output that stops before its end), gpus_not_shown (GPUs announced, not shown); of a recognised file: unread_run (a run of another program's lines that none of its readers reads and that alone would not be recognised: engine/foreign_runs.py)")
     path: str
     line: int = Field(default=0, description="the line where it bit (0: the file as a whole)")
     detail: str

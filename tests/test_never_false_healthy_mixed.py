@@ -111,3 +111,99 @@ ROW_REMAPPER = ART / "nvidia_smi_q" / "nvidia-smi-q-ROW_REMAPPER.txt"  # an H200
 def test_remapped_rows_cut_before_the_histogram(ruleset, tmp_path, first, last, verdict):
     rep, checked = _diagnose(tmp_path, ruleset, _lines(ROW_REMAPPER, first, last))
     assert rep.verdict == verdict and ("gpu_memory" in checked) == (verdict == "healthy"), rep.reason
+
+
+# --- class X (session 27, A9: engine/foreign_runs.py): a run of another program's lines that no reader of the file
+# reads. Each case is a window the audit's --mix seeds 123 / 125 read HEALTHY; alone the run reads an unexplained
+# error, a reporter's claim, or unrecognised, and beside the recognised lines it now reads so too.
+
+def _rows(path: Path, first: int, last: int) -> list[str]:
+    """The non-blank lines among lines first..last (1-based) of a real file (the audit's windows skip blank lines)."""
+    return [ln for ln in path.read_text().splitlines()[first - 1:last] if ln.strip()]
+
+
+QUERY_CSV = ART / "nvidia_smi_util" / "query-gpu-timestamp.csv"
+DMON = ART / "nvidia_smi_util" / "dmon_TD_mutc.txt"
+
+
+def test_perftest_cm_failures_inside_a_query_gpu_csv(ruleset, tmp_path):
+    # linux-rdma/perftest#54's 'ERRNO: No such file or directory.' / 'Failed to connect RDMA CM events.' after the
+    # CSV's fifth line (seed 123): a non-log kind had no unread-failure search at all (read HEALTHY 'checked: gpu')
+    csv = _rows(QUERY_CSV, 1, 7)
+    text = "\n".join(csv[:5] + _rows(ART / "perftest" / "perftest54_rdma_cm_rejected.txt", 7, 9) + csv[5:])
+    rep, _ = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict != "healthy", rep.reason
+
+
+def test_a_reporters_paragraph_inside_dmon_rows(ruleset, tmp_path):
+    # NVIDIA/nccl#384's prose of a bandwidth gap and its environment fields after dmon's first header line (seed 123):
+    # ticket_prose's stated figures and versions check nothing, the rows did (read HEALTHY 'checked: gpu')
+    dmon = _rows(DMON, 1, 9)
+    text = "\n".join(dmon[:1] + _rows(ART / "ticket_prose" / "nccl384_shm_figures_env_fields.txt", 1, 9) + dmon[1:7])
+    rep, _ = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict == "inconclusive" and [h.limit for h in rep.coverage.limits] == ["unread_run"], rep.reason
+    assert rep.coverage.limits[0].line == 2
+
+
+def test_compute_sanitizer_frames_around_an_nvlink_list(ruleset, tmp_path):
+    # triton-lang/triton#10486's 'Saved host backtrace up to driver entry point at error' and its frames (the error
+    # line above them cut) around NVIDIA/nccl-tests#228's nvlink -s lines of GPU 1 (seed 123: HEALTHY 'checked: nvlink')
+    san = _rows(ART / "compute_sanitizer" / "triton10486_program_hit.txt", 3, 9)
+    text = "\n".join(san[:6] + _rows(ART / "nvidia_smi_nvlink" / "nccl_tests228_a100_sxm4_nvlink_s_elided.txt", 14, 19) + san[6:])
+    rep, _ = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict == "faulty" and any(
+        "Saved host backtrace" in ev.text for f in rep.findings if f.rule == "unexplained_error" for ev in f.evidence), rep.reason
+
+
+def test_a_warmup_line_of_its_own_before_an_nccl_log(ruleset, tmp_path):
+    # harvest 132 (huggingface/huggingface_hub#4134): '[warmup] fabric manager never reported Completed; trying
+    # anyway' (no error word), a blank line, then vLLM's NCCL lines (harvest 2107, vllm-project/vllm#9920; seed 125)
+    text = _lines(_case("132", "app.txt"), 7, 7) + "\n\n" + _lines(_case("2107", "vllm.log"), 2, 4)
+    rep, _ = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict == "inconclusive", rep.reason
+
+
+def test_ipython_frames_before_an_nvtop_device_line(ruleset, tmp_path):
+    # harvest 1102 (pytorch/pytorch#119932): IPython's frames of 'import torch' cut before the ImportError, then
+    # nvtop's device line (harvest 118, Syllo/nvtop#6; seed 125: HEALTHY 'checked: gpu')
+    text = _lines(_case("1102", "app.txt"), 3, 9) + "\n\n" + _lines(_case("118", "other.txt"), 1, 1)
+    rep, _ = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict == "inconclusive" and [h.limit for h in rep.coverage.limits] == ["unread_run"], rep.reason
+
+
+def test_a_hung_tasks_frames_inside_dmon_rows(ruleset, tmp_path):
+    # aws/aws-parallelcluster#1150's kernel frames (do_group_exit .. system_call_fastpath, the hung task's report
+    # below them cut) after dmon's first row (seed 123 on this tree: HEALTHY 'checked: gpu')
+    dmon = _rows(DMON, 1, 9)
+    kernel = _rows(ART / "kernel_log" / "parallelcluster1150_messages_nfs_trace_then_hung_task.log", 8, 10)
+    rep, _ = _diagnose(tmp_path, ruleset, "\n".join(dmon[:3] + kernel + dmon[3:5]))
+    assert rep.verdict != "healthy", rep.reason
+
+
+def test_near_miss_benign_warnings_of_a_known_program_are_no_fault(ruleset, tmp_path):
+    # dcgm-exporter's 'WARN[0000] Skipping line 59 (...): DCP metrics not enabled' (harvest 2102, NVIDIA/dcgm-exporter
+    # #22, a healthy control: a K80 has no profiling metrics) after an nvidia-smi table's GPU row (harvest 168,
+    # NVIDIA/gpu-operator#356): alone the lines are unrecognised; beside the table they keep it inconclusive, never faulty
+    table = [ln for ln in _case("168", "console.txt").read_text().splitlines() if ln.strip()]
+    at = next(i for i, ln in enumerate(table) if ln.startswith("|====="))
+    text = "\n".join(table[at:at + 3]) + "\n\n" + _lines(_case("2102", "dcgm-exporter.log"), 8, 9)
+    rep, _ = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict == "inconclusive" and not rep.findings, rep.reason
+
+
+def test_near_miss_a_deepspeed_warning_after_a_table_stays_healthy(ruleset, tmp_path):
+    # harvest 604 (EleutherAI/gpt-neox#990, a healthy control): DeepSpeed's '[WARNING] ... NCCL backend in DeepSpeed
+    # not yet implemented' after an nvidia-smi table's GPU row: a reader reads it, nothing is left unread
+    table = [ln for ln in _case("168", "console.txt").read_text().splitlines() if ln.strip()]
+    at = next(i for i, ln in enumerate(table) if ln.startswith("|====="))
+    app = _case("604", "app.txt").read_text()
+    [warn] = [ln for ln in app.splitlines() if "NCCL backend in DeepSpeed not yet implemented" in ln][:1]
+    rep, checked = _diagnose(tmp_path, ruleset, "\n".join(table[at:at + 3]) + "\n\n" + warn)
+    assert rep.verdict == "healthy" and "gpu" in checked, rep.reason
+
+
+@pytest.mark.parametrize("name", ["allreduce_healthy_g2.txt", "allgather_healthy_g2.txt"])
+def test_near_miss_a_whole_nccl_tests_table_reads_as_before(ruleset, tmp_path, name):
+    # its own banner and footer lines ('# Collective test concluded: ...') are no other program's
+    rep, _ = _diagnose(tmp_path, ruleset, (ART / "nccl_tests" / name).read_text().strip())
+    assert not [h for h in rep.coverage.limits if h.limit == "unread_run"], rep.reason

@@ -1,0 +1,320 @@
+"""Runs of lines of another program inside a recognised file, read as the fallback reads a file nobody knows.
+
+A ticket pastes two programs' output into one file: perftest's error lines among the rows of an nvidia-smi
+query CSV, a reporter's paragraph among dmon rows. The file is recognised by what its readers know, and judged by
+what they read; a run of lines none of them reads was silent, so the paste could read HEALTHY where that run alone
+reads an unexplained error (unrecognised_text), a reporter's claim (ticket_prose) or unrecognised (issue 11, class X
+of bench/fragment_audit_s26.md). This finds such runs and gives each the same reading as a file of its own:
+
+- the lines the readers read are the lines of the facts they made (FactBuilder's ids: built or folded alike); a
+  line of their format is one a reader's signature matches, one that opens with the marks of a line they read
+  (nccl-tests' '#', a table's '|'), or a JSON member where they read one;
+- a run is a stretch of other lines around a line with an error word or failure form (unrecognised_text's
+  ERROR_WORDS, FAILURE_WORDS) or a diagnostic term (knowledge/coverage.yaml ``diagnostic_terms``; only where the
+  readers' own count, ``lines_used``, leaves two lines or more unread: one is most often their own banner or
+  footer), with no more non-blank lines than that count, whose removal leaves what the readers read (lines and
+  facts) as it was, else the lines around the content line each of whose removal does. In a log (coverage
+  ``log: true``) lines of other programs are its nature (a training log's own chatter): there a run is a block of
+  its own, empty lines or the text's ends around it, as a second paste is, taken whole;
+- the fallback readers read the run: its error lines become ``text_error_line`` (unexplained errors: faulty), a
+  reporter's sentence a ``reported_symptom``. A run they make nothing of that holds them back (nothing, what a
+  ticket states, a Python warning by its own category), yet that names a diagnostic term on two lines or more (not
+  uninformative) is a part of the file nobody read: an ``unread_run`` limit, the verdict inconclusive, as that run
+  alone would read. A file whose readers read nothing is left to the verdict's "recognised but not read".
+
+Cost (issue 12): nothing for a file whose readers read every non-blank line by their own count (a healthy
+capture), nor for a log without an empty line; else C searches over the unread stretches (RE2's one pass for the
+failure forms, literals before ERROR_WORDS) and a re-parse of the file without a candidate run (``MAX_TRIES`` a
+file at most). A bench node (bench/reader_costs.py --nodes 2): parse_one 21.9-22.1 CPU ms before, 21.9 after; its
+files parsed in one process with and without this, no router: +0.3-0.7 ms of ~35.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from functools import lru_cache
+
+from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
+from stethoscope.facts.classify import signature_source
+from stethoscope.facts.model import Fact
+from stethoscope.facts.parsers.base import Artefact, ParseResult
+from stethoscope.facts.parsers.unrecognised_text import ERROR_WORDS, FAILURE_WORDS, TEXT_GATES, shell_command
+from stethoscope.facts.registry import load_fallbacks
+
+#: the failure forms for RE2 (unrecognised_text's text gate: one linear pass), and the literals one of ERROR_WORDS'
+#: alternatives holds each (a stretch without any is not searched with it)
+_FAILURE_ANY = TEXT_GATES[0]
+_ERROR_LITERALS = ("rror", "ail", "atal", "anic", "ANIC", "ERROR", "FAIL", "Traceback", "xception", "imed out", "imeout",
+                   "ATAL", "fault", "dumped", "bort", "annot", "ould not", "nable to", "responding", "ncorrectable", "orrupt")
+#: re-parses of one file without a candidate run (the candidates of a file past this are left as before)
+MAX_TRIES = 24
+#: a run is looked for only in a text up to this size (a window of a large file is read whole by its readers)
+MAX_CHARS = 4 << 20
+
+
+@lru_cache(maxsize=None)
+def _signatures(parser) -> tuple[re.Pattern, ...]:
+    return tuple(re.compile(signature_source(s), re.M) for s in getattr(parser, "SIGNATURES", ()) or ())
+
+
+@lru_cache(maxsize=1)
+def _content() -> tuple[re.Pattern, ...]:
+    """An error word, a failure form, or a diagnostic term: what makes a run worth reading."""
+    return ERROR_WORDS, FAILURE_WORDS, load_verdict_policy().terms_re
+
+
+def read_lines(results: list[ParseResult], art: Artefact, facts: list[Fact]) -> list[int]:
+    """The 1-based lines of ``art``'s text that a fact of the readers' stands on (built, folded or capped: the
+    ids FactBuilder gave), sorted."""
+    off = art.line_offset
+    lines: set[int] = {at - off for res in results for seen in getattr(res, "seen", ()) for at, _kind in seen}
+    lines.update(f.evidence.line - off for f in facts if f.evidence.path == art.path)
+    lines.update(e.line - off for res in results for e in res.errors)
+    return sorted(lines)
+
+
+def _used(art: Artefact, kinds, text: str) -> tuple[int, int]:
+    """(lines the readers count as read, facts they make) in ``text`` in place of ``art``'s."""
+    copy = Artefact(path=art.path, text=text, node=art.node, node_from_folder=art.node_from_folder,
+                    line_offset=art.line_offset)
+    copy.router = art.router
+    used = facts = 0
+    for p in kinds:
+        try:
+            res = p.parse(copy)
+        except Exception:  # (parse_one reports it on the text it keeps)
+            continue
+        used += res.lines_used
+        facts += len(res.facts) + sum(slot[2] for slot in res.folded.values()) + sum(c[0] for c in res.capped.values())
+    return used, facts
+
+
+def _gaps(read: list[int], n: int):
+    """(first, last) 1-based of each stretch of lines no fact stands on."""
+    prev = 0
+    for line in read:
+        if line > prev + 1:
+            yield prev + 1, min(line - 1, n)
+        prev = max(prev, line)
+    if prev < n:
+        yield prev + 1, n
+
+
+def _strong(line: str) -> bool:
+    """An error word or a failure form (not only a diagnostic term)."""
+    return ERROR_WORDS.search(line) is not None or FAILURE_WORDS.search(line) is not None
+
+
+def _blocks(art: Artefact, kinds, read: list[int]) -> list[tuple[int, int, int]]:
+    """candidates() of a log: the blocks of lines between blank lines (or the text's ends) of which no fact
+    stands on a line and no reader's signature matches one, that hold content. A log without a blank line
+    has none (one C search)."""
+    text = art.text
+    lines = art.lines
+    n = len(lines)
+    # the empty lines (found by C searches for two newlines in a row; a line of blanks alone is not a separator)
+    seps, pos, line = [], 0, 1
+    at = text.find("\n\n")
+    while at != -1:
+        line += text.count("\n", pos, at + 1)
+        pos = at + 1
+        seps.append(line)
+        at = text.find("\n\n", at + 1)
+    if not seps:
+        return []
+    sigs = [s for p in kinds for s in _signatures(p)]
+    out: list[tuple[int, int, int]] = []
+    for first, last in zip([0, *seps], [*seps, n + 1]):
+        a, b = first + 1, last - 1
+        if a > b:
+            continue
+        k = bisect.bisect_left(read, a)
+        if k < len(read) and read[k] <= b:
+            continue  # a reader made a fact of a line of it
+        block = "\n".join(lines[a - 1:b])
+        if not any(pat.search(block) for pat in _content()) or any(s.search(block) for s in sigs):
+            continue
+        out.append((a, a, b))
+    return out
+
+
+#   "health": "Healthy",          (harvest 1203, GPUd's /v1/states of a GB200: a JSON document's member, or its braces)
+_MEMBER = re.compile(r'[ \t]{0,80}(?:"[^"\n]{1,200}"[ \t]{0,8}:|[\[\]{}],?[ \t\r]{0,8}$)')
+
+
+def candidates(art: Artefact, kinds, read: list[int], log: bool, strong: bool = False) -> list[tuple[int, int, int]]:
+    """(a line with content, the first and last line of the stretch of non-format lines around it; 1-based) of
+    each stretch no fact stands on that may hold another program's run: see the module's docstring. ``strong``:
+    only an error word or failure form is content (not a diagnostic term alone)."""
+    if log:
+        return _blocks(art, kinds, read)
+    lines = art.lines
+    n = len(lines)
+    content = _content()[:2] if strong else _content()
+    sigs = [s for p in kinds for s in _signatures(p)]
+    out: list[tuple[int, int, int]] = []
+
+    # a document's members (JSON's '"key": value' lines, its braces) are its reader's where it read one of them
+    # (GPUd's /v1/states: the reader reads a state's "health" line, not the document line by line)
+    members = any(_MEMBER.match(lines[r - 1]) for r in read[:64] if 0 < r <= n)
+
+    # a line that opens with the marks of a line the readers read is of their format ("# Writing JSON output to ..."
+    # above nccl-tests' '#' header lines: nccl-tests 2.19's own banner, no other program's)
+    leaders = {_leader(lines[r - 1]) for r in read[:256] if 0 < r <= n} - {""}
+
+    def own(i: int) -> bool:  # a line of the file's format (a reader's signature matches it, or its shape)
+        line = lines[i - 1]
+        return any(s.search(line) for s in sigs) or (members and _MEMBER.match(line) is not None) \
+            or (bool(leaders) and _leader(line) in leaders)
+
+    for first, last in _gaps(read, n):
+        text = "\n".join(lines[first - 1:last])
+        # (error words are looked for where a literal of theirs occurs, failure forms where RE2's one pass finds one)
+        pats = [pat for pat in content if (pat is not ERROR_WORDS or any(g in text for g in _ERROR_LITERALS))
+                and (pat is not FAILURE_WORDS or _FAILURE_ANY.search(text) is not None)]
+        found = sorted({m.start() for pat in pats for m in pat.finditer(text)})
+        if not found:
+            continue
+        # the lines with content (newlines counted from one hit to the next: C passes)
+        hits, pos, line = [], 0, first
+        for at in found:
+            line += text.count("\n", pos, at)
+            pos = at
+            if not hits or hits[-1] != line:
+                hits.append(line)
+        done = 0
+        for h in hits:
+            if h <= done or own(h) or not lines[h - 1].strip():
+                continue
+            a = h
+            while a > first and not own(a - 1):
+                a -= 1
+            b = h
+            while b < last and not own(b + 1):
+                b += 1
+            while not lines[a - 1].strip():
+                a += 1
+            while not lines[b - 1].strip():
+                b -= 1
+            done = b
+            out.append((h, a, b))
+    return out
+
+
+# /opt/python/cp312-cp312/lib/python3.12/site-packages/torch/_subclasses/functional_tensor.py:279: UserWarning: Failed to
+#   initialize NumPy: No module named 'numpy'                  (pytorch/pytorch#137846's collect_env output, its first line)
+#   Python's warnings.formatwarning, "%s:%s: %s: %s": a warning by the program's own category, not a failure: beside a
+#   capture it holds the verdict back (an unread run), it does not make it faulty
+_PY_WARNING = re.compile(r"[ \t]{0,40}[^\s:]{1,400}\.py:\d{1,7}: (?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z]\w{0,60}Warning: ")
+
+
+def _leader(line: str) -> str:
+    """The marks a line opens with (nccl-tests' '#', a table's '|', compute-sanitizer's '========='), blanks before them
+    and letters or digits after them left out."""
+    m = _LEADER.match(line)
+    return m[1] if m else ""
+
+
+_LEADER = re.compile(r"[ \t]{0,40}([^\w\s]{1,12})")
+
+
+def _named(text: str) -> int:
+    """How many lines of ``text`` name a diagnostic term, commands typed at a prompt left out: one such line alone is
+    most often a reporter's caption over what they pasted ("GPU usage rate:", DeepSpeedExamples#310's paste above its
+    nvidia-smi table), a run of them a program's output (IPython's frames of 'import torch', a kernel's call trace)."""
+    terms = load_verdict_policy().terms_re
+    return sum(1 for ln in text.split("\n") if terms.search(ln) and not shell_command(ln))
+
+
+def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[Fact], unread: int
+                 ) -> tuple[list[Fact], list[tuple[int, str]]]:
+    """For a recognised file: the facts the fallback readers make of its runs of another program's lines, and
+    the runs they make nothing of that still name a diagnostic term ((first line of the file, detail) each)."""
+    if len(art.text) > MAX_CHARS:
+        return [], []
+    if unread <= 0:
+        return [], []  # every non-blank line read, by the readers' own count
+    cov = load_coverage()
+    log = any(cov[p.KIND].log for p in kinds if p.KIND in cov)
+    # a log without an empty line holds no block of its own (_blocks; the split lines where a reader made them, a
+    # list's C scan: ~0.02 ms for a bench node's dmesg where the text's search for two newlines took 0.16)
+    if log and ("" not in art._lines if art._lines is not None else "\n\n" not in art.text):
+        return [], []
+    used = sum(r.lines_used for r in results)
+    if not used and not any(any(getattr(r, "seen", ())) or r.facts for r in results):
+        return [], []  # nothing read: the verdict's "recognised but not read" judges that file
+    # (where the readers left one line unread, a line of terms alone is most often their own banner or footer:
+    # "# Collective test concluded: all_gather_perf"; then only an error word or failure form makes a run)
+    cands = candidates(art, kinds, read_lines(results, art, facts), log, strong=unread < 2)
+    if not cands:
+        return [], []
+    lines = art.lines
+    base = (used, sum(len(r.facts) + sum(slot[2] for slot in r.folded.values()) + sum(c[0] for c in r.capped.values())
+                      for r in results))
+    tries = 0
+
+    def unread_without(a: int, b: int) -> bool:
+        """Whether the readers read as much without lines a..b (none of them was read)."""
+        nonlocal tries
+        tries += 1
+        got = _used(art, kinds, "\n".join(lines[:a - 1] + lines[b:]))
+        return got[0] >= base[0] and got[1] >= base[1]
+
+    def blank(i: int) -> bool:
+        return not lines[i - 1].strip()
+
+    runs: list[tuple[int, int]] = []
+    end = 0
+    for h, a, b in cands:
+        if h <= end or tries >= MAX_TRIES:
+            continue
+        nonblank = sum(1 for i in range(a, b + 1) if not blank(i))
+        if nonblank <= unread and unread_without(a, b):
+            runs.append((a, b))
+            end = b
+            continue
+        if log or a == b or not unread_without(h, h):
+            continue  # (a log's block is taken whole or not at all)
+        # the stretch holds lines its readers read (rows the facts of other rows stand for): the run is the lines
+        # around the content line whose removal, one at a time, leaves their reading as it was
+        lo = hi = h
+        while lo > a and tries < MAX_TRIES and (blank(lo - 1) or unread_without(lo - 1, lo - 1)):
+            lo -= 1
+        while hi < b and tries < MAX_TRIES and (blank(hi + 1) or unread_without(hi + 1, hi + 1)):
+            hi += 1
+        while blank(lo):
+            lo += 1
+        while blank(hi):
+            hi -= 1
+        if sum(1 for i in range(lo, hi + 1) if not blank(i)) <= unread:
+            runs.append((lo, hi))
+            end = hi
+    from stethoscope.engine.parse_pool import uninformative_reason
+
+    polarity = load_polarity()
+    found: list[Fact] = []
+    parts: list[tuple[int, str]] = []
+    for a, b in runs:
+        run = Artefact(path=art.path, text="\n".join(lines[a - 1:b]), node=art.node,
+                       node_from_folder=art.node_from_folder, line_offset=art.line_offset + a - 1)
+        made: list[Fact] = []
+        for p in load_fallbacks():
+            if p.detect(run.text):
+                try:
+                    made.extend(p.parse(run).facts)
+                except Exception:
+                    continue
+        kept = [f for f in made if not (f.kind == "text_error_line" and _PY_WARNING.match(f.evidence.text))]
+        found.extend(kept)
+        # facts that hold the verdict back alone (an error line; a reporter's symptom, which rules judge or leave
+        # unjudged) say it; else (nothing made, or only what a ticket states: versions, figures) the run is a part
+        # that checks nothing and that nobody read, as it would be alone: unless it names no diagnostic term
+        if any(f.kind == "reported_symptom" or (f.kind in polarity and polarity[f.kind].polarity in ("warning", "error"))
+               for f in kept):
+            continue
+        if made or (uninformative_reason(run.text) is None and _named(run.text) >= 2):
+            at = a + art.line_offset
+            parts.append((at, f"lines {at}-{b + art.line_offset} ({b - a + 1} lines) hold another program's output "
+                              f"that no reader of {'+'.join(p.KIND for p in kinds)} reads; alone they are not "
+                              f"recognised, or read as what checks nothing"))
+    return found, parts
