@@ -207,3 +207,17 @@ def test_near_miss_a_whole_nccl_tests_table_reads_as_before(ruleset, tmp_path, n
     # its own banner and footer lines ('# Collective test concluded: ...') are no other program's
     rep, _ = _diagnose(tmp_path, ruleset, (ART / "nccl_tests" / name).read_text().strip())
     assert not [h for h in rep.coverage.limits if h.limit == "unread_run"], rep.reason
+
+
+def test_runs_past_the_reparse_budget_are_a_limit_not_dropped(ruleset, tmp_path, monkeypatch):
+    # the perftest window above with no re-parse left (a file too large for engine/foreign_runs.py's REPARSE_CHARS):
+    # its run is not judged, and says so as an unread_run limit (never dropped: the file read HEALTHY before A9)
+    from stethoscope.engine import foreign_runs
+
+    monkeypatch.setattr(foreign_runs, "MAX_TRIES", 0)
+    csv = _rows(QUERY_CSV, 1, 7)
+    text = "\n".join(csv[:5] + _rows(ART / "perftest" / "perftest54_rdma_cm_rejected.txt", 7, 9) + csv[5:])
+    rep, _ = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict == "inconclusive", rep.reason
+    [hit] = rep.coverage.limits
+    assert hit.limit == "unread_run" and "were not checked" in hit.detail and 6 <= hit.line <= 8, hit
