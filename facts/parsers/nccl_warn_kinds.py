@@ -41,6 +41,8 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'ipc_userbuff_register_failed'
     >>> kind("DOCA failure 21")
     'gin_gdaki_doca_failure'
+    >>> kind("comm 0x55ec10690820 has already been destroyed")
+    'comm_destroyed_twice'
 """
 from __future__ import annotations
 
@@ -178,6 +180,11 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   the root thread gives up on the communicator)
     # Bootstrap Root : rank 1 of 8 ranks has already checked in        (Lightning-AI/pytorch-lightning#14986)
     ("bootstrap_rank_checked_in_twice", re.compile(r"^Bootstrap Root : rank \d+ of \d+ ranks has already checked in")),
+    # WARN("comm %p has already been destroyed", comm)   (init.cc ncclCommDestroy, "Try and prevent a double free of the comm
+    #   struct (user error)": the struct's rank, nRanks, cudaDev or busId already -1, as a destroy leaves it; the call returns
+    #   ncclInvalidArgument; v2.14.3-1 init.cc:1479, v2.23.4-1 :2104, v2.27.3-1 :2169, v2.29.7-1 :2572, the same words)
+    # e53955024127:2088762:2088762 [1] init.cc:1969 NCCL WARN comm 0x55ec10690820 has already been destroyed        (NVIDIA/nccl#1482)
+    ("comm_destroyed_twice", re.compile(r"^comm 0x[0-9a-fA-F]{1,16} has already been destroyed\b")),
     # WARN("Failed to open libibverbs.so[.1]")   (misc/ibvwrap.cu / ibvwrap.cc: a WARN in 2.4-2.7 at least, :63 in 2.7.8; neither libibverbs.so nor
     #   libibverbs.so.1 could be dlopen'ed; by 2.23 the same words are INFO(NCCL_INIT, ...) and NCCL goes on): no IB
     #   verbs library where NCCL runs, so its IB transport is off and it uses sockets
@@ -259,7 +266,7 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
 _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same GPU|Mismatched NCCL version|NCCL_COMM_ID|address info"
                    r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|CUDA IPC handle|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|marked as failed|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
-                   r"|mixed local Net|CUDA library|missing symbol|already checked in"
+                   r"|mixed local Net|CUDA library|missing symbol|already checked in|already been destroyed"
                    r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init"
                    r"|reverse path|ould not find|No path computed|of node \w+ not found|IPC register userbuff|DOCA failure"
                    r"|No suitable space found")

@@ -170,6 +170,20 @@ _UCX_SIGNAL_BARE = re.compile(
 # [k8s-slave03:00956] Signal: Segmentation fault (11)       (NVIDIA/nccl#2380)
 _OMPI_SIGNAL = re.compile(
     r"\[(?P<host>[^\s:\]]{1,255}):\d{1,10}\] Signal: [A-Z][^\n(]{0,60}\((?P<num>\d{1,3})\)[ \t]*\r?$", re.M)
+# apache/tvm-ffi's (src/ffi/backtrace.cc TVMFFISegFaultHandler, installed for SIGSEGV by a library constructor in every
+# process that loads tvm_ffi: xgrammar and FlashInfer under vLLM and SGLang): std::cerr << "!!!!!!! Segfault encountered
+# !!!!!!!\n" and the traceback, then the signal re-raised with the default handler; a markdown quote may keep its margin:
+# > !!!!!!! Segfault encountered !!!!!!!        (NVIDIA/nccl#2106)
+_TVM_SEGFAULT = re.compile(r"^(?:[ \t]{0,3}>[ \t]?)?[ \t]{0,8}!!!!!!! Segfault encountered !!!!!!![ \t]*\r?$", re.M)
+# its frames, python style ("  File \"" << filename << "\", line " << lineno << ", in " << func), innermost first:
+# >   File "<unknown>", line 0, in cuMemCreate
+# >   File "misc/cudawrap.cc", line 92, in ncclCuMemHostEnable()        (NVIDIA/nccl#2106)
+_PY_STYLE_FRAME = re.compile(r"^(?:[ \t]{0,3}>[ \t]?)?[ \t]{0,8}File \"(?P<file>[^\"\n]{1,300})\", line \d{1,9}, in (?P<fn>[^\s(]{1,300})")
+# the C runtime's own source files in such frames (glibc's build-relative paths: the handler's re-raise and the kernel's
+# signal trampoline): "./nptl/pthread_kill.c", "../sysdeps/posix/raise.c", "./signal/../sysdeps/unix/sysv/linux/x86_64/libc_sigaction.c"
+_LIBC_SOURCE = re.compile(r"^\.{1,2}/(?:[\w.-]{1,40}/){0,8}?(?:nptl|sysdeps|signal|stdlib|string|malloc|posix)/")
+#: a CUDA driver API function (libcuda's cuInit, cuMemCreate, cuLaunchKernel; not the runtime's cuda* nor cuBLAS's cublas*)
+_CUDA_DRIVER_SYMBOL = re.compile(r"^cu[A-Z][A-Za-z0-9_]{1,60}$")
 # A frame as UCX prints it with libbfd ("%2d 0x%016lx %s()  %s:%u"):
 #  1 0x0000000000050dc2 pncclRedOpDestroy()  ???:0
 _BFD_FRAME = re.compile(r"^\s{0,8}\d{1,3}\s{1,4}0x[0-9a-f]{1,16} (?P<fn>[^\s()]{1,200})\(\)")
@@ -210,6 +224,14 @@ def _crash_frame(text: str, start: int) -> tuple[str | None, str | None]:
             nccl = obj.startswith("libnccl.so") or _NCCL_SYMBOL.match(fn)
             library = obj.split(".so", 1)[0].removeprefix("lib")
             return fn or f"{obj}+{m['off']}", "nccl" if nccl else "nvshmem" if library.startswith("nvshmem") else library
+        m = _PY_STYLE_FRAME.match(line)
+        if m:
+            fn = m["fn"]
+            if _LIBC_SOURCE.match(m["file"]) or fn.startswith(("_", "0x")) or fn in _RUNTIME_FUNCS:
+                continue
+            if _NCCL_SYMBOL.match(fn):
+                return fn, "nccl"
+            return fn, "nvshmem" if _NVSHMEM_SYMBOL.match(fn) else "cuda" if _CUDA_DRIVER_SYMBOL.match(fn) else None
         m = _BFD_FRAME.match(line)
         if m:
             fn = m["fn"]
@@ -249,7 +271,8 @@ def detect(head: str) -> bool:
         or ("] Signal: " in head and _OMPI_SIGNAL.search(head) is not None) \
         or ("Child process unexpectedly failed" in head and _SGLANG_CHILD.search(head) is not None) \
         or (" scheduler is dead. " in head and _SGLANG_DEAD.search(head) is not None) \
-        or (" exited with code 13" in head and _COMPOSE_EXIT.search(head) is not None)
+        or (" exited with code 13" in head and _COMPOSE_EXIT.search(head) is not None) \
+        or ("Segfault encountered !!!" in head and _TVM_SEGFAULT.search(head) is not None)
 
 
 def _signal_name(num: int) -> str | None:
@@ -311,6 +334,14 @@ def parse(artefact: Artefact) -> ParseResult:
         result.lines_used += 1
         num = int(m["code"]) - 128
         fb.add(LaunchedProcessKilled, n, signal=_signal_name(num), signum=num, command=m["name"], launcher="docker compose")
+    if "Segfault encountered !!!" in artefact.text:
+        for n, m in iter_matches(_TVM_SEGFAULT, artefact):
+            # the banner and the traceback's frames under it (read for where it crashed)
+            frames = artefact.text[m.end():].split("\n", _BACKTRACE_LINES + 1)[1:_BACKTRACE_LINES + 1]
+            result.lines_used += 1 + next((i for i, row in enumerate(frames) if not _PY_STYLE_FRAME.match(row)), len(frames))
+            crashed_in, library = _crash_frame(artefact.text, m.end())
+            fb.add(LaunchedProcessKilled, n, signal="SIGSEGV", signum=11, command="", launcher="tvm-ffi",
+                   crashed_in=crashed_in, crash_library=library)
     bare = "==== backtrace (tid:" in artefact.text
     for pattern, launcher in ((_UCX_SIGNAL, "ucx"), (_UCX_SIGNAL_BARE, "ucx"), (_OMPI_SIGNAL, "openmpi")):
         if pattern is _UCX_SIGNAL_BARE and not bare:
@@ -334,4 +365,5 @@ SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )", r"exits with return
               r"|floating point exception|abort|killed)",
               r"received signal SIG(?:SEGV|BUS|ILL|FPE|ABRT), ", r"\] Caught signal \d+ \(", r"(?m)^[ \t]*Caught signal \d+ \(", r"\] Signal: [A-Z][^\n(]*\(\d+\)",
               r"Child process unexpectedly failed with an exit code \d+\. pid=\d",
-              r"scheduler is dead\. Please check if there are relevant logs\.", _COMPOSE_EXIT)
+              r"scheduler is dead\. Please check if there are relevant logs\.", _COMPOSE_EXIT,
+              r"!!!!!!! Segfault encountered !!!!!!!")

@@ -194,6 +194,27 @@ def test_native_crash_report_backtrace(name, line, launcher, crashed_in, library
      " 2 0x00000000000112e5 ncclProxyProgress()  :0\n 3 0x00000000000113dc nvshmemi_proxy_progress()  :0\n",
      [("SIGSEGV", "helper", None)]),
     ("2024-01-01 worker: Signal: SIGTERM received\n", []),
+    # apache/tvm-ffi's report as NVIDIA/nccl#2106 posted it (a markdown quote, its first 9 of 16 frames): glibc's frames
+    # (by their source paths, __GI_raise, an address) skipped, the CUDA driver's cuMemCreate under NCCL's ncclCuMemHostEnable
+    ('> !!!!!!! Segfault encountered !!!!!!!\n'
+     '>   File "./signal/../sysdeps/unix/sysv/linux/x86_64/libc_sigaction.c", line 0, in 0x00007d8764c4532f\n'
+     '>   File "./nptl/pthread_kill.c", line 44, in __pthread_kill_implementation\n'
+     '>   File "./nptl/pthread_kill.c", line 78, in __pthread_kill_internal\n'
+     '>   File "./nptl/pthread_kill.c", line 89, in __GI___pthread_kill\n'
+     '>   File "../sysdeps/posix/raise.c", line 26, in __GI_raise\n'
+     '>   File "./signal/../sysdeps/unix/sysv/linux/x86_64/libc_sigaction.c", line 0, in 0x00007d8764c4532f\n'
+     '>   File "<unknown>", line 0, in cuMemCreate\n'
+     '>   File "misc/cudawrap.cc", line 92, in ncclCuMemHostEnable()\n', [("SIGSEGV", "cuMemCreate", "cuda")]),
+    # tvm-ffi's report without the quote: NCCL's own frame innermost (a function with its argument list), or a frame
+    # in neither library (NVML's, from a public TensorRT-LLM write-up's trace: nvidia-ml-py's ctypes struct of another
+    # driver branch); a banner without frames
+    ("!!!!!!! Segfault encountered !!!!!!!\n  File \"<unknown>\", line 0, in 0x00007d8764c4532f\n"
+     "  File \"misc/cudawrap.cc\", line 92, in ncclCuMemHostEnable()\n", [("SIGSEGV", "ncclCuMemHostEnable", "nccl")]),
+    ("!!!!!!! Segfault encountered !!!!!!!\n  File \"<unknown>\", line 0, in nvmlSystemGetConfComputeSettings\n"
+     "  File \"<unknown>\", line 0, in ffi_call\n", [("SIGSEGV", "nvmlSystemGetConfComputeSettings", None)]),
+    ("!!!!!!! Segfault encountered !!!!!!!\n", [("SIGSEGV", None, None)]),
+    # the banner quoted inside prose: not a report
+    ("the crash signature is \"!!!!!!! Segfault encountered !!!!!!!\" right after start-up\n", []),
 ])
 def test_native_crash_report_forms(text, want):
     facts = parse_text(text).facts
