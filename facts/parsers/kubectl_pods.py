@@ -38,6 +38,11 @@ Facts (each citing its line):
   reasons apart: its admission refusing the pod over a device (``UnexpectedAdmissionError``, ``OutOf<domain>/<name>``),
   over a node resource (``OutOfcpu``, ``OutOfmemory``, ``OutOfpods``), or its eviction manager (``Evicted``).
 
+``kubectl get events`` and ``kubectl events`` rows (``LAST SEEN TYPE REASON OBJECT MESSAGE``, ``NAMESPACE`` first with
+``-A``) are read as describe's Events rows are: a Warning row is a ``k8s_pod_event`` of the pod its OBJECT names
+(``pod/<name>``), on the node its Scheduled row names; a ``node/<name>`` row's event is that node's
+(NVIDIA/gpu-operator#2168, kubernetes/kubernetes#100400).
+
 ``-o wide`` rows name the pod's node in their NODE column (after the IP): the fact's node where no node folder
 names one (GoogleCloudPlatform/container-engine-accelerators#100). ``kubectl get all`` rows (``pod/<name>``) are
 read as ``get pods`` rows (canonical/microk8s#1370).
@@ -171,6 +176,25 @@ _SYNC = re.compile(r'failed to \\?"StartContainer\\?" for \\?"(?P<container>[a-z
 # "Error"}`, kubeflow/trainer#2008) or a job's Events table (the reason in its Reason column):
 _OPERATOR_EXIT = re.compile(r"\bError pod (?P<pod>[a-z0-9][a-z0-9.-]{0,252}) container (?P<container>[a-z0-9][a-z0-9.-]{0,62}) "
                             r"exitCode: (?P<code>-?\d{1,5}) terminated message:")
+# ``kubectl get events`` rows (the API server's table printer, kubernetes pkg/printers/internalversion/printers.go
+# eventColumnDefinitions "Last Seen", "Type", "Reason", "Object", "Message" (Subobject, Source, First Seen, Count and Name
+# only with -o wide, not read), printEvent's Object fmt.Sprintf("%s/%s", strings.ToLower(obj.InvolvedObject.Kind),
+# obj.InvolvedObject.Name)) and ``kubectl events`` rows (kubectl pkg/cmd/events/event_printer.go printHeadings
+# "LAST SEEN\tTYPE\tREASON\tOBJECT\tMESSAGE\n", "NAMESPACE\t" first with -A; printOneEvent "%s\t%s\t%s\t%s/%s\t%v\n"
+# with the Kind as the API names it, "Pod/<name>", and a repeated event's interval "%s (x%d over %s)"):
+# LAST SEEN   TYPE     REASON               OBJECT           MESSAGE
+# 5m32s       Normal   GPUDriverUpgrade     node/ipp1-2890   Successfully updated node state label to upgrade-required
+# 2m55s       Warning   FailedCreatePodSandBox   pod/nvidia-dcgm-exporter-qd6vj                 Failed to create pod sandbox: rpc error: code = Unknown desc = unable to get OCI runtime for sandbox "a5b1e58f...": no runtime for "nvidia" is configured
+#   (NVIDIA/gpu-operator#2168, must-gather's events of the operator's namespace and of a GPU node)
+# A row is read with or without its header when whole in that form (a duration or <unknown> for LAST SEEN, Normal or
+# Warning, a Reason word, <kind>/<name>): a Warning row is a k8s_pod_event of the pod its OBJECT names (pod/<name>),
+# of the node a node/<name> row names, and of no named pod for another object (a DaemonSet's FailedCreate); Normal
+# rows are read past (the Scheduled row names the pod's node, as in describe's Events).
+_GET_EVENTS_HEADER = re.compile(r"^(?:NAMESPACE[ \t]+)?LAST SEEN[ \t]+TYPE[ \t]+REASON[ \t]+OBJECT[ \t]+MESSAGE[ \t\r]*$")
+_GET_EVENT = re.compile(r"^(?:(?P<ns>[a-z0-9][a-z0-9-]{0,62})[ \t]+)?(?P<age><unknown>|\d{1,5}[smhdy](?:\d{1,2}[smh])?"
+                        r"(?: \(x(?P<count>\d{1,9}) over (?:<unknown>|\d{1,5}[smhdy](?:\d{1,2}[smh])?)\))?)[ \t]+"
+                        r"(?P<type>Normal|Warning)[ \t]+(?P<reason>[A-Za-z][\w-]{0,80})[ \t]+"
+                        r"(?P<kind>[A-Za-z][\w.-]{0,62})/(?P<name>[A-Za-z0-9][\w.:-]{0,252})(?![^ \t\r\n])(?:[ \t]+(?P<msg>\S[^\n]*))?")
 _EVENT_REASON = re.compile(r'"reason": ?"(?P<reason>[A-Za-z]{1,60})"|^\s*Warning\s+(?P<col>[A-Z][A-Za-z]{1,60})\s')
 # (a line's own blanks only, [ \t]: a "\s" run from each line start over the next blank lines is quadratic in them)
 _DETECT = re.compile(r"^[ \t]*(?:Last )?State:[ \t]+(?:Terminated|Waiting)[ \t\r]*$|^[ \t]*Warning[ \t]{2,}[A-Z][A-Za-z]{1,60}[ \t]{2,}\S"
@@ -179,7 +203,11 @@ _DETECT = re.compile(r"^[ \t]*(?:Last )?State:[ \t]+(?:Terminated|Waiting)[ \t\r
                      r"|^Reason:\s+(?:UnexpectedAdmissionError|Evicted|OutOf[\w./-]{1,100}|TopologyAffinityError|NodeAffinity|NodeLost|Shutdown)\s*$"
                      r'|failed to \\?"StartContainer\\?" for \\?"[a-z0-9][a-z0-9.-]{0,252}\\?" with [A-Z][A-Za-z]{1,40}: '
                      r"|\bError pod \S+ container \S+ exitCode: -?\d+ terminated message:"
-                     r"|\b0/\d{1,6} nodes are available: \d", re.M)
+                     r"|\b0/\d{1,6} nodes are available: \d"
+                     r"|^(?:NAMESPACE[ \t]+)?LAST SEEN[ \t]+TYPE[ \t]+REASON[ \t]+OBJECT[ \t]+MESSAGE[ \t\r]*$"
+                     # a get events row without its header (only a row whole in kubectl's form)
+                     r"|^(?:[a-z0-9][a-z0-9-]{0,62}[ \t]+)?(?:<unknown>|\d{1,5}[smhdy](?:\d{1,2}[smh])?)(?: \(x\d{1,9} over \S{1,20}\))?[ \t]+"
+                     r"(?:Normal|Warning)[ \t]+[A-Za-z][\w-]{0,80}[ \t]+[A-Za-z][\w.-]{0,62}/[A-Za-z0-9][\w.:-]{0,252}[ \t]", re.M)
 
 #: the statuses of a pod's ordinary life: no fact (Init:0/1 is matched by its form)
 _ORDINARY = frozenset({"Running", "Pending", "Completed", "Succeeded", "ContainerCreating", "PodInitializing",
@@ -233,7 +261,7 @@ _EXIT = re.compile(r"^(?P<how>ExitCode|Signal):(?P<code>-?\d{1,4})$")
 
 def detect(head: str) -> bool:
     return ((("State:" in head or "Warning" in head or "READY" in head or "Reason:" in head or "StartContainer" in head
-              or "exitCode:" in head or "nodes are available: " in head)
+              or "exitCode:" in head or "nodes are available: " in head or "LAST SEEN" in head or "Normal" in head)
              and _DETECT.search(head) is not None)
             or ("/" in head and _BARE_ROW.search(head) is not None))
 
@@ -270,12 +298,17 @@ def parse(artefact: Artefact) -> ParseResult:
                   exit_code=int(m["code"]), oom_killed=reason == "OOMKilled", gpu_stack_role=stack_role(m["pod"]))
         elif (m := _EVENT.match(line)) is not None:
             if m["type"] == "Warning":
-                res = [r["res"] for r in _INSUFFICIENT.finditer(m["msg"])] if "Insufficient" in m["msg"] else []
                 host = _SOURCE_HOST.match(m["source"])
-                b.add(K8sPodEvent, n, pod=pod, node=_node(b, host["node"] if host else k8s_node),
-                      reason=m["reason"], source=m["source"], message=m["msg"][:500],
-                      count=int(m["count"] or 1), insufficient=",".join(res), insufficient_gpu=any(r.endswith("/gpu") for r in res),
-                      insufficient_rdma=any(_RDMA_RESOURCE.match(r) is not None for r in res))
+                _event(b, n, pod, _node(b, host["node"] if host else k8s_node), m["reason"], m["source"], m["msg"], m["count"])
+        elif "/" in line and (m := _GET_EVENT.match(line)) is not None:
+            if m["type"] == "Warning":
+                kind, name = m["kind"].lower(), m["name"]
+                # the pod's node from its Scheduled row; a node's event is that node's; another object's, the file's
+                node = assigned.get(name) if kind == "pod" else name if kind == "node" else None
+                _event(b, n, name if kind == "pod" else UNNAMED, _node(b, node), m["reason"], _NOT_SHOWN,
+                       (m["msg"] or "").rstrip(), m["count"])
+        elif "LAST SEEN" in line and _GET_EVENTS_HEADER.match(line) is not None:
+            pass
         elif "nodes are available: " in line and (m := _FIT_ERROR.search(line)) is not None:
             # the FailedScheduling event's message without its row: the scheduler's, its count unknown
             res = [r["res"] for r in _INSUFFICIENT.finditer(m["reasons"])] if "Insufficient" in m["reasons"] else []
@@ -305,6 +338,18 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         result.lines_used += 1
     return result
+
+
+#: the reporting component of a get events row: its table shows it only with -o wide (SOURCE)
+_NOT_SHOWN = "(not shown)"
+
+
+def _event(b: FactBuilder, n: int, pod: str, node: str | None, reason: str, source: str, msg: str, count: str | None) -> None:
+    """A Warning event (describe's Events row or a get events row): the resources a FailedScheduling says no node had."""
+    res = [r["res"] for r in _INSUFFICIENT.finditer(msg)] if "Insufficient" in msg else []
+    b.add(K8sPodEvent, n, pod=pod, node=node, reason=reason, source=source, message=msg[:500], count=int(count or 1),
+          insufficient=",".join(res), insufficient_gpu=any(r.endswith("/gpu") for r in res),
+          insufficient_rdma=any(_RDMA_RESOURCE.match(r) is not None for r in res))
 
 
 def _node(b: FactBuilder, k8s_node: str | None) -> str | None:

@@ -291,3 +291,55 @@ def test_gang_scheduler_waiting_event_is_read_as_its_event():
     (f,) = _parse(kubectl_pods, "kubectl_pods/volcano1094_podgroup_gang_unschedulable.txt").facts
     assert (f.evidence.line, f.reason, f.source, f.count, f.insufficient_gpu) == (13, "Unschedulable", "volcano", 78789, False)
     assert f.message.startswith("1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable")
+
+
+# NVIDIA/gpu-operator#2168: the events of the operator's namespace, a block pasted without its header (verbatim, the last
+# row cut where the stored excerpt ends); inline, not a fixture: its messages are the container runtime's too
+SANDBOX_2168 = (
+    '2m55s       Warning   FailedCreatePodSandBox   pod/nvidia-dcgm-exporter-qd6vj                 Failed to create pod sandbox: rpc error: code = Unknown desc = unable to get OCI runtime for sandbox "a5b1e58fbff7a57c494bf8d022252ba7d195fe4cb86134584bdf8045198d03ad": no runtime for "nvidia" is configured\n'
+    '2m52s       Warning   FailedCreatePodSandBox   pod/gpu-feature-discovery-bptk4                Failed to create pod sandbox: rpc error: code = Unknown desc = unable to get OCI runtime for sandbox "2cdc7fa02cb3cceaca8bbe66ae2e1296380cce749848dca9733fe225ac87d5ec": no runtime for "nvidia" is configured\n'
+    '2m52s       Warning   FailedCreatePodSandBox   pod/nvidia-mig-manager-nzmhb                   Failed to create pod sandbox: rpc error: code = Unknown desc = unable to get OCI runtime for sandbox "06335bc09cd5c1047f70fdf5f82ecf5ac09a1ddf0e17e889512ecb2f5283f4e5": no runtime for "nvidia" is configured\n'
+    '2m52s       Warning   FailedCreatePodSandBox   pod/nvidia-operator-validator-l4754            Failed to create pod sandbox: rpc error: code = Unknown desc = unable to get OCI runtime for sandbox "643fcb4a00d2aace8b59daaec3e2a618e685adc6bb0d19303ff3dfe7b2071af2": no runtime for "nvidia" is configured\n'
+    '2m49s       Warning   FailedCreatePodSandBox   pod/nvidia-device-plugin-daemonset-2nc7v       Failed to create pod sandbox: rpc error: code = Unkno\n'
+)
+
+
+def test_get_events_rows_name_the_pod_or_the_node_of_their_object():
+    """NVIDIA/gpu-operator#2168 (must-gather's `kubectl get events`, kubernetes printers.go printEvent: LAST SEEN, TYPE,
+    REASON, OBJECT as <kind>/<name>, MESSAGE): a Warning row is the event of the pod its OBJECT names, with or without the
+    header; Normal rows are read past; a Scheduled row gives the pod's node, as describe's Events do."""
+    res = kubectl_pods.parse(Artefact(path="t", text=SANDBOX_2168, node="n1"))
+    assert kubectl_pods.detect(SANDBOX_2168) and not res.errors
+    assert [(f.kind, f.evidence.line, f.pod, f.reason, f.source) for f in res.facts] == [
+        ("k8s_pod_event", n, pod, "FailedCreatePodSandBox", "(not shown)") for n, pod in enumerate(
+            ("nvidia-dcgm-exporter-qd6vj", "gpu-feature-discovery-bptk4", "nvidia-mig-manager-nzmhb",
+             "nvidia-operator-validator-l4754", "nvidia-device-plugin-daemonset-2nc7v"), 1)]
+    assert res.facts[0].message.endswith('no runtime for "nvidia" is configured') and res.facts[0].node == "n1"
+    assert res.facts[4].message.endswith("code = Unkno")  # the row cut by the excerpt is still that pod's event
+    # the header and the node's Normal rows: read, no fact
+    node = _parse(kubectl_pods, "kubectl_pods/gpuoperator2168_get_events_node_upgrade.txt")
+    assert (node.facts, node.lines_used) == ([], 6)
+    scheduled = _parse(kubectl_pods, "kubectl_pods/gpuoperator2168_get_events_scheduled.txt")
+    assert (scheduled.facts, scheduled.lines_used) == ([], 8)  # '4m9s  Normal  Pulled' (cut before its OBJECT) unread
+    # in one listing the Scheduled rows bind each pod to its node (the PR's events file holds both blocks)
+    text = (FIX / "kubectl_pods/gpuoperator2168_get_events_scheduled.txt").read_text() + SANDBOX_2168
+    both = kubectl_pods.parse(Artefact(path="t", text=text, node="n1")).facts
+    assert {f.node for f in both} == {"ipp1-2890"} and len(both) == 5
+    # a node's Warning event is that node's (a node folder wins), its pod not named
+    warn = (FIX / "kubectl_pods/gpuoperator2168_get_events_node_upgrade.txt").read_text().replace("Normal ", "Warning")
+    facts = kubectl_pods.parse(Artefact(path="t", text=warn, node="n1")).facts
+    assert {(f.node, f.pod, f.reason) for f in facts} == {("ipp1-2890", "(not named)", "GPUDriverUpgrade")}
+    folder = kubectl_pods.parse(Artefact(path="t", text=warn, node="n1", node_from_folder=True)).facts
+    assert {f.node for f in folder} == {"n1"}
+
+
+def test_get_events_failed_scheduling_row_names_its_pod():
+    """kubernetes/kubernetes#100400 (the description's get events row, single blanks between TYPE, REASON and OBJECT): the
+    scheduler's FitError is that pod's event, its source not shown; before, the message alone was read, the pod not named."""
+    line = ("11s   Warning FailedScheduling pod/nmap     0/20 nodes are available: 1 node(s) didn't match pod "
+            "affinity/anti-affinity, 19 node(s) didn't match node selector.\n")
+    assert kubectl_pods.detect(line)
+    (f,) = kubectl_pods.parse(Artefact(path="t", text=line, node="n1")).facts
+    assert (f.kind, f.pod, f.reason, f.source, f.count, f.insufficient_gpu) == (
+        "k8s_pod_event", "nmap", "FailedScheduling", "(not shown)", 1, False)
+    assert f.message.startswith("0/20 nodes are available: 1 node(s)")
