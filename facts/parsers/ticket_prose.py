@@ -352,9 +352,29 @@ _FAULT_WORDS = re.compile(r"\b(?:errors?|fail\w*|fault\w*|fallen|lost|hang\w*|hu
                           r"|ecc|throttl\w*|slow\w*|down|degraded|broken|timeouts?|timed out|oom|out of memory|reset)\b", re.I)
 
 
+# A change's subject (a pull request's title, a commit's first line: an imperative verb first) asks for a change as a
+# request for a feature does; one that names no fault says what the change does, no claim about the system:
+# Collect events and upgrade state in must-gather.sh      (NVIDIA/gpu-operator#2168, a pull request's title)
+# Added check for Infiniband PCIe link width and speed.   (mej/nhc#90, a pull request's title, the verb's past)
+# Document PCIe link speed flapping on c-payne switches   (local-inference-lab/rtx6kpro#88, a pull request's title: it
+#                                                          names a fault, "flapping", and stays a claim)
+# (Fix, Revert, Handle, Prevent, Avoid or Work around say a fault was met; Drop, Switch and Use begin complaints as
+# nouns, "Drop in bandwidth ...": none of them is taken)
+_CHANGE = re.compile(r"^\s*(?:Add|Bump|Update|Upgrade|Support|Allow|Enable|Implement|Introduce|Document|Refactor|Rename|Expose"
+                     r"|Collect|Move|Migrate|Replace|Improve|Deprecate|Include|Pin)(?:s|d|ed|ned)?[ \t]+[\w\"'`(]")
+# words that make a change's subject tell of a fault met (beyond _FAULT_WORDS): "Update breaks nvidia-smi",
+# "Add workaround for missing GPUs", "Enabled MIG, nvidia-smi shows no GPUs"
+_NOT_NEUTRAL = re.compile(r"\b(?:not|n't|no|nothing|none|still|anymore|unable|missing|wrong|incorrect|bugs?|issues?|problems?|workaround|regression"
+                          r"|invalid|unexpected\w*|mismatch\w*|disappear\w*|break\w*|broke|flap\w*|leak\w*|deadlock\w*|stall\w*"
+                          r"|drop\w*|race|panic\w*|kill\w*|abort\w*|hot|overheat\w*|unstable|flaky|instability)\b", re.I)
+
+
 def feature_request(line: str) -> bool:
-    return (_FEATURE_REQUEST.match(line) is not None and _FAULT_WORDS.search(line) is None
-            and ERROR_WORDS.search(line) is None and FAILURE_WORDS.search(line) is None)
+    """A request for a feature (``feature request:``, ``feat(...):``) or a change's subject, naming no failure."""
+    if _FEATURE_REQUEST.match(line) is None and (
+            _CHANGE.match(line) is None or _NOT_NEUTRAL.search(line) is not None or any(p.search(line) for _s, p in _SYMPTOMS)):
+        return False
+    return _FAULT_WORDS.search(line) is None and ERROR_WORDS.search(line) is None and FAILURE_WORDS.search(line) is None
 
 
 def remarks(lines: list[str]) -> list[int]:

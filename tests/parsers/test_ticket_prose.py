@@ -200,3 +200,20 @@ def test_commands_typed_in_a_ticket_are_prose():
     assert of(fs, "stated_figure") == [{"quantity": "busbw", "value": 10.0, "unit": "GB/s", "gb_per_s": 10.0, "role": "compared"}]
     # a tool's own line after its name ("make: ***", "cat: <file>: ...") is output, not a command typed
     assert not ticket_prose.detect("I built NCCL 2.18.3 from source.\nmake: *** [Makefile:25: src.build] Error 2\n")
+
+
+@pytest.mark.parametrize("title, claim", [
+    # a pull request's subject naming no fault: what the change does (NVIDIA/gpu-operator#2168)
+    ("Collect events and upgrade state in must-gather.sh", False),
+    # the verb's past, as a pull request's title may have it (mej/nhc#90)
+    ("Added check for Infiniband PCIe link width and speed.", False),
+    # a change's subject that names a fault met stays the reporter's claim (local-inference-lab/rtx6kpro#88)
+    ("Document PCIe link speed flapping on c-payne switches", True),
+    # not a change's subject: a remark about the system (nokyan/resources#512)
+    ("GPU link info should consider upstream PCIe switches", True),
+])
+def test_a_change_subject_naming_no_fault_is_no_claim(title, claim):
+    """A change's subject (an imperative verb first) is read as a request for a feature is: no remark about the
+    system unless it names a fault; ticket_prose then leaves it to the uninformative files."""
+    assert ticket_prose.feature_request(title) is not claim
+    assert bool(ticket_prose.remarks([title])) is claim
