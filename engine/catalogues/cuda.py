@@ -1,5 +1,5 @@
 """The CUDA error catalogue as facts: one ``cuda_error_catalogue_entry`` for each error the
-``cuda_error`` and ``nccl_cuda_failure`` facts name (``catalogue_name``), so that rules join an
+``cuda_error``, ``nccl_cuda_failure`` and ``cuda_sample_run`` facts name (``catalogue_name``), so that rules join an
 error with its meaning (rules/application/cuda_error_catalogue.yaml,
 rules/nccl/nccl_cuda_failure_catalogue.yaml), as the Xid rules join ``xid_catalogue_entry``.
 
@@ -13,7 +13,7 @@ from stethoscope.facts.parsers import cuda_error_catalogue as catalogue
 
 
 #: fact kinds that carry a ``catalogue_name``
-_NAMING = ("cuda_error", "nccl_cuda_failure")
+_NAMING = ("cuda_error", "nccl_cuda_failure", "cuda_sample_run")
 
 
 def entry_facts(facts: list[Fact]) -> list[Fact]:

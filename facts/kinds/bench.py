@@ -420,3 +420,29 @@ class PairBandwidth(Fact):
     busbw_gbs: float
     size_bytes: int | None = None
     source: Literal["csv_rows", "csv_matrix"]
+
+
+@fact_kind
+class CudaSampleRun(Fact):
+    """One run of a CUDA sample an operator runs to show that a node's driver and GPUs work
+    (NVIDIA/cuda-samples deviceQuery, vectorAdd; the GPU operator's cuda-validation runs vectorAdd):
+    what it found (the device count and names, the driver's and runtime's CUDA versions), its result,
+    and the CUDA error a failure printed."""
+
+    kind: Literal["cuda_sample_run"] = "cuda_sample_run"
+    sample: Literal["deviceQuery", "vectorAdd"]
+    result: Literal["PASS", "FAIL"] | None = None  # None: the paste ends before the sample's result
+    device_count: int | None = None  # deviceQuery's "Detected N CUDA Capable device(s)" (0: "There are no available device(s)")
+    gpu_names: str | None = None  # deviceQuery's 'Device N: "<name>"' lines, in order, ", "-joined
+    driver_cuda: str | None = None  # "12.4": the CUDA version the driver supports (cudaDriverGetVersion)
+    runtime_cuda: str | None = None  # "12.2": the CUDA runtime the sample was built with
+    failed_step: str | None = None  # "cudaGetDeviceCount", "allocate device vector A", "launch vectorAdd kernel", "verify result"
+    error_text: str | None = None  # the error as printed (cudaGetErrorString's text)
+    #: its knowledge/cuda_errors.yaml entry (by the text, else the number); a deviceQuery that found no device (a count
+    #: of 0, its result still PASS) is given cudaErrorNoDevice's, whose meaning it is (engine/catalogues/cuda.py joins it)
+    catalogue_name: str | None = None
+    printed_code: int | None = None  # deviceQuery's "cudaGetDeviceCount returned N" (CUDA <= 10.0 numbered differently)
+    wrong_element: int | None = None  # vectorAdd's "Result verification failed at element N!": the GPU's sum was wrong
+    #: what a run that passed showed working (knowledge/coverage.yaml reads it): "gpu" for vectorAdd (its kernel ran on the
+    #: GPU and the sum was checked), "driver" for deviceQuery (it only asks the driver about the devices); None otherwise
+    checked: Literal["driver", "gpu"] | None = None
