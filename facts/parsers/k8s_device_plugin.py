@@ -188,8 +188,13 @@ _RETRYING = re.compile(r"Failed to start one or more plugins\. Retrying in ")
 # I0821 10:02:57.150807    9897 main.go:157] Starting FS watcher.   (Project-HAMi/HAMi#452)
 # I0706 08:05:20.354087       1 main.go:116] Retreiving plugins.   (volcano-sh/devices#42)
 # I0706 08:05:20.344025       1 main.go:77] Loading NVML   (volcano-sh/devices#42: the klog form, after its header)
+# klog.Info("Updating config with default resource matching patterns.") and klog.Infof("inotify: %s created, restarting.",
+# pluginapi.KubeletSocket) of main.go (the kubelet restarted: the plugin stops and registers again), bottlerocket#4250's journal:
+# Oct 17 12:05:33 ip-xx-xx-x-xx.ec2.internal nvidia-device-plugin[1667]: I1017 12:05:33.312491    1667 main.go:246] inotify: /var/lib/kubelet/device-plugins/kubelet.sock created, restarting.
+# Oct 17 12:05:33 ip-xx-xx-x-xx.ec2.internal nvidia-device-plugin[1667]: I1017 12:05:33.313542    1667 main.go:303] Updating config with default resource matching patterns.
 _LIFECYCLE = re.compile(r"\] Loading NVML\s*$|\b(?:Starting (?:FS|OS) watcher\.|Retr(?:ei|ie)ving plugins\.|(?:Starting|Stopping) (?:P|p)lugins\."
                         r"|Loading configuration\.|Initializing NVML\.|Starting GRPC server for '[^']+'"
+                        r"|Updating config with default resource matching patterns\.|inotify: \S*/kubelet\.sock created, restarting\."
                         r"|(?:Starting|Stopping) to serve '[^']+' on \S+|Registered device plugin for '[^']+' with Kubelet)")
 # GRPC server for 'nvidia.com/gpu' crashed with error: ...   (server.go, every version)
 _GRPC_CRASHED = re.compile(r"GRPC server for '(?P<res>[^']+)' crashed with error: (?P<err>.+?)\s*$")

@@ -54,8 +54,9 @@ KIND = "nvidia_smi_table"
 _HEADER = re.compile(r"NVIDIA-SMI (?P<smi>\S+)\s+Driver Version: (?P<drv>\S+)(?:\s+CUDA Version: (?P<cuda>[\d.]+|N/A))?")
 # |   0  NVIDIA GeForce RTX 3060        Off |   00000000:81:00.0  On |                  N/A |
 # |   0  GeForce GTX 108...  Off  | 00000000:04:00.0 Off |                  N/A |
+# |   0  GeForce GTX 680     Off  | 0000:03:00.0     N/A |                  N/A |   (R331: Disp.A N/A, cBio/cbio-cluster#38)
 _GPU_ROW = re.compile(r"^\|\s+(?P<idx>\d+)\s+(?P<name>\S(?:.*?\S)??)\s+(?P<pers>On|Off|WDDM|TCC)\s*\|\s*(?P<bus>[0-9A-Fa-f]{4,8}:"
-                      r"[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s+(?P<disp>On|Off)\s*\|\s*(?P<ecc>\S+)\s*\|\s*$")
+                      r"[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s+(?P<disp>On|Off|N/A)\s*\|\s*(?P<ecc>\S+)\s*\|\s*$")
 # |  0%   32C    P0             38W /  170W |       9MiB /  12288MiB |      0%      Default |
 _STATE_ROW = re.compile(r"^\|\s*(?P<fan>\d+%|N/A|ERR!)\s+(?P<temp>-?\d+C|N/A|ERR!)\s+(?P<perf>P\d+|N/A|ERR!)\s+"
                         r"(?:(?P<draw>\d+(?:\.\d+)?W|N/A|ERR!)\s*/\s*(?P<cap>\d+(?:\.\d+)?W|N/A|ERR!))?\s*\|\s*"

@@ -467,3 +467,17 @@ def test_summary_table_ending_inside_the_border_after_a_gpu_is_cut_short():
     whole = text.rstrip() + "-------------+\n"  # R470's third cell: 22 dashes, then '+'
     assert whole.rstrip().splitlines()[-1] == "+-------------------------------+----------------------+----------------------+"
     assert _parse(nvidia_smi_table, text=whole).limits == []
+
+
+_BR4250 = [  # bottlerocket-os/bottlerocket#4250's journal, as posted (the kubelet restarted: the plugin registers again)
+    "Oct 17 12:05:33 ip-xx-xx-x-xx.ec2.internal nvidia-device-plugin[1667]: I1017 12:05:33.312453    1667 server.go:154] Registered device plugin for 'nvidia.com/gpu' with Kubelet",
+    "Oct 17 12:05:33 ip-xx-xx-x-xx.ec2.internal nvidia-device-plugin[1667]: I1017 12:05:33.312491    1667 main.go:246] inotify: /var/lib/kubelet/device-plugins/kubelet.sock created, restarting.",
+    "Oct 17 12:05:33 ip-xx-xx-x-xx.ec2.internal nvidia-device-plugin[1667]: I1017 12:05:33.313542    1667 main.go:303] Updating config with default resource matching patterns.",
+]
+
+
+def test_device_plugin_kubelet_restart_and_config_lines_are_lifecycle():
+    """main.go's "inotify: <kubelet.sock> created, restarting." and "Updating config with default resource matching
+    patterns." are lifecycle lines: read, no fact (they check nothing: never a healthy plugin by themselves)."""
+    r = _parse(k8s_device_plugin, text="\n".join(_BR4250) + "\n")
+    assert r.facts == [] and r.errors == [] and r.lines_used == 3

@@ -140,3 +140,12 @@ def test_lspci_acsctl_line_cut_at_the_end_of_the_text_is_cut_short():
     assert [f.kind for f in r.facts].count("pcie_link_status") == 2
     r = _parse(lspci, text=text + "\t\tLnkSta:\tSpeed 16GT/s, Width x16\n")
     assert [e.line for e in r.errors] == [9] and r.limits == []
+
+
+def test_r331_gpu_row_with_display_active_na_is_read():
+    """R331's GPU row prints Disp.A `N/A` on GeForce boards (cBio/cbio-cluster#38): three GTX 680 read (the
+    table was 0 facts, every row skipped); the text ends in the border after GPU 2's block: still cut short."""
+    r = _parse(nvidia_smi_table, "nvidia_smi_table/cbio38_r331_gtx680_cut_in_border.txt")
+    infos = [f for f in r.facts if f.kind == "gpu_info"]
+    assert [(f.index, f.name) for f in infos] == [(0, "GeForce GTX 680"), (1, "GeForce GTX 680"), (2, "GeForce GTX 680")]
+    assert r.errors == [] and [h.limit for h in r.limits] == ["cut_short"]
