@@ -59,18 +59,32 @@ _LINE_M = re.compile(_LINE.pattern, re.M)  # _LINE over a head of many lines
 # /dvs/p4/build/sw/rel/gpgpu/toolkit/r12.8/main_nvshmem/src/modules/bootstrap/uid/bootstrap_uid.cpp:bootstrap_net_init:160: No socket interface found
 # and bootstrap_uid.cpp's other interface message (NVSHMEM_BOOTSTRAP_UID_SESSION_ID set, no interface in its subnet):
 # .../src/modules/bootstrap/uid/bootstrap_uid.cpp:bootstrap_net_init:151: No usable listening interface found   (format filled)
-_BOOT_FORM = (
-    r"(?P<file>(?:[\w./-]{0,400}/)?bootstrap_\w{1,64}\.(?:cpp|cu|cc|c)):(?P<func>\w{1,128}):(?P<line>\d{1,6}): "
-    r"(?P<msg>\S(?:[^\n]{0,498}\S)?)\s*$"
-)
-_BOOT = re.compile(r"(?<![\w./-])" + _BOOT_FORM)  # a path read from its first character only, as _LINE
-# the RE2 signature: no look-behind, and no optional path before the file name (from every start of a long path it
-# rescanned up to 400 characters: 0.6 s on a 120,000-character line in bench/redos.py); any _BOOT line holds this
-_BOOT_ANY = re.compile(r"bootstrap_\w{1,64}\.(?:cpp|cu|cc|c):\w{1,128}:\d{1,6}: \S", re.M)
+def _function_form(name: str, func: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The ``<path>/<name>.<ext>:<func>:<line>: <message>`` form (a path read from its first character only, as
+    _LINE) and its RE2 signature: no look-behind, and no optional path before the file name (from every start of a
+    long path it rescanned up to 400 characters: 0.6 s on a 120,000-character line in bench/redos.py)."""
+    source = rf"{name}\.(?:cpp|cu|cc|c)"
+    form = (rf"(?P<file>(?:[\w./-]{{0,400}}/)?{source}):(?P<func>{func}):(?P<line>\d{{1,6}}): "
+            r"(?P<msg>\S(?:[^\n]{0,498}\S)?)\s*$")
+    return re.compile(r"(?<![\w./-])" + form), re.compile(rf"{source}:{func}:\d{{1,6}}: \S", re.M)
+
+
+_BOOT, _BOOT_ANY = _function_form(r"bootstrap_\w{1,64}", r"\w{1,128}")
 _BOOT_LITERAL = "bootstrap_"
 
+# The core's own fatal checks and error prints (src/include/non_abi/nvshmemx_error.h NVSHMEMI_ERROR_EXIT and
+# NVSHMEMI_ERROR_PRINT: fprintf(stderr, "%s:%s:%d: ", __FILE__, __FUNCTION__, __LINE__) then the message), a function
+# name between the file and the line as the bootstrap plugins print; read where the function is one of NVSHMEM's
+# (nvshmem*, nvshmemi_*, nvshmemx_*), the other files' functions being left to _BOOT; real line (pytorch/pytorch#161232,
+# NVSHMEM initialised by torch's symmetric memory before the CUDA runtime was):
+# src/host/init/init.cu:nvshmemi_check_state_and_init:1117: nvshmem initialization failed, exiting
+#   (the message as printed ends 'exiting ' then the newline the macro adds)
+_CORE, _CORE_ANY = _function_form(r"\w{1,128}", r"nvshmem\w{0,124}")
+_CORE_LITERAL = ":nvshmem"
+_CORE_M = re.compile(_CORE.pattern, re.M)
+
 #: the literal every form holds: lines without one are not looked at
-_LITERALS = ("status: ", ": NULL value ", _BOOT_LITERAL)
+_LITERALS = ("status: ", ": NULL value ", _BOOT_LITERAL, _CORE_LITERAL)
 
 
 _BOOT_M = re.compile(_BOOT.pattern, re.M)
@@ -79,7 +93,8 @@ _BOOT_M = re.compile(_BOOT.pattern, re.M)
 def detect(head: str) -> bool:
     if not any(lit in head for lit in _LITERALS):
         return False
-    return _LINE_M.search(head) is not None or (_BOOT_LITERAL in head and _BOOT_M.search(head) is not None)
+    return (_LINE_M.search(head) is not None or (_BOOT_LITERAL in head and _BOOT_M.search(head) is not None)
+            or (_CORE_LITERAL in head and _CORE_M.search(head) is not None))
 
 
 def _status(m: re.Match[str]) -> int | None:
@@ -117,6 +132,14 @@ def _qp_move(message: str) -> tuple[bool, str | None]:
     return False, None
 
 
+def _function_line(line: str) -> re.Match[str] | None:
+    """A bootstrap plugin's or the core's ``file:function:line:`` line."""
+    for literal, form in ((_BOOT_LITERAL, _BOOT), (_CORE_LITERAL, _CORE)):
+        if literal in line and (m := form.search(line)) is not None:
+            return m
+    return None
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
@@ -129,12 +152,12 @@ def parse(artefact: Artefact) -> ParseResult:
                   status_name=m["name"], message=message, nvls=_nvls(m["file"], message),
                   qp_modify=qp_modify, qp_transition=qp_transition)
             result.lines_used += 1
-        elif _BOOT_LITERAL in line and (m := _BOOT.search(line)) is not None:
+        elif (m := _function_line(line)) is not None:
             b.add(NvshmemError, n, source_file=m["file"], source_line=int(m["line"]), status=None,
-                  message=m["msg"], nvls=False)
+                  message=m["msg"], nvls=_nvls(m["file"], m["msg"]))
             result.lines_used += 1
     return result
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
-SIGNATURES = (_LINE_ANY, _BOOT_ANY)
+SIGNATURES = (_LINE_ANY, _BOOT_ANY, _CORE_ANY)

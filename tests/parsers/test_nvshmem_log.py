@@ -119,3 +119,37 @@ def test_other_steps_are_no_queue_pair_move():
     assert [(f.qp_modify, f.qp_transition) for f in _facts(FIXTURE.read_text())] == [(False, None)] * 2
     (f,) = _facts("src/modules/transport/ibrc/ibrc.cpp:1608: non-zero status: 7 ep_connect failed\n")
     assert (f.qp_modify, f.qp_transition) == (False, None)
+
+
+# pytorch/pytorch#161232 (real): the core's NVSHMEMI_ERROR_EXIT form (file:function:line), torch's symmetric memory
+# having initialised NVSHMEM before the CUDA runtime, then cs.cpp's mutex line (the NZ_EXIT form)
+REAL_161232 = ("src/host/init/init.cu:nvshmemi_check_state_and_init:1117: nvshmem initialization failed, exiting \n"
+               "src/host/util/cs.cpp:21: non-zero status: 16: Device or resource busy, exiting... mutex destroy failed\n")
+
+
+def test_core_error_exit_real_lines():
+    assert nv.detect(REAL_161232)
+    got = [(f.source_file, f.source_line, f.status, f.message, f.evidence.line) for f in _facts(REAL_161232)]
+    assert got == [("src/host/init/init.cu", 1117, None, "nvshmem initialization failed, exiting", 1),
+                   ("src/host/util/cs.cpp", 21, 16, "Device or resource busy: mutex destroy failed", 2)]
+    # the line alone (no 'status: ' in the paste) is still found
+    first = REAL_161232.splitlines(keepends=True)[0]
+    assert nv.detect(first) and len(_facts(first)) == 1
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_core_error_exit_behind_prefixes(prefix):
+    (f,) = _facts(prefix + "/dvs/p4/build/sw/rel/gpgpu/toolkit/r12.8/main_nvshmem/"
+                  "src/host/init/init.cu:nvshmemi_check_state_and_init:1117: nvshmem initialization failed, exiting \n")
+    assert (f.source_file.rsplit("/", 1)[-1], f.source_line, f.message) == (
+        "init.cu", 1117, "nvshmem initialization failed, exiting")
+
+
+@pytest.mark.parametrize("text", [
+    "src/main.cpp:main:12: starting the server\n",  # another program's file:function:line
+    "src/host/init/init.cu:nvshmemi_check_state_and_init:1117: \n",  # no message
+    "see init.cu:nvshmemi_check_state_and_init for the details\n",  # no line number
+    "scripts/nvshmem_env.py:nvshmem_main:3: started\n",  # not a C/C++ source
+])
+def test_core_error_exit_near_misses(text):
+    assert _facts(text) == []
