@@ -221,3 +221,23 @@ def test_runs_past_the_reparse_budget_are_a_limit_not_dropped(ruleset, tmp_path,
     assert rep.verdict == "inconclusive", rep.reason
     [hit] = rep.coverage.limits
     assert hit.limit == "unread_run" and "were not checked" in hit.detail and 6 <= hit.line <= 8, hit
+
+
+def test_gsp_rpc_history_rows_cut_from_their_dump_before_nccl_lines(ruleset, tmp_path):
+    # NVIDIA/open-gpu-kernel-modules#1118's RPC history rows -1..-5 (the dump's head and its awaited RPC 0 cut), a blank
+    # line, then NVIDIA/nccl#1412's Channel and Init COMPLETE lines (fixtures' mpirun tag) (session 27's fragment audit,
+    # seed 135: HEALTHY 'checked: nccl, network'): the driver prints that history only on a GSP RPC failure, so the rows
+    # are a report cut short (a cut_short limit), never nothing
+    rows = _rows(ART / "kernel_log" / "ogkm1118_talos_gsp_rpc_history_rows.log", 2, 6)
+    nccl = _rows(ART / "nccl_log" / "mpirun_tagged_ib.log", 8, 10)
+    rep, _ = _diagnose(tmp_path, ruleset, "\n".join(rows + [""] + nccl))
+    assert rep.verdict == "inconclusive", rep.reason
+    assert [h.limit for h in rep.coverage.limits] == ["cut_short"] and rep.coverage.limits[0].line == 1
+
+
+def test_near_miss_the_rpc_history_with_the_rpc_it_awaited_is_the_timeout(ruleset, tmp_path):
+    # the same rows with entry 0, still awaited ('y'): the GSP RPC timeout itself, as before
+    rows = _rows(ART / "kernel_log" / "ogkm1118_talos_gsp_rpc_history_rows.log", 1, 6)
+    rep, _ = _diagnose(tmp_path, ruleset, "\n".join(rows))
+    assert rep.verdict == "faulty" and rep.findings[0].cause == "gsp_firmware_error", rep.reason
+    assert not rep.coverage.limits

@@ -603,10 +603,19 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         return True
     if "0x" in msg and (m := _RPC_ROW.search(msg)) is not None:
         used.add(ln)  # a row of a GSP timeout's RPC history
-        if m["poll"] and m["idx"] == "0" and not _rpc_dump_read(lines, ln):
-            # the history cut out of its dump: the RPC still awaited is the timeout
-            add("gsp_rpc_timeout", detail=f"the driver was still waiting for the GSP's answer to RPC {m['name']}"
-                f" (function {m['fn']}, sequence {m['seq']})")
+        if not _rpc_dump_read(lines, ln):
+            if m["poll"] and m["idx"] == "0":
+                # the history cut out of its dump: the RPC still awaited is the timeout
+                add("gsp_rpc_timeout", detail=f"the driver was still waiting for the GSP's answer to RPC {m['name']}"
+                    f" (function {m['fn']}, sequence {m['seq']})")
+            elif ln < 2 or _RPC_ROW.search(lines[ln - 2]) is None:  # (once a run of rows: its first)
+                # rows without the awaited RPC's nor the dump's head (the driver prints this history only when an
+                # RPC to the GSP timed out or failed its sanity check): the report is cut, its event not shown;
+                # a capture cut short, never read as nothing (beside NCCL's Init COMPLETE lines it read HEALTHY:
+                # session 27's fragment audit, open-gpu-kernel-modules#1118's rows -1..-5)
+                b.limit(ln, "cut_short", f"kernel log: rows of the RPC history the driver dumps on a GSP RPC timeout "
+                        f"(from RPC {m['name']}, sequence {m['seq']}) without the dump's head or the RPC it awaited: "
+                        "the report is cut, its event not shown")
         return True
     if _RPC_HEAD.search(msg) is not None:
         used.add(ln)  # the RPC history's heads: the timeout's dump, read with its Xid 119
