@@ -38,6 +38,7 @@ from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verd
 from stethoscope.facts.classify import signature_source
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseResult
+from stethoscope.facts.parsers.ticket_prose import explanations, feature_request
 from stethoscope.facts.parsers.unrecognised_text import ERROR_WORDS, FAILURE_WORDS, TEXT_GATES, shell_command
 from stethoscope.facts.registry import load_fallbacks
 
@@ -108,14 +109,17 @@ def _strong(line: str) -> bool:
     return ERROR_WORDS.search(line) is not None or FAILURE_WORDS.search(line) is not None
 
 
+def _worth_searching(pats, text: str):
+    """Those of ``pats`` that may match ``text``: error words only where a literal of theirs occurs, failure forms only
+    where RE2's one pass finds one (Python's FAILURE_WORDS alone took 17.5 ms on a 24 kB block of a kernel log's link
+    lines, ERROR_WORDS 3.3 ms: 2.4 s for a 2.9 MB log cut into 242 blocks)."""
+    return (pat for pat in pats if (pat is not ERROR_WORDS or any(g in text for g in _ERROR_LITERALS))
+            and (pat is not FAILURE_WORDS or _FAILURE_ANY.search(text) is not None))
+
+
 def _has_content(text: str) -> bool:
-    """_content()'s test with the gates candidates() uses: the terms first; error words where a literal of theirs
-    occurs, failure forms where RE2's one pass finds one (Python's FAILURE_WORDS alone took 17.5 ms on a 24 kB block
-    of a kernel log's link lines, ERROR_WORDS 3.3 ms: 2.4 s for a 2.9 MB log cut into 242 blocks)."""
-    error_words, failure_words, terms = _content()
-    return (terms.search(text) is not None
-            or (any(g in text for g in _ERROR_LITERALS) and error_words.search(text) is not None)
-            or (_FAILURE_ANY.search(text) is not None and failure_words.search(text) is not None))
+    """_content()'s test, the terms (the cheapest) first."""
+    return any(pat.search(text) is not None for pat in _worth_searching(reversed(_content()), text))
 
 
 def _blocks(art: Artefact, kinds, read: list[int]) -> list[tuple[int, int, int]]:
@@ -183,9 +187,7 @@ def candidates(art: Artefact, kinds, read: list[int], log: bool, strong: bool = 
     for first, last in _gaps(read, n):
         text = "\n".join(lines[first - 1:last])
         # (error words are looked for where a literal of theirs occurs, failure forms where RE2's one pass finds one)
-        pats = [pat for pat in content if (pat is not ERROR_WORDS or any(g in text for g in _ERROR_LITERALS))
-                and (pat is not FAILURE_WORDS or _FAILURE_ANY.search(text) is not None)]
-        found = sorted({m.start() for pat in pats for m in pat.finditer(text)})
+        found = sorted({m.start() for pat in _worth_searching(content, text) for m in pat.finditer(text)})
         if not found:
             continue
         # the lines with content (newlines counted from one hit to the next: C passes)
@@ -237,6 +239,59 @@ def _named(text: str) -> int:
     nvidia-smi table), a run of them a program's output (IPython's frames of 'import torch', a kernel's call trace)."""
     terms = load_verdict_policy().terms_re
     return sum(1 for ln in text.split("\n") if terms.search(ln) and not shell_command(ln))
+
+
+def uninformative_reason(text: str) -> str | None:
+    """Why a file no reader (fallbacks included: no error line) recognised holds nothing a diagnosis
+    could use, or None when one of its lines names a diagnostic term (knowledge/coverage.yaml
+    ``diagnostic_terms``: it may hold what nobody read, and stays unrecognised).
+
+    A command typed at a shell prompt is what the user asked, not what the system said: its words
+    do not count, its output's do (harvest 2206, NVIDIA/nccl#330: the pipeline averages nccl-tests'
+    "Avg bus" footers of a log; all that came back is one bare number)::
+
+        root@kvm_9_115_234_40:/mnt/kehuan# cat nccl-test-gdr.log | grep "Avg bus" | awk '{sum+=$6} END {print sum/NR}'
+        4.78762
+
+    Nor does a paragraph of prose that explains what an error class may mean (facts/parsers/ticket_prose.py
+    ``explanations``: knowledge quoted into a ticket, not a report about this system; harvest 2705)::
+
+        An XID is an error report emitted by the NVIDIA driver. It indicates that some GPU-related fault occurred, but the XID
+        alone does not necessarily identify the root cause or imply that the physical GPU has failed. The cause may be
+        - an application error,
+
+    Nor does a feature request that names no failure (``feature_request``: what a tool should do; an issue's title,
+    flightlessmango/MangoHud#636)::
+
+        feature request: display what is limiting GPU performance like afterburner/RiviaTuner does
+    """
+    terms = load_verdict_policy().terms_re
+    typed = requested = False
+    explained: set[int] | None = None  # the lines of a paragraph explaining an error class, computed once
+    for m in terms.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        line = text[start:end if end >= 0 else len(text)]
+        if shell_command(line):
+            typed = True
+            continue
+        if feature_request(line):
+            requested = True
+            continue
+        if explained is None:
+            explained = explanations(text.split("\n"))
+        if text.count("\n", 0, start) + 1 not in explained:
+            return None
+    if explained:
+        return ("no reader knows its format; it is prose explaining what an error class may mean (knowledge quoted: "
+                "its domain terms name no GPU, driver, network or job of this system), and no line of output reports an error")
+    if requested:
+        return ("no reader knows its format; its only domain terms are in a feature request (what a tool should do, "
+                "no failure named), and no line of output reports an error")
+    if typed:
+        return ("no reader knows its format; its only domain terms are in the commands typed at a shell prompt, "
+                "and no line of output reports an error or names a GPU, driver, network or job term")
+    return "no reader knows its format, and no line reports an error or names a GPU, driver, network or job term"
 
 
 def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[Fact], unread: int
@@ -307,8 +362,6 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
         if sum(1 for i in range(lo, hi + 1) if not blank(i)) <= unread:
             runs.append((lo, hi))
             end = hi
-    from stethoscope.engine.parse_pool import uninformative_reason
-
     polarity = load_polarity()
     found: list[Fact] = []
     parts: list[tuple[int, str]] = []

@@ -22,18 +22,17 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Iterator
 
-from stethoscope.engine.foreign_runs import foreign_runs
+from stethoscope.engine.foreign_runs import foreign_runs, uninformative_reason
 from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
 from stethoscope.facts.bundle import FileTask, RawBundle, Skipped, task_artefacts
 from stethoscope.facts.model import Fact, share_keys
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
-from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
+from stethoscope.engine.knowledge import load_coverage, load_polarity
 from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
 from stethoscope.facts.lines import normalise, without_line_labels
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget, Hit
-from stethoscope.facts.parsers.ticket_prose import explanations, feature_request
-from stethoscope.facts.parsers.unrecognised_text import shell_command, unread_failures
+from stethoscope.facts.parsers.unrecognised_text import unread_failures
 from stethoscope.facts.registry import load_fallbacks, load_parsers
 
 #: below this much text a pool costs more (process start, pickling) than it saves
@@ -223,59 +222,6 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         out.facts = router.route(out.facts, folded)
     art.router = None
     return out
-
-
-def uninformative_reason(text: str) -> str | None:
-    """Why a file no reader (fallbacks included: no error line) recognised holds nothing a diagnosis
-    could use, or None when one of its lines names a diagnostic term (knowledge/coverage.yaml
-    ``diagnostic_terms``: it may hold what nobody read, and stays unrecognised).
-
-    A command typed at a shell prompt is what the user asked, not what the system said: its words
-    do not count, its output's do (harvest 2206, NVIDIA/nccl#330: the pipeline averages nccl-tests'
-    "Avg bus" footers of a log; all that came back is one bare number)::
-
-        root@kvm_9_115_234_40:/mnt/kehuan# cat nccl-test-gdr.log | grep "Avg bus" | awk '{sum+=$6} END {print sum/NR}'
-        4.78762
-
-    Nor does a paragraph of prose that explains what an error class may mean (facts/parsers/ticket_prose.py
-    ``explanations``: knowledge quoted into a ticket, not a report about this system; harvest 2705)::
-
-        An XID is an error report emitted by the NVIDIA driver. It indicates that some GPU-related fault occurred, but the XID
-        alone does not necessarily identify the root cause or imply that the physical GPU has failed. The cause may be
-        - an application error,
-
-    Nor does a feature request that names no failure (``feature_request``: what a tool should do; an issue's title,
-    flightlessmango/MangoHud#636)::
-
-        feature request: display what is limiting GPU performance like afterburner/RiviaTuner does
-    """
-    terms = load_verdict_policy().terms_re
-    typed = requested = False
-    explained: set[int] | None = None  # the lines of a paragraph explaining an error class, computed once
-    for m in terms.finditer(text):
-        start = text.rfind("\n", 0, m.start()) + 1
-        end = text.find("\n", m.end())
-        line = text[start:end if end >= 0 else len(text)]
-        if shell_command(line):
-            typed = True
-            continue
-        if feature_request(line):
-            requested = True
-            continue
-        if explained is None:
-            explained = explanations(text.split("\n"))
-        if text.count("\n", 0, start) + 1 not in explained:
-            return None
-    if explained:
-        return ("no reader knows its format; it is prose explaining what an error class may mean (knowledge quoted: "
-                "its domain terms name no GPU, driver, network or job of this system), and no line of output reports an error")
-    if requested:
-        return ("no reader knows its format; its only domain terms are in a feature request (what a tool should do, "
-                "no failure named), and no line of output reports an error")
-    if typed:
-        return ("no reader knows its format; its only domain terms are in the commands typed at a shell prompt, "
-                "and no line of output reports an error or names a GPU, driver, network or job term")
-    return "no reader knows its format, and no line reports an error or names a GPU, driver, network or job term"
 
 
 @lru_cache(maxsize=1)
