@@ -204,7 +204,7 @@ _DETECT = re.compile(r"^[ \t]*(?:Last )?State:[ \t]+(?:Terminated|Waiting)[ \t\r
                      r'|failed to \\?"StartContainer\\?" for \\?"[a-z0-9][a-z0-9.-]{0,252}\\?" with [A-Z][A-Za-z]{1,40}: '
                      r"|\bError pod \S+ container \S+ exitCode: -?\d+ terminated message:"
                      r"|\b0/\d{1,6} nodes are available: \d"
-                     r"|^(?:NAMESPACE[ \t]+)?LAST SEEN[ \t]+TYPE[ \t]+REASON[ \t]+OBJECT[ \t]+MESSAGE[ \t\r]*$"
+                     r"|" + _GET_EVENTS_HEADER.pattern +
                      # a get events row without its header (only a row whole in kubectl's form)
                      r"|^(?:[a-z0-9][a-z0-9-]{0,62}[ \t]+)?(?:<unknown>|\d{1,5}[smhdy](?:\d{1,2}[smh])?)(?: \(x\d{1,9} over \S{1,20}\))?[ \t]+"
                      r"(?:Normal|Warning)[ \t]+[A-Za-z][\w-]{0,80}[ \t]+[A-Za-z][\w.-]{0,62}/[A-Za-z0-9][\w.:-]{0,252}[ \t]", re.M)
