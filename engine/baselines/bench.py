@@ -114,7 +114,7 @@ def validity(facts: list[Fact]) -> list[Fact]:
     lim = tolerances().validity
     by_node: dict[str, dict[str, list[Fact]]] = defaultdict(lambda: defaultdict(list))
     for f in of_kind(facts, "bench_result", "nccl_test_run", "dcgm_diag_result", "gpu_usage", "gpu_process", "gpu_clocks",
-                     "gpu_clock_reason"):
+                     "gpu_clock_reasons"):
         by_node[f.node][f.kind].append(f)
     out: list[Fact] = []
     for node, kinds in sorted(by_node.items()):
@@ -141,8 +141,9 @@ def validity(facts: list[Fact]) -> list[Fact]:
             names = ", ".join(sorted({f"{p.process_name} (pid {p.pid}) on GPU {p.gpu_index}" for p in procs}))
             reasons.append(f"compute processes on the GPUs: {names}")
         clocks = kinds["gpu_clocks"]
-        app_reason = [r for r in kinds["gpu_clock_reason"] if r.reason == "applications_clocks_setting"]
-        if any(c.app_clocks_set for c in clocks) or any(r.active for r in app_reason):
+        # each GPU block's reasons (gpu_clock_reasons): 'Applications Clocks Setting' shown Active or Not Active
+        app_reason = [r for r in kinds["gpu_clock_reasons"] if r.applications_clocks_setting is not None]
+        if any(c.app_clocks_set for c in clocks) or any(r.applications_clocks_setting for r in app_reason):
             state = "pinned"
         elif any(c.app_clocks_set is False for c in clocks):
             state = "not_pinned"

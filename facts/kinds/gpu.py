@@ -106,6 +106,28 @@ class GpuClockReason(GpuFact):
 
 
 @fact_kind
+class GpuClockReasons(GpuFact):
+    """A GPU block's clocks event reasons as one fact: each True (Active), False (Not Active), None (not shown).
+
+    Issue 12's summary for a healthy entity: the reasons of NVML's mask, "N/A" as None. Rules that
+    need a reason Not Active (HW Slowdown's sub-reasons) and engine code (a benchmark's pinned
+    clocks) read this; a ``gpu_clock_reason`` is kept only where a rule binds it (an active reason).
+    Evidence: the block's first reason line."""
+
+    kind: Literal["gpu_clock_reasons"] = "gpu_clock_reasons"
+    section_name: str  # "Clocks Event Reasons" or "Clocks Throttle Reasons"
+    gpu_idle: bool | None = None
+    applications_clocks_setting: bool | None = None
+    sw_power_cap: bool | None = None
+    hw_slowdown: bool | None = None
+    sync_boost: bool | None = None
+    sw_thermal_slowdown: bool | None = None
+    hw_thermal_slowdown: bool | None = None
+    hw_power_brake_slowdown: bool | None = None
+    display_clock_setting: bool | None = None
+
+
+@fact_kind
 class GpuTemperature(GpuFact):
     """``GPU Current Temp : 32 C``. R565+ prints the limits only relative to T.Limit
     (``GPU Shutdown T.Limit Temp : -8 C``); those go to the ``*_tlimit_c`` fields, and the

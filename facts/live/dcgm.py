@@ -20,7 +20,7 @@ from typing import Any
 from stethoscope.facts.live.series import Series
 from stethoscope.facts.model import Evidence, Fact
 from stethoscope.facts.parsers.gpu_state_facts import (
-    GpuClockReason, GpuEccCount, GpuInfo, GpuPcieLink, GpuPower, GpuRetiredPages, GpuRowRemap, GpuTemperature,
+    GpuClockReason, GpuClockReasons, GpuEccCount, GpuInfo, GpuPcieLink, GpuPower, GpuRetiredPages, GpuRowRemap, GpuTemperature,
 )
 from stethoscope.facts.kinds.kernel import XidEvent
 
@@ -92,6 +92,9 @@ def clock_reason_facts(series: list[Series], out: LiveFacts) -> None:
             ev = Evidence(path=s.query, line=s.row, text=text) if text else s.evidence()
             out.add(GpuClockReason, node, ev, gpu, pci_bus_id=gpu, reason=reason,
                     active=bool(when), section_name=s.metric)
+        # the GPU's reasons in one fact, as the nvidia-smi readers give a block's (gpu_clock_reasons)
+        out.add(GpuClockReasons, node, s.evidence(), gpu, pci_bus_id=gpu, section_name=s.metric,
+                **{reason: bool(s.stats.get(f"bit:{bit}")) for bit, reason in CLOCK_REASON_BITS.items()})
 
 
 def _labels(s: Series) -> str:

@@ -19,7 +19,7 @@ from operator import itemgetter
 from typing import Any
 
 from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live in facts/kinds
-    GpuClockReason, GpuClocks, GpuEccCount, GpuEccMode, GpuEccThreshold, GpuFabric, GpuFact, GpuInfo,
+    GpuClockReason, GpuClockReasons, GpuClocks, GpuEccCount, GpuEccMode, GpuEccThreshold, GpuFabric, GpuFact, GpuInfo,
     GpuMemoryRepair, GpuPcieLink, GpuPower, GpuRetiredPages, GpuRowRemap, GpuTemperature, GpuUsage,
 )
 from stethoscope.facts.parsers.base import FactBuilder
@@ -132,6 +132,8 @@ _BOOL = {"enabled": True, "disabled": False, "yes": True, "no": False,
 _BOOL_AS_PRINTED = {k.title(): v for k, v in _BOOL.items()}
 #: the sub-reasons nvidia-smi prints under "HW Slowdown" (R410+; "N/A" where the GPU or driver gives none)
 _HW_SUB_REASONS = frozenset({"hw_thermal_slowdown", "hw_power_brake_slowdown"})
+#: the reasons gpu_clock_reasons holds, one field each (NVML's mask, named as the readers name them)
+_SUMMARY_REASONS = tuple(n for n in GpuClockReasons.model_fields if n not in GpuFact.model_fields and n != "section_name")
 #: the ECC counters' locations of the device memory: 'DRAM Uncorrectable' (R510+), 'Double Bit' / 'Device Memory' (older)
 _DEVICE_MEMORY = frozenset({"dram", "device_memory"})
 #: the reasons that say whether the hardware or heat holds clocks down: a block without any of them claims nothing of
@@ -411,6 +413,7 @@ def _state_readings(b: FactBuilder, rec: GpuRecord, r: _Reader) -> list[tuple[ty
     # HW Slowdown's sub-reasons, when the block gives one as Active / Not Active (not "N/A")
     subs = any(r in _HW_SUB_REASONS and str(raw).strip().lower() in _BOOL for r, raw, _, _ in rec.reasons)
     power_thermal = any(r[0] in _POWER_THERMAL_REASONS for r in rec.reasons) and _shown_past_sw_thermal(rec)
+    states: dict[str, bool | None] = dict.fromkeys(_SUMMARY_REASONS)
     for reason, raw, line, section in rec.reasons:
         active = _BOOL_AS_PRINTED.get(raw)  # read_bool's first step, without its error text
         if active is None:
@@ -423,6 +426,11 @@ def _state_readings(b: FactBuilder, rec: GpuRecord, r: _Reader) -> list[tuple[ty
             us = read_number(b, *counter, what=f"{reason} counter")
         add(GpuClockReason, line, reason=reason, active=active, counter_us=us, section_name=section,
             sub_reasons_read=subs if reason == "hw_slowdown" else None, power_thermal_read=power_thermal)
+        if reason in states:
+            states[reason] = active
+    if rec.reasons:  # the block's reasons as one summary (what rules read of a reason Not Active)
+        first = rec.reasons[0]
+        add(GpuClockReasons, first[2], section_name=first[3], **states)
 
     if _has(values, _TEMP_KEYS):
         add(GpuTemperature, _line(values, _TEMP_LINE), **_nums(b, values, _TEMP_FIELDS))

@@ -172,7 +172,7 @@ def test_text_and_xml_give_the_same_facts_old_driver():
 
 
 @pytest.mark.parametrize("name,kinds", [
-    ("nvidia-smi-q-PERFORMANCE.txt", {"gpu_info", "gpu_clock_reason"}),
+    ("nvidia-smi-q-PERFORMANCE.txt", {"gpu_info", "gpu_clock_reason", "gpu_clock_reasons"}),
     ("nvidia-smi-q-ECC.txt", {"gpu_info", "gpu_ecc_mode", "gpu_ecc_count", "gpu_ecc_threshold", "gpu_memory_repair"}),
     ("nvidia-smi-q-TEMPERATURE.txt", {"gpu_info", "gpu_temperature"}),
     ("nvidia-smi-q-POWER.txt", {"gpu_info", "gpu_power"}),
