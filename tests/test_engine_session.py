@@ -352,3 +352,53 @@ def test_one_pattern_absence_resolved_before_durable_agrees_with_reference(monke
     # b: only an 8-byte row, on its node, no in-place time; c: its row is on n1; d: no rows, never a candidate
     assert sorted((f.rule, f.bindings[0][1]) for f in a) == [
         ("by_id", "b"), ("by_id_and_node", "c"), ("not_eq_only", "c"), ("own_field", "b"), ("own_field", "c")]
+
+
+def _beta_sequence_ends(part: dict) -> bool:
+    """Whether a pattern's ``$and`` ends in a group once durable compiles it: its join tests (a
+    value naming another fact's field) go into the beta node's expression sequence, constants
+    and ``$or`` alternatives into the alpha network (an ``$or`` leaves an empty group behind)."""
+    def joins(test: dict) -> bool:
+        (op, body), = test.items()
+        if op == "$or":
+            return False
+        value = body if not op.startswith("$") else next(iter(body.values()))
+        return isinstance(value, dict)
+    tests = part["$and"]
+    last_join = max((i for i, t in enumerate(tests) if joins(t)), default=None)
+    return last_join is None or any("$or" in t for t in tests[last_join + 1:])
+
+
+def test_every_shipped_pattern_with_a_join_test_ends_in_a_group(ruleset):
+    """durable-rules 2.0.28 reads past the end of a pattern's join tests when the last one fails
+    (reduceExpressionSequence's short-circuit skips past the group's OP_END) and crashed the
+    process with SIGSEGV when that read walked off the heap (sessions 26-27's CI;
+    torch_watchdog_ranks_out_of_step's cases under some hash seeds, 20 runs in one process):
+    each pattern whose tests join another fact must end in a group (session._close_joins)."""
+    checked = 0
+    for rule in ruleset.rules:
+        for cond in session.ruleset_json(rule)["all"]:
+            (_, part), = cond.items()
+            assert _beta_sequence_ends(part), (rule.id, part)
+            checked += 1
+    assert checked > 800  # 902 patterns at the time of writing
+
+
+def test_a_failed_last_join_test_neither_fires_nor_is_skipped():
+    """The join a pattern ends with still decides: a ``gt`` join that fails on its last test
+    does not fire, one that holds fires, under durable as under the reference."""
+    body = {
+        "id": "later", "title": "t", "cause": "gpu_fell_off_bus", "component": "gpu", "severity": "critical",
+        "when": {"all": [{"fact": "xid_event", "as": "a", "match": {"xid": 79}},
+                         {"fact": "xid_event", "as": "b", "match": {"node": "$a.node", "xid": {"gt": "$a.xid"}}}]},
+        "then": {"finding": {"entity": {"node": "$a.node"}, "summary": "s", "evidence": ["a", "b"]}},
+    }
+    rules = [compile_rule(Rule.model_validate(body), "later.yaml")]
+    assert _beta_sequence_ends(session.ruleset_json(rules[0])["all"][1]["b"])
+    quiet = [_xid(0, 79, "n1"), _xid(1, 13, "n1")]
+    loud = [_xid(0, 79, "n1"), _xid(1, 94, "n1")]
+    for facts, fires in ((quiet, False), (loud, True)):
+        a, _ = session.run(rules, facts)
+        b, _ = reference.run(rules, facts)
+        assert sorted(a, key=repr) == sorted(b, key=repr)
+        assert bool(a) is fires

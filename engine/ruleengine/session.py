@@ -117,7 +117,25 @@ def _pattern_json(p: Pattern) -> dict[str, Any]:
     # reference did not; a constant after it is kept): the ``in:`` tests go last
     for t in sorted(p.tests, key=lambda t: t.op == "in"):
         parts.extend(_test_json(t))
+    if any(isinstance(t.value, Ref) for t in p.tests):
+        parts.append(_close_joins(p.kind))
     return {"$and": parts}
+
+
+def _close_joins(kind: str) -> dict[str, Any]:
+    """A group closing a pattern's join tests, always true (the fact's own kind).
+    durable-rules 2.0.28 reads past the end of a pattern's join tests when the last one fails
+    (events.c reduceExpressionSequence: an ``$and`` that short-circuits skips forward to the
+    next OP_END *after* stepping past the failed test, and the failed test was the last before
+    the group's own OP_END) until it meets an OP_END byte in whatever memory follows: usually a
+    wrong-but-harmless stop, a SIGSEGV in assert_fact when it walks off the heap first (the
+    crashes of sessions 26-27 in tests/test_rule_files.py; torch_watchdog_ranks_out_of_step's
+    last test fails in its own cases). Join tests compile into that sequence, constants and
+    ``in:`` alternatives into the alpha network, so a trailing ``$or`` of one constant test puts
+    an empty group (OP_OR, OP_END) last: a failed join test then stops at that group's OP_END.
+    Checked with durable built from its 2.0.28 source with that loop bounded by an abort():
+    tests/test_durable_overrun.py."""
+    return {"$or": [{"kind": kind}]}
 
 
 def fact_json(view: dict[str, Any]) -> str:
