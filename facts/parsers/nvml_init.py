@@ -17,6 +17,7 @@ that nvidia-smi cannot list)::
     E0121 12:04:24.666244       1 factory.go:87] Failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND.
     NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.
     nvidia-smi: error while loading shared libraries: libnvidia-ml.so.1: cannot open shared object file: No such file or directory
+    NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is properly installed and present in your system.
     No devices were found
 
 ``nvidia-smi -L`` says the same in its own words, each task of a step behind its label where the
@@ -109,6 +110,12 @@ _LIB_VERSION = re.compile(r"NVML library version: (?P<version>\d+\.\d+(?:\.\d+)?
 _SMI_NO_DRIVER = re.compile(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver[^\n]*")
 # nvidia-smi: error while loading shared libraries: libnvidia-ml.so.1: cannot open shared object file: No such file or directory
 _NO_LIBRARY = re.compile(r"libnvidia-ml\.so(?:\.1)?: cannot open shared object file[^\n\\]*")
+# NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is properly installed and present in your system.
+#   (nvidia-smi's own words when its dlopen of NVML fails: the binary is there, libnvidia-ml.so is not, or not in the
+#   loader's path or cache; a container whose injected driver library links are broken, warmshao/FasterLivePortrait#8,
+#   fixed by re-making the libnvidia-ml.so.1 link. Its second line, "Please also try adding directory that contains
+#   libnvidia-ml.so to your system PATH.", is advice)
+_SMI_NO_LIBRARY = re.compile(r"NVIDIA-SMI couldn't find libnvidia-ml\.so library in your system\.?")
 # No devices were found                 (nvidia-smi)
 # PROCID=2: No devices found.           (nvidia-smi -L, a task's label before it: NVIDIA/deepops#1102)
 _NO_DEVICES = re.compile(r"^\s*" + TASK_LABEL + r"No devices (?:were )?found\.?\s*$", re.M)
@@ -191,7 +198,7 @@ _EXPORTER_START = "Starting dcgm-exporter"
 # Crash loop backoff with `Error: Failed to initialize NVML` on GKE                     (an issue title, harvest 1004)
 _POD_RESTARTING = re.compile(r"\bcrash ?loop ?back-?off\b", re.I)
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
-                           for p in (_FAILED, _INIT_FAILED, _BARE, _GO_ERROR, _GO_NO_LIBRARY, _LIB_VERSION, _SMI_NO_DRIVER, _NO_LIBRARY,
+                           for p in (_FAILED, _INIT_FAILED, _BARE, _GO_ERROR, _GO_NO_LIBRARY, _LIB_VERSION, _SMI_NO_DRIVER, _SMI_NO_LIBRARY, _NO_LIBRARY,
                                      _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT, _NO_DEVICES, _SLURM_QUERY, _PYNVML)),
                  re.M)
 
@@ -289,6 +296,9 @@ def parse(artefact: Artefact) -> ParseResult:
                   container=exporter)
         elif (m := _SMI_NO_DRIVER.search(line)) is not None:
             b.add(NvmlInitFailure, n, reason="driver_not_loaded", message=m[0].strip(), source="nvidia-smi",
+                  library_version=lib)
+        elif (m := _SMI_NO_LIBRARY.search(line)) is not None:
+            b.add(NvmlInitFailure, n, reason="library_not_found", message=m[0].strip(), source="nvidia-smi",
                   library_version=lib)
         elif (m := _NO_LIBRARY.search(line)) is not None:
             b.add(NvmlInitFailure, n, reason="library_not_found", message=line.strip(), source="loader")

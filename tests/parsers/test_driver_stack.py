@@ -48,6 +48,9 @@ def test_nvml_failures_from_real_output(rel, want):
     ("nvidia-docker | 2016/12/17 05:23:46 Error: nvml: Driver/library version mismatch", "driver_library_mismatch", "nvml"),
     # the same bindings' library-not-found error has no "nvml: " (nvmlErrorString needs the library; NVIDIA/nvidia-docker#74)
     ("  Error: Could not load NVML library", "library_not_found", "nvml"),
+    # nvidia-smi's own words when it cannot load NVML (warmshao/FasterLivePortrait#8: broken library links in a container)
+    ("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is "
+     "properly installed and present in your system.", "library_not_found", "nvidia-smi"),
 ])
 def test_nvml_message_forms(line, reason, source):
     (f,) = _parse(nvml_init, text=line + "\n").facts
@@ -481,3 +484,9 @@ def test_device_plugin_kubelet_restart_and_config_lines_are_lifecycle():
     patterns." are lifecycle lines: read, no fact (they check nothing: never a healthy plugin by themselves)."""
     r = _parse(k8s_device_plugin, text="\n".join(_BR4250) + "\n")
     assert r.facts == [] and r.errors == [] and r.lines_used == 3
+
+
+def test_nvidia_smi_library_advice_line_alone_is_not_a_failure():
+    # the second line of nvidia-smi's message (warmshao/FasterLivePortrait#8) is advice: no fact of its own
+    text = "Please also try adding directory that contains libnvidia-ml.so to your system PATH.\n"
+    assert not nvml_init.detect(text)
