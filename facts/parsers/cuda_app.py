@@ -18,6 +18,8 @@ the public threads named)::
     Failed to allocate device vector A (error code CUDA driver version is insufficient for CUDA runtime version)!   (CUDA samples, cubecos#312)
     F1206 16:55:19.914152  3830 parallel.cpp:85] Check failed: error == cudaSuccess (2 vs. 0)  out of memory   (Caffe, CaffeOnSpark#204)
     Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context) (0 vs. 216)                                   (TensorFlow, tensorflow#526)
+    src/storage/storage.cc:42: Check failed: e == cudaSuccess || e == cudaErrorCudartUnloading CUDA: CUDA driver version is insufficient for CUDA runtime version   (MXNet, sEMG-based-mscnn#2)
+    cudaRuntimeGetVersion() failed with error #35                                                                   (DIGITS, DIGITS#252)
     error: peer access is not supported between these two device                                                  (a bare CUDA message, Nanoflow#22)
     RuntimeError: Can't enable access between nodes 0 and 1                                          (TensorRT-LLM's own words, TensorRT-LLM#1374)
     torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 11.06 MiB is free. ...
@@ -111,6 +113,34 @@ CHECK_FAILED = re.compile(
     r"\bCheck failed: (?P<lhs>[^\n]{1,300}?) == (?P<rhs>[^\n]{1,300}?) \((?P<a>-?\d+) vs\. (?P<b>-?\d+)\)[\s:]*(?P<msg>[^\n]*)")
 #: the success constant of each API, as CHECK_EQ spells it
 SUCCESS = {"cudaSuccess": "runtime", "CUDA_SUCCESS": "driver"}
+
+# /mxnet/dmlc-core/include/dmlc/./logging.h:235: src/storage/storage.cc:42: Check failed: e == cudaSuccess || e == cudaErrorCudartUnloading CUDA: CUDA driver version is insufficient for CUDA runtime version
+#   (computer-animation-perception-group/sEMG-based-mscnn#2, MXNet in a container on driver 410.78. MXNet's CUDA_CALL,
+#   src/common/cuda_utils.h: CHECK(e == cudaSuccess || e == cudaErrorCudartUnloading) << "CUDA: " << cudaGetErrorString(e);
+#   the same macro without the unloading clause in other dmlc-based code, awslabs/raf src/common/cuda.h. A glog CHECK of a
+#   boolean prints the expression, then what was streamed: the error is the text after "CUDA: ", never a name the
+#   expression compares against)
+CHECK_STREAMED = re.compile(r"\bCheck failed: (?P<expr>[^\n]{0,300}?\bcudaSuccess\b[^\n]{0,300}?) CUDA: (?P<msg>\S[^\n]{0,300})")
+
+# cudaRuntimeGetVersion() failed with error #35      (NVIDIA/DIGITS#252 and #356: DIGITS 2.x-6.x, digits/device_query.py,
+#   "print 'cudaRuntimeGetVersion() failed with error #%s' % rc", and the same for cudaGetDeviceCount() and
+#   cudaGetDeviceProperties(): the runtime's cudaError_t as a number; 35 cudaErrorInsufficientDriver, the maintainer's reading
+#   in #252. A driver API function (cu...) returns a CUresult)
+CALL_FAILED = re.compile(r"\b(?P<call>cu(?:da)?[A-Z]\w{1,60})\(\) failed with error #(?P<num>\d{1,4})\b")
+
+# A name compared in a printed expression is what the check allowed, not what happened:
+# Check failed: e == cudaSuccess || e == cudaErrorCudartUnloading CUDA: ...    (MXNet's CUDA_CALL above)
+_COMPARED = re.compile(r"[=!]=[ \t]*$")
+
+# 2021-04-26 20:35:39.266956: W tensorflow/core/common_runtime/gpu/gpu_device.cc:1575] Unable to enable peer access between device ordinals 0 and 9, status: Internal: failed to enable peer access from 0x555ad3237be0 to 0x555ad618dae0: CUDA_ERROR_TOO_MANY_PEERS: peer mapping resources exhausted
+#   (YangZeyu95/unofficial-implement-of-openpose#76, TensorFlow 2.x on a 10-GPU host. TensorFlow's gpu_device.cc
+#   EnablePeerAccess: for each pair the driver says can peer, `if (!status.ok()) LOG(WARNING) << "Unable to enable peer access
+#   between device ordinals " << i << " and " << j << ", status: " << status;` and goes on to the next pair; that pair's copies
+#   go through the host. CUDA lets a GPU map at most 8 peers, so a host of more than 9 GPUs always prints it. Only when the
+#   driver offered pairs and none could be enabled does TensorFlow fail, with errors::Internal("... potential peer access pairs
+#   were reported by the driver, but no peering could be enabled ..."), a line of its own. The notice is read as no error.)
+TF_PEER_NOTICE = re.compile(r"\] Unable to enable peer access between device ordinals \d{1,4} and \d{1,4}, status: ")
+TF_PEER_NOTICE_MARKER = "Unable to enable peer access between device ordinals"
 
 # ggml_cuda_init: failed to initialize CUDA: system not yet initialized       (llama.cpp / ollama, ollama#12136)
 INIT_FAILED = re.compile(r"\bfailed to initiali[sz]e CUDA: (?P<msg>[^\n]+)")
@@ -303,7 +333,7 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-           TRTLLM_PEER_MARKER) + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #") + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -332,6 +362,7 @@ DETECT = re.compile(
     r"|\bkernel version \d[\d.]{0,14} does not match DSO version \d|\b(?:libcuda|kernel) reported version is: \d"
     r"|Allocation on device \d{1,3} would exceed allowed memory|torch\.(?:cuda\.)?OutOfMemoryError(?:: |[*` \t]*(?:\r?\n|$))"
     r"|Can't enable access between nodes \d"
+    r"|Check failed: [^\n]{0,300}?\bcudaSuccess\b[^\n]{0,300}? CUDA: \S|\bcu(?:da)?[A-Z]\w{1,60}\(\) failed with error #\d"
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
@@ -340,7 +371,7 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
                  "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
                  "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-                 TRTLLM_PEER_MARKER) + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+                 TRTLLM_PEER_MARKER, "() failed with error #") + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -374,6 +405,9 @@ def parse(artefact: Artefact) -> ParseResult:
         # the text after PyTorch's "Last error:" is NCCL's message: torch_log reads it
         forwarded = "Last error:" in line or _follows_last_error(artefact.text, start)
         if any(k in line for k in NCCL_OWNED) or forwarded:
+            continue
+        if TF_PEER_NOTICE_MARKER in line and TF_PEER_NOTICE.search(line) is not None:
+            used.add(no)  # TensorFlow's notice of one pair without peer access; it went on (above)
             continue
         rank = global_rank(artefact, line, no)
         p = PID.search(line) or PID.search(artefact.raw_line(no))  # also a Ray tag's pid= (facts/lines.py)
@@ -502,7 +536,7 @@ def _read(line: str) -> dict | None:
         if form == "name_only" and line[m.end():m.end() + 2] == ": ":
             msg = line[m.end() + 2:].strip()  # "cudaErrorX: text" / "CUDA_ERROR_X: text"
         if form != "name_only":
-            n = NAME.search(line)  # a name printed beside the text is the surest key
+            n = _printed_name(line)  # a name printed beside the text is the surest key
             name = n["name"] if n and catalogue.by_name(n["name"]) else None
         driver_call = m.group().startswith(("cuInit", "failed call to cuInit")) \
             or form in ("curesult", "check_error") or (d.get("call") or "cuda").startswith("cu") and not (d.get("call") or "cuda").startswith("cuda")
@@ -513,6 +547,10 @@ def _read(line: str) -> dict | None:
                 continue  # CHECK_EQ of something else (cuDNN, cuBLAS status)
             printed = int(d["b"] if d["lhs"].strip() in SUCCESS else d["a"])
             msg = re.sub(r"^(?:Cuda Error|CUDA(?: error)?)\s*:\s*", "", msg, flags=re.I)
+        if form == "check_streamed":
+            api = "runtime"  # cudaGetErrorString's text of the cudaError_t the expression tested
+        if form == "call_failed":
+            api = "driver" if not d["call"].startswith("cuda") else "runtime"
         if form == "error_code":
             n = NAME.fullmatch(msg)
             name = n["name"] if n and catalogue.by_name(n["name"]) else None
@@ -520,10 +558,11 @@ def _read(line: str) -> dict | None:
             # a text with an apostrophe ("caller's grid depth", "doesn't have valid Grid license") ends at the last quote
             msg = line[m.start("msg"):line.rfind("'")].strip()
         entry = catalogue.resolve(name=name, text=msg or None, api=api,
-                                  code=printed if form in ("numbered", "quoted", "cuda_gdb", "check", "curesult") else None)
+                                  code=printed if form in ("numbered", "quoted", "cuda_gdb", "check", "curesult", "call_failed") else None)
         if form == "name_only" and entry is None:
             continue  # a word that looks like a CUDA name but is none (a variable, a newer enum)
-        if form in ("numbered", "cuda_gdb", "init", "check", "curesult", "error_code", "check_error") and entry is None:
+        if form in ("numbered", "cuda_gdb", "init", "check", "curesult", "error_code", "check_error", "check_streamed",
+                    "call_failed") and entry is None:
             continue
         rec = dict(error_name=name or (entry.name if entry else None), catalogue_name=entry.name if entry else None,
                    runtime_name=_runtime_name(entry),
@@ -622,7 +661,8 @@ def _runtime_name(entry: catalogue.Entry | None) -> str | None:
 
 
 def _forms(line: str):
-    for form, pattern in (("pytorch_init", PYTORCH_INIT), ("check", CHECK_FAILED), ("error_code", ERROR_CODE),
+    for form, pattern in (("pytorch_init", PYTORCH_INIT), ("check", CHECK_FAILED), ("check_streamed", CHECK_STREAMED),
+                          ("call_failed", CALL_FAILED), ("error_code", ERROR_CODE),
                           ("thc", THC), ("quoted", QUOTED), ("torch", TORCH_ERROR), ("numbered", ORT_FAILURE),
                           ("numbered", NUMBERED), ("curesult", CURESULT), ("init", INIT_FAILED), ("cuda_gdb", CUDA_GDB),
                           ("check_error", CHECK_ERROR)):
@@ -631,8 +671,13 @@ def _forms(line: str):
             yield form, m
     # "cudaErrorX: text" / "CUDA_ERROR_X: text" and a name alone ("results in CUDA_ERROR_NO_DEVICE (100)")
     for m in NAME.finditer(line):
-        if not _named_in_prose(line, m):
+        if not _named_in_prose(line, m) and not _COMPARED.search(line, max(0, m.start() - 4), m.start()):
             yield "name_only", m
+
+
+def _printed_name(line: str) -> re.Match | None:
+    """The first CUDA error name on ``line`` that is not an operand a printed check expression compares against."""
+    return next((m for m in NAME.finditer(line) if not _COMPARED.search(line, max(0, m.start() - 4), m.start())), None)
 
 
 # A name in backticks inside a sentence is the reporter naming a status, not a program printing it (programs do not

@@ -476,3 +476,42 @@ def test_reported_versions_differ_when_the_error_line_is_cut():
 ])
 def test_no_version_mismatch_without_two_different_versions(text):
     assert [f for f in parse_text(text).facts if f.kind == "cuda_driver_library_mismatch"] == []
+
+
+# MXNet's CUDA_CALL (a glog CHECK of a boolean, then "CUDA: " and cudaGetErrorString's text): the error is the text,
+# not cudaErrorCudartUnloading, which the printed expression only compares against
+# (computer-animation-perception-group/sEMG-based-mscnn#2, the real line)
+def test_mxnet_check_streams_the_error_text():
+    line = ("/mxnet/dmlc-core/include/dmlc/./logging.h:235: src/storage/storage.cc:42: Check failed: e == cudaSuccess || "
+            "e == cudaErrorCudartUnloading CUDA: CUDA driver version is insufficient for CUDA runtime version\n")
+    assert cuda_app.detect(line)
+    (f,) = parse_text(line).facts
+    assert (f.catalogue_name, f.code, f.form) == ("cudaErrorInsufficientDriver", 35, "check_streamed")
+    assert f.message == "CUDA driver version is insufficient for CUDA runtime version"
+
+
+# DIGITS's device query prints the runtime's cudaError_t as a number after the call's name
+# (NVIDIA/DIGITS#252 and #356, the real line; digits/device_query.py "%s() failed with error #%s")
+@pytest.mark.parametrize("text,name", [
+    ("cudaRuntimeGetVersion() failed with error #35\n", "cudaErrorInsufficientDriver"),
+    ('So I am able to run DIGITS despite this error: "cudaRuntimeGetVersion() failed with error #35". What is causing this error?\n',
+     "cudaErrorInsufficientDriver"),
+    # a code the catalogue does not hold is not read (the form needs an entry)
+    ("cudaGetDeviceCount() failed with error #9999\n", None),
+])
+def test_digits_call_failed_with_error_number(text, name):
+    assert cuda_app.detect(text)
+    assert [f.catalogue_name for f in parse_text(text).facts] == ([name] if name else [])
+
+
+# TensorFlow's W-level notice of one GPU pair it could not give peer access; it goes on (gpu_device.cc EnablePeerAccess):
+# read, no error (YangZeyu95/unofficial-implement-of-openpose#76, the real line, 10 GPUs: CUDA maps at most 8 peers)
+def test_tensorflow_peer_access_notice_is_no_error():
+    line = ("2021-04-26 20:35:39.266956: W tensorflow/core/common_runtime/gpu/gpu_device.cc:1575] Unable to enable peer access "
+            "between device ordinals 0 and 9, status: Internal: failed to enable peer access from 0x555ad3237be0 to 0x555ad618dae0: "
+            "CUDA_ERROR_TOO_MANY_PEERS: peer mapping resources exhausted\n")
+    r = parse_text(line)
+    assert r.facts == [] and r.lines_used == 1
+    # the same error raised by a program that stops on it stays an error
+    assert [f.catalogue_name for f in parse_text("RuntimeError: CUDA error: peer mapping resources exhausted\n").facts] \
+        == ["cudaErrorTooManyPeers"]
