@@ -13,6 +13,16 @@ so it is looked for anywhere in a file. Sample lines (real, from the sources nam
                                             (Paddle 2.x's "Error Message Summary", after its "FatalError: `Erroneous
                                              arithmetic operation` is detected by the operating system." line)
 
+folly's fatal-signal handler (folly/debugging/symbolizer/SignalHandler.cpp dumpTimeInfo / dumpSignalInfo,
+``folly::symbolizer::installFatalSignalHandler``: programs built on folly, such as deepseek-ai/3FS's
+services and admin_cli) prints the same report in its own words, the frames' addresses without 0x::
+
+    *** Aborted at 1742303109 (Unix time, try 'date -d @1742303109') ***
+    *** Signal 11 (SIGSEGV) (0x0) received by PID 374105 (pthread TID 0x7f7c6702ed40) (linux TID 374105) (code: address not mapped to object), stack trace: ***
+        @ 000000000245250f folly::symbolizer::(anonymous namespace)::signalHandler(int, siginfo_t*, void*)
+                                            (deepseek-ai/3FS#192: admin_cli on an Intel E810 RDMA card; folly adds
+                                             "(maybe from PID N, UID N)" when the kernel names a sender)
+
 Paddle's FatalError line names the signal in POSIX's words (paddle/fluid/platform/init.cc
 SignalErrorStrings): pasted without the ``[SignalInfo: ...]`` line it is read from those words::
 
@@ -29,7 +39,7 @@ kill() (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1/2: a launcher tearing a job do
 user); for a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) the field holds no process (0 or noise) and for
 SIGABRT it is the process itself (abort()).
 
-Facts: ``launched_process_killed`` per report (``launcher`` "glog", the signal and its number,
+Facts: ``launched_process_killed`` per report (``launcher`` "glog", folly's too, the signal and its number,
 ``sent_by_pid`` the sender of a kill-like signal other than the process itself, and for a crash
 signal the innermost frame of the stack past the handler and the C runtime as ``crashed_in``,
 ``crash_library`` "nccl" for NCCL's symbols). The report's other lines (the time, PC, the frames,
@@ -53,12 +63,25 @@ KIND = "glog_failure_signal"
 SIGNAL_LINE = re.compile(
     r"\*\*\* (?P<sig>SIG[A-Z0-9]{2,8}) \(@0x[0-9a-fA-F]{1,16}\) received by PID (?P<pid>\d{1,10})"
     r" \(TID 0x[0-9a-fA-F]{1,16}\)(?: from PID (?P<sender>\d{1,10}))?(?:;? stack trace:)? \*\*\*")
+# *** Signal 11 (SIGSEGV) (0x0) received by PID 374105 (pthread TID 0x7f7c6702ed40) (linux TID 374105) (code: address not mapped to object), stack trace: ***
+#   (folly's dumpSignalInfo: "*** Signal " signum " (" name ")" " (" si_addr ")" " received by PID " ... " (pthread TID "
+#   ... ") (linux TID " ... ")" [" (maybe from PID " ", UID " ")"] [" (code: " ... ")"] ", stack trace: ***"; deepseek-ai/3FS#192)
+_FOLLY_SIGNAL = re.compile(
+    r"\*\*\* Signal \d{1,3} \((?P<sig>SIG[A-Z0-9]{2,8})\) \(0x[0-9a-fA-F]{1,16}\) received by PID (?P<pid>\d{1,10})"
+    r"(?: \(pthread TID 0x[0-9a-fA-F]{1,16}\))?(?: \(linux TID \d{1,10}\))?(?: \(maybe from PID (?P<sender>\d{1,10}), UID \d{1,10}\))?"
+    r"(?: \(code: [^()\n]{1,60}\))?(?:, stack trace:)? \*\*\*")
 # *** Aborted at 1570245447 (unix time) try "date -d @1570245447" if you are using GNU date ***
-_ABORTED_AT = re.compile(r"\*\*\* Aborted at \d{1,12} \(unix time\) try \"date -d @\d{1,12}\" if you are using GNU date \*\*\*")
+# *** Aborted at 1742303109 (Unix time, try 'date -d @1742303109') ***     (folly's dumpTimeInfo; deepseek-ai/3FS#192)
+_ABORTED_AT = re.compile(r"\*\*\* Aborted at \d{1,12} (?:\(unix time\) try \"date -d @\d{1,12}\" if you are using GNU date"
+                         r"|\(Unix time, try 'date -d @\d{1,12}'\)) \*\*\*")
 # W1005 11:17:27.761384 5342 init.cc:212] PC: @ 0x0 (unknown)
 # W1005 11:17:27.762459 5342 init.cc:212] @ 0x7efe5647d160 (unknown)
 # W1005 11:17:27.763466 5342 init.cc:212] @ 0x7efe55a95ed3 __GI_select      (PaddlePaddle/PaddleFleetX#74, as stored)
-_FRAME = re.compile(r"(?:^|\] |PC: )[ \t]*@[ \t]+0x[0-9a-fA-F]{1,16}[ \t]+(?P<fn>\S[^\n]*?)[ \t]*\r?$")
+#     @ 000000000245250f folly::symbolizer::(anonymous namespace)::signalHandler(int, siginfo_t*, void*)   (folly: 16 hex
+#       digits without 0x; deepseek-ai/3FS#192)
+#   (the function to the line's end, greedy: its trailing blanks stripped where read; a lazy name before [ \t]*$ scanned
+#   a run of blanks inside a name once per character, quadratic: 164 s on bench/redos.py's 120,000-character variant)
+_FRAME = re.compile(r"(?:^|\] |PC: )[ \t]*@[ \t]+(?:0x[0-9a-fA-F]{1,16}|[0-9a-fA-F]{16})[ \t]+(?P<fn>\S[^\n]*)")
 # FatalError: `Erroneous arithmetic operation` is detected by the operating system.
 # FatalError: `Segmentation fault` is detected by the operating system.
 _PADDLE_FATAL = re.compile(r"FatalError: `(?P<desc>[^`\n]{1,80})` is detected by the operating system\.")
@@ -82,8 +105,13 @@ _NCCL_SYMBOL = re.compile(r"^p?nccl[A-Z_]")
 _STACK_LINES = 64  # lines after a signal line its frames are looked for in (two threads' reports interleave)
 
 
+def _signal_line(line: str) -> re.Match | None:
+    """glog's or folly's line that names the signal."""
+    return SIGNAL_LINE.search(line) or (_FOLLY_SIGNAL.search(line) if "*** Signal " in line else None)
+
+
 def detect(head: str) -> bool:
-    return (" received by PID " in head and SIGNAL_LINE.search(head) is not None) \
+    return (" received by PID " in head and _signal_line(head) is not None) \
         or ("*** Aborted at " in head and _ABORTED_AT.search(head) is not None) \
         or (" is detected by the operating system." in head and _PADDLE_FATAL.search(head) is not None)
 
@@ -92,13 +120,14 @@ def _crash_frame(lines: list[str], start: int) -> tuple[str | None, str | None]:
     """(crashed_in, crash_library) of the frames after a signal line (0-based ``start``): the innermost
     frame past the handler and the C runtime."""
     for line in lines[start + 1:start + 1 + _STACK_LINES]:
-        if SIGNAL_LINE.search(line):
+        if _signal_line(line):
             break
         f = _FRAME.search(line)
         if f is None:
             continue
-        fn = f["fn"].split("(", 1)[0].strip() or f["fn"]
-        if f["fn"] in _RUNTIME or fn in _RUNTIME or fn.startswith("__"):
+        raw = f["fn"].rstrip()
+        fn = raw.split("(", 1)[0].strip() or raw
+        if raw in _RUNTIME or fn in _RUNTIME or fn.startswith(("__", "folly::symbolizer::")):
             continue
         return fn, "nccl" if _NCCL_SYMBOL.match(fn) else None
     return None, None
@@ -107,7 +136,7 @@ def _crash_frame(lines: list[str], start: int) -> tuple[str | None, str | None]:
 def _signal_info_follows(lines: list[str], n: int) -> bool:
     """Whether the [SignalInfo: ...] line of the FatalError line ``n`` (1-based) follows it, before another one."""
     for x in lines[n:n + _SIGNAL_INFO_LINES]:
-        if SIGNAL_LINE.search(x):
+        if _signal_line(x):
             return True
         if _PADDLE_FATAL.search(x):
             return False
@@ -121,7 +150,7 @@ def parse(artefact: Artefact) -> ParseResult:
     used: set[int] = set()
     found = False
     for n, line in iter_lines_with((" received by PID ",), artefact):
-        m = SIGNAL_LINE.search(line)
+        m = _signal_line(line)
         if m is None:
             continue
         found = True
@@ -159,4 +188,5 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"\) received by PID \d+ \(TID 0x", r"\*\*\* Aborted at \d+ \(unix time\) try ",
+              r"\*\*\* Signal \d+ \(SIG[A-Z0-9]+\) \(0x[0-9a-fA-F]+\) received by PID ", r"\*\*\* Aborted at \d+ \(Unix time, try ",
               r"FatalError: `[^`]+` is detected by the operating system")

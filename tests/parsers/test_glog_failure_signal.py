@@ -66,3 +66,21 @@ def test_paddle_fatal_error_line_without_its_signal_info():
 def test_nothing_without_a_report():
     assert not g.detect("Aborted (core dumped)\nreceived by PID 3\n")
     assert parse_text("").facts == [] and parse_text("").errors == []
+
+
+def test_folly_fatal_signal_report():
+    # folly's SignalHandler (deepseek-ai/3FS#192: admin_cli's core on an Intel E810 RDMA card, the paste as stored,
+    # its stack cut after the handler's own frame)
+    text = ("100  META   HEARTBEAT_CONNECTING  spr-9  0       []    N/A                0              0-dev-0-0-00000000\n"
+            "*** Aborted at 1742303109 (Unix time, try 'date -d @1742303109') ***\n"
+            "*** Signal 11 (SIGSEGV) (0x0) received by PID 374105 (pthread TID 0x7f7c6702ed40) (linux TID 374105) "
+            "(code: address not mapped to object), stack trace: ***\n"
+            "    @ 000000000245250f folly::symbolizer::(anonymous namespace)::signalHandler(int, siginfo_t*, void*)\n")
+    assert g.detect(text)
+    r = parse_text(text)
+    f = [x for x in r.facts if x.kind == "launched_process_killed"]
+    assert [(x.signal, x.signum, x.sent_by_pid, x.crashed_in) for x in f] == [("SIGSEGV", 11, None, None)]
+    assert f[0].evidence.line == 3 and r.errors == [] and r.lines_used == 3  # the head, the signal line, the handler's frame
+    # folly's head alone (a paste cut before its signal line) is glog's case: a parse problem
+    cut = parse_text(text.splitlines()[1] + "\n")
+    assert cut.facts == [] and len(cut.errors) == 1
