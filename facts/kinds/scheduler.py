@@ -531,3 +531,24 @@ class ComputeDomainStatus(Fact):
     nodes: int = 0  # nodes listed under Status.Nodes
     nodes_ready: int = 0  # of them, with status Ready (their IMEX daemon ready)
     nodes_not_ready: str = ""  # names of the listed nodes whose status is not Ready, joined with ", "
+
+
+@fact_kind
+class SandboxGpuCallRefused(Fact):
+    """A container sandbox's GPU proxy refused a driver call the program made, or the host driver
+    itself: gVisor's nvproxy (``runsc --nvproxy``) implements a fixed set of ioctls, RM control
+    commands, allocation classes and UVM ioctls for each driver version it has an ABI for and
+    answers any other with an error (``nvproxy: unknown allocation class 0x000000f8``);
+    a host driver version it has no ABI for stops the sandbox (nvproxy.go: ``unsupported Nvidia driver
+    version: %s``)."""
+
+    kind: Literal["sandbox_gpu_call_refused"] = "sandbox_gpu_call_refused"
+    sandbox: str  # "gvisor"
+    #: frontend_ioctl | control_command | allocation_class | uvm_ioctl | memory_class (NV_ESC_RM_ALLOC_MEMORY) | driver_version
+    call: str
+    code: str | None = None  # the call's number as printed: "0xd4", "0x20801230", "0x000000f8"; None for driver_version
+    #: unimplemented (no handler for this driver version) | missing_capability (implemented, gated on a driver
+    #: capability the sandbox did not enable) | unsupported_driver_version
+    reason: str
+    driver_version: str | None = None  # unsupported_driver_version: the host's driver version as printed
+    message: str
