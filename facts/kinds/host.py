@@ -528,6 +528,33 @@ class PackageVersion(Fact):
 
 
 @fact_kind
+class PackageInstallFailed(Fact):
+    """A package or kernel module that did not install: dpkg's ``dpkg: error processing package
+    nvidia-dkms-390 (--configure):`` and the reason under it, a DKMS build ``Error! Bad return status
+    for module build on kernel: <kernel> (<arch>)`` (its package's script failing with it), the
+    package list under ``Errors were encountered while processing:``, apt's ``E: Sub-process
+    /usr/bin/dpkg returned an error code (1)`` where nothing else names the package."""
+
+    kind: Literal["package_install_failed"] = "package_install_failed"
+    tool: Literal["dpkg", "dkms", "apt"]
+    package: str | None = None  # "nvidia-dkms-390"; the DKMS module where no package is named; None: apt's line alone
+    module: str | None = None  # DKMS: the module that did not build ("nvidia", "nvidia-current")
+    module_version: str | None = None  # DKMS: "390.144"
+    kernel: str | None = None  # DKMS: the kernel it was built for ("5.15.2-76051502-generic")
+    step: Literal["configure", "install", "unpack", "remove", "purge", "build", "other"] = "other"
+    #: script_failed: a maintainer script exited non-zero; build_failed: DKMS could not build
+    #: the module (the package's script fails with it); file_conflict: a file another package owns;
+    #: dependency: a package it depends on failed (no fact where that package's own failure is pasted);
+    #: listed: named only in "Errors were encountered while processing:"; other
+    reason: Literal["script_failed", "build_failed", "file_conflict", "dependency", "listed", "other"]
+    exit_status: int | None = None
+    #: the NVIDIA kernel driver's own package or DKMS module (nvidia-dkms-<branch>, nvidia-driver-<branch>,
+    #: nvidia-kernel-dkms, cuda-drivers; module nvidia / nvidia-current): the node has no working driver
+    nvidia_driver: bool = False
+    message: str = ""
+
+
+@fact_kind
 class ResourceLimit(Fact):
     """One process resource limit as a shell (``ulimit -a``, ``ulimit -l``), ``/proc/<pid>/limits``
     or a library that checked it (libibverbs' ``RLIMIT_MEMLOCK is N bytes``) printed it."""

@@ -75,6 +75,11 @@ _CUDA_NAMED = re.compile(r"^cuda-(?:runtime|cudart|toolkit|libraries|nvcc)-(?P<m
 _CUDA_META = re.compile(r"^cuda(?:-toolkit|-runtime)?$")  # cuda 12.2.2-1: the release itself
 
 
+def driver_package(name: str) -> bool:
+    """Whether a Debian/Ubuntu package name is one of the NVIDIA driver's own packages (also :mod:`package_install`'s)."""
+    return _DRIVER.match(name) is not None
+
+
 def detect(head: str) -> bool:
     # every row names an architecture; dpkg's header says "Architecture"
     if not any(a in head for a in ("amd64", "arm64", "Architecture", "[installed", "ii  ", " all ", "i386", "ppc64el")):
