@@ -93,6 +93,19 @@ or other, and the chain as ``message`` (NVIDIA/k8s-device-plugin#1470, #1220)::
 
     E0506 17:45:45.442750       1 main.go:173] error starting plugins: error getting plugins: unable to create plugins: failed to construct resource managers: invalid device discovery strategy
 
+The kubelet's own device manager lines about a plugin (its journal, ``journalctl -u kubelet`` or k3s'; kubernetes
+pkg/kubelet/cm/devicemanager) are read too: a registration request is read with no fact; the end of the kubelet's
+stream of a plugin's devices (NVIDIA/k8s-device-plugin#368, the plugin's pod restarting)::
+
+    Dec 27 18:18:50 ubuntu-eu-central k3s[94581]: E1227 18:18:50.766203   94581 client.go:83] "ListAndWatch ended unexpectedly for device plugin" err="rpc error: code = Unavailable desc = error reading from server: EOF" resource="nvidia.com/gpu"
+
+is ``device_plugin_state`` ``stream_ended`` (``reason`` ``not_reregistered``, the gRPC error as ``message``) where no
+registration request of the same resource follows it in the file or stands within five seconds before it: until the
+plugin registers again the kubelet advertises none of the resource's devices. A stream that ended around such a
+registration (klog's times: the plugin's restart, or the kubelet's, closed the old stream) is read with no fact: it
+says nothing of the driver or the GPUs either way (knowledge/coverage.yaml: a device_plugin_state fact checks the
+driver).
+
 Other plugin lines are left unread.
 """
 from __future__ import annotations
@@ -196,6 +209,26 @@ _LIFECYCLE = re.compile(r"\] Loading NVML\s*$|\b(?:Starting (?:FS|OS) watcher\.|
                         r"|Loading configuration\.|Initializing NVML\.|Starting GRPC server for '[^']+'"
                         r"|Updating config with default resource matching patterns\.|inotify: \S*/kubelet\.sock created, restarting\."
                         r"|(?:Starting|Stopping) to serve '[^']+' on \S+|Registered device plugin for '[^']+' with Kubelet)")
+# The kubelet's own device manager in the kubelet's (or k3s') journal (kubernetes pkg/kubelet/cm/devicemanager): a plugin's
+# registration (manager.go klog.Infof("Got registration request from device plugin with resource name %q") before 1.20,
+# plugin/v1beta1/server.go klog.InfoS("Got registration request from device plugin with resource", "resourceName", ...) since),
+# read with no fact:
+# Jun 01 11:41:24 fabricnode1 kubelet[11402]: I0601 11:41:24.847969   11402 manager.go:411] Got registration request from device plugin with resource name "nvidia.com/gpu"   (NVIDIA/k8s-device-plugin#178)
+# Dec 27 18:17:42 ubuntu-eu-central k3s[94581]: I1227 18:17:42.233593   94581 server.go:142] "Got registration request from device plugin with resource" resourceName="nvidia.com/gpu"   (NVIDIA/k8s-device-plugin#368)
+_KUBELET_REGISTERED = re.compile(r"Got registration request from device plugin with resource(?: name \"(?P<res1>[^\"\s]{1,200})\""
+                                 r"|\" resourceName=\"(?P<res2>[^\"\s]{1,200})\")")
+# and the end of its stream of a plugin's devices (plugin/v1beta1/client.go's logger.Error(err, "ListAndWatch ended unexpectedly
+# for device plugin", "resource", ...); before 1.25 endpoint.go's errListAndWatch "listAndWatch ended unexpectedly for device
+# plugin %s with error %v"): the plugin's server went away (it exited or restarted: EOF) or the connection was closed:
+# Dec 27 18:18:50 ubuntu-eu-central k3s[94581]: E1227 18:18:50.766203   94581 client.go:83] "ListAndWatch ended unexpectedly for device plugin" err="rpc error: code = Unavailable desc = error reading from server: EOF" resource="nvidia.com/gpu"   (#368)
+# E1127 05:25:45.287747  215379 endpoint.go:107] listAndWatch ended unexpectedly for device plugin fake-domain/resource with error rpc error: code = Unavailable desc = transport is closing   (kubernetes/kubernetes#96908)
+_KUBELET_STREAM_ENDED = re.compile(r"\"ListAndWatch ended unexpectedly for device plugin\" err=\"(?P<err>(?:[^\"\\\n]|\\.){0,400})\" "
+                                   r"resource=\"(?P<res>[^\"\s]{1,200})\"|listAndWatch ended unexpectedly for device plugin (?P<res2>\S{1,200}) "
+                                   r"with error (?P<err2>[^\n]{0,400}\S)")
+# klog's header: its time of day (I1227 18:17:42.233593), to tell a stream the plugin's own re-registration just closed
+_KLOG_TIME = re.compile(r"\b[IWEF]\d{4} (?P<h>\d\d):(?P<m>\d\d):(?P<s>\d\d(?:\.\d{1,9})?) ")
+#: seconds before a stream's end within which a registration of the same resource is the plugin's restart that closed it
+_REREGISTER_S = 5.0
 # GRPC server for 'nvidia.com/gpu' crashed with error: ...   (server.go, every version)
 _GRPC_CRASHED = re.compile(r"GRPC server for '(?P<res>[^']+)' crashed with error: (?P<err>.+?)\s*$")
 # panic: runtime error: invalid memory address or nil pointer dereference   (Go runtime/panic.go printpanics; volcano-sh/devices#58)
@@ -255,7 +288,8 @@ _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one altern
                            for p in (_STRATEGY, _SKIPPED_EVENT, _NO_DEVICES, _HINT, _XID_UNHEALTHY, _MARKED, _CHECK_FAILED, _ALLOCATE, _ALLOCATE_RPC,
                                      _DIAL_SOCKET, _START,
                                      _PLUGIN_START, _REGISTER, _KUBELET, _RETRYING, _LIFECYCLE, _GRPC_CRASHED,
-                                     _ALLOCATE_FRAME, _GFD_ERROR, _GFD_LIFECYCLE, _LEGACY_GPUS, _EXIT))
+                                     _ALLOCATE_FRAME, _GFD_ERROR, _GFD_LIFECYCLE, _LEGACY_GPUS, _EXIT,
+                                     _KUBELET_REGISTERED, _KUBELET_STREAM_ENDED))
                   # the admission handler's message of any reason (_ALLOCATE_OTHER), whole or folded once onto the next line
                   + r"|\bAllocate failed due to [^\n]{1,300}?(?:\n[ \t]+[^\n]{1,300}?)?, which is unexpected", re.M)
 
@@ -278,8 +312,14 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     started_err: str | None = None  # the error of the last "Could not start/register" line: main's echo of it is no new fact
     incompatible = False  # an "Incompatible strategy detected" line was read: the exit it causes is no new fact
+    registered: list[tuple[int, str, float | None]] = []  # the kubelet's registrations: line, resource, time of day
+    ended: list[tuple[int, str, str, float | None]] = []  # the kubelet's ended streams: line, resource, error, time
     for n, line in enumerate(artefact.lines, 1):
-        if "error starting plugins: " in line and (m := _EXIT.search(line)) is not None:
+        if "ended unexpectedly for device plugin" in line and (m := _KUBELET_STREAM_ENDED.search(line)) is not None:
+            ended.append((n, m["res"] or m["res2"], (m["err"] if m["res"] else m["err2"]).replace('\\"', '"'), _klog_time(line)))
+        elif "Got registration request from device plugin" in line and (m := _KUBELET_REGISTERED.search(line)) is not None:
+            registered.append((n, m["res1"] or m["res2"], _klog_time(line)))
+        elif "error starting plugins: " in line and (m := _EXIT.search(line)) is not None:
             err = m["err"]
             if err.endswith("invalid device discovery strategy"):
                 if not incompatible:
@@ -357,7 +397,21 @@ def parse(artefact: Artefact) -> ParseResult:
         elif not _HINT.search(line):
             continue
         result.lines_used += 1
+    said: set[tuple[str, str]] = set()
+    for n, res, err, at in ended:
+        # the plugin registered the resource again after it (it came back), or just before it (its restart closed the old stream)
+        again = any(r == res and (k > n or (at is not None and t is not None and 0 <= at - t <= _REREGISTER_S))
+                    for k, r, t in registered)
+        if not again and (res, err) not in said:  # one fact for a stream the log reports ended several times alike
+            said.add((res, err))
+            b.add(DevicePluginState, n, state="stream_ended", resource=res, reason="not_reregistered", message=err)
     return result
+
+
+def _klog_time(line: str) -> float | None:
+    """The time of day of a klog line's header, in seconds (None: no header)."""
+    m = _KLOG_TIME.search(line)
+    return int(m["h"]) * 3600 + int(m["m"]) * 60 + float(m["s"]) if m else None
 
 
 def _folded(lines: list[str], n: int, line: str) -> tuple[str, int]:
@@ -389,5 +443,6 @@ _SIG = re.compile("|".join((
     r"\bPlugin \S+ failed to start: ", r"Could not register device plugin: ", _KUBELET.pattern, _RETRYING.pattern,
     _LIFECYCLE.pattern, r"GRPC server for '[^']+' crashed with error: ", _ALLOCATE_FRAME.pattern,
     r"\bgpu-feature-discovery: \d{4}/\d\d/\d\d \d\d:\d\d:\d\d (?:Error|Unexpected error|Start running|Exiting|Warning: Error removing)",
-    r"\] error creating (?:NVML )?labeler: ", _LEGACY_GPUS.pattern, r"\berror starting plugins: [^\s`'\"]")), re.M)
+    r"\] error creating (?:NVML )?labeler: ", _LEGACY_GPUS.pattern, r"\berror starting plugins: [^\s`'\"]",
+    r"Got registration request from device plugin with resource", r"[Ll]istAndWatch ended unexpectedly for device plugin")), re.M)
 SIGNATURES = (_SIG,)
