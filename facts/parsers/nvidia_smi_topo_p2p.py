@@ -18,6 +18,16 @@ escapes on a terminal, our H200 capture)::
       DR   = Disabled by regkey
       U    = Unknown
 
+The matrix pasted alone, without its legend or the command (NCCL's troubleshooting guide, "GPU
+troubleshooting", a healthy 8-GPU PCIe system under ``nvidia-smi topo -p2p p``)::
+
+              GPU0    GPU1    GPU2    GPU3    GPU4    GPU5    GPU6    GPU7
+    GPU0      X       OK      OK      OK      OK      OK      OK      OK
+    GPU1      OK      X       OK      OK      OK      OK      OK      OK
+
+is recognised by its rows: a GPU name and two or more cells, every one of them a legend code
+(``topo -m``'s rows carry NV#, PIX, PXB, PHB, NODE, SYS), under a header of GPU names only.
+
 The capability is the one the command asked for (``r`` read, ``w`` write, ``n`` NVLink, ``a``
 atomics, ``p`` prop; ``rw`` both): taken from a pasted command line before the matrix, else
 None. ``topo -m`` (the link matrix) is :mod:`nvidia_smi_topo`'s.
@@ -45,6 +55,11 @@ _ROW = re.compile(r"^\s*(?P<gpu>GPU\d+)\s+(?P<cells>[A-Z]+(?:\s+[A-Z]+)*)\s*$") 
 _COMMAND = re.compile(r"nvidia-smi\s+topo\s+-p2p\s+(?P<cap>[rwnap]+)\b")
 #   CNS  = Chipset not supported
 _LEGEND = re.compile(r"^\s+CNS\s+= Chipset not supported", re.M)
+# a row of the matrix pasted alone: a GPU, then two or more legend codes (one cell a GPU: the self X)
+# GPU0      X       OK      OK      OK      OK      OK      OK      OK          (NCCL troubleshooting guide)
+_BARE_ROW = re.compile(r"^[ \t]*GPU\d+(?:[ \t]+(?:X|OK|NS|CNS|GNS|TNS|DR|U)){2,}[ \t]*$", re.M)
+#           GPU0    GPU1    GPU2    GPU3    GPU4    GPU5    GPU6    GPU7
+_BARE_HEADER = re.compile(r"^[ \t]*GPU\d+(?:[ \t]+GPU\d+)+[ \t]*$", re.M)
 STATUS_SUPPORTED: dict[str, bool | None] = {"OK": True, "NS": False, "CNS": False, "GNS": False, "TNS": False,
                                             "DR": False, "U": None}
 CAPABILITY = {"r": "read", "w": "write", "rw": "read_write", "n": "nvlink", "a": "atomics", "p": "prop"}
@@ -52,7 +67,8 @@ CAPABILITY = {"r": "read", "w": "write", "rw": "read_write", "n": "nvlink", "a":
 
 def detect(head: str) -> bool:
     if "Chipset not supported" not in head and "-p2p" not in head:
-        return False
+        # the matrix pasted alone: its header of GPU names and a row of legend codes
+        return "GPU" in head and _BARE_ROW.search(head) is not None and _BARE_HEADER.search(head) is not None
     return _LEGEND.search(head) is not None or _COMMAND.search(head) is not None
 
 
@@ -92,4 +108,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_LEGEND, _COMMAND)
+SIGNATURES = (_LEGEND, _COMMAND, _BARE_ROW)

@@ -130,6 +130,21 @@ def test_p2p_matrix_one_gpu_and_command():
     assert r.facts == [] and not r.errors and r.lines_used >= 3
 
 
+def test_p2p_matrix_pasted_alone_is_read():
+    # NCCL's troubleshooting guide: a healthy 8-GPU PCIe system's `topo -p2p p` matrix, no legend and no command
+    text = (FIX / "nvidia_smi_topo_p2p/nccl_docs_8gpu_p2p_p_all_ok.txt").read_text()
+    assert nvidia_smi_topo_p2p.detect(text)
+    r = _parse(nvidia_smi_topo_p2p, "nvidia_smi_topo_p2p/nccl_docs_8gpu_p2p_p_all_ok.txt")
+    assert len(r.facts) == 56 and not r.errors
+    assert {(f.status, f.supported, f.capability) for f in r.facts} == {("OK", True, None)}
+
+
+@pytest.mark.parametrize("rel", ["nvidia_smi_topo/h200_nv18_topo_m.txt", "nvidia_smi_topo/lmdeploy1944_2gpu_mlx5_rows_tabs.txt"])
+def test_topo_m_matrix_is_not_a_p2p_matrix(rel):
+    # topo -m's rows carry link types (NV18, PIX, SYS), not the p2p legend's codes
+    assert not nvidia_smi_topo_p2p.detect((FIX / rel).read_text())
+
+
 def test_p2p_bad_cell_is_a_parse_error():
     text = "nvidia-smi topo -p2p n\n \tGPU0\tGPU1\n GPU0\tX\tOK\n GPU1\tOK\n"
     r = _parse(nvidia_smi_topo_p2p, text=text)
