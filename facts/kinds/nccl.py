@@ -603,11 +603,13 @@ class NcclShmFailure(NcclLineFact):
     ``op``: ``create`` ("Error while creating shared memory segment /dev/shm/nccl-X (size N)"),
     ``extend`` ("Error: failed to extend /dev/shm/nccl-X to N bytes"), ``fallocate`` ("Call to
     posix_fallocate failed : No space left on device"), ``attach`` ("Error while attaching to
-    shared memory segment ..."; the segment vanished, a different fault from a full /dev/shm).
+    shared memory segment ..."; the segment vanished, a different fault from a full /dev/shm),
+    ``unlink`` ("unlink shared memory /dev/shm/nccl-X failed, error: No such file or directory": the
+    segment was already deleted when its last peer came to remove it; read only for that errno).
     """
 
     kind: Literal["nccl_shm_failure"] = "nccl_shm_failure"
-    op: Literal["create", "extend", "fallocate", "attach"]
+    op: Literal["create", "extend", "fallocate", "attach", "unlink"]
     segment: str | None = None  # "/dev/shm/nccl-KWfVyt"
     size_bytes: int | None = None
     error: str | None = None  # "No space left on device", "No such file or directory (2)"

@@ -69,6 +69,13 @@ _SHM_FALLOCATE = re.compile(r"^Call to posix_fallocate failed ?: ?(?P<err>.+)$")
 # segment" line that follows it then carries no reason of its own:
 # node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission denied        (NVIDIA/nccl#328)
 _SHM_OPEN = re.compile(r"^Call to shm_open failed ?: ?(?P<err>.+)$")
+# The last peer to attach unlinks the segment (misc/shmutils.cc ncclShmOpen); the file already gone (ENOENT) was
+# deleted by something else: systemd-logind's RemoveIPC=yes clears a user's /dev/shm when it sees no session of
+# that user, which an mpirun or Slurm job may not have (the NCCL troubleshooting guide's "Systemd" section):
+# NCCL WARN unlink shared memory /dev/shm/nccl-d5rTd0 failed, error: No such file or directory
+#   (that guide's sample; current releases print it at INFO: INFO(NCCL_ALLOC, "unlink shared memory %s failed,
+#   error: %s (%d)", shmPath, strerror(errno), errno))
+_SHM_UNLINK = re.compile(r"^unlink shared memory (?P<seg>\S+) failed, error: (?P<err>[^\n]*\S)\s*$")
 # glibc's strerror() texts of the errnos a /dev/shm segment call fails with (asm-generic/errno-base.h), read back to
 # the errno: a full /dev/shm (ENOSPC) and one the job may not write to (EACCES, EPERM, EROFS) are different faults
 _ERRNO_NAMES = {
@@ -155,6 +162,8 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, src: str | None, ctx
         _shm(p, no, node, "fallocate", m["err"], ctx)
     elif m := _SHM_OPEN.match(msg):
         _shm(p, no, node, "shm_open", m["err"], ctx)
+    elif (m := _SHM_UNLINK.match(msg)) and _errno_name(m["err"]) == "ENOENT":
+        p.b.add(NcclShmFailure, no, node=node, op="unlink", error=m["err"], segment=m["seg"], **ctx)
     elif m := _MODIFY_QP.match(msg):
         gidx = int(m["gidx"]) if m["gidx"] is not None else None
         p.once(NcclVerbsFailure, no, node, (pid, m["verb"], m["err"], m["dev"], m["next"]), verb=m["verb"], error=m["err"].strip(),

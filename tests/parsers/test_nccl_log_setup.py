@@ -61,6 +61,13 @@ LINES = [
      "nccl_shm_failure", {"op": "create", "segment": "/dev/shm/nccl-lNPZ0f", "size_bytes": None}),
     ("g148:14937:69361 [0] misc/shmutils.cc:129 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: No such file or directory (2)",
      "nccl_shm_failure", {"op": "attach", "error": "No such file or directory (2)"}),
+    # the segment already gone when its last peer unlinks it (NCCL troubleshooting guide, Systemd: RemoveIPC; wild sweep A3)
+    ((FIX / "shm_unlink_removeipc_nccl_docs.log").read_text().strip(),
+     "nccl_shm_failure", {"op": "unlink", "segment": "/dev/shm/nccl-d5rTd0", "error": "No such file or directory"}),
+    # current releases print it at INFO with the errno (misc/shmutils.cc INFO(NCCL_ALLOC, "unlink shared memory %s failed,
+    # error: %s (%d)"), filled in
+    ("n1:1:2 [0] NCCL INFO unlink shared memory /dev/shm/nccl-d5rTd0 failed, error: No such file or directory (2)",
+     "nccl_shm_failure", {"op": "unlink", "error": "No such file or directory (2)"}),
     ("node1:20480:20533 [0] misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory",
      "nccl_verbs_failure", {"verb": "ibv_reg_mr_iova2", "error": "Cannot allocate memory"}),
     ("spark01:2683:2826 [0] misc/ibvwrap.cc:268 NCCL WARN Call to ibv_create_cq failed",
@@ -105,6 +112,8 @@ LINES = [
      "next state RTR, local GID index 3, local GID ::ffff:10.0.0.1, remote GID ::ffff:10.0.0.2, retrying 1/8 after 100 msec of sleep",
      None, {}),
     ("torch.distributed.DistBackendError: Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000", None, {}),
+    # an unlink refused for another errno is not a segment someone else deleted (the same format, filled in)
+    ("n1:1:2 [0] NCCL INFO unlink shared memory /dev/shm/nccl-d5rTd0 failed, error: Permission denied (13)", None, {}),
 ]
 
 
