@@ -515,3 +515,13 @@ def test_tensorflow_peer_access_notice_is_no_error():
     # the same error raised by a program that stops on it stays an error
     assert [f.catalogue_name for f in parse_text("RuntimeError: CUDA error: peer mapping resources exhausted\n").facts] \
         == ["cudaErrorTooManyPeers"]
+
+
+def test_torch_no_cuda_gpus_available_is_no_device():
+    # torch's lazy CUDA init (c10 device_count_ensure_non_zero: TORCH_CHECK(count, "No CUDA GPUs are available")): the
+    # driver answered and counted no device, cudaErrorNoDevice's meaning (google/gvisor pull request 10824, as pasted)
+    text = ("  File \"/opt/conda/lib/python3.10/site-packages/torch/cuda/__init__.py\", line 293, in _lazy_init\n"
+            "    torch._C._cuda_init()\nRuntimeError: No CUDA GPUs are available \n")
+    assert cuda_app.detect(text)
+    (f,) = parse_text(text).facts
+    assert (f.evidence.line, f.catalogue_name, f.code, f.form) == (3, "cudaErrorNoDevice", 100, "phrase")
