@@ -35,8 +35,9 @@ UNEXPLAINED_KIND = "unexplained_fact"
 MESSAGE_LIMIT = 160
 _NUMBERS = re.compile(r"0x[0-9a-fA-F]+|\d+")
 #: limits a reader reports about the capture itself, not steth's budget: an output that stops
-#: before its end (``cut_short``), GPUs announced and not shown (``gpus_not_shown``)
-CAPTURE_LIMITS = frozenset({"cut_short", "gpus_not_shown"})
+#: before its end (``cut_short``), GPUs announced and not shown (``gpus_not_shown``), a field the operating system
+#: refused the tool (``query_refused``: nvidia-smi's 'GPU access blocked by the operating system')
+CAPTURE_LIMITS = frozenset({"cut_short", "gpus_not_shown", "query_refused"})
 #: the reason when the input gave nothing at all (a live source names its server and window)
 EMPTY_INPUT = "the input holds no file"
 

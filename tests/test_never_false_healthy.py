@@ -576,6 +576,23 @@ def test_a_field_nvidia_smi_failed_to_query_is_never_silent(ruleset, tmp_path, f
     assert any(f"could not read it ('{value}')" in f.summary for f in rep.findings), [f.summary for f in rep.findings]
 
 
+def test_a_field_the_operating_system_refused_nvidia_smi_is_never_healthy_nor_the_gpus_fault(ruleset, tmp_path):
+    # nvmlErrorString(NVML_ERROR_OPERATING_SYSTEM) for one field (WSL2, a device cgroup, gVisor's nvproxy without the
+    # call: google/gvisor pull request 10676's 'ECC Mode / Current : GPU access blocked by the operating system'): what the
+    # field holds was not checked (a capture limit), and no error of the GPU is claimed
+    b = _copy(tmp_path, A)
+    p = b / "vm" / "smi.txt"
+    text = p.read_text()
+    i = text.index("GPU 00000000:00:07.0")
+    p.write_text(text[:i] + re.sub(r"(        GPU Current Temp\s+: ).*", r"\g<1>GPU access blocked by the operating system",
+                                   text[i:], count=1))
+    rep = diagnose_bundle(b, ruleset, jobs=1)
+    assert rep.verdict == "inconclusive", (rep.reason, [f.summary for f in rep.findings])
+    assert [h.limit for h in rep.coverage.limits] == ["query_refused"]
+    assert "the operating system refused nvidia-smi the query" in rep.reason
+    assert not [f for f in rep.findings if f.rule == "unexplained_error"]
+
+
 def test_nvidia_smi_table_cut_inside_a_gpu_block_is_incomplete(ruleset, tmp_path):
     # gpu-operator#1982's excerpt: two clean A40 rows, the text ending in GPU 1's block before its border
     b = tmp_path / "bundle" / "node1"

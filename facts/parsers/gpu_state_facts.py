@@ -124,6 +124,12 @@ NOT_AVAILABLE = frozenset({
 #: _RESET_REQUIRED: nvmlErrorString's texts), not that the GPU lacks the field: no value, and
 #: never silence (a parse problem naming the line, so the verdict cannot be healthy)
 QUERY_FAILED = frozenset({"unknown error", "gpu requires reset", "gpu is lost"})
+#: nvmlErrorString(NVML_ERROR_OPERATING_SYSTEM), printed for one field: the operating system refused nvidia-smi that
+#: query (WSL2's /dev/dxg bridge, a device cgroup, a sandbox's GPU proxy without the call: google/gvisor pull request
+#: 10676's 'ECC Mode / Current : GPU access blocked by the operating system' under runsc --nvproxy). The GPU was not
+#: asked, so no fault of it is shown, and what the field holds was not checked: a capture limit (never healthy), not
+#: the GPU's error nor silence
+OS_REFUSED = "gpu access blocked by the operating system"
 # "78.82 W", "32 C", "-8 C", "16x", "404450 us", "3072 bank(s)", "5"
 _NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:x|W|C|us|bank\(s\)|MiB|%|MHz)?$")
 _BOOL = {"enabled": True, "disabled": False, "yes": True, "no": False,
@@ -216,7 +222,12 @@ class _Reader:
 
 def _failed(b: FactBuilder, raw: str, line: int, what: str) -> bool:
     """A value nvidia-smi could not query because the query failed: reported, and True."""
-    if raw.strip().strip("[]").lower() not in QUERY_FAILED:
+    low = raw.strip().strip("[]").lower()
+    if low == OS_REFUSED:
+        b.limit(line, "query_refused", f"{what}: the operating system refused nvidia-smi the query ({raw.strip()!r}, "
+                                       "NVML_ERROR_OPERATING_SYSTEM): not read")
+        return True
+    if low not in QUERY_FAILED:
         return False
     b.error(line, f"{what}: nvidia-smi could not read it ({raw.strip()!r}): the driver failed to query the GPU")
     return True

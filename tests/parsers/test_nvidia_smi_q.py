@@ -516,3 +516,18 @@ def test_head_of_q_without_banner_is_checked_as_a_whole_capture():
     assert res.errors == [] and sorted(h.limit for h in res.limits) == ["cut_short", "gpus_not_shown"]
     grepped = "\n".join(lines[start - 1:start + 4]) + "\n--\n" + lines[start + 1] + "\n"
     assert [h.limit for h in run(q, path, grepped)[1].limits] == []
+
+
+def test_ecc_mode_the_operating_system_refused_is_a_limit_not_an_error():
+    # google/gvisor pull request 10676: nvidia-smi -q --display=ECC under runsc --nvproxy without the ECC ioctls
+    # (nvmlErrorString(NVML_ERROR_OPERATING_SYSTEM) for the field), as pasted
+    text = ("GPU 00000000:00:1E.0\n    ECC Mode\n"
+            "        Current                           : GPU access blocked by the operating system\n"
+            "        Pending                           : GPU access blocked by the operating system\n"
+            "    ECC Errors\n        Volatile\n            SRAM Correctable              : N/A\n"
+            "            SRAM Uncorrectable            : N/A\n            DRAM Correctable              : N/A\n"
+            "            DRAM Uncorrectable            : N/A\n")
+    r = q.parse(Artefact(path="smi.txt", text=text))
+    assert r.errors == []
+    assert [(h.limit, h.line) for h in r.limits] == [("query_refused", 3), ("query_refused", 4)]
+    assert [(f.current_enabled, f.pending_enabled) for f in r.facts if f.kind == "gpu_ecc_mode"] in ([], [(None, None)])
