@@ -63,6 +63,11 @@ class Artefact:
     #: (text, how many lines it holds) where a reader counted the lines of a text it found every line of
     #: a record (nccl_log: a log NCCL wrote alone, its lines counted as it reads): nonblank_lines takes it
     counted_lines: tuple[str, int] | None = field(default=None, repr=False, compare=False)
+    #: what a whole-text scan that several readers share found, by the module that made it: (the text it
+    #: scanned, its result), made by whichever reader asks first (nccl_log_scan.shared_candidates: one pass
+    #: routes an NCCL log's lines to nccl_log, nccl_channels, nccl_nvls and nccl_net_oob); the text is
+    #: compared by identity (normalise or unlabel replaces it)
+    scans: dict[str, tuple[str, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def lines(self) -> list[str]:

@@ -32,11 +32,13 @@ Empty input, or a log without these lines (``NCCL_DEBUG_SUBSYS`` without INIT/GR
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from stethoscope.facts.kinds.nccl import (  # noqa: F401 - the fact classes live in facts/kinds
     NcclRingNeighbour, NcclRingOrder, NcclTreeLink,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers import nccl_log_scan
 from stethoscope.facts.parsers.nccl_log import line_counter
 
 KIND = "nccl_channels"
@@ -90,25 +92,36 @@ def _order_candidates(text: str) -> list[tuple[int, int]]:
     leftmost "NCCL INFO " that a ring order or a "[<word> ]comm 0x" follows, to the line's end;
     but none after the last line that can give a fact (a ring order, or a "Trees comm 0x" line that
     parse() reads as trees): a communicator line after it would name the communicator of nothing."""
+    return _order_candidates_in(text, ((0, len(text)),))
+
+
+def _order_candidates_in(text: str, regions: Any) -> list[tuple[int, int]]:
+    """_order_candidates() where every line that holds a candidate lies in one of ``regions`` (whole
+    lines, in text order): the scan of a log NCCL wrote alone that routes its lines (nccl_log_scan.routed_regions)."""
     head = "NCCL INFO "
-    starts = [m.start() for m in _ORDER_AT.finditer(text)]
+    starts = [m.start() for lo, hi in regions for m in _ORDER_AT.finditer(text, lo, hi)]
     comms: list[int] = []
     # the last line that can give a fact: a ring order's, or the last "NCCL INFO Trees comm 0x..." (read
     # as trees); the communicator lines are looked for up to its end only (a log's Init COMPLETE and
     # Destroy COMPLETE lines come after its ring orders: half a bench node's log not searched)
-    last = max(starts[-1] if starts else -1, text.rfind("NCCL INFO Trees comm 0x"))
+    rfind = text.rfind
+    last = max(starts[-1] if starts else -1, max((rfind("NCCL INFO Trees comm 0x", lo, hi) for lo, hi in regions), default=-1))
     find, startswith, word = text.find, text.startswith, _WORD.fullmatch
     upto = 0 if last == -1 else find("\n", last)  # no such line: no communicator line is wanted
     upto = len(text) if upto == -1 else upto
-    q = find("comm 0x", 0, upto)
-    while q != -1:
-        if q >= 10 and startswith(head, q - 10):  # NCCL INFO comm 0x...
-            comms.append(q - 10)
-        if q > 10 and text[q - 1] == " ":  # NCCL INFO ncclCommInitRankConfig comm 0x...
-            w = text.rfind(" ", 0, q - 1) + 1
-            if w >= 10 and word(text, w, q - 1) and startswith(head, w - 10):
-                comms.append(w - 10)
-        q = find("comm 0x", q + 1, upto)
+    for lo, hi in regions:
+        if lo >= upto:
+            break
+        hi = min(hi, upto)
+        q = find("comm 0x", lo, hi)
+        while q != -1:
+            if q >= 10 and startswith(head, q - 10):  # NCCL INFO comm 0x...
+                comms.append(q - 10)
+            if q > 10 and text[q - 1] == " ":  # NCCL INFO ncclCommInitRankConfig comm 0x...
+                w = rfind(" ", 0, q - 1) + 1
+                if w >= 10 and word(text, w, q - 1) and startswith(head, w - 10):
+                    comms.append(w - 10)
+            q = find("comm 0x", q + 1, hi)
     starts += [c for c in comms if c <= last]
     out: list[tuple[int, int]] = []
     end = -1
@@ -183,7 +196,9 @@ def parse(artefact: Artefact) -> ParseResult:
     prefix = _PREFIX.fullmatch  # (on the prefix's text alone: _PREFIX looks at nothing around it)
     router = artefact.router
     if router is not None and _LINKS <= router.dead:
-        spans = _order_candidates(text)
+        # a log NCCL wrote alone: its lines routed by nccl_log's pass (the candidate lines lie in its runs)
+        regions = nccl_log_scan.routed_regions(artefact)
+        spans = _order_candidates(text) if regions is None else _order_candidates_in(text, regions)
     else:
         spans = [m.span() for m in _CANDIDATES.finditer(text)]
     threads: dict[tuple[str, str, str], tuple[str, int, tuple[str, int, int]]] = {}  # the prefix's groups, read

@@ -56,7 +56,9 @@ from stethoscope.facts.parsers.nccl_log_facts import (
     plugin_load_reason,
 )
 from stethoscope.facts.parsers import nccl_log_scan
-from stethoscope.facts.parsers.nccl_log_scan import CHANNEL_AT, CHANNEL_PREFIX, Runs, candidates, maybe
+from stethoscope.facts.parsers.nccl_log_scan import (
+    CHANNEL_AT, CHANNEL_PREFIX, COMPANION_STARTS, Runs, candidates, companion_maybe, maybe, shared_candidates,
+)
 
 KIND = "nccl_log"
 
@@ -753,7 +755,7 @@ def parse(artefact: Artefact) -> ParseResult:
     state = NcclLogState(artefact, result)
     used = 0
     line_of, node_for = state.line_of, artefact.node_for
-    cands, prefixed = candidates(artefact.text)
+    cands, prefixed = shared_candidates(artefact, candidates)  # (its runs, where NCCL wrote the log alone, kept for its companions)
     if type(cands) is Runs:
         if cands.lines is not None:  # a log NCCL wrote alone: its lines counted (Artefact.nonblank_lines takes them)
             artefact.counted_lines = (artefact.text, cands.lines)
@@ -833,6 +835,7 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
     mark = state.quotes.mark
     prefixes: dict[str, tuple[str, str, str, str | None, str | None] | None] = {}  # CHANNEL_PREFIX's groups, or None
     find, rfind, size, fullmatch, tails = text.find, text.rfind, len(text), CHANNEL_PREFIX.fullmatch, _CHANNEL_TAILS
+    routed = runs.routed  # the runs hold the companions' lines too (nccl_log_scan._WANTED_RUNS_ROUTED)
 
     def take(host: str, pid: str, dev: str, parts: tuple[int, int, int, str, str | None], line_at: Callable[[], int]) -> None:
         """A row's channel line of _CHANNEL_FAST's shape: its channel added to its pair's."""
@@ -915,8 +918,12 @@ def _read_runs(state: NcclLogState, artefact: Artefact, runs: Runs) -> None:
                     state._init(no, node_for(host), msg, {"pid": int(pid), "local_device": int(dev)}, m)
                     continue
                 # _WANTED_PREFIXED is maybe()'s patterns on the message: it took the line, so only a
-                # message that lost trailing blanks ("... via " -> "... via") can be refused here
-                if len(msg) != len(raw) and not maybe(msg):
+                # message that lost trailing blanks ("... via " -> "... via") can be refused here; or, in
+                # routed runs, a line only a companion reader wants (a ring order, "24 coll channels, ...")
+                if routed and (msg.startswith(COMPANION_STARTS) or "NCCL INFO " in msg or " comm 0x" in msg):
+                    if not companion_maybe(msg):
+                        continue
+                elif len(msg) != len(raw) and not maybe(msg):
                     continue
                 key = (host, pid, src, srcline, msg)
                 if key in repeatable:

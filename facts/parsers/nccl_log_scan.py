@@ -11,7 +11,11 @@ RE2 match (_ALL_PREFIXED). Where no candidate lacks the prefix, the wanted lines
 The Runs leave out NCCL's "Channel ... via" lines (most of a log's wanted lines, each giving one
 channel of a pair): nccl_log finds them by substring search (CHANNEL_AT) and reads each
 between the runs where it stands. Either way nccl_log reads exactly the lines, and the facts, of
-the plain scan (tests/parsers/test_nccl_log_fast_path.py, test_nccl_log_golden.py).
+the plain scan (tests/parsers/test_nccl_log_fast_path.py, test_nccl_log_golden.py). In a log NCCL
+wrote alone the same RE2 pass also picks the lines of nccl_log's companions (nccl_channels' ring orders
+and communicators, nccl_nvls', nccl_net_oob's), made once per text for whichever reader asks first
+(shared_candidates, kept on the artefact): each companion reads only inside its runs (routed_regions),
+where it made a pass over the whole text of its own (tests/parsers/test_nccl_scans.py).
 
 Sample content::
 
@@ -102,6 +106,45 @@ _WANTED_RUNS = re2.compile(r"(?m)^(?:" + _WANTED_PREFIXED.pattern[len("(?m)^"):]
 # same time either way (its RE2 pass 0.54 -> 0.35 ms and 61 -> 14 runs, what the substring search costs)
 _WANTED_RUNS_BUT_CHANNELS = re2.compile(_WANTED_RUNS.pattern.replace("(?:Channel|Ring) .*? via ", "Ring .*? via ", 1))
 assert _WANTED_RUNS_BUT_CHANNELS.pattern != _WANTED_RUNS.pattern
+# The same pass for a log NCCL wrote alone (every line prefixed) also picks the lines nccl_log's companions read
+# (issue 12: one compiled scan routes a log's lines to its readers, where each made its own pass over the text:
+# nccl_channels' regex scan and literal searches 0.16 ms, nccl_nvls' two literal searches 0.12 ms, nccl_net_oob's
+# 0.01 ms of a bench node's 175 kB log): an INFO line holding, after its prefix or after a "NCCL INFO " in its
+# message, what their scans look for (each reads a superset of its candidate lines as it reads the whole text:
+# routed_regions). nccl_log passes these lines over where maybe() refuses them (_read_runs), as the pass without
+# them never gave them (on ASCII text it takes exactly the lines maybe() takes, but for trailing blanks).
+# vm:1428:1439 [0] NCCL INFO Channel 00/24 : 0 1                                       (nccl_channels: a ring order)
+# vm:1428:1439 [0] NCCL INFO comm 0x55e484784590 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0   (its communicator)
+# deepseek:2081594:2081600 [0] NCCL INFO 4 coll channels, 4 collnet channels, 0 nvls channels, 4 p2p channels, 2 p2p channels per peer
+# c2ce1c877ea3:1023:1032 [0] NCCL INFO NVLS Bind mem 0xac0000000 UC handle 0x7f3310ccb240 MC handle 0x7f3310ccaa20 size 1073741824
+# [1,3]<stdout>:test-nccl-efa-worker-0:23:75 [3] NCCL INFO Connected NVLS tree                 (nccl_nvls)
+# vm:1708:1708 [0] NCCL INFO NET/IB : Using [RO]; OOB eth0:192.0.2.2<0>                         (nccl_net_oob)
+_COMPANION_MESSAGES = (r"(?:[^\n]*?NCCL INFO )?(?:Channel \d+/\d+ :[\t\r\x0b\x0c\x1c-\x1f \d-]*$|(?:\w+ )?comm 0x"
+                       r"|NVLS |\d+ coll channels, |Connected NVLS tree|NET/(?:IB|Socket))")
+_WANTED_RUNS_ROUTED = re2.compile(_WANTED_RUNS_BUT_CHANNELS.pattern.replace(
+    "NCCL (?:WARN |INFO (?:", "NCCL (?:WARN |INFO (?:" + _COMPANION_MESSAGES + "|", 1))
+assert _WANTED_RUNS_ROUTED.pattern != _WANTED_RUNS_BUT_CHANNELS.pattern
+#: what a message of the routed pass starts with, or holds, where only a companion may want it (nccl_log's
+#: _read_runs asks maybe() of these alone): every message _COMPANION_MESSAGES takes is one of them
+#: maybe()'s answer for such a message (a fleet's nodes print the same ring orders and channel counts: asked once a
+#: process; a message longer than _KEPT_CHARS is asked each time, not kept as a key)
+_COMPANION_MAYBE: dict[str, bool] = {}
+_COMPANION_MAYBE_MAX, _KEPT_CHARS = 8192, 512
+
+
+def companion_maybe(msg: str) -> bool:
+    """maybe() of a routed run's message that only a companion may want (kept per message)."""
+    got = _COMPANION_MAYBE.get(msg)
+    if got is None:
+        got = maybe(msg)
+        if len(msg) <= _KEPT_CHARS:
+            if len(_COMPANION_MAYBE) >= _COMPANION_MAYBE_MAX:
+                _COMPANION_MAYBE.clear()
+            _COMPANION_MAYBE[msg] = got
+    return got
+
+
+COMPANION_STARTS = ("Channel ", "comm 0x", "NVLS ", "Connected NVLS tree", "NET/", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9")
 # The lines that start with NCCL's full prefix (counted as used, whether they give a fact or not).
 # vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
 _PREFIXED_LINE = re.compile(r"^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN) ", re.M)
@@ -178,6 +221,10 @@ class Runs(list):
     #: how many lines the text holds where every one carries NCCL's prefix (the newlines, and a last line
     #: without one): what candidates() counts as prefixed then; else None
     lines: int | None = None
+    #: whether the runs hold the companions' lines too (_WANTED_RUNS_ROUTED: a log NCCL wrote alone)
+    routed = False
+    #: the runs' (start, end) offsets, made once for the companions (routed_regions)
+    regions: list[tuple[int, int]] | None = None
 
 
 # A wanted line's _PREFIXED_GROUPS as findall gives them over a run ("" for a group that took no
@@ -186,7 +233,7 @@ class Runs(list):
 _ROWS = re.compile("^" + _PREFIXED_GROUPS.pattern + r"\n?", re.M)
 
 
-def _wanted_runs(text: str, data: bytes) -> Runs | None:
+def _wanted_runs(text: str, data: bytes, scan: Any = _WANTED_RUNS_BUT_CHANNELS) -> Runs | None:
     """Each run of wanted lines (_WANTED_RUNS_BUT_CHANNELS) as (offset, end, first line, rows): one
     findall a run, not a match a line, the lines counted on from run to run (one pass over the
     newlines, where nccl_log counted them again); None where a run's lines and rows disagree in
@@ -194,7 +241,7 @@ def _wanted_runs(text: str, data: bytes) -> Runs | None:
     runs = Runs()
     count, rows_of = text.count, _ROWS.findall
     newlines = last = 0
-    for run in _WANTED_RUNS_BUT_CHANNELS.finditer(data):
+    for run in scan.finditer(data):
         start, end = run.span()
         rows = rows_of(text, start, end)
         newlines += count("\n", last, start)
@@ -204,7 +251,7 @@ def _wanted_runs(text: str, data: bytes) -> Runs | None:
         runs.append((start, end, newlines + 1, rows))
         newlines += inside
         last = end
-    runs.newlines, runs.end = newlines, last
+    runs.newlines, runs.end, runs.routed = newlines, last, scan is _WANTED_RUNS_ROUTED
     return runs
 
 
@@ -255,7 +302,7 @@ def candidates(text: str) -> tuple[Any, int | None]:
     other: list[Any] = []
     alone = classify.gate(text, ALL_PREFIXED_TEXT)
     if alone or (alone is None and _ALL_PREFIXED.fullmatch(data)):  # a log NCCL wrote alone: every line prefixed, so no other candidate
-        if (runs := _wanted_runs(text, data)) is not None:  # its lines: the runs' newlines, then the rest's
+        if (runs := _wanted_runs(text, data, _WANTED_RUNS_ROUTED)) is not None:  # its lines: the runs' newlines, then the rest's
             runs.lines = runs.newlines + text.count("\n", runs.end) + (data[-1] != 10)
             return runs, runs.lines
         prefixed = text.count("\n") + (data[-1] != 10)
@@ -270,3 +317,57 @@ def candidates(text: str) -> tuple[Any, int | None]:
     if not other:
         return wanted, prefixed
     return heapq.merge(wanted, other, key=lambda m: m.start()), prefixed
+
+
+def shared_candidates(artefact: Any, scan: Any = None) -> tuple[Any, int | None]:
+    """candidates() of ``artefact.text``, made once for the NCCL readers of a log NCCL wrote alone: the
+    routed runs are kept on the artefact (its ``scans``) for nccl_log and its companions, whichever asks
+    first (the classifier's order asks nccl_channels before nccl_log); ``scan``: candidates() where None."""
+    text = artefact.text
+    got = artefact.scans.get(__name__)
+    if got is not None and got[0] is text:
+        return got[1]
+    found = (scan or candidates)(text)
+    if type(found[0]) is Runs and found[0].routed:
+        artefact.scans[__name__] = (text, found)
+    return found
+
+
+def routed_regions(artefact: Any) -> list[tuple[int, int]] | None:
+    """The (start, end) offsets of the routed runs of ``artefact.text``, a log NCCL wrote alone (the
+    classifier's pass said so: its ALL_PREFIXED_TEXT member), ASCII and long enough for the fast path:
+    every line of it that nccl_channels (where the router leaves it only the ring orders), nccl_nvls or
+    nccl_net_oob can read lies in one; None for another text (the reader then scans it all)."""
+    text = artefact.text
+    got = artefact.scans.get(__name__)
+    if got is None or got[0] is not text:
+        if len(text) < _FAST_FROM or classify.gate(text, ALL_PREFIXED_TEXT) is not True or not text.isascii():
+            return None
+        got = (text, shared_candidates(artefact))
+    runs = got[1][0]
+    if type(runs) is not Runs or not runs.routed:
+        return None
+    if runs.regions is None:
+        runs.regions = [(start, end) for start, end, _, _ in runs]
+    return runs.regions
+
+
+def lines_in(text: str, regions: list[tuple[int, int]], literals: tuple[str, ...]) -> list[tuple[int, str]]:
+    """facts/parsers/base.py lines_with() of the lines inside ``regions`` (whole lines, in text order):
+    (offset of the line's start, line) of each line holding one of ``literals``, in text order, once per line."""
+    starts: set[int] = set()
+    find, rfind = text.find, text.rfind
+    for lo, hi in regions:
+        for lit in literals:
+            pos = find(lit, lo, hi)
+            while pos != -1:
+                starts.add(rfind("\n", 0, pos) + 1)
+                end = find("\n", pos, hi)
+                if end == -1:
+                    break
+                pos = find(lit, end + 1, hi)
+    out = []
+    for start in sorted(starts):
+        end = find("\n", start)
+        out.append((start, text[start:] if end == -1 else text[start:end]))
+    return out

@@ -22,6 +22,7 @@ import re2
 
 from stethoscope.facts.kinds.nccl import NcclOobAddress  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, lines_with
+from stethoscope.facts.parsers import nccl_log_scan
 from stethoscope.facts.parsers.nccl_log import line_counter
 
 KIND = "nccl_net_oob"
@@ -55,7 +56,10 @@ def parse(artefact: Artefact) -> ParseResult:
     fb = FactBuilder(artefact, result)
     seen: set[tuple[str, str, str]] = set()
     line_of = line_counter(artefact.text)  # the artefact's own counter left for the next reader (see line_counter)
-    for start, line in _lines_with_both(artefact.text):
+    # a log NCCL wrote alone: its lines routed by nccl_log's pass (every line _LINE reads lies in its runs)
+    regions = nccl_log_scan.routed_regions(artefact)
+    for start, line in (_lines_with_both(artefact.text) if regions is None
+                        else ((at, ln) for at, ln in nccl_log_scan.lines_in(artefact.text, regions, (_OOB,)) if _NET in ln)):
         m = _LINE.search(line)
         if not m:
             continue

@@ -37,6 +37,7 @@ from stethoscope.facts.kinds.nccl import (  # noqa: F401 - the fact classes live
     NcclChannelCounts, NcclNvlsSetup, NcclNvlsSupport, NcclNvlsUse,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, lines_with
+from stethoscope.facts.parsers import nccl_log_scan
 from stethoscope.facts.parsers.nccl_log import line_counter
 
 KIND = "nccl_nvls"
@@ -101,7 +102,9 @@ def parse(artefact: Artefact) -> ParseResult:
     text = artefact.text
     line_of = line_counter(text)  # the artefact's own counter left for the next reader (see line_counter)
     literals = tuple(lit for lit, g in zip(_LITERALS, _LITERAL_GATES) if classify.gate(text, g) is not False)
-    for start, line in lines_with(text, literals):
+    # a log NCCL wrote alone: its lines routed by nccl_log's pass (every line _LINE reads lies in its runs)
+    regions = nccl_log_scan.routed_regions(artefact) if literals else None
+    for start, line in (lines_with(text, literals) if regions is None else nccl_log_scan.lines_in(text, regions, literals)):
         m = _LINE.match(line)
         if m is None:
             continue

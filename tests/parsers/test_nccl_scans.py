@@ -98,3 +98,61 @@ def test_nvls_detect_is_the_line_scan(texts):
     differ = [name for name, text in texts
               if nccl_nvls.detect(text) != any(nccl_nvls._LINE.match(line) for _, line in lines_with(text, nccl_nvls._LITERALS))]
     assert not differ, differ[:10]
+
+
+def _long_logs() -> list[tuple[str, str]]:
+    """The fixtures' NCCL logs long enough for nccl_log's fast path (test_nccl_log_fast_path's LOGS)."""
+    spec = importlib.util.spec_from_file_location("nccl_log_fast_path", HERE / "test_nccl_log_fast_path.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return [(str(p), p.read_text(encoding="utf-8")) for p in mod.LOGS]
+
+
+def _readings(text: str, shared: bool) -> tuple:
+    """nccl_channels (links dead), nccl_log, nccl_nvls and nccl_net_oob of ``text``, in parse_one's order:
+    ``shared``: one artefact after the classifier's pass (the companions read the lines nccl_log_scan's
+    pass routed); else each reader alone, its own scan of the whole text (nccl_log's line-by-line scan)."""
+    from stethoscope.facts import classify
+    from stethoscope.facts.parsers import nccl_log, nccl_log_scan, nccl_net_oob
+    out = []
+    art = Artefact(path="log", text=text, node="n1", router=_LinksDead())
+    if shared:
+        classify.classifier().scan(text)
+    for mod in (nccl_channels, nccl_log, nccl_nvls, nccl_net_oob):
+        if not shared:
+            classify.forget()
+            art = Artefact(path="log", text=text, node="n1", router=_LinksDead())
+            own = nccl_log.candidates
+            nccl_log.candidates = lambda t: (nccl_log_scan._SCAN.finditer(t), None)
+        try:
+            res = mod.parse(art)
+        finally:
+            if not shared:
+                nccl_log.candidates = own
+        out.append(([f.model_dump() for f in res.facts], [(e.line, e.message) for e in res.errors], res.lines_used,
+                     [(h.limit, h.line, h.detail) for h in res.limits]))
+    routed = nccl_log_scan.routed_regions(art) is not None if shared else None
+    classify.forget()
+    return out, routed
+
+
+def test_one_pass_routes_the_lines_each_reader_reads(texts):
+    """Issue 12: in a log NCCL wrote alone, nccl_log_scan's one RE2 pass picks the lines of nccl_log and of
+    its companions (nccl_channels' ring orders and communicators, nccl_nvls' and nccl_net_oob's lines),
+    which then read only inside its runs: every reader gives the facts, errors, lines used and limits it
+    gives reading the whole text itself, on the fixtures' long NCCL logs and the golden cases made long
+    (each repeated to the fast path's length)."""
+    from stethoscope.facts.parsers import nccl_log_scan
+    cases = _long_logs()
+    for name, text in texts:
+        if text.strip():
+            body = text if text.endswith("\n") else text + "\n"
+            cases.append((name, body * (nccl_log_scan._FAST_FROM // len(body) + 1)))
+    differ, routed = [], 0
+    for name, text in cases:
+        shared, was_routed = _readings(text, True)
+        routed += bool(was_routed)
+        if shared != _readings(text, False)[0]:
+            differ.append(name)
+    assert routed > 50, routed
+    assert not differ, differ[:10]
