@@ -241,3 +241,27 @@ def test_near_miss_the_rpc_history_with_the_rpc_it_awaited_is_the_timeout(rulese
     rep, _ = _diagnose(tmp_path, ruleset, "\n".join(rows))
     assert rep.verdict == "faulty" and rep.findings[0].cause == "gsp_firmware_error", rep.reason
     assert not rep.coverage.limits
+
+
+H200 = ROOT / "fixtures" / "bundles" / "h200-healthy" / "bundle" / "vm"
+
+
+def test_bare_python_exception_line_after_an_nccl_tests_table(ruleset, tmp_path):
+    # wild sweep A2: the h200 bundle's healthy all_reduce_perf output, then Python's bare Exception line of harvest
+    # 2504 (THUDM/slime#1326, no "Traceback" header above it): 'Exception' is no XError/XException word, so the line
+    # went unseen and the paste read HEALTHY 'checked: nccl'
+    line = _lines(_case("2504", "app.txt"), 4, 4)
+    assert line == "Exception: Server process terminated unexpectedly."
+    rep, _ = _diagnose(tmp_path, ruleset, (H200 / "allreduce.txt").read_text().rstrip("\n") + "\n" + line)
+    assert rep.verdict == "faulty", rep.reason
+    assert any(f.rule == "unexplained_error" and "Server process terminated" in f.summary for f in rep.findings)
+
+
+def test_dpkg_errors_list_after_an_nvidia_smi_q_capture(ruleset, tmp_path):
+    # fragment_audit_s27's dpkg window: harvest 1904's last two lines (Mellanox/nv_peer_memory#80, the list item without
+    # dpkg's leading space) after the h200 bundle's healthy nvidia-smi -q read HEALTHY ('Errors' is no error word)
+    tail = _lines(_case("1904", "app.txt"), 27, 28)
+    assert tail == "Errors were encountered while processing:\nnvidia-peer-memory-dkms"
+    rep, _ = _diagnose(tmp_path, ruleset, (H200 / "smi.txt").read_text().rstrip("\n") + "\n\n" + tail)
+    assert rep.verdict == "faulty", rep.reason
+    assert any("nvidia-peer-memory-dkms" in f.summary for f in rep.findings)

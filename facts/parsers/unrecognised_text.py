@@ -49,11 +49,13 @@ FALLBACK = True
 # docker: Error response from daemon: failed to create task for container: failed to create shim task
 # Segmentation fault (core dumped)
 # RuntimeError: something went wrong
+# Exception: Skipped 50 iterations in a row due to Overflow - Exiting training.   (EleutherAI/gpt-neox#482: Python's bare
+#   Exception, "<qualname>: <message>" as traceback.format_exception_only prints it; followed by its message only)
 # (not "non-fatal", which says the opposite: "[2026-01-29 12:45:29] Node event verified: GpuPowerWatch is
 # non-fatal, appears in events", NVIDIA/NVSentinel#768's acceptance test; an AER line's "(Non-Fatal)" has its "Error")
 ERROR_WORDS = re.compile(
     r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ff]ailure|FAILURE|(?<![Nn]on-)(?<![Nn]on )[Ff]atal|(?<!NON-)FATAL|[Pp]anic|PANIC|Traceback|"
-    r"[A-Z]\w*(?:Error|Exception)|[Tt]imed out|[Tt]imeout|Segmentation fault|core dumped|[Aa]borted|"
+    r"[A-Z]\w*(?:Error|Exception)|Exception(?=: \S)|[Tt]imed out|[Tt]imeout|Segmentation fault|core dumped|[Aa]borted|"
     r"[Cc]annot|[Cc]ould not|[Uu]nable to|[Nn]ot responding|[Uu]ncorrectable|[Cc]orrupt\w*)\b"
 )
 
@@ -79,7 +81,8 @@ FAILURE_WORDS = re.compile(
     r"|^\s*Traceback \(most recent call last\):"
     # torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
     # ValueError: Expected input batch_size (32) to match target batch_size (16).
-    r"|^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?::|\s*$)"
+    # Exception: Server process terminated unexpectedly.       (Python's bare Exception; THUDM/slime#1326, harvest 2504)
+    r"|^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?::|\s*$)|^\s*Exception: \S"
     # CUDAdrv: Error During Test
     #   Got an exception of type CUDAdrv.CuError outside of a @test          (JuliaGPU/CUDAdrv.jl#106, Julia 0.6)
     #   Julia's Test stdlib (Test.jl Base.show(io, ::Error)): printstyled("Error During Test") [" at file:line"], then for
@@ -634,7 +637,8 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
 #   thread id before 2.4} {path}:{lineno}]{trace id}{artifact}": lines in a row with the same prefix are one record
 _LOGGER_RECORD = re.compile(r"(?:\[rank\d+\]:)?[VDIWEC]\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ \S+:\d+\]")
 # the line of a record that names the failure: the exception that ends a traceback
-_EXCEPTION = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?::|\s*$)")
+# Exception: Skipped 50 iterations in a row due to Overflow - Exiting training.      (a bare Exception: EleutherAI/gpt-neox#482)
+_EXCEPTION = re.compile(r"^\s*(?:(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?::|\s*$)|Exception: \S)")
 
 
 def _logger_records(raw: str, lines: list[str]) -> dict[int, int]:

@@ -432,3 +432,14 @@ def test_a_traceback_at_error_in_a_recognised_file_is_told_once_not_frame_by_fra
     got = sorted((f.evidence.line, f.message) for f in unread_failures(art, set()).facts)
     assert [n for n, _ in got] == [6, 12]
     assert got[0][1] == "EngineCore failed to start."
+
+
+def test_bare_python_exception_line():
+    # wild sweep A2: Python's bare Exception ("Exception: <message>", traceback.format_exception_only), alone or ending a
+    # traceback: EleutherAI/gpt-neox#482, THUDM/slime#1326 (harvest 2504); a word "Exception" in prose is not one
+    from stethoscope.facts.parsers.unrecognised_text import ERROR_WORDS, FAILURE_WORDS
+    for line in ("Exception: Skipped 50 iterations in a row due to Overflow - Exiting training.",
+                 "Exception: Server process terminated unexpectedly."):
+        assert ERROR_WORDS.search(line) and FAILURE_WORDS.search(line)
+    assert not ERROR_WORDS.search("Exception handling is left to the caller")
+    assert not FAILURE_WORDS.search("the Exception: field of the form")
