@@ -19,8 +19,24 @@ error messages, the sample content below (nvidia-persistenced.c, ``syslog(LOG_ER
 
 Fact: ``persistenced_error`` (``event``: ``device_query_failed``, ``no_devices``,
 ``library_missing``, ``device_open_failed``, ``init_failed``, ``unit_failed``; the GPU's bus id
-where the line names one). Its notices (``Started (N)``, ``Shutdown (N)``, ``Verbose syslog
-connection opened``) are not faults and are left unread.
+where the line names one; ``unit_failed`` too for the ``Active: failed`` line of the unit's
+``systemctl status``).
+
+A running daemon's own output is read too, and makes no fact (wild sweep A4): its notices as
+nvidia-persistenced.c logs them (``Started (%d)``, ``Shutdown (%d)``, ``Verbose syslog connection
+opened``, ``Now running with user ID %d and group ID %d``, ``Directory %s will not be removed on
+exit``, ``PID file unlocked.``, ``PID file closed.``, ``Received signal %d``, ``device ... -
+registered``) and the head and ``Active:`` line of ``systemctl status nvidia-persistenced`` (real:
+bottlerocket-os/bottlerocket-core-kit#122)::
+
+    ● nvidia-persistenced.service - NVIDIA Persistence Daemon
+         Active: active (running) since Tue 2024-10-08 00:40:40 UTC; 1min 34s ago
+    Oct 08 00:40:36 ip-10-194-20-228.us-west-2.compute.internal nvidia-persistenced[1450]: Started (1450)
+
+Such a file is recognised and checks nothing (knowledge/coverage.yaml: ``covers: []``): a daemon
+that runs says the driver answered it, not that a GPU is healthy, and one that shut down (its
+``Received signal 15`` then ``Shutdown``) is stopped, not judged. Its unread lines that say in words
+that something failed are still text errors (a ``log: true`` kind).
 """
 from __future__ import annotations
 
@@ -54,22 +70,54 @@ _UNIT = re.compile(
     r"nvidia-persistenced\.service: (?:Failed with result|Control process exited, code=exited, status=[1-9])"
     r"|Failed to start (?:nvidia-persistenced\.service|NVIDIA Persistence Daemon)"
     r"|Job for nvidia-persistenced\.service failed\b")
+# the daemon's notices (nvidia-persistenced.c: syslog(LOG_NOTICE, "Started (%d)", pid), "Shutdown (%d)";
+# SYSLOG_VERBOSE(LOG_INFO, ...) "Verbose syslog connection opened", "Now running with user ID %d and group ID %d",
+# "Directory %s will not be removed on exit", "PID file unlocked.", "PID file closed."; LOG_DEBUG "Received signal %d";
+# SYSLOG_DEVICE_VERBOSE(..., "registered") through nvidia-syslog-utils.c's "device %04x:%02x:%02x.%x - %s"). Real lines:
+# Oct 08 00:40:36 ip-10-194-20-228.us-west-2.compute.internal nvidia-persistenced[1450]: Started (1450)      (bottlerocket-core-kit#122)
+# Oct 08 00:40:36 ip-10-194-20-228.us-west-2.compute.internal nvidia-persistenced[1450]: Now running with user ID 981 and group ID 981
+# Oct 08 00:40:36 ip-10-194-20-228.us-west-2.compute.internal nvidia-persistenced[1450]: Directory /var/run/nvidia-persistenced will not be removed on exit
+# 2025-08-16T00:03:04.247328-04:00 localhost nvidia-persistenced: Verbose syslog connection opened            (ollama/ollama#11932)
+_NOTICE = re.compile(
+    r"nvidia-persistenced(?:\[\d+\])?: (?:Started \(\d+\)|Shutdown \(\d+\)|Verbose syslog connection opened"
+    r"|Now running with user ID \d+ and group ID \d+|Directory /\S* will not be removed on exit|PID file (?:unlocked|closed)\."
+    r"|Received signal \d+|device [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] - registered)\s*$")
+# systemctl status nvidia-persistenced: the unit's head, then its state within a few lines (systemd's own layout, the
+# same for every unit; the unit's Description is NVIDIA's init/systemd/nvidia-persistenced.service.template's):
+# ● nvidia-persistenced.service - NVIDIA Persistence Daemon                                 (bottlerocket-core-kit#122)
+#      Active: active (running) since Tue 2024-10-08 00:40:40 UTC; 1min 34s ago
+#      Active: failed (Result: exit-code) since Tue 2023-06-27 10:02:11 UTC; 5s ago   (systemd's form for any unit: the
+#                                                       fabric manager's unit, facts/parsers/fabric_manager_log.py)
+_UNIT_HEAD = re.compile(r"^\s*(?:[●○×*↻]\s*)?nvidia-persistenced\.service - NVIDIA Persistence Daemon\s*$", re.M)
+_ACTIVE = re.compile(r"^\s*Active: (?P<state>[a-z]+)(?: \((?P<sub>[^)]*)\))?")
 _ANY = re.compile(_DAEMON.pattern + "|" + _INIT.pattern + "|" + _UNIT.pattern)
+_ANY_READ = re.compile(_ANY.pattern + "|" + _NOTICE.pattern + "|" + _UNIT_HEAD.pattern, re.M)
 
 
 def detect(head: str) -> bool:
     if not ("nvidia-persistenced" in head or "NVIDIA Persistence Daemon" in head):
         return False
-    return _ANY.search(head) is not None
+    return _ANY_READ.search(head) is not None
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
+    unit_block = -10
     for n, line in enumerate(artefact.lines, 1):
+        if n - unit_block <= 6 and (a := _ACTIVE.match(line)) is not None:
+            unit_block = -10
+            if a["state"] == "failed":
+                b.add(PersistencedError, n, event="unit_failed", message=line.strip())
+            result.lines_used += 1  # active (running), inactive (dead): the daemon's state, no fault of the driver's
+            continue
         if "ersistence" not in line and "persistenced" not in line:
             continue
-        if (m := _DAEMON.search(line)) is not None:
+        if _UNIT_HEAD.match(line):
+            unit_block = n  # the unit's head names it; its Active: line says its state
+        elif _NOTICE.search(line):
+            pass  # a running (or stopped) daemon's notice: read, no fact
+        elif (m := _DAEMON.search(line)) is not None:
             event = next(e for g, e in (("query", "device_query_failed"), ("none", "no_devices"), ("lib", "library_missing"),
                                         ("open", "device_open_failed")) if m[g])
             b.add(PersistencedError, n, event=event, pci_bus_id=try_pci_bus_id(m["bdf"]) if m["bdf"] else None,
@@ -85,4 +133,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
-SIGNATURES = (_ANY,)
+SIGNATURES = (_ANY_READ,)

@@ -23,12 +23,24 @@ LINES = [
     ("Job for nvidia-persistenced.service failed because the control process exited with error code.", "unit_failed", None),
 ]
 
+# the daemon's notices (nvidia-persistenced.c's LOG_NOTICE / verbose lines; real lines of NVIDIA/nvidia-persistenced#2,
+# NVIDIA/nvidia-docker#720 with Azure's 5-digit PCI domain, bottlerocket-os/bottlerocket-core-kit#122): read, no fact
+NOTICES = [
+    "nvidia-persistenced[19176]: Started (19176)",
+    "nvidia-persistenced[19176]: Verbose syslog connection opened",
+    "nvidia-persistenced[19176]: Directory /var/run/nvidia-persistenced will not be removed on exit",
+    "nvidia-persistenced[1450]: Now running with user ID 981 and group ID 981",
+    "nvidia-persistenced[19176]: device 0000:3d:00.0 - registered",
+    "nvidia-persistenced: device 44857:00:00.0 - registered",
+    "nvidia-persistenced[19175]: Received signal 15",
+    "nvidia-persistenced[19176]: PID file unlocked.",
+    "nvidia-persistenced[19176]: PID file closed.",
+    "nvidia-persistenced[19176]: Shutdown (19176)",
+]
+
 NEAR_MISSES = [
-    "nvidia-persistenced[1234]: Started (1234)",
-    "nvidia-persistenced[1234]: Verbose syslog connection opened",
     "nvidia-persistenced[1234]: device 0000:3b:00.0 - persistence mode enabled.",
     "systemd[1]: Started nvidia-persistenced.service - NVIDIA Persistence Daemon.",
-    "nvidia-persistenced[1234]: Shutdown (1234)",
 ]
 
 
@@ -41,8 +53,16 @@ def test_error_forms(prefix, line, event, bus):
     assert (f.event, f.pci_bus_id, f.evidence.line) == (event, bus, 1)
 
 
+@pytest.mark.parametrize("line", NOTICES)
+def test_notices_read_without_a_fact(line):
+    text = "May 31 05:33:40 kino1 " + line + "\n"
+    assert npd.detect(text)
+    r = npd.parse(Artefact(path="s.log", text=text, node="n1"))
+    assert (r.facts, r.lines_used) == ([], 1)
+
+
 @pytest.mark.parametrize("line", NEAR_MISSES)
-def test_notices_stay_unread(line):
+def test_near_misses_stay_unread(line):
     text = "Dec  1 10:00:01 gpu-node-07 " + line + "\n"
     assert not npd.detect(text)
     assert npd.parse(Artefact(path="s.log", text=text, node="n1")).facts == []
@@ -63,3 +83,21 @@ def test_real_ansible_start_failure_fgci_ansible_role_cuda_20():
     assert npd.detect(text)
     r = npd.parse(Artefact(path="a.log", text=text, node="n1"))
     assert [(f.event, f.evidence.line) for f in r.facts] == [("unit_failed", 1), ("unit_failed", 3), ("unit_failed", 5)]
+
+
+def test_real_systemctl_status_running_bottlerocket_core_kit_122():
+    """A running daemon (wild sweep A4): the unit's head, its Active: line and the journal's notices are read, no fact."""
+    text = open("fixtures/artefacts/nvidia_persistenced_log/bottlerocketcorekit122_systemctl_status_running.txt").read()
+    assert npd.detect(text)
+    r = npd.parse(Artefact(path="s.txt", text=text, node="n1"))
+    assert r.facts == [] and r.lines_used == 6  # the head, its Active: line, the daemon's 4 notices (systemd's Starting: not its)
+
+
+def test_systemctl_status_failed_unit():
+    """The unit's head (bottlerocket-core-kit#122) with systemd's Active: line of a failed unit (the same form for any
+    unit: the fabric manager's, gpu-operator's thread in facts/parsers/fabric_manager_log.py)."""
+    text = ("● nvidia-persistenced.service - NVIDIA Persistence Daemon\n"
+            "     Active: failed (Result: exit-code) since Tue 2023-06-27 10:02:11 UTC; 5s ago\n")
+    assert npd.detect(text)
+    (f,) = npd.parse(Artefact(path="s.txt", text=text, node="n1")).facts
+    assert (f.event, f.evidence.line) == ("unit_failed", 2)
