@@ -69,11 +69,13 @@ def _content() -> tuple[re.Pattern, ...]:
 
 def read_lines(results: list[ParseResult], art: Artefact, facts: list[Fact]) -> list[int]:
     """The 1-based lines of ``art``'s text that a fact of the readers' stands on (built, folded or capped: the
-    ids FactBuilder gave), sorted."""
+    ids FactBuilder gave) or that a block a reader read whole holds (ParseResult.spans), sorted."""
     off = art.line_offset
     lines: set[int] = {at - off for res in results for seen in getattr(res, "seen", ()) for at, _kind in seen}
     lines.update(f.evidence.line - off for f in facts if f.evidence.path == art.path)
     lines.update(e.line - off for res in results for e in res.errors)
+    # the blocks a reader read whole (FactBuilder's ids stand on the rows it made facts of; the others were read too)
+    lines.update(i for res in results for a, b in getattr(res, "spans", ()) for i in range(a - off, b - off + 1))
     return sorted(lines)
 
 

@@ -265,3 +265,22 @@ def test_dpkg_errors_list_after_an_nvidia_smi_q_capture(ruleset, tmp_path):
     rep, _ = _diagnose(tmp_path, ruleset, (H200 / "smi.txt").read_text().rstrip("\n") + "\n\n" + tail)
     assert rep.verdict == "faulty", rep.reason
     assert any("nvidia-peer-memory-dkms" in f.summary for f in rep.findings)
+
+
+@pytest.mark.parametrize("sep", ["\n", "\n\n\n"], ids=["right_after", "after_blank_lines"])
+def test_bare_python_exception_line_after_an_nvidia_smi_q_capture(ruleset, tmp_path, sep):
+    # wild sweep A2 left it HEALTHY: harvest 2504's bare Exception line after the h200 bundle's healthy nvidia-smi -q.
+    # nvidia_smi_q counted its block's span (blank lines too) as read, so parse_one saw no unread line and
+    # engine/foreign_runs.py never looked; with the blank lines counted out, the run around the line's error word took
+    # in the block's last rows (no fact stands on them) and was rejected whole: the block is now read whole
+    # (ParseResult.spans)
+    line = _lines(_case("2504", "app.txt"), 4, 4)
+    rep, _ = _diagnose(tmp_path, ruleset, (H200 / "smi.txt").read_text().rstrip("\n") + sep + line)
+    assert rep.verdict == "faulty", rep.reason
+    assert any(f.rule == "unexplained_error" and "Server process terminated" in f.summary for f in rep.findings)
+
+
+def test_near_miss_the_nvidia_smi_q_capture_alone_stays_healthy(ruleset, tmp_path):
+    rep, checked = _diagnose(tmp_path, ruleset, (H200 / "smi.txt").read_text().rstrip("\n"))
+    assert rep.verdict == "healthy", rep.reason
+    assert {"gpu", "gpu_memory", "power_thermal"} <= checked

@@ -189,6 +189,10 @@ class ParseResult:
     #: each FactBuilder's {(file line, kind): facts made there} (built, folded or capped alike): the lines the
     #: readers made facts of (engine/foreign_runs.py: what of a recognised file nobody read)
     seen: list[dict[tuple[int, str], int]] = field(default_factory=list)
+    #: (first, last) file lines of each block a reader read whole, its rows read without a fact on each (an
+    #: nvidia-smi -q block): read as well (engine/foreign_runs.py), so that another program's line after it is not
+    #: taken for one of its rows
+    spans: list[tuple[int, int]] = field(default_factory=list)
 
 
 #: fact class -> the rule view of its defaults (non-None, evidence left out): FactBuilder._view

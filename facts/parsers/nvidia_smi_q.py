@@ -639,7 +639,13 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
         r.cuda_version = top.get("cuda version") or None
         r.taken_at = top.get("timestamp") or None
         emit_gpu_facts(b, r)
-    return last - banner_line + 1
+    # the block's non-blank lines, not its span: a blank line counted as read would hide as many unread lines
+    # from parse_one's count, and a stray line after the block ('Exception: ...' after a healthy -q, wild sweep
+    # A2) read HEALTHY where the same line alone reads an unexplained error (engine/foreign_runs.py searches only
+    # where the readers' own count leaves a non-blank line unread); the block's span is read (ParseResult.spans),
+    # so that such a line is not taken for one of its rows (its rows without a fact on them)
+    b.result.spans.append((banner_line + artefact.line_offset, last + artefact.line_offset))
+    return sum(1 for ln in lines[banner_line - 1:last] if ln and not ln.isspace())
 
 
 # $ nvidia-smi -q -i 1          (a terminal paste: the command asked for one GPU of the eight)
