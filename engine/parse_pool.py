@@ -173,6 +173,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     results: list[ParseResult] = []
     read_by: list[str] = []
     checks: dict[str, list[str]] = {}
+    spanned: set[str] = set()  # the readers that said which blocks they read whole (ParseResult.spans)
     for p in kinds:
         try:
             res: ParseResult = p.parse(art)
@@ -186,6 +187,8 @@ def parse_one(art: Artefact, router=None) -> FileResult:
             continue
         out.facts.extend(res.facts)
         results.append(res)
+        if res.spans:
+            spanned.add(p.KIND)
         for key, slot in res.folded.items():
             if key in folded:
                 folded[key][2] += slot[2]
@@ -209,7 +212,9 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         # word occurs at all: answered by the classifier's pass, one of its text gates)
         out.facts.extend(unread_failures(art, _cited_lines(art.path, out), owners).facts)
     nonblank = art.nonblank_lines()
-    if not any(getattr(p, "FALLBACK", False) or p.KIND in _document_kinds() for p in kinds):
+    # (a document's reader reads the members it knows, the others are no other program's: a document is searched only
+    # where its reader said which lines it spans, as nvidia_smi_xml does: a line after the root's end is not its own)
+    if not any(getattr(p, "FALLBACK", False) or (p.KIND in _document_kinds() and p.KIND not in spanned) for p in kinds):
         # a run of another program's lines no reader read: read as the fallback reads a file (engine/foreign_runs.py)
         found, parts = foreign_runs(art, kinds, results, out.facts, nonblank - used)
         out.facts.extend(found)

@@ -280,6 +280,18 @@ def test_bare_python_exception_line_after_an_nvidia_smi_q_capture(ruleset, tmp_p
     assert any(f.rule == "unexplained_error" and "Server process terminated" in f.summary for f in rep.findings)
 
 
+@pytest.mark.parametrize("where", ["after", "before"])
+def test_bare_python_exception_line_beside_an_nvidia_smi_q_xml_capture(ruleset, tmp_path, where):
+    # the same line beside the h200 bundle's -q -x: a document's reader reads the members it knows, so foreign_runs
+    # searched no document; nvidia_smi_xml now says which lines its document spans (ParseResult.spans), and a line
+    # outside them is searched (HEALTHY before, either side of the document)
+    line = _lines(_case("2504", "app.txt"), 4, 4)
+    xml = (H200 / "smi.xml").read_text().rstrip("\n")
+    rep, _ = _diagnose(tmp_path, ruleset, xml + "\n" + line if where == "after" else line + "\n" + xml)
+    assert rep.verdict == "faulty", rep.reason
+    assert any(f.rule == "unexplained_error" and "Server process terminated" in f.summary for f in rep.findings)
+
+
 def test_near_miss_the_nvidia_smi_q_capture_alone_stays_healthy(ruleset, tmp_path):
     rep, checked = _diagnose(tmp_path, ruleset, (H200 / "smi.txt").read_text().rstrip("\n"))
     assert rep.verdict == "healthy", rep.reason
