@@ -34,9 +34,12 @@ bottlerocket-os/bottlerocket-core-kit#122)::
     Oct 08 00:40:36 ip-10-194-20-228.us-west-2.compute.internal nvidia-persistenced[1450]: Started (1450)
 
 Such a file is recognised and checks nothing (knowledge/coverage.yaml: ``covers: []``): a daemon
-that runs says the driver answered it, not that a GPU is healthy, and one that shut down (its
-``Received signal 15`` then ``Shutdown``) is stopped, not judged. Its unread lines that say in words
-that something failed are still text errors (a ``log: true`` kind).
+that runs says the driver answered it, not that a GPU is healthy. A daemon the text leaves
+stopped (its last notice ``Received signal 15`` or ``Shutdown (N)``, NVIDIA/nvidia-persistenced#2;
+its unit ``inactive (dead)``) is not judged, and not taken for a running one either: without a
+failure line such a text is not recognised (as before: an unrecognised file keeps a bundle
+inconclusive), and past the classifier's head none of its notices counts as read. Its unread lines that say in words that something failed are still text errors (a
+``log: true`` kind).
 """
 from __future__ import annotations
 
@@ -94,30 +97,53 @@ _ANY = re.compile(_DAEMON.pattern + "|" + _INIT.pattern + "|" + _UNIT.pattern)
 _ANY_READ = re.compile(_ANY.pattern + "|" + _NOTICE.pattern + "|" + _UNIT_HEAD.pattern, re.M)
 
 
+# the daemon left stopped: its notices 'Received signal 15', 'Shutdown (19176)' (NVIDIA/nvidia-persistenced#2), or its unit
+# in any state but running or failed ('Active: inactive (dead)', nvidia-persistenced#2 after a reboot; activating, exited)
+_STOP_NOTICE = re.compile(r"nvidia-persistenced(?:\[\d+\])?: (?:Shutdown \(\d+\)|Received signal \d+)\s*$"
+                          r"|^\s*Active: (?!active \(running\)|failed\b)\S", re.M)
+_START_NOTICE = re.compile(r"nvidia-persistenced(?:\[\d+\])?: Started \(\d+\)\s*$|^\s*Active: active \(running\)", re.M)
+
+
 def detect(head: str) -> bool:
     if not ("nvidia-persistenced" in head or "NVIDIA Persistence Daemon" in head):
         return False
-    return _ANY_READ.search(head) is not None
+    if _ANY.search(head) is not None:
+        return True  # a failure of the daemon's or its unit's
+    if _ANY_READ.search(head) is None:
+        return False
+    # the daemon's own output without a failure: recognised only while the text leaves it running (a daemon stopped
+    # after its start, NVIDIA/nvidia-persistenced#2's SIGTERM, stays an unrecognised file: never read as a running one)
+    stops = [m.start() for m in _STOP_NOTICE.finditer(head)]
+    return not stops or any(m.start() > stops[-1] for m in _START_NOTICE.finditer(head))
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     unit_block = -10
+    notices = 0  # the running daemon's lines read without a fact (its unit's head and state, its notices)
+    stopped = False  # the capture's last word on the daemon: it was stopped (Shutdown, a signal, inactive (dead))
     for n, line in enumerate(artefact.lines, 1):
         if n - unit_block <= 6 and (a := _ACTIVE.match(line)) is not None:
             unit_block = -10
             if a["state"] == "failed":
                 b.add(PersistencedError, n, event="unit_failed", message=line.strip())
-            result.lines_used += 1  # active (running), inactive (dead): the daemon's state, no fault of the driver's
+                result.lines_used += 1
+            else:  # active (running): the daemon runs; inactive (dead): it does not (not a fault of the driver's)
+                notices += 1
+                stopped = (a["state"], a["sub"]) != ("active", "running")
             continue
         if "ersistence" not in line and "persistenced" not in line:
             continue
         if _UNIT_HEAD.match(line):
             unit_block = n  # the unit's head names it; its Active: line says its state
-        elif _NOTICE.search(line):
-            pass  # a running (or stopped) daemon's notice: read, no fact
-        elif (m := _DAEMON.search(line)) is not None:
+            notices += 1
+            continue
+        if (m := _NOTICE.search(line)) is not None:
+            notices += 1
+            stopped = "Shutdown" in m[0] or "Received signal" in m[0]
+            continue
+        if (m := _DAEMON.search(line)) is not None:
             event = next(e for g, e in (("query", "device_query_failed"), ("none", "no_devices"), ("lib", "library_missing"),
                                         ("open", "device_open_failed")) if m[g])
             b.add(PersistencedError, n, event=event, pci_bus_id=try_pci_bus_id(m["bdf"]) if m["bdf"] else None,
@@ -129,6 +155,8 @@ def parse(artefact: Artefact) -> ParseResult:
         else:
             continue
         result.lines_used += 1
+    if not stopped:  # a daemon the capture leaves stopped is not read for a running one
+        result.lines_used += notices
     return result
 
 

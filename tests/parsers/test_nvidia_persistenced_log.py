@@ -53,12 +53,37 @@ def test_error_forms(prefix, line, event, bus):
     assert (f.event, f.pci_bus_id, f.evidence.line) == (event, bus, 1)
 
 
-@pytest.mark.parametrize("line", NOTICES)
+@pytest.mark.parametrize("line", [n for n in NOTICES if "Shutdown" not in n and "Received signal" not in n])
 def test_notices_read_without_a_fact(line):
     text = "May 31 05:33:40 kino1 " + line + "\n"
     assert npd.detect(text)
     r = npd.parse(Artefact(path="s.log", text=text, node="n1"))
     assert (r.facts, r.lines_used) == ([], 1)
+
+
+@pytest.mark.parametrize("line", [n for n in NOTICES if "Shutdown" in n or "Received signal" in n])
+def test_a_stopped_daemon_alone_is_not_recognised(line):
+    text = "May 31 05:33:40 kino1 " + line + "\n"
+    assert not npd.detect(text)  # as before: unrecognised, never read for a running daemon
+    r = npd.parse(Artefact(path="s.log", text=text, node="n1"))
+    assert (r.facts, r.lines_used) == ([], 0)
+
+
+def test_daemon_left_stopped_is_not_read_nvidia_persistenced_2():
+    """The journal of NVIDIA/nvidia-persistenced#2 (systemd's SIGTERM right after the start): the text leaves the
+    daemon stopped, so it is not recognised and none of its notices counts as read (never healthy on its account)."""
+    text = "".join(f"May 31 05:33:40 kino1 {line}\n" for line in (
+        "nvidia-persistenced[19176]: Verbose syslog connection opened",
+        "nvidia-persistenced[19176]: Started (19176)",
+        "nvidia-persistenced[19176]: device 0000:3d:00.0 - registered",
+        "nvidia-persistenced[19175]: Received signal 15",
+        "nvidia-persistenced[19175]: Shutdown (19176)"))
+    assert not npd.detect(text)  # unrecognised, as before: the bundle stays inconclusive on its account
+    r = npd.parse(Artefact(path="j.log", text=text, node="n1"))  # past a classifier's head: nothing read either
+    assert (r.facts, r.lines_used) == ([], 0)
+    running = text.rsplit("May 31", 2)[0]  # cut before the signal: a running daemon
+    assert npd.detect(running)
+    assert npd.parse(Artefact(path="j.log", text=running, node="n1")).lines_used == 3
 
 
 @pytest.mark.parametrize("line", NEAR_MISSES)
@@ -101,3 +126,12 @@ def test_systemctl_status_failed_unit():
     assert npd.detect(text)
     (f,) = npd.parse(Artefact(path="s.txt", text=text, node="n1")).facts
     assert (f.event, f.evidence.line) == ("unit_failed", 2)
+
+
+@pytest.mark.parametrize("state", ["inactive (dead)", "activating (start)"])
+def test_a_unit_not_running_is_not_recognised(state):
+    """nvidia-persistenced#2's 'Active: inactive (dead)' after a reboot under the unit's head (bottlerocket-core-kit#122's
+    form): a daemon that does not run is not read for one that does; the file stays unrecognised, as before."""
+    text = f"● nvidia-persistenced.service - NVIDIA Persistence Daemon\n   Active: {state}\n"
+    assert not npd.detect(text)
+    assert npd.parse(Artefact(path="s.txt", text=text, node="n1")).lines_used == 0
