@@ -161,10 +161,13 @@ def _blocks(art: Artefact, kinds, read: list[int]) -> list[tuple[int, int, int]]
 _MEMBER = re.compile(r'[ \t]{0,80}(?:"[^"\n]{1,200}"[ \t]{0,8}:|[\[\]{}],?[ \t\r]{0,8}$)')
 
 
-def candidates(art: Artefact, kinds, read: list[int], log: bool, strong: bool = False) -> list[tuple[int, int, int]]:
+def candidates(art: Artefact, kinds, read: list[int], log: bool, strong: bool = False,
+               later: list[tuple[int, int, int]] | None = None) -> list[tuple[int, int, int]]:
     """(a line with content, the first and last line of the stretch of non-format lines around it; 1-based) of
     each stretch no fact stands on that may hold another program's run: see the module's docstring. ``strong``:
-    only an error word or failure form is content (not a diagnostic term alone)."""
+    only an error word or failure form is content (not a diagnostic term alone). ``later``: where given, gets the
+    same for each further line of a stretch that holds an error word or failure form (the stretch is one candidate,
+    at its first content line; rejected whole, it may still hold another program's line among the readers' own)."""
     if log:
         return _blocks(art, kinds, read)
     lines = art.lines
@@ -201,6 +204,9 @@ def candidates(art: Artefact, kinds, read: list[int], log: bool, strong: bool = 
                 hits.append(line)
         done = 0
         for h in hits:
+            if h <= done and later is not None and h > out[-1][0] and not own(h) and _strong(lines[h - 1]):
+                later.append((h, out[-1][1], out[-1][2]))
+                continue
             if h <= done or own(h) or not lines[h - 1].strip():
                 continue
             a = h
@@ -315,7 +321,8 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
         return [], []  # nothing read: the verdict's "recognised but not read" judges that file
     # (where the readers left one line unread, a line of terms alone is most often their own banner or footer:
     # "# Collective test concluded: all_gather_perf"; then only an error word or failure form makes a run)
-    cands = candidates(art, kinds, read_lines(results, art, facts), log, strong=unread < 2)
+    later: list[tuple[int, int, int]] = []
+    cands = candidates(art, kinds, read_lines(results, art, facts), log, strong=unread < 2, later=later)
     if not cands:
         return [], []
     lines = art.lines
@@ -335,6 +342,20 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
     def blank(i: int) -> bool:
         return not lines[i - 1].strip()
 
+    def around(h: int, a: int, b: int) -> tuple[int, int] | None:
+        """The stretch a..b holds lines its readers read (rows the facts of other rows stand for): the run is the
+        lines around the content line h whose removal, one at a time, leaves their reading as it was."""
+        lo = hi = h
+        while lo > a and tries < max_tries and (blank(lo - 1) or unread_without(lo - 1, lo - 1)):
+            lo -= 1
+        while hi < b and tries < max_tries and (blank(hi + 1) or unread_without(hi + 1, hi + 1)):
+            hi += 1
+        while blank(lo):
+            lo += 1
+        while blank(hi):
+            hi -= 1
+        return (lo, hi) if sum(1 for i in range(lo, hi + 1) if not blank(i)) <= unread else None
+
     runs: list[tuple[int, int]] = []
     end = 0
     for h, a, b in cands:
@@ -350,20 +371,18 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
             continue
         if log or a == b or not unread_without(h, h):
             continue  # (a log's block is taken whole or not at all)
-        # the stretch holds lines its readers read (rows the facts of other rows stand for): the run is the lines
-        # around the content line whose removal, one at a time, leaves their reading as it was
-        lo = hi = h
-        while lo > a and tries < max_tries and (blank(lo - 1) or unread_without(lo - 1, lo - 1)):
-            lo -= 1
-        while hi < b and tries < max_tries and (blank(hi + 1) or unread_without(hi + 1, hi + 1)):
-            hi += 1
-        while blank(lo):
-            lo += 1
-        while blank(hi):
-            hi -= 1
-        if sum(1 for i in range(lo, hi + 1) if not blank(i)) <= unread:
-            runs.append((lo, hi))
-            end = hi
+        if (run := around(h, a, b)):
+            runs.append(run)
+            end = run[1]
+    # a stretch rejected whole may hold another program's line after its first content line (a scrape's '# HELP'
+    # line naming an error, then a stray 'Exception: ...' line): its further error lines, while the re-parse budget
+    # lasts (those it does not reach are no limit: they were never candidates before)
+    for h, a, b in later:
+        if tries >= max_tries or log or any(lo <= h <= hi for lo, hi in runs):
+            continue
+        if unread_without(h, h) and (run := around(h, a, b)):
+            runs.append(run)
+    runs.sort()
     polarity = load_polarity()
     found: list[Fact] = []
     parts: list[tuple[int, str]] = []

@@ -296,3 +296,18 @@ def test_near_miss_the_nvidia_smi_q_capture_alone_stays_healthy(ruleset, tmp_pat
     rep, checked = _diagnose(tmp_path, ruleset, (H200 / "smi.txt").read_text().rstrip("\n"))
     assert rep.verdict == "healthy", rep.reason
     assert {"gpu", "gpu_memory", "power_thermal"} <= checked
+
+
+def test_bare_python_exception_line_inside_a_dcgm_exporter_scrape(ruleset, tmp_path):
+    # the same line among a saved /metrics scrape's lines (dcgm-exporter#326's two gauges), after a '# HELP' line that
+    # names an error ('Value of the last XID error encountered.'): the stretch around that first error word took the
+    # stray line in and was rejected whole (its '# HELP' / '# TYPE' lines are the reader's), so the line went unseen
+    # (HEALTHY 'checked: gpu'); a further error line of a rejected stretch is now tried alone
+    scrape = (ART / "dcgm_exporter_scrape" / "dcgm_exporter326_xid_fb.txt").read_text().split("\n")
+    line = _lines(_case("2504", "app.txt"), 4, 4)
+    rep, _ = _diagnose(tmp_path, ruleset, "\n".join(scrape[:2] + [line] + scrape[2:]).rstrip("\n"))
+    assert rep.verdict == "faulty", rep.reason
+    assert any(f.rule == "unexplained_error" and "Server process terminated" in f.summary for f in rep.findings)
+    (tmp_path / "alone").mkdir()
+    alone, _ = _diagnose(tmp_path / "alone", ruleset, "\n".join(scrape).rstrip("\n"))
+    assert alone.verdict == "healthy", alone.reason  # the near miss: the scrape alone
