@@ -280,14 +280,18 @@ def test_bare_python_exception_line_after_an_nvidia_smi_q_capture(ruleset, tmp_p
     assert any(f.rule == "unexplained_error" and "Server process terminated" in f.summary for f in rep.findings)
 
 
-@pytest.mark.parametrize("where", ["after", "before"])
+@pytest.mark.parametrize("where", ["after", "before", "inside"])
 def test_bare_python_exception_line_beside_an_nvidia_smi_q_xml_capture(ruleset, tmp_path, where):
     # the same line beside the h200 bundle's -q -x: a document's reader reads the members it knows, so foreign_runs
     # searched no document; nvidia_smi_xml now says which lines its document spans (ParseResult.spans), and a line
     # outside them is searched (HEALTHY before, either side of the document)
     line = _lines(_case("2504", "app.txt"), 4, 4)
     xml = (H200 / "smi.xml").read_text().rstrip("\n")
-    rep, _ = _diagnose(tmp_path, ruleset, xml + "\n" + line if where == "after" else line + "\n" + xml)
+    rows = xml.split("\n")
+    text = {"after": xml + "\n" + line, "before": line + "\n" + xml,
+            # inside the document, between two elements (a stderr line interleaved by '2>&1'): expat passes it over
+            "inside": "\n".join(rows[:len(rows) // 2] + [line] + rows[len(rows) // 2:])}[where]
+    rep, _ = _diagnose(tmp_path, ruleset, text)
     assert rep.verdict == "faulty", rep.reason
     assert any(f.rule == "unexplained_error" and "Server process terminated" in f.summary for f in rep.findings)
 

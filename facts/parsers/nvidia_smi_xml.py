@@ -41,6 +41,7 @@ from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.gpu_state_facts import GpuRecord, ecc_counter_of, emit_gpu_facts
 from stethoscope.facts.parsers.nvidia_smi_xml_blocks import feed
+from stethoscope.facts.parsers.unrecognised_text import ERROR_WORDS, FAILURE_WORDS
 
 KIND = "nvidia_smi_xml"
 
@@ -151,6 +152,21 @@ BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*(?=\n)")
 _ANY_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 
 
+#: a line of a document that no element opens (nvidia-smi's own: a value on a line of its own, '\t\t\tNone' in
+#: <mig_devices>): where it names an error, another program's line (_foreign_lines)
+#:   Exception: Server process terminated unexpectedly.       (harvest 2504, THUDM/slime#1326)
+_TEXT_LINE = re.compile(r"\n[ \t]*+[^<\s][^\n]*")
+
+
+def _foreign_lines(artefact: Artefact, text: str, pos: int, end: int) -> list[int]:
+    """The lines (of ``artefact``) between offsets ``pos`` and ``end`` that no element opens and that hold an error word
+    or a failure form: not nvidia-smi's."""
+    if pos < 0:
+        return []
+    return [artefact.line_of(t.start() + 1) for t in _TEXT_LINE.finditer(text, pos, end)
+            if ERROR_WORDS.search(t.group()) or FAILURE_WORDS.search(t.group())]
+
+
 def _blank_lines(text: str, pos: int, end: int) -> int:
     """The lines of only blanks between offsets ``pos`` and ``end``."""
     return len(BLANK_LINE.findall(text, pos, end)) if _ANY_BLANK_LINE.search(text, pos, end) else 0
@@ -179,8 +195,17 @@ def parse(artefact: Artefact) -> ParseResult:
         last = artefact.line_of(stop - 1) if newlines is None else first + newlines - (xml[-1] == "\n")
         # its non-blank lines, not its span (as nvidia_smi_q counts a block: a blank line counted as read hides an
         # unread one from parse_one's count)
-        result.lines_used += last - begin + 1 - _blank_lines(text, text.rfind("\n", 0, m.start()), stop)
-        result.spans.append((begin + artefact.line_offset, last + artefact.line_offset))  # read whole (foreign_runs)
+        # another program's error lines inside the document (a stderr interleaved by '2>&1', a paste's stray line)
+        # are no part of it: left unread, so that engine/foreign_runs.py reads them
+        holes = _foreign_lines(artefact, text, text.find("\n", m.start()), stop)
+        result.lines_used += last - begin + 1 - _blank_lines(text, text.rfind("\n", 0, m.start()), stop) - len(holes)
+        off = artefact.line_offset
+        for hole in holes:  # the document's lines read whole (foreign_runs), but for those
+            if hole > begin:
+                result.spans.append((begin + off, hole - 1 + off))
+            begin = hole + 1
+        if begin <= last:
+            result.spans.append((begin + off, last + off))
         pos = stop
     return result
 
