@@ -92,6 +92,15 @@ _GSP_TIMEOUT = re.compile(r"NVRM: (?:GPU\d+ )?_kgsp\w+: (?:\*+ GSP (?:Timeout|Fa
 _GSP_CRASH_BANNER = re.compile(r"NVRM: (?:GPU\d+ )?kgspHealthCheck\w*: \*{3,40} (?P<what>GSP-CrashCat|LibOS Task Watchdog) Report \*{3,40}\s*$")
 #: how far after the banner the report's Xid line may come (the build id and "GPU at PCI:" lines come between)
 _GSP_CRASH_AHEAD = 8
+# The robust-channel watchdog's timeout (src/nvidia/src/kernel/gpu/rc/kernel_rc_watchdog.c krcWatchdog_IMPL, NV_PRINTF(LEVEL_ERROR,
+# "RC watchdog: GPU is probably locked!  Notify Timeout Seconds: %d\n")): the GPU left the watchdog's own channel unserviced
+# past RmWatchDogTimeOut; krcWatchdogRecovery then resets the hung channel, and the Xid 8 line that follows (GPU and process)
+# carries the event. Pasted under journald with a lower-case month and no host (ggml-org/llama.cpp#27102):
+# aug 16 23:01:35 kernel: NVRM: krcWatchdog_IMPL: RC watchdog: GPU is probably locked!  Notify Timeout Seconds: 7
+_RC_WATCHDOG = re.compile(r"NVRM: (?:GPU\d+ )?krcWatchdog\w{0,20}: RC watchdog: GPU is probably locked!(?: {1,4}Notify Timeout Seconds: (?P<secs>\d+))?")
+#: how far after the watchdog's line its Xid 8 may come (the "GPU at PCI:" and board serial lines come between)
+_RC_WATCHDOG_AHEAD = 6
+_XID8 = re.compile(r"NVRM: Xid \([^)]{0,40}\): 8,")
 # NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2827
 # NVRM: nvAssertFailedNoLog: Assertion failed: 0 @ kernel_bus.c:1234
 # NVRM: GPU0 nvAssertOkFailedNoLog: Assertion failed: Invalid argument to call [NV_ERR_INVALID_ARGUMENT] (0x0000001F) returned from kgspWaitForRmInitDone(pGpu, pKernelGsp) @ kernel_gsp_gh100.c:1107
@@ -530,6 +539,12 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         # the Xid 119/120 line of the report after it carries the event; the banner is a fact only without it
         if not any(re.search(r"\): 1(?:19|20),", lines[k]) for k in range(ln, min(ln + _GSP_CRASH_AHEAD, len(lines)))):
             add("gsp_crash_report", detail=f"{m['what']} report")
+        used.add(ln)
+        return True
+    if "RC watchdog" in msg and (m := _RC_WATCHDOG.search(msg)) is not None:
+        # the Xid 8 line after it carries the event (its GPU and process); the line is a fact only without it
+        if not any(_XID8.search(lines[k]) for k in range(ln, min(ln + _RC_WATCHDOG_AHEAD, len(lines)))):
+            add("rc_watchdog_timeout", detail=f"no answer within {m['secs']} s" if m["secs"] else None)
         used.add(ln)
         return True
     if ("_issueRpcAndWait" in msg or "_GSP: GspRm" in msg) and (m := _RPC_FAILED.search(msg)) is not None \

@@ -216,3 +216,17 @@ def test_gsp_crashcat_banner():
     assert [(f.message_kind, f.detail) for f in _facts(watchdog)] == [("gsp_crash_report", "LibOS Task Watchdog report")]
     # a line that only mentions the report is not its banner
     assert _kinds("[  9.0] NVRM: kgspHealthCheck_TU102: GSP-CrashCat Report follows\n") == []
+
+
+def test_rc_watchdog_read_with_its_xid8():
+    # kernel_rc_watchdog.c krcWatchdog_IMPL: "RC watchdog: GPU is probably locked!  Notify Timeout Seconds: %d"; the Xid 8
+    # after it carries the event (ggml-org/llama.cpp#27102's whole record, journald with a lower-case month and no host)
+    text = open("fixtures/artefacts/kernel_log/llamacpp27102_rc_watchdog_xid8_journald_nohost.log", encoding="utf-8").read()
+    facts = _facts(text)
+    assert [(f.kind, getattr(f, "xid", None)) for f in facts if f.kind in ("nvrm_error", "xid_event")] == [("xid_event", 8)]
+    # the watchdog's line alone (its Xid 8 cut from the paste; llama.cpp#27330's line, quoted and without a host)
+    alone = "> Sep 08 22:36:47 kernel: NVRM: krcWatchdog_IMPL: RC watchdog: GPU is probably locked!  Notify Timeout Seconds: 7\n"
+    assert [(f.message_kind, f.detail) for f in _facts(alone) if f.kind == "nvrm_error"] == [("rc_watchdog_timeout", "no answer within 7 s")]
+    # the watchdog's other, milder line (GPU possibly locked, restarting the watchdog) is not the timeout
+    assert _kinds("[  9.0] NVRM: krcWatchdog_IMPL: RC watchdog: GPU is possibly locked. Attempting to restart watchdog.\n") != [
+        ("rc_watchdog_timeout", None, "")]
