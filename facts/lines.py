@@ -350,10 +350,15 @@ _MIN_WIDTH = 80  # terminals open 80 wide; a text wrapped narrower is a program'
 #   ```   # nThread 1 ...   $ nvidia-smi   root@node1:~#   {"log": ...}   > quoted
 #   libfabric:...:core:core:fi_getinfo_():1391<warn> ...   (libfabric's own log line, src/log.c "%s:%d:%ld:..." with
 #     PACKAGE first; libfabric#12708: a 120-column line of it before the next one was joined with it)
+#   mlx5_core 0000:d2:00.0: mlx5_cmd_out_err:838:(pid 1441871): ACCESS_REG(0x805) op_mod(0x1) failed, ...
+#     (a kernel driver's message about a PCI device without its stamp, dev_printk's "%s %s: " of the driver and the
+#     device: leptonai/gpud#1164's journal; a PCIe AER line 'pcieport 0000:00:03.0: AER: ...' pasted after an NCCL log
+#     was joined with the log's widest row, two Trees lines of one length taken for a terminal's wall)
 _RECORD_START = re.compile(
     r"$|[ \t]|[\[{|#]|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. =-]*pid=\d"
     r"|\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|[A-Z][a-z]{2} [ \d]\d \d\d:|[IWEF]\d{4} \d\d:\d\d"
     r"|[\w.-]+:\d+:\d+ \[\d+\]|\d{1,5}: |[\w.-]+@[\w.-]+:|libfabric:"
+    r"|[\w-]{1,32} [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: "
 )
 # and what a record's first row starts with in words, as a cut row may too: these end a line at
 # its first cut only (a line already cut goes on up to its shorter last row: "GiB is free",
