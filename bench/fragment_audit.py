@@ -25,6 +25,17 @@ the two windows come from files of different kinds. ``--samples`` then counts pa
 
     .venv/bin/python bench/fragment_audit.py --mix both --lines 1-6 --per-file 2 --samples 1200 --seed 119
 
+``--plant`` (session 28, A10) audits the other way round: every file that reads HEALTHY alone is
+diagnosed again with one real error line planted in it (``--where``: ``append`` after a newline and
+after a blank line, ``prepend``, ``insert`` at half and at a third of its lines); a HEALTHY result
+is a false HEALTHY (a reader that counts the foreign line as its own, a joiner that eats it, a
+document kind not searched). ``--plant LINE`` (repeatable) replaces the default lines (PLANTS).
+``--cases`` takes each folder under ``--paths`` as a bundle (fixtures/harvest/cases): a case that
+reads HEALTHY alone is diagnosed with the line planted in each of its files in turn.
+
+    .venv/bin/python bench/fragment_audit.py --plant --paths fixtures/artefacts fixtures/bundles
+    .venv/bin/python bench/fragment_audit.py --plant --cases --paths fixtures/harvest/cases --where append,insert
+
 Session 16's rounds: 600 single lines (seed 1) 14 HEALTHY, 900 (seed 11) 17, 700 three-line
 windows (seed 5) 26; the false claims among them were fixed (commits b52003b, 8c80ff6, f08c934).
 Session 17's and 18's rounds (harvest cases, the dev corpus, fixtures/artefacts, 1-5 lines): bench/README.md.
@@ -35,6 +46,7 @@ import argparse
 import collections
 import random
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -78,6 +90,85 @@ def kind(p: Path) -> str:
     if "artefacts" in parts and parts.index("artefacts") + 2 < len(parts):
         return parts[parts.index("artefacts") + 1]
     return re.split(r"[-_.\d]", p.name.lower(), maxsplit=1)[0] or p.name
+
+
+# --plant's default lines, each REAL (where it was found):
+PLANTS = [
+    # harvest 2504 (THUDM/slime#1326), fixtures/harvest/cases/2504-*/app.txt: a bare Python Exception
+    "Exception: Server process terminated unexpectedly.",
+    # fixtures/artefacts/kernel_log/syslog_xid79_fell_off_bus.log (Ubuntu forum, /var/log/syslog): Xid 79
+    "Jun  5 22:36:51 zozio32-p6-2487ea kernel: [ 4564.303884] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.",
+    # the same file: the NVRM line that follows it
+    "Jun  5 22:36:51 zozio32-p6-2487ea kernel: [ 4564.303887] NVRM: GPU at 0000:01:00.0 has fallen off the bus.",
+    # fixtures/artefacts/nccl_log/rdma_completion_errors.log: an NCCL WARN (IB completion error)
+    "hostname-test:984:1357 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer 172.36.143.59<44206> with status=12 opcode=129 len=65536 vendor err 129 (Recv) localGid ::ffff:29.87.88.182 remoteGids::ffff:29.87.4.221",
+    # fixtures/artefacts/cuda_app/torch_cuda_errors.log: PyTorch's illegal-address RuntimeError
+    "RuntimeError: CUDA error: an illegal memory access was encountered",
+    # fixtures/artefacts/perftest/perftest126_use_cuda_mr_failed.txt: bash's report of a crashed child
+    "Segmentation fault (core dumped)",
+    # fixtures/artefacts/kernel_log/dmesg_aer_reltime.log (rwth-i6/returnn#1500): a fatal PCIe AER
+    "[  +0.000001] pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: 0000:00:03.0",
+]
+PLACES = ("append", "prepend", "insert")
+
+
+def planted(text: str, line: str, where: str) -> list[tuple[str, str]]:
+    """``text`` with ``line`` planted: (place, text) for each form of ``where``."""
+    body = text.rstrip("\n")
+    if where == "append":
+        return [("after a newline", body + "\n" + line + "\n"), ("after a blank line", body + "\n\n" + line + "\n")]
+    if where == "prepend":
+        return [("prepended", line + "\n" + text)]
+    rows = body.split("\n")
+    return [(f"at 1/{n} of its lines", "\n".join(rows[:len(rows) // n] + [line] + rows[len(rows) // n:]) + "\n")
+            for n in (2, 3)]
+
+
+def plant_audit(units: list[tuple[str, Path]], lines: list[str], where: list[str]) -> int:
+    """Diagnose each unit (a file alone, or a case folder) and, for one that reads HEALTHY, each
+    of its files with each line planted in each place; print how many stay HEALTHY and which."""
+    from stethoscope.engine.pipeline import diagnose_bundle
+    from stethoscope.engine.ruleengine.loader import load_rules
+
+    rules = load_rules()
+    still: dict[tuple[str, str], list[str]] = collections.defaultdict(list)
+    tried: collections.Counter[tuple[str, str]] = collections.Counter()
+    healthy = 0
+    with tempfile.TemporaryDirectory() as d:
+        b = Path(d) / "b"
+
+        def load(src: Path) -> dict[str, str] | None:
+            members = [src] if src.is_file() else sorted(q for q in src.rglob("*") if q.is_file()
+                                                         and q.name not in {"label.yaml", "README.md"})
+            try:
+                return {str(q.relative_to(src if src.is_dir() else src.parent)): q.read_text() for q in members}
+            except (OSError, UnicodeDecodeError):
+                return None
+
+        def diag(texts: dict[str, str]) -> str:
+            shutil.rmtree(b, ignore_errors=True)
+            for name, t in texts.items():
+                (b / name).parent.mkdir(parents=True, exist_ok=True)
+                (b / name).write_text(t)
+            return diagnose_bundle(b, rules, jobs=1).verdict
+
+        for shown, src in units:
+            texts = load(src)
+            if not texts or diag(texts) != "healthy":
+                continue
+            healthy += 1
+            for name, t in texts.items():
+                for line in lines:
+                    for w in where:
+                        for place, t2 in planted(t, line, w):
+                            tried[(line, place)] += 1
+                            if diag({**texts, name: t2}) == "healthy":
+                                still[(line, place)].append(shown if src.is_file() else f"{shown}/{name}")
+                                print(f"STILL HEALTHY ({place}): {line[:60]!r} in {still[(line, place)][-1]}", flush=True)
+    print(f"\n{len(units)} unit(s), {healthy} HEALTHY alone; each with one real line planted:")
+    for (line, place), n in tried.items():
+        print(f"  {len(still[(line, place)])}/{n} still HEALTHY  {place:20}  {line[:80]}")
+    return 0
 
 
 def mixed(seed: int, mode: str, pool: list[tuple[Path, str]]) -> list[tuple[str, str]]:
@@ -125,7 +216,24 @@ def main() -> int:
                     help="files or folders to draw from (default fixtures/artefacts)")
     ap.add_argument("--mix", choices=("append", "insert", "both"),
                     help="paste two windows of two kinds into one file (append, insert, or either per pair)")
+    ap.add_argument("--plant", nargs="?", action="append", const=None, metavar="LINE",
+                    help="plant a real error line in each file HEALTHY alone (repeatable; bare: the default PLANTS)")
+    ap.add_argument("--where", default="append,prepend,insert",
+                    help="with --plant: where the line goes, of append,prepend,insert (default all)")
+    ap.add_argument("--cases", action="store_true",
+                    help="with --plant: each folder directly under --paths is one bundle (fixtures/harvest/cases)")
     a = ap.parse_args()
+    if a.plant is not None:
+        lines = [x for x in a.plant if x] or PLANTS
+        where = [w for w in a.where.split(",") if w in PLACES]
+        units: list[tuple[str, Path]] = []
+        for s in a.paths:
+            p = Path(s) if Path(s).is_absolute() else ROOT / s
+            if a.cases:
+                units += [(str(_shown(q)), q) for q in sorted(p.iterdir()) if q.is_dir()]
+            else:
+                units += [(str(_shown(q)), q) for q in files([s]) if q.stat().st_size < 3_000_000]
+        return plant_audit(units, lines, where)
     from stethoscope.engine.pipeline import diagnose_bundle
     from stethoscope.engine.ruleengine.loader import load_rules
 

@@ -331,3 +331,22 @@ def test_a_pcie_aer_line_inside_an_nccl_log_is_no_continuation_of_its_widest_row
     assert rep.verdict == "faulty", rep.reason
     assert any(f.cause == "pcie_aer_fatal" for f in rep.findings)
 
+
+NVLINK_S = ART / "nvidia_smi_nvlink" / "nccl_tests228_a100_sxm4_nvlink_s_elided.txt"  # NVIDIA/nccl-tests#228: nvlink -s
+
+
+def test_bare_python_exception_line_between_an_nvlink_header_and_its_links(ruleset, tmp_path):
+    # harvest 2504's bare 'Exception: Server process terminated unexpectedly.' between nvidia-smi nvlink -s's 'GPU 1:
+    # ...' header and its first 'Link 0:' row (fragment_audit --plant, at half of its lines): nvidia_smi_list took the
+    # header for an nvidia-smi -L line (no indented row right under it), and without the stray line it was nvlink's
+    # header again, so engine/foreign_runs.py saw the readers read less without the line and kept it as theirs: HEALTHY
+    rows = NVLINK_S.read_text().rstrip("\n").split("\n")
+    at = rows.index(next(r for r in rows if r.startswith("GPU 1: "))) + 1
+    line = _lines(_case("2504", "app.txt"), 4, 4)
+    assert line == "Exception: Server process terminated unexpectedly."
+    rep, _ = _diagnose(tmp_path, ruleset, "\n".join(rows[:at] + [line] + rows[at:]))
+    assert rep.verdict == "faulty", rep.reason
+    assert any(f.cause == "unexplained_error" for f in rep.findings)
+    (tmp_path / "alone").mkdir()
+    alone, checked = _diagnose(tmp_path / "alone", ruleset, "\n".join(rows))
+    assert alone.verdict == "healthy" and checked == {"nvlink"}, alone.reason  # the near miss: the nvlink -s alone

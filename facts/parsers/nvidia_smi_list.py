@@ -39,6 +39,9 @@ TASK_LABEL = r"(?:(?P<task>(?:[A-Za-z_][A-Za-z0-9_]{0,30}=)?\d{1,6}): )?"
 _GPU = re.compile(r"^" + TASK_LABEL + r"GPU (?P<index>\d{1,3}): (?P<name>[^\n]{1,120}?) \(UUID: (?P<uuid>GPU-[0-9a-fA-F-]{36})\)[ \t]*\r?$", re.M)
 # the line under it when another tool printed the header:  "\t Link 0: 25 GB/s"
 _INDENTED = re.compile(r"^[ \t]+\S")
+# nvidia-smi nvlink's link row ("\t Link 0: 25 GB/s", NVIDIA/nccl-tests#228's nvidia-smi nvlink -s): a GPU line
+# with one line of another program between it and this row is still that block's header (a stray stderr line)
+_LINK_ROW = re.compile(r"^[ \t]+Link \d{1,3}: ")
 
 
 def _own(artefact: Artefact):
@@ -48,6 +51,8 @@ def _own(artefact: Artefact):
     for n, m in iter_matches(_GPU, artefact):
         if n < len(lines) and _INDENTED.match(lines[n]):
             continue  # a header of nvidia-smi nvlink's or gpu-burn's block
+        if n + 1 < len(lines) and _LINK_ROW.match(lines[n + 1]) and not _GPU.match(lines[n]):
+            continue  # nvlink's header, another program's line after it (read as that line, not as a list)
         yield n, m
 
 

@@ -34,6 +34,18 @@ def test_nvlink_headers_are_not_a_listing():
     assert not nvidia_smi_list.detect(text) and _parse(text).facts == []
 
 
+def test_nvlink_header_with_another_programs_line_under_it_is_not_a_listing():
+    # harvest 2504's bare 'Exception: ...' line between nvlink -s's 'GPU 1: ...' header and its 'Link 0:' row: the header
+    # is still nvlink's (read as a listing, it made foreign_runs keep the stray line as this reader's: a false HEALTHY)
+    rows = (ART / "nvidia_smi_nvlink/nccl_tests228_a100_sxm4_nvlink_s_elided.txt").read_text().split("\n")
+    rows.insert(14, "Exception: Server process terminated unexpectedly.")
+    assert rows[13].startswith("GPU 1: ") and rows[15].lstrip().startswith("Link 0: ")
+    assert _parse("\n".join(rows)).facts == []
+    # the near miss: a listing, the stray line, then a GPU line with its link row (nvlink -s after nvidia-smi -L)
+    listing = (ART / "nvidia_smi_list/nccltests300_srun_nvidia_smi_L.txt").read_text().rstrip("\n").split("\n")
+    assert len(_parse("\n".join(listing[1:] + rows[14:15] + rows[:2])).facts) == 4
+
+
 def test_gpu_burn_report_is_its_own():
     # gpu-burn's report opens with the same GPU lines: gpu_burn reads them
     text = (ART / "gpu_burn/gpu_burn48_gtx1080_x2.txt").read_text()
