@@ -39,14 +39,14 @@ from stethoscope.facts.classify import signature_source
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseResult
 from stethoscope.facts.parsers.ticket_prose import explanations, feature_request
-from stethoscope.facts.parsers.unrecognised_text import ERROR_WORDS, FAILURE_WORDS, TEXT_GATES, shell_command
+from stethoscope.facts.parsers.unrecognised_text import (ERROR_GATES, ERROR_WORDS, FAILURE_WORDS, TEXT_GATES, error_line,
+                                                         shell_command)
 from stethoscope.facts.registry import load_fallbacks
 
 #: the failure forms for RE2 (unrecognised_text's text gate: one linear pass), and the literals one of ERROR_WORDS'
 #: alternatives holds each (a stretch without any is not searched with it)
 _FAILURE_ANY = TEXT_GATES[0]
-_ERROR_LITERALS = ("rror", "ail", "atal", "anic", "ANIC", "ERROR", "FAIL", "Traceback", "xception", "imed out", "imeout",
-                   "ATAL", "fault", "dumped", "bort", "annot", "ould not", "nable to", "responding", "ncorrectable", "orrupt")
+_ERROR_LITERALS = (*ERROR_GATES, "ERROR", "ATAL")  # (and a level in capitals: ERROR, FATAL)
 #: re-parses of one file without a candidate run, and the text they may read in all: a file's own parse is what
 #: dearest here (24 re-parses of a 2.9 MB kernel log holding 121 blank-line blocks of error lines added 3.0 s to its
 #: 3.0 s diagnosis); the candidates left when either runs out are one ``unread_run`` limit, not judged and not dropped
@@ -104,11 +104,6 @@ def _gaps(read: list[int], n: int):
         prev = max(prev, line)
     if prev < n:
         yield prev + 1, n
-
-
-def _strong(line: str) -> bool:
-    """An error word or a failure form (not only a diagnostic term)."""
-    return ERROR_WORDS.search(line) is not None or FAILURE_WORDS.search(line) is not None
 
 
 def _worth_searching(pats, text: str):
@@ -204,7 +199,7 @@ def candidates(art: Artefact, kinds, read: list[int], log: bool, strong: bool = 
                 hits.append(line)
         done = 0
         for h in hits:
-            if h <= done and later is not None and h > out[-1][0] and not own(h) and _strong(lines[h - 1]):
+            if h <= done and later is not None and h > out[-1][0] and not own(h) and error_line(lines[h - 1]):
                 later.append((h, out[-1][1], out[-1][2]))
                 continue
             if h <= done or own(h) or not lines[h - 1].strip():
@@ -378,7 +373,7 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
     # line naming an error, then a stray 'Exception: ...' line): its further error lines, while the re-parse budget
     # lasts (those it does not reach are no limit: they were never candidates before)
     for h, a, b in later:
-        if tries >= max_tries or log or any(lo <= h <= hi for lo, hi in runs):
+        if tries >= max_tries or any(lo <= h <= hi for lo, hi in runs):  # (a log's candidates fill no ``later``)
             continue
         if unread_without(h, h) and (run := around(h, a, b)):
             runs.append(run)

@@ -41,7 +41,7 @@ from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.gpu_state_facts import GpuRecord, ecc_counter_of, emit_gpu_facts
 from stethoscope.facts.parsers.nvidia_smi_xml_blocks import feed
-from stethoscope.facts.parsers.unrecognised_text import ERROR_WORDS, FAILURE_WORDS
+from stethoscope.facts.parsers.unrecognised_text import error_line
 
 KIND = "nvidia_smi_xml"
 
@@ -164,7 +164,7 @@ def _foreign_lines(artefact: Artefact, text: str, pos: int, end: int) -> list[in
     if pos < 0:
         return []
     return [artefact.line_of(t.start() + 1) for t in _TEXT_LINE.finditer(text, pos, end)
-            if ERROR_WORDS.search(t.group()) or FAILURE_WORDS.search(t.group())]
+            if error_line(t.group())]
 
 
 def _blank_lines(text: str, pos: int, end: int) -> int:

@@ -157,8 +157,9 @@ _FAILURE_ANY = re2.compile(signature_source(FAILURE_WORDS))
 #: node's 13 logs: ~1.7 ms of searches of their own)
 TEXT_GATES = (_FAILURE_ANY,)
 
-_GATES = ("rror", "ail", "atal", "anic", "ANIC", "Traceback", "xception", "imed out", "imeout", "fault",
-          "dumped", "bort", "annot", "ould not", "nable to", "responding", "ncorrectable", "orrupt", "FAIL")
+#: literals one of which a text holds where ERROR_WORDS may match it in detect() (a text without any is not searched)
+ERROR_GATES = ("rror", "ail", "atal", "anic", "ANIC", "Traceback", "xception", "imed out", "imeout", "fault",
+               "dumped", "bort", "annot", "ould not", "nable to", "responding", "ncorrectable", "orrupt", "FAIL")
 
 
 #: what this reader takes from a file nobody recognises: the error words, and the failure lines
@@ -166,8 +167,13 @@ _GATES = ("rror", "ail", "atal", "anic", "ANIC", "Traceback", "xception", "imed 
 _ANY_ERROR = re.compile(f"{ERROR_WORDS.pattern}|{FAILURE_WORDS.pattern}", re.M)
 
 
+def error_line(line: str) -> bool:
+    """Whether ``line`` holds an error word or a failure form (not only a diagnostic term)."""
+    return ERROR_WORDS.search(line) is not None or FAILURE_WORDS.search(line) is not None
+
+
 def detect(text: str) -> bool:
-    if not ((any(g in text for g in _GATES) and ERROR_WORDS.search(text) is not None)
+    if not ((any(g in text for g in ERROR_GATES) and ERROR_WORDS.search(text) is not None)
             or _FAILURE_ANY.search(text) is not None):
         return False
     # a file whose every error-worded line is a quiet structured one (info, debug) has no error
@@ -252,7 +258,7 @@ def printed(line: str) -> bool:
     # fault at RAS in NCCL 2.27.7", NVIDIA/nccl#1996's title: "(core dumped)" after it is the shell's)
     if any(m[0] not in _CRASH_NAMES for m in FAILURE_WORDS.finditer(line)):
         return True
-    return any(ERROR_WORDS.search(m["q"]) or FAILURE_WORDS.search(m["q"]) for m in _QUOTED.finditer(line))
+    return any(error_line(m["q"]) for m in _QUOTED.finditer(line))
 
 
 def is_title(path: str) -> bool:
@@ -270,7 +276,7 @@ def reporter_summary(line: str, title: bool = False) -> str | None:
         value = m["value"].strip()
         if m["label"].isupper() and FAILURE_WORDS.search(m["label"]):
             return None  # "**ERROR**: ...": a level in capitals is a program's (a template's labels are words)
-        if value and (ERROR_WORDS.search(value) or FAILURE_WORDS.search(value) or ERROR_WORDS.search(m["label"])):
+        if value and (error_line(value) or ERROR_WORDS.search(m["label"])):
             return None if printed(value) else value  # what the reporter wrote in the field ("**Error message**: it hangs")
         return ""  # the label alone ("**Error message**:"), or a field that says no error ("**Issue Type**: Bug Report")
     m = _HEADING.match(line)
