@@ -20,7 +20,14 @@ spaces or not at all (a field belongs to the HCA or the port by its name), a ``L
 / ``=======`` banner, ``...`` lines where the author cut lines, values redacted as ``...``
 (read as unknown), markdown's inline-code backticks around the paste, field names in another case (``Base LID``, ``SM LID``), a ``Port 1:`` block
 with no ``CA '...'`` line above it (an unnamed HCA, ``unnamed1``, ...), and a block that has only
-a ``Physical state`` line (``ibstat | grep 'Physical state'``: no port fact, no error). A paste that starts
+a ``Physical state`` line (``ibstat | grep 'Physical state'``: no port fact, no error). A port block with neither
+state line (the paste ends right under ``Port 1:``, or keeps only ``Link layer``) is a ``cut_short`` limit, not an
+error: its state is not shown (raids-lab.github.io/crater's RDMA page)::
+
+        Port 1:
+                Link layer: InfiniBand
+
+A paste that starts
 inside a port's block, below its ``Port N:`` and ``State:`` lines (a ``Physical state`` line, then more of the
 port's fields), shows no port's state: a ``cut_short`` limit (dev corpus 005's ibstat from its ``Physical state:
 Polling`` on, pasted before an NCCL log's Init COMPLETE, read HEALTHY, session 26 A8)::
@@ -118,8 +125,14 @@ def parse(artefact: Artefact) -> ParseResult:
             port = None
             return
         if "State" not in port:
-            if "Physical state" not in port:  # a grep'd fragment ("ibstat | grep 'Physical state'") has only that line
-                fb.error(port_line, f"ibstat: port {port_num} of {hca} has no State line")
+            if "Physical state" not in port:
+                # neither state line: the paste leaves both out (cut inside the block, or only some fields kept):
+                # not an error of the port, and not its state either (raids-lab.github.io/crater's RDMA page, the
+                # host's ibstat before its move: "CA 'mlx5_0'" / "Port 1:" / "Link layer: InfiniBand" / "CA 'mlx5_1'"
+                # / "Port 1:", the page's end; a 'has no State line' parse error made it FAULTY unexplained_error)
+                fb.limit(port_line, "cut_short", f"ibstat: port {port_num} of {hca} shown without its State and "
+                                                 "Physical state lines (the paste leaves them out): that port's state "
+                                                 "is not known")
             elif not headed and len(port) > 1:  # the block's head (Port N:, State:) above the paste's first line
                 fb.limit(port_line, "cut_short", f"ibstat: a port's fields from its Physical state "
                                                  f"({port['Physical state']}) on, without its Port and State lines "

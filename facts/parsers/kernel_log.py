@@ -261,7 +261,9 @@ _FELL_GPU = re.compile(r"NVRM: GPU (?:at )?(?P<bdf>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{
 _FELL_THE = re.compile(r"NVRM: The NVIDIA GPU (?P<bdf>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
 _PCI_ID = re.compile(r"\(PCI ID: (?P<id>[0-9a-fA-F]{4}:[0-9a-fA-F]{4})\)")
 # NVRM: GPU at PCI:0000:00:06: GPU-5cc6fa16-d7a0-98bf-3d43-f0337652e85f
-_GPU_AT = re.compile(r"NVRM: GPU at (?P<pci>PCI:[0-9a-fA-F:]+): (?P<uuid>GPU-[0-9a-fA-F-]+)")
+# […] NVRM: GPU at 0000:03:00: GPU-b850f46d-d5ea-c752-ddf3-c4453e44d3f7   (R384 drivers: no "PCI:", the Xid
+#   line beside it "NVRM: Xid (0000:03:00): 14, Channel 00000001"; docs.nvidia.com/deploy/xid-errors, vR384)
+_GPU_AT = re.compile(r"NVRM: GPU at (?P<pci>PCI:[0-9a-fA-F:]+|[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}): (?P<uuid>GPU-[0-9a-fA-F-]+)")
 # NVRM: GPU Board Serial Number: 1653724056161
 _SERIAL = re.compile(r"NVRM: GPU Board Serial Number: ?(?P<serial>\S*)")
 # NVRM: GPU 0000:91:00.0: GPU serial number is 1653723052734.

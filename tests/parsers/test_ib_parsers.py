@@ -132,6 +132,19 @@ def test_ibstat_port_block_without_ca_line_and_ibpanic():
     assert panic["hca"] == "mlx5_8" and panic["missing"] and panic["function"] == "main"
 
 
+def test_ibstat_port_block_without_state_lines_is_cut_short_not_error():
+    # raids-lab.github.io/crater's RDMA page: the host's ibstat with each port's block down to its Link layer line, the
+    # second block ending at the page's cut; neither port's state is shown: a capture limit each, no error, no port fact
+    text = ("$ ibstat\nCA 'mlx5_0'\n        Port 1:\n                Link layer: InfiniBand\nCA 'mlx5_1'\n        Port 1:\n")
+    res = ibstat.parse(Artefact(path="x", text=text, node="n1"))
+    assert ibstat.detect(text) and res.errors == [] and views(res, "ib_port") == []
+    assert [h.hca for h in res.facts if h.kind == "ib_hca"] == ["mlx5_0", "mlx5_1"]
+    assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 3), ("cut_short", 6)]
+    # near miss: a block with its State line is a port, no limit
+    ok = ibstat.parse(Artefact(path="x", text="CA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: InfiniBand\n", node="n1"))
+    assert [p["state"] for p in views(ok, "ib_port")] == ["Active"] and ok.limits == [] and ok.errors == []
+
+
 def test_ibstat_in_markdown_inline_code():
     # NVIDIA/nccl#1524: ibstat pasted inside single backticks (`CA 'mlx5_0' ...), cut after State
     res = run(ibstat, "ibstat/nccl1524_markdown_backtick_active.txt")

@@ -230,3 +230,15 @@ def test_rc_watchdog_read_with_its_xid8():
     # the watchdog's other, milder line (GPU possibly locked, restarting the watchdog) is not the timeout
     assert _kinds("[  9.0] NVRM: krcWatchdog_IMPL: RC watchdog: GPU is possibly locked. Attempting to restart watchdog.\n") != [
         ("rc_watchdog_timeout", None, "")]
+
+
+def test_gpu_at_line_of_r384_drivers_without_pci_prefix():
+    # docs.nvidia.com/deploy/xid-errors (vR384): the first Xid's "GPU at" line without "PCI:" and the Xid beside it,
+    # the "[…]" the page puts for the line's prefix kept; the bus ids of both agree
+    text = ("[…] NVRM: GPU at 0000:03:00: GPU-b850f46d-d5ea-c752-ddf3-c4453e44d3f7 \n"
+            "[…] NVRM: Xid (0000:03:00): 14, Channel 00000001 \n")
+    facts = _facts(text)
+    assert [(f.kind, f.pci_bus_id, getattr(f, "uuid", None)) for f in facts] == [
+        ("kernel_gpu_seen", "0000:03:00.0", "GPU-b850f46d-d5ea-c752-ddf3-c4453e44d3f7"), ("xid_event", "0000:03:00.0", None)]
+    # near miss: the fallen-off-the-bus line's "GPU at <bdf> has" is no GPU-at line (no ": GPU-" after the id)
+    assert [f.kind for f in _facts("[  9.0] NVRM: GPU at 0000:01:00.0 has fallen off the bus.\n")] != ["kernel_gpu_seen"]
