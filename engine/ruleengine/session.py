@@ -9,7 +9,9 @@ durable-rules 2.0.28 loses data silently unless guarded, so this module:
 - uses a fresh host per diagnosis with its timer threads disabled (actions run
   synchronously inside ``assert_fact``);
 - splits rules over several rulesets so none holds more than MAX_CONDITIONS conditions
-  (a ruleset much larger than ~500 hangs), and sends derived facts to every ruleset.
+  (a ruleset much larger than ~500 hangs), and sends derived facts to every ruleset;
+- deletes each ruleset's state after a run (``_free_states``): deleting the ruleset alone
+  keeps it in C memory, ~150 kB a `steth watch` cycle (bench/watch_memory.py).
 Facts of kinds named in a ``none:`` clause are asserted first, so "absent" means absent
 from the whole bundle, as in the reference evaluator. A rule of one pattern whose ``none:``
 names only given kinds is resolved before durable (``_resolvable``): durable would hold every
@@ -533,6 +535,15 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
         names.append(name)
         kinds_of[name] = frozenset().union(*(r.kinds for r in chunk)) if chunk else frozenset()
         defs[name] = {r.id: {**ruleset_json(r), "run": action(r)} for r in chunk}
+    ended: set[str] = set()  # rulesets whose end rule ran (their state may be deleted)
+
+    def end(name: str) -> Callable[[Any], None]:
+        def ran(c: Any) -> None:  # one parameter: durable takes an action of two as asynchronous
+            ended.add(name)
+        return ran
+
+    for name in names:
+        defs[name][END_RULE] = {"all": [{"e": {"$and": [{"kind": END_KIND}]}}], "run": end(name)}
     host.set_rulesets(defs)
     handles = [host.get_ruleset(n)._handle for n in names]
 
@@ -572,6 +583,7 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
             state = host.get_state(name)
             if isinstance(state, dict) and state.get("exception"):
                 errors.append(f"{name}: {state['exception']}")
+        _free_states(host, asserted, ended)
     finally:
         for h in handles:
             try:
@@ -581,6 +593,31 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
     if errors:
         raise EngineError("; ".join(errors))
     return firings, derived
+
+
+#: the kind of the one fact sent to each ruleset after a run's facts, and the rule that takes it:
+#: no rule file can name it (kinds are CamelCase class names, rule ids snake_case)
+END_KIND = "steth-run-end"
+END_RULE = "steth-run-end"
+
+
+def _free_states(host: Any, asserted: set[str], ended: set[str]) -> None:
+    """Free what a run left in durable's C memory: delete_ruleset frees a ruleset's tables but
+    not the state its facts filled (its message pool, beta and connector frames: ~100 kB a
+    `steth watch` cycle, kept for the life of the process). durable 2.0.28's deleteState frees
+    an action context it never initialised when no action ever ran in that state (state.c
+    createStateNode leaves ``context.messages`` as malloc gave it; events.c freeActionContext
+    sets it NULL after each action): so every ruleset first takes one END_KIND fact, whose rule
+    runs an action, and only a ruleset whose end rule ran has its state deleted."""
+    text = fact_json({"kind": END_KIND, "id": END_KIND, JOIN_ID: END_KIND})
+    for name in asserted:
+        rs = host.get_ruleset(name)
+        try:
+            host._handle_function(rs, lambda t, rs=rs: rs._handle_result(durable_rules_engine.assert_fact(rs._handle, t), t), text, None)
+        except durable_engine.MessageNotHandledException:  # pragma: no cover - the end rule takes it
+            continue
+        if name in ended:
+            rs.delete_state(None)
 
 
 def describe(rule: CompiledRule) -> str:
