@@ -176,7 +176,9 @@ def knowledge_facts(facts: list[Fact]) -> list[Fact]:
                     # an Xid quoted without its kernel line (rules/gpu/xid_quoted.yaml)
                     | {f.xid for f in of_kind(facts, "xid_quoted")}  # type: ignore[attr-defined]
                     # the Xid an NVSentinel Xid check reported (rules/gpu/nvsentinel_xid_event.yaml)
-                    | {f.xid for f in of_kind(facts, "nvsentinel_health_event") if f.xid is not None})  # type: ignore[attr-defined]
+                    | {f.xid for f in of_kind(facts, "nvsentinel_health_event") if f.xid is not None}  # type: ignore[attr-defined]
+                    # an Xid a person names in a ticket's sentence (rules/gpu/xid_reported_in_prose.yaml)
+                    | {f.code for f in of_kind(facts, "reported_fault_code") if f.code_kind == "xid"})  # type: ignore[attr-defined]
                    - given)
     for code in codes:
         e = cat.xid(code)
@@ -184,6 +186,9 @@ def knowledge_facts(facts: list[Fact]) -> list[Fact]:
     sx: dict[int, bool] = {}
     for f in of_kind(facts, "nvswitch_sxid"):
             sx[f.sxid] = sx.get(f.sxid, False) or bool(f.fatal)  # type: ignore[attr-defined]
+    for f in of_kind(facts, "reported_fault_code"):  # an SXid named in a sentence (rules/nvlink/sxid_reported_in_prose.yaml)
+        if f.code_kind == "sxid":  # type: ignore[attr-defined]
+            sx.setdefault(f.code, False)  # type: ignore[attr-defined]
     out += [sxid_entry_fact(code, fatal) for code, fatal in sorted(sx.items())]
     out += xid_aggregate.sxid_links(facts)  # every link each NVSwitch names per SXid code
     actions = sorted({f.action for f in of_kind(facts, "gpu_recovery_action")}  # type: ignore[attr-defined]

@@ -68,3 +68,22 @@ class ReportedSymptom(Fact):
     symptom: Literal["slow", "below_expected", "hang", "violations", "error", "remark"]
     component: str  # the taxonomy component the sentence's words name (nccl, network, pcie, gpu; else application)
     words: str  # the words that say it: "should be able to reach", "drops"
+
+
+@fact_kind
+class ReportedFaultCode(Fact):
+    """A driver's fault code (Xid, SXid) a person names in a sentence as seen: ``dmesg shows Xid 79 on GPU 0000:3b:00.0``.
+
+    ``we keep getting Xid 48 / Xid 63 on node gpu-12``: one fact per code (facts/parsers/prose_codes.py). A claim,
+    not the kernel's line: rules read it by NVIDIA's catalogue as reported, not observed, and stay silent where a log
+    of the bundle shows the same code (rules/gpu/xid_reported_in_prose.yaml, rules/nvlink/sxid_reported_in_prose.yaml)."""
+
+    kind: Literal["reported_fault_code"] = "reported_fault_code"
+    code_kind: Literal["xid", "sxid"]  # the GPU driver's Xid, the NVSwitch driver's SXid
+    code: int  # 79
+    words: str  # the words that name it: "Xid 79", "Xid 48 / Xid 63"
+    pci_bus_id: str | None = None  # the bus id the sentence names, canonical ("0000:3b:00.0")
+    gpu_index: int | None = None  # the "GPU <n>" the sentence names
+    named_node: str | None = None  # the "node <name>" the sentence names ("gpu-12"): not the bundle's node
+    #: what the sentence names, as a summary says it: "GPU 0000:3b:00.0", "node gpu-12", "no GPU or node"
+    named: str = "no GPU or node"

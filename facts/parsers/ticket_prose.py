@@ -22,6 +22,9 @@ quoted rather than left as an unrecognised file:
   (``error``); or, in a file of prose, a reporter's sentence that tells of an error (``... the
   sub-test fails with DCGM_FR_PCIE_WIDTH (error 46) even though the GPU is healthy.``): the error is the reporter's claim, quoted; unrecognised_text leaves such a line to
   this reader (the verdict inconclusive, not faulty on an error nobody explains).
+- ``reported_fault_code``: a driver's code the sentence tells was seen (``dmesg shows Xid 79 on GPU 0000:3b:00.0``;
+  not one denied, asked, explained or supposed: facts/parsers/prose_codes.py), with the bus id, ``GPU <n>`` and
+  ``node <name>`` it names; read by NVIDIA's catalogue as reported, not observed (rules/gpu/xid_reported_in_prose.yaml).
 
 What a person states is a claim, not a measurement: these kinds are info (knowledge/
 fact_polarity.yaml) and the reader covers nothing (knowledge/coverage.yaml), so a file of prose
@@ -54,9 +57,10 @@ from functools import lru_cache
 
 from stethoscope.facts.kinds.nccl import NcclVersion  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.kinds.prose import (  # noqa: F401
-    ReportedSymptom, StatedFigure, StatedPlatform, StatedSetting, StatedVersion,
+    ReportedFaultCode, ReportedSymptom, StatedFigure, StatedPlatform, StatedSetting, StatedVersion,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.prose_codes import reported_codes
 from stethoscope.facts.parsers.unrecognised_text import ERROR_WORDS, FAILURE_WORDS, shell_command
 
 KIND = "ticket_prose"
@@ -320,7 +324,8 @@ def _prose(lines: list[str], read: set[int]) -> bool:
 
 
 def _stated(line: str) -> bool:
-    return _ANY.search(line) is not None or any(p.search(line) for _s, p in _SYMPTOMS)
+    return (_ANY.search(line) is not None or any(p.search(line) for _s, p in _SYMPTOMS)
+            or any(reported_codes(part) for part in line.split("\n")))
 
 
 def detect(text: str) -> bool:
@@ -496,6 +501,16 @@ def _figures(fb: FactBuilder, n: int, line: str, nic_spans: list[tuple[int, int]
     return found
 
 
+def _codes(fb: FactBuilder, n: int, line: str) -> bool:
+    said = reported_codes(line)
+    for c in said:
+        named = [f"GPU {c.pci_bus_id}" if c.pci_bus_id else "", f"GPU {c.gpu_index}" if c.gpu_index is not None else "",
+                 f"node {c.named_node}" if c.named_node else ""]
+        fb.add(ReportedFaultCode, n, code_kind=c.code_kind, code=c.code, words=c.words, pci_bus_id=c.pci_bus_id,
+               gpu_index=c.gpu_index, named_node=c.named_node, named=", ".join(x for x in named if x) or "no GPU or node")
+    return bool(said)
+
+
 def _symptom(fb: FactBuilder, n: int, line: str) -> bool:
     for symptom, pattern in _SYMPTOMS:
         m = pattern.search(line)
@@ -524,6 +539,7 @@ def parse(artefact: Artefact) -> ParseResult:
         found = _versions(fb, n, line) | found
         found = _settings(fb, n, line) | found
         found = _figures(fb, n, line, nic_spans) | found
+        found = _codes(fb, n, line) | found
         found = _symptom(fb, n, line) | found
         if n in errors and not found:
             component = next((c for c, p in _COMPONENT_WORDS if p.search(line)), "application")

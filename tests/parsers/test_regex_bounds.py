@@ -413,6 +413,16 @@ CASES = [
      {"msg": "Error: Unable to complete diagnostic for group 0. Return: (-30) : DCGM GPU Diagnostic returned an error"}),
     ("ticket_prose", "_EXPLAIN_LIST_INTRO", "alone does not necessarily identify the root cause. The cause may be ", (62, 69)),
     ("ticket_prose", "_EXPLAIN_ITEM", "- an application error, ", {"item": "an application error, "}),
+    # round B1: prose_codes (NVIDIA/NVSentinel#1888's sentence; issue 11's ticket; Azure/azurehpc#714's; the forum's t/2574)
+    ("prose_codes", "_CODE", "Our fleet has **1,175 XID 154 events in 30 days and zero of them produced `CONTACT_SUPPORT`**",
+     {"s": None, "codes": "154"}),
+    ("prose_codes", "_CODE", "the Xid codes 119 and 120 are added to the `azure_gpu_xid` test.", {"s": None, "codes": "119 and 120"}),
+    ("prose_codes", "_DEFINED", " generally means that there was some kind of timeout problem", (0, 16)),
+    ("prose_codes", "_PLACED", " on GPU 0000:3b:00.0 right before the job dies.", (0, 7)),
+    ("prose_codes", "_NEG_AFTER", " was not seen again", (0, 13)),
+    ("prose_codes", "_BUS", "dmesg shows Xid 79 on GPU 0000:3b:00.0 right before the job dies.", {"bus": "0000:3b:00.0"}),
+    ("prose_codes", "_NODE", "we keep getting Xid 48 / Xid 63 on node gpu-12", {"node": "gpu-12"}),
+    ("prose_codes", "_SENTENCE_END", "I am not seeing it fail.** Our fleet has", (24, 27)),
     # wild sweep 34: simpleP2P (aikitoria/open-gpu-kernel-modules#8, tinygrad/open-gpu-kernel-modules#22), nvbandwidth#34; nvbandwidth v0.4 memcpy.cpp:76-77's form filled in
     ("simple_p2p", "_VERIFY", "Verification error @ element 0: val = nan, ref = 0.000000", {"first": "0: val = nan, ref = 0.000000"}),
     ("simple_p2p", "_PEER", "> Peer access from NVIDIA GeForce RTX 4090 (GPU0) -> NVIDIA GeForce RTX 4090 (GPU1) : Yes", None),

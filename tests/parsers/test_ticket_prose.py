@@ -97,9 +97,14 @@ def test_a_line_that_is_not_prose_keeps_the_file_unclaimed():
 
 
 def test_prose_that_states_nothing_usable_says_why():
-    text = (FIX / "k8sdp1014_sentence_nothing_stated.txt").read_text()
+    # the device plugin's Xid told in a sentence: a reported Xid (facts/parsers/prose_codes.py), once a remark
+    fs = facts("k8sdp1014_sentence_nothing_stated.txt")
+    assert of(fs, "reported_fault_code") == [{"code_kind": "xid", "code": 94, "words": "XID 94", "named": "no GPU or node"}]
+    assert of(fs, "reported_symptom") == []
     # no phrase read, but the sentence names the GPU: a remark, quoted (it may be the complaint)
-    assert [(s["symptom"], s["component"]) for s in of(facts("k8sdp1014_sentence_nothing_stated.txt"), "reported_symptom")] == [
+    # CN 110 has had its GPU replaced, tested and has been put back into service.   (ai4d-iasc/trixie#38)
+    text = "CN 110 has had its GPU replaced, tested and has been put back into service.\n"
+    assert [(f.symptom, f.component) for f in ticket_prose.parse(Artefact(path="t.txt", text=text, node="n1")).facts] == [
         ("remark", "gpu")]
     # prose that names no diagnostic term, or only in a command typed, is not claimed (parse_pool: uninformative)
     assert not ticket_prose.detect("Thanks for the quick reply.\nWe will try this on Monday.\n")
