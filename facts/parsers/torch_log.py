@@ -188,7 +188,8 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
     elif "DataLoader worker (pid " in line:
         if (m := tl.DATALOADER_KILLED.search(line)) is None:
             return  # "exited unexpectedly with exit code N" and other worker lines: not read here
-        b.add(DataLoaderWorkerKilled, no, node=node, text=line, pid=int(m["pid"]), signal=m["signal"].strip())
+        b.add(DataLoaderWorkerKilled, no, node=node, text=line, pid=int(m["pid"]) if m["pid"].isdigit() else None,
+              signal=m["signal"].strip())
     elif "Detected mismatch between collectives on ranks" in line:
         if not _fingerprint_mismatch(b, no, line, node, grank):
             return

@@ -32,7 +32,7 @@ DETECT = re.compile(
     r"|ChildFailedError|DistBackendError|^\[rank\d+\]:"
     # NCCL's messages as PyTorch forwards them or people paste them (torch_nccl_forwarded)
     r"|^Duplicate GPU detected : rank \d|^Failed to \w+ NVLink SHARP \(NVLS\)|^Last error:"  # at a line start: not NCCL's own WARN line
-    r"|DataLoader worker \(pid \d+\) is killed by signal: |Unexpected bus error encountered in worker\. "
+    r"|DataLoader worker \(pid (?:\d+|[Xx]{2,8}|\.{3}|…)\) is killed by signal: |Unexpected bus error encountered in worker\. "
     # c10d's NCCLComm::getNcclComm on a communicator the watchdog aborted (RuntimeError in 1.x, DistBackendError in 2.x):
     r"|NCCL communicator was aborted (?:on rank \d|after a previous error)"
     # the agent's worker report with its Python logging prefix stripped (facts/lines.py: "ERROR:torch...api:" of 1.9-2.0)
@@ -114,7 +114,11 @@ MARKERS = (
 # the worker's own SIGBUS handler (torch/csrc/DataLoader.cpp, handler_SIGBUS), printed before it dies:
 # ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).   (msr-fiddle/pipedream#28)
 DATALOADER_SHM = re.compile(r"Unexpected bus error encountered in worker\. This might be caused by insufficient shared memory \(shm\)")
-DATALOADER_KILLED = re.compile(r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: (?P<signal>[A-Za-z][\w -]{0,40}?)\.(?: |$)")
+# the pid redacted as people quote the message ("xxx", "XXX", "..."), the line ending at the signal's name (the hint's
+# sentences on lines of their own), as runcomfy.com's LTX-2 /dev/shm page gives it (pt: ltx-2-shm-issue-troubleshooting):
+# DataLoader worker (pid XXX) is killed by signal: Bus error
+DATALOADER_KILLED = re.compile(r"DataLoader worker \(pid (?P<pid>\d+|[Xx]{2,8}|\.{3}|…)\) is killed by signal: "
+                               r"(?P<signal>[A-Za-z][\w -]{0,40}?)(?:\.(?: |$)|[ \t]*$)")
 
 # c10d NCCLUtils (NCCLComm::getNcclComm): "NCCL communicator was aborted on rank " + rank + ". " + (" Original reason
 # for failure was: " + reason, from PyTorch 1.10): ProcessGroupNCCL aborted the communicator after a collective timed out

@@ -368,6 +368,28 @@ def test_dataloader_worker_killed_by_a_signal():
     assert w.signal == "Bus error"
 
 
+@pytest.mark.parametrize("line, pid, signal", [
+    # runcomfy.com's LTX-2 /dev/shm page: the pid redacted, the line ending at the signal's name
+    ("DataLoader worker (pid XXX) is killed by signal: Bus error\n", None, "Bus error"),
+    ("RuntimeError: DataLoader worker (pid xxx) is killed by signal: Killed.\n", None, "Killed"),
+    ("RuntimeError: DataLoader worker (pid ...) is killed by signal: Bus error. It is possible that dataloader's workers are "
+     "out of shared memory.\n", None, "Bus error"),
+    ("RuntimeError: DataLoader worker (pid 629) is killed by signal: Killed\n", 629, "Killed"),
+])
+def test_dataloader_worker_killed_pid_redacted_or_line_ending_at_the_signal(line, pid, signal):
+    assert torch_log.detect(line)
+    [w] = [f for f in torch_log.parse(Artefact(path="b.log", node="n", text=line)).facts if f.kind == "dataloader_worker_killed"]
+    assert (w.pid, w.signal) == (pid, signal)
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: DataLoader worker (pid abc) is killed by signal: Bus error.\n",  # no pid, no redaction
+    "RuntimeError: DataLoader worker (pid 12) is killed by signal: Bus error (core dumped) here\n",  # text after the name
+])
+def test_dataloader_worker_killed_near_misses(line):
+    assert not [f for f in torch_log.parse(Artefact(path="b.log", node="n", text=line)).facts if f.kind == "dataloader_worker_killed"]
+
+
 def test_nccl_error_raised_by_a_python_wrapper_of_nccl():
     # vLLM's (and SGLang's) pynccl_wrapper.py NCCL_CHECK: raise RuntimeError(f"NCCL error: {error_str}");
     # the line is vLLM's troubleshooting docs', verbatim
