@@ -98,6 +98,13 @@ class ReportedCode:
     named_node: str | None = None
 
 
+def defines(after_code: str) -> bool:
+    """Whether the words right after a code make it the subject of a definition ("Xid 143, marked as critical in GPUd,
+    indicates ...", leptonai/gpud#614; "Xid:8 generally means ..."): what a catalogue or a person explaining says,
+    not the driver's message (which opens with a field, a name or a capital: "pid=...", "GPU has fallen off the bus")."""
+    return _DEFINED.match(after_code[:_WINDOW]) is not None
+
+
 def _told_as_seen(sentence: str, m: re.Match, observed: bool) -> bool:
     """Whether the code named at ``m`` is told as seen on this system (not denied, explained or supposed); the
     sentence-wide tests (asked, about a catalogue, a verb of observing) are the caller's."""
@@ -111,7 +118,7 @@ def _told_as_seen(sentence: str, m: re.Match, observed: bool) -> bool:
     after = tail[:end.start()] if end else tail
     if _NEG_BEFORE.search(before) or _NEG_AFTER.match(after) or _HYPOTHETICAL.search(before):
         return False
-    if _SUBJECT_LEAD.match(before) and _DEFINED.match(tail):
+    if _SUBJECT_LEAD.match(before) and defines(tail):
         return False  # the code is the subject of a definition
     return observed or _PLACED.match(tail) is not None
 

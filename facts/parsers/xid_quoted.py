@@ -9,7 +9,8 @@ kernel line would be, on the node (the bus id is not quoted).
 
 Only the code-comma-message shape is read: an Xid named in prose ("Xid 13 is an application
 fault", "Xid 119, 120: GSP RPC Timeout", a list of codes from NVIDIA's documentation) is not an
-event, and a code followed by another code is a list.
+event, and a code followed by another code is a list; nor is a pair whose words define the code ("Xid 143, marked as
+critical in GPUd, indicates GPU initialization failure.": facts/parsers/prose_codes.py ``defines``).
 
 Sample content (fixtures/artefacts/xid_quoted, sources in its README)::
 
@@ -24,6 +25,7 @@ import re
 
 from stethoscope.facts.kinds.dcgm import XidQuoted  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_matches
+from stethoscope.facts.parsers.prose_codes import defines
 
 KIND = "xid_quoted"
 #: run only on files that no other parser recognised (facts/registry.py)
@@ -36,8 +38,14 @@ _PAIR = re.compile(r"(?<![\w-])Xid (?P<xid>\d{1,3}), (?P<msg>[A-Za-z_][^`'\"\n]{
 _GPU = re.compile(r"\bGPU (?P<i>\d{1,2})\b")
 
 
+def _quoted(m: re.Match) -> bool:
+    """A pair, not a sentence that defines the code ("Xid 143, marked as critical in GPUd, indicates GPU initialization
+    failure.", leptonai/gpud#614: a catalogue's wording, no event)."""
+    return not defines(m.string[m.start("msg") - 1:m.end("msg")])
+
+
 def detect(text: str) -> bool:
-    return _PAIR.search(text) is not None
+    return any(_quoted(m) for m in _PAIR.finditer(text))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -45,6 +53,8 @@ def parse(artefact: Artefact) -> ParseResult:
     fb = FactBuilder(artefact, result)
     text = artefact.text
     for n, m in iter_matches(_PAIR, artefact):
+        if not _quoted(m):
+            continue
         result.lines_used += 1
         gpus = _GPU.findall(text, text.rfind("\n", 0, m.start()) + 1, m.start())  # a "GPU <n>" before it on its line
         fb.add(XidQuoted, n, xid=int(m["xid"]), message=m["msg"].strip().rstrip(".,;"),

@@ -28,6 +28,8 @@ def test_xid149_quoted_in_issue_text():
     '"Xid 119, 120: GSP RPC Timeout / GSP Error", https//docs.nvidia.com/deploy/xid-errors/index.html',
     # an Xid named in prose (marin-community/marin#7344): no code-and-message pair
     "- **Xid 13** — user application fault: illegal memory access, out-of-range arrays",
+    # a catalogue's wording in a reviewed diff (leptonai/gpud#614): the pair's words define the code, no event
+    "Xid 143, marked as critical in GPUd, indicates GPU initialization failure. GPU hardware should be inspected and repaired.",
     # an NVSwitch SXid is the fabric manager's and kernel log's business
     "SXid 12028, Non-fatal, Link 32 egress non-posted PRIV error",
     "",
