@@ -21,6 +21,7 @@ the public threads named)::
     src/storage/storage.cc:42: Check failed: e == cudaSuccess || e == cudaErrorCudartUnloading CUDA: CUDA driver version is insufficient for CUDA runtime version   (MXNet, sEMG-based-mscnn#2)
     cudaRuntimeGetVersion() failed with error #35                                                                   (DIGITS, DIGITS#252)
     error: peer access is not supported between these two device                                                  (a bare CUDA message, Nanoflow#22)
+    {what}: CUDA function returned error code invalid device ordinal:                    (HPX's CUDA check, octotiger#290)
     RuntimeError: Can't enable access between nodes 0 and 1                                          (TensorRT-LLM's own words, TensorRT-LLM#1374)
     torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 11.06 MiB is free. ...
 
@@ -154,6 +155,16 @@ CHECK_ERROR = re.compile(r"\bError (?:in [^\n()]{1,80} )?\((?P<file>[\w./-]+\.(?
 # ... CUDA failure 100: no CUDA-capable device is detected ; GPU=32712 ; hostname=HOME-PC ; file=/onnxruntime_src/onnxruntime/core/providers/cuda/cuda_execution_provider.cc ; line=245 ; expr=cudaSetDevice(info_.device_id);
 #   (onnxruntime's CudaCall, "%s failure %d: %s ; GPU=%d ; ...": deepinsight/insightface#2524, rhasspy/piper#162)
 ORT_FAILURE = re.compile(r"\bCUDA failure (?P<num>\d{1,4}): (?P<msg>[^;\n]+?)\s*(?:;|$)")
+
+# {what}: CUDA function returned error code invalid device ordinal:      (STEllAR-GROUP/octotiger#290: Octo-Tiger under HPX on
+#   Summit, a jsrun resource set that gave each rank fewer GPUs than the run asked for)
+#   (HPX's CUDA checks: libs/core/async_cuda/src/cuda_exception.cpp check_cuda_error, std::string("cuda function returned
+#   error code :") + cudaGetErrorString(err); HPX's cuBLAS/CUDA executors and the applications built on them print
+#   `temp << "CUDA function returned error code " << cudaGetErrorString(err)`. HPX's exception text ends in ":" before
+#   its next line, "HPX(unhandled_exception)". The text is cudaGetErrorString's: read through the catalogue, else not read)
+#   (the text a bounded greedy run up to HPX's ":" or the line's end, its blanks stripped after: a lazy one with "[ \t]*"
+#   after it scanned a run of blanks once per character it tried, 1.3 s on a 120,000-character line)
+RETURNED_CODE = re.compile(r"\b(?:CUDA|cuda) function returned error code :?[ \t]*(?P<msg>[^\n:]{1,200})")
 
 # warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)          (cuda-gdb, NVIDIA/nccl#258)
 CUDA_GDB = re.compile(r"Cuda API error detected: (?P<call>\w+) returned \((?P<hex>0x[0-9a-fA-F]+)\)")
@@ -333,7 +344,7 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #") + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "function returned error code") + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -386,6 +397,9 @@ def detect(text: str) -> bool:
             if name is None or not _named_in_prose(line, name):  # (a name a reporter's sentence quotes is no output)
                 return True
     if "(error code " in text and any(_error_code_entry(m) for m in ERROR_CODE.finditer(text)):
+        return True
+    # HPX's form only where the text is one the catalogue knows: an unknown text stays the catch-all's error line
+    if "function returned error code" in text and any(catalogue.resolve(text=m["msg"].strip()) for m in RETURNED_CODE.finditer(text)):
         return True
     return catalogue.text_has_phrase(text)  # one RE2 (DFA) pass over the catalogue's phrases
 
@@ -562,7 +576,7 @@ def _read(line: str) -> dict | None:
         if form == "name_only" and entry is None:
             continue  # a word that looks like a CUDA name but is none (a variable, a newer enum)
         if form in ("numbered", "cuda_gdb", "init", "check", "curesult", "error_code", "check_error", "check_streamed",
-                    "call_failed") and entry is None:
+                    "call_failed", "returned_code") and entry is None:
             continue
         rec = dict(error_name=name or (entry.name if entry else None), catalogue_name=entry.name if entry else None,
                    runtime_name=_runtime_name(entry),
@@ -665,7 +679,7 @@ def _forms(line: str):
                           ("call_failed", CALL_FAILED), ("error_code", ERROR_CODE),
                           ("thc", THC), ("quoted", QUOTED), ("torch", TORCH_ERROR), ("numbered", ORT_FAILURE),
                           ("numbered", NUMBERED), ("curesult", CURESULT), ("init", INIT_FAILED), ("cuda_gdb", CUDA_GDB),
-                          ("check_error", CHECK_ERROR)):
+                          ("check_error", CHECK_ERROR), ("returned_code", RETURNED_CODE)):
         m = pattern.search(line)
         if m is not None:
             yield form, m
@@ -713,4 +727,4 @@ def _api_call(line: str) -> str | None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (DETECT, ERROR_CODE.pattern, catalogue.phrase_pattern())
+SIGNATURES = (DETECT, ERROR_CODE.pattern, RETURNED_CODE.pattern, catalogue.phrase_pattern())

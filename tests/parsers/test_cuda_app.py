@@ -525,3 +525,20 @@ def test_torch_no_cuda_gpus_available_is_no_device():
     assert cuda_app.detect(text)
     (f,) = parse_text(text).facts
     assert (f.evidence.line, f.catalogue_name, f.code, f.form) == (3, "cudaErrorNoDevice", 100, "phrase")
+
+
+# HPX's CUDA checks (libs/core/async_cuda check_cuda_error: "cuda function returned error code :" + cudaGetErrorString;
+# HPX's executors and Octo-Tiger: "CUDA function returned error code " + cudaGetErrorString, then HPX's ":" before its
+# next line): STEllAR-GROUP/octotiger#290's real lines, Summit, a jsrun resource set with fewer GPUs than the run used
+@pytest.mark.parametrize("text,line,name", [
+    ("{os-thread}: locality#2/worker-thread#1\n{what}: CUDA function returned error code invalid device ordinal:\n"
+     "HPX(unhandled_exception)\n", 2, "cudaErrorInvalidDevice"),
+    # HPX's async_cuda spelling, the text right after " :" (the format filled with cudaGetErrorString's text of 101)
+    ("cuda function returned error code :invalid device ordinal\n", 1, "cudaErrorInvalidDevice"),
+    # CONSTRUCTED near miss: a text the catalogue does not hold is not read, nor is its file claimed (the catch-all keeps it)
+    ("CUDA function returned error code something else entirely:\n", None, None),
+])
+def test_hpx_cuda_function_returned_error_code(text, line, name):
+    assert cuda_app.detect(text) is (name is not None)
+    got = [(f.evidence.line, f.catalogue_name, f.form, f.message) for f in parse_text(text).facts]
+    assert got == ([(line, name, "returned_code", "invalid device ordinal")] if name else [])
