@@ -87,6 +87,14 @@ DETECT = re.compile(
     # << ncclGetErrorString(nccl_result) << ". ", raised as an External error):
     # OSError: (External) NCCL error(2), unhandled system error.   (PaddlePaddle/PaddleDetection#7380)
     r"|\(External\) NCCL error\(\d+\), " + NCCL_RESULT_TEXT +
+    # CuPy's NCCL binding (cupy_backends/cuda/libs/nccl.pyx, cupy.cuda.nccl before v8: class NcclError(RuntimeError),
+    # '%s: %s' % (ERROR2[status], ncclGetErrorString(status)), ERROR2 = {1: 'NCCL_ERROR_UNHANDLED_CUDA_ERROR', 2:
+    # 'NCCL_ERROR_SYSTEM_ERROR', 3: 'NCCL_ERROR_INTERNAL_ERROR', 4: 'NCCL_ERROR_INVALID_ARGUMENT', 5: 'NCCL_ERROR_INVALID_USAGE'}),
+    # raised under Ray's collective library, Alpa, Chainer and vLLM before 0.4:
+    # cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_UNHANDLED_CUDA_ERROR: unhandled cuda error
+    #   (alpa-projects/alpa docs/install.rst, "Unhandled Cuda Error": CUDA, NCCL and driver versions that do not go
+    #   together, alpa-projects/alpa#496)
+    r"|\bNcclError: NCCL_ERROR_[A-Z_]{3,40}: " + NCCL_RESULT_TEXT +
     # DeepSpeed's logger (deepspeed/utils/logging.py: "[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] "),
     # its time stripped by facts/lines.py or left out in a paste (EleutherAI/gpt-neox#990):
     # [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented
@@ -105,7 +113,7 @@ MARKERS = (
     "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
     *NCCL_DETAIL_NAMES, "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
     "Unexpected bus error encountered in worker", " failed: ", "Internal NCCL failure with error ", "NCCL Error ",
-    " terminated with ", "Detected mismatch between collectives on ranks",
+    " terminated with ", "Detected mismatch between collectives on ranks", "NcclError: NCCL_ERROR_",
 )
 
 # torch/csrc/DataLoader.cpp (a worker's SIGCHLD handler; real, ymoslem/OpenNMT-Tutorial#6):
@@ -226,6 +234,8 @@ SPAWN_EXITED = re.compile(r"(?:\bProcessExitedException|^Exception): process (?P
 #   (torch/csrc/cuda/nccl.cpp throw_nccl_error, the result's number before its text: vllm-project/vllm#5828)
 # OSError: (External) NCCL error(2), unhandled system error.
 #   (PaddlePaddle's enforce, its "[Hint: Please search for the error code(2) ...]" line after it: PaddleDetection#7380)
+# cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_UNHANDLED_CUDA_ERROR: unhandled cuda error
+#   (CuPy's NcclError, ncclResult_t's name then ncclGetErrorString's text: alpa-projects/alpa docs/install.rst)
 # Not the raising code a Python traceback quotes under its frame, the message still an f-string's placeholder
 # (vLLM's and SGLang's pynccl_wrapper.py NCCL_CHECK, just above the RuntimeError it raises; sgl-project/sglang#8974):
 #     raise RuntimeError(f"NCCL error: {error_str}")
@@ -233,6 +243,7 @@ NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: \S+?,|:)|Failed to initialize NCC
                         r"|Failed, NCCL error \S+:\d+(?= '" + NCCL_RESULT_TEXT + r")"
                         r"|NCCL Error \d+:(?= " + NCCL_RESULT_TEXT + r")"
                         r"|\(External\) NCCL error\(\d+\),(?= " + NCCL_RESULT_TEXT + r")"
+                        r"|\bNcclError: NCCL_ERROR_[A-Z_]{3,40}:(?= " + NCCL_RESULT_TEXT + r")"
                         r"|\bnccl[A-Z]\w{1,40} failed:(?= " + NCCL_RESULT_TEXT + r")"
                         r"|Internal NCCL failure with error(?: \d+)?(?= \(?" + NCCL_RESULT_TEXT + r")) (?P<msg>(?!\{).+)$")
 

@@ -886,3 +886,15 @@ def test_watchdog_timeout_cut_on_the_last_line_is_a_cut_not_an_error():
     # the same line with text after it is a form nobody reads: a parse problem
     r = parse_text(cut + "\n" + full)
     assert [e.line for e in r.errors] == [1] and r.limits == []
+
+
+def test_cupy_nccl_error():
+    """CuPy's NCCL binding raises NcclError('<ERROR2 name>: <ncclGetErrorString>') under Ray's collectives, Alpa and
+    Chainer; the line alpa-projects/alpa's docs/install.rst quotes (CUDA, NCCL and driver versions that do not go
+    together, alpa#496): one NCCL error, ncclUnhandledCudaError, read like c10d's."""
+    text = "cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_UNHANDLED_CUDA_ERROR: unhandled cuda error\n"
+    assert torch_log.detect(text)
+    e = of(parse_text(text), "torch_nccl_error")
+    assert [(f.nccl_error, f.evidence.line, f.last_error) for f in e] == [("ncclUnhandledCudaError", 1, None)]
+    # CONSTRUCTED near miss: the name in prose, without ncclGetErrorString's text after it, is no error line
+    assert of(parse_text("we saw NcclError: NCCL_ERROR_UNHANDLED_CUDA_ERROR once\n"), "torch_nccl_error") == []
