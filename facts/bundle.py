@@ -480,7 +480,9 @@ NCCL_HOST = re.compile(rb"^(?:\[[^\]]*\]\s*)*([A-Za-z0-9][\w.-]*):\d+:\d+ \[\d+\
 # syslog / journal host:     "Nov 29 18:32:13 node17 kernel: NVRM: Xid ..."
 SYSLOG_HOST = re.compile(rb"^(?:\w{3} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT[\d:.]+(?:[+-]\d{2}:?\d{2}|Z)?) ([A-Za-z0-9][\w.-]*) kernel:", re.M)
 # shell prompt:              "root@node1:~# nvidia-smi -q"      "[root@n120 ~]# modprobe -v nv_peer_mem" (RHEL)
-PROMPT_HOST = re.compile(rb"^(?:\(\S+\) )?(?:[\w.-]+@([A-Za-z0-9][\w.-]*):[^\n]*?|\[[\w.-]+@([A-Za-z0-9][\w.-]*) [^\]\n]*\])[#$] ", re.M)
+#   zsh's default (%n@%m %1~ %#): "zeyer@cn-234 ~ % nvidia-smi" (rwth-i6/returnn#1486, fixtures/harvest/cases/114-*)
+PROMPT_HOST = re.compile(rb"^(?:\(\S+\) )?(?:[\w.-]+@([A-Za-z0-9][\w.-]*):[^\n]*?[#$]|\[[\w.-]+@([A-Za-z0-9][\w.-]*) [^\]\n]*\][#$]"
+                         rb"|[\w.-]+@([A-Za-z0-9][\w.-]*) [^\s@]{1,80} [%#]) ", re.M)
 # sosreport "hostname" file: a single line holding the host name
 HOSTNAME_FILE = re.compile(r"^[A-Za-z0-9][\w.-]*$")
 
@@ -531,6 +533,18 @@ def bundle_node(raw: RawBundle, tops: set[str]) -> str | None:
     if any(t.lower() not in NOT_NODE_FOLDERS for t in tops):
         return None  # it holds node folders: a wrapper, not a node
     return name
+
+
+def unplaced(raw: RawBundle) -> bool:
+    """Whether the files of ``raw`` that name no host are the node "unknown": a flat bundle (no
+    node folders, not a sosreport) whose own name is not a node's (bundle_node)."""
+    names = [n for n, _ in raw.files]
+    tops = {n.split("/", 1)[0] for n in names if "/" in n}
+    if any(n.startswith("sos_commands/") or "/sos_commands/" in n for n in names):
+        return False
+    if any(t.lower() not in NOT_NODE_FOLDERS for t in tops):
+        return False
+    return bundle_node(raw, tops) is None
 
 
 def is_binary(head: bytes) -> bool:

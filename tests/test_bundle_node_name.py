@@ -89,3 +89,39 @@ def test_a_host_named_by_the_content_still_wins(tmp_path):
     shutil.copy(NCCL, folder / "nccl.log")
     nodes = _nodes(folder)
     assert nodes["nccl.log"] == "vm" and nodes["dmesg.txt"] == "node9"
+
+
+PROMPT_SMI = ROOT / "fixtures/harvest/cases/114-gpu-lost-nvidia-smi-unknown-error-aer-timeouts-root-port"
+
+
+@pytest.mark.parametrize("name", ["007-xid79-case", "incident"])
+def test_unnamed_pastes_beside_one_named_host_are_that_host_s(tmp_path, name):
+    """A flat paste with no node's name: the dmesg -H lines name no host, the nvidia-smi paste's zsh
+    prompt names cn-234 (rwth-i6/returnn#1486): the lost GPU and the AER errors of its root port
+    are one node's, so they meet (pcie_path_fault), and the report names cn-234."""
+    case = tmp_path / name
+    case.mkdir()
+    for f in ("dmesg.log", "other.txt"):
+        shutil.copy(PROMPT_SMI / f, case / f)
+    report = diagnose_bundle(case)
+    assert report.nodes == ["cn-234"]
+    assert report.findings[0].cause == "pcie_path_fault" and report.findings[0].entity.node == "cn-234"
+
+
+def test_unnamed_pastes_beside_two_named_hosts_stay_unknown(tmp_path):
+    """Near miss: two hosts named (an NCCL log's 'vm' and the prompt's cn-234): which one the dmesg is,
+    nothing says."""
+    case = tmp_path / "incident"
+    case.mkdir()
+    for f in ("dmesg.log", "other.txt"):
+        shutil.copy(PROMPT_SMI / f, case / f)
+    shutil.copy(NCCL, case / "nccl.log")
+    assert set(diagnose_bundle(case).nodes) == {"cn-234", "unknown", "vm"}
+
+
+def test_a_node_named_folder_keeps_its_name_beside_a_named_host(tmp_path):
+    """Near miss: the folder names its node (node9): its unnamed files stay node9's, the NCCL log's
+    host is vm (test_a_host_named_by_the_content_still_wins, through the whole diagnosis)."""
+    folder = _node_folder(tmp_path)
+    shutil.copy(NCCL, folder / "nccl.log")
+    assert set(diagnose_bundle(folder).nodes) == {"node9", "vm"}

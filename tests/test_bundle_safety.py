@@ -519,6 +519,10 @@ def test_flat_file_node_comes_from_content(tmp_path, name, content, node):
         (b"Nov 29 18:32:13 node17 kernel: NVRM: Xid (PCI:0000:a1:00): 79, GPU has fallen off the bus.", "node17"),
         (b"2024-11-29T18:32:13.123456+00:00 node17 kernel: NVRM: Xid (PCI:0000:a1:00): 79", "node17"),
         (b"root@node1:~# nvidia-smi -q", "node1"),
+        (b"zeyer@cn-234 ~ % nvidia-smi", "cn-234"),  # zsh's default prompt (rwth-i6/returnn#1486)
+        (b"root@cn-234 /data # nvidia-smi", "cn-234"),  # zsh's, as root
+        (b"mail zeyer@cn-234 about 50 % of it", None),  # near miss: an address in a sentence
+        (b"zeyer@cn-234 ~ %nvidia-smi", None),
         (b"node17:1552:1564 [1] NCCL INFO Bootstrap : Using eth0", "node17"),
         (b"[1,0]<stdout>:node17:1552:1564 [1] NCCL INFO x", None),
         (b"[2024-01-01 10:00:00] node17:1552:1564 [1] NCCL WARN x", "node17"),
