@@ -404,6 +404,27 @@ def _gsp_rpc(add, ln: int, m: re.Match[str], lines: list[str], used: set[int]) -
     return True
 
 
+def _own_part(head: str, nxt: str) -> str:
+    """``nxt`` less the log prefix ``head`` wears before its "NVRM: " (journald's, syslog's: the kernel's
+    tags are read by these readers, not taken off by facts/lines.py), where ``nxt`` wears it too:
+    journald writes a message's continuation line as a record of its own, prefix and all::
+
+        Apr 22 21:30:51 node17 kernel: NVRM: The NVIDIA GPU 000a:00:00.0 (PCI ID: 10de:2330) installed in this system
+        Apr 22 21:30:51 node17 kernel:       is not supported by the NVIDIA 580.126.09 driver release.
+
+    (harvest 2404's lines under bench/wrap_study.py's journald forms). The stamp may have moved on by
+    the next line: the prefix is matched up to its tag's colon (``kernel: ``) where it has one."""
+    at = head.find("NVRM: ")
+    if at <= 0:
+        return nxt
+    pre = head[:at]
+    if nxt.startswith(pre):
+        return nxt[at:]
+    tag = pre.rstrip().rsplit(" ", 1)[-1] + " "  # "kernel: "
+    k = nxt.find(tag, 0, len(pre) + 8)
+    return nxt[k + len(tag):] if tag.endswith(": ") and k > 0 else nxt
+
+
 def _joined(lines: list[str], ln: int, last: re.Pattern[str]) -> tuple[str, list[int]]:
     """The line and the NVRM lines that continue it, up to the one matching ``last``."""
     text, block = lines[ln - 1], [ln]
@@ -500,8 +521,8 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
                 + " is supported by the open kernel modules only; the proprietary nvidia.ko is loaded")
             used.update(block)
             return True
-        if "driver release" not in flat and ln < len(lines) and _UNSUPPORTED_TAIL.search(lines[ln]):
-            flat, block = f"{flat} {lines[ln].strip()}", [*block, ln + 1]
+        if "driver release" not in flat and ln < len(lines) and _UNSUPPORTED_TAIL.search(tail := _own_part(lines[ln - 1], lines[ln])):
+            flat, block = f"{flat} {tail.strip()}", [*block, ln + 1]
         if (m := _UNSUPPORTED.search(re.sub(r"\s+", " ", flat))) is not None:
             kind, bdf, extra = _unsupported(m)
             add(kind, bdf, pci_id=m["pci_id"].lower(), kernel_version=m["release"], **extra)

@@ -197,6 +197,19 @@ def test_gpu_unsupported_by_release_real(name, want):
     assert got == want
 
 
+@pytest.mark.parametrize("prefix", ["Apr 22 21:30:5{i} node17 kernel: ", "2026-04-22T21:30:5{i}+0000 gpu-node-0 kernel: "])
+def test_gpu_unsupported_continuation_under_journald(prefix):
+    """journald writes the message's continuation line as a record of its own, prefix and all (the stamp may move
+    on): NVIDIA/aicr#1858's lines under journalctl's short and short-iso forms (bench/wrap_study.py) read as bare."""
+    lines = open("fixtures/artefacts/kernel_log/aicr1858_h100_not_supported_by_580_release.log", encoding="utf-8").read().splitlines()
+    text = "".join(prefix.format(i=i) + line + "\n" for i, line in enumerate(lines))
+    got = [(f.message_kind, f.pci_bus_id, f.pci_id, f.kernel_version) for f in _facts(text) if f.kind == "nvrm_error"]
+    assert got == [("gpu_unsupported_spurious", "000a:00:00.0", "10de:2330", "580.126.09")]
+    # near miss: the continuation under another host's prefix is not this message's
+    other = text.replace("kernel:       is", "kernel:x      is").replace(" node17 ", " node18 ", 1)
+    assert all(f.message_kind != "gpu_unsupported_spurious" for f in _facts(other) if f.kind == "nvrm_error")
+
+
 def test_firmware_loader_line_alone_is_a_kernel_log():
     """A paste of the loader's line alone, without a prefix, is a kernel log (NixOS/nixpkgs#454772)."""
     assert kernel_log.detect("nvidia 0000:00:1e.0: Direct firmware load for nvidia/565.57.01/gsp_tu10x.bin failed with error -2\n")
