@@ -25,6 +25,7 @@ A line diagnosed ``healthy`` is a bug and is listed. Formats with no text of the
     .venv/bin/python bench/nccl_warn_audit.py -v              # and one row per format
     .venv/bin/python bench/nccl_warn_audit.py --show read -k socket   # the unexplained socket ones
     .venv/bin/python bench/nccl_warn_audit.py --bare          # the messages without NCCL's prefix
+    .venv/bin/python bench/nccl_warn_audit.py --data bench/nccl_warn_formats_old.yaml   # v2.3 .. v2.17's own
 
 A benchmark script (it prints figures), not a test; it reads only bench/nccl_warn_formats.yaml.
 """
@@ -47,7 +48,7 @@ STAMPED_FROM = (2, 26)  # src/debug.cc: WARN lines carry "[%F %T] " by default f
 AREAS: list[tuple[str, str]] = [
     ("windows", r"^src/os/windows"),
     ("ib", r"net_ib|ibvwrap|ibvsymbols|ibvcore|mlx5dv"),
-    ("socket", r"misc/socket|net_socket|ipcsocket|os/linux_socket"),
+    ("socket", r"misc/socket|net_socket|ipcsocket|os/linux_socket|include/socket\.h"),
     ("bootstrap", r"bootstrap"),
     ("proxy", r"proxy"),
     ("shm", r"shm|os/linux"),
@@ -57,9 +58,9 @@ AREAS: list[tuple[str, str]] = [
     ("plugin", r"plugin/|net\.cc|coll_net|gdrwrap"),
     ("ras", r"/ras/"),
     ("gin/rma", r"/gin/|/rma/"),
-    ("graph", r"/graph/"),
+    ("graph", r"/graph/|misc/rings"),
     ("p2p", r"transport/p2p"),
-    ("init/enqueue", r"init\.cc|enqueue|group|collectives|channel|transport\.cc|comm"),
+    ("init/enqueue", r"init\.cc|init\.cu|enqueue|group|collectives|channel|transport\.c|comm|include/core\.h"),
 ]
 
 
@@ -108,10 +109,12 @@ def main() -> int:
     ap.add_argument("--show", choices=("explained", "read", "unread"), help="list the formats of this class")
     ap.add_argument("-v", "--verbose", action="store_true", help="one row per format")
     ap.add_argument("--bare", action="store_true", help="diagnose the message without NCCL's prefix")
+    ap.add_argument("--data", default=str(DATA), help="the extracted formats (bench/nccl_warn_formats_old.yaml: the "
+                    "formats only v2.3 .. v2.17 print)")
     args = ap.parse_args()
     from stethoscope.engine.ruleengine.loader import load_rules
 
-    doc = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    doc = yaml.safe_load(Path(args.data).read_text(encoding="utf-8"))
     rows = [r for r in doc["formats"] if args.k.lower() in (r["format"] or "").lower()
             and (not args.area or area(r["source"]) == args.area)]
     ruleset = load_rules()

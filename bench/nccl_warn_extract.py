@@ -7,6 +7,15 @@ project runs it or reads the clone at run time::
 
     .venv/bin/python bench/nccl_warn_extract.py --git /path/to/nccl.git           # v2.18 .. newest tag
     .venv/bin/python bench/nccl_warn_extract.py --git DIR --since 2.20            # a later first release
+    .venv/bin/python bench/nccl_warn_extract.py --git DIR --since 2.3 --until 2.17 \
+        --exclude bench/nccl_warn_formats.yaml --out bench/nccl_warn_formats_old.yaml   # the old releases' own
+
+The old releases v2.3.5-5 .. v2.17.1-1 print a WARN with the same prefix as 2.18 .. 2.25
+(v2.3's src/include/debug.h macro, from v2.4 on ncclDebugLog in misc/utils.cu, then src/debug.cc:
+``"\n%s:%d:%d [%d] %s:%d NCCL WARN "``, host:pid:tid [dev] file:line); only NCCL 1.x printed
+``"WARN %s:%d "`` (src/core.h). Their sources are ``.cu`` files up to v2.5 (all read). ``--exclude``
+drops the formats another extracted file already holds, so the old file has only the formats no
+release from 2.18 on prints.
 
 For every release tag ``v2.MM.P-R`` from ``--since`` on it reads each file under ``src/`` holding
 ``WARN`` and takes each ``WARN(`` call (not ``NOWARN``, not the macro's ``#define``): its first
@@ -158,6 +167,20 @@ SAMPLES: list[str] = [
     "socketPollConnect: Connect to 10.0.0.12<49152> returned 111(Connection refused) errno 115(Operation now in progress)",
     "socketPollConnect: connect returned Connection timed out, exceeded error retry count (35)",
     "socketProgressOpt: Call to send to 10.0.0.12<49152> failed : Connection timed out",
+    # the old releases' forms (v2.3 .. v2.17): completion status as a bare number, NVML's and CUDA's texts
+    "NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129",
+    "NET/IB : Got completion from peer 10.0.0.12<49152> with error 12, opcode 0, len 0, vendor err 129",
+    "nvmlInit() failed: Driver/library version mismatch",
+    "NVML failure 'Driver/library version mismatch'",
+    "failed to open CUDA IPC handle : 217 peer access is not supported between these two devices",
+    "rank 1 failed to get CUDA IPC handle to device 3 : 217 peer access is not supported between these two devices",
+    "ibv_post_send() failed with error Cannot allocate memory",
+    "Call to connect timeout : Connection refused",
+    "Call to recv failed : Connection reset by peer",
+    "Unable to allocate shared memory (9637888 bytes) : No space left on device",
+    "shm_open failed to open nccl-shm-recv-1b000-0-1 : Permission denied",
+    "Failed to find CUDA library in (null) (NCCL_CUDA_PATH=(null))",
+    "Failed to find CUDA library (NCCL_CUDA_PATH='') : libcuda.so: cannot open shared object file: No such file or directory",
     # plugins, RAS, init
     "Error: network IB not found.",
     "NCCL version mismatch with remote peer 10.0.0.12<49152> (local: 2.30.7, remote 2.29.7)",
@@ -181,8 +204,8 @@ def sample_for(fmt: str, hand: list[str]) -> str:
     return next((line for pat in pats for line in hand if pat.fullmatch(line)), fill(fmt))
 
 
-def tags(gitdir: str, since: tuple[int, int]) -> list[str]:
-    found = [t for t in git(gitdir, "tag").split() if (m := TAG.match(t)) and (2, int(m.group(1))) >= since]
+def tags(gitdir: str, since: tuple[int, int], until: tuple[int, int] = (2, 999)) -> list[str]:
+    found = [t for t in git(gitdir, "tag").split() if (m := TAG.match(t)) and since <= (2, int(m.group(1))) <= until]
     return sorted(found, key=lambda t: tuple(int(x) for x in TAG.match(t).groups()))
 
 
@@ -201,10 +224,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--git", required=True, help="a clone of NVIDIA/nccl (bare is enough)")
     ap.add_argument("--since", default="2.18", help="the first release series (default 2.18)")
+    ap.add_argument("--until", default="2.999", help="the last release series (default: the newest)")
+    ap.add_argument("--exclude", help="an extracted formats file whose formats are left out")
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args()
-    major, minor = (int(x) for x in args.since.split("."))
-    order = tags(args.git, (major, minor))
+    since, until = (tuple(int(x) for x in v.split(".")) for v in (args.since, args.until))
+    order = tags(args.git, since, until)
+    known = set()
+    if args.exclude:
+        known = {r["format"].rstrip("\n") for r in yaml.safe_load(Path(args.exclude).read_text(encoding="utf-8"))["formats"]
+                 if r["format"] is not None}
     found: dict[str, dict] = {}
     for tag in order:
         for hit in git(args.git, "grep", "-l", "WARN", tag, "--", "src").split():
@@ -221,6 +250,8 @@ def main() -> int:
     for e in found.values():
         have = list(e["at"])
         fmt = unescape(e["fmt"]) if e["fmt"] is not None else None
+        if fmt is not None and fmt.rstrip("\n") in known:  # 2.18 dropped many formats' trailing "\n"
+            continue
         row = {"format": fmt, "source": e["at"][have[-1]], "since": have[0], "last": have[-1],
                "versions": ranges(have, order)}
         if e["at"][have[0]] != e["at"][have[-1]]:
@@ -228,8 +259,9 @@ def main() -> int:
         if fmt is not None:
             row["sample"] = sample_for(fmt, hand)
         rows.append(row)
+    also = f"\n# Left out: the formats {args.exclude} holds." if args.exclude else ""
     write_formats(args.out, "# NCCL's WARN() format strings, every release from " + order[0] + " to " + order[-1]
-                  + ", deduplicated.\n# Generated by bench/nccl_warn_extract.py; read by bench/nccl_warn_audit.py.\n"
+                  + ", deduplicated." + also + "\n# Generated by bench/nccl_warn_extract.py; read by bench/nccl_warn_audit.py.\n"
                   "# `source`: file:line in the newest release that has the format (`first_source`: in the oldest,\n"
                   "# when it moved); `versions`: the releases that have it; `sample`: the format filled in.\n",
                   f"NVIDIA/nccl src/ WARN() calls, tags {order[0]} .. {order[-1]} ({head[:10]}); "
