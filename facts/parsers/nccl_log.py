@@ -517,7 +517,7 @@ class NcclLogState:
         if "Got completion" in msg:
             return self._completion(no, node, msg, ctx)
         if ("onnect" in msg or "interface" in msg or "no device found" in msg or "exceeded" in msg or "Socket creation" in msg
-                or "Call to recv from" in msg or "Call to send to" in msg or "ccept failed" in msg or "Call to bind" in msg):
+                or "Call to recv" in msg or "Call to send to" in msg or "ccept failed" in msg or "Call to bind" in msg):
             nccl_log_socket.handle(self, no, node, msg, level, ctx)  # interfaces, connects, retries, peers
         return None
 

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 # Cheap test before any regex: every message handled here holds one of these.
 _KEYS = ("GPU Direct RDMA", "P2P", "shared memory", "posix_fallocate", "failed to extend", "Call to ibv", "Duplicate GPU",
-         "Cuda failure", "NVLink SHARP (NVLS)", "Call to shm_open")
+         "Cuda failure", "NVLink SHARP (NVLS)", "Call to shm_open", "shm_open failed")
 _KEYS_RE = re.compile("|".join(map(re.escape, _KEYS)))
 
 # NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'
@@ -69,6 +69,16 @@ _SHM_FALLOCATE = re.compile(r"^Call to posix_fallocate failed ?: ?(?P<err>.+)$")
 # segment" line that follows it then carries no reason of its own:
 # node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission denied        (NVIDIA/nccl#328)
 _SHM_OPEN = re.compile(r"^Call to shm_open failed ?: ?(?P<err>.+)$")
+# NCCL 2.3 said both in its own words (v2.3.5-5 src/include/shm.h:19, 26, shmOpen: WARN("shm_open failed to open %s : %s",
+# shmname, strerror(errno)) and, posix_fallocate of the new segment failing, WARN("Unable to allocate shared memory (%d
+# bytes) : %s", shmsize, strerror(res)); the segment's name is shm_open's, "nccl-shm-recv-<hash>-<ring>-<rank>", no /dev/shm):
+# Unable to allocate shared memory (9637888 bytes) : No space left on device          (the format, filled in)
+# Only ENOSPC is a full /dev/shm: 2.3's posix_fallocate was not retried on a signal, and
+#   include/shm.h:26 NCCL WARN Unable to allocate shared memory (4263936 bytes) : Interrupted system call
+#   (marian-nmt/marian-dev src/training/communicator_nccl.h, a comment quoting its NCCL 2.3 failure) is that, not a full
+#   /dev/shm: left to the generic WARN (an unexplained error)
+_SHM_OPEN_23 = re.compile(r"^shm_open failed to open (?P<seg>\S+) : (?P<err>.+)$")
+_SHM_ALLOCATE_23 = re.compile(r"^Unable to allocate shared memory \((?P<size>\d+) bytes\) : (?P<err>.+)$")
 # The last peer to attach unlinks the segment (misc/shmutils.cc ncclShmOpen); the file already gone (ENOENT) was
 # deleted by something else: systemd-logind's RemoveIPC=yes clears a user's /dev/shm when it sees no session of
 # that user, which an mpirun or Slurm job may not have (the NCCL troubleshooting guide's "Systemd" section):
@@ -162,6 +172,10 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, src: str | None, ctx
         _shm(p, no, node, "fallocate", m["err"], ctx)
     elif m := _SHM_OPEN.match(msg):
         _shm(p, no, node, "shm_open", m["err"], ctx)
+    elif m := _SHM_OPEN_23.match(msg):
+        _shm(p, no, node, "shm_open", m["err"], ctx, segment=m["seg"])
+    elif (m := _SHM_ALLOCATE_23.match(msg)) and _errno_name(m["err"]) in ("ENOSPC", "EACCES", "EPERM", "EROFS"):
+        _shm(p, no, node, "fallocate", m["err"], ctx, size_bytes=int(m["size"]))
     elif (m := _SHM_UNLINK.match(msg)) and _errno_name(m["err"]) == "ENOENT":
         p.b.add(NcclShmFailure, no, node=node, op="unlink", error=m["err"], segment=m["seg"], **ctx)
     elif m := _MODIFY_QP.match(msg):

@@ -20,6 +20,7 @@ NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.3.5-5 to v2.28.9-1, 
     WARN("Bootstrap : no socket interface found")    WARN("NET/Socket : No usable listening interface found")
     WARN("Net : No interface found in the same subnet as remote address %s", ...)   (2.12-2.27, NCCL_COMM_ID set)
     WARN("Net : Socket creation failed : %s", ...)   (2.3-2.9)   WARN("ncclSocketInit: Socket creation failed : %s", ...)
+    WARN("Call to recv failed : %s", ...)   (2.4-2.9 include/socket.h)   WARN("No usable listening interface found")   (2.3 net_socket.cu)
     WARN("Net : Call to recv from %s failed : %s", ...)   (2.9-2.18)   WARN("socketProgressOpt: Call to recv from %s failed : %s", ...)   (2.19 on; sends too print "recv")
     WARN("socketProgressOpt: Call to %s %s failed : %s", "recv from" | "send to", ...)   (2.24-2.28)
     WARN("%s: connect returned %s, exceeded error retry count (%d)", ...)   (2.24-2.26)
@@ -52,6 +53,11 @@ NO_INTERFACE = re.compile(
 )
 # Net : No interface found in the same subnet as remote address 10.1.2.3<54321>
 NO_SUBNET_INTERFACE = re.compile(r"^(?:\w+ ?: )?No interface found in the same subnet as remote address (?P<peer>\S+)")
+# WARN("No usable listening interface found")   (v2.3.5-5 transport/net_socket.cu:121, ncclSocketListen with findSubnetIf:
+#   no local interface in the same subnet as the peer's address; 2.18 on the same words after "NET/Socket : " mean no
+#   interface at all, NO_INTERFACE)
+# No usable listening interface found
+NO_SUBNET_LISTEN = re.compile(r"^No usable listening interface found\s*$")
 # Net : Socket creation failed : Address family not supported by protocol                     (2.4)
 # ncclSocketInit: Socket creation failed : Address family not supported by protocol             (2.18 and later)
 # Socket creation failed : Address family not supported by protocol                              (nccl#210)
@@ -64,7 +70,10 @@ CONNECTION_CLOSED = re.compile(r"^(?:\w+ ?: )?Connection closed by remote peer(?
 #   misc/socket.cc, filled in)
 # socketProgressOpt: Call to send to 10.0.0.12<49152> failed : Connection timed out
 #   (2.24-2.28 WARN("socketProgressOpt: Call to %s %s failed : %s", "recv from" | "send to", ...), misc/socket.cc:46)
-CALL_RECV_FAILED = re.compile(r"^(?:\w+ ?: ?)?Call to (?:recv from|send to) (?P<peer>\S+) failed ?: ?(?P<err>.*\S|[^\S\n])\s*$")
+# WARN("Call to recv failed : %s", strerror(errno))   (v2.4.2-1 .. v2.9.9-1 include/socket.h:400/424, socketProgressOpt:
+#   recv() on an established connection failed; no peer named before 2.10)
+# Call to recv failed : Connection reset by peer
+CALL_RECV_FAILED = re.compile(r"^(?:\w+ ?: ?)?Call to (?:(?:recv from|send to) (?P<peer>\S+)|recv) failed ?: ?(?P<err>.*\S|[^\S\n])\s*$")
 # socketPollConnect: connect returned Connection timed out, exceeded error retry count (35)
 #   (2.24-2.26 WARN("%s: connect returned %s, exceeded error retry count (%d)", ...), misc/socket.cc:544: no peer named)
 CONNECT_GAVE_UP = re.compile(r"^\w+: connect returned (?P<err>.+?), exceeded error retry count \(\d+\)")
@@ -153,6 +162,8 @@ def read(msg: str) -> dict[str, Any] | None:
         return dict(reason="no_socket_interface", peer=None)
     if m := NO_SUBNET_INTERFACE.match(msg):
         return dict(reason="no_subnet_interface", peer=m["peer"])
+    if NO_SUBNET_LISTEN.match(msg):
+        return dict(reason="no_subnet_interface", peer=None)
     if m := SOCKET_CREATION.match(msg):
         return dict(reason="socket_creation_failed", peer=None, error=m["err"])
     if m := CONNECTION_CLOSED.match(msg):

@@ -15,6 +15,12 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'ib_device_open_failed'
     >>> kind("nvmlInit_v2() failed: Driver/library version mismatch")
     'nvml_driver_library_mismatch'
+    >>> kind("NVML failure 'Driver/library version mismatch'")
+    'nvml_driver_library_mismatch'
+    >>> kind("NVML failure 'Unknown Error'") is None
+    True
+    >>> kind("The installed CUDA driver is older than the minimum version (R465) required for NCCL's CUDA Graphs support")
+    'cuda_graphs_driver_too_old'
     >>> kind("Failed to CUDA malloc 4194304 bytes")
     'cuda_malloc_failed'
     >>> kind("socketProgress: Connection closed by remote peer 10.10.1.3<36138>")
@@ -83,7 +89,12 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     ("cuda_malloc_failed", re.compile(r"^Failed to CUDA (?:malloc|calloc(?: async)?) \d+ bytes")),
     # WARN("nvmlInit%s() failed: %s", have_v2 ? "_v2" : "", pfn_nvmlErrorString(res1))   (misc/nvmlwrap.cc:142)
     # nvmlInit_v2() failed: Driver/library version mismatch
-    ("nvml_driver_library_mismatch", re.compile(r"^nvmlInit(?:_v2)?\(\) failed: Driver/library version mismatch")),
+    # WARN("NVML failure '%s'", nvmlErrorString(e))   (v2.3.5-5 .. v2.11.4-1 include/nvmlwrap.h:19/28, NVMLCHECK of every
+    #   wrapped call, nvmlInit first)   WARN("nvmlShutdown() failed: %s ", ...), WARN("nvmlDeviceGetIndex() failed: %s ", ...)
+    #   ... (v2.3.5-5 misc/nvmlwrap.cu:109-197, misc/nvmlwrap.cc to v2.11.4-1): NVML's string of the same return code
+    # NVML failure 'Driver/library version mismatch'        nvmlDeviceGetHandleByPciBusId() failed: Driver/library version mismatch
+    ("nvml_driver_library_mismatch",
+     re.compile(r"^(?:nvml\w{1,60}\(\) failed: |NVML failure ')Driver/library version mismatch")),
     # WARN("Retrieve %s version %d failed with %d status %d", ...)  WARN("Retrieve %s failed with %d status %d", ...)
     #   (misc/cudawrap.cc:179, 191: cuGetProcAddress returned 500 CUDA_ERROR_NOT_FOUND, the driver lacks the entry point)
     # Retrieve cuMemCreate failed with 500 status 0
@@ -162,6 +173,11 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     # WARN("Failed to find CUDA library %s (NCCL_CUDA_PATH='%s') : %s", ...)   (misc/cudawrap.cc:188, 2.18-2.20: dlopen of libcuda failed)
     # Failed to find CUDA library libcuda.so (NCCL_CUDA_PATH='') : libcuda.so: cannot open shared object file: No such file or directory
     ("cuda_library_not_found", re.compile(r"^Failed to find CUDA library \S+ \(NCCL_CUDA_PATH=")),
+    # WARN("The installed CUDA driver is older than the minimum version (R465) required for NCCL's CUDA Graphs support")
+    #   (v2.9.9-1 .. v2.15.1-1 misc/strongstream.cc:26, ncclCudaGetCapturingGraph: a stream under CUDA graph capture and
+    #   a driver below 11.3; the call returns ncclInvalidUsage)
+    ("cuda_graphs_driver_too_old",
+     re.compile(r"^The installed CUDA driver is older than the minimum version \(R\d+\) required for NCCL's CUDA Graphs support")),
     # WARN("[Rem Allocator] Poll failed with error %d", error)   (NCCL 2.7-2.8 src/bootstrap.cc, ncclRemoteMemAllocationService:
     #   `if (int error = poll(...) < 0)` holds the comparison, so the number is always 1; the service thread then returns)
     # [Rem Allocator] Poll failed with error 1
@@ -264,7 +280,7 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
 
 #: a literal each pattern above needs (a WARN with none of them is no kind here)
 _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same GPU|Mismatched NCCL version|NCCL_COMM_ID|address info"
-                   r"|Failed to CUDA|nvmlInit|Retrieve|PFN functions|shared memory file|failed to peer|CUDA IPC handle|Rem Allocator"
+                   r"|Failed to CUDA|nvmlInit|Driver/library|CUDA Graphs support|Retrieve|PFN functions|shared memory file|failed to peer|CUDA IPC handle|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|marked as failed|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
                    r"|mixed local Net|CUDA library|missing symbol|already checked in|already been destroyed"
                    r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init"

@@ -162,6 +162,32 @@ MESSAGES = [
      "(segment 0, fd 130)", "nccl_warn", {"message_kind": "rem_allocator_allocation_failed", "source_file": "bootstrap.cc"}),
     ("n1:1:2 [0] bootstrap.cc:264 NCCL WARN [Rem Allocator] Poll failed with error 1", "nccl_warn",
      {"message_kind": "rem_allocator_poll_failed"}),
+    # the old releases' own forms (issue 11, round B3; the formats of the tags named, filled in):
+    # v2.4.2-1 .. v2.9.9-1 include/socket.h WARN("Call to recv failed : %s", strerror(errno)): no peer named
+    ("n1:1:2 [0] include/socket.h:424 NCCL WARN Call to recv failed : Connection reset by peer", "nccl_bootstrap_failure",
+     {"reason": "connection_closed", "peer": None, "error": "Connection reset by peer"}),
+    ("n1:1:2 [0] include/socket.h:424 NCCL WARN Call to recv failed : Connection timed out", "nccl_bootstrap_failure",
+     {"reason": "timeout", "peer": None}),
+    # v2.3.5-5 transport/net_socket.cu:121 WARN("No usable listening interface found"): none in the peer's subnet
+    ("n1:1:2 [0] transport/net_socket.cu:121 NCCL WARN No usable listening interface found", "nccl_bootstrap_failure",
+     {"reason": "no_subnet_interface", "peer": None}),
+    # v2.3.5-5 .. v2.11.4-1 include/nvmlwrap.h NVMLCHECK WARN("NVML failure '%s'", nvmlErrorString(e)), and the other
+    # wrappers' "nvml<Call>() failed: %s " (misc/nvmlwrap.cc)
+    ("n1:1:2 [0] include/nvmlwrap.h:28 NCCL WARN NVML failure 'Driver/library version mismatch'", "nccl_warn",
+     {"message_kind": "nvml_driver_library_mismatch"}),
+    ("n1:1:2 [0] misc/nvmlwrap.cc:134 NCCL WARN nvmlDeviceGetHandleByPciBusId() failed: Driver/library version mismatch ",
+     "nccl_warn", {"message_kind": "nvml_driver_library_mismatch"}),
+    # NVIDIA/nccl#1066 (2.12.12): another NVML error is not a version mismatch
+    ("gcn6:1080061:1080359 [0] misc/nvmlwrap.cc:181 NCCL WARN nvmlDeviceGetHandleByPciBusId() failed: Not Found", "nccl_warn",
+     {"message_kind": None}),
+    ("n1:1:2 [0] include/nvmlwrap.h:28 NCCL WARN NVML failure 'Unknown Error'", "nccl_warn", {"message_kind": None}),
+    # v2.9.9-1 .. v2.15.1-1 misc/strongstream.cc:26
+    ("n1:1:2 [0] misc/strongstream.cc:26 NCCL WARN The installed CUDA driver is older than the minimum version (R465) "
+     "required for NCCL's CUDA Graphs support", "nccl_warn", {"message_kind": "cuda_graphs_driver_too_old"}),
+    # zai-org/VisualGLM-6B#272 (2.14.3): 2.13-2.15's dlopen of libcuda.so failing is no kind: NCCL goes on without it
+    #   (init.cc "(void)ncclCudaLibraryInit();"), the job there was killed for another reason
+    ("hgx-023:1910570:1910570 [0] misc/cudawrap.cc:90 NCCL WARN Failed to find CUDA library in (null) (NCCL_CUDA_PATH=(null))",
+     "nccl_warn", {"message_kind": None}),
 ]
 
 
