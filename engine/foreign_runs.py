@@ -179,10 +179,13 @@ def candidates(art: Artefact, kinds, read: list[int], log: bool, strong: bool = 
     # above nccl-tests' '#' header lines: nccl-tests 2.19's own banner, no other program's)
     leaders = {_leader(lines[r - 1]) for r in read[:256] if 0 < r <= n} - {""}
 
+    # (a line of their shape that says a thing failed in a form no signature of theirs matches is another tool's:
+    # dcgmi diag's '|                           | Fail - GPU: 0                                  |' row, boxed as an
+    # nvidia-smi table's rows are, pasted under that table; fixtures/artefacts/dcgmi_diag/go_dcgm52_memory_fail_busy.txt)
     def own(i: int) -> bool:  # a line of the file's format (a reader's signature matches it, or its shape)
         line = lines[i - 1]
         return any(s.search(line) for s in sigs) or (members and _MEMBER.match(line) is not None) \
-            or (bool(leaders) and _leader(line) in leaders)
+            or (bool(leaders) and _leader(line) in leaders and FAILURE_WORDS.search(line) is None)
 
     for first, last in _gaps(read, n):
         text = "\n".join(lines[first - 1:last])

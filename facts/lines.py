@@ -354,11 +354,24 @@ _MIN_WIDTH = 80  # terminals open 80 wide; a text wrapped narrower is a program'
 #     (a kernel driver's message about a PCI device without its stamp, dev_printk's "%s %s: " of the driver and the
 #     device: leptonai/gpud#1164's journal; a PCIe AER line 'pcieport 0000:00:03.0: AER: ...' pasted after an NCCL log
 #     was joined with the log's widest row, two Trees lines of one length taken for a terminal's wall)
+#   panic: More than one MIG device type present on node      (a Go program's last words, runtime/panic.go's "panic: ";
+#     fixtures/artefacts/k8s_device_plugin/gpu_operator286_mig_single_strategy_panic_v0.log)
+#   slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0. ...   (Slurm's "<program>: error: ",
+#     src/common/log.c; fixtures/artefacts/slurm_log/knet30_step_oom_killed.out)
+#   time="2021-12-14T17:28:56Z" level=fatal msg="Error starting nv-hostengine: DCGM initialization error"   (logrus's
+#     text formatter; fixtures/artefacts/dcgm_exporter_log/fatal_logrus_dcgmexporter34.log)
+#   include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol   (NCCL <= 2.3's WARN,
+#     file:line first; fixtures/artefacts/nccl_log/socket_creation_failed_old.log)
+#   dcgm-exporter-bvzzq             0/1     CrashLoopBackOff   1          30s   (a table's row, three column gaps:
+#     kubectl get pods; fixtures/artefacts/dcgm_exporter_log/gmt94_flag_env_value_not_int_pods_mixed.txt)
+#   each pasted at half of an NCCL log (after its Trees lines) or of gpu-burn's progress rows was joined with the row
+#   above it and read as the log's own text: the file HEALTHY (session 29 B4, fragment_audit --plant)
 _RECORD_START = re.compile(
     r"$|[ \t]|[\[{|#]|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. =-]*pid=\d"
     r"|\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|[A-Z][a-z]{2} [ \d]\d \d\d:|[IWEF]\d{4} \d\d:\d\d"
     r"|[\w.-]+:\d+:\d+ \[\d+\]|\d{1,5}: |[\w.-]+@[\w.-]+:|libfabric:"
     r"|[\w-]{1,32} [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: "
+    r"|(?:panic|fatal error): |[\w.-]{1,64}(?:\[\d{1,10}\])?: (?:error|fatal): |time=\"|[\w./-]{1,200}\.\w{1,8}:\d{1,6} WARN "
 )
 # and what a record's first row starts with in words, as a cut row may too: these end a line at
 # its first cut only (a line already cut goes on up to its shorter last row: "GiB is free",
@@ -471,7 +484,7 @@ def _unwrap(text: str, split: list[list[str]] | None = None) -> tuple[str, dict[
         # (a cut may fall before a blank: one leading blank is no indentation)
         row = row[cut:]
         word = row[1:] if row[:1] == " " else row
-        if _RECORD_START.match(word) is not None:
+        if _RECORD_START.match(word) is not None or len(_COLUMN_GAP.findall(word)) >= 3:
             return False
         if cut_before:
             return True

@@ -350,3 +350,81 @@ def test_bare_python_exception_line_between_an_nvlink_header_and_its_links(rules
     (tmp_path / "alone").mkdir()
     alone, checked = _diagnose(tmp_path / "alone", ruleset, "\n".join(rows))
     assert alone.verdict == "healthy" and checked == {"nvlink"}, alone.reason  # the near miss: the nvlink -s alone
+
+
+# session 29, B4 (bench/fragment_audit_s29.md): rows of a tool that say a thing failed or is down in no error word
+# (nvidia-smi's ERR!, dcgmi diag's Fail cell, ibstatus's '1: DOWN'), each planted in a healthy NCCL log, were read by
+# no one there: the log's readers vouched for the file (HEALTHY 'checked: nccl, network')
+HEALTHY_NCCL = ART / "nccl_log" / "allreduce_healthy_g2.nccl.log"
+TOOL_ROWS = {
+    "nvidia-smi ERR!": (ART / "nvidia_smi_table" / "ogkm446_r525_a40_gpu4_err.txt", 25),
+    "dcgmi diag Fail": (ART / "dcgmi_diag" / "go_dcgm52_memory_fail_busy.txt", 3),
+    "ibstatus DOWN": (ART / "ibstatus" / "hdr_active_and_polling.txt", 14),
+}
+
+
+@pytest.mark.parametrize("row", sorted(TOOL_ROWS))
+@pytest.mark.parametrize("where", ["append", "after a blank line", "prepend", "half"])
+def test_a_tools_failure_row_planted_in_a_healthy_nccl_log(ruleset, tmp_path, row, where):
+    # (after a blank line: the failure form's leading blanks ran over the line end, so the match began on the blank line
+    # and the line it named was empty)
+    path, n = TOOL_ROWS[row]
+    line = _lines(path, n, n)
+    rows = HEALTHY_NCCL.read_text().rstrip("\n").split("\n")
+    at = {"append": len(rows), "after a blank line": len(rows), "prepend": 0, "half": len(rows) // 2}[where]
+    rep, _ = _diagnose(tmp_path, ruleset, "\n".join(rows[:at] + [""] * (where == "after a blank line") + [line] + rows[at:]))
+    assert rep.verdict != "healthy", rep.reason
+    assert any(f.cause == "unexplained_error" and line.strip()[:20] in f.summary for f in rep.findings), rep.findings
+
+
+@pytest.mark.parametrize("path, n", [(ART / "ibstatus" / "hdr_active_and_polling.txt", 5),  # state: 4: ACTIVE
+                                     (ART / "dcgmi_diag" / "go_dcgm52_memory_fail_busy.txt", 2),  # Pass - GPU: 1
+                                     (ART / "nvidia_smi_table" / "ogkm446_r525_a40_gpu4_err.txt", 21)])  # GPU 3's row
+def test_near_miss_the_same_tools_passing_row_in_a_healthy_nccl_log_stays_healthy(ruleset, tmp_path, path, n):
+    rows = HEALTHY_NCCL.read_text().rstrip("\n").split("\n")
+    rep, checked = _diagnose(tmp_path, ruleset, "\n".join(rows + [_lines(path, n, n)]))
+    assert rep.verdict == "healthy" and "nccl" in checked, rep.reason
+
+
+# session 29, B4: a program's failure line pasted at half of an NCCL log, right under its Trees lines (two rows of one
+# width, taken for a terminal's wall), was joined with the row above as the rest of a cut line and read as NCCL text:
+# Go's 'panic: ', Slurm's '<program>: error: ', logrus's 'time="..." level=fatal', NCCL <= 2.3's 'file:line WARN' and
+# a table's row (kubectl get pods) now start records of their own (facts/lines.py _RECORD_START)
+HALF_PLANTS = {
+    "go panic": (ART / "k8s_device_plugin" / "gpu_operator286_mig_single_strategy_panic_v0.log", 8, "unexplained_error"),
+    "slurmstepd error": (ART / "slurm_log" / "knet30_step_oom_killed.out", 1, "slurm_oom_kill"),
+    "logrus fatal": (ART / "dcgm_exporter_log" / "fatal_logrus_dcgmexporter34.log", 4, "dcgm_exporter_stopped"),
+    "nccl 2.3 warn": (ART / "nccl_log" / "socket_creation_failed_old.log", 1, "nccl_socket_creation_failed"),
+    "kubectl row": (ART / "dcgm_exporter_log" / "gmt94_flag_env_value_not_int_pods_mixed.txt", 6,
+                    "gpu_monitoring_pod_waiting"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HALF_PLANTS))
+def test_a_failure_line_under_an_nccl_logs_trees_lines_is_no_continuation(ruleset, tmp_path, name):
+    path, n, rule = HALF_PLANTS[name]
+    rows = HEALTHY_NCCL.read_text().rstrip("\n").split("\n")
+    at = len(rows) // 2
+    assert " NCCL INFO Trees " in rows[at - 1]  # the wall row the line was joined with
+    rep, _ = _diagnose(tmp_path, ruleset, "\n".join(rows[:at] + [_lines(path, n, n)] + rows[at:]))
+    assert rep.verdict == "faulty", rep.reason
+    assert any(f.rule == rule for f in rep.findings), [f.rule for f in rep.findings]
+
+
+def test_near_miss_the_healthy_nccl_log_alone_stays_healthy(ruleset, tmp_path):
+    rep, checked = _diagnose(tmp_path, ruleset, HEALTHY_NCCL.read_text().rstrip("\n"))
+    assert rep.verdict == "healthy" and {"nccl", "network"} <= checked, rep.reason
+
+
+def test_a_dcgmi_diag_fail_row_under_an_nvidia_smi_table_is_no_row_of_the_table(ruleset, tmp_path):
+    # dcgmi diag's boxed 'Fail - GPU: 0' row opens with the table's '|': engine/foreign_runs.py took it for a row of
+    # the table's shape and the paste read HEALTHY 'checked: driver, gpu'; a row of that shape saying a thing failed
+    # in a form no signature of the table's matches is another tool's
+    table = (ART / "nvidia_smi_table" / "toolkit394_r550_rtx3060.txt").read_text().rstrip("\n")
+    line = _lines(ART / "dcgmi_diag" / "go_dcgm52_memory_fail_busy.txt", 3, 3)
+    rep, _ = _diagnose(tmp_path, ruleset, table + "\n" + line)
+    assert rep.verdict == "faulty", rep.reason
+    assert any(f.cause == "unexplained_error" and "Fail - GPU: 0" in f.summary for f in rep.findings)
+    (tmp_path / "alone").mkdir()
+    alone, checked = _diagnose(tmp_path / "alone", ruleset, table)
+    assert alone.verdict == "healthy" and "gpu" in checked, alone.reason  # the near miss: the table alone

@@ -95,6 +95,14 @@ FAILURE_WORDS = re.compile(
     # straggler.py FAILED
     # CRITICAL 03-13 09:00:43 [core_client.py:260] Got fatal signal from worker processes, shutting down.
     r"|\b(?:ERROR|FATAL|FAILED|CRITICAL)\b"
+    # |   4  ERR!                On   | 00000000:83:00.0 Off |                 ERR! |   (fixtures/artefacts/nvidia_smi_table/
+    #   ogkm446_r525_a40_gpu4_err.txt: nvidia-smi prints ERR! in a field whose NVML query failed, a GPU it cannot read)
+    # |                           | Fail - GPU: 0                                  |   (fixtures/artefacts/dcgmi_diag/
+    #   go_dcgm52_memory_fail_busy.txt: dcgmi diag's result cell of a test that failed, the GPUs it failed on)
+    # <TAB>state:<TAB><TAB> 1: DOWN   (fixtures/artefacts/ibstatus/hdr_active_and_polling.txt: ibstatus's logical state of a port)
+    #   Rows of a tool that say a thing failed or is down in no word above: their readers read them in the tool's own
+    #   output; one pasted among other lines (session 29 B4, fragment_audit --plant) was no one's and the file HEALTHY
+    r"|\bERR!|\|[ \t]{0,80}Fail(?: - GPU: [\d, ]{1,40})?[ \t]{0,80}\||^[ \t]{0,16}state:[ \t]{1,16}1: DOWN[ \t]*$"
     # E1129 19:55:14.319000 600 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: -6) ...
     r"|^[EF]\d{4} \d\d:\d\d:\d\d"
     # Error: Cuda failure: CUDA driver version is insufficient for CUDA runtime version (35) in ...
