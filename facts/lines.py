@@ -161,6 +161,10 @@ _GLOBAL_LABEL = re.compile(r"\[rank(\d+)\]:")
 # 2021-08-13 10:46:03 - INFO - torch.distributed.elastic.agent.server.api - [default] Starting worker group   (Doc2EDAG#24)
 # 2024-05-01 10:00:00,123 - trainer - INFO - ...      ERROR:torch.distributed.elastic.multiprocessing.api:failed ...
 # [2026-01-04 21:33:04] test-...-master-0:617:2799 [3] transport/net_ib.cc:2360 NCCL WARN NET/IB: Got completion ...  (sichek#44)
+# 2023-04-15 22:25:49 INFO [__main__] [2023-04-15 22:25:49,992] [INFO] [launch.py:229:main] WORLD INFO DICT: {'localhost': [3, 5]}
+#   (deepspeedai/DeepSpeed#3262: DeepSpeed's launcher relayed by a logger set up as databrickslabs/dolly training/trainer.py
+#   does, logging.basicConfig(format="%(asctime)s %(levelname)s [%(name)s] %(message)s", datefmt="%Y-%m-%d %H:%M:%S");
+#   the launcher's own "[<asctime>] [LEVEL] " comes off on the next pass)
 # vLLM's logger on every line of a message, a traceback's too (vllm/logger.py _FORMAT, datefmt "%m-%d %H:%M:%S";
 # "%(filename)s:%(lineno)d]" up to 0.6, "[%(filename)s:%(lineno)d]" later), its worker tag stripped above:
 # ERROR 07-24 08:26:01 multiproc_worker_utils.py:226]   File ".../vllm/worker/worker.py", line 132, in init_device   (vllm#6732)
@@ -168,6 +172,7 @@ _GLOBAL_LABEL = re.compile(r"\[rank(\d+)\]:")
 _LEVEL = r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)"
 _PYLOG = re.compile(
     r"\n(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d{3})? - (?:[\w.<>-]+ - )?" + _LEVEL + r" - (?:[\w.<>]+ - )?"
+    r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d{3})? " + _LEVEL + r" \[[\w.<>-]{1,200}\] "
     r"|" + _LEVEL + r":[\w.]+:"
     r"|" + _LEVEL + r" \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:\[[\w./-]+\.py:\d+\]|[\w./-]+\.py:\d+\]) ?"
     r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\] (?:\[" + _LEVEL + r"\] )?)"

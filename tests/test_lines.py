@@ -83,6 +83,10 @@ WRAPPED = [
      "[default] Starting worker group"),
     ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 0 (pid: 218624) of binary: /usr/bin/python",
      "failed (exitcode: -6) local_rank: 0 (pid: 218624) of binary: /usr/bin/python"),
+    # "%(asctime)s %(levelname)s [%(name)s] " (databrickslabs/dolly training/trainer.py's basicConfig) over DeepSpeed's
+    # launcher line and its own "[asctime] [LEVEL] " (deepspeedai/DeepSpeed#3262)
+    ("2023-04-15 22:25:49 INFO [__main__] [2023-04-15 22:25:49,992] [INFO] [launch.py:229:main] WORLD INFO DICT: {'localhost': [3, 5]}",
+     "[launch.py:229:main] WORLD INFO DICT: {'localhost': [3, 5]}"),
     # vLLM's logger (vllm/logger.py _FORMAT) under its worker tag, both file forms (vllm-project/vllm#6732, #39774)
     ("(VllmWorkerProcess pid=759) ERROR 07-24 08:26:01 multiproc_worker_utils.py:226]     output = executor(*args, **kwargs)",
      "output = executor(*args, **kwargs)"),

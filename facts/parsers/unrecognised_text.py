@@ -551,7 +551,14 @@ def _traceback_body(lines: list[str], line: int) -> bool:
     message = text.strip()
     if not message or _MARKERS.fullmatch(message) or _FRAME_HEAD.match(text):
         return True
-    return line >= 2 and _FRAME_HEAD.match(lines[line - 2]) is not None and not _EXCEPTION.match(text)
+    if _EXCEPTION.match(text):
+        return False
+    # the source line of a frame whose 'File' line the paste cut, indented as Python prints it, a frame after it
+    # (what _wrapper_errors already passes over: vllm-project/vllm#6574's worker lines start at
+    # "(VllmWorkerProcess pid=87) ERROR 07-19 10:59:03 multiproc_worker_utils.py:226]     output = tensor_model_parallel_all_reduce(output_parallel)")
+    if text[:1] in " \t" and line < len(lines) and _FRAME_HEAD.match(lines[line]) is not None:
+        return True
+    return line >= 2 and _FRAME_HEAD.match(lines[line - 2]) is not None
 
 
 def _wrapper_errors(artefact: Artefact, done: set[int]) -> list[tuple[int, str]]:

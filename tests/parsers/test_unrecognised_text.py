@@ -255,6 +255,22 @@ def test_a_traceback_the_logger_printed_at_error_is_not_read_line_by_line():
     assert got == []
 
 
+def test_a_cut_tracebacks_first_source_line_at_error_in_a_recognised_file_is_no_error_line():
+    # vllm-project/vllm#6574: the paste starts at the source line of a frame whose 'File' line it cut; under vLLM's
+    # ERROR prefix that line (indented, a frame after it) is the traceback's, as its other source lines are
+    text = ("(VllmWorkerProcess pid=87) ERROR 07-19 10:59:03 multiproc_worker_utils.py:226]     output = tensor_model_parallel_all_reduce(output_parallel)\n"
+            "(VllmWorkerProcess pid=87) ERROR 07-19 10:59:03 multiproc_worker_utils.py:226]   File \"/usr/local/lib/python3.10/dist-packages/vllm/distributed/communication_op.py\", line 11, in tensor_model_parallel_all_reduce\n"
+            "(VllmWorkerProcess pid=87) ERROR 07-19 10:59:03 multiproc_worker_utils.py:226]     return get_tp_group().all_reduce(input_)\n")
+    art = Artefact(path="t.log", text=text, node="n")
+    art.normalise()
+    assert unread_failures(art, set()).facts == []
+    # an exception's line above a frame stays the failure it says (a chained traceback pasted without its blank line)
+    art = Artefact(path="t.log", text=text.replace("    output = tensor_model_parallel_all_reduce(output_parallel)",
+                                                   "RuntimeError: NCCL error: unhandled system error"), node="n")
+    art.normalise()
+    assert [f.message for f in unread_failures(art, set()).facts] == ["RuntimeError: NCCL error: unhandled system error"]
+
+
 PROMPTS = Path(__file__).resolve().parents[2] / "fixtures/artefacts/unrecognised_text"
 
 
