@@ -583,7 +583,9 @@ class NcclP2pUnavailable(NcclLineFact):
     """NCCL could not use peer-to-peer between two GPUs of one node.
 
     ``P2P is disabled between NVLINK connected GPUs 1 and 0. ...`` (WARN, ``nvlink`` True:
-    NVML says no P2P over links the topology has, usually a hardware or driver fault) or
+    NVML says no P2P over links the topology has, usually a hardware or driver fault),
+    ``P2P is disabled between connected GPUs 1 and 0. ...`` (INFO, ``nvlink`` False: NVML says no
+    P2P between GPUs joined over PCIe below the CPU; NCCL goes on without it, as on GeForce cards) or
     ``Could not enable P2P between dev 1(=81000) and dev 0(=41000)`` (INFO, ``nvlink`` None:
     cudaDeviceEnablePeerAccess failed; normal on GPUs without P2P support such as GeForce).
     """

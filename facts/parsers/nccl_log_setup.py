@@ -56,6 +56,12 @@ _GDR_PAIR = re.compile(
 )
 # P2P is disabled between NVLINK connected GPUs 1 and 0. This should not be the case given their connectivity, ...
 _P2P_NVLINK = re.compile(r"^P2P is disabled between NVLINK connected GPUs (?P<a>\d+) and (?P<b>\d+)")
+# P2P is disabled between connected GPUs 1 and 0. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.
+#   (vllm-project/vllm#3710, two RTX 4090 under vLLM's Ray workers; NVIDIA/nccl src/graph/paths.cc ncclTopoCheckP2p:
+#   INFO(NCCL_INIT, "P2P is disabled between connected GPUs %d and %d. You can repress this message with "
+#   "NCCL_IGNORE_DISABLED_P2P=1.", ...) where NVML's P2P read/write status of a pair joined below the CPU (path type
+#   above NVB, below SYS) is not OK: NCCL goes on without P2P between them; the NVLink case is the WARN above)
+_P2P_PCIE = re.compile(r"^P2P is disabled between connected GPUs (?P<a>\d+) and (?P<b>\d+)")
 # Could not enable P2P between dev 1(=81000) and dev 0(=41000)
 _P2P_ENABLE = re.compile(r"^Could not enable P2P between dev (?P<a>\d+)\(=(?P<abus>[0-9a-fA-F]+)\) and dev (?P<b>\d+)\(=(?P<bbus>[0-9a-fA-F]+)\)")
 # "Error while creating/attaching to shared memory segment ...": messages.SHM_SEGMENT (also read after torch's "Last error:")
@@ -160,6 +166,8 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, src: str | None, ctx
                distance=int(m["d"]), limit=int(m["l"]), **ctx)
     elif m := _P2P_NVLINK.match(msg):
         p.once(NcclP2pUnavailable, no, node, (pid, m["a"], m["b"]), dev=int(m["a"]), peer_dev=int(m["b"]), nvlink=True, **ctx)
+    elif m := _P2P_PCIE.match(msg):
+        p.once(NcclP2pUnavailable, no, node, (pid, m["a"], m["b"]), dev=int(m["a"]), peer_dev=int(m["b"]), nvlink=False, **ctx)
     elif m := _P2P_ENABLE.match(msg):
         p.once(NcclP2pUnavailable, no, node, (pid, m["a"], m["b"]), dev=int(m["a"]), peer_dev=int(m["b"]),
                bus_id=nccl_busid(m["abus"]), peer_bus_id=nccl_busid(m["bbus"]), **ctx)

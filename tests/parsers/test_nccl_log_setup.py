@@ -42,6 +42,9 @@ LINES = [
      "nccl_p2p_unavailable", {"dev": 1, "peer_dev": 0, "bus_id": "0000:81:00.0", "peer_bus_id": "0000:41:00.0"}),
     ("node5:20117:20190 [5] graph/paths.cc:327 NCCL WARN P2P is disabled between NVLINK connected GPUs 5 and 4. This should not be the case",
      "nccl_p2p_unavailable", {"dev": 5, "peer_dev": 4, "nvlink": True}),
+    # vllm-project/vllm#3710 (two RTX 4090): the PCIe pair's INFO, NCCL going on without P2P
+    ("c6dc028e7d4d:7178:7317 [1] NCCL INFO P2P is disabled between connected GPUs 1 and 0. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.",
+     "nccl_p2p_unavailable", {"dev": 1, "peer_dev": 0, "nvlink": False}),
     ("ubuntu:9621:9688 [3] misc/shmutils.cc:112 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-KWfVyt (size 5967872)",
      "nccl_shm_failure", {"op": "create", "segment": "/dev/shm/nccl-KWfVyt", "size_bytes": 5967872}),
     ("ubuntu:9621:9691 [6] misc/shmutils.cc:71 NCCL WARN Error: failed to extend /dev/shm/nccl-fjwOOB to 5967876 bytes",
