@@ -493,12 +493,22 @@ def _unwrap(text: str, split: list[list[str]] | None = None) -> tuple[str, dict[
             return False
         if cut_before:
             return True
+        if word is not row and word[:1] not in (" ", "\t"):
+            # a cut that fell on the blank between two words: one blank, then the next word, whatever
+            # its case (a record of its own starts at the margin, or indented deeper); the text's own
+            # records that start so (its first words, below) still end the line
+            #   kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous
+            #    Xid 149           (harvest 131's dmesg.log copied 97 columns wide: "Xid" no capitalised record start)
+            return _head(row) not in _starts()
+        return _WORD_START.match(word) is None and _head(row) not in _starts()
+
+    def _starts() -> set[str]:
         if not starts:  # the first words (and indentation) the text's records start with: its
             # first row's, and those of each row after a shorter one (read once, when first asked)
             heads = _HEADS.findall("\n" + "\n".join(r[cut:] for r in rows) if cut else "\n" + text)
             firsts = {heads[0]}.union(heads[k] for k in range(1, len(heads)) if widths[k - 1] < width)
             starts.update(indent + _NUMBER.sub("9", word) for indent, word in firsts)
-        return _WORD_START.match(word) is None and _head(row) not in starts
+        return starts
 
     out = rows[:]
     joined: dict[int, int] = {}

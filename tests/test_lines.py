@@ -308,6 +308,15 @@ def test_a_line_a_terminal_cut_is_joined_on_its_first_row():
         assert normalise("\n".join(rows)).split("\n") == [normalise(line)] + [""] * (len(rows) - 1), width
 
 
+def test_a_cut_on_the_blank_between_two_words_is_joined_whatever_the_next_word():
+    # harvest 131's dmesg lines copied 97 columns wide: each cut falls before " Xid 149", a capitalised word that
+    # would start a record at the margin, not one blank in (the wall of 97-column rows says the width)
+    text = _case("131", "dmesg.log")
+    cut = _cut(text.rstrip("\n"), 97)
+    assert "\n Xid 149" in cut
+    assert [ln for ln in normalise(cut).split("\n") if ln] == [ln for ln in normalise(text).split("\n") if ln]
+
+
 def test_a_cut_paste_quoted_or_with_windows_line_ends_is_joined():
     line = _case("404", "app.txt").rstrip("\n")
     quoted = "\n".join("> " + r for r in _cut(line, 80).split("\n"))  # cut, then quoted in a reply

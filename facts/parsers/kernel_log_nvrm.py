@@ -332,9 +332,13 @@ def _init_details(lines: list[str], ln: int) -> tuple[str | None, bool]:
     """The detail lines the driver printed before ``RmInitAdapter failed!`` on line ``ln``: the
     first one (what failed) and whether one says the GPU may need a reset."""
     found: list[str] = []
-    for k in range(ln - 2, max(-1, ln - 2 - _DETAIL_BACK), -1):
+    seen = 0
+    for k in range(ln - 2, -1, -1):
         text = lines[k]
-        if "NVRM: " not in text or _INIT_FAILED.search(text) or _RM_INIT.search(text):
+        if not text.strip():
+            continue  # the rows a terminal's cut of a detail line left blank (facts/lines.py joins it on its first row)
+        seen += 1
+        if seen > _DETAIL_BACK or "NVRM: " not in text or _INIT_FAILED.search(text) or _RM_INIT.search(text):
             break  # another attempt's lines, or not the driver's
         if _INIT_DETAIL.search(text):
             found.append(text[text.index("NVRM: ") + 6:].strip())

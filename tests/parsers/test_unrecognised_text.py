@@ -228,6 +228,20 @@ def test_a_line_whose_logger_prefix_says_info_is_no_error_line():
     assert [n for n, _ in got] == [1, 2]
 
 
+def test_one_info_level_on_every_line_is_a_relay_s_and_quiets_no_line():
+    # bench/wrap_study.py's Python logging form (Doc2EDAG#24's "%(asctime)s - %(name)s - %(levelname)s - ") on every
+    # line of harvest 3103's and 1802's pastes: a program relaying another's output at INFO judges no line, so each
+    # reads as it does bare (never quieter for its prefix); a line with its own ERROR is never quieted either
+    pre = "2024-05-01 10:00:00,123 - trainer - INFO - "
+    bare = "RPC call to sample_tokens timed out\n"  # harvest 3103 (vllm-line-quoted-in-text.log)
+    got, _ = _unrecognised_normalised(pre + bare)
+    assert [n for n, _ in got] == [n for n, _ in _unrecognised_normalised(bare)[0]] == [1]
+    own = "[22:44:14] ERROR - GPU 1 hung detected!\n"  # harvest 1802 (nbminer's own level)
+    mixed = "(RayWorkerWrapper pid=1, ip=10.0.0.1) ERROR 07-03 14:43:47 worker_base.py:148] Error executing method x\n"
+    got, _ = _unrecognised_normalised(mixed + "(RayWorkerWrapper pid=1, ip=10.0.0.1) INFO 07-03 14:43:47 selector.py:131] " + own)
+    assert [n for n, _ in got] == [1, 2]
+
+
 def test_a_line_whose_logger_prefix_says_error_is_an_error_line_without_error_words():
     # vllm-project/vllm#27430: vLLM's crash dump at ERROR says no error word once facts/lines.py took the prefix off
     text = ("(Worker_TP7_EP7 pid=78185) INFO 10-23 17:17:47 [multiproc_executor.py:558] Parent process exited, terminating worker\n"
