@@ -333,6 +333,8 @@ class GpuListed(Fact):
     name: str
     uuid: str
     task: str | None = None  # the label of the task that printed it ("PROCID=1", srun -l's "1")
+    #: the MIG devices listed under it ("  MIG 1g.5gb     Device  0: (UUID: MIG-...)"); 0 where none is
+    mig_devices: int = 0
 
 
 @fact_kind

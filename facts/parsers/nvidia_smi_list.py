@@ -20,7 +20,13 @@ where one is printed; a list printed twice, as by two tasks, gives each line's f
 their health, so it checks no component (knowledge/coverage.yaml). ``nvidia-smi nvlink`` and
 gpu-burn print the same ``GPU N: ...`` line: a GPU line followed by an indented line (``Link 0:
 ...``) is nvlink's header, and a text gpu-burn's reader recognises is its report; neither is read
-here. Empty input, or no GPU line: nothing.
+here. A GPU in MIG mode lists its MIG devices indented under its line (Azure's AKS MIG guide, nvidia-smi -L in a
+pod given the whole A100)::
+
+    GPU 0: NVIDIA A100 40GB PCIe (UUID: GPU-48aeb943-9458-4282-da24-e5f49e0db44b)
+      MIG 1g.5gb     Device  0: (UUID: MIG-fb42055e-9e53-5764-9278-438605a3014c)
+
+those rows are the listing's (``mig_devices``: how many). Empty input, or no GPU line: nothing.
 """
 from __future__ import annotations
 
@@ -42,6 +48,9 @@ _INDENTED = re.compile(r"^[ \t]+\S")
 # nvidia-smi nvlink's link row ("\t Link 0: 25 GB/s", NVIDIA/nccl-tests#228's nvidia-smi nvlink -s): a GPU line
 # with one line of another program between it and this row is still that block's header (a stray stderr line)
 _LINK_ROW = re.compile(r"^[ \t]+Link \d{1,3}: ")
+#   MIG 1g.5gb     Device  0: (UUID: MIG-fb42055e-9e53-5764-9278-438605a3014c)     (a MIG device under its GPU, the
+#   docstring's listing; older drivers print "MIG 1g.5gb Device 0: (UUID: MIG-GPU-<uuid>/<gi>/<ci>)")
+_MIG = re.compile(r"^[ \t]*MIG \S{1,40} +Device +\d{1,3}: \(UUID: MIG-")
 
 
 def _own(artefact: Artefact):
@@ -49,7 +58,7 @@ def _own(artefact: Artefact):
         return  # gpu-burn's report starts with the same list: its reader reads it
     lines = artefact.lines
     for n, m in iter_matches(_GPU, artefact):
-        if n < len(lines) and _INDENTED.match(lines[n]):
+        if n < len(lines) and _INDENTED.match(lines[n]) and not _MIG.match(lines[n]):
             continue  # a header of nvidia-smi nvlink's or gpu-burn's block
         if n + 1 < len(lines) and _LINK_ROW.match(lines[n + 1]) and not _GPU.match(lines[n]):
             continue  # nvlink's header, another program's line after it (read as that line, not as a list)
@@ -65,9 +74,13 @@ def detect(head: str) -> bool:
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
+    lines = artefact.lines
     for n, m in _own(artefact):
-        b.add(GpuListed, n, index=int(m["index"]), name=m["name"].strip(), uuid=m["uuid"], task=m["task"])
-        result.lines_used += 1
+        mig = 0
+        while n + mig < len(lines) and _MIG.match(lines[n + mig]):
+            mig += 1
+        b.add(GpuListed, n, index=int(m["index"]), name=m["name"].strip(), uuid=m["uuid"], task=m["task"], mig_devices=mig)
+        result.lines_used += 1 + mig
     return result
 
 

@@ -68,3 +68,20 @@ def test_tasks_labelled_listing_and_no_devices():
 def test_a_label_is_a_tasks_number_not_any_word():
     # "host: GPU 0: ..." (pdsh's host label) is not a task's: it names another node
     assert _parse("node7: GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-02348a17-a825-300c-0336-48e33d0dadb2)\n").facts == []
+
+
+def test_mig_devices_under_their_gpu_are_the_listing_s():
+    """A GPU in MIG mode lists its MIG devices under its line: the AKS guide's paste (rows at column 0) and NVIDIA's
+    MIG user guide's form (indented two blanks, the older UUID form): one GPU each, its devices counted, every line read."""
+    text = open("fixtures/artefacts/nvidia_smi_list/aks_mig_single_strategy_nvidia_smi_L.txt", encoding="utf-8").read()
+    res = nvidia_smi_list.parse(Artefact(path="l.txt", text=text, node="n"))
+    assert [(f.index, f.uuid, f.mig_devices) for f in res.facts] == [(0, "GPU-48aeb943-9458-4282-da24-e5f49e0db44b", 7)]
+    assert res.lines_used == 8
+    guide = ("GPU 0: A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n"
+             "  MIG 1g.5gb Device 0: (UUID: MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f)\n"
+             "GPU 1: A100-SXM4-40GB (UUID: GPU-8d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n")
+    assert nvidia_smi_list.detect(guide)
+    res = nvidia_smi_list.parse(Artefact(path="l.txt", text=guide, node="n"))
+    assert [(f.index, f.mig_devices) for f in res.facts] == [(0, 1), (1, 0)] and res.lines_used == 3
+    # near miss: nvlink's header with its link rows is still not a listing
+    assert not nvidia_smi_list.detect("GPU 0: A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n\t Link 0: 25 GB/s\n")
