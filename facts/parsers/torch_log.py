@@ -101,8 +101,11 @@ def parse(artefact: Artefact) -> ParseResult:
             used.update(range(no + 1, joined_to + 1))
         segs = tl.segments(whole)
         for i, line in enumerate(segs):
-            nxt = segs[i + 1] if i + 1 < len(segs) else tl.next_line(artefact.text, end).strip()
-            nxt_no = no if i + 1 < len(segs) else no + 1
+            if i + 1 < len(segs):
+                nxt, nxt_no = segs[i + 1], no
+            else:  # (past the rows a terminal's cut, joined, left blank)
+                nxt, skipped = tl.next_row(artefact.text, end)
+                nxt, nxt_no = nxt.strip(), no + 1 + skipped
             _line(artefact, b, no, line, start, nxt, nxt_no, timeouts, progress, workers, nccl_errors, desync_ctx,
                   used, forwarded, gloo_last)
 

@@ -393,6 +393,7 @@ def marked_lines(artefact: Artefact, markers: tuple[str, ...]) -> Iterator[tuple
 # Such a continuation (the line before it ends at a blank, a ':' or a ','; or it is indented, which only
 # an argument list left open allows) is joined with one blank, as the message had it.
 _WRAP_MAX = 2  # continuation lines (a very long line cut twice)
+_CUT_BLANKS = 4  # rows a terminal's cut, joined by facts/lines.py, left blank between a line and its continuation
 # a line that starts a record: a bracketed label or stamp, a glog/c10 header, a date, a traceback or frame line
 _RECORD_START = re.compile(r"[\[(<{\s]|[IWEF]\d{4} |\d{4}-\d\d-\d\d|Exception raised |frame #|Traceback |terminate called ")
 # the watchdog's message whose WorkNCCL(...) went to the next line
@@ -439,18 +440,41 @@ def unwrap(text: str, line: str, end: int) -> tuple[str, int, int]:
     lines joined). The line comes back as it is when it is complete or no join completes it."""
     if not _incomplete(line):
         return line, end, 0
-    joined, stop = line, end
-    for k in range(1, _WRAP_MAX + 1):
+    joined, stop, rows = line, end, 0
+    # (a text facts/lines.py joined a terminal's cut in: the rows after a joined line are left blank, and a
+    # message whose next line was cut goes on below them: "NumelOut=2809856," cut at 80 before its indented
+    # "         Timeout(ms)=600000) ran for ...", harvest 3104 copied 80 columns wide)
+    blanks = _CUT_BLANKS if getattr(text, "joined", None) else 0
+    for _ in range(_WRAP_MAX):
         if stop >= len(text):
             break
         cont = next_line(text, stop).rstrip("\r")
+        while not cont and blanks and stop < len(text):
+            blanks -= 1
+            stop, rows = stop + 1 + len(next_line(text, stop)), rows + 1
+            cont = next_line(text, stop).rstrip("\r") if stop < len(text) else ""
         nxt = _join(joined, cont) if cont else None
         if nxt is None:
             break
-        joined, stop = nxt, stop + 1 + len(next_line(text, stop))
+        joined, stop, rows = nxt, stop + 1 + len(next_line(text, stop)), rows + 1
         if not _incomplete(joined):
-            return joined, stop, k
+            return joined, stop, rows
     return line, end, 0
+
+
+def next_row(text: str, end: int) -> tuple[str, int]:
+    """The line after the one ending at ``end``, past the rows a terminal's cut left blank where
+    facts/lines.py joined it (``text`` one it joined lines in, up to _CUT_BLANKS rows), and how many
+    rows were passed: a message's next line is read there, as in :func:`unwrap`."""
+    first = nxt = next_line(text, end)
+    skipped = 0
+    if getattr(text, "joined", None):
+        while not nxt.strip("\r") and skipped < _CUT_BLANKS and end < len(text):
+            end, skipped = end + 1 + len(nxt), skipped + 1
+            nxt = next_line(text, end)
+        if not nxt.strip():  # blank rows only: the line after is blank, as read
+            return first, 0
+    return nxt, skipped
 
 
 def prev_line(text: str, start: int) -> str:

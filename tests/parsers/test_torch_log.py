@@ -898,3 +898,22 @@ def test_cupy_nccl_error():
     assert [(f.nccl_error, f.evidence.line, f.last_error) for f in e] == [("ncclUnhandledCudaError", 1, None)]
     # CONSTRUCTED near miss: the name in prose, without ncclGetErrorString's text after it, is no error line
     assert of(parse_text("we saw NcclError: NCCL_ERROR_UNHANDLED_CUDA_ERROR once\n"), "torch_nccl_error") == []
+
+
+@pytest.mark.parametrize("case,name", [
+    ("3104", "torch-lines-quoted-in-comment.log"),  # the watchdog message hand-wrapped, its WorkNCCL(...) line 81 wide
+    ("1902", "vllm-lines-quoted-in-pr.log"),  # Gloo's connectFullMesh line (88 wide) and its indented remote=
+])
+def test_a_message_read_over_lines_survives_a_terminal_cut_of_one_of_them(case, name):
+    # copied 80 columns wide: facts/lines.py joins the cut line and leaves its second row blank; the
+    # message's next line is read past that row, as it is in the text as posted
+    from stethoscope.engine.parse_pool import parse_one
+
+    text = next((ROOT / "fixtures/harvest/cases").glob(case + "-*/" + name)).read_text()
+    cut = "\n".join(ln[i:i + 80] for ln in text.split("\n") for i in range(0, max(len(ln), 1), 80))
+    assert cut.count("\n") > text.count("\n")
+
+    def kinds(t):
+        return sorted((f.kind, tuple(sorted((k, str(v)) for k, v in f.model_dump().items() if k not in ("id", "evidence"))))
+                      for f in parse_one(Artefact(path=name, node="n1", text=t)).facts)
+    assert kinds(cut) == kinds(text)
