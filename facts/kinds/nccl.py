@@ -229,6 +229,8 @@ class NcclNetDevice(NcclLineFact):
     device: str  # "lo", "mlx5_0:1"
     address: str | None = None  # Socket devices: "127.0.0.1"
     link_layer: str | None = None  # IB devices: "IB" or "RoCE"
+    # Socket devices: an IP-over-InfiniBand interface ("ib0", "ibp12s0"): the node has an InfiniBand port
+    ipoib: bool = False
 
 
 @fact_kind
@@ -246,6 +248,9 @@ class NcclBootstrapInterface(NcclLineFact):
     interface: str
     address: str | None = None
     loopback: bool = False  # a loopback address (127.0.0.0/8, ::1): no other host can reach it
+    # an IP-over-InfiniBand interface ("ib0", "ibp12s0"; NCCL 2.2-2.3's "NET : Using interface ib0:..." too):
+    # the node has an InfiniBand port
+    ipoib: bool = False
 
 
 @fact_kind

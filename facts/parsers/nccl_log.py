@@ -195,6 +195,25 @@ _PLUGIN_EVENT = {"Initialized": "loaded", "Failed to initialize": "failed", "Ass
 
 # Using network Socket
 _USING_NETWORK = re.compile(r"^Using network (?P<network>.+)$")
+# Using internal Network Socket      (NCCL 2.2-2.3: src/init.cu INFO(INIT,"Using internal Network %s", ncclNetName());
+#   horovod/horovod#288: "C4140-V100-1:24:201 [0] INFO Using internal Network Socket", NCCL 2.2.12)
+# Using external Network %s          (the same release's line for a net plugin: its name filled in)
+_USING_OLD_NETWORK = re.compile(r"^Using (?:internal|external) Network (?P<network>\S(?:[^\n]*\S)?)\s*$")
+# NET : Using interface ib0:192.168.11.1<0>   (NCCL 2.2-2.3's socket helper, src/include/socket.h findInterfaces()
+#   INFO(INIT|NET,"NET : Using interface %s:%s", ...): the interface of its sockets, bootstrap's and the Socket
+#   transport's; horovod/horovod#288, NCCL 2.2.12)
+_OLD_SOCKET_IFACE = re.compile(r"^NET : Using interface (?P<entry>\S+)\s*$")
+# An IP-over-InfiniBand interface: the kernel's "ib0" (ib_ipoib, and its P_Key children "ib0.8001") and systemd's
+# predictable names for an InfiniBand port ("ib" + "p<bus>s<slot>..." / "s<slot>": udev's net_id prefix "ib"):
+# NET : Using interface ib0:192.168.11.1<0>                     (horovod/horovod#288)
+# Bootstrap : Using ibp12s0:10.149.0.32<0>                       (NVIDIA/nccl#952's log, NCCL 2.18)
+# "ib" inside another name (vibr0, fib1, ibmveth) is none.
+_IPOIB_IFACE = re.compile(r"^ib(?:\d+|[ps]\d\w*)(?:\.\w+)?$")
+
+
+def _ipoib(iface: str) -> bool:
+    """Whether an interface's name is an IPoIB interface's: one only an InfiniBand port has."""
+    return bool(_IPOIB_IFACE.match(iface))
 
 # NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.1<0>
 # NET/Socket : Using [0]lo:127.0.0.1<0>
@@ -495,10 +514,15 @@ class NcclLogState:
             if not m:
                 return self.b.error(no, f"NCCL version line without a version number: {msg!r}")
             return once(NcclVersion, no, node, (pid, m["version"]), version=m["version"], cuda=m["cuda"], **ctx)
-        if msg.startswith("Using network "):
-            net = _USING_NETWORK.match(msg)["network"]  # type: ignore[index]
+        if msg.startswith("Using network ") or (msg.startswith(("Using internal N", "Using external N"))
+                                                and _USING_OLD_NETWORK.match(msg)):
+            net = (_USING_NETWORK.match(msg) or _USING_OLD_NETWORK.match(msg))["network"]  # type: ignore[index]
             family, external = _network_family(net)
             return once(NcclNetSelected, no, node, (pid, net), network=net, family=family, external=external, **ctx)
+        if msg.startswith("NET : Using interface") and (m := _OLD_SOCKET_IFACE.match(msg)):
+            iface, addr = _iface_address(m["entry"])
+            return once(NcclBootstrapInterface, no, node, (pid, iface, addr), interface=iface, address=addr,
+                        loopback=nccl_log_socket.loopback_address(addr), ipoib=_ipoib(iface), **ctx)
         # NET/IB : No device found.          Failed to open libibverbs.so[.1]   (no verbs library: no IB device either;
         #   NCCL 2.4-2.7 printed the second as a WARN, 2.23 at INFO: src/misc/ibvwrap.cc)
         if msg.startswith(("NET/IB : No device found", "Failed to open libibverbs.so")):
@@ -510,7 +534,7 @@ class NcclLogState:
             for entry in (m["list"].split() if m else ()):
                 iface, addr = _iface_address(re.sub(r"^\[\d+\]", "", entry))
                 once(NcclBootstrapInterface, no, node, (pid, iface, addr), interface=iface, address=addr,
-                     loopback=nccl_log_socket.loopback_address(addr), **ctx)
+                     loopback=nccl_log_socket.loopback_address(addr), ipoib=_ipoib(iface), **ctx)
             return None
         if "plugin" in msg.lower() or msg.startswith("Unable to load lib"):
             return self._plugin(no, node, msg, ctx)
@@ -585,7 +609,8 @@ class NcclLogState:
                 device, address = _iface_address(raw)
                 link_layer = None
             self.once(NcclNetDevice, no, node, (ctx["pid"], net, idx, device, address), network=net,
-                      index=idx, device=device, address=address, link_layer=link_layer, **ctx)
+                      index=idx, device=device, address=address, link_layer=link_layer,
+                      ipoib=net == "Socket" and _ipoib(device), **ctx)
         return None
 
     def _plugin(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:

@@ -62,13 +62,17 @@ _SCAN = re.compile(
 # "socketFinalizeAccept: didn't receive a valid magic from 10.0.0.7<51234>" is read as the WARN it was.
 # NCCL's missing verbs library is an INFO in later releases (a WARN up to 2.8 at least), read as nccl_no_ib_device:
 # h100-kickoff-llama-70b-chat-20230328-bcf75c4f6-gn6nd:2340:2384 [4] NCCL INFO Failed to open libibverbs.so[.1]   (nccl#1410)
+# NCCL 2.2-2.3's network choice and socket interface (2.3.7 src/init.cu INFO(INIT,"Using internal Network %s", ...) /
+# "Using external Network %s"; src/include/socket.h INFO(INIT|NET,"NET : Using interface %s:%s", ...)):
+# C4140-V100-1:24:201 [0] INFO Using internal Network Socket                  (horovod/horovod#288, NCCL 2.2.12)
+# C4140-V100-1:24:201 [0] INFO NET : Using interface ib0:192.168.11.1<0>      (horovod/horovod#288)
 # Two scans, not one alternation: the literal-only one lets the regex engine skip ahead by
 # first character, which an alternation with "[\w./\-]+" cannot (2.4x faster).
 _MAYBE_START = re.compile(
     r"(?:Channel|Ring) .*? via |NCCL version|Using network |NET/IB|NET/Socket|Bootstrap|[\w./\-]+:\d+ -> "
     r"|NET/Plugin|Plugin Path|(?:Initialized|Failed to initialize|Assigned) NET plugin|P2P is disabled|Could not enable P2P"
     r"|Failed to open libibverbs|(?:GIN|TUNER|PROFILER|ENV)/Plugin ?: ?Could not find:|socketFinalizeAccept: didn't receive"
-    r"|Could not find real path of /sys/class/net/"
+    r"|Could not find real path of /sys/class/net/|Using (?:internal|external) Network |NET : Using interface "
 )
 _MAYBE_ANY = re.compile(
     r"GPU Direct RDMA|shared memory|posix_fallocate|failed to extend|Call to ibv|Duplicate GPU|Cuda failure"
