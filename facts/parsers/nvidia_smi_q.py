@@ -138,11 +138,14 @@ GPU_KEYS = frozenset({"product name", "gpu uuid", "gpu recovery action", "persis
 #:         Uncorrectable Error                            : 0     (Remapped Rows: nvidia-smi-q-ROW_REMAPPER.txt, H200)
 #:         Pending                                        : No
 #:         Double Bit ECC                                 : N/A   (Retired Pages: nvidia-smi-q-PAGE_RETIREMENT.txt)
+#:         Channel Repair Pending                         : No    (ECC Errors, the lines after its SRAM sources: nvidia-smi-q.txt,
+#:                                                                 H200; what `nvidia-smi -q | grep -C3 Pending` shows of it)
 KEY_SECTIONS = {
     **dict.fromkeys(("correctable error", "uncorrectable error", "inactive correctable error",
                      "inactive uncorrectable error", "remapping failure occurred"), "Remapped Rows"),
     **dict.fromkeys(("single bit ecc", "double bit ecc", "pending page blacklist", "pending page retirement"),
                     "Retired Pages"),
+    **dict.fromkeys(("channel repair pending", "tpc repair pending", "unrepairable memory"), "ECC Errors"),
 }
 #: lines of the PCI section that place a paste begun inside it (no banner, GPU header or ``PCI``
 #: line): the sections each is printed in, as shown (a section line, or a key line with ``:``):
@@ -156,7 +159,10 @@ PCI_PLACES = {("gpu link info", False): ("PCI",), ("pcie generation", False): ("
 #: the keys of such a section that say whether the GPU needs a reset: a headerless paste without
 #: one of them cannot be judged (a count of remapped rows alone is no healthy GPU)
 DECISIVE_KEYS = {"remapped rows": {"pending", "remapping failure occurred"},
-                 "retired pages": {"pending page blacklist", "pending page retirement"}}
+                 "retired pages": {"pending page blacklist", "pending page retirement"},
+                 # its repair flags without its error counts (printed under Volatile and Aggregate, above them) show no
+                 # healthy memory: such a paste is judged by what it shows wrong only
+                 "ecc errors": set()}
 # Fragment signatures (detect and parse without the banner), from real pastes:
 #     Clocks Throttle Reasons                      (kubeflow/kubeflow issue 68: nvidia-smi -q | grep -A8 'Clocks Throttle')
 #         Idle                        : Active
@@ -335,9 +341,11 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
         # k8sdp110_cut_inside_persistence_mode.txt's first lines alone were HEALTHY on a product name)
         _check_whole(artefact, b, head[0], last, records, head[1].strip())
     for no, section, keys in headerless:
-        if not keys & DECISIVE_KEYS[section.lower()]:
+        decisive = DECISIVE_KEYS[section.lower()]
+        if not keys & decisive:
+            missing = " or ".join(sorted(decisive)) if decisive else "its error counts"
             b.limit(no, "cut_short", f"nvidia-smi -q's {section} pasted in part, without its header and without "
-                                     f"{' or '.join(sorted(DECISIVE_KEYS[section.lower()]))}: whether the GPU needs a reset is not shown")
+                                     f"{missing}: whether the GPU needs a reset is not shown")
     return used
 
 

@@ -366,6 +366,23 @@ def test_real_grep_C3_fabric_fragment():
     assert (fab.state, fab.status, fab.clique_id, fab.health_summary) == ("Completed", "Success", "2", "Unhealthy")
 
 
+def test_grep_C3_chunk_begun_inside_ecc_errors():
+    """`nvidia-smi -q | grep -C3 -E "Pending|Volatile"` of the real H200 capture: each GPU's chunk after a `--` starts
+    inside ECC Errors (its SRAM sources' last rows), then Channel Repair Pending, TPC Repair Pending and Unrepairable
+    Memory without the section's header. Those three are read (ECC Errors is the only section printing them); the
+    paste shows no error counts, so it is cut_short (never a healthy GPU), and a 'Yes' among them is read."""
+    path = QDIR / "h200_grep_C3_pending_volatile.txt"
+    _, r = run(q, path)
+    repairs = facts(r, "gpu_memory_repair")
+    assert repairs and all(not f.channel_repair_pending and not f.tpc_repair_pending for f in repairs)
+    assert [h.limit for h in r.limits] == ["cut_short", "cut_short"]
+    text = path.read_text()
+    first = text.index("Channel Repair Pending")
+    yes = text[:first] + text[first:].replace(": No", ": Yes", 1)  # the first GPU's channel repair pending
+    _, r = run(q, path, text=yes)
+    assert [f.channel_repair_pending for f in facts(r, "gpu_memory_repair")].count(True) == 1
+
+
 def test_real_fabric_block_at_column_0():
     _, r = run(q, QDIR / "fragment_fabric_insufficient_resources.txt")
     fab = one(r, "gpu_fabric")
