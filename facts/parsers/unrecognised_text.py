@@ -409,24 +409,20 @@ def _wrapper_levels(artefact: Artefact, line: int, text: str) -> list[str]:
     return [m["level"] for m in _PREFIX_LEVEL.finditer(raw, 0, cut)] if cut > 0 else []
 
 
-def _prefix_quiet(artefact: Artefact, line: int, text: str, chosen: list[bool]) -> bool:
+def _prefix_quiet(artefact: Artefact, line: int, text: str) -> bool:
     """Whether the wrapper the normaliser took off ``line`` held a logger's level, every one info or
-    debug, where the logger chose it: the program judged the line no error. Not where the line is a
-    failure record of its own (its own ERROR / CRITICAL / FATAL, an exception's line), and not where
-    every level the file's wrappers hold is that one (``chosen``, computed once a file: one level on
-    every line is a relay's, a program that logs another's output line by line at INFO, and says
-    nothing of the line: it reads as it does bare, never quieter for its prefix)."""
+    debug: the program judged the line no error ("INFO 07-24 08:25:52 selector.py:151] Cannot use
+    FlashAttention-2 backend due to sliding window.": vLLM's own logger, a healthy start-up). Not
+    where the line is a failure record of its own (its own ERROR / CRITICAL / FATAL, an exception's
+    line): a relay's INFO over another program's failure says nothing of it. (Session 29 briefly
+    took one level on every line of a file for a relay's and quieted nothing there: an all-INFO
+    vLLM paste with that line then read FAULTY unexplained_error, a false alarm on a healthy log.)"""
     if artefact.raw_text is None:
         return False
     found = _wrapper_levels(artefact, line, text)
     if not found or not all(v in _PREFIX_QUIET for v in found):
         return False
-    if _FAILING_LEVEL.search(text) or _EXCEPTION.match(text):
-        return False
-    if not chosen:
-        levels = {v for k, t in enumerate(artefact.lines, start=1) if t.strip() for v in _wrapper_levels(artefact, k, t)}
-        chosen.append(len(levels) > 1)
-    return chosen[0]
+    return not (_FAILING_LEVEL.search(text) or _EXCEPTION.match(text))
 
 
 @lru_cache(maxsize=1)
@@ -486,7 +482,6 @@ def parse(artefact: Artefact) -> ParseResult:
     joined = 0
     chains = _ray_chains(artefact.text, lines)
     done: set[int] = set()
-    chosen: list[bool] = []  # whether the file's logger prefixes hold more than one level (_prefix_quiet)
     # a reporter's sentences in a file of prose (ticket_prose's), and prose that explains what an error class is or
     # may mean (the line names the class, it reports no error)
     told = _reporter().reported_errors(lines) | _reporter().explanations(lines)
@@ -516,7 +511,7 @@ def parse(artefact: Artefact) -> ParseResult:
         done.add(line)
         if _ZERO_COUNT.search(text) and not _ANY_ERROR.search(_ZERO_COUNT.sub("", text)):
             continue
-        if quiet(text) or _prefix_quiet(artefact, line, text, chosen):  # the program's own level says info: its error words are its message's
+        if quiet(text) or _prefix_quiet(artefact, line, text):  # the program's own level says info: its error words are its message's
             continue
         if shell_command(text) or line in told:  # what the user typed or told, not what a program said
             continue
