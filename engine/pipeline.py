@@ -40,7 +40,7 @@ from stethoscope.engine.ruleengine.loader import RuleSet, load_rules
 from stethoscope.engine.localise.pairwise import localise
 from stethoscope.engine.progress import SILENT, Progress
 from stethoscope.engine.report import Checked, Coverage, FileCoverage, Finding, LimitHit, MissingSignal, Report, SkippedFile, Source
-from stethoscope.facts.bundle import FileTask, RawBundle, Skipped, artefacts, iter_artefacts, unplaced, read_bundle
+from stethoscope.facts.bundle import UNKNOWN_NODE, FileTask, RawBundle, Skipped, artefacts, iter_artefacts, read_bundle, unplaced
 from stethoscope.facts.limits import DEFAULT, Budget
 from stethoscope.facts.model import Fact, FactIndex
 from stethoscope.facts.parsers.base import Artefact
@@ -305,7 +305,7 @@ def observe_bundle(path: str | os.PathLike[str], jobs: int | None = None, progre
     return _unread(obs, raw.skipped, binary)
 
 
-def _one_host(obs: Observation, fallback: str = "unknown") -> None:
+def _one_host(obs: Observation) -> None:
     """A flat bundle with no node's name (a ticket's pastes side by side, facts/bundle.unplaced)
     whose files name one host between them, by their content or their lines (a syslog or
     journald host, a shell prompt, NCCL's prefix): the files that name none are that host's
@@ -314,13 +314,12 @@ def _one_host(obs: Observation, fallback: str = "unknown") -> None:
     rwth-i6/returnn#1486, once its zsh prompt named the host). Two hosts named leave every file
     where it was (which of them an unnamed file is, nothing says); a bundle named after a node
     keeps that name for its unnamed files (tests/test_bundle_node_name.py)."""
-    named = {f.node for f in obs.facts if f.node and f.node != fallback}
-    named.update(c.node for c in obs.coverage.files if c.node and c.node != fallback)
-    if len(named) != 1:
+    fallback = UNKNOWN_NODE
+    nodes = {f.node for f in obs.facts} | {c.node for c in obs.coverage.files}
+    named = nodes - {fallback, ""}
+    if len(named) != 1 or fallback not in nodes:
         return
     host = next(iter(named))
-    if not any(f.node == fallback for f in obs.facts) and not any(c.node == fallback for c in obs.coverage.files):
-        return
     obs.facts = [f.model_copy(update={"node": host}) if f.node == fallback else f for f in obs.facts]
     for c in obs.coverage.files:
         if c.node == fallback:

@@ -484,6 +484,8 @@ SYSLOG_HOST = re.compile(rb"^(?:\w{3} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT[\d
 PROMPT_HOST = re.compile(rb"^(?:\(\S+\) )?(?:[\w.-]+@([A-Za-z0-9][\w.-]*):[^\n]*?[#$]|\[[\w.-]+@([A-Za-z0-9][\w.-]*) [^\]\n]*\][#$]"
                          rb"|[\w.-]+@([A-Za-z0-9][\w.-]*) [^\s@]{1,80} [%#]) ", re.M)
 # sosreport "hostname" file: a single line holding the host name
+#: the node of a file that neither its folder, its bundle's name nor its content places
+UNKNOWN_NODE = "unknown"
 HOSTNAME_FILE = re.compile(r"^[A-Za-z0-9][\w.-]*$")
 
 
@@ -536,7 +538,7 @@ def bundle_node(raw: RawBundle, tops: set[str]) -> str | None:
 
 
 def unplaced(raw: RawBundle) -> bool:
-    """Whether the files of ``raw`` that name no host are the node "unknown": a flat bundle (no
+    """Whether the files of ``raw`` that name no host are the node UNKNOWN_NODE: a flat bundle (no
     node folders, not a sosreport) whose own name is not a node's (bundle_node)."""
     names = [n for n, _ in raw.files]
     tops = {n.split("/", 1)[0] for n in names if "/" in n}
@@ -670,7 +672,7 @@ def _file_artefacts(raw: RawBundle, stream: IO[bytes], name: str, skipped: list[
                 continue
             blank = False
             if node is None:
-                node = _content_node(text[:HEAD_BYTES]) or own or "unknown"
+                node = _content_node(text[:HEAD_BYTES]) or own or UNKNOWN_NODE
             yield Artefact(path=name, text=text, node=node, node_from_folder=folder_node is not None,
                            line_offset=first - 1)
             del text

@@ -555,11 +555,7 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
         for name in names:
             if fact.kind in kinds_of[name]:
                 asserted.add(name)
-                rs = host.get_ruleset(name)
-                try:
-                    host._handle_function(rs, lambda t, rs=rs: rs._handle_result(durable_rules_engine.assert_fact(rs._handle, t), t), text, None)
-                except durable_engine.MessageNotHandledException:
-                    pass  # no rule of this ruleset matched the fact: not an error
+                _assert(host, name, text)
 
     try:
         rank = _none_first(rules)
@@ -595,8 +591,19 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
     return firings, derived
 
 
+def _assert(host: Any, name: str, text: str) -> bool:
+    """Assert one fact's JSON into ruleset ``name``, its actions run at once; False where no rule
+    of the ruleset matched it (durable's MessageNotHandled: not an error)."""
+    rs = host.get_ruleset(name)
+    try:
+        host._handle_function(rs, lambda t: rs._handle_result(durable_rules_engine.assert_fact(rs._handle, t), t), text, None)
+    except durable_engine.MessageNotHandledException:
+        return False
+    return True
+
+
 #: the kind of the one fact sent to each ruleset after a run's facts, and the rule that takes it:
-#: no rule file can name it (kinds are CamelCase class names, rule ids snake_case)
+#: no rule file can name it (fact kinds and rule ids are snake_case words; this one has hyphens)
 END_KIND = "steth-run-end"
 END_RULE = "steth-run-end"
 
@@ -611,13 +618,8 @@ def _free_states(host: Any, asserted: set[str], ended: set[str]) -> None:
     runs an action, and only a ruleset whose end rule ran has its state deleted."""
     text = fact_json({"kind": END_KIND, "id": END_KIND, JOIN_ID: END_KIND})
     for name in asserted:
-        rs = host.get_ruleset(name)
-        try:
-            host._handle_function(rs, lambda t, rs=rs: rs._handle_result(durable_rules_engine.assert_fact(rs._handle, t), t), text, None)
-        except durable_engine.MessageNotHandledException:  # pragma: no cover - the end rule takes it
-            continue
-        if name in ended:
-            rs.delete_state(None)
+        if _assert(host, name, text) and name in ended:  # (the end rule takes it: its action ran)
+            host.get_ruleset(name).delete_state(None)
 
 
 def describe(rule: CompiledRule) -> str:

@@ -448,11 +448,9 @@ def unwrap(text: str, line: str, end: int) -> tuple[str, int, int]:
     for _ in range(_WRAP_MAX):
         if stop >= len(text):
             break
+        stop, passed = _past_cut_blanks(text, stop, blanks)
+        blanks, rows = blanks - passed, rows + passed
         cont = next_line(text, stop).rstrip("\r")
-        while not cont and blanks and stop < len(text):
-            blanks -= 1
-            stop, rows = stop + 1 + len(next_line(text, stop)), rows + 1
-            cont = next_line(text, stop).rstrip("\r") if stop < len(text) else ""
         nxt = _join(joined, cont) if cont else None
         if nxt is None:
             break
@@ -466,15 +464,23 @@ def next_row(text: str, end: int) -> tuple[str, int]:
     """The line after the one ending at ``end``, past the rows a terminal's cut left blank where
     facts/lines.py joined it (``text`` one it joined lines in, up to _CUT_BLANKS rows), and how many
     rows were passed: a message's next line is read there, as in :func:`unwrap`."""
-    first = nxt = next_line(text, end)
-    skipped = 0
-    if getattr(text, "joined", None):
-        while not nxt.strip("\r") and skipped < _CUT_BLANKS and end < len(text):
-            end, skipped = end + 1 + len(nxt), skipped + 1
-            nxt = next_line(text, end)
-        if not nxt.strip():  # blank rows only: the line after is blank, as read
-            return first, 0
+    first = next_line(text, end)
+    if not getattr(text, "joined", None):
+        return first, 0
+    end, skipped = _past_cut_blanks(text, end, _CUT_BLANKS)
+    nxt = next_line(text, end)
+    if not nxt.strip():  # blank rows only: the line after is blank, as read
+        return first, 0
     return nxt, skipped
+
+
+def _past_cut_blanks(text: str, end: int, budget: int) -> tuple[int, int]:
+    """Past the blank rows (at most ``budget``) after the line ending at ``end``: the end of the
+    last one passed, and how many (unwrap and next_row read a message's next line there)."""
+    passed = 0
+    while passed < budget and end < len(text) and not (row := next_line(text, end)).strip("\r"):
+        end, passed = end + 1 + len(row), passed + 1
+    return end, passed
 
 
 def prev_line(text: str, start: int) -> str:

@@ -402,13 +402,6 @@ _PREFIX_LEVEL = re.compile(r"(?<![\w-])(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|C
 _PREFIX_QUIET = frozenset(("DEBUG", "INFO"))
 
 
-def _wrapper_levels(artefact: Artefact, line: int, text: str) -> list[str]:
-    """The logger levels the wrapper the normaliser took off ``line`` held (none: no wrapper, or no level)."""
-    raw = artefact.raw_line(line)
-    cut = raw.find(text.strip()) if text.strip() else -1
-    return [m["level"] for m in _PREFIX_LEVEL.finditer(raw, 0, cut)] if cut > 0 else []
-
-
 def _prefix_quiet(artefact: Artefact, line: int, text: str) -> bool:
     """Whether the wrapper the normaliser took off ``line`` held a logger's level, every one info or
     debug: the program judged the line no error ("INFO 07-24 08:25:52 selector.py:151] Cannot use
@@ -419,7 +412,11 @@ def _prefix_quiet(artefact: Artefact, line: int, text: str) -> bool:
     vLLM paste with that line then read FAULTY unexplained_error, a false alarm on a healthy log.)"""
     if artefact.raw_text is None:
         return False
-    found = _wrapper_levels(artefact, line, text)
+    raw = artefact.raw_line(line)
+    cut = raw.find(text.strip()) if text.strip() else -1
+    if cut <= 0:
+        return False
+    found = [m["level"] for m in _PREFIX_LEVEL.finditer(raw, 0, cut)]
     if not found or not all(v in _PREFIX_QUIET for v in found):
         return False
     return not (_FAILING_LEVEL.search(text) or _EXCEPTION.match(text))
