@@ -20,7 +20,8 @@ of bench/fragment_audit_s26.md). This finds such runs and gives each the same re
   reporter's sentence a ``reported_symptom``. A run they make nothing of that holds them back (nothing, what a
   ticket states, a Python warning by its own category), yet that names a diagnostic term on two lines or more (not
   uninformative) is a part of the file nobody read: an ``unread_run`` limit, the verdict inconclusive, as that run
-  alone would read. A file whose readers read nothing is left to the verdict's "recognised but not read".
+  alone would read. A file whose readers read nothing is left to the verdict's "recognised but not read"; a reporter's
+  claim the fallback readers find in it (a title naming a module a reader knows) is kept (:func:`claims`).
 
 Cost (issue 12): nothing for a file whose readers read every non-blank line by their own count (a healthy
 capture), nor for a log without an empty line; else C searches over the unread stretches (RE2's one pass for the
@@ -54,6 +55,9 @@ MAX_TRIES = 24
 REPARSE_CHARS = 16 << 20
 #: a run is looked for only in a text up to this size (a window of a large file is read whole by its readers)
 MAX_CHARS = 4 << 20
+#: a file its readers read nothing of is searched for a reporter's claims only up to this size (prose: a title, a
+#: ticket's paragraphs), not a large log of which no line was read
+CLAIM_CHARS = 64 << 10
 
 
 @lru_cache(maxsize=None)
@@ -300,6 +304,28 @@ def uninformative_reason(text: str) -> str | None:
     return "no reader knows its format, and no line reports an error or names a GPU, driver, network or job term"
 
 
+def claims(art: Artefact) -> list[Fact]:
+    """The reporter's claims (``reported_symptom``) the fallback readers make of a file whose readers read nothing of it.
+
+    A reader's signature may be no more than a name a sentence holds: a title that says "torch.distributed.barrier()
+    hangs forever on 2 nodes" or "ProcessGroupNCCL watchdog timeout not working" is torch_log's by its module's name
+    (facts/parsers/torch_log_lines.py DETECT), which reads no line of it; read alone as a file nobody knows, the
+    sentence is the reporter's claim of a hang (ticket_prose, unrecognised_text's title), which the verdict quotes
+    (rules/application/reported_symptom_unjudged.yaml). Only the claims: the file stays "recognised but not read" (its
+    error lines are unread_failures', a log's, as before), and a claim judges nothing (the verdict stays inconclusive).
+    Cost: the fallbacks' detect (and parse, where one detects) on a text of at most CLAIM_CHARS, once a file nobody read."""
+    made: list[Fact] = []
+    if len(art.text) > CLAIM_CHARS:
+        return made
+    for p in load_fallbacks():
+        if p.detect(art.text):
+            try:
+                made.extend(f for f in p.parse(art).facts if f.kind == "reported_symptom")
+            except Exception:
+                continue
+    return made
+
+
 def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[Fact], unread: int
                  ) -> tuple[list[Fact], list[tuple[int, str]]]:
     """For a recognised file: the facts the fallback readers make of its runs of another program's lines, and
@@ -308,15 +334,15 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
         return [], []
     if unread <= 0:
         return [], []  # every non-blank line read, by the readers' own count
+    used = sum(r.lines_used for r in results)
+    if not used and not any(any(getattr(r, "seen", ())) or r.facts for r in results):
+        return claims(art), []  # nothing read: the verdict's "recognised but not read" judges that file
     cov = load_coverage()
     log = any(cov[p.KIND].log for p in kinds if p.KIND in cov)
     # a log without an empty line holds no block of its own (_blocks; the split lines where a reader made them, a
     # list's C scan: ~0.02 ms for a bench node's dmesg where the text's search for two newlines took 0.16)
     if log and ("" not in art._lines if art._lines is not None else "\n\n" not in art.text):
         return [], []
-    used = sum(r.lines_used for r in results)
-    if not used and not any(any(getattr(r, "seen", ())) or r.facts for r in results):
-        return [], []  # nothing read: the verdict's "recognised but not read" judges that file
     # (where the readers left one line unread, a line of terms alone is most often their own banner or footer:
     # "# Collective test concluded: all_gather_perf"; then only an error word or failure form makes a run)
     later: list[tuple[int, int, int]] = []

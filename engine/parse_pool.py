@@ -212,15 +212,19 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         # word occurs at all: answered by the classifier's pass, one of its text gates)
         out.facts.extend(unread_failures(art, _cited_lines(art.path, out), owners).facts)
     nonblank = art.nonblank_lines()
+    claimed = 0
     # (a document's reader reads the members it knows, the others are no other program's: a document is searched only
     # where its reader said which lines it spans, as nvidia_smi_xml does: a line after the root's end is not its own)
     if not any(getattr(p, "FALLBACK", False) or (p.KIND in _document_kinds() and p.KIND not in spanned) for p in kinds):
         # a run of another program's lines no reader read: read as the fallback reads a file (engine/foreign_runs.py)
         found, parts = foreign_runs(art, kinds, results, out.facts, nonblank - used)
         out.facts.extend(found)
+        if found and not used and not any(any(getattr(r, "seen", ())) or r.facts for r in results):
+            claimed = len(found)  # a reporter's claims in a file its readers read nothing of: still none read
         out.limits.extend(LimitHit(limit="unread_run", path=art.path, line=line, detail=detail) for line, detail in parts)
     out.coverage = FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node,
-                                facts=len(out.facts) + sum(slot[2] for slot in folded.values()), skipped_lines=max(0, nonblank - used),
+                                facts=len(out.facts) - claimed + sum(slot[2] for slot in folded.values()),
+                                skipped_lines=max(0, nonblank - used),
                                 read_by=read_by, checks=checks)
     classify.forget()  # (after nonblank_lines: the classifier's pass may answer it)
     if router is not None:

@@ -70,3 +70,11 @@ def test_a_programs_line_beside_a_titles_noun_phrase_still_counts(tmp_path, rule
                              "notes.txt": "Aborted (core dumped)\n"}, ruleset)
     assert rep.verdict == "faulty"
     assert rep.findings[0].severity == "warning" and rep.findings[0].evidence[0].path.endswith("notes.txt")
+
+
+def test_a_title_naming_a_module_a_reader_knows_is_still_the_reporters_claim(tmp_path, ruleset):
+    # pytorch/pytorch#88000's title: torch_log recognises the file by "ProcessGroupNCCL" and reads no line of it; the
+    # reporter's claim ("not working") is quoted, the file stays recognised but not read, the verdict inconclusive
+    rep = _bundle(tmp_path, {"title.txt": "ProcessGroupNCCL watchdog timeout not working\n"}, ruleset)
+    assert [(f.rule, f.summary.split("'")[1]) for f in rep.findings] == [("reported_symptom_unjudged", "not working")]
+    assert rep.verdict == "inconclusive" and "title.txt as torch_log: no line could be parsed" in rep.reason
