@@ -54,14 +54,24 @@ def make_derived(crule: CompiledRule, bound: dict[str, Fact]) -> Fact:
 
 
 _TEMPLATE = re.compile(r"\{([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)\}")
+#: ``{? ... ?}``: a part of a summary said only where every field it names is known (a fact's optional fields:
+#: torchrun's failures table gives a worker's exit code and signal, a bare ChildFailedError neither)
+_OPTIONAL = re.compile(r"\{\?(.*?)\?\}", re.S)
 
 
 def render(template: str, bound: dict[str, Fact]) -> str:
-    """``{alias.field}`` substitution only: rules cannot run code through templates."""
+    """``{alias.field}`` substitution only: rules cannot run code through templates. A field a fact lacks
+    reads ``?``; inside ``{? ... ?}`` it drops that part (``worker{? rank {w.rank}?} failed``)."""
+
+    def value(m: re.Match[str]) -> object:
+        fact = bound.get(m[1])
+        return getattr(fact, m[2], None) if fact is not None else None
 
     def sub(m: re.Match[str]) -> str:
-        fact = bound.get(m[1])
-        value = getattr(fact, m[2], None) if fact is not None else None
-        return "?" if value is None else str(value)
+        v = value(m)
+        return "?" if v is None else str(v)
 
-    return _TEMPLATE.sub(sub, template)
+    def optional(m: re.Match[str]) -> str:
+        return "" if any(value(f) is None for f in _TEMPLATE.finditer(m[1])) else _TEMPLATE.sub(sub, m[1])
+
+    return _TEMPLATE.sub(sub, _OPTIONAL.sub(optional, template))
