@@ -592,19 +592,23 @@ class InputWaitShare(Fact):
     per-iteration log line prints it: OpenMMLab's mmengine (``time: 0.3330  data_time: 0.2170``) and
     mmcv (``time: 0.333, data_time: 0.217``, and its JSON log), detectron2's CommonMetricPrinter,
     YOLOX (``iter_time: 0.404s, data_time: 0.025s``), timm (``Time: 0.412s, ... Data: 0.301 (0.298)``),
-    LeRobot (``updt_s:0.302 data_s:0.001``): the median over the lines seen, the first left out."""
+    LeRobot (``updt_s:0.302 data_s:0.001``), torchvision's MetricLogger (``time: 2.5401  data: 0.0336  max
+    mem: 3524``): the median over the lines seen, the first left out; pytorch/examples' ImageNet
+    ProgressMeter (``Time 22.424 (7.498)  Data 22.372 (7.070)``): the mean over the iterations between
+    an epoch's first and last line, from its running averages (``measure`` says which)."""
 
     kind: Literal["input_wait_share"] = "input_wait_share"
-    framework: str  # mmengine | mmcv | mmcv_json | detectron2 | yolox | timm | lerobot
+    framework: str  # mmengine | mmcv | mmcv_json | detectron2 | yolox | timm | lerobot | metriclogger | pytorch_examples
     rank: int | None = None  # a launcher's "[rankN]:" / "[defaultN]:" / "N: " label on the lines
     where: str  # "rank 2" when a label names it, else "rank not named" (the trainers log rank 0's view)
-    share: float  # median of data_time / iteration time over the lines (0..1)
+    share: float  # data wait over iteration time (0..1), as `measure` says
     data_s: float  # median data wait (s)
     iteration_s: float  # median iteration time (s)
-    lines: int  # the per-iteration lines the median is over
+    lines: int  # the per-iteration lines the median is over (the iterations, for the mean from running averages)
     steps_seen: int  # all such lines (the first one, warm-up, left out from three on)
     at_least_share: float  # knowledge/input_pipeline.yaml: from this share up the input pipeline starves the GPU
     min_lines: int  # knowledge/input_pipeline.yaml: fewer lines than this judge nothing
+    measure: str = "median over the lines"  # how share, data_s and iteration_s were made ("median over 4 lines", "mean over the 10 iterations between ...")
 
 
 @fact_kind

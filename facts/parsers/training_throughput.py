@@ -39,11 +39,14 @@ the slowest rank of Megatron-LM's StragglerDetector line (``MnRtt/Rnk: 3453.08ms
 knowledge/straggler.yaml's ``below_score``; ``straggler_reported`` per rank a detector's own verdict names
 (``STRAGGLER DETECTION WARNING: Some GPUs have worse relative performance. Affected ranks: [76, 13]``,
 FlagScale's ``Detected stragglers: [5]`` with its ``  Rank 5 (node)`` rows).
-Input wait (wild sweep 49): ``input_wait_share`` per framework (and rank, when a launcher label names it)
-of the trainers' per-iteration lines that print the iteration time and the time spent waiting for the
-batch (mmengine, mmcv and its JSON log, detectron2, YOLOX, timm, LeRobot): the median of data_time over
-iteration time over the training lines, the first left out from three on, with
-knowledge/input_pipeline.yaml's ``at_least_share`` and ``min_lines``.
+Input wait (wild sweep 49, round C7; facts/parsers/training_input_wait.py): ``input_wait_share`` per
+framework (and rank, when a launcher label names it) of the trainers' per-iteration lines that print the
+iteration time and the time spent waiting for the batch (mmengine, mmcv and its JSON log, detectron2, YOLOX,
+timm, LeRobot, torchvision's MetricLogger ``time: 2.5401  data: 0.0336  max mem: 3524``): the median of
+data_time over iteration time over the training lines, the first left out from three on; pytorch/examples'
+ImageNet ``Time 22.424 (7.498)  Data 22.372 (7.070)``: the mean over the iterations between an epoch's first
+and last line, from its running averages; with knowledge/input_pipeline.yaml's ``at_least_share`` and
+``min_lines``.
 Text without these lines yields nothing.
 """
 from __future__ import annotations
@@ -62,6 +65,9 @@ from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.bench_facts import BenchResult
 from stethoscope.facts.parsers.torch_log_lines import global_rank
+# the trainers' per-iteration data wait lives in its own module
+from stethoscope.facts.parsers.training_input_wait import SIGNATURES as WAIT_SIGNATURES
+from stethoscope.facts.parsers.training_input_wait import input_wait, wait_in_head
 
 KIND = "training_throughput"
 
@@ -436,91 +442,6 @@ def _stragglers(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> Non
         fb.add(StragglerReported, n, node=hosts.get(rank), basis=basis, rank=rank, host=hosts.get(rank))
 
 
-# The time each training iteration waited for its batch, as the trainers print it (exact formats):
-# mmengine runner/log_processor.py get_log_after_iter: f'time: {tag["time"]:.{num_digits}f}  data_time: {tag["data_time"]:.{num_digits}f}  '
-#   07/10 12:00:00 - mmengine - INFO - Epoch(train)  [1][  50/1000]  lr: 1.0000e-02  eta: 0:10:00  time: 0.3330  data_time: 0.2170  memory: 3000  loss: 0.5
-# mmcv runner/hooks/logger/text.py TextLoggerHook: f'time: {log_dict["time"]:.3f}, data_time: {log_dict["data_time"]:.3f}, '
-#   2020-11-11 18:20:40,841 - mmdet - INFO - Epoch [1][1050/29317]	lr: 2.000e-02, eta: 1 day, 18:57:37, time: 0.387, data_time: 0.008, memory: 3946, ...   (open-mmlab/mmdetection#4090)
-# detectron2 utils/events.py CommonMetricPrinter: " {eta}iter: {iter}  {losses}  {non_losses}  {avg_time}{last_time}{avg_data_time}{last_data_time} lr: {lr}  {memory}"
-#   with "time: {:.4f}  ", "last_time: {:.4f}  ", "data_time: {:.4f}  ", "last_data_time: {:.4f}  ":
-#   [11/01 11:27:04 d2.utils.events]: eta: 8:05:12  iter: 1259  total_loss: 1.012  ...  time: 0.3322  data_time: 0.0334  lr: 0.010000  max_mem: 3961M
-# YOLOX core/trainer.py after_iter: "iter_time: {:.3f}s, data_time: {:.3f}s":
-#   ... | yolox.core.trainer:after_iter:246 - epoch: 1/300, iter: 1840/1849, mem: 7420Mb, iter_time: 0.404s, data_time: 0.025s, total_loss: 11.3, ...   (open-mmlab/mmdetection#6020)
-_WAIT = re.compile(r"\b(?P<yolox>iter_)?time: (?P<t>\d{1,7}(?:\.\d{1,6})?)s?,? {1,4}"
-                   r"(?:last_time: \d{1,7}(?:\.\d{1,6})? {1,4})?data_time: (?P<d>\d{1,7}(?:\.\d{1,6})?)s?\b")
-# mmcv's JSON log (TextLoggerHook._dump_log; mmengine's scalars.json alike), one dict per line:
-#   {"mode": "train", "epoch": 161, "iter": 100, "lr": 0.001, "memory": 5572, "data_time": 0.19335, ..., "time": 0.97546}   (open-mmlab/mmdetection#4394)
-_WAIT_JSON_D = re.compile(r'"data_time": (?P<d>\d{1,7}(?:\.\d{1,8})?)[,}]')
-_WAIT_JSON_T = re.compile(r'"time": (?P<t>\d{1,7}(?:\.\d{1,8})?)[,}]')
-# timm train.py train_one_epoch: f'Time: {update_time_m.val:.3f}s, {rate:>7.2f}/s  ({avg:.3f}s, {rate_avg:>7.2f}/s)  LR: {lr:.3e}  Data: {data_time_m.val:.3f} ({data_time_m.avg:.3f})'
-#   Train: 0 [  50/1251 (  4%)]  Loss: 6.91 (6.93)  Time: 0.412s,  621.36/s  (0.430s,  595.35/s)  LR: 1.000e-05  Data: 0.301 (0.298)
-_WAIT_TIMM = re.compile(r"\bTime: (?P<t>\d{1,7}\.\d{1,6})s, {1,8}\d{1,9}\.\d{1,3}/s .{0,60}?\bData: (?P<d>\d{1,7}\.\d{1,6}) \(")
-# LeRobot scripts/train.py MetricsTracker (update_s -> "updt_s", dataloading_s -> "data_s"): disjoint, the iteration is the sum
-#   INFO 2025-07-11 08:20:13 ts/train.py:232 step:10 smpl:640 ep:2 epch:0.00 loss:1.073 grdn:4.051 lr:2.0e-06 updt_s:0.296 data_s:0.001   (huggingface/lerobot#1488)
-_WAIT_LEROBOT = re.compile(r"\bupdt_s:(?P<u>\d{1,7}\.\d{1,6}) data_s:(?P<d>\d{1,7}\.\d{1,6})\b")
-# a launcher's label naming the rank: torchrun's "[rank3]:" / "[default3]:", srun --label "3: "
-_WAIT_RANK = re.compile(r"^\s{0,4}(?:\[(?:rank|default)(?P<r1>\d{1,6})\]: ?|(?P<r2>\d{1,6}): )")
-_WAIT_GATES = ("data_time", "Data: ", "data_s:")
-
-
-def _input_limits() -> tuple[float, int]:
-    data = knowledge.load("input_pipeline.yaml")  # validated (facts/knowledge.py InputPipelineLimits)
-    return data.at_least_share, data.min_lines
-
-
-def _wait_line(line: str) -> tuple[str, float, float] | None:
-    """(framework, data wait s, iteration s) of one training iteration line, None for others (validation lines too)."""
-    if "data_time" in line:
-        if "(val)" in line or "(test)" in line or '"mode": "val"' in line:
-            return None
-        if (m := _WAIT.search(line)) is not None:
-            if m["yolox"]:
-                fw = "yolox"
-            elif "(train)" in line:
-                fw = "mmengine"
-            elif "iter: " in line and "eta: " in line and "Epoch [" not in line and "Iter [" not in line:
-                fw = "detectron2"
-            else:
-                fw = "mmcv"
-            return fw, float(m["d"]), float(m["t"])
-        if line.lstrip().startswith("{") and '"mode": "train"' in line:
-            d, t = _WAIT_JSON_D.search(line), _WAIT_JSON_T.search(line)
-            if d is not None and t is not None:
-                return "mmcv_json", float(d["d"]), float(t["t"])
-        return None
-    if "Data: " in line and (m := _WAIT_TIMM.search(line)) is not None:
-        return "timm", float(m["d"]), float(m["t"])
-    if "data_s:" in line and (m := _WAIT_LEROBOT.search(line)) is not None:
-        return "lerobot", float(m["d"]), float(m["u"]) + float(m["d"])
-    return None
-
-
-def _input_wait(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
-    """input_wait_share per framework and rank: the median data wait share of its iteration lines."""
-    if not any(g in artefact.text for g in _WAIT_GATES):
-        return
-    series: dict[tuple[str, int | None], list[tuple[int, float, float]]] = {}
-    for n, line in enumerate(artefact.lines, 1):
-        if (w := _wait_line(line)) is None:
-            continue
-        fw, d, t = w
-        if t <= 0 or d > t * 1.001:  # no iteration, or not a wait inside it: not this form
-            continue
-        r = _WAIT_RANK.match(artefact.raw_line(n))  # the label as read (the lines read are normalised without it)
-        rank = None if r is None else int(r["r1"] or r["r2"])
-        series.setdefault((fw, rank), []).append((n, d, t))
-        result.lines_used += 1
-    if not series:
-        return
-    at_least, min_lines = _input_limits()
-    for (fw, rank), rows in series.items():
-        steady = rows[1:] if len(rows) >= 3 else rows
-        fb.add(InputWaitShare, rows[-1][0], framework=fw, rank=rank,
-               where="rank not named" if rank is None else f"rank {rank}",
-               share=round(statistics.median(d / t for _, d, t in steady), 4),
-               data_s=round(statistics.median(d for _, d, _ in steady), 4),
-               iteration_s=round(statistics.median(t for _, _, t in steady), 4),
-               lines=len(steady), steps_seen=len(rows), at_least_share=at_least, min_lines=min_lines)
 
 
 def detect(head: str) -> bool:
@@ -539,7 +460,7 @@ def detect(head: str) -> bool:
     if any(g in head for g in _STRAGGLER_GATES) and (_NVRX_WARN.search(head) is not None or _FS_HEAD.search(head) is not None or _MEG_RTT.search(head) is not None
                                                      or _NVRX_ROW_SIG.search(head) is not None):
         return True
-    if any(g in head for g in _WAIT_GATES) and any(_wait_line(line) is not None for line in head.splitlines()[:4000] if "data_time" in line or "Data: " in line or "data_s:" in line):
+    if wait_in_head(head):
         return True
     return ("iteration" in head or "SamplesPerSec" in head or "train_runtime" in head or "step:" in head) and _DETECT.search(head) is not None
 
@@ -591,7 +512,7 @@ def parse(artefact: Artefact) -> ParseResult:
     _nonfinite(artefact, fb, result)
     _spikes(artefact, fb, result)
     _stragglers(artefact, fb, result)
-    _input_wait(artefact, fb, result)
+    input_wait(artefact, fb, result)
     notes = {k: "closing train_* metrics of the Trainer" for k in series if k[0] == "hf_trainer"}
     if ds_running is not None:  # a running average already smooths the warm-up in: its last value
         series[("deepspeed", "samples_per_second")] = [ds_running[1]]
@@ -609,4 +530,4 @@ def parse(artefact: Artefact) -> ParseResult:
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
 SIGNATURES = (_DETECT, _NONFINITE, _SPIKY, _SCALE_STEP, re.compile(re.escape(_WORKERS_HEADER)), _NVRX_WARN, _MEG_RTT, _NVRX_ROW_SIG, _FS_HEAD,
-              _WAIT, _WAIT_JSON_D, _WAIT_TIMM, _WAIT_LEROBOT)
+              *WAIT_SIGNATURES)

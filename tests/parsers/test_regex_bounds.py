@@ -150,16 +150,21 @@ CASES = [
      "[default0]:  Rank 5 (p-phy-node-prod-15-129)", {"rank": "5", "node": "p-phy-node-prod-15-129"}),
     # wild sweep 49: the trainers' data_time forms (mmcv: open-mmlab/mmdetection#4090; YOLOX: open-mmlab/mmdetection#6020;
     # mmcv's JSON log: open-mmlab/mmdetection#4394; LeRobot: huggingface/lerobot#1488; timm train.py's format string)
-    ("training_throughput", "_WAIT", "2020-11-11 18:20:40,841 - mmdet - INFO - Epoch [1][1050/29317]\tlr: 2.000e-02, eta: 1 day, 18:57:37, time: 0.387, data_time: 0.008, memory: 3946, loss: 1.0031",
+    ("training_input_wait", "_WAIT", "2020-11-11 18:20:40,841 - mmdet - INFO - Epoch [1][1050/29317]\tlr: 2.000e-02, eta: 1 day, 18:57:37, time: 0.387, data_time: 0.008, memory: 3946, loss: 1.0031",
      {"yolox": None, "t": "0.387", "d": "0.008"}),
-    ("training_throughput", "_WAIT", "yolox.core.trainer:after_iter:246 - epoch: 1/300, iter: 1840/1849, mem: 7420Mb, iter_time: 0.404s, data_time: 0.025s, total_loss: 11.3",
+    ("training_input_wait", "_WAIT", "yolox.core.trainer:after_iter:246 - epoch: 1/300, iter: 1840/1849, mem: 7420Mb, iter_time: 0.404s, data_time: 0.025s, total_loss: 11.3",
      {"yolox": "iter_", "t": "0.404", "d": "0.025"}),
-    ("training_throughput", "_WAIT_JSON_D", '{"mode": "train", "epoch": 161, "iter": 100, "lr": 0.001, "memory": 5572, "data_time": 0.19335, "loss": 1177.34624, "time": 0.97546}',
+    ("training_input_wait", "_WAIT_JSON_D", '{"mode": "train", "epoch": 161, "iter": 100, "lr": 0.001, "memory": 5572, "data_time": 0.19335, "loss": 1177.34624, "time": 0.97546}',
      {"d": "0.19335"}),
-    ("training_throughput", "_WAIT_TIMM", "Train: 0 [  50/1251 (  4%)]  Loss: 6.92 (6.93)  Time: 0.412s,  621.36/s  (0.590s,  433.90/s)  LR: 1.000e-06  Data: 0.301 (0.471)",
+    ("training_input_wait", "_WAIT_TIMM", "Train: 0 [  50/1251 (  4%)]  Loss: 6.92 (6.93)  Time: 0.412s,  621.36/s  (0.590s,  433.90/s)  LR: 1.000e-06  Data: 0.301 (0.471)",
      {"t": "0.412", "d": "0.301"}),
-    ("training_throughput", "_WAIT_LEROBOT", "INFO 2025-07-11 08:20:13 ts/train.py:232 step:10 smpl:640 ep:2 epch:0.00 loss:1.073 grdn:4.051 lr:2.0e-06 updt_s:0.296 data_s:0.001",
+    ("training_input_wait", "_WAIT_LEROBOT", "INFO 2025-07-11 08:20:13 ts/train.py:232 step:10 smpl:640 ep:2 epch:0.00 loss:1.073 grdn:4.051 lr:2.0e-06 updt_s:0.296 data_s:0.001",
      {"u": "0.296", "d": "0.001"}),
+    # round C7: torchvision's MetricLogger (fangwei123456/Spike-Element-Wise-ResNet#10), pytorch/examples' ImageNet line (pytorch/pytorch#680)
+    ("training_input_wait", "_WAIT_METRIC", "Epoch: [0]  [ 103/5005]  eta: 4:43:31  lr: 0.1  img/s: 13.62830983555788  loss: 6.8536 (6.9458)  acc1: 0.0000 (0.2103)  acc5: 0.0000 (0.9916)  time: 2.5401  data: 0.0336  max mem: 3524",
+     {"t": "2.5401", "d": "0.0336"}),
+    ("training_input_wait", "_WAIT_AVG", "Epoch: [0][10/5005]\tTime 22.424 (7.498)\tData 22.372 (7.070)\tLoss 6.9065 (6.9074)\tPrec@1 0.000 (0.142)\tPrec@5 1.172 (0.533)",
+     {"e": "0", "i": "10", "t": "22.424", "ta": "7.498", "dec": "498", "d": "22.372", "da": "7.070"}),
     ("slurm_scheduler", "_N_ROW",  # elasticluster/elasticluster#272 (fixtures/artefacts/slurm_scheduler/elasticluster272_sinfo_lNe_not_responding.txt)
      "compute001      1     main*       down*   12   12:1:1  64267        0      1   (null) Not responding",
      {"nodes": "compute001", "state": "down*", "reason": "Not responding"}),

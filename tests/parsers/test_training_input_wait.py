@@ -64,3 +64,40 @@ def test_validation_lines_and_other_text_are_not_read():
            "the data_time: field means the wait\n")
     assert _waits(val) == []
     assert not training_throughput.detect("the data_time: field means the wait\n")
+
+
+def test_real_imagenet_example_window_from_the_running_averages():  # pytorch/pytorch#680: 45 s first batch, then ~22 s waits
+    (f,) = _fixture("pytorch_680_imagenet_hdd_data_wait.log")
+    # iterations 2-21 (the run printed from index 0 counts index + 1): (5.632 * 21 - 45.054) / (5.893 * 21 - 48.842)
+    assert (f.framework, f.share, f.lines, f.steps_seen) == ("pytorch_examples", 0.9774, 20, 3)
+    assert (f.data_s, f.iteration_s) == (3.6609, 3.7456) and f.measure.startswith("mean over the 20 iterations")
+
+
+def test_real_loader_bursts_count_though_most_batches_are_ready():  # pytorch/examples#164, print-freq 1
+    (f,) = _fixture("pytorch_examples_164_data_wait_bursts.log")
+    assert (f.share, f.lines, f.steps_seen) == (0.9878, 8, 9)  # the median of the lines' own shares is 0.006
+
+
+def test_real_averages_too_coarse_for_the_window_fall_back_to_the_lines():  # pytorch/examples#148, the end of an epoch
+    # 0.002 printed at iteration ~5000 is +-2.5 s of data over 20 iterations of 6.8 s: the lines' median is used
+    (f,) = _fixture("pytorch_examples_148_data_low_end_of_epoch.log")
+    assert (f.framework, f.share, f.lines, f.measure) == ("pytorch_examples", 0.0, 2, "median over 2 lines")
+
+
+def test_real_metriclogger_lines():  # fangwei123456/Spike-Element-Wise-ResNet#10 (torchvision's references)
+    (f,) = _fixture("metriclogger_spikeresnet10_data_low.log")
+    assert (f.framework, f.lines, f.steps_seen, f.share) == ("metriclogger", 6, 7, 0.0011)
+
+
+def test_evaluation_lines_of_the_same_forms_are_not_read():
+    # torchvision's evaluate() header "Test:": a MAE fine-tuning evaluation log in a fork's notes (search index file id 38051567869)
+    assert _waits("[10:32:38.175881] Test:  [  10/3125]  eta: 0:04:00  loss: 0.3770 (0.4417)  acc1: 93.7500 (92.0455)  "
+                  "acc5: 100.0000 (97.7273)  time: 0.0770  data: 0.0288  max mem: 593\n") == []
+
+
+def test_a_trainer_log_answers_the_input_pipeline_branch():
+    from stethoscope.engine.combine.decision_tree import not_checked
+
+    r = _parse(training_throughput, "training_throughput/pytorch_680_imagenet_hdd_data_wait.log")
+    assert "input_pipeline" not in {nc.branch for nc in not_checked(r.facts)}
+    assert "input_pipeline" in {nc.branch for nc in not_checked([])}
