@@ -434,13 +434,17 @@ class VerbsCallFailed(Fact):
 
 @fact_kind
 class VerbsWarning(Fact):
-    """One ``libibverbs: Warning: ...`` line."""
+    """One ``libibverbs: Warning: ...`` line, or one of librdmacm's start-up lines (``rdmacm_*``)."""
 
     kind: Literal["verbs_warning"] = "verbs_warning"
-    what: Literal["provider_not_loaded", "no_config_dir", "no_provider_for_device", "device_not_visible", "memlock_limit", "other"]
-    provider: str | None = None  # "libipathverbs-rdmav25.so", "rxe"
+    what: Literal["provider_not_loaded", "no_config_dir", "no_provider_for_device", "device_not_visible", "memlock_limit",
+                  "provider_abi_mismatch", "rdmacm_abi_unreadable", "rdmacm_no_device_list", "other"]
+    provider: str | None = None  # "libipathverbs-rdmav25.so", "rxe"; the provider's driver name ("bnxt_re") on an ABI mismatch
     device: str | None = None  # "/sys/class/infiniband_verbs/uverbs0", "/sys/class/infiniband/mlx5_13"
     memlock_bytes: int | None = None
+    # provider_abi_mismatch: the kernel driver's uverbs ABI version and the range the installed provider supports
+    kernel_abi: int | None = None  # 6
+    provider_abi: str | None = None  # "1 to 1"
     message: str
     # the same output also says a device has no provider: this program's verbs are broken, and a
     # provider it could not load may be the one that device needs

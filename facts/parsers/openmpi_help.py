@@ -352,12 +352,25 @@ _OPENIB_FIELD = re.compile(r"^\W{0,8}(?P<key>Local host|Local adapter|Local devi
 _OPENIB_MORE = re.compile(r"(?:\[(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,10}\] )?(?P<count>\d{1,7}) more process(?:es have| has) sent "
                           r"help message help-mpi-btl-openib\.txt / (?P<topic>ib port not selected|error in device init)")
 _OPENIB_GATES = (_PORT_HEAD, _INIT_HEAD, "help-mpi-btl-openib.txt / ")
+# [kube-infi-4][[6526,1],3][btl_openib_component.c:1670:init_one_device] error obtaining device attributes for mlx4_0 errno says Invalid argument
+#   (open-mpi/ompi#5810, #5914; BTL_ERROR of opal/mca/btl/base/btl_base_error.h prints "[%s]%s[%s:%d:%s] " with the node
+#   name, OPAL_NAME_PRINT, __FILE__, __LINE__, __func__; btl_openib_component.c init_one_device: "error obtaining device
+#   attributes for %s errno says %s", "error obtaining device context for %s errno says %s"): the verbs query or open
+#   of the HCA failed in that process, init_one_device takes its error exit (the [error in device init] block after it)
+_BTL_INIT = re.compile(r"^\[(?P<host>[^\]\[\s]{1,253})\]\[\[\d{1,10},\d{1,10}\],\d{1,10}\]\[btl_openib_component\.c:\d{1,6}:init_one_device\] "
+                       r"error obtaining device (?:attributes|context) for (?P<dev>[\w.:-]{1,64}) errno says ")
+# ibv_exp_query_device: invalid comp_mask !!! (comp_mask = 0xffffffffffffffff valid_mask = 0x1)
+#   (open-mpi/ompi#5810, #5914: MLNX_OFED 4.x's experimental verbs refusing the attribute mask Open MPI's openib passed,
+#   printed by that libibverbs on the line above the BTL_ERROR it causes; Open MPI fixed the uninitialised mask in
+#   open-mpi/ompi#6038, "btl/openib: fix a problem with ib query")
+_EXP_COMP_MASK = re.compile(r"^\s*ibv_exp_query_device: invalid comp_mask !!! \(comp_mask = 0x[0-9a-fA-F]{1,16} valid_mask = 0x[0-9a-fA-F]{1,16}\)")
 
 
 def _openib_skipped(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     """The openib BTL's ib-port-not-selected and device-init-error blocks, and their aggregation lines."""
     lines = artefact.lines
     declined: set[tuple[str, str | None]] = set()  # (node, HCA) of each ib-port-not-selected block so far
+    blocks: set[tuple[str, str | None]] = set()  # (node, HCA) of each device-init-error block read
     for n, line in iter_lines_with(_OPENIB_GATES, artefact):
         if (m := _OPENIB_MORE.search(line)) is not None:
             result.lines_used += 1
@@ -391,6 +404,25 @@ def _openib_skipped(artefact: Artefact, fb: FactBuilder, result: ParseResult) ->
             continue  # the init error the declined port makes init_one_device return: read with that block
         fb.add(OpenmpiOpenibDeviceSkipped, n, node=node, reason=reason, device=device,
                port=int(port) if port and port.isdigit() else None)
+        blocks.add((node, device))
+    _openib_init_errors(artefact, fb, result, blocks | declined)
+
+
+def _openib_init_errors(artefact: Artefact, fb: FactBuilder, result: ParseResult, known: set[tuple[str, str | None]]) -> None:
+    """init_one_device's BTL_ERROR lines (and the experimental-verbs line that causes one): a device-init error once a
+    (node, HCA) that no help block of this file already reports (one process prints the block, every process the line)."""
+    lines = artefact.lines
+    for n, line in iter_lines_with(("init_one_device] error obtaining device ",), artefact):
+        if (m := _BTL_INIT.match(line)) is None:
+            continue
+        result.lines_used += 1
+        if n >= 2 and _EXP_COMP_MASK.match(lines[n - 2]):
+            result.lines_used += 1
+        key = (artefact.node_for(m["host"]), m["dev"])
+        if key in known:
+            continue
+        known.add(key)
+        fb.add(OpenmpiOpenibDeviceSkipped, n, node=key[0], reason="device_init_error", device=key[1])
 
 
 def detect(head: str) -> bool:
@@ -402,7 +434,9 @@ def detect(head: str) -> bool:
             or ("*** An error occurred in MPI_Init" in head
                 and any(_FATAL_HEAD.match(line) for line in head.splitlines() if "*** An error occurred in MPI_Init" in line))
             or ("selected pml" in head and _PML.search(head) is not None)
-            or _PORT_HEAD in head or _INIT_HEAD in head or _OPENIB_MORE.search(head) is not None)
+            or _PORT_HEAD in head or _INIT_HEAD in head or _OPENIB_MORE.search(head) is not None
+            or ("init_one_device] error obtaining device " in head
+                and any(_BTL_INIT.match(line) for line in head.splitlines() if "init_one_device]" in line)))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -465,4 +499,5 @@ SIGNATURES = (r"A high-performance Open MPI point-to-point messaging module",
               r"A requested component was not found, or was unable to be opened\.", r"It looks like [A-Za-z_]{2,24} failed for some reason",
               r"\*\*\* An error occurred in MPI_Init(?:_thread)?\b",
               _PML.pattern, r"By default, for Open MPI 4\.0 and later, infiniband ports on a device",
-              r"There was an error initializing an OpenFabrics device\.", _OPENIB_MORE.pattern)
+              r"There was an error initializing an OpenFabrics device\.", _OPENIB_MORE.pattern,
+              r"\[btl_openib_component\.c:\d+:init_one_device\] error obtaining device (?:attributes|context) for ")

@@ -31,7 +31,9 @@ stage it stopped in: connection (the TCP side channel: ``Couldn't connect to <ho
 state is Down``), resources (memory registration, QP/CQ creation), qp_transition (``Failed to
 modify QP 0 to RTR``), completion (``Completion with error at client`` and the ``Failed status``
 line after it: the ibv_wc_status and syndrome; the bandwidth loops' ``Poll send CQ error status=12 qp 0``
-and -R's key exchange ``Bad wc status -- 5 -- 0``: the status alone). On an Ethernet (RoCE) link,
+and -R's key exchange ``Bad wc status -- 5 -- 0``: the status alone; rdma-core's example programs
+``ibv_rc_pingpong`` and its siblings, read here for the same stage: ``Failed status transport retry counter
+exceeded (12) for wr_id 2`` and their ``parse WC failed 1`` after it, linux-rdma/opensm#38). On an Ethernet (RoCE) link,
 an all-zero ``GID: 00:00:...:00`` under ``local address:`` gives ``perftest_local_gid_zero`` (once a
 file; Mellanox/k8s-rdma-sriov-dev-plugin#32: a pod's ib_read_bw header and addresses, the LID and
 QPN redacted to ``xxx``, pasted without the failure lines that follow).
@@ -160,15 +162,23 @@ _FAIL_STAGES = (
     #                                                      with other than IBV_WC_SUCCESS; later releases add " credit=N scredit=N")
     # Bad wc status -- 5 -- 0                            (the RDMA CM data exchange of -R: rdma_read_keys, ctx_xchg_data_rdma;
     #  Bad wc status 12                                   rdma_write_keys; create_ah_from_wc_recv: "when trying to create AH -- %d -- %d")
+    # Failed status transport retry counter exceeded (12) for wr_id 2     (rdma-core's example programs ibv_rc_pingpong,
+    #                                                      ibv_uc/ud/srq/xsrq_pingpong, libibverbs/examples/*_pingpong.c:
+    #                                                      "Failed status %s (%d) for wr_id %d\n", ibv_wc_status_str; linux-rdma/opensm#38)
     ("completion", re.compile(r"^\s*(?:Completion with error at (?P<side>client|server)\b"
+                              r"|Failed status (?P<pp_name>[a-zA-Z][^\n(]{0,60}?) \((?P<pp>\d{1,3})\) for wr_id -?\d{1,20}"
                               r"|Poll send CQ error status=(?P<poll>\d{1,3}) qp \d{1,10}"
                               r"|Bad wc status(?: when trying to create AH)?(?: -- (?P<wc>-?\d{1,3}) -- -?\d{1,20}| (?P<wc1>-?\d{1,3}))\b)")),
 )
 _FAIL_GATES = ("Couldn't ", "Unable to ", "Failed to ", "failed to create mr", "IB device ", "No IB devices", "Port number ",
-               "Completion with error at", "Problem in resolving", "Event: RDMA_CM_EVENT_", "Poll send CQ error", "Bad wc status")
+               "Completion with error at", "Failed status ", "Problem in resolving", "Event: RDMA_CM_EVENT_", "Poll send CQ error", "Bad wc status")
 #  Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81     /   Failed status 12: wr_id 0 syndrom 0x81
 _FAIL_STATUS = re.compile(r"\s*Failed status(?:-(?P<name>[^\n(]{1,60}?) \((?P<num>\d{1,3})\)| (?P<num0>\d{1,3})): wr_id \d{1,20} "
                           r"syndrom 0x(?P<synd>[0-9a-fA-F]{1,8})")
+
+# parse WC failed 1                                     (libibverbs/examples/rc_pingpong.c: fprintf(stderr, "parse WC failed %d\n", ne),
+#                                                        after the "Failed status" line of the same completion; linux-rdma/opensm#38)
+_PARSE_WC = re.compile(r"^\s*parse WC failed -?\d{1,10}\s*$")
 
 
 def _failure(line: str) -> tuple[str, re.Match[str]] | None:
@@ -228,7 +238,13 @@ def _failures(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
         fields = m.groupdict()
         status = name = synd = None
         message = line.strip()
-        if stage == "completion":
+        if stage == "completion" and fields.get("pp") is not None:
+            status, name = int(fields["pp"]), fields["pp_name"]
+            # the example program's "parse WC failed %d" after the status line: the same completion
+            if n < len(lines) and _PARSE_WC.match(lines[n]):
+                result.lines_used += 1
+                message = f"{message} / {lines[n].strip()}"
+        elif stage == "completion":
             # the status on the next line, or on this one where a paste ran the two together (GitHub text outside
             # a code block: " Completion with error at client Failed status 12: wr_id 0 syndrom 0x81 scnt=128, ccnt=0")
             s = _FAIL_STATUS.search(line, m.end())
@@ -250,7 +266,7 @@ def _failures(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
 #: (all readers' signatures are matched in one pass: facts/classify.py)
 SIGNATURES = (_DETECT, r"(?m)^\s*(?:Couldn't connect to [^\s:]+:\d+|Unable to init the socket connection|Couldn't allocate MR"
               r"|failed to create mr|Failed to create MR|Couldn't create IB resources|Failed to modify QP (?:\d+ )?to (?:RTR|RTS|INIT)"
-              r"|Completion with error at (?:client|server)|Poll send CQ error status=\d+ qp |Bad wc status(?: when trying to create AH)? (?:-- )?-?\d|IB device \S+ not found|No IB devices found|Port number \d+ state is "
+              r"|Completion with error at (?:client|server)|Failed status [a-zA-Z][^\n(]{0,60}? \(\d+\) for wr_id |Poll send CQ error status=\d+ qp |Bad wc status(?: when trying to create AH)? (?:-- )?-?\d|IB device \S+ not found|No IB devices found|Port number \d+ state is "
               r"|Couldn't get context for the device|Failed to exchange dat[ae] between server and clients|Couldn't listen to port \d+"
               r"|Unable to connect \(retries = \d+\)|\w+: Couldn't read remote address|Unable to (?:read|write) (?:to|from) socket/rdma_cm"
               r"|Unable to Connect the HCA's through the link|Event: RDMA_CM_EVENT_[A-Z_]+; error: -?\d+"

@@ -62,3 +62,34 @@ def test_libibverbs_unused_provider_and_device_without_provider() -> None:
     broken = (FIX / "libibverbs" / "rxe_dev48_no_provider_for_uverbs0.txt").read_text()
     whats = [(f.what, f.with_unusable_device) for f in libibverbs.parse(Artefact(path="b.txt", text=broken)).facts]
     assert whats == [("provider_not_loaded", True), ("no_provider_for_device", True)]
+
+
+def test_libibverbs_provider_abi_mismatch() -> None:
+    """rdma-core libibverbs/init.c match_driver's warning: the provider's ABI range and the kernel's version
+    (k8snetworkplumbingwg/sriov-cni#348 in a pod; SoftRoCE/rxe-dev#74 the other way round)."""
+    pod = (FIX / "libibverbs" / "sriovcni348_bnxt_re_abi_mismatch_pod_session.txt").read_text()
+    facts = libibverbs.parse(Artefact(path="pod.txt", text=pod)).facts
+    assert [(f.evidence.line, f.what, f.provider, f.kernel_abi, f.provider_abi, f.device) for f in facts][:1] == [
+        (8, "provider_abi_mismatch", "bnxt_re", 6, "1 to 1", "/sys/class/infiniband/bnxt_re2")]
+    assert len(facts) == 4 and {f.what for f in facts} == {"provider_abi_mismatch"}
+    rxe = (FIX / "libibverbs" / "rxe_dev74_rxe_abi_mismatch_ibv_devices.txt").read_text()
+    [w] = libibverbs.parse(Artefact(path="b.txt", text=rxe)).facts
+    assert (w.provider, w.kernel_abi, w.provider_abi) == ("rxe", 1, "2 to 2")
+    # a line a paste cut before the device still says which provider and versions (sgl-project/sglang#16242's last line)
+    [c] = libibverbs.parse(Artefact(path="c.txt", text="libibverbs: Warning: Driver bnxt_re does not support the kernel ABI "
+                                                        "of 6 (supports 1 to 1) for device\n")).facts
+    assert (c.what, c.provider, c.device) == ("provider_abi_mismatch", "bnxt_re", None)
+
+
+def test_librdmacm_start_up_lines() -> None:
+    """librdmacm's check_abi_version / ucma_init lines (ofiwg/libfabric#512 verbatim; the older CMA form as Open MPI
+    users pasted it): the ABI line and the device-list line are facts, "assuming: 4" is read with them."""
+    text = (FIX / "libibverbs" / "libfabric512_rdmacm_no_devices.txt").read_text()
+    assert libibverbs.detect(text)
+    res = libibverbs.parse(Artefact(path="fi_info.txt", text=text))
+    assert [(f.evidence.line, f.what) for f in res.facts] == [(1, "rdmacm_abi_unreadable"), (3, "rdmacm_no_device_list")]
+    assert res.lines_used == 3
+    old = libibverbs.parse(Artefact(path="o.txt", text="librdmacm: couldn't read ABI version.\nlibrdmacm: assuming: 4\n"
+                                                      "CMA: unable to get RDMA device list\n")).facts
+    assert [f.what for f in old] == ["rdmacm_abi_unreadable", "rdmacm_no_device_list"]
+    assert not libibverbs.detect("CMA: unable to get the route\n")

@@ -263,3 +263,28 @@ def test_errors_are_fatal_banner_of_mpi_init_thread():
     block = (FIX / "pyxis88_pmix_psec_munge_not_found.txt").read_text()
     inits = [x for x in parse_text(block + "\n" + text).facts if x.kind == "openmpi_init_failed"]
     assert [x.layer for x in inits] == ["pmix_init"]
+
+
+def test_openib_init_one_device_btl_error_lines():
+    """init_one_device's BTL_ERROR line per process ("[host][[job,vpid],rank][btl_openib_component.c:N:init_one_device]
+    error obtaining device attributes for %s errno says %s", open-mpi/ompi#5810 verbatim): one fact a (host, HCA),
+    none where the help block of this file already names that host and HCA; the MLNX_OFED line above each is read."""
+    text = """ibv_exp_query_device: invalid comp_mask !!! (comp_mask = 0xffffffffffffffff valid_mask = 0x1)
+[kube-infi-4][[6526,1],3][btl_openib_component.c:1670:init_one_device] error obtaining device attributes for mlx4_0 errno says Invalid argument
+ibv_exp_query_device: invalid comp_mask !!! (comp_mask = 0xffffffffffffffff valid_mask = 0x1)
+[kube-infi-5][[6526,1],22][btl_openib_component.c:1670:init_one_device] error obtaining device attributes for mlx4_0 errno says Invalid argument
+ibv_exp_query_device: invalid comp_mask !!! (comp_mask = 0xffffffffffffffff valid_mask = 0x1)
+[kube-infi-5][[6526,1],4][btl_openib_component.c:1670:init_one_device] error obtaining device attributes for mlx4_0 errno says Invalid argument
+--------------------------------------------------------------------------
+WARNING: There was an error initializing an OpenFabrics device.
+
+  Local host:   kube-infi-4
+  Local device: mlx4_0
+--------------------------------------------------------------------------
+"""
+    res = parse_text(text)
+    got = sorted((f.evidence.line, f.node, f.device, f.reason) for f in res.facts)
+    assert got == [(4, "kube-infi-5", "mlx4_0", "device_init_error"), (8, "kube-infi-4", "mlx4_0", "device_init_error")]
+    assert res.lines_used == 6 + 3
+    # the library's line alone names no process or HCA: nothing
+    assert parse_text("ibv_exp_query_device: invalid comp_mask !!! (comp_mask = 0x27800000002 valid_mask = 0x1)\n").facts == []

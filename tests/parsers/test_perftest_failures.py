@@ -138,3 +138,19 @@ def test_local_gid_zero_on_roce_without_the_failure_lines():
                                                      node="n1")).facts if f.kind == "perftest_local_gid_zero"]) == 1
     ib = text.replace("Link type       : Ethernet", "Link type       : IB")
     assert not [f for f in perftest.parse(Artefact(path="x", text=ib, node="n1")).facts if f.kind == "perftest_local_gid_zero"]
+
+
+def test_rdma_core_pingpong_failed_status():
+    """rdma-core's libibverbs/examples (ibv_rc_pingpong, ...): "Failed status %s (%d) for wr_id %d" and the
+    "parse WC failed %d" after it (linux-rdma/opensm#38, verbatim)."""
+    text = ("[root@test3 ~]# ibv_rc_pingpong test1\n"
+            "  local address:  LID 0x0013, QPN 0x000063, PSN 0x566748, GID ::\n"
+            "  remote address: LID 0x0001, QPN 0x000048, PSN 0xdf4fa4, GID ::\n"
+            "Failed status transport retry counter exceeded (12) for wr_id 2\n"
+            "parse WC failed 1\n")
+    assert perftest.detect(text)
+    [f] = _facts(text)
+    assert (f.evidence.line, f.stage, f.status, f.status_name) == (4, "completion", 12, "transport retry counter exceeded")
+    assert f.message.endswith("/ parse WC failed 1")
+    # perftest's own status line (after "Completion with error") is not read twice
+    assert len(_facts(" Completion with error at client\n Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81\n")) == 1
