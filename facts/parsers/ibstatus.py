@@ -15,7 +15,9 @@ Facts: ``ib_port`` per block (evidence: its ``state:`` line), with the width fro
 parenthesis. A block without a ``state:`` line is a ParseError. Empty output: no HCA listed,
 nothing said (ibstatus prints nothing when /sys/class/infiniband is empty). ``Fatal error:  No devices``
 (the script's fatal() where /sys/class/infiniband lists no device; before rdma-core 347a1a40, 2020, its
-``exit -1`` made dash add ``exit: Illegal number: -1``) gives ``ib_no_hca``.
+``exit -1`` made dash add ``exit: Illegal number: -1``) gives ``ib_no_hca``. A port's ``state:`` line
+with no block header above it (a paste cut inside the block) names no port: where the state is not
+ACTIVE, a ``cut_short`` capture limit, so that a port shown DOWN is never read as checked.
 """
 from __future__ import annotations
 
@@ -40,11 +42,17 @@ _FIELD = re.compile(r"^\s+(?P<key>[a-z_ ]+):\s*(?P<value>(?:.*\S)?)\s*$")
 #   Debian/Ubuntu) with its /sys/class/infiniband absent; an installed script names itself /usr/sbin/ibstatus
 _NO_DEVICES = re.compile(r"^Fatal error:  No devices\s*$")
 _EXIT_REFUSED = re.compile(r"^\S*ibstatus: \d+: exit: Illegal number: -1\s*$")
-_DETECT = re.compile(r"^Infiniband device '[^']+' port \d+ status:|^Fatal error:  No devices\s*$", re.M)
+# A port's state line without its block's header above it (a paste cut inside the block, one line grepped out of
+# it): the script's echo "\tstate:\t\t" `cat $port_dir/state` of the kernel's sysfs "%d: %s" (ib_port_state_to_str:
+# NOP, DOWN, INIT, ARMED, ACTIVE, ACTIVE_DEFER); which HCA and port it is, only the header said:
+# <TAB>state:<TAB><TAB> 1: DOWN        (rdma-core infiniband-diags/scripts/ibstatus port_status(), that format filled in)
+_LONE_STATE = re.compile(r"^[ \t]{0,16}state:[ \t]{1,16}(?P<value>[0-5]: (?:NOP|DOWN|INIT|ARMED|ACTIVE|ACTIVE_DEFER))[ \t]*$")
+_DETECT = re.compile(r"^Infiniband device '[^']+' port \d+ status:|^Fatal error:  No devices\s*$"
+                     r"|^[ \t]{0,16}state:[ \t]{1,16}[0-5]: (?:NOP|DOWN|INIT|ARMED|ACTIVE|ACTIVE_DEFER)[ \t]*$", re.M)
 
 
 def detect(head: str) -> bool:
-    return ("Infiniband device '" in head or "No devices" in head) and bool(_DETECT.search(head))  # a cheap gate
+    return ("Infiniband device '" in head or "No devices" in head or "state:" in head) and bool(_DETECT.search(head))  # a cheap gate
 
 
 def _lid(text: str) -> int | None:
@@ -98,7 +106,15 @@ def parse(artefact: Artefact) -> ParseResult:
             block, hca, port, head_line = {}, m["hca"], int(m["port"]), n
             result.lines_used += 1
             continue
+        if block is not None and (m := _FIELD.match(line)) and m["key"].strip() in block:
+            flush()  # a field the block holds already: another port's block, its header cut (blank lines end no block)
+            block = None
         if block is None:
+            if m := _LONE_STATE.match(line):  # a block cut above its state line: no port to name
+                if not m["value"].endswith(("ACTIVE", "ACTIVE_DEFER")):  # a port not up is never read as checked
+                    fb.limit(n, "cut_short", f"ibstatus: a port's state line ({m['value']}) without its block's header "
+                             "(the paste is cut above it): which HCA port it is is not shown")
+                result.lines_used += 1
             continue
         m = _FIELD.match(line)
         if m:

@@ -54,6 +54,24 @@ def test_ibstatus_states_rates_width():
         ("mlx5_0", "Active", "LinkUp", 200.0, "4X", 5), ("mlx5_1", "Down", "Polling", 10.0, "4X", 65535)]
 
 
+def test_ibstatus_state_line_without_its_header_is_a_cut_block():
+    """A port's ``state:`` line with its block's header cut off names no port (session 30, C3): not DOWN read as no
+    one's error, nor (above another block's lines) as the state of the block before it: a cut_short limit where the
+    port is not up. Lines of the fixture (the script's format: rdma-core scripts/ibstatus port_status())."""
+    rows = (A / "ibstatus" / "hdr_active_and_polling.txt").read_text().split("\n")
+    down, active = rows[13], rows[4]  # "\tstate:\t\t 1: DOWN", "\tstate:\t\t 4: ACTIVE"
+    for text in (down, down.strip(), "\n".join(rows[13:17])):
+        res = run(ibstatus, "x", text=text)
+        assert ibstatus.detect(text) and not res.facts and not res.errors and res.lines_used == 1
+        assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 1)] and "1: DOWN" in res.limits[0].detail
+    res = run(ibstatus, "x", text="\n".join(rows[:9] + rows[13:17]))  # mlx5_0's block, a blank line, a cut block
+    assert [(p["hca"], p["state"]) for p in views(res, "ib_port")] == [("mlx5_0", "Active")]
+    assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 10)]
+    res = run(ibstatus, "x", text=active)  # a port shown up: nothing to hide, no limit
+    assert not res.facts and not res.limits and not res.errors
+    assert not ibstatus.detect("state: 1: DOWN (the link)") and not ibstatus.detect("\tState: Down")  # ibstat's
+
+
 def test_ibdev2netdev_column_t_and_prompt():
     rows = views(run(ibdev2netdev, "ibdev2netdev/imbue_h100_column_t.txt"), "ib_netdev")
     assert len(rows) == 12 and rows[1] == {**rows[1], "hca": "mlx5_1", "netdev": "enp27s0f0np0", "netdev_up": True}
