@@ -9,7 +9,8 @@ Sample content (``all_reduce_perf`` and a ``torchrun`` job on a 2 x H200 host)::
     vm:1708:1708 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM
     [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
 
-A line is NCCL's when it holds NCCL's prefix ``host:pid:tid [dev] [file:line ]NCCL INFO|WARN``,
+A line is NCCL's when it holds NCCL's prefix ``host:pid:tid [dev] [file:line ]NCCL INFO|WARN`` (NCCL 2.2's
+``host:pid:tid [dev] INFO`` and ``host:pid:tid [dev] file:line WARN``, without ``NCCL``, too),
 whatever comes before it: a timestamp (``NCCL_DEBUG_TIMESTAMP_LEVELS``), mpirun's
 ``[1,3]<stdout>:``, pdsh/srun's ``node1: ``, ANSI colour codes. The host on the line names the
 node. The bare ``NCCL version 2.7.8+cuda11.1`` line NCCL prints without a prefix is read too.
@@ -74,7 +75,7 @@ _OFI_TEST_PREFIX = r"(?:WARN|INFO|TRACE): Function: \w+ Line: \d+: NET/OFI "
 _OFI_TEST_LINE = re.compile(r"^(?P<level>WARN|INFO|TRACE): Function: \w+ Line: \d+: (?P<msg>NET/OFI (?:[^\n]*[^ \t\r\n])?)[ \t\r]*$", re.M)
 
 #: literal gates of detect(): a text holding none of these has no NCCL line
-_DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "/dev/shm/nccl-", "Got completion from peer",
+_DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "] INFO ", "/dev/shm/nccl-", "Got completion from peer",
                  "Mismatched collective", "Unable to load libnccl-net", "NCCL_", "Function: ", *nccl_warn_kinds.BARE_GATES)
 # detect(): one NCCL line anywhere in the text, in any of the forms _HEADER, _BARE_VERSION and
 # _BARE_MESSAGE read.
@@ -83,9 +84,10 @@ _DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "/dev/shm/n
 # Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: No such file or directory   (2.3 INFO, nccl#162)
 # NCCL version 2.7.8+cuda11.1          (the bare version line as _BARE_VERSION reads it: not NCCL RAS's
 #   "NCCL version 2.26.2 compiled with CUDA 12.4", fixtures/artefacts/nccl_ras, which this reader reads nothing of)
+# C4140-V100-1:24:201 [0] INFO Using internal Network Socket        (NCCL 2.2's INFO prefix, _OLD_INFO: horovod/horovod#288)
 _DETECT = re.compile(
     r"NCCL (?:INFO|WARN) |^NCCL version \d+\.\d+\.\d+[^+\s]*(?:\+cuda\d+(?:\.\d+)?)?[ \t\r\x0b\x0c\x1c-\x1f]*$"
-    r"|\.(?:cc|cu|h|c|cpp):\d+ WARN "
+    r"|\.(?:cc|cu|h|c|cpp):\d+ WARN |^[\w.\-]+:\d+:\d+ \[-?\d+\] INFO "
     r"|^(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-"
     r"|^NET/IB\w* ?: ?Got completion from peer|^Mismatched collective detected|^Unable to load libnccl-net\S* : "
     r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to |^" + _OFI_TEST_PREFIX + "|^(?:" + nccl_warn_kinds.BARE + ")",
@@ -110,6 +112,14 @@ _HEADER = re.compile(
     r"(?:(?:(?P<src>[\w./\-]+):(?P<srcline>\d+) (?:\(\w+\) )?)?NCCL (?P<level>INFO|WARN)"
     r"|(?P<osrc>[\w./\-]+\.(?:cc|cu|h|c|cpp)):(?P<oline>\d+) (?P<olevel>WARN)) (?P<msg>(?:.*\S)?)\s*$"
 )
+
+# NCCL 2.2 and older printed INFO without "NCCL" (2.2 was released as binaries only: NVIDIA/nccl's history has no v2.2
+# tag, and its first 2.x source, v2.3.5-5's src/include/debug.h, already prints "%s:%d:%d [%d] NCCL INFO "; 2.2's WARN
+# "host:pid:tid [dev] file:line WARN msg" is _HEADER's older form): the whole prefix, host:pid:tid and the CUDA device,
+# at the start of the line (a wrapper facts/lines.py takes off gone), then INFO; another program's "] INFO " (a
+# logger's "[<time>] INFO <msg>") has no host:pid:tid before its bracket:
+# C4140-V100-1:24:201 [0] INFO NET : Using interface ib0:192.168.11.1<0>          (horovod/horovod#288, NCCL 2.2.12)
+_OLD_INFO = re.compile(r"^(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>-?\d+)\] INFO (?P<msg>(?:.*\S)?)\s*$")
 
 # NCCL messages that people paste on their own, without NCCL's prefix, and that no other
 # program prints: read as the WARN they are.
@@ -446,6 +456,11 @@ class NcclLogState:
         self.ranks: dict[tuple[Any, ...], tuple[int, str, dict[str, Any]]] = {}
         self.transports: dict[tuple[Any, ...], tuple[int, str, dict[str, Any], set[int]]] = {}
         self.chains = nccl_chains.Chains(self.b)
+        #: each process's last failed /dev/shm call that gave a reason: (errno name, a reason not ENOSPC's)
+        #: (nccl_log_setup._shm: NCCL 2.4-2.11's reasonless segment line is that call's consequence)
+        self.shm_calls: dict[tuple[str, int | None], tuple[str | None, bool]] = {}
+        #: whether a line of NCCL 2.2's INFO prefix (_OLD_INFO) was read: its INFO lines without "NCCL INFO"
+        self.old_info = False
 
     def once(self, cls: type, line: int, node: str, key: tuple[Any, ...], **fields: Any) -> None:
         if self.recording is not None:
@@ -812,6 +827,11 @@ def parse(artefact: Artefact) -> ParseResult:
             state.line(line_of(cand.start()), node_for(h["host"]), int(h["pid"]) if h["pid"] else None,
                        int(h["dev"]) if h["dev"] is not None else None, level,
                        h["src"] or h["osrc"], h["srcline"] or h["oline"], msg)
+        elif m := _OLD_INFO.match(text):  # NCCL 2.2's INFO line: its prefix without "NCCL"
+            used += 1
+            state.old_info = True
+            if maybe(m["msg"]):
+                state.line(line_of(cand.start()), node_for(m["host"]), int(m["pid"]), int(m["dev"]), "INFO", None, None, m["msg"])
         elif m := _BARE_VERSION.match(text):  # VERSION-level line: no host prefix
             used += 1
             state.once(NcclVersion, line_of(cand.start()), artefact.node, (None, m["version"]), version=m["version"], cuda=m["cuda"])
@@ -1008,8 +1028,8 @@ def _init_not_seen_complete(artefact: Artefact, state: NcclLogState) -> None:
                           f"NCCL process(es) {', '.join(f'{n}:{p}' for n, p in pending[:8])}{' ...' if len(pending) > 8 else ''} "
                           "connect channels and print no 'Init COMPLETE': their initialisation is not seen finished")
         return
-    if "NCCL INFO" not in text or "Init COMPLETE" in text or "Destroy COMPLETE" in text:
-        return
+    if ("NCCL INFO" not in text and not state.old_info) or "Init COMPLETE" in text or "Destroy COMPLETE" in text:
+        return  # (NCCL 2.2's INFO lines, without "NCCL", are NCCL's INFO lines too: 2.2 printed no Init COMPLETE)
     state.b.limit(state.line_of(len(text.rstrip())), "cut_short",
             "NCCL's INFO lines end before any communicator finished its initialisation (no 'Init COMPLETE' line): "
             "a job hung in NCCL's init, or a log cut short; NCCL was not seen working")

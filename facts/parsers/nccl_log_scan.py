@@ -35,7 +35,8 @@ from stethoscope.facts import classify
 from stethoscope.facts.parsers import nccl_warn_kinds
 
 # Whole-text scan, one match per candidate line: one that holds "NCCL INFO", "NCCL WARN",
-# "NCCL version <digit>", NCCL <= 2.3's "<file>.cc:<line> WARN ", or one of the messages NCCL's
+# "NCCL version <digit>", NCCL <= 2.3's "<file>.cc:<line> WARN ", 2.2's "] INFO " (its INFO prefix
+# "host:pid:tid [dev] INFO ", told apart by nccl_log._OLD_INFO), or one of the messages NCCL's
 # users paste without any prefix (_BARE_MESSAGE). The common line starts with NCCL's full prefix
 # and is split by the first branch in C; any other candidate goes through _HEADER, _BARE_VERSION
 # and _BARE_MESSAGE below, exactly as a line-by-line scan would.
@@ -44,7 +45,7 @@ from stethoscope.facts.parsers import nccl_warn_kinds
 _SCAN = re.compile(
     r"^(?:(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[(?P<dev>-?\d+)\] (?:(?P<src>\S+):(?P<srcline>\d+) (?:\(\w+\) )?)?"
     r"NCCL (?P<level>INFO|WARN) (?P<msg>[^\n]*)"
-    r"|[^\n]*?(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |shared memory segment /dev/shm/nccl-"
+    r"|[^\n]*?(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |\] INFO |shared memory segment /dev/shm/nccl-"
     r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
     r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to|^(?:" + nccl_warn_kinds.BARE + r"))[^\n]*)",
     re.M,
@@ -155,7 +156,8 @@ _PREFIXED_LINE = re.compile(r"^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) 
 # Every other candidate line: one without NCCL's full prefix at its start that holds an NCCL
 # marker (_SCAN's second branch); such lines go through _HEADER and the bare forms as before.
 # [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
-_MARKERS = (r"(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |shared memory segment /dev/shm/nccl-"
+# C4140-V100-1:24:201 [0] INFO Using internal Network Socket        (NCCL 2.2's INFO: "] INFO "; horovod/horovod#288)
+_MARKERS = (r"(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |\] INFO |shared memory segment /dev/shm/nccl-"
             r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
             r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to|^(?:" + nccl_warn_kinds.BARE + r"))")
 _OTHER = re.compile(
@@ -180,8 +182,11 @@ _PREFIXED_AFTER_NL = re.compile(r"\n" + _PREFIXED_LINE.pattern[1:])
 # classifier's set too (nccl_log.TEXT_GATES): its pass over the file answers it
 _OTHER_LITERALS = ("shared memory segment /dev/shm/nccl-", "failed to extend /dev/shm/nccl-", "Got completion from peer",
                    "Mismatched collective detected", "Unable to load libnccl-net", "\nNCCL_")
+# and NCCL 2.2's INFO prefix without "NCCL" at a line's start (nccl_log._OLD_INFO; _MARKERS holds its "] INFO " only):
+# C4140-V100-1:24:201 [0] INFO Using internal Network Socket                  (horovod/horovod#288, NCCL 2.2.12)
 ANY_OTHER_LITERAL = re2.compile(
-    "(?m)^NCCL_|" + "|".join(re.escape(lit) for lit in (*_OTHER_LITERALS[:-1], *nccl_warn_kinds.BARE_GATES)))
+    r"(?m)^NCCL_|^[\w.\-]+:\d+:\d+ \[-?\d+\] INFO |"
+    + "|".join(re.escape(lit) for lit in (*_OTHER_LITERALS[:-1], *nccl_warn_kinds.BARE_GATES)))
 
 
 _FAST_FROM = 4096  # characters: below, one _SCAN pass costs less than the RE2 passes (a 6 KB train log: 5% more)
