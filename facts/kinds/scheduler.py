@@ -233,9 +233,11 @@ class ContainerToolkitError(Fact):
     #: ``device_list_path`` (the same for the device plugin's volume-mounts list path, which the toolkit
     #: was not configured to accept); ``ldconfig`` (ldcache stage, "process <ldconfig> terminated with signal N" or
     #: "failed with error code: N": the ldconfig the hook runs in the container failed); ``nvml`` (detection stage,
-    #: "nvml error: <NVML's text>": NVML came up, a query of a GPU failed); ``other`` for any other
+    #: "nvml error: <NVML's text>": NVML came up, a query of a GPU failed); ``cgroup_not_found`` (container stage,
+    #: "cgroup subsystem devices not found": no cgroup v1 devices controller mounted, a cgroup v2-only host under a
+    #: libnvidia-container older than 1.8.0); ``other`` for any other
     operation: Literal["file_create", "mount", "stat", "device_rules", "unknown_device", "device_list_path", "ldconfig",
-                       "nvml", "other"] = "other"
+                       "nvml", "cgroup_not_found", "other"] = "other"
     device: str | None = None  # unknown_device / device_list_path: the device the container asked for ("2", "GPU-9f3c...")
 
 

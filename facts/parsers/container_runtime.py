@@ -9,6 +9,7 @@ the container never gets the GPUs. The NVIDIA prestart hook's own errors are
     docker: Error response from daemon: unknown or invalid runtime name: nvidia.                        (NVIDIA/nvidia-container-toolkit#150)
     docker: Error response from daemon: Unknown runtime specified nvidia.                               (NVIDIA/nvidia-docker#578, docker < 23)
     Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "nvidia" is configured
+    ... level=error msg="RunPodSandbox for &PodSandboxMetadata{...} failed, error" error="failed to get sandbox runtime: no runtime for \\"nvidia\\" is configured"   (containerd's journal, NVIDIA/gpu-operator#432)
     Error: crun: cannot stat `/lib64/libEGL_nvidia.so.550.54.14`: No such file or directory: OCI runtime attempted to invoke a command that was not found   (NVIDIA/nvidia-container-toolkit#450)
 
 Facts: ``container_runtime_error`` per line: ``reason`` is ``no_gpu_device_driver`` (moby's
@@ -50,7 +51,10 @@ _NO_DEVICE_DRIVER = re.compile(r'could not select device driver "(?P<driver>[^"]
 # unknown or invalid runtime name: nvidia.        Unknown runtime specified nvidia.
 _UNKNOWN_RUNTIME = re.compile(r"(?:unknown or invalid runtime name|Unknown runtime specified):? (?P<runtime>[\w.-]+?)\.?\s*$")
 # failed to get sandbox runtime: no runtime for "nvidia" is configured   (containerd internal/cri: "no runtime for %q is configured")
-_CRI_NO_RUNTIME = re.compile(r'no runtime for "(?P<runtime>[^"]+)" is configured')
+# containerd's own log (journalctl -u containerd) prints the error as a logrus field, its quotes escaped:
+# nov 02 18:00:58 beck containerd[10237]: time="2022-11-02T18:00:58.738797825+02:00" level=error msg="RunPodSandbox for &PodSandboxMetadata{Name:gpu-feature-discovery-qfjgk,Uid:02c7d4ad-db02-4145-846b-616a94416008,Namespace:gpu-operator,Attempt:2,} failed, error" error="failed to get sandbox runtime: no runtime for \"nvidia\" is configured"
+#   (NVIDIA/gpu-operator#432)
+_CRI_NO_RUNTIME = re.compile(r'no runtime for \\?"(?P<runtime>[^"\\\n]{1,100})\\?" is configured')
 # CDI (Container Device Interface) injection, the NVIDIA Container Toolkit's mode since 1.14: the engine resolves
 # the requested names against the CDI specs in /etc/cdi and /var/run/cdi (tags.cncf.io/container-device-interface:
 # "unresolvable CDI devices %s"):
@@ -88,7 +92,7 @@ _GATES = ("could not select device driver", "unknown or invalid runtime name", "
           "is configured", "unresolvable CDI devices", "Runtime Hook directly", "to rootfs ", "cannot stat `", "error stat'ing file `",
           "failed to parse CDI Spec")
 _DETECT = re.compile(r'could not select device driver "[^"]*" with capabilities: \[|(?:unknown or invalid runtime name|Unknown runtime specified):? [\w.-]+'
-                     r'|no runtime for "[^"]+" is configured|unresolvable CDI devices [\w./-]+=|invoking the NVIDIA Container Runtime Hook directly'
+                     r'|no runtime for \\?"[^"\\\n]{1,100}\\?" is configured|unresolvable CDI devices [\w./-]+=|invoking the NVIDIA Container Runtime Hook directly'
                      r'|failed to parse CDI Spec "[^"\n]+": [^\n]*?unknown field "'
                      rf'|mounting \\*"{_DRIVER_FILE_ANY}\\*" to rootfs |(?:cannot stat|error stat\'ing file) `{_DRIVER_FILE_ANY}`')
 #: line signatures for facts/classify.py
@@ -129,8 +133,9 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(ContainerRuntimeError, n, reason="unknown_runtime", engine="docker", runtime=m["runtime"],
                   message=m[0].strip().rstrip("."), gpu=_nvidia(m["runtime"]))
         elif (m := _CRI_NO_RUNTIME.search(line)) is not None:
+            # containerd's own log escapes the quotes (a logrus field): the message as the kubelet prints it
             b.add(ContainerRuntimeError, n, reason="runtime_not_configured", engine="containerd",
-                  runtime=m["runtime"], message=m[0].strip(), gpu=_nvidia(m["runtime"]))
+                  runtime=m["runtime"], message=m[0].strip().replace('\\"', '"'), gpu=_nvidia(m["runtime"]))
         elif (m := _CDI_UNRESOLVABLE.search(line)) is not None:
             devices = m["devices"]
             # the engine that ran the injection: podman's own, containerd's (the kubelet's "failed to create containerd

@@ -16,7 +16,9 @@ ends at the first backslash. Facts emitted: ``nvml_init_failure`` (source
 could not be loaded (``load library failed: libnvidia-ml.so.1: cannot open shared object
 file``); ``container_requirement_unsatisfied`` for a ``requirement error`` (the image's
 ``NVIDIA_REQUIRE_CUDA`` condition, e.g. ``cuda>=12.4``, against the driver's CUDA version);
-``container_toolkit_error`` for any other stage (mount, detection, ldcache, ...). The GPU
+``container_toolkit_error`` for any other stage (mount, detection, ldcache, ...; a container-stage ``cgroup
+subsystem devices not found``, the hook finding no cgroup v1 devices controller, is operation
+``cgroup_not_found``). The GPU
 Operator's toolkit names the binary ``nvidia-container-cli.real`` (behind a wrapper script): the
 same lines. A hook whose program does not know the ``prestart`` command it is run with (urfave/cli's
 ``No help topic for 'prestart'`` on the hook's stderr: NVIDIA/nvidia-container-toolkit#14) gives
@@ -67,6 +69,17 @@ _MOUNT_OPS = {"file creation": "file_create", "mount operation": "mount", "stat"
 # error_setx "process %s terminated with signal %d" / "process %s failed with error code: %d"):
 # ... stderr: Auto-detected mode as 'legacy' nvidia-container-cli: ldcache error: process /sbin/ldconfig terminated with signal 9   (NVIDIA/k8s-device-plugin#1400)
 _LDCONFIG = re.compile(r"^process (?P<prog>\S{1,200}) (?:terminated with signal (?P<sig>\d{1,3})|failed with error code: (?P<rc>-?\d{1,4}))$")
+# a container-stage error finding no cgroup controller of the name asked for: libnvidia-container's cgroup v1
+# code reads the container process's /proc/<pid>/mountinfo for the "devices" controller's mount (src/nvc_container.c
+# find_cgroup_mount: error_setx(err, "cgroup subsystem %s not found", subsys); nvcgo's cgroup v1 path, 1.8+,
+# fmt.Errorf("cgroup subsystem %s not found", subsystem)). Before 1.8.0 it had no other code: on a host that
+# mounts only the unified cgroup v2 hierarchy (systemd's default on Debian 11, Ubuntu 21.10, Fedora 31, RHEL 9)
+# there is no v1 devices controller and every GPU container fails here (1.8.0: "Add new cgroup.c file based on
+# nvcgo that supports both cgroupv1 and cgroupv2"):
+# docker: Error response from daemon: OCI runtime create failed: container_linux.go:367: starting container process caused: process_linux.go:495: container init caused: Running hook #1:: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: container error: cgroup subsystem devices not found: unknown.
+#   (NVIDIA/nvidia-docker#1486, Arch, kernel 5.11, docker 20.10.5)
+# Failure: nvidia-container-cli.real: container error: cgroup subsystem devices not found      (NVIDIA/k8s-device-plugin#324's title)
+_CGROUP_NOT_FOUND = re.compile(r"^cgroup subsystem (?P<subsys>\w{1,40}) not found$")
 _UNKNOWN_DEVICE = re.compile(r"^(?:(?P<dev>\S{1,100}?): unknown device|unknown device id: (?P<old>\S{1,100}))$")
 # The runtime ran the hook it is configured with (``<hook> prestart``) and the program there has no such
 # command: urfave/cli's help answer "No help topic for '%v'" (the Go CLI framework of the toolkit's
@@ -118,6 +131,8 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(ContainerToolkitError, n, stage=stage, message=msg, operation="nvml")
         elif stage == "ldcache" and _LDCONFIG.match(msg) is not None:
             b.add(ContainerToolkitError, n, stage=stage, message=msg, operation="ldconfig")
+        elif stage == "container" and _CGROUP_NOT_FOUND.match(msg) is not None:
+            b.add(ContainerToolkitError, n, stage=stage, message=msg, operation="cgroup_not_found")
         elif stage == "device" and (u := _UNKNOWN_DEVICE.match(msg)) is not None:
             dev = u["dev"] or u["old"]
             b.add(ContainerToolkitError, n, stage=stage, message=msg, device=dev,

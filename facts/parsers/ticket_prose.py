@@ -222,8 +222,12 @@ def _lines(text: str) -> list[str]:
 # a program's log line, whatever its words (a time stamp or a level first): the file is output, not a ticket
 # [22:44:14] ERROR - GPU 1 hung detected!                                               (NebuTech/NBMiner#788)
 # 2020/05/14 02:11:19 Loading NVML        I1025 02:19:08.002792  1 health.go:151] ...    INFO: task python3 blocked ...
+# a syslog / journal stamp first, its month in any case (journalctl prints the locale's abbreviation: "nov" lowercase
+# in some, so facts/lines.py leaves the label on), and logrus's text form (time="<RFC 3339>" level=... msg=...), what
+# is left of a journal line once its label comes off (NVIDIA/gpu-operator#432, containerd's journal):
+# nov 02 18:00:58 beck containerd[10237]: time="2022-11-02T18:00:58.738797825+02:00" level=error msg="RunPodSandbox for &PodSandboxMetadata{Name:gpu-feature-discovery-qfjgk,...} failed, error" error="failed to get sandbox runtime: ..."
 _LOG_LINE = re.compile(r"^\s*(?:\[?\d{2,4}[-/.]\d\d[-/.]\d\d|\[?\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:|\[?(?:INFO|WARN(?:ING)?|ERROR|DEBUG"
-                       r"|FATAL|CRITICAL|TRACE)\b)")
+                       r"|FATAL|CRITICAL|TRACE)\b|[A-Za-z]{3} [ \d]\d \d\d:\d\d:\d\d\b|time=\"?\d{4}-\d\d-\d\dT\d\d:\d\d)")
 
 
 # A reporter's sentence that tells of an error (harvest 2405, aws/aws-k8s-tester#806; 2407, NVIDIA/DCGM#126):

@@ -33,6 +33,11 @@ def parse_text(text: str):
     ("docker: Error response from daemon: Unknown runtime specified nvidia.", "unknown_runtime", "docker", "nvidia", True),
     ('Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "nvidia" is configured',
      "runtime_not_configured", "containerd", "nvidia", True),
+    # containerd's own journal line, the error a logrus field with its quotes escaped (NVIDIA/gpu-operator#432)
+    ('nov 02 18:00:58 beck containerd[10237]: time="2022-11-02T18:00:58.738797825+02:00" level=error msg="RunPodSandbox for '
+     '&PodSandboxMetadata{Name:gpu-feature-discovery-qfjgk,Uid:02c7d4ad-db02-4145-846b-616a94416008,Namespace:gpu-operator,'
+     'Attempt:2,} failed, error" error="failed to get sandbox runtime: no runtime for \\"nvidia\\" is configured"',
+     "runtime_not_configured", "containerd", "nvidia", True),
     ("docker: Error response from daemon: unknown or invalid runtime name: runsc.", "unknown_runtime", "docker", "runsc", False),
     # CDI: NVIDIA/nvidia-container-toolkit#146 (title, podman); the docker form with the toolkit's runtime (the
     # container-device-interface format as the toolkit's runtime prints it, filled in); dstackai/dstack#2306
@@ -83,6 +88,15 @@ def test_forms(line, reason, engine, runtime, gpu):
 def test_not_this_kind(text):
     assert not container_runtime.detect(text)
     assert parse_text(text).facts == []
+
+
+def test_containerd_journal_escaped_quotes_give_the_kubelets_message():
+    # NVIDIA/gpu-operator#432: containerd's log escapes the quotes; the fact's message is the kubelet's form
+    (f,) = parse_text('nov 02 18:00:58 beck containerd[10237]: time="2022-11-02T18:00:58.738797825+02:00" level=error '
+                      'msg="RunPodSandbox for &PodSandboxMetadata{Name:gpu-feature-discovery-qfjgk,Uid:02c7d4ad-db02-4145-'
+                      '846b-616a94416008,Namespace:gpu-operator,Attempt:2,} failed, error" error="failed to get sandbox '
+                      'runtime: no runtime for \\"nvidia\\" is configured"').facts
+    assert f.message == 'no runtime for "nvidia" is configured'
 
 
 def test_driver_file_missing_names_the_driver_version():

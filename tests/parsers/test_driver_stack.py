@@ -94,6 +94,21 @@ def test_container_cli_mount_error_operations():
         assert g.operation == op
 
 
+def test_container_cli_cgroup_controller_not_found():
+    # NVIDIA/nvidia-docker#1486 (docker 20.10 on a cgroup v2 host) and NVIDIA/k8s-device-plugin#324's title (the
+    # operator's nvidia-container-cli.real): libnvidia-container's "cgroup subsystem %s not found"
+    for line in ("docker: Error response from daemon: OCI runtime create failed: container_linux.go:367: starting container process "
+                 "caused: process_linux.go:495: container init caused: Running hook #1:: error running hook: exit status 1, stdout: , "
+                 "stderr: nvidia-container-cli: container error: cgroup subsystem devices not found: unknown.",
+                 "Failure: nvidia-container-cli.real: container error: cgroup subsystem devices not found"):
+        (f,) = _parse(nvidia_container_cli, text=line + "\n").facts
+        assert (f.kind, f.stage, f.operation, f.message) == (
+            "container_toolkit_error", "container", "cgroup_not_found", "cgroup subsystem devices not found")
+    # another container-stage message stays other (the same function's error_set(err, "read error: %s", procf), filled in)
+    (g,) = _parse(nvidia_container_cli, text="nvidia-container-cli: container error: read error: /proc/1/mountinfo: unknown\n").facts
+    assert g.operation == "other"
+
+
 def test_container_cli_unknown_device():
     # NVIDIA/nvidia-container-toolkit#632: the compose service asked for GPU index 2 (twice in the output)
     facts = _parse(nvidia_container_cli, "nvidia_container_cli/toolkit632_compose_unknown_device_2.txt").facts

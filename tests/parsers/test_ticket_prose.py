@@ -96,6 +96,18 @@ def test_a_line_that_is_not_prose_keeps_the_file_unclaimed():
         assert not ticket_prose.detect(smi.read_text()), smi.name
 
 
+def test_a_journal_line_or_a_logrus_line_is_output_not_prose():
+    # NVIDIA/gpu-operator#432: containerd's journal line, its month in the locale's lowercase (the label stays on),
+    # and the same line once a journal label comes off (logrus's time="..." level=... first): a program's output,
+    # left to the readers (unrecognised_text: an error nobody explains), not a reporter's claim
+    line = ('nov 02 18:00:58 beck containerd[10237]: time="2022-11-02T18:00:58.738797825+02:00" level=error msg="RunPodSandbox '
+            'for &PodSandboxMetadata{Name:gpu-feature-discovery-qfjgk,Uid:02c7d4ad-db02-4145-846b-616a94416008,Namespace:'
+            'gpu-operator,Attempt:2,} failed, error" error="failed to get sandbox runtime: no runtime for \\"nvidia\\" is configured"')
+    for text in (line, line.split(": ", 1)[1]):
+        assert not ticket_prose.detect(text + "\n"), text[:40]
+        assert ticket_prose.reported_errors([text]) == set()
+
+
 def test_prose_that_states_nothing_usable_says_why():
     # the device plugin's Xid told in a sentence: a reported Xid (facts/parsers/prose_codes.py), once a remark
     fs = facts("k8sdp1014_sentence_nothing_stated.txt")
