@@ -166,6 +166,34 @@ ORT_FAILURE = re.compile(r"\bCUDA failure (?P<num>\d{1,4}): (?P<msg>[^;\n]+?)\s*
 #   after it scanned a run of blanks once per character it tried, 1.3 s on a 120,000-character line)
 RETURNED_CODE = re.compile(r"\b(?:CUDA|cuda) function returned error code :?[ \t]*(?P<msg>[^\n:]{1,200})")
 
+# RuntimeError: [TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory (/app/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmBuffers.h:118)   (NVIDIA/TensorRT-LLM#1556)
+# Mixtral 8x22b [TensorRT-LLM][ERROR] CUDA runtime error in cudaSetDevice(device): invalid device ordinal (/app/tensorrt_llm/cpp/tensorrt_llm/runtime/utils/sessionUtils.cpp:34)   (the same thread's title)
+#   (TensorRT-LLM cpp/include/tensorrt_llm/common/cudaUtils.h check(): TllmException(file, line, fmtstr("[TensorRT-LLM][ERROR]
+#   CUDA runtime error in %s: %s", func, _cudaGetErrorEnum(result))), func the checked expression (#val of check_cuda_error /
+#   TLLM_CUDA_CHECK), the text cudaGetErrorString's, TllmException adding " (file:line)"; vLLM's and TensorRT's copies of
+#   the helper print "[ERROR] CUDA runtime error in %s: %s %s:%d" and "CUDA runtime error in %s: %s". The expression may
+#   hold "::" and brackets: the text is what follows its last ": ", before the optional location; read through the
+#   catalogue (a status name, as its cuBLAS overload prints, is LIBRARY_STATUS's), else not read)
+RUNTIME_ERROR_IN = re.compile(
+    r"\bCUDA runtime error in (?P<call>[^\n]{1,300}): (?P<msg>[^\n:()]{1,150}?)"
+    r"(?: \((?P<file>[^\s():]{1,300}):(?P<fline>\d{1,6})\)| (?P<file2>[^\s():]{1,300}):(?P<fline2>\d{1,6}))?[ \t]*$")
+
+# W0709 06:47:47.739722 149065 metrics.cc:188] failed to get device count, GPU metrics will not be available: initialization error   (triton-inference-server/server#3098)
+# W0709 06:47:47.761504 149065 pinned_memory_manager.cc:202] Unable to allocate pinned system memory, pinned memory pool will not be available: initialization error   (the same)
+# E0709 06:47:47.761553 149065 server.cc:182] Failed to initialize CUDA memory manager: unable to get number of CUDA devices: initialization error   (the same)
+#   (Triton Inference Server's core: pinned_memory_manager.cc LOG_WARNING << "Unable to allocate pinned system memory, pinned
+#   memory pool will not be available: " << cudaGetErrorString(err); cuda_utils.cc GetSupportedGPUs Status(INTERNAL, "unable to
+#   get number of CUDA devices: " + cudaGetErrorString(cuerr)), which server.cc wraps as "Failed to initialize CUDA memory
+#   manager: "; older releases' model_config_utils.cc "unable to get number of CUDA devices for <model>: "; metrics.cc's
+#   warning as #3098 printed it. cudaGetErrorString's text ends the line; texts of four words or fewer ('initialization
+#   error', 'unknown error') are read only behind these prefixes, the longer ones by the catalogue's phrases anyway. A pinned
+#   pool refused for want of host memory ('out of memory' from cudaHostAlloc) is no GPU allocation: not read as one)
+TRITON_CUDA_STATUS = re.compile(
+    r"\b(?P<what>unable to get number of CUDA devices(?: for [^\n:]{1,200})?|pinned memory pool will not be available"
+    r"|failed to get device count, GPU metrics will not be available): (?P<msg>[^\n:]{1,150}?)[ \t]*$")
+TRITON_STATUS_MARKERS = ("unable to get number of CUDA devices", "pinned memory pool will not be available",
+                         "GPU metrics will not be available: ")
+
 # warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)          (cuda-gdb, NVIDIA/nccl#258)
 CUDA_GDB = re.compile(r"Cuda API error detected: (?P<call>\w+) returned \((?P<hex>0x[0-9a-fA-F]+)\)")
 
@@ -344,7 +372,7 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "function returned error code") + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "function returned error code", "CUDA runtime error in ") + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -374,6 +402,7 @@ DETECT = re.compile(
     r"|Allocation on device \d{1,3} would exceed allowed memory|torch\.(?:cuda\.)?OutOfMemoryError(?:: |[*` \t]*(?:\r?\n|$))"
     r"|Can't enable access between nodes \d"
     r"|Check failed: [^\n]{0,300}?\bcudaSuccess\b[^\n]{0,300}? CUDA: \S|\bcu(?:da)?[A-Z]\w{1,60}\(\) failed with error #\d"
+
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
@@ -401,6 +430,12 @@ def detect(text: str) -> bool:
     # HPX's form only where the text is one the catalogue knows: an unknown text stays the catch-all's error line
     if "function returned error code" in text and any(catalogue.resolve(text=m["msg"].strip()) for m in RETURNED_CODE.finditer(text)):
         return True
+    # TensorRT-LLM's and Triton's forms likewise (a Triton pinned pool short of host memory is none of the GPU's)
+    if "CUDA runtime error in " in text or any(k in text for k in TRITON_STATUS_MARKERS):
+        for line in text.splitlines():
+            if "CUDA runtime error in " in line or any(k in line for k in TRITON_STATUS_MARKERS):
+                if (rec := _read(line)) is not None and rec["form"] in ("runtime_error_in", "triton_status"):
+                    return True
     return catalogue.text_has_phrase(text)  # one RE2 (DFA) pass over the catalogue's phrases
 
 
@@ -576,13 +611,16 @@ def _read(line: str) -> dict | None:
         if form == "name_only" and entry is None:
             continue  # a word that looks like a CUDA name but is none (a variable, a newer enum)
         if form in ("numbered", "cuda_gdb", "init", "check", "curesult", "error_code", "check_error", "check_streamed",
-                    "call_failed", "returned_code") and entry is None:
+                    "call_failed", "returned_code", "runtime_error_in", "triton_status") and entry is None:
             continue
+        if form == "triton_status" and d["what"].startswith("pinned") and entry.name == "cudaErrorMemoryAllocation":
+            continue  # cudaHostAlloc short of host memory: the pool is off, no GPU allocation failed
         rec = dict(error_name=name or (entry.name if entry else None), catalogue_name=entry.name if entry else None,
                    runtime_name=_runtime_name(entry),
                    code=entry.code if entry else None, printed_code=printed,
-                   message=(msg or line.strip())[:300], form=form, source_file=d.get("file"),
-                   source_line=int(d["fline"]) if d.get("fline") else None, driver_cuda=None)
+                   message=(msg or line.strip())[:300], form=form, source_file=d.get("file") or d.get("file2"),
+                   source_line=int(d.get("fline") or d.get("fline2")) if d.get("fline") or d.get("fline2") else None,
+                   driver_cuda=None)
         if form == "pytorch_init" and d.get("ver"):
             v = int(d["ver"])
             rec["driver_cuda"] = f"{v // 1000}.{v % 1000 // 10}"
@@ -679,7 +717,8 @@ def _forms(line: str):
                           ("call_failed", CALL_FAILED), ("error_code", ERROR_CODE),
                           ("thc", THC), ("quoted", QUOTED), ("torch", TORCH_ERROR), ("numbered", ORT_FAILURE),
                           ("numbered", NUMBERED), ("curesult", CURESULT), ("init", INIT_FAILED), ("cuda_gdb", CUDA_GDB),
-                          ("check_error", CHECK_ERROR), ("returned_code", RETURNED_CODE)):
+                          ("check_error", CHECK_ERROR), ("returned_code", RETURNED_CODE),
+                          ("runtime_error_in", RUNTIME_ERROR_IN), ("triton_status", TRITON_CUDA_STATUS)):
         m = pattern.search(line)
         if m is not None:
             yield form, m
@@ -727,4 +766,8 @@ def _api_call(line: str) -> str | None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (DETECT, ERROR_CODE.pattern, RETURNED_CODE.pattern, catalogue.phrase_pattern())
+SIGNATURES = (DETECT, ERROR_CODE.pattern, RETURNED_CODE.pattern, catalogue.phrase_pattern(),
+              # RUNTIME_ERROR_IN and TRITON_CUDA_STATUS without their line end (a signature is searched in the whole text)
+              r"\bCUDA runtime error in [^\n]{1,300}: [^\n:()]",
+              r"\b(?:unable to get number of CUDA devices|pinned memory pool will not be available"
+              r"|failed to get device count, GPU metrics will not be available)[^\n:]{0,200}: [^\n:]")

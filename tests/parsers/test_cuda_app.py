@@ -542,3 +542,38 @@ def test_hpx_cuda_function_returned_error_code(text, line, name):
     assert cuda_app.detect(text) is (name is not None)
     got = [(f.evidence.line, f.catalogue_name, f.form, f.message) for f in parse_text(text).facts]
     assert got == ([(line, name, "returned_code", "invalid device ordinal")] if name else [])
+
+
+# TensorRT-LLM's check() (cpp/include/tensorrt_llm/common/cudaUtils.h: TllmException(file, line, fmtstr("[TensorRT-LLM][ERROR]
+# CUDA runtime error in %s: %s", func, _cudaGetErrorEnum(result))), the exception adding " (file:line)"): the checked
+# expression may hold "::", brackets and "->"; NVIDIA/TensorRT-LLM#1556's real lines (its pasted block and its title)
+@pytest.mark.parametrize("text,name,call", [
+    ("RuntimeError: [TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory "
+     "(/app/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmBuffers.h:118)\n", "cudaErrorMemoryAllocation", "cudaMallocAsync"),
+    ("Mixtral 8x22b [TensorRT-LLM][ERROR] CUDA runtime error in cudaSetDevice(device): invalid device ordinal "
+     "(/app/tensorrt_llm/cpp/tensorrt_llm/runtime/utils/sessionUtils.cpp:34)\n", "cudaErrorInvalidDevice", "cudaSetDevice"),
+    # CONSTRUCTED near miss: a text the catalogue does not hold is not read, nor is its file claimed (the catch-all keeps it)
+    ("[TensorRT-LLM][ERROR] CUDA runtime error in foo(x): something else entirely\n", None, None),
+])
+def test_trtllm_cuda_runtime_error_in(text, name, call):
+    assert cuda_app.detect(text) is (name is not None)
+    got = [(f.catalogue_name, f.form, f.api_call, f.source_line is not None) for f in parse_text(text).facts]
+    assert got == ([(name, "runtime_error_in", call, True)] if name else [])
+
+
+def test_triton_core_cuda_status_lines():
+    # triton-inference-server/server#3098's real lines: Triton's metrics, pinned memory pool and CUDA memory manager each
+    # end in cudaGetErrorString's text; one error of the process (cudaErrorInitializationError, 3), cited at its first line
+    text = ("W0709 06:47:47.739722 149065 metrics.cc:188] failed to get device count, GPU metrics will not be available: initialization error\n"
+            "W0709 06:47:47.761504 149065 pinned_memory_manager.cc:202] Unable to allocate pinned system memory, pinned memory pool will not be available: initialization error\n"
+            "E0709 06:47:47.761553 149065 server.cc:182] Failed to initialize CUDA memory manager: unable to get number of CUDA devices: initialization error\n"
+            "W0709 06:47:47.761565 149065 server.cc:189] failed to enable peer access for some device pairs\n")
+    assert cuda_app.detect(text)
+    r = parse_text(text)
+    assert [(f.evidence.line, f.catalogue_name, f.code, f.form) for f in r.facts] == [(1, "cudaErrorInitializationError", 3, "triton_status")]
+    assert r.lines_used == 3
+    # the pinned pool refused by cudaHostAlloc for want of host memory (pinned_memory_manager.cc's format with
+    # cudaGetErrorString(cudaErrorMemoryAllocation)) is no GPU allocation: not read, not claimed
+    pinned_oom = ("W0709 06:47:47.761504 149065 pinned_memory_manager.cc:202] Unable to allocate pinned system memory, "
+                  "pinned memory pool will not be available: out of memory\n")
+    assert not cuda_app.detect(pinned_oom) and parse_text(pinned_oom).facts == []
