@@ -595,10 +595,11 @@ class InputWaitShare(Fact):
     LeRobot (``updt_s:0.302 data_s:0.001``), torchvision's MetricLogger (``time: 2.5401  data: 0.0336  max
     mem: 3524``): the median over the lines seen, the first left out; pytorch/examples' ImageNet
     ProgressMeter (``Time 22.424 (7.498)  Data 22.372 (7.070)``): the mean over the iterations between
-    an epoch's first and last line, from its running averages (``measure`` says which)."""
+    an epoch's first and last line, from its running averages; torch.profiler's table: the CPU total %
+    of the DataLoader's next() (``measure`` says which)."""
 
     kind: Literal["input_wait_share"] = "input_wait_share"
-    framework: str  # mmengine | mmcv | mmcv_json | detectron2 | yolox | timm | lerobot | metriclogger | pytorch_examples
+    framework: str  # mmengine | mmcv | mmcv_json | detectron2 | yolox | timm | lerobot | metriclogger | pytorch_examples | torch_profiler
     rank: int | None = None  # a launcher's "[rankN]:" / "[defaultN]:" / "N: " label on the lines
     where: str  # "rank 2" when a label names it, else "rank not named" (the trainers log rank 0's view)
     share: float  # data wait over iteration time (0..1), as `measure` says

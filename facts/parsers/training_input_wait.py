@@ -61,7 +61,17 @@ _WAIT_METRIC = re.compile(r"\btime: (?P<t>\d{1,7}\.\d{1,6})\s{1,8}data: (?P<d>\d
 _WAIT_AVG = re.compile(r"\bEpoch: \[(?P<e>\d{1,6})\]\[ {0,8}(?P<i>\d{1,9})/ {0,8}\d{1,9}\]\s{1,8}"
                        r"Time {1,4}(?P<t>\d{1,7}\.\d{1,6}) \( {0,8}(?P<ta>\d{1,7}\.(?P<dec>\d{1,6}))\)\s{1,8}"
                        r"Data {1,4}(?P<d>\d{1,7}\.\d{1,6}) \( {0,8}(?P<da>\d{1,7}\.\d{1,6})\)")
-_WAIT_GATES = ("data_time", "Data: ", "data_s:", "max mem: ", "Data ")
+# torch.profiler's prof.key_averages().table() (torch/autograd/profiler_util.py _build_table): columns right-aligned two
+# spaces apart, headers "Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", [device, memory
+# columns], "# of Calls"; names cut to 55 characters with "..."; the percentages are of the summed self CPU time of all
+# events. The DataLoader's next() is the range f"enumerate(DataLoader)#{self.__class__.__name__}.__next__"
+# (torch/utils/data/dataloader.py _BaseDataLoaderIter), around the wait for the batch:
+#                                                      Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg     Self CUDA   Self CUDA %    CUDA total  CUDA time avg    # of Calls
+#   enumerate(DataLoader)#_SingleProcessDataLoaderIter._...        88.64%       78.632s        89.18%       79.116s     791.161ms       0.000us         0.00%       0.000us       0.000us           100   (MLforHealth/ClinicalDG#2)
+_PROF_HEADER = re.compile(r"^ {0,60}Name {2,12}Self CPU % {2,12}Self CPU {2,12}CPU total % {2,12}CPU total {2,12}CPU time avg\b")
+_PROF_LOADER = re.compile(r"^ {0,60}enumerate\(DataLoader\)#\S{1,60}", re.MULTILINE)  # a line start: it is a signature
+_PROF_TIME = re.compile(r"^(?P<v>\d{1,9}(?:\.\d{1,6})?)(?P<unit>us|ms|s)$")
+_WAIT_GATES = ("data_time", "Data: ", "data_s:", "max mem: ", "Data ", "enumerate(DataLoader)#")
 # the window from running averages is used when the rounding of the printed averages (half a unit of their last
 # digit, times the iteration counts) is at most this share of the window's time: else the lines' median stands
 _AVG_ROUNDING_SHARE = 0.05
@@ -110,11 +120,65 @@ def _avg_line(line: str) -> re.Match[str] | None:
 
 
 def wait_in_head(head: str) -> bool:
-    """Whether the head holds a per-iteration line with the time waited for data (training_throughput.detect)."""
+    """Whether the head holds a per-iteration line with the time waited for data, or torch.profiler's table with the
+    DataLoader's row (training_throughput.detect)."""
     if not any(g in head for g in _WAIT_GATES):
         return False
+    if "enumerate(DataLoader)#" in head and any(_profiler_rows(head.splitlines()[:4000])):
+        return True
     return any(_wait_line(line) is not None or _avg_line(line) is not None for line in head.splitlines()[:4000]
                if "data_time" in line or "Data: " in line or "data_s:" in line or "max mem: " in line or "Data " in line)
+
+
+def _seconds(text: str) -> float | None:
+    m = _PROF_TIME.match(text)
+    return None if m is None else float(m["v"]) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[m["unit"]]
+
+
+def _profiler_rows(lines: list[str]) -> list[tuple[int, float, float, int]]:
+    """(line index, CPU total % / 100, CPU total s, calls) of the DataLoader's rows of the first torch.profiler table
+    (a second table, sorted otherwise, repeats them); its rows under the header, cut where the table ends."""
+    rows: list[tuple[int, float, float, int]] = []
+    cols: list[str] | None = None
+    for i, line in enumerate(lines):
+        if cols is None:
+            if "CPU total %" in line and _PROF_HEADER.match(line):
+                cols = re.split(r" {2,}", line.strip())
+            continue
+        if "Name" in line and _PROF_HEADER.match(line):
+            break  # the next table
+        if not line.lstrip().startswith("enumerate(DataLoader)#") or _PROF_LOADER.match(line) is None:
+            continue
+        cells = re.split(r" {2,}", line.strip())
+        if len(cells) != len(cols) or "# of Calls" not in cols:
+            continue
+        share, total = cells[cols.index("CPU total %")], _seconds(cells[cols.index("CPU total")])
+        calls = cells[cols.index("# of Calls")]
+        if not share.endswith("%") or total is None or not calls.isdigit():
+            continue
+        try:
+            rows.append((i, float(share[:-1]) / 100, total, int(calls)))
+        except ValueError:
+            continue
+    return rows
+
+
+def _profiler_wait(artefact: Artefact, fb: FactBuilder, result: ParseResult, at_least: float, min_lines: int) -> None:
+    """input_wait_share of torch.profiler's table: the DataLoader's next() rows' CPU total % (train and validation
+    iterators of one class are one row); the iteration is the profiled time over the calls."""
+    rows = _profiler_rows(artefact.lines)
+    if not rows:
+        return
+    share = sum(r[1] for r in rows)
+    total = sum(r[2] for r in rows)
+    calls = sum(r[3] for r in rows)
+    if share <= 0 or share > 1.0 or calls <= 0:
+        return
+    result.lines_used += len(rows)
+    fb.add(InputWaitShare, rows[-1][0] + 1, framework="torch_profiler", rank=None, where="rank not named",
+           share=round(share, 4), data_s=round(total / calls, 4), iteration_s=round(total / share / calls, 4),
+           lines=calls, steps_seen=calls, at_least_share=at_least, min_lines=min_lines,
+           measure=f"the DataLoader's next() over {calls} calls in torch.profiler's table: its CPU total % (the first call included)")
 
 
 # (line number, epoch, printed index, data s, iteration s, running average data s, running average iteration s,
@@ -157,6 +221,8 @@ def input_wait(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None
     mean over the iterations between lines where the lines print running averages."""
     if not any(g in artefact.text for g in _WAIT_GATES):
         return
+    if "enumerate(DataLoader)#" in artefact.text:
+        _profiler_wait(artefact, fb, result, *_input_limits())
     series: dict[tuple[str, int | None], list[tuple[int, float, float]]] = {}
     averages: dict[tuple[str, int | None], list[_AvgRow]] = {}
     for n, line in enumerate(artefact.lines, 1):
@@ -198,4 +264,4 @@ def input_wait(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None
 
 
 #: the line signatures of this part of the reader (training_throughput.SIGNATURES)
-SIGNATURES = (_WAIT, _WAIT_JSON_D, _WAIT_TIMM, _WAIT_LEROBOT, _WAIT_METRIC, _WAIT_AVG)
+SIGNATURES = (_WAIT, _WAIT_JSON_D, _WAIT_TIMM, _WAIT_LEROBOT, _WAIT_METRIC, _WAIT_AVG, _PROF_LOADER)

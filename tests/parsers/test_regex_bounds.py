@@ -165,6 +165,11 @@ CASES = [
      {"t": "2.5401", "d": "0.0336"}),
     ("training_input_wait", "_WAIT_AVG", "Epoch: [0][10/5005]\tTime 22.424 (7.498)\tData 22.372 (7.070)\tLoss 6.9065 (6.9074)\tPrec@1 0.000 (0.142)\tPrec@5 1.172 (0.533)",
      {"e": "0", "i": "10", "t": "22.424", "ta": "7.498", "dec": "498", "d": "22.372", "da": "7.070"}),
+    # torch.profiler's key_averages table (MLforHealth/ClinicalDG#2)
+    ("training_input_wait", "_PROF_HEADER", "                                                   Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg     Self CUDA   Self CUDA %    CUDA total  CUDA time avg    # of Calls  ",
+     (0, 125)),
+    ("training_input_wait", "_PROF_LOADER", "enumerate(DataLoader)#_SingleProcessDataLoaderIter._...        88.64%       78.632s        89.18%       79.116s     791.161ms       0.000us         0.00%       0.000us       0.000us           100  ",
+     (0, 55)),
     ("slurm_scheduler", "_N_ROW",  # elasticluster/elasticluster#272 (fixtures/artefacts/slurm_scheduler/elasticluster272_sinfo_lNe_not_responding.txt)
      "compute001      1     main*       down*   12   12:1:1  64267        0      1   (null) Not responding",
      {"nodes": "compute001", "state": "down*", "reason": "Not responding"}),

@@ -3,6 +3,7 @@ say was spent waiting for the batch (mmengine, mmcv and its JSON log, detectron2
 from stethoscope.facts.parsers import training_throughput
 from stethoscope.facts.parsers.base import Artefact
 
+from parse_helper import FIX
 from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
 
 
@@ -101,3 +102,12 @@ def test_a_trainer_log_answers_the_input_pipeline_branch():
     r = _parse(training_throughput, "training_throughput/pytorch_680_imagenet_hdd_data_wait.log")
     assert "input_pipeline" not in {nc.branch for nc in not_checked(r.facts)}
     assert "input_pipeline" in {nc.branch for nc in not_checked([])}
+
+
+def test_real_torch_profiler_table_dataloader_row():  # MLforHealth/ClinicalDG#2
+    (f,) = _fixture("torch_profiler_clinicaldg2_dataloader_next.txt")
+    assert (f.framework, f.share, f.lines, f.data_s, f.iteration_s) == ("torch_profiler", 0.8918, 100, 0.7912, 0.8871)
+    assert f.evidence.line == 4
+    # the same table without the DataLoader's row says nothing about the input
+    text = (FIX / "training_throughput/torch_profiler_clinicaldg2_dataloader_next.txt").read_text().replace("enumerate(DataLoader)#", "enumerate(Other)#")
+    assert _waits(text) == [] and not training_throughput.detect(text)
