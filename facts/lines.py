@@ -100,6 +100,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
 import re2
 
@@ -272,6 +273,41 @@ _NAMED_LABEL = re.compile(r"\n(?![\w.-]{0,62}[-_]\d{1,4} )(?:" + _NAMED + r")(?=
 _COMPOSE_NAME = re.compile(r"\n([\w.-]{1,63}) +\|(?= |\r?\n)")
 
 
+# An issue's title saved as a file (``title.txt``, ``issue_title.md``: a ticket's fields as saved) may start with its
+# issue template's tag, the template's "title:" default that the reporter typed after:
+#   title: "[Bug]: "            (vllm-project/vllm .github/ISSUE_TEMPLATE/400-bug-report.yml; "[Usage]: ", "[Installation]: ",
+#                                "[Performance]: " its other templates)
+#   [Bug]: RuntimeError: CUDA error: invalid configuration argument        (vllm-project/vllm#16566, its title)
+#   [BERT/TF2] ...  /  doc(nvidia/error/xid): ...                          (a project's area tag, a commit's type)
+# The tag is the template's, no part of what a program printed: it comes off the title's line before the readers see
+# it (Artefact.normalise), as a launcher's label does. Tags run into one another ("[Bug][ROCm] "); the last is followed
+# by a colon or a blank. Not a program's level or logger tag: "[ERROR]", "[TM][FATAL]", "[TensorRT-LLM][ERROR] Failed"
+# (a tag followed by a level's), "[E ProcessGroupNCCL.cpp:474]" (a colon inside), "[rank0]:" / "[Rank 1]" (a rank).
+_TITLE_NAME = re.compile(r"^(?:issue[_-]?)?title$", re.I)
+_TAG = r"\[(?!(?:ERROR|FATAL|CRITICAL|WARN|WARNING|E|F|W)\]|[Rr]ank ?\d)[^\]:\n]{1,30}\]"
+TITLE_TAG = re.compile(r"^\s*(?:" + _TAG + r"[ \t]*)*" + _TAG + r"(?:[ \t]*:[ \t]*|[ \t]+)"
+                       r"|^\s*[a-z]{2,10}\([^)\n]{1,40}\)!?:[ \t]+")
+
+
+def is_title(path: str) -> bool:
+    """Whether the file's name says it holds an issue's title (``title.txt``, ``issue_title.md``)."""
+    stem = path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
+    return _TITLE_NAME.search(stem) is not None
+
+
+def without_title_tag(text: str) -> str:
+    """``text`` (an issue's title) with its template's tag off its first non-blank line, the line's number kept;
+    the same object where it has none."""
+    start = len(text) - len(text.lstrip())
+    start = text.rfind("\n", 0, start) + 1
+    end = text.find("\n", start)
+    end = len(text) if end == -1 else end
+    m = TITLE_TAG.match(text, start, end)
+    if m is None or m.end() == end:  # (a tag alone is the title: nothing after it to read)
+        return text
+    return text[:start] + text[m.end():]
+
+
 def without_line_labels(text: str) -> str | None:
     """``text`` without the launcher label (pdsh's host, compose's service) every non-blank line of it
     carries, line for line; None where a line has none (or the text none at all). Compose's own
@@ -371,12 +407,20 @@ _MIN_WIDTH = 80  # terminals open 80 wide; a text wrapped narrower is a program'
 #     kubectl get pods; fixtures/artefacts/dcgm_exporter_log/gmt94_flag_env_value_not_int_pods_mixed.txt)
 #   each pasted at half of an NCCL log (after its Trees lines) or of gpu-burn's progress rows was joined with the row
 #   above it and read as the log's own text: the file HEALTHY (session 29 B4, fragment_audit --plant)
+#   ERRO[0000] error waiting for container: context canceled      (logrus's text formatter on a terminal: its level's
+#     first four capitals, the seconds since start; fixtures/artefacts/container_runtime/toolkit434_...txt, and
+#     'FATA[0001] Error retrieving DCGM MIG hierarchy' of dcgm_exporter_log/version_mismatch_logrus_tty_...log)
+#   nvidia-docker | 2017/12/21 05:04:46 Error: ...                 (a compose service's label: harvest 176's other.txt)
+#   github.com/NVIDIA/go-dcgm/pkg/dcgm._Cfunc_dcgmGetCpuHierarchy(0x7fff...)   (a Go traceback's frame: its function,
+#     package path first; go_runtime_crash/dcgm_exporter_cgo_sigsegv_dcgmexporter412.txt)
+#   each the row after a text's one longest row, which ends the text: read as that row's cut tail, it was joined to it
 _RECORD_START = re.compile(
     r"$|[ \t]|[\[{|#]|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. =-]*pid=\d"
     r"|\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|[A-Z][a-z]{2} [ \d]\d \d\d:|[IWEF]\d{4} \d\d:\d\d"
     r"|[\w.-]+:\d+:\d+ \[\d+\]|\d{1,5}: |[\w.-]+@[\w.-]+:|libfabric:"
     r"|[\w-]{1,32} [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: "
     r"|(?:panic|fatal error): |[\w.-]{1,64}(?:\[\d{1,10}\])?: (?:error|fatal): |time=\"|[\w./-]{1,200}\.\w{1,8}:\d{1,6} WARN "
+    r"|(?:DEBU|INFO|WARN|ERRO|FATA|PANI|TRAC)\[\d{4}\] |[\w.-]{1,63} +\| |(?:[\w.-]{1,100}/){1,20}[\w-]{1,100}\.[\w.*()]{1,200}\("
 )
 # and what a record's first row starts with in words, as a cut row may too: these end a line at
 # its first cut only (a line already cut goes on up to its shorter last row: "GiB is free",
@@ -477,9 +521,12 @@ def _unwrap(text: str, split: list[list[str]] | None = None) -> tuple[str, dict[
     margin = m[0] if m and all(not r.strip() or r.startswith(m[0]) for r in rows) else ""
     # a width terminals do not open with: two rows at least share it, and they make a wall, as
     # cut rows do (no more rows just under W than at W: a text of its own has a tail of lengths)
+    single = False
     if width - len(margin) not in _TERMINAL_WIDTHS:
         if full < 2 or sum(1 for n in widths if width - 8 <= n < width) > full:
-            return None
+            if full != 1:
+                return None
+            single = True  # one row of that width: a cut only where it reads as one (_single_cut)
     if rows is None:
         rows = text.split("\n")
     cut = len(margin)
@@ -514,6 +561,17 @@ def _unwrap(text: str, split: list[list[str]] | None = None) -> tuple[str, dict[
     joined: dict[int, int] = {}
     last = len(rows) - 1
     i = widths.index(width)  # (rows before the first of W columns are no cut's)
+    if single:
+        # the row after it goes on from the cut (a cut after a blank: whatever word comes next, but a record's start);
+        # the cheap tests first (the text's record starts are read from every row)
+        nxt = rows[i + 1][cut:] if i < last else ""
+        if i == last or _RECORD_START.match(nxt[1:] if nxt[:1] == " " else nxt) is not None \
+                or not _single_cut(rows[i][cut:], nxt, not any(r.strip() for r in rows[i + 2:])) \
+                or not continues(rows[i + 1], rows[i].rstrip("\r").endswith(" ")) or _head(nxt) in _starts():
+            return None
+        out[i] = (rows[i][:-1] if rows[i].endswith("\r") else rows[i]) + rows[i + 1][cut:]
+        out[i + 1] = ""
+        return "\n".join(out), {i + 1: 1}
     while i < last:
         j = i
         while j < last and widths[j] == width and continues(rows[j + 1], j > i) and not _uncut(rows[j][cut:]):
@@ -525,6 +583,56 @@ def _unwrap(text: str, split: list[list[str]] | None = None) -> tuple[str, dict[
             joined[i + 1] = j - i
         i = _next_row(widths, width, j + 1, last)
     return ("\n".join(out), joined) if joined else None
+
+
+def _single_cut(row: str, nxt: str, ends: bool) -> bool:
+    """Whether the one row of a text's odd width W (no terminal opens so wide, no wall of such rows says it) and the
+    row after it are one line a window that narrow cut (harvest 133's title at 97: "... Software caused connecti" /
+    "on abort"). A hand's wrap, or a program's, falls between two words, a cut anywhere: inside a word, the two pieces
+    make a word the project's messages hold and the first piece is none ("connecti" + "on"; "thus causing" / "the job
+    to be terminated", Open MPI's help text, "causingthe" none, and "a false alarm; a" / "lone notice", "a" one).
+    A cut between two words, after the blank ("while trying " / "to connect to": a line's own last character is no
+    blank) or before it ("is serviced by a" / " module of DCGM"), or inside a number, is taken only where the row after
+    it is the text's last (``ends``: a paste of one line, an issue's title)."""
+    row = row[:-1] if row.endswith("\r") else row
+    if _uncut(row) or not row.strip():
+        return False
+    a, b = row[-2:], nxt[:2]
+    if a[-1:].isalnum():
+        if b[:1] == " ":
+            return ends and b[1:2].isalnum()
+        if a[-1:].isdigit() and b[:1].isdigit():
+            return ends  # a number cut in two ("pid=12" / "345"): a hand's wrap falls between words
+        # a word cut in two: the pieces make a word the project's messages hold ("connecti" / "on abort"), a hand's
+        # wrap two words ("does not say which node or" / "whether the reset was done.": a README's rows, 2 of them)
+        tail, head = _TAIL_LETTERS.search(row), _HEAD_LETTERS.match(nxt)
+        if tail is None or head is None or not b[:1].islower():
+            return False
+        known, piece = _known_words(), tail[0].lower()
+        # and the piece before the cut no word of its own ("runti" / "me version)!", "en" / "countered."), as a hand's
+        # wrap leaves one ("a false alarm; a" / "lone notice is no evidence": "alone"); a piece of one or two letters is
+        # a word where English has it so (the project's texts hold "e" of "e.g." and "en" of "en_US")
+        return (piece + head[0]).lower() in known and (piece not in _SHORT_WORDS if len(piece) <= 2 else piece not in known)
+    # (after a blank: a capital next only after a comma, "Requested: 1, " / "Available: 0"; nccl-tests' header row
+    # ends with a blank of its own, "... validation: 1 " / "Cuda failure common.cu:891")
+    return ends and a[-1:] == " " and a[:1].strip() != "" and b[:1].strip() != "" and (not b[:1].isupper() or a[:1] == ",")
+
+
+# English words of one or two letters (a hand wraps after them: "... which node or" / "whether ...")
+_SHORT_WORDS = frozenset("a i am an as at be by do go he if in is it me my no of oh on or so to up us we".split())
+_TAIL_LETTERS = re.compile(r"[A-Za-z]{1,40}$")
+_HEAD_LETTERS = re.compile(r"[A-Za-z]{1,40}")
+
+
+@lru_cache(maxsize=1)
+def _known_words() -> frozenset[str]:
+    """The words (letters only, lower case) of the project's knowledge files: the messages of CUDA, NCCL, the driver,
+    the fabric and the tools it reads (knowledge/*.yaml), read when a cut inside a word is first weighed."""
+    from importlib import resources
+
+    root = resources.files("stethoscope.knowledge")
+    texts = (p.read_text(encoding="utf-8") for p in root.iterdir() if p.name.endswith(".yaml"))
+    return frozenset(w.lower() for t in texts for w in _HEAD_LETTERS.findall(t))
 
 
 def _next_row(widths: list[int], width: int, start: int, last: int) -> int:

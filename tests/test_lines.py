@@ -540,3 +540,89 @@ def test_joinable_gate_skips_only_texts_with_nothing_to_join():
         skipped += _JOINABLE.search(text) is None
         same(text)
     assert skipped > 100
+
+
+# --- an issue's title: its template's tag comes off before the readers see it ----------------------------------------
+# vLLM's bug template opens the title with its tag (.github/ISSUE_TEMPLATE/400-bug-report.yml: title: "[Bug]: ")
+@pytest.mark.parametrize("title, bare", [
+    ("[Bug]: RuntimeError: CUDA error: invalid configuration argument",                 # vllm-project/vllm#16566
+     "RuntimeError: CUDA error: invalid configuration argument"),
+    ("[Bug]: ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",  # vllm#31018
+     "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory"),
+    ("  [Bug][ROCm] x", "x"), ("[Usage]:x", "x"), ("doc(nvidia/error/xid): x", "x"),
+])
+def test_a_titles_template_tag_comes_off(title, bare):
+    from stethoscope.facts.lines import without_title_tag
+
+    assert without_title_tag(title + "\n") == bare + "\n"
+
+
+@pytest.mark.parametrize("title", [
+    "[TensorRT-LLM][ERROR] Failed, NCCL error when running",   # a program's logger tag, then its level's
+    # huggingface/picotron_tutorial#6's watchdog line: glog's "[E file:line]" (a colon inside), then a rank
+    "[E ProcessGroupNCCL.cpp:474] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE)",
+    "[rank0]: torch.distributed.DistBackendError: NCCL error", "[ERROR] x", "[Bug]: ", "[Bug]", "NCCL timeout [Bug]: x",
+])
+def test_a_programs_tag_on_a_title_stays(title):
+    from stethoscope.facts.lines import without_title_tag
+
+    assert without_title_tag(title + "\n") is not None
+    assert without_title_tag(title + "\n") == title + "\n"
+
+
+@pytest.mark.parametrize("fixture", [
+    # real titles whose lines a reader reads from their first word (each file holds its thread's title alone)
+    "slurm_log/nextflow5932_oom_kill_event_from_title.txt",      # slurmstepd: error: Detected 1 oom_kill event ...
+    "nccl_log/call_connect_timeout_2.3_title.log",
+    "cuda_app/cudnn_status_title.txt",
+])
+def test_a_tagged_title_reads_as_the_title_without_its_tag(fixture):
+    """The readers get the title's line without the template's tag ("[Bug]: " before a slurmstepd line hid it from
+    slurm_log: a reported symptom only); the evidence still quotes the title as written."""
+    text = (FIX / "artefacts" / fixture).read_text()
+
+    def read(t: str):
+        res = parse_one(Artefact(path="case/title.txt", text=t, node="n"))
+        return sorted((f.kind, f.evidence.line) for f in res.facts), res.facts
+
+    bare, _ = read(text)
+    tagged, facts = read("[Bug]: " + text)
+    assert tagged == bare and bare
+    assert all(f.evidence.text.startswith("[Bug]: ") for f in facts if f.evidence.line == 1)
+
+
+# --- one row of an odd width, the text's last line cut once (a title or a one-line paste a narrow window cut) ---------
+@pytest.mark.parametrize("prefix, name", [
+    ("133", "nccl-error-from-title.log"),     # ... Software caused connecti / on abort          (inside a word)
+    ("142", "nccl-error-from-title.log"),     # ... Connection refus / ed" and freeze
+    ("125", "nccl-error-from-title.log"),     # ... for device 0. RC: / -22, Error: Invalid argument   (after a blank)
+    ("180", "events.txt"),                    # ... Requested: 1, / Available: 0, which is unexpected  (a capital after ", ")
+    ("167", "dcgm-exporter.log"),             # ... is serviced by a / " module of DCGM ..."       (before a blank)
+    ("905", "app.txt"),                       # ... local QP operation e / rror qpn 0x350406 ...  (the last line of 11)
+])
+def test_a_texts_last_line_cut_once_at_an_odd_width_is_joined(prefix, name):
+    text = _case(prefix, name)
+    cut = _cut(text.rstrip("\n"), 97) + "\n"
+    assert sum(len(r) == 97 for r in cut.split("\n")) == 1
+    assert [ln for ln in normalise(cut).split("\n") if ln] == [ln for ln in normalise(text).split("\n") if ln]
+
+
+@pytest.mark.parametrize("path", [
+    # a text's longest row followed by the rest of its line's text as the program (or a hand) wrote it: kept
+    "launcher_exit/nccltests294_mpirun_detected_rank10_exit3.txt",   # Open MPI's "... thus causing" / "the job to be ..."
+    "mpich_abort/mpijl716_cray_gtl_not_linked.txt",                  # "... GTL library is not linked" / " (Other MPI error)"
+    "dcgm_exporter_log/version_mismatch_logrus_tty_gpumonitoringtools168.log",  # "... or GPU " / "FATA[0001] Error ..."
+    "container_runtime/toolkit434_rootless_docker_cdi_driver_not_enabled.txt",  # ... / "ERRO[0000] error waiting ..."
+    "go_runtime_crash/dcgm_exporter_cgo_sigsegv_dcgmexporter412.txt",  # "... pc=0x418ccb" / "github.com/NVIDIA/go-dcgm/..."
+    "cuda_app/cuda304_os_call_in_container_openrlhf1074.log",        # "... function failed. " / "CUDA failure 304 ..."
+])
+def test_a_longest_row_before_its_own_next_line_is_not_joined(path):
+    text = (FIX / "artefacts" / path).read_text()
+    assert getattr(normalise(text), "joined", None) is None
+
+
+def test_a_hand_wrapped_paragraph_of_two_rows_is_not_joined():
+    # a harvest case's README: its paragraph's last row after its longest, wrapped between two words by hand
+    text = (next((FIX / "harvest" / "cases").glob("108-*")) / "README.md").read_text()
+    assert len([r for r in text.split("\n") if r.strip()]) == 2
+    assert getattr(normalise(text), "joined", None) is None

@@ -39,6 +39,7 @@ from stethoscope.facts import classify
 from stethoscope.facts.classify import signature_source
 from stethoscope.facts.kinds.prose import ReportedSymptom  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.kinds.steth import TextErrorLine  # noqa: F401
+from stethoscope.facts.lines import TITLE_TAG, is_title  # noqa: F401 - is_title: torch_warnings reads it from here
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 
 KIND = "unrecognised_text"
@@ -217,7 +218,6 @@ def detect(text: str) -> bool:
 # Such a line with an error word is a reported symptom (ticket_prose's fact: a claim, the verdict inconclusive while
 # nothing read judges it), not an error nobody explains; unless it quotes what a program printed (:func:`printed`):
 # [TensorRT-LLM][ERROR] Failed, NCCL error when ...                          (a program's level tag, TensorRT-LLM's logger)
-_TITLE_NAME = re.compile(r"^(?:issue[_-]?)?title$", re.I)
 # a template field: a bold label, its colon in or after the bold, the reporter's value after it
 # (the blanks around the colon and the closing ** bounded: two unbounded runs of them around an optional colon split a
 # long run of blanks every way, bench/redos.py 0.5 s at 120,000 characters)
@@ -232,9 +232,9 @@ _SECTION_LABEL = re.compile(r"^\W{0,4}(?:(?:full|complete|the|relevant)\s)?(?:er
                             r"(?:\s(?:messages?|logs?|outputs?|traces?|info(?:rmation)?|details?|and|here|please|if|any)){0,6}\W{0,4}$",
                             re.I)
 # a title's template tag first ("[Bug]: ", "[Issue]: ", "[BERT/TF2] ") or a commit's type ("doc(nvidia/error/xid): "),
-# not a program's level tag ("[ERROR]", "[TM][FATAL]")
-_TITLE_TAG = re.compile(r"^\s*(?:\[(?!(?:ERROR|FATAL|CRITICAL|WARN|WARNING|E|F|W)\])[^\]\n]{1,30}\][ \t]*:?[ \t]*)+"
-                        r"|^\s*[a-z]{2,10}\([^)\n]{1,40}\)!?:[ \t]+")
+# not a program's level tag ("[ERROR]", "[TM][FATAL]"): facts/lines.TITLE_TAG (the pipeline takes it off the title before
+# the readers see it; a title read here directly may still carry it)
+_TITLE_TAG = TITLE_TAG
 # what only a program prints, inside a reporter's line (each a real title or field):
 # AssertionError: Fatal error: gradients are inconsistent between workers              (an exception's line)
 # Shard process was signaled to shutdown with signal 4 rank=0 Error: ShardCannotStart  (a level's or "Error:" label)
@@ -267,12 +267,6 @@ def printed(line: str) -> bool:
     if any(m[0] not in _CRASH_NAMES for m in FAILURE_WORDS.finditer(line)):
         return True
     return any(error_line(m["q"]) for m in _QUOTED.finditer(line))
-
-
-def is_title(path: str) -> bool:
-    """Whether the file's name says it holds an issue's title (``title.txt``, ``issue_title.md``)."""
-    stem = path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
-    return _TITLE_NAME.search(stem) is not None
 
 
 def reporter_summary(line: str, title: bool = False) -> str | None:
