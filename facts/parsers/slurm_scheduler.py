@@ -81,6 +81,9 @@ Facts (each citing its line):
 - ``slurm_mig_without_instances``: slurmd found a GPU in MIG mode without MIG devices:
   ``stopped`` (the line says ``fatal``: slurmd exited; else it went on without those GPUs).
 
+Plain ``sinfo`` (its default ``PARTITION AVAIL TIMELIMIT NODES STATE NODELIST``) is read under its header: a row
+whose state is out of service (``down#``, ``down~``, ``drain``, ``drng``, ``fail``) gives the fact for its node list,
+with no reason (that table has none); ``idle~`` (powered down), ``maint``, ``alloc`` and ``mix`` give none.
 Nodes that are up (``idle``, ``mixed``, ``State=IDLE``) give no fact. A ``sinfo`` table row is
 read only under its header (a bare row is too like other tables), except one whose reason is a
 GRES count. A ``sinfo`` NODELIST stays as printed (``ip-10-0-1-[6-7]``): one fact per row.
@@ -120,6 +123,13 @@ _N_HEADER = re.compile(r"^\s*NODELIST\s+NODES\s+PARTITION\s+STATE\s+CPUS\s+S:C:T
 _N_ROW = re.compile(
     r"^\s*+(?P<nodes>[\w.\[\],-]{1,256})\s++\d+\s++\S+\s++(?P<state>[a-z]{2,12}[*~#!%$@^+-]{0,3})\s++\d+\s++"
     r"[\d*]+:[\d*]+:[\d*]+\s++\d+\s++\d+\s++\d+\s++\S+\s++(?P<reason>\S(?:[^\n]*\S)?)\s*$")
+# PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST          (plain sinfo: src/sinfo/opts.c's default "%9P %.5a %.10l %.6D %.6t %N")
+_P_HEADER = re.compile(r"^\s*PARTITION\s+AVAIL\s+TIMELIMIT\s+NODES\s+STATE\s+NODELIST\s*$", re.M)
+# queue1*      up   infinite      1  down# queue1-dy-c-1-1          (aws/aws-parallelcluster-node#398: a cloud node powering up
+# queue1*      up   infinite  14  down~ queue1-dy-c-1-[2-15]         after EC2 refused its instance, the rest powered down DOWN)
+#   one row per partition and state: the nodes of a state out of service are held out, with no reason (sinfo -R gives it)
+_P_ROW = re.compile(r"^\s*+[\w.-]{1,64}\*?\s++(?:up|down|drain|inact)\s++\S{1,24}\s++\d{1,7}\s++"
+                    r"(?P<state>[a-z]{2,12}[*~#!%$@^+-]{0,3})\s++(?P<nodes>[\w.\[\],-]{1,256})\s*$")
 #    NodeName=gpu02 Arch=x86_64 CoresPerSocket=4
 _NODENAME = re.compile(r"^\s*NodeName=(?P<name>[\w.-]{1,128})(?:\s|$)")
 #    State=DOWN+NOT_RESPONDING ThreadsPerCore=2 TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A   (SckyzO/slurm_exporter#198)
@@ -308,6 +318,7 @@ def parse(artefact: Artefact) -> ParseResult:
     text = artefact.text
     r_table = _R_HEADER.search(text) is not None
     n_table = _N_HEADER.search(text) is not None
+    p_table = _P_HEADER.search(text) is not None
     block: dict = {}
     log = _CtldLog(b)
     mpi_types: set[str] = set()
@@ -315,7 +326,7 @@ def parse(artefact: Artefact) -> ParseResult:
     gres_of: dict[str, tuple[str, str | None]] = {}  # step -> (GRES, type) of its gres_job_state dump
     gpu_options: str | None = None  # the GPU options of the file's submit lines, read at the first refusal
     for no, line in enumerate(artefact.lines, 1):
-        if _R_HEADER.match(line) or _N_HEADER.match(line):
+        if _R_HEADER.match(line) or _N_HEADER.match(line) or (p_table and _P_HEADER.match(line)):
             result.lines_used += 1
             continue
         if not line.strip():
@@ -342,6 +353,10 @@ def parse(artefact: Artefact) -> ParseResult:
             if _sinfo_state_down(m["state"]):
                 reason = "" if m["reason"] == "none" else m["reason"]
                 _node(b, no, m["nodes"], m["state"], reason, cut=len(reason) >= _SINFO_REASON_WIDTH)
+        elif p_table and (m := _P_ROW.match(line)) is not None:
+            result.lines_used += 1
+            if _sinfo_state_down(m["state"]):
+                _node(b, no, m["nodes"], m["state"], "")
         elif (m := _INVAL.search(line)) is not None:
             result.lines_used += 1
             log.node(no, m["name"], m["state"], m["reason"])
@@ -424,14 +439,14 @@ _GRES_DUMP = re.compile(
     r"(?: type:(?P<type>[^\s(]{1,64})\(\d+\))? job:\d+|gres_bit_alloc\[(?P<idx>\d{1,6})\]:(?P<bits>[\d,-]{1,200}|NULL) of (?P<of>\d{1,6})"
     r"|(?:total_gres|node_cnt|gres_cnt_node_alloc\[\d{1,6}\]|gres_cnt_step_alloc\[\d{1,6}\]|gres_bit_step_alloc\[\d{1,6}\]):)")
 
-_DETECT = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES, _REQUEST, _NODE_CONFIG, _AUTODETECT, _INVAL, _MIG_NONE, _MPI_TYPE,
+_DETECT = (_R_HEADER, _N_HEADER, _P_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES, _REQUEST, _NODE_CONFIG, _AUTODETECT, _INVAL, _MIG_NONE, _MPI_TYPE,
            re.compile(r"\bgres_job_state gres:"))
 # slurmctld's node lines, each behind a literal of its own (a regex over every position of a large file costs)
 _DETECT_GATED = (("Task launch for ", _LAUNCH), (" not responding", _NOT_RESPONDING), ("_slurm_rpc_node_registration node=", _REGISTRATION),
                  (" has low ", _LOW))
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (_R_HEADER, _N_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES,
+SIGNATURES = (_R_HEADER, _N_HEADER, _P_HEADER, _SIGNATURE_STATE, _SIGNATURE_GRES,
               r"Invalid (?:generic resource \(gres\)|GRES) specification", r"Requested node configuration is not available",
               r"configured (?:to autodetect|with) nvml functionality", r"Configured with (?:rsmi|oneAPI), but ",
               r"Setting node \S+ state to (?:INVAL|DRAIN|DOWN)\b", r"MIG mode is enabled, but no MIG devices were found",

@@ -48,6 +48,17 @@ def test_sinfo_long_node_rows():
     assert len(down) == 4
 
 
+def test_plain_sinfo_rows_out_of_service():
+    """aws/aws-parallelcluster-node#398: plain sinfo of a cloud queue after EC2 refused a node's instance: the node
+    powering up down#, the compute resource's other nodes down~ (powered down); idle~ rows and the scontrol block cut
+    before its State= give nothing."""
+    down = facts_of(FIX / "pclusternode398_sinfo_down_cloud_nodes.txt", "slurm_node_unavailable")
+    assert [(f.evidence.line, f.node_name, f.state, f.reason) for f in down] == [
+        (3, "queue1-dy-c-1-1", "down#", ""), (5, "queue1-dy-c-1-[2-15]", "down~", "")]
+    # the header alone says nothing; a row without the header is not read (too like other tables)
+    assert parse_text("queue1*      up   infinite      1  down# queue1-dy-c-1-1\n").facts == []
+
+
 def test_scontrol_show_node_down_not_responding():
     (f,) = facts_of(FIX / "slurmexporter198_scontrol_down_not_responding.txt", "slurm_node_unavailable")
     assert (f.evidence.line, f.node, f.state, f.reason) == (10, "gpu02", "DOWN+NOT_RESPONDING", "")
