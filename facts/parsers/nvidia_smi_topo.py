@@ -74,6 +74,19 @@ def _cells(rest: str, count: int) -> tuple[list[str], str]:
     return out, rest[pos:]
 
 
+# nvidia-smi's own legend of the connection codes under the matrix (the same text whatever the machine; R3xx's
+# "SOC" and "PCIe switch" wording too): its lines are read, no fact (a file of two GPUs or more left them an unread run)
+#   Legend:
+#     X    = Self
+#     SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)
+#     NV#  = Connection traversing a bonded set of # NVLinks        (fixtures/artefacts/nvidia_smi_topo/h200_nv18_topo_m.txt;
+#                                                                     noonghunna/club-3090#1140, 2 x RTX 5090)
+#     X   = Self
+#     SOC  = Connection traversing PCIe as well as the SMP link between CPU sockets(e.g. QPI)
+#     PIX  = Connection traversing a single PCIe switch           (the older legend: tensorflow's contrib/gdr/README.md, 4 x K40m)
+_CODE_LEGEND = re.compile(r"^\s*(?:Legend:|X\s+= Self|(?:SYS|SOC|NODE|PHB|PXB|PIX|NV#)\s+= Connection traversing [^\n]{1,120}?)\s*$")
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
@@ -101,7 +114,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 vals = dict(zip(columns, rest.split()))
                 fb.add(GpuTopoAffinity, n, gpu=m["dev"], cpu_affinity=vals.get("CPU Affinity"),
                        numa_affinity=vals.get("NUMA Affinity"), gpu_numa_id=vals.get("GPU NUMA ID"), text=artefact.lines[n - 1])
-        elif _LEGEND.match(line):
+        elif _LEGEND.match(line) or (devices and _CODE_LEGEND.match(line)):
             result.lines_used += 1
     seen: set[frozenset[str]] = set()
     for n, dev, row in cells:
