@@ -51,7 +51,10 @@ from stethoscope.facts.parsers.gpu_state_facts import GpuEccCount, GpuInfo, GpuP
 KIND = "nvidia_smi_table"
 
 # | NVIDIA-SMI 550.54.14              Driver Version: 550.54.14      CUDA Version: 12.4     |
-_HEADER = re.compile(r"NVIDIA-SMI (?P<smi>\S+)\s+Driver Version: (?P<drv>\S+)(?:\s+CUDA Version: (?P<cuda>[\d.]+|N/A))?")
+# | NVIDIA-SMI 610.43.03              KMD Version: 610.43.03     CUDA UMD Version: 13.3     |
+#   (R610's banner names the kernel-mode driver and the CUDA user-mode driver: projectbluefin/finpilot#160)
+_HEADER = re.compile(r"NVIDIA-SMI (?P<smi>\S+)\s+(?:Driver|KMD) Version: (?P<drv>\S+)"
+                     r"(?:\s+CUDA (?:UMD )?Version: (?P<cuda>[\d.]+|N/A))?")
 # |   0  NVIDIA GeForce RTX 3060        Off |   00000000:81:00.0  On |                  N/A |
 # |   0  GeForce GTX 108...  Off  | 00000000:04:00.0 Off |                  N/A |
 # |   0  GeForce GTX 680     Off  | 0000:03:00.0     N/A |                  N/A |   (R331: Disp.A N/A, cBio/cbio-cluster#38)

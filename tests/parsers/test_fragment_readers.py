@@ -70,6 +70,15 @@ def test_process_panel_with_no_running_processes_line():
     assert (p.process_rows, p.says_none_running, p.printed_empty) == (0, True, False)
 
 
+def test_r610_banner_names_the_kernel_mode_driver_and_the_cuda_user_mode_driver():
+    """R610's banner ('| NVIDIA-SMI 610.43.03  KMD Version: 610.43.03  CUDA UMD Version: 13.3 |', projectbluefin/finpilot#160)
+    gives the driver and CUDA versions as 'Driver Version:' / 'CUDA Version:' did: its GPU's row carries them."""
+    r = _parse(nvidia_smi_table, "nvidia_smi_table/finpilot160_r610_kmd_umd_banner_rtx3080_laptop.txt")
+    (g,) = [f for f in r.facts if f.kind == "gpu_info"]
+    assert (g.index, g.pci_bus_id, g.driver_version, g.cuda_version) == (0, "0000:01:00.0", "610.43.03", "13.3")
+    assert r.lines_used == 14  # every line but the timestamp's above the table
+
+
 def test_nvtop_device_lines():
     r = _parse(nvtop, "nvtop/nvtop6_pcie_gen1_idle.txt")
     got = [(f.index, f.name, f.pcie_gen_current, f.pcie_width_current) for f in r.facts]
