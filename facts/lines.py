@@ -574,7 +574,8 @@ def _unwrap(text: str, split: list[list[str]] | None = None) -> tuple[str, dict[
         return "\n".join(out), {i + 1: 1}
     while i < last:
         j = i
-        while j < last and widths[j] == width and continues(rows[j + 1], j > i) and not _uncut(rows[j][cut:]):
+        while j < last and widths[j] == width and continues(rows[j + 1], j > i) and not _uncut(rows[j][cut:]) \
+                and (j > i or not _one_blank_records(rows, widths, width, cut, j + 1)):
             j += 1
         if j > i and widths[j] < width:  # a cut line ends on a shorter row (every row W: a padded table)
             pieces = [rows[i]] + [r[cut:] for r in rows[i + 1:j + 1]]
@@ -633,6 +634,21 @@ def _known_words() -> frozenset[str]:
     root = resources.files("stethoscope.knowledge")
     texts = (p.read_text(encoding="utf-8") for p in root.iterdir() if p.name.endswith(".yaml"))
     return frozenset(w.lower() for t in texts for w in _HEAD_LETTERS.findall(t))
+
+
+def _one_blank_records(rows: list[str], widths: list[int], width: int, cut: int, k: int) -> bool:
+    """Whether row ``k`` (after a row of the terminal's width ``width``) and the row after it are both whole (shorter
+    than ``width``) and both one blank in: records a program starts so, not a cut line's tail, whose next line starts at
+    the margin. perftest prints each of its lines after one blank (k8snetworkplumbingwg/sriov-cni#348's pod, 132 wide)::
+
+        libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re2
+         Did not detect devices
+         If device exists, check if driver is up
+    """
+    if k + 1 >= len(rows) or widths[k] >= width or widths[k + 1] >= width:
+        return False
+    a, b = rows[k][cut:], rows[k + 1][cut:]
+    return a[:1] == b[:1] == " " and a[1:2].strip() != "" and b[1:2].strip() != ""
 
 
 def _next_row(widths: list[int], width: int, start: int, last: int) -> int:

@@ -153,8 +153,15 @@ _FAIL_STAGES = (
                               # rdma_event_str()'s name (REJECTED, UNREACHABLE, ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR),
                               # and the failures of the CM calls around it (linux-rdma/perftest#54: REJECTED, -111)
                               r"|Event: RDMA_CM_EVENT_[A-Z_]{1,30}; error: -?\d{1,6}|Failed to (?:resolve RDMA CM address|get RDMA CM event))\b")),
+    # ctx_find_dev when ibv_get_device_list finds none, and main() after it (src/perftest_resources.c /
+    # perftest_parameters.c: fprintf(stderr," Did not detect devices \n"); fprintf(stderr," If device exists, check if
+    # driver is up\n"); then fprintf(stderr," Unable to find the Infiniband/RoCE device\n"); k8snetworkplumbingwg/sriov-cni#348):
+    #  Did not detect devices
+    #  If device exists, check if driver is up
+    #  Unable to find the Infiniband/RoCE device
     ("device", re.compile(r"^\s*(?:IB device \S{1,64} not found|No IB devices found|Port number \d{1,3} state is \S{1,32}"
-                          r"|Couldn't get context for the device|Unable to query port \d{1,3} attributes)")),
+                          r"|Couldn't get context for the device|Unable to query port \d{1,3} attributes"
+                          r"|Did not detect devices|Unable to find the Infiniband/RoCE device)")),
     ("resources", re.compile(r"^\s*(?:Couldn't allocate MR(?: with error=-?\d{1,6})?|failed to create mr|Failed to create MR"
                              r"|Couldn't create IB resources|Couldn't create (?:QP|CQ|SRQ|a receiver CQ|rdma (?:new|old) QP)\b)")),
     ("qp_transition", re.compile(r"^\s*(?:Failed to modify QP (?:\d{1,6} )?to (?:RTR|RTS|INIT)\b|Unable to Connect the HCA's through the link)")),
@@ -170,7 +177,7 @@ _FAIL_STAGES = (
                               r"|Poll send CQ error status=(?P<poll>\d{1,3}) qp \d{1,10}"
                               r"|Bad wc status(?: when trying to create AH)?(?: -- (?P<wc>-?\d{1,3}) -- -?\d{1,20}| (?P<wc1>-?\d{1,3}))\b)")),
 )
-_FAIL_GATES = ("Couldn't ", "Unable to ", "Failed to ", "failed to create mr", "IB device ", "No IB devices", "Port number ",
+_FAIL_GATES = ("Couldn't ", "Unable to ", "Failed to ", "failed to create mr", "IB device ", "No IB devices", "Port number ", "Did not detect devices",
                "Completion with error at", "Failed status ", "Problem in resolving", "Event: RDMA_CM_EVENT_", "Poll send CQ error", "Bad wc status")
 #  Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81     /   Failed status 12: wr_id 0 syndrom 0x81
 _FAIL_STATUS = re.compile(r"\s*Failed status(?:-(?P<name>[^\n(]{1,60}?) \((?P<num>\d{1,3})\)| (?P<num0>\d{1,3})): wr_id \d{1,20} "
@@ -179,6 +186,10 @@ _FAIL_STATUS = re.compile(r"\s*Failed status(?:-(?P<name>[^\n(]{1,60}?) \((?P<nu
 # parse WC failed 1                                     (libibverbs/examples/rc_pingpong.c: fprintf(stderr, "parse WC failed %d\n", ne),
 #                                                        after the "Failed status" line of the same completion; linux-rdma/opensm#38)
 _PARSE_WC = re.compile(r"^\s*parse WC failed -?\d{1,10}\s*$")
+
+
+#  If device exists, check if driver is up             (ctx_find_dev, after " Did not detect devices"; sriov-cni#348)
+_DRIVER_UP = re.compile(r"^\s*If device exists, check if driver is up\s*$")
 
 
 def _failure(line: str) -> tuple[str, re.Match[str]] | None:
@@ -238,7 +249,11 @@ def _failures(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
         fields = m.groupdict()
         status = name = synd = None
         message = line.strip()
-        if stage == "completion" and fields.get("pp") is not None:
+        if stage == "device" and n < len(lines) and _DRIVER_UP.match(lines[n]):
+            # ctx_find_dev's advice after "Did not detect devices": the same failure
+            result.lines_used += 1
+            message = f"{message} / {lines[n].strip()}"
+        elif stage == "completion" and fields.get("pp") is not None:
             status, name = int(fields["pp"]), fields["pp_name"]
             # the example program's "parse WC failed %d" after the status line: the same completion
             if n < len(lines) and _PARSE_WC.match(lines[n]):
@@ -267,7 +282,8 @@ def _failures(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
 SIGNATURES = (_DETECT, r"(?m)^\s*(?:Couldn't connect to [^\s:]+:\d+|Unable to init the socket connection|Couldn't allocate MR"
               r"|failed to create mr|Failed to create MR|Couldn't create IB resources|Failed to modify QP (?:\d+ )?to (?:RTR|RTS|INIT)"
               r"|Completion with error at (?:client|server)|Failed status [a-zA-Z][^\n(]{0,60}? \(\d+\) for wr_id |Poll send CQ error status=\d+ qp |Bad wc status(?: when trying to create AH)? (?:-- )?-?\d|IB device \S+ not found|No IB devices found|Port number \d+ state is "
-              r"|Couldn't get context for the device|Failed to exchange dat[ae] between server and clients|Couldn't listen to port \d+"
+              r"|Couldn't get context for the device|Did not detect devices|Unable to find the Infiniband/RoCE device"
+              r"|Failed to exchange dat[ae] between server and clients|Couldn't listen to port \d+"
               r"|Unable to connect \(retries = \d+\)|\w+: Couldn't read remote address|Unable to (?:read|write) (?:to|from) socket/rdma_cm"
               r"|Unable to Connect the HCA's through the link|Event: RDMA_CM_EVENT_[A-Z_]+; error: -?\d+"
               r"|Failed to (?:resolve RDMA CM address|get RDMA CM event))")

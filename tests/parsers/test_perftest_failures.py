@@ -154,3 +154,21 @@ def test_rdma_core_pingpong_failed_status():
     assert f.message.endswith("/ parse WC failed 1")
     # perftest's own status line (after "Completion with error") is not read twice
     assert len(_facts(" Completion with error at client\n Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81\n")) == 1
+
+
+def test_no_rdma_device_found_by_ctx_find_dev():
+    """ctx_find_dev's lines when ibv_get_device_list finds no device, and main()'s after it (perftest_resources.c:
+    " Did not detect devices \\n", " If device exists, check if driver is up\\n"; " Unable to find the Infiniband/RoCE
+    device\\n"): a device-stage failure each, the advice read with the first (k8snetworkplumbingwg/sriov-cni#348's
+    ib_write_bw in a pod whose provider cannot drive the host's bnxt_re, verbatim)."""
+    text = (" Did not detect devices\n"
+            " If device exists, check if driver is up\n"
+            " Unable to find the Infiniband/RoCE device\n")
+    assert perftest.detect(text)
+    res = perftest.parse(Artefact(path="ib_write_bw.out", text=text, node="n1"))
+    facts = [f for f in res.facts if f.kind == "perftest_failure"]
+    assert [(f.evidence.line, f.stage) for f in facts] == [(1, "device"), (3, "device")]
+    assert facts[0].message == "Did not detect devices / If device exists, check if driver is up"
+    assert res.lines_used == 3
+    # the advice alone is no failure
+    assert not _facts(" If device exists, check if driver is up\n")
