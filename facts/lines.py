@@ -203,8 +203,11 @@ _ANSI = re.compile(r"(?:\x1b|\\x1b|#033)(?:\[[0-9;:]*[mK]|\([B0])")
 #                                          its names end in the container's index: "svc-1", v1 "proj_svc_1")
 # Nov 29 18:30:18 gpu-node-3 nvidia-smi[4242]:     Remapped Rows     (syslog, journald short, -precise, -iso,
 #   -unix: systemd logs-show.c; not the kernel's, which the kernel log's reader owns)
-# a syslog / journald stamp: short (-precise), -iso (-precise) with its UTC offset, -unix
-_JOURNAL_STAMP = (r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d:?\d\d"
+# a syslog / journald stamp: short (-precise), -iso (-precise) with its UTC offset, -unix; short's month is the
+# locale's abbreviation (strftime's %b), lowercase in some locales:
+# nov 02 18:00:58 beck containerd[10237]: time="2022-11-02T18:00:58.738797825+02:00" level=error msg="RunPodSandbox ...
+#   (NVIDIA/gpu-operator#432)
+_JOURNAL_STAMP = (r"[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d:?\d\d"
                   r"|\d{9,10}\.\d{6}")
 _LABEL = (  # (a host name's parts bounded: a long run of letters and digits without the colon is read once, not once a digit)
     r"(?:[A-Za-z][\w.-]{0,127}\d[\w.-]{0,127}:"
@@ -416,7 +419,7 @@ _MIN_WIDTH = 80  # terminals open 80 wide; a text wrapped narrower is a program'
 #   each the row after a text's one longest row, which ends the text: read as that row's cut tail, it was joined to it
 _RECORD_START = re.compile(
     r"$|[ \t]|[\[{|#]|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. =-]*pid=\d"
-    r"|\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|[A-Z][a-z]{2} [ \d]\d \d\d:|[IWEF]\d{4} \d\d:\d\d"
+    r"|\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|[A-Za-z][a-z]{2} [ \d]\d \d\d:|[IWEF]\d{4} \d\d:\d\d"
     r"|[\w.-]+:\d+:\d+ \[\d+\]|\d{1,5}: |[\w.-]+@[\w.-]+:|libfabric:"
     r"|[\w-]{1,32} [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: "
     r"|(?:panic|fatal error): |[\w.-]{1,64}(?:\[\d{1,10}\])?: (?:error|fatal): |time=\"|[\w./-]{1,200}\.\w{1,8}:\d{1,6} WARN "

@@ -274,6 +274,20 @@ def test_a_program_s_journal_label_goes_line_by_line():
     assert normalise("2019-01-01T00:00:00.000000000Z Last error:\n") == "Last error:\n"  # the container's stamp only
 
 
+def test_a_journal_label_with_the_locale_s_lowercase_month_goes():
+    """journalctl's short stamp prints the locale's month abbreviation (strftime's %b), lowercase in some locales:
+    containerd's journal line of NVIDIA/gpu-operator#432 reads as its line does bare; the kernel's keeps its label
+    (the kernel log's readers read it), and a lowercase word before a day and a time that is no stamp and host and
+    tag stays."""
+    raw = ('nov 02 18:00:58 beck containerd[10237]: time="2022-11-02T18:00:58.738797825+02:00" level=error msg="RunPodSandbox '
+           'for &PodSandboxMetadata{Name:gpu-feature-discovery-qfjgk,Uid:02c7d4ad-db02-4145-846b-616a94416008,Namespace:'
+           'gpu-operator,Attempt:2,} failed, error" error="failed to get sandbox runtime: no runtime for \\"nvidia\\" is configured"')
+    assert normalise(raw + "\n") == raw.split("containerd[10237]: ", 1)[1] + "\n"
+    for kept in ("nov 02 18:00:58 beck kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.",
+                 "jun  5 22:36:51 The last error:"):
+        assert normalise(kept + "\n") == kept + "\n", kept
+
+
 # --- issue 11: a line a terminal's copy cut at its width -----------------------------------------
 # The samples are real fixture lines cut the way bench/wrap_study.py cuts them (every W columns,
 # nothing lost): harvest 404 (horovod/horovod#1408) and 126 (awslabs/awsome-distributed-ai#292).

@@ -61,7 +61,7 @@ from stethoscope.facts.kinds.prose import (  # noqa: F401
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.prose_codes import reported_codes
-from stethoscope.facts.parsers.unrecognised_text import ERROR_WORDS, FAILURE_WORDS, shell_command
+from stethoscope.facts.parsers.unrecognised_text import ERROR_WORDS, FAILURE_WORDS, claimed_lines, shell_command
 
 KIND = "ticket_prose"
 #: run only on files that no other parser recognised (facts/registry.py)
@@ -223,7 +223,7 @@ def _lines(text: str) -> list[str]:
 # [22:44:14] ERROR - GPU 1 hung detected!                                               (NebuTech/NBMiner#788)
 # 2020/05/14 02:11:19 Loading NVML        I1025 02:19:08.002792  1 health.go:151] ...    INFO: task python3 blocked ...
 # a syslog / journal stamp first, its month in any case (journalctl prints the locale's abbreviation: "nov" lowercase
-# in some, so facts/lines.py leaves the label on), and logrus's text form (time="<RFC 3339>" level=... msg=...), what
+# in some; facts/lines.py takes the label off, a text read raw keeps it), and logrus's text form (time="<RFC 3339>" level=... msg=...), what
 # is left of a journal line once its label comes off (NVIDIA/gpu-operator#432, containerd's journal):
 # nov 02 18:00:58 beck containerd[10237]: time="2022-11-02T18:00:58.738797825+02:00" level=error msg="RunPodSandbox for &PodSandboxMetadata{Name:gpu-feature-discovery-qfjgk,...} failed, error" error="failed to get sandbox runtime: ..."
 _LOG_LINE = re.compile(r"^\s*(?:\[?\d{2,4}[-/.]\d\d[-/.]\d\d|\[?\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:|\[?(?:INFO|WARN(?:ING)?|ERROR|DEBUG"
@@ -531,7 +531,14 @@ def parse(artefact: Artefact) -> ParseResult:
     lines = _lines(artefact.text)
     errors = reported_errors(lines)
     if not _stated(artefact.text) and not errors:
-        for n in remarks(lines):
+        found = remarks(lines)
+        # a line the other fallback reads as the reporter's claim of an error (unrecognised_text.claimed_lines: a title,
+        # a template's field or heading with an error word) is that claim, the stronger reading, and no remark as well:
+        # Better nccl timeout handling        (pytorch/pytorch#163546, its title: one claim, not a claim and a remark)
+        claimed = claimed_lines(artefact) if found else set()
+        for n in found:
+            if n in claimed:
+                continue
             component = next((c for c, p in _COMPONENT_WORDS if p.search(lines[n - 1])), "application")
             fb.add(ReportedSymptom, n, symptom="remark", component=component, words=" ".join(lines[n - 1].split())[:120])
             result.lines_used += 1

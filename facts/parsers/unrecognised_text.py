@@ -305,6 +305,22 @@ def _summarised(b: FactBuilder, artefact: Artefact, line: int, text: str, title:
     return True
 
 
+def claimed_lines(artefact: Artefact) -> set[int]:
+    """The lines (1-based, the artefact's own) this reader reads, where it reads the file (:func:`detect`), as the
+    reporter's claim of an error (:func:`_summarised`: a title, a template's field or heading that says an error came).
+    ticket_prose, the other fallback, reads such a line as a remark too where the file states nothing else: it leaves
+    it to this reader's claim, the stronger reading (one finding a line; pytorch/pytorch#163546's title "Better nccl
+    timeout handling" was a remark and an error claim)."""
+    if not detect(artefact.text):
+        return set()
+    router, artefact.router = artefact.router, None  # (a reading for the question only: none counted)
+    try:
+        facts = parse(artefact).facts
+    finally:
+        artefact.router = router
+    return {f.evidence.line - artefact.line_offset for f in facts if f.kind == "reported_symptom"}
+
+
 def _reporter():
     """facts/parsers/ticket_prose.py, which reads this module's words (imported when first asked)."""
     from stethoscope.facts.parsers import ticket_prose

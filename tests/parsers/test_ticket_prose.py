@@ -97,7 +97,7 @@ def test_a_line_that_is_not_prose_keeps_the_file_unclaimed():
 
 
 def test_a_journal_line_or_a_logrus_line_is_output_not_prose():
-    # NVIDIA/gpu-operator#432: containerd's journal line, its month in the locale's lowercase (the label stays on),
+    # NVIDIA/gpu-operator#432: containerd's journal line, its month in the locale's lowercase (read raw, the label on),
     # and the same line once a journal label comes off (logrus's time="..." level=... first): a program's output,
     # left to the readers (unrecognised_text: an error nobody explains), not a reporter's claim
     line = ('nov 02 18:00:58 beck containerd[10237]: time="2022-11-02T18:00:58.738797825+02:00" level=error msg="RunPodSandbox '
@@ -234,3 +234,20 @@ def test_a_change_subject_naming_no_fault_is_no_claim(title, claim):
     system unless it names a fault; ticket_prose then leaves it to the uninformative files."""
     assert ticket_prose.feature_request(title) is not claim
     assert bool(ticket_prose.remarks([title])) is claim
+
+
+@pytest.mark.parametrize("title, remark, error", [
+    # an error word in the title: unrecognised_text's claim of an error alone, no remark beside it (pytorch/pytorch#163546)
+    ("Better nccl timeout handling", False, True),
+    # no error word: the remark alone, which unrecognised_text does not read (local-inference-lab/rtx6kpro#88)
+    ("Document PCIe link speed flapping on c-payne switches", True, False),
+])
+def test_a_title_line_is_one_claim(title, remark, error):
+    """The two fallback readers read a title line once between them: the reporter's claim of an error (unrecognised_text's
+    reporter_summary) where the line has an error word, the stronger reading; else ticket_prose's remark."""
+    from stethoscope.facts.parsers import unrecognised_text
+
+    art = Artefact(path="title.txt", text=title + "\n", node="n1")
+    read = [(f.symptom, f.words) for p in (ticket_prose, unrecognised_text) if p.detect(art.text)
+            for f in p.parse(art).facts if f.kind == "reported_symptom"]
+    assert read == [("remark", title)] * remark + [("error", title)] * error
