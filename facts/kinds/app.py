@@ -334,6 +334,22 @@ class TorchNcclProgress(Fact):
 
 
 @fact_kind
+class TorchPgNcclOptions(Fact):
+    """The error-handling modes one rank's ProcessGroupNCCL took from the environment (PyTorch 1.x).
+
+    Its "initialized with following options:" block (facts/parsers/torch_pg_options.py)."""
+    kind: Literal["torch_pg_nccl_options"] = "torch_pg_nccl_options"
+    rank: int | None = None  # the global rank ([rankN]: label), else the message's [Rank N]
+    pg_rank: int | None = None  # the message's [Rank N]
+    async_error_handling: int | None = None  # NCCL_ASYNC_ERROR_HANDLING as printed (0 or 1 in 1.x)
+    blocking_wait: int | None = None  # NCCL_BLOCKING_WAIT
+    desync_debug: int | None = None  # NCCL_DESYNC_DEBUG (1.10 on)
+    timeout_ms: int | None = None  # TIMEOUT(ms)
+    high_priority_stream: int | None = None  # USE_HIGH_PRIORITY_STREAM
+    complete: bool  # the block's lines up to USE_HIGH_PRIORITY_STREAM all there (False: cut)
+
+
+@fact_kind
 class TorchCollectiveDesync(Fact):
     kind: Literal["torch_collective_desync"] = "torch_collective_desync"
     rank: int | None = None  # the rank whose log carries the report

@@ -47,6 +47,7 @@ from stethoscope.facts.parsers import torch_log_lines as tl
 from stethoscope.facts.parsers import torch_nccl_forwarded as fwd
 from stethoscope.facts.parsers import torch_warnings as tw
 from stethoscope.facts.parsers import torch_gloo as gloo
+from stethoscope.facts.parsers import torch_pg_options as pgo
 from stethoscope.facts.parsers import torch_watchdog_events as twe
 from stethoscope.facts.parsers.torch_watchdog_events import TorchWatchdogEvent
 
@@ -114,6 +115,7 @@ def parse(artefact: Artefact) -> ParseResult:
         workers.extend(_child_failed(artefact))
     used.update(no for no, _m in tl.glog_torch_lines(artefact))
     tw.read(artefact, b, used)  # known warnings (knowledge/torch_warnings.yaml)
+    pgo.read(artefact, b, used, lambda line, no: tl.line_context(artefact, line, no))  # 1.x's ProcessGroupNCCL options
 
     _emit_timeouts(b, timeouts, progress)
     for rec in progress.values():
