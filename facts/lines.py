@@ -603,8 +603,9 @@ def _single_cut(row: str, nxt: str, ends: bool) -> bool:
         return False
     a, b = row[-2:], nxt[:2]
     if a[-1:].isalnum():
-        if b[:1] == " ":
-            return ends and b[1:2].isalnum()
+        if b[:1] == " ":  # (a word in lower case next: a program's own indented row starts with a capital or a
+            # symbol, nvtop 3.x's " GPU 210MHz  MEM 405MHz ..." under its "Device 0 [...] PCIe GEN 4@16x ..." row)
+            return ends and (b[1:2].islower() or b[1:2].isdigit())
         if a[-1:].isdigit() and b[:1].isdigit():
             return ends  # a number cut in two ("pid=12" / "345"): a hand's wrap falls between words
         # a word cut in two: the pieces make a word the project's messages hold ("connecti" / "on abort"), a hand's
