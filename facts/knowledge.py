@@ -1496,6 +1496,13 @@ class InputPipelineLimits(_M):
     min_lines: int = Field(ge=2)
 
 
+class GpuPowerLimits(_M):
+    """knowledge/gpu_power.yaml: from what ratio of reported power draw to the enforced power limit
+    the reading is no draw a board makes (a sensor or driver misreport)."""
+    source: str = Field(min_length=20)
+    implausible_draw_to_limit: float = Field(gt=1)
+
+
 _VERSION = r"^\d+(\.\d+)*$"
 
 
@@ -1545,6 +1552,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "straggler.yaml": StragglerLimits,
     "torch_watchdog.yaml": TorchWatchdogLimits,
     "input_pipeline.yaml": InputPipelineLimits,
+    "gpu_power.yaml": GpuPowerLimits,
     "expected_perf.yaml": ExpectedPerf,
     "ib_counters.yaml": IbCounters,
     "ib_port_comparison.yaml": IbPortComparison,

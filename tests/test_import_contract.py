@@ -92,8 +92,10 @@ def test_engine_sub_packages_keep_their_layers():
 
 
 #: imports a fact class makes inside a method, when it is used: nccl_cuda_failure's validator
-#: names the CUDA error from knowledge/cuda_errors.yaml (facts built from rule-test YAML need it too)
-KINDS_LAZY_IMPORTS = {"facts/kinds/nccl.py": {"stethoscope.facts.parsers", "stethoscope.facts.parsers.cuda_error_catalogue"}}
+#: names the CUDA error from knowledge/cuda_errors.yaml (facts built from rule-test YAML need it too); gpu.py's
+#: GpuPower stamps knowledge/gpu_power.yaml's implausible_draw_to_limit beside the draw_to_limit it computes
+KINDS_LAZY_IMPORTS = {"facts/kinds/nccl.py": {"stethoscope.facts.parsers", "stethoscope.facts.parsers.cuda_error_catalogue"},
+                      "facts/kinds/gpu.py": {"stethoscope.facts", "stethoscope.facts.knowledge"}}
 
 
 def test_fact_kinds_import_only_the_model_ids_and_each_other():

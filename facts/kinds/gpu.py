@@ -5,7 +5,9 @@ Generated layout (issue 12): every fact class lives in facts/kinds, by family; t
 modules that first defined these classes re-export them."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
+
+from pydantic import model_validator
 
 from stethoscope.facts.model import Fact, fact_kind
 
@@ -160,6 +162,29 @@ class GpuPower(GpuFact):
     default_limit_w: float | None = None
     min_limit_w: float | None = None
     max_limit_w: float | None = None
+    #: the reported draw (the average where one is given, else ``draw_w``) over the enforced limit, else the
+    #: current one, to 3 decimals; None where either is missing or the limit is 0
+    draw_to_limit: float | None = None
+    #: knowledge/gpu_power.yaml: from this ratio up the reading is no real draw (a sensor or driver misreport);
+    #: set with ``draw_to_limit``
+    implausible_draw_to_limit: float | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _ratio(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or data.get("draw_to_limit") is not None:
+            return data
+        draw = data.get("average_draw_w")
+        draw = data.get("draw_w") if draw is None else draw
+        limit = data.get("enforced_limit_w")
+        limit = data.get("current_limit_w") if limit is None else limit
+        if not isinstance(draw, (int, float)) or not isinstance(limit, (int, float)) or limit <= 0:
+            return data
+        if data.get("implausible_draw_to_limit") is None:
+            from stethoscope.facts import knowledge  # lazy: kinds import no knowledge at import time (test_import_contract)
+
+            data = {**data, "implausible_draw_to_limit": knowledge.load("gpu_power.yaml").implausible_draw_to_limit}
+        return {**data, "draw_to_limit": round(draw / limit, 3)}
 
 
 @fact_kind
