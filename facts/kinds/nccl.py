@@ -613,6 +613,12 @@ class NcclShmFailure(NcclLineFact):
     shared memory segment ..."; the segment vanished, a different fault from a full /dev/shm),
     ``unlink`` ("unlink shared memory /dev/shm/nccl-X failed, error: No such file or directory": the
     segment was already deleted when its last peer came to remove it; read only for that errno).
+    ``errno_name``: the errno of ``error``'s strerror() text where it is one of those the segment calls
+    fail with (ENOSPC a full /dev/shm; EINTR a signal that interrupted NCCL 2.3's posix_fallocate, which
+    2.4 and later retry); None where the line gives no reason or a text not known. NCCL 2.4-2.11's
+    ``create`` line gives none: it reports the failed call its process printed just before ("Call to
+    posix_fallocate failed : %s", shm_open's), whose errno it takes. ``other_reason``: the failure (or
+    that call) gives a reason and it is not ENOSPC's (a known errno or not); False where it gives none.
     """
 
     kind: Literal["nccl_shm_failure"] = "nccl_shm_failure"
@@ -620,6 +626,8 @@ class NcclShmFailure(NcclLineFact):
     segment: str | None = None  # "/dev/shm/nccl-KWfVyt"
     size_bytes: int | None = None
     error: str | None = None  # "No space left on device", "No such file or directory (2)"
+    errno_name: str | None = None  # "ENOSPC", "EINTR", "EINVAL"
+    other_reason: bool = False
 
 
 @fact_kind

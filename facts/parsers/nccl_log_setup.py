@@ -79,10 +79,12 @@ _SHM_OPEN = re.compile(r"^Call to shm_open failed ?: ?(?P<err>.+)$")
 # shmname, strerror(errno)) and, posix_fallocate of the new segment failing, WARN("Unable to allocate shared memory (%d
 # bytes) : %s", shmsize, strerror(res)); the segment's name is shm_open's, "nccl-shm-recv-<hash>-<ring>-<rank>", no /dev/shm):
 # Unable to allocate shared memory (9637888 bytes) : No space left on device          (the format, filled in)
-# Only ENOSPC is a full /dev/shm: 2.3's posix_fallocate was not retried on a signal, and
+# Only ENOSPC is a full /dev/shm: 2.3's posix_fallocate was not retried on a signal (v2.3.5-5 and v2.3.7-1
+# include/shm.h; 2.4.2 on call it through SYSCHECK, whose SYSCHECKSYNC retries EINTR, EAGAIN and EWOULDBLOCK), and
 #   include/shm.h:26 NCCL WARN Unable to allocate shared memory (4263936 bytes) : Interrupted system call
 #   (marian-nmt/marian-dev src/training/communicator_nccl.h, a comment quoting its NCCL 2.3 failure) is that, not a full
-#   /dev/shm: left to the generic WARN (an unexplained error)
+#   /dev/shm: nccl_shm_failure with errno_name EINTR (rules/nccl/nccl_shm_alloc_interrupted.yaml); another errno is
+#   the generic failure of the segment (no rule of /dev/shm's size takes it)
 _SHM_OPEN_23 = re.compile(r"^shm_open failed to open (?P<seg>\S+) : (?P<err>.+)$")
 _SHM_ALLOCATE_23 = re.compile(r"^Unable to allocate shared memory \((?P<size>\d+) bytes\) : (?P<err>.+)$")
 # The last peer to attach unlinks the segment (misc/shmutils.cc ncclShmOpen); the file already gone (ENOENT) was
@@ -94,10 +96,13 @@ _SHM_ALLOCATE_23 = re.compile(r"^Unable to allocate shared memory \((?P<size>\d+
 _SHM_UNLINK = re.compile(r"^unlink shared memory (?P<seg>\S+) failed, error: (?P<err>[^\n]*\S)\s*$")
 # glibc's strerror() texts of the errnos a /dev/shm segment call fails with (asm-generic/errno-base.h), read back to
 # the errno: a full /dev/shm (ENOSPC) and one the job may not write to (EACCES, EPERM, EROFS) are different faults
+# posix_fallocate(3)'s own errnos too (EBADF, EFBIG, EINTR, EINVAL, ENODEV, ENOSPC, EOPNOTSUPP, ESPIPE): glibc's texts
 _ERRNO_NAMES = {
     "Operation not permitted": "EPERM", "No such file or directory": "ENOENT", "Cannot allocate memory": "ENOMEM",
     "Permission denied": "EACCES", "Too many open files": "EMFILE", "No space left on device": "ENOSPC",
-    "Read-only file system": "EROFS", "Invalid argument": "EINVAL",
+    "Read-only file system": "EROFS", "Invalid argument": "EINVAL", "Interrupted system call": "EINTR",
+    "Bad file descriptor": "EBADF", "File too large": "EFBIG", "No such device": "ENODEV",
+    "Operation not supported": "EOPNOTSUPP", "Illegal seek": "ESPIPE",
 }
 # "No space left on device", "Permission denied (13)" (2.12+ adds the errno number)
 _ERRNO_TEXT = re.compile(r"^(?P<text>[A-Za-z](?:[A-Za-z -]*[A-Za-z-])?)\s*(?:\(\d+\))?\s*$")
@@ -113,12 +118,25 @@ def _errno_name(error: str | None) -> str | None:
 
 
 def _shm(p: "NcclLogState", no: int, node: str, op: str, error: str | None, ctx: dict[str, Any], **where: Any) -> None:
-    """One failed /dev/shm segment call: refused (a permission errno) or failed otherwise."""
+    """One failed /dev/shm segment call: refused (a permission errno) or failed otherwise. A line that gives a
+    reason names its errno (other_reason: a reason, and not ENOSPC's). NCCL 2.4-2.11's "Error while creating shared
+    memory segment %s (size %d)" gives none: shmOpen prints it after the SYSCHECK WARN of the call of shmSetup that
+    failed ("Call to posix_fallocate failed : %s", shm_open's), so it takes that call's reason (v2.4.2-1 .. v2.11.4-1
+    src/include/shm.h: NCCLCHECKGOTO(shmSetup(...), res, sysError); sysError: WARN("Error while %s shared memory ...")."""
     errno_name = _errno_name(error)
-    if errno_name in _REFUSED:
+    key = (node, ctx["pid"])
+    if error is not None:
+        other = errno_name != "ENOSPC"
+        if op in ("fallocate", "shm_open") and ctx["pid"] is not None:
+            p.shm_calls[key] = (errno_name, other)
+    elif op == "create" and ctx["pid"] is not None and key in p.shm_calls:
+        errno_name, other = p.shm_calls.pop(key)
+    else:
+        other = False
+    if error is not None and errno_name in _REFUSED:
         p.b.add(NcclShmRefused, no, node=node, call=op, error=error, errno_name=errno_name, **where, **ctx)
     elif op != "shm_open":
-        p.b.add(NcclShmFailure, no, node=node, op=op, error=error, **where, **ctx)
+        p.b.add(NcclShmFailure, no, node=node, op=op, error=error, errno_name=errno_name, other_reason=other, **where, **ctx)
 # Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory          Call to ibv_create_cq failed
 #   (NCCL <= 2.18: "Call to %s failed with error %s", strerror(errno); 2.19 and later add " errno %d")
 _VERBS = re.compile(r"^Call to (?P<verb>ibv_\w+) failed(?: with error (?P<err>.+?)(?: errno (?P<errno>\d+))?)?\s*$")
@@ -182,10 +200,11 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, src: str | None, ctx
         _shm(p, no, node, "shm_open", m["err"], ctx)
     elif m := _SHM_OPEN_23.match(msg):
         _shm(p, no, node, "shm_open", m["err"], ctx, segment=m["seg"])
-    elif (m := _SHM_ALLOCATE_23.match(msg)) and _errno_name(m["err"]) in ("ENOSPC", "EACCES", "EPERM", "EROFS"):
+    elif m := _SHM_ALLOCATE_23.match(msg):
         _shm(p, no, node, "fallocate", m["err"], ctx, size_bytes=int(m["size"]))
     elif (m := _SHM_UNLINK.match(msg)) and _errno_name(m["err"]) == "ENOENT":
-        p.b.add(NcclShmFailure, no, node=node, op="unlink", error=m["err"], segment=m["seg"], **ctx)
+        p.b.add(NcclShmFailure, no, node=node, op="unlink", error=m["err"], errno_name="ENOENT", other_reason=True,
+                segment=m["seg"], **ctx)
     elif m := _MODIFY_QP.match(msg):
         gidx = int(m["gidx"]) if m["gidx"] is not None else None
         p.once(NcclVerbsFailure, no, node, (pid, m["verb"], m["err"], m["dev"], m["next"]), verb=m["verb"], error=m["err"].strip(),

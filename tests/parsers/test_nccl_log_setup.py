@@ -56,7 +56,12 @@ LINES = [
      "nccl_shm_refused", {"call": "shm_open", "error": "Permission denied", "errno_name": "EACCES"}),
     # NCCL 2.3's own words (v2.3.5-5 include/shm.h:19, 26, formats filled in): a full /dev/shm, a refused shm_open
     ("n1:1:2 [0] include/shm.h:26 NCCL WARN Unable to allocate shared memory (9637888 bytes) : No space left on device",
-     "nccl_shm_failure", {"op": "fallocate", "size_bytes": 9637888, "error": "No space left on device"}),
+     "nccl_shm_failure", {"op": "fallocate", "size_bytes": 9637888, "error": "No space left on device", "errno_name": "ENOSPC",
+                          "other_reason": False}),
+    # NCCL 2.3's posix_fallocate interrupted by a signal: EINTR, no full /dev/shm (marian-nmt/marian-dev
+    # src/training/communicator_nccl.h quotes it; rules/nccl/nccl_shm_alloc_interrupted.yaml)
+    ("include/shm.h:26 NCCL WARN Unable to allocate shared memory (4263936 bytes) : Interrupted system call",
+     "nccl_shm_failure", {"op": "fallocate", "size_bytes": 4263936, "errno_name": "EINTR", "other_reason": True}),
     ("n1:1:2 [0] include/shm.h:19 NCCL WARN shm_open failed to open nccl-shm-recv-1b000-0-1 : Permission denied",
      "nccl_shm_refused", {"call": "shm_open", "errno_name": "EACCES", "segment": "nccl-shm-recv-1b000-0-1"}),
     # 2.12+ puts the errno after the segment (shmutils.cc's format filled in): refused, not a shm failure
@@ -120,9 +125,6 @@ LINES = [
      "next state RTR, local GID index 3, local GID ::ffff:10.0.0.1, remote GID ::ffff:10.0.0.2, retrying 1/8 after 100 msec of sleep",
      None, {}),
     ("torch.distributed.DistBackendError: Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000", None, {}),
-    # NCCL 2.3's posix_fallocate interrupted by a signal is no full /dev/shm (marian-nmt/marian-dev
-    # src/training/communicator_nccl.h quotes it)
-    ("include/shm.h:26 NCCL WARN Unable to allocate shared memory (4263936 bytes) : Interrupted system call", None, {}),
     # an unlink refused for another errno is not a segment someone else deleted (the same format, filled in)
     ("n1:1:2 [0] NCCL INFO unlink shared memory /dev/shm/nccl-d5rTd0 failed, error: Permission denied (13)", None, {}),
 ]
