@@ -53,6 +53,21 @@ def test_ring_and_tree_lines(rel, kind, want):
         assert [(f.comm, f.rank, f.parent, f.children, f.channels) for f in got] == want
 
 
+@pytest.mark.parametrize("rel, want", [
+    # real two-node run (NCCL 2.2x): each rank prints its communicator's node count, rank 1 before rank 0's ring order
+    ("nccl_channels/two_nodes_2x2_socket.log", [("0x89739f751af3a52d", 1, 4, 2, 2, 1), ("0x89739f751af3a52d", 0, 4, 2, 2, 0)]),
+    # real 2 x H200 log, NCCL 2.28.9: one node
+    ("nccl_log/allreduce_healthy_g2.nccl.log", [("0xb308046427702aaf", 0, 2, 1, 2, 0)]),
+    # NCCL 2.8 prints no node count
+    ("nccl_log/socket_t4_2.8.3.log", []),
+])
+def test_communicator_node_counts(rel, want):
+    res = nccl_channels.parse(_art(rel))
+    got = _facts(res, "nccl_comm_nodes")
+    assert [(f.comm, f.rank, f.nranks, f.nnodes, f.local_ranks, f.local_rank) for f in got] == want
+    assert all(" nNodes " in f.evidence.text for f in got)
+
+
 def test_channel_lines_are_not_counted_twice_in_coverage():
     """nccl_log counts every NCCL-prefixed line; the ring/tree, OOB and NVLS parsers add none."""
     art = _art("nccl_log/allreduce_healthy_g2.nccl.log", "vm")

@@ -129,7 +129,8 @@ def test_readings_routed_as_they_are_built_give_the_facts_routed_after(ruleset):
 
 def test_ring_and_tree_lines_are_not_read_when_no_rule_binds_them(ruleset):
     """nccl_channels leaves NCCL's Ring/Tree lines unread when the rules in use bind neither
-    kind (Router.dead); the ring orders, which engine code reads, are the same."""
+    kind (Router.dead); the ring orders, which engine code reads, and the communicators' node counts
+    (nccl_comm_nodes, which rules bind) are the same."""
     from stethoscope.facts.parsers.base import Artefact
     from stethoscope.facts.parsers import nccl_channels
 
@@ -139,7 +140,8 @@ def test_ring_and_tree_lines_are_not_read_when_no_rule_binds_them(ruleset):
     whole = nccl_channels.parse(Artefact(path="vm/a.log", node="vm", text=text)).facts
     lean = nccl_channels.parse(Artefact(path="vm/a.log", node="vm", text=text, router=router)).facts
     assert {f.kind for f in whole} >= {"nccl_ring_neighbour", "nccl_tree_link", "nccl_ring_order"}
-    assert lean == [f for f in whole if f.kind == "nccl_ring_order"]
+    assert lean == [f for f in whole if f.kind in ("nccl_ring_order", "nccl_comm_nodes")]
+    assert [f.nnodes for f in lean if f.kind == "nccl_comm_nodes"] == [1]
 
 
 @pytest.mark.parametrize("evidence", [

@@ -51,6 +51,24 @@ class NcclTreeLink(Fact):
 
 
 @fact_kind
+class NcclCommNodes(Fact):
+    """``comm 0x55e484784590 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0`` (NCCL 2.20 on): how
+    many nodes a communicator spans and how many of its ranks share this rank's node. One fact per
+    (node, pid, comm). ``nnodes`` 1 (``local_ranks`` == ``nranks``): the communicator never leaves the node, so
+    NCCL's network transport carries none of its data (its bootstrap sockets only). NCCL up to 2.19 prints no
+    such line: no fact, the span unknown."""
+
+    kind: Literal["nccl_comm_nodes"] = "nccl_comm_nodes"
+    comm: str  # the commId of the communicator's Init line where it was printed, else the comm pointer
+    rank: int
+    nranks: int
+    nnodes: int
+    local_ranks: int
+    local_rank: int
+    pid: int
+
+
+@fact_kind
 class RoceGidSet(Fact):
     """The RoCE GIDs and ``NCCL_IB_GID_INDEX`` values of one job, across its nodes; no verdict.
 

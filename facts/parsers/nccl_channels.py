@@ -16,7 +16,8 @@ Facts: ``nccl_ring_order`` per (communicator, order) from ``Channel NN/MM :  r r
 prints it), ``nccl_ring_neighbour`` per (communicator, rank, prev, next) from ``Ring NN : p ->
 r -> n``, ``nccl_tree_link`` per (communicator, rank, parent, children) from ``Trees [c]
 d/d/d->r->u`` and ``Tree c : u -> r -> d/d/d``; each lists its channels and cites its first
-line. The communicator is the ``commId`` of the ``ncclCommInitRankConfig`` line (else the
+line. ``nccl_comm_nodes`` per (process, communicator) from NCCL 2.20's ``comm 0x... rank r nRanks n
+nNodes k localRanks l localRank i MNNVL m`` (every rank prints it, a ring order only rank 0). The communicator is the ``commId`` of the ``ncclCommInitRankConfig`` line (else the
 ``comm 0x...`` pointer) last printed by the same process and thread. The ``Channel NN/M :
 a[x] -> b[y] via ...`` transport lines belong to the nccl_log parser.
 
@@ -35,7 +36,7 @@ import re
 from typing import Any
 
 from stethoscope.facts.kinds.nccl import (  # noqa: F401 - the fact classes live in facts/kinds
-    NcclRingNeighbour, NcclRingOrder, NcclTreeLink,
+    NcclCommNodes, NcclRingNeighbour, NcclRingOrder, NcclTreeLink,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers import nccl_log_scan
@@ -68,7 +69,8 @@ _WORD = re.compile(r"\w+")
 _LINKS = frozenset({"nccl_ring_neighbour", "nccl_tree_link"})
 # vm:1428:1439 [0]       vm:1428:1439 [0] init.cc:1000
 _PREFIX = re.compile(r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[-?\d+\] (?:\S+:\d+ )?")
-_DETECT = re.compile(r"NCCL INFO (?:Channel \d+/\d+ :(?:\s+-?\d+)+\s*$|Trees \[\d+\] )", re.M)
+_DETECT = re.compile(r"NCCL INFO (?:Channel \d+/\d+ :(?:\s+-?\d+)+\s*$|Trees \[\d+\] "
+                     r"|comm 0x[0-9a-fA-F]+ rank \d+ nRanks \d+ nNodes \d+ )", re.M)
 # Channel 00/24 : 0 1        Channel 00/04 :    0   1   2   3
 _ORDER = re.compile(r"^Channel (?P<ch>\d+)/(?P<n>\d+) :(?P<ranks>(?:\s+-?\d+)+)$")
 # Trees [0] 1/-1/-1->0->-1 [1] ...      (2.7: [0] 1/-1/-1->0->-1|-1->0->1/-1/-1)
@@ -80,7 +82,15 @@ _TREE = re.compile(r"^Tree (?P<ch>\d+) : (?P<up>-?\d+) -> (?P<rank>-?\d+) -> (?P
 _RING = re.compile(r"^Ring (?P<ch>\d+) : (?P<prev>-?\d+) -> (?P<rank>-?\d+) -> (?P<next>-?\d+)$")
 # ncclCommInitRankConfig comm 0x55e484784590 rank 0 nranks 2 ... commId 0xb308046427702aaf - Init START
 # comm 0x55e484784590 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0
-_COMM = re.compile(r"^(?:\w+ )?comm (?P<ptr>0x[0-9a-fA-F]+) rank (?P<rank>\d+) n[Rr]anks (?P<nranks>\d+)(?:.*?commId (?P<id>0x[0-9a-fA-F]+))?")
+# fsdp-worker-1:74:357 [1] NCCL INFO comm 0x56169dab8e50 rank 1 nRanks 4 nNodes 2 localRanks 2 localRank 1 MNNVL 0
+#   (fixtures/artefacts/nccl_channels/two_nodes_2x2_socket.log; NVIDIA/nccl src/init.cc from v2.20.3-1 on:
+#    INFO(NCCL_INIT, "comm %p rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d", ...); no release
+#    before prints the node count)
+_COMM = re.compile(r"^(?:\w+ )?comm (?P<ptr>0x[0-9a-fA-F]+) rank (?P<rank>\d+) n[Rr]anks (?P<nranks>\d+)"
+                   r"(?: nNodes (?P<nnodes>\d+) localRanks (?P<local>\d+) localRank (?P<lrank>\d+)(?![^ ]))?"
+                   r"(?:.*?commId (?P<id>0x[0-9a-fA-F]+))?")
+# the node-count line's own words after its pointer (a communicator line past the last ring order is read for it)
+_SPAN_WORDS = " nNodes "
 
 
 def detect(head: str) -> bool:
@@ -90,8 +100,9 @@ def detect(head: str) -> bool:
 def _order_candidates(text: str) -> list[tuple[int, int]]:
     """(start, end) of each match _ORDER_CANDIDATES.finditer gives, found from literals: a line's
     leftmost "NCCL INFO " that a ring order or a "[<word> ]comm 0x" follows, to the line's end;
-    but none after the last line that can give a fact (a ring order, or a "Trees comm 0x" line that
-    parse() reads as trees): a communicator line after it would name the communicator of nothing."""
+    but none after the last line that can give a fact (a ring order, a "Trees comm 0x" line that
+    parse() reads as trees, or a communicator line with its node count: " nNodes " in the match):
+    a communicator line after it would name the communicator of nothing."""
     return _order_candidates_in(text, ((0, len(text)),))
 
 
@@ -106,6 +117,19 @@ def _order_candidates_in(text: str, regions: Any) -> list[tuple[int, int]]:
     # Destroy COMPLETE lines come after its ring orders: half a bench node's log not searched)
     rfind = text.rfind
     last = max(starts[-1] if starts else -1, max((rfind("NCCL INFO Trees comm 0x", lo, hi) for lo, hi in regions), default=-1))
+    # or the last communicator line that says how many nodes it spans (NCCL 2.20 on: an nccl_comm_nodes fact; every
+    # rank prints one, a ring order only rank 0): the candidate of a line that holds " nNodes " after its start
+    for lo, hi in reversed(regions):
+        p = rfind(_SPAN_WORDS, lo, hi)
+        while p > last:
+            line_start, line_end = rfind("\n", 0, p) + 1, text.find("\n", p)
+            m = _ORDER_CANDIDATES.search(text, line_start, len(text) if line_end == -1 else line_end)
+            if m is not None and m.start() < p:
+                last = max(last, m.start())
+                break
+            p = rfind(_SPAN_WORDS, lo, line_start)
+        if p > last or hi <= last:
+            break
     find, startswith, word = text.find, text.startswith, _WORD.fullmatch
     upto = 0 if last == -1 else find("\n", last)  # no such line: no communicator line is wanted
     upto = len(text) if upto == -1 else upto
@@ -144,7 +168,8 @@ _KEPT_CHARS = 512
 
 def _reading(msg: str) -> tuple:
     if m := _COMM.match(msg):
-        reading: tuple = ("comm", m["ptr"], m["id"], int(m["nranks"]))
+        span = (int(m["rank"]), int(m["nnodes"]), int(m["local"]), int(m["lrank"])) if m["nnodes"] else None
+        reading: tuple = ("comm", m["ptr"], m["id"], int(m["nranks"]), span)
     elif m := _ORDER.match(msg):
         order = tuple(m["ranks"].split())
         reading = ("order", int(m["ch"]), order, " ".join(order))
@@ -229,10 +254,15 @@ def parse(artefact: Artefact) -> ParseResult:
         if (reading := reading_of.get(msg)) is None:
             reading = _reading(msg)
         if reading[0] == "comm":
-            _, ptr, cid, n = reading
+            _, ptr, cid, n, span = reading
             if cid:
                 id_of[ptr] = cid
-            comm_of[thread] = (id_of.get(ptr, ptr), n)
+            comm = id_of.get(ptr, ptr)
+            comm_of[thread] = (comm, n)
+            if span is not None and not acc.extend(NcclCommNodes, (pid, comm), node, 0):
+                rank, nnodes, local, lrank = span
+                acc.add(NcclCommNodes, (pid, comm), start, node, 0, comm=comm, rank=rank, nranks=n, nnodes=nnodes,
+                        local_ranks=local, local_rank=lrank, pid=pid)
             continue
         held = comm_of.get(thread)
         comm, nranks = held if held is not None else (f"pid{pid}", 0)
@@ -266,6 +296,9 @@ def parse(artefact: Artefact) -> ParseResult:
             acc.add(NcclRingNeighbour, (comm, r, p, n), start, node, int(m["ch"]), comm=comm, rank=r, prev_rank=p, next_rank=n, pid=pid)
     lines = line_counter(text)  # (the items' first lines in the order they were met: line_of's own order may differ)
     for (cls, *_), (start, node, fields, chans) in acc.items.items():
+        if cls is NcclCommNodes:
+            fb.add(cls, lines(start), node=node, text=_line_at(text, start), **fields)
+            continue
         extra = {"channel_count": len(chans)} if cls is NcclRingOrder else {}
         fb.add(cls, lines(start), node=node, text=_line_at(text, start), channels=",".join(map(str, sorted(chans))), **fields, **extra)
     result.lines_used = 0  # see the module docstring: nccl_log counts these lines

@@ -57,10 +57,12 @@ def _read(text: str, scan=None) -> tuple:
 
 
 def _kept(text: str) -> list[tuple[int, int]]:
-    """_old's matches up to the last one that can give a fact (its line holds a ring order, or a "Trees comm 0x")."""
+    """_old's matches up to the last one that can give a fact (its line holds a ring order, a "Trees comm 0x", or
+    a communicator's node count: " nNodes " in the match)."""
     spans = _old(text)
     gives = [i for i, (a, b) in enumerate(spans)
-             if nccl_channels._ORDER_AT.search(text, a, b) or text.find("NCCL INFO Trees comm 0x", a, b) != -1]
+             if nccl_channels._ORDER_AT.search(text, a, b) or text.find("NCCL INFO Trees comm 0x", a, b) != -1
+             or text.find(" nNodes ", a, b) != -1]
     return spans[:gives[-1] + 1] if gives else []
 
 
@@ -80,6 +82,10 @@ def test_order_candidates_are_the_scans_matches(texts):
     "NCCL INFO NCCL comm 0x1\nNCCL INFO INFO comm 0x2\nNCCL INFO a b comm 0x3\nNCCL INFO x:y comm 0x4\ncomm 0x5 NCCL INFO comm 0x6",
     "NCCL INFO ncclCommSplit comm 0x1 NCCL INFO comm 0x2\n\nNCCL INFO \ncomm 0x3\nNCCL INFO é comm 0x4\nNCCL INFO  comm 0x5",
     "comm 0x", "INFO comm 0x1", "NCCL INFO Channel 00/02 :    0   1  \r\nNCCL INFO Channel 01/02 : 0 -> 1",
+    # a rank's node count after the last ring order (every rank prints one): read, its commId too
+    "h:1:2 [0] NCCL INFO Channel 00/02 : 0 1\nh:1:3 [1] NCCL INFO ncclCommInitRank comm 0x2 rank 1 nranks 2 commId 0xa - Init START\n"
+    "h:1:3 [1] NCCL INFO comm 0x2 rank 1 nRanks 2 nNodes 1 localRanks 2 localRank 1 MNNVL 0\nh:1:3 [1] NCCL INFO comm 0x3 rank 0 nRanks 2",
+    " nNodes NCCL INFO comm 0x1 rank 0 nRanks 2\nNCCL INFO Trees comm 0x1 nNodes 2 [0] 1/-1/-1->0->-1\nx nNodes y",
     "h:1:2 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 commId 0xa\nh:1:2 [0] NCCL INFO Channel 00/02 : 0 1\n"
     "h:1:2 [0] NCCL INFO comm 0x2 rank 0 nRanks 2\nh:1:2 [0] NCCL INFO Trees comm 0x2 [0] 1/-1/-1->0->-1\nh:1:2 [0] NCCL INFO comm 0x3 rank 0 nRanks 2",
 ])
