@@ -326,6 +326,12 @@ def claims(art: Artefact) -> list[Fact]:
     return made
 
 
+def read_nothing(results: list[ParseResult]) -> bool:
+    """Whether a file's readers read none of its lines: no line used, seen or made a fact of (the verdict's
+    "recognised but not read")."""
+    return not sum(r.lines_used for r in results) and not any(any(getattr(r, "seen", ())) or r.facts for r in results)
+
+
 def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[Fact], unread: int
                  ) -> tuple[list[Fact], list[tuple[int, str]]]:
     """For a recognised file: the facts the fallback readers make of its runs of another program's lines, and
@@ -334,8 +340,7 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
         return [], []
     if unread <= 0:
         return [], []  # every non-blank line read, by the readers' own count
-    used = sum(r.lines_used for r in results)
-    if not used and not any(any(getattr(r, "seen", ())) or r.facts for r in results):
+    if read_nothing(results):
         return claims(art), []  # nothing read: the verdict's "recognised but not read" judges that file
     cov = load_coverage()
     log = any(cov[p.KIND].log for p in kinds if p.KIND in cov)
@@ -350,8 +355,9 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
     if not cands:
         return [], []
     lines = art.lines
-    base = (used, sum(len(r.facts) + sum(slot[2] for slot in r.folded.values()) + sum(c[0] for c in r.capped.values())
-                      for r in results))
+    base = (sum(r.lines_used for r in results),
+            sum(len(r.facts) + sum(slot[2] for slot in r.folded.values()) + sum(c[0] for c in r.capped.values())
+                for r in results))
     tries = 0
     max_tries = min(MAX_TRIES, max(1, REPARSE_CHARS // max(1, len(art.text))))
     left: list[int] = []  # candidates' content lines the re-parse budget did not reach

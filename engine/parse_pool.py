@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Iterator
 
-from stethoscope.engine.foreign_runs import foreign_runs, uninformative_reason
+from stethoscope.engine.foreign_runs import foreign_runs, read_nothing, uninformative_reason
 from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
 from stethoscope.facts.bundle import FileTask, RawBundle, Skipped, task_artefacts
 from stethoscope.facts.model import Fact, share_keys
@@ -219,7 +219,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         # a run of another program's lines no reader read: read as the fallback reads a file (engine/foreign_runs.py)
         found, parts = foreign_runs(art, kinds, results, out.facts, nonblank - used)
         out.facts.extend(found)
-        if found and not used and not any(any(getattr(r, "seen", ())) or r.facts for r in results):
+        if found and read_nothing(results):
             claimed = len(found)  # a reporter's claims in a file its readers read nothing of: still none read
         out.limits.extend(LimitHit(limit="unread_run", path=art.path, line=line, detail=detail) for line, detail in parts)
     out.coverage = FileCoverage(path=art.path, kind="+".join(p.KIND for p in kinds), node=art.node,
