@@ -419,9 +419,9 @@ def diagnose(obs: Observation, ruleset: RuleSet | None = None, evaluator: Evalua
         findings=findings,
         coverage=obs.coverage,
         nodes=obs.nodes,
-        facts=routing.made(obs.facts),
+        facts=routing.made(facts),
         missing_signals=obs.missing,
-        not_checked=not_checked(obs.facts, also=obs.kinds_checked),
+        not_checked=not_checked(facts, also=obs.kinds_checked),
     )
 
 

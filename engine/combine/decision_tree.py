@@ -13,7 +13,7 @@ from functools import lru_cache
 from stethoscope.engine.report import NotChecked
 from stethoscope.facts import knowledge
 from stethoscope.facts.knowledge import Branch, Tree  # noqa: F401 - re-exported
-from stethoscope.facts.model import Fact
+from stethoscope.facts.model import Fact, of_kind
 
 
 @lru_cache(maxsize=None)
@@ -22,11 +22,21 @@ def load_tree(name: str = "throughput_dropped") -> Tree:
     return knowledge.load(f"decision_trees/{name}.yaml")
 
 
+def made_kinds(facts: list[Fact]) -> set[str]:
+    """The kinds of ``facts``, a summary's counted as its readings' (they were made); a
+    :class:`FactIndex` answers from its positions, without a pass over every fact."""
+    positions = getattr(facts, "positions", None)
+    if positions is None:
+        return {f.of_kind if f.kind == "fact_summary" else f.kind for f in facts}
+    return {k for k, at in positions.items() if at and k != "fact_summary"} | {
+        f.of_kind for f in of_kind(facts, "fact_summary")}
+
+
 def not_checked(facts: list[Fact], name: str = "throughput_dropped", also: Iterable[str] = ()) -> list[NotChecked]:
     """Branches of the tree none of whose fact kinds occur in ``facts`` or in ``also`` (kinds a
     source examined without making a fact: a live screen that found every GPU healthy)."""
     tree = load_tree(name)
-    kinds = {f.of_kind if f.kind == "fact_summary" else f.kind for f in facts}  # summarised readings were made
+    kinds = made_kinds(facts)
     kinds.update(also)
     return [
         NotChecked(tree=tree.id, branch=b.id, question=b.question, missing=b.missing, needs=list(b.needs), source=b.from_)

@@ -23,7 +23,7 @@ from sys import intern
 from stethoscope.engine.ruleengine.session import can_bind, literal_tests
 from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.derived import FactSummary
-from stethoscope.facts.model import INTERN_MAX, Evidence, Fact, shared_fields_set, with_values
+from stethoscope.facts.model import INTERN_MAX, Evidence, Fact, of_kind, shared_fields_set, with_values
 
 
 @lru_cache(maxsize=1)
@@ -151,4 +151,8 @@ def router_for(rules) -> Router:
 
 def made(facts: list[Fact]) -> int:
     """How many facts the parsers made: the kept ones plus those each summary counts."""
-    return sum(f.count if f.kind == "fact_summary" else 1 for f in facts)
+    positions = getattr(facts, "positions", None)  # a FactIndex (facts/model.py): no pass over every fact
+    if positions is None:
+        return sum(f.count if f.kind == "fact_summary" else 1 for f in facts)
+    summaries = of_kind(facts, "fact_summary")
+    return len(facts) - len(summaries) + sum(f.count for f in summaries)
