@@ -161,9 +161,11 @@ class PythonOsError(Fact):
 
     kind: Literal["python_os_error"] = "python_os_error"
     exception: str  # "OSError", "FileNotFoundError", "PermissionError", pip's "EnvironmentError"
-    errno: int  # 28
+    #: 28; None where the message gives none (PyTorch's shared-memory allocator before it quoted errno: "unable to
+    #: write to file </torch_1394_2747491098>")
+    errno: int | None
     errno_name: str | None = None  # "ENOSPC" (Linux numbering, Python's errno.errorcode); None for a number it lacks
-    strerror: str  # "No space left on device"
+    strerror: str | None  # "No space left on device"; None where no errno is given
     filename: str | None = None  # the file the call failed on, when the exception names one (unquoted)
     on_dev_shm: bool = False  # that file lies under /dev/shm (the shared-memory tmpfs)
     #: that file is a device or kernel file (/dev/ but /dev/shm, /sys/, /proc/: '/dev/nvidia0', '/dev/ttyUSB0'):

@@ -27,6 +27,15 @@ and the DataLoader's workers share tensors through POSIX shared-memory objects n
 
     RuntimeError: unable to write to file </torch_8289_606636967_0>: No space left on device (28)    (MIC-DKFZ/nnUNet#2162: nnU-Net's background workers died)
 
+Before it quoted errno the allocator said only which file (TH/THAllocator.c's ``THError("unable to write to file
+<%s>", ctx->filename)``, THError adding `` at <file>:<line>``; then ATen MapAllocator.cpp's ``AT_ERROR("unable to
+write to file <", filename_, ">")``), after the same one-byte ``write(fd, "", 1)`` into the new segment: on a
+tmpfs that write fails when no page is left (ENOSPC), so it is read as the same fact with no errno (``errno`` and
+``strerror`` None)::
+
+    RuntimeError: unable to write to file </torch_1394_2747491098>    (pangeo-data/pangeo-docker-images#258: a hub's small /dev/shm)
+    RuntimeError: unable to write to file </torch_76_3625483894> at /pytorch/aten/src/TH/THAllocator.c:383    (huaweicloud/dls-example#26)
+
 Facts: ``python_os_error`` per line: the exception's class, the errno and its name (Linux
 numbering), the strerror text, the file when named, whether it lies under /dev/shm and whether it is a
 device or kernel file (EIO on ``'/dev/ttyS11'``, pyserial opening a port: the device's driver, not storage). What the
@@ -52,9 +61,11 @@ KIND = "python_os_error"
 #   each blank of a long run before the last word, scanning the run each time (bench/redos.py, session 19: 1.5 s at
 #   120,000 characters); the same answers on every real line of fixtures/, tests/ and the dev corpus, and on 20,000
 #   mutated ones
+# OSError: [Errno 107] Transport endpoint is not connected: '/opt/airflow/logbucket/dag_id=xxx/run_id=scheduled__2023-07-31T00:00:00+00:00/task_id=begin_drop_day_driving_table'"
+#   (GoogleCloudPlatform/gcs-fuse-csi-driver#50: the message as a logger quoted it, one closing quote after it)
 OS_ERROR = re.compile(
     r"\b(?P<exc>[A-Za-z_][\w.]{0,80}(?:Error|Exception)): \[Errno (?P<num>\d{1,4})\] (?P<text>[^\n:'\"]{0,199}[^\s:'\".])"
-    r"(?:: (?P<q>['\"])(?P<file>[^\n'\"]{0,1000})(?P=q)(?: -> ['\"][^\n'\"]{0,1000}['\"])?)?\.?[ \t]*\r?$", re.M)
+    r"(?:: (?P<q>['\"])(?P<file>[^\n'\"]{0,1000})(?P=q)(?: -> ['\"][^\n'\"]{0,1000}['\"])?)?\.?['\"]?[ \t]*\r?$", re.M)
 # safetensors_rust.SafetensorError: Error while serializing: IoError(Os { code: 28, kind: StorageFull, message: "No space left on device" })
 RUST_OS_ERROR = re.compile(r"\bOs \{ code: (?P<num>\d{1,4}), kind: \w{1,40}, message: \"(?P<text>[^\"\n]{1,200})\" \}")
 #   the Python exception that quotes it, in the line before it (a rank or logger prefix may precede), or safetensors'
@@ -67,13 +78,22 @@ RUST_OS_ERROR = re.compile(r"\bOs \{ code: (?P<num>\d{1,4}), kind: \w{1,40}, mes
 TORCH_SHM_ERROR = re.compile(
     r"\b(?P<exc>RuntimeError): unable to (?:write to|resize|stretch) file <(?P<file>/torch_[\w.-]{1,100})>"
     r"(?: to the right size)?: (?P<text>[^\n():]{1,200}[^\s():]) \((?P<num>\d{1,4})\)")
+# RuntimeError: unable to write to file </torch_1394_2747491098>                                             (pangeo-data/pangeo-docker-images#258)
+# RuntimeError: unable to write to file </torch_76_3625483894> at /pytorch/aten/src/TH/THAllocator.c:383    (huaweicloud/dls-example#26)
+#   (the allocator before it quoted errno: THAllocator.c's THError("unable to write to file <%s>", ...) with THError's
+#   " at %s:%d", MapAllocator.cpp's AT_ERROR("unable to write to file <", filename_, ">"); "unable to resize file <%s>
+#   to the right size" and "unable to stretch file <%s> to the right size" the same way); nothing else may follow on
+#   the line, a quoted name in prose is no error line
+TORCH_SHM_ERROR_NO_ERRNO = re.compile(
+    r"\b(?P<exc>RuntimeError): unable to (?:write to|resize|stretch) file <(?P<file>/torch_[\w.-]{1,100})>"
+    r"(?: to the right size)?(?: at [^\s<>]{1,300}:\d{1,6})?[ \t]*\r?$", re.M)
 _RAISED = re.compile(r"\b(?P<exc>[A-Za-z_][\w.]{0,80}(?:Error|Exception)): ")
 _MARK = re.compile(r"\[Errno \d|\bOs \{ code: \d|file </torch_")
 
 
 def detect(head: str) -> bool:
     return ("[Errno " in head and OS_ERROR.search(head) is not None) or (
-        "file </torch_" in head and TORCH_SHM_ERROR.search(head) is not None) or (
+        "file </torch_" in head and (TORCH_SHM_ERROR.search(head) or TORCH_SHM_ERROR_NO_ERRNO.search(head)) is not None) or (
         "Os { code: " in head and any(_rust_error(line) for line in head.splitlines() if "Os { code: " in line))
 
 
@@ -101,6 +121,11 @@ def parse(artefact: Artefact) -> ParseResult:
             num = int(t["num"])
             fb.add(PythonOsError, n, exception=t["exc"], errno=num, errno_name=_errno.errorcode.get(num),
                    strerror=t["text"].strip(), filename=t["file"], on_dev_shm=True)
+            continue
+        if not m and (t := TORCH_SHM_ERROR_NO_ERRNO.search(line)) is not None:
+            result.lines_used += 1
+            fb.add(PythonOsError, n, exception=t["exc"], errno=None, errno_name=None, strerror=None,
+                   filename=t["file"], on_dev_shm=True)
             continue
         if not m:
             if (rust := _rust_error(line)) is None:

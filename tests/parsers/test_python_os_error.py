@@ -91,3 +91,36 @@ def test_torch_shared_memory_object_enospc():
 ])
 def test_torch_map_allocator_near_misses(text):
     assert parse_text(text).facts == []
+
+
+@pytest.mark.parametrize("name,want", [
+    # ATen MapAllocator's errno-less form (pangeo-data/pangeo-docker-images#258) and TH's with THError's
+    # " at <file>:<line>" (huaweicloud/dls-example#26): the shm object's name, no errno
+    ("pangeo258_bus_error_and_shm_write_mixed.txt", [(10, "/torch_1394_2747491098")]),
+    ("dlsexample26_thallocator_write_no_errno.txt", [(1, "/torch_76_3625483894")]),
+])
+def test_torch_shared_memory_object_without_errno(name, want):
+    text = (FIX / name).read_text()
+    assert python_os_error.detect(text)
+    facts = parse_text(text).facts
+    assert [(f.evidence.line, f.filename) for f in facts] == want
+    assert all((f.exception, f.errno, f.errno_name, f.strerror, f.on_dev_shm) == ("RuntimeError", None, None, None, True)
+               for f in facts)
+
+
+@pytest.mark.parametrize("text", [
+    # the name quoted inside a sentence (MIC-DKFZ/nnUNet#398's comment), a named file, a line cut after the name
+    "and now it is showing the `RuntimeError: unable to write to file </torch_28907_4020605154>` so sounds like\n",
+    "RuntimeError: unable to write to file </data/cache/feats.bin>\n",
+    "RuntimeError: unable to write to file </torch_\n",
+])
+def test_torch_shared_memory_object_without_errno_near_misses(text):
+    assert parse_text(text).facts == []
+
+
+def test_enotconn_quoted_by_a_logger():
+    # the message closed by the logger's quote (GoogleCloudPlatform/gcs-fuse-csi-driver#50)
+    text = (FIX / "gcsfusecsi50_enotconn_mkdir.txt").read_text()
+    (fact,) = parse_text(text).facts
+    assert (fact.evidence.line, fact.errno_name, fact.on_device_file) == (4, "ENOTCONN", False)
+    assert fact.filename.startswith("/opt/airflow/logbucket/dag_id=xxx/")
