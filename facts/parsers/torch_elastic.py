@@ -152,6 +152,11 @@ PORT = re.compile(r"(?:\]:|port: )(?P<port>\d+)")
 SIGNALS = re.compile(r"\bSignalException: Process (?P<pid>\d+) got signal: (?P<sig>\w+)"
                      r"|\bReceived (?P<sig2>[\w.]+) death signal, shutting down workers"
                      r"|\bSending process (?P<pid3>\d+) closing signal (?P<sig3>SIG\w+)")
+# the same handler's raise as a traceback quotes its source (PyTorch's line, verbatim; an issue's title is often just it):
+# raise SignalException(f"Process {os.getpid()} got signal: {sigval}", sigval=sigval)        (modelscope/ms-swift#64, title)
+#   it names no signal (the exception's line after it does, where the paste kept it): the handler runs only for the
+#   signals the agent traps (SIGTERM, SIGINT, SIGHUP, SIGQUIT), so the agent was signalled from outside
+RAISED = re.compile(r"\braise SignalException\(f[\"']Process \{os\.\w{1,12}\(\)\} got ")
 
 # I1201 10:35:57.549000 440 torch/distributed/elastic/agent/server/api.py:693] [default] Rendezvous'ing worker group
 # The node 'master1_21848_0' attempts to join the next round of the rendezvous '11'.
@@ -175,7 +180,7 @@ _ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client
                   r"|ncclUniqueId|Socket Timeout|Wait timeout|wait timeout after|barrier timeout after|Timeout waiting for key: |waitForInput: "
                   r"|store based barrier|client socket has failed to connect|server socket has failed to|Address already in use"
                   r"|has timed out, will retry|TCP client failed to connect/validate"
-                  r"|SignalException: Process|death signal, shutting down|closing signal SIG")
+                  r"|SignalException: Process|raise SignalException\(|death signal, shutting down|closing signal SIG")
 #: the literals in front of each pattern of this reader (detect's cheap gate)
 _GATES = ("Rendezvous", "client socket has", "waiting for clients", "DistNetworkError: ", "ncclUniqueId", "Socket Timeout",
           "Wait timeout", "wait timeout after", "barrier timeout after", "Timeout waiting for key", "waitForInput: ", "store based barrier",
@@ -185,7 +190,7 @@ _GATES = ("Rendezvous", "client socket has", "waiting for clients", "DistNetwork
 
 def detect(text: str) -> bool:
     if any(g in text for g in _GATES) and any(
-            p.search(text) for p in (UNIQUE_ID, KEY_TIMEOUT, BARRIER, CONNECT, IN_USE, SIGNALS)):
+            p.search(text) for p in (UNIQUE_ID, KEY_TIMEOUT, BARRIER, CONNECT, IN_USE, SIGNALS, RAISED)):
         return True
     return ("Rendezvous" in text and RDZV.search(text) is not None) or (
         "client socket has timed out" in text and STORE.search(text) is not None) or (
@@ -300,6 +305,11 @@ def _store_or_agent(b: FactBuilder, line: int, raw: str, config: dict, agent_err
         b.add(TorchAgentSignal, line, event="closing" if closing else "received",
               signal=m["sig"] or m["sig2"] or m["sig3"], pid=int(pid) if pid else None)
         return True
+    if RAISED.search(raw):
+        # one fact per signal: the exception's own line, read above, names it where the paste holds it
+        if not any(m["sig"] for m in SIGNALS.finditer(b.artefact.text)):
+            b.add(TorchAgentSignal, line, event="received", signal="(not printed)")
+        return True
     return False
 
 
@@ -321,4 +331,4 @@ def _joins(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
 SIGNATURES = (RDZV, STORE, JOIN, CLIENTS, LOST, GLOO_LOST, RECV_LOST, SHOULD_DUMP, UNIQUE_ID, KEY_TIMEOUT, BARRIER, CONNECT,
-              IN_USE, SIGNALS)
+              IN_USE, SIGNALS, RAISED)

@@ -141,6 +141,9 @@ def test_agent_signals_real():
     assert (s.kind, s.event, s.signal, s.pid) == ("torch_agent_signal", "received", "1", 8665)
     got = [(f.event, f.signal, f.pid, f.evidence.line) for f in parse("pytorch150916_death_signal.log").facts]
     assert got == [("received", "15", None, 1), ("closing", "SIGTERM", 1365, 2)]
+    # the handler's raise line as a traceback quotes it (modelscope/ms-swift#64's title): signalled, the number not printed
+    (r,) = parse("msswift64_raise_signal_exception.log").facts
+    assert (r.event, r.signal, r.pid, r.evidence.line) == ("received", "(not printed)", None, 1)
 
 
 def test_waitforinput_timeout_real():
