@@ -194,6 +194,20 @@ TRITON_CUDA_STATUS = re.compile(
 TRITON_STATUS_MARKERS = ("unable to get number of CUDA devices", "pinned memory pool will not be available",
                          "GPU metrics will not be available: ")
 
+# A number and cudaGetErrorString's text printed side by side, "error" in lower case or before a bracket:
+# OSError: (External) CUDA error(719), unspecified launch failure.      (PaddlePaddle/PaddleDetection#8492, its title)
+# Cuda error(3), initialization error.                                  (PaddlePaddle/PaddleX#952, its title)
+#   (Paddle's build_nvidia_error_msg, paddle/phi/core/enforce.h: sout << "CUDA error(" << e << "), " << cudaGetErrorString(e)
+#   << ". "; older releases "Cuda error(%d), %s.")
+# ... Every vLLM worker died at cudaGetDeviceCount() with error 802: system not yet initialized while nvidia-smi listed all 16 GPUs. ...
+#   (cloudrift-ai/emmy#558: the PR author's sentence quoting the workers' error)
+#   (the check macros many CUDA programs carry print the same pair: the SDK's cutil "%s(%i) : cudaSafeCall() Runtime API
+#   error %d: %s.\n" and fprintf(stderr, "CUDA error %d: %s\n", e, cudaGetErrorString(e)))
+# "Error N: text" is NUMBERED's. Texts of four words or fewer ('system not yet initialized', 'unspecified launch failure')
+# are no catalogue phrase: here they are read only where the number and the text name the same entry of the catalogue
+# (runtime, else driver), so an errno's "error 2: No such file or directory" or CUDA 9's other numbering is not read.
+CODE_AND_TEXT = re.compile(r"\b[Ee]rror ?(?:\((?P<num>\d{1,4})\),|(?P<num2>\d{1,4}):) (?P<msg>[A-Za-z][^\n]{0,150})")
+
 # warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)          (cuda-gdb, NVIDIA/nccl#258)
 CUDA_GDB = re.compile(r"Cuda API error detected: (?P<call>\w+) returned \((?P<hex>0x[0-9a-fA-F]+)\)")
 
@@ -436,7 +450,25 @@ def detect(text: str) -> bool:
             if "CUDA runtime error in " in line or any(k in line for k in TRITON_STATUS_MARKERS):
                 if (rec := _read(line)) is not None and rec["form"] in ("runtime_error_in", "triton_status"):
                     return True
+    # a number and a text printed together only where they agree (CODE_AND_TEXT)
+    if "rror" in text and any(_agreeing(m) for m in CODE_AND_TEXT.finditer(text)):
+        return True
     return catalogue.text_has_phrase(text)  # one RE2 (DFA) pass over the catalogue's phrases
+
+
+def _agreeing(m: re.Match) -> tuple[catalogue.Entry, str] | None:
+    """The catalogue entry of CODE_AND_TEXT's number (runtime, else driver) whose text (or an older
+    wording of it) the printed text starts with, case and a final period aside, and that text as
+    printed; None when the number and the text name different errors or none."""
+    num, msg = int(m["num"] or m["num2"]), m["msg"].strip()
+    low = msg.lower()
+    for api in ("runtime", "driver"):
+        e = catalogue.by_code(num, api)
+        for t in (e.text, *e.texts) if e is not None else ():
+            t = t.lower().rstrip(".")
+            if low.startswith(t) and not low[len(t):len(t) + 1].isalnum() and low[len(t):len(t) + 1] != "_":
+                return e, msg[:len(t)]
+    return None
 
 
 def _error_code_entry(m: re.Match) -> catalogue.Entry | None:
@@ -508,16 +540,8 @@ def parse(artefact: Artefact) -> ParseResult:
         if found is None or any(k in line for k in NCCL_OWNED):
             continue
         entry, printed = found
-        used.add(no)
-        p = PID.search(line) or PID.search(artefact.raw_line(no))  # also a Ray tag's pid= (facts/lines.py)
-        rank, pid = global_rank(artefact, line, no), (int(p["pid"]) if p else None)
-        key = (entry.name, rank, pid)
-        if key in seen:
-            continue
-        seen.add(key)
-        b.add(CudaError, no, text=line, rank=rank, pid=pid, error_name=entry.name, catalogue_name=entry.name,
-              runtime_name=_runtime_name(entry), code=entry.code, message=printed[:300], form="phrase",
-              api_call=_api_call(line))
+        _add_entry(artefact, b, used, seen, no, line, entry, printed, "phrase")
+    _read_code_and_text(artefact, b, used, seen)
     used.update(no for no, line, _s, _e in marked_lines(artefact, BOILERPLATE_MARKERS) if BOILERPLATE.match(line))
     result.lines_used = len(used)
     return result
@@ -564,6 +588,40 @@ def _phrase_lines(artefact: Artefact, used: set[int]):
         if "Last error:" in line or (no > 1 and lines[no - 2].rstrip().endswith("Last error:")):
             continue  # NCCL's message forwarded by PyTorch: torch_log reads it
         yield no, line
+
+
+def _read_code_and_text(artefact: Artefact, b: FactBuilder, used: set[int], seen: set[tuple]) -> None:
+    """CODE_AND_TEXT's number and text, where they agree, on the lines not read already."""
+    text = artefact.text
+    if "rror" not in text:
+        return
+    for m in CODE_AND_TEXT.finditer(text):
+        found = _agreeing(m)
+        if found is None:
+            continue
+        entry, printed = found
+        no = artefact.line_of(m.start())
+        line = artefact.lines[no - 1]
+        start = text.rfind("\n", 0, m.start()) + 1
+        if no in used or any(k in line for k in NCCL_OWNED) or "Last error:" in line or _follows_last_error(text, start):
+            continue  # NCCL's message (forwarded by PyTorch): the NCCL facts read it
+        _add_entry(artefact, b, used, seen, no, line, entry, printed, "code_and_text", printed_code=int(m["num"] or m["num2"]))
+
+
+def _add_entry(artefact: Artefact, b: FactBuilder, used: set[int], seen: set[tuple], no: int, line: str,
+               entry: catalogue.Entry, printed: str, form: str, printed_code: int | None = None) -> None:
+    """A ``cuda_error`` of a catalogue entry found on line ``no`` by a whole-line form (phrase, code_and_text),
+    once per error, rank and process."""
+    used.add(no)
+    p = PID.search(line) or PID.search(artefact.raw_line(no))  # also a Ray tag's pid= (facts/lines.py)
+    rank, pid = global_rank(artefact, line, no), (int(p["pid"]) if p else None)
+    key = (entry.name, rank, pid)
+    if key in seen:
+        return
+    seen.add(key)
+    b.add(CudaError, no, text=line, rank=rank, pid=pid, error_name=entry.name, catalogue_name=entry.name,
+          runtime_name=_runtime_name(entry), code=entry.code, printed_code=printed_code, message=printed[:300], form=form,
+          api_call=_api_call(line))
 
 
 def _follows_last_error(text: str, start: int) -> bool:
@@ -770,4 +828,5 @@ SIGNATURES = (DETECT, ERROR_CODE.pattern, RETURNED_CODE.pattern, catalogue.phras
               # RUNTIME_ERROR_IN and TRITON_CUDA_STATUS without their line end (a signature is searched in the whole text)
               r"\bCUDA runtime error in [^\n]{1,300}: [^\n:()]",
               r"\b(?:unable to get number of CUDA devices|pinned memory pool will not be available"
-              r"|failed to get device count, GPU metrics will not be available)[^\n:]{0,200}: [^\n:]")
+              r"|failed to get device count, GPU metrics will not be available)[^\n:]{0,200}: [^\n:]",
+              CODE_AND_TEXT)

@@ -577,3 +577,32 @@ def test_triton_core_cuda_status_lines():
     pinned_oom = ("W0709 06:47:47.761504 149065 pinned_memory_manager.cc:202] Unable to allocate pinned system memory, "
                   "pinned memory pool will not be available: out of memory\n")
     assert not cuda_app.detect(pinned_oom) and parse_text(pinned_oom).facts == []
+
+
+@pytest.mark.parametrize("line, catalogue_name, code, printed", [
+    # Paddle's build_nvidia_error_msg, "CUDA error(%d), %s. " (PaddlePaddle/PaddleDetection#8492, its title)
+    ("OSError: (External) CUDA error(719), unspecified launch failure.", "cudaErrorLaunchFailure", 719,
+     "unspecified launch failure"),
+    # an older Paddle's "Cuda error(%d), %s." (PaddlePaddle/PaddleX#952, its title)
+    ("Cuda error(3), initialization error.", "cudaErrorInitializationError", 3, "initialization error"),
+    # a sentence quoting the workers' error (cloudrift-ai/emmy#558)
+    ("A fresh 16× V100 host could not deploy at all. Every vLLM worker died at cudaGetDeviceCount() with error 802: "
+     "system not yet initialized while nvidia-smi listed all 16 GPUs.", "cudaErrorSystemNotReady", 802,
+     "system not yet initialized"),
+])
+def test_code_and_text_read_where_they_agree(line, catalogue_name, code, printed):
+    assert cuda_app.detect(line)
+    r = parse_text(line + "\n")
+    assert [(f.catalogue_name, f.code, f.printed_code, f.form, f.message) for f in r.facts] == \
+        [(catalogue_name, code, code, "code_and_text", printed)]
+    assert r.lines_used == 1
+
+
+@pytest.mark.parametrize("line", [
+    # Paddle's NCCL status in the same shape: 2 is cudaErrorMemoryAllocation, whose text this is not
+    "OSError: (External) NCCL error(2), unhandled system error.",
+    # the NCCL status PyTorch forwards (vllm-project/vllm#5828's fixture): NUMBERED's shape, NCCL's text
+    "RuntimeError: NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO for details)",
+])
+def test_code_and_text_not_read_where_they_disagree(line):
+    assert [f for f in parse_text(line + "\n").facts if f.form == "code_and_text"] == []
