@@ -1426,19 +1426,29 @@ class NcclTestsBands(_M):
     latency: float = Field(gt=0, le=1)
 
 
+class NcclTestsSiblings(_M):
+    source: str = Field(min_length=20)
+    min_bytes: int = Field(gt=0)
+    factor_match: float = Field(gt=0, lt=0.5)
+    below: float = Field(gt=0, le=1)
+
+
 class NcclTestsLimits(_M):
     source: str = Field(min_length=20)
     latency_max_bytes: int = Field(gt=0)
     bandwidth_min_bytes: int = Field(gt=0)
     below: NcclTestsBands
     critical_below: float = Field(gt=0, le=1)
+    siblings: NcclTestsSiblings
 
     @model_validator(mode="after")
     def _ordered(self) -> "NcclTestsLimits":
         if self.latency_max_bytes >= self.bandwidth_min_bytes:
             raise ValueError("the latency band must end below the bandwidth band")
-        if self.critical_below > min(self.below.bandwidth, self.below.latency):
-            raise ValueError("critical_below must not exceed a band's `below` limit")
+        if self.critical_below > min(self.below.bandwidth, self.below.latency, self.siblings.below):
+            raise ValueError("critical_below must not exceed a band's or the siblings' `below` limit")
+        if self.siblings.min_bytes <= self.latency_max_bytes:
+            raise ValueError("siblings.min_bytes must lie above the latency band")
         return self
 
 

@@ -947,9 +947,11 @@ class NcclSymptomFrame(Fact):
 
 @fact_kind
 class BusbwComparison(Fact):
-    """One nccl-tests run against a reference (a recorded baseline or an expected figure),
+    """One nccl-tests run against a reference (a recorded baseline, an expected figure or its sibling runs),
     for one message-size band: ``latency`` (<= 64 KiB) or ``bandwidth`` (>= 64 MiB).
 
+    Sibling runs (``reference_kind`` "sibling run", bandwidth band only): the median of the same
+    test's other runs in the bundle, where no baseline or expected figure applies.
     ``ratio`` is measured busbw / reference busbw at the sizes both have (median over them),
     computed from the times, so that small sizes printed as 0.00 GB/s still compare. The limits
     that apply ride along with where they were read; rules compare ``ratio`` with them
@@ -968,7 +970,7 @@ class BusbwComparison(Fact):
     size_text: str  # "2 GiB"
     sizes: int  # sizes compared
     reference: str  # "baseline h200-pair (2026-11-29)" or "expected: h200-nv18-pair"
-    reference_kind: Literal["baseline", "expected"]
+    reference_kind: Literal["baseline", "expected", "sibling run"]
     context_diff: str  # "nccl 2.28.9 -> 2.29.1; driver 580 -> 590" or "none"
     env_overrides: str  # "NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1" or "none"
     #: under this ratio the band is below its reference: knowledge/bench_tolerances.yaml
