@@ -58,6 +58,21 @@ class StatedFigure(Fact):
 
 
 @fact_kind
+class StatedMeasurement(Fact):
+    """A measurement a reporter wrote down: a markdown table's row with a figure, or a line labelled before/after.
+
+    ``| data_time per batch | ~0.002 s | ~0.217 s |`` under ``| Metric | CPU training | GPU training |``, ``Before: 3
+    it /s, data_time 0.217`` (open-edge-platform/geti#5958). The figures as written, under their columns' headers:
+    what the reporter measured, a claim, not a tool's reading."""
+
+    kind: Literal["stated_measurement"] = "stated_measurement"
+    form: Literal["table_row", "labelled_line"]
+    what: str  # the row's first cell ("data_time per batch", "2.0 KiB"), or the line's label ("Before")
+    #: the other cells under their headers ("CPU training: ~0.002 s; GPU training: ~0.217 s"), or the line's rest
+    values: str
+
+
+@fact_kind
 class ReportedSymptom(Fact):
     """``allreduce performance is 343GBps ... should be able to reach 460GBps``, ``Performance ...
     drops ~ 6X``: the sentence in which a person says something is slow, low, hung or failing."""

@@ -22,6 +22,10 @@ quoted rather than left as an unrecognised file:
   (``error``); or, in a file of prose, a reporter's sentence that tells of an error (``... the
   sub-test fails with DCGM_FR_PCIE_WIDTH (error 46) even though the GPU is healthy.``): the error is the reporter's claim, quoted; unrecognised_text leaves such a line to
   this reader (the verdict inconclusive, not faulty on an error nobody explains).
+- ``stated_measurement``: a row of the reporter's markdown table (a header row, its ``|---|`` delimiter row, rows)
+  with a figure in it, under its columns' headers (``| data_time per batch | ~0.002 s | ~0.217 s |``), and a line the
+  reporter labels before or after a change (``Before: 3 it /s, data_time 0.217``). A tool's box of dashes joined by
+  ``+`` (nvidia-smi, dcgmi) is no such table; a table with a row that tells of a failure is left to unrecognised_text.
 - ``reported_fault_code``: a driver's code the sentence tells was seen (``dmesg shows Xid 79 on GPU 0000:3b:00.0``;
   not one denied, asked, explained or supposed: facts/parsers/prose_codes.py), with the bus id, ``GPU <n>`` and
   ``node <name>`` it names; read by NVIDIA's catalogue as reported, not observed (rules/gpu/xid_reported_in_prose.yaml).
@@ -35,7 +39,8 @@ A file is read only when it is prose: each of its non-blank lines is a sentence 
 row, or its first words wrapped: ``I followed``), a short heading (``HW setup:``, ``--- machine A
 ---``), markup, a link, an issue template's environment field (``OS: ...``, ``Python version:
 ...``), a reporter's outcome of a try (``1650 nvidia driver: Works``), a command the reporter typed
-(``make -j 8 test``, bare or after ``$``), or a line this reader took a fact from. A file with
+(``make -j 8 test``, bare or after ``$``), a line of the reporter's markdown table, or a line this reader took a
+fact from. A file with
 any other line (an unknown tool's output) is not claimed: it stays unrecognised (inconclusive),
 since that line may hold what nobody read; so does a program's log line (a time stamp or a level
 first), whose sentences are output. :func:`nothing_stated` says why a file of prose that states
@@ -57,7 +62,7 @@ from functools import lru_cache
 
 from stethoscope.facts.kinds.nccl import NcclVersion  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.kinds.prose import (  # noqa: F401
-    ReportedFaultCode, ReportedSymptom, StatedFigure, StatedPlatform, StatedSetting, StatedVersion,
+    ReportedFaultCode, ReportedSymptom, StatedFigure, StatedMeasurement, StatedPlatform, StatedSetting, StatedVersion,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.prose_codes import reported_codes
@@ -219,6 +224,102 @@ def _lines(text: str) -> list[str]:
     return text.split("\n")
 
 
+# --- a reporter's table and before/after lines ------------------------------------------------
+# A markdown table (GitHub's: a header row, a delimiter row of dashes under it, cell for cell, then rows) is what a
+# reporter writes to set figures side by side; no reader's tool prints its delimiter row (nvidia-smi's and dcgmi's
+# boxes join their dashes with '+': "|-------------------------------+----------------------+", "|-----  Metadata
+# ----------+---..."). Its rows with a figure are the reporter's measurements (stated_measurement), a claim:
+# | Metric | CPU training | GPU training |                              (open-edge-platform/geti#5958, the PR's
+# |--------|--------------|--------------|                               "Measured numbers", harvest 3007)
+# | data_time per batch | ~0.002 s | ~0.217 s |
+# |   n_ctx | size     |   custom (us) |                                (microsoft/mscclpp#210, a tabulate-style
+# |---------|----------|---------------|                                 table of allreduce latencies)
+# |       1 | 24.0KiB  |          15.6 |
+# | msg_size   | torch eager time | msccl eager time | msccl graph time | pynccl graph time |   (sgl-project/sglang#22734:
+# |------------|------------------:|-----------------:|-----------------:|------------------:|    alignment colons)
+# | 2.0 KiB  | 19.77       | 11.70       | **5.86**    | 16.84        |
+# a delimiter cell: dashes, a colon at either end for the alignment
+_DELIM_CELL = re.compile(r"[ \t]{0,200}:?-{1,10000}:?[ \t]{0,200}")
+# the cells of a row: split at each '|' not escaped
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_DIGIT = re.compile(r"\d")
+# A line a reporter labels as before or after a change, with a figure in it:
+# Before: 3 it /s, data_time 0.217                                      (open-edge-platform/geti#5958, under its table)
+# Now: 13 it / s data_time 0.003-0.005
+_LABELLED = re.compile(r"^[ \t]{0,8}(?:[-*][ \t]{1,4})?\**(?P<label>Before|After|Now|Previously|Originally|Baseline)\**"
+                       r"[ \t]{0,4}:\**[ \t]{0,8}(?P<values>[^\n]{1,300})$")
+
+
+def _cells(line: str) -> list[str]:
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|") and not s.endswith("\\|"):
+        s = s[:-1]
+    return [c.strip() for c in _CELL_SPLIT.split(s)]
+
+
+def _delimiter(line: str) -> int:
+    """The number of cells of a markdown table's delimiter row (0: not one)."""
+    if "|" not in line or "-" not in line or line.strip(" \t|-:"):
+        return 0
+    cells = _cells(line)
+    return len(cells) if all(_DELIM_CELL.fullmatch(c) for c in cells) else 0
+
+
+def tables(lines: list[str]) -> dict[int, tuple[list[str], list[str]] | None]:
+    """The lines (1-based) of the markdown tables of ``lines``: a body row with a figure in a cell after its first
+    maps to (its header's cells, its cells); the header, the delimiter and the other rows to None. A table whose
+    rows tell of a failure (unrecognised_text's ERROR_WORDS or FAILURE_WORDS) is none of them: its lines are left to
+    the reader of error lines."""
+    out: dict[int, tuple[list[str], list[str]] | None] = {}
+    i = 1
+    while i < len(lines):
+        width = _delimiter(lines[i]) if "|" in lines[i] else 0
+        head = lines[i - 1]
+        if not width or "|" not in head or n_cells(head) != width or _delimiter(head):
+            i += 1
+            continue
+        header = _cells(head)
+        rows: dict[int, tuple[list[str], list[str]] | None] = {i: None, i + 1: None}
+        j = i + 1
+        while j < len(lines) and "|" in lines[j] and lines[j].strip():
+            cells = _cells(lines[j])
+            rows[j + 1] = (header, cells) if any(_DIGIT.search(c) for c in cells[1:]) else None
+            j += 1
+        if not any(ERROR_WORDS.search(lines[n - 1]) or FAILURE_WORDS.search(lines[n - 1]) for n in rows):
+            out.update(rows)
+        i = j + 1
+    return out
+
+
+def n_cells(line: str) -> int:
+    return len(_cells(line))
+
+
+def measurements(lines: list[str]) -> dict[int, tuple[str, str, str]]:
+    """The reporter's measurements in ``lines`` (1-based line -> (form, what, values)): the rows of its markdown
+    tables with a figure (:func:`tables`) and its lines labelled before or after with a figure in them (none that
+    tells of a failure)."""
+    out: dict[int, tuple[str, str, str]] = {}
+    for n, row in tables(lines).items():
+        if row is None:
+            continue
+        header, cells = row
+        # the row's name; a figure first (a size, a count) under its column's header: "msg_size 2.0 KiB", "n_ctx 1"
+        what = f"{header[0]} {cells[0]}" if header[0] and _DIGIT.search(cells[0]) else cells[0] or header[0]
+        values = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header[1:] + [""] * len(cells), cells[1:]) if c)
+        out[n] = ("table_row", what[:120], values[:300])
+    for n, line in enumerate(lines, 1):
+        if ":" not in line or n in out:
+            continue
+        m = _LABELLED.match(line)
+        if m is None or _DIGIT.search(m["values"]) is None or ERROR_WORDS.search(line) or FAILURE_WORDS.search(line):
+            continue
+        out[n] = ("labelled_line", m["label"], " ".join(m["values"].split())[:300])
+    return out
+
+
 # a program's log line, whatever its words (a time stamp or a level first): the file is output, not a ticket
 # [22:44:14] ERROR - GPU 1 hung detected!                                               (NebuTech/NBMiner#788)
 # 2020/05/14 02:11:19 Loading NVML        I1025 02:19:08.002792  1 health.go:151] ...    INFO: task python3 blocked ...
@@ -322,9 +423,16 @@ def _prose(lines: list[str], read: set[int]) -> bool:
     """Every non-blank line is a sentence, a heading, markup, or one a fact was read from; none is a log line."""
     if any(_LOG_LINE.match(line) for line in lines):
         return False
-    return all(n in read or _MARKUP.match(line) or _SENTENCE.search(line) or _HEADING.match(line) or _LINK.match(line)
-               or _ENV_FIELD.match(line) or _OUTCOME.match(line) or _TYPED.match(line) or _FRAGMENT.match(line)
-               for n, line in enumerate(lines, 1))
+    tabled: dict | None = None  # the lines of the reporter's markdown tables, found where a line needs them
+    for n, line in enumerate(lines, 1):
+        if n in read or _MARKUP.match(line) or _SENTENCE.search(line) or _HEADING.match(line) or _LINK.match(line) \
+                or _ENV_FIELD.match(line) or _OUTCOME.match(line) or _TYPED.match(line) or _FRAGMENT.match(line):
+            continue
+        if tabled is None:
+            tabled = tables(lines) if "|" in "".join(lines) else {}
+        if n not in tabled:
+            return False
+    return True
 
 
 def _stated(line: str) -> bool:
@@ -334,9 +442,10 @@ def _stated(line: str) -> bool:
 
 def detect(text: str) -> bool:
     lines = _lines(text)
-    if not _stated(text):
+    measured = measurements(lines)
+    if not _stated(text) and not measured:
         return bool(reported_errors(lines)) or bool(remarks(lines))
-    return _prose(lines, {n for n, line in enumerate(lines, 1) if _stated(line)})
+    return _prose(lines, {n for n, line in enumerate(lines, 1) if _stated(line)} | set(measured))
 
 
 @lru_cache(maxsize=1)
@@ -411,7 +520,7 @@ def nothing_stated(text: str) -> str | None:
     lines = _lines(text)
     if not any(line.strip() for line in lines) or not _prose(lines, set()):
         return None
-    if _stated(text):
+    if _stated(text) or measurements(lines):
         return None
     return "prose: no artefact, version, setting, figure or symptom stated"
 
@@ -530,7 +639,8 @@ def parse(artefact: Artefact) -> ParseResult:
     fb = FactBuilder(artefact, result)
     lines = _lines(artefact.text)
     errors = reported_errors(lines)
-    if not _stated(artefact.text) and not errors:
+    measured = measurements(lines)
+    if not _stated(artefact.text) and not errors and not measured:
         found = remarks(lines)
         # a line the other fallback reads as the reporter's claim of an error (unrecognised_text.claimed_lines: a title,
         # a template's field or heading with an error word) is that claim, the stronger reading, and no remark as well:
@@ -552,6 +662,10 @@ def parse(artefact: Artefact) -> ParseResult:
         found = _figures(fb, n, line, nic_spans) | found
         found = _codes(fb, n, line) | found
         found = _symptom(fb, n, line) | found
+        if n in measured:
+            form, what, values = measured[n]
+            fb.add(StatedMeasurement, n, form=form, what=what, values=values)
+            found = True
         if n in errors and not found:
             component = next((c for c, p in _COMPONENT_WORDS if p.search(line)), "application")
             fb.add(ReportedSymptom, n, symptom="error", component=component, words=ERROR_WORDS.search(line)[0])

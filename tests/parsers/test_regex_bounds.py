@@ -423,6 +423,10 @@ CASES = [
      {"msg": "Error: Unable to complete diagnostic for group 0. Return: (-30) : DCGM GPU Diagnostic returned an error"}),
     ("ticket_prose", "_EXPLAIN_LIST_INTRO", "alone does not necessarily identify the root cause. The cause may be ", (62, 69)),
     ("ticket_prose", "_EXPLAIN_ITEM", "- an application error, ", {"item": "an application error, "}),
+    # ticket_prose: a reporter's markdown table (sgl-project/sglang#22734's delimiter cell with an alignment colon) and
+    # a line labelled before a change (open-edge-platform/geti#5958)
+    ("ticket_prose", "_DELIM_CELL", "------------------:", (0, 19)),
+    ("ticket_prose", "_LABELLED", "Before: 3 it /s, data_time 0.217", {"label": "Before", "values": "3 it /s, data_time 0.217"}),
     # round B1: prose_codes (NVIDIA/NVSentinel#1888's sentence; issue 11's ticket; Azure/azurehpc#714's; the forum's t/2574)
     ("prose_codes", "_CODE", "Our fleet has **1,175 XID 154 events in 30 days and zero of them produced `CONTACT_SUPPORT`**",
      {"s": None, "codes": "154"}),

@@ -251,3 +251,59 @@ def test_a_title_line_is_one_claim(title, remark, error):
     read = [(f.symptom, f.words) for p in (ticket_prose, unrecognised_text) if p.detect(art.text)
             for f in p.parse(art).facts if f.kind == "reported_symptom"]
     assert read == [("remark", title)] * remark + [("error", title)] * error
+
+
+# --- a reporter's markdown table and before/after lines (round rD9, harvest 3007) ----------------------------------
+
+def test_a_reporters_markdown_table_and_before_after_lines_are_measurements():
+    fs = facts("geti5958_measured_numbers_table.txt")
+    assert of(fs, "stated_measurement") == [
+        {"form": "table_row", "what": "data_time per batch", "values": "CPU training: ~0.002 s; GPU training: ~0.217 s"},
+        {"form": "labelled_line", "what": "Before", "values": "3 it /s, data_time 0.217"},
+        {"form": "labelled_line", "what": "Now", "values": "13 it / s data_time 0.003-0.005"}]
+    assert [f.evidence.line for f in fs if f.kind == "stated_measurement"] == [3, 5, 6]
+    assert not of(fs, "reported_symptom")  # figures side by side are no complaint
+
+
+@pytest.mark.parametrize("name, rows, first", [
+    ("mscclpp210_allreduce_latency_table.txt", 16, {"form": "table_row", "what": "n_ctx 1", "values": "size: 24.0KiB; custom (us): 15.6"}),
+    ("sglang22734_allreduce_latency_table.txt", 10, {
+        "form": "table_row", "what": "msg_size 2.0 KiB",
+        "values": "torch eager: 19.77; msccl eager: 11.70; msccl graph: **5.86**; pynccl graph: 16.84"}),
+])
+def test_tables_of_collective_latencies_are_read_row_by_row(name, rows, first):
+    got = of(facts(name), "stated_measurement")
+    assert len(got) == rows and got[0] == first
+
+
+@pytest.mark.parametrize("path", [
+    "fixtures/artefacts/nvidia_smi_table/ogkm446_r525_a40_gpu4_err.txt",
+    "fixtures/artefacts/nvidia_smi_table/toolkit394_r550_rtx3060.txt",
+    "fixtures/artefacts/dcgmi_diag/dcgm198_r2_dcgm337_metadata_excerpt.txt",
+    "fixtures/artefacts/fabric_manager_log/fm_unit_failed_geforce_gpuoperator356_console_paste.txt",
+])
+def test_a_tools_box_of_dashes_and_plus_signs_is_no_markdown_table(path):
+    lines = (ROOT / path).read_text().split("\n")
+    assert ticket_prose.tables(lines) == {} and ticket_prose.measurements(lines) == {}
+
+
+def test_a_table_with_a_failure_row_is_left_to_the_error_reader():
+    """3007's table with dcgmi diag's real result cell of a failed test planted as a row (as fragment_audit --plant
+    does): not the reporter's measurements, the failure is unrecognised_text's."""
+    from stethoscope.facts.parsers import unrecognised_text
+
+    table = (FIX / "geti5958_measured_numbers_table.txt").read_text().split("\n")[:3]
+    text = "\n".join(table + ["|                           | Fail - GPU: 0                                  |"]) + "\n"
+    assert ticket_prose.tables(text.split("\n")) == {}
+    assert not ticket_prose.detect(text)
+    assert unrecognised_text.detect(text)
+
+
+def test_a_file_of_a_reporters_table_is_read_and_inconclusive(ruleset, tmp_path):
+    from stethoscope.engine.pipeline import diagnose_bundle
+
+    (tmp_path / "measured.txt").write_text((FIX / "geti5958_measured_numbers_table.txt").read_text())
+    report = diagnose_bundle(tmp_path, ruleset)
+    assert report.verdict == "inconclusive"
+    assert not report.coverage.unrecognised and [c.kind for c in report.coverage.files] == ["ticket_prose"]
+    assert not [f for f in report.findings if f.severity in ("warning", "critical", "fatal")]
