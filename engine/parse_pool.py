@@ -18,7 +18,7 @@ import os
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Iterable, Iterator
 
@@ -151,6 +151,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     # bench/wrap_study.py's labels): a kernel device's label on every line ("nvidia-nvswitch0: ") is its
     # reader's, which reads it
     bare = without_line_labels(text) if (": " in text[:200] or "| " in text[:200]) else None
+    labelled = bare is not None  # (None below where the readers read the lines without the label)
     if bare is not None:
         bare = str(normalise(bare, uncut=True))  # (wrappers under it: srun's "0: ", a quote)
         more = [p for p in classifier().candidates(bare) if p.detect(bare)]
@@ -161,6 +162,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
                 and (read_bare > read_text or read_text == 0)):
             art.unlabel(bare)
             text, kinds = bare, more
+            labelled = False
     if not kinds:  # nobody knows the format: its error lines still count (unrecognised_text)
         kinds = [p for p in load_fallbacks() if p.detect(text)]
         if not kinds:  # a logger's level the normaliser took off may have been its only error word
@@ -210,7 +212,13 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         owners = [sig for p in kinds if p.KIND not in _log_kinds() for sig in getattr(p, "SIGNATURES", ())]
         # readings folded unbuilt are state facts, which _cited_lines leaves out too (whether a failure
         # word occurs at all: answered by the classifier's pass, one of its text gates)
-        out.facts.extend(unread_failures(art, _cited_lines(art.path, out), owners).facts)
+        # a launcher's label the readers kept (they read as much with it) is no part of a failure line: its words are
+        # looked for in the line as the program wrote it (harvest 3005 under pdsh's "node17: "), evidence quoting it as read
+        seen = art
+        if labelled:
+            seen = replace(art, scans={})
+            seen.unlabel(bare)
+        out.facts.extend(unread_failures(seen, _cited_lines(art.path, out), owners).facts)
     nonblank = art.nonblank_lines()
     claimed = 0
     # (a document's reader reads the members it knows, the others are no other program's: a document is searched only
