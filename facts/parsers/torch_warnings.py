@@ -28,7 +28,7 @@ from stethoscope.facts import classify, knowledge
 from stethoscope.facts.kinds.app import TorchWarning  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder
 from stethoscope.facts.parsers import torch_log_lines as tl
-from stethoscope.facts.parsers.unrecognised_text import is_title
+from stethoscope.facts.lines import is_title
 
 # [rank2]:[W525 04:26:31.066855952 ProcessGroupNCCL.cpp:1575] Warning: WARNING: destroy_process_group() was not called ...
 # (month and day as glog prints them: "W525" is May 25, "W1206" December 6)

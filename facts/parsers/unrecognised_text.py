@@ -39,7 +39,7 @@ from stethoscope.facts import classify
 from stethoscope.facts.classify import signature_source
 from stethoscope.facts.kinds.prose import ReportedSymptom  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.kinds.steth import TextErrorLine  # noqa: F401
-from stethoscope.facts.lines import TITLE_TAG, is_title  # noqa: F401 - is_title: torch_warnings reads it from here
+from stethoscope.facts.lines import TITLE_TAG, is_title
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 
 KIND = "unrecognised_text"
@@ -234,7 +234,6 @@ _SECTION_LABEL = re.compile(r"^\W{0,4}(?:(?:full|complete|the|relevant)\s)?(?:er
 # a title's template tag first ("[Bug]: ", "[Issue]: ", "[BERT/TF2] ") or a commit's type ("doc(nvidia/error/xid): "),
 # not a program's level tag ("[ERROR]", "[TM][FATAL]"): facts/lines.TITLE_TAG (the pipeline takes it off the title before
 # the readers see it; a title read here directly may still carry it)
-_TITLE_TAG = TITLE_TAG
 # what only a program prints, inside a reporter's line (each a real title or field):
 # AssertionError: Fatal error: gradients are inconsistent between workers              (an exception's line)
 # Shard process was signaled to shutdown with signal 4 rank=0 Error: ShardCannotStart  (a level's or "Error:" label)
@@ -285,7 +284,7 @@ def reporter_summary(line: str, title: bool = False) -> str | None:
     if m is not None and not printed(m["value"]):
         return "" if _SECTION_LABEL.match(m["value"]) else m["value"].strip()
     if title and line.strip():
-        body = _TITLE_TAG.sub("", line, count=1)
+        body = TITLE_TAG.sub("", line, count=1)
         return None if printed(body) else line.strip()
     return None
 

@@ -50,7 +50,7 @@ CASES = [
      {"label": "Severity", "value": "High - Segmentation fault with EFA provider"}),
     ("unrecognised_text", "_HEADING", "### Error messages and logs", {"value": "Error messages and logs"}),
     ("unrecognised_text", "_SECTION_LABEL", "Error messages and logs", None),
-    ("unrecognised_text", "_TITLE_TAG", "[Bug]: PyNcclCommunicator error when inferencing", (0, 7)),
+    ("unrecognised_text", "TITLE_TAG", "[Bug]: PyNcclCommunicator error when inferencing", (0, 7)),
     ("unrecognised_text", "_PRINTED", "AssertionError: Fatal error: gradients are inconsistent between workers", (0, 15)),
     ("cuda_app", "_THREE_WORDS", "and, if it is equal to", (0, 10)),
     ("dcgm_log", "_BARE", "ERROR [3468:4824] ReadNvSwitchStatusAllSwitches() returned No data is available "
