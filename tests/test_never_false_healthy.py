@@ -874,3 +874,21 @@ def test_nvtop_current_link_checks_the_gpu_not_pcie(ruleset, tmp_path, line):
     rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
     checked = {c.component for c in rep.checked}
     assert "pcie" not in checked and "gpu" in checked, (rep.verdict, checked)
+
+
+def test_ollama_runner_exit_lines_alone_are_not_healthy(ruleset, tmp_path):
+    # ollama/ollama#9562's server lines without the runner's own error before them: an echo of nothing read, so
+    # they are the failure (ollama_runner_exit is an echo kind: silent only beside its file's reported failure)
+    tail = ('2025-03-06 23:36:39 time=2025-03-07T05:36:39.884Z level=ERROR source=server.go:421 '
+            'msg="llama runner terminated" error="exit status 2"\n'
+            '2025-03-06 23:36:40 time=2025-03-07T05:36:40.016Z level=ERROR source=sched.go:456 msg="error loading llama s\n')
+    _faulty_quoting(ruleset, tmp_path, "vm/ollama.log", tail, "llama runner terminated")
+
+
+def test_gpustat_gpu_it_could_not_query_is_not_healthy(ruleset, tmp_path):
+    # gpustat 1.1.1's own line for a GPU whose handle NVML refused (InvalidGPU(2, "((GPU is lost))", e)), after
+    # wookayin/gpustat#130's healthy header and line: the other GPUs answer, this one is lost
+    tail = ("gpu-a-11.extreme         Mon Aug 22 15:23:57 2022  515.65.01\n"
+            "[0] Tesla P100-PCIE-16GB | 27'C,   0 % |   103 / 16384 MB |\n"
+            "[2] ((GPU is lost))  |  ?°C,   ? % |     ? /     ? MB | (Not Supported)\n")
+    _faulty_quoting(ruleset, tmp_path, "vm/gpustat.txt", tail, "((GPU is lost))")

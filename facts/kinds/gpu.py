@@ -564,6 +564,24 @@ class NvtopDevice(Fact):
 
 
 @fact_kind
+class GpustatGpu(Fact):
+    """A GPU as gpustat shows it, one line: ``[0] Tesla P100-PCIE-16GB | 27'C,   0 % |   103 / 16384 MB |``.
+    gpustat names a GPU by NVML's index only; a value it could not read ("??") is None."""
+
+    kind: Literal["gpustat_gpu"] = "gpustat_gpu"
+    index: int  # NVML's index (gpustat: "GPUindex (starts from 0) as PCI_BUS_ID")
+    name: str
+    temperature_c: int | None = None
+    fan_pct: int | None = None  # --show-fan
+    utilization_pct: int | None = None
+    power_draw_w: int | None = None  # --show-power
+    power_limit_w: int | None = None  # --show-power (its enforced limit)
+    memory_used_mib: int | None = None  # gpustat's "MB" are MiB (bytes // 1024**2)
+    memory_total_mib: int | None = None
+    processes: int | None = None  # processes listed after the memory column; None: the column not shown
+
+
+@fact_kind
 class MigModeChange(Fact):
     """A MIG mode change asked of one GPU, and where it stood when the artefact ends: mig-parted's
     (k8s-mig-manager's) ``Mode change pending: true``, nvidia-smi's ``Warning: MIG mode is in
