@@ -82,6 +82,19 @@ class OllamaLogError(Fact):
 
 
 @fact_kind
+class OllamaRunnerExit(Fact):
+    """The ollama server's report that the runner it started for a model is gone: ``level=ERROR ...
+    msg="llama runner terminated" error="exit status 2"`` (llm/server.go, printed only once the runner
+    has written an error of its own), ``msg="error loading llama server" error="llama runner process has
+    terminated: ..."`` (server/sched.go: the load failed, whatever its error). The runner's own failure
+    is in the same log, before it."""
+
+    kind: Literal["ollama_runner_exit"] = "ollama_runner_exit"
+    message: str  # msg=, then error= where given
+    cut: bool = False  # the line ends inside msg= (a paste cut it): read as the message it begins
+
+
+@fact_kind
 class RayMemoryMonitorKill(Fact):
     """Ray's memory monitor killed a task or actor process: the node's host memory ran low."""
 

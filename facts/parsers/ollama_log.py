@@ -12,8 +12,12 @@ ollama#12136 after the fix, ollama#11676's docker logs)::
 Facts: ``ollama_gpu`` for each ``inference compute`` line (a GPU the server will use: its
 UUID, bus id where printed, product name, compute capability, and ``driver_cuda``: the CUDA
 version the driver supports, as ollama reads it from ``cuDriverGetVersion``);
-``ollama_log_error`` for each ``level=ERROR`` line (its ``msg``), so that a failure ollama
-logged is never read as nothing. CUDA errors quoted in any line are :mod:`cuda_app`'s.
+``ollama_runner_exit`` for the server's report that the runner it started is gone (``msg="llama
+runner terminated"``, ``msg="error loading llama server"``, also where a paste cut the line inside
+that msg): the runner's own error is in the same log before it, so the line is its echo
+(knowledge/fact_polarity.yaml); ``ollama_log_error`` for each other ``level=ERROR`` line (its
+``msg``), so that a failure ollama logged is never read as nothing. CUDA errors quoted in any line
+are :mod:`cuda_app`'s.
 Other lines (configuration, model loading, requests) are recognised and counted, not facts.
 Empty input, or text without slog lines with a ``source=*.go`` key, is not this kind.
 """
@@ -23,7 +27,7 @@ import re
 
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
-    OllamaGpu, OllamaLogError,
+    OllamaGpu, OllamaLogError, OllamaRunnerExit,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -35,6 +39,14 @@ _SLOG = re.compile(r"\blevel=(?P<level>DEBUG|INFO|WARN|ERROR)(?:[+-]\d+)? source
 # key=value or key="quoted value" (slog quotes values with spaces, '=' or quotes)
 _PAIR = re.compile(r'(?P<key>[\w.]+)=(?P<value>"(?:[^"\\]|\\.)*"|\S*)')
 _DETECT = re.compile(r"\blevel=(?:DEBUG|INFO|WARN|ERROR) source=\S+\.go:\d+ msg=")
+# time=2025-03-07T05:36:39.884Z level=ERROR source=server.go:421 msg="llama runner terminated" error="exit status 2"
+# time=2025-03-07T05:36:40.016Z level=ERROR source=sched.go:456 msg="error loading llama s        (ollama/ollama#9562, cut there)
+# (llm/server.go monitorProcess: slog.Error("llama runner terminated", "error", err) once the runner's process exits
+#  with an error message of its own captured; server/sched.go: slog.Error("error loading llama server", "error", err)
+#  when WaitUntilRunning fails: the runner died, "llama runner process has terminated: ...", or never came up)
+RUNNER_EXIT = ("llama runner terminated", "error loading llama server")
+#: a msg= cut by the paste is taken for the runner-exit message it begins from this many characters on
+_CUT_PREFIX = 16
 #: line signatures for facts/classify.py (one of them occurs in every text detect accepts)
 SIGNATURES = (_DETECT,)
 
@@ -60,6 +72,20 @@ def pairs(rest: str) -> tuple[str, dict[str, str]]:
     return msg, out
 
 
+def _runner_exit(msg: str, rest: str) -> tuple[str | None, bool]:
+    """(the runner-exit message ``msg`` is, whether the paste cut it) or (None, False). ``rest``: the line
+    after ``msg=``; a quote opened there and never closed is a line that ends inside msg=."""
+    if msg in RUNNER_EXIT:
+        return msg, False
+    if rest.startswith('"') and '"' not in rest[1:]:
+        head = rest[1:].rstrip()
+        if len(head) >= _CUT_PREFIX:
+            for full in RUNNER_EXIT:
+                if full.startswith(head):
+                    return full, True
+    return None, False
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
@@ -76,5 +102,9 @@ def parse(artefact: Artefact) -> ParseResult:
                   compute=kv.get("compute") or None, driver_cuda=kv.get("driver") or None)
         elif m["level"] == "ERROR":
             err = kv.get("error")
-            b.add(OllamaLogError, n, message=(f"{msg}: {err}" if err else msg)[:300])
+            exit_msg, cut = _runner_exit(msg, m["rest"])
+            if exit_msg is not None:
+                b.add(OllamaRunnerExit, n, message=(f"{exit_msg}: {err}" if err else exit_msg)[:300], cut=cut)
+            else:
+                b.add(OllamaLogError, n, message=(f"{msg}: {err}" if err else msg)[:300])
     return result

@@ -41,8 +41,34 @@ def test_error_line_is_a_fact():
     line = ('time=2024-06-01T10:00:00.000Z level=ERROR source=sched.go:443 msg="error loading llama server" '
             'error="llama runner process has terminated: exit status 0xc0000409"')
     (f,) = parse_text(line).facts
-    assert f.kind == "ollama_log_error"
+    # the scheduler's report of a load that failed: the runner's end (its own error is in the log before it)
+    assert f.kind == "ollama_runner_exit" and not f.cut
     assert f.message == "error loading llama server: llama runner process has terminated: exit status 0xc0000409"
+
+
+# ollama/ollama#9562 (Docker Desktop's stamps in front), the runner's allocation failure and then the server's two
+# ERROR lines; the paste cut the second inside its msg=
+OLLAMA_9562 = (
+    "2025-03-06 23:36:39 ggml_backend_cuda_buffer_type_alloc_buffer: allocating 3257.82 MiB on device 0: "
+    "cudaMalloc failed: out of memory\n"
+    '2025-03-06 23:36:39 time=2025-03-07T05:36:39.884Z level=ERROR source=server.go:421 msg="llama runner terminated" '
+    'error="exit status 2"\n'
+    '2025-03-06 23:36:40 time=2025-03-07T05:36:40.016Z level=ERROR source=sched.go:456 msg="error loading llama s\n')
+
+
+def test_runner_exit_lines_after_the_runner_error():
+    got = [(f.kind, f.message, f.cut) for f in parse_text(OLLAMA_9562).facts]
+    assert got == [("ollama_runner_exit", "llama runner terminated: exit status 2", False),
+                   ("ollama_runner_exit", "error loading llama server", True)]
+
+
+@pytest.mark.parametrize("cut", ['msg="error loading', 'msg="llama runner'])
+def test_a_msg_cut_too_short_stays_an_error_line(cut):
+    # #9562's sched.go line cut shorter still: fewer than 16 characters of the message left, not told from another
+    # message that begins alike
+    line = "time=2025-03-07T05:36:40.016Z level=ERROR source=sched.go:456 " + cut
+    (f,) = parse_text(line).facts
+    assert f.kind == "ollama_log_error"
 
 
 @pytest.mark.parametrize("text", [
