@@ -815,6 +815,19 @@ class NvshmemError(Fact):
 
 
 @fact_kind
+class NvshmemDeviceSkipped(Fact):
+    """NVSHMEM's GPU-initiated IB transport left an RDMA device out as not an mlx5 NIC.
+
+    ``WARN: device erdma_0 is not enumerated as an mlx5 device. Skipping...``: IBGDA and IBDEVX drive the NIC through
+    mlx5 Direct Verbs and take only mlx5 (ConnectX/BlueField) devices; where no device is left the transport does not
+    start."""
+
+    kind: Literal["nvshmem_device_skipped"] = "nvshmem_device_skipped"
+    device: str  # the RDMA device as NVSHMEM names it: "erdma_0"
+    expected: str | None = None  # the HCA interface the transport takes, as printed: "mlx5", "mlx5 or ibp", a prefix
+
+
+@fact_kind
 class TorchCudaUnavailable(Fact):
     """PyTorch in this process found no usable GPU: ``No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'``.
 

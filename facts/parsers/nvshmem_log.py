@@ -17,7 +17,8 @@ set up NVSHMEM's symmetric heap; the reporter shortened the path)::
     .../src/host/mem/mem_heap.cpp:1519: non-zero status: 1 cuMemMap failed
     .../src/host/mem/mem_heap.cpp:1590: non-zero status: 7 allocate_physical_memory_to_heap failed
 
-Fact: ``nvshmem_error`` (source file and line, status number, the ``NVSHMEMX_*`` name where the line
+Facts: ``nvshmem_device_skipped`` (an IB transport's ``WARN: device <name> is not enumerated as an mlx5 device.
+Skipping...``: IBGDA and IBDEVX take mlx5 NICs only) and ``nvshmem_error`` (source file and line, status number, the ``NVSHMEMX_*`` name where the line
 gives it, the message: the failed step in NVSHMEM's words). The chain of a failure prints one line
 per level (the step that failed, then each caller's ``... failed``); each is a fact, the rule cites
 them together.
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from stethoscope.facts.kinds.app import NvshmemError  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.app import NvshmemDeviceSkipped, NvshmemError  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with
 
 KIND = "nvshmem_log"
@@ -83,8 +84,22 @@ _CORE, _CORE_ANY = _function_form(r"\w{1,128}", r"nvshmem\w{0,124}")
 _CORE_LITERAL = ":nvshmem"
 _CORE_M = re.compile(_CORE.pattern, re.M)
 
+# The IB transports' warning that they leave an RDMA device out (src/include/non_abi/nvshmemx_error.h NVSHMEMI_WARN_PRINT:
+# fprintf(stdout, "WARN: ") then the message): IBGDA and IBDEVX drive the NIC through mlx5 Direct Verbs and take only
+# mlx5 devices. src/modules/transport/ibgda/ibgda.cpp (v3.4.5-0, and ibdevx.cpp): "device %s is not enumerated as an mlx5
+# device. Skipping..." (the device lacks mlx5 capabilities; before 3.4 also where its name holds no "mlx5") and "device
+# %s is not supported (expected HCA interface: %s). Skipping..." (3.4: a name with neither "mlx5" nor "ibp", or not the
+# NVSHMEM_HCA_PREFIX asked for); real line (deepseek-ai/DeepEP#202, DeepEP's low-latency test on Alibaba Cloud eRDMA):
+# WARN: device erdma_0 is not enumerated as an mlx5 device. Skipping...
+# and 3.4.5's other form, its format string (the second %s: NVSHMEM_HCA_PREFIX where set, else "mlx5 or ibp"):
+#   "device %s is not supported (expected HCA interface: %s). Skipping...\n"
+_SKIP = re.compile(r"\bWARN: device (?P<device>[\w.:-]{1,64}) (?:is not enumerated as an (?P<mlx5>mlx5) device"
+                   r"|is not supported \(expected HCA interface: (?P<expected>[^()\n]{1,64})\))\. Skipping\.\.\.")
+_SKIP_LITERAL = "WARN: device "
+_SKIP_M = re.compile(_SKIP.pattern, re.M)
+
 #: the literal every form holds: lines without one are not looked at
-_LITERALS = ("status: ", ": NULL value ", _BOOT_LITERAL, _CORE_LITERAL)
+_LITERALS = ("status: ", ": NULL value ", _BOOT_LITERAL, _CORE_LITERAL, _SKIP_LITERAL)
 
 
 _BOOT_M = re.compile(_BOOT.pattern, re.M)
@@ -94,7 +109,8 @@ def detect(head: str) -> bool:
     if not any(lit in head for lit in _LITERALS):
         return False
     return (_LINE_M.search(head) is not None or (_BOOT_LITERAL in head and _BOOT_M.search(head) is not None)
-            or (_CORE_LITERAL in head and _CORE_M.search(head) is not None))
+            or (_CORE_LITERAL in head and _CORE_M.search(head) is not None)
+            or (_SKIP_LITERAL in head and _SKIP_M.search(head) is not None))
 
 
 def _status(m: re.Match[str]) -> int | None:
@@ -156,8 +172,11 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(NvshmemError, n, source_file=m["file"], source_line=int(m["line"]), status=None,
                   message=m["msg"], nvls=_nvls(m["file"], m["msg"]))
             result.lines_used += 1
+        elif _SKIP_LITERAL in line and (m := _SKIP.search(line)) is not None:
+            b.add(NvshmemDeviceSkipped, n, device=m["device"], expected=m["mlx5"] or m["expected"])
+            result.lines_used += 1
     return result
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
-SIGNATURES = (_LINE_ANY, _BOOT_ANY, _CORE_ANY)
+SIGNATURES = (_LINE_ANY, _BOOT_ANY, _CORE_ANY, _SKIP_M)

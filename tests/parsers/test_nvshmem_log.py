@@ -153,3 +153,40 @@ def test_core_error_exit_behind_prefixes(prefix):
 ])
 def test_core_error_exit_near_misses(text):
     assert _facts(text) == []
+
+
+# deepseek-ai/DeepEP#202 (real, as posted): DeepEP's low-latency test on Alibaba Cloud eRDMA; NVSHMEM's IBGDA transport
+# leaves the non-mlx5 device out (NVSHMEMI_WARN_PRINT: 'WARN: ' on stdout, a blank line after it where the format ends
+# in '\n')
+REAL_DEEPEP202 = ("root@zz:/sgl-workspace/DeepEP# python3 tests/test_low_latency.py \n"
+                  "Allocating buffer size: 2115.111296 MB ...\n"
+                  "WARN: device erdma_0 is not enumerated as an mlx5 device. Skipping...\n\n")
+
+
+def test_ib_device_skipped_real_line():
+    assert nv.detect(REAL_DEEPEP202)
+    got = [(f.kind, f.device, f.expected, f.evidence.line) for f in _facts(REAL_DEEPEP202)]
+    assert got == [("nvshmem_device_skipped", "erdma_0", "mlx5", 3)]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize(("line", "device", "expected"), [
+    ("WARN: device erdma_0 is not enumerated as an mlx5 device. Skipping...", "erdma_0", "mlx5"),
+    # NVIDIA/nvshmem v3.4.5-0 ibgda.cpp's name check, its format filled with NVSHMEM's default
+    ("WARN: device erdma_0 is not supported (expected HCA interface: mlx5 or ibp). Skipping...", "erdma_0", "mlx5 or ibp"),
+])
+def test_ib_device_skipped_forms(prefix, line, device, expected):
+    text = prefix + line + "\n"
+    assert nv.detect(text)
+    (f,) = _facts(text)
+    assert (f.kind, f.device, f.expected) == ("nvshmem_device_skipped", device, expected)
+
+
+@pytest.mark.parametrize("text", [
+    # ibgda.cpp's other skips (v3.4.5-0 format strings, filled): another reason, not this form
+    "WARN: device mlx5_0 cannot allocate buffer on the specified memory type. Skipping...\n",
+    "WARN: device is not enumerated as an mlx5 device. Skipping...\n",  # no device name
+    "see: device erdma_0 is not enumerated as an mlx5 device\n",  # no WARN: prefix, no Skipping
+])
+def test_ib_device_skipped_near_misses(text):
+    assert _facts(text) == []
