@@ -66,7 +66,8 @@ from stethoscope.facts.kinds.prose import (  # noqa: F401
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.prose_codes import reported_codes
-from stethoscope.facts.parsers.unrecognised_text import ERROR_WORDS, FAILURE_WORDS, claimed_lines, shell_command
+from stethoscope.facts.parsers.unrecognised_text import (ERROR_WORDS, FAILURE_WORDS, claimed_lines, shell_command,
+                                                          zero_counts_only)
 
 KIND = "ticket_prose"
 #: run only on files that no other parser recognised (facts/registry.py)
@@ -270,8 +271,8 @@ def _delimiter(line: str) -> int:
 def tables(lines: list[str]) -> dict[int, tuple[list[str], list[str]] | None]:
     """The lines (1-based) of the markdown tables of ``lines``: a body row with a figure in a cell after its first
     maps to (its header's cells, its cells); the header, the delimiter and the other rows to None. A table whose
-    rows tell of a failure (unrecognised_text's ERROR_WORDS or FAILURE_WORDS) is none of them: its lines are left to
-    the reader of error lines."""
+    rows tell of a failure (unrecognised_text's ERROR_WORDS or FAILURE_WORDS; a count of none, "0 errors", is none) is
+    none of them: its lines are left to the reader of error lines."""
     out: dict[int, tuple[list[str], list[str]] | None] = {}
     i = 1
     while i < len(lines):
@@ -287,10 +288,16 @@ def tables(lines: list[str]) -> dict[int, tuple[list[str], list[str]] | None]:
             cells = _cells(lines[j])
             rows[j + 1] = (header, cells) if any(_DIGIT.search(c) for c in cells[1:]) else None
             j += 1
-        if not any(ERROR_WORDS.search(lines[n - 1]) or FAILURE_WORDS.search(lines[n - 1]) for n in rows):
+        if not any(_fails(lines[n - 1]) for n in rows):
             out.update(rows)
         i = j + 1
     return out
+
+
+def _fails(line: str) -> bool:
+    """Whether ``line`` tells of a failure (unrecognised_text's ERROR_WORDS or FAILURE_WORDS), not only of a count of
+    none ("0 errors", "ERROR SUMMARY: 0 errors", "failed=0": unrecognised_text.zero_counts_only)."""
+    return (ERROR_WORDS.search(line) is not None or FAILURE_WORDS.search(line) is not None) and not zero_counts_only(line)
 
 
 def n_cells(line: str) -> int:
@@ -314,7 +321,7 @@ def measurements(lines: list[str]) -> dict[int, tuple[str, str, str]]:
         if ":" not in line or n in out:
             continue
         m = _LABELLED.match(line)
-        if m is None or _DIGIT.search(m["values"]) is None or ERROR_WORDS.search(line) or FAILURE_WORDS.search(line):
+        if m is None or _DIGIT.search(m["values"]) is None or _fails(line):
             continue
         out[n] = ("labelled_line", m["label"], " ".join(m["values"].split())[:300])
     return out

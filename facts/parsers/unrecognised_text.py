@@ -193,7 +193,7 @@ def detect(text: str) -> bool:
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
         line = text[start:end if end >= 0 else len(text)]
-        if not quiet(line) and not shell_command(line):
+        if not quiet(line) and not shell_command(line) and not zero_counts_only(line):
             if _reporter().reported_error(line) or FAILURE_WORDS.search(line) is None:
                 if told is None:
                     rows = text.split("\n")
@@ -329,7 +329,22 @@ def _reporter():
 # time="2024-02-21T09:30:56Z" level=info msg="PyTorchJob=pytorch-simple, ReplicaType=Worker expected=1, running=1, succeeded=0, failed=0, Replicas=1"
 #   (kubeflow/trainer#2008, the training operator's status line): a count of no failures says none failed; so do
 #   "Errors: 0" and "errors=0" of a tool's summary. A line whose error words are all such counts is no error line.
-_ZERO_COUNT = re.compile(r"\b(?:[Ee]rrors?|ERRORS?|[Ff]ail(?:ed|ures?)|FAIL(?:ED|URES?)|[Tt]imeouts?)[ \t]*[=:][ \t]*0+(?![.\d])")
+# ========= ERROR SUMMARY: 0 errors
+#   (modular/mojo-gpu-puzzles#200: a clean compute-sanitizer run; the tool's last line, "ERROR SUMMARY: %d error(s)",
+#    its heading's ERROR part of the count) and the count written before its word, "0 errors", in a reporter's table:
+# | `CUDA/v12.4/compute-sanitizer/` | 2024.1.0 | **exit 0, `ERROR SUMMARY: 0 errors`, and the test never ran** |
+#   (ashalliants/ninfer-3090#76). "10 errors", "ERROR SUMMARY: 1 error" are counts of errors and stay error lines; a
+#   plural count after a space only ("rank=0 Error: ShardCannotStart" is a field and an error).
+_ZERO_COUNT = re.compile(r"\b(?:[Ee]rrors?|ERRORS?|[Ff]ail(?:ed|ures?)|FAIL(?:ED|URES?)|[Tt]imeouts?)[ \t]*[=:][ \t]*0+(?![.\d])"
+                         r"|(?:\bERROR SUMMARY:[ \t]*)?(?<![\w.=:-])0+[ \t]+(?:[Ee]rrors|ERRORS|[Ff]ailures|FAILURES)\b")
+
+
+def zero_counts_only(line: str) -> bool:
+    """Whether every error word of ``line`` is in a count of none ("failed=0", "Errors: 0", "ERROR SUMMARY: 0 errors"):
+    the line says nothing failed."""
+    return _ZERO_COUNT.search(line) is not None and not _ANY_ERROR.search(_ZERO_COUNT.sub("", line))
+
+
 # A shell prompt and the command typed at it: the command's words are what the user looked for, not a failure
 # ("grep -i error" finds errors or finds none; the output under it is read by its own reader, or by this one):
 # tim@tim-desktop:~$ dmesg | grep -i error          (a pasted terminal session, ubuntuforums.org 2012-08-22 "Ubuntu Processor
@@ -515,7 +530,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 result.lines_used += 1  # the header of the exception read on its own line below
                 continue
         done.add(line)
-        if _ZERO_COUNT.search(text) and not _ANY_ERROR.search(_ZERO_COUNT.sub("", text)):
+        if zero_counts_only(text):
             continue
         if quiet(text) or _prefix_quiet(artefact, line, text):  # the program's own level says info: its error words are its message's
             continue

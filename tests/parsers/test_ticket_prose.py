@@ -307,3 +307,16 @@ def test_a_file_of_a_reporters_table_is_read_and_inconclusive(ruleset, tmp_path)
     assert report.verdict == "inconclusive"
     assert not report.coverage.unrecognised and [c.kind for c in report.coverage.files] == ["ticket_prose"]
     assert not [f for f in report.findings if f.severity in ("warning", "critical", "fatal")]
+
+
+def test_a_table_whose_error_words_are_a_count_of_none_is_the_reporters():
+    """ashalliants/ninfer-3090#76: a cell quoting compute-sanitizer's "ERROR SUMMARY: 0 errors" tells of no failure;
+    the table is the reporter's (read, inconclusive), not an unexplained error."""
+    from stethoscope.facts.parsers import unrecognised_text
+
+    text = (FIX / "ninfer76_sanitizer_zero_errors_table.txt").read_text()
+    lines = text.split("\n")
+    assert sorted(ticket_prose.tables(lines)) == [1, 2, 3, 4]
+    assert [f["what"] for f in of(facts("ninfer76_sanitizer_zero_errors_table.txt"), "stated_measurement")] == [
+        "copy `CUDA/v12.4/compute-sanitizer/`", "copy `CUDA/v12.8/compute-sanitizer/`"]
+    assert not unrecognised_text.detect(text)

@@ -8,7 +8,8 @@ import pytest
 from stethoscope.facts.parsers.base import Artefact
 from stethoscope.facts.parsers.unrecognised_text import unread_failures
 
-FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/torch_log"
+ROOT = Path(__file__).resolve().parents[2]
+FIX = ROOT / "fixtures/artefacts/torch_log"
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
@@ -476,3 +477,17 @@ def test_bare_python_exception_line():
         assert ERROR_WORDS.search(line) and FAILURE_WORDS.search(line)
     assert not ERROR_WORDS.search("Exception handling is left to the caller")
     assert not FAILURE_WORDS.search("the Exception: field of the form")
+
+
+def test_a_sanitizers_summary_of_no_errors_is_no_error_line():
+    # modular/mojo-gpu-puzzles#200: a memcheck run that found nothing ends in compute-sanitizer's
+    # "========= ERROR SUMMARY: 0 errors"; its heading's ERROR is part of the count of none
+    from stethoscope.facts.parsers import unrecognised_text
+
+    text = (ROOT / "fixtures/artefacts/compute_sanitizer/mojogpu200_clean_memcheck_summary.txt").read_text()
+    assert _unrecognised(text) == [] and not unrecognised_text.detect(text)
+    assert unrecognised_text.zero_counts_only("========= ERROR SUMMARY: 0 errors")
+    # a count that is not zero stays an error line (real summaries as stored in the search index: the tool's singular
+    # in a copy of NVIDIA's NVTX memory API post, file id 48857660376; "10 errors" in a memcheck walkthrough, 68528682980)
+    assert [n for n, _ in _unrecognised("========= ERROR SUMMARY: 1 error\n")] == [1]
+    assert [n for n, _ in _unrecognised("========= ERROR SUMMARY: 10 errors\n")] == [1]
