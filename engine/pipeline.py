@@ -24,7 +24,7 @@ from array import array
 from collections import defaultdict
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Literal
+from typing import Callable, Iterable, Literal, Sequence
 
 from stethoscope.engine import accounting, parse_pool
 from stethoscope.engine.baselines import bench as bench_baseline
@@ -370,7 +370,7 @@ def evaluate_all(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "du
     engine = session if evaluator == "durable" else reference
     from stethoscope.engine.catalogues.xid import knowledge_facts  # catalogue entries + Xid aggregations
 
-    facts = list(facts) + knowledge_facts(facts)
+    facts = _extended(facts, knowledge_facts(facts))
     meta = accounting.meta_rules(ruleset.rules)
     rules = [r for r in ruleset.rules if r not in meta] if meta else ruleset.rules
     firings, derived = engine.run(rules, facts)
@@ -384,6 +384,27 @@ def evaluate_all(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "du
             more, _ = engine.run(meta, left)
             firings = list(firings) + list(more)
     return build_findings(ruleset.rules, firings, by_id), derived
+
+
+class _Indexed(list):
+    """Facts with each kind's positions (facts/model.of_kind, ruleengine/session.run read them)."""
+
+    positions: dict[str, Sequence[int]]
+
+
+def _extended(facts: list[Fact] | FactIndex, more: list[Fact]) -> list[Fact]:
+    """``facts`` then ``more``, as a list; with each kind's positions where ``facts`` has them (the
+    index combine made: the rules' run then makes no pass over every fact to find its kinds)."""
+    positions = getattr(facts, "positions", None)
+    if positions is None:
+        return list(facts) + more
+    out = _Indexed(facts)
+    added: dict[str, list[int]] = defaultdict(list)
+    for i, f in enumerate(more, len(out)):
+        added[f.kind].append(i)
+    out.extend(more)
+    out.positions = {**positions, **{k: [*positions.get(k, ()), *at] for k, at in added.items()}}
+    return out
 
 
 def evaluate(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "durable") -> list[Finding]:
