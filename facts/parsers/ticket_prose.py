@@ -179,7 +179,7 @@ _COMPONENT_WORDS = (
 
 # --- what a line of prose is ------------------------------------------------------------------
 # three words in a row: "without nvswitch in", "allredcue performance is"
-_SENTENCE = re.compile(r"[A-Za-z][a-z']+,? [A-Za-z]?[a-z']+,? [A-Za-z]?[a-z']+")
+_SENTENCE = re.compile(r"[A-Za-z][a-z']{1,40},? [A-Za-z]?[a-z']{1,40},? [A-Za-z]?[a-z']{1,40}")
 # HW setup:        **Environment**        ### Summary
 # --- machine A ---      (NVIDIA/open-gpu-kernel-modules#1030: a title between rules)
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s+[^\n]{1,60}|\*\*[^*\n]{1,60}\*\*:?|[A-Za-z][\w /()-]{0,40}:"
