@@ -300,5 +300,8 @@ def of_kind(facts, *kinds: str) -> list:
     if positions is None:
         return [f for f in facts if f.kind in kinds]
     if len(kinds) == 1:
+        by_kind = getattr(facts, "by_kind", None)  # engine/pipeline.Combined: each kind's facts, in order
+        if by_kind is not None:
+            return list(by_kind.get(kinds[0], ()))
         return [facts[i] for i in positions.get(kinds[0], ())]
     return [facts[i] for i in sorted(i for k in kinds for i in positions.get(k, ()))]

@@ -56,10 +56,9 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
     log = [f for k in _LOG_KINDS for f in by_kind.get(k, [])]
     # indexed once: a scan of every NCCL line per run grew with runs x lines (20 s at 256 nodes)
     by_proc: dict[tuple[str, object], list[Fact]] = defaultdict(list)
-    by_path: dict[str, list[Fact]] = defaultdict(list)
     for f in log:
         by_proc[(f.node, getattr(f, "pid", None))].append(f)
-        by_path[f.evidence.path].append(f)
+    by_path = _ByPath(log)
     out: list[Fact] = []
     for run in by_kind.get("nccl_test_run", []):
         ranks = ranks_of.get(run.id)
@@ -68,6 +67,22 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
         hung = (run.rows == 0 and run.status is None and not run.failed) or run.id in timeouts
         out.append(_use(run, ranks, _own_lines(run, ranks, by_proc, by_path), hung))
     return out
+
+
+class _ByPath(dict):
+    """path -> the NCCL lines of that file, in order: indexed when a run first asks (only runs
+    whose rank lines print no pid do; a bench bundle's every run is found by its processes)."""
+
+    def __init__(self, log: list[Fact]):
+        super().__init__()
+        self.log: list[Fact] | None = log
+
+    def get(self, path, default=None):
+        if self.log is not None:
+            for f in self.log:
+                self.setdefault(f.evidence.path, []).append(f)
+            self.log = None
+        return super().get(path, default)
 
 
 def _own_lines(run: Fact, ranks: list[Fact], by_proc: dict, by_path: dict) -> list[Fact]:
