@@ -367,7 +367,7 @@ def _run_settings(facts: list[Fact], runs: list[tuple[Fact, Fact]], ranks: dict[
         env: dict[str, str] = {}
         # NCCL's own line wins over what the launcher asked for
         for f in sorted(mine.values(), key=lambda f: f.kind != "launcher_nccl_env"):
-            if not f.name.startswith(_QUIET_ENV) if f.kind != "nccl_version" else False:
+            if f.kind != "nccl_version" and not f.name.startswith(_QUIET_ENV):
                 env[f.name] = f.value
         out[run.id] = (version, tuple(sorted(env.items())) if mine else None)
     return out
