@@ -56,7 +56,8 @@ def record(paths: list[Path], name: str, db: Path) -> store.Baseline:
 
 #: the rules that report a busbw_comparison below its limits (critical, warning, small sizes),
 #: and the one that sets such a band aside as taken on busy GPUs or unpinned clocks
-BELOW_RULES = frozenset({"busbw_below_baseline", "busbw_below_baseline_warning", "busbw_below_baseline_latency"})
+BELOW_RULES = frozenset({"busbw_below_baseline", "busbw_below_baseline_warning", "busbw_below_baseline_latency",
+                         "busbw_below_siblings", "busbw_below_siblings_warning"})
 SET_ASIDE_RULES = frozenset({"busbw_not_comparable"})
 
 
