@@ -141,3 +141,24 @@ def test_grouping_is_one_pass():
     facts = [f for i in range(1024) for f in _run(f"n{i:04d}", 100.0)]
     out = perf_compare.siblings(facts, set())
     assert len(out) == 1024 and not _below(out)
+
+
+def test_each_run_compared_with_its_expected_figure_shows_its_own_nccl_settings():
+    """The two real H200 runs of one bundle, each with its own NCCL INFO log (pid 1428: no setting
+    but NCCL_NVLS_ENABLE; pid 1552: P2P and SHM disabled, sockets on lo): each run's context and
+    comparison carry its own settings, not the union of the bundle's (which gave the healthy run
+    NCCL_P2P_DISABLE=1 in its context and its 'NCCL environment')."""
+    facts = _facts(_h200_pair(logs=True))
+    env = {run.evidence.path: ctx["env"] for run, _t, ctx, _r in perf_compare.runs_of(facts)}
+    healthy, slow = env["vm/allreduce_healthy_g2.txt"], env["vm/allreduce_socket_only_g2.txt"]
+    assert slow["NCCL_P2P_DISABLE"] == "1" and slow["NCCL_SHM_DISABLE"].startswith("1") and slow["NCCL_SOCKET_IFNAME"] == "lo"
+    assert not {"NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_SOCKET_IFNAME"} & set(healthy)
+    shown = {c.run_id.split(":")[0]: c.env_overrides for c in perf_compare.compare_bundle(facts) if c.band == "bandwidth"}
+    assert "NCCL_P2P_DISABLE=1" in shown["vm/allreduce_socket_only_g2.txt"]
+    assert "NCCL_P2P_DISABLE" not in shown["vm/allreduce_healthy_g2.txt"]
+
+
+def test_a_run_whose_own_lines_show_no_settings_takes_the_bundles():
+    """Without its NCCL INFO log a run's settings are the bundle's (here: none known at all)."""
+    facts = _facts(_h200_pair(logs=False))
+    assert {ctx["env"] is None for *_x, ctx, _r in perf_compare.runs_of(facts)} == {True}
