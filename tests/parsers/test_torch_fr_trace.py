@@ -25,6 +25,14 @@ def test_size_mismatch_27_form():
         (1, "mismatch", 39, "0:default_pg", "nccl:all_reduce", "2", 2, "SIZE_OR_SYNTAX_MISMATCH", "scheduled", 4)]
 
 
+def test_state_mismatch_real_paste_pytorch151666():
+    # the analyser's 2.7 form as posted (two ranks): the first block names rank 1 and the state mismatch; the second
+    # block is cut before its error msg by the stored copy, so it names no rank and no type
+    assert _facts((FIX / "pytorch151666_state_mismatch.txt").read_text()) == [
+        (1, "mismatch", 1487, "0:default_pg", "nccl:all_reduce", "1", 1, "COLLECTIVE_STATE_MISMATCH", "scheduled", 2),
+        (16, "mismatch", 1488, "0:default_pg", "nccl:all_reduce", None, None, None, None, 2)]
+
+
 def test_undecided_missing_dumps():
     assert _facts((FIX / "undecided_missing_dumps.txt").read_text()) == [
         (1, "dumps_missing", None, None, None, "3", 3, None, None, None)]
