@@ -9,10 +9,17 @@ tools/modprobe.c and tools/insmod.c format strings for the other forms)::
     insmod /lib/modules/3.10.0-1127.19.1.el7.x86_64/extra/nv_peer_mem.ko
     modprobe: ERROR: could not insert 'nv_peer_mem': Unknown symbol in module, or unknown parameter (see dmesg)
 
+nvidia-docker 1.x loads the CUDA unified-memory module itself before it starts a GPU container
+(``nvidia-modprobe -u -c=0``) and logs its failure behind its log label (NVIDIA/nvidia-docker#480,
+driver 384.90)::
+
+    nvidia-docker | 2017/09/27 22:08:44 Error: Could not load UVM kernel module. Is nvidia-modprobe installed?
+
 Facts: ``kernel_module_load_failure`` per ``modprobe: ERROR: could not insert 'M': REASON``,
 ``modprobe: FATAL: Module M not found in directory D`` and ``insmod: ERROR: could not insert
 module M.ko: REASON`` line (``module`` with dashes as underscores, as the kernel names it;
-``reason`` from the errno text). The ``insmod <path>`` trace of ``modprobe -v`` counts as read.
+``reason`` from the errno text; nvidia-docker's line: module ``nvidia_uvm``, reason ``other``, it names
+no errno). The ``insmod <path>`` trace of ``modprobe -v`` counts as read.
 The node is the host of a shell prompt in the file (``[root@n120 ~]#``), else the bundle's.
 Empty input: nothing.
 """
@@ -45,6 +52,13 @@ _LINE = re.compile(
 # [root@n120 ~]# modprobe -v nv_peer_mem          root@node1:~# modprobe nvidia_peermem        (pytorch) [root@gpu3 ~]#
 _PROMPT = re.compile(r"^(?:\(\S+\) )?(?:\[[\w.-]+@(?P<h1>[A-Za-z0-9][\w.-]*)[^\]\n]*\]|[\w.-]+@(?P<h2>[A-Za-z0-9][\w.-]*):[^\n#$]*)[#$] ", re.M)
 
+# nvidia-docker | 2017/09/27 22:08:44 Error: Could not load UVM kernel module. Is nvidia-modprobe installed?
+#   (NVIDIA/nvidia-docker#480, nvidia-docker 1.0: tools/src/nvidia/nvidia.go LoadUVM() returns errors.New("Could not
+#   load UVM kernel module. Is nvidia-modprobe installed?") when "nvidia-modprobe -u -c=0" fails, its first versions
+#   errors.New("Could not load UVM kernel module"); main.go logs it with log.Panicln("Error:", err) under
+#   log.SetPrefix(os.Args[0] + " | "), so nvidia-docker-plugin's line is the same after its own label)
+_NVIDIA_DOCKER_UVM = re.compile(r"\bError: Could not load UVM kernel module\b(?:\. Is nvidia-modprobe installed\?)?")
+
 # errno texts of init_module/finit_module as strerror prints them (kmod passes them through), most specific first
 _REASONS = (
     ("Unknown symbol in module", "unknown_symbol"),  # ENOENT from the kernel: a symbol it does not export (see dmesg)
@@ -71,6 +85,8 @@ def failure_reason(text: str) -> str:
 
 
 def detect(head: str) -> bool:
+    if "UVM kernel module" in head and _NVIDIA_DOCKER_UVM.search(head) is not None:
+        return True
     if "modprobe: " not in head and "insmod" not in head:
         return False
     return any(m["trace"] is None for _, m in _scan(head))
@@ -98,8 +114,13 @@ def parse(artefact: Artefact) -> ParseResult:
         why = m["why"] or m["kwhy"]
         fb.add(KernelModuleLoadFailure, n, node=node, module=module_name(m["mod"] or m["ko"]),
                reason=failure_reason(why), message=msg, source="modprobe")
+    if "UVM kernel module" in artefact.text:
+        for n, m in iter_matches(_NVIDIA_DOCKER_UVM, artefact):
+            result.lines_used += 1
+            fb.add(KernelModuleLoadFailure, n, node=node, module="nvidia_uvm", reason="other", message=m.group(),
+                   source="modprobe")
     return result
 
 
 #: line signatures (facts/classify.py): modprobe's and insmod's error lines
-SIGNATURES = (r"(?m)modprobe: (?:ERROR|FATAL): |insmod: ERROR: could not insert ",)
+SIGNATURES = (r"(?m)modprobe: (?:ERROR|FATAL): |insmod: ERROR: could not insert ", _NVIDIA_DOCKER_UVM.pattern)

@@ -94,6 +94,11 @@ _CUT_AT_BAR = re.compile(r"^\|(?:[ \t]+\|){1,2}[ \t]*$")
 #   the job's NCCL log shows 8 ranks) the border after a GPU's block cut inside it: nvidia-smi ends every
 #   +---+ border with "+" (R390 on), so a dash-only end is a capture that stopped there
 _CUT_BORDER = re.compile(r"^\+[-+]*-[ \t]*$")
+# |    0      146
+#   (NVIDIA/nvidia-docker#480's excerpt, R384: the process table ends inside its first row, after the GPU index and
+#   PID) a process row cut before its type, name and memory: the text ends there, a capture cut short; the row
+#   was there, so the table was not printed empty
+_CUT_PROCESS_ROW = re.compile(r"^\|\s+(?P<gpu>\d+)\s+(?:(?:\d+|N/A)\s+){0,3}(?:\d+|N/A)?(?:\s+\S[^|]*)?$")
 # +---...---+, |===...===|, |---+---|, and the column-title rows
 _FRAME = re.compile(r"^[+|][-=+|]+\s*$|^\|\s*(?:GPU\s+Name|Fan\s+Temp|GPU\s+GI\s+CI|Processes:|\s*ID\s+ID|\s+\|\s+\|\s+MIG M\.)")
 
@@ -178,11 +183,17 @@ def parse(artefact: Artefact) -> ParseResult:
             if panel is not None:
                 panel["none"] = True
             result.lines_used += 1
+        elif (panel is not None and _CUT_PROCESS_ROW.match(line) is not None
+              and not any(ln.strip() for ln in lines[n:])):
+            panel["cut"] = True
+            result.lines_used += 1
+            b.limit(no, "cut_short", "nvidia-smi's process table ends inside a process row (the output cut): "
+                                     "the processes from that row on were not read")
         elif _PANEL_COLUMNS.match(line) or (line.startswith(("|", "+")) and _FRAME.match(line)):
             result.lines_used += 1
     for pn in panels:
         b.add(GpuProcessPanel, pn["line"], process_rows=pn["rows"], says_none_running=pn["none"],
-              printed_empty=pn["rows"] == 0 and not pn["none"])
+              printed_empty=pn["rows"] == 0 and not pn["none"] and not pn.get("cut"))
     return result
 
 

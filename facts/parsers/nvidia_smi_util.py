@@ -49,7 +49,10 @@ KIND = "nvidia_smi_util"
 
 # # gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk
 # #Date       Time        gpu    pwr  gtemp  mtemp     sm ...   (dmon -o DT)
-_DMON_HEAD = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+.*\bsm\b", re.M)
+# > \# gpu   pwr  temp    sm   mem   enc   dec  mclk  pclk pviol tviol    fb  bar1 sbecc dbecc   pci rxpci txpci
+#   (mozilla/DeepSpeech#178, dmon -s pucvmet of 2016 in a markdown quote: "\#" is markdown's escape of a "#" that
+#   would start a heading; the quote's "> " is stripped before any reader, the escape is read here)
+_DMON_HEAD = re.compile(r"^\\?#\s*(?:Date\s+Time\s+)?gpu\s+.*\bsm\b", re.M)
 # index, name, uuid, pci.bus_id, ..., utilization.gpu [%], ...   (any field set; units in brackets;
 # a few names are camel-cased: encoder.stats.sessionCount, encoder.stats.averageFps, ...averageLatency)
 _CSV_HEAD = re.compile(r"^[a-z_][A-Za-z0-9_.]*(?: \[[^\]\n]*\])?(?:, ?[a-z_][A-Za-z0-9_.]*(?: \[[^\]\n]*\])?)*[ \t]*$", re.M)
@@ -149,8 +152,8 @@ def parse(artefact: Artefact) -> ParseResult:
     names: list[str] | None = None
     source = "dmon"
     for ln, line in enumerate(lines, 1):
-        if line.startswith("#"):
-            head = line.lstrip("#").split()
+        if line.startswith(("#", "\\#")):  # "\#": markdown's escaped "#" (see _DMON_HEAD)
+            head = line.lstrip("\\").lstrip("#").split()
             if "gpu" in head[:3] and head[0] in ("gpu", "Date", "Time"):
                 # the column of "sm" counted from "gpu": date/time columns are read by _DMON_ROW
                 col, source, names = (head.index("sm") - head.index("gpu") if "sm" in head else None), "dmon", None

@@ -75,7 +75,9 @@ _MM_TORCH = re.compile(r"^PyTorch: (?P<ver>\d[\w.+]{0,40})\s*$")
 # "NVCC: Cuda compilation tools, release 12.4, V12.4.131", "numpy_random_seed: 2147483648"
 _MM_FIELD = re.compile(r"^[A-Za-z][\w .,()/-]{0,60}: \S")
 _LOCAL_CU = re.compile(r"\+cu(?P<maj>\d{1,2}?)(?P<min>\d)$")  # +cu121 +cu130 +cu92
-_BUILD_CUDA = re.compile(r"(?:^|_)cuda(?P<cuda>\d+\.\d+)(?:_|$)")  # cuda10.2_0, py3.11_cuda12.1_cudnn8.9.2_0
+# cuda10.2_0, py3.11_cuda12.1_cudnn8.9.2_0; py3.7_cuda10.1.243_cudnn7.6.3_0 (PyTorch 1.4's conda build names the full CUDA
+# release: pytorch/pytorch#35646's collect_env, '[conda] pytorch  1.4.0  py3.7_cuda10.1.243_cudnn7.6.3_0  pytorch')
+_BUILD_CUDA = re.compile(r"(?:^|_)cuda(?P<cuda>\d+\.\d+)(?:\.\d+)?(?:_|$)")
 # packages whose version IS a CUDA release: the runtime a program loads
 _CUDA_RUNTIME = re.compile(r"^(?:nvidia-cuda-runtime(?:-cu\d+)?|cudatoolkit|cuda-runtime|cuda-cudart)$")
 _RELEVANT = re.compile(r"^(?:torch|pytorch|nvidia-[\w.-]+|cuda[\w.-]*|cupy[\w.-]*|jax-cuda[\w.-]*|jaxlib|nccl|"

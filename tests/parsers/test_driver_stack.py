@@ -390,6 +390,22 @@ def test_summary_table_ending_in_a_mig_row_cut_at_a_bar_is_cut_short(rel, line, 
     assert done.limits == [] and [f.mig_mode for f in done.facts if f.kind == "gpu_usage"][-1] in (None, "Disabled")
 
 
+def test_process_table_ending_inside_a_process_row_is_cut_short():
+    """NVIDIA/nvidia-docker#480's excerpt (R384, a GTX 1070): the process table ends inside its first row after the
+    GPU index and PID. A capture cut short (a limit), and a table with a row in it: not one printed empty (what a
+    container's hidden PID namespace shows). The same row ending the table's middle is no row at all."""
+    r = _parse(nvidia_smi_table, "nvidia_smi_table/nvidia_docker480_r384_gtx1070_cut_in_process_row.txt")
+    assert [(h.limit, h.line) for h in r.limits] == [("cut_short", 15)] and r.errors == []
+    [panel] = [f for f in r.facts if f.kind == "gpu_process_panel"]
+    assert (panel.process_rows, panel.printed_empty) == (0, False)
+    assert [f.name for f in r.facts if f.kind == "gpu_info"] == ["GeForce GTX 1070"]
+    text = (Path(__file__).parents[2] / "fixtures/artefacts/nvidia_smi_table/nvidia_docker480_r384_gtx1070_cut_in_process_row.txt").read_text()
+    closed = text.rstrip() + "\n+-----------------------------------------------------------------------------+\n"
+    r2 = _parse(nvidia_smi_table, text=closed)
+    [panel] = [f for f in r2.facts if f.kind == "gpu_process_panel"]
+    assert r2.limits == [] and panel.printed_empty is True
+
+
 def test_summary_table_process_rows_and_err_cells():
     text = ("|   0  Tesla V100-SXM2...  On   | 00000000:06:00.0 Off |                    2 |\n"
             "| N/A   40C    P0   ERR! / 300W |  30042MiB / 32510MiB |    100%      Default |\n"

@@ -31,6 +31,9 @@ def test_pip_freeze_of_our_h200_host():
     # MMEngine's collect_env (lmdeploy check_env): "PyTorch: 2.5.1+cu121"
     ("python_packages/lmdeploy3286_check_env_mmengine_cu121_4090d.txt", ("torch", "collect_env"), ("2.5.1+cu121", "12.1", 12010)),
     ("python_packages/nanodet4_conda_list_grep_cuda.txt", ("pytorch", "conda"), ("1.7.1", None, None)),
+    # pytorch/pytorch#35646: PyTorch 1.4's conda build names the full CUDA release ("py3.7_cuda10.1.243_cudnn7.6.3_0")
+    ("python_packages/pytorch35646_collect_env_conda_cuda10.1.243_build.txt", ("pytorch", "conda"), ("1.4.0", "10.1", 10010)),
+    ("python_packages/pytorch35646_collect_env_conda_cuda10.1.243_build.txt", ("cudatoolkit", "conda"), ("10.1.243", "10.1", 10010)),
 ])
 def test_collect_env_and_conda_list(rel, key, want):
     assert _pkgs(_parse(python_packages, rel))[key] == want
@@ -40,6 +43,10 @@ def test_collect_env_and_conda_list(rel, key, want):
     ("torch==2.4.0+cu121", ("torch", "pip", "12.1")),
     ("[conda] pytorch                   2.1.0           py3.11_cuda12.1_cudnn8.9.2_0    pytorch", ("pytorch", "conda", "12.1")),
     ("[pip3] torch==1.7.0a0+a9603c7", ("torch", "pip", None)),
+    # a build string's CUDA is "cuda" then major.minor (and a patch), between underscores: not "cudnn7.6.3" nor "cu101"
+    ("[conda] pytorch                   1.4.0           py3.7_cuda10.1.243_cudnn7.6.3_0    pytorch", ("pytorch", "conda", "10.1")),
+    ("[conda] pytorch                   1.4.0           py3.7_cudnn7.6.3_0    pytorch", ("pytorch", "conda", None)),
+    ("[conda] pytorch                   1.4.0           py3.7_cuda10.1.243x_0    pytorch", ("pytorch", "conda", None)),
 ])
 def test_version_forms(line, want):
     (f,) = _parse(python_packages, text=line + "\n").facts

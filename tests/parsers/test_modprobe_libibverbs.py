@@ -42,6 +42,24 @@ def test_modprobe_errors_relayed_by_a_service_are_read() -> None:
     assert modprobe.parse(Artefact(path="n.txt", text="see the modprobe: section of the manual\n")).facts == []
 
 
+def test_nvidia_docker_1_uvm_load_failure_is_nvidia_uvm_not_loaded() -> None:
+    # NVIDIA/nvidia-docker#480: nvidia-docker 1.x ran nvidia-modprobe -u -c=0 and logged its failure behind its
+    # Go log label ("nvidia-docker | <date> <time> Error: ..."), after the reporter's sentence
+    text = (FIX / "modprobe" / "nvidia_docker480_uvm_not_loaded.txt").read_text()
+    assert modprobe.detect(text)
+    res = modprobe.parse(Artefact(path="description.txt", text=text))
+    [f] = res.facts
+    assert (f.evidence.line, f.module, f.reason, f.source) == (2, "nvidia_uvm", "other", "modprobe")
+    assert f.message == "Error: Could not load UVM kernel module. Is nvidia-modprobe installed?"
+    # the first releases' shorter text (src/nvidia/nvidia.go: errors.New("Could not load UVM kernel module")), and
+    # nvidia-docker-plugin's line behind its own label
+    [g] = modprobe.parse(Artefact(path="p.txt", text=(
+        "/usr/bin/nvidia-docker-plugin | 2017/06/24 18:23:36 Error: Could not load UVM kernel module\n"))).facts
+    assert (g.module, g.message) == ("nvidia_uvm", "Error: Could not load UVM kernel module")
+    # the words in prose, no "Error: " before them: not the tool's line
+    assert not modprobe.detect("it says it could not load UVM kernel module, so I installed nvidia-modprobe\n")
+
+
 def test_lsmod_prompt_alone_is_not_modprobe() -> None:
     assert not modprobe.detect("(pytorch) [root@gpu3 ~]# lsmod | grep nvidia_peermem\n")
 

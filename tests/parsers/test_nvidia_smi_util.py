@@ -32,6 +32,21 @@ def test_real_query_without_index_or_bus_id_is_recognised_not_read():
     assert (r.facts, r.errors, r.lines_used) == ([], [], 0)
 
 
+def test_dmon_header_escaped_in_a_markdown_quote_is_read():
+    # mozilla/DeepSpeech#178: dmon -s pucvmet (2016 columns: temp, pviol, tviol, sbecc, ...) pasted in a markdown quote,
+    # its header's "#" escaped as "\#"; the quote's "> " goes before any reader
+    text = (FIX / "deepspeech178_dmon_pucvmet_markdown_quoted.txt").read_text()
+    art = Artefact(path="dmon.txt", text=text, node="n1")
+    art.normalise()
+    assert art.text.startswith("\\# gpu") and nvidia_smi_util.detect(art.text)
+    r = nvidia_smi_util.parse(art)
+    assert r.errors == [] and r.lines_used == 6
+    assert [(f.index, f.samples, f.mean_pct, f.source) for f in r.facts] == [
+        (0, 1, 25.0, "dmon"), (1, 1, 18.0, "dmon"), (2, 1, 24.0, "dmon"), (3, 1, 18.0, "dmon")]
+    # a backslash before anything else is no header
+    assert not nvidia_smi_util.detect("\\ gpu   pwr  temp    sm   mem\n    0   111    83    25     7\n")
+
+
 def test_stall_series_counts_dips_and_busy_mean():
     (f,) = _parse("dmon_input_stall.txt").facts
     assert (f.samples, f.dips, f.zero_fraction, f.busy_mean_pct) == (18, 3, 0.389, 96.9)
