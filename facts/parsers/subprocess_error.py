@@ -165,6 +165,13 @@ _UCX_SIGNAL = re.compile(
 # ==== backtrace (tid:  84663) ====
 _UCX_SIGNAL_BARE = re.compile(
     r"^[ \t]{0,8}Caught signal (?P<num>\d{1,3}) \([^\n]{0,300}\)[ \t]*\r?\n[ \t]{0,8}==== backtrace \(tid:", re.M)
+# the message alone, its prefix and backtrace both left out of the paste, known by the words only UCX's handler puts
+# in it since 1.9 (ucs_debug_handle_error_signal: "Caught signal %d (%s: %s%s)", strsignal's text, then for SIGSEGV
+# ucs_signal_cause_segv's text of the si_code and " at address %p"):
+# Caught signal 11 (Segmentation fault: invalid permissions for mapped object at address 0x2b15b6a00310)   (mpi4py/mpi4py#36)
+_UCX_SIGNAL_LINE = re.compile(
+    r"^[ \t]{0,8}Caught signal (?P<num>11) \(Segmentation fault: (?:address not mapped to object"
+    r"|invalid permissions for mapped object) at address (?:0x[0-9a-f]{1,16}|\(nil\))\)[ \t]*\r?$", re.M)
 # Open MPI's (opal/util/stacktrace.c show_stackframe: "%s*** Process received signal ***", "%sSignal: %s (%d)", then
 # opal_backtrace_print's frames "%s[%2d] <backtrace_symbols() line>", "%s" the "[host:pid] " prefix):
 # [k8s-slave03:00956] Signal: Segmentation fault (11)       (NVIDIA/nccl#2380)
@@ -268,6 +275,7 @@ def detect(head: str) -> bool:
         or (" received signal SIG" in head and GDB_SIGNAL.search(head) is not None) \
         or ("] Caught signal " in head and _UCX_SIGNAL.search(head) is not None) \
         or ("==== backtrace (tid:" in head and _UCX_SIGNAL_BARE.search(head) is not None) \
+        or (" at address " in head and _UCX_SIGNAL_LINE.search(head) is not None) \
         or ("] Signal: " in head and _OMPI_SIGNAL.search(head) is not None) \
         or ("Child process unexpectedly failed" in head and _SGLANG_CHILD.search(head) is not None) \
         or (" scheduler is dead. " in head and _SGLANG_DEAD.search(head) is not None) \
@@ -343,15 +351,21 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.add(LaunchedProcessKilled, n, signal="SIGSEGV", signum=11, command="", launcher="tvm-ffi",
                    crashed_in=crashed_in, crash_library=library)
     bare = "==== backtrace (tid:" in artefact.text
-    for pattern, launcher in ((_UCX_SIGNAL, "ucx"), (_UCX_SIGNAL_BARE, "ucx"), (_OMPI_SIGNAL, "openmpi")):
-        if pattern is _UCX_SIGNAL_BARE and not bare:
+    bare_lines: set[int] = set()
+    for pattern, launcher in ((_UCX_SIGNAL, "ucx"), (_UCX_SIGNAL_BARE, "ucx"), (_UCX_SIGNAL_LINE, "ucx"),
+                              (_OMPI_SIGNAL, "openmpi")):
+        if pattern is _UCX_SIGNAL_BARE and not bare or pattern is _UCX_SIGNAL_LINE and " at address " not in artefact.text:
             continue
         for n, m in iter_matches(pattern, artefact):
+            if pattern is _UCX_SIGNAL_BARE:
+                bare_lines.add(n)
+            elif pattern is _UCX_SIGNAL_LINE and n in bare_lines:
+                continue  # the bare form with its backtrace, read above
             result.lines_used += 1
             num = int(m["num"])
             # the bare form's match ends inside the backtrace header: the frames are read from the header's line on
             crashed_in, library = _crash_frame(artefact.text, m.end() if pattern is not _UCX_SIGNAL_BARE else m.start("num"))
-            host = m["host"] if pattern is not _UCX_SIGNAL_BARE else None
+            host = m["host"] if pattern is _UCX_SIGNAL or pattern is _OMPI_SIGNAL else None
             fb.add(LaunchedProcessKilled, n, node=artefact.node_for(host) if host else artefact.node, signal=_signal_name(num), signum=num,
                    command="", launcher=launcher, crashed_in=crashed_in, crash_library=library)
     return result

@@ -194,6 +194,14 @@ def test_native_crash_report_backtrace(name, line, launcher, crashed_in, library
      " 2 0x00000000000112e5 ncclProxyProgress()  :0\n 3 0x00000000000113dc nvshmemi_proxy_progress()  :0\n",
      [("SIGSEGV", "helper", None)]),
     ("2024-01-01 worker: Signal: SIGTERM received\n", []),
+    # UCX's message alone (mpi4py/mpi4py#36: CuPy buffers through Open MPI's CUDA-aware Bcast), known by the si_code's
+    # cause and the address only UCX's handler prints; the same words with the backtrace under them are read once
+    ("Caught signal 11 (Segmentation fault: invalid permissions for mapped object at address 0x2b15b6a00310)\n",
+     [("SIGSEGV", None, None)]),
+    ("Caught signal 11 (Segmentation fault: address not mapped to object at address 0x11000008)\n"
+     "==== backtrace (tid:  84663) ====\n 1 0x0000000000010a13 process_recv()  :0\n", [("SIGSEGV", "process_recv", None)]),
+    # CONSTRUCTED near miss: strsignal's text alone, no cause nor address: another program's words, not read
+    ("Caught signal 11 (Segmentation fault)\n", []),
     # apache/tvm-ffi's report as NVIDIA/nccl#2106 posted it (a markdown quote, its first 9 of 16 frames): glibc's frames
     # (by their source paths, __GI_raise, an address) skipped, the CUDA driver's cuMemCreate under NCCL's ncclCuMemHostEnable
     ('> !!!!!!! Segfault encountered !!!!!!!\n'
