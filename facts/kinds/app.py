@@ -265,7 +265,8 @@ class TorchFrAnalysis(Fact):
     """One finding of PyTorch's flight-recorder analyser (``torchfrtrace`` / ``fr_trace``) over the
     ranks' dumps: ``issue`` ranks_missing (ranks that never joined the collective: ``missing ranks``),
     mismatch (``Culprit rank R; Error type: ...``), io_mismatch (all_to_all totals differ, no culprit),
-    dumps_missing (no dump from some ranks: undecided), no_errors (every rank matched)."""
+    dumps_missing (no dump from some ranks: undecided), no_errors (the collective did not match across its
+    ranks and the analyser found no reason: 'No errors found for this collective entry')."""
 
     kind: Literal["torch_fr_analysis"] = "torch_fr_analysis"
     issue: str
