@@ -152,7 +152,12 @@ _KUBECTL = re.compile(r"\n\[pod/[\w.-]+/[\w.-]+\] ?")
 # (VllmWorker rank=1 pid=2699412) ERROR 08-11 10:45:36 [multiproc_executor.py:511]     self.device_communicator = device_comm_cls(
 #   (vLLM V1's worker, vllm/v1/executor/multiproc_executor.py: _add_prefix(sys.stdout, f"VllmWorker rank={rank}", pid);
 #   vllm#20226)
-_RAY = re.compile(r"\n(?:\((?:[\w.-]+(?: [\w.=-]+)? )?pid=\d+(?:, ip=[\w.:-]+)?\) ?)+")
+# Ray Data's actors carry their operator in the name, and a collector's local time (nanoseconds) may come first
+# (vllm-project/vllm#37250, vLLM under Ray Data's map_batches):
+# 2026-03-09 01:31:29.489157625 (MapWorker(MapBatches(vLLMEngineActor)) pid=1202, ip=10.53.120.118) (EngineCore_DP0 pid=32080) ERROR 03-08 17:31:28 [core.py:1102]     raise self._exception
+#   (the stamp goes only with a tag after it)
+_RAY = re.compile(r"\n(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} (?=\())?"
+                  r"(?:\((?:[\w.-]+(?:\([\w.-]+(?:\([\w.-]+\))?\))?(?: [\w.=-]+)? )?pid=\d+(?:, ip=[\w.:-]+)?\) ?)+")
 # [default0]:[rank0]: torch.distributed.DistBackendError: NCCL error in: ...   (torchrun --tee; PyTorch >= 2.2)
 # (not the failure table's "[1]:" nor NCCL's "[0] " device index)
 # (torchrun's "[default0]:" is followed by the line as the worker printed it, its indentation
@@ -356,7 +361,7 @@ _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 _GATES = ("`", ">", '"', "\u201c", "<std", ">1 ", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ", "\n*", "\n_")
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
-    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+,\d+\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. =-]*pid=\d"
+    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+,\d+\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. =()-]*pid=\d"
     r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|(?:DEFAULT|NOTICE|ALERT|EMERGENCY)[ \t]+\d{4}-"
     r"|[ \t]{1,4}\|[ \t]|<\d{1,3}>1 |" + _MONOTONIC + r"[\w.@/-]+\[\d+\]:|" + _LABEL + ")"
 )

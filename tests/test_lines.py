@@ -73,6 +73,10 @@ WRAPPED = [
      "k8s17:581:581 [0] NCCL INFO P2P Chunksize set to 131072"),
     ("(EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12) spark2:285:285 [0] NCCL INFO P2P Chunksize set to 131072",
      "spark2:285:285 [0] NCCL INFO P2P Chunksize set to 131072"),
+    # Ray Data's actor name (its operator in parentheses) behind a collector's nanosecond local time, over vLLM's
+    # engine core tag and logger (vllm-project/vllm#37250)
+    ("2026-03-09 01:31:29.489256607 (MapWorker(MapBatches(vLLMEngineActor)) pid=1202, ip=10.53.120.118) (EngineCore_DP0 pid=32080) ERROR 03-08 17:31:28 [core.py:1102]   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/multiproc_executor.py\", line 87, in wait_for_response",
+     'File "/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/multiproc_executor.py", line 87, in wait_for_response'),
     # PyTorch's rank label (pytorch/helion#1396), behind torchrun's local-rank label
     ("[rank1]:E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/common_distributed.py:939] Caught exception: ",
      "E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/common_distributed.py:939] Caught exception: "),

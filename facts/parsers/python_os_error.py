@@ -36,6 +36,14 @@ tmpfs that write fails when no page is left (ENOSPC), so it is read as the same 
     RuntimeError: unable to write to file </torch_1394_2747491098>    (pangeo-data/pangeo-docker-images#258: a hub's small /dev/shm)
     RuntimeError: unable to write to file </torch_76_3625483894> at /pytorch/aten/src/TH/THAllocator.c:383    (huaweicloud/dls-example#26)
 
+TensorFlow reports a failed call on a file in its own form (tensorflow/core/platform/errors.cc, later
+tsl/platform/errors.cc: ``IOError(context, errno)`` makes ``<context>; <strerror>``, the context the file's name),
+after the status' code or class or the message that reports it; read as the same fact, the class the code's
+(``IOError`` where a message reports it), the errno from the strerror text (the errors of calls on files)::
+
+    UnknownError: drive/Colab Notebooks/saved_model/model.ckpt-313.data-00000-of-00001.tempstate17496649906120132702; Input/output error    (theamrzaki/text_summurization_abstractive_methods#2)
+    2018-06-12 15:00:32,553 INFO (Thread-4-2183) Error reported to Coordinator: /dbfs/FileStore/tables/TFOS/trainData/checkpoint.tmpb97208e81436466b80430829067e21d8; Input/output error    (tensorflow/tensorflow#20090)
+
 Facts: ``python_os_error`` per line: the exception's class, the errno and its name (Linux
 numbering), the strerror text, the file when named, whether it lies under /dev/shm and whether it is a
 device or kernel file (EIO on ``'/dev/ttyS11'``, pyserial opening a port: the device's driver, not storage). What the
@@ -47,6 +55,7 @@ input, or no such line: nothing.
 from __future__ import annotations
 
 import errno as _errno
+import os as _os
 import re
 
 from stethoscope.facts.kinds.host import PythonOsError  # noqa: F401 - the fact classes live in facts/kinds
@@ -87,14 +96,32 @@ TORCH_SHM_ERROR = re.compile(
 TORCH_SHM_ERROR_NO_ERRNO = re.compile(
     r"\b(?P<exc>RuntimeError): unable to (?:write to|resize|stretch) file <(?P<file>/torch_[\w.-]{1,100})>"
     r"(?: to the right size)?(?: at [^\s<>]{1,300}:\d{1,6})?[ \t]*\r?$", re.M)
+# TensorFlow's file-system errors (tensorflow/core/platform/errors.cc, later tsl/platform/errors.cc: IOError(context,
+# err_number) makes "StrCat(context, "; ", strerror(err_number))", the context the file's name; its posix_file_system
+# passes the file for a failed open, read, write, close, stat or rename), after the status' code or class, or the
+# message that reports it (the strerror texts of the calls on files only: Linux glibc's):
+# 2019-04-24 03:30:02.313101: W tensorflow/core/framework/op_kernel.cc:1401] OP_REQUIRES failed at save_restore_v2_ops.cc:137 : Unknown: output/result_dir/model.ckpt-11000_temp_14deb76b392641039027fcde01faa942/part-00000-of-00001.data-00000-of-00001.tempstate15913268613058786132; Input/output error   (ProHiryu/bert-chinese-ner#22)
+# UnknownError: drive/Colab Notebooks/saved_model/model.ckpt-313.data-00000-of-00001.tempstate17496649906120132702; Input/output error   (theamrzaki/text_summurization_abstractive_methods#2: a Colab Drive mount)
+# 2018-06-12 15:00:32,553 INFO (Thread-4-2183) Error reported to Coordinator: /dbfs/FileStore/tables/TFOS/trainData/checkpoint.tmpb97208e81436466b80430829067e21d8; Input/output error   (tensorflow/tensorflow#20090)
+# Unknown: dataset-train.tfrecord-00011-of00032; Input/output error      (tensorflow/tensorflow#50824; the op's "[[{{node ...}}]]" may follow)
+#   (the name holds no ':' nor ';': Windows' "Failed to rename: a to: b : Access is denied.\n; Input/output error" is not read)
+_FILE_ERRNOS = (_errno.EIO, _errno.ENOSPC, _errno.EDQUOT, _errno.EROFS, _errno.ENOTCONN, _errno.ESTALE, _errno.EACCES,
+                _errno.EPERM, _errno.ENOENT, _errno.EEXIST, _errno.ENOTDIR, _errno.EISDIR, _errno.ENAMETOOLONG,
+                _errno.EMFILE, _errno.ENFILE, _errno.EFBIG, _errno.EXDEV, _errno.EBUSY, _errno.ENOTEMPTY, _errno.ETXTBSY)
+_STRERROR = {_os.strerror(n): n for n in _FILE_ERRNOS}
+TF_IO_ERROR = re.compile(
+    r"(?:\b(?P<exc>[A-Za-z][\w.]{0,80})|\bError reported to Coordinator|\bError recorded from \w{1,40}): "
+    r"(?P<file>[^\s:;'\"][^\n:;'\"]{0,999}); (?P<text>" + "|".join(re.escape(t) for t in sorted(_STRERROR)) + r")"
+    r"(?=[ \t]*(?:\[|\.?\r?$))", re.M)
 _RAISED = re.compile(r"\b(?P<exc>[A-Za-z_][\w.]{0,80}(?:Error|Exception)): ")
-_MARK = re.compile(r"\[Errno \d|\bOs \{ code: \d|file </torch_")
+_MARK = re.compile(r"\[Errno \d|\bOs \{ code: \d|file </torch_|[^\s;]; (?:" + "|".join(re.escape(t) for t in sorted(_STRERROR)) + ")")
 
 
 def detect(head: str) -> bool:
     return ("[Errno " in head and OS_ERROR.search(head) is not None) or (
         "file </torch_" in head and (TORCH_SHM_ERROR.search(head) or TORCH_SHM_ERROR_NO_ERRNO.search(head)) is not None) or (
-        "Os { code: " in head and any(_rust_error(line) for line in head.splitlines() if "Os { code: " in line))
+        "Os { code: " in head and any(_rust_error(line) for line in head.splitlines() if "Os { code: " in line)) or (
+        "; " in head and TF_IO_ERROR.search(head) is not None)
 
 
 def _rust_error(line: str) -> tuple[str, re.Match[str]] | None:
@@ -127,6 +154,13 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.add(PythonOsError, n, exception=t["exc"], errno=None, errno_name=None, strerror=None,
                    filename=t["file"], on_dev_shm=True)
             continue
+        if not m and (t := TF_IO_ERROR.search(line)) is not None:
+            result.lines_used += 1
+            num, filename = _STRERROR[t["text"]], t["file"].strip()
+            fb.add(PythonOsError, n, exception=(t["exc"] or "IOError").rsplit(".", 1)[-1], errno=num,
+                   errno_name=_errno.errorcode.get(num), strerror=t["text"], filename=filename,
+                   on_dev_shm=filename.startswith("/dev/shm/"), on_device_file=_device_file(filename))
+            continue
         if not m:
             if (rust := _rust_error(line)) is None:
                 continue
@@ -147,4 +181,9 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"(?:Error|Exception): \[Errno \d+\] ", r"\bOs \{ code: \d+, kind: ",
-              r"RuntimeError: unable to (?:write to|resize|stretch) file </torch_")
+              r"RuntimeError: unable to (?:write to|resize|stretch) file </torch_",
+              r"[^\s;]; (?:Input/output error|No space left on device|Disk quota exceeded|Read-only file system"
+              r"|Transport endpoint is not connected|Stale file handle|Permission denied|Operation not permitted"
+              r"|No such file or directory|File exists|Not a directory|Is a directory|File name too long"
+              r"|Too many open files(?: in system)?|File too large|Invalid cross-device link|Device or resource busy"
+              r"|Directory not empty|Text file busy)")

@@ -2,7 +2,9 @@
 import pytest
 
 from stethoscope.facts.parsers import compute_sanitizer
+from stethoscope.facts.parsers.base import Artefact
 
+from parse_helper import FIX
 from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
 
 
@@ -43,3 +45,19 @@ def test_program_hit_alone_is_the_api_form():
 ])
 def test_near_misses(line):
     assert not compute_sanitizer.detect(line)
+
+
+def test_head_behind_other_output_on_its_line():
+    # the test runner's line and the tool's head on one line (numba/numba#7284): the prefixed "at" line under it says
+    # it is the tool's report
+    (f,) = _parse(compute_sanitizer, "compute_sanitizer/numba7284_head_after_test_output.txt").facts
+    assert (f.evidence.line, f.form, f.error, f.address, f.reports) == (2, "kernel", "Invalid __global__ read of size 8 bytes",
+                                                                        "out of bounds", 1)
+    assert f.kernel.startswith("cudapy::numba::cuda::tests::cudapy::")
+
+
+def test_loose_head_needs_the_tools_at_line_under_it():
+    # the same paste cut after its head line: the head alone is no report
+    text = "".join((FIX / "compute_sanitizer" / "numba7284_head_after_test_output.txt").read_text().splitlines(keepends=True)[:2])
+    assert not compute_sanitizer.detect(text)
+    assert compute_sanitizer.parse(Artefact(path="t.txt", text=text, node="n1")).facts == []

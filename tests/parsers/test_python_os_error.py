@@ -124,3 +124,34 @@ def test_enotconn_quoted_by_a_logger():
     (fact,) = parse_text(text).facts
     assert (fact.evidence.line, fact.errno_name, fact.on_device_file) == (4, "ENOTCONN", False)
     assert fact.filename.startswith("/opt/airflow/logbucket/dag_id=xxx/")
+
+
+@pytest.mark.parametrize("name,want", [
+    # TensorFlow's IOError form "<file>; <strerror>" (tensorflow/core/platform/errors.cc IOError), after the status'
+    # code (C++ op log, the Python class) or the message that reports it (the coordinator's, the estimator's)
+    ("bertchinesener22_tf_savev2_eio.txt", [(1, "Unknown", "EIO"), (2, "IOError", "EIO")]),
+    ("textsumm2_tf_colab_drive_checkpoint_eio.txt", [(18, "UnknownError", "EIO")]),
+    ("tf20090_coordinator_dbfs_checkpoint_eio.txt", [(10, "IOError", "EIO")]),
+])
+def test_tensorflow_io_error_on_a_named_file(name, want):
+    text = (FIX / name).read_text()
+    assert python_os_error.detect(text)
+    facts = parse_text(text).facts
+    assert [(f.evidence.line, f.exception, f.errno_name) for f in facts] == want
+    assert all(f.strerror == "Input/output error" and f.errno == 5 and f.filename and ".tempstate" in f.filename
+               or f.filename.startswith("/dbfs/") for f in facts)
+
+
+def test_tensorflow_io_error_file_name_with_a_blank():
+    # a Colab Drive mount's folder "Colab Notebooks" (theamrzaki/text_summurization_abstractive_methods#2)
+    (f,) = parse_text((FIX / "textsumm2_tf_colab_drive_checkpoint_eio.txt").read_text()).facts
+    assert f.filename == "drive/Colab Notebooks/saved_model/model.ckpt-313.data-00000-of-00001.tempstate17496649906120132702"
+
+
+def test_tensorflow_io_error_windows_rename_not_read():
+    # Windows' rename message (tensorflow/tensorflow#41380, a comment quoting it): the names hold ':' and the strerror
+    # starts a line of its own after the Windows message; not read
+    text = ("> tensorflow.python.framework.errors_impl.UnknownError: Failed to rename: path\\trial_5a095c02600a30dc086a9efe046b1272"
+            "\\checkpoints\\epoch_0\\checkpoint_temp/part-00000-of-00001.data-00000-of-00001 to: path\\trial_5a095c02600a30dc086a9efe046b1272"
+            "\\checkpoints\\epoch_0\\checkpoint.data-00000-of-00001 : Access is denied.\n> ; Input/output error [Op:MergeV2Checkpoints]\n")
+    assert parse_text(text).facts == []
