@@ -100,7 +100,8 @@ def _text(f: Fact) -> str:
 _RESTATE_MIN = 24
 
 
-def _restated_lines(facts: list[Fact], explained: set[tuple[str, int]]) -> set[tuple[str, int]]:
+def _restated_lines(facts: list[Fact], explained: set[tuple[str, int]],
+                    serious: set[tuple[str, int]] = frozenset()) -> set[tuple[str, int]]:
     """The free-text error lines (``text_error_line``: a ticket's title, a summary line) that restate an explained
     line of the same node: the explained line holds their text, or they hold its message, case aside
     (dra-driver-nvidia-gpu#814's title "Failed to prepare dynamic resources: prepare dynamic resources: DRA driver
@@ -109,19 +110,35 @@ def _restated_lines(facts: list[Fact], explained: set[tuple[str, int]]) -> set[t
     free = [f for f in facts if f.kind == "text_error_line"]
     if not free:
         return set()
-    said: dict[str, list[tuple[list[str], str]]] = defaultdict(list)
+    said: dict[str, list[tuple[list[str], str, bool]]] = defaultdict(list)
     for f in facts:
-        if f.kind != "text_error_line" and (f.evidence.path, f.evidence.line) in explained:
+        key = (f.evidence.path, f.evidence.line)
+        if f.kind != "text_error_line" and key in explained:
             words = [str(w).lower() for w in (getattr(f, "message", None), getattr(f, "error", None))
                      if w and len(str(w)) >= _RESTATE_MIN]
-            said[f.node].append((words, f.evidence.text.lower()))
+            said[f.node].append((words, f.evidence.text.lower(), key in serious))
     out: set[tuple[str, int]] = set()
     for f in free:
         text = _text(f).lower()
         if len(text) < _RESTATE_MIN:
             continue
-        if any(text in line or any(w in text for w in words) for words, line in said.get(f.node, ())):
+        # or what follows one of its ": " is in a line a warning or worse cites (a title that names where the exception
+        # came from before quoting its tail: google/flax#4942's "in nnx.jit: jaxlib._jax.XlaRuntimeError: INTERNAL: NCCL
+        # operation ncclAllReduce" around XLA's explained "... INTERNAL: NCCL operation ncclAllReduce( ...) failed: ...";
+        # not a line only an info finding cites, so that a tail never turns an error into a healthy verdict)
+        tails = [t for t in _tails(text) if len(t) >= _RESTATE_MIN]
+        if any(text in line or any(w in text for w in words) or (grave and any(t in line for t in tails))
+               for words, line, grave in said.get(f.node, ())):
             out.add((f.evidence.path, f.evidence.line))
+    return out
+
+
+def _tails(text: str) -> list[str]:
+    """What follows each ": " of a text, longest first."""
+    out, i = [], text.find(": ")
+    while i >= 0:
+        out.append(text[i + 2:])
+        i = text.find(": ", i + 2)
     return out
 
 
@@ -137,7 +154,7 @@ def unexplained(facts: Iterable[Fact], explained: set[tuple[str, int]],
     # a line that repeats an explained one word for word on the same node (every rank, every
     # retry prints its own) is explained with it
     repeats = {(f.node, f.kind, _text(f)) for f in facts if (f.evidence.path, f.evidence.line) in explained}
-    restated = _restated_lines(facts, explained)
+    restated = _restated_lines(facts, explained, serious)
     left: list[Fact] = []
     seen: set[tuple[str, int]] = set()
     for f in facts:

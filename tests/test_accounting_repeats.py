@@ -78,3 +78,18 @@ def test_a_title_naming_a_module_a_reader_knows_is_still_the_reporters_claim(tmp
     rep = _bundle(tmp_path, {"title.txt": "ProcessGroupNCCL watchdog timeout not working\n"}, ruleset)
     assert [(f.rule, f.summary.split("'")[1]) for f in rep.findings] == [("reported_symptom_unjudged", "not working")]
     assert rep.verdict == "inconclusive" and "title.txt as torch_log: no line could be parsed" in rep.reason
+
+
+def test_a_title_that_quotes_an_explained_lines_tail_is_explained_with_it(tmp_path, ruleset):
+    # google/flax#4942: the title names where the exception came from, then quotes the tail of XLA's status, which the
+    # log's explained line holds ("INTERNAL: NCCL operation ncclAllReduce( ...) failed: invalid argument ...")
+    log = (ROOT / "fixtures/artefacts/xla_nccl/flax4942_allreduce_nested_call_invalid_argument.log").read_text()
+    rep = _bundle(tmp_path, {"log.txt": log,
+                             "title.txt": "in nnx.jit: jaxlib._jax.XlaRuntimeError: INTERNAL: NCCL operation ncclAllReduce\n"},
+                  ruleset)
+    assert [f.rule for f in rep.findings] == ["xla_nccl_error_no_detail"]
+    # a tail the explained line does not hold stays unexplained (CONSTRUCTED: the same title naming another call)
+    rep = _bundle(tmp_path / "2", {"log.txt": log,
+                                   "title.txt": "in nnx.jit: jaxlib._jax.XlaRuntimeError: INTERNAL: NCCL operation ncclBroadcast\n"},
+                  ruleset)
+    assert [f.rule for f in rep.findings] == ["xla_nccl_error_no_detail", "unexplained_error"]

@@ -57,7 +57,7 @@ KIND = "torch_log"
 # one of these is in every match of tl.DETECT
 _DETECT_KEYS = ("ProcessGroupNCCL", "ProcessGroupGloo.cpp:", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
                 "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:",
-                "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", "NCCL Error ", " terminated with ", "Detected mismatch between collectives", "NcclError: NCCL_ERROR_", *tl.NCCL_DETAIL_NAMES, *twe.MARKERS, *gloo.MARKERS)
+                "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", "NCCL Error ", "NCCL failure ", " terminated with ", "Detected mismatch between collectives", "NcclError: NCCL_ERROR_", *tl.NCCL_DETAIL_NAMES, *twe.MARKERS, *gloo.MARKERS)
 
 # torchrun 1.9-1.10's "Child process N (local_rank R) FAILED (exitcode E)" (tl.NO_ERROR_FILE_CHILD)
 _DETECT_KEYS += (") FAILED (exitcode ",)
@@ -413,6 +413,8 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
     m = tl.NCCL_ERROR.search(line)
     if m is not None:
         msg = m["msg"].strip().strip("'")  # NCCLCHECK quotes ncclGetErrorString()'s text: '...'
+        if m.group(0).startswith("NCCL failure "):  # CudaCall's " ; GPU=0 ; hostname=... ; expr=...;" after the text
+            msg = msg.split(" ; GPU=", 1)[0]
         v = tl.NCCL_ERROR_VERSION.search(msg)
         out.append(dict(line=no, text=line, node=node, rank=grank, message=msg, nccl_version=v and v["version"],
                         nccl_error=tl.nccl_error_name(msg), last_error=None, tail=no))

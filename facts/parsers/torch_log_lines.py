@@ -83,6 +83,11 @@ DETECT = re.compile(
     # << ncclGetErrorString(status)), raised by torch.cuda.nccl and the collectives built on it:
     # RuntimeError: NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO for details)   (vllm-project/vllm#5828)
     r"|NCCL Error \d+: " + NCCL_RESULT_TEXT +
+    # ONNX Runtime's CudaCall (onnxruntime/core/providers/cuda/cuda_call.cc: snprintf(str, 1024, "%s failure %d: %s ; GPU=%d ;
+    # hostname=%s ; expr=%s; %s", libName, (int)retCode, CudaErrString(retCode), ...), libName "NCCL" for its ncclResult_t
+    # instantiation, CudaErrString ncclGetErrorString's text):
+    # 2020-11-24 20:31:45.932376500 [E:onnxruntime:Default, cuda_call.cc:119 CudaCall] NCCL failure 5: invalid usage ; GPU=0 ; hostname=jufranc01 ; expr=ncclCommInitRank(group_comm, worker_group.ranks.size(), nccl_id, worker_group.rank_in_group);   (microsoft/onnxruntime#5918)
+    r"|\bNCCL failure \d+: " + NCCL_RESULT_TEXT + r"[^;\n]{0,80} ; GPU=" +
     # PaddlePaddle's enforce (paddle/phi/core/enforce.h build_nvidia_error_msg: "NCCL error(" << nccl_result << "), "
     # << ncclGetErrorString(nccl_result) << ". ", raised as an External error):
     # OSError: (External) NCCL error(2), unhandled system error.   (PaddlePaddle/PaddleDetection#7380)
@@ -112,7 +117,7 @@ MARKERS = (
     "Watchdog caught", "timed out in blocking wait", "ast enqueued ", "failed (exitcode: ", ") FAILED (exitcode ",
     "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
     *NCCL_DETAIL_NAMES, "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
-    "Unexpected bus error encountered in worker", " failed: ", "Internal NCCL failure with error ", "NCCL Error ",
+    "Unexpected bus error encountered in worker", " failed: ", "Internal NCCL failure with error ", "NCCL Error ", "NCCL failure ",
     " terminated with ", "Detected mismatch between collectives on ranks", "NcclError: NCCL_ERROR_",
 )
 
@@ -232,6 +237,9 @@ SPAWN_EXITED = re.compile(r"(?:\bProcessExitedException|^Exception): process (?P
 #   (NCCLCHECK of NCCL's examples, nccl-tests and TensorRT-LLM: NVIDIA/TensorRT-LLM#6366; the text inside the quotes)
 # RuntimeError: NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO for details)
 #   (torch/csrc/cuda/nccl.cpp throw_nccl_error, the result's number before its text: vllm-project/vllm#5828)
+# ... CudaCall] NCCL failure 5: invalid usage ; GPU=0 ; hostname=jufranc01 ; expr=ncclCommInitRank(group_comm, worker_group.ranks.size(), nccl_id, worker_group.rank_in_group);
+#   (ONNX Runtime's CudaCall, the result's number before its text, the device, host and call after " ; ":
+#   microsoft/onnxruntime#5918; the message is the result's text, up to the first " ; ")
 # OSError: (External) NCCL error(2), unhandled system error.
 #   (PaddlePaddle's enforce, its "[Hint: Please search for the error code(2) ...]" line after it: PaddleDetection#7380)
 # cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_UNHANDLED_CUDA_ERROR: unhandled cuda error
@@ -242,6 +250,7 @@ SPAWN_EXITED = re.compile(r"(?:\bProcessExitedException|^Exception): process (?P
 NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: \S+?,|:)|Failed to initialize NCCL communicator:"
                         r"|Failed, NCCL error \S+:\d+(?= '" + NCCL_RESULT_TEXT + r")"
                         r"|NCCL Error \d+:(?= " + NCCL_RESULT_TEXT + r")"
+                        r"|\bNCCL failure \d+:(?= " + NCCL_RESULT_TEXT + r"[^;\n]{0,80} ; GPU=)"
                         r"|\(External\) NCCL error\(\d+\),(?= " + NCCL_RESULT_TEXT + r")"
                         r"|\bNcclError: NCCL_ERROR_[A-Z_]{3,40}:(?= " + NCCL_RESULT_TEXT + r")"
                         r"|\bnccl[A-Z]\w{1,40} failed:(?= " + NCCL_RESULT_TEXT + r")"

@@ -14,6 +14,13 @@ status is usually one line)::
     Failed to create NCCL communicator: INTERNAL: ncclCommInitRankConfig(...) failed:
     invalid usage ... Last NCCL warning(error): 'Bootstrap : no socket interface found'
 
+The call is quoted as XLA's source spells it, its arguments holding calls of their own (google/flax#4942,
+XLA's collectives since 2024), and older XLA (TensorFlow's tree, jaxlib 0.1) quoted no message, its status
+ending in the replica that failed (j-towns/vdvae-jax#2)::
+
+    E0912 23:44:51.552719 2536982 pjrt_stream_executor_client.cc:3008] Execution of replica 0 failed: INTERNAL: NCCL operation ncclAllReduce( send_buffer.opaque(), recv_buffer.opaque(), ToNcclCount(dtype, count), nccl_dtype, ToNcclReduction(reduction_kind), comm_, se::gpu::AsGpuStreamValue(stream)) failed: invalid argument (run with NCCL_DEBUG=WARN for details). Last NCCL warning(error) log entry (may be unrelated) ''.
+    RuntimeError: Internal: external/org_tensorflow/tensorflow/compiler/xla/service/gpu/nccl_all_reduce_thunk.cc:162: NCCL operation ncclAllReduce(send_buffer, recv_buffer, buffer.element_count, datatype, reduce_op, comm, *cu_stream) failed: invalid usage: while running replica 0 and partition 0 of a replicated computation (other replicas may have failed as well).
+
 XLA's runtime may append its context after the quoted message (LargeWorldModel/LWM#42)::
 
     ... NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: internal error - please report this issue to the NCCL developers. Last NCCL warning(error) log entry (may be unrelated) 'Attribute busid of node nic not found'.; current tracing scope: reduce-scatter-start.4; ...
@@ -48,13 +55,18 @@ KIND = "xla_nccl"
 _GATES = ("Last NCCL warning(error)", "NCCL operation ")
 # ... Last NCCL warning(error) log entry (may be unrelated) 'Bootstrap : no socket interface found'.
 # invalid usage ... Last NCCL warning(error): 'Bootstrap : no socket interface found'
-_DETECT = re.compile(r"Last NCCL warning\(error\)|NCCL operation \S+ failed: ")
-_LINE = re.compile(r"Last NCCL warning\(error\)|NCCL operation \S+ failed: ")
+# RuntimeError: Internal: external/org_tensorflow/tensorflow/compiler/xla/service/gpu/nccl_all_reduce_thunk.cc:162: NCCL operation ncclAllReduce(send_buffer, recv_buffer, buffer.element_count, datatype, reduce_op, comm, *cu_stream) failed: invalid usage: while running replica 0 and partition 0 of a replicated computation (other replicas may have failed as well).   (j-towns/vdvae-jax#2)
+#   (the call quoted with blanks in its arguments: no "\S+ failed: " in it; the call's name is enough)
+_DETECT = re.compile(r"Last NCCL warning\(error\)|NCCL operation (?:\S+ failed: |nccl\w{1,60}\()")
+_LINE = re.compile(r"Last NCCL warning\(error\)|NCCL operation (?:\S+ failed: |nccl\w{1,60}\()")
 # Last NCCL warning(error) log entry (may be unrelated) 'socketStartConnect: Connect to 10.0.0.2<45763> failed : Connection refused'.
 # Last NCCL warning(error) log entry (may be unrelated): Cuda failure 'out of memory'
 # ... log entry (may be unrelated) 'Attribute busid of node nic not found'.; current tracing scope: reduce-scatter-start.4; current
+#   (the bare message is greedy to its last non-blank: a lazy one before "\s*$" scanned a run of blanks once per step into
+#   it, and when the optional " log entry ..." was skipped it started at "log entry": 241 s on bench/redos.py's variant of
+#   google/flax#4942's line with 120,000 blanks before its last word; now milliseconds)
 _LAST = re.compile(
-    r"Last NCCL warning\(error\)(?: log entry \(may be unrelated\))?:? ?(?:'(?P<quoted>.*)'\.?(?:;\s*current\b.*)?|(?P<bare>[^'\s].*?))\s*$"
+    r"Last NCCL warning\(error\)(?: log entry \(may be unrelated\))?:? ?(?:'(?P<quoted>.*)'\.?(?:;\s*current\b.*)?|(?P<bare>[^'\s](?:.*\S)?))\s*$"
 )
 # ncclCommInitRankConfig(...) failed: invalid usage        NCCL operation ncclGroupEnd() failed: unhandled system error.
 #   the result ends at a character that is no blank (a lazy result tried the line's end after each blank of a long run
@@ -67,7 +79,13 @@ _LAST = re.compile(
 # INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:134: NCCL operation ncclGetUniqueId(&id) failed: Unable to load NCCL library. Multi-GPU collectives will not work.. Last NCCL warning(error) log entry (may be unrelated) 'Unable to load NCCL library. Multi-GPU collectives will not work.'.   (LargeWorldModel/LWM#44)
 _STUB = "Unable to load NCCL library. Multi-GPU collectives will not work."
 _STUB_LIBRARY = "libnccl.so.2"
-_OPERATION = re.compile(r"(?:NCCL operation )?(?P<op>nccl\w+)\([^)]*\) failed: (?P<result>(?:[^.\n]*[^.\s])?)\s*(?:\.\.\.|\.|$)")
+# ... NCCL operation ncclAllReduce( send_buffer.opaque(), recv_buffer.opaque(), ToNcclCount(dtype, count), nccl_dtype, ToNcclReduction(reduction_kind), comm_, se::gpu::AsGpuStreamValue(stream)) failed: invalid argument (run with NCCL_DEBUG=WARN for details). Last NCCL warning(error) log entry (may be unrelated) ''.   (google/flax#4942)
+# ... NCCL operation ncclAllReduce(send_buffer, ..., *cu_stream) failed: invalid usage: while running replica 0 and partition 0 of a replicated computation (other replicas may have failed as well).   (j-towns/vdvae-jax#2)
+#   (the arguments may hold calls one level deep; the result is ncclGetErrorString's text, which holds no colon: it ends
+#   before XLA's ": while running replica ..." as before its "." or the line's end. The call's name bounded: an
+#   unbounded \w+ before "(" retried every "nccl" of a long run of letters to its end)
+_OPERATION = re.compile(r"(?:NCCL operation )?(?P<op>nccl\w{1,60})\((?:[^()\n]|\([^()\n]*\))*\) failed: "
+                        r"(?P<result>(?:[^.:\n]*[^.:\s])?)\s*(?:\.\.\.|\.|:|$)")
 
 
 def detect(text: str) -> bool:

@@ -654,6 +654,25 @@ def test_torch_cuda_nccls_own_check_is_an_nccl_error():
     assert f.nccl_error == "ncclRemoteError"
 
 
+def test_onnxruntime_cudacall_nccl_failure_is_an_nccl_error():
+    # microsoft/onnxruntime#5918: CudaCall's "%s failure %d: %s ; GPU=%d ; hostname=%s ; expr=%s; %s" for ncclResult_t,
+    # both ranks on GPU 0; the message is the result's text, the device, host and call after " ; " left out
+    text = (FIX / "ort5918_cudacall_nccl_failure_invalid_usage.log").read_text()
+    assert torch_log.detect(text)
+    errs = [f for f in torch_log.parse(Artefact(path="t.log", text=text, node="n")).facts if f.kind == "torch_nccl_error"]
+    assert [(f.evidence.line, f.nccl_error, f.message) for f in errs] == [(1, "ncclInvalidUsage", "invalid usage"),
+                                                                        (2, "ncclInvalidUsage", "invalid usage")]
+
+
+@pytest.mark.parametrize("line", [
+    "NCCL failure 5: invalid usage",  # CudaCall's form without its " ; GPU=" part: not claimed (CONSTRUCTED)
+    "NCCL failure 0: no error ; GPU=0 ; hostname=h ; expr=ncclGroupEnd();",  # ncclSuccess's text (CONSTRUCTED)
+])
+def test_cudacall_near_misses_are_not_nccl_errors(line):
+    assert not [f for f in torch_log.parse(Artefact(path="t.log", text=line + "\n", node="n")).facts
+                if f.kind == "torch_nccl_error"]
+
+
 @pytest.mark.parametrize("line", [
     "Internal NCCL failure with error no error in file a.cu at line 1",
     "ncclAllReduce failed: no error",  # not a failure result of ncclGetErrorString

@@ -93,3 +93,26 @@ def test_nccl_stub_text_is_a_library_not_loaded():
     r = parse_text("NCCL operation ncclGroupEnd() failed: unhandled cuda error. Last NCCL warning(error) log entry "
                    "(may be unrelated) ''.")
     assert [f.kind for f in r.facts] == ["xla_nccl_error"]
+
+
+@pytest.mark.parametrize("rel, expect", [
+    # google/flax#4942: the call quoted with calls in its arguments, an empty last message: both processes print it, one fact
+    ("flax4942_allreduce_nested_call_invalid_argument.log",
+     [("ncclAllReduce", "invalid argument (run with NCCL_DEBUG=WARN for details)", "ncclInvalidArgument", 13)]),
+    # j-towns/vdvae-jax#2: older XLA, blanks in the quoted call, no message quoted, XLA's replica context after the result
+    ("vdvaejax2_thunk_invalid_usage_while_running_replica.log", [("ncclAllReduce", "invalid usage", "ncclInvalidUsage", 1)]),
+])
+def test_quoted_call_with_blanks_and_nested_calls(rel, expect):
+    text = (FIX / rel).read_text()
+    assert xla_nccl.detect(text)
+    r = parse_text(text)
+    assert [(f.operation, f.result, f.nccl_error, f.evidence.line) for f in r.facts if f.kind == "xla_nccl_error"] == expect
+    assert r.errors == []
+
+
+@pytest.mark.parametrize("line", [
+    "NCCL operation ncclAllReduce",  # a title cut before the call's arguments: no result
+    "NCCL operation ncclAllReduce(a, b(c(d))) failed: invalid usage.",  # calls two deep: not XLA's quoting (CONSTRUCTED)
+])
+def test_near_misses_give_no_operation_failure(line):
+    assert not [f for f in parse_text(line).facts if f.kind == "xla_nccl_error"]
