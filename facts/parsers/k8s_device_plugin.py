@@ -192,7 +192,10 @@ _DIAL_SOCKET = re.compile(r"Error while dialing:? dial unix (?P<sock>\S{0,200}/d
 # 2020/05/14 02:11:19 Could not contact Kubelet, retrying. Did you enable the device plugin feature gate?   (v0.6-v0.11; "Could not contact Kubelet. Did you ..." later)
 _START = re.compile(r"Could not start device plugin for '(?P<res>[^']+)': (?P<err>.*\S|[^\S\n])\s*$")
 _PLUGIN_START = re.compile(r"\bPlugin (?P<name>\S+) failed to start: (?P<err>.*\S|[^\S\n])\s*$")
-_REGISTER = re.compile(r"Could not register device plugin: (?P<err>.+?)\s*$")
+# 2017/11/24 09:06:29 Could not register device plugin: context deadline exceeded   (NVIDIA/k8s-device-plugin#10, Kubernetes 1.8)
+# 2020/02/09 00:20:15 Could not register device plugin: rpc error: code = Unimplemented desc = unknown service deviceplugin.Registration   (#156)
+#   (the error up to its last non-blank, greedy: a lazy run before \s*$ was quadratic in a line padded with blanks, bench/redos.py)
+_REGISTER = re.compile(r"Could not register device plugin: (?P<err>.*\S|[^\S\n])\s*$")
 _KUBELET = re.compile(r"Could not contact Kubelet\b")
 # I0101 00:00:00.000000       1 main.go:302] Failed to start one or more plugins. Retrying in 30s...
 _RETRYING = re.compile(r"Failed to start one or more plugins\. Retrying in ")

@@ -333,6 +333,15 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
             if (key := SECTIONS.get(tuple(stack))):
                 rec.values[key] = ("", no)
         used += 1
+    if rec is not None and last and (k := KEY_LINE.match(" " + artefact.lines[last - 1])) is not None and not k["value"].strip():
+        # a section pasted without the banner whose last line is a field and its " : " with nothing after:
+        # the paste was cut inside that line (NVIDIA/nvidia-docker#1070's stored excerpt ends at
+        # "        GPU Current Temp            :"), as in a whole capture (_gpu_blocks): not read, a limit,
+        # rather than a malformed value
+        rec.values = {f: v for f, v in rec.values.items() if v[1] != last}
+        rec.counters = {f: v for f, v in rec.counters.items() if v[1] != last}
+        b.limit(last, "cut_short", f"nvidia-smi -q ends at {k['key'].strip()!r} with no value after it (the output cut "
+                                   "inside the line): that field and those after it were not read")
     for r in records:
         emit_gpu_facts(b, r)
     if head is not None and not grepped and records:

@@ -390,6 +390,20 @@ def test_summary_table_ending_in_a_mig_row_cut_at_a_bar_is_cut_short(rel, line, 
     assert done.limits == [] and [f.mig_mode for f in done.facts if f.kind == "gpu_usage"][-1] in (None, "Disabled")
 
 
+@pytest.mark.parametrize("rel, states", [
+    # NVIDIA/k8s-device-plugin#156: the 1.9 image (v1alpha API) against a kubelet that serves v1beta1
+    ("k8s_device_plugin/k8sdp156_v1alpha_plugin_unknown_service_registration.txt",
+     [("register_failed", "rpc error: code = Unimplemented desc = unknown service deviceplugin.Registration"),
+      ("kubelet_unreachable", None)]),
+    # NVIDIA/k8s-device-plugin#10: Kubernetes 1.8, the kubelet's Registration service not answering
+    ("k8s_device_plugin/k8sdp10_register_context_deadline_exceeded.log", [("register_failed", "context deadline exceeded")]),
+])
+def test_device_plugin_registration_refused_real_logs(rel, states):
+    r = _parse(k8s_device_plugin, rel)
+    got = [(f.state, f.message if f.state == "register_failed" else None) for f in r.facts if f.kind == "device_plugin_state"]
+    assert got == states and r.errors == []
+
+
 def test_process_table_ending_inside_a_process_row_is_cut_short():
     """NVIDIA/nvidia-docker#480's excerpt (R384, a GTX 1070): the process table ends inside its first row after the
     GPU index and PID. A capture cut short (a limit), and a table with a row in it: not one printed empty (what a

@@ -519,6 +519,21 @@ def test_block_ending_at_a_field_with_no_value_is_cut_not_malformed():
     assert res.errors == [] and [getattr(f, "persistence_mode", None) for f in res.facts] == [False]
 
 
+def test_section_pasted_without_banner_ending_at_a_field_with_no_value_is_cut_not_malformed():
+    """NVIDIA/nvidia-docker#1070's stored excerpt: -q's sections from FB Memory Usage's tail to Temperature, no banner
+    and no GPU line, ending at 'GPU Current Temp :' with nothing after it. Cut inside that line (a cut_short limit),
+    no parse error (the empty value read as a temperature made it an unexplained GPU error); the ECC and retired-page
+    fields before it are read as before; the same line with a value is read."""
+    path = QDIR / "nvidia_docker1070_fragment_cut_at_gpu_current_temp.txt"
+    _, res = run(q, path)
+    assert res.errors == [] and ("cut_short", 37) in [(h.limit, h.line) for h in res.limits]
+    assert not [f for f in res.facts if f.kind == "gpu_temperature"]
+    assert {f.kind for f in res.facts} >= {"gpu_ecc_mode", "gpu_ecc_count"}
+    _, res = run(q, path, path.read_text().rstrip("\n") + " 38 C\n")
+    assert res.errors == [] and [f.gpu_temp_c for f in res.facts if f.kind == "gpu_temperature"] == [38]
+    assert ("cut_short", 37) not in [(h.limit, h.line) for h in res.limits]
+
+
 def test_head_of_q_without_banner_is_checked_as_a_whole_capture():
     """The head of -q pasted from 'Attached GPUs' on without the banner (harvest 174, Project-HAMi/HAMi#602's
     form) is a capture's start: one that stops inside a GPU block before Processes, or shows fewer GPUs than
