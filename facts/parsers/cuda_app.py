@@ -345,6 +345,15 @@ TORCH_ASYNC_OOM = re.compile(r"\bAllocation on device (?P<dev>\d{1,3}) would exc
 # - **Exception Type:** torch.OutOfMemoryError   (ComfyUI's error report, its message cut to "Allocation on device ":
 #   Comfy-Org/ComfyUI#4852); the exception's name alone or before ": " (an "except torch.cuda.OutOfMemoryError:" source line is not read)
 TORCH_OOM_TYPE = re.compile(r"(?:^|[\s*`])torch\.(?:cuda\.)?OutOfMemoryError(?:: |[\s*`]*$)")
+# TVMError: Check failed: (output_res.IsOk()) is false: Insufficient GPU memory error: The available single GPU memory is 20584.716 MB, which is less than the sum of model weight size (18643.766 MB) and temporary buffer size (2977.048 MB).
+#   (mlc-ai/mlc-llm#2498, mlc_llm serve on 2 x 24 GB. MLC LLM's engine estimates its memory before it allocates anything,
+#   cpp/serve/config.cc: "Insufficient GPU memory error: The available single GPU memory is " + BytesToMegabytesString(
+#   gpu_size_bytes * gpu_memory_utilization) + " MB, which is less than the sum of model weight size (" + ... + " MB) and
+#   temporary buffer size (" + ... + " MB)."; BytesToMegabytesString divides by 1024 twice. What it needs is the weights and
+#   the buffers of one GPU's shard; the available figure is the GPU's size times its gpu_memory_utilization, no measure of free)
+MLC_CAPACITY = re.compile(r"\bInsufficient GPU memory error: The available single GPU memory is \d{1,9}(?:\.\d{1,3})? MB, "
+                          r"which is less than the sum of model weight size \((?P<weights>\d{1,9}(?:\.\d{1,3})?) MB\) "
+                          r"and temporary buffer size \((?P<temp>\d{1,9}(?:\.\d{1,3})?) MB\)")
 # TensorFlow's / XLA's stream_executor Diagnostician after a failed cuInit (cuda_diagnostics.cc LogDriverVersionInformation:
 # LOG(ERROR) << "kernel version " << DriverVersionStatusToString(kernel_version) << " does not match DSO version "
 # << DriverVersionStatusToString(dso_version) << " -- cannot find working devices in this configuration"; a side that is
@@ -361,7 +370,7 @@ DSO_MARKERS = ("does not match DSO version", " reported version is: ")
 VERSION_MARKERS = ("but JAX was built against version", "installation found", "Mismatched PJRT plugin")
 TRTLLM_PEER_MARKER = "Can't enable access between nodes"
 OOM_MARKERS = ("cudaMalloc failed: out of memory", "failed to allocate CUDA", "unable to allocate CUDA",
-               "would exceed allowed memory", "OutOfMemoryError")
+               "would exceed allowed memory", "OutOfMemoryError", "Insufficient GPU memory error: ")
 
 # RuntimeError: The NVIDIA driver on your system is too old (found version 11060). Please update your GPU driver ...
 # RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
@@ -411,6 +420,7 @@ DETECT = re.compile(
     r"|\bout of resource: [a-z]|OOM when allocating tensor "
     r"|Failed to get convolution algorithm\. |\], thread: \[\d+,\d+,\d+\] Assertion `|RESOURCE_EXHAUSTED: (?:Out of memory|Failed to allocate request)"
     r"|cudaMalloc failed: out of memory|failed to allocate CUDA\d{1,3} buffer of size \d|unable to allocate CUDA\d{1,3} buffer"
+    r"|Insufficient GPU memory error: The available single GPU memory is \d"
     r"|but JAX was built against version \d|Outdated (?:" + JAX_LIBS + r") installation found|Mismatched PJRT plugin PJRT API version"
     r"|\bkernel version \d[\d.]{0,14} does not match DSO version \d|\b(?:libcuda|kernel) reported version is: \d"
     r"|Allocation on device \d{1,3} would exceed allowed memory|torch\.(?:cuda\.)?OutOfMemoryError(?:: |[*` \t]*(?:\r?\n|$))"
@@ -748,7 +758,7 @@ def _read_tf_oom(line: str) -> dict | None:
 
 
 def _read_other_oom(line: str) -> dict | None:
-    """The ``cuda_oom`` fields of ggml's and PyTorch's cudaMallocAsync out-of-memory lines (above), or None."""
+    """The ``cuda_oom`` fields of ggml's, PyTorch's cudaMallocAsync and MLC LLM's out-of-memory lines (above), or None."""
     if (m := GGML_CUDA_MALLOC.search(line)) is not None:
         return dict(device=int(m["dev"]) if m["dev"] else None,
                     tried_bytes=round(float(m["mib"]) * (1 << 20)) if m["mib"] else None)
@@ -758,6 +768,8 @@ def _read_other_oom(line: str) -> dict | None:
         return dict(device=int(m["dev"]), tried_bytes=None)
     if TORCH_OOM_TYPE.search(line) is not None:
         return dict(device=None, tried_bytes=None)
+    if (m := MLC_CAPACITY.search(line)) is not None:  # the weights and buffers one GPU would have to hold
+        return dict(device=None, tried_bytes=round((float(m["weights"]) + float(m["temp"])) * (1 << 20)))
     return None
 
 

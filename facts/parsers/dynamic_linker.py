@@ -23,6 +23,7 @@ and dlopen()'s same text raised by Python (``ImportError: <lib>: cannot open ...
 
     /sd-cli: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such file or directory    (leejet/stable-diffusion.cpp#1352)
     ImportError: libcuda.so.1: cannot open shared object file: No such file or directory    (openai/gpt-2#204)
+    WARNING 10-01 12:03:47 [_custom_ops.py:21] Failed to import from vllm._C with ImportError('libcuda.so.1: cannot open shared object file: No such file or directory')    (kserve/kserve#4722, the exception's repr)
     ImportError: /lib64/libc.so.6: version `GLIBC_2.14' not found (required by /home/poinarlab/miniconda3/lib/python3.8/lib-dynload/../../libz.so.1)    (a public note in the code index)
 
 TensorFlow's own loader (tsl/platform/default/dso_loader.cc, stream_executor/platform/default/ before
@@ -102,10 +103,13 @@ _MARK = ": undefined symbol: "
 
 # /sd-cli: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such file or directory
 # ImportError: libcuda.so.1: cannot open shared object file: No such file or directory
-# (ld.so's form names the program; Python's names the library right after its exception class; NCCL's
-# own "NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file" probes are not these)
+# WARNING 10-01 12:03:47 [_custom_ops.py:21] Failed to import from vllm._C with ImportError('libcuda.so.1: cannot open shared object file: No such file or directory')
+#   (kserve/kserve#4722: vLLM in a KServe predictor pod given nvidia.com/gpu; vllm/_custom_ops.py logs the caught
+#   exception with %r, so Python's repr of it: the class, then the message quoted in parentheses)
+# (ld.so's form names the program; Python's names the library right after its exception class, as str() or repr();
+# NCCL's own "NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file" probes are not these)
 NO_FILE = re.compile(
-    r"(?:(?P<program>[^\s'\"]{1,1000}): error while loading shared libraries: |\b(?:ImportError|OSError): )"
+    r"(?:(?P<program>[^\s'\"]{1,1000}): error while loading shared libraries: |\b(?:ImportError|OSError)(?:: |\(['\"]))"
     r"(?P<library>[^\s:'\"()]{1,1000}\.so(?:\.[\w.]{1,40})?): cannot open shared object file: No such file or directory")
 _NO_FILE_MARK = ": cannot open shared object file: No such file or directory"
 # /lib64/libc.so.6: version `GLIBC_2.27' not found (required by /usr/local/nvidia/toolkit/libnvidia-container.so.1)

@@ -52,6 +52,10 @@ the GPU::
     slurmstepd: error: NVML: Failed to get usage(15): GPU is lost
     NVMLError_GpuIsLost: GPU is lost
 
+vLLM's platform probe logs the pynvml failure's text alone (kserve/kserve#4722, a predictor pod)::
+
+    DEBUG 10-01 12:03:47 [__init__.py:93] CUDA platform is not available because: NVML Shared Library Not Found
+
 Facts emitted: ``nvml_device_error`` per such line (``pci_bus_id``, ``gpu_index``, ``gpu_uuid``
 where printed; ``reason`` as below; ``query``: what was asked, "device handle" for nvidia-smi);
 ``nvml_init_failure`` per failure line: ``reason`` is the NVML error class read
@@ -120,6 +124,13 @@ _SMI_NO_LIBRARY = re.compile(r"NVIDIA-SMI couldn't find libnvidia-ml\.so library
 # PROCID=2: No devices found.           (nvidia-smi -L, a task's label before it: NVIDIA/deepops#1102)
 _NO_DEVICES = re.compile(r"^\s*" + TASK_LABEL + r"No devices (?:were )?found\.?\s*$", re.M)
 _BDF = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
+# DEBUG 10-01 12:03:47 [__init__.py:93] CUDA platform is not available because: NVML Shared Library Not Found
+#   (kserve/kserve#4722, vLLM in a KServe predictor pod. vllm/platforms/__init__.py cuda_platform_plugin: pynvml.nvmlInit()
+#   raised, and an exception whose class is not an NVML one is raised again, so on a host that is not a Jetson this line
+#   carries str() of pynvml's NVMLError: nvmlErrorString's text. The "Exception happens when checking CUDA platform: %s"
+#   line before it says the same for any exception; this one is read, once. vLLM then runs on no GPU: "No platform
+#   detected, vLLM is running on UnspecifiedPlatform")
+_VLLM_PLATFORM = re.compile(r"\bCUDA platform is not available because: (?P<msg>[^\n\\]{1,200})")
 # Unable to determine the device handle for GPU0000:03:00.0: Unknown Error              (older drivers)
 # Unable to determine the device handle for GPU1: 0000:34:00.0: Unknown Error           (index, then bus id)
 # Unable to determine the device handle for GPU 0000:05:00.0: GPU is lost.  Reboot the system to recover this GPU
@@ -199,7 +210,8 @@ _EXPORTER_START = "Starting dcgm-exporter"
 _POD_RESTARTING = re.compile(r"\bcrash ?loop ?back-?off\b", re.I)
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_FAILED, _INIT_FAILED, _BARE, _GO_ERROR, _GO_NO_LIBRARY, _LIB_VERSION, _SMI_NO_DRIVER, _SMI_NO_LIBRARY, _NO_LIBRARY,
-                                     _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT, _NO_DEVICES, _SLURM_QUERY, _PYNVML)),
+                                     _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT, _NO_DEVICES, _SLURM_QUERY, _PYNVML,
+                                     _VLLM_PLATFORM)),
                  re.M)
 
 #: lowercased fragments of NVML's error strings (nvmlErrorString, the Go bindings' ERROR_* names,
@@ -248,7 +260,8 @@ def detect(head: str) -> bool:
             or "Error: nvml: " in head or "ould not load NVML library" in head
             or "NVIDIA-SMI has failed" in head or "No devices " in head or "libnvidia-ml.so" in head
             or "device handle" in head or "ERROR_" in head or "GPU is lost" in head or "Unknown Error" in head
-            or "GPU requires reset" in head or "NVML: " in head or "NVML error" in head or "NVMLError_" in head):
+            or "GPU requires reset" in head or "NVML: " in head or "NVML error" in head or "NVMLError_" in head
+            or "CUDA platform is not available because: " in head):
         return False
     return _ANY.search(head) is not None
 
@@ -326,6 +339,9 @@ def parse(artefact: Artefact) -> ParseResult:
             if code is None:
                 continue
             b.add(NvmlInitFailure, n, reason=NVML_RETURN_REASONS[code], message=_clean(m["msg"]), source="pynvml")
+        elif "CUDA platform is not available because: " in line and (m := _VLLM_PLATFORM.search(line)) is not None:
+            msg = _clean(m["msg"])
+            b.add(NvmlInitFailure, n, reason=nvml_reason(msg), message=msg, source="vllm")
         elif ("NVML" in line or " (" in line) and (coded := _coded(line)) is not None:
             code, reason, before = coded
             idx = _GPU_INDEX.search(before)

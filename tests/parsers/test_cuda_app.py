@@ -606,3 +606,12 @@ def test_code_and_text_read_where_they_agree(line, catalogue_name, code, printed
 ])
 def test_code_and_text_not_read_where_they_disagree(line):
     assert [f for f in parse_text(line + "\n").facts if f.form == "code_and_text"] == []
+
+
+def test_mlc_llm_memory_estimate_short():
+    # mlc-ai/mlc-llm#2498: MLC LLM's engine found one GPU's share too small for the weights and buffers of its shard
+    (f,) = parse_text((FIX / "mlc2498_insufficient_gpu_memory.log").read_text()).facts
+    assert (f.kind, f.device, f.tried_bytes) == ("cuda_oom", None, round((18643.766 + 2977.048) * (1 << 20)))
+    # the message cut before its figures is not read as an out-of-memory (CONSTRUCTED near miss)
+    assert [x.kind for x in parse_text("TVMError: Insufficient GPU memory error: The available single GPU memory is\n").facts
+            if x.kind == "cuda_oom"] == []

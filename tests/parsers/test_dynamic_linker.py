@@ -61,6 +61,13 @@ def test_shared_library_missing_forms():
     # ld.so's own form names the program; a library of another package has no provider
     (g,) = parse_text((FIX / "mysql_libncursesw_missing.txt").read_text()).facts
     assert (g.library, g.program, g.provider) == ("libncursesw.so.5", "mysql", None)
+    # kserve/kserve#4722: vLLM logs the ImportError it caught with %r: the exception's repr, the message in quotes
+    (h,) = parse_text((FIX / "kserve4722_vllm_c_import_libcuda_repr.txt").read_text()).facts
+    assert (h.library, h.provider) == ("libcuda.so.1", "nvidia_driver")
+    assert [x.library for x in parse_text("OSError(\"libnvidia-ml.so.1: cannot open shared object file: No such file or "
+                                          "directory\")\n").facts] == ["libnvidia-ml.so.1"]
+    # a repr of another exception class is not the loader's (CONSTRUCTED near miss)
+    assert parse_text("ValueError('libcuda.so.1: cannot open shared object file: No such file or directory')\n").facts == []
     # NCCL's plugin probe is nccl_log's, not a load failure
     assert parse_text("x:1:1 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: "
                       "No such file or directory No plugin found (libnccl-net.so), using internal implementation\n").facts == []

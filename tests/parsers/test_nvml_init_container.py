@@ -30,3 +30,14 @@ def test_nvml_failure_quoted_as_inline_code_ends_at_the_backtick():
     # dstackai/dstack#2860's title: the closing backtick ends NVML's error text (the prose after it is not)
     (f,) = _parse(nvml_init, text="[Bug]: NVIDIA bug `Failed to initialize NVML: Unknown Error` reproducible on AWS\n").facts
     assert (f.reason, f.message) == ("unknown_error", "Unknown Error")
+
+
+def test_vllm_platform_probe_says_nvml_failed():
+    # kserve/kserve#4722: vLLM's "CUDA platform is not available because: <nvmlErrorString>" in a predictor pod; the
+    # "Exception happens when checking CUDA platform" line before it says the same and is not read twice
+    (f,) = _parse(nvml_init, "nvml_init/kserve4722_vllm_platform_nvml_library_not_found.txt").facts
+    assert (f.evidence.line, f.reason, f.message, f.source) == (2, "library_not_found", "NVML Shared Library Not Found", "vllm")
+    # vLLM's other reasons for no CUDA platform are no NVML failure
+    for text in ("DEBUG 05-13 14:12:19 [__init__.py:50] CUDA platform is not available because no GPU is found.\n",
+                 "DEBUG 05-13 14:12:19 [__init__.py:55] CUDA platform is not available because vLLM is built with CPU.\n"):
+        assert not nvml_init.detect(text)
