@@ -323,6 +323,27 @@ class VfioPinMemlockExceeded(KernelLineFact):
 
 
 @fact_kind
+class VfioDeviceGetFailure(Fact):
+    """A VMM (QEMU under Proxmox, libvirt or KubeVirt) could not get a passed-through or mediated
+    device from its VFIO group, as QEMU reports it: ``vfio <device>: error getting device from group
+    <N>: <strerror>`` (the kernel refused VFIO_GROUP_GET_DEVICE_FD: EBUSY - another VM or process holds
+    it; EIO for an mdev - its vendor driver, NVIDIA's vGPU manager, refused to open it) or ``vfio
+    <device>: group <N> is not viable`` (a device of the IOMMU group is bound to a host driver, not
+    vfio-pci). The VM does not start with the device. (Here, not in host.py beside
+    vfio_dma_map_failure, for a commit of its own; the kernel's VFIO driver is what refused.)"""
+
+    kind: Literal["vfio_device_get_failure"] = "vfio_device_get_failure"
+    group: int  # the IOMMU group's number
+    #: "device_fd" (error getting device from group) or "not_viable" (group is not viable)
+    step: str
+    errno: int | None = None  # the strerror text read back to its number (5 EIO, 16 EBUSY); None where none is printed
+    error: str | None = None  # the strerror text as printed, "Input/output error"
+    device: str | None = None  # the device QEMU names: a PCI address "0000:01:00.0" or a mediated device's UUID
+    mediated: bool = False  # the device is a mediated device (an mdev UUID, sysfsdev=/sys/bus/mdev/...): a vGPU
+    message: str
+
+
+@fact_kind
 class StorageIoError(KernelLineFact):
     """A disk or file system under the host failed I/O: an NVMe command timed out or its
     controller went down, EXT4 or XFS reported an error, an I/O error or shut itself down."""
