@@ -239,8 +239,9 @@ def _lines(text: str) -> list[str]:
 # | msg_size   | torch eager time | msccl eager time | msccl graph time | pynccl graph time |   (sgl-project/sglang#22734:
 # |------------|------------------:|-----------------:|-----------------:|------------------:|    alignment colons)
 # | 2.0 KiB  | 19.77       | 11.70       | **5.86**    | 16.84        |
-# a delimiter cell: dashes, a colon at either end for the alignment
-_DELIM_CELL = re.compile(r"[ \t]{0,200}:?-{1,10000}:?[ \t]{0,200}")
+# a delimiter cell: dashes, a colon at either end for the alignment (the cells come stripped, _cells: no
+# blanks around them; a leading [ \t]{0,200} made a search of a long run of blanks quadratic, bench/redos.py)
+_DELIM_CELL = re.compile(r":?-{1,10000}:?")
 # the cells of a row: split at each '|' not escaped
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _DIGIT = re.compile(r"\d")
