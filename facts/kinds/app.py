@@ -349,18 +349,22 @@ class TorchNcclProgress(Fact):
 
 @fact_kind
 class TorchPgNcclOptions(Fact):
-    """The error-handling modes one rank's ProcessGroupNCCL took from the environment (PyTorch 1.x).
+    """The error-handling modes one rank's ProcessGroupNCCL took from the environment.
 
-    Its "initialized with following options:" block (facts/parsers/torch_pg_options.py)."""
+    PyTorch 1.x's "initialized with following options:" block, or 2.3+'s one-line "initialization options:" with
+    its "environments:" line (facts/parsers/torch_pg_options.py)."""
     kind: Literal["torch_pg_nccl_options"] = "torch_pg_nccl_options"
     rank: int | None = None  # the global rank ([rankN]: label), else the message's [Rank N]
     pg_rank: int | None = None  # the message's [Rank N]
-    async_error_handling: int | None = None  # NCCL_ASYNC_ERROR_HANDLING as printed (0 or 1 in 1.x)
+    async_error_handling: int | None = None  # NCCL_ASYNC_ERROR_HANDLING as printed (0 or 1 in 1.x; 2.x's TORCH_NCCL_ one 0-3)
     blocking_wait: int | None = None  # NCCL_BLOCKING_WAIT
     desync_debug: int | None = None  # NCCL_DESYNC_DEBUG (1.10 on)
     timeout_ms: int | None = None  # TIMEOUT(ms)
     high_priority_stream: int | None = None  # USE_HIGH_PRIORITY_STREAM
     complete: bool  # the block's lines up to USE_HIGH_PRIORITY_STREAM all there (False: cut)
+    #: block: 1.x's options block; line: 2.3+'s one-line options (the modes from its TORCH_NCCL_* environments line,
+    #: with 2.x's meanings: ASYNC_ERROR_HANDLING 0-3, the watchdog enforcing the timeout in every mode)
+    form: Literal["block", "line"] = "block"
 
 
 @fact_kind
@@ -929,3 +933,19 @@ class GoProgramCrash(Fact):
     module: str | None = None  # "github.com/leptonai/gpud", "github.com/nvidia/go-dcgm"
     function: str | None = None  # that frame's function, "github.com/nvidia/go-dcgm/pkg/dcgm._Cfunc_dcgmGetCpuHierarchy"
     in_cgo: bool = False  # "signal arrived during cgo execution": the fault is in C code the program called
+
+
+@fact_kind
+class VllmRpcTimeout(Fact):
+    """vLLM's engine core waited longer than its RPC timeout for its GPU workers' answer: the
+    executor's ``collective_rpc`` raised ``TimeoutError: RPC call to <method> timed out.``
+    (vllm/v1/executor/multiproc_executor.py; VLLM_EXECUTE_MODEL_TIMEOUT_SECONDS, 300 s by default,
+    for execute_model and sample_tokens), or the workers' shared-memory message queue's read that
+    raises it ended in its bare ``TimeoutError`` (vllm/distributed/device_communicators/shm_broadcast.py)."""
+
+    kind: Literal["vllm_rpc_timeout"] = "vllm_rpc_timeout"
+    #: rpc: the executor's message; queue: the queue read's bare TimeoutError; ray_channel: Ray's executor's compiled
+    #: graph read given up (RayChannelTimeoutError, RAY_CGRAPH_get_timeout)
+    form: Literal["rpc", "queue", "ray_channel"]
+    method: str | None = None  # the worker method called ("execute_model", "sample_tokens"); None for form queue
+    pid: int | None = None  # the "(EngineCore_DP0 pid=N)" prefix, where the line has one
