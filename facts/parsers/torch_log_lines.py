@@ -228,6 +228,9 @@ SPAWN_EXITED = re.compile(r"(?:\bProcessExitedException|^Exception): process (?P
 
 # torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1
 # RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8
+# RuntimeError: NCCL error in: ... /torch/lib/c10d/ProcessGroupNCCL.cpp:290, unhandled system error
+#   (microsoft/AzureML-BERT#34: the reporter shortened the file to "... /path", a blank in it; c10d's form is
+#   "NCCL error in: " __FILE__ ":" __LINE__ ", " + the result's text, so a file with blanks is read up to ":<line>,")
 # Collective WorkNCCL(SeqNum=2, ...) raised the following async exception: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.25.1
 # torch.distributed.DistBackendError: Failed to initialize NCCL communicator: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.27.3
 #   (NCCLUtils.cpp, 2.14 of the wheels sampled: the communicator's init returned an ncclResult_t)
@@ -247,7 +250,7 @@ SPAWN_EXITED = re.compile(r"(?:\bProcessExitedException|^Exception): process (?P
 # Not the raising code a Python traceback quotes under its frame, the message still an f-string's placeholder
 # (vLLM's and SGLang's pynccl_wrapper.py NCCL_CHECK, just above the RuntimeError it raises; sgl-project/sglang#8974):
 #     raise RuntimeError(f"NCCL error: {error_str}")
-NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: \S+?,|:)|Failed to initialize NCCL communicator:"
+NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: (?:\S+?|[^,\n]{1,300}:\d+),|:)|Failed to initialize NCCL communicator:"
                         r"|Failed, NCCL error \S+:\d+(?= '" + NCCL_RESULT_TEXT + r")"
                         r"|NCCL Error \d+:(?= " + NCCL_RESULT_TEXT + r")"
                         r"|\bNCCL failure \d+:(?= " + NCCL_RESULT_TEXT + r"[^;\n]{0,80} ; GPU=)"

@@ -936,3 +936,15 @@ def test_a_message_read_over_lines_survives_a_terminal_cut_of_one_of_them(case, 
         return sorted((f.kind, tuple(sorted((k, str(v)) for k, v in f.model_dump().items() if k not in ("id", "evidence"))))
                       for f in parse_one(Artefact(path=name, node="n1", text=t)).facts)
     assert kinds(cut) == kinds(text)
+
+
+def test_an_nccl_error_whose_file_the_reporter_shortened_is_an_nccl_error():
+    # microsoft/AzureML-BERT#34: c10d's "NCCL error in: " __FILE__ ":" __LINE__ ", " <result> with the file shortened to
+    # "... /path" (a blank in it): read up to ":<line>,"
+    line = "RuntimeError: NCCL error in: ... /torch/lib/c10d/ProcessGroupNCCL.cpp:290, unhandled system error\n"
+    assert torch_log.detect(line)
+    (f,) = [f for f in torch_log.parse(Artefact(path="t.log", text=line, node="n")).facts if f.kind == "torch_nccl_error"]
+    assert (f.nccl_error, f.evidence.line) == ("ncclSystemError", 1)
+    # a comma before any ":<line>," is not a file: no NCCL error is read from prose that quotes the words
+    prose = "RuntimeError: NCCL error in: my job, after a while it stops\n"
+    assert [f for f in torch_log.parse(Artefact(path="t.log", text=prose, node="n")).facts if f.kind == "torch_nccl_error"] == []
