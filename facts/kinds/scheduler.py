@@ -183,6 +183,11 @@ class K8sPodEvent(Fact):
     insufficient: str = ""  # resources no node had enough of, comma-joined ("cpu,nvidia.com/gpu,memory")
     insufficient_gpu: bool = False  # nvidia.com/gpu (or another */gpu resource) among them
     insufficient_rdma: bool = False  # an RDMA NIC resource among them (vpc.amazonaws.com/efa, rdma/*, nvidia.com/hostdev, ...)
+    #: a FailedCreatePodSandBox whose CNI add failed for one of the pod's networks (Multus' cmdPluginErr, "[ns/pod/uid:net]:
+    #: error adding container to network \"<net>\": <the delegate plugin's error>"): that network's name and the plugin's
+    #: error ("infiniBand SRI-OV CNI failed to configure VF \"VF ib4 GUID is not valid\""); None for any other event
+    network: str | None = None
+    network_error: str | None = None
 
 
 @fact_kind

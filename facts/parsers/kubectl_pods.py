@@ -139,6 +139,20 @@ _INSUFFICIENT = re.compile(r"\b\d{1,6} Insufficient (?P<res>[\w./-]{1,100}?)[.,]
 #   rdma/<name>                Mellanox k8s-rdma-shared-dev-plugin (rdma/hca_shared_devices_a, AKS's rdma/ib, rdma/shared_ib)
 #   nvidia.com/hostdev, nvidia.com/mlnxnics, .../sriov_rdma...   NVIDIA network operator's SR-IOV / host-device resources
 _RDMA_RESOURCE = re.compile(r"^(?:vpc\.amazonaws\.com/efa|rdma/\S+|nvidia\.com/(?:hostdev|mlnxnics)|\S+/\S*(?:rdma|sriov)\S*)$")
+# A pod's sandbox whose network set-up failed in a plugin Multus delegated one of the pod's networks to (an SR-IOV,
+# InfiniBand SR-IOV, macvlan or host-device attachment, or its IPAM): Multus' cmdPluginErr (k8snetworkplumbingwg/multus-cni
+# pkg/multus/multus.go CmdAdd, "error adding container to network %q: %v" after "[<ns>/<pod>/<uid>:<network>]: "), inside the
+# runtime's FailedCreatePodSandBox message (dockershim's 'networkPlugin cni failed to set up pod "<pod>_<ns>" network: ...',
+# then ", failed to clean up sandbox container ..."; containerd's 'failed to setup network for sandbox "<id>": plugin
+# type="multus" ... failed (add): ...'):
+#   Warning  FailedCreatePodSandBox  17s  kubelet  Failed to create pod sandbox: rpc error: code = Unknown desc = [failed to set up sandbox container "93bbd851..." network for pod "my-test-pod-fnjk7": networkPlugin cni failed to set up pod "my-test-pod-fnjk7_default" network: [default/my-test-pod-fnjk7/:sriov-network]: error adding container to network "sriov-network": infiniBand SRI-OV CNI failed to configure VF "VF ib4 GUID is not valid", failed to clean up sandbox container "93bbd851..." network for pod "my-test-pod-fnjk7": ...
+#   (k8snetworkplumbingwg/ib-sriov-cni#66; the plugin's error runs to the runtime's clean-up clause, or to the message's end
+#   less a closing "]"; read greedy up to a non-blank, 600 characters at most, and cut there)
+_CNI_ADD = re.compile(r'(?:\[(?P<ns>[a-z0-9][a-z0-9-]{0,62})/(?P<pod>[a-z0-9][a-z0-9.-]{0,252})/[0-9a-f-]{0,36}:[^\]\s]{1,253}\]: )?'
+                      r'error adding container to network \\?"(?P<net>[^"\\\n]{1,253})\\?": '
+                      r'(?P<err>\S(?:[^\n]{0,600}\S)?)')
+#: where dockershim's clean-up clause starts after the plugin's error (the error is cut there, or at a closing "]" at its end)
+_CNI_CLEANUP = ", failed to clean up sandbox container"
 # The scheduler's FitError outside an Events row: the message of the FailedScheduling event and of the pod's
 # PodScheduled condition (reason Unschedulable; kubectl get pod -o yaml: "message: '0/1 nodes are available: ..."),
 # pasted alone (kubernetes pkg/scheduler/framework FitError.Error(): "0/%v nodes are available: %v."):
@@ -347,9 +361,14 @@ _NOT_SHOWN = "(not shown)"
 def _event(b: FactBuilder, n: int, pod: str, node: str | None, reason: str, source: str, msg: str, count: str | None) -> None:
     """A Warning event (describe's Events row or a get events row): the resources a FailedScheduling says no node had."""
     res = [r["res"] for r in _INSUFFICIENT.finditer(msg)] if "Insufficient" in msg else []
+    cni = _CNI_ADD.search(msg) if "error adding container to network" in msg else None
+    if cni is not None and pod == UNNAMED and cni["pod"]:
+        pod = cni["pod"]  # an Events table pasted without describe's Name: line above it
     b.add(K8sPodEvent, n, pod=pod, node=node, reason=reason, source=source, message=msg[:500], count=int(count or 1),
           insufficient=",".join(res), insufficient_gpu=any(r.endswith("/gpu") for r in res),
-          insufficient_rdma=any(_RDMA_RESOURCE.match(r) is not None for r in res))
+          insufficient_rdma=any(_RDMA_RESOURCE.match(r) is not None for r in res),
+          network=cni["net"] if cni is not None else None,
+          network_error=cni["err"].split(_CNI_CLEANUP, 1)[0].removesuffix("]").strip()[:300] if cni is not None else None)
 
 
 def _node(b: FactBuilder, k8s_node: str | None) -> str | None:

@@ -49,6 +49,8 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'gin_gdaki_doca_failure'
     >>> kind("comm 0x55ec10690820 has already been destroyed")
     'comm_destroyed_twice'
+    >>> kind("Invalid rank requested : 2/2")
+    'rank_out_of_range'
 """
 from __future__ import annotations
 
@@ -196,6 +198,11 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   the root thread gives up on the communicator)
     # Bootstrap Root : rank 1 of 8 ranks has already checked in        (Lightning-AI/pytorch-lightning#14986)
     ("bootstrap_rank_checked_in_twice", re.compile(r"^Bootstrap Root : rank \d+ of \d+ ranks has already checked in")),
+    # WARN("Invalid rank requested : %d/%d", myrank, nranks)   (init.cc ncclCommInitRankDev, "if (nranks < 1 || myrank < 0 ||
+    #   myrank >= nranks)", res = ncclInvalidArgument; the same words in v2.7.8-1's ncclCommInitRank and in 5067397c): the
+    #   rank and the communicator size the caller passed disagree; no communicator is created
+    # job-pytorch-distr-nccl-1612503130-4b919e08-worker-1:25:25 [0] init.cc:981 NCCL WARN Invalid rank requested : 2/2   (Azure/AML-Kubernetes#58)
+    ("rank_out_of_range", re.compile(r"^Invalid rank requested : -?\d+/-?\d+")),
     # WARN("comm %p has already been destroyed", comm)   (init.cc ncclCommDestroy, "Try and prevent a double free of the comm
     #   struct (user error)": the struct's rank, nRanks, cudaDev or busId already -1, as a destroy leaves it; the call returns
     #   ncclInvalidArgument; v2.14.3-1 init.cc:1479, v2.23.4-1 :2104, v2.27.3-1 :2169, v2.29.7-1 :2572, the same words)
@@ -282,7 +289,7 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
 _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same GPU|Mismatched NCCL version|NCCL_COMM_ID|address info"
                    r"|Failed to CUDA|nvmlInit|Driver/library|CUDA Graphs support|Retrieve|PFN functions|shared memory file|failed to peer|CUDA IPC handle|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|marked as failed|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
-                   r"|mixed local Net|CUDA library|missing symbol|already checked in|already been destroyed"
+                   r"|mixed local Net|CUDA library|missing symbol|already checked in|already been destroyed|Invalid rank requested"
                    r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init"
                    r"|reverse path|ould not find|No path computed|of node \w+ not found|IPC register userbuff|DOCA failure"
                    r"|No suitable space found")

@@ -343,3 +343,20 @@ def test_get_events_failed_scheduling_row_names_its_pod():
     assert (f.kind, f.pod, f.reason, f.source, f.count, f.insufficient_gpu) == (
         "k8s_pod_event", "nmap", "FailedScheduling", "(not shown)", 1, False)
     assert f.message.startswith("0/20 nodes are available: 1 node(s)")
+
+
+def test_a_sandbox_whose_multus_delegate_failed_names_the_network_and_the_plugin_error():
+    # k8snetworkplumbingwg/ib-sriov-cni#66: describe's Events rows, the kubelet's FailedCreatePodSandBox carrying Multus'
+    # "[ns/pod/uid:net]: error adding container to network \"<net>\": <plugin error>" and dockershim's clean-up clause after
+    text = (FIX / "kubectl_pods" / "ibsriovcni66_sandbox_ib_vf_guid_not_valid.txt").read_text()
+    ev = [f for f in kubectl_pods.parse(Artefact(path="events", text=text, node="n")).facts if f.kind == "k8s_pod_event"]
+    assert [(f.pod, f.reason, f.network, f.network_error) for f in ev] == [
+        ("my-test-pod-fnjk7", "FailedCreatePodSandBox", "sriov-network",
+         'infiniBand SRI-OV CNI failed to configure VF "VF ib4 GUID is not valid"'),
+        # the last row, cut before Multus' words: the event, no network
+        (kubectl_pods.UNNAMED, "FailedCreatePodSandBox", None, None)]
+    # the runtime's own sandbox failure names no network
+    row = ('2m55s       Warning   FailedCreatePodSandBox   pod/nvidia-dcgm-exporter-qd6vj                 Failed to create pod sandbox: '
+           'rpc error: code = Unknown desc = unable to get OCI runtime for sandbox "a5b1e58f": no runtime for "nvidia" is configured\n')
+    (f,) = [f for f in kubectl_pods.parse(Artefact(path="events", text=row, node="n")).facts if f.kind == "k8s_pod_event"]
+    assert (f.network, f.network_error) == (None, None)
