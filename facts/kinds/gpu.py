@@ -335,6 +335,20 @@ class PersistencedError(Fact):
 
 
 @fact_kind
+class VgpuManagerError(Fact):
+    """NVIDIA's vGPU manager daemon on a vGPU host (nvidia-vgpu-mgr, the vGPU-KVM driver's) logged an
+    error: ``nvidia-vgpu-mgr[20000]: error: vmiop_env_log: Failed to initialize RM client: 0x26``. A
+    manager that cannot reach the resource manager starts no vGPU: VMs with a vGPU do not start."""
+
+    kind: Literal["vgpu_manager_error"] = "vgpu_manager_error"
+    source: str  # the manager's log channel: "vmiop_env_log"
+    error: str  # the error's words, the status code left out: "Failed to initialize RM client"
+    status: int | None = None  # the NV_STATUS the line ends with (0x26 = 38)
+    status_name: str | None = None  # its NV_ERR_* name (knowledge/nv_status_codes.yaml): "NV_ERR_INVALID_DEVICE"
+    message: str
+
+
+@fact_kind
 class VgpuLicenseEvent(Fact):
     """What nvidia-gridd, the vGPU guest's licensing daemon, said about its license: acquired, failed, or a request it
     could not make (``nvidia-gridd: License acquired successfully. (Info: ...)``, ``nvidia-gridd: Failed to acquire
