@@ -118,7 +118,7 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("gpud")
             if folder.name in ("cuda_app", "cuda_samples"):  # a CUDA sample's failure line is a CUDA error (cuda_app's) in the sample's
                 allowed |= {"cuda_app", "cuda_samples"}      # output (cuda_samples': cubecos#312's vectorAdd, wild sweep 98)
-            if folder.name in ("compute_sanitizer", "xla_ptxas"):  # with the CUDA error lines the program printed after
+            if folder.name in ("compute_sanitizer", "xla_ptxas", "hpc_cuda_check"):  # with the CUDA error lines the program printed after
                 allowed.add("cuda_app")
             if folder.name == "torch_fr_trace":  # the analyser quotes the collective's Python stack ("all_reduce at .../distributed_c10d.py:2696")
                 allowed.add("torch_log")

@@ -163,6 +163,13 @@ def resolve(name: str | None = None, text: str | None = None, code: int | None =
     return None
 
 
+def runtime_twin(entry: Entry) -> str | None:
+    """The runtime name of a driver entry that has the same code and text (CUDA_ERROR_ILLEGAL_ADDRESS:
+    cudaErrorIllegalAddress), for a driver call's error read as the runtime would name it; None where they differ."""
+    twin = by_text(entry.text)
+    return twin.name if twin is not None and twin.api == "runtime" and twin.code == entry.code else None
+
+
 def entry_fact(e: Entry) -> CudaErrorCatalogueEntry:
     from stethoscope.facts.model import Evidence
 

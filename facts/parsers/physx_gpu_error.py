@@ -114,11 +114,6 @@ def detect(text: str) -> bool:
     return any(True for _ in _coded(Artefact(path="", node="", text=text)))
 
 
-def _runtime_name(entry: catalogue.Entry) -> str | None:
-    twin = catalogue.by_text(entry.text)
-    return twin.name if twin is not None and twin.api == "runtime" and twin.code == entry.code else None
-
-
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
@@ -129,7 +124,7 @@ def parse(artefact: Artefact) -> ParseResult:
         if e.code in codes:
             continue  # the same fault, reported again by the calls after it
         codes.add(e.code)
-        fb.add(CudaError, n, error_name=e.name, catalogue_name=e.name, runtime_name=_runtime_name(e), code=e.code,
+        fb.add(CudaError, n, error_name=e.name, catalogue_name=e.name, runtime_name=catalogue.runtime_twin(e), code=e.code,
                printed_code=e.code, message=msg[:300], form="physx",
                source_file=os.path.basename(src) if src else None, source_line=src_line)
     if codes:
