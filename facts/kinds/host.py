@@ -26,6 +26,14 @@ class CommandLine(Fact):
     #: an Open MPI launch that allows no network transport: ``--mca pml ob1`` with ``--mca btl`` naming only
     #: the loopback and shared-memory BTLs (self, sm, vader, smcuda): no UCX, verbs or TCP traffic
     mpi_shared_memory_only: bool = False
+    #: a container run's CUDA_VISIBLE_DEVICES as its -e/--env sets it ("2", "0,1")
+    cuda_visible_devices: str | None = None
+    #: how many GPUs a container run is given, where --gpus says: a count (--gpus 2) or a device list's
+    #: length (--gpus '"device=1,2"'); None for all of them or no --gpus
+    gpus_passed: int | None = None
+    #: the container's CUDA_VISIBLE_DEVICES names an index it does not have: the GPUs passed in are numbered
+    #: from 0 inside the container, so an index >= gpus_passed (the host's numbering) names no device
+    visible_devices_beyond_gpus: bool = False
 
 
 @fact_kind

@@ -19,7 +19,14 @@ subcommand, InternLM/lmdeploy#3286)::
 Facts: ``command_line`` per command: the program, its arguments, and for a container run
 whether GPUs were asked for and whether /dev/shm is the engine's default (64 MB: no
 ``--shm-size`` and no ``--ipc=host``); for an Open MPI launch, whether it allows any network
-transport (``--mca pml ob1 --mca btl sm,self``: none, openucx/ucx#8746). A command continued
+transport (``--mca pml ob1 --mca btl sm,self``: none, openucx/ucx#8746). For a container run, how
+many GPUs ``--gpus`` gives it and the CUDA_VISIBLE_DEVICES its ``-e``/``--env`` sets: the GPUs passed in
+are numbered from 0 inside the container, so the host's index of a GPU passed alone names none there
+(huggingface/text-embeddings-inference#208)::
+
+    docker run -d --name embedding --gpus '"device=2"' --env CUDA_VISIBLE_DEVICES=2 -p 7862:80 ...
+
+A command continued
 with a trailing backslash is read whole; its evidence is its first line.
 """
 from __future__ import annotations
@@ -57,6 +64,11 @@ def detect(text: str) -> bool:
     return _COMMAND.search(text) is not None
 
 
+#: the options of a container run read here that take a value as the next token
+_VALUED = ("--gpus", "--shm-size", "--ipc", "--device", "--runtime", "--network", "--name", "-v", "--volume",
+           "-e", "--env", "--group-add", "-p", "-w", "--user", "-u", "--mount", "--cap-add", "--ulimit")
+
+
 def _options(tokens: list[str]) -> dict[str, str]:
     """--name value / --name=value pairs of the options before the image name."""
     out: dict[str, str] = {}
@@ -68,8 +80,7 @@ def _options(tokens: list[str]) -> dict[str, str]:
         if "=" in t:
             k, v = t.split("=", 1)
             out.setdefault(k, v)
-        elif t in ("--gpus", "--shm-size", "--ipc", "--device", "--runtime", "--network", "--name", "-v", "--volume",
-                   "-e", "--env", "--group-add", "-p", "-w", "--user", "-u", "--mount", "--cap-add", "--ulimit"):
+        elif t in _VALUED:
             if i + 1 < len(tokens):
                 out.setdefault(t, tokens[i + 1])
                 if t == "--device" and "gpu" in tokens[i + 1]:
@@ -77,6 +88,52 @@ def _options(tokens: list[str]) -> dict[str, str]:
             i += 1
         i += 1
     return out
+
+
+# docker run -d --name embedding --gpus '"device=2"' --env CUDA_VISIBLE_DEVICES=2 -p 7862:80 ...
+#   (huggingface/text-embeddings-inference#208, after shlex: the value keeps its inner double quotes, '"device=2"')
+# docker run --gpus 2 ... / --gpus '"device=1,2"' / --gpus 'all,capabilities=utility'   (Docker's --gpus syntax: a count,
+#   a device list, or all; options after a comma)
+_GPU_DEVICES = re.compile(r'^"?device=(?P<list>[^",=]+(?:,[^",=]+)*?)"?(?:,\w+=|$)')
+
+
+def _gpus_passed(value: str) -> int | None:
+    """How many GPUs ``--gpus VALUE`` gives the container (None: all of them, or not said)."""
+    v = value.strip().strip("'")
+    if v.strip('"').isdigit():
+        return int(v.strip('"'))
+    if v.startswith("count="):
+        n = v[len("count="):].split(",", 1)[0]
+        return int(n) if n.isdigit() else None
+    m = _GPU_DEVICES.match(v)
+    return len(m["list"].split(",")) if m else None
+
+
+def _env(tokens: list[str]) -> dict[str, str]:
+    """Every -e/--env NAME=VALUE of the options before the image (_options keeps only the first)."""
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(tokens) and tokens[i].startswith("-"):
+        t = tokens[i]
+        val = None
+        if t in ("-e", "--env") and i + 1 < len(tokens):
+            val = tokens[i + 1]
+            i += 1
+        elif t.startswith("--env="):
+            val = t[len("--env="):]
+        elif "=" not in t and t in _VALUED:
+            i += 1  # its value
+        if val is not None and "=" in val:
+            k, v = val.split("=", 1)
+            out[k] = v.strip("'\"")
+        i += 1
+    return out
+
+
+def _beyond(visible: str, passed: int) -> bool:
+    """Whether a CUDA_VISIBLE_DEVICES list names an index >= the GPUs passed in (CUDA stops at the first
+    invalid index: before it the devices are visible, after it none)."""
+    return any(e.strip().isdigit() and int(e) >= passed for e in visible.split(","))
 
 
 def _shared_memory_only(tokens: list[str]) -> bool:
@@ -119,6 +176,10 @@ def parse(artefact: Artefact) -> ParseResult:
                     "runtime=nvidia" if opts.get("--runtime") == "nvidia" or program == "nvidia-docker" else None)
                 fields = dict(container_run=True, gpus=gpus, shm_size=opts.get("--shm-size"), ipc=opts.get("--ipc"),
                               dev_shm_default=opts.get("--shm-size") is None and opts.get("--ipc") != "host")
+                visible = _env(tokens[1:]).get("CUDA_VISIBLE_DEVICES")
+                passed = _gpus_passed(opts["--gpus"]) if opts.get("--gpus") else None
+                fields.update(cuda_visible_devices=visible, gpus_passed=passed,
+                              visible_devices_beyond_gpus=visible is not None and passed is not None and _beyond(visible, passed))
         b.add(CommandLine, n, program=program, args=args[:400], **fields)
         result.lines_used += 1
     return result

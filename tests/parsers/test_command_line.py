@@ -58,3 +58,24 @@ def test_inference_server_launchers(line, program, args_start):
 ])
 def test_server_name_in_prose_is_no_command(line):
     assert not command_line.detect(line + "\n")
+
+
+def test_container_visible_devices_beyond_the_gpus_passed():
+    # huggingface/text-embeddings-inference#208: --gpus '"device=2"' gives the container one GPU, its index 0 there,
+    # and --env CUDA_VISIBLE_DEVICES=2 names the host's index: none inside
+    (f,) = commands((ROOT / "fixtures/artefacts/command_line/tei208_docker_run_gpus_device_with_visible_devices.txt").read_text())
+    assert (f.gpus, f.gpus_passed, f.cuda_visible_devices, f.visible_devices_beyond_gpus) == ('"device=2"', 1, "2", True)
+
+
+@pytest.mark.parametrize("cmd, passed, visible, beyond", [
+    # CONSTRUCTED variants of the real command: the options as Docker's run reference spells them
+    ("docker run --gpus '\"device=1,2\"' -e CUDA_VISIBLE_DEVICES=0,1 img", 2, "0,1", False),
+    ("docker run --gpus 2 --env=CUDA_VISIBLE_DEVICES=1,3 img", 2, "1,3", True),
+    ("docker run --gpus all -e CUDA_VISIBLE_DEVICES=5 img", None, "5", False),  # all the host's GPUs: the host's numbering
+    ("docker run --gpus '\"device=3\",capabilities=utility' -e NCCL_DEBUG=INFO -e CUDA_VISIBLE_DEVICES=3 img", 1, "3", True),
+    ("docker run --gpus '\"device=3\"' img", 1, None, False),
+    ("docker run -e CUDA_VISIBLE_DEVICES=3 img", None, "3", False),  # no --gpus said
+])
+def test_gpus_passed_and_visible_devices(cmd, passed, visible, beyond):
+    (f,) = commands(cmd + "\n")
+    assert (f.gpus_passed, f.cuda_visible_devices, f.visible_devices_beyond_gpus) == (passed, visible, beyond)
