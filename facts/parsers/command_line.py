@@ -49,10 +49,14 @@ KIND = "command_line"
 # vllm serve "${HF_HOME}/hub/models--${SNAPSHOT_DIR}/snapshots/$SNAPSHOT" \      (vLLM's CLI, vllm/entrypoints/cli/serve.py)
 # dynamo serve graphs.disagg:Frontend -f ./configs/disagg.yaml      (ai-dynamo/dynamo's CLI before 0.4)
 # trtllm-serve <model> --tp_size 8 ...                              (TensorRT-LLM's serve entry point)
+# Not a command: a program's log label, its name and " | " before the message (nvidia-docker 1.x's Go logger,
+# log.SetPrefix(os.Args[0] + " | ") in src/nvidia-docker/main.go; docker compose's service column is the same shape):
+# nvidia-docker | 2017/09/27 22:08:44 Error: Could not load UVM kernel module. Is nvidia-modprobe installed?   (NVIDIA/nvidia-docker#480)
+#   (no command's arguments start with a pipe: the arguments start with anything but a blank or "|")
 _COMMAND = re.compile(
     r"^(?:[\w.@-]*(?::[^\s$#]*)?[$#]\s+|>\s+)?(?:sudo\s+(?:-E\s+)?)?(?:\S*/)?"
     r"(?P<program>docker|podman|nvidia-docker|torchrun|deepspeed|accelerate|srun|sbatch|salloc|mpirun|mpiexec|"
-    r"python3?(?:\.\d+)?|kubectl|trtllm-serve|(?:vllm|lmdeploy|dynamo)[ \t]+serve)[ \t]+(?P<args>\S[^\n]*)$", re.M)
+    r"python3?(?:\.\d+)?|kubectl|trtllm-serve|(?:vllm|lmdeploy|dynamo)[ \t]+serve)[ \t]+(?P<args>[^\s|][^\n]*)$", re.M)
 #: what a container engine's ``run`` takes before the image, for the options read here
 _CONTAINER = ("docker", "podman", "nvidia-docker")
 #: Open MPI's byte-transfer layers that move no data over a network (vader was renamed sm in 5.0;

@@ -79,3 +79,16 @@ def test_container_visible_devices_beyond_the_gpus_passed():
 def test_gpus_passed_and_visible_devices(cmd, passed, visible, beyond):
     (f,) = commands(cmd + "\n")
     assert (f.gpus_passed, f.cuda_visible_devices, f.visible_devices_beyond_gpus) == (passed, visible, beyond)
+
+
+
+@pytest.mark.parametrize("line", [
+    # NVIDIA/nvidia-docker#480: nvidia-docker 1.x's Go logger writes its name and " | " before every message
+    # (log.SetPrefix(os.Args[0] + " | ")): a log line, no command (no command's arguments start with a pipe)
+    "nvidia-docker | 2017/09/27 22:08:44 Error: Could not load UVM kernel module. Is nvidia-modprobe installed?",
+    "docker | 2024/01/02 03:04:05 something the program logged",  # constructed: the same label on another program
+])
+def test_program_log_label_is_no_command(line):
+    assert not command_line.detect(line + "\n") and commands(line + "\n") == []
+    # a command that pipes its output is still one (constructed)
+    assert [f.program for f in commands("nvidia-docker run --rm nvidia/cuda nvidia-smi | tee out.txt\n")] == ["nvidia-docker"]
