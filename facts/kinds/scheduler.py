@@ -40,7 +40,8 @@ class DevicePluginState(Fact):
     #            | exited (the plugin exited on a startup error, "error starting plugins: <chain>"; ``reason`` mig_config | config | cdi | other)
     strategy: str | None = None  # "auto" (deviceDiscoveryStrategy)
     resource: str | None = None  # "volcano.sh/gpu-memory" ('<res>'), or the plugin's name ("Volcano-GPU-Plugin")
-    reason: str | None = None  # socket_in_use (listen ... bind: address already in use) | in_allocate (a panic in Allocate) | mig_config (the MIG strategy's own panic) | other; None for the first two states
+    reason: str | None = None  # socket_in_use (listen ... bind: address already in use) | in_allocate (a panic in Allocate) | mig_config (the MIG strategy's own panic)
+    #                            | registered_after (register_failed, kubelet_unreachable: the plugin registered after it, the retry succeeded) | other; None for the first two states
     message: str | None = None  # the Go error as printed
 
 

@@ -36,7 +36,9 @@ or klog at Info or Error level)::
 is ``device_plugin_state`` ``start_failed`` (``register_failed`` for "Could not register device
 plugin: <err>", ``kubelet_unreachable`` for "Could not contact Kubelet"), with the Go error as
 ``message`` and ``reason`` ``socket_in_use`` where the plugin's own socket was taken ("bind:
-address already in use": another plugin serves that path), else ``other``. main's "Plugin <name>
+address already in use": another plugin serves that path), else ``other``; a register or contact failure
+the plugin's own "Registered device plugin [for '<res>'] with Kubelet" follows (main retried it and the
+registration succeeded, for the resource it was serving) has ``reason`` ``registered_after``. main's "Plugin <name>
 failed to start: <err>" repeats the error of the Start() line before it and is a fact of its
 own only where that line is not there. "Failed to start one or more plugins. Retrying in 30s..."
 is read as a hint.
@@ -211,7 +213,16 @@ _RETRYING = re.compile(r"Failed to start one or more plugins\. Retrying in ")
 _LIFECYCLE = re.compile(r"\] Loading NVML\s*$|\b(?:Starting (?:FS|OS) watcher\.|Retr(?:ei|ie)ving plugins\.|(?:Starting|Stopping) (?:P|p)lugins\."
                         r"|Loading configuration\.|Initializing NVML\.|Starting GRPC server for '[^']+'"
                         r"|Updating config with default resource matching patterns\.|inotify: \S*/kubelet\.sock created, restarting\."
-                        r"|(?:Starting|Stopping) to serve '[^']+' on \S+|Registered device plugin for '[^']+' with Kubelet)")
+                        r"|(?:Starting|Stopping) to serve '[^']+' on \S+|Registered device plugin (?:for '[^']+' )?with Kubelet)")
+# The plugin's registration with the kubelet, after its Register() returned (server.go Start(): log.Printf("Registered device
+# plugin for '%s' with Kubelet", plugin.rm.Resource()) since v0.6, klog.Infof since v0.14; log.Println("Registered device plugin
+# with Kubelet") in v1.x, which the Mellanox RDMA and other forks keep):
+#   Registered device plugin for 'nvidia.com/gpu' with Kubelet        Registered device plugin with Kubelet
+# main's loop retries a plugin whose registration failed ("Could not contact Kubelet, retrying."): a registration after the
+# failure is the retry that succeeded (the failure's fact gets reason registered_after), for the resource the plugin was
+# serving when it failed ("Starting to serve '<res>' on ..."; the v1.x lines name none: any registration after it)
+_REGISTERED = re.compile(r"Registered device plugin (?:for '(?P<res>[^'\n]{1,200})' )?with Kubelet")
+_SERVING = re.compile(r"Starting to serve '(?P<res>[^'\n]{1,200})' on ")
 # The kubelet's own device manager in the kubelet's (or k3s') journal (kubernetes pkg/kubelet/cm/devicemanager): a plugin's
 # registration (manager.go klog.Infof("Got registration request from device plugin with resource name %q") before 1.20,
 # plugin/v1beta1/server.go klog.InfoS("Got registration request from device plugin with resource", "resourceName", ...) since),
@@ -317,7 +328,13 @@ def parse(artefact: Artefact) -> ParseResult:
     incompatible = False  # an "Incompatible strategy detected" line was read: the exit it causes is no new fact
     registered: list[tuple[int, str, float | None]] = []  # the kubelet's registrations: line, resource, time of day
     ended: list[tuple[int, str, str, float | None]] = []  # the kubelet's ended streams: line, resource, error, time
+    # the plugin's own registrations (line, resource or None): a failure to register before one of them was retried and succeeded
+    plugin_registered = [(n, m["res"]) for n, line in enumerate(artefact.lines, 1)
+                         if "Registered device plugin " in line and (m := _REGISTERED.search(line)) is not None]
+    serving: str | None = None  # the resource of the last "Starting to serve '<res>' on" line
     for n, line in enumerate(artefact.lines, 1):
+        if "Starting to serve '" in line and (m := _SERVING.search(line)) is not None:
+            serving = m["res"]
         if "ended unexpectedly for device plugin" in line and (m := _KUBELET_STREAM_ENDED.search(line)) is not None:
             ended.append((n, m["res"] or m["res2"], (m["err"] if m["res"] else m["err2"]).replace('\\"', '"'), _klog_time(line)))
         elif "Got registration request from device plugin" in line and (m := _KUBELET_REGISTERED.search(line)) is not None:
@@ -332,8 +349,11 @@ def parse(artefact: Artefact) -> ParseResult:
             # (an NVML failure in the chain is nvml_init's fact: that reader reads "nvml init failed: <ret>")
         elif "ould not" in line and (m := _START.search(line) or _REGISTER.search(line)) is not None:
             state = "start_failed" if m.re is _START else "register_failed"
+            reason = "socket_in_use" if _SOCKET_IN_USE.search(m["err"]) else "other"
+            if state == "register_failed" and _registered_after(plugin_registered, n, serving):
+                reason = "registered_after"
             b.add(DevicePluginState, n, state=state, resource=m["res"] if state == "start_failed" else None,
-                  reason="socket_in_use" if _SOCKET_IN_USE.search(m["err"]) else "other", message=m["err"])
+                  reason=reason, message=m["err"])
             started_err = m["err"]
         elif "failed to start: " in line and (m := _PLUGIN_START.search(line)) is not None:
             if m["err"] != started_err:
@@ -341,7 +361,8 @@ def parse(artefact: Artefact) -> ParseResult:
                       reason="socket_in_use" if _SOCKET_IN_USE.search(m["err"]) else "other", message=m["err"])
             started_err = None
         elif "Could not contact Kubelet" in line:
-            b.add(DevicePluginState, n, state="kubelet_unreachable", reason="other", message=line.strip())
+            b.add(DevicePluginState, n, state="kubelet_unreachable",
+                  reason="registered_after" if _registered_after(plugin_registered, n, serving) else "other", message=line.strip())
         elif "panic: " in line and (m := _PANIC.match(line)) is not None:
             stack = artefact.lines[n:n + _STACK_LINES]
             where = ("in_allocate" if any(_ALLOCATE_FRAME.search(f) for f in stack)
@@ -409,6 +430,12 @@ def parse(artefact: Artefact) -> ParseResult:
             said.add((res, err))
             b.add(DevicePluginState, n, state="stream_ended", resource=res, reason="not_reregistered", message=err)
     return result
+
+
+def _registered_after(registered: list[tuple[int, str | None]], n: int, serving: str | None) -> bool:
+    """Whether the plugin registered with the kubelet after line ``n`` (its failure there was retried): a registration
+    of the resource it was serving, or any where the registration or the serving line names none (v1.x)."""
+    return any(k > n and (res is None or serving is None or res == serving) for k, res in registered)
 
 
 def _klog_time(line: str) -> float | None:

@@ -42,3 +42,43 @@ def test_kubelet_registration_alone_is_read_with_no_fact():
     assert k8s_device_plugin.detect(line)
     res = k8s_device_plugin.parse(Artefact(path="k.txt", text=line, node="n1"))
     assert res.facts == [] and res.lines_used == 1
+
+
+# NVIDIA/k8s-device-plugin#82's plugin log (the description, as the issues corpus stores it): the registration failed and main
+# retried it; nothing registered in the pasted part
+_DP82 = """2018/11/27 03:43:50 Loading NVML
+2018/11/27 03:43:50 Fetching devices.
+2018/11/27 03:43:51 Starting FS watcher.
+2018/11/27 03:43:51 Starting OS watcher.
+2018/11/27 03:44:00 Starting to serve on /var/lib/kubelet/device-plugins/nvidia.sock
+2018/11/27 03:44:12 Could not register device plugin: context deadline exceeded
+2018/11/27 03:44:13 Could not contact Kubelet, retrying. Did you enable the device plugin feature gate?
+"""
+
+
+def test_register_failure_with_no_registration_after_it_stays_a_failure():
+    res = k8s_device_plugin.parse(Artefact(path="p.log", text=_DP82, node="n1"))
+    assert [(f.evidence.line, f.state, f.reason) for f in res.facts] == [(6, "register_failed", "other"), (7, "kubelet_unreachable", "other")]
+
+
+def test_register_failure_the_plugin_registered_after_was_retried():
+    # the same lines, then the plugin's registration as v1.x's server.go prints it once Register() returned
+    # (log.Println("Registered device plugin with Kubelet"); the probe of bench/wild_sweep_rE9.md): main's retry succeeded
+    res = k8s_device_plugin.parse(Artefact(path="p.log", text=_DP82 + "Registered device plugin with Kubelet\n", node="n1"))
+    assert [(f.evidence.line, f.state, f.reason) for f in res.facts] == [
+        (6, "register_failed", "registered_after"), (7, "kubelet_unreachable", "registered_after")]
+    # the registration line is read as used, beside the lifecycle lines and both failures
+    assert res.lines_used == k8s_device_plugin.parse(Artefact(path="p.log", text=_DP82, node="n1")).lines_used + 1
+
+
+def test_a_registration_of_another_resource_does_not_cover_the_failure():
+    # k3s-io/k3s#2664's serving line and NVIDIA/k8s-device-plugin#10's failure, then a registration of another resource
+    # (server.go: log.Printf("Registered device plugin for '%s' with Kubelet", plugin.rm.Resource()))
+    text = ("2020/12/09 13:30:41 Starting to serve 'nvidia.com/gpu' on /var/lib/kubelet/device-plugins/nvidia.sock\n"
+            "2017/11/24 09:06:29 Could not register device plugin: context deadline exceeded\n"
+            "Registered device plugin for 'nvidia.com/mig-1g.5gb' with Kubelet\n")
+    res = k8s_device_plugin.parse(Artefact(path="p.log", text=text, node="n1"))
+    assert [(f.state, f.reason) for f in res.facts] == [("register_failed", "other")]
+    same = text.replace("nvidia.com/mig-1g.5gb", "nvidia.com/gpu")
+    assert [(f.state, f.reason) for f in k8s_device_plugin.parse(Artefact(path="p.log", text=same, node="n1")).facts] == [
+        ("register_failed", "registered_after")]
