@@ -35,7 +35,9 @@ cudaGetErrorString(err), __FILE__, __LINE__)``, then ``hypre_assert(0)``), hypre
 Facts: ``cuda_error`` (form ``hpc_check``, the source file and line where printed, the rank from ``amrex::Abort::N::``)
 for each line whose text is ``cudaGetErrorString``'s for an entry of the CUDA catalogue (and, where a number is printed
 too, as AMReX and hypre do, the number names the same entry); the CUDA error catalogue judges it. SPECFEM's call number
-and the file lines after Grid's are read as the same error's. A text the catalogue does not hold (a paste cut mid-sentence) is not read.
+and the file lines after Grid's are read as the same error's. A text the catalogue does not hold is not read, unless it is
+the paste's last line cut short mid-text and the start of exactly one entry's text (CUT_MIN_WORDS words or more): read as
+that entry, with a cut_short limit on the line (paboyle/Grid#300: "Cuda error an illegal memory access was").
 """
 from __future__ import annotations
 
@@ -79,9 +81,29 @@ def _runtime_entry(text: str) -> catalogue.Entry | None:
     return e if low in {t.lower().rstrip(".") for t in (e.text, *e.texts)} else None
 
 
-def _read(line: str) -> tuple[str, re.Match, catalogue.Entry] | None:
+#: a text cut short at the paste's end names its error only from this many words on ("an illegal memory access was")
+CUT_MIN_WORDS = 3
+
+
+def _cut_entry(text: str) -> catalogue.Entry | None:
+    """The one runtime entry whose cudaGetErrorString text (or an older wording) begins with ``text`` and goes on past
+    it: the message of a paste's last line, cut there (paboyle/Grid#300's excerpt ends "Cuda error an illegal memory
+    access was", cudaErrorIllegalAddress's "an illegal memory access was encountered"); None when no entry or more
+    than one could be meant, or the text has fewer than CUT_MIN_WORDS words."""
+    low = " ".join(text.lower().split())
+    if len(low.split()) < CUT_MIN_WORDS:
+        return None
+    found = {e.name: e for e in catalogue.entries() if e.api == "runtime"
+             for t in (e.text, *e.texts) if (tl := t.lower().rstrip(".")).startswith(low) and len(tl) > len(low)}
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _read(line: str, last: bool = False) -> tuple[str, re.Match, catalogue.Entry] | None:
+    """(form, match, entry) of a check's line; on the text's last line (``last``) a message cut short names the one
+    entry it can be the start of (the fact's line then carries a cut_short limit: parse)."""
+    entry = (lambda msg: _runtime_entry(msg) or _cut_entry(msg)) if last else _runtime_entry
     if (m := AMREX.search(line)) is not None:
-        e = _runtime_entry(m["msg"])
+        e = entry(m["msg"])
         return ("amrex", m, e) if e is not None and e.code == int(m["num"]) else None
     if (m := HYPRE.search(line)) is not None:
         e = _runtime_entry(m["msg"])
@@ -89,12 +111,18 @@ def _read(line: str) -> tuple[str, re.Match, catalogue.Entry] | None:
     if (m := SPECFEM.search(line)) is not None:
         return ("specfem", m, e) if (e := _runtime_entry(m["msg"])) is not None else None
     if (m := GRID.match(line)) is not None:
-        return ("grid", m, e) if (e := _runtime_entry(m["msg"])) is not None else None
+        return ("grid", m, e) if (e := entry(m["msg"])) is not None else None
     return None
 
 
+def _last_line(text: str) -> str:
+    """The text's last line that is not blank."""
+    return text.rstrip().rpartition("\n")[2]
+
+
 def detect(text: str) -> bool:
-    return any(_read(line) is not None for _start, line in lines_with(text, _MARKERS))
+    last = _last_line(text)
+    return any(_read(line, line == last) is not None for _start, line in lines_with(text, _MARKERS))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -103,11 +131,17 @@ def parse(artefact: Artefact) -> ParseResult:
     lines = artefact.lines
     used: set[int] = set()
     seen: set[tuple[str, int | None]] = set()
+    last = len(lines)
+    while last and not lines[last - 1].strip():
+        last -= 1
     for n, line in iter_lines_with(_MARKERS, artefact):
-        if (read := _read(line)) is None:
+        if (read := _read(line, n == last)) is None:
             continue
         code, m, e = read
         used.add(n)
+        if n == last and _runtime_entry(m["msg"]) is None:
+            fb.limit(n, "cut_short", f"the CUDA error on the text's last line is cut short ({m['msg'].strip()}): read as {e.name}, "
+                                     f"the one error whose text begins so")
         src, src_line = (m["file"], int(m["fline"])) if code in ("amrex", "hypre") else (None, None)
         nxt = lines[n] if n < len(lines) else ""
         if code == "specfem" and SPECFEM_CALL.match(nxt):
@@ -133,4 +167,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"CUDA error \d+ in file \S+ line \d+: ", r"CUDA error !!!!! <[^<>]+> !!!!!", r"CUDA ERROR \(code ?= ?\d+, ",
-              r"^\s*(?:accelerator_barrier\(\): )?Cuda error \S")
+              r"(?m)^[ \t]*(?:accelerator_barrier\(\): )?Cuda error \S")  # (?m): one RE2 set over the whole text

@@ -56,8 +56,13 @@ def test_hypre_check(line, code, name, fline):
 @pytest.mark.parametrize("text", [
     # CONSTRUCTED: hypre's wording whose number and text name different errors
     "CUDA ERROR (code = 2, invalid device ordinal) at memory.c:199\n",
-    # paboyle/Grid#300 as its stored excerpt cuts it: no text of CUDA's, not read
-    "Cuda error an illegal memory access was\n",
+    # paboyle/Grid#300's line as its stored excerpt cuts it, with a line after it (CONSTRUCTED, Grid's shape): not the
+    # paste's end, not read
+    "Cuda error an illegal memory access was\nGrid : Message : 0.849977 s : done\n",
+    # CONSTRUCTED: a cut text of fewer than CUT_MIN_WORDS words; one that begins more than one CUDA text ("peer access
+    # is not supported between these two devices", "peer access is already enabled")
+    "Cuda error out of\n",
+    "Cuda error peer access is\n",
     # CONSTRUCTED near misses: AMReX's number and text naming different errors; a text CUDA never prints; a sentence
     "amrex::Abort::0::CUDA error 2 in file AMReX_Arena.cpp line 173: invalid argument !!!\n",
     "CUDA error !!!!! <something went wrong> !!!!!\n",
@@ -66,3 +71,17 @@ def test_hypre_check(line, code, name, fline):
 def test_not_read(text):
     assert not r.detect(text)
     assert _read(text) == ([], 0)
+
+
+def test_grid300_cut_on_the_last_line_is_the_one_error_it_begins():
+    """paboyle/Grid#300: the excerpt ends inside Grid's 'Cuda error %s' line, after 'an illegal memory access was':
+    cudaErrorIllegalAddress is the one CUDA text that begins so; read as it, with a cut_short limit on that line. The
+    Grid line is found below other lines (its signature is multi-line: the classifier's set runs over the whole text)."""
+    from stethoscope.facts import classify
+
+    text = (FIX / "grid300_wilson_sweep_cut.txt").read_text()
+    assert r in classify.recognise(text) and r.detect(text)
+    res = r.parse(Artefact(path="t.log", text=text, node="n1"))
+    assert [(f.code, f.catalogue_name) for f in res.facts] == [(700, "cudaErrorIllegalAddress")]
+    assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 11)]
+    assert "cut short (an illegal memory access was)" in res.limits[0].detail
