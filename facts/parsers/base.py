@@ -680,14 +680,18 @@ class FactBuilder:
         terminal's scrollback ended: ``#  Rank 13 Group``, an lspci ``ACSCtl:`` line cut inside
         its flags) is incomplete, not wrong: ``cut_short`` (never a healthy verdict), not an
         error nobody can explain. Only the error path pays for finding the last line."""
-        lines = self.artefact.lines
-        last = len(lines)
-        while last and not lines[last - 1].strip():
-            last -= 1
-        if line >= last:
+        if line >= last_line(self.artefact.lines):
             self.limit(line, "cut_short", f"{what} on the text's last line is cut short ({message})")
         else:
             self.error(line, message)
+
+
+def last_line(lines: list[str]) -> int:
+    """The number (1-based) of the last line of ``lines`` that is not blank; 0 when every line is."""
+    last = len(lines)
+    while last and not lines[last - 1].strip():
+        last -= 1
+    return last
 
 
 #: what walking a JSON document of another shape than its format's raises: ``.get`` of a list,

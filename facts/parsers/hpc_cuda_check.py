@@ -45,7 +45,7 @@ import re
 
 from stethoscope.facts.kinds.app import CudaError  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers import cuda_error_catalogue as catalogue
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, lines_with
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, last_line, lines_with
 
 KIND = "hpc_cuda_check"
 
@@ -131,9 +131,7 @@ def parse(artefact: Artefact) -> ParseResult:
     lines = artefact.lines
     used: set[int] = set()
     seen: set[tuple[str, int | None]] = set()
-    last = len(lines)
-    while last and not lines[last - 1].strip():
-        last -= 1
+    last = last_line(lines)
     for n, line in iter_lines_with(_MARKERS, artefact):
         if (read := _read(line, n == last)) is None:
             continue

@@ -34,6 +34,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from stethoscope.facts import knowledge
+from stethoscope.facts.parsers.base import last_line
 from stethoscope.facts.parsers.nccl_log_facts import (
     NcclCollectiveMismatch,
     NcclIbAsyncEvent,
@@ -413,11 +414,7 @@ def async_event_cut(p: "NcclLogState", no: int, msg: str) -> bool:
     whole = next((e.event for e in events.events if e.event.lower().startswith(key)), None)
     if whole is None:
         return False
-    lines = p.b.artefact.lines
-    last = len(lines)
-    while last and not lines[last - 1].strip():
-        last -= 1
-    if no < last:
+    if no < last_line(p.b.artefact.lines):
         return False
     p.b.limit(no, "cut_short", f"NCCL's async event WARN on the text's last line is cut inside the event's name "
                                f"('{event}', the start of '{whole}'): what the HCA reported is not read")

@@ -40,7 +40,7 @@ from typing import Any
 
 from stethoscope.facts.ids import pci_bus_id
 from stethoscope.facts.parsers import nccl_tests_rows as rows
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, last_line
 from stethoscope.facts.parsers.nccl_tests_facts import (
     NcclTestFailure,
     NcclTestRank,
@@ -212,7 +212,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 runs.append(run)
             run.stage = 4
             run.layout = rows.layout_of_header(m["hfirst"], m["header"])
-            if not rows.header_has_times(m["header"]) and line_no >= _last_line(artefact):
+            if not rows.header_has_times(m["header"]) and line_no >= last_line(artefact.lines):
                 # '#       size         count      type   redop    root' and nothing after it (nccl-tests#270):
                 # nccl-tests prints the names in one PRINT (src/common.cu, 2.14+ src/util.cu writeResultHeader),
                 # so a header without its time columns on the text's last line is a cut capture, not a hang
@@ -277,15 +277,6 @@ def _name_from_commands(text: str, runs: list[_Run]) -> None:
             if above:
                 run.collective = normalise_collective(above[-1])
         floor = run.line
-
-
-def _last_line(artefact: Artefact) -> int:
-    """The number of the text's last line that is not blank."""
-    lines = artefact.lines
-    last = len(lines)
-    while last and not lines[last - 1].strip():
-        last -= 1
-    return last
 
 
 def _closed(run: _Run) -> bool:
