@@ -15,6 +15,10 @@ scratch folder, and `steth diagnose --from-logs DIR --format json` is run on it.
 - Healthy case: no serious finding may appear (else a false alarm), and the verdict should be
   `healthy` (else it is counted as unread).
 - Every file the report lists under coverage.unrecognised is counted in unrecognised_files.
+- A faulty case whose label says ``paste_evidence: none`` is one whose paste holds no evidence for
+  the labelled cause (the thread established it in prose, a later reply or a fix; classed (b) in
+  bench/harvest_misses_rD*.md). A reporter's claim never raises a fault here, so no reader can get
+  these right: a second summary line scores the faulty cases whose paste holds the evidence.
 
 One row per case goes to standard error; the summary line goes to standard output.
 Nothing here reads ../shared.
@@ -121,6 +125,7 @@ def main() -> int:
         report, err = run_steth(args.steth, case_dir, args.timeout)
         row = score_case(label, report, accept)
         row["case"], row["err"] = case_dir.name, err
+        row["evidence"] = label.get("paste_evidence") != "none"
         row["unrecognised"] = unrecognised_count(report)
         unrecognised += row["unrecognised"]
         rows.append(row)
@@ -143,6 +148,10 @@ def main() -> int:
           f"healthy_unread={sum(1 for r in healthy if r['healthy'] and not r['read'])} "
           f"unrecognised_files={unrecognised} "
           f"errors={sum(1 for r in rows if r['err'])} in {time.time() - started:.0f}s")
+    shown = [r for r in faulty if r["evidence"]]
+    print(f"faulty cases whose paste holds the evidence: {len(shown)} of {len(faulty)} "
+          f"cause_top1={frac(shown, 'cause'):.2f} component_top1={frac(shown, 'component'):.2f} "
+          f"(label paste_evidence: none on the other {len(faulty) - len(shown)})")
     return 0
 
 
