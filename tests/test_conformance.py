@@ -145,6 +145,10 @@ def test_parsers_do_not_claim_other_kinds_real_files():
             # or with mpirun's boxes on the rank that exited ("Primary job  terminated normally, but 1 process returned ...")
             if launcher_exit.detect(head):
                 allowed.add("launcher_exit")
+            # or with srun's report of the tasks that exited ("srun: error: <host>: tasks 2-7: Exited with exit code 1",
+            # ParlAI#3084's job stderr after the rank's RuntimeError)
+            if folder.name == "torch_log" and "srun: error: " in head:
+                allowed.add("slurm_log")
             # and a crash often follows the trainer's own per-iteration lines (deepspeech.pytorch#172's
             # "Epoch: [1][621/1422]    Time 0.617 (0.398)      Data 0.021 (0.014)" before the shell's segfault report)
             if training_input_wait.wait_in_head(head):

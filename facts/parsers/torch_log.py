@@ -57,7 +57,7 @@ KIND = "torch_log"
 # one of these is in every match of tl.DETECT
 _DETECT_KEYS = ("ProcessGroupNCCL", "ProcessGroupGloo.cpp:", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
                 "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:",
-                "NCCL error: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", "NCCL Error ", "NCCL failure ", " terminated with ", "Detected mismatch between collectives", "NcclError: NCCL_ERROR_", *tl.NCCL_DETAIL_NAMES, *twe.MARKERS, *gloo.MARKERS)
+                "NCCL error: ", "NCCL error in: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", "NCCL Error ", "NCCL failure ", " terminated with ", "Detected mismatch between collectives", "NcclError: NCCL_ERROR_", *tl.NCCL_DETAIL_NAMES, *twe.MARKERS, *gloo.MARKERS)
 
 # torchrun 1.9-1.10's "Child process N (local_rank R) FAILED (exitcode E)" (tl.NO_ERROR_FILE_CHILD)
 _DETECT_KEYS += (") FAILED (exitcode ",)

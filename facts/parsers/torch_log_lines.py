@@ -56,6 +56,11 @@ DETECT = re.compile(
     # RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)
     # RuntimeError: NCCL error: remote process exited or there was a network error
     r"|(?:NCCL error|Failed to initialize NCCL communicator): (?:unhandled (?:cuda|system) error|internal error|invalid (?:argument|usage)|remote process exited)"
+    # c10d 1.x's C10D_NCCL_CHECK from a file that is not ProcessGroupNCCL.cpp (torch/lib/c10d/NCCLUtils.hpp: "NCCL error in: "
+    # + std::string(__FILE__) + ":" + std::to_string(__LINE__) + ", " + ncclGetErrorWithVersion(error), thrown as
+    # std::runtime_error; before 1.2 ncclGetErrorString(error) alone); 2.x's DistBackendError is matched above:
+    # RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/../c10d/NCCLUtils.hpp:82, invalid argument, NCCL version 2.4.8   (facebookresearch/ParlAI#3084)
+    r"|NCCL error in: [^,\n]{1,300}:\d{1,6}, " + NCCL_RESULT_TEXT +
     # c10d's getNcclErrorDetailStr (NCCLUtils.cpp: "ncclSystemError: System call (e.g. socket, malloc) or external library
     # call failed or device error. ", "ncclUnhandledCudaError: Call to CUDA function failed.", "ncclInternalError: Internal
     # check failed.", "ncclInvalidArgument: Invalid value for an argument.", "ncclInvalidUsage: This usually reflects invalid

@@ -300,6 +300,19 @@ def test_nccl_errors_with_detail_lines():
     assert of(r, "torch_watchdog_timeout") == []  # "Collective WorkNCCL(...) raised" is no timeout
 
 
+def test_c10d_1x_nccl_check_from_nccl_utils():
+    """PyTorch 1.x's C10D_NCCL_CHECK thrown from NCCLUtils.hpp (std::runtime_error, no ProcessGroupNCCL
+    or DistBackendError on the line), among srun's lines (facebookresearch/ParlAI#3084)."""
+    text = (FIX / "parlai3084_nccl_utils_invalid_argument_srun.log").read_text()
+    assert torch_log.detect(text)
+    r = parse_file("parlai3084_nccl_utils_invalid_argument_srun.log")
+    (e,) = of(r, "torch_nccl_error")
+    assert (e.evidence.line, e.nccl_error, e.nccl_version) == (1, "ncclInvalidArgument", "2.4.8")
+    # the form needs a file:line and one of ncclGetErrorString's texts after it (constructed lines)
+    for line in ("see the NCCL error in: our docs, invalid argument", "NCCL error in: /x/NCCLUtils.hpp:82, success"):
+        assert not torch_log.detect(line), line
+
+
 def test_host_prefix_and_other_prefixes():
     r = parse_file("srun_ray_prefixes.log", node="unknown")
     t = [(f.node, f.rank, f.elapsed_ms) for f in of(r, "torch_watchdog_timeout")]
