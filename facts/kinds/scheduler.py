@@ -475,6 +475,23 @@ class SlurmMigWithoutInstances(Fact):
 
 
 @fact_kind
+class SlurmDaemonStartFailed(Fact):
+    """A Slurm daemon gave up during its own start and exited (slurmd.c main(): ``error("slurmd initialization
+    failed"); exit(1)``): the evidence is that line; ``first_error`` is the first error the daemon logged
+    before it in the same start, where the chain begins."""
+
+    kind: Literal["slurm_daemon_start_failed"] = "slurm_daemon_start_failed"
+    daemon: str  # "slurmd"
+    first_error: str  # the first error line's message of the chain ("" when the paste shows none before it)
+    first_error_line: int | None = None  # its line in the same file (1-based), None when there is none
+    plugin: str = ""  # the plugin the chain could not load ("cgroup/v2", "proctrack/cgroup"), "" when none is named
+    #: plugin_missing: no such plugin is installed (Slurm built without it: "Couldn't find the specified plugin name
+    #: for %s looking at all files"); plugin_init_failed: it loaded and its init() failed ("Couldn't load specified
+    #: plugin name for %s: Plugin init() callback failed"); other: the chain names no plugin
+    failure: str = "other"
+
+
+@fact_kind
 class GpuOperatorValidationRetry(Fact):
     """The GPU operator's validator retrying one validation (``command failed, retrying after 5 seconds``,
     ``failed to validate the driver, retrying after 5 seconds``): evidence is its first failure."""
