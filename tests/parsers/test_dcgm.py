@@ -322,3 +322,18 @@ def test_dcgm_log_api_version_mismatch_and_its_call_chain_dcgm314():
     assert [(f.message, f.version_mismatch) for f in got] == [
         ("Error: Unable to set health watches. Return: API version mismatch", True),
         ("Error: Unable to get health watches. Return: API version mismatch", True)]
+
+
+def test_dcgm_log_getlatestsample_statuses_are_self_messages_gpu_monitoring_tools146():
+    # DcgmCacheManager::GetMultipleLatestSamples logs each field's status written into a client's reply
+    # ("GetLatestSample returned {} for entityId {} groupId {} fieldId {}", errorString()): NO_DATA (no sample
+    # yet: fieldId 230, the Xid field) and NOT_SUPPORTED (the GPU lacks the field) are DCGM's noise
+    res = run(dcgm_log, "dcgm_log/gpu_monitoring_tools146_getlatestsample_no_data_not_supported.log")
+    assert [(f.kind, f.evidence.line) for f in res.facts] == [("dcgm_self_message", 1), ("dcgm_self_message", 2)]
+    assert "fieldId 230" in res.facts[0].message and "Feature not supported" in res.facts[1].message
+    # another status of the same call stays an error (constructed: the line's form with DCGM_ST_GPU_IS_LOST's text)
+    text = ("2021-07-15 08:17:23.624 ERROR [1:24] GetLatestSample returned GPU is lost for entityId 0 groupId 1 "
+            "fieldId 150 [/workspaces/dcgm-rel_dcgm_2_1-postmerge/dcgmlib/src/DcgmCacheManager.cpp:4395] "
+            "[DcgmCacheManager::GetMultipleLatestSamples]\n")
+    (f,) = dcgm_log.parse(Artefact(path="nv-hostengine.log", text=text, node="n1")).facts
+    assert f.kind == "dcgm_error"
