@@ -114,12 +114,12 @@ def _restated_lines(facts: list[Fact], explained: set[tuple[str, int]],
     for f in facts:
         key = (f.evidence.path, f.evidence.line)
         if f.kind != "text_error_line" and key in explained:
-            words = [str(w).lower() for w in (getattr(f, "message", None), getattr(f, "error", None))
+            words = [_flat(str(w)) for w in (getattr(f, "message", None), getattr(f, "error", None))
                      if w and len(str(w)) >= _RESTATE_MIN]
-            said[f.node].append((words, f.evidence.text.lower(), key in serious))
+            said[f.node].append((words, _flat(f.evidence.text), key in serious))
     out: set[tuple[str, int]] = set()
     for f in free:
-        text = _text(f).lower()
+        text = _flat(_text(f))
         if len(text) < _RESTATE_MIN:
             continue
         # or what follows one of its ": " is in a line a warning or worse cites (a title that names where the exception
@@ -131,6 +131,13 @@ def _restated_lines(facts: list[Fact], explained: set[tuple[str, int]],
                for words, line, grave in said.get(f.node, ())):
             out.add((f.evidence.path, f.evidence.line))
     return out
+
+
+def _flat(text: str) -> str:
+    """``text`` lowercased, each run of blanks one space: a title keeps a quoted line's words, not always its spacing
+    (utkuozdemir/nvidia_gpu_exporter#64's title 'command failed. stderr: err: exit status 12' beside the log's
+    'command failed. stderr:  err: exit status 12', the empty stderr between two blanks)."""
+    return " ".join(text.lower().split())
 
 
 def _tails(text: str) -> list[str]:

@@ -93,3 +93,14 @@ def test_a_title_that_quotes_an_explained_lines_tail_is_explained_with_it(tmp_pa
                                    "title.txt": "in nnx.jit: jaxlib._jax.XlaRuntimeError: INTERNAL: NCCL operation ncclBroadcast\n"},
                   ruleset)
     assert [f.rule for f in rep.findings] == ["xla_nccl_error_no_detail", "unexplained_error"]
+
+
+def test_a_title_that_quotes_an_explained_line_with_its_blanks_collapsed_is_explained_with_it(tmp_path, ruleset):
+    # utkuozdemir/nvidia_gpu_exporter#64: the title 'command failed. stderr: err: exit status 12' quotes the log's
+    # 'command failed. stderr:  err: exit status 12' (an empty stderr between two blanks) with one blank
+    log = (ROOT / "fixtures/artefacts/nvml_init/nvidia_gpu_exporter64_nvidia_smi_exit_status_12.log").read_text()
+    rep = _bundle(tmp_path, {"log.txt": log, "title.txt": "command failed. stderr: err: exit status 12\n"}, ruleset)
+    assert [f.rule for f in rep.findings] == ["nvml_init_failed"]
+    # other words stay unexplained (CONSTRUCTED: the same title with another status)
+    rep = _bundle(tmp_path / "2", {"log.txt": log, "title.txt": "command failed. stderr: err: exit status 13\n"}, ruleset)
+    assert [f.rule for f in rep.findings] == ["nvml_init_failed", "unexplained_error"]

@@ -56,6 +56,12 @@ vLLM's platform probe logs the pynvml failure's text alone (kserve/kserve#4722, 
 
     DEBUG 10-01 12:03:47 [__init__.py:93] CUDA platform is not available because: NVML Shared Library Not Found
 
+An exporter that runs nvidia-smi reports nvidia-smi's exit status, which is the NVML return that stopped it
+(utkuozdemir/nvidia_gpu_exporter#64, v0.4.0; the v0 form read only where the text shows that exporter; 9, 12 and 15
+read, SMI_EXIT_REASONS)::
+
+    ts=2022-03-05T12:15:01.058Z caller=exporter.go:157 level=error error="command failed. stderr:  err: exit status 12"
+
 Facts emitted: ``nvml_device_error`` per such line (``pci_bus_id``, ``gpu_index``, ``gpu_uuid``
 where printed; ``reason`` as below; ``query``: what was asked, "device handle" for nvidia-smi);
 ``nvml_init_failure`` per failure line: ``reason`` is the NVML error class read
@@ -131,6 +137,26 @@ _BDF = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
 #   line before it says the same for any exception; this one is read, once. vLLM then runs on no GPU: "No platform
 #   detected, vLLM is running on UnspecifiedPlatform")
 _VLLM_PLATFORM = re.compile(r"\bCUDA platform is not available because: (?P<msg>[^\n\\]{1,200})")
+# nvidia-smi's exit status as an exporter that runs it reports it (utkuozdemir/nvidia_gpu_exporter, each form as its
+# source writes it; nvidia-smi exits with the NVML return that stopped it, nvidia-smi(1) RETURN VALUE):
+# ts=2022-03-05T12:15:01.058Z caller=exporter.go:157 level=error error="command failed. stderr:  err: exit status 12"
+#   (v0.1-0.4 internal/exporter/exporter.go: fmt.Errorf("command failed. stderr: %s err: %w", stderr.String(), err),
+#   the exec error's "exit status N"; nvidia_gpu_exporter#64, stderr empty. The line names no command: read only in a
+#   text that shows the exporter, _EXPORTER_V0_MARK)
+_SMI_EXIT_V0 = re.compile(r"\bcommand failed\. stderr: (?P<stderr>[^\n]{0,400}?) err: exit status (?P<code>\d{1,3})\b")
+# v0.5-1.2 exporter.go: fmt.Errorf("%w: command failed. code: %d | command: %s | stdout: %s | stderr: %s", err, exitCode, ...)
+# v1.3 on internal/nvidiasmi/query.go: "command failed: code: %d | command: %s | stdout: %s | stderr: %s: %w"
+#   (fields.go the same with %q: the command quoted). The command named: read where it is nvidia-smi
+_SMI_EXIT_CODED = re.compile(r"\bcommand failed[.:] code: (?P<code>\d{1,3}) \| command: \"?[^\s|\"]{0,200}nvidia-smi(?:\.exe)?\b")
+# the exporter's own warning, v0.x (exporter.go: level.Warn ... "Failed to auto-determine query field names, falling back
+# to the built-in list"; v1.x resolve.go the same in lower case), or its name: the v0 line above is its
+_EXPORTER_V0_MARK = re.compile(r"(?i:auto-determine query field names|nvidia[_-]gpu[_-]exporter)")
+#: nvidia-smi's exit status -> reason, for the statuses that say why NVML could not start (nvidia-smi(1), RETURN VALUE:
+#: "Return code 12 - NVML Shared Library couldn't be found or loaded", as influxdata/telegraf#4388 quotes it from the
+#: nvidia-smi 367.38 manual; 9 "NVIDIA driver is not loaded"; 15 "The GPU has fallen off the bus or has otherwise become
+#: inaccessible": the nvmlReturn_t of the same number). Others (2 a bad argument, 3 not supported, 6 not found, 255
+#: "Other error or internal driver error occurred", telegraf#6106) are not read: they say nothing of NVML's start
+SMI_EXIT_REASONS: dict[int, str] = {9: "driver_not_loaded", 12: "library_not_found", 15: "gpu_lost"}
 # Unable to determine the device handle for GPU0000:03:00.0: Unknown Error              (older drivers)
 # Unable to determine the device handle for GPU1: 0000:34:00.0: Unknown Error           (index, then bus id)
 # Unable to determine the device handle for GPU 0000:05:00.0: GPU is lost.  Reboot the system to recover this GPU
@@ -211,7 +237,7 @@ _POD_RESTARTING = re.compile(r"\bcrash ?loop ?back-?off\b", re.I)
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_FAILED, _INIT_FAILED, _BARE, _GO_ERROR, _GO_NO_LIBRARY, _LIB_VERSION, _SMI_NO_DRIVER, _SMI_NO_LIBRARY, _NO_LIBRARY,
                                      _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT, _NO_DEVICES, _SLURM_QUERY, _PYNVML,
-                                     _VLLM_PLATFORM)),
+                                     _VLLM_PLATFORM, _SMI_EXIT_V0, _SMI_EXIT_CODED)),
                  re.M)
 
 #: lowercased fragments of NVML's error strings (nvmlErrorString, the Go bindings' ERROR_* names,
@@ -261,7 +287,7 @@ def detect(head: str) -> bool:
             or "NVIDIA-SMI has failed" in head or "No devices " in head or "libnvidia-ml.so" in head
             or "device handle" in head or "ERROR_" in head or "GPU is lost" in head or "Unknown Error" in head
             or "GPU requires reset" in head or "NVML: " in head or "NVML error" in head or "NVMLError_" in head
-            or "CUDA platform is not available because: " in head):
+            or "CUDA platform is not available because: " in head or "command failed" in head):
         return False
     return _ANY.search(head) is not None
 
@@ -278,6 +304,19 @@ def _coded(line: str) -> tuple[int, str, str] | None:
     return None if reason is None else (code, reason, line[:m.start("code")])
 
 
+def _smi_exit(line: str, exporter_v0: bool) -> int | None:
+    """nvidia-smi's exit status in an exporter's "command failed" line, where it says why NVML did not start."""
+    m = _SMI_EXIT_CODED.search(line) or (_SMI_EXIT_V0.search(line) if exporter_v0 else None)
+    return int(m["code"]) if m is not None and int(m["code"]) in SMI_EXIT_REASONS else None
+
+
+def _exit_message(line: str) -> str:
+    """The error as the exporter logged it: from "command failed" on, its logfmt quote and the rest of a long
+    command line left off (the v1 form quotes every query field)."""
+    msg = line[line.index("command failed"):].rstrip().rstrip('"')
+    return msg if len(msg) <= 200 else msg[:200] + "..."
+
+
 def _clean(msg: str) -> str:
     return msg.strip().rstrip(".").strip()
 
@@ -287,6 +326,7 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     lines = artefact.lines
     exporter = _EXPORTER_START in artefact.text or _POD_RESTARTING.search(artefact.text) is not None
+    exporter_v0 = "command failed. stderr: " in artefact.text and _EXPORTER_V0_MARK.search(artefact.text) is not None
     versions: dict[int, str] = {}
     for n, line in enumerate(lines, 1):
         if "NVML library version" in line and (m := _LIB_VERSION.search(line)):
@@ -342,6 +382,8 @@ def parse(artefact: Artefact) -> ParseResult:
         elif "CUDA platform is not available because: " in line and (m := _VLLM_PLATFORM.search(line)) is not None:
             msg = _clean(m["msg"])
             b.add(NvmlInitFailure, n, reason=nvml_reason(msg), message=msg, source="vllm")
+        elif "command failed" in line and (code := _smi_exit(line, exporter_v0)) is not None:
+            b.add(NvmlInitFailure, n, reason=SMI_EXIT_REASONS[code], message=_exit_message(line), source="nvidia-smi")
         elif ("NVML" in line or " (" in line) and (coded := _coded(line)) is not None:
             code, reason, before = coded
             idx = _GPU_INDEX.search(before)

@@ -41,3 +41,28 @@ def test_vllm_platform_probe_says_nvml_failed():
     for text in ("DEBUG 05-13 14:12:19 [__init__.py:50] CUDA platform is not available because no GPU is found.\n",
                  "DEBUG 05-13 14:12:19 [__init__.py:55] CUDA platform is not available because vLLM is built with CPU.\n"):
         assert not nvml_init.detect(text)
+
+
+def test_nvidia_gpu_exporter_reports_nvidia_smi_exit_status():
+    # utkuozdemir/nvidia_gpu_exporter#64 (v0.4.0): "command failed. stderr: %s err: %w", nvidia-smi's exit status 12
+    # (NVML Shared Library couldn't be found or loaded); the text shows the exporter (its auto-determine warning)
+    res = _parse(nvml_init, "nvml_init/nvidia_gpu_exporter64_nvidia_smi_exit_status_12.log")
+    assert [(f.evidence.line, f.reason, f.source) for f in res.facts] == [(4, "library_not_found", "nvidia-smi"),
+                                                                            (5, "library_not_found", "nvidia-smi")]
+    assert res.facts[0].message == "command failed. stderr:  err: exit status 12"
+    # the v0 line alone names no command: without the exporter in the text it is not read
+    line = 'ts=2022-03-05T12:15:01.058Z caller=exporter.go:157 level=error error="command failed. stderr:  err: exit status 12"\n'
+    assert _parse(nvml_init, text=line).facts == []
+    # v1.3+ (internal/nvidiasmi/query.go "command failed: code: %d | command: %s | ..."): the command names nvidia-smi.
+    # nvidia_gpu_exporter#354's real line (cut in the query list): status 255, "Other error", is not read
+    real = ('nvidia-gpu-exporter.shark02.loc  | time=2025-09-08T07:56:38.823Z level=ERROR source=exporter.go:203 '
+            'msg="failed to collect metrics" err="command failed: code: 255 | command: nvidia-smi --query-gpu=timestamp,'
+            'driver_version,vgpu_driver_capability.heterogenous_multivGPU,count,name,serial,uuid,pci.bus_id\n')
+    assert _parse(nvml_init, text=real).facts == []
+    # constructed: the same form with status 9 (NVIDIA driver is not loaded), and v0.5's "%w: command failed. code: %d"
+    # with status 12; another program's "command failed: code: 12" is not nvidia-smi's
+    v1 = real.replace("code: 255", "code: 9")
+    assert [f.reason for f in _parse(nvml_init, text=v1).facts] == ["driver_not_loaded"]
+    v05 = 'level=error error="exit status 12: command failed. code: 12 | command: /usr/bin/nvidia-smi --query-gpu=index | stdout:  | stderr: "\n'
+    assert [f.reason for f in _parse(nvml_init, text=v05).facts] == ["library_not_found"]
+    assert not nvml_init.detect('error="command failed: code: 12 | command: ipmitool sdr | stdout: "\n')
