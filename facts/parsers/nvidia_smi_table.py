@@ -61,9 +61,13 @@ _HEADER = re.compile(r"NVIDIA-SMI (?P<smi>\S+)\s+(?:Driver|KMD) Version: (?P<drv
 _GPU_ROW = re.compile(r"^\|\s+(?P<idx>\d+)\s+(?P<name>\S(?:.*?\S)??)\s+(?P<pers>On|Off|WDDM|TCC)\s*\|\s*(?P<bus>[0-9A-Fa-f]{4,8}:"
                       r"[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s+(?P<disp>On|Off|N/A)\s*\|\s*(?P<ecc>\S+)\s*\|\s*$")
 # |  0%   32C    P0             38W /  170W |       9MiB /  12288MiB |      0%      Default |
+# | N/A   37C    P0    36W / 300W |      0MiB / 16130MiB |      0%   E. Process |   (R418 on Summit's V100s, NVIDIA/AMGX#106:
+#   the table abbreviates the exclusive compute modes, "E. Process" and "E. Thread", in two words; -q prints Exclusive_Process)
 _STATE_ROW = re.compile(r"^\|\s*(?P<fan>\d+%|N/A|ERR!)\s+(?P<temp>-?\d+C|N/A|ERR!)\s+(?P<perf>P\d+|N/A|ERR!)\s+"
                         r"(?:(?P<draw>\d+(?:\.\d+)?W|N/A|ERR!)\s*/\s*(?P<cap>\d+(?:\.\d+)?W|N/A|ERR!))?\s*\|\s*"
-                        r"(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*\|\s*(?P<util>\d+%|N/A|ERR!)\s+(?P<mode>\S+)\s*\|\s*$")
+                        r"(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*\|\s*(?P<util>\d+%|N/A|ERR!)\s+(?P<mode>E\. (?:Process|Thread)|\S+)\s*\|\s*$")
+# the table's abbreviations of the compute modes, in -q's words (gpu_usage.compute_mode)
+_MODES = {"E. Process": "Exclusive_Process", "E. Thread": "Exclusive_Thread"}
 # |                                         |                        |             Disabled |
 _MIG_ROW = re.compile(r"^\|\s+\|\s+\|\s+(?P<mig>Enabled|Disabled|N/A)\s*\|\s*$")
 # |    0   N/A  N/A      2261      C   python                                      30042MiB |
@@ -215,7 +219,7 @@ def _gpu(b: FactBuilder, no: int, g: re.Match[str], s: re.Match[str], mig: re.Ma
     b.add(GpuUsage, state_line, pci_bus_id=bus, index=idx, memory_used_mib=int(s["used"]),
           memory_total_mib=int(s["total"]), utilization_pct=_int(s["util"], "%"),
           performance_state=None if s["perf"] in ("N/A", "ERR!") else s["perf"], fan_pct=_int(s["fan"], "%"),
-          compute_mode=s["mode"], mig_mode=None if mig is None or mig["mig"] == "N/A" else mig["mig"],
+          compute_mode=_MODES.get(s["mode"], s["mode"]), mig_mode=None if mig is None or mig["mig"] == "N/A" else mig["mig"],
           unreadable_fields=sum(1 for c in cells if c == "ERR!"))
 
 

@@ -151,6 +151,18 @@ def test_lspci_acsctl_line_cut_at_the_end_of_the_text_is_cut_short():
     assert [e.line for e in r.errors] == [9] and r.limits == []
 
 
+def test_exclusive_compute_mode_in_two_words_is_read():
+    """R418's table prints the exclusive compute mode as `E. Process` (NVIDIA/AMGX#106, Summit's V100s): GPU 0
+    read, its mode in -q's word; the excerpt ends inside GPU 1's second row: cut short, no parse problem."""
+    r = _parse(nvidia_smi_table, "nvidia_smi_table/amgx106_r418_v100_exclusive_process_cut_in_gpu1.txt")
+    (usage,) = [f for f in r.facts if f.kind == "gpu_usage"]
+    assert (usage.pci_bus_id, usage.compute_mode, usage.memory_total_mib) == ("0004:04:00.0", "Exclusive_Process", 16130)
+    assert r.errors == [] and [h.limit for h in r.limits] == ["cut_short"]
+    # the one-word modes stay as printed (CONSTRUCTED row, R550 layout)
+    row = "|  0%   32C    P0             38W /  170W |       9MiB /  12288MiB |      0%   Prohibited |"
+    assert nvidia_smi_table._STATE_ROW.match(row)["mode"] == "Prohibited"
+
+
 def test_r331_gpu_row_with_display_active_na_is_read():
     """R331's GPU row prints Disp.A `N/A` on GeForce boards (cBio/cbio-cluster#38): three GTX 680 read (the
     table was 0 facts, every row skipped); the text ends in the border after GPU 2's block: still cut short."""
