@@ -137,10 +137,28 @@ _SUPERFLUOUS = re.compile(r"^\s*\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? http: s
 #   Err: Failed to start DCGM Server: -7                           (dcgmEngineRun failed: the port or socket)
 _HE_FAILED = re.compile(r"^\s*(?:Got error (?P<errno>\d+) while waiting for SIGUSR1 from child process"
                         r"|Err: Failed to start DCGM Server: (?P<ret>-?\d+))")
-# the script's steps, and nv-hostengine's answer to --term when it is not running: read as used, no fact
+# the script's steps, and nv-hostengine's answers to --term (hostengine/src/main.cpp: "Host engine successfully
+# terminated.", "Unable to terminate host engine, it may not be running."): read as used, no fact
 _SCRIPT = re.compile(r"^\s*(?:Starting NVIDIA host engine\.\.\.|Collecting metrics at \S+ every \d+ms\.\.\."
                      r"|Collecting DCP metrics as well\.|Stopping NVIDIA host engine\.\.\."
-                     r"|Unable to terminate host engine, it may not be running\.|Done)\s*$")
+                     r"|Unable to terminate host engine, it may not be running\.|Host engine successfully terminated\."
+                     r"|Done|Caught signal, terminating\.\.\.)\s*$")
+# The script collects with `dcgmi dmon ... | awk ... &` then `wait $!`: dmon runs until it fails or a signal comes (its
+# trap echoes "Caught signal, terminating..."), so its "Stopping NVIDIA host engine..." (with -e) or "Done" after
+# "Collecting metrics at ..." with no signal between is the collection ending by itself: the exporter exits 0 and
+# exports nothing until it is restarted (NVIDIA/gpu-monitoring-tools#56, a Tesla K80, DCGM 1.x image):
+#   Collecting metrics at /run/prometheus/dcgm.prom every 1000ms...
+#   Stopping NVIDIA host engine...
+#   Unable to terminate host engine, it may not be running.
+#   /usr/local/bin/dcgm-exporter: line 154: kill: (38698) - No such process
+#   Done
+_COLLECTING = re.compile(r"^\s*Collecting metrics at \S+ every \d+ms\.\.\.\s*$")
+_SCRIPT_END = re.compile(r"^\s*(?:Stopping NVIDIA host engine\.\.\.|Done)\s*$")
+_SIGNALLED = "Caught signal, terminating..."
+_HE_NOT_RUNNING = "Unable to terminate host engine, it may not be running."
+# bash's own error as the script's `kill -SIGTERM "${pid}"` finds the pid of /run/nvhostengine.pid gone (the host engine
+# already ended): read as used, part of that stop
+_SCRIPT_KILL = re.compile(r"\bdcgm-exporter: line \d+: kill: \(\d+\) - No such process\s*$")
 
 
 def _line(line: str) -> tuple[str, str] | None:
@@ -189,7 +207,8 @@ def parse(artefact: Artefact) -> ParseResult:
                 b.add(DcgmExporterError, n, level="error", message=f"nv-hostengine did not start ({why}): {line.strip()}"[:400],
                       exiting=True)
                 result.lines_used += 1
-            elif _SCRIPT.match(line) is not None or _SUPERFLUOUS.match(line) is not None:
+            elif (_SCRIPT.match(line) is not None or _SUPERFLUOUS.match(line) is not None
+                  or _SCRIPT_KILL.search(line) is not None):
                 result.lines_used += 1
             continue
         level, msg = got
@@ -206,7 +225,28 @@ def parse(artefact: Artefact) -> ParseResult:
                   watch_unsupported=_WATCH_UNSUPPORTED.search(msg) is not None,
                   version_mismatch=_VER_MISMATCH.search(msg) is not None)
     _merge_logged_twice(result)
+    _script_stopped(artefact, b, result)
     return result
+
+
+def _script_stopped(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
+    """The 1.x script's collection ending by itself (above), where no line of the file already says the exporter ended."""
+    if any(isinstance(f, DcgmExporterError) and f.exiting for f in result.facts):
+        return
+    lines = artefact.lines
+    start = next((i for i, line in enumerate(lines) if _COLLECTING.match(line)), None)
+    if start is None:
+        return
+    for i in range(start + 1, len(lines)):
+        if _SIGNALLED in lines[i]:
+            return
+        if _SCRIPT_END.match(lines[i]):
+            gone = any(_HE_NOT_RUNNING in line for line in lines[i:i + 4])
+            b.add(DcgmExporterError, i + 1, level="error", exiting=True,
+                  message="the 1.x exporter's collection (dcgmi dmon) ended by itself and the exporter stopped"
+                          + ("; its nv-hostengine was not running by then (Unable to terminate host engine, it may not be running.)"
+                             if gone else ""))
+            return
 
 
 def _merge_logged_twice(result: ParseResult) -> None:

@@ -5,6 +5,7 @@ import pytest
 from parse_helper import FIX, parse_fixture
 
 from stethoscope.facts.parsers import dcgm_exporter_log
+from stethoscope.facts.parsers.base import Artefact
 
 
 def _errors(r):
@@ -26,7 +27,12 @@ def _errors(r):
     # the 1.x exporter script: nv-hostengine's own start failure is the exporter's end (it restarts after "Done")
     ("dcgm_exporter_log/gmt212_script_hostengine_sigusr1_timeout.log",
      [(3, "error", "nv-hostengine did not start (its daemon never reported that DCGM initialised): Got error 11 while waiting "
-       "for SIGUSR1 from child process.", True)], 6),
+       "for SIGUSR1 from child process.", True)], 7),
+    # the 1.x script's dcgmi dmon ended by itself (no "Caught signal" before its stop steps): the exporter exited
+    # (NVIDIA/gpu-monitoring-tools#56; systemctl's fabricmanager line before it is not read)
+    ("dcgm_exporter_log/gmt56_script_collection_ended_k80.log",
+     [(4, "error", "the 1.x exporter's collection (dcgmi dmon) ended by itself and the exporter stopped; its nv-hostengine "
+       "was not running by then (Unable to terminate host engine, it may not be running.)", True)], 6),
 ])
 def test_real_logs(rel, want, used):
     r = parse_fixture(dcgm_exporter_log, rel)
@@ -122,3 +128,18 @@ def test_error_then_fatal_of_the_same_failure_dcgm232():
     text = ('time="2025-05-22T03:57:31Z" level=error msg="Could not read metrics file \'/etc/x.csv\': open /etc/x.csv: no such file"\n'
             'time="2025-05-22T03:57:31Z" level=fatal msg="Error starting nv-hostengine: DCGM initialization error"\n')
     assert [f.level for f in parse_fixture(dcgm_exporter_log, text=text).facts] == ["error", "fatal"]
+
+
+def test_1x_script_stopped_by_a_signal_or_still_collecting_is_no_failure():
+    # CONSTRUCTED from the script's own echoes (gpu-monitoring-tools exporters/prometheus-dcgm/dcgm-exporter): a
+    # signal's trap before the stop steps is a stop asked for; a log that ends while collecting has not stopped
+    head = "Starting NVIDIA host engine...\nCollecting metrics at /run/prometheus/dcgm.prom every 1000ms...\n"
+    signalled = head + "Caught signal, terminating...\nStopping NVIDIA host engine...\nHost engine successfully terminated.\nDone\n"
+    r = dcgm_exporter_log.parse(Artefact(path="log", text=signalled, node="n1"))
+    assert _errors(r) == [] and r.lines_used == 6
+    assert _errors(dcgm_exporter_log.parse(Artefact(path="log", text=head, node="n1"))) == []
+    # NVIDIA/gpu-monitoring-tools#54's log (its host engine's first line is DCGM 1.x's, not read): the stop is read
+    gmt54 = ("Starting NVIDIA host engine...\nFailed to start host engine server\n"
+             "Collecting metrics at /run/prometheus/dcgm.prom every 1000ms...\nStopping NVIDIA host engine...\n"
+             "Host engine successfully terminated.\nDone\n")
+    assert [e[0] for e in _errors(dcgm_exporter_log.parse(Artefact(path="log", text=gmt54, node="n1")))] == [4]
