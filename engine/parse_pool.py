@@ -345,14 +345,15 @@ def _chunks(items: Iterable[Artefact | FileTask], size: int, max_chars: int) -> 
 
 
 def parse_files(arts: Iterable[Artefact | FileTask], jobs: int | None = None, total_bytes: int | None = None,
-                router=None, budget: Budget = DEFAULT) -> Iterator[FileResult]:
+                router=None, budget: Budget = DEFAULT, largest: int | None = None) -> Iterator[FileResult]:
     """Each artefact's FileResult (each window's, for a FileTask read where it is parsed), in
     order. ``jobs``: processes (None: all CPUs, 1: in-process; fewer when the memory budget
     cannot hold them); ``total_bytes``: the bundle's size when known, to skip the pool for
-    small bundles. The text handed to workers and not yet parsed stays under
+    small bundles, and with ``largest`` (its largest file's) to size the workers' memory
+    (Budget.jobs). The text handed to workers and not yet parsed stays under
     ``budget.inflight_chars``."""
     small = total_bytes is not None and total_bytes < MIN_PARALLEL_BYTES
-    jobs = budget.jobs(1 if small else default_jobs() if jobs is None else max(1, jobs))
+    jobs = budget.jobs(1 if small else default_jobs() if jobs is None else max(1, jobs), total_bytes, largest)
     if jobs == 1 or small:
         for a in arts:
             yield from parse_item(a, router, budget)

@@ -203,7 +203,8 @@ YOUNG_EVERY = 64
 def _read_artefacts(arts, jobs, total_bytes, progress, sizes, router, budget, raw, binary) -> Observation:
     obs = Observation()
     rows: dict[str, FileCoverage] = {}  # a large file's windows make one row
-    for n, res in enumerate(parse_pool.parse_files(arts, jobs, total_bytes, router, budget=budget), 1):
+    largest = max(sizes.values(), default=0) if sizes else None  # the workers' memory (facts/limits.Budget.jobs)
+    for n, res in enumerate(parse_pool.parse_files(arts, jobs, total_bytes, router, budget=budget, largest=largest), 1):
         if n % YOUNG_EVERY == 0:
             gc.collect(0)
         if res.read_skipped or res.read_binary or res.read_hits:

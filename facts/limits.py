@@ -30,8 +30,15 @@ PROCESS_COST = 160 * MIB
 #: parsers and their classifier are built and frozen out of the collector's reach
 #: (engine/parse_pool.parse_files), it shares them and copies only the pages it writes. Measured
 #: (a worker's Pss and Private_Dirty, smaps_rollup, sampled every 0.2 s over a diagnosis): 61-62
-#: and 37 MB at 128 bench nodes (2 workers, 2-core VM); before the freeze 79-83 and 62-68 MB
-WORKER_COST = 64 * MIB
+#: and 37 MB at 128 bench nodes (2 workers, 2-core VM; before the freeze 79-83 and 62-68 MB); what
+#: one more worker adds to the whole tree's Pss, 1,024 bench nodes on a 16-core host (session 33):
+#: 5 workers 788 MB, 8 workers 901 MB, 38 MB a worker (its pages the others share count once)
+WORKER_COST = 40 * MIB
+#: what the main process comes to hold per byte of text read (the facts kept, their evidence, the
+#: coverage), beyond PROCESS_COST: the workers the budget allows are what is left beside it.
+#: Measured on 1,024 bench nodes (1,340 MB; the tree's Pss 788 MB with 5 workers of 38-55 MB:
+#: the main process ~510-600 MB, 0.25-0.32 a byte): the upper figure
+KEPT_PER_BYTE = 0.32
 #: evidence quotes at most this much of a line (the rest is counted, see :func:`cut`)
 EVIDENCE_CHARS = 4096
 #: a parse problem's message is cut here
@@ -80,12 +87,15 @@ class Budget:
         JSON) stay within half the budget."""
         return max(4 * self.answer_bytes, self.max_memory // 12)
 
-    def jobs(self, wanted: int) -> int:
-        """Parse processes the budget holds: the main process, then per worker its cost (a forked
-        worker's, WORKER_COST) and a window in parsing (about four times the window's text: lines,
-        normalised copy, facts)."""
-        per_worker = WORKER_COST + 4 * self.window_chars
-        room = self.max_memory - PROCESS_COST - self.inflight_chars
+    def jobs(self, wanted: int, total_bytes: int | None = None, largest: int | None = None) -> int:
+        """Parse processes the budget holds: the main process (PROCESS_COST, and KEPT_PER_BYTE of
+        ``total_bytes``, the bundle's text, when known: what it will hold of it), then per worker
+        its cost (a forked worker's, WORKER_COST) and a window in parsing (about four times the
+        window's text: lines, normalised copy, facts), or four times the ``largest`` file where that
+        is known and smaller (a worker never holds more of a file than the file)."""
+        window = self.window_chars if largest is None else max(1, min(self.window_chars, largest))
+        per_worker = WORKER_COST + 4 * window
+        room = self.max_memory - PROCESS_COST - self.inflight_chars - int(KEPT_PER_BYTE * (total_bytes or 0))
         return max(1, min(wanted, room // per_worker))
 
 

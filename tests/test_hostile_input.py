@@ -23,7 +23,7 @@ from stethoscope.engine.report import Coverage, Report, SkippedFile, Source
 from stethoscope.facts import bundle as B
 from stethoscope.facts.bundle import LazyFile, artefacts, read_bundle
 from stethoscope.facts.decode import Decoder, sniff
-from stethoscope.facts.limits import Budget, parse_size
+from stethoscope.facts.limits import KEPT_PER_BYTE, PROCESS_COST, WORKER_COST, Budget, parse_size
 from stethoscope.facts.parsers import base
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -253,7 +253,19 @@ def test_huge_file_lists_are_summarised_in_text_and_whole_in_json():
 def test_budget_sizes_and_jobs():
     b = Budget(1_000_000_000)
     assert 16 << 20 <= b.window_chars <= 32 << 20
-    assert 1 <= b.jobs(64) <= 5  # a 1 GB budget holds a few workers, never 64
+    assert 1 <= b.jobs(64) <= 6  # a 1 GB budget holds a few workers, never 64
+    # what the main process will hold of the bundle's text and the workers' windows, sized by the
+    # largest file: 1,024 bench nodes (1,340 MB, files of at most 214 kB) hold 8 workers, measured
+    # at 901 MB for the whole tree's Pss on a 16-core host (facts/limits.WORKER_COST, KEPT_PER_BYTE)
+    bench = b.jobs(16, 1_340_100_000, 214_000)
+    assert bench == 8
+    assert b.jobs(16, 167_500_000, 214_000) == 16  # 128 bench nodes: every CPU
+    assert 1 <= b.jobs(16, 2_680_000_000, 214_000) < bench  # a larger bundle leaves less room
+    assert 1 <= b.jobs(16, 1_340_100_000, 500_000_000) < bench  # a worker in a large file's window holds more
+    for total, largest in ((1_340_100_000, 214_000), (1_340_100_000, 500_000_000), (167_500_000, 10**6)):
+        n = b.jobs(64, total, largest)
+        held = PROCESS_COST + KEPT_PER_BYTE * total + b.inflight_chars + n * (WORKER_COST + 4 * min(b.window_chars, largest))
+        assert n == 1 or held <= b.max_memory
     assert Budget(300 << 20).jobs(8) == 1
     assert parse_size("1G") == 10**9 and parse_size("1.5GiB") == 3 << 29 and parse_size("800M") == 8 * 10**8
 
