@@ -30,7 +30,7 @@ from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
 from stethoscope.engine.knowledge import load_coverage, load_polarity
 from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
-from stethoscope.facts.lines import normalise, without_line_labels
+from stethoscope.facts.lines import normalise, without_block_labels, without_line_labels
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget, Hit
 from stethoscope.facts.parsers.unrecognised_text import unread_failures
 from stethoscope.facts.registry import load_fallbacks, load_parsers
@@ -151,6 +151,8 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     # bench/wrap_study.py's labels): a kernel device's label on every line ("nvidia-nvswitch0: ") is its
     # reader's, which reads it
     bare = without_line_labels(text) if (": " in text[:200] or "| " in text[:200]) else None
+    if bare is None and "  | " in text:  # compose's label on a run of lines only (a table pasted above them)
+        bare = without_block_labels(text)
     labelled = bare is not None  # (None below where the readers read the lines without the label)
     if bare is not None:
         bare = str(normalise(bare, uncut=True))  # (wrappers under it: srun's "0: ", a quote)

@@ -335,6 +335,48 @@ def without_line_labels(text: str) -> str | None:
     return _LINE_LABEL.sub("\n", out)[1:-1]
 
 
+# docker compose's label on a run of lines inside a text that holds other lines too: a ticket pastes the
+# host's nvidia-smi table, then `docker compose logs` of the job (cmd/formatter/logs.go "%-*s | ": every
+# name padded to the longest + 1, so one column of bars; v2 names "svc-1", v1 "proj_svc_1", or a fixed
+# container_name without an index, then two blanks at least before the bar):
+#   trainer-1  | # Avg bus bandwidth    : 2.34598          (below a pasted nvidia-smi table: the footer unread,
+#                                                            the table's GPUs read HEALTHY; rF5's probe)
+# Only compose's label, not pdsh's "host: " (a kernel device's, an ifconfig's "eth0: " look alike), and only
+# over a run of two lines or more whose bars stand in one column and whose labels repeat a name (a table's
+# first cells, "node-1   | 8 |", "node-2   | 8 |", are all different), and not where every line of the run has
+# another bar after it (a table's row, whose first cells may repeat: ipmitool sdr's
+# "Temp             | 01h | ns  |  3.1 | Disabled", fixtures/artefacts/ipmitool_sdr/dell36_sdr_elist_all.txt).
+_BLOCK_LABEL = re.compile(r"^(?P<name>[\w.-]{0,62}[-_]\d{1,4} {1,64}|[A-Za-z0-9][\w.-]{0,62}  {1,63})\|(?: |(?=\r?$))", re.M)
+
+
+def without_block_labels(text: str) -> str | None:
+    """``text`` with compose's service label off each run of lines that carries it (two lines or more, the
+    bars in one column, a name repeated), the other lines as they are, line for line; None where no run does."""
+    runs: list[list[tuple[int, int, str, int, bool]]] = []  # (start, label end, name, bar column, a bar after)
+    prev_eol = -2
+    for m in _BLOCK_LABEL.finditer(text):
+        start, end = m.span()
+        eol = text.find("\n", end)
+        eol = len(text) if eol == -1 else eol
+        hit = (start, end, m["name"].rstrip(), len(m["name"]), text.find("|", end, eol) != -1)
+        if runs and start == prev_eol + 1:  # the line right below the last labelled one
+            runs[-1].append(hit)
+        else:
+            runs.append([hit])
+        prev_eol = eol
+    keep = [run for run in runs if len(run) >= 2 and len({h[3] for h in run}) == 1
+            and len({h[2] for h in run}) < len(run) and not all(h[4] for h in run)]
+    if not keep:
+        return None
+    out, last = [], 0
+    for run in keep:
+        for start, end, _name, _col, _bar in run:
+            out.append(text[last:start])
+            last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
 # The CloudWatch Logs console's event table copied: the column separator before every row after the first (the copy
 # starts inside the first row's cell), each row the program's line:
 # 2020-09-21 11:24:10,359 [INFO ] pool-1-thread-3 ACCESS_LOG - /127.0.0.1:32868 "GET /ping HTTP/1.1" 200 0

@@ -184,7 +184,8 @@ def test_label_patterns_read_a_long_run_without_its_colon_once():
 
     text = "\n" + "node1" * 20_000 + "\nnode1: x\n"
     started = time.perf_counter()
-    for pat in (lines._REPORT_LABEL, lines._ANY, lines._LINE_LABEL, lines._LINE_UNLABELLED, lines._JOURNAL, lines._RFC5424):
+    for pat in (lines._REPORT_LABEL, lines._ANY, lines._LINE_LABEL, lines._LINE_UNLABELLED, lines._JOURNAL, lines._RFC5424,
+                lines._BLOCK_LABEL):
         pat.search(text)
     assert time.perf_counter() - started < 1.0
 
@@ -199,3 +200,38 @@ def test_the_node_is_read_behind_a_launcher_label(tmp_path):
         (tmp_path / f"f{i}.log").write_text("".join(label + ln + "\n" for ln in text.split("\n")[:-1]))
     arts, _ = artefacts(read_bundle(tmp_path))
     assert {a.node for a in arts} == {"swat1-04"}
+
+
+TABLE = FIX.parent.parent / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi.txt"  # a healthy 2xH200 table
+
+
+@pytest.mark.parametrize("label", [lb for lb in LABELS if "|" in lb])
+def test_a_compose_labelled_run_below_a_table_is_read_through(label):
+    """Round rF5's probe: `docker compose logs` of an nccl-tests run pasted under the host's nvidia-smi table (harvest
+    2501's real results, 5.45 GB/s on its largest size): only the run carries compose's label, so the label stayed on
+    (without_line_labels wants every line), the nccl-tests lines went unread and the table's GPUs read HEALTHY. The
+    run's label now comes off (without_block_labels): the results are read as they are bare, evidence quoting the
+    labelled line."""
+    results = next(CASES_DIR.glob("2501-*/nccl-tests-with-mpirun.txt")).read_text().split("\n")
+    run = [ln for ln in results if ln.strip()]
+    table = TABLE.read_text().rstrip("\n")
+    bare_got, _ = _read(table + "\n\n" + "\n".join(run) + "\n")
+    got, res = _read(table + "\n\n" + "".join(label + ln + "\n" for ln in run))
+    assert got == bare_got and any(k.startswith("nccl_test") for k, _ in got), got
+    rows = [f for f in res.facts if f.kind.startswith("nccl_test") and f.evidence.text]
+    assert rows and all(f.evidence.text.startswith(label) for f in rows)
+
+
+@pytest.mark.parametrize("text", [
+    # a table whose first cells repeat, a bar after each: ipmitool sdr elist's rows (real)
+    (FIX.parent / "ipmitool_sdr" / "dell36_sdr_elist_all.txt").read_text(),
+    # every label a different name: distributed NHC's per-node results (real)
+    (FIX.parent / "nhc" / "azurehpc_distributed_nhc_results.txt").read_text(),
+    # bars in different columns, and one labelled line alone (constructed): no compose run
+    "GPU 0 ok\ntrainer-1  | step 1\ntrainer-1   | step 2\n",
+    "GPU 0 ok\ntrainer-1  | step 1\nGPU 1 ok\n",
+])
+def test_not_a_compose_labelled_run(text):
+    from stethoscope.facts.lines import without_block_labels
+
+    assert without_block_labels(text) is None

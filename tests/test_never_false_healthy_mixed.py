@@ -431,3 +431,14 @@ def test_a_dcgmi_diag_fail_row_under_an_nvidia_smi_table_is_no_row_of_the_table(
     (tmp_path / "alone").mkdir()
     alone, checked = _diagnose(tmp_path / "alone", ruleset, table)
     assert alone.verdict == "healthy" and "gpu" in checked, alone.reason  # the near miss: the table alone
+
+
+def test_compose_labelled_nccl_tests_results_below_a_healthy_table(ruleset, tmp_path):
+    # round rF5's probe: harvest 2501's nccl-tests results (5.45 GB/s busbw, a low figure the case is about) as
+    # `docker compose logs` prints them ("trainer-1  | "), pasted under a healthy nvidia-smi table: the labelled
+    # run went unread (the label is taken off only when every line has it) and the table read HEALTHY
+    table = ROOT / "fixtures" / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi.txt"
+    run = [ln for ln in _case("2501", "nccl-tests-with-mpirun.txt").read_text().splitlines() if ln.strip()]
+    text = table.read_text().rstrip("\n") + "\n\n" + "\n".join("trainer-1  | " + ln for ln in run)
+    rep, _ = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict != "healthy" and "nccl_tests_busbw_unjudged" in [f.rule for f in rep.findings], rep.reason
