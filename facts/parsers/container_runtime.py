@@ -11,6 +11,7 @@ the container never gets the GPUs. The NVIDIA prestart hook's own errors are
     Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "nvidia" is configured
     ... level=error msg="RunPodSandbox for &PodSandboxMetadata{...} failed, error" error="failed to get sandbox runtime: no runtime for \\"nvidia\\" is configured"   (containerd's journal, NVIDIA/gpu-operator#432)
     Error: crun: cannot stat `/lib64/libEGL_nvidia.so.550.54.14`: No such file or directory: OCI runtime attempted to invoke a command that was not found   (NVIDIA/nvidia-container-toolkit#450)
+    docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container process caused: exec: "nvidia-smi": executable file not found in $PATH: unknown.   (google-deepmind/alphafold#374)
 
 Facts: ``container_runtime_error`` per line: ``reason`` is ``no_gpu_device_driver`` (moby's
 ``--gpus`` request found no device driver: the NVIDIA toolkit never registered with dockerd),
@@ -21,7 +22,9 @@ know), ``runtime_not_configured`` (containerd's CRI has no handler of the Runtim
 holds the names), ``cdi_hook_invoked_directly`` (the toolkit in CDI mode run as a bare hook), ``driver_file_missing``
 (the OCI runtime, runc or crun, could not find a driver file it was told to mount, one whose name
 carries a driver version: ``driver_version``), ``cdi_spec_unparsable`` (the engine's CDI library met a field it
-does not know in a spec, ``capabilities`` the spec's path: a spec of a newer CDI version than the engine reads);
+does not know in a spec, ``capabilities`` the spec's path: a spec of a newer CDI version than the engine reads),
+``driver_utility_missing`` (the OCI runtime found no NVIDIA utility the toolkit binds in from the host, ``exec:
+"nvidia-smi": executable file not found in $PATH``: the container started without the driver's files);
 ``engine`` (docker | containerd), ``runtime`` (the runtime or driver named, "" when none),
 ``capabilities`` as printed, ``message``, ``gpu`` (the request was for GPUs: a ``gpu`` capability
 or an NVIDIA runtime; ``--runtime=runsc`` unknown is another engine fault). Empty input, or text without these lines, is not this kind.
@@ -88,10 +91,24 @@ _DRIVER_FILE_ANY = _DRIVER_FILE.replace("(?P<ver>", "(?:")
 _RUNC_MOUNT = re.compile(rf'mounting \\*"(?P<src>{_DRIVER_FILE})\\*" to rootfs (?:\\*"[^"\\]*\\*" )?at \\*"[^"\\]*\\*"'
                          r"[^\n]*?no such file or directory", re.I)
 _CRUN_STAT = re.compile(rf"(?:cannot stat|error stat'ing file) `(?P<src>{_DRIVER_FILE})`: No such file or directory")
-_GATES = ("could not select device driver", "unknown or invalid runtime name", "Unknown runtime specified",
+# The container started without the NVIDIA driver's utilities: the OCI runtime could not find the program it was to run,
+# and that program is one the NVIDIA Container Toolkit binds in from the host (nvidia-ctk cdi generate, findBinaries:
+# "nvidia-smi", "nvidia-debugdump", "nvidia-persistenced", "nvidia-cuda-mps-control", "nvidia-cuda-mps-server"): the
+# toolkit's hook did not run for the container (no --gpus or --runtime=nvidia, NVIDIA_VISIBLE_DEVICES alone) or found
+# no such file on the host. Go's os/exec error (exec.go Error.Error(): "exec: " + strconv.Quote(e.Name) + ": " +
+# e.Err.Error(); lp_unix.go ErrNotFound "executable file not found in $PATH") as runc returns it in the engine's error:
+# docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container process caused: exec: "nvidia-smi": executable file not found in $PATH: unknown.   (google-deepmind/alphafold#374)
+# `ocker: Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "nvidia-smi": executable file not found in $PATH: unknown.`   (NVIDIA/nvidia-container-toolkit#730, runc 1.1)
+# docker: Error response from daemon: OCI runtime create failed: container_linux.go:348: starting container process caused "exec: \"nvidia-smi\": executable file not found in $PATH": unknown.   (NVIDIA/nvidia-docker#858: runc < 1.0 quotes
+#   the cause, so Go's quotes come escaped)
+# Another program not found (exec: "python": ...) is the image's own business, not the GPU stack's: not read.
+_UTILITY_NOT_FOUND = re.compile(r'exec: \\{0,3}"(?P<bin>nvidia-smi|nvidia-debugdump|nvidia-persistenced|nvidia-cuda-mps-(?:control|server))'
+                                r'\\{0,3}": executable file not found in \$PATH')
+_GATES = ("executable file not found", "could not select device driver", "unknown or invalid runtime name", "Unknown runtime specified",
           "is configured", "unresolvable CDI devices", "Runtime Hook directly", "to rootfs ", "cannot stat `", "error stat'ing file `",
           "failed to parse CDI Spec")
-_DETECT = re.compile(r'could not select device driver "[^"]*" with capabilities: \[|(?:unknown or invalid runtime name|Unknown runtime specified):? [\w.-]+'
+_DETECT = re.compile(r'exec: \\{0,3}"nvidia-(?:smi|debugdump|persistenced|cuda-mps-control|cuda-mps-server)\\{0,3}": executable file not found in \$PATH'
+                     r'|could not select device driver "[^"]*" with capabilities: \[|(?:unknown or invalid runtime name|Unknown runtime specified):? [\w.-]+'
                      r'|no runtime for \\?"[^"\\\n]{1,100}\\?" is configured|unresolvable CDI devices [\w./-]+=|invoking the NVIDIA Container Runtime Hook directly'
                      r'|failed to parse CDI Spec "[^"\n]+": [^\n]*?unknown field "'
                      rf'|mounting \\*"{_DRIVER_FILE_ANY}\\*" to rootfs |(?:cannot stat|error stat\'ing file) `{_DRIVER_FILE_ANY}`')
@@ -151,6 +168,10 @@ def parse(artefact: Artefact) -> ParseResult:
             engine = "runc" if "to rootfs " in m[0] else "crun"
             b.add(ContainerRuntimeError, n, reason="driver_file_missing", engine=engine, runtime=engine,
                   message=f"{m['src']}: no such file or directory", gpu=True, driver_version=m["ver"])
+        elif (m := _UTILITY_NOT_FOUND.search(line)) is not None:
+            engine = "docker" if "daemon" in line else "podman" if "crun" in line else "oci runtime"
+            b.add(ContainerRuntimeError, n, reason="driver_utility_missing", engine=engine, runtime="",
+                  message=f'exec: "{m["bin"]}": executable file not found in $PATH', gpu=True)
         elif _CDI_HOOK_DIRECT.search(line) is not None:
             b.add(ContainerRuntimeError, n, reason="cdi_hook_invoked_directly", engine="docker", runtime="nvidia",
                   message="invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not supported",

@@ -69,6 +69,17 @@ def parse_text(text: str):
      "a command that was not found", "driver_file_missing", "crun", "crun", True),
     ("Error: crun: cannot stat `/usr/lib64/libEGL_nvidia.so.575.64.03`: No such file or directory: OCI runtime attempted to "
      "invoke a command that was not found", "driver_file_missing", "crun", "crun", True),
+    # runc could not start the NVIDIA utility the toolkit binds in (the container got none of the driver's files):
+    # google-deepmind/alphafold#374 (runc < 1.1's "starting container process caused:"), NVIDIA/nvidia-container-toolkit#730
+    # (runc 1.1's "unable to start container process:", in markdown inline code, its "d" lost), NVIDIA/nvidia-docker#858
+    # (runc < 1.0 quotes the cause: Go's quotes escaped)
+    ('docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container process caused: '
+     'exec: "nvidia-smi": executable file not found in $PATH: unknown.', "driver_utility_missing", "docker", "", True),
+    ('`ocker: Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create '
+     'failed: runc create failed: unable to start container process: exec: "nvidia-smi": executable file not found in $PATH: '
+     'unknown.`', "driver_utility_missing", "docker", "", True),
+    ('docker: Error response from daemon: OCI runtime create failed: container_linux.go:348: starting container process caused '
+     '"exec: \\"nvidia-smi\\": executable file not found in $PATH": unknown.', "driver_utility_missing", "docker", "", True),
 ])
 def test_forms(line, reason, engine, runtime, gpu):
     assert container_runtime.detect(line)
@@ -84,6 +95,11 @@ def test_forms(line, reason, engine, runtime, gpu):
     # NVIDIA/gpu-operator#778's title: a library with its own version (libnvidia-egl-gbm 1.1.1), not the driver's,
     # and not the runtime's message
     "Issue with the nvidia-device-plugin-daemonset error mounting /run/nvidia/driver/usr/lib/x86_64-linux-gnu/libnvidia-egl-gbm.so.1.1.1",
+    # (constructed) a program no NVIDIA tool binds in: the image's own, not the GPU stack's
+    'docker: Error response from daemon: OCI runtime create failed: runc create failed: unable to start container process: '
+    'exec: "python": executable file not found in $PATH: unknown.',
+    # (constructed) a shell's own not-found, no runtime error: another form, not this reader's
+    "bash: nvidia-smi: command not found",
 ])
 def test_not_this_kind(text):
     assert not container_runtime.detect(text)

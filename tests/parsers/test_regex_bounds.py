@@ -86,6 +86,8 @@ CASES = [
     ("container_runtime", "_NO_DEVICE_DRIVER",  # fixtures/artefacts/container_runtime/docker_could_not_select_device_driver_gpu.txt
      'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
      {"driver": "", "caps": "[[gpu]]"}),
+    ("container_runtime", "_UTILITY_NOT_FOUND",  # fixtures/artefacts/container_runtime/alphafold374_mixed_nvidia_smi_not_found_host_table.txt
+     'exec: "nvidia-smi": executable file not found in $PATH', {"bin": "nvidia-smi"}),
     ("cuda_app", "ERROR_CODE",  # bigstack-oss/cubecos#312 (fixtures/artefacts/cuda_app/cuda_samples_error_code.log)
      "Failed to allocate device vector A (error code CUDA driver version is insufficient for CUDA runtime version)!",
      {"msg": "CUDA driver version is insufficient for CUDA runtime version"}),
