@@ -24,6 +24,13 @@ one event a line or block, rather than ``ipmitool sel elist``. Sample content:
   ``Condition: FAILED``) and ``hplog -p`` rows (``1  Standard     Pwr. Supply Bay Failed     No``;
   openstreetmap/operations#242).
 
+- **Meta's OpenBMC** (facebook/openbmc's ipmid, common/recipes-core/ipmid/files/sel.c ``parse_sel``:
+  ``syslog(LOG_CRIT, "SEL Entry: FRU: %d, Record: %s (0x%02X), Time: %s, Sensor: %s (0x%02X), Event Data: (%s) %s", ...)``
+  for a standard record, the last ``%s`` the platform's ``pal_parse_sel`` text, ending ``Assertion`` or
+  ``Deassertion``), as ``log-util --print`` lists the BMC's log (facebook/OpenBIC#454)::
+
+    4    slot4    2018-03-13 07:37:12    ipmid            SEL Entry: FRU: 4, Record: Standard (0x02), Time: 2018-03-13 07:37:12, Sensor: PMIC_ERR (0xB4), Event Data: (000C00) DIMM A0 High temp warning Assertion
+
 - **Dell EEMI message ids** (iDRAC, Lifecycle log, POST) quoted with their message
   (dsx-ai-factory/infra-controller#6282)::
 
@@ -35,7 +42,7 @@ Facts: the SEL reader's (facts/parsers/ipmitool_sel.py), so the catalogue rule
 type that lists it, or the one the location names); an HPE IML description by
 knowledge/redfish_message_ids.yaml's ``texts``; a Dell id as ``IDRAC.<id>`` there. ``sensor`` names
 the part: the Supermicro location, the IML's "(Processor 2, DIMM 3)" / "(Slot 3, ...)", the power
-supply, the Dell message's power supply, slot or bus. ``ipmi_sel_event`` for an asserted fault
+supply, the Dell message's power supply, slot or bus, OpenBMC's sensor name with the part its text names. ``ipmi_sel_event`` for an asserted fault
 (IML severity "OK" included: iLO 4 reported unrepaired machine checks as OK, as #8 shows; the
 description decides), an unmapped description or id (event None: unexplained, never healthy);
 ``ipmi_sel_record`` for a deassertion, an IML entry marked Repaired or Informational that maps to
@@ -76,6 +83,13 @@ _HPASM_COND = re.compile(r"^\s*Condition\s*: (?P<cond>\S+)\s*$")
 _HPLOG_PS = re.compile(r"^\s*(?P<n>\d{1,2}) +\S+ +Pwr\. Supply Bay +(?P<status>Normal|Failed|Degraded|Absent|N/A|Unknown)\b")
 #   `UEFI0080: PCIe link speed is not optimal for Bus:201 D:1 F:0.                             (infra-controller#6282)
 # Dell EEMI categories of hardware (PSU, PWR, MEM, PCI, CPU, UEFI, TMP, FAN, RDU, VLT, HWC, PST, BAT, GPU)
+#   ... ipmid   SEL Entry: FRU: 4, Record: Standard (0x02), Time: 2018-03-13 07:37:12, Sensor: PMIC_ERR (0xB4),
+#   Event Data: (000C00) DIMM A0 High temp warning Assertion          (Meta OpenBMC ipmid sel.c, facebook/OpenBIC#454)
+# (a standard record only: OEM records print "MFG ID: ... OEM Data: ..." and no assertion; the text bounded, its
+# direction the line's last word)
+_FB_SEL = re.compile(r"SEL Entry: FRU: (?P<fru>\d{1,3}), Record: Standard \(0x02\), Time: (?P<date>\d{4}-\d\d-\d\d) (?P<time>\d\d:\d\d:\d\d), "
+                     r"Sensor: (?P<sensor>[^\n(]{1,64}?) \(0x[0-9A-Fa-f]{2}\), Event Data: \([0-9A-Fa-f]{6}\) (?P<desc>[^\n]{1,300}) "
+                     r"(?P<dir>Assertion|Deassertion)[ \t]*$")
 _DELL = re.compile(r"(?:^|[\s`\"'(\[])(?P<id>(?:PSU|PWR|MEM|PCI|CPU|UEFI|TMP|FAN|RDU|VLT|HWC|PST|BAT|GPU)\d{4}): (?P<msg>\S[^\n]{0,400})")
 # the part a message names: "Processor 2, DIMM 3", "Processor 1" (a machine check's), "Slot 3", "power supply 1", "PSU 2", "Fan 4", "Bus:201 D:1 F:0"
 _PART = re.compile(r"\b(?:Processor \d{1,2}, DIMM \d{1,2}|Processor \d{1,2}|DIMM[ _]?[A-Z]?\d{1,2}|Slot \d{1,2}|power supply \d{1,2}|PSU ?\d{1,2}|Fan ?\d{1,2}"
@@ -85,7 +99,7 @@ _HINTS = (("Power Supply", re.compile(r"^PS|PSU|PWS", re.I)), ("Fan", re.compile
           ("Memory", re.compile(r"DIMM", re.I)), ("Processor", re.compile(r"^CPU", re.I)))
 
 _DETECT = re.compile(r" @\S{1,80} - (?:Assertion|Deassertion)\s*$|^\s*LOG: |: Class \d{1,3} / Code \d{1,4}:|Pwr\. Supply Bay"
-                     r"|^\s*Power supply #\d|(?:PSU|PWR|MEM|PCI|CPU|UEFI|TMP|FAN|RDU|VLT|HWC|PST|BAT|GPU)\d{4}: \S", re.M)
+                     r"|^\s*Power supply #\d|SEL Entry: FRU: \d{1,3}, Record: Standard \(0x02\), |(?:PSU|PWR|MEM|PCI|CPU|UEFI|TMP|FAN|RDU|VLT|HWC|PST|BAT|GPU)\d{4}: \S", re.M)
 
 
 def detect(head: str) -> bool:
@@ -96,7 +110,7 @@ def detect(head: str) -> bool:
 
 def _claim(line: str) -> bool:
     return bool(_SMC.match(line) or _IML_HEAD.match(line) or _IML_DUMP.match(line) or _IML_BARE.match(line)
-                or _HPLOG_PS.match(line) or _DELL.search(line) or _HPASM_PS.match(line))
+                or _HPLOG_PS.match(line) or _DELL.search(line) or _HPASM_PS.match(line) or _FB_SEL.search(line))
 
 
 @lru_cache(maxsize=1)
@@ -176,6 +190,13 @@ def parse(artefact: Artefact) -> ParseResult:
             bad = m["status"] in ("Failed", "Degraded")
             entry = sel.entry("Power Supply", "Failure detected") if bad else None
             _emit(b, n, entry, bad, f"Pwr. Supply Bay {m['status']}", f"Power supply #{m['n']}")
+        elif (m := _FB_SEL.search(line)) is not None:
+            # the platform's text: an IPMI offset string where it is one (else unread: unexplained, never healthy)
+            desc, sensor = m["desc"].strip(), m["sensor"].strip()
+            entry = _by_description(sel, desc, sensor)
+            fault = entry.cause is not None if entry is not None else True
+            _emit(b, n, entry, fault, desc, f"{sensor} ({_part(desc)})" if _part(desc) else sensor, date=m["date"],
+                  time=m["time"], detail=f"FRU {m['fru']}", asserted=m["dir"] == "Assertion")
         elif (m := _DELL.search(line)) is not None:
             msg = m["msg"].strip().rstrip("`")
             entry = _entry_of(sel, rf.event_of(f"IDRAC.{m['id']}", None, None))

@@ -30,6 +30,7 @@ def _events(text: str):
     ("osm242_hplog_p_power_supply.txt", [("power_supply_failure", "Power supply #1")]),
     ("osm242_hpasmcli_show_powersupply.txt", [("power_supply_failure", "Power supply #1")]),
     ("infractl6282_dell_uefi0080_pcie_link_speed.txt", [("pcie_bus_degraded", "Bus:201 D:1 F:0")]),
+    ("openbic454_log_util_pmic_dimm_high_temp.txt", [(None, "PMIC_ERR (DIMM A0)")]),
 ])
 def test_real_pastes(name, expected):
     text = (FIX / name).read_text()
@@ -67,6 +68,18 @@ def test_ambiguous_description_takes_the_location_hint():
     # "Failure detected" is listed for Power Supply and Power Unit: the location PS2 names the power supply
     assert _events("Power Supply Failure detected @PS2 - Assertion\n") == [("power_supply_failure", "PS2")]
     assert _events("Lower Critical - going low @FAN3 - Assertion\n") == [("fan_failure", "FAN3")]
+
+
+def test_openbmc_sel_entry_forms():
+    # CONSTRUCTED from Meta OpenBMC ipmid sel.c's standard-record line: a deassertion is a record; an IPMI offset
+    # string in the platform's text maps like Supermicro's; an OEM record (MFG ID / OEM Data) is not read
+    head = "ipmid: SEL Entry: FRU: 1, Record: Standard (0x02), Time: 2023-01-02 03:04:05, "
+    text = (head + "Sensor: PMIC_ERR (0xB4), Event Data: (000C00) DIMM A0 High temp warning Deassertion\n"
+            + head + "Sensor: PSU1_STATUS (0x51), Event Data: (01FFFF) Power Supply Failure detected Assertion\n"
+            "ipmid: SEL Entry: FRU: 1, Record: OEM timestamped (0xC0), Time: 2023-01-02 03:04:05, MFG ID: 009c9c, OEM Data: (000000000000) Assertion\n")
+    facts = _facts(text)
+    assert [(f.kind, f.event, f.date, f.asserted) for f in facts] == [
+        ("ipmi_sel_record", None, "2023-01-02", False), ("ipmi_sel_event", "power_supply_failure", "2023-01-02", True)]
 
 
 def test_prose_is_not_claimed():
