@@ -936,6 +936,25 @@ class GoProgramCrash(Fact):
 
 
 @fact_kind
+class VllmShmBroadcastWait(Fact):
+    """vLLM's (or SGLang's) shared-memory broadcast queue waited past its reporting interval for a
+    block its readers had not freed (a write) or a block to be written (a read): vLLM's
+    ``No available shared memory broadcast block found in 60 seconds. This typically happens when some
+    processes are hanging or doing some time-consuming work (e.g. compilation, weight/kv cache
+    quantization).`` (shm_broadcast.py ``long_wait_time_msg``, logged at INFO every interval), before
+    it ``No available shared memory broadcast block found in 60 second.`` and ``No available block found in
+    60 second.`` (WARNING, SGLang's copy too). A process waits; nothing failed: start-up compiles and an
+    idle engine print it as a hung worker does."""
+
+    kind: Literal["vllm_shm_broadcast_wait"] = "vllm_shm_broadcast_wait"
+    seconds: int  # the interval the line names (VLLM_RINGBUFFER_WARNING_INTERVAL, 60 by default)
+    #: hint: the message with vLLM's "This typically happens ..." sentence; named: "shared memory broadcast block"
+    #: without it; old: "No available block found" (vLLM before 0.8.3, SGLang)
+    form: Literal["hint", "named", "old"]
+    pid: int | None = None  # the "(EngineCore_DP0 pid=N)" / "(APIServer pid=N)" prefix, where the line has one
+
+
+@fact_kind
 class VllmRpcTimeout(Fact):
     """vLLM's engine core waited longer than its RPC timeout for its GPU workers' answer: the
     executor's ``collective_rpc`` raised ``TimeoutError: RPC call to <method> timed out.``

@@ -565,6 +565,39 @@ class PackageInstallFailed(Fact):
 
 
 @fact_kind
+class DkmsModuleStatus(Fact):
+    """A line of ``dkms status``: a module version DKMS knows and its state for one kernel
+    (``nvidia, 396.45, 4.17.14-202.fc28.x86_64, x86_64: installed (original_module exists)``; dkms
+    3.x ``nvidia/535.86.05, 6.5.0-060500rc5-generic, x86_64: installed``; ``nvidia/390.48: added``)."""
+
+    kind: Literal["dkms_module_status"] = "dkms_module_status"
+    module: str  # "nvidia", "nvidia-current", "nvidia-open", "v4l2loopback"
+    version: str  # "396.45"
+    kernel: str | None = None  # the kernel it was built for; None for added / broken (no kernel)
+    arch: str | None = None  # "x86_64"
+    state: Literal["added", "built", "installed", "installed-weak", "broken"]
+    notes: str | None = None  # what follows the state: "(original_module exists)", "(WARNING! Diff between ...)"
+
+
+@fact_kind
+class DkmsTreeBroken(Fact):
+    """DKMS found a module version in its tree that it cannot read: dkms 2.x's ``Error! Could not locate
+    dkms.conf file.`` / ``File: /var/lib/dkms/nvidia/390.48/source/dkms.conf does not exist.``, dkms 3.x's
+    ``nvidia/390.48: broken`` and ``Error! nvidia/390.48: Missing the module source directory or the symbolic
+    link pointing to it.`` (its source removed while the tree kept it). dkms 2.x stops there: ``dkms status``
+    and ``dkms autoinstall`` go no further, so no module is rebuilt for a new kernel."""
+
+    kind: Literal["dkms_tree_broken"] = "dkms_tree_broken"
+    module: str | None = None  # from the path or the 3.x line; None: the Error! line alone
+    version: str | None = None
+    path: str | None = None  # the dkms.conf that is missing
+    #: conf_missing: the dkms.conf DKMS read does not exist (dkms 2.x, any command); source_missing: dkms 3.x's
+    #: "broken" state (the source directory or its symlink gone)
+    form: Literal["conf_missing", "source_missing"]
+    message: str
+
+
+@fact_kind
 class ResourceLimit(Fact):
     """One process resource limit as a shell (``ulimit -a``, ``ulimit -l``), ``/proc/<pid>/limits``
     or a library that checked it (libibverbs' ``RLIMIT_MEMLOCK is N bytes``) printed it."""

@@ -60,7 +60,7 @@ _DETECT_KEYS = ("ProcessGroupNCCL", "ProcessGroupGloo.cpp:", "Watchdog caught co
                 "NCCL error: ", "NCCL error in: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", "NCCL Error ", "NCCL failure ", " terminated with ", "Detected mismatch between collectives", "NcclError: NCCL_ERROR_", *tl.NCCL_DETAIL_NAMES, *twe.MARKERS, *gloo.MARKERS)
 
 # torchrun 1.9-1.10's "Child process N (local_rank R) FAILED (exitcode E)" (tl.NO_ERROR_FILE_CHILD)
-_DETECT_KEYS += (") FAILED (exitcode ",)
+_DETECT_KEYS += (") FAILED (exitcode ", "== ncclSuccess")
 
 
 def detect(head: str) -> bool:
@@ -417,6 +417,12 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
             msg = msg.split(" ; GPU=", 1)[0]
         v = tl.NCCL_ERROR_VERSION.search(msg)
         out.append(dict(line=no, text=line, node=node, rank=grank, message=msg, nccl_version=v and v["version"],
+                        nccl_error=tl.nccl_error_name(msg), last_error=None, tail=no))
+        return True
+    if "ncclSuccess" in line and (c := tl.FRAMEWORK_NCCL_CHECK.search(line)) is not None:
+        # Caffe's / Caffe2's check of an NCCL call: the result's text after it (torch_log_lines.FRAMEWORK_NCCL_CHECK)
+        msg = c["msg"].strip()
+        out.append(dict(line=no, text=line, node=node, rank=grank, message=msg, nccl_version=None,
                         nccl_error=tl.nccl_error_name(msg), last_error=None, tail=no))
         return True
     d = tl.NCCL_DETAIL.search(line)

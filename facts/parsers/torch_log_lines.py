@@ -108,7 +108,9 @@ DETECT = re.compile(
     # DeepSpeed's logger (deepspeed/utils/logging.py: "[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] "),
     # its time stripped by facts/lines.py or left out in a paste (EleutherAI/gpt-neox#990):
     # [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented
-    r"|^(?:\[(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\] )?" + DS_SOURCE,
+    r"|^(?:\[(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\] )?" + DS_SOURCE +
+    # Caffe's and Caffe2's checks of an NCCL call (FRAMEWORK_NCCL_CHECK below)
+    r"|Check failed: [^\n]{1,200} == ncclSuccess \(\d{1,3} vs\. 0\)|\bstatus == ncclSuccess\. \d{1,3} vs 0\.",
     re.M,
 )
 
@@ -123,7 +125,7 @@ MARKERS = (
     "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
     *NCCL_DETAIL_NAMES, "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
     "Unexpected bus error encountered in worker", " failed: ", "Internal NCCL failure with error ", "NCCL Error ", "NCCL failure ",
-    " terminated with ", "Detected mismatch between collectives on ranks", "NcclError: NCCL_ERROR_",
+    " terminated with ", "Detected mismatch between collectives on ranks", "NcclError: NCCL_ERROR_", "== ncclSuccess",
 )
 
 # torch/csrc/DataLoader.cpp (a worker's SIGCHLD handler; real, ymoslem/OpenNMT-Tutorial#6):
@@ -264,6 +266,28 @@ NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: (?:\S+?|[^,\n]{1,300}:\d+),|:)|Fa
                         r"|\bnccl[A-Z]\w{1,40} failed:(?= " + NCCL_RESULT_TEXT + r")"
                         r"|Internal NCCL failure with error(?: \d+)?(?= \(?" + NCCL_RESULT_TEXT + r")) (?P<msg>(?!\{).+)$")
 
+# NCCL 1.x's ncclGetErrorString() texts (NVIDIA/nccl v1.3.4-1 src/core.cu: "unhandled cuda error", "system error",
+# "internal error", "invalid device pointer", "invalid rank", ...; 2.x's are NCCL_RESULT_TEXT), which the Caffe
+# frameworks of NCCL 1's time print after their check
+NCCL1_RESULT_TEXT = (r"(?:unhandled cuda error|system error|internal error|invalid device pointer|invalid rank"
+                     r"|unsupported device count|device not found|invalid device index|lib wrapper not initialized"
+                     r"|cuda malloc failed|parameter mismatch between ranks|invalid argument|invalid data type"
+                     r"|invalid reduction operations)")
+# A framework's check that an NCCL call returned ncclSuccess, the result's number and ncclGetErrorString()'s text after:
+# Caffe's NCCL_CHECK (BVLC/caffe and NVIDIA/caffe include/caffe/util/nccl.hpp: CHECK_EQ(result, ncclSuccess) << " " <<
+# ncclGetErrorString(result); glog's CHECK_EQ prints "Check failed: a == b (va vs. vb) " before what is streamed):
+# F1206 07:37:19.964359 10589 parallel.cpp:156] Check failed: result == ncclSuccess (1 vs. 0)  unhandled cuda error   (NVIDIA/caffe#450)
+# parallel.cpp:135 Check failed: result == ncclSuccess (5 vs. 0)  invalid rank                   (BVLC/caffe#5580, NCCL 1's 5)
+# Caffe2's CAFFE_NCCL_CHECK (caffe2/contrib/nccl/cuda_nccl_gpu.h: CAFFE_ENFORCE_EQ(status, ncclSuccess, " ", "Error at: ",
+# __FILE__, __LINE__, ": ", ncclGetErrorString(status)); EnforceNotMet prints "[enforce fail at <file>:<line>] status ==
+# ncclSuccess. <a> vs <b>. " then the strings, the file and line run together; its first form, CAFFE_CHECK_EQ, is glog's):
+# ... caffe2::EnforceNotMet: [enforce fail at cuda_nccl_gpu.cc:24] status == ncclSuccess. 2 vs 0.  Error at: /root/code/official_caffe2/caffe2/caffe2/contrib/nccl/cuda_nccl_gpu.cc24: system error Error from operator:   (facebookresearch/video-nonlocal-net#14)
+# Read only where the text after the check is one of NCCL's result texts (1.x's or 2.x's): what else a framework streams
+# after CHECK_EQ ("NCCL Reduce failed!") names no result, and the number alone means other results in NCCL 1 and 2 above 3.
+FRAMEWORK_NCCL_CHECK = re.compile(
+    r"(?:Check failed: [^\n]{1,200}? == ncclSuccess \((?P<a>\d{1,3}) vs\. 0\)|\bstatus == ncclSuccess\. (?P<b>\d{1,3}) vs 0\.)"
+    r"[ \t]+(?:Error at: [^\n]{1,300}?\d: ?)?(?P<msg>(?:" + NCCL_RESULT_TEXT + "|" + NCCL1_RESULT_TEXT + r")\b[^\n]{0,300})")
+
 # c10d's ncclGetErrorWithVersion (NCCLUtils.cpp): ncclGetErrorString(error) + ", NCCL version " +
 # getNcclVersion(): the library torch loaded, "<major>.<minor>.<patch>", or "Unknown NCCL version"
 # (not a version: no match). Samples above.
@@ -290,6 +314,8 @@ _NCCL_RESULT = (
     ("invalid argument", "ncclInvalidArgument"),
     ("invalid usage", "ncclInvalidUsage"),
     ("remote process exited or there was a network error", "ncclRemoteError"),
+    # NCCL 1.x's text of ncclSystemError (code 2 in 1.x and 2.x: src/core.cu), as Caffe2 prints it
+    ("system error", "ncclSystemError"),
 )
 
 # W1129 18:30:26.245000 1668 torch/distributed/run.py:851] *****************************************

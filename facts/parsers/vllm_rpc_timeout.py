@@ -36,6 +36,19 @@ peer never joined, a GPU or driver fault, a deadlock) or was slow (compiling ker
 shape, host memory pressure), on this node or a peer. It does not say which; the worker's own log
 or an earlier error does.
 
+While the engine waits, its message queue reports each interval it found no block (vllm/distributed/
+device_communicators/shm_broadcast.py: ``long_wait_time_msg`` "No available shared memory broadcast block found in
+{threshold} seconds. This typically happens when some processes are hanging or doing some time-consuming work (e.g.
+compilation, weight/kv cache quantization)." logged with logger.info; before it ``"No available shared memory broadcast
+block found in %s second."`` and ``"No available block found in %s second. "`` with logger.warning, SGLang's copy of the
+queue the latter)::
+
+    (APIServer pid=81599) INFO 04-18 01:08:52 [shm_broadcast.py:681] No available shared memory broadcast block found in 60 seconds. This typically happens when some processes are hanging or doing some time-consuming work (e.g. compilation, weight/kv cache quantization).   (vllm-project/vllm-omni#2928)
+
+A wait, not a failure: a long compile or an engine with nothing to do prints it as a hung worker does. It is read as
+``vllm_shm_broadcast_wait`` (``seconds``, ``form``, ``pid``), a hint rules/application/vllm_shm_broadcast_wait.yaml
+reports at info level, never a fault alone.
+
 Facts: ``vllm_rpc_timeout`` per line: ``form`` rpc (the executor's message: ``method``), queue
 (a bare ``TimeoutError`` whose innermost frame, at most three lines up, is in shm_broadcast.py) or ray_channel (Ray's
 ``RayChannelTimeoutError`` with its message, or its qualified class name),
@@ -47,7 +60,7 @@ from __future__ import annotations
 
 import re
 
-from stethoscope.facts.kinds.app import VllmRpcTimeout  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.app import VllmRpcTimeout, VllmShmBroadcastWait  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with
 
 KIND = "vllm_rpc_timeout"
@@ -66,11 +79,18 @@ _QUEUE_FRAME = re.compile(r'^[ \t]*File "[^"\n]{0,300}[/\\]shm_broadcast\.py", l
 _FRAME_REACH = 3  # the frame, its code line (and a caret line under it) above the exception
 # (EngineCore_DP0 pid=1101) ...    (EngineCore pid=222) ...    (EngineCore_0 pid=268) ...
 _PID = re.compile(r"\(EngineCore\w* pid=(?P<pid>\d+)\)")
+# (APIServer pid=81599) INFO 04-18 01:08:52 [shm_broadcast.py:681] No available shared memory broadcast block found in 60 seconds. This typically happens when some processes are hanging ...   (vllm-project/vllm-omni#2928)
+# No available shared memory broadcast block found in 60 seconds. This typically happens when some processes are hanging or doing some time-consuming work (e.g. compilation).   (gpustack/gpustack#3888: vLLM 0.11's wording, no prefix)
+# (VllmWorkerProcess pid=103446) WARNING 07-28 21:01:32 shm_broadcast.py:394] No available block found in 60 second.    (vllm-project/vllm#6614: vLLM 0.5's wording)
+_WAIT = re.compile(r"\bNo available (?P<named>shared memory broadcast )?block found in (?P<secs>\d{1,6}) seconds?\.(?P<hint> This typically happens)?")
+# any process tag of vLLM's multiprocess logging: (EngineCore_DP0 pid=1101), (APIServer pid=81599), (VllmWorker rank=0 pid=5)
+_ANY_PID = re.compile(r"\((?:EngineCore|APIServer|VllmWorker|Worker)\w*(?: rank=\d+)? pid=(?P<pid>\d+)\)")
 
 
 def detect(head: str) -> bool:
     return _RPC.search(head) is not None or _RAY_CHANNEL.search(head) is not None or (
-        "shm_broadcast.py" in head and "TimeoutError" in head)
+        "shm_broadcast.py" in head and "TimeoutError" in head) or (
+        "No available " in head and _WAIT.search(head) is not None)
 
 
 def _pid(artefact: Artefact, n: int) -> int | None:
@@ -82,8 +102,13 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     lines = artefact.lines
-    for n, line in iter_lines_with(("RPC call to", "TimeoutError"), artefact):
-        if (m := _RPC.search(line)) is not None:
+    for n, line in iter_lines_with(("RPC call to", "TimeoutError", "No available "), artefact):
+        if "No available " in line and (w := _WAIT.search(line)) is not None:
+            result.lines_used += 1
+            p = _ANY_PID.search(artefact.raw_line(n))
+            fb.add(VllmShmBroadcastWait, n, seconds=int(w["secs"]),
+                   form="hint" if w["hint"] else "named" if w["named"] else "old", pid=int(p["pid"]) if p else None)
+        elif (m := _RPC.search(line)) is not None:
             result.lines_used += 1
             fb.add(VllmRpcTimeout, n, form="rpc", method=m["method"], pid=_pid(artefact, n))
         elif _RAY_CHANNEL.search(line) is not None:
@@ -97,4 +122,5 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"\bRPC call to [A-Za-z_]\w* timed out\b", r"shm_broadcast\.py\", line \d+, in \w+",
-              r"\bRayChannelTimeoutError: (?:System error: )?Timed out waiting", r"\bray\.exceptions\.RayChannelTimeoutError\b")
+              r"\bRayChannelTimeoutError: (?:System error: )?Timed out waiting", r"\bray\.exceptions\.RayChannelTimeoutError\b",
+              r"\bNo available (?:shared memory broadcast )?block found in \d+ seconds?\.")

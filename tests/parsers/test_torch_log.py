@@ -677,6 +677,34 @@ def test_onnxruntime_cudacall_nccl_failure_is_an_nccl_error():
                                                                         (2, "ncclInvalidUsage", "invalid usage")]
 
 
+def test_caffe_and_caffe2_nccl_checks_are_nccl_errors():
+    # Caffe2's CAFFE_NCCL_CHECK (CAFFE_ENFORCE_EQ(status, ncclSuccess, " ", "Error at: ", __FILE__, __LINE__, ": ",
+    # ncclGetErrorString(status))): facebookresearch/video-nonlocal-net#14, NCCL 1's "system error" (ncclSystemError, 2)
+    text = (FIX / "nonlocal14_caffe2_nccl_enforce.log").read_text()
+    assert torch_log.detect(text)
+    (f,) = [f for f in torch_log.parse(Artefact(path="t.log", text=text, node="n")).facts if f.kind == "torch_nccl_error"]
+    assert (f.evidence.line, f.nccl_error) == (1, "ncclSystemError") and f.message.startswith("system error")
+    # Caffe's NCCL_CHECK, glog's CHECK_EQ: NVIDIA/caffe#450 (1: unhandled cuda error); BVLC/caffe#5580 (NCCL 1's 5, invalid
+    # rank: no NCCL 2 result of that name, read without one)
+    for line, name in (("F1206 07:37:19.964359 10589 parallel.cpp:156] Check failed: result == ncclSuccess (1 vs. 0)  unhandled cuda error",
+                        "ncclUnhandledCudaError"),
+                       ("parallel.cpp:135 Check failed: result == ncclSuccess (5 vs. 0)  invalid rank", None)):
+        assert torch_log.detect(line + "\n")
+        (f,) = [f for f in torch_log.parse(Artefact(path="t.log", text=line + "\n", node="n")).facts if f.kind == "torch_nccl_error"]
+        assert f.nccl_error == name
+
+
+@pytest.mark.parametrize("line", [
+    # what a framework streams after CHECK_EQ that is no result text (MXNet's contrib NCCL ops: "NCCL Reduce failed!")
+    "Check failed: result == ncclSuccess (2 vs. 0) NCCL Reduce failed!",
+    # a CUDA check of the same shape is cuda_app's (Check failed: error == cudaSuccess (2 vs. 0)  out of memory)
+    "F1206 16:55:19.914152  3830 parallel.cpp:85] Check failed: error == cudaSuccess (2 vs. 0)  out of memory",
+])
+def test_a_check_without_an_nccl_result_text_is_not_an_nccl_error(line):
+    assert not [f for f in torch_log.parse(Artefact(path="t.log", text=line + "\n", node="n")).facts
+                if f.kind == "torch_nccl_error"]
+
+
 @pytest.mark.parametrize("line", [
     "NCCL failure 5: invalid usage",  # CudaCall's form without its " ; GPU=" part: not claimed (CONSTRUCTED)
     "NCCL failure 0: no error ; GPU=0 ; hostname=h ; expr=ncclGroupEnd();",  # ncclSuccess's text (CONSTRUCTED)

@@ -54,3 +54,24 @@ def test_ray_executors_channel_timeout():
     assert (f.form, f.method, f.evidence.line) == ("ray_channel", None, 3)
     (g,) = _parse((FIX / "vllm27116_ray_channel_title.txt").read_text(), path="title.txt")
     assert g.form == "ray_channel"
+
+
+def test_message_queue_waits_in_every_wording():
+    # vllm-project/vllm-omni#2928 (vLLM 0.19's wording with its hint sentence, under the API server's tag)
+    waits = [f for f in _parse((FIX / "omni2928_shm_broadcast_wait_serving.log").read_text())
+             if f.kind == "vllm_shm_broadcast_wait"]
+    assert [(f.form, f.seconds, f.pid, f.evidence.line) for f in waits] == [("hint", 60, 81599, 2)]
+    # vllm-project/vllm#6614 (vLLM 0.5: "No available block found in 60 second.", one line per worker)
+    old = [f for f in _parse((FIX / "vllm6614_old_form_workers_then_throughput.log").read_text())
+           if f.kind == "vllm_shm_broadcast_wait"]
+    assert len(old) == 7 and {f.form for f in old} == {"old"} and old[0].pid == 103446
+    # gpustack/gpustack#3888: vLLM 0.11's shorter hint, no prefix
+    (g,) = _parse("No available shared memory broadcast block found in 60 seconds. This typically happens when some"
+                  " processes are hanging or doing some time-consuming work (e.g. compilation). \n")
+    assert (g.kind, g.form, g.pid) == ("vllm_shm_broadcast_wait", "hint", None)
+    assert not [f for f in old if f.kind == "vllm_rpc_timeout"]
+
+
+def test_a_sentence_about_the_wait_is_no_wait_line():
+    # prose that names the message without its number of seconds (local-inference-lab/rtx6kpro#24's title words)
+    assert not _parse("No available shared memory broadcast block found in 60s on RTX Pro 6000 * 8\n")
