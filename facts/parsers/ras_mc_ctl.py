@@ -24,7 +24,7 @@ header line and its rows, or one ``No ... errors.`` line when the daemon stored 
 ``Bad TLP``, ``Completion Timeout``, ...) and a ``TLP Header: ...`` where the event had one; an MCE's
 ``$msg`` the decoder's text (mce-amd.c's ``Corrected error, no action required.``, ``Uncorrected, software
 containable error.``; Intel's bank names, its ``mci`` status ``Corrected_error`` / ``Uncorrected_error``, mce-intel.c).
-Real lines::
+Real sample lines::
 
     PCIe AER events summary:
             2 Corrected errors: Bad DLLP
