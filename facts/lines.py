@@ -625,7 +625,7 @@ def _unwrap(text: str, split: list[list[str]] | None = None) -> tuple[str, dict[
     while i < last:
         j = i
         while j < last and widths[j] == width and continues(rows[j + 1], j > i) and not _uncut(rows[j][cut:]) \
-                and (j > i or not _one_blank_records(rows, widths, width, cut, j + 1)):
+                and (j > i or not _one_blank_records(rows, widths, width, cut, j + 1)) and (j > i or not _repeats(rows, i)):
             j += 1
         if j > i and widths[j] < width:  # a cut line ends on a shorter row (every row W: a padded table)
             pieces = [rows[i]] + [r[cut:] for r in rows[i + 1:j + 1]]
@@ -700,6 +700,19 @@ def _one_blank_records(rows: list[str], widths: list[int], width: int, cut: int,
         return False
     a, b = rows[k][cut:], rows[k + 1][cut:]
     return a[:1] == b[:1] == " " and a[1:2].strip() != "" and b[1:2].strip() != ""
+
+
+def _repeats(rows: list[str], i: int) -> bool:
+    """Whether row ``i`` repeats the row before it: a line printed again, whole as it was the first time (a cut line's first
+    row is followed by its tail, so a line printed twice and cut shows that tail between its two first rows). ggml's CUDA
+    kernels print their error once per thread that reaches it, then the host's error follows (LostRuins/koboldcpp#1362,
+    five rows of 185 columns, a wall of one width, then 'CUDA error: unspecified launch failure' joined to the last)::
+
+        d:\\a\\koboldcpp\\...\\mmv.cu:51: ERROR: CUDA kernel mul_mat_vec has no device code compatible with CUDA arch 520. ...
+        d:\\a\\koboldcpp\\...\\mmv.cu:51: ERROR: CUDA kernel mul_mat_vec has no device code compatible with CUDA arch 520. ...
+        CUDA error: unspecified launch failure
+    """
+    return i > 0 and rows[i] == rows[i - 1]
 
 
 def _next_row(widths: list[int], width: int, start: int, last: int) -> int:

@@ -644,3 +644,17 @@ def test_a_hand_wrapped_paragraph_of_two_rows_is_not_joined():
     text = (next((FIX / "harvest" / "cases").glob("108-*")) / "README.md").read_text()
     assert len([r for r in text.split("\n") if r.strip()]) == 2
     assert getattr(normalise(text), "joined", None) is None
+
+
+def test_a_row_repeating_the_row_before_is_a_whole_line_not_a_cut():
+    """ggml's kernels print their error once per thread, then the host's error follows (LostRuins/koboldcpp#1362):
+    five rows of one width (185 columns, a wall) are five whole lines, the last not cut into the host's line."""
+    from pathlib import Path
+    fix = Path(__file__).resolve().parents[1] / "fixtures/artefacts/cuda_app/koboldcpp1362_ggml_no_device_code_arch520.log"
+    text = fix.read_text()
+    assert normalise(text) == text
+    # a line printed twice and cut at 80 columns: each first row followed by its tail, both joined (CONSTRUCTED)
+    line = "node1 NCCL INFO Call to connect returned Connection refused, retrying after a pause of one second"
+    head, tail = line[:80], line[80:]
+    cut = "\n".join([head, tail, head, tail, "done"]) + "\n"
+    assert normalise(cut).split("\n") == [line, "", line, "", "done", ""]

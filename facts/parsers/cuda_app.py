@@ -317,6 +317,23 @@ TRTLLM_PEER = re.compile(r"\bCan't enable access between nodes \d{1,4} and \d{1,
 #   " on ", device, " by allocator ", name); read only with the GPU's device or allocator named, a host OOM being "cpu")
 TF_OOM = re.compile(r"\bOOM when allocating tensor\b[^\n]{0,400}?(?:/device:GPU:(?P<dev>\d+)|\bby allocator GPU_(?P<dev2>\d+)_bfc)")
 
+# d:\a\koboldcpp\koboldcpp\ggml\src\ggml-cuda\mmv.cu:51: ERROR: CUDA kernel mul_mat_vec has no device code compatible with CUDA arch 520. ggml-cuda.cu was compiled for: __CUDA_ARCH_LIST__   (LostRuins/koboldcpp#1362)
+# > /home/runner/work/llama-cpp-python/llama-cpp-python/vendor/llama.cpp/ggml/src/ggml-cuda/template-instances/../mmq.cuh:2422: ERROR: CUDA kernel mul_mat_q has no device code compatible with   (abetlen/llama-cpp-python#1624, quoted and cut where the reporter's sentence was)
+#   (ggml/src/ggml-cuda/common.cuh no_device_code, reached through NO_DEVICE_CODE where a kernel's body was compiled
+#   out for the architecture that runs: printf("%s:%d: ERROR: CUDA kernel %s has no device code compatible with CUDA arch
+#   %d. ggml-cuda.cu was compiled for: %s\n", file_name, line, function_name, __CUDA_ARCH__, __CUDA_ARCH_LIST__), then
+#   __trap(): the arch printed is the build's code the GPU runs (a compute_52 PTX JIT-compiled for a newer GPU prints 520),
+#   the host's next call fails with 'unspecified launch failure'. Forks print "compiled for: %s" alone)
+# Since updating from 1.54 to 1.55 I've been getting `ERROR: ggml-cuda was compiled without support for the current GPU architecture.` errors, ...   (LostRuins/koboldcpp#610)
+#   (ggml-cuda.cu before common.cuh, late 2023 to early 2024: bad_arch() printf("ERROR: ggml-cuda was compiled without
+#   support for the current GPU architecture.\n"); __trap();)
+# The build the program runs has no kernel code for this GPU: read as a cuda_error of form ggml_no_device_code (no
+# catalogue entry: the status the host then gets is 719's), which ggml_kernel_lacks_gpu_arch judges.
+GGML_NO_DEVICE_CODE = re.compile(
+    r"\bERROR: CUDA kernel (?P<kernel>\w{1,120}) has no device code compatible with(?: CUDA arch (?P<arch>\d{2,4})\b)?"
+    r"|\bERROR: ggml-cuda was compiled without support for the current GPU architecture\b")
+GGML_ARCH_MARKERS = ("has no device code compatible with", "ggml-cuda was compiled without support")
+
 # ../aten/src/ATen/native/cuda/Indexing.cu:1308: indexSelectLargeIndex: block: [106,0,0], thread: [15,0,0] Assertion `srcIndex < srcSelectDimSize` failed.   (huggingface/trl#2996)
 # /pytorch/aten/src/THC/THCTensorIndex.cu:362: void indexSelectLargeIndex(...) [with T = float, ...]: block: [163,0,0], thread: [28,0,0] Assertion `srcIndex < srcSelectDimSize` failed.
 #   (CUDA's device-side assert, crt/assert.h __assertfail: "%s:%d: %s: block: [%d,%d,%d], thread: [%d,%d,%d] Assertion `%s` failed.";
@@ -395,7 +412,7 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "function returned error code", "CUDA runtime error in ") + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "function returned error code", "CUDA runtime error in ") + GGML_ARCH_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -425,6 +442,7 @@ DETECT = re.compile(
     r"|\bkernel version \d[\d.]{0,14} does not match DSO version \d|\b(?:libcuda|kernel) reported version is: \d"
     r"|Allocation on device \d{1,3} would exceed allowed memory|torch\.(?:cuda\.)?OutOfMemoryError(?:: |[*` \t]*(?:\r?\n|$))"
     r"|Can't enable access between nodes \d"
+    r"|ERROR: CUDA kernel \w{1,120} has no device code compatible with|ERROR: ggml-cuda was compiled without support for the current GPU"
     r"|Check failed: [^\n]{0,300}?\bcudaSuccess\b[^\n]{0,300}? CUDA: \S|\bcu(?:da)?[A-Z]\w{1,60}\(\) failed with error #\d"
 
 )
@@ -435,7 +453,7 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
                  "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
                  "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-                 TRTLLM_PEER_MARKER, "() failed with error #") + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+                 TRTLLM_PEER_MARKER, "() failed with error #") + GGML_ARCH_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -731,6 +749,10 @@ def _read_library(line: str) -> dict | None:
             return dict(error_name="OutOfResources", catalogue_name=entry.name, runtime_name=entry.name, code=entry.code,
                         printed_code=None, message=line.strip()[:300], form="triton_out_of_resources", source_file=None,
                         source_line=None, driver_cuda=None)
+    if (g := GGML_NO_DEVICE_CODE.search(line)) is not None:
+        return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
+                    message=(line[g.start():].strip() if g["kernel"] else g[0] + ".")[:300], form="ggml_no_device_code", source_file=None,
+                    source_line=None, driver_cuda=None)
     if TRTLLM_PEER.search(line) is not None:
         entry = catalogue.by_name("cudaErrorPeerAccessUnsupported")
         if entry is not None:

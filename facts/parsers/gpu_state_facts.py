@@ -238,6 +238,9 @@ def _failed(b: FactBuilder, raw: str, line: int, what: str) -> bool:
 _READ_INT: dict[str, int | None] = {}
 _READ_FLOAT: dict[str, float | None] = {}
 _READ_MAX = 4096
+#: the most digits a reading may have: nvidia-smi's largest counters (energy in mJ, bytes) have 20; Python's int() refuses
+#: a string of more than 4,300 (sys.get_int_max_str_digits), which a mangled file can hold (tests/test_fuzz_parsers.py)
+_MAX_DIGITS = 40
 _MISS = object()
 #: raw value -> what _Reader.text made of it without a problem to report (" N/A" -> None)
 _TEXTS: dict[str, str | None] = {}
@@ -247,6 +250,9 @@ def read_number(b: FactBuilder, raw: str, line: int, what: str, integer: bool = 
     known = _READ_INT if integer else _READ_FLOAT
     if (value := known.get(raw, _MISS)) is not _MISS:
         return value
+    if len(raw) > _MAX_DIGITS and sum(c.isdigit() for c in raw) > _MAX_DIGITS:
+        b.error(line, f"{what}: expected {'an integer' if integer else 'a number'}, got {len(raw):,} characters")
+        return None  # no reading has so many digits; int() refuses a string of more than 4,300 (a mangled file)
     if raw.isdecimal() and raw.isascii():  # "5", most readings: int() reads it as _NUMBER would
         value = int(raw) if integer else float(raw)
     # "32 C", "78.82 W": no word nvidia-smi prints for a value it lacks begins with a digit
@@ -465,7 +471,7 @@ def _state_readings(b: FactBuilder, rec: GpuRecord, r: _Reader) -> list[tuple[ty
     # SEC-DED : 0' read HEALTHY, 'checked: gpu_memory'; its 'DRAM Uncorrectable : 2' was the next line but one)
     dram = any(e[1] == "uncorrectable" and e[2] in _DEVICE_MEMORY for e in rec.ecc)
     for scope, etype, location, raw, line in rec.ecc:
-        count = int(raw) if raw.isdecimal() and raw.isascii() else \
+        count = int(raw) if raw.isdecimal() and raw.isascii() and len(raw) <= _MAX_DIGITS else \
             read_number(b, raw, line, f"ECC {scope} {etype} {location}")  # the error text only where one may be
         add(GpuEccCount, line, scope=scope, error_type=etype, location=location, count=count, device_memory_read=dram)
     if "ecc.threshold" in values:

@@ -615,3 +615,36 @@ def test_mlc_llm_memory_estimate_short():
     # the message cut before its figures is not read as an out-of-memory (CONSTRUCTED near miss)
     assert [x.kind for x in parse_text("TVMError: Insufficient GPU memory error: The available single GPU memory is\n").facts
             if x.kind == "cuda_oom"] == []
+
+
+def test_ggml_no_device_code_read_once_with_the_launch_failure_after_it():
+    # LostRuins/koboldcpp#1362: ggml's no_device_code (common.cuh) printed by five threads, then the host's error
+    r = parse_file("koboldcpp1362_ggml_no_device_code_arch520.log")
+    assert [(f.evidence.line, f.form, f.catalogue_name) for f in r.facts] == [
+        (1, "ggml_no_device_code", None), (6, "torch", "cudaErrorLaunchFailure")]
+    assert r.facts[0].message == ("ERROR: CUDA kernel mul_mat_vec has no device code compatible with CUDA arch 520. "
+                                  "ggml-cuda.cu was compiled for: __CUDA_ARCH_LIST__")
+
+
+@pytest.mark.parametrize("line, message", [
+    # abetlen/llama-cpp-python#1624: quoted, cut where the reporter's paste ended (the arch not shown)
+    ("> /home/runner/work/llama-cpp-python/llama-cpp-python/vendor/llama.cpp/ggml/src/ggml-cuda/template-instances/"
+     "../mmq.cuh:2422: ERROR: CUDA kernel mul_mat_q has no device code compatible with",
+     "ERROR: CUDA kernel mul_mat_q has no device code compatible with"),
+    # LostRuins/koboldcpp#610's title: ggml-cuda.cu's bad_arch() before common.cuh (late 2023)
+    ("Koboldcpp 1.55: ERROR: ggml-cuda was compiled without support for the current GPU architecture.",
+     "ERROR: ggml-cuda was compiled without support for the current GPU architecture."),
+])
+def test_ggml_arch_forms(line, message):
+    assert cuda_app.detect(line)
+    assert [(f.form, f.message) for f in parse_text(line + "\n").facts] == [("ggml_no_device_code", message)]
+
+
+@pytest.mark.parametrize("line", [
+    # ggml's device listing: the architecture of a GPU that works (ikawrakow/ik_llama.cpp#370)
+    "  Device 0: NVIDIA GeForce RTX 3090 Ti, compute capability 8.6, VMM: yes",
+    # HIP's form of the message is AMD's (CONSTRUCTED from common.cuh's HIP branch): no CUDA build
+    "mmq.cuh:2422: ERROR: HIP kernel mul_mat_q has no device code compatible with HIP arch 1030.",
+])
+def test_ggml_arch_near_misses_not_read(line):
+    assert [f for f in parse_text(line + "\n").facts if f.form == "ggml_no_device_code"] == []
