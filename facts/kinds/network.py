@@ -776,6 +776,23 @@ class OpenmpiPmlMismatch(Fact):
 
 
 @fact_kind
+class OpenmpiCudaCallFailed(Fact):
+    """Open MPI's CUDA support (common/cuda, the smcuda BTL) reports a CUDA driver call that failed on the
+    ranks' GPU buffers (help-mpi-common-cuda.txt: ``The call to cuIpcOpenMemHandle failed. This is an
+    unrecoverable error ...``), or mpirun's count of processes that printed the same help message."""
+
+    kind: Literal["openmpi_cuda_call_failed"] = "openmpi_cuda_call_failed"
+    call: str  # the CUDA driver function: "cuIpcGetMemHandle", "cuIpcOpenMemHandle", "cuMemHostRegister"
+    topic: str | None = None  # the help file's tag, when read from mpirun's aggregation line ("cuIpcGetMemHandle failed")
+    return_value: int | None = None  # the CUresult the block prints
+    return_name: str | None = None  # its name (CUDA_ERROR_INVALID_VALUE), by knowledge/cuda_errors.yaml
+    aborts: bool = False  # the help text says the error is unrecoverable and the program aborts
+    copies: int = 0  # further copies mpirun's aggregation lines count (summed over its reports), 0 for a block
+    host: str | None = None  # the host of mpirun's "[host:pid]" prefix
+    detail: str = ""  # the above in words, for the report
+
+
+@fact_kind
 class IbGidCount(Fact):
     """``n_gids_found=N``: how many GID entries show_gids found on all ports."""
 
