@@ -491,7 +491,7 @@ class NcclLogState:
             warn = add(NcclWarn, no, node=node, source_file=src, source_line=int(srcline) if srcline else None,
                        message=msg, message_kind=nccl_warn_kinds.kind(msg), **ctx)
             self.chains.warn(no, node, pid, warn)
-            if nccl_log_messages.handle(self, no, node, msg, ctx):  # mismatch, async events, OFI, shared memory size
+            if nccl_log_messages.handle(self, no, node, msg, ctx, src):  # mismatch, async events, plugins, shared memory
                 return None
         elif msg.startswith(nccl_warn_kinds.INFO_AS_WARN) and (info_kind := nccl_warn_kinds.kind(msg)):
             # an INFO that says what an older release's WARN said (2.27.3-2.30.4's "didn't receive a valid magic"): the

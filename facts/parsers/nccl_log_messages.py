@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from stethoscope.facts.parsers.nccl_log import NcclLogState
 
 # Cheap test before any regex: every message handled here holds one of these.
-_KEYS_RE = re.compile(r"Mismatched collective|collective mismatch|async|NET/OFI|NET/GPUDirectTCPX|NET/FasTrak|ncclMaxSharedMem|Proxy|Service thread|polling for opId|GID table changed"
+_KEYS_RE = re.compile(r"Mismatched collective|collective mismatch|async|NET/OFI|NET/GPUDirectTCPX|NET/FasTrak|ncclMaxSharedMem|Proxy|Service thread|polling for opId|GID table changed|incoming CPU|Maximum retry reached for "
                       r"|unknown event type|timeout cnt|timeout poll|timeout error")
 
 # Mismatched collective detected, please check your collective calls at and around rank 39. You can use NCCL_DEBUG=INFO ...
@@ -332,6 +332,33 @@ def read_tcpx_stall(msg: str) -> dict[str, Any] | None:
                 error=f"{what} for {secs:.1f} s ({polls} polls) on nic {m['nic']} ({m['dev']})")
 
 
+# Google's FastSocket net plugin (GCP, before GPUDirect-TCPX) places each data socket on a NIC receive queue: it reads the
+# CPU a connection's packets arrive on (getsockopt SO_INCOMING_CPU), keeps the socket when that CPU maps to the queue it
+# wants and reconnects otherwise; after MAX_CONNECT_RETRY (1000) reconnects it takes any free socket and goes on
+# (google/nccl-fastsocket net_fastsocket.cc ncclSocketAsyncConnectV2 / ncclSocketAcceptV2):
+# full-debug2-test-1:4024:4048 [0] net_fastsocket.cc:765 NCCL WARN Cannot get incoming CPU.          (WARN("Cannot get incoming CPU."))
+# full-debug2-test-0:4300:4325 [0] net_fastsocket.cc:785 NCCL WARN Maximum retry reached for accept 3. (WARN("Maximum retry reached for accept %d.", i))
+# full-debug2-test-1:4024:4055 [0] net_fastsocket.cc:674 NCCL WARN Maximum retry reached for connect 3. (... "for connect %d.")
+#   (google/nccl-fastsocket#4, each followed by "NET/FastSocket : Connected after 1000 retries."). GPUDirect-TCPX has the
+#   same getsockopt WARN (src/connect.cc getSoIncomingCpu, the CPU then -1), with no retry limit of its own.
+_FLOW_PLACEMENT = re.compile(r"^(?:Cannot get incoming CPU\.|Maximum retry reached for (?P<side>connect|accept) (?P<sock>\d{1,4})\.)$")
+
+
+def read_flow_placement(msg: str, src: str | None) -> dict[str, Any] | None:
+    """The ``nccl_net_plugin_error`` fields of a socket plugin's flow-placement WARN above, or None:
+    ``call`` incoming_cpu (SO_INCOMING_CPU not readable) or flow_placement (the retries spent, a
+    socket taken off its queue); ``plugin`` FastSocket where the source file or the form says so."""
+    m = _FLOW_PLACEMENT.match(msg.strip())
+    if m is None:
+        return None
+    fast = m["side"] is not None or (src or "").startswith("net_fastsocket")
+    plugin = "FastSocket" if fast else "FastSocket/GPUDirectTCPX"
+    if m["side"] is None:
+        return dict(plugin=plugin, call="incoming_cpu", error="getsockopt(SO_INCOMING_CPU) failed: the CPU a connection arrives on is unknown")
+    return dict(plugin=plugin, call="flow_placement", resource=f"{m['side']} socket {m['sock']}",
+                error=f"{m['side']} socket {m['sock']} kept off its receive queue after 1000 reconnects, placed on any free socket")
+
+
 def read_gcp_plugin(msg: str) -> dict[str, Any] | None:
     """The ``nccl_net_plugin_error`` fields of a GPUDirect-TCPX / -TCPXO plugin's WARN (also as
     PyTorch forwards it after ``Last error:``), or None."""
@@ -421,8 +448,9 @@ def async_event_cut(p: "NcclLogState", no: int, msg: str) -> bool:
     return True
 
 
-def handle(p: "NcclLogState", no: int, node: str, msg: str, ctx: dict[str, Any]) -> bool:
-    """Add the fact of one WARN message; True when the message was one of this module's kinds."""
+def handle(p: "NcclLogState", no: int, node: str, msg: str, ctx: dict[str, Any], src: str | None = None) -> bool:
+    """Add the fact of one WARN message (``src`` the source file NCCL printed, if any); True when the
+    message was one of this module's kinds."""
     if not _KEYS_RE.search(msg):
         return False
     pid = ctx["pid"]
@@ -446,6 +474,8 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, ctx: dict[str, Any])
                error=m["err"], **ctx)
     elif msg.startswith(("NET/GPUDirectTCPX", "NET/FasTrak")) and (fields := read_gcp_plugin(msg)):
         p.once(NcclNetPluginError, no, node, (pid, fields["plugin"], fields["call"], fields["error"]), **fields, **ctx)
+    elif (msg.startswith("Cannot get") or msg.startswith("Maximum retry")) and (fields := read_flow_placement(msg, src)):
+        p.once(NcclNetPluginError, no, node, (pid, fields["plugin"], fields["call"], fields.get("resource")), **fields, **ctx)
     elif " nic " in msg and (fields := read_tcpx_stall(msg)):
         # one fact per connection and check: the plugin repeats the report while the wait goes on
         p.once(NcclNetPluginError, no, node, (pid, "GPUDirectTCPX", fields["call"], fields["resource"]), **fields, **ctx)
