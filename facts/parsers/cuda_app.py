@@ -317,6 +317,18 @@ TRTLLM_PEER = re.compile(r"\bCan't enable access between nodes \d{1,4} and \d{1,
 #   " on ", device, " by allocator ", name); read only with the GPU's device or allocator named, a host OOM being "cpu")
 TF_OOM = re.compile(r"\bOOM when allocating tensor\b[^\n]{0,400}?(?:/device:GPU:(?P<dev>\d+)|\bby allocator GPU_(?P<dev2>\d+)_bfc)")
 
+# cuBLAS error 15 at tabby/crates/llama-cpp-bindings/llama.cpp/ggml-cuda.cu:7398: the requested functionality is not supported   (TabbyML/tabby#1154)
+# cuBLAS error 15 at ggml-cuda.cu:7956: the requested functionality is not supported   (ollama/ollama#1874, a CUDA build on compute capability 5.2)
+#   (ggml-cuda.cu's CUBLAS_CHECK for CUDA >= 12, late 2023 to early 2024, and programs that copied it: fprintf(stderr,
+#   "\ncuBLAS error %d at %s:%d: %s\n", err_, __FILE__, __LINE__, cublasGetStatusString(err_)); the number is the
+#   cublasStatus_t of cublas_api.h (CUBLAS_STATUS_NOT_SUPPORTED = 15), read by it; a number the header has not stays unread.
+#   Its CUDA 11 branch prints the status's name, "CUDA error: CUBLAS_STATUS_NOT_SUPPORTED", which LIBRARY_STATUS reads)
+CUBLAS_NUMBERED = re.compile(r"\bcuBLAS error (?P<num>\d{1,2}) at (?P<file>(?:[A-Za-z]:)?[^\s:]{1,300}):(?P<fline>\d{1,6}): \S")
+#: cublas_api.h cublasStatus_t: every failure status by its number
+CUBLAS_STATUS_BY_NUMBER = {1: "NOT_INITIALIZED", 3: "ALLOC_FAILED", 7: "INVALID_VALUE", 8: "ARCH_MISMATCH", 11: "MAPPING_ERROR",
+                           13: "EXECUTION_FAILED", 14: "INTERNAL_ERROR", 15: "NOT_SUPPORTED", 16: "LICENSE_ERROR"}
+CUBLAS_NUMBERED_MARKER = "cuBLAS error "
+
 # d:\a\koboldcpp\koboldcpp\ggml\src\ggml-cuda\mmv.cu:51: ERROR: CUDA kernel mul_mat_vec has no device code compatible with CUDA arch 520. ggml-cuda.cu was compiled for: __CUDA_ARCH_LIST__   (LostRuins/koboldcpp#1362)
 # > /home/runner/work/llama-cpp-python/llama-cpp-python/vendor/llama.cpp/ggml/src/ggml-cuda/template-instances/../mmq.cuh:2422: ERROR: CUDA kernel mul_mat_q has no device code compatible with   (abetlen/llama-cpp-python#1624, quoted and cut where the reporter's sentence was)
 #   (ggml/src/ggml-cuda/common.cuh no_device_code, reached through NO_DEVICE_CODE where a kernel's body was compiled
@@ -333,6 +345,7 @@ GGML_NO_DEVICE_CODE = re.compile(
     r"\bERROR: CUDA kernel (?P<kernel>\w{1,120}) has no device code compatible with(?: CUDA arch (?P<arch>\d{2,4})\b)?"
     r"|\bERROR: ggml-cuda was compiled without support for the current GPU architecture\b")
 GGML_ARCH_MARKERS = ("has no device code compatible with", "ggml-cuda was compiled without support")
+GGML_MARKERS = GGML_ARCH_MARKERS + (CUBLAS_NUMBERED_MARKER,)
 
 # ../aten/src/ATen/native/cuda/Indexing.cu:1308: indexSelectLargeIndex: block: [106,0,0], thread: [15,0,0] Assertion `srcIndex < srcSelectDimSize` failed.   (huggingface/trl#2996)
 # /pytorch/aten/src/THC/THCTensorIndex.cu:362: void indexSelectLargeIndex(...) [with T = float, ...]: block: [163,0,0], thread: [28,0,0] Assertion `srcIndex < srcSelectDimSize` failed.
@@ -412,7 +425,7 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "function returned error code", "CUDA runtime error in ") + GGML_ARCH_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "function returned error code", "CUDA runtime error in ") + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -443,6 +456,7 @@ DETECT = re.compile(
     r"|Allocation on device \d{1,3} would exceed allowed memory|torch\.(?:cuda\.)?OutOfMemoryError(?:: |[*` \t]*(?:\r?\n|$))"
     r"|Can't enable access between nodes \d"
     r"|ERROR: CUDA kernel \w{1,120} has no device code compatible with|ERROR: ggml-cuda was compiled without support for the current GPU"
+    r"|\bcuBLAS error \d{1,2} at \S"
     r"|Check failed: [^\n]{0,300}?\bcudaSuccess\b[^\n]{0,300}? CUDA: \S|\bcu(?:da)?[A-Z]\w{1,60}\(\) failed with error #\d"
 
 )
@@ -453,7 +467,7 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
                  "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
                  "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-                 TRTLLM_PEER_MARKER, "() failed with error #") + GGML_ARCH_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+                 TRTLLM_PEER_MARKER, "() failed with error #") + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -749,6 +763,12 @@ def _read_library(line: str) -> dict | None:
             return dict(error_name="OutOfResources", catalogue_name=entry.name, runtime_name=entry.name, code=entry.code,
                         printed_code=None, message=line.strip()[:300], form="triton_out_of_resources", source_file=None,
                         source_line=None, driver_cuda=None)
+    if (c := CUBLAS_NUMBERED.search(line)) is not None and int(c["num"]) in CUBLAS_STATUS_BY_NUMBER:
+        cond = CUBLAS_STATUS_BY_NUMBER[int(c["num"])]
+        return dict(error_name=f"CUBLAS_STATUS_{cond}", catalogue_name=None, runtime_name=None, code=None,
+                    printed_code=None, message=line[c.start():].strip()[:300], form="library_status",
+                    source_file=c["file"], source_line=int(c["fline"]), driver_cuda=None, library="cublas",
+                    library_status=f"CUBLAS_STATUS_{cond}", library_condition=cond, call=None)
     if (g := GGML_NO_DEVICE_CODE.search(line)) is not None:
         return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
                     message=(line[g.start():].strip() if g["kernel"] else g[0] + ".")[:300], form="ggml_no_device_code", source_file=None,

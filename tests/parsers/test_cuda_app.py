@@ -648,3 +648,26 @@ def test_ggml_arch_forms(line, message):
 ])
 def test_ggml_arch_near_misses_not_read(line):
     assert [f for f in parse_text(line + "\n").facts if f.form == "ggml_no_device_code"] == []
+
+
+@pytest.mark.parametrize("line, path, status", [
+    # ggml-cuda.cu's CUBLAS_CHECK under CUDA 12 (late 2023): the number is cublas_api.h's cublasStatus_t
+    ("cuBLAS error 15 at tabby/crates/llama-cpp-bindings/llama.cpp/ggml-cuda.cu:7398: the requested functionality is not "
+     "supported", "tabby/crates/llama-cpp-bindings/llama.cpp/ggml-cuda.cu", "CUBLAS_STATUS_NOT_SUPPORTED"),  # TabbyML/tabby#1154
+    ("cuBLAS error 15 at ggml-cuda.cu:7956: the requested functionality is not supported", "ggml-cuda.cu",
+     "CUBLAS_STATUS_NOT_SUPPORTED"),  # ollama/ollama#1874, compute capability 5.2
+])
+def test_ggml_cublas_check_numbered(line, path, status):
+    assert cuda_app.detect(line)
+    assert [(f.form, f.library, f.library_status, f.library_condition, f.source_file) for f in parse_text(line + "\n").facts] == \
+        [("library_status", "cublas", status, status.removeprefix("CUBLAS_STATUS_"), path)]
+
+
+@pytest.mark.parametrize("line", [
+    # no cublasStatus_t has the number 2 (CONSTRUCTED): not read as any status
+    "cuBLAS error 2 at ggml-cuda.cu:7956: something else",
+    # a sentence naming the form, no location (CONSTRUCTED)
+    "we saw a cuBLAS error at startup",
+])
+def test_ggml_cublas_check_near_misses_not_read(line):
+    assert [f for f in parse_text(line + "\n").facts if f.library == "cublas"] == []
