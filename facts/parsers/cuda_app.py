@@ -93,9 +93,17 @@ NUMBERED = re.compile(r"\bError (?P<num>\d{1,4}): (?P<msg>[^\n(]+)|\b(?:cudaGetD
                       r"|failed call to cuInit: UNKNOWN ERROR \((?P<num3>\d{1,4})\)")
 
 # 2021-11-19 15:37:52.507957: E tensorflow/stream_executor/cuda/cuda_driver.cc:406] failed call to cuInit: CUresult(-1)
-#   (a TensorFlow log quoted in a cluster's user guide; TensorFlow prints CUresult(N) for a code its own
-#   table lacks; -1 is none of CUDA's, libcuda did not load, and stays unresolved)
+#   (a TensorFlow log quoted in a cluster's user guide; TensorFlow 1.x's ToString(CUresult), stream_executor/cuda/cuda_driver.cc:
+#   a switch over the codes it knows, "default: return port::StrCat("CUresult(", static_cast<int>(result), ")");". A code the
+#   catalogue knows is read as that error; one it does not (-1 is none of CUDA's) is read as what it is, a driver call that
+#   failed with an unknown code, which no rule explains: an unexplained error, never nothing (wild sweep F4))
 CURESULT = re.compile(r"\bfailed call to cu\w+: CUresult\((?P<num>-?\d{1,4})\)")
+
+# numba.cuda.cudadrv.driver.CudaAPIError: [-1] Call to cuInit results in UNKNOWN_CUDA_ERROR     (NVIDIA/cudf#432, numba 0.4x)
+#   (numba cuda/cudadrv/driver.py _check_error: errname = ERROR_MAP.get(retcode, "UNKNOWN_CUDA_ERROR"); msg = "Call to %s
+#   results in %s" % (fname, errname); CudaAPIError(retcode, msg) prints "[%s] %s" % (code, msg): the name is numba's for a
+#   CUresult its map lacks, the number the driver's; a code numba names is read from its CUDA_ERROR_* name)
+NUMBA_UNKNOWN = re.compile(r"\[(?P<num>-?\d{1,4})\] Call to (?P<call>cu[A-Z]\w{0,60}) results in UNKNOWN_CUDA_ERROR\b")
 
 # Failed to allocate device vector A (error code CUDA driver version is insufficient for CUDA runtime version)!   (cubecos#312)
 #   (the CUDA samples' "(error code %s)!" with cudaGetErrorString or cudaGetErrorName; a bare number,
@@ -425,7 +433,7 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "function returned error code", "CUDA runtime error in ") + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "results in UNKNOWN_CUDA_ERROR", "function returned error code", "CUDA runtime error in ") + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -458,6 +466,7 @@ DETECT = re.compile(
     r"|ERROR: CUDA kernel \w{1,120} has no device code compatible with|ERROR: ggml-cuda was compiled without support for the current GPU"
     r"|\bcuBLAS error \d{1,2} at \S"
     r"|Check failed: [^\n]{0,300}?\bcudaSuccess\b[^\n]{0,300}? CUDA: \S|\bcu(?:da)?[A-Z]\w{1,60}\(\) failed with error #\d"
+    r"|\] Call to cu[A-Z]\w{0,60} results in UNKNOWN_CUDA_ERROR"
 
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
@@ -467,7 +476,7 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
                  "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
                  "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-                 TRTLLM_PEER_MARKER, "() failed with error #") + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+                 TRTLLM_PEER_MARKER, "() failed with error #", "results in UNKNOWN_CUDA_ERROR") + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -688,7 +697,7 @@ def _read(line: str) -> dict | None:
             n = _printed_name(line)  # a name printed beside the text is the surest key
             name = n["name"] if n and catalogue.by_name(n["name"]) else None
         driver_call = m.group().startswith(("cuInit", "failed call to cuInit")) \
-            or form in ("curesult", "check_error") or (d.get("call") or "cuda").startswith("cu") and not (d.get("call") or "cuda").startswith("cuda")
+            or form in ("curesult", "check_error", "numba_unknown") or (d.get("call") or "cuda").startswith("cu") and not (d.get("call") or "cuda").startswith("cuda")
         api = "driver" if driver_call else "runtime"
         if form == "check":
             api = SUCCESS.get(d["lhs"].strip()) or SUCCESS.get(d["rhs"].strip())
@@ -707,10 +716,13 @@ def _read(line: str) -> dict | None:
             # a text with an apostrophe ("caller's grid depth", "doesn't have valid Grid license") ends at the last quote
             msg = line[m.start("msg"):line.rfind("'")].strip()
         entry = catalogue.resolve(name=name, text=msg or None, api=api,
-                                  code=printed if form in ("numbered", "quoted", "cuda_gdb", "check", "curesult", "call_failed") else None)
+                                  code=printed if form in ("numbered", "quoted", "cuda_gdb", "check", "curesult", "call_failed",
+                                                           "numba_unknown") else None)
+        if form in ("curesult", "numba_unknown") and entry is None:
+            msg = m.group().strip()  # a driver call that failed with a code no catalogue names: read as that, unresolved
         if form == "name_only" and entry is None:
             continue  # a word that looks like a CUDA name but is none (a variable, a newer enum)
-        if form in ("numbered", "cuda_gdb", "init", "check", "curesult", "error_code", "check_error", "check_streamed",
+        if form in ("numbered", "cuda_gdb", "init", "check", "error_code", "check_error", "check_streamed",
                     "call_failed", "returned_code", "runtime_error_in", "triton_status") and entry is None:
             continue
         if form == "triton_status" and d["what"].startswith("pinned") and entry.name == "cudaErrorMemoryAllocation":
@@ -828,7 +840,8 @@ def _forms(line: str):
     for form, pattern in (("pytorch_init", PYTORCH_INIT), ("check", CHECK_FAILED), ("check_streamed", CHECK_STREAMED),
                           ("call_failed", CALL_FAILED), ("error_code", ERROR_CODE),
                           ("thc", THC), ("quoted", QUOTED), ("torch", TORCH_ERROR), ("numbered", ORT_FAILURE),
-                          ("numbered", NUMBERED), ("curesult", CURESULT), ("init", INIT_FAILED), ("cuda_gdb", CUDA_GDB),
+                          ("numbered", NUMBERED), ("curesult", CURESULT), ("numba_unknown", NUMBA_UNKNOWN),
+                          ("init", INIT_FAILED), ("cuda_gdb", CUDA_GDB),
                           ("check_error", CHECK_ERROR), ("returned_code", RETURNED_CODE),
                           ("runtime_error_in", RUNTIME_ERROR_IN), ("triton_status", TRITON_CUDA_STATUS)):
         m = pattern.search(line)

@@ -186,13 +186,34 @@ def test_check_error_code_and_phrase_forms(name, want):
     "Failed to copy vector A from host to device (error code 1)!",  # a bare number: too many programs print one
     "Check failed: status == CUDNN_STATUS_SUCCESS (7 vs. 0)Failed to set cuDNN st",
     "Check failed: a == b (1 vs. 2)",
-    "2021-11-19 15:37:52.507957: E tensorflow/stream_executor/cuda/cuda_driver.cc:406] failed call to cuInit: CUresult(-1)",
     "the wait operation timed out",  # four words: ordinary English, no phrase
     "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN the operation cannot be performed in the present state",
     "ncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\npeer access is not supported between these two devices",
 ])
 def test_check_error_code_and_phrase_negatives(line):
     assert parse_text(line).facts == []
+
+
+@pytest.mark.parametrize("line, printed, message", [
+    # TensorFlow 1.x's ToString(CUresult) for a code its table lacks (cuda_driver.cc: "CUresult(" << result << ")")
+    ("2021-11-19 15:37:52.507957: E tensorflow/stream_executor/cuda/cuda_driver.cc:406] failed call to cuInit: CUresult(-1)",
+     -1, "failed call to cuInit: CUresult(-1)"),
+    # numba's name for a CUresult its ERROR_MAP lacks (NVIDIA/cudf#432)
+    ("numba.cuda.cudadrv.driver.CudaAPIError: [-1] Call to cuInit results in UNKNOWN_CUDA_ERROR",
+     -1, "[-1] Call to cuInit results in UNKNOWN_CUDA_ERROR"),
+])
+def test_a_driver_call_failed_with_a_code_no_catalogue_names_is_read_unresolved(line, printed, message):
+    """Read as what it is (wild sweep F4): a driver call that failed, its code unknown; no rule explains it, so the
+    verdict keeps an unexplained error instead of saying nothing."""
+    (f,) = parse_text(line).facts
+    assert (f.catalogue_name, f.code, f.printed_code, f.message) == (None, None, printed, message)
+
+
+def test_a_numba_name_it_knows_is_not_the_unknown_form():
+    # numba names the codes its map has: the CUDA_ERROR_* name is read (the name_only form), not numba's unknown form
+    (f,) = parse_text("numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: Call to cuInit results in "
+                      "CUDA_ERROR_NO_DEVICE (100)").facts
+    assert (f.catalogue_name, f.form) == ("CUDA_ERROR_NO_DEVICE", "name_only")
 
 
 def test_error_code_with_a_name_and_curesult():

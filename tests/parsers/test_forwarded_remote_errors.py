@@ -142,6 +142,13 @@ def test_topology_family_by_format_and_near_misses():
         assert kind(msg) is None, msg
 
 
+def test_a_gpus_missing_pci_path_is_its_own_kind():
+    # NVIDIA/nccl#442 (NCCL 2.8.3 under WSL): getPciPath's WARN, which NCCL before 2.10.3 stops at (knowledge/nccl_known_issues.yaml)
+    from stethoscope.facts.parsers.nccl_warn_kinds import kind
+    assert kind("Could not find real path of /sys/class/pci_bus/0000:21/../../0000:21:00.0") == "pci_sysfs_path_missing"
+    assert kind("Could not find real path of mlx5_0 (/sys/class/infiniband/mlx5_0/device)") is None  # the NIC's: NCCL goes on
+
+
 def test_link_local_peer():
     """verl-project/verl#726's forwarded connect to 169.254.0.1 on AWS; routable, loopback and IPv6 link-local peers are not."""
     text = (Path(__file__).resolve().parents[2] / "fixtures/artefacts/torch_log/verl726_bootstrap_link_local_aws.log").read_text()
