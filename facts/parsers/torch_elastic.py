@@ -120,6 +120,19 @@ KEY_TIMEOUT = re.compile(r"\b(?:RuntimeError|DistStoreError|DistNetworkError|Dis
 # RuntimeError: Timed out initializing process group in store based barrier on rank: 4330, for key: store_based_barrier_key:522 (world_size=2048, worker_count=1792, timeout=0:30:00)   (facebookresearch/metaseq#52)
 BARRIER = re.compile(r"Timed out initializing process group in store based barrier on rank:? (?P<rank>\d+), for key: (?P<key>\S+)"
                      r" \(world_size=(?P<world>\d+), (?:worker_count|num_workers_joined)=(?P<joined>\d+), timeout=(?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d)")
+# and the same barrier's progress line while it waits (logger.info every 10 s; 1.8-1.13: the loop `while worker_count !=
+# world_size`, "logger.info("Waiting in store based barrier to initialize process group for " "rank: {}, key: {}
+# (world_size={}, worker_count={}, timeout={})".format(...))"; 2.0-2.1: num_workers_joined=%s (" error: %s" after it in
+# one release); 2.2+ at debug: "... process group for %s seconds" "rank: %s, key: %s (world_size=%s, num_workers_joined=%s,
+# timeout=%s error=%s)", the two literals joined without a space):
+# Waiting in store based barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 (world_size=4, worker_count=8, timeout=0:30:00)   (ultralytics/yolov5#4574)
+# INFO:root:Waiting in store based barrier to initialize process group for rank: 6, key: store_based_barrier_key:1 (world_size=8, worker_count=7, timeout=0:30:00)   (Lightning-AI/pytorch-lightning#4420)
+WAITING = re.compile(r"Waiting in store based barrier to initialize process ?group for (?:\d{1,12}(?:\.\d{1,12})? seconds ?)?"
+                     r"rank:? (?P<rank>\d+), key: (?P<key>\S+) \(world_size=(?P<world>\d+), (?:worker_count|num_workers_joined)=(?P<joined>\d+),")
+# and its end, once every rank checked in (1.10-1.11 "Rank {rank}: Completed store-based barrier for {world_size} nodes.";
+# 1.12+ "Rank {rank}: Completed store-based barrier for key:{store_key} with {world_size} nodes."):
+# INFO:torch.distributed.distributed_c10d:Rank 0: Completed store-based barrier for key:store_based_barrier_key:1 with 1 nodes.
+COMPLETED = re.compile(r"Rank \d+: Completed store-based barrier for (?:key:(?P<key>\S+) with )?\d+ nodes")
 # the client that could not connect at all (socket.cpp, 1.12+; it retries until its timeout, then raises):
 # [W socket.cpp:601] [c10d] The client socket has failed to connect to [node12]:29500 (errno: 111 - Connection refused).
 # torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of (node12, 29500).
@@ -178,19 +191,19 @@ _ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client
                   r"|seconds waiting for clients\. |DistNetworkError: (?:Connection reset by peer|Broken pipe)|" + GLOO_LOST.pattern +
                   r"|\[c10d\] (?:recv(?:Value(?:WithTimeout)?|Vector)|sendBytes) failed on SocketImpl\(|\"should dump\" flag on TCPStore" +
                   r"|ncclUniqueId|Socket Timeout|Wait timeout|wait timeout after|barrier timeout after|Timeout waiting for key: |waitForInput: "
-                  r"|store based barrier|client socket has failed to connect|server socket has failed to|Address already in use"
+                  r"|store based barrier|Completed store-based barrier|client socket has failed to connect|server socket has failed to|Address already in use"
                   r"|has timed out, will retry|TCP client failed to connect/validate"
                   r"|SignalException: Process|raise SignalException\(|death signal, shutting down|closing signal SIG")
 #: the literals in front of each pattern of this reader (detect's cheap gate)
 _GATES = ("Rendezvous", "client socket has", "waiting for clients", "DistNetworkError: ", "ncclUniqueId", "Socket Timeout",
-          "Wait timeout", "wait timeout after", "barrier timeout after", "Timeout waiting for key", "waitForInput: ", "store based barrier",
+          "Wait timeout", "wait timeout after", "barrier timeout after", "Timeout waiting for key", "waitForInput: ", "store based barrier", "Completed store-based barrier",
           "server socket has failed", "Address already in use", "has timed out, will retry", "TCP client failed to connect/validate", "SignalException", "death signal", "closing signal",
           "] recvValue failed on ", "] recvVector failed on ", "] sendBytes failed on ", '"should dump" flag on TCPStore')
 
 
 def detect(text: str) -> bool:
     if any(g in text for g in _GATES) and any(
-            p.search(text) for p in (UNIQUE_ID, KEY_TIMEOUT, BARRIER, CONNECT, IN_USE, SIGNALS, RAISED)):
+            p.search(text) for p in (UNIQUE_ID, KEY_TIMEOUT, BARRIER, WAITING, COMPLETED, CONNECT, IN_USE, SIGNALS, RAISED)):
         return True
     return ("Rendezvous" in text and RDZV.search(text) is not None) or (
         "client socket has timed out" in text and STORE.search(text) is not None) or (
@@ -210,10 +223,16 @@ def parse(artefact: Artefact) -> ParseResult:
     mn = MIN_NODES.search(text)
     config = {"endpoint": ep["ep"] if ep else None, "min_nodes": int(mn["n"]) if mn else None}
     agent_error = "Rendezvous" in text and RDZV.search(text) is not None
+    # the barriers this file shows ended: completed (their waits were progress; key None: 1.10-1.11's line names none)
+    # or timed out (the timeout's own line tells the same wait, with its count)
+    ended = {m["key"] for m in COMPLETED.finditer(text)} if "Completed store-based" in text else set()
+    if "Timed out initializing process group" in text:
+        ended |= {m["key"] for m in BARRIER.finditer(text)}
+    state: dict = {"ended": ended, "waits": set()}
     for pat in (ENDPOINT, MIN_NODES):
         result.lines_used += sum(1 for _ in pat.finditer(text))
     for line, raw in iter_lines(_ANY, artefact):
-        if _store_or_agent(b, line, raw, config, agent_error):
+        if _store_or_agent(b, line, raw, config, agent_error, state):
             result.lines_used += 1
             continue
         m = CLIENTS.search(raw)
@@ -252,8 +271,9 @@ def parse(artefact: Artefact) -> ParseResult:
 LOST_WORDS = ("Connection reset by peer", "Broken pipe")
 
 
-def _store_or_agent(b: FactBuilder, line: int, raw: str, config: dict, agent_error: bool) -> bool:
-    """The store's key, barrier, connect and listen failures and the agent's signals on one line."""
+def _store_or_agent(b: FactBuilder, line: int, raw: str, config: dict, agent_error: bool, state: dict) -> bool:
+    """The store's key, barrier, connect and listen failures and the agent's signals on one line (``state``: the
+    barrier keys the file shows completed or timed out, the barrier waits already read)."""
     msg = raw.strip()[:300]
     m = UNIQUE_ID.search(raw)
     if m:
@@ -270,11 +290,29 @@ def _store_or_agent(b: FactBuilder, line: int, raw: str, config: dict, agent_err
     if m:
         joined, world = int(m["joined"]), int(m["world"])
         secs = int(m["h"]) * 3600 + int(m["m"]) * 60 + int(m["s"])
-        # a count at or above world_size is a key left by an earlier run on the same store, not missing ranks
-        missing = joined < world
-        b.add(TorchRendezvousError, line, error="clients_timeout" if missing else "key_timeout", message=msg,
+        # a count above world_size: more processes checked in at that key than the group has (barrier_overcount);
+        # at world_size every rank had arrived (a key wait that timed out); below it, ranks that never came
+        error = "clients_timeout" if joined < world else "barrier_overcount" if joined > world else "key_timeout"
+        counts = error != "key_timeout"
+        b.add(TorchRendezvousError, line, error=error, message=msg,
               endpoint=config["endpoint"], timeout_s=float(secs), during_rendezvous=agent_error,
-              clients_joined=joined if missing else None, clients_expected=world if missing else None)
+              clients_joined=joined if counts else None, clients_expected=world if counts else None)
+        return True
+    m = WAITING.search(raw)
+    if m:
+        joined, world = int(m["joined"]), int(m["world"])
+        # the count only grows while the barrier waits for exactly world_size: above it, it can never complete; below
+        # it, ranks still missing, unless this file shows that barrier ended (completed: the line was progress; timed
+        # out: the timeout's line is read)
+        error = "barrier_overcount" if joined > world else "barrier_waiting" if joined < world else None
+        seen = (error, m["key"], joined, world)
+        if error and seen not in state["waits"] and not (m["key"] in state["ended"] or (
+                error == "barrier_waiting" and None in state["ended"])):
+            state["waits"].add(seen)
+            b.add(TorchRendezvousError, line, error=error, message=msg, endpoint=config["endpoint"],
+                  during_rendezvous=agent_error, clients_joined=joined, clients_expected=world)
+        return True
+    if COMPLETED.search(raw):
         return True
     m = KEY_TIMEOUT.search(raw)
     if m:
@@ -330,5 +368,6 @@ def _joins(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (RDZV, STORE, JOIN, CLIENTS, LOST, GLOO_LOST, RECV_LOST, SHOULD_DUMP, UNIQUE_ID, KEY_TIMEOUT, BARRIER, CONNECT,
+SIGNATURES = (RDZV, STORE, JOIN, CLIENTS, LOST, GLOO_LOST, RECV_LOST, SHOULD_DUMP, UNIQUE_ID, KEY_TIMEOUT, BARRIER, WAITING,
+              COMPLETED, CONNECT,
               IN_USE, SIGNALS, RAISED)

@@ -128,7 +128,44 @@ def test_store_based_barrier_real():
     (f,) = parse("metaseq52_store_based_barrier.log").facts
     assert (f.error, f.clients_joined, f.clients_expected, f.timeout_s) == ("clients_timeout", 1792, 2048, 1800.0)
     (g,) = parse("pytorch_distributed18_barrier_count_above_world.log").facts
-    assert (g.error, g.clients_joined) == ("key_timeout", None)  # 4 of 2: a stale key, not missing ranks
+    # 4 check-ins for a group of 2: more processes than the group on that key, not missing ranks
+    assert (g.error, g.clients_joined, g.clients_expected) == ("barrier_overcount", 4, 2)
+
+
+def test_store_based_barrier_waiting_real():
+    # ultralytics/yolov5#4574: rank 0's progress line 8 times (the 9th cut): one fact, every whole line read
+    r = parse("yolov5_4574_store_barrier_waiting_overcount.log")
+    assert [(f.error, f.clients_joined, f.clients_expected, f.evidence.line) for f in r.facts] == [("barrier_overcount", 8, 4, 1)]
+    assert r.lines_used == 8
+    # Lightning-AI/pytorch-lightning#4420: every rank waits with 7 of 8 checked in: one fact for the count
+    r = parse("lightning4420_store_barrier_waiting_7_of_8.log")
+    assert [(f.error, f.clients_joined, f.clients_expected) for f in r.facts] == [("barrier_waiting", 7, 8)]
+
+
+@pytest.mark.parametrize("text, expect", [
+    # 2.0-2.1's num_workers_joined, with the error text one release appends
+    ("Waiting in store based barrier to initialize process group for rank: 3, key: store_based_barrier_key:1 (world_size=8, num_workers_joined=5, timeout=0:30:00)error: Socket Timeout",
+     [("barrier_waiting", 5, 8)]),
+    # 2.2+'s debug line: the two literals joined without a space, the seconds waited first
+    ("Waiting in store based barrier to initialize process group for 310.52 secondsrank: 3, key: store_based_barrier_key:1 (world_size=8, num_workers_joined=12, timeout=0:30:00 error=wait timeout after 10000ms, keys: /store_based_barrier_key:1)",
+     [("barrier_overcount", 12, 8)]),
+    # a wait the same file shows completed (1.12+'s line) was progress; 1.10-1.11's line names no key
+    ("Waiting in store based barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 (world_size=4, worker_count=3, timeout=0:30:00)\n"
+     "INFO:torch.distributed.distributed_c10d:Rank 0: Completed store-based barrier for key:store_based_barrier_key:1 with 4 nodes.", []),
+    ("Waiting in store based barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 (world_size=4, worker_count=3, timeout=0:30:00)\n"
+     "Rank 0: Completed store-based barrier for 4 nodes.", []),
+    # ... but not another key's completion, and never an overcount (it cannot complete)
+    ("Waiting in store based barrier to initialize process group for rank: 0, key: store_based_barrier_key:2 (world_size=4, worker_count=3, timeout=0:30:00)\n"
+     "Rank 0: Completed store-based barrier for key:store_based_barrier_key:1 with 4 nodes.", [("barrier_waiting", 3, 4)]),
+    # every rank arrived: nothing to report
+    ("Waiting in store based barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 (world_size=4, worker_count=4, timeout=0:30:00)", []),
+    # the completion alone is no failure
+    ("INFO:torch.distributed.distributed_c10d:Rank 0: Completed store-based barrier for key:store_based_barrier_key:1 with 1 nodes.", []),
+])
+def test_store_based_barrier_waiting_forms(text, expect):
+    assert torch_elastic.detect(text)
+    facts = torch_elastic.parse(Artefact(path="x", text=text + "\n", node="n1")).facts
+    assert [(f.error, f.clients_joined, f.clients_expected) for f in facts] == expect
 
 
 def test_port_in_use_real():
