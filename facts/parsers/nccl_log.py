@@ -488,9 +488,12 @@ class NcclLogState:
         if level == "WARN":
             if nccl_log_messages.async_event_cut(self, no, msg):  # the last line cut inside an HCA event's name
                 return None
+            warn_kind = nccl_warn_kinds.kind(msg, src)
             warn = add(NcclWarn, no, node=node, source_file=src, source_line=int(srcline) if srcline else None,
-                       message=msg, message_kind=nccl_warn_kinds.kind(msg), **ctx)
+                       message=msg, message_kind=warn_kind, **ctx)
             self.chains.warn(no, node, pid, warn)
+            if warn_kind == "ras_client_socket_failed":  # RAS's own client port, not a bootstrap socket (nccl_warn_kinds)
+                return None
             if nccl_log_messages.handle(self, no, node, msg, ctx, src):  # mismatch, async events, plugins, shared memory
                 return None
         elif msg.startswith(nccl_warn_kinds.INFO_AS_WARN) and (info_kind := nccl_warn_kinds.kind(msg)):

@@ -37,6 +37,10 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'sharp_coll_init_failed'
     >>> kind("NET/IB: Device 1 marked as failed. Initiating recovery? Yes (send comm=0x7f3a2c000000, outstandingRecovery=0)")
     'ib_resiliency_device_failed'
+    >>> kind("Call to bind failed: Address already in use", "ras/client_support.cc")
+    'ras_client_socket_failed'
+    >>> kind("Call to bind failed: Address already in use", "misc/socket.cc") is None
+    True
     >>> kind("NET/IB : Got completion from peer 10.0.0.2<1234> with error 12, opcode 0, len 0, vendor err 129") is None
     True
     >>> kind("failed to open CUDA IPC handle : 217 peer access is not supported between these two devices")
@@ -324,8 +328,20 @@ BARE_GATES = ("Unable to open device", "Unable to query device", "Multiple Ranks
 INFO_AS_WARN = ("socketFinalizeAccept: didn't receive a valid magic",)
 
 
-def kind(msg: str) -> str | None:
-    """The message kind of one WARN message (NCCL's prefix removed), or None."""
+# The RAS client listener's socket calls (src/ras/client_support.cc rasClientInitSocket, 2.24.3-1 on: socket, setsockopt,
+# bind and listen of "localhost:28028" or NCCL_RAS_ADDR, each a SYSCHECKGOTO whose WARN is checks.h's
+# "Call to " name " failed: %s"): its caller ignores the result (src/ras/ras.cc ncclRasCommInit
+# "(void)rasClientInitSocket();"), so only this process's RAS client port is missing; the WARN names the file:
+# [2025-06-05 10:45:19] paula09:2528103:2528103 [0] ras/client_support.cc:160 NCCL WARN Call to bind failed: Address already in use
+# paula09:2528103:2528103 [0] NCCL INFO RAS failed to establish a client listening socket at localhost:28028   (vllm-project/vllm#19204, 2.26)
+_RAS_CLIENT_SOURCE = "ras/client_support.cc"
+
+
+def kind(msg: str, source: str | None = None) -> str | None:
+    """The message kind of one WARN message (NCCL's prefix removed), or None; ``source`` is the
+    prefix's source file where the line has one (``ras/client_support.cc``)."""
+    if source is not None and source.endswith(_RAS_CLIENT_SOURCE) and msg.startswith("Call to "):
+        return "ras_client_socket_failed"
     if not _GATE.search(msg):
         return None
     msg = msg.strip()

@@ -449,3 +449,16 @@ def test_async_event_cut_inside_its_name_on_the_last_line_is_cut_short() -> None
     odd = parse(text.replace(cut, cut.replace("client reregistr", "zzz unlisted")), node="gpu1")
     assert "zzz unlisted" in [f.event for f in odd.facts if f.kind == "nccl_ib_async_event"]
     assert not [h for h in odd.limits if "event's name" in h.detail]
+
+
+def test_ras_client_socket_bind_is_its_own_kind_not_a_bootstrap_failure() -> None:
+    # vllm-project/vllm#19204 (NCCL 2.26): rasClientInitSocket's SYSCHECKGOTO of bind() for localhost:28028, whose result
+    # src/ras/ras.cc ignores; the same words from misc/socket.cc (a bootstrap listener, nccl#1882) stay a bootstrap failure
+    result = nccl_log.parse(Artefact(path="nccl.log", text=(FIX / "vllm19204_ras_client_bind_in_use.log").read_text(),
+                                     node="paula09"))
+    warns = [f for f in result.facts if f.kind == "nccl_warn"]
+    assert [(w.source_file, w.message_kind) for w in warns] == [("ras/client_support.cc", "ras_client_socket_failed")]
+    assert "nccl_bootstrap_failure" not in kinds(result)
+    other = parse("n1:1:1 [0] misc/socket.cc:409 NCCL WARN Call to bind failed: Address already in use\n")
+    assert [f.reason for f in other.facts if f.kind == "nccl_bootstrap_failure"] == ["bind_failed"]
+    assert [f.message_kind for f in other.facts if f.kind == "nccl_warn"] == [None]
