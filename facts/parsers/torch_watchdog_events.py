@@ -65,8 +65,11 @@ FORMS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("First PG on this rank to signal dumping", "dump_signal", re.compile(r"First PG on this rank to signal dumping\.")),
     # the watchdog looking up the flight recorder's entry of the collective that failed (2.5+), printed beside the failure:
     # [rank368]:[E808 04:21:41.161011710 ProcessGroupNCCL.cpp:693] Stack trace of the failed collective not found, potentially because FlightRecorder is disabled. You can enable it by setting TORCH_NCCL_TRACE_BUFFER_SIZE to a non-zero value.   (NVIDIA/dgxc-benchmarking grok1/README.md)
+    # and where the recorder has it, the collective's call-time stack after it (WorkNCCL::printTraceback, 2.6+:
+    # LOG(ERROR) << "Stack trace of the failed collective: \n" << tracebackStr; frames "#0 broadcast from .../distributed_c10d.py:2968"):
+    # [rank3[]:[E508 07:35:59.440171617 ProcessGroupNCCL.cpp:733] Stack trace of the failed collective:    (vllm-project/vllm#41160)
     ("Stack trace of the failed collective", "failure_at_work",
-     re.compile(r"Stack trace of the failed collective (?:not found|is)")),
+     re.compile(r"Stack trace of the failed collective(?: not found| is|:)")),
     # [E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, ...
     ("Some NCCL operations have failed or timed out", "failed_ops",
      re.compile(r"Some NCCL operations have failed or timed out\. Due to the asynchronous nature of CUDA kernels")),

@@ -154,7 +154,8 @@ def test_hashed_pg_guid_gives_the_group():
     p = sorted((f.rank, f.pg, f.pg_rank, f.last_enqueued_seq) for f in of(r, "torch_nccl_progress"))
     assert p == [(0, "0", 0, 1261), (13, "3", 1, 1441)]
     e = [(f.rank, f.pg, f.event) for f in of(r, "torch_watchdog_event") if f.event == "failure_at_work"]
-    assert e == [(13, "3", "failure_at_work")]
+    # the second: the recorder's 'Stack trace of the failed collective: ' line after it (2.6+ printTraceback), no group named
+    assert e == [(13, "3", "failure_at_work"), (13, None, "failure_at_work")]
 
 
 def test_old_format_without_numel():
@@ -478,6 +479,9 @@ def test_abort_and_shm_near_misses(text):
      "dump_signal", 368, None),
     ("[rank368]:[E808 04:21:41.161011710 ProcessGroupNCCL.cpp:693] Stack trace of the failed collective not found, potentially because FlightRecorder is disabled. You can enable it by setting TORCH_NCCL_TRACE_BUFFER_SIZE to a non-zero value.",
      "failure_at_work", 368, None),
+    # 2.6+ with the recorder on: the stack itself follows (WorkNCCL::printTraceback "Stack trace of the failed collective: \n")
+    ("[rank3]:[E508 07:35:59.440171617 ProcessGroupNCCL.cpp:733] Stack trace of the failed collective: ",
+     "failure_at_work", 3, None),
     # 2.2-2.3's heartbeat monitor told to dump (written from ProcessGroupNCCL.cpp's format strings): alone it read HEALTHY
     ("[PG 0 Rank 0] Received a timeout signal from this local rank and will start to dump the debug info. Last enqueued NCCL work: 2, last completed NCCL work: 1.",
      "dump_signal", 0, None),
@@ -492,6 +496,22 @@ def test_watchdog_events(line, event, rank, seq):
     r = parse_text(line + "\n")
     (e,) = [f for f in r.facts if f.kind == "torch_watchdog_event"]
     assert (e.event, e.rank, e.work_seq) == (event, rank, seq) and r.errors == []
+
+
+@pytest.mark.parametrize("line", [
+    # a comment about the stack, not ProcessGroupNCCL's line (a deployment note's wording)
+    "# The stack trace of the failed collective on rank 10 names the caller:",
+    "Stack trace of the failed collectives across ranks, collected by py-spy",
+])
+def test_failed_collective_stack_near_misses(line):
+    assert [f for f in parse_text(line + "\n").facts if f.kind == "torch_watchdog_event"] == []
+
+
+def test_failed_collective_stack_as_pasted():
+    # vllm-project/vllm#41160: the recorder's stack of the failed broadcast after the watchdog's line (its label as stored)
+    r = parse_file("vllm41160_failed_collective_stack.log")
+    assert [(f.kind, f.evidence.line, f.event) for f in r.facts if f.kind == "torch_watchdog_event"] == [
+        ("torch_watchdog_event", 8, "failure_at_work")]
 
 
 def test_checktimeout_backtrace_alone_is_a_timeout():
