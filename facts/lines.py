@@ -119,8 +119,12 @@ _DQUOTE = re.compile(r'\n["\u201c](?P<body>[^"\u201c\u201d\n]+)["\u201d][ \t]*(?
 # before the tag or alone (orte/mca/iof/base/iof_base_output.c: "%s[%s,%s]<%s>:" / "%s<%s>:", the
 # stamp ctime() without its newline; openucx/ucx#2718's MTT run):
 # Mon Jul  2 19:35:38 2018[1,2704]<stdout>:[1530549338.249536] [clx-hercules-007:20543:0]       rc_iface.c:966  UCX  ERROR failed to create qp: Invalid argument
+# horovodrun's own launcher (gloo, and its ssh/local runs) tags a worker's line with its rank alone, the same ctime
+# stamp first with --prefix-output-with-timestamp (horovod/runner/common/util/safe_shell_exec.py forward_stream:
+# '{time}[{rank}]<{prefix}>:{line}', time.asctime() or ''; horovod/horovod#2640):
+# [0]<stderr>:[2021-02-02 03:23:51. 70957: W /tmp/pip-install-wztcejga/horovod_5b3931a7e1ed48ce93cf2eda4263910e/horovod/common/stall_inspector.cc:105] One or more tensors were submitted ...
 _CTIME = r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}"
-_MPIRUN = re.compile(r"\n(?:(?:" + _CTIME + r")?\[\d+,\d+\]|" + _CTIME + r")<(?:stdout|stderr|stddiag)>:")
+_MPIRUN = re.compile(r"\n(?:(?:" + _CTIME + r")?\[\d+(?:,\d+)?\]|" + _CTIME + r")<(?:stdout|stderr|stddiag)>:")
 # 10: torch.distributed.DistBackendError: NCCL error in: .../ProcessGroupNCCL.cpp:1331, unhandled system error
 # 3:         default gid:     fe80:0000:0000:0000:88e9:a4ff:ff4c:2bdc      (the line's own indentation stays)
 # (not ``ip addr``'s "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536", whose number is the interface's)
@@ -403,7 +407,7 @@ _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 _GATES = ("`", ">", '"', "\u201c", "<std", ">1 ", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ", "\n*", "\n_")
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
-    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+,\d+\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. =()-]*pid=\d"
+    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+(?:,\d+)?\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. =()-]*pid=\d"
     r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|(?:DEFAULT|NOTICE|ALERT|EMERGENCY)[ \t]+\d{4}-"
     r"|[ \t]{1,4}\|[ \t]|<\d{1,3}>1 |" + _MONOTONIC + r"[\w.@/-]+\[\d+\]:|" + _LABEL + ")"
 )

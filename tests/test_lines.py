@@ -20,6 +20,9 @@ CASES = [
     ("> > `nvidia-smi`", "nvidia-smi"),
     ("[1,3]<stdout>:node2:1234:1290 [3] NCCL INFO Channel 00/0 : 3[3] -> 0[0] via P2P/CUMEM",
      "node2:1234:1290 [3] NCCL INFO Channel 00/0 : 3[3] -> 0[0] via P2P/CUMEM"),
+    # horovodrun's tag, the rank alone (horovod/runner/common/util/safe_shell_exec.py '{time}[{rank}]<{prefix}>:'; horovod#2640)
+    ("[0]<stderr>:Missing ranks:", "Missing ranks:"),
+    ("Tue Feb  2 03:23:51 2021[11]<stdout>:Epoch 3 done", "Epoch 3 done"),
     ("10: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1331, unhandled system error",
      "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1331, unhandled system error"),
     ("2024-05-01T12:00:00.123456789Z stdout F Failed to initialize NVML: could not load NVML library.",

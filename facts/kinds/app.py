@@ -857,6 +857,10 @@ class HorovodStall(Fact):
     # the job's ranks absent from the ready list (the ones the others wait for)
     job_ranks: int | None = None
     absent_ranks: str | None = None
+    # without the job's size, the ranks below the highest that submitted and are not in the ready list: they exist and
+    # did not submit (a lower bound: ranks above it may be absent too); absent_ranks holds them, job_ranks stays None
+    # the one rank the others wait for, where exactly one is named (missing) or known absent: the finding's entity
+    rank: int | None = None
 
 
 @fact_kind

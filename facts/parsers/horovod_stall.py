@@ -27,8 +27,11 @@ Facts: ``horovod_stall`` per warning: ``missing_ranks`` ("6", "0, 1, 4"), or ``r
 the oldest form, ``seconds`` (the stall-check time named), ``shutdown`` and ``tensors`` (names
 listed); with ``ready_ranks`` and the job's size in the same file (the launch command's
 ``horovodrun -np N`` / ``mpirun -np N``), ``job_ranks`` and ``absent_ranks`` (the job's ranks not in
-the ready list: the ones waited for). A warning whose rank lines the paste cut off still makes a fact without ranks. Empty
-input, or no such warning: nothing.
+the ready list: the ones waited for); without the size, ``absent_ranks`` are the ranks below the highest ready one
+that are not in the list (ranks run 0..N-1: those exist and did not submit; ranks above it may be missing too), so
+``[ready ranks: 0, 7, 3, 2, 4, 6]`` of an 8-GPU job (horovod/horovod#364) waits at least for 1 and 5; ``rank`` is
+the one rank waited for where exactly one is named or known absent. A warning whose rank lines the paste cut off
+still makes a fact without ranks. Empty input, or no such warning: nothing.
 """
 from __future__ import annotations
 
@@ -128,14 +131,21 @@ def parse(artefact: Artefact) -> ParseResult:
                     k += 1
                     body += lines[k]
                 tensors += body.split("]", 1)[0].count(",") + 1
-        # the oldest form lists the ranks that did submit: with the job's size known, the others are the laggards
-        absent = None
-        if ready and not missing and size is not None and max(ready) < size:
-            absent = _ranks(set(range(size)) - ready)
+        # the oldest form lists the ranks that did submit: with the job's size known, the others are the laggards;
+        # without it, Horovod's ranks being 0..N-1, those below the highest listed that are not listed (a lower bound)
+        absent: set[int] = set()
+        job = None
+        if ready and not missing:
+            if size is not None and max(ready) < size:
+                absent, job = set(range(size)) - ready, size
+            else:
+                absent = set(range(max(ready))) - ready
+        waited = missing or absent
         result.lines_used += 1
         fb.add(HorovodStall, start + 1, missing_ranks=_ranks(missing), ready_ranks=_ranks(ready),
                seconds=int(seconds[1]) if seconds else None, shutdown=shutdown, tensors=tensors or None,
-               job_ranks=size if absent else None, absent_ranks=absent)
+               job_ranks=job if absent else None, absent_ranks=_ranks(absent),
+               rank=next(iter(waited)) if len(waited) == 1 else None)
     return result
 
 

@@ -65,12 +65,41 @@ def test_two_warnings_two_facts_and_near_misses():
 def test_ready_ranks_with_the_launch_command_name_the_absent():
     """The oldest form lists the ranks that submitted (horovod#530's tensor lines); the launch command in the same
     paste (Horovod's docs: 'horovodrun -np 4 ...', 'mpirun -np 4 ...') gives the job's size, so the others are named.
-    Without it, or with a ready rank beyond it, nothing is guessed."""
+    Without it, or with a ready rank beyond it, only the ranks below the highest ready one that are not ready are named
+    (ranks run 0..N-1: those exist; #530's 7 workers: rank 2), and no job size."""
     lines = (FIX / "horovod530_ready_ranks_tensor_lines_only.txt").read_text()
     got = parse_text("$ horovodrun -np 8 -H server1:4,server2:4 python train.py\n" + lines)
     assert [(f.ready_ranks, f.job_ranks, f.absent_ranks) for f in got] == [("0, 1, 3, 4, 5, 6", 8, "2, 7")]
     mpi = "mpirun -np 7 -bind-to none -map-by slot -x NCCL_DEBUG=INFO python train.py\n" + lines
     assert [(f.job_ranks, f.absent_ranks) for f in parse_text(mpi)] == [(7, "2")]
-    assert [(f.job_ranks, f.absent_ranks) for f in parse_text(lines)] == [(None, None)]
+    assert [(f.job_ranks, f.absent_ranks, f.rank) for f in parse_text(lines)] == [(None, "2", 2)]
     small = "horovodrun -np 4 python train.py\n" + lines  # rank 6 ready in a 4-rank job: another run's command
-    assert [(f.job_ranks, f.absent_ranks) for f in parse_text(small)] == [(None, None)]
+    assert [(f.job_ranks, f.absent_ranks) for f in parse_text(small)] == [(None, "2")]
+
+
+@pytest.mark.parametrize("name,ready,absent,rank", [
+    # 8 nodes of one GPU (the description's words, no launch command): ranks 1 and 5 never submitted
+    ("horovod364_ready_ranks_two_absent.txt", "0, 2, 3, 4, 6, 7", "1, 5", None),
+    # 16 ranks on one line, the stored copy cut inside it: rank 3 alone is absent below rank 15
+    ("horovod312_ready_ranks_one_line.txt", "0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15", "3", 3),
+])
+def test_ready_ranks_alone_name_the_gaps(name, ready, absent, rank):
+    [f] = parse_text((FIX / name).read_text())
+    assert (f.ready_ranks, f.job_ranks, f.absent_ranks, f.rank, f.missing_ranks) == (ready, None, absent, rank, None)
+
+
+def test_every_rank_ready_up_to_the_highest_names_none():
+    # ranks 0..3 all ready: no rank below the highest is absent (the ones waited for, if any, are above it): none named
+    [f] = parse_text("allreduce.fc.weight [ready ranks: 2, 0, 3, 1], \n")
+    assert (f.absent_ranks, f.rank) == (None, None)
+
+
+def test_horovodrun_tagged_missing_ranks_list():
+    # horovod/horovod#2640: horovodrun's own '[0]<stderr>:' tag on every line (safe_shell_exec.py '{time}[{rank}]<{prefix}>:'),
+    # today's 'Missing ranks:' list of ranks 0..11 (the stored copy cut inside rank 11's line)
+    [f] = parse_text((FIX / "horovod2640_missing_ranks_horovodrun_tag.log").read_text())
+    assert (f.evidence.line, f.missing_ranks, f.seconds, f.rank) == (2, "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11", 60, None)
+    [one] = parse_text("[0]<stderr>:Missing ranks:\n[0]<stderr>:6: [allreduce.noname.3]\n"
+                       .join(["[0]<stderr>:One or more tensors were submitted to be reduced, gathered or broadcasted by subset of "
+                              "ranks and are waiting for remainder of ranks for more than 60 seconds. \n", ""]))
+    assert (one.missing_ranks, one.rank) == ("6", 6)
