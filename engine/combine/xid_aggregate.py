@@ -76,7 +76,8 @@ def repeats(xids: list[Fact]) -> list[Fact]:
         loc, count = max(where.items(), key=lambda kv: (kv[1], kv[0])) if where else (None, 0)
         out.append(XidRepeat(
             id=f"agg:xid_repeat:{node}:{bus}", node=node, evidence=lines[0].evidence, pci_bus_id=bus,
-            events=len(events), pids=len(pids), processes=",".join(names), same_location_events=count,
+            # older drivers print no process name (``pid=13641, Ch 00000008``): the report says so rather than "()"
+            events=len(events), pids=len(pids), processes=",".join(names) or "no process name printed", same_location_events=count,
             location=loc, sources=_ids([ev[0] for ev in events]),
         ))
     return out

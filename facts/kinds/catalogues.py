@@ -118,7 +118,7 @@ class XidRepeat(Fact):
     pci_bus_id: str
     events: int
     pids: int  # distinct pids among the events that name one
-    processes: str  # distinct process names, comma-joined ("" when none is named)
+    processes: str  # distinct process names, comma-joined ("no process name printed" when no line names one)
     same_location_events: int  # most events on one GPC/TPC
     location: str | None = None  # that GPC/TPC ("GPC1 TPC0")
     sources: str
