@@ -288,7 +288,8 @@ def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None
     for n, kw in pending:
         if some and kw.get("rank") is not None:
             kw["job_ranks"] = world
-        fb.add(TrainingLossNotFinite, n, **kw)
+        # the node is the host the line names (Megatron's "node {host}") where no folder names it, as nccl-tests' rows
+        fb.add(TrainingLossNotFinite, n, node=artefact.node_for(kw.get("host")), **kw)  # type: ignore[arg-type]
 
 
 # Megatron's spiky-loss check (--check-for-spiky-loss; pretrain_gpt.py loss_func: validate_result(result=loss,
@@ -320,7 +321,7 @@ def _spikes(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
         if key in seen:
             continue
         seen.add(key)
-        fb.add(TrainingLossSpike, n, value=float(m["v"]), iteration=int(it) if it else None,
+        fb.add(TrainingLossSpike, n, node=artefact.node_for(m["host"]), value=float(m["v"]), iteration=int(it) if it else None,
                rank=int(rank) if rank else None, device=int(m["dev"]) if m["dev"] else None, host=m["host"])
 
 

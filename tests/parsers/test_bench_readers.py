@@ -244,6 +244,13 @@ def test_megatron_nan_checks_name_rank_device_and_host():
         ("grad_norm", "nan", 3, 3, "set-zw04-kubernetes-pc133.mt"),  # Pai-Megatron-Patch#60
         ("grad_norm", "nan", 7, 7, "ed04b71d5c00"),  # ms-swift#8366: "...报错Rank 7, node ..., device 7"
     ]
+    # the host the line names is the fact's node where no folder names one (harvest 3004, NVIDIA/cloudai#486:
+    # "Rank 40, node cw-dfw-h100-002-295-026, device 0, ..."); a line without a host keeps the file's node
+    assert [f.node for f in facts] == ["n1", "set-zw04-kubernetes-pc133.mt", "ed04b71d5c00"]
+    folder = Artefact(path="t.log", node="gpu7", node_from_folder=True,
+                      text="Rank 7, node ed04b71d5c00, device 7, iteration -1: Unexpected result nan (message='found NaN in"
+                           " local grad norm for bucket #0 in backward pass before data-parallel communication collective')\n")
+    assert [(f.node, f.host) for f in training_throughput.parse(folder).facts] == [("gpu7", "ed04b71d5c00")]
     inf = Artefact(path="t.log", node="n1", text="Rank 0, node h1, device 0, iteration 12: Unexpected result inf "
                    "(message='found Inf in local forward loss calculation')\n")
     assert [(f.what, f.value, f.rank) for f in training_throughput.parse(inf).facts] == [("loss", "inf", 0)]
