@@ -285,8 +285,9 @@ def rank_findings(findings: list[Finding], symptom: dict[str, bool]) -> list[Fin
     explained: dict[int, list[Finding]] = defaultdict(list)
     for i, f in enumerate(findings):
         where = _where(f)
+        # (never by a finding of its own rule and cause: the same message on two GPUs of a node are siblings)
         by = [r for r in findings if r is not f and r.cause in cascade_of.get(f.rule, ()) and r.rule not in unexplained
-              and SEVERITY_ORDER[r.severity] >= 1
+              and SEVERITY_ORDER[r.severity] >= 1 and not (r.rule == f.rule and r.cause == f.cause)
               and (f.rule not in node_scoped or where & _reach(r))]
         if symptom.get(f.rule):
             by += [r for r in roots if all(r is not b for b in by) and where & _reach(r)]
