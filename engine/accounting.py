@@ -27,6 +27,7 @@ from stethoscope.engine.findings import SEVERITY_ORDER, evidence_of
 from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
 from stethoscope.engine.report import Coverage, Finding
 from stethoscope.facts.kinds.derived import ParseProblemFact, UnexplainedFact
+from stethoscope.facts.lines import is_title
 from stethoscope.facts.model import Evidence, Fact
 
 #: the fact kind the second pass reads
@@ -133,6 +134,35 @@ def _restated_lines(facts: list[Fact], explained: set[tuple[str, int]],
     return out
 
 
+#: what a title puts around a line it quotes: a closing quote, a question mark, the line's own full stop
+_QUOTE_ENDS = " .!?:;,'\"`"
+#: the shortest message of a body line read as quoted by a title (the reader read the title's words as the same kind)
+_TITLE_QUOTE_MIN = 12
+
+
+def _title_restatements(facts: list[Fact]) -> set[tuple[str, int]]:
+    """The lines of an issue's title (lines.is_title) whose fact restates a line of the body read as the same kind, on
+    any node: the title is not a second error beside it (google/nccl-fastsocket#4's title 'What does "NCCL WARN Cannot
+    get incoming CPU" mean?', read as a WARN of the title's node, beside the log's 'net_fastsocket.cc:765 NCCL WARN Cannot
+    get incoming CPU.'). The body's line stays accounted for on its own: explained by its finding or reported
+    unexplained, so a title never clears an error."""
+    titled = [f for f in facts if is_title(f.evidence.path)]
+    if not titled:
+        return set()
+    body: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for f in facts:
+        if not is_title(f.evidence.path):
+            body[f.kind].append((_flat(_text(f)).rstrip(_QUOTE_ENDS), _flat(f.evidence.text)))
+    out: set[tuple[str, int]] = set()
+    for f in titled:
+        said = _flat(_text(f))
+        bare = said.rstrip(_QUOTE_ENDS)
+        if any((len(msg) >= _TITLE_QUOTE_MIN and msg in said) or (len(bare) >= _RESTATE_MIN and bare in line)
+               for msg, line in body.get(f.kind, ())):
+            out.add((f.evidence.path, f.evidence.line))
+    return out
+
+
 def _flat(text: str) -> str:
     """``text`` lowercased, each run of blanks one space: a title keeps a quoted line's words, not always its spacing
     (utkuozdemir/nvidia_gpu_exporter#64's title 'command failed. stderr: err: exit status 12' beside the log's
@@ -161,7 +191,7 @@ def unexplained(facts: Iterable[Fact], explained: set[tuple[str, int]],
     # a line that repeats an explained one word for word on the same node (every rank, every
     # retry prints its own) is explained with it
     repeats = {(f.node, f.kind, _text(f)) for f in facts if (f.evidence.path, f.evidence.line) in explained}
-    restated = _restated_lines(facts, explained, serious)
+    restated = _restated_lines(facts, explained, serious) | _title_restatements(facts)
     left: list[Fact] = []
     seen: set[tuple[str, int]] = set()
     for f in facts:

@@ -104,3 +104,19 @@ def test_a_title_that_quotes_an_explained_line_with_its_blanks_collapsed_is_expl
     # other words stay unexplained (CONSTRUCTED: the same title with another status)
     rep = _bundle(tmp_path / "2", {"log.txt": log, "title.txt": "command failed. stderr: err: exit status 13\n"}, ruleset)
     assert [f.rule for f in rep.findings] == ["nvml_init_failed", "unexplained_error"]
+
+
+def test_a_title_quoting_a_body_line_is_not_a_second_error(tmp_path, ruleset):
+    # google/nccl-fastsocket#4: the title quotes the WARN the flow-placement rule explains; read as a WARN of the title's
+    # node, it was an unexplained error of its own
+    log = (ROOT / "fixtures/artefacts/nccl_log/fastsocket4_flow_placement_retries_exhausted.log").read_text()
+    rep = _bundle(tmp_path, {"nccl.log": log, "title.txt": 'What does "NCCL WARN Cannot get incoming CPU" mean?\n'}, ruleset)
+    assert [f.rule for f in rep.findings if f.rule == "unexplained_error"] == []
+    assert {f.rule for f in rep.findings} == {"net_plugin_flow_placement_failed"}
+
+
+def test_a_title_quoting_another_warn_stays_unexplained(tmp_path, ruleset):
+    # must not: a title's WARN the body does not hold is an error of its own (CONSTRUCTED title, NCCL's net.cc form)
+    log = (ROOT / "fixtures/artefacts/nccl_log/fastsocket4_flow_placement_retries_exhausted.log").read_text()
+    rep = _bundle(tmp_path, {"nccl.log": log, "title.txt": 'What does "NCCL WARN Could not connect to peer" mean?\n'}, ruleset)
+    assert [f.rule for f in rep.findings if f.rule == "unexplained_error"] == ["unexplained_error"]

@@ -142,6 +142,11 @@ def test_parsers_do_not_claim_other_kinds_real_files():
             # and a log often ends with the shell's report of its process's death ("Illegal instruction (core dumped)")
             if SHELL_REPORT.search(head):
                 allowed.add("subprocess_error")
+            # or with the glog/absl fatal check that aborted it ("F1206 ... parallel.cpp:156] Check failed: ..."): glog_check
+            # reads every such check; where it is of a CUDA or NCCL result, the kind's own reader reads the error it names
+            # (the check aborts the process: the report of its SIGABRT that follows, Open MPI's signal block, is subprocess_error's)
+            if "Check failed: " in head:
+                allowed |= {"glog_check", "subprocess_error"}
             # or with mpirun's boxes on the rank that exited ("Primary job  terminated normally, but 1 process returned ...")
             if launcher_exit.detect(head):
                 allowed.add("launcher_exit")

@@ -42,6 +42,27 @@ class CudaError(Fact):
 
 
 @fact_kind
+class FatalCheckFailed(Fact):
+    """A program's glog or absl fatal check that failed and aborted it (``CHECK(cond)``, ``CHECK_EQ(a, b)``,
+    ``PCHECK(cond)``): ``F0721 02:48:28.834262 1159892 util.h:139] Check failed: bind(*listen_fd, ...) >= 0 ERROR:
+    binding``. What the program checked is its own: where the check names a CUDA, NCCL or verbs call another fact
+    says what failed; this one is the check that no reader reads more of."""
+
+    kind: Literal["fatal_check_failed"] = "fatal_check_failed"
+    condition: str  # what the check printed after "Check failed: ": the condition, and what the program streamed
+    #: the function called in the condition, where it calls one: "bind", "ncclGroupEnd", "ibv_reg_mr"
+    call: str | None = None
+    #: CHECK_OP's values as printed "(<a> vs. <b>)"
+    values: str | None = None
+    #: PCHECK's strerror(errno) and errno (": Cannot allocate memory [12]")
+    errno_text: str | None = None
+    errno: int | None = None
+    source_file: str | None = None  # the prefix's basename:line, where the line keeps glog's prefix
+    source_line: int | None = None
+    message: str
+
+
+@fact_kind
 class CudaOom(Fact):
     kind: Literal["cuda_oom"] = "cuda_oom"
     device: int | None = None

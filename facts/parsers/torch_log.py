@@ -425,6 +425,11 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
         out.append(dict(line=no, text=line, node=node, rank=grank, message=msg, nccl_version=None,
                         nccl_error=tl.nccl_error_name(msg), last_error=None, tail=no))
         return True
+    if "ncclSuccess" in line and (c := tl.FRAMEWORK_NCCL_CHECK_BARE.search(line)) is not None:
+        # the check with no text after it: the result by its number (torch_log_lines.FRAMEWORK_NCCL_CHECK_BARE)
+        out.append(dict(line=no, text=line, node=node, rank=grank, message=line[c.start():].strip(), nccl_version=None,
+                        nccl_error=tl.NCCL_RESULT_BY_NUMBER[int(c["a"] or c["b"])], last_error=None, tail=no))
+        return True
     d = tl.NCCL_DETAIL.search(line)
     if d is not None:
         if prev is not None and prev["node"] == node and 0 <= no - prev["tail"] <= 2:

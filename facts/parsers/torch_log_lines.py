@@ -110,7 +110,8 @@ DETECT = re.compile(
     # [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented
     r"|^(?:\[(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\] )?" + DS_SOURCE +
     # Caffe's and Caffe2's checks of an NCCL call (FRAMEWORK_NCCL_CHECK below)
-    r"|Check failed: [^\n]{1,200} == ncclSuccess \(\d{1,3} vs\. 0\)|\bstatus == ncclSuccess\. \d{1,3} vs 0\.",
+    r"|Check failed: [^\n]{1,200} == ncclSuccess \(\d{1,3} vs\. 0\)|Check failed: ncclSuccess == [^\n]{1,200} \(0 vs\. \d{1,3}\)"
+    r"|\bstatus == ncclSuccess\. \d{1,3} vs 0\.",
     re.M,
 )
 
@@ -287,6 +288,15 @@ NCCL1_RESULT_TEXT = (r"(?:unhandled cuda error|system error|internal error|inval
 FRAMEWORK_NCCL_CHECK = re.compile(
     r"(?:Check failed: [^\n]{1,200}? == ncclSuccess \((?P<a>\d{1,3}) vs\. 0\)|\bstatus == ncclSuccess\. (?P<b>\d{1,3}) vs 0\.)"
     r"[ \t]+(?:Error at: [^\n]{1,300}?\d: ?)?(?P<msg>(?:" + NCCL_RESULT_TEXT + "|" + NCCL1_RESULT_TEXT + r")\b[^\n]{0,300})")
+
+# The same check with nothing streamed after it (Paddle's PADDLE_ENFORCE of its dynload'ed NCCL calls, glog's CHECK_EQ):
+# F1125 15:44:39.266677 200102 nccl_helper.h:62] Check failed: dynload::ncclGroupEnd() == ncclSuccess (1 vs. 0)   (PaddlePaddle/Paddle#14620)
+# The number alone is read only where it means one result in NCCL 1 and 2 alike (src/core.cu's and nccl.h's ncclResult_t:
+# 1 ncclUnhandledCudaError, 2 ncclSystemError, 3 ncclInternalError; above 3 the two releases number differently).
+FRAMEWORK_NCCL_CHECK_BARE = re.compile(
+    r"Check failed: (?:[^\n]{1,200}? == ncclSuccess \((?P<a>[123]) vs\. 0\)|ncclSuccess == [^\n]{1,200}? \(0 vs\. (?P<b>[123])\))[ \t]*$")
+#: ncclResult_t 1-3, the same in NCCL 1 and 2
+NCCL_RESULT_BY_NUMBER = {1: "ncclUnhandledCudaError", 2: "ncclSystemError", 3: "ncclInternalError"}
 
 # c10d's ncclGetErrorWithVersion (NCCLUtils.cpp): ncclGetErrorString(error) + ", NCCL version " +
 # getNcclVersion(): the library torch loaded, "<major>.<minor>.<patch>", or "Unknown NCCL version"

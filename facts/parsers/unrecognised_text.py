@@ -105,7 +105,9 @@ FAILURE_WORDS = re.compile(
     #   output; one pasted among other lines (session 29 B4, fragment_audit --plant) was no one's and the file HEALTHY
     r"|\bERR!|\|[ \t]{0,80}Fail(?: - GPU: [\d, ]{1,40})?[ \t]{0,80}\||^[ \t]{0,16}state:[ \t]{1,16}1: DOWN[ \t]*$"
     # E1129 19:55:14.319000 600 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: -6) ...
-    r"|^[EF]\d{4} \d\d:\d\d:\d\d"
+    # F20250720 17:52:37.391902 1125343 util.h:139] Check failed: bind(*listen_fd, ...) >= 0 ERROR: binding   (uccl-project/uccl#172:
+    #   glog 0.7 puts the year before mmdd where FLAGS_log_year_in_prefix is set, src/logging.cc LogMessage::Init)
+    r"|^[EF](?:\d{4})?\d{4} \d\d:\d\d:\d\d"
     # Error: Cuda failure: CUDA driver version is insufficient for CUDA runtime version (35) in ...
     r"|^\s*(?:[Ee]rror|[Ff]atal)(?:\[\w+\])?: "
     # srun: error: task 0 launch failed: Plugin initialization failed        (NVIDIA/pyxis#4)
@@ -152,6 +154,16 @@ FAILURE_WORDS = re.compile(
     #   traceback : Signal 6 (SIGABRT) received by PID 745              (fixtures/bundles/h200-straggler-desync)
     #   torchrun's failures table (torch.distributed.elastic: "Signal {n} ({name}) received by PID {pid}"), a line of it alone
     r"|\bSignal \d{1,2} \(SIG[A-Z0-9]{2,8}\) received by PID \d"
+    # juju-54b09d-1   NotReady   <none>    7m        v1.10.0                   (charmed-kubernetes/bundle#566: kubectl get nodes)
+    #   Normal  NodeNotReady  23m  kubelet, k8s-agentpool-39580029-vmss000000  Node k8s-agentpool-39580029-vmss000000 status is now: NodeNotReady   (Azure/acs-engine#4236)
+    #   Status: NotReady                                                      (kubernetes-sigs/dra-driver-nvidia-gpu#1050, a ComputeDomain's)
+    #   A Kubernetes object that is not ready, in the API's word: kubectl's node STATUS column (pkg/printers printNode:
+    #   "NotReady" where the Ready condition is not True), the kubelet's event reason NodeNotReady ("Node %s status is now:
+    #   %s") and the Ready condition's reason KubeletNotReady (pkg/kubelet/nodestatus/setters.go), the DRA driver's
+    #   ComputeDomain status. Pasted beside a healthy table these lines were no one's and the paste HEALTHY (bench/
+    #   plant_prefix_probe.py); a reader of the object (k8s_compute_domain) cites its own lines. "cudaErrorNotReady" is
+    #   no match (no word boundary before "NotReady")
+    r"|\b(?:Node|Kubelet)?NotReady\b"
     # iteration 5426/ 250000 | ... | loss scale: 1.0 | grad norm: nan | ...   (bigscience-workshop/Megatron-DeepSpeed#396)
     #   a loss or gradient norm that is not a number: the job's numerics failed. Megatron prints
     #   "grad norm: {:.3f}" and "lm loss: {:.6E}" (NaN there is "NAN"), Hugging Face's Trainer

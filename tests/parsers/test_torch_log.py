@@ -1009,3 +1009,17 @@ def test_an_nccl_error_whose_file_the_reporter_shortened_is_an_nccl_error():
     # a comma before any ":<line>," is not a file: no NCCL error is read from prose that quotes the words
     prose = "RuntimeError: NCCL error in: my job, after a while it stops\n"
     assert [f for f in torch_log.parse(Artefact(path="t.log", text=prose, node="n")).facts if f.kind == "torch_nccl_error"] == []
+
+
+def test_a_bare_nccl_check_is_read_by_its_number_where_nccl_1_and_2_agree():
+    # PaddlePaddle/Paddle#14620: CHECK_EQ(dynload::ncclGroupEnd(), ncclSuccess) with nothing streamed: 1 is
+    # ncclUnhandledCudaError in NCCL 1 and 2
+    text = (FIX / "paddle14620_nccl_group_end_check_bare.log").read_text()
+    assert torch_log.detect(text)
+    (f,) = [f for f in torch_log.parse(Artefact(path="t.log", text=text, node="n")).facts if f.kind == "torch_nccl_error"]
+    assert (f.evidence.line, f.nccl_error) == (7, "ncclUnhandledCudaError")
+    # must not: a number above 3 means other results in NCCL 1 and 2; a value streamed after that is no result text
+    for line in ("F1125 15:44:39.266677 200102 nccl_helper.h:62] Check failed: dynload::ncclGroupEnd() == ncclSuccess (5 vs. 0) ",
+                 "Check failed: result == ncclSuccess (2 vs. 0) NCCL Reduce failed!"):
+        assert [f for f in torch_log.parse(Artefact(path="t.log", text=line + "\n", node="n")).facts
+                if f.kind == "torch_nccl_error"] == []

@@ -491,3 +491,16 @@ def test_a_sanitizers_summary_of_no_errors_is_no_error_line():
     # in a copy of NVIDIA's NVTX memory API post, file id 48857660376; "10 errors" in a memcheck walkthrough, 68528682980)
     assert [n for n, _ in _unrecognised("========= ERROR SUMMARY: 1 error\n")] == [1]
     assert [n for n, _ in _unrecognised("========= ERROR SUMMARY: 10 errors\n")] == [1]
+
+
+def test_glog_fatal_and_error_lines_with_the_year_are_failure_lines():
+    # wild sweep G2: glog 0.7's prefix with the year (FLAGS_log_year_in_prefix), uccl-project/uccl#172's first run; the
+    # prefix without it stays one; an INFO or WARNING line of either form is none
+    from stethoscope.facts.parsers.unrecognised_text import FAILURE_WORDS
+    for line in ("F20250720 17:52:37.391902 1125343 util.h:139] Check failed: bind(*listen_fd, (struct sockaddr*)&serv_addr, "
+                 "sizeof(serv_addr)) >= 0 ERROR: binding",
+                 "E1129 19:55:14.319000 600 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: -6)"):
+        assert FAILURE_WORDS.search(line)
+    for line in ("I20250720 17:52:37.391902 1125343 transport.cc:12] listening on port 5000",
+                 "W0415 16:14:28.038098 1 cdstatus.go:339] numNodes: 2, nodes seen: 1"):
+        assert not FAILURE_WORDS.search(line)
