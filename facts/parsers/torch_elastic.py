@@ -130,7 +130,8 @@ BARRIER = re.compile(r"Timed out initializing process group in store based barri
 WAITING = re.compile(r"Waiting in store based barrier to initialize process ?group for (?:\d{1,12}(?:\.\d{1,12})? seconds ?)?"
                      r"rank:? (?P<rank>\d+), key: (?P<key>\S+) \(world_size=(?P<world>\d+), (?:worker_count|num_workers_joined)=(?P<joined>\d+),")
 # and its end, once every rank checked in (1.10-1.11 "Rank {rank}: Completed store-based barrier for {world_size} nodes.";
-# 1.12+ "Rank {rank}: Completed store-based barrier for key:{store_key} with {world_size} nodes."):
+# 1.12+ "Rank {rank}: Completed store-based barrier for key:{store_key} with {world_size} nodes."): looked for only to tell a
+# wait that ended from one that did not; not a line this reader claims (alone it says nothing of the job's health):
 # INFO:torch.distributed.distributed_c10d:Rank 0: Completed store-based barrier for key:store_based_barrier_key:1 with 1 nodes.
 COMPLETED = re.compile(r"Rank \d+: Completed store-based barrier for (?:key:(?P<key>\S+) with )?\d+ nodes")
 # the client that could not connect at all (socket.cpp, 1.12+; it retries until its timeout, then raises):
@@ -191,19 +192,19 @@ _ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client
                   r"|seconds waiting for clients\. |DistNetworkError: (?:Connection reset by peer|Broken pipe)|" + GLOO_LOST.pattern +
                   r"|\[c10d\] (?:recv(?:Value(?:WithTimeout)?|Vector)|sendBytes) failed on SocketImpl\(|\"should dump\" flag on TCPStore" +
                   r"|ncclUniqueId|Socket Timeout|Wait timeout|wait timeout after|barrier timeout after|Timeout waiting for key: |waitForInput: "
-                  r"|store based barrier|Completed store-based barrier|client socket has failed to connect|server socket has failed to|Address already in use"
+                  r"|store based barrier|client socket has failed to connect|server socket has failed to|Address already in use"
                   r"|has timed out, will retry|TCP client failed to connect/validate"
                   r"|SignalException: Process|raise SignalException\(|death signal, shutting down|closing signal SIG")
 #: the literals in front of each pattern of this reader (detect's cheap gate)
 _GATES = ("Rendezvous", "client socket has", "waiting for clients", "DistNetworkError: ", "ncclUniqueId", "Socket Timeout",
-          "Wait timeout", "wait timeout after", "barrier timeout after", "Timeout waiting for key", "waitForInput: ", "store based barrier", "Completed store-based barrier",
+          "Wait timeout", "wait timeout after", "barrier timeout after", "Timeout waiting for key", "waitForInput: ", "store based barrier",
           "server socket has failed", "Address already in use", "has timed out, will retry", "TCP client failed to connect/validate", "SignalException", "death signal", "closing signal",
           "] recvValue failed on ", "] recvVector failed on ", "] sendBytes failed on ", '"should dump" flag on TCPStore')
 
 
 def detect(text: str) -> bool:
     if any(g in text for g in _GATES) and any(
-            p.search(text) for p in (UNIQUE_ID, KEY_TIMEOUT, BARRIER, WAITING, COMPLETED, CONNECT, IN_USE, SIGNALS, RAISED)):
+            p.search(text) for p in (UNIQUE_ID, KEY_TIMEOUT, BARRIER, WAITING, CONNECT, IN_USE, SIGNALS, RAISED)):
         return True
     return ("Rendezvous" in text and RDZV.search(text) is not None) or (
         "client socket has timed out" in text and STORE.search(text) is not None) or (
@@ -306,13 +307,14 @@ def _store_or_agent(b: FactBuilder, line: int, raw: str, config: dict, agent_err
         # out: the timeout's line is read)
         error = "barrier_overcount" if joined > world else "barrier_waiting" if joined < world else None
         seen = (error, m["key"], joined, world)
-        if error and seen not in state["waits"] and not (m["key"] in state["ended"] or (
-                error == "barrier_waiting" and None in state["ended"])):
+        if not error or m["key"] in state["ended"] or (error == "barrier_waiting" and None in state["ended"]):
+            # a wait that ended (or at world_size) is no reading of anything: not counted as read, so a file of such
+            # lines alone makes no claim that the job was checked
+            return False
+        if seen not in state["waits"]:
             state["waits"].add(seen)
             b.add(TorchRendezvousError, line, error=error, message=msg, endpoint=config["endpoint"],
                   during_rendezvous=agent_error, clients_joined=joined, clients_expected=world)
-        return True
-    if COMPLETED.search(raw):
         return True
     m = KEY_TIMEOUT.search(raw)
     if m:
@@ -369,5 +371,5 @@ def _joins(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
 SIGNATURES = (RDZV, STORE, JOIN, CLIENTS, LOST, GLOO_LOST, RECV_LOST, SHOULD_DUMP, UNIQUE_ID, KEY_TIMEOUT, BARRIER, WAITING,
-              COMPLETED, CONNECT,
+              CONNECT,
               IN_USE, SIGNALS, RAISED)

@@ -159,13 +159,19 @@ def test_store_based_barrier_waiting_real():
      "Rank 0: Completed store-based barrier for key:store_based_barrier_key:1 with 4 nodes.", [("barrier_waiting", 3, 4)]),
     # every rank arrived: nothing to report
     ("Waiting in store based barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 (world_size=4, worker_count=4, timeout=0:30:00)", []),
-    # the completion alone is no failure
-    ("INFO:torch.distributed.distributed_c10d:Rank 0: Completed store-based barrier for key:store_based_barrier_key:1 with 1 nodes.", []),
 ])
 def test_store_based_barrier_waiting_forms(text, expect):
     assert torch_elastic.detect(text)
-    facts = torch_elastic.parse(Artefact(path="x", text=text + "\n", node="n1")).facts
-    assert [(f.error, f.clients_joined, f.clients_expected) for f in facts] == expect
+    r = torch_elastic.parse(Artefact(path="x", text=text + "\n", node="n1"))
+    assert [(f.error, f.clients_joined, f.clients_expected) for f in r.facts] == expect
+    # a wait that ended or reached world_size is not counted as read: such lines alone claim no check of the job
+    assert r.lines_used == (1 if expect else 0)
+
+
+def test_store_based_barrier_completion_alone_is_not_claimed():
+    # the barrier's end alone says nothing of the job's health: not this reader's line
+    line = "INFO:torch.distributed.distributed_c10d:Rank 0: Completed store-based barrier for key:store_based_barrier_key:1 with 1 nodes."
+    assert not torch_elastic.detect(line)
 
 
 def test_port_in_use_real():
