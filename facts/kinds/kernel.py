@@ -88,6 +88,9 @@ class PcieAerError(KernelLineFact):
     error_status: str | None = None  # "00004020"
     errors: str | None = None  # error bit names, comma-joined: "SDES,CmpltTO"
     first_error: str | None = None  # the bit marked "(First)"
+    #: the device's PCI address where the line names one: the kernel's lines always do, ras-mc-ctl's --errors rows do, its
+    #: --summary rows ("\t1 Uncorrected (Non-Fatal) errors: Completion Timeout") name none (``device`` then says so)
+    pci_bus_id: str | None = None
     message: str
 
 

@@ -257,7 +257,7 @@ class AerEvents:
         p.pop("last")
         names = p.pop("names")
         p["errors"] = ",".join(names) or None
-        self.b.add(PcieAerError, ln, **p)
+        self.b.add(PcieAerError, ln, pci_bus_id=p["device"], **p)
 
     def feed(self, ln: int, line: str, msg: str, common: dict, lines: list[str]) -> bool:
         """Read one line holding an AER keyword; True if it belongs to an AER event."""

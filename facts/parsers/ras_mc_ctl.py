@@ -40,7 +40,7 @@ the decoder's text says ``Corrected error`` / ``Uncorrected error``) per MCE row
 row: ``severity`` from the type, ``errors`` the bits' names, ``error_type`` the layer the kernel's aer.c gives
 those bits (Receiver Error: Physical Layer; Bad TLP, Bad DLLP, RELAY_NUM Rollover, Replay Timer Timeout, Data
 Link Protocol, Surprise Link Down: Data Link Layer; the rest: Transaction Layer), ``device`` the device --errors
-names (a summary row names none: ``unnamed device``), ``multiple`` when a summary row counts more than one. The
+names and its ``pci_bus_id`` (a summary row names none: ``unnamed device``, no address: a finding names the node only), ``multiple`` when a summary row counts more than one. The
 ``No ... errors.`` lines and the other sections' rows (ARM, NVIDIA, CXL, devlink, disk, extlog, memory failure,
 signal) are read and make no fact: what the host's memory, PCIe and CPU errors mean is for the rules
 (host_memory_corrected_errors, host_memory_uncorrected_error, host_machine_check_logged, pcie_aer_*). A row of a
@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import re
 
+from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.kinds.kernel import HostHardwareError, PcieAerError  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -176,6 +177,7 @@ def parse(artefact: Artefact) -> ParseResult:
             summary = "dev" not in m.groupdict()
             count = int(m["count"]) if summary else 1
             b.add(PcieAerError, n, device="unnamed device" if summary else m["dev"], severity=_SEVERITY[m["type"]],
+                  pci_bus_id=None if summary else try_pci_bus_id(m["dev"]),
                   error_type=_layer(bits), errors=bits or None, multiple=count > 1, message=line.strip(),
                   timestamp=None if summary else m["time"])
         elif section == "mce":

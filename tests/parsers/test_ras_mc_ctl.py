@@ -16,7 +16,7 @@ def parse_text(text: str):
 def _view(f):
     d = f.model_dump()
     return {k: d[k] for k in ("kind", "source", "corrected", "count", "severity", "error_type", "errors", "device",
-                              "multiple", "memory_controller", "location") if d.get(k) is not None}
+                              "pci_bus_id", "multiple", "memory_controller", "location") if d.get(k) is not None}
 
 
 def test_summary_with_injected_aer_errors():
@@ -29,6 +29,8 @@ def test_summary_with_injected_aer_errors():
     assert rows[3] == (8, "corrected", "Physical Layer", "Receiver Error", True)
     assert rows[5] == (11, "nonfatal", "Transaction Layer", "Completer Abort", False)  # the TLP header left off
     assert len(rows) == 9 and all(f.device == "unnamed device" for f in r.facts)
+    # a summary row names no PCI address: no pci_bus_id (a finding names the node, not "GPU unnamed device")
+    assert all(f.pci_bus_id is None for f in r.facts)
     assert 10 not in [f.evidence.line for f in r.facts]  # "**6 Uncorrected (Fatal) errors:** "
 
 
@@ -64,7 +66,7 @@ def test_errors_forms_of_each_section():
         {"kind": "host_hardware_error", "source": "edac", "corrected": False, "count": 1, "memory_controller": "MC0",
          "location": "CPU_SrcID#0_MC#0_Chan#0_DIMM#0"},
         {"kind": "pcie_aer_error", "severity": "fatal", "error_type": "Data Link Layer", "errors": "Surprise Link Down",
-         "device": "0000:3b:00.0", "multiple": False},
+         "device": "0000:3b:00.0", "pci_bus_id": "0000:3b:00.0", "multiple": False},
         {"kind": "host_hardware_error", "source": "mce", "corrected": False},
         {"kind": "host_hardware_error", "source": "edac", "corrected": True, "count": 12, "memory_controller": "MC1",
          "location": "DIMM_A1"},
