@@ -345,6 +345,21 @@ class GlooConnectFailed(Fact):
 
 
 @fact_kind
+class GlooMonitoredBarrier(Fact):
+    """ProcessGroupGloo's monitored barrier failed (``torch.distributed.monitored_barrier``, and the barrier
+    TORCH_DISTRIBUTED_DEBUG=DETAIL's ProcessGroupWrapper runs before every collective): rank 0 names the ranks
+    that did not reach it in time (``ranks_failed``), or a rank that did reach it never got rank 0's release and
+    says rank 0's log names the faulty rank (``waiting_on_rank0``) (facts/parsers/torch_gloo.py)."""
+
+    kind: Literal["gloo_monitored_barrier"] = "gloo_monitored_barrier"
+    event: Literal["ranks_failed", "waiting_on_rank0"]
+    ranks: str | None = None  # ranks_failed: "1" or "1, 2" as printed (the ranks that did not reach the barrier)
+    rank: int | None = None  # ranks_failed naming one rank: that rank (the finding's entity)
+    reporter: int | None = None  # the rank that printed it: rank 0 for ranks_failed, the message's rank for waiting_on_rank0
+    timeout_ms: int | None = None
+
+
+@fact_kind
 class SshdNotStarted(Fact):
     """The ssh server a launcher needs on a worker (an MPIJob's worker container runs
     ``/usr/sbin/sshd -De``) could not start: its binary is not in the image, or it found no host

@@ -33,6 +33,21 @@ gloo/transport/tcp/pair.cc ``Pair::handleConnecting`` (pytorch/pytorch#15592, py
     what():  [/opt/conda/conda-bld/pytorch_1544084119927/work/third_party/gloo/gloo/transport/tcp/pair.cc:724] connect [127.0.1.1]:3210: Connection refused
     RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:769] connect [127.0.1.1]:25472: Connection refused
 
+ProcessGroupGloo's monitored barrier (``torch.distributed.monitored_barrier``, and the barrier the wrapper
+TORCH_DISTRIBUTED_DEBUG=DETAIL puts around every process group runs before each collective) has rank 0 wait for an
+acknowledgement from every other rank and names those that did not send one in time; a rank that did, but never
+got rank 0's release, says so (torch/csrc/distributed/c10d/ProcessGroupGloo.cpp ``monitoredBarrier``, 1.9 on)::
+
+    "[Rank 0]: Rank " << rank << " failed to pass monitoredBarrier in " << ms << " ms"       (the first that failed)
+    "[Rank 0]: Ranks " << "4, 5, 6, 7" << " failed to pass monitoredBarrier in " << ms << " ms"   (wait_all_ranks=True)
+    "Rank " << rank << " successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank."
+
+Sample lines (real: PyTorch's distributed docs, docs/source/distributed.md, rank 0's error; pytorch/pytorch#121606's
+title, an 8-GPU xtuner fine-tune on PyTorch 2.2.1)::
+
+    RuntimeError: Rank 1 failed to pass monitoredBarrier in 2000 ms
+    RuntimeError: Rank 2 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.
+
 A remote on a loopback address means the peer advertised lo: its hostname resolved to 127.0.1.1
 (Debian and Ubuntu's /etc/hosts) or did not resolve and ProcessGroupGloo fell back to loopback,
 because GLOO_SOCKET_IFNAME was not set. A paste that wraps the message puts ``remote=[...]`` on
@@ -44,7 +59,7 @@ import ipaddress
 import re
 from typing import Any
 
-from stethoscope.facts.kinds.app import GlooConnectFailed, GlooTimeout  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.app import GlooConnectFailed, GlooMonitoredBarrier, GlooTimeout  # noqa: F401 - the fact classes live in facts/kinds
 
 # [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1800000ms for recv operation to complete
 TIMEOUT = re.compile(r"(?:\[(?:[^\]\s]*/)?(?P<src>unbound_buffer\.cc):\d+\] )?"
@@ -62,12 +77,31 @@ REMOTE = re.compile(r"^\s*remote=\[(?P<remote>[^\]\s]+)\]")
 # RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:769] connect [127.0.1.1]:25472: Connection refused   (pytorch/examples#812)
 PAIR_CONNECT = re.compile(r"\[(?:[^\]\s]*/)?pair\.cc:\d+\] connect \[(?P<remote>[^\]\s]{1,64})\]:\d{1,5}: (?P<detail>[A-Za-z][^\n]{0,100}?)\s*$")
 
-#: the literals that put a line in front of :func:`read` / :func:`read_connect` (torch_log's marked lines)
-MARKERS = ("ms for recv operation to complete", "ms for send operation to complete", "Gloo connectFullMesh failed", "] connect [")
+# [Rank 0]: Rank 1 failed to pass monitoredBarrier in 2000 ms      [Rank 0]: Ranks 4, 5, 6, 7 failed to pass monitoredBarrier in 2000000 ms
+# RuntimeError: Rank 1 failed to pass monitoredBarrier in 2000 ms   (the docs' sample, without rank 0's tag)
+BARRIER_FAILED = re.compile(r"\bRanks? (?P<ranks>\d{1,7}(?:, \d{1,7}){0,8191}) failed to pass monitoredBarrier in (?P<ms>\d{1,12}) ms")
+# Rank 2 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.
+BARRIER_WAITING = re.compile(r"\bRank (?P<rank>\d{1,7}) successfully reached monitoredBarrier, but received errors while waiting")
+
+#: the literals that put a line in front of :func:`read` / :func:`read_connect` / :func:`read_barrier` (torch_log's marked lines)
+MARKERS = ("ms for recv operation to complete", "ms for send operation to complete", "Gloo connectFullMesh failed", "] connect [",
+           "failed to pass monitoredBarrier", "successfully reached monitoredBarrier")
 
 #: RE2-compatible signature, for torch_log's detect and facts/classify.py
 SIGNATURE = (r"Timed out waiting \d+ms for (?:recv|send) operation to complete|Gloo connectFullMesh failed"
-             r"|pair\.cc:\d+\] connect \[[^\]\s]{1,64}\]:\d{1,5}: [A-Za-z]")
+             r"|pair\.cc:\d+\] connect \[[^\]\s]{1,64}\]:\d{1,5}: [A-Za-z]"
+             r"|Ranks? \d{1,7}(?:, \d{1,7})* failed to pass monitoredBarrier in \d|Rank \d{1,7} successfully reached monitoredBarrier, but")
+
+
+def read_barrier(line: str) -> dict[str, Any] | None:
+    """The ``gloo_monitored_barrier`` fields of ``line``, or None."""
+    if "failed to pass" in line and (m := BARRIER_FAILED.search(line)) is not None:
+        ranks = m["ranks"]
+        return dict(event="ranks_failed", ranks=ranks, rank=int(ranks) if ranks.isdigit() else None, reporter=0,
+                    timeout_ms=int(m["ms"]))
+    if "successfully reached" in line and (m := BARRIER_WAITING.search(line)) is not None:
+        return dict(event="waiting_on_rank0", reporter=int(m["rank"]))
+    return None
 
 
 def read(line: str) -> dict[str, Any] | None:

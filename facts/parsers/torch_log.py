@@ -147,6 +147,10 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
         b.add(gloo.GlooTimeout, no, node=node, text=line, rank=grank, **g)
         used.add(no)
         return
+    if "monitoredBarrier" in line and (mb := gloo.read_barrier(line)) is not None:
+        b.add(gloo.GlooMonitoredBarrier, no, node=node, text=line, **mb)
+        used.add(no)
+        return
     if ("connectFullMesh" in line or "] connect [" in line) and (gc := gloo.read_connect(line, nxt)) is not None:
         fields, took_next = gc
         used.add(no)

@@ -1023,3 +1023,35 @@ def test_a_bare_nccl_check_is_read_by_its_number_where_nccl_1_and_2_agree():
                  "Check failed: result == ncclSuccess (2 vs. 0) NCCL Reduce failed!"):
         assert [f for f in torch_log.parse(Artefact(path="t.log", text=line + "\n", node="n")).facts
                 if f.kind == "torch_nccl_error"] == []
+
+
+# ProcessGroupGloo::monitoredBarrier (monitored_barrier, and the barrier TORCH_DISTRIBUTED_DEBUG=DETAIL runs before each collective)
+@pytest.mark.parametrize("line, event, ranks, rank, reporter, ms", [
+    # rank 0's error, the docs' sample (docs/source/distributed.md)
+    ("RuntimeError: Rank 1 failed to pass monitoredBarrier in 2000 ms", "ranks_failed", "1", 1, 0, 2000),
+    # ProcessGroupGloo.cpp's form with rank 0's tag, under torchrun's label (CONSTRUCTED from the format string)
+    ("[rank0]: RuntimeError: [Rank 0]: Rank 3 failed to pass monitoredBarrier in 1800000 ms", "ranks_failed", "3", 3, 0, 1800000),
+    # wait_all_ranks=True: every rank that did not arrive (CONSTRUCTED from "[Rank 0]: Ranks " + Join(", ", failedRanks) + ...)
+    ("RuntimeError: [Rank 0]: Ranks 4, 5, 6, 7 failed to pass monitoredBarrier in 2000000 ms", "ranks_failed", "4, 5, 6, 7", None, 0, 2000000),
+    # a rank other than 0 that arrived and was never released (pytorch/pytorch#121606's title)
+    ("RuntimeError: Rank 2 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.",
+     "waiting_on_rank0", None, None, 2, None),
+])
+def test_monitored_barrier(line, event, ranks, rank, reporter, ms):
+    assert torch_log.detect(line)
+    [f] = [f for f in parse_text(line + "\n").facts if f.kind == "gloo_monitored_barrier"]
+    assert (f.event, f.ranks, f.rank, f.reporter, f.timeout_ms) == (event, ranks, rank, reporter, ms)
+
+
+@pytest.mark.parametrize("line", [
+    "dist.monitored_barrier(group=group_gloo, timeout=timedelta(seconds=2))",
+    "# ranks that failed to pass monitoredBarrier are reported by rank 0",
+    "Rank 1 failed to pass the barrier in 2000 ms",
+])
+def test_monitored_barrier_near_misses(line):
+    assert [f for f in parse_text(line + "\n").facts if f.kind == "gloo_monitored_barrier"] == []
+
+
+def test_monitored_barrier_docs_sample_file():
+    r = parse_file("pytorch_docs_monitored_barrier_rank1.log")
+    assert [(f.evidence.line, f.event, f.rank) for f in r.facts if f.kind == "gloo_monitored_barrier"] == [(1, "ranks_failed", 1)]
