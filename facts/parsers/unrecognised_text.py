@@ -347,8 +347,18 @@ def _reporter():
 # | `CUDA/v12.4/compute-sanitizer/` | 2024.1.0 | **exit 0, `ERROR SUMMARY: 0 errors`, and the test never ran** |
 #   (ashalliants/ninfer-3090#76). "10 errors", "ERROR SUMMARY: 1 error" are counts of errors and stay error lines; a
 #   plural count after a space only ("rank=0 Error: ShardCannotStart" is a field and an error).
+# [Canonical UbuntuServer 18.04-LTS latest] Total Test Cases      : 1 (1 Passed, 0 Failed, 0 Aborted, 0 Skipped)
+#   (microsoft/lisa#644, LISAv2's test summary of a CUDA driver validation that passed; #298 the same without the image's
+#   prefix) a test runner's tally lists its counts, "<n> <outcome>" items separated by commas in parentheses or after a
+#   colon ("3 passed, 0 failed, 3 total" is the form of many runners' summaries); an item that counts none of a failing
+#   outcome ("0 Failed", "0 Aborted", "0 failing", "0 timed out") says nothing failed. Only as a list's item: after "(",
+#   ",", ";" or "|" (or first on the line) and before the next separator or the line's end, so "GPU 0 failed to
+#   initialize", "rank 0 failed" (an index, not a count) and "(0 Passed, 1 Failed, ...)" (microsoft/lisa#280's failed
+#   run: its "1 Failed") stay error lines.
 _ZERO_COUNT = re.compile(r"\b(?:[Ee]rrors?|ERRORS?|[Ff]ail(?:ed|ures?)|FAIL(?:ED|URES?)|[Tt]imeouts?)[ \t]*[=:][ \t]*0+(?![.\d])"
-                         r"|(?:\bERROR SUMMARY:[ \t]*)?(?<![\w.=:-])0+[ \t]+(?:[Ee]rrors|ERRORS|[Ff]ailures|FAILURES)\b")
+                         r"|(?:\bERROR SUMMARY:[ \t]*)?(?<![\w.=:-])0+[ \t]+(?:[Ee]rrors|ERRORS|[Ff]ailures|FAILURES)\b"
+                         r"|(?:(?<=[(,;|])|^)[ \t]{0,8}0+[ \t]{1,8}(?:[Ff]ailed|FAILED|[Aa]borted|ABORTED|[Ff]ailing|FAILING|[Tt]imed out)"
+                         r"(?=[ \t]{0,8}(?:[,;)|]|\.?[ \t]{0,8}$))", re.M)
 
 
 def zero_counts_only(line: str) -> bool:

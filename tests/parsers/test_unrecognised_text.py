@@ -504,3 +504,21 @@ def test_glog_fatal_and_error_lines_with_the_year_are_failure_lines():
     for line in ("I20250720 17:52:37.391902 1125343 transport.cc:12] listening on port 5000",
                  "W0415 16:14:28.038098 1 cdstatus.go:339] numNodes: 2, nodes seen: 1"):
         assert not FAILURE_WORDS.search(line)
+
+
+def test_a_test_runners_tally_of_no_failures_is_no_error_line():
+    # wild sweep G4: LISAv2's summary of a CUDA driver validation that passed (microsoft/lisa#644, under the runner's
+    # image prefix; #298 the same without it) lists "<n> <outcome>" counts; "0 Failed" and "0 Aborted" count none and the
+    # file read "faulty, unexplained_error" on its own success
+    from stethoscope.facts.parsers import unrecognised_text
+
+    text = (ROOT / "fixtures/artefacts/unrecognised_text/lisa644_cuda_driver_validation_pass_summary.txt").read_text()
+    assert _unrecognised(text) == [] and not unrecognised_text.detect(text)
+    for line in ("Total Test Cases      : 1 (1 Passed, 0 Failed, 0 Aborted, 0 Skipped)",
+                 "[Canonical UbuntuServer 16.04-LTS latest] Total Test Cases      : 1 (1 Passed, 0 Failed, 0 Aborted, 0 Skipped)"):
+        assert unrecognised_text.zero_counts_only(line)
+    # must not: a tally that counts a failure (microsoft/lisa#280's failed run, real), an index before "failed" rather
+    # than a count, and a zero beside a count of errors that is not zero (CONSTRUCTED) stay error lines
+    assert [n for n, _ in _unrecognised("Total Test Cases      : 1 (0 Passed, 1 Failed, 0 Aborted, 0 Skipped)\n")] == [1]
+    for line in ("GPU 0 failed to initialize", "rank 0 failed", "3 passed, 0 failed, 1 error"):
+        assert not unrecognised_text.zero_counts_only(line), line
