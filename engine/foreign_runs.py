@@ -39,7 +39,7 @@ from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verd
 from stethoscope.facts.classify import signature_source
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseResult
-from stethoscope.facts.parsers.ticket_prose import explanations, feature_request
+from stethoscope.facts.parsers.ticket_prose import CLAIM_WORDS, explanations, feature_request
 from stethoscope.facts.parsers.unrecognised_text import (ERROR_GATES, ERROR_WORDS, FAILURE_WORDS, TEXT_GATES, error_line,
                                                          shell_command)
 from stethoscope.facts.registry import load_fallbacks
@@ -67,8 +67,13 @@ def _signatures(parser) -> tuple[re.Pattern, ...]:
 
 @lru_cache(maxsize=1)
 def _content() -> tuple[re.Pattern, ...]:
-    """An error word, a failure form, or a diagnostic term: what makes a run worth reading."""
-    return ERROR_WORDS, FAILURE_WORDS, load_verdict_policy().terms_re
+    """An error word, a failure form, a reporter's words for a symptom, or a diagnostic term: what makes a run worth
+    reading (the first three are ``strong``: a line of terms alone left unread is most often the readers' banner).
+    A symptom told in words is a claim (ticket_prose: inconclusive), not a reader's uncounted line: harvest 2701's
+    paragraph (NVIDIA/open-gpu-kernel-modules#1370: "... stopped the faults ... a reproduction that faults within 2–3
+    minutes") under nccl-tests results or an nvidia-smi -q block, one line unread and no error word, read HEALTHY
+    (round rG4, bench/plant_prefix_probe.py)."""
+    return ERROR_WORDS, FAILURE_WORDS, CLAIM_WORDS, load_verdict_policy().terms_re
 
 
 def read_lines(results: list[ParseResult], art: Artefact, facts: list[Fact]) -> list[int]:
@@ -171,7 +176,7 @@ def candidates(art: Artefact, kinds, read: list[int], log: bool, strong: bool = 
         return _blocks(art, kinds, read)
     lines = art.lines
     n = len(lines)
-    content = _content()[:2] if strong else _content()
+    content = _content()[:3] if strong else _content()
     sigs = [s for p in kinds for s in _signatures(p)]
     out: list[tuple[int, int, int]] = []
 
@@ -416,7 +421,7 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
     polarity = load_polarity()
     found: list[Fact] = []
     parts: list[tuple[int, str]] = []
-    for a, b in runs:
+    def fallback_facts(a: int, b: int) -> list[Fact]:
         run = Artefact(path=art.path, text="\n".join(lines[a - 1:b]), node=art.node,
                        node_from_folder=art.node_from_folder, line_offset=art.line_offset + a - 1)
         made: list[Fact] = []
@@ -426,6 +431,32 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
                     made.extend(p.parse(run).facts)
                 except Exception:
                     continue
+        return made
+
+    for a, b in runs:
+        run = Artefact(path=art.path, text="\n".join(lines[a - 1:b]), node=art.node,
+                       node_from_folder=art.node_from_folder, line_offset=art.line_offset + a - 1)
+        made = fallback_facts(a, b)
+        if not made and any(blank(i) for i in range(a, b + 1)):
+            # a run of blocks apart (empty lines between) that the fallback readers make nothing of whole: each block
+            # as a paste of its own. nccl-tests' last line "rc=0" (its wrapper's exit code, no reader's row) then a
+            # reporter's paragraph under it (harvest 2701's, round rG4's probe) is no prose together: the paragraph's
+            # claim went unread and the results read HEALTHY
+            i = a
+            while i <= b:
+                if blank(i):
+                    i += 1
+                    continue
+                j = i
+                while j < b and not blank(j + 1):
+                    j += 1
+                # (only what holds the verdict back there: an error line, a symptom told; not a remark or a stated
+                # figure, which a run's block that is a reader's own header would give: ibnetdiscover's "# Initiated
+                # from node ...")
+                made.extend(f for f in fallback_facts(i, j)
+                            if (f.kind == "reported_symptom" and getattr(f, "symptom", "") != "remark")
+                            or (f.kind in polarity and polarity[f.kind].polarity in ("warning", "error")))
+                i = j + 1
         kept = [f for f in made if not (f.kind == "text_error_line" and _PY_WARNING.match(f.evidence.text))]
         found.extend(kept)
         # facts that hold the verdict back alone (an error line; a reporter's symptom, which rules judge or leave

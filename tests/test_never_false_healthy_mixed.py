@@ -442,3 +442,40 @@ def test_compose_labelled_nccl_tests_results_below_a_healthy_table(ruleset, tmp_
     text = table.read_text().rstrip("\n") + "\n\n" + "\n".join("trainer-1  | " + ln for ln in run)
     rep, _ = _diagnose(tmp_path, ruleset, text)
     assert rep.verdict != "healthy" and "nccl_tests_busbw_unjudged" in [f.rule for f in rep.findings], rep.reason
+
+
+def test_another_programs_line_indented_under_a_healthy_smi_q_block(ruleset, tmp_path):
+    # round rG4's probe: dcgm-exporter's fatal line (harvest 1002, NVIDIA/dcgm-exporter#80) four blanks deep under an
+    # nvidia-smi -q ECC block: the block's reader passed it over as one of its rows (nvidia-smi prints none that is
+    # neither "<key> : <value>" nor a section's name) and the -q read HEALTHY; the line is now left to the fallback readers
+    smi_q = (ROOT / "fixtures" / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi-q-ECC.txt").read_text().rstrip("\n")
+    [line] = [ln for ln in _case("1002", "dcgm-exporter.log").read_text().splitlines() if "level=fatal" in ln][:1]
+    rep, _ = _diagnose(tmp_path, ruleset, smi_q + "\n\n    " + line.strip())
+    assert rep.verdict == "faulty" and any("API version mismatch" in f.summary for f in rep.findings), rep.reason
+    (tmp_path / "alone").mkdir()
+    alone, checked = _diagnose(tmp_path / "alone", ruleset, smi_q)
+    assert alone.verdict == "healthy" and "gpu_memory" in checked, alone.reason  # the near miss: the block alone
+
+
+@pytest.mark.parametrize("base", [
+    ROOT / "fixtures" / "observations" / "h200-x2" / "nccl-tests" / "allreduce_healthy_g2.txt",  # ends in "rc=0"
+    ROOT / "fixtures" / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi-q-ECC.txt",
+])
+def test_a_reporters_paragraph_of_faults_under_healthy_results(ruleset, tmp_path, base):
+    # round rG4's probe: harvest 2701's paragraph (NVIDIA/open-gpu-kernel-modules#1370: "... stopped the faults ... a
+    # reproduction that faults within 2–3 minutes") pasted under nccl-tests results or an -q block read HEALTHY: its
+    # one line left unread named no error word (only a symptom's), and under nccl-tests' "rc=0" the two were no prose
+    para = next(ln for ln in _case("2701", "other-quoted-in-text.txt").read_text().splitlines() if "stopped the faults" in ln)
+    rep, _ = _diagnose(tmp_path, ruleset, base.read_text().rstrip("\n") + "\n\n" + para)
+    assert rep.verdict == "inconclusive", rep.reason
+    assert [f.rule for f in rep.findings] == ["reported_symptom_unjudged"] and "'faults'" in rep.findings[0].summary
+    (tmp_path / "alone").mkdir()
+    alone, _ = _diagnose(tmp_path / "alone", ruleset, base.read_text().rstrip("\n"))
+    assert alone.verdict == "healthy", alone.reason  # the near miss: the results alone
+
+
+def test_a_readers_own_header_in_a_split_run_is_no_remark(ruleset, tmp_path):
+    # the fallback readers read a run's blocks one by one only for what holds a verdict back: ibnetdiscover's
+    # "# Initiated from node ..." header, a block of its own, gave a reporter's 'remark' when they did (must not)
+    rep, _ = _diagnose(tmp_path, ruleset, (ART / "ibnetdiscover" / "two_hosts_one_leaf.txt").read_text().rstrip("\n"))
+    assert not [f for f in rep.findings if f.rule == "reported_symptom_unjudged"]

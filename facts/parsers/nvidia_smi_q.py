@@ -557,6 +557,8 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
     header = 0
     sectioned = True
     skip_from = 1  # no GPU block open: every indented row is passed over
+    foreign: list[int] = []  # lines of the block that are no -q row (another program's, indented like one)
+    marked = 0  # len(foreign) where the GPU block now read row by row began
     no = banner_line
     for indent, head, sep, value in it:
         no += 1
@@ -567,7 +569,8 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
             if not line.strip():
                 continue
             if ops is not None:  # the GPU block read row by row ends here: its reading is kept
-                _keep_plan(layout, header, ops, stack, skip_from, section if sectioned else None)
+                if len(foreign) == marked:  # (not a block holding a line no -q prints: its layout's plan would
+                    _keep_plan(layout, header, ops, stack, skip_from, section if sectioned else None)  # pass it over)
                 ops = None
             if (g := GPU_HEADER.match(line)):
                 rec = GpuRecord(pci_bus_id=pci_bus_id(g["bus"]), line=no)
@@ -585,7 +588,7 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
                         plan = _PLANS.get(layout)
                         last = (between, plan) if plan is not None else last
                     if plan is None:
-                        ops, header = [], no
+                        ops, header, marked = [], no, len(foreign)
                     else:  # laid out as a block read before: its rows are passed over
                         plan.read(rec, pieces[1::2], no)
                         stack, skip_from = list(plan.stack), plan.skip_from
@@ -598,6 +601,12 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
                 rec, skip_from = None, 1
             continue
         if not head or head[0].isspace() or (sep and not head[-1].isspace()):
+            if head.strip():
+                # neither a key line nor a section line: nvidia-smi prints none (every row is "<key padded> : <value>"
+                # or a section's name), so another program's line pasted in or under the block, indented with it
+                # ('    time="2022-07-19T14:22:41Z" level=fatal msg="Error getting device busid: ..."' four blanks deep
+                # under a -q's ECC section read HEALTHY, bench/plant_prefix_probe.py): not one of its rows (below)
+                foreign.append(no)
             continue  # blank, or neither a key line nor a section line
         depth = (len(indent) + 2) // 4  # _depth
         keep = depth - 1 if depth > 1 else 0
@@ -625,12 +634,13 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
                     if ops is not None:
                         ops.append((no, field, None, None))
             skip_from = node.skip_from
-    if ops is not None:
+    if ops is not None and len(foreign) == marked:
         _keep_plan(layout, header, ops, stack, skip_from, section if sectioned else None)
     stop = artefact.line_of(end) if end < len(text) else len(lines) + 1  # the line that ended the block
     last = stop - 1  # the block's last line that is not blank (every such line is read or passed over)
-    while last > banner_line and not lines[last - 1].strip():
-        last -= 1
+    alien = set(foreign)
+    while last > banner_line and (not lines[last - 1].strip() or last in alien):
+        last -= 1  # (a line no -q prints after its last row is not the block's: the fallback readers read it)
     if end == len(text) and last > banner_line and rec is not None and lines[last - 1][0] == " " \
             and KEY_LINE.match(lines[last - 1]) is None and SECTION_LINE.match(lines[last - 1]) is not None:
         # the text's last line is a header or a field name with nothing after it (no " : value", no
@@ -661,8 +671,14 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
     # A2) read HEALTHY where the same line alone reads an unexplained error (engine/foreign_runs.py searches only
     # where the readers' own count leaves a non-blank line unread); the block's span is read (ParseResult.spans),
     # so that such a line is not taken for one of its rows (its rows without a fact on them)
-    b.result.spans.append((banner_line + artefact.line_offset, last + artefact.line_offset))
-    return sum(1 for ln in lines[banner_line - 1:last] if ln and not ln.isspace())
+    # (the lines no -q prints inside it are left out of the span and the count: engine/foreign_runs.py reads them)
+    first = banner_line
+    for n in sorted(x for x in alien if x < last):
+        if n > first:
+            b.result.spans.append((first + artefact.line_offset, n - 1 + artefact.line_offset))
+        first = n + 1
+    b.result.spans.append((first + artefact.line_offset, last + artefact.line_offset))
+    return sum(1 for n, ln in enumerate(lines[banner_line - 1:last], banner_line) if ln and not ln.isspace() and n not in alien)
 
 
 # $ nvidia-smi -q -i 1          (a terminal paste: the command asked for one GPU of the eight)

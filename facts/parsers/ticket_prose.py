@@ -167,9 +167,20 @@ _SYMPTOMS = (
     # for some reason one of the GPUs on cn110 is not working as it should. ...    (ai4d-iasc/trixie#38)
     # 1650 nvidia-open driver: Crashes                                          (NVIDIA/open-gpu-kernel-modules#1030)
     #   a failure told in words no program prints as its error: a claim, as the error sentences below
+    # ... Rolling back to 580.159.03 stopped the faults immediately ... We have a deterministic single-machine
+    #   reproduction that faults within 2–3 minutes.                            (NVIDIA/open-gpu-kernel-modules#1370, harvest 2701)
+    #   "faults" as a verb or a plural (a GPU's, a driver's) tells of faults met, as "crashes" does; not a count of none
+    #   ("no faults", "zero faults", "without faults"), nor a process's page faults (GNU time's "Minor (reclaiming a
+    #   frame) page faults: 12", "page-faulting"), nor "fault tolerance" (the singular is left: "at fault", "default")
     ("error", re.compile(r"(?:\bnot|n't) working\b|\b(?:doesn't|does not|don't|do not|didn't|did not|won't|stopped|stops) "
-                         r"work(?:ing)?\b|\bcrash(?:es|ed|ing)?\b", re.I)),
+                         r"work(?:ing)?\b|\bcrash(?:es|ed|ing)?\b"
+                         r"|(?<!\bno )(?<!\bzero )(?<!\bpage )(?<!\bwithout )(?<!\bpage-)\bfault(?:s|ed|ing)\b", re.I)),
 )
+#: the words of a fault told (the "error" and "hang" symptoms): what makes a reporter's sentence inside another
+#: program's output worth reading (engine/foreign_runs.py: a paragraph pasted under nccl-tests results, where the reader
+#: left that one line unread). Not the performance words ("slow", "violations"): a config's comment says them
+#: ("    # Errors and violations", a dcgm-exporter counters file's section, fixtures/artefacts/dcgm_exporter_counters)
+CLAIM_WORDS = re.compile("|".join(f"(?:{p.pattern})" for s, p in _SYMPTOMS if s in ("error", "hang")), re.I)
 _COMPONENT_WORDS = (
     ("pcie", re.compile(r"\bPCIe?\b", re.I)),
     ("nccl", re.compile(r"\b(?:nccl|bus\s?bw|bus bandwidth|all[_-]?reduce|allredcue|all_reduce_perf|collective|NVLS\w*)", re.I)),

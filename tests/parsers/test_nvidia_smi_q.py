@@ -563,3 +563,33 @@ def test_ecc_mode_the_operating_system_refused_is_a_limit_not_an_error():
     assert r.errors == []
     assert [(h.limit, h.line) for h in r.limits] == [("query_refused", 3), ("query_refused", 4)]
     assert [(f.current_enabled, f.pending_enabled) for f in r.facts if f.kind == "gpu_ecc_mode"] in ([], [(None, None)])
+
+
+def test_a_line_no_smi_q_prints_under_its_block_is_not_one_of_its_rows():
+    # round rG4's probe: another program's line (dcgm-exporter's, harvest 1002: NVIDIA/dcgm-exporter#80) indented four
+    # blanks under the ECC block was passed over as a row and counted read (its span covered it): HEALTHY. A row that is
+    # neither "<key> : <value>" nor a section's name is no -q row: left out of the span and the count
+    text = (QDIR / "nvidia-smi-q-ECC.txt").read_text().rstrip("\n")
+    n = len(text.splitlines())
+    alien = '    time="2022-07-19T14:22:41Z" level=fatal msg="Error getting device busid: API version mismatch"'
+    _, res = run(q, QDIR / "nvidia-smi-q-ECC.txt", text + "\n\n" + alien + "\n")
+    _, alone = run(q, QDIR / "nvidia-smi-q-ECC.txt", text + "\n")
+    assert res.spans == alone.spans and all(b <= n for _a, b in res.spans)
+    assert res.lines_used == alone.lines_used
+    # inside the block, between rows: the span is split around it (the rows after it are still read)
+    rows = text.splitlines()
+    mid = len(rows) - 3
+    _, res = run(q, QDIR / "nvidia-smi-q-ECC.txt", "\n".join(rows[:mid] + [alien] + rows[mid:]) + "\n")
+    assert (mid + 1) not in {i for a, b in res.spans for i in range(a, b + 1)}
+    assert res.lines_used == alone.lines_used and max(b for _a, b in res.spans) == n + 1
+
+
+def test_a_block_holding_a_line_no_smi_q_prints_leaves_no_plan_that_hides_it():
+    # the second reading of the same layout (one process, another file) is read from the first's plan, its rows passed
+    # over: a plan kept from a block that held another program's line would hide that line the next time
+    text = (QDIR / "nvidia-smi-q-ECC.txt").read_text().rstrip("\n")
+    alien = '    time="2022-07-19T14:22:41Z" level=fatal msg="Error getting device busid: API version mismatch"'
+    _, first = run(q, QDIR / "nvidia-smi-q-ECC.txt", text + "\n\n" + alien + "\n")
+    _, again = run(q, QDIR / "nvidia-smi-q-ECC.txt", text + "\n\n" + alien + "\n")
+    assert first.spans == again.spans and first.lines_used == again.lines_used
+    assert len(text.splitlines()) + 2 not in {i for a, b in again.spans for i in range(a, b + 1)}

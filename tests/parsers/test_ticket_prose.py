@@ -320,3 +320,19 @@ def test_a_table_whose_error_words_are_a_count_of_none_is_the_reporters():
     assert [f["what"] for f in of(facts("ninfer76_sanitizer_zero_errors_table.txt"), "stated_measurement")] == [
         "copy `CUDA/v12.4/compute-sanitizer/`", "copy `CUDA/v12.8/compute-sanitizer/`"]
     assert not unrecognised_text.detect(text)
+
+
+def test_faults_told_in_words_are_a_claim():
+    # round rG4's probe: harvest 2701's paragraph (NVIDIA/open-gpu-kernel-modules#1370, verbatim) pasted beside a
+    # healthy nvidia-smi table read HEALTHY: "Rolling back ... stopped the faults", "a deterministic single-machine
+    # reproduction that faults within 2–3 minutes" tell of faults met, as "crashes" does; a claim (inconclusive)
+    [path] = (ROOT / "fixtures/harvest/cases").glob("2701-*/other-quoted-in-text.txt")
+    line = next(ln for ln in path.read_text().splitlines() if "stopped the faults" in ln)
+    fs = ticket_prose.parse(Artefact(path="p.txt", text=line + "\n", node="n1")).facts
+    assert [(s["symptom"], s["words"]) for s in of(fs, "reported_symptom")] == [("error", "faults")]
+    # must not (CONSTRUCTED near misses): a count of none, a process's page faults, fault tolerance
+    error = dict(ticket_prose._SYMPTOMS)["error"]
+    for said in ("We saw no faults on 580.159.03 across the fleet.", "zero faults in the same window",
+                 "Minor (reclaiming a frame) page faults: 38451", "the page-faulting path of UVM",
+                 "The trainer has fault tolerance enabled."):
+        assert error.search(said) is None, said
