@@ -27,6 +27,11 @@ Wrappers, each with a real sample:
       `init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank 39.`
       `ACSCtl:	SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-`
 
+  and an inline code span over several lines loses its opening backtick (at a line's start) and its closing one
+  (ending the first later line with a backtick, alone on it), if the paste has it::
+
+      `==============NVSMI LOG==============
+
 - a whole line in double quotes, as a message is quoted in prose (straight or typographic
   quotes; the quotes go, an end-of-sentence dot inside them stays)::
 
@@ -108,6 +113,12 @@ import re2
 _FENCE = re.compile(r"\n[ \t]*```(?P<body>[^\n]*?)[ \t]*(?=\n)")
 # `ACSCtl:	SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-`
 _TICKS = re.compile(r"\n[ \t]*`(?P<body>[^`\n]+)`[ \t]*(?=\n)")
+# a markdown inline code span over several lines: its opening backtick starts a line that holds no other, its closing
+# one (if the paste has it) ends the first later line that holds a backtick, and holds no other (GitHub renders the
+# lines between as code; paradoxxxzero/gnome-shell-system-monitor-applet#356, nvidia-smi -q under R375, cut before
+# the close; NVIDIA/nvidia-settings#80, a --query-gpu csv):
+#   `==============NVSMI LOG==============
+_TICK_OPEN = re.compile(r"\n[ \t]*`(?=[^`\n]*\n)")
 # > [0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>
 _QUOTE = re.compile(r"\n(?:[ \t]{0,3}>(?:[ \t]|(?=\n)))+")
 # "# Reducing maxBytes to 12156305408 due to memory limitation."      (nccl-tests#198, quoted in the issue text)
@@ -795,6 +806,7 @@ def _strip(text: str, plain: bool = False) -> str:
             out = _FENCE.sub(_fence, out)
         if "`" in out:
             out = _TICKS.sub("\n\\g<body>", out)
+            out = _inline_code(out)
         if '\n"' in out or "\n\u201c" in out:
             out = _DQUOTE.sub("\n\\g<body>", out)
         if "<std" in out:
@@ -830,6 +842,31 @@ def _strip(text: str, plain: bool = False) -> str:
 # the run inside a line, not between two letters or digits (those do not emphasise: "mlx5_0", "NCCL_IB_HCA")
 _INNER = {d: re.compile(rf"(?<![A-Za-z0-9]){re.escape(d)}|{re.escape(d)}(?![A-Za-z0-9])")
           for d in ("*", "**", "***", "_", "__", "___")}
+
+
+def _inline_code(out: str) -> str:
+    """``out`` with the backticks of each inline code span over several lines taken off (_TICK_OPEN): the
+    opener at its line's start; the closer where the first later line holding a backtick holds only it, at
+    its end (else it is no closer of this span, and stays)."""
+    parts: list[str] = []
+    pos = 0
+    for m in _TICK_OPEN.finditer(out):
+        if m.start() < pos:
+            continue
+        parts.append(out[pos:m.end() - 1])
+        pos = m.end()
+        k = out.find("`", pos)
+        if k == -1:
+            continue
+        start, end = out.rfind("\n", 0, k) + 1, out.find("\n", k)
+        line = out[start:end if end != -1 else len(out)]
+        if line.count("`") == 1 and line.rstrip().endswith("`"):
+            parts.append(out[pos:k])
+            pos = k + 1
+    if not parts:
+        return out
+    parts.append(out[pos:])
+    return "".join(parts)
 
 
 def _emphasis(m: re.Match[str]) -> str:

@@ -661,3 +661,36 @@ def test_a_row_repeating_the_row_before_is_a_whole_line_not_a_cut():
     head, tail = line[:80], line[80:]
     cut = "\n".join([head, tail, head, tail, "done"]) + "\n"
     assert normalise(cut).split("\n") == [line, "", line, "", "done", ""]
+
+
+# an inline code span over several lines (GitHub renders the lines between as code): its backticks come off, line for
+# line; real heads: paradoxxxzero/gnome-shell-system-monitor-applet#356 (nvidia-smi -q, R375, cut before the close)
+@pytest.mark.parametrize("raw,want", [
+    ("`==============NVSMI LOG==============\n\nTimestamp                           : Tue Aug 15 16:00:35 2017\n",
+     "==============NVSMI LOG==============\n\nTimestamp                           : Tue Aug 15 16:00:35 2017\n"),
+    ("notes:\n`name, pci.bus_id\nTesla V100, 00000000:3B:00.0`\nend\n", "notes:\nname, pci.bus_id\nTesla V100, 00000000:3B:00.0\nend\n"),
+])
+def test_an_inline_code_span_over_several_lines_loses_its_backticks(raw, want):
+    assert normalise(raw) == want
+
+
+@pytest.mark.parametrize("raw", [
+    "echo `date`\nok\n",   # a span that closes on its own line (a command substitution)
+    "a `b\nc`\n",           # an opener inside a line, not at its start
+])
+def test_backticks_that_open_no_span_at_a_line_start_stay(raw):
+    assert normalise(raw) == raw
+
+
+def test_a_closer_that_is_not_alone_on_its_line_stays():
+    """Must not: the first later line with a backtick holds two (an inline span of its own): not this span's closer."""
+    assert normalise("`a\nb `c` d\ne`\n") == "a\nb `c` d\ne`\n"
+
+
+def test_an_r375_q_paste_in_an_open_inline_code_span_is_read_from_its_banner():
+    raw = ("`==============NVSMI LOG==============\n\nTimestamp                           : Tue Aug 15 16:00:35 2017\n"
+           "Driver Version                      : 375.66\n\nAttached GPUs                       : 1\nGPU 0000:01:00.0\n"
+           "    Utilization\n        Gpu                         : 47 %\n")
+    res = parse_one(Artefact(path="q.txt", text=raw))
+    info = [f for f in res.facts if f.kind == "gpu_info"]
+    assert info and info[0].driver_version == "375.66" and info[0].pci_bus_id == "0000:01:00.0"

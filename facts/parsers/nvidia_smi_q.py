@@ -70,6 +70,11 @@ KEYS: dict[tuple[str, ...], str] = {
     ("gpu reset status", "reset required"): "info.reset_required",
     ("gpu reset status", "drain and reset recommended"): "info.drain_and_reset",
     ("temperature", "gpu current temp"): "temp.gpu", ("temperature", "memory current temp"): "temp.memory",
+    # drivers before R346 name the reading ``Gpu`` (the only Temperature line they print):
+    #     Temperature
+    #         Gpu                     : 49 C      (mikaku/Monitorix#28, 304.108, GeForce 6200; 325.15, GeForce 9400M;
+    #                                              the same under 290.10 and 304.88 in other public pastes)
+    ("temperature", "gpu"): "temp.gpu",
     ("temperature", "gpu shutdown temp"): "temp.shutdown", ("temperature", "gpu slowdown temp"): "temp.slowdown",
     ("temperature", "gpu max operating temp"): "temp.max_operating",
     ("temperature", "memory max operating temp"): "temp.max_memory",

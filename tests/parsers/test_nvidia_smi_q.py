@@ -593,3 +593,38 @@ def test_a_block_holding_a_line_no_smi_q_prints_leaves_no_plan_that_hides_it():
     _, again = run(q, QDIR / "nvidia-smi-q-ECC.txt", text + "\n\n" + alien + "\n")
     assert first.spans == again.spans and first.lines_used == again.lines_used
     assert len(text.splitlines()) + 2 not in {i for a, b in again.spans for i in range(a, b + 1)}
+
+
+@pytest.mark.parametrize("name,bus,driver,temp", [
+    ("monitorix28_r304_geforce6200_temperature_gpu_key.txt", "0000:01:05.0", "304.108", 49),
+    ("monitorix28_r325_9400m_temperature_gpu_key.txt", "0000:03:00.0", "325.15", 39),
+])
+def test_old_driver_temperature_gpu_key(name, bus, driver, temp):
+    """mikaku/Monitorix#28: drivers before R346 print the one Temperature reading as ``Gpu`` (``        Gpu
+    : 49 C``): the GPU's current temperature, of the block's GPU, every line but the prompt read."""
+    _, r = run(q, QDIR / name)
+    t = one(r, "gpu_temperature", bus)
+    assert t.gpu_temp_c == temp and t.evidence.text.split() == ["Gpu", ":", str(temp), "C"]
+    assert one(r, "gpu_info", bus).driver_version == driver
+    assert r.lines_used == 7 and not r.errors
+
+
+def test_utilization_gpu_key_is_not_a_temperature():
+    """Must not: the same ``Gpu`` key under Utilization (every driver) is the GPU's load, not a temperature."""
+    text = ("==============NVSMI LOG==============\n\nDriver Version                      : 375.66\n\n"
+            "Attached GPUs                       : 1\nGPU 0000:01:00.0\n    Utilization\n"
+            "        Gpu                         : 47 %\n        Memory                      : 6 %\n")
+    _, r = run(q, Path("util.txt"), text)
+    assert not facts(r, "gpu_temperature")
+    assert one(r, "gpu_usage", "0000:01:00.0").utilization_pct == 47
+
+
+def test_q_pasted_in_an_open_inline_code_span():
+    """gnome-shell-system-monitor-applet#356: a backtick before the banner (an inline code span the paste opens and the
+    stored excerpt never closes): read from the banner (driver 375.66), every line read, the cut last field a limit."""
+    from stethoscope.engine.parse_pool import parse_one
+    path = QDIR / "gnome_monitor356_r375_open_inline_code_cut_at_deco.txt"
+    res = parse_one(Artefact(path=path.name, text=path.read_text(), node="node1"))
+    assert one(res, "gpu_info", "0000:01:00.0").driver_version == "375.66"
+    assert one(res, "gpu_usage", "0000:01:00.0").utilization_pct == 47
+    assert [h.limit for h in res.limits] == ["cut_short"]
