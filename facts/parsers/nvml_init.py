@@ -94,8 +94,17 @@ KIND = "nvml_init"
 #   (dcgm-exporter 4.x's "Cannot init NVML library; err: %v" of go-nvml's error: NVIDIA/dcgm-exporter#612, #450)
 # [Bug]: NVIDIA bug `Failed to initialize NVML: Unknown Error` reproducible on AWS
 #   (dstackai/dstack#2860, an issue title: quoted as markdown inline code, the closing backtick ends the message)
-_FAILED = re.compile(r"(?:Failed to (?:initialize NVML|start nvml with error):|Cannot init NVML library; err:)"
-                     r"[ \t]*(?P<msg>[^\n\\\"`]*)")
+# I0604 10:00:00.000000       1 server.go:255] Failed to start health check: failed to initialize NVML: Driver/library version mismatch; continuing with health checks disabled
+#   (CONSTRUCTED from the format strings: Go's error chains start lower-case. NVIDIA/k8s-device-plugin v0.12 on,
+#   internal/rm/nvml_manager.go NewNVMLResourceManagers and internal/rm/health.go checkHealth:
+#   fmt.Errorf("failed to initialize NVML: %v", ret), go-nvml's Return printed by nvml.ErrorString: nvmlErrorString's
+#   text, or the ERROR_* name where the library lacks it; main.go prints the startup chain after "error starting plugins: "
+#   (k8s_device_plugin hands an NVML failure in it to this reader), internal/plugin/server.go the health check's as
+#   klog.Infof("Failed to start health check: %v; continuing with health checks disabled", err). Other Go collectors
+#   word it the same: fmt.Errorf("failed to initialize NVML: %s", nvml.ErrorString(ret)). A pasted
+#   "Driver/library version mismatch — failed to initialize NVML" (pando85/homelab#4110, a PR's summary) is prose, not read)
+_FAILED = re.compile(r"(?:[Ff]ailed to initialize NVML:|Failed to start nvml with error:|Cannot init NVML library; err:)"
+                     r"[ \t]*(?P<msg>[^\n\\\"`;]*)")  # ';' ends it: the health check's "%v; continuing ..." (no NVML text has one)
 # error starting plugins: error creating plugin manager: unable to create plugin manager: nvml init failed: ERROR_LIBRARY_NOT_FOUND
 #   (k8s-device-plugin 0.16: fmt.Errorf("nvml init failed: %v", ret), go-nvml's Return named; NVIDIA/k8s-device-plugin#856,
 #   quoted in a sentence as markdown inline code: the closing backtick ends the message; other Go and C tools print
@@ -281,7 +290,7 @@ def nvml_reason(message: str) -> str:
 
 def detect(head: str) -> bool:
     # one literal per branch of _ANY ("NVML" alone is in every nvidia-smi -q: not a gate)
-    if not ("Failed to initialize NVML" in head or "Failed to start nvml" in head or "NVML library version" in head
+    if not ("ailed to initialize NVML" in head or "Failed to start nvml" in head or "NVML library version" in head
             or "Cannot init NVML library" in head or "nvml init failed" in head.lower()
             or "Error: nvml: " in head or "ould not load NVML library" in head
             or "NVIDIA-SMI has failed" in head or "No devices " in head or "libnvidia-ml.so" in head

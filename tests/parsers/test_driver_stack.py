@@ -504,6 +504,34 @@ def test_device_plugin_exit_on_nvml_failure_is_nvml_inits():
     assert r.facts == [] and r.lines_used == 1
 
 
+@pytest.mark.parametrize("line, reason, message", [
+    # CONSTRUCTED from NVIDIA/k8s-device-plugin's format strings (v0.12 on): internal/rm/nvml_manager.go
+    # NewNVMLResourceManagers fmt.Errorf("failed to initialize NVML: %v", ret) inside main.go's startup chain, and
+    # internal/rm/health.go checkHealth's same error as internal/plugin/server.go logs it; go-nvml prints the Return
+    # as nvmlErrorString's text, or its ERROR_* name
+    ("E0604 10:00:00.000000       1 main.go:173] error starting plugins: error getting plugins: failed to construct NVML "
+     "resource managers: failed to initialize NVML: Driver/library version mismatch",
+     "driver_library_mismatch", "Driver/library version mismatch"),
+    ("I0604 10:00:00.000000       1 server.go:255] Failed to start health check: failed to initialize NVML: ERROR_UNKNOWN; "
+     "continuing with health checks disabled", "unknown_error", "ERROR_UNKNOWN"),
+])
+def test_go_error_chain_lower_case_nvml_failure(line, reason, message):
+    (f,) = _parse(nvml_init, text=line + "\n").facts
+    assert (f.kind, f.reason, f.message) == ("nvml_init_failure", reason, message)
+    # the device plugin's reader leaves the chain's NVML failure to nvml_init (no second fact)
+    if "error starting plugins" in line:
+        assert _parse(k8s_device_plugin, text=line + "\n").facts == []
+
+
+def test_nvml_mismatch_summarised_in_prose_is_not_a_failure_line():
+    # pando85/homelab#4110, a PR's summary of the device plugin's error, reworded: no program prints it so
+    text = "Driver/library version mismatch — failed to initialize NVML\n"
+    assert not nvml_init.detect(text) or nvml_init.parse(Artefact(path="t", text=text)).facts == []
+    # nor does a lower-case "nvml" (not NVML's name as these tools print it) make one
+    text = "failed to initialize nvml session pool\n"
+    assert not nvml_init.detect(text) or nvml_init.parse(Artefact(path="t", text=text)).facts == []
+
+
 def test_summary_table_ending_inside_the_border_after_a_gpu_is_cut_short():
     """deepspeedai/DeepSpeedExamples#310's excerpt (wild sweep 86): R470's border after GPU 0's block cut before its
     closing '+' (the job ran on 8 GPUs): read HEALTHY before, 'checked: gpu, driver'. nvidia-smi ends every +---+
