@@ -321,9 +321,46 @@ def detect(head: str) -> bool:
     return _ANY.search(head) is not None
 
 
+# The plugin's (and gpu-feature-discovery's) dump of its configuration at start (cmd/nvidia-device-plugin/main.go:
+# configJSON, err := json.MarshalIndent(config, "", "  "); log.Printf("\nRunning with config:\n%v", string(configJSON))
+# in v0.12-v0.13, klog.Infof since v0.14): the log header alone on its line (the message starts with a newline), the
+# line below, and the JSON object from its "{" to the "}" at the margin (or to the text's end, a paste cut inside it):
+# 2022/08/22 17:27:44
+# Running with config:
+# {
+#   "version": "v1",                                   (NVIDIA/k8s-device-plugin#330, #390)
+_CONFIG_DUMP = re.compile(r"^Running with config:\s*$")
+_BARE_HEADER = re.compile(r"^(?:\d{4}/\d\d/\d\d \d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{1,9}\s{1,20}\d{1,10} [\w.-]{1,60}:\d{1,6}\])\s*$")
+
+
+def _config_dump(lines: list[str]) -> tuple[set[int], int]:
+    """The 1-based lines of each configuration dump (_CONFIG_DUMP), read with no fact; and the last line where
+    the text ends inside one (0: none does)."""
+    out: set[int] = set()
+    cut = 0
+    for i, line in enumerate(lines):
+        if "Running with config:" not in line or _CONFIG_DUMP.match(line) is None or i + 1 >= len(lines) \
+                or lines[i + 1].rstrip() != "{":
+            continue
+        if i and _BARE_HEADER.match(lines[i - 1]):
+            out.add(i)
+        out.add(i + 1)
+        for k in range(i + 1, len(lines)):
+            out.add(k + 1)
+            if k > i + 1 and lines[k].rstrip() == "}":
+                break
+        else:
+            cut = len(lines)
+    return out, cut
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
+    dump, cut = _config_dump(artefact.lines) if "Running with config:" in artefact.text else (set(), 0)
+    if cut:
+        b.limit(cut, "cut_short", "the device plugin's configuration dump runs to the text's end (cut): what the plugin "
+                                  "logged after it (its devices, its registration) is not in the paste")
     started_err: str | None = None  # the error of the last "Could not start/register" line: main's echo of it is no new fact
     incompatible = False  # an "Incompatible strategy detected" line was read: the exit it causes is no new fact
     registered: list[tuple[int, str, float | None]] = []  # the kubelet's registrations: line, resource, time of day
@@ -333,6 +370,9 @@ def parse(artefact: Artefact) -> ParseResult:
                          if "Registered device plugin " in line and (m := _REGISTERED.search(line)) is not None]
     serving: str | None = None  # the resource of the last "Starting to serve '<res>' on" line
     for n, line in enumerate(artefact.lines, 1):
+        if n in dump:
+            result.lines_used += 1
+            continue
         if "Starting to serve '" in line and (m := _SERVING.search(line)) is not None:
             serving = m["res"]
         if "ended unexpectedly for device plugin" in line and (m := _KUBELET_STREAM_ENDED.search(line)) is not None:

@@ -82,3 +82,27 @@ def test_a_registration_of_another_resource_does_not_cover_the_failure():
     same = text.replace("nvidia.com/mig-1g.5gb", "nvidia.com/gpu")
     assert [(f.state, f.reason) for f in k8s_device_plugin.parse(Artefact(path="p.log", text=same, node="n1")).facts] == [
         ("register_failed", "registered_after")]
+
+
+def test_the_configuration_dump_is_read_with_no_fact():
+    # NVIDIA/k8s-device-plugin#330 (v0.12, log.Printf): main.go's "\nRunning with config:\n%v" of MarshalIndent's JSON,
+    # the header alone on its line: every line read; the one fact is the plugin's "No devices found"
+    text = (FIX / "k8s_device_plugin" / "k8sdp330_v0_12_config_dump_no_devices.log").read_text()
+    res = k8s_device_plugin.parse(Artefact(path="k.log", text=text, node="n1"))
+    assert [(f.evidence.line, f.state) for f in res.facts] == [(34, "no_devices")]
+    assert res.lines_used == len([ln for ln in text.splitlines() if ln.strip()]) and not res.limits
+
+
+def test_a_configuration_dump_cut_by_the_paste_is_a_limit():
+    # NVIDIA/k8s-device-plugin#390: the stored paste ends inside the dump's "resources" member: read, and cut_short
+    text = (FIX / "k8s_device_plugin" / "k8sdp390_config_dump_cut.log").read_text()
+    res = k8s_device_plugin.parse(Artefact(path="k.log", text=text, node="n1"))
+    assert res.facts == [] and [h.limit for h in res.limits] == ["cut_short"]
+    assert res.lines_used == len([ln for ln in text.splitlines() if ln.strip()])
+
+
+def test_a_json_object_without_the_dump_line_is_not_read():
+    # must not: "Running with config:" that no "{" follows (a runtime's %+v form), and a JSON block of another program
+    text = "2022/08/22 17:27:44 Starting OS watcher.\nRunning with config:\n&{Version:v1}\n{\n  \"a\": 1\n}\n"
+    res = k8s_device_plugin.parse(Artefact(path="k.log", text=text, node="n1"))
+    assert res.lines_used == 1 and not res.limits
