@@ -60,6 +60,12 @@ _GID = re.compile(r"^\s*(?:\*\*)?GID\[\s*(?P<index>\d+)\]:\s+(?P<gid>[0-9a-fA-F:
 _ENUM = re.compile(r"^(?P<name>(?:.*?\S)??)\s*\((?P<num>\d+)\)$")  # name ends on a non-space: linear in a run of blanks
 _SPEED = re.compile(r"^(?P<gbps>\d+(?:\.\d+)?) Gbps")
 _NONE = re.compile(r"^\s*No IB devices found\s*$")
+# a heading some ibv_devinfo builds print between a device's attributes and its first port (the public rdma-core
+# devinfo.c has none; real, openucx/ucx#2534, ConnectX-4/-5 on firmware 12.20 / 14.17, 2018):
+# 	phys_port_cnt:			1
+# 	Device ports:
+# 		port:	1
+_DEVICE_PORTS = re.compile(r"^\s*Device ports:\s*$")
 # Failed to get IB devices list: Function not implemented
 #   rdma-core libibverbs/examples/devinfo.c: perror("Failed to get IB devices list") when ibv_get_device_list() returns
 #   NULL (perror's "<msg>: <strerror(errno)>", strerror(ENOSYS) "Function not implemented"); libibverbs
@@ -199,6 +205,9 @@ def parse(artefact: Artefact) -> ParseResult:
                 fb.add(IbGid, n, hca=hca, port=port_num, index=int(m["index"]), gid=m["gid"], ipv4=ipv4_of(m["gid"]),
                        version={"RoCE v1": "v1", "IB/RoCE v1": "v1", "RoCE v2": "v2"}.get(m["ver"] or ""), source="ibv_devinfo")
                 result.lines_used += 1
+            continue
+        if hca is not None and "Device ports:" in line and _DEVICE_PORTS.match(line):
+            result.lines_used += 1
             continue
         m = _FIELD.match(line)
         key = m["key"] if m else ""

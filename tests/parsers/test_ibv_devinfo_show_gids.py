@@ -68,3 +68,19 @@ def test_ibv_devinfo_cut_at_port_line_is_cut_short_not_malformed() -> None:
     assert res.errors == [] and [(h.limit, h.line) for h in res.limits] == [("cut_short", 11)]
     bad = ibv_devinfo.parse(Artefact(path="x.txt", text=cut + full[12], node="n1"))
     assert [e.line for e in bad.errors] == [11] and bad.limits == []
+
+
+def test_ibv_devinfo_device_ports_heading_ucx2534() -> None:
+    # openucx/ucx#2534: a build whose devinfo prints "\tDevice ports:" above each device's ports: read with no fact,
+    # each port still its device's (the entity), every line but the prompt and the cut last one read
+    res = parse(ibv_devinfo, "ibv_devinfo/ucx2534_device_ports_heading_cut.txt")
+    assert [(p.hca, p.port, p.state, p.link_layer) for p in of(res, "ib_port")] == [
+        ("mlx5_1", 1, "Active", "InfiniBand"), ("mlx5_3", 1, "Down", "Ethernet"), ("mlx5_0", 1, "Down", None)]
+    text = (A / "ibv_devinfo/ucx2534_device_ports_heading_cut.txt").read_text()
+    assert res.lines_used == len([ln for ln in text.splitlines() if ln.strip()]) - 2 and not res.errors
+
+
+def test_ibv_devinfo_device_ports_heading_outside_a_device_is_not_read() -> None:
+    # must not: the heading with no hca_id above it is no line of a device's block
+    res = ibv_devinfo.parse(Artefact(path="x.txt", text="\tDevice ports:\n", node="n1"))
+    assert res.lines_used == 0 and not res.facts
