@@ -421,9 +421,12 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
     polarity = load_polarity()
     found: list[Fact] = []
     parts: list[tuple[int, str]] = []
-    def fallback_facts(a: int, b: int) -> list[Fact]:
-        run = Artefact(path=art.path, text="\n".join(lines[a - 1:b]), node=art.node,
-                       node_from_folder=art.node_from_folder, line_offset=art.line_offset + a - 1)
+    def stretch(a: int, b: int) -> Artefact:
+        """Lines ``a``..``b`` of the file as an artefact of their own (the file's line numbers kept)."""
+        return Artefact(path=art.path, text="\n".join(lines[a - 1:b]), node=art.node,
+                        node_from_folder=art.node_from_folder, line_offset=art.line_offset + a - 1)
+
+    def fallback_facts(run: Artefact) -> list[Fact]:
         made: list[Fact] = []
         for p in load_fallbacks():
             if p.detect(run.text):
@@ -434,9 +437,8 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
         return made
 
     for a, b in runs:
-        run = Artefact(path=art.path, text="\n".join(lines[a - 1:b]), node=art.node,
-                       node_from_folder=art.node_from_folder, line_offset=art.line_offset + a - 1)
-        made = fallback_facts(a, b)
+        run = stretch(a, b)
+        made = fallback_facts(run)
         if not made and any(blank(i) for i in range(a, b + 1)):
             # a run of blocks apart (empty lines between) that the fallback readers make nothing of whole: each block
             # as a paste of its own. nccl-tests' last line "rc=0" (its wrapper's exit code, no reader's row) then a
@@ -453,7 +455,7 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
                 # (only what holds the verdict back there: an error line, a symptom told; not a remark or a stated
                 # figure, which a run's block that is a reader's own header would give: ibnetdiscover's "# Initiated
                 # from node ...")
-                made.extend(f for f in fallback_facts(i, j)
+                made.extend(f for f in fallback_facts(stretch(i, j))
                             if (f.kind == "reported_symptom" and getattr(f, "symptom", "") != "remark")
                             or (f.kind in polarity and polarity[f.kind].polarity in ("warning", "error")))
                 i = j + 1
