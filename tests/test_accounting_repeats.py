@@ -2,19 +2,15 @@
 (engine/accounting.py unexplained): every rank and every retry prints its own copy."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-from stethoscope.engine.pipeline import diagnose_bundle
+import small_bundle
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _report(tmp_path: Path, text: str, ruleset):
-    node = tmp_path / "b" / "VM-0-16-ubuntu"
-    node.mkdir(parents=True)
-    (node / "nccl.log").write_text(text)
-    return diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    return small_bundle.diagnose(tmp_path, {"VM-0-16-ubuntu/nccl.log": text}, ruleset)
 
 
 def test_repeated_cuda_failures_are_explained_once(tmp_path, ruleset):
@@ -33,11 +29,7 @@ def test_a_different_message_on_the_same_node_stays_unexplained(tmp_path, rulese
 
 
 def _bundle(tmp_path: Path, files: dict[str, str], ruleset):
-    node = tmp_path / "b" / "gpu1"
-    node.mkdir(parents=True)
-    for name, text in files.items():
-        (node / name).write_text(text)
-    return diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    return small_bundle.diagnose(tmp_path, {f"gpu1/{name}": text for name, text in files.items()}, ruleset)
 
 
 def test_a_free_text_line_that_restates_an_explained_one_is_explained_with_it(tmp_path, ruleset):

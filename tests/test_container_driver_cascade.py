@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stethoscope.engine.pipeline import diagnose_bundle
+import small_bundle
 
 # a Triton container's log as a public repository stores it (code index file 31098906817), verbatim: the entrypoint's
 # warning, then Triton's pinned memory pool refused with cudaGetErrorString(35)
@@ -19,9 +19,7 @@ PINNED = ("W1120 06:52:12.808096 1 pinned_memory_manager.cc:237] Unable to alloc
 
 
 def _report(tmp_path: Path, text: str, ruleset):
-    (tmp_path / "b" / "n1").mkdir(parents=True)
-    (tmp_path / "b" / "n1" / "triton.log").write_text(text)
-    return diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    return small_bundle.diagnose(tmp_path, {"n1/triton.log": text}, ruleset)
 
 
 def test_the_missing_driver_explains_the_cuda_error(tmp_path, ruleset):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stethoscope.engine.pipeline import diagnose_bundle
+import small_bundle
 
 # real lines of two public threads, put in one file (the combination is constructed): rulixiang/afa#26 (NCCL's message
 # without its prefix) and karpathy/nanoGPT#116 (DDP on exclusive-process GPUs, the CUDA error PyTorch raised)
@@ -14,9 +14,7 @@ BUSY = "RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavaila
 
 
 def _report(tmp_path: Path, text: str, ruleset):
-    (tmp_path / "b" / "n1").mkdir(parents=True)
-    (tmp_path / "b" / "n1" / "train.log").write_text(text)
-    return diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    return small_bundle.diagnose(tmp_path, {"n1/train.log": text}, ruleset)
 
 
 def test_the_launch_mapping_explains_the_busy_gpu(tmp_path, ruleset):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stethoscope.engine.pipeline import diagnose_bundle
+import small_bundle
 
 # pytorch/pytorch#48580's last line; verilog-ethernet#146's EXT4 line; linux-surface#1494's NFS line (all verbatim)
 EIO = "    self.file_like.close()\nOSError: [Errno 5] Input/output error\n"
@@ -15,11 +15,8 @@ NFS = "[32495.562824] nfs: server thinkcentre not responding, timed out\n"
 
 
 def _report(tmp_path: Path, files: dict[str, dict[str, str]], ruleset):
-    for node, named in files.items():
-        (tmp_path / "b" / node).mkdir(parents=True)
-        for name, text in named.items():
-            (tmp_path / "b" / node / name).write_text(text)
-    return diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    return small_bundle.diagnose(tmp_path, {f"{node}/{name}": text for node, named in files.items()
+                                            for name, text in named.items()}, ruleset)
 
 
 def test_the_file_systems_error_ranks_first_and_explains_the_eio(tmp_path, ruleset):

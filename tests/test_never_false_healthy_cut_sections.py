@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.engine.pipeline import diagnose_bundle
+import small_bundle
 from stethoscope.engine.ruleengine.loader import load_rules
 
 Q = Path(__file__).resolve().parents[1] / "fixtures" / "artefacts" / "nvidia_smi_q"
@@ -23,9 +23,7 @@ def ruleset():
 
 
 def _diagnose(tmp_path: Path, ruleset, text: str):
-    (tmp_path / "b").mkdir()
-    (tmp_path / "b" / "paste.txt").write_text(text + "\n")
-    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    rep = small_bundle.diagnose(tmp_path, {"paste.txt": text + "\n"}, ruleset)
     return rep.verdict, {c.component for c in rep.checked}
 
 
@@ -130,9 +128,8 @@ def test_the_same_section_shown_to_its_end_still_checks(ruleset, tmp_path, text,
 def test_ports_read_down_are_not_called_found_fine(ruleset, tmp_path):
     # iproute2's 'rdma link' with two ports DOWN beside ACTIVE ones (fixtures/artefacts/rdma_link): read, not judged a
     # fault (an unused port may be down); the verdict said 'only network checked ... and found fine'
-    (tmp_path / "b").mkdir()
-    (tmp_path / "b" / "paste.txt").write_text(_window("fixtures/artefacts/rdma_link/oap_i40iw_cx4_numbered.txt", 1, 5) + "\n")
-    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    rep = small_bundle.diagnose(tmp_path, {"paste.txt": _window("fixtures/artefacts/rdma_link/oap_i40iw_cx4_numbered.txt", 1, 5) + "\n"},
+                                ruleset)
     assert rep.verdict == "inconclusive" and "found fine" not in rep.reason and "no rule found a fault" in rep.reason, rep.reason
 
 

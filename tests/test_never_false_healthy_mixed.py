@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.engine.pipeline import diagnose_bundle
+import small_bundle
 
 ROOT = Path(__file__).resolve().parent.parent
 ART = ROOT / "fixtures" / "artefacts"
@@ -27,9 +27,7 @@ def _case(prefix: str, name: str) -> Path:
 
 
 def _diagnose(tmp_path: Path, ruleset, text: str):
-    (tmp_path / "b").mkdir()
-    (tmp_path / "b" / "paste.txt").write_text(text + "\n")
-    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    rep = small_bundle.diagnose(tmp_path, {"paste.txt": text + "\n"}, ruleset)
     return rep, {c.component for c in rep.checked}
 
 

@@ -5,17 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from stethoscope.engine.pipeline import diagnose_bundle
+import small_bundle
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "fixtures/observations/h200-x2/nvidia-smi/nvidia-smi.txt"
 
 
 def _diagnose(tmp_path: Path, ruleset, text: str):
-    (tmp_path / "b").mkdir()
-    (tmp_path / "b" / "nvidia-smi.txt").write_text(TABLE.read_text())
-    (tmp_path / "b" / "paste.txt").write_text(text + "\n")
-    return diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    return small_bundle.diagnose(tmp_path, {"nvidia-smi.txt": TABLE.read_text(), "paste.txt": text + "\n"}, ruleset)
 
 
 @pytest.mark.parametrize("text", [
