@@ -352,11 +352,11 @@ def parse_files(arts: Iterable[Artefact | FileTask], jobs: int | None = None, to
     order. ``jobs``: processes (None: all CPUs, 1: in-process; fewer when the memory budget
     cannot hold them); ``total_bytes``: the bundle's size when known, to skip the pool for
     small bundles, and with ``largest`` (its largest file's) to size the workers' memory
-    (Budget.jobs, :func:`_stage_jobs`). The text handed to workers and not yet parsed stays
-    under ``budget.inflight_chars``."""
+    (Budget.jobs). The text handed to workers and not yet parsed stays under
+    ``budget.inflight_chars``."""
     small = total_bytes is not None and total_bytes < MIN_PARALLEL_BYTES
-    wanted = 1 if small else default_jobs() if jobs is None else max(1, jobs)
-    if budget.jobs(wanted, 0, largest) == 1 or small:
+    jobs = budget.jobs(1 if small else default_jobs() if jobs is None else max(1, jobs), total_bytes, largest)
+    if jobs == 1 or small:
         for a in arts:
             yield from parse_item(a, router, budget)
         return
@@ -365,59 +365,18 @@ def parse_files(arts: Iterable[Artefact | FileTask], jobs: int | None = None, to
     # (a worker's Pss 79-83 -> 61-62 MB, Private_Dirty 62-68 -> 37 MB: facts/limits.WORKER_COST)
     load_parsers()
     classifier()
-    pool: ProcessPoolExecutor | None = None
-    pending: deque[tuple[Future[list[FileResult]], int]] = deque()
-    try:
-        workers, stage_end, sent, inflight = 0, -1, 0, 0
+    gc.freeze()
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(router, budget)) as pool:
+        pending: deque[tuple[Future[list[FileResult]], int]] = deque()
+        inflight = 0
         for chunk in _chunks(arts, CHUNK, budget.window_chars):
             size = sum(map(_weight, chunk))
-            sent += size
-            if sent > stage_end:
-                n, stage_end = _stage_jobs(budget, wanted, total_bytes, largest, sent)
-                if n != workers:
-                    # the next stage holds fewer workers (the facts kept so far leave less room): the
-                    # last stage's are done and gone before the new ones start
-                    while pending:
-                        fut, k = pending.popleft()
-                        inflight -= k
-                        yield from fut.result()
-                    if pool is not None:
-                        pool.shutdown(wait=True)
-                    gc.freeze()  # what the parent holds now, out of the new workers' collectors' reach
-                    pool, workers = ProcessPoolExecutor(max_workers=n, initializer=_init_worker,
-                                                        initargs=(router, budget)), n
             pending.append((pool.submit(_parse_chunk, chunk), size))
             inflight += size
             del chunk
-            while pending and (len(pending) >= workers * WINDOW or inflight > budget.inflight_chars):
-                fut, k = pending.popleft()
-                inflight -= k
+            while pending and (len(pending) >= jobs * WINDOW or inflight > budget.inflight_chars):
+                fut, n = pending.popleft()
+                inflight -= n
                 yield from fut.result()
         while pending:
             yield from pending.popleft()[0].result()
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
-
-
-#: a bundle's reading runs in at most this many stages of parse workers, each as many as the
-#: memory budget holds beside what the parent will keep by the stage's end (:func:`_stage_jobs`)
-STAGES = 4
-
-
-def _stage_jobs(budget: Budget, wanted: int, total_bytes: int | None, largest: int | None,
-                sent: int) -> tuple[int, int]:
-    """(workers, the bytes sent by the stage's end) for the stage of the reading that ``sent``
-    bytes of text have reached. The parent keeps what the text read gives (facts/limits
-    KEPT_PER_BYTE), so early in the reading the budget holds more workers than at its end: each
-    stage is sized for what the parent holds when it ends, a ``STAGES``-th of the bundle later,
-    and the memory stays within the budget throughout, where one pool sized for the whole
-    bundle's facts left the budget's room unused for most of the reading (1,024 bench nodes:
-    8 workers where a 16-core host idles; the first quarter holds 15). Without the bundle's
-    size, one stage sized as before."""
-    if not total_bytes:
-        return budget.jobs(wanted, total_bytes, largest), 1 << 62
-    end = min(total_bytes, sent + max(1, total_bytes // STAGES))
-    if end >= total_bytes:
-        end = 1 << 62  # the last stage takes whatever is read past the size given
-    return budget.jobs(wanted, min(end, total_bytes), largest), end

@@ -78,59 +78,6 @@ def test_small_bundle_stays_in_process(monkeypatch):
     assert parse_artefacts(arts, jobs=4, total_bytes=1000).facts
 
 
-def test_the_workers_stay_within_the_budget_stage_by_stage():
-    """Early in the reading the parent holds little, so more workers fit the budget than at its end:
-    each stage of the reading is as many as fit beside what the parent keeps by the stage's end
-    (the 1,024-node bench bundle: 1,340 MB of text, files of at most ~214 KB)."""
-    from stethoscope.facts.limits import DEFAULT, KEPT_PER_BYTE, PROCESS_COST, WORKER_COST
-
-    total, largest = 1_340_000_000, 214_000
-    per_worker = WORKER_COST + 4 * largest
-    sent, stages = 1, []
-    while sent <= total:
-        n, end = parse_pool._stage_jobs(DEFAULT, 16, total, largest, sent)
-        held = min(end, total)  # what the parent keeps by the stage's end
-        assert PROCESS_COST + DEFAULT.inflight_chars + KEPT_PER_BYTE * held + n * per_worker <= DEFAULT.max_memory
-        stages.append(n)
-        sent = end + 1
-    assert len(stages) == parse_pool.STAGES
-    assert stages == sorted(stages, reverse=True) and stages[0] > stages[-1] == DEFAULT.jobs(16, total, largest)
-    # a bundle of unknown size: one stage, sized as a pool for it always was
-    assert parse_pool._stage_jobs(DEFAULT, 16, None, largest, 1) == (DEFAULT.jobs(16, None, largest), 1 << 62)
-
-
-def test_a_pool_in_stages_gives_what_one_process_gives(monkeypatch):
-    """Stages of fewer workers one after the other (each pool gone before the next starts): the
-    facts and coverage are the in-process ones, in order."""
-    from stethoscope.engine.pipeline import combine, read_artefacts
-    from stethoscope.facts import limits
-
-    made, real = [], parse_pool.ProcessPoolExecutor
-
-    def pool(max_workers, **k):
-        made.append(max_workers)
-        return real(max_workers=max_workers, **k)
-
-    def arts():
-        return list(artefacts(read_bundle(ROOT / "fixtures/bundles/h200-healthy/bundle"))[0])
-
-    one = parse_artefacts(arts(), jobs=1)
-    monkeypatch.setattr(parse_pool, "CHUNK", 2)
-    monkeypatch.setattr(parse_pool, "MIN_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(parse_pool, "ProcessPoolExecutor", pool)
-    # a budget whose room holds 5.5 workers beside a parent that has read nothing, 1.5 once it keeps the bundle's facts
-    sizes = {a.path: parse_pool._weight(a) for a in arts()}
-    size, largest = sum(sizes.values()), max(sizes.values())
-    budget = limits.Budget(max_memory=400 * limits.MIB)
-    per_worker = limits.WORKER_COST + 4 * largest
-    room = budget.max_memory - limits.PROCESS_COST - budget.inflight_chars
-    assert room / per_worker > 5
-    monkeypatch.setattr(limits, "KEPT_PER_BYTE", (room - 1.5 * per_worker) / size)
-    staged = combine(read_artefacts(arts(), jobs=3, total_bytes=size, sizes=sizes, budget=budget))
-    assert made == [3, 2, 1], made
-    assert one.facts and _dump(one) == _dump(staged)
-
-
 def test_default_jobs_leaves_out_the_cores_other_work_keeps_busy(monkeypatch):
     monkeypatch.delenv("STETH_JOBS", raising=False)
     monkeypatch.setattr(parse_pool.os, "sched_getaffinity", lambda pid: {0, 1})
