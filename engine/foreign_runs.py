@@ -35,6 +35,8 @@ import bisect
 import re
 from functools import lru_cache
 
+import re2
+
 from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
 from stethoscope.facts.classify import signature_source
 from stethoscope.facts.model import Fact
@@ -48,6 +50,14 @@ from stethoscope.facts.registry import load_fallbacks
 #: alternatives holds each (a stretch without any is not searched with it)
 _FAILURE_ANY = TEXT_GATES[0]
 _ERROR_LITERALS = (*ERROR_GATES, "ERROR", "ATAL")  # (and a level in capitals: ERROR, FATAL)
+#: the words of a fault told (ticket_prose's CLAIM_WORDS) for RE2, its look-behinds (the "no faults" it leaves out)
+#: dropped: matching wherever CLAIM_WORDS does, so a stretch it finds nothing in is not searched with CLAIM_WORDS.
+#: Python's search, case-insensitive and each alternative behind a word boundary, tries every alternative at every
+#: character: 180-350 us on an nccl-tests file's unread header stretches (200-360 characters; 0.39 ms of its 1.25 ms
+#: parse_one, 1.6 ms a bench node), RE2's pass ~5 us. ASCII text only (RE2's \b and case folding are Python's there:
+#: each \b of CLAIM_WORDS stands beside an ASCII letter); other text is searched as before
+_CLAIM_ANY = re2.compile("(?i)" + re.sub(r"\(\?<!(?:[^()\\]|\\.)*\)", "", CLAIM_WORDS.pattern))
+assert CLAIM_WORDS.flags & re.I and "(?<" not in _CLAIM_ANY.pattern and "(?=" not in _CLAIM_ANY.pattern
 #: re-parses of one file without a candidate run, and the text they may read in all: a file's own parse is what
 #: dearest here (24 re-parses of a 2.9 MB kernel log holding 121 blank-line blocks of error lines added 3.0 s to its
 #: 3.0 s diagnosis); the candidates left when either runs out are one ``unread_run`` limit, not judged and not dropped
@@ -120,7 +130,8 @@ def _worth_searching(pats, text: str):
     where RE2's one pass finds one (Python's FAILURE_WORDS alone took 17.5 ms on a 24 kB block of a kernel log's link
     lines, ERROR_WORDS 3.3 ms: 2.4 s for a 2.9 MB log cut into 242 blocks)."""
     return (pat for pat in pats if (pat is not ERROR_WORDS or any(g in text for g in _ERROR_LITERALS))
-            and (pat is not FAILURE_WORDS or _FAILURE_ANY.search(text) is not None))
+            and (pat is not FAILURE_WORDS or _FAILURE_ANY.search(text) is not None)
+            and (pat is not CLAIM_WORDS or not text.isascii() or _CLAIM_ANY.search(text) is not None))
 
 
 def _has_content(text: str) -> bool:
@@ -180,18 +191,22 @@ def candidates(art: Artefact, kinds, read: list[int], log: bool, strong: bool = 
     sigs = [s for p in kinds for s in _signatures(p)]
     out: list[tuple[int, int, int]] = []
 
+    # the shapes of the lines the readers read, made when a stretch first holds content (most files' stretches hold
+    # none: an nccl-tests file's header and footer lines, whose read lines' leaders took ~0.1 ms of its ~1 ms):
     # a document's members (JSON's '"key": value' lines, its braces) are its reader's where it read one of them
-    # (GPUd's /v1/states: the reader reads a state's "health" line, not the document line by line)
-    members = any(_MEMBER.match(lines[r - 1]) for r in read[:64] if 0 < r <= n)
-
-    # a line that opens with the marks of a line the readers read is of their format ("# Writing JSON output to ..."
-    # above nccl-tests' '#' header lines: nccl-tests 2.19's own banner, no other program's)
-    leaders = {_leader(lines[r - 1]) for r in read[:256] if 0 < r <= n} - {""}
+    # (GPUd's /v1/states: the reader reads a state's "health" line, not the document line by line); a line that
+    # opens with the marks of a line the readers read is of their format ("# Writing JSON output to ..." above
+    # nccl-tests' '#' header lines: nccl-tests 2.19's own banner, no other program's)
+    shapes: list = []
 
     # (a line of their shape that says a thing failed in a form no signature of theirs matches is another tool's:
     # dcgmi diag's '|                           | Fail - GPU: 0                                  |' row, boxed as an
     # nvidia-smi table's rows are, pasted under that table; fixtures/artefacts/dcgmi_diag/go_dcgm52_memory_fail_busy.txt)
     def own(i: int) -> bool:  # a line of the file's format (a reader's signature matches it, or its shape)
+        if not shapes:
+            shapes.append(any(_MEMBER.match(lines[r - 1]) for r in read[:64] if 0 < r <= n))
+            shapes.append({_leader(lines[r - 1]) for r in read[:256] if 0 < r <= n} - {""})
+        members, leaders = shapes
         line = lines[i - 1]
         return any(s.search(line) for s in sigs) or (members and _MEMBER.match(line) is not None) \
             or (bool(leaders) and _leader(line) in leaders and FAILURE_WORDS.search(line) is None)

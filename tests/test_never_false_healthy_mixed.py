@@ -472,6 +472,27 @@ def test_a_reporters_paragraph_of_faults_under_healthy_results(ruleset, tmp_path
     assert alone.verdict == "healthy", alone.reason  # the near miss: the results alone
 
 
+
+def test_the_claim_words_gate_is_searched_in_ascii_stretches(ruleset, tmp_path):
+    # engine/foreign_runs.py looks for CLAIM_WORDS in an ASCII stretch only where its RE2 gate (_CLAIM_ANY, the
+    # look-behinds dropped) finds one: the paragraph above in ASCII ("2-3 minutes") is read as before, and the gate
+    # matches every line CLAIM_WORDS matches (and the lines it refuses by a look-behind: "no faults")
+    from stethoscope.engine.foreign_runs import _CLAIM_ANY
+    from stethoscope.facts.parsers.ticket_prose import CLAIM_WORDS
+    para = next(ln for ln in _case("2701", "other-quoted-in-text.txt").read_text().splitlines() if "stopped the faults" in ln)
+    para = para.replace("\u2013", "-").replace("\u2014", "-")
+    assert para.isascii()
+    base = ROOT / "fixtures" / "observations" / "h200-x2" / "nccl-tests" / "allreduce_healthy_g2.txt"
+    rep, _ = _diagnose(tmp_path, ruleset, base.read_text().rstrip("\n") + "\n\n" + para)
+    assert [f.rule for f in rep.findings] == ["reported_symptom_unjudged"] and rep.verdict == "inconclusive", rep.reason
+    lines = [para, "Application HANGS at init", "the job hung", "DEADLOCKED ranks", "it is not working", "GPU isn't working",
+             "it does not work", "the driver Crashed", "GPU faulted twice", "no faults seen", "zero faults", "page faults: 12",
+             "# nThread 1 nGpus 8 minBytes 8 maxBytes 4294967296 step: 2(factor) warmup iters: 1", "default fault tolerance",
+             "unhung", "worksheet"]
+    for line in lines:
+        assert CLAIM_WORDS.search(line) is None or _CLAIM_ANY.search(line) is not None, line
+    assert _CLAIM_ANY.search(lines[-4]) is None and _CLAIM_ANY.search("no faults seen") is not None
+
 def test_a_readers_own_header_in_a_split_run_is_no_remark(ruleset, tmp_path):
     # the fallback readers read a run's blocks one by one only for what holds a verdict back: ibnetdiscover's
     # "# Initiated from node ..." header, a block of its own, gave a reporter's 'remark' when they did (must not)
