@@ -28,7 +28,7 @@ from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verd
 from stethoscope.engine.report import Coverage, Finding
 from stethoscope.facts.kinds.derived import ParseProblemFact, UnexplainedFact
 from stethoscope.facts.lines import is_title
-from stethoscope.facts.model import Evidence, Fact
+from stethoscope.facts.model import Evidence, Fact, of_kind
 
 #: the fact kind the second pass reads
 UNEXPLAINED_KIND = "unexplained_fact"
@@ -187,7 +187,9 @@ def unexplained(facts: Iterable[Fact], explained: set[tuple[str, int]],
     flagged = {k for k, p in polarity.items() if p.polarity in ("error", "warning")}
     # only the facts of error and warning kinds are asked about (one set test a fact: a healthy
     # 1,024-node bundle keeps ~500k facts, a few hundred of such kinds)
-    facts = [f for f in facts if f.kind in flagged]
+    # (facts indexed by kind, as pipeline.evaluate_all gives them: their positions, no pass at all)
+    facts = of_kind(facts, *flagged) if getattr(facts, "positions", None) is not None else \
+        [f for f in facts if f.kind in flagged]
     # a line that repeats an explained one word for word on the same node (every rank, every
     # retry prints its own) is explained with it
     repeats = {(f.node, f.kind, _text(f)) for f in facts if (f.evidence.path, f.evidence.line) in explained}

@@ -104,6 +104,11 @@ class RowsBySize:
     def __getitem__(self, size: int) -> Fact:
         return self.table.row(self.at[size])
 
+    def evidence(self, size: int):
+        """The evidence of the row of that size, as its nccl_test_row has it (no row fact built: a
+        comparison cites only the row's line; 2,560 rows built and validated at 512 bench nodes)."""
+        return self.table.part_evidence(self.at[size])
+
     def __contains__(self, size: int) -> bool:
         return size in self.at
 
@@ -335,10 +340,9 @@ def compare_bundle(facts: list[Fact]) -> list[Fact]:
         env = "unknown (no NCCL INFO log)" if ctx["env"] is None else (", ".join(f"{k}={v}" for k, v in ctx["env"].items()) or "none")
         for band, (ratio, n, size) in sorted(compare_tables(table, ref).items()):
             measured = next(r.busbw for r in table.rows if r.size_bytes == size)
-            row = row_of[size]
             limit, limit_source = limits[band]
             out.append(BusbwComparison(
-                id=f"derived:summary:busbw_comparison:{run.id}:{band}", node=run.node, evidence=row.evidence, run_id=run.id,
+                id=f"derived:summary:busbw_comparison:{run.id}:{band}", node=run.node, evidence=row_of.evidence(size), run_id=run.id,
                 sources=f"{row_of.source(size)},{run.id}", collective=run.collective, band=band, ratio=round(ratio, 4),
                 factor_below=round(1 / ratio, 1) if ratio > 0 else float("inf"), measured_busbw=round(measured, 2),
                 reference_busbw=round(ref[size], 2), size_bytes=size, size_text=size_text(size), sizes=n,
@@ -521,7 +525,7 @@ def _against_siblings(cluster: list[tuple[float, Fact, Fact, dict]], settings: d
             diff = "none seen: the NCCL version and settings each run's own lines show (NCCL INFO log, command line) are the same"
             env_text = ", ".join(f"{n}={v}" for n, v in env) or "none"
         out.append(BusbwComparison(
-            id=f"derived:summary:busbw_comparison:{run.id}:bandwidth", node=run.node, evidence=t.row(i).evidence,
+            id=f"derived:summary:busbw_comparison:{run.id}:bandwidth", node=run.node, evidence=t.part_evidence(i),
             run_id=run.id, sources=f"{t.source(i)},{run.id}", collective=run.collective or "unnamed collective",
             band="bandwidth", ratio=round(ratio, 4), factor_below=round(1 / ratio, 1) if ratio > 0 else float("inf"),
             measured_busbw=round(bus, 2), reference_busbw=round(ref[size], 2), size_bytes=size,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Callable
 
 import networkx as nx
 
@@ -121,8 +122,10 @@ def groups(findings: list[Finding], graph: nx.Graph, facts: list[Fact]) -> list[
     candidate twice: for its ranks (``ranks:`` key) and for its GPUs (``gpus:`` key)."""
     k = _limits()
     found: dict[str, Group] = {}
-    ranks = _ranks_by_node(facts)
-    gpus = gpus_by_node(graph)
+    # each rank and GPU of the bundle, by node: made when a finding first asks (a healthy fleet's
+    # few findings seldom do; 20k rank lines and every graph node at 512 bench nodes)
+    ranks: dict[str, set[int]] | None = None
+    gpus: dict[str, set[str]] | None = None
     for f in findings:
         if SEVERITY_ORDER[f.severity] < SEVERITY_ORDER[k.min_severity] or f.rule.startswith("localise_"):
             continue
@@ -142,11 +145,13 @@ def groups(findings: list[Finding], graph: nx.Graph, facts: list[Fact]) -> list[
                 g = found.setdefault(bridge, Group(bridge, behind=gpus_below(graph, bridge)))
                 g.members.append(f)
                 g.things.add(gid)
-        if gid in graph and e.rank is None and (f.component in k.node_components or f.cause in k.node_causes) and len(gpus[e.node]) >= k.min_members:
+        if gid in graph and e.rank is None and (f.component in k.node_components or f.cause in k.node_causes) \
+                and len((gpus := gpus_by_node(graph) if gpus is None else gpus)[e.node]) >= k.min_members:
             g = found.setdefault(f"gpus:{e.node}", Group(f"host:{e.node}", behind=gpus[e.node]))
             g.members.append(f)
             g.things.add(gid)
-        if e.rank is not None and e.node and len(ranks.get(e.node, ())) >= k.min_members:
+        if e.rank is not None and e.node and \
+                len((ranks := _ranks_by_node(facts) if ranks is None else ranks).get(e.node, ())) >= k.min_members:
             g = found.setdefault(f"ranks:{e.node}", Group(f"host:{e.node}", behind={f"rank {r}" for r in ranks[e.node]}))
             g.members.append(f)
             g.things.add(f"rank {e.rank}")
@@ -165,17 +170,18 @@ def _qualifies(g: Group, every_node_hit: bool) -> bool:
     return len(g.things & g.behind) / len(g.behind) >= k.lift_fraction
 
 
-def _every_node_hit(cands: list[Group], what: str, known: set[str]) -> bool:
-    """Every rank (or GPU) of every node has a finding: no node stands out."""
+def _every_node_hit(cands: list[Group], what: str, known: Callable[[], set[str]]) -> bool:
+    """Every rank (or GPU) of every node has a finding: no node stands out. ``known``: the nodes
+    that have ranks (or GPUs), asked only where a host is a candidate."""
     hosts = [g for g in cands if g.element.startswith("host:") and next(iter(g.things)).startswith(what)]
-    return bool(hosts) and all(g.things >= g.behind for g in hosts) and known <= {g.element[5:] for g in hosts}
+    return bool(hosts) and all(g.things >= g.behind for g in hosts) and known() <= {g.element[5:] for g in hosts}
 
 
 def lift(findings: list[Finding], graph: nx.Graph, facts: list[Fact]) -> tuple[list[Finding], list[tuple[Finding, list[Finding]]]]:
     """The findings (localisation findings amended) and (lifted finding, its members) pairs."""
     cands = groups(findings, graph, facts)
-    hit = {"rank": _every_node_hit(cands, "rank ", set(_ranks_by_node(facts))),
-           "gpu": _every_node_hit(cands, "gpu:", {h for h, gs in gpus_by_node(graph).items() if len(gs) >= _limits().min_members})}
+    hit = {"rank": _every_node_hit(cands, "rank ", lambda: set(_ranks_by_node(facts))),
+           "gpu": _every_node_hit(cands, "gpu:", lambda: {h for h, gs in gpus_by_node(graph).items() if len(gs) >= _limits().min_members})}
     taken: set[int] = set()
     out = list(findings)
     lifted: list[tuple[Finding, list[Finding]]] = []

@@ -158,10 +158,16 @@ def fabric_paths(g: nx.Graph, a: str, b: str) -> list[list[str]]:
 def _rings(g: nx.Graph, facts: list[Fact]) -> None:
     """Ring edges between consecutive ranks' GPUs, per communicator (first ring order of each)."""
     gpu_of: dict[tuple[str, int], str] = {}
+    placed: set[tuple[str, str]] = set()  # (node, bus id) already under its host
     for f in facts:
         if f.kind == "nccl_rank" and f.bus_id:
-            gid = _add(g, f"gpu:{f.node}/{f.bus_id}", "gpu", f.bus_id)
-            g.add_edge(host(g, f.node), gid, type="has")
+            gid = f"gpu:{f.node}/{f.bus_id}"
+            # a GPU's every rank line (one a communicator: 20k at 512 bench nodes) would add the same
+            # node and host edge again: only its first does (no attributes change, no order moves)
+            if (f.node, f.bus_id) not in placed:
+                placed.add((f.node, f.bus_id))
+                _add(g, gid, "gpu", f.bus_id)
+                g.add_edge(host(g, f.node), gid, type="has")
             for comm in filter(None, (f.comm_id, f.comm)):  # the ring line names the commId, else the pointer
                 gpu_of[(comm, f.rank)] = gid
     rings: dict[str, list[list[int]]] = g.graph.setdefault("rings", {})
