@@ -171,8 +171,14 @@ _KUBECTL = re.compile(r"\n\[pod/[\w.-]+/[\w.-]+\] ?")
 # (vllm-project/vllm#37250, vLLM under Ray Data's map_batches):
 # 2026-03-09 01:31:29.489157625 (MapWorker(MapBatches(vLLMEngineActor)) pid=1202, ip=10.53.120.118) (EngineCore_DP0 pid=32080) ERROR 03-08 17:31:28 [core.py:1102]     raise self._exception
 #   (the stamp goes only with a tag after it)
+# The name is whatever Ray was told (python/ray/_private/worker.py print_worker_logs: prefix_for's
+# f"{data['actor_name']} pid=" or the task's name, then ", ip=<ip>" for another node): Ray Serve's replicas are
+# actors of class DeploymentID.to_replica_actor_class_name(), f"ServeReplica:{app_name}:{name}" (ray/serve/_private/
+# common.py), and a Ray Serve LLM deployment is named after its model, a Hugging Face id with its slash
+# (ray-project/ray#55754):
+# (ServeReplica:default:meta-llama/Llama-2-7b-hf:meta-llama--Llama-2-7b-hf pid=522173) INFO 08-29 18:02:22 [__init__.py:235] Automatically detected platform cuda.
 _RAY = re.compile(r"\n(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} (?=\())?"
-                  r"(?:\((?:[\w.-]+(?:\([\w.-]+(?:\([\w.-]+\))?\))?(?: [\w.=-]+)? )?pid=\d+(?:, ip=[\w.:-]+)?\) ?)+")
+                  r"(?:\((?:[\w.:/-]+(?:\([\w.:/-]+(?:\([\w.:/-]+\))?\))?(?: [\w.=-]+)? )?pid=\d+(?:, ip=[\w.:-]+)?\) ?)+")
 # [default0]:[rank0]: torch.distributed.DistBackendError: NCCL error in: ...   (torchrun --tee; PyTorch >= 2.2)
 # (not the failure table's "[1]:" nor NCCL's "[0] " device index)
 # (torchrun's "[default0]:" is followed by the line as the worker printed it, its indentation
@@ -418,7 +424,7 @@ _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 _GATES = ("`", ">", '"', "\u201c", "<std", ">1 ", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ", "\n*", "\n_")
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
-    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+(?:,\d+)?\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. =()-]*pid=\d"
+    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+(?:,\d+)?\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. =():/-]*pid=\d"
     r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|(?:DEFAULT|NOTICE|ALERT|EMERGENCY)[ \t]+\d{4}-"
     r"|[ \t]{1,4}\|[ \t]|<\d{1,3}>1 |" + _MONOTONIC + r"[\w.@/-]+\[\d+\]:|" + _LABEL + ")"
 )
@@ -480,7 +486,7 @@ _MIN_WIDTH = 80  # terminals open 80 wide; a text wrapped narrower is a program'
 #     package path first; go_runtime_crash/dcgm_exporter_cgo_sigsegv_dcgmexporter412.txt)
 #   each the row after a text's one longest row, which ends the text: read as that row's cut tail, it was joined to it
 _RECORD_START = re.compile(
-    r"$|[ \t]|[\[{|#]|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. =-]*pid=\d"
+    r"$|[ \t]|[\[{|#]|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. =:/()-]*pid=\d"
     r"|\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|[A-Za-z][a-z]{2} [ \d]\d \d\d:|[IWEF]\d{4} \d\d:\d\d"
     r"|[\w.-]+:\d+:\d+ \[\d+\]|\d{1,5}: |[\w.-]+@[\w.-]+:|libfabric:"
     r"|[\w-]{1,32} [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: "

@@ -80,6 +80,13 @@ WRAPPED = [
     # engine core tag and logger (vllm-project/vllm#37250)
     ("2026-03-09 01:31:29.489256607 (MapWorker(MapBatches(vLLMEngineActor)) pid=1202, ip=10.53.120.118) (EngineCore_DP0 pid=32080) ERROR 03-08 17:31:28 [core.py:1102]   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/multiproc_executor.py\", line 87, in wait_for_response",
      'File "/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/multiproc_executor.py", line 87, in wait_for_response'),
+    # Ray Serve's replica tag: the actor's class name "ServeReplica:<app>:<deployment>" (ray/serve/_private/common.py
+    # to_replica_actor_class_name), a Ray Serve LLM deployment named after its model id, slash and all; over vLLM's
+    # logger (ray-project/ray#55754)
+    ("(ServeReplica:default:LLMRouter pid=522174) INFO 08-29 18:02:22 [__init__.py:235] Automatically detected platform cuda.",
+     "Automatically detected platform cuda."),
+    ("(ServeReplica:default:meta-llama/Llama-2-7b-hf:meta-llama--Llama-2-7b-hf pid=522173) INFO 08-29 18:02:22 [__init__.py:235] Automatically detected platform cuda.",
+     "Automatically detected platform cuda."),
     # PyTorch's rank label (pytorch/helion#1396), behind torchrun's local-rank label
     ("[rank1]:E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/common_distributed.py:939] Caught exception: ",
      "E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/common_distributed.py:939] Caught exception: "),
