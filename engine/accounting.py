@@ -99,6 +99,12 @@ def _text(f: Fact) -> str:
 
 #: the shortest free text read as restating an explained line (shorter phrases, "failed", "error: 1", say too little)
 _RESTATE_MIN = 24
+# Ray re-raises a task's exception in its caller as a class named after the cause's, python/ray/exceptions.py
+# as_instanceof_cause: name = f"RayTaskError({cause_cls.__name__})"; pasted apart from the worker's traceback (an issue's
+# title, another file) it is the wrapper of the exception line of that class (lowercased, as _flat makes it):
+# ray.exceptions.RayTaskError(DistBackendError): ray::WorkerDict.ref_init_model() (pid=3829666, ip=192.168.4.25, ...   (verl-project/verl#2044's title)
+#   over its body's "torch.distributed.DistBackendError: NCCL error in: ..." (restated by the NCCL error the rules explain)
+_RAY_WRAPS = re.compile(r"\braytaskerror\((\w{1,100})\): ray::")
 
 
 def _restated_lines(facts: list[Fact], explained: set[tuple[str, int]],
@@ -119,18 +125,36 @@ def _restated_lines(facts: list[Fact], explained: set[tuple[str, int]],
                      if w and len(str(w)) >= _RESTATE_MIN]
             said[f.node].append((words, _flat(f.evidence.text), key in serious))
     out: set[tuple[str, int]] = set()
+    grave_out: list[tuple[str, str]] = []  # (node, text) of the lines restated by one a warning or worse cites
+    wrappers: list[tuple[Fact, str]] = []
     for f in free:
         text = _flat(_text(f))
         if len(text) < _RESTATE_MIN:
             continue
+        wraps = _RAY_WRAPS.search(text)
+        if wraps:
+            wrappers.append((f, wraps[1]))
         # or what follows one of its ": " is in a line a warning or worse cites (a title that names where the exception
         # came from before quoting its tail: google/flax#4942's "in nnx.jit: jaxlib._jax.XlaRuntimeError: INTERNAL: NCCL
         # operation ncclAllReduce" around XLA's explained "... INTERNAL: NCCL operation ncclAllReduce( ...) failed: ...";
         # not a line only an info finding cites, so that a tail never turns an error into a healthy verdict)
         tails = [t for t in _tails(text) if len(t) >= _RESTATE_MIN]
-        if any(text in line or any(w in text for w in words) or (grave and any(t in line for t in tails))
-               for words, line, grave in said.get(f.node, ())):
+        hits = [grave for words, line, grave in said.get(f.node, ())
+                if text in line or any(w in text for w in words) or (grave and any(t in line for t in tails))]
+        if hits:
             out.add((f.evidence.path, f.evidence.line))
+            if any(hits):
+                grave_out.append((f.node, text))
+    # Ray's wrapper of a task's exception, the cause's line (its class named) being one a warning or worse explains or
+    # restates: the wrapper says no more than its cause (an info finding's line never clears it)
+    for f, cls in wrappers:
+        key = (f.evidence.path, f.evidence.line)
+        if key in out:
+            continue
+        cause = re.compile(r"(?:^|[\s.])" + cls + r": ")
+        if any(grave and cause.search(line) for _words, line, grave in said.get(f.node, ())) \
+                or any(node == f.node and cause.search(text) for node, text in grave_out):
+            out.add(key)
     return out
 
 

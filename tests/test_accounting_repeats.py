@@ -112,3 +112,27 @@ def test_a_title_quoting_another_warn_stays_unexplained(tmp_path, ruleset):
     log = (ROOT / "fixtures/artefacts/nccl_log/fastsocket4_flow_placement_retries_exhausted.log").read_text()
     rep = _bundle(tmp_path, {"nccl.log": log, "title.txt": 'What does "NCCL WARN Could not connect to peer" mean?\n'}, ruleset)
     assert [f.rule for f in rep.findings if f.rule == "unexplained_error"] == ["unexplained_error"]
+
+
+# Ray's wrapper of a task's exception (python/ray/exceptions.py: f"RayTaskError({cause_cls.__name__})"), pasted as the
+# issue's title apart from the worker's traceback (verl-project/verl#2044)
+_VERL2044_TITLE = ("ray.exceptions.RayTaskError(DistBackendError): ray::WorkerDict.ref_init_model() (pid=3829666, "
+                   "ip=192.168.4.25, actor_id=3d6e5c6ffd510f1a1f6e1dc101000000, repr=<verl.single_controller.ray.base.WorkerDi\n")
+
+
+def test_rays_wrapper_of_an_explained_exception_is_not_a_second_error(tmp_path, ruleset):
+    body = (ROOT / "fixtures/artefacts/torch_log/verl2044_barrier_nccl_cuda_invalid_argument.log").read_text()
+    rep = _bundle(tmp_path, {"traceback.txt": body, "title.txt": _VERL2044_TITLE}, ruleset)
+    assert [f.rule for f in rep.findings if f.rule == "unexplained_error"] == []
+    assert rep.verdict == "faulty" and rep.findings[0].rule == "nccl_cuda_failure_catalogue"
+
+
+def test_rays_wrapper_of_another_class_stays_unexplained(tmp_path, ruleset):
+    # ray-project/ray#22764's driver traceback (ray.util.collective's cupy NcclError, its message cut by the paste: the
+    # wrapper is the chain's last line) beside verl#2044's DistBackendError: the wrapper names a failure the body
+    # does not show
+    body = (ROOT / "fixtures/artefacts/torch_log/verl2044_barrier_nccl_cuda_invalid_argument.log").read_text()
+    driver = (ROOT / "fixtures/artefacts/ray_worker_death/ray22764_collective_ncclerror_wrapper_cut.txt").read_text()
+    rep = _bundle(tmp_path, {"traceback.txt": body, "driver.txt": driver}, ruleset)
+    left = [f.evidence[0].text for f in rep.findings if f.rule == "unexplained_error"]
+    assert any(t.startswith("ray.exceptions.RayTaskError(NcclError): ") for t in left)
