@@ -289,6 +289,17 @@ _INIT = re.compile(
     r" ?- (?P<what>Init|Destroy) (?P<phase>START|COMPLETE)$"
 )
 
+# NCCL 2.22+ prints, right after a communicator's Init COMPLETE and in the same function (src/init.cc
+# ncclCommInitRankFunc), how long its init took, under NCCL_INIT|NCCL_PROFILE:
+#   2.22:  INFO(NCCL_INIT|NCCL_PROFILE,"Init timings: rank %d nranks %d total %.2f (kernels %.2f, bootstrap %.2f, ...)", ...)
+#   2.23+: "Init timings - %s: rank %d nranks %d total %.2f (kernels %.2f, alloc %.2f, bootstrap %.2f, allgathers %.2f, ..."
+#          (%s: job->funcName, ncclCommInitRank / ncclCommInitRankConfig / ncclCommSplit ...)
+# swat1-04:2017630:2017671 [2] NCCL INFO Init timings: rank 2 nranks 16 total 1.08 (kernels 0.51, bootstrap 0.22, allgathers 0.01, topo 0.28, graphs 0.04, connections 0.02, rest 0.01)      (NVIDIA/nccl#1412, 2.22)
+# deepseek-r1-671b-88957849-q6slh-head-fwl2w:734:734 [0] NCCL INFO Init timings - ncclCommInitRank: rank 0 nranks 16 total 3.08 (kernels 0.36, alloc 0.89, ...)      (vllm-project/aibrix#758, 2.25.1)
+# It names no communicator: it tells that the process's rank of that size finished an init (where the
+# paste lost the Init COMPLETE line, or begins after it), so it is read as that completion.
+_INIT_TIMINGS = re.compile(r"Init timings(?: - \w+)?: rank (?P<rank>\d+) nranks (?P<nranks>\d+) total \d")
+
 # Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM
 # Channel 00/0 : 0[0] -> 1[1] [receive] via NET/Socket/0
 # Channel 00 : 0[1b000] -> 1[1c000] via P2P/IPC
@@ -461,6 +472,8 @@ class NcclLogState:
         self.shm_calls: dict[tuple[str, int | None], tuple[str | None, bool]] = {}
         #: whether a line of NCCL 2.2's INFO prefix (_OLD_INFO) was read: its INFO lines without "NCCL INFO"
         self.old_info = False
+        #: the "Init timings" lines read, per (node, pid, rank, nranks): each one a finished init (_INIT_TIMINGS)
+        self.timed: dict[tuple[str, int | None, int, int], int] = {}
 
     def once(self, cls: type, line: int, node: str, key: tuple[Any, ...], **fields: Any) -> None:
         if self.recording is not None:
@@ -518,6 +531,11 @@ class NcclLogState:
             return self.chains.abort(node, pid, msg.endswith("START"))
         if msg.endswith(("Init START", "Init COMPLETE", "Destroy COMPLETE")) and "comm " in msg:
             return self._init(no, node, msg, ctx)
+        if msg.startswith("Init timings") and (m := _INIT_TIMINGS.match(msg)):
+            self.touched += 1
+            key = (node, pid, int(m["rank"]), int(m["nranks"]))
+            self.timed[key] = self.timed.get(key, 0) + 1
+            return None
         if "set by environment to" in msg:
             m = _ENV.match(msg)
             if not m:
@@ -613,6 +631,21 @@ class NcclLogState:
             self.ranks[key][2]["init_complete"] = True
         return None
 
+    def _timed_complete(self) -> None:
+        """Each "Init timings" line a finished init of its process's rank of that size: the ranks
+        of that (node, pid, rank, nranks) not read complete, in the order they started, take the
+        timings lines their completed ones (which print their own) leave over."""
+        if not self.timed:
+            return
+        left = dict(self.timed)
+        for key, (_no, node, fields) in self.ranks.items():
+            if fields["init_complete"] and (k := (node, key[1], fields["rank"], fields["nranks"])) in left:
+                left[k] -= 1
+        for key, (_no, node, fields) in self.ranks.items():
+            if not fields["init_complete"] and left.get(k := (node, key[1], fields["rank"], fields["nranks"]), 0) > 0:
+                fields["init_complete"] = True
+                left[k] -= 1
+
     def _net_devices(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
         m = _NET_USING.match(msg)
         if not m:
@@ -696,6 +729,7 @@ class NcclLogState:
         return None
 
     def finish(self) -> None:
+        self._timed_complete()
         for no, node, fields in self.ranks.values():
             self.b.add(NcclRank, no, node=node, **fields)
         gdr_nodes = {node for _, node, fields, _ in self.transports.values() if fields["gdr"]}
@@ -1011,7 +1045,7 @@ def _init_not_seen_complete(artefact: Artefact, state: NcclLogState) -> None:
     text = artefact.text
     if artefact.line_offset:
         return
-    if any(fields["init_complete"] for _no, _node, fields in state.ranks.values()):
+    if state.timed or any(fields["init_complete"] for _no, _node, fields in state.ranks.values()):
         # a rank read complete: its line holds "Init COMPLETE" or "Destroy COMPLETE" (no search of the text). Each rank
         # prints its own START and COMPLETE, so a rank seen starting whose COMPLETE is not shown did not finish its init
         # here: some ranks of a job stuck in init, or a window cut between (session 23's fragment audit: a bundle's
@@ -1026,7 +1060,7 @@ def _init_not_seen_complete(artefact: Artefact, state: NcclLogState) -> None:
         # (OpenNMT/OpenNMT-py#1606, a job that hung: ranks 9-14 at 'Init COMPLETE', process 435's last lines
         # 'Ring 00 : 0 -> 8 [receive] via NET/Socket/0' and 'Trees [0] 0-', the paste cut)
         elif pending := sorted({(k[0], k[1]) for k in state.transports if k[1] is not None}
-                               - {(k[0], k[1]) for k in state.ranks}):
+                               - {(k[0], k[1]) for k in state.ranks} - {(k[0], k[1]) for k in state.timed}):
             state.b.limit(state.line_of(len(text.rstrip())), "cut_short",
                           f"NCCL process(es) {', '.join(f'{n}:{p}' for n, p in pending[:8])}{' ...' if len(pending) > 8 else ''} "
                           "connect channels and print no 'Init COMPLETE': their initialisation is not seen finished")

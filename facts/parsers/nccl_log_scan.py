@@ -67,6 +67,7 @@ _SCAN = re.compile(
 # "Using external Network %s"; src/include/socket.h INFO(INIT|NET,"NET : Using interface %s:%s", ...)):
 # C4140-V100-1:24:201 [0] INFO Using internal Network Socket                  (horovod/horovod#288, NCCL 2.2.12)
 # C4140-V100-1:24:201 [0] INFO NET : Using interface ib0:192.168.11.1<0>      (horovod/horovod#288)
+# NCCL 2.22+'s "Init timings[ - <function>]: rank %d nranks %d total ..." after a communicator's init (nccl_log._INIT_TIMINGS)
 # Two scans, not one alternation: the literal-only one lets the regex engine skip ahead by
 # first character, which an alternation with "[\w./\-]+" cannot (2.4x faster).
 _MAYBE_START = re.compile(
@@ -74,6 +75,7 @@ _MAYBE_START = re.compile(
     r"|NET/Plugin|Plugin Path|(?:Initialized|Failed to initialize|Assigned) NET plugin|P2P is disabled|Could not enable P2P"
     r"|Failed to open libibverbs|(?:GIN|TUNER|PROFILER|ENV)/Plugin ?: ?Could not find:|socketFinalizeAccept: didn't receive"
     r"|Could not find real path of /sys/class/net/|Using (?:internal|external) Network |NET : Using interface "
+    r"|Init timings"
 )
 _MAYBE_ANY = re.compile(
     r"GPU Direct RDMA|shared memory|posix_fallocate|failed to extend|Call to ibv|Duplicate GPU|Cuda failure"

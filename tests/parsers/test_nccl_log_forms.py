@@ -274,6 +274,47 @@ def test_a_process_that_connects_channels_without_its_init_complete_is_a_capture
     assert not parse(done + _PCI_PATH + own).limits
 
 
+# NCCL 2.22+'s "Init timings" line follows a communicator's Init COMPLETE in the same function (src/init.cc):
+# 2.22 "Init timings: rank %d nranks %d total %.2f (...)", 2.23+ "Init timings - %s: rank %d nranks %d total %.2f (...)"
+_START_2 = ("swat1-04:2017630:2017671 [2] NCCL INFO ncclCommInitRank comm 0x8e0bd40 rank 2 nranks 16 cudaDev 2 nvmlDev 2"
+            " busId 48000 commId 0x49bbd7790311d5eb - Init START\n")  # CONSTRUCTED from init.cc's Init START format
+_TIMED_2 = ("swat1-04:2017630:2017671 [2] NCCL INFO Init timings: rank 2 nranks 16 total 1.08 (kernels 0.51, bootstrap 0.22,"
+            " allgathers 0.01, topo 0.28, graphs 0.04, connections 0.02, rest 0.01)\n")  # NVIDIA/nccl#1412 (2.22), real
+
+
+def test_init_timings_is_the_ranks_init_complete():
+    r = parse(_START_2 + _TIMED_2)
+    assert not r.limits
+    assert [(f.rank, f.init_complete) for f in r.facts if f.kind == "nccl_rank"] == [(2, True)]
+    # NVIDIA/nccl#1646 (2.23+ form): ranks 3 and 4 print their timings, their Init COMPLETE is outside the excerpt;
+    # only process 1106801 (channels alone) is not seen finished
+    r = parse((FIX / "nccl1646_init_timings_without_complete.log").read_text())
+    assert [h.limit for h in r.limits] == ["cut_short"]
+    assert "1106801" in r.limits[0].detail and "1106802" not in r.limits[0].detail and "1106803" not in r.limits[0].detail
+    # vllm-project/aibrix#758: the head's timings line alone under Ray's prefix is a finished init; the workers'
+    # processes, channels only, are not seen finished
+    r = parse((FIX / "aibrix758_init_timings_ray_cut.txt").read_text())
+    assert [h.limit for h in r.limits] == ["cut_short"] and "worker" in r.limits[0].detail
+    assert "before any communicator" not in r.limits[0].detail
+
+
+@pytest.mark.parametrize("text", [
+    # another rank's timings, or the same rank of another communicator size: rank 2's init is not seen finished
+    _START_2 + _TIMED_2.replace("rank 2 nranks 16", "rank 6 nranks 16"),
+    _START_2 + _TIMED_2.replace("rank 2 nranks 16", "rank 2 nranks 8"),
+    # another process's
+    _START_2 + _TIMED_2.replace("2017630:2017671", "2017631:2017671"),
+    # one timings line for two communicators of the same rank and size: one of them is left unfinished
+    _START_2 + _START_2.replace("0x8e0bd40", "0x9e0bd40") + _TIMED_2,
+    # words about timings, not NCCL's line
+    _START_2 + "swat1-04:2017630:2017671 [2] NCCL INFO Init timings are slow on rank 2\n",
+])
+def test_init_timings_of_another_rank_does_not_complete_this_one(text):
+    r = parse(text)
+    assert [h.limit for h in r.limits] == ["cut_short"]
+    assert False in [f.init_complete for f in r.facts if f.kind == "nccl_rank"]
+
+
 def test_two_processes_interleaved_make_two_chains():
     # nccl-tests#166's lines, a second pid interleaved as mpirun's ranks print
     text = ("ubuntu:9621:9688 [3] misc/shmutils.cc:112 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-KWfVyt (size 5967872)\n"
