@@ -256,6 +256,8 @@ class DcgmNotComparable(_M):
     match: str = Field(min_length=1)
     why: str
     dcgm: bool = False
+    #: False: the message names no cause of its own (the profiling library's unrecoverable error): no finding of health
+    cause_shown: bool = True
 
 
 class DcgmHealthSystem(_M):

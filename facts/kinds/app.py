@@ -897,6 +897,9 @@ class HorovodStall(Fact):
     # did not submit (a lower bound: ranks above it may be absent too); absent_ranks holds them, job_ranks stays None
     # the one rank the others wait for, where exactly one is named (missing) or known absent: the finding's entity
     rank: int | None = None
+    # the later warnings of the same text that list no ranks at all (their lists cut off): Horovod warns again each
+    # stall-check interval while the tensors still wait, so they are this stall's repeats (None: none)
+    repeats: int | None = None
 
 
 @fact_kind

@@ -66,6 +66,9 @@ class DcgmError(Fact):
     gpu: int | None = None
     not_comparable: bool = False
     why: str | None = None
+    #: False where the reason matched names no cause of its own (knowledge/dcgm.yaml ``cause_shown``): the
+    #: profiling library's unrecoverable error, which says profiling failed, not why
+    cause_shown: bool = True
     #: DCGM refused a versioned structure (DCGM_ST_VER_MISMATCH, "API version mismatch"), or the line is
     #: the same failed call's error chain on that thread: DCGM's parts disagree, no GPU reading
     version_mismatch: bool = False

@@ -288,6 +288,9 @@ class NvidiaDriverVersion(Fact):
     version: str
     open_module: bool | None = None
     arch: str | None = None
+    #: the version of the kernel module loaded now (/proc/driver/nvidia/version's NVRM line), not a
+    #: tool's report of the driver (collect_env)
+    loaded_module: bool = False
 
 
 @fact_kind
@@ -535,6 +538,9 @@ class PackageVersion(Fact):
     cuda_build_major: int | None = None  # 12
     #: a package of the NVIDIA driver itself (dpkg/apt: nvidia-driver-535, libnvidia-compute-535): its version is the driver's
     nvidia_driver: bool = False
+    #: for a driver package, the driver release its version names ("525.85.12" of "525.85.12-1", "450.51.06" of
+    #: "450.51.06-0ubuntu1"): what the loaded kernel module's version is compared with
+    driver_release: str | None = None
 
 
 @fact_kind

@@ -42,6 +42,16 @@ def not_comparable(reason: str) -> str | None:
 _SPACES = re.compile(r"\s+")
 
 
+def cause_shown(reason: str) -> bool:
+    """False where the not-comparable reason the message matches names no cause of its own (knowledge/dcgm.yaml
+    ``cause_shown: false``: DCGM's profiling-library status says that profiling failed, not why)."""
+    low = _SPACES.sub("", reason.lower())
+    for row in knowledge()["not_comparable"]:
+        if _SPACES.sub("", row["match"].lower()) in low:
+            return row.get("cause_shown", True)
+    return True
+
+
 def self_message(message: str) -> tuple[str, bool] | None:
     """(why, whether DCGM logs the caught exception on the next line) of an ERROR line DCGM logs
     about itself (knowledge/dcgm.yaml self_messages), or None."""

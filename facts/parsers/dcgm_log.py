@@ -53,7 +53,7 @@ import re
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.kinds.dcgm import DcgmProfilingRefused
-from stethoscope.facts.parsers.dcgm_facts import (DcgmError, DcgmHealthIncident, DcgmSelfMessage, health_meaning,
+from stethoscope.facts.parsers.dcgm_facts import (DcgmError, DcgmHealthIncident, DcgmSelfMessage, cause_shown, health_meaning,
                                                   health_severity, knowledge, not_comparable, self_message)
 
 KIND = "dcgm_log"
@@ -174,7 +174,7 @@ def parse(artefact: Artefact) -> ParseResult:
         mismatch = _VER_MISMATCH.search(msg) is not None or (key is not None and key == mismatch_call)
         mismatch_call = key if mismatch else mismatch_call
         fb.add(DcgmError, n, message=msg, plugin=m["plugin"] or (t["test"] if t else None), gpu=int(g["gpu"]) if g else None,
-               not_comparable=why is not None, why=why, version_mismatch=mismatch)
+               not_comparable=why is not None, why=why, cause_shown=why is None or cause_shown(msg), version_mismatch=mismatch)
     if "supported metric groups" in artefact.text:
         for m in _NO_METRIC_GROUPS.finditer(artefact.text):
             n = artefact.line_of(m.start("status"))
@@ -195,7 +195,8 @@ def parse(artefact: Artefact) -> ParseResult:
         if any(k in low for k in markers):
             g = _GPU.search(line)
             why = not_comparable(line)
-            fb.add(DcgmError, n, message=line.strip().strip('"`'), gpu=int(g["gpu"]) if g else None, not_comparable=True, why=why)
+            fb.add(DcgmError, n, message=line.strip().strip('"`'), gpu=int(g["gpu"]) if g else None, not_comparable=True, why=why,
+                   cause_shown=cause_shown(line))
             result.lines_used += 1
     return result
 

@@ -44,7 +44,7 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, j
 from stethoscope.facts.parsers.bench_facts import DcgmDiagRun
 from stethoscope.facts.parsers.cuda_app import CudaError
 from stethoscope.facts.parsers.dcgm_facts import (
-    DcgmDiagResult, DcgmError, knowledge, not_comparable, reason_text_meaning, test_meaning,
+    DcgmDiagResult, DcgmError, cause_shown, knowledge, not_comparable, reason_text_meaning, test_meaning,
 )
 
 KIND = "dcgmi_diag"
@@ -204,7 +204,8 @@ def _incomplete(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> Non
             result.lines_used += 1
         msg = " ".join(parts)[:1000]
         why = not_comparable(msg)
-        fb.add(DcgmError, n, message=msg, plugin=None, gpu=None, not_comparable=why is not None, why=why)
+        fb.add(DcgmError, n, message=msg, plugin=None, gpu=None, not_comparable=why is not None, why=why,
+               cause_shown=why is None or cause_shown(msg))
         result.lines_used += 1
 
 
@@ -309,7 +310,7 @@ def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
             msg = str(body["runtime_error"])
             why = not_comparable(msg)
             fb.add(DcgmError, artefact.line_of(at) if at >= 0 else 1, message=msg, plugin=None, gpu=None,
-                   not_comparable=why is not None, why=why)
+                   not_comparable=why is not None, why=why, cause_shown=why is None or cause_shown(msg))
         for where in (one.get("metadata") or {}, one, body):
             version = where.get("version")
             if version and _DCGM_VERSION.match(str(version)):

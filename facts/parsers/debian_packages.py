@@ -65,11 +65,16 @@ _DETECT = re.compile(r"^\|\|/ Name\s+Version\s+Architecture|^(?:ii|hi|rc) [ R][a
 #: the GPU and RDMA stack: what a diagnosis may compare (other packages are counted, not kept)
 _RELEVANT = re.compile(r"^(?:nvidia-|libnvidia-|cuda(?:$|-)|cudnn|libcudnn|libnccl|libcu(?:blas|fft|rand|solver|sparse|file|pti|tensor)"
                        r"|libnvinfer|tensorrt|datacenter-gpu-manager|libnvjitlink|nv-peer-mem|ucx|libucx|openmpi|libopenmpi"
-                       r"|rdma-core|ibverbs-|libibverbs|librdmacm|mlnx-|doca-|libnvshmem|nvshmem|linux-(?:modules|objects|signatures)-nvidia)")
+                       r"|rdma-core|ibverbs-|libibverbs|librdmacm|mlnx-|doca-|libnvshmem|nvshmem|linux-(?:modules|objects|signatures)-nvidia|libcuda1$)")
 #: the NVIDIA driver's own packages (Ubuntu's graphics-drivers names and the CUDA repository's): their version is the driver's
+# Ubuntu's (and NVIDIA's repository's) driver packages carry the branch (nvidia-driver-535, libnvidia-compute-535);
+# Debian's, built from the same nvidia-graphics-drivers source, do not: nvidia-driver, nvidia-smi, libnvidia-ml1,
+# libcuda1, nvidia-kernel-dkms, nvidia-driver-libs (packages.debian.org; illinois-scicomp/machine-shop-maintenance#70:
+# 'ii  nvidia-smi     525.85.12-1  amd64  NVIDIA System Management Interface')
 _DRIVER = re.compile(r"^(?:nvidia-(?:driver|utils|dkms|kernel-common|kernel-source|compute-utils|headless(?:-no-dkms)?|open)"
-                     r"|libnvidia-(?:compute|gl|common|cfg1|decode|encode|extra|fbc1)|cuda-drivers)(?:-\d{3})?(?:-server|-open)?$")
-_DRIVER_VERSION = re.compile(r"^\d{3}\.\d+(?:\.\d+)?(?:-|$)")
+                     r"|libnvidia-(?:compute|gl|common|cfg1|decode|encode|extra|fbc1)|cuda-drivers)(?:-\d{3})?(?:-server|-open)?$"
+                     r"|^(?:nvidia-smi|libnvidia-ml1|libcuda1|nvidia-kernel-dkms|nvidia-driver-libs)$")
+_DRIVER_VERSION = re.compile(r"^(?P<release>\d{3}\.\d+(?:\.\d+)?)(?:-|$)")
 _CUDA_SUFFIX = re.compile(r"\+cuda(?P<cuda>\d+\.\d+)")  # 2.22.3-1+cuda12.2, 8.9.7.29-1+cuda12.2
 _CUDA_NAMED = re.compile(r"^cuda-(?:runtime|cudart|toolkit|libraries|nvcc)-(?P<maj>\d+)-(?P<min>\d+)$")  # cuda-cudart-12-2
 _CUDA_META = re.compile(r"^cuda(?:-toolkit|-runtime)?$")  # cuda 12.2.2-1: the release itself
@@ -100,8 +105,9 @@ def _cuda_of(name: str, version: str) -> str | None:
 def _add(b: FactBuilder, n: int, name: str, version: str, manager: str) -> None:
     if not _RELEVANT.match(name):
         return
+    release = _DRIVER_VERSION.match(version) if _DRIVER.match(name) else None
     add_package(b, n, name, version, manager, _cuda_of(name, version),
-                nvidia_driver=bool(_DRIVER.match(name) and _DRIVER_VERSION.match(version)))
+                nvidia_driver=release is not None, driver_release=release["release"] if release else None)
 
 
 def _apt_installed(m: re.Match[str]) -> str | None:

@@ -52,7 +52,7 @@ def parse(artefact: Artefact) -> ParseResult:
         result.lines_used += 1
     for line, m in iter_matches(DRIVER, artefact):
         b.add(NvidiaDriverVersion, line, version=m["version"], open_module=bool(m["open"]),
-              arch=m["arch1"] or m["arch2"])
+              arch=m["arch1"] or m["arch2"], loaded_module=True)
         result.lines_used += 1
     if result.facts:
         result.lines_used += sum(1 for _ in GCC.finditer(artefact.text))

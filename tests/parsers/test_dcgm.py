@@ -337,3 +337,12 @@ def test_dcgm_log_getlatestsample_statuses_are_self_messages_gpu_monitoring_tool
             "[DcgmCacheManager::GetMultipleLatestSamples]\n")
     (f,) = dcgm_log.parse(Artefact(path="nv-hostengine.log", text=text, node="n1")).facts
     assert f.kind == "dcgm_error"
+
+
+def test_profiling_library_error_names_no_cause_of_its_own():
+    # DCGM_ST_PROFILING_LIBRARY_ERROR (NVIDIA/DCGM#56's line): not comparable, and no cause shown (another profiler, a GPU
+    # the library cannot profile, a driver fault); nvbandwidth's MCUTIL check names what disturbed the test
+    [e] = [f for f in run(dcgm_log, "dcgm_log/dcgm56_profiling_module_error.txt").facts if f.kind == "dcgm_error"]
+    assert (e.not_comparable, e.cause_shown) == (True, False)
+    errs = [f for f in run(dcgm_log, "dcgm_log/dcgm272_nvbandwidth_mcutil.txt").facts if f.kind == "dcgm_error"]
+    assert errs and all(f.cause_shown for f in errs)

@@ -77,3 +77,22 @@ def test_cuda_build_of_a_listed_package_is_checked_against_the_driver_package():
 def test_not_a_package_list():
     assert not debian_packages.detect("NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n")
     assert not debian_packages.detect("see ./src/foo 1.2 all of them\n")
+
+
+def test_debian_driver_packages_without_a_branch_and_the_loaded_module():
+    # illinois-scicomp/machine-shop-maintenance#70: /proc/driver/nvidia/version (the loaded module, 520.56.06), then
+    # `dpkg -l nvidia-smi`: Debian's package of the driver, named without a branch, 525.85.12-1
+    from stethoscope.facts.parsers import host_info
+    text = (FIX / "machineshop70_mixed_proc_version_dpkg_nvidia_smi.txt").read_text()
+    [p] = [f for f in parse(text).facts if f.kind == "package_version"]
+    assert (p.package, p.version, p.nvidia_driver, p.driver_release) == ("nvidia-smi", "525.85.12-1", True, "525.85.12")
+    [k] = [f for f in host_info.parse(Artefact(path="t.txt", text=text, node="n1")).facts if f.kind == "nvidia_driver_version"]
+    assert (k.version, k.loaded_module) == ("520.56.06", True)
+    # Debian's other driver packages, and Ubuntu's release with its revision; not a package outside the driver
+    more = ("ii  libnvidia-ml1:amd64  525.85.12-1  amd64  NVIDIA Management Library (NVML) runtime library\n"
+            "ii  libcuda1:amd64       525.85.12-1  amd64  NVIDIA CUDA Driver Library\n"
+            "ii  libnvidia-compute-450:amd64      450.51.06-0ubuntu1       amd64        NVIDIA libcompute package\n"
+            "ii  nvidia-persistenced  525.85.05-1  amd64  daemon to maintain persistent software state in the NVIDIA driver\n")
+    assert [(f.package, f.driver_release) for f in parse(more).facts] == [
+        ("libnvidia-ml1", "525.85.12"), ("libcuda1", "525.85.12"), ("libnvidia-compute-450", "450.51.06"),
+        ("nvidia-persistenced", None)]

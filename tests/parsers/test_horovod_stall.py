@@ -34,11 +34,23 @@ def test_stall_warning_forms(name, line, missing, ready, seconds, tensors):
     assert horovod_stall.detect(text)
     got = [(f.evidence.line, f.missing_ranks, f.ready_ranks, f.seconds, f.tensors, f.shutdown) for f in parse_text(text)]
     assert got[0] == (line, missing, ready, seconds, tensors, False)
-    if name.startswith("horovod1442"):
-        # the excerpt ends in the next warning's head, cut before its ranks: a warning without ranks
-        assert got[1:] == [(9, None, None, None, None, False)]
-    else:
-        assert len(got) == 1
+    # horovod1442: the excerpt ends in the next warning's head (line 9), cut before its ranks: that stall's repeat,
+    # counted on the warning that named rank 6, not a stall of unknown ranks of its own
+    assert len(got) == 1
+    assert [f.repeats for f in parse_text(text)] == [1 if name.startswith("horovod1442") else None]
+
+
+def test_a_warning_without_a_list_is_a_repeat_only_after_one_that_named_ranks():
+    cut = (FIX / "horovod1442_stalled_ranks_mpirun_wrapped.log").read_text().splitlines(keepends=True)[8]
+    # the cut warning alone (or first): a stall whose ranks the text does not show
+    assert [(f.missing_ranks, f.repeats) for f in parse_text(cut)] == [(None, None)]
+    named = (FIX / "horovod1206_stalled_ranks_list_wrapped.txt").read_text()
+    assert [(f.missing_ranks, f.repeats) for f in parse_text(cut + named)] == [(None, None), ("0", None)]
+    # after the oldest form's ready-ranks warning (no missing ranks named): not its repeat
+    ready = (FIX / "horovod100_stalled_ops_ready_ranks.txt").read_text()
+    assert [(f.ready_ranks, f.repeats) for f in parse_text(ready + cut)] == [("1", None), (None, None)]
+    # two warnings that each list their ranks stay two (each its own stall, or the same one listed again)
+    assert [f.repeats for f in parse_text(named + named)] == [None, None]
 
 
 def test_current_form_with_shutdown():
