@@ -205,7 +205,7 @@ def detect(text: str) -> bool:
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
         line = text[start:end if end >= 0 else len(text)]
-        if not quiet(line) and not shell_command(line) and not zero_counts_only(line):
+        if not quiet(line) and not shell_command(line) and not says_no_failure(line):
             if _reporter().reported_error(line) or FAILURE_WORDS.search(line) is None:
                 if told is None:
                     rows = text.split("\n")
@@ -307,13 +307,44 @@ def _summarised(b: FactBuilder, artefact: Artefact, line: int, text: str, title:
     if summary is None:
         return False
     if summary:
-        component = next((c for c, p in _reporter()._COMPONENT_WORDS if p.search(summary)), "application")
-        # ticket_prose, the other fallback, may read the same line of a file of prose (one reported_symptom a line at
-        # most, id path:line:reported_symptom): this reader's is numbered after it (path:line:reported_symptom#1)
-        key = (line + artefact.line_offset, "reported_symptom")
-        b._seen[key] = max(b._seen.get(key, 0), 1)
-        b.add(ReportedSymptom, line, symptom="error", component=component, words=" ".join(summary.split())[:120])
+        _claim(b, artefact, line, summary)
     return True
+
+
+def _claim(b: FactBuilder, artefact: Artefact, line: int, summary: str) -> None:
+    """The reporter's claim of an error on line ``line``, in their words: a ``reported_symptom`` (error)."""
+    component = next((c for c, p in _reporter()._COMPONENT_WORDS if p.search(summary)), "application")
+    # ticket_prose, the other fallback, may read the same line of a file of prose (one reported_symptom a line at
+    # most, id path:line:reported_symptom): this reader's is numbered after it (path:line:reported_symptom#1)
+    key = (line + artefact.line_offset, "reported_symptom")
+    b._seen[key] = max(b._seen.get(key, 0), 1)
+    b.add(ReportedSymptom, line, symptom="error", component=component, words=" ".join(summary.split())[:120])
+
+
+# A reporter's sentence outside the code blocks of a comment that fences its output (wild sweep H3, a control):
+# > Note: `ib_write_bw -R` reported error.  Not sure why `rdma_cm` isn't usable in the container, as the device file looks normal.
+#   (Mellanox/k8s-rdma-shared-dev-plugin#54: a GPUDirect test that "finished successfully", its command lines and output
+#   in ``` blocks, this note between them) read "faulty, unexplained_error" as if a program had printed it. Where the
+#   paste puts what programs printed between fences, a line outside them that ticket_prose.reported_error takes for a
+#   reporter's sentence (first person or a hedge, ten words, no failure form, no log stamp) is their claim: a
+#   reported_symptom (the verdict inconclusive), not an error line. A file without fences, or a line inside one or
+#   after a fence left open (an excerpt cut inside its block), is read as before.
+_FENCE_LINE = re.compile(r"^[ \t]{0,3}(?:>[ \t]?){0,4}```")
+
+
+def unfenced_lines(artefact: Artefact) -> set[int]:
+    """The lines (1-based, the artefact's own) outside the fenced code blocks of a paste that has one closed block at
+    least; none when it has none (a paste that fences nothing says nothing of where its output is)."""
+    raw = (artefact.raw_text if artefact.raw_text is not None else artefact.text).split("\n")
+    inside, closed, out = False, False, set()
+    for n, line in enumerate(raw, 1):
+        if "```" in line and _FENCE_LINE.match(line):
+            closed |= inside
+            inside = not inside
+            continue
+        if not inside:
+            out.add(n)
+    return out if closed else set()
 
 
 def claimed_lines(artefact: Artefact) -> set[int]:
@@ -365,6 +396,31 @@ def zero_counts_only(line: str) -> bool:
     """Whether every error word of ``line`` is in a count of none ("failed=0", "Errors: 0", "ERROR SUMMARY: 0 errors"):
     the line says nothing failed."""
     return _ZERO_COUNT.search(line) is not None and not _ANY_ERROR.search(_ZERO_COUNT.sub("", line))
+
+
+# Lines whose error words belong to a message that reports no failure (wild sweep H3, hamonikr/hamonikr-system#8):
+# kernel: \[   12.126199\] vboxdrv: module verification failed: signature and/or required key missing - tainting kernel
+#   the kernel's notice that it loaded a module it could not verify and marked itself tainted (TAINT_UNSIGNED_MODULE):
+#   load_module (kernel/module.c) and module_augment_kernel_taints (kernel/module/main.c, 6.x):
+#   pr_notice_once("%s: module verification failed: signature " "and/or required key missing - tainting " "kernel\n",
+#   mod->name); early kernels printed two blanks after "and/or" (a dmesg in the search index, file 56885114719:
+#   [   14.609667] wl: module verification failed: signature and/or  required key missing - tainting kernel).
+#   The module loaded; a refused one is "Loading of unsigned module is rejected" / "Key was rejected by service"
+#   (kernel_log_modules reads those). Whatever prefix the line carries.
+# https://forums.developer.nvidia.com/t/driver-v4-9-5-1-0-module-verification-failed-signature-and-or-required-key-missing-tainting-kernel/227206
+#   (the same thread's comment: a link alone on its line, its words a page's slug) a line that is only an address (a
+#   URL, bare or in <...>) names a page; what failed is on the page, not in the paste. A URL inside a program's line
+#   ("Error: see https://...") leaves the line an error line.
+_NO_FAILURE = re.compile(
+    r"(?:^|[\s:\]])[\w.-]{1,64}: module verification failed: signature and/or[ \t]{1,4}required key missing - tainting kernel\.?[ \t]*$"
+    r"|^[ \t]{0,16}<?https?://[^\s<>]{1,2000}>?[ \t]*$")
+
+
+def says_no_failure(line: str) -> bool:
+    """Whether ``line``'s error words say that nothing failed: counts of none (:func:`zero_counts_only`), or a message
+    that reports no failure in words that sound like one (_NO_FAILURE: the kernel's unsigned-module taint notice, a
+    link alone on its line)."""
+    return zero_counts_only(line) or ("failed" in line or "//" in line) and _NO_FAILURE.search(line) is not None
 
 
 # A shell prompt and the command typed at it: the command's words are what the user looked for, not a failure
@@ -529,6 +585,7 @@ def parse(artefact: Artefact) -> ParseResult:
     # may mean (the line names the class, it reports no error)
     told = _reporter().reported_errors(lines) | _reporter().explanations(lines)
     title = is_title(artefact.path)
+    unfenced: set[int] | None = None  # unfenced_lines, found where a line needs them
     for line, text in iter_lines(_ANY_ERROR, artefact):
         if line in chains:  # a wrapper of Ray's exception chain: the chain's innermost line says it
             line = chains[line]
@@ -552,13 +609,17 @@ def parse(artefact: Artefact) -> ParseResult:
                 result.lines_used += 1  # the header of the exception read on its own line below
                 continue
         done.add(line)
-        if zero_counts_only(text):
+        if says_no_failure(text):
             continue
         if quiet(text) or _prefix_quiet(artefact, line, text):  # the program's own level says info: its error words are its message's
             continue
         if shell_command(text) or line in told:  # what the user typed or told, not what a program said
             continue
         if _summarised(b, artefact, line, text, title):  # a title's, a template field's words: the reporter's claim
+            result.lines_used += 1
+            continue
+        if _reporter().reported_error(text) and line in (unfenced := unfenced_lines(artefact) if unfenced is None else unfenced):
+            _claim(b, artefact, line, text)  # a reporter's sentence between the fenced output: their claim
             result.lines_used += 1
             continue
         if line >= 2 and "File " in lines[line - 2] and _FRAME.match(lines[line - 2]):  # a frame's source line: code

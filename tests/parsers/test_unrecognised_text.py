@@ -522,3 +522,50 @@ def test_a_test_runners_tally_of_no_failures_is_no_error_line():
     assert [n for n, _ in _unrecognised("Total Test Cases      : 1 (0 Passed, 1 Failed, 0 Aborted, 0 Skipped)\n")] == [1]
     for line in ("GPU 0 failed to initialize", "rank 0 failed", "3 passed, 0 failed, 1 error"):
         assert not unrecognised_text.zero_counts_only(line), line
+
+
+def test_the_kernels_unsigned_module_taint_notice_and_a_link_alone_are_no_error_lines():
+    # wild sweep H3 (hamonikr/hamonikr-system#8, a control): the kernel's notice that it loaded a module it could not
+    # verify ("module verification failed: ... - tainting kernel", pr_notice_once) and the forum link under it, whose
+    # slug holds "failed", read "faulty, unexplained_error" x2 where nothing failed
+    from stethoscope.facts.parsers import unrecognised_text
+
+    for name in ("hamonikr8_vboxdrv_unsigned_module_taint_notice.txt", "hamonikr8_comment_link_alone.txt"):
+        text = (ROOT / "fixtures/artefacts/unrecognised_text" / name).read_text()
+        assert _unrecognised(text) == [] and not unrecognised_text.detect(text), name
+    for line in ("[   14.609667] wl: module verification failed: signature and/or  required key missing - tainting kernel",
+                 "Dec 05 11:22:01 gpu-node-7 kernel: nvidia: module verification failed: signature and/or required key "
+                 "missing - tainting kernel", "<https://forums.developer.nvidia.com/t/module-verification-failed/227206>"):
+        assert unrecognised_text.says_no_failure(line), line
+    # must not: a refusal of the module, the notice with more after it, a link inside a program's line (CONSTRUCTED
+    # beside the real forms) stay error lines
+    for text in ("modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n",
+                 "nvidia: module verification failed: signature and/or required key missing - tainting kernel; load failed\n",
+                 "Error: failed to fetch https://nvidia.github.io/libnvidia-container/gpgkey\n"):
+        assert [n for n, _ in _unrecognised(text)] == [1], text
+
+
+def test_a_reporters_sentence_between_fenced_output_is_their_claim_not_an_error_line():
+    # wild sweep H3 (Mellanox/k8s-rdma-shared-dev-plugin#54, a control: "The gpudirect test finished successfully"):
+    # the note between the comment's ``` blocks read "faulty, unexplained_error" as if a program had printed it
+    from stethoscope.facts.parsers import unrecognised_text
+
+    text = (ROOT / "fixtures/artefacts/unrecognised_text/k8srdma54_gpudirect_test_note_between_fences.txt").read_text()
+    art = Artefact(path="comment.txt", text=text, node="n")
+    art.normalise()
+    facts = unrecognised_text.parse(art).facts
+    assert [(f.kind, f.evidence.line) for f in facts] == [("reported_symptom", 22)]
+    assert "reported error" in facts[0].words
+    note = "> Note: `ib_write_bw -R` reported error.  Not sure why `rdma_cm` isn't usable in the container, as the device file looks normal.\n"
+    # must not: the same sentence beside a command in a paste that fences nothing, or inside a fence with it; a
+    # program's line between fences (CONSTRUCTED around the real lines) stay error lines
+    for paste in ("ib_write_bw -R\n" + note, "```\nib_write_bw -R\n" + note + "```\n",
+                  "The test:\n```\nib_write_bw -R\n```\nrdma_cm: Failed to create QP, error: Operation not supported by device\n"):
+        kinds = [f.kind for f in unrecognised_text.parse(_norm(paste)).facts]
+        assert kinds == ["text_error_line"], (paste, kinds)
+
+
+def _norm(text: str) -> Artefact:
+    art = Artefact(path="comment.txt", text=text, node="n")
+    art.normalise()
+    return art
