@@ -151,6 +151,12 @@ KEY_SECTIONS = {
     **dict.fromkeys(("single bit ecc", "double bit ecc", "pending page blacklist", "pending page retirement"),
                     "Retired Pages"),
     **dict.fromkeys(("channel repair pending", "tpc repair pending", "unrepairable memory"), "ECC Errors"),
+    # the Fabric section's own keys (the GPU's NVLink fabric registration, R550 on):
+    #         CliqueId                          : 2    (kubernetes-sigs/dra-driver-nvidia-gpu#626: grep -E -C3 "ClusterUUID|CliqueId")
+    #     CliqueId                          : 0       (harvest 800, Azure/azhpc-images#506: a ticket's two lines without the
+    #                                                    section's header; beside a healthy table they read HEALTHY, claimed and
+    #                                                    skipped: bench/plant_prefix_probe.py, wild sweep H3)
+    **dict.fromkeys(("cliqueid", "clusteruuid"), "Fabric"),
 }
 #: lines of the PCI section that place a paste begun inside it (no banner, GPU header or ``PCI``
 #: line): the sections each is printed in, as shown (a section line, or a key line with ``:``):
@@ -167,7 +173,12 @@ DECISIVE_KEYS = {"remapped rows": {"pending", "remapping failure occurred"},
                  "retired pages": {"pending page blacklist", "pending page retirement"},
                  # its repair flags without its error counts (printed under Volatile and Aggregate, above them) show no
                  # healthy memory: such a paste is judged by what it shows wrong only
-                 "ecc errors": set()}
+                 "ecc errors": set(),
+                 # the registration's outcome: its State, and its Status once the State is Completed (NVML
+                 # nvmlGpuFabricInfo_t: the status "must be checked only if state returns complete"), so no Status without it
+                 "fabric": {"state"}}
+#: what a headerless section without its decisive keys leaves unshown (DECISIVE_KEYS), where it is not the reset
+UNSHOWN = {"fabric": "whether the GPU registered with the NVLink fabric"}
 # Fragment signatures (detect and parse without the banner), from real pastes:
 #     Clocks Throttle Reasons                      (kubeflow/kubeflow issue 68: nvidia-smi -q | grep -A8 'Clocks Throttle')
 #         Idle                        : Active
@@ -272,6 +283,9 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
     head: tuple[int, str] | None = None
     grepped = False
     last = 0  # the last line that is not blank
+    # key lines just above, outside any section we know, at one indentation: a headerless section's keys printed before
+    # the one that names it ("Status : Insufficient Resources" above "CliqueId : 0", harvest 800), read into it then
+    above: list[tuple[int, int, str, str]] = []  # (line, indent, key, value)
 
     def new_record(bus: str, no: int) -> GpuRecord:
         nonlocal seen
@@ -284,6 +298,7 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
 
     for no, line in enumerate(artefact.lines, 1):
         if not line.strip():
+            above.clear()
             continue
         last = no
         if line.strip() == GREP_SEPARATOR:
@@ -311,6 +326,10 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
             seen.add(implied.lower())
             stack, shown = [implied.lower()], [implied]
             headerless.append((no, implied, set()))
+            for at, _indent, key, value in (a for a in above if a[1] == indent and (implied.lower(), a[2]) in KEYS):
+                _take(rec, (implied.lower(), key), value, at, implied)
+                headerless[-1][2].add(key)
+                used += 1
         elif not stack and (place := PCI_PLACES.get((name.lower(), k is not None))):
             base = indent - 4 * (len(place) + 1)  # a line of the PCI section, pasted from inside it
             if rec is None or "pci" in seen:
@@ -321,10 +340,13 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
             if k is not None and name.lower() == "attached gpus" and head is None:
                 head = (no, k["value"])
                 used += 1
+            _above(above, no, indent, k, name)
             continue  # a shell prompt or other output before the first section
         depth = _depth(indent - base)
         if depth < 1 or (depth > 1 and not stack):
+            _above(above, no, indent, k, name)
             continue  # outside any section we know (a chunk of grep output that starts mid-section)
+        above.clear()
         del stack[depth - 1:], shown[depth - 1:]
         if k is not None:
             _take(rec, tuple(stack) + (name.lower(),), k["value"], no, shown[0] if shown else "")
@@ -358,9 +380,19 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
         decisive = DECISIVE_KEYS[section.lower()]
         if not keys & decisive:
             missing = " or ".join(sorted(decisive)) if decisive else "its error counts"
+            unshown = UNSHOWN.get(section.lower(), "whether the GPU needs a reset")
             b.limit(no, "cut_short", f"nvidia-smi -q's {section} pasted in part, without its header and without "
-                                     f"{missing}: whether the GPU needs a reset is not shown")
+                                     f"{missing}: {unshown} is not shown")
     return used
+
+
+def _above(above: list[tuple[int, int, str, str]], no: int, indent: int, k: re.Match[str] | None, name: str) -> None:
+    """Keep a key line outside any section (its key lowercased) while the lines above it are key lines at its
+    indentation; another line starts over."""
+    if k is None or (above and above[-1][1] != indent):
+        above.clear()
+    if k is not None:
+        above.append((no, indent, name.lower(), k["value"]))
 
 
 def _name_gpu(rec: GpuRecord, bus: str) -> None:

@@ -628,3 +628,26 @@ def test_q_pasted_in_an_open_inline_code_span():
     assert one(res, "gpu_info", "0000:01:00.0").driver_version == "375.66"
     assert one(res, "gpu_usage", "0000:01:00.0").utilization_pct == 47
     assert [h.limit for h in res.limits] == ["cut_short"]
+
+
+def test_fabric_rows_pasted_without_their_header():
+    """Wild sweep H3 (bench/plant_prefix_probe.py): harvest 800's two lines (Azure/azhpc-images#506, quoted without the
+    Fabric header) beside a healthy nvidia-smi table read HEALTHY, claimed and skipped. CliqueId and ClusterUUID are
+    printed in Fabric only: the section is placed from them, and the key lines just above at their indentation
+    (State, Status) are read into it. Without its State the registration's outcome is not shown (cut_short)."""
+    rows = "    Status                            : Insufficient Resources\n    CliqueId                          : 0\n"
+    _, r = run(q, QDIR / "x.txt", text=rows)
+    fab = one(r, "gpu_fabric")
+    assert (fab.state, fab.status, fab.clique_id) == (None, "Insufficient Resources", "0")
+    assert [h.limit for h in r.limits] == ["cut_short"] and "without state" in r.limits[0].detail
+    # the real column-0 block of #506 without its header line: read whole, no limit
+    text = (QDIR / "fragment_fabric_insufficient_resources.txt").read_text().split("\n", 1)[1]
+    _, r = run(q, QDIR / "x.txt", text=text)
+    fab = one(r, "gpu_fabric")
+    assert (fab.state, fab.status, fab.clique_id) == ("Completed", "Insufficient Resources", "0") and not r.limits
+    # must not: a key of another section, or one above a blank line or at another indentation, is not read into Fabric
+    for above in ("    Persistence Mode                  : Enabled\n", "    Status                            : Success\n\n",
+                  "Status : Success\n"):
+        _, r = run(q, QDIR / "x.txt", text=above + "    CliqueId                          : 0\n")
+        fab = one(r, "gpu_fabric")
+        assert (fab.state, fab.status) == (None, None), above
