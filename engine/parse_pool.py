@@ -225,7 +225,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     claimed = 0
     # (a document's reader reads the members it knows, the others are no other program's: a document is searched only
     # where its reader said which lines it spans, as nvidia_smi_xml does: a line after the root's end is not its own)
-    if not any(getattr(p, "FALLBACK", False) or (p.KIND in _document_kinds() and p.KIND not in spanned) for p in kinds):
+    if not any(_fallback(p) or (p.KIND in _document_kinds() and p.KIND not in spanned) for p in kinds):
         # a run of another program's lines no reader read: read as the fallback reads a file (engine/foreign_runs.py)
         found, parts = foreign_runs(art, kinds, results, out.facts, nonblank - used)
         out.facts.extend(found)
@@ -241,6 +241,14 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         out.facts = router.route(out.facts, folded)
     art.router = None
     return out
+
+
+@lru_cache(maxsize=None)
+def _fallback(p) -> bool:
+    """Whether reader module ``p`` is a fallback reader (its ``FALLBACK``), looked up once: a module's attribute it
+    lacks costs getattr ~3 us (an AttributeError made and dropped, twice: the module's, then its spec's
+    ``_initializing``), asked twice a reader a file (a bench node's rank logs, five readers each: ~50 us a file)."""
+    return bool(getattr(p, "FALLBACK", False))
 
 
 @lru_cache(maxsize=1)
@@ -269,7 +277,7 @@ def _may_hide_failures(kinds, out: FileResult) -> bool:
     may be that error's echo (a traceback's frames, a launcher's "FAILED" summary): the accounting
     reports it only when nothing else of the file is reported (``echo`` in
     knowledge/fact_polarity.yaml), so that a crash after a warning found benign is never silent."""
-    if out.errors or any(getattr(p, "FALLBACK", False) or p.KIND in _document_kinds() for p in kinds):
+    if out.errors or any(_fallback(p) or p.KIND in _document_kinds() for p in kinds):
         return False
     return any(p.KIND in _log_kinds() for p in kinds)
 
