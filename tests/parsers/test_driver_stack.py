@@ -21,6 +21,8 @@ def _view(r):
 @pytest.mark.parametrize("rel, want", [
     ("nvml_init/machine_shop60_koelsch_mismatch.txt", [(2, "driver_library_mismatch", None)]),
     ("nvml_init/video2x1226_mismatch_library_version.txt", [(1, "driver_library_mismatch", "565.57")]),
+    # nvtop's own wording, a space before the colon (NixOS/nixpkgs#98328; the prompt line above it is not read)
+    ("nvml_init/nixpkgs98328_nvtop_mismatch.txt", [(2, "driver_library_mismatch", None)]),
     ("k8s_device_plugin/device_plugin170_nvml_not_loaded_mixed.log", [(2, "library_not_found", None)]),
     # dcgm-exporter 4.x's "Cannot init NVML library; err: %v" in slog's text form and through Go's log package
     ("dcgm_exporter_log/nvml_not_found_slog_dcgmexporter612_mixed.log", [(6, "library_not_found", None)]),
@@ -44,6 +46,8 @@ def test_nvml_failures_from_real_output(rel, want):
      "[/workspaces/dcgm-rel_dcgm_2_3-postmerge/dcgmlib/src/DcgmHostEngineHandler.cpp:3647] [DcgmHostEngineHandler::Init]",
      "other", "nvml"),
     ("No devices were found", "no_devices", "nvidia-smi"),
+    # nvtop's "Impossible to initialize nvidia nvml : %s" of nvmlErrorString (CONSTRUCTED: NVML_ERROR_DRIVER_NOT_LOADED's text)
+    ("Impossible to initialize nvidia nvml : Driver Not Loaded", "driver_not_loaded", "nvml"),
     # nvidia-docker 1.x's Go bindings (NVIDIA/nvidia-docker#270)
     ("nvidia-docker | 2016/12/17 05:23:46 Error: nvml: Driver/library version mismatch", "driver_library_mismatch", "nvml"),
     # the same bindings' library-not-found error has no "nvml: " (nvmlErrorString needs the library; NVIDIA/nvidia-docker#74)
