@@ -715,7 +715,10 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
             b.result.spans.append((first + artefact.line_offset, n - 1 + artefact.line_offset))
         first = n + 1
     b.result.spans.append((first + artefact.line_offset, last + artefact.line_offset))
-    return sum(1 for n, ln in enumerate(lines[banner_line - 1:last], banner_line) if ln and not ln.isspace() and n not in alien)
+    # (counted by C passes, as Artefact.nonblank_lines counts: a generator over a 2,000-line -q took ~0.16 ms)
+    span = lines[banner_line - 1:last]
+    return len(span) - span.count("") - sum(map(str.isspace, span)) - sum(
+        1 for n in alien if banner_line <= n < banner_line + len(span) and lines[n - 1] and not lines[n - 1].isspace())
 
 
 # $ nvidia-smi -q -i 1          (a terminal paste: the command asked for one GPU of the eight)
