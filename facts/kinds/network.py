@@ -834,6 +834,19 @@ class OpenmpiUcxPeerFailed(Fact):
 
 
 @fact_kind
+class UcxEndpointError(Fact):
+    """UCX reported an error on a UCP endpoint to a peer through the endpoint's error callback, as UCX-Py logs it
+    (ucp/_libs/ucx_endpoint.pyx _err_cb, 0.21 and later: "Error callback for endpoint %s called with status %d: %s",
+    the ucs_status_t and ucs_status_string): the endpoint is closed and its pending messages are cancelled."""
+
+    kind: Literal["ucx_endpoint_error"] = "ucx_endpoint_error"
+    status_code: int  # the ucs_status_t: -6 UCS_ERR_UNREACHABLE, -25 UCS_ERR_CONNECTION_RESET, -80 UCS_ERR_ENDPOINT_TIMEOUT
+    status: str  # ucs_status_string's text: "Destination is unreachable"
+    endpoint: str | None = None  # the ucp_ep_h, "0x2b492843d3c8"
+    binding: str = "ucx-py"
+
+
+@fact_kind
 class UcxDeviceLaneMissing(Fact):
     """UCX's GPU-initiated (device) API found no transport lane for a GPU's memory on an endpoint
     (src/ucp/core/ucp_device.c): UCX 1.20's "failed to select lane for local device %s" (the GPU

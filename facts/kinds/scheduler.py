@@ -374,6 +374,18 @@ class PyxisContainerFailed(Fact):
 
 
 @fact_kind
+class EnrootHelperError(Fact):
+    """One of enroot's helper programs (enroot-nsenter, enroot-aufs2ovlfs, enroot-mksquashovlfs, enroot-switchroot,
+    enroot-mount) could not do a step of setting up a container and exited: err(3)'s "<program>: <step>: <strerror>"
+    (enroot bin/*.c), e.g. "enroot-nsenter: failed to create user namespace: Permission denied"."""
+
+    kind: Literal["enroot_helper_error"] = "enroot_helper_error"
+    program: str  # "enroot-nsenter"
+    step: str  # what it failed to do: "failed to create user namespace"
+    error: str | None = None  # strerror's text: "Permission denied"; None for errx(3)'s message alone
+
+
+@fact_kind
 class SlurmStepEnded(Fact):
     """A job or step cancelled without a reason: a user's scancel, or srun ending the step after
     one of its tasks failed (that failure is the story)."""
