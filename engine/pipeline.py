@@ -375,73 +375,58 @@ def evaluate_all(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "du
     meta = accounting.meta_rules(ruleset.rules)
     rules = [r for r in ruleset.rules if r not in meta] if meta else ruleset.rules
     firings, derived = engine.run(rules, facts)
-    by_id = _ById(facts, ruleset.rules, firings)
-    by_id.update((f.id, f) for f in derived)
+    by_id = _by_id(facts, ruleset.rules, firings, derived)
     if meta:
         left = accounting.unexplained(_extended(facts, derived), accounting.explained_lines(rules, firings, by_id),
                                       accounting.explained_lines(rules, firings, by_id, serious=True))
         if left:
-            by_id.update((f.id, f) for f in left)
             more, _ = engine.run(meta, left)
             firings = list(firings) + list(more)
+            by_id = _by_id(facts, ruleset.rules, firings, derived + left)
     return build_findings(ruleset.rules, firings, by_id), derived
 
 
-class _ById(dict):
-    """Fact id -> fact, for the firings' look-ups (accounting.explained_lines, findings.build_findings
-    and the ``sources`` evidence_of follows): as ``{f.id: f for f in facts}``, but filled with the
-    facts the finding rules' firings bind (read from their patterns' kinds) and built whole only when
-    an id outside them is asked for (a derived fact's source). A 512-node bench bundle's ~217k facts
-    cost ~0.1 CPU s to key by id, for the few dozen a healthy fleet's findings bind."""
+def _by_id(facts: Sequence[Fact], rules: Sequence, firings: Iterable, given: Sequence[Fact]) -> dict[str, Fact]:
+    """Fact id -> fact for the finding firings' look-ups (accounting.explained_lines, findings.build_findings
+    and the ``sources`` evidence_of follows): the facts those firings bind, read from their rules'
+    pattern kinds, and ``given`` (derived and unexplained facts, which win). Every fact by id instead
+    when the facts carry no kind index, or when a fact in it names a source outside it. A 512-node
+    bench bundle's ~217k facts cost ~0.1 CPU s to key by id, for the few dozen a healthy fleet's
+    findings bind (bench/speed_rH6.md)."""
+    finding_rules = {r.id: r for r in rules if r.rule.then.finding is not None}
+    wanted: set[str] = set()
+    kinds: set[str] = set()
+    for firing in firings:
+        crule = finding_rules.get(firing.rule)
+        if crule is not None:
+            wanted.update(fid for _alias, fid in firing.bindings)
+            kinds.update(p.kind for p in crule.all)
+    out: dict[str, Fact] = {}
+    indexed = getattr(facts, "positions", None) is not None
+    if wanted and indexed:
+        from stethoscope.facts.model import of_kind
 
-    def __init__(self, facts: Sequence[Fact], rules: Sequence, firings: Iterable):
-        super().__init__()
-        self.facts: Sequence[Fact] | None = facts
-        finding_rules = {r.id: r for r in rules if r.rule.then.finding is not None}
-        wanted: set[str] = set()
-        kinds: set[str] = set()
-        for firing in firings:
-            crule = finding_rules.get(firing.rule)
-            if crule is not None:
-                wanted.update(fid for _alias, fid in firing.bindings)
-                kinds.update(p.kind for p in crule.all)
-        if wanted and getattr(facts, "positions", None) is not None:
-            from stethoscope.facts.model import of_kind
+        # (a fact's id is unique within a diagnosis: facts/model.Fact)
+        out = {f.id: f for f in of_kind(facts, *kinds) if f.id in wanted}
+    out.update((f.id, f) for f in given)
+    if (wanted and not indexed) or not _complete(out, wanted):
+        out = {f.id: f for f in facts}
+        out.update((f.id, f) for f in given)
+    return out
 
-            # (a fact's id is unique within a diagnosis: facts/model.Fact)
-            self.pre = {f.id: f for f in of_kind(facts, *kinds) if f.id in wanted}
-            self.update(self.pre)
-        elif wanted:
-            self._whole()
 
-    pre: dict[str, Fact] = {}
-
-    def _whole(self) -> None:
-        """Every fact by id, under the ones given since (derived facts, unexplained ones win, as they did)."""
-        if self.facts is None:
-            return
-        given = {k: v for k, v in self.items() if self.pre.get(k) is not v}
-        self.clear()
-        self.update((f.id, f) for f in self.facts)
-        self.update(given)
-        self.facts = None
-
-    def __missing__(self, key: str) -> Fact:
-        if self.facts is None:
-            raise KeyError(key)
-        self._whole()
-        return self[key]
-
-    def __contains__(self, key: object) -> bool:
-        if dict.__contains__(self, key):
-            return True
-        if self.facts is None:
-            return False
-        self._whole()
-        return dict.__contains__(self, key)
-
-    def get(self, key, default=None):
-        return self[key] if key in self else default
+def _complete(by_id: dict[str, Fact], wanted: set[str]) -> bool:
+    """Whether ``by_id`` holds every id in ``wanted`` and every source its facts name (``<id>`` or
+    part ``<id>@<i>``, as findings.evidence_of follows them)."""
+    if not wanted <= by_id.keys():
+        return False
+    for fact in by_id.values():
+        sources = getattr(fact, "sources", None)
+        if sources:
+            for sid in sources.split(","):
+                if sid not in by_id and sid.rpartition("@")[0] not in by_id:
+                    return False
+    return True
 
 
 class _Indexed(list):

@@ -1,6 +1,6 @@
-"""The rules phase's id look-ups (engine/pipeline._ById) answer as ``{f.id: f for f in facts}``
-updated with the derived and unexplained facts did, whether or not a firing's facts were looked up
-ahead (bench/speed_rH6.md)."""
+"""The rules phase's id look-ups (engine/pipeline._by_id) answer as ``{f.id: f for f in facts}``
+updated with the derived and unexplained facts did for every id a finding firing binds and every
+source those facts name, whether or not they were looked up ahead (bench/speed_rH6.md)."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -29,26 +29,31 @@ def _plain(facts, *later):
     return d
 
 
-def test_looked_up_ahead_then_whole_on_a_miss():
+def test_the_bound_facts_and_the_given_ones():
     facts = FactIndex(FACTS)
     rules = [_rule("r1", ["xid_event", "gpu_info"]), _rule("r2", ["nccl_rank"], finding=False)]
     firings = [Firing("r1", (("a0", "xid_event:1"), ("a1", "gpu_info:2"))), Firing("r2", (("a0", "nccl_rank:0"),))]
-    by_id = pipeline._ById(facts, rules, firings)
-    assert set(dict.keys(by_id)) == {"xid_event:1", "gpu_info:2"}  # the finding rule's facts only
     derived = [_fact("derived_thing", 0), Fact(kind="xid_event", id="xid_event:1", node="n2",
                                                  evidence=Evidence(path="d", line=1, text="d"))]  # a derived fact wins
-    by_id.update((f.id, f) for f in derived)
+    by_id = pipeline._by_id(facts, rules, firings, derived)
+    assert by_id.keys() == {"xid_event:1", "gpu_info:2", "derived_thing:0"}  # the finding rule's facts only
     want = _plain(FACTS, derived)
-    assert by_id["xid_event:1"] is want["xid_event:1"] and by_id["gpu_info:2"] is want["gpu_info:2"]
-    assert by_id.facts is not None  # nothing outside them asked yet
-    assert "nccl_rank:3" in by_id and by_id["nccl_rank:3"] is want["nccl_rank:3"]  # a source outside them: whole
-    assert by_id.facts is None and dict(by_id) == want
-    assert "absent" not in by_id and by_id.get("absent") is None and by_id.get("table@3") is None
+    assert all(by_id[k] is want[k] for k in by_id)
+
+
+def test_whole_when_a_source_lies_outside():
+    facts = FactIndex(FACTS)
+    rules = [_rule("r1", ["xid_event"])]
+    firings = [Firing("r1", (("a0", "xid_event:1"),))]
+    summary = SimpleNamespace(id="summary:0", sources="nccl_rank:3,table:9@2")  # as a derived fact
+    by_id = pipeline._by_id(facts, rules, firings, [summary])
+    assert by_id == _plain(FACTS, [summary])  # nccl_rank:3 is not bound by the firing: every fact by id
+    inside = SimpleNamespace(id="summary:1", sources="xid_event:1@0")
+    assert pipeline._by_id(facts, rules, firings, [inside]).keys() == {"xid_event:1", "summary:1"}
 
 
 def test_unindexed_facts_and_no_firing():
     firings = [Firing("r1", (("a0", "xid_event:0"),))]
-    by_id = pipeline._ById(list(FACTS), [_rule("r1", ["xid_event"])], firings)
-    assert dict(by_id) == _plain(FACTS)  # a plain list: keyed whole at once, as before
-    empty = pipeline._ById(FactIndex(FACTS), [_rule("r1", ["xid_event"])], [])
-    assert dict.__len__(empty) == 0 and empty.get("gpu_info:4") is FACTS[9]
+    by_id = pipeline._by_id(list(FACTS), [_rule("r1", ["xid_event"])], firings, [])
+    assert by_id == _plain(FACTS)  # a plain list: keyed whole at once, as before
+    assert pipeline._by_id(FactIndex(FACTS), [_rule("r1", ["xid_event"])], [], []) == {}

@@ -101,6 +101,7 @@ def parse(artefact: Artefact) -> ParseResult:
             return result
         starts.append(first[0] - 1)
     warnings: list[tuple[int, dict]] = []  # (line, fields) of each warning read, added at the end
+    named: dict | None = None  # the fields of the last warning that named its missing ranks
     for s, start in enumerate(starts):
         end = min(starts[s + 1] if s + 1 < len(starts) else len(lines), start + _WINDOW)
         missing: set[int] = set()
@@ -143,18 +144,20 @@ def parse(artefact: Artefact) -> ParseResult:
                 absent = set(range(max(ready))) - ready
         waited = missing or absent
         result.lines_used += 1
-        named = next((w for w in reversed(warnings) if w[1]["missing_ranks"]), None)
         if not missing and not ready and named is not None:
             # a warning that lists no ranks at all after one that named its missing ranks: Horovod warns again each
             # stall-check interval while the tensors still wait, and a paste cut inside that repeat lost its list
             # (horovod/horovod#1442: rank 6's warning at 15:36:43, the next at 15:39:43 cut in its first sentence):
             # that stall's repeat, counted on the named warning, not a stall of unknown ranks
-            named[1]["repeats"] = (named[1]["repeats"] or 0) + 1
+            named["repeats"] = (named["repeats"] or 0) + 1
             continue
-        warnings.append((start + 1, dict(
+        fields = dict(
             missing_ranks=_ranks(missing), ready_ranks=_ranks(ready), seconds=int(seconds[1]) if seconds else None,
             shutdown=shutdown, tensors=tensors or None, job_ranks=job if absent else None, absent_ranks=_ranks(absent),
-            rank=next(iter(waited)) if len(waited) == 1 else None, repeats=None)))
+            rank=next(iter(waited)) if len(waited) == 1 else None, repeats=None)
+        warnings.append((start + 1, fields))
+        if fields["missing_ranks"]:
+            named = fields
     for line, fields in warnings:
         fb.add(HorovodStall, line, **fields)
     return result

@@ -1,14 +1,12 @@
 """enroot_helper: enroot's helper programs failing a container's set-up, on real lines."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from stethoscope.facts.parsers import enroot_helper as r
-from stethoscope.facts.parsers.base import Artefact
 
-FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "enroot_helper"
+import parser_rows
+
 
 ROWS = [
     # (line, (program, step, error) or None for no fact)
@@ -26,13 +24,9 @@ ROWS = [
 
 @pytest.mark.parametrize("line,want", ROWS)
 def test_line(line, want):
-    facts = r.parse(Artefact(path="t.log", text=line + "\n")).facts
-    assert [(f.program, f.step, f.error) for f in facts] == ([want] if want else [])
-    assert r.detect(line + "\n") is (want is not None)
+    assert parser_rows.line_fields(r, line, ("program", "step", "error")) == ([want] if want else [])
 
 
 def test_enroot238_after_the_squashfs_extraction():
-    text = (FIX / "enroot238_userns_permission_denied.log").read_text()
-    assert r.detect(text)
-    res = r.parse(Artefact(path="enroot.txt", text=text))
+    res = parser_rows.read_fixture(r, "enroot238_userns_permission_denied.log", "enroot.txt")
     assert [(f.program, f.error, f.evidence.line) for f in res.facts] == [("enroot-nsenter", "Permission denied", 15)]

@@ -1,14 +1,13 @@
 """ucx_cuda_call: UCX's CUDA transports logging a failed CUDA driver or runtime call, on real lines."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from stethoscope.facts.parsers import ucx_cuda_call as r
 from stethoscope.facts.parsers.base import Artefact
 
-FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "ucx_cuda_call"
+import parser_rows
+
 
 ROWS = [
     # (line, (node, catalogue name, call) or None for no fact)
@@ -33,15 +32,11 @@ ROWS = [
 
 @pytest.mark.parametrize("line,want", ROWS)
 def test_line(line, want):
-    facts = r.parse(Artefact(path="t.log", text=line + "\n", node="n1")).facts
-    assert [(f.node, f.catalogue_name, f.api_call) for f in facts] == ([want] if want else [])
-    assert r.detect(line + "\n") is (want is not None)
+    assert parser_rows.line_fields(r, line, ("node", "catalogue_name", "api_call"), node="n1") == ([want] if want else [])
 
 
 def test_ucxpy102_with_its_rkey_consequence():
-    text = (FIX / "ucxpy102_cuctxgetdevice_invalid_context.log").read_text()
-    assert r.detect(text)
-    res = r.parse(Artefact(path="t.log", text=text))
+    res = parser_rows.read_fixture(r, "ucxpy102_cuctxgetdevice_invalid_context.log", "t.log")
     assert [(f.node, f.catalogue_name, f.api_call, f.form, f.evidence.line) for f in res.facts] == [
         ("dgx15", "CUDA_ERROR_INVALID_CONTEXT", "cuCtxGetDevice", "ucx_call", 1)]
     assert res.lines_used == 2  # the rkey unpack failure under it is its consequence

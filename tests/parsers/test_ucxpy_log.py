@@ -1,14 +1,12 @@
 """ucxpy_log: UCX-Py's endpoint error callbacks, on real lines."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from stethoscope.facts.parsers import ucxpy_log as r
-from stethoscope.facts.parsers.base import Artefact
 
-FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "ucxpy_log"
+import parser_rows
+
 
 ROWS = [
     # (line, (node, status_code, status) or None for no fact)
@@ -25,14 +23,10 @@ ROWS = [
 
 @pytest.mark.parametrize("line,want", ROWS)
 def test_line(line, want):
-    facts = r.parse(Artefact(path="t.log", text=line + "\n")).facts
-    assert [(f.node, f.status_code, f.status) for f in facts] == ([want] if want else [])
-    assert r.detect(line + "\n") is (want is not None)
+    assert parser_rows.line_fields(r, line, ("node", "status_code", "status")) == ([want] if want else [])
 
 
 def test_distributed7000_one_fact_for_every_endpoint():
-    text = (FIX / "distributed7000_worker_unreachable.log").read_text()
-    assert r.detect(text)
-    res = r.parse(Artefact(path="worker.log", text=text))
+    res = parser_rows.read_fixture(r, "distributed7000_worker_unreachable.log", "worker.log")
     assert [(f.node, f.status_code, f.endpoint, f.evidence.line) for f in res.facts] == [("gpu12", -6, "0x2b492843d3c8", 1)]
     assert res.lines_used == 8

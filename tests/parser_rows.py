@@ -1,0 +1,25 @@
+"""Shared steps of the parser tests that read real lines one by one and a real fixture whole
+(``import parser_rows``, as tests/small_bundle.py is imported)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from stethoscope.facts.parsers.base import Artefact
+
+ARTEFACTS = Path(__file__).resolve().parents[1] / "fixtures" / "artefacts"
+
+
+def line_fields(reader, line: str, fields: tuple[str, ...], node: str | None = None) -> list[tuple]:
+    """The ``fields`` of each fact ``reader`` makes of ``line`` alone, after checking that its
+    detect() claims the line exactly when it makes a fact of it."""
+    artefact = Artefact(path="t.log", text=line + "\n") if node is None else Artefact(path="t.log", text=line + "\n", node=node)
+    facts = reader.parse(artefact).facts
+    assert reader.detect(line + "\n") is bool(facts), f"detect() disagrees with parse() on {line!r}"
+    return [tuple(getattr(f, name) for name in fields) for f in facts]
+
+
+def read_fixture(reader, name: str, path: str = "t.log"):
+    """``reader``'s parse of ``fixtures/artefacts/<reader's name>/<name>``, which its detect() must claim."""
+    text = (ARTEFACTS / reader.__name__.rpartition(".")[2] / name).read_text()
+    assert reader.detect(text)
+    return reader.parse(Artefact(path=path, text=text))
