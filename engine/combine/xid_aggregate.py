@@ -69,6 +69,11 @@ def repeats(xids: list[Fact]) -> list[Fact]:
                 events[-1].append(x)
         pids = {x.pid for x in lines if x.pid is not None}  # type: ignore[attr-defined]
         names = sorted({x.process for x in lines if x.process})  # type: ignore[attr-defined]
+        # a new pid is not a new program (a game or service restarted, a job retried): names tell programs
+        # apart when every line prints one (two thread names of one pid are one program); a line without
+        # one could be any program, so pids count then
+        named = all(x.process for x in lines)  # type: ignore[attr-defined]
+        programs = (min(len(names), len(pids)) if pids else len(names)) if named else len(pids)
         where: dict[str, int] = defaultdict(int)
         for ev in events:
             for loc in {f"{x.gpc} {x.tpc}" for x in ev if x.gpc and x.tpc}:  # type: ignore[attr-defined]
@@ -77,7 +82,8 @@ def repeats(xids: list[Fact]) -> list[Fact]:
         out.append(XidRepeat(
             id=f"agg:xid_repeat:{node}:{bus}", node=node, evidence=lines[0].evidence, pci_bus_id=bus,
             # older drivers print no process name (``pid=13641, Ch 00000008``): the report says so rather than "()"
-            events=len(events), pids=len(pids), processes=",".join(names) or "no process name printed", same_location_events=count,
+            events=len(events), pids=len(pids), processes=",".join(names) or "no process name printed", programs=programs,
+            same_location_events=count,
             location=loc, sources=_ids([ev[0] for ev in events]),
         ))
     return out

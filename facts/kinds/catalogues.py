@@ -119,6 +119,9 @@ class XidRepeat(Fact):
     events: int
     pids: int  # distinct pids among the events that name one
     processes: str  # distinct process names, comma-joined ("no process name printed" when no line names one)
+    # how many programs the lines tell apart: the distinct process names when every line names one (one
+    # program restarted faults again under new pids: one program), else the distinct pids (as many as can be)
+    programs: int = 0
     same_location_events: int  # most events on one GPC/TPC
     location: str | None = None  # that GPC/TPC ("GPC1 TPC0")
     sources: str
