@@ -42,6 +42,21 @@ class CudaError(Fact):
 
 
 @fact_kind
+class TritonModelState(Fact):
+    """A model that Triton Inference Server did not load, as its model-status table at start-up shows it: a row
+    ``| <model> | <version> | <state>: <why> |`` whose state is UNAVAILABLE, or ``Not loaded: No model version was
+    found`` (triton-inference-server/core src/server.cc PrintModelStatus, the cell wrapped at the column's width by
+    triton-inference-server/common src/table_printer.cc: facts/parsers/triton_model_table.py joins it)."""
+
+    kind: Literal["triton_model_state"] = "triton_model_state"
+    model: str  # "tensorrt_llm"
+    version: str  # "1"; "-" where no version was found
+    state: str  # "UNAVAILABLE", "Not loaded"
+    reason: str  # the status cell's first line after the state, joined whole: "Internal: unexpected error when ..."
+    message: str  # what the row says, named: "model 'tensorrt_llm' version 1: UNAVAILABLE: Internal: ..."
+
+
+@fact_kind
 class FatalCheckFailed(Fact):
     """A program's glog or absl fatal check that failed and aborted it (``CHECK(cond)``, ``CHECK_EQ(a, b)``,
     ``PCHECK(cond)``): ``F0721 02:48:28.834262 1159892 util.h:139] Check failed: bind(*listen_fd, ...) >= 0 ERROR:

@@ -740,6 +740,12 @@ def _read(line: str) -> dict | None:
     return None
 
 
+def read_message(text: str) -> dict | None:
+    """The fields of a ``cuda_error`` for a CUDA error in ``text``, a message another reader joined whole from the rows
+    its program cut it into (Triton's model-status table: facts/parsers/triton_model_table.py), or None."""
+    return None if any(k in text for k in NCCL_OWNED) else _read(text)
+
+
 def _read_library(line: str) -> dict | None:
     """The fields of a ``cuda_error`` for a CUDA library's failure status on ``line`` (a status name of
     cuBLAS, cuDNN, cuSOLVER, cuSPARSE, cuFFT or cuRAND, TensorFlow's cuDNN-initialisation message) or
