@@ -1210,6 +1210,26 @@ class NvStatusCodes(_M):
     status_codes: dict[int, NvStatusCode] = Field(min_length=1)
 
 
+# --- process_names.yaml -------------------------------------------------------------------
+
+class SharedProcessName(_M):
+    pattern: str = Field(min_length=1, max_length=40)
+    why: str
+
+
+class ProcessNames(_M):
+    source: str
+    shared: list[SharedProcessName] = Field(min_length=1)
+
+    @cached_property
+    def _compiled(self) -> re.Pattern:
+        return re.compile("|".join(fnmatch.translate(s.pattern) for s in self.shared))
+
+    def is_shared(self, name: str) -> bool:
+        """Whether many different programs run under ``name`` (an interpreter, a shell, a framework's thread)."""
+        return self._compiled.match(name) is not None
+
+
 # --- decision_trees/*.yaml -------------------------------------------------------------------
 
 class Branch(_M):
@@ -1592,6 +1612,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "xid_nvrm_messages.yaml": NvrmMessages,
     "nccl_warn_messages.yaml": NcclWarnMessages,
     "nv_status_codes.yaml": NvStatusCodes,
+    "process_names.yaml": ProcessNames,
     "prometheus_storage.yaml": PrometheusStorage,
     "decision_trees/*.yaml": Tree,
     "cases/*.yaml": Case,

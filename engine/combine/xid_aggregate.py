@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from stethoscope.facts.knowledge import load as load_knowledge
 from stethoscope.facts.model import Fact, of_kind
 from stethoscope.facts.parsers.kernel_log_time import stamp_seconds as _seconds
 from stethoscope.engine.catalogues.nvlink_xid import nvlink5_details, xid74_details
@@ -53,6 +54,7 @@ def repeats(xids: list[Fact]) -> list[Fact]:
         if x.xid in APP_FAULT_CODES:  # type: ignore[attr-defined]
             by_gpu[(x.node, x.pci_bus_id)].append(x)  # type: ignore[attr-defined]
     out: list[Fact] = []
+    shared = load_knowledge("process_names.yaml") if by_gpu else None
     for (node, bus), lines in sorted(by_gpu.items()):
         lines.sort(key=_order)
         events: list[list[Fact]] = []
@@ -71,8 +73,9 @@ def repeats(xids: list[Fact]) -> list[Fact]:
         names = sorted({x.process for x in lines if x.process})  # type: ignore[attr-defined]
         # a new pid is not a new program (a game or service restarted, a job retried): names tell programs
         # apart when every line prints one (two thread names of one pid are one program); a line without
-        # one could be any program, so pids count then
-        named = all(x.process for x in lines)  # type: ignore[attr-defined]
+        # one, or with one many programs share (python3, pt_main_thread: knowledge/process_names.yaml),
+        # could be any program, so pids count then
+        named = all(x.process and not shared.is_shared(x.process) for x in lines)  # type: ignore[attr-defined]
         programs = (min(len(names), len(pids)) if pids else len(names)) if named else len(pids)
         where: dict[str, int] = defaultdict(int)
         for ev in events:
