@@ -120,6 +120,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed |= {"cuda_app", "cuda_samples"}      # output (cuda_samples': cubecos#312's vectorAdd, wild sweep 98)
             if folder.name in ("compute_sanitizer", "xla_ptxas", "hpc_cuda_check"):  # with the CUDA error lines the program printed after
                 allowed.add("cuda_app")
+            if folder.name in ("deepep_log", "gdrcopy_log"):  # with the CUDA error the trap or the test printed after
+                allowed.add("cuda_app")  # (DeepEP#274's EPException 'unspecified launch failure'; gdrcopy#164's ASSERTDRV line)
             if folder.name == "ucx_cuda_call":  # UCX's own report of the signal that killed the process after the failed call
                 allowed.add("subprocess_error")  # ("Caught signal 11 (Segmentation fault: ...)", ucs/debug: rapidsai/ucx-py#102)
             if folder.name == "torch_fr_trace":  # the analyser quotes the collective's Python stack ("all_reduce at .../distributed_c10d.py:2696")

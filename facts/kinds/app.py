@@ -1026,3 +1026,26 @@ class VllmRpcTimeout(Fact):
     form: Literal["rpc", "queue", "ray_channel"]
     method: str | None = None  # the worker method called ("execute_model", "sample_tokens"); None for form queue
     pid: int | None = None  # the "(EngineCore_DP0 pid=N)" prefix, where the line has one
+
+
+@fact_kind
+class DeepepTimeout(Fact):
+    """DeepEP (the expert-parallel all-to-all library of DeepSeek, under SGLang's, vLLM's and Megatron's MoE layers)
+    gave up waiting for a peer: a GPU kernel's timeout check printed the step it was in and trapped (the process then
+    fails with CUDA's 'unspecified launch failure'), or the host waited in vain for the kernel's received-token counts.
+
+    ``DeepEP dispatch NVL receiver timeout, channel: 6, RDMA: 0, nvl: 0, src NVL: 5, head: 315, tail: 315`` (internode
+    kernels: csrc/kernels/internode.cu), ``DeepEP timeout for dispatch receivers, rank %d, ...`` (intranode.cu),
+    ``Warning: DeepEP timeout for dispatch receive, rank %d, local_expert_idx %d, src_rank %d`` (internode_ll.cu),
+    ``DeepEP error: CPU recv timeout`` (the host's wait, csrc/deep_ep.cpp)."""
+
+    kind: Literal["deepep_timeout"] = "deepep_timeout"
+    #: which kernels: internode (normal kernels across nodes: NVSHMEM's RDMA and NVLink forwarding), intranode
+    #: (normal kernels over NVLink only), low_latency (NVSHMEM's RDMA, IBGDA), by the file that prints the form
+    path: Literal["internode", "intranode", "low_latency"]
+    op: Literal["dispatch", "combine", "barrier", "notify"]  # notify: the layout/count exchange before a dispatch
+    role: str  # the waiting party as printed: "NVL receiver", "forwarder (RDMA check)", "receivers", "CPU recv"
+    side: Literal["gpu", "cpu"]  # gpu: a kernel's printf before its trap; cpu: the host's wait raised
+    rank: int | None = None  # the rank the line names (intranode and low-latency kernels, the timeout check)
+    peer: int | None = None  # the peer it waited for, where printed (src_rank, dst_rank, src NVL, src RDMA)
+    channel: int | None = None

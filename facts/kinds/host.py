@@ -693,3 +693,33 @@ class VfioDmaMapFailure(Fact):
     region: str | None = None  # the guest memory region, "pc.ram", "dimm1", "mach-virt.ram"
     device: str | None = None  # the passed-through device's PCI address, "0000:04:00.2"
     message: str
+
+
+@fact_kind
+class GdrcopyOpenFailed(Fact):
+    """GDRCopy's library (libgdrapi: the CPU mapping of GPU memory that NVSHMEM, UCX's gdr_copy, NCCL and libfabric
+    use) could not open its kernel driver: its tests' ``gdr_open error: Is gdrdrv driver installed and loaded?``
+    (tests/common.hpp gdr_open_safe), or, with GDRCOPY_ENABLE_LOGGING, the library's own ``ERR:  error opening driver
+    (errno=2/No such file or directory)``, ``ERR:  Error getting the gdrdrv driver version with ioctl error (errno=22).
+    gdrdrv might be too old.`` and the two version checks (src/gdrapi.c gdr_open_gdrdrv_internal)."""
+
+    kind: Literal["gdrcopy_open_failed"] = "gdrcopy_open_failed"
+    #: open_failed: the tests' message (why not said); device_open: open("/dev/gdrdrv") failed (errno); version_query:
+    #: the driver did not answer the version ioctl; gdrdrv_too_old / libgdrapi_too_old: the version checks
+    reason: Literal["open_failed", "device_open", "version_query", "gdrdrv_too_old", "libgdrapi_too_old"]
+    errno: int | None = None
+    error: str | None = None  # strerror's text where printed: "No such file or directory"
+    message: str
+
+
+@fact_kind
+class GdrcopyPinFailed(Fact):
+    """GDRCopy could not pin GPU memory for a CPU mapping: gdrdrv's call of the NVIDIA driver's
+    nvidia_p2p_get_pages failed (the kernel's ``gdrdrv:__gdrdrv_pin_buffer:nvidia_p2p_get_pages(va=... ) failed [ret =
+    -22]``, src/gdrdrv/gdrdrv.c), or a GDRCopy test asserting on gdr_pin_buffer's result (``Assertion
+    "(gdr_pin_buffer(g, d_ptr, size, 0, 0, &mh)) == (0)" failed at sanity.cpp:187``, tests/common.hpp ASSERT)."""
+
+    kind: Literal["gdrcopy_pin_failed"] = "gdrcopy_pin_failed"
+    form: Literal["kernel", "test_assertion"]
+    ret: int | None = None  # the kernel line's return value (-22: -EINVAL)
+    message: str
