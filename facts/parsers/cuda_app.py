@@ -888,11 +888,17 @@ def _named_in_prose(line: str, m: re.Match) -> bool:
 # [CUDA_ERROR_INVALID_VALUE] invalid argument in expression cuMemSetAccess((CUdeviceptr) buffer, roundedUpAllocationSize, &desc, 1 ) on gpub200-nom6ae0518, rank = 8 in ...   (nvbandwidth's CU_ASSERT, NVIDIA/nvbandwidth#44)
 # multinode run fails with [CUDA_ERROR_NOT_PERMITTED] error in cuMemCreate() call                                   (NVIDIA/nvbandwidth#46, its title)
 API_CALL = re.compile(r"\b(?P<fn>cu(?:da)?[A-Z][A-Za-z0-9_]{1,60}) ?\(")
+# ... failed initializing StreamExecutor for CUDA device ordinal 0: Internal: failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY: out of memory; total memory reported: 11523260416   (tensorflow/tensorflow#30594)
+# ... Internal: failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY; total memory reported: 18446744073648275456   (tensorflow/tensorflow#7272, TF 1.0)
+#   (TensorFlow's and XLA's stream_executor/cuda/cuda_driver.cc name the driver call without parentheses:
+#   "failed call to cuDevicePrimaryCtxRetain: " + ToString(res), then "; total memory reported: " when res is
+#   CUDA_ERROR_OUT_OF_MEMORY; "failed call to cuInit: ", "failed call to cuDeviceGet: " the same way)
+TF_CALL = re.compile(r"\b[Ff]ailed call to (?P<fn>cu[A-Z][A-Za-z0-9_]{1,60}): ")
 
 
 def _api_call(line: str) -> str | None:
-    m = API_CALL.search(line)
-    return m["fn"] if m else None
+    found = [m for m in (API_CALL.search(line), TF_CALL.search(line)) if m is not None]
+    return min(found, key=lambda m: m.start())["fn"] if found else None
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts

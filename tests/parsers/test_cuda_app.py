@@ -436,6 +436,22 @@ def test_driver_call_named_beside_the_error():
                    (2, "CUDA_ERROR_INVALID_VALUE", 1, "cuMemSetAccess")]
 
 
+def test_tensorflow_names_the_driver_call_without_parentheses():
+    # tensorflow#30594 (XLA's StreamExecutor, TF 1.14): "failed call to cuDevicePrimaryCtxRetain: " + ToString(res)
+    r = parse_file("tf30594_primary_ctx_retain_out_of_memory.log")
+    got = [(f.evidence.line, f.catalogue_name, f.code, f.api_call) for f in r.facts]
+    assert got == [(2, "CUDA_ERROR_OUT_OF_MEMORY", 2, "cuDevicePrimaryCtxRetain")]
+    # tensorflow#7272 (TF 1.0, ToString gave the name alone), the line as posted
+    r = parse_text("E tensorflow/core/common_runtime/direct_session.cc:135] Internal: failed initializing StreamExecutor for "
+                   "CUDA device ordinal 0: Internal: failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY; "
+                   "total memory reported: 18446744073648275456\n")
+    assert [(f.catalogue_name, f.api_call) for f in r.facts] == [("CUDA_ERROR_OUT_OF_MEMORY", "cuDevicePrimaryCtxRetain")]
+    # an allocation's failure names no driver call: TensorFlow's "failed to allocate ... from device" (tensorflow#30912)
+    r = parse_text("2019-07-21 23:23:06.228049: E tensorflow/stream_executor/cuda/cuda_driver.cc:828] failed to allocate "
+                   "32.00M (33554432 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n")
+    assert [f.api_call for f in r.facts if f.kind == "cuda_error"] == [None]
+
+
 @pytest.mark.parametrize("line", [
     "RuntimeError: CUDA error: operation not permitted",
     "CUDA_ERROR_NOT_PERMITTED: cublasSgemm(handle) failed",  # a library call is not a CUDA driver call
