@@ -218,8 +218,20 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     builder = FactBuilder(artefact, result)
     banners = list(_banners(artefact.text))
-    for m in banners:
-        result.lines_used += _parse_block(artefact, builder, artefact.line_of(m.start()), m.end())
+    after = 1  # the first line no block read
+    for i, m in enumerate(banners):
+        at = artefact.line_of(m.start())
+        if after < at and _holds_fragment(artefact, after, at):
+            result.lines_used += _parse_fragment(artefact, builder, after, at)
+        used, after, tail = _parse_block(artefact, builder, at, m.end())
+        result.lines_used += used
+        # what follows the block up to the next one: a section pasted after it, out of its section (a tail) or
+        # after a line that ends the block (a shell prompt, a sentence), is read as a fragment, as it is alone
+        # (a -q, then '$ nvidia-smi -q | grep -B1 CliqueId' and Fabric's Status / CliqueId rows: HEALTHY, 3 lines
+        # skipped, wild sweep J3)
+        stop = artefact.line_of(banners[i + 1].start()) if i + 1 < len(banners) else len(artefact.lines) + 1
+        if after < stop and (tail or _holds_fragment(artefact, after, stop)):
+            result.lines_used += _parse_fragment(artefact, builder, after, stop)
     if not banners and FRAGMENT.search(artefact.text) is not None:
         result.lines_used += _parse_fragment(artefact, builder)
     return result
@@ -263,13 +275,14 @@ def _depth(indent: int) -> int:
     return (indent + 2) // 4
 
 
-def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
+def _parse_fragment(artefact: Artefact, b: FactBuilder, first: int = 1, stop: int | None = None) -> int:
     """Sections pasted without the banner (``nvidia-smi -q | grep -A8 ...``, a section copied
     on its own): the GPU is the ``GPU <bus id>`` line above a section when there is one, else
     one anonymous GPU (``unknown-1``, ``unknown-2``, ...) per block, or the ``Bus Id`` of a pasted
     PCI section (PCI_PLACES: a paste begun inside it); a section that repeats
     without a GPU line between starts the next GPU. Depth is counted from the section line's
-    indentation, so a section at column 0 reads like one at 4 spaces."""
+    indentation, so a section at column 0 reads like one at 4 spaces. ``first`` to ``stop`` (lines,
+    ``stop`` excluded): the part of a text to read (a block's tail, _parse_block), else all of it."""
     records: list[GpuRecord] = []
     rec: GpuRecord | None = None
     seen: set[str] = set()  # sections read into ``rec``
@@ -296,7 +309,7 @@ def _parse_fragment(artefact: Artefact, b: FactBuilder) -> int:
     def anonymous() -> str:
         return f"unknown-{sum(r.pci_bus_id.startswith('unknown-') for r in records) + 1}"
 
-    for no, line in enumerate(artefact.lines, 1):
+    for no, line in enumerate(artefact.lines[first - 1:None if stop is None else stop - 1], first):
         if not line.strip():
             above.clear()
             continue
@@ -571,9 +584,11 @@ def _keep_plan(layout: tuple[str, ...], header: int, ops: list, stack: list, ski
     _PLANS[layout] = _Plan(planned, list(stack), skip_from, section)
 
 
-def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_end: int) -> int:
+def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_end: int) -> tuple[int, int, bool]:
     """Read one NVSMI LOG block whose banner line ends at offset ``banner_end``; returns the lines
-    it spans. One findall splits every line of the block (ROW); the rows of a section no table
+    it spans, the line after it, and whether a tail ends it: a key that nvidia-smi prints in one
+    section only (KEY_SECTIONS) outside that section, after a blank line (_MISPLACED), with the
+    run of that section's keys just above it (_tail_start), which parse reads as a fragment. One findall splits every line of the block (ROW); the rows of a section no table
     reads below its first level, and every indented row outside a GPU block, are passed over by
     one length test (``skip_from``): they change nothing that is read."""
     text, lines = artefact.text, artefact.lines
@@ -596,6 +611,7 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
     skip_from = 1  # no GPU block open: every indented row is passed over
     foreign: list[int] = []  # lines of the block that are no -q row (another program's, indented like one)
     marked = 0  # len(foreign) where the GPU block now read row by row began
+    misplaced = 0  # the first line of a tail (_MISPLACED, after a blank line): the block ends above it
     no = banner_line
     for indent, head, sep, value in it:
         no += 1
@@ -604,6 +620,8 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
         if not indent:
             line = lines[no - 1] if no <= len(lines) else ""
             if not line.strip():
+                if rec is not None:  # nvidia-smi prints no blank line inside a GPU block: the rows after one may be
+                    skip_from = NO_SKIP  # a tail (_MISPLACED), looked at even below a section no table reads
                 continue
             if ops is not None:  # the GPU block read row by row ends here: its reading is kept
                 if len(foreign) == marked:  # (not a block holding a line no -q prints: its layout's plan would
@@ -658,6 +676,12 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
                 if ops is not None:
                     ops.append((no, field, None, ""))
             elif action:
+                if action[0] == _MISPLACED:  # a section's own key outside it
+                    if (first := _tail_start(lines, no)) > 1 and not lines[first - 2].strip():
+                        misplaced, ops = first, None  # pasted after the block: its tail (no plan: the block ends here)
+                        break
+                    if (action := action[1]) is None:  # inside the block (a row's indentation lost): as any row read
+                        continue
                 _apply(rec, action, value.rstrip(), no, section)  # type: ignore[arg-type]
                 if ops is not None:
                     ops.append((no, None, action, section) if sectioned else (no, None, None, ""))
@@ -674,6 +698,13 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
     if ops is not None and len(foreign) == marked:
         _keep_plan(layout, header, ops, stack, skip_from, section if sectioned else None)
     stop = artefact.line_of(end) if end < len(text) else len(lines) + 1  # the line that ended the block
+    if misplaced:
+        stop, end = misplaced, -1  # (end: not the text's end, the tail's reader looks at that)
+        if rec is not None:  # what the run's lines above its misplaced key gave, read at the wrong level
+            rec.values = {f: v for f, v in rec.values.items() if v[1] < misplaced}
+            rec.counters = {f: v for f, v in rec.counters.items() if v[1] < misplaced}
+            rec.ecc = [e for e in rec.ecc if e[-1] < misplaced]
+            rec.reasons = [r for r in rec.reasons if r[2] < misplaced]
     last = stop - 1  # the block's last line that is not blank (every such line is read or passed over)
     alien = set(foreign)
     while last > banner_line and (not lines[last - 1].strip() or last in alien):
@@ -718,7 +749,33 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
     # (counted by C passes, as Artefact.nonblank_lines counts: a generator over a 2,000-line -q took ~0.16 ms)
     span = lines[banner_line - 1:last]
     return len(span) - span.count("") - sum(map(str.isspace, span)) - sum(
-        1 for n in alien if banner_line <= n < banner_line + len(span) and lines[n - 1] and not lines[n - 1].isspace())
+        1 for n in alien if banner_line <= n < banner_line + len(span) and lines[n - 1] and not lines[n - 1].isspace()), stop, bool(misplaced)
+
+
+def _holds_fragment(artefact: Artefact, first: int, stop: int) -> bool:
+    """Whether lines ``first`` to ``stop`` (excluded) hold a line FRAGMENT finds, as detect asks."""
+    part = "\n".join(artefact.lines[first - 1:stop - 1])
+    return any(k in part for k in _FRAGMENT_KEYS) and FRAGMENT.search(part) is not None
+
+
+def _tail_start(lines: list[str], misplaced: int) -> int:
+    """The first line of the tail that ``misplaced`` (the line of a section's own key outside its
+    section) begins: it, and the key lines just above it at its indentation that its section prints
+    (KEYS), as the fragment reader takes them (``above``):
+        <blank>
+            Status                            : Insufficient Resources   (Fabric's, printed above CliqueId)
+            CliqueId                          : 0"""
+    line = lines[misplaced - 1]
+    indent = len(line) - len(line.lstrip(" "))
+    section = KEY_SECTIONS[KEY_LINE.match(" " + line)["key"].strip().lower()].lower()
+    first = misplaced
+    while first > 1:
+        above = lines[first - 2]
+        k = KEY_LINE.match(" " + above)
+        if k is None or len(above) - len(above.lstrip(" ")) != indent or (section, k["key"].strip().lower()) not in KEYS:
+            break
+        first -= 1
+    return first
 
 
 # $ nvidia-smi -q -i 1          (a terminal paste: the command asked for one GPU of the eight)
@@ -824,6 +881,8 @@ class _Section:
         path = self.path + (name,)
         # of the GPU level's keys only "Processes : None" goes to _take_other
         got = (KEYS.get(path), _leaf_action(path) if self.path or name == "processes" else None)
+        if (own := KEY_SECTIONS.get(name)) is not None and self.path != (own.lower(),):
+            got = (None, (_MISPLACED, got[1]))  # (what it gives where it is not a tail)
         if len(self.fields) < _KEPT:  # a hostile text's names are not all kept
             self.fields[head] = got
         return got
@@ -837,6 +896,17 @@ class _Section:
 
 
 _KEPT = 512
+#: the action of a key that nvidia-smi prints right under one section only (KEY_SECTIONS) read anywhere else: not a
+#: row of the block it stands in, but that section's rows pasted after it without their header (harvest 800,
+#: Azure/azhpc-images#506's two Fabric rows, appended after a whole -q in bench/plant_prefix_probe.py, were taken as
+#: the last GPU's rows at its GPU level, where no table reads them: the -q read HEALTHY; wild sweep J3)
+#:                                                                    (the block's last row, then a blank line)
+#:     Status                            : Insufficient Resources    (GPU level: Fabric's State/Status/CliqueId are
+#:     CliqueId                          : 0                          printed 8 blanks deep, under "    Fabric")
+#: A run of such keys after a blank line (where nvidia-smi ends a GPU block) is that tail: the block ends above it and the
+#: tail is read as a fragment (an anonymous GPU's section, cut_short without its decisive keys); one inside the rows of
+#: a block (its indentation lost) is read as before. Its action: (_MISPLACED, the action it had, or None).
+_MISPLACED = "misplaced"
 #: the GPU level: no section open
 _GPU_LEVEL = _Section(())
 

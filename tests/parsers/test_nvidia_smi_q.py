@@ -651,3 +651,41 @@ def test_fabric_rows_pasted_without_their_header():
         _, r = run(q, QDIR / "x.txt", text=above + "    CliqueId                          : 0\n")
         fab = one(r, "gpu_fabric")
         assert (fab.state, fab.status) == (None, None), above
+
+
+@pytest.mark.parametrize("indent", ["", "    "])
+@pytest.mark.parametrize("between", ["\n", "\n$ nvidia-smi -q | grep -B1 CliqueId\n"])
+def test_fabric_rows_pasted_after_a_whole_capture(indent, between):
+    """Wild sweep J3 (bench/plant_prefix_probe.py): harvest 800's two Fabric rows (Azure/azhpc-images#506) pasted after a
+    whole -q were taken as the last GPU's rows (at its GPU level, or passed over below its last section, Capabilities)
+    and counted read: the paste read HEALTHY. CliqueId is printed right under Fabric only (KEY_SECTIONS): after a blank
+    line (nvidia-smi prints none inside a GPU block) it and the Fabric keys just above it are a tail, read as a fragment
+    (an anonymous GPU, cut_short without State); rows after a line that ends the block (a prompt) are read so too."""
+    whole = (QDIR / "nvidia-smi-q.txt").read_text().rstrip("\n") + "\n"
+    rows = "".join(indent + ln + "\n" for ln in ("    Status                            : Insufficient Resources",
+                                                 "    CliqueId                          : 0"))
+    _, alone = run(q, QDIR / "x.txt", text=whole)
+    _, r = run(q, QDIR / "x.txt", text=whole + between + rows)
+    fab = one(r, "gpu_fabric", "unknown-1")
+    assert (fab.state, fab.status, fab.clique_id) == (None, "Insufficient Resources", "0")
+    assert [h.limit for h in r.limits] == ["cut_short"] and "without state" in r.limits[0].detail
+    # the capture's own GPUs read as alone (their Fabric sections, Processes, Capabilities)
+    assert [view(f) for f in alone.facts] == [view(f) for f in r.facts if f.pci_bus_id != "unknown-1"]
+    assert r.lines_used == alone.lines_used + 2 and not alone.limits
+    # with its State: the registration's outcome is shown (rule nvlink_fabric_status_error judges it)
+    _, r = run(q, QDIR / "x.txt", text=whole + between + indent + "    State                             : Completed\n" + rows)
+    fab = one(r, "gpu_fabric", "unknown-1")
+    assert (fab.state, fab.status, fab.clique_id) == ("Completed", "Insufficient Resources", "0") and not r.limits
+
+
+def test_a_section_key_out_of_place_inside_a_block_is_read_as_before():
+    """Must not (wild sweep J3): a key of one section only whose row lost its indentation inside a GPU block (no blank
+    line above its run) is no tail: the block is not ended there, the GPUs after it are read as before."""
+    base = (OBS / "nvidia-smi" / "nvidia-smi-q-ECC.txt").read_text()
+    first = base.index("        Channel Repair Pending")
+    text = base[:first] + base[first + 4:]  # the first GPU's row four blanks less deep: at its GPU level
+    _, before = run(q, QDIR / "x.txt", text=base)
+    _, r = run(q, QDIR / "x.txt", text=text)
+    assert not facts(r, "gpu_info", "unknown-1") and not r.limits
+    assert {f.pci_bus_id for f in r.facts} == {G0, G1}
+    assert len(facts(r, "gpu_ecc_count", G1)) == len(facts(before, "gpu_ecc_count", G1))
