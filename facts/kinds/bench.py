@@ -41,6 +41,10 @@ class GpuBurnVerdict(Fact):
     errors: int | None = None  # the largest count of its progress lines (gpu-burn prints a running total)
     died: bool = False  # a progress line said "(DIED!)": the worker process stopped reporting
     gpus_tested: int | None = None  # "Tested 16 GPUs:"
+    #: the multiplications its run's progress records counted for it (``proc'd: 636 (2085 Gflop/s)``); None: its run
+    #: printed no record (its worker never reported): an OK then compared nothing (gpu_burn-drv.cpp prints OK for
+    #: every GPU with no error counted), nor does one of 0
+    processed: int | None = None
 
 
 @fact_kind

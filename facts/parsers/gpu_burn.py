@@ -18,6 +18,17 @@ precision, ``fp32``/``fp64`` with ``_tc`` for tensor cores, from the ``Initializ
 ``gpu_burn_verdict`` per ``GPU N: OK|FAULTY`` line of the closing summary with the largest
 error count the GPU's progress showed and whether it ``DIED``. A run cut short has rates
 but no verdicts. Text without these lines yields nothing.
+
+A verdict's ``processed`` is the GPU's count of multiplications in its run's last progress
+record, None where its run printed none. gpu-burn prints ``OK`` for every GPU whose error count
+is zero (gpu_burn-drv.cpp listenClients: ``printf("\tGPU %d: %s\n", (int)i, clientFaulty.at(i) ?
+"FAULTY" : "OK")``), and a progress record only once a worker reported (``// Printing progress (if
+a child has initted already)``): an ``OK`` without a record is a run that compared nothing
+(wilicc/gpu-burn#124's A2000: no progress line, ``GPU 0: OK``), as is one whose GPU processed 0
+(gpu-burn#14's init error, "prints OK at the end"); knowledge/coverage.yaml counts neither as a
+check. Each run starts with ``nvidia-smi -L``'s listing (``launch``: ``system("nvidia-smi -L")``):
+a listing line after a progress record or a verdict, or of a GPU listed already, starts the next
+run (two runs pasted one after the other, #124's A500 and A2000, are not one GPU's).
 """
 from __future__ import annotations
 
@@ -54,57 +65,80 @@ def detect(head: str) -> bool:
     return ("Gflop/s" in head or "Tested " in head or "Initialized device" in head) and _DETECT.search(head) is not None
 
 
+class _Run:
+    """What one run of gpu-burn printed so far."""
+
+    def __init__(self) -> None:
+        self.names: dict[int, str] = {}
+        self.precision: dict[int, str] = {}
+        self.rates: dict[int, list[float]] = {}
+        self.errors: dict[int, int] = {}
+        self.processed: dict[int, int] = {}
+        self.died: set[int] = set()
+        self.last_record_line = 0
+        self.tested: int | None = None
+        self.verdicts: list[tuple[int, int, str]] = []
+
+    def started(self) -> bool:
+        return bool(self.last_record_line or self.verdicts or self.tested is not None)
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
-    names: dict[int, str] = {}
-    precision: dict[int, str] = {}
-    rates: dict[int, list[float]] = {}
-    errors: dict[int, int] = {}
-    died: set[int] = set()
-    last_record_line = 0
-    tested: int | None = None
-    verdicts: list[tuple[int, int, str]] = []
+    run = _Run()
     for n, line in enumerate(artefact.lines, 1):
         if m := _GPU.match(line):
-            names[int(m["gpu"])] = m["name"]
+            if run.started() or int(m["gpu"]) in run.names:  # the next run's nvidia-smi -L listing
+                _emit(fb, run)
+                run = _Run()
+            run.names[int(m["gpu"])] = m["name"]
             result.lines_used += 1
             continue
         if (m := _TESTED.match(line)):
-            tested = int(m["n"])
+            run.tested = int(m["n"])
             result.lines_used += 1
             continue
         if (m := _VERDICT.match(line)):
-            verdicts.append((n, int(m["gpu"]), m["status"]))
+            run.verdicts.append((n, int(m["gpu"]), m["status"]))
             result.lines_used += 1
             continue
         used = False
         for m in _INIT.finditer(line):
-            precision[int(m["gpu"])] = ("fp64" if m["prec"] == "DOUBLES" else "fp32") + ("_tc" if m["tc"] else "")
+            run.precision[int(m["gpu"])] = ("fp64" if m["prec"] == "DOUBLES" else "fp32") + ("_tc" if m["tc"] else "")
             used = True
         if "proc'd:" in line:
             records = list(_RECORD.finditer(line))
             if not records:
                 fb.error(n, "gpu-burn progress line without proc'd, errors and temps")
             for m in records:
-                for gpu, (_procd, gflops) in enumerate(_RATE.findall(m["procd"])):
+                for gpu, (procd, gflops) in enumerate(_RATE.findall(m["procd"])):
                     if float(gflops) > 0:
-                        rates.setdefault(gpu, []).append(float(gflops))
+                        run.rates.setdefault(gpu, []).append(float(gflops))
+                    if int(procd) >= 0:  # (-1: the worker died, "(DIED!)" below)
+                        run.processed[gpu] = max(run.processed.get(gpu, 0), int(procd))
                 for gpu, (count, flag) in enumerate(_ERR.findall(m["errors"])):
-                    errors[gpu] = max(errors.get(gpu, 0), abs(int(count)))
+                    run.errors[gpu] = max(run.errors.get(gpu, 0), abs(int(count)))
                     if flag == "(DIED!)":
-                        died.add(gpu)
+                        run.died.add(gpu)
             if records:
-                last_record_line, used = n, True
+                run.last_record_line, used = n, True
         result.lines_used += used
-    for gpu in sorted(rates):
-        prec = precision.get(gpu) or next(iter(precision.values()), "gemm")
-        fb.add(BenchResult, last_record_line, benchmark="gpu_burn", test=prec, entity=f"gpu{gpu}", metric="gflops",
-               value=round(statistics.median(rates[gpu]), 1), unit="Gflop/s",
-               detail=f"{names.get(gpu, f'GPU {gpu}')}; median of {len(rates[gpu])} progress rates; errors {errors.get(gpu, 0)}")
-    for line, gpu, status in verdicts:
-        fb.add(GpuBurnVerdict, line, gpu=gpu, gpu_name=f"GPU{gpu}", status=status, errors=errors.get(gpu), died=gpu in died, gpus_tested=tested)
+    _emit(fb, run)
     return result
+
+
+def _emit(fb: FactBuilder, run: _Run) -> None:
+    """The facts of one run."""
+    for gpu in sorted(run.rates):
+        prec = run.precision.get(gpu) or next(iter(run.precision.values()), "gemm")
+        fb.add(BenchResult, run.last_record_line, benchmark="gpu_burn", test=prec, entity=f"gpu{gpu}", metric="gflops",
+               value=round(statistics.median(run.rates[gpu]), 1), unit="Gflop/s",
+               detail=f"{run.names.get(gpu, f'GPU {gpu}')}; median of {len(run.rates[gpu])} progress rates; "
+                      f"errors {run.errors.get(gpu, 0)}")
+    for line, gpu, status in run.verdicts:
+        fb.add(GpuBurnVerdict, line, gpu=gpu, gpu_name=f"GPU{gpu}", status=status, errors=run.errors.get(gpu),
+               died=gpu in run.died, gpus_tested=run.tested, processed=run.processed.get(gpu))
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts

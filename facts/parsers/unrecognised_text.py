@@ -416,11 +416,21 @@ _NO_FAILURE = re.compile(
     r"|^[ \t]{0,16}<?https?://[^\s<>]{1,2000}>?[ \t]*$")
 
 
+# +| gpu-burn/abort           | yes/no  \t| Whether or not GPU-burn test aborted before returning GPU results (1:yes, 0: no).   |
+#   (microsoft/superbenchmark#324: a benchmark's metrics table, its documentation in a pull request's diff, read as an
+#   unexplained error, wild sweep J3) an error word inside an indirect question ("whether [or not] ... aborted", to the
+#   clause's end: ".", ";", "|" or the line's end) names an outcome that may or may not come, not one that came: the line
+#   says no failure when no error word stands outside such a clause. "Failed to determine whether ..." (its error word
+#   before "whether") and "... whether it aborted. Error: ..." (one after the clause) stay error lines.
+_WHETHER = re.compile(r"\b[Ww]hether\b[^.;|\n]{0,400}")
+
+
 def says_no_failure(line: str) -> bool:
-    """Whether ``line``'s error words say that nothing failed: counts of none (:func:`zero_counts_only`), or a message
+    """Whether ``line``'s error words say that nothing failed: counts of none (:func:`zero_counts_only`), a message
     that reports no failure in words that sound like one (_NO_FAILURE: the kernel's unsigned-module taint notice, a
-    link alone on its line)."""
-    return zero_counts_only(line) or ("failed" in line or "//" in line) and _NO_FAILURE.search(line) is not None
+    link alone on its line), or error words only inside an indirect question (_WHETHER)."""
+    return (zero_counts_only(line) or ("failed" in line or "//" in line) and _NO_FAILURE.search(line) is not None
+            or "hether" in line and _WHETHER.search(line) is not None and not _ANY_ERROR.search(_WHETHER.sub("", line)))
 
 
 # A shell prompt and the command typed at it: the command's words are what the user looked for, not a failure

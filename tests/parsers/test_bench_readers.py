@@ -5,6 +5,7 @@ import pytest
 from stethoscope.facts.parsers import dcgmi_diag, fio, gpu_burn, iperf3, nvbandwidth, perftest, stream, training_throughput
 from stethoscope.facts.parsers.base import Artefact
 
+from parse_helper import FIX
 from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
 
 
@@ -46,6 +47,36 @@ def test_gpu_burn_died_flag():
     r = _parse(gpu_burn, text=text)
     v = {f.gpu: f for f in r.facts if f.kind == "gpu_burn_verdict"}
     assert v[0].died and not v[1].died and [f.entity for f in _results(r)] == ["gpu1"]
+
+
+def test_gpu_burn_runs_pasted_one_after_the_other_and_an_ok_that_compared_nothing(tmp_path):
+    """Wild sweep J3 (wilicc/gpu-burn#124, a control read HEALTHY): an A500's run (progress to 100 %, errors 0, cut
+    before its verdicts) and then an A2000's that printed no progress line and closed "GPU 0: OK" were read as one GPU
+    0, OK: gpu-burn prints OK wherever no error was counted (gpu_burn-drv.cpp), so an OK whose run shows no progress
+    record for the GPU compared nothing. Each run starts at nvidia-smi -L's listing; the OK keeps processed None, which
+    knowledge/coverage.yaml does not count as a check: the paste is not evidence of a healthy GPU."""
+    from stethoscope.engine.pipeline import diagnose_bundle
+    from stethoscope.engine.ruleengine.loader import load_rules
+
+    path = "gpu_burn/gpu_burn124_a500_then_a2000_no_progress.txt"
+    r = _parse(gpu_burn, path)
+    (a500,) = _results(r, metric="gflops")
+    assert "A500" in a500.detail and a500.evidence.line == 15
+    (ok,) = [f for f in r.facts if f.kind == "gpu_burn_verdict"]
+    assert (ok.status, ok.processed, ok.errors, ok.evidence.line) == ("OK", None, None, 32)
+    (tmp_path / "burn.txt").write_text((FIX / path).read_text())
+    rep = diagnose_bundle(tmp_path, load_rules(), jobs=1)
+    assert rep.verdict == "inconclusive", rep.verdict
+    # must not: a run whose progress shows the GPU's work keeps its OK a check (superbench's 8 x A100), and a
+    # FAULTY stays one whatever its progress showed
+    verdicts = [f for f in _parse(gpu_burn, "gpu_burn/superbench_a100x8_ok.log").facts if f.kind == "gpu_burn_verdict"]
+    assert len(verdicts) == 8 and all(v.processed and v.processed > 0 for v in verdicts)
+    (tmp_path / "burn.txt").write_text((FIX / "gpu_burn/superbench_a100x8_ok.log").read_text())
+    assert diagnose_bundle(tmp_path, load_rules(), jobs=1).verdict == "healthy"
+    text = ("GPU 0: NVIDIA A100 (UUID: GPU-0)\n10.0%  proc'd: 0 (0 Gflop/s)   errors: 5  (WARNING!)   temps: 30 C \n"
+            "Tested 1 GPUs:\n\tGPU 0: FAULTY\n")
+    (v,) = [f for f in _parse(gpu_burn, text=text).facts if f.kind == "gpu_burn_verdict"]
+    assert (v.status, v.processed, v.errors) == ("FAULTY", 0, 5)
 
 
 def test_gpu_burn_record_split_by_a_long_run_of_blanks_is_linear():

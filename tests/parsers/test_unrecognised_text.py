@@ -569,3 +569,19 @@ def _norm(text: str) -> Artefact:
     art = Artefact(path="comment.txt", text=text, node="n")
     art.normalise()
     return art
+
+
+def test_an_error_word_inside_an_indirect_question_is_no_error_line():
+    # wild sweep J3 (microsoft/superbenchmark#324, a control): the gpu-burn benchmark's metrics table in a pull request's
+    # diff, "Whether or not GPU-burn test aborted before returning GPU results (1:yes, 0: no).", read "faulty,
+    # unexplained_error": the clause names an outcome a metric reports, not one that came
+    from stethoscope.facts.parsers import unrecognised_text
+
+    text = (ROOT / "fixtures/artefacts/unrecognised_text/superbench324_gpu_burn_metrics_table_review.txt").read_text()
+    assert _unrecognised(text) == [] and not unrecognised_text.detect(text)
+    assert unrecognised_text.says_no_failure(text.split("\n")[13])
+    # must not (CONSTRUCTED beside the real form): an error word before "whether", or one after the clause's end, stays
+    for line in ("Failed to determine whether the GPU is idle\n",
+                 "Whether or not the test aborted. Error: cudaErrorLaunchFailure\n",
+                 "| gpu-burn/abort | whether the test aborted | FAILED |\n"):
+        assert [n for n, _ in _unrecognised(line)] == [1], line
