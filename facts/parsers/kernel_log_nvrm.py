@@ -207,7 +207,14 @@ _RPC_GPU_STATUSES = frozenset({"NV_ERR_GPU_IS_LOST", "NV_ERR_RESET_REQUIRED", "N
 # answering after it booted, not a boot failure; RPC timeouts (Xid 119/120) and lost-GPU RPC failures follow:
 # NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 812751949 heartbeat 1899482 heartbeatWithOffsetMs 812745879 diff 6070 timeout 5200
 #   (open-gpu-kernel-modules#1230; #1080's title: "GSP heartbeat timeout -> Xid 109/8")
-_GSP_HEARTBEAT = re.compile(r"NVRM: (?:GPU\d+ )?_kgspIsHeartbeatTimedOut: Heartbeat timed out\b(?:.{0,200}?\bdiff (?P<diff>\d+) timeout (?P<timeout>\d+))?")
+# and the two lines the RPC poll prints after it when an RPC ends with either beat stale (kernel_gsp.c 595.45 _kgspRpcRecvPoll:
+# NV_PRINTF(LEVEL_ERROR, "GSP RM heartbeat timed out\n") / "LibOS heartbeat timed out\n"), a running GSP, not a boot:
+# NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out
+# NVRM: _kgspRpcRecvPoll: LibOS heartbeat timed out          (open-gpu-kernel-modules#1200, as a page mirrors it)
+_GSP_HEARTBEAT = re.compile(
+    r"NVRM: (?:GPU\d+ )?(?:_kgspIsHeartbeatTimedOut: Heartbeat timed out\b(?:.{0,200}?\bdiff (?P<diff>\d+) timeout (?P<timeout>\d+))?"
+    r"|_kgspRpcRecvPoll: (?P<beat>GSP RM|LibOS) heartbeat timed out\b)"
+)
 # RM's thread watchdog, printed with the operation that timed out (a GSP boot step, above):
 # NVRM: _threadNodeCheckTimeout: _threadNodeCheckTimeout: Timeout was set to: 4000 msecs!      (nvtrust#52)
 _THREAD_TIMEOUT = re.compile(r"NVRM: (?:GPU\d+ )?_threadNodeCheckTimeout: ")
@@ -625,8 +632,9 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
     if _INIT_DETAIL.search(msg) is not None and _followed_by_init_failure(lines, ln):
         used.add(ln)  # read as the detail of the RmInitAdapter failure that follows
         return True
-    if "Heartbeat timed out" in msg and (m := _GSP_HEARTBEAT.search(msg)) is not None:
-        add("gsp_heartbeat_timeout", detail=f"no heartbeat for {m['diff']} ms (timeout {m['timeout']} ms)" if m["diff"] else None)
+    if "eartbeat timed out" in msg and (m := _GSP_HEARTBEAT.search(msg)) is not None:
+        add("gsp_heartbeat_timeout", detail=f"no heartbeat for {m['diff']} ms (timeout {m['timeout']} ms)" if m["diff"]
+            else f"the {m['beat']} heartbeat was stale when an RPC ended" if m["beat"] else None)
         used.add(ln)
         return True
     if _GSP_BOOT.search(msg) is not None:  # no RmInitAdapter failure after it in the paste

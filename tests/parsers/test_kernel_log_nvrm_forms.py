@@ -99,6 +99,10 @@ def _kinds(text: str):
     # kernel_gsp.c (595) _kgspIsHeartbeatTimedOut: the running GSP stopped beating (open-gpu-kernel-modules#1230), not a boot failure
     ("[   24.302465] NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 812751949 heartbeat 1899482"
      " heartbeatWithOffsetMs 812745879 diff 6070 timeout 5200\n", [("gsp_heartbeat_timeout", None, "")]),
+    # kernel_gsp.c (595.45) _kgspRpcRecvPoll: an RPC ended with the GSP-RM or LibOS heartbeat stale: the running GSP, not
+    # its boot (open-gpu-kernel-modules#1200 as a page mirrors it; were gsp_boot_failed through the generic "_kgsp...: timed out")
+    ("NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out\n", [("gsp_heartbeat_timeout", None, "")]),
+    ("NVRM: _kgspRpcRecvPoll: LibOS heartbeat timed out\n", [("gsp_heartbeat_timeout", None, "")]),
     # rpc.c (NV_PRINTF_COND): an RPC to the GSP failed; the status names what became of the GPU, one fact a GPU and status
     ("[  9.0] NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!\n"
      "[  9.0] NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 10!\n"
