@@ -242,9 +242,12 @@ class ContainerToolkitError(Fact):
     #: "failed with error code: N": the ldconfig the hook runs in the container failed); ``nvml`` (detection stage,
     #: "nvml error: <NVML's text>": NVML came up, a query of a GPU failed); ``cgroup_not_found`` (container stage,
     #: "cgroup subsystem devices not found": no cgroup v1 devices controller mounted, a cgroup v2-only host under a
-    #: libnvidia-container older than 1.8.0); ``other`` for any other
+    #: libnvidia-container older than 1.8.0); ``proc_access`` (initialization stage, "open failed: /proc/...: permission
+    #: denied": the hook could not read its own /proc entries, overflowuid or its mount namespace, before it reached the
+    #: driver); ``capabilities`` (permission stage, "capability change failed": the hook could not set or drop its
+    #: capabilities); ``other`` for any other
     operation: Literal["file_create", "mount", "stat", "device_rules", "unknown_device", "device_list_path", "ldconfig",
-                       "nvml", "cgroup_not_found", "other"] = "other"
+                       "nvml", "cgroup_not_found", "proc_access", "capabilities", "other"] = "other"
     device: str | None = None  # unknown_device / device_list_path: the device the container asked for ("2", "GPU-9f3c...")
 
 

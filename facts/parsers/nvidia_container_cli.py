@@ -18,7 +18,10 @@ file``); ``container_requirement_unsatisfied`` for a ``requirement error`` (the 
 ``NVIDIA_REQUIRE_CUDA`` condition, e.g. ``cuda>=12.4``, against the driver's CUDA version);
 ``container_toolkit_error`` for any other stage (mount, detection, ldcache, ...; a container-stage ``cgroup
 subsystem devices not found``, the hook finding no cgroup v1 devices controller, is operation
-``cgroup_not_found``). The GPU
+``cgroup_not_found``; an initialization error ``open failed: /proc/...: permission denied``, the hook's own /proc
+entries refused before it reached the driver, is ``proc_access``, a permission error ``capability change failed``
+``capabilities``). The initialization error quoted without the program's name (``initialization error: nvml error:
+...``, an issue title's trim of docker's error) is read as the CLI's NVML failure. The GPU
 Operator's toolkit names the binary ``nvidia-container-cli.real`` (behind a wrapper script): the
 same lines. A hook whose program does not know the ``prestart`` command it is run with (urfave/cli's
 ``No help topic for 'prestart'`` on the hook's stderr: NVIDIA/nvidia-container-toolkit#14) gives
@@ -80,6 +83,26 @@ _LDCONFIG = re.compile(r"^process (?P<prog>\S{1,200}) (?:terminated with signal 
 #   (NVIDIA/nvidia-docker#1486, Arch, kernel 5.11, docker 20.10.5)
 # Failure: nvidia-container-cli.real: container error: cgroup subsystem devices not found      (NVIDIA/k8s-device-plugin#324's title)
 _CGROUP_NOT_FOUND = re.compile(r"^cgroup subsystem (?P<subsys>\w{1,40}) not found$")
+# The hook refused by the host before it reached the driver (libnvidia-container src/nvc.c nvc_init: copy_config reads
+# /proc/sys/kernel/overflowuid and overflowgid, then xopen(&ctx->err, "/proc/self/ns/mnt", O_RDONLY|O_CLOEXEC); src/xfuncs.h
+# xopen: error_set(err, "open failed: %s", path), error_set appending strerror; all before driver_init loads NVML; the CLI's
+# warnx("initialization error: %s")): a process may always read its own /proc entries unless a security module (AppArmor,
+# SELinux) or the sandbox it was started in denies them:
+# nvidia-container-cli: initialization error: open failed: /proc/self/ns/mnt: permission denied          (NVIDIA/enroot#238, under enroot 3.5's user namespace on a host with AppArmor's userns restriction)
+# nvidia-container-cli: initialization error: open failed: /proc/sys/kernel/overflowuid: permission denied   (NVIDIA/nvidia-container-runtime#168: with sudo only)
+_PROC_DENIED = re.compile(r"^open failed: (?P<path>/proc/\S{1,200}): (?:permission denied|operation not permitted)$")
+# and its capabilities (src/utils.c perm_set_capabilities / perm_drop_bounds: error_set(err, "capability change failed");
+# the CLI's warnx("permission error: %s")):
+# nvidia-container-cli: permission error: capability change failed: operation not permitted             (NVIDIA/enroot#88: SELinux enforcing; 'setenforce 0' let it start)
+_CAPS_DENIED = re.compile(r"^capability change failed(?:: (?P<why>[a-z][a-z ]{1,60}))?$")
+# The CLI's initialization error quoted without the program's name warnx(3) puts before it (every libnvidia-container
+# release prints "nvidia-container-cli: initialization error: %s": src/cli/*.c; the rest is driver.c's call_nvml,
+# error_set_nvml(err, ..., "nvml error"), nvmlErrorString's text lowercased), as a reporter trims docker's error to its
+# tail (runc's ": unknown." kept) for an issue's title:
+# running error - initialization error: nvml error: driver/library version mismatch: unknown.     (psalias2006/gpu-hot#48's title)
+#   (the stage kept: "initialization error: " names nvmlInit's failure; a bare "nvml error: ..." could be the detection
+#   stage's, a GPU's query, and is not read)
+_TRIMMED_INIT = re.compile(r"(?:^|[\s(\"'`-])initialization error: nvml error: (?P<nvml>[^\n\\\"`]{1,200})")
 _UNKNOWN_DEVICE = re.compile(r"^(?:(?P<dev>\S{1,100}?): unknown device|unknown device id: (?P<old>\S{1,100}))$")
 # The runtime ran the hook it is configured with (``<hook> prestart``) and the program there has no such
 # command: urfave/cli's help answer "No help topic for '%v'" (the Go CLI framework of the toolkit's
@@ -92,6 +115,8 @@ _HOOK_NO_COMMAND = re.compile(r"error running (?:\w+ )?hook(?: #\d+)?: exit stat
 
 def detect(head: str) -> bool:
     if "No help topic for" in head and _HOOK_NO_COMMAND.search(head) is not None:
+        return True
+    if "initialization error: nvml error: " in head and _TRIMMED_INIT.search(head) is not None:
         return True
     return "nvidia-container-cli" in head and _LINE.search(head) is not None
 
@@ -131,6 +156,10 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(ContainerToolkitError, n, stage=stage, message=msg, operation="nvml")
         elif stage == "ldcache" and _LDCONFIG.match(msg) is not None:
             b.add(ContainerToolkitError, n, stage=stage, message=msg, operation="ldconfig")
+        elif stage == "initialization" and _PROC_DENIED.match(msg) is not None:
+            b.add(ContainerToolkitError, n, stage=stage, message=msg, operation="proc_access")
+        elif stage == "permission" and _CAPS_DENIED.match(msg) is not None:
+            b.add(ContainerToolkitError, n, stage=stage, message=msg, operation="capabilities")
         elif stage == "container" and _CGROUP_NOT_FOUND.match(msg) is not None:
             b.add(ContainerToolkitError, n, stage=stage, message=msg, operation="cgroup_not_found")
         elif stage == "device" and (u := _UNKNOWN_DEVICE.match(msg)) is not None:
@@ -141,6 +170,13 @@ def parse(artefact: Artefact) -> ParseResult:
             op = _MOUNT_OP.match(msg) if stage == "mount" else None
             b.add(ContainerToolkitError, n, stage=stage, message=msg,
                   operation=_MOUNT_OPS[op["op"] or op["rules"]] if op else "other")
+    if "initialization error: nvml error: " in artefact.text:
+        for n, line in iter_lines(_TRIMMED_INIT, artefact):
+            if n in seen or (m := _TRIMMED_INIT.search(line)) is None or (text := _clean(m["nvml"])) == "":
+                continue
+            seen.add(n)
+            result.lines_used += 1
+            b.add(NvmlInitFailure, n, reason=nvml_reason(text), message=text, source="nvidia-container-cli")
     if "No help topic for" in artefact.text:
         for n, line in iter_lines(_HOOK_NO_COMMAND, artefact):
             if n in seen or (m := _HOOK_NO_COMMAND.search(line)) is None:
@@ -153,4 +189,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_LINE, _HOOK_NO_COMMAND)
+SIGNATURES = (_LINE, _HOOK_NO_COMMAND, _TRIMMED_INIT)

@@ -567,3 +567,37 @@ def test_nvidia_smi_library_advice_line_alone_is_not_a_failure():
     # the second line of nvidia-smi's message (warmshao/FasterLivePortrait#8) is advice: no fact of its own
     text = "Please also try adding directory that contains libnvidia-ml.so to your system PATH.\n"
     assert not nvml_init.detect(text)
+
+
+def test_container_cli_refused_by_the_host_before_the_driver():
+    # libnvidia-container nvc_init reads its own /proc entries before it loads NVML: EACCES there is the host's policy
+    (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/enroot238_hook_proc_self_ns_mnt_denied.txt").facts
+    assert (f.kind, f.stage, f.operation, f.evidence.line) == ("container_toolkit_error", "initialization", "proc_access", 2)
+    (g,) = _parse(nvidia_container_cli, "nvidia_container_cli/ctrruntime168_sudo_overflowuid_denied.txt").facts
+    assert (g.operation, g.message) == ("proc_access", "open failed: /proc/sys/kernel/overflowuid: permission denied")
+    (h,) = _parse(nvidia_container_cli, "nvidia_container_cli/enroot88_capability_change_not_permitted.txt").facts
+    assert (h.stage, h.operation, h.evidence.line) == ("permission", "capabilities", 2)
+    # near misses (CONSTRUCTED from the same format strings): a /proc file that is missing, a file outside /proc, a
+    # mount stage's open: not the host refusing the hook's own process state
+    for line in ("nvidia-container-cli: initialization error: open failed: /proc/sys/kernel/overflowuid: no such file or directory",
+                 "nvidia-container-cli: initialization error: open failed: /etc/ld.so.cache: permission denied",
+                 "nvidia-container-cli: mount error: open failed: /proc/self/ns/mnt: permission denied"):
+        (k,) = _parse(nvidia_container_cli, text=line + "\n").facts
+        assert k.operation == "other", line
+
+
+def test_container_cli_initialization_error_without_the_programs_name():
+    # psalias2006/gpu-hot#48's title: docker's hook error trimmed to its tail, the stage kept
+    text = (FIX / "nvidia_container_cli/gpuhot48_title_init_nvml_mismatch_without_program.txt").read_text()
+    assert nvidia_container_cli.detect(text)
+    (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/gpuhot48_title_init_nvml_mismatch_without_program.txt").facts
+    assert (f.kind, f.reason, f.message, f.source) == ("nvml_init_failure", "driver_library_mismatch",
+                                                       "driver/library version mismatch", "nvidia-container-cli")
+    # the whole line is read once, by its own pattern (toolkit394's)
+    assert len(_parse(nvidia_container_cli, "nvidia_container_cli/toolkit394_nvml_mismatch.txt").facts) == 1
+    # near misses: a bare "nvml error: ..." (the detection stage's too), pynvml's "NVML error: ...", a word before it
+    for line in ("nvml error: driver/library version mismatch: unknown on Pop!_OS 22.04 with Nvidia",
+                 "NVML error: Driver/library version mismatch",
+                 "reinitialization error: nvml error: unknown error"):
+        assert not nvidia_container_cli.detect(line + "\n"), line
+        assert nvidia_container_cli.parse(Artefact(path="t.txt", text=line + "\n")).facts == [], line
