@@ -136,3 +136,20 @@ def test_nonblank_lines_of_a_log_nccl_wrote_alone_counted_from_the_classifiers_p
         assert art.nonblank_lines() == want
         classify.forget()
         assert Artefact(path="u", text=text).nonblank_lines() == want
+
+
+def test_the_block_label_gate_is_the_substring_test():
+    """Issue 12: parse_one asks whether a text holds compose's label separator "  | " (without_block_labels) from
+    its bars (_holds_block_bar: one memchr search a bar, "  | " itself after _BARS of them): the answer of
+    ``"  | " in text`` on texts of blanks, bars and words (separators at the start, the end, after many bars),
+    and on every fixture file."""
+    import random
+    rng = random.Random(12)
+    cases = ["", "|", " |", "  |", "  | ", "x  | y", "|  | ", " | | ", "  |  |", "a |" * 100 + "  | ", "a |" * 100,
+             "  |" * 70 + " ", "| " * 200, "\n  | \n"]
+    cases += ["".join(rng.choice(" |a\n") for _ in range(rng.randint(0, 400))) for _ in range(3000)]
+    for path in sorted((ROOT / "fixtures").rglob("*")):
+        if path.is_file() and path.stat().st_size < 2_000_000:
+            cases.append(path.read_text(encoding="utf-8", errors="replace"))
+    differ = [text[:80] for text in cases if parse_pool._holds_block_bar(text) != ("  | " in text)]
+    assert not differ, differ[:5]

@@ -82,10 +82,11 @@ class Router:
         so no other object takes its id): route() keeps them without asking again, and empties it."""
         return {}
 
-    @property
+    @cached_property
     def dead(self) -> frozenset[str]:
         """Summarised kinds none of whose facts can go on: no pattern of the rules in use names
-        them and engine code reads none (no keep_where). A reader may leave their lines unread."""
+        them and engine code reads none (no keep_where). A reader may leave their lines unread.
+        Made once (nccl_channels asks for every NCCL log: ~8 us a file, made anew each time)."""
         return frozenset(k for k in self.summarised if k not in self.patterns and k not in self.keep_where)
 
     def route(self, facts: list[Fact], folded: dict[tuple[str, str], list] | None = None) -> list[Fact]:

@@ -38,6 +38,7 @@ from typing import Any
 from stethoscope.facts.kinds.nccl import (  # noqa: F401 - the fact classes live in facts/kinds
     NcclCommNodes, NcclRingNeighbour, NcclRingOrder, NcclTreeLink,
 )
+from stethoscope.facts import classify
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers import nccl_log_scan
 from stethoscope.facts.parsers.nccl_log import line_counter
@@ -94,6 +95,10 @@ _SPAN_WORDS = " nNodes "
 
 
 def detect(head: str) -> bool:
+    # the classifier's pass over the text answers whether _DETECT occurs (facts/classify.py found(): RE2's \s and \d
+    # are ASCII, Python's take more, so wherever RE2 finds it Python does): no search of its own (~27 us over a 175 kB log)
+    if classify.found(head, _DETECT):
+        return True
     return bool(_DETECT.search(head))
 
 
@@ -225,7 +230,7 @@ def parse(artefact: Artefact) -> ParseResult:
         regions = nccl_log_scan.routed_regions(artefact)
         spans = _order_candidates(text) if regions is None else _order_candidates_in(text, regions)
     else:
-        spans = [m.span() for m in _CANDIDATES.finditer(text)]
+        regions, spans = None, [m.span() for m in _CANDIDATES.finditer(text)]
     threads: dict[tuple[str, str, str], tuple[str, int, tuple[str, int, int]]] = {}  # the prefix's groups, read
     # a line's prefix as written -> its (host, pid, tid), or None where _PREFIX does not take it (a
     # communicator's ring-order and Init lines share their thread's prefix)
@@ -294,7 +299,9 @@ def parse(artefact: Artefact) -> ParseResult:
         elif m := _RING.match(msg):
             r, p, n = int(m["rank"]), int(m["prev"]), int(m["next"])
             acc.add(NcclRingNeighbour, (comm, r, p, n), start, node, int(m["ch"]), comm=comm, rank=r, prev_rank=p, next_rank=n, pid=pid)
-    lines = line_counter(text)  # (the items' first lines in the order they were met: line_of's own order may differ)
+    # (the items' first lines in the order they were met: line_of's own order may differ; where the runs routed
+    # the lines, counted from the run's start: nccl_log_scan.routed_lines)
+    lines = (regions is not None and nccl_log_scan.routed_lines(artefact)) or line_counter(text)
     for (cls, *_), (start, node, fields, chans) in acc.items.items():
         if cls is NcclCommNodes:
             fb.add(cls, lines(start), node=node, text=_line_at(text, start), **fields)

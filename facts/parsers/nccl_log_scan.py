@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import heapq
 import re
+from bisect import bisect_right
 from itertools import repeat
-from typing import Any
+from typing import Any, Callable
 
 import re2
 
@@ -236,6 +237,9 @@ class Runs(list):
     routed = False
     #: the runs' (start, end) offsets, made once for the companions (routed_regions)
     regions: list[tuple[int, int]] | None = None
+    #: the runs' start offsets and first lines' numbers, made once for the companions (routed_lines)
+    starts: list[int] | None = None
+    firsts: list[int] | None = None
 
 
 # A wanted line's _PREFIXED_GROUPS as findall gives them over a run ("" for a group that took no
@@ -361,6 +365,28 @@ def routed_regions(artefact: Any) -> list[tuple[int, int]] | None:
     if runs.regions is None:
         runs.regions = [(start, end) for start, end, _, _ in runs]
     return runs.regions
+
+
+def routed_lines(artefact: Any) -> Callable[[int], int] | None:
+    """:meth:`Artefact.line_of` for the companions of a log whose routed runs routed_regions() gave: the line of
+    an offset counted from the start of the run it lies in, whose number the runs know (an offset before
+    every run: from the text's start). Each companion counted the newlines from the text's start to its
+    last fact's line (over a bench node's NCCL log ~130,000 characters together, as much as the runs' own
+    count). None where the artefact has no routed runs (the reader counts its lines itself)."""
+    got = artefact.scans.get(__name__)
+    if got is None or got[0] is not artefact.text:
+        return None
+    runs = got[1][0]
+    if type(runs) is not Runs or not runs.routed:
+        return None
+    if runs.starts is None:
+        runs.starts, runs.firsts = [run[0] for run in runs], [run[2] for run in runs]
+    starts, firsts, count = runs.starts, runs.firsts, artefact.text.count
+
+    def line_of(offset: int) -> int:
+        i = bisect_right(starts, offset) - 1
+        return firsts[i] + count("\n", starts[i], offset) if i >= 0 else 1 + count("\n", 0, offset)
+    return line_of
 
 
 def lines_in(text: str, regions: list[tuple[int, int]], literals: tuple[str, ...]) -> list[tuple[int, str]]:

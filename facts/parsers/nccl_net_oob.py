@@ -58,6 +58,8 @@ def parse(artefact: Artefact) -> ParseResult:
     line_of = line_counter(artefact.text)  # the artefact's own counter left for the next reader (see line_counter)
     # a log NCCL wrote alone: its lines routed by nccl_log's pass (every line _LINE reads lies in its runs)
     regions = nccl_log_scan.routed_regions(artefact)
+    if regions is not None:  # (its lines' numbers counted from their run's start)
+        line_of = nccl_log_scan.routed_lines(artefact) or line_of
     for start, line in (_lines_with_both(artefact.text) if regions is None
                         else ((at, ln) for at, ln in nccl_log_scan.lines_in(artefact.text, regions, (_OOB,)) if _NET in ln)):
         m = _LINE.search(line)

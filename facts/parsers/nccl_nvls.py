@@ -104,6 +104,8 @@ def parse(artefact: Artefact) -> ParseResult:
     literals = tuple(lit for lit, g in zip(_LITERALS, _LITERAL_GATES) if classify.gate(text, g) is not False)
     # a log NCCL wrote alone: its lines routed by nccl_log's pass (every line _LINE reads lies in its runs)
     regions = nccl_log_scan.routed_regions(artefact) if literals else None
+    if regions is not None:  # (its lines' numbers counted from their run's start)
+        line_of = nccl_log_scan.routed_lines(artefact) or line_of
     for start, line in (lines_with(text, literals) if regions is None else nccl_log_scan.lines_in(text, regions, literals)):
         m = _LINE.match(line)
         if m is None:

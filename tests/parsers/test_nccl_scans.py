@@ -162,3 +162,25 @@ def test_one_pass_routes_the_lines_each_reader_reads(texts):
             differ.append(name)
     assert routed > 50, routed
     assert not differ, differ[:10]
+
+
+def test_channels_detect_from_the_classifiers_pass(texts):
+    """Issue 12: nccl_channels.detect takes the classifier's answer where its pass found the signature (RE2's
+    \\s and \\d are ASCII, Python's more: where RE2 finds _DETECT, Python's search does too); it gives what its
+    own search gives on every golden case, each after the classifier's pass over it and without one, and on
+    lines whose blanks or digits only Python's classes take (\\v, a full-width digit)."""
+    from stethoscope.facts import classify
+    cases = list(texts) + [("vt", "h:1:2 [0] NCCL INFO Channel 00/02 :\x0b0 1\n"),
+                           ("wide", "h:1:2 [0] NCCL INFO Channel 0\uff10/02 : 0 1\n"),
+                           ("plain", "h:1:2 [0] NCCL INFO Channel 00/02 : 0 1\n")]
+    differ = []
+    for name, text in cases:
+        want = bool(nccl_channels._DETECT.search(text))
+        classify.forget()
+        alone = nccl_channels.detect(text)
+        classify.classifier().scan(text)
+        scanned = nccl_channels.detect(text)
+        classify.forget()
+        if not alone == scanned == want:
+            differ.append(name)
+    assert not differ, differ[:10]
