@@ -20,7 +20,7 @@ class CudaError(Fact):
     printed_code: int | None = None  # the number as printed (CUDA <= 9 numbered differently)
     message: str
     form: str  # torch | quoted | numbered | thc | pytorch_init | init | cuda_gdb | check | curesult | error_code | name_only | phrase | library_status | triton_out_of_resources | trtllm_peer_access | nan_check | ...
-    #            | library_status | device_assert | triton_out_of_resources
+    #            | library_status | device_assert | triton_out_of_resources | cutlass_status (CUTLASS's kErrorInsufficientDriver)
     #            | nan_check (c10d's TORCH_NCCL_NAN_CHECK assert: a NaN in a collective's input, not a kernel fault)
     source_file: str | None = None  # "Cuda error <file>:<line> '...'" forms
     source_line: int | None = None
@@ -29,7 +29,7 @@ class CudaError(Fact):
     pid: int | None = None
     rank: int | None = None  # from a torchrun "[rankN]:" prefix
     #: a CUDA library's status instead of a runtime/driver error (form "library_status"): the library
-    #: (cublas, cudnn, cusolver, cufft, cusparse, curand), its status name as printed
+    #: (cublas, cudnn, cusolver, cufft, cusparse, curand, cutlass), its status name as printed
     #: (CUBLAS_STATUS_EXECUTION_FAILED) and the status without the library's prefix (EXECUTION_FAILED),
     #: the same words in every library, which the rules read
     library: str | None = None

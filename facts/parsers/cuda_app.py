@@ -305,6 +305,43 @@ CUDNN_NO_ALGORITHM = re.compile(
     r"\b(?:Unable to find a valid cuDNN algorithm to run convolution|no valid convolution algorithms available in CuDNN"
     r"|(?:FIND|GET) was unable to find an engine to execute this computation)")
 
+# `KSamplerAdvanced - cuDNN Frontend error: [cudnn_frontend] Error: No valid execution plans built.`   (YanWenKun/ComfyUI-Docker#140)
+# RuntimeError: cuDNN Frontend error: [cudnn_frontend] Error: No execution plans support the graph.
+# .../fused_attn_f16_arbitrary_seqlen.cu:227 in function operator(): cuDNN Error: [cudnn_frontend] Error: No execution plans built successfully.. For more information, ...
+# cuDNN Frontend error: No valid engine configs for Matmul_MUL_Reduction_SUB_EXP_Reduction_LOG_ADD_DIV_Matmul_
+#   (cuDNN's frontend found no engine for the graph (attention, a fused matmul) on this GPU with this cuDNN:
+#   NVIDIA/cudnn-frontend include/cudnn_frontend/plans.h, 1.5+: {GRAPH_EXECUTION_PLAN_CREATION_FAILED, "[cudnn_frontend] Error:
+#   No valid execution plans built."} and "[cudnn_frontend] Error: No execution plans support the graph." + err_msg; before 1.5
+#   (pre-release-4, d337a3c): "[cudnn_frontend] Error: No execution plans built successfully."; every version:
+#   {HEURISTIC_QUERY_FAILED, "No valid engine configs for " + operation_graph_tag}. PyTorch wraps them in
+#   aten/src/ATen/cuda/Exceptions.h AT_CUDNN_FRONTEND_CHECK: "cuDNN Frontend error: ", error_object.get_message();
+#   TransformerEngine in transformer_engine/common/util/logging.h NVTE_CHECK_CUDNN_FE: "cuDNN Error: ", error.err_msg, ". For
+#   more information, ...". The frontend's per-plan notes ("Deselecting execution plan", "Skipping plan since shared memory
+#   violation") are not failures and are not read)
+CUDNN_FRONTEND = re.compile(
+    r"\[cudnn_frontend\] Error: No (?:valid execution plans built|execution plans support the graph"
+    r"|execution plans built successfully)|\bNo valid engine configs for [A-Za-z_]")
+
+# This gives "Got cutlass error: Error Internal at: 146" on SM120 device.   (mit-han-lab/fouroversix#4)
+#   (CUTLASS examples/common/helper.h CUTLASS_CHECK, copied by the projects built on CUTLASS: std::cerr << "Got cutlass error: "
+#   << cutlassGetStatusString(error) << " at: " << __LINE__; also " at line ", "[<file>] Got cutlass error: ", and PyTorch's
+#   aten/src/ATen/native/cuda/MixedDtypesLinear.cu CUTLASS_STATUS_CHECK: "Got CUTLASS error: ", cutlassGetStatusString(status).
+#   include/cutlass/cutlass.h cutlassGetStatusString: "Error Misaligned Operand", "Error Invalid Data Type", "Error Invalid
+#   Layout", "Error Invalid Problem", "Error Not Supported", "Error Workspace Null", "Error Internal", "Error Insufficient Driver",
+#   "Error Architecture Mismatch" (ports: "Error Arch Mismatch"), "Error Memory Allocation failed"; "Invalid status" says nothing)
+CUTLASS_STATUS = re.compile(
+    r"\bGot (?:cutlass|CUTLASS) error: Error (?P<status>Misaligned Operand|Invalid Data Type|Invalid Layout|Invalid Problem"
+    r"|Not Supported|Workspace Null|Internal|Insufficient Driver|Architecture Mismatch|Arch Mismatch|Memory Allocation)\b"
+    r"(?: failed)?(?: at(?::| line) \d{1,7})?")
+#: each cutlass::Status as the conditions the libraries' rules read (cutlass.h's comments: misaligned operands, a data type, a
+#: layout or a problem size the operator does not support and a null workspace are the caller's; kErrorArchMismatch "CUTLASS runs
+#: on a device that it was not compiled for"; kErrorMemoryAllocation "Kernel launch failed due to insufficient device memory");
+#: kErrorInsufficientDriver "CUTLASS runs with a driver that is too old" is CUDA's cudaErrorInsufficientDriver
+CUTLASS_CONDITIONS = {"Misaligned Operand": "INVALID_VALUE", "Invalid Data Type": "INVALID_VALUE", "Invalid Layout": "INVALID_VALUE",
+                      "Invalid Problem": "INVALID_VALUE", "Workspace Null": "INVALID_VALUE", "Not Supported": "NOT_SUPPORTED",
+                      "Internal": "INTERNAL_ERROR", "Architecture Mismatch": "ARCH_MISMATCH", "Arch Mismatch": "ARCH_MISMATCH",
+                      "Memory Allocation": "ALLOC_FAILED"}
+
 # triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 66560, Hardware limit: 65536. Reducing block sizes or `num_stages` may help.   (vllm-project/vllm#12498)
 # triton.code_gen.OutOfResources: out of resource: shared memoryRequired: 110592Hardware limit: 101376     (Triton 1.x, the separators missing)
 #   (triton/runtime/errors.py OutOfResources: f"out of resource: {name}, Required: {required}, Hardware limit: {limit}";
@@ -420,6 +457,16 @@ PYTORCH_INIT = re.compile(
     r"|CUDA driver initialization failed, you might not have a CUDA gpu)"
 )
 
+# .../torch/nn/modules/conv.py:456: UserWarning: Plan failed with a cudnnException: CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: cudnnFinalize Descriptor Failed cudnn_status: CUDNN_STATUS_NOT_SUPPORTED (Triggered internally at ../aten/src/ATen/native/cudnn/Conv_v8.cpp:919.)   (pytorch/pytorch#121834)
+# UserWarning: Plan failed with a CuDNNError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED   (marieai/marie-ai#124)
+#   (PyTorch's cuDNN v8 convolution tries the engine configs in turn and goes on to the next when one throws
+#   (aten/src/ATen/native/cudnn/Conv_v8.cpp try_configs: `catch (cudnn_frontend::cudnnException &e) {} catch(CuDNNError &e) {}
+#   catch (c10::OutOfMemoryError &e)`, silent in 2.0-2.2, warned in 2.3 at Conv_v8.cpp:919); the convolution fails only when
+#   none runs, with "GET/FIND was unable to find an engine to execute this computation" (CUDNN_NO_ALGORITHM). A cuDNN maintainer
+#   on pytorch/pytorch#121834: the warning alone does not affect the result. The warning is torch_warnings' (benign); the status
+#   it quotes is no failure of the program's)
+TORCH_PLAN_FALLBACK = re.compile(r"\bPlan failed with an? [A-Za-z:]{1,40}(?:Exception|Error): ")
+
 # NCCL's own messages that quote a CUDA error: the NCCL facts own them (facts/parsers/nccl_*.py, torch_log)
 # Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.
 NCCL_OWNED = ("NCCL WARN", "NVLink SHARP (NVLS)", "NCCL INFO")
@@ -433,7 +480,8 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "results in UNKNOWN_CUDA_ERROR", "function returned error code", "CUDA runtime error in ") + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "results in UNKNOWN_CUDA_ERROR", "function returned error code", "CUDA runtime error in ",
+           "[cudnn_frontend] Error: No ", "No valid engine configs for ", "ot cutlass error: Error ", "ot CUTLASS error: Error ") + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -467,6 +515,8 @@ DETECT = re.compile(
     r"|\bcuBLAS error \d{1,2} at \S"
     r"|Check failed: [^\n]{0,300}?\bcudaSuccess\b[^\n]{0,300}? CUDA: \S|\bcu(?:da)?[A-Z]\w{1,60}\(\) failed with error #\d"
     r"|\] Call to cu[A-Z]\w{0,60} results in UNKNOWN_CUDA_ERROR"
+    r"|\[cudnn_frontend\] Error: No (?:valid execution plans built|execution plans support the graph|execution plans built successfully)"
+    r"|\bNo valid engine configs for [A-Za-z_]|\bGot (?:cutlass|CUTLASS) error: Error [A-Z]"
 
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
@@ -476,7 +526,9 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
                  "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
                  "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-                 TRTLLM_PEER_MARKER, "() failed with error #", "results in UNKNOWN_CUDA_ERROR") + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+                 TRTLLM_PEER_MARKER, "() failed with error #", "results in UNKNOWN_CUDA_ERROR",
+                 "[cudnn_frontend] Error: No ", "No valid engine configs for ", "ot cutlass error: Error ",
+                 "ot CUTLASS error: Error ") + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -538,6 +590,8 @@ def parse(artefact: Artefact) -> ParseResult:
         forwarded = "Last error:" in line or _follows_last_error(artefact.text, start)
         if any(k in line for k in NCCL_OWNED) or forwarded:
             continue
+        if "Plan failed with a" in line and TORCH_PLAN_FALLBACK.search(line) is not None:
+            continue  # PyTorch trying its next cuDNN engine config: torch_warnings' benign warning, no failure
         if TF_PEER_NOTICE_MARKER in line and TF_PEER_NOTICE.search(line) is not None:
             used.add(no)  # TensorFlow's notice of one pair without peer access; it went on (above)
             continue
@@ -770,6 +824,23 @@ def _read_library(line: str) -> dict | None:
             return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
                         message=line.strip()[:300], form="library_status", source_file=None, source_line=None,
                         driver_cuda=None, library="cudnn", library_status=None, library_condition=condition, call=None)
+    if CUDNN_FRONTEND.search(line) is not None:
+        return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
+                    message=line.strip()[:300], form="library_status", source_file=None, source_line=None,
+                    driver_cuda=None, library="cudnn", library_status=None, library_condition="NO_USABLE_ALGORITHM", call=None)
+    if (c := CUTLASS_STATUS.search(line)) is not None:
+        status = "Error " + c["status"]
+        if c["status"] == "Insufficient Driver":
+            entry = catalogue.by_name("cudaErrorInsufficientDriver")
+            if entry is not None:
+                return dict(error_name=status, catalogue_name=entry.name, runtime_name=entry.name, code=entry.code,
+                            printed_code=None, message=c[0], form="cutlass_status",
+                            source_file=None, source_line=None, driver_cuda=None, library="cutlass", library_status=status)
+        else:
+            return dict(error_name=status, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
+                        message=c[0], form="library_status", source_file=None, source_line=None,
+                        driver_cuda=None, library="cutlass", library_status=status,
+                        library_condition=CUTLASS_CONDITIONS[c["status"]], call=None)
     if (m := JAX_VERSION_CHECK.search(line) or PJRT_MISMATCH.search(line)) is not None:
         lib = (m.groupdict().get("lib") or m.groupdict().get("lib2") or "pjrt").lower()
         return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,

@@ -201,10 +201,15 @@ def detect(text: str) -> bool:
     # line: it stays unrecognised, as a file without such words does; nor is a reporter's sentence
     # in a file of prose one (ticket_prose reads it: the error is a claim it quotes)
     told = None
-    for m in _ANY_ERROR.finditer(text):
+    # one look at each line: what follows depends on the line alone, and a long line holding thousands of error words
+    # (a field repeated) looked at once per word took time quadratic in its length (tests/test_fuzz_parsers.py: a
+    # sentence quoting CUTLASS's error made 90,000 characters long, over 10 s; wild sweep J2)
+    pos = 0
+    while (m := _ANY_ERROR.search(text, pos)) is not None:
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
         line = text[start:end if end >= 0 else len(text)]
+        pos = end + 1 if end >= 0 else len(text)
         if not quiet(line) and not shell_command(line) and not says_no_failure(line):
             if _reporter().reported_error(line) or FAILURE_WORDS.search(line) is None:
                 if told is None:

@@ -708,3 +708,94 @@ def test_ggml_cublas_check_numbered(line, path, status):
 ])
 def test_ggml_cublas_check_near_misses_not_read(line):
     assert [f for f in parse_text(line + "\n").facts if f.library == "cublas"] == []
+
+
+# --- wild sweep J2: cuDNN's frontend, CUTLASS's status, PyTorch's per-plan cuDNN warning -------------------------
+
+def test_cudnn_frontend_no_plan_real_line():
+    # YanWenKun/ComfyUI-Docker#140: ComfyUI's node name before PyTorch's AT_CUDNN_FRONTEND_CHECK message, in backticks
+    r = parse_file("comfyui_docker140_cudnn_frontend_no_plans.txt")
+    assert [(f.form, f.library, f.library_condition, f.evidence.line) for f in r.facts] == \
+        [("library_status", "cudnn", "NO_USABLE_ALGORITHM", 1)]
+
+
+@pytest.mark.parametrize("line", [
+    # CONSTRUCTED from the format strings: PyTorch's AT_CUDNN_FRONTEND_CHECK ("cuDNN Frontend error: ", get_message())
+    # with cudnn-frontend 1.5+'s check_support message (plans.h)
+    "RuntimeError: cuDNN Frontend error: [cudnn_frontend] Error: No execution plans support the graph.",
+    # TransformerEngine's NVTE_CHECK_CUDNN_FE ("cuDNN Error: ", err_msg, ". For more information, ...") with the frontend's
+    # message before 1.5 (pre-release-4's plans.h), behind NVTE_ERROR's "<file>:<line> in function <fn>: "
+    "RuntimeError: /te/transformer_engine/common/fused_attn/fused_attn_f16_arbitrary_seqlen.cu:227 in function operator(): "
+    "cuDNN Error: [cudnn_frontend] Error: No execution plans built successfully.. For more information, enable cuDNN error "
+    "logging by setting CUDNN_LOGERR_DBG=1 and CUDNN_LOGDEST_DBG=stderr in the environment.",
+    # the heuristics' failure (every version: "No valid engine configs for " + operation_graph_tag)
+    "RuntimeError: cuDNN Frontend error: No valid engine configs for Matmul_MUL_Reduction_SUB_EXP_Reduction_LOG_ADD_DIV_Matmul_",
+])
+def test_cudnn_frontend_forms(line):
+    assert cuda_app.detect(line)
+    assert [(f.library, f.library_condition) for f in parse_text(line + "\n").facts] == [("cudnn", "NO_USABLE_ALGORITHM")]
+
+
+@pytest.mark.parametrize("line", [
+    # the frontend's per-plan notes while it goes on to the next plan (plans.h): no failure (CONSTRUCTED from the strings)
+    "[cudnn_frontend] Error: Deselecting execution plan with name eng0 at position 0 failed with CUDNN_STATUS_NOT_SUPPORTED",
+    "[cudnn_frontend] Error: Workspace size is too large.",
+    # a sentence about it (CONSTRUCTED)
+    "cuDNN had no valid engine configs for that shape, so we disabled it",
+])
+def test_cudnn_frontend_near_misses_not_read(line):
+    assert [f for f in parse_text(line + "\n").facts if f.library_condition == "NO_USABLE_ALGORITHM"] == []
+
+
+def test_cutlass_status_real_line():
+    # mit-han-lab/fouroversix#4: CUTLASS's CUTLASS_CHECK quoted in the reporter's sentence
+    r = parse_file("fouroversix4_cutlass_error_internal.txt")
+    assert [(f.library, f.library_status, f.library_condition, f.message) for f in r.facts] == \
+        [("cutlass", "Error Internal", "INTERNAL_ERROR", "Got cutlass error: Error Internal at: 146")]
+
+
+@pytest.mark.parametrize("line, status, condition", [
+    # CONSTRUCTED from CUTLASS_CHECK's form with cutlassGetStatusString's texts (include/cutlass/cutlass.h)
+    ("Got cutlass error: Error Misaligned Operand at: 88", "Error Misaligned Operand", "INVALID_VALUE"),
+    ("Got cutlass error: Error Invalid Problem at line 211", "Error Invalid Problem", "INVALID_VALUE"),
+    ("[/src/gemm.cu] Got cutlass error: Error Not Supported at: 57", "Error Not Supported", "NOT_SUPPORTED"),
+    ("Got cutlass error: Error Architecture Mismatch at: 120", "Error Architecture Mismatch", "ARCH_MISMATCH"),
+    ("Got cutlass error: Error Memory Allocation failed at: 64", "Error Memory Allocation", "ALLOC_FAILED"),
+    # PyTorch's aten/src/ATen/native/cuda/MixedDtypesLinear.cu CUTLASS_STATUS_CHECK ("Got CUTLASS error: ", status string)
+    ("RuntimeError: Got CUTLASS error: Error Workspace Null", "Error Workspace Null", "INVALID_VALUE"),
+])
+def test_cutlass_status_forms(line, status, condition):
+    assert cuda_app.detect(line)
+    assert [(f.library, f.library_status, f.library_condition) for f in parse_text(line + "\n").facts] == \
+        [("cutlass", status, condition)]
+
+
+def test_cutlass_insufficient_driver_is_cudas_insufficient_driver():
+    # kErrorInsufficientDriver: "CUTLASS runs with a driver that is too old" (cutlass.h; CONSTRUCTED line)
+    (f,) = parse_text("Got cutlass error: Error Insufficient Driver at: 301\n").facts
+    assert (f.library, f.catalogue_name, f.library_condition) == ("cutlass", "cudaErrorInsufficientDriver", None)
+
+
+@pytest.mark.parametrize("line", [
+    "Got cutlass error: Invalid status at: 12",   # cutlassGetStatusString's default: says nothing (CONSTRUCTED)
+    "Got cutlass error: Success at: 12",          # kSuccess is no failure (CONSTRUCTED)
+    "if (status != cutlass::Status::kSuccess) { std::cerr << \"Got cutlass error: \" << cutlassGetStatusString(status); }",
+])
+def test_cutlass_near_misses_not_read(line):
+    assert [f for f in parse_text(line + "\n").facts if f.library == "cutlass"] == []
+
+
+@pytest.mark.parametrize("path", ["fixtures/artefacts/torch_log/pytorch121834_cudnn_plan_failed_warning.log",
+                                  "fixtures/artefacts/torch_log/marieai124_cudnn_plan_failed_cudnnerror.log"])
+def test_pytorch_cudnn_plan_warning_is_no_cuda_error(path):
+    # PyTorch 2.3's warning for one cuDNN engine config it skipped (Conv_v8.cpp try_configs): the status it quotes is
+    # the config's, not the program's (pytorch/pytorch#121834); torch_warnings reads the line as benign
+    text = (ROOT / path).read_text()
+    assert [f for f in cuda_app.parse(Artefact(path="a.log", text=text, node="node1")).facts if f.kind == "cuda_error"] == []
+
+
+def test_engine_not_found_after_plan_warnings_still_read():
+    # the convolution's own failure once no config ran (Conv_v8.cpp: "GET was unable to find an engine ...")
+    text = (ROOT / "fixtures/artefacts/torch_log/pytorch121834_cudnn_plan_failed_warning.log").read_text()
+    text += "RuntimeError: GET was unable to find an engine to execute this computation\n"
+    assert [(f.library, f.library_condition) for f in parse_text(text).facts] == [("cudnn", "NO_USABLE_ALGORITHM")]

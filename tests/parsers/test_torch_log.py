@@ -1055,3 +1055,17 @@ def test_monitored_barrier_near_misses(line):
 def test_monitored_barrier_docs_sample_file():
     r = parse_file("pytorch_docs_monitored_barrier_rank1.log")
     assert [(f.evidence.line, f.event, f.rank) for f in r.facts if f.kind == "gloo_monitored_barrier"] == [(1, "ranks_failed", 1)]
+
+
+@pytest.mark.parametrize("name, line, source", [
+    # PyTorch 2.3.0's own conv2d smoke test (pytorch/pytorch#121834): CPython's header and the message on one line
+    ("pytorch121834_cudnn_plan_failed_warning.log", 2, "conv.py"),
+    # marieai/marie-ai#124: pasted without the header, c10's "Exception raised from run_conv_plan" and frames below
+    ("marieai124_cudnn_plan_failed_cudnnerror.log", 1, ""),
+])
+def test_cudnn_plan_failed_warning_is_benign(name, line, source):
+    # Conv_v8.cpp's try_configs goes on to the next engine config; the warning names the one it skipped (wild sweep J2)
+    text = (FIX / name).read_text()
+    assert torch_log.detect(text)
+    (w,) = of(parse_text(text), "torch_warning")
+    assert (w.warning_id, w.benign, w.evidence.line, w.source_file) == ("cudnn_plan_failed_next_tried", True, line, source)

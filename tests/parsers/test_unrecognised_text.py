@@ -585,3 +585,19 @@ def test_an_error_word_inside_an_indirect_question_is_no_error_line():
                  "Whether or not the test aborted. Error: cudaErrorLaunchFailure\n",
                  "| gpu-burn/abort | whether the test aborted | FAILED |\n"):
         assert [n for n, _ in _unrecognised(line)] == [1], line
+
+
+def test_detect_looks_at_a_long_line_of_error_words_once():
+    # tests/test_fuzz_parsers.py's input (wild sweep J2): mit-han-lab/fouroversix#4's sentence quoting CUTLASS's error, a
+    # piece of it repeated into one 90,000-character line; detect() looked at the line once per error word in it
+    # (thousands), each look a pass over the whole line: over 600 s, now one look (about 1 s on a loaded machine)
+    import time
+    from stethoscope.facts.parsers import unrecognised_text
+    line = 'This gives "Got cutlass error: Error Internal at: 146" on SM120 device. However, the quantization itself works fine.'
+    text = line + ' This gives "Got cutlass error: Error I' * 3000 + "\n"
+    started = time.perf_counter()
+    unrecognised_text.detect(text)
+    assert time.perf_counter() - started < 30
+    # the same answers as before for short texts: a program's error line; a reporter's sentence in a file of prose
+    assert unrecognised_text.detect("RuntimeError: something went wrong\n")
+    assert not unrecognised_text.detect("All good here, nothing to report.\n")
