@@ -184,3 +184,18 @@ def test_channels_detect_from_the_classifiers_pass(texts):
         if not alone == scanned == want:
             differ.append(name)
     assert not differ, differ[:10]
+
+
+def test_spans_are_finditers(texts):
+    """Issue 12: nccl_log_scan.spans asks google-re2's compiled object for the matches its finditer gives (the
+    same searches from the same offsets, empty matches stepped over as finditer steps): the same spans for the
+    scan's RE2 patterns on every golden case and fixture log, and for patterns that match the empty string."""
+    import re2
+    from stethoscope.facts.parsers import nccl_log_scan as S
+    pats = (S._WANTED_RUNS_BUT_CHANNELS, S._WANTED_RUNS_ROUTED, S._WANTED_RUNS, S._PREFIXED_RUNS, S.ANY_OTHER_LITERAL)
+    empty = (re2.compile(b"x*"), re2.compile(b"(?m)^"), re2.compile(b"a|"))  # (a match at every offset: short texts only)
+    datas = [text.encode("utf-8", "surrogatepass") for _, text in [*texts, *_long_logs()]] + [b"", b"xxaxx\n\nx"]
+    differ = [(p.pattern[:40], d[:40]) for p in pats for d in datas if S.spans(p, d) != [m.span() for m in p.finditer(d)]]
+    differ += [(p.pattern, d[:40]) for p in empty for d in datas if len(d) < 2000
+               and S.spans(p, d) != [m.span() for m in p.finditer(d)]]
+    assert not differ, differ[:5]
