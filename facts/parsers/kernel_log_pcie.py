@@ -237,9 +237,10 @@ def _severity(raw: str) -> str:
 
 
 def _from_requester_id(port: str, rid: str) -> str:
-    """Old kernels print the source as a 16-bit requester id (bus << 8 | devfn)."""
+    """Old kernels print the source as a 16-bit requester id (bus << 8 | devfn), in the reporting
+    port's PCI domain: all of it, a VMD domain has five digits (``10003:00:02.0``), not the first four."""
     v = int(rid, 16)
-    return f"{port[:4]}:{v >> 8:02x}:{(v >> 3) & 0x1f:02x}.{v & 7}"
+    return f"{port.split(':', 1)[0]}:{v >> 8:02x}:{(v >> 3) & 0x1f:02x}.{v & 7}"
 
 
 class AerEvents:

@@ -296,6 +296,14 @@ def test_aer_old_requester_id():
         "0000:00:1d.0", "corrected", "Physical Layer", "Receiver ID", "Receiver Error", True)
 
 
+def test_aer_requester_id_in_a_vmd_domain():
+    # CONSTRUCTED from dmesg_aer_requester_id.log's head line under a VMD root port (domain 10003): the source keeps
+    # the port's whole domain (was '1000:00:1d.0', the first four digits)
+    text = "[    3.498112] pcieport 10003:00:02.0: AER: Multiple Corrected error received: id=00e8\n"
+    (a,) = of(kernel_log.parse(Artefact(path="dmesg.log", text=text, node="n1")), "pcie_aer_error")
+    assert (a.device, a.reporter) == ("10003:00:1d.0", "10003:00:02.0")
+
+
 def test_aer_localised_syslog_date():
     # a Russian-locale syslog date ("фев 12") is not understood as a stamp; the lines still parse
     r = parse_file("syslog_localised_aer_corrected.log")
