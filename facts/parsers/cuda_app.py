@@ -333,6 +333,9 @@ CUTLASS_STATUS = re.compile(
     r"\bGot (?:cutlass|CUTLASS) error: Error (?P<status>Misaligned Operand|Invalid Data Type|Invalid Layout|Invalid Problem"
     r"|Not Supported|Workspace Null|Internal|Insufficient Driver|Architecture Mismatch|Arch Mismatch|Memory Allocation)\b"
     r"(?: failed)?(?: at(?::| line) \d{1,7})?")
+#: the literals that put a cuDNN frontend or CUTLASS status line in front of CUDNN_FRONTEND / CUTLASS_STATUS (parse's and
+#: detect's gates alike)
+LIBRARY_MARKERS = ("[cudnn_frontend] Error: No ", "No valid engine configs for ", "ot cutlass error: Error ", "ot CUTLASS error: Error ")
 #: each cutlass::Status as the conditions the libraries' rules read (cutlass.h's comments: misaligned operands, a data type, a
 #: layout or a problem size the operator does not support and a null workspace are the caller's; kErrorArchMismatch "CUTLASS runs
 #: on a device that it was not compiled for"; kErrorMemoryAllocation "Kernel launch failed due to insufficient device memory");
@@ -480,8 +483,7 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "results in UNKNOWN_CUDA_ERROR", "function returned error code", "CUDA runtime error in ",
-           "[cudnn_frontend] Error: No ", "No valid engine configs for ", "ot cutlass error: Error ", "ot CUTLASS error: Error ") + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "results in UNKNOWN_CUDA_ERROR", "function returned error code", "CUDA runtime error in ") + LIBRARY_MARKERS + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -515,8 +517,7 @@ DETECT = re.compile(
     r"|\bcuBLAS error \d{1,2} at \S"
     r"|Check failed: [^\n]{0,300}?\bcudaSuccess\b[^\n]{0,300}? CUDA: \S|\bcu(?:da)?[A-Z]\w{1,60}\(\) failed with error #\d"
     r"|\] Call to cu[A-Z]\w{0,60} results in UNKNOWN_CUDA_ERROR"
-    r"|\[cudnn_frontend\] Error: No (?:valid execution plans built|execution plans support the graph|execution plans built successfully)"
-    r"|\bNo valid engine configs for [A-Za-z_]|\bGot (?:cutlass|CUTLASS) error: Error [A-Z]"
+    r"|" + CUDNN_FRONTEND.pattern + r"|\bGot (?:cutlass|CUTLASS) error: Error [A-Z]"
 
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
@@ -526,9 +527,7 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
                  "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
                  "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-                 TRTLLM_PEER_MARKER, "() failed with error #", "results in UNKNOWN_CUDA_ERROR",
-                 "[cudnn_frontend] Error: No ", "No valid engine configs for ", "ot cutlass error: Error ",
-                 "ot CUTLASS error: Error ") + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+                 TRTLLM_PEER_MARKER, "() failed with error #", "results in UNKNOWN_CUDA_ERROR") + LIBRARY_MARKERS + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 
 def detect(text: str) -> bool:
