@@ -137,7 +137,7 @@ _EVIDENCE_SET = shared_fields_set(frozenset(Evidence.model_fields))
 class Fact(_Shared):
     """Base of every fact. ``id`` is unique within one diagnosis."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     kind: str
     id: str

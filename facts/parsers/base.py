@@ -363,11 +363,12 @@ def _allowed(annotation: Any) -> frozenset | bool | None:
 def _shape_of(cls: type[Fact]) -> _Shape | None:
     """How FactBuilder.add may build facts of ``cls`` from typed values, or None where pydantic's
     validation may do more than check types: a validator (other than one model_validator of mode
-    "before" given the data alone), a config option besides frozen and extra, private attributes,
+    "before" given the data alone), a config option besides frozen, extra and defer_build (when
+    pydantic builds the validator, not what it does), private attributes,
     a field of another annotation than _allowed reads, with constraints or a default factory."""
     dec = cls.__pydantic_decorators__
     if dec.validators or dec.field_validators or dec.root_validators or len(dec.model_validators) > 1 \
-            or set(cls.model_config) - {"frozen", "extra"} or cls.__private_attributes__ \
+            or set(cls.model_config) - {"frozen", "extra", "defer_build"} or cls.__private_attributes__ \
             or cls.model_post_init is not Fact.model_post_init:
         return None
     before = None
