@@ -13,6 +13,10 @@ and the store client of PyTorch 2.x (modelscope/DiffSynth-Studio#538)::
 
     torch.distributed.DistNetworkError: The client socket has timed out after 1800000ms while trying to connect to
 
+and its 1.x form, raised from ``TCPStore(...)`` in init_process_group's rendezvous (xh-liu/CC-FPSE#6)::
+
+    RuntimeError: connect() timed out.
+
 and the agent's own rendezvous lines (torchrun 2.11 on the H200 with --nnodes=2 and one node
 started; the dynamic rendezvous of 1.9-2.x at INFO, torch/distributed/elastic/rendezvous/dynamic_rendezvous.py)::
 
@@ -57,6 +61,13 @@ RDZV = re.compile(r"\bRendezvous(?P<which>Timeout|Connection|Closed|State)?Error
 # [E socket.cpp:793] [c10d] The client socket has timed out after 60s while trying to connect to (IP1, 2222).
 # torch.distributed.DistNetworkError: The client socket has timed out after 1800000ms while trying to connect to
 STORE = re.compile(r"The client socket has timed out after (?P<n>\d+)(?P<unit>ms|s) while trying to connect to(?: \(?(?P<host>[^,()\s]+)(?:, |:)(?P<port>\d+)\)?)?")
+# the same client of PyTorch 1.x: TCPStore's connect to the store (torch/lib/c10d/Utils.cpp tcputil::connect, retried while
+# the address refuses, then `throw std::runtime_error(kConnectTimeoutMsg)` once the timeout has passed or a poll ran out;
+# `const std::string kConnectTimeoutMsg = "connect() timed out.";`), raised from init_process_group's rendezvous handler:
+#   store = TCPStore(result.hostname, result.port, world_size, start_daemon)
+# RuntimeError: connect() timed out.          (xh-liu/CC-FPSE#6, the traceback's last line; no address, no timeout printed)
+#   (only as Python prints the C++ exception, the whole message: "provider.connect() timed out after 8s" is another program's)
+OLD_STORE = re.compile(r"\bRuntimeError: connect\(\) timed out\.[ \t]*$", re.M)
 # the store server (rank 0's TCPStore, torch/csrc/distributed/c10d/TCPStore.cpp waitForWorkers, PyTorch >= 2.2):
 # torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 1/3 clients joined.   (OpenRLHF/OpenRLHF#1040)
 CLIENTS = re.compile(r"Timed out after (?P<n>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+) clients joined")
@@ -188,7 +199,7 @@ ENDPOINT = re.compile(r"(?:^|\] )\s*rdzv_endpoint\s*:\s*(?P<ep>\S+)\s*$", re.M)
 MIN_NODES = re.compile(r"(?:^|\] )\s*min_nodes\s*:\s*(?P<n>\d+)\s*$", re.M)
 
 
-_ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client socket has timed out"
+_ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client socket has timed out|RuntimeError: connect\(\) timed out\."
                   r"|seconds waiting for clients\. |DistNetworkError: (?:Connection reset by peer|Broken pipe)|" + GLOO_LOST.pattern +
                   r"|\[c10d\] (?:recv(?:Value(?:WithTimeout)?|Vector)|sendBytes) failed on SocketImpl\(|\"should dump\" flag on TCPStore" +
                   r"|ncclUniqueId|Socket Timeout|Wait timeout|wait timeout after|barrier timeout after|Timeout waiting for key: |waitForInput: "
@@ -208,6 +219,7 @@ def detect(text: str) -> bool:
         return True
     return ("Rendezvous" in text and RDZV.search(text) is not None) or (
         "client socket has timed out" in text and STORE.search(text) is not None) or (
+        "connect() timed out." in text and OLD_STORE.search(text) is not None) or (
         ("Rendezvous'ing" in text or "of the rendezvous '" in text) and JOIN.search(text) is not None) or (
         "waiting for clients" in text and CLIENTS.search(text) is not None) or (
         "DistNetworkError: " in text and LOST.search(text) is not None) or (
@@ -251,10 +263,11 @@ def parse(artefact: Artefact) -> ParseResult:
                   during_rendezvous=agent_error)
             result.lines_used += 1
             continue
-        m = STORE.search(raw)
+        m = STORE.search(raw) or OLD_STORE.search(raw)
         if m:
-            secs = int(m["n"]) / (1000 if m["unit"] == "ms" else 1)
-            endpoint = f"{m['host']}:{m['port']}" if m["host"] else config["endpoint"]
+            n = m.groupdict().get("n")  # (1.x's message prints neither the timeout nor the address)
+            secs = int(n) / (1000 if m["unit"] == "ms" else 1) if n else None
+            endpoint = f"{m['host']}:{m['port']}" if m.groupdict().get("host") else config["endpoint"]
             b.add(TorchRendezvousError, line, error="store_timeout", message=raw.strip()[:300],
                   endpoint=endpoint, timeout_s=secs, min_nodes=config["min_nodes"], during_rendezvous=agent_error)
             result.lines_used += 1
@@ -370,6 +383,6 @@ def _joins(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (RDZV, STORE, JOIN, CLIENTS, LOST, GLOO_LOST, RECV_LOST, SHOULD_DUMP, UNIQUE_ID, KEY_TIMEOUT, BARRIER, WAITING,
+SIGNATURES = (RDZV, STORE, OLD_STORE, JOIN, CLIENTS, LOST, GLOO_LOST, RECV_LOST, SHOULD_DUMP, UNIQUE_ID, KEY_TIMEOUT, BARRIER, WAITING,
               CONNECT,
               IN_USE, SIGNALS, RAISED)

@@ -247,3 +247,24 @@ def test_store_retry_with_a_socket_timeout_stays_a_store_timeout():
             "(try=1, timeout=600000ms): The client socket has timed out after 600000ms while trying to connect to (172.18.21.4, 37907).")
     (f,) = torch_elastic.parse(Artefact(path="x", text=line + "\n", node="n1")).facts
     assert f.error == "store_timeout"
+
+
+def test_store_connect_timeout_1x_real():
+    # PyTorch 1.x's TCPStore client (torch/lib/c10d/Utils.cpp kConnectTimeoutMsg), xh-liu/CC-FPSE#6's traceback
+    r = parse("ccfpse6_tcpstore_connect_timed_out.log")
+    assert torch_elastic.detect((FIX / "ccfpse6_tcpstore_connect_timed_out.log").read_text())
+    assert [(f.error, f.timeout_s, f.endpoint, f.during_rendezvous, f.evidence.line) for f in r.facts] == [
+        ("store_timeout", None, None, False, 13)]
+    assert r.errors == []
+
+
+@pytest.mark.parametrize("line", [
+    # another program's connect timeout (not the C++ exception as Python prints it)
+    "Error: provider.connect() timed out after 8s",
+    "[Wallet] Timeout or error: provider.connect() timed out after 8s",
+    # the message inside prose, not the exception's line
+    "RuntimeError: connect() timed out. Any idea why this happens?",
+])
+def test_other_connect_timeouts_are_not_the_store(line):
+    assert not torch_elastic.detect(line + "\n")
+    assert torch_elastic.parse(Artefact(path="x", text=line + "\n", node="n1")).facts == []
