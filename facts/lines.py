@@ -53,6 +53,14 @@ Wrappers, each with a real sample:
 
       node201:127799:127863 [0] transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN NET/IB : mlx5_0:1 Got async event : local access violation work queue error
 
+- log viewers' and CI runners' copies: Loki's ``logcli query`` (an RFC 3339 time and the stream's labels before
+  every line), a GitHub Actions job log (the runner's time in 100 ns, ``Z``; ``gh run view --log`` puts the job's
+  and the step's names before it, a tab after each) and the runner's own tags at a line's start (``##[error]``,
+  ``##[group]``, ...)::
+
+      2018-06-25T12:52:09Z {instance="consul-8576459955-pl75w"} 2018/06/25 12:52:09 [INFO] raft: Snapshot to 475409 complete
+      quality (node 24)	Run npm test	2026-08-14T05:58:44.3460626Z ##[group]Run npm test
+
 - Docker's json-file log lines (``/var/lib/docker/containers/*/*-json.log``): the line is the
   ``log`` string, unescaped: ``{"log":"NCCL WARN ...\n","stream":"stderr","time":"..."}``
 - ``kubectl logs --prefix``: ``[pod/trainer-worker-0/pytorch] ...``
@@ -158,6 +166,22 @@ _CONTAINER_TS = re.compile(
     r"\n\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z[ \t](?:(?:stdout|stderr) [FP][ \t])?"
     r"(?![A-Za-z0-9][\w.-]* [\w./-]+(?:\[\d+\])?: )",  # "node1 kernel: ..." is journald's: kept
 )
+# Loki's logcli query, default output (grafana/loki pkg/logcli/output/default.go: fmt.Sprintf("%s %s %s", the
+# entry's time as time.RFC3339, padLabel(labels, maxLabelsLen): the stream's labels as Prometheus prints a label set,
+# padded with blanks to the longest, strings.TrimSpace(line)); grafana/loki docs/logcli.md:
+# 2018-06-25T12:52:09Z {instance="consul-8576459955-pl75w"} 2018/06/25 12:52:09 [INFO] raft: Snapshot to 475409 complete
+# (--no-labels leaves "<time> <line>": a container's stamp where the time is in UTC)
+_LOGCLI = re.compile(r'\n\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-]\d\d:\d\d) \{(?:[A-Za-z_]\w*="[^{}\n]*")?\} +')
+# gh run view --log (cli/cli pkg/cmd/run/view/view.go: prefix := fmt.Sprintf("%s\t%s\t", job.Name, step.Name) before
+# every line of the runner's log, whose lines carry the runner's time in 100 ns, .NET's round-trip form):
+# quality (node 24)\tRun npm test\t2026-08-14T05:58:44.3460626Z ##[group]Run npm test
+# (the names go; the time after them is a container's stamp, _CONTAINER_TS)
+_GH_RUN_LOG = re.compile(r"\n[^\t\n]+\t[^\t\n]+\t(?=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z )")
+# the GitHub Actions runner's tags at a line's start (actions/runner src/Runner.Worker/ExecutionContext.cs WellKnownTags
+# "##[section]", "##[command]", "##[error]", "##[warning]", "##[debug]"; a step's ::group:: / ::notice:: shown as
+# "##[group]", "##[endgroup]", "##[notice]"), after the runner's time or in a copy of the page without it:
+# 2026-06-30T11:36:02.1044260Z ##[error]Error: failed to run script step: Error: command terminated with non-zero exit code: command terminated with exit code 1
+_GHA_TAG = re.compile(r"\n##\[(?:error|warning|notice|debug|section|command|group|endgroup)\]")
 # {"log":"node1:1633:1633 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1\u003c0\u003e\n","stream":"stderr","time":"2024-05-01T10:00:00.123456789Z"}
 _DOCKER_JSON = re.compile(r'\n\{"log":"(?P<body>(?:[^"\\\n]|\\.)*)","stream":"(?:stdout|stderr)","time":"[^"\n]*"\}[ \t]*(?=\n)')
 # [pod/trainer-worker-0/pytorch] node1:1633:1633 [0] NCCL INFO ...      (kubectl logs --prefix)
@@ -421,12 +445,13 @@ def _cloudwatch_column(out: str) -> str:
 _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 
 #: literal gates: a text holding none of these has no wrapper, and is returned as it is
-_GATES = ("`", ">", '"', "\u201c", "<std", ">1 ", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ", "\n*", "\n_")
+_GATES = ("`", ">", '"', "\u201c", "<std", ">1 ", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ", "\n*", "\n_",
+          "##[")
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
     r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+(?:,\d+)?\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. =():/-]*pid=\d"
     r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|(?:DEFAULT|NOTICE|ALERT|EMERGENCY)[ \t]+\d{4}-"
-    r"|[ \t]{1,4}\|[ \t]|<\d{1,3}>1 |" + _MONOTONIC + r"[\w.@/-]+\[\d+\]:|" + _LABEL + ")"
+    r"|[ \t]{1,4}\|[ \t]|<\d{1,3}>1 |" + _MONOTONIC + r"[\w.@/-]+\[\d+\]:|##\[|[^\t\n]+\t[^\t\n]+\t\d{4}-\d\d-\d\dT|" + _LABEL + ")"
 )
 #: _ANY for RE2 (a DFA: its ~20 alternatives cost one pass, where ``re`` tries each at every
 #: newline): the look-aheads RE2 lacks dropped or made plain, so it finds a superset of _ANY's lines; only a
@@ -833,8 +858,14 @@ def _strip(text: str, plain: bool = False) -> str:
             out = _SRUN.sub("\n", out)
         if "Z " in out or "workerpool" in out:
             out = _CLOUD_VIEWER.sub("\n", out)
+        if "} " in out:
+            out = _LOGCLI.sub("\n", out)
+        if "Z " in out and "\t" in out:
+            out = _GH_RUN_LOG.sub("\n", out)
         if "Z " in out or "Z\t" in out:
             out = _CONTAINER_TS.sub("\n", out)
+        if "##[" in out:
+            out = _GHA_TAG.sub("\n", out)
         if " - " in out or ":" in out:
             out = _PYLOG.sub("\n", out)
         if "\n*" in out or "\n_" in out:

@@ -171,6 +171,55 @@ def test_log_pipeline_wrappers_stripped():
         assert normalise(raw) == want, raw
 
 
+# issue 11 (round rK3): log viewers' and CI runners' copies, each a real line of its form
+VIEWER_COPIES = [
+    # Loki's logcli query, default output (grafana/loki docs/logcli.md; pkg/logcli/output/default.go "%s %s %s")
+    ('2018-06-25T12:52:09Z {instance="consul-8576459955-pl75w"} 2018/06/25 12:52:09 [INFO] raft: Snapshot to 475409 complete',
+     "2018/06/25 12:52:09 [INFO] raft: Snapshot to 475409 complete"),
+    # (CONSTRUCTED from default.go: a time zone's offset, two labels padded to the longest set with blanks)
+    ('2026-12-05T12:22:07+01:00 {app="trainer", pod="trainer-0"}    gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 \'unknown error',
+     "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error"),
+    # gh run view --log (cli/cli pkg/cmd/run/view/view.go: "%s\t%s\t", job, step, before the runner's line)
+    ("quality (node 24)\tRun npm test\t2026-08-14T05:58:44.3460626Z ##[group]Run npm test", "Run npm test"),
+    # the runner's tags (actions/runner ExecutionContext.cs WellKnownTags), after its time and alone
+    ("2026-06-30T11:36:02.1044260Z ##[error]Error: failed to run script step: Error: command terminated with non-zero exit code: command terminated with exit code 1",
+     "Error: failed to run script step: Error: command terminated with non-zero exit code: command terminated with exit code 1"),
+    ("##[error]Process completed with exit code 1.", "Process completed with exit code 1."),
+]
+
+
+def test_a_log_viewer_s_or_ci_runner_s_prefix_goes():
+    for raw, want in VIEWER_COPIES:
+        assert normalise(raw) == want, raw
+    text = "\n".join(r for r, _ in VIEWER_COPIES) + "\n"
+    assert normalise(text).split("\n") == [w for _, w in VIEWER_COPIES] + [""]
+
+
+@pytest.mark.parametrize("raw, want", [
+    # a table's row whose third cell is a time of microseconds (not the runner's 100 ns): no gh run view line
+    ("node1\tgpu0\t2024-05-01T12:00:00.123456Z 79", "node1\tgpu0\t2024-05-01T12:00:00.123456Z 79"),
+    # the runner's tag inside a line, and a label set with no time before it: the poster's words
+    ("grep the log for ##[error] lines", "grep the log for ##[error] lines"),
+    ('{app="trainer"} NCCL WARN x', '{app="trainer"} NCCL WARN x'),
+    # a JSON record after a container's stamp keeps its braces (no label set: a member's name is quoted)
+    ('2024-05-01T12:00:00Z {"level":"error","msg":"x"}', '{"level":"error","msg":"x"}'),
+])
+def test_near_misses_of_a_viewer_s_prefix_are_kept(raw, want):
+    assert normalise(raw) == want
+
+
+@pytest.mark.parametrize("prefix", [
+    '2026-12-05T11:22:07Z {app="trainer", pod="trainer-0"} ',
+    "train (gpu)\tRun python train.py\t2026-12-05T11:22:07.1234567Z ",
+    "2026-12-05T11:22:07.1234567Z ##[error]",
+])
+def test_an_nccl_warn_behind_a_viewer_s_prefix_is_read(prefix):
+    line = "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error"
+    res = parse_one(Artefact(path="job.log", text=prefix + line + "\n"))
+    warns = [f for f in res.facts if f.kind == "nccl_warn"]
+    assert warns and warns[0].evidence.text == prefix + line
+
+
 def test_a_common_margin_goes_and_the_text_keeps_its_own_indentation():
     """aws/aws-k8s-tester#464: an mpirun-tagged log pasted indented; srun -l and a CRI stamp keep
     the indentation of ibstatus' fields (a line's own structure)."""
