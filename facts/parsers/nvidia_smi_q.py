@@ -652,6 +652,14 @@ def _parse_block(artefact: Artefact, b: FactBuilder, banner_line: int, banner_en
                         planned.append(True)
                         no += n
             elif (t := TOP_KEY.match(line)):
+                if records and t["key"].lower() in KEY_SECTIONS and (first := _tail_start(lines, no)) > 1 \
+                        and not lines[first - 2].strip():
+                    # a section's own key at the margin after the GPU blocks, after a blank line: nvidia-smi prints
+                    # its top keys (Timestamp, Driver Version, ...) before the first GPU only, so it is a tail pasted
+                    # after the block with its indentation lost (logcli's TrimSpace, a runner's "##[error]" taken
+                    # off: bench/plant_prefix_probe.py, wild sweep K3), read as a fragment as an indented one is
+                    misplaced = first
+                    break
                 top[t["key"].lower()] = t["value"]
                 rec, skip_from = None, 1
             continue

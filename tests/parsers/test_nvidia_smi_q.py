@@ -653,17 +653,21 @@ def test_fabric_rows_pasted_without_their_header():
         assert (fab.state, fab.status) == (None, None), above
 
 
-@pytest.mark.parametrize("indent", ["", "    "])
+@pytest.mark.parametrize("deep", [0, 4, 8])
 @pytest.mark.parametrize("between", ["\n", "\n$ nvidia-smi -q | grep -B1 CliqueId\n"])
-def test_fabric_rows_pasted_after_a_whole_capture(indent, between):
+def test_fabric_rows_pasted_after_a_whole_capture(deep, between):
     """Wild sweep J3 (bench/plant_prefix_probe.py): harvest 800's two Fabric rows (Azure/azhpc-images#506) pasted after a
     whole -q were taken as the last GPU's rows (at its GPU level, or passed over below its last section, Capabilities)
     and counted read: the paste read HEALTHY. CliqueId is printed right under Fabric only (KEY_SECTIONS): after a blank
     line (nvidia-smi prints none inside a GPU block) it and the Fabric keys just above it are a tail, read as a fragment
-    (an anonymous GPU, cut_short without State); rows after a line that ends the block (a prompt) are read so too."""
+    (an anonymous GPU, cut_short without State); rows after a line that ends the block (a prompt) are read so too.
+    Wild sweep K3: the same rows at the margin (their indentation lost: logcli prints each line trimmed, a CI runner's
+    ``##[error]`` taken off leaves the line as the step wrote it) were read as the capture's top keys; nvidia-smi prints
+    those (Timestamp, Driver Version, ...) before the first GPU only, so after the GPU blocks they are a tail too."""
     whole = (QDIR / "nvidia-smi-q.txt").read_text().rstrip("\n") + "\n"
-    rows = "".join(indent + ln + "\n" for ln in ("    Status                            : Insufficient Resources",
-                                                 "    CliqueId                          : 0"))
+    indent = " " * deep
+    rows = "".join(indent + ln + "\n" for ln in ("Status                            : Insufficient Resources",
+                                                 "CliqueId                          : 0"))
     _, alone = run(q, QDIR / "x.txt", text=whole)
     _, r = run(q, QDIR / "x.txt", text=whole + between + rows)
     fab = one(r, "gpu_fabric", "unknown-1")
@@ -673,9 +677,20 @@ def test_fabric_rows_pasted_after_a_whole_capture(indent, between):
     assert [view(f) for f in alone.facts] == [view(f) for f in r.facts if f.pci_bus_id != "unknown-1"]
     assert r.lines_used == alone.lines_used + 2 and not alone.limits
     # with its State: the registration's outcome is shown (rule nvlink_fabric_status_error judges it)
-    _, r = run(q, QDIR / "x.txt", text=whole + between + indent + "    State                             : Completed\n" + rows)
+    _, r = run(q, QDIR / "x.txt", text=whole + between + indent + "State                             : Completed\n" + rows)
     fab = one(r, "gpu_fabric", "unknown-1")
     assert (fab.state, fab.status, fab.clique_id) == ("Completed", "Insufficient Resources", "0") and not r.limits
+
+
+def test_top_keys_before_the_first_gpu_are_read_as_before():
+    """Must not (wild sweep K3): the capture's own top keys at the margin, before its first GPU, stay top keys (a
+    CliqueId there, before any GPU block, is no tail of one: the block is read as before)."""
+    whole = (QDIR / "nvidia-smi-q.txt").read_text()
+    _, before = run(q, QDIR / "x.txt", text=whole)
+    at = whole.index("Attached GPUs")
+    _, r = run(q, QDIR / "x.txt", text=whole[:at] + "\nCliqueId                          : 0\n" + whole[at:])
+    assert not facts(r, "gpu_fabric", "unknown-1")
+    assert [view(f) for f in before.facts] == [view(f) for f in r.facts]
 
 
 def test_a_section_key_out_of_place_inside_a_block_is_read_as_before():
