@@ -11,6 +11,19 @@ bundle is diagnosed in-process (``jobs=1``); every HEALTHY is printed (the case,
 the base, the layout, the findings) and the verdict counts last. A HEALTHY is a candidate for a person to
 judge: a line the readers drop or claim and skip (a form not read), or a line that shows no fault alone.
 
+The kernel's tag (``journald_kernel``) is CONSTRUCTED over whatever lines a case has: a user-space line (Slurm's
+sinfo, a logfmt record, a reporter's sentence, an nvidia-smi row) never reaches the journal under the kernel's tag,
+and the kernel log's reader owns every ``kernel:`` line. A HEALTHY under that tag where none of the planted lines is
+a kernel line (``kernel_line``: a kmsg/dmesg stamp, or a message head of the kernel's own, an NVIDIA kernel module's
+``NVRM:`` / ``nvidia-...:`` or a device's dev_printk ``<driver> <PCI address>:``) is the probe's artefact, not a miss
+of the tool: it is printed as ``ARTEFACT`` and counted apart (``healthy_kernel_tag_artefact``), so ``healthy`` counts
+only real misses (round rK3). A case with one kernel line among its lines is judged as any other.
+
+Prefixes people paste that the probe plants besides (round rK3): Loki's ``logcli query`` default output (an RFC 3339
+time, the stream's labels, the line), a GitHub Actions log as downloaded (each line after the runner's time in
+100 ns, ``Z``) and as ``gh run view --log`` prints it (job and step names, a tab each, before that time), and the
+runner's ``##[error]`` annotation of a step's line.
+
     .venv/bin/python bench/plant_prefix_probe.py                 # 40 cases (seed 7), all bases
     .venv/bin/python bench/plant_prefix_probe.py --cases 10 --bases smi_table,nccl_tests
 
@@ -21,6 +34,7 @@ from __future__ import annotations
 import argparse
 import collections
 import random
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -45,7 +59,38 @@ PREFIXES = {
     "fence": None,  # the lines between ``` fences
     "bracket_ts": lambda ln, i: f"[2026-12-05 11:22:{i:02d}] {ln}",
     "indent4": lambda ln, i: f"    {ln}",
+    # logcli query's default output (grafana/loki pkg/logcli/output/default.go: fmt.Sprintf("%s %s %s", timestamp in
+    # time.RFC3339, padLabel(labels, maxLabelsLen), strings.TrimSpace(line)); docs/logcli.md's sample:
+    # 2018-06-25T12:52:09Z {instance="consul-8576459955-pl75w"} 2018/06/25 12:52:09 [INFO] raft: Snapshot to 475409 complete
+    "logcli": lambda ln, i: f'2026-12-05T11:22:{i:02d}Z {{app="trainer", pod="trainer-0"}} {ln.strip()}',
+    # a GitHub Actions job log as downloaded (the runner's time in 100 ns before every line):
+    # 2026-07-28T16:19:59.9229909Z  ELIFECYCLE  Command failed with exit code 2.
+    "gha_log": lambda ln, i: f"2026-12-05T11:22:{i:02d}.1234567Z {ln}",
+    # gh run view --log: job, step, then the same line, tab-separated:
+    # quality (node 24)\tRun npm test\t2026-08-14T05:58:44.3460626Z ##[group]Run npm test
+    "gh_run_log": lambda ln, i: f"train (gpu)\tRun python train.py\t2026-12-05T11:22:{i:02d}.1234567Z {ln}",
+    # the runner's error annotation on a step's line (::error:: written by the step):
+    # 2026-06-30T11:36:02.1044260Z ##[error]Error: failed to run script step: Error: command terminated with ...
+    "gha_error": lambda ln, i: f"2026-12-05T11:22:{i:02d}.1234567Z ##[error]{ln.strip()}",
 }
+NEW_PREFIXES = ("logcli", "gha_log", "gh_run_log", "gha_error")
+
+# A line the kernel logs (CONSTRUCTED from the forms the harvest's kernel lines take): after an optional syslog /
+# journald kernel tag, a dmesg stamp (printk's "[%5lu.%06lu]", dmesg -T's ctime, dmesg -H/--reltime's "[  +0.000004]";
+# any line under one came through kmsg), or one of the kernel's own message heads: an NVIDIA kernel module's
+# ("NVRM: Xid (PCI:0000:3b:00): 119, ...", "nvidia-nvswitch3: ...", "nvidia-fs:rw_verify_area failed with -14",
+# "nv_peer_mem: disagrees about version of symbol nvidia_p2p_get_pages"), a device's dev_printk ("%s %s: ", driver,
+# device: "pcieport 0000:00:03.0: AER: device recovery failed"), or a kernel report's ("BUG: ", "INFO: task ",
+# "Call Trace", "watchdog: ", "Out of memory", "mce: ", "EDAC ", "Kernel panic").
+_KSTAMP = r"(?:<\d>)?(?:\[ *\+?\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\])"
+_KHEAD = (r"(?:NVRM: |nvidia[-_][\w-]*:|nv_peer_mem:|[\w-]+ [0-9a-f]{4,5}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]: |BUG: |"
+          r"INFO: task |Call Trace|watchdog: |Out of memory|mce: |EDAC |Kernel panic)")
+_KERNEL_LINE = re.compile(r"^\s*(?:(?:\S+ +){1,4}kernel: )?(?:" + _KSTAMP + r"|" + _KHEAD + r")")
+
+
+def kernel_line(line: str) -> bool:
+    """Whether a planted line is one the kernel logs (see _KERNEL_LINE), not another program's or a person's."""
+    return bool(_KERNEL_LINE.match(line))
 
 
 def cases(limit: int, seed: int) -> list[tuple[str, str, list[str]]]:
@@ -65,7 +110,10 @@ def main() -> None:
     ap.add_argument("--cases", type=int, default=40)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--bases", default=",".join(BASES))
+    ap.add_argument("--prefixes", default=",".join(p for p in PREFIXES if p not in NEW_PREFIXES),
+                    help="comma-separated; 'all' for every prefix, 'new' for those planted since rK3")
     args = ap.parse_args()
+    prefixes = {"all": list(PREFIXES), "new": list(NEW_PREFIXES)}.get(args.prefixes, args.prefixes.split(","))
     from stethoscope.engine.pipeline import diagnose_bundle
     from stethoscope.engine.ruleengine.loader import load_rules
 
@@ -85,13 +133,19 @@ def main() -> None:
         print("base", bn, diag({"base.txt": BASES[bn].read_text()}).verdict, flush=True)
     counts: collections.Counter[str] = collections.Counter()
     for name, cat, ev in cases(args.cases, args.seed):
-        for pn, pf in PREFIXES.items():
+        artefact = not any(kernel_line(ln) for ln in ev)
+        for pn in prefixes:
+            pf = PREFIXES[pn]
             block = "```\n" + "\n".join(ev) + "\n```" if pf is None else "\n".join(pf(ln, i) for i, ln in enumerate(ev))
             for bn in bases:
                 base = BASES[bn].read_text()
                 for layout, files in (("same_file", {"paste.txt": base.rstrip("\n") + "\n\n" + block + "\n"}),
                                       ("own_file", {"base.txt": base, "error.txt": block + "\n"})):
                     rep = diag(files)
+                    if rep.verdict == "healthy" and pn == "journald_kernel" and artefact:
+                        counts["healthy_kernel_tag_artefact"] += 1
+                        print("ARTEFACT", name, cat, pn, bn, layout, flush=True)
+                        continue
                     counts[rep.verdict] += 1
                     if rep.verdict == "healthy":
                         print("HEALTHY", name, cat, pn, bn, layout, [f.rule for f in rep.findings][:4], flush=True)
