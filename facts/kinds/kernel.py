@@ -91,6 +91,33 @@ class PcieAerError(KernelLineFact):
     #: the device's PCI address where the line names one: the kernel's lines always do, ras-mc-ctl's --errors rows do, its
     #: --summary rows ("\t1 Uncorrected (Non-Fatal) errors: Completion Timeout") name none (``device`` then says so)
     pci_bus_id: str | None = None
+    #: what the device is, by the driver its own line names (kernel_log_pcie.device_roles): ``bridge`` its address where it
+    #: is a PCIe port (driver pcieport: a root or switch port), ``gpu_bus_id`` its address where it may be a GPU (driver
+    #: nvidia, or none named); neither for another driver's device (nvme, mlx5_core, xhci_hcd): a finding names the node
+    bridge: str | None = None
+    gpu_bus_id: str | None = None
+    message: str
+
+
+@fact_kind
+class PcieAerRecovery(KernelLineFact):
+    """How the kernel's recovery from an uncorrectable PCIe error (AER, DPC) ended, with the lines of that recovery
+    before it (:mod:`kernel_log_pcie_recovery`): ``pcieport 0000:03:04.0: AER: device recovery failed``."""
+
+    kind: Literal["pcie_aer_recovery"] = "pcie_aer_recovery"
+    result: Literal["failed", "successful"]
+    device: str  # the device the result line names: the bridge above the error's source (Linux 5.11 on), the source before
+    device_driver: str | None = None  # the driver the result line names ("pcieport")
+    bridge: str | None = None  # ``device`` where it is a PCIe port (as PcieAerError's)
+    gpu_bus_id: str | None = None  # ``device`` where it may be a GPU (as PcieAerError's)
+    #: the devices whose driver has no error callback, so the recovery could not ask them ("can't recover (no
+    #: error_detected callback)", before 5.0 "device has no AER-aware driver"): "0000:05:00.0 (pci)"
+    without_callback: str | None = None
+    #: the link reset of the recovery, as printed: "Downstream Port link has been reset (0)"
+    link_reset: str | None = None
+    #: the two above in words for a summary: "no error callback in the drivers of 0000:05:00.0 (pci); Downstream Port link
+    #: has been reset (0)", or that the log holds no other line of the recovery
+    detail: str
     message: str
 
 

@@ -14,7 +14,8 @@ Line stamps understood: ``[  123.456789]``, ``[+0.000844]`` (``dmesg -d``/``--re
 ``kern  :err   : 2025-01-25T10:34:54,859532+00:00`` (``dmesg -x --time-format iso``), or none.
 
 Facts emitted (classes in :mod:`stethoscope.facts.kinds.kernel`): ``xid_event``, ``gpu_recovery_action``
-(Xid 154), ``gpu_fell_off_bus``, ``pcie_aer_error``, ``pcie_link_down``, ``nvswitch_sxid``,
+(Xid 154), ``gpu_fell_off_bus``, ``pcie_aer_error``, ``pcie_aer_recovery`` (:mod:`kernel_log_pcie_recovery`),
+``pcie_link_down``, ``nvswitch_sxid``,
 ``kernel_boot``, ``nvidia_driver_loaded``, ``kernel_gpu_seen``, ``kernel_module_load_failure`` (a module
 the kernel refused: unknown symbol, symbol version, version magic), and the host faults of
 :mod:`kernel_log_host` (``netdev_tx_timeout``, ``storage_io_error``, ``host_hardware_error``, ``vfio_pin_memlock_exceeded``) and the host
@@ -44,6 +45,7 @@ from stethoscope.facts.kinds.kernel import (
     NvrmError,
     NvswitchSxid,
     PcieAerError,
+    PcieAerRecovery,
     PcieLinkDown,
     XidEvent,
 )
@@ -51,6 +53,7 @@ from stethoscope.facts.parsers import kernel_log_drm, kernel_log_efa, kernel_log
 from stethoscope.facts.parsers import nvsentinel_event
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
 from stethoscope.facts.parsers.kernel_log_time import runs_on, spans
+from stethoscope.facts.parsers.kernel_log_pcie_recovery import AerRecovery
 from stethoscope.facts.parsers.kernel_log_pcie import (
     DISPLAY_KEYWORD, KEYWORDS as IOMMU_KEYWORDS, UNREACHABLE_KEYWORDS, AerEvents, emit_bar_unassigned, emit_inaccessible, emit_iommu_faults,
     note_display_device, parse_bar_unassigned, parse_inaccessible, parse_iommu_fault, parse_link_down,
@@ -59,7 +62,7 @@ from stethoscope.facts.parsers.kernel_log_pcie import (
 KIND = "kernel_log"
 
 __all__ = ["KIND", "detect", "parse", "XidEvent", "GpuRecoveryAction", "GpuFellOffBus",
-           "PcieAerError", "PcieLinkDown", "NvswitchSxid", "KernelBoot", "NvidiaDriverLoaded",
+           "PcieAerError", "PcieAerRecovery", "PcieLinkDown", "NvswitchSxid", "KernelBoot", "NvidiaDriverLoaded",
            "KernelGpuSeen", "NvrmError"]
 
 # [Sun Nov 29 18:32:13 2026] NVRM: Xid (PCI:0000:00:06): 31, pid=1883, name=python3, ...
@@ -98,7 +101,7 @@ _INJECTED = re.compile(r"(?:^|[\s$#>/])logger\s[^\"'\n]{0,200}[\"']\s?$")
 # Whole-text prefilter: only lines holding one of these are looked at (plus the few lines
 # after an AER or "The NVIDIA GPU" line, read directly as continuations).
 _KEYWORDS = re.compile(
-    r"NVRM: |SXid \(|AER: |PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
+    r"NVRM: |SXid \(|AER: |device has no (?:AER|error)-aware driver|PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
     r"|nvidia: probe of |probe with driver nvidia |of memory(?: \(oom_kill_allocating_task\))?: Kill|Killed process \d|oom-kill:constraint="
     r"|: BAR \d+: (?:no space for|failed to assign) |\]: (?:can't assign; no space|failed to assign)"
     r"|(?:Direct firmware load for |loading /lib/firmware/)nvidia/|" + IOMMU_KEYWORDS + "|" + UNREACHABLE_KEYWORDS + "|" + DISPLAY_KEYWORD + "|" + kernel_log_modules.KEYWORDS
@@ -350,6 +353,7 @@ def parse(artefact: Artefact) -> ParseResult:
     used: set[int] = set()
     boots = _Boots()
     aer = AerEvents(b, used, _PREFIX)
+    recovery = AerRecovery(b, used)
     bars: dict = {}  # (device, BAR) -> its pcie_bar_unassigned fields (kernel_log_pcie)
     iommu: dict = {}  # (IOMMU, device, interrupt?) -> its iommu_fault fields (kernel_log_pcie)
     display: set[tuple[str, str]] = set()  # (node, bus id) of the GPUs the PCI core enumerated (kernel_log_pcie)
@@ -496,6 +500,9 @@ def parse(artefact: Artefact) -> ParseResult:
         if kernel_log_host_os.parse_os_line(b, ln, msg, common, used, lines, nfs_ok):
             boots.had_content = True
             continue
+        if ("AER: " in msg or "-aware driver" in msg) and recovery.feed(ln, msg, common):
+            boots.had_content = True
+            continue
         if aer.feed(ln, line, msg, common, lines):
             boots.had_content = True
             continue
@@ -542,6 +549,7 @@ def parse(artefact: Artefact) -> ParseResult:
                              "anon": int(o["anon"]), "vm": int(o["vm"])})
                 used.add(ln)
     aer.flush()
+    recovery.flush()
     emit_bar_unassigned(b, bars, display)
     emit_iommu_faults(b, iommu, display)
     emit_inaccessible(b, inaccessible, display)

@@ -243,6 +243,22 @@ def _from_requester_id(port: str, rid: str) -> str:
     return f"{port.split(':', 1)[0]}:{v >> 8:02x}:{(v >> 3) & 0x1f:02x}.{v & 7}"
 
 
+# what a device is, by the driver its own line names ("<driver> <bdf>: ..." is dev_printk's form): the PCIe port service
+# driver binds every root and switch port (drivers/pci/pcie/portdrv.c, "pcieport"); a GPU's line names nvidia's driver,
+# or "pci" where no driver is bound (a GPU whose driver failed to load, an unknown device), and a head line whose device
+# printed nothing names none: any of those may be the GPU
+_PORT_DRIVERS = frozenset({"pcieport"})
+_MAYBE_GPU_DRIVERS = frozenset({None, "pci", "nvidia"})
+
+
+def device_roles(device: str | None, driver: str | None) -> dict[str, str | None]:
+    """The ``bridge`` and ``gpu_bus_id`` fields of a PCIe error fact: the device's address under the one that says what it
+    is (a PCIe port, a device that may be a GPU); neither for a device of another driver (an NVMe drive, a NIC)."""
+    if device is None or driver in _PORT_DRIVERS:
+        return {"bridge": device, "gpu_bus_id": None}
+    return {"bridge": None, "gpu_bus_id": device if driver in _MAYBE_GPU_DRIVERS else None}
+
+
 class AerEvents:
     """Groups the lines of one AER event into one fact."""
 
@@ -258,7 +274,7 @@ class AerEvents:
         p.pop("last")
         names = p.pop("names")
         p["errors"] = ",".join(names) or None
-        self.b.add(PcieAerError, ln, pci_bus_id=p["device"], **p)
+        self.b.add(PcieAerError, ln, pci_bus_id=p["device"], **device_roles(p["device"], p.get("device_driver")), **p)
 
     def feed(self, ln: int, line: str, msg: str, common: dict, lines: list[str]) -> bool:
         """Read one line holding an AER keyword; True if it belongs to an AER event."""

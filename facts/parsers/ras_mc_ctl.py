@@ -178,6 +178,8 @@ def parse(artefact: Artefact) -> ParseResult:
             count = int(m["count"]) if summary else 1
             b.add(PcieAerError, n, device="unnamed device" if summary else m["dev"], severity=_SEVERITY[m["type"]],
                   pci_bus_id=None if summary else try_pci_bus_id(m["dev"]),
+                  # a row names no driver: its device may be a GPU (the entity a finding names, as before)
+                  gpu_bus_id=None if summary else try_pci_bus_id(m["dev"]),
                   error_type=_layer(bits), errors=bits or None, multiple=count > 1, message=line.strip(),
                   timestamp=None if summary else m["time"])
         elif section == "mce":

@@ -264,7 +264,51 @@ def test_aer_fatal_reltime_groups_continuations():
         "0000:00:03.0", "0000:00:03.0", "fatal", "Transaction Layer", "Requester ID", True)
     assert (a.pci_device_id, a.error_status, a.errors, a.first_error) == ("8086:6f08", "00004020", "SDES,CmpltTO", "CmpltTO")
     assert a.evidence.line == 4 and a.timestamp == "+0.000001"
-    assert r.lines_used == 5  # received, Bus Error, status, two bits; "can't recover" lines are unknown
+    assert (a.bridge, a.gpu_bus_id) == ("0000:00:03.0", None)  # the root port's own error: a port, not a GPU
+    # received, Bus Error, status, two bits; and two recoveries: each result line with the lines of that recovery before it
+    # (the drivers without an error callback, the root port's link reset)
+    assert r.lines_used == 12
+    rec = of(r, "pcie_aer_recovery")
+    assert [(x.evidence.line, x.result, x.device, x.bridge, x.gpu_bus_id, x.without_callback, x.link_reset) for x in rec] == [
+        (3, "failed", "0000:00:03.0", "0000:00:03.0", None, "0000:03:00.0 (nvidia), 0000:03:00.1 (snd_hda_intel)", None),
+        (12, "failed", "0000:00:03.0", "0000:00:03.0", None, "0000:03:00.0 (nvidia), 0000:03:00.1 (snd_hda_intel)",
+         "Root Port link has been reset (0)"),
+    ]
+
+
+def test_aer_recovery_of_a_switch_port_rhkb7128107():
+    # the error's source is a PCIe switch's downstream port (pcieport): named as a bridge, not as a GPU; the recovery's lines
+    # (a device with no driver bound, the port's link reset) read into its failed result
+    r = parse_file("rhkb7128107_switch_port_fatal_recovery_failed.log")
+    assert r.errors == [] and r.lines_used == 7
+    (a,) = of(r, "pcie_aer_error")
+    assert (a.device, a.reporter, a.device_driver, a.bridge, a.gpu_bus_id, a.errors) == (
+        "0000:03:04.0", "0000:00:1b.2", "pcieport", "0000:03:04.0", None, "SDES")
+    (x,) = of(r, "pcie_aer_recovery")
+    assert (x.evidence.line, x.result, x.device, x.device_driver, x.bridge, x.without_callback, x.link_reset) == (
+        7, "failed", "0000:03:04.0", "pcieport", "0000:03:04.0", "0000:05:00.0 (pci)", "Downstream Port link has been reset (0)")
+
+
+def test_aer_recovery_forms():
+    # CONSTRUCTED from the upstream strings: aerdrv_core.c (before 4.19) "AER: Device recovery successful", "device has %s"
+    # ("no AER-aware driver"); err.c pci_dbg "broadcast %s message"; a result printed at the error's source (before 5.11)
+    text = ("[  10.000001] nvidia 0000:3b:00.0: device has no AER-aware driver\n"
+            "[  10.000002] pcieport 0000:00:01.0: AER: broadcast error_detected message\n"
+            "[  10.000003] nvidia 0000:3b:00.0: AER: Device recovery successful\n")
+    r = parse_text(text)
+    (x,) = of(r, "pcie_aer_recovery")
+    assert (x.result, x.device, x.bridge, x.gpu_bus_id, x.without_callback, x.link_reset) == (
+        "successful", "0000:3b:00.0", None, "0000:3b:00.0", "0000:3b:00.0 (nvidia)", None)
+    assert r.lines_used == 3
+    # a driver without the callback alone does not decide the result (a frozen link's reset may still recover): no fact
+    r = parse_text("[  10.000001] nvidia 0000:3b:00.0: AER: can't recover (no error_detected callback)\n")
+    assert of(r, "pcie_aer_recovery") == [] and r.lines_used == 0
+    # another driver's device (an NVMe drive) is neither a bridge nor a GPU: a finding names the node
+    text = ("[ 58.321146] pcieport 0000:00:01.0: AER: Uncorrected (Non-Fatal) error received: 0000:3b:00.0\n"
+            "[ 58.329622] nvme 0000:3b:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer, "
+            "(Requester ID)\n")
+    (a,) = of(parse_text(text), "pcie_aer_error")
+    assert (a.device, a.device_driver, a.bridge, a.gpu_bus_id) == ("0000:3b:00.0", "nvme", None, None)
 
 
 def test_aer_correctable_syslog():
@@ -319,20 +363,23 @@ def test_aer_nonfatal_nvidia_device():
             "(Requester ID)\n")
     (a,) = of(parse_text(text), "pcie_aer_error")
     assert (a.device, a.reporter, a.severity, a.error_type) == ("0000:3b:00.0", "0000:00:01.0", "nonfatal", "Transaction Layer")
+    assert (a.bridge, a.gpu_bus_id) == (None, "0000:3b:00.0")  # nvidia's device: the GPU
 
 
 def test_aer_and_hotplug_link_down():
     r = parse_file("dmesg_aer_hotplug_link_down.log")
     facts = [(f.evidence.line, f.kind) for f in r.facts]
-    assert facts == [(1, "pcie_aer_error"), (5, "pcie_link_down"), (9, "pcie_aer_error")]
+    assert facts == [(1, "pcie_aer_error"), (5, "pcie_link_down"), (9, "pcie_aer_error"), (15, "pcie_aer_recovery")]
     aer = of(r, "pcie_aer_error")
     assert (aer[0].severity, aer[0].error_type, aer[0].errors) == ("corrected", "Physical Layer", "RxErr")
     assert (aer[1].device, aer[1].severity, aer[1].first_error) == ("0000:89:02.0", "fatal", "SDES")
     (ld,) = of(r, "pcie_link_down")
     assert (ld.device, ld.slot, ld.card_present) == ("0000:89:02.0", "400", False)
     # the DPC containment line and its "unmasked uncorrectable error detected" reason are read as details
-    # of the fatal AER error after them
-    assert r.lines_used == 11
+    # of the fatal AER error after them; 4.x's "AER: Device recovery failed" is the recovery's result
+    assert r.lines_used == 12
+    (x,) = of(r, "pcie_aer_recovery")
+    assert (x.result, x.device, x.bridge, x.without_callback, x.link_reset) == ("failed", "0000:89:02.0", "0000:89:02.0", None, None)
 
 
 def test_old_pciehp_link_down_event():

@@ -106,6 +106,13 @@ CASES = [
      {"rw": "Read", "intr": None, "bus": "03", "slot": "00", "fn": "0", "addr": "100000",
       "reason": "SM: Present bit in first-level paging entry is clear"}),
     ("kernel_log_pcie", "_AMD_VI_FAULT", "AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001c address=0xd0826240 flags=0x0020]", (0, 68)),
+    # kernel_log_pcie_recovery: the recovery after an uncorrectable AER error (RH solutions 7128107, rwth-i6/returnn#1500)
+    ("kernel_log_pcie_recovery", "_RESULT", "kernel: pcieport 0000:03:04.0: AER: device recovery failed",
+     {"drv": "pcieport", "dev": "0000:03:04.0", "result": "failed"}),
+    ("kernel_log_pcie_recovery", "_NO_CALLBACK", "[  +0.000844] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)",
+     {"drv": "nvidia", "dev": "0000:03:00.0"}),
+    ("kernel_log_pcie_recovery", "_STEP", "kernel: pcieport 0000:03:04.0: AER: Downstream Port link has been reset (0)",
+     {"step": "Downstream Port link has been reset (0)"}),
     ("kernel_log_pcie", "_DISPLAY_DEVICE", "pci 0000:01:00.0: [10de:2204] type 00 class 0x030000 PCIe Legacy Endpoint", {"dev": "0000:01:00.0"}),
     ("kernel_log_nvrm", "_BAR", "               NVRM: BAR0 is 0M @ 0x0 (PCI:0000:c1:00.0)",  # fixtures/artefacts/kernel_log/dmesg_bar0_invalid_probe_failed.log
      {"bar": "0", "size": "0", "pci": "0000:c1:00.0"}),
