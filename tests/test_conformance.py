@@ -122,6 +122,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("cuda_app")
             if folder.name in ("deepep_log", "gdrcopy_log"):  # with the CUDA error the trap or the test printed after
                 allowed.add("cuda_app")  # (DeepEP#274's EPException 'unspecified launch failure'; gdrcopy#164's ASSERTDRV line)
+            if folder.name == "deepep_log" and "[rank" in head:  # DeepEP's check raised through the rank's traceback
+                allowed.add("torch_log")  # (DeepEP#392's "[rank0]:   File .../deep_ep/buffer.py", line 594, ...")
             if folder.name == "ucx_cuda_call":  # UCX's own report of the signal that killed the process after the failed call
                 allowed.add("subprocess_error")  # ("Caught signal 11 (Segmentation fault: ...)", ucs/debug: rapidsai/ucx-py#102)
             if folder.name == "torch_fr_trace":  # the analyser quotes the collective's Python stack ("all_reduce at .../distributed_c10d.py:2696")

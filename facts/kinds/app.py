@@ -1049,3 +1049,19 @@ class DeepepTimeout(Fact):
     rank: int | None = None  # the rank the line names (intranode and low-latency kernels, the timeout check)
     peer: int | None = None  # the peer it waited for, where printed (src_rank, dst_rank, src NVL, src RDMA)
     channel: int | None = None
+
+
+@fact_kind
+class DeepepAssertionFailed(Fact):
+    """DeepEP (or a library built on its exception.cuh: UCCL-EP, Paddle's deep_ep) stopped on one of its own checks.
+    On the host ``EP_HOST_ASSERT(cond)`` throws an EPException whose text is ``Failed: Assertion error <file>:<line>
+    '<cond>'`` (PyTorch raises it as RuntimeError); in a kernel ``EP_DEVICE_ASSERT(cond)`` prints ``Assertion failed:
+    <file>:<line>, condition: <cond>`` and traps (deepseek-ai/DeepEP csrc/kernels/exception.cuh). Real:
+    ``RuntimeError: Failed: Assertion error /workspace/.../DeepEP/csrc/deep_ep.cpp:1134 'x.size(0) == topk_idx.size(0)
+    and x.size(0) <= num_max_dispatch_tokens_per_rank'`` (deepseek-ai/DeepEP#392, low-latency dispatch on GB200)."""
+
+    kind: Literal["deepep_assertion_failed"] = "deepep_assertion_failed"
+    side: Literal["host", "device"]  # host: EP_HOST_ASSERT's exception; device: EP_DEVICE_ASSERT's printf before its trap
+    source: str  # the source file as printed (a build path: ".../DeepEP/csrc/deep_ep.cpp")
+    source_line: int
+    condition: str  # the condition as written in the source: it names the limit or invariant that did not hold

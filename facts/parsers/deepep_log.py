@@ -26,16 +26,30 @@ Sample content, real lines (deepseek-ai/DeepEP#274, test_internode.py on 4 x 8 H
     terminate called after throwing an instance of 'EPException'
       what():  Failed: CUDA error /workspace/DeepEP/csrc/deep_ep.cpp:83 'unspecified launch failure'
 
+Its own checks (csrc/kernels/exception.cuh; the EPException text is the same in the libraries built on that file:
+UCCL-EP, Paddle's deep_ep)::
+
+    EP_HOST_ASSERT(cond)    throw EPException("Assertion", __FILE__, __LINE__, #cond)
+                            -> "Failed: " + name + " error " + file + ":" + line + " '" + error + "'"
+    EP_DEVICE_ASSERT(cond)  printf("Assertion failed: %s:%d, condition: %s\n", __FILE__, __LINE__, #cond); trap
+
+Real (deepseek-ai/DeepEP#392, low-latency dispatch on GB200, under torchrun's label)::
+
+    [rank0]: RuntimeError: Failed: Assertion error /workspace/fireworks/third-party/DeepEP/csrc/deep_ep.cpp:1134 'x.size(0) == topk_idx.size(0) and x.size(0) <= num_max_dispatch_tokens_per_rank'    ^^^^^^^^
+
 Facts: ``deepep_timeout`` per line: which kernels (internode, intranode or low_latency, by the file that prints the
 form; barrier_block's check and the intranode CPU wait are the node's NVLink peers), dispatch / combine / barrier /
-notify, the waiting role as printed, gpu or cpu, the rank, the peer and the channel where the line names them. DeepEP's
-other lines (its EPException text, the cuda_app reader's; its asserts) make no fact here. Empty input: nothing.
+notify, the waiting role as printed, gpu or cpu, the rank, the peer and the channel where the line names them.
+``deepep_assertion_failed`` per check line: host or device, the source file and line, the condition (up to the last
+quote of a host check; a line cut before it keeps what is there). The device form's printf is also DeepGEMM's old
+DG_HOST_ASSERT, so it is read only where the file's path names DeepEP (``deep_ep``, ``DeepEP``). DeepEP's EPException
+for a CUDA error is the cuda_app reader's. Empty input: nothing.
 """
 from __future__ import annotations
 
 import re
 
-from stethoscope.facts.kinds.app import DeepepTimeout  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.app import DeepepAssertionFailed, DeepepTimeout  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with
 
 KIND = "deepep_log"
@@ -60,12 +74,38 @@ _CHECK = re.compile(r"\bDeepEP timeout check failed: (?:rank = (?P<rank>\d{1,6})
 # RuntimeError: DeepEP error: CPU recv timeout        RuntimeError: DeepEP error: timeout (dispatch CPU)   (format filled)
 _CPU = re.compile(r"\bDeepEP error: (?:(?P<recv>CPU recv timeout)|timeout \(dispatch CPU\))")
 
-_LITERALS = ("DeepEP ",)
+# RuntimeError: Failed: Assertion error /workspace/fireworks/third-party/DeepEP/csrc/deep_ep.cpp:1134 'x.size(0) == topk_idx.size(0) and x.size(0) <= num_max_dispatch_tokens_per_rank'    ^^^^   (deepseek-ai/DeepEP#392)
+#   csrc/kernels/exception.cuh EPException: "Failed: " + name + " error " + file + ":" + std::to_string(line) + " '" + error + "'"
+_HOST_ASSERT = re.compile(r"\bFailed: Assertion error (?P<path>[^\s':]{1,400}):(?P<line>\d{1,7}) '(?P<cond>[^\n]{1,1000})")
+# Assertion failed: /build/DeepEP/csrc/kernels/internode_ll.cu:315, condition: num_recv_tokens <= num_max_dispatch_tokens_per_rank   (format filled)
+#   csrc/kernels/exception.cuh EP_DEVICE_ASSERT: printf("Assertion failed: %s:%d, condition: %s\n", __FILE__, __LINE__, #cond)
+#   (DeepGEMM's old DG_HOST_ASSERT prints the same words: only a path naming DeepEP is read)
+_DEVICE_ASSERT = re.compile(r"\bAssertion failed: (?P<path>[^\s,:]{1,800}):(?P<line>\d{1,7}), condition: (?P<cond>[^\n]{1,1000})")
+_DEEPEP_PATH = re.compile(r"deep_?ep", re.I)
+
+
+def _device_assert(line: str) -> re.Match | None:
+    m = _DEVICE_ASSERT.search(line)
+    return m if m is not None and _DEEPEP_PATH.search(m["path"]) else None
+
+_LITERALS = ("DeepEP ", "Failed: Assertion error ", "Assertion failed: ")
 _FORMS = (_INTERNODE, _FOR, _CHECK, _CPU)
+_ASSERTS = (_HOST_ASSERT, _DEVICE_ASSERT)
 
 
 def detect(text: str) -> bool:
-    return "DeepEP " in text and any(form.search(text) for form in _FORMS)
+    if "DeepEP " in text and any(form.search(text) for form in _FORMS):
+        return True
+    return ("Failed: Assertion error " in text and _HOST_ASSERT.search(text) is not None) or (
+        "Assertion failed: " in text and any(_DEEPEP_PATH.search(m["path"]) for m in _DEVICE_ASSERT.finditer(text)))
+
+
+def _condition(cond: str, host: bool) -> str:
+    """A host check's condition ends at its closing quote (what follows is the terminal's or Python's: carets, a
+    traceback's tail); a line cut before that quote keeps what it has."""
+    if host and "'" in cond:
+        cond = cond[:cond.rfind("'")]
+    return cond.strip()
 
 
 def _int(value: str | None) -> int | None:
@@ -95,6 +135,13 @@ def parse(artefact: Artefact) -> ParseResult:
         elif (m := _CPU.search(line)) is not None:
             fb.add(DeepepTimeout, n, path="intranode" if m["recv"] else "internode", op="notify",
                    role="CPU recv" if m["recv"] else "dispatch CPU", side="cpu")
+        elif (m := _HOST_ASSERT.search(line) or _device_assert(line)) is not None:
+            host = m.re is _HOST_ASSERT
+            condition = _condition(m["cond"], host)
+            if not condition:
+                continue
+            fb.add(DeepepAssertionFailed, n, side="host" if host else "device", source=m["path"],
+                   source_line=int(m["line"]), condition=condition)
         else:
             continue
         result.lines_used += 1
@@ -102,4 +149,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: line signatures (facts/classify.py): one RE2 set over the whole text
-SIGNATURES = tuple(form.pattern for form in _FORMS)
+SIGNATURES = tuple(form.pattern for form in _FORMS + _ASSERTS)

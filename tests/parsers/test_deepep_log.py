@@ -60,3 +60,45 @@ def test_deepep274_four_timeouts_of_two_ranks():
     assert r.detect(text)
     res = r.parse(Artefact(path="test_internode.log", text=text))
     assert [(f.channel, f.evidence.line) for f in res.facts] == [(6, 8), (10, 9), (8, 19), (6, 20)]
+
+
+ASSERT_ROWS = [
+    # (line, (side, source, source_line, condition) or None for no fact)
+    # deepseek-ai/DeepEP#392 (real): EP_HOST_ASSERT's EPException under torchrun's label, the carets after its quote
+    ("[rank0]: RuntimeError: Failed: Assertion error /workspace/fireworks/third-party/DeepEP/csrc/deep_ep.cpp:1134 "
+     "'x.size(0) == topk_idx.size(0) and x.size(0) <= num_max_dispatch_tokens_per_rank'    ^^^^^^^^^^^^",
+     ("host", "/workspace/fireworks/third-party/DeepEP/csrc/deep_ep.cpp", 1134,
+      "x.size(0) == topk_idx.size(0) and x.size(0) <= num_max_dispatch_tokens_per_rank")),
+    # deepseek-ai/DeepEP#114's line (test_internode.py on 16 H100 servers) with GitHub's link markup around
+    # 'internode.cu:1713' taken out
+    ("RuntimeError: Failed: Assertion error /workspace/DeepEP_splitChannel/csrc/kernels/internode.cu:1713 "
+     "'num_max_nvl_chunked_recv_tokens / num_rdma_ranks > std::max(num_max_rdma_chunked_send_tokens, "
+     "num_max_nvl_chunked_send_tokens)'",
+     ("host", "/workspace/DeepEP_splitChannel/csrc/kernels/internode.cu", 1713,
+      "num_max_nvl_chunked_recv_tokens / num_rdma_ranks > std::max(num_max_rdma_chunked_send_tokens, "
+      "num_max_nvl_chunked_send_tokens)")),
+    ("terminate called after throwing an instance of 'EPException'", None),
+    ("  what():  Failed: Assertion error /build/DeepEP/csrc/deep_ep.cpp:230 'num_ranks <= NUM_MAX_NVL_PEERS",  # CONSTRUCTED cut
+     ("host", "/build/DeepEP/csrc/deep_ep.cpp", 230, "num_ranks <= NUM_MAX_NVL_PEERS")),
+    # EP_DEVICE_ASSERT's printf (format filled), and DeepGEMM's old DG_HOST_ASSERT with the same words: not DeepEP's
+    ("Assertion failed: /build/DeepEP/csrc/kernels/internode_ll.cu:315, condition: num_recv_tokens <= 128",
+     ("device", "/build/DeepEP/csrc/kernels/internode_ll.cu", 315, "num_recv_tokens <= 128")),
+    ("Assertion failed: /opt/deep_gemm/include/deep_gemm/fp8_gemm.cuh:40, condition: n % BLOCK_N == 0", None),
+    # other checks: DeepEP's CUDA errors (the cuda_app reader's), PyTorch's device-side assert, glog
+    ("RuntimeError: Failed: CUDA error /build/DeepEP/csrc/deep_ep.cpp:112 'invalid resource handle'", None),
+    ("../aten/src/ATen/native/cuda/Indexing.cu:1141: indexSelectLargeIndex: block: [545,0,0], thread: [96,0,0] "
+     "Assertion `srcIndex < srcSelectDimSize` failed.", None),
+]
+
+
+@pytest.mark.parametrize("line,want", ASSERT_ROWS)
+def test_assertion_line(line, want):
+    facts = [f for f in r.parse(Artefact(path="t.log", text=line + "\n")).facts if f.kind == "deepep_assertion_failed"]
+    assert [(f.side, f.source, f.source_line, f.condition) for f in facts] == ([want] if want else [])
+    assert r.detect(line + "\n") is (want is not None)
+
+
+def test_deepep392_fixture_one_check():
+    text = (FIX / "deepep392_low_latency_dispatch_host_assert.log").read_text()
+    facts = r.parse(Artefact(path="d.log", text=text)).facts
+    assert [(f.kind, f.source_line, f.evidence.line) for f in facts] == [("deepep_assertion_failed", 1134, 3)]
