@@ -30,7 +30,7 @@ from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
 from stethoscope.engine.knowledge import load_coverage, load_polarity
 from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
-from stethoscope.facts.lines import normalise, without_block_labels, without_line_labels
+from stethoscope.facts.lines import line_hosts, normalise, without_block_labels, without_line_labels
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget, Hit
 from stethoscope.facts.parsers.unrecognised_text import unread_failures
 from stethoscope.facts.registry import load_fallbacks, load_parsers
@@ -68,6 +68,8 @@ class FileResult:
     read_hits: list[Hit] = field(default_factory=list)
     #: no window of text came of the file: this result carries only the read_* lists
     read_only: bool = False
+    #: the hosts whose lines the file holds besides its own node's (pdsh over several hosts: _per_host)
+    hosts: list[str] = field(default_factory=list)
 
 
 def default_jobs() -> int:
@@ -158,6 +160,8 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         bare = str(normalise(bare, uncut=True))  # (wrappers under it: srun's "0: ", a quote)
         more = [p for p in classifier().candidates(bare) if p.detect(bare)]
         have, get = {p.KIND for p in kinds}, {p.KIND for p in more}
+        if have <= get and (hosts := line_hosts(text)) is not None:  # pdsh over several hosts: each host read apart
+            return _per_host(art, router, bare, hosts)
         if have < get or (not have and not get) or (
                 have == get and (read_bare := _read(Artefact(path=art.path, text=bare, node=art.node), more))
                 >= (read_text := _read(Artefact(path=art.path, text=text, node=art.node), kinds))
@@ -241,6 +245,49 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         out.facts = router.route(out.facts, folded)
     art.router = None
     return out
+
+
+def _per_host(art: Artefact, router, bare: str, hosts: list[str | None]) -> FileResult:
+    """``art``'s lines (pdsh's label on each, ``bare`` the text without it, ``hosts`` the label of each line) read
+    host by host: each host's lines as that host printed them, the others blank (the file's line numbers and the
+    lines as read, which evidence quotes, stay), its node the host's. One result for the file, its row's node the
+    file's."""
+    lines, raw = bare.split("\n"), (art.raw_text if art.raw_text is not None else art.text).split("\n")
+    out = FileResult(path=art.path, node=art.node)
+    reasons: list[str | None] = []
+    out.hosts = list(dict.fromkeys(h for h in hosts if h is not None))
+    for host in out.hosts:
+        mine = [h == host for h in hosts]
+        sub = Artefact(path=art.path, text="\n".join(ln if m else "" for ln, m in zip(lines, mine)), node=host,
+                       line_offset=art.line_offset,
+                       raw_text="\n".join(ln if m else "" for ln, m in zip(raw, mine)))
+        sub._joined = art._joined
+        res = parse_one(sub, router)
+        out.facts.extend(res.facts)
+        out.errors.extend(res.errors)
+        out.limits.extend(res.limits)
+        reasons.append(res.uninformative)
+        if res.coverage is not None:
+            if out.coverage is None:
+                out.coverage = res.coverage  # (made for this host alone: its row becomes the file's)
+                out.coverage.node = art.node
+            else:
+                merge_coverage(out.coverage, res.coverage)
+    if out.coverage is None and all(reasons):
+        out.uninformative = reasons[0]
+    art.router = None
+    return out
+
+
+def merge_coverage(row: FileCoverage, more: FileCoverage) -> None:
+    """``more`` (another part of the same file: a window of a large file, a host of a pdsh paste) joins ``row``."""
+    kinds = row.kind.split("+")
+    row.kind = "+".join(kinds + [k for k in more.kind.split("+") if k not in kinds])
+    row.facts += more.facts
+    row.skipped_lines += more.skipped_lines
+    row.read_by += [k for k in more.read_by if k not in row.read_by]
+    for k, comps in more.checks.items():
+        row.checks[k] = list(dict.fromkeys(row.checks.get(k, []) + comps))
 
 
 #: how many "|" _holds_block_bar looks at one by one before it searches for "  | " itself

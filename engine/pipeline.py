@@ -216,6 +216,8 @@ def _read_artefacts(arts, jobs, total_bytes, progress, sizes, router, budget, ra
         if res.read_only:
             continue
         progress.file_done(res.path, (sizes or {}).get(res.path, 0), len(res.facts))
+        if res.hosts:  # a pdsh paste's hosts (parse_pool._per_host)
+            obs.nodes.extend(h for h in res.hosts if h not in obs.nodes)
         obs.coverage.limits.extend(res.limits)
         if res.path in rows or (res.coverage is not None and _first_window_unread(obs, res.path)):
             _merge_window(obs, rows, res)
@@ -252,13 +254,7 @@ def _merge_window(obs: Observation, rows: dict[str, FileCoverage], res: parse_po
         obs.coverage.files.append(res.coverage)
         rows[res.path] = res.coverage
         return
-    kinds = row.kind.split("+")
-    row.kind = "+".join(kinds + [k for k in res.coverage.kind.split("+") if k not in kinds])
-    row.facts += res.coverage.facts
-    row.skipped_lines += res.coverage.skipped_lines
-    row.read_by += [k for k in res.coverage.read_by if k not in row.read_by]
-    for k, comps in res.coverage.checks.items():
-        row.checks[k] = list(dict.fromkeys(row.checks.get(k, []) + comps))
+    parse_pool.merge_coverage(row, res.coverage)
 
 
 def _limits(raw: RawBundle) -> list[LimitHit]:
@@ -276,7 +272,7 @@ def _unread(obs: Observation, skipped: Iterable[Skipped], binary: Iterable[Skipp
     for s in binary:
         obs.coverage.unrecognised.append(s.path)
         obs.coverage.skipped.append(SkippedFile(path=s.path, reason=s.reason))
-    obs.nodes = sorted({c.node for c in obs.coverage.files})
+    obs.nodes = sorted({c.node for c in obs.coverage.files} | set(obs.nodes))
     return obs
 
 

@@ -380,6 +380,40 @@ def without_line_labels(text: str) -> str | None:
     return _LINE_LABEL.sub("\n", out)[1:-1]
 
 
+# pdsh / clush over several hosts (pdsh src/pdsh/dsh.c: every line of a host's output as "host: line"; DeepSpeed's
+# multi-node launcher runs pdsh: its lines come the same way), the hosts' lines interleaved as they arrive:
+#   gpu-node01: [1226513.120345] NVRM: Xid (PCI:0000:18:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.
+#   gpu-node02: [1226590.332110] NVRM: Xid (PCI:0000:3b:00): 13, pid=1762, name=python, Graphics Exception: ESR ...
+# (CONSTRUCTED from the forms above, wild sweep rK6's probe). Each host is its own node: its lines are read apart
+# (engine/parse_pool.py parse_one), so that a finding names the host that printed its line and one host's log is
+# not read as the continuation of another's (a kernel log's timestamps going back read as a reboot). A label that
+# names a kernel device, an interface or a rank on every line ("nvidia-nvswitch0: ", "eth0: ", "rank1: ") is no host.
+_PDSH_HOST = re.compile(r"\n([A-Za-z][\w.-]{0,62}\d[\w.-]{0,62}):(?: |(?=\r?\n))")
+_NOT_HOST = re.compile(
+    r"(?:rank|local_rank|node_rank|gpu|cuda|device|dev|tp|pp|dp|proc|process|thread|cpu|eth|ib|bond|br|wlan|docker|nvme"
+    r"|nvidia|nvidia-nvswitch|mlx\d)[-_]?\d{1,6}(?:n\d{1,3})?|en[ospx]\w{1,20}|veth\w{1,20}", re.I)
+
+
+def line_hosts(text: str) -> list[str | None] | None:
+    """pdsh's host on each line of ``text`` (None on a blank line), where every non-blank line carries pdsh's
+    "host: " label and two hosts or more are named; None otherwise (one host, compose's labels, a line without
+    a label, a label that names a device, an interface or a rank)."""
+    hosts: list[str | None] = []
+    names: set[str] = set()
+    for line in text.split("\n"):
+        if not line.strip():
+            hosts.append(None)
+            continue
+        m = _PDSH_HOST.match("\n" + line)
+        if m is None:
+            return None
+        hosts.append(m[1])
+        names.add(m[1])
+    if len(names) < 2 or any(_NOT_HOST.fullmatch(n) for n in names):
+        return None
+    return hosts
+
+
 # docker compose's label on a run of lines inside a text that holds other lines too: a ticket pastes the
 # host's nvidia-smi table, then `docker compose logs` of the job (cmd/formatter/logs.go "%-*s | ": every
 # name padded to the longest + 1, so one column of bars; v2 names "svc-1", v1 "proj_svc_1", or a fixed

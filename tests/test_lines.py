@@ -313,6 +313,52 @@ def test_a_label_on_every_line_of_a_report_goes():
         assert normalise(text) is text, text
 
 
+# pdsh over two hosts, each host's kernel lines as `dmesg` prints them (CONSTRUCTED from the Xid forms of
+# facts/parsers/kernel_log.py's samples and pdsh's "host: line"; wild sweep rK6's probe): the hosts' lines
+# interleave as they arrive and the second host's clock is behind the first's
+PDSH_TWO_HOSTS = (
+    "gpu-node01: [1226513.120345] NVRM: Xid (PCI:0000:18:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+    "gpu-node02: [   90.332110] NVRM: Xid (PCI:0000:3b:00): 13, pid=1762, name=python, Graphics Exception: ESR 0x50da30=0x10000e\n"
+    "gpu-node01: [1226513.121000] NVRM: GPU 0000:18:00.0: GPU has fallen off the bus.\n"
+    "\n"
+    "gpu-node02: [   95.000000] NVRM: Xid (PCI:0000:3b:00): 13, pid=1762, name=python, Graphics Exception: ESR 0x50da30=0x10000e\n"
+)
+
+
+def test_pdsh_over_several_hosts_reads_each_host_as_its_node():
+    """Each host's lines are read apart, as that host printed them: its facts name the host, evidence quotes the
+    line as read (the label with it) at its line in the file, and the file is one coverage row of its own node."""
+    res = parse_one(Artefact(path="pdsh_dmesg.txt", node="ticket", text=PDSH_TWO_HOSTS))
+    xids = sorted((f.node, f.pci_bus_id, f.xid, f.evidence.line) for f in res.facts if f.kind == "xid_event")
+    assert xids == [("gpu-node01", "0000:18:00.0", 79, 1), ("gpu-node02", "0000:3b:00.0", 13, 2),
+                    ("gpu-node02", "0000:3b:00.0", 13, 5)]
+    assert {f.evidence.text.split(": [", 1)[0] for f in res.facts if f.kind == "xid_event"} == {"gpu-node01", "gpu-node02"}
+    assert res.coverage is not None and res.coverage.node == "ticket" and res.coverage.kind == "kernel_log"
+    assert res.hosts == ["gpu-node01", "gpu-node02"] and not res.errors
+    # one host's lines read alone give the same facts as in the paste (the other host's clock is no reboot of it)
+    alone = "".join(ln + "\n" if ln.startswith("gpu-node02") else "\n" for ln in PDSH_TWO_HOSTS.splitlines())
+    mine = parse_one(Artefact(path="pdsh_dmesg.txt", node="gpu-node02", text=alone.replace("gpu-node02: ", "")))
+    assert sorted(f.model_dump(exclude={"evidence", "id"}).items().__repr__() for f in mine.facts if f.kind == "xid_event") == \
+        sorted(f.model_dump(exclude={"evidence", "id"}).items().__repr__() for f in res.facts
+               if f.kind == "xid_event" and f.node == "gpu-node02")
+
+
+def test_a_label_that_names_no_host_or_one_host_is_not_split():
+    """A kernel device's label, an interface's, a rank's on every line, or one host alone: no split (line_hosts)."""
+    from stethoscope.facts.lines import line_hosts
+
+    assert line_hosts(PDSH_TWO_HOSTS) == ["gpu-node01", "gpu-node02", "gpu-node01", None, "gpu-node02", None]
+    for text in ("nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 63 LTSSM Fault Up\n"
+                 "nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 62 LTSSM Fault Up\n",
+                 "eth0: link up\neth1: link down\n", "mlx5_0: port 1 up\nmlx5_1: port 1 down\n",
+                 "rank0: loss 1.0\nrank1: loss nan\n", "gpu0: 81 C\ngpu1: 95 C\n",
+                 "node17: Traceback (most recent call last):\nnode17: RuntimeError: CUDA error: an illegal memory access\n",
+                 "gpu-node01: NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.\nplain line\n"):
+        assert line_hosts(text) is None, text
+    res = parse_one(Artefact(path="d.txt", node="n1", text="node17: [  12.0] NVRM: Xid (PCI:0000:18:00): 79, pid=1, name=x, GPU has fallen off the bus.\n"))
+    assert [f.node for f in res.facts if f.kind == "xid_event"] == ["n1"] and res.hosts == []
+
+
 def test_a_program_s_journal_label_goes_line_by_line():
     """A service's or job's output in the journal (vLLM/SGLang servers, a prolog's nccl-tests)
     reads as its lines do bare, each line on its own; the tags whose readers read the tag (the
