@@ -335,7 +335,15 @@ CUTLASS_STATUS = re.compile(
     r"(?: failed)?(?: at(?::| line) \d{1,7})?")
 #: the literals that put a cuDNN frontend or CUTLASS status line in front of CUDNN_FRONTEND / CUTLASS_STATUS (parse's and
 #: detect's gates alike)
-LIBRARY_MARKERS = ("[cudnn_frontend] Error: No ", "No valid engine configs for ", "ot cutlass error: Error ", "ot CUTLASS error: Error ")
+# RuntimeError: cutlassF: no kernel found to launch!      (open-compass/VLMEvalKit#330, through torch's scaled_dot_product_attention)
+#   (the memory-efficient attention of xformers (csrc/attention/cuda/fmha), of PyTorch (aten/src/ATen/native/transformers/cuda/
+#   attention.cu, _efficient_attention_forward/backward) and onnxruntime's copy: after dispatch_cutlassF<scalar_t>(launchKernel,
+#   computeCapability), TORCH_CHECK(kernel_launched, "cutlassF: no kernel found to launch!"), "cutlassB: ..." for the backward:
+#   no kernel of the table for this dtype on this compute capability (bf16 kernels start at Sm80: a bf16 model on a Turing or
+#   Volta GPU), or none whose alignment and head-dim checks the inputs pass; read as form mem_eff_attention_no_kernel)
+MEM_EFF_NO_KERNEL = re.compile(r"\bcutlass(?P<pass>[FB]): no kernel found to launch!")
+LIBRARY_MARKERS = ("[cudnn_frontend] Error: No ", "No valid engine configs for ", "ot cutlass error: Error ", "ot CUTLASS error: Error ",
+                   ": no kernel found to launch!")
 #: each cutlass::Status as the conditions the libraries' rules read (cutlass.h's comments: misaligned operands, a data type, a
 #: layout or a problem size the operator does not support and a null workspace are the caller's; kErrorArchMismatch "CUTLASS runs
 #: on a device that it was not compiled for"; kErrorMemoryAllocation "Kernel launch failed due to insufficient device memory");
@@ -517,7 +525,7 @@ DETECT = re.compile(
     r"|\bcuBLAS error \d{1,2} at \S"
     r"|Check failed: [^\n]{0,300}?\bcudaSuccess\b[^\n]{0,300}? CUDA: \S|\bcu(?:da)?[A-Z]\w{1,60}\(\) failed with error #\d"
     r"|\] Call to cu[A-Z]\w{0,60} results in UNKNOWN_CUDA_ERROR"
-    r"|" + CUDNN_FRONTEND.pattern + r"|\bGot (?:cutlass|CUTLASS) error: Error [A-Z]"
+    r"|" + CUDNN_FRONTEND.pattern + r"|\bGot (?:cutlass|CUTLASS) error: Error [A-Z]|\bcutlass[FB]: no kernel found to launch!"
 
 )
 _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
@@ -857,6 +865,9 @@ def _read_library(line: str) -> dict | None:
                     printed_code=None, message=line[c.start():].strip()[:300], form="library_status",
                     source_file=c["file"], source_line=int(c["fline"]), driver_cuda=None, library="cublas",
                     library_status=f"CUBLAS_STATUS_{cond}", library_condition=cond, call=None)
+    if (k := MEM_EFF_NO_KERNEL.search(line)) is not None:
+        return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
+                    message=k[0], form="mem_eff_attention_no_kernel", source_file=None, source_line=None, driver_cuda=None)
     if (g := GGML_NO_DEVICE_CODE.search(line)) is not None:
         return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
                     message=(line[g.start():].strip() if g["kernel"] else g[0] + ".")[:300], form="ggml_no_device_code", source_file=None,

@@ -799,3 +799,18 @@ def test_engine_not_found_after_plan_warnings_still_read():
     text = (ROOT / "fixtures/artefacts/torch_log/pytorch121834_cudnn_plan_failed_warning.log").read_text()
     text += "RuntimeError: GET was unable to find an engine to execute this computation\n"
     assert [(f.library, f.library_condition) for f in parse_text(text).facts] == [("cudnn", "NO_USABLE_ALGORITHM")]
+
+
+def test_mem_efficient_attention_no_kernel():
+    # open-compass/VLMEvalKit#330: PyTorch's memory-efficient SDPA (and xformers', onnxruntime's) after its kernel table
+    # had none for the GPU and the inputs: TORCH_CHECK(kernel_launched, "cutlassF: no kernel found to launch!")
+    r = parse_file("vlmevalkit330_sdpa_cutlassf_no_kernel.txt")
+    assert [(f.form, f.message, f.library_condition, f.evidence.line) for f in r.facts] == \
+        [("mem_eff_attention_no_kernel", "cutlassF: no kernel found to launch!", None, 18)]
+    # the backward's check (CONSTRUCTED from attention_backward.cu), under xformers' op wrapper
+    line = "RuntimeError: cutlassB: no kernel found to launch!"
+    assert cuda_app.detect(line)
+    assert [f.form for f in parse_text(line + "\n").facts] == ["mem_eff_attention_no_kernel"]
+    # near misses (CONSTRUCTED): another word before it, no pass letter
+    for line in ("RuntimeError: mycutlassF: no kernel found to launch!", "cutlass: no kernel found to launch!"):
+        assert [f for f in parse_text(line + "\n").facts if f.form == "mem_eff_attention_no_kernel"] == []

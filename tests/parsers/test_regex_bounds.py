@@ -113,6 +113,8 @@ CASES = [
      {"drv": "nvidia", "dev": "0000:03:00.0"}),
     ("kernel_log_pcie_recovery", "_STEP", "kernel: pcieport 0000:03:04.0: AER: Downstream Port link has been reset (0)",
      {"step": "Downstream Port link has been reset (0)"}),
+    # cuda_app: memory-efficient attention without a kernel (open-compass/VLMEvalKit#330)
+    ("cuda_app", "MEM_EFF_NO_KERNEL", "RuntimeError: cutlassF: no kernel found to launch!", {"pass": "F"}),
     ("kernel_log_pcie", "_DISPLAY_DEVICE", "pci 0000:01:00.0: [10de:2204] type 00 class 0x030000 PCIe Legacy Endpoint", {"dev": "0000:01:00.0"}),
     ("kernel_log_nvrm", "_BAR", "               NVRM: BAR0 is 0M @ 0x0 (PCI:0000:c1:00.0)",  # fixtures/artefacts/kernel_log/dmesg_bar0_invalid_probe_failed.log
      {"bar": "0", "size": "0", "pci": "0000:c1:00.0"}),
