@@ -199,3 +199,34 @@ def test_spans_are_finditers(texts):
     differ += [(p.pattern, d[:40]) for p in empty for d in datas if len(d) < 2000
                and S.spans(p, d) != [m.span() for m in p.finditer(d)]]
     assert not differ, differ[:5]
+
+
+def test_prefixed_count_by_runs_among_a_few_other_lines(texts):
+    """Issue 12: nccl_log_scan._prefixed_count counts NCCL's prefixed lines by RE2's runs wherever at most
+    _FEW_OTHER_LINES lines lack a marker (a rank log: torchrun's banner on top, the script's last line), by
+    findall where more do and one line in 16 or more is not NCCL's: both give the count of the lines that
+    start with NCCL's prefix (_PREFIXED_AFTER_NL, line by line), on every golden case and fixture log, each
+    with 1-20 lines of another program put on top, among its lines and at its end (with and without a
+    last newline)."""
+    from stethoscope.facts.parsers import nccl_log_scan as S
+    other = ["W1129 18:30:26.245000 1668 torch/distributed/run.py:851] *****", "rank 3 done 64.0", "", "   ",
+             "x NCCL INFO y", "h:1:2 [0] NCCL INFO", "h:1:2 [0] NCCL WARN\tx"]
+    differ, runs = [], 0
+    for name, text in [*texts, *_long_logs()]:
+        if not text.isascii():
+            continue
+        lines = text.split("\n")
+        for k in (1, 3, 6, 20):
+            mixed = list(lines)
+            for i in range(k):
+                mixed.insert((i * 7919) % (len(mixed) + 1), other[i % len(other)])
+            for t in ("\n".join(mixed), "\n".join(mixed).rstrip("\n")):
+                if not t:
+                    continue
+                marked = t.count("NCCL INFO") + t.count("NCCL WARN")
+                want = len(S._PREFIXED_AFTER_NL.findall("\n" + t))
+                runs += (t.count("\n") + 1 - marked) <= S._FEW_OTHER_LINES
+                if S._prefixed_count(t, t.encode(), marked) != want:
+                    differ.append((name, k))
+    assert runs > 100, runs
+    assert not differ, differ[:10]
