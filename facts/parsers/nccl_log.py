@@ -88,9 +88,9 @@ _DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "] INFO ", 
 _DETECT = re.compile(
     r"NCCL (?:INFO|WARN) |^NCCL version \d+\.\d+\.\d+[^+\s]*(?:\+cuda\d+(?:\.\d+)?)?[ \t\r\x0b\x0c\x1c-\x1f]*$"
     r"|\.(?:cc|cu|h|c|cpp):\d+ WARN |^[\w.\-]+:\d+:\d+ \[-?\d+\] INFO "
-    r"|^(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-"
-    r"|^NET/IB\w* ?: ?Got completion from peer|^Mismatched collective detected|^Unable to load libnccl-net\S* : "
-    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to |^" + _OFI_TEST_PREFIX + "|^(?:" + nccl_warn_kinds.BARE + ")",
+    r"|^[ \t]*(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-"
+    r"|^[ \t]*NET/IB\w* ?: ?Got completion from peer|^[ \t]*Mismatched collective detected|^Unable to load libnccl-net\S* : "
+    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to |^" + _OFI_TEST_PREFIX + "|^[ \t]*(?:" + nccl_warn_kinds.BARE + ")",
     re.M,
 )
 
@@ -126,8 +126,11 @@ _OLD_INFO = re.compile(r"^(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev
 # Error while creating shared memory segment /dev/shm/nccl-pZafXL (size 7340384)          (video-diffusion-speedrun#2)
 # NET/IB : Got completion from peer 192.168.17.147<38560> with error 12, opcode 0, len 0, vendor err 129   (pytorch#81628)
 # NET/IB : Unable to open device mlx5_0      (and the other self-explaining WARNs of nccl_warn_kinds.BARE)
+# with the paste's own indentation before it, where the text around it has another (an e-mail reply that indents
+# every line of a forwarded log but its first; facts/lines.py takes away only a margin every line shares):
+#  Error while creating shared memory segment /dev/shm/nccl-jaXv5Z (size 5767520)          (xorbitsai/inference#1622)
 _BARE_MESSAGE = re.compile(
-    r"^(?P<msg>(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-(?:[^\n]*\S)?"
+    r"^[ \t]*(?P<msg>(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-(?:[^\n]*\S)?"
     r"|NET/IB\w* ?: ?Got completion from peer (?:[^\n]*\S)?|Mismatched collective detected(?:[^\n]*\S)?"
     r"|(?:" + nccl_warn_kinds.BARE + r")(?:[^\n]*\S)?)\s*$"
 )

@@ -405,6 +405,30 @@ def test_environment_words_inside_prose_are_not_nccl() -> None:
     assert not nccl_log.detect("we had NCCL_P2P_LEVEL set to LOC in the job script\n")
 
 
+def test_a_bare_message_under_the_pastes_own_indentation_is_read() -> None:
+    """xorbitsai/inference#1622: an e-mail reply indents every line of a forwarded log but its first, so
+    facts/lines.py (which takes away only a margin every line shares) leaves the blank; NCCL's bare
+    shared-memory WARN message is read as at a line start (wild sweep rK2)."""
+    text = (FIX / "shm_create_email_indented_paste_xinference1622.log").read_text()
+    assert nccl_log.detect(text)
+    res = parse(text)
+    [shm] = [f for f in res.facts if f.kind == "nccl_shm_failure"]
+    assert (shm.op, shm.segment, shm.size_bytes, shm.evidence.line) == ("create", "/dev/shm/nccl-jaXv5Z", 5767520, 5)
+    # the other bare messages likewise (NCCL's strings: init.cc's mismatched collective, a self-explaining WARN)
+    for line in ("   Mismatched collective detected", "\tNET/IB : Unable to open device mlx5_0"):
+        assert nccl_log.detect("x\n" + line + "\n") and [f.kind for f in parse("x\n" + line + "\n").facts] != []
+
+
+@pytest.mark.parametrize("line", [
+    # must not: the words without NCCL's segment path, an indented line that only mentions the message
+    "  Error while creating shared memory segment for the cache",
+    "  we saw 'Error while creating shared memory segment /dev/shm/nccl-jaXv5Z' yesterday",
+])
+def test_indented_near_misses_of_bare_messages_are_not_nccl(line: str) -> None:
+    assert not nccl_log.detect("x\n" + line + "\n")
+    assert [f.kind for f in parse("x\n" + line + "\n").facts] == []
+
+
 def test_ofi_register_memory_failure_names_the_buffer_type() -> None:
     # aws-ofi-nccl#584's title line
     res = parse((FIX / "ofi_register_mr_cuda_einval.log").read_text())
