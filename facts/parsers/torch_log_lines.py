@@ -255,10 +255,13 @@ SPAWN_EXITED = re.compile(r"(?:\bProcessExitedException|^Exception): process (?P
 #   (PaddlePaddle's enforce, its "[Hint: Please search for the error code(2) ...]" line after it: PaddleDetection#7380)
 # cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_UNHANDLED_CUDA_ERROR: unhandled cuda error
 #   (CuPy's NcclError, ncclResult_t's name then ncclGetErrorString's text: alpa-projects/alpa docs/install.rst)
+# "NCCL error:" without "in: <file>:<line>," is followed by ncclGetErrorString()'s text, as the other forms are: not an
+# issue's title quoted in an e-mail reply's Subject (xorbitsai/inference#1622, the reply forwarded as a comment):
+#   Subject: Re: [xorbitsai/inference] BUG: NCCL error: (Issue #1622)
 # Not the raising code a Python traceback quotes under its frame, the message still an f-string's placeholder
 # (vLLM's and SGLang's pynccl_wrapper.py NCCL_CHECK, just above the RuntimeError it raises; sgl-project/sglang#8974):
 #     raise RuntimeError(f"NCCL error: {error_str}")
-NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: (?:\S+?|[^,\n]{1,300}:\d+),|:)|Failed to initialize NCCL communicator:"
+NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: (?:\S+?|[^,\n]{1,300}:\d+),|:(?= " + NCCL_RESULT_TEXT + r"))|Failed to initialize NCCL communicator:"
                         r"|Failed, NCCL error \S+:\d+(?= '" + NCCL_RESULT_TEXT + r")"
                         r"|NCCL Error \d+:(?= " + NCCL_RESULT_TEXT + r")"
                         r"|\bNCCL failure \d+:(?= " + NCCL_RESULT_TEXT + r"[^;\n]{0,80} ; GPU=)"

@@ -413,6 +413,12 @@ def test_nccl_error_raised_by_a_python_wrapper_of_nccl():
     assert (e.nccl_error, e.nccl_version) == ("ncclSystemError", None)
     # near miss: "NCCL error:" followed by no text of ncclGetErrorString() is not this form
     assert not torch_log.detect("RuntimeError: NCCL error: something else\n")
+    # and not read where the text is a PyTorch log for other lines: an e-mail reply's Subject quoting an issue's
+    # title above the forwarded error (xorbitsai/inference#1622, real lines; wild sweep rK2)
+    text = ("Subject: Re: [xorbitsai/inference] BUG: NCCL error: (Issue #1622)\n"
+            "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970,"
+            " unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n")
+    assert [(e.evidence.line, e.nccl_error) for e in of(parse_text(text), "torch_nccl_error")] == [(2, "ncclSystemError")]
 
 
 def test_the_raising_code_a_traceback_quotes_is_no_nccl_error():
