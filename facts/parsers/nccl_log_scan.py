@@ -314,8 +314,9 @@ def _wanted_starts(text: str, data: bytes) -> list[int]:
     return starts
 
 
-#: at most this many lines without a marker: RE2 counts the prefixed lines by runs whatever the text's size (the
-#: runs are at most one more than those lines: ~3 us each)
+#: at most this many lines without a marker (the text's lines less its markers, fewer than the lines without NCCL's
+#: prefix where a line holds two markers): RE2 counts the prefixed lines by runs whatever the text's size (~3 us a
+#: run; the runs are at most one more than the lines without NCCL's prefix)
 _FEW_OTHER_LINES = 16
 
 
