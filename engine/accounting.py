@@ -280,6 +280,20 @@ def file_checks(fc, kinds) -> list[str]:
             for comp in (fc.checks[kind] if kind in fc.checks else kinds[kind].covers)]
 
 
+def _unread_logs(fc, kinds) -> list[str]:
+    """The log kinds (knowledge/coverage.yaml ``log``: their lines may tell of a failure) recognised in file ``fc``
+    whose readers read none of its lines while lines of the file went unread, where other readers read the rest.
+    Wild sweep K3 (bench/plant_prefix_probe.py): harvest 703's real Slurm rows (sinfo -R's 'gres/gpu count repor',
+    scontrol's 'State=IDLE+DRAIN+...') behind a wrapper the normaliser did not know, pasted below a healthy
+    nvidia-smi table: slurm_scheduler recognised them and read none, the table's reader read the rest, and the paste
+    read HEALTHY (alone in a file of their own: a log of a kind that checks nothing, left out of "recognised but not
+    read" as well). A log kind claimed in a file every line of which was read (a flight recorder's JSON whose strings
+    a log's signature matched) is no such file."""
+    if not fc.skipped_lines:
+        return []
+    return [k for k in fc.kind.split("+") if k in kinds and kinds[k].log and k not in fc.read_by]
+
+
 def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPUT) -> tuple[str, str | None]:
     """``faulty`` on any finding of severity warning or worse; else ``healthy`` only when some
     file checked a component and nothing went unread; else ``inconclusive`` with the reason."""
@@ -291,18 +305,24 @@ def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPU
     if coverage.unrecognised:
         problems.append(f"{len(coverage.unrecognised)} file(s) not recognised ({_names(coverage.unrecognised)})")
     kinds = load_coverage()
-    # a file recognised as a kind that checks something (a kernel log, nvidia-smi) of which not a
-    # line was read is not evidence of health: its lines were all skipped or unparseable
+    # a file recognised as a kind that checks something (a kernel log, nvidia-smi), or as a log (knowledge/
+    # coverage.yaml ``log``: a Slurm or daemon log checks nothing, its lines may tell of a failure), of which not a
+    # line was read is not evidence of health: its lines were all skipped or unparseable; nor is a file in which
+    # other readers read while a log's reader read none of its lines (_unread_logs)
     unread = [fc for fc in coverage.files if not fc.read_by
-              and any(kinds[k].covers for k in fc.kind.split("+") if k in kinds)]
+              and any(kinds[k].covers or kinds[k].log for k in fc.kind.split("+") if k in kinds)]
     broken = [e for e in coverage.errors if _document(e.parser, kinds) and all(e.path != fc.path for fc in unread)]
+    unread_logs = {fc.path: logs for fc in coverage.files if fc.read_by and (logs := _unread_logs(fc, kinds))}
+    unread += [fc for fc in coverage.files if fc.path in unread_logs]
     if broken:
         problems.append(f"{len(broken)} document(s) could not be parsed ("
                         + _names([f"{e.path}:{e.line}: {e.message}" for e in broken]) + ")")
     if unread:
         why = {e.path: f"line {e.line}: {e.message}" for e in reversed(coverage.errors)}
         problems.append(f"{len(unread)} file(s) recognised but not read ("
-                        + _names([f"{fc.path} as {fc.kind}: " + why.get(fc.path, "no line could be parsed" if not fc.facts else
+                        + _names([f"{fc.path} as {'+'.join(unread_logs[fc.path])}: none of its lines read, "
+                                  f"{fc.skipped_lines} line(s) of the file unread" if fc.path in unread_logs else
+                                  f"{fc.path} as {fc.kind}: " + why.get(fc.path, "no line could be parsed" if not fc.facts else
                                   "no line about what it checks (only context, e.g. a boot banner)") for fc in unread]) + ")")
     partial = [h for h in coverage.limits if h.limit in CAPTURE_LIMITS]
     limits = [h for h in coverage.limits if h.limit not in CAPTURE_LIMITS]

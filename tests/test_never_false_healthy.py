@@ -485,6 +485,29 @@ def test_a_node_with_nothing_that_checks_its_gpus_keeps_the_bundle_from_healthy(
     assert "node2: node2/top.txt" in rep.reason
 
 
+@pytest.mark.parametrize("layout", ["own_file", "same_file"])
+def test_a_log_its_reader_recognised_and_read_nothing_of_is_no_evidence_of_health(ruleset, tmp_path, layout):
+    """Wild sweep K3 (bench/plant_prefix_probe.py): harvest 703's real sinfo -R / scontrol rows (SlinkyProject/
+    containers#14: the nodes drained, 'gres/gpu count repor[ted lower]') behind a wrapper the normaliser does not
+    know (CONSTRUCTED '%% ', as the runner's '##[error]' was before facts/lines.py knew it) beside a healthy
+    nvidia-smi -q: slurm_scheduler recognised the rows and read none, a log of a kind that checks nothing (no
+    'covers') was left out of "recognised but not read", and the bundle read HEALTHY; in the same file as the -q,
+    its reader's lines read made the file count as read. Must not: the rows bare are read (faulty), and the bundle
+    without them stays healthy (test_the_bases_are_healthy)."""
+    rows = next((ROOT / "fixtures" / "harvest" / "cases").glob("703-*/other.txt")).read_text()
+    wrapped = "".join("%% " + ln + "\n" for ln in rows.splitlines())
+    for text, want in ((wrapped, "inconclusive"), (rows, "faulty")):
+        b = _copy(tmp_path / want, B)
+        if layout == "own_file":
+            (b / "vm" / "slurm.txt").write_text(text)
+        else:
+            _append(b / "vm" / "nvidia-smi-q.txt", "\n" + text)
+        rep = diagnose_bundle(b, ruleset, jobs=1)
+        assert rep.verdict == want, (rep.reason, [f.summary for f in rep.findings])
+        if want == "inconclusive":
+            assert "recognised but not read" in rep.reason and "slurm_scheduler" in rep.reason, rep.reason
+
+
 def test_a_node_folder_holding_only_files_of_no_use_checks_nothing_of_that_node(ruleset, tmp_path):
     # node2's folder holds a note nobody's reader knows and in which no line names a GPU, an
     # error or a job: it is listed as uninformative, and node2 was not checked (it was HEALTHY)
