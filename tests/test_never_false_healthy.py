@@ -915,3 +915,18 @@ def test_gpustat_gpu_it_could_not_query_is_not_healthy(ruleset, tmp_path):
             "[0] Tesla P100-PCIE-16GB | 27'C,   0 % |   103 / 16384 MB |\n"
             "[2] ((GPU is lost))  |  ?°C,   ? % |     ? /     ? MB | (Not Supported)\n")
     _faulty_quoting(ruleset, tmp_path, "vm/gpustat.txt", tail, "((GPU is lost))")
+
+
+def test_nhcs_own_pass_lines_are_no_health_claim_and_its_warning_is_not_silent(ruleset, tmp_path):
+    # Azure NHC's pass lines (Azure/azurehpc-health-checks#152: every port's ib_write_bw passed at ~400 Gbps) read as
+    # nhc, which checks nothing: NHC's pass is its own claim; its 'Nearing a failure threshold' warning (CONSTRUCTED from
+    # customTests/azure_common.nhc's warning(); no public paste seen) is a warning nobody explains, never silent
+    (tmp_path / "b").mkdir()
+    shutil.copyfile(ART / "nhc/azurehpc152_ib_write_bw_passed.txt", tmp_path / "b" / "nhc.log")
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    assert rep.verdict == "inconclusive" and not rep.findings, (rep.verdict, [f.summary for f in rep.findings])
+    warn = ("WARNING:  nhc:  Nearing a failure threshold:  check_gpu_bw: H2D test on GPU 3 has a bandwidth of 24.1 GB/s. "
+            "Expected threshold 23 GB/s.")
+    _append(tmp_path / "b" / "nhc.log", warn + "\n")
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    assert rep.verdict == "faulty" and warn in _cited(rep), (rep.verdict, [f.summary for f in rep.findings])

@@ -319,6 +319,17 @@ class NhcCheckFailed(Fact):
 
 
 @fact_kind
+class NhcCheckWarning(Fact):
+    """One NHC check that passed near its failure threshold, as Azure's NHC warns of it
+    (``WARNING:  nhc:  Nearing a failure threshold:  check_gpu_bw: ...``)."""
+
+    kind: Literal["nhc_check_warning"] = "nhc_check_warning"
+    check: str | None = None  # "check_gpu_bw"; None where the message does not name it
+    message: str
+    gpu_check: bool = False  # a check of the node's GPUs, by its name (as NhcCheckFailed's)
+
+
+@fact_kind
 class DcgmModuleState(Fact):
     """One row of ``dcgmi modules -l``: ``| 8 | Profiling | Failed to load |`` (facts/parsers/dcgmi_modules.py)."""
 

@@ -22,13 +22,22 @@ node; distributed NHC's ``host | ERROR: No results reported`` is one too, check 
 ``nvlink_link_state`` (source ``nhc``, ``expected`` None: NHC does not name the product)
 per inactive link a ``check_nvlink_status`` failure lists, and one with ``all_links`` for "has all
 nvlinks inactive". A ``Healthy`` result line is read and yields nothing: NHC's pass is its own
-claim, not evidence steth can weigh. Empty input: nothing.
+claim, not evidence steth can weigh; so is Azure's pass line (customTests/azure_common.nhc ``pass``:
+``echo "SUCCESS:  $NAME:  Health check passed:  $*"``), real (Azure/azurehpc-health-checks#152)::
+
+    SUCCESS:  nhc:  Health check passed:  check_ib_bw_gdr: IB write bandwidth test IB_WRITE_BW passed for IB=mlx5_ib3, IB BW=399.71 Gbps
+
+Azure's warning (azure_common.nhc ``warning``: ``echo "WARNING:  $NAME:  Nearing a failure threshold:  $*"``,
+a figure between a check's warning and failure thresholds, e.g. customTests/azure_gpu_bandwidth.nhc
+``warning 0 "check_gpu_bw: ${tests_map[$test]} test on GPU $gpu_device has a bandwidth of $gpubw GB/s.
+Expected threshold $EXP_BW GB/s."``; no public paste of one seen) is an ``nhc_check_warning``: the check
+passed, NHC warns. Empty input: nothing.
 """
 from __future__ import annotations
 
 import re
 
-from stethoscope.facts.kinds.dcgm import NhcCheckFailed  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.dcgm import NhcCheckFailed, NhcCheckWarning  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.nvidia_smi_nvlink import NvlinkLinkState
 
@@ -56,7 +65,14 @@ _FAULT = re.compile(r"FaultCode: (?P<code>\w+)")
 #     (distributed_nhc/README.md); NHC-derived site scripts print "NCCL allreduce IB loopback, BUS BW (expected > $EXP GB/s, but measured $avg GB/s"
 _BUSBW = re.compile(r"NCCL allreduce(?P<loop> (?:IB|EFA) loopback)?, BUS BW \(expected >=? ?(?P<exp>\d+(?:\.\d+)?) GB/s, "
                     r"but measured (?P<got>\d+(?:\.\d+)?) GB/s")
-_DETECT = re.compile(r"Health check failed:|^[\w.-]+ \| Healthy\s*$", re.M)
+# SUCCESS:  nhc:  Health check passed:  check_ib_bw_gdr: IB write bandwidth test IB_WRITE_BW passed for IB=mlx5_ib3, IB BW=399.71 Gbps
+#     (Azure/azurehpc-health-checks#152; customTests/azure_common.nhc: 'echo "SUCCESS:  $NAME:  Health check passed:  $*"')
+_PASSED = re.compile(r"^(?:(?P<host>[\w.-]+) \| )?SUCCESS:\s+[\w.-]+:\s+Health check passed:")
+# customTests/azure_common.nhc: 'echo "WARNING:  $NAME:  Nearing a failure threshold:  $*"' (no public paste of one seen)
+_WARNED = re.compile(r"^(?:(?P<host>[\w.-]+) \| )?WARNING:\s+[\w.-]+:\s+Nearing a failure threshold:\s+"
+                     r"(?:(?P<check>check_\w+): )?(?P<msg>(?:.*\S)?)\s*$")
+_DETECT = re.compile(r"Health check failed:|^[\w.-]+ \| Healthy\s*$|^(?:[\w.-]+ \| )?SUCCESS:\s+[\w.-]+:\s+Health check passed:"
+                     r"|^(?:[\w.-]+ \| )?WARNING:\s+[\w.-]+:\s+Nearing a failure threshold:", re.M)
 # NHC's own message for a check that returned non-zero without its own die (nhc: 'die $RET "Check $CHECK returned $RET"',
 # $CHECK being the whole nhc.conf line, arguments included):
 # ERROR:  nhc:  Health check failed:  Check check_nv_gpu_count 2 returned 1          (NVIDIA/deepops#660)
@@ -82,7 +98,8 @@ _MARK_OFFLINE = re.compile(r"node-mark-offline:\s{1,4}Marking\s{1,3}(?:[\w+-]{1,
 
 
 def detect(head: str) -> bool:
-    if "Health check failed" not in head and "| Healthy" not in head:
+    if "Health check failed" not in head and "| Healthy" not in head and "Health check passed" not in head \
+            and "Nearing a failure threshold" not in head:
         return False
     return _DETECT.search(head) is not None
 
@@ -136,6 +153,12 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(NhcCheckFailed, n, node=m["host"], check=None, message=m["msg"])
             result.lines_used += 1
         elif "Healthy" in line and _HEALTHY.match(line):
+            result.lines_used += 1
+        elif "Health check passed" in line and _PASSED.match(line):
+            result.lines_used += 1
+        elif "Nearing a failure threshold" in line and (m := _WARNED.match(line)) is not None:
+            b.add(NhcCheckWarning, n, node=m["host"] or marked, check=m["check"], message=m["msg"],
+                  gpu_check=bool(m["check"] and _GPU_CHECK.match(m["check"])))
             result.lines_used += 1
     return result
 

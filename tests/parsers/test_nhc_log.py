@@ -6,6 +6,7 @@ from pathlib import Path
 from parse_helper import parse_fixture
 
 from stethoscope.facts.parsers import nhc_log
+from stethoscope.facts.parsers.base import Artefact
 
 CASE_1603 = Path(__file__).resolve().parents[2] / "fixtures/harvest/cases/" \
     "1603-healthy-nhc-nccl-allreduce-low-bw-artifact-of-topo-file-manual-run-480gbs/other.txt"
@@ -60,3 +61,33 @@ def test_node_mark_offline_with_and_without_the_state() -> None:
         text = f"ERROR:  nhc:  Health check failed:  Script timed out.\n{line}\n"
         (f,) = parse_fixture(nhc_log, text=text).facts
         assert (f.node, f.aborted) == (host, "timeout")
+
+
+AZ152 = "nhc/azurehpc152_ib_write_bw_passed.txt"
+
+
+def test_azure_pass_lines_are_read_and_yield_nothing() -> None:
+    # Azure/azurehpc-health-checks#152: customTests/azure_common.nhc pass(): 'echo "SUCCESS:  $NAME:  Health check passed:  $*"'
+    res = parse_fixture(nhc_log, AZ152)
+    assert nhc_log.detect((Path(__file__).resolve().parents[2] / "fixtures/artefacts" / AZ152).read_text())
+    assert res.facts == [] and res.lines_used == 8
+
+
+def test_azure_warning_line_is_a_warning_not_a_failure() -> None:
+    # CONSTRUCTED from customTests/azure_common.nhc warning() ('echo "WARNING:  $NAME:  Nearing a failure threshold:  $*"')
+    # and azure_gpu_bandwidth.nhc's message; no public paste of one seen
+    text = ("WARNING:  nhc:  Nearing a failure threshold:  check_gpu_bw: H2D test on GPU 3 has a bandwidth of 24.1 GB/s. "
+            "Expected threshold 23 GB/s.\n")
+    assert nhc_log.detect(text)
+    (f,) = parse_fixture(nhc_log, text=text).facts
+    assert (f.kind, f.check, f.gpu_check) == ("nhc_check_warning", "check_gpu_bw", True)
+    assert f.message.startswith("H2D test on GPU 3 has a bandwidth of 24.1 GB/s")
+
+
+def test_other_programs_success_and_warning_lines_are_not_nhcs() -> None:
+    for line in ("SUCCESS: all tests passed\n", "WARNING: Health check passed with notes\n",
+                 "WARNING:  nhc:  Health check passed:  x\n"):
+        assert not nhc_log.detect(line)
+        a = Artefact(path="t.txt", text=line, node="n1")
+        a.normalise()
+        assert nhc_log.parse(a).facts == []
