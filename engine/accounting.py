@@ -291,7 +291,7 @@ def _unread_logs(fc, kinds) -> list[str]:
     a log's signature matched) is no such file."""
     if not fc.skipped_lines:
         return []
-    return [k for k in fc.kind.split("+") if k in kinds and kinds[k].log and k not in fc.read_by]
+    return [k for k in fc.kind.split("+") if k in kinds and (kinds[k].log or kinds[k].listing) and k not in fc.read_by]
 
 
 def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPUT) -> tuple[str, str | None]:
@@ -308,9 +308,10 @@ def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPU
     # a file recognised as a kind that checks something (a kernel log, nvidia-smi), or as a log (knowledge/
     # coverage.yaml ``log``: a Slurm or daemon log checks nothing, its lines may tell of a failure), of which not a
     # line was read is not evidence of health: its lines were all skipped or unparseable; nor is a file in which
-    # other readers read while a log's reader read none of its lines (_unread_logs)
+    # other readers read while a log's reader read none of its lines (_unread_logs); a listing (``listing``: kubectl's pods,
+    # DaemonSets, an object's YAML, whose rows rules judge) likewise: rows no reader read may be a pod in CrashLoopBackOff
     unread = [fc for fc in coverage.files if not fc.read_by
-              and any(kinds[k].covers or kinds[k].log for k in fc.kind.split("+") if k in kinds)]
+              and any(kinds[k].covers or kinds[k].log or kinds[k].listing for k in fc.kind.split("+") if k in kinds)]
     broken = [e for e in coverage.errors if _document(e.parser, kinds) and all(e.path != fc.path for fc in unread)]
     unread_logs = {fc.path: logs for fc in coverage.files if fc.read_by and (logs := _unread_logs(fc, kinds))}
     unread += [fc for fc in coverage.files if fc.path in unread_logs]

@@ -57,6 +57,9 @@ class ArtefactCoverage:
     document: bool = False
     #: a log other programs write into: a failure line its readers did not cite is still read
     log: bool = False
+    #: a listing of states whose rows rules judge (a pod's CrashLoopBackOff, a DaemonSet short of ready pods): it checks
+    #: nothing of a GPU, but recognised with no row read it is no evidence of health, as a log (knowledge/coverage.yaml)
+    listing: bool = False
     #: fact kinds that alone check nothing (a kernel log's boot banner): a file whose reader made
     #: only these was not read for what the kind covers
     context: tuple[str, ...] = ()
@@ -90,7 +93,7 @@ def _checks(raw: dict) -> dict:
 @lru_cache(maxsize=1)
 def load_coverage() -> dict[str, ArtefactCoverage]:
     raw = knowledge.load("coverage.yaml").kinds
-    return {k: ArtefactCoverage(component=v.component, covers=tuple(v.covers), document=v.document, log=v.log,
+    return {k: ArtefactCoverage(component=v.component, covers=tuple(v.covers), document=v.document, log=v.log, listing=v.listing,
                                  context=tuple(v.context), checks=_checks(v.checks)) for k, v in raw.items()}
 
 

@@ -180,6 +180,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     used = 0
     results: list[ParseResult] = []
     read_by: list[str] = []
+    factless: set[str] = set()  # readers that made no fact (a listing's: its header read, no row: knowledge/coverage.yaml listing)
     checks: dict[str, list[str]] = {}
     spanned: set[str] = set()  # the readers that said which blocks they read whole (ParseResult.spans)
     for p in kinds:
@@ -195,6 +196,8 @@ def parse_one(art: Artefact, router=None) -> FileResult:
             continue
         out.facts.extend(res.facts)
         results.append(res)
+        if not res.facts and not res.folded:
+            factless.add(p.KIND)
         if res.spans:
             spanned.add(p.KIND)
         for key, slot in res.folded.items():
@@ -226,6 +229,8 @@ def parse_one(art: Artefact, router=None) -> FileResult:
             seen.unlabel(bare)
         out.facts.extend(unread_failures(seen, _cited_lines(art.path, out), owners).facts)
     nonblank = art.nonblank_lines()
+    if nonblank > used:  # a listing's reader that read lines (its header) but no row, lines of the file unread: no row read
+        read_by = [k for k in read_by if k not in _listing_kinds() or k not in factless]
     claimed = 0
     # (a document's reader reads the members it knows, the others are no other program's: a document is searched only
     # where its reader said which lines it spans, as nvidia_smi_xml does: a line after the root's end is not its own)
@@ -330,6 +335,11 @@ def _context_kinds() -> dict[str, tuple[str, ...]]:
 @lru_cache(maxsize=1)
 def _shown_kinds() -> frozenset[str]:
     return frozenset(k for k, c in load_coverage().items() if c.checks)
+
+
+@lru_cache(maxsize=1)
+def _listing_kinds() -> frozenset[str]:
+    return frozenset(k for k, c in load_coverage().items() if c.listing)
 
 
 @lru_cache(maxsize=1)

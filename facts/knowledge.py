@@ -149,6 +149,7 @@ class CoverageKind(_M):
     covers: list[ComponentId] = Field(default_factory=list)
     document: bool = False
     log: bool = False
+    listing: bool = False
     context: list[str] = Field(default_factory=list)
     #: what a file of this kind checked depends on what it showed: fact kind -> the components a
     #: fact of it checks (or the fact's field that names one); a file checks only those

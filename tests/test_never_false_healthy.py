@@ -33,6 +33,16 @@ def _append(path: Path, text: str) -> None:
     path.write_text(path.read_text() + text)
 
 
+def _plant(tmp_path: Path, layout: str, name: str, text: str) -> Path:
+    """A copy of bundle B with ``text`` in a file of its own (``own_file``) or appended to its nvidia-smi -q."""
+    b = _copy(tmp_path, B)
+    if layout == "own_file":
+        (b / "vm" / name).write_text(text)
+    else:
+        _append(b / "vm" / "nvidia-smi-q.txt", "\n" + text)
+    return b
+
+
 def _cited(rep) -> list[str]:
     """The lines that serious findings quote: a rule that reads the line, or unexplained_error."""
     return [ev.text for f in rep.findings if f.severity != "info" for ev in f.evidence]
@@ -497,15 +507,28 @@ def test_a_log_its_reader_recognised_and_read_nothing_of_is_no_evidence_of_healt
     rows = next((ROOT / "fixtures" / "harvest" / "cases").glob("703-*/other.txt")).read_text()
     wrapped = "".join("%% " + ln + "\n" for ln in rows.splitlines())
     for text, want in ((wrapped, "inconclusive"), (rows, "faulty")):
-        b = _copy(tmp_path / want, B)
-        if layout == "own_file":
-            (b / "vm" / "slurm.txt").write_text(text)
-        else:
-            _append(b / "vm" / "nvidia-smi-q.txt", "\n" + text)
-        rep = diagnose_bundle(b, ruleset, jobs=1)
+        rep = diagnose_bundle(_plant(tmp_path / want, layout, "slurm.txt", text), ruleset, jobs=1)
         assert rep.verdict == want, (rep.reason, [f.summary for f in rep.findings])
         if want == "inconclusive":
             assert "recognised but not read" in rep.reason and "slurm_scheduler" in rep.reason, rep.reason
+
+
+@pytest.mark.parametrize("layout", ["own_file", "same_file"])
+def test_a_listing_whose_rows_were_not_read_is_no_evidence_of_health(ruleset, tmp_path, layout):
+    """Wild sweep rL4 (rK3's leftover: 'recognised and not read' covered log kinds, not state listings): flyteorg/flyte#3686's
+    real kubectl get pods (a pod OOMKilled) with its rows behind a wrapper the normaliser does not know (CONSTRUCTED '%% ',
+    the header bare) beside a healthy nvidia-smi -q: kubectl_pods read its header, made no fact, and the bundle read
+    HEALTHY (the OOMKilled row unread). A listing checks nothing of a GPU (covers: []) but its rows are what rules judge
+    (knowledge/coverage.yaml listing): with none read, no evidence of health. Must not: the listing bare reads faulty
+    (k8s_container_oom_killed); a listing of ordinary rows read whole stays healthy (all of its lines read)."""
+    lines = (ART / "kubectl_pods" / "flyte3686_get_pods_oomkilled.txt").read_text().splitlines()
+    wrapped = "\n".join(lines[:1] + ["%% " + ln for ln in lines[1:]]) + "\n"
+    ordinary = "\n".join(lines[:2]) + "\n"  # the header and the Completed row: no fact, every line read
+    for text, want in ((wrapped, "inconclusive"), ("\n".join(lines) + "\n", "faulty"), (ordinary, "healthy")):
+        rep = diagnose_bundle(_plant(tmp_path / want, layout, "pods.txt", text), ruleset, jobs=1)
+        assert rep.verdict == want, (rep.reason, [f.summary for f in rep.findings])
+        if want == "inconclusive":
+            assert "recognised but not read" in rep.reason and "kubectl_pods" in rep.reason, rep.reason
 
 
 def test_a_node_folder_holding_only_files_of_no_use_checks_nothing_of_that_node(ruleset, tmp_path):
