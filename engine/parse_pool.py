@@ -30,7 +30,7 @@ from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
 from stethoscope.engine.knowledge import load_coverage, load_polarity
 from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
-from stethoscope.facts.lines import line_hosts, normalise, without_block_labels, without_line_labels
+from stethoscope.facts.lines import line_hosts, normalise, run_hosts, without_block_labels, without_line_labels
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget, Hit
 from stethoscope.facts.parsers.unrecognised_text import unread_failures
 from stethoscope.facts.registry import load_fallbacks, load_parsers
@@ -155,6 +155,11 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     bare = without_line_labels(text) if (": " in text[:200] or "| " in text[:200]) else None
     if bare is None and _holds_block_bar(text):  # compose's label on a run of lines only (a table pasted above them)
         bare = without_block_labels(text)
+    if bare is None and wrapped and (run := run_hosts(text)) is not None:  # pdsh's hosts below a launcher's own lines
+        hosts, part = run
+        part = str(normalise(part, uncut=True))
+        if {p.KIND for p in kinds} <= {p.KIND for p in classifier().candidates(part) if p.detect(part)}:
+            return _per_host(art, router, part, hosts)
     labelled = bare is not None  # (None below where the readers read the lines without the label)
     if bare is not None:
         bare = str(normalise(bare, uncut=True))  # (wrappers under it: srun's "0: ", a quote)
@@ -255,15 +260,16 @@ def parse_one(art: Artefact, router=None) -> FileResult:
 def _per_host(art: Artefact, router, bare: str, hosts: list[str | None]) -> FileResult:
     """``art``'s lines (pdsh's label on each, ``bare`` the text without it, ``hosts`` the label of each line) read
     host by host: each host's lines as that host printed them, the others blank (the file's line numbers and the
-    lines as read, which evidence quotes, stay), its node the host's. One result for the file, its row's node the
-    file's."""
+    lines as read, which evidence quotes, stay), its node the host's; the lines of no host (a launcher's own above
+    pdsh's: run_hosts) as the file's node's. One result for the file, its row's node the file's."""
     lines, raw = bare.split("\n"), (art.raw_text if art.raw_text is not None else art.text).split("\n")
     out = FileResult(path=art.path, node=art.node)
     reasons: list[str | None] = []
     out.hosts = list(dict.fromkeys(h for h in hosts if h is not None))
-    for host in out.hosts:
+    own = any(h is None and ln.strip() for h, ln in zip(hosts, lines))
+    for host in out.hosts + ([None] if own else []):
         mine = [h == host for h in hosts]
-        sub = Artefact(path=art.path, text="\n".join(ln if m else "" for ln, m in zip(lines, mine)), node=host,
+        sub = Artefact(path=art.path, text="\n".join(ln if m else "" for ln, m in zip(lines, mine)), node=host or art.node,
                        line_offset=art.line_offset,
                        raw_text="\n".join(ln if m else "" for ln, m in zip(raw, mine)))
         sub._joined = art._joined

@@ -387,11 +387,12 @@ def without_line_labels(text: str) -> str | None:
 # (CONSTRUCTED from the forms above, wild sweep rK6's probe). Each host is its own node: its lines are read apart
 # (engine/parse_pool.py parse_one), so that a finding names the host that printed its line and one host's log is
 # not read as the continuation of another's (a kernel log's timestamps going back read as a reboot). A label that
-# names a kernel device, an interface or a rank on every line ("nvidia-nvswitch0: ", "eth0: ", "rank1: ") is no host.
+# names a kernel device, an interface or a rank on every line ("nvidia-nvswitch0: ", "eth0: ", "rank1: ") is no host;
+# a zero-padded number is a host's ("gpu003: ", hiyouga/LlamaFactory#2470), no index a program prints.
 _PDSH_HOST = re.compile(r"\n([A-Za-z][\w.-]{0,62}\d[\w.-]{0,62}):(?: |(?=\r?\n))")
 _NOT_HOST = re.compile(
     r"(?:rank|local_rank|node_rank|gpu|cuda|device|dev|tp|pp|dp|proc|process|thread|cpu|eth|ib|bond|br|wlan|docker|nvme"
-    r"|nvidia|nvidia-nvswitch|mlx\d)[-_]?\d{1,6}(?:n\d{1,3})?|en[ospx]\w{1,20}|veth\w{1,20}", re.I)
+    r"|nvidia|nvidia-nvswitch|mlx\d)[-_]?(?:0|[1-9]\d{0,5})(?:n\d{1,3})?|en[ospx]\w{1,20}|veth\w{1,20}", re.I)
 
 
 def line_hosts(text: str) -> list[str | None] | None:
@@ -412,6 +413,40 @@ def line_hosts(text: str) -> list[str | None] | None:
     if len(names) < 2 or any(_NOT_HOST.fullmatch(n) for n in names):
         return None
     return hosts
+
+
+# DeepSpeed's multi-node launcher logs its own lines unlabelled, then runs pdsh (deepspeed/launcher/runner.py
+# logger.info(f"cmd = {' '.join(cmd)}"), multinode_runner.py PDSHRunner: "pdsh -S -f 1024 -w host1,host2 ..."), whose
+# hosts' lines follow, each under its host (hiyouga/LlamaFactory#2470, two hosts):
+#   [2024-02-11 22:35:50,101] [INFO] [runner.py:568:main] cmd = pdsh -S -f 1024 -w gpu003,gpu004 ...   (CONSTRUCTED)
+#   gpu003: [2024-02-11 22:36:22,106] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 275125
+#   gpu003: Traceback (most recent call last):
+# pdsh's own complaints stand among them under its own name (src/pdsh/dsh.c: "%p: %S: %s exited with exit code
+# %d", %p "pdsh@" and the local host): "pdsh@gpu003: gpu004: ssh exited with exit code 1".
+_PDSH_OWN = "pdsh@"
+
+
+def run_hosts(text: str) -> tuple[list[str | None], str] | None:
+    """pdsh's host on each line of the one run of labelled lines in ``text`` (None on a blank line and on every line
+    outside the run or pdsh's own), and ``text`` without the labels, line for line; where the run holds three labelled
+    lines or more of two hosts or more, and every non-blank line from its first label to its last carries one or is
+    pdsh's own ("pdsh@host: "); None otherwise (line_hosts' text, labelled throughout, is not asked here)."""
+    lines = text.split("\n")
+    hosts: list[str | None] = [None] * len(lines)
+    first = last = -1
+    for i, line in enumerate(lines):
+        m = _PDSH_HOST.match("\n" + line) if line[:1].isalpha() else None
+        if m is not None:
+            hosts[i] = m[1]
+            first = i if first < 0 else first
+            last = i
+    names = set(hosts) - {None}
+    if len(names) < 2 or sum(h is not None for h in hosts) < 3 or any(_NOT_HOST.fullmatch(n) for n in names):
+        return None
+    if any(hosts[i] is None and lines[i].strip() and not lines[i].startswith(_PDSH_OWN) for i in range(first, last + 1)):
+        return None
+    bare = [ln[len(h) + 1:].removeprefix(" ") if h is not None else ln for ln, h in zip(lines, hosts)]
+    return hosts, "\n".join(bare)
 
 
 # docker compose's label on a run of lines inside a text that holds other lines too: a ticket pastes the

@@ -359,6 +359,50 @@ def test_a_label_that_names_no_host_or_one_host_is_not_split():
     assert [f.node for f in res.facts if f.kind == "xid_event"] == ["n1"] and res.hosts == []
 
 
+# DeepSpeed's launcher over two hosts: its own line unlabelled, then pdsh's hosts' lines (hiyouga/LlamaFactory#2470's
+# lines under their hosts, gpu003 and gpu004; the launcher's "cmd = pdsh ..." line CONSTRUCTED from
+# deepspeed/launcher/runner.py's logger.info(f"cmd = ...") and multinode_runner.py's pdsh command)
+DEEPSPEED_PDSH = (
+    "[2024-02-11 22:35:50,101] [INFO] [runner.py:568:main] cmd = pdsh -S -f 1024 -w gpu003,gpu004 cd /data/vayu/train/LLaMA-Factory; python -u -m deepspeed.launcher.launch src/train_bash.py\n"
+    "gpu003: [2024-02-11 22:36:22,106] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 275125\n"
+    "gpu003: Traceback (most recent call last):\n"
+    "gpu003:   File \"/data/vayu/train/LLaMA-Factory/src/train_bash.py\", line 14, in <module>\n"
+    "gpu003:     main()\n"
+    "gpu004: RuntimeError: [15] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value "
+    "store by key '0', but store->get('0') got error: Connection reset by peer. This may indicate a possible application "
+    "crash on rank 0 or a network set up issue.\n"
+    "pdsh@gpu003: gpu004: ssh exited with exit code 1\n"
+)
+
+
+def test_pdsh_hosts_below_a_launchers_own_lines_are_read_each_as_its_node():
+    """The run of pdsh-labelled lines under DeepSpeed's own unlabelled line is read host by host (run_hosts): the
+    store error names gpu004, where it was printed; the launcher's line and pdsh's own stay the file's node's."""
+    from stethoscope.facts.lines import run_hosts
+
+    hosts, bare = run_hosts(DEEPSPEED_PDSH)
+    assert hosts == [None, "gpu003", "gpu003", "gpu003", "gpu003", "gpu004", None, None]
+    assert bare.split("\n")[5].startswith("RuntimeError: [15] is setting up") and bare.split("\n")[0] == DEEPSPEED_PDSH.split("\n")[0]
+    res = parse_one(Artefact(path="train.log", node="ticket", text=DEEPSPEED_PDSH))
+    lost = [f for f in res.facts if f.kind == "torch_rendezvous_error"]
+    assert {(f.node, f.evidence.line) for f in lost} == {("gpu004", 6)}, [(f.kind, f.node) for f in res.facts]
+    assert res.hosts == ["gpu003", "gpu004"] and res.coverage is not None and res.coverage.node == "ticket"
+
+
+def test_a_labelled_run_broken_by_an_unlabelled_line_or_of_one_host_is_not_split():
+    """run_hosts: an unlabelled line inside the run (not pdsh's own), one host, two labelled lines only, or a device's,
+    an interface's, a rank's label: no split; a zero-padded host (gpu003) is no device index (line_hosts too)."""
+    from stethoscope.facts.lines import line_hosts, run_hosts
+
+    lines = DEEPSPEED_PDSH.split("\n")
+    assert run_hosts("\n".join(lines[:3] + ["a reporter's sentence between them"] + lines[3:])) is None
+    assert run_hosts("\n".join(lines[:5])) is None  # gpu003 alone
+    assert run_hosts("header\nnode01: a\nnode02: b\n") is None  # two labelled lines
+    for a, b in (("gpu0", "gpu1"), ("eth0", "eth1"), ("rank3", "rank12"), ("mlx5_0", "mlx5_1")):
+        assert run_hosts(f"header\n{a}: x\n{b}: y\n{a}: z\n") is None, a
+    assert line_hosts("gpu003: x\ngpu004: y\n") == ["gpu003", "gpu004", None]
+
+
 def test_a_program_s_journal_label_goes_line_by_line():
     """A service's or job's output in the journal (vLLM/SGLang servers, a prolog's nccl-tests)
     reads as its lines do bare, each line on its own; the tags whose readers read the tag (the
