@@ -57,7 +57,7 @@ KIND = "torch_log"
 # one of these is in every match of tl.DETECT
 _DETECT_KEYS = ("ProcessGroupNCCL", "ProcessGroupGloo.cpp:", "Watchdog caught collective operation timeout", "torch", "ChildFailedError",
                 "DistBackendError", "[rank", "Duplicate GPU detected", "NVLink SHARP", "Last error:", "DataLoader worker", ".py:",
-                "NCCL error: ", "NCCL error in: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", "NCCL Error ", "NCCL failure ", " terminated with ", "Detected mismatch between collectives", "NcclError: NCCL_ERROR_", *tl.NCCL_DETAIL_NAMES, *twe.MARKERS, *gloo.MARKERS)
+                "NCCL error: ", "NCCL error in: ", "Failed to initialize NCCL communicator: ", "communicator was aborted", "Unexpected bus error", "Unexpected BUS error", "Caught collective operation timeout", "failed (exitcode: ", " (local_rank: ", " failed: ", "Internal NCCL failure", "Failed, NCCL error ", "NCCL Error ", "NCCL failure ", " terminated with ", "Detected mismatch between collectives", "NcclError: NCCL_ERROR_", *tl.NCCL_DETAIL_NAMES, *twe.MARKERS, *gloo.MARKERS)
 
 # torchrun 1.9-1.10's "Child process N (local_rank R) FAILED (exitcode E)" (tl.NO_ERROR_FILE_CHILD)
 _DETECT_KEYS += (") FAILED (exitcode ", "== ncclSuccess")
@@ -190,7 +190,7 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
         code = int(sp["code"]) if sp["code"] else (-_signal.Signals[sig].value if sig in _signal.Signals.__members__ else None)
         workers.append(dict(line=no, text=line, node=node, local_rank=int(sp["idx"] or sp["ridx"]), rank=None, pid=None, exitcode=code,
                             signal=sig or tl.signal_of(code, None), root_cause=False, from_table=False))
-    elif "Unexpected bus error encountered in worker" in line:
+    elif "Unexpected bus error encountered in worker" in line or "Unexpected BUS error encountered in DataLoader worker" in line:
         if tl.DATALOADER_SHM.search(line) is None:
             return
         b.add(DataLoaderWorkerKilled, no, node=node, text=line, signal="Bus error")

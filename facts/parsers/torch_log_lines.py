@@ -33,6 +33,8 @@ DETECT = re.compile(
     # NCCL's messages as PyTorch forwards them or people paste them (torch_nccl_forwarded)
     r"|^Duplicate GPU detected : rank \d|^Failed to \w+ NVLink SHARP \(NVLS\)|^Last error:"  # at a line start: not NCCL's own WARN line
     r"|DataLoader worker \(pid (?:\d+|[Xx]{2,8}|\.{3}|…)\) is killed by signal: |Unexpected bus error encountered in worker\. "
+    # PaddlePaddle's DataLoader worker, the same SIGBUS in its own words (DATALOADER_SHM below)
+    r"|Unexpected BUS error encountered in DataLoader worker\. "
     # c10d's NCCLComm::getNcclComm on a communicator the watchdog aborted (RuntimeError in 1.x, DistBackendError in 2.x):
     r"|NCCL communicator was aborted (?:on rank \d|after a previous error)"
     # the agent's worker report with its Python logging prefix stripped (facts/lines.py: "ERROR:torch...api:" of 1.9-2.0)
@@ -125,7 +127,7 @@ MARKERS = (
     "Watchdog caught", "timed out in blocking wait", "ast enqueued ", "failed (exitcode: ", ") FAILED (exitcode ",
     "Timeout at collective: ", "collective #", "never joined any collectives", "NCCL error", "Last error:",
     *NCCL_DETAIL_NAMES, "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
-    "Unexpected bus error encountered in worker", " failed: ", "Internal NCCL failure with error ", "NCCL Error ", "NCCL failure ",
+    "Unexpected bus error encountered in worker", "Unexpected BUS error encountered in DataLoader worker", " failed: ", "Internal NCCL failure with error ", "NCCL Error ", "NCCL failure ",
     " terminated with ", "Detected mismatch between collectives on ranks", "NcclError: NCCL_ERROR_", "== ncclSuccess",
 )
 
@@ -134,7 +136,13 @@ MARKERS = (
 # RuntimeError: DataLoader worker (pid 22358) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.
 # the worker's own SIGBUS handler (torch/csrc/DataLoader.cpp, handler_SIGBUS), printed before it dies:
 # ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).   (msr-fiddle/pipedream#28)
-DATALOADER_SHM = re.compile(r"Unexpected bus error encountered in worker\. This might be caused by insufficient shared memory \(shm\)")
+# PaddlePaddle's DataLoader worker, the same handler (paddle/fluid/imperative/data_loader.cc, REGISTER_SIGNAL_HANDLER(SIGBUS,
+# ...): "ERROR: Unexpected BUS error encountered in DataLoader worker. " "This might be caused by insufficient shared memory
+# (shm), " "please check whether use_shared_memory is set and storage space " "in /dev/shm is enough\n"), written to stderr
+# before it re-raises SIGBUS and dies (PaddlePaddle 2.1.2 in the sample below):
+# ERROR: Unexpected BUS error encountered in DataLoader worker. This might be caused by insufficient shared memory (shm), please check whether use_shared_memory is set and storage space in /dev/shm is enough   (PaddlePaddle/PaddleSpeech#790)
+DATALOADER_SHM = re.compile(r"Unexpected (?:bus error encountered in worker|BUS error encountered in DataLoader worker)\. "
+                            r"This might be caused by insufficient shared memory \(shm\)")
 # the pid redacted as people quote the message ("xxx", "XXX", "..."), the line ending at the signal's name (the hint's
 # sentences on lines of their own), as runcomfy.com's LTX-2 /dev/shm page gives it (pt: ltx-2-shm-issue-troubleshooting):
 # DataLoader worker (pid XXX) is killed by signal: Bus error

@@ -456,9 +456,19 @@ def test_dataloader_worker_shm_bus_error():
     assert got == [(1, None, "Bus error"), (2, None, "Bus error"), (3, None, "Bus error"), (5, 325, "Bus error")]
 
 
+def test_dataloader_worker_shm_bus_error_paddle():
+    # PaddlePaddle's worker SIGBUS handler (paddle/fluid/imperative/data_loader.cc), PaddlePaddle/PaddleSpeech#790
+    res = parse_file("paddlespeech790_paddle_dataloader_bus_error_docker.log")
+    assert torch_log.detect((FIX / "paddlespeech790_paddle_dataloader_bus_error_docker.log").read_text())
+    got = [(f.evidence.line, f.pid, f.signal) for f in of(res, "dataloader_worker_killed")]
+    assert got == [(3, None, "Bus error")]
+
+
 @pytest.mark.parametrize("text", [
     "NCCL communicator was created on rank 0",
     "ERROR: Unexpected bus error encountered in the test harness",
+    "ERROR: Unexpected BUS error encountered in DataLoader worker.",  # without the shared-memory sentence
+    "ERROR: Unexpected segmentation fault encountered in DataLoader workers.",  # Paddle's SIGSEGV handler
 ])
 def test_abort_and_shm_near_misses(text):
     res = parse_text(text)
