@@ -449,6 +449,9 @@ class VerbsWarning(Fact):
     # the same output also says a device has no provider: this program's verbs are broken, and a
     # provider it could not load may be the one that device needs
     with_unusable_device: bool = False
+    # the same output also says libibverbs could not open its config directory (/etc/libibverbs.d): it then loads no
+    # provider at all (rdma-core libibverbs/init.c read_config), which is why a device has none
+    with_no_config_dir: bool = False
 
 
 @fact_kind

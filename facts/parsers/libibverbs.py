@@ -23,7 +23,10 @@ meanwhile), ``memlock_limit`` (``RLIMIT_MEMLOCK is N bytes``), ``provider_abi_mi
 not support the kernel ABI of 6 (supports 1 to 1) for device ...``: the installed provider and the kernel driver
 speak different uverbs ABI versions, so the device is left out: a container's rdma-core older or newer than the
 host's kernel driver; ``provider`` the driver name, ``kernel_abi``, ``provider_abi`` the range), or ``other``;
-``with_unusable_device`` when the same output has a ``no userspace device-specific driver`` line.
+``with_unusable_device`` when the same output has a ``no userspace device-specific driver`` line,
+``with_no_config_dir`` when it has a ``couldn't open config directory`` line (rdma-core libibverbs/init.c
+read_config: ``fprintf(stderr, PFX "Warning: couldn't open config directory '%s'.\n", IBV_CONFIG_DIR)``, then it
+returns without a driver name, so no provider is loaded and every device is left without one).
 librdmacm's start-up lines (any program linking it: Open MPI's openib, libfabric's verbs provider, rping)
 are read too: ``couldn't read ABI version.`` (with its ``assuming: 4``) is ``rdmacm_abi_unreadable``
 (/sys/class/misc/rdma_cm/abi_version absent: the rdma_ucm module not loaded, or no RDMA stack),
@@ -78,6 +81,7 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     unusable = "no userspace device-specific driver found" in artefact.text
+    no_config = "couldn't open config directory" in artefact.text
     for n, m in iter_matches(_LINE, artefact):
         msg = m["msg"]
         result.lines_used += 1
@@ -96,14 +100,15 @@ def parse(artefact: Artefact) -> ParseResult:
         elif p := _MEMLOCK.match(msg):
             fields = {"what": "memlock_limit", "memlock_bytes": int(p["bytes"])}
             fb.add(ResourceLimit, n, resource="memlock", value=p["bytes"], limit_bytes=int(p["bytes"]), source="libibverbs")
-        fb.add(VerbsWarning, n, message=msg, with_unusable_device=unusable, **fields)
+        fb.add(VerbsWarning, n, message=msg, with_unusable_device=unusable, with_no_config_dir=no_config, **fields)
     if "librdmacm: " in artefact.text or "CMA: unable" in artefact.text:
         for n, m in iter_matches(_RDMACM, artefact):
             result.lines_used += 1
             if m["assume"]:
                 continue  # the version it goes on with, after "couldn't read ABI version."
             what = "rdmacm_abi_unreadable" if m["abi"] else "rdmacm_no_device_list"
-            fb.add(VerbsWarning, n, what=what, message=(m["abi"] or m["list"]), with_unusable_device=unusable)
+            fb.add(VerbsWarning, n, what=what, message=(m["abi"] or m["list"]), with_unusable_device=unusable,
+                   with_no_config_dir=no_config)
     return result
 
 

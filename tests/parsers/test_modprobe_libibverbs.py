@@ -80,6 +80,18 @@ def test_libibverbs_unused_provider_and_device_without_provider() -> None:
     broken = (FIX / "libibverbs" / "rxe_dev48_no_provider_for_uverbs0.txt").read_text()
     whats = [(f.what, f.with_unusable_device) for f in libibverbs.parse(Artefact(path="b.txt", text=broken)).facts]
     assert whats == [("provider_not_loaded", True), ("no_provider_for_device", True)]
+    assert not any(f.with_no_config_dir for f in libibverbs.parse(Artefact(path="b.txt", text=broken)).facts)
+
+
+def test_libibverbs_no_config_dir_then_no_provider() -> None:
+    """rdma-core libibverbs/init.c read_config: no /etc/libibverbs.d, no provider loaded, every device without one
+    (PaddlePaddle/PaddleSpeech#2310, in a container)."""
+    text = (FIX / "libibverbs" / "paddlespeech2310_no_config_dir_no_provider_docker.txt").read_text()
+    facts = libibverbs.parse(Artefact(path="c.txt", text=text)).facts
+    assert [(f.evidence.line, f.what, f.device, f.with_unusable_device, f.with_no_config_dir) for f in facts] == [
+        (1, "no_config_dir", None, True, True),
+        (2, "no_provider_for_device", "/sys/class/infiniband_verbs/uverbs1", True, True),
+        (3, "no_provider_for_device", "/sys/class/infiniband_verbs/uverbs0", True, True)]
 
 
 def test_libibverbs_provider_abi_mismatch() -> None:
