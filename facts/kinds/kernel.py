@@ -418,6 +418,10 @@ class HostKernelFault(KernelLineFact):
     #: hung task: the network file system its call trace waits in (nfs, lustre, gpfs, ceph, cifs, fuse, beegfs)
     waits_on: str | None = None
     on_shared_fs: bool = False  # waits_on is set: the stall is the file system's, read by its own rule
+    #: a crash (panic, kernel BUG, oops): the function the faulting instruction was in and its module when
+    #: the report's RIP / pc / NIP line names them ("esw_port_metadata_get", "mlx5_core"; None for the core kernel)
+    in_function: str | None = None
+    in_module: str | None = None
     message: str
 
 

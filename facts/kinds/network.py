@@ -566,6 +566,34 @@ class Mlx5HealthEvent(Fact):
 
 
 @fact_kind
+class Mlx5SlotPowerInsufficient(Fact):
+    """``mlx5_core 0000:5c:00.0: mlx5_pcie_event:299:(pid 268269): Detected insufficient power on the
+    PCIe slot (27W).``: the ConnectX firmware read the power its PCIe slot advertises (the MPEIN
+    register) and found it below what the card needs at full function (events.c mlx5_pcie_event)."""
+
+    kind: Literal["mlx5_slot_power_insufficient"] = "mlx5_slot_power_insufficient"
+    pci_bus_id: str
+    watts: int  # the slot power the firmware read: "(27W)"
+    message: str
+
+
+@fact_kind
+class NicToolAccessFailed(Fact):
+    """``FATAL - crspace read (0xf0014) failed: No such file or directory``: a firmware tool of MFT or
+    mstflint (flint, mlxconfig, mstconfig, mlxlink, ...) could not read the NIC's device id from its
+    configuration space through the access path it opened (dev_mgt/tools_dev_types.c dm_get_device_id)."""
+
+    kind: Literal["nic_tool_access_failed"] = "nic_tool_access_failed"
+    error: str  # strerror(errno): "No such file or directory", "Invalid argument", "Input/output error"
+    #: the error says the tool's access path failed (no such file, not permitted, invalid argument, not supported),
+    #: not that the device failed to answer (an I/O error, no such device, anything else)
+    access_path: bool
+    device: str | None = None  # the device the tool was given (-d), where the text names it: "0000:18:00.0"
+    tool: str | None = None  # "mstconfig", "mlxconfig", "flint", ... where the text names it
+    message: str
+
+
+@fact_kind
 class KernelIbCompletionError(Fact):
     """``infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 12, Message: transport
     retry counter exceeded``: an RDMA work request of a kernel user (NVMe-oF, iSER, SRP, NFS over

@@ -202,6 +202,36 @@ _OOPS = re.compile(
 # (within _DIE_AFTER lines: #PF, PGD, arm64's abort decode) it only details that line's oops.
 _DIE = re.compile(r"(?:Oops: |Internal error: )?(?P<what>[A-Za-z][^:\[\]\n]{0,120}?): [0-9a-f]{4,16} \[#\d+\]")
 _DIE_AFTER = 20
+# Where a crash happened: the report's instruction pointer, printed with %pS ("<function>+0x<off>/0x<size>[ [<module>]]"):
+#   x86 show_ip(): "%sRIP: %04x:%pS\n"; before 4.x "RIP: %04x:[<%016lx>] " then printk_address's "[<%p>] %pS", the
+#   closing " RIP  [<%016lx>] %pS", and show_fault_oops()'s "IP:" + printk_address right after the "BUG: unable to
+#   handle ..." line; arm64 __show_regs(): "pc : %pS\n"; powerpc show_regs(): "NIP [%lx] %pS\n"
+# RIP: 0010:esw_port_metadata_get+0x19/0x30 [mlx5_core]                          (siderolabs/talos#8624, a Talos console)
+# [Fri Feb  3 15:17:22 2023] RIP: 0010:i40e_setup_tx_descriptors+0x7/0xb0 [i40e]  (ntop/PF_RING#856)
+# [73727.941157] IP: [<ffffffff813a9e68>] mptcp_reqsk_find_tk+0x1c/0x27           (multipath-tcp/mptcp#30, 3.11)
+# pc : mlx5_ib_create_qp+0x1c/0x1a0 [mlx5_ib]
+# A user-mode RIP ("RIP: 0033:0x7f54981d03fd", Aquantia/AQtion#32) has no symbol and is not read.
+_CRASH_IP = re.compile(
+    r"(?:\bRIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\b(?:RIP +|IP: )\[<[0-9a-f]+>\] |(?<![\w-])pc : "
+    r"|\bNIP +\[[0-9a-f]+\] )"
+    r"(?P<fn>[A-Za-z_][\w.]{0,120})\+0x[0-9a-f]{1,16}/0x[0-9a-f]{1,16}(?: \[(?P<mod>[\w-]{1,60})\])?")
+_CRASH_IP_SPAN = 80  # lines between an oops' opening line and its RIP (the trap decode, registers) or a panic's RIP and it
+_REPORT_END = "---[ end trace"
+
+
+def _crash_ip(lines: list[str], ln: int, event: str) -> dict:
+    """The function (and module) the crash opened or closed at line ``ln`` (1-based) happened in: an oops' or
+    kernel BUG's RIP follows its opening line, before the report's end; a panic's precedes it (the oops it ends)."""
+    if event == "panic":
+        window = reversed(_before(lines, ln, _CRASH_IP_SPAN))
+    else:
+        window = (line for line in lines[ln:ln + _CRASH_IP_SPAN])
+    for line in window:
+        if (m := _CRASH_IP.search(line)) is not None:
+            return {"in_function": m["fn"], "in_module": m["mod"]}
+        if event != "panic" and _REPORT_END in line:
+            break
+    return {}
 _OOPS_OPENERS = ("BUG: ", "kernel BUG at ", "Kernel BUG at ", "Unable to handle kernel ")
 # python[12345]: segfault at 0 ip 00007f3a2c0a1b2c sp 00007ffd1c2b3a40 error 4 in libc.so.6[7f3a2c000000+195000]
 # pt_main_thread[4321]: segfault at 18 ip 00007f0e8c3f2a10 sp 00007ffc2e1d8a80 error 4 in libcuda.so.535.129.03[7f2a10,7f0e8bc00000+1a9d000] likely on CPU 7 (core 3, socket 0)
@@ -359,6 +389,8 @@ def _fault(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]) ->
         event, fields = "oops", {}
     else:
         return False
+    if event not in _HANG:
+        fields.update(_crash_ip(lines, ln, event))
     b.add(HostKernelFault, ln, event=event, hang=event in _HANG, message=msg, **fields, **common)
     return True
 

@@ -62,6 +62,15 @@ An HCA the driver could not bring up at all (the kernel's driver core, drivers/b
 
 is a ``mlx5_health_event`` of event ``probe_failed`` (not ``fatal``: no health poller ran on it):
 the device has no RDMA or network interface, so ibstat, ibv_devices and NCCL never list it.
+
+The firmware's reading of the power its PCIe slot advertises (events.c mlx5_pcie_event, on the
+PCI power change event and at load; leptonai/gpud#348, dmesg -T through syslog's ``host kernel: ``)::
+
+    [Sun Dec  1 14:54:40 2024] ny2g1r12hh2 kernel: mlx5_core 0000:5c:00.0: mlx5_pcie_event:299:(pid 268269): Detected insufficient power on the PCIe slot (27W).
+
+is a ``mlx5_slot_power_insufficient`` with the watts read. Its two siblings, ``PCIe slot advertised
+sufficient power (%uW).`` and ``PCIe slot power capability was not advertised.`` (info level), are
+left unread: neither is a fault, and neither is evidence that the NIC works.
 """
 from __future__ import annotations
 
@@ -70,7 +79,7 @@ import re
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.kinds.kernel import NetdevTxTimeout
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
-    KernelIbCompletionError, Mlx5CmdFailed, Mlx5HealthEvent,
+    KernelIbCompletionError, Mlx5CmdFailed, Mlx5HealthEvent, Mlx5SlotPowerInsufficient,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 
@@ -122,6 +131,13 @@ _PROBE = re.compile(
     rf"\bmlx5_core(?:: probe of (?P<bdf>{_ADDR}) failed| (?P<bdf2>{_ADDR}): probe with driver mlx5_core failed)"
     r" with error (?P<err>-?\d{1,4})\b"
 )
+# events.c mlx5_pcie_event (mlx5_core_warn_rl, so "func:line:(pid N): " before it):
+#   "Detected insufficient power on the PCIe slot (%uW).\n"   (MLX5_PCI_POWER_INSUFFICIENT_REPORTED;
+#   the info-level "PCIe slot advertised sufficient power (%uW).\n" and "PCIe slot power capability was
+#   not advertised.\n" are not read)
+# mlx5_core 0000:5c:00.0: mlx5_pcie_event:299:(pid 268269): Detected insufficient power on the PCIe slot (27W).   (leptonai/gpud#348)
+_SLOT_POWER = re.compile(
+    r"mlx5_core " + _BDF + r": (?:\w+:\d+:\(pid \d+\): )?Detected insufficient power on the PCIe slot \((?P<watts>\d{1,4})W\)")
 # infiniband mlx5_4: mlx5_handle_error_cqe:332:(pid 0): WC error: 4, Message: local protection error
 # infiniband rocep8s0f0: dump_cqe:277:(pid 0): WC error: 6, Message: memory bind operation error
 #   cq.c: mlx5_ib_warn(dev, "WC error: %d, Message: %s\n", wc->status, ib_wc_status_msg(wc->status))
@@ -180,6 +196,8 @@ def detect(head: str) -> bool:
         return True
     if "mlx5_core" in head and "probe" in head and _PROBE.search(head):
         return True
+    if "mlx5_core " in head and "insufficient power on the PCIe" in head and _SLOT_POWER.search(head):
+        return True
     return "WC error: " in head and bool(_WC.search(head))
 
 
@@ -202,6 +220,10 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.error(n, f"mlx5_core: unreadable PCI address {m['bdf'] or m['bdf2']!r}")
             continue
         fb.add(Mlx5HealthEvent, n, node=_node(artefact, line), pci_bus_id=bus, event="probe_failed", fatal=False,
+               message=line[m.start():].strip())
+        result.lines_used += 1
+    for n, line, m, bus in _device_lines(_SLOT_POWER, artefact, fb):
+        fb.add(Mlx5SlotPowerInsufficient, n, node=_node(artefact, line), pci_bus_id=bus, watts=int(m["watts"]),
                message=line[m.start():].strip())
         result.lines_used += 1
     for n, line, m, bus in _device_lines(_CMD, artefact, fb):
@@ -292,4 +314,4 @@ def _error_cqes(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> Non
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_CMD, _HEALTH, _WC, _CMD_TIMEOUT, _TX_TIMEOUT, _ERR_CQE, _PROBE)
+SIGNATURES = (_CMD, _HEALTH, _WC, _CMD_TIMEOUT, _TX_TIMEOUT, _ERR_CQE, _PROBE, _SLOT_POWER)

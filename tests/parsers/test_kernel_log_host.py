@@ -229,3 +229,18 @@ def test_ena_trigger_reset_is_read_with_its_reason_only():
     assert alone.facts == []
     other = kernel_log.parse(Artefact(path="k.log", text=two.replace("eth0: Trigger", "eth1: Trigger"), node="n1"))
     assert [f.kind for f in other.facts] == ["nic_keep_alive_timeout"]
+
+
+def test_mlx5_insufficient_slot_power_is_read_and_its_info_siblings_are_not():
+    # leptonai/gpud#348 (dmesg -T through syslog, in a comment's quote); events.c mlx5_pcie_event's warn-level form
+    (p,) = mlx5_core_log.parse(Artefact(path="m.log", text=(FIX / "mlx5_core_log" / "gpud348_insufficient_slot_power.log").read_text(),
+                                        node="n1")).facts
+    assert (p.kind, p.pci_bus_id, p.watts, p.evidence.line) == ("mlx5_slot_power_insufficient", "0000:5c:00.0", 27, 1)
+    assert p.message.endswith("Detected insufficient power on the PCIe slot (27W).")
+    # the info-level siblings are no fault and not read: geerlingguy/arm-nas#16's healthy probe, and the third
+    # status CONSTRUCTED from events.c's format string; another driver's device is not mlx5_core's
+    for line in ("[   11.097626] mlx5_core 0004:01:00.0: mlx5_pcie_event:294:(pid 542): PCIe slot advertised sufficient power (75W).",
+                 "mlx5_core 0000:3b:00.0: mlx5_pcie_event:299:(pid 0): PCIe slot power capability was not advertised.",
+                 "nvme 0000:5c:00.0: Detected insufficient power on the PCIe slot (27W)."):
+        assert not mlx5_core_log.detect(line + "\n")
+        assert mlx5_core_log.parse(Artefact(path="m.log", text=line + "\n", node="n1")).facts == []

@@ -4,10 +4,14 @@ misses of the same subsystems that must stay unread, and the OOM killer's "invok
 as part of the kill that follows it."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from stethoscope.facts.parsers import kernel_log, mlx5_core_log
 from stethoscope.facts.parsers.base import Artefact
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts"
 
 PREFIXES = ("", "[12345.678901] ", "[Tue Dec  1 10:00:01 2026] ", "Dec  1 10:00:01 node1 kernel: ",
             "2026-12-01T10:00:01+0000 node1 kernel: ")
@@ -350,3 +354,45 @@ def test_real_nfs_stall_and_recovery_linux_surface_1494_and_openzfs_15734():
 def test_nfs_stall_not_recovered(text):
     (f,) = [f for f in _facts(text) if f.kind == "shared_fs_error"]
     assert f.recovered is False
+
+
+def test_a_panic_names_the_function_and_module_of_its_rip():
+    # siderolabs/talos#8624: mlx5_core's probe crashed in esw_port_metadata_get; the paste starts inside the trace
+    text = (FIX / "kernel_log" / "talos8624_mlx5_core_probe_panic.log").read_text()
+    (f,) = [f for f in kernel_log.parse(Artefact(path="k.log", text=text, node="n1")).facts if f.kind == "host_kernel_fault"]
+    assert (f.event, f.in_function, f.in_module, f.evidence.line) == ("panic", "esw_port_metadata_get", "mlx5_core", 27)
+
+
+CRASH_IP_REPORTS = [
+    # ntop/PF_RING#856 (dmesg -T, 5.10): the oops' RIP follows its opening line, in a module
+    ("[Fri Feb  3 15:17:22 2023] BUG: kernel NULL pointer dereference, address: 0000000000000010\n"
+     "[Fri Feb  3 15:17:22 2023] #PF: supervisor read access in kernel mode\n"
+     "[Fri Feb  3 15:17:22 2023] #PF: error_code(0x0000) - not-present page\n"
+     "[Fri Feb  3 15:17:22 2023] PGD 0 P4D 0\n"
+     "[Fri Feb  3 15:17:22 2023] Oops: 0000 [#1] SMP NOPTI\n"
+     "[Fri Feb  3 15:17:22 2023] CPU: 16 PID: 849 Comm: connmand Tainted: G           OE     5.10.0-16-amd64 #1 Debian 5.10.127-2\n"
+     "[Fri Feb  3 15:17:22 2023] Hardware name: Dell Inc. PowerEdge R7525/0YHMCJ, BIOS 2.9.3 08/05/2022\n"
+     "[Fri Feb  3 15:17:22 2023] RIP: 0010:i40e_setup_tx_descriptors+0x7/0xb0 [i40e]\n",
+     "i40e_setup_tx_descriptors", "i40e"),
+    # multipath-tcp/mptcp#30 (3.11): show_fault_oops' "IP: [<...>] <symbol>" right after the BUG line, in the core kernel
+    ("[73727.941121] BUG: unable to handle kernel NULL pointer dereference at 0000000000000014\n"
+     "[73727.941157] IP: [<ffffffff813a9e68>] mptcp_reqsk_find_tk+0x1c/0x27\n"
+     "[73727.941186] PGD 0 \n"
+     "[73727.941199] Oops: 0000 [#1] SMP \n",
+     "mptcp_reqsk_find_tk", None),
+]
+
+
+@pytest.mark.parametrize("text, function, module", CRASH_IP_REPORTS)
+def test_an_oops_names_the_function_and_module_of_its_rip(text, function, module):
+    (f,) = kernel_log.parse(Artefact(path="k.log", text=text, node="n1")).facts
+    assert (f.kind, f.event, f.in_function, f.in_module, f.evidence.line) == ("host_kernel_fault", "oops", function, module, 1)
+
+
+def test_a_user_mode_rip_or_a_hang_names_no_crash_site():
+    from stethoscope.facts.parsers.kernel_log_host_os import _CRASH_IP
+    # Aquantia/AQtion#32: the user-mode frame of a syscall (cs 0033) has an address, no symbol
+    assert _CRASH_IP.search("lis 16 19:01:53 r6 kernel: RIP: 0033:0x7f54981d03fd") is None
+    # an oops whose report has no RIP line within it names nothing (NVIDIA/open-gpu-kernel-modules#276's opening lines)
+    (f,) = kernel_log.parse(Artefact(path="k.log", text=OOPS_REPORTS[0], node="n1")).facts
+    assert (f.in_function, f.in_module) == (None, None)
