@@ -63,6 +63,12 @@ Wrappers, each with a real sample:
 
 - Docker's json-file log lines (``/var/lib/docker/containers/*/*-json.log``): the line is the
   ``log`` string, unescaped: ``{"log":"NCCL WARN ...\n","stream":"stderr","time":"..."}``
+- one JSON record a line as the journal and log shippers export them: ``journalctl -o json`` (the line is the
+  record's ``MESSAGE``) and Filebeat's / Logstash's Elastic Common Schema document (``@timestamp``, the line in
+  ``message``)::
+
+      {"__REALTIME_TIMESTAMP":"1655046591494032","__CURSOR":"s=...","MESSAGE":"Invalid user ark from 43.154.144.211 port 42608","_BOOT_ID":"..."}
+      {"@timestamp":"2023-06-06T04:48:11.735Z","log":{"offset":71770,"file":{"path":"/var/log/auth.log"}},"message":"foobar"}
 - ``kubectl logs --prefix``: ``[pod/trainer-worker-0/pytorch] ...``
 - Ray's actor tag, possibly nested (vLLM's engine core around a Ray worker)::
 
@@ -184,6 +190,26 @@ _GH_RUN_LOG = re.compile(r"\n[^\t\n]+\t[^\t\n]+\t(?=\d{4}-\d\d-\d\dT\d\d:\d\d:\d
 _GHA_TAG = re.compile(r"\n##\[(?:error|warning|notice|debug|section|command|group|endgroup)\]")
 # {"log":"node1:1633:1633 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1\u003c0\u003e\n","stream":"stderr","time":"2024-05-01T10:00:00.123456789Z"}
 _DOCKER_JSON = re.compile(r'\n\{"log":"(?P<body>(?:[^"\\\n]|\\.)*)","stream":"(?:stdout|stderr)","time":"[^"\n]*"\}[ \t]*(?=\n)')
+# One JSON record a line whose message is a log line, as the journal and log shippers export them (issue 11, round
+# rL3: bench/plant_prefix_probe.py's journal_json and filebeat_json; the bare lines read, wrapped they were not: Fabric
+# rows and nccl-tests rows in Filebeat's records beside a healthy capture read HEALTHY):
+# journalctl -o json (systemd src/shared/logs-show.c output_json: __CURSOR, __REALTIME_TIMESTAMP, __MONOTONIC_TIMESTAMP,
+# _BOOT_ID, __SEQNUM and the entry's fields, put in a hashmap and written in its order, so any field may come first; the
+# line in MESSAGE, a string unless it is 4096 bytes or more (null), not printable (an array of bytes) or given twice (an
+# array): those are kept as they are). Real records: the first as systemd writes them now (the search index's file
+# 26140624753, a Rust reader of "journalctl -o json --output-fields=UNIT,MESSAGE,__REALTIME_TIMESTAMP"), the second
+# as it wrote them before, blanks around the colons (DigitalOcean's journalctl tutorial, "journalctl -b -u nginx -o json"):
+# {"__REALTIME_TIMESTAMP":"1655046591494032","_SOURCE_REALTIME_TIMESTAMP":"1655046591493997","__CURSOR":"s=5726468a2162439e9e18a191202b1a7b;i=28e9c;b=e8ee305cff53408da12356a3876792ba;m=370bd562e;t=5e141902c3790;x=ec3c36f10424aa47","__MONOTONIC_TIMESTAMP":"14776358446","MESSAGE":"Invalid user ark from 43.154.144.211 port 42608","_BOOT_ID":"e8ee305cff53408da12356a3876792ba"}
+# { "__CURSOR" : "s=13a21661cf4948289c63075db6c25c00;i=116f1;b=81b58db8fd9046ab9f847ddb82a2fa2d;m=19f0daa;t=50e33c33587ae;x=e307daadb4858635", "__REALTIME_TIMESTAMP" : "1422990364739502", ...
+# Filebeat's document (the Elastic Common Schema: "@timestamp", the line in "message"), as an Elasticsearch export or
+# bulk request holds it (the search index's file 7263426428, VictoriaLogs' Elasticsearch bulk-request test, a Filebeat
+# 8.8.0 index's records; the message may come first):
+# {"@timestamp":"2023-06-06T04:48:11.735Z","log":{"offset":71770,"file":{"path":"/var/log/auth.log"}},"message":"foobar"}
+# {"message":"xyz","@timestamp":"2023-06-06T04:48:13.735Z","x":"y"}
+# The record must parse as JSON and hold the timestamp key of its form (__REALTIME_TIMESTAMP, which journalctl always
+# writes; "@timestamp") and its message as a string: another program's JSON line (an event, a flight recorder's
+# record, a journal entry's field list without the time) is kept.
+_JSON_RECORD = re.compile(r'\n(?P<rec>\{ ?"(?:[A-Z_][A-Z0-9_]{0,63}|@timestamp|message)" ?: ?[^\n]*\})[ \t]*(?=\r?\n)')
 # [pod/trainer-worker-0/pytorch] node1:1633:1633 [0] NCCL INFO ...      (kubectl logs --prefix)
 _KUBECTL = re.compile(r"\n\[pod/[\w.-]+/[\w.-]+\] ?")
 # (RayWorkerWrapper pid=581, ip=10.225.128.18) k8s17:581:581 [0] NCCL INFO P2P Chunksize set to 131072
@@ -518,7 +544,7 @@ _GATES = ("`", ">", '"', "\u201c", "<std", ">1 ", ": ", "Z ", '{"log":', "[pod/"
           "##[")
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
-    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+(?:,\d+)?\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\[pod/|\([\w. =():/-]*pid=\d"
+    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+(?:,\d+)?\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\{ ?\"(?:[A-Z_]|@timestamp|message)|\[pod/|\([\w. =():/-]*pid=\d"
     r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|(?:DEFAULT|NOTICE|ALERT|EMERGENCY)[ \t]+\d{4}-"
     r"|[ \t]{1,4}\|[ \t]|<\d{1,3}>1 |" + _MONOTONIC + r"[\w.@/-]+\[\d+\]:|##\[|[^\t\n]+\t[^\t\n]+\t\d{4}-\d\d-\d\dT|" + _LABEL + ")"
 )
@@ -898,6 +924,8 @@ def _strip(text: str, plain: bool = False) -> str:
         before = out
         if '{"log":' in out:
             out = _DOCKER_JSON.sub(_docker_json, out)
+        if '"__REALTIME_TIMESTAMP"' in out or '"@timestamp"' in out:
+            out = _JSON_RECORD.sub(_json_record, out)
         if _INDENTED.match(out):
             out = _dedent(out)
         if "\n>" in out or "\n " in out or "\n\t" in out:
@@ -990,6 +1018,20 @@ def _docker_json(m: re.Match[str]) -> str:
     except ValueError:
         return m[0]
     # the line's own newline goes; one inside it (never written by Docker) would shift the lines after
+    return "\n" + line.rstrip("\r\n").replace("\r", " ").replace("\n", " ")
+
+
+def _json_record(m: re.Match[str]) -> str:
+    try:
+        record = json.loads(m["rec"])
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth: no record of these forms
+        return m[0]
+    if not isinstance(record, dict):
+        return m[0]
+    line = record.get("MESSAGE") if "__REALTIME_TIMESTAMP" in record else record.get("message") if "@timestamp" in record else None
+    if not isinstance(line, str):
+        return m[0]
+    # one line for one line: a message of several lines (a traceback sent as one entry) is read as one
     return "\n" + line.rstrip("\r\n").replace("\r", " ").replace("\n", " ")
 
 

@@ -220,6 +220,58 @@ def test_an_nccl_warn_behind_a_viewer_s_prefix_is_read(prefix):
     assert warns and warns[0].evidence.text == prefix + line
 
 
+# issue 11 (round rL3): one JSON record a line, as the journal and log shippers export them; real records
+JSON_RECORDS = [
+    # journalctl -o json as systemd writes it now (fields in its hashmap's order; the search index's file 26140624753)
+    ('{"__REALTIME_TIMESTAMP":"1655046591494032","_SOURCE_REALTIME_TIMESTAMP":"1655046591493997","__CURSOR":"s=5726468a2162439e9e18a191202b1a7b;i=28e9c;b=e8ee305cff53408da12356a3876792ba;m=370bd562e;t=5e141902c3790;x=ec3c36f10424aa47","__MONOTONIC_TIMESTAMP":"14776358446","MESSAGE":"Invalid user ark from 43.154.144.211 port 42608","_BOOT_ID":"e8ee305cff53408da12356a3876792ba"}',
+     "Invalid user ark from 43.154.144.211 port 42608"),
+    # journalctl -o json as older systemd wrote it, blanks around the colons (CONSTRUCTED end: DigitalOcean's tutorial
+    # cuts its record after _GID; the message a real NCCL WARN, NVIDIA/nccl-tests#276's)
+    ('{ "__CURSOR" : "s=13a21661cf4948289c63075db6c25c00;i=116f1;b=81b58db8fd9046ab9f847ddb82a2fa2d;m=19f0daa;t=50e33c33587ae;x=e307daadb4858635", "__REALTIME_TIMESTAMP" : "1422990364739502", "__MONOTONIC_TIMESTAMP" : "27200938", "_BOOT_ID" : "81b58db8fd9046ab9f847ddb82a2fa2d", "PRIORITY" : "6", "_UID" : "0", "_GID" : "0", "MESSAGE" : "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 \'unknown error" }',
+     "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error"),
+    # Filebeat's documents in an Elasticsearch bulk request (the search index's file 7263426428), the message first in one
+    ('{"@timestamp":"2023-06-06T04:48:11.735Z","log":{"offset":71770,"file":{"path":"/var/log/auth.log"}},"message":"foobar"}',
+     "foobar"),
+    ('{"message":"xyz","@timestamp":"2023-06-06T04:48:13.735Z","x":"y"}', "xyz"),
+]
+
+
+def test_a_journal_or_log_shipper_json_record_is_read_as_its_message():
+    for raw, want in JSON_RECORDS:
+        assert normalise(raw) == want, raw
+    text = "\n".join(r for r, _ in JSON_RECORDS) + "\n"
+    assert normalise(text).split("\n") == [w for _, w in JSON_RECORDS] + [""]
+    # a message of several lines (a traceback sent as one entry) stays one line; a Windows line end stays
+    assert normalise('{"@timestamp":"x","message":"Traceback:\\n  File \\"a.py\\""}\r\nnext') == 'Traceback:   File "a.py"\r\nnext'
+
+
+@pytest.mark.parametrize("raw", [
+    # no timestamp key of either form: another program's JSON (an event, a journal entry's fields without the time)
+    '{"MESSAGE":"NCCL WARN x"}',
+    '{"level":"error","msg":"x"}',
+    '{"event": "Test warn", "level": "warning", "gpu": "GPU-64c6592e"}',
+    # the timestamp without a message string: a message too long (null), not printable (bytes), given twice, none
+    '{"__REALTIME_TIMESTAMP":"1422990364739502","MESSAGE":null}',
+    '{"__REALTIME_TIMESTAMP":"1422990364739502","MESSAGE":[78,67,67,76]}',
+    '{"@timestamp":"2023-06-06T04:48:11.735Z","status":200}',
+    # cut short (no closing brace), or not JSON, or a record inside a line
+    '{"@timestamp":"2023-06-06T04:48:11.735Z","message":"foo',
+    '{"@timestamp":"2023-06-06T04:48:11.735Z","message":"a" "b"}',
+    'shipped {"@timestamp":"2023-06-06T04:48:11.735Z","message":"foobar"}',
+    # nested past json's depth (a hostile line): kept, no traceback
+    '{"@timestamp":' + "[" * 100000 + "]" * 100000 + ', "message": "x"}',
+])
+def test_json_records_that_are_no_exported_log_line_are_kept(raw):
+    assert normalise(raw) == raw
+
+
+@pytest.mark.parametrize("raw, want", JSON_RECORDS[1:2])
+def test_an_nccl_warn_in_a_json_record_is_read_with_the_record_as_evidence(raw, want):
+    res = parse_one(Artefact(path="journal.json", text=raw + "\n"))
+    warns = [f for f in res.facts if f.kind == "nccl_warn"]
+    assert warns and warns[0].evidence.text == raw
+
+
 def test_a_common_margin_goes_and_the_text_keeps_its_own_indentation():
     """aws/aws-k8s-tester#464: an mpirun-tagged log pasted indented; srun -l and a CRI stamp keep
     the indentation of ibstatus' fields (a line's own structure)."""

@@ -7,6 +7,7 @@ line nobody parsed, an empty capture, a node with nothing that checks its GPUs, 
 short, a GPU nvidia-smi could not read. Every one of them said HEALTHY before. The near misses
 at the end are healthy runs with lines that look alarming and are not.
 """
+import json
 import re
 import shutil
 import tarfile
@@ -529,6 +530,39 @@ def test_a_listing_whose_rows_were_not_read_is_no_evidence_of_health(ruleset, tm
         assert rep.verdict == want, (rep.reason, [f.summary for f in rep.findings])
         if want == "inconclusive":
             assert "recognised but not read" in rep.reason and "kubectl_pods" in rep.reason, rep.reason
+
+
+def _filebeat(line: str, i: int) -> str:
+    # Filebeat's ECS document (a real one: {"@timestamp":"2023-06-06T04:48:11.735Z","log":{"offset":71770,"file":
+    # {"path":"/var/log/auth.log"}},"message":"foobar"}, the search index's file 7263426428), CONSTRUCTED around a line
+    return json.dumps({"@timestamp": f"2026-12-05T11:22:0{i}.735Z", "log": {"offset": 71770 + 200 * i, "file": {
+        "path": "/var/log/trainer.log"}}, "message": line}, separators=(",", ":"))
+
+
+def _journal(line: str, i: int) -> str:
+    # journalctl -o json's record (systemd logs-show.c output_json; fields in its hashmap's order), CONSTRUCTED around a line
+    return json.dumps({"__REALTIME_TIMESTAMP": f"176493361{i}494032", "_BOOT_ID": "e8ee305cff53408da12356a3876792ba",
+                       "__CURSOR": f"s=5726468a2162439e9e18a191202b1a7b;i=28e9{i}", "__MONOTONIC_TIMESTAMP": "14776358446",
+                       "SYSLOG_IDENTIFIER": "nvidia-smi", "_HOSTNAME": "gpu-node-7", "MESSAGE": line}, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("layout", ["own_file", "same_file"])
+@pytest.mark.parametrize("wrap", [_filebeat, _journal], ids=["filebeat", "journal"])
+def test_lines_a_journal_or_log_shipper_exported_as_json_records_read_as_bare(ruleset, tmp_path, layout, wrap):
+    """Wild sweep L3 (bench/plant_prefix_probe.py, prefix filebeat_json): harvest 800's real Fabric rows (Azure/
+    azhpc-images#506: 'Status : Insufficient Resources', 'CliqueId : 0') in Filebeat's JSON records beside a healthy
+    nvidia-smi -q read HEALTHY: the file was 'uninformative' (no reader knew JSON records, no line named an error or a
+    GPU term) and counted for nothing; in journalctl -o json's records the same rows read inconclusive, not read. Now
+    facts/lines.py takes each record's message as its line: the verdict is the bare rows' own, never HEALTHY."""
+    rows = (next((ROOT / "fixtures" / "harvest" / "cases").glob("800-*/nvidia-smi-q.txt")).read_text()
+            .splitlines()[2:4])
+    wrapped = "".join(wrap(ln, i) + "\n" for i, ln in enumerate(rows))
+    verdicts = []
+    for text in (wrapped, "".join(ln + "\n" for ln in rows)):
+        rep = diagnose_bundle(_plant(tmp_path / str(len(verdicts)), layout, "shipped.log", text), ruleset, jobs=1)
+        verdicts.append((rep.verdict, rep.reason))
+    assert verdicts[0] == verdicts[1], verdicts
+    assert verdicts[0][0] != "healthy", verdicts
 
 
 def test_a_node_folder_holding_only_files_of_no_use_checks_nothing_of_that_node(ruleset, tmp_path):
