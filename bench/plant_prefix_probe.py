@@ -24,8 +24,19 @@ time, the stream's labels, the line), a GitHub Actions log as downloaded (each l
 100 ns, ``Z``) and as ``gh run view --log`` prints it (job and step names, a tab each, before that time), and the
 runner's ``##[error]`` annotation of a step's line.
 
+Prefixes planted since round rL3: pdsh / clush's host label (pdsh src/pdsh/dsh.c ``out("%S: %s", a->host, buf)``) on
+one host's lines and on two hosts' lines interleaved, a ``journalctl -o json`` record per line (systemd's JSON export:
+``__CURSOR``, ``__REALTIME_TIMESTAMP``, ``__MONOTONIC_TIMESTAMP``, ``_BOOT_ID`` first, the entry's fields, the line in
+``MESSAGE``, JSON-escaped), and Filebeat's ECS document per line (``@timestamp``, ``log.offset`` / ``log.file.path``,
+the line in ``message``), as a log shipper's or Elasticsearch's export holds them. ``--prefixes rK3`` / ``rL3`` plant
+one round's additions (``new``: the latest round's), ``all`` every prefix. Each diagnosis under a prefix other than
+``raw`` is compared with the same lines planted bare (``raw``, same base, same layout): ``read_as_raw`` counts those
+whose verdict and serious findings (critical / warning rules) are the bare lines' own, ``read_otherwise`` the rest (a
+form not read, or read less: ``--show-differs`` prints each).
+
     .venv/bin/python bench/plant_prefix_probe.py                 # 40 cases (seed 7), all bases
     .venv/bin/python bench/plant_prefix_probe.py --cases 10 --bases smi_table,nccl_tests
+    .venv/bin/python bench/plant_prefix_probe.py --prefixes rL3 --show-differs
 
 A benchmark script (it prints what it finds), not a test; about 0.15 s a diagnosis on 2 cores.
 """
@@ -33,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import random
 import re
 import shutil
@@ -72,8 +84,28 @@ PREFIXES = {
     # the runner's error annotation on a step's line (::error:: written by the step):
     # 2026-06-30T11:36:02.1044260Z ##[error]Error: failed to run script step: Error: command terminated with ...
     "gha_error": lambda ln, i: f"2026-12-05T11:22:{i:02d}.1234567Z ##[error]{ln.strip()}",
+    # pdsh / clush, one host (pdsh src/pdsh/dsh.c rsh(): out("%S: %s", a->host, buf)), and two hosts interleaved as
+    # their lines arrive (the pdsh -w gpu-node[07-08] form facts/lines.line_hosts reads apart):
+    # gpu-node01: [   12.345678] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.
+    "pdsh": lambda ln, i: f"gpu-node07: {ln}",
+    "pdsh_hosts": lambda ln, i: f"gpu-node{7 + i % 2:02d}: {ln}",
+    # journalctl -o json: one JSON object a line, the cursor, the two clocks and the boot first, the line in MESSAGE
+    # (a real record, kept in the search index as file 26140624753, a Rust test of an sshd log reader):
+    # {"__REALTIME_TIMESTAMP":"1655046591494032","_SOURCE_REALTIME_TIMESTAMP":"1655046591493997","__CURSOR":"s=5726468a2162439e9e18a191202b1a7b;i=28e9c;b=e8ee305cff53408da12356a3876792ba;m=370bd562e;t=5e141902c3790;x=ec3c36f10424aa47","__MONOTONIC_TIMESTAMP":"14776358446","MESSAGE":"Invalid user ark from 43.154.144.211 port 42608","_BOOT_ID":"e8ee305cff53408da12356a3876792ba"}
+    "journal_json": lambda ln, i: (
+        '{"__CURSOR":"s=5726468a2162439e9e18a191202b1a7b;i=28e9c;b=e8ee305cff53408da12356a3876792ba;m=370bd562e;'
+        't=5e141902c3790;x=ec3c36f10424aa47","__REALTIME_TIMESTAMP":"17649336%02d494032","__MONOTONIC_TIMESTAMP":'
+        '"14776358446","_BOOT_ID":"e8ee305cff53408da12356a3876792ba","_TRANSPORT":"stdout","PRIORITY":"6",'
+        '"SYSLOG_IDENTIFIER":"python3","_PID":"48211","_HOSTNAME":"gpu-node-7","MESSAGE":%s}' % (i, json.dumps(ln))),
+    # Filebeat's ECS document (as an Elasticsearch export or a bulk request holds it; a real one, kept in the search
+    # index as file 7263426428, VictoriaLogs' Elasticsearch bulk test):
+    # {"@timestamp":"2023-06-06T04:48:11.735Z","log":{"offset":71770,"file":{"path":"/var/log/auth.log"}},"message":"foobar"}
+    "filebeat_json": lambda ln, i: ('{"@timestamp":"2026-12-05T11:22:%02d.735Z","log":{"offset":%d,"file":{"path":'
+                                    '"/var/log/trainer.log"}},"message":%s}' % (i, 71770 + 200 * i, json.dumps(ln))),
 }
-NEW_PREFIXES = ("logcli", "gha_log", "gh_run_log", "gha_error")
+ROUND_PREFIXES = {"rK3": ("logcli", "gha_log", "gh_run_log", "gha_error"),
+                  "rL3": ("pdsh", "pdsh_hosts", "journal_json", "filebeat_json")}
+NEW_PREFIXES = tuple(p for ps in ROUND_PREFIXES.values() for p in ps)
 
 # A line the kernel logs (CONSTRUCTED from the forms the harvest's kernel lines take): after an optional syslog /
 # journald kernel tag, a dmesg stamp (printk's "[%5lu.%06lu]", dmesg -T's ctime, dmesg -H/--reltime's "[  +0.000004]";
@@ -111,9 +143,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--bases", default=",".join(BASES))
     ap.add_argument("--prefixes", default=",".join(p for p in PREFIXES if p not in NEW_PREFIXES),
-                    help="comma-separated; 'all' for every prefix, 'new' for those planted since rK3")
+                    help="comma-separated; 'all' for every prefix, 'rK3' / 'rL3' for a round's additions, 'new' for "
+                         "the latest round's")
+    ap.add_argument("--show-differs", action="store_true",
+                    help="print each diagnosis whose serious findings differ from the bare lines' (raw)")
     args = ap.parse_args()
-    prefixes = {"all": list(PREFIXES), "new": list(NEW_PREFIXES)}.get(args.prefixes, args.prefixes.split(","))
+    groups = {"all": list(PREFIXES), "new": list(list(ROUND_PREFIXES.values())[-1]),
+              **{k: list(v) for k, v in ROUND_PREFIXES.items()}}
+    prefixes = groups.get(args.prefixes, args.prefixes.split(","))
     from stethoscope.engine.pipeline import diagnose_bundle
     from stethoscope.engine.ruleengine.loader import load_rules
 
@@ -131,10 +168,14 @@ def main() -> None:
 
     for bn in bases:
         print("base", bn, diag({"base.txt": BASES[bn].read_text()}).verdict, flush=True)
+    def serious(rep) -> tuple[str, list[str]]:
+        return rep.verdict, sorted({f.rule for f in rep.findings if f.severity in ("critical", "warning")})
+
     counts: collections.Counter[str] = collections.Counter()
     for name, cat, ev in cases(args.cases, args.seed):
         artefact = not any(kernel_line(ln) for ln in ev)
-        for pn in prefixes:
+        bare: dict[tuple[str, str], tuple[str, list[str]]] = {}  # (base, layout) -> the bare lines' verdict, findings
+        for pn in ["raw"] + [p for p in prefixes if p != "raw"]:
             pf = PREFIXES[pn]
             block = "```\n" + "\n".join(ev) + "\n```" if pf is None else "\n".join(pf(ln, i) for i, ln in enumerate(ev))
             for bn in bases:
@@ -142,6 +183,16 @@ def main() -> None:
                 for layout, files in (("same_file", {"paste.txt": base.rstrip("\n") + "\n\n" + block + "\n"}),
                                       ("own_file", {"base.txt": base, "error.txt": block + "\n"})):
                     rep = diag(files)
+                    if pn == "raw":
+                        bare[(bn, layout)] = serious(rep)
+                        if "raw" not in prefixes:
+                            continue
+                    else:
+                        same = serious(rep) == bare[(bn, layout)]
+                        counts["read_as_raw" if same else "read_otherwise"] += 1
+                        if not same and args.show_differs:
+                            print("DIFFERS", name, cat, pn, bn, layout, *serious(rep), "bare:", *bare[(bn, layout)],
+                                  flush=True)
                     if rep.verdict == "healthy" and pn == "journald_kernel" and artefact:
                         counts["healthy_kernel_tag_artefact"] += 1
                         print("ARTEFACT", name, cat, pn, bn, layout, flush=True)
