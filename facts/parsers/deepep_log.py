@@ -136,7 +136,7 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.add(DeepepTimeout, n, path="intranode" if m["recv"] else "internode", op="notify",
                    role="CPU recv" if m["recv"] else "dispatch CPU", side="cpu")
         elif (m := _HOST_ASSERT.search(line) or _device_assert(line)) is not None:
-            host = m.re is _HOST_ASSERT
+            host = m.re == _HOST_ASSERT  # (==, not is: m.re is the compiled pattern, facts/lazy_re.py)
             condition = _condition(m["cond"], host)
             if not condition:
                 continue

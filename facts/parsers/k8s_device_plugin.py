@@ -388,7 +388,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 b.add(DevicePluginState, n, state="exited", reason=reason, message=err)
             # (an NVML failure in the chain is nvml_init's fact: that reader reads "nvml init failed: <ret>")
         elif "ould not" in line and (m := _START.search(line) or _REGISTER.search(line)) is not None:
-            state = "start_failed" if m.re is _START else "register_failed"
+            state = "start_failed" if m.re == _START else "register_failed"  # (==, not is: m.re is the compiled pattern, facts/lazy_re.py)
             reason = "socket_in_use" if _SOCKET_IN_USE.search(m["err"]) else "other"
             if state == "register_failed" and _registered_after(plugin_registered, n, serving):
                 reason = "registered_after"

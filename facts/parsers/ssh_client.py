@@ -110,9 +110,9 @@ def parse(artefact: Artefact) -> ParseResult:
         result.lines_used += 1
         fields = m.groupdict()
         if reason == "host_key":
-            if m.re is _HOSTKEY and n - strict_at <= 3:
+            if m.re == _HOSTKEY and n - strict_at <= 3:
                 continue  # the strict-checking line just above said which host
-            if m.re is _STRICT:
+            if m.re == _STRICT:  # (==, not is: m.re is the compiled pattern, facts/lazy_re.py)
                 strict_at = n
         fb.add(SshConnectionFailed, n, reason=reason, host=fields.get("host"), user=fields.get("user"),
                port=int(fields["port"]) if fields.get("port") else None, detail=fields.get("detail"))
