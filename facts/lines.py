@@ -971,7 +971,8 @@ def _strip(text: str, plain: bool = False) -> str:
         if "]:" in out:
             out = _RANK_LABEL.sub("\n", out)
         if (": " in out or " | " in out) and _UNLABELLED.search(out, 0, len(out) - 1) is None \
-                and _LABELLED_INDENT.search(out) is not None:
+                and _LABELLED_INDENT.search(out) is not None and line_hosts(out) is None:
+            # (pdsh's labels of two hosts or more stay: each host's lines are read apart, engine/parse_pool.py)
             out = _REPORT_LABEL.sub("\n", out)
         if ">1 " in out:
             out = _RFC5424.sub("\n", out)

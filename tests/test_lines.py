@@ -441,6 +441,25 @@ def test_pdsh_hosts_below_a_launchers_own_lines_are_read_each_as_its_node():
     assert res.hosts == ["gpu003", "gpu004"] and res.coverage is not None and res.coverage.node == "ticket"
 
 
+def test_pdsh_over_two_hosts_of_indented_lines_is_read_host_by_host():
+    """Indented lines under pdsh's labels of two hosts (a traceback's frames, nvidia-smi -q's sections) keep their labels
+    through normalise, which takes one host's label off a report: each host's lines are read as its node. The same
+    GPU's bus id on two hosts is two GPUs (fixtures/artefacts/nvidia_smi_q/h200_remap_pending.txt's sections, the real
+    H200's -q, under node01 and node02: CONSTRUCTED labels)."""
+    labelled = "\n".join(DEEPSPEED_PDSH.split("\n")[1:6]) + "\n"  # gpu003's frames, gpu004's store error
+    assert normalise(labelled) == labelled
+    res = parse_one(Artefact(path="train.log", node="ticket", text=labelled))
+    assert [(f.node, f.evidence.line) for f in res.facts if f.kind == "torch_rendezvous_error"] == [("gpu004", 5)]
+    q = (Path(__file__).parent.parent / "fixtures/artefacts/nvidia_smi_q/h200_remap_pending.txt").read_text().split("\n")
+    first, second = q[8:22], [q[8]] + q[24:38]  # GPU 00000000:00:06.0's rows pending on node01; the other rows on node02
+    assert first[0] == "GPU 00000000:00:06.0" and second[6].split(":")[-1].strip() == "No"
+    text = "".join(f"node01: {ln}\n" for ln in first) + "".join(f"node02: {ln}\n" for ln in second)
+    res = parse_one(Artefact(path="q.txt", node="ticket", text=text))
+    assert sorted((f.node, f.pci_bus_id, f.pending) for f in res.facts if f.kind == "gpu_row_remap") == \
+        [("node01", "0000:00:06.0", True), ("node02", "0000:00:06.0", False)]
+    assert res.hosts == ["node01", "node02"] and res.coverage.kind == "nvidia_smi_q"
+
+
 def test_a_labelled_run_broken_by_an_unlabelled_line_or_of_one_host_is_not_split():
     """run_hosts: an unlabelled line inside the run (not pdsh's own), one host, two labelled lines only, or a device's,
     an interface's, a rank's label: no split; a zero-padded host (gpu003) is no device index (line_hosts too)."""
