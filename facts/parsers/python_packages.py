@@ -5,7 +5,9 @@ Sample content (``pip freeze | grep -i -E "torch|nccl|cuda"`` on our H200 host; 
 grep cuda`` from guo-pu/NanoDet-PyTorch#4; collect_env from pytorch/pytorch#137846 and
 torch-points3d/torch-points3d#66; vLLM's own collect_env, its ``Name<padding>: value`` layout
 under ``=====`` section banners, from vllm-project/vllm#41864; MMEngine's collect_env, as lmdeploy's
-check_env prints it, from InternLM/lmdeploy#3286)::
+check_env prints it, from InternLM/lmdeploy#3286; the "- Name: value" environment report of
+``transformers env`` / ``accelerate env`` / ``llamafactory-cli env``, from huggingface/accelerate#3446
+and hiyouga/LlamaFactory#6608)::
 
     torch==2.11.0
     nvidia-cuda-runtime==13.0.96
@@ -17,10 +19,12 @@ check_env prints it, from InternLM/lmdeploy#3286)::
     PyTorch version              : 2.11.0+cu130
     sys.platform: linux
     PyTorch: 2.5.1+cu121
+    - `Accelerate` version: 0.34.2
+    - PyTorch version (GPU?): 2.3.0+cu121 (True)
 
 Facts: ``package_version`` per listed package that belongs to the CUDA stack (torch, pytorch,
 ``nvidia-*``, ``cuda*``, ``cupy*``, ``jax-cuda*``, ``nccl``, ``tensorflow*``): ``package``
-lowercased, ``version`` as printed, ``manager`` (pip | conda | collect_env) and, where the
+lowercased, ``version`` as printed, ``manager`` (pip | conda | collect_env | env_report) and, where the
 listing says it, the CUDA the package was built for: ``cuda_build`` ("12.1" from ``+cu121``,
 ``CUDA used to build PyTorch: 12.1``, a conda build string ``cuda10.2_0`` or ``py3.11_cuda12.1_...``,
 the version of a CUDA runtime package itself: ``nvidia-cuda-runtime==13.0.96``, ``cudatoolkit
@@ -74,6 +78,25 @@ _MM_TORCH = re.compile(r"^PyTorch: (?P<ver>\d[\w.+]{0,40})\s*$")
 # its other fields, read as the report's own lines: "CUDA available: True", "GPU 0,1,2,3: NVIDIA GeForce RTX 4090 D",
 # "NVCC: Cuda compilation tools, release 12.4, V12.4.131", "numpy_random_seed: 2147483648"
 _MM_FIELD = re.compile(r"^[A-Za-z][\w .,()/-]{0,60}: \S")
+# Hugging Face-style environment reports ("Copy-and-paste the text below in your GitHub issue"): transformers'
+# commands/env.py, accelerate's commands/env.py and LlamaFactory's extras/env.py (which "is inspired by" the first)
+# each print a dict as "\n".join([f"- {prop}: {val}" ...]); the first key names the tool, in backticks
+# ("`transformers` version", "`Accelerate` version", "`llamafactory` version"); torch's key differs by tool:
+#   "PyTorch version (GPU?)": f"{pt_version} ({pt_cuda_available})"          (accelerate; transformers before 4.4x)
+#   "PyTorch version (accelerator?)": f"{pt_version} ({pt_accelerator})"     (transformers now: CUDA / XPU / NA)
+#   "PyTorch version": torch.__version__ (+ " (GPU)" when CUDA is available) (LlamaFactory)
+# - `llamafactory` version: 0.9.2.dev0          (hiyouga/LlamaFactory#6608)
+# - PyTorch version: 2.5.1+cu124 (GPU)
+# - DeepSpeed version: 0.14.4
+# - `Accelerate` version: 0.34.2                (huggingface/accelerate#3446)
+# - PyTorch version (GPU?): 2.3.0+cu121 (True)
+_HF_ENV_HEAD = re.compile(r"^- `[\w.-]{1,40}` version: \S", re.M)
+# any field of such a report (accelerate's config under it is indented, "\t- key: value", after its own head
+# "- `Accelerate` default config:"): read as the report's own line
+_HF_FIELD = re.compile(r"^\s*- [^:\n]{1,80}:(?: |$)")
+# a package's version field: "<Name> version[ (<what>?)]: <version>[ (<answer>)]"; "not installed" is no version
+_HF_VERSION = re.compile(r"^- `?(?P<name>[A-Za-z][\w.-]{0,40})`? version(?: \([\w?/ ]{1,40}\))?: "
+                         r"(?P<ver>\d[\w.+!-]{0,60})(?: \([\w ]{1,20}\))?\s*$")
 _LOCAL_CU = re.compile(r"\+cu(?P<maj>\d{1,2}?)(?P<min>\d)$")  # +cu121 +cu130 +cu92
 # cuda10.2_0, py3.11_cuda12.1_cudnn8.9.2_0; py3.7_cuda10.1.243_cudnn7.6.3_0 (PyTorch 1.4's conda build names the full CUDA
 # release: pytorch/pytorch#35646's collect_env, '[conda] pytorch  1.4.0  py3.7_cuda10.1.243_cudnn7.6.3_0  pytorch')
@@ -83,7 +106,7 @@ _CUDA_RUNTIME = re.compile(r"^(?:nvidia-cuda-runtime(?:-cu\d+)?|cudatoolkit|cuda
 _RELEVANT = re.compile(r"^(?:torch|pytorch|nvidia-[\w.-]+|cuda[\w.-]*|cupy[\w.-]*|jax-cuda[\w.-]*|jaxlib|nccl|"
                        r"tensorflow[\w.-]*|vllm|deepspeed|apex|flash-attn|triton)$")
 _DETECT = re.compile(r"^(?:\[(?:pip3?|conda)\]\s+)?(?:torch|nvidia-[\w-]+|cudatoolkit|pytorch)(?:==|\s+\d)|^CUDA used to build PyTorch\s*:|^PyTorch version\s{2,}: |"
-                     r"^#\s*Name\s+Version\s+Build|^sys\.platform: \w+\s*$", re.M)
+                     r"^#\s*Name\s+Version\s+Build|^sys\.platform: \w+\s*$|^- `[\w.-]{1,40}` version: \S", re.M)
 
 
 def cuda_num(version: str) -> tuple[int, int] | None:
@@ -107,7 +130,7 @@ def _cuda_of(name: str, version: str, build: str | None) -> str | None:
 
 def detect(head: str) -> bool:
     if not ("==" in head or "PyTorch" in head or "cudatoolkit" in head or "Version" in head or "pytorch" in head
-            or "sys.platform" in head):
+            or "sys.platform" in head or "` version: " in head):
         return False
     return _DETECT.search(head) is not None
 
@@ -126,6 +149,7 @@ def parse(artefact: Artefact) -> ParseResult:
     columns: str | None = None  # after a pip list / conda list header or command: its manager
     torch_version: tuple[int, str] | None = None
     mm_env = _MM_PLATFORM.search(artefact.text) is not None  # MMEngine's collect_env: its "Name: value" fields
+    hf_env = _HF_ENV_HEAD.search(artefact.text) is not None  # a Hugging Face-style "- Name: value" env report
     for n, line in enumerate(artefact.lines, 1):
         if _PIP_LIST_HEADER.match(line) or _CONDA_HEADER.match(line):
             columns = "pip" if _PIP_LIST_HEADER.match(line) else "conda"
@@ -161,6 +185,13 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         if mm_env and _MM_FIELD.match(line):
             result.lines_used += 1
+            continue
+        if hf_env and _HF_FIELD.match(line):
+            result.lines_used += 1
+            if (m := _HF_VERSION.match(line)) is not None:
+                name = {"pytorch": "torch"}.get(m["name"].lower(), m["name"].lower())
+                if _RELEVANT.match(name):
+                    add_package(b, n, name, m["ver"], "env_report", _cuda_of(name, m["ver"], None))
             continue
         m = _FREEZE.match(line)
         if m is None and (columns or (line.lstrip().startswith("[") and "[conda]" in line)):

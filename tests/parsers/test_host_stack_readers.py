@@ -186,3 +186,39 @@ def test_mmengine_collect_env_every_line_read():
     lone = "PyTorch: 2.5.1+cu121\n"
     assert not python_packages.detect(lone)
     assert not python_packages.parse(Artefact(path="t.txt", text=lone, node="n1")).facts
+
+
+@pytest.mark.parametrize("rel, key, want, used", [
+    # llamafactory-cli env (hiyouga/LlamaFactory#6608): "- PyTorch version: 2.5.1+cu124 (GPU)", "- DeepSpeed version: 0.14.4"
+    ("python_packages/llamafactory6608_env_report_cu124_a100.txt", ("torch", "env_report"), ("2.5.1+cu124", "12.4", 12040), 11),
+    ("python_packages/llamafactory6608_env_report_cu124_a100.txt", ("deepspeed", "env_report"), ("0.14.4", None, None), 11),
+    # accelerate env (huggingface/accelerate#3446): "- PyTorch version (GPU?): 2.3.0+cu121 (True)"; its config's
+    # "Not found" under "- `Accelerate` default config:" is no field
+    ("python_packages/accelerate3446_accelerate_env_cu121_a6000.txt", ("torch", "env_report"), ("2.3.0+cu121", "12.1", 12010), 13),
+])
+def test_hf_env_report(rel, key, want, used):
+    """A Hugging Face-style '- Name: value' env report: the torch field (every tool's key form) and the CUDA-stack
+    packages make facts; every other field is read as the report's own line."""
+    assert python_packages.detect((FIX / rel).read_text())
+    r = _parse(python_packages, rel)
+    assert _pkgs(r)[key] == want
+    assert r.lines_used == used and not r.errors
+
+
+@pytest.mark.parametrize("text, want", [
+    # transformers' current key (commands/env.py): "PyTorch version (accelerator?)": f"{pt_version} ({pt_accelerator})"
+    # (CONSTRUCTED from that format string; the head line as it prints it)
+    ("- `transformers` version: 4.57.1\n- PyTorch version (accelerator?): 2.8.0+cu128 (CUDA)\n", ("2.8.0+cu128", "12.8")),
+    ("- `transformers` version: 4.57.1\n- PyTorch version (accelerator?): not installed (NA)\n", None),
+])
+def test_hf_env_report_key_forms(text, want):
+    facts = python_packages.parse(Artefact(path="t.txt", text=text, node="n1")).facts
+    got = [(f.version, f.cuda_build) for f in facts if f.package == "torch"]
+    assert got == ([want] if want else [])
+
+
+def test_hf_env_fields_without_the_report_head_are_nobodys():
+    """A hand-written '- PyTorch version: 2.1' list (no backticked '`<tool>` version' head) is prose: no fact, not detected."""
+    text = "- OS: Ubuntu 22.04\n- PyTorch version: 2.1.0\n- CUDA: 12.1\n"
+    assert not python_packages.detect(text)
+    assert not python_packages.parse(Artefact(path="t.txt", text=text, node="n1")).facts
