@@ -56,7 +56,7 @@ from stethoscope.facts.parsers.kernel_log_time import runs_on, spans
 from stethoscope.facts.parsers.kernel_log_pcie_recovery import AerRecovery
 from stethoscope.facts.parsers.kernel_log_pcie import (
     DISPLAY_KEYWORD, KEYWORDS as IOMMU_KEYWORDS, UNREACHABLE_KEYWORDS, AerEvents, emit_bar_unassigned, emit_inaccessible, emit_iommu_faults,
-    note_display_device, parse_bar_unassigned, parse_inaccessible, parse_iommu_fault, parse_link_down,
+    note_display_device, parse_bandwidth_limited, parse_bar_unassigned, parse_inaccessible, parse_iommu_fault, parse_link_down,
 )
 
 KIND = "kernel_log"
@@ -104,6 +104,7 @@ _KEYWORDS = re.compile(
     r"NVRM: |SXid \(|AER: |device has no (?:AER|error)-aware driver|PCIe Bus Error|pciehp|Linux version |Command line: |Xid \(PCI:"
     r"|nvidia: probe of |probe with driver nvidia |of memory(?: \(oom_kill_allocating_task\))?: Kill|Killed process \d|oom-kill:constraint="
     r"|: BAR \d+: (?:no space for|failed to assign) |\]: (?:can't assign; no space|failed to assign)"
+    r"| Gb/s available PCIe bandwidth, limited by "  # drivers/pci/pci.c __pcie_print_link_status (kernel_log_pcie)
     r"|(?:Direct firmware load for |loading /lib/firmware/)nvidia/|" + IOMMU_KEYWORDS + "|" + UNREACHABLE_KEYWORDS + "|" + DISPLAY_KEYWORD + "|" + kernel_log_modules.KEYWORDS
     + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS,
 )
@@ -507,6 +508,9 @@ def parse(artefact: Artefact) -> ParseResult:
             boots.had_content = True
             continue
         if parse_link_down(b, ln, msg, common, lines, used):
+            boots.had_content = True
+            continue
+        if "limited by" in msg and parse_bandwidth_limited(b, ln, msg, common, used):
             boots.had_content = True
             continue
         if ("assign" in msg or "no space" in msg) and parse_bar_unassigned(b, ln, msg, common, used, bars):

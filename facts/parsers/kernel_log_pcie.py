@@ -16,6 +16,7 @@ import re
 
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.parsers.base import FactBuilder
+from stethoscope.facts.kinds.host import PcieLinkStatus
 from stethoscope.facts.kinds.kernel import IommuFault, PciDeviceInaccessible, PcieAerError, PcieBarUnassigned, PcieLinkDown
 
 _BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
@@ -339,5 +340,38 @@ def parse_link_down(b: FactBuilder, ln: int, msg: str, common: dict, lines: list
         card = c["not"] is None
         used.add(ln + 1)
     b.add(PcieLinkDown, ln, device=try_pci_bus_id(m["port"]), slot=m["slot"], card_present=card, **common)
+    used.add(ln)
+    return True
+
+
+# drivers/pci/pci.c __pcie_print_link_status() (a driver's probe calls pcie_print_link_status: mlx5_core, ice, bnxt_en, ...):
+#   "%u.%03u Gb/s available PCIe bandwidth, limited by %s x%d link at %s (capable of %u.%03u Gb/s with %s x%d link)\n"
+#   (pci_speed_string: "8.0 GT/s PCIe" since 5.x, "8 GT/s" before; the link that limits is at the device after "at", the
+#   device itself or a port above it; the info-level "%u.%03u Gb/s available PCIe bandwidth (%s x%d link)" is a full link)
+# mlx5_core 0000:b3:00.1: 63.008 Gb/s available PCIe bandwidth, limited by 8 GT/s x8 link at 0000:b2:00.0 (capable of 252.048 Gb/s with 16 GT/s x16 link)
+#                                                               (NVIDIA/l2fwd-nv#6: a 100 GbE ConnectX-6 Dx capped near 55 Gb/s)
+# pci 0003:01:00.0: 7.876 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x1 link at 0003:00:00.0 (capable of 15.752 Gb/s with 8.0 GT/s PCIe x2 link)
+#                                                               (openwrt/openwrt#24642)
+_BW_LIMITED = re.compile(
+    rf"(?<!\S)(?P<drv>[\w.-]+) (?P<dev>{_BDF}): \d{{1,6}}\.\d{{3}} Gb/s available PCIe bandwidth, limited by (?P<speed>\d{{1,3}}(?:\.\d{{1,2}})?) GT/s"
+    rf" (?:PCIe )?x(?P<width>\d{{1,2}}) link at (?:{_BDF}|<unknown>) \(capable of \d{{1,6}}\.\d{{3}} Gb/s with"
+    rf" (?P<cspeed>\d{{1,3}}(?:\.\d{{1,2}})?) GT/s (?:PCIe )?x(?P<cwidth>\d{{1,2}}) link\)")
+#: drivers that print the line for a network adapter; "nvidia" does not call pcie_print_link_status
+_NIC_DRIVERS = frozenset({"mlx5_core", "mlx4_core", "bnxt_en", "ice", "i40e", "ixgbe", "idpf", "ena", "efa", "irdma",
+                          "qede", "cxgb4", "nfp", "hfi1"})
+
+
+def parse_bandwidth_limited(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> bool:
+    """The PCI core's notice that a device's path trained below what it can use: a PcieLinkStatus of the device."""
+    m = _BW_LIMITED.search(msg)
+    if m is None:
+        return False
+    speed, cap_speed, width, cap_width = float(m["speed"]), float(m["cspeed"]), int(m["width"]), int(m["cwidth"])
+    drv = m["drv"]
+    kind = "nic" if drv in _NIC_DRIVERS else "bridge" if drv == "pcieport" else "unknown" if drv == "pci" else "other"
+    bus = try_pci_bus_id(m["dev"])
+    b.add(PcieLinkStatus, ln, node=common["node"], device=bus or m["dev"], pci_bus_id=bus, device_type=kind, name=drv,
+          speed_gts=speed, width=width, cap_speed_gts=cap_speed, cap_width=cap_width, speed_below_cap=speed < cap_speed,
+          width_below_cap=width < cap_width)
     used.add(ln)
     return True

@@ -396,3 +396,28 @@ def test_a_user_mode_rip_or_a_hang_names_no_crash_site():
     # an oops whose report has no RIP line within it names nothing (NVIDIA/open-gpu-kernel-modules#276's opening lines)
     (f,) = kernel_log.parse(Artefact(path="k.log", text=OOPS_REPORTS[0], node="n1")).facts
     assert (f.in_function, f.in_module) == (None, None)
+
+
+BANDWIDTH_LIMITED = [
+    # NVIDIA/l2fwd-nv#6 (5.0): a 100 GbE ConnectX-6 Dx behind an x8 Gen3 port, pci_speed_string without "PCIe"
+    ("[10380.315885] mlx5_core 0000:b3:00.1: 63.008 Gb/s available PCIe bandwidth, limited by 8 GT/s x8 link at 0000:b2:00.0"
+     " (capable of 252.048 Gb/s with 16 GT/s x16 link)", "0000:b3:00.1", "nic", 8.0, 8, 16.0, 16),
+    # openwrt/openwrt#24642 (6.18, syslog through logread): the newer "8.0 GT/s PCIe" form, a device without a driver yet
+    ("Wed Aug 12 17:30:58 2026 kern.info kernel: [    3.027370] pci 0003:01:00.0: 7.876 Gb/s available PCIe bandwidth,"
+     " limited by 8.0 GT/s PCIe x1 link at 0003:00:00.0 (capable of 15.752 Gb/s with 8.0 GT/s PCIe x2 link)",
+     "0003:01:00.0", "unknown", 8.0, 1, 8.0, 2),
+]
+
+
+@pytest.mark.parametrize("line, device, dtype, speed, width, cap_speed, cap_width", BANDWIDTH_LIMITED)
+def test_the_pci_cores_bandwidth_limited_notice_is_the_devices_link_status(line, device, dtype, speed, width, cap_speed, cap_width):
+    (f,) = kernel_log.parse(Artefact(path="k.log", text=line + "\n", node="n1")).facts
+    assert (f.kind, f.device, f.device_type, f.speed_gts, f.width, f.cap_speed_gts, f.cap_width) == (
+        "pcie_link_status", device, dtype, speed, width, cap_speed, cap_width)
+    assert f.width_below_cap and f.speed_below_cap == (speed < cap_speed) and not f.no_link
+
+
+def test_a_full_bandwidth_notice_is_no_link_status():
+    # geerlingguy/arm-nas#16: the info-level form of a link at its capability
+    text = "[   10.643346] mlx5_core 0004:01:00.0: 63.008 Gb/s available PCIe bandwidth (8.0 GT/s PCIe x8 link)\n"
+    assert [f.kind for f in kernel_log.parse(Artefact(path="k.log", text=text, node="n1")).facts] == []
