@@ -422,6 +422,28 @@ class HostKernelFault(KernelLineFact):
     #: the report's RIP / pc / NIP line names them ("esw_port_metadata_get", "mlx5_core"; None for the core kernel)
     in_function: str | None = None
     in_module: str | None = None
+    #: in_module is one of the NVIDIA GPU driver stack's (facts/parsers/kernel_log_splat.py GPU_DRIVER_MODULES): the
+    #: driver's crash, read by gpu_driver_kernel_crash, not host_kernel_crashed
+    in_gpu_driver: bool = False
+    message: str
+
+
+@fact_kind
+class KernelWarning(KernelLineFact):
+    """The kernel's WARN report (kernel/panic.c __warn): a WARN_ON check in kernel code found a state it
+    did not expect, and the kernel went on. ``WARNING: CPU: 28 PID: 6705 at nvidia/nv.c:5039
+    nvidia_dev_put+0xb1/0xc0 [nvidia]``, 6.19+ ``WARNING: <file>:<line> at <function>, CPU#1: <comm>/<pid>``."""
+
+    kind: Literal["kernel_warning"] = "kernel_warning"
+    module: str | None = None  # the module of the function that warned ("nvidia"); None: built-in kernel code
+    function: str  # "nvidia_dev_put"
+    source_file: str | None = None  # "nvidia/nv.c" (a WARN without file and line prints none)
+    source_line: int | None = None
+    cpu: int
+    pid: int
+    process: str | None = None  # the task's comm (6.19+ on the line; before, the report's "Comm:" line)
+    taint: str | None = None  # the report's taint flags ("POE"; "" for "Not tainted"; None: that line not pasted)
+    in_gpu_driver: bool = False  # module is one of the NVIDIA GPU driver stack's (kernel_log_splat.GPU_DRIVER_MODULES)
     message: str
 
 

@@ -20,7 +20,8 @@ Facts emitted (classes in :mod:`stethoscope.facts.kinds.kernel`): ``xid_event``,
 the kernel refused: unknown symbol, symbol version, version magic), and the host faults of
 :mod:`kernel_log_host` (``netdev_tx_timeout``, ``storage_io_error``, ``host_hardware_error``, ``vfio_pin_memlock_exceeded``) and the host
 kernel's own faults of :mod:`kernel_log_host_os` (hangs, lockups, panics, process crashes, block, NFS
-and Lustre errors, CPU throttling, ConnectX link events, pids limits, DPC). Lines that only complete an
+and Lustre errors, CPU throttling, ConnectX link events, pids limits, DPC), and the kernel's WARN report
+(``kernel_warning``, :mod:`kernel_log_splat`). Lines that only complete an
 event (the serial after ``GPU at``, AER status and bit lines, SXid ``Severity``/``Data``
 lines, wrapped "fallen off the bus" text, ``Card not present``) count as used.
 
@@ -50,10 +51,11 @@ from stethoscope.facts.kinds.kernel import (
     XidEvent,
 )
 from stethoscope.facts.parsers import kernel_log_drm, kernel_log_efa, kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
+from stethoscope.facts.parsers import kernel_log_splat
 from stethoscope.facts.parsers import nvsentinel_event
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
 from stethoscope.facts.parsers.kernel_log_time import runs_on, spans
-from stethoscope.facts.parsers.kernel_log_pcie_recovery import AerRecovery
+from stethoscope.facts.parsers.kernel_log_pcie_recovery import KEYWORDS as RECOVERY_KEYWORDS, AerRecovery
 from stethoscope.facts.parsers.kernel_log_pcie import (
     DISPLAY_KEYWORD, KEYWORDS as IOMMU_KEYWORDS, UNREACHABLE_KEYWORDS, AerEvents, emit_bar_unassigned, emit_inaccessible, emit_iommu_faults,
     note_display_device, parse_bandwidth_limited, parse_bar_unassigned, parse_inaccessible, parse_iommu_fault, parse_link_down,
@@ -106,7 +108,8 @@ _KEYWORDS = re.compile(
     r"|: BAR \d+: (?:no space for|failed to assign) |\]: (?:can't assign; no space|failed to assign)"
     r"| Gb/s available PCIe bandwidth, limited by "  # drivers/pci/pci.c __pcie_print_link_status (kernel_log_pcie)
     r"|(?:Direct firmware load for |loading /lib/firmware/)nvidia/|" + IOMMU_KEYWORDS + "|" + UNREACHABLE_KEYWORDS + "|" + DISPLAY_KEYWORD + "|" + kernel_log_modules.KEYWORDS
-    + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS,
+    + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS
+    + "|" + kernel_log_splat.KEYWORDS + "|" + RECOVERY_KEYWORDS,
 )
 # the same keywords for RE2 (a DFA over the bytes: the alternation costs nothing per character,
 # where ``re`` tries it at every position: 16 MB/s on a log of lines holding none of them)
@@ -153,7 +156,8 @@ _DETECT = re.compile(
     # nvidia 0000:00:1e.0: Direct firmware load for nvidia/565.57.01/gsp_tu10x.bin failed with error -2
     r"|\bnvidia [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: (?:Direct firmware load for |loading /lib/firmware/)nvidia/\d"
     # host faults pasted without a prefix (kernel_log_host): their fault forms; a module refused for its signature
-    r"|" + kernel_log_modules.DETECT + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS,
+    r"|" + kernel_log_modules.DETECT + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS
+    + "|" + kernel_log_splat.KEYWORDS,
     re.M,
 )
 _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ",
@@ -166,7 +170,8 @@ _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " k
                 "ernel BUG at ", "Unable to handle kernel ", " [#", "]: unhandled exception: ", "emperature above", "DPC",
                 "Buffer I/O error", "not responding", "Lustre", "LNet", "libceph: ", "above threshold", "Port module event", "Link down",
                 "pids controller", "nobody cared", "containment event", "oading of ", "Lockdown: ",
-                "firmware load for nvidia/", "/lib/firmware/nvidia/")  # or a line starting "["
+                "firmware load for nvidia/", "/lib/firmware/nvidia/",
+                "WARNING: ")  # (kernel_log_splat's WARN line) or a line starting "["
 
 # The OOM killer (Linux mm/oom_kill.c; real, ymoslem/OpenNMT-Tutorial#6, from `dmesg -T` on Colab):
 # Memory cgroup out of memory: Killed process 629 (onmt_train) total-vm:14119556kB, anon-rss:6538204kB, file-rss:80652kB, shmem-rss:16kB, UID:0 pgtables:13432kB oom_score_adj:0
@@ -501,7 +506,10 @@ def parse(artefact: Artefact) -> ParseResult:
         if kernel_log_host_os.parse_os_line(b, ln, msg, common, used, lines, nfs_ok):
             boots.had_content = True
             continue
-        if ("AER: " in msg or "-aware driver" in msg) and recovery.feed(ln, msg, common):
+        if "WARNING: " in msg and kernel_log_splat.parse_warn_line(b, ln, msg, common, used, lines):
+            boots.had_content = True
+            continue
+        if ("AER: " in msg or "-aware driver" in msg or "upstream device " in msg) and recovery.feed(ln, msg, common):
             boots.had_content = True
             continue
         if aer.feed(ln, line, msg, common, lines):

@@ -105,6 +105,7 @@ from stethoscope.facts.kinds.kernel import (  # noqa: F401 - the fact classes li
 )
 from stethoscope.facts.parsers.base import FactBuilder
 from stethoscope.facts.parsers.kernel_log_host import StorageIoError, HostHardwareError
+from stethoscope.facts.parsers.kernel_log_splat import GPU_DRIVER_MODULES
 
 #: the literal part of each line: kernel_log's keyword scan and detect() look for these
 KEYWORDS = (r"INFO: task [^\n]{1,80}? blocked for more than |BUG: soft lockup - CPU#|Watchdog detected hard LOCKUP"
@@ -210,11 +211,13 @@ _DIE_AFTER = 20
 # [Fri Feb  3 15:17:22 2023] RIP: 0010:i40e_setup_tx_descriptors+0x7/0xb0 [i40e]  (ntop/PF_RING#856)
 # [73727.941157] IP: [<ffffffff813a9e68>] mptcp_reqsk_find_tk+0x1c/0x27           (multipath-tcp/mptcp#30, 3.11)
 # pc : mlx5_ib_create_qp+0x1c/0x1a0 [mlx5_ib]
+# RIP: uvm_hmm_unregister_gpu+0x51/0x3a0 [nvidia_uvm]        (NVIDIA/open-gpu-kernel-modules#1110: a quote without the segment)
+# RIP: 0010:uvm_va_space_destroy+0x5d4/0x6a0 [nvidia_uvm 5f0c6a1e3b9d4c2a]   (CONSTRUCTED: %pS with the module's build id)
 # A user-mode RIP ("RIP: 0033:0x7f54981d03fd", Aquantia/AQtion#32) has no symbol and is not read.
 _CRASH_IP = re.compile(
-    r"(?:\bRIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\b(?:RIP +|IP: )\[<[0-9a-f]+>\] |(?<![\w-])pc : "
+    r"(?:\bRIP: (?:[0-9a-f]{4}:)?(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\b(?:RIP +|IP: )\[<[0-9a-f]+>\] |(?<![\w-])pc : "
     r"|\bNIP +\[[0-9a-f]+\] )"
-    r"(?P<fn>[A-Za-z_][\w.]{0,120})\+0x[0-9a-f]{1,16}/0x[0-9a-f]{1,16}(?: \[(?P<mod>[\w-]{1,60})\])?")
+    r"(?P<fn>[A-Za-z_][\w.]{0,120})\+0x[0-9a-f]{1,16}/0x[0-9a-f]{1,16}(?: \[(?P<mod>[\w-]{1,60})(?: [0-9a-f]{8,64})?\])?")
 _CRASH_IP_SPAN = 80  # lines between an oops' opening line and its RIP (the trap decode, registers) or a panic's RIP and it
 _REPORT_END = "---[ end trace"
 
@@ -391,6 +394,8 @@ def _fault(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]) ->
         return False
     if event not in _HANG:
         fields.update(_crash_ip(lines, ln, event))
+        if fields.get("in_module") in GPU_DRIVER_MODULES:  # the NVIDIA driver's crash (kernel_log_splat)
+            fields["in_gpu_driver"] = True
     b.add(HostKernelFault, ln, event=event, hang=event in _HANG, message=msg, **fields, **common)
     return True
 

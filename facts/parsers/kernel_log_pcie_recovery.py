@@ -9,6 +9,8 @@ before, drivers/pci/pcie/aer/aerdrv_core.c ``do_recovery`` with ``"AER: "`` in e
     pcieport 0000:03:04.0: AER: Downstream Port link has been reset (0)
     pcieport 0000:03:04.0: AER: device recovery failed
 
+and, from 4.x kernels, the link reset's failure without the prefix (``pcieport 0000:89:02.0: link reset at
+upstream device 0000:89:02.0 failed``, before ``AER: Device recovery failed``)
 (https://access.redhat.com/solutions/7128107, a PCIe switch port's fatal SDES error). The result
 line makes one ``pcie_aer_recovery`` fact; the lines of the same recovery before it (the devices
 it could not ask, the link reset, the broadcast steps) are read into it and count as used.
@@ -51,8 +53,16 @@ _NO_CALLBACK = re.compile(rf"(?<!\S)(?P<drv>[\w.-]{{1,40}}) (?P<dev>{_BDF}): (?:
 # pcieport 0000:03:04.0: AER: Downstream Port link has been reset (0)       (RH solutions 7128107)
 # pcieport 0000:00:03.0: AER: Root Port link has been reset (0)             (rwth-i6/returnn#1500)
 # pcieport 0000:00:1d.0: AER: broadcast error_detected message
-_STEP = re.compile(rf"(?<!\S)[\w.-]{{1,40}} {_BDF}: AER: (?P<step>(?:Root|Downstream) Port link has been reset\b(?: \(-?\d{{1,4}}\))?"
-                   r"|broadcast \w{1,20} message|subordinate device reset failed)")
+# and the link reset's own failure, printed without "AER: " (err.c reset_link 4.18-5.6, pci_printk(KERN_DEBUG, dev, "link reset
+# at upstream device %s failed\n", pci_name(dev)) / "no link-reset support at upstream device %s\n" - pci_printk takes no
+# dev_fmt; aerdrv_core.c before 4.18 dev_printk(KERN_DEBUG, &dev->dev, the same strings, pci_name(udev)); 5.7 on
+# reset_subordinates: "subordinate device reset failed", with "AER: ", above):
+# pcieport 0000:89:02.0: link reset at upstream device 0000:89:02.0 failed     (fixtures/artefacts/kernel_log/dmesg_aer_hotplug_link_down.log)
+_STEP = re.compile(rf"(?<!\S)[\w.-]{{1,40}} {_BDF}: (?:AER: (?P<step>(?:Root|Downstream) Port link has been reset\b(?: \(-?\d{{1,4}}\))?"
+                   rf"|broadcast \w{{1,20}} message|subordinate device reset failed)"
+                   rf"|(?P<upstream>link reset at upstream device {_BDF} failed|no link-reset support at upstream device {_BDF}))")
+#: the words of the steps printed without "AER: ": kernel_log's keyword scan looks for these
+KEYWORDS = r"link reset at upstream device |no link-reset support at upstream device "
 #: how many lines before a result line its recovery's own lines may be (a switch with many functions below it
 #: prints one can't-recover line for each)
 _BACK = 40
@@ -66,7 +76,7 @@ class AerRecovery:
         self.pending: list[tuple[int, str, re.Match[str]]] = []  # (line, "callback" | "step", match)
 
     def feed(self, ln: int, msg: str, common: dict) -> bool:
-        """Read one line holding ``AER: `` or ``device has no``; True if it is a recovery's."""
+        """Read one line holding ``AER: ``, ``device has no`` or ``upstream device``; True if it is a recovery's."""
         if ln in self.used:
             return True
         if "recovery" in msg and (r := _RESULT.search(msg)) is not None:
@@ -85,7 +95,7 @@ class AerRecovery:
         self.pending = []
         device = try_pci_bus_id(r["dev"]) or r["dev"]
         callbacks = [f"{try_pci_bus_id(m['dev']) or m['dev']} ({m['drv']})" for _, what, m in mine if what == "callback"]
-        resets = [m["step"] for _, what, m in mine if what == "step" and "reset" in m["step"]]
+        resets = [m["step"] or m["upstream"] for _, what, m in mine if what == "step" and "reset" in (m["step"] or m["upstream"])]
         for k, _, _ in mine:
             self.used.add(k)
         self.used.add(ln)

@@ -376,10 +376,30 @@ def test_aer_and_hotplug_link_down():
     (ld,) = of(r, "pcie_link_down")
     assert (ld.device, ld.slot, ld.card_present) == ("0000:89:02.0", "400", False)
     # the DPC containment line and its "unmasked uncorrectable error detected" reason are read as details
-    # of the fatal AER error after them; 4.x's "AER: Device recovery failed" is the recovery's result
-    assert r.lines_used == 12
+    # of the fatal AER error after them; 4.x's "AER: Device recovery failed" is the recovery's result, the line before it
+    # (err.c reset_link, printed without "AER: ") the step that failed
+    assert r.lines_used == 13
     (x,) = of(r, "pcie_aer_recovery")
-    assert (x.result, x.device, x.bridge, x.without_callback, x.link_reset) == ("failed", "0000:89:02.0", "0000:89:02.0", None, None)
+    assert (x.result, x.device, x.bridge, x.without_callback, x.link_reset) == (
+        "failed", "0000:89:02.0", "0000:89:02.0", None, "link reset at upstream device 0000:89:02.0 failed")
+    assert x.detail == "link reset at upstream device 0000:89:02.0 failed"
+
+
+def test_the_link_resets_steps_without_the_aer_prefix():
+    # CONSTRUCTED from err.c reset_link (4.18-5.6) / aerdrv_core.c: pci_printk(KERN_DEBUG, dev, "link reset at upstream device
+    # %s failed\n") and "no link-reset support at upstream device %s\n", then the result
+    for step in ("link reset at upstream device 0000:00:03.0 failed", "no link-reset support at upstream device 0000:00:03.0"):
+        r = parse_text(f"[  10.000001] pcieport 0000:00:03.0: {step}\n[  10.000002] pcieport 0000:00:03.0: AER: Device recovery failed\n")
+        (x,) = of(r, "pcie_aer_recovery")
+        assert (x.result, x.link_reset, r.lines_used) == ("failed", step, 2)
+    # alone (no result line after it) it makes no fact, as the recovery's other steps
+    r = parse_text("[  10.000001] pcieport 0000:00:03.0: link reset at upstream device 0000:00:03.0 failed\n")
+    assert of(r, "pcie_aer_recovery") == [] and r.lines_used == 0
+    # quoted in a sentence without a device's prefix: no step
+    r = parse_text("[  10.000001] why would the link reset at upstream device 0000:00:03.0 failed here?\n"
+                   "[  10.000002] pcieport 0000:00:03.0: AER: Device recovery failed\n")
+    (x,) = of(r, "pcie_aer_recovery")
+    assert x.link_reset is None
 
 
 def test_old_pciehp_link_down_event():

@@ -112,7 +112,20 @@ CASES = [
     ("kernel_log_pcie_recovery", "_NO_CALLBACK", "[  +0.000844] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)",
      {"drv": "nvidia", "dev": "0000:03:00.0"}),
     ("kernel_log_pcie_recovery", "_STEP", "kernel: pcieport 0000:03:04.0: AER: Downstream Port link has been reset (0)",
-     {"step": "Downstream Port link has been reset (0)"}),
+     {"step": "Downstream Port link has been reset (0)", "upstream": None}),
+    ("kernel_log_pcie_recovery", "_STEP", "[256237.500842] pcieport 0000:89:02.0: link reset at upstream device 0000:89:02.0 failed",
+     {"step": None, "upstream": "link reset at upstream device 0000:89:02.0 failed"}),  # fixtures/artefacts/kernel_log/dmesg_aer_hotplug_link_down.log
+    # kernel_log_splat: the WARN report and an oops's faulting instruction (NVIDIA/open-gpu-kernel-modules#916, #1110, pop-os/pop#4036)
+    ("kernel_log_splat", "_WARN", "WARNING: CPU: 28 PID: 6705 at nvidia/nv.c:5039 nvidia_dev_put+0xb1/0xc0 [nvidia]",
+     {"cpu": "28", "pid": "6705", "file": "nvidia/nv.c", "line": "5039", "func": "nvidia_dev_put", "mod": "nvidia"}),
+    ("kernel_log_splat", "_WARN_619", "WARNING: arch/x86/kernel/cpu/bugs.c:3736 at __warn_thunk+0x10/0x20, CPU#1: (udev-worker)/728",
+     {"file": "arch/x86/kernel/cpu/bugs.c", "line": "3736", "func": "__warn_thunk", "mod": None, "cpu": "1", "comm": "(udev-worker)",
+      "pid": "728"}),
+    ("kernel_log_host_os", "_CRASH_IP", "RIP: uvm_hmm_unregister_gpu+0x51/0x3a0 [nvidia_uvm]", {"fn": "uvm_hmm_unregister_gpu", "mod": "nvidia_uvm"}),
+    ("kernel_log_host_os", "_CRASH_IP", "RIP: 0010:uvm_va_space_destroy+0x5d4/0x6a0 [nvidia_uvm 5f0c6a1e3b9d4c2a]",
+     {"fn": "uvm_va_space_destroy", "mod": "nvidia_uvm"}),  # CONSTRUCTED: %pS with the module's build id
+    ("kernel_log_splat", "_CPU_INFO", "CPU: 7 PID: 49 Comm: kworker/u16:1 Tainted: P        W  O    4.12.14-ck-w530-ck #1",
+     {"comm": "kworker/u16:1", "taint": "P        W  O"}),
     # cuda_app: memory-efficient attention without a kernel (open-compass/VLMEvalKit#330)
     ("cuda_app", "MEM_EFF_NO_KERNEL", "RuntimeError: cutlassF: no kernel found to launch!", {"pass": "F"}),
     ("kernel_log_pcie", "_DISPLAY_DEVICE", "pci 0000:01:00.0: [10de:2204] type 00 class 0x030000 PCIe Legacy Endpoint", {"dev": "0000:01:00.0"}),
