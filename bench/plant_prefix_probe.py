@@ -28,7 +28,10 @@ Prefixes planted since round rL3: pdsh / clush's host label (pdsh src/pdsh/dsh.c
 one host's lines and on two hosts' lines interleaved, a ``journalctl -o json`` record per line (systemd's JSON export:
 ``__CURSOR``, ``__REALTIME_TIMESTAMP``, ``__MONOTONIC_TIMESTAMP``, ``_BOOT_ID`` first, the entry's fields, the line in
 ``MESSAGE``, JSON-escaped), and Filebeat's ECS document per line (``@timestamp``, ``log.offset`` / ``log.file.path``,
-the line in ``message``), as a log shipper's or Elasticsearch's export holds them. ``--prefixes rK3`` / ``rL3`` plant
+the line in ``message``), as a log shipper's or Elasticsearch's export holds them. Since round rL8: Fluent Bit's json_lines record
+(``date``, the line in ``log``), Vector's log event (``timestamp``, the line in ``message``) and a log search's CSV
+export (a header naming ``@timestamp``, the line a quoted cell): no reader reads these records; a failure inside them
+must still leave the verdict inconclusive at least (engine/foreign_runs.py ``records_report``). ``--prefixes rK3`` / ``rL3`` plant
 one round's additions (``new``: the latest round's), ``all`` every prefix. Each diagnosis under a prefix other than
 ``raw`` is compared with the same lines planted bare (``raw``, same base, same layout): ``read_as_raw`` counts those
 whose verdict and serious findings (critical / warning rules) are the bare lines' own, ``read_otherwise`` the rest (a
@@ -102,9 +105,30 @@ PREFIXES = {
     # {"@timestamp":"2023-06-06T04:48:11.735Z","log":{"offset":71770,"file":{"path":"/var/log/auth.log"}},"message":"foobar"}
     "filebeat_json": lambda ln, i: ('{"@timestamp":"2026-12-05T11:22:%02d.735Z","log":{"offset":%d,"file":{"path":'
                                     '"/var/log/trainer.log"}},"message":%s}' % (i, 71770 + 200 * i, json.dumps(ln))),
+    # Fluent Bit's stdout / file output, format json_lines (docs.fluentbit.io pipeline/outputs/standard-output:
+    # json_date_key "date", json_date_format "double"); the tail input keeps the line in "log"
+    # {"date":1599862267.483684,"log":"<line>"}
+    "fluentbit_json": lambda ln, i: '{"date":17649337%02d.735196,"log":%s}' % (i, json.dumps(ln)),
+    # Vector's log event as its console / file sink's json codec writes it (vector.dev docs/architecture/data-model/log:
+    # {"custom":"field","host":"my.host.com","message":"Hello world","timestamp":"2020-11-01T21:15:47+00:00"}), the
+    # file source's fields (file, host, source_type)
+    "vector_json": lambda ln, i: ('{"file":"/var/log/trainer.log","host":"gpu-node-7","message":%s,"source_type":"file",'
+                                  '"timestamp":"2026-12-05T11:22:%02d.735196Z"}' % (json.dumps(ln), i)),
+    # a log search's CSV export: Kibana Discover's "Generate CSV" of a saved search with the message column, its
+    # header the fields' names, the time in Kibana's dateFormat (default "MMM D, YYYY @ HH:mm:ss.SSS"), every cell
+    # quoted where it holds a comma or a quote (RFC 4180); the header line comes first (csv_export_header)
+    "csv_export": lambda ln, i: '"Dec 5, 2026 @ 11:22:%02d.735",%s' % (i, _csv_cell(ln)),
 }
+CSV_HEADER = {"csv_export": '"@timestamp",message'}
+
+
+def _csv_cell(value: str) -> str:
+    return '"' + value.replace('"', '""') + '"' if any(c in value for c in ',"\n') else value
+
+
 ROUND_PREFIXES = {"rK3": ("logcli", "gha_log", "gh_run_log", "gha_error"),
-                  "rL3": ("pdsh", "pdsh_hosts", "journal_json", "filebeat_json")}
+                  "rL3": ("pdsh", "pdsh_hosts", "journal_json", "filebeat_json"),
+                  "rL8": ("fluentbit_json", "vector_json", "csv_export")}
 NEW_PREFIXES = tuple(p for ps in ROUND_PREFIXES.values() for p in ps)
 
 # A line the kernel logs (CONSTRUCTED from the forms the harvest's kernel lines take): after an optional syslog /
@@ -143,7 +167,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--bases", default=",".join(BASES))
     ap.add_argument("--prefixes", default=",".join(p for p in PREFIXES if p not in NEW_PREFIXES),
-                    help="comma-separated; 'all' for every prefix, 'rK3' / 'rL3' for a round's additions, 'new' for "
+                    help="comma-separated; 'all' for every prefix, 'rK3' / 'rL3' / 'rL8' for a round's additions, 'new' for "
                          "the latest round's")
     ap.add_argument("--show-differs", action="store_true",
                     help="print each diagnosis whose serious findings differ from the bare lines' (raw)")
@@ -178,6 +202,8 @@ def main() -> None:
         for pn in ["raw"] + [p for p in prefixes if p != "raw"]:
             pf = PREFIXES[pn]
             block = "```\n" + "\n".join(ev) + "\n```" if pf is None else "\n".join(pf(ln, i) for i, ln in enumerate(ev))
+            if pn in CSV_HEADER:
+                block = CSV_HEADER[pn] + "\n" + block
             for bn in bases:
                 base = BASES[bn].read_text()
                 for layout, files in (("same_file", {"paste.txt": base.rstrip("\n") + "\n\n" + block + "\n"}),

@@ -367,13 +367,15 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
     # a log without an empty line holds no block of its own (_blocks; the split lines where a reader made them, a
     # list's C scan: ~0.02 ms for a bench node's dmesg where the text's search for two newlines took 0.16)
     if log and ("" not in art._lines if art._lines is not None else "\n\n" not in art.text):
-        return [], []
+        return [], _record_runs(art, read_lines(results, art, facts), kinds) if '\n{"' in art.text else []
     # (where the readers left one line unread, a line of terms alone is most often their own banner or footer:
     # "# Collective test concluded: all_gather_perf"; then only an error word or failure form makes a run)
     later: list[tuple[int, int, int]] = []
-    cands = candidates(art, kinds, read_lines(results, art, facts), log, strong=unread < 2, later=later)
+    read = read_lines(results, art, facts)
+    shipped = _record_runs(art, read, kinds)
+    cands = candidates(art, kinds, read, log, strong=unread < 2, later=later)
     if not cands:
-        return [], []
+        return [], shipped
     lines = art.lines
     base = (sum(r.lines_used for r in results),
             sum(len(r.facts) + sum(slot[2] for slot in r.folded.values()) + sum(c[0] for c in r.capped.values())
@@ -451,6 +453,7 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
                     continue
         return made
 
+    said: list[tuple[int, int]] = []  # the runs that hold the verdict back (their facts or a part nobody read)
     for a, b in runs:
         run = stretch(a, b)
         made = fallback_facts(run)
@@ -481,8 +484,10 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
         # that checks nothing and that nobody read, as it would be alone: unless it names no diagnostic term
         if any(f.kind == "reported_symptom" or (f.kind in polarity and polarity[f.kind].polarity in ("warning", "error"))
                for f in kept):
+            said.append((a, b))
             continue
         if made or (uninformative_reason(run.text) is None and _named(run.text) >= 2):
+            said.append((a, b))
             at = a + art.line_offset
             parts.append((at, f"lines {at}-{b + art.line_offset} ({b - a + 1} lines) hold another program's output "
                               f"that no reader of {'+'.join(p.KIND for p in kinds)} reads; alone they are not "
@@ -493,4 +498,140 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
                           f"reads and that name an error or a diagnostic term, from line {at} on, were not checked: "
                           f"a file of {len(art.text)} characters is re-read at most {max_tries} time(s) to tell another "
                           f"program's lines from its own"))
-    return found, parts
+    parts.extend(p for p in shipped if not any(lo + art.line_offset <= p[0] <= hi + art.line_offset for lo, hi in said))
+    return found, sorted(parts)
+
+
+# Structured records a log shipper or a log search exports, each an event at a time with its line in a string value
+# (issue 11, round rL8). The forms (each tool's documented record; only the journal's and Filebeat's are read as their
+# message, facts/lines.py _JSON_RECORD):
+#   Fluent Bit, stdout / file output, format json_lines (docs.fluentbit.io pipeline/outputs/standard-output:
+#   json_date_key "date", json_date_format "double"; the tail input's line in "log"):
+#     {"date":1764933720.735,"log":"NCCL WARN Cuda failure 'out of memory'"}
+#   Vector, a log event as its console / file sink's json codec writes it (vector.dev docs/architecture/data-model/log):
+#     {"custom":"field","host":"my.host.com","message":"Hello world","timestamp":"2020-11-01T21:15:47+00:00"}
+#   journalctl -o json-pretty (the record over several lines), -o json-seq (RFC 7464: each record after an RS, 0x1e),
+#   a JSON array of records (Loki's / Datadog's / Splunk's JSON export), and a CSV export whose header names a time
+#   column (Kibana's "Generate CSV": "@timestamp",message; Splunk's _time,_raw; Datadog's Date,Host,Service,Message).
+# A record must hold a time key (a log line is an event at a time): a config (package.json, a DeepSpeed config) or a
+# metrics document without one is not a record. Reached only by a file nobody recognised (parse_one's uninformative
+# path) and by the unread lines of a recognised file that open with '{"' or hold a time column's CSV header.
+_TIME_KEY = re.compile(r"(?i)@?timestamp|_?time|date|ts|datetime|__REALTIME_TIMESTAMP|[\w.@-]{0,40}[_.]time(?:stamp)?")
+RECORD_CHARS = 4_000_000  # a bigger file nobody knows is left as it was (off the hot path: one json.loads a file at most)
+VALUE_CHARS = 4096  # a value's line read to this length (the journal's own limit, JSON_THRESHOLD): bounds the readers'
+# and the fallbacks' searches over one long value
+_CSV_TIME_HEADS = ('timestamp"', "timestamp,", "time,", 'time",', "Time,", 'Time",', "date,", 'date",', "Date,", 'Date",')
+
+
+def _values(obj, out: list[str], depth: int = 0) -> None:
+    if isinstance(obj, str):
+        out.extend(ln[:VALUE_CHARS] for ln in obj.split("\n"))
+    elif depth < 16 and isinstance(obj, dict):
+        for v in obj.values():
+            _values(v, out, depth + 1)
+    elif depth < 16 and isinstance(obj, list):
+        for v in obj:
+            _values(v, out, depth + 1)
+
+
+def _is_record(obj) -> bool:
+    return isinstance(obj, dict) and any(isinstance(k, str) and _TIME_KEY.fullmatch(k) for k in obj)
+
+
+def record_values(text: str) -> str | None:
+    """The string values of the structured records ``text`` is made of (JSON objects one a line, a JSON array of
+    objects, objects one after another as json-pretty / json-seq write them, a CSV whose header names a time column),
+    one line each; None where ``text`` is no such file or no record holds a time key."""
+    import csv
+    import io
+    import json
+
+    if len(text) > RECORD_CHARS:
+        return None
+    body = text.replace("\x1e", "").strip()
+    if not body:
+        return None
+    out: list[str] = []
+    if body[0] in "[{":
+        dec = json.JSONDecoder()
+        records, i = [], 0
+        try:
+            while i < len(body):
+                obj, i = dec.raw_decode(body, i)
+                records.extend(obj if isinstance(obj, list) else [obj])
+                while i < len(body) and body[i] in " \t\r\n,":
+                    i += 1
+        except (ValueError, RecursionError):
+            return None
+        if not records or not any(_is_record(r) for r in records):
+            return None
+        for r in records:
+            _values(r, out)
+        return "\n".join(out)
+    lines = body.split("\n", 1)
+    try:
+        header = next(csv.reader([lines[0]]))
+    except (csv.Error, StopIteration):
+        return None
+    if len(header) < 2 or not any(_TIME_KEY.fullmatch(h.strip()) for h in header):
+        return None
+    try:
+        rows = list(csv.reader(io.StringIO(body)))[1:]  # (a quoted cell may hold several lines)
+    except csv.Error:
+        return None
+    if not rows or sum(len(r) == len(header) for r in rows if r) < max(1, len([r for r in rows if r]) // 2):
+        return None
+    for r in rows:
+        for cell in r:
+            out.extend(ln[:VALUE_CHARS] for ln in cell.split("\n"))
+    return "\n".join(out)
+
+
+def records_report(text: str) -> bool:
+    """Whether ``text``, a file nobody recognised, is structured records (:func:`record_values`) whose values hold a
+    line a reader would claim (its signature and its detect) or a line the fallback readers take (an error word): such
+    a file is not uninformative, it is not recognised (no evidence of health; the verdict inconclusive at least).
+    Before, a failure inside Fluent Bit's or Vector's records beside a healthy capture read HEALTHY."""
+    from stethoscope.facts.classify import classifier
+
+    inner = record_values(text)
+    if inner is None:
+        return False
+    if any(p.detect(inner) for p in classifier().candidates(inner)):
+        return True
+    # an error word (the fallback readers), or a diagnostic term, as a file of these lines would not be uninformative
+    return any(p.detect(inner) for p in load_fallbacks()) or uninformative_reason(inner) is None
+
+
+def _record_runs(art: Artefact, read: list[int], kinds) -> list[tuple[int, str]]:
+    """In a recognised file, the stretches of lines no reader read that are a log shipper's JSON records one a line
+    (or a CSV export under its header) whose values hold a line a reader would claim or an error word
+    (:func:`records_report`): ((first line, detail) each, an ``unread_run``). The runs above look for an error word or
+    a diagnostic term in the lines as written; a record's line may hold neither (harvest 800's Fabric rows in Fluent
+    Bit's records appended to an nvidia-smi -q read HEALTHY). Cost: C searches for a line opening with '{"' and for a
+    time column's CSV header (_CSV_TIME_HEADS); nothing more for a file without one."""
+    text = art.raw_text or art.text
+    if not text.startswith('{"') and '\n{"' not in text and not any(h in text for h in _CSV_TIME_HEADS):
+        return []
+    lines = art.lines
+    if art.raw_text is not None:  # the lines as written (the normaliser takes a quote off a line that opens with one)
+        raw = art.raw_text.split("\n")
+        lines = raw if len(raw) == len(lines) else lines
+    out: list[tuple[int, str]] = []
+    for first, last in _gaps(read, len(lines)):
+        i = first
+        while i <= last:
+            line = lines[i - 1].lstrip("\x1e")
+            if not (line.startswith('{"') or ("," in line and _TIME_KEY.search(line))):
+                i += 1
+                continue
+            j = i
+            while j < last and lines[j].strip() and (lines[j].lstrip("\x1e").startswith('{"') or not line.startswith('{"')):
+                j += 1
+            if records_report("\n".join(lines[i - 1:j])):
+                at = i + art.line_offset
+                out.append((at, f"lines {at}-{j + art.line_offset} ({j - i + 1} lines) are a log shipper's records "
+                                f"(JSON or CSV) holding log lines that no reader of {'+'.join(p.KIND for p in kinds)} "
+                                f"reads"))
+            i = j + 1
+    return out

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Iterable, Iterator
 
-from stethoscope.engine.foreign_runs import foreign_runs, read_nothing, uninformative_reason
+from stethoscope.engine.foreign_runs import foreign_runs, read_nothing, records_report, uninformative_reason
 from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
 from stethoscope.facts.bundle import FileTask, RawBundle, Skipped, task_artefacts
 from stethoscope.facts.model import Fact, share_keys
@@ -181,6 +181,9 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     if not kinds:
         classify.forget()  # the classifier's reference to the text it scanned last
         out.uninformative = uninformative_reason(text)
+        if out.uninformative is not None and records_report(art.raw_text or text):
+            out.uninformative = None  # a shipper's records holding a log line: not read, never set aside (rL8)
+            classify.forget()
         return out
     used = 0
     results: list[ParseResult] = []

@@ -7,6 +7,8 @@ line nobody parsed, an empty capture, a node with nothing that checks its GPUs, 
 short, a GPU nvidia-smi could not read. Every one of them said HEALTHY before. The near misses
 at the end are healthy runs with lines that look alarming and are not.
 """
+import csv
+import io
 import json
 import re
 import shutil
@@ -563,6 +565,67 @@ def test_lines_a_journal_or_log_shipper_exported_as_json_records_read_as_bare(ru
         verdicts.append((rep.verdict, rep.reason))
     assert verdicts[0] == verdicts[1], verdicts
     assert verdicts[0][0] != "healthy", verdicts
+
+
+def _fluentbit(line: str, i: int) -> str:
+    # Fluent Bit's stdout / file output, format json_lines (docs.fluentbit.io pipeline/outputs/standard-output:
+    # json_date_key "date", json_date_format "double"; the tail input's line in "log"), CONSTRUCTED around a line
+    return json.dumps({"date": 1764933720.735196 + i, "log": line}, separators=(",", ":"))
+
+
+def _vector(line: str, i: int) -> str:
+    # Vector's log event, its sink's json codec (vector.dev docs/architecture/data-model/log: {"custom":"field","host":
+    # "my.host.com","message":"Hello world","timestamp":"2020-11-01T21:15:47+00:00"}), CONSTRUCTED around a line
+    return json.dumps({"file": "/var/log/trainer.log", "host": "gpu-node-7", "message": line, "source_type": "file",
+                       "timestamp": f"2026-12-05T11:22:0{i}.735196Z"}, separators=(",", ":"))
+
+
+def _records(rows: list[str], form: str) -> str:
+    if form == "csv":  # a log search's CSV export (Kibana's Generate CSV: the fields' names, then RFC 4180 rows)
+        out = io.StringIO()
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["@timestamp", "message"])
+        w.writerows([[f"Dec 5, 2026 @ 11:22:0{i}.735", ln] for i, ln in enumerate(rows)])
+        return out.getvalue()
+    if form == "array":  # a JSON array of records (a log search's JSON export), pretty-printed
+        return json.dumps([json.loads(_vector(ln, i)) for i, ln in enumerate(rows)], indent=2) + "\n"
+    if form == "pretty":  # journalctl -o json-pretty: one record after another, each over several lines
+        return "".join(json.dumps(json.loads(_journal(ln, i)), indent=4) + "\n" for i, ln in enumerate(rows))
+    wrap = {"fluentbit": _fluentbit, "vector": _vector}[form]
+    return "".join(wrap(ln, i) + "\n" for i, ln in enumerate(rows))
+
+
+@pytest.mark.parametrize("layout", ["own_file", "same_file"])
+@pytest.mark.parametrize("form", ["fluentbit", "vector", "csv", "array", "pretty"])
+def test_a_log_shippers_records_holding_a_failure_are_never_set_aside(ruleset, tmp_path, layout, form):
+    """Wild sweep L8 (bench/plant_prefix_probe.py, prefixes fluentbit_json / vector_json / csv_export): a log line inside
+    records no reader reads (Fluent Bit's "log", Vector's "message", a CSV export's cell, json-pretty's MESSAGE) beside a
+    healthy nvidia-smi -q. Harvest 800's real Fabric rows (Azure/azhpc-images#506: 'Status : Insufficient Resources')
+    name no error word: such a file was 'uninformative' and counted for nothing, so the bundle read HEALTHY. Now a
+    file of records whose values a reader would claim, or which hold an error word, is not recognised: never HEALTHY."""
+    rows = (next((ROOT / "fixtures" / "harvest" / "cases").glob("800-*/nvidia-smi-q.txt")).read_text()
+            .splitlines()[2:4])
+    rep = diagnose_bundle(_plant(tmp_path, layout, "shipped.log", _records(rows, form)), ruleset, jobs=1)
+    assert rep.verdict != "healthy", (rep.reason, [f.summary for f in rep.findings])
+
+
+@pytest.mark.parametrize("text", [
+    # a DeepSpeed config (its documented keys) and a package.json: no time key, no record
+    '{"train_batch_size": 32, "fp16": {"enabled": true}, "zero_optimization": {"stage": 2}, "wall_clock_breakdown": false}\n',
+    '{"name": "trainer-ui", "version": "1.0.0", "scripts": {"test": "jest"}, "description": "fails fast"}\n',
+    # records of ordinary lines: no line a reader claims, no error word
+    "".join(_fluentbit(ln, i) + "\n" for i, ln in enumerate(["collected by the on-call", "see the ticket for the timeline"])),
+    "@timestamp,message\nDec 5, 2026 @ 11:22:00.735,collected by the on-call\n",
+])
+def test_records_or_configs_holding_no_log_line_stay_uninformative(ruleset, tmp_path, text):
+    """Must not (round rL8): a JSON config (no time key: no record) and records of ordinary lines stay uninformative:
+    the node folder holding only such a file still checks nothing of its node, nothing else changes."""
+    b = _copy(tmp_path, A)
+    (b / "node2").mkdir()
+    (b / "node2" / "records.json").write_text(text)
+    rep = diagnose_bundle(b, ruleset, jobs=1)
+    assert [(u.path, u.node) for u in rep.coverage.uninformative] == [("node2/records.json", "node2")], rep.reason
+    assert rep.coverage.unrecognised == []
 
 
 def test_a_node_folder_holding_only_files_of_no_use_checks_nothing_of_that_node(ruleset, tmp_path):
