@@ -157,9 +157,12 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         bare = without_block_labels(text)
     if bare is None and wrapped and (run := run_hosts(text)) is not None:  # pdsh's hosts below a launcher's own lines
         hosts, part = run
-        part = str(normalise(part, uncut=True))
-        if {p.KIND for p in kinds} <= {p.KIND for p in classifier().candidates(part) if p.detect(part)}:
-            return _per_host(art, router, part, hosts)
+        if len(set(hosts) - {None}) == 1:
+            bare = part  # one host's run: its label offered off, as over a whole text (below)
+        else:
+            part = str(normalise(part, uncut=True))
+            if {p.KIND for p in kinds} <= {p.KIND for p in classifier().candidates(part) if p.detect(part)}:
+                return _per_host(art, router, part, hosts)
     labelled = bare is not None  # (None below where the readers read the lines without the label)
     if bare is not None:
         bare = str(normalise(bare, uncut=True))  # (wrappers under it: srun's "0: ", a quote)

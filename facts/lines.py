@@ -285,8 +285,11 @@ _ANSI = re.compile(r"(?:\x1b|\\x1b|#033)(?:\[[0-9;:]*[mK]|\([B0])")
 #   (NVIDIA/gpu-operator#432)
 _JOURNAL_STAMP = (r"[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d:?\d\d"
                   r"|\d{9,10}\.\d{6}")
+# pdsh's host given by its IPv4 address (a hostfile of addresses: DeepSpeed's launcher runs pdsh -w 10.0.0.6,10.0.0.7):
+#   10.0.0.7: 719f2593e03a4bbc8d6dff88bf662002000003:97:97 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.7<0>   (Azure/azureml-assets#302)
+_IPV4 = r"\d{1,3}(?:\.\d{1,3}){3}"
 _LABEL = (  # (a host name's parts bounded: a long run of letters and digits without the colon is read once, not once a digit)
-    r"(?:[A-Za-z][\w.-]{0,127}\d[\w.-]{0,127}:"
+    r"(?:(?:[A-Za-z][\w.-]{0,127}\d[\w.-]{0,127}|" + _IPV4 + r"):"
     r"|[\w.-]*[-_]\d+ +\|"
     r"|(?:" + _JOURNAL_STAMP + r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) [\w.-]+ (?!kernel:)[\w.@/-]+(?:\[\d+\])?:)"
     r"(?: |(?=\r?\n))"
@@ -339,7 +342,7 @@ _LABELLED_INDENT = re.compile(r"\n" + _LABEL + r"[ \t]")
 # one column (a column that moves is no compose output: a table's cells, a hand-aligned list):
 #   scalellm          | ./entrypoint.sh: line 28:     7 Killed                  LD_LIBRARY_PATH=...   (vectorch-ai/ScaleLLM#38)
 _NAMED = r"[A-Za-z0-9][\w.-]{0,62}  {1,63}\|"
-_LAUNCHER = r"(?:[A-Za-z][\w.-]{0,62}\d[\w.-]{0,62}:|[\w.-]{0,62}[-_]\d{1,4} {1,64}\||" + _NAMED + ")"
+_LAUNCHER = r"(?:(?:[A-Za-z][\w.-]{0,62}\d[\w.-]{0,62}|" + _IPV4 + r"):|[\w.-]{0,62}[-_]\d{1,4} {1,64}\||" + _NAMED + ")"
 _LINE_LABEL = re.compile(r"\n" + _LAUNCHER + r"(?: |(?=\r?\n))")
 # compose's own status line between its labelled ones, unlabelled (logs.go Status: "%s%s %s\n", container, msg;
 # the container's name as its label gives it), kept as it is:
@@ -414,11 +417,14 @@ def without_line_labels(text: str) -> str | None:
 # (engine/parse_pool.py parse_one), so that a finding names the host that printed its line and one host's log is
 # not read as the continuation of another's (a kernel log's timestamps going back read as a reboot). A label that
 # names a kernel device, an interface or a rank on every line ("nvidia-nvswitch0: ", "eth0: ", "rank1: ") is no host;
-# a zero-padded number is a host's ("gpu003: ", hiyouga/LlamaFactory#2470), no index a program prints.
-_PDSH_HOST = re.compile(r"\n([A-Za-z][\w.-]{0,62}\d[\w.-]{0,62}):(?: |(?=\r?\n))")
+# a zero-padded number is a host's ("gpu003: ", hiyouga/LlamaFactory#2470), no index a program prints. The kernel's
+# libata ports and their devices label their lines alike under dmesg -t ("ata1: SATA link up 6.0 Gbps", "ata1.00:
+# ATA-10: ..."): no hosts either.
+_PDSH_HOST = re.compile(r"\n([A-Za-z][\w.-]{0,62}\d[\w.-]{0,62}|" + _IPV4 + r"):(?: |(?=\r?\n))")
 _NOT_HOST = re.compile(
     r"(?:rank|local_rank|node_rank|gpu|cuda|device|dev|tp|pp|dp|proc|process|thread|cpu|eth|ib|bond|br|wlan|docker|nvme"
-    r"|nvidia|nvidia-nvswitch|mlx\d)[-_]?(?:0|[1-9]\d{0,5})(?:n\d{1,3})?|en[ospx]\w{1,20}|veth\w{1,20}", re.I)
+    r"|nvidia|nvidia-nvswitch|mlx\d|scsi|usb|input|loop|md|mmc|hwmon|rtc|card)[-_]?(?:0|[1-9]\d{0,5})(?:n\d{1,3})?"
+    r"|ata\d{1,3}(?:\.\d{2})?|en[ospx]\w{1,20}|veth\w{1,20}", re.I)
 
 
 def line_hosts(text: str) -> list[str | None] | None:
@@ -455,19 +461,20 @@ _PDSH_OWN = "pdsh@"
 def run_hosts(text: str) -> tuple[list[str | None], str] | None:
     """pdsh's host on each line of the one run of labelled lines in ``text`` (None on a blank line and on every line
     outside the run or pdsh's own), and ``text`` without the labels, line for line; where the run holds three labelled
-    lines or more of two hosts or more, and every non-blank line from its first label to its last carries one or is
-    pdsh's own ("pdsh@host: "); None otherwise (line_hosts' text, labelled throughout, is not asked here)."""
+    lines or more, and every non-blank line from its first label to its last carries one or is pdsh's own ("pdsh@host:
+    "); None otherwise (line_hosts' text, labelled throughout, is not asked here). One host's run is offered as a
+    launcher's label over a whole text is (engine/parse_pool.py: taken off where its readers then read more)."""
     lines = text.split("\n")
     hosts: list[str | None] = [None] * len(lines)
     first = last = -1
     for i, line in enumerate(lines):
-        m = _PDSH_HOST.match("\n" + line) if line[:1].isalpha() else None
+        m = _PDSH_HOST.match("\n" + line) if line[:1].isalnum() else None
         if m is not None:
             hosts[i] = m[1]
             first = i if first < 0 else first
             last = i
     names = set(hosts) - {None}
-    if len(names) < 2 or sum(h is not None for h in hosts) < 3 or any(_NOT_HOST.fullmatch(n) for n in names):
+    if not names or sum(h is not None for h in hosts) < 3 or any(_NOT_HOST.fullmatch(n) for n in names):
         return None
     if any(hosts[i] is None and lines[i].strip() and not lines[i].startswith(_PDSH_OWN) for i in range(first, last + 1)):
         return None

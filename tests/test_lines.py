@@ -467,11 +467,53 @@ def test_a_labelled_run_broken_by_an_unlabelled_line_or_of_one_host_is_not_split
 
     lines = DEEPSPEED_PDSH.split("\n")
     assert run_hosts("\n".join(lines[:3] + ["a reporter's sentence between them"] + lines[3:])) is None
-    assert run_hosts("\n".join(lines[:5])) is None  # gpu003 alone
+    one = run_hosts("\n".join(lines[:5]))  # gpu003 alone: its labels offered off, no host split
+    assert one is not None and set(one[0]) == {None, "gpu003"} and one[1].split("\n")[2] == "Traceback (most recent call last):"
     assert run_hosts("header\nnode01: a\nnode02: b\n") is None  # two labelled lines
     for a, b in (("gpu0", "gpu1"), ("eth0", "eth1"), ("rank3", "rank12"), ("mlx5_0", "mlx5_1")):
         assert run_hosts(f"header\n{a}: x\n{b}: y\n{a}: z\n") is None, a
     assert line_hosts("gpu003: x\ngpu004: y\n") == ["gpu003", "gpu004", None]
+    assert run_hosts("[ 1.0] ahci 0000:00:17.0: AHCI 0001.0301\nata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n"
+                     "ata1.00: ATA-10: Samsung SSD 860 EVO 500GB, RVT04B6Q, max UDMA/133\nata1.00: configured for UDMA/133\n") is None
+
+
+# DeepSpeed's pdsh over a hostfile of addresses: each line under its host's IPv4 address (Azure/azureml-assets#302's
+# lines, its two hosts 10.0.0.6 and 10.0.0.7; the progress bar above them unlabelled)
+AZURE_PDSH = (
+    "100%|\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588| 170498071/170498071 [00:01<00:00, 93719021.09it/s] \n"
+    "10.0.0.6: [2022-12-17 19:15:38,591] [INFO] [comm.py:633:init_distributed] Initializing TorchBackend in DeepSpeed with backend nccl\n"
+    "10.0.0.6: 719f2593e03a4bbc8d6dff88bf662002000002:165:165 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+    "10.0.0.6: NCCL version 2.12.12.MSCCL.0.7.3+cuda11.6\n"
+    "10.0.0.7: 719f2593e03a4bbc8d6dff88bf662002000003:97:97 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.7<0>\n"
+    "10.0.0.7: Traceback (most recent call last):\n"
+    "10.0.0.7:   File \"/mnt/azureml/cr/j/ec39bdadbe7d4062acf9f19c950cb39a/exe/wd/train.py\", line 98, in <module>\n"
+    "10.0.0.7:     model_engine, optimizer, trainloader, __ = deepspeed.initialize(\n"
+)
+
+
+def test_one_hosts_labelled_run_below_a_launchers_lines_is_read_bare_on_the_files_node():
+    """One host's pdsh run below unlabelled lines: its lines are read without the label (the store error of
+    hiyouga/LlamaFactory#2470 under gpu004 alone), the file's node kept, no host split."""
+    lines = DEEPSPEED_PDSH.split("\n")
+    text = "\n".join([lines[0]] + [ln.replace("gpu003: ", "gpu004: ") for ln in lines[1:6]]) + "\n"
+    res = parse_one(Artefact(path="train.log", node="ticket", text=text))
+    assert [(f.node, f.evidence.line) for f in res.facts if f.kind == "torch_rendezvous_error"] == [("ticket", 6)]
+    assert res.hosts == []
+
+
+def test_pdsh_hosts_named_by_address_are_hosts():
+    """An IPv4 address as pdsh's label is a host's: the run below the progress bar is read host by host (its NCCL
+    lines on 10.0.0.6 and 10.0.0.7); one address's label alone over a text comes off as a name's does."""
+    from stethoscope.facts.lines import run_hosts, without_line_labels
+
+    hosts, _bare = run_hosts(AZURE_PDSH)
+    assert hosts == [None] + ["10.0.0.6"] * 3 + ["10.0.0.7"] * 4 + [None]
+    res = parse_one(Artefact(path="job.log", node="ticket", text=AZURE_PDSH))
+    assert res.hosts == ["10.0.0.6", "10.0.0.7"]
+    assert {(f.kind, f.node) for f in res.facts if f.kind == "nccl_version"} == {("nccl_version", "10.0.0.6")}
+    assert without_line_labels("10.0.0.7: Traceback (most recent call last):\n10.0.0.7: RuntimeError: x\n") == \
+        "Traceback (most recent call last):\nRuntimeError: x\n"
+    assert run_hosts("PING 10.0.0.7 (10.0.0.7) 56(84) bytes of data.\n64 bytes from 10.0.0.7: icmp_seq=1 ttl=64\n") is None
 
 
 def test_a_program_s_journal_label_goes_line_by_line():
