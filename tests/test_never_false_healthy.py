@@ -1050,3 +1050,14 @@ def test_nhcs_own_pass_lines_are_no_health_claim_and_its_warning_is_not_silent(r
     _append(tmp_path / "b" / "nhc.log", warn + "\n")
     rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
     assert rep.verdict == "faulty" and warn in _cited(rep), (rep.verdict, [f.summary for f in rep.findings])
+
+
+def test_an_nhc_failure_under_nhcs_debug_timestamp_is_not_silent(ruleset, tmp_path):
+    # Azure/azurehpc-health-checks#72: '[1705939176] - ERROR:  nhc:  Health check failed:  check_all_reduce_dependencies: ...'
+    # (nhc -d prefixes '[$SECONDS] - '): claimed by the nhc reader's signature and read as nothing, the verdict INCONCLUSIVE
+    # with no finding; a failed check is never silent
+    (tmp_path / "b").mkdir()
+    shutil.copyfile(ART / "nhc/azurehpc72_nhc_debug_timestamps.txt", tmp_path / "b" / "health.txt")
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    assert rep.verdict == "faulty" and any("HPCX_DIR is not set" in t for t in _cited(rep)), \
+        (rep.verdict, [f.summary for f in rep.findings])

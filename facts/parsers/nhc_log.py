@@ -46,8 +46,12 @@ KIND = "nhc"
 # ERROR:  nhc:  Health check failed:  check_nvlink_status: GPU 0 has nvlinks inactive:     Link 4: Inactive
 # mynode-066 | ERROR: nhc: Health check failed: check_gpu_xid: GPU Xid errors detected: [ 3606.832215] NVRM: Xid ...
 # mynode-084 | ERROR: nhc: Health check failed: Bandwidth is low on device 1. Reported bandwidth is 7 GB/s.
+# [1705939176] - ERROR:  nhc:  Health check failed:  check_all_reduce_dependencies: HPCX_DIR is not set. ...
+#     (Azure/azurehpc-health-checks#72, nhc -d): NHC's log()/oecho() put 'PREFIX="[$SECONDS] - "' before every line
+#     when TS is set (mej/nhc nhc: TS=${TS:-$DEBUG}, SECONDS then the epoch): _TS below, before any form
+_TS = r"(?:\[\d{1,12}\] - )?"
 _FAILED = re.compile(
-    r"^(?:(?P<host>[\w.-]+) \| )?ERROR:\s+(?P<name>[\w.-]+):\s+Health check failed:\s+"
+    r"^" + _TS + r"(?:(?P<host>[\w.-]+) \| )?ERROR:\s+(?P<name>[\w.-]+):\s+Health check failed:\s+"
     r"(?:(?P<check>check_\w+): )?(?P<msg>(?:.*\S)?)\s*$"
 )
 # mynode-108 | ERROR: No results reported          (distributed NHC: the node ran no NHC or reported nothing)
@@ -67,12 +71,14 @@ _BUSBW = re.compile(r"NCCL allreduce(?P<loop> (?:IB|EFA) loopback)?, BUS BW \(ex
                     r"but measured (?P<got>\d+(?:\.\d+)?) GB/s")
 # SUCCESS:  nhc:  Health check passed:  check_ib_bw_gdr: IB write bandwidth test IB_WRITE_BW passed for IB=mlx5_ib3, IB BW=399.71 Gbps
 #     (Azure/azurehpc-health-checks#152; customTests/azure_common.nhc: 'echo "SUCCESS:  $NAME:  Health check passed:  $*"')
-_PASSED = re.compile(r"^(?:(?P<host>[\w.-]+) \| )?SUCCESS:\s+[\w.-]+:\s+Health check passed:")
+_PASSED = re.compile(r"^" + _TS + r"(?:(?P<host>[\w.-]+) \| )?SUCCESS:\s+[\w.-]+:\s+Health check passed:")
 # customTests/azure_common.nhc: 'echo "WARNING:  $NAME:  Nearing a failure threshold:  $*"' (no public paste of one seen)
-_WARNED = re.compile(r"^(?:(?P<host>[\w.-]+) \| )?WARNING:\s+[\w.-]+:\s+Nearing a failure threshold:\s+"
+_WARNED = re.compile(r"^" + _TS + r"(?:(?P<host>[\w.-]+) \| )?WARNING:\s+[\w.-]+:\s+Nearing a failure threshold:\s+"
                      r"(?:(?P<check>check_\w+): )?(?P<msg>(?:.*\S)?)\s*$")
-_DETECT = re.compile(r"Health check failed:|^[\w.-]+ \| Healthy\s*$|^(?:[\w.-]+ \| )?SUCCESS:\s+[\w.-]+:\s+Health check passed:"
-                     r"|^(?:[\w.-]+ \| )?WARNING:\s+[\w.-]+:\s+Nearing a failure threshold:", re.M)
+# the failed form as NHC's die() writes it ('ERROR:  $NAME:  Health check failed:  $*'), not the bare words: other programs say
+# "Health check failed:" too (Ceph's monitor 'log [WRN]: Health check failed:', a proxy's 'health check failed: i/o timeout')
+_DETECT = re.compile(r"ERROR:\s+[\w.-]+:\s+Health check failed:|^[\w.-]+ \| Healthy\s*$|^" + _TS + r"(?:[\w.-]+ \| )?SUCCESS:\s+[\w.-]+:\s+Health check passed:"
+                     r"|^" + _TS + r"(?:[\w.-]+ \| )?WARNING:\s+[\w.-]+:\s+Nearing a failure threshold:", re.M)
 # NHC's own message for a check that returned non-zero without its own die (nhc: 'die $RET "Check $CHECK returned $RET"',
 # $CHECK being the whole nhc.conf line, arguments included):
 # ERROR:  nhc:  Health check failed:  Check check_nv_gpu_count 2 returned 1          (NVIDIA/deepops#660)

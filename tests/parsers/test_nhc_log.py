@@ -91,3 +91,25 @@ def test_other_programs_success_and_warning_lines_are_not_nhcs() -> None:
         a = Artefact(path="t.txt", text=line, node="n1")
         a.normalise()
         assert nhc_log.parse(a).facts == []
+
+
+def test_nhc_timestamp_prefix_of_debug_runs() -> None:
+    # Azure/azurehpc-health-checks#72 (nhc -d): mej/nhc log()/oecho() 'PREFIX="[$SECONDS] - "' when TS is on (TS=${TS:-$DEBUG});
+    # the failure under it was claimed by the signature and read as nothing before
+    res = parse_fixture(nhc_log, "nhc/azurehpc72_nhc_debug_timestamps.txt")
+    (f,) = res.facts
+    assert (f.kind, f.check, f.evidence.line, f.gpu_check) == ("nhc_check_failed", "check_all_reduce_dependencies", 9, False)
+    assert f.message.startswith("HPCX_DIR is not set.")
+    # the same prefix on Azure's pass line (oecho) is read; NHC's own DEBUG lines under it are not results
+    line = ("[1705939176] - SUCCESS:  nhc:  Health check passed:  check_ib_bw_gdr: IB write bandwidth test IB_WRITE_BW "
+            "passed for IB=mlx5_ib3, IB BW=399.71 Gbps\n[0] - DEBUG:  NHC process 39359 is session leader.\n")
+    res = parse_fixture(nhc_log, text=line)
+    assert res.facts == [] and res.lines_used == 1
+
+
+def test_other_programs_health_check_failed_is_not_nhcs() -> None:
+    # the words alone are not NHC's form (die(): 'ERROR:  $NAME:  Health check failed:  $*'): Ceph's monitor
+    # ('log_channel(cluster) log [WRN]: Health check failed:', a public knowledge-base page) and a proxy's warning
+    for line in ("log_channel(cluster) log [WRN]: Health check failed:\n",
+                 "outbound/wireguard[DE]: health check failed: i/o timeout\n"):
+        assert not nhc_log.detect(line)
