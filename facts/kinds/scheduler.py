@@ -245,10 +245,13 @@ class ContainerToolkitError(Fact):
     #: libnvidia-container older than 1.8.0); ``proc_access`` (initialization stage, "open failed: /proc/...: permission
     #: denied": the hook could not read its own /proc entries, overflowuid or its mount namespace, before it reached the
     #: driver); ``capabilities`` (permission stage, "capability change failed": the hook could not set or drop its
-    #: capabilities); ``other`` for any other
+    #: capabilities); ``imex_channels`` (imex stage, "error parsing IMEX info: <why>": the IMEX channels the container
+    #: asked for, NVIDIA_IMEX_CHANNELS, were refused before the library initialised); ``other`` for any other
     operation: Literal["file_create", "mount", "stat", "device_rules", "unknown_device", "device_list_path", "ldconfig",
-                       "nvml", "cgroup_not_found", "proc_access", "capabilities", "other"] = "other"
-    device: str | None = None  # unknown_device / device_list_path: the device the container asked for ("2", "GPU-9f3c...")
+                       "nvml", "cgroup_not_found", "proc_access", "capabilities", "imex_channels", "other"] = "other"
+    #: unknown_device / device_list_path: the device the container asked for ("2", "GPU-9f3c..."); imex_channels: the
+    #: channel value refused ("all")
+    device: str | None = None
 
 
 @fact_kind

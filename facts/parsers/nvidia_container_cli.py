@@ -25,7 +25,10 @@ entries refused before it reached the driver, is ``proc_access``, a permission e
 Operator's toolkit names the binary ``nvidia-container-cli.real`` (behind a wrapper script): the
 same lines. A hook whose program does not know the ``prestart`` command it is run with (urfave/cli's
 ``No help topic for 'prestart'`` on the hook's stderr: NVIDIA/nvidia-container-toolkit#14) gives
-``container_toolkit_error`` stage ``hook``. Text without such lines yields nothing.
+``container_toolkit_error`` stage ``hook``. The hook refusing the IMEX channels the container asked for
+(``nvidia-container-cli: error parsing IMEX info: unsupported IMEX channel value: all``, awslabs/amazon-eks-ami#2062:
+NVIDIA_IMEX_CHANNELS, which toolkit 1.17.0-1.17.1 set to ``all`` for legacy images) gives ``container_toolkit_error``
+stage ``imex``, operation ``imex_channels``, the value in ``device``. Text without such lines yields nothing.
 """
 from __future__ import annotations
 
@@ -103,6 +106,15 @@ _CAPS_DENIED = re.compile(r"^capability change failed(?:: (?P<why>[a-z][a-z ]{1,
 #   (the stage kept: "initialization error: " names nvmlInit's failure; a bare "nvml error: ..." could be the detection
 #   stage's, a GPU's query, and is not read)
 _TRIMMED_INIT = re.compile(r"(?:^|[\s(\"'`-])initialization error: nvml error: (?P<nvml>[^\n\\\"`]{1,200})")
+# The IMEX channels the container asked for (NVIDIA_IMEX_CHANNELS, 1.14.6+), parsed before the library initialises
+# (libnvidia-container src/cli/configure.c and info.c: if (parse_imex_info(&err, ctx->imex_channels, &nvc_cfg->imex) < 0)
+# { warnx("error parsing IMEX info: %s", err.msg); goto fail; }): no stage word before "error", so _LINE does not see it.
+# ... stderr: Auto-detected mode as 'legacy' nvidia-container-cli: error parsing IMEX info: unsupported IMEX channel value: all: unknown
+#   (awslabs/amazon-eks-ami#2062: EKS GPU AMI v20241109, toolkit 1.17.0, whose legacy-image default was 'all'; the toolkit's
+#   1.17.2 release notes: "Fixed a bug where legacy images would set imex channels as `all`")
+_IMEX_PARSE = re.compile(r"nvidia-container-cli(?:\.real)?: error parsing IMEX info: (?P<msg>[^\n\\]*)")
+# the value the library refused, where the message names one
+_IMEX_VALUE = re.compile(r"IMEX channel value: (?P<val>\S{1,100})$")
 _UNKNOWN_DEVICE = re.compile(r"^(?:(?P<dev>\S{1,100}?): unknown device|unknown device id: (?P<old>\S{1,100}))$")
 # The runtime ran the hook it is configured with (``<hook> prestart``) and the program there has no such
 # command: urfave/cli's help answer "No help topic for '%v'" (the Go CLI framework of the toolkit's
@@ -114,6 +126,8 @@ _HOOK_NO_COMMAND = re.compile(r"error running (?:\w+ )?hook(?: #\d+)?: exit stat
 
 
 def detect(head: str) -> bool:
+    if "error parsing IMEX info" in head and _IMEX_PARSE.search(head) is not None:
+        return True
     if "No help topic for" in head and _HOOK_NO_COMMAND.search(head) is not None:
         return True
     if "initialization error: nvml error: " in head and _TRIMMED_INIT.search(head) is not None:
@@ -177,6 +191,16 @@ def parse(artefact: Artefact) -> ParseResult:
             seen.add(n)
             result.lines_used += 1
             b.add(NvmlInitFailure, n, reason=nvml_reason(text), message=text, source="nvidia-container-cli")
+    if "error parsing IMEX info" in artefact.text:
+        for n, line in iter_lines(_IMEX_PARSE, artefact):
+            if n in seen or (m := _IMEX_PARSE.search(line)) is None:
+                continue
+            seen.add(n)
+            result.lines_used += 1
+            msg = _clean(m["msg"])
+            v = _IMEX_VALUE.search(msg)
+            b.add(ContainerToolkitError, n, stage="imex", message=msg, operation="imex_channels",
+                  device=v["val"] if v else None)
     if "No help topic for" in artefact.text:
         for n, line in iter_lines(_HOOK_NO_COMMAND, artefact):
             if n in seen or (m := _HOOK_NO_COMMAND.search(line)) is None:
@@ -189,4 +213,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_LINE, _HOOK_NO_COMMAND, _TRIMMED_INIT)
+SIGNATURES = (_LINE, _HOOK_NO_COMMAND, _TRIMMED_INIT, _IMEX_PARSE)

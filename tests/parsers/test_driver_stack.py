@@ -130,6 +130,21 @@ def test_container_cli_unknown_device():
     assert (k.operation, k.device) == ("other", None)
 
 
+def test_container_cli_imex_channels_refused():
+    # awslabs/amazon-eks-ami#2062 (EKS GPU AMI v20241109): libnvidia-container's warnx("error parsing IMEX info: %s")
+    # (src/cli/configure.c, info.c) has no stage word before "error": the hook refused NVIDIA_IMEX_CHANNELS=all
+    (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/eksami2062_imex_channel_value_all.txt").facts
+    assert (f.kind, f.stage, f.operation, f.device, f.message, f.evidence.line) == (
+        "container_toolkit_error", "imex", "imex_channels", "all", "unsupported IMEX channel value: all", 1)
+    # the operator's wrapper binary; another refusal keeps its words and names no value
+    (g,) = _parse(nvidia_container_cli, text="stderr: nvidia-container-cli.real: error parsing IMEX info: invalid channel list: unknown\n").facts
+    assert (g.operation, g.device, g.message) == ("imex_channels", None, "invalid channel list")
+    # must not: the same words from another program, and the CLI's other messages are not IMEX's
+    assert not nvidia_container_cli.detect("myapp: error parsing IMEX info: bad value\n")
+    (h,) = _parse(nvidia_container_cli, text="nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown\n").facts
+    assert h.kind == "nvml_init_failure"
+
+
 def test_container_cli_ldconfig_run():
     # NVIDIA/k8s-device-plugin#1400: the hook's confined ldconfig killed (nvc_ldcache.c: "process %s terminated with signal %d")
     (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/k8sdp1400_ldcache_ldconfig_signal_9.txt").facts
