@@ -24,13 +24,13 @@ from typing import Iterable, Iterator
 
 from stethoscope.engine.foreign_runs import foreign_runs, read_nothing, records_report, uninformative_reason
 from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
-from stethoscope.facts.bundle import FileTask, RawBundle, Skipped, task_artefacts
+from stethoscope.facts.bundle import UNKNOWN_NODE, FileTask, RawBundle, Skipped, task_artefacts
 from stethoscope.facts.model import Fact, share_keys
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
 from stethoscope.engine.knowledge import load_coverage, load_polarity
 from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
-from stethoscope.facts.lines import line_hosts, normalise, run_hosts, without_block_labels, without_line_labels
+from stethoscope.facts.lines import line_hosts, normalise, run_hosts, text_host, without_block_labels, without_line_labels
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget, Hit
 from stethoscope.facts.parsers.unrecognised_text import unread_failures
 from stethoscope.facts.registry import load_fallbacks, load_parsers
@@ -133,6 +133,8 @@ def _read(art: Artefact, kinds: list) -> int:
 def parse_one(art: Artefact, router=None) -> FileResult:
     """Every parser whose ``detect`` recognises one of its line signatures in ``art`` parses it.
     ``router`` (engine/ruleengine/routing.py): the facts that go on, the others summarised; None: all."""
+    if art.node == UNKNOWN_NODE and (host := text_host(art.text)) is not None:
+        art.node = host  # a text of one host under pdsh's label, placed nowhere else: that host's (as _per_host's hosts are)
     out = FileResult(path=art.path, node=art.node)
     art.router = router  # healthy readings no rule can bind are counted, not built (FactBuilder.add)
     folded: dict[tuple[str, str], list] = {}

@@ -427,10 +427,12 @@ _NOT_HOST = re.compile(
     r"|ata\d{1,3}(?:\.\d{2})?|en[ospx]\w{1,20}|veth\w{1,20}", re.I)
 
 
-def line_hosts(text: str) -> list[str | None] | None:
+def line_hosts(text: str, least: int = 2) -> list[str | None] | None:
     """pdsh's host on each line of ``text`` (None on a blank line), where every non-blank line carries pdsh's
-    "host: " label and two hosts or more are named; None otherwise (one host, compose's labels, a line without
-    a label, a label that names a device, an interface or a rank)."""
+    "host: " label and ``least`` hosts or more are named; None otherwise (fewer hosts, compose's labels, a line
+    without a label, a label that names a device, an interface or a rank)."""
+    if _PDSH_HOST.match("\n" + text.lstrip()[:130]) is None:  # (the first line tells most texts apart)
+        return None
     hosts: list[str | None] = []
     names: set[str] = set()
     for line in text.split("\n"):
@@ -442,9 +444,18 @@ def line_hosts(text: str) -> list[str | None] | None:
             return None
         hosts.append(m[1])
         names.add(m[1])
-    if len(names) < 2 or any(_NOT_HOST.fullmatch(n) for n in names):
+    if len(names) < least or any(_NOT_HOST.fullmatch(n) for n in names):
         return None
     return hosts
+
+
+def text_host(text: str) -> str | None:
+    """The one host pdsh's label names on every non-blank line of ``text`` ("b1360: [14280.445220] mlx5_core ...",
+    openucx/ucx#7738's dmesg over pdsh), None otherwise: the node a pasted text of one host is, where nothing else
+    places it (engine/parse_pool.py parse_one)."""
+    hosts = line_hosts(text, least=1)
+    names = set(hosts or ()) - {None}
+    return names.pop() if len(names) == 1 else None
 
 
 # DeepSpeed's multi-node launcher logs its own lines unlabelled, then runs pdsh (deepspeed/launcher/runner.py

@@ -411,6 +411,24 @@ def test_a_label_that_names_no_host_or_one_host_is_not_split():
     assert [f.node for f in res.facts if f.kind == "xid_event"] == ["n1"] and res.hosts == []
 
 
+def test_one_hosts_label_places_a_text_placed_nowhere_else():
+    """A text every line of which pdsh labels with one host (openucx/ucx#7738: "b1360: [14280.445220] mlx5_core ...")
+    is that host's where nothing else places it (the node unknown); a file a bundle places keeps its node; a
+    device's, a rank's or compose's label, or a line without one, places nothing (text_host)."""
+    from stethoscope.facts.bundle import UNKNOWN_NODE
+    from stethoscope.facts.lines import text_host
+
+    xid = "node17: [  12.0] NVRM: Xid (PCI:0000:18:00): 79, pid=1, name=x, GPU has fallen off the bus.\n"
+    assert text_host(xid + "\n" + xid) == "node17" and text_host("10.0.0.7: " + xid[8:]) == "10.0.0.7"
+    res = parse_one(Artefact(path="d.txt", node=UNKNOWN_NODE, text=xid))
+    assert [f.node for f in res.facts if f.kind == "xid_event"] == ["node17"] and res.coverage.node == "node17"
+    res = parse_one(Artefact(path="d.txt", node="n1", text=xid))
+    assert [f.node for f in res.facts if f.kind == "xid_event"] == ["n1"]
+    for text in (xid + "plain line\n", "rank0: loss 1.0\nrank0: loss nan\n", "eth0: link up\n",
+                 "trainer-1  | " + xid[8:], PDSH_TWO_HOSTS, "Traceback (most recent call last):\n"):
+        assert text_host(text) is None, text
+
+
 # DeepSpeed's launcher over two hosts: its own line unlabelled, then pdsh's hosts' lines (hiyouga/LlamaFactory#2470's
 # lines under their hosts, gpu003 and gpu004; the launcher's "cmd = pdsh ..." line CONSTRUCTED from
 # deepspeed/launcher/runner.py's logger.info(f"cmd = ...") and multinode_runner.py's pdsh command)
