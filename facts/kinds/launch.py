@@ -32,3 +32,22 @@ class LauncherProcessExited(Fact):
     rank: int | None = None  # the rank in that name, where it has one
     exit_code: int | None = None
     processes: int | None = None  # "Primary job terminated normally, but N process(es) returned a non-zero exit code"
+
+
+@fact_kind
+class EngineWorldSizeMismatch(Fact):
+    """TensorRT-LLM refused to start because the processes it was started with do not make the
+    parallelism its engine or configuration asks for (cpp/tensorrt_llm/runtime/worldConfig.cpp
+    WorldConfig::mpi: ``mpiSize == tp * pp`` as a bare check, later "MPI size %d != TP size %d * PP size
+    %d" and "... * CP Size %d"; the executor's kLEADER check "MPI worldSize is expected to be equal to
+    tp*pp[*cp] when participantIds are not specified"): an engine built for two GPUs run as one process
+    without mpirun, an mpirun -n or a Triton --world_size that differs from the engine's."""
+
+    kind: Literal["engine_world_size_mismatch"] = "engine_world_size_mismatch"
+    framework: Literal["TensorRT-LLM"] = "TensorRT-LLM"
+    check: Literal["world_config", "executor_leader"]  # WorldConfig::mpi's check, or the executor's kLEADER one
+    condition: str  # the check as printed: "mpiSize == tp * pp", "MPI size 1 != TP size 2 * PP size 1"
+    mpi_size: int | None = None  # the processes MPI reports ("MPI size 1"); the bare check and the executor's name no numbers
+    tp: int | None = None
+    pp: int | None = None
+    cp: int | None = None
