@@ -303,6 +303,23 @@ class GpuFabric(GpuFact):
 
 
 @fact_kind
+class GpuPlatform(GpuFact):
+    """Where a GPU sits in a rack-scale system (GB200 / GB300 NVL): ``nvidia-smi -q``'s ``Platform Info``
+    (nvmlDeviceGetPlatformInfo, nvmlDeviceGetModuleId). Made only where the block places the GPU (a chassis
+    serial, slot, tray or host ID given): other boards print it with every row N/A but a Module Id. Says
+    nothing of the GPU's health; a finding may name the place."""
+
+    kind: Literal["gpu_platform"] = "gpu_platform"
+    chassis_serial: str | None = None  # "1823825185529"
+    slot_number: str | None = None  # the chassis slot of the compute tray ("5"; switch trays counted)
+    tray_index: str | None = None  # the compute tray's index ("4")
+    host_id: str | None = None  # the host of the tray ("1")
+    peer_type: str | None = None  # "Switch Connected" (NVLink through NVSwitch trays)
+    module_id: str | None = None  # the GPU's module on its tray ("2"; not in PCI order)
+    fabric_guid: str | None = None  # "0x21ac5b6a528f7cf5"
+
+
+@fact_kind
 class GpuClocks(GpuFact):
     """A GPU's clocks as ``nvidia-smi -q`` (``Clocks``, ``Applications Clocks``, ``Default
     Applications Clocks``, ``Max Clocks``) or ``--query-gpu=clocks.*`` shows them: whether

@@ -20,7 +20,7 @@ from typing import Any
 
 from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live in facts/kinds
     GpuClockReason, GpuClockReasons, GpuClocks, GpuEccCount, GpuEccMode, GpuEccThreshold, GpuFabric, GpuFact, GpuInfo,
-    GpuMemoryRepair, GpuPcieLink, GpuPower, GpuRetiredPages, GpuRowRemap, GpuTemperature, GpuUsage,
+    GpuMemoryRepair, GpuPcieLink, GpuPlatform, GpuPower, GpuRetiredPages, GpuRowRemap, GpuTemperature, GpuUsage,
 )
 from stethoscope.facts.parsers.base import FactBuilder
 
@@ -320,6 +320,12 @@ _CLOCKS = tuple((f, k, f"clock {k}") for f, k in (
     ("max_graphics_mhz", "clocks.max_graphics"), ("max_memory_mhz", "clocks.max_memory")))
 _CLOCK_KEYS = tuple(k for _, k, _ in _CLOCKS)
 _USAGE = ("usage.util", "usage.processes", "usage.no_processes")
+#: Platform Info's rows -> GpuPlatform's fields; the first four place the GPU (N/A on boards that are not rack-scale)
+_PLATFORM = {"platform.chassis_serial": "chassis_serial", "platform.slot": "slot_number", "platform.tray": "tray_index",
+             "platform.host_id": "host_id", "platform.peer_type": "peer_type", "platform.module_id": "module_id",
+             "platform.fabric_guid": "fabric_guid"}
+_PLATFORM_KEYS = tuple(_PLATFORM)
+_PLACES = ("chassis_serial", "slot_number", "tray_index", "host_id")
 _FABRIC = ("fabric.state", "fabric.status", "fabric.clique_id", "fabric.cluster_uuid", "fabric.health_summary")
 
 def _first(read: dict[str, float | int | None], *names: str) -> float | int | None:
@@ -518,6 +524,11 @@ def _state_readings(b: FactBuilder, rec: GpuRecord, r: _Reader) -> list[tuple[ty
         procs = r.num("usage.processes", "processes") if "usage.processes" in values else (0 if "usage.no_processes" in values else None)
         add(GpuUsage, _line(values, _USAGE), index=rec.index, utilization_pct=r.num("usage.util", "GPU utilization"),
             compute_processes=procs)
+
+    if _has(values, _PLATFORM_KEYS):
+        place = {f: r.text(k) for k, f in _PLATFORM.items()}
+        if any(place[f] for f in _PLACES):  # a GB200 / GB300 tray's GPU (an H200 prints them N/A, its Module Id alone)
+            add(GpuPlatform, _line(values, _PLATFORM_KEYS), **place)
 
     if _has(values, _FABRIC):
         add(GpuFabric, _line(values, _FABRIC), state=r.raw("fabric.state"), status=r.raw("fabric.status"),

@@ -23,7 +23,7 @@ read from that one's plan (_Plan), its rows never split.
 Facts emitted (classes in :mod:`gpu_state_facts`, the same as the XML parser's): ``gpu_info``,
 ``gpu_clock_reason``, ``gpu_temperature``, ``gpu_power``, ``gpu_ecc_mode``, ``gpu_ecc_count``,
 ``gpu_ecc_threshold``, ``gpu_memory_repair``, ``gpu_retired_pages``, ``gpu_row_remap``,
-``gpu_pcie_link``, ``gpu_fabric``; each only when its section is in the output (``-d``
+``gpu_pcie_link``, ``gpu_fabric``, ``gpu_platform`` (a rack-scale GPU's place); each only when its section is in the output (``-d``
 prints a few sections). Empty input, or output without the banner (``Failed to parse
 --display/-d flags``), yields no facts and no errors: it says nothing about the GPUs.
 """
@@ -116,6 +116,19 @@ KEYS: dict[tuple[str, ...], str] = {
     ("default applications clocks", "memory"): "clocks.default_app_memory",
     ("max clocks", "graphics"): "clocks.max_graphics", ("max clocks", "memory"): "clocks.max_memory",
     ("utilization", "gpu"): "usage.util",
+    # where a GB200 / GB300 GPU sits (NVIDIA/k8s-test-infra#642, a real 4-GPU GB300 tray, driver 580.173.02):
+    #     Platform Info
+    #         Chassis Serial Number                              : 1823825185529
+    #         Slot Number                                        : 5
+    #         Tray Index                                         : 4
+    #         Host ID                                            : 1
+    #         Peer Type                                          : Switch Connected
+    #         Module Id                                          : 2
+    #         GPU Fabric GUID                                    : 0x21ac5b6a528f7cf5
+    ("platform info", "chassis serial number"): "platform.chassis_serial", ("platform info", "slot number"): "platform.slot",
+    ("platform info", "tray index"): "platform.tray", ("platform info", "host id"): "platform.host_id",
+    ("platform info", "peer type"): "platform.peer_type", ("platform info", "module id"): "platform.module_id",
+    ("platform info", "gpu fabric guid"): "platform.fabric_guid",
     ("fabric", "state"): "fabric.state", ("fabric", "status"): "fabric.status",
     ("fabric", "cliqueid"): "fabric.clique_id", ("fabric", "clusteruuid"): "fabric.cluster_uuid",
     ("fabric", "health", "summary"): "fabric.health_summary",
@@ -133,7 +146,7 @@ COUNTER_NAMES = {"sw power capping": "sw_power_cap", "hw power braking": "hw_pow
 GPU_SECTIONS = frozenset({
     "clocks event reasons", "clocks throttle reasons", "clocks event reasons counters",
     "clocks throttle reasons counters", "remapped rows", "retired pages", "ecc errors", "ecc mode",
-    "temperature", "gpu power readings", "power readings", "pci", "fabric", "gpu reset status",
+    "temperature", "gpu power readings", "power readings", "pci", "fabric", "gpu reset status", "platform info",
 })
 #: keys printed at the GPU level that start a fragment on their own
 GPU_KEYS = frozenset({"product name", "gpu uuid", "gpu recovery action", "persistence mode", "vbios version"})
@@ -187,7 +200,7 @@ UNSHOWN = {"fabric": "whether the GPU registered with the NVLink fabric"}
 #         GPU Current Temp                               : 32 C   (a -q -d TEMPERATURE section on its own: H200 capture)
 FRAGMENT = re.compile(
     r"^ *(?:Clocks (?:Event|Throttle) Reasons|Remapped Rows|Retired Pages|GPU Reset Status|ECC Errors|Ecc Mode"
-    r"|FB Memory Usage|BAR1 Memory Usage|GPU Link Info|PCIe Generation|Link Width)\s*$"
+    r"|FB Memory Usage|BAR1 Memory Usage|GPU Link Info|PCIe Generation|Link Width|Platform Info)\s*$"
     r"|^ *(?:CliqueId|ClusterUUID|GPU Recovery Action|Remapping Failure Occurred|Pending Page Blacklist"
     r"|HW Slowdown|SW Power Cap|Pending Page Retirement|GPU Current Temp|GPU Shutdown(?: T\.Limit)? Temp"
     r"|GPU Slowdown(?: T\.Limit)? Temp|GPU T\.Limit Temp"
@@ -203,7 +216,7 @@ _FRAGMENT_KEYS = ("Clocks ", "Remapped Rows", "Retired Pages", "GPU Reset Status
                   "GPU Current Temp", "GPU Shutdown", "GPU Slowdown", "GPU T.Limit", "ECC Errors", "Ecc Mode",
                   "Memory Usage", "Attached GPUs", "Product Architecture", "Accounting Mode", "VBIOS Version",
                   "MultiGPU Board", "orrectable Error", "Bit ECC", "PCIe Generation", "Link Width",
-                  "Bus Id", "Replays ")
+                  "Bus Id", "Replays ", "Platform Info")
 # --      (the separator grep -A/-B/-C prints between matches)
 GREP_SEPARATOR = "--"
 
