@@ -868,6 +868,9 @@ class NvshmemError(Fact):
     #: INIT->RTR failed: ..." (later: the move in qp_transition)
     qp_modify: bool = False
     qp_transition: str | None = None  # "INIT->RTR"; "unnamed" on a qp_modify line that does not say which move
+    #: the step is creating an RDMA address handle (ibv_create_ah returned NULL) in an IB transport's set-up: IBGDA's
+    #: DCT shared objects or its RoCE RC connect, IBDEVX's connect, the GIC transport of 2.x ("Unable to create ah.")
+    address_handle: bool = False
 
 
 @fact_kind

@@ -148,6 +148,14 @@ def _qp_move(message: str) -> tuple[bool, str | None]:
     return False, None
 
 
+# NVSHMEM's IB transports creating an address handle (ibv_create_ah) for a DCT or a RoCE connection: every release's
+# src/modules/transport/ibgda/ibgda.cpp (ibgda_create_dct_shared_objects, and the RC move to RTR on RoCE) and
+# ibdevx/ibdevx.cpp (2.x's gic transport the same): NVSHMEMI_NULL_ERROR_JMP(ah, status, NVSHMEMX_ERROR_INTERNAL, out,
+# "Unable to create ah.\n"); real line (NVIDIA-NeMo/Megatron-Bridge#5050, NVSHMEM 3.4.5 on B300):
+# /dvs/p4/build/sw/rel/gpgpu/toolkit/r13.0/main_nvshmem/src/modules/transport/ibgda/ibgda.cpp:2234: NULL value Unable to create ah.
+_AH = "Unable to create ah"
+
+
 def _function_line(line: str) -> re.Match[str] | None:
     """A bootstrap plugin's or the core's ``file:function:line:`` line."""
     for literal, form in ((_BOOT_LITERAL, _BOOT), (_CORE_LITERAL, _CORE)):
@@ -166,7 +174,7 @@ def parse(artefact: Artefact) -> ParseResult:
             qp_modify, qp_transition = _qp_move(m["msg"] or "")
             b.add(NvshmemError, n, source_file=m["file"], source_line=int(m["line"]), status=_status(m),
                   status_name=m["name"], message=message, nvls=_nvls(m["file"], message),
-                  qp_modify=qp_modify, qp_transition=qp_transition)
+                  qp_modify=qp_modify, qp_transition=qp_transition, address_handle=(m["msg"] or "").startswith(_AH))
             result.lines_used += 1
         elif (m := _function_line(line)) is not None:
             b.add(NvshmemError, n, source_file=m["file"], source_line=int(m["line"]), status=None,

@@ -190,3 +190,31 @@ def test_ib_device_skipped_forms(prefix, line, device, expected):
 ])
 def test_ib_device_skipped_near_misses(text):
     assert _facts(text) == []
+
+
+AH_FIXTURE = FIXTURE.parent / "megatronbridge5050_ibgda_unable_to_create_ah.log"
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_address_handle_refused_marked(prefix):
+    # NVIDIA-NeMo/Megatron-Bridge#5050 (real, NVSHMEM 3.4.5 on B300): IBGDA's ibv_create_ah returned NULL
+    # (NVSHMEMI_NULL_ERROR_JMP's 'NULL value' form), then its caller's 'create DCT share err.'
+    lines = [prefix + line for line in AH_FIXTURE.read_text().splitlines()]
+    facts = _facts("\n".join(lines) + "\n")
+    assert [(f.evidence.line, f.address_handle, f.message) for f in facts] == [
+        (1, True, "Unable to create ah."), (3, False, "create DCT share err.")]
+    assert facts[0].status is None and facts[0].source_line == 2234
+
+
+@pytest.mark.parametrize("line", [
+    # another NULL value step of IBGDA's set-up (v3.4.5 ibgda.cpp:1385's format filled): no address handle
+    "src/modules/transport/ibgda/ibgda.cpp:1385: NULL value cannot allocate mlx5dv_devx_uar",
+    # a queue-pair move, and the heap's step: other rules
+    "main_nvshmem/src/modules/transport/ibrc/ibrc.cpp:420: non-zero status: 22 ibv_modify_qp failed.",
+    ".../src/host/mem/mem_heap.cpp:1519: non-zero status: 1 cuMemMap failed",
+    # the words elsewhere in a message, not the step that failed (constructed)
+    "src/host/transport/transport.cpp:420: non-zero status: 7 connect EPS failed after Unable to create ah",
+])
+def test_other_steps_are_no_address_handle(line):
+    (f,) = _facts(line + "\n")
+    assert f.address_handle is False
