@@ -1231,6 +1231,30 @@ class ProcessNames(_M):
         return self._compiled.match(name) is not None
 
 
+# --- gpu_driver_modules.yaml ---------------------------------------------------------------
+
+class GpuDriverModule(_M):
+    #: as the kernel prints it in %pS and "Modules linked in:": the file name with '-' as '_'
+    name: str = Field(pattern=r"^[a-z0-9_]{1,56}$")
+    what: str = Field(min_length=5)
+
+
+class GpuDriverModules(_M):
+    source: str = Field(min_length=20)
+    modules: list[GpuDriverModule] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique(self) -> "GpuDriverModules":
+        names = [m.name for m in self.modules]
+        if dup := sorted({n for n in names if names.count(n) > 1}):
+            raise ValueError(f"modules: listed twice: {dup}")
+        return self
+
+    @cached_property
+    def names(self) -> frozenset[str]:
+        return frozenset(m.name for m in self.modules)
+
+
 # --- decision_trees/*.yaml -------------------------------------------------------------------
 
 class Branch(_M):
@@ -1614,6 +1638,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "nccl_warn_messages.yaml": NcclWarnMessages,
     "nv_status_codes.yaml": NvStatusCodes,
     "process_names.yaml": ProcessNames,
+    "gpu_driver_modules.yaml": GpuDriverModules,
     "prometheus_storage.yaml": PrometheusStorage,
     "decision_trees/*.yaml": Tree,
     "cases/*.yaml": Case,

@@ -63,6 +63,9 @@ def _copy(tmp_path: Path, name: str, mutate) -> Path:
     ("nv_status_codes.yaml", lambda d: d["status_codes"][0].update(name="OK"), "status_codes.0.name", "should match pattern"),
     ("localisation.yaml", lambda d: d["pairwise"].update(min_pairs=2), "pairwise.min_pairs", "greater than or equal to 3"),
     ("localisation.yaml", lambda d: d["common_cause"].update(min_severity="severe"), "common_cause.min_severity", "'info', 'warning'"),
+    # a module named as its file is, not as the kernel prints it (%pS and "Modules linked in:" use underscores)
+    ("gpu_driver_modules.yaml", lambda d: d["modules"][1].update(name="nvidia-uvm"), "modules.1.name", "should match pattern"),
+    ("gpu_driver_modules.yaml", lambda d: d["modules"].append(dict(d["modules"][0])), "modules", "listed twice: ['nvidia']"),
 ])
 def test_wrong_key_or_type_in_a_copy_names_file_and_key(tmp_path, name, mutate, key, why):
     path = _copy(tmp_path, name, mutate)

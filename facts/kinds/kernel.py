@@ -422,7 +422,7 @@ class HostKernelFault(KernelLineFact):
     #: the report's RIP / pc / NIP line names them ("esw_port_metadata_get", "mlx5_core"; None for the core kernel)
     in_function: str | None = None
     in_module: str | None = None
-    #: in_module is one of the NVIDIA GPU driver stack's (facts/parsers/kernel_log_splat.py GPU_DRIVER_MODULES): the
+    #: in_module is one of the NVIDIA GPU driver stack's (knowledge/gpu_driver_modules.yaml): the
     #: driver's crash, read by gpu_driver_kernel_crash, not host_kernel_crashed
     in_gpu_driver: bool = False
     message: str
@@ -443,7 +443,7 @@ class KernelWarning(KernelLineFact):
     pid: int
     process: str | None = None  # the task's comm (6.19+ on the line; before, the report's "Comm:" line)
     taint: str | None = None  # the report's taint flags ("POE"; "" for "Not tainted"; None: that line not pasted)
-    in_gpu_driver: bool = False  # module is one of the NVIDIA GPU driver stack's (kernel_log_splat.GPU_DRIVER_MODULES)
+    in_gpu_driver: bool = False  # module is one of the NVIDIA GPU driver stack's (knowledge/gpu_driver_modules.yaml)
     message: str
 
 

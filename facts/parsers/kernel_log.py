@@ -313,6 +313,10 @@ def _message(rest: str) -> str:
     if "logger" in rest[:m.start()] and _INJECTED.search(rest[:m.start()]) is not None:
         return ""
     if m.group().endswith("kernel: "):
+        if rest[:m.start()].endswith("not syncing: "):
+            # panic_on_warn's panic (6.2+ kernel/panic.c check_panic_on_warn: panic("%s: panic_on_warn set ...\n",
+            # origin), __warn's origin "kernel"): "Kernel panic - not syncing: kernel: panic_on_warn set ..."
+            return rest
         rest = rest[m.end():]
         return rest[_PREFIX.match(rest).end():]
     return rest[m.start():]

@@ -105,7 +105,7 @@ from stethoscope.facts.kinds.kernel import (  # noqa: F401 - the fact classes li
 )
 from stethoscope.facts.parsers.base import FactBuilder
 from stethoscope.facts.parsers.kernel_log_host import StorageIoError, HostHardwareError
-from stethoscope.facts.parsers.kernel_log_splat import GPU_DRIVER_MODULES
+from stethoscope.facts.parsers.kernel_log_splat import gpu_driver_modules, is_warn_line
 
 #: the literal part of each line: kernel_log's keyword scan and detect() look for these
 KEYWORDS = (r"INFO: task [^\n]{1,80}? blocked for more than |BUG: soft lockup - CPU#|Watchdog detected hard LOCKUP"
@@ -224,17 +224,50 @@ _REPORT_END = "---[ end trace"
 
 def _crash_ip(lines: list[str], ln: int, event: str) -> dict:
     """The function (and module) the crash opened or closed at line ``ln`` (1-based) happened in: an oops' or
-    kernel BUG's RIP follows its opening line, before the report's end; a panic's precedes it (the oops it ends)."""
+    kernel BUG's RIP follows its opening line, before the report's end; a panic's is that of the report it ends."""
     if event == "panic":
-        window = reversed(_before(lines, ln, _CRASH_IP_SPAN))
-    else:
-        window = (line for line in lines[ln:ln + _CRASH_IP_SPAN])
-    for line in window:
+        return _panic_ip(lines, ln)
+    for line in lines[ln:ln + _CRASH_IP_SPAN]:
         if (m := _CRASH_IP.search(line)) is not None:
             return {"in_function": m["fn"], "in_module": m["mod"]}
-        if event != "panic" and _REPORT_END in line:
+        if _REPORT_END in line:
             break
     return {}
+
+
+def _opens(line: str) -> str | None:
+    """The report ``line`` opens: "oops" (a BUG / page fault / kernel BUG / die() header), "warn" (a WARN), "hang"
+    (a soft or hard lockup, a hung task, an RCU stall: their registers are a stuck CPU's, not a crash site), or None."""
+    if "WARNING: " in line and is_warn_line(line):
+        return "warn"
+    if any(h in line for h in ("soft lockup", "hard LOCKUP", "INFO: ")) and (
+            _SOFT.search(line) or _HARD.search(line) or _HUNG.search(line) or _RCU.search(line)):
+        return "hang"
+    if _OOPS.search(line) or _KBUG.search(line) or (" [#" in line and _DIE.search(line)):
+        return "oops"
+    return None
+
+
+def _panic_ip(lines: list[str], ln: int) -> dict:
+    """A panic's crash site: the RIP of the report it ends. die() panics ("Fatal exception") after the oops' end
+    marker; a WARN printed between them (the dying task's exit path) or before the oops is not the panic's, unless
+    the panic is panic_on_warn's. Read back from the panic to the report's opening line, then the first RIP after
+    that line (an oops in an interrupt prints the interrupted context's registers after its own); with no opening
+    line in reach (a paste that starts inside the trace), the first RIP after the last WARN above the panic."""
+    on_warn = "panic_on_warn" in lines[ln - 1]
+    site = None  # the earliest RIP read so far that lies after every WARN passed
+    for line in reversed(_before(lines, ln, _CRASH_IP_SPAN)):
+        if (m := _CRASH_IP.search(line)) is not None:
+            site = m
+        elif (opens := _opens(line)) == "warn" and not on_warn:
+            site = None  # that RIP was the WARN's
+        elif opens == "hang":
+            return {}  # a panic of a lockup or hung task: no crash site, as the hang has none
+        elif opens is not None:
+            break
+    return {"in_function": site["fn"], "in_module": site["mod"]} if site is not None else {}
+
+
 _OOPS_OPENERS = ("BUG: ", "kernel BUG at ", "Kernel BUG at ", "Unable to handle kernel ")
 # python[12345]: segfault at 0 ip 00007f3a2c0a1b2c sp 00007ffd1c2b3a40 error 4 in libc.so.6[7f3a2c000000+195000]
 # pt_main_thread[4321]: segfault at 18 ip 00007f0e8c3f2a10 sp 00007ffc2e1d8a80 error 4 in libcuda.so.535.129.03[7f2a10,7f0e8bc00000+1a9d000] likely on CPU 7 (core 3, socket 0)
@@ -394,7 +427,7 @@ def _fault(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]) ->
         return False
     if event not in _HANG:
         fields.update(_crash_ip(lines, ln, event))
-        if fields.get("in_module") in GPU_DRIVER_MODULES:  # the NVIDIA driver's crash (kernel_log_splat)
+        if fields.get("in_module") in gpu_driver_modules():  # the NVIDIA driver's crash (knowledge/gpu_driver_modules.yaml)
             fields["in_gpu_driver"] = True
     b.add(HostKernelFault, ln, event=event, hang=event in _HANG, message=msg, **fields, **common)
     return True

@@ -1,7 +1,7 @@
 """The kernel's WARN report, for :mod:`stethoscope.facts.parsers.kernel_log`: a ``kernel_warning`` fact (where the
-WARN_ON fired: module, function, source file and line, the taint). Whether a module is the GPU driver's is said here
-once (``GPU_DRIVER_MODULES``; kernel_log_host_os uses it for an oops's ``in_module``): a WARN or an oops in ext4 or a
-NIC's driver is not the GPU's; the rules read ``in_gpu_driver``.
+WARN_ON fired: module, function, source file and line, the taint). Which modules are the GPU driver's is knowledge
+(knowledge/gpu_driver_modules.yaml, read by :func:`gpu_driver_modules`; kernel_log_host_os uses it for an oops's
+``in_module``): a WARN or an oops in ext4 or a NIC's driver is not the GPU's; the rules read ``in_gpu_driver``.
 
 The kernel's format strings (kernel/panic.c ``__warn``, lib/bug.c; %pS prints ``<function>+0x<off>/0x<size>``
 and, for code in a module, `` [<module>]``, or `` [<module> <build id>]`` with CONFIG_STACKTRACE_BUILD_ID)::
@@ -31,15 +31,19 @@ own module is read.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
+from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.kernel import KernelWarning
 from stethoscope.facts.parsers.base import FactBuilder
 
-#: the kernel modules of the NVIDIA GPU driver stack (the open and proprietary kernel modules' nvidia, nvidia-uvm,
-#: nvidia-drm, nvidia-modeset, nvidia-peermem; vGPU's nvidia-vgpu-vfio; GPUDirect Storage's nvidia-fs; GDRCopy's
-#: gdrdrv; Mellanox's legacy nv_peer_mem): the kernel prints module names with underscores
-GPU_DRIVER_MODULES = frozenset({"nvidia", "nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia_peermem", "nvidia_vgpu_vfio",
-                                "nvidia_fs", "gdrdrv", "nv_peer_mem"})
+@lru_cache(maxsize=1)
+def gpu_driver_modules() -> frozenset[str]:
+    """The kernel modules of the NVIDIA GPU driver stack (knowledge/gpu_driver_modules.yaml: nvidia, nvidia_uvm,
+    nvidia_drm, nvidia_modeset, nvidia_peermem, nvidia_vgpu_vfio, nvidia_fs, gdrdrv, nv_peer_mem), as the kernel
+    prints module names (underscores); read when a WARN or a crash site is first found, not at import."""
+    return knowledge.load("gpu_driver_modules.yaml").names
+
 
 #: the literal part of the WARN line: kernel_log's keyword scan and detect() look for these
 KEYWORDS = r"WARNING: CPU: \d+ PID: \d+ at |WARNING: (?:[^\s:]+:\d+ )?at [\w.$]+\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[\w+[^\]\n]*\])?, CPU#\d"
@@ -59,6 +63,11 @@ _CPU_INFO = re.compile(r"CPU: \d+ (?:UID: \d+ )?PID: \d+ Comm: (?P<comm>[^\n]{1,
 #: how far the lines of one report run: its "Comm:" line and "cut here" near the WARN line, its end marker after the trace
 _REPORT_LINES = 40
 _END_LINES = 200
+
+
+def is_warn_line(line: str) -> bool:
+    """Whether ``line`` is a WARN report's opening line (either form): the report a panic that ends an oops is not."""
+    return "WARNING: " in line and (_WARN.search(line) is not None or _WARN_619.search(line) is not None)
 
 
 def _report_ends(line: str) -> bool:
@@ -98,6 +107,6 @@ def parse_warn_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[i
     module = m["mod"]
     b.add(KernelWarning, ln, module=module, function=m["func"], source_file=m["file"],
           source_line=int(m["line"]) if m["line"] else None, cpu=int(m["cpu"]), pid=int(m["pid"]), process=comm,
-          taint=taint, in_gpu_driver=module in GPU_DRIVER_MODULES, message=msg.strip(), **common)
+          taint=taint, in_gpu_driver=module in gpu_driver_modules(), message=msg.strip(), **common)
     used.add(ln)
     return True

@@ -27,6 +27,9 @@ LINES = [
     ("INFO: rcu_sched detected stalls on CPUs/tasks: { 3} (detected by 5, t=60002 jiffies, g=123, c=122, q=456)", "host_kernel_fault", "hang", True),
     ("rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 12-... } 21002 jiffies s: 1234 root: 0x1/.", "host_kernel_fault", "event", "rcu_stall"),
     ("Kernel panic - not syncing: Fatal exception", "host_kernel_fault", "event", "panic"),
+    # 6.2+ __warn under panic_on_warn (kernel/panic.c check_panic_on_warn: "%s: panic_on_warn set ...", origin "kernel"):
+    # its "kernel: " is the message's, not a syslog framing to cut at
+    ("Kernel panic - not syncing: kernel: panic_on_warn set ...", "host_kernel_fault", "event", "panic"),
     ("kernel BUG at mm/slub.c:4153!", "host_kernel_fault", "event", "kernel_bug"),
     ("BUG: unable to handle page fault for address: ffffb8c5c0a1b000", "host_kernel_fault", "event", "oops"),
     ("BUG: kernel NULL pointer dereference, address: 0000000000000008", "host_kernel_fault", "hang", False),
@@ -421,3 +424,60 @@ def test_a_full_bandwidth_notice_is_no_link_status():
     # geerlingguy/arm-nas#16: the info-level form of a link at its capability
     text = "[   10.643346] mlx5_core 0004:01:00.0: 63.008 Gb/s available PCIe bandwidth (8.0 GT/s PCIe x8 link)\n"
     assert [f.kind for f in kernel_log.parse(Artefact(path="k.log", text=text, node="n1")).facts] == []
+
+
+# A panic names the crash site of the report it ends (kernel_log_host_os._panic_ip). CONSTRUCTED from the kernel's
+# format strings around real lines: the WARN of NVIDIA/open-gpu-kernel-modules#916 (its WARNING and RIP lines), x86
+# arch/x86/mm/fault.c's "BUG: kernel NULL pointer dereference, address: %px", __die_header's "Oops: %04lx [#%d]",
+# __show_regs' "RIP: %04x:%pS", print_oops_end_marker's "---[ end trace %016llx ]---", oops_end()'s
+# panic("Fatal exception"), __warn's panic_on_warn panic (6.2+ check_panic_on_warn: "%s: panic_on_warn set ..."),
+# kernel/watchdog.c's panic("softlockup: hung tasks").
+_WARN_NVIDIA = ("[ 100.000001] ------------[ cut here ]------------\n"
+                "[ 100.000002] WARNING: CPU: 28 PID: 6705 at nvidia/nv.c:5039 nvidia_dev_put+0xb1/0xc0 [nvidia]\n"
+                "[ 100.000003] RIP: 0010:nvidia_dev_put+0xb1/0xc0 [nvidia]\n"
+                "[ 100.000004] ---[ end trace 0000000000000000 ]---\n")
+_WARN_EXT4 = ("[ 100.000001] ------------[ cut here ]------------\n"
+              "[ 100.000002] WARNING: CPU: 3 PID: 812 at fs/ext4/inode.c:3600 ext4_set_page_dirty+0x3c/0x60 [ext4]\n"
+              "[ 100.000003] RIP: 0010:ext4_set_page_dirty+0x3c/0x60 [ext4]\n"
+              "[ 100.000004] ---[ end trace 0000000000000001 ]---\n")
+
+
+def _oops(rip: str | None) -> str:
+    return ("[ 200.000001] BUG: kernel NULL pointer dereference, address: 0000000000000028\n"
+            "[ 200.000002] Oops: 0000 [#1] SMP NOPTI\n"
+            "[ 200.000003] CPU: 3 PID: 812 Comm: python3 Tainted: P        W  OE     5.15.0 #1\n"
+            + (f"[ 200.000004] RIP: 0010:{rip}\n" if rip else "[ 200.000004] Code: Unable to access opcode bytes\n")
+            + "[ 200.000005] ---[ end trace 0000000000000002 ]---\n")
+
+
+_PANIC = "[ 200.100000] Kernel panic - not syncing: Fatal exception\n"
+
+
+def _panic(text: str):
+    (f,) = [f for f in kernel_log.parse(Artefact(path="k.log", text=text, node="n1")).facts
+            if f.kind == "host_kernel_fault" and f.event == "panic"]
+    return f.in_function, f.in_module, f.in_gpu_driver or None
+
+
+@pytest.mark.parametrize("text, site", [
+    # a WARN in nvidia, then an oops in ext4 that the panic ends: the host's crash, not the driver's
+    (_WARN_NVIDIA + _oops("ext4_es_lookup_extent+0x3c/0x2a0 [ext4]") + _PANIC, ("ext4_es_lookup_extent", "ext4", None)),
+    # the same oops pasted without its RIP line: the panic names no site (before: the WARN's, nvidia's)
+    (_WARN_NVIDIA + _oops(None) + _PANIC, (None, None, None)),
+    # the reverse: a WARN in ext4, then an oops in nvidia_uvm (#1110's RIP): the driver's crash
+    (_WARN_EXT4 + _oops("uvm_hmm_unregister_gpu+0x51/0x3a0 [nvidia_uvm]") + _PANIC,
+     ("uvm_hmm_unregister_gpu", "nvidia_uvm", True)),
+    # a WARN printed between the oops and its panic (the dying task's exit path) is not what the panic ends
+    (_oops("ext4_es_lookup_extent+0x3c/0x2a0 [ext4]") + _WARN_NVIDIA + _PANIC, ("ext4_es_lookup_extent", "ext4", None)),
+    (_oops("uvm_hmm_unregister_gpu+0x51/0x3a0 [nvidia_uvm]") + _WARN_EXT4 + _PANIC,
+     ("uvm_hmm_unregister_gpu", "nvidia_uvm", True)),
+    # panic_on_warn: the panic ends the WARN, whose RIP it takes
+    (_WARN_EXT4 + _WARN_NVIDIA + "[ 100.000005] Kernel panic - not syncing: kernel: panic_on_warn set ...\n",
+     ("nvidia_dev_put", "nvidia", True)),
+    # a soft lockup's panic: a stuck CPU's registers are no crash site (the lockup names none either)
+    ("[ 300.000001] watchdog: BUG: soft lockup - CPU#3 stuck for 22s! [python:12345]\n"
+     "[ 300.000002] RIP: 0010:nvidia_dev_put+0xb1/0xc0 [nvidia]\n"
+     "[ 300.000003] Kernel panic - not syncing: softlockup: hung tasks\n", (None, None, None)),
+])
+def test_a_panic_names_the_site_of_the_report_it_ends(text, site):
+    assert _panic(text) == site

@@ -96,3 +96,22 @@ def test_a_warns_rip_line_gives_no_oops_its_module():
             "BUG: kernel NULL pointer dereference, address: 0000000000000008\nRIP: 0010:__fput+0x3c/0x2d0\n")
     (h,) = _facts(text, "host_kernel_fault")
     assert (h.in_module, h.in_gpu_driver) == (None, False)
+
+
+def test_the_gpu_driver_modules_are_knowledge(monkeypatch):
+    # knowledge/gpu_driver_modules.yaml says which modules are the GPU driver's: a module an expert adds there is read
+    # so, with no code change (here, as if mlx5_core were listed; the WARN and RIP lines CONSTRUCTED from the formats)
+    from stethoscope.facts.parsers import kernel_log_splat
+    assert {"nvidia", "nvidia_uvm", "gdrdrv"} <= kernel_log_splat.gpu_driver_modules()
+    text = ("WARNING: CPU: 3 PID: 812 at drivers/net/ethernet/mellanox/mlx5/core/eq.c:734 mlx5_eq_cleanup+0x1c/0x40 [mlx5_core]\n"
+            "BUG: kernel NULL pointer dereference, address: 0000000000000010\n"
+            "RIP: 0010:esw_port_metadata_get+0x19/0x30 [mlx5_core]\n")
+    before = [getattr(f, "in_gpu_driver") for f in kernel_log.parse(Artefact(path="k.log", text=text, node="n1")).facts]
+    monkeypatch.setattr(kernel_log_splat.knowledge, "load", lambda name: type("T", (), {"names": frozenset({"mlx5_core"})})())
+    kernel_log_splat.gpu_driver_modules.cache_clear()
+    try:
+        after = [getattr(f, "in_gpu_driver") for f in kernel_log.parse(Artefact(path="k.log", text=text, node="n1")).facts]
+    finally:
+        monkeypatch.undo()
+        kernel_log_splat.gpu_driver_modules.cache_clear()
+    assert (before, after) == ([False, False], [True, True])
