@@ -154,23 +154,13 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     # under pdsh's label read INCONCLUSIVE, read bare an unexplained error; harvest 3005 under
     # bench/wrap_study.py's labels): a kernel device's label on every line ("nvidia-nvswitch0: ") is its
     # reader's, which reads it
-    bare = without_line_labels(text) if (": " in text[:200] or "| " in text[:200]) else None
-    if bare is None and _holds_block_bar(text):  # compose's label on a run of lines only (a table pasted above them)
-        bare = without_block_labels(text)
-    if bare is None and wrapped and (run := run_hosts(text)) is not None:  # pdsh's hosts below a launcher's own lines
-        hosts, part = run
-        if len(set(hosts) - {None}) == 1:
-            bare = part  # one host's run: its label offered off, as over a whole text (below)
-        else:
-            part = str(normalise(part, uncut=True))
-            if {p.KIND for p in kinds} <= {p.KIND for p in classifier().candidates(part) if p.detect(part)}:
-                return _per_host(art, router, part, hosts)
-    labelled = bare is not None  # (None below where the readers read the lines without the label)
+    bare, hosts = _launcher_label(text, wrapped)
+    labelled = bare is not None  # (False below where the readers read the lines without the label)
     if bare is not None:
         bare = str(normalise(bare, uncut=True))  # (wrappers under it: srun's "0: ", a quote)
         more = [p for p in classifier().candidates(bare) if p.detect(bare)]
         have, get = {p.KIND for p in kinds}, {p.KIND for p in more}
-        if have <= get and (hosts := line_hosts(text)) is not None:  # pdsh over several hosts: each host read apart
+        if have <= get and hosts is not None:  # pdsh over several hosts: each host read apart
             return _per_host(art, router, bare, hosts)
         if have < get or (not have and not get) or (
                 have == get and (read_bare := _read(Artefact(path=art.path, text=bare, node=art.node), more))
@@ -263,6 +253,21 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         out.facts = router.route(out.facts, folded)
     art.router = None
     return out
+
+
+def _launcher_label(text: str, wrapped: bool) -> tuple[str | None, list[str | None] | None]:
+    """``text`` without a launcher's label (pdsh's "host: " or compose's "svc-1  | " on every line, compose's on a run
+    of lines, pdsh's on a run of lines below the launcher's own), line for line, and pdsh's host of each line where
+    two hosts or more are named (their lines read apart: _per_host); (None, None) where no label is found."""
+    bare = without_line_labels(text) if (": " in text[:200] or "| " in text[:200]) else None
+    if bare is None and _holds_block_bar(text):  # compose's label on a run of lines only (a table pasted above them)
+        bare = without_block_labels(text)
+    if bare is not None:
+        return bare, line_hosts(text)
+    if wrapped and (run := run_hosts(text)) is not None:  # pdsh's hosts below a launcher's own lines
+        hosts, bare = run  # (one host's run: its label offered off, as over a whole text)
+        return bare, hosts if len(set(hosts) - {None}) > 1 else None
+    return None, None
 
 
 def _per_host(art: Artefact, router, bare: str, hosts: list[str | None]) -> FileResult:
