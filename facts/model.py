@@ -274,13 +274,21 @@ class FactIndex(tuple):
     all of them costs ~35 ms per 70k facts, and they made about twenty."""
 
     positions: dict[str, Sequence[int]]
+    #: node -> the position of its first fact, where the caller noted them (else None)
+    first_at: dict[str, int] | None = None
+    #: kind -> its facts, in order (the facts at its ``positions``), where the caller grouped them
+    #: (else None): :func:`of_kind` and the rules' run (ruleengine/session.run) take a kind's list
+    #: as it is instead of building it again from the positions
+    by_kind: dict[str, list] | None = None
 
-    def __new__(cls, facts, positions: dict[str, Sequence[int]] | None = None):
+    def __new__(cls, facts, positions: dict[str, Sequence[int]] | None = None, first_at: dict[str, int] | None = None,
+                by_kind: dict[str, list] | None = None):
         """``positions``: each kind's positions in ``facts``, where the caller indexed them as it
-        made the list (engine/pipeline.combine): no pass over the facts here."""
+        made the list (engine/pipeline.combine): no pass over the facts here; ``first_at``: each
+        node's first position, and ``by_kind``: each kind's facts, where it noted them too."""
         self = super().__new__(cls, facts)
         if positions is not None:
-            self.positions = positions
+            self.positions, self.first_at, self.by_kind = positions, first_at, by_kind
             return self
         positions = {}
         for i, f in enumerate(self):

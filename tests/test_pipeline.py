@@ -55,3 +55,23 @@ def test_baseline_compare_report_is_a_bundle_report(tmp_path):
     assert cmp.report.verdict == "faulty" and cmp.report.checked == bundle.checked
     assert cmp.report.not_checked == bundle.not_checked
     assert cmp.below and any(cmp.band_below(c) for c in cmp.comparisons)
+
+
+def test_the_kind_index_keeps_each_kind_s_facts_and_the_rules_read_them(ruleset):
+    """combine's FactIndex keeps each kind's facts as combining grouped them (by_kind: of_kind and
+    the rules' run take them instead of building them again from the positions, session 39 rM6),
+    each node's first position (first_at), and both agree with the facts; evaluate_all on the
+    index finds what it finds on a plain list (no index at all)."""
+    from stethoscope.facts.model import of_kind
+
+    obs = pipeline.combine(pipeline.observe_bundle(SOCKET_BUNDLE, 1))
+    facts = obs.indexed()
+    assert facts.by_kind is not None and set(facts.by_kind) == set(facts.positions)
+    for kind, at in facts.positions.items():
+        assert facts.by_kind[kind] == [facts[i] for i in at] == of_kind(facts, kind)
+    assert facts.first_at == {n: next(i for i, f in enumerate(facts) if f.node == n) for n in {f.node for f in facts}}
+    extended = pipeline._extended(facts, obs.facts[:3])
+    for kind, at in extended.positions.items():
+        assert extended.by_kind[kind] == [extended[i] for i in at]
+    dump = lambda found: [f.model_dump() for f in found]  # noqa: E731
+    assert dump(pipeline.evaluate(ruleset, facts)) == dump(pipeline.evaluate(ruleset, list(facts)))

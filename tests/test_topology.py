@@ -112,3 +112,71 @@ def test_cli_topology_bad_inventory_exits_3(tmp_path):
     bad.write_text("kind: nope\n")
     res = CliRunner().invoke(app, ["topology", "show", str(SEED), "--inventory", str(bad)])
     assert res.exit_code == 3
+
+
+def _one_pass_build(facts):
+    """The graph as build() made it before it read the kind index (session 39, rM6): one pass over
+    every fact, each host where its first fact is, nvidia-smi's GPUs fact by fact. The reference
+    the index's graph must equal, node for node and edge for edge, in insertion order."""
+    import networkx as nx
+
+    from stethoscope.engine.localise import graph as G
+    from stethoscope.facts.parsers.gpu_state_facts import GpuFact
+
+    g = nx.Graph()
+    hosts = {"unknown", "fabric"}
+    read, gpus = [], []
+    for f in facts:
+        if f.node not in hosts and f.kind not in G._NOT_HOSTS:
+            G.host(g, f.node)
+            hosts.add(f.node)
+        if f.kind not in G._READ:
+            if isinstance(f, GpuFact):
+                gpus.append(f)
+            continue
+        read.append(f)
+        G._place(g, f)
+    G._rings(g, read)
+    G.add_nic_locality(g, [f for f in read if f.kind in G._LOCALITY], G._add, G.host)
+    for f in gpus:
+        if f.node not in ("unknown", "fabric") and f"gpu:{f.node}/{f.pci_bus_id}" not in g:
+            g.add_edge(G.host(g, f.node), G._add(g, f"gpu:{f.node}/{f.pci_bus_id}", "gpu", f"GPU {f.pci_bus_id}"), type="has")
+    return g
+
+
+def _shape(g):
+    return list(g.nodes(data=True)), list(g.edges(data=True)), dict(g.graph)
+
+
+@pytest.mark.parametrize("name", ["seed-8x8-pairwise-rate100", "fabric-16-leaf-switch", "rdma-16-peer-link",
+                                  "pcie-switch-hgx-a100", "node-ranks-stuck-6", "xid-ecc-row-remap"])
+def test_graph_from_the_kind_index_is_the_one_pass_graph(name):
+    """build() reads the kinds it needs from combine's FactIndex, each host's first position from
+    the index (first_at; a full pass where a fabric fact's node is no host: fabric-16-leaf-switch's
+    ibnetdiscover) and nvidia-smi's GPUs once each: the same graph, in the same order, as one pass
+    over every fact, from the index or from a plain list (cli/topology's call)."""
+    from stethoscope.engine.pipeline import combine, observe_bundle
+
+    obs = combine(observe_bundle(ROOT / "fixtures" / "bundles" / name / "bundle", 1))
+    facts = obs.indexed()
+    assert getattr(facts, "first_at", None) is not None
+    want = _shape(_one_pass_build(list(facts)))
+    assert _shape(build(facts)) == want
+    assert _shape(build(list(facts))) == want
+
+
+def test_graph_hosts_keep_the_order_of_their_first_fact_whatever_the_kinds():
+    """A host first named by a fact build does not read (an Xid line) before another host's
+    topology: it comes first in the graph, as in one pass; a GPU nvidia-smi reports in several
+    facts is one GPU node; a fabric fact's node is no host."""
+    from stethoscope.engine.pipeline import Observation, combine
+    from stethoscope.facts.parsers.gpu_state_facts import GpuFact
+
+    topo = _facts(("b-node", "nccl_topo_xml/h200_topo_dump.xml"))
+    smi_a = _facts(("a-node", "nvidia_smi_q/ecc_sbe_reading_1.txt"))
+    smi_c = _facts(("c-node", "nvidia_smi_q/ecc_sbe_reading_2.txt"))
+    fabric = _facts(("fabric", "ibnetdiscover/two_hosts_one_leaf.txt"))
+    assert sum(isinstance(f, GpuFact) for f in smi_a) > 1 and topo and fabric
+    for mix in (smi_a + topo, topo + smi_a, smi_a + fabric + topo + smi_c, fabric + smi_c + topo + smi_a):
+        obs = combine(Observation(facts=list(mix)))
+        assert _shape(build(obs.indexed())) == _shape(_one_pass_build(list(mix)))

@@ -145,15 +145,23 @@ def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, RowsBySize
     own = {} if _one_setting(facts, env_facts) else \
         _run_settings(facts, [(r, by_run[r.id]) for r in run_facts if r.id in by_run], ranks)
     out = []
+    factors: dict[tuple[str, int], float | None] = {}  # (collective, nranks): a bench bundle's 5,120 runs have ~5
+    row_ = store.Row
     for run in run_facts:
         rows = by_run.get(run.id)
         if rows is None or not run.collective or not run.nranks:
             continue
-        try:
-            factor = busbw_factor(run.collective, run.nranks)
-        except ValueError:
+        key = (run.collective, run.nranks)
+        if key not in factors:
+            try:
+                factors[key] = busbw_factor(run.collective, run.nranks)
+            except ValueError:
+                factors[key] = None
+        factor = factors[key]
+        if factor is None:
             continue
         table = store.Table(run.collective, run.nranks)
+        add = table.rows.append
         at: dict[int, int] = {}
         sizes, oops, ips = rows.size_bytes, rows.oop_time_us, rows.ip_time_us
         for i in sorted(range(len(sizes)), key=sizes.__getitem__):
@@ -167,11 +175,11 @@ def runs_of(facts: list[Fact]) -> list[tuple[Fact, store.Table, dict, RowsBySize
                 continue
             if size in at:
                 continue
-            table.rows.append(store.Row(size, t, round(size / t / 1e3 * factor, 3)))
+            add(row_(size, t, round(size / t / 1e3 * factor, 3)))
             at[size] = i
         row_of = RowsBySize(rows, at)
         hosts: dict[str, int] = defaultdict(int)
-        for rk in ranks.get(run.id, []):
+        for rk in ranks.get(run.id, ()):
             hosts[rk.host] += 1
         ctx = {
             "gpu_model": ", ".join(sorted({rk.gpu_name for rk in ranks.get(run.id, [])})) or None,

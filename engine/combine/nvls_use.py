@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from operator import attrgetter
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
@@ -59,13 +60,15 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
     for f in log:
         by_proc[(f.node, getattr(f, "pid", None))].append(f)
     by_path = _ByPath(log)
+    ordered: dict[tuple[str, object], list[Fact]] = {}  # by_proc's lists in file and line order, as runs ask
+    inferred: dict[tuple, tuple[bool | None, str, str]] = {}  # _inferred's answers (a bench bundle's 5,120 runs ask ~3)
     out: list[Fact] = []
     for run in by_kind.get("nccl_test_run", []):
         ranks = ranks_of.get(run.id)
         if not ranks:
             continue
         hung = (run.rows == 0 and run.status is None and not run.failed) or run.id in timeouts
-        out.append(_use(run, ranks, _own_lines(run, ranks, by_proc, by_path), hung))
+        out.append(_use(run, ranks, _own_lines(run, ranks, by_proc, by_path, ordered), hung, inferred))
     return out
 
 
@@ -85,9 +88,24 @@ class _ByPath(dict):
         return super().get(path, default)
 
 
-def _own_lines(run: Fact, ranks: list[Fact], by_proc: dict, by_path: dict) -> list[Fact]:
-    """The NCCL lines of the run's own processes (node and pid), else of its file and nodes."""
+#: a line's place: its file, then its line (the sort key of _own_lines after its own file first)
+_PLACE = attrgetter("evidence.path", "evidence.line")
+
+
+def _own_lines(run: Fact, ranks: list[Fact], by_proc: dict, by_path: dict,
+               ordered: dict | None = None) -> list[Fact]:
+    """The NCCL lines of the run's own processes (node and pid), else of its file and nodes.
+    ``ordered``: each process's lines sorted by place, kept across the runs of one summary (the
+    runs of one process each sorted them again: a bench node's four runs share one pid)."""
     procs = {(r.node, r.pid) for r in ranks if r.pid is not None}
+    if len(procs) == 1 and ordered is not None:
+        key = next(iter(procs))
+        lines = ordered.get(key)
+        if lines is None:
+            lines = ordered[key] = sorted(by_proc.get(key, ()), key=_PLACE)
+        # the sort below, on lines already in place order: a stable partition, its own file first
+        path = run.evidence.path
+        return [f for f in lines if f.evidence.path == path] + [f for f in lines if f.evidence.path != path]
     if procs:
         own = [f for key in procs for f in by_proc.get(key, ())]
     else:
@@ -97,7 +115,7 @@ def _own_lines(run: Fact, ranks: list[Fact], by_proc: dict, by_path: dict) -> li
     return sorted(own, key=lambda f: (f.evidence.path != run.evidence.path, f.evidence.path, f.evidence.line))
 
 
-def _use(run: Fact, ranks: list[Fact], own: list[Fact], hung: bool) -> Fact:
+def _use(run: Fact, ranks: list[Fact], own: list[Fact], hung: bool, inferred: dict | None = None) -> Fact:
     per_host = Counter(r.host for r in ranks)
     local = max(per_host.values())
     gpu = ranks[0].gpu_name
@@ -127,7 +145,13 @@ def _use(run: Fact, ranks: list[Fact], own: list[Fact], hung: bool) -> Fact:
     elif enable == "1":
         used, basis, shown, detail = True, "setting", env[:1], "NCCL_NVLS_ENABLE=1 forces NVLS"
     else:
-        used, basis, detail = _inferred(version, local, len(per_host), gpu)
+        key = (version, local, len(per_host), gpu)
+        found = inferred.get(key) if inferred is not None else None
+        if found is None:
+            found = _inferred(*key)
+            if inferred is not None:
+                inferred[key] = found
+        used, basis, detail = found
         shown = by["nccl_version"][:1] + ranks[:1]
     srcs = [run] + shown
     return NcclNvlsUse(

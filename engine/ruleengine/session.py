@@ -480,6 +480,7 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
     ``none:`` needs only given facts is resolved here instead (``_resolvable``)."""
     every = {k for r in rules for k in r.kinds}
     known = getattr(facts, "positions", None)  # each kind's, where the caller indexed them
+    grouped = getattr(facts, "by_kind", None) if known is not None else None  # and its facts, where it grouped them
     facts = facts if isinstance(facts, list) else list(facts)
     positions: dict[str, Sequence[int]] = {}  # kind -> where its facts are, in the order of their first
     if known is not None:  # pipeline.evaluate_all: no pass over the bundle's ~500k facts
@@ -492,7 +493,10 @@ def run(rules: list[CompiledRule], facts: Iterable[Fact]) -> tuple[list[Firing],
                     positions[kind].append(i)
                 else:
                     positions[kind] = [i]
-    groups = {kind: list(map(facts.__getitem__, at)) for kind, at in positions.items()}
+    # each kind's facts: as the caller grouped them where it did (pipeline.combine's FactIndex),
+    # else from their positions
+    groups = {kind: list(grouped[kind]) if grouped is not None else list(map(facts.__getitem__, at))
+              for kind, at in positions.items()}
     rules = live_rules(rules, groups)
     resolved = _resolvable(rules)
     firings: list[Firing] = [f for r in resolved for f in _unblocked(r, groups)]
