@@ -118,6 +118,22 @@ PREFIXES = {
     # header the fields' names, the time in Kibana's dateFormat (default "MMM D, YYYY @ HH:mm:ss.SSS"), every cell
     # quoted where it holds a comma or a quote (RFC 4180); the header line comes first (csv_export_header)
     "csv_export": lambda ln, i: '"Dec 5, 2026 @ 11:22:%02d.735",%s' % (i, _csv_cell(ln)),
+    # inference servers and RL trainers on several GPUs (round rM3): a Ray actor's tag on its worker's lines (python/ray/
+    # _private/worker.py print_worker_logs: f"{actor_name} pid=", ", ip=<ip>" for another node):
+    # (RayWorkerWrapper pid=581, ip=10.225.128.18) k8s17:581:581 [0] NCCL INFO P2P Chunksize set to 131072   (ray-project/ray#59778)
+    "ray_actor": lambda ln, i: f"(RayWorkerWrapper pid=58{i}, ip=10.225.128.18) {ln}",
+    # a Ray task without an actor name: "(pid=<pid>)" (the same function's prefix for a task; CONSTRUCTED from it)
+    "ray_task": lambda ln, i: f"(pid=42{i:02d}) {ln}",
+    # vLLM V1's API server and engine core, nested (vllm/utils _add_prefix on each process's stdout):
+    # (APIServer pid=1) (EngineCore_DP0 pid=68) INFO 02-06 16:34:06 [core.py:97] Initializing a V1 LLM engine (v0.14.1) ...   (llm-d/llm-d#706)
+    "vllm_nested": lambda ln, i: f"(APIServer pid=1) (EngineCore_DP0 pid=68) {ln}",
+    # vLLM's worker tag and its logger's head on every line of a message (vllm/logger.py _FORMAT):
+    # (VllmWorker rank=1 pid=2699412) ERROR 08-11 10:45:36 [multiproc_executor.py:511]     self.device_communicator = ...   (vllm#20226)
+    "vllm_worker_logger": lambda ln, i: f"(VllmWorker rank=1 pid=2699412) ERROR 08-11 10:45:{i:02d} [multiproc_executor.py:511] {ln}",
+    # SGLang's scheduler logger (python/sglang/srt/utils configure_logger: format=f"[%(asctime)s{prefix}] %(message)s",
+    # datefmt "%Y-%m-%d %H:%M:%S"; prefix " DP<n>", " PP<n>", " TP<n>", " EP<n>" as set, managers/scheduler.py):
+    # [2025-09-09 08:32:09 TP0 EP0] Decode batch. #running-req: 1, #token: 2625, token usage: 0.01, ...   (sgl-project/sglang#10216)
+    "sglang_tp": lambda ln, i: f"[2025-09-09 08:32:{i:02d} TP0 EP0] {ln}",
 }
 CSV_HEADER = {"csv_export": '"@timestamp",message'}
 
@@ -128,7 +144,8 @@ def _csv_cell(value: str) -> str:
 
 ROUND_PREFIXES = {"rK3": ("logcli", "gha_log", "gh_run_log", "gha_error"),
                   "rL3": ("pdsh", "pdsh_hosts", "journal_json", "filebeat_json"),
-                  "rL8": ("fluentbit_json", "vector_json", "csv_export")}
+                  "rL8": ("fluentbit_json", "vector_json", "csv_export"),
+                  "rM3": ("ray_actor", "ray_task", "vllm_nested", "vllm_worker_logger", "sglang_tp")}
 NEW_PREFIXES = tuple(p for ps in ROUND_PREFIXES.values() for p in ps)
 
 # A line the kernel logs (CONSTRUCTED from the forms the harvest's kernel lines take): after an optional syslog /
@@ -167,7 +184,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--bases", default=",".join(BASES))
     ap.add_argument("--prefixes", default=",".join(p for p in PREFIXES if p not in NEW_PREFIXES),
-                    help="comma-separated; 'all' for every prefix, 'rK3' / 'rL3' / 'rL8' for a round's additions, 'new' for "
+                    help="comma-separated; 'all' for every prefix, 'rK3' / 'rL3' / 'rL8' / 'rM3' for a round's additions, 'new' for "
                          "the latest round's")
     ap.add_argument("--show-differs", action="store_true",
                     help="print each diagnosis whose serious findings differ from the bare lines' (raw)")

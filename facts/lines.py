@@ -247,12 +247,18 @@ _GLOBAL_LABEL = re.compile(r"\[rank(\d+)\]:")
 # ERROR 07-24 08:26:01 multiproc_worker_utils.py:226]   File ".../vllm/worker/worker.py", line 132, in init_device   (vllm#6732)
 # ERROR 04-14 13:46:59 [multiproc_executor.py:857]     return GroupCoordinator(                                     (vllm#39774)
 _LEVEL = r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)"
+# SGLang's processes log through the same stamp with their ranks inside it (python/sglang/srt/utils configure_logger:
+# format=f"[%(asctime)s{prefix}] %(message)s", datefmt "%Y-%m-%d %H:%M:%S"; the scheduler's prefix, managers/scheduler.py
+# run_scheduler_process: " DP<n>", " PP<n>", " ATTN_CP<n>", " MOE_DP<n>", " TP<n>", " EP<n>", each where that size > 1):
+# [2025-09-09 08:32:09 TP0 EP0] Decode batch. #running-req: 1, #token: 2625, token usage: 0.01, ...   (sgl-project/sglang#10216)
+# [2025-11-10 19:59:09 TP1] Capture cuda graph end. Time elapsed: 11.35 s. mem usage=1.04 GB. avail mem=11.22 GB.   (sgl-project/sglang#12978)
+_SGLANG_RANKS = r"(?: (?:DP|PP|TP|EP|ATTN_CP|MOE_DP)\d{1,5}){0,6}"
 _PYLOG = re.compile(
     r"\n(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d{3})? - (?:[\w.<>-]+ - )?" + _LEVEL + r" - (?:[\w.<>]+ - )?"
     r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d{3})? " + _LEVEL + r" \[[\w.<>-]{1,200}\] "
     r"|" + _LEVEL + r":[\w.]+:"
     r"|" + _LEVEL + r" \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:\[[\w./-]+\.py:\d+\]|[\w./-]+\.py:\d+\]) ?"
-    r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\] (?:\[" + _LEVEL + r"\] )?)"
+    r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?" + _SGLANG_RANKS + r"\] (?:\[" + _LEVEL + r"\] )?)"
 )
 # **docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].**   (nvidia-docker#1352)
 # (the run that opens the line closes it; its run inside, or no blank in it: kept, see _emphasis)

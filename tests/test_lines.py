@@ -115,6 +115,15 @@ WRAPPED = [
      "Got completion from peer 172.16.234.184<53393> with status=12 opcode=1 len=5222 vendor err 129 (Send)",
      "test-ys-512-scaling-test-0104-1504-a7de2925-master-0:617:2799 [3] transport/net_ib.cc:2360 NCCL WARN NET/IB: "
      "Got completion from peer 172.16.234.184<53393> with status=12 opcode=1 len=5222 vendor err 129 (Send)"),
+    # SGLang's logger, its process's ranks inside the stamp (python/sglang/srt/utils configure_logger
+    # "[%(asctime)s{prefix}] ", prefix " DP<n> PP<n> TP<n> EP<n>" as set: sgl-project/sglang#10216, #12978), and without
+    # ranks (tp 1; sgl-project/sglang#11830)
+    ("[2025-09-09 08:32:09 TP0 EP0] Decode batch. #running-req: 1, #token: 2625, token usage: 0.01, cuda graph: True, gen throughput (token/s): 40.49, #queue-req: 0, ",
+     "Decode batch. #running-req: 1, #token: 2625, token usage: 0.01, cuda graph: True, gen throughput (token/s): 40.49, #queue-req: 0, "),
+    ("[2025-11-10 19:59:09 TP1] Capture cuda graph end. Time elapsed: 11.35 s. mem usage=1.04 GB. avail mem=11.22 GB.",
+     "Capture cuda graph end. Time elapsed: 11.35 s. mem usage=1.04 GB. avail mem=11.22 GB."),
+    ("[2025-11-30 11:18:01] Capture cuda graph end. Time elapsed: 5.92 s. mem usage=1.44 GB. avail mem=37.06 GB.",
+     "Capture cuda graph end. Time elapsed: 5.92 s. mem usage=1.44 GB. avail mem=37.06 GB."),
     # a terminal's colours: dmesg --color=always (util-linux print_record: stamp green, subsystem brown),
     # systemd >= 256's journalctl highlight, and the kernel log's escaped form (util-linux#858)
     ("\x1b[32m[ 4564.303884] \x1b[0m\x1b[33mNVRM: \x1b[0m\x1b[31mXid (PCI:0000:01:00): 79, GPU has fallen off the bus.\x1b[0m",

@@ -19,6 +19,9 @@ it does not show the server working, so it is a capture limit (the verdict canno
 a finding, as nccl_log treats a log without NCCL's 'Init COMPLETE'. A later window of a large file
 (line_offset > 0) is not asked: the start-up lies in the first.
 
+facts/lines.py takes SGLang's stamp off every line before readers see it (vLLM's custom all-reduce
+logs the same words under its own logger's head), so the stamp is looked for in the line as written.
+
 Facts: none (the start-up lines count as read).
 """
 from __future__ import annotations
@@ -30,9 +33,11 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, i
 KIND = "sglang_start"
 
 # [2025-04-01 09:58:02 TP0] Custom allreduce is disabled because this process group spans across nodes.
-_SPANS = re.compile(
-    r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z]{2}\d+)+\] Custom allreduce is disabled because this process group spans across nodes\.",
-    re.M)
+#   (the line as written: SGLang's stamp, with the process's ranks, facts/lines.py _SGLANG_RANKS)
+_STAMP = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z][A-Z_]{1,6}\d{1,5})+\] ")
+# the same line with the stamp taken off (facts/lines.py), as readers see it
+_MESSAGE = "Custom allreduce is disabled because this process group spans across nodes."
+_SPANS = re.compile(r"(?:" + _STAMP.pattern + r"|^)" + re.escape(_MESSAGE), re.M)
 # [2026-03-11 13:53:33] The server is fired up and ready to roll!
 _READY = "The server is fired up and ready to roll!"
 
@@ -46,6 +51,9 @@ def parse(artefact: Artefact) -> ParseResult:
     fb = FactBuilder(artefact, result)
     last = None
     for n, m in iter_matches(_SPANS, artefact):
+        raw = artefact.raw_line(n)
+        if _STAMP.search(raw, 0, max(0, raw.find(_MESSAGE)) + 1) is None:
+            continue  # vLLM's line of the same words (its logger's head, or a Ray worker's tag): not SGLang's start-up
         result.lines_used += 1
         last = (n, m.end())
     if last is None or artefact.line_offset:
@@ -58,5 +66,6 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
-#: line signatures (facts/classify.py)
-SIGNATURES = (r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z]{2}\d+)+\] Custom allreduce is disabled because this process group spans across nodes\.",)
+#: line signatures (facts/classify.py): the line as written, and as readers see it without SGLang's stamp
+SIGNATURES = (r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z][A-Z_]{1,6}\d+)+\] Custom allreduce is disabled because this process group spans across nodes\.",
+              r"(?m)^Custom allreduce is disabled because this process group spans across nodes\.")

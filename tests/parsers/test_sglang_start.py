@@ -32,3 +32,22 @@ def test_vllm_form_of_the_same_words_is_not_sglang():
     # vLLM's own logger prefix ("WARNING ... [custom_all_reduce.py:92]"), not SGLang's "[date TPn]"
     line = "WARNING [custom_all_reduce.py:92] Custom allreduce is disabled because this process group spans across nodes\n"
     assert not sglang_start.detect(line)
+
+
+def test_stamp_taken_off_by_normalisation_is_read_from_the_line_as_written():
+    # facts/lines.py takes SGLang's "[date TPn] " off before readers see the lines (round rM3)
+    art = Artefact(path="sglang.log", text=STUCK, node="node01")
+    art.normalise()
+    assert "TP0] Custom" not in art.text and sglang_start.detect(art.text)
+    r = sglang_start.parse(art)
+    assert r.lines_used == 4 and [h.limit for h in r.limits] == ["cut_short"]
+
+
+def test_vllm_line_of_the_same_words_normalised_is_not_sglang():
+    # vLLM's worker tag and logger head over the same words (CONSTRUCTED from vllm/logger.py _FORMAT and the
+    # custom_all_reduce.py warning): both come off, and the line as written has no SGLang stamp
+    art = Artefact(path="vllm.log", node="node01", text="(VllmWorker rank=1 pid=2699412) WARNING 08-11 10:45:36 "
+                   "[custom_all_reduce.py:92] Custom allreduce is disabled because this process group spans across nodes.\n")
+    art.normalise()
+    r = sglang_start.parse(art)
+    assert r.lines_used == 0 and r.limits == []
