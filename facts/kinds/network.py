@@ -904,6 +904,20 @@ class UcxSocketConnectFailed(Fact):
 
 
 @fact_kind
+class NixlError(Fact):
+    """NIXL (NVIDIA's inference transfer library: the KV-cache transfer between prefill and decode engines of
+    vLLM, SGLang, TensorRT-LLM and Dynamo) raised one of its status exceptions to Python (src/bindings/python/nixl_bindings.cpp:
+    ``py::register_exception<nixlBackendError>(m, "nixlBackendError")``, ..., the message the status's name):
+    ``nixl._bindings.nixlBackendError: NIXL_ERR_BACKEND`` as a traceback ends, ``nixlBackendError('NIXL_ERR_BACKEND')``
+    as an engine logs the exception's repr. NIXL_ERR_BACKEND says only that the backend (UCX, GDS, ...) failed:
+    creating it, registering memory or connecting to a peer; the backend's own line beside it says which."""
+
+    kind: Literal["nixl_error"] = "nixl_error"
+    exception: str  # "nixlBackendError"
+    status: str  # "NIXL_ERR_BACKEND"
+
+
+@fact_kind
 class UcxCompletionError(Fact):
     """One failed work completion as UCX's mlx5 transport logged it (the error CQE's syndrome)."""
 
