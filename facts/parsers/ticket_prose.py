@@ -525,13 +525,30 @@ def remarks(lines: list[str]) -> list[int]:
     has been put back into service.", ai4d-iasc/trixie#38). Read as a ``remark``, it keeps the verdict
     inconclusive as any unjudged claim does (it may be the complaint), where the file was once left
     unrecognised. A command typed (its words are what was asked) is no remark, nor a feature request that names no
-    failure ("feature request: display what is limiting GPU performance ...": what a tool should do)."""
+    failure ("feature request: display what is limiting GPU performance ...": what a tool should do), nor a program's
+    failure line (:func:`printed_failure`): what a program printed is no claim, and a remark on its line would count
+    the error as judged (the finding cites the line) and leave the verdict inconclusive on an error nobody explains."""
     if not _prose(lines, set()) or reported_errors(lines):
         return []
     explained = explanations(lines)  # knowledge quoted, no claim about this system
     return [n for n, line in enumerate(lines, 1)
             if _terms().search(line) and not _TYPED.match(line) and not shell_command(line) and n not in explained
-            and not feature_request(line)]
+            and not feature_request(line) and not printed_failure(line)]
+
+
+# A program's failure line pasted alone, its words three in a row like a sentence's, naming a diagnostic term, in the
+# inline code a reporter wraps it in or bare (awslabs/amazon-eks-ami#2062, containerd's task failure, Go's wrapped
+# "Error: <a>: <b>: ..." with the NVIDIA hook's stderr at its end):
+# `Error: failed to create containerd task: failed to create shim task: OCI runtime create failed: ... stderr: Auto-detected mode as 'legacy' nvidia-container-cli: error parsing IMEX info: unsupported IMEX channel value: all: unknown`
+# unrecognised_text's FAILURE_WORDS (an exception's line, "Error: " first, ERROR/FATAL, a signal) tell it, as they
+# keep such a line from being a reporter's error (:func:`reported_error`).
+_INLINE_CODE = re.compile(r"^\s*`(?P<code>[^`\n]+)`\s*$")
+
+
+def printed_failure(line: str) -> bool:
+    """Whether ``line`` is a program's failure line (unrecognised_text's FAILURE_WORDS), bare or as one inline code."""
+    m = _INLINE_CODE.match(line)
+    return FAILURE_WORDS.search(m["code"] if m else line) is not None
 
 
 def nothing_stated(text: str) -> str | None:

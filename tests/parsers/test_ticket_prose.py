@@ -236,6 +236,29 @@ def test_a_change_subject_naming_no_fault_is_no_claim(title, claim):
     assert bool(ticket_prose.remarks([title])) is claim
 
 
+def test_a_programs_failure_line_is_no_remark():
+    """A program's failure line pasted alone (three words in a row like a sentence, a diagnostic term in it) is what the
+    program printed, not the reporter's remark: a remark would cite the line, count its error as judged and leave the
+    verdict inconclusive (awslabs/amazon-eks-ami#2062, wild sweep rM4: containerd's task failure, in inline code)."""
+    from stethoscope.facts.parsers import unrecognised_text
+
+    line = ("Error: failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create "
+            "failed: unable to start container process: error during container init: error running hook #0: error running "
+            "hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy' nvidia-container-cli: error parsing IMEX "
+            "info: unsupported IMEX channel value: all: unknown")
+    for text in (line, f"`{line}`"):
+        assert ticket_prose.printed_failure(text)
+        assert ticket_prose.remarks([text]) == []
+        art = Artefact(path="error.txt", text=text + "\n", node="n1")
+        assert [f.kind for f in unrecognised_text.parse(art).facts] == ["text_error_line"]
+    # must not: the reporter's sentences stay remarks (ai4d-iasc/trixie#38; a sentence that mentions an error class
+    # in words, no program's form), and a line that only quotes code inline within a sentence is no program's line
+    for text in ("CN 110 has had its GPU replaced, tested and has been put back into service.",
+                 "After the driver upgrade the `nvidia-smi` output looks different on the GPU nodes."):
+        assert not ticket_prose.printed_failure(text)
+        assert ticket_prose.remarks([text]) == [1]
+
+
 @pytest.mark.parametrize("title, remark, error", [
     # an error word in the title: unrecognised_text's claim of an error alone, no remark beside it (pytorch/pytorch#163546)
     ("Better nccl timeout handling", False, True),
