@@ -31,7 +31,9 @@ one host's lines and on two hosts' lines interleaved, a ``journalctl -o json`` r
 the line in ``message``), as a log shipper's or Elasticsearch's export holds them. Since round rL8: Fluent Bit's json_lines record
 (``date``, the line in ``log``), Vector's log event (``timestamp``, the line in ``message``) and a log search's CSV
 export (a header naming ``@timestamp``, the line a quoted cell): no reader reads these records; a failure inside them
-must still leave the verdict inconclusive at least (engine/foreign_runs.py ``records_report``). ``--prefixes rK3`` / ``rL3`` plant
+must still leave the verdict inconclusive at least (engine/foreign_runs.py ``records_report``); since round rM2 they are
+read as their lines (facts/lines.py). Since round rM2: Fluent Bit's record with the kubernetes filter's metadata, Vector's
+kubernetes_logs record, LogCLI's jsonl line and journalctl -o json-pretty's record over several lines. ``--prefixes rK3`` / ``rL3`` plant
 one round's additions (``new``: the latest round's), ``all`` every prefix. Each diagnosis under a prefix other than
 ``raw`` is compared with the same lines planted bare (``raw``, same base, same layout): ``read_as_raw`` counts those
 whose verdict and serious findings (critical / warning rules) are the bare lines' own, ``read_otherwise`` the rest (a
@@ -134,6 +136,28 @@ PREFIXES = {
     # datefmt "%Y-%m-%d %H:%M:%S"; prefix " DP<n>", " PP<n>", " TP<n>", " EP<n>" as set, managers/scheduler.py):
     # [2025-09-09 08:32:09 TP0 EP0] Decode batch. #running-req: 1, #token: 2625, token usage: 0.01, ...   (sgl-project/sglang#10216)
     "sglang_tp": lambda ln, i: f"[2025-09-09 08:32:{i:02d} TP0 EP0] {ln}",
+    # Fluent Bit's record with its cri parser's fields (time, stream, _p: aws-samples/stable-diffusion-on-eks#96's
+    # records) and the kubernetes filter's metadata (docs.fluentbit.io pipeline/filters/kubernetes: pod_name,
+    # namespace_name, host (the node), container_name), written by the file / stdout output's json_lines
+    "fluentbit_k8s": lambda ln, i: json.dumps({"date": 1764933700.735196 + i, "time": "2026-12-05T11:22:%02d.735196Z" % i,
+                                               "stream": "stderr", "_p": "F", "log": ln, "kubernetes": {
+                                                   "pod_name": "trainer-0", "namespace_name": "default",
+                                                   "host": "gpu-node-7", "container_name": "pytorch"}},
+                                              separators=(",", ":")),
+    # Vector's kubernetes_logs source (vector.dev docs/reference/configuration/sources/kubernetes_logs: file,
+    # kubernetes.{container_name, pod_name, pod_namespace, pod_node_name}, message, source_type, stream, timestamp)
+    "vector_k8s": lambda ln, i: json.dumps({"file": "/var/log/pods/default_trainer-0_1/pytorch/0.log", "kubernetes": {
+        "container_name": "pytorch", "pod_name": "trainer-0", "pod_namespace": "default", "pod_node_name": "gpu-node-7"},
+        "message": ln, "source_type": "kubernetes_logs", "stream": "stderr",
+        "timestamp": "2026-12-05T11:22:%02d.735196Z" % i}, separators=(",", ":")),
+    # LogCLI --output jsonl (grafana/loki pkg/logcli/output/jsonl.go: timestamp, line, labels; json.Marshal sorts the keys)
+    "logcli_jsonl": lambda ln, i: json.dumps({"labels": {"app": "trainer", "pod": "trainer-0"}, "line": ln,
+                                              "timestamp": "2026-12-05T11:22:%02dZ" % i}, separators=(",", ":")),
+    # journalctl -o json-pretty: the record over several lines (systemd logs-show.c output_json with JSON_FORMAT_PRETTY)
+    "journal_pretty": lambda ln, i: json.dumps({"__CURSOR": "s=5726468a2162439e9e18a191202b1a7b;i=28e9%d" % i,
+                                                "__REALTIME_TIMESTAMP": "17649336%02d494032" % i,
+                                                "_HOSTNAME": "gpu-node-7", "SYSLOG_IDENTIFIER": "python3", "MESSAGE": ln},
+                                               indent=8),
 }
 CSV_HEADER = {"csv_export": '"@timestamp",message'}
 
@@ -145,6 +169,7 @@ def _csv_cell(value: str) -> str:
 ROUND_PREFIXES = {"rK3": ("logcli", "gha_log", "gh_run_log", "gha_error"),
                   "rL3": ("pdsh", "pdsh_hosts", "journal_json", "filebeat_json"),
                   "rL8": ("fluentbit_json", "vector_json", "csv_export"),
+                  "rM2": ("fluentbit_k8s", "vector_k8s", "logcli_jsonl", "journal_pretty"),
                   "rM3": ("ray_actor", "ray_task", "vllm_nested", "vllm_worker_logger", "sglang_tp")}
 NEW_PREFIXES = tuple(p for ps in ROUND_PREFIXES.values() for p in ps)
 
@@ -184,7 +209,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--bases", default=",".join(BASES))
     ap.add_argument("--prefixes", default=",".join(p for p in PREFIXES if p not in NEW_PREFIXES),
-                    help="comma-separated; 'all' for every prefix, 'rK3' / 'rL3' / 'rL8' / 'rM3' for a round's additions, 'new' for "
+                    help="comma-separated; 'all' for every prefix, 'rK3' / 'rL3' / 'rL8' / 'rM2' / 'rM3' for a round's additions, 'new' for "
                          "the latest round's")
     ap.add_argument("--show-differs", action="store_true",
                     help="print each diagnosis whose serious findings differ from the bare lines' (raw)")

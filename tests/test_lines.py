@@ -2,7 +2,7 @@
 import pytest
 
 from stethoscope.engine.parse_pool import parse_one
-from stethoscope.facts.lines import normalise
+from stethoscope.facts.lines import normalise, record_hosts
 from stethoscope.facts.parsers.base import Artefact
 
 # real lines as posted in public threads (NVIDIA/nccl#296, #304; fal-ai video-diffusion-speedrun#2;
@@ -279,6 +279,85 @@ def test_an_nccl_warn_in_a_json_record_is_read_with_the_record_as_evidence(raw, 
     res = parse_one(Artefact(path="journal.json", text=raw + "\n"))
     warns = [f for f in res.facts if f.kind == "nccl_warn"]
     assert warns and warns[0].evidence.text == raw
+
+
+# issue 11 (round rM2): other shippers' and log searches' records, each beside its documented form (CONSTRUCTED around
+# a line; Vector's kubernetes_logs record as vectordotdev/vector's docs give its fields, LogCLI's as jsonl.go marshals)
+SHIPPER_RECORDS = [
+    # Fluent Bit json_lines (json_date_key "date"), the tail input's line in "log"
+    ('{"date":1764933700.735196,"log":"NCCL WARN Cuda failure \'out of memory\'"}', "NCCL WARN Cuda failure 'out of memory'", None),
+    # Fluent Bit with its docker / cri parser's time and the kubernetes filter's metadata (its "host": the node)
+    ('{"date":1764933701.7,"time":"2026-12-05T11:22:01.7Z","stream":"stderr","_p":"F","log":"Status : Insufficient Resources",'
+     '"kubernetes":{"pod_name":"trainer-0","namespace_name":"default","host":"gpu-node-7","container_name":"pytorch"}}',
+     "Status : Insufficient Resources", "gpu-node-7"),
+    ('{"time":"2026-12-05T11:22:02.7Z","stream":"stdout","logtag":"F","message":"CliqueId : 0"}', "CliqueId : 0", None),
+    # Vector's json codec (keys sorted), its file source and its kubernetes_logs source (pod_node_name: the node)
+    ('{"file":"/var/log/trainer.log","host":"gpu-node-8","message":"a line","source_type":"file","timestamp":"2026-12-05T11:22:03Z"}',
+     "a line", "gpu-node-8"),
+    ('{"file":"/var/log/pods/default_trainer-0_1/pytorch/0.log","kubernetes":{"container_name":"pytorch","pod_name":"trainer-0",'
+     '"pod_namespace":"default","pod_node_name":"gpu-node-9"},"message":"b line","source_type":"kubernetes_logs",'
+     '"stream":"stderr","timestamp":"2026-12-05T11:22:04Z"}', "b line", "gpu-node-9"),
+    # LogCLI --output jsonl (labels, line, timestamp); a JSON array of records one a line
+    ('{"labels":{"app":"trainer","host":"gpu-node-10"},"line":"c line","timestamp":"2026-12-05T11:22:05Z"}', "c line", "gpu-node-10"),
+    ('[{"@timestamp":"2026-12-05T11:22:06Z","message":"d line"},', "d line", None),
+    ('{"@timestamp":"2026-12-05T11:22:07Z","message":"e line","host":{"name":"gpu-node-11"}}]', "e line", "gpu-node-11"),
+]
+
+
+def test_a_shippers_record_is_read_as_its_line_and_names_its_host():
+    for raw, want, host in SHIPPER_RECORDS:
+        assert normalise(raw) == want, raw
+        assert record_hosts(raw) == ([host] if host else None), raw
+    text = "\n".join(r for r, _, _ in SHIPPER_RECORDS) + "\n"
+    assert normalise(text).split("\n") == [w for _, w, _ in SHIPPER_RECORDS] + [""]
+    assert record_hosts(text) == [h for _, _, h in SHIPPER_RECORDS] + [None]
+
+
+@pytest.mark.parametrize("raw", [
+    # zap's and logrus' own JSON lines ("msg": the application's, read by their readers as they are: gpud_journal)
+    '{"level":"warn","ts":"2026-04-23T00:50:09.175Z","caller":"log/log.go:175","msg":"error getting processes"}',
+    '{"level":"info","msg":"Starting nccl-benchmark","slurmNode":"worker-1","time":"2025-01-03T09:37:10Z"}',
+    # a line key that holds no string (Filebeat's "log" object without "message"), no time key, a host key alone
+    '{"@timestamp":"2026-12-05T11:22:00Z","log":{"offset":1}}',
+    '{"host":"gpu-node-7","message":"no time"}',
+])
+def test_json_of_other_forms_is_kept(raw):
+    assert normalise(raw) == raw
+    assert record_hosts(raw) is None
+
+
+def test_a_log_searchs_csv_export_is_read_as_its_line_column():
+    # Kibana's Generate CSV (RFC 4180 cells), a cell of two lines over its two rows; Datadog's columns with a host
+    text = ('nvidia-smi said:\n"@timestamp",message\n"Dec 5, 2026 @ 11:22:00.735","Status : Insufficient Resources"\n'
+            '"Dec 5, 2026 @ 11:22:01.735","Traceback (most recent call last):\n  File ""a.py"", line 1"\n\n'
+            'Date,Host,Service,Message\n2026-12-05T11:22:02Z,gpu-node-7,trainer,CliqueId : 0\n')
+    assert normalise(text).split("\n") == [
+        "nvidia-smi said:", "", "Status : Insufficient Resources", "Traceback (most recent call last):", '  File "a.py", line 1',
+        "", "", "CliqueId : 0", ""]
+    assert record_hosts(text) == [None] * 7 + ["gpu-node-7", None]
+
+
+@pytest.mark.parametrize("raw", [
+    # nvidia-smi --query-gpu=timestamp,...: a time column and no line column
+    "timestamp, name, pci.bus_id, temperature.gpu\n2026/12/05 11:22:00.735, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 34\n",
+    # a header naming both, its rows not of its cells
+    "time,message\nthe run failed, then passed, then failed\n",
+])
+def test_csv_of_other_forms_is_kept(raw):
+    assert normalise(raw) == raw
+
+
+def test_a_pretty_printed_records_line_member_is_read():
+    # aws-samples/stable-diffusion-on-eks#96: Fluent Bit's records from CloudWatch, pretty-printed, pasted cut (verbatim)
+    text = (FIX / "artefacts" / "log_shipper_prefix" / "sd_on_eks96_cloudwatch_fluentbit_records_paste.txt").read_text()
+    lines = normalise(text).split("\n")
+    assert lines[3] == "mkdir: cannot create directory '/tmp/models/CLIP': Permission denied"
+    assert lines[11].startswith("Warning: caught exception 'Found no NVIDIA driver on your system.")
+    assert lines[0] == text.split("\n")[0] and len(lines) == len(text.split("\n"))
+    # must not: a document's nested "message" (not at its time member's level), a block without a time member
+    for raw in ('{\n  "timestamp": "2026",\n  "status": {\n    "message": "x"\n  }\n}\n',
+                '{\n  "kind": "Event",\n  "message": "Stopping container"\n}\n'):
+        assert normalise(raw) == raw
 
 
 def test_a_common_margin_goes_and_the_text_keeps_its_own_indentation():

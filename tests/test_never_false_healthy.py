@@ -609,6 +609,41 @@ def test_a_log_shippers_records_holding_a_failure_are_never_set_aside(ruleset, t
     assert rep.verdict != "healthy", (rep.reason, [f.summary for f in rep.findings])
 
 
+@pytest.mark.parametrize("layout", ["own_file", "same_file"])
+@pytest.mark.parametrize("form", ["fluentbit", "vector", "csv", "array", "pretty"])
+def test_a_log_shippers_records_are_read_as_the_bare_lines(ruleset, tmp_path, layout, form):
+    """Wild sweep M2 (bench/plant_prefix_probe.py, rL8's prefixes: 159 of 1,280 diagnoses differed from the bare lines',
+    all inconclusive): the records of the test above were only recognised. Now each record's line ("log", "message",
+    "line", a CSV export's line column, a pretty-printed record's line member) is read as the line (facts/lines.py):
+    harvest 800's real Fabric rows (Azure/azhpc-images#506) read as they do bare, the same verdict and findings."""
+    rows = (next((ROOT / "fixtures" / "harvest" / "cases").glob("800-*/nvidia-smi-q.txt")).read_text()
+            .splitlines()[2:4])
+    got = []
+    for text in (_records(rows, form), "".join(ln + "\n" for ln in rows)):
+        rep = diagnose_bundle(_plant(tmp_path / str(len(got)), layout, "shipped.log", text), ruleset, jobs=1)
+        got.append((rep.verdict, sorted(f.rule for f in rep.findings if f.severity in ("critical", "warning"))))
+    assert got[0] == got[1], got
+    assert got[0][0] != "healthy", got
+
+
+def test_a_records_host_is_the_node_of_its_line(ruleset, tmp_path):
+    """Vector's host (and Fluent Bit's kubernetes.host, the journal's _HOSTNAME: facts/lines.record_hosts) names the node
+    a record's line came from: PyTorch's CUDA error (the form cudaGetErrorString gives it) in two hosts' records is each
+    host's finding, read host by host as pdsh's hosts are (before: one finding of the bundle folder's node). One host's
+    records in a file the bundle places keep the file's node, as one pdsh host's label does (facts/lines.text_host)."""
+    err = "RuntimeError: CUDA error: an illegal memory access was encountered"
+    b = tmp_path / "b"
+    b.mkdir()
+    (b / "shipped.log").write_text(_vector(err, 0) + "\n" + _vector(err, 1).replace("gpu-node-7", "gpu-node-8") + "\n")
+    rep = diagnose_bundle(b, ruleset, jobs=1)
+    assert rep.verdict == "faulty", rep.reason
+    nodes = {f.entity.node for f in rep.findings if f.severity in ("critical", "warning")}
+    assert nodes == {"gpu-node-7", "gpu-node-8"}, [(f.rule, f.entity) for f in rep.findings]
+    (b / "shipped.log").write_text(_vector(err, 0) + "\n")
+    rep = diagnose_bundle(b, ruleset, jobs=1)
+    assert {f.entity.node for f in rep.findings if f.severity in ("critical", "warning")} == {"b"}
+
+
 @pytest.mark.parametrize("text", [
     # a DeepSpeed config (its documented keys) and a package.json: no time key, no record
     '{"train_batch_size": 32, "fp16": {"enabled": true}, "zero_optimization": {"stage": 2}, "wall_clock_breakdown": false}\n',
@@ -1060,4 +1095,17 @@ def test_an_nhc_failure_under_nhcs_debug_timestamp_is_not_silent(ruleset, tmp_pa
     shutil.copyfile(ART / "nhc/azurehpc72_nhc_debug_timestamps.txt", tmp_path / "b" / "health.txt")
     rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
     assert rep.verdict == "faulty" and any("HPCX_DIR is not set" in t for t in _cited(rep)), \
+        (rep.verdict, [f.summary for f in rep.findings])
+
+
+def test_an_nhc_failure_in_the_syslog_is_its_nodes_failure(ruleset, tmp_path):
+    # round rM2, CONSTRUCTED from mej/nhc's syslog_flush ('logger -p daemon.err -t "$NAME[$PID]"' of die()'s
+    # 'Health check failed:  $*'): the journal's prefix off, the bare words were read as a reporter's remark
+    # (INCONCLUSIVE); now NHC's failed check, on the host the syslog line names
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "messages").write_text(
+        "Jan 22 16:19:36 gpuu20-1 nhc[39359]: Health check failed:  check_hw_ib:  No IB port mlx5_0:1 is ACTIVE "
+        "(LinkUp 200 Gb/sec).\n")
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    assert rep.verdict == "faulty" and {f.entity.node for f in rep.findings} == {"gpuu20-1"}, \
         (rep.verdict, [f.summary for f in rep.findings])

@@ -31,7 +31,10 @@ Azure's warning (azure_common.nhc ``warning``: ``echo "WARNING:  $NAME:  Nearing
 a figure between a check's warning and failure thresholds, e.g. customTests/azure_gpu_bandwidth.nhc
 ``warning 0 "check_gpu_bw: ${tests_map[$test]} test on GPU $gpu_device has a bandwidth of $gpubw GB/s.
 Expected threshold $EXP_BW GB/s."``; no public paste of one seen) is an ``nhc_check_warning``: the check
-passed, NHC warns. Empty input: nothing.
+passed, NHC warns. NHC's syslog form (``syslog_flush``: ``logger -t "nhc[PID]"`` of ``Health check failed:  <msg>``,
+two blanks after the colon; the journal's prefix comes off, the host it names is the node) and the detached parent's
+``ERROR Health check failed:  <msg>`` are failures too; die()'s line under another prefix (``grep -H``'s file name, a
+scheduler's tag) is read, and one no pattern takes is a parse error, never claimed and dropped. Empty input: nothing.
 """
 from __future__ import annotations
 
@@ -50,10 +53,29 @@ KIND = "nhc"
 #     (Azure/azurehpc-health-checks#72, nhc -d): NHC's log()/oecho() put 'PREFIX="[$SECONDS] - "' before every line
 #     when TS is set (mej/nhc nhc: TS=${TS:-$DEBUG}, SECONDS then the epoch): _TS below, before any form
 _TS = r"(?:\[\d{1,12}\] - )?"
+# die()'s line under another program's prefix (a logger's stamp, a scheduler's tag: "[slurm] ", "slurmd: "), up to 200
+# characters that end in a blank, a bracket or a colon: read as the line it is; a line of die()'s form that no pattern
+# here takes is a parse error (file:line), never claimed and dropped (round rM2; rL6's #72 was dropped so)
 _FAILED = re.compile(
-    r"^" + _TS + r"(?:(?P<host>[\w.-]+) \| )?ERROR:\s+(?P<name>[\w.-]+):\s+Health check failed:\s+"
+    r"^" + _TS + r"(?:(?P<host>[\w.-]+) \| |[^\n]{0,200}?[\s\]:>])?ERROR:\s+(?P<name>[\w.-]+):\s+Health check failed:\s+"
     r"(?:(?P<check>check_\w+): )?(?P<msg>(?:.*\S)?)\s*$"
 )
+_DIED = re.compile(r"ERROR:\s+[\w.-]+:\s+Health check failed:")
+# NHC's syslog form: die() also queues 'syslog "Health check failed:  $*"', which syslog_flush sends as
+# 'logger -p daemon.err -t "$NAME[${BASHPID:-$$}]"' (mej/nhc nhc), one message a line; the journal's or syslog's
+# prefix taken off by facts/lines.py leaves (CONSTRUCTED from that format; no public paste of it in an even thread):
+# Jan 22 16:19:36 gpuu20-1 nhc[39359]: Health check failed:  check_hw_ib:  No IB port mlx5_0:1 is ACTIVE (LinkUp 200 Gb/sec).
+# Health check failed:  check_hw_ib:  No IB port mlx5_0:1 is ACTIVE (LinkUp 200 Gb/sec).
+# and the detached parent's result on stdout (nhcmain_check_detached: 'echo "ERROR Health check failed:  $MSG"'):
+# ERROR Health check failed:  check_fs_mount:  /scratch not mounted
+# The two blanks after the colon are NHC's own (die()'s "Health check failed:  $*"): Ceph's monitor's 'Health check
+# failed: ' and a proxy's 'health check failed: i/o timeout' take one.
+_SYSLOG_FAILED = re.compile(r"^(?:(?P<tag>[\w.-]{1,64})\[\d{1,10}\]: |ERROR )?Health check failed:  "
+                            r"(?:(?P<check>check_\w+): )?(?P<msg>(?:.*\S)?)\s*$")
+# the host the syslog line names (RFC 3164's 'Mmm dd hh:mm:ss host tag[pid]: ', rsyslog's RFC 3339 stamp), read from the
+# line as read (the normaliser took it off)
+_SYSLOG_HOST = re.compile(r"^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?) "
+                          r"(?P<host>[\w.-]{1,128}) [\w.-]{1,64}\[\d{1,10}\]: ")
 # mynode-108 | ERROR: No results reported          (distributed NHC: the node ran no NHC or reported nothing)
 _NO_RESULTS = re.compile(r"^(?P<host>[\w.-]+) \| ERROR: (?P<msg>No results reported)\s*$")
 # mynode-042 | Healthy
@@ -77,7 +99,8 @@ _WARNED = re.compile(r"^" + _TS + r"(?:(?P<host>[\w.-]+) \| )?WARNING:\s+[\w.-]+
                      r"(?:(?P<check>check_\w+): )?(?P<msg>(?:.*\S)?)\s*$")
 # the failed form as NHC's die() writes it ('ERROR:  $NAME:  Health check failed:  $*'), not the bare words: other programs say
 # "Health check failed:" too (Ceph's monitor 'log [WRN]: Health check failed:', a proxy's 'health check failed: i/o timeout')
-_DETECT = re.compile(r"ERROR:\s+[\w.-]+:\s+Health check failed:|^[\w.-]+ \| Healthy\s*$|^" + _TS + r"(?:[\w.-]+ \| )?SUCCESS:\s+[\w.-]+:\s+Health check passed:"
+_DETECT = re.compile(r"ERROR:\s+[\w.-]+:\s+Health check failed:|^(?:[\w.-]{1,64}\[\d{1,10}\]: |ERROR )?Health check failed:  \S"
+                     r"|[\w.-]{1,64}\[\d{1,10}\]: Health check failed:  \S|^[\w.-]+ \| Healthy\s*$|^" + _TS + r"(?:[\w.-]+ \| )?SUCCESS:\s+[\w.-]+:\s+Health check passed:"
                      r"|^" + _TS + r"(?:[\w.-]+ \| )?WARNING:\s+[\w.-]+:\s+Nearing a failure threshold:", re.M)
 # NHC's own message for a check that returned non-zero without its own die (nhc: 'die $RET "Check $CHECK returned $RET"',
 # $CHECK being the whole nhc.conf line, arguments included):
@@ -129,8 +152,12 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
             continue
         nvlink = None
-        if "Health check failed" in line and (m := _FAILED.match(line)) is not None:
-            node = m["host"] or marked
+        if "Health check failed" in line and ((m := _FAILED.match(line)) is not None or (
+                line.startswith(("Health", "ERROR ")) or "]: Health" in line) and (m := _SYSLOG_FAILED.match(line)) is not None):
+            node = m.groupdict().get("host") or marked
+            if node is None and "host" not in m.groupdict() and artefact.raw_text is not None:  # (the syslog form's)
+                h = _SYSLOG_HOST.match(artefact.raw_line(n))
+                node = h["host"] if h else None
             fault = _FAULT.search(line)
             bw = _BUSBW.search(m["msg"]) if "BUS BW" in line else None
             check, returned, aborted = m["check"], None, None
@@ -155,6 +182,8 @@ def parse(artefact: Artefact) -> ParseResult:
                     _links(b, n, m["msg"], gpu, node)
                     nvlink = (gpu, node)
             result.lines_used += 1
+        elif "Health check failed" in line and _DIED.search(line) is not None:
+            b.error(n, f"NHC's failed check in a form not read: {line.strip()[:160]!r}")  # claimed: never dropped unsaid
         elif "No results" in line and (m := _NO_RESULTS.match(line)) is not None:
             b.add(NhcCheckFailed, n, node=m["host"], check=None, message=m["msg"])
             result.lines_used += 1

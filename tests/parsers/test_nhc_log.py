@@ -113,3 +113,38 @@ def test_other_programs_health_check_failed_is_not_nhcs() -> None:
     for line in ("log_channel(cluster) log [WRN]: Health check failed:\n",
                  "outbound/wireguard[DE]: health check failed: i/o timeout\n"):
         assert not nhc_log.detect(line)
+
+
+def test_nhc_syslog_and_detached_forms() -> None:
+    # round rM2, CONSTRUCTED from mej/nhc nhc (no public paste in an even thread): die() queues
+    # 'syslog "Health check failed:  $*"', syslog_flush sends it through 'logger -p daemon.err -t "$NAME[$PID]"'; the
+    # journal's prefix comes off (facts/lines.py), the host it names is the node; rsyslog's RFC 3339 stamp the same
+    text = ("Jan 22 16:19:36 gpuu20-1 nhc[39359]: Health check failed:  check_hw_ib:  No IB port mlx5_0:1 is ACTIVE "
+            "(LinkUp 200 Gb/sec).\n"
+            "2025-06-11T19:12:23.050922+00:00 cpu001 nhc[1013622]: Health check failed:  Script timed out.\n")
+    a, b = parse_fixture(nhc_log, text=text).facts
+    assert (a.node, a.check, a.evidence.line) == ("gpuu20-1", "check_hw_ib", 1)
+    assert (b.node, b.check, b.aborted) == ("cpu001", None, "timeout")
+    # the detached parent's result (nhcmain_check_detached: 'echo "ERROR Health check failed:  $MSG"'), the file's node
+    (f,) = parse_fixture(nhc_log, text="ERROR Health check failed:  check_fs_mount:  /scratch not mounted\n").facts
+    assert (f.node, f.check) == ("n1", "check_fs_mount")
+    # must not: the words with one blank (Ceph's monitor, a proxy) under a syslog tag are no NHC's
+    for line in ("Jun 11 19:12:23 cpu001 ceph-mon[1013622]: Health check failed: 1 MDSs report slow requests\n",
+                 "Health check failed: i/o timeout\n"):
+        a = Artefact(path="t.txt", text=line, node="n1")
+        a.normalise()
+        assert not nhc_log.detect(a.text), line
+
+
+def test_die_line_under_another_prefix_is_read_or_an_error() -> None:
+    # round rM2 (rL6's "noticed"): die()'s line under another program's prefix was detected (the signature takes any
+    # prefix) and not parsed: claimed and dropped. grep -H over NHC's log (mej/nhc#134's line) and a scheduler's tag
+    for line in ("/var/log/nhc.log:ERROR:  nhc:  Health check failed:  check_fs_mount:  /grid/lustre not mounted\n",
+                 "20230502 14:47:40 [slurm] ERROR:  nhc:  Health check failed:  check_fs_mount:  /grid/lustre not mounted\n"):
+        (f,) = parse_fixture(nhc_log, text=line).facts
+        assert (f.check, f.node) == ("check_fs_mount", "n1"), line
+    # a prefix the reader does not take (over 200 characters, or glued to ERROR) is a parse error naming the line
+    for line in ("x" * 300 + " ERROR:  nhc:  Health check failed:  check_fs_mount:  /grid/lustre not mounted\n",
+                 "nodeERROR:  nhc:  Health check failed:  check_fs_mount:  /grid/lustre not mounted\n"):
+        res = parse_fixture(nhc_log, text=line)
+        assert res.facts == [] and [e.line for e in res.errors] == [1], line
