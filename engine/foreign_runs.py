@@ -39,7 +39,7 @@ import re2
 
 from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
 from stethoscope.facts.classify import signature_source
-from stethoscope.facts.lines import RECORD_TIME_KEY
+from stethoscope.facts.lines import RECORD_TIME_KEY, without_line_labels
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseResult
 from stethoscope.facts.parsers.ticket_prose import CLAIM_WORDS, explanations, feature_request
@@ -444,6 +444,16 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
         return Artefact(path=art.path, text="\n".join(lines[a - 1:b]), node=art.node,
                         node_from_folder=art.node_from_folder, line_offset=art.line_offset + a - 1)
 
+    def unlabelled(run: Artefact) -> Artefact | None:
+        """``run`` without a launcher's label on each of its lines (pdsh's "host: ", compose's "svc-1  | "), as a file
+        of them alone is read where no reader knows them (engine/parse_pool.py parse_one); None where it has none."""
+        if (bare := without_line_labels(run.text)) is None:
+            return None
+        alone = Artefact(path=run.path, text=run.text, node=run.node, node_from_folder=run.node_from_folder,
+                         line_offset=run.line_offset)
+        alone.unlabel(bare)
+        return alone
+
     def fallback_facts(run: Artefact) -> list[Fact]:
         made: list[Fact] = []
         for p in load_fallbacks():
@@ -457,7 +467,10 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
     said: list[tuple[int, int]] = []  # the runs that hold the verdict back (their facts or a part nobody read)
     for a, b in runs:
         run = stretch(a, b)
-        made = fallback_facts(run)
+        # read without the label first: two pdsh-labelled lines pasted below an nvidia-smi table ("gpu-node07:   Status:
+        # NotReady") read as a remark, the bare lines as an error; with it where the bare lines make nothing (a -q
+        # block's "Status : Insufficient Resources" no fallback reads bare, as a remark under the label: not dropped)
+        made = (fallback_facts(alone) if (alone := unlabelled(run)) is not None else []) or fallback_facts(run)
         if not made and any(blank(i) for i in range(a, b + 1)):
             # a run of blocks apart (empty lines between) that the fallback readers make nothing of whole: each block
             # as a paste of its own. nccl-tests' last line "rc=0" (its wrapper's exit code, no reader's row) then a

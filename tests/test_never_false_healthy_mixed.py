@@ -498,3 +498,25 @@ def test_a_readers_own_header_in_a_split_run_is_no_remark(ruleset, tmp_path):
     # "# Initiated from node ..." header, a block of its own, gave a reporter's 'remark' when they did (must not)
     rep, _ = _diagnose(tmp_path, ruleset, (ART / "ibnetdiscover" / "two_hosts_one_leaf.txt").read_text().rstrip("\n"))
     assert not [f for f in rep.findings if f.rule == "reported_symptom_unjudged"]
+
+
+def test_a_launchers_label_on_lines_pasted_below_a_table_is_read_off(ruleset, tmp_path):
+    # two of a ComputeDomain's lines (harvest 2805, NVIDIA/k8s-dra-driver-gpu) under pdsh's "host: " pasted below an
+    # nvidia-smi table: the run no reader of the table reads was read with the label on, as a remark (INCONCLUSIVE),
+    # where the bare lines read an unexplained error (bench/plant_prefix_probe.py, pdsh; session 38's leftover); the
+    # evidence quotes the line as written. Must not: a labelled line of no failure below the table stays no error.
+    [path] = CASES.glob("2805-*/*.txt")
+    status = next(ln for ln in path.read_text().splitlines() if ln.strip() == "Status: NotReady")
+    table = (ROOT / "fixtures" / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi.txt").read_text().rstrip("\n")
+    rep, _ = _diagnose(tmp_path, ruleset, table + "\n\ngpu-node07: numNodes: 2, nodes seen: 1\ngpu-node07: " + status)
+    errors = [f for f in rep.findings if f.rule == "unexplained_error"]
+    assert rep.verdict == "faulty" and errors and errors[0].evidence[0].text == "gpu-node07: " + status, rep.findings
+    rep, _ = _diagnose(tmp_path / "ok", ruleset, table + "\n\ngpu-node07: numNodes: 2, nodes seen: 2\ngpu-node07:   Status: Ready")
+    assert not [f for f in rep.findings if f.rule == "unexplained_error"]
+    # lines no fallback reads bare (an nvidia-smi -q FABRIC block's, harvest 800) are still read with the label (a remark
+    # that holds the verdict back), never dropped: a first version read only the bare lines and called this HEALTHY
+    import yaml
+    fabric = yaml.safe_load(next(CASES.glob("800-*/label.yaml")).read_text())["evidence"]
+    assert "Insufficient Resources" in fabric[0]
+    rep, _ = _diagnose(tmp_path / "fabric", ruleset, table + "\n\n" + "\n".join("gpu-node07: " + ln for ln in fabric))
+    assert rep.verdict != "healthy", rep.reason
