@@ -245,12 +245,14 @@ class DataLoaderFailure(Fact):
 class CufileError(Fact):
     """An ERROR line of cufile.log, the log of GPUDirect Storage's user library (libcufile, under kvikio,
     DALI, cuDF, gdsio and GDS checkpoint loaders): ``ERROR  cufio-fs:204 NVMe Driver not registered with
-    nvidia-fs!!!``. One fact per distinct message of a file (``count`` the lines that repeat it)."""
+    nvidia-fs!!!``; or a program's own report that cuFile refused to register a file (gdsio's ``file register error:
+    GPUDirect Storage not supported on current file``, DALI's ``CUFile import failed: <path>. internal error.``,
+    parsers/cufile_app.py). One fact per distinct message of a file (``count`` the lines that repeat it)."""
 
     kind: Literal["cufile_error"] = "cufile_error"
     #: what the message says, from libcufile's own forms (parsers/cufile_log.py); "other" for one not catalogued
     event: str
-    component: str  # libcufile's module and source line as logged: "cufio-fs:204", "0:1072"
+    component: str  # libcufile's module and source line as logged: "cufio-fs:204", "0:1072"; a program's form: "gds_tools", "dali"
     message: str
     count: int = 1
 
@@ -266,6 +268,40 @@ class CufileNotice(Fact):
     event: Literal["compat_mode_for_file", "userspace_rdma_disabled"]
     message: str
     count: int = 1
+
+
+@fact_kind
+class GdsPlatformCheck(Fact):
+    """What ``gdscheck -p`` (GPUDirect Storage's platform check, gdscheck.py in older releases) reports for a host: how
+    many storage drivers its DRIVER CONFIGURATION lists and how many of them GDS supports, MOFED's peer-direct
+    state, whether compatibility mode is allowed, the GPUs that support GDS, IOMMU, and its verdict line
+    (parsers/gdscheck.py). One fact per gdscheck output, as much of it as the paste holds."""
+
+    kind: Literal["gds_platform_check"] = "gds_platform_check"
+    drivers_listed: int = 0  # the DRIVER CONFIGURATION lines read whole (Supported, Unsupported or the modes)
+    drivers_supported: int = 0
+    supported: str | None = None  # the supported drivers' names, comma-joined ("NVMe, NVMeOF")
+    peer_direct: bool | None = None  # "--Mellanox PeerDirect : Enabled" ("--MOFED peer direct : enabled" before 1.0)
+    use_compat_mode: bool | None = None  # properties.use_compat_mode
+    gpus_supporting: int = 0  # "GPU index N ... supports GDS"
+    iommu: Literal["enabled", "disabled"] | None = None
+    verification: Literal["succeeded"] | None = None  # "Platform verification succeeded"
+    nvidia_fs_version: str | None = None
+    gds_release: str | None = None
+
+
+@fact_kind
+class TaskKernelStack(Fact):
+    """A task's kernel stack as ``cat /proc/<pid>/stack`` prints it (``[<0>] nfs_wait_bit_killable+0x24/0xa0 [nfs]``,
+    innermost frame first): where the task sits in the kernel now, pasted when a process hangs
+    (parsers/proc_pid_stack.py). One fact per stack."""
+
+    kind: Literal["task_kernel_stack"] = "task_kernel_stack"
+    pid: int | None = None  # from the "cat /proc/<pid>/stack" above it, where the paste has it
+    task: str = "a task"  # "the task 1054" where the pid is known: how a summary names it
+    frames: int
+    top: str  # the innermost frame's function
+    waits_on: str | None = None  # the network file system a frame sits in (nfs, lustre, gpfs, ceph, cifs, fuse, beegfs)
 
 
 @fact_kind

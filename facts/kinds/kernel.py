@@ -582,7 +582,7 @@ class KernelModuleLoadFailure(Fact):
 
     kind: Literal["kernel_module_load_failure"] = "kernel_module_load_failure"
     module: str  # "nv_peer_mem", "nvidia_peermem" (dashes as underscores)
-    reason: Literal["unknown_symbol", "symbol_version", "version_magic", "invalid_format", "signature",
+    reason: Literal["unknown_symbol", "symbol_version", "version_magic", "gpl_only_symbols", "invalid_format", "signature",
                     "not_permitted", "no_device", "invalid_argument", "already_loaded", "not_found", "other"]
     symbol: str | None = None  # kernel log: the symbol the running kernel does not export
     message: str

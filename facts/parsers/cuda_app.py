@@ -50,6 +50,7 @@ from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live 
 )
 from stethoscope.facts.parsers import cuda_error_catalogue as catalogue
 from stethoscope.facts.parsers import cuda_oom_message as oom_message
+from stethoscope.facts.parsers import cufile_log
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.torch_log_lines import global_rank, marked_lines
 
@@ -482,6 +483,12 @@ TORCH_PLAN_FALLBACK = re.compile(r"\bPlan failed with an? [A-Za-z:]{1,40}(?:Exce
 # Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.
 NCCL_OWNED = ("NCCL WARN", "NVLink SHARP (NVLS)", "NCCL INFO")
 
+
+def _owned(line: str) -> bool:
+    """NCCL's own lines (the NCCL facts read them) and libcufile's progress lines (cufile.log's INFO, DEBUG and TRACE: its
+    probes, ``pci_p2pdma not supported errornum: 801 error:  CUDA_ERROR_NOT_SUPPORTED``, are no application error)."""
+    return any(k in line for k in NCCL_OWNED) or cufile_log.progress_line(line)
+
 # Literals that put a line in front of the patterns above (str.find beats a regex alternation)
 MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
            "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck FAIL", "cudaGetDeviceCount", "cuInit",
@@ -541,11 +548,13 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
 def detect(text: str) -> bool:
     if any(g in text for g in _DETECT_GATES):  # each branch of DETECT needs a gate
         for m in DETECT.finditer(text):
-            if not m[0].startswith(("cudaError", "CUDA_ERROR_")):
-                return True
             start = text.rfind("\n", 0, m.start()) + 1
             end = text.find("\n", m.end())
             line = text[start:end if end >= 0 else len(text)]
+            if cufile_log.progress_line(line):  # libcufile's probe (cufile.log's INFO line): no application error
+                continue
+            if not m[0].startswith(("cudaError", "CUDA_ERROR_")):
+                return True
             name = NAME.match(line, m.start() - start)
             if name is None or not _named_in_prose(line, name):  # (a name a reporter's sentence quotes is no output)
                 return True
@@ -595,7 +604,7 @@ def parse(artefact: Artefact) -> ParseResult:
     for no, line, start, _end in marked_lines(artefact, MARKERS):
         # the text after PyTorch's "Last error:" is NCCL's message: torch_log reads it
         forwarded = "Last error:" in line or _follows_last_error(artefact.text, start)
-        if any(k in line for k in NCCL_OWNED) or forwarded:
+        if _owned(line) or forwarded:
             continue
         if "Plan failed with a" in line and TORCH_PLAN_FALLBACK.search(line) is not None:
             continue  # PyTorch trying its next cuDNN engine config: torch_warnings' benign warning, no failure
@@ -649,7 +658,7 @@ def parse(artefact: Artefact) -> ParseResult:
     _emit_reported(b, reported, seen)
     for no, line in _phrase_lines(artefact, used):
         found = catalogue.find_phrase(line)
-        if found is None or any(k in line for k in NCCL_OWNED):
+        if found is None or _owned(line):
             continue
         entry, printed = found
         _add_entry(artefact, b, used, seen, no, line, entry, printed, "phrase")
@@ -715,7 +724,7 @@ def _read_code_and_text(artefact: Artefact, b: FactBuilder, used: set[int], seen
         no = artefact.line_of(m.start())
         line = artefact.lines[no - 1]
         start = text.rfind("\n", 0, m.start()) + 1
-        if no in used or any(k in line for k in NCCL_OWNED) or "Last error:" in line or _follows_last_error(text, start):
+        if no in used or _owned(line) or "Last error:" in line or _follows_last_error(text, start):
             continue  # NCCL's message (forwarded by PyTorch): the NCCL facts read it
         _add_entry(artefact, b, used, seen, no, line, entry, printed, "code_and_text", printed_code=int(m["num"] or m["num2"]))
 

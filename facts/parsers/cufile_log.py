@@ -40,7 +40,8 @@ _LINE = re.compile(
 # libcufile's messages, as its logs print them (its source is closed: the forms are those of real logs, each named):
 _EVENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # cufio-drv:825 nvidia-fs.ko driver not loaded                                  (public repositories' GDS work notes quoting cufile.log)
-    ("nvidia_fs_not_loaded", re.compile(r"nvidia-fs\.ko driver not loaded")),
+    # nvidia-fs driver is not loaded          (cufile.h cufileop_status_error: CU_FILE_DRIVER_NOT_INITIALIZED's text, as programs print it)
+    ("nvidia_fs_not_loaded", re.compile(r"nvidia-fs\.ko driver not loaded|nvidia-fs driver is not loaded")),
     # cufio-fs:199 NVMe Driver not registered with nvidia-fs!!!                      (a public repository's GDS test notes: cat cufile.log on local NVMe)
     ("nvme_not_registered", re.compile(r"NVMe Driver not registered with nvidia-fs")),
     # cuFileHandleRegister error: GPUDirect Storage not supported on current file    (CU_FILE_IO_NOT_SUPPORTED's text, cuFileGetErrorString)
@@ -72,6 +73,17 @@ _EVENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # cufio-rdma:175 nvidia_peermem.ko is not loaded. Disabling UserSpace RDMA access.                                                   (gds-nvidia-fs#4)
 _NOTICES = (("compat_mode_for_file", re.compile(r"compat mode enabled")),
             ("userspace_rdma_disabled", re.compile(r"Disabling UserSpace RDMA access")))
+
+
+#  26-02-2026 03:08:04:646 [pid=21281 tid=21281] INFO   cufio-drv:828 pci_p2pdma not supported errornum: 801 error:  CUDA_ERROR_NOT_SUPPORTED
+#   (gds-nvidia-fs#78: gdsio then wrote through GDS, XferType GPUD) - the library's INFO, DEBUG and TRACE lines are its progress
+#   and its probes of what the platform offers, no failure: other readers leave them to this one (progress_line)
+_PROGRESS = re.compile(r"\[pid=\d{1,10} tid=\d{1,10}\] (?:INFO|DEBUG|TRACE) ")
+
+
+def progress_line(line: str) -> bool:
+    """Whether ``line`` is one of libcufile's INFO, DEBUG or TRACE lines (its progress and probes: not read)."""
+    return "[pid=" in line and _PROGRESS.search(line) is not None and _LINE.match(line) is not None
 
 
 def detect(head: str) -> bool:

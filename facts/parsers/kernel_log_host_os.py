@@ -143,6 +143,12 @@ _FS_OF = {"nfs": "nfs", "nfsv2": "nfs", "nfsv3": "nfs", "nfsv4": "nfs", "nfs3": 
 _TRACE_LINES = 60
 
 
+def shared_fs_of(frame: str) -> str | None:
+    """The network file system a call-trace frame sits in (``nfs``, ``lustre``, ``gpfs``, ...), or None."""
+    m = _FS_FRAME.search(frame)
+    return _FS_OF[m["mod"] or m["sym"]] if m is not None else None
+
+
 def _waits_on(lines: list[str], ln: int) -> str | None:
     """The network file system the call trace under the hung-task line ``ln`` (1-based) sits in."""
     for line in lines[ln:ln + _TRACE_LINES]:

@@ -9,6 +9,12 @@ Real sample lines (Mellanox/nv_peer_memory#84) and the kernel's format strings::
     pr_warn("%s: Unknown symbol %s (err %d)\\n", ...)            (resolve_symbol_wait)
     pr_warn("%s: disagrees about version of symbol %s\\n", ...)  (check_version: modversions CRC differs)
     pr_err("%s: version magic '%s' should be '%s'\\n", ...)      (check_modinfo: built for another kernel)
+    pr_err("%s: module using GPL-only symbols uses symbols %s from proprietary module %s.\\n", mod->name, name, owner->name)
+        (kernel/module/main.c inherit_taint, 5.15+; the symbol's name since 6.6, before it "... uses symbols from
+        proprietary module %s.": a GPL module, nvidia-fs or another, that may not import the proprietary nvidia.ko's
+        symbols; each such symbol then fails as "Unknown symbol ... (err -2)")
+    [78175.093303] nvidia_fs: module using GPL-only symbols uses symbols nvidia_p2p_dma_unmap_pages from proprietary module nvidia.
+                                                                                  (NVIDIA/gds-nvidia-fs#48, kernel 6.5.0-44)
 
 and nvidia-peermem's note that the driver's free callback met a context already torn down
 (Mellanox/nv_peer_memory#120, quoted by NVIDIA, who calls it harmless: a mitigation of driver issue
@@ -34,14 +40,18 @@ from stethoscope.facts.parsers.modprobe import KernelModuleLoadFailure
 
 #: the literal part of each line: kernel_log's keyword scan looks for these
 KEYWORDS = (r"Unknown symbol \w|disagrees about version of symbol|: version magic '|ERROR detected invalid context, skipping"
+            r"|: module using GPL-only symbols uses symbols "
             r"|oading of (?:unsigned module|module with) |: unsigned module loading is restricted")
 
 # nv_peer_mem: Unknown symbol ib_register_peer_memory_client (err 0)
 # nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client
 # nvidia: version magic '5.15.0-88-generic SMP mod_unload modversions ' should be '5.15.0-91-generic SMP mod_unload modversions '
+# nvidia_fs: module using GPL-only symbols uses symbols nvidia_p2p_get_pages from proprietary module nvidia.   (gds-nvidia-fs#48)
+# nvidia_fs: module using GPL-only symbols uses symbols from proprietary module nvidia.                        (5.15-6.5's form)
 _LINE = re.compile(
     r"^(?P<mod>[\w-]+): (?:Unknown symbol (?P<sym>\w+)(?: \(err -?\d+\))?"
-    r"|disagrees about version of symbol (?P<vsym>\w+)|(?P<magic>version magic) '.*)$"
+    r"|disagrees about version of symbol (?P<vsym>\w+)|(?P<magic>version magic) '.*"
+    r"|module using GPL-only symbols uses symbols (?:(?P<gsym>\w+) )?from (?P<gpl>proprietary module) [\w-]+\.?)$"
 )
 
 
@@ -50,8 +60,9 @@ def parse_module_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set
     m = _LINE.match(msg.strip())
     if m is None:
         return False
-    reason = "unknown_symbol" if m["sym"] else ("symbol_version" if m["vsym"] else "version_magic")
-    b.add(KernelModuleLoadFailure, ln, module=m["mod"].replace("-", "_"), reason=reason, symbol=m["sym"] or m["vsym"],
+    reason = ("unknown_symbol" if m["sym"] else "symbol_version" if m["vsym"] else "gpl_only_symbols" if m["gpl"]
+              else "version_magic")
+    b.add(KernelModuleLoadFailure, ln, module=m["mod"].replace("-", "_"), reason=reason, symbol=m["sym"] or m["vsym"] or m["gsym"],
           message=msg.strip(), source="kernel", node=common["node"])
     used.add(ln)
     return True

@@ -814,3 +814,13 @@ def test_mem_efficient_attention_no_kernel():
     # near misses (CONSTRUCTED): another word before it, no pass letter
     for line in ("RuntimeError: mycutlassF: no kernel found to launch!", "cutlass: no kernel found to launch!"):
         assert [f for f in parse_text(line + "\n").facts if f.form == "mem_eff_attention_no_kernel"] == []
+
+
+def test_cufile_progress_lines_are_left_to_cufile_log():
+    # gds-nvidia-fs#78: libcufile's P2PDMA probe at INFO level, on a host where gdsio then wrote through GDS
+    text = (ROOT / "fixtures/artefacts/cufile_log/gdsnvidiafs78_trace_p2pdma_probe.log").read_text()
+    assert parse_text(text).facts == []
+    # the same error name in an application's own line is still read
+    got = parse_text("cupy_backends.cuda.api.driver.CUDADriverError: CUDA_ERROR_NOT_SUPPORTED: operation not supported\n").facts
+    assert [f.error_name for f in got] == ["CUDA_ERROR_NOT_SUPPORTED"]
+    assert not cuda_app.detect(text)

@@ -68,3 +68,14 @@ def test_other_levels_and_other_logs_are_not_read():
     assert cufile_log.detect(text)
     assert cufile_log.parse(Artefact(path="cufile.log", text=text, node="n")).facts == []
     assert not cufile_log.detect("[2024-01-01 00:00:00] ERROR something [pid=1]\n")
+
+
+def test_gds_nvidia_fs_78_progress_lines_are_no_failure():
+    # CUFILE_LOGGING_LEVEL=TRACE on a working GDS path: INFO lines only, the P2PDMA probe's CUDA_ERROR_NOT_SUPPORTED among them
+    text = (FIX / "gdsnvidiafs78_trace_p2pdma_probe.log").read_text()
+    assert cufile_log.detect(text)
+    assert cufile_log.parse(Artefact(path="cufile.log", text=text, node="n")).facts == []
+    lines = text.splitlines()
+    assert all(cufile_log.progress_line(line) for line in lines)
+    assert not cufile_log.progress_line(" 27-06-2025 07:45:35:135 [pid=48882 tid=48882] ERROR  cufio:340 cuFileHandleRegister error: internal error")
+    assert not cufile_log.progress_line("INFO [pid=1 tid=1] something")  # not libcufile's line

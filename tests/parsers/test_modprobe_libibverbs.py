@@ -123,3 +123,25 @@ def test_librdmacm_start_up_lines() -> None:
                                                       "CMA: unable to get RDMA device list\n")).facts
     assert [f.what for f in old] == ["rdmacm_abi_unreadable", "rdmacm_no_device_list"]
     assert not libibverbs.detect("CMA: unable to get the route\n")
+
+
+def test_kernel_gpl_only_symbol_refusal_of_nvidia_fs() -> None:
+    # NVIDIA/gds-nvidia-fs#48: kernel 6.5's inherit_taint refuses each nvidia_p2p_* symbol of the proprietary nvidia.ko
+    text = (FIX / "kernel_log" / "gdsnvidiafs48_nvidia_fs_gpl_only_symbols.log").read_text()
+    assert kernel_log.detect(text)
+    facts = [f for f in kernel_log.parse(Artefact(path="dmesg.txt", text=text, node="n")).facts
+             if f.kind == "kernel_module_load_failure"]
+    assert [(f.evidence.line, f.module, f.reason, f.symbol) for f in facts[:2]] == [
+        (1, "nvidia_fs", "gpl_only_symbols", "nvidia_p2p_dma_unmap_pages"),
+        (2, "nvidia_fs", "unknown_symbol", "nvidia_p2p_dma_unmap_pages"),
+    ]
+    assert len(facts) == 12
+    # the 5.15-6.5 form names no symbol
+    [f] = [f for f in kernel_log.parse(Artefact(
+        path="d.txt", text="[ 3927.730583] nvidia_fs: module using GPL-only symbols uses symbols from proprietary module nvidia.\n",
+        node="n")).facts if f.kind == "kernel_module_load_failure"]
+    assert (f.module, f.reason, f.symbol) == ("nvidia_fs", "gpl_only_symbols", None)
+    # the warning of a module that only inherits the taint is no failure
+    assert [f for f in kernel_log.parse(Artefact(
+        path="d.txt", text="[  1.0] foo: module uses symbols nvidia_p2p_get_pages from proprietary module nvidia, inheriting taint.\n",
+        node="n")).facts if f.kind == "kernel_module_load_failure"] == []
