@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Iterable
 
 from stethoscope.engine.ruleengine.compile import CompiledRule
 from stethoscope.engine.ruleengine.derive import Firing, fill, render
 from stethoscope.engine.knowledge import load_vocabulary
 from stethoscope.engine.catalogues.kb import links as kb_links
 from stethoscope.engine.report import Entity, EvidenceLine, Finding
+from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.model import Evidence, Fact
 
 EVIDENCE_LIMIT = 20
@@ -39,12 +41,28 @@ class _Draft:
     facts: list[Fact] = field(default_factory=list)  # the first facts bound, to pick KB cases
 
 
-def _label(entity: dict[str, object], nodes: set[str]) -> str:
+def gpu_places(platforms: Iterable[Fact]) -> dict[tuple[str, str], str]:
+    """(node, bus id) -> where a rack-scale GPU sits, as a finding's label says it: the gpu_platform facts of
+    ``nvidia-smi -q``'s ``Platform Info`` (GB200 / GB300 NVL: chassis, slot, tray, host, module), so that an
+    operator finds the tray to pull and the module on it, not only a bus id (identity, no verdict)."""
+    out: dict[tuple[str, str], str] = {}
+    for f in platforms:
+        bus = try_pci_bus_id(getattr(f, "pci_bus_id", None))
+        where = ", ".join(f"{name} {value}" for name, value in (
+            ("chassis", f.chassis_serial), ("slot", f.slot_number), ("tray", f.tray_index), ("host", f.host_id),
+            ("module", f.module_id)) if value)
+        if bus is not None and where:
+            out[(f.node, bus)] = where
+    return out
+
+
+def _label(entity: dict[str, object], nodes: set[str], places: dict[tuple[str, str], str] | None = None) -> str:
     parts: list[str] = []
     if "node" in entity:
         parts.append(str(entity["node"]))
     if "gpu" in entity:
-        parts.append(f"GPU {entity['gpu']}")
+        where = places.get((str(entity.get("node")), try_pci_bus_id(str(entity["gpu"])) or "")) if places else None
+        parts.append(f"GPU {entity['gpu']}" + (f" ({where})" if where else ""))
     if "hca" in entity:
         parts.append(f"HCA {entity['hca']}" + (f" port {entity['port']}" if "port" in entity else ""))
     if "rank" in entity:
@@ -101,8 +119,10 @@ def _resolve_actions(spec_actions: list[str] | str, bound: dict[str, Fact], know
 
 
 def build_findings(
-    rules: list[CompiledRule], firings: list[Firing], facts: dict[str, Fact]
+    rules: list[CompiledRule], firings: list[Firing], facts: dict[str, Fact],
+    places: dict[tuple[str, str], str] | None = None,
 ) -> list[Finding]:
+    """``places``: where rack-scale GPUs sit (gpu_places), named in a GPU finding's label."""
     by_rule = {r.id: r for r in rules}
     vocab = load_vocabulary()
     drafts: dict[tuple, _Draft] = {}
@@ -168,7 +188,7 @@ def build_findings(
                 severity=draft.severity,  # type: ignore[arg-type]
                 confidence=rule.confidence,
                 role="independent",
-                entity=Entity(label=_label(draft.entity, draft.nodes), **{k: (str(v) if k not in ("rank", "link") else v) for k, v in ent.items()}),
+                entity=Entity(label=_label(draft.entity, draft.nodes, places), **{k: (str(v) if k not in ("rank", "link") else v) for k, v in ent.items()}),
                 summary=draft.summary,
                 actions=list(draft.actions),
                 action_text=action_text,

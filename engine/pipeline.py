@@ -35,14 +35,14 @@ from stethoscope.engine.ruleengine import reference
 from stethoscope.engine.ruleengine import routing
 from stethoscope.engine.ruleengine import session
 from stethoscope.engine.combine.decision_tree import not_checked
-from stethoscope.engine.findings import build_findings, symptom_map
+from stethoscope.engine.findings import build_findings, gpu_places, symptom_map
 from stethoscope.engine.ruleengine.loader import RuleSet, load_rules
 from stethoscope.engine.localise.pairwise import localise
 from stethoscope.engine.progress import SILENT, Progress
 from stethoscope.engine.report import Checked, Coverage, FileCoverage, Finding, LimitHit, MissingSignal, Report, SkippedFile, Source
 from stethoscope.facts.bundle import UNKNOWN_NODE, FileTask, RawBundle, Skipped, artefacts, iter_artefacts, read_bundle, unplaced
 from stethoscope.facts.limits import DEFAULT, Budget
-from stethoscope.facts.model import Fact, FactIndex
+from stethoscope.facts.model import Fact, FactIndex, of_kind
 from stethoscope.facts.parsers.base import Artefact
 
 Evaluator = Literal["durable", "reference"]
@@ -387,7 +387,7 @@ def evaluate_all(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "du
             more, _ = engine.run(meta, left)
             firings = list(firings) + list(more)
             by_id = _by_id(facts, ruleset.rules, firings, derived + left)
-    return build_findings(ruleset.rules, firings, by_id), derived
+    return build_findings(ruleset.rules, firings, by_id, gpu_places(of_kind(facts, "gpu_platform"))), derived
 
 
 def _by_id(facts: Sequence[Fact], rules: Sequence, firings: Iterable, given: Sequence[Fact]) -> dict[str, Fact]:
@@ -408,8 +408,6 @@ def _by_id(facts: Sequence[Fact], rules: Sequence, firings: Iterable, given: Seq
     out: dict[str, Fact] = {}
     indexed = getattr(facts, "positions", None) is not None
     if wanted and indexed:
-        from stethoscope.facts.model import of_kind
-
         # (a fact's id is unique within a diagnosis: facts/model.Fact)
         out = {f.id: f for f in of_kind(facts, *kinds) if f.id in wanted}
     out.update((f.id, f) for f in given)
