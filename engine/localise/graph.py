@@ -178,6 +178,7 @@ def _gpu_facts(facts: FactIndex, positions: dict) -> list[Fact]:
     first = dict(zip(reversed(keys), reversed(gpus)))  # built from the last back: each GPU's first fact
     return [first[key] for key in dict.fromkeys(keys)]
 
+
 def fabric_path(g: nx.Graph, a: str, b: str) -> list[str]:
     """Elements between two hosts through the fabric (switches and ports), [] when unknown."""
     ha, hb = f"host:{a}", f"host:{b}"
