@@ -878,6 +878,24 @@ class UcxEndpointError(Fact):
 
 
 @fact_kind
+class UcxNoUsableTransport(Fact):
+    """UCX could not create its context: none of the transports and devices it was asked for is on this node
+    (src/ucp/core/ucp_context.c ucp_check_resources: "no usable transports/devices (asked %s)", UCS_ERR_NO_DEVICE).
+    UCX_TLS (or the MPI's default for it) names transports this node or this UCX build lacks (rc, dc_x, ud without an
+    InfiniBand device whose port is up, knem without its kernel module), or UCX_NET_DEVICES names a device it does not
+    have; the warning before it says which ("transports 'knem','dc_x','rc' are not available, please use one or more
+    of: ..."). The MPI using UCX then fails in MPI_Init."""
+
+    kind: Literal["ucx_no_usable_transport"] = "ucx_no_usable_transport"
+    asked: str  # what UCX printed it was asked: "knem,dc_x,rc on all devices"
+    asked_transports: str | None = None  # UCX_TLS's names as printed, "knem,dc_x,rc"; None when it allowed all
+    asked_devices: str = "all devices"  # "all devices", or "network:mlx5_ib0:1"
+    unavailable: str | None = None  # the asked transports the warning says this node lacks, "knem, dc_x, rc"
+    available: str | None = None  # the transports the warning says it has, "mm, posix, self, ..."
+    warning: str = "no warning before it"  # the two lists in words, for the report
+
+
+@fact_kind
 class UcxDeviceLaneMissing(Fact):
     """UCX's GPU-initiated (device) API found no transport lane for a GPU's memory on an endpoint
     (src/ucp/core/ucp_device.c): UCX 1.20's "failed to select lane for local device %s" (the GPU

@@ -369,6 +369,25 @@ class SlurmError(Fact):
 
 
 @fact_kind
+class SlurmPmixError(Fact):
+    """An error of Slurm's PMIx plugin (``mpi/pmix``, inside slurmstepd on each node of a step) wiring the step's ranks
+    up between the nodes' stepds: pmixp_debug.h's ``error:  <plugin>: <function>: <host> [<nodeid>]: <file>:<line>:
+    <message>``. ``event``: ``peer_address_unknown`` ("Can't find address for host X, check slurm.conf"),
+    ``connect_failed`` ("Cannot establish the connection", "Cannot establish direct connection to X (n)", "Unable to
+    connect to n"), ``collective_timeout`` ("<ptr>: collective timeout seq=N"), ``other``."""
+
+    kind: Literal["slurm_pmix_error"] = "slurm_pmix_error"
+    plugin: str  # "mpi/pmix_v5"
+    function: str
+    host: str  # the stepd's host that printed it
+    node_id: int  # that host's index in the step
+    source: str  # "pmixp_utils.c:408"
+    event: Literal["peer_address_unknown", "connect_failed", "collective_timeout", "other"]
+    peer: str | None = None  # the peer host (or node id) it could not reach, when the line names it
+    message: str
+
+
+@fact_kind
 class PyxisContainerFailed(Fact):
     """pyxis (NVIDIA's Slurm SPANK plugin running enroot) could not give a job step its container:
     the first pyxis error of the step, with the enroot log lines pyxis printed after it."""

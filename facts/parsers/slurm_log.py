@@ -28,6 +28,9 @@ Facts (each citing its line):
   ``message``, and ``detail``, the first line of enroot's log it printed that is not ``[INFO]``;
   SPANK's "required plugin spank_pyxis.so ... failed" / "Failed to invoke spank plugin stack" after
   it are that failure's echo.
+- ``slurm_pmix_error``: Slurm's PMIx plugin (``error:  mpi/pmix_vN: <function>: <host> [<nodeid>]: <file>:<line>:
+  <message>``, pmixp_debug.h) failing to wire the step's nodes up: ``event`` peer_address_unknown, connect_failed,
+  collective_timeout or other, ``peer``; the collective-state dump after a timeout is that timeout's detail.
 - ``slurm_error``: any other ``error:`` line of slurmstepd or srun (never silent).
 
 slurmd's log file's step lines (``[<time>] [<job>.<step>] error: ...``) are read as slurmstepd's.
@@ -40,7 +43,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
-    PyxisContainerFailed, SlurmCancelled, SlurmError, SlurmOomKill, SlurmStepEnded, SlurmTaskFailed,
+    PyxisContainerFailed, SlurmCancelled, SlurmError, SlurmOomKill, SlurmPmixError, SlurmStepEnded, SlurmTaskFailed,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -105,6 +108,33 @@ _PYXIS_STAGES = (
 _SPANK_ECHO = re.compile(r"^error: (?:spank: required plugin \w*pyxis|Failed to invoke spank plugin stack"
                          r"|Plugin stack initialization failed)")
 
+# Slurm's PMIx plugin (mpi/pmix, run inside slurmstepd on every node of a step) wires the step's ranks up between the
+# nodes' stepds (direct TCP or UCX connections, ring or tree collectives); its errors, src/plugins/mpi/pmix/pmixp_debug.h
+# (SchedMD/slurm at 165f410): PMIXP_ERROR: error(" %s: %s: %s [%d]: %s:%d: " format, plugin_type, __func__,
+# pmixp_info_hostname(), pmixp_info_nodeid(), THIS_FILE, __LINE__, ...) (PMIXP_ERROR_STD/_NO add ": %s (%d)", strerror):
+# slurmstepd: error:  mpi/pmix_v5: _pmix_p2p_send_core: node4 [0]: pmixp_utils.c:408: Can't find address for host node5, check slurm.conf   (openpmix/openpmix#2786)
+# slurmstepd: error:  mpi/pmix_v2: _tcp_connect: lxbk1177 [0]: pmixp_dconn_tcp.c:139: Cannot establish the connection   (openpmix/openpmix#3098)
+# an older pmixp_debug.h's macro: error("%s [%d] %s:%d [%s] mpi/pmix: ERROR: " format, pmixp_info_hostname(),
+# pmixp_info_nodeid(), file_base, __LINE__, __func__, ...) (no paste of it in an even thread was found: the form only)
+_PMIXP = re.compile(r"^error: {1,2}(?:(?P<plugin>mpi/pmix\w{0,12}): (?P<func>\w{1,80}): (?P<host>[\w.-]{1,128}) \[(?P<nid>\d{1,6})\]: "
+                    r"(?P<src>[\w.]{1,64}:\d{1,6}): "
+                    r"|(?P<ohost>[\w.-]{1,128}) \[(?P<onid>\d{1,6})\] (?P<osrc>[\w.]{1,64}:\d{1,6}) \[(?P<ofunc>\w{1,80})\] mpi/pmix: ERROR: )")
+#: what a PMIx plugin message says about the wire-up, by its format string (pmixp_utils.c / pmixp_dconn_tcp.c
+#: "Can't find address for host %s, check slurm.conf"; pmixp_dconn_tcp.c "Cannot establish the connection";
+#: pmixp_dconn.h "Cannot establish direct connection to %s (%d)"; pmixp_server.c "Unable to connect to %d";
+#: pmixp_coll_ring.c / pmixp_coll_tree.c "%p: collective timeout seq=%d"; pmixp_coll*.c's state dump after a timeout)
+_PMIXP_EVENTS = (
+    ("peer_address_unknown", re.compile(r"^Can't find address for host (?P<peer>[\w.-]{1,128})")),
+    ("connect_failed", re.compile(r"^(?:Cannot establish (?:the connection|direct connection to (?P<peer>[\w.-]{1,128}))"
+                                  r"|Unable to connect to (?P<peer2>\d{1,6}))")),
+    ("collective_timeout", re.compile(r"^(?:0x[0-9a-f]{1,16}|\(nil\)): collective timeout seq=")),
+    # pmixp_coll.c pmixp_coll_log "Dumping collective state", then pmixp_coll_ring_log / pmixp_coll_tree_log:
+    # "%p: %s state seq=%d", "my peerid: %d:%s", "neighbor id: next ...", "root host: ", "prnt host: ", "prnt contrib:",
+    # "child contribs [%d]:", "Context ptr=%p, #%d, in-use=%d", and tab-indented lines ("\t seq=%d contribs: ...")
+    ("state_dump", re.compile(r"^(?:Dumping collective state|(?:0x[0-9a-f]{1,16}|\(nil\)): \w{1,40} state seq="
+                              r"|my peerid: |neighbor id: |root host: |prnt host: |prnt contrib:|child contribs \[|Context ptr=|\t)")),
+)
+
 
 def _pyxis_line(pyx: dict, node: str, no: int, body: str) -> None:
     """One "error: pyxis: ..." line into the node's pyxis failure (made at its first line)."""
@@ -124,6 +154,21 @@ def _pyxis_line(pyx: dict, node: str, no: int, body: str) -> None:
             if pat.match(body):
                 f["stage"], f["message"] = stage, body[:300]
                 break
+
+
+def _pmixp_line(b: FactBuilder, node: str, no: int, p: re.Match, text: str) -> None:
+    """One error line of Slurm's PMIx plugin; its collective-state dump after a timeout is that timeout's."""
+    event, peer = "other", None
+    for name, pat in _PMIXP_EVENTS:
+        if (e := pat.match(text)) is not None:
+            event = name
+            peer = e.groupdict().get("peer") or e.groupdict().get("peer2")
+            break
+    if event == "state_dump":
+        return  # pmixp_coll_log()'s lines after "collective timeout": that line's detail
+    b.add(SlurmPmixError, no, node=node, plugin=p["plugin"] or "mpi/pmix", function=p["func"] or p["ofunc"],
+          host=p["host"] or p["ohost"], node_id=int(p["nid"] or p["onid"]), source=p["src"] or p["osrc"],
+          event=event, peer=peer, message=text.strip()[:300])
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -161,6 +206,8 @@ def parse(artefact: Artefact) -> ParseResult:
                 b.add(SlurmStepEnded, no, node=artefact.node_for(c["host"]), **fields)
         elif msg.startswith("error: Detected") or msg.startswith("error: ***"):
             b.error(no, f"Slurm line not read: {msg[:120]!r}")
+        elif (p := _PMIXP.match(msg)) is not None:  # the line names its stepd's host
+            _pmixp_line(b, node if m["sthost"] else artefact.node_for(p["host"] or p["ohost"]), no, p, msg[p.end():])
         else:  # any other error Slurm printed: never silent
             b.add(SlurmError, no, node=node, message=msg[len("error: "):][:300])
     for node, f in pyx.items():

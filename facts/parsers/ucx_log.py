@@ -119,6 +119,19 @@ already (CUDA_ERROR_ALREADY_MAPPED, UCS_ERR_ALREADY_EXISTS "Element already exis
 Facts: ``ucx_device_lane_missing`` per lane error (the GPU when named, the node of UCX's prefix); the
 "failed to create handle" line after it is its consequence, read with it.
 
+UCX's context finding none of the transports or devices it was asked for (src/ucp/core/ucp_context.c
+ucp_check_resources: ``ucs_error("no usable transports/devices (asked %s)", info_str)``, UCS_ERR_NO_DEVICE; the asked
+string is UCX_TLS's names, "on ", then each device type's UCX_*_DEVICES as "<type>:<names> ", or "all devices"), after
+ucp_report_unavailable's warning naming the asked ones this node lacks (``"%s%s%s %s %s not available, please use one
+or more of: %s"``: "transport"/"s", the quoted names, "is"/"are", the available ones). Sample lines (real,
+openucx/ucx#9610: MPICH over UCX on TACC Frontera with UCX_TLS=knem,dc_x,rc)::
+
+    [1705555968.594314] [c204-009:189455:0]     ucp_context.c:1081 UCX  WARN  transports 'knem','dc_x','rc' are not available, please use one or more of: mm, posix, self, shm, sm, sysv, tcp
+    [1705555968.594329] [c204-009:189455:0]     ucp_context.c:1345 UCX  ERROR no usable transports/devices (asked knem,dc_x,rc on all devices)
+
+Facts: ``ucx_no_usable_transport`` per such error line: the transports and devices asked, and from the same host's
+warning before it the asked names this node lacks and the ones it has (the warning is read with it).
+
 The status string is read as libibverbs' ``ibv_wc_status`` by its exact name
 (knowledge/ib_wc_status.yaml lists the names of rdma-core libibverbs/enum_strs.c, unchanged since
 2008), into the same ``ucx_completion_error`` fact (``transport`` "verbs", no syndrome; the vendor
@@ -132,7 +145,7 @@ import re
 from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
     OpenmpiUcxPeerFailed, UcxCompletionError, UcxCudaIpcOpenFailed, UcxDeviceLaneMissing, UcxMemtypeCopyMissing,
-    UcxShmAllocFailed, UcxSocketConnectFailed, UcxVerbsFailure,
+    UcxNoUsableTransport, UcxShmAllocFailed, UcxSocketConnectFailed, UcxVerbsFailure,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches, lines_with
 
@@ -311,6 +324,39 @@ def _memtype(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
                reason=m["reason"].strip(), pml_not_selected=any(p > n for p in pml))
 
 
+# [1705555968.594329] [c204-009:189455:0]     ucp_context.c:1345 UCX  ERROR no usable transports/devices (asked knem,dc_x,rc on all devices)   (openucx/ucx#9610)
+#   (ucp_resource_config_str: "<tl>,<tl> " + "on " + "<devtype>:<dev>,<dev> " per device type, or "all devices"; every list
+#   ends with a blank, so ") " may follow one: "(asked rc on network:mlx5_ib0:1 )")
+_NO_USABLE = re.compile(r"\bno usable transports/devices \(asked (?P<asked>(?:(?P<tls>[^\s()]{1,200}) on )?(?P<devs>[^()\n]{0,200}?)) ?\)")
+# [1705555968.594314] [c204-009:189455:0]     ucp_context.c:1081 UCX  WARN  transports 'knem','dc_x','rc' are not available, please use one or more of: mm, posix, self, shm, sm, sysv, tcp   (openucx/ucx#9610)
+#   (ucp_report_unavailable: "%s%s%s %s %s not available, please use one or more of: %s"; the same for devices, "network
+#   device 'x' is not available")
+_UNAVAILABLE = re.compile(r"\b(?P<what>transport|[a-z]{1,20} device)s? (?P<names>'[^'\n]{1,64}'(?:,'[^'\n]{1,64}'){0,31}) "
+                          r"(?:is|are) not available, please use one or more of: (?P<avail>[^\n]{0,600})")
+
+
+def _no_usable(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    """One fact per error line, with the same host's last transport warning before it."""
+    warned: dict[str | None, tuple[list[str], list[str]]] = {}
+    for n, line in iter_lines_with(("not available, please use", "no usable transports/devices"), artefact):
+        host = _HOST.search(line)
+        key = host["host"] if host else None
+        if (w := _UNAVAILABLE.search(line)) is not None:
+            result.lines_used += 1
+            if w["what"] == "transport":
+                warned[key] = ([x.strip("'") for x in w["names"].split(",")],
+                               [x.strip() for x in w["avail"].split(",") if x.strip()])
+            continue
+        if (m := _NO_USABLE.search(line)) is None:
+            continue
+        result.lines_used += 1
+        lacks, has = warned.get(key, ([], []))
+        lacks_s, has_s = ", ".join(lacks) or None, ", ".join(has) or None
+        words = f"lacks {lacks_s}; has {has_s or 'none'}" if lacks_s else "no warning before it"
+        fb.add(UcxNoUsableTransport, n, node=artefact.node_for(key), asked=m["asked"].strip(), asked_transports=m["tls"],
+               asked_devices=m["devs"].strip() or "all devices", unavailable=lacks_s, available=has_s, warning=words)
+
+
 # cuda_ipc_cache.c:154  UCX Fatal: dest:5221: failed to open ipc mem handle. addr:0x7f7647415c00 len:89088 (Element already exists)   (openucx/ucx#3192)
 # [node1:52210:0:52210] cuda_ipc_cache.c:751  Fatal: dest:52211: failed to open ipc mem handle. addr:0x7f7647415c00 len:89088 (Element already exists)
 #   (cuda_ipc_cache.c ucs_fatal("%s: failed to open ipc mem handle. addr:%p len:%lu (%s)") under log.c's "[%s:%-5d:%s:%d] "
@@ -401,6 +447,8 @@ def detect(head: str) -> bool:
         return True
     if "copy across memory types" in head and _MEMTYPE.search(head) is not None:
         return True
+    if "no usable transports/devices" in head and _NO_USABLE.search(head) is not None:
+        return True
     if ("open ipc mem handle" in head and _IPC_OPEN.search(head) is not None
             or "IpcOpenMemHandle" in head and _IPC_CALL.search(head) is not None):
         return True
@@ -444,6 +492,8 @@ def parse(artefact: Artefact) -> ParseResult:
         _device_lanes(artefact, fb, result)
     if "copy across memory types" in artefact.text:
         _memtype(artefact, fb, result)
+    if "no usable transports/devices" in artefact.text:
+        _no_usable(artefact, fb, result)
     if "IpcOpenMemHandle" in artefact.text or "open ipc mem handle" in artefact.text:
         _cuda_ipc(artefact, fb, result)
     return result
@@ -530,7 +580,7 @@ def _verbs_completions(artefact: Artefact, fb: FactBuilder, result: ParseResult)
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"\bno copy across memory types transport to \S", r": failed to open ipc mem handle\. addr:",
+SIGNATURES = (r"\bno copy across memory types transport to \S", r"\bno usable transports/devices \(asked ", r": failed to open ipc mem handle\. addr:",
               r"\b(?:cuIpcOpenMemHandle|cudaIpcOpenMemHandle)(?:\([^()\n]*\))?(?:\(\))? (?:failed: |is failed\. ret:)[A-Za-z]",
               r"ERROR\s+(?:\w+: )?(?:ibv|mlx5dv)_\w+\([^)\n]*\)(?: for [\w ]+)?(?: on \w+(?::\d+)?)? failed(?: on \w+, syndrome 0x[0-9a-fA-F]+|, syndrome [0-9a-fA-F]+)? ?: ", r"ERROR\s+(?:ibv|mlx5dv)_\w+\(\w+\) returned -?\d+: ",
               r"\biface[= ](?:0x[0-9a-fA-F]+|\(nil\)):? failed to create \w+ QP (?:on \w+:\d+ )?TX wr:\d+ ",

@@ -139,3 +139,44 @@ def test_lines_relayed_behind_a_workflow_tools_tags():
     res = _parse("tractor126_relayed_by_qdo.txt")
     assert [(f.kind, f.step, f.events) for f in res.facts] == [("slurm_oom_kill", "43622791.67", 1)]
     assert not slurm_log.detect("qdo-srun.py: srun#64: Found OOM event for task 6627566 ; setting task state to Killed\n")
+
+
+def test_pmix_plugin_peer_address_unknown():
+    # openpmix/openpmix#2786: the line names its stepd's host (node4) and the peer it cannot find
+    res = _parse("openpmix2786_pmix_peer_address_unknown.txt", node="unknown")
+    got = [(f.kind, f.node, f.event, f.peer, f.plugin, f.host, f.node_id, f.source) for f in res.facts]
+    assert got == [("slurm_pmix_error", "node4", "peer_address_unknown", "node5", "mpi/pmix_v5", "node4", 0, "pmixp_utils.c:408")] * 2
+    assert res.facts[0].message == "Can't find address for host node5, check slurm.conf" and not res.errors
+
+
+def test_pmix_plugin_direct_connection_failed():
+    # openpmix/openpmix#3098: three lines of one failed connection, each its own fact
+    res = _parse("openpmix3098_pmix_direct_connect_failed.txt")
+    assert [(f.event, f.peer, f.function) for f in res.facts] == [
+        ("connect_failed", None, "_tcp_connect"), ("connect_failed", "lxbk1177", "pmixp_dconn_connect"),
+        ("connect_failed", "0", "_process_extended_hdr")]
+
+
+def test_pmix_plugin_collective_timeout_and_its_state_dump():
+    # the form of pmixp_coll_ring.c's timeout and pmixp_coll_ring_log's dump (CONSTRUCTED from the format strings), and
+    # the older macro's "<host> [<n>] <file>:<line> [<func>] mpi/pmix: ERROR: " form (CONSTRUCTED, SchedMD/slurm's older
+    # pmixp_debug.h); another message of the plugin stays a fact with event "other"
+    text = ("slurmstepd: error:  mpi/pmix_v4: pmixp_coll_ring_reset_if_to: gpu1 [0]: pmixp_coll_ring.c:742: 0x1f2e: collective timeout seq=0\n"
+            "slurmstepd: error:  mpi/pmix_v4: pmixp_coll_log: gpu1 [0]: pmixp_coll.c:281: Dumping collective state\n"
+            "slurmstepd: error:  mpi/pmix_v4: pmixp_coll_ring_log: gpu1 [0]: pmixp_coll_ring.c:760: 0x1f2e: COLL_FENCE_RING state seq=0\n"
+            "slurmstepd: error:  mpi/pmix_v4: pmixp_coll_ring_log: gpu1 [0]: pmixp_coll_ring.c:762: my peerid: 0:gpu1\n"
+            "slurmstepd: error:  mpi/pmix_v4: pmixp_coll_ring_log: gpu1 [0]: pmixp_coll_ring.c:790: \t seq=0 contribs: loc=1/prev=0/fwd=0\n"
+            "[2021-01-18T13:47:25.004] [142913.0] error: gpu2 [1] pmixp_dconn_tcp.c:139 [_tcp_connect] mpi/pmix: ERROR: Cannot establish the connection\n"
+            "slurmstepd: error:  mpi/pmix_v4: pmixp_dconn_connect: gpu1 [0]: pmixp_dconn.h:240: Bad nodeid = 3 in the incoming message\n")
+    assert slurm_log.detect(text)
+    res = slurm_log.parse(Artefact(path="x", text=text, node="unknown"))
+    assert [(f.kind, f.node, f.event, f.evidence.line) for f in res.facts] == [
+        ("slurm_pmix_error", "gpu1", "collective_timeout", 1), ("slurm_pmix_error", "gpu2", "connect_failed", 6),
+        ("slurm_pmix_error", "gpu1", "other", 7)]
+    assert res.facts[1].plugin == "mpi/pmix" and res.facts[1].function == "_tcp_connect" and res.facts[1].node_id == 1
+
+
+def test_a_plain_slurmstepd_error_is_no_pmix_error():
+    text = "slurmstepd: error: execve(): /tmp/slurmd/job00089/slurm_script: No such file or directory\n"
+    res = slurm_log.parse(Artefact(path="x", text=text, node="n1"))
+    assert [f.kind for f in res.facts] == ["slurm_error"]

@@ -420,3 +420,40 @@ def test_older_forms_without_failed_colon(line, node, verb, error):
 def test_a_title_quoting_the_devx_line_without_ucx_error_is_not_read():
     # openucx/ucx#4986's title: no "ERROR" before the call, so not UCX's own line
     assert parse_text("[mtt] mlx5dv_devx_qp_modify(503) failed, syndrome 0: Invalid argument when UCX_IB_SL=2").facts == []
+
+
+def test_ucx_9610_no_usable_transports_per_host_with_its_warning():
+    # openucx/ucx#9610: each host's warning names the asked transports it lacks; the error after it is the fact
+    text = (FIX / "ucx9610_no_usable_transports_mpich.txt").read_text()
+    assert ucx_log.detect(text)
+    res = ucx_log.parse(Artefact(path="t.log", text=text, node="unknown"))
+    got = [(f.kind, f.node, f.evidence.line, f.asked_transports, f.asked_devices, f.unavailable) for f in res.facts]
+    assert got == [("ucx_no_usable_transport", "c204-009", 2, "knem,dc_x,rc", "all devices", "knem, dc_x, rc"),
+                   ("ucx_no_usable_transport", "c204-010", 9, "knem,dc_x,rc", "all devices", "knem, dc_x, rc")]
+    assert res.facts[0].available == "mm, posix, self, shm, sm, sysv, tcp"
+    assert res.lines_used == 4
+
+
+@pytest.mark.parametrize("line,tls,devs", [
+    # a device list: ucp_resource_config_str ends each list with a blank (NVIDIA/FasterTransformer#350's title's form)
+    ("ucp_context.c:1108 UCX ERROR no usable transports/devices (asked rc on network:mlx5_ib0:1 )", "rc", "network:mlx5_ib0:1"),
+    # UCX_TLS allowing all, devices named (CONSTRUCTED from the format: no transports, then the device types)
+    ("UCX  ERROR no usable transports/devices (asked network:mlx5_9:1 )", None, "network:mlx5_9:1"),
+])
+def test_no_usable_forms(line, tls, devs):
+    (f,) = parse_text(line).facts
+    assert (f.asked_transports, f.asked_devices, f.unavailable, f.warning) == (tls, devs, None, "no warning before it")
+
+
+def test_a_warning_alone_is_no_failure():
+    # UCX goes on with the transports it has: the warning alone makes no fact
+    line = ("[1705555968.594314] [c204-009:189455:0]     ucp_context.c:1081 UCX  WARN  transports 'knem','dc_x','rc' are "
+            "not available, please use one or more of: mm, posix, self, shm, sm, sysv, tcp")
+    assert not parse_text(line).facts
+
+
+def test_ucx_9610_asked_and_warning_in_words():
+    res = ucx_log.parse(Artefact(path="t.log", text=(FIX / "ucx9610_no_usable_transports_mpich.txt").read_text(), node="unknown"))
+    f = res.facts[0]
+    assert f.asked == "knem,dc_x,rc on all devices"
+    assert f.warning == "lacks knem, dc_x, rc; has mm, posix, self, shm, sm, sysv, tcp"
