@@ -39,7 +39,8 @@ import re2
 
 from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
 from stethoscope.facts.classify import signature_source
-from stethoscope.facts.lines import RECORD_TIME_KEY, without_line_labels
+from stethoscope.facts.lines import without_line_labels
+from stethoscope.facts.records import RECORD_TIME_KEY
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseResult
 from stethoscope.facts.parsers.ticket_prose import CLAIM_WORDS, explanations, feature_request
@@ -518,7 +519,7 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
 
 # Structured records a log shipper or a log search exports, each an event at a time with its line in a string value
 # (issue 11, round rL8). The forms (each tool's documented record; only the journal's and Filebeat's are read as their
-# message, facts/lines.py _JSON_RECORD; since round rM2 the forms below too, and a CSV export's rows, where the record
+# message, facts/records.py _JSON_RECORD; since round rM2 the forms below too, and a CSV export's rows, where the record
 # holds its line under "message", "log" or "line": what is left here is what those do not read):
 #   Fluent Bit, stdout / file output, format json_lines (docs.fluentbit.io pipeline/outputs/standard-output:
 #   json_date_key "date", json_date_format "double"; the tail input's line in "log"):
@@ -531,7 +532,7 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
 # A record must hold a time key (a log line is an event at a time): a config (package.json, a DeepSpeed config) or a
 # metrics document without one is not a record. Reached only by a file nobody recognised (parse_one's uninformative
 # path) and by the unread lines of a recognised file that open with '{"' or hold a time column's CSV header.
-_TIME_KEY = RECORD_TIME_KEY  # (one list of time keys: the records facts/lines.py reads as their lines are these)
+_TIME_KEY = RECORD_TIME_KEY  # (one list of time keys: the records facts/records.py reads as their lines are these)
 RECORD_CHARS = 4_000_000  # a bigger file nobody knows is left as it was (off the hot path: one json.loads a file at most)
 VALUE_CHARS = 4096  # a value's line read to this length (the journal's own limit, JSON_THRESHOLD): bounds the readers'
 # and the fallbacks' searches over one long value

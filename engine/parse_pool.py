@@ -30,9 +30,10 @@ from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
 from stethoscope.engine.knowledge import load_coverage, load_polarity
 from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
-from stethoscope.facts.lines import (line_hosts, normalise, record_hosts, run_hosts, text_host, without_block_labels,
+from stethoscope.facts.lines import (line_hosts, normalise, run_hosts, text_host, without_block_labels,
                                       without_line_labels)
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget, Hit
+from stethoscope.facts.records import record_hosts
 from stethoscope.facts.parsers.unrecognised_text import unread_failures
 from stethoscope.facts.registry import load_fallbacks, load_parsers
 
@@ -132,7 +133,7 @@ def _read(art: Artefact, kinds: list) -> int:
 
 
 def _may_name_hosts(text: str) -> bool:
-    """Whether ``text`` may hold a record's key or a CSV export's column naming a host (facts/lines.py record_hosts):
+    """Whether ``text`` may hold a record's key or a CSV export's column naming a host (facts/records.py record_hosts):
     C searches for the keys' literals before any parse (a 25 MB wrapped log: ~0.3 s, where a regex took 7 s)."""
     return '"host' in text or '"_HOSTNAME"' in text or '"kubernetes"' in text or '"labels"' in text or (
         "," in text and ("host" in text or "Host" in text or "HOST" in text))
@@ -152,7 +153,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     art.normalise(plain=not wrapped)  # pasting and launcher wrappers off, line for line (facts/lines.py)
     if art.text is not text:  # signatures are of the lines as written: the unwrapped text's
         asked = classifier().candidates(art.text)
-    # a shipper's records read as their lines (facts/lines.py _JSON_RECORD, a CSV export) that name the host each came
+    # a shipper's records read as their lines (facts/records.py _JSON_RECORD, a CSV export) that name the host each came
     # from (Vector's host, Fluent Bit's kubernetes.host, the journal's _HOSTNAME): each host's lines read as that
     # host's, as pdsh's are (_per_host; a host's own part, whose records name only it, is read as it is); one host's
     # records in a file a bundle places keep the file's node, as text_host's one pdsh host does

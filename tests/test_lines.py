@@ -2,7 +2,8 @@
 import pytest
 
 from stethoscope.engine.parse_pool import parse_one
-from stethoscope.facts.lines import normalise, record_hosts
+from stethoscope.facts.lines import normalise
+from stethoscope.facts.records import record_hosts
 from stethoscope.facts.parsers.base import Artefact
 
 # real lines as posted in public threads (NVIDIA/nccl#296, #304; fal-ai video-diffusion-speedrun#2;

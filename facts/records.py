@@ -1,0 +1,282 @@
+"""A log shipper's or a log search's records read as the lines they hold (issue 11, rounds rL3 and rM2).
+
+The journal, Filebeat, Fluent Bit, Vector and LogCLI export a log as one JSON record an event, a console or a
+ticket shows a record pretty-printed over several lines, and Kibana, Grafana, Splunk and Datadog export a search as
+CSV; each holds the line the program wrote in one string value. :func:`read_records` replaces each such record by its
+line, one line for one line (facts/lines.py's normaliser calls it: line numbers do not move, evidence quotes the
+record as written); :func:`record_hosts` names the host each record came from (engine/parse_pool.py reads the lines
+host by host). Moved out of facts/lines.py, which strips wrappers around lines, unchanged.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import re2
+
+# One JSON record a line whose message is a log line, as the journal and log shippers export them (issue 11, round
+# rL3: bench/plant_prefix_probe.py's journal_json and filebeat_json; the bare lines read, wrapped they were not: Fabric
+# rows and nccl-tests rows in Filebeat's records beside a healthy capture read HEALTHY):
+# journalctl -o json (systemd src/shared/logs-show.c output_json: __CURSOR, __REALTIME_TIMESTAMP, __MONOTONIC_TIMESTAMP,
+# _BOOT_ID, __SEQNUM and the entry's fields, put in a hashmap and written in its order, so any field may come first; the
+# line in MESSAGE, a string unless it is 4096 bytes or more (null), not printable (an array of bytes) or given twice (an
+# array): those are kept as they are). Real records: the first as systemd writes them now (the search index's file
+# 26140624753, a Rust reader of "journalctl -o json --output-fields=UNIT,MESSAGE,__REALTIME_TIMESTAMP"), the second
+# as it wrote them before, blanks around the colons (DigitalOcean's journalctl tutorial, "journalctl -b -u nginx -o json"):
+# {"__REALTIME_TIMESTAMP":"1655046591494032","_SOURCE_REALTIME_TIMESTAMP":"1655046591493997","__CURSOR":"s=5726468a2162439e9e18a191202b1a7b;i=28e9c;b=e8ee305cff53408da12356a3876792ba;m=370bd562e;t=5e141902c3790;x=ec3c36f10424aa47","__MONOTONIC_TIMESTAMP":"14776358446","MESSAGE":"Invalid user ark from 43.154.144.211 port 42608","_BOOT_ID":"e8ee305cff53408da12356a3876792ba"}
+# { "__CURSOR" : "s=13a21661cf4948289c63075db6c25c00;i=116f1;b=81b58db8fd9046ab9f847ddb82a2fa2d;m=19f0daa;t=50e33c33587ae;x=e307daadb4858635", "__REALTIME_TIMESTAMP" : "1422990364739502", ...
+# Filebeat's document (the Elastic Common Schema: "@timestamp", the line in "message"), as an Elasticsearch export or
+# bulk request holds it (the search index's file 7263426428, VictoriaLogs' Elasticsearch bulk-request test, a Filebeat
+# 8.8.0 index's records; the message may come first):
+# {"@timestamp":"2023-06-06T04:48:11.735Z","log":{"offset":71770,"file":{"path":"/var/log/auth.log"}},"message":"foobar"}
+# {"message":"xyz","@timestamp":"2023-06-06T04:48:13.735Z","x":"y"}
+# Other shippers' and log searches' records, the same way (issue 11, round rM2; rL8 had them only recognised,
+# engine/foreign_runs.py records_report): the line in "message", "log" or "line", beside a time key:
+# Fluent Bit's stdout / file output, format json_lines (docs.fluentbit.io pipeline/outputs/standard-output:
+# json_date_key "date", json_date_format "double"): the tail input's line in "log" (its docker parser's; its cri
+# parser's in "message", with "time", "stream", "logtag"); the kubernetes filter (pipeline/filters/kubernetes) adds
+# "kubernetes": {"pod_name", "namespace_name", "pod_id", "host" (the node), "container_name", "docker_id", ...}:
+# {"date":1599862267.483684,"log":"<line>"}
+# Vector's log event, as its sinks' json codec writes it (vector.dev docs/architecture/data-model/log; the keys sorted):
+# {"custom":"field","host":"my.host.com","message":"Hello world","timestamp":"2020-11-01T21:15:47+00:00"}
+# and its kubernetes_logs source's (docs/reference/configuration/sources/kubernetes_logs: "file", "kubernetes":
+# {"container_name", "pod_name", "pod_namespace", "pod_node_name" (the node), ...}, "message", "source_type",
+# "stream", "timestamp"); LogCLI's --output jsonl (grafana/loki pkg/logcli/output/jsonl.go: "labels" (the stream's),
+# "line", "timestamp"). A JSON array of such records one a line ("[{...},", "{...},", "{...}]") is read the same.
+# The record must parse as JSON and hold the timestamp key of its form (__REALTIME_TIMESTAMP, which journalctl always
+# writes, with MESSAGE; else a time key, RECORD_TIME_KEY) and its message as a string: another program's JSON line
+# (an event, a flight recorder's record, a journal entry's field list without the time, a config) is kept. The
+# record's host (host, hostname, _HOSTNAME, ECS's host.name, the kubernetes node, LogCLI's host label): record_hosts.
+# (the line up to its end, one pass: its closing brace, a trailing "," / "]" and blanks are checked in _record_text)
+_JSON_RECORD = re.compile(r'\n\x1e?[ \t]*(?:\[[ \t]*)?(?P<rec>\{ ?"[^"\n]{1,64}" ?: ?[^\n]*)(?=\n)')
+#: a record's time key (a log line is an event at a time): Filebeat's / ECS's "@timestamp", Vector's and LogCLI's
+#: "timestamp", Fluent Bit's "date" and its parsers' "time", Splunk's and VictoriaLogs' "_time", "ts", "<x>_time"
+RECORD_TIME_KEY = re.compile(r"(?i)@?timestamp|_?time|date|ts|datetime|__REALTIME_TIMESTAMP|[\w.@-]{0,40}[_.]time(?:stamp)?")
+#: the key holding the line, in the order the forms above are tried: ECS / Vector / Fluent Bit's cri parser's
+#: "message", Fluent Bit's "log" (an object in Filebeat's records, where "message" holds the line), LogCLI's "line"
+RECORD_LINE_KEYS = ("message", "log", "line")
+
+
+def read_records(out: str) -> str:
+    """``out`` (newline-framed, as facts/lines.py's _strip holds it) with each record read as its line: JSON records one
+    a line (_JSON_RECORD), a CSV export's rows (_CSV_HEADER), a pretty-printed record's line member (_JSON_MEMBER)."""
+    if ('"MESSAGE"' in out or '"message"' in out or '"log"' in out or '"line"' in out) and "{" in out:
+        out = _JSON_RECORD.sub(_json_record, out)
+    if "," in out and _CSV_GATE.search(out) is not None and _CSV_HEADER.search(out) is not None:
+        out = _csv_export(out)
+    if ('"MESSAGE"' in out or '"message"' in out or '"log"' in out or '"line"' in out) \
+            and ('\n"' in out or '\n ' in out or '\n\t' in out):
+        out = _json_members(out)
+    return out
+
+
+def _record_text(rec: str) -> str | None:
+    """A record line's object (_JSON_RECORD's ``rec``: to its line's end) without what may follow its closing brace:
+    blanks, a JSON array's "," or "]", a CR; None where it does not end with one."""
+    rec = rec.rstrip(" \t\r")
+    if rec[-1:] in (",", "]"):
+        rec = rec[:-1].rstrip(" \t")
+    return rec if rec.endswith("}") else None
+
+
+def _record(text: str) -> dict | None:
+    try:
+        record = json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth: no record of these forms
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def record_line(record: dict) -> str | None:
+    """The log line a shipper's record holds (see _JSON_RECORD), or None where it is no such record."""
+    if "__REALTIME_TIMESTAMP" in record:
+        line = record.get("MESSAGE")
+        return line if isinstance(line, str) else None
+    if not any(isinstance(k, str) and RECORD_TIME_KEY.fullmatch(k) for k in record):
+        return None
+    return next((v for k in RECORD_LINE_KEYS if isinstance(v := record.get(k), str)), None)
+
+
+def _json_record(m: re.Match[str]) -> str:
+    rec = _record_text(m["rec"])
+    record = _record(rec) if rec is not None else None
+    line = record_line(record) if record is not None else None
+    if line is None:
+        return m[0]
+    # one line for one line: a message of several lines (a traceback sent as one entry) is read as one; the line's CR stays
+    return "\n" + line.rstrip("\r\n").replace("\r", " ").replace("\n", " ") + ("\r" if m["rec"].endswith("\r") else "")
+
+
+# A record written over several lines (journalctl -o json-pretty; a log console's or a ticket's pretty-printed record:
+# aws-samples/stable-diffusion-on-eks#96, Fluent Bit's records in CloudWatch, pasted cut):
+#     "time": "2024-03-06T22:35:04.442650075Z",
+#     "stream": "stdout",
+#     "_p": "F",
+#     "log": "Warning: caught exception 'Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx', memory monitor disabled",
+# its line member ("MESSAGE", "message", "log", "line": a JSON string) is read as the line, where a time key's member
+# sits at the same indentation in the same block (no blank line between): the record's own level, not a document's
+# nested "message"; the other members stay as they are.
+_JSON_MEMBER = re.compile(r'\n(?P<ind>[ \t]{0,16})"(?:MESSAGE|message|log|line)" ?: ?(?P<val>"(?:[^"\\\n]|\\.)*")'
+                          r'[ \t]*(?:,[ \t]*)?(?=\r?\n)')
+_MEMBER_KEY = re.compile(r'\n(?P<ind>[ \t]{0,16})"(?P<key>[^"\n]{1,64})" ?:')
+_BLANK = re.compile(r"\n[ \t]*(?=\r?\n)")
+
+
+def _json_members(out: str) -> str:
+    """``out`` (newline-framed) with a pretty-printed record's line member read as its line (_JSON_MEMBER)."""
+    import bisect
+
+    found = list(_JSON_MEMBER.finditer(out))
+    if not found:
+        return out
+    times: dict[str, list[int]] = {}
+    for m in _MEMBER_KEY.finditer(out):
+        if RECORD_TIME_KEY.fullmatch(m["key"]):
+            times.setdefault(m["ind"], []).append(m.start())
+    if not times:
+        return out
+    blanks = [m.start() for m in _BLANK.finditer(out)]
+    parts, pos = [], 0
+    for m in found:
+        at = times.get(m["ind"])
+        if not at:
+            continue
+        k = bisect.bisect_left(blanks, m.start())
+        lo, hi = blanks[k - 1] if k else -1, blanks[k] if k < len(blanks) else len(out)
+        j = bisect.bisect_right(at, lo)
+        if j >= len(at) or at[j] >= hi:
+            continue  # no time member in its block at its level
+        try:
+            line = json.loads(m["val"])
+        except (ValueError, RecursionError):
+            continue
+        parts.append(out[pos:m.start()])
+        parts.append("\n" + line.rstrip("\r\n").replace("\r", " ").replace("\n", " "))
+        pos = m.end()
+    if not parts:
+        return out
+    parts.append(out[pos:])
+    return "".join(parts)
+
+
+# A log search's CSV export, its header naming the fields (issue 11, round rM2; rL8 had it only recognised): each row
+# is read as its line cell, line for line (a cell of several lines over its rows one for one where they match, else on
+# the row's first), the header a blank line. Kibana Discover's "Generate CSV" (the saved search's fields; the time in
+# its dateFormat "MMM D, YYYY @ HH:mm:ss.SSS"; cells quoted per RFC 4180):
+# "@timestamp",message
+# "Dec 5, 2026 @ 11:22:00.735","<line>"
+# Grafana's panel inspector's "Download CSV" of a Loki logs frame (its fields: labels, Time, Line, tsNs, id), Splunk's
+# export (_time, _raw), Datadog's (Date, Host, Service, Message). The header must name a time column (RECORD_TIME_KEY)
+# and a line column (RECORD_LINE_KEYS, Splunk's _raw), every row up to a blank line as many cells as it: nvidia-smi
+# --query-gpu=timestamp,... (no line column) and a table of other cells are kept.
+_CSV_HEADER = re.compile(r'\n"?[\w@.-]{1,64}"?(?:,"?[\w@. -]{1,64}"?){1,63}\r?(?=\n)')
+_CSV_LINE_KEYS = (*RECORD_LINE_KEYS, "_raw")
+#: a header cell naming a line column, one RE2 pass (a wrapped log of 25 MB: milliseconds) before _CSV_HEADER's search
+_CSV_GATE = re2.compile(r'(?m)(?:^|[,"])(?:message|Message|MESSAGE|_raw|[Ll]ine|[Ll]og)(?:[,"]|\r?$)')
+#: a column naming the host a row came from (Datadog's Host, ECS's host.name, the kubernetes node's name)
+_CSV_HOST_KEYS = ("host", "hostname", "host.name", "_hostname", "kubernetes.host", "kubernetes.pod_node_name",
+                  "kubernetes.node.name")
+
+
+def _csv_columns(header: str) -> tuple[int, int, int | None] | None:
+    """(cells, line column, host column) of a CSV export's header, or None where it names no time or no line column."""
+    cols = [c.strip().strip('"').lower() for c in header.rstrip("\r").split(",")]
+    if not any(RECORD_TIME_KEY.fullmatch(c) for c in cols):
+        return None
+    at = next((cols.index(k) for k in _CSV_LINE_KEYS if k in cols), None)
+    if at is None:
+        return None
+    return len(cols), at, next((cols.index(k) for k in _CSV_HOST_KEYS if k in cols), None)
+
+
+def _csv_rows(lines: list[str], head: int) -> tuple[int, int | None, list[tuple[int, int, list[str]]]] | None:
+    """The rows under the CSV header at ``lines[head]``: (line column, host column, [(first, last, cells), ...]),
+    the rows' line indices in ``lines``; None where the header is no export's."""
+    import csv
+    import io
+
+    cols = _csv_columns(lines[head])
+    if cols is None:
+        return None
+    n, at, host = cols
+    end = head + 1
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    reader = csv.reader(io.StringIO("\n".join(ln.rstrip("\r") for ln in lines[head + 1:end])))
+    rows, first = [], head + 1
+    try:
+        for cells in reader:
+            last = head + reader.line_num
+            if len(cells) != n:
+                break
+            rows.append((first, last, cells))
+            first = last + 1
+    except csv.Error:
+        pass
+    return at, host, rows
+
+
+def _csv_export(out: str) -> str:
+    """``out`` (newline-framed) with each CSV export's rows read as their line cell (_CSV_HEADER)."""
+    lines = out.split("\n")
+    heads = [out.count("\n", 0, m.start() + 1) for m in _CSV_HEADER.finditer(out)]
+    done = 0
+    for head in heads:
+        if head < done or (got := _csv_rows(lines, head)) is None or not got[2]:
+            continue
+        at, _host, rows = got
+        lines[head] = "\r" if lines[head].endswith("\r") else ""
+        for first, last, cells in rows:
+            cr = "\r" if lines[last].endswith("\r") else ""
+            parts = cells[at].replace("\r\n", "\n").split("\n")
+            if len(parts) != last - first + 1:
+                parts = [" ".join(parts)] + [""] * (last - first)
+            lines[first:last + 1] = [p.rstrip("\r") + cr for p in parts]
+            done = last + 1
+    return "\n".join(lines)
+
+
+def _record_host(record: dict) -> str | None:
+    """The host a shipper's record names (see _JSON_RECORD): the kubernetes node (Fluent Bit's kubernetes.host,
+    Vector's kubernetes.pod_node_name, Filebeat's kubernetes.node.name), the record's host (Vector's and Logstash's
+    host, ECS's host.name or host.hostname, hostname, the journal's _HOSTNAME), LogCLI's stream label (host,
+    hostname, node_name, nodename), else the kubernetes pod (pod_name, ECS's kubernetes.pod.name)."""
+    k8s = record.get("kubernetes")
+    k8s = k8s if isinstance(k8s, dict) else {}
+    node, pod = k8s.get("node"), k8s.get("pod")
+    labels = record.get("labels")
+    labels = labels if isinstance(labels, dict) else {}
+    host = record.get("host")
+    found = (k8s.get("host"), k8s.get("pod_node_name"), node.get("name") if isinstance(node, dict) else None,
+             *((host.get("name"), host.get("hostname")) if isinstance(host, dict) else (host,)),
+             record.get("hostname"), record.get("_HOSTNAME"),
+             labels.get("host"), labels.get("hostname"), labels.get("node_name"), labels.get("nodename"),
+             k8s.get("pod_name"), pod.get("name") if isinstance(pod, dict) else None)
+    return next((h for h in found if isinstance(h, str) and _HOST_NAME.fullmatch(h)), None)
+
+
+_HOST_NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,127}")
+
+
+def record_hosts(text: str) -> list[str | None] | None:
+    """The host each line of ``text`` came from where it is a shipper's record read as its line (_JSON_RECORD: JSON
+    records one a line; _CSV_HEADER: a CSV export's rows) that names one (_record_host; a CSV's host column), None
+    for the other lines; None where no record names a host. Reached only for a text holding such a record's key."""
+    has_json, has_csv = "{" in text and '"' in text, "," in text and _CSV_GATE.search(text) is not None
+    if not has_json and not has_csv:
+        return None
+    lines = text.split("\n")
+    hosts: list[str | None] = [None] * len(lines)
+    for i, ln in enumerate(lines if has_json else ()):
+        if "{" in ln and (m := _JSON_RECORD.match("\n" + ln + "\n")) is not None and (rec := _record_text(m["rec"])) \
+                and (record := _record(rec)) is not None and record_line(record) is not None:
+            hosts[i] = _record_host(record)
+    if has_csv:
+        for m in _CSV_HEADER.finditer("\n" + text + "\n"):
+            head = text.count("\n", 0, m.start())
+            got = _csv_rows(lines, head)
+            if got is not None and got[1] is not None:
+                for first, last, cells in got[2]:
+                    h = cells[got[1]].strip()
+                    hosts[first:last + 1] = [h if _HOST_NAME.fullmatch(h) else None] * (last - first + 1)
+    return hosts if any(hosts) else None
