@@ -248,6 +248,17 @@ _COMPLETION = re.compile(
     r"(?:error (?P<err>\d+)|status=(?:(?P<st_text>[A-Z_]+)\()?(?P<st>\d+)\)?)"
     r"(?:,? opcode[= ](?:(?P<op_text>[A-Z_]+)\()?(?P<op>\d+)\)?)?"
 )
+# NCCL_IB_RESILIENCY's handler (v2.29.7-1 .. v2.30.7-1 transport/net_ib/p2p_resiliency.cc ncclIbResiliencyHandleCompletionError,
+# at INFO: NCCL then marks the device failed and replays on the others, or says the error is fatal, in WARN lines of their own):
+#   INFO(NCCL_NET, "NET/IB: %s: Got completion with error (devIndex=%d, wc->status=(%s)%d, wc->opcode=(%s)%d, wc->wr_id=%ld, "
+#        "wc->qp_num=%u, wc->byte_len=%d)", __func__, devIndex, ibvWcStatusStr(wc->status), wc->status, ibvWcOpcodeStr(...), ...)
+# NET/IB: ncclIbResiliencyHandleCompletionError: Got completion with error (devIndex=0, wc->status=(IBV_WC_RETRY_EXC_ERR)12, wc->opcode=(IBV_WC_RDMA_WRITE)1, wc->wr_id=17, wc->qp_num=4711, wc->byte_len=0)
+#   (CONSTRUCTED from the format, misc/ibvwrap.cc's status and opcode names; no public paste yet: bench/rN5's INFO audit read
+#    it as a parse problem)
+_COMPLETION_RESILIENCY = re.compile(
+    r"NET/IB\w*: (?:\w+: )?Got completion with error \(devIndex=\d+, wc->status=\((?P<st_text>\w+)\)(?P<st>\d+), "
+    r"wc->opcode=\((?P<op_text>\w+)\)(?P<op>\d+)"
+)
 _COMPLETION_VENDOR = re.compile(r"vendor[ _]err[= ](?P<v>\d+)")
 _COMPLETION_REQ = re.compile(r"\((?P<req>Send|Recv|Flush|IPut|Unused)\)|req_type=(?P<req2>\w+)")
 _COMPLETION_HCA = re.compile(r" hca (?P<hca>\S+)")
@@ -283,12 +294,17 @@ _ERROR_RETURN = re.compile(
 # ncclCommSplit comm 0x5601dc4ed8b0 rank 2 nranks 16 cudaDev 2 nvmlDev 2 busId 41000 parent 0x5601b34852c0 color 1197013201 key 2 commId 0x44d8628a425864f9 - Init COMPLETE
 #   (sgl-project/sglang#3836; init.cc "... busId %lx parent %p color %d key %d commId 0x%llx - Init START", and
 #    2.2x's "parent %p splitCount %d color %d key %d- Init START" without the commId)
+# ncclCommSplit comm 0x55b4d1f13be0 rank 3 nranks 8 cudaDev 3 nvmlDev 3 busId 70 parent 0x5601b34852c0 childCount 1 color 7 key 3- Init START
+#   (CONSTRUCTED from v2.29.2-1 .. v2.30.7-1 src/init.cc ncclCommInitRankFunc: INFO(NCCL_INIT, "%s comm %p rank %d nranks %d
+#    cudaDev %d nvmlDev %d busId %lx parent %p childCount %d color %d key %d- Init START", ...) and its "... key %d - Init
+#    COMPLETE": 2.29 renamed splitCount childCount; every split, shrink or grow child of 2.29+ prints it; bench/rN5's INFO
+#    audit: read as a parse problem, an unexplained error on a healthy log)
 # comm 0x7efe60002250 rank 15 nranks 64 cudaDev 0 nvmlDev 0 - Init COMPLETE
 #   (NVIDIA/nccl#226, NCCL 2.4: init.cc "comm %p rank %d nranks %d cudaDev %d nvmlDev %d - Init COMPLETE", no busId yet)
 _INIT = re.compile(
     r"(?:\w+ )?comm (?P<comm>0x[0-9a-fA-F]+|\(nil\)) rank (?P<rank>\d+) nranks (?P<nranks>\d+) "
     r"cudaDev (?P<cuda>-?\d+)(?: nvmlDev (?P<nvml>-?\d+))?(?: busId (?P<bus>(?:0x)?[0-9a-fA-F]+))?"
-    r"(?: parent \S+(?: splitCount \d+)? color -?\d+ key -?\d+)?(?: commId (?P<commid>0x[0-9a-fA-F]+))?"
+    r"(?: parent \S+(?: (?:splitCount|childCount) \d+)? color -?\d+ key -?\d+)?(?: commId (?P<commid>0x[0-9a-fA-F]+))?"
     r" ?- (?P<what>Init|Destroy) (?P<phase>START|COMPLETE)$"
 )
 
@@ -714,7 +730,7 @@ class NcclLogState:
                   reason=reason, error=error, **ctx)
 
     def _completion(self, no: int, node: str, msg: str, ctx: dict[str, Any]) -> None:
-        m = _COMPLETION.search(msg)
+        m = _COMPLETION.search(msg) or _COMPLETION_RESILIENCY.search(msg)
         if not m:
             if "Got completion from peer" in msg or "Got completion with" in msg:
                 self.b.error(no, f"NCCL completion error line without a status: {msg!r}")
@@ -724,7 +740,8 @@ class NcclLogState:
         req = _COMPLETION_REQ.search(rest)
         hca = _COMPLETION_HCA.search(rest)
         gid = _COMPLETION_GID.search(rest)
-        self.b.add(NcclRdmaCompletionError, no, node=node, peer=m["peer"], error=int(m["err"] or m["st"]),
+        g = m.groupdict()  # (the resiliency handler's form names no peer)
+        self.b.add(NcclRdmaCompletionError, no, node=node, peer=g.get("peer"), error=int(g.get("err") or m["st"]),
                    status_text=m["st_text"], opcode=int(m["op"]) if m["op"] else None, opcode_text=m["op_text"],
                    vendor_err=int(vendor["v"]) if vendor else None,
                    request=(req["req"] or req["req2"]) if req else None, hca=hca["hca"] if hca else None,

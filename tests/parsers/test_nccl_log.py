@@ -97,6 +97,14 @@ LINE_CASES = [
     ("deepseek-yanfa:190:3197 [2] NCCL INFO ncclCommSplit comm 0x5601dc4ed8b0 rank 2 nranks 16 cudaDev 2 nvmlDev 2 busId 41000 "
      "parent 0x5601b34852c0 color 1197013201 key 2 commId 0x44d8628a425864f9 - Init COMPLETE",
      "nccl_rank", {"rank": 2, "nranks": 16, "bus_id": "0000:41:00.0", "comm_id": "0x44d8628a425864f9", "init_complete": True}),
+    # 2.29+'s split/shrink/grow child: "childCount" where 2.2x said "splitCount", no commId (CONSTRUCTED from v2.30.7-1
+    # src/init.cc's format: read as a parse problem before, an unexplained error on a healthy log)
+    ("node-1:48213:48390 [3] NCCL INFO ncclCommSplit comm 0x55b4d1f13be0 rank 3 nranks 8 cudaDev 3 nvmlDev 3 busId 70 "
+     "parent 0x5601b34852c0 childCount 1 color 7 key 3- Init START",
+     "nccl_rank", {"rank": 3, "nranks": 8, "cuda_dev": 3, "comm": "0x55b4d1f13be0", "init_complete": False}),
+    ("node-1:48213:48390 [3] NCCL INFO ncclCommSplit comm 0x55b4d1f13be0 rank 3 nranks 8 cudaDev 3 nvmlDev 3 busId 70 "
+     "parent 0x5601b34852c0 childCount 1 color 7 key 3 - Init COMPLETE",
+     "nccl_rank", {"rank": 3, "nranks": 8, "bus_id": "0000:00:07.0", "init_complete": True}),
     # NCCL 2.4 printed nvmlDev and no busId (NVIDIA/nccl#226): the rank is read, its GPU's bus id is not known
     ("ip-172-31-7-247:45553:45558 [0] NCCL INFO comm 0x7efe60002250 rank 15 nranks 64 cudaDev 0 nvmlDev 0 - Init COMPLETE",
      "nccl_rank", {"rank": 15, "nranks": 64, "nvml_dev": 0, "bus_id": None, "init_complete": True}),
@@ -121,6 +129,12 @@ LINE_CASES = [
     ("node1:1234:1290 [3] transport/net_ib.cc:1198 NCCL WARN NET/IB : Got completion from peer 10.1.1.2<45678> with error 12",
      "nccl_rdma_completion_error", {"peer": "10.1.1.2<45678>", "error": 12, "opcode": None}),
     ("NCCL WARN NET/IB Got completion error 12", "nccl_rdma_completion_error", {"peer": None, "error": 12, "opcode": None}),
+    # NCCL_IB_RESILIENCY's handler (2.29.7+ p2p_resiliency.cc, at INFO; CONSTRUCTED from its format): no peer, the status
+    # and opcode as ibvwrap.cc names them before their numbers
+    ("node-1:48213:48390 [3] NCCL INFO NET/IB: ncclIbResiliencyHandleCompletionError: Got completion with error (devIndex=0, "
+     "wc->status=(IBV_WC_RETRY_EXC_ERR)12, wc->opcode=(IBV_WC_RDMA_WRITE)1, wc->wr_id=17, wc->qp_num=4711, wc->byte_len=0)",
+     "nccl_rdma_completion_error", {"peer": None, "error": 12, "status_text": "IBV_WC_RETRY_EXC_ERR", "opcode": 1,
+                                    "opcode_text": "IBV_WC_RDMA_WRITE"}),
     # prefixes: mpirun --tag-output, pdsh, colour residue
     ("[1,5]<stdout>:swat1-04:2017630:2017699 [5] NCCL INFO Channel 03/0 : 5[5] -> 12[4] [send] via NET/IB/3",
      "nccl_transport", {"node": "swat1-04", "pid": 2017630, "local_device": 5, "transport": "NET/IB/3"}),
