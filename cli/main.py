@@ -109,6 +109,10 @@ def diagnose(
         _fail(f"--max-memory: {max_memory} is below the {MIN_MAX_MEMORY >> 20} MiB a diagnosis needs")
     if access is not None and prometheus is None:
         _fail("the Prometheus access options (--ca-file, --bearer-token-file, --selector, ...) need --prometheus")
+    if from_logs is not None:  # the readers' RE2 set warmed over the bundle's first files while the rules load
+        from stethoscope.engine.parse_pool import warm_up  # and the bundle is listed (engine/parse_pool.py)
+
+        warm_up(from_logs)
     ruleset = load_rules()
     if ruleset.errors:
         internal(f"shipped rules do not load: {ruleset.errors[0]}")

@@ -292,6 +292,8 @@ def observe_bundle(path: str | os.PathLike[str], jobs: int | None = None, progre
     memory ``budget``, facts/limits.py, cannot hold them). ``ruleset``: the
     rules the facts are for: each file keeps only the facts they or engine code can use, the
     others summarised (engine/ruleengine/routing.py); None keeps every fact."""
+    # the classifier's DFA built over the bundle's first files beside the listing (parse_pool.warm_up)
+    parse_pool.warm_up(path)
     raw = read_bundle(path)
     flat = unplaced(raw)
     binary: list[Skipped] = []

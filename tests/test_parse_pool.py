@@ -153,3 +153,70 @@ def test_the_block_label_gate_is_the_substring_test():
             cases.append(path.read_text(encoding="utf-8", errors="replace"))
     differ = [text[:80] for text in cases if parse_pool._holds_block_bar(text) != ("  | " in text)]
     assert not differ, differ[:5]
+
+
+def test_warm_up_scans_a_folders_first_files_in_a_thread_joined_before_workers_fork(monkeypatch, tmp_path):
+    """warm_up builds the classifier's DFA over a folder's first files (the bundle's order: a folder's files, then
+    its subfolders', sorted; links, gzipped and binary files left out) in a thread, once a process; parse_files
+    joins it before a pool forks (settle); an archive, a single file or standard input starts none. What it
+    scanned changes none of the set's answers (the DFA is a cache): a pool's reading after it is the reading
+    in-process without it."""
+    import shutil
+    import threading
+
+    from stethoscope.engine.pipeline import observe_bundle
+    from stethoscope.facts import classify
+
+    b = tmp_path / "b"
+    shutil.copytree(ROOT / "fixtures/bundles/h200-xid31-app/bundle", b)
+    (b / "zz").mkdir()
+    (b / "zz" / "a.log").write_text("x\n")
+    (b / "core.bin").write_bytes(b"\x7fELF\x00\x00\x01" * 64)
+    (b / "logs.gz").write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 64)
+    os.symlink(b / "zz" / "a.log", b / "link.log")
+    listed = list(parse_pool._first_files(str(b)))
+    top = sorted(p.name for p in b.iterdir() if p.is_file() and not p.is_symlink())
+    assert [Path(p).name for p in listed[:len(top)]] == top  # the folder's own files first, sorted
+    assert str(b / "zz" / "a.log") in listed and str(b / "link.log") not in listed
+    monkeypatch.setattr(parse_pool, "WARM_FILES", 3)
+    assert len(list(parse_pool._first_files(str(b)))) == 3
+
+    scanned: list[bytes] = []
+
+    class Spy:  # the set's Match, recorded
+        def __init__(self, rset):
+            self.rset = rset
+
+        def Match(self, data):
+            scanned.append(data)
+            assert threading.current_thread() is not threading.main_thread()
+            return self.rset.Match(data)
+
+    real = classify.classifier()
+    parse_pool.settle()  # (a thread an earlier diagnosis in this process started)
+    monkeypatch.setattr(parse_pool, "classifier", lambda: type("C", (), {"rset": Spy(real.rset)})())
+    for not_a_folder in ("-", b / "zz" / "a.log", tmp_path / "absent"):
+        monkeypatch.setattr(parse_pool, "_warmed", False)
+        parse_pool.warm_up(not_a_folder)
+        assert parse_pool._warming is None
+    monkeypatch.setattr(parse_pool, "_warmed", False)
+    parse_pool.warm_up(b)
+    parse_pool.warm_up(b)  # once a process
+    parse_pool.settle()
+    first = list(parse_pool._first_files(str(b)))  # core.bin, logs.gz, then vm/'s first file
+    assert [Path(p).name for p in first[:2]] == ["core.bin", "logs.gz"]
+    assert parse_pool._warming is None and scanned == [Path(first[2]).read_bytes()]  # the binary and gzipped left out
+    monkeypatch.undo()
+
+    # a pool after warm_up: joined before the fork, the same reading as in-process without it
+    monkeypatch.setattr(parse_pool, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(parse_pool, "_warmed", True)
+    one = observe_bundle(b, jobs=1)
+    joined: list[bool] = []
+    settle = parse_pool.settle
+    monkeypatch.setattr(parse_pool, "settle", lambda: (settle(), joined.append(parse_pool._warming is None)))
+    monkeypatch.setattr(parse_pool, "_warmed", False)
+    two = observe_bundle(b, jobs=2)
+    assert joined == [True]
+    assert [f.model_dump() for f in one.facts] == [f.model_dump() for f in two.facts]
+    assert one.coverage.model_dump() == two.coverage.model_dump()
