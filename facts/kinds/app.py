@@ -206,6 +206,22 @@ class RayObjectStoreShmShort(Fact):
 
 
 @fact_kind
+class RaySpillDiskFull(Fact):
+    """Ray's raylet found the file system of its temp / spilling directory over the capacity threshold
+    (src/ray/common/file_system_monitor.cc ``OverCapacityImpl``, RAY_local_fs_capacity_threshold, 0.95
+    by default): object creation that needs spilling fails ("Out of Disk") until space is freed
+    (``raised`` False), or a program got that failure (``raised`` True: python/ray/exceptions.py
+    OutOfDiskError, which names no directory and no figures)."""
+
+    kind: Literal["ray_spill_disk_full"] = "ray_spill_disk_full"
+    raised: bool = False
+    path: str | None = None  # the directory Ray checks: its session dir (/tmp/ray/session_...) or a spilling directory_path
+    threshold_percent: float | None = None  # the threshold the raylet printed ("is over 95% full")
+    available_bytes: int | None = None  # what was free (the GiB figure of Ray 2.x converted, or older Rays' bytes)
+    capacity_bytes: int | None = None  # the file system's size, likewise
+
+
+@fact_kind
 class LaunchedProcessKilled(Fact):
     """A process a Python launcher started was killed by a signal (CalledProcessError, DeepSpeed's launcher)."""
 
