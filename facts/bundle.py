@@ -29,7 +29,7 @@ from typing import IO, Callable, Iterator
 
 from stethoscope.facts.decode import Decoder, sniff
 from stethoscope.facts.limits import DEFAULT, Budget, Hit
-from stethoscope.facts.lines import normalise, without_line_labels
+from stethoscope.facts.lines import normalise, run_hosts, without_block_labels, without_line_labels
 from stethoscope.facts.parsers.base import Artefact
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -508,6 +508,15 @@ def _content_node(head: str) -> str | None:
     if node is None:  # a launcher's label on every line (pdsh's "host: ", compose's "svc-1  | "): the
         # host its lines name behind it (the label itself may be a kernel device's: not taken as a host)
         bare = without_line_labels(head[:head.rfind("\n") + 1] if "\n" in head else head)
+        if bare is not None:
+            node = node_from_content(str(normalise(bare)).encode("utf-8", "replace"))
+    if node is None and ": " in head:  # a launcher's label on a run of lines below other lines, one pdsh host's
+        # (run_hosts) or compose's service's (without_block_labels), as engine/parse_pool.py reads them: the host the
+        # lines name behind it, as the bare lines name it (a syslog line's host under "gpu-node07: " or
+        # "trainer-1  | " below a pasted table; round rN4's probe)
+        run = run_hosts(head)
+        bare = run[1] if run is not None and len(set(run[0]) - {None}) == 1 else \
+            without_block_labels(head) if "  | " in head else None
         if bare is not None:
             node = node_from_content(str(normalise(bare)).encode("utf-8", "replace"))
     return node

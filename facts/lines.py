@@ -457,11 +457,27 @@ def text_host(text: str) -> str | None:
 _PDSH_OWN = "pdsh@"
 
 
+# One or two lines of one host under pdsh's label, pasted as a block of their own below another capture (a ticket's
+# nvidia-smi table, then `pdsh -w gpu-node07 'sinfo -R; scontrol show node'`'s lines: pdsh src/pdsh/dsh.c rsh()
+# writes each as out("%S: %s", a->host, buf)):
+#   gpu-node07: gres/gpu count repor slurm     2026-04-14T06:39:53 slinky-0        (harvest 703's sinfo -R row and
+#   gpu-node07: State=IDLE+DRAIN+DYNAMIC_NORM+INVALID_REG                            scontrol line, CONSTRUCTED label)
+# are offered without the label as a longer run is: read with it, no reader's line pattern (anchored at the line's
+# start) read them, and the paste read INCONCLUSIVE where the bare lines read the drained node (round rN4's probe).
+# Only where the run is a block of its own (an empty line or the text's end on both sides: "Step1: ..." inside a
+# paragraph is no paste of pdsh's) and names one host (two hosts' two lines are not split apart: a model's name
+# before a colon, "A100: 80GB" / "H100: 94GB", would name nodes); parse_one takes the label off only where the
+# readers then read more (engine/parse_pool.py), the file's node kept.
+def _own_block(lines: list[str], first: int, last: int) -> bool:
+    """Whether lines ``first``..``last`` (0-based) stand between empty lines or the text's ends."""
+    return (first == 0 or not lines[first - 1].strip()) and (last + 1 >= len(lines) or not lines[last + 1].strip())
+
+
 def run_hosts(text: str) -> tuple[list[str | None], str] | None:
     """pdsh's host on each line of the one run of labelled lines in ``text`` (None on a blank line and on every line
     outside the run or pdsh's own), and ``text`` without the labels, line for line; where the run holds three labelled
-    lines or more, and every non-blank line from its first label to its last carries one or is pdsh's own ("pdsh@host:
-    "); None otherwise (line_hosts' text, labelled throughout, is not asked here). One host's run is offered as a
+    lines or more (or one or two of one host, a block of their own: _own_block), and every non-blank line from its
+    first label to its last carries one or is pdsh's own ("pdsh@host: "); None otherwise (line_hosts' text, labelled throughout, is not asked here). One host's run is offered as a
     launcher's label over a whole text is (engine/parse_pool.py: taken off where its readers then read more)."""
     lines = text.split("\n")
     hosts: list[str | None] = [None] * len(lines)
@@ -473,8 +489,10 @@ def run_hosts(text: str) -> tuple[list[str | None], str] | None:
             first = i if first < 0 else first
             last = i
     names = set(hosts) - {None}
-    if not names or sum(h is not None for h in hosts) < 3 or any(_NOT_HOST.fullmatch(n) for n in names):
+    if not names or any(_NOT_HOST.fullmatch(n) for n in names):
         return None
+    if sum(h is not None for h in hosts) < 3 and (len(names) > 1 or not _own_block(lines, first, last)):
+        return None  # (one or two labelled lines: one host's, pasted as a block of their own)
     if any(hosts[i] is None and lines[i].strip() and not lines[i].startswith(_PDSH_OWN) for i in range(first, last + 1)):
         return None
     bare = [ln[len(h) + 1:].removeprefix(" ") if h is not None else ln for ln, h in zip(lines, hosts)]

@@ -577,6 +577,11 @@ def test_a_labelled_run_broken_by_an_unlabelled_line_or_of_one_host_is_not_split
     one = run_hosts("\n".join(lines[:5]))  # gpu003 alone: its labels offered off, no host split
     assert one is not None and set(one[0]) == {None, "gpu003"} and one[1].split("\n")[2] == "Traceback (most recent call last):"
     assert run_hosts("header\nnode01: a\nnode02: b\n") is None  # two labelled lines
+    # one or two lines of one host only as a block of their own (round rN4): not inside a paragraph, not two hosts'
+    assert run_hosts("header\n\nnode01: a\nnode01: b\n") == ([None, None, "node01", "node01", None], "header\n\na\nb\n")
+    assert run_hosts("node01: a\n\nmore") == (["node01", None, None], "a\n\nmore")
+    assert run_hosts("header\nnode01: a\n") is None and run_hosts("header\n\nnode01: a\ntail\n") is None
+    assert run_hosts("header\n\nnode01: a\nnode02: b\n") is None and run_hosts("header\n\ngpu0: a\n") is None
     for a, b in (("gpu0", "gpu1"), ("eth0", "eth1"), ("rank3", "rank12"), ("mlx5_0", "mlx5_1")):
         assert run_hosts(f"header\n{a}: x\n{b}: y\n{a}: z\n") is None, a
     assert line_hosts("gpu003: x\ngpu004: y\n") == ["gpu003", "gpu004", None]

@@ -520,3 +520,26 @@ def test_a_launchers_label_on_lines_pasted_below_a_table_is_read_off(ruleset, tm
     assert "Insufficient Resources" in fabric[0]
     rep, _ = _diagnose(tmp_path / "fabric", ruleset, table + "\n\n" + "\n".join("gpu-node07: " + ln for ln in fabric))
     assert rep.verdict != "healthy", rep.reason
+
+
+def test_one_hosts_two_labelled_lines_below_a_table_are_read_by_their_own_reader(ruleset, tmp_path):
+    # a Slurm node's sinfo -R row and scontrol State line (harvest 703's other.txt, slinky) under pdsh's "gpu-node07: "
+    # pasted as a block of their own below an nvidia-smi table: the Slurm reader's line patterns (anchored at the line's
+    # start) read nothing of them and the fallback readers make nothing of Slurm's lines bare, so the paste read
+    # INCONCLUSIVE where the bare lines read the drained node (bench/plant_prefix_probe.py, pdsh, round rN4; the run
+    # under three labelled lines was never offered off). The same for an NVRM line and nvidia-smi's answer (harvest 504).
+    table = (ROOT / "fixtures" / "observations" / "h200-x2" / "nvidia-smi" / "nvidia-smi.txt").read_text().rstrip("\n")
+    slurm = _lines(_case("703", "other.txt"), 2, 2), _lines(_case("703", "other.txt"), 5, 5)
+    rep, _ = _diagnose(tmp_path, ruleset, table + "\n\n" + "\n".join("gpu-node07: " + ln for ln in slurm))
+    gres = [f for f in rep.findings if f.rule == "slurm_gres_count_below_configured"]
+    assert rep.verdict == "faulty" and gres and gres[0].evidence[0].text == "gpu-node07: " + slurm[0], rep.findings
+    nvrm = _lines(_case("504", "syslog.txt"), 2, 2), _lines(_case("504", "nvidia-smi.txt"), 2, 2)
+    # the syslog line's host names the paste's node behind pdsh's label or compose's service as it does bare: the driver's
+    # RmInitAdapter failure and nvidia-smi's "No devices were found" meet on one node (one finding, not two apart)
+    for name, label in (("pdsh", "gpu-node07: "), ("compose", "trainer-1  | ")):
+        rep, _ = _diagnose(tmp_path / name, ruleset, table + "\n\n" + "\n".join(label + ln for ln in nvrm))
+        assert [f.rule for f in rep.findings] == ["nvml_init_failed"], (name, rep.findings)
+    # must not: the same two lines under two hosts' labels are not split apart (nor read bare): two lines are too few
+    # to tell pdsh's hosts from a model's or a step's name before a colon; never HEALTHY either way
+    rep, _ = _diagnose(tmp_path / "two", ruleset, table + "\n\ngpu-node07: " + slurm[0] + "\ngpu-node08: " + slurm[1])
+    assert rep.verdict != "healthy" and not [f for f in rep.findings if f.rule == "slurm_gres_count_below_configured"]
