@@ -478,6 +478,18 @@ def test_a_section_with_the_lines_that_make_its_claim_still_checks(ruleset, tmp_
     assert rep.verdict == "healthy" and checked in {c.component for c in rep.checked}, rep.reason
 
 
+def test_a_fabric_manager_unit_that_failed_checks_nothing_of_nvlink(ruleset, tmp_path):
+    # systemd's 'Job for nvidia-fabricmanager.service failed ...' above a GeForce's nvidia-smi table (NVIDIA/gpu-operator#356,
+    # harvest 168: the fabric manager is not needed there, no NVSwitch): HEALTHY on the table's GPU, but it read
+    # 'checked: driver, gpu, nvlink', the failed unit standing for the fabric (round rN4's check of HEALTHY verdicts)
+    src = ART / "fabric_manager_log" / "fm_unit_failed_geforce_gpuoperator356_console_paste.txt"
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "paste.txt").write_text(src.read_text())
+    rep = diagnose_bundle(tmp_path / "b", ruleset, jobs=1)
+    assert rep.verdict == "healthy" and {c.component for c in rep.checked} == {"gpu", "driver"}, rep.checked
+    # must not: the fabric manager's NVSwitches configured still check NVLink (the section test above, 7-10)
+
+
 def test_an_older_drivers_clock_reasons_shown_whole_still_check_power_thermal(ruleset, tmp_path):
     # drivers before R384 print no SW Thermal Slowdown: their block ends at 'Unknown' (here Active, a finding); shown
     # whole it checks power_thermal, cut before 'Unknown' it checks nothing (session 23, A3)
