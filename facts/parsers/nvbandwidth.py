@@ -13,6 +13,19 @@ Sample content (superbenchmark tests/data/nvbandwidth_results.log, GH200, v0.6; 
     SUM host_to_device_memcpy_ce 1985.60
      0       N/A     26.34     26.35     21.95     22.64     21.80
 
+v0.7+ print a banner and the devices above the tests, and device_local_copy one row (NVIDIA/nvbandwidth#48, 8 x H20-3e,
+v0.8; its banner and devices read as used lines, no fact)::
+
+    CUDA Runtime Version: 12060
+    Driver Version: 550.127.08
+    sglang-host-cuda
+    Device 0: NVIDIA H20-3e (00000000:18:00)
+    Running device_local_copy.
+    memcpy local GPU(column) bandwidth (GB/s)
+               0         1         2         3         4         5         6         7
+     0   1116.30   1116.30   1115.72   1116.16   1116.16   1116.88   1117.17   1116.30
+    SUM device_local_copy 8930.99
+
 A matrix starts at its description line (``memcpy CE|SM <row>(row) ->|<-|<-> <col>(column)
 bandwidth (GB/s)``, or ``memory latency ... (ns)``), then a header of column numbers, then one
 row per source; ``N/A`` cells (a GPU with itself) and a device's copy to itself are skipped.
@@ -22,7 +35,7 @@ start at the matrix). JSON (json_output.cpp): ``{"nvbandwidth": {"Driver Version
 "N/A", ...]], "sum"}]}}``.
 
 Facts: ``bench_result`` per cell (entity ``cpu0->gpu1``, ``gpu0<-gpu3``, ``gpu1<->gpu2`` as the
-description's arrow reads; metric ``bandwidth`` in GB/s, or ``latency`` in ns, lower better)
+description's arrow reads, ``gpu3`` for a device's local copy; metric ``bandwidth`` in GB/s, or ``latency`` in ns, lower better)
 and per ``SUM`` (entity ``all``, metric ``sum``). A row with the wrong number of cells is a
 ParseError. Text without a matrix yields nothing.
 
@@ -55,8 +68,24 @@ _VERSION = re.compile(r"^nvbandwidth Version: (?P<v>\S+)")
 _RUNNING = re.compile(r"^Running (?P<test>\w+)\.\s*$")
 # memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)
 # memory latency SM CPU(row) <-> GPU(column) (ns)
-_DESC = re.compile(r"^(?P<what>memcpy|memory latency) (?P<engine>CE|SM) (?P<row>CPU|GPU)\(row\) (?P<arrow><->|->|<-) "
+# memcpy local GPU(column) bandwidth (GB/s)      (device_local_copy, v0.7+: one row, each GPU's copy within its own memory;
+#   testcases_ce.cpp DeviceLocalCopy::run: output->addTestcaseResults(bandwidthValues, "memcpy local GPU(column) bandwidth
+#   (GB/s)"); NVIDIA/nvbandwidth#48, 8 x H20-3e)
+_DESC = re.compile(r"^(?P<what>memcpy|memory latency) (?P<engine>CE|SM|local) (?:(?P<row>CPU|GPU)\(row\) (?P<arrow><->|->|<-) )?"
                    r"(?P<col>CPU|GPU)\(column\) (?:bandwidth )?\((?P<unit>GB/s|ns)\)\s*$")
+# the banner above the tests (output.cpp): printHeader's "Built from Git version: ", printCudaInfo's three version lines,
+# the multinode build's "MPI version: "; the note under it; printGPUs' host name, then a line a device
+#   Built from Git version: v0.8      CUDA Runtime Version: 12060      CUDA Driver Version: 12060      Driver Version: 550.127.08
+#   NOTE: The reported results may not reflect the full capabilities of the platform.
+#   Performance can vary with software drivers, hardware clocks, and system topology.
+#   sglang-host-cuda                                        (OUTPUT << localHostname, v0.8)
+#   Device 0: NVIDIA H20-3e (00000000:18:00)                 ("Device " << iDev << ": " << getDeviceDisplayInfo(iDev): the
+#                                                             name, then " (" domain %08x ":" bus %02x ":" device %02x ")")
+_BANNER = re.compile(r"^(?:Built from Git version|CUDA Runtime Version|CUDA Driver Version|Driver Version|MPI version): \S"
+                     r"|^NOTE: The reported results may not reflect the full capabilities of the platform\."
+                     r"|^Performance can vary with software drivers, hardware clocks, and system topology\.")
+_DEVICE = re.compile(r"^Device (?P<idx>\d{1,4}): \S[^\n]{0,200} \([0-9a-f]{8}:[0-9a-f]{2}:[0-9a-f]{2}\)\s*$")
+_HOSTNAME = re.compile(r"^[A-Za-z0-9][\w.-]{0,252}\s*$")
 #            0         1         2
 _HEADER = re.compile(r"^\s*\d+(?:\s+\d+)*\s*$")
 #  0    369.36    269.33    412.11        /   0       N/A     26.34
@@ -72,6 +101,7 @@ _OFFSET = re.compile(r"^\s{0,4}Current offset (?:: (?P<a>\d{1,20})|\[ (?P<b>\d{1
 # ASSERT in expression h_errorFlag == 0 in void memcmpPatternHelper(CUstream, ...)() : /mnt/project/.../memcpy.cpp:165
 _ASSERT = re.compile(r"^ASSERT in expression h_errorFlag == 0 in ")
 _DETECT = re.compile(r"^nvbandwidth Version: |^(?:memcpy|memory latency) (?:CE|SM) (?:CPU|GPU)\(row\) |^SUM \w+_(?:ce|sm) \d"
+                     r"|^memcpy local GPU\(column\) |^SUM device_local_copy \d"
                      r'|"nvbandwidth"\s*:\s*\{', re.M)
 
 
@@ -96,10 +126,17 @@ def parse(artefact: Artefact) -> ParseResult:
             pending.append((matrix, name))
             matrix = None
 
+    unread: tuple[int, str] | None = None  # the last line no branch read (the host name printGPUs prints before Device 0)
     for n, line in enumerate(artefact.lines, 1):
         if m := _VERSION.match(line):
             version = m["v"]
             result.lines_used += 1
+        elif _BANNER.match(line):
+            result.lines_used += 1
+        elif m := _DEVICE.match(line):
+            result.lines_used += 1
+            if m["idx"] == "0" and unread is not None and unread[0] == n - 1 and _HOSTNAME.match(unread[1]):
+                result.lines_used += 1
         elif m := _RUNNING.match(line):
             flush(test)
             _emit_pending(fb, pending, None, version)
@@ -138,6 +175,8 @@ def parse(artefact: Artefact) -> ParseResult:
                    tool_version=version)
             test = None
             result.lines_used += 1
+        else:
+            unread = (n, line)
     flush(test)
     _emit_pending(fb, pending, None, version)
     return result
@@ -150,6 +189,8 @@ def _emit_pending(fb: FactBuilder, pending: list, sum_name: str | None, version:
 
 
 def _entity(d: re.Match, row: int, col: int) -> str | None:
+    if d["row"] is None:  # a device's copy within itself (device_local_copy): its one row
+        return f"{d['col'].lower()}{col}"
     r, c = d["row"].lower(), d["col"].lower()
     if r == c and row == col:
         return None  # a device with itself: nvbandwidth prints N/A or 0.00

@@ -106,6 +106,23 @@ def test_nvbandwidth_paste_named_by_its_sum_line_skips_na():
     assert _value(r, entity="gpu3->gpu0") == 21.82 and not _results(r, entity="gpu0->gpu0")
 
 
+def test_nvbandwidth_device_local_copy_and_the_v08_banner_are_read():
+    # NVIDIA/nvbandwidth#48 (v0.8, 8 x H20-3e): the one-row "memcpy local GPU(column)" matrix was no matrix to the reader
+    # (its description has no row), and the banner, host name and Device lines nobody's: an unread_run limit called the
+    # tool's own lines "another program's output" (wild sweep rN4, a control)
+    r = _parse(nvbandwidth, "nvbandwidth/nvbandwidth48_h20_3e_device_local_copy_v0.8.txt")
+    cells = _results(r, metric="bandwidth")
+    assert [(f.entity, f.value) for f in cells][:3] == [("gpu0", 1116.30), ("gpu1", 1116.30), ("gpu2", 1115.72)]
+    assert len(cells) == 8 and {(f.test, f.detail, f.tool_version) for f in cells} == {("device_local_copy", "memcpy local", "v0.8")}
+    assert _value(r, test="device_local_copy", metric="sum") == 8930.99 and r.errors == []
+    assert r.lines_used == 19  # every line but the shell's prompt (blank lines are no lines to read)
+    # must not: a host name is the line right before Device 0 only; a Device line without nvbandwidth's bus id is no
+    # device line of it (CUDA's deviceQuery: 'Device 0: "Tesla V100-SXM2-16GB"'), a version line of another tool stays
+    text = "nvbandwidth Version: v0.8\nmyhost\n\nDevice 0: NVIDIA A100 (00000000:34:00)\n" \
+           'Device 1: "Tesla V100-SXM2-16GB"\nNVRM version: NVIDIA UNIX x86_64 Kernel Module\n'
+    assert _parse(nvbandwidth, text=text).lines_used == 2
+
+
 def test_nvbandwidth_json():
     # nvbandwidth v0.5 --json on one GPU, as DCGM's nvbandwidth plugin tests carry it: waived
     # device-to-device cases (one GPU) give no figure, the latency case is in ns, lower is better
