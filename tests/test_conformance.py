@@ -8,6 +8,7 @@ from stethoscope.engine.knowledge import load_vocabulary
 from stethoscope.engine.ruleengine.loader import rules_root
 from stethoscope.facts.model import FACT_KINDS
 from stethoscope.facts.parsers import launcher_exit
+from stethoscope.facts.parsers import mpich_abort
 from stethoscope.facts.parsers import training_input_wait
 from stethoscope.facts.parsers.subprocess_error import SHELL_REPORT
 from stethoscope.facts.registry import load_parsers
@@ -156,6 +157,10 @@ def test_parsers_do_not_claim_other_kinds_real_files():
             # or with mpirun's boxes on the rank that exited ("Primary job  terminated normally, but 1 process returned ...")
             if launcher_exit.detect(head):
                 allowed.add("launcher_exit")
+            # or with an MPICH process's abort after its netmod's error (openucx/ucx#9610: UCX's "no usable transports", then
+            # "Abort(1008326287): Fatal error in internal_Init_thread: ..." and MPICH's error stack)
+            if mpich_abort.detect(head):
+                allowed.add("mpich_abort")
             # or with srun's report of the tasks that exited ("srun: error: <host>: tasks 2-7: Exited with exit code 1",
             # ParlAI#3084's job stderr after the rank's RuntimeError)
             if folder.name == "torch_log" and "srun: error: " in head:

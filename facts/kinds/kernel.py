@@ -429,6 +429,24 @@ class HostKernelFault(KernelLineFact):
 
 
 @fact_kind
+class KernelCpuBacktrace(KernelLineFact):
+    """The kernel printed one CPU's registers and stack on request, through an NMI (lib/nmi_backtrace.c
+    nmi_cpu_backtrace: ``NMI backtrace for cpu %d``, ``NMI backtrace for cpu %d skipped: idling at %pS``), and no hang
+    report that asks for it (a hung task, a soft or hard lockup, an RCU stall, a panic) is in the same log: those
+    read such stacks as their own detail and make no fact of them. ``asked_by`` "sysrq" where the operator's sysrq-l
+    line is there; None where nothing in the log says who asked. The stack names no fault by itself."""
+
+    kind: Literal["kernel_cpu_backtrace"] = "kernel_cpu_backtrace"
+    cpu: int
+    idle: bool = False  # "skipped: idling at ...": the CPU was idle (no stack printed)
+    asked_by: Literal["sysrq"] | None = None
+    process: str | None = None  # the task on that CPU (the "CPU: N PID: N Comm: <comm>" line after it)
+    in_function: str | None = None  # the RIP / pc line's function in that CPU's dump
+    in_module: str | None = None
+    message: str
+
+
+@fact_kind
 class KernelWarning(KernelLineFact):
     """The kernel's WARN report (kernel/panic.c __warn): a WARN_ON check in kernel code found a state it
     did not expect, and the kernel went on. ``WARNING: CPU: 28 PID: 6705 at nvidia/nv.c:5039

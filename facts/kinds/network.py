@@ -845,6 +845,10 @@ class UcxVerbsFailure(Fact):
     #: an MLNX_OFED legacy experimental verb (ibv_exp_*): UCX built against the experimental verbs API that MLNX_OFED
     #: 5.x and upstream rdma-core no longer provide
     experimental: bool = False
+    #: what UCX printed between the call's parentheses: "cqe=4096", an address handle's attributes ("dlid=49152 sl=0
+    #: port=1 src_path_bits=0 dgid=... sgid_index=3 traffic_class=106"); None where it printed none
+    arguments: str | None = None
+    purpose: str | None = None  # what the call was for, where UCX says (1.12+ "for UD verbs connect")
 
 
 @fact_kind
@@ -1000,6 +1004,10 @@ class MpichAbort(Fact):
     code: int | None = None  # Abort(<code>)
     job_id: str | None = None
     reason: Literal["gtl_not_linked", "other"] = "other"
+    #: MPICH's error stack after "Fatal error in <function>: ..., error stack:": its deepest frame's message
+    #: ("ucx function returned with failed status(ucx_init.c 219 MPIDI_UCX_init_local No such device)")
+    stack_error: str | None = None
+    in_init: bool = False  # the fatal error was in MPI_Init / MPI_Init_thread (MPICH's internal_Init*, PMPI_Init*)
 
 
 @fact_kind

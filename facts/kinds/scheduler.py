@@ -384,6 +384,29 @@ class SlurmPmixError(Fact):
     source: str  # "pmixp_utils.c:408"
     event: Literal["peer_address_unknown", "connect_failed", "collective_timeout", "other"]
     peer: str | None = None  # the peer host (or node id) it could not reach, when the line names it
+    #: a collective timeout: the hosts its state dump lists as not having contributed ("wait contrib: <hosts>",
+    #: pmixp_coll_ring.c / pmixp_coll_tree.c pmixp_coll_*_log), a Slurm host list ("node[3-4]"); None: no dump pasted
+    waiting_on: str | None = None
+    message: str
+
+
+@fact_kind
+class SlurmAddressUnknown(Fact):
+    """A Slurm component could not find the address of a node of the job: srun's or slurmctld's message fan-out
+    (src/common/forward.c ``"%s: can't find address for host %s, check slurm.conf"``, the function first:
+    ``_fwd_tree_get_addr``, ``_forward_thread``; older ``fwd_tree_thread``), the task launch that failed for it
+    (src/api/step_launch.c ``"Task launch for %ps failed on node %s: %m"`` with ESLURM's ``"Can't find an address,
+    check slurm.conf"``), or the PMIx plugin's stepd (pmixp_dconn_tcp.c / pmixp_utils.c ``"Can't find address for host
+    %s, check slurm.conf"``). One fault: the node's name has no NodeAddr in slurm.conf and does not resolve where the
+    message was printed."""
+
+    kind: Literal["slurm_address_unknown"] = "slurm_address_unknown"
+    reporter: str  # "srun", "slurmstepd", "slurmctld", ... (the program whose line it is)
+    function: str | None = None  # "_fwd_tree_get_addr", "_pmix_p2p_send_core"
+    plugin: str | None = None  # "mpi/pmix_v5" (the PMIx plugin's line)
+    peer: str | None = None  # the host whose address is unknown ("nid006677"); None: srun's summary line only
+    step: str | None = None  # the step whose launch failed ("StepId=44.0", "44.0")
+    launch_failed: bool = False  # srun's "Task launch for ... failed on node X: Can't find an address"
     message: str
 
 

@@ -100,7 +100,7 @@ import bisect
 import re
 
 from stethoscope.facts.kinds.kernel import (  # noqa: F401 - the fact classes live in facts/kinds
-    CgroupPidsLimit, HostCpuThrottle, HostKernelFault, HostOomInvoked, NicLinkEvent, PcieDpcEvent,
+    CgroupPidsLimit, HostCpuThrottle, HostKernelFault, HostOomInvoked, KernelCpuBacktrace, NicLinkEvent, PcieDpcEvent,
     ProcessCrash, SharedFsError,
 )
 from stethoscope.facts.parsers.base import FactBuilder
@@ -120,7 +120,8 @@ KEYWORDS = (r"INFO: task [^\n]{1,80}? blocked for more than |BUG: soft lockup - 
             r"|libceph: mon\d+[^\n]{1,80}? session lost, hunting for new mon"
             r"|[Tt]emperature (?:is )?above threshold, cpu clock |Port module event|mlx5_core [0-9a-fA-F:.]+ \S+: Link down"
             r"|fork rejected by pids controller|: nobody cared \(|DPC:? containment event"
-            r"|DPC:? (?:unmasked uncorrectable error|ERR_NONFATAL|ERR_FATAL|RP PIO error|software trigger|reserved error) detected")
+            r"|DPC:? (?:unmasked uncorrectable error|ERR_NONFATAL|ERR_FATAL|RP PIO error|software trigger|reserved error) detected"
+            r"|NMI backtrace for cpu \d")
 
 
 _BDF = r"(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
@@ -275,6 +276,78 @@ def _panic_ip(lines: list[str], ln: int) -> dict:
 
 
 _OOPS_OPENERS = ("BUG: ", "kernel BUG at ", "Kernel BUG at ", "Unable to handle kernel ")
+# A CPU's stack printed on request through an NMI (lib/nmi_backtrace.c nmi_cpu_backtrace: pr_warn("NMI backtrace for cpu
+# %d\n", cpu), then the registers and stack; an idle CPU: pr_warn("NMI backtrace for cpu %d skipped: idling at %pS\n",
+# ...), before 5.x "... skipped: idling at pc %#lx"). What asks for it prints first: a hang detector (the hung-task,
+# soft- and hard-lockup watchdogs' *_all_cpu_backtrace, an RCU stall's rcu_dump_cpu_stacks), panic's panic_print, or the
+# operator's sysrq-l (drivers/tty/sysrq.c "Show backtrace of all active CPUs", pr_fmt "sysrq: "; < 4.x "SysRq : "), then
+# nmi_trigger_cpumask_backtrace's "Sending NMI from CPU %d to CPUs %*pbl:" (< 4.x arch/x86/kernel/apic/hw_nmi.c
+# "sending NMI to all CPUs:"). Real lines:
+# [47056.277731] NMI backtrace for cpu 12                                                    (NVIDIA/open-gpu-kernel-modules#456)
+# Nov  9 15:19:50 storage1 kernel: NMI backtrace for cpu 0    (openzfs/zfs#1850, after an RCU stall and "sending NMI to all CPUs:")
+_NMI_BT = re.compile(r"NMI backtrace for cpu (?P<cpu>\d{1,5})(?P<idle> skipped: idling at)?")
+_SYSRQ_BT = re.compile(r"(?:sysrq|SysRq ?): Show backtrace of all active CPUs")
+#: how far back from a CPU's stack its request is looked for (the request, then every CPU's dump: ~30 lines a CPU);
+#: an earlier CPU's stack on the way answers for this one (memoised: each dump is read back once)
+_NMI_LOOKBACK = 8000
+_NMI_DUMP = 60  # lines of one CPU's dump after its line (registers, the stack) read for its task and RIP
+_NMI_MEMO: dict = {}
+
+
+def _asked_by(lines: list[str], ln: int) -> str | None:
+    """What asked for the CPU stack at line ``ln`` (1-based): "hang" (a hung task, lockup or RCU stall report above it),
+    "panic", "sysrq", or None (nothing in the log above it)."""
+    key = (id(lines), len(lines))
+    if _NMI_MEMO.get("key") != key:
+        _NMI_MEMO.clear()
+        _NMI_MEMO["key"] = key
+    for i in range(ln - 2, max(-1, ln - 2 - _NMI_LOOKBACK), -1):
+        line = lines[i]
+        if "NMI backtrace for cpu" in line and i + 1 in _NMI_MEMO:
+            answer = _NMI_MEMO[i + 1]  # the dump before this one: the same request
+            break
+        if "Kernel panic - not syncing" in line:
+            answer = "panic"
+            break
+        if "Show backtrace of all active CPUs" in line and _SYSRQ_BT.search(line):
+            answer = "sysrq"
+            break
+        if _opens(line) == "hang":
+            answer = "hang"
+            break
+    else:
+        answer = None
+    _NMI_MEMO[ln] = answer
+    return answer
+
+
+def _cpu_dump(lines: list[str], ln: int) -> dict:
+    """The task and the RIP of the CPU dump that the NMI backtrace line ``ln`` (1-based) opens."""
+    out: dict = {}
+    for line in lines[ln:ln + _NMI_DUMP]:
+        if "NMI backtrace for cpu" in line or _REPORT_END in line:
+            break
+        if "process" not in out and (c := _COMM.search(line)) is not None:
+            out["process"] = c["comm"]
+        if (m := _CRASH_IP.search(line)) is not None:
+            out["in_function"], out["in_module"] = m["fn"], m["mod"]
+            break
+    return out
+
+
+# CPU: 12 PID: 30404 Comm: python Tainted: P           OE   4.14.252-195.483.amzn2.x86_64 #1   (#456)
+# CPU: 10 UID: 0 PID: 0 Comm: swapper/10 Not tainted 6.12.0 #1                                   (6.12+: UID)
+_COMM = re.compile(r"\bCPU: \d{1,5} (?:UID: \d{1,10} )?PID: \d{1,10} Comm: (?P<comm>\S{1,64})")
+
+
+def _nmi_backtrace(b: FactBuilder, ln: int, msg: str, m: re.Match, common: dict, lines: list[str]) -> None:
+    """A CPU's NMI stack: the detail of the hang or panic report that asked for it (no fact); else a
+    KernelCpuBacktrace (the request not in the log, or the operator's sysrq-l)."""
+    asked = _asked_by(lines, ln)
+    if asked in ("hang", "panic"):
+        return
+    b.add(KernelCpuBacktrace, ln, cpu=int(m["cpu"]), idle=m["idle"] is not None, asked_by=asked,
+          message=msg, **_cpu_dump(lines, ln), **common)
 # python[12345]: segfault at 0 ip 00007f3a2c0a1b2c sp 00007ffd1c2b3a40 error 4 in libc.so.6[7f3a2c000000+195000]
 # pt_main_thread[4321]: segfault at 18 ip 00007f0e8c3f2a10 sp 00007ffc2e1d8a80 error 4 in libcuda.so.535.129.03[7f2a10,7f0e8bc00000+1a9d000] likely on CPU 7 (core 3, socket 0)
 # traps: python[12345] general protection fault ip:7f3a2c0a1b2c sp:7ffd1c2b3a40 error:0 in libfoo.so[7f3a2c000000+1000]
@@ -494,7 +567,9 @@ def parse_os_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int
     ``host_oom_kill``): used, no fact of its own. ``nfs_ok``: the log's NFS recovery lines (nfs_recoveries):
     a "not responding" line records whether its server answered again later in the same log."""
     msg = msg.strip()
-    if (read := _fault(b, ln, msg, common, lines)) is None:
+    if "NMI backtrace for cpu" in msg and (m := _NMI_BT.search(msg)) is not None:
+        _nmi_backtrace(b, ln, msg, m, common, lines)
+    elif (read := _fault(b, ln, msg, common, lines)) is None:
         pass  # a detail of an oops or panic read from an earlier line
     elif read or _process(b, ln, msg, common):
         pass

@@ -43,7 +43,8 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
-    PyxisContainerFailed, SlurmCancelled, SlurmError, SlurmOomKill, SlurmPmixError, SlurmStepEnded, SlurmTaskFailed,
+    PyxisContainerFailed, SlurmAddressUnknown, SlurmCancelled, SlurmError, SlurmOomKill, SlurmPmixError, SlurmStepEnded,
+    SlurmTaskFailed,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -57,8 +58,10 @@ _STEP_LOG = r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?\] \[\d{1,12}\.(?:\d
 # qdo-srun.py: srun#64: slurmstepd: error: Detected 1 oom_kill event in StepId=43622791.67. Some of the step tasks have been OOM Killed.
 _RELAY = r"(?:[\w.#/-]{1,64}: ){0,2}?"
 _LINE = re.compile(r"^" + _RELAY + r"(?:(?:slurmstepd(?:-(?P<sthost>[\w.-]{1,128}))?|srun):|" + _STEP_LOG + r") (?P<msg>.*)$", re.M)
+# (srun's own lines that name a node whose address is unknown: _ADDR and _LAUNCH below)
 _DETECT = re.compile(r"^" + _RELAY + r"slurmstepd(?:-[\w.-]{1,128})?: error: |^srun: error: [\w.-]{1,128}: tasks? [\d,-]{1,64}: |^"
-                     + _STEP_LOG + r" error: ", re.M)
+                     + _STEP_LOG + r" error: |^" + _RELAY + r"srun: error: (?:\w{1,80}: can't find address for host "
+                     r"|Task launch for [\w.=+-]{1,64} failed on node [\w.-]{1,128}: Can't find an address)", re.M)
 
 # slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0. Some of your processes may have been killed by the cgroup out-of-memory handler.
 # slurmstepd: error: Detected 2 oom-kill event(s) in step 3756240.batch cgroup.
@@ -124,6 +127,7 @@ _PMIXP = re.compile(r"^error: {1,2}(?:(?P<plugin>mpi/pmix\w{0,12}): (?P<func>\w{
 #: pmixp_dconn.h "Cannot establish direct connection to %s (%d)"; pmixp_server.c "Unable to connect to %d";
 #: pmixp_coll_ring.c / pmixp_coll_tree.c "%p: collective timeout seq=%d"; pmixp_coll*.c's state dump after a timeout)
 _PMIXP_EVENTS = (
+    # (read as a slurm_address_unknown fact, the same fault srun's fan-out reports: _ADDR below)
     ("peer_address_unknown", re.compile(r"^Can't find address for host (?P<peer>[\w.-]{1,128})")),
     ("connect_failed", re.compile(r"^(?:Cannot establish (?:the connection|direct connection to (?P<peer>[\w.-]{1,128}))"
                                   r"|Unable to connect to (?P<peer2>\d{1,6}))")),
@@ -134,6 +138,28 @@ _PMIXP_EVENTS = (
     ("state_dump", re.compile(r"^(?:Dumping collective state|(?:0x[0-9a-f]{1,16}|\(nil\)): \w{1,40} state seq="
                               r"|my peerid: |neighbor id: |root host: |prnt host: |prnt contrib:|child contribs \[|Context ptr=|\t)")),
 )
+# the dump's hosts that have not contributed to the collective (pmixp_coll_ring.c: PMIXP_ERROR("\t\t wait contrib: %s",
+# wait_contrib ? wait_contrib : "-"); pmixp_coll_tree.c the same with one tab; a Slurm ranged host list, "-" for none):
+# slurmstepd: error:  mpi/pmix_v4: pmixp_coll_ring_log: node1 [0]: pmixp_coll_ring.c:822: 		 wait contrib: node[3-4]   (CONSTRUCTED)
+_WAIT_CONTRIB = re.compile(r"^\t{0,2} ?wait contrib: (?P<hosts>[^\s-][^\s]{0,300})[ \t]*$")
+
+# Slurm's message fan-out (srun launching a step's tasks, slurmctld's agent, a forwarding slurmd) not finding a node's
+# address, SchedMD/slurm 284c3b9 src/common/forward.c: error("%s: can't find address for host %s, check slurm.conf",
+# __func__, name) (also src/api/signal.c, src/slurmctld/agent.c; "... in alias_addrs" for a cloud node's alias list):
+# srun: error: _fwd_tree_get_addr: can't find address for host nid006677, check slurm.conf   (eth-cscs/cscs-reframe-tests#224,
+#   inside backticks in a comment)
+# srun: error: fwd_tree_thread: can't find address for host node-7, check slurm.conf        (older releases' function; CONSTRUCTED)
+_ADDR = re.compile(r"^error: (?:(?P<func>\w{1,80}): )?can't find address for host (?P<peer>[\w.-]{1,128})"
+                   r"(?:, check slurm\.conf| in alias_addrs)")
+# the launch that fails for it, src/api/step_launch.c: error("Task launch for %ps failed on node %s: %m", ...) with
+# ESLURM_CANT_FIND_ADDR's text (src/common/slurm_errno.c "Can't find an address, check slurm.conf"); %ps prints
+# "StepId=<job>.<step>" (older releases "%u.%u"); then launch.c's summary "Application launch failed: %m":
+# srun: error: Task launch for StepId=1234.0 failed on node node-7: Can't find an address, check slurm.conf   (CONSTRUCTED)
+# srun: error: Application launch failed: Can't find an address, check slurm.conf                            (CONSTRUCTED)
+_ADDR_TEXT = "Can't find an address, check slurm.conf"
+_LAUNCH = re.compile(r"^error: Task launch for (?P<step>[\w.=+-]{1,64}) failed on node (?P<peer>[\w.-]{1,128}): "
+                     + re.escape(_ADDR_TEXT))
+_APP_LAUNCH = "error: Application launch failed: " + _ADDR_TEXT
 
 
 def _pyxis_line(pyx: dict, node: str, no: int, body: str) -> None:
@@ -156,8 +182,9 @@ def _pyxis_line(pyx: dict, node: str, no: int, body: str) -> None:
                 break
 
 
-def _pmixp_line(b: FactBuilder, node: str, no: int, p: re.Match, text: str) -> None:
-    """One error line of Slurm's PMIx plugin; its collective-state dump after a timeout is that timeout's."""
+def _pmixp_line(b: FactBuilder, node: str, no: int, p: re.Match, text: str, pending: list) -> None:
+    """One error line of Slurm's PMIx plugin; its collective-state dump after a timeout is that timeout's (the hosts
+    it lists as waited for go on the timeout's fact: ``pending`` holds a timeout's fields until its dump is read)."""
     event, peer = "other", None
     for name, pat in _PMIXP_EVENTS:
         if (e := pat.match(text)) is not None:
@@ -165,10 +192,52 @@ def _pmixp_line(b: FactBuilder, node: str, no: int, p: re.Match, text: str) -> N
             peer = e.groupdict().get("peer") or e.groupdict().get("peer2")
             break
     if event == "state_dump":
+        if pending and (w := _WAIT_CONTRIB.match(text)) is not None:
+            hosts = pending[-1][2].setdefault("waiting", [])
+            if w["hosts"] not in hosts:
+                hosts.append(w["hosts"])
         return  # pmixp_coll_log()'s lines after "collective timeout": that line's detail
-    b.add(SlurmPmixError, no, node=node, plugin=p["plugin"] or "mpi/pmix", function=p["func"] or p["ofunc"],
-          host=p["host"] or p["ohost"], node_id=int(p["nid"] or p["onid"]), source=p["src"] or p["osrc"],
-          event=event, peer=peer, message=text.strip()[:300])
+    _flush(b, pending)
+    plugin, function = p["plugin"] or "mpi/pmix", p["func"] or p["ofunc"]
+    if event == "peer_address_unknown":  # the same fault as srun's fan-out not finding the host: one fact kind
+        b.add(SlurmAddressUnknown, no, node=node, reporter="slurmstepd", function=function, plugin=plugin, peer=peer,
+              message=text.strip()[:300])
+        return
+    fields = dict(node=node, plugin=plugin, function=function, host=p["host"] or p["ohost"],
+                  node_id=int(p["nid"] or p["onid"]), source=p["src"] or p["osrc"], event=event, peer=peer,
+                  message=text.strip()[:300])
+    if event == "collective_timeout":
+        pending.append((no, SlurmPmixError, fields))  # made once its dump (if any) is read
+    else:
+        b.add(SlurmPmixError, no, **fields)
+
+
+def _flush(b: FactBuilder, pending: list) -> None:
+    """Make the collective-timeout facts held for their dumps."""
+    for no, cls, fields in pending:
+        waiting = fields.pop("waiting", None)
+        b.add(cls, no, waiting_on=",".join(waiting) if waiting else None, **fields)
+    pending.clear()
+
+
+def _address_line(b: FactBuilder, node: str, no: int, msg: str, reporter: str, has_launch: bool) -> bool:
+    """srun's (or another Slurm program's) line saying a node's address is unknown: a SlurmAddressUnknown; launch.c's
+    summary after a "Task launch ... failed" line is that line's echo."""
+    if "address" not in msg:
+        return False
+    if (a := _ADDR.match(msg)) is not None:
+        b.add(SlurmAddressUnknown, no, node=node, reporter=reporter, function=a["func"], peer=a["peer"],
+              message=msg[len("error: "):][:300])
+    elif (t := _LAUNCH.match(msg)) is not None:
+        b.add(SlurmAddressUnknown, no, node=node, reporter=reporter, peer=t["peer"], step=t["step"], launch_failed=True,
+              message=msg[len("error: "):][:300])
+    elif msg.startswith(_APP_LAUNCH):
+        if not has_launch:  # the summary alone names no node
+            b.add(SlurmAddressUnknown, no, node=node, reporter=reporter, launch_failed=True,
+                  message=msg[len("error: "):][:300])
+    else:
+        return False
+    return True
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -176,6 +245,8 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     text = artefact.text
     pyx: dict[str, dict] = {}
+    pending: list = []  # a collective timeout's fields, until its state dump is read
+    has_launch = "Task launch for " in text and _ADDR_TEXT in text
     for m in _LINE.finditer(text):
         no = artefact.line_of(m.start())
         msg = m["msg"]
@@ -207,9 +278,14 @@ def parse(artefact: Artefact) -> ParseResult:
         elif msg.startswith("error: Detected") or msg.startswith("error: ***"):
             b.error(no, f"Slurm line not read: {msg[:120]!r}")
         elif (p := _PMIXP.match(msg)) is not None:  # the line names its stepd's host
-            _pmixp_line(b, node if m["sthost"] else artefact.node_for(p["host"] or p["ohost"]), no, p, msg[p.end():])
+            _pmixp_line(b, node if m["sthost"] else artefact.node_for(p["host"] or p["ohost"]), no, p, msg[p.end():],
+                        pending)
+        elif _address_line(b, node, no, msg, "srun" if text.startswith("srun:", m.start("msg") - 6) else "slurmstepd",
+                           has_launch):
+            pass
         else:  # any other error Slurm printed: never silent
             b.add(SlurmError, no, node=node, message=msg[len("error: "):][:300])
+    _flush(b, pending)
     for node, f in pyx.items():
         b.add(PyxisContainerFailed, f["line"], node=node, stage=f["stage"], message=f["message"] or f["first"],
               detail=f["detail"])

@@ -176,9 +176,15 @@ KIND = "ucx_log"
 # `ib_mlx5_dv.c:223  UCX  ERROR mlx5dv_devx_qp_modify(502) failed, syndrome 0: Invalid argument`
 #   (openucx/ucx#8604: UCX 1.13 and then 1.8 over MLNX_OFED 4.9's rdma-core with a SLES kernel's mlx5; quoted in
 #   backticks in a comment, so a closing quote or backtick may end the line)
+# UCX's failed address handle (src/uct/ib/base/ib_device.c uct_ib_device_create_ah, openucx/ucx at 9466d10):
+# ucs_error("ibv_create_ah(%s) for %s on %s failed: %m", uct_ib_ah_attr_str(...), usage, uct_ib_device_name(dev)), the
+# attributes "dlid=%d sl=%d port=%d src_path_bits=%d" and, for a global route, " dgid=%s flow_label=0x%x sgid_index=%d
+# traffic_class=%d"; 1.9-1.11 without " for %s", 1.5-1.8 without the device, 1.1-1.4 " on %s:%d" (UCT_IB_IFACE_FMT);
+# no even thread's paste of it was found (CONSTRUCTED from the format):
+# [1733414400.123456] [node07:20411:0]       ib_device.c:1455 UCX  ERROR ibv_create_ah(dlid=49152 sl=0 port=1 src_path_bits=0 dgid=::ffff:10.20.0.7 flow_label=0xffffffff sgid_index=3 traffic_class=106) for UD verbs connect on mlx5_1 failed: Invalid argument
 _LINE = re.compile(
-    r"^[^\n]*?\bERROR\s+(?:(?P<dev>[A-Za-z]\w{0,31}): )?(?P<verb>(?:ibv|mlx5dv)_\w{1,40})\([^)\n]{0,200}\)"
-    r"(?: for [\w ]{1,60}?)?(?: on (?P<dev_on>[A-Za-z]\w{0,31})(?::\d{1,3})?)? failed"
+    r"^[^\n]*?\bERROR\s+(?:(?P<dev>[A-Za-z]\w{0,31}): )?(?P<verb>(?:ibv|mlx5dv)_\w{1,40})\((?P<args>[^)\n]{0,200})\)"
+    r"(?: for (?P<purpose>[\w ]{1,60}?))?(?: on (?P<dev_on>[A-Za-z]\w{0,31})(?::\d{1,3})?)? failed"
     r"(?: on (?P<dev_after>[A-Za-z]\w{0,31}), syndrome 0x[0-9a-fA-F]{1,8}|, syndrome [0-9a-fA-F]{1,8})? ?: "
     r"(?P<err>[A-Za-z][A-Za-z /]{0,60}?)[ \t]*[`'\"]?(?:[.:]|$)(?P<rest>[^\n]*)$", re.M)
 # ... Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)
@@ -476,7 +482,8 @@ def parse(artefact: Artefact) -> ParseResult:
         limit = _MEMLOCK.search(m["rest"])
         fb.add(UcxVerbsFailure, n, node=_node_before(artefact, m.start("verb")), verb=m["verb"],
                device=m["dev"] or m["dev_on"] or m["dev_after"], error=m["err"].strip(),
-               memlock_kb=int(limit["kb"]) if limit else None, experimental=m["verb"].startswith("ibv_exp_"))
+               memlock_kb=int(limit["kb"]) if limit else None, experimental=m["verb"].startswith("ibv_exp_"),
+               arguments=m["args"].strip() or None, purpose=m["purpose"])
     if ") returned " in artefact.text:
         for n, m in iter_matches(_RETURNED, artefact):
             result.lines_used += 1

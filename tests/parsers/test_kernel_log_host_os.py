@@ -481,3 +481,46 @@ def _panic(text: str):
 ])
 def test_a_panic_names_the_site_of_the_report_it_ends(text, site):
     assert _panic(text) == site
+
+
+# lib/nmi_backtrace.c: "NMI backtrace for cpu %d" opens a CPU's dump asked for by a hang detector, a panic or sysrq-l
+_NMI_FIX = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "kernel_log"
+
+
+def _kinds(text):
+
+    res = kernel_log.parse(Artefact(path="dmesg", text=text, node="n1"))
+    return res, [f for f in res.facts if f.kind in ("kernel_cpu_backtrace", "host_kernel_fault")]
+
+
+def test_nmi_backtrace_after_its_request_is_the_reports_detail():
+    # openzfs/zfs#1850 (verbatim): an RCU stall, the older "sending NMI to all CPUs:", CPU 0's dump: one fact, the stall's
+    res, facts = _kinds((_NMI_FIX / "zfs1850_rcu_stall_nmi_backtrace.log").read_text())
+    assert [(f.kind, getattr(f, "event", None)) for f in facts] == [("host_kernel_fault", "rcu_stall")]
+
+
+def test_nmi_backtrace_alone_is_a_cpu_backtrace_fact():
+    # NVIDIA/open-gpu-kernel-modules#456 (verbatim): the dump without the report that asked for it
+    res, facts = _kinds((_NMI_FIX / "ogkm456_nmi_backtrace_without_request.log").read_text())
+    (f,) = facts
+    assert (f.kind, f.cpu, f.idle, f.asked_by, f.process, f.in_function, f.in_module) == (
+        "kernel_cpu_backtrace", 12, False, None, "python", "pvclock_clocksource_read", None)
+
+
+def test_every_cpus_dump_after_one_request_is_its_detail():
+    # a soft lockup's all-CPU backtrace (kernel/watchdog.c, lib/nmi_backtrace.c; 6.x forms, CONSTRUCTED): three dumps,
+    # an idle CPU's "skipped" line among them, more than the first dump's reach from the request
+    dump = "".join(f"[  100.0{i:02d}] NMI backtrace for cpu {i}\n[  100.0{i:02d}] CPU: {i} UID: 0 PID: 0 Comm: swapper/{i} Not tainted 6.12.0 #1\n"
+                   + "".join(f"[  100.0{i:02d}]  frame_{k}+0x1/0x2\n" for k in range(50)) for i in range(3))
+    text = ("[   99.900000] watchdog: BUG: soft lockup - CPU#3 stuck for 22s! [python:4242]\n"
+            "[   99.900100] Sending NMI from CPU 3 to CPUs 0-2:\n" + dump
+            + "[  100.100000] NMI backtrace for cpu 4 skipped: idling at intel_idle+0x62/0xb0\n")
+    res, facts = _kinds(text)
+    assert [(f.kind, getattr(f, "event", None)) for f in facts] == [("host_kernel_fault", "soft_lockup")]
+
+
+def test_nmi_backtrace_after_sysrq_is_the_operators():
+    # drivers/tty/sysrq.c "Show backtrace of all active CPUs" (pr_fmt "sysrq: "), then an idle CPU (CONSTRUCTED)
+    res, facts = _kinds("[  50.000000] sysrq: Show backtrace of all active CPUs\n"
+                        "[  50.000100] NMI backtrace for cpu 1 skipped: idling at intel_idle+0x62/0xb0\n")
+    assert [(f.kind, f.cpu, f.idle, f.asked_by) for f in facts] == [("kernel_cpu_backtrace", 1, True, "sysrq")]

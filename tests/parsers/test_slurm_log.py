@@ -144,8 +144,9 @@ def test_lines_relayed_behind_a_workflow_tools_tags():
 def test_pmix_plugin_peer_address_unknown():
     # openpmix/openpmix#2786: the line names its stepd's host (node4) and the peer it cannot find
     res = _parse("openpmix2786_pmix_peer_address_unknown.txt", node="unknown")
-    got = [(f.kind, f.node, f.event, f.peer, f.plugin, f.host, f.node_id, f.source) for f in res.facts]
-    assert got == [("slurm_pmix_error", "node4", "peer_address_unknown", "node5", "mpi/pmix_v5", "node4", 0, "pmixp_utils.c:408")] * 2
+    # (the same fault as srun's fan-out not finding a host: a slurm_address_unknown fact)
+    got = [(f.kind, f.node, f.reporter, f.peer, f.plugin, f.function) for f in res.facts]
+    assert got == [("slurm_address_unknown", "node4", "slurmstepd", "node5", "mpi/pmix_v5", "_pmix_p2p_send_core")] * 2
     assert res.facts[0].message == "Can't find address for host node5, check slurm.conf" and not res.errors
 
 
@@ -174,6 +175,55 @@ def test_pmix_plugin_collective_timeout_and_its_state_dump():
         ("slurm_pmix_error", "gpu1", "collective_timeout", 1), ("slurm_pmix_error", "gpu2", "connect_failed", 6),
         ("slurm_pmix_error", "gpu1", "other", 7)]
     assert res.facts[1].plugin == "mpi/pmix" and res.facts[1].function == "_tcp_connect" and res.facts[1].node_id == 1
+    assert res.facts[0].waiting_on is None  # this dump lists no "wait contrib" line
+
+
+def test_pmix_collective_timeout_carries_the_hosts_waited_for():
+    # pmixp_coll_ring.c: PMIXP_ERROR("\t\t wait contrib: %s", ...) (two tabs), pmixp_coll_tree.c one tab; "-" is none
+    # (CONSTRUCTED from the format strings, SchedMD/slurm 284c3b9)
+    pre = "slurmstepd: error:  mpi/pmix_v4: "
+    text = (pre + "pmixp_coll_ring_reset_if_to: node1 [0]: pmixp_coll_ring.c:742: 0x1530f8002d50: collective timeout seq=0\n"
+            + pre + "pmixp_coll_log: node1 [0]: pmixp_coll.c:286: Dumping collective state\n"
+            + pre + "pmixp_coll_ring_log: node1 [0]: pmixp_coll_ring.c:821: \t\t done contrib: -\n"
+            + pre + "pmixp_coll_ring_log: node1 [0]: pmixp_coll_ring.c:823: \t\t wait contrib: node[3-4]\n"
+            + pre + "pmixp_coll_tree_reset_if_to: node1 [0]: pmixp_coll_tree.c:1010: 0x1530f8002e60: collective timeout seq=1\n"
+            + pre + "pmixp_coll_tree_log: node1 [0]: pmixp_coll_tree.c:1380: \t wait contrib: -\n"
+            + pre + "pmixp_coll_tree_reset_if_to: node1 [0]: pmixp_coll_tree.c:1010: 0x1530f8002e60: collective timeout seq=2\n"
+            + pre + "pmixp_coll_tree_log: node1 [0]: pmixp_coll_tree.c:1380: \t wait contrib: gpu7\n")
+    res = slurm_log.parse(Artefact(path="x", text=text, node="unknown"))
+    assert [(f.event, f.waiting_on, f.evidence.line) for f in res.facts] == [
+        ("collective_timeout", "node[3-4]", 1), ("collective_timeout", None, 5), ("collective_timeout", "gpu7", 7)]
+
+
+def test_srun_unknown_address_lines():
+    # eth-cscs/cscs-reframe-tests#224 (the line inside its backticks); the launch failure and summary srun prints for it,
+    # src/api/step_launch.c "Task launch for %ps failed on node %s: %m" with "Can't find an address, check slurm.conf"
+    # (CONSTRUCTED from the format strings; %ps "StepId=N.M", older releases "N.M"); an older function name
+    text = ("srun: error: _fwd_tree_get_addr: can't find address for host nid006677, check slurm.conf\n"
+            "srun: error: Task launch for StepId=1234.0 failed on node nid006677: Can't find an address, check slurm.conf\n"
+            "srun: error: Application launch failed: Can't find an address, check slurm.conf\n"
+            "srun: error: fwd_tree_thread: can't find address for host c003, check slurm.conf\n"
+            "srun: error: Task launch for 44.0 failed on node c003: Can't find an address, check slurm.conf\n")
+    assert slurm_log.detect(text) and slurm_log.detect(text.splitlines()[1])
+    res = slurm_log.parse(Artefact(path="x", text=text, node="login1"))
+    assert [(f.kind, f.reporter, f.function, f.peer, f.step, f.launch_failed, f.evidence.line) for f in res.facts] == [
+        ("slurm_address_unknown", "srun", "_fwd_tree_get_addr", "nid006677", None, False, 1),
+        ("slurm_address_unknown", "srun", None, "nid006677", "StepId=1234.0", True, 2),
+        ("slurm_address_unknown", "srun", "fwd_tree_thread", "c003", None, False, 4),
+        ("slurm_address_unknown", "srun", None, "c003", "44.0", True, 5)]
+    assert res.lines_used == 5 and not res.errors
+    # the summary alone: the launch failed for an unknown address, the node not named
+    alone = slurm_log.parse(Artefact(path="x", text=text.splitlines()[2] + "\n", node="login1"))
+    assert [(f.kind, f.peer, f.launch_failed) for f in alone.facts] == [("slurm_address_unknown", None, True)]
+
+
+def test_other_address_errors_are_not_unknown_addresses():
+    # slurmstepd's "Unable to resolve" of the controller (real: geodesymiami/rsmas_insar#512) and a
+    # launch that failed for another reason (CONSTRUCTED) stay slurm_error facts
+    text = ("slurmstepd: error: Unable to establish control machine address\n"
+            "srun: error: Task launch for StepId=12.0 failed on node n2: Communication connection failure\n")
+    res = slurm_log.parse(Artefact(path="x", text=text, node="n1"))
+    assert [f.kind for f in res.facts] == ["slurm_error", "slurm_error"]
 
 
 def test_a_plain_slurmstepd_error_is_no_pmix_error():

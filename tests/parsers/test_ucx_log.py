@@ -457,3 +457,34 @@ def test_ucx_9610_asked_and_warning_in_words():
     f = res.facts[0]
     assert f.asked == "knem,dc_x,rc on all devices"
     assert f.warning == "lacks knem, dc_x, rc; has mm, posix, self, shm, sm, sysv, tcp"
+
+
+@pytest.mark.parametrize("line, args, purpose, device, error", [
+    # openucx/ucx src/uct/ib/base/ib_device.c uct_ib_device_create_ah, each release's form (CONSTRUCTED from the format
+    # strings: 1.12+ "ibv_create_ah(%s) for %s on %s failed: %m", 1.9-1.11 "ibv_create_ah(%s) on %s failed: %m",
+    # 1.5-1.8 "ibv_create_ah(%s) failed: %m", 1.1-1.4 "... on %s:%d failed: %m")
+    ("[1733414400.123456] [node07:20411:0]       ib_device.c:1455 UCX  ERROR ibv_create_ah(dlid=49152 sl=0 port=1 src_path_bits=0 "
+     "dgid=::ffff:10.20.0.7 flow_label=0xffffffff sgid_index=3 traffic_class=106) for UD verbs connect on mlx5_1 failed: Invalid argument",
+     "dlid=49152 sl=0 port=1 src_path_bits=0 dgid=::ffff:10.20.0.7 flow_label=0xffffffff sgid_index=3 traffic_class=106",
+     "UD verbs connect", "mlx5_1", "Invalid argument"),
+    ("[1600000000.000001] [node07:311:0]       ib_device.c:1290 UCX  ERROR ibv_create_ah(dlid=49152 sl=3 port=2 src_path_bits=0 "
+     "dgid=::ffff:10.20.0.9 sgid_index=5 traffic_class=0) on mlx5_2 failed: Connection timed out",
+     "dlid=49152 sl=3 port=2 src_path_bits=0 dgid=::ffff:10.20.0.9 sgid_index=5 traffic_class=0", None, "mlx5_2",
+     "Connection timed out"),
+    ("ib_iface.c:712  UCX  ERROR ibv_create_ah(dlid=12 sl=0 port=1 src_path_bits=0) failed: Invalid argument",
+     "dlid=12 sl=0 port=1 src_path_bits=0", None, None, "Invalid argument"),
+    ("ib_iface.c:530  UCX  ERROR ibv_create_ah(dlid=12 sl=0 port=1 src_path_bits=0) on mlx5_0:1 failed: Invalid argument",
+     "dlid=12 sl=0 port=1 src_path_bits=0", None, "mlx5_0", "Invalid argument"),
+])
+def test_address_handle_refused_forms(line, args, purpose, device, error):
+    res = ucx_log.parse(Artefact(path="x", text=line + "\n", node="n1"))
+    assert [(f.verb, f.arguments, f.purpose, f.device, f.error) for f in res.facts] == [
+        ("ibv_create_ah", args, purpose, device, error)]
+
+
+def test_a_verbs_call_without_arguments_has_none():
+    # openucx/ucx#8746's form: the device first, empty parentheses
+    line = ("[1668693503.473099] [ampere:1188443:0]          ib_log.c:246  UCX  ERROR mlx5_0: ibv_create_cq() failed: Cannot "
+            "allocate memory. Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)")
+    (f,) = ucx_log.parse(Artefact(path="x", text=line + "\n", node="n1")).facts
+    assert (f.verb, f.arguments, f.purpose, f.memlock_kb) == ("ibv_create_cq", None, None, 64)
