@@ -32,8 +32,12 @@ PROCESS_COST = 160 * MIB
 #: (a worker's Pss and Private_Dirty, smaps_rollup, sampled every 0.2 s over a diagnosis): 61-62
 #: and 37 MB at 128 bench nodes (2 workers, 2-core VM; before the freeze 79-83 and 62-68 MB); what
 #: one more worker adds to the whole tree's Pss, 1,024 bench nodes on a 16-core host (session 33):
-#: 5 workers 788 MB, 8 workers 901 MB, 38 MB a worker (its pages the others share count once)
-WORKER_COST = 40 * MIB
+#: 5 workers 788 MB, 8 workers 901 MB, 38 MB a worker (its pages the others share count once).
+#: Session 40, once the classifier's DFA is built before the fork and shared (parse_pool.warm_up):
+#: 1,024 bench nodes on a 16-core H100 host, 8 / 10 / 12 workers 862-875 / 923-927 / 991-994 MB,
+#: 31 MB a worker (256 nodes on the 2-core VM: 2 / 4 / 6 / 8 workers 306-308 / 378 / 446-447 / 500
+#: MB, 32 MB a worker); the budget then holds 10 workers there (tree 923-927 MB)
+WORKER_COST = 32 * MIB
 #: what the main process comes to hold per byte of text read (the facts kept, their evidence, the
 #: coverage), beyond PROCESS_COST: the workers the budget allows are what is left beside it.
 #: Measured on 1,024 bench nodes (1,340 MB; the tree's Pss 788 MB with 5 workers of 38-55 MB:

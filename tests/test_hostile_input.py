@@ -255,10 +255,10 @@ def test_budget_sizes_and_jobs():
     assert 16 << 20 <= b.window_chars <= 32 << 20
     assert 1 <= b.jobs(64) <= 6  # a 1 GB budget holds a few workers, never 64
     # what the main process will hold of the bundle's text and the workers' windows, sized by the
-    # largest file: 1,024 bench nodes (1,340 MB, files of at most 214 kB) hold 8 workers, measured
-    # at 901 MB for the whole tree's Pss on a 16-core host (facts/limits.WORKER_COST, KEPT_PER_BYTE)
+    # largest file: 1,024 bench nodes (1,340 MB, files of at most 214 kB) hold 10 workers, measured
+    # at 923-927 MB for the whole tree's Pss on a 16-core host (facts/limits.WORKER_COST, KEPT_PER_BYTE)
     bench = b.jobs(16, 1_340_100_000, 214_000)
-    assert bench == 8
+    assert bench == 10
     assert b.jobs(16, 167_500_000, 214_000) == 16  # 128 bench nodes: every CPU
     assert 1 <= b.jobs(16, 2_680_000_000, 214_000) < bench  # a larger bundle leaves less room
     assert 1 <= b.jobs(16, 1_340_100_000, 500_000_000) < bench  # a worker in a large file's window holds more
@@ -266,7 +266,7 @@ def test_budget_sizes_and_jobs():
         n = b.jobs(64, total, largest)
         held = PROCESS_COST + KEPT_PER_BYTE * total + b.inflight_chars + n * (WORKER_COST + 4 * min(b.window_chars, largest))
         assert n == 1 or held <= b.max_memory
-    assert Budget(300 << 20).jobs(8) == 1
+    assert 1 <= Budget(300 << 20).jobs(8) <= 2  # a small budget holds a worker or two (WORKER_COST 32 MiB: two)
     assert parse_size("1G") == 10**9 and parse_size("1.5GiB") == 3 << 29 and parse_size("800M") == 8 * 10**8
 
 
