@@ -155,6 +155,19 @@ class VllmRayNodeNoGpu(Fact):
 
 
 @fact_kind
+class RayGpuRequestUnplaced(Fact):
+    """Ray's autoscaler could not place a resource request that asks for GPUs
+    (python/ray/autoscaler/_private/autoscaler.py ``_report_pending_infeasible``): ``pending``
+    ("cannot be scheduled right now ... all cluster resources being claimed by actors") or
+    ``infeasible`` ("No available node types can fulfill resource request"); the task or actor
+    waits, and the job with it."""
+
+    kind: Literal["ray_gpu_request_unplaced"] = "ray_gpu_request_unplaced"
+    state: Literal["pending", "infeasible"]
+    request: str  # the request as Ray printed it: "{'GPU': 0.125, 'CPU': 0.5}"
+    gpu: float  # the GPUs it asks for ('GPU': x)
+
+@fact_kind
 class CustomAllreduceDisabled(Fact):
     """vLLM's (or SGLang's copy's) custom all-reduce turned itself off at start-up and the tensor-
     parallel all-reduce goes through NCCL instead (vllm/distributed/device_communicators/
