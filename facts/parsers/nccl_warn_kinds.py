@@ -37,6 +37,10 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'sharp_coll_init_failed'
     >>> kind("NET/IB: Device 1 marked as failed. Initiating recovery? Yes (send comm=0x7f3a2c000000, outstandingRecovery=0)")
     'ib_resiliency_device_failed'
+    >>> kind("commReclaim: cleanup comm 0x9801e10 rank 0 failed in destroy/abort, error 1")
+    'comm_teardown_failed'
+    >>> kind("MNNVL (cliqueSize 4) is available but not working on this system. Check the IMEX configuration (nvidia-imex-ctl -N).")
+    'mnnvl_fabric_handle_unusable'
     >>> kind("Call to bind failed: Address already in use", "ras/client_support.cc")
     'ras_client_socket_failed'
     >>> kind("Call to bind failed: Address already in use", "misc/socket.cc") is None
@@ -212,6 +216,36 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   ncclInvalidArgument; v2.14.3-1 init.cc:1479, v2.23.4-1 :2104, v2.27.3-1 :2169, v2.29.7-1 :2572, the same words)
     # e53955024127:2088762:2088762 [1] init.cc:1969 NCCL WARN comm 0x55ec10690820 has already been destroyed        (NVIDIA/nccl#1482)
     ("comm_destroyed_twice", re.compile(r"^comm 0x[0-9a-fA-F]{1,16} has already been destroyed\b")),
+    # WARN("commReclaim: cleanup comm %p rank %d failed in destroy/abort, error %d", ...)   (init.cc commReclaim, v2.18.1-1 ..
+    #   v2.30.7-1 :2869: commCleanup of a communicator being destroyed or aborted returned an ncclResult_t other than success)
+    # WARN("commReclaim: comm %p (rank = %d) in commDestroySync, error %d", ...)   (v2.22.3-1 .. v2.30.7-1 init.cc:2854)
+    # WARN("commReclaim: comm %p (rank = %d) in abort, error %d" | "... destroys proxy resource error %d", ...)   (v2.18-2.21)
+    # WARN("commDestroySync: comm %p rank %d sync hostStream error %d " | "... sync deviceStream error %d ", ...)   (v2.23.4-1 ..)
+    # WARN("Legacy IPC cleanup callback failed comm %p (rank = %d) cb %p", ...)   (v2.23.4-1 .. v2.30.7-1 init.cc:2757)
+    #   All print while ncclCommDestroy/ncclCommAbort frees a communicator: a call of the teardown failed (the WARN before it
+    #   on the process names it: a CUDA failure freeing peer memory, a stream that would not synchronise); the error is the
+    #   ncclResult_t (1 unhandled CUDA error, 2 system error, 3 internal error, 5 invalid usage, 6 remote error)
+    # [2025-06-17 21:49:04] devvm5552:3355146:3355146 [0] init.cc:2143 NCCL WARN commReclaim: cleanup comm 0x9801e10 rank 0 failed in destroy/abort, error 1   (pytorch/pytorch#155740, NCCL 2.27)
+    ("comm_teardown_failed", re.compile(
+        r"^(?:commReclaim: (?:cleanup comm 0x[0-9a-fA-F]{1,16} rank \d+ failed in destroy/abort, |comm 0x[0-9a-fA-F]{1,16} "
+        r"\(rank = \d+\) (?:in (?:abort|commDestroySync), |destroys proxy resource ))error -?\d+"
+        r"|commDestroySync: comm 0x[0-9a-fA-F]{1,16} rank \d+ sync (?:host|device)Stream error -?\d+"
+        r"|Legacy IPC cleanup callback failed comm 0x[0-9a-fA-F]{1,16} \(rank = \d+\))")),
+    # WARN("MNNVL (cliqueSize %d) is available but not working on this system. Check the IMEX channel configuration "
+    #      "(/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.", ...)   (mnnvl.cc:74, v2.27.3-1 ..
+    #   v2.30.7-1: NVML names a multi-node NVLink clique for the GPUs but ncclCuMemAlloc of CU_MEM_HANDLE_TYPE_FABRIC memory
+    #   failed: no IMEX channel the process may open; ncclSystemError, the communicator is not made)
+    # MNNVL (cliqueSize 4) is available but not working on this system. Check the IMEX channel configuration (/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.   (CONSTRUCTED from the format)
+    ("mnnvl_fabric_alloc_failed", re.compile(
+        r"^MNNVL \(cliqueSize \d+\) is available but not working on this system\. Check the IMEX channel configuration")),
+    # WARN("MNNVL (cliqueSize %d) is available but not working on this system. Check the IMEX configuration "
+    #      "(nvidia-imex-ctl -N). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.", ...)   (mnnvl.cc:86, v2.27.3-1 .. v2.30.7-1)
+    # WARN("MNNVL (cliqueSize %d) is available but not supported on this system. Check the IMEX configuration.", ...)
+    #   (mnnvl.cc:69, v2.25.1-1 .. v2.26.6-1): the fabric memory was made but cuMemExportToShareableHandle or
+    #   cuMemImportFromShareableHandle of its FABRIC handle failed: IMEX does not serve the domain on this node
+    # MNNVL (cliqueSize 4) is available but not working on this system. Check the IMEX configuration (nvidia-imex-ctl -N). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.   (CONSTRUCTED from the format)
+    ("mnnvl_fabric_handle_unusable", re.compile(
+        r"^MNNVL \(cliqueSize \d+\) is available but not (?:working|supported) on this system\. Check the IMEX configuration\b")),
     # WARN("Failed to open libibverbs.so[.1]")   (misc/ibvwrap.cu / ibvwrap.cc: a WARN in 2.4-2.7 at least, :63 in 2.7.8; neither libibverbs.so nor
     #   libibverbs.so.1 could be dlopen'ed; by 2.23 the same words are INFO(NCCL_INIT, ...) and NCCL goes on): no IB
     #   verbs library where NCCL runs, so its IB transport is off and it uses sockets
@@ -300,7 +334,7 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
                    r"|mixed local Net|CUDA library|missing symbol|already checked in|already been destroyed|Invalid rank requested"
                    r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init"
                    r"|reverse path|ould not find|No path computed|of node \w+ not found|IPC register userbuff|DOCA failure"
-                   r"|No suitable space found")
+                   r"|No suitable space found|commReclaim|commDestroySync|Legacy IPC cleanup|MNNVL \(cliqueSize")
 
 
 # The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a
