@@ -113,12 +113,14 @@ _VFIO_MEMLOCK = re.compile(
 # nvme nvme1: I/O 775 QID 2 timeout, aborting
 # nvme nvme2: I/O 0 QID 0 timeout, reset controller
 # nvme nvme0: I/O tag 28 (401c) opcode 0x2 (Read) QID 3 timeout, aborting req_op:READ(0) size:4096   (6.x)
+# [53111.370408] nvme nvme0: I/O 309 (Write) QID 1 timeout, aborting   (sophgo/linux-riscv#92, a 6.x vendor kernel: the tag,
+#   then the command's name as nvme_get_opcode_str gives it, before the tag/cid/opcode form above)
 # nvme nvme0: controller is down; will reset: CSTS=0xffffffff, PCI_STATUS=0xffff
 # nvme nvme2: Device not ready; aborting reset
 # nvme nvme2: Removing after probe failure status: -19
 # ("... timeout, completion polled" is a lost interrupt whose I/O completed: not read here)
 _NVME = re.compile(
-    r"nvme (?P<ctrl>nvme\d+): (?:I/O (?:tag )?\d+ (?:\([0-9a-fA-F]+\) )?(?:opcode \S+ \([^)]*\) )?QID \d+ timeout, "
+    r"nvme (?P<ctrl>nvme\d+): (?:I/O (?:tag )?\d+ (?:\((?:[0-9a-fA-F]{1,8}|[A-Z][A-Za-z ]{0,31})\) )?(?:opcode \S+ \([^)]*\) )?QID \d+ timeout, "
     r"(?P<timeout>aborting|reset controller|disable controller)"
     r"|(?P<down>controller is down; will reset|Device not ready; aborting reset)"
     r"|(?P<removed>Removing after probe failure status: -?\d+))"

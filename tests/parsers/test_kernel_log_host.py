@@ -31,6 +31,9 @@ HOST_LINES = [
      "qemu-system-x86"),   # intel/gvt-linux#78
     ("nvme nvme1: I/O 775 QID 2 timeout, aborting", "storage_io_error", "event", "io_timeout"),
     ("nvme nvme2: I/O 0 QID 0 timeout, reset controller", "storage_io_error", "device", "nvme2"),
+    ("nvme nvme0: I/O 309 (Write) QID 1 timeout, aborting", "storage_io_error", "event", "io_timeout"),   # sophgo/linux-riscv#92
+    ("nvme nvme0: I/O tag 28 (401c) opcode 0x2 (Read) QID 3 timeout, aborting req_op:READ(0) size:4096", "storage_io_error", "event",
+     "io_timeout"),   # 6.x pci.c nvme_timeout's tag/cid/opcode form (filled)
     ("nvme nvme2: Device not ready; aborting reset", "storage_io_error", "event", "controller_down"),
     ("nvme nvme2: Removing after probe failure status: -19", "storage_io_error", "event", "controller_removed"),
     ("EXT4-fs error (device sda2): __ext4_find_entry:1612: inode #187700: comm cleanup: reading directory lblock 0", "storage_io_error", "event", "fs_error"),
@@ -50,6 +53,7 @@ HOST_LINES = [
 # lines of the same drivers that report no fault (or only detail one): left unread
 NEAR_MISSES = [
     "nvme nvme1: Abort status: 0x6",
+    "nvme nvme0: I/O 309 (Write) QID 1 timeout, completion polled",   # a lost interrupt whose I/O completed
     "XFS (vda4): Mounting V5 Filesystem",
     "XFS (vda4): Ending clean mount",
     "EXT4-fs (sdb): mounted filesystem 0a1b6d61-93f8-486f-9f08-0f5af0d65db8 r/w with ordered data mode. Quota mode: none.",
