@@ -205,3 +205,49 @@ def test_rows_added_at_once_give_what_adding_them_one_by_one_gives(ruleset, monk
     # the cap counts every reading of the kind, folded or built: 12 of them, 5 kept or folded
     assert (folded[("n", "gpu_ecc_count")][2], capped.get("gpu_ecc_count", [0])[0]) == ((6, 0) if cap > 5 else (3, 7))
     assert [f["index"] for f in facts if f["kind"] == "gpu_usage"] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("cap", [20_000, 3])
+def test_rows_added_each_give_what_adding_them_one_by_one_gives(ruleset, monkeypatch, cap):
+    """FactBuilder.add_each (nccl_tests_facts.emit_rows: a table's rows, those the router folds counted
+    without a call to add) makes the same facts, ids, folded, capped and seen counts as add row by row,
+    and gives each row's quote and its count of earlier facts of its kind at its line; with rows the
+    router keeps (wrong > 0), two rows on one line, a reader's quote, past the per-kind cap too."""
+    from stethoscope.facts.parsers import base
+    from stethoscope.facts.parsers.nccl_tests_facts import NcclTestRow
+
+    monkeypatch.setattr(base, "FACTS_PER_KIND", cap)
+    router = routing.router_for(ruleset.rules)
+    assert "nccl_test_row" in router.summarised
+
+    def row(size, wrong=0):
+        return {"collective": "all_reduce", "size_bytes": size, "count": size // 4, "dtype": "float", "redop": "sum",
+                "root": None, "oop_time_us": 17.74, "oop_algbw": 0.0, "oop_busbw": 0.0, "oop_wrong": wrong,
+                "ip_time_us": 17.11, "ip_algbw": 0.0, "ip_busbw": 0.0, "ip_wrong": 0, "wrong": wrong}
+    rows = [(2, row(8), None), (3, row(16), None), (4, row(32, wrong=3), None), (4, row(64), "a reader's quote"),
+            (5, row(128), None), (6, row(256, wrong=1), None), (7, row(512), None)]
+    text = "".join(f"{i:>12}  row {i}\n" for i in range(40))
+    made = []
+    for each in (True, False):
+        art = base.Artefact(path="n/nccl-tests/all_reduce.txt", node="n", text=text, router=router, line_offset=2)
+        b = base.FactBuilder(art, base.ParseResult())
+        got = []
+        for run in ("run-a", "run-b"):
+            if each:
+                got.append(b.add_each(NcclTestRow, rows, None, run_id=run))
+            else:
+                texts, nth = [], []
+                for line, fields, quote in rows:
+                    fact = b.add(NcclTestRow, line, node=None, text=quote, run_id=run, **fields)
+                    texts.append(fact.evidence.text if fact is not None else b.quote(line, quote))
+                    nth.append(b.seen(line, "nccl_test_row") - 1)
+                got.append((texts, nth))
+        made.append(([f.model_dump() for f in b.result.facts], b.result.folded, b.result.capped, b._seen, b._kinds, got))
+    assert made[0] == made[1]
+    facts, folded, capped, _seen, _kinds, got = made[0]
+    assert got[0][1] == [0, 0, 0, 1, 0, 0, 0] and got[1][1] == [1, 1, 2, 3, 1, 1, 1]
+    assert got[0][0][3] == "a reader's quote" and got[0][0][0] == "           1  row 1"
+    # the cap counts every reading of the kind, folded or built: 14 of them
+    kept = [f["size_bytes"] for f in facts if f["kind"] == "nccl_test_row"]
+    assert (kept, folded[("n", "nccl_test_row")][2], capped.get("nccl_test_row", [0])[0]) == (
+        ([32, 256, 32, 256], 10, 0) if cap > 3 else ([32], 2, 11))

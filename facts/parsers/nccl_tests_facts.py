@@ -78,13 +78,8 @@ def emit_rows(builder: FactBuilder, rows: list[tuple[int, dict[str, Any], str | 
     if not rows:
         return
     offset = builder.artefact.line_offset
-    lines, texts, nth = [], [], []
-    add, quote, seen = builder.add, builder.quote, builder.seen
-    for line, fields, text in rows:
-        fact = add(NcclTestRow, line, node=node, text=text, run_id=run_id, **fields)
-        lines.append(line + offset)
-        texts.append(fact.evidence.text if fact is not None else quote(line, text))
-        nth.append(seen(line, "nccl_test_row") - 1)  # 0 but where a line holds several rows (one-line JSON)
+    texts, nth = builder.add_each(NcclTestRow, rows, node, run_id=run_id)  # nth: 0 but where a line holds several rows (one-line JSON)
+    lines = [line + offset for line, _, _ in rows]
     # the rows' ids when some are not <path>:<line>:nccl_test_row (NcclTestTable.row_id)
     ids = tuple(builder.fact_id(line, "nccl_test_row", n) for (line, _, _), n in zip(rows, nth)) if any(nth) else None
     first_line, first, first_text = rows[0]
