@@ -101,6 +101,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed |= {"torch_log"}  # (F5-TTS#458: torch.save's failed write under torchrun)
             if folder.name == "torch_flight_recorder":  # its stack frames name torch/distributed/ files
                 allowed |= {"torch_log"}
+            if folder.name == "proc_pid_stack":  # a stuck task's stack is pasted under the ps listing that shows it in D
+                allowed.add("ps_listing")  # (microsoft/DLWorkspace#484)
             if folder.name == "python_stack_dump":  # py-spy's frames name torch/distributed/ files too (accelerate#3104)
                 allowed |= {"torch_log"}
             if folder.name in ("torch_log", "nccl_log", "nccl_tests", "nccl_channels", "nccl_net_oob", "nccl_nvls", "vllm_pynccl") and "NCCL INFO" in head:

@@ -330,6 +330,18 @@ class NhcCheckWarning(Fact):
 
 
 @fact_kind
+class NhcChecksSummary(Fact):
+    """NHC's count of failed checks at the end of a run that checked all (``nhc -a``): ``ERROR:  nhc:  3 health checks
+    failed.`` (its log and stdout), ``3 health checks failed.`` (its syslog line), with how many of those failures the
+    same file shows before it (facts/parsers/nhc_log.py). Where it shows them, the count is their summary; alone it is
+    the node failing its health checks, the checks unnamed."""
+
+    kind: Literal["nhc_checks_summary"] = "nhc_checks_summary"
+    failed: int  # NHC's $FAIL_CNT
+    listed: int = 0  # the failed checks read in the same file since the previous summary
+
+
+@fact_kind
 class DcgmModuleState(Fact):
     """One row of ``dcgmi modules -l``: ``| 8 | Profiling | Failed to load |`` (facts/parsers/dcgmi_modules.py)."""
 

@@ -291,6 +291,39 @@ class GdsPlatformCheck(Fact):
 
 
 @fact_kind
+class GdsioRun(Fact):
+    """One result line of gdsio, GPUDirect Storage's benchmark (``IoType: WRITE XferType: GPUD Threads: 1 ...
+    Throughput: 0.013104 GiB/sec, Avg_Latency: 264.007812 usecs ...``): the transfer path it was run with, and the
+    throughput and latency it measured (parsers/gdsio.py). A line is a run that completed; it says which path gdsio
+    was asked for (``-x``), not whether cuFile fell back to its compatibility mode inside (cufile.log says that)."""
+
+    kind: Literal["gdsio_run"] = "gdsio_run"
+    io_type: str | None = None  # READ, WRITE, RANDREAD, RANDWRITE; None where only the result's tail was pasted
+    xfer_type: str | None = None  # GPUD, GPUD_ASYNC, GPU_BATCH, GPU_BATCH_STREAM, CPUONLY, CPU_GPU, CPU_ASYNC_GPU, CPU_CACHED_GPU
+    path: Literal["gpu_direct", "cpu_bounce", "cpu_only"] | None = None  # what the transfer type moves through
+    threads: int | None = None
+    io_size_kib: int | None = None
+    throughput_gib_s: float
+    avg_latency_us: float
+    ops: int | None = None
+    seconds: float | None = None
+
+
+@fact_kind
+class ProcessUninterruptible(Fact):
+    """A ``ps`` row (``ps aux``, ``ps -eo pid,stat,wchan,cmd``, ``ps -l``) of a task in uninterruptible sleep, state
+    ``D``: waiting in the kernel, unkillable until what it waits for answers (parsers/ps_listing.py). One fact per such
+    row; a row in another state makes none. One listing is one moment: a short D is ordinary disk I/O."""
+
+    kind: Literal["process_uninterruptible"] = "process_uninterruptible"
+    pid: int
+    stat: str  # the STAT column ("D", "Ds", "Dsl", "D+") or S's one letter
+    wchan: str | None = None  # the WCHAN column where the listing has one: the kernel function it sleeps in ("-" read as None)
+    command: str  # COMMAND / CMD: the command line as ps printed it
+    user: str | None = None
+
+
+@fact_kind
 class TaskKernelStack(Fact):
     """A task's kernel stack as ``cat /proc/<pid>/stack`` prints it (``[<0>] nfs_wait_bit_killable+0x24/0xa0 [nfs]``,
     innermost frame first): where the task sits in the kernel now, pasted when a process hangs

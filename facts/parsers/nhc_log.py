@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 
-from stethoscope.facts.kinds.dcgm import NhcCheckFailed, NhcCheckWarning  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.dcgm import NhcCheckFailed, NhcChecksSummary, NhcCheckWarning  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.nvidia_smi_nvlink import NvlinkLinkState
 
@@ -97,11 +97,22 @@ _PASSED = re.compile(r"^" + _TS + r"(?:(?P<host>[\w.-]+) \| )?SUCCESS:\s+[\w.-]+
 # customTests/azure_common.nhc: 'echo "WARNING:  $NAME:  Nearing a failure threshold:  $*"' (no public paste of one seen)
 _WARNED = re.compile(r"^" + _TS + r"(?:(?P<host>[\w.-]+) \| )?WARNING:\s+[\w.-]+:\s+Nearing a failure threshold:\s+"
                      r"(?:(?P<check>check_\w+): )?(?P<msg>(?:.*\S)?)\s*$")
+# NHC's count after a run that checked all (-a), once every check ran (nhc nhcmain_run_checks: 'log "ERROR:  $NAME:  $FAIL_CNT
+# health checks failed."', the same through oecho to $LOGFILE, and 'syslog "$FAIL_CNT health checks failed."'); real
+# (mej/nhc#152, nhc -ad on a node whose /tmp was full, after its three failures):
+# ERROR:  nhc:  3 health checks failed.
+# and the syslog form as logger -t "$NAME[PID]" sends it (CONSTRUCTED from that format), its prefix taken off by facts/lines.py:
+# Jun 11 19:12:23 cpu001 nhc[1013622]: 3 health checks failed.          3 health checks failed.
+_SUMMARY = re.compile(r"^" + _TS + r"(?:(?P<host>[\w.-]+) \| )?(?:ERROR:\s+[\w.-]+:\s+|[\w.-]{1,64}\[\d{1,10}\]: )?"
+                      r"(?P<count>\d{1,5}) health checks failed\.\s*$")
 # the failed form as NHC's die() writes it ('ERROR:  $NAME:  Health check failed:  $*'), not the bare words: other programs say
 # "Health check failed:" too (Ceph's monitor 'log [WRN]: Health check failed:', a proxy's 'health check failed: i/o timeout')
-_DETECT = re.compile(r"ERROR:\s+[\w.-]+:\s+Health check failed:|^(?:[\w.-]{1,64}\[\d{1,10}\]: |ERROR )?Health check failed:  \S"
-                     r"|[\w.-]{1,64}\[\d{1,10}\]: Health check failed:  \S|^[\w.-]+ \| Healthy\s*$|^" + _TS + r"(?:[\w.-]+ \| )?SUCCESS:\s+[\w.-]+:\s+Health check passed:"
-                     r"|^" + _TS + r"(?:[\w.-]+ \| )?WARNING:\s+[\w.-]+:\s+Nearing a failure threshold:", re.M)
+# (NHC's count after nhc -a, _SUMMARY, shares the failure's alternatives: each unanchored prefix is searched once)
+_DETECT = re.compile(r"ERROR:\s+[\w.-]+:\s+(?:Health check failed:|\d{1,5} health checks failed\.)"
+                     r"|^(?:[\w.-]{1,64}\[\d{1,10}\]: |ERROR )?Health check failed:  \S"
+                     r"|[\w.-]{1,64}\[\d{1,10}\]: (?:Health check failed:  \S|\d{1,5} health checks failed\.)|^[\w.-]+ \| Healthy\s*$|^" + _TS + r"(?:[\w.-]+ \| )?SUCCESS:\s+[\w.-]+:\s+Health check passed:"
+                     r"|^" + _TS + r"(?:[\w.-]+ \| )?WARNING:\s+[\w.-]+:\s+Nearing a failure threshold:"
+                     r"|^\d{1,5} health checks failed\.\s*$", re.M)
 # NHC's own message for a check that returned non-zero without its own die (nhc: 'die $RET "Check $CHECK returned $RET"',
 # $CHECK being the whole nhc.conf line, arguments included):
 # ERROR:  nhc:  Health check failed:  Check check_nv_gpu_count 2 returned 1          (NVIDIA/deepops#660)
@@ -128,7 +139,7 @@ _MARK_OFFLINE = re.compile(r"node-mark-offline:\s{1,4}Marking\s{1,3}(?:[\w+-]{1,
 
 def detect(head: str) -> bool:
     if "Health check failed" not in head and "| Healthy" not in head and "Health check passed" not in head \
-            and "Nearing a failure threshold" not in head:
+            and "Nearing a failure threshold" not in head and " health checks failed." not in head:
         return False
     return _DETECT.search(head) is not None
 
@@ -146,6 +157,7 @@ def parse(artefact: Artefact) -> ParseResult:
     # NHC's log names the node it marks offline; a failure line without a host prefix is that node's
     marked = next((m["host"] for m in map(_MARK_OFFLINE.search, artefact.lines) if m), None) \
         if "node-mark-offline" in artefact.text else None
+    listed = 0  # failed checks read since the last summary
     for n, line in enumerate(artefact.lines, 1):
         if nvlink is not None and _CONTINUED.match(line):
             _links(b, n, line, *nvlink)
@@ -173,6 +185,7 @@ def parse(artefact: Artefact) -> ParseResult:
                   busbw_gbps=float(bw["got"]) if bw else None, expected_busbw_gbps=float(bw["exp"]) if bw else None,
                   loopback=bool(bw and (bw["loop"] or "loopback" in (check or ""))), returned=returned, aborted=aborted,
                   gpu_check=bool(check and _GPU_CHECK.match(check)))
+            listed += 1
             if (g := _NVLINK_GPU.search(m["msg"])) is not None:
                 gpu = int(g["gpu"])
                 if g["all"]:
@@ -181,6 +194,14 @@ def parse(artefact: Artefact) -> ParseResult:
                 else:
                     _links(b, n, m["msg"], gpu, node)
                     nvlink = (gpu, node)
+            result.lines_used += 1
+        elif " health checks failed." in line and (m := _SUMMARY.match(line)) is not None:
+            node = m["host"] or marked
+            if node is None and artefact.raw_text is not None:  # the syslog form's host, where the prefix named it
+                h = _SYSLOG_HOST.match(artefact.raw_line(n))
+                node = h["host"] if h else None
+            b.add(NhcChecksSummary, n, node=node, failed=int(m["count"]), listed=listed)
+            listed = 0
             result.lines_used += 1
         elif "Health check failed" in line and _DIED.search(line) is not None:
             b.error(n, f"NHC's failed check in a form not read: {line.strip()[:160]!r}")  # claimed: never dropped unsaid

@@ -148,3 +148,27 @@ def test_die_line_under_another_prefix_is_read_or_an_error() -> None:
                  "nodeERROR:  nhc:  Health check failed:  check_fs_mount:  /grid/lustre not mounted\n"):
         res = parse_fixture(nhc_log, text=line)
         assert res.facts == [] and [e.line for e in res.errors] == [1], line
+
+
+def test_check_all_count_after_its_failures():
+    # mej/nhc#152: nhc -ad, three failures then 'ERROR:  nhc:  3 health checks failed.' (nhc nhcmain_run_checks)
+    facts = parse_fixture(nhc_log, "nhc/nhc152_check_all_three_failed.txt").facts
+    assert [f.kind for f in facts] == ["nhc_check_failed"] * 3 + ["nhc_checks_summary"]
+    s = facts[-1]
+    assert (s.failed, s.listed, s.evidence.line, s.evidence.text) == (3, 3, 9, "ERROR:  nhc:  3 health checks failed.")
+
+
+def test_the_count_alone_and_its_syslog_form():
+    # CONSTRUCTED from nhc's 'syslog "$FAIL_CNT health checks failed."' (logger -t "nhc[PID]") and its log form
+    (s,) = parse_fixture(nhc_log, text="Jun 11 19:12:23 cpu001 nhc[1013622]: 2 health checks failed.\n").facts
+    assert (s.kind, s.node, s.failed, s.listed) == ("nhc_checks_summary", "cpu001", 2, 0)
+    text = ("ERROR:  nhc:  Health check failed:  check_fs_mount:  /scratch not mounted\nERROR:  nhc:  1 health checks failed.\n"
+            "ERROR:  nhc:  2 health checks failed.\n")
+    assert [(f.kind, getattr(f, "listed", None)) for f in parse_fixture(nhc_log, text=text).facts] == [
+        ("nhc_check_failed", None), ("nhc_checks_summary", 1), ("nhc_checks_summary", 0)]
+
+
+def test_other_programs_counts_are_not_nhcs():
+    # real lines of other tools' summaries (found with the code index's exact-string search): no digit count, not NHC's
+    for text in ("Some health checks failed. See logs above for details.\n", "❌ Some health checks failed.\n"):
+        assert not nhc_log.detect(text)
