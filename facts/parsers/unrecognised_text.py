@@ -109,7 +109,11 @@ FAILURE_WORDS = re.compile(
     #   glog 0.7 puts the year before mmdd where FLAGS_log_year_in_prefix is set, src/logging.cc LogMessage::Init)
     r"|^[EF](?:\d{4})?\d{4} \d\d:\d\d:\d\d"
     # Error: Cuda failure: CUDA driver version is insufficient for CUDA runtime version (35) in ...
-    r"|^\s*(?:[Ee]rror|[Ff]atal)(?:\[\w+\])?: "
+    # STDERR: Error: 'systemctl start nvidia-persistenced.service' failed with       (aws/aws-parallelcluster#5448, harvest 1602)
+    #   a command's output as Chef / Cinc report a command that failed (mixlib-shellout lib/mixlib/shellout.rb
+    #   format_for_exception: msg << "STDOUT: #{stdout.strip}\n"; msg << "STDERR: #{stderr.strip}\n"): the stream's tag,
+    #   then the command's first line, its level first
+    r"|^\s*(?:STD(?:OUT|ERR): )?(?:[Ee]rror|[Ff]atal)(?:\[\w+\])?: "
     # srun: error: task 0 launch failed: Plugin initialization failed        (NVIDIA/pyxis#4)
     # srun: error: Couldn't find the specified plugin name for mpi/pmix looking at all files   (geoschem/geos-chem#822)
     #   Slurm's commands and daemons log to stderr as "<program>: error: <msg>" / "<program>: fatal: <msg>"

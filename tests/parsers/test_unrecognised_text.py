@@ -107,6 +107,19 @@ def test_a_docker_daemon_refusal_in_a_recognised_file_is_a_failure():
     assert _lines("Cannot connect to the Docker daemon? see docs\nresponse from daemon: ok\n") == []
 
 
+def test_a_commands_stream_tagged_output_keeps_its_level_first():
+    # Chef's / Cinc's report of a command that failed (mixlib-shellout format_for_exception: "STDOUT: ...", "STDERR: ...",
+    # each stream stripped): the stream's tag hid "Error: " first, so the line alone read as a reporter's remark
+    # (INCONCLUSIVE) and the same line in a recognised file's run an unexplained error (round rN4's probe, harvest 1602)
+    from stethoscope.facts.parsers.unrecognised_text import FAILURE_WORDS
+    line = next(HARVEST.glob("1602-*/app.txt")).read_text().splitlines()[0]
+    assert line.startswith("STDERR: Error: ") and FAILURE_WORDS.search(line)
+    assert [n for n, _ in _lines("nvidia-smi -q\n\n" + line + "\n")] == [3]
+    # must not: a stream's tag before words of no failure, or "error" inside the command's line, is no failure
+    for quiet in ("STDOUT: Error reporting is enabled", "STDERR: ", "STDOUT: 0 errors: none", "STDERRS: Error: x"):
+        assert FAILURE_WORDS.search(quiet) is None, quiet
+
+
 # --- a structured line's own level (knowledge/coverage.yaml quiet_levels) -------------------------------------
 
 HARVEST = Path(__file__).resolve().parents[2] / "fixtures/harvest/cases"
