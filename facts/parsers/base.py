@@ -606,7 +606,7 @@ class FactBuilder:
             plan = [(cls, below, fields, None) for cls, below, fields in rows]
         art = self.artefact
         node = node or art.node
-        seen, kinds, add = self._seen, self._kinds, self.add
+        kinds, add, unbuilt = self._kinds, self.add, self._fold_unbuilt
         offset = art.line_offset
         for cls, below, fields, kind in plan:
             if kind is None or kinds.get(kind, 0) >= FACTS_PER_KIND:  # built (or past the cap: add counts it)
@@ -614,13 +614,8 @@ class FactBuilder:
                     fields = {**fields, **swap[cls]}
                 add(cls, at + below, node=node, **common, **fields)
                 continue
-            # what add does with a reading it folds
             line = at + below
-            k = (line + offset, kind)
-            n = seen.get(k, 0)
-            seen[k] = n + 1
-            kinds[kind] = kinds.get(kind, 0) + 1
-            self._fold(line, line + offset, kind, n, node, None)
+            unbuilt(line, line + offset, kind, node, None)
 
     def add_each(self, cls: type[Fact], rows: list[tuple[int, dict[str, Any], str | None]], node: str | None,
                  **common: Any) -> tuple[list[str], list[int]]:
@@ -635,24 +630,30 @@ class FactBuilder:
         node = node or art.node
         offset = art.line_offset
         fold = foldable and shape is not None and router is not None and kind in router.summarised
-        seen, kinds, add, quote = self._seen, self._kinds, self.add, self.quote
+        seen, kinds, add, quote, unbuilt = self._seen, self._kinds, self.add, self.quote, self._fold_unbuilt
         texts: list[str] = []
         nth: list[int] = []
         for line, fields, text in rows:
             at = line + offset
             if fold and kinds.get(kind, 0) < FACTS_PER_KIND and _asked(router, cls, kind, node, {**common, **fields}) is False:
-                k = (at, kind)  # what add does with a reading it folds
-                n = seen.get(k, 0)
-                seen[k] = n + 1
-                kinds[kind] = kinds.get(kind, 0) + 1
-                self._fold(line, at, kind, n, node, text)
+                nth.append(unbuilt(line, at, kind, node, text))
                 texts.append(quote(line, text))
-                nth.append(n)
                 continue
             fact = add(cls, line, node=node, text=text, **common, **fields)
             texts.append(fact.evidence.text if fact is not None else quote(line, text))
             nth.append(seen[(at, kind)] - 1)
         return texts, nth
+
+    def _fold_unbuilt(self, line: int, at: int, kind: str, node: str, text: str | None) -> int:
+        """What add does with a reading the router folds, for add_rows and add_each (which ask the
+        router themselves): counted at its line and of its kind, then folded (_fold); how many facts
+        of its kind its line had before it."""
+        k = (at, kind)
+        n = self._seen.get(k, 0)
+        self._seen[k] = n + 1
+        self._kinds[kind] = self._kinds.get(kind, 0) + 1
+        self._fold(line, at, kind, n, node, text)
+        return n
 
     def _fold(self, line: int, at: int, kind: str, n: int, node: str, text: str | None) -> None:
         """Count a reading of ``kind`` that is folded unbuilt into its (node, kind) summary: the first
