@@ -139,6 +139,17 @@ _NONFINITE = re.compile(
     # raise FloatingPointError("gradients are Nan/Inf")
     # FloatingPointError: gradients are Nan/Inf    (facebookresearch/fairseq#4118, the title)
     r"|(?P<fairseq>\bgradients are Nan/Inf\b)"
+    # ESPnet2's trainer (espnet2/train/trainer.py train_one_epoch, copied by FunASR and others) skipping the optimizer
+    # step on a non-finite clipped norm: logging.warning(f"The grad norm is {grad_norm}. Skipping updating the model.")
+    # (the norm a float, or a tensor where clip_grad_norm_ returns one), and ESPnet1's updaters (espnet/asr/pytorch_backend/
+    # asr.py CustomUpdater.update_core: logging.warning("grad norm is nan. Do not update model.")):
+    # (trainer:582) WARNING: The grad norm is nan. Skipping updating the model.    (espnet/espnet#3630)
+    # Loss is ok, but grad norm is nan. Do not update model                        (espnet/espnet#964, its title)
+    r"|\b(?:The )?[Gg]rad norm is (?:tensor\()?(?P<v7>[-+]?(?:nan|NaN|NAN|inf|Inf))\b"
+    # and, when not one step of an epoch had a finite norm (all_steps_are_invalid), it stops the run:
+    # logging.warning(f"The gradients at all steps are invalid in this epoch. " f"Something seems wrong. This training was stopped at {iepoch}epoch")
+    # (trainer:404) WARNING: The gradients at all steps are invalid in this epoch. Something seems wrong. This training was stopped at 2epoch    (espnet/espnet#3630, #3104)
+    r"|(?P<espnet>\bThe gradients at all steps are invalid in this epoch\b)"
     # c10d's NaN check on every collective's input (TORCH_NCCL_NAN_CHECK=1, PyTorch 2.4+): a device-side assert in the
     # check kernel (torch/csrc/distributed/c10d/Utils.cu in 2.4, NanCheck.cu later; CUDA's __assertfail form), then the
     # host's "CUDA error during checkForNan" (Utils.cu, 2.4) or cudaErrorAssert: the tensor this rank was about to send held
@@ -192,7 +203,7 @@ def _scale_at_floor(line: str) -> bool:
 _MEGATRON_WHERE = re.compile(r"(?<![A-Za-z])Rank (?P<rank>\d+)(?:, node (?P<host>[^\s,]+), device (?P<dev>\d+))?"
                              r"|\bDevice: (?P<dev2>\d+)(?:, node: (?P<host2>[^\s,'\"()]+))?"
                              r"|\bUnexpected result \S{1,40} on rank (?P<rank2>\d+) at iteration")
-_NONFINITE_GATES = ("oss", "norm", "returned nan", "due to Overflow", "Nan/Inf", "checkForN")  # the workers' header has "norm"
+_NONFINITE_GATES = ("oss", "norm", "returned nan", "due to Overflow", "Nan/Inf", "checkForN", "steps are invalid")  # the workers' header has "norm"
 # verl's FSDP actor names the rank that skipped its step (verl/workers/actor/dp_actor.py _optimizer_step:
 # print(f"WARN: rank {torch.distributed.get_rank()} grad_norm is not finite: {grad_norm}")):
 # WARN: rank 3 grad_norm is not finite: nan
@@ -254,7 +265,7 @@ def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None
                 continue
             what, value = "loss_scale", "nan or inf"  # the scaler at its floor: the scaled gradients still overflow
         else:
-            raw = m["v1"] or m["v2"] or m["v3"] or m["v4"] or m["v5"] or m["v6"]  # fairseq's "Nan/Inf": either
+            raw = m["v1"] or m["v2"] or m["v3"] or m["v4"] or m["v5"] or m["v6"] or m["v7"]  # fairseq's "Nan/Inf": either
             value = "nan or inf" if raw is None else ("inf" if "inf" in raw.lower() else "nan")
             if m["nancheck"]:
                 value, what = "nan", "collective_input"  # c10d's check: the tensor a collective was about to send
@@ -262,7 +273,7 @@ def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None
                 what = "loss_scale"
             elif m["v5"]:
                 what = "gradient"  # anomaly mode: a backward function's output
-            elif m["v6"] or m["fairseq"] or m[0].startswith("grad_norm is not finite"):
+            elif m["v6"] or m["v7"] or m["fairseq"] or m["espnet"] or m[0].startswith("grad_norm is not finite"):
                 what = "grad_norm"
             else:
                 what = "grad_norm" if (m["what"] or m["what4"] or "").lower().startswith("grad") else "loss"

@@ -275,12 +275,29 @@ def test_dcgmi_diag_run_level_and_versions():
     ("Gradient overflow.  Skipping step, reducing loss scale to 0.25", "loss_scale", "nan or inf"),
     # fairseq's trainer on a non-finite clipped norm (facebookresearch/fairseq#4118's title)
     ("FloatingPointError: gradients are Nan/Inf", "grad_norm", "nan or inf"),
+    # ESPnet2's trainer skipping the step, then stopping the run when no step of an epoch was finite (espnet/espnet#3630),
+    # and ESPnet1's updater's warning as a title quotes it (espnet/espnet#964)
+    ("(trainer:582) WARNING: The grad norm is nan. Skipping updating the model.", "grad_norm", "nan"),
+    ("(trainer:404) WARNING: The gradients at all steps are invalid in this epoch. Something seems wrong. "
+     "This training was stopped at 2epoch", "grad_norm", "nan or inf"),
+    ("Loss is ok, but grad norm is nan. Do not update model", "grad_norm", "nan"),
 ])
 def test_training_loss_not_finite(line, what, value):
     art = Artefact(path="train.log", text=line + "\n", node="n1")
     assert training_throughput.detect(line)
     facts = [f for f in training_throughput.parse(art).facts if f.kind == "training_loss_not_finite"]
     assert [(f.what, f.value) for f in facts] == [(what, value)]
+
+
+@pytest.mark.parametrize("line", [
+    # CTC ignoring the samples whose gradient was NaN is the loss handling them, no diverged norm (espnet/espnet#3630)
+    "(ctc:71) WARNING: 5/42 samples got nan grad. These were ignored for CTC loss.",
+    # ESPnet1's finite norm, and words around the form that are not it
+    "grad norm=3.2125", "The grad norm is 12.5", "the grad norm is nanoseconds away", "The gradients at all steps are valid",
+])
+def test_espnet_forms_near_misses(line):
+    art = Artefact(path="train.log", text=line + "\n", node="n1")
+    assert not [f for f in training_throughput.parse(art).facts if f.kind == "training_loss_not_finite"]
 
 
 def test_megatron_nan_checks_name_rank_device_and_host():
