@@ -965,6 +965,7 @@ class RecoveryAction(_M):
     severity: Severity
     cause: CauseId
     actions: list[ActionId]
+    component: ComponentId = "gpu"  # what the action recovers: the GPU, or (Recover IMEX Domain) the NVLink fabric
 
 
 class SxidEntry(_M):

@@ -5,6 +5,7 @@ Inputs (see tools/sources/README.md for where each table comes from):
   tools/sources/nvidia_xid_catalog.csv          NVIDIA Xid catalogue, sheet "Catalog"
   tools/sources/nvidia_xid_144_150_decode.csv   NVIDIA Xid catalogue, sheet "XID 144-150 Decode"
   tools/sources/nvidia_sxid_catalog.csv         Fabric Manager user guide, NVSwitch SXid errors
+  tools/sources/nvidia_nverror_codes.csv        the driver's nverror.h: codes newer than the catalogue
   knowledge/xid_judgements.yaml                 our severity, cause and actions per code
 
 Usage:
@@ -39,6 +40,10 @@ HEADER = """\
 # nvlink5_decode: the same spreadsheet, sheet "XID 144-150 Decode" (intrinfo_v1/v2: NVIDIA's bit
 #   patterns of the line's first register, most significant bit first, '-' = any bit).
 # sxids: NVIDIA Fabric Manager user guide DU-09883-001, appendix "NVSwitch SXid errors".
+# Codes after the catalogue's last (173..): their mnemonic from the driver's own header
+#   (open-gpu-kernel-modules src/common/sdk/nvidia/inc/nverror.h, tools/sources/nvidia_nverror_codes.csv);
+#   NVIDIA publishes no bucket for them, so immediate/investigatory are empty and every judgement
+#   is an override of knowledge/xid_judgements.yaml naming its source.
 # severity, cause, component, actions, specific_rules, escalate_on_recurrence, judgement:
 #   gpu-stethoscope's own, from knowledge/xid_judgements.yaml.
 # unlisted: what a finding says of an Xid, SXid or Xid 144-150 line these tables lack
@@ -115,7 +120,39 @@ def build_xids(j: dict) -> list[dict]:
     codes = [e["xid"] for e in entries]
     if codes != list(range(1, len(codes) + 1)):
         raise SystemExit("the catalogue must list every code from 1 without gaps")
-    return entries
+    return entries + build_driver_only(j, causes, recur, len(entries))
+
+
+def build_driver_only(j: dict, causes: dict, recur: set, last: int) -> list[dict]:
+    """Codes the driver's nverror.h defines after the catalogue's last one: NVIDIA's name, our judgement."""
+    out = []
+    for row in _read_csv("nvidia_nverror_codes.csv"):
+        code = int(row["code"])
+        if code <= last:
+            continue  # the catalogue lists it
+        if code != last + len(out) + 1:
+            raise SystemExit(f"nvidia_nverror_codes.csv: Xid {code} leaves a gap after {last + len(out)}")
+        ov = j["overrides"].get(code)
+        if code not in causes or not ov or not ov.get("severity") or not ov.get("actions"):
+            raise SystemExit(f"Xid {code} ({row['mnemonic']}) is not in NVIDIA's catalogue: give it a cause and an "
+                             f"override with severity, actions, why and source in {JUDGEMENTS.name}")
+        cause, component = causes[code]
+        out.append({
+            "xid": code,
+            "mnemonic": row["mnemonic"],
+            "description": f"not in NVIDIA's catalogue of October 2025; the driver's nverror.h names it from {row['since']}",
+            "unused": False,
+            "immediate": "",
+            "investigatory": "",
+            "severity": ov["severity"],
+            "cause": cause,
+            "component": component,
+            "actions": list(ov["actions"]),
+            "specific_rules": list(j["specific_rules"].get(code, [])),
+            "escalate_on_recurrence": cause in recur,
+            "judgement": f"{ov['why']} ({ov['source']})",
+        })
+    return out
 
 
 def build_nvlink5(j: dict) -> list[dict]:
@@ -190,8 +227,9 @@ def generate() -> str:
     knowledge.validate("xid_judgements.yaml", j, str(JUDGEMENTS))  # its schema and ids (facts/knowledge.py)
     rec = {k: v for k, v in j["recovery_actions"].items() if k != "source"}
     data = {
-        "source": "NVIDIA Xid catalogue (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html, October 2025) "
-                  "and Fabric Manager user guide SXid appendix; judgements: knowledge/xid_judgements.yaml",
+        "source": "NVIDIA Xid catalogue (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html, October 2025), "
+                  "the driver's nverror.h for the codes after it, and Fabric Manager user guide SXid appendix; "
+                  "judgements: knowledge/xid_judgements.yaml",
         "generator": "tools/gen_xid_catalogue.py",
         "xids": build_xids(j),
         "nvlink5_decode": build_nvlink5(j),

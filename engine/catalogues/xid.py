@@ -150,12 +150,12 @@ def recovery_entry_fact(action: str) -> RecoveryActionEntry:
     if known is None:  # an action name the catalogue does not list: treat it as Xid 154's default
         e = cat.xid(154)
         assert e is not None
-        known = RecoveryAction(severity=e.severity, cause=e.cause, actions=e.actions)
+        known = RecoveryAction(severity=e.severity, cause=e.cause, actions=e.actions, component=e.component)
     return RecoveryActionEntry(
         id=f"catalogue:recovery:{action}", node="",
         evidence=_ev(f"action:{action}", f"Xid 154 recovery action '{action}': {', '.join(known.actions)}"),
         action=action, severity=known.severity, cause=known.cause, actions=",".join(known.actions),
-        known=action in cat.recovery_actions,
+        known=action in cat.recovery_actions, component=known.component,
     )
 
 

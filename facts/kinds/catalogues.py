@@ -79,6 +79,7 @@ class RecoveryActionEntry(Fact):
     cause: str
     actions: str
     known: bool  # False: the driver named an action the catalogue does not list
+    component: str = "gpu"  # what the action recovers (Recover IMEX Domain: the NVLink fabric, not the GPU)
 
 
 @fact_kind
