@@ -189,6 +189,9 @@ def parse_one(art: Artefact, router=None) -> FileResult:
             labelled = False
     if not kinds:  # nobody knows the format: its error lines still count (unrecognised_text)
         kinds = [p for p in load_fallbacks() if p.detect(text)]
+        # an application's JSON record at error level read as its message: a failure line whatever its words
+        kinds += [p for p in load_fallbacks() if p not in kinds
+                  and getattr(p, "detect_records", None) is not None and p.detect_records(art)]
         if not kinds:  # a logger's level the normaliser took off may have been its only error word
             kinds = [p for p in load_fallbacks() if getattr(p, "detect_wrapped", None) is not None and p.detect_wrapped(art)]
     if not kinds:

@@ -973,7 +973,9 @@ def _strip(text: str, plain: bool = False) -> str:
         before = out
         if '{"log":' in out:
             out = _DOCKER_JSON.sub(_docker_json, out)
-        out = read_records(out)  # a shipper's or a log search's records read as their lines (facts/records.py)
+        # a shipper's or a log search's records read as their lines, an application's JSON record as its message
+        # (facts/records.py; not in a text naming gpud, whose journal gpud_journal reads as written)
+        out = read_records(out, apps="gpud" not in original)
         if _INDENTED.match(out):
             out = _dedent(out)
         if "\n>" in out or "\n " in out or "\n\t" in out:

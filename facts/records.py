@@ -57,11 +57,14 @@ RECORD_TIME_KEY = re.compile(r"(?i)@?timestamp|_?time|date|ts|datetime|__REALTIM
 RECORD_LINE_KEYS = ("message", "log", "line")
 
 
-def read_records(out: str) -> str:
+def read_records(out: str, apps: bool = True) -> str:
     """``out`` (newline-framed, as facts/lines.py's _strip holds it) with each record read as its line: JSON records one
-    a line (_JSON_RECORD), a CSV export's rows (_CSV_HEADER), a pretty-printed record's line member (_JSON_MEMBER)."""
+    a line (_JSON_RECORD; an application's own record, APP_MESSAGE_KEY, where ``apps``: the text as read names no gpud),
+    a CSV export's rows (_CSV_HEADER), a pretty-printed record's line member (_JSON_MEMBER)."""
     if ('"MESSAGE"' in out or '"message"' in out or '"log"' in out or '"line"' in out) and "{" in out:
         out = _JSON_RECORD.sub(_json_record, out)
+    if apps and '"msg"' in out and "{" in out and "gpud" not in out:
+        out = _JSON_RECORD.sub(_app_record, out)
     if "," in out and _CSV_GATE.search(out) is not None and _CSV_HEADER.search(out) is not None:
         out = _csv_export(out)
     if ('"MESSAGE"' in out or '"message"' in out or '"log"' in out or '"line"' in out) \
@@ -105,6 +108,77 @@ def _json_record(m: re.Match[str]) -> str:
         return m[0]
     # one line for one line: a message of several lines (a traceback sent as one entry) is read as one; the line's CR stays
     return "\n" + line.rstrip("\r\n").replace("\r", " ").replace("\n", " ") + ("\r" if m["rec"].endswith("\r") else "")
+
+
+# An application's own log record, as its logger's JSON encoder writes it, one a line (issue 11, round rO1: Go programs
+# of the GPU stack log so: the GPU operator, device plugins, node agents, gpud); the message in "msg", the error the
+# call site attached in "error" (or "err"), the level in "level":
+# zap (uber-go/zap config.go NewProductionEncoderConfig: TimeKey "ts", LevelKey "level", NameKey "logger", CallerKey
+#   "caller", MessageKey "msg", StacktraceKey "stacktrace", EncodeLevel LowercaseLevelEncoder, EncodeTime
+#   EpochTimeEncoder; field.go zap.Error(err) = NamedError("error", err)), controller-runtime's zap the same:
+# {"level":"error","ts":1741165859.009253,"logger":"controllers.ClusterPolicy","msg":"ClusterPolicy is not ready, states not ready: [state-operator-validation state-device-plugin state-dcgm-exporter gpu-feature-discovery state-mig-manager]"}
+#   (NVIDIA/gpu-operator#1310)
+# {"level":"info","ts":1609192433.9836864,"logger":"controller_clusterpolicy","msg":"DEBUG: DaemonSet","LabelSelector":"app=nvidia-driver-daemonset"}
+#   (NVIDIA/gpu-operator#122)
+# logrus's JSONFormatter (sirupsen/logrus formatter.go FieldKeyMsg "msg", FieldKeyLevel "level", FieldKeyTime "time";
+#   entry.go ErrorKey "error"): {"level":"error","msg":"...","time":"..."}; Go's log/slog JSONHandler (log/slog
+#   handler.go TimeKey "time", LevelKey "level", MessageKey "msg"; level.go Level.String "DEBUG", "INFO", "WARN",
+#   "ERROR", "ERROR+2"): {"time":"...","level":"ERROR","msg":"...","err":"..."}.
+# The record is read as its message, the error after it ("<msg>: <error>", as the program's own wrapping reads, where
+# the message does not already hold it), so an NCCL, CUDA or NVML message in either is its reader's; the record must
+# parse, hold a time key (RECORD_TIME_KEY) and a string level (APP_LEVEL_KEYS). Its level stays in the line as written
+# (record_level: the fallback reader's and the unread-failure check's, facts/parsers/unrecognised_text.py). Left as
+# written, for the readers that read such records whole: gpud's (facts/parsers/gpud_journal.py, gpud_scan.py: no record
+# where the text names gpud, nor one whose caller is gpud's log wrapper or a component's file, _KEEP_CALLER:
+# "caller":"log/log.go:175" leptonai/gpud#1238, "caller":"fabric-manager/component.go:378" leptonai/gpud#1108), and a
+# record carrying a structured payload, an object or array member (NVSentinel's health events, nvsentinel_event.py:
+# {"level":"INFO","msg":"Successfully got item",...,"healthEvents":{"version":1,"events":[...]}}, NVIDIA/NVSentinel#762).
+APP_MESSAGE_KEY = "msg"
+#: gpud's own log wrapper or one of its components' files as zap's caller (gpud_journal's and gpud_scan's marks)
+_KEEP_CALLER = re.compile(r'"caller":"(?:log/log\.go|[\w./-]{0,200}component\.go):\d')
+APP_LEVEL_KEYS = ("level", "severity", "lvl")
+APP_ERROR_KEYS = ("error", "err")
+
+
+def app_record_line(record: dict) -> str | None:
+    """The line an application's own log record holds (its message, its error after it), or None where it is none
+    (or it carries a structured payload: kept whole for its reader)."""
+    msg = record.get(APP_MESSAGE_KEY)
+    if not isinstance(msg, str) or not any(isinstance(record.get(k), str) for k in APP_LEVEL_KEYS):
+        return None
+    if any(isinstance(v, (dict, list)) for v in record.values()):
+        return None
+    if not any(isinstance(k, str) and RECORD_TIME_KEY.fullmatch(k) for k in record):
+        return None
+    line = msg.strip()
+    err = next((v.strip() for k in APP_ERROR_KEYS if isinstance(v := record.get(k), str) and v.strip()), None)
+    if err and err not in line:
+        line = f"{line}: {err}" if line else err
+    return line
+
+
+def _app_record(m: re.Match[str]) -> str:
+    rec = _record_text(m["rec"])
+    record = _record(rec) if rec is not None and '"msg"' in rec and _KEEP_CALLER.search(rec) is None else None
+    line = app_record_line(record) if record is not None and record_line(record) is None else None
+    if line is None:
+        return m[0]
+    return "\n" + line.replace("\r", " ").replace("\n", " ") + ("\r" if m["rec"].endswith("\r") else "")
+
+
+def record_level(raw: str) -> str | None:
+    """The level (lower case) of the application record ``raw`` (one line as written, a label before it allowed) is,
+    where facts/lines.py read it as its message (app_record_line); None otherwise."""
+    at = raw.find('{"')
+    if at == -1 or '"msg"' not in raw:
+        return None
+    m = _JSON_RECORD.match("\n" + raw[at:].rstrip("\r") + "\n")
+    rec = _record_text(m["rec"]) if m is not None else None
+    record = _record(rec) if rec is not None else None
+    if record is None or record_line(record) is not None or app_record_line(record) is None \
+            or _KEEP_CALLER.search(rec) is not None:
+        return None
+    return next(v.lower() for k in APP_LEVEL_KEYS if isinstance(v := record.get(k), str))
 
 
 # A record written over several lines (journalctl -o json-pretty; a log console's or a ticket's pretty-printed record:

@@ -275,6 +275,58 @@ def test_json_records_that_are_no_exported_log_line_are_kept(raw):
     assert normalise(raw) == raw
 
 
+# issue 11 (round rO1): an application's own JSON record read as its message, the error its call site attached after it
+# (facts/records.py app_record_line: zap's, logrus's and slog's JSON encoders, "msg" beside a level and a time key)
+GPU_OPERATOR_1310 = ('{"level":"error","ts":1741165859.009253,"logger":"controllers.ClusterPolicy","msg":"ClusterPolicy is not '
+                     'ready, states not ready: [state-operator-validation state-device-plugin state-dcgm-exporter '
+                     'gpu-feature-discovery state-mig-manager]"}')  # NVIDIA/gpu-operator#1310, the operator's log (zap)
+GPU_OPERATOR_122 = ('{"level":"info","ts":1609192433.9836864,"logger":"controller_clusterpolicy","msg":"DEBUG: DaemonSet",'
+                    '"LabelSelector":"app=nvidia-driver-daemonset"}')  # NVIDIA/gpu-operator#122, the operator's log (zap)
+APP_RECORDS = [
+    (GPU_OPERATOR_1310, "ClusterPolicy is not ready, states not ready: [state-operator-validation state-device-plugin "
+                        "state-dcgm-exporter gpu-feature-discovery state-mig-manager]"),
+    (GPU_OPERATOR_122, "DEBUG: DaemonSet"),
+    # CONSTRUCTED around real messages: slog's JSONHandler (time, level, msg; the error as "err"), logrus's JSONFormatter
+    # (level, msg, time; WithError's "error"), zap's error field where the message already ends with it (said once)
+    ('{"time":"2026-01-29T21:41:35.551566446Z","level":"ERROR","msg":"device query failed","err":"Failed to initialize '
+     'NVML: Driver/library version mismatch"}',
+     "device query failed: Failed to initialize NVML: Driver/library version mismatch"),
+    ('{"level":"error","msg":"Error starting nv-hostengine","error":"DCGM initialization error","time":"2021-12-14T17:28:56Z"}',
+     "Error starting nv-hostengine: DCGM initialization error"),
+    ('{"level":"warn","ts":1741165859.5,"caller":"x/y.go:77","msg":"init: no such device","error":"no such device"}',
+     "init: no such device"),
+    # logrus's JSONFormatter with a field of its own (kept as written before round rO1)
+    ('{"level":"info","msg":"Starting nccl-benchmark","slurmNode":"worker-1","time":"2025-01-03T09:37:10Z"}',
+     "Starting nccl-benchmark"),
+]
+
+
+def test_an_applications_json_record_is_read_as_its_message():
+    for raw, want in APP_RECORDS:
+        assert normalise(raw) == want, raw
+    text = "\n".join(r for r, _ in APP_RECORDS) + "\n"
+    assert normalise(text).split("\n") == [w for _, w in APP_RECORDS] + [""]
+
+
+GPUD_1238 = ('{"level":"warn","ts":"2026-04-23T00:50:09.175Z","caller":"log/log.go:175","msg":"error getting processes",'
+             '"error":"failed to get process 2748003 environ: open /proc/2748003/environ: no such process"}')
+
+
+@pytest.mark.parametrize("raw, want", [
+    # must not: no time key, no level, no message string: kept; a shipper's "message" record: read as before
+    ('{"level":"error","msg":"x"}', None),
+    ('{"ts":1741165859.1,"msg":"x"}', None),
+    ('{"level":"error","ts":1741165859.1,"msg":{"text":"x"}}', None),
+    ('{"level":"info","ts":1741165859.1,"msg":"x","message":"y"}', "y"),
+    # gpud's journal (facts/parsers/gpud_journal.py reads its raw records; leptonai/gpud#1238's line): its tag goes as
+    # before, the record stays; gpud's caller marks its record where no tag names gpud
+    ("2026-04-23T00:50:09.175720+00:00 worker-node-8 gpud[3567]: " + GPUD_1238, GPUD_1238),
+    (GPUD_1238, None),
+])
+def test_json_records_that_are_no_applications_message_line_are_kept(raw, want):
+    assert normalise(raw) == (raw if want is None else want)
+
+
 @pytest.mark.parametrize("raw, want", JSON_RECORDS[1:2])
 def test_an_nccl_warn_in_a_json_record_is_read_with_the_record_as_evidence(raw, want):
     res = parse_one(Artefact(path="journal.json", text=raw + "\n"))
@@ -315,9 +367,9 @@ def test_a_shippers_record_is_read_as_its_line_and_names_its_host():
 
 
 @pytest.mark.parametrize("raw", [
-    # zap's and logrus' own JSON lines ("msg": the application's, read by their readers as they are: gpud_journal)
+    # gpud's zap JSON lines ("msg": read by gpud_journal as they are; another application's record is read as its
+    # message since round rO1: test_an_applications_json_record_is_read_as_its_message)
     '{"level":"warn","ts":"2026-04-23T00:50:09.175Z","caller":"log/log.go:175","msg":"error getting processes"}',
-    '{"level":"info","msg":"Starting nccl-benchmark","slurmNode":"worker-1","time":"2025-01-03T09:37:10Z"}',
     # a line key that holds no string (Filebeat's "log" object without "message"), no time key, a host key alone
     '{"@timestamp":"2026-12-05T11:22:00Z","log":{"offset":1}}',
     '{"host":"gpu-node-7","message":"no time"}',

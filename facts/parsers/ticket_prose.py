@@ -678,6 +678,13 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     lines = _lines(artefact.text)
+    if artefact.raw_text is not None and '"msg"' in artefact.raw_text:
+        # an application's JSON record read as its message (zap, logrus, slog: unrecognised_text.record_lines) is what
+        # a program wrote, no reporter's sentence: its level, not its words, says whether it is an error
+        from stethoscope.facts.parsers.unrecognised_text import record_lines
+
+        for n in record_lines(artefact):
+            lines[n - 1] = ""
     errors = reported_errors(lines)
     measured = measurements(lines)
     if not _stated(artefact.text) and not errors and not measured:

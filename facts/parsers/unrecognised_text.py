@@ -41,6 +41,7 @@ from stethoscope.facts.kinds.prose import ReportedSymptom  # noqa: F401 - the fa
 from stethoscope.facts.kinds.steth import TextErrorLine  # noqa: F401
 from stethoscope.facts.lines import TITLE_TAG, is_title
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
+from stethoscope.facts.records import record_level
 
 KIND = "unrecognised_text"
 #: run only on files that no other parser recognised (facts/registry.py)
@@ -533,6 +534,8 @@ def _prefix_quiet(artefact: Artefact, line: int, text: str) -> bool:
     vLLM paste with that line then read FAULTY unexplained_error, a false alarm on a healthy log.)"""
     if artefact.raw_text is None:
         return False
+    if _record_level(artefact, line, text) is not None:  # an application's JSON record read as its message
+        return _prefix_quiet_record(artefact, line, text)
     raw = artefact.raw_line(line)
     cut = raw.find(text.strip()) if text.strip() else -1
     if cut <= 0:
@@ -541,6 +544,54 @@ def _prefix_quiet(artefact: Artefact, line: int, text: str) -> bool:
     if not found or not all(v in _PREFIX_QUIET for v in found):
         return False
     return not (_FAILING_LEVEL.search(text) or _EXCEPTION.match(text))
+
+
+# An application's JSON record (zap, logrus, slog) that facts/lines.py read as its message (facts/records.py
+# app_record_line) keeps its level in the line as written: info and debug make its error words its message's
+# (_prefix_quiet), error and above make it a failure line whatever its words (_wrapper_errors), warn reads as before:
+# {"level":"error","ts":1741165859.009253,"logger":"controllers.ClusterPolicy","msg":"ClusterPolicy is not ready, states not ready: [...]"}
+#   (NVIDIA/gpu-operator#1310: zap's lowercase levels; slog's "ERROR", "ERROR+2"; zap's dpanic, panic, fatal)
+_RECORD_FAILING = frozenset(("error", "err", "dpanic", "panic", "fatal", "critical", "crit", "alert", "emerg", "emergency"))
+_RECORD_FAILING_GATE = re.compile(r'"(?:level|severity|lvl)" ?: ?"(?i:error|err|dpanic|panic|fatal|critical|crit|alert|emerg)')
+
+
+def record_lines(artefact: Artefact) -> dict[int, str]:
+    """{1-based line: its level} for the lines of ``artefact`` that facts/lines.py read from an application's JSON record
+    as its message (_record_level): a program's output, never a reporter's sentence (ticket_prose leaves them)."""
+    raw = artefact.raw_text
+    if raw is None or '"msg"' not in raw:
+        return {}
+    found = {}
+    for line, text in enumerate(artefact.lines, start=1):
+        if (level := _record_level(artefact, line, text)) is not None:
+            found[line] = level
+    return found
+
+
+def detect_records(artefact: Artefact) -> bool:
+    """Whether ``artefact`` holds an application's JSON record at error level or above read as its message
+    (engine/parse_pool.py asks it of a file only the fallbacks know): its level says a failure, its words may not."""
+    raw = artefact.raw_text
+    if raw is None or _RECORD_FAILING_GATE.search(raw) is None:
+        return False
+    return any(level in _RECORD_FAILING for level in record_lines(artefact).values())
+
+
+def _prefix_quiet_record(artefact: Artefact, line: int, text: str) -> bool:
+    """Whether ``line`` is an application's JSON record at a quiet level read as its message ``text`` (_prefix_quiet's
+    rule: not where the message is a failure record of its own)."""
+    level = _record_level(artefact, line, text)
+    return level is not None and level in _quiet_levels()[1] and not (_FAILING_LEVEL.search(text) or _EXCEPTION.match(text))
+
+
+def _record_level(artefact: Artefact, line: int, text: str) -> str | None:
+    """The level of the application record that facts/lines.py read as ``text`` (its line ``line``), its severity
+    suffix off ("ERROR+2": slog's offset), or None where the line as written is no such record."""
+    raw = artefact.raw_line(line)
+    if '"msg"' not in raw or raw.strip() == text.strip():
+        return None
+    level = record_level(raw)
+    return level.split("+")[0].split("-")[0] if level is not None else None
 
 
 @lru_cache(maxsize=1)
@@ -603,6 +654,8 @@ def parse(artefact: Artefact) -> ParseResult:
     # a reporter's sentences in a file of prose (ticket_prose's), and prose that explains what an error class is or
     # may mean (the line names the class, it reports no error)
     told = _reporter().reported_errors(lines) | _reporter().explanations(lines)
+    if told and artefact.raw_text is not None and '"msg"' in artefact.raw_text:
+        told -= set(record_lines(artefact))  # a program's record read as its message: no reporter's sentence
     title = is_title(artefact.path)
     unfenced: set[int] | None = None  # unfenced_lines, found where a line needs them
     for line, text in iter_lines(_ANY_ERROR, artefact):
@@ -700,7 +753,7 @@ def _wrapper_errors(artefact: Artefact, done: set[int]) -> list[tuple[int, str]]
     source and marker lines of a traceback the logger printed line by line (the exception that ends it is read
     by its words), not a line already read."""
     raw = artefact.raw_text
-    if raw is None or _FAILING_LEVEL.search(raw) is None:
+    if raw is None or (_FAILING_LEVEL.search(raw) is None and _RECORD_FAILING_GATE.search(raw) is None):
         return []
     lines = artefact.lines
     found: list[tuple[int, str]] = []
@@ -709,6 +762,10 @@ def _wrapper_errors(artefact: Artefact, done: set[int]) -> list[tuple[int, str]]
         if line in done or not message or _MARKERS.fullmatch(message) or _FRAME_HEAD.match(text) \
                 or message.startswith("Traceback (most recent call last)") \
                 or (line >= 2 and _FRAME_HEAD.match(lines[line - 2])) or (line < len(lines) and _FRAME_HEAD.match(lines[line])):
+            continue
+        if (level := _record_level(artefact, line, text)) is not None:  # an application's JSON record: its own level
+            if level in _RECORD_FAILING:
+                found.append((line, text))
             continue
         rawline = artefact.raw_line(line)
         cut = rawline.find(message)
@@ -757,6 +814,8 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
             return
         if not wrapped and quiet(text):  # (a wrapper's own failure word is no structured level's)
             return
+        if artefact.raw_text is not None and _prefix_quiet_record(artefact, line, text):
+            return  # an application's JSON record at info or debug read as its message: its words are its message's
         if shell_command(text):
             return
         if not wrapped and line not in done and _summarised(b, artefact, line, text, title):

@@ -614,3 +614,45 @@ def test_detect_looks_at_a_long_line_of_error_words_once():
     # the same answers as before for short texts: a program's error line; a reporter's sentence in a file of prose
     assert unrecognised_text.detect("RuntimeError: something went wrong\n")
     assert not unrecognised_text.detect("All good here, nothing to report.\n")
+
+
+# --- an application's JSON record read as its message keeps its level (issue 11, round rO1) ---------------------------
+# zap's records of NVIDIA/gpu-operator's operator: #1310's error (the ClusterPolicy's states not ready), #122's info lines
+GPU_OPERATOR_1310 = ('{"level":"error","ts":1741165859.009253,"logger":"controllers.ClusterPolicy","msg":"ClusterPolicy is not '
+                     'ready, states not ready: [state-operator-validation state-device-plugin state-dcgm-exporter '
+                     'gpu-feature-discovery state-mig-manager]"}')
+GPU_OPERATOR_122 = (
+    '{"level":"info","ts":1609192433.9836533,"logger":"controller_clusterpolicy","msg":"Found Resource","DaemonSet":"nvidia-driver-daemonset","Namespace":"gpu-operator-resources"}\n'
+    '{"level":"info","ts":1609192433.9836864,"logger":"controller_clusterpolicy","msg":"DEBUG: DaemonSet","LabelSelector":"app=nvidia-driver-daemonset"}\n'
+    '{"level":"info","ts":1609192433.9837842,"logger":"controller_clusterpolicy","msg":"DEBUG: DaemonSet","NumberOfDaemonSets":1}\n')
+
+
+def _diagnosed(ruleset, tmp_path, text):
+    from stethoscope.engine.pipeline import diagnose_bundle
+
+    (tmp_path / "operator.log").write_text(text)
+    return diagnose_bundle(tmp_path, ruleset, jobs=1)
+
+
+def test_an_application_record_at_error_level_is_a_failure_line_whatever_its_words(ruleset, tmp_path):
+    # the record read as its message says no failure word: its level says it failed. Before, the line read as a reporter's
+    # remark (INCONCLUSIVE, reported_symptom_unjudged), though a program wrote it
+    rep = _diagnosed(ruleset, tmp_path, GPU_OPERATOR_1310 + "\n")
+    assert rep.verdict == "faulty"
+    assert [f.rule for f in rep.findings] == ["unexplained_error"]
+    assert rep.findings[0].evidence[0].text == GPU_OPERATOR_1310  # the record as written
+    # an error record whose message has failure words (CONSTRUCTED from a real DCGM message): a failure line, not a remark
+    rep = _diagnosed(ruleset, tmp_path, '{"level":"error","ts":"2025-12-25T14:12:34Z","msg":"failed to reconcile DCGM state",'
+                     '"error":"failed to initialize DCGM: error connecting to nv-hostengine: Host engine connection '
+                     'invalid/disconnected"}\n')
+    assert [f.rule for f in rep.findings] == ["unexplained_error"]
+
+
+def test_an_application_record_at_info_level_is_no_error_nor_remark(ruleset, tmp_path):
+    # must not: the operator's info lines (#122) and an info record whose message says "failed" (CONSTRUCTED): no error
+    # line, no reporter's remark
+    for text in (GPU_OPERATOR_122,
+                 '{"level":"info","ts":1741165859.1,"logger":"x","msg":"retrying after failed probe of GPU 0","attempt":2}\n'
+                 '{"time":"2026-01-29T21:41:35Z","level":"DEBUG","msg":"could not read GPU 1 clocks, skipped"}\n'):
+        rep = _diagnosed(ruleset, tmp_path, text)
+        assert rep.verdict != "faulty" and rep.findings == [], text
