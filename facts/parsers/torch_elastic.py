@@ -103,6 +103,21 @@ RECV_LOST = re.compile(r"\[c10d\] (?:recv(?:Value(?:WithTimeout)?|Vector)|sendBy
 #   (2.6+ the error may be the 0-byte recv text of the TCPStore lines above)
 SHOULD_DUMP = re.compile(r'Failed to check the "should dump" flag on TCPStore, \(maybe TCPStore server has shut down too early\),'
                          r" with error: (?P<err>[^\n]{0,300})")
+# The same poll's failure told by its exception's stack alone (the warning's own line cut from the paste): handleError's
+# e.what() is the c10::Error the store client raised, which ends with its C++ stack ("Exception raised from recvBytes at
+# .../Utils.hpp:679 (most recent call first):", then "frame #N: ..."): the monitor's loop under the store's check.
+# ProcessGroupNCCL.cpp 2.8+: void ProcessGroupNCCL::HeartbeatMonitor::runLoop() { ... checkExceptionDump =
+# pg_->globalStore()->check({std::string(kStoreDumpKey)}); } catch (const std::exception& e) { handleError(e.what()); }
+# (then pg_->globalStore()->get(kStoreDumpKey)); 2.3-2.7 the same poll in void ProcessGroupNCCL::heartbeatMonitor():
+# frame #2: c10d::TCPStore::check(std::vector<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >, std::allocator<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > > > const&) + 0x273 (0x7b0e0dba3413 in /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch_cpu.so)
+# frame #3: c10d::ProcessGroupNCCL::HeartbeatMonitor::runLoop() + 0x4a5 (0x7b0df038f8c5 in /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch_cuda.so)
+#   (sgl-project/sglang#28396, PyTorch 2.8: the store's server gone as SGLang's scheduler died)
+# the monitor's frame, the store's frame among the frames above it in the same stack (MONITOR_SPAN rows up)
+MONITOR_FRAME = re.compile(r"^\s*frame #\d{1,3}: c10d::ProcessGroupNCCL::(?:HeartbeatMonitor::runLoop|heartbeatMonitor)\(\)")
+STORE_FRAME = re.compile(r"^\s*frame #\d{1,3}: c10d::(?:TCPStore|PrefixStore)::(?:check|get)\(")
+MONITOR_SPAN = 8
+#: the classifier's signature of the monitor's frame (facts/classify.py: one RE2 set over whole texts)
+MONITOR_SIGNATURE = re.compile(r"(?m)^\s*frame #\d{1,3}: c10d::ProcessGroupNCCL::(?:HeartbeatMonitor::runLoop|heartbeatMonitor)\(\)")
 # A store wait for a key another rank should have set timed out (TCPStore.cpp, c10d Utils.hpp, ProcessGroupNCCL.cpp):
 # RuntimeError: Socket Timeout                                   (1.x-2.x recvBytes, TCPStore get/wait)
 # RuntimeError: Wait timeout                                     (1.x TCPStore::wait)
@@ -210,7 +225,8 @@ _ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client
 _GATES = ("Rendezvous", "client socket has", "waiting for clients", "DistNetworkError: ", "ncclUniqueId", "Socket Timeout",
           "Wait timeout", "wait timeout after", "barrier timeout after", "Timeout waiting for key", "waitForInput: ", "store based barrier",
           "server socket has failed", "Address already in use", "has timed out, will retry", "TCP client failed to connect/validate", "SignalException", "death signal", "closing signal",
-          "] recvValue failed on ", "] recvVector failed on ", "] sendBytes failed on ", '"should dump" flag on TCPStore')
+          "] recvValue failed on ", "] recvVector failed on ", "] sendBytes failed on ", '"should dump" flag on TCPStore',
+          "ProcessGroupNCCL::HeartbeatMonitor::runLoop()", "ProcessGroupNCCL::heartbeatMonitor()")
 
 
 def detect(text: str) -> bool:
@@ -225,7 +241,23 @@ def detect(text: str) -> bool:
         "DistNetworkError: " in text and LOST.search(text) is not None) or (
         "gloo/transport/tcp/" in text and GLOO_LOST.search(text) is not None) or (
         " failed on SocketImpl(" in text and RECV_LOST.search(text) is not None) or (
-        '"should dump" flag on TCPStore' in text and SHOULD_DUMP.search(text) is not None)
+        '"should dump" flag on TCPStore' in text and SHOULD_DUMP.search(text) is not None) or (
+        ("HeartbeatMonitor::runLoop()" in text or "::heartbeatMonitor()" in text) and bool(_monitor_store_frames(text.split("\n"))))
+
+
+def _monitor_store_frames(lines: list[str]) -> list[tuple[int, str]]:
+    """(1-based line, the store's frame) of each heartbeat monitor frame with a store check's frame above it in its stack
+    (MONITOR_FRAME, STORE_FRAME): the monitor's "should dump" poll failing, the store gone."""
+    found = []
+    for n, line in enumerate(lines, 1):
+        if "eartbeatMonitor" in line and MONITOR_FRAME.match(line) is not None:
+            for k in range(n - 1, max(0, n - 1 - MONITOR_SPAN), -1):
+                if STORE_FRAME.match(lines[k - 1]) is not None:
+                    found.append((n, lines[k - 1]))
+                    break
+                if not lines[k - 1].lstrip().startswith("frame #"):
+                    break
+    return found
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -276,6 +308,13 @@ def parse(artefact: Artefact) -> ParseResult:
         if m:
             b.add(TorchRendezvousError, line, error=(m["which"] or "rendezvous").lower(), message=raw.strip()[:300],
                   during_rendezvous=True, **config)
+            result.lines_used += 1
+    if "eartbeatMonitor" in text:
+        for line, store in _monitor_store_frames(artefact.lines):
+            call = store.split(": ", 1)[1].split("(", 1)[0]
+            b.add(TorchRendezvousError, line, error="connection_lost", endpoint=config["endpoint"], during_rendezvous=agent_error,
+                  message=f"ProcessGroupNCCL's heartbeat monitor could not poll the store's \"should dump\" flag ({call} "
+                          f"raised: the TCPStore server gone): {artefact.lines[line - 1].strip()}"[:300])
             result.lines_used += 1
     _joins(artefact, b, result)
     return result
@@ -385,4 +424,4 @@ def _joins(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
 #: (all readers' signatures are matched in one pass: facts/classify.py)
 SIGNATURES = (RDZV, STORE, OLD_STORE, JOIN, CLIENTS, LOST, GLOO_LOST, RECV_LOST, SHOULD_DUMP, UNIQUE_ID, KEY_TIMEOUT, BARRIER, WAITING,
               CONNECT,
-              IN_USE, SIGNALS, RAISED)
+              IN_USE, SIGNALS, RAISED, MONITOR_SIGNATURE)

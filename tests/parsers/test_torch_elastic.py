@@ -222,6 +222,32 @@ def test_should_dump_poll_failure_forms(line):
     assert f.error == "connection_lost"
 
 
+def test_heartbeat_monitor_stack_under_the_store_check_is_the_store_gone():
+    # sgl-project/sglang#28396 (PyTorch 2.8): the "should dump" poll's exception told by its C++ stack alone (the warning's
+    # line cut off): the monitor's frame (HeartbeatMonitor::runLoop) under TCPStore::check's, read at the monitor's frame
+    name = "sglang28396_heartbeat_monitor_store_check_frames.txt"
+    assert torch_elastic.detect((FIX / name).read_text())
+    (f,) = parse(name).facts
+    assert (f.error, f.evidence.line) == ("connection_lost", 5) and "c10d::TCPStore::check" in f.message
+
+
+@pytest.mark.parametrize("text", [
+    # must not: the monitor's frame with no store frame above it (CONSTRUCTED: the frames of 2.3-2.7's monitor, another
+    # call under it), a store check's frame under another caller, prose naming the frame
+    "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x9d (0x7b0fd3f7305d in libc10.so)\n"
+    "frame #1: c10d::ProcessGroupNCCL::heartbeatMonitor() + 0x4a5 (0x7b0df038f8c5 in libtorch_cuda.so)\n",
+    "frame #2: c10d::TCPStore::check(std::vector<std::string> const&) + 0x273 (0x7b0e0dba3413 in libtorch_cpu.so)\n"
+    "frame #3: c10d::ProcessGroupNCCL::Watchdog::runLoop() + 0x4a5 (0x7b0df038f8c5 in libtorch_cuda.so)\n",
+    "frame #2: c10d::TCPStore::check(std::vector<std::string> const&) + 0x273 (0x7b0e0dba3413 in libtorch_cpu.so)\n"
+    "some other line\n"
+    "frame #3: c10d::ProcessGroupNCCL::HeartbeatMonitor::runLoop() + 0x4a5 (0x7b0df038f8c5 in libtorch_cuda.so)\n",
+    "the frame c10d::ProcessGroupNCCL::HeartbeatMonitor::runLoop() appears under c10d::TCPStore::check( in our logs\n",
+])
+def test_heartbeat_monitor_frame_without_the_store_check_is_no_fact(text):
+    assert not torch_elastic.detect(text)
+    assert torch_elastic.parse(Artefact(path="x", text=text, node="n1")).facts == []
+
+
 def test_should_dump_flag_prose_is_no_fact():
     text = 'we saw the "should dump" flag on TCPStore warnings after the job ended\n'
     assert not torch_elastic.detect(text)
