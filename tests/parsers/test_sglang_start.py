@@ -51,3 +51,68 @@ def test_vllm_line_of_the_same_words_normalised_is_not_sglang():
     art.normalise()
     r = sglang_start.parse(art)
     assert r.lines_used == 0 and r.limits == []
+
+
+def _read(text: str):
+    art = Artefact(path="sglang.log", text=text, node="node01")
+    art.normalise()
+    assert sglang_start.detect(art.text)
+    return sglang_start.parse(art)
+
+
+def test_sglang_7478_stops_after_the_server_args():
+    # node 1's server_args line, then nothing: hung before torch distributed was set up (wild sweep rO3)
+    r = _read((FIX / "sglang7478_multihost_stops_after_server_args.log").read_text())
+    assert r.facts == [] and r.errors == [] and r.lines_used == 1
+    [lim] = r.limits
+    assert (lim.limit, lim.line) == ("cut_short", 13)
+    assert "the server's arguments" in lim.detail and "setting up torch distributed" in lim.detail
+
+
+def test_a_start_up_cut_in_the_cuda_graph_capture_names_that_step():
+    # two pull requests' healthy test logs, each stored cut inside the capture: a limit, never a finding
+    for name, used, line in (("sglang11716_stops_in_cuda_graph_capture.log", 12, 14),
+                             ("sglang4826_gemma3_stops_in_cuda_graph_capture.log", 4, 6)):
+        r = _read((FIX / name).read_text())
+        assert r.facts == [] and r.lines_used == used
+        [lim] = r.limits
+        assert (lim.limit, lim.line) == ("cut_short", line) and "the CUDA graphs' capture (begun)" in lim.detail
+
+
+# CONSTRUCTED from SGLang's format strings (entrypoints/engine.py, model_executor/model_runner.py, mem_cache/memory_pool.py,
+# managers/scheduler.py; the stamps as utils configure_logger writes them)
+_STEPS = ("[2026-01-05 10:00:00] server_args=ServerArgs(model_path='m', tp_size=16, nnodes=2, node_rank={rank}, port=30000)\n"
+          "[2026-01-05 10:00:05 TP8] Init torch distributed begin.\n"
+          "[2026-01-05 10:00:09 TP8] Init torch distributed ends. mem usage=0.84 GB\n"
+          "[2026-01-05 10:00:09 TP8] Load weight begin. avail mem=78.11 GB\n"
+          "[2026-01-05 10:09:40 TP8] Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=36.20 GB, mem usage=41.91 GB.\n"
+          "[2026-01-05 10:09:41 TP8] KV Cache is allocated. #tokens: 524288, KV size: 17.16 GB\n"
+          "[2026-01-05 10:09:41 TP8] Memory pool end. avail mem=17.02 GB\n"
+          "[2026-01-05 10:09:42 TP8] Capture cuda graph begin. This can take up to several minutes. avail mem=16.90 GB\n"
+          "[2026-01-05 10:10:30 TP8] Capture cuda graph end. Time elapsed: 48.11 s. mem usage=1.04 GB. avail mem=15.86 GB.\n"
+          "[2026-01-05 10:10:30 TP8] max_total_num_tokens=524288, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+          "max_running_requests=2048, context_len=163840, available_gpu_mem=15.86 GB\n")
+
+
+def test_a_worker_node_that_reached_the_schedulers_summary_started():
+    # node rank > 0 runs no HTTP server: its log ends at the scheduler's summary when all went well
+    assert _read(_STEPS.format(rank=1)).limits == []
+    # must not: the same log on node 0 (it would go on to the HTTP server and its ready line) is cut short
+    [lim] = _read(_STEPS.format(rank=0)).limits
+    assert "the scheduler's summary" in lim.detail and "starting the HTTP server" in lim.detail
+    # must not: a worker node that stopped in the weights' loading
+    [lim] = _read(_STEPS.format(rank=1).split("[2026-01-05 10:09:40")[0]).limits
+    assert "the weights' loading (begun)" in lim.detail
+
+
+def test_the_server_serving_after_the_steps_shows_it_started():
+    # the scheduler's batch lines (managers/scheduler.py; real form: "[2025-04-14 03:56:38 TP0] Prefill batch.
+    # #new-seq: 1, #new-token: 10, #cached-token: 0, ..." in sgl-project/sglang#4880) after the start-up: no limit
+    text = _STEPS.format(rank=0) + "[2026-01-05 10:12:00 TP0] Prefill batch. #new-seq: 1, #new-token: 10, #cached-token: 0\n"
+    assert _read(text).limits == []
+    assert _read(_STEPS.format(rank=0) + "[2026-01-05 10:11:00] The server is fired up and ready to roll!\n").limits == []
+
+
+def test_uvicorn_alone_and_other_programs_words_are_not_sglangs_start_up():
+    assert not sglang_start.detect("INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)\n")
+    assert not sglang_start.detect("Load weight begin soon\nKV Cache is allocated elsewhere\nmax_total_num_tokens=12\n")
