@@ -997,6 +997,26 @@ class MooncakeRdmaUnavailable(Fact):
 
 
 @fact_kind
+class KvTransferRequestFailed(Fact):
+    """SGLang's prefill/decode disaggregation gave up one request's KV-cache transfer and aborted the request
+    (python/sglang/srt/disaggregation/prefill.py and decode.py: "Prefill transfer failed for request rank=<n>
+    req.rid=... req.bootstrap_room=<room> with exception KVTransferError(bootstrap_room=<room>): <reason>"; "Decode
+    transfer failed ...", "Prefill bootstrap failed ...", "Decode handshake failed ..."). The reason is the transfer
+    backend's (Mooncake, NIXL, Mori: disaggregation/<backend>/conn.py record_failure), or the receiver's abort()
+    when the request was cancelled ("Aborted by AbortReq.")."""
+
+    kind: Literal["kv_transfer_request_failed"] = "kv_transfer_request_failed"
+    side: str  # the engine that logged it: "Prefill", "Decode", "Encode", "MultiModalLanguage"
+    step: str  # "transfer", "bootstrap", "handshake"
+    rank: int  # the scheduler's TP rank
+    room: int | None = None  # the request's bootstrap_room
+    reason: str | None = None  # the failure's text, None where the line was cut before it
+    # peer_dead: the backend says the other engine may be dead (its session not alive, no KV cache from it);
+    # aborted: the request was cancelled while waiting (AbortReq); timeout: a poll state timed out; other
+    reason_kind: Literal["peer_dead", "aborted", "timeout", "other", "unknown"] = "unknown"
+
+
+@fact_kind
 class MooncakeNicInactive(Fact):
     """Mooncake stopped using a local RDMA NIC: "Too many errors found in local RNIC <nic path>, mark it
     inactive" (failed completions), or "Failed to establish peer endpoints in local RNIC ..." (connections)."""
