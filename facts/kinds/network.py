@@ -425,11 +425,15 @@ class IbGid(Fact):
 
 @fact_kind
 class VerbsCallFailed(Fact):
-    """A program's perror(3) of a failed libibverbs call: ``ibv_modify_qp: Invalid argument``."""
+    """A program's report of a failed libibverbs call: its perror(3), or its words for a QP it could not create.
+
+    ``ibv_modify_qp: Invalid argument``; ``Failed to create QP: Operation not supported [95]`` (``call`` ibv_create_qp)."""
 
     kind: Literal["verbs_call_failed"] = "verbs_call_failed"
     call: str  # "ibv_modify_qp"
     error: str  # strerror(errno): "Invalid argument"
+    errno: int | None = None  # where the program printed the number too (glog's " [95]", Rust's " (os error 95)")
+    device: str | None = None  # the RDMA device the program names for the call ("for device rdmap16s27"), where it does
 
 
 @fact_kind

@@ -8,6 +8,25 @@ whose INIT -> RTR transition gave no GRH: ``ah_attr.is_global = 0``)::
 
     Error message: smart/smart/resource_manager.cpp:623: enable_queue_pair(): ibv_modify_qp: Invalid argument,
 
+A queue pair the program could not create, in its own words and then strerror(errno), is read as
+a failed ``ibv_create_qp`` (the device's provider refused the QP: with "Operation not supported" it
+does not offer the type asked for, an RC QP on AWS EFA, which offers SRD and UD only). Samples
+(real, meta-pytorch/torchforge#626 and kvcache-ai/Mooncake#2070, both on AWS EFA)::
+
+    failed to create extended queue pair (QP): Operation not supported
+    could not create loopback QP for device rdmap16s27:
+    failed to create queue pair (QP): Operation not supported (os error 95)
+    E0509 rdma_endpoint.cpp:76] Failed to create QP: Operation not supported [95]
+
+Their formats: Monarch's rdmaxcel.c ``create_qp`` (``perror("failed to create queue pair (QP)")``
+after ibv_create_qp, ``perror("failed to create extended queue pair (QP)")`` after
+mlx5dv_create_qp, both an IBV_QPT_RC) and its Rust wrapper (``anyhow!("failed to create queue pair
+(QP): {}", Error::last_os_error())``, Rust's io::Error printing ``<strerror> (os error <n>)``, inside
+``"could not create loopback QP for device {}: {}"``, whose chain a log may break after the colon);
+Mooncake's rdma_endpoint.cpp ``RdmaEndPoint::construct`` (ibv_create_qp of an IBV_QPT_RC, then
+``PLOG(ERROR) << "Failed to create QP"``: glog's PLOG appends ``": " << strerror << " [" << errno
+<< "]"``). The device is the one the line, or the line it continues, names.
+
 Only the bare ``<call>: <strerror>`` form is this reader's: UCX's ``ibv_create_cq(cqe=4096) failed:
 ...`` and ``mlx5_0: ibv_create_cq() failed: ...`` (ucx_log), NCCL's ``Call to ibv_modify_qp failed
 with error Invalid argument`` (nccl_log) and perftest's own messages (perftest) are their readers'.
@@ -15,7 +34,8 @@ The text after ": " must be a strerror() text of this C library (``os.strerror``
 followed by other words (a help text, a log about the call) is not one.
 
 Facts: ``verbs_call_failed`` once per call and error a file (every QP, every retry prints one): the
-call and the strerror text. Empty input, or no such line: nothing.
+call and the strerror text, the errno and the device where the line gives them. Empty input, or no
+such line: nothing.
 """
 from __future__ import annotations
 
@@ -30,12 +50,33 @@ KIND = "verbs_perror"
 
 # enable_queue_pair(): ibv_modify_qp: Invalid argument,        (madsys-dev/smart#2; a trailing comma or period is the program's)
 _LINE = re.compile(r"(?<![\w.>-])(?P<call>ibv_[a-z][a-z0-9_]{1,40}): (?P<err>[A-Z][A-Za-z' /-]{2,60}?)[,.;]?\s*$", re.M)
+# failed to create extended queue pair (QP): Operation not supported                   (torchforge#626: Monarch's rdmaxcel.c perror)
+# failed to create queue pair (QP): Operation not supported (os error 95)               (torchforge#626: Monarch's Rust io::Error)
+# E0509 rdma_endpoint.cpp:76] Failed to create QP: Operation not supported [95]         (Mooncake#2070: glog's PLOG)
+# On AWS EC2 p4de (Single Node): "failed to create extended queue pair (QP): Operation not supported"   (torchforge#626's title: quoted)
+_QP = re.compile(r"(?i:\bfailed to create) (?:extended )?(?:queue pair \(QP\)|QP): (?P<err>[A-Z][A-Za-z' /-]{2,60}?)"
+                 r"(?: \[(?P<errno>\d{1,4})\]| \(os error (?P<os>\d{1,4})\))?[,.;]?[\"'`]?\s*$", re.M)
+# could not create loopback QP for device rdmap16s27: failed to create queue pair (QP): ...   (Monarch, on one line or broken after the colon)
+_QP_DEVICE = re.compile(r"\bQP for device (?P<dev>[A-Za-z][\w.-]{0,63}):\s*$")
 #: the C library's strerror texts ("Invalid argument", "Bad address", "Cannot allocate memory", ...)
 _STRERRORS = frozenset(os.strerror(n) for n in sorted(set(_errno.errorcode)))
 
 
 def detect(head: str) -> bool:
-    return "ibv_" in head and any(m["err"] in _STRERRORS for m in _LINE.finditer(head))
+    return (("ibv_" in head and any(m["err"] in _STRERRORS for m in _LINE.finditer(head)))
+            or ("QP" in head and any(m["err"] in _STRERRORS for m in _QP.finditer(head))))
+
+
+def _qp_device(artefact: Artefact, n: int, m: re.Match[str]) -> tuple[str | None, bool]:
+    """The device a QP failure names: on its own line before it, or at the end of the line before
+    (a chain broken after its colon). Returns (device, whether it came from the line before)."""
+    text = artefact.text
+    start = text.rfind("\n", 0, m.start()) + 1
+    if (d := _QP_DEVICE.search(text, start, m.start())) is not None:
+        return d["dev"], False
+    if n > 1 and (d := _QP_DEVICE.search(artefact.lines[n - 2])) is not None:
+        return d["dev"], True
+    return None, False
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -49,8 +90,26 @@ def parse(artefact: Artefact) -> ParseResult:
         if (m["call"], m["err"]) not in seen:
             seen.add((m["call"], m["err"]))
             fb.add(VerbsCallFailed, n, call=m["call"], error=m["err"])
+    if "QP" not in artefact.text:
+        return result
+    found: dict[str, dict] = {}  # one fact per error: the first line, the device and errno any of its lines gives
+    for n, m in iter_matches(_QP, artefact):
+        if m["err"] not in _STRERRORS:
+            continue
+        device, before = _qp_device(artefact, n, m)
+        result.lines_used += 1 + before
+        num = m["errno"] or m["os"]
+        f = found.setdefault(m["err"], {"line": n, "device": None, "errno": None})
+        f["device"] = f["device"] or device
+        f["errno"] = f["errno"] if f["errno"] is not None else (int(num) if num else None)
+    for err, f in found.items():
+        if ("ibv_create_qp", err) not in seen:
+            seen.add(("ibv_create_qp", err))
+            fb.add(VerbsCallFailed, f["line"], call="ibv_create_qp", error=err, errno=f["errno"], device=f["device"])
     return result
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"\bibv_[a-z][a-z0-9_]{1,40}: [A-Z][A-Za-z' /-]{2,60}[,.;]?\s*$",)
+SIGNATURES = (r"(?m)\bibv_[a-z][a-z0-9_]{1,40}: [A-Z][A-Za-z' /-]{2,60}[,.;]?\s*$",
+              r"(?m)(?i:\bfailed to create) (?:extended )?(?:queue pair \(QP\)|QP): [A-Z][A-Za-z' /-]{2,60}"
+              r"(?: \[\d{1,4}\]| \(os error \d{1,4}\))?[,.;]?[\"'`]?\s*$")

@@ -38,3 +38,55 @@ def test_once_per_call_and_error():
 def test_other_forms_are_not_this(line):
     assert not verbs_perror.detect(line + "\n")
     assert _facts(line + "\n") == []
+
+
+def test_an_error_line_not_last_in_its_file_is_recognised():
+    # the signature is line-anchored: before (?m) RE2 read '$' as the text's end, so the line was
+    # recognised only when nothing followed it (then INCONCLUSIVE with no finding)
+    from stethoscope.facts import classify
+    text = "enable_queue_pair(): ibv_modify_qp: Invalid argument,\nretrying in 1 s\n"
+    assert verbs_perror in classify.recognise(text)
+
+
+def test_torchforge626_monarch_qp_failures_on_efa():
+    # meta-pytorch/torchforge#626: rdmaxcel's perror lines, then the Rust chain broken after the device's colon
+    text = (FIX / "torchforge626_efa_create_qp_not_supported.log").read_text()
+    assert verbs_perror.detect(text)
+    r = verbs_perror.parse(Artefact(path="t.log", text=text, node="node1"))
+    assert [(f.call, f.error, f.errno, f.device, f.evidence.line) for f in r.facts] == [
+        ("ibv_create_qp", "Operation not supported", 95, "rdmap16s27", 1)]
+    assert r.lines_used == 6  # the four perror lines, the device's line and the Rust error; not the actor's wrapper
+
+
+def test_mooncake2070_glog_plog_form():
+    # kvcache-ai/Mooncake#2070: rdma_endpoint.cpp's PLOG(ERROR) << "Failed to create QP" (glog adds ': <strerror> [<errno>]')
+    text = (FIX / "mooncake2070_efa_create_qp_not_supported.log").read_text()
+    assert [(f.call, f.error, f.errno, f.device) for f in _facts(text)] == [("ibv_create_qp", "Operation not supported", 95, None)]
+
+
+def test_the_chain_on_one_line_names_its_device():
+    # CONSTRUCTED from Monarch's two format strings filled ("could not create loopback QP for device {}: {}" around
+    # "failed to create queue pair (QP): {}" of Rust's io::Error): the chain on one line
+    text = "processing error: could not create loopback QP for device efa_0: failed to create queue pair (QP): Invalid argument (os error 22)\n"
+    assert [(f.call, f.error, f.errno, f.device) for f in _facts(text)] == [("ibv_create_qp", "Invalid argument", 22, "efa_0")]
+
+
+def test_a_title_quoting_the_line():
+    # meta-pytorch/torchforge#626's title quotes the perror line (a closing quote after the strerror)
+    text = 'On AWS EC2 p4de (Single Node): "failed to create extended queue pair (QP): Operation not supported"\n'
+    assert verbs_perror.detect(text)
+    assert [(f.call, f.error) for f in _facts(text)] == [("ibv_create_qp", "Operation not supported")]
+
+
+@pytest.mark.parametrize("line", [
+    # UCX's QP forms are ucx_log's (lower-case 'qp', or the QP type and its sizes after 'QP')
+    "[1530549338.253029] [clx-hercules-007:20497:0]       rc_iface.c:966  UCX  ERROR failed to create qp: Invalid argument",
+    "[1588956223.719348] [vinci115:55453:0]       ib_iface.c:623  UCX  ERROR iface=0x2535490: failed to create UD QP TX wr:256 sge:2 inl:64 RX wr:4096 sge:1 inl 0: Invalid argument",
+    # the EFA kernel driver's own line is kernel_log_efa's
+    "efa 0000:00:06.0 efa_0: Failed to create qp [-12]",
+    # perftest's words carry no strerror; words after the colon that are no strerror text
+    "Failed to create QP.",
+    "Failed to create QP: check the device name",
+])
+def test_other_qp_forms_are_not_this(line):
+    assert _facts(line + "\n") == []
