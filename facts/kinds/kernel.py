@@ -241,7 +241,8 @@ class NvrmError(KernelLineFact):
     #: assert_failed, gsp_rpc_timeout, gsp_crash_report, gsp_heartbeat_timeout, gsp_stalled_marked_for_reset,
     #: rc_watchdog_timeout, gsp_rpc_failed, gsp_boot_failed, gpu_lost, no_gpu_found, probe_failed, bar_invalid,
     #: open_module_unsupported, open_module_required, gpu_unsupported_by_release, gpu_unsupported_spurious,
-    #: gsp_firmware_missing, gsp_firmware_load_failed, region_busy; or other
+    #: gsp_firmware_missing, gsp_firmware_load_failed, region_busy, modeset_rm_call_failed (nvidia-modeset's line,
+    #: kernel_log_modeset); or other
     message_kind: str
     status: str = ""  # the NV_ERR_* an assertion printed ("NV_ERR_RESET_REQUIRED") or RmInitAdapter's rmStatus names, else ""
     pci_bus_id: str | None = None  # where the line names the GPU

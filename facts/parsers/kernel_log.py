@@ -50,7 +50,7 @@ from stethoscope.facts.kinds.kernel import (
     PcieLinkDown,
     XidEvent,
 )
-from stethoscope.facts.parsers import kernel_log_drm, kernel_log_efa, kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
+from stethoscope.facts.parsers import kernel_log_drm, kernel_log_efa, kernel_log_modeset, kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
 from stethoscope.facts.parsers import kernel_log_splat
 from stethoscope.facts.parsers import nvsentinel_event
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
@@ -109,7 +109,7 @@ _KEYWORDS = re.compile(
     r"| Gb/s available PCIe bandwidth, limited by "  # drivers/pci/pci.c __pcie_print_link_status (kernel_log_pcie)
     r"|(?:Direct firmware load for |loading /lib/firmware/)nvidia/|" + IOMMU_KEYWORDS + "|" + UNREACHABLE_KEYWORDS + "|" + DISPLAY_KEYWORD + "|" + kernel_log_modules.KEYWORDS
     + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS
-    + "|" + kernel_log_splat.KEYWORDS + "|" + RECOVERY_KEYWORDS,
+    + "|" + kernel_log_splat.KEYWORDS + "|" + kernel_log_modeset.KEYWORDS + "|" + RECOVERY_KEYWORDS,
 )
 # the same keywords for RE2 (a DFA over the bytes: the alternation costs nothing per character,
 # where ``re`` tries it at every position: 16 MB/s on a log of lines holding none of them)
@@ -157,13 +157,13 @@ _DETECT = re.compile(
     r"|\bnvidia [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: (?:Direct firmware load for |loading /lib/firmware/)nvidia/\d"
     # host faults pasted without a prefix (kernel_log_host): their fault forms; a module refused for its signature
     r"|" + kernel_log_modules.DETECT + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS
-    + "|" + kernel_log_splat.KEYWORDS,
+    + "|" + kernel_log_splat.KEYWORDS + "|" + kernel_log_modeset.KEYWORDS,
     re.M,
 )
 _DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ",
                 "of memory: Kill", "oom_kill_allocating_task): Kill", "Killed process ", "oom-kill:constraint=", "[Hardware Error]", "EDAC ", "NETDEV WATCHDOG", "EXT4-fs ",
                 "wasn't completed on time", "TX hasn't completed", "Keep alive watchdog timeout", "RLIMIT_MEMLOCK (",
-                "XFS (", "nvme nvme", "nvidia-fs:", "*ERROR* [nvidia-drm] ", "infiniband ", "efa ",
+                "XFS (", "nvme nvme", "nvidia-fs:", "*ERROR* [nvidia-drm] ", "nvidia-modeset: ERROR: ", "infiniband ", "efa ",
                 # kernel_log_host_os's forms
                 "INFO: task ", "soft lockup", "hard LOCKUP", "INFO: ", "Kernel panic", "kernel BUG at ", "BUG: ",
                 "general protection fault", "segfault at ", "] trap ", "invoked oom-killer", "error, dev ",
@@ -499,6 +499,9 @@ def parse(artefact: Artefact) -> ParseResult:
             boots.had_content = True
             continue
         if "*ERROR*" in msg and kernel_log_drm.parse_drm_line(b, ln, msg, common, used):
+            boots.had_content = True
+            continue
+        if "nvidia-modeset: ERROR: " in msg and kernel_log_modeset.parse_modeset_line(b, ln, msg, common, used):
             boots.had_content = True
             continue
         if ("efa" in msg or "rdmap" in msg) and kernel_log_efa.parse_efa_line(b, ln, msg, common, used):

@@ -303,6 +303,11 @@ def _status_table() -> tuple[dict[int, str], list[tuple[int, str]]]:
     return codes, stages
 
 
+def status_name(value: int) -> str:
+    """The NV_ERR_* name of an NV_STATUS value (knowledge/nv_status_codes.yaml), "" when it has none."""
+    return _status_table()[0].get(value, "")
+
+
 def _release_key(release: str) -> tuple[int, ...]:
     return tuple(int(x) for x in release.split("."))
 
