@@ -67,7 +67,7 @@ def _fields_key(model: BaseModel) -> frozenset[str]:
 _new, _set = object.__new__, object.__setattr__
 #: models of more fields than this get a key-sharing __dict__ (with_values); at 11 fields a
 #: plain dict takes 464 bytes, a key-sharing one ~250, at 8 both ~270
-_SHARE_FROM = 8
+SHARE_FROM = 8
 #: whether with_values makes key-sharing dicts: not in a parse worker, whose facts are pickled
 #: (the parent's _rebuilt makes them; in the worker they cost ~1.5 CPU ms a bench node for nothing)
 _sharing = True
@@ -94,7 +94,7 @@ def with_values(cls: type[_Shared], values: dict[str, Any]) -> _Shared:
     """A new instance of ``cls`` holding ``values`` (its fields, all of them, validated or known
     to be what validation stores; the caller sets the pydantic slots).
 
-    Values of more than _SHARE_FROM fields go into the instance's own ``__dict__``, which CPython
+    Values of more than SHARE_FROM fields go into the instance's own ``__dict__``, which CPython
     makes a key-sharing dict (PEP 412: the names stored once for the class, each instance holding
     only its values) as long as they come in the order of the class's other instances, which
     validation, FactBuilder and unpickling (_rebuilt) all keep: the fields' order. A fact of 22
@@ -102,7 +102,7 @@ def with_values(cls: type[_Shared], values: dict[str, Any]) -> _Shared:
     parent: 43.7 -> 34.4 MB after reading), for ~1.4 us more a fact. Fewer fields keep ``values``
     itself (an Evidence's 3: 184 bytes plain, ~250 key-sharing)."""
     model = _new(cls)
-    if _sharing and len(values) > _SHARE_FROM:
+    if _sharing and len(values) > SHARE_FROM:
         d = model.__dict__  # empty, sharing the class's keys
         d[next(iter(values))] = None  # one key first: updating an empty dict copies the other's table
         d.update(values)
@@ -203,7 +203,7 @@ def _names_of(cls: type[Fact]) -> tuple[str, ...]:
 _EVIDENCE_AT = tuple(Fact.model_fields).index("evidence")
 
 
-_set_dict, _set_fields, _set_extra, _set_private = (
+set_dict, set_fields, set_extra, set_private = (
     BaseModel.__dict__[name].__set__ for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"))
 
 
@@ -211,21 +211,21 @@ def _rebuilt_row(cls: type[Fact], names: tuple[str, ...], key: frozenset[str], r
     """An unpickled fact (Fact.__reduce__): its ``row`` of values in the order of ``names``, its
     evidence's (path, line, text) apart (what ``row`` holds in the evidence's place is not used)."""
     ev = _new(Evidence)
-    _set_dict(ev, {"path": path, "line": line, "text": text})
-    _set_fields(ev, _EVIDENCE_SET)
-    _set_extra(ev, None)
-    _set_private(ev, None)
+    set_dict(ev, {"path": path, "line": line, "text": text})
+    set_fields(ev, _EVIDENCE_SET)
+    set_extra(ev, None)
+    set_private(ev, None)
     model = _new(cls)
-    if _sharing and len(names) > _SHARE_FROM:  # with_values's key-sharing dict, filled name by name
+    if _sharing and len(names) > SHARE_FROM:  # with_values's key-sharing dict, filled name by name
         d = model.__dict__
         d.update(zip(names, row))
     else:
         d = dict(zip(names, row))
-        _set_dict(model, d)
+        set_dict(model, d)
     d["evidence"] = ev
-    _set_fields(model, _FIELDS_SETS.get(key) or shared_fields_set(key))
-    _set_extra(model, None)
-    _set_private(model, None)
+    set_fields(model, _FIELDS_SETS.get(key) or shared_fields_set(key))
+    set_extra(model, None)
+    set_private(model, None)
     return model
 
 

@@ -4,6 +4,7 @@ fact, a bench node builds ~500). Such a fact must be the one validation makes of
 arguments: the same values of the same types (1 is not 1.0), the same fields set; and any
 other value must still be validated (converted or refused) as before."""
 import math
+import sys
 from pathlib import Path
 from typing import Literal
 
@@ -11,6 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from stethoscope.engine.parse_pool import parse_one
+from stethoscope.facts import model
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers import base
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
@@ -98,3 +100,39 @@ def test_a_value_validation_refuses_is_refused_every_time(fields):
     for _ in range(2):
         with pytest.raises(ValidationError):
             _add(**fields)
+
+
+def test_node_and_text_given_by_name_or_by_place_give_the_same_fact():
+    """add takes node and text by place or by name (its parameters are positional-only, so that a
+    call's fields are not compared with their names: bench/speed_rO7.md); either way the same fact."""
+    art = Artefact(path="p.log", text="a\nb\nc\n", node="n1")
+    for _ in range(2):  # the key's first fact (validated), then one built from its values as given
+        by_place = FactBuilder(art, ParseResult()).add(_Probe, 2, "n2", "quoted", count=1, name="y")
+        by_name = FactBuilder(art, ParseResult()).add(_Probe, 2, node="n2", text="quoted", count=1, name="y")
+        for got in (by_place, by_name):
+            assert got.node == "n2" and got.evidence.text == "quoted" and got.name == "y"
+        assert base._same(by_place, by_name)
+
+
+class _WideProbe(Fact):  # more fields than facts/model.py SHARE_FROM: a key-sharing __dict__ where sharing is on
+    kind: Literal["test_typed_wide_probe"] = "test_typed_wide_probe"
+    a: int
+    b: str | None = None
+    c: float | None = None
+    d: str = "d"
+    e: int = 5
+    f: str | None = None
+
+
+@pytest.mark.parametrize("sharing", [True, False])  # in-process, and a parse worker's (share_keys(False))
+def test_a_fact_built_as_given_holds_what_validation_holds_in_its_order(sharing, monkeypatch):
+    monkeypatch.setattr(model, "_sharing", sharing)
+    art = Artefact(path="p.log", text="a\nb\n", node="n1")
+    fields = {"f": "ff", "a": 3, "c": 1.5, "b": "bb"}  # not in the class's order
+    want = _WideProbe(id="p.log:1:test_typed_wide_probe", node="n1", evidence={"path": "p.log", "line": 1, "text": "a"},
+                      **fields)
+    for _ in range(3):
+        got = FactBuilder(art, ParseResult()).add(_WideProbe, 1, **fields)
+        assert base._same(got, want)  # the same names in the same order, values and their types, fields set
+        assert list(got.__dict__) == list(_WideProbe.model_fields)
+        assert got.b is sys.intern("bb") and got.node is sys.intern("n1")  # short text interned

@@ -21,7 +21,10 @@ from types import UnionType
 from typing import Any, Callable, Iterator, Literal, Union, get_args, get_origin
 
 from stethoscope.facts.limits import EVIDENCE_CHARS, FACTS_PER_KIND, MESSAGE_CHARS, Hit, cut
-from stethoscope.facts.model import INTERN_MAX, MISSING, Evidence, Fact, shared_fields_set, view_value, with_values
+from stethoscope.facts import model as model_module
+from stethoscope.facts.model import (INTERN_MAX, MISSING, SHARE_FROM, Evidence, Fact, set_dict as _set_dict,
+                                     set_extra as _set_extra, set_fields as _set_fields, set_private as _set_private,
+                                     shared_fields_set, view_value)
 
 
 #: how many times Artefact.line_of counts from the start for an earlier offset before it
@@ -400,45 +403,60 @@ _CLASSES: dict[type[Fact], tuple[str, _Shape | None, bool]] = {}
 class _Typed:
     """How FactBuilder.add makes facts of one class given one set of field names with one set
     of value types (its key in _TYPED): built by C-level assignment of the values as given
-    (as facts/model.py _rebuilt unpickles a fact) once validating the key's first fact has shown that validation
-    stores each value as given."""
+    (as facts/model.py _rebuilt_row unpickles a fact) once validating the key's first fact has shown that validation
+    stores each value as given. What depends only on the key is found here, once: the fields set,
+    which given values are text (interned), the Literal fields to check, the slots' setters."""
 
-    __slots__ = ("cls", "values", "fields_set", "strs", "literals", "same")
+    __slots__ = ("cls", "values", "first", "fields_set", "strs", "literals", "same", "split")
 
     def __init__(self, cls: type[Fact], shape: _Shape, fields: dict[str, Any]):
         self.cls, self.values = cls, shape.values
+        self.first = next(iter(shape.values))  # "kind"
         self.fields_set = shared_fields_set(frozenset((*fields, "id", "node", "evidence")))
-        # short text values are interned as _share_fields_set does (all but the id)
-        self.strs = ("node", *(n for n, v in fields.items() if type(v) is str))
+        # short text values are interned as _share_fields_set does (all but the id; the node apart)
+        self.strs = tuple(n for n, v in fields.items() if type(v) is str and n != "node")
         self.literals = tuple((n, a) for n, a in shape.literals.items() if n in fields)
         #: whether building from the values as given makes what validation makes (None: not known
         #: yet: the key's first fact built is validated and compared)
         self.same: bool | None = None
+        #: whether the fact's values go into a key-sharing __dict__ (facts/model.py with_values)
+        self.split = len(shape.values) > SHARE_FROM
 
     def build(self, fid: str, node: str, ev: dict[str, Any], fields: dict[str, Any]) -> Fact | None:
         """The fact, or None when a Literal field's value is not one it allows (then pydantic
-        says why)."""
+        says why). The fact's values are those of facts/model.py with_values(cls, {**defaults,
+        **fields, id, node, evidence}), in the class's order, filled in place (no dict of them
+        made and copied)."""
         for name, allowed in self.literals:
             if fields[name] not in allowed:
                 return None
-        values = self.values.copy()
-        values.update(fields)  # the class's order stays (every name given is a field: the key says)
-        values["id"], values["node"] = fid, node
-        for name in self.strs:
-            if len(v := values[name]) <= INTERN_MAX:
-                values[name] = intern(v)
         if len(text := ev["text"]) <= INTERN_MAX:
             ev["text"] = intern(text)
         evidence = _new(Evidence)
-        _set(evidence, "__dict__", ev)
-        _set(evidence, "__pydantic_fields_set__", _EVIDENCE_SET)
-        _set(evidence, "__pydantic_extra__", None)
-        _set(evidence, "__pydantic_private__", None)
+        _set_dict(evidence, ev)
+        _set_fields(evidence, _EVIDENCE_SET)
+        _set_extra(evidence, None)
+        _set_private(evidence, None)
+        fact = _new(self.cls)
+        split = self.split and model_module._sharing
+        if split:  # with_values's key-sharing dict: one key first (an empty one would copy the defaults' table)
+            values = fact.__dict__
+            values[self.first] = None
+            values.update(self.values)
+        else:
+            values = self.values.copy()
+        values.update(fields)  # the class's order stays (every name given is a field: the key says)
+        values["id"] = fid
+        values["node"] = intern(node) if len(node) <= INTERN_MAX else node
         values["evidence"] = evidence
-        fact = with_values(self.cls, values)  # a key-sharing __dict__ (facts/model.py)
-        _set(fact, "__pydantic_fields_set__", self.fields_set)
-        _set(fact, "__pydantic_extra__", None)
-        _set(fact, "__pydantic_private__", None)
+        for name in self.strs:
+            if len(v := fields[name]) <= INTERN_MAX:
+                values[name] = intern(v)
+        if not split:
+            _set_dict(fact, values)
+        _set_fields(fact, self.fields_set)
+        _set_extra(fact, None)
+        _set_private(fact, None)
         return fact
 
 
@@ -458,7 +476,7 @@ def _same(a: Any, b: Any) -> bool:
 
 
 _EVIDENCE_SET = shared_fields_set(frozenset(("path", "line", "text")))
-_new, _set = object.__new__, object.__setattr__
+_new = object.__new__
 #: (class, the names given..., their values' types...) -> _Typed (FactBuilder.add)
 _TYPED: dict[tuple, _Typed] = {}
 #: the keys _TYPED keeps at most (the readers give a few hundred): then it starts again
@@ -514,7 +532,16 @@ class FactBuilder:
         self._kinds: dict[str, int] = {}
         result.seen.append(self._seen)
 
-    def add(self, cls: type[Fact], line: int, node: str | None = None, text: str | None = None, **fields: Any) -> Fact | None:
+    def add(self, cls: type[Fact], line: int, node: str | None = None, text: str | None = None, /, **fields: Any) -> Fact | None:
+        # ``node`` and ``text`` are given by place or by name: CPython 3.11 compares each keyword a
+        # call gives that is not a parameter's name (every field) with each parameter that may be
+        # named, as text (its "slow fallback" after the pointer test: ~100 instructions a pair), so
+        # with none that may be named a fact of 10 fields skips ~50 comparisons; the two names are
+        # looked up in the fields instead
+        if "node" in fields:
+            node = fields.pop("node")
+        if "text" in fields:
+            text = fields.pop("text")
         kind, shape, foldable = _CLASSES.get(cls) or _class_info(cls)
         art = self.artefact
         at = line + art.line_offset

@@ -198,7 +198,8 @@ class _Acc:
     def __init__(self) -> None:
         self.items: dict[tuple, tuple[int, str, dict, set[int]]] = {}
 
-    def add(self, cls: type, key: tuple, start: int, node: str, ch: int, **fields) -> None:
+    def add(self, cls: type, key: tuple, start: int, node: str, ch: int, /, **fields) -> None:
+        # given by place only: no field is compared with a parameter's name (FactBuilder.add says why)
         full = (cls, node, *key)
         got = self.items.get(full)
         if got is None:

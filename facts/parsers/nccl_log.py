@@ -459,7 +459,11 @@ class _CountingBuilder(FactBuilder):
     adds = 0
     quotes: _Quotes | None = None
 
-    def add(self, cls: type, line: int, node: str | None = None, text: str | None = None, **fields: Any) -> Any:
+    def add(self, cls: type, line: int, node: str | None = None, text: str | None = None, /, **fields: Any) -> Any:
+        if "node" in fields:  # given by name (FactBuilder.add: why no parameter may be named)
+            node = fields.pop("node")
+        if "text" in fields:
+            text = fields.pop("text")
         self.adds += 1
         if text is None and self.quotes is not None and self.artefact._lines is None and self.artefact.raw_text is None:
             text = self.quotes(line)
@@ -494,7 +498,8 @@ class NcclLogState:
         #: the "Init timings" lines read, per (node, pid, rank, nranks): each one a finished init (_INIT_TIMINGS)
         self.timed: dict[tuple[str, int | None, int, int], int] = {}
 
-    def once(self, cls: type, line: int, node: str, key: tuple[Any, ...], **fields: Any) -> None:
+    def once(self, cls: type, line: int, node: str, key: tuple[Any, ...], /, **fields: Any) -> None:
+        # given by place only: no field is compared with a parameter's name (FactBuilder.add says why)
         if self.recording is not None:
             self.recording.append((cls, line, node, key, fields))
         full = (cls, node, *key)
