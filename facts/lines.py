@@ -129,6 +129,18 @@ from stethoscope.facts.records import read_records
 _FENCE = re.compile(r"\n[ \t]*```(?P<body>[^\n]*?)[ \t]*(?=\n)")
 # `ACSCtl:	SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-`
 _TICKS = re.compile(r"\n[ \t]*`(?P<body>[^`\n]+)`[ \t]*(?=\n)")
+# A log line a reporter quotes as inline code inside a sentence (one span on the row; eth-cscs/cscs-reframe-tests#224):
+#   getting `srun: error: _fwd_tree_get_addr: can't find address for host nid006677, check slurm.conf`
+# is read as the line the span holds, the sentence's words around it off (line for line; the evidence quotes the row as
+# written), where the span starts as a program's line of a known form does, never prose words in code: a program's
+# "<name>: error: " / "<name>: fatal: " (Slurm's src/common/log.c, "%s: error: "), a Python exception's line
+# ("<qualname>Error: ", traceback.format_exception_only), NCCL's prefix ("<host>:<pid>:<tid> [<dev>] NCCL WARN "), the
+# NVIDIA kernel module's "NVRM: " and the driver's "NVIDIA-SMI has failed", an Xid; (a span of a command, a setting, a
+# file name, a word is kept: `nvidia-smi`, `NCCL_IB_HCA=mlx5`, `error: true`)
+_LOG_SPAN = (r"(?:[\w.-]{1,64}(?:\[\d{1,10}\])?: (?:error|fatal): |[A-Za-z_][\w.]{0,200}(?:Error|Exception): \S"
+             r"|[\w.-]{1,128}:\d{1,10}:\d{1,10} \[\d{1,3}\] NCCL (?:WARN|INFO|ERROR) |(?:\[ {0,12}\d{1,12}\.\d{1,9}\] )?NVRM: "
+             r"|NVIDIA-SMI has failed )")
+_PROSE_TICK = re.compile(r"\n(?P<pre>[^`\n]{1,300})`(?P<body>" + _LOG_SPAN + r"[^`\n]{0,2000})`(?P<post>[^`\n\r]{0,300})(?P<cr>\r?)(?=\n)")
 # a markdown inline code span over several lines: its opening backtick starts a line that holds no other, its closing
 # one (if the paste has it) ends the first later line that holds a backtick, and holds no other (GitHub renders the
 # lines between as code; paradoxxxzero/gnome-shell-system-monitor-applet#356, nvidia-smi -q under R375, cut before
@@ -570,6 +582,8 @@ _GATES = ("`", ">", '"', "\u201c", "<std", ">1 ", ": ", "Z ", '{"log":', "[pod/"
 _ANY = re.compile(
     r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+(?:,\d+)?\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\x1e?[ \t]*(?:\[[ \t]*)?\{ ?\"|[ \t]{0,16}\"(?:MESSAGE|message|log|line)\" ?: ?\"|\"?(?:@timestamp|_?time|[Tt]ime(?:stamp)?|[Dd]ate)\"?,|\[pod/|\([\w. =():/-]*pid=\d"
     r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|(?:DEFAULT|NOTICE|ALERT|EMERGENCY)[ \t]+\d{4}-"
+    r"|[^`\n]*`(?:[\w.-]+(?:\[\d+\])?: (?:error|fatal): |[A-Za-z_][\w.]*(?:Error|Exception): |[\w.-]+:\d+:\d+ \[\d+\] NCCL "
+    r"|(?:\[ *\d+\.\d+\] )?NVRM: |NVIDIA-SMI has failed )"  # (_PROSE_TICK's spans, unbounded: one DFA state a run)
     r"|[ \t]{1,4}\|[ \t]|<\d{1,3}>1 |" + _MONOTONIC + r"[\w.@/-]+\[\d+\]:|##\[|[^\t\n]+\t[^\t\n]+\t\d{4}-\d\d-\d\dT|" + _LABEL + ")"
 )
 #: _ANY for RE2 (a DFA: its ~20 alternatives cost one pass, where ``re`` tries each at every
@@ -628,9 +642,13 @@ _MIN_WIDTH = 80  # terminals open 80 wide; a text wrapped narrower is a program'
 #   nvidia-docker | 2017/12/21 05:04:46 Error: ...                 (a compose service's label: harvest 176's other.txt)
 #   github.com/NVIDIA/go-dcgm/pkg/dcgm._Cfunc_dcgmGetCpuHierarchy(0x7fff...)   (a Go traceback's frame: its function,
 #     package path first; go_runtime_crash/dcgm_exporter_cgo_sigsegv_dcgmexporter412.txt)
+#   }                                                              (a JSON document's or a pretty-printed record's
+#     closing brace or bracket alone on its row, its comma after it: journalctl -o json-pretty's record pasted below an
+#     nccl-tests capture, its MESSAGE member the longest row, bench/plant_prefix_probe.py --prefixes rM2: the brace was
+#     joined to the member, which was then read as a member no longer and its reader's line ended '"}')
 #   each the row after a text's one longest row, which ends the text: read as that row's cut tail, it was joined to it
 _RECORD_START = re.compile(
-    r"$|[ \t]|[\[{|#]|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. =:/()-]*pid=\d"
+    r"$|[ \t]|[\[{|#]|[}\]],?[ \t]*\r?$|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. =:/()-]*pid=\d"
     r"|\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|[A-Za-z][a-z]{2} [ \d]\d \d\d:|[IWEF]\d{4} \d\d:\d\d"
     r"|[\w.-]+:\d+:\d+ \[\d+\]|\d{1,5}: |[\w.-]+@[\w.-]+:|libfabric:"
     r"|[\w-]{1,32} [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: "
@@ -985,6 +1003,7 @@ def _strip(text: str, plain: bool = False) -> str:
         if "`" in out:
             out = _TICKS.sub("\n\\g<body>", out)
             out = _inline_code(out)
+            out = _PROSE_TICK.sub("\n\\g<body>\\g<cr>", out)  # a log line quoted inside a sentence
         if '\n"' in out or "\n\u201c" in out:
             out = _DQUOTE.sub("\n\\g<body>", out)
         if "<std" in out:

@@ -211,6 +211,7 @@ def _json_members(out: str) -> str:
         return out
     blanks = [m.start() for m in _BLANK.finditer(out)]
     parts, pos = [], 0
+    read: list[tuple[int, str]] = []  # (row, indentation) of each member read
     for m in found:
         at = times.get(m["ind"])
         if not at:
@@ -226,11 +227,46 @@ def _json_members(out: str) -> str:
             continue
         parts.append(out[pos:m.start()])
         parts.append("\n" + line.rstrip("\r\n").replace("\r", " ").replace("\n", " "))
+        read.append((out.count("\n", 0, m.start()) + 1, m["ind"]))
         pos = m.end()
     if not parts:
         return out
     parts.append(out[pos:])
-    return "".join(parts)
+    return _record_rows_read("".join(parts), read)
+
+
+# The rest of a pretty-printed record whose line member was read (its braces, its other members one a row: the
+# journal's "__CURSOR", "__REALTIME_TIMESTAMP", "_HOSTNAME", ...) is the record's wrapper, as a one-line record's other
+# fields are: blank rows (line for line), not lines of another program nobody read (bench/plant_prefix_probe.py
+# --prefixes rM2: a json-pretty record below an nccl-tests capture left its six other rows unread). Only a record of
+# flat members (a string, a number, true, false or null a row) between an opening brace and a closing one:
+#     {
+#             "__CURSOR": "s=5726468a2162439e9e18a191202b1a7b;i=28e90",
+#             "_HOSTNAME": "gpu-node-7",
+#     },
+_FLAT_MEMBER = re.compile(r'[ \t]{0,16}"[^"\n]{1,64}" ?: ?(?:"(?:[^"\\\n]|\\.)*"|-?\d[\d.eE+-]{0,40}|true|false|null)[ \t]*,?[ \t]*\r?')
+_OPEN_ROW = re.compile(r"[ \t]{0,16}(?:\[[ \t]*)?\{[ \t]*\r?")
+_CLOSE_ROW = re.compile(r"[ \t]{0,16}\}[ \t]*[,\]]?[ \t]*\r?")
+
+
+def _record_rows_read(out: str, read: list[tuple[int, str]]) -> str:
+    """``out`` (newline-framed) with the other rows of each record whose line member was read (``read``: its row index
+    in ``out.split("\\n")`` and its indentation) blank, where the record is of flat members between its braces."""
+    rows = out.split("\n")
+    for i, ind in read:
+        top = i - 1
+        while top > 0 and rows[top].startswith(ind) and _FLAT_MEMBER.fullmatch(rows[top]) is not None:
+            top -= 1
+        end = i + 1
+        while end < len(rows) - 1 and rows[end].startswith(ind) and _FLAT_MEMBER.fullmatch(rows[end]) is not None:
+            end += 1
+        if top < 1 or end >= len(rows) - 1 or _OPEN_ROW.fullmatch(rows[top]) is None \
+                or _CLOSE_ROW.fullmatch(rows[end]) is None:
+            continue
+        for k in range(top, end + 1):
+            if k != i:
+                rows[k] = "\r" if rows[k].endswith("\r") else ""
+    return "\n".join(rows)
 
 
 # A log search's CSV export, its header naming the fields (issue 11, round rM2; rL8 had it only recognised): each row

@@ -413,6 +413,59 @@ def test_a_pretty_printed_records_line_member_is_read():
         assert normalise(raw) == raw
 
 
+# journalctl -o json-pretty's record as bench/plant_prefix_probe.py builds it (CONSTRUCTED: json.dumps(..., indent=8) of
+# systemd's fields), around harvest 306's real line (NVIDIA/nccl-tests#14), pasted below nccl-tests rows
+PRETTY_306 = ('{\n        "__CURSOR": "s=5726468a2162439e9e18a191202b1a7b;i=28e90",\n        "__REALTIME_TIMESTAMP": '
+              '"1764933600494032",\n        "_HOSTNAME": "gpu-node-7",\n        "SYSLOG_IDENTIFIER": "python3",\n        '
+              '"MESSAGE": "e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket creation failed : Address family not '
+              'supported by protocol"\n}')
+
+
+def test_a_pretty_printed_records_other_rows_are_blank_where_its_line_is_read():
+    # round rO1 (bench/plant_prefix_probe.py --prefixes rM2: the record below an nccl-tests capture read otherwise than
+    # the bare line): its closing brace was joined to the MESSAGE member (the text's one longest row, read as cut), so the
+    # member was read no longer; its other rows were unread lines. Now the brace ends no cut, the other rows are blank
+    base = (FIX / "observations/h200-x2/nccl-tests/allreduce_healthy_g2.txt").read_text().rstrip("\n")
+    text = base + "\n" + PRETTY_306 + "\n"
+    lines = normalise(text).split("\n")
+    n = len(base.split("\n"))
+    assert len(lines) == len(text.split("\n"))
+    assert lines[n:n + 7] == ["", "", "", "", "", "e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket creation failed : "
+                              "Address family not supported by protocol", ""]
+    assert normalise(PRETTY_306.replace("\n", "\r\n") + "\r\n").split("\n")[5].startswith("e66aa18dc444:3171:3171")
+    # must not: a record with a member over several rows (an object) keeps its rows; a row of members without braces
+    # (a paste cut, aws-samples/stable-diffusion-on-eks#96 above) keeps them
+    nested = '{\n  "time": "2026",\n  "kubernetes": {\n    "host": "n1"\n  },\n  "log": "x"\n}\n'
+    assert normalise(nested) == '{\n  "time": "2026",\n  "kubernetes": {\n    "host": "n1"\n  },\nx\n}\n'
+    assert normalise('  "time": "2026",\n  "log": "x",\n  "stream": "stdout"\n') == '  "time": "2026",\nx\n  "stream": "stdout"\n'
+
+
+@pytest.mark.parametrize("raw, want", [
+    # eth-cscs/cscs-reframe-tests#224 (a PR comment, verbatim): srun's error quoted inside a sentence
+    ("getting `srun: error: _fwd_tree_get_addr: can't find address for host nid006677, check slurm.conf`\n",
+     "srun: error: _fwd_tree_get_addr: can't find address for host nid006677, check slurm.conf\n"),
+    # CONSTRUCTED around real forms: a Python exception's line, NCCL's WARN, the driver's line, a CR line end
+    ("we see `RuntimeError: CUDA error: out of memory` when running\n", "RuntimeError: CUDA error: out of memory\n"),
+    ("the log says `gpu1:12:34 [0] NCCL WARN Net : Connection closed by remote peer` then hangs\n",
+     "gpu1:12:34 [0] NCCL WARN Net : Connection closed by remote peer\n"),
+    ("dmesg had `NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.` twice\r\n",
+     "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\r\n"),
+])
+def test_a_log_line_quoted_inline_in_a_sentence_is_read(raw, want):
+    assert normalise(raw) == want
+
+
+@pytest.mark.parametrize("raw", [
+    # must not: a span of a command, a setting, a word; two spans on the row; a sentence ending in a span of prose words
+    "run `nvidia-smi` and it says fine\n",
+    "set `error: true` in the config\n",
+    "x `a` y `RuntimeError: boom` z\n",
+    "the `Error: ` prefix is what we grep for\n",
+])
+def test_inline_code_in_a_sentence_that_holds_no_log_line_stays(raw):
+    assert normalise(raw) == raw
+
+
 def test_a_common_margin_goes_and_the_text_keeps_its_own_indentation():
     """aws/aws-k8s-tester#464: an mpirun-tagged log pasted indented; srun -l and a CRI stamp keep
     the indentation of ibstatus' fields (a line's own structure)."""
