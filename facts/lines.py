@@ -110,6 +110,11 @@ Wrappers, each with a real sample:
 
 - an indentation every line of the text shares (a markdown code block, a quoted e-mail): the
   common margin goes, the text's own indentation stays
+- a progress bar's last refresh that the next log line was written after, on the same line (tqdm's
+  ``n/total [elapsed<remaining, rate]`` end, then a known log prefix; or a terminal's overwrite, ``\\r``,
+  before one): the bar goes, the log line stays (see ``_BAR_END``; sgl-project/sglang#15598)::
+
+      DeepGEMM warmup:   2%|█▌     | 11/512 [01:09<57:05,  6.84s/it][2025-12-22 11:36:30 TP1 EP1] Scheduler hit an exception: ...
 
 Near misses, kept: NCCL's own ``host:pid:tid [dev]`` and a bare ``[0]`` device index (they
 carry the host and the GPU); torchrun's failure table ``[1]:``; ``dcgm``'s ``2024-05-01
@@ -575,6 +580,71 @@ def _cloudwatch_column(out: str) -> str:
 # transport/[net_ib.cc:101](http://net_ib.cc:101/)     peer [10.1.3.201](http://10.1.3.201/)<33057>   (nccl#1710)
 _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 
+# A progress bar drawn without a newline shares its line with the next line written (issue 11): tqdm ends each
+# refresh with "\r" (or nothing, where stderr is a file) and a log record written after it follows on the same line,
+# its own stamp no longer at the line's start (real lines: sgl-project/sglang#15598, #7324, CarperAI/trlx#342):
+#   DeepGEMM warmup:   2%|█▌      | 11/512 [01:09<57:05,  6.84s/it][2025-12-22 11:36:30 TP1 EP1] Scheduler hit an exception: ...
+#   Capturing batches (avail_mem=7.08 GB):   0%|          | 0/17 [00:00<?, ?it/s]2025-06-25 11:25:59,453 - INFO - flashinfer.jit: ...
+# tqdm's right part (tqdm/std.py format_meter: r_bar = '| {0}/{1} [{2}<{3}, {4}{5}]'.format(n_fmt, total_fmt,
+# elapsed_str, remaining_str, rate_fmt, postfix); rate_fmt '{0:5.2f}{unit}/s' or '{0:5.2f}s/{unit}' or '?{unit}/s',
+# postfix ', ' + postfix; format_interval 'mm:ss' or 'h:mm:ss'; format_sizeof's '4.97G' where unit_scale; vLLM's
+# and SGLang's weight loaders' _BAR_FORMAT "{desc}: {percentage:3.0f}% Completed | {n_fmt}/{total_fmt}
+# [{elapsed}<{remaining}, {rate_fmt}]\n" keeps it, and its newline) is the bar's end; where a
+# log line's own prefix starts right after it, the bar goes and the line is the log line's (one line for one line: the
+# line as read keeps the bar, Artefact.raw_line). A "\r" inside a line is a terminal's overwrite: where the text after
+# the last one is a log line (or the last refresh glued to one), that is the line. A bar alone, a bar followed by
+# anything else, and a "\r" before anything else stay as they are. (tqdm's bar of an unknown total,
+# '{n_fmt}{unit} [{elapsed}, {rate_fmt}]', has no '<': not read.)
+_INTERVAL = r"(?:\d{1,6}:)?\d\d:\d\d"
+_BAR_END = (r"[\d.]{1,20}[kMGTPEZY]?/[\d.]{1,20}[kMGTPEZY]? \[" + _INTERVAL + r"<(?:" + _INTERVAL + r"|\?), +"
+            r"[^\s\],/]{0,40}/[^\s\],]{1,40}(?:, [^\]\n]{0,400})?\]")
+# the log prefixes a glued line is split before, each its reader's (the stamps and tags _strip and the readers know):
+# [2025-11-02 10:12:13 TP0] / [2023-04-15 22:25:49,992] [INFO]   (SGLang's and DeepSpeed's stamps, a collector's)
+# 2024-05-01 10:00:00,123 - trainer - INFO - / 2023-09-12T08:14:05.000000001Z   (Python logging's asctime, ISO times)
+# INFO 08-11 10:45:36 [core.py:1102]   (vLLM)   (VllmWorker rank=1 pid=2699412) / (VllmWorker PP0_TP0 pid=4797) / (RayWorkerWrapper pid=581, ip=...)
+# [rank0]: / [default0]:   (PyTorch, torchrun)        I0912 08:14:05.123456   (glog)
+# node201:127799:127863 [0] NCCL INFO ...   (NCCL)   Traceback (most recent call last):   (Python)
+_GLUED_PREFIX = (r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|" + _LEVEL + r" \d\d-\d\d \d\d:\d\d:\d\d"
+                 r"|\([\w.:/-]{1,200}(?: [\w.=-]{1,60})? pid=\d{1,9}[,)]|\[(?:rank|default)\d{1,6}\]:"
+                 r"|[IWEF]\d{4} \d\d:\d\d:\d\d|[\w.-]{1,200}:\d{1,9}:\d{1,9} \[\d{1,4}\] NCCL "
+                 r"|Traceback \(most recent call last\):")
+_GLUED_BAR = re.compile(_BAR_END + r"(?=" + _GLUED_PREFIX + ")")
+_LOG_START = re.compile(_GLUED_PREFIX)
+#: the gate (one RE2 pass, after a substring test): a bar's end or a "\r" followed by a log prefix
+_GLUE_DFA = re2.compile(r"(?:\]|\r)(?:" + _GLUED_PREFIX + ")")
+
+
+def _unglued(text: str) -> str:
+    """``text`` with each line that a progress bar's last refresh (or a terminal's overwrite, "\\r") was glued
+    to read from the log line's prefix on (see _BAR_END): ``text`` itself where there is none. Only the lines
+    the gate's pass finds are looked at."""
+    if not ("<" in text or "\r" in text):
+        return text
+    parts: list[str] = []
+    pos = seen = 0
+    for g in _GLUE_DFA.finditer(text):
+        if g.start() < seen:  # another hit on a line already looked at
+            continue
+        start = text.rfind("\n", 0, g.start()) + 1
+        end = text.find("\n", g.start())
+        end = seen = len(text) if end == -1 else end
+        body = text[start:end - 1] if text[end - 1:end] == "\r" and end > start else text[start:end]
+        k = body.rfind("\r")
+        seg = body[k + 1:]
+        m = _GLUED_BAR.search(seg) if "<" in seg else None
+        if m is not None:
+            seg = seg[m.end():]
+        elif k < 0 or _LOG_START.match(seg) is None:
+            continue
+        parts.append(text[pos:start])
+        parts.append(seg)
+        pos = start + len(body)  # (the line's own "\r" before its newline stays)
+    if not parts:
+        return text
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
 #: literal gates: a text holding none of these has no wrapper, and is returned as it is
 _GATES = ("`", ">", '"', "\u201c", "<std", ">1 ", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ", "\n*", "\n_",
           "##[")
@@ -956,6 +1026,9 @@ def normalise(text: str, plain: bool | None = None, split: list[list[str]] | Non
     runs it in the classifier's pass); ``split``: see :func:`_unwrap` (only the text as
     read: a caller keeps those rows only when the same text comes back); ``uncut``: whether
     :data:`UNCUT_GATE` matches ``text``, when the caller's scan answered it (True: no rows to join)."""
+    unglued = _unglued(text)  # a progress bar's refresh glued to a log line: the log line's (see _BAR_END)
+    if unglued is not text:
+        text, plain, split, uncut = unglued, None, None, None
     if plain is None:
         plain = _PLAIN_DFA.search(text) is None  # most files: no colour, link or wrapper
     if not plain:

@@ -1173,3 +1173,76 @@ def test_an_r375_q_paste_in_an_open_inline_code_span_is_read_from_its_banner():
     res = parse_one(Artefact(path="q.txt", text=raw))
     info = [f for f in res.facts if f.kind == "gpu_info"]
     assert info and info[0].driver_version == "375.66" and info[0].pci_bus_id == "0000:01:00.0"
+
+
+# A progress bar's last refresh glued to the next log line (facts/lines.py _BAR_END), real lines of even threads:
+# sgl-project/sglang#15598 (the scheduler's stamp), sgl-project/sglang#7324 (Python logging's asctime, flashinfer),
+# ymcui/Chinese-LLaMA-Alpaca#534 and CarperAI/trlx#342 (DeepSpeed's stamp; the fixture of huggingface/transformers#9996
+# too), huggingface/autotrain-advanced#456 (Colab's bar without its bar, then Python's traceback head).
+_GLUED = [
+    ("DeepGEMM warmup:   2%|█▌                                                                        | 11/512 [01:09<57:05,  6.84s/it]",
+     "[2025-12-22 11:36:30 TP1 EP1] Scheduler hit an exception: Traceback (most recent call last):"),
+    ("Capturing batches (avail_mem=7.08 GB):   0%|          | 0/17 [00:00<?, ?it/s]",
+     "2025-06-25 11:25:59,453 - INFO - flashinfer.jit: Loading JIT ops: batch_prefill_with_kv_cache_dtype_q_bf16_dtype_kv_bf16"
+     "_dtype_o_bf16_dtype_idx_i32_head_dim_qk_128_head_dim_vo_128_posenc_0_use_swa_False_use_logit"),
+    (" 14%|█▍        | 378/2724 [13:58:09<86:18:35, 132.44s/it]",
+     "[2023-06-07 22:16:00,018] [INFO] [loss_scaler.py:181:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. "
+     "Attempted loss scale: 64, reducing to 32"),
+    ("[losses/total_loss: 1.34 | losses/policy_loss: -0.39 | losses/value_loss: 8.65]:  16%|█████████████████▎"
+     "                                                                                        | 1044/6400 [1:16:09<1:07:04,  1.33it/s]",
+     "[2023-02-28 20:08:24,113] [INFO] [stage_1_and_2.py:1769:step] [deepspeed] OVERFLOW! Rank 0 Skipping step. "
+     "Attempted loss scale: 128.0, reducing to 64.0"),
+    ("Loading checkpoint shards:   0% 0/2 [00:00<?, ?it/s]", "Traceback (most recent call last):"),
+]
+
+
+@pytest.mark.parametrize("bar,line", _GLUED, ids=["sglang_stamp", "asctime", "deepspeed_hours", "deepspeed_desc", "traceback"])
+def test_a_bar_glued_to_a_log_line_reads_as_the_log_line(bar, line):
+    """The log line after the bar's end reads as it reads alone (its prefix then stripped as a bare line's is);
+    the line stays where it is, and other lines stay as they are."""
+    text = "before\n" + bar + line + "\nafter\n"
+    assert normalise(text) == normalise("before\n" + line + "\nafter\n")
+    assert normalise(bar + line + "\r\n") == normalise(line + "\r\n")  # a CRLF paste keeps its line ends
+
+
+def test_a_bar_glued_to_other_text_or_alone_stays():
+    """Only a complete bar's end followed by a known log prefix splits: prose after a bar (exo-explore/exo#140), a
+    program's own bracketed tag that is no log prefix and a second bar (CarperAI/trlx#342), a bar alone, a bar then a
+    blank, and a prefix after a bracket that ends no bar stay as they are."""
+    kept = [
+        "ram used: 11.98 GB, layers.27.feed_forward.w2.weight                  :  85%|██████████████████████████████████████████"
+        "████████████████████████▌           | 249/292 [00:05<00:00, 45.44it/s]loaded weights in 5553.64 ms, 12.21 GB loaded at 2.20 GB/s",
+        "[losses/total_loss: 1.64 | losses/policy_loss: 0.12 | losses/value_loss: 7.62]:  16%|█████████████████"
+        "                                                                                          | 1024/6400 [1:14:23<1:13:02,  1.23it/s][RANK 0] Collecting rollouts",
+        "[rollout 128 / 128]: 100%|██████████| 128/128 [01:31<00:00,  1.40it/s][losses/total_loss: 1.34 | losses/policy_loss: -0.39]:  16%|",
+        "Loading safetensors checkpoint shards: 100% Completed | 8/8 [00:05<00:00,  1.59it/s]",
+        "Capturing batches (avail_mem=7.08 GB):   0%|          | 0/17 [00:00<?, ?it/s] 2025-06-25 11:25:59,453 - INFO - x",
+        "see [00:05<00:00][2025-06-25 11:25:59] and 5/8 [00:05, 1.59it/s][rank0]: y",
+    ]
+    for line in kept:
+        assert normalise(line + "\n") == line + "\n", line
+
+
+def test_a_carriage_return_inside_a_line_reads_as_its_last_refresh():
+    """A "\\r" inside a line is a terminal's overwrite (tqdm writes "\\r" before each refresh and clears the bar with
+    blanks before tqdm.write's line; CONSTRUCTED from tqdm/std.py's refreshes): where the text after the last one is a
+    log line, or the last refresh glued to one, the line is that log line; a "\\r" before other text stays."""
+    refreshes = "\rDeepGEMM warmup:   2%|█▌        | 10/512 [01:02<57:00,  6.80s/it]\rDeepGEMM warmup:   2%|█▌        | 11/512 [01:09<57:05,  6.84s/it]"
+    line = "[2025-12-22 11:36:30 TP1 EP1] Scheduler hit an exception: Traceback (most recent call last):"
+    assert normalise(refreshes + line + "\n") == normalise(line + "\n")
+    assert normalise(refreshes + "\r" + " " * 60 + "\r" + line + "\n") == normalise(line + "\n")
+    for kept in (refreshes + "\n", "50%\rdone\n", "a\r\nb\r\n"):
+        assert normalise(kept) == kept, kept
+    assert normalise("a\r\n[2025-12-22 11:36:30 TP1 EP1] x\r\n") == "a\r\nx\r\n"  # CRLF ends: no overwrite, the stamp off as usual
+
+
+def test_a_glued_line_is_read_by_its_reader_and_quoted_as_read():
+    """The readers read the log line glued behind a bar as they read it alone, on its line, and the evidence quotes
+    the line as read, bar and all (CONSTRUCTED: vLLM's capture bar before an NCCL WARN line and a vLLM error line)."""
+    bar = "Capturing CUDA graph shapes:   0%|          | 0/35 [00:00<?, ?it/s]"
+    for line in ("node201:127799:127863 [0] transport/net_ib.cc:101 NCCL WARN NET/IB : mlx5_0:1 Got async event : local access violation work queue error",
+                 "ERROR 07-24 08:26:01 multiproc_worker_utils.py:226] RuntimeError: CUDA error: an illegal memory access was encountered"):
+        glued = parse_one(Artefact(path="app.log", text="x\n" + bar + line + "\n"))
+        alone = parse_one(Artefact(path="app.log", text="x\n" + line + "\n"))
+        assert [(f.kind, f.evidence.line) for f in glued.facts] == [(f.kind, f.evidence.line) for f in alone.facts] != []
+        assert all(f.evidence.text == bar + line for f in glued.facts)
