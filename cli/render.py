@@ -59,6 +59,9 @@ def verdict_line(report: Report) -> str:
 
 def render_text(report: Report, console: Console) -> None:
     console.print(f"[{_VERDICT_STYLE[report.verdict]}]{_e(verdict_line(report))}[/]")
+    if report.verdict == "healthy" and report.reason:  # what it rests on: each checked component's readings
+        for part in report.reason.split(": ", 1)[-1].split(" | "):
+            console.print(f"   {_e(part)}", soft_wrap=True)
     for f in report.findings:
         console.print()
         role = {"root_cause": "ROOT CAUSE", "cascade": "CASCADE", "independent": ""}[f.role]

@@ -273,6 +273,49 @@ def checked_components(coverage: Coverage, exclude: set[str] = frozenset()) -> d
     return {comp: list(paths) for comp, paths in sorted(out.items())}
 
 
+#: readings named per component in a healthy verdict's ``reason`` (the text report lists them all)
+READINGS_NAMED = 3
+#: a reading's line is quoted up to this many characters
+READING_TEXT = 80
+
+
+def checked_readings(coverage: Coverage, exclude: set[str] = frozenset()) -> dict[str, list[tuple[str, int, str, int, str]]]:
+    """component -> the readings behind it: (file, first line, fact kind, how many, that line's text), of each file
+    that checked it (as :func:`checked_components` counts them), in file order, the readings of a kind of a file once.
+    What a healthy verdict rests on, measured (issue 11: the report named the component and the file, never the reading)."""
+    kinds = load_coverage()
+    out: dict[str, list[tuple[str, int, str, int, str]]] = defaultdict(list)
+    for fc in coverage.files:
+        if fc.path in exclude:
+            continue
+        shown = set(file_checks(fc, kinds))
+        for comp, by_kind in fc._readings.items():
+            if comp in shown:
+                out[comp].extend((fc.path, line, kind, n, text) for kind, (line, text, n) in sorted(by_kind.items(), key=lambda kv: kv[1][0]))
+    return {c: out[c] for c in sorted(out)}
+
+
+def reading_text(path: str, line: int, kind: str, n: int, text: str) -> str:
+    """One reading in words: ``nvlink_s.txt:3: 24 nvlink_link_state, the first 'Link 0: 25.781 GB/s'``."""
+    quote = " ".join(text.split())
+    quote = quote if len(quote) <= READING_TEXT else quote[: READING_TEXT - 3] + "..."
+    return f"{path}:{line}: {n} {kind}, the first {quote!r}" if n > 1 else f"{path}:{line}: {kind} {quote!r}"
+
+
+def healthy_reason(coverage: Coverage, exclude: set[str] = frozenset()) -> str | None:
+    """What a healthy verdict rests on, in words: each checked component and the readings behind it (up to
+    READINGS_NAMED each); None where no reading was kept (a report made without its readers' readings)."""
+    got = checked_readings(coverage, exclude)
+    if not got:
+        return None
+    parts = []
+    for comp, rs in got.items():
+        named = "; ".join(reading_text(*r) for r in rs[:READINGS_NAMED])
+        more = f"; and {len(rs) - READINGS_NAMED} more reading(s)" if len(rs) > READINGS_NAMED else ""
+        parts.append(f"{comp} on {named}{more}")
+    return "healthy on what was read: " + " | ".join(parts)
+
+
 def file_checks(fc, kinds) -> list[str]:
     """The components a file checked: of each reader that read it, what its facts showed when
     its kind declares ``checks`` (knowledge/coverage.yaml), else its kind's ``covers``."""

@@ -66,23 +66,53 @@ class ArtefactCoverage:
     #: fact kind -> (the components a fact of it checks, or the fact's field that names one,
     #: {field: values that make the fact check nothing}); empty: every file read checks ``covers``
     checks: dict = field(default_factory=dict, compare=False)
+    #: with ``checks``: what a fact of a kind it does not name (nor ``context``) checks (an NCCL log's every other line: NCCL)
+    others: tuple[str, ...] = ()
 
-    def shown(self, facts, folded_kinds=()) -> list[str]:
-        """The components that ``facts`` (and readings folded unbuilt, by kind) of one file show
-        it checked: ``covers`` when the kind declares no ``checks``."""
-        if not self.checks:
-            return list(self.covers)
-        out: set[str] = set()
-        for kind in folded_kinds:
-            out.update(self.checks.get(kind, ((),))[0])
+    def _of(self, kind: str) -> tuple:
+        got = self.checks.get(kind)
+        if got is None:
+            return (self.others, None, None) if self.others and kind not in self.context else ((), None, None)
+        return got
+
+    def readings(self, facts, folded=()) -> dict[str, dict[str, list]]:
+        """component -> {fact kind: [first line, its text, how many]}: the readings of one file that
+        checked each component (``folded``: (kind, [id, evidence, count]) of the readings folded unbuilt):
+        with ``checks``, what each fact's kind checks there, unless one of its fields has a listed value,
+        and the component its ``field`` names; else ``covers``, by every fact not of ``context``. The file's
+        components checked are their keys (engine/parse_pool.py); a report names the readings behind them."""
+        out: dict[str, dict[str, list]] = {}
+        covers = set(self.covers)
+
+        def note(comps, kind, line, text, n):
+            for c in comps:
+                if c in covers:
+                    add_reading(out.setdefault(c, {}), kind, line, text, n)
+        for kind, (_id, ev, n) in folded:
+            if kind not in self.context:
+                note(self._of(kind)[0] if self.checks else self.covers, kind, ev["line"], ev["text"], n)
         for f in facts:
-            comps, name, unless = self.checks.get(f.kind, ((), None, None))
+            if not self.checks:
+                if f.kind in self.context:
+                    continue
+                note(self.covers, f.kind, f.evidence.line, f.evidence.text, 1)
+                continue
+            comps, name, unless = self._of(f.kind)
             if unless and any(getattr(f, k, None) in vs for k, vs in unless.items()):
                 continue
-            out.update(comps)
-            if name:
-                out.add(getattr(f, name, None))
-        return [c for c in self.covers if c in out]
+            note(tuple(comps) + ((getattr(f, name, None),) if name else ()), f.kind, f.evidence.line, f.evidence.text, 1)
+        return out
+
+
+def add_reading(into: dict[str, list], kind: str, line: int, text: str, n: int) -> None:
+    """Count ``n`` readings of ``kind`` into ``into`` (fact kind -> [first line, its text, how many]), the first line kept."""
+    slot = into.get(kind)
+    if slot is None:
+        into[kind] = [line, text, n]
+    else:
+        slot[2] += n
+        if line < slot[0]:
+            slot[0], slot[1] = line, text
 
 
 def _checks(raw: dict) -> dict:
@@ -94,7 +124,8 @@ def _checks(raw: dict) -> dict:
 def load_coverage() -> dict[str, ArtefactCoverage]:
     raw = knowledge.load("coverage.yaml").kinds
     return {k: ArtefactCoverage(component=v.component, covers=tuple(v.covers), document=v.document, log=v.log, listing=v.listing,
-                                 context=tuple(v.context), checks=_checks(v.checks)) for k, v in raw.items()}
+                                 context=tuple(v.context), checks=_checks(v.checks), others=tuple(v.checks_others))
+            for k, v in raw.items()}
 
 
 @dataclass(frozen=True)

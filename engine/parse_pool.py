@@ -28,7 +28,7 @@ from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
 from stethoscope.facts.bundle import UNKNOWN_NODE, FileTask, RawBundle, Skipped, is_binary, task_artefacts
 from stethoscope.facts.model import Fact, share_keys
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
-from stethoscope.engine.knowledge import load_coverage, load_polarity
+from stethoscope.engine.knowledge import add_reading, load_coverage, load_polarity
 from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
 from stethoscope.facts.lines import (line_hosts, normalise, run_hosts, text_host, without_block_labels,
@@ -206,6 +206,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     read_by: list[str] = []
     factless: set[str] = set()  # readers that made no fact (a listing's: its header read, no row: knowledge/coverage.yaml listing)
     checks: dict[str, list[str]] = {}
+    readings: dict[str, dict[str, list]] = {}
     spanned: set[str] = set()  # the readers that said which blocks they read whole (ParseResult.spans)
     for p in kinds:
         try:
@@ -234,8 +235,12 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         if any(f.kind not in context for f in res.facts) or any(k not in context for _n, k in res.folded) \
                 or (res.lines_used and not res.facts and not res.folded):
             read_by.append(p.KIND)  # made only context facts (a boot banner): read nothing it checks
-            if p.KIND in _shown_kinds():  # what it checked depends on what the file showed
-                checks[p.KIND] = load_coverage()[p.KIND].shown(res.facts, [k for _n, k in res.folded])
+            if p.KIND in _covering_kinds():  # the readings behind what it checked, for the report to name
+                cov = load_coverage()[p.KIND]
+                got = cov.readings(res.facts, [(k, slot) for (_n, k), slot in res.folded.items()])
+                merge_readings(readings, got)
+                if p.KIND in _shown_kinds():  # what it checked depends on what the file showed (ArtefactCoverage.shown)
+                    checks[p.KIND] = [c for c in cov.covers if c in got]
         out.errors.extend(ParseProblem(path=e.path, line=e.line, message=e.message, parser=p.KIND) for e in res.errors)
         out.limits.extend(LimitHit(limit=h.limit, path=h.path, line=h.line, detail=h.detail) for h in res.limits)
         for kind, (n, line) in res.capped.items():
@@ -269,6 +274,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
                                 facts=len(out.facts) - claimed + sum(slot[2] for slot in folded.values()),
                                 skipped_lines=max(0, nonblank - used),
                                 read_by=read_by, checks=checks)
+    out.coverage._readings = readings
     classify.forget()  # (after nonblank_lines: the classifier's pass may answer it)
     if router is not None:
         out.facts = router.route(out.facts, folded)
@@ -333,6 +339,15 @@ def merge_coverage(row: FileCoverage, more: FileCoverage) -> None:
     row.read_by += [k for k in more.read_by if k not in row.read_by]
     for k, comps in more.checks.items():
         row.checks[k] = list(dict.fromkeys(row.checks.get(k, []) + comps))
+    merge_readings(row._readings, more._readings)
+
+
+def merge_readings(into: dict[str, dict[str, list]], more: dict[str, dict[str, list]]) -> None:
+    """Join the readings of ``more`` (component -> fact kind -> [first line, its text, how many]) to ``into``."""
+    for comp, kinds in more.items():
+        have = into.setdefault(comp, {})
+        for kind, (line, text, n) in kinds.items():
+            add_reading(have, kind, line, text, n)
 
 
 #: how many "|" _holds_block_bar looks at one by one before it searches for "  | " itself
@@ -370,6 +385,11 @@ def _document_kinds() -> frozenset[str]:
 @lru_cache(maxsize=1)
 def _context_kinds() -> dict[str, tuple[str, ...]]:
     return {k: c.context for k, c in load_coverage().items() if c.context}
+
+
+@lru_cache(maxsize=1)
+def _covering_kinds() -> frozenset[str]:
+    return frozenset(k for k, c in load_coverage().items() if c.covers)
 
 
 @lru_cache(maxsize=1)

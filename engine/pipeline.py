@@ -507,12 +507,14 @@ def _diagnose(obs: Observation, ruleset: RuleSet | None, evaluator: Evaluator, b
     findings = localise(found, facts, symptom_map(ruleset.rules))
     progress.done()
     verdict, reason = accounting.verdict(findings, obs.coverage, empty=obs.empty)
+    silent = accounting.no_verdict_files(findings, obs.coverage)
+    if verdict == "healthy":  # what it rests on, measured: the JSON's schema takes no field more in 'checked'
+        reason = accounting.healthy_reason(obs.coverage, silent)
     return Report(
         source=obs.source or Source(kind="bundle", path=""),
         verdict=verdict,
         reason=reason,
-        checked=[Checked(component=c, files=fs) for c, fs in
-                 accounting.checked_components(obs.coverage, accounting.no_verdict_files(findings, obs.coverage)).items()],
+        checked=[Checked(component=c, files=fs) for c, fs in accounting.checked_components(obs.coverage, silent).items()],
         findings=findings,
         coverage=obs.coverage,
         nodes=obs.nodes,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 
 class _M(BaseModel):
@@ -68,6 +68,10 @@ class FileCoverage(_M):
     skipped_lines: int
     read_by: list[str] = Field(default_factory=list, description="the parsers (of 'kind') that read at least one line of the file: only these count as evidence that a subsystem was checked")
     checks: dict[str, list[str]] = Field(default_factory=dict, description="of the parsers in 'read_by' whose kind declares 'checks' (knowledge/coverage.yaml): the components the facts they read show checked (a dcgmi diag's tests that ran); the others check their kind's 'covers'")
+    #: component -> fact kind -> [first line, its text, how many]: the readings behind each component the file checked
+    #: (knowledge/coverage.yaml, engine/knowledge.py readings); not a field of the JSON (its schema allows none more here):
+    #: the report's text and its ``reason`` of a healthy verdict name them (engine/accounting.py healthy_readings)
+    _readings: dict = PrivateAttr(default_factory=dict)
 
 
 class ParseProblem(_M):
@@ -151,6 +155,9 @@ class Report(_M):
     nodes: list[str] = Field(default_factory=list)
     facts: int = 0
     missing_signals: list[MissingSignal] = Field(default_factory=list, description="live diagnosis: series Prometheus lacks (never read as healthy)")
-    reason: str | None = Field(default=None, description="why the verdict is inconclusive, when it is")
+    reason: str | None = Field(default=None, description=(
+        "why the verdict is inconclusive, when it is; of a healthy verdict, what it rests on: 'healthy on what was read: "
+        "<component> on <file>:<line>: <how many> <fact kind>, the first '<line>'; ... | <component> on ...' (up to three "
+        "readings a component, the text report lists them): 'checked' takes no field more"))
     checked: list[Checked] = Field(default_factory=list, description="the components the input checked, with the files that checked them: what a healthy verdict covers")
     not_checked: list[NotChecked] = Field(default_factory=list, description="decision-tree branches with no evidence in the input (never read as healthy)")

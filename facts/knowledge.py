@@ -131,16 +131,17 @@ class CoverageWhen(_M):
     load line: the GPU's parts), or the component its own ``field`` names (``dcgm_diag_result.component``:
     the test's, knowledge/dcgm.yaml); either unless a field of the fact has one of the listed values
     (a test that was skipped, a load line the log ends at, a check gpud skipped: it checked nothing;
-    ``null`` is a field the line did not give)."""
+    ``null`` is a field the line did not give). Both: the fixed ones and, where the field names one, that one too
+    (an NCCL channel checks NCCL, and the network where its transport is NET: ``nccl_transport.crosses``)."""
 
     components: list[ComponentId] = Field(default_factory=list)
     field: str | None = None
-    unless: dict[str, list[str | bool | None]] = Field(default_factory=dict)
+    unless: dict[str, list[str | bool | int | None]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _one_form(self) -> "CoverageWhen":
-        if bool(self.components) == bool(self.field):
-            raise ValueError("give components or field, one of them")
+        if not self.components and not self.field:
+            raise ValueError("give components, field, or both")
         return self
 
 
@@ -154,11 +155,13 @@ class CoverageKind(_M):
     #: what a file of this kind checked depends on what it showed: fact kind -> the components a
     #: fact of it checks (or the fact's field that names one); a file checks only those
     checks: dict[FactKind, list[ComponentId] | CoverageWhen] = Field(default_factory=dict)
+    #: with ``checks``: what a fact of a kind ``checks`` does not name (and not of ``context``) checks; empty: nothing
+    checks_others: list[ComponentId] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _checks_within_covers(self) -> "CoverageKind":
-        stray = sorted({c for v in self.checks.values() for c in (v if isinstance(v, list) else v.components)}
-                       - set(self.covers))
+        stray = sorted(({c for v in self.checks.values() for c in (v if isinstance(v, list) else v.components)}
+                        | set(self.checks_others)) - set(self.covers))
         if stray:
             raise ValueError(f"checks names components the kind does not cover: {stray}")
         return self

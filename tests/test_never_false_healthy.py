@@ -490,6 +490,59 @@ def test_a_fabric_manager_unit_that_failed_checks_nothing_of_nvlink(ruleset, tmp
     # must not: the fabric manager's NVSwitches configured still check NVLink (the section test above, 7-10)
 
 
+def _one(tmp_path, ruleset, name, text):
+    (tmp_path / name).mkdir()
+    (tmp_path / name / "paste.txt").write_text(text)
+    return diagnose_bundle(tmp_path / name, ruleset, jobs=1)
+
+
+def test_nccl_checks_the_network_only_where_a_channel_crosses_it(ruleset, tmp_path):
+    # NVIDIA/nccl#1706's working 2 x H800 run (fixtures/artefacts/nccl_nvls): one process's ncclCommInitAll on one host,
+    # its channels P2P: it read 'checked: nccl, network' from its Init COMPLETE (round rN4's check of HEALTHY verdicts)
+    rep = _one(tmp_path, ruleset, "one_host", (ART / "nccl_nvls" / "nccl1706_g2_zero_nvls_channels.log").read_text())
+    assert rep.verdict == "healthy" and {c.component for c in rep.checked} == {"nccl"}, (rep.checked, rep.reason)
+    # must not: a channel via NET (transport/net.cc "... [send] via NET/%s/%d%s%s%s": Open MPI's tagged IB run; two nodes
+    # over NET/Socket) checks the network, and so does a communicator of nNodes 2 whose channel lines were cut away
+    two = (ART / "nccl_channels" / "two_nodes_2x2_socket.log").read_text().splitlines()
+    for name, text in (("ib", (ART / "nccl_log" / "mpirun_tagged_ib.log").read_text()), ("socket", "\n".join(two) + "\n"),
+                       ("nnodes_only", "\n".join(ln for ln in two if " via " not in ln) + "\n")):
+        rep = _one(tmp_path, ruleset, name, text)
+        assert rep.verdict == "healthy" and {"nccl", "network"} <= {c.component for c in rep.checked}, (name, rep.reason)
+    # nor the network from a line that names it and moves nothing: the NET/IB device list of one host's channels P2P
+    one = [ln for ln in two if " via NET" not in ln and " nNodes " not in ln]
+    rep = _one(tmp_path, ruleset, "no_net", "\n".join(one) + "\n")
+    assert "network" not in {c.component for c in rep.checked}, rep.reason
+
+
+def test_an_elided_nvlink_listing_is_a_capture_cut_short(ruleset, tmp_path):
+    # NVIDIA/nccl-tests#228's 'nvidia-smi nvlink -s': GPUs 0-1's twelve links, GPU 2's Link 0, then '......': it read
+    # HEALTHY 'checked: nvlink' for the GPUs shown without saying GPUs 2-7 were not (round rN4)
+    src = ART / "nvidia_smi_nvlink" / "nccl_tests228_a100_sxm4_nvlink_s_elided.txt"
+    rep = _one(tmp_path, ruleset, "elided", src.read_text())
+    assert rep.verdict == "inconclusive", rep.reason
+    assert [(h.limit, h.line) for h in rep.coverage.limits] == [("cut_short", 29)], rep.coverage.limits
+    assert "GPU2's links with lines left out (line 29)" in rep.reason
+    # the listing cut where the paste ends (GPU 0's Link 4 of an A100's twelve, no GPU shown whole before it): likewise
+    rep = _one(tmp_path, ruleset, "cut", "\n".join(src.read_text().splitlines()[:6]) + "\n")
+    assert rep.verdict == "inconclusive" and "stops after GPU0's Link 4" in rep.reason, rep.reason
+    # must not: a listing shown to its end (two bridged H100 PCIe, every link of each) stays HEALTHY on NVLink
+    rep = _one(tmp_path, ruleset, "whole", (ART / "nvidia_smi_nvlink" / "hpe_dl380a_h100_pcie_bridged_nvlink_s.txt").read_text())
+    assert rep.verdict == "healthy" and not rep.coverage.limits, rep.reason
+
+
+def test_a_healthy_verdict_names_the_readings_it_rests_on(ruleset, tmp_path):
+    # the report named the component and the file a HEALTHY rests on, never the reading (round rN4); the JSON's schema
+    # takes no field more in 'checked' (additionalProperties false), so the reason of a healthy verdict names them
+    rep = _one(tmp_path, ruleset, "whole", (ART / "nvidia_smi_nvlink" / "hpe_dl380a_h100_pcie_bridged_nvlink_s.txt").read_text())
+    assert rep.verdict == "healthy"
+    assert rep.reason.startswith("healthy on what was read: nvlink on paste.txt:3: ") and " nvlink_link_state, the first 'Link 0: " in rep.reason, rep.reason
+    rep = _one(tmp_path, ruleset, "nccl", (ART / "nccl_nvls" / "nccl1706_g2_zero_nvls_channels.log").read_text())
+    assert "nccl on paste.txt:" in rep.reason and "nccl_rank" in rep.reason and "network" not in rep.reason, rep.reason
+    # must not: an inconclusive verdict's reason is still what was not checked
+    rep = _one(tmp_path, ruleset, "cut", (ART / "nvidia_smi_nvlink" / "nccl_tests228_a100_sxm4_nvlink_s_elided.txt").read_text())
+    assert not rep.reason.startswith("healthy on"), rep.reason
+
+
 def test_an_older_drivers_clock_reasons_shown_whole_still_check_power_thermal(ruleset, tmp_path):
     # drivers before R384 print no SW Thermal Slowdown: their block ends at 'Unknown' (here Active, a finding); shown
     # whole it checks power_thermal, cut before 'Unknown' it checks nothing (session 23, A3)

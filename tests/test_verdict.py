@@ -100,7 +100,10 @@ def test_healthy_names_what_was_checked(ruleset):
     assert rep.verdict == "healthy", [f.summary for f in rep.findings]
     comps = {c.component for c in rep.checked}
     assert {"gpu", "nccl"} <= comps
-    assert rep.reason is None
+    # and the readings it rests on (round rO2): each component, its file and line, what was read and how many
+    assert rep.reason.startswith("healthy on what was read: "), rep.reason
+    assert all(f"{c} on " in rep.reason for c in comps), rep.reason
+    assert "gpu on vm/smi.txt:9: 2 gpu_info, the first 'GPU 00000000:00:06.0'" in rep.reason, rep.reason
 
 
 def test_network_ports_alone_do_not_make_a_node_healthy(ruleset, tmp_path):

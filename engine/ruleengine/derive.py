@@ -59,6 +59,11 @@ _TEMPLATE = re.compile(r"\{([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)\}")
 _OPTIONAL = re.compile(r"\{\?(.*?)\?\}", re.S)
 
 
+#: what a field a fact lacks reads outside a ``{? ... ?}`` part (tests/test_template_render.py sets a mark of its own to
+#: tell it from a '?' the template writes)
+UNKNOWN = "?"
+
+
 def render(template: str, bound: dict[str, Fact]) -> str:
     """``{alias.field}`` substitution only: rules cannot run code through templates. A field a fact lacks
     reads ``?``; inside ``{? ... ?}`` it drops that part (``worker{? rank {w.rank}?} failed``)."""
@@ -69,7 +74,7 @@ def render(template: str, bound: dict[str, Fact]) -> str:
 
     def sub(m: re.Match[str]) -> str:
         v = value(m)
-        return "?" if v is None else str(v)
+        return UNKNOWN if v is None else str(v)
 
     def optional(m: re.Match[str]) -> str:
         return "" if any(value(f) is None for f in _TEMPLATE.finditer(m[1])) else _TEMPLATE.sub(sub, m[1])

@@ -350,6 +350,10 @@ class NcclTransport(NcclLineFact):
     gdr: bool | None = None
     # NET lines: whether any NET connection of the same node in the same log uses GPUDirect RDMA
     node_gdr: bool | None = None
+    # "network" where the channel's data crosses the network: a NET transport (transport/net.cc "Channel %02d/%d :
+    # %d[%d] -> %d[%d] [send] via NET/%s/%d%s%s%s", NCCL's IB or Socket or a net plugin's network); None for P2P, SHM and
+    # NVLS, which stay within a node (P2P/MNNVL within its NVLink domain): what knowledge/coverage.yaml reads for 'network'
+    crosses: Literal["network"] | None = None
 
 
 @fact_kind

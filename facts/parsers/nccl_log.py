@@ -630,7 +630,8 @@ class NcclLogState:
             # gpu32: ... 0[7000] -> 8[7000] [send] via NET/IB/1/GDRDMA  /  gpu37: ... [receive] via NET/IB/0
             fields = dict(rank=rank, peer_rank=peer, transport=transport, family=family,
                           method=_method(transport), direction=direction, pid=pid, local_device=dev,
-                          gdr=("/GDRDMA" in transport) if family == "NET" else None)
+                          gdr=("/GDRDMA" in transport) if family == "NET" else None,
+                          crosses="network" if family == "NET" else None)
             got = self.transports[key] = (line_at(), node, fields, set())
         got[3].add(ch)
 

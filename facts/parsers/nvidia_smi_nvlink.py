@@ -94,7 +94,7 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     gpu: dict = {}
     block: list[tuple[int, type, dict]] = []  # the current GPU's link lines: emitted with its active count
-    elided = [False]  # the current GPU's links were cut by the poster (an elision line among them)
+    elided = [False, 0]  # the current GPU's links were cut by the poster (an elision line among them), and that line
     ended = [False]  # a line of another kind follows the current GPU's last link: its list is shown to its end
     whole: dict[str | None, tuple[int, int]] = {}  # product -> (last link, link lines) of a GPU shown to its end
 
@@ -103,12 +103,20 @@ def parse(artefact: Artefact) -> ParseResult:
         cut = at_end and not ended[0] and whole.get(gpu.get("gpu_name")) != shape
         if block and not cut and not elided[0] and gpu:
             whole.setdefault(gpu.get("gpu_name"), shape)
+        if block and gpu and (elided[0] or cut):  # the GPUs and links not shown were not checked: never a healthy verdict
+            last = max(ln for ln, _, _ in block)
+            b.limit(elided[1] or last, "cut_short", (
+                f"nvidia-smi nvlink lists {gpu['gpu']}'s links with lines left out (line {elided[1]}): its links and the GPUs "
+                f"not shown were not checked" if elided[0] else
+                f"nvidia-smi nvlink's listing stops after {gpu['gpu']}'s Link {block[-1][2].get('link')} (line {last}): "
+                f"its other links and any GPU after it were not shown"))
         active = sum(1 for _, cls, f in block if cls is NvlinkLinkState and f["state"] == "active")
         for ln, cls, f in block:
             extra = {"gpu_active_links": active} if cls is NvlinkLinkState else {}
             b.add(cls, ln, elided=elided[0] or cut, **extra, **f)
         block.clear()
         elided[0] = ended[0] = False
+        elided[1] = 0
 
     for n, line in enumerate(artefact.lines, 1):
         if "GPU " in line and (g := _GPU.match(line)) is not None:
@@ -127,6 +135,7 @@ def parse(artefact: Artefact) -> ParseResult:
         if "Link " not in line or (m := _LINK.match(line)) is None:
             if ("." in line or "\u2026" in line) and _ELIDED.match(line):
                 elided[0] = True
+                elided[1] = elided[1] or n
             elif line.strip() and block:
                 ended[0] = True  # the command's output went on past this GPU's links (a prompt, another output)
             continue
