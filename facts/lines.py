@@ -610,8 +610,10 @@ _GLUED_PREFIX = (r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|" + _LEVEL + r" \d\d-\d\
                  r"|Traceback \(most recent call last\):")
 _GLUED_BAR = re.compile(_BAR_END + r"(?=" + _GLUED_PREFIX + ")")
 _LOG_START = re.compile(_GLUED_PREFIX)
-#: the gate (one RE2 pass, after a substring test): a bar's end or a "\r" followed by a log prefix
+#: the gate (one RE2 pass, after a substring test): a bar's end or a "\r" followed by a log prefix. A member of the
+#: classifier's set too (facts/classify.py), so a file it scanned is not scanned again for it (normalise's ``glued``)
 _GLUE_DFA = re2.compile(r"(?:\]|\r)(?:" + _GLUED_PREFIX + ")")
+GLUE_GATE = _GLUE_DFA
 
 
 def _unglued(text: str) -> str:
@@ -1017,7 +1019,7 @@ def _fence(m: re.Match[str]) -> str:
 
 
 def normalise(text: str, plain: bool | None = None, split: list[list[str]] | None = None,
-              uncut: bool | None = None) -> str:
+              uncut: bool | None = None, glued: bool | None = None) -> str:
     """``text`` with the wrappers above stripped from each line, line for line.
 
     The same string object comes back when nothing was stripped, so callers can test
@@ -1025,8 +1027,11 @@ def normalise(text: str, plain: bool | None = None, split: list[list[str]] | Non
     nothing in ``text``, when the caller's own scan already answered it (facts/classify.py
     runs it in the classifier's pass); ``split``: see :func:`_unwrap` (only the text as
     read: a caller keeps those rows only when the same text comes back); ``uncut``: whether
-    :data:`UNCUT_GATE` matches ``text``, when the caller's scan answered it (True: no rows to join)."""
-    unglued = _unglued(text)  # a progress bar's refresh glued to a log line: the log line's (see _BAR_END)
+    :data:`UNCUT_GATE` matches ``text``, when the caller's scan answered it (True: no rows to join);
+    ``glued``: whether :data:`GLUE_GATE` finds a line to look at, when the caller's scan answered it (False: none, and
+    no pass of its own: a bench node's NCCL logs and -q -x hold '<' and cost ~1.4 ms a node to scan again)."""
+    # a progress bar's refresh glued to a log line: the log line's (see _BAR_END)
+    unglued = text if glued is False else _unglued(text)
     if unglued is not text:
         text, plain, split, uncut = unglued, None, None, None
     if plain is None:

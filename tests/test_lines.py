@@ -1246,3 +1246,23 @@ def test_a_glued_line_is_read_by_its_reader_and_quoted_as_read():
         alone = parse_one(Artefact(path="app.log", text="x\n" + line + "\n"))
         assert [(f.kind, f.evidence.line) for f in glued.facts] == [(f.kind, f.evidence.line) for f in alone.facts] != []
         assert all(f.evidence.text == bar + line for f in glued.facts)
+
+
+def test_the_glue_gate_is_answered_by_the_classifiers_set():
+    """The classifier's set holds GLUE_GATE (facts/classify.py), so a file it scanned is not scanned again for a glued
+    bar (normalise's ``glued``): its answer is the gate's own pass, on the glued lines above and on texts without one
+    (an NCCL line's '<port>' and an -q -x document's '<' pass the substring test, not the gate)."""
+    from stethoscope.facts import classify
+    from stethoscope.facts.lines import GLUE_GATE
+
+    texts = ["x\n" + bar + line + "\n" for bar, line in _GLUED] + [
+        "node201:127799:127863 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>\n",
+        "<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n\t<timestamp>Mon Dec  1 10:00:00 2025</timestamp>\n</nvidia_smi_log>\n",
+        "Loading safetensors checkpoint shards: 100% Completed | 8/8 [00:05<00:00,  1.59it/s]\n",
+    ]
+    cls = classify.classifier()
+    for text in texts:
+        cls.candidates(text)
+        assert classify.gate(text, GLUE_GATE) is (GLUE_GATE.search(text) is not None), text
+        assert normalise(text, glued=classify.gate(text, GLUE_GATE)) == normalise(text), text
+    classify.forget()
