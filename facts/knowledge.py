@@ -284,6 +284,14 @@ class DcgmSelfMessage(_M):
     exception_follows: bool = False  # DCGM logs the caught exception on the next line ("Exception: ...")
 
 
+class DcgmErrorCode(_M):
+    id: int = Field(ge=1)
+    reason: str = Field(pattern=r"^DCGM_FR_[A-Z0-9_]+$")
+    text: str = Field(min_length=1)
+    severity: str = Field(pattern=r"^DCGM_ERROR_[A-Z]+$")
+    category: str = Field(pattern=r"^DCGM_FR_EC_[A-Z_]+$")
+
+
 class DcgmLevel(_M):
     level: int = Field(ge=1, le=4)
     tests: list[str] = Field(min_length=1)  # lowercase test names that first appear at this level
@@ -298,6 +306,7 @@ class Dcgm(_M):
     health_results: dict[Literal["WARNING", "FAILURE"], Severity] = {}
     health_messages: list[DcgmHealthMessage] = []
     self_messages: list[DcgmSelfMessage] = []
+    error_codes: list[DcgmErrorCode] = []
 
 
 # --- nvsentinel.yaml -------------------------------------------------------------------------

@@ -52,6 +52,8 @@ class DcgmDiagResult(Fact):
     why: str | None = None
     source: Literal["text", "json"] = "text"
     cut: bool = False  # the table stops inside this result's section (no border after it): its other rows are not shown
+    error_code: str | None = None  # the warnings' "error_id" as DCGM names it (-j only): "DCGM_FR_MEMORY_ALLOC", comma-joined
+    error_text: str | None = None  # what dcgm_errors.h says of it: "Cannot allocate memory on the GPU" (knowledge/dcgm.yaml error_codes)
 
 
 @fact_kind

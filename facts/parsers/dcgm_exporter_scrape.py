@@ -16,7 +16,8 @@ event reasons, identity). Facts cite the sample's line. A series without ``pci_b
 exporters before 2.x's label, whose samples name only ``gpu`` and ``UUID``) cannot be tied to a
 GPU: its line is not read (a scrape of only such lines is recognised, not read: never healthy),
 and a non-zero Xid among them is a parse problem that names it (never dropped in silence); a line
-the parser refuses is a parse error. Only the samples facts are made from count as read (a scrape
+the parser refuses is a parse error, unless it is the text's last line (a paste cut inside its last
+sample: ``cut_short``, never healthy). Only the samples facts are made from count as read (a scrape
 of families no fact reads checks nothing), HELP/TYPE lines only with them. A node is named by the
 ``Hostname``/``hostname`` label, else by the bundle.
 """
@@ -61,7 +62,10 @@ def parse(artefact: Artefact) -> ParseResult:
         try:
             samples = [s for f in text_string_to_metric_families(line + "\n") for s in f.samples]
         except (ValueError, IndexError) as exc:  # prometheus_client: IndexError on an empty label name
-            fb.error(n, f"dcgm-exporter scrape: unreadable sample: {exc}")
+            # DCGM_FI_DEV_FB_FREE{gpu="0",UUI      (a scrape pasted into a thread, cut where the stored excerpt ends:
+            #   NVIDIA/dcgm-exporter#736) the exporter writes one whole sample a line: an unreadable last line was cut
+            #   (cut_short), an unreadable line inside the scrape is a problem
+            fb.error_unless_last(n, f"dcgm-exporter scrape: unreadable sample: {exc}", "a dcgm-exporter sample")
             continue
         for s in samples:
             key = _KEY.get(s.name)

@@ -121,6 +121,17 @@ def reason_text_meaning(reason: str) -> tuple[str | None, str | None]:
     return None, None
 
 
+@lru_cache(maxsize=1)
+def _error_codes() -> dict[int, dict]:
+    return {row["id"]: row for row in knowledge().get("error_codes", [])}
+
+
+def error_code(ident: int) -> dict | None:
+    """The catalogue row (reason, text, severity, category) of a DCGM failure code (dcgmi diag -j's "error_id"),
+    or None for a code this catalogue (DCGM 4.6.0) lacks."""
+    return _error_codes().get(ident)
+
+
 def _system_row(system: str) -> dict | None:
     low = system.strip().lower()
     return next((r for r in knowledge().get("health_systems", []) if low in (n.lower() for n in r["names"])), None)

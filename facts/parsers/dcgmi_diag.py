@@ -11,6 +11,10 @@ Sample content (DCGM 4, NVIDIA/DCGM#284-style table; DCGM 2-3, NVIDIA/go-dcgm#52
     | Warning                   | GPU 0 Error using CUDA API cuCtxCreate Check   |
     |                           | DCGM and system logs for errors. Reset GPU. R  |
 
+DCGM 4 prints a test's results per entity (``GPU0: Fail``; cpu_eud's CPUs as ``CPU0: Fail`` and
+``Warning: CPU0``): a CPU's result is that CPU's (``gpu_name`` ``CPU0``, no GPU id; knowledge/dcgm.yaml
+names cpu_eud's part: the host), never all GPUs'. The JSON's results of another entity group
+(``"entity_group": "CPU"``) likewise.
 Warning rows (``Warning``, DCGM 4's ``Warning: GPU0``) and their wrapped continuation rows are
 joined into the reason of the result they follow; Info rows and the Metadata section are read
 past. A result after which the table shows no border line (the next section's head, or the closing
@@ -44,7 +48,8 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, j
 from stethoscope.facts.parsers.bench_facts import DcgmDiagRun
 from stethoscope.facts.parsers.cuda_app import CudaError
 from stethoscope.facts.parsers.dcgm_facts import (
-    DcgmDiagResult, DcgmError, cause_shown, knowledge, not_comparable, reason_text_meaning, test_meaning,
+    DcgmDiagResult, DcgmError, cause_shown, error_code, knowledge, not_comparable, reason_meaning, reason_text_meaning,
+    test_meaning,
 )
 
 KIND = "dcgmi_diag"
@@ -61,10 +66,13 @@ _SECTION = re.compile(r"^\s*[|+]-+\s+(?P<cat>[A-Z][\w ]*?)\s+-+\+")
 _BORDER = re.compile(r"^\s*[+|]-{3,}\+-{3,}[+|]\s*$")
 # Fail - GPU: 0   /   Pass - All   /   Fail - GPU 0, 1   /   Fail
 _RESULT = re.compile(r"^(?P<res>Pass|Fail|Warn|Skip|Not Run)\b(?:\s*-\s*(?:All|GPUs?:?\s*(?P<gpus>\d+(?:\s*,\s*\d+)*)))?")
-# GPU0: Fail   (DCGM 4)
-_ENTITY = re.compile(r"^GPU\s?(?P<gpu>\d+): (?P<res>Pass|Fail|Warn|Skip|Not Run)\b")
-# Warning: GPU0   /   Warning
-_WARN = re.compile(r"^Warning(?::\s*GPU\s?(?P<gpu>\d+))?$")
+# GPU0: Fail   /   CPU0: Fail   (DCGM 4: dcgmi/Diag.cpp HelperDisplayEntityResults,
+#   fmt::format("{}{}: {}", DcgmFieldsGetEntityGroupString(group), entityId, result): the group's name as
+#   dcgm_fields.cpp spells it, "CPU" for cpu_eud's CPUs)
+_GROUPS = r"GPU|vGPU|Switch|GPU_I|GPU_CI|LINK|CPU|CPU_CORE|ConnectX"
+_ENTITY = re.compile(rf"^(?P<group>{_GROUPS})\s?(?P<id>\d+): (?P<res>Pass|Fail|Warn|Skip|Not Run)\b")
+# Warning: GPU0   /   Warning: CPU0   /   Warning   (fmt::format("{}: {}{}", "Warning", group, entityId))
+_WARN = re.compile(rf"^Warning(?::\s*(?P<group>{_GROUPS})\s?(?P<id>\d+))?$")
 _GPU_IN_TEXT = re.compile(r"^GPU\s?(?P<gpu>\d+)\b")
 # dcgmi's own line when the diagnostic did not complete (dcgmi/Diag.cpp, HelperDisplayFailureMessage without -j; with -j
 # the same text is the JSON's runtime_error), in each release's words:
@@ -78,7 +86,14 @@ _GPU_IN_TEXT = re.compile(r"^GPU\s?(?P<gpu>\d+)\b")
 _INCOMPLETE = re.compile(
     r"^\s{0,8}(?P<msg>Error: Unable to complete (?:multi-node )?diagnostic(?: for (?:group \d{1,10}|entities [^\n]{1,200}?"
     r"|fake GPUs [^\n]{1,200}?)| on host \S{1,255})?\. ?Return:[^\n]{0,500})", re.M)
-_DETECT = re.compile(r"^\s*\|\s*(?:Diagnostic|Deployment|Blacklist|Denylist|software|Memory|GPU Memory|memory|PCIe|pcie)\s+\|\s*(?:Result|Pass|Fail|Warn|Skip)"
+# | cpu_eud                   | Fail                                           |   (DCGM 4 names each test by its plugin's
+#   *_PLUGIN_NAME / CPU_EUD_TEST_NAME (nvvs, DCGM 4.6.0): software, memory, pcie, diagnostic, targeted_stress,
+#   targeted_power, memory_bandwidth, nvbandwidth, pulse_test, memtest, sm_stress, context_create, eud, cpu_eud;
+#   a paste of one section names no other)
+_DETECT = re.compile(r"^\s*\|\s*(?:Diagnostic|Deployment|Blacklist|Denylist|software|Memory|GPU Memory|memory|PCIe|pcie"
+                     r"|diagnostic|targeted_stress|targeted_power|memory_bandwidth|nvbandwidth|pulse_test|memtest|sm_stress"
+                     r"|context_create|eud|cpu_eud)"
+                     r"\s+\|\s*(?:Result|Pass|Fail|Warn|Skip)"
                      r"|\"(?:DCGM GPU Diagnostic|DCGM Diagnostic)\"\s*:|^\s{0,8}Error: Unable to complete (?:multi-node )?diagnostic\b", re.M)
 # |                           | ts.
 #   (stas00/ml-engineering's printed -r 2 excerpt ends there, inside a wrapped Warning's row) a table row cut before its
@@ -143,9 +158,13 @@ def parse(artefact: Artefact) -> ParseResult:
             warn = None
             continue
         if w := _WARN.match(name):
-            g = w["gpu"] or ((g2 := _GPU_IN_TEXT.match(info)) and g2["gpu"])
-            gpu = int(g) if g else None
-            targets = [r for r in last if r["gpu"] == gpu] or [r for r in last if r["gpu"] is None or gpu is None] or last
+            gpu, entity = _who(w["group"], w["id"])
+            if w["group"] is None and (g2 := _GPU_IN_TEXT.match(info)):
+                gpu = int(g2["gpu"])
+            if entity is not None:  # a CPU's (or another non-GPU entity's) warning belongs to that entity's row
+                targets = [r for r in last if r["entity"] == entity] or last
+            else:
+                targets = [r for r in last if r["gpu"] == gpu and r["entity"] is None] or [r for r in last if r["gpu"] is None or gpu is None] or last
             warn = {"text": [info], "targets": targets}
             for r in targets:
                 r["reasons"].append(warn["text"])
@@ -156,25 +175,28 @@ def parse(artefact: Artefact) -> ParseResult:
             if not r:
                 continue
             gpus = [int(g) for g in r["gpus"].split(",")] if r["gpus"] else [None]
-            last = [_row(rows, test, category, r["res"], g, n) for g in gpus]
+            last = [_row(rows, test, category, r["res"], g, n, None) for g in gpus]
             continue
         # an empty name column: a per-GPU result, or a wrapped Warning
         if test and (e := _ENTITY.match(info) or _RESULT.match(info)):
-            gpus = [int(e["gpu"])] if "gpu" in e.groupdict() else ([int(g) for g in e["gpus"].split(",")] if e["gpus"] else [None])
-            new = [_row(rows, test, category, e["res"], g, n) for g in gpus]
+            if "group" in e.groupdict():
+                who = [_who(e["group"], e["id"])]
+            else:
+                who = [(int(g), None) for g in e["gpus"].split(",")] if e["gpus"] else [(None, None)]
+            new = [_row(rows, test, category, e["res"], g, n, ent) for g, ent in who]
             last = new if not (last and last[0]["line"] != n and _is_sibling(last, new)) else last + new
             warn = None
         elif warn is not None:
             warn["text"].append(info)
-    with_gpus = {r["test"] for r in rows if r["gpu"] is not None}
+    with_gpus = {r["test"] for r in rows if r["gpu"] is not None or r["entity"] is not None}
     for i, r in enumerate(rows):
-        if r["gpu"] is None and r["test"] in with_gpus and not r["reasons"]:
-            continue  # the all-GPU row of a test with per-GPU rows
+        if r["gpu"] is None and r["entity"] is None and r["test"] in with_gpus and not r["reasons"]:
+            continue  # the all-GPU row of a test with per-GPU (per-entity) rows
         reason = " ".join(_join(t) for t in r["reasons"]) or None
-        _emit(fb, r["line"], r["test"], r["category"], r["res"], r["gpu"], reason, "text", cut=i >= closed)
+        _emit(fb, r["line"], r["test"], r["category"], r["res"], r["gpu"], reason, "text", cut=i >= closed, entity=r["entity"])
     if rows or meta:
         level = int(command["level"]) if command else None
-        _run(fb, first_line or rows[0]["line"], [(r["test"], r["res"]) for r in rows if not (r["gpu"] is None and r["test"] in with_gpus)],
+        _run(fb, first_line or rows[0]["line"], [(r["test"], r["res"]) for r in rows if not (r["gpu"] is None and r["entity"] is None and r["test"] in with_gpus)],
              meta, level, "text")
         end = next(((n, ln) for n, ln in zip(range(len(artefact.lines), 0, -1), reversed(artefact.lines)) if ln.strip()), None)
         if end is not None and _CUT_ROW.match(end[1]):
@@ -227,8 +249,15 @@ def _run(fb: FactBuilder, line: int, results: list[tuple[str, str]], meta: dict[
            failed=counts["Fail"], skipped=counts["Skip"], source=source)
 
 
-def _row(rows: list[dict], test: str, category: str | None, res: str, gpu: int | None, line: int) -> dict:
-    r = {"test": test, "category": category, "res": res, "gpu": gpu, "line": line, "reasons": []}
+def _who(group: str | None, ident: str | None) -> tuple[int | None, str | None]:
+    """(GPU id, other entity's name) of a DCGM 4 entity cell: ``GPU0`` is GPU 0; ``CPU0`` (cpu_eud's CPU) is no GPU."""
+    if group is None or ident is None:
+        return None, None
+    return (int(ident), None) if group == "GPU" else (None, f"{group}{int(ident)}")
+
+
+def _row(rows: list[dict], test: str, category: str | None, res: str, gpu: int | None, line: int, entity: str | None) -> dict:
+    r = {"test": test, "category": category, "res": res, "gpu": gpu, "entity": entity, "line": line, "reasons": []}
     rows.append(r)
     return r
 
@@ -249,16 +278,23 @@ def _join(parts: list[str]) -> str:
 
 
 def _emit(fb: FactBuilder, line: int, test: str, category: str | None, res: str, gpu: int | None, reason: str | None, source: str,
-          cut: bool = False) -> None:
+          cut: bool = False, entity: str | None = None, error_ids: tuple[int, ...] = ()) -> None:
     component, cause = test_meaning(test)
+    codes = [error_code(i) for i in error_ids]
+    names = list(dict.fromkeys(c["reason"] if c else f"error_id {i}" for i, c in zip(error_ids, codes)))
+    texts = list(dict.fromkeys(c["text"] for c in codes if c))
     if res in ("Fail", "Warn") and reason:
-        # the reason's own DCGM message names the part better than the test does
+        # the reason's own DCGM message names the part better than the test does; else the code DCGM gave it
+        # (dcgm_errors.h's name: its health_messages row, where knowledge has one)
         rcomp, rcause = reason_text_meaning(reason)
+        if not rcomp:
+            rcomp, rcause = next((m for n in names if (m := reason_meaning(n))[0] and m[1]), (None, None))
         component, cause = (rcomp, rcause) if rcomp else (component, cause)
     why = not_comparable(reason) if reason else None
     fb.add(DcgmDiagResult, line, test=test, category=category, result=res, gpu=gpu,
-           gpu_name=f"GPU{gpu}" if gpu is not None else "all GPUs", reason=reason, component=component or "gpu",
-           cause=cause or "gpu_hardware_fault", not_comparable=why is not None, why=why, source=source, cut=cut)
+           gpu_name=entity or (f"GPU{gpu}" if gpu is not None else "all GPUs"), reason=reason, component=component or "gpu",
+           cause=cause or "gpu_hardware_fault", not_comparable=why is not None, why=why, source=source, cut=cut,
+           error_code=",".join(names) or None, error_text="; ".join(texts) or None)
     if res in ("Fail", "Warn") and reason and (found := catalogue.find_phrase(reason)):
         # the plugin is a CUDA application: the CUDA error it quotes ('Unable to create CUDA context:
         # 'CUDA-capable device(s) is/are busy or unavailable'') is read like any application's
@@ -328,35 +364,49 @@ def _json(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
                     status = _STATUS.get(str(r.get("status", "")).strip().lower())
                     if status is None:
                         continue
-                    for gpu, reason in _per_gpu(r, status):
-                        _emit(fb, line, name, cat.get("category"), status, gpu, reason, "json")
+                    ids = _error_ids(r.get("warnings"))
+                    for gpu, reason, entity in _per_gpu(r, status):
+                        _emit(fb, line, name, cat.get("category"), status, gpu, reason, "json", entity=entity, error_ids=ids)
                         found.append((name, status))
     if found:
         _run(fb, 1, found, meta, None, "json")
     result.lines_used = len(artefact.lines)
 
 
-def _per_gpu(r: dict, status: str) -> list[tuple[int | None, str | None]]:
-    """The GPUs one result is for, each with its warnings. A result for several GPUs (nvvs's
-    ``"gpu_ids": "0,1,2,3"``) that fails is split by the GPU each warning names; one whose warnings
-    name none stays one result for all its GPUs."""
+def _per_gpu(r: dict, status: str) -> list[tuple[int | None, str | None, str | None]]:
+    """The GPUs one result is for, each with its warnings (and, for a result of another entity, that
+    entity's name). A result for several GPUs (nvvs's ``"gpu_ids": "0,1,2,3"``) that fails is split
+    by the GPU each warning names; one whose warnings name none stays one result for all its GPUs. A
+    DCGM 4 result of a CPU (cpu_eud: ``{"entity_group": "CPU", "entity_id": 0, ...}``, dcgmi/Diag.cpp
+    HelperJsonAddResult) is that CPU's (``CPU0``), never all GPUs'."""
     group = r.get("entity_group")
-    if "entity_id" in r and group not in (None, "GPU"):
-        ids: list[str] = []  # a CPU, a switch, a NIC: not a GPU
-    else:
-        ids = [g.strip() for g in str(r.get("gpu_id", r.get("entity_id", r.get("gpu_ids", "")))).split(",")]
-    gpus = [int(g) for g in ids if g.isdecimal()]
     warnings = _warnings(r.get("warnings"))
+    if "entity_id" in r and group not in (None, "GPU"):
+        # a CPU, a switch, a NIC: not a GPU
+        ident = str(r.get("entity_id", "")).strip()
+        name = f"{group}{int(ident)}" if ident.isdecimal() and str(group).isidentifier() else f"{group} {ident}".strip()
+        return [(None, " ".join(warnings) or None, name)]
+    ids = [g.strip() for g in str(r.get("gpu_id", r.get("entity_id", r.get("gpu_ids", "")))).split(",")]
+    gpus = [int(g) for g in ids if g.isdecimal()]
     if len(gpus) == 1:
-        return [(gpus[0], " ".join(warnings) or None)]
+        return [(gpus[0], " ".join(warnings) or None, None)]
     if status in ("Fail", "Warn") and len(gpus) > 1 and warnings:
         named: dict[int, list[str]] = {}
         for w in warnings:
             for g in {int(x) for x in _GPU_NAMED.findall(w)} & set(gpus):
                 named.setdefault(g, []).append(w)
         if named:
-            return [(g, " ".join(ws)) for g, ws in sorted(named.items())]
-    return [(None, " ".join(warnings) or None)]
+            return [(g, " ".join(ws), None) for g, ws in sorted(named.items())]
+    return [(None, " ".join(warnings) or None, None)]
+
+
+def _error_ids(value: object) -> tuple[int, ...]:
+    """The codes of a result's warnings (DCGM 3.x-4.x: ``{"warning": "...", "error_id": 56, "error_category": 8,
+    "error_severity": 4}``; dcgmi/Diag.cpp HelperJsonAddResult); none for DCGM 2.x's strings and nvvs's lists."""
+    if not isinstance(value, list):
+        return ()
+    ids = (w.get("error_id") for w in value if isinstance(w, dict))
+    return tuple(i for i in ids if isinstance(i, int) and not isinstance(i, bool) and i > 0)
 
 
 def _warnings(value: object) -> list[str]:

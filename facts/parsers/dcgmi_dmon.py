@@ -13,7 +13,10 @@ none, ``N/W`` when the field is not watched)::
 Facts: ``dcgm_dmon_series`` per entity and field: how many samples, how many had no value,
 the minimum, maximum and last value (numbers as printed: bytes/s for the PCIe and NVLink
 profiling fields, ratios for the activity fields). A table printed twice (two runs pasted
-together) starts again at its ``#Entity`` line. Telemetry, not a health check: rules compare
+together) starts again at its ``#Entity`` line. DCGM 4.5+ prints ``N/A`` where 4.4 printed ``0`` for a
+field with no value (NVIDIA/dcgm-exporter#700: XIDER, GNVERR, the clock-event counters): a missing
+sample, never a zero. A row with fewer values than fields is a parse problem, unless it is the
+text's last line: a paste cut inside its last row (``cut_short``). Telemetry, not a health check: rules compare
 it. No ``#Entity`` header: nothing.
 """
 from __future__ import annotations
@@ -54,7 +57,14 @@ def parse(artefact: Artefact) -> ParseResult:
         elif fields and (r := _ROW.match(line)) is not None:
             vals = r["vals"].split()
             if len(vals) != len(fields):
-                b.error(n, f"dcgmi dmon: {len(vals)} values for {len(fields)} fields")
+                msg = f"dcgmi dmon: {len(vals)} values for {len(fields)} fields"
+                if len(vals) < len(fields):
+                    # GPU 0           N/A          N/A          N/A      (9 fields: NVIDIA/dcgm-exporter#700's DCGM 4.5.3
+                    #   table as the stored excerpt ends) dmon prints every field of a row on one line: a last row
+                    #   short of values was cut where the paste ended (cut_short), one inside the table is a problem
+                    b.error_unless_last(n, msg, "a dcgmi dmon row")
+                else:
+                    b.error(n, msg)
                 continue
             entity = f"{r['group']} {r['id']}" + (f" LINK {r['link']}" if r["link"] else "")
             for field, raw in zip(fields, vals):

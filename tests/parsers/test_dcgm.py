@@ -155,6 +155,17 @@ def test_exporter_scrape_without_pci_bus_id_is_recognised_not_read():
     assert [(e.line, "Xid 79 on GPU 0" in e.message) for e in res.errors] == [(1, True)]
 
 
+def test_exporter_scrape_cut_inside_its_last_sample_is_cut_short():
+    # NVIDIA/dcgm-exporter#736's scrape as the stored excerpt ends: DCGM_FI_DEV_FB_FREE{gpu="0",UUI
+    head = ('DCGM_FI_DEV_FB_FREE{gpu="1",UUID="GPU-fc60126e-514d-3522-2828-c5daa8e99d85",pci_bus_id="00000000:B1:00.0",'
+            'device="nvidia1",modelName="NVIDIA RTX 2000 Ada Generation",hostname="dcgm-exporter-wwwjh"} 11275\n')
+    res = dcgm_exporter_scrape.parse(Artefact(path="m.txt", text=head + 'DCGM_FI_DEV_FB_FREE{gpu="0",UUI\n', node="n1"))
+    assert res.errors == [] and [(h.limit, h.line) for h in res.limits] == [("cut_short", 2)]
+    # the same line inside the scrape: a parse problem
+    res = dcgm_exporter_scrape.parse(Artefact(path="m.txt", text='DCGM_FI_DEV_FB_FREE{gpu="0",UUI\n' + head, node="n1"))
+    assert [e.line for e in res.errors] == [1] and not res.limits
+
+
 def test_dcgm_log_health_incident_dcgm270():
     r = run(dcgm_log, "dcgm_log/dcgm270_health_thermal_warning.log")
     (h,) = r.facts
@@ -248,6 +259,63 @@ def test_diag_json_dcgm4_entities_metadata_summary_and_iterations():
     assert (runs[0].dcgm_version, runs[0].driver_version, runs[0].failed) == ("4.2.3", "570.86.15", 1) and not errors
     rows, _, _ = _diag_json('{"iterations": [' + one + ", " + one + '], "Overall Result": "Fail"}')
     assert [r[:3] for r in rows if r[2] == "Fail"] == [("memory", 2, "Fail")] * 2
+
+
+def test_diag_cpu_eud_results_are_the_cpus_not_all_gpus():
+    # DCGM 4 dcgmi/Diag.cpp HelperDisplayEntityResults: fmt::format("{}{}: {}", group, entityId, result) and
+    # fmt::format("{}: {}{}", "Warning", group, entityId); the rows CONSTRUCTED from that format (no pasted cpu_eud
+    # failure in an even thread): a CPU's failure is CPU0's, on the host, never "all GPUs"
+    text = ("+-----  Hardware  ----------+------------------------------------------------+\n"
+            "| cpu_eud                   | Fail                                           |\n"
+            "|                           | CPU0: Fail                                     |\n"
+            "| Warning: CPU0             | CPU EUD test failed                            |\n"
+            "|                           | CPU1: Pass                                     |\n"
+            "| memory                    | Pass                                           |\n"
+            "|                           | GPU0: Pass                                     |\n"
+            "+---------------------------+------------------------------------------------+\n")
+    res = dcgmi_diag.parse(Artefact(path="d.txt", text=text, node="n1"))
+    rows = [(f.test, f.gpu, f.gpu_name, f.result, f.reason, f.component, f.cause) for f in res.facts if f.kind == "dcgm_diag_result"]
+    assert rows == [("cpu_eud", None, "CPU0", "Fail", "CPU EUD test failed", "host", "host_hardware_error"),
+                    ("cpu_eud", None, "CPU1", "Pass", None, "host", "host_hardware_error"),
+                    ("memory", 0, "GPU0", "Pass", None, "gpu_memory", "gpu_hardware_fault")]
+    (run,) = [f for f in res.facts if f.kind == "dcgm_diag_run"]
+    assert (run.passed, run.failed) == (2, 1) and not res.errors
+    # the same in -j (HelperJsonAddResult: entity_group "CPU", entity_id 0)
+    res = dcgmi_diag.parse(Artefact(path="d.json", node="n1", text=(
+        '{"DCGM Diagnostic": {"test_categories": [{"category": "Hardware", "tests": [{"name": "cpu_eud", "results": '
+        '[{"entity_group": "CPU", "entity_group_id": 7, "entity_id": 0, "status": "Fail", "warnings": '
+        '[{"warning": "CPU EUD test failed", "error_id": 95, "error_category": 7, "error_severity": 2}]}]}]}]}}')))
+    (f,) = [f for f in res.facts if f.kind == "dcgm_diag_result"]
+    assert (f.gpu, f.gpu_name, f.result, f.component) == (None, "CPU0", "Fail", "host")
+    # must not: a GPU's entity row and a bare Warning stay the GPU's
+    text = ("| memory                    | Fail                                           |\n"
+            "|                           | GPU1: Fail                                     |\n"
+            "| Warning: GPU1             | GPU 1 had uncorrectable memory errors          |\n"
+            "+---------------------------+------------------------------------------------+\n")
+    (f,) = [f for f in dcgmi_diag.parse(Artefact(path="d.txt", text=text, node="n1")).facts if f.kind == "dcgm_diag_result"]
+    assert (f.gpu, f.gpu_name, f.component, f.reason) == (1, "GPU1", "gpu_memory", "GPU 1 had uncorrectable memory errors")
+
+
+def test_diag_json_error_id_is_read_through_dcgms_catalogue():
+    # DCGM's own per-GPU nvvs JSON (testing/TestDiagManagerStrings.h PER_GPU_JSON, DCGM 4.6.0): each warning's
+    # "error_id" is dcgm_errors.h's code: 55 DCGM_FR_ECC_DISABLED on memory, 48 DCGM_FR_TEST_DISABLED on memory_bandwidth
+    res = run(dcgmi_diag, "dcgmi_diag/dcgm_repo_per_gpu_sm_stress_fail.json")
+    got = {(f.test, f.gpu): (f.result, f.error_code, f.error_text) for f in res.facts if f.kind == "dcgm_diag_result"}
+    assert got[("memory", 0)] == ("Skip", "DCGM_FR_ECC_DISABLED", "ECC memory is disabled right now")
+    assert got[("memory_bandwidth", 3)] == ("Skip", "DCGM_FR_TEST_DISABLED", "This test is disabled for this GPU")
+    assert got[("diagnostic", 1)][1] == "DCGM_FR_UNKNOWN"
+    # a failure whose warning text knowledge does not match takes its part from the code (DCGM 4's shape,
+    # CONSTRUCTED: error_id 14 DCGM_FR_NVLINK_DOWN -> NVLink, not the PCIe the test exercises)
+    def one(warnings):
+        text = ('{"DCGM Diagnostic": {"test_categories": [{"category": "Integration", "tests": [{"name": "pcie", "results": '
+                '[{"entity_group": "GPU", "entity_id": 3, "status": "Fail", "warnings": ' + warnings + '}]}]}]}}')
+        (f,) = [f for f in dcgmi_diag.parse(Artefact(path="d.json", text=text, node="n1")).facts if f.kind == "dcgm_diag_result"]
+        return f.gpu, f.component, f.cause, f.error_code, f.error_text
+    assert one('[{"warning": "link check failed", "error_id": 14, "error_category": 11, "error_severity": 4}]') == (
+        3, "nvlink", "nvlink_down", "DCGM_FR_NVLINK_DOWN", "NVLink is down")
+    # must not: a code this catalogue lacks is named as a number, the test's part stays; DCGM 2.x's strings have none
+    assert one('[{"warning": "link check failed", "error_id": 140}]') == (3, "pcie", "pcie_link_degraded", "error_id 140", None)
+    assert one('"GPU 3 bandwidth too low"') == (3, "pcie", "pcie_link_degraded", None, None)
 
 
 def test_diag_json_value_of_another_type_is_one_problem():

@@ -46,8 +46,22 @@ def test_dmon_four_gpus():
 
 
 def test_dmon_row_with_a_value_missing_is_a_parse_error():
-    r = _parse(dcgmi_dmon, text="#Entity   NVLTX   NVLRX\nID\nGPU 0     12\n")
-    assert r.facts == [] and len(r.errors) == 1
+    # inside the table: a problem; a row with more values than fields too, even the last
+    r = _parse(dcgmi_dmon, text="#Entity   NVLTX   NVLRX\nID\nGPU 0     12\nGPU 0     12   13\n")
+    assert len(r.errors) == 1 and r.errors[0].line == 3 and not r.limits
+    r = _parse(dcgmi_dmon, text="#Entity   NVLTX   NVLRX\nID\nGPU 0     12   13   14\n")
+    assert r.facts == [] and len(r.errors) == 1 and not r.limits
+
+
+def test_dmon_dcgm4_na_and_a_paste_cut_inside_its_last_row():
+    # NVIDIA/dcgm-exporter#700: DCGM 4.4.1 prints 0 for XIDER, GNVERR and the clock-event counters, VIUTL N/A
+    r = _parse(dcgmi_dmon, "dcgmi_dmon/dcgm_exporter700_xider_clk_dcgm441.txt")
+    got = {f.field: (f.samples, f.missing, f.last) for f in r.facts}
+    assert got["XIDER"] == (3, 0, 0.0) and got["VIUTL"] == (3, 3, None) and len(got) == 9 and not r.errors
+    # DCGM 4.5.3's table, the stored excerpt ending after 3 of the row's 9 values: cut, not a parse problem
+    r = _parse(dcgmi_dmon, "dcgmi_dmon/dcgm_exporter700_xider_clk_dcgm453_cut.txt")
+    assert r.facts == [] and r.errors == []
+    assert [(h.limit, h.line) for h in r.limits] == [("cut_short", 3)]
 
 
 def test_diag_json_runtime_error_is_an_error_not_a_clean_run():
