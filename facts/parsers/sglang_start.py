@@ -48,7 +48,8 @@ from __future__ import annotations
 
 import re
 
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.base import Artefact, ParseResult
+from stethoscope.facts.parsers.start_up_steps import step_of, stopped_short
 
 KIND = "sglang_start"
 
@@ -116,7 +117,7 @@ def parse(artefact: Artefact) -> ParseResult:
     for n, line in enumerate(artefact.lines, 1):
         if not any(k in line for k in _KEYS) or (m := _STEP.search(line)) is None:
             continue
-        step = int(next(k for k, v in m.groupdict().items() if v is not None)[1:])
+        step = step_of(m)
         if step == 1 and m.group(0) == _MESSAGE:
             raw = artefact.raw_line(n)
             if _STAMP.search(raw, 0, max(0, raw.find(_MESSAGE)) + 1) is None:
@@ -133,9 +134,7 @@ def parse(artefact: Artefact) -> ParseResult:
     n, step = last
     if _SERVING.search("\n".join(artefact.lines[n:])) is not None or (worker and step >= 8):
         return result
-    FactBuilder(artefact, result).limit(
-        n, "cut_short", f"SGLang's start-up log reaches {_STEPS[step]} (line {n}) and stops there, the server not seen "
-        f"ready ('{_READY}'): a start-up that hung at its next step, {_NEXT[step]}, or a log cut short")
+    stopped_short(artefact, result, "SGLang", n, _STEPS[step], _READY, _NEXT[step])
     return result
 
 

@@ -38,7 +38,8 @@ from __future__ import annotations
 
 import re
 
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.base import Artefact, ParseResult
+from stethoscope.facts.parsers.start_up_steps import step_of, stopped_short
 
 KIND = "vllm_start"
 
@@ -78,7 +79,7 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         if (m := _STEP.search(line)) is None:
             continue
-        step = int(next(k for k, v in m.groupdict().items() if v is not None)[1:])
+        step = step_of(m)
         result.lines_used += 1
         server = server or step in (0, 5)
         if last is None or step >= last[1]:
@@ -88,9 +89,7 @@ def parse(artefact: Artefact) -> ParseResult:
     n, step = last
     if _READY in "\n".join(artefact.lines[n:]):
         return result
-    FactBuilder(artefact, result).limit(
-        n, "cut_short", f"vLLM's start-up log reaches {_STEPS[step][0]} (line {n}) and stops there, the server not seen "
-        f"ready ('{_READY}'): a start-up that hung at its next step, {_NEXT[step]}, or a log cut short")
+    stopped_short(artefact, result, "vLLM", n, _STEPS[step][0], _READY, _NEXT[step])
     return result
 
 
