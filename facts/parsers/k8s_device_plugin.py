@@ -179,9 +179,13 @@ _ALLOCATE_RPC = re.compile(r"Allocate failed due to [^\n]{0,40}?\bcode = (?P<cod
 #     wait-gcs-ready unable to find GPU device allocation by scheduler, which is unexpected
 _ALLOCATE_OTHER = re.compile(r"Allocate failed due to (?P<why>[^\n]{1,300}?), which is unexpected")
 # The kubelet's GPU manager before device plugins (Kubernetes 1.6-1.9, pkg/kubelet/gpu/nvidia/nvidia_gpu_manager.go,
-# resource alpha.kubernetes.io/nvidia-gpu), in a pod's events (kubernetes/kubernetes, harvest 2502):
+# resource alpha.kubernetes.io/nvidia-gpu): AllocateGPU's fmt.Errorf("requested number of GPUs unavailable. Requested: %d,
+# Available: %d", ...), as printed lower-case where the error itself is shown, capitalised in a pod's events:
 #   Warning  Failed  8m (x6 over 9m)   kubelet, 10.176.86.186  Error: Requested number of GPUs unavailable. Requested: 2, Available: 0
-_LEGACY_GPUS = re.compile(r"Requested number of GPUs unavailable\. Requested: (?P<req>\d+), Available: (?P<avail>\d+)")
+#     (kubernetes/kubernetes, harvest 2502)
+#   gpu       0/1       requested number of GPUs unavailable. Requested: 4, Available: 0   0          36s
+#     (kubernetes/kubernetes#42412: `kubectl get pods`, the error as the pod's STATUS once its container restarted)
+_LEGACY_GPUS = re.compile(r"[Rr]equested number of GPUs unavailable\. Requested: (?P<req>\d+), Available: (?P<avail>\d+)")
 # The kubelet dialling a plugin's socket that nothing serves (grpc's "transport: Error while dialing" of its connection):
 # Err: connection error: desc = "transport: Error while dialing dial unix /var/lib/kubelet/device-plugins/nvidia-gpu.sock: connect:
 # connection refused.      (Project-HAMi/volcano-vgpu-device-plugin#4, the kubelet's log wrapped before the errno text)
@@ -315,7 +319,7 @@ def detect(head: str) -> bool:
             or "Failed to start one or more plugins" in head or " watcher." in head or "lugins." in head
             or "Loading configuration." in head or "to serve '" in head or "GRPC server for '" in head
             or ").Allocate(" in head or "unhealthy" in head or "/device-plugins/" in head
-            or "gpu-feature-discovery: " in head or " labeler: " in head or "Requested number of GPUs unavailable" in head
+            or "gpu-feature-discovery: " in head or " labeler: " in head or "equested number of GPUs unavailable" in head
             or "error starting plugins: " in head):
         return False
     return _ANY.search(head) is not None
@@ -455,7 +459,7 @@ def parse(artefact: Artefact) -> ParseResult:
             why = " ".join(m["why"].split())[:300]
             b.add(K8sDeviceAllocationFailed, n, resource="", reason="other", message=why, said=why)
             result.lines_used += folded[1]  # the lines a YAML dump folded it onto, read with it
-        elif "Requested number of GPUs unavailable" in line and (m := _LEGACY_GPUS.search(line)) is not None:
+        elif "equested number of GPUs unavailable" in line and (m := _LEGACY_GPUS.search(line)) is not None:
             b.add(K8sDeviceAllocationFailed, n, resource="alpha.kubernetes.io/nvidia-gpu", reason="devices_unavailable",
                   requested=int(m["req"]), available=int(m["avail"]), said=m[0])
         elif not _HINT.search(line):

@@ -481,6 +481,12 @@ def test_kubelet_admission_failure_other_forms():
     (f,) = _parse(k8s_device_plugin, "k8s_device_plugin/k8s72486_legacy_gpu_manager_requested_unavailable.txt").facts
     assert (f.evidence.line, f.resource, f.reason, f.requested, f.available, f.said) == (
         1, "alpha.kubernetes.io/nvidia-gpu", "devices_unavailable", 2, 0, "Requested number of GPUs unavailable. Requested: 2, Available: 0")
+    # kubernetes#42412: the same error lower-case, as AllocateGPU's fmt.Errorf prints it, in `kubectl get pods`' STATUS column
+    (f,) = [f for f in _parse(k8s_device_plugin, "k8s_device_plugin/k8s42412_get_pods_status_requested_gpus_unavailable.txt").facts]
+    assert (f.evidence.line, f.requested, f.available, f.said) == (
+        9, 4, 0, "requested number of GPUs unavailable. Requested: 4, Available: 0")
+    # another GPU count of the same words is no allocation failure (must not)
+    assert not k8s_device_plugin.detect("the requested number of GPUs is 4\n")
     # kuberay#1414: another reason of the device manager's, the message folded by kubectl -o yaml onto the next line
     r = _parse(k8s_device_plugin, "k8s_device_plugin/kuberay1414_pod_allocate_folded_unexpected.yaml")
     (f,) = r.facts
