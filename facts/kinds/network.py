@@ -1044,3 +1044,22 @@ class ExporterCollectorFailed(Fact):
     #: the error quotes the kernel's "N/A (no PMA)", the value sysfs gives for a port counter when the
     #: device has no performance management agent (iWARP, RoCE-only and EFA devices) or it did not answer
     counter_unavailable: bool = False
+
+
+@fact_kind
+class SharpError(Fact):
+    """An error of NVIDIA SHARP (the in-network reduction NCCL's CollNet uses through the RDMA/SHARP net plugin)
+    in its own log form (facts/parsers/sharp_log.py): the SHARP library's (libsharp / libsharp_coll, linked into
+    every rank: ``[snail01:0:3745196 unique id 9370583446459220315][2024-09-24 16:15:29] ERROR Job error in
+    sharp_get_job_data_len.``) or the SHARP Aggregation Manager's (sharp_am, beside the subnet manager: ``[snail01][Sep
+    24 16:15:29 847428][GENERAL][3745742][warn ] - Begin job id: ... failed with status: No resource``). The job's
+    SHARP resources were not granted or its trees not set up: CollNet falls back to the point-to-point network."""
+
+    kind: Literal["sharp_error"] = "sharp_error"
+    source: Literal["libsharp", "sharp_am"]
+    level: str  # "ERROR" (libsharp), "error" / "warn" (sharp_am: only a job's failure is read at warn)
+    message: str  # the text after the level ("Job error in sharp_get_job_data_len."), may be empty (a cut paste)
+    job_id: str | None = None  # libsharp's "unique id N", sharp_am's "job id: N"
+    status: str | None = None  # sharp_am's "failed with status: No resource"
+    hca: str | None = None  # "mlx5_0" where the message names a device ("device mlx5_0 port 1")
+    port: int | None = None
