@@ -256,7 +256,9 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         if labelled:
             seen = replace(art, scans={})
             seen.unlabel(bare)
-        out.facts.extend(unread_failures(seen, _cited_lines(art.path, out), owners).facts)
+        unread = unread_failures(seen, _cited_lines(art.path, out), owners)
+        out.facts.extend(unread.facts)  # (and a traceback it found cut at the text's end: the capture's limit)
+        out.limits.extend(LimitHit(limit=h.limit, path=h.path, line=h.line, detail=h.detail) for h in unread.limits)
     nonblank = art.nonblank_lines()
     if nonblank > used:  # a listing's reader that read lines (its header) but no row, lines of the file unread: no row read
         read_by = [k for k in read_by if k not in _listing_kinds() or k not in factless]

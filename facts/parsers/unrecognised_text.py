@@ -17,6 +17,10 @@ readers found no error but a line they did not read says ``Segmentation fault``,
 ``text_error_line`` too: a training log or a kernel log that reports a crash nobody parsed is
 never read as clean.
 
+A Python traceback whose frames run to the text's end, its exception line cut off by the paste or
+the excerpt, shows that something raised and not what: a ``cut_short`` capture limit (the verdict
+is then inconclusive, never healthy), not an error line quoting its header.
+
 A chain of wrappers is one failure: Ray's ``RayTaskError(<cause's class>): ray::<task>() (pid=N,
 ip=...)`` lines, one per task that re-raised it, are read as the chain's innermost line (the
 cause's exception after the last wrapper's frames, else that wrapper when the paste cut it).
@@ -40,7 +44,7 @@ from stethoscope.facts.classify import signature_source
 from stethoscope.facts.kinds.prose import ReportedSymptom  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.kinds.steth import TextErrorLine  # noqa: F401
 from stethoscope.facts.lines import TITLE_TAG, is_title
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines, last_line
 from stethoscope.facts.records import record_level
 
 KIND = "unrecognised_text"
@@ -680,6 +684,11 @@ def parse(artefact: Artefact) -> ParseResult:
             if end != line and _ANY_ERROR.search(lines[end - 1]):
                 result.lines_used += 1  # the header of the exception read on its own line below
                 continue
+            if end == line and (shown := cut_traceback(lines, line)) is not None:
+                done.add(line)  # its exception line cut off: the capture is incomplete, no error line to quote
+                traceback_cut(b, line, shown)
+                result.lines_used += 1
+                continue
         done.add(line)
         if says_no_failure(text):
             continue
@@ -828,7 +837,11 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
     chains = _ray_chains(artefact.text, lines)
     for line, text in iter_lines(FAILURE_WORDS, artefact):
         if text.lstrip().startswith("Traceback (most recent call last)"):
-            line = _traceback_end(lines, line)  # the exception's own line says what failed
+            start, line = line, _traceback_end(lines, line)  # the exception's own line says what failed
+            if line == start and (shown := cut_traceback(lines, start)) is not None:
+                done.add(start)  # its exception line cut off: the capture is incomplete, no error line to quote
+                traceback_cut(b, start, shown)
+                continue
             text = lines[line - 1]
         if line in chains:  # a wrapper of Ray's exception chain: the chain's innermost line says it
             line = chains[line]
@@ -885,6 +898,40 @@ def _traceback_end(lines: list[str], start: int) -> int:
                               or _traceback_body(lines, i + 1)):  # (frames a paste or a logger left unindented)
         i += 1
     return i + 1 if i < len(lines) else start
+
+
+def cut_traceback(lines: list[str], start: int) -> str | None:
+    """The last line shown of the Python traceback whose header is 1-based line ``start`` where the text ends inside
+    it, before the exception line that ends every traceback (Python's traceback.print_exception: the header, each
+    frame's '  File "...", line N, in f' and its source line indented under the header, then the exception's
+    '<qualname>: <message>' at the header's own indent); None where something else follows it. A paste or a stored
+    excerpt that stops there shows that something raised and not what (LeeDoYup/FixMatch-pytorch#2's excerpt ends
+    '    self.b', zd11024/NaviLLM#34's torchrun traceback '  File "'): a capture cut short, not an error to quote."""
+    last = last_line(lines)
+    if last < start or _traceback_end(lines, start) != start:
+        return None
+    if last == start:
+        return lines[start - 1].strip()
+    text = lines[last - 1]
+    indent = len(lines[start - 1]) - len(lines[start - 1].lstrip())
+    if len(text) - len(text.lstrip()) > indent:  # a frame's line or its source line: Python indents both
+        return text.strip()
+    # at the header's indent under a frame's line: that line's tail a terminal wrapped ('__.py", line 347, in wrapper'),
+    # unless it is an exception that a frame without a source line stands above ('  File "<string>", line 1, in
+    # <module>' then 'SystemExit: 1'): the traceback ended
+    if _FRAME_HEAD.match(lines[last - 2]) is not None and _BARE_EXCEPTION.fullmatch(text.strip()) is None:
+        return text.strip()
+    return None
+
+
+# what a traceback's last line is when it names an exception without a message: 'KeyboardInterrupt', 'SystemExit'
+_BARE_EXCEPTION = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?::(?: .*)?)?")
+
+
+def traceback_cut(b: FactBuilder, line: int, shown: str) -> None:
+    """The ``cut_short`` limit of a traceback at ``line`` that runs to the text's end (:func:`cut_traceback`)."""
+    b.limit(line, "cut_short", f"a Python traceback (line {line}) runs to the text's end without the exception line that "
+                               f"ends it (its last line shown: {shown[:120]!r}): what raised, and why, was cut from the capture")
 
 
 # Ray re-raises a task's exception in its caller wrapped in ``RayTaskError(<cause's class>)``

@@ -82,10 +82,11 @@ def test_frames_without_c10s_header_and_a_traceback_without_its_exception_stay_e
     # no header: a "frame #0: ... Error ..." line is not known to be c10's
     got, _ = _unrecognised_normalised("frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f in libc10.so)\n")
     assert [n for n, _ in got] == [1]
-    # a Python traceback is told by its exception line; cut before it (Megatron-LM#942's paste), by its header
+    # a Python traceback is told by its exception line; cut before it (Megatron-LM#942's paste), it is a capture cut
+    # short (a cut_short limit, test_a_traceback_cut_before_its_exception_line_is_a_cut_capture), no error line
     tb = 'Traceback (most recent call last):\n  File "train.py", line 10, in <module>\n    out = model(x)\n'
     assert [n for n, _ in _unrecognised_normalised(tb + "RuntimeError: boom\n")[0]] == [4]
-    assert [n for n, _ in _unrecognised_normalised(tb)[0]] == [1]
+    assert [n for n, _ in _unrecognised_normalised(tb)[0]] == []
 
 
 def test_terminate_and_its_what_line_are_one_failure():
@@ -234,7 +235,7 @@ def test_a_line_whose_logger_prefix_says_info_is_no_error_line():
     # vllm-project/vllm#6106: facts/lines.py takes Ray's and vLLM's prefixes off; the INFO they held says
     # "Cannot use FlashAttention-2 backend" is the message's word, while the ERROR line and its traceback stay
     got, _ = _unrecognised_normalised((FIX / "vllm6106_ray_worker_init_device_cut.txt").read_text())
-    assert [n for n, _ in got] == [5, 6]
+    assert [n for n, _ in got] == [5]  # (line 6's traceback runs to the text's end: a cut capture, no error line)
     assert got[0][1].startswith("Error executing method init_device")
     # a prefix of another level (or none) keeps the line an error line
     got, _ = _unrecognised_normalised("(RayWorkerWrapper pid=1, ip=10.0.0.1) WARNING 07-03 14:43:47 selector.py:131] Cannot use X.\n"
@@ -656,3 +657,40 @@ def test_an_application_record_at_info_level_is_no_error_nor_remark(ruleset, tmp
                  '{"time":"2026-01-29T21:41:35Z","level":"DEBUG","msg":"could not read GPU 1 clocks, skipped"}\n'):
         rep = _diagnosed(ruleset, tmp_path, text)
         assert rep.verdict != "faulty" and rep.findings == [], text
+
+
+# A traceback whose frames run to the text's end lost its exception line to the capture (a paste or a stored excerpt
+# cut there): a cut_short limit, not an error line quoting its header
+def _cut(text: str, fallback: bool):
+    from stethoscope.facts.parsers.unrecognised_text import parse
+    art = Artefact(path="t.log", text=text, node="n")
+    art.normalise()
+    res = parse(art) if fallback else unread_failures(art, set())
+    return [(f.evidence.line, f.message) for f in res.facts], [(h.limit, h.line) for h in res.limits]
+
+
+@pytest.mark.parametrize("fallback", [True, False])
+@pytest.mark.parametrize("name, header", [("fixmatch2_spawn_traceback_cut_in_its_frames.log", 15),
+                                          ("navillm34_torchrun_traceback_cut_wrapped.log", 1)])
+def test_a_traceback_cut_before_its_exception_line_is_a_cut_capture(name, header, fallback):
+    facts, limits = _cut((FIX / name).read_text(), fallback)
+    assert ("cut_short", header) in limits
+    assert header not in [n for n, _ in facts]
+    # the header alone on the text's last line, CRLF line ends (CONSTRUCTED)
+    facts, limits = _cut("step 10 loss 2.1\r\nTraceback (most recent call last):\r\n", fallback)
+    assert limits == [("cut_short", 2)] and facts == []
+
+
+@pytest.mark.parametrize("fallback", [True, False])
+@pytest.mark.parametrize("text", [
+    # the exception line under the frames (FixMatch-pytorch#2's first traceback ends 'Exception:', a bare one)
+    'Traceback (most recent call last):\n  File "train.py", line 316, in <module>\n    main(args)\nException:\n',
+    'Traceback (most recent call last):\n  File "train.py", line 316, in <module>\n    main(args)\nRuntimeError: boom\n',
+    # an exception that a frame without its source line stands above (CONSTRUCTED as Python prints one from <string>)
+    'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\nKeyboardInterrupt\n',
+    'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\nSystemExit: 1\n',
+    # frames, then another program's line: the traceback ended
+    'Traceback (most recent call last):\n  File "train.py", line 316, in <module>\n    main(args)\nFAILED step 3\n'])
+def test_a_traceback_that_ends_is_no_cut_capture(text, fallback):
+    facts, limits = _cut(text, fallback)
+    assert limits == [] and facts  # an error line still says it (the exception's, else the traceback's header)
