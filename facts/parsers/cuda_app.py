@@ -236,9 +236,16 @@ CUDA_GDB = re.compile(r"Cuda API error detected: (?P<call>\w+) returned \((?P<he
 #   category: CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED), cusolver_common.h, cusparse.h,
 #   cufft.h cufftResult, curand.h curandStatus), never *_SUCCESS, and a line that tests a status
 #   (`if (status != CUBLAS_STATUS_SUCCESS)`) prints no failure.
+# RuntimeError: /home/user/pip-req-build-n0h8f0x1/transformer_engine/common/util/rtc.cpp:200 in function compile: NVRTC Error: NVRTC_ERROR_COMPILATION   (NVIDIA/TransformerEngine#1018)
+#   (NVRTC, CUDA's run-time compiler, which TransformerEngine, PyTorch's jiterator, CuPy and others call to build kernels at run
+#   time: nvrtcGetErrorString returns the nvrtcResult's name; TransformerEngine transformer_engine/common/util/logging.h
+#   NVTE_CHECK_NVRTC: NVTE_ERROR("NVRTC Error: ", nvrtcGetErrorString(status)), NVTE_ERROR prefixing "<file>:<line> in function
+#   <func>: "; CuPy's NVRTCError "NVRTC_ERROR_COMPILATION (6)". nvrtc.h nvrtcResult: 1-11 since CUDA 8 (OUT_OF_MEMORY ...
+#   INTERNAL_ERROR), 12-17 in CUDA 12 (TIME_FILE_WRITE_FAILED, NO_PCH_CREATE_ATTEMPTED, PCH_CREATE_HEAP_EXHAUSTED, PCH_CREATE,
+#   CANCELLED, TIME_TRACE_FILE_WRITE_FAILED), BUSY in CUDA 13)
 LIBRARY_STATUS = re.compile(
     r"\b(?P<status>(?P<lib>CUBLAS|CUDNN|CUSOLVER|CUSPARSE|CURAND)_STATUS_(?P<cond>[A-Z][A-Z0-9_]*[A-Z0-9])"
-    r"|CUFFT_(?P<fcond>[A-Z][A-Z_]*[A-Z]))\b")
+    r"|CUFFT_(?P<fcond>[A-Z][A-Z_]*[A-Z])|NVRTC_ERROR_(?P<ncond>[A-Z][A-Z_]*[A-Z]))\b")
 #: every failure status of each library's enum (its header), without the library's prefix
 LIBRARY_CONDITIONS = {
     "CUBLAS": frozenset({"NOT_INITIALIZED", "ALLOC_FAILED", "INVALID_VALUE", "ARCH_MISMATCH", "MAPPING_ERROR",
@@ -253,6 +260,11 @@ LIBRARY_CONDITIONS = {
     "CURAND": frozenset({"VERSION_MISMATCH", "NOT_INITIALIZED", "ALLOCATION_FAILED", "TYPE_ERROR", "OUT_OF_RANGE",
                          "LENGTH_NOT_MULTIPLE", "DOUBLE_PRECISION_REQUIRED", "LAUNCH_FAILURE", "PREEXISTING_FAILURE",
                          "INITIALIZATION_FAILED", "ARCH_MISMATCH", "INTERNAL_ERROR"}),
+    "NVRTC": frozenset({"OUT_OF_MEMORY", "PROGRAM_CREATION_FAILURE", "INVALID_INPUT", "INVALID_PROGRAM", "INVALID_OPTION",
+                        "COMPILATION", "BUILTIN_OPERATION_FAILURE", "NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
+                        "NO_LOWERED_NAMES_BEFORE_COMPILATION", "NAME_EXPRESSION_NOT_VALID", "INTERNAL_ERROR",
+                        "TIME_FILE_WRITE_FAILED", "NO_PCH_CREATE_ATTEMPTED", "PCH_CREATE_HEAP_EXHAUSTED", "PCH_CREATE",
+                        "CANCELLED", "TIME_TRACE_FILE_WRITE_FAILED", "BUSY"}),
     "CUFFT": frozenset({"INVALID_PLAN", "ALLOC_FAILED", "INVALID_TYPE", "INVALID_VALUE", "INTERNAL_ERROR", "EXEC_FAILED",
                         "SETUP_FAILED", "INVALID_SIZE", "UNALIGNED_DATA", "INCOMPLETE_PARAMETER_LIST", "INVALID_DEVICE",
                         "PARSE_ERROR", "NO_WORKSPACE", "NOT_IMPLEMENTED", "LICENSE_ERROR", "NOT_SUPPORTED"}),
@@ -386,6 +398,27 @@ CUBLAS_STATUS_BY_NUMBER = {1: "NOT_INITIALIZED", 3: "ALLOC_FAILED", 7: "INVALID_
                            13: "EXECUTION_FAILED", 14: "INTERNAL_ERROR", 15: "NOT_SUPPORTED", 16: "LICENSE_ERROR"}
 CUBLAS_NUMBERED_MARKER = "cuBLAS error "
 
+# RuntimeError: /tmp/pip-req-build-5_wk8tph/transformer_engine/common/include/transformer_engine/logging.h:38 in function check_cublas_: CUBLAS Error: the requested functionality is not supported   (NVIDIA/TransformerEngine#376)
+# [Bug] RuntimeError: /TransformerEngine/transformer_engine/common/gemm/cublaslt_gemm.cu:750 in function cublas_gemm: cuBLAS Error: the function failed to launch on the GPU   (THUDM/slime#1622, its title)
+#   (TransformerEngine's NVTE_CHECK_CUBLAS, transformer_engine/common/util/logging.h: NVTE_ERROR("cuBLAS Error: ",
+#   cublasGetStatusString(status)), behind NVTE_ERROR's "<file>:<line> in function <func>: "; releases before 1.0 spelled it
+#   "CUBLAS Error: " in include/transformer_engine/logging.h check_cublas_. cublasGetStatusString's text, not the status's
+#   name, is what is printed (cuBLAS is closed source): read through the table below. Texts seen in real lines: NOT_SUPPORTED
+#   (the two above, and ggml's CUBLAS_CHECK "cuBLAS error 15 at ...: the requested functionality is not supported"),
+#   EXECUTION_FAILED (above), INTERNAL_ERROR "an internal operation failed" and INVALID_VALUE "an unsupported value or
+#   parameter was passed to the function" (TransformerEngine lines quoted in notes of the code index); the other four as a
+#   test in the code index asserts a copy of cublasGetStatusString's texts. A text the table lacks stays unread (an
+#   unexplained error, never healthy))
+CUBLAS_STATUS_BY_TEXT = {"the library was not initialized": "NOT_INITIALIZED", "the resource allocation failed": "ALLOC_FAILED",
+                         "an unsupported value or parameter was passed to the function": "INVALID_VALUE",
+                         "the function requires an architectural feature absent from the device": "ARCH_MISMATCH",
+                         "an access to GPU memory space failed": "MAPPING_ERROR",
+                         "the function failed to launch on the GPU": "EXECUTION_FAILED",
+                         "an internal operation failed": "INTERNAL_ERROR",
+                         "the requested functionality is not supported": "NOT_SUPPORTED"}
+CUBLAS_STATUS_TEXT = re.compile(r"\b(?:cuBLAS|CUBLAS) Error: (?P<text>" + "|".join(map(re.escape, CUBLAS_STATUS_BY_TEXT)) + r")")
+CUBLAS_TEXT_MARKERS = ("cuBLAS Error: ", "CUBLAS Error: ")
+
 # d:\a\koboldcpp\koboldcpp\ggml\src\ggml-cuda\mmv.cu:51: ERROR: CUDA kernel mul_mat_vec has no device code compatible with CUDA arch 520. ggml-cuda.cu was compiled for: __CUDA_ARCH_LIST__   (LostRuins/koboldcpp#1362)
 # > /home/runner/work/llama-cpp-python/llama-cpp-python/vendor/llama.cpp/ggml/src/ggml-cuda/template-instances/../mmq.cuh:2422: ERROR: CUDA kernel mul_mat_q has no device code compatible with   (abetlen/llama-cpp-python#1624, quoted and cut where the reporter's sentence was)
 #   (ggml/src/ggml-cuda/common.cuh no_device_code, reached through NO_DEVICE_CODE where a kernel's body was compiled
@@ -411,6 +444,34 @@ GGML_MARKERS = GGML_ARCH_MARKERS + (CUBLAS_NUMBERED_MARKER,)
 # c10d's NaN check on a collective's input asserts this way on purpose (form nan_check, not a kernel fault):
 # /home/tristanr/pytorch/torch/csrc/distributed/c10d/NanCheck.cu:217: checkForNaN: block: [0,0,0], thread: [0,0,0] Assertion `!isnan(tailPtr[threadIdx.x])` failed.   (pytorch/pytorch#174736)
 DEVICE_ASSERT = re.compile(r"\bblock: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] Assertion `(?P<expr>[^`\n]{0,300})` failed")
+
+# CUDA_EXCEPTION_6, Warp Misaligned Address.          (Dao-AILab/flash-attention#470, its title and the error it pasted)
+# Thread 1 "python" received signal CUDA_EXCEPTION_14, Warp Illegal Address.     (CONSTRUCTED from the two formats below)
+# CUDA Exception: Warp Illegal Address                                          (CONSTRUCTED, likewise)
+#   (cuda-gdb stopping on a kernel's exception: NVIDIA/cuda-gdb include/gdb/signals.def gives each exception a signal,
+#   SET (GDB_SIGNAL_CUDA_WARP_MISALIGNED_ADDRESS, 158, "CUDA_EXCEPTION_6", "Warp Misaligned Address"), which gdb reports as
+#   "received signal <name>, <string>."; gdb/cuda/cuda-exceptions.c print_exception_name prints "CUDA Exception: <string>".
+#   The kernel faulted: the host's next call fails with the catalogue's error of the same fault, read as that error (form
+#   cuda_gdb_exception). The strings of CUDA_EXCEPTION_0 to 19 (cuda-gdb at afd75cab; 17-19 newer than 16f99a41))
+CUDA_GDB_EXCEPTION = re.compile(
+    r"\bCUDA_EXCEPTION_\d{1,2}, (?P<name>[A-Z][A-Za-z -]{3,60}?)\.?[ \t]*$|\bCUDA Exception: (?P<name2>[A-Z][A-Za-z -]{3,60}?)[ \t]*$")
+#: each exception's string -> the catalogue's runtime error of the same fault (cuda_runtime_api's texts: 700 'an illegal memory
+#: access was encountered', 714 hardware stack error, 715 illegal instruction, 716 misaligned address, 717 invalid address
+#: space, 718 invalid program counter, 710 device-side assert, 719 'unspecified launch failure' for the rest)
+CUDA_GDB_EXCEPTIONS = {
+    "Device Unknown Exception": "cudaErrorLaunchFailure", "Lane Illegal Address": "cudaErrorIllegalAddress",
+    "Lane User Stack Overflow": "cudaErrorHardwareStackError", "Device Hardware Stack Overflow": "cudaErrorHardwareStackError",
+    "Warp Illegal Instruction": "cudaErrorIllegalInstruction", "Warp Out-of-range Address": "cudaErrorIllegalAddress",
+    "Warp Misaligned Address": "cudaErrorMisalignedAddress", "Warp Invalid Address Space": "cudaErrorInvalidAddressSpace",
+    "Warp Invalid PC": "cudaErrorInvalidPc", "Warp Hardware Stack Overflow": "cudaErrorHardwareStackError",
+    "Device Illegal Address": "cudaErrorIllegalAddress", "Lane Misaligned Address": "cudaErrorMisalignedAddress",
+    "Warp Assert": "cudaErrorAssert", "Lane Syscall Error": "cudaErrorLaunchFailure",
+    "Warp Illegal Address": "cudaErrorIllegalAddress", "Invalid Managed Memory Access": "cudaErrorIllegalAddress",
+    "Non-migratable System-scoped Atomic Access": "cudaErrorLaunchFailure",
+    "Cluster target block not present": "cudaErrorLaunchFailure", "Cluster out of range address": "cudaErrorIllegalAddress",
+    "Warp Stack Canary": "cudaErrorHardwareStackError",
+}
+CUDA_GDB_EXCEPTION_MARKERS = ("CUDA_EXCEPTION_", "CUDA Exception: ")
 
 # Out-of-memory forms outside PyTorch's caching allocator, read as ``cuda_oom``:
 # ggml_backend_cuda_buffer_type_alloc_buffer: allocating 10966.43 MiB on device 0: cudaMalloc failed: out of memory
@@ -495,10 +556,10 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "NVIDIA driver on your system", "CUDA unknown error", "CUDA driver initialization failed",
            "Cuda API error detected", "failed to initialize CUDA", "failed to initialise CUDA", "(error code ",
            "cudaSuccess", "CUDA_SUCCESS", "CUresult(", oom_message.MARKER, oom_message.XLA_MARKER,
-           "_STATUS_", "CUFFT_", "Failed to get convolution algorithm", "] Assertion `",
+           "_STATUS_", "CUFFT_", "NVRTC_ERROR_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "results in UNKNOWN_CUDA_ERROR", "function returned error code", "CUDA runtime error in ") + LIBRARY_MARKERS + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "results in UNKNOWN_CUDA_ERROR", "function returned error code", "CUDA runtime error in ") + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -518,6 +579,9 @@ DETECT = re.compile(
     # bounded runs: unbounded ones backtrack over a long line once per 'Check failed' and 'cudaSuccess' in it
     r"|Check failed: [^\n]{0,300}?(?:cudaSuccess|CUDA_SUCCESS)[^\n]{0,300}? vs\. |failed call to cu\w+: CUresult\("
     r"|\b(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE|CURAND)_STATUS_(?:NOT_|ALLOC|INVALID|ARCH|MAPPING|EXECUTION|INTERNAL|LICENSE|BAD_|MATRIX|ZERO|INSUFF|VERSION|TYPE_|OUT_OF|LENGTH|DOUBLE|LAUNCH|PREEXIST|INITIALIZATION|IRS_|RUNTIME|SUBLIB|SERIAL|DEPRECATED)|\bCUFFT_(?:INVALID_[A-Z_]+|ALLOC_FAILED|INTERNAL_ERROR|EXEC_FAILED|SETUP_FAILED|UNALIGNED_DATA|INCOMPLETE_PARAMETER_LIST|PARSE_ERROR|NO_WORKSPACE|NOT_IMPLEMENTED|LICENSE_ERROR|NOT_SUPPORTED)\b"
+    r"|\bNVRTC_ERROR_(?:OUT_OF_MEMORY|PROGRAM_CREATION_FAILURE|INVALID_(?:INPUT|PROGRAM|OPTION)|COMPILATION|BUILTIN_OPERATION"
+    r"|NO_NAME_EXPRESSIONS|NO_LOWERED_NAMES|NAME_EXPRESSION_NOT_VALID|INTERNAL_ERROR|TIME_FILE|NO_PCH|PCH_CREATE|CANCELLED"
+    r"|TIME_TRACE|BUSY\b)"
     r"|DNN library initiali[sz]ation failed|Loaded runtime CuDNN library: |Unable to find a valid cuDNN algorithm"
     r"|no valid convolution algorithms available in CuDNN|(?:FIND|GET) was unable to find an engine to execute"
     r"|\bout of resource: [a-z]|OOM when allocating tensor "
@@ -530,8 +594,10 @@ DETECT = re.compile(
     r"|Can't enable access between nodes \d"
     r"|ERROR: CUDA kernel \w{1,120} has no device code compatible with|ERROR: ggml-cuda was compiled without support for the current GPU"
     r"|\bcuBLAS error \d{1,2} at \S"
+    r"|\b(?:cuBLAS|CUBLAS) Error: (?:the|an) [a-z]"
     r"|Check failed: [^\n]{0,300}?\bcudaSuccess\b[^\n]{0,300}? CUDA: \S|\bcu(?:da)?[A-Z]\w{1,60}\(\) failed with error #\d"
     r"|\] Call to cu[A-Z]\w{0,60} results in UNKNOWN_CUDA_ERROR"
+    r"|\bCUDA_EXCEPTION_\d{1,2}, [A-Z]|\bCUDA Exception: [A-Z]"
     r"|" + CUDNN_FRONTEND.pattern + r"|\bGot (?:cutlass|CUTLASS) error: Error [A-Z]|\bcutlass[FB]: no kernel found to launch!"
 
 )
@@ -539,10 +605,10 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
                  "NVIDIA driver", "CUDA unknown error", "CUDA driver initialization", "CUDA out of memory",
                  "Cuda API error detected", "failed to initiali", "cudaSuccess", "CUDA_SUCCESS", "CUresult(",
-                 "_STATUS_", "CUFFT_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
+                 "_STATUS_", "CUFFT_", "NVRTC_ERROR_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
                  "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-                 TRTLLM_PEER_MARKER, "() failed with error #", "results in UNKNOWN_CUDA_ERROR") + LIBRARY_MARKERS + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+                 TRTLLM_PEER_MARKER, "() failed with error #", "results in UNKNOWN_CUDA_ERROR") + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -821,8 +887,8 @@ def _read_library(line: str) -> dict | None:
     cuBLAS, cuDNN, cuSOLVER, cuSPARSE, cuFFT or cuRAND, TensorFlow's cuDNN-initialisation message) or
     a device-side assert's own line; None for anything else."""
     for m in LIBRARY_STATUS.finditer(line):
-        lib = m["lib"] or "CUFFT"
-        cond = m["cond"] or m["fcond"]
+        lib = m["lib"] or ("NVRTC" if m["ncond"] else "CUFFT")
+        cond = m["cond"] or m["fcond"] or m["ncond"]
         if lib == "CUDNN":
             known = cond in CUDNN_CATEGORIES or cond.startswith(tuple(c + "_" for c in CUDNN_CATEGORIES))
         else:
@@ -874,6 +940,12 @@ def _read_library(line: str) -> dict | None:
                     printed_code=None, message=line[c.start():].strip()[:300], form="library_status",
                     source_file=c["file"], source_line=int(c["fline"]), driver_cuda=None, library="cublas",
                     library_status=f"CUBLAS_STATUS_{cond}", library_condition=cond, call=None)
+    if (c := CUBLAS_STATUS_TEXT.search(line)) is not None:
+        cond = CUBLAS_STATUS_BY_TEXT[c["text"]]
+        return dict(error_name=f"CUBLAS_STATUS_{cond}", catalogue_name=None, runtime_name=None, code=None,
+                    printed_code=None, message=line[c.start():].strip()[:300], form="library_status",
+                    source_file=None, source_line=None, driver_cuda=None, library="cublas",
+                    library_status=f"CUBLAS_STATUS_{cond}", library_condition=cond, call=None)
     if (k := MEM_EFF_NO_KERNEL.search(line)) is not None:
         return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
                     message=k[0], form="mem_eff_attention_no_kernel", source_file=None, source_line=None, driver_cuda=None)
@@ -886,6 +958,12 @@ def _read_library(line: str) -> dict | None:
         if entry is not None:
             return dict(error_name=None, catalogue_name=entry.name, runtime_name=entry.name, code=entry.code,
                         printed_code=None, message=line.strip()[:300], form="trtllm_peer_access", source_file=None,
+                        source_line=None, driver_cuda=None)
+    if (x := CUDA_GDB_EXCEPTION.search(line)) is not None:
+        entry = catalogue.by_name(CUDA_GDB_EXCEPTIONS.get(x["name"] or x["name2"], ""))
+        if entry is not None:
+            return dict(error_name=None, catalogue_name=entry.name, runtime_name=entry.name, code=entry.code,
+                        printed_code=None, message=line.strip()[:300], form="cuda_gdb_exception", source_file=None,
                         source_line=None, driver_cuda=None)
     if (da := DEVICE_ASSERT.search(line)) is not None:
         entry = catalogue.by_name("cudaErrorAssert")

@@ -824,3 +824,106 @@ def test_cufile_progress_lines_are_left_to_cufile_log():
     got = parse_text("cupy_backends.cuda.api.driver.CUDADriverError: CUDA_ERROR_NOT_SUPPORTED: operation not supported\n").facts
     assert [f.error_name for f in got] == ["CUDA_ERROR_NOT_SUPPORTED"]
     assert not cuda_app.detect(text)
+
+
+# --- wild sweep P2: NVRTC's status names (nvrtcGetErrorString) -----------------------------------------------------
+
+def test_nvrtc_status_real_line():
+    # NVIDIA/TransformerEngine#1018: NVTE_CHECK_NVRTC behind NVTE_ERROR's "<file>:<line> in function <fn>: "
+    r = parse_file("te1018_nvrtc_error_compilation.txt")
+    assert [(f.form, f.library, f.library_status, f.library_condition, f.evidence.line) for f in r.facts] == \
+        [("library_status", "nvrtc", "NVRTC_ERROR_COMPILATION", "COMPILATION", 5)]
+
+
+@pytest.mark.parametrize("line, condition", [
+    # CONSTRUCTED from CuPy's NVRTCError (the name, then the number in brackets)
+    ("cupy.cuda.nvrtc.NVRTCError: NVRTC_ERROR_COMPILATION (6)", "COMPILATION"),
+    # CONSTRUCTED: NVTE_CHECK_NVRTC with a CUDA 12 status (nvrtc.h: NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED = 14)
+    ("RuntimeError: /te/transformer_engine/common/util/rtc.cpp:231 in function compile: NVRTC Error: "
+     "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED", "PCH_CREATE_HEAP_EXHAUSTED"),
+    ("NVRTC Error: NVRTC_ERROR_BUILTIN_OPERATION_FAILURE", "BUILTIN_OPERATION_FAILURE"),
+])
+def test_nvrtc_status_forms(line, condition):
+    assert cuda_app.detect(line)
+    assert [(f.library, f.library_condition) for f in parse_text(line + "\n").facts] == [("nvrtc", condition)]
+
+
+@pytest.mark.parametrize("line", [
+    # a success test in code, and a name no nvrtcResult has (CONSTRUCTED)
+    "    if (res != NVRTC_SUCCESS) { return res; }",
+    "NVRTC_ERROR_SOMETHING_ELSE happened",
+])
+def test_nvrtc_status_negatives(line):
+    assert [f for f in parse_text(line + "\n").facts if f.library == "nvrtc"] == []
+
+
+# --- wild sweep P2: cuda-gdb's kernel exceptions (NVIDIA/cuda-gdb include/gdb/signals.def) ---------------------------
+
+def test_cuda_gdb_exception_real_line():
+    # Dao-AILab/flash-attention#470: the tail of gdb's "received signal CUDA_EXCEPTION_6, Warp Misaligned Address."
+    r = parse_file("flash_attn470_cuda_gdb_warp_misaligned.txt")
+    assert [(f.form, f.catalogue_name, f.code, f.evidence.line) for f in r.facts] == \
+        [("cuda_gdb_exception", "cudaErrorMisalignedAddress", 716, 12)]
+
+
+@pytest.mark.parametrize("line, name", [
+    # CONSTRUCTED from gdb's print_signal_received_reason and signals.def's CUDA_EXCEPTION_14
+    ('Thread 1 "python" received signal CUDA_EXCEPTION_14, Warp Illegal Address.', "cudaErrorIllegalAddress"),
+    # CONSTRUCTED from cuda-exceptions.c print_exception_name ("\nCUDA Exception: " + the signal's string)
+    ("CUDA Exception: Warp Illegal Instruction", "cudaErrorIllegalInstruction"),
+    ("CUDA Exception: Device Illegal Address", "cudaErrorIllegalAddress"),
+    ('Thread 1 "a.out" received signal CUDA_EXCEPTION_12, Warp Assert.', "cudaErrorAssert"),
+    # CUDA_EXCEPTION_17 (cuda-gdb at afd75cab; the string in lower case after its first word)
+    ('Thread 1 "a.out" received signal CUDA_EXCEPTION_17, Cluster target block not present.', "cudaErrorLaunchFailure"),
+])
+def test_cuda_gdb_exception_forms(line, name):
+    assert cuda_app.detect(line)
+    assert [(f.form, f.catalogue_name) for f in parse_text(line + "\n").facts] == [("cuda_gdb_exception", name)]
+
+
+@pytest.mark.parametrize("line", [
+    # a sentence naming an exception code, and a string no exception has (CONSTRUCTED)
+    "we hit CUDA_EXCEPTION_6 yesterday on one node",
+    "CUDA Exception: Something Else Entirely",
+])
+def test_cuda_gdb_exception_negatives(line):
+    assert [f for f in parse_text(line + "\n").facts if f.form == "cuda_gdb_exception"] == []
+
+
+def test_cuda_gdb_exception_table_names_catalogue_entries():
+    # every exception string maps to an error the catalogue has
+    assert all(cuda_app.catalogue.by_name(n) is not None for n in cuda_app.CUDA_GDB_EXCEPTIONS.values())
+
+
+# --- wild sweep P2: cublasGetStatusString's texts behind TransformerEngine's "cuBLAS Error: " ------------------------
+
+@pytest.mark.parametrize("name, condition", [
+    ("te376_cublas_error_not_supported.txt", "NOT_SUPPORTED"),  # NVIDIA/TransformerEngine#376, TE < 1.0 "CUBLAS Error: "
+    ("slime1622_te_cublas_error_failed_to_launch_title.txt", "EXECUTION_FAILED"),  # THUDM/slime#1622, NVTE_CHECK_CUBLAS
+])
+def test_cublas_status_text_real_lines(name, condition):
+    r = parse_file(name)
+    assert [(f.form, f.library, f.library_status, f.library_condition) for f in r.facts] == \
+        [("library_status", "cublas", "CUBLAS_STATUS_" + condition, condition)]
+
+
+@pytest.mark.parametrize("line, condition", [
+    # CONSTRUCTED: NVTE_CHECK_CUBLAS with the texts of CUBLAS_STATUS_INTERNAL_ERROR, _INVALID_VALUE and _ALLOC_FAILED
+    ("RuntimeError: /te/transformer_engine/common/gemm/cublaslt_gemm.cu:102 in function cublas_gemm: cuBLAS Error: "
+     "an internal operation failed", "INTERNAL_ERROR"),
+    ("RuntimeError: /te/transformer_engine/common/gemm/cublaslt_gemm.cu:412 in function cublas_gemm: cuBLAS Error: "
+     "an unsupported value or parameter was passed to the function", "INVALID_VALUE"),
+    ("cuBLAS Error: the resource allocation failed", "ALLOC_FAILED"),
+])
+def test_cublas_status_text_forms(line, condition):
+    assert cuda_app.detect(line)
+    assert [(f.library, f.library_condition) for f in parse_text(line + "\n").facts] == [("cublas", condition)]
+
+
+@pytest.mark.parametrize("line", [
+    # a text no cublasStatus_t has, and the words in a sentence without the check's label (CONSTRUCTED)
+    "cuBLAS Error: the weather was bad",
+    "we think an internal operation failed in cuBLAS",
+])
+def test_cublas_status_text_negatives(line):
+    assert [f for f in parse_text(line + "\n").facts if f.library == "cublas"] == []
