@@ -140,21 +140,34 @@ APP_LEVEL_KEYS = ("level", "severity", "lvl")
 APP_ERROR_KEYS = ("error", "err")
 
 
-def app_record_line(record: dict) -> str | None:
+def app_record_line(record: dict, nested: bool = False) -> str | None:
     """The line an application's own log record holds (its message, its error after it), or None where it is none
-    (or it carries a structured payload: kept whole for its reader)."""
+    (or it carries a structured payload: kept whole for its reader; read where ``nested``, record_message: an error
+    given as an object is its message, _ERROR_TEXT_KEYS)."""
     msg = record.get(APP_MESSAGE_KEY)
     if not isinstance(msg, str) or not any(isinstance(record.get(k), str) for k in APP_LEVEL_KEYS):
         return None
-    if any(isinstance(v, (dict, list)) for v in record.values()):
+    if not nested and any(isinstance(v, (dict, list)) for v in record.values()):
         return None
     if not any(isinstance(k, str) and RECORD_TIME_KEY.fullmatch(k) for k in record):
         return None
     line = msg.strip()
-    err = next((v.strip() for k in APP_ERROR_KEYS if isinstance(v := record.get(k), str) and v.strip()), None)
+    err = next((v.strip() for k in APP_ERROR_KEYS if isinstance(v := _error_text(record.get(k)), str) and v.strip()), None)
     if err and err not in line:
         line = f"{line}: {err}" if line else err
     return line
+
+
+#: the member holding an error object's text: {"code": 12, "message": "..."} (gRPC's status, Google's JSON error), an
+#: error's own fields under zap's ObjectMarshaler ({"error": {"msg": ...}}), an errors' chain's {"error": "..."}
+_ERROR_TEXT_KEYS = ("message", "msg", "error", "reason", "detail")
+
+
+def _error_text(value: object) -> object:
+    """An error member's text: the string itself, or an object's message (_ERROR_TEXT_KEYS)."""
+    if isinstance(value, dict):
+        return next((v for k in _ERROR_TEXT_KEYS if isinstance(v := value.get(k), str)), None)
+    return value
 
 
 def _app_record(m: re.Match[str]) -> str:
@@ -168,7 +181,16 @@ def _app_record(m: re.Match[str]) -> str:
 
 def record_level(raw: str) -> str | None:
     """The level (lower case) of the application record ``raw`` (one line as written, a label before it allowed) is,
-    where facts/lines.py read it as its message (app_record_line); None otherwise."""
+    where facts/lines.py read it as its message (app_record_line), or where lines.py keeps it as written (kept_record:
+    logfmt, JSON with an object member); None otherwise."""
+    record = _app_json(raw) or kept_record(raw)
+    if record is None:
+        return None
+    return next(v.lower() for k in APP_LEVEL_KEYS if isinstance(v := record.get(k), str))
+
+
+def _app_json(raw: str) -> dict | None:
+    """The application JSON record ``raw`` holds (a label before it allowed) that facts/lines.py reads as its message."""
     at = raw.find('{"')
     if at == -1 or '"msg"' not in raw:
         return None
@@ -178,7 +200,71 @@ def record_level(raw: str) -> str | None:
     if record is None or record_line(record) is not None or app_record_line(record) is None \
             or _KEEP_CALLER.search(rec) is not None:
         return None
-    return next(v.lower() for k in APP_LEVEL_KEYS if isinstance(v := record.get(k), str))
+    return record
+
+
+# The same application record in logfmt, one a line (issue 11, round rP5): key=value pairs, a value quoted where it holds
+# a blank, '=' or '"' (Go's strconv.Quote), the keys of the JSON encoders above:
+# Go's log/slog TextHandler (handler.go: TimeKey "time", LevelKey "level", MessageKey "msg", AddSource's "source";
+#   text_handler.go appendTextValue quotes a string when needsQuoting):
+# time=2024-05-01T10:00:00.000Z level=ERROR msg="failed to initialize NVML" err="ERROR_LIBRARY_NOT_FOUND"     (CONSTRUCTED)
+# logrus's TextFormatter without a terminal (text_formatter.go appendKeyValue, needsQuoting: the time always quoted):
+# time="2022-07-19T14:22:41Z" level=fatal msg="Error getting device busid: ..."   (NVIDIA/gpu-monitoring-tools' exporter, nvidia_smi_q.py)
+# go-kit's log (go-logfmt: ts, caller, level, msg, err):
+# ts=2022-03-05T12:15:01.058Z caller=exporter.go:157 level=error error="command failed. stderr:  err: exit status 12"   (nvml_init.py)
+# A logfmt record is kept in the text as written (facts/lines.py does not read it as its message, unlike the JSON record):
+# readers read their programs' records whole (dcgm_exporter_log, nvml_init, mig_mode_log, nvidia_ctk, ollama_log,
+# container_runtime, k8s_driver_manager); the fallback readers (facts/parsers/unrecognised_text.py, ticket_prose.py)
+# read it as its message with its level (record_level, record_message). The whole rest of the line must be pairs, three
+# at least, one of them a time key, a string level and a msg (app_record_line): a sentence with an '=' in it is none.
+_LOGFMT_START = re.compile(r"(?<![\w.@/-])(?:time|ts|timestamp|level|lvl|severity)=")
+_LOGFMT_PAIR = re.compile(r'[ \t]*(?P<k>[A-Za-z_@][\w.@/-]{0,63})=(?P<v>"(?:[^"\\\n]|\\.)*"|[^\s"=]*)(?=[ \t\r]|$)')
+
+
+def logfmt_record(raw: str) -> dict | None:
+    """The logfmt record ``raw`` holds from its first time or level key to its end (a label before it allowed): {key:
+    value}, the values unquoted; None where the rest of the line is not all key=value pairs (three at least)."""
+    if "=" not in raw or (m := _LOGFMT_START.search(raw)) is None:
+        return None
+    line, pos, record = raw.rstrip("\r\n \t"), m.start(), {}
+    while pos < len(line):
+        p = _LOGFMT_PAIR.match(line, pos)
+        if p is None or p.end() == pos:
+            return None
+        v = p["v"]
+        if v.startswith('"'):
+            try:
+                v = json.loads(v)
+            except ValueError:  # Go's \x.. and \a escapes, which JSON lacks
+                v = v[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+        record.setdefault(p["k"], v)
+        pos = p.end()
+    return record if len(record) >= 3 else None
+
+
+def record_message(raw: str) -> str | None:
+    """The line an application's record kept as written in the text is read as ('<msg>: <error>', app_record_line) by the
+    fallback readers: a logfmt record (logfmt_record), or a JSON record with an object or array member (facts/lines.py
+    keeps it for the readers of such payloads, nvsentinel_event; another program's, controller-runtime's "object":
+    {"name": ...} or an error object, is read here); None where ``raw`` is none."""
+    record = kept_record(raw)
+    return app_record_line(record, nested=True) if record is not None else None
+
+
+def kept_record(raw: str) -> dict | None:
+    """The application record ``raw`` (one line as written, a label before it allowed) holds that facts/lines.py keeps as
+    written: logfmt, or JSON with an object or array member (not gpud's, _KEEP_CALLER: gpud_journal's); None otherwise."""
+    if '"msg"' in raw and (at := raw.find('{"')) != -1:
+        m = _JSON_RECORD.match("\n" + raw[at:].rstrip("\r") + "\n")
+        rec = _record_text(m["rec"]) if m is not None else None
+        record = _record(rec) if rec is not None and _KEEP_CALLER.search(rec) is None else None
+        if record is None or record_line(record) is not None or not any(isinstance(v, (dict, list)) for v in record.values()):
+            return None
+    elif "msg=" in raw:
+        record = logfmt_record(raw)
+    else:
+        return None
+    return record if record is not None and app_record_line(record, nested=True) is not None else None
 
 
 # A record written over several lines (journalctl -o json-pretty; a log console's or a ticket's pretty-printed record:

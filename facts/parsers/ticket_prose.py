@@ -678,9 +678,9 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     lines = _lines(artefact.text)
-    if artefact.raw_text is not None and '"msg"' in artefact.raw_text:
-        # an application's JSON record read as its message (zap, logrus, slog: unrecognised_text.record_lines) is what
-        # a program wrote, no reporter's sentence: its level, not its words, says whether it is an error
+    if '"msg"' in (artefact.raw_text or artefact.text) or "msg=" in artefact.text:
+        # an application's JSON record read as its message (zap, logrus, slog: unrecognised_text.record_lines), or its
+        # logfmt record, is what a program wrote, no reporter's sentence: its level, not its words, says whether it is an error
         from stethoscope.facts.parsers.unrecognised_text import record_lines
 
         for n in record_lines(artefact):

@@ -45,7 +45,7 @@ from stethoscope.facts.kinds.prose import ReportedSymptom  # noqa: F401 - the fa
 from stethoscope.facts.kinds.steth import TextErrorLine  # noqa: F401
 from stethoscope.facts.lines import TITLE_TAG, is_title
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines, last_line
-from stethoscope.facts.records import record_level
+from stethoscope.facts.records import record_level, record_message
 
 KIND = "unrecognised_text"
 #: run only on files that no other parser recognised (facts/registry.py)
@@ -551,19 +551,25 @@ def _prefix_quiet(artefact: Artefact, line: int, text: str) -> bool:
 
 
 # An application's JSON record (zap, logrus, slog) that facts/lines.py read as its message (facts/records.py
-# app_record_line) keeps its level in the line as written: info and debug make its error words its message's
-# (_prefix_quiet), error and above make it a failure line whatever its words (_wrapper_errors), warn reads as before:
+# app_record_line), or its logfmt record kept as written (records.logfmt_record: slog's TextHandler, logrus's
+# TextFormatter, go-kit; read here as its message, record_message), keeps its level in the line as written: info and
+# debug make its error words its message's (_prefix_quiet), error and above make it a failure line whatever its words
+# (_wrapper_errors), warn reads as before; either is a program's output, never a reporter's sentence:
 # {"level":"error","ts":1741165859.009253,"logger":"controllers.ClusterPolicy","msg":"ClusterPolicy is not ready, states not ready: [...]"}
 #   (NVIDIA/gpu-operator#1310: zap's lowercase levels; slog's "ERROR", "ERROR+2"; zap's dpanic, panic, fatal)
+# level=error ts=2022-03-05T12:15:01.058Z caller=main.go:57 msg="GPU health check did not pass" err="..."   (CONSTRUCTED,
+#   go-kit's key order: read as a reporter's remark before round rP5, 'the reporter says ...', the verdict inconclusive)
 _RECORD_FAILING = frozenset(("error", "err", "dpanic", "panic", "fatal", "critical", "crit", "alert", "emerg", "emergency"))
-_RECORD_FAILING_GATE = re.compile(r'"(?:level|severity|lvl)" ?: ?"(?i:error|err|dpanic|panic|fatal|critical|crit|alert|emerg)')
+_RECORD_FAILING_GATE = re.compile(r'"(?:level|severity|lvl)" ?: ?"(?i:error|err|dpanic|panic|fatal|critical|crit|alert|emerg)'
+                                  r'|(?<![\w.-])(?:level|severity|lvl)="?(?i:error|err|dpanic|panic|fatal|critical|crit|alert|emerg)')
 
 
 def record_lines(artefact: Artefact) -> dict[int, str]:
-    """{1-based line: its level} for the lines of ``artefact`` that facts/lines.py read from an application's JSON record
-    as its message (_record_level): a program's output, never a reporter's sentence (ticket_prose leaves them)."""
-    raw = artefact.raw_text
-    if raw is None or '"msg"' not in raw:
+    """{1-based line: its level} for the lines of ``artefact`` that are an application's record (_record_level: a JSON
+    record facts/lines.py read as its message, a logfmt record): a program's output, never a reporter's sentence
+    (ticket_prose leaves them)."""
+    raw = artefact.raw_text if artefact.raw_text is not None else artefact.text  # (a logfmt record is kept as written)
+    if '"msg"' not in raw and "msg=" not in raw:
         return {}
     found = {}
     for line, text in enumerate(artefact.lines, start=1):
@@ -573,10 +579,10 @@ def record_lines(artefact: Artefact) -> dict[int, str]:
 
 
 def detect_records(artefact: Artefact) -> bool:
-    """Whether ``artefact`` holds an application's JSON record at error level or above read as its message
+    """Whether ``artefact`` holds an application's record (JSON read as its message, logfmt) at error level or above
     (engine/parse_pool.py asks it of a file only the fallbacks know): its level says a failure, its words may not."""
-    raw = artefact.raw_text
-    if raw is None or _RECORD_FAILING_GATE.search(raw) is None:
+    raw = artefact.raw_text if artefact.raw_text is not None else artefact.text
+    if _RECORD_FAILING_GATE.search(raw) is None:
         return False
     return any(level in _RECORD_FAILING for level in record_lines(artefact).values())
 
@@ -589,10 +595,11 @@ def _prefix_quiet_record(artefact: Artefact, line: int, text: str) -> bool:
 
 
 def _record_level(artefact: Artefact, line: int, text: str) -> str | None:
-    """The level of the application record that facts/lines.py read as ``text`` (its line ``line``), its severity
-    suffix off ("ERROR+2": slog's offset), or None where the line as written is no such record."""
+    """The level of the application record that facts/lines.py read as ``text`` (its line ``line``), or of the record
+    kept as written that ``text`` is (records.kept_record: logfmt, JSON with an object member), its severity suffix off ("ERROR+2": slog's offset), or None where the line as written is no
+    such record (a JSON record lines.py kept as written, gpud's: its reader's)."""
     raw = artefact.raw_line(line)
-    if '"msg"' not in raw or raw.strip() == text.strip():
+    if ('"msg"' not in raw and "msg=" not in raw) or (raw.strip() == text.strip() and record_message(raw) is None):
         return None
     level = record_level(raw)
     return level.split("+")[0].split("-")[0] if level is not None else None
@@ -658,7 +665,7 @@ def parse(artefact: Artefact) -> ParseResult:
     # a reporter's sentences in a file of prose (ticket_prose's), and prose that explains what an error class is or
     # may mean (the line names the class, it reports no error)
     told = _reporter().reported_errors(lines) | _reporter().explanations(lines)
-    if told and artefact.raw_text is not None and '"msg"' in artefact.raw_text:
+    if told and ('"msg"' in (artefact.raw_text or artefact.text) or "msg=" in artefact.text):
         told -= set(record_lines(artefact))  # a program's record read as its message: no reporter's sentence
     title = is_title(artefact.path)
     unfenced: set[int] | None = None  # unfenced_lines, found where a line needs them
@@ -709,12 +716,12 @@ def parse(artefact: Artefact) -> ParseResult:
             joined = line + 1  # the what() line is this failure's, not another
             message = f"{message} {lines[line].strip()}"
             result.lines_used += 1
-        b.add(TextErrorLine, line, message=message[:400])
+        b.add(TextErrorLine, line, message=_message(text, message)[:400])
         result.lines_used += 1
     for line, text in _wrapper_errors(artefact, done):
         if shell_command(text) or line in told or _summarised(b, artefact, line, text, title):
             continue
-        b.add(TextErrorLine, line, message=text.strip()[:400])
+        b.add(TextErrorLine, line, message=_message(text, text.strip())[:400])
         result.lines_used += 1
     return result
 
@@ -736,6 +743,13 @@ _MARKERS = re.compile(r"[ \t^~]{1,2000}")
 # a paste whose editor turned the quotes typographic and dropped the frames' indentation:
 # (EngineCore_DP0 pid=59619) ERROR 10-15 08:32:29 [core.py:708] File “/home/ffc3/anaconda/anaconda3/envs/vllm_shr/lib/python3.10/site-packages/vllm/v1/engine/core.py”, line 699, in run_engine_core   (vllm-project/vllm#26898)
 _FRAME_HEAD = re.compile(r'\s{0,12}File ["\u201c]')
+
+
+def _message(text: str, message: str) -> str:
+    """What an error line says: a record's message and error where facts/lines.py kept it as written ('<msg>: <error>',
+    records.record_message: logfmt, JSON with an object member; as a flat JSON record is read by lines.py), else
+    ``message``."""
+    return (record_message(text) if "msg" in text else None) or message
 
 
 def _traceback_body(lines: list[str], line: int) -> bool:
@@ -762,7 +776,10 @@ def _wrapper_errors(artefact: Artefact, done: set[int]) -> list[tuple[int, str]]
     source and marker lines of a traceback the logger printed line by line (the exception that ends it is read
     by its words), not a line already read."""
     raw = artefact.raw_text
-    if raw is None or (_FAILING_LEVEL.search(raw) is None and _RECORD_FAILING_GATE.search(raw) is None):
+    if raw is None and (_RECORD_FAILING_GATE.search(artefact.text) is None
+                        or ("msg=" not in artefact.text and '"msg"' not in artefact.text)):
+        return []  # (nothing taken off, but a record kept as written, records.kept_record, may carry its level)
+    if raw is not None and _FAILING_LEVEL.search(raw) is None and _RECORD_FAILING_GATE.search(raw) is None:
         return []
     lines = artefact.lines
     found: list[tuple[int, str]] = []

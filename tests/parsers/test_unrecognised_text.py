@@ -694,3 +694,62 @@ def test_a_traceback_cut_before_its_exception_line_is_a_cut_capture(name, header
 def test_a_traceback_that_ends_is_no_cut_capture(text, fallback):
     facts, limits = _cut(text, fallback)
     assert limits == [] and facts  # an error line still says it (the exception's, else the traceback's header)
+
+
+# --- an application's record kept as written: logfmt, JSON with an object member (issue 11, round rP5) -----------------
+# facts/records.py kept_record: facts/lines.py keeps these as written (readers read their programs' logfmt records whole;
+# nvsentinel_event reads JSON payloads), and the fallback readers read them as '<msg>: <error>' with their level.
+# CONSTRUCTED from the upstream formats (no even thread showed an unowned error record of these forms):
+LOGFMT_ERRORS = [
+    # go-kit's log (ts, caller, level, msg, err): read as a reporter's remark before ('the reporter says ...', INCONCLUSIVE)
+    ('level=error ts=2022-03-05T12:15:01.058Z caller=main.go:57 msg="GPU health check did not pass" '
+     'err="port 1 of mlx5_0 is down"', "GPU health check did not pass: port 1 of mlx5_0 is down"),
+    ('ts=2022-03-05T12:15:01.058Z caller=main.go:57 level=error msg="GPU health check did not pass for node gpu-7" '
+     'err="port 1 of mlx5_0 is down"', "GPU health check did not pass for node gpu-7: port 1 of mlx5_0 is down"),
+    # Go's log/slog TextHandler (time, level, msg; the error as "err"), logrus's TextFormatter (its time quoted; "error")
+    ('time=2024-05-01T10:00:00.000Z level=ERROR msg="ClusterPolicy is not ready" err="states not ready"',
+     "ClusterPolicy is not ready: states not ready"),
+    ('time="2024-05-01T10:00:00Z" level=error msg="failed to initialize NVML" error="ERROR_LIBRARY_NOT_FOUND"',
+     "failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND"),
+    # zap / controller-runtime JSON with an object member (the reconciled object; an error object): a remark before
+    ('{"level":"error","ts":"2024-05-01T10:00:00Z","logger":"controllers","msg":"Reconciler error","controller":'
+     '"clusterpolicy-controller","ClusterPolicy":{"name":"cluster-policy"},"namespace":"","name":"cluster-policy",'
+     '"reconcileID":"1b2c","error":"ClusterPolicy is not ready, states not ready: [state-driver]"}',
+     "Reconciler error: ClusterPolicy is not ready, states not ready: [state-driver]"),
+    ('{"level":"error","ts":1741165859.009253,"logger":"dp","msg":"failed to initialize NVML","error":{"code":12,'
+     '"message":"ERROR_LIBRARY_NOT_FOUND"}}', "failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND"),
+]
+
+
+@pytest.mark.parametrize("raw, said", LOGFMT_ERRORS)
+def test_a_kept_record_at_error_level_is_read_as_its_message(ruleset, tmp_path, raw, said):
+    rep = _diagnosed(ruleset, tmp_path, raw + "\n")
+    assert rep.verdict == "faulty"
+    assert [f.rule for f in rep.findings] == ["unexplained_error"]
+    assert said in rep.findings[0].summary
+    assert rep.findings[0].evidence[0].text == raw  # the record as written
+
+
+def test_a_kept_record_at_info_level_is_no_error_nor_remark(ruleset, tmp_path):
+    # must not: the container toolkit's logrus info records (NVIDIA/gpu-operator#248, verbatim, its last record cut inside
+    # "error resolving link"), an slog info record saying "failed", a JSON info record whose object member says "failed"
+    toolkit = (ROOT / "fixtures/artefacts/unrecognised_text/gpuop248_toolkit_logrus_info_records.txt").read_text()
+    for text in (toolkit,
+                 'time=2024-05-01T10:00:00.000Z level=INFO msg="retrying after failed probe of GPU 0" attempt=2\n',
+                 '{"time":"2024-05-01T10:00:00Z","level":"INFO","msg":"probe done","fields":{"gpu":"0","result":'
+                 '"failed to read temperature"}}\n'):
+        rep = _diagnosed(ruleset, tmp_path, text)
+        assert rep.verdict != "faulty" and rep.findings == [], text
+
+
+@pytest.mark.parametrize("raw", [
+    "I set level=3 and msg=hello and it failed",  # a sentence with pairs in it: not all of the line
+    # k8s-driver-manager's unquoted message (its reader's, as written): no logfmt record
+    'time=2026-02-25T08:26:00Z level=info msg=Current value of "nvidia.com/gpu.deploy.operator-validator"=true',
+    'ts=2022-03-05T12:15:01.058Z caller=exporter.go:157 level=error error="command failed. stderr:  err: exit status 12"',
+    '{"level":"error","ts":1741165859.1,"msg":"x","error":"y"}',  # a flat JSON record: facts/lines.py reads it
+])
+def test_what_is_no_kept_record(raw):
+    from stethoscope.facts.records import record_message
+
+    assert record_message(raw) is None
