@@ -106,9 +106,11 @@ class LibrarySymbolMissing(Fact):
     symbol: str  # "ncclCommRegister"
     version: str | None = None  # the symbol's version, when ld.so printed one
     #: the library a symbol of that name comes from (naming convention): ``nccl`` for NCCL's API
-    #: (nccl*, pnccl*), ``rdma_core`` for the verbs of libibverbs (ibv_*) and libmlx5 (mlx5dv_*)
-    provider: Literal["nccl", "rdma_core"] | None = None
-    object_library: Literal["nccl"] | None = None  # the object needing it is a libnccl (libnccl.so.2)
+    #: (nccl*, pnccl*), ``rdma_core`` for the verbs of libibverbs (ibv_*) and libmlx5 (mlx5dv_*), ``pytorch`` for the
+    #: C++ API of PyTorch's libraries (mangled names in the namespaces c10, at, torch: _ZN3c104cuda9SetDeviceEi)
+    provider: Literal["nccl", "rdma_core", "pytorch"] | None = None
+    #: the object needing it is a libnccl (libnccl.so.2), or one of PyTorch's own libraries (libtorch_python.so, libc10.so)
+    object_library: Literal["nccl", "pytorch"] | None = None
 
 
 @fact_kind

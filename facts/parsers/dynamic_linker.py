@@ -83,8 +83,18 @@ _NCCL_SYMBOL = re.compile(r"p?nccl[A-Z]\w*")
 # (infiniband/mlx5dv.h: mlx5dv_reg_dmabuf_mr ...)
 # /home/orinccl/nccl-tests/build/all_reduce_perf: symbol lookup error: /home/orinccl/nccl/build/lib/libnccl.so.2: undefined symbol: ibv_dereg_mr    (NVIDIA/nccl#1158)
 _VERBS_SYMBOL = re.compile(r"(?:ibv|mlx5dv)_\w+")
+# the C++ symbols of PyTorch's own libraries (libc10, libtorch_cpu, libtorch_cuda), mangled (Itanium C++ ABI) in their
+# namespaces c10, at and torch: _ZN3c105ErrorC2ENS_14SourceLocationE..., _ZN3c104cuda9SetDeviceEi, _ZN2at4_ops5zeros4callE...,
+# const members _ZNK3c10..., vtables and typeinfo _ZTVN3c10..., _ZTIN3c10...
+# ImportError: /usr/local/lib/python3.8/dist-packages/flash_attn_2_cuda.cpython-38-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi   (Dao-AILab/flash-attention#1612)
+#   (an extension (flash-attn, apex, TransformerEngine, vLLM's _C, xformers) built against one PyTorch release, or with the
+#   other setting of _GLIBCXX_USE_CXX11_ABI, loaded into another: the symbol's mangled name changed between releases)
+_TORCH_SYMBOL = re.compile(r"_Z(?:NK?|T[VIS]NK?)(?:3c10|2at|5torch)\w*")
 # libnccl.so, libnccl.so.2, libnccl.so.2.19.3 (the object of the line above)
 _NCCL_LIBRARY = re.compile(r"libnccl\.so(?:\.\d+)*")
+# PyTorch's own libraries (torch/lib: libtorch_python.so, libtorch_cuda.so, libc10.so, libc10_cuda.so, libshm.so): one of them
+# missing a symbol of another is the torch installation itself mixed or broken (pytorch/pytorch#32638), not an extension
+_TORCH_LIBRARY = re.compile(r"lib(?:torch\w*|c10\w*|shm|caffe2\w*)\.so(?:\.\d+)*")
 
 
 # NCCL's own probes, which nccl_log reads (a missing symbol there is NCCL choosing another path):
@@ -188,6 +198,11 @@ def detect(head: str) -> bool:
             or tf_dso and any(True for _ in _marked(head, _TF_DSO_MARK, TF_DSO)))
 
 
+def _object_library(name: str) -> str | None:
+    """Whose library the object needing a symbol is, by its file name (LibrarySymbolMissing.object_library)."""
+    return "nccl" if _NCCL_LIBRARY.fullmatch(name) else "pytorch" if _TORCH_LIBRARY.fullmatch(name) else None
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
@@ -197,9 +212,10 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         result.lines_used += 1
         sym = m["symbol"]
-        provider = "nccl" if _NCCL_SYMBOL.fullmatch(sym) else "rdma_core" if _VERBS_SYMBOL.fullmatch(sym) else None
+        provider = ("nccl" if _NCCL_SYMBOL.fullmatch(sym) else "rdma_core" if _VERBS_SYMBOL.fullmatch(sym)
+                    else "pytorch" if _TORCH_SYMBOL.fullmatch(sym) else None)
         fb.add(LibrarySymbolMissing, n, object=m["object"], symbol=sym, version=m["version"], provider=provider,
-               object_library="nccl" if _NCCL_LIBRARY.fullmatch(m["object"].rsplit("/", 1)[-1]) else None)
+               object_library=_object_library(m["object"].rsplit("/", 1)[-1]))
     for m in _marked(artefact.text, _NO_FILE_MARK, NO_FILE):
         if _in_nccl_line(m):
             continue

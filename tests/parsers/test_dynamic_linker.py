@@ -31,9 +31,9 @@ def test_torch_import_error_of_an_nccl_symbol():
      "/opt/x/lib/libfoo.so.1", "ncclCommWindowRegister", "NCCL_2.27", "nccl"),
     # ctypes' OSError, the profiling interface's name
     ("OSError: /usr/lib/libnccl-net.so: undefined symbol: pncclAllReduce", "/usr/lib/libnccl-net.so", "pncclAllReduce", None, "nccl"),
-    # a C++ mangled name (pytorch/pytorch#32638) and another library's C symbol: no provider
+    # a C++ mangled name of PyTorch's namespace torch (pytorch/pytorch#32638): PyTorch's; another library's C symbol: no provider
     ("ImportError: /usr/lib/python3.8/site-packages/torch/lib/libtorch_python.so: undefined symbol: _ZN5torch4cuda4nccl6detail16throw_nccl_errorE12ncclResult_t",
-     "/usr/lib/python3.8/site-packages/torch/lib/libtorch_python.so", "_ZN5torch4cuda4nccl6detail16throw_nccl_errorE12ncclResult_t", None, None),
+     "/usr/lib/python3.8/site-packages/torch/lib/libtorch_python.so", "_ZN5torch4cuda4nccl6detail16throw_nccl_errorE12ncclResult_t", None, "pytorch"),
     ("ImportError: /x/flash_attn_2_cuda.so: undefined symbol: cudaGetDriverEntryPointByVersion, version libcudart.so.12",
      "/x/flash_attn_2_cuda.so", "cudaGetDriverEntryPointByVersion", "libcudart.so.12", None),
 ])
@@ -143,3 +143,35 @@ def test_a_verbs_symbol_of_libmlx5_itself_is_no_libnccl():
     # vllm-project/vllm#42750's title: the library named is the one searched (NCCL's optional-symbol probe)
     (f,) = parse_text((FIX / "vllm42750_title_libmlx5_undefined_mlx5dv.txt").read_text()).facts
     assert (f.symbol, f.provider, f.object_library) == ("mlx5dv_get_data_direct_sysfs_path", "rdma_core", None)
+
+
+# --- wild sweep P2: PyTorch's C++ symbols an extension built for another PyTorch needs ------------------------------
+
+@pytest.mark.parametrize("name, lines", [
+    # Dao-AILab/flash-attention#1612: behind transformers' "Failed to import ..." (the path alone, no ImportError)
+    ("fa1612_flash_attn_undefined_at_ops_zeros.txt", [2]),
+    # Dao-AILab/flash-attention#680: the cxx11abiTRUE wheel for torch 2.1 beside torch 2.1.0
+    ("fa680_flash_attn_wheel_undefined_c10_error_paste.txt", [1]),
+])
+def test_extension_needing_a_pytorch_symbol(name, lines):
+    facts = parse_text((FIX / name).read_text()).facts
+    assert [(f.evidence.line, f.provider, f.object_library) for f in facts] == [(n, "pytorch", None) for n in lines]
+    assert all("flash_attn_2_cuda" in f.object for f in facts)
+
+
+@pytest.mark.parametrize("symbol, provider", [
+    ("_ZN3c104cuda9SetDeviceEi", "pytorch"),  # Dao-AILab/flash-attention#1612's comment
+    ("_ZNK3c1010TensorImpl4sizeEv", "pytorch"),  # CONSTRUCTED: a const member of c10
+    ("_ZTVN5torch8autograd12AutogradMetaE", "pytorch"),  # CONSTRUCTED: a vtable in namespace torch
+    ("_ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE", "pytorch"),
+    ("_ZN4cuda3fooEv", None),  # CONSTRUCTED: another library's namespace
+    ("_ZN3c1x4fooEv", None),  # CONSTRUCTED: not the namespace c10
+])
+def test_pytorch_symbol_provider(symbol, provider):
+    (f,) = parse_text(f"ImportError: /x/site-packages/ext_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: {symbol}\n").facts
+    assert (f.provider, f.object_library) == (provider, None)
+
+
+def test_pytorch_own_library_is_named_as_such():
+    (f,) = parse_text((FIX / "torch32638_undefined_mangled_symbol.txt").read_text()).facts
+    assert (f.provider, f.object_library) == ("pytorch", "pytorch")
