@@ -44,8 +44,11 @@ _WRITER = re.compile(
     r"PytorchStreamWriter failed writing (?:(?P<file>file )|(?P<dir>central directory for archive ))"
     r"(?P<record>[^\s:]{1,300}?)(?:: (?P<detail>[^\n]{1,120})|\.?[ \t]*\r?$)", re.M)
 # RuntimeError: [enforce fail at inline_container.cc:603] . unexpected pos 155797120 vs 155797008
-#   only as inline_container.cc's throw (the enforce text names the file): the words alone are no such event
-_POS = re.compile(r"inline_container\.cc:\d{1,6}\] \. unexpected pos \d{1,20} vs \d{1,20}")
+# RuntimeError: [enforce fail at inline_container.cc:659] .unexpected pos 2387758464 vs 2387758376    (verl-project/verl#3346, its title)
+#   only as inline_container.cc's throw (the enforce text names the file): the words alone are no such event. c10's
+#   enforce message is "[enforce fail at " file ":" line "] " condition ". " msg (an empty condition here); a title
+#   or a retyped paste drops or moves the blanks around the ".", so they are optional
+_POS = re.compile(r"inline_container\.cc:\d{1,6}\] ?\. ?unexpected pos \d{1,20} vs \d{1,20}")
 # RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory
 # RuntimeError: PytorchStreamReader failed reading file data/0: invalid header or archive is corrupted   (valid()'s reading call, filled in)
 _READER = re.compile(
@@ -78,5 +81,5 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"PytorchStreamWriter failed writing ", r"inline_container\.cc:\d+\] \. unexpected pos ",
+SIGNATURES = (r"PytorchStreamWriter failed writing ", r"inline_container\.cc:\d+\] ?\. ?unexpected pos ",
               r"PytorchStreamReader failed (?:reading zip archive|reading file |locating file )")

@@ -34,6 +34,10 @@ def test_real_files(name, want):
     ("RuntimeError: PytorchStreamWriter failed writing file data/0.\n", [("writing_file", "data/0", None)]),
     # the words without inline_container.cc's throw: not this reader's
     ("ValueError: unexpected pos 12 vs 10 in the parser\n", []),
+    # the enforce text with the blanks around its "." moved or dropped (a title, a retyped paste: verl-project/verl#3346's
+    # ".unexpected"; "]. unexpected" CONSTRUCTED): the same throw
+    ((FIX / "verl3346_title_unexpected_pos_no_blank.txt").read_text(), [("unexpected_pos", None, None)]),
+    ("RuntimeError: [enforce fail at inline_container.cc:603]. unexpected pos 155797120 vs 155797008\n", [("unexpected_pos", None, None)]),
 ])
 def test_forms(text, want):
     assert [(f.step, f.record, f.detail) for f in parse_text(text).facts] == want
