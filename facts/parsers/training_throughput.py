@@ -159,6 +159,14 @@ _NONFINITE = re.compile(
     # [rank0]:[E507 17:31:56.885473996 Utils.cu:30] CUDA error during checkForNan: device-side assert triggered    (pytorch/pytorch#125726, wrapped there after "during")
     r"|(?P<nancheck>\bcheckForNaN: block: \[\d{1,6},\d{1,6},\d{1,6}\], thread: \[\d{1,6},\d{1,6},\d{1,6}\] Assertion `!isnan\("
     r"|\bCUDA error during checkForNan\b)"
+    # Megatron's own count of the iterations of the last log interval whose loss was NaN or Inf (megatron/training/
+    # training.py training_log: for a skipped iteration, got_nan = value is inf, -inf or != itself over loss_dict;
+    # total_loss_dict[nan_iters_key] += int(got_nan); printed as " number of nan iterations: {:3d} |" on every iteration
+    # line since Megatron-LM 2020, Megatron-DeepSpeed, gpt-neox's and Megatron-Bridge's copies): a count above 0 is the
+    # loss going non-finite, whatever the other fields say (the lm loss of such an iteration is left out of the average)
+    #  iteration      700/  500000 | consumed samples:         5600 | ... | loss scale: 1.0 | number of skipped iterations:   3 | number of nan iterations:   3 |    (CONSTRUCTED from the format; every even public paste found shows 0)
+    #   (a 0 is the counter's normal value: bigscience-workshop/Megatron-DeepSpeed#396, NVIDIA/Megatron-LM#314)
+    r"|\bnumber of nan iterations:\s{1,8}(?P<nanit>[1-9]\d{0,8}) \|"
 )
 # DeepSpeed's fp16 dynamic loss scaler overflowing with the scale already at its floor (min_loss_scale): the scale it
 # reduces to is the one it attempted, so every such step is skipped and the next one starts at the same scale
@@ -203,7 +211,7 @@ def _scale_at_floor(line: str) -> bool:
 _MEGATRON_WHERE = re.compile(r"(?<![A-Za-z])Rank (?P<rank>\d+)(?:, node (?P<host>[^\s,]+), device (?P<dev>\d+))?"
                              r"|\bDevice: (?P<dev2>\d+)(?:, node: (?P<host2>[^\s,'\"()]+))?"
                              r"|\bUnexpected result \S{1,40} on rank (?P<rank2>\d+) at iteration")
-_NONFINITE_GATES = ("oss", "norm", "returned nan", "due to Overflow", "Nan/Inf", "checkForN", "steps are invalid")  # the workers' header has "norm"
+_NONFINITE_GATES = ("oss", "norm", "nan iterations", "returned nan", "due to Overflow", "Nan/Inf", "checkForN", "steps are invalid")  # the workers' header has "norm"
 # verl's FSDP actor names the rank that skipped its step (verl/workers/actor/dp_actor.py _optimizer_step:
 # print(f"WARN: rank {torch.distributed.get_rank()} grad_norm is not finite: {grad_norm}")):
 # WARN: rank 3 grad_norm is not finite: nan
@@ -271,6 +279,8 @@ def _nonfinite(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None
                 value, what = "nan", "collective_input"  # c10d's check: the tensor a collective was about to send
             elif m["scale"] or m["neox"]:
                 what = "loss_scale"
+            elif m["nanit"]:
+                what = "loss"  # Megatron's counter: the loss of that many iterations was NaN or Inf
             elif m["v5"]:
                 what = "gradient"  # anomaly mode: a backward function's output
             elif m["v6"] or m["v7"] or m["fairseq"] or m["espnet"] or m[0].startswith("grad_norm is not finite"):

@@ -56,3 +56,26 @@ def test_megatron_spiky_loss_both_forms_one_fact_per_rank_and_iteration():
 def test_other_rejections_and_nan_are_no_spike():
     assert _spikes("Unexpected result nan on rank 3 at iteration #3 invocation #2 (message='Spiky loss')\n") == []
     assert _spikes("Unexpected result 23.5 on rank 3 at iteration #3 invocation #2 (message='found NaN in local grad norm')\n") == []
+
+
+# Megatron's own counter of the iterations whose loss was NaN or Inf (megatron/training/training.py training_log:
+# " number of nan iterations: {:3d} |"), wild sweep rP8
+MEGATRON_NAN_ITERS = (  # CONSTRUCTED from the format: every even public paste found shows the counter at 0
+    " iteration      700/  500000 | consumed samples:         5600 | elapsed time per iteration (ms): 1551.2 | learning rate: 2.737E-05 |"
+    " global batch size:     8 | loss scale: 1.0 | grad norm: 2.961 | number of skipped iterations:   3 | number of nan iterations:   3 |\n")
+
+
+def test_megatron_nan_iterations_count_is_a_non_finite_loss():
+    assert _nonfinite(MEGATRON_NAN_ITERS) == [("loss", "nan or inf", None)]
+    assert training_throughput.detect(MEGATRON_NAN_ITERS)
+    # two digits and more, and the first metric that says nan names it: "grad norm: nan" before the counter
+    assert _nonfinite(MEGATRON_NAN_ITERS.replace("iterations:   3 |", "iterations:  12 |")) == [("loss", "nan or inf", None)]
+    assert _nonfinite(MEGATRON_NAN_ITERS.replace("grad norm: 2.961", "grad norm: nan")) == [("grad_norm", "nan", None)]
+
+
+def test_megatron_nan_iterations_zero_is_the_counter_at_rest():
+    # real lines with the counter at 0: Megatron-Bridge (NVIDIA-NeMo/Megatron-Bridge#4024), Megatron-LM (NVIDIA/Megatron-LM#314)
+    for name in ("megatron_bridge4024_iterations_nan_count_zero.log", "megatron314_save_traceback_cut.log"):
+        r = _parse(training_throughput, f"training_throughput/{name}")
+        assert [f for f in r.facts if f.kind == "training_loss_not_finite"] == []
+    assert _nonfinite(MEGATRON_NAN_ITERS.replace("nan iterations:   3", "nan iterations:   0")) == []
