@@ -212,9 +212,16 @@ def _read_artefacts(arts, jobs, total_bytes, progress, sizes, router, budget, ra
     obs = Observation()
     rows: dict[str, FileCoverage] = {}  # a large file's windows make one row
     largest = max(sizes.values(), default=0) if sizes else None  # the workers' memory (facts/limits.Budget.jobs)
+    held = accounting.ReadingsHeld()
+    # the file whose row may still grow (its windows come one after the other): its facts' lists and parse problems
+    last: tuple[str, list[list[Fact]], list[list]] | None = None
     for n, res in enumerate(parse_pool.parse_files(arts, jobs, total_bytes, router, budget=budget, largest=largest), 1):
         if n % YOUNG_EVERY == 0:
             gc.collect(0)
+        if last is not None and res.path != last[0]:  # the last file read whole: which of its readings stay held
+            if last[0] in rows:
+                held.keep(rows[last[0]], last[1], last[2])
+            last = None
         if res.read_skipped or res.read_binary or res.read_hits:
             if raw is None or binary is None:
                 raise ValueError("a FileTask's reading needs raw and binary to report to")
@@ -227,6 +234,10 @@ def _read_artefacts(arts, jobs, total_bytes, progress, sizes, router, budget, ra
         if res.hosts:  # a pdsh paste's hosts (parse_pool._per_host)
             obs.nodes.extend(h for h in res.hosts if h not in obs.nodes)
         obs.coverage.limits.extend(res.limits)
+        if last is None:
+            last = (res.path, [], [])
+        last[1].append(res.facts)  # (every window's, those the row's facts count: _merge_window keeps them all)
+        last[2].append(res.errors)
         if res.path in rows or (res.coverage is not None and _first_window_unread(obs, res.path)):
             _merge_window(obs, rows, res)
             continue
@@ -240,6 +251,8 @@ def _read_artefacts(arts, jobs, total_bytes, progress, sizes, router, budget, ra
         obs.coverage.errors.extend(res.errors)
         obs.coverage.files.append(res.coverage)
         rows[res.path] = res.coverage
+    if last is not None and last[0] in rows:
+        held.keep(rows[last[0]], last[1], last[2])
     return obs
 
 

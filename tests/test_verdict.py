@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from stethoscope.engine import accounting
 from stethoscope.engine.pipeline import diagnose_bundle
 from stethoscope.engine.knowledge import load_coverage
 from stethoscope.facts import knowledge
@@ -104,6 +105,57 @@ def test_healthy_names_what_was_checked(ruleset):
     assert rep.reason.startswith("healthy on what was read: "), rep.reason
     assert all(f"{c} on " in rep.reason for c in comps), rep.reason
     assert "gpu on vm/smi.txt:9: 2 gpu_info, the first 'GPU 00000000:00:06.0'" in rep.reason, rep.reason
+
+
+def test_a_healthy_reason_is_the_same_with_later_readings_counted_not_held(ruleset, tmp_path, monkeypatch):
+    # issue 12 (round rP7): a bundle's files' readings past a component's first three held are counted, not held to the
+    # report (engine/accounting.ReadingsHeld: ~29 MB of the parent at 1,024 nodes); the reason must read as it did when
+    # every file held all its readings. Four copies of the healthy 2 x H200 host: node2-4 hold counts.
+    src = ROOT / "fixtures" / "bundles" / "h200-healthy" / "bundle" / "vm"
+    b = _bundle(tmp_path, {f"node{i}/{f.name}": f for i in range(1, 5) for f in sorted(src.iterdir())})
+    rep = diagnose_bundle(b, ruleset, jobs=1)
+    assert rep.verdict == "healthy", [f.summary for f in rep.findings]
+    counted = {fc.path.split("/")[0] for fc in rep.coverage.files if any(type(v) is int for v in fc._readings.values())}
+    assert {"node2", "node3", "node4"} <= counted, counted
+    assert "more reading(s)" in rep.reason, rep.reason
+    monkeypatch.setattr(accounting.ReadingsHeld, "keep", lambda self, fc, facts, errors: None)
+    every = diagnose_bundle(b, ruleset, jobs=1)
+    assert not any(type(v) is int for fc in every.coverage.files for v in fc._readings.values())
+    assert rep.reason == every.reason
+
+
+def test_a_file_that_may_give_no_verdict_keeps_its_readings():
+    # which files gave no verdict (accounting.no_verdict_files) is known only after the rules: a file whose every fact
+    # findings could cite (as many facts as lines of it the diagnosis holds) keeps every reading, and they do not count
+    # towards a component's first three, so the reason without such files names what it named when every file held
+    # all its readings. Rows as the pipeline makes them: three hosts' nvidia-smi -q, each 4 readings of gpu; host a's
+    # and b's gave 2 facts, both held (findings may cite both lines), host c's 40 of which 3 are held.
+    from copy import deepcopy
+    from stethoscope.engine.report import Coverage, FileCoverage
+    from stethoscope.facts.model import Evidence, Fact
+
+    def row(host, facts):
+        fc = FileCoverage(path=f"{host}/nvidia-smi-q.txt", kind="nvidia_smi_q", node=host, facts=facts, skipped_lines=0,
+                          read_by=["nvidia_smi_q"])
+        fc._readings = {"gpu": {k: [i + 1, f"{host} {k} line", 8] for i, k in enumerate(
+            ("gpu_info", "gpu_usage", "gpu_clocks", "gpu_power"))}}
+        return fc
+    cov = Coverage(files=[row(h, 2 if h in "ab" else 40) for h in "abcdef"])
+    every = deepcopy(cov)
+    for fc in every.files:
+        fc._readings = deepcopy(fc._readings)
+    held = accounting.ReadingsHeld()
+    for fc in cov.files:
+        facts = [Fact(kind="fact", id=f"{fc.path}:{i}", node=fc.node, evidence=Evidence(path=fc.path, line=i, text="x"))
+                 for i in (1, 2, 3)]
+        held.keep(fc, [facts], [])
+    assert [type(v) for fc in cov.files for v in fc._readings.values()] == [dict, dict, dict, int, int, int]
+    for left_out in (set(), {"a/nvidia-smi-q.txt"}, {"a/nvidia-smi-q.txt", "b/nvidia-smi-q.txt"}):
+        got = accounting.healthy_reason(cov, left_out)
+        assert got == accounting.healthy_reason(every, left_out), left_out
+        assert "more reading(s)" in got
+    assert got.startswith("healthy on what was read: gpu on c/nvidia-smi-q.txt:1: 8 gpu_info"), got
+    assert got.endswith("; and 13 more reading(s)"), got
 
 
 def test_network_ports_alone_do_not_make_a_node_healthy(ruleset, tmp_path):
