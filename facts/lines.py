@@ -111,8 +111,9 @@ Wrappers, each with a real sample:
 - an indentation every line of the text shares (a markdown code block, a quoted e-mail): the
   common margin goes, the text's own indentation stays
 - a progress bar's last refresh that the next log line was written after, on the same line (tqdm's
-  ``n/total [elapsed<remaining, rate]`` end, then a known log prefix; or a terminal's overwrite, ``\\r``,
-  before one): the bar goes, the log line stays (see ``_BAR_END``; sgl-project/sglang#15598)::
+  ``n/total [elapsed<remaining, rate]`` end, or ``n [elapsed, rate]`` of a bar of unknown total, then a known log
+  prefix; or a terminal's overwrite, ``\\r``, before one): the bar goes, the log line stays (see ``_BAR_END``;
+  sgl-project/sglang#15598)::
 
       DeepGEMM warmup:   2%|█▌     | 11/512 [01:09<57:05,  6.84s/it][2025-12-22 11:36:30 TP1 EP1] Scheduler hit an exception: ...
 
@@ -593,11 +594,15 @@ _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,200})\]\(https?://(?P=text)/?\)")
 # log line's own prefix starts right after it, the bar goes and the line is the log line's (one line for one line: the
 # line as read keeps the bar, Artefact.raw_line). A "\r" inside a line is a terminal's overwrite: where the text after
 # the last one is a log line (or the last refresh glued to one), that is the line. A bar alone, a bar followed by
-# anything else, and a "\r" before anything else stay as they are. (tqdm's bar of an unknown total,
-# '{n_fmt}{unit} [{elapsed}, {rate_fmt}]', has no '<': not read.)
+# anything else, and a "\r" before anything else stay as they are. tqdm's bar of an unknown total (a generator, an
+# iterable without len: PyTorch Lightning's 'Sanity Checking: 0it [00:00, ?it/s]', datasets' '0 examples [00:00,
+# ? examples/s]') ends alike without its total and remaining time: format_meter's "no total" return,
+# '{0}{1} [{2}, {3}{4}]'.format(n_fmt, unit, elapsed_str, rate_fmt, postfix), tqdm 4.x), its count standing alone
+# (not '5/8', which no tqdm prints without '<'). A rate's unit may open with a blank (unit=" examples").
 _INTERVAL = r"(?:\d{1,6}:)?\d\d:\d\d"
-_BAR_END = (r"[\d.]{1,20}[kMGTPEZY]?/[\d.]{1,20}[kMGTPEZY]? \[" + _INTERVAL + r"<(?:" + _INTERVAL + r"|\?), +"
-            r"[^\s\],/]{0,40}/[^\s\],]{1,40}(?:, [^\]\n]{0,400})?\]")
+_RATE = r"[^\s\],/]{0,40}(?: [^\s\],/\d][^\s\],/]{0,39})?/ ?[^\s\],]{1,40}(?:, [^\]\n]{0,400})?\]"
+_BAR_END = (r"(?:[\d.]{1,20}[kMGTPEZY]?/[\d.]{1,20}[kMGTPEZY]? \[" + _INTERVAL + r"<(?:" + _INTERVAL + r"|\?), +" + _RATE
+            + r"|(?<![\w./])\d[\d.]{0,19}[kMGTPEZY]?(?: ?[^\s\d\[\]/,<][^\s\[\]/,<]{0,39})? \[" + _INTERVAL + r", +" + _RATE + ")")
 # the log prefixes a glued line is split before, each its reader's (the stamps and tags _strip and the readers know):
 # [2025-11-02 10:12:13 TP0] / [2023-04-15 22:25:49,992] [INFO]   (SGLang's and DeepSpeed's stamps, a collector's)
 # 2024-05-01 10:00:00,123 - trainer - INFO - / 2023-09-12T08:14:05.000000001Z   (Python logging's asctime, ISO times)
@@ -620,7 +625,7 @@ def _unglued(text: str) -> str:
     """``text`` with each line that a progress bar's last refresh (or a terminal's overwrite, "\\r") was glued
     to read from the log line's prefix on (see _BAR_END): ``text`` itself where there is none. Only the lines
     the gate's pass finds are looked at."""
-    if not ("<" in text or "\r" in text):
+    if not ("]" in text or "\r" in text):  # (what the gate's every hit holds; a caller the classifier answered comes not here)
         return text
     parts: list[str] = []
     pos = seen = 0
@@ -633,7 +638,7 @@ def _unglued(text: str) -> str:
         body = text[start:end - 1] if text[end - 1:end] == "\r" and end > start else text[start:end]
         k = body.rfind("\r")
         seg = body[k + 1:]
-        m = _GLUED_BAR.search(seg) if "<" in seg else None
+        m = _GLUED_BAR.search(seg) if " [" in seg else None
         if m is not None:
             seg = seg[m.end():]
         elif k < 0 or _LOG_START.match(seg) is None:

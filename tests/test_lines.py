@@ -1223,6 +1223,39 @@ def test_a_bar_glued_to_other_text_or_alone_stays():
         assert normalise(line + "\n") == line + "\n", line
 
 
+# tqdm's bar of an unknown total ('{n_fmt}{unit} [{elapsed}, {rate_fmt}{postfix}]', format_meter's "no total" return):
+# real bars of bigscience-workshop/biomedical#890 (datasets' 'Generating train split', unit " examples"); glued to the
+# next log line CONSTRUCTED as tqdm draws them (no newline after a refresh), PyTorch Lightning's sanity-check bar too
+_UNKNOWN_TOTAL = ["Generating train split: 191 examples [02:11,  2.90 examples/s]",
+                  "Generating train split: 212 examples [02:22,  1.13s/ examples]",  # (rate_fmt's inverse: '{:5.2f}s/' + unit)
+                  "Sanity Checking: 0it [00:00, ?it/s]",
+                  "123it [00:04, 28.10it/s, loss=0.1]"]
+
+
+@pytest.mark.parametrize("bar", _UNKNOWN_TOTAL)
+@pytest.mark.parametrize("line", [line for _bar, line in _GLUED])
+def test_a_bar_of_an_unknown_total_glued_to_a_log_line_reads_as_the_log_line(bar, line):
+    text = "before\n" + bar + line + "\nafter\n"
+    assert normalise(text) == normalise("before\n" + line + "\nafter\n")
+    assert normalise("\r" + bar + "\r" + bar + line + "\r\n") == normalise(line + "\r\n")  # its refreshes, CRLF ends
+    from stethoscope.facts import classify
+    from stethoscope.facts.lines import GLUE_GATE
+    classify.classifier().candidates(text)  # the classifier's set answers the gate alike (normalise's ``glued``)
+    assert classify.gate(text, GLUE_GATE) is True and normalise(text, glued=True) == normalise(text)
+    classify.forget()
+
+
+def test_a_bar_of_an_unknown_total_alone_or_before_other_text_stays():
+    kept = ["Generating train split: 191 examples [02:11,  2.90 examples/s]\n"
+            "Generating train split: 192 examples [02:11,  3.22 examples/s]\n",  # biomedical#890's lines as pasted
+            "Sanity Checking: 0it [00:00, ?it/s]loaded weights in 5553.64 ms\n",  # prose after it
+            "5/8 [00:05, 1.59it/s][rank0]: y\n",  # a count over a total without tqdm's '<remaining'
+            "v1.2 [00:04, 28.10it/s][rank0]: y\n",  # a version, not a count
+            "123it [00:04, 28.10it/s]\nstep 3 done\n"]  # the next line on its own line
+    for text in kept:
+        assert normalise(text) == text, text
+
+
 def test_a_carriage_return_inside_a_line_reads_as_its_last_refresh():
     """A "\\r" inside a line is a terminal's overwrite (tqdm writes "\\r" before each refresh and clears the bar with
     blanks before tqdm.write's line; CONSTRUCTED from tqdm/std.py's refreshes): where the text after the last one is a
