@@ -54,6 +54,14 @@ label on that line), the code its main process's: 128+N for one a signal killed.
 
     scalellm exited with code 137            (vectorch-ai/ScaleLLM#38: the entrypoint's process "Killed", host memory)
 
+text-generation-inference's launcher reports a shard or its weights' download that a signal ended (launcher/src/main.rs
+``tracing::error!("Shard process was signaled to shutdown with signal {signal}")`` in the shard-manager span, whose
+``rank`` field the compact text form puts at the line's end, and ``"Download process was signaled to shutdown with signal
+{signal}: {err}"``; the same strings in every release since 0.8; a --json-output record is read as this line, see
+facts/records.py). Sample (real)::
+
+    2023-08-11T06:42:43.498333Z ERROR shard-manager: text_generation_launcher: Shard process was signaled to shutdown with signal 7 rank=1    (huggingface/text-generation-inference#814)
+
 Facts: ``launched_process_killed`` per child killed by a signal (its name and number, the
 command as printed, the launcher's form: ``shell`` for a shell's report, ``core_dumped``). A non-zero exit status (a non-negative return code)
 says only that the child failed, which the rest of the log explains; it is not read here.
@@ -107,6 +115,12 @@ _SGLANG_DEAD = re.compile(
 #   (only the codes of the fault signals a shell reports, 128+4/6/7/8/9/11; 143 is SIGTERM, a stop; other codes are
 #   an exit status, not read)
 _COMPOSE_EXIT = re.compile(r"^(?P<name>[A-Za-z0-9][\w.-]{0,127}) exited with code (?P<code>13[24-79])[ \t]*\r?$", re.M)
+
+# text-generation-inference's launcher (launcher/src/main.rs, the shard-manager span's rank at the compact line's end):
+# 2023-08-11T06:42:43.498333Z ERROR shard-manager: text_generation_launcher: Shard process was signaled to shutdown with signal 7 rank=1   (TGI#814)
+# ... ERROR download: text_generation_launcher: Download process was signaled to shutdown with signal 9: <stderr>   (CONSTRUCTED from main.rs)
+_TGI_SIGNALED = re.compile(r"\b(?P<what>Shard|Download) process was signaled to shutdown with signal (?P<num>\d{1,3})\b"
+                           r"(?:[^\n]{0,4000}? rank=(?P<rank>\d{1,6})[ \t]*\r?$)?", re.M)
 
 
 def _wait_status_signal(status: int) -> tuple[int, bool] | None:
@@ -280,7 +294,8 @@ def detect(head: str) -> bool:
         or ("Child process unexpectedly failed" in head and _SGLANG_CHILD.search(head) is not None) \
         or (" scheduler is dead. " in head and _SGLANG_DEAD.search(head) is not None) \
         or (" exited with code 13" in head and _COMPOSE_EXIT.search(head) is not None) \
-        or ("Segfault encountered !!!" in head and _TVM_SEGFAULT.search(head) is not None)
+        or ("Segfault encountered !!!" in head and _TVM_SEGFAULT.search(head) is not None) \
+        or (" process was signaled to shutdown with signal " in head and _TGI_SIGNALED.search(head) is not None)
 
 
 def _signal_name(num: int) -> str | None:
@@ -342,6 +357,12 @@ def parse(artefact: Artefact) -> ParseResult:
         result.lines_used += 1
         num = int(m["code"]) - 128
         fb.add(LaunchedProcessKilled, n, signal=_signal_name(num), signum=num, command=m["name"], launcher="docker compose")
+    for n, m in iter_matches(_TGI_SIGNALED, artefact):
+        result.lines_used += 1
+        num = int(m["num"])
+        what = "download" if m["what"] == "Download" else f"shard rank={m['rank']}" if m["rank"] else "shard"
+        fb.add(LaunchedProcessKilled, n, signal=_signal_name(num), signum=num, command=what,
+               launcher="text-generation-launcher")
     if "Segfault encountered !!!" in artefact.text:
         for n, m in iter_matches(_TVM_SEGFAULT, artefact):
             # the banner and the traceback's frames under it (read for where it crashed)
@@ -380,4 +401,4 @@ SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )", r"exits with return
               r"received signal SIG(?:SEGV|BUS|ILL|FPE|ABRT), ", r"\] Caught signal \d+ \(", r"(?m)^[ \t]*Caught signal \d+ \(", r"\] Signal: [A-Z][^\n(]*\(\d+\)",
               r"Child process unexpectedly failed with an exit code \d+\. pid=\d",
               r"scheduler is dead\. Please check if there are relevant logs\.", _COMPOSE_EXIT,
-              r"!!!!!!! Segfault encountered !!!!!!!")
+              r"!!!!!!! Segfault encountered !!!!!!!", r"(?:Shard|Download) process was signaled to shutdown with signal \d")

@@ -272,3 +272,29 @@ def test_compose_exit_status_and_sigterm_are_not_read():
     # compose's e2e form for an exit status ("should_fail-1 exited with code 123") and 143 (SIGTERM: a stop)
     text = "should_fail-1 exited with code 123\nweb-1 exited with code 143\n"
     assert subprocess_error.parse(Artefact(path="compose.log", text=text, node="n1")).facts == []
+
+
+def test_tgi_launcher_shard_and_download_signaled():
+    # huggingface/text-generation-inference#814: the launcher's compact line, the shard-manager span's rank at its end
+    text = (FIX / "tgi814_shard_signal7.txt").read_text()
+    assert subprocess_error.detect(text)
+    got = [(f.evidence.line, f.signal, f.signum, f.command, f.launcher) for f in parse_text(text).facts]
+    assert got == [(2, "SIGBUS", 7, "shard rank=1", "text-generation-launcher")]
+    # CONSTRUCTED from launcher/src/main.rs: the download's form ("...with signal {signal}: {err}"), a shard line
+    # without its span's rank
+    text = ("2024-01-01T00:00:00.000000Z ERROR download: text_generation_launcher: Download process was signaled to "
+            "shutdown with signal 9: \n"
+            "2024-01-01T00:00:00.000000Z ERROR text_generation_launcher: Shard process was signaled to shutdown with signal 11\n")
+    got = [(f.signal, f.command) for f in parse_text(text).facts]
+    assert got == [("SIGKILL", "download"), ("SIGSEGV", "shard")]
+
+
+@pytest.mark.parametrize("text", [
+    # the launcher's other shard lines name no signal (the shard's stderr, above them, says what failed)
+    "2023-12-16T09:36:24.632149Z ERROR text_generation_launcher: Shard 0 failed to start\n",
+    "2023-12-16T09:36:24.652173Z  INFO shard-manager: text_generation_launcher: Shard terminated rank=1\n",
+    "Error: ShardCannotStart\n",
+    "the shard process was signaled to shutdown with signal number seven\n",
+])
+def test_tgi_launcher_lines_without_a_signal_are_not_read(text):
+    assert parse_text(text).facts == []
