@@ -100,10 +100,44 @@ def record_line(record: dict) -> str | None:
     return next((v for k in RECORD_LINE_KEYS if isinstance(v := record.get(k), str)), None)
 
 
+# Rust's tracing-subscriber JSON format (tracing-subscriber src/fmt/format/json.rs, Format<Json>: "timestamp", "level",
+# the event's fields in "fields" (its message in "message"), "target", the current span in "span" and every entered
+# span in "spans", each with its "name" and fields), which text-generation-inference's launcher writes under
+# --json-output (launcher/src/main.rs: tracing_subscriber::fmt().json(); its text form .compact()); real records
+# (huggingface/text-generation-inference#402, #1156):
+# {"timestamp":"2023-06-02T14:12:35.001957Z","level":"INFO","fields":{"message":"Waiting for shard 0 to be ready..."},"target":"text_generation_launcher"}
+# The record is read as the line the same program writes without --json-output, tracing-subscriber's compact form (the
+# level right-aligned in 5, the spans' names, the target, the message, then the event's other fields and the span's
+# as key=value): 2023-08-11T06:42:43.498333Z ERROR shard-manager: text_generation_launcher: Shard process was signaled
+# to shutdown with signal 7 rank=1 (#814's text form), so one reader reads both. A record with "message" at the top
+# (.flatten_event(true): TGI's router) is a shipper's form above (RECORD_LINE_KEYS).
+TRACING_LEVELS = frozenset({"TRACE", "DEBUG", "INFO", "WARN", "ERROR"})
+
+
+def tracing_record_line(record: dict) -> str | None:
+    """The compact text line of a tracing-subscriber JSON record, None where ``record`` is no such record."""
+    fields, level, ts = record.get("fields"), record.get("level"), record.get("timestamp")
+    if not isinstance(fields, dict) or not isinstance(message := fields.get("message"), str) \
+            or level not in TRACING_LEVELS or not isinstance(ts, str):
+        return None
+    spans = record.get("spans")
+    spans = [s for s in spans if isinstance(s, dict)] if isinstance(spans, list) else []
+    span = record.get("span") if isinstance(record.get("span"), dict) else (spans[-1] if spans else None)
+    names = [str(s["name"]) for s in (spans or ([span] if span else [])) if "name" in s]
+    target = record.get("target")
+    head = f"{ts} {level:>5} " + "".join(f"{n}:" for n in names)[:-1] + (": " if names else "") \
+        + (f"{target}: " if isinstance(target, str) else "")
+    tail = [f"{k}={v}" for k, v in fields.items() if k != "message"]
+    tail += [f"{k}={v}" for k, v in (span or {}).items() if k != "name"]
+    return head + message + "".join(" " + t for t in tail)
+
+
 def _json_record(m: re.Match[str]) -> str:
     rec = _record_text(m["rec"])
     record = _record(rec) if rec is not None else None
     line = record_line(record) if record is not None else None
+    if line is None and record is not None:
+        line = tracing_record_line(record)
     if line is None:
         return m[0]
     # one line for one line: a message of several lines (a traceback sent as one entry) is read as one; the line's CR stays

@@ -327,6 +327,43 @@ def test_json_records_that_are_no_applications_message_line_are_kept(raw, want):
     assert normalise(raw) == (raw if want is None else want)
 
 
+# issue 11 (round rP1): Rust's tracing-subscriber JSON records (text-generation-inference's launcher under --json-output)
+# read as the compact text line the same program writes without it (facts/records.py tracing_record_line)
+TGI_402 = [  # huggingface/text-generation-inference#402, the launcher's records (real)
+    ('{"timestamp":"2023-06-02T14:12:35.001957Z","level":"INFO","fields":{"message":"Waiting for shard 0 to be ready..."},'
+     '"target":"text_generation_launcher"}',
+     "2023-06-02T14:12:35.001957Z  INFO text_generation_launcher: Waiting for shard 0 to be ready..."),
+    ('{"timestamp":"2023-06-02T14:12:37.201088Z","level":"INFO","fields":{"message":"Shutting down shards"},'
+     '"target":"text_generation_launcher"}',
+     "2023-06-02T14:12:37.201088Z  INFO text_generation_launcher: Shutting down shards"),
+]
+
+
+def test_a_tracing_json_record_is_read_as_its_compact_line():
+    from stethoscope.facts.records import read_records
+    for raw, want in TGI_402:
+        assert read_records("\n" + raw + "\n") == "\n" + want + "\n", raw
+    # CONSTRUCTED from tracing-subscriber's Format<Json> (the current span and the entered spans, each with its name and
+    # fields) and TGI's shard-manager span: the span's name before the target, its rank at the end as the compact form
+    raw = ('{"timestamp":"2024-01-01T00:00:00.000000Z","level":"ERROR","fields":{"message":"Shard process was signaled to '
+           'shutdown with signal 7"},"target":"text_generation_launcher","span":{"rank":1,"name":"shard-manager"},'
+           '"spans":[{"rank":1,"name":"shard-manager"}]}')
+    assert read_records("\n" + raw + "\n") == ("\n2024-01-01T00:00:00.000000Z ERROR shard-manager: text_generation_launcher: "
+                                               "Shard process was signaled to shutdown with signal 7 rank=1\n")
+
+
+@pytest.mark.parametrize("raw", [
+    # no message in fields, a level tracing does not write, no timestamp, the record cut short (#402's excerpt's end)
+    '{"timestamp":"2023-06-02T14:12:35.001957Z","level":"INFO","fields":{"answer":42},"target":"x"}',
+    '{"timestamp":"2023-06-02T14:12:35.001957Z","level":"info","fields":{"message":"x"},"target":"x"}',
+    '{"level":"INFO","fields":{"message":"x"},"target":"x"}',
+    '{"timestamp":"2023-06-02T14:12:3',
+])
+def test_json_records_that_are_no_tracing_record_are_kept(raw):
+    from stethoscope.facts.records import read_records
+    assert read_records("\n" + raw + "\n") == "\n" + raw + "\n"
+
+
 @pytest.mark.parametrize("raw, want", JSON_RECORDS[1:2])
 def test_an_nccl_warn_in_a_json_record_is_read_with_the_record_as_evidence(raw, want):
     res = parse_one(Artefact(path="journal.json", text=raw + "\n"))
