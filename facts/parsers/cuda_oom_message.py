@@ -19,7 +19,18 @@ neurosim/DNN_NeuroSim_V1.3#28::
     torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.78 GiB. GPU 0 has a total capacity of 31.47 GiB of which 12.73 GiB is free. Including non-PyTorch memory, this process has 18.73 GiB memory in use. Of the allocated memory 9.08 GiB is allocated by PyTorch, and 9.35 GiB is reserved by PyTorch but unallocated.   (murong-xu/CADS#4)
 
 "Process N has X memory in use" names the OTHER processes on the GPU (the current one is
-"this process"), so their sum is memory the job could never have had.
+"this process"), so their sum is memory the job could never have had. Except in a container:
+reportProcessMemoryInfo writes "this process" only where ``getpid()`` equals the pid NVML gives
+(``if (self_pid == proc.pid)``), and NVML gives the host's pid, so in another PID namespace
+(Docker, Kubernetes) the process itself is printed as "Process <host pid>". Where no "this
+process" entry is printed, one "Process N" entry is the process itself (it holds memory on the
+GPU, so NVML lists it): the one whose use is at least what PyTorch reserved, the closest above
+it (its CUDA context and non-PyTorch memory on top), huggingface/text-generation-inference#1374
+in Docker Compose::
+
+    ... Server error: CUDA out of memory. Tried to allocate 222.00 MiB. GPU 0 has a total capacty of 39.39 GiB of which 217.94 MiB is free. Process 862944 has 39.17 GiB memory in use. Of the allocated memory 37.10 GiB is allocated by PyTorch, and 1.57 GiB is reserved by PyTorch but unallocated.
+
+(37.10 + 1.57 GiB reserved, 39.17 GiB in use: the process itself, nobody else on the GPU).
 """
 from __future__ import annotations
 
@@ -95,6 +106,10 @@ def read(line: str) -> dict[str, Any] | None:
         tried = _bytes(TRIED.search(rest))
     except (ValueError, OverflowError) as e:  # "nan MiB", "inf MiB" (OverflowError: not a ValueError)
         return {"error": f"CUDA out-of-memory line with an unreadable size: {e}"}
+    if this is None and others and reserved is not None and (mine := [b for b in others if b >= reserved]):
+        # no "this process": the process is one of the entries, seen from another PID namespace (docstring)
+        this = min(mine)
+        others.remove(this)
     other_bytes = sum(others) if others else None
     mine = this if this is not None else reserved
     elsewhere = None

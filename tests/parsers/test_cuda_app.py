@@ -155,6 +155,27 @@ def test_oom_21_lists_other_processes():
     assert o.elsewhere_fraction == 0.886
 
 
+def test_oom_21_own_process_listed_by_its_host_pid_in_a_container():
+    # huggingface/text-generation-inference#1374 (Docker Compose): no "this process" entry, the one "Process N" holds
+    # what PyTorch reserved (37.10 + 1.57 GiB) and its context: the process itself seen from another PID namespace
+    (o,) = parse_file("tgi1374_router_oom_own_process_in_container.log").facts
+    assert (o.other_processes, o.other_process_bytes, o.process_bytes) == (0, None, round(39.17 * 2**30))
+    assert o.elsewhere_fraction == 0.0
+    # must not: an entry holding less than PyTorch reserved is another process (it cannot be this one), and beside
+    # "this process" every entry is another one (PyTorch matched its own pid)
+    line = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of "
+            "79.00 GiB of which 0 bytes is free. Process 4321 has 60.00 GiB memory in use. Of the allocated memory "
+            "18.00 GiB is allocated by PyTorch, and 500.00 MiB is reserved by PyTorch but unallocated.")  # CONSTRUCTED
+    (o,) = parse_text(line).facts
+    assert (o.other_processes, o.process_bytes) == (0, 60 * 2**30)  # 60 >= 18.5 GiB: the process itself
+    line = line.replace("Process 4321 has 60.00 GiB", "Process 4321 has 60.00 GiB memory in use. Process 4322 has 19.00 GiB")
+    (o,) = parse_text(line).facts  # two entries: the closest above what PyTorch reserved is the process itself
+    assert (o.other_processes, o.other_process_bytes, o.process_bytes) == (1, 60 * 2**30, 19 * 2**30)
+    line = line.replace("Process 4322 has 19.00 GiB", "Process 4322 has 10.00 GiB").replace("Process 4321 has 60.00 GiB memory in use. ", "")
+    (o,) = parse_text(line).facts  # 10 GiB < 18.5 GiB reserved: not this process
+    assert (o.other_processes, o.other_process_bytes, o.process_bytes) == (1, 10 * 2**30, None)
+
+
 def test_nccl_owned_lines_are_left_to_nccl_facts():
     text = ("Last error:\nCuda failure 'out of memory'\n"
             "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.\n"
