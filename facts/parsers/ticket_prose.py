@@ -66,8 +66,8 @@ from stethoscope.facts.kinds.prose import (  # noqa: F401
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.prose_codes import reported_codes
-from stethoscope.facts.parsers.unrecognised_text import (ERROR_WORDS, FAILURE_WORDS, claimed_lines, shell_command,
-                                                          zero_counts_only)
+from stethoscope.facts.parsers.unrecognised_text import (ERROR_WORDS, FAILURE_WORDS, claimed_lines, outside_fences,
+                                                          shell_command, zero_counts_only)
 
 KIND = "ticket_prose"
 #: run only on files that no other parser recognised (facts/registry.py)
@@ -431,6 +431,54 @@ def explanations(lines: list[str]) -> set[int]:
     if not out or not _prose(lines, out):
         return set()
     return out
+
+
+# A sentence that tells what a program does when something fails, not that it failed: a change's or a design's
+# description (a pull request's, NVIDIA/NVSentinel#1240, its list item under "## Summary"):
+# **1. Create a RESTART_VM event when GPU resets fail:** currently, ... Now, we will also start emitting an unhealthy event
+#   with a RESTART_VM recommended action by the syslog-health-monitor when it detects that a GPU failed to be reset. The
+#   resulting reboot will clear both events for the initial XID needing a reset and subsequent failed reset event ...
+# Each of its error words (unrecognised_text's ERROR_WORDS) is a condition the text handles: in a clause opened by
+# "when", "if", "whenever", "unless", "once", "in case" or "should" ("when it detects that a GPU failed to be reset"), or
+# "failed" said of any such thing, not of one ("subsequent failed reset event", "for successful and failed resets",
+# "debugging failed resets"; not "the failed collective", PyTorch's "Stack trace of the failed collective not found", nor
+# kubelet's "Back-off restarting failed container"). A sentence of twelve words at least, not the reporter's (first person
+# singular: reported_error's), no log stamp, no failure form (FAILURE_WORDS: an exception's line, ERROR, a signal),
+# outside a fenced block. A program's line says what failed ("Failed to reset GPU 0000:3b:00.0", "GPU reset failed: In
+# use by another client", "error when resetting GPU"): its error word is the subject or the verb of its own clause, and
+# it stays an error line.
+_CONDITION = re.compile(r"\b(?:[Ww]hen(?:ever)?|[Ii]f|[Uu]nless|[Oo]nce|[Ii]n case|[Ss]hould)\b")
+_CLAUSE_END = re.compile(r"[.;:!?](?:\*\*)?(?=\s|$)")
+_FAILED_NOUN = re.compile(r"\b(?:for|and|or|any|all|every|each|subsequent|such)\s+[Ff]ailed\s+"
+                          r"(?!to\b|with\b|at\b|on\b|in\b|because\b|due\b|after\b|while\b|since\b)[a-z]"
+                          r"|\b[a-z]{3,20}ing\s+[Ff]ailed\s+[a-z]{2,30}s\b")
+#: the reporter's own words (first person singular): their sentence tells of an error they met (reported_error's)
+_FIRST_PERSON = re.compile(r"(?<![\w/])(?:I|I'm|I've|I'd)(?![\w/])|\b(?:my|me)\b")
+
+
+def handled_failure(line: str) -> bool:
+    """Whether ``line`` is a sentence that tells what is done when something fails, every error word of it a condition
+    handled (see _CONDITION), none a program's report of a failure."""
+    if FAILURE_WORDS.search(line) is not None or _LOG_LINE.match(line) or len(_WORDS.findall(line)) < 12 \
+            or _SENTENCE.search(line) is None or _FIRST_PERSON.search(line) is not None:
+        return False
+    found = list(ERROR_WORDS.finditer(line))
+    if not found:
+        return False
+    for m in found:
+        start = max((e.end() for e in _CLAUSE_END.finditer(line, 0, m.start())), default=0)
+        if _CONDITION.search(line, start, m.start()) is not None:
+            continue
+        if m[0].lower() == "failed" and any(f.start() < m.start() < f.end() for f in _FAILED_NOUN.finditer(line)):
+            continue
+        return False
+    return True
+
+
+def handled_failures(lines: list[str]) -> set[int]:
+    """The lines (1-based) outside fenced blocks (an unclosed one included: an excerpt cut inside its block) that tell
+    what is done when something fails (:func:`handled_failure`): a description, no error report."""
+    return {n for n in outside_fences(lines)[0] if handled_failure(lines[n - 1])}
 
 
 def reported_errors(lines: list[str]) -> set[int]:

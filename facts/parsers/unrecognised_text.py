@@ -223,7 +223,8 @@ def detect(text: str) -> bool:
             if _reporter().reported_error(line) or FAILURE_WORDS.search(line) is None:
                 if told is None:
                     rows = text.split("\n")
-                    told = {rows[n - 1] for n in _reporter().reported_errors(rows) | _reporter().explanations(rows)}
+                    told = {rows[n - 1] for n in _reporter().reported_errors(rows) | _reporter().explanations(rows)
+                            | _reporter().handled_failures(rows)}
                 if line in told:
                     continue
             return True
@@ -349,16 +350,22 @@ _FENCE_LINE = re.compile(r"^[ \t]{0,3}(?:>[ \t]?){0,4}```")
 def unfenced_lines(artefact: Artefact) -> set[int]:
     """The lines (1-based, the artefact's own) outside the fenced code blocks of a paste that has one closed block at
     least; none when it has none (a paste that fences nothing says nothing of where its output is)."""
-    raw = (artefact.raw_text if artefact.raw_text is not None else artefact.text).split("\n")
+    out, closed = outside_fences((artefact.raw_text if artefact.raw_text is not None else artefact.text).split("\n"))
+    return out if closed else set()
+
+
+def outside_fences(rows: list[str]) -> tuple[set[int], bool]:
+    """The rows (1-based) outside fenced code blocks (after a fence left open: inside, an excerpt cut in its block), the
+    fence rows apart, and whether one block at least was closed."""
     inside, closed, out = False, False, set()
-    for n, line in enumerate(raw, 1):
+    for n, line in enumerate(rows, 1):
         if "```" in line and _FENCE_LINE.match(line):
             closed |= inside
             inside = not inside
             continue
         if not inside:
             out.add(n)
-    return out if closed else set()
+    return out, closed
 
 
 def claimed_lines(artefact: Artefact) -> set[int]:
@@ -662,9 +669,9 @@ def parse(artefact: Artefact) -> ParseResult:
     joined = 0
     chains = _ray_chains(artefact.text, lines)
     done: set[int] = set()
-    # a reporter's sentences in a file of prose (ticket_prose's), and prose that explains what an error class is or
-    # may mean (the line names the class, it reports no error)
-    told = _reporter().reported_errors(lines) | _reporter().explanations(lines)
+    # a reporter's sentences in a file of prose (ticket_prose's), prose that explains what an error class is or may mean
+    # (the line names the class, it reports no error), and a sentence that tells what is done when something fails
+    told = _reporter().reported_errors(lines) | _reporter().explanations(lines) | _reporter().handled_failures(lines)
     if told and ('"msg"' in (artefact.raw_text or artefact.text) or "msg=" in artefact.text):
         told -= set(record_lines(artefact))  # a program's record read as its message: no reporter's sentence
     title = is_title(artefact.path)

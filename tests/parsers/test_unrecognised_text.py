@@ -753,3 +753,38 @@ def test_what_is_no_kept_record(raw):
     from stethoscope.facts.records import record_message
 
     assert record_message(raw) is None
+
+
+# --- a sentence that tells what is done when something fails (issue 11, round rP5; rO6's false alarm) -----------------
+def test_a_description_of_what_is_done_when_something_fails_is_no_error_line(ruleset, tmp_path):
+    # NVIDIA/NVSentinel#1240's summary (a pull request, no fault): read FAULTY unexplained_error on its two list items
+    text = (ROOT / "fixtures/artefacts/unrecognised_text/nvsentinel1240_pr_summary_reset_fallback.txt").read_text()
+    rep = _diagnosed(ruleset, tmp_path, text)
+    assert rep.verdict != "faulty" and not [f for f in rep.findings if f.rule == "unexplained_error"]
+
+
+@pytest.mark.parametrize("line", [
+    # must not: a program's line says what failed (its error word the subject or verb of its own clause)
+    "Failed to reset GPU 0000:3b:00.0 because it is in use by another client process on this node right now",
+    "The GPU reset failed when the node was drained and the janitor could not recover it after several attempts",
+    # PyTorch's (fixtures/artefacts/torch_log/desync_all_joined_llamafactory9496.log, its prefix off) and kubelet's event
+    "Stack trace of the failed collective not found, potentially because FlightRecorder is disabled. You can enable it "
+    "by setting TORCH_NCCL_TRACE_BUFFER_SIZE",
+    "Back-off restarting failed container nvidia-device-plugin-ctr in pod nvidia-device-plugin-daemonset-x7z2q on the node",
+    # the reporter's own sentence (first person): their claim, reported_error's
+    "When I tried to reset the GPU with nvidia-smi it failed and the node had to be rebooted by the janitor afterwards",
+])
+def test_what_is_no_description_of_handling(line):
+    from stethoscope.facts.parsers.ticket_prose import handled_failure
+
+    assert not handled_failure(line)
+
+
+def test_a_handled_failure_inside_a_fence_stays_an_error_line():
+    from stethoscope.facts.parsers.ticket_prose import handled_failures
+
+    said = ("**1. Create a RESTART_VM event when GPU resets fail:** now we will emit an unhealthy event when it detects "
+            "that a GPU failed to be reset, and clear it for the subsequent failed reset event.")
+    assert handled_failures(["## Summary", said]) == {2}
+    assert handled_failures(["```", said, "```"]) == set()
+    assert handled_failures(["```yaml", "key: value", said]) == set()  # a block left open: an excerpt cut inside it
