@@ -273,6 +273,8 @@ class GpudLogError(Fact):
     error: str | None = None
     #: the error says a /proc/<pid> entry gpud read was gone (ESRCH "no such process", ENOENT): the process had exited
     process_exited: bool = False
+    #: the error is gpud's ErrNoData: a component asked for its state before its poller's first collection (start-up)
+    no_data_yet: bool = False
 
 
 @fact_kind

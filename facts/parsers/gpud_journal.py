@@ -12,7 +12,8 @@ tabs, which rsyslog escapes as ``#011``. Sample content (leptonai/gpud#1238, the
 Facts: ``gpud_log_error`` per gpud line at warn level or above (zap's warn, error, dpanic, panic,
 fatal), with gpud's message and error and whether the error says a ``/proc/<pid>`` entry it read
 was gone (``no such process``, ``no such file or directory``: the process exited between gpud
-listing it and reading it); a component that logs, as the message, the reason it sets its state Unhealthy with
+listing it and reading it) or is gpud's ``no data collected yet in the poller`` (a component asked before its poller's
+first collection, ``no_data_yet``); a component that logs, as the message, the reason it sets its state Unhealthy with
 (``log.Logger.Errorw(cr.reason, ...)``: the GPU count against the expected one, leptonai/gpud#944)
 gives that state, ``gpud_unhealthy_state``, instead: gpud reporting a fault, not failing itself
 (:data:`_COMPONENT_REASONS`); ``gpud_unhealthy_state`` per relayed row of a component gpud knows
@@ -43,6 +44,12 @@ _ROW = re.compile(rf"(?<![\w-])(?P<comp>[a-z][a-z0-9-]{{1,60}}){_SEP}(?P<health>
                   rf"(?:{_SEP}(?P<reason>(?:(?!#011)[^\t\n]){{0,500}}))?")
 # open /proc/2748003/environ: no such process
 _PROC_GONE = re.compile(r"/proc/\d+/\S*:? (?:no such process|no such file or directory)", re.I)
+# gpud's ErrNoData (components/query/poller.go, later pkg/poller/poller.go: var ErrNoData = errors.New("no data collected
+# yet in the poller")), which a component's state returned until its poller's first collection; internal/session/serve.go
+# logged it at error level as the failed state call:
+# {"level":"error","ts":"2024-10-26T11:43:35Z","caller":"log/log.go:60","msg":"failed to invoke component state","operation":"GetStates","component":"accelerator-nvidia-error-xid","error":"no data collected yet in the poller",...}
+#   (leptonai/gpud#138, whose fix stopped logging it at error; #185 the same for events)
+_NO_DATA = re.compile(r"\bno data collected yet in the poller\b")
 _DETECT = re.compile(r"\{\"level\":\"[a-z]+\",\"ts\":|(?:\t|#011)(?:Unhealthy|Degraded)(?:\t|#011)")
 _LOUD = ("warn", "error", "dpanic", "panic", "fatal")
 # A component's reason for Unhealthy logged as the line's message (components/accelerator/nvidia/gpu-counts/
@@ -88,7 +95,8 @@ def parse(artefact: Artefact) -> ParseResult:
                       error=error, checks=CHECKS[comp], message=f"{comp}: {msg}")
                 continue
             b.add(GpudLogError, n, level=m["level"], msg=msg, error=error,
-                  process_exited=bool(error and _PROC_GONE.search(error)))
+                  process_exited=bool(error and _PROC_GONE.search(error)),
+                  no_data_yet=bool(error and _NO_DATA.search(error)))
             continue
         if "#011" not in line and "\t" not in line:
             continue
