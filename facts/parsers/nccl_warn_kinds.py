@@ -35,6 +35,10 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'socket_foreign_connection'
     >>> kind("NET/IB : SHARP coll init error: Cannot create SHARP job(-11)")
     'sharp_coll_init_failed'
+    >>> kind("SHARP group create: Error(-1)")
+    'sharp_group_create_failed'
+    >>> kind("SHARP group create failed: Error(-1)")
+    'sharp_group_create_failed'
     >>> kind("NET/IB: Device 1 marked as failed. Initiating recovery? Yes (send comm=0x7f3a2c000000, outstandingRecovery=0)")
     'ib_resiliency_device_failed'
     >>> kind("commReclaim: cleanup comm 0x9801e10 rank 0 failed in destroy/abort, error 1")
@@ -325,6 +329,16 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   could not create the job (no aggregation manager, no SHARP resources or switches): CollNet falls back
     # NET/IB : SHARP coll init error: Cannot create SHARP job(-11)        (NVIDIA/nccl#1050)
     ("sharp_coll_init_failed", re.compile(r"^NET/IB ?: ?SHARP coll init error: ")),
+    # WARN("SHARP group create: %s(%d)\n", sharp_coll_strerror(ret), ret)   (Mellanox/nccl-rdma-sharp-plugins src/sharp_plugin.c
+    #   ncclSharpConnect, c151aad 2021-05 on; "SHARP group create failed: %s(%d)" in v2.0.0 to v2.1.0 / hpcx-v2.8.0):
+    #   sharp_coll_comm_init failed after the library started: the job's SHARP group (its tree's resources) was not
+    #   created, the plugin returns ncclInternalError and CollNet falls back
+    # SHARP group create: Error(-1)        (CONSTRUCTED from the format; the text is sharp_coll_strerror's)
+    ("sharp_group_create_failed", re.compile(r"^SHARP group create(?: failed)?: ")),
+    # WARN("sharp_coll_caps_query failed : %s(%d)\n", sharp_coll_strerror(ret), ret)   (the same file, bae3b44 2022-08 on,
+    #   builds with SHARP's v3 datatypes): the library started but could not report its capabilities; CollNet falls back
+    # sharp_coll_caps_query failed : Error(-1)        (CONSTRUCTED from the format)
+    ("sharp_caps_query_failed", re.compile(r"^sharp_coll_caps_query failed : ")),
 ]
 
 #: a literal each pattern above needs (a WARN with none of them is no kind here)
@@ -332,7 +346,7 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
                    r"|Failed to CUDA|nvmlInit|Driver/library|CUDA Graphs support|Retrieve|PFN functions|shared memory file|failed to peer|CUDA IPC handle|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|marked as failed|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
                    r"|mixed local Net|CUDA library|missing symbol|already checked in|already been destroyed|Invalid rank requested"
-                   r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init"
+                   r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init|SHARP group create|sharp_coll_caps_query"
                    r"|reverse path|ould not find|No path computed|of node \w+ not found|IPC register userbuff|DOCA failure"
                    r"|No suitable space found|commReclaim|commDestroySync|Legacy IPC cleanup|MNNVL \(cliqueSize")
 
