@@ -65,6 +65,7 @@ def test_communicator_node_counts(rel, want):
     res = nccl_channels.parse(_art(rel))
     got = _facts(res, "nccl_comm_nodes")
     assert [(f.comm, f.rank, f.nranks, f.nnodes, f.local_ranks, f.local_rank) for f in got] == want
+    assert [f.mnnvl for f in got] == [0] * len(want) or rel.endswith("2.8.3.log")  # the line's 'MNNVL 0'
     assert all(" nNodes " in f.evidence.text for f in got)
 
 

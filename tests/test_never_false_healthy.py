@@ -514,6 +514,26 @@ def test_nccl_checks_the_network_only_where_a_channel_crosses_it(ruleset, tmp_pa
     assert "network" not in {c.component for c in rep.checked}, rep.reason
 
 
+def test_a_multi_node_nvlink_communicator_checks_the_network_only_by_its_net_channels(ruleset, tmp_path):
+    # 'comm %p rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d' (src/init.cc, 2.20 on): nNodes counts hosts
+    # (their hostHash), while MNNVL 1 (src/mnnvl.cc ncclMnnvlCheck: the GPUs share a multi-node NVLink domain, a GB200
+    # NVL72's clique) sends the data between them over NVLink, src/transport/p2p.cc '... via P2P/%s%s%s' with "MNNVL":
+    # the hosts' network carried only the bootstrap. CONSTRUCTED from the real two-node fixture as NCCL prints such a run
+    # (MNNVL 1, its NET/Socket channels P2P/MNNVL): NCCL checked, the network not (it read 'checked: nccl, network')
+    two = (ART / "nccl_channels" / "two_nodes_2x2_socket.log").read_text().replace(" MNNVL 0", " MNNVL 1")
+    mnnvl = "\n".join(ln.replace(" [receive] via NET/Socket/0", " via P2P/MNNVL").replace(" [send] via NET/Socket/0", " via P2P/MNNVL")
+                      for ln in two.splitlines()) + "\n"
+    assert "NET/" not in mnnvl and " MNNVL 1" in mnnvl
+    rep = _one(tmp_path, ruleset, "mnnvl", mnnvl)
+    assert rep.verdict == "healthy" and {c.component for c in rep.checked} == {"nccl"}, (rep.checked, rep.reason)
+    # must not: the channel lines cut away, MNNVL 0 (NVIDIA/nccl#1412's real 'nNodes 2 ... MNNVL 0' form) still checks it;
+    # so does a clique that leaves nodes out: its NET channels (MNNVL 1 and 'via NET/Socket/0')
+    for name, text in (("mnnvl0", "\n".join(ln for ln in two.replace(" MNNVL 1", " MNNVL 0").splitlines() if " via " not in ln) + "\n"),
+                       ("mnnvl_net", two)):
+        rep = _one(tmp_path, ruleset, name, text)
+        assert rep.verdict == "healthy" and {"nccl", "network"} <= {c.component for c in rep.checked}, (name, rep.reason)
+
+
 def test_an_elided_nvlink_listing_is_a_capture_cut_short(ruleset, tmp_path):
     # NVIDIA/nccl-tests#228's 'nvidia-smi nvlink -s': GPUs 0-1's twelve links, GPU 2's Link 0, then '......': it read
     # HEALTHY 'checked: nvlink' for the GPUs shown without saying GPUs 2-7 were not (round rN4)

@@ -65,6 +65,10 @@ class NcclCommNodes(Fact):
     nnodes: int
     local_ranks: int
     local_rank: int
+    # the line's 'MNNVL %d' (comm->MNNVL, src/mnnvl.cc ncclMnnvlCheck: 1 where the ranks' GPUs share one multi-node
+    # NVLink domain, a GB200 NVL72's clique, whose data between nodes then goes over NVLink through the P2P transport,
+    # 'P2P/MNNVL', not the hosts' network); None where the line did not print it
+    mnnvl: int | None = None
     pid: int
 
 

@@ -88,7 +88,7 @@ _RING = re.compile(r"^Ring (?P<ch>\d+) : (?P<prev>-?\d+) -> (?P<rank>-?\d+) -> (
 #    INFO(NCCL_INIT, "comm %p rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d", ...); no release
 #    before prints the node count)
 _COMM = re.compile(r"^(?:\w+ )?comm (?P<ptr>0x[0-9a-fA-F]+) rank (?P<rank>\d+) n[Rr]anks (?P<nranks>\d+)"
-                   r"(?: nNodes (?P<nnodes>\d+) localRanks (?P<local>\d+) localRank (?P<lrank>\d+)(?![^ ]))?"
+                   r"(?: nNodes (?P<nnodes>\d+) localRanks (?P<local>\d+) localRank (?P<lrank>\d+)(?: MNNVL (?P<mnnvl>\d+))?(?![^ ]))?"
                    r"(?:.*?commId (?P<id>0x[0-9a-fA-F]+))?")
 # the node-count line's own words after its pointer (a communicator line past the last ring order is read for it)
 _SPAN_WORDS = " nNodes "
@@ -173,7 +173,8 @@ _KEPT_CHARS = 512
 
 def _reading(msg: str) -> tuple:
     if m := _COMM.match(msg):
-        span = (int(m["rank"]), int(m["nnodes"]), int(m["local"]), int(m["lrank"])) if m["nnodes"] else None
+        span = (int(m["rank"]), int(m["nnodes"]), int(m["local"]), int(m["lrank"]),
+                int(m["mnnvl"]) if m["mnnvl"] else None) if m["nnodes"] else None
         reading: tuple = ("comm", m["ptr"], m["id"], int(m["nranks"]), span)
     elif m := _ORDER.match(msg):
         order = tuple(m["ranks"].split())
@@ -266,9 +267,9 @@ def parse(artefact: Artefact) -> ParseResult:
             comm = id_of.get(ptr, ptr)
             comm_of[thread] = (comm, n)
             if span is not None and not acc.extend(NcclCommNodes, (pid, comm), node, 0):
-                rank, nnodes, local, lrank = span
+                rank, nnodes, local, lrank, mnnvl = span
                 acc.add(NcclCommNodes, (pid, comm), start, node, 0, comm=comm, rank=rank, nranks=n, nnodes=nnodes,
-                        local_ranks=local, local_rank=lrank, pid=pid)
+                        local_ranks=local, local_rank=lrank, mnnvl=mnnvl, pid=pid)
             continue
         held = comm_of.get(thread)
         comm, nranks = held if held is not None else (f"pid{pid}", 0)
