@@ -754,6 +754,19 @@ class XlaPtxasUnsupported(Fact):
 
 
 @fact_kind
+class XlaAutotunerMismatch(Fact):
+    """XLA's GPU autotuner ran a candidate kernel whose output differs from the reference run's: "Results do not
+    match the reference. This is likely a bug/unexpected loss of precision." (gemm_fusion_autotuner.cc and the
+    algorithm pickers: the candidate is disqualified) and BufferComparator's "Difference at <i>: <value>, expected
+    <value>" lines (facts/parsers/xla_autotuner.py)."""
+
+    kind: Literal["xla_autotuner_mismatch"] = "xla_autotuner_mismatch"
+    candidates: int  # 'Results do not match the reference' lines: candidates disqualified
+    differences: int  # BufferComparator's 'Difference at' lines
+    autotuner: str | None = None  # the source file that said it ("gemm_fusion_autotuner"), where the line names it
+
+
+@fact_kind
 class XlaRetCheckFailed(Fact):
     """XLA's own consistency check failed: "RET_CHECK failure (<file>:<line>) <condition>"
     (xla/status_macros.cc), an INTERNAL status: XLA reached a state its code rules out
