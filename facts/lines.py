@@ -95,6 +95,8 @@ Wrappers, each with a real sample:
   those of the daemons whose readers read their tag (``OWN_TAGS``) keep it
 - a terminal's colours (ANSI SGR escapes anywhere in a line: ``dmesg --color=always``,
   journalctl, docker compose), also as the kernel log escapes them (``\\x1b[41m``)
+- a kernel record of several lines as a reader of /dev/kmsg prints it, on one line with its newlines escaped
+  (``talosctl dmesg``: ``NVRM: ...)\\x0aNVRM: installed in this system ...``): its lines joined by a blank
 - a terminal's cut: a line longer than the terminal copied as rows of its width (see ``_unwrap``)::
 
       **hostname:26407:26474 NCCL INFO Call to connect returned Connection refused, re
@@ -277,6 +279,15 @@ _MARGIN = re.compile(r"\n([ \t]+)(?=[^ \t\n])")
 # and as rsyslog writes them (control characters as '#' and three octal digits, ESC = #033; vllm#1160):
 # #033[2m#033[33m(raylet)#033[0m [DATE] (raylet) node_manager.cc:3007: 2 Workers (tasks /
 _ANSI = re.compile(r"(?:\x1b|\\x1b|#033)(?:\[[0-9;:]*[mK]|\([B0])")
+
+# a kernel record of several lines as /dev/kmsg hands it out: one line, each newline (and tab) inside the record escaped
+# (kernel/printk/printk.c msg_add_ext_text: 'if (c < ' ' || c >= 127 || c == '\\') p += scnprintf(p, e - p, "\\x%02x", c);'),
+# as a reader of /dev/kmsg prints it (talosctl dmesg; the driver's one nv_printf of six lines, osinit.c
+# print_unsupported, CONSTRUCTED from its format with Talos' prefix):
+# node1: kern: warning: [2023-09-14T03:08:37.411164757Z]: NVRM: The NVIDIA GPU 0000:00:10.0 (PCI ID: 10de:1b38)\x0aNVRM: installed in this system is not supported by the\x0aNVRM: NVIDIA 535.54.03 driver release.\x0aNVRM: Please see ...
+# read as the record's lines joined by a blank (line for line: the readers take a message pasted joined)
+# (not one quoted: a program's repr of a byte, b'\x0a')
+_KMSG_BREAK = re.compile(r"(?<!['\"])\\x0[9a](?!['\"])")
 
 # one label on every line of a report (nvidia-smi -q, ibstat) run under a launcher or a logger,
 # hiding the report's own indentation (a log's lines are read under any label by their readers):
@@ -674,7 +685,7 @@ _ANY_DFA = re2.compile(_ANY.pattern.replace("(?!kernel:)", "").replace("(?=\\r?\
 #: framed by newlines: its first line from \A, its last line up to \z). Measured on a bench
 #: node's 40 files (busy VM): the three ``in`` scans, the framing copy and _ANY_DFA's pass cost
 #: ~3 ms a node.
-_PLAIN_DFA = re2.compile(r"\x1b|\\x1b|#033\[|\]\(http|(?:\A|\n)"
+_PLAIN_DFA = re2.compile(r"\x1b|\\x1b|\\x0a|#033\[|\]\(http|(?:\A|\n)"
                         + _ANY_DFA.pattern.removeprefix("\\n").replace("\\r?\\n", "(?:\\r?\\n|\\r?\\z)"))
 #: the same gate for a caller that runs it inside its own scan (facts/classify.py's set)
 PLAIN_GATE = _PLAIN_DFA
@@ -1044,6 +1055,8 @@ def normalise(text: str, plain: bool | None = None, split: list[list[str]] | Non
     if not plain:
         if "\x1b" in text or "\\x1b" in text or "#033[" in text:  # colours, wherever they are in a line
             text = _ANSI.sub("", text)
+        if "\\x0a" in text:  # a kernel record's own line breaks, escaped by /dev/kmsg (see _KMSG_BREAK)
+            text = _KMSG_BREAK.sub(" ", text)
         if "](http" in text:  # links inside lines, whatever the line starts with
             text = _AUTOLINK.sub(r"\g<text>", text)
     unwrapped = None if uncut else _unwrap(text, split if plain else None)  # rows a terminal cut, joined (the colours and links above took no columns)

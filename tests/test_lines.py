@@ -132,6 +132,14 @@ WRAPPED = [
     ("\x1b[0;1;38:5:185mnode1:1234:1290 [3] NCCL INFO proxy.cc:694 -> 6\x1b[0m", "node1:1234:1290 [3] NCCL INFO proxy.cc:694 -> 6"),
     ("[49357.243822] user[31957]: \\x1b[41mthis be in red\\x1b(B\\x1b[m but this in normal.",
      "[49357.243822] user[31957]: this be in red but this in normal."),
+    # a kernel record of several lines as a reader of /dev/kmsg prints it (talosctl dmesg): its newlines escaped
+    # (kernel/printk/printk.c msg_add_ext_text), read joined by a blank (CONSTRUCTED from nv.c's four-line nv_printf)
+    ("node1: kern: warning: [2023-09-14T03:08:37.411164757Z]: NVRM: API mismatch: the client has the version 535.54.03, "
+     "but\\x0aNVRM: this kernel module has the version 535.104.05.  Please",
+     "node1: kern: warning: [2023-09-14T03:08:37.411164757Z]: NVRM: API mismatch: the client has the version 535.54.03, "
+     "but NVRM: this kernel module has the version 535.104.05.  Please"),
+    # (a program's repr of the byte stays: must not)
+    ("data = b'\\x0a' + rest", "data = b'\\x0a' + rest"),
     # rsyslog's escape of control characters ('#' + three octal digits: ESC = #033), as vllm#1160 pasted Ray's lines
     ("#033[2m#033[33m(raylet)#033[0m [DATE] (raylet) node_manager.cc:3007: 2 Workers (tasks /",
      "(raylet) [DATE] (raylet) node_manager.cc:3007: 2 Workers (tasks /"),

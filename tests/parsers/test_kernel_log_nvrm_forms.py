@@ -259,3 +259,26 @@ def test_gpu_at_line_of_r384_drivers_without_pci_prefix():
         ("kernel_gpu_seen", "0000:03:00.0", "GPU-b850f46d-d5ea-c752-ddf3-c4453e44d3f7"), ("xid_event", "0000:03:00.0", None)]
     # near miss: the fallen-off-the-bus line's "GPU at <bdf> has" is no GPU-at line (no ": GPU-" after the id)
     assert [f.kind for f in _facts("[  9.0] NVRM: GPU at 0000:01:00.0 has fallen off the bus.\n")] != ["kernel_gpu_seen"]
+
+
+def test_multi_line_record_as_dev_kmsg_escapes_it():
+    # a reader of /dev/kmsg (talosctl dmesg) prints a record of several lines on one, each newline escaped
+    # (kernel/printk/printk.c msg_add_ext_text: "\\x%02x"): the driver's six-line refusal of a GPU (osinit.c
+    # print_unsupported) and its four-line API mismatch, CONSTRUCTED from their formats under Talos' prefix
+    pre = "node1: kern: warning: [2023-09-14T03:08:37.411164757Z]: "
+    text = (pre + r"NVRM: The NVIDIA GPU 0000:00:10.0 (PCI ID: 10de:1b38)\x0aNVRM: installed in this system is not supported by the"
+            r"\x0aNVRM: NVIDIA 535.54.03 driver release.\x0aNVRM: Please see 'Appendix A - Supported NVIDIA GPU Products'"
+            r"\x0aNVRM: in this release's README, available on the operating system\x0aNVRM: specific graphics driver download"
+            " page at www.nvidia.com.\n"
+            + pre + "nvidia: probe of 0000:00:10.0 failed with error -1\n"
+            + pre + r"NVRM: API mismatch: the client has the version 535.54.03, but\x0aNVRM: this kernel module has the version"
+            r" 535.104.05.  Please\x0aNVRM: make sure that this kernel module and all NVIDIA driver\x0aNVRM: components have"
+            " the same version.\n")
+    a = Artefact(path="dmesg.log", text=text, node="n1")
+    a.normalise()
+    r = kernel_log.parse(a)
+    got = [(f.message_kind, f.pci_bus_id, f.evidence.line) for f in r.facts if f.kind == "nvrm_error"]
+    assert got[0][0].startswith("gpu_unsupported") and got[0][1:] == ("0000:00:10.0", 1)
+    assert ("api_mismatch", None, 3) in got
+    assert all(k != "probe_failed" for k, _, _ in got)  # the probe's failure is the refusal's, no second reason
+    assert "\\x0a" in r.facts[0].evidence.text  # the evidence quotes the line as read
