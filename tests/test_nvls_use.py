@@ -68,8 +68,9 @@ def test_release_table():
 @pytest.mark.parametrize("name", ["h200-healthy", "h200-socket-only", "h200-bad-ifname", "seed-8x8-pairwise-rate100"])
 def test_lines_sorted_once_per_process_and_inferences_kept_change_nothing(name, monkeypatch):
     """summarise sorts a process's NCCL lines once for all the runs of that process and keeps
-    _inferred's answers across runs (session 39, rM6: a bench node's four runs share one pid):
-    the facts are those of each run sorting its own lines and inferring anew."""
+    _inferred's answers across runs (session 39, rM6: a bench node's four runs share one pid), and groups by kind once
+    the lines of a process whose run's file holds none of them (session 42, rP7): the facts are those of each run
+    sorting, partitioning and grouping its own lines and inferring anew."""
     from stethoscope.engine.pipeline import Combined, observe_bundle
 
     obs = observe_bundle(ROOT / "fixtures" / "bundles" / name / "bundle", 1)
@@ -77,5 +78,5 @@ def test_lines_sorted_once_per_process_and_inferences_kept_change_nothing(name, 
     got = [f.model_dump() for f in nvls_use.summarise(by_kind)]
     own, use = nvls_use._own_lines, nvls_use._use
     monkeypatch.setattr(nvls_use, "_own_lines", lambda run, ranks, by_proc, by_path, ordered=None: own(run, ranks, by_proc, by_path))
-    monkeypatch.setattr(nvls_use, "_use", lambda run, ranks, lines, hung, inferred=None: use(run, ranks, lines, hung))
+    monkeypatch.setattr(nvls_use, "_use", lambda run, ranks, lines, hung, inferred=None, grouped=None: use(run, ranks, lines, hung))
     assert got and got == [f.model_dump() for f in nvls_use.summarise(by_kind)]

@@ -10,7 +10,7 @@ used, ``0 nvls channels`` or ``multicast support is not available`` that it was 
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from operator import attrgetter
 
 from stethoscope.facts import knowledge
@@ -60,15 +60,18 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
     for f in log:
         by_proc[(f.node, getattr(f, "pid", None))].append(f)
     by_path = _ByPath(log)
-    ordered: dict[tuple[str, object], list[Fact]] = {}  # by_proc's lists in file and line order, as runs ask
+    # by_proc's lists in file and line order, as runs ask, with the files they are of
+    ordered: dict[tuple[str, object], tuple[list[Fact], set[str]]] = {}
     inferred: dict[tuple, tuple[bool | None, str, str]] = {}  # _inferred's answers (a bench bundle's 5,120 runs ask ~3)
+    # _use's lines by kind, by the list _own_lines gave (a process's own, as ``ordered`` keeps it, shared by its runs)
+    grouped: dict[int, tuple[list[Fact], dict[str, list[Fact]]]] = {}
     out: list[Fact] = []
     for run in by_kind.get("nccl_test_run", []):
         ranks = ranks_of.get(run.id)
         if not ranks:
             continue
         hung = (run.rows == 0 and run.status is None and not run.failed) or run.id in timeouts
-        out.append(_use(run, ranks, _own_lines(run, ranks, by_proc, by_path, ordered), hung, inferred))
+        out.append(_use(run, ranks, _own_lines(run, ranks, by_proc, by_path, ordered), hung, inferred, grouped))
     return out
 
 
@@ -100,11 +103,17 @@ def _own_lines(run: Fact, ranks: list[Fact], by_proc: dict, by_path: dict,
     procs = {(r.node, r.pid) for r in ranks if r.pid is not None}
     if len(procs) == 1 and ordered is not None:
         key = next(iter(procs))
-        lines = ordered.get(key)
-        if lines is None:
-            lines = ordered[key] = sorted(by_proc.get(key, ()), key=_PLACE)
-        # the sort below, on lines already in place order: a stable partition, its own file first
+        got = ordered.get(key)
+        if got is None:
+            lines = sorted(by_proc.get(key, ()), key=_PLACE)
+            got = ordered[key] = (lines, {f.evidence.path for f in lines})
+        lines, paths = got
+        # the sort below, on lines already in place order: a stable partition, its own file first (none of them in
+        # it: the lines as they are, the same list for every such run of the process: a bench run's table is a
+        # file of its own, its NCCL lines in the process's log)
         path = run.evidence.path
+        if path not in paths:
+            return lines
         return [f for f in lines if f.evidence.path == path] + [f for f in lines if f.evidence.path != path]
     if procs:
         own = [f for key in procs for f in by_proc.get(key, ())]
@@ -115,13 +124,22 @@ def _own_lines(run: Fact, ranks: list[Fact], by_proc: dict, by_path: dict,
     return sorted(own, key=lambda f: (f.evidence.path != run.evidence.path, f.evidence.path, f.evidence.line))
 
 
-def _use(run: Fact, ranks: list[Fact], own: list[Fact], hung: bool, inferred: dict | None = None) -> Fact:
-    per_host = Counter(r.host for r in ranks)
+def _use(run: Fact, ranks: list[Fact], own: list[Fact], hung: bool, inferred: dict | None = None,
+         grouped: dict | None = None) -> Fact:
+    per_host: dict[str, int] = {}
+    for r in ranks:
+        per_host[r.host] = per_host.get(r.host, 0) + 1
     local = max(per_host.values())
     gpu = ranks[0].gpu_name
-    by = defaultdict(list)
-    for f in own:
-        by[f.kind].append(f)
+    hit = grouped.get(id(own)) if grouped is not None else None
+    if hit is not None and hit[0] is own:
+        by = hit[1]
+    else:
+        by = defaultdict(list)
+        for f in own:
+            by[f.kind].append(f)
+        if grouped is not None:
+            grouped[id(own)] = (own, by)  # (the list held: no other takes its id)
     version = by["nccl_version"][0].version if by["nccl_version"] else run.nccl_version
     env = [f for f in by["nccl_env"] if f.name == table().nccl.disable.name]
     enable = env[0].value.rstrip(".").strip() if env else None
