@@ -181,6 +181,11 @@ class PythonOsError(Fact):
     #: that file is a device or kernel file (/dev/ but /dev/shm, /sys/, /proc/: '/dev/nvidia0', '/dev/ttyUSB0'):
     #: an EIO there comes from the device's driver, not from storage
     on_device_file: bool = False
+    #: EEXIST raised by a mkdir asked to accept an existing directory (the traceback's last frame ``in makedirs`` or
+    #: ``in mkdir`` and ``exist_ok=True`` in the call above it: os.makedirs, pathlib's Path.mkdir): mkdir saw the path
+    #: while isdir did not (a non-directory in the way, or a distributed file system's lagging view of a directory
+    #: another rank has just made)
+    mkdir_exist_ok: bool = False
 
 
 @fact_kind

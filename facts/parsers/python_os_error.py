@@ -46,7 +46,9 @@ after the status' code or class or the message that reports it; read as the same
 
 Facts: ``python_os_error`` per line: the exception's class, the errno and its name (Linux
 numbering), the strerror text, the file when named, whether it lies under /dev/shm and whether it is a
-device or kernel file (EIO on ``'/dev/ttyS11'``, pyserial opening a port: the device's driver, not storage). What the
+device or kernel file (EIO on ``'/dev/ttyS11'``, pyserial opening a port: the device's driver, not storage), and, for
+EEXIST, whether a mkdir told to accept an existing directory raised it (``mkdir_exist_ok``: os.makedirs or Path.mkdir
+with exist_ok=True, the traceback's last frame and the call above it). What the
 error means depends on that file and the rest of the paste (rules/host/no_space_left_*.yaml read
 ENOSPC: a full /dev/shm); an errno no rule reads stays an unexplained error. A warning that
 quotes an OSError (``UserWarning: [Errno 28] ...``) is no error of its own and is not read. Empty
@@ -133,6 +135,27 @@ def _rust_error(line: str) -> tuple[str, re.Match[str]] | None:
     return ("IoError", m) if line.endswith("IoError(", 0, m.start()) else None
 
 
+# a FileExistsError from a mkdir told to accept an existing directory (CPython Lib/os.py makedirs: "try: mkdir(name, mode)
+# except OSError: if not exist_ok or not path.isdir(name): raise"; pathlib Path.mkdir: "if not exist_ok or not
+# self.is_dir(): raise"): the traceback's last frame, and the caller's line above it (real, NVIDIA-NeMo/Automodel#3686,
+# a run on virtiofs killed at step 297/300):
+# [rank8]:     os.makedirs(directory, exist_ok=True)
+# [rank8]:   File "<frozen os>", line 225, in makedirs
+# [rank8]: FileExistsError: [Errno 17] File e
+_MKDIR_FRAME = re.compile(r'\bFile "[^"\n]{1,1000}", line \d{1,7}, in (?:makedirs|mkdir)[ \t]*\r?$')
+_FRAME = re.compile(r'\bFile "[^"\n]{1,1000}", line \d{1,7}, in ')
+
+
+def _mkdir_exist_ok(lines: list[str], n: int) -> bool:
+    """The exception line ``n`` (1-based) ends a traceback whose last frame is os.makedirs' or Path.mkdir's, called
+    with exist_ok=True within the 12 lines above (recursion into makedirs' parents included)."""
+    window = lines[max(0, n - 13):n - 1]
+    frames = [i for i, line in enumerate(window) if _FRAME.search(line)]
+    if not frames or not _MKDIR_FRAME.search(window[frames[-1]]):
+        return False
+    return any("exist_ok=True" in line for i, line in enumerate(window[:frames[-1]]) if i not in frames)
+
+
 def _device_file(filename: str | None) -> bool:
     """A device node or kernel file ('/dev/nvidia0', '/dev/ttyS11', a /sys or /proc entry), not a file on storage."""
     return filename is not None and filename.startswith(("/dev/", "/sys/", "/proc/")) and not filename.startswith("/dev/shm/")
@@ -175,7 +198,8 @@ def parse(artefact: Artefact) -> ParseResult:
         fb.add(PythonOsError, n, exception=m["exc"].rsplit(".", 1)[-1], errno=num, errno_name=_errno.errorcode.get(num),
                strerror=m["text"].strip(), filename=filename,
                on_dev_shm=filename is not None and filename.startswith("/dev/shm/"),
-               on_device_file=_device_file(filename))
+               on_device_file=_device_file(filename),
+               mkdir_exist_ok=num == _errno.EEXIST and _mkdir_exist_ok(artefact.lines, n))
     return result
 
 

@@ -155,3 +155,36 @@ def test_tensorflow_io_error_windows_rename_not_read():
             "\\checkpoints\\epoch_0\\checkpoint_temp/part-00000-of-00001.data-00000-of-00001 to: path\\trial_5a095c02600a30dc086a9efe046b1272"
             "\\checkpoints\\epoch_0\\checkpoint.data-00000-of-00001 : Access is denied.\n> ; Input/output error [Op:MergeV2Checkpoints]\n")
     assert parse_text(text).facts == []
+
+
+# a FileExistsError from a mkdir told to accept an existing directory (os.makedirs / Path.mkdir with exist_ok=True):
+# the traceback's last frame and the call above it (wild sweep rP8)
+_MAKEDIRS = ('Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    os.makedirs("out")\n'
+             '  File "/usr/lib/python3.10/os.py", line 225, in makedirs\n    mkdir(name, mode)\n'
+             "FileExistsError: [Errno 17] File exists: 'out'\n")  # CONSTRUCTED: CPython's traceback form
+
+
+def test_file_exists_from_makedirs_exist_ok():
+    # real: NVIDIA-NeMo/Automodel#3686, behind torchrun's "[rank8]:" labels, the exception line cut inside its text
+    facts = parse_text((FIX / "automodel3686_makedirs_exist_ok_file_exists_virtiofs.txt").read_text()).facts
+    assert [(f.exception, f.errno_name, f.mkdir_exist_ok, f.evidence.line) for f in facts] == [("FileExistsError", "EEXIST", True, 15)]
+    assert [f.mkdir_exist_ok for f in parse_text(_MAKEDIRS.replace('makedirs("out")', 'makedirs("out", exist_ok=True)')).facts] == [True]
+    # pathlib's Path.mkdir, the 3.11 traceback's caret line under the call (CONSTRUCTED)
+    pathlib_form = ('  File "save.py", line 9, in save\n    Path(d).mkdir(parents=True, exist_ok=True)\n    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+                    '  File "/usr/lib/python3.11/pathlib.py", line 1116, in mkdir\n    os.mkdir(self, mode)\n'
+                    "FileExistsError: [Errno 17] File exists: '/ckpt/step_100'\n")
+    assert [(f.mkdir_exist_ok, f.filename) for f in parse_text(pathlib_form).facts] == [(True, "/ckpt/step_100")]
+
+
+def test_file_exists_not_from_a_mkdir_accepting_one():
+    # makedirs without exist_ok: the program's own "directory exists"; exist_ok=True in a frame that is not the last;
+    # another errno from a makedirs(exist_ok=True)
+    assert [f.mkdir_exist_ok for f in parse_text(_MAKEDIRS).facts] == [False]
+    other = _MAKEDIRS.replace('os.makedirs("out")', 'os.makedirs("out", exist_ok=True)').replace(
+        '  File "/usr/lib/python3.10/os.py", line 225, in makedirs\n    mkdir(name, mode)\n',
+        '  File "/usr/lib/python3.10/shutil.py", line 571, in copytree\n    os.symlink(a, b)\n')
+    assert [f.mkdir_exist_ok for f in parse_text(other).facts] == [False]
+    eacces = _MAKEDIRS.replace('os.makedirs("out")', 'os.makedirs("out", exist_ok=True)').replace(
+        "FileExistsError: [Errno 17] File exists", "PermissionError: [Errno 13] Permission denied")
+    assert [f.mkdir_exist_ok for f in parse_text(eacces).facts] == [False]
+    assert [f.mkdir_exist_ok for f in parse_text("FileExistsError: [Errno 17] File exists: 'out'\n").facts] == [False]
