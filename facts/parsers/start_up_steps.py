@@ -1,5 +1,5 @@
-"""What the start-up readers share (:mod:`vllm_start`, :mod:`sglang_start`): which step a line names, and the
-capture limit of a start-up log that stops before its server says it is ready.
+"""What the start-up readers share (:mod:`vllm_start`, :mod:`sglang_start`, :mod:`tensorrt_llm_start`): which step a
+line names, and the capture limit of a start-up log that stops before its server says it is ready.
 
 Each reader's ``_STEP`` is one alternation of named groups ``s0`` .. ``s<k>``, a step each in start-up order; the
 furthest step logged is where the start-up got to. A log that ends there, its server never seen ready, is a start-up
