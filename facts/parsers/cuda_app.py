@@ -51,7 +51,7 @@ from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live 
 from stethoscope.facts.parsers import cuda_error_catalogue as catalogue
 from stethoscope.facts.parsers import cuda_oom_message as oom_message
 from stethoscope.facts.parsers import cufile_log
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, last_line
 from stethoscope.facts.parsers.torch_log_lines import global_rank, marked_lines
 
 KIND = "cuda_app"
@@ -667,6 +667,7 @@ def parse(artefact: Artefact) -> ParseResult:
     used: set[int] = set()
     seen: set[tuple] = set()
     reported: dict[tuple, dict[str, tuple[int, str, str]]] = {}  # (rank, pid) -> side -> (line no, line, version)
+    last = last_line(artefact.lines)
     for no, line, start, _end in marked_lines(artefact, MARKERS):
         # the text after PyTorch's "Last error:" is NCCL's message: torch_log reads it
         forwarded = "Last error:" in line or _follows_last_error(artefact.text, start)
@@ -707,7 +708,10 @@ def parse(artefact: Artefact) -> ParseResult:
                 used.add(no)
             continue
         lib = _read_library(line)
-        rec = _read(line)
+        rec = _read(line, last=no == last)
+        if rec is not None and rec.pop("cut", False):
+            b.limit(no, "cut_short", f"the CUDA error on the text's last line is cut short ({rec['message']}): read as "
+                                     f"{rec['catalogue_name']}, the one error whose text begins so")
         # a line that names a library's status and a CUDA error of the catalogue (a report's title:
         # "CUDA_ERROR_ILLEGAL_ADDRESS and CUDNN_STATUS_EXECUTION_FAILED in batchnorm when training",
         # xingyul/sparse-winograd-cnn#4) gives both: the library's failure may be the consequence of the other
@@ -819,8 +823,10 @@ def _follows_last_error(text: str, start: int) -> bool:
     return text[prev_start:start - 1].rstrip().endswith("Last error:")
 
 
-def _read(line: str) -> dict | None:
-    """The fields of a ``cuda_error`` for the first form ``line`` holds, or None."""
+def _read(line: str, last: bool = False) -> dict | None:
+    """The fields of a ``cuda_error`` for the first form ``line`` holds, or None. On the text's last line (``last``) a
+    text no entry has whole, cut short there, names the one entry whose text it begins (catalogue.cut_entry; a number
+    printed beside it must agree): ``cut`` is then True (parse marks the line cut_short)."""
     for form, m in _forms(line):
         d = m.groupdict()
         num = d.get("num") or d.get("num2") or d.get("num3")
@@ -851,9 +857,13 @@ def _read(line: str) -> dict | None:
         if form == "quoted" and "'" in line[m.end():]:
             # a text with an apostrophe ("caller's grid depth", "doesn't have valid Grid license") ends at the last quote
             msg = line[m.start("msg"):line.rfind("'")].strip()
-        entry = catalogue.resolve(name=name, text=msg or None, api=api,
-                                  code=printed if form in ("numbered", "quoted", "cuda_gdb", "check", "curesult", "call_failed",
-                                                           "numba_unknown") else None)
+        code_form = form in ("numbered", "quoted", "cuda_gdb", "check", "curesult", "call_failed", "numba_unknown")
+        entry = catalogue.resolve(name=name, text=msg or None, api=api, code=printed if code_form else None)
+        cut = None
+        if entry is None and last and msg and form != "name_only" and (cut := catalogue.cut_entry(msg)) is not None \
+                and code_form and printed is not None and cut.code != printed:
+            cut = None  # the number a form reads names another error (a THC number of CUDA <= 9 is not compared)
+        entry = entry or cut
         if form in ("curesult", "numba_unknown") and entry is None:
             msg = m.group().strip()  # a driver call that failed with a code no catalogue names: read as that, unresolved
         if form == "name_only" and entry is None:
@@ -869,6 +879,8 @@ def _read(line: str) -> dict | None:
                    message=(msg or line.strip())[:300], form=form, source_file=d.get("file") or d.get("file2"),
                    source_line=int(d.get("fline") or d.get("fline2")) if d.get("fline") or d.get("fline2") else None,
                    driver_cuda=None)
+        if cut is not None:
+            rec["cut"] = True
         if form == "pytorch_init" and d.get("ver"):
             v = int(d["ver"])
             rec["driver_cuda"] = f"{v // 1000}.{v % 1000 // 10}"

@@ -146,6 +146,26 @@ def text_has_phrase(text: str) -> bool:
     return _phrase_re().search(text) is not None
 
 
+#: a message cut short at a paste's end (its last line: "RuntimeError: CUDA error: an illegal memory acc") names its
+#: error only from this many words and characters on ("out of" or "peer access is" could be several texts, or none)
+CUT_MIN_WORDS = 3
+CUT_MIN_CHARS = 12
+
+
+def cut_entry(text: str) -> Entry | None:
+    """The one runtime entry whose cudaGetErrorString text (or an older wording) begins with ``text`` and goes on past
+    it: the message of a paste's last line, cut there (paboyle/Grid#300's excerpt ends "Cuda error an illegal memory
+    access was", cudaErrorIllegalAddress's "an illegal memory access was encountered"); None when no entry or more
+    than one could be meant, or the text is shorter than CUT_MIN_WORDS words or CUT_MIN_CHARS characters. Callers ask
+    only for a text's last line (facts/parsers/hpc_cuda_check.py, cuda_app.py) and mark the line cut_short."""
+    low = " ".join(text.lower().split())
+    if len(low.split()) < CUT_MIN_WORDS or len(low) < CUT_MIN_CHARS:
+        return None
+    found = {e.name: e for e in entries() if e.api == "runtime"
+             for t in (e.text, *e.texts) if (tl := t.lower().rstrip(".")).startswith(low) and len(tl) > len(low)}
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
 def resolve(name: str | None = None, text: str | None = None, code: int | None = None,
             api: str = "runtime") -> Entry | None:
     """One entry for what was printed: the name when it is a known one, else the text, else

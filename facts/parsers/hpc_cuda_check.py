@@ -36,7 +36,7 @@ Facts: ``cuda_error`` (form ``hpc_check``, the source file and line where printe
 for each line whose text is ``cudaGetErrorString``'s for an entry of the CUDA catalogue (and, where a number is printed
 too, as AMReX and hypre do, the number names the same entry); the CUDA error catalogue judges it. SPECFEM's call number
 and the file lines after Grid's are read as the same error's. A text the catalogue does not hold is not read, unless it is
-the paste's last line cut short mid-text and the start of exactly one entry's text (CUT_MIN_WORDS words or more): read as
+the paste's last line cut short mid-text and the start of exactly one entry's text (catalogue.cut_entry): read as
 that entry, with a cut_short limit on the line (paboyle/Grid#300: "Cuda error an illegal memory access was").
 """
 from __future__ import annotations
@@ -81,27 +81,10 @@ def _runtime_entry(text: str) -> catalogue.Entry | None:
     return e if low in {t.lower().rstrip(".") for t in (e.text, *e.texts)} else None
 
 
-#: a text cut short at the paste's end names its error only from this many words on ("an illegal memory access was")
-CUT_MIN_WORDS = 3
-
-
-def _cut_entry(text: str) -> catalogue.Entry | None:
-    """The one runtime entry whose cudaGetErrorString text (or an older wording) begins with ``text`` and goes on past
-    it: the message of a paste's last line, cut there (paboyle/Grid#300's excerpt ends "Cuda error an illegal memory
-    access was", cudaErrorIllegalAddress's "an illegal memory access was encountered"); None when no entry or more
-    than one could be meant, or the text has fewer than CUT_MIN_WORDS words."""
-    low = " ".join(text.lower().split())
-    if len(low.split()) < CUT_MIN_WORDS:
-        return None
-    found = {e.name: e for e in catalogue.entries() if e.api == "runtime"
-             for t in (e.text, *e.texts) if (tl := t.lower().rstrip(".")).startswith(low) and len(tl) > len(low)}
-    return next(iter(found.values())) if len(found) == 1 else None
-
-
 def _read(line: str, last: bool = False) -> tuple[str, re.Match, catalogue.Entry] | None:
     """(form, match, entry) of a check's line; on the text's last line (``last``) a message cut short names the one
     entry it can be the start of (the fact's line then carries a cut_short limit: parse)."""
-    entry = (lambda msg: _runtime_entry(msg) or _cut_entry(msg)) if last else _runtime_entry
+    entry = (lambda msg: _runtime_entry(msg) or catalogue.cut_entry(msg)) if last else _runtime_entry
     if (m := AMREX.search(line)) is not None:
         e = entry(m["msg"])
         return ("amrex", m, e) if e is not None and e.code == int(m["num"]) else None

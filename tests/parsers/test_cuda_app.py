@@ -948,3 +948,36 @@ def test_cublas_status_text_forms(line, condition):
 ])
 def test_cublas_status_text_negatives(line):
     assert [f for f in parse_text(line + "\n").facts if f.library == "cublas"] == []
+
+
+# A paste that ends inside its last line (the excerpt or the reporter cut it). CONSTRUCTED from PyTorch's
+# "CUDA error: " + cudaGetErrorString(err) (c10/cuda/CUDAException.cpp) and cudaErrorIllegalAddress's text "an illegal
+# memory access was encountered", cut after "acc"; no real cut paste of this form was found in an even thread.
+CUT_TRACEBACK = ('Traceback (most recent call last):\n  File "train.py", line 10, in <module>\n    loss.backward()\n'
+                 "RuntimeError: CUDA error: an illegal memory acc")
+
+
+@pytest.mark.parametrize("text, line", [
+    (CUT_TRACEBACK, 4), (CUT_TRACEBACK + "\n", 4), (CUT_TRACEBACK + "\n\n", 4),
+    # CONSTRUCTED: PyTorch <= 1.4's THCudaCheck wording, its CUDA <= 9 number (77) not compared with today's 700
+    ("RuntimeError: cuda runtime error (77) : an illegal memory acc", 1),
+])
+def test_cut_last_line_names_the_one_error_it_begins(text, line):
+    r = parse_text(text)
+    assert [(f.evidence.line, f.catalogue_name, f.code, f.message) for f in r.facts] == [
+        (line, "cudaErrorIllegalAddress", 700, "an illegal memory acc")]
+    assert [(h.limit, h.line) for h in r.limits] == [("cut_short", line)]
+    assert "cut short (an illegal memory acc): read as cudaErrorIllegalAddress" in r.limits[0].detail
+
+
+@pytest.mark.parametrize("text", [
+    # CONSTRUCTED: the same cut line inside the text (a line follows it): not the paste's end, read as printed
+    "RuntimeError: CUDA error: an illegal memory acc\nterminate called after throwing an instance of 'c10::Error'\n",
+    # CONSTRUCTED: a prefix of two texts ("peer access is not supported between these two devices", "peer access is
+    # already enabled"); one under CUT_MIN_CHARS characters ("out of me"); a number that names another error
+    "RuntimeError: CUDA error: peer access is",
+    "RuntimeError: CUDA error: out of me",
+])
+def test_cut_text_not_resolved_when_ambiguous_or_inside(text):
+    r = parse_text(text)
+    assert all(f.catalogue_name is None for f in r.facts) and r.limits == []
