@@ -65,6 +65,7 @@ from stethoscope.facts.kinds.prose import (  # noqa: F401
     ReportedFaultCode, ReportedSymptom, StatedFigure, StatedMeasurement, StatedPlatform, StatedSetting, StatedVersion,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.kernel_log import record_lines as kernel_records
 from stethoscope.facts.parsers.prose_codes import reported_codes
 from stethoscope.facts.parsers.unrecognised_text import (ERROR_WORDS, FAILURE_WORDS, claimed_lines, outside_fences,
                                                           shell_command, zero_counts_only)
@@ -733,6 +734,11 @@ def parse(artefact: Artefact) -> ParseResult:
 
         for n in record_lines(artefact):
             lines[n - 1] = ""
+    # a kernel record (dmesg, journalctl -k, talosctl dmesg: kernel_log.record_lines, by its prefix) is what the kernel
+    # wrote, no reporter's sentence either: a healthy node's "k3s-node3.lab: kern: info: [...]: [drm] amdgpu kernel
+    # modesetting enabled." (siderolabs/pkgs#792) was "the reporter says" it; unrecognised_text reads its errors
+    for n in kernel_records(lines):
+        lines[n - 1] = ""
     errors = reported_errors(lines)
     measured = measurements(lines)
     if not _stated(artefact.text) and not errors and not measured:

@@ -384,6 +384,13 @@ def claimed_lines(artefact: Artefact) -> set[int]:
     return {f.evidence.line - artefact.line_offset for f in facts if f.kind == "reported_symptom"}
 
 
+def _kernel_records(lines: list[str]) -> set[int]:
+    """The lines that are a kernel record by their prefix (facts/parsers/kernel_log.py record_lines; imported when first
+    asked): what the kernel wrote, never a reporter's sentence or claim."""
+    from stethoscope.facts.parsers.kernel_log import record_lines as kernel_records
+    return kernel_records(lines)
+
+
 def _reporter():
     """facts/parsers/ticket_prose.py, which reads this module's words (imported when first asked)."""
     from stethoscope.facts.parsers import ticket_prose
@@ -674,7 +681,10 @@ def parse(artefact: Artefact) -> ParseResult:
     told = _reporter().reported_errors(lines) | _reporter().explanations(lines) | _reporter().handled_failures(lines)
     if told and ('"msg"' in (artefact.raw_text or artefact.text) or "msg=" in artefact.text):
         told -= set(record_lines(artefact))  # a program's record read as its message: no reporter's sentence
+    if told:
+        told -= _kernel_records(lines)  # a kernel record (by its prefix) is no reporter's sentence: read as an error line
     title = is_title(artefact.path)
+    kernel: set[int] | None = None  # _kernel_records, found where a line needs them
     unfenced: set[int] | None = None  # unfenced_lines, found where a line needs them
     for line, text in iter_lines(_ANY_ERROR, artefact):
         if line in chains:  # a wrapper of Ray's exception chain: the chain's innermost line says it
@@ -710,10 +720,12 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         if shell_command(text) or line in told:  # what the user typed or told, not what a program said
             continue
-        if _summarised(b, artefact, line, text, title):  # a title's, a template field's words: the reporter's claim
+        if line in (kernel := _kernel_records(lines) if kernel is None else kernel):
+            pass  # what the kernel wrote (by its prefix): an error line, never the reporter's claim
+        elif _summarised(b, artefact, line, text, title):  # a title's, a template field's words: the reporter's claim
             result.lines_used += 1
             continue
-        if _reporter().reported_error(text) and line in (unfenced := unfenced_lines(artefact) if unfenced is None else unfenced):
+        elif _reporter().reported_error(text) and line in (unfenced := unfenced_lines(artefact) if unfenced is None else unfenced):
             _claim(b, artefact, line, text)  # a reporter's sentence between the fenced output: their claim
             result.lines_used += 1
             continue

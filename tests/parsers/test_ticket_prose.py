@@ -359,3 +359,20 @@ def test_faults_told_in_words_are_a_claim():
                  "Minor (reclaiming a frame) page faults: 38451", "the page-faulting path of UVM",
                  "The trainer has fault tolerance enabled."):
         assert error.search(said) is None, said
+
+
+def test_a_kernel_record_is_no_reporters_remark():
+    """A kernel log no reader parsed a line of (a healthy amdgpu node's talosctl dmesg, siderolabs/pkgs#792; a bare NVRM
+    notice, harvest 1711) is what the kernel wrote: no "the reporter says" remark of its lines (round rQ5, issue 11);
+    a reporter's sentence beside it still is one."""
+    text = (ROOT / "fixtures/artefacts/kernel_log/pkgs792_talosctl_dmesg_amdgpu_healthy.log").read_text()
+    assert not [f for f in ticket_prose.parse(Artefact(path="dmesg.txt", text=text, node="n1")).facts
+                if f.kind == "reported_symptom"]
+    nvrm = ("NVRM: Persistence mode is deprecated and will be removed in a future release. "
+            "Please use nvidia-persistenced instead.\n")
+    assert not ticket_prose.parse(Artefact(path="dmesg.log", text=nvrm, node="n1")).facts
+    # CONSTRUCTED: the same records under a reporter's sentence that names the GPU: the sentence alone is the remark
+    told = "After the reboot the GPU was visible again.\n" + text
+    said = [f for f in ticket_prose.parse(Artefact(path="ticket.txt", text=told, node="n1")).facts
+            if f.kind == "reported_symptom"]
+    assert [(f.symptom, f.evidence.line) for f in said] == [("remark", 1)]

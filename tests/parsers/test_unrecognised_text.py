@@ -788,3 +788,20 @@ def test_a_handled_failure_inside_a_fence_stays_an_error_line():
     assert handled_failures(["## Summary", said]) == {2}
     assert handled_failures(["```", said, "```"]) == set()
     assert handled_failures(["```yaml", "key: value", said]) == set()  # a block left open: an excerpt cut inside it
+
+
+def test_an_error_looking_kernel_record_is_an_error_line_not_a_claim():
+    """A kernel record (by its prefix, kernel_log.record_lines) with error words that no reader parsed is an error line
+    nobody explains, never the reporter's claim or a sentence left as told (round rQ5: never a false HEALTHY)."""
+    from stethoscope.facts.parsers import unrecognised_text
+    from stethoscope.facts.parsers.kernel_log import record_lines
+
+    # siderolabs/pkgs#792 (talosctl dmesg of an amdgpu node that failed to init)
+    line = ("k3s-node5.lab: kern:     err: [2023-08-18T13:36:48.470679465Z]: [drm:amdgpu_device_init.cold] *ERROR* "
+            "sw_init of IP block <psp> failed -2")
+    assert record_lines([line, "I think the GPU failed after the update.", "[    3.596583] NVRM RmInitAdapter: x"]) == {1, 3}
+    fs = unrecognised_text.parse(Artefact(path="dmesg.txt", text=line + "\n", node="n1")).facts
+    assert [(f.kind, f.evidence.line) for f in fs] == [("text_error_line", 1)]
+    # CONSTRUCTED: the same record as a title's line: still the kernel's line, an error line, no claim
+    fs = unrecognised_text.parse(Artefact(path="title.txt", text=line + "\n", node="n1")).facts
+    assert [f.kind for f in fs] == ["text_error_line"]
