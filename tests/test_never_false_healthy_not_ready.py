@@ -16,8 +16,6 @@ def _diagnose(tmp_path: Path, ruleset, text: str):
 
 
 @pytest.mark.parametrize("text", [
-    # charmed-kubernetes/bundle#566: kubectl get nodes, the GPU node NotReady
-    "kubectl get nodes\nNAME            STATUS     ROLES     AGE       VERSION \njuju-54b09d-1   NotReady   <none>    7m        v1.10.0",
     # Azure/acs-engine#4236: the kubelet's event row of a GPU node (kubectl describe node)
     "  Normal  NodeNotReady             23m                kubelet, k8s-agentpool-39580029-vmss000000     Node "
     "k8s-agentpool-39580029-vmss000000 status is now: NodeNotReady",
@@ -28,6 +26,14 @@ def test_a_not_ready_object_beside_a_healthy_table_is_not_healthy(tmp_path, rule
     rep = _diagnose(tmp_path, ruleset, text)
     assert rep.verdict != "healthy"
     assert any(f.rule == "unexplained_error" and "NotReady" in f.summary for f in rep.findings)
+
+
+def test_a_not_ready_node_row_is_a_node_condition_finding(tmp_path, ruleset):
+    # charmed-kubernetes/bundle#566: kubectl get nodes, the GPU node NotReady: read since round rQ6 (kubectl_node_conditions)
+    text = "kubectl get nodes\nNAME            STATUS     ROLES     AGE       VERSION \njuju-54b09d-1   NotReady   <none>    7m        v1.10.0"
+    rep = _diagnose(tmp_path, ruleset, text)
+    assert rep.verdict != "healthy"
+    assert any(f.rule == "node_condition_problem" and "juju-54b09d-1" in f.summary for f in rep.findings)
 
 
 @pytest.mark.parametrize("text", [

@@ -583,7 +583,8 @@ class K8sNodeCondition(Fact):
 
     kind: Literal["k8s_node_condition"] = "k8s_node_condition"
     condition: str  # the condition type
-    status: Literal["True", "False", "Unknown"]
+    # "not True": kubectl get nodes' STATUS NotReady, which kubectl prints for a Ready condition False or Unknown alike
+    status: Literal["True", "False", "Unknown", "not True"]
     problem: bool
     agent: Literal["kubelet", "nvsentinel", "agent"]
     component: str  # "gpu" for a condition about GPUs (Xid, GPU, NVIDIA, accelerated hardware), else "host"

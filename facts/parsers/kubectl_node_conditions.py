@@ -36,6 +36,15 @@ transition, RFC1123Z), which no other line does; NVSentinel names its conditions
 
     SysLogsXIDError                       False  Thu, 27 Nov 2025 09:30:42 +0530  Thu, 27 Nov 2025 09:30:42 +0530  SysLogsXIDErrorIsHealthy        No Health Failures
 
+``kubectl get nodes`` (kubectl's node printer, pkg/printers/internalversion printNode: columns ``NAME STATUS ROLES
+AGE VERSION``, ``-o wide`` more after them; STATUS is ``Ready`` where the Ready condition is True, else ``NotReady``,
+False and Unknown alike, then ``,SchedulingDisabled`` where the node is cordoned): each row under the header is the
+node's Ready condition, status "True" or "not True" (never False or Unknown: the column does not say which), of the
+node the row names (github.com/charmed-kubernetes/bundle/issues/566, an LXD GPU worker whose kubelet did not start)::
+
+    NAME            STATUS     ROLES     AGE       VERSION
+    juju-54b09d-1   NotReady   <none>    7m        v1.10.0
+
 The node labels NVSentinel's fault-quarantine module sets when it cordons a node (``<prefix>cordon-by``,
 ``cordon-reason`` the matching ruleset's name, ``cordon-timestamp``; ``uncordon-*`` when it lifts it:
 fault-quarantine reconciler SetLabelKeys) record its action, not a measurement: read, no fact; the conditions
@@ -75,6 +84,10 @@ _BARE_ROW = re.compile(r"^\s*(?P<type>[A-Za-z][\w.-]{0,80})\s+(?P<status>True|Fa
 _BARE_ROW_M = re.compile(_BARE_ROW.pattern, re.M)
 _QUARANTINE_LABEL = re.compile(r"^\s*(?:Labels:\s+)?(?:[\w.-]{1,100}/)?(?:un)?cordon-(?:by|reason|timestamp)=\S{0,200}\s*$")
 _NVSENTINEL_CORDON = re.compile(r"(?:^|[\s/])(?:un)?cordon-by=NVSentinel\b", re.M)
+# NAME            STATUS     ROLES     AGE       VERSION          (kubectl get nodes; -o wide adds INTERNAL-IP ... after it)
+_NODES_HEADER = re.compile(r"^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\b", re.M)
+# juju-54b09d-1   NotReady   <none>    7m        v1.10.0        agent   Ready,SchedulingDisabled   <none>   4m24s   v1.25.7+k3s1
+_NODES_ROW = re.compile(r"^(?P<name>[A-Za-z0-9][\w.-]{0,252})\s+(?P<status>Ready|NotReady)(?:,SchedulingDisabled)?\s+\S+\s+\S+\s+v\d")
 _KUBELET = {"Ready", "MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable"}
 # the condition is about GPUs: XidCriticalError, GpuXidError, AcceleratedHardwareReady, NvidiaGpuUnhealthy
 _GPU_WORDS = re.compile(r"xid|gpu|nvidia|nvlink|accelerat|dcgm", re.I)
@@ -84,13 +97,14 @@ def detect(head: str) -> bool:
     return ("LastHeartbeatTime" in head and _HEADER.search(head) is not None) or (
         "Node condition " in head and _NPD_EVENT.search(head) is not None) or (
         ("True" in head or "False" in head or "Unknown" in head) and _BARE_ROW_M.search(head) is not None) or (
-        "cordon-by=" in head and _NVSENTINEL_CORDON.search(head) is not None)
+        "cordon-by=" in head and _NVSENTINEL_CORDON.search(head) is not None) or (
+        "ROLES" in head and _NODES_HEADER.search(head) is not None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
-    in_table = False
+    in_table = in_nodes = False
     events: dict[tuple[str, str], tuple[int, re.Match, str]] = {}
     for n, line in enumerate(artefact.lines, 1):
         if "Node condition " in line and (e := _NPD_EVENT.search(line)) is not None:
@@ -98,6 +112,18 @@ def parse(artefact: Artefact) -> ParseResult:
             node = artefact.node_for(obj["node"]) if obj else artefact.node
             events.pop((node, e["type"]), None)  # the last event of a condition is its state: keep line order
             events[(node, e["type"])] = (n, e, node)
+            result.lines_used += 1
+            continue
+        if in_nodes:
+            if (m := _NODES_ROW.match(line)) is not None:
+                ready = m["status"] == "Ready"
+                _add(fb, n, "Ready", "True" if ready else "not True", "", "" if ready else
+                     "kubectl get nodes: NotReady (the Ready condition False or Unknown)", artefact.node_for(m["name"]))
+                result.lines_used += 1
+                continue
+            in_nodes = False  # the table ends at the first line that is not a row
+        if "ROLES" in line and _NODES_HEADER.match(line):
+            in_nodes = True
             result.lines_used += 1
             continue
         if _HEADER.match(line):
@@ -144,4 +170,4 @@ def _add(fb: FactBuilder, n: int, ctype: str, status: str, reason: str, message:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_HEADER, _NPD_EVENT, _BARE_ROW_M, _NVSENTINEL_CORDON)
+SIGNATURES = (_HEADER, _NPD_EVENT, _BARE_ROW_M, _NVSENTINEL_CORDON, _NODES_HEADER)

@@ -93,3 +93,28 @@ def test_bare_row_near_misses():
     assert not knc.detect("XidCriticalError     True    Wed, 20 Aug 2025 20:00:40 +0000\n")
     assert not knc.detect("the condition is True since Wed, 20 Aug 2025 20:00:40 +0000 and Wed, 20 Aug 2025 20:00:41 +0000\n")
     assert not knc.detect("cordon-by=someone-else\n")
+
+
+def test_real_get_nodes_not_ready_cdk566_and_ready_cdk454():
+    # charmed-kubernetes/bundle#566: kubectl get nodes, the GPU worker NotReady: the Ready condition "not True" (kubectl
+    # prints NotReady for False and Unknown alike: the fact claims neither), of the node the row names
+    (f,) = _facts((FIX / "cdk566_get_nodes_not_ready.txt").read_text())
+    assert (f.evidence.line, f.node, f.condition, f.status, f.problem, f.agent) == (
+        3, "juju-54b09d-1", "Ready", "not True", True, "kubelet")
+    # charmed-kubernetes/bundle#454: a Ready node is no problem
+    (f,) = _facts((FIX / "cdk454_get_nodes_ready.txt").read_text())
+    assert (f.node, f.condition, f.status, f.problem) == ("maas02", "Ready", "True", False)
+
+
+def test_get_nodes_wide_cordoned_and_the_table_end():
+    # k3s-io/k3s#7130's -o wide header and rows (verbatim); a cordoned NotReady row and the line after the table CONSTRUCTED
+    text = ("NAME              STATUS   ROLES                       AGE     VERSION        INTERNAL-IP       EXTERNAL-IP"
+            "       OS-IMAGE             KERNEL-VERSION      CONTAINER-RUNTIME\n"
+            "control-plane-1   Ready    control-plane,etcd,master   7m34s   v1.25.7+k3s1   100.121.166.220   100.121.166.220"
+            "   Ubuntu 22.04.2 LTS   5.15.0-56-generic   containerd://1.6.15-k3s1\n"
+            "gpu-2   NotReady,SchedulingDisabled   <none>   4m24s   v1.25.7+k3s1\n"
+            "\nother   NotReady   <none>   1m   v1.25.7\n")
+    got = [(f.node, f.status, f.problem) for f in _facts(text)]
+    assert got == [("control-plane-1", "True", False), ("gpu-2", "not True", True)]
+    # kubectl get pods' header is not the nodes' table
+    assert not knc.detect("NAME      READY     STATUS    RESTARTS   AGE\nfoo   0/1   Pending   0   8m\n")
