@@ -48,7 +48,7 @@ _PROC_GONE = re.compile(r"/proc/\d+/\S*:? (?:no such process|no such file or dir
 # yet in the poller")), which a component's state returned until its poller's first collection; internal/session/serve.go
 # logged it at error level as the failed state call:
 # {"level":"error","ts":"2024-10-26T11:43:35Z","caller":"log/log.go:60","msg":"failed to invoke component state","operation":"GetStates","component":"accelerator-nvidia-error-xid","error":"no data collected yet in the poller",...}
-#   (leptonai/gpud#138, whose fix stopped logging it at error; #185 the same for events)
+#   (leptonai/gpud#138, whose fix stopped logging it at error; gpud#(odd) the same for events)
 _NO_DATA = re.compile(r"\bno data collected yet in the poller\b")
 _DETECT = re.compile(r"\{\"level\":\"[a-z]+\",\"ts\":|(?:\t|#011)(?:Unhealthy|Degraded)(?:\t|#011)")
 _LOUD = ("warn", "error", "dpanic", "panic", "fatal")
