@@ -136,3 +136,40 @@ def test_a_fact_built_as_given_holds_what_validation_holds_in_its_order(sharing,
         assert base._same(got, want)  # the same names in the same order, values and their types, fields set
         assert list(got.__dict__) == list(_WideProbe.model_fields)
         assert got.b is sys.intern("bb") and got.node is sys.intern("n1")  # short text interned
+
+
+_EV = model.Evidence(path="p.log", line=4, text="a row")
+
+
+@pytest.mark.parametrize("fields", [
+    {"count": 1, "rate": 2},  # an int for a float field: validated (2.0), as add does
+    {"count": 1, "rate": 2.5, "state": "down"},
+    {"count": True},
+    {"count": "3"},
+    {"count": 1, "rate": math.inf, "name": "y"},
+])
+def test_as_given_is_what_validation_makes_with_the_evidence_given(fields):
+    """as_given: a combiner's fact (its own id, an evidence already built: engine/baselines/perf_compare.py,
+    engine/combine/nvls_use.py) made as add makes a reader's; the evidence kept as validation keeps it."""
+    want = _Probe(id="derived:summary:probe", node="n1", evidence=_EV, **fields)
+    for _ in range(3):
+        got = base.as_given(_Probe, "derived:summary:probe", "n1", _EV, **fields)
+        assert base._same(got, want) and got.evidence is want.evidence
+        assert type(got.rate) is type(want.rate) and type(got.count) is int
+
+
+@pytest.mark.parametrize("fields", [{"count": 1, "state": "sideways"}, {"count": "x"}, {"rate": 1.0}])
+def test_as_given_refuses_what_validation_refuses(fields):
+    base.as_given(_Probe, "derived:summary:probe", "n1", _EV, count=1, state="up")
+    for _ in range(2):
+        with pytest.raises(ValidationError):
+            base.as_given(_Probe, "derived:summary:probe", "n1", _EV, **fields)
+
+
+def test_the_combiners_facts_are_built_as_given():
+    """BusbwComparison's and NcclNvlsUse's fields all store their values as given (bench/speed_rP7.md, rQ9:
+    their validation was 16-20 % of busbw_vs_baseline and nvls_use at 1,024 nodes)."""
+    from stethoscope.facts.kinds.nccl import BusbwComparison, NcclNvlsUse
+    for cls in (BusbwComparison, NcclNvlsUse):
+        shape = base._shape_of(cls)
+        assert shape is not None and shape.before is None, cls

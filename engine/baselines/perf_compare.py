@@ -33,6 +33,7 @@ from stethoscope.engine.baselines import store
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact, of_kind
 from stethoscope.facts.kinds.nccl import BusbwComparison
+from stethoscope.facts.parsers.base import as_given
 from stethoscope.facts.parsers.nccl_tests_facts import busbw_factor
 
 #: the bands and their limits: knowledge/bench_tolerances.yaml's nccl_tests section (sources there)
@@ -373,8 +374,8 @@ def compare_bundle(facts: list[Fact]) -> list[Fact]:
         for band, (ratio, n, size) in sorted(compare_tables(table, ref).items()):
             measured = table.busbws[table.sizes.index(size)]
             limit, limit_source = limits[band]
-            out.append(BusbwComparison(
-                id=f"derived:summary:busbw_comparison:{run.id}:{band}", node=run.node, evidence=row_of.evidence(size), run_id=run.id,
+            out.append(as_given(  # built as a reader's facts are (bench/speed_rP7.md, rQ9)
+                BusbwComparison, f"derived:summary:busbw_comparison:{run.id}:{band}", run.node, row_of.evidence(size), run_id=run.id,
                 sources=f"{row_of.source(size)},{run.id}", collective=run.collective, band=band, ratio=round(ratio, 4),
                 factor_below=round(1 / ratio, 1) if ratio > 0 else float("inf"), measured_busbw=round(measured, 2),
                 reference_busbw=round(ref[size], 2), size_bytes=size, size_text=size_text(size), sizes=n,
@@ -556,8 +557,8 @@ def _against_siblings(cluster: list[tuple[float, Fact, Fact, dict]], settings: d
         else:
             diff = "none seen: the NCCL version and settings each run's own lines show (NCCL INFO log, command line) are the same"
             env_text = ", ".join(f"{n}={v}" for n, v in env) or "none"
-        out.append(BusbwComparison(
-            id=f"derived:summary:busbw_comparison:{run.id}:bandwidth", node=run.node, evidence=t.part_evidence(i),
+        out.append(as_given(
+            BusbwComparison, f"derived:summary:busbw_comparison:{run.id}:bandwidth", run.node, t.part_evidence(i),
             run_id=run.id, sources=f"{t.source(i)},{run.id}", collective=run.collective or "unnamed collective",
             band="bandwidth", ratio=round(ratio, 4), factor_below=round(1 / ratio, 1) if ratio > 0 else float("inf"),
             measured_busbw=round(bus, 2), reference_busbw=round(ref[size], 2), size_bytes=size,

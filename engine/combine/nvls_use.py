@@ -15,6 +15,7 @@ from operator import attrgetter
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact
+from stethoscope.facts.parsers.base import as_given
 from stethoscope.facts.parsers.nccl_nvls import NcclNvlsUse
 
 _LOG_KINDS = ("nccl_version", "nccl_env", "nccl_nvls_setup", "nccl_channel_counts", "nccl_nvls_support")
@@ -172,8 +173,8 @@ def _use(run: Fact, ranks: list[Fact], own: list[Fact], hung: bool, inferred: di
         used, basis, detail = found
         shown = by["nccl_version"][:1] + ranks[:1]
     srcs = [run] + shown
-    return NcclNvlsUse(
-        id=f"derived:summary:nccl_nvls_use:{run.id}", node=run.node, evidence=(shown[0] if shown else run).evidence,
+    return as_given(  # built as a reader's facts are (bench/speed_rP7.md, rQ9)
+        NcclNvlsUse, f"derived:summary:nccl_nvls_use:{run.id}", run.node, (shown[0] if shown else run).evidence,
         run_id=run.id, used=used, basis=basis, hung=hung, local_gpus=local, gpu_name=gpu, nccl_version=version,
         nvls_enable=enable, detail=detail, sources=",".join(dict.fromkeys(f.id for f in srcs)))
 

@@ -422,21 +422,24 @@ class _Typed:
         #: whether the fact's values go into a key-sharing __dict__ (facts/model.py with_values)
         self.split = len(shape.values) > SHARE_FROM
 
-    def build(self, fid: str, node: str, ev: dict[str, Any], fields: dict[str, Any]) -> Fact | None:
+    def build(self, fid: str, node: str, ev: dict[str, Any] | None, fields: dict[str, Any],
+              evidence: Evidence | None = None) -> Fact | None:
         """The fact, or None when a Literal field's value is not one it allows (then pydantic
         says why). The fact's values are those of facts/model.py with_values(cls, {**defaults,
         **fields, id, node, evidence}), in the class's order, filled in place (no dict of them
-        made and copied)."""
+        made and copied). ``evidence``: one already built (as_given), kept as validation keeps it;
+        else one is made of ``ev``."""
         for name, allowed in self.literals:
             if fields[name] not in allowed:
                 return None
-        if len(text := ev["text"]) <= INTERN_MAX:
-            ev["text"] = intern(text)
-        evidence = _new(Evidence)
-        _set_dict(evidence, ev)
-        _set_fields(evidence, _EVIDENCE_SET)
-        _set_extra(evidence, None)
-        _set_private(evidence, None)
+        if evidence is None:
+            if len(text := ev["text"]) <= INTERN_MAX:
+                ev["text"] = intern(text)
+            evidence = _new(Evidence)
+            _set_dict(evidence, ev)
+            _set_fields(evidence, _EVIDENCE_SET)
+            _set_extra(evidence, None)
+            _set_private(evidence, None)
         fact = _new(self.cls)
         split = self.split and model_module._sharing
         if split:  # with_values's key-sharing dict: one key first (an empty one would copy the defaults' table)
@@ -490,6 +493,36 @@ def _class_info(cls: type[Fact]) -> tuple[str, _Shape | None, bool]:
     known = _CLASSES[cls] = (cls.model_fields["kind"].default, shape,
                              shape is not None and shape.before is None or _plain(cls))
     return known
+
+
+def _typed_of(cls: type[Fact], shape: _Shape, fields: dict[str, Any]) -> _Typed:
+    """_TYPED's entry for a fact of ``cls`` given ``fields`` (its names, then their values' types), made."""
+    key = (cls, *fields, *map(type, fields.values()))
+    typed = _TYPED.get(key)
+    if typed is None:
+        if len(_TYPED) >= _TYPED_MAX:
+            _TYPED.clear()
+        typed = _TYPED[key] = _Typed(cls, shape, fields)
+    return typed
+
+
+def as_given(cls: type[Fact], fid: str, node: str, evidence: Evidence, /, **fields: Any) -> Fact:
+    """A fact made outside a reader (a combiner's, engine/combine and engine/baselines: its id
+    and evidence its own) as FactBuilder.add makes a reader's: from its values as given where its
+    class and their types allow (_Typed: the first fact of each set of names and types validated
+    and compared), else validated. The same fact as ``cls(id=fid, node=node, evidence=evidence,
+    **fields)``; a 1,024-node bench bundle gives 10,240 (validation 5-14 us each: bench/speed_rP7.md, rQ9)."""
+    kind, shape, _foldable = _CLASSES.get(cls) or _class_info(cls)
+    if shape is None or shape.before is not None or type(node) is not str or type(evidence) is not Evidence:
+        return cls(id=fid, node=node, evidence=evidence, **fields)
+    typed = _typed_of(cls, shape, fields)
+    if typed.same and (fact := typed.build(fid, node, None, fields, evidence)) is not None:
+        return fact
+    fact = cls(id=fid, node=node, evidence=evidence, **fields)
+    if typed.same is None:
+        mine = typed.build(fid, node, None, fields, evidence)
+        typed.same = mine is not None and _same(mine, fact)
+    return fact
 
 
 def _fold_plan(router: Any, rows: list, swap: dict[type[Fact], dict[str, Any]], common: dict[str, Any]) -> list | None:
@@ -564,12 +597,7 @@ class FactBuilder:
         fid = self._fid(at, kind, n)
         typed = None
         if shape is not None and shape.before is None:
-            key = (cls, *fields, *map(type, fields.values()))  # its names, then their types
-            typed = _TYPED.get(key)
-            if typed is None:
-                if len(_TYPED) >= _TYPED_MAX:
-                    _TYPED.clear()
-                typed = _TYPED[key] = _Typed(cls, shape, fields)
+            typed = _typed_of(cls, shape, fields)
         text = self.quote(line, text)
         ev = {"path": self._path, "line": at, "text": text}
         fact = None
@@ -582,12 +610,7 @@ class FactBuilder:
                 data = None
             if type(data) is dict and data.pop("id", None) is fid and data.pop("node", None) is node \
                     and data.pop("evidence", None) is ev:
-                key = (cls, *data, *map(type, data.values()))
-                typed = _TYPED.get(key)
-                if typed is None:
-                    if len(_TYPED) >= _TYPED_MAX:
-                        _TYPED.clear()
-                    typed = _TYPED[key] = _Typed(cls, shape, data)
+                typed = _typed_of(cls, shape, data)
                 built_from = data
         else:
             built_from = fields
