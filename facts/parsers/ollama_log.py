@@ -19,7 +19,8 @@ that msg): the runner's own error is in the same log before it, so the line is i
 ``msg``), so that a failure ollama logged is never read as nothing. CUDA errors quoted in any line
 are :mod:`cuda_app`'s.
 Other lines (configuration, model loading, requests) are recognised and counted, not facts.
-Empty input, or text without slog lines with a ``source=*.go`` key, is not this kind.
+Empty input, or text without slog lines with a ``source=*.go`` key, is not this kind; nor is another Go program's slog
+text (the same record form) where nothing names ollama, its runner or one of its own source files (``_MARK``).
 """
 from __future__ import annotations
 
@@ -51,10 +52,23 @@ _CUT_PREFIX = 16
 SIGNATURES = (_DETECT,)
 
 
+# Ollama's own marks: a slog record with AddSource's short ``source=<file>.go:<n>`` is any Go program's (prometheus's
+# promslog writes the same: time=2025-06-04T15:02:34.196Z level=ERROR source=main.go:165 msg="couldn't enable collectors"
+# err="unknown collector gpu", prometheus-community/windows_exporter#2072), so the text must also name ollama, its
+# llama.cpp runner or ggml, its GPU discovery ("inference compute", "unable to load cuda driver library", "Unable to load
+# cudart"), or come from one of ollama's own source files (server/sched.go, server/routes.go, server/images.go,
+# discover/runner.go, discover/amd_linux.go, gpu/gpu_linux.go, llm/ggml.go, ...; the names as ollama's log prints them):
+#   time=2024-09-03T16:36:00.853+08:00 level=DEBUG source=gpu.go:537 msg="Unable to load cudart" library=C:\Users\asus\AppData\Local\Programs\Ollama\lib\ollama\cudart64_12.dll   (ollama#6604)
+#   time=2025-11-12T03:10:56.706Z level=INFO source=runner.go:67 msg="discovering available GPUs..."   (ollama#12136)
+_MARK = re.compile(r"[Ll]lama|LLAMA|ggml|GGML|inference compute|cuda driver library|[Uu]nable to load cudart"
+                   r"|source=(?:sched|runner|routes|images|amd_linux|amd_windows|amd_common|gpu_linux|gpu_windows|cuda_common"
+                   r"|ggml|llama|download|upload|manifest|envconfig)\.go:")
+
+
 def detect(text: str) -> bool:
     if "source=" not in text or "level=" not in text:
         return False
-    return _DETECT.search(text) is not None
+    return _DETECT.search(text) is not None and _MARK.search(text) is not None
 
 
 def pairs(rest: str) -> tuple[str, dict[str, str]]:

@@ -75,6 +75,23 @@ def test_a_msg_cut_too_short_stays_an_error_line(cut):
     "",
     "level=INFO msg=hello",  # no source= key: some other slog program
     "2025/02/09 17:56:22 routes.go:1187: INFO server config env=\"map[]\"",  # ollama's older log.Printf line
+    # another Go program's slog record in the same form (promslog: prometheus-community/windows_exporter#2072), nothing
+    # of ollama in it
+    'time=2025-06-04T15:02:34.196Z level=ERROR source=main.go:165 msg="couldn\'t enable collectors" err="unknown collector gpu"',
+    'time=2025-06-04T15:02:34.196Z level=INFO source=gpu.go:80 msg="starting collector"',  # CONSTRUCTED: a collector's file
 ])
 def test_not_this_kind(text):
     assert not ollama_log.detect(text)
+
+
+@pytest.mark.parametrize("text", [
+    # ollama's own file names, nothing else of ollama in the line (ollama#12136's first line; server/sched.go)
+    'time=2025-11-12T03:10:56.706Z level=INFO source=runner.go:67 msg="discovering available GPUs..."',
+    'time=2025-03-07T05:36:40.016Z level=ERROR source=sched.go:456 msg="error loading',
+    # another file, the runner named in the message (ollama/ollama#9562)
+    'time=2025-03-07T05:36:39.884Z level=ERROR source=server.go:421 msg="llama runner terminated" error="exit status 2"',
+    # the server's configuration record names its OLLAMA_ variables (CONSTRUCTED from envconfig's "server config" record)
+    'time=2025-01-01T00:00:00.000Z level=INFO source=server.go:100 msg="server config" env="map[OLLAMA_HOST:http://0.0.0.0:11434]"',
+])
+def test_ollama_marks(text):
+    assert ollama_log.detect(text)
