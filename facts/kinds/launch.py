@@ -23,15 +23,20 @@ class HorovodShutdown(Fact):
 @fact_kind
 class LauncherProcessExited(Fact):
     """A multi-process launcher ended the job because one of its processes exited with a non-zero
-    status (Open MPI's mpirun/mpiexec/orterun, PRRTE's prterun, Horovod's Gloo launcher): where the
+    status (Open MPI's mpirun/mpiexec/orterun, PRRTE's prterun, Horovod's Gloo launcher), or because a process it
+    started ended (text-generation-inference's launcher: a shard that failed to start or crashed): where the
     failure was noticed, not why."""
 
     kind: Literal["launcher_process_exited"] = "launcher_process_exited"
-    launcher: str  # "mpirun", "mpirun.real", "prterun", "Horovod", "Gloo job"; "Open MPI" for its count alone
-    process_name: str | None = None  # as the launcher names it: "[[4115,1],1]" (Open MPI's [[job,step],rank])
+    launcher: str  # "mpirun", "mpirun.real", "prterun", "Horovod", "Gloo job"; "Open MPI" for its count alone; "text-generation-launcher"
+    process_name: str | None = None  # as the launcher names it: "[[4115,1],1]" (Open MPI's [[job,step],rank]); "shard 0", "webserver"
     rank: int | None = None  # the rank in that name, where it has one
     exit_code: int | None = None
     processes: int | None = None  # "Primary job terminated normally, but N process(es) returned a non-zero exit code"
+    # text-generation-inference's launcher: how the shard ended ("failed to start": it exited before it was ready;
+    # "crashed": after), and the exception line that ends its stderr above the launcher's line, where shown
+    how: str | None = None
+    error: str | None = None
 
 
 @fact_kind

@@ -27,6 +27,26 @@ The process's own output (above the boxes, or in its rank's ``[1,N]<stderr>:`` l
 failed; exit code 1 is most often a Python exception. A launcher's report of a rank a signal ended
 (``mpirun noticed that process rank N ... exited on signal 9``) is subprocess_error's.
 
+text-generation-inference's launcher (``text-generation-launcher``, launcher/src/main.rs of every release from 0.9
+on) starts one ``text-generation-server`` process a shard, and when one exits before it is ready, it logs the shard's
+stderr and then ends: ``Shard complete standard error output:`` with the stderr on the lines after it (the span's
+`` rank=N`` after its last line), ``Shard {rank} failed to start``, ``Shutting down shards``, and the process's own
+``Error: ShardCannotStart`` (Rust's report of the ``main`` that returned ``Err(LauncherError::ShardCannotStart)``);
+a shard that exits after start is ``Shard {rank} crashed`` (``Error: ShardFailed``), the router ``Webserver Crashed``
+(``Error: WebserverFailed``). Sample content (real, huggingface/text-generation-inference#1354)::
+
+    ValueError: `num_heads` must be divisible by `num_shards` (got `num_heads`: 71 and `num_shards`: 2
+     rank=0
+    2023-12-16T09:36:24.632149Z ERROR text_generation_launcher: Shard 0 failed to start
+    2023-12-16T09:36:24.632181Z  INFO text_generation_launcher: Shutting down shards
+    2023-12-16T09:36:24.652173Z  INFO shard-manager: text_generation_launcher: Shard terminated rank=1
+    Error: ShardCannotStart
+
+Those lines are one report, one fact: the launcher's line names the process (``shard 0``), and ``error`` is the
+exception line that ends the shard's stderr above it (the last ``<Name>Error: ...`` line before it, up to the stderr's
+header; TGI 0.8's ``Shard {} failed to start:\n{}`` carries the stderr in the same record: its text). The follow-on
+lines say the same failure again and are read as its (knowledge/fact_polarity.yaml's echo of a reported failure).
+
 Facts: one ``launcher_process_exited`` per "detected" report (``launcher``, ``process_name``,
 ``rank`` from Open MPI's ``[[job,step],rank]`` or PRRTE's ``[nspace,rank]``, ``exit_code``), with the
 count of ``Primary job`` before it when there is one; a ``Primary job`` box alone (a paste cut
@@ -65,12 +85,52 @@ _BOX_LINES = 8  # lines after the "detected" sentence its name and code are look
 _SIGNAL_REPORT = " noticed that process rank "
 
 
+# text-generation-inference's launcher, its compact log (the target before the message; the JSON form under --json-output
+# is read as this line, facts/records.py tracing_record_line):
+# 2023-12-16T09:36:24.632149Z ERROR text_generation_launcher: Shard 0 failed to start            (TGI#1354, TGI#866)
+# 2023-06-02T14:12:37.201050Z ERROR text_generation_launcher: Shard 0 failed to start: A new version of the following ...
+#   (TGI 0.8's "Shard {} failed to start:\n{}", the shard's stderr in the record: TGI#402, read from its JSON record)
+# ... ERROR text_generation_launcher: Shard 1 crashed         (CONSTRUCTED from launcher/src/main.rs "Shard {rank} crashed")
+# ... ERROR text_generation_launcher: Webserver Crashed       (CONSTRUCTED from launcher/src/main.rs)
+_TGI = re.compile(r"\btext_generation_launcher: (?:Shard (?P<rank>\d{1,6}) (?P<how>failed to start|crashed)"
+                  r"(?::[ \t]*(?P<msg>[^\n]*?))?|(?P<web>Webserver Crashed))[ \t]*\r?$", re.M)
+_TGI_WORDS = ("text_generation_launcher: Shard ", "text_generation_launcher: Webserver Crashed")
+# the header of the shard's stderr the launcher logs before (the stderr on the lines after it, " rank=N" after its last):
+# 2024-03-06T17:53:31.052367Z ERROR shard-manager: text_generation_launcher: Shard complete standard error output:
+_STDERR_HEADER = "Shard complete standard error output:"
+# the exception that ends a Python traceback in the shard's stderr:
+# ValueError: `num_heads` must be divisible by `num_shards` (got `num_heads`: 71 and `num_shards`: 2      (TGI#1354)
+# torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 128.00 MiB (GPU 0; 15.77 GiB total capacity; ...  (TGI#866)
+_EXCEPTION = re.compile(r"^[ \t]*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?::[ \t]|[ \t]*$)")
+# the launcher's own end (Rust's "Error: {:?}" of main's Err, launcher/src/main.rs LauncherError), which is no
+# shard's exception: Error: ShardCannotStart
+_LAUNCHER_ERROR = re.compile(r"^Error: (?:ShardCannotStart|ShardFailed|ShardDisconnected|WebserverFailed|WebserverCannotStart"
+                             r"|DownloadError)[ \t]*\r?$")
+#: lines above the launcher's line its shard's stderr is looked for in
+_STDERR_LINES = 200
+
+
+def _tgi_error(lines: list[str], n: int) -> str | None:
+    """The exception line that ends the shard's stderr above line ``n`` (1-based), None where none is shown: the nearest
+    such line above it, looked for up to the stderr's header or another line of the launcher."""
+    for i in range(n - 2, max(-1, n - 2 - _STDERR_LINES), -1):
+        line = lines[i]
+        if "text_generation_launcher: " in line:
+            if " process was signaled to shutdown " in line:
+                continue  # the signal that ended it, logged after its stderr (subprocess_error's)
+            return None  # the stderr's header, or another record of the launcher: no exception after it
+        if _EXCEPTION.match(line) is not None and _LAUNCHER_ERROR.match(line) is None:
+            return line.strip()[:400]
+    return None
+
+
 def _count_alone(text: str) -> bool:
     return _PRIMARY_WORDS in text and _SIGNAL_REPORT not in text and _PRIMARY.search(text) is not None
 
 
 def detect(text: str) -> bool:
-    return (_DETECTED_WORDS in text and _DETECTED.search(text) is not None) or _count_alone(text)
+    return (_DETECTED_WORDS in text and _DETECTED.search(text) is not None) or _count_alone(text) \
+        or (any(w in text for w in _TGI_WORDS) and _TGI.search(text) is not None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -102,8 +162,21 @@ def parse(artefact: Artefact) -> ParseResult:
         reported = True
     if not reported and primary_line is not None and _SIGNAL_REPORT not in artefact.text:
         fb.add(LauncherProcessExited, primary_line, launcher="Open MPI", processes=processes)
+    if any(w in artefact.text for w in _TGI_WORDS):
+        for n, line in iter_lines_with(_TGI_WORDS, artefact):
+            if (m := _TGI.search(line)) is None:
+                continue
+            result.lines_used += 1
+            if m["web"]:
+                fb.add(LauncherProcessExited, n, launcher="text-generation-launcher", process_name="webserver",
+                       how="crashed")
+                continue
+            error = (m["msg"] or "").strip()[:400] or _tgi_error(lines, n)
+            fb.add(LauncherProcessExited, n, launcher="text-generation-launcher", process_name=f"shard {m['rank']}",
+                   rank=int(m["rank"]), how=m["how"], error=error)
     return result
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (_DETECTED_WORDS, r"Primary job {1,2}terminated normally, but \d")
+SIGNATURES = (_DETECTED_WORDS, r"Primary job {1,2}terminated normally, but \d",
+              r"text_generation_launcher: (?:Shard \d+ (?:failed to start|crashed)|Webserver Crashed)")

@@ -60,6 +60,49 @@ def test_horovod_gloo_launcher_form():
 
 def test_near_misses_read_nothing():
     for text in ("mpirun noticed that process rank 6 with PID 0 on node n1 exited on signal 9 (Killed).\n",
-                 "Exit code: 1\nProcess name: [[1,1],0]\n", "the job terminated normally\n", ""):
+                 "Exit code: 1\nProcess name: [[1,1],0]\n", "the job terminated normally\n", "",
+                 # TGI's launcher: a clean shutdown and a shard's start, no shard failed (text-generation-inference#1354's
+                 # tail), and the words in prose, no launcher's record
+                 "2023-12-16T09:36:24.632181Z  INFO text_generation_launcher: Shutting down shards\n"
+                 "2023-12-16T09:36:24.652173Z  INFO shard-manager: text_generation_launcher: Shard terminated rank=1\n",
+                 "2023-09-12T10:26:41.013379Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0\n",
+                 "Shard 0 failed to start when I run it with 2 GPUs\n"):
         assert not launcher_exit.detect(text)
         assert parse_text(text) == []
+
+
+@pytest.mark.parametrize("name,line,error", [
+    # the shard's exception ends its stderr, then " rank=0" (the span's field) and the launcher's line (TGI 1.3)
+    ("tgi1354_shard0_valueerror_failed_to_start.log", 15, "ValueError: `num_heads` must be divisible by `num_shards`"),
+    # the launcher's own "Error: ShardCannotStart" between the stderr and its line (the two streams interleaved: TGI 1.0)
+    ("tgi866_shard0_oom_failed_to_start.log", 4, "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate"),
+    ("tgi1156_shard0_port_in_use_failed_to_start.log", 3, "RuntimeError: The server socket has failed to listen"),
+])
+def test_tgi_shard_failed_to_start(name, line, error):
+    text = (FIX / name).read_text()
+    assert launcher_exit.detect(text)
+    [f] = parse_text(text)
+    assert (f.evidence.line, f.launcher, f.process_name, f.rank, f.how) == (
+        line, "text-generation-launcher", "shard 0", 0, "failed to start")
+    assert f.error.startswith(error)
+
+
+def test_tgi_forms():
+    # TGI 0.8's one record, the stderr in it (huggingface/text-generation-inference#402's JSON record, read as its line)
+    [f] = parse_text('{"timestamp":"2023-06-02T14:12:37.201050Z","level":"ERROR","fields":{"message":"Shard 0 failed to '
+                     'start:\\nA new version of the following files was downloaded"},"target":"text_generation_launcher"}\n')
+    assert (f.process_name, f.how, f.error) == ("shard 0", "failed to start", "A new version of the following files was downloaded")
+    # a shard that died of a signal, its stderr empty (the signal line between: subprocess_error's): no error of its own
+    # (CONSTRUCTED from launcher/src/main.rs, the lines in the order it logs them)
+    text = ("2024-03-06T17:53:31.052367Z ERROR shard-manager: text_generation_launcher: Shard complete standard error output:\n"
+            " rank=0\n"
+            "2024-03-06T17:53:31.052444Z ERROR shard-manager: text_generation_launcher: Shard process was signaled to shutdown with signal 4 rank=0\n"
+            "Error: ShardCannotStart\n"
+            "2024-03-06T17:53:31.149443Z ERROR text_generation_launcher: Shard 0 failed to start\n")
+    [f] = parse_text(text)
+    assert (f.evidence.line, f.rank, f.error) == (5, 0, None)
+    # after start (CONSTRUCTED: "Shard {rank} crashed", "Webserver Crashed")
+    got = parse_text("2024-01-01T00:00:00.000000Z ERROR text_generation_launcher: Shard 1 crashed\n"
+                     "2024-01-01T00:00:01.000000Z ERROR text_generation_launcher: Webserver Crashed\n")
+    assert [(f.process_name, f.rank, f.how) for f in got] == [("shard 1", 1, "crashed"), ("webserver", None, "crashed")]
+
