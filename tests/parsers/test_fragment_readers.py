@@ -170,3 +170,15 @@ def test_r331_gpu_row_with_display_active_na_is_read():
     infos = [f for f in r.facts if f.kind == "gpu_info"]
     assert [(f.index, f.name) for f in infos] == [(0, "GeForce GTX 680"), (1, "GeForce GTX 680"), (2, "GeForce GTX 680")]
     assert r.errors == [] and [h.limit for h in r.limits] == ["cut_short"]
+
+
+def test_lspci_vvv_field_lines_are_its_format(ruleset, tmp_path):
+    # openucx/ucx#9520: a root port's block without its header (an empty hot-plug slot, Width x0); its 'DevCap2: Completion
+    # Timeout: ...' and 'DevCtl2: Completion Timeout: ...' field lines read as another program's error lines (FAULTY
+    # unexplained_error); they are lspci's fields, no failure
+    import small_bundle  # tests/small_bundle.py
+    text = (Path(__file__).parents[2] / "fixtures" / "artefacts" / "lspci" / "ucx9520_root_port_empty_slot_no_header.txt").read_text()
+    assert lspci.detect(text)
+    rep = small_bundle.diagnose(tmp_path, {"lspci.txt": text}, ruleset)
+    assert not [f for f in rep.findings if f.rule == "unexplained_error"], [f.summary for f in rep.findings]
+    assert rep.verdict != "healthy"  # an empty slot's port, no device link read (no false HEALTHY either)
