@@ -525,6 +525,19 @@ class GpuP2pStatus(Fact):
 
 
 @fact_kind
+class CudaPeerAccessUnavailable(Fact):
+    """CUDA peer access from one GPU to another is not available (cudaDeviceCanAccessPeer said 0), as the
+    FasterTransformer allocator and its descendants (TurboMind of lmdeploy, TensorRT-LLM) warn at start-up:
+    "Device 0 peer access Device 1 is not available." (facts/parsers/ft_peer_access.py)."""
+
+    kind: Literal["cuda_peer_access_unavailable"] = "cuda_peer_access_unavailable"
+    device: int  # the GPU (CUDA ordinal) whose memory pool was being opened to its peers
+    peer: int  # the GPU it cannot reach by peer access
+    framework: str = "untagged"  # the logger's tag: "TM" (TurboMind), "FT", "TensorRT-LLM"; "untagged" where none
+    lines: int = 1  # lines of the file saying it of this pair
+
+
+@fact_kind
 class GpuUtilSeries(Fact):
     """One GPU's utilisation samples in one file, summed up (``nvidia-smi dmon`` / ``--query-gpu -l``)."""
 
