@@ -13,11 +13,19 @@ CPU ms per node (the best of ``--repeat`` passes, so that other work on the mach
   of its own (normalise alone, as a caller without the set runs it, shown beside it),
 - what the parse pool's pipe costs: the FileResults pickled (a worker) and unpickled (the parent).
 
+``--phases`` measures instead where parse_one's time goes as it runs (in place, each file after the one
+before it, as a worker reads a chunk): the classifier's set, normalise, each reader's parse (FactBuilder.add
+inside them shown apart too), every detect, and parse_one's own steps after the readers; then the facts it
+keeps by kind, how many of them some rule pattern's constant tests accept, and what building, pickling and
+unpickling them costs. The set costs more in place than scanned alone (its DFA's states are evicted by the
+readers' work between two files: 6.2-6.7 against 3.8 CPU ms a node, bench/speed_rR7.md).
+
 Run it after adding a reader or a signature; compare with the same run on the commit before
 (``PYTHONPATH`` to a worktree of it):
 
     .venv/bin/python bench/reader_costs.py                 # 4 nodes, 5 passes
     .venv/bin/python bench/reader_costs.py --nodes 8 --repeat 3
+    .venv/bin/python bench/reader_costs.py --phases        # parse_one's phases in place, kept facts by kind
 """
 from __future__ import annotations
 
@@ -48,6 +56,7 @@ def main() -> int:
     ap.add_argument("--nodes", type=int, default=4)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--phases", action="store_true", help="parse_one's phases as it runs, and the facts it keeps")
     args = ap.parse_args()
 
     from stethoscope.engine import parse_pool
@@ -66,6 +75,8 @@ def main() -> int:
     router = routing.router_for(load_rules().rules)
     cls = classifier()
     n = args.nodes
+    if args.phases:
+        return phases(texts, router, n, args.repeat)
 
     def kind_of(path: str) -> str:  # node0001/train/rank3.log -> train/rank*.log
         name = path.split("/", 1)[1]
@@ -123,6 +134,111 @@ def main() -> int:
     print(f"\n{'step':40s} {'ms/node':>8s}")
     for k, v in sorted(parts.items(), key=lambda kv: -kv[1])[: args.top]:
         print(f"{k:40s} {v:8.2f}")
+    return 0
+
+
+#: names of engine/parse_pool.py that parse_one calls, measured apart by --phases: name -> label
+_STEPS = {"foreign_runs": "foreign_runs (a run of another program's lines)", "unread_failures": "unread_failures",
+          "_launcher_label": "_launcher_label", "FileCoverage": "FileCoverage (the file's row)"}
+
+
+def phases(texts: list[tuple[str, str]], router, n: int, repeat: int) -> int:
+    """--phases: parse_one over every file of the nodes in bundle order, its phases timed in place (each
+    wrapped in a CPU clock: ~0.3 us a call more, counted in the calls column), best of ``repeat`` passes
+    a phase; then the kept facts by kind and what they cost."""
+    import gc
+    from stethoscope.engine import parse_pool
+    from stethoscope.engine.knowledge import ArtefactCoverage
+    from stethoscope.engine.ruleengine.loader import load_rules
+    from stethoscope.engine.ruleengine.session import can_bind, literal_tests
+    from stethoscope.facts.classify import classifier
+    from stethoscope.facts.parsers import base
+    from stethoscope.facts.parsers.base import Artefact
+    from stethoscope.facts.registry import load_parsers
+
+    spent: dict[str, int] = collections.defaultdict(int)
+    calls: collections.Counter = collections.Counter()
+    clock = time.process_time_ns
+    undo: list[tuple[object, str, object]] = []
+
+    def wrap(owner, name: str, label: str) -> None:
+        inner = getattr(owner, name)
+        undo.append((owner, name, owner.__dict__[name] if isinstance(owner, type) else inner))
+
+        def timed(*a, **k):
+            t = clock()
+            try:
+                return inner(*a, **k)
+            finally:
+                spent[label] += clock() - t
+                calls[label] += 1
+        setattr(owner, name, timed)
+
+    wrap(type(classifier()), "scan", "classifier: the RE2 set (Classifier.scan)")
+    wrap(Artefact, "normalise", "normalise (wrappers off, facts/lines.py)")
+    wrap(Artefact, "nonblank_lines", "nonblank_lines (coverage's denominator)")
+    wrap(ArtefactCoverage, "readings", "coverage readings (the healthy reason's)")
+    wrap(type(router), "route", "Router.route")
+    wrap(base.FactBuilder, "add", "  of which FactBuilder.add")
+    for name, label in _STEPS.items():
+        wrap(parse_pool, name, label)
+    for mod in load_parsers():
+        wrap(mod, "parse", f"parse  {mod.KIND}")
+        wrap(mod, "detect", "detect (every reader asked)")
+
+    def once() -> list:
+        return [parse_pool.parse_one(Artefact(path=p, text=t, node=p.split("/")[0]), router) for p, t in texts]
+    try:
+        results = once()
+        once()
+        gc.collect()
+        gc.freeze()  # (a worker's start: what the parent built is frozen)
+        best: dict[str, int] = {}
+        total = None
+        for _ in range(repeat):
+            spent.clear()
+            calls.clear()
+            t = clock()
+            once()
+            took = clock() - t
+            total = took if total is None else min(total, took)
+            for k, v in spent.items():
+                best[k] = min(best.get(k, v), v)
+        per_pass = dict(calls)
+    finally:
+        for owner, name, inner in reversed(undo):
+            setattr(owner, name, inner)
+        gc.unfreeze()
+    print(f"parse_one in place: {total / 1e6 / n:.2f} CPU ms a node, best of {repeat} passes over {n} nodes")
+    print(f"\n{'phase':48s} {'ms/node':>8s} {'share':>6s} {'calls/node':>10s}")
+    outer = 0
+    for k, v in sorted(best.items(), key=lambda kv: -kv[1]):
+        if not k.startswith("  "):
+            outer += v
+        print(f"{k:48s} {v / 1e6 / n:8.2f} {100 * v / total:5.1f}% {per_pass.get(k, 0) / n:10.1f}")
+    rest = total - outer
+    print(f"{'the rest of parse_one':48s} {rest / 1e6 / n:8.2f} {100 * rest / total:5.1f}%")
+    print("(parse nccl_channels includes the RE2 pass that routes an NCCL log's lines for nccl_log and its companions:"
+          " nccl_channels asks for it first)")
+
+    lit = literal_tests(load_rules().rules)
+    kept: collections.Counter = collections.Counter()
+    bound: collections.Counter = collections.Counter()
+    for res in results:
+        for f in res.facts:
+            kept[f.kind] += 1
+            if f.kind in lit and can_bind(lit[f.kind], f.rule_view()):
+                bound[f.kind] += 1
+    facts = [res.facts for res in results]
+    blob = pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
+    dumps = _best(lambda: pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL), repeat) * 1e3 / n
+    loads = _best(lambda: pickle.loads(blob), repeat) * 1e3 / n
+    print(f"\nfacts kept a node {sum(kept.values()) / n:.0f}, of which some rule pattern's constant tests accept "
+          f"{sum(bound.values()) / n:.0f}; pickled {len(blob) / n / 1e3:.1f} kB a node, {dumps:.2f} ms (worker), "
+          f"unpickled {loads:.2f} ms (parent)")
+    print(f"  {'kind':34s} {'kept/node':>9s} {'to rules':>9s}")
+    for kind, k in kept.most_common(25):
+        print(f"  {kind:34s} {k / n:9.1f} {bound[kind] / n:9.1f}")
     return 0
 
 
