@@ -90,7 +90,8 @@ _DETECT = re.compile(
     r"|\.(?:cc|cu|h|c|cpp):\d+ WARN |^[\w.\-]+:\d+:\d+ \[-?\d+\] INFO "
     r"|^[ \t]*(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-"
     r"|^[ \t]*NET/IB\w* ?: ?Got completion from peer|^[ \t]*Mismatched collective detected|^Unable to load libnccl-net\S* : "
-    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to |^" + _OFI_TEST_PREFIX + "|^[ \t]*(?:" + nccl_warn_kinds.BARE + ")",
+    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to |^" + _OFI_TEST_PREFIX + "|^[ \t]*(?:" + nccl_warn_kinds.BARE + ")"
+    r"|" + nccl_warn_kinds.QUOTED,
     re.M,
 )
 
@@ -133,6 +134,12 @@ _BARE_MESSAGE = re.compile(
     r"^[ \t]*(?P<msg>(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-(?:[^\n]*\S)?"
     r"|NET/IB\w* ?: ?Got completion from peer (?:[^\n]*\S)?|Mismatched collective detected(?:[^\n]*\S)?"
     r"|(?:" + nccl_warn_kinds.BARE + r")(?:[^\n]*\S)?)\s*$"
+)
+# The same messages quoted in a sentence (nccl_warn_kinds.QUOTED): the line's one quoted span, the words around it off
+#   - IB网络初始化失败:"Call to ibv_modify_qp failed with error No such device errno 19"     (blog.gitcode.com, a vLLM/NCCL summary)
+QUOTED_BARE = re.compile(
+    r'^[^"\u201c\u201d\n]{0,300}["\u201c](?P<msg>(?:' + nccl_warn_kinds.BARE + r')[^"\u201c\u201d\n]{0,2000})["\u201d]'
+    r'[^"\u201c\u201d\n]{0,300}$'  # (each run ends at the next quote: one way through, linear on a long line)
 )
 # NCCL 2.3's INFO when dlopen("libnccl-net.so") fails, pasted without its prefix (an issue title): read as the INFO it is
 # Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: No such file or directory   (nccl#162)
@@ -900,7 +907,13 @@ def parse(artefact: Artefact) -> ParseResult:
             state.once(NcclVersion, line_of(cand.start()), artefact.node, (None, m["version"]), version=m["version"], cuda=m["cuda"])
         elif m := _BARE_MESSAGE.match(text):  # an NCCL WARN message pasted without its prefix
             used += 1
-            state.line(line_of(cand.start()), artefact.node, None, None, "WARN", None, None, m["msg"])
+            level = "INFO" if nccl_warn_kinds.BARE_INFO_FORMS.match(m["msg"]) else "WARN"  # a verbs call NCCL only notes
+            state.line(line_of(cand.start()), artefact.node, None, None, level, None, None, m["msg"])
+        elif m := QUOTED_BARE.match(text):  # one quoted in a sentence
+            used += 1
+            msg = m["msg"].rstrip()
+            level = "INFO" if nccl_warn_kinds.BARE_INFO_FORMS.match(msg) else "WARN"
+            state.line(line_of(cand.start()), artefact.node, None, None, level, None, None, msg)
         elif m := _BARE_INFO.match(text):  # an NCCL INFO message pasted without its prefix
             used += 1
             state.line(line_of(cand.start()), artefact.node, None, None, "INFO", None, None, m["msg"])

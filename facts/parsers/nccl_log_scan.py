@@ -48,7 +48,7 @@ _SCAN = re.compile(
     r"NCCL (?P<level>INFO|WARN) (?P<msg>[^\n]*)"
     r"|[^\n]*?(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |\] INFO |shared memory segment /dev/shm/nccl-"
     r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
-    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to|^[ \t]*(?:" + nccl_warn_kinds.BARE + r"))[^\n]*)",
+    r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to|^[ \t]*(?:" + nccl_warn_kinds.BARE + r")|" + nccl_warn_kinds.QUOTED + r")[^\n]*)",
     re.M,
 )
 
@@ -162,7 +162,7 @@ _PREFIXED_LINE = re.compile(r"^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) 
 # C4140-V100-1:24:201 [0] INFO Using internal Network Socket        (NCCL 2.2's INFO: "] INFO "; horovod/horovod#288)
 _MARKERS = (r"(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |\] INFO |shared memory segment /dev/shm/nccl-"
             r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
-            r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to|^[ \t]*(?:" + nccl_warn_kinds.BARE + r"))")
+            r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to|^[ \t]*(?:" + nccl_warn_kinds.BARE + r")|" + nccl_warn_kinds.QUOTED + r")")
 _OTHER = re.compile(
     r"^(?![\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN) )"
     r"[^\n]*?" + _MARKERS + r"[^\n]*",

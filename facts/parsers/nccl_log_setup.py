@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from stethoscope.facts.ids import nccl_busid
 from stethoscope.facts.parsers import torch_nccl_forwarded as messages
+from stethoscope.facts.parsers import nccl_warn_kinds
 from stethoscope.facts.kinds.nccl import (
     NcclGdrState,
     NcclP2pUnavailable,
@@ -211,7 +212,7 @@ def handle(p: "NcclLogState", no: int, node: str, msg: str, src: str | None, ctx
                errno=int(m["errno"]), device=m["dev"], port=int(m["port"]) if int(m["port"]) >= 0 else None,
                qp_state=m["curr"], next_state=m["next"], gid_index=gidx if gidx is not None and gidx >= 0 else None,
                local_gid=_gid(m["lgid"]), remote_gid=_gid(m["rgid"]), **ctx)
-    elif m := _VERBS.match(msg):
+    elif (m := _VERBS.match(msg)) and not nccl_warn_kinds.BARE_INFO_FORMS.match(msg):  # not the ECE query NCCL goes on without
         p.once(NcclVerbsFailure, no, node, (pid, m["verb"], m["err"]), verb=m["verb"], error=m["err"],
                errno=int(m["errno"]) if m["errno"] else None, **ctx)
     elif got := messages.read_setup(msg, src):  # duplicate GPU, CUDA failure, NVLS bind: the one message table

@@ -356,7 +356,19 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
 # "Call to ibv_open_device failed", are too generic to claim a file as NCCL's).
 #   NET/IB : Unable to open device mlx5_0          Failed to CUDA malloc 4194304 bytes
 #   Allocation failed. No suitable space found to accommodate size=0x%lx within limit=0x%lx   (allocator.cc's WARN format above)
-BARE = (r"NET/IB\w* ?: ?Unable to (?:open|query) device \S|Multiple Ranks are using the same GPU/Partition"
+# NCCL's verbs wrappers (src/misc/ibvwrap.cc) name the call and the error; "Call to <verb> failed with error" is their
+# wording alone (RCCL's and the NCCL-derived transports', DeepEP's and torchcomms', copy it), read bare as their WARN:
+#   IBV_PTR_CHECK_ERRNO, every release:       WARN("Call to " name " failed with error %s", strerror(errno))
+#   IBV_INT_CHECK_RET_ERRNO, 2.19 and later:  WARN("Call to " name " failed with error %s errno %d", strerror(ret), ret)
+#   wrap_ibv_modify_qp, 2.25 and later:       WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg)
+# Call to ibv_modify_qp failed with error No such device errno 19        (CONSTRUCTED from the 2.19+ format; a blog's summary
+#                                                                          of a vLLM/NCCL 2.21.5 failure quotes it in a sentence)
+# The same words are two INFOs too, read bare as the INFO they are (BARE_INFO_FORMS): IBV_INT_CHECK_RET_ERRNO_OPTIONAL's
+# for ENOTSUP/EOPNOTSUPP, whose only callers are wrap_ibv_query_ece and wrap_ibv_set_ece (2.19-2.25: "Call to ibv_set_ece
+# failed with error Operation not supported errno 95", NCCL goes on without the option) and the one before a modify_qp retry (", retrying 1/8 after 100 msec of sleep"); the bare "Call to
+# <verb> failed" of IBV_PTR_CHECK stays unclaimed (too generic, as above). (BARE joins the classifier's RE2 set: no lookaround.)
+BARE = (r"Call to ibv_\w+ failed with (?:error \S|\d+ \S)|"
+        r"NET/IB\w* ?: ?Unable to (?:open|query) device \S|Multiple Ranks are using the same GPU/Partition"
         r"|Mismatched NCCL version detected : rank \d|Invalid NCCL_COMM_ID, please use format|Failed to CUDA (?:malloc|calloc)"
         r"|Retrieve \w+ (?:version \d+ )?failed with 500\b|Net ?: error encountered when getting address info"
         r"|communicator encountered a fatal error \(detected in \w|NET/Socket ?: ?no interface found"
@@ -364,8 +376,16 @@ BARE = (r"NET/IB\w* ?: ?Unable to (?:open|query) device \S|Multiple Ranks are us
         r"|Failed to find CUDA library \S+ \(NCCL_CUDA_PATH=|Failed to load CUDA missing symbol \w"
         r"|Bootstrap Root : rank \d+ of \d+ ranks has already checked in"
         r"|Allocation failed\. No suitable space found to accommodate size=0x")
+#: a BARE message quoted in a sentence, as tickets and blogs quote what NCCL said: the span's opening quote before it
+#: (straight or typographic; nccl_log.QUOTED_BARE takes the one quoted span of such a line, its words around it off):
+#:   - IB网络初始化失败:"Call to ibv_modify_qp failed with error No such device errno 19"
+#:     (blog.gitcode.com/86e4dc9e758b0e85e1d334da2806c617.html, a summary of a vLLM/NCCL 2.21.5 failure)
+QUOTED = "[\"\u201c](?:" + BARE + ")"
+#: the bare "Call to ibv_..." lines BARE admits that NCCL prints at INFO (above)
+BARE_INFO_FORMS = re.compile(r"^Call to ibv_(?:query|set)_ece failed with error Operation not supported\b"
+                             r"|^Call to ibv_modify_qp failed with \d+ [^\n]*, retrying \d")
 #: a literal each BARE branch holds (nccl_log.detect's cheap gate)
-BARE_GATES = ("Unable to open device", "Unable to query device", "Multiple Ranks are using", "Mismatched NCCL version",
+BARE_GATES = ("Call to ibv_", "Unable to open device", "Unable to query device", "Multiple Ranks are using", "Mismatched NCCL version",
               "Invalid NCCL_COMM_ID", "Failed to CUDA ", "failed with 500", "getting address info",
               "communicator encountered a fatal", "no interface found", "NCCL version mismatch", "mixed local Net device",
               "NCCL_CUDA_PATH", "missing symbol", "already checked in", "No suitable space found")

@@ -100,6 +100,18 @@ def test_a_bare_self_explaining_warn_in_a_long_log_is_read(monkeypatch):
     assert any(f["kind"] == "nccl_warn" and "Unable to open device" in f["message"] for f in fast[0])
 
 
+def test_a_verbs_wrapper_warn_quoted_in_a_sentence_in_a_long_log_is_read(monkeypatch):
+    """NCCL's verbs wrapper's WARN quoted in a sentence (nccl_warn_kinds.QUOTED; blog.gitcode.com's summary, wild sweep
+    rR5), bare, and its ECE probe's INFO, inside a long log: the fast path reads them as the line scan does."""
+    real = (ROOT / "artefacts/nccl_log/allreduce_healthy_g2.nccl.log").read_text(encoding="utf-8")
+    text = real + (ROOT / "artefacts/nccl_log/gitcode_ib_gid_quoted_in_prose.txt").read_text(encoding="utf-8") \
+        + "Call to ibv_reg_mr failed with error Cannot allocate memory\n"
+    assert not nccl_log_scan._no_other(text, len(nccl_log_scan._PREFIXED_LINE.findall(text)))
+    fast = _parse(text, True, monkeypatch)
+    assert fast == _parse(text, False, monkeypatch)
+    assert sorted(f["verb"] for f in fast[0] if f["kind"] == "nccl_verbs_failure") == ["ibv_modify_qp", "ibv_reg_mr"]
+
+
 def test_repeated_lines_read_in_order_where_order_matters(monkeypatch):
     """The fast path reads a repeated INFO line once a process only where its first reading made
     nothing but once() facts: a communicator's abort, a frame, an INFO shared-memory failure and

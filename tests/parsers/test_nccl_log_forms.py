@@ -527,3 +527,58 @@ def test_ras_client_socket_bind_is_its_own_kind_not_a_bootstrap_failure() -> Non
     other = parse("n1:1:1 [0] misc/socket.cc:409 NCCL WARN Call to bind failed: Address already in use\n")
     assert [f.reason for f in other.facts if f.kind == "nccl_bootstrap_failure"] == ["bind_failed"]
     assert [f.message_kind for f in other.facts if f.kind == "nccl_warn"] == [None]
+
+
+# NCCL's verbs wrappers' WARN (src/misc/ibvwrap.cc) pasted without NCCL's prefix: "Call to <verb> failed with error"
+# is their wording alone (wild sweep rR5). CONSTRUCTED from the format strings, as each comment says.
+@pytest.mark.parametrize("line,verb,error,errno", [
+    # IBV_INT_CHECK_RET_ERRNO, 2.19+: WARN("Call to " name " failed with error %s errno %d", strerror(ret), ret)
+    ("Call to ibv_modify_qp failed with error No such device errno 19", "ibv_modify_qp", "No such device", 19),
+    # IBV_PTR_CHECK_ERRNO, every release: WARN("Call to " name " failed with error %s", strerror(errno))
+    ("Call to ibv_reg_mr failed with error Cannot allocate memory", "ibv_reg_mr", "Cannot allocate memory", None),
+    # wrap_ibv_modify_qp, 2.25+: WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg)
+    ("Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, curr state INIT, next state RTR, "
+     "local GID index 3, local GID ::ffff:10.0.0.1, remote GID ::ffff:10.0.0.2", "ibv_modify_qp", "Connection timed out", 110),
+])
+def test_a_bare_verbs_wrapper_warn_is_read(line: str, verb: str, error: str, errno: int | None) -> None:
+    assert nccl_log.detect(line + "\n")
+    res = parse(line + "\n")
+    [v] = [f for f in res.facts if f.kind == "nccl_verbs_failure"]
+    assert (v.verb, v.error, v.errno) == (verb, error, errno)
+    assert [w.message for w in res.facts if w.kind == "nccl_warn"] == [line]
+
+
+@pytest.mark.parametrize("line", [
+    # the ECE probe's INFO for EOPNOTSUPP (IBV_INT_CHECK_RET_ERRNO_OPTIONAL, wrap_ibv_query_ece / wrap_ibv_set_ece, 2.19-2.25):
+    # NCCL goes on without ECE, bare or under NCCL's INFO prefix
+    "Call to ibv_set_ece failed with error Operation not supported errno 95",
+    "node0:4744:4765 [0] NCCL INFO Call to ibv_set_ece failed with error Operation not supported errno 95",
+    "Call to ibv_query_ece failed with error Operation not supported errno 95",
+    # the INFO before a retry of the queue-pair transition (wrap_ibv_modify_qp, 2.25+)
+    "Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 3, "
+    "local GID ::ffff:10.0.0.1, remote GID ::ffff:10.0.0.2, retrying 1/8 after 100 msec of sleep",
+])
+def test_the_verbs_wrappers_info_forms_are_no_failure(line: str) -> None:
+    res = parse(line + "\n")
+    assert [f.kind for f in res.facts if f.kind in ("nccl_verbs_failure", "nccl_warn")] == []
+
+
+@pytest.mark.parametrize("line", [
+    "Call to ibv_open_device failed",                      # IBV_PTR_CHECK's WARN: too generic to claim a file bare
+    "the log said Call to ibv_modify_qp failed with error No such device errno 19 twice",   # inside a sentence, unquoted
+    'he saw "Call to ibv_modify_qp failed with error No such device" and "NET/IB : Unable to open device mlx5_0"',  # two spans
+])
+def test_verbs_wrapper_near_misses_are_not_read(line: str) -> None:
+    assert [f.kind for f in parse("x\n" + line + "\n").facts if f.kind in ("nccl_verbs_failure", "nccl_warn")] == []
+
+
+def test_a_bare_message_quoted_in_a_sentence_is_read() -> None:
+    """blog.gitcode.com's summary of a vLLM/NCCL 2.21.5 failure (pages corpus) quotes NCCL's messages in sentences:
+    the verbs wrapper's WARN is read as the WARN it is, the ECE probe's INFO as no failure."""
+    text = (FIX / "gitcode_ib_gid_quoted_in_prose.txt").read_text()
+    assert nccl_log.detect(text)
+    res = parse(text)
+    [v] = [f for f in res.facts if f.kind == "nccl_verbs_failure"]
+    assert (v.verb, v.error, v.errno, v.evidence.line) == ("ibv_modify_qp", "No such device", 19, 2)
+    assert [w.evidence.line for w in res.facts if w.kind == "nccl_warn"] == [2]
+    assert not res.errors

@@ -203,6 +203,9 @@ CASES = [
     ("nccl_log", "_BARE_MESSAGE",  # pytorch/pytorch#81628 (fixtures/artefacts/nccl_log/completion_error_bare.log)
      "NET/IB : Got completion from peer 192.168.17.147<38560> with error 12, opcode 0, len 0, vendor err 129",
      {"msg": "NET/IB : Got completion from peer 192.168.17.147<38560> with error 12, opcode 0, len 0, vendor err 129"}),
+    ("nccl_log", "QUOTED_BARE",  # blog.gitcode.com (fixtures/artefacts/nccl_log/gitcode_ib_gid_quoted_in_prose.txt), wild sweep rR5
+     '- IB网络初始化失败:"Call to ibv_modify_qp failed with error No such device errno 19"',
+     {"msg": "Call to ibv_modify_qp failed with error No such device errno 19"}),
     ("nccl_log", "_OFI_TEST_LINE",  # aws/aws-ofi-nccl#22 (fixtures/artefacts/nccl_log/ofi_test_logger_open_av_einval.log)
      "WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument",
      {"level": "WARN", "msg": "NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument"}),
