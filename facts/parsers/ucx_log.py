@@ -440,6 +440,8 @@ def detect(head: str) -> bool:
         return True
     if " vend 0x" in head and _CQE.search(head) is not None:
         return True
+    if "retry count exceeded" in head and _CQE_TEXT.search(head) is not None:
+        return True
     if ("completion with error" in head or "] with error on " in head) and _VERBS.search(head) is not None:
         return True
     if "failed to create" in head and (" QP " in head and _CREATE_QP.search(head) is not None
@@ -509,13 +511,26 @@ def parse(artefact: Artefact) -> ParseResult:
 # [1516700569.600192] [clx-orion-010:31714:0]    ib_mlx5_log.c:113  UCX  ERROR Error on QP 0x61f5 wqe[0]: Transport retry count exceeded (synd 0x15 vend 0x81) opcode SEND
 # [cn355:11558:0:11678] ib_mlx5_log.c:171  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)
 # Transport retry count exceeded (synd 0x15 vend 0x81) opcode RDMA_READ
-#   (UCX's error text, "Error on [dev:port ]QP ...: " before it up to v1.5, " on dev:port[/IB|RoCE]" after it from v1.8)
+# [mtt] transport retry count exceeded on (synd 0x15 vend 0x81 hw_synd 0/0)
+#   (UCX's error text, "Error on [dev:port ]QP ...: " before it up to v1.5, " on dev:port[/IB|RoCE]" after it from v1.6
+#   (src/uct/ib/mlx5/ib_mlx5_log.c v1.6.0: "%s on "UCT_IB_IFACE_FMT"/%s (synd 0x%x vend 0x%x hw_synd %d/%d)"); an issue
+#   title quotes it lower-cased with the device left out, " on (synd ...": openucx/ucx#4184, its text kept as written)
 _CQE = re.compile(
     r"(?:Error on (?:(?P<dev0>[A-Za-z]\w{0,31}):(?P<port0>\d{1,3}) )?QP 0x[0-9a-fA-F]{1,8} wqe\[\d{1,6}\]: )?"
-    r"(?P<text>[A-Z][A-Za-z -]{2,60}?)"
-    r"(?: on (?P<dev>[A-Za-z]\w{0,31}):(?P<port>\d{1,3})(?:/(?P<ll>IB|RoCE))?)?"
+    r"(?P<text>[A-Za-z][A-Za-z -]{2,60}?)"
+    r"(?: on (?P<dev>[A-Za-z]\w{0,31}):(?P<port>\d{1,3})(?:/(?P<ll>IB|RoCE))?| on)?"
     r" \(synd 0x(?P<synd>[0-9a-fA-F]{1,2}) vend 0x(?P<vend>[0-9a-fA-F]{1,2})(?: hw_synd \d{1,3}/\d{1,3})?\)"
     r"(?: opcode (?P<op>[A-Z_]{0,20}))?")
+# Error: Transport retry count exceeded on mlx5_0:1/RoCE                 (1.6+'s line cut before its syndrome: an issue title)
+# [mtt] Transport retry count exceeded RoCE                               (openucx/ucx#3390's title: the text alone)
+# Transport retry count exceeded in the orig_ring_2_rings test            (openucx/ucx#2346's title)
+#   (the two retry texts of uct_ib_mlx5_completion_with_err, as UCX writes them from 1.3 to today, are its own words:
+#   libibverbs' ibv_wc_status_str() says "transport retry counter exceeded" / "RNR retry counter exceeded"; the status
+#   is known from the text, the syndrome is not: MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR = 12, RNR_RETRY_EXC_ERR = 13)
+_CQE_TEXT = re.compile(
+    r"\b(?P<text>Transport retry count exceeded|Receive-no-ready retry count exceeded)\b"
+    r"(?: on (?P<dev>[A-Za-z]\w{0,31}):(?P<port>\d{1,3})(?:/(?P<ll>IB|RoCE))?)?")
+_TEXT_STATUS = {"Transport retry count exceeded": 12, "Receive-no-ready retry count exceeded": 13}
 # [cn355:11558:0:11678] ib_mlx5_log.c:171  RC QP 0x1cc0 wqe[1069]: SEND --e [inl len 84] [rqpn 0x1040 dlid=88 sl=0 port=1 src_path_bits=0]
 # [mgmt:24113:0:24113] ib_mlx5_log.c:143  DCI QP 0x1510 wqe[0]: SEND s-e [rqpn 0x223a4 rmac 0c:42:a1:7d:df:c8 sgix 0 dgid fe80::e42:a1ff:fe7d:dfc8 tc 0] [inl len 18]
 #   (v1.8+'s second line: the QP type, then the failed WQE's opcode)
@@ -535,9 +550,17 @@ _SYNDROME_STATUS = {0x01: 1, 0x02: 2, 0x04: 4, 0x05: 5, 0x06: 6, 0x10: 7, 0x11: 
 
 def _completions(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
     lines = artefact.lines
-    for n, line in iter_lines_with((" vend 0x",), artefact):
-        m = _CQE.search(line)
+    for n, line in iter_lines_with((" vend 0x", "retry count exceeded"), artefact):
+        m = _CQE.search(line) if " vend 0x" in line else None
         if m is None:
+            t = _CQE_TEXT.search(line)
+            if t is None:
+                continue
+            result.lines_used += 1  # the text without its syndrome: a line cut before it, or an issue title quoting it
+            host = _HOST.search(line[:t.start()])
+            fb.add(UcxCompletionError, n, node=artefact.node_for(host["host"] if host else None),
+                   status=_TEXT_STATUS[t["text"]], message=t["text"], device=t["dev"],
+                   port=int(t["port"]) if t["port"] else None, link_layer=t["ll"])
             continue
         result.lines_used += 1
         synd = int(m["synd"], 16)
@@ -595,7 +618,7 @@ SIGNATURES = (r"\bno copy across memory types transport to \S", r"\bno usable tr
               r"\bUCX\s+ERROR\s+failed to create qp: [A-Za-z]",
               r"shmget\(size=\d+,? flags=0x[0-9a-fA-F]+\) (?:for \S+ failed|returned unexpected error): ",
               r"shmget failed: [A-Za-z][A-Za-z ]*\. \(size=\d+\)",
-              r"\(synd 0x[0-9a-fA-F]+ vend 0x[0-9a-fA-F]+[ )]",
+              r"\(synd 0x[0-9a-fA-F]+ vend 0x[0-9a-fA-F]+[ )]", r"\b(?:Transport|Receive-no-ready) retry count exceeded\b",
               r"\b(?:pml|spml|osc|common)_ucx\w*\.c:\d+\s+Error: (?:ucp_ep_create\(proc=|Failed to receive UCX worker address: |Failed to resolve UCX endpoint |add procs FAILED )",
               r"\b(?:[Ss]end|[Rr]eceive) completion(?:\[\d+\])? with error(?: on (?:qp 0x[0-9a-fA-F]+|XRQ|[\w.-]+/(?:0x[0-9a-fA-F]+|\(nil\))))?: [A-Za-z]",
               r"\bUCX\s+ERROR\s+(?:failed to select lane for local device \S|no lane found for ep=)")

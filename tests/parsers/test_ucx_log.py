@@ -121,10 +121,50 @@ def test_mlx5_completion_errors_every_release_form():
     # StanfordLegion/legion#1650, UCX 1.1x
     ("[cn355:11558:0:11678] ib_mlx5_log.c:171  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)",
      12, 0x15, "Transport retry count exceeded"),
+    # an issue title quoting 1.6+'s form lower-cased, its device left out (openucx/ucx#4184)
+    ((FIX / "ucx4184_mtt_title_retry_exceeded_device_elided.txt").read_text(), 12, 0x15, "transport retry count exceeded"),
+    # the receiver-not-ready retry (synd 0x16 = status 13), device left out likewise (CONSTRUCTED from 1.6's format and text)
+    ("Receive-no-ready retry count exceeded on (synd 0x16 vend 0x82 hw_synd 0/0)", 13, 0x16, "Receive-no-ready retry count exceeded"),
 ])
 def test_completion_forms(line, status, synd, message):
     (f,) = parse_text(line).facts
     assert (f.kind, f.status, f.syndrome, f.message) == ("ucx_completion_error", status, synd, message)
+
+
+@pytest.mark.parametrize("line,status,device,ll", [
+    # UCX's text without its syndrome: issue titles (openucx/ucx#3390, #2346) and 1.6+'s line cut before it (#6000's title)
+    ((FIX / "ucx3390_mtt_title_retry_exceeded_roce.txt").read_text(), 12, None, None),
+    ((FIX / "ucx2346_title_retry_exceeded_ring_test.txt").read_text(), 12, None, None),
+    ("Error: Transport retry count exceeded on mlx5_0:1/RoCE", 12, "mlx5_0", "RoCE"),
+    # the receiver-not-ready text (CONSTRUCTED: 1.6's err_info, cut likewise)
+    ("Receive-no-ready retry count exceeded on mlx5_1:1/IB", 13, "mlx5_1", "IB"),
+])
+def test_the_text_without_its_syndrome(line, status, device, ll):
+    (f,) = parse_text(line).facts
+    assert (f.kind, f.status, f.syndrome, f.vendor_err, f.device, f.link_layer) == ("ucx_completion_error", status, None, None, device, ll)
+
+
+@pytest.mark.parametrize("line", [
+    # libibverbs' own words are the verbs transports' and other programs' (perftest, the kernel), not this form
+    "Failed status transport retry counter exceeded (12) for wr_id 2",
+    "RNR retry counter exceeded",
+    # other words around "retry count exceeded"
+    "Connection retry count exceeded, giving up",
+    "transport retry count exceeded",
+])
+def test_not_the_text_form(line):
+    assert [f for f in parse_text(line).facts if f.kind == "ucx_completion_error"] == []
+
+
+def test_a_line_with_its_syndrome_is_read_once():
+    text = "[mgmt:24113:0:24113] ib_mlx5_log.c:143  Transport retry count exceeded on mlx5_0:1/RoCE (synd 0x15 vend 0x81 hw_synd 0/0)\n"
+    (f,) = parse_text(text).facts
+    assert (f.syndrome, f.device) == (0x15, "mlx5_0")
+
+
+def test_an_elided_device_names_none():
+    (f,) = parse_text((FIX / "ucx4184_mtt_title_retry_exceeded_device_elided.txt").read_text()).facts
+    assert (f.device, f.port, f.link_layer, f.vendor_err) == (None, None, None, 0x81)
 
 
 @pytest.mark.parametrize("line", [
