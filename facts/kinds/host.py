@@ -46,7 +46,10 @@ class LauncherNcclEnv(Fact):
     kind: Literal["launcher_nccl_env"] = "launcher_nccl_env"
     name: str  # "NCCL_SOCKET_IFNAME"
     value: str  # "eth0" (quotes removed; "" for NCCL_IB_HCA=)
-    form: Literal["export", "prefix", "mpirun_x", "slurm_export", "mpi_genv"]
+    form: Literal["export", "prefix", "mpirun_x", "slurm_export", "mpi_genv", "nccl_conf"]
+    # NCCL_SOCKET_IFNAME only: whether an exclusion list ("^docker0") leaves the loopback interface eligible, as NCCL's
+    # ncclOsFindInterfaces / matchIfList read it (None: not an exclusion list, or another variable)
+    loopback_admitted: bool | None = None
 
 
 @fact_kind

@@ -28,10 +28,21 @@ search)::
     ./mpirun -np 16 --host node188:8,node477:8 -genv NCCL_PXN_DISABLE=1 -genv UCX_NET_DEVICES=mlx5_0:1 -genv NCCL_ALGO=NVLSTree -genv NCCL_IB_GID_INDEX 3 ...
     MVAPICH_params="$MVAPICH_params ... -genv NCCL_SHM_DISABLE 1 -genv NCCL_DEBUG INFO"
 
+A setting written into NCCL's configuration file, which NCCL reads into its environment at start-up
+(src/misc/param.cc initEnvFunc: ``$NCCL_CONF_FILE`` or ``~/.nccl.conf``, then ``/etc/nccl.conf``, one
+``NAME=VALUE`` a line), as a container image's build step writes it (aws/deep-learning-containers#4756,
+the PyTorch training image's Dockerfile)::
+
+    echo NCCL_SOCKET_IFNAME=^docker0 >> /etc/nccl.conf
+
 Facts: ``launcher_nccl_env`` per setting: ``name``, ``value`` (quotes removed), ``form``
-(``export`` | ``prefix`` | ``mpirun_x`` | ``slurm_export`` | ``mpi_genv``). Not read: commented-out
+(``export`` | ``prefix`` | ``mpirun_x`` | ``slurm_export`` | ``mpi_genv`` | ``nccl_conf``). For
+``NCCL_SOCKET_IFNAME``, ``loopback_admitted``: an exclusion list (``^docker0``) that leaves ``lo``
+eligible; NCCL uses a value it is given as it is (src/misc/socket.cc ncclFindInterfaces: the default
+``^docker,lo,virbr`` applies only when the variable is unset), and takes the first interface the list
+admits in getifaddrs' order, where ``lo`` usually comes first. Not read: commented-out
 lines (``#export NCCL_X=1``, ``#mpirun ... -genv NCCL_X=V``; an ``#SBATCH`` line is no comment), a
-bare ``NCCL_X=V`` with no command after it (a listing or /etc/nccl.conf, not a launch). A prefix
+bare ``NCCL_X=V`` with no command after it (a listing or the file's own lines, not a launch). A prefix
 written one setting a line, each ending with the shell's ``\\`` continuation, is a prefix: the command
 follows on a later line (``NCCL_DEBUG=INFO \\``, a public README's run step: code search id 34437177692).
 """
@@ -68,6 +79,13 @@ _CONTINUED_REST = re.compile(r"[ \t]++" + _ASSIGN)
 # Slurm's list, split on commas:  --export=ALL,NCCL_SOCKET_IFNAME=ib0 ray start ...   #SBATCH --export=ALL,NCCL_DEBUG=INFO,...
 _SLURM_EXPORT = re.compile(r"--export[= ](?P<list>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&])*NCCL_[A-Z0-9_]+=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&])*)")
 _SLURM_ITEM = re.compile(r"(?:^|,)(?P<name>NCCL_[A-Z0-9_]+)=(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^,]*)")
+# echo NCCL_SOCKET_IFNAME=^docker0 >> /etc/nccl.conf      (aws/deep-learning-containers#4756, a Dockerfile's RUN step)
+# echo "NCCL_DEBUG=INFO" | sudo tee -a /etc/nccl.conf     (CONSTRUCTED: the same file written through tee)
+#   (echo right before the setting; after it, an append or write to NCCL's configuration file: /etc/nccl.conf, or
+#   ~/.nccl.conf, $HOME/.nccl.conf)
+_CONF_BEFORE = re.compile(r"\becho[ \t]+(?:-[neE][ \t]+)?[\"']?$")
+_CONF_AFTER = re.compile(r"[\"']?[ \t]*(?:>>?|\|[ \t]*(?:sudo[ \t]+)?tee(?:[ \t]+-a)?)[ \t]*"
+                         r"(?:/etc/nccl\.conf|(?:~|\$HOME|\$\{HOME\})/\.nccl\.conf)(?![\w.])")
 # MPICH / Intel MPI / MVAPICH:  -genv NCCL_SOCKET_IFNAME "$NET_IF"    -genv NCCL_PXN_DISABLE=1    -genv NCCL_DEBUG INFO
 _GENV = re.compile(r"(?:^|\s)-g?env\s+(?P<name>NCCL_[A-Z0-9_]+)(?:=|\s+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&]*)")
 
@@ -121,6 +139,8 @@ def _form(text: str, m: re.Match[str]) -> str | None:
     end = end if end >= 0 else len(text)
     if end - m.end() > PREFIX_SPAN:
         return None
+    if _CONF_BEFORE.search(before) and _CONF_AFTER.match(text, m.end()):
+        return "nccl_conf"
     if _PREFIX_BEFORE.search(before) and (_COMMAND_AFTER.match(text, m.end()) or _continued(text[m.end():end])):
         return "prefix"
     return None
@@ -132,6 +152,20 @@ def _continued(rest: str) -> bool:
     return rest.endswith("\\") and _CONTINUED_REST.fullmatch(rest, 0, len(rest) - 1) is not None
 
 
+def loopback_admitted(name: str, value: str) -> bool | None:
+    """For NCCL_SOCKET_IFNAME, whether an exclusion list leaves ``lo`` eligible, as NCCL reads the list
+    (src/os/linux.cc ncclOsFindInterfaces: a leading ``^`` excludes, then ``=`` makes every entry exact; src/misc/utils.cc
+    parseStringList: entries split on ``,``, each ``prefix[:port]``, empty ones dropped; matchIf: an entry excludes ``lo`` when
+    it is ``lo`` (exact) or a prefix of it). None: another variable, or not an exclusion list (a value of one character,
+    ``^`` alone, NCCL ignores: strlen(env) > 1)."""
+    if name != "NCCL_SOCKET_IFNAME" or len(value) < 2 or not value.startswith("^"):
+        return None
+    rest = value[1:]
+    exact = rest.startswith("=")
+    entries = [e.split(":", 1)[0] for e in (rest[1:] if exact else rest).split(",")]
+    return not any(e and (e == "lo" if exact else "lo".startswith(e)) for e in entries)
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
@@ -140,13 +174,15 @@ def parse(artefact: Artefact) -> ParseResult:
         form = _form(artefact.text, m)
         if form is not None:
             name, _, value = m[0].partition("=")
-            b.add(LauncherNcclEnv, n, name=name, value=_unquote(value), form=form)
+            value = _unquote(value)
+            b.add(LauncherNcclEnv, n, name=name, value=value, form=form, loopback_admitted=loopback_admitted(name, value))
             result.lines_used += n != last
             last = n
     text = artefact.text
     for at, name, value, form in sorted(_lists(text), key=lambda s: s[0]):
         n = artefact.line_of(at)
-        b.add(LauncherNcclEnv, n, name=name, value=_unquote(value), form=form)
+        value = _unquote(value)
+        b.add(LauncherNcclEnv, n, name=name, value=value, form=form, loopback_admitted=loopback_admitted(name, value))
         result.lines_used += n != last
         last = n
     return result

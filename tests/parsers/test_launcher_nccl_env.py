@@ -37,6 +37,7 @@ def settings(text: str):
                               ("NCCL_IB_GID_INDEX", "3", "mpi_genv", 1), ("NCCL_SOCKET_IFNAME", "bond0", "mpi_genv", 1),
                               ("NCCL_NET_GDR_LEVEL", "4", "mpi_genv", 1)]),
     ("genv_commented.txt", []),
+    ("dlc4756_nccl_conf_exclusion_admits_lo.txt", [("NCCL_SOCKET_IFNAME", "^docker0", "nccl_conf", 1)]),
 ])
 def test_real_launch_lines(name, expected):
     assert settings((FIX / name).read_text()) == expected
@@ -96,3 +97,29 @@ def test_prefix_one_setting_a_line_continued():
     # a commented-out one is none; one continued to its command on the next line is a prefix
     assert settings("# NCCL_DEBUG=INFO \\\n") == []
     assert settings("NCCL_DEBUG=INFO \\\n  python train.py\n") == [("NCCL_DEBUG", "INFO", "prefix", 1)]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # NCCL's configuration file written by a build step (aws/deep-learning-containers#4756) and CONSTRUCTED variants
+    ("RUN echo NCCL_SOCKET_IFNAME=^docker0 >> /etc/nccl.conf\n", [("NCCL_SOCKET_IFNAME", "^docker0", "nccl_conf", 1)]),
+    ('echo "NCCL_DEBUG=INFO" | sudo tee -a /etc/nccl.conf\n', [("NCCL_DEBUG", "INFO", "nccl_conf", 1)]),
+    ("echo NCCL_IB_HCA=mlx5 > ~/.nccl.conf\n", [("NCCL_IB_HCA", "mlx5", "nccl_conf", 1)]),
+    # not NCCL's file, or no echo: not read
+    ("echo NCCL_DEBUG=INFO >> /etc/nccl.conf.bak\n", []),
+    ("echo NCCL_DEBUG=INFO >> ./env.sh\n", []),
+    ("# echo NCCL_SOCKET_IFNAME=^docker0 >> /etc/nccl.conf\n", []),
+])
+def test_nccl_conf_writes(text, expected):
+    assert settings(text) == expected
+
+
+@pytest.mark.parametrize("value, admitted", [
+    ("^docker0", True), ("^docker,virbr", True), ("^=docker0", True),
+    ("^docker0,lo", False), ("^lo,docker,veth", False), ("^docker,l", False),  # an entry is a prefix: "l" excludes lo
+    ("^=lo", False), ("^=l", True),                                           # "=" matches entries exactly
+    ("^docker,lo:0", False),                                                  # a port after the name
+    ("eth0", None), ("lo", None), ("^", None),                                # no exclusion list (NCCL ignores one character)
+])
+def test_loopback_admitted(value, admitted):
+    assert launcher_nccl_env.loopback_admitted("NCCL_SOCKET_IFNAME", value) is admitted
+    assert launcher_nccl_env.loopback_admitted("NCCL_IB_HCA", value) is None
