@@ -140,3 +140,44 @@ def test_expected_figure_s_min_ratio_is_the_bandwidth_limit():
     plat = next(p for p in perf_compare.expected_platforms() if p.id == "h200-nv18-pair")
     assert (c.band, c.below_limit, c.below_limit_source) == ("bandwidth", plat.min_ratio, "knowledge/expected_perf.yaml h200-nv18-pair.min_ratio")
     assert (c.critical_limit, c.critical_limit_source) == perf_compare.CRITICAL_BELOW
+
+
+def _tables_both_ways(facts):
+    """runs_of's two shapes of every run's table: (Table of Rows, Columns), by run id."""
+    rows = {run.id: t for run, t, _c, _r in perf_compare.runs_of(facts)}
+    return {run.id: (rows[run.id], t) for run, t, _c, _r in perf_compare.runs_of(facts, columns=True)}
+
+
+def test_columns_give_the_rows_busbw_in_and_out_of_order():
+    """compare_bundle's Columns (where the sizes never go down and every row has an out-of-place
+    time, each size's first row found without a loop a row; else the general loop) give the sizes
+    and busbw of runs_of's Rows, and compare_tables the same bands, ratios, counts and sizes, for
+    the real tables and for the same tables reversed, with a size twice in order, and with a row
+    with no time and one with only its in-place time besides (the general loop's cases)."""
+    from stethoscope.engine import pipeline
+
+    obs = pipeline.observe_results([OBS / "nccl-tests"])
+    tables = [f for f in obs.facts if f.kind == "nccl_test_table"]
+    assert len(tables) >= 5
+    changed = []
+    for t in tables:
+        n = len(t)
+        rev = {c: getattr(t, c)[::-1] for c in ("lines", "texts", "size_bytes", "oop_time_us", "ip_time_us")}
+        changed.append(t.model_copy(update=rev))
+        dup = {c: list(getattr(t, c)) for c in ("size_bytes", "oop_time_us", "ip_time_us")}
+        dup["size_bytes"][n - 1] = dup["size_bytes"][n - 2]  # a size twice, in order (all_gather's size 0 rows)
+        changed.append(t.model_copy(update={c: tuple(v) for c, v in dup.items()}))
+        odd = {c: list(v) for c, v in dup.items()}
+        odd["oop_time_us"][n - 3], odd["ip_time_us"][n - 3] = 0.0, None  # no time measured
+        odd["oop_time_us"][n - 4] = float("nan")  # only the in-place time
+        changed.append(t.model_copy(update={c: tuple(v) for c, v in odd.items()}))
+    facts = [f for f in obs.facts if f.kind != "nccl_test_table"]
+    seen = 0
+    for variant in (tables, changed[0::3], changed[1::3], changed[2::3]):
+        for rid, (rows, cols) in _tables_both_ways(facts + variant).items():
+            assert list(cols.sizes) == [r.size_bytes for r in rows.rows]
+            assert cols.busbws == [r.busbw for r in rows.rows]
+            ref = {r.size_bytes: r.busbw * 0.9 for r in rows.rows[::3]}
+            assert perf_compare.compare_tables(cols, ref) == perf_compare.compare_tables(rows, ref)
+            seen += 1
+    assert seen >= 20

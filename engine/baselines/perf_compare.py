@@ -27,7 +27,9 @@ import statistics
 from collections import defaultdict
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterable, Iterator
+from math import isnan
+from operator import le
+from typing import Iterable, Iterator, Sequence
 
 from stethoscope.engine.baselines import store
 from stethoscope.facts import knowledge
@@ -119,13 +121,46 @@ class RowsBySize:
 
 
 class Columns:
-    """A run's table as :func:`compare_bundle` reads it: its sizes (each once, ascending) and the busbw of each
-    (store.Row's, without a Row made a size: ~145k at 1,024 bench nodes, each read once)."""
+    """A run's table as :func:`compare_bundle` reads it: its sizes with a measured time (each once, ascending),
+    the table's row of each, and the busbw of a size made when asked (store.Row's value, no Row made: ~145k
+    rows at 1,024 bench nodes, of which a comparison reads the few its reference has in a band)."""
 
-    __slots__ = ("collective", "nranks", "sizes", "busbws")
+    __slots__ = ("collective", "nranks", "sizes", "rows", "oops", "ips", "factor")
 
-    def __init__(self, collective: str, nranks: int, sizes: list[int], busbws: list[float]):
-        self.collective, self.nranks, self.sizes, self.busbws = collective, nranks, sizes, busbws
+    def __init__(self, collective: str, nranks: int, sizes: Sequence[int], rows: Sequence[int],
+                 oops: Sequence[float], ips: Sequence[float | None], factor: float):
+        self.collective, self.nranks, self.sizes, self.rows = collective, nranks, sizes, rows
+        self.oops, self.ips, self.factor = oops, ips, factor
+
+    def busbw(self, j: int) -> float:
+        """The busbw of ``sizes[j]``, as runs_of gives a Row's."""
+        i = self.rows[j]
+        return round(self.sizes[j] / _best_time(self.oops[i], self.ips[i]) / 1e3 * self.factor, 3)
+
+    @property
+    def busbws(self) -> list[float]:
+        return list(map(self.busbw, range(len(self.sizes))))
+
+
+def _best_time(oop: float | None, ip: float | None) -> float | None:
+    """The best of the out-of-place and in-place times that were measured (> 0); None: neither was."""
+    if oop and oop > 0:
+        return ip if ip and 0 < ip < oop else oop
+    if ip and ip > 0:
+        return ip
+    return None
+
+
+def _in_order(sizes: Sequence[int], oops: Sequence[float]) -> tuple[list[int], list[int]] | None:
+    """(the sizes shown, each once and ascending; the row of each) where a table's sizes never go down and
+    every row has its out-of-place time measured (> 0): each size's first row, as runs_of's loop takes it
+    (nccl-tests' all_gather and reduce_scatter print size 0 on several rows: counts under one element a
+    rank), found by C-level passes, not a loop a row. None: the loop decides."""
+    if not (all(map(le, sizes, sizes[1:])) and None not in oops and not any(map(isnan, oops))
+            and (not oops or min(oops) > 0)):
+        return None
+    first = dict(zip(sizes[::-1], range(len(sizes) - 1, -1, -1)))  # a size's first row written last
+    return list(first)[::-1], list(first.values())[::-1]
 
 
 def runs_of(facts: list[Fact], columns: bool = False) -> list[tuple[Fact, store.Table | Columns, dict, RowsBySize]]:
@@ -171,28 +206,34 @@ def runs_of(facts: list[Fact], columns: bool = False) -> list[tuple[Fact, store.
         factor = factors[key]
         if factor is None:
             continue
-        at: dict[int, int] = {}
-        shown: list[int] = []
-        times: list[float] = []
-        busbws: list[float] = []
         sizes, oops, ips = rows.size_bytes, rows.oop_time_us, rows.ip_time_us
-        for i in sorted(range(len(sizes)), key=sizes.__getitem__):
-            size, oop, ip = sizes[i], oops[i], ips[i]
-            # the best of the out-of-place and in-place times that were measured (> 0)
-            if oop and oop > 0:
-                t = ip if ip and 0 < ip < oop else oop
-            elif ip and ip > 0:
-                t = ip
-            else:
-                continue
-            if size in at:
-                continue
-            shown.append(size)
-            times.append(t)
-            busbws.append(round(size / t / 1e3 * factor, 3))
-            at[size] = i
-        table = Columns(run.collective, run.nranks, shown, busbws) if columns else \
-            store.Table(run.collective, run.nranks, list(map(row_, shown, times, busbws)))
+        placed = _in_order(sizes, oops) if columns else None
+        if placed is not None:
+            # the common table: its sizes in order, every row timed; a busbw made only where compare_bundle asks
+            at = dict(zip(*placed))
+            table = Columns(run.collective, run.nranks, placed[0], placed[1], oops, ips, factor)
+        else:
+            at = {}
+            shown: list[int] = []
+            times: list[float] = []
+            busbws: list[float] = []
+            for i in sorted(range(len(sizes)), key=sizes.__getitem__):
+                size, oop, ip = sizes[i], oops[i], ips[i]
+                # the best of the out-of-place and in-place times that were measured (> 0)
+                if oop and oop > 0:
+                    t = ip if ip and 0 < ip < oop else oop
+                elif ip and ip > 0:
+                    t = ip
+                else:
+                    continue
+                if size in at:
+                    continue
+                shown.append(size)
+                times.append(t)
+                busbws.append(round(size / t / 1e3 * factor, 3))
+                at[size] = i
+            table = Columns(run.collective, run.nranks, shown, list(at.values()), oops, ips, factor) if columns else \
+                store.Table(run.collective, run.nranks, list(map(row_, shown, times, busbws)))
         row_of = RowsBySize(rows, at)
         hosts: dict[str, int] = defaultdict(int)
         for rk in ranks.get(run.id, ()):
@@ -260,13 +301,29 @@ def context_diff(base: dict, new: dict) -> str:
 
 def compare_tables(new: store.Table | Columns, ref: dict[int, float]) -> dict[str, tuple[float, int, int]]:
     """band -> (median ratio, sizes compared, largest common size); ``ref`` is size -> busbw."""
+    if type(new) is Columns:
+        return {band: (statistics.median(new.busbw(j) / r for j, r in at), len(at), size)
+                for band, at, size, _j in _plan(new.sizes, ref)}
     ratios: dict[str, list[tuple[int, float]]] = defaultdict(list)
-    rows = zip(new.sizes, new.busbws) if type(new) is Columns else ((r.size_bytes, r.busbw) for r in new.rows)
-    for size, busbw in rows:
+    for size, busbw in ((r.size_bytes, r.busbw) for r in new.rows):
         band = band_of(size)
         if band and size in ref and ref[size] > 0:
             ratios[band].append((size, busbw / ref[size]))
     return {b: (statistics.median(x for _, x in v), len(v), max(s for s, _ in v)) for b, v in ratios.items()}
+
+
+def _plan(sizes: Sequence[int], ref: dict[int, float]) -> list[tuple[str, list[tuple[int, float]], int, int]]:
+    """What :func:`compare_tables` compares in a table of these sizes (ascending, each once) against ``ref``:
+    per band, in band order, (band, [(the size's place, its reference busbw)], the largest size compared, its
+    place). The same for every run of the same sizes and reference (a bench bundle's 5,120 runs: ~5), so
+    :func:`compare_bundle` makes it once for them, and a run's busbw is made only at these sizes."""
+    at: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    for j, size in enumerate(sizes):
+        band = band_of(size)
+        if band and size in ref and ref[size] > 0:
+            at[band].append((j, ref[size]))
+    # sizes ascending: a band's largest size compared is its last
+    return [(band, v, sizes[v[-1][0]], v[-1][0]) for band, v in sorted(at.items())]
 
 
 def _env_baseline() -> store.Baseline | None:
@@ -360,25 +417,36 @@ def compare_bundle(facts: list[Fact]) -> list[Fact]:
     # without a baseline, what a run is compared with depends on these of it alone (_expected_for, _nvlink_pair):
     # a bench bundle's 5,120 runs ask ~5 times (its answers are only read)
     refs: dict[tuple, tuple | None] = {}
+    texts: dict[int, str] = {}  # size_text by size
     for run, table, ctx, row_of in runs_of(facts, columns=True):
         links = pair_links.get(run.node)
         if baseline is None:
             key = (run.collective, run.nranks, ctx["gpu_model"], ctx["nodes"], links, tuple(table.sizes))
-            found = refs[key] if key in refs else refs.setdefault(key, reference_for(run, ctx, None, links, table.sizes))
+            if key in refs:
+                found = refs[key]
+            else:
+                found = refs[key] = reference_for(run, ctx, None, links, table.sizes)
+                if found is not None:  # what its runs compare: once for them all
+                    found = refs[key] = (*found, _plan(table.sizes, found[0]))
         else:
             found = reference_for(run, ctx, baseline, links, table.sizes)
+            if found is not None:
+                found = (*found, _plan(table.sizes, found[0]))
         if found is None:
             continue
-        ref, label, kind, diff, limits = found
+        ref, label, kind, diff, limits, plan = found
         env = "unknown (no NCCL INFO log)" if ctx["env"] is None else (", ".join(f"{k}={v}" for k, v in ctx["env"].items()) or "none")
-        for band, (ratio, n, size) in sorted(compare_tables(table, ref).items()):
-            measured = table.busbws[table.sizes.index(size)]
+        busbw = table.busbw
+        for band, at, size, j in plan:
+            ratio = statistics.median(busbw(i) / r for i, r in at)
+            measured = busbw(j)
             limit, limit_source = limits[band]
+            text = texts.get(size) or texts.setdefault(size, size_text(size))
             out.append(as_given(  # built as a reader's facts are (bench/speed_rP7.md, rQ9)
                 BusbwComparison, f"derived:summary:busbw_comparison:{run.id}:{band}", run.node, row_of.evidence(size), run_id=run.id,
                 sources=f"{row_of.source(size)},{run.id}", collective=run.collective, band=band, ratio=round(ratio, 4),
                 factor_below=round(1 / ratio, 1) if ratio > 0 else float("inf"), measured_busbw=round(measured, 2),
-                reference_busbw=round(ref[size], 2), size_bytes=size, size_text=size_text(size), sizes=n,
+                reference_busbw=round(ref[size], 2), size_bytes=size, size_text=text, sizes=len(at),
                 reference=label, reference_kind=kind, context_diff=diff, env_overrides=env, below_limit=limit,
                 below_limit_source=limit_source, critical_limit=CRITICAL_BELOW[0], critical_limit_source=CRITICAL_BELOW[1]))
     judged = {c.run_id for c in out if c.band == "bandwidth"}
