@@ -45,6 +45,19 @@ node the row names (github.com/charmed-kubernetes/bundle/issues/566, an LXD GPU 
     NAME            STATUS     ROLES     AGE       VERSION
     juju-54b09d-1   NotReady   <none>    7m        v1.10.0
 
+The Ready condition's changes are events too (kubernetes pkg/kubelet/nodestatus and pkg/controller/util/node
+RecordNodeStatusChange: ``recorder.Eventf(node, Normal, "NodeNotReady", "Node %s status is now: %s", name, "NodeNotReady")``,
+``NodeReady`` when it comes back; the node lifecycle controller's MarkPodsNotReady: ``recorder.Event(pod, Warning,
+"NodeNotReady", "Node is not ready")`` on each pod of a node it marked), in the event tables of ``kubectl describe node``
+(``Type Reason Age From Message``) and ``kubectl get events`` (``LAST SEEN TYPE REASON OBJECT MESSAGE``); such a row is the
+Ready condition, status "not True" (NodeNotReady: the event does not say False or Unknown) or "True" (NodeReady), of
+the node its message names, else its object (``node/<name>``), else the kubelet in From (older kubectl: ``kubelet,
+<host>``), else the node the rows before it named (a describe's events are one node's; a row cut before its message),
+else the file's; a pod's event names no node: the file's, where no row names one. The last event of a node is its state (Azure/acs-engine#4236:
+NodeNotReady 23m ago, NodeReady 22m ago: recovered, no problem)::
+
+      Normal  NodeNotReady             23m                kubelet, k8s-agentpool-39580029-vmss000000     Node k8s-agentpool-39580029-vmss000000 status is now: NodeNotReady
+
 The node labels NVSentinel's fault-quarantine module sets when it cordons a node (``<prefix>cordon-by``,
 ``cordon-reason`` the matching ruleset's name, ``cordon-timestamp``; ``uncordon-*`` when it lifts it:
 fault-quarantine reconciler SetLabelKeys) record its action, not a measurement: read, no fact; the conditions
@@ -88,6 +101,17 @@ _NVSENTINEL_CORDON = re.compile(r"(?:^|[\s/])(?:un)?cordon-by=NVSentinel\b", re.
 _NODES_HEADER = re.compile(r"^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\b", re.M)
 # juju-54b09d-1   NotReady   <none>    7m        v1.10.0        agent   Ready,SchedulingDisabled   <none>   4m24s   v1.25.7+k3s1
 _NODES_ROW = re.compile(r"^(?P<name>[A-Za-z0-9][\w.-]{0,252})\s+(?P<status>Ready|NotReady)(?:,SchedulingDisabled)?\s+\S+\s+\S+\s+v\d")
+# the Ready condition's change as an event row (its REASON column; kubectl describe node's events, kubectl get events):
+#   Normal  NodeNotReady             23m                kubelet, k8s-agentpool-39580029-vmss000000     Node k8s-agentpool-39580029-vmss000000 status is now: NodeNotReady   (Azure/acs-engine#4236)
+#   Normal  NodeReady                22m                kubelet,                                      (the same paste, cut there)
+# 5m          Normal    NodeNotReady   node/gpu-node-1   Node gpu-node-1 status is now: NodeNotReady   (CONSTRUCTED: kubectl get events' columns, RecordNodeStatusChange's message)
+# 3m          Warning   NodeNotReady   pod/train-0       Node is not ready                             (CONSTRUCTED: MarkPodsNotReady's event on a pod)
+_READY_EVENT = re.compile(r"(?:^|\s)(?:Normal|Warning)\s+(?P<reason>NodeNotReady|NodeReady)(?:\s|$)")
+_READY_EVENT_M = re.compile(_READY_EVENT.pattern, re.M)
+#   Node k8s-agentpool-39580029-vmss000000 status is now: NodeNotReady          (the message names the node)
+_STATUS_NOW = re.compile(r"\bNode (?P<node>[A-Za-z0-9][\w.-]{0,252}) status is now: (?P<status>NodeNotReady|NodeReady)\b")
+#   kubelet, k8s-agentpool-39580029-vmss000000        (kubectl describe's From column before 1.14: the source and its host)
+_FROM_KUBELET = re.compile(r"\skubelet, (?P<node>[A-Za-z0-9][\w.-]{0,252})\s")
 _KUBELET = {"Ready", "MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable"}
 # the condition is about GPUs: XidCriticalError, GpuXidError, AcceleratedHardwareReady, NvidiaGpuUnhealthy
 _GPU_WORDS = re.compile(r"xid|gpu|nvidia|nvlink|accelerat|dcgm", re.I)
@@ -98,15 +122,35 @@ def detect(head: str) -> bool:
         "Node condition " in head and _NPD_EVENT.search(head) is not None) or (
         ("True" in head or "False" in head or "Unknown" in head) and _BARE_ROW_M.search(head) is not None) or (
         "cordon-by=" in head and _NVSENTINEL_CORDON.search(head) is not None) or (
-        "ROLES" in head and _NODES_HEADER.search(head) is not None)
+        "ROLES" in head and _NODES_HEADER.search(head) is not None) or (
+        "NodeNotReady" in head and _READY_EVENT_M.search(head) is not None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     in_table = in_nodes = False
-    events: dict[tuple[str, str], tuple[int, re.Match, str]] = {}
+    events: dict[tuple[str, str], tuple[int, re.Match | _Event, str]] = {}
+    named: str | None = None  # the node the event rows before named (a describe's events are one node's)
     for n, line in enumerate(artefact.lines, 1):
+        if "NodeReady" in line or "NodeNotReady" in line:
+            if (r := _READY_EVENT.search(line)) is not None:
+                said = _STATUS_NOW.search(line, r.end())
+                who = said or _EVENT_NODE.search(line, r.end() - 1) or _FROM_KUBELET.search(line, r.end() - 1)
+                pod = who is None and " pod/" in line
+                if pod and named is not None:
+                    result.lines_used += 1  # a pod's event beside its node's own: the node's says it
+                    continue
+                if who is not None:
+                    named = who["node"]
+                node = artefact.node if pod else artefact.node_for(named) if named else artefact.node
+                ready = r["reason"] == "NodeReady"
+                # the event's message where it names the node, else what follows the reason (age, source, message)
+                message = said[0] if said is not None else " ".join(line[r.end():].split())
+                events.pop((node, "Ready"), None)  # the last event of a node's Ready condition is its state
+                events[(node, "Ready")] = (n, _Event("Ready", "True" if ready else "not True", r["reason"], message), node)
+                result.lines_used += 1
+                continue
         if "Node condition " in line and (e := _NPD_EVENT.search(line)) is not None:
             obj = _EVENT_NODE.search(line, 0, e.start())
             node = artefact.node_for(obj["node"]) if obj else artefact.node
@@ -151,6 +195,13 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
+class _Event(dict):
+    """A Ready event row as the match of a node-problem-detector event is read (type, status, reason, message)."""
+
+    def __init__(self, ctype: str, status: str, reason: str, message: str):
+        super().__init__(type=ctype, status=status, reason=reason, message=message)
+
+
 def _reason_message(rest: str) -> tuple[str, str]:
     times = 0
     while times < 2 and (t := _TIME.match(rest)) is not None:
@@ -170,4 +221,4 @@ def _add(fb: FactBuilder, n: int, ctype: str, status: str, reason: str, message:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_HEADER, _NPD_EVENT, _BARE_ROW_M, _NVSENTINEL_CORDON, _NODES_HEADER)
+SIGNATURES = (_HEADER, _NPD_EVENT, _BARE_ROW_M, _NVSENTINEL_CORDON, _NODES_HEADER, _READY_EVENT_M)

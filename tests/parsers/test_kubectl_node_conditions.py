@@ -118,3 +118,34 @@ def test_get_nodes_wide_cordoned_and_the_table_end():
     assert got == [("control-plane-1", "True", False), ("gpu-2", "not True", True)]
     # kubectl get pods' header is not the nodes' table
     assert not knc.detect("NAME      READY     STATUS    RESTARTS   AGE\nfoo   0/1   Pending   0   8m\n")
+
+
+def test_real_ready_events_acs4236_last_state_and_the_node_named():
+    # Azure/acs-engine#4236 (kubectl describe node's events): NodeNotReady 23m ago, NodeReady 22m ago (its row cut after
+    # "kubelet,"): the last event is the state, of the node the rows before it named
+    text = (FIX / "acs4236_describe_node_not_ready_then_ready.txt").read_text()
+    (f,) = _facts(text)
+    assert (f.evidence.line, f.node, f.condition, f.status, f.problem) == (
+        9, "k8s-agentpool-39580029-vmss000000", "Ready", "True", False)
+    # its first row alone: the node not ready, named by the message
+    (f,) = _facts(text.split("\n", 1)[0])
+    assert (f.node, f.status, f.problem, f.reason, f.message) == (
+        "k8s-agentpool-39580029-vmss000000", "not True", True, "NodeNotReady",
+        "Node k8s-agentpool-39580029-vmss000000 status is now: NodeNotReady")
+
+
+def test_get_events_ready_rows():
+    # CONSTRUCTED: kubectl get events' columns, RecordNodeStatusChange's message on the node, MarkPodsNotReady's on a pod
+    head = "LAST SEEN   TYPE      REASON         OBJECT               MESSAGE\n"
+    node = "5m          Normal    NodeNotReady   node/gpu-node-1      Node gpu-node-1 status is now: NodeNotReady\n"
+    pod = "5m          Warning   NodeNotReady   pod/train-worker-0   Node is not ready\n"
+    (f,) = _facts(head + node + pod)  # the pod's event beside its node's own: the node's says it
+    assert (f.evidence.line, f.node, f.status, f.problem) == (2, "gpu-node-1", "not True", True)
+    (f,) = _facts(head + pod)  # a pod's event alone: its node is not named, the file's
+    assert (f.node, f.status, f.problem) == ("n1", "not True", True)
+    back = "1m          Normal    NodeReady      node/gpu-node-1      Node gpu-node-1 status is now: NodeReady\n"
+    (f,) = _facts(head + node + back)
+    assert (f.evidence.line, f.status, f.problem) == (3, "True", False)
+    # other events of the node, and the reason in prose: no Ready event
+    assert not knc.detect("  Normal  NodeHasSufficientPID  22m  kubelet, h1  Node h1 status is now: NodeHasSufficientPID\n")
+    assert not knc.detect("the node went NodeNotReady twice last night\n")
