@@ -229,8 +229,13 @@ _KUBECTL = re.compile(r"\n\[pod/[\w.-]+/[\w.-]+\] ?")
 # common.py), and a Ray Serve LLM deployment is named after its model, a Hugging Face id with its slash
 # (ray-project/ray#55754):
 # (ServeReplica:default:meta-llama/Llama-2-7b-hf:meta-llama--Llama-2-7b-hf pid=522173) INFO 08-29 18:02:22 [__init__.py:235] Automatically detected platform cuda.
+# SkyPilot runs a task's command as a Ray task named with a comma at its end (sky/backends/task_codegen.py RayCodeGen:
+# name_str = '{task_name},' or 'task,' on one node, f'{node_name}, rank={rank},' on several), so its output reads:
+# (task, pid=201122) torch.cuda.is_available(): False      (skypilot-org/skypilot#2510)
+# (head, rank=0, pid=2898911) Starting Ray cluster...      (skypilot-org/skypilot#8604; a worker's on another node ends
+#   with Ray's ', ip=<ip>')
 _RAY = re.compile(r"\n(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} (?=\())?"
-                  r"(?:\((?:[\w.:/-]+(?:\([\w.:/-]+(?:\([\w.:/-]+\))?\))?(?: [\w.=-]+)? )?pid=\d+(?:, ip=[\w.:-]+)?\) ?)+")
+                  r"(?:\((?:[\w.:/-]+(?:\([\w.:/-]+(?:\([\w.:/-]+\))?\))?,?(?: [\w.=-]+,?)? )?pid=\d+(?:, ip=[\w.:-]+)?\) ?)+")
 # [default0]:[rank0]: torch.distributed.DistBackendError: NCCL error in: ...   (torchrun --tee; PyTorch >= 2.2)
 # (not the failure table's "[1]:" nor NCCL's "[0] " device index)
 # (torchrun's "[default0]:" is followed by the line as the worker printed it, its indentation
@@ -621,7 +626,7 @@ _BAR_END = (r"(?:[\d.]{1,20}[kMGTPEZY]?/[\d.]{1,20}[kMGTPEZY]? \[" + _INTERVAL +
 # [rank0]: / [default0]:   (PyTorch, torchrun)        I0912 08:14:05.123456   (glog)
 # node201:127799:127863 [0] NCCL INFO ...   (NCCL)   Traceback (most recent call last):   (Python)
 _GLUED_PREFIX = (r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|" + _LEVEL + r" \d\d-\d\d \d\d:\d\d:\d\d"
-                 r"|\([\w.:/-]{1,200}(?: [\w.=-]{1,60})? pid=\d{1,9}[,)]|\[(?:rank|default)\d{1,6}\]:"
+                 r"|\([\w.:/-]{1,200},?(?: [\w.=-]{1,60},?)? pid=\d{1,9}[,)]|\[(?:rank|default)\d{1,6}\]:"
                  r"|[IWEF]\d{4} \d\d:\d\d:\d\d|[\w.-]{1,200}:\d{1,9}:\d{1,9} \[\d{1,4}\] NCCL "
                  r"|Traceback \(most recent call last\):")
 _GLUED_BAR = re.compile(_BAR_END + r"(?=" + _GLUED_PREFIX + ")")
@@ -668,7 +673,7 @@ _GATES = ("`", ">", '"', "\u201c", "<std", ">1 ", ": ", "Z ", '{"log":', "[pod/"
           "##[")
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
-    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+(?:,\d+)?\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\x1e?[ \t]*(?:\[[ \t]*)?\{ ?\"|[ \t]{0,16}\"(?:MESSAGE|message|log|line)\" ?: ?\"|\"?(?:@timestamp|_?time|[Tt]ime(?:stamp)?|[Dd]ate)\"?,|\[pod/|\([\w. =():/-]*pid=\d"
+    r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+(?:,\d+)?\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\x1e?[ \t]*(?:\[[ \t]*)?\{ ?\"|[ \t]{0,16}\"(?:MESSAGE|message|log|line)\" ?: ?\"|\"?(?:@timestamp|_?time|[Tt]ime(?:stamp)?|[Dd]ate)\"?,|\[pod/|\([\w. =():/,-]*pid=\d"
     r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|(?:DEFAULT|NOTICE|ALERT|EMERGENCY)[ \t]+\d{4}-"
     r"|[^`\n]*`(?:[\w.-]+(?:\[\d+\])?: (?:error|fatal): |[A-Za-z_][\w.]*(?:Error|Exception): |[\w.-]+:\d+:\d+ \[\d+\] NCCL "
     r"|(?:\[ *\d+\.\d+\] )?NVRM: |NVIDIA-SMI has failed )"  # (_PROSE_TICK's spans, unbounded: one DFA state a run)
@@ -736,7 +741,7 @@ _MIN_WIDTH = 80  # terminals open 80 wide; a text wrapped narrower is a program'
 #     joined to the member, which was then read as a member no longer and its reader's line ended '"}')
 #   each the row after a text's one longest row, which ends the text: read as that row's cut tail, it was joined to it
 _RECORD_START = re.compile(
-    r"$|[ \t]|[\[{|#]|[}\]],?[ \t]*\r?$|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. =:/()-]*pid=\d"
+    r"$|[ \t]|[\[{|#]|[}\]],?[ \t]*\r?$|\+[-=]|>(?:[ \t]|$)|\$ |```|`[^`]*`[ \t]*$|\(\w[\w. =:/(),-]*pid=\d"
     r"|\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|[A-Za-z][a-z]{2} [ \d]\d \d\d:|[IWEF]\d{4} \d\d:\d\d"
     r"|[\w.-]+:\d+:\d+ \[\d+\]|\d{1,5}: |[\w.-]+@[\w.-]+:|libfabric:"
     r"|[\w-]{1,32} [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: "

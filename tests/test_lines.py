@@ -54,6 +54,8 @@ KEPT = [
     '"Error" is what the log says',
     # near misses of the worker tag: a parenthesis that is no tag (a word and a value, no pid)
     "(rank=1 of 2) ERROR 08-11 10:45:36 [multiproc_executor.py:511] x",
+    # ... nor a sentence in parentheses that names a pid after a comma (more than a name and one field before it)
+    "(the task, which died, pid=201122) Traceback (most recent call last):",
 ]
 
 # issue 11: the wrappers log pipelines put on every line, each a real line of its form
@@ -88,6 +90,12 @@ WRAPPED = [
      "Automatically detected platform cuda."),
     ("(ServeReplica:default:meta-llama/Llama-2-7b-hf:meta-llama--Llama-2-7b-hf pid=522173) INFO 08-29 18:02:22 [__init__.py:235] Automatically detected platform cuda.",
      "Automatically detected platform cuda."),
+    # SkyPilot's Ray task names end with a comma (sky/backends/task_codegen.py: 'task,' or '{node_name}, rank={rank},'):
+    # skypilot-org/skypilot#2510's one-node task, #8604's head; a worker on another node with Ray's ', ip=' (CONSTRUCTED
+    # from the codegen's name and Ray's prefix_for)
+    ("(task, pid=201122) Traceback (most recent call last):", "Traceback (most recent call last):"),
+    ("(head, rank=0, pid=2898911) error: No virtual environment fo", "error: No virtual environment fo"),
+    ("(worker1, rank=1, pid=2680, ip=10.0.7.223) NCCL version 2.21.5+cuda12.4", "NCCL version 2.21.5+cuda12.4"),
     # PyTorch's rank label (pytorch/helion#1396), behind torchrun's local-rank label
     ("[rank1]:E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/common_distributed.py:939] Caught exception: ",
      "E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/common_distributed.py:939] Caught exception: "),
