@@ -125,6 +125,16 @@ FAILURE_WORDS = re.compile(
     #   (src/common/log.c: the program name, then the level's prefix), slurmstepd also as "slurmstepd-<host>: "
     r"|^\s*(?:srun|sbatch|salloc|sattach|scontrol|sacct|sacctmgr|sinfo|squeue|scancel|sstat|sreport|sbcast|strigger|slurmd"
     r"|slurmctld|slurmdbd|slurmstepd(?:-[\w.-]{1,64})?)(?:\[\d{1,10}\])?: (?:error|fatal): "
+    # (train, pid=4439) bash: python: command not found      (skypilot-org/skypilot#5520: the run step of a SkyPilot task
+    #   under its Ray label; the job's program never started)
+    # /bin/sh: 1: torchrun: not found                        (dash's form, CONSTRUCTED as facts/parsers/sshd_start.py lists it)
+    #   a shell that found no program by the name it was told to run: bash's execute_cmd.c internal_error (_("%s: command
+    #   not found"), ...) after the shell's or script's name and, run from a script, "line N: " (error.c), as
+    #   "bash: python: command not found" or "./train.sh: line 12: torchrun: command not found"; dash's "<arg0>: <line>:
+    #   <name>: not found"; zsh's "zsh: command not found: <name>". Pasted beside a healthy table it was no one's line and
+    #   the paste HEALTHY (wild sweep rR4); a reader that knows the program (openmpi_help's orted, sshd_start's sshd)
+    #   cites it first
+    r"|: command not found[ \t]*$|\bzsh: command not found: \S|\bsh: \d{1,9}: [^\s:]{1,200}: not found[ \t]*$"
     # **docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].**   (NVIDIA/nvidia-docker#1352)
     #   the Docker client's report of a request the daemon refused (docker/cli, moby client/request.go:
     #   "Error response from daemon: %s"): the container was never created or started
@@ -439,9 +449,19 @@ def zero_counts_only(line: str) -> bool:
 #   (the same thread's comment: a link alone on its line, its words a page's slug) a line that is only an address (a
 #   URL, bare or in <...>) names a page; what failed is on the page, not in the paste. A URL inside a program's line
 #   ("Error: see https://...") leaves the line an error line.
+# FATAL: Missing required source file.
+#   (skypilot-org/skypilot#8604: a SkyPilot job's output on a Slurm cluster, the lines right after "Job submitted", then
+#   "  (1) Install package 'bash-completion'" and the job ran on) Slurm's bash completion script, sourced by a login
+#   shell's profile, refusing to load: contribs/slurm_completion_help/slurm_completion.sh's source guard (SchedMD/slurm)
+#   prints "FATAL: this script (slurm_completion.sh) is meant to be sourced.", "FATAL: this script (slurm_completion.sh)
+#   only supports bash." and, where bash-completion is not installed, "FATAL: Missing required source file." with the
+#   three steps under it, then returns: the shell has no tab completion of Slurm's commands; the job is untouched.
+#   The whole line only (under any prefix, as srun's label or the pod's): a program's own "FATAL: ..." stays an error line.
 _NO_FAILURE = re.compile(
     r"(?:^|[\s:\]])[\w.-]{1,64}: module verification failed: signature and/or[ \t]{1,4}required key missing - tainting kernel\.?[ \t]*$"
-    r"|^[ \t]{0,16}<?https?://[^\s<>]{1,2000}>?[ \t]*$")
+    r"|^[ \t]{0,16}<?https?://[^\s<>]{1,2000}>?[ \t]*$"
+    r"|(?:^|[\s:\]])FATAL: (?:Missing required source file|this script \(slurm_completion\.sh\) (?:is meant to be sourced"
+    r"|only supports bash))\.[ \t]*$")
 
 
 # +| gpu-burn/abort           | yes/no  \t| Whether or not GPU-burn test aborted before returning GPU results (1:yes, 0: no).   |
@@ -456,8 +476,8 @@ _WHETHER = re.compile(r"\b[Ww]hether\b[^.;|\n]{0,400}")
 def says_no_failure(line: str) -> bool:
     """Whether ``line``'s error words say that nothing failed: counts of none (:func:`zero_counts_only`), a message
     that reports no failure in words that sound like one (_NO_FAILURE: the kernel's unsigned-module taint notice, a
-    link alone on its line), or error words only inside an indirect question (_WHETHER)."""
-    return (zero_counts_only(line) or ("failed" in line or "//" in line) and _NO_FAILURE.search(line) is not None
+    link alone on its line, Slurm's bash completion script declining to load), or error words only inside an indirect question (_WHETHER)."""
+    return (zero_counts_only(line) or ("failed" in line or "//" in line or "FATAL: " in line) and _NO_FAILURE.search(line) is not None
             or "hether" in line and _WHETHER.search(line) is not None and not _ANY_ERROR.search(_WHETHER.sub("", line)))
 
 
@@ -861,7 +881,7 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
             return
         if artefact.raw_text is not None and _prefix_quiet_record(artefact, line, text):
             return  # an application's JSON record at info or debug read as its message: its words are its message's
-        if shell_command(text):
+        if shell_command(text) or says_no_failure(text):  # (a message that reports no failure: its words sound like one)
             return
         if not wrapped and line not in done and _summarised(b, artefact, line, text, title):
             done.add(line)  # a title's, a template field's words: the reporter's claim

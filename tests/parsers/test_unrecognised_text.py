@@ -559,6 +559,53 @@ def test_the_kernels_unsigned_module_taint_notice_and_a_link_alone_are_no_error_
         assert [n for n, _ in _unrecognised(text)] == [1], text
 
 
+def test_slurms_bash_completion_script_declining_to_load_is_no_error_line():
+    # wild sweep rR4 (skypilot-org/skypilot#8604): Slurm's bash completion script, sourced by a login shell on the
+    # cluster, printed its source guard's "FATAL: Missing required source file." and three steps between "Job submitted"
+    # and "Job started": read as an error nobody explains beside the job's own error (uv's, cut by the excerpt)
+    from stethoscope.facts.parsers import unrecognised_text
+
+    text = (ROOT / "fixtures/artefacts/unrecognised_text/skypilot8604_slurm_completion_fatal_missing_source.txt").read_text()
+    # (SkyPilot's Ray task label, "(head, rank=0, pid=2898911) ", taken off by facts/lines.py: the line's own words)
+    assert _unrecognised_normalised(text)[0] == [(24, "error: No virtual environment fo")]
+    assert not unrecognised_text.detect("\n".join(text.splitlines()[:23]) + "\n")  # the script's lines alone: no error
+    # the guard's other two lines (SchedMD/slurm contribs/slurm_completion_help/slurm_completion.sh, CONSTRUCTED from
+    # its echo strings) and the line under srun's task label
+    for line in ("FATAL: this script (slurm_completion.sh) is meant to be sourced.",
+                 "FATAL: this script (slurm_completion.sh) only supports bash.",
+                 "0: FATAL: Missing required source file.", "FATAL: Missing required source file."):
+        assert unrecognised_text.says_no_failure(line), line
+    # beside a recognised file's lines it is no unread failure either
+    assert unread_failures(Artefact(path="job.out", text="FATAL: Missing required source file.\n", node="n"), set()).facts == []
+    # must not: another program's FATAL, the line with more after it, a missing file that is not the script's
+    # (CONSTRUCTED beside the real form) stay error lines
+    for text in ("FATAL: Missing required source file. Aborting build.\n", "FATAL: cannot open shared object file\n",
+                 "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-45-generic\n"):
+        assert [n for n, _ in _unrecognised(text)] == [1], text
+
+
+def test_a_shell_that_found_no_command_is_an_error_line():
+    # wild sweep rR4 (skypilot-org/skypilot#5520): the task's run step printed bash's "python: command not found" under
+    # SkyPilot's Ray label: the file read as nothing a diagnosis could use, and the line beside a healthy nvidia-smi
+    # table as no one's (HEALTHY)
+    from stethoscope.facts.parsers import unrecognised_text
+
+    text = (ROOT / "fixtures/artefacts/unrecognised_text/skypilot5520_python_command_not_found.txt").read_text()
+    assert unrecognised_text.detect(text)
+    assert _unrecognised_normalised(text)[0] == [(5, "bash: python: command not found")]
+    # bash run from a script ("line N: "), dash's and zsh's forms (CONSTRUCTED from the shells' formats, dash's as
+    # facts/parsers/sshd_start.py lists it)
+    for line in ("./train.sh: line 12: torchrun: command not found", "/bin/sh: 1: torchrun: not found",
+                 "zsh: command not found: python"):
+        assert [n for n, _ in _unrecognised(line + "\n")] == [1], line
+        assert unrecognised_text.FAILURE_WORDS.search(line), line
+    # must not: a sentence about the message in backquotes, a table's "not found" cell, a key that was not found
+    # (CONSTRUCTED near misses) are no shell's report
+    for line in ("if you see `command not found`, add it to PATH", "| nvidia-peermem | not found |",
+                 "key: not found", "sh: not found"):
+        assert not unrecognised_text.FAILURE_WORDS.search(line), line
+
+
 def test_a_reporters_sentence_between_fenced_output_is_their_claim_not_an_error_line():
     # wild sweep H3 (Mellanox/k8s-rdma-shared-dev-plugin#54, a control: "The gpudirect test finished successfully"):
     # the note between the comment's ``` blocks read "faulty, unexplained_error" as if a program had printed it
