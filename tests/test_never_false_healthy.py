@@ -534,20 +534,47 @@ def test_a_multi_node_nvlink_communicator_checks_the_network_only_by_its_net_cha
         assert rep.verdict == "healthy" and {"nccl", "network"} <= {c.component for c in rep.checked}, (name, rep.reason)
 
 
+def _left_out_is_cut_short(tmp_path, ruleset, src: Path, line: int, said: str) -> None:
+    """A paste with lines left out by its poster (src, the elision at ``line``) alone: inconclusive, one cut_short
+    limit there, the reason saying ``said``."""
+    rep = _one(tmp_path, ruleset, "elided", src.read_text())
+    assert rep.verdict == "inconclusive", rep.reason
+    assert [(h.limit, h.line) for h in rep.coverage.limits] == [("cut_short", line)], rep.coverage.limits
+    assert said in rep.reason, rep.reason
+
+
 def test_an_elided_nvlink_listing_is_a_capture_cut_short(ruleset, tmp_path):
     # NVIDIA/nccl-tests#228's 'nvidia-smi nvlink -s': GPUs 0-1's twelve links, GPU 2's Link 0, then '......': it read
     # HEALTHY 'checked: nvlink' for the GPUs shown without saying GPUs 2-7 were not (round rN4)
     src = ART / "nvidia_smi_nvlink" / "nccl_tests228_a100_sxm4_nvlink_s_elided.txt"
-    rep = _one(tmp_path, ruleset, "elided", src.read_text())
-    assert rep.verdict == "inconclusive", rep.reason
-    assert [(h.limit, h.line) for h in rep.coverage.limits] == [("cut_short", 29)], rep.coverage.limits
-    assert "GPU2's links with lines left out (line 29)" in rep.reason
+    _left_out_is_cut_short(tmp_path, ruleset, src, 29, "GPU2's links with lines left out (line 29)")
     # the listing cut where the paste ends (GPU 0's Link 4 of an A100's twelve, no GPU shown whole before it): likewise
     rep = _one(tmp_path, ruleset, "cut", "\n".join(src.read_text().splitlines()[:6]) + "\n")
     assert rep.verdict == "inconclusive" and "stops after GPU0's Link 4" in rep.reason, rep.reason
     # must not: a listing shown to its end (two bridged H100 PCIe, every link of each) stays HEALTHY on NVLink
     rep = _one(tmp_path, ruleset, "whole", (ART / "nvidia_smi_nvlink" / "hpe_dl380a_h100_pcie_bridged_nvlink_s.txt").read_text())
     assert rep.verdict == "healthy" and not rep.coverage.limits, rep.reason
+
+
+def test_an_nvidia_smi_table_with_gpu_rows_left_out_is_a_capture_cut_short(ruleset, tmp_path):
+    # NVIDIA/gdrcopy#92's 'nvidia-smi' of eight Tesla M2070: '...' after the header's border, a GPU's second row without
+    # its first, GPU 7's block: it read HEALTHY 'checked: driver, gpu' on GPU 7 alone (round rR4), as rN4's elided
+    # NVLink listing did
+    src = ART / "nvidia_smi_table" / "gdrcopy92_r390_m2070_elided_gpus.txt"
+    _left_out_is_cut_short(tmp_path, ruleset, src, 6, "nvidia-smi table with lines left out (line 6")
+    # must not: a table shown whole stays HEALTHY on its GPUs
+    rep = _one(tmp_path, ruleset, "whole", (ART / "nvidia_smi_table" / "toolkit394_r550_rtx3060.txt").read_text())
+    assert rep.verdict == "healthy" and not rep.coverage.limits, rep.reason
+
+
+def test_a_shell_that_found_no_command_beside_a_healthy_table_is_never_healthy(ruleset, tmp_path):
+    # skypilot-org/skypilot#5520's 'bash: python: command not found' (under SkyPilot's Ray label) pasted below a healthy
+    # nvidia-smi table read HEALTHY 'checked: driver, gpu' (round rR4): the shell's report was no one's line
+    table = (ART / "nvidia_smi_table" / "toolkit394_r550_rtx3060.txt").read_text()
+    for n, line in enumerate(("(train, pid=4439) bash: python: command not found", "bash: python: command not found",
+                              "./train.sh: line 12: torchrun: command not found")):
+        rep = _one(tmp_path, ruleset, f"cnf{n}", table + line + "\n")
+        assert rep.verdict == "faulty" and "command not found" in " ".join(_cited(rep)), (line, rep.reason)
 
 
 def test_a_healthy_verdict_names_the_readings_it_rests_on(ruleset, tmp_path):

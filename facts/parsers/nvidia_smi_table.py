@@ -33,8 +33,9 @@ process table alone, pasted without the GPU rows, is recognised from its title r
     | Processes:                                                       GPU Memory |
     |  GPU       PID   Type   Process name                             Usage      |
 ``N/A`` cells give None. A first GPU row without its second row is a ParseError, unless the text
-ends there (at the GPU row, or at its second row cut short): a capture cut short, a limit. Text
-without the table yields nothing.
+ends there (at the GPU row, or at its second row cut short): a capture cut short, a limit. So is a
+table with lines of its GPU rows left out by the poster (an elision line, ``...``, or a GPU's second
+row without its first). Text without the table yields nothing.
 """
 from __future__ import annotations
 
@@ -103,6 +104,12 @@ _CUT_BORDER = re.compile(r"^\+[-+]*-[ \t]*$")
 #   PID) a process row cut before its type, name and memory: the text ends there, a capture cut short; the row
 #   was there, so the table was not printed empty
 _CUT_PROCESS_ROW = re.compile(r"^\|\s+(?P<gpu>\d+)\s+(?:(?:\d+|N/A)\s+){0,3}(?:\d+|N/A)?(?:\s+\S[^|]*)?$")
+# ...
+# | N/A   N/A   P12    N/A /  N/A |    137MiB /  5301MiB |      0%      Default |
+#   (NVIDIA/gdrcopy#92: R390's table of eight Tesla M2070s, the poster's '...' after the header's border, then a GPU's
+#   second row whose first row was left out, then GPU 7's block) a poster's mark of lines left out, alone on its line
+#   (as nvidia_smi_nvlink's), or a GPU's second row with no first row above it: GPUs of the table were not shown
+_ELIDED = re.compile(r"^\s*(?:\.{3,}|\u2026+|\[(?:\.{3}|\u2026)\])\s*$")
 # +---...---+, |===...===|, |---+---|, and the column-title rows
 _FRAME = re.compile(r"^[+|][-=+|]+\s*$|^\|\s*(?:GPU\s+Name|Fan\s+Temp|GPU\s+GI\s+CI|Processes:|\s*ID\s+ID|\s+\|\s+\|\s+MIG M\.)")
 
@@ -133,6 +140,7 @@ def parse(artefact: Artefact) -> ParseResult:
     buses: dict[int, str] = {}
     panel: dict | None = None  # the process table being read: its title line, rows, "none running"
     panels: list[dict] = []
+    elided = False  # the poster left lines of the GPUs' rows out (one limit a table)
     n = 0
     while n < len(lines):
         line = lines[n].rstrip()
@@ -195,6 +203,14 @@ def parse(artefact: Artefact) -> ParseResult:
                                      "the processes from that row on were not read")
         elif _PANEL_COLUMNS.match(line) or (line.startswith(("|", "+")) and _FRAME.match(line)):
             result.lines_used += 1
+        elif panel is None and not elided and (driver is not None or buses) and (
+                ("." in line or "\u2026" in line) and _ELIDED.match(line) or line.startswith("|") and _STATE_ROW.match(line)):
+            # lines left out of the GPUs' part of the table (the process table's own rows are not the GPUs'): the GPUs
+            # in them were not read, whatever the rows shown say; never a healthy verdict on the table
+            elided = True
+            result.lines_used += 1
+            b.limit(no, "cut_short", "nvidia-smi table with lines left out (line "
+                                     f"{no}: {line.strip()[:40]!r}): the GPUs in them were not read")
     for pn in panels:
         b.add(GpuProcessPanel, pn["line"], process_rows=pn["rows"], says_none_running=pn["none"],
               printed_empty=pn["rows"] == 0 and not pn["none"] and not pn.get("cut"))

@@ -182,3 +182,32 @@ def test_lspci_vvv_field_lines_are_its_format(ruleset, tmp_path):
     rep = small_bundle.diagnose(tmp_path, {"lspci.txt": text}, ruleset)
     assert not [f for f in rep.findings if f.rule == "unexplained_error"], [f.summary for f in rep.findings]
     assert rep.verdict != "healthy"  # an empty slot's port, no device link read (no false HEALTHY either)
+
+
+def test_a_table_with_gpu_rows_left_out_is_cut_short():
+    """NVIDIA/gdrcopy#92 (R390, eight Tesla M2070): the poster's `...` after the header's border, a GPU's second row
+    whose first row was left out, then GPU 7's block. GPU 7 is read; GPUs 0-6 were not shown: one cut_short limit at
+    the elision (the table read HEALTHY, checked gpu and driver, before wild sweep rR4)."""
+    r = _parse(nvidia_smi_table, "nvidia_smi_table/gdrcopy92_r390_m2070_elided_gpus.txt")
+    assert [(f.index, f.name) for f in r.facts if f.kind == "gpu_info"] == [(7, "Tesla M2070")]
+    assert r.errors == [] and [(h.limit, h.line) for h in r.limits] == [("cut_short", 6)]
+    head = "".join((Path(__file__).resolve().parents[2] / "fixtures/artefacts/nvidia_smi_table"
+                    / "gdrcopy92_r390_m2070_elided_gpus.txt").read_text().splitlines(True)[:5])
+    gpu7 = ("|   7  Tesla M2070         On   | 00000000:33:00.0 Off |                    0 |\n"
+            "| N/A   N/A   P12    N/A /  N/A |    137MiB /  5301MiB |      0%      Default |\n"
+            "+-------------------------------+----------------------+----------------------+\n")
+    # the second row alone where the first was left out (no '...'), and the other elision marks (CONSTRUCTED from the
+    # real table): the same limit
+    for cut in ("| N/A   N/A   P12    N/A /  N/A |    137MiB /  5301MiB |      0%      Default |\n", "[...]\n", "\u2026\n"):
+        r = _parse(nvidia_smi_table, text=head + cut + gpu7)
+        assert [h.limit for h in r.limits] == ["cut_short"], cut
+    # must not: the whole block, and a '...' in the process table (its rows are no GPU's) or before the table
+    assert _parse(nvidia_smi_table, text=head + gpu7).limits == []
+    tail = ("+-----------------------------------------------------------------------------+\n"
+            "| Processes:                                                       GPU Memory |\n"
+            "|  GPU       PID   Type   Process name                             Usage      |\n"
+            "|=============================================================================|\n"
+            "...\n"
+            "+-----------------------------------------------------------------------------+\n")
+    assert _parse(nvidia_smi_table, text=head + gpu7 + tail).limits == []
+    assert _parse(nvidia_smi_table, text="...\n" + head + gpu7).limits == []
