@@ -283,6 +283,8 @@ SHOWN = [
     ("nvidia_smi_q/nvidia-smi-q-TEMPERATURE.txt", "inconclusive", []),
     # an ibstat that found no HCA shows no port
     ("ibstat/empty_session_no_hca.txt", "inconclusive", []),
+    # open-mpi/ompi#6184's 'ibv_devinfo -v' cut before its port block: an HCA without a port state (round rR4)
+    ("ibv_devinfo/ompi6184_v_capabilities_no_ports.txt", "inconclusive", []),
     # a dmesg of PCIe AER lines alone: nothing of the NVIDIA driver, so its silence about Xids says nothing
     ("kernel_log/dmesg_aer_correctable_no_details.log", None, ["pcie"]),
     # NVIDIA/dcgm-exporter#326's scrape: the Xid and framebuffer-free gauges alone
@@ -293,6 +295,7 @@ SHOWN = [
     ("../harvest/cases/1203-healthy-gpud-gb200-fabric-manager-inactive-fabric-state-completed/gpud.txt", "healthy", ["nvlink"]),
     # what shows it checks it: a whole nvidia-smi -q, a dmesg with the driver's lines, the probe's burn
     ("nvidia_smi_q/nvidia-smi-q.txt", None, ["gpu", "gpu_memory", "nvlink", "pcie", "power_thermal"]),
+    ("ibv_devinfo/nccl426_roce_bond.txt", "inconclusive", ["network"]),
     ("kernel_log/dmesg-nvrm.log", None, ["driver", "gpu", "gpu_memory", "nvlink", "pcie"]),
     ("steth_probe/device_h200_burn_run1.txt", "healthy", ["gpu", "gpu_memory"]),
 ]
