@@ -492,11 +492,15 @@ def says_no_failure(line: str) -> bool:
 # $ FI_CXI_DEFAULT_VNI=1024 FI_LOG_LEVEL=9 guix shell ... mpirun ...   (HewlettPackard/shs-libcxi#18: a bare "$ ", variables first)
 # Only a command after the prompt: a word or path, lowercase first. Log lines pasted back into a shell keep their error:
 # root@dcgm-exporter-tlb4f:/# 2021-11-23 00:15:28.951 ERROR [82:82] Cannot initialize the hostengine: ...   (NVIDIA/gpu-operator#498)
+# C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v8.0\extras\demo_suite>bandwidthTest.exe   (NVIDIA/nvidia-docker#498: cmd.exe's
+#   default prompt, PROMPT=$P$G: the drive and directory, then ">", the command right after it)
+# PS C:\Users\me> nvidia-smi    (PowerShell's default prompt function: "PS " + the location + "> "; CONSTRUCTED from it)
 _SHELL_COMMAND = re.compile(
     r"\s{0,4}(?:\([\w.-]{1,64}\) )?"
-    r"(?:[\w.-]{1,64}@[\w.-]{1,253}:[^\s#$]{0,200}[#$]|\[[\w.-]{1,64}@[\w.-]{1,253} [^\]\n]{1,200}\][#$]"
-    r"|[\w.-]{1,253}:[^\s#$]{1,200} [#$]|[$])"
-    r" {1,4}(?:(?:sudo|time|env|nohup|exec)(?: -\w{1,20})* )?(?:[A-Z_][A-Z0-9_]{0,63}=\S{0,400} )*"
+    r"(?:(?:[\w.-]{1,64}@[\w.-]{1,253}:[^\s#$]{0,200}[#$]|\[[\w.-]{1,64}@[\w.-]{1,253} [^\]\n]{1,200}\][#$]"
+    r"|[\w.-]{1,253}:[^\s#$]{1,200} [#$]|[$]) {1,4}"
+    r"|(?:PS )?[A-Za-z]:\\[^\n<>|\"*?]{0,400}> {0,4})"
+    r"(?:(?:sudo|time|env|nohup|exec)(?: -\w{1,20})* )?(?:[A-Z_][A-Z0-9_]{0,63}=\S{0,400} )*"
     r"(?:[a-z_][\w.+-]{0,63}|\.{0,2}/[\w./+-]{1,400})(?=\s|$)")
 
 
@@ -524,7 +528,7 @@ def shell_command(line: str) -> bool:
     statement typed at it (its words are no failure)."""
     if ">>> " in line and _REPL_INPUT.match(line) is not None:
         return True
-    return ("$ " in line or "# " in line) and _SHELL_COMMAND.match(line) is not None
+    return ("$ " in line or "# " in line or ":\\" in line and ">" in line) and _SHELL_COMMAND.match(line) is not None
 
 
 # terminate called after throwing an instance of 'tensorrt_llm::common::TllmException'

@@ -324,6 +324,9 @@ def test_a_command_typed_at_a_prompt_is_no_error_line():
     # NVIDIA/TensorRT-LLM#1374: statements typed at Python's interactive prompt
     ">>> error, result = cudart.cudaDeviceCanAccessPeer(0, 1)",
     ">>> print(error)",
+    # NVIDIA/nvidia-docker#498: cmd.exe's default prompt ($P$G), the command right after its ">"; PowerShell's (CONSTRUCTED)
+    "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v8.0\\extras\\demo_suite>bandwidthTest.exe",
+    "PS C:\\Users\\me> nvidia-smi --query-gpu=ecc.errors.uncorrected.volatile.total --format=csv",
 ])
 def test_prompt_forms(line):
     from stethoscope.facts.parsers.unrecognised_text import shell_command
@@ -338,6 +341,7 @@ def test_prompt_forms(line):
     "# Out of bounds values : 1 FAILED",  # a comment line of a tool's output, no prompt
     "node1: error: task 0 launch failed",
     ">>> RuntimeError: CUDA error: uncorrectable ECC error encountered",  # a log line behind a quote's ">>> ": no statement
+    "C:\\jobs\\train>Error: CUDA failure 35 in cudaGetDeviceCount",  # a log line behind a Windows prompt: no command word
 ])
 def test_not_a_prompt_keeps_its_error(line):
     from stethoscope.facts.parsers.unrecognised_text import shell_command
