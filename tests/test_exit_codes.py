@@ -333,3 +333,64 @@ def test_shipped_rules_that_do_not_load_are_internal(monkeypatch):
         res = steth(*argv)
         assert res.exit_code == 4, (argv, res.output)
         assert "internal error: shipped rules do not load" in _one_plain_line(res.stderr)
+
+
+def test_the_console_entry_ends_after_the_atexit_handlers_with_the_code(tmp_path):
+    """cli/main.main ends the process by exits.leave (no teardown of the interpreter after the atexit
+    handlers): the exit code is the verdict's, the whole report is written, an atexit handler of the
+    process ran, and the folder standard input was spooled to (removed by an atexit handler) is gone;
+    an object held to the end is not freed one by one (the teardown skipped)."""
+    marker = tmp_path / "atexit-ran"
+    freed = tmp_path / "freed-at-teardown"
+    code = ("import atexit, sys, pathlib\n"
+            f"atexit.register(pathlib.Path({str(marker)!r}).write_text, 'yes')\n"
+            "class Held:\n"
+            f"    def __del__(self): pathlib.Path({str(freed)!r}).write_text('freed')\n"
+            "held = Held()\n"
+            "from stethoscope.cli.main import main\n"
+            "sys.argv = ['steth', 'diagnose', '--from-logs', '-', '--format', 'json']\n"
+            "main()\n")
+    paste = NCCL_TESTS.read_bytes()
+    env = {k: v for k, v in os.environ.items() if k != "STETH_DEBUG"} | {"TMPDIR": str(tmp_path)}
+    res = subprocess.run([sys.executable, "-c", code], input=paste, capture_output=True, env=env, timeout=120)
+    report = json.loads(res.stdout)
+    assert res.returncode == {"healthy": 0, "faulty": 1, "inconclusive": 2}[report["verdict"]], res.stderr
+    assert marker.read_text() == "yes"
+    assert not list(tmp_path.glob("steth-stdin-*"))
+    assert not freed.exists()  # the interpreter's teardown, which would free it, did not run
+
+
+def test_leave_takes_the_ordinary_exit_where_it_cannot_end_the_process_itself():
+    """A code that is no exit status (a message, None), or a thread other than daemons alive: exits.leave
+    raises the SystemExit it was given (the interpreter then exits as it would have)."""
+    import threading
+
+    from stethoscope.cli.exits import leave
+
+    for exc in (SystemExit("a message"), SystemExit(None), SystemExit(True), SystemExit(256)):
+        with pytest.raises(SystemExit) as got:
+            leave(exc)
+        assert got.value is exc
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait, daemon=False)
+    t.start()
+    try:
+        with pytest.raises(SystemExit) as got:
+            leave(SystemExit(0))
+        assert got.value.code == 0
+    finally:
+        stop.set()
+        t.join()
+
+
+def test_only_the_console_entry_keeps_the_collector_off_and_holds_the_diagnosis():
+    """Through CliRunner (a test, a caller of the app) a diagnosis leaves the collector as it found it
+    and holds nothing (cli/exits.hold): only the process that is the command (cli/main.main) does."""
+    import gc
+
+    from stethoscope.cli import exits
+
+    assert gc.isenabled() and not exits.one_shot()
+    res = CliRunner().invoke(app, ["diagnose", "--from-logs", str(NCCL_TESTS), "-f", "json"])
+    assert res.exit_code in (0, 1, 2), res.output
+    assert gc.isenabled() and exits._held == []
