@@ -1130,3 +1130,15 @@ class DeepepAssertionFailed(Fact):
     source: str  # the source file as printed (a build path: ".../DeepEP/csrc/deep_ep.cpp")
     source_line: int
     condition: str  # the condition as written in the source: it names the limit or invariant that did not hold
+
+
+@fact_kind
+class PythonExtensionMissing(Fact):
+    """Python found no compiled extension module of a package: ``ModuleNotFoundError: No module named
+    'fused_layer_norm_cuda'`` (facts/parsers/python_extension_missing.py): the package's binary part was not built or
+    installed for this environment."""
+
+    kind: Literal["python_extension_missing"] = "python_extension_missing"
+    module: str  # "fused_layer_norm_cuda", "vllm._C", "selective_scan_cuda_core"
+    package: str | None = None  # the first dotted part where the module has one ("vllm"); None for a top-level module
+    exception: str  # "ModuleNotFoundError" (Python 3.6+), "ImportError" (before, and Python 2)
