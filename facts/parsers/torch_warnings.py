@@ -54,6 +54,10 @@ DS_WARNING = re.compile(r"^(?:\[WARNING\] )?\[(?P<src>[\w.-]+\.py):\d+:\w+\] (?P
 # the pattern scanned a long line of repeated warnings once per '/' and per header, bench/redos.py over 2 s)
 PY_WARNING = re.compile(r"\.py:\d{1,7}: (?P<cat>[A-Z]\w{0,40}Warning):(?P<msg>.*)$")
 _FILE_NAME = re.compile(r"[\w.-]{1,200}$")
+# CPython prints the warning's source line under its header, indented by two (_formatwarnmsg_impl: "  %s\n" % line.strip()):
+# /usr/local/lib/python3.12/dist-packages/sglang/srt/layers/quantization/awq.py:76: UserWarning: Only CUDA, HIP and XPU support AWQ currently.
+#   warnings.warn(f"Only CUDA, HIP and XPU support AWQ currently.")      (gpustack/gpustack#5218: the message again, inside the call)
+_SOURCE_LINE = re.compile(r"  \S")
 #: how far above a bare message line its header may stand (the message's first lines above it)
 _HEADER_ABOVE = 3
 
@@ -106,6 +110,8 @@ def _python_warning(lines: list[str], no: int, line: str, title: bool) -> tuple[
     for k in range(no - 1, max(0, no - 1 - _HEADER_ABOVE), -1):
         above = _header(lines[k - 1])
         if above is not None:
+            if above[1] and k == no - 1 and _SOURCE_LINE.match(line):
+                return None  # CPython's copy of the source line under a header that holds the message: the call, not a warning
             return (above[0], line.strip()) if not above[1] else ("", line.strip())
     return None if title else ("", line.strip())
 

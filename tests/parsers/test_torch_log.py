@@ -837,6 +837,21 @@ def test_the_capability_text_in_a_title_without_its_header_is_the_reporters():
     assert of(torch_log.parse(Artefact(path="title.txt", text=title, node="node1")), "torch_warning") == []
 
 
+def test_sglang_platform_warnings_are_read_once_each_not_from_their_source_lines():
+    """gpustack/gpustack#5218 (wild sweep rR5): SGLang 0.5.9 in a container that cannot see its GPU warns at import that
+    its AWQ and GGUF modules found no GPU platform; CPython prints each warning's source line under its header, indented
+    by two, and that line (the call, the message inside it) is not a second warning."""
+    res = parse_file("gpustack5218_sglang_no_gpu_platform.log")
+    assert torch_log.detect((FIX / "gpustack5218_sglang_no_gpu_platform.log").read_text())
+    got = [(w.warning_id, w.benign, w.evidence.line, w.source_file) for w in of(res, "torch_warning")]
+    assert got == [("sglang_awq_no_gpu_platform", False, 1, "awq.py"), ("sglang_awq_no_gpu_platform", False, 3, "awq.py"),
+                   ("sglang_gguf_no_gpu_platform", False, 5, "gguf.py"), ("sglang_gguf_no_gpu_platform", False, 7, "gguf.py")]
+    # a HIP build's GGUF note (CONSTRUCTED from gguf.py's GGUFConfig: warnings.warn(f"Only CUDA and MUSA support GGUF
+    # quantization currently.")) names an AMD GPU present: not read
+    hip = ".../sglang/srt/layers/quantization/gguf.py:80: UserWarning: Only CUDA and MUSA support GGUF quantization currently.\n"
+    assert of(parse_text(hip), "torch_warning") == []
+
+
 def test_an_unknown_or_unformatted_warning_is_not_read():
     # near misses: a c10 warning the catalogue does not know; the known text in prose, not in c10's forms
     assert of(parse_text("[W Utils.hpp:108] Warning: Environment variable FOO is deprecated; use BAR instead (function getCvarString)\n"),
