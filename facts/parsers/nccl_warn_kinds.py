@@ -63,6 +63,8 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'comm_destroyed_twice'
     >>> kind("Invalid rank requested : 2/2")
     'rank_out_of_range'
+    >>> kind("Cannot use cuda/gdr transports as part of specified UCX_TLS")
+    'ucx_tls_cuda_refused'
 """
 from __future__ import annotations
 
@@ -339,6 +341,12 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   builds with SHARP's v3 datatypes): the library started but could not report its capabilities; CollNet falls back
     # sharp_coll_caps_query failed : Error(-1)        (CONSTRUCTED from the format)
     ("sharp_caps_query_failed", re.compile(r"^sharp_coll_caps_query failed : ")),
+    # WARN("Cannot use cuda/gdr transports as part of specified UCX_TLS")   (Mellanox/nccl-rdma-sharp-plugins src/ucx_plugin.c
+    #   ucx_config_no_cuda, a0432ad 2023-10 on: with NCCL_UCX_CUDA_DISABLE=1, the default, the UCX net plugin
+    #   (NCCL_PLUGIN_P2P=ucx) keeps UCX's CUDA transports out; a positive NCCL_UCX_TLS, else UCX_TLS, naming one
+    #   (cuda_copy, cuda_ipc, gdr_copy) is refused and ucx_init_context returns ncclInternalError for the device)
+    # NCCL WARN Cannot use cuda/gdr transports as part of specified UCX_TLS        (NVIDIA/nccl-tests#222, its title)
+    ("ucx_tls_cuda_refused", re.compile(r"^Cannot use cuda/gdr transports as part of specified UCX_TLS")),
 ]
 
 #: a literal each pattern above needs (a WARN with none of them is no kind here)
@@ -346,7 +354,7 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
                    r"|Failed to CUDA|nvmlInit|Driver/library|CUDA Graphs support|Retrieve|PFN functions|shared memory file|failed to peer|CUDA IPC handle|Rem Allocator"
                    r"|fatal error|Fatal error|error is fatal|marked as failed|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
                    r"|mixed local Net|CUDA library|missing symbol|already checked in|already been destroyed|Invalid rank requested"
-                   r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init|SHARP group create|sharp_coll_caps_query"
+                   r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init|SHARP group create|sharp_coll_caps_query|specified UCX_TLS"
                    r"|reverse path|ould not find|No path computed|of node \w+ not found|IPC register userbuff|DOCA failure"
                    r"|No suitable space found|commReclaim|commDestroySync|Legacy IPC cleanup|MNNVL \(cliqueSize")
 
