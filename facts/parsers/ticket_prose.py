@@ -233,6 +233,39 @@ _TYPED = re.compile(r"^\s*(?:\$\s+)?(?:sudo\s+)?(?:cd|ls|cat|make|cmake|rm|cp|mv
 _FRAGMENT = re.compile(r"^\s*(?:I|We|Then|And|So|But|After|When)\s+[a-z']{2,20}(?:\s+[a-z']{1,20})?\s*[:,]?\s*$")
 
 
+# A GitHub issue form's answer: the form renders each field as its label under "### " and the value the reporter gave on
+# the next non-blank line; a field that asks for a version, the platform or a choice of impact has a short value that
+# is no sentence, which the form's heading makes the reporter's (NVIDIA/nccl's .github/ISSUE_TEMPLATE/ISSUE.yaml at
+# 5067397c: the dropdown "How is this issue impacting you?", the input "NCCL Version" with the placeholder
+# "e.g. 2.27.1+cuda12.8", the textarea "Your platform details"):
+# ### NCCL Version                                                       (NVIDIA/nccl#1992, the reporter's answers)
+# 2.28.9+CUDA12.8
+# ### Your platform details
+# H200
+# Only the field's first line is its value here; a longer answer is read line by line as any other.
+_FORM_LABEL = re.compile(r"^###[ \t]+(?P<label>How is this issue impacting you\?|Your platform details|Platform(?: details)?"
+                         r"|Environment|Hardware|GPUs?(?: model)?|(?P<sw>[A-Za-z][\w.+/-]{0,20} )?[Vv]ersions?)[ \t]*$")
+_FORM_VALUE = re.compile(r"^\s*\S[^\n]{0,79}$")
+# the bare version an input "<software> Version" holds: 2.28.9+CUDA12.8, 2.21.5-1+cuda12.4 (NVIDIA/nccl's placeholder
+# "e.g. 2.27.1+cuda12.8"), v2.23.4-1
+_FORM_BARE_VERSION = re.compile(r"^\s*`?v?(?P<v>\d{1,2}(?:\.\d{1,3}){1,3}(?:-\d+(?:\.\d+)*)?)"
+                                r"(?:\s*\+\s*(?i:cuda)[ -]?(?P<cuda>\d{1,2}\.\d{1,2}))?`?\s*$")
+
+
+def form_values(lines: list[str]) -> dict[int, re.Match[str]]:
+    """The lines (1-based) that are an issue form's answers (the first non-blank line under a field's ``### `` label
+    that asks for a version, the platform or the impact), each with its label's match."""
+    values: dict[int, re.Match[str]] = {}
+    label: re.Match[str] | None = None
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        if label is not None and not line.startswith("#") and _FORM_VALUE.match(line):
+            values[n] = label
+        label = _FORM_LABEL.match(line) if line.startswith("###") else None
+    return values
+
+
 def _lines(text: str) -> list[str]:
     return text.split("\n")
 
@@ -496,9 +529,14 @@ def _prose(lines: list[str], read: set[int]) -> bool:
     if any(_LOG_LINE.match(line) for line in lines):
         return False
     tabled: dict | None = None  # the lines of the reporter's markdown tables, found where a line needs them
+    answers: dict | None = None  # an issue form's answers, found where a line needs them
     for n, line in enumerate(lines, 1):
         if n in read or _MARKUP.match(line) or _SENTENCE.search(line) or _HEADING.match(line) or _LINK.match(line) \
                 or _ENV_FIELD.match(line) or _OUTCOME.match(line) or _TYPED.match(line) or _FRAGMENT.match(line):
+            continue
+        if answers is None:
+            answers = form_values(lines) if "###" in "".join(lines) else {}
+        if n in answers:
             continue
         if tabled is None:
             tabled = tables(lines) if "|" in "".join(lines) else {}
@@ -618,6 +656,18 @@ def _count(word: str | None) -> int | None:
     if not word:
         return None
     return int(word) if word.isdigit() else _WORD_NUMBERS.get(word.lower())
+
+
+def _form_version(fb: FactBuilder, n: int, line: str, label: re.Match[str] | None) -> bool:
+    """A bare version answering an issue form's "<software> Version" field (``### NCCL Version`` / ``2.28.9+CUDA12.8``)."""
+    sw = label["sw"].strip().lower() if label is not None and label["sw"] else None
+    m = _FORM_BARE_VERSION.match(line) if sw in _SOFTWARE else None
+    if m is None:
+        return False
+    fb.add(StatedVersion, n, software=_SOFTWARE[sw], version=m["v"])
+    if m["cuda"] and _SOFTWARE[sw] != "cuda":
+        fb.add(StatedVersion, n, software="cuda", version=m["cuda"])
+    return True
 
 
 def _versions(fb: FactBuilder, n: int, line: str) -> bool:
@@ -754,11 +804,12 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.add(ReportedSymptom, n, symptom="remark", component=component, words=" ".join(lines[n - 1].split())[:120])
             result.lines_used += 1
         return result
+    answers = form_values(lines) if "###" in artefact.text else {}
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         found, nic_spans = _platform(fb, n, line)
-        found = _versions(fb, n, line) | found
+        found = (_versions(fb, n, line) or _form_version(fb, n, line, answers.get(n))) | found
         found = _settings(fb, n, line) | found
         found = _figures(fb, n, line, nic_spans) | found
         found = _codes(fb, n, line) | found

@@ -136,6 +136,31 @@ def test_issue_template_with_links_and_versions_compared():
     assert of(fs, "nccl_version") == []
 
 
+def test_issue_form_answers_are_the_reporters():
+    # NVIDIA/nccl#1992: NCCL's issue form answered with bare values (a version with no software named, a GPU model):
+    # the field's label makes them the reporter's, so the file is prose and the version is NCCL's
+    text = (FIX / "nccl1992_issue_form_answers.txt").read_text()
+    assert ticket_prose.detect(text)
+    fs = facts("nccl1992_issue_form_answers.txt")
+    assert [(f.evidence.line, f.software, f.version) for f in fs if f.kind == "stated_version"] == [
+        (11, "nccl", "2.28.9"), (11, "cuda", "12.8")]
+    assert [(s["symptom"], s["words"]) for s in of(fs, "reported_symptom")] == [("error", "crash"), ("error", "crashed")]
+    # the placeholder's form with NCCL's package revision (NVIDIA/nccl's "e.g. 2.27.1+cuda12.8"), CONSTRUCTED
+    form = "### How is this issue impacting you?\n\nApplication hang\n\n### NCCL Version\n\nv2.21.5-1+cuda12.4\n"
+    fs = ticket_prose.parse(Artefact(path="t.txt", text=form, node="n1")).facts
+    assert [(f.software, f.version) for f in fs if f.kind == "stated_version"] == [("nccl", "2.21.5-1"), ("cuda", "12.4")]
+    # a value under a field that asks for no version, platform or impact stays another program's line: not prose
+    assert not ticket_prose.detect("### How is this issue impacting you?\n\nApplication crash\n\n### Error Message & Behavior\n\n"
+                                   "cudaErrorIllegalAddress 0x7f3a\n")
+    # a log line under a version field is still a program's output
+    assert not ticket_prose.detect("### How is this issue impacting you?\n\nApplication crash\n\n### NCCL Version\n\n"
+                                   "[2026-01-22 10:00:01] NCCL version 2.28.9\n")
+    # a bare version under a field of no software named is read as no version
+    fs = ticket_prose.parse(Artefact(path="t.txt", text="### How is this issue impacting you?\n\nApplication crash\n\n"
+                                                          "### Driver Version\n\n580.65.06\n", node="n1")).facts
+    assert [f for f in fs if f.kind == "stated_version"] == []
+
+
 def test_instance_type_and_versions_compared():
     # NVIDIA/nccl#1298: two NCCL versions compared (neither is "the" version), the instance type, 8 x A10G
     fs = facts("nccl1298_title_and_description.txt")
