@@ -251,7 +251,11 @@ def _app_json(raw: str) -> dict | None:
 # container_runtime, k8s_driver_manager); the fallback readers (facts/parsers/unrecognised_text.py, ticket_prose.py)
 # read it as its message with its level (record_level, record_message). The whole rest of the line must be pairs, three
 # at least, one of them a time key, a string level and a msg (app_record_line): a sentence with an '=' in it is none.
+# log15 (inconshreveable/log15 format.go LogfmtFormat, go-ethereum's and Grafana 7-8's logs): keys t, lvl, msg, its
+#   levels Lvl.String()'s trce, dbug, info, warn, eror, crit:
+# t=2021-03-04T10:00:00+0000 lvl=eror msg="Failed to read plugin provisioning files" logger=provisioning.plugins   (CONSTRUCTED)
 _LOGFMT_START = re.compile(r"(?<![\w.@/-])(?:time|ts|timestamp|level|lvl|severity)=")
+_LOG15_TIME = re.compile(r"(?<![\w.@/-])t=(?P<t>[^\s\"=]{1,64})[ \t]+$")
 _LOGFMT_PAIR = re.compile(r'[ \t]*(?P<k>[A-Za-z_@][\w.@/-]{0,63})=(?P<v>"(?:[^"\\\n]|\\.)*"|[^\s"=]*)(?=[ \t\r]|$)')
 
 
@@ -273,6 +277,9 @@ def logfmt_record(raw: str) -> dict | None:
                 v = v[1:-1].replace('\\"', '"').replace("\\\\", "\\")
         record.setdefault(p["k"], v)
         pos = p.end()
+    if "lvl" in record and not any(RECORD_TIME_KEY.fullmatch(k) for k in record) \
+            and (t := _LOG15_TIME.search(raw, 0, m.start())) is not None:
+        record = {"time": t["t"], **record}  # log15's logfmt (its keys t, lvl, msg): t, before lvl, is its time
     return record if len(record) >= 3 else None
 
 

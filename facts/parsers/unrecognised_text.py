@@ -101,6 +101,11 @@ FAILURE_WORDS = re.compile(
     # straggler.py FAILED
     # CRITICAL 03-13 09:00:43 [core_client.py:260] Got fatal signal from worker processes, shutting down.
     r"|\b(?:ERROR|FATAL|FAILED|CRITICAL)\b"
+    # EROR[05-12|10:00:00] Failed to dial peer        CRIT [05-12|10:00:00.000] Database corrupted   (CONSTRUCTED)
+    #   log15's terminal records and go-ethereum's (log/format.go TerminalFormat: "%s[%s] %s " of the level and the time as
+    #   "01-02|15:04:05[.000]"; the level upper-cased from Lvl.String(), "EROR", "CRIT", or Lvl.AlignedString(), "ERROR",
+    #   "CRIT "): an error record whose message need say no error word
+    r"|^[ \t]*(?:EROR|CRIT) ?\[\d\d-\d\d\|\d\d:\d\d:\d\d"
     # |   4  ERR!                On   | 00000000:83:00.0 Off |                 ERR! |   (fixtures/artefacts/nvidia_smi_table/
     #   ogkm446_r525_a40_gpu4_err.txt: nvidia-smi prints ERR! in a field whose NVML query failed, a GPU it cannot read)
     # |                           | Fail - GPU: 0                                  |   (fixtures/artefacts/dcgmi_diag/
@@ -554,6 +559,8 @@ _WHAT = re.compile(r"[ \t]+what\(\):[ \t]")
 _LEVEL_FIELD = (r'"(?i:{keys})"\s*:\s*"(?P<json>[A-Za-z]+)"'
                 r'|(?<![\w.-])(?i:{keys})=(?P<q>"?)(?P<logfmt>[A-Za-z]+)(?P=q)(?![\w.-])'
                 r'|(?<![\w-])(?P<logrus>[A-Z]{{4}})\[(?:\d{{4}}|\d{{4}}-\d\d-\d\dT[^\]\s]*)\]'
+                # log15's and go-ethereum's terminal records: "INFO [05-12|10:00:00.000] ", "DBUG[05-12|10:00:00] ", "DEBUG[...]"
+                r'|(?<![\w-])(?P<log15>[A-Z]{{4,5}}) ?\[\d\d-\d\d\|\d\d:\d\d:\d\d(?:\.\d{{1,6}})?\]'
                 r'|\.[a-z]{{1,4}}:\d{{1,6}}[ \t]{{1,8}}[A-Z]{{2,8}}[ \t]{{1,8}}(?P<ucs>DEBUG|TRACE|INFO)(?=[ \t])'
                 r'|\(\):\d{{1,6}}<(?P<ofi>info|debug|trace)>')
 
@@ -597,9 +604,10 @@ def _prefix_quiet(artefact: Artefact, line: int, text: str) -> bool:
 #   (NVIDIA/gpu-operator#1310: zap's lowercase levels; slog's "ERROR", "ERROR+2"; zap's dpanic, panic, fatal)
 # level=error ts=2022-03-05T12:15:01.058Z caller=main.go:57 msg="GPU health check did not pass" err="..."   (CONSTRUCTED,
 #   go-kit's key order: read as a reporter's remark before round rP5, 'the reporter says ...', the verdict inconclusive)
-_RECORD_FAILING = frozenset(("error", "err", "dpanic", "panic", "fatal", "critical", "crit", "alert", "emerg", "emergency"))
-_RECORD_FAILING_GATE = re.compile(r'"(?:level|severity|lvl)" ?: ?"(?i:error|err|dpanic|panic|fatal|critical|crit|alert|emerg)'
-                                  r'|(?<![\w.-])(?:level|severity|lvl)="?(?i:error|err|dpanic|panic|fatal|critical|crit|alert|emerg)')
+# (log15's "eror": its Lvl.String(), t=... lvl=eror msg=... in its logfmt form)
+_RECORD_FAILING = frozenset(("error", "err", "eror", "dpanic", "panic", "fatal", "critical", "crit", "alert", "emerg", "emergency"))
+_RECORD_FAILING_GATE = re.compile(r'"(?:level|severity|lvl)" ?: ?"(?i:error|err|eror|dpanic|panic|fatal|critical|crit|alert|emerg)'
+                                  r'|(?<![\w.-])(?:level|severity|lvl)="?(?i:error|err|eror|dpanic|panic|fatal|critical|crit|alert|emerg)')
 
 
 def record_lines(artefact: Artefact) -> dict[int, str]:
@@ -656,7 +664,7 @@ def quiet(line: str) -> bool:
     if "=" not in line and '"' not in line and "[" not in line and "<" not in line:
         return False
     pattern, levels = _quiet_levels()
-    found = [m["json"] or m["logfmt"] or m["logrus"] or m["ucs"] or m["ofi"] for m in pattern.finditer(line)]
+    found = [m["json"] or m["logfmt"] or m["logrus"] or m["log15"] or m["ucs"] or m["ofi"] for m in pattern.finditer(line)]
     return bool(found) and all(v.lower() in levels for v in found)
 
 

@@ -768,7 +768,10 @@ LOGFMT_ERRORS = [
      '"reconcileID":"1b2c","error":"ClusterPolicy is not ready, states not ready: [state-driver]"}',
      "Reconciler error: ClusterPolicy is not ready, states not ready: [state-driver]"),
     ('{"level":"error","ts":1741165859.009253,"logger":"dp","msg":"failed to initialize NVML","error":{"code":12,'
-     '"message":"ERROR_LIBRARY_NOT_FOUND"}}', "failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND"),
+     '"message":"ERROR_LIBRARY_NOT_FOUND"}}', "failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND"),    # log15's logfmt (inconshreveable/log15 LogfmtFormat: t, lvl, msg; Lvl.String() "eror"), as go-ethereum and Grafana 7-8
+    # log: an error record whose message says no error word (CONSTRUCTED)
+    ('t=2021-03-04T10:00:00+0000 lvl=eror msg="Plugin not registered" logger=plugins pluginID=abc',
+     "Plugin not registered"),
 ]
 
 
@@ -781,12 +784,27 @@ def test_a_kept_record_at_error_level_is_read_as_its_message(ruleset, tmp_path, 
     assert rep.findings[0].evidence[0].text == raw  # the record as written
 
 
+# log15's and go-ethereum's terminal records (log/format.go TerminalFormat: "%s[%s] %s " of the level, upper-cased
+# Lvl.String() "EROR" / "DBUG" or Lvl.AlignedString() "INFO " / "ERROR", and the time "01-02|15:04:05[.000]") (CONSTRUCTED)
+LOG15_INFO = "INFO [05-12|10:00:00.000] Looking for peers failed to connect       peercount=0"
+LOG15_DBUG = "DBUG[05-12|10:00:00] dial failed   id=abc"
+LOG15_EROR = "EROR[05-12|10:00:01] Snapshot extension registration           peer=abc"
+
+
+def test_log15_terminal_records_by_their_level():
+    from stethoscope.facts.parsers.unrecognised_text import quiet
+    assert quiet(LOG15_INFO) and quiet(LOG15_DBUG) and not quiet(LOG15_EROR)
+    # the error record says no error word: its level is the failure (the unread-failure check's words)
+    assert [n for n, _ in _lines("\n".join([LOG15_INFO, LOG15_DBUG, LOG15_EROR]) + "\n")] == [3]
+
+
 def test_a_kept_record_at_info_level_is_no_error_nor_remark(ruleset, tmp_path):
     # must not: the container toolkit's logrus info records (NVIDIA/gpu-operator#248, verbatim, its last record cut inside
     # "error resolving link"), an slog info record saying "failed", a JSON info record whose object member says "failed"
     toolkit = (ROOT / "fixtures/artefacts/unrecognised_text/gpuop248_toolkit_logrus_info_records.txt").read_text()
     for text in (toolkit,
                  'time=2024-05-01T10:00:00.000Z level=INFO msg="retrying after failed probe of GPU 0" attempt=2\n',
+                 't=2021-03-04T10:00:00+0000 lvl=info msg="Request failed with error" logger=context\n',  # log15's info
                  '{"time":"2024-05-01T10:00:00Z","level":"INFO","msg":"probe done","fields":{"gpu":"0","result":'
                  '"failed to read temperature"}}\n'):
         rep = _diagnosed(ruleset, tmp_path, text)
