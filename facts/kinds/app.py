@@ -930,12 +930,16 @@ class NvshmemDeviceSkipped(Fact):
 
 @fact_kind
 class TorchCudaUnavailable(Fact):
-    """PyTorch in this process found no usable GPU: ``No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'``.
-
-    A CUDA toolkit is installed but torch.cuda.is_available() is False (facts/parsers/torch_cpp_extension.py)."""
+    """PyTorch in this process found no usable GPU: ``No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'``,
+    a program's ``torch.cuda.is_available(): False`` / ``torch.cuda.device_count(): 0``, collect_env's ``Is CUDA
+    available: No`` of a CUDA build (facts/parsers/torch_cpp_extension.py, python_packages.py)."""
 
     kind: Literal["torch_cuda_unavailable"] = "torch_cuda_unavailable"
     cuda_home: str | None = None  # the toolkit it fell back to, where printed
+    # which report said so: "cpp_extension" ("No CUDA runtime is found"), "is_available" / "device_count" (a
+    # program's own print of torch.cuda.is_available() False / device_count() 0), "collect_env" ("Is CUDA available: No")
+    via: str = "cpp_extension"
+    gpus_listed: int | None = None  # collect_env: the GPUs nvidia-smi listed beside it (present, but CUDA cannot use them)
 
 
 @fact_kind

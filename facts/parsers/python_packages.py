@@ -31,13 +31,17 @@ the version of a CUDA runtime package itself: ``nvidia-cuda-runtime==13.0.96``, 
 10.2.89``), with ``cuda_build_num`` in CUDA's own integer form (major*1000 + minor*10: 12010,
 as ``CUDA_VERSION`` and ``cudaDriverGetVersion`` give it) and ``cuda_build_major``;
 ``nvidia_driver_version`` for collect_env's ``Nvidia driver version: 418.67`` (the driver those
-builds run on: engine/combine/version_compat.py checks them against it). Other package lines are
-counted as read. Empty input: nothing.
+builds run on: engine/combine/version_compat.py checks them against it); ``torch_cuda_unavailable``
+(``via`` collect_env, ``gpus_listed`` the GPUs its "GPU models and configuration" lists) for collect_env's
+``Is CUDA available: No`` (1.x) / ``False`` of a CUDA build (a CPU build's wants no GPU). collect_env's
+other fields (``OS:``, ``GCC version:``, the GPU list) and other package lines are counted as read; MMEngine's
+``NVCC: Cuda compilation tools, release 12.4, V12.4.131`` is the toolkit's ``cuda-nvcc`` (as nvcc_version.py reads it). Empty input: nothing.
 """
 from __future__ import annotations
 
 import re
 
+from stethoscope.facts.kinds.app import TorchCudaUnavailable  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.kinds.host import PackageVersion  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.host_info import NvidiaDriverVersion
@@ -65,6 +69,19 @@ _TORCH_CUDA = re.compile(r"^CUDA used to build PyTorch\s*: (?P<cuda>\S+)\s*$")
 # Nvidia driver version: 418.67      Nvidia driver version: 442.92      ...: Could not collect
 # Nvidia driver version        : 580.95.05
 _DRIVER = re.compile(r"^Nvidia driver version\s*: (?P<ver>\d+\.\d+(?:\.\d+)?)\s*$")
+# Is CUDA available: No          (PyTorch 1.x: pretty_str's replace_bools(true='Yes', false='No'); pytorch/pytorch#43058)
+# Is CUDA available: False       (2.x prints the bool)      Is CUDA available            : True   (vLLM's layout)
+_CUDA_AVAILABLE = re.compile(r"^Is CUDA available\s*: (?P<answer>Yes|No|True|False)\s*$")
+# collect_env's other fields (torch/utils/collect_env.py env_info_fmt, 1.x and 2.x): read as the report's own lines
+# OS: Ubuntu 18.04.1 LTS      GCC version: (Ubuntu 7.4.0-1ubuntu1~18.04.1) 7.4.0      Python version: 3.7
+# GPU models and configuration:        (then one "GPU 0: Quadro GP100" line per GPU: nvidia-smi -L without its UUIDs)
+#   (pytorch/pytorch#25878: PyTorch 1.2's collect_env)
+_ENV_KNOWN = re.compile(r"^(?:Is debug build|ROCM used to build PyTorch|OS|GCC version|Clang version|CMake version|Libc version|"
+                        r"Python version|Python platform|CUDA runtime version|CUDA_MODULE_LOADING set to|"
+                        r"GPU models and configuration|cuDNN version|HIP runtime version|MIOpen runtime version|"
+                        r"Is XNNPACK available|Is XPU available|Versions of relevant libraries)\s*:")
+# GPU 0: Quadro GP100      (a line of the GPU list; GPU models and configuration: GPU 0: GeForce RTX 2060 on one GPU)
+_ENV_GPU = re.compile(r"^(?:GPU models and configuration\s*: )?GPU \d{1,3}: \S")
 # vLLM's collect_env: a field its host could not give (``Clang version                : Could not collect``),
 # a ``=====`` banner or a section title under it: read as the report's own lines, never as an error
 _ENV_FIELD = re.compile(r"^[A-Za-z][\w ./()_-]*+\s*: (?:Could not collect|N/A|No CUDA|No XPU|None)\s*$|^={10,}\s*$")
@@ -78,6 +95,9 @@ _MM_TORCH = re.compile(r"^PyTorch: (?P<ver>\d[\w.+]{0,40})\s*$")
 # its other fields, read as the report's own lines: "CUDA available: True", "GPU 0,1,2,3: NVIDIA GeForce RTX 4090 D",
 # "NVCC: Cuda compilation tools, release 12.4, V12.4.131", "numpy_random_seed: 2147483648"
 _MM_FIELD = re.compile(r"^[A-Za-z][\w .,()/-]{0,60}: \S")
+# its NVCC field, nvcc --version's release line (facts/parsers/nvcc_version.py): the toolkit installed beside torch
+# NVCC: Cuda compilation tools, release 12.4, V12.4.131      (InternLM/lmdeploy#3286)
+_MM_NVCC = re.compile(r"^NVCC: Cuda compilation tools, release (?P<release>\d{1,2}\.\d{1,2}), V(?P<version>\d{1,2}\.\d{1,2}\.\d{1,4})\s*$")
 # Hugging Face-style environment reports ("Copy-and-paste the text below in your GitHub issue"): transformers'
 # commands/env.py, accelerate's commands/env.py and LlamaFactory's extras/env.py (which "is inspired by" the first)
 # each print a dict as "\n".join([f"- {prop}: {val}" ...]); the first key names the tool, in backticks
@@ -150,6 +170,10 @@ def parse(artefact: Artefact) -> ParseResult:
     torch_version: tuple[int, str] | None = None
     mm_env = _MM_PLATFORM.search(artefact.text) is not None  # MMEngine's collect_env: its "Name: value" fields
     hf_env = _HF_ENV_HEAD.search(artefact.text) is not None  # a Hugging Face-style "- Name: value" env report
+    torch_env = "CUDA used to build PyTorch" in artefact.text  # PyTorch's (or vLLM's) collect_env: its fields
+    cuda_built: bool | None = None  # collect_env's "CUDA used to build PyTorch": a CUDA build (None: not said)
+    unavailable: int | None = None  # the line of "Is CUDA available: No / False"
+    gpus_listed = 0
     for n, line in enumerate(artefact.lines, 1):
         if _PIP_LIST_HEADER.match(line) or _CONDA_HEADER.match(line):
             columns = "pip" if _PIP_LIST_HEADER.match(line) else "conda"
@@ -169,6 +193,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 continue
             num = re.match(r"\d+\.\d+", m["cuda"])  # "9.0.176" -> "9.0"; None / N/A: a CPU or ROCm build
             cuda = num[0] if num else None
+            cuda_built = cuda is not None
             add_package(b, torch_version[0], "torch", torch_version[1], "collect_env", cuda)
             torch_version = None
             continue
@@ -179,9 +204,27 @@ def parse(artefact: Artefact) -> ParseResult:
         if _ENV_FIELD.match(line):
             result.lines_used += 1
             continue
+        if torch_env and (m := _CUDA_AVAILABLE.match(line)) is not None:
+            result.lines_used += 1
+            if m["answer"] in ("No", "False"):
+                unavailable = n
+            continue
+        if torch_env and (_ENV_KNOWN.match(line) or _ENV_GPU.match(line)):
+            result.lines_used += 1
+            gpus_listed += _ENV_GPU.match(line) is not None
+            continue
         if mm_env and (m := _MM_TORCH.match(line)) is not None:
             result.lines_used += 1
             add_package(b, n, "torch", m["ver"], "collect_env", _cuda_of("torch", m["ver"], None))
+            cuda_built = _cuda_of("torch", m["ver"], None) is not None
+            continue
+        if mm_env and line.startswith("CUDA available: False"):  # MMEngine's: torch.cuda.is_available()
+            result.lines_used += 1
+            unavailable = n
+            continue
+        if mm_env and (m := _MM_NVCC.match(line)) is not None:
+            result.lines_used += 1
+            add_package(b, n, "cuda-nvcc", m["version"], "collect_env", m["release"])
             continue
         if mm_env and _MM_FIELD.match(line):
             result.lines_used += 1
@@ -208,6 +251,8 @@ def parse(artefact: Artefact) -> ParseResult:
         add_package(b, n, name, m["ver"], manager, _cuda_of(name, m["ver"], build))
     if torch_version is not None:  # collect_env cut short after its PyTorch line
         add_package(b, torch_version[0], "torch", torch_version[1], "collect_env", _cuda_of("torch", torch_version[1], None))
+    if unavailable is not None and cuda_built:  # a CUDA build of PyTorch that found no usable GPU (a CPU build: none wanted)
+        b.add(TorchCudaUnavailable, unavailable, via="collect_env", gpus_listed=gpus_listed or None)
     return result
 
 

@@ -12,7 +12,12 @@ alone, "Job failures with: `No CUDA runtime is found`")::
     >>> import MMEdu
     No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'
 
-Facts emitted: ``torch_cuda_unavailable`` per such line (``cuda_home`` where printed). Other lines
+A program's own print of ``torch.cuda.is_available()`` / ``torch.cuda.device_count()`` says the same
+(``torch.cuda.is_available(): False``, skypilot-org/skypilot#2510; the REPL's ``>>> torch.cuda.is_available()``
+with ``False`` on the next line): read here too.
+
+Facts emitted: ``torch_cuda_unavailable`` per such line (``cuda_home`` where printed), and one for a
+program's prints that say no GPU (``via`` is_available or device_count; a True / non-zero answer is read, no fact). Other lines
 are not read (a log holds other programs' lines: their own readers read them). Empty input: nothing.
 """
 from __future__ import annotations
@@ -29,24 +34,66 @@ KIND = "torch_cpp_extension"
 # Job failures with: `No CUDA runtime is found`                                   (quoted, pytorch/pytorch#153760)
 _LINE = re.compile(r"\bNo CUDA runtime is found\b(?:, using CUDA_HOME='(?P<home>[^'\n]*)')?")
 _DETECT = re.compile(r"\bNo CUDA runtime is found\b")
+# A program's own print of PyTorch's answer, the first thing a GPU job's script checks:
+# (task, pid=201122) torch.cuda.is_available(): False      (skypilot-org/skypilot#2510: a SkyPilot task; the Ray
+# (task, pid=201122) torch.cuda.device_count(): 0           prefix is facts/lines.py's)
+# CONSTRUCTED, the same print's other separators: "torch.cuda.is_available() = False", "torch.cuda.is_available() False"
+_PROBE = re.compile(r"^(?:>>> )?torch\.cuda\.(?P<call>is_available|device_count)\(\)(?:\s{0,8}[:=]\s{0,8}|\s{1,8})"
+                    r"(?P<answer>False|True|\d{1,3})\s*$")
+# the REPL's form, its answer on the next line (CONSTRUCTED from Python's interactive prompt):
+# >>> torch.cuda.is_available()
+# False
+_REPL = re.compile(r"^>>> torch\.cuda\.(?P<call>is_available|device_count)\(\)\s*$")
+_PROBE_SIG = re.compile(r"torch\.cuda\.(?:is_available|device_count)\(\)")
 
 
 def detect(head: str) -> bool:
-    return "No CUDA runtime" in head and _DETECT.search(head) is not None
+    if "No CUDA runtime" in head and _DETECT.search(head) is not None:
+        return True
+    return "torch.cuda." in head and any(_probe(line, nxt) is not None for line, nxt in _pairs(head))
+
+
+def _pairs(text: str):
+    lines = text.splitlines()
+    return zip(lines, lines[1:] + [""])
+
+
+def _probe(line: str, nxt: str) -> tuple[str, bool] | None:
+    """(the call, whether it says no GPU) of a printed torch.cuda.is_available() / device_count() answer."""
+    if "torch.cuda." not in line:
+        return None
+    if (m := _PROBE.match(line)) is not None:
+        answer = m["answer"]
+    elif (m := _REPL.match(line)) is not None and re.fullmatch(r"\s*(?:False|True|\d{1,3})\s*", nxt):
+        answer = nxt.strip()
+    else:
+        return None
+    if m["call"] == "is_available" and answer in ("True", "False"):
+        return m["call"], answer == "False"
+    if m["call"] == "device_count" and answer.isdigit():
+        return m["call"], answer == "0"
+    return None
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
-    if "No CUDA runtime" not in artefact.text:
+    if "No CUDA runtime" not in artefact.text and "torch.cuda." not in artefact.text:
         return result
     b = FactBuilder(artefact, result)
-    for n, line in enumerate(artefact.lines, 1):
+    lines = artefact.lines
+    probed = False  # one fact for a program's prints (is_available False, then device_count 0: one finding)
+    for n, line in enumerate(lines, 1):
         if "No CUDA runtime" in line and (m := _LINE.search(line)) is not None:
             b.add(TorchCudaUnavailable, n, cuda_home=m["home"] or None)
             result.lines_used += 1
+        elif (p := _probe(line, lines[n] if n < len(lines) else "")) is not None:
+            result.lines_used += 1
+            if p[1] and not probed:
+                b.add(TorchCudaUnavailable, n, via=p[0])
+                probed = True
     return result
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT,)
+SIGNATURES = (_DETECT, _PROBE_SIG)

@@ -222,3 +222,43 @@ def test_hf_env_fields_without_the_report_head_are_nobodys():
     text = "- OS: Ubuntu 22.04\n- PyTorch version: 2.1.0\n- CUDA: 12.1\n"
     assert not python_packages.detect(text)
     assert not python_packages.parse(Artefact(path="t.txt", text=text, node="n1")).facts
+
+
+def test_collect_env_1x_layout_every_line_read():
+    """PyTorch 1.2's collect_env (pytorch/pytorch#25878): OS, GCC, CMake, 'Is CUDA available: Yes', the GPU list
+    under 'GPU models and configuration:' are its own fields, read; CUDA available: no torch_cuda_unavailable."""
+    rel = "python_packages/pytorch25878_collect_env_1.2_two_gp100_driver410.txt"
+    r = _parse(python_packages, rel)
+    text = (FIX / rel).read_text()
+    assert r.lines_used == sum(1 for line in text.splitlines()[1:] if line.strip()) and not r.errors
+    assert not [f for f in r.facts if f.kind == "torch_cuda_unavailable"]
+    assert _pkgs(r)[("torch", "collect_env")] == ("1.2.0a0+8554416", "10.0", 10000)
+
+
+def test_collect_env_cuda_not_available_of_a_cuda_build():
+    """'Is CUDA available: No' of a CUDA 10.2 build with two V100s listed (pytorch/pytorch#43058): the process
+    does not see the GPUs that are there; a CPU build's 'False' (pytorch/pytorch#137846) wants no GPU."""
+    r = _parse(python_packages, "python_packages/pytorch43058_collect_env_cu102_driver418.txt")
+    [f] = [f for f in r.facts if f.kind == "torch_cuda_unavailable"]
+    assert (f.via, f.gpus_listed, f.evidence.line) == ("collect_env", 2, 11)
+    r = _parse(python_packages, "python_packages/pytorch137846_collect_env_numpy_warning_cpu.txt")
+    assert not [f for f in r.facts if f.kind == "torch_cuda_unavailable"]
+
+
+@pytest.mark.parametrize("text, unavailable", [
+    # vLLM's padded layout (CONSTRUCTED from vllm#41864's fixture, the answer False)
+    ("PyTorch version              : 2.11.0+cu130\nCUDA used to build PyTorch   : 13.0\nIs CUDA available            : False\n", True),
+    ("PyTorch version: 2.4.0\nCUDA used to build PyTorch: 12.1\nIs CUDA available: True\n", False),
+    # MMEngine's collect_env (CONSTRUCTED from lmdeploy#3286's fixture): "CUDA available: False" of a +cu121 build
+    ("sys.platform: linux\nCUDA available: False\nPyTorch: 2.5.1+cu121\n", True),
+    ("sys.platform: linux\nCUDA available: False\nPyTorch: 2.5.1+cpu\n", False),
+])
+def test_collect_env_cuda_available_forms(text, unavailable):
+    r = _parse(python_packages, text=text)
+    assert bool([f for f in r.facts if f.kind == "torch_cuda_unavailable"]) is unavailable
+
+
+def test_mmengine_collect_env_nvcc_field():
+    # InternLM/lmdeploy#3286: "NVCC: Cuda compilation tools, release 12.4, V12.4.131", the toolkit beside torch
+    r = _parse(python_packages, "python_packages/lmdeploy3286_check_env_mmengine_cu121_4090d.txt")
+    assert _pkgs(r)[("cuda-nvcc", "collect_env")] == ("12.4.131", "12.4", 12040)

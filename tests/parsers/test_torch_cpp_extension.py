@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import pytest
-from parse_helper import parse_fixture
+from parse_helper import FIX, parse_fixture
 
+from stethoscope.facts.lines import normalise
 from stethoscope.facts.parsers import torch_cpp_extension as reader
+from stethoscope.facts.parsers.base import Artefact
 
 
 def test_import_line_with_cuda_home() -> None:
@@ -24,3 +26,26 @@ def test_forms(line: str, home: str | None) -> None:
 
 def test_other_cuda_home_lines_are_not_read() -> None:
     assert not reader.detect("Using CUDA_HOME='/usr/local/cuda'\n")
+
+
+def test_task_prints_is_available_false():
+    # skypilot-org/skypilot#2510: a SkyPilot task's prints (Ray's "(task, pid=...)" prefix), then a cut traceback
+    text = normalise((FIX / "torch_cpp_extension/skypilot2510_task_is_available_false.txt").read_text())
+    res = parse_fixture(reader, text=text)
+    [f] = res.facts
+    assert (f.via, f.evidence.line, res.lines_used) == ("is_available", 6, 2)
+
+
+@pytest.mark.parametrize("text, via", [
+    ("torch.cuda.is_available(): False\n", "is_available"),  # skypilot-org/skypilot#2510, its prefix off
+    ("torch.cuda.device_count(): 0\n", "device_count"),
+    ("torch.cuda.is_available() = False\n", "is_available"),  # CONSTRUCTED separators
+    ("torch.cuda.is_available() False\n", "is_available"),
+    (">>> torch.cuda.is_available()\nFalse\n", "is_available"),  # CONSTRUCTED: the REPL's answer on the next line
+    ("torch.cuda.is_available(): True\ntorch.cuda.device_count(): 8\n", None),
+    (">>> torch.cuda.is_available()\nTrue\n", None),
+    ("if not torch.cuda.is_available(): raise SystemExit\n", None),  # code, not an answer
+])
+def test_probe_forms(text: str, via: str | None) -> None:
+    facts = parse_fixture(reader, text=text).facts if via else reader.parse(Artefact(path="t.txt", text=text, node="n1")).facts
+    assert [f.via for f in facts] == ([via] if via else [])
