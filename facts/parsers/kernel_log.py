@@ -52,7 +52,8 @@ from stethoscope.facts.kinds.kernel import (
 )
 from stethoscope.facts.parsers import kernel_log_drm, kernel_log_efa, kernel_log_modeset, kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
 from stethoscope.facts.parsers import kernel_log_splat
-from stethoscope.facts.parsers import nvsentinel_event
+from stethoscope.facts.parsers import nvsentinel_event, xid_quoted
+from stethoscope.facts.kinds.dcgm import XidQuoted
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
 from stethoscope.facts.parsers.kernel_log_time import runs_on, spans
 from stethoscope.facts.parsers.kernel_log_pcie_recovery import KEYWORDS as RECOVERY_KEYWORDS, AerRecovery
@@ -627,6 +628,13 @@ def parse(artefact: Artefact) -> ParseResult:
 def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int], log_spans: bool) -> None:
     m = _XID.search(msg)
     if m is None:
+        q = xid_quoted.PAIR.search(msg)
+        if q is not None and xid_quoted.quoted(q):
+            # the poster left the bus id out and kept the code-and-message pair the line ends with (a blog's
+            # "NVRM: Xid 13, Graphics SM Warp Exception"): the pair an alert quotes, read as xid_quoted reads it
+            b.add(XidQuoted, ln, xid=int(q["xid"]), message=q["msg"].strip().rstrip(".,;"), node=common["node"])
+            used.add(ln)
+            return
         b.error(ln, "Xid line without '(PCI:...): <code>'")
         return
     bus = _bus(_XID_MIG.sub("", m["pci"]))

@@ -33,27 +33,27 @@ FALLBACK = True
 
 # On 2026-09-10 08:08:46 `s9jvxs64` GPU 0 reported `Xid 149, NETIR_LINK_DOWN Fatal XC0 i0 Link 14`, and CoreWeave moved ...   (marin-community/marin#9086)
 # (not "Xid 119, 120: GSP RPC Timeout / GSP Error": NVIDIA's documentation heading, a list of codes; not "SXid 12028, ...")
-_PAIR = re.compile(r"(?<![\w-])Xid (?P<xid>\d{1,3}), (?P<msg>[A-Za-z_][^`'\"\n]{2,300})")
+PAIR = re.compile(r"(?<![\w-])Xid (?P<xid>\d{1,3}), (?P<msg>[A-Za-z_][^`'\"\n]{2,300})")
 # GPU 0 reported ...
 _GPU = re.compile(r"\bGPU (?P<i>\d{1,2})\b")
 
 
-def _quoted(m: re.Match) -> bool:
+def quoted(m: re.Match) -> bool:
     """A pair, not a sentence that defines the code ("Xid 143, marked as critical in GPUd, indicates GPU initialization
     failure.", leptonai/gpud#614: a catalogue's wording, no event)."""
     return not defines(m.string[m.start("msg") - 1:m.end("msg")])
 
 
 def detect(text: str) -> bool:
-    return any(_quoted(m) for m in _PAIR.finditer(text))
+    return any(quoted(m) for m in PAIR.finditer(text))
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     text = artefact.text
-    for n, m in iter_matches(_PAIR, artefact):
-        if not _quoted(m):
+    for n, m in iter_matches(PAIR, artefact):
+        if not quoted(m):
             continue
         result.lines_used += 1
         gpus = _GPU.findall(text, text.rfind("\n", 0, m.start()) + 1, m.start())  # a "GPU <n>" before it on its line

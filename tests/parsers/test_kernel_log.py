@@ -141,6 +141,21 @@ def test_negative_rows(line):
     assert r.facts == [] and r.errors == [] and r.lines_used == 0
 
 
+def test_xid_line_with_its_bus_id_left_out_is_the_quoted_pair():
+    # metaverse-oky.blogspot.com (2026-03): the driver's line with "(PCI:...)" left out by the poster keeps the
+    # code-and-message pair an alert quotes: read as xid_quoted (no GPU named), not a parse error
+    r = parse_file("metaverseoky_xid13_bus_id_left_out.log")
+    assert r.errors == [] and r.lines_used == 1
+    (q,) = of(r, "xid_quoted")
+    assert (q.xid, q.message, q.gpu_index, q.node) == (13, "Graphics SM Warp Exception", None, "n1")
+    assert of(r, "xid_event") == []
+    # CONSTRUCTED from NVIDIA's documentation heading ("Xid 119, 120: GSP RPC Timeout / GSP Error"): a list of codes,
+    # no message, stays a parse error; so does a code with nothing after it
+    for line in ("NVRM: Xid 119, 120: GSP RPC Timeout", "NVRM: Xid 79"):
+        r = parse_text(line + "\n")
+        assert of(r, "xid_quoted") == [] and len(r.errors) == 1, line
+
+
 def test_xid120_crashcat_report_lines_read_with_it():
     # NVIDIA/open-gpu-kernel-modules#876 (fixtures/harvest case 506's dmesg.log, cut after the report's first line):
     # the GSP CrashCat report line indented under the Xid 120 line is its detail
