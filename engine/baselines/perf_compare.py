@@ -218,13 +218,9 @@ def runs_of(facts: list[Fact], columns: bool = False) -> list[tuple[Fact, store.
             times: list[float] = []
             busbws: list[float] = []
             for i in sorted(range(len(sizes)), key=sizes.__getitem__):
-                size, oop, ip = sizes[i], oops[i], ips[i]
-                # the best of the out-of-place and in-place times that were measured (> 0)
-                if oop and oop > 0:
-                    t = ip if ip and 0 < ip < oop else oop
-                elif ip and ip > 0:
-                    t = ip
-                else:
+                size = sizes[i]
+                t = _best_time(oops[i], ips[i])
+                if t is None:
                     continue
                 if size in at:
                     continue
