@@ -15,7 +15,8 @@ content (real: NVIDIA/gpu-operator#234 on OpenShift 4.7; the step lines are the 
 Facts: ``driver_container_failure`` per failure line: ``stage`` is the step it failed in
 (``kernel_version``, ``package_cache``, ``dependencies``, ``kernel_headers``,
 ``kernel_module_files``, ``kernel_version_string``, ``build`` (make's ``*** ... Error N`` after the
-compile step), ``load`` (modprobe); ``unknown`` before
+compile step), ``install`` (the modules installed, or a precompiled image's module packages fetched, for the
+node's kernel), ``load`` (modprobe); ``unknown`` before
 any step line), ``message`` as printed, ``packages`` the packages a package manager could not
 find (space-separated), ``kernel`` a kernel version named in them. Step lines are recognised
 and counted. A file without one of the script's step lines is not this kind (a bare ``dnf``
@@ -43,6 +44,12 @@ STEPS: tuple[tuple[str, str], ...] = (
     ("Installing Linux kernel module files...", "kernel_module_files"),
     ("Generating Linux kernel version string...", "kernel_version_string"),
     ("Compiling NVIDIA driver kernel modules...", "build"),
+    # ubuntu*/nvidia-driver's _install_driver (nvidia-installer links the built modules), and the precompiled
+    # ubuntu images' (apt installs linux-objects-nvidia-<branch>-server-<kernel>, linux-signatures-nvidia-<kernel>,
+    # linux-modules-nvidia-<branch>-server[-open]-<kernel>; today's script says "Installing Open|Closed ...")
+    ("Installing NVIDIA driver kernel modules...", "install"),
+    ("Installing Open NVIDIA driver kernel modules...", "install"),
+    ("Installing Closed NVIDIA driver kernel modules...", "install"),
     ("Relinking NVIDIA driver kernel modules...", "build"),
     ("Loading NVIDIA driver kernel modules...", "load"),
 )
@@ -67,7 +74,10 @@ _MODPROBE = re.compile(r"modprobe: (?:ERROR|FATAL): (?P<msg>could not insert '[\
 _BUILD_ERROR = re.compile(r"^make(?:\[\d+\])?: \*\*\* [^\n]+ Error \d+\s*$")
 #: line signatures for facts/classify.py
 SIGNATURES = (_STEP_OR_DEPS,)
-_KERNEL = re.compile(r"(?:kernel|linux)-(?:headers|devel|core|modules)-(?P<kernel>\d+\.\d+[\w.+~-]*)")
+# kernel-headers-4.18.0-240.23.2.el8_3.x86_64      linux-modules-nvidia-535-server-6.1.51-talos      linux-signatures-nvidia-6.1.51-talos
+# (a precompiled image's packages: the driver branch, server and open flavours before the kernel release)
+_KERNEL = re.compile(r"(?:kernel|linux)-(?:headers|devel|core|modules|objects|signatures)-"
+                     r"(?:nvidia-(?:\d+-)?(?:server-)?(?:open-)?)?(?P<kernel>\d+\.\d+[\w.+~-]*)")
 
 
 def detect(text: str) -> bool:
