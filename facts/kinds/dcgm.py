@@ -320,6 +320,22 @@ class NhcCheckFailed(Fact):
     #: NHC itself did not finish: "watchdog" (could not kill a hung NHC), "timeout" (Script timed out), "signal"
     aborted: str | None = None
     gpu_check: bool = False  # a check of the node's GPUs, by its name (check_nv_*, check_nvsmi_*, check_gpu*, check_dcgm*)
+    #: NHC's memory checks (check_hw_physmem, check_hw_mem, check_hw_swap: "Actual RAM size (1961032660 kB) greater than
+    #: maximum allowed (928858388 kB)."): what the node has, the configuration's bound, and which bound ("min", "max")
+    measured_kb: int | None = None
+    limit_kb: int | None = None
+    bound: str | None = None
+    #: check_hw_ib's "No IB port mlx5_ib0:1 is ACTIVE (LinkUp 200 Gb/sec).": no port (that port, where the configuration
+    #: names one) is Active and LinkUp at the configured rate; ``ib_port`` "mlx5_ib0:1", its ``hca`` and ``port``, and
+    #: ``expected_rate_gbps`` where the line names them (None where the configuration names none, or the line is cut)
+    ib_port_not_active: bool = False
+    ib_port: str | None = None
+    hca: str | None = None
+    port: int | None = None
+    expected_rate_gbps: float | None = None
+    #: the same NHC output finds more memory on this node than its configuration's maximum (``bound`` "max" of a memory
+    #: check): that configuration's hardware lines are another machine's, so this failure's expectation may be too
+    config_other_machine: bool = False
 
 
 @fact_kind

@@ -18,7 +18,10 @@ signal SIGTERM.``; ``gpu_check`` for a check of the GPUs by its name (check_nv_*
 check_gpu*, check_dcgm*); a failure without a host prefix is the node NHC's ``node-mark-offline``
 names; ``message``, ``fault_code`` "NHC2016" where given, ``busbw_gbps``/``expected_busbw_gbps``/``loopback``
 for an NCCL all-reduce check's ``BUS BW (expected >=431.0 GB/s, but measured 15.1043 GB/s)``; the host prefix, when present, names the
-node; distributed NHC's ``host | ERROR: No results reported`` is one too, check None);
+node; distributed NHC's ``host | ERROR: No results reported`` is one too, check None; NHC's hardware checks'
+figures: ``measured_kb``/``limit_kb``/``bound`` of check_hw_physmem/mem/swap, ``ib_port``/``hca``/``port``/``expected_rate_gbps``
+of check_hw_ib's ``No IB port mlx5_ib0:1 is ACTIVE (LinkUp 200 Gb/sec).``, and ``config_other_machine`` on the latter where
+the same output finds the node's memory above the configuration's maximum: Azure/azurehpc-health-checks#14);
 ``nvlink_link_state`` (source ``nhc``, ``expected`` None: NHC does not name the product)
 per inactive link a ``check_nvlink_status`` failure lists, and one with ``all_links`` for "has all
 nvlinks inactive". A ``Healthy`` result line is read and yields nothing: NHC's pass is its own
@@ -132,6 +135,20 @@ _ABORTED = (
 # azurehpc-health-checks customTests (check_gpu_xid, check_gpu_count, check_gpu_ecc, check_gpu_bw ...);
 # the NCCL all-reduce and NVLink checks have their own readings (busbw_gbps, nvlink_link_state)
 _GPU_CHECK = re.compile(r"^check_(?:nv_|nvsmi_|gpu|dcgm)")
+# NHC's hardware checks (mej/nhc scripts/lbnl_hw.nhc), the message after "check_hw_physmem:  " (two blanks):
+#   die 1 "$FUNCNAME:  Actual RAM size ($HW_RAM_TOTAL kB) less than minimum allowed ($RAM_MIN kB)."
+#   die 1 "$FUNCNAME:  Actual RAM size ($HW_RAM_TOTAL kB) greater than maximum allowed ($RAM_MAX kB)."
+#   (likewise check_hw_swap's "Actual SWAP size", check_hw_mem's "Actual system memory"); real (Azure/azurehpc-health-checks#14,
+#   NDv4's nhc.conf run on an NDv5 VM):
+# ERROR:  nhc:  Health check failed:  check_hw_physmem:  Actual RAM size (1961032660 kB) greater than maximum allowed (928858388 kB).
+_HW_SIZE = re.compile(r"^\s{0,2}Actual (?:RAM size|SWAP size|system memory) \((?P<got>\d{1,15}) kB\) "
+                      r"(?P<how>less than minimum|greater than maximum) allowed \((?P<lim>\d{1,15}) kB\)")
+#   die 1 "$FUNCNAME:  No IB port$DEV is $STATE ($PHYS_STATE$RATE)."   ($DEV " mlx5_0:1" or empty, $STATE ACTIVE,
+#   $PHYS_STATE LinkUp, $RATE " 200 Gb/sec" or empty): no port (that port) is Active and LinkUp at that rate; real
+#   (Azure/azurehpc-health-checks#14, cut by its author after "(LinkUp"; the whole form in this module's docstring):
+# ERROR:  nhc:  Health check failed:  check_hw_ib:  No IB port mlx5_ib0:1 is ACTIVE (LinkUp
+_HW_IB = re.compile(r"^\s{0,2}No IB port(?: (?P<dev>(?P<hca>[\w.-]{1,64}?)(?::(?P<port>\d{1,3}))?))? is ACTIVE \(LinkUp"
+                    r"(?: (?P<rate>\d{1,4}(?:\.\d{1,3})?) Gb/sec)?")
 # the node NHC marked offline (helpers/node-mark-offline: 'echo "$0:  Marking $STATUS $HOSTNAME offline:  $LEADER $NOTE"'):
 # /usr/libexec/nhc/node-mark-offline:  Marking  wn-1-30 offline:  NHC: Watchdog timer unable to terminate hung NHC process 16263.
 _MARK_OFFLINE = re.compile(r"node-mark-offline:\s{1,4}Marking\s{1,3}(?:[\w+-]{1,32}\s{1,3})?(?P<host>[\w.-]{1,128}) offline:")
@@ -142,6 +159,34 @@ def detect(head: str) -> bool:
             and "Nearing a failure threshold" not in head and " health checks failed." not in head:
         return False
     return _DETECT.search(head) is not None
+
+
+def _failed(line: str) -> re.Match[str] | None:
+    """A failure's line in NHC's form (_FAILED) or its syslog form (_SYSLOG_FAILED)."""
+    if (m := _FAILED.match(line)) is not None:
+        return m
+    if line.startswith(("Health", "ERROR ")) or "]: Health" in line:
+        return _SYSLOG_FAILED.match(line)
+    return None
+
+
+def _node(m: re.Match[str], artefact: Artefact, n: int, marked: str | None) -> str | None:
+    """The node a failure's line names: its host prefix, else the node NHC marked offline, else the syslog prefix's host."""
+    node = m.groupdict().get("host") or marked
+    if node is None and "host" not in m.groupdict() and artefact.raw_text is not None:  # (the syslog form's)
+        h = _SYSLOG_HOST.match(artefact.raw_line(n))
+        node = h["host"] if h else None
+    return node
+
+
+def _hw(msg: str) -> dict:
+    """The figures of an NHC hardware check's message (_HW_SIZE, _HW_IB), as NhcCheckFailed's fields."""
+    if (s := _HW_SIZE.match(msg)) is not None:
+        return {"measured_kb": int(s["got"]), "limit_kb": int(s["lim"]), "bound": "max" if s["how"].startswith("greater") else "min"}
+    if (i := _HW_IB.match(msg)) is not None:
+        return {"ib_port_not_active": True, "ib_port": i["dev"], "hca": i["hca"] if i["dev"] else None,
+                "port": int(i["port"]) if i["port"] else None, "expected_rate_gbps": float(i["rate"]) if i["rate"] else None}
+    return {}
 
 
 def _links(b: FactBuilder, n: int, text: str, gpu: int, node: str | None) -> None:
@@ -158,18 +203,20 @@ def parse(artefact: Artefact) -> ParseResult:
     marked = next((m["host"] for m in map(_MARK_OFFLINE.search, artefact.lines) if m), None) \
         if "node-mark-offline" in artefact.text else None
     listed = 0  # failed checks read since the last summary
+    # the nodes whose NHC finds more memory than its configuration allows (that configuration is another machine's:
+    # the IB rate it expects may be too), found before the failures are read
+    bigger = {_node(m, artefact, n, marked) for n, line in enumerate(artefact.lines, 1)
+              if "greater than maximum allowed" in line and (m := _failed(line)) is not None and m["check"] is not None
+              and m["check"].startswith("check_hw_") and _hw(m["msg"]).get("bound") == "max"} \
+        if "greater than maximum allowed" in artefact.text else set()
     for n, line in enumerate(artefact.lines, 1):
         if nvlink is not None and _CONTINUED.match(line):
             _links(b, n, line, *nvlink)
             result.lines_used += 1
             continue
         nvlink = None
-        if "Health check failed" in line and ((m := _FAILED.match(line)) is not None or (
-                line.startswith(("Health", "ERROR ")) or "]: Health" in line) and (m := _SYSLOG_FAILED.match(line)) is not None):
-            node = m.groupdict().get("host") or marked
-            if node is None and "host" not in m.groupdict() and artefact.raw_text is not None:  # (the syslog form's)
-                h = _SYSLOG_HOST.match(artefact.raw_line(n))
-                node = h["host"] if h else None
+        if "Health check failed" in line and (m := _failed(line)) is not None:
+            node = _node(m, artefact, n, marked)
             fault = _FAULT.search(line)
             bw = _BUSBW.search(m["msg"]) if "BUS BW" in line else None
             check, returned, aborted = m["check"], None, None
@@ -181,10 +228,13 @@ def parse(artefact: Artefact) -> ParseResult:
                         aborted = how
                         check = (a.groupdict().get("check") or "").split(" ")[0] or None  # $CHECK: the name, then its arguments
                         break
+            hw = _hw(m["msg"]) if check is not None and check.startswith("check_hw_") else {}
+            if hw.get("ib_port_not_active") and node in bigger:
+                hw["config_other_machine"] = True
             b.add(NhcCheckFailed, n, node=node, check=check, message=m["msg"], fault_code=fault["code"] if fault else None,
                   busbw_gbps=float(bw["got"]) if bw else None, expected_busbw_gbps=float(bw["exp"]) if bw else None,
                   loopback=bool(bw and (bw["loop"] or "loopback" in (check or ""))), returned=returned, aborted=aborted,
-                  gpu_check=bool(check and _GPU_CHECK.match(check)))
+                  gpu_check=bool(check and _GPU_CHECK.match(check)), **hw)
             listed += 1
             if (g := _NVLINK_GPU.search(m["msg"])) is not None:
                 gpu = int(g["gpu"])

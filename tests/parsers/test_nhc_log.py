@@ -172,3 +172,33 @@ def test_other_programs_counts_are_not_nhcs():
     # real lines of other tools' summaries (found with the code index's exact-string search): no digit count, not NHC's
     for text in ("Some health checks failed. See logs above for details.\n", "❌ Some health checks failed.\n"):
         assert not nhc_log.detect(text)
+
+
+def _hw(res):
+    return [(f.node, f.check, f.bound, f.measured_kb, f.limit_kb, f.ib_port_not_active, f.ib_port, f.hca, f.port,
+             f.expected_rate_gbps, f.config_other_machine) for f in res.facts if f.kind == "nhc_check_failed"]
+
+
+def test_hardware_checks_memory_bound_and_ib_port() -> None:
+    # Azure/azurehpc-health-checks#14 (verbatim): NDv4's nhc.conf on an NDv5 VM, the IB line cut after '(LinkUp'
+    res = parse_fixture(nhc_log, "nhc/azurehpc14_ndv4_conf_on_ndv5.txt")
+    assert _hw(res) == [
+        ("n1", "check_hw_physmem", "max", 1961032660, 928858388, False, None, None, None, None, False),
+        ("n1", "check_hw_ib", None, None, None, True, "mlx5_ib0:1", "mlx5_ib0", 1, None, True)]
+    # Azure's distributed NHC (verbatim): the whole form, no memory check above its maximum on that node
+    dist = [r for r in _hw(parse_fixture(nhc_log, "nhc/azurehpc_distributed_nhc_results.txt")) if r[1] == "check_hw_ib"]
+    assert dist == [("mynode-273", "check_hw_ib", None, None, None, True, "mlx5_ib7:1", "mlx5_ib7", 1, 400.0, False)]
+
+
+def test_hardware_check_forms_of_lbnl_hw() -> None:
+    # CONSTRUCTED from mej/nhc scripts/lbnl_hw.nhc's die messages: a minimum, swap and system memory, an IB port
+    # check with neither device nor rate; another host's memory above its maximum does not mark this one's IB check
+    text = ("ERROR:  nhc:  Health check failed:  check_hw_swap:  Actual SWAP size (10 kB) less than minimum allowed (20 kB).\n"
+            "ERROR:  nhc:  Health check failed:  check_hw_ib:  No IB port is ACTIVE (LinkUp).\n"
+            "a1 | ERROR: nhc: Health check failed: check_hw_mem: Actual system memory (30 kB) greater than maximum allowed (20 kB).\n"
+            "a2 | ERROR: nhc: Health check failed: check_hw_ib: No IB port mlx5_0 is ACTIVE (LinkUp 100 Gb/sec).\n")
+    assert _hw(parse_fixture(nhc_log, text=text)) == [
+        ("n1", "check_hw_swap", "min", 10, 20, False, None, None, None, None, False),
+        ("n1", "check_hw_ib", None, None, None, True, None, None, None, None, False),
+        ("a1", "check_hw_mem", "max", 30, 20, False, None, None, None, None, False),
+        ("a2", "check_hw_ib", None, None, None, True, "mlx5_0", "mlx5_0", None, 100.0, False)]
