@@ -88,9 +88,10 @@ class ArtefactCoverage:
             for c in comps:
                 if c in covers:
                     add_reading(out.setdefault(c, {}), kind, line, text, n)
-        for kind, (_id, ev, n) in folded:
+        for kind, slot in folded:  # [id, evidence, count] (and a summary's values)
             if kind not in self.context:
-                note(self._of(kind)[0] if self.checks else self.covers, kind, ev["line"], ev["text"], n)
+                ev = slot[1]
+                note(self._of(kind)[0] if self.checks else self.covers, kind, ev["line"], ev["text"], slot[2])
         for f in facts:
             if not self.checks:
                 if f.kind in self.context:

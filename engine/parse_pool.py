@@ -27,7 +27,7 @@ from stethoscope.engine.foreign_runs import foreign_runs, read_nothing, records_
 from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
 from stethoscope.facts.bundle import UNKNOWN_NODE, FileTask, RawBundle, Skipped, is_binary, task_artefacts
 from stethoscope.facts.model import Fact, share_keys
-from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult
+from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult, merge_folded
 from stethoscope.engine.knowledge import add_reading, load_coverage, load_polarity
 from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
@@ -227,7 +227,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
             spanned.add(p.KIND)
         for key, slot in res.folded.items():
             if key in folded:
-                folded[key][2] += slot[2]
+                merge_folded(folded[key], slot)
             else:
                 folded[key] = slot
         used += res.lines_used

@@ -110,6 +110,9 @@ class FactRouting(_M):
     #: alternatives (a fact with every value of any one of them is kept: engine/ruleengine/routing.py)
     keep_where: dict[FactKind, dict[str, str | int | bool | None] | list[dict[str, str | int | bool | None]]] = \
         Field(default_factory=dict)
+    #: kind -> the field whose distinct values a summary of its folded readings lists (``fact_summary.values``,
+    #: in the order first seen): what engine code reads of all its facts, which a summary then still gives
+    summary_values: dict[FactKind, str] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _consistent(self) -> "FactRouting":
@@ -119,6 +122,9 @@ class FactRouting(_M):
         stray = sorted(set(self.keep_where) - set(self.summarise))
         if stray:
             raise ValueError(f"keep_where names kinds that are not summarised: {stray}")
+        stray = sorted(set(self.summary_values) - set(self.summarise))
+        if stray:
+            raise ValueError(f"summary_values names kinds that are not summarised: {stray}")
         empty = sorted(k for k, want in self.keep_where.items() if not want or isinstance(want, list)
                        and not all(want))
         if empty:  # an empty set of values would keep every fact: then the kind is not summarised

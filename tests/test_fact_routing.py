@@ -144,6 +144,33 @@ def test_ring_and_tree_lines_are_not_read_when_no_rule_binds_them(ruleset):
     assert [f.nnodes for f in lean if f.kind == "nccl_comm_nodes"] == [1]
 
 
+def test_a_process_s_healthy_channels_are_one_summary_of_its_transports(ruleset):
+    """NCCL's channel lines within a node (P2P but cuMem's) are one fact_summary a file that lists their
+    transports (fact_routing.yaml summary_values), built as they are read or routed after alike; a channel
+    over the network (its 'network' reading, nccl_checks' NET line) and one a rule binds (SHM) are kept; the
+    transports perf_compare reads are those of every fact."""
+    from stethoscope.facts.parsers.base import Artefact
+    from stethoscope.facts.parsers import nccl_log
+
+    router = routing.router_for(ruleset.rules)
+    channels, after = [], []
+    for path in ("fixtures/artefacts/nccl_channels/two_nodes_2x2_socket.log",  # NET/Socket, SHM
+                 "fixtures/artefacts/nccl_log/sendrecv_healthy_g2.nccl.log"):  # P2P/direct pointer
+        text = (ROOT / path).read_text()
+        whole = nccl_log.parse(Artefact(path=path, node="n", text=text)).facts
+        routed = router.route(whole)
+        res = nccl_log.parse(Artefact(path=path, node="n", text=text, router=router))
+        assert [f.model_dump() for f in router.route(res.facts, res.folded)] == [f.model_dump() for f in routed]
+        channels += [f for f in whole if f.kind == "nccl_transport"]
+        after += routed
+    kept = [f for f in after if f.kind == "nccl_transport"]
+    summary, = (f for f in after if f.kind == "fact_summary" and f.of_kind == "nccl_transport")
+    assert {f.family for f in kept} == {"NET", "SHM"} and all(f in channels for f in kept)
+    assert summary.values == ("P2P/direct pointer",) and summary.count == len(channels) - len(kept)
+    assert summary.evidence == next(f for f in channels if f not in kept).evidence
+    assert {f.transport for f in kept} | set(summary.values) == {f.transport for f in channels}
+
+
 @pytest.mark.parametrize("evidence", [
     {"path": "n/nvidia-smi-q.txt", "line": 9, "text": "        DRAM Correctable                  : 0"},
     {"path": "".join(["n/", "p-" * 40]), "line": 1, "text": "".join(["t"] * 300)},

@@ -176,7 +176,10 @@ def runs_of(facts: list[Fact], columns: bool = False) -> list[tuple[Fact, store.
     env_facts = [f for f in of_kind(facts, "nccl_env") if not f.name.startswith(_QUIET_ENV)]
     envs = {f.name: f.value for f in env_facts}
     topo = {f.connection for f in of_kind(facts, "gpu_topo_link") if f.b.startswith("GPU")}
-    transports = {_transport_family(t) for t in {f.transport for f in of_kind(facts, "nccl_transport")}}
+    # (the healthy channels a process's file showed are one fact_summary listing their transports: fact_routing.yaml)
+    seen = {f.transport for f in of_kind(facts, "nccl_transport")}
+    seen.update(t for f in of_kind(facts, "fact_summary") if f.of_kind == "nccl_transport" for t in f.values)
+    transports = {_transport_family(t) for t in seen}
     versions = [f.version for f in of_kind(facts, "nccl_version")]
     # what every run shares (the bundle's GPUs and topology): once, not per run; its NCCL settings below
     driver = next((g.driver_version for g in gpus if g.driver_version), None)

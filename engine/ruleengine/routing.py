@@ -16,20 +16,22 @@ facts (tests/test_fact_routing.py runs every fixture bundle both ways).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from sys import intern
 
 from stethoscope.engine.ruleengine.session import can_bind, literal_tests
 from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.derived import FactSummary
+from stethoscope.facts.parsers.base import fold_value
 from stethoscope.facts.model import INTERN_MAX, Evidence, Fact, of_kind, shared_fields_set, with_values
 
 
 @lru_cache(maxsize=1)
-def _routing() -> tuple[frozenset[str], dict[str, tuple[dict, ...]]]:
+def _routing() -> tuple[frozenset[str], dict[str, tuple[dict, ...]], dict[str, str]]:
     table = knowledge.load("fact_routing.yaml")
-    return frozenset(table.summarise), {kind: _alternatives(want) for kind, want in table.keep_where.items()}
+    return (frozenset(table.summarise), {kind: _alternatives(want) for kind, want in table.keep_where.items()},
+            dict(table.summary_values))
 
 
 def _alternatives(want: dict | list[dict]) -> tuple[dict, ...]:
@@ -48,6 +50,9 @@ class Router:
     #: kind -> the field values of the facts of that kind that engine code reads (keep_where), one
     #: dict per alternative
     keep_where: dict
+    #: kind -> the field whose distinct values its summary lists (fact_routing.yaml summary_values):
+    #: FactBuilder's fold keeps them as a fourth item of the (node, kind) slot
+    listed: dict = field(default_factory=dict)
 
     def keeps(self, kind: str, view: dict) -> bool:
         """Whether a fact of a summarised ``kind`` with this rule view goes on (keep_where, or a
@@ -91,11 +96,12 @@ class Router:
 
     def route(self, facts: list[Fact], folded: dict[tuple[str, str], list] | None = None) -> list[Fact]:
         """The facts that go on, then one fact_summary per (node, kind) of the others. ``folded``:
-        the readings FactBuilder.add already counted unbuilt ((node, kind) -> [id, evidence, count]);
-        a fact it built because keeps() said so (``passed``) is not asked again."""
+        the readings FactBuilder.add already counted unbuilt ((node, kind) -> [id, evidence, count],
+        and the values of the kind's ``listed`` field as a fourth item); a fact it built because
+        keeps() said so (``passed``) is not asked again."""
         kept: list[Fact] = []
         folded = dict(folded or {})
-        summarised, keeps = self.summarised, self.keeps
+        summarised, keeps, listed = self.summarised, self.keeps, self.listed
         passed = self.passed
         for f in facts:
             kind = f.kind
@@ -104,22 +110,29 @@ class Router:
                 continue
             slot = folded.get((f.node, kind))
             if slot is None:
-                folded[(f.node, kind)] = [f.id, f.evidence, 1]
+                slot = folded[(f.node, kind)] = [f.id, f.evidence, 1]
+                if kind in listed:
+                    slot.append([])
             else:
                 slot[2] += 1
+            if kind in listed:
+                fold_value(slot, getattr(f, listed[kind], None))
         passed.clear()  # (FactBuilder.add fills it again for the next file)
-        for (node, kind), (first, evidence, n) in folded.items():
-            kept.append(_summary(f"{first}~summary", node, evidence, kind, n))
+        for (node, kind), slot in folded.items():
+            kept.append(_summary(f"{slot[0]}~summary", node, slot[1], kind, slot[2],
+                                 tuple(slot[3]) if len(slot) > 3 else ()))
         return kept
 
 
 _SUMMARY_SET = shared_fields_set(frozenset(("id", "node", "evidence", "of_kind", "count")))
+_LISTED_SET = shared_fields_set(frozenset(("id", "node", "evidence", "of_kind", "count", "values")))
 _EVIDENCE_SET = shared_fields_set(frozenset(("path", "line", "text")))
 _set = object.__setattr__
 
 
-def _summary(fid: str, node: str, evidence: Evidence | dict, kind: str, count: int) -> FactSummary:
-    """``FactSummary(id=fid, node=node, evidence=evidence, of_kind=kind, count=count)``, built as
+def _summary(fid: str, node: str, evidence: Evidence | dict, kind: str, count: int,
+             values: tuple[str, ...] = ()) -> FactSummary:
+    """``FactSummary(id=fid, node=node, evidence=evidence, of_kind=kind, count=count[, values=values])``, built as
     validation stores values of these types (the strings interned as facts/model._share_fields_set
     does): ~3 us against ~15 (a bench node's files make ~60). Other types: validated."""
     if type(evidence) is dict and evidence.keys() == _EVIDENCE_SET and type(evidence["path"]) is str \
@@ -132,13 +145,14 @@ def _summary(fid: str, node: str, evidence: Evidence | dict, kind: str, count: i
         _set(evidence, "__pydantic_extra__", None)
         _set(evidence, "__pydantic_private__", None)
     if type(evidence) is not Evidence or type(fid) is not str or type(node) is not str or type(kind) is not str \
-            or type(count) is not int:
-        return FactSummary(id=fid, node=node, evidence=evidence, of_kind=kind, count=count)
+            or type(count) is not int or not all(type(v) is str for v in values):
+        more = {"values": values} if values else {}
+        return FactSummary(id=fid, node=node, evidence=evidence, of_kind=kind, count=count, **more)
     fact = with_values(FactSummary, {"kind": "fact_summary", "id": fid,
                                      "node": intern(node) if len(node) <= INTERN_MAX else node,
                                      "evidence": evidence, "of_kind": intern(kind) if len(kind) <= INTERN_MAX else kind,
-                                     "count": count})
-    _set(fact, "__pydantic_fields_set__", _SUMMARY_SET)
+                                     "count": count, "values": values})
+    _set(fact, "__pydantic_fields_set__", _LISTED_SET if values else _SUMMARY_SET)
     _set(fact, "__pydantic_extra__", None)
     _set(fact, "__pydantic_private__", None)
     return fact
@@ -146,8 +160,8 @@ def _summary(fid: str, node: str, evidence: Evidence | dict, kind: str, count: i
 
 def router_for(rules) -> Router:
     """The router of a rule set (its ``CompiledRule`` list)."""
-    summarised, where = _routing()
-    return Router(summarised=summarised, patterns=literal_tests(list(rules)), keep_where=where)
+    summarised, where, listed = _routing()
+    return Router(summarised=summarised, patterns=literal_tests(list(rules)), keep_where=where, listed=listed)
 
 
 def made(facts: list[Fact]) -> int:

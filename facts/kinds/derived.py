@@ -62,8 +62,12 @@ class FactSummary(Fact):
     """Facts of one kind from one file and node that no rule in use can bind and no engine code
     reads (knowledge/fact_routing.yaml): healthy readings such as zero ECC counters or clock
     reasons that are not active. ``count`` says how many were made; the evidence is the first
-    one's line. A branch of a decision tree counts as checked when its kind was summarised."""
+    one's line. A branch of a decision tree counts as checked when its kind was summarised.
+    ``values``: for a kind fact_routing.yaml gives ``summary_values``, the distinct values of that
+    field among the readings counted, in the order first seen (a process's transports: "P2P/CUMEM",
+    "SHM/direct/direct"); empty for the others."""
 
     kind: Literal["fact_summary"] = "fact_summary"
     of_kind: str
     count: int
+    values: tuple[str, ...] = ()

@@ -534,7 +534,8 @@ def _fold_plan(router: Any, rows: list, swap: dict[type[Fact], dict[str, Any]], 
     for cls, below, fields in rows:
         kind, shape, foldable = _CLASSES.get(cls) or _class_info(cls)
         fold = None
-        if foldable and shape is not None and kind in router.summarised and cls not in swap:
+        if foldable and shape is not None and kind in router.summarised and cls not in swap \
+                and kind not in router.listed:  # (a kind whose summary lists a field's values: add folds it)
             names = router.reads.get(kind, ())
             if any(n in common or n in ("id", "node") for n in names):
                 return None
@@ -542,6 +543,25 @@ def _fold_plan(router: Any, rows: list, swap: dict[type[Fact], dict[str, Any]], 
                 fold = kind
         plan.append((cls, below, fields, fold))
     return plan
+
+
+def fold_value(slot: list, value: Any) -> None:
+    """Note ``value`` (a folded reading's value of the field its summary lists: fact_routing.yaml summary_values)
+    in its (node, kind) slot ([id, evidence, count, values]): the distinct values as strings, in the order first
+    seen (None: none)."""
+    if value is not None and (value := str(value)) not in slot[3]:
+        slot[3].append(value)
+
+
+def merge_folded(into: list, more: list) -> None:
+    """Add the readings folded in ``more`` (the (node, kind) slot of another reader of the same file, or of
+    another window of it) to ``into``: their count, and the values a summary lists."""
+    into[2] += more[2]
+    if len(more) > 3:
+        if len(into) <= 3:
+            into.append([])
+        for v in more[3]:
+            fold_value(into, v)
 
 
 class FactBuilder:
@@ -592,7 +612,7 @@ class FactBuilder:
             asked = keep
             if not keep:
                 # a healthy reading no rule in use can bind: counted for its summary, not built
-                self._fold(line, at, kind, n, node, text)
+                self._fold(line, at, kind, n, node, text, fields, router.listed.get(kind))
                 return None
         fid = self._fid(at, kind, n)
         typed = None
@@ -686,7 +706,7 @@ class FactBuilder:
         for line, fields, text in rows:
             at = line + offset
             if fold and kinds.get(kind, 0) < FACTS_PER_KIND and _asked(router, cls, kind, node, {**common, **fields}) is False:
-                nth.append(unbuilt(line, at, kind, node, text))
+                nth.append(unbuilt(line, at, kind, node, text, {**common, **fields}, router.listed.get(kind)))
                 texts.append(quote(line, text))
                 continue
             fact = add(cls, line, node=node, text=text, **common, **fields)
@@ -694,7 +714,8 @@ class FactBuilder:
             nth.append(seen[(at, kind)] - 1)
         return texts, nth
 
-    def _fold_unbuilt(self, line: int, at: int, kind: str, node: str, text: str | None) -> int:
+    def _fold_unbuilt(self, line: int, at: int, kind: str, node: str, text: str | None,
+                      fields: dict[str, Any] | None = None, listed: str | None = None) -> int:
         """What add does with a reading the router folds, for add_rows and add_each (which ask the
         router themselves): counted at its line and of its kind, then folded (_fold); how many facts
         of its kind its line had before it."""
@@ -702,18 +723,25 @@ class FactBuilder:
         n = self._seen.get(k, 0)
         self._seen[k] = n + 1
         self._kinds[kind] = self._kinds.get(kind, 0) + 1
-        self._fold(line, at, kind, n, node, text)
+        self._fold(line, at, kind, n, node, text, fields, listed)
         return n
 
-    def _fold(self, line: int, at: int, kind: str, n: int, node: str, text: str | None) -> None:
+    def _fold(self, line: int, at: int, kind: str, n: int, node: str, text: str | None,
+              fields: dict[str, Any] | None = None, listed: str | None = None) -> None:
         """Count a reading of ``kind`` that is folded unbuilt into its (node, kind) summary: the first
-        one's id and line (``at``, the file's) are kept for the summary to cite."""
+        one's id and line (``at``, the file's) are kept for the summary to cite; where the router lists
+        a field of the kind (``listed``: fact_routing.yaml summary_values), the reading's value of it too."""
         slot = self.result.folded.get((node, kind))
         if slot is None:
-            self.result.folded[(node, kind)] = [self._fid(at, kind, n),
-                                                {"path": self.artefact.path, "line": at, "text": self._text(line, text)}, 1]
+            slot = self.result.folded[(node, kind)] = [self._fid(at, kind, n),
+                                                       {"path": self.artefact.path, "line": at,
+                                                        "text": self._text(line, text)}, 1]
+            if listed is not None:
+                slot.append([])
         else:
             slot[2] += 1
+        if listed is not None:
+            fold_value(slot, fields.get(listed) if fields is not None else None)
 
     def quote(self, line: int, text: str | None = None) -> str:
         """The evidence text add() gives a fact of ``line`` (``text``: the reader's quote, else the line as read)."""
