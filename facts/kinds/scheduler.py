@@ -434,6 +434,20 @@ class EnrootHelperError(Fact):
 
 
 @fact_kind
+class LxcStartError(Fact):
+    """LXC could not start a container (LXD's ``lxc start``, ``lxc-start``): a line of priority ERROR or worse of its
+    log (src/lxc/log.c: "lxc <name> <time> ERROR <category> - <file>:<function>:<line> - <message>") or LXD's "Failed
+    to run: <lxd> forkstart <name> ...". ``hook`` names the hook step that failed ("Failed to run mount hooks": LXD's
+    nvidia.runtime hook, nvidia-container-cli, is a mount hook)."""
+
+    kind: Literal["lxc_start_error"] = "lxc_start_error"
+    container: str | None = None  # "template"
+    function: str  # "lxc_setup"; "forkstart" for LXD's line
+    message: str  # "Failed to run mount hooks"
+    hook: str | None = None  # mount | pre-mount | autodev | pre-start | start | start-host | post-stop
+
+
+@fact_kind
 class SlurmStepEnded(Fact):
     """A job or step cancelled without a reason: a user's scancel, or srun ending the step after
     one of its tasks failed (that failure is the story)."""
