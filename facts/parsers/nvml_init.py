@@ -128,6 +128,10 @@ _GO_ERROR = re.compile(r"\bError: nvml: (?P<msg>[^\n\\]*)")
 #   error, since nvmlErrorString cannot run without the library; the tool logs it as "Error: <err>")
 _GO_NO_LIBRARY = re.compile(r"\bError: (?P<msg>[Cc]ould not load NVML library)\b")
 # NVML library version: 565.57
+# Failed to properly shut down NVML: GPU access blocked by the operating system   (microsoft/WSL#41062, after
+#   "Failed to initialize NVML: GPU access blocked by the operating system": nvidia-smi's "Failed to properly shut down
+#   NVML: %s" with nvmlErrorString of nvmlShutdown's return)
+_SHUTDOWN = re.compile(r"Failed to properly shut down NVML: (?P<msg>[^\n\\]{1,200})")
 _LIB_VERSION = re.compile(r"NVML library version: (?P<version>\d+\.\d+(?:\.\d+)?)")
 # NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that ...
 _SMI_NO_DRIVER = re.compile(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver[^\n]*")
@@ -248,7 +252,7 @@ _EXPORTER_START = "Starting dcgm-exporter"
 # Crash loop backoff with `Error: Failed to initialize NVML` on GKE                     (an issue title, harvest 1004)
 _POD_RESTARTING = re.compile(r"\bcrash ?loop ?back-?off\b", re.I)
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
-                           for p in (_FAILED, _INIT_FAILED, _BARE, _GO_ERROR, _GO_NO_LIBRARY, _LIB_VERSION, _SMI_NO_DRIVER, _SMI_NO_LIBRARY, _NO_LIBRARY,
+                           for p in (_FAILED, _INIT_FAILED, _BARE, _GO_ERROR, _GO_NO_LIBRARY, _LIB_VERSION, _SHUTDOWN, _SMI_NO_DRIVER, _SMI_NO_LIBRARY, _NO_LIBRARY,
                                      _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT, _NO_DEVICES, _SLURM_QUERY, _PYNVML,
                                      _VLLM_PLATFORM, _SMI_EXIT_V0, _SMI_EXIT_CODED)),
                  re.M)
@@ -411,6 +415,12 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(NvmlInitFailure, n, reason="no_devices", message=said.strip(), source="nvidia-smi", task=m["task"])
         elif n in versions:
             b.add(NvmlLibraryVersion, n, version=versions[n])
+        elif "Failed to properly shut down NVML" in line and (m := _SHUTDOWN.search(line)) is not None:
+            if not any(f.kind == "nvml_init_failure" for f in result.facts):
+                # alone it is the failure the tool met (nothing before it says more)
+                msg = _clean(m["msg"])
+                b.add(NvmlInitFailure, n, reason=nvml_reason(msg), message=msg, source="nvidia-smi")
+            # after the init's failure: nvidia-smi's shutdown of the NVML it never initialised, the same failure
         else:
             continue
         result.lines_used += 1

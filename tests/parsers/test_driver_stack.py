@@ -61,6 +61,16 @@ def test_nvml_message_forms(line, reason, source):
     assert (f.reason, f.source) == (reason, source)
 
 
+def test_nvml_shutdown_after_a_failed_init_is_that_failure():
+    # microsoft/WSL#41062: nvidia-smi's "Failed to properly shut down NVML: %s" after the init's failure is no second one
+    res = _parse(nvml_init, "nvml_init/wsl41062_os_blocked_with_shutdown.txt")
+    assert [(f.reason, f.evidence.line) for f in res.facts] == [("os_blocked", 1)]
+    assert res.lines_used == 2
+    # alone (CONSTRUCTED from nvidia-smi's format), it is the failure the tool met
+    (f,) = _parse(nvml_init, text="Failed to properly shut down NVML: Unknown Error\n").facts
+    assert (f.reason, f.source) == ("unknown_error", "nvidia-smi")
+
+
 def test_hostengine_log_pasted_back_into_a_shell():
     # NVIDIA/gpu-operator#498: nv-hostengine's ERROR line behind a shell prompt; its follow-up line is DCGM's own
     (f,) = _parse(nvml_init, "nvml_init/gpuoperator498_hostengine_failed_to_initialize_nvml.txt").facts
