@@ -79,15 +79,25 @@ def by_code(code: int, api: str = "runtime") -> Entry | None:
 
 
 def by_text(message: str) -> Entry | None:
-    """The entry whose text (or older wording) ``message`` starts with, case and a final
-    period aside; None when no text fits."""
-    low = message.strip().lower()
+    """The entry whose text (or older wording) ``message`` starts with, case, a final period and
+    markdown emphasis around it (``_text_``, ``**text**``) aside; None when no text fits."""
+    low = message.strip().lower().lstrip("_*")
     for text, e in _by_text():
         if low.startswith(text):
             rest = low[len(text):len(text) + 1]
-            if not rest or not (rest.isalnum() or rest == "_"):
+            if not rest or not (rest.isalnum() or rest == "_") or _emphasis_closes(low, len(text)):
                 return e
     return None
+
+
+def _emphasis_closes(low: str, at: int) -> bool:
+    """Whether the "_" at ``at`` closes a markdown emphasis around the message (one to three of them, then a blank, a
+    stop or the end), not a longer identifier going on: "... it gave a _RuntimeError: CUDA error: invalid configuration
+    argument_ error." (facebookresearch/xformers#998, the text in italics inside the reporter's sentence)."""
+    end = at
+    while end < len(low) and end - at < 3 and low[end] == "_":
+        end += 1
+    return end == len(low) or not (low[end].isalnum() or low[end] == "_")
 
 
 #: a catalogue text counts as a phrase (found with no "CUDA error" marker around it) from this

@@ -139,6 +139,27 @@ def test_real_posts(name, catalogue_name, code, extra):
     assert {k: getattr(f, k) for k in extra} == extra
 
 
+@pytest.mark.parametrize("line,catalogue_name", [
+    # facebookresearch/xformers#998: the message in markdown italics inside the reporter's sentence
+    ("it gave a _RuntimeError: CUDA error: invalid configuration argument_ error.", "cudaErrorInvalidConfiguration"),
+    ("RuntimeError: CUDA error: __invalid configuration argument__", "cudaErrorInvalidConfiguration"),  # CONSTRUCTED
+    ("RuntimeError: CUDA error: invalid configuration argument_", "cudaErrorInvalidConfiguration"),  # CONSTRUCTED
+])
+def test_a_message_in_markdown_emphasis_resolves(line, catalogue_name):
+    (f,) = parse_text(line).facts
+    assert f.catalogue_name == catalogue_name
+
+
+def test_an_identifier_going_on_after_the_text_is_not_the_text():
+    # CONSTRUCTED: "_" followed by more of a word is an identifier, not the end of the text
+    assert [f.catalogue_name for f in parse_text("RuntimeError: CUDA error: invalid configuration argument_count").facts] == [None]
+
+
+def test_xformers998_real_post():
+    (f,) = parse_file("xformers998_invalid_configuration_in_italics.txt").facts
+    assert (f.catalogue_name, f.code) == ("cudaErrorInvalidConfiguration", 9)
+
+
 def test_oom_held_by_another_process():
     (o,) = parse_file("oom_other_process.log").facts
     assert (o.kind, o.device, o.tried_bytes, o.reserved_bytes) == ("cuda_oom", 0, 20 * 2**20, round(2.75 * 2**30))
