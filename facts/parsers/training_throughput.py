@@ -85,9 +85,13 @@ _DEEPSPEED = re.compile(r"\[timer\.py:\d+:stop\] (?:epoch=\d+/micro_step=\d+/glo
 _HF = re.compile(r"\{'train_runtime': (?P<rt>\d+(?:\.\d+)?),(?P<rest>[^}]{0,1000}+)\}")
 _HF_KEY = re.compile(r"'train_(?P<k>samples_per_second|steps_per_second|tokens_per_second)': (?P<v>\d+(?:\.\d+)?)")
 # - root - INFO - step: 10  loss: 10.4260  memory: 30.89GiB(32.51%)  tps: 6,344  tflops: 367.39  mfu: 37.15%
-_TITAN = re.compile(r" - root - INFO - step:\s*(?P<step>\d+)\s+loss:\s*\S+.*?\s(?:tps|wps): (?P<tps>[\d,]+)(?:\s+tflops: (?P<tflops>\d+(?:\.\d+)?))?(?:\s+mfu: (?P<mfu>\d+(?:\.\d+)?)%)?")
+# or, torchtitan of 2024 without its "[titan] " tag, the line once facts/lines.py took Python logging's stamp
+# ("2024-11-27 14:29:40,378 - root - INFO - ") off as it does every logger's (pytorch/torchtitan#708, srun's and torchrun's
+# labels before it):
+# 0: [rank0]:2024-11-27 14:29:40,378 - root - INFO - step: 10  loss:  1.5568  memory: 26.47GiB(33.47%)  wps: 1,786  mfu: 10.46%
+_TITAN = re.compile(r"(?: - root - INFO - |^)step:\s*(?P<step>\d+)\s+loss:\s*\S+.*?\s(?:tps|wps): (?P<tps>[\d,]+)(?:\s+tflops: (?P<tflops>\d+(?:\.\d+)?))?(?:\s+mfu: (?P<mfu>\d+(?:\.\d+)?)%)?")
 _DETECT = re.compile(r"\| elapsed time per iteration \(ms\): \d|\[timer\.py:\d+:stop\] .*SamplesPerSec=|\{'train_runtime': \d"
-                     r"| - root - INFO - step:\s*\d+\s+loss:.*\s(?:tps|wps): \d")
+                     r"|(?: - root - INFO - |\A|\n)step:\s*\d+\s+loss:.*\s(?:tps|wps): \d")
 
 
 # A loss that is no longer a number, in the frameworks' own words (real lines from public threads):

@@ -231,6 +231,17 @@ def test_training_throughput_steady_state(rel, test, metric, value):
     assert _value(r, test=test, metric=metric) == value
 
 
+def test_torchtitan_step_line_after_its_logging_stamp_is_taken_off():
+    # pytorch/torchtitan#708: "0: [rank0]:2024-11-27 14:29:40,378 - root - INFO - step: 10 ..." (no "[titan] " tag);
+    # the labels and Python logging's stamp go, "step: 10  loss: ..." is what the reader sees
+    r = _parse(training_throughput, "training_throughput/torchtitan708_srun_rank_labels_32xh100.log")
+    assert (_value(r, test="torchtitan", metric="tokens_per_second"), _value(r, test="torchtitan", metric="mfu")) == (1786.0, 10.46)
+    # CONSTRUCTED: the same line alone, and a line that only names a step is no step line
+    assert _value(_parse(training_throughput, text="step: 20  loss:  1.4  memory: 26.47GiB(33.47%)  wps: 1,800  mfu: 10.5%"),
+                  test="torchtitan", metric="tokens_per_second") == 1800.0
+    assert not training_throughput.detect("step: 20 of the migration: see the notes")
+
+
 def test_training_first_step_left_out_only_with_three_or_more():
     r = _parse(training_throughput, "training_throughput/torchtitan_llama3_8b_bf16_torchao_docs.log")
     f = _results(r, metric="tokens_per_second")[0]
