@@ -1137,6 +1137,18 @@ class DeepepAssertionFailed(Fact):
 
 
 @fact_kind
+class TorchPgDeviceWithoutBackend(Fact):
+    """torch.distributed was asked for a collective on tensors of a device type its process group has no backend for:
+    ``RuntimeError: No backend type associated with device type cpu`` (c10d ProcessGroup::getBackend, PyTorch 2.0+;
+    facts/parsers/torch_pg_device_backend.py): CPU tensors in a group made with backend="nccl" alone, GPU tensors in a
+    gloo-only group."""
+
+    kind: Literal["torch_pg_device_without_backend"] = "torch_pg_device_without_backend"
+    device_type: str  # c10::DeviceType as printed: "cpu", "cuda", "xpu", "npu" (a PrivateUse1 backend's own name)
+    rank: int | None = None  # from a torchrun "[rankN]:" label
+
+
+@fact_kind
 class PythonExtensionMissing(Fact):
     """Python found no compiled extension module of a package: ``ModuleNotFoundError: No module named
     'fused_layer_norm_cuda'`` (facts/parsers/python_extension_missing.py): the package's binary part was not built or
