@@ -68,7 +68,7 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.kernel_log import record_lines as kernel_records
 from stethoscope.facts.parsers.prose_codes import reported_codes
 from stethoscope.facts.parsers.unrecognised_text import (ERROR_WORDS, FAILURE_WORDS, claimed_lines, outside_fences,
-                                                          shell_command, zero_counts_only)
+                                                          printed, shell_command, zero_counts_only)
 
 KIND = "ticket_prose"
 #: run only on files that no other parser recognised (facts/registry.py)
@@ -408,6 +408,40 @@ def reported_error(line: str) -> bool:
     unrecognised_text's ERROR_WORDS, none of its FAILURE_WORDS): a claim, not the program's line."""
     return (ERROR_WORDS.search(line) is not None and _REPORTER.search(line) is not None and not _LOG_LINE.match(line)
             and FAILURE_WORDS.search(line) is None and len(_WORDS.findall(line)) >= 10)
+
+
+# A reporter's sentence that points at an error shown elsewhere (a screenshot, a block above or below, another comment)
+# and names none of its own (wild sweep rR5's leftover, round rS2):
+# after hack some config, I have this error:                (TomMelt/mdb#66: the error in a screenshot)
+# yaml nnodes: 2or3or4 will report above error               (etheneyur/EasyR1#20: the error in a screenshot)
+# I got this error when running training.                    (CONSTRUCTED: reported_error's ten words, too few here)
+# Every error word of the line sits in such a reference, a verb of meeting or showing it and a determiner that points
+# elsewhere ("have this error", "report above error", "got the following error", "prompted such an error"); with the
+# reporter's own marks (reported_error's, or a lower-case "i") an indefinite one too ("I encountered an error"). No
+# failure form, no log stamp, nothing a program prints (unrecognised_text.printed: "error: <what>", an exception's name,
+# a source file's line). Alone it is the reporter's claim (a reported_symptom: inconclusive); beside the error it points
+# at, that error says what failed.
+_POINTING_VERB = (r"(?:get|gets|got|getting|have|has|had|having|met|meet|meets|meeting|encounter(?:s|ed|ing)?|see|sees|saw"
+                  r"|seeing|seen|face[sd]?|facing|hit|hits|hitting|receive[sd]?|receiving|report(?:s|ed|ing)?"
+                  r"|show(?:s|ed|n|ing)?|throw(?:s|n|ing)?|threw|raise[sd]?|raising|give[sn]?|gave|giving|prompt(?:s|ed)?"
+                  r"|(?:run|ran|running) into)")
+_ERROR_NOUN = r"(?:errors?|failures?|exceptions?)"
+_POINTER = re.compile(rf"\b{_POINTING_VERB}\s+(?:(?:me|us)\s+)?(?:the\s+)?(?:this|that|these|those|above|following|same"
+                      rf"|such(?:\s+an?)?|similar|below|aforementioned)\s+(?:[a-z]+\s+){{0,2}}?{_ERROR_NOUN}\b", re.I)
+_POINTER_OWN = re.compile(rf"\b{_POINTING_VERB}\s+(?:(?:me|us)\s+)?(?:an?|some|the|one)\s+(?:[a-z]+\s+){{0,2}}?{_ERROR_NOUN}\b",
+                          re.I)
+_LOWER_I = re.compile(r"(?<![\w/'])i(?![\w/'])")
+
+
+def points_at_error(line: str) -> bool:
+    """Whether ``line`` is a reporter's sentence whose error words all point at an error shown elsewhere ("I have this
+    error:", "will report above error"): it names no error of its own (see above)."""
+    if _LOG_LINE.match(line) or FAILURE_WORDS.search(line) is not None or printed(line):
+        return False
+    rest = _POINTER.sub(" ", line)
+    if _REPORTER.search(line) is not None or _LOWER_I.search(line) is not None:
+        rest = _POINTER_OWN.sub(" ", rest)
+    return rest != line and ERROR_WORDS.search(rest) is None
 
 
 # A sentence that explains what a class of error is or may mean, not a report of one (harvest 2705,

@@ -718,6 +718,7 @@ def parse(artefact: Artefact) -> ParseResult:
     title = is_title(artefact.path)
     kernel: set[int] | None = None  # _kernel_records, found where a line needs them
     unfenced: set[int] | None = None  # unfenced_lines, found where a line needs them
+    pointers: list[tuple[int, str]] = []  # reporters' sentences pointing at an error shown elsewhere
     for line, text in iter_lines(_ANY_ERROR, artefact):
         if line in chains:  # a wrapper of Ray's exception chain: the chain's innermost line says it
             line = chains[line]
@@ -761,6 +762,10 @@ def parse(artefact: Artefact) -> ParseResult:
             _claim(b, artefact, line, text)  # a reporter's sentence between the fenced output: their claim
             result.lines_used += 1
             continue
+        elif _reporter().points_at_error(text):
+            pointers.append((line, text))  # a reporter's sentence pointing at an error shown elsewhere (below)
+            result.lines_used += 1
+            continue
         if line >= 2 and "File " in lines[line - 2] and _FRAME.match(lines[line - 2]):  # a frame's source line: code
             continue
         if "terminate called " in text and line < len(lines) and _WHAT.match(lines[line]):
@@ -774,6 +779,12 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         b.add(TextErrorLine, line, message=_message(text, text.strip())[:400])
         result.lines_used += 1
+    # alone, such a sentence is the reporter's claim (the error it points at is a screenshot, another comment); beside
+    # an error line of the same text it points at that error, which says what failed: no claim of its own
+    # (ray-project/ray#22764's "This simple code can't run, and throw this error:" above its traceback)
+    if not any(f.kind == "text_error_line" for f in result.facts):
+        for line, text in pointers:
+            _claim(b, artefact, line, text)
     return result
 
 

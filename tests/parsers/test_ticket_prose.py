@@ -401,3 +401,50 @@ def test_a_kernel_record_is_no_reporters_remark():
     said = [f for f in ticket_prose.parse(Artefact(path="ticket.txt", text=told, node="n1")).facts
             if f.kind == "reported_symptom"]
     assert [(f.symptom, f.evidence.line) for f in said] == [("remark", 1)]
+
+
+# A reporter's sentence that points at an error shown elsewhere names no error of its own: alone it is their claim
+# (reported_symptom, the verdict inconclusive), never an error line nobody explains (round rS2)
+@pytest.mark.parametrize("name, line", [
+    ("mdb66_have_this_error_screenshot.txt", 1),  # TomMelt/mdb#66: "I have this error:", the error a screenshot
+    ("easyr1_20_report_above_error.txt", 2),  # etheneyur/EasyR1#20: "will report above error", a screenshot above
+])
+def test_a_sentence_pointing_at_an_error_elsewhere_is_a_claim(name, line):
+    from stethoscope.facts.parsers import unrecognised_text
+    text = (FIX / name).read_text()
+    fs = unrecognised_text.parse(Artefact(path="t.txt", text=text, node="n1")).facts
+    assert [(f.kind, f.evidence.line) for f in fs] == [("reported_symptom", line)]
+
+
+def test_a_sentence_pointing_at_the_error_below_it_makes_no_claim():
+    # ray-project/ray#22764: "This simple code can't run, and throw this error:" above the traceback it points at (cut):
+    # the traceback's line says what failed, the sentence is neither an error line nor a claim of its own
+    from pathlib import Path
+    from stethoscope.facts.parsers import unrecognised_text
+    path = Path(__file__).resolve().parents[2] / "fixtures/artefacts/ray_worker_death/ray22764_collective_ncclerror_wrapper_cut.txt"
+    fs = unrecognised_text.parse(Artefact(path="t.txt", text=path.read_text(), node="n1")).facts
+    assert 1 not in {f.evidence.line for f in fs} and not [f for f in fs if f.kind == "reported_symptom"]
+    assert [f.kind for f in fs if f.kind == "text_error_line"]
+
+
+@pytest.mark.parametrize("line, pointing", [
+    # CONSTRUCTED (reported_error's ten words, too few here): the first person, a reference to an error shown elsewhere
+    ("I got this error when running training.", True),
+    ("Got this error when running on 2 nodes.", True),
+    ("I got the following error:", True),
+    ("I encountered an error.", True),
+    ("I retrained again, put the GPU[1,3] and batch_size:2, and then prompted such an error.", True),
+    # the error named: what the program printed, quoted or after a colon, or a failure form
+    ("I got this error: CUDA error: out of memory", False),
+    ("I got this error: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:825, unhandled system error", False),
+    ('I got this error "NCCL WARN Call to ibv_create_cq failed"', False),
+    ("I got this error and then Segmentation fault (core dumped)", False),
+    # a program's own lines: no verb of meeting the error, or another error word beside the pointer
+    ("An error occurred while the collective was running", False),
+    ("This error may indicate that your module has parameters that were not used in producing loss.", False),
+    ("Error when running multi-node training", False),
+    ("I got this error and the job failed with a timeout", False),
+    ("[2024-03-01 10:00:00] got this error from worker 3", False),
+])
+def test_points_at_error(line, pointing):
+    assert ticket_prose.points_at_error(line) is pointing
