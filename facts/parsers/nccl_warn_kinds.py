@@ -57,6 +57,8 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     True
     >>> kind("rank 0 failed to IPC register userbuff 0x7f3f56000000 buffSize 37748736 nPeers 2 isLegacyIpc 0x7ffe49900be0")
     'ipc_userbuff_register_failed'
+    >>> kind("Profiler init failed with error (1). Continue without profiler.")
+    'profiler_plugin_init_failed'
     >>> kind("DOCA failure 21")
     'gin_gdaki_doca_failure'
     >>> kind("comm 0x55ec10690820 has already been destroyed")
@@ -252,6 +254,14 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     # MNNVL (cliqueSize 4) is available but not working on this system. Check the IMEX configuration (nvidia-imex-ctl -N). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.   (CONSTRUCTED from the format)
     ("mnnvl_fabric_handle_unusable", re.compile(
         r"^MNNVL \(cliqueSize \d+\) is available but not (?:working|supported) on this system\. Check the IMEX configuration\b")),
+    # WARN("Profiler init failed with error (%d). Continue without profiler.", err)   (src/misc/profiler.cc
+    #   ncclProfilerPluginInit, v2.23: the profiler plugin NCCL_PROFILER_PLUGIN named, or libnccl-profiler.so, loaded and
+    #   its init() returned an error; NCCL drops it and goes on, no profiler events)
+    # WARN/ATTN("Profiler init failed with error '%d': %s. Continue without profiler.", err, strerror(errno))
+    #   (src/plugin/profiler.cc, later releases: ATTN from 2.32, a level this reader does not read)
+    # Profiler init failed with error (1). Continue without profiler.     (CONSTRUCTED from the v2.23 format)
+    ("profiler_plugin_init_failed", re.compile(
+        r"^Profiler init failed with error (?:\(-?\d+\)|'-?\d+': [^\n]{0,200}?)\. Continue without profiler\.")),
     # WARN("Failed to open libibverbs.so[.1]")   (misc/ibvwrap.cu / ibvwrap.cc: a WARN in 2.4-2.7 at least, :63 in 2.7.8; neither libibverbs.so nor
     #   libibverbs.so.1 could be dlopen'ed; by 2.23 the same words are INFO(NCCL_INIT, ...) and NCCL goes on): no IB
     #   verbs library where NCCL runs, so its IB transport is off and it uses sockets
@@ -356,7 +366,7 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
                    r"|mixed local Net|CUDA library|missing symbol|already checked in|already been destroyed|Invalid rank requested"
                    r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init|SHARP group create|sharp_coll_caps_query|specified UCX_TLS"
                    r"|reverse path|ould not find|No path computed|of node \w+ not found|IPC register userbuff|DOCA failure"
-                   r"|No suitable space found|commReclaim|commDestroySync|Legacy IPC cleanup|MNNVL \(cliqueSize")
+                   r"|No suitable space found|commReclaim|commDestroySync|Legacy IPC cleanup|MNNVL \(cliqueSize|Profiler init failed")
 
 
 # The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a
