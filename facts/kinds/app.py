@@ -1137,6 +1137,19 @@ class DeepepAssertionFailed(Fact):
 
 
 @fact_kind
+class ScriptLocalRankRejected(Fact):
+    """A training script's argparse refused the local-rank argument its launcher adds to every worker's command line:
+    ``pretrain_gpt.py: error: unrecognized arguments: --local_rank=1`` (facts/parsers/script_local_rank_rejected.py):
+    DeepSpeed's launcher and torch.distributed.launch before PyTorch 2.0 pass ``--local_rank=N``, PyTorch 2.0's
+    ``--local-rank=N``; the script declares the other spelling, or none."""
+
+    kind: Literal["script_local_rank_rejected"] = "script_local_rank_rejected"
+    program: str  # argparse's prog as printed: "pretrain_gpt.py"
+    argument: str  # the spelling the launcher passed: "--local_rank" or "--local-rank"
+    local_rank: int | None = None  # its value where printed
+
+
+@fact_kind
 class TorchPgDeviceWithoutBackend(Fact):
     """torch.distributed was asked for a collective on tensors of a device type its process group has no backend for:
     ``RuntimeError: No backend type associated with device type cpu`` (c10d ProcessGroup::getBackend, PyTorch 2.0+;
