@@ -104,6 +104,13 @@ class FactPolarity(_M):
     kinds: dict[str, PolarityEntry] = Field(min_length=1)
 
 
+class SummaryRows(_M):
+    """The row a summary keeps of each folded reading of its kind that has every value of ``where``: the
+    values of ``fields``, in that order, then the reading's line and text (its evidence)."""
+    fields: list[str] = Field(min_length=1)
+    where: dict[str, str | int | bool | None] = Field(default_factory=dict)
+
+
 class FactRouting(_M):
     summarise: list[FactKind] = Field(min_length=1)
     #: kind -> the field values of the facts of it that engine code reads: one set, or a list of
@@ -113,6 +120,9 @@ class FactRouting(_M):
     #: kind -> the field whose distinct values a summary of its folded readings lists (``fact_summary.values``,
     #: in the order first seen): what engine code reads of all its facts, which a summary then still gives
     summary_values: dict[FactKind, str] = Field(default_factory=dict)
+    #: kind -> what of each folded reading its summary keeps as a row (``fact_summary.rows``): engine code that
+    #: reads some of its facts one by one, each with its line (a GPU's ECC counts over time: one series a file)
+    summary_rows: dict[FactKind, "SummaryRows"] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _consistent(self) -> "FactRouting":
@@ -125,6 +135,12 @@ class FactRouting(_M):
         stray = sorted(set(self.summary_values) - set(self.summarise))
         if stray:
             raise ValueError(f"summary_values names kinds that are not summarised: {stray}")
+        stray = sorted(set(self.summary_rows) - set(self.summarise))
+        if stray:
+            raise ValueError(f"summary_rows names kinds that are not summarised: {stray}")
+        both = sorted(set(self.summary_rows) & set(self.summary_values))
+        if both:
+            raise ValueError(f"a summary lists values or keeps rows, not both: {both}")
         empty = sorted(k for k, want in self.keep_where.items() if not want or isinstance(want, list)
                        and not all(want))
         if empty:  # an empty set of values would keep every fact: then the kind is not summarised

@@ -91,8 +91,12 @@ def test_healthy_readings_become_one_summary(ruleset):
     assert summaries["gpu_ecc_count"].evidence == first.evidence
     assert summaries["gpu_ecc_count"].count >= len(zero_ecc)
     assert [f for f in routed if f.kind == "gpu_info"] == [f for f in facts if f.kind == "gpu_info"]  # read by code
-    # engine/combine/bundle_series.py reads volatile correctable counts (read_by_code_where): kept
-    assert {(f.scope, f.error_type) for f in routed if f.kind == "gpu_ecc_count"} == {("volatile", "correctable")}
+    # engine/combine/bundle_series.py reads the volatile correctable counts: the summary's rows, one a count
+    assert not [f for f in routed if f.kind == "gpu_ecc_count"]
+    vol = [f for f in facts if f.kind == "gpu_ecc_count" and (f.scope, f.error_type) == ("volatile", "correctable")]
+    assert vol and summaries["gpu_ecc_count"].rows == tuple(
+        (f.pci_bus_id, f.location, f.count, f.evidence.line, f.evidence.text) for f in vol)
+    assert [summaries["gpu_ecc_count"].part_evidence(i) for i in range(len(vol))] == [f.evidence for f in vol]
     assert len(routed) < len(facts)
 
 
@@ -171,6 +175,22 @@ def test_a_process_s_healthy_channels_are_one_summary_of_its_transports(ruleset)
     assert {f.transport for f in kept} | set(summary.values) == {f.transport for f in channels}
 
 
+def test_ecc_growth_reads_the_counts_a_summary_holds(ruleset, tmp_path):
+    """Two nvidia-smi -q readings 30 minutes apart (DRAM Correctable 12, then 1480): no gpu_ecc_count is kept
+    (no rule binds a correctable count), each file's summary holds its volatile correctable counts as rows, and
+    the growth, its finding and evidence lines are those of the unrouted facts."""
+    for name, fixture in (("ecc_before.txt", "ecc_sbe_reading_1.txt"), ("ecc_after.txt", "ecc_sbe_reading_2.txt")):
+        (tmp_path / "node3").mkdir(exist_ok=True)
+        (tmp_path / "node3" / name).write_text((ROOT / "fixtures/artefacts/nvidia_smi_q" / fixture).read_text())
+    (routed, counts), (whole, whole_counts) = _report(tmp_path, ruleset, True), _report(tmp_path, ruleset, False)
+    assert routed == whole and counts == whole_counts
+    storm, = (f for f in routed["findings"] if f["rule"] == "ecc_correctable_storm")
+    assert [e["text"].split(":")[-1].strip() for e in storm["evidence"]] == ["1480", "12"]
+    obs = pipeline.observe_bundle(tmp_path, jobs=1, ruleset=ruleset)
+    assert not [f for f in obs.facts if f.kind == "gpu_ecc_count"]
+    assert [len(f.rows) for f in obs.facts if f.kind == "fact_summary" and f.of_kind == "gpu_ecc_count"] == [4, 4]
+
+
 @pytest.mark.parametrize("evidence", [
     {"path": "n/nvidia-smi-q.txt", "line": 9, "text": "        DRAM Correctable                  : 0"},
     {"path": "".join(["n/", "p-" * 40]), "line": 1, "text": "".join(["t"] * 300)},
@@ -224,13 +244,16 @@ def test_rows_added_at_once_give_what_adding_them_one_by_one_gives(ruleset, monk
                     fields = {**fields, "index": gpu} if cls is GpuUsage else fields
                     b.add(cls, at + below, node=None, pci_bus_id=f"0000:{gpu}:00.0", **fields)
         made.append(([f.model_dump() for f in b.result.facts], b.result.folded, b.result.capped))
-        if at_once:  # the router's plan of the rows: the aggregate counts folded unasked, the others built
+        if at_once:  # the router's plan of the rows: the zero counts folded unasked, the others built
             (_router, _swapped, plan), = memo.values()
-            assert [kind for *_row, kind in plan] == ["gpu_ecc_count", "gpu_ecc_count", None, None, None]
+            assert [kind for *_row, kind in plan] == ["gpu_ecc_count", "gpu_ecc_count", "gpu_ecc_count", None, None]
     assert made[0] == made[1]
     facts, folded, capped = made[0]
     # the cap counts every reading of the kind, folded or built: 12 of them, 5 kept or folded
-    assert (folded[("n", "gpu_ecc_count")][2], capped.get("gpu_ecc_count", [0])[0]) == ((6, 0) if cap > 5 else (3, 7))
+    assert (folded[("n", "gpu_ecc_count")][2], capped.get("gpu_ecc_count", [0])[0]) == ((9, 0) if cap > 5 else (4, 7))
+    # the volatile correctable counts folded are the summary's rows (fact_routing.yaml summary_rows), at their lines
+    assert [row[:4] for row in folded[("n", "gpu_ecc_count")][3]] == [
+        (f"0000:{gpu}:00.0", "dram", 0, at + 2 + 3) for gpu, at in enumerate((1, 11, 21))][:3 if cap > 5 else 1]
     assert [f["index"] for f in facts if f["kind"] == "gpu_usage"] == [0, 1, 2]
 
 

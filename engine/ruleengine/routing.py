@@ -23,15 +23,16 @@ from sys import intern
 from stethoscope.engine.ruleengine.session import can_bind, literal_tests
 from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.derived import FactSummary
-from stethoscope.facts.parsers.base import fold_value
+from stethoscope.facts.parsers.base import Rows, fold_row, fold_value
 from stethoscope.facts.model import INTERN_MAX, Evidence, Fact, of_kind, shared_fields_set, with_values
 
 
 @lru_cache(maxsize=1)
-def _routing() -> tuple[frozenset[str], dict[str, tuple[dict, ...]], dict[str, str]]:
+def _routing() -> tuple[frozenset[str], dict[str, tuple[dict, ...]], dict[str, str], dict[str, tuple]]:
     table = knowledge.load("fact_routing.yaml")
     return (frozenset(table.summarise), {kind: _alternatives(want) for kind, want in table.keep_where.items()},
-            dict(table.summary_values))
+            dict(table.summary_values), {kind: (tuple(r.fields), tuple(r.where.items()))
+                                         for kind, r in table.summary_rows.items()})
 
 
 def _alternatives(want: dict | list[dict]) -> tuple[dict, ...]:
@@ -53,6 +54,9 @@ class Router:
     #: kind -> the field whose distinct values its summary lists (fact_routing.yaml summary_values):
     #: FactBuilder's fold keeps them as a fourth item of the (node, kind) slot
     listed: dict = field(default_factory=dict)
+    #: kind -> (the fields of a row, the (field, value) pairs a reading with a row has) of fact_routing.yaml
+    #: summary_rows: FactBuilder's fold keeps the rows as a fourth item of the slot (facts/parsers/base.Rows)
+    series: dict = field(default_factory=dict)
 
     def keeps(self, kind: str, view: dict) -> bool:
         """Whether a fact of a summarised ``kind`` with this rule view goes on (keep_where, or a
@@ -101,7 +105,7 @@ class Router:
         keeps() said so (``passed``) is not asked again."""
         kept: list[Fact] = []
         folded = dict(folded or {})
-        summarised, keeps, listed = self.summarised, self.keeps, self.listed
+        summarised, keeps, listed, series = self.summarised, self.keeps, self.listed, self.series
         passed = self.passed
         for f in facts:
             kind = f.kind
@@ -113,25 +117,31 @@ class Router:
                 slot = folded[(f.node, kind)] = [f.id, f.evidence, 1]
                 if kind in listed:
                     slot.append([])
+                elif kind in series:
+                    slot.append(Rows())
             else:
                 slot[2] += 1
             if kind in listed:
                 fold_value(slot, getattr(f, listed[kind], None))
+            elif kind in series:
+                fold_row(slot, series[kind], lambda name: getattr(f, name, None), f.evidence.line, f.evidence.text)
         passed.clear()  # (FactBuilder.add fills it again for the next file)
         for (node, kind), slot in folded.items():
+            more = slot[3] if len(slot) > 3 else ()
             kept.append(_summary(f"{slot[0]}~summary", node, slot[1], kind, slot[2],
-                                 tuple(slot[3]) if len(slot) > 3 else ()))
+                                 () if type(more) is Rows else tuple(more), tuple(more) if type(more) is Rows else ()))
         return kept
 
 
 _SUMMARY_SET = shared_fields_set(frozenset(("id", "node", "evidence", "of_kind", "count")))
 _LISTED_SET = shared_fields_set(frozenset(("id", "node", "evidence", "of_kind", "count", "values")))
+_ROWS_SET = shared_fields_set(frozenset(("id", "node", "evidence", "of_kind", "count", "rows")))
 _EVIDENCE_SET = shared_fields_set(frozenset(("path", "line", "text")))
 _set = object.__setattr__
 
 
 def _summary(fid: str, node: str, evidence: Evidence | dict, kind: str, count: int,
-             values: tuple[str, ...] = ()) -> FactSummary:
+             values: tuple[str, ...] = (), rows: tuple[tuple, ...] = ()) -> FactSummary:
     """``FactSummary(id=fid, node=node, evidence=evidence, of_kind=kind, count=count[, values=values])``, built as
     validation stores values of these types (the strings interned as facts/model._share_fields_set
     does): ~3 us against ~15 (a bench node's files make ~60). Other types: validated."""
@@ -147,12 +157,14 @@ def _summary(fid: str, node: str, evidence: Evidence | dict, kind: str, count: i
     if type(evidence) is not Evidence or type(fid) is not str or type(node) is not str or type(kind) is not str \
             or type(count) is not int or not all(type(v) is str for v in values):
         more = {"values": values} if values else {}
+        if rows:
+            more["rows"] = rows
         return FactSummary(id=fid, node=node, evidence=evidence, of_kind=kind, count=count, **more)
     fact = with_values(FactSummary, {"kind": "fact_summary", "id": fid,
                                      "node": intern(node) if len(node) <= INTERN_MAX else node,
                                      "evidence": evidence, "of_kind": intern(kind) if len(kind) <= INTERN_MAX else kind,
-                                     "count": count, "values": values})
-    _set(fact, "__pydantic_fields_set__", _LISTED_SET if values else _SUMMARY_SET)
+                                     "count": count, "values": values, "rows": rows})
+    _set(fact, "__pydantic_fields_set__", _LISTED_SET if values else _ROWS_SET if rows else _SUMMARY_SET)
     _set(fact, "__pydantic_extra__", None)
     _set(fact, "__pydantic_private__", None)
     return fact
@@ -160,8 +172,9 @@ def _summary(fid: str, node: str, evidence: Evidence | dict, kind: str, count: i
 
 def router_for(rules) -> Router:
     """The router of a rule set (its ``CompiledRule`` list)."""
-    summarised, where, listed = _routing()
-    return Router(summarised=summarised, patterns=literal_tests(list(rules)), keep_where=where, listed=listed)
+    summarised, where, listed, series = _routing()
+    return Router(summarised=summarised, patterns=literal_tests(list(rules)), keep_where=where, listed=listed,
+                  series=series)
 
 
 def made(facts: list[Fact]) -> int:

@@ -5,9 +5,9 @@ Generated layout (issue 12): every fact class lives in facts/kinds, by family; t
 modules that first defined these classes re-export them."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from stethoscope.facts.model import Fact, fact_kind
+from stethoscope.facts.model import Evidence, Fact, fact_kind
 
 
 @fact_kind
@@ -65,9 +65,26 @@ class FactSummary(Fact):
     one's line. A branch of a decision tree counts as checked when its kind was summarised.
     ``values``: for a kind fact_routing.yaml gives ``summary_values``, the distinct values of that
     field among the readings counted, in the order first seen (a process's transports: "P2P/CUMEM",
-    "SHM/direct/direct"); empty for the others."""
+    "SHM/direct/direct"); ``rows``: for a kind it gives ``summary_rows``, each such reading's values of the
+    fields it names, then its line and text (a file's volatile correctable ECC counts: bus id, location,
+    count); a row is cited as ``<id>@<i>`` (:meth:`part_evidence`). Empty for the others."""
 
     kind: Literal["fact_summary"] = "fact_summary"
     of_kind: str
     count: int
     values: tuple[str, ...] = ()
+    rows: tuple[tuple[Any, ...], ...] = ()
+
+    def part_id(self, i: int) -> str:
+        """The id a derived fact's ``sources`` cites row ``i`` by (engine/findings.evidence_of)."""
+        return f"{self.id}@{i}"
+
+    @property
+    def lines(self) -> tuple[int, ...]:
+        """The rows' lines (engine/accounting: the lines of a file a finding could cite)."""
+        return tuple(row[-2] for row in self.rows)
+
+    def part_evidence(self, i: int) -> Evidence:
+        """Row ``i``'s evidence: the line and text of the reading it was."""
+        row = self.rows[i]
+        return Evidence(path=self.evidence.path, line=row[-2], text=row[-1])

@@ -536,6 +536,7 @@ def _fold_plan(router: Any, rows: list, swap: dict[type[Fact], dict[str, Any]], 
         fold = None
         if foldable and shape is not None and kind in router.summarised and cls not in swap \
                 and kind not in router.listed:  # (a kind whose summary lists a field's values: add folds it)
+            # (a kind whose summary keeps rows: add_rows gives each row's fields to its fold)
             names = router.reads.get(kind, ())
             if any(n in common or n in ("id", "node") for n in names):
                 return None
@@ -553,13 +554,37 @@ def fold_value(slot: list, value: Any) -> None:
         slot[3].append(value)
 
 
+class Rows(list):
+    """The rows a summary keeps of its folded readings (fact_routing.yaml summary_rows), as the fourth item
+    of their (node, kind) slot: each the reading's values of the fields named, then its line and text."""
+
+
+def fold_row(slot: list, spec: tuple, get: Callable[[str], Any], line: int, text: str | None,
+             quote: Callable[[], str] | None = None) -> None:
+    """Keep the row of a folded reading (``get``: its field values; ``spec``: (the row's fields, the (field,
+    value) pairs a reading kept as a row has)) in its slot's Rows, its evidence's line and text (``quote``:
+    the text where the caller has not made it yet) last."""
+    fields, where = spec
+    for name, want in where:
+        if get(name) != want:
+            return
+    if quote is not None:
+        text = quote()
+    if len(text) <= INTERN_MAX:  # (a file's zero counts quote a few lines: one string each in the pipe)
+        text = intern(text)
+    slot[3].append((*map(get, fields), line, text))
+
+
 def merge_folded(into: list, more: list) -> None:
     """Add the readings folded in ``more`` (the (node, kind) slot of another reader of the same file, or of
     another window of it) to ``into``: their count, and the values a summary lists."""
     into[2] += more[2]
     if len(more) > 3:
         if len(into) <= 3:
-            into.append([])
+            into.append(type(more[3])())
+        if type(more[3]) is Rows:
+            into[3].extend(more[3])
+            return
         for v in more[3]:
             fold_value(into, v)
 
@@ -612,7 +637,7 @@ class FactBuilder:
             asked = keep
             if not keep:
                 # a healthy reading no rule in use can bind: counted for its summary, not built
-                self._fold(line, at, kind, n, node, text, fields, router.listed.get(kind))
+                self._fold(line, at, kind, n, node, text, fields, router)
                 return None
         fid = self._fid(at, kind, n)
         typed = None
@@ -678,6 +703,7 @@ class FactBuilder:
         node = node or art.node
         kinds, add, unbuilt = self._kinds, self.add, self._fold_unbuilt
         offset = art.line_offset
+        series = router.series if router is not None else {}
         for cls, below, fields, kind in plan:
             if kind is None or kinds.get(kind, 0) >= FACTS_PER_KIND:  # built (or past the cap: add counts it)
                 if cls in swap:
@@ -685,7 +711,7 @@ class FactBuilder:
                 add(cls, at + below, node=node, **common, **fields)
                 continue
             line = at + below
-            unbuilt(line, line + offset, kind, node, None)
+            unbuilt(line, line + offset, kind, node, None, {**common, **fields} if kind in series else None, router)
 
     def add_each(self, cls: type[Fact], rows: list[tuple[int, dict[str, Any], str | None]], node: str | None,
                  **common: Any) -> tuple[list[str], list[int]]:
@@ -706,7 +732,7 @@ class FactBuilder:
         for line, fields, text in rows:
             at = line + offset
             if fold and kinds.get(kind, 0) < FACTS_PER_KIND and _asked(router, cls, kind, node, {**common, **fields}) is False:
-                nth.append(unbuilt(line, at, kind, node, text, {**common, **fields}, router.listed.get(kind)))
+                nth.append(unbuilt(line, at, kind, node, text, {**common, **fields}, router))
                 texts.append(quote(line, text))
                 continue
             fact = add(cls, line, node=node, text=text, **common, **fields)
@@ -715,7 +741,7 @@ class FactBuilder:
         return texts, nth
 
     def _fold_unbuilt(self, line: int, at: int, kind: str, node: str, text: str | None,
-                      fields: dict[str, Any] | None = None, listed: str | None = None) -> int:
+                      fields: dict[str, Any] | None = None, router: Any = None) -> int:
         """What add does with a reading the router folds, for add_rows and add_each (which ask the
         router themselves): counted at its line and of its kind, then folded (_fold); how many facts
         of its kind its line had before it."""
@@ -723,25 +749,32 @@ class FactBuilder:
         n = self._seen.get(k, 0)
         self._seen[k] = n + 1
         self._kinds[kind] = self._kinds.get(kind, 0) + 1
-        self._fold(line, at, kind, n, node, text, fields, listed)
+        self._fold(line, at, kind, n, node, text, fields, router)
         return n
 
     def _fold(self, line: int, at: int, kind: str, n: int, node: str, text: str | None,
-              fields: dict[str, Any] | None = None, listed: str | None = None) -> None:
+              fields: dict[str, Any] | None = None, router: Any = None) -> None:
         """Count a reading of ``kind`` that is folded unbuilt into its (node, kind) summary: the first
-        one's id and line (``at``, the file's) are kept for the summary to cite; where the router lists
-        a field of the kind (``listed``: fact_routing.yaml summary_values), the reading's value of it too."""
+        one's id and line (``at``, the file's) are kept for the summary to cite; where the ``router`` lists
+        a field of the kind (fact_routing.yaml summary_values), the reading's value of it too, and where it
+        keeps rows of the kind (summary_rows), the reading's row (``fields``: the reading's)."""
         slot = self.result.folded.get((node, kind))
+        listed = router.listed.get(kind) if router is not None else None
+        series = router.series.get(kind) if router is not None else None
         if slot is None:
             slot = self.result.folded[(node, kind)] = [self._fid(at, kind, n),
                                                        {"path": self.artefact.path, "line": at,
                                                         "text": self._text(line, text)}, 1]
             if listed is not None:
                 slot.append([])
+            elif series is not None:
+                slot.append(Rows())
         else:
             slot[2] += 1
         if listed is not None:
             fold_value(slot, fields.get(listed) if fields is not None else None)
+        elif series is not None and fields is not None:
+            fold_row(slot, series, fields.get, at, None, lambda: self._text(line, text))
 
     def quote(self, line: int, text: str | None = None) -> str:
         """The evidence text add() gives a fact of ``line`` (``text``: the reader's quote, else the line as read)."""
