@@ -10,8 +10,10 @@ A script whose argparse does not declare that spelling stops at once, every work
 %(message)s`` under the usage lines, exit status 2. Sample lines (real)::
 
     pretrain_gpt.py: error: unrecognized arguments: --local_rank=1    (deepspeedai/Megatron-DeepSpeed#178, the title: its MoE example under the deepspeed launcher)
-    text_generation_tp.py: error: unrecognized arguments: --local_rank=3    (01-ai/Yi#69, run by deepspeed)
-    aquila_pretrain.py: error: unrecognized arguments: --local-rank=1    (FlagAI-Open/FlagAI's question, PyTorch 2's launcher)
+
+and, CONSTRUCTED from argparse's format and PyTorch 2.0's launcher argument::
+
+    train.py: error: unrecognized arguments: --local-rank=1
 
 Only the local-rank argument is read (the launcher put it there: a mismatch of launcher and script); any other
 unrecognised argument is the user's own command line, not read here.
@@ -29,7 +31,7 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, i
 KIND = "script_local_rank_rejected"
 
 # pretrain_gpt.py: error: unrecognized arguments: --local_rank=1               (deepspeedai/Megatron-DeepSpeed#178)
-# aquila_pretrain.py: error: unrecognized arguments: --local-rank=1            (FlagAI-Open/FlagAI, PyTorch 2.0's spelling)
+# train.py: error: unrecognized arguments: --local-rank=1                      (CONSTRUCTED: PyTorch 2.0's spelling)
 # train.py: error: unrecognized arguments: --foo --local_rank=0                (CONSTRUCTED: argparse joins every leftover)
 #   (argparse's prog, a word without blanks, at the line's start; the local-rank argument among the leftovers)
 REJECTED = re.compile(

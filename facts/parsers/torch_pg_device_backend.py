@@ -9,8 +9,10 @@ none: a CPU tensor broadcast or all-reduced in a group made with NCCL alone (an 
 left on the CPU, an optimizer's CPU ``step``), an XPU or NPU tensor in a gloo group. Sample lines (real)::
 
     [rank0]: RuntimeError: No backend type associated with device type cpu    (unslothai/unsloth#2584, the reporter's sentence in backticks)
-    RuntimeError: No backend type associated with device type cpu    (a verl rollout worker's broadcast, found in public logs)
-    RuntimeError: No backend type associated with device type npu    (an SGLang pull request: an all_reduce of NPU tensors in a group without that backend)
+
+and, CONSTRUCTED from getBackend's format, an out-of-tree backend's device type::
+
+    RuntimeError: No backend type associated with device type npu
 
 Facts: ``torch_pg_device_without_backend`` per line (the device type as c10 prints it, the ``[rankN]:`` rank). Empty
 input, or no such line: nothing.

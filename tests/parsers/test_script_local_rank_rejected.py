@@ -17,9 +17,10 @@ def test_megatron_deepspeed178_title_in_double_quotes():
 
 
 @pytest.mark.parametrize("line,want", [
-    ("text_generation_tp.py: error: unrecognized arguments: --local_rank=3", [("text_generation_tp.py", "--local_rank", 3)]),  # 01-ai/Yi#69
-    ("aquila_pretrain.py: error: unrecognized arguments: --local-rank=1", [("aquila_pretrain.py", "--local-rank", 1)]),  # FlagAI's title
-    # CONSTRUCTED from argparse's format: every leftover joined, the launcher's argument among them; no value
+    # CONSTRUCTED from argparse's format and the launchers' arguments: DeepSpeed's spelling, PyTorch 2.0's, every
+    # leftover joined with the launcher's argument among them, no value
+    ("generate.py: error: unrecognized arguments: --local_rank=3", [("generate.py", "--local_rank", 3)]),
+    ("pretrain.py: error: unrecognized arguments: --local-rank=1", [("pretrain.py", "--local-rank", 1)]),
     ("train.py: error: unrecognized arguments: --foo --local_rank=0", [("train.py", "--local_rank", 0)]),
     ("train.py: error: unrecognized arguments: --local_rank", [("train.py", "--local_rank", None)]),
     # not read: the user's own argument, one that only starts alike, prose quoting the message without argparse's prog

@@ -17,8 +17,8 @@ def test_unsloth2584_the_message_in_backticks_in_the_reporters_sentence():
 
 
 @pytest.mark.parametrize("line,want", [
-    ("RuntimeError: No backend type associated with device type cpu", [("cpu", None)]),  # a verl worker's broadcast
-    # CONSTRUCTED from ProcessGroup::getBackend's format: torchrun's label, the c10::Error from C++, another class
+    # CONSTRUCTED from ProcessGroup::getBackend's format: unlabelled, torchrun's label, the c10::Error from C++, another class
+    ("RuntimeError: No backend type associated with device type cpu", [("cpu", None)]),
     ("[rank5]: RuntimeError: No backend type associated with device type cpu", [("cpu", 5)]),
     ("  what():  No backend type associated with device type xpu", [("xpu", None)]),
     ("torch.distributed.DistBackendError: No backend type associated with device type npu", [("npu", None)]),
