@@ -135,10 +135,32 @@ def _keyword_starts(text: str):
 # begin upper case, RmInitAdapter -; not "NVRM version:", "NVRM API mismatch:")
 _COLONLESS = re.compile(r"NVRM (?P<func>_\w+|[a-z]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*): ")
 
+# The driver's own words quoted without its "NVRM: " tag, each on a line of its own (a list item, a quote, an indented
+# line), as people copy dmesg into a ticket; read as "NVRM: <message>". Only messages nothing but the driver prints
+# (open-gpu-kernel-modules arch/nvalloc/unix/src/osinit.c NV_DEV_PRINTF(NV_DBG_ERRORS, nv, "RmInitAdapter failed!
+# (0x%x:0x%x:%d)\n") and NV_PRINTF(LEVEL_ERROR, "Cannot initialize GSP firmware RM\n") in RmInitAdapter;
+# kernel-open/nvidia/nv.c "rm_init_adapter failed, device minor number %d\n"; src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c
+# _kgspBootGspRm NV_PRINTF(LEVEL_ERROR, "unexpected WPR2 already up, cannot proceed with booting gsp\n")), at a
+# line's start: a sentence that names one is no record. Real, open-gpu-kernel-modules#1104 (595.58.03, Blackwell):
+# - dmesg shows:
+#   - unexpected WPR2 already up
+#   - RmInitAdapter: Cannot initialize GSP firmware RM
+#   - RmInitAdapter failed! (0x62:0x40:2168)
+_UNTAGGED_BODY = (
+    r"(?:GPU [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: )?"
+    r"(?:RmInitAdapter failed! ?\(0x|RmInitAdapter: Cannot initialize GSP firmware RM"
+    r"|rm_init_adapter failed(?:, device| for device bearing) minor number \d|(?:_kgspBootGspRm: )?unexpected WPR2 already up)"
+)
+_UNTAGGED_LEAD = r"[ \t]{0,8}(?:[-*+] {1,3}|> ?)?"
+_UNTAGGED = re.compile(rf"^(?P<lead>{_UNTAGGED_LEAD})(?={_UNTAGGED_BODY})", re.M)
+_UNTAGGED_KEYS = ("RmInitAdapter", "rm_init_adapter failed", "WPR2 already up")
+
 # detect(): any of our markers, or a kernel-stamped line, anywhere in the head.
 _DETECT = re.compile(
     r"NVRM: |NVRM (?:_\w+|[a-z]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*): |\bXid \(PCI:[0-9a-fA-F:.]+\): ?\d|SXid \(PCI:|\bAER: |PCIe Bus Error: "
     r"|: kern: *[a-z]+ *: \[\d{4}-"
+    # the driver's messages quoted without "NVRM: " (_UNTAGGED)
+    rf"|^{_UNTAGGED_LEAD}{_UNTAGGED_BODY}"
     # (not UCX's "[%lu.%06lu] [%s:%-4d:%d]" prefix, seconds since the epoch then [host:pid:thread]:
     #  "[1717282080.182089] [gpu1:3836092:0]   |   3893..inf | (?) rendezvous cuda_copy, ...", openucx/ucx#9908;
     #  a bracket after the kernel's stamp ends in a letter, "[drm:nv_drm_load [nvidia_drm]]", or is printk's
@@ -190,7 +212,7 @@ def record_lines(lines: list[str]) -> set[int]:
     return {n for n, line in enumerate(lines, 1) if _RECORD.match(line) is not None}
 
 
-_DETECT_KEYS = ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ",
+_DETECT_KEYS = _UNTAGGED_KEYS + ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ",
                 "of memory: Kill", "oom_kill_allocating_task): Kill", "Killed process ", "oom-kill:constraint=", "[Hardware Error]", "EDAC ", "NETDEV WATCHDOG", "EXT4-fs ",
                 "wasn't completed on time", "TX hasn't completed", "Keep alive watchdog timeout", "RLIMIT_MEMLOCK (",
                 "XFS (", "nvme nvme", "nvidia-fs:", "*ERROR* [nvidia-drm] ", "nvidia-modeset: ERROR: ", "infiniband ", "efa ",
@@ -386,8 +408,12 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     text, lines, line_of = artefact.text, artefact.lines, artefact.line_of
+    retagged = False
     if "NVRM " in text and _COLONLESS.search(text):  # "NVRM func: ..." read as "NVRM: func: ..."
-        text = _COLONLESS.sub(r"NVRM: \g<func>: ", text)
+        text, retagged = _COLONLESS.sub(r"NVRM: \g<func>: ", text), True
+    if any(k in text for k in _UNTAGGED_KEYS) and _UNTAGGED.search(text):  # "- RmInitAdapter failed! ..." as "- NVRM: ..."
+        text, retagged = _UNTAGGED.sub(r"\g<lead>NVRM: ", text), True
+    if retagged:
         local = Artefact(path=artefact.path, node=artefact.node, text=text)
         lines, line_of = local.lines, local.line_of
     used: set[int] = set()

@@ -170,7 +170,9 @@ _BAR_TAIL = re.compile(r"NVRM: The system BIOS may have misconfigured your")
 # NVRM: kgspWaitForGfwBootOk_TU102: failed to wait for GFW boot complete: 0x65 VBIOS version 94.02.59.00.05
 # NVRM: gpuWaitForGfwBootComplete_TU102: failed to wait for GFW_BOOT: (progress 0x3)
 # NVRM: GPU6 _kgspBootGspRm: (the GPU is likely in a bad state and may need to be reset)
-_INIT_DETAIL = re.compile(r"NVRM: (?:GPU\d+ )?(?:RmInitAdapter: |_?kgsp\w*: |gpuWaitForGfwBootComplete\w*: |\(the GPU )")
+# NVRM: unexpected WPR2 already up   (the same, its function left out by the poster: open-gpu-kernel-modules#1104's dmesg
+#   quoted as a list, read through kernel_log's untagged form)
+_INIT_DETAIL = re.compile(r"NVRM: (?:GPU\d+ )?(?:RmInitAdapter: |_?kgsp\w*: |gpuWaitForGfwBootComplete\w*: |\(the GPU |unexpected WPR2 already up)")
 # The GSP firmware did not boot (alone, or before an RmInitAdapter failure that carries it):
 # NVRM: kgspBootstrapRiscvOSEarly_GH100: Timeout waiting for GSP target mask release. This error may be caused by several reasons: ...   (nvtrust#52, printed "NVRM kgsp...:")
 # NVRM: GPU6 _kgspBootGspRm: unexpected WPR2 already up, cannot proceed with booting GSP       (open-gpu-kernel-modules#1230)
@@ -179,9 +181,13 @@ _INIT_DETAIL = re.compile(r"NVRM: (?:GPU\d+ )?(?:RmInitAdapter: |_?kgsp\w*: |gpu
 # (not the VBIOS's own boot, "failed to wait for GFW boot complete": alone it stays unexplained)
 # (the phrase comes within a few words of the function in every real line: a bounded run keeps the
 # search linear on a long line that repeats "NVRM: kgsp...:", bench/fuzz.py seed 5)
+# and the WPR2 line by its own words, whatever the case of "gsp" after them (kernel_gsp.c prints "cannot proceed with
+# booting gsp" where 550-580 printed "GSP") or its function left out (open-gpu-kernel-modules#1104, a list of dmesg's
+# messages: "unexpected WPR2 already up"):
 _GSP_BOOT = re.compile(
     r"NVRM: (?:GPU\d+ )?(?:_?kgsp\w*|RmInitAdapter|_?kfsp\w*): .{0,300}?"
     r"(?:Timeout waiting for GSP|cannot proceed with booting GSP|Cannot initialize GSP firmware|FSP command timed out)"
+    r"|NVRM: (?:GPU\d+ )?(?:_?kgsp\w*: )?unexpected WPR2 already up"
 )
 # any other GSP/FSP function that gave up waiting on the firmware (kernel_gsp*.c, kern_fsp*.c; 525-595):
 # NVRM: kgspResetHw_GH100: Timed out waiting for GSP falcon reset to assert
@@ -223,6 +229,11 @@ _THREAD_NEAR = 4
 # (the GPU is likely in a bad state and may need to be reset)   (_kgspBootGspRm, kernel_gsp.c)
 # (the GPU may be in a bad state and may need to be reset)      (kgspWaitForGfwBootOk_TU102)
 _RESET_HINT = re.compile(r"\(the GPU (?:is likely|may be) in a bad state and may need to be reset\)")
+# the branch that prints the first of those hints prints this line just before it (kernel_gsp.c _kgspBootGspRm:
+# NV_PRINTF(LEVEL_ERROR, "unexpected WPR2 already up, cannot proceed with booting gsp\n"); NV_PRINTF(LEVEL_ERROR,
+# "(the GPU is likely in a bad state and may need to be reset)\n"); status = NV_ERR_INVALID_STATE): a paste that
+# keeps only the first line (open-gpu-kernel-modules#1104: "unexpected WPR2 already up") carries the same hint
+_WPR2_UP = re.compile(r"unexpected WPR2 already up", re.I)
 # NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x40:2168)   -> initStatus, rmStatus, line
 _INIT_CODE = re.compile(r"^\s*(?P<init>0x[0-9a-fA-F]+):(?P<rm>0x[0-9a-fA-F]+):(?P<line>\d+)\s*$")
 #: how far back from "RmInitAdapter failed!" its detail lines are looked for (asserts and
@@ -355,7 +366,7 @@ def _init_details(lines: list[str], ln: int) -> tuple[str | None, bool]:
         if _INIT_DETAIL.search(text):
             found.append(text[text.index("NVRM: ") + 6:].strip())
     found.reverse()
-    hint = any(_RESET_HINT.search(t) for t in found)
+    hint = any(_RESET_HINT.search(t) or _WPR2_UP.search(t) for t in found)
     first = next((t for t in found if not _RESET_HINT.search(t)), None)
     if first is not None:
         first = re.sub(r"^GPU\d+ ", "", first)

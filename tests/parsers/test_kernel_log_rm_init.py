@@ -120,3 +120,30 @@ def test_older_companion_line_is_part_of_the_init_failure():
     # alone, the older form still says the GPU did not initialise
     (f,) = _nvrm("[   38.773764] NVRM: rm_init_adapter failed for device bearing minor number 3\n")
     assert f.message_kind == "rm_init_adapter_failed"
+
+
+def test_dmesg_quoted_as_list_without_nvrm_tag_real_paste():
+    # NVIDIA/open-gpu-kernel-modules#1104: the reporter's list of dmesg's messages, "NVRM: " left out; the WPR2 line
+    # is the branch of _kgspBootGspRm that says the GPU may need a reset (the hint's line itself not pasted)
+    facts = _nvrm((FIX / "ogkm1104_dmesg_quoted_as_list_no_nvrm_tag.md").read_text())
+    init = [f for f in facts if f.message_kind == "rm_init_adapter_failed"]
+    assert [(f.evidence.line, f.pci_bus_id, f.code, f.status, f.init_stage, f.reset_hint, f.detail) for f in init] == [
+        (35, None, "0x62:0x40:2168", "NV_ERR_INVALID_STATE", "firmware", True, "unexpected WPR2 already up")]
+
+
+@pytest.mark.parametrize("text, kinds", [
+    # each of the driver's untagged messages, under a list marker, a quote or an indent
+    ("  - rm_init_adapter failed, device minor number 0\n", ["rm_init_adapter_failed"]),
+    ("> GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:884)\n", ["rm_init_adapter_failed"]),
+    ("* unexpected WPR2 already up\n", ["gsp_boot_failed"]),
+    # the WPR2 line with its function, "gsp" in lower case (kernel_gsp.c of the 590 modules)
+    ("[ 3.1] NVRM: _kgspBootGspRm: unexpected WPR2 already up, cannot proceed with booting gsp\n", ["gsp_boot_failed"]),
+    # a sentence that names the message is no record: not read (CONSTRUCTED)
+    ("I keep seeing RmInitAdapter failed! (0x62:0x40:2168) after a reboot\n", []),
+    ("the notes say unexpected WPR2 already up is a known state\n", []),
+])
+def test_untagged_driver_messages(text, kinds):
+    r = kernel_log.parse(Artefact(path="ticket.md", text=text, node="n1"))
+    assert r.errors == []
+    assert [f.message_kind for f in r.facts if f.kind == "nvrm_error"] == kinds
+    assert kernel_log.detect(text) is bool(kinds)
