@@ -26,7 +26,7 @@ from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.kinds.nccl import (  # noqa: F401 - the fact classes live in facts/kinds
     NcclTopoGpu, NcclTopoNic, NcclTopoPci,
 )
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, last_line
 
 KIND = "nccl_topo_xml"
 
@@ -44,6 +44,18 @@ def _int(v: str | None) -> int | None:
     except ValueError:
         return None
 
+
+# Where the dump starts and ends in a text that holds more (a ticket: prose, a command, then the dump inside a code
+# fence, NVIDIA/nccl-tests#154):
+# topology
+# ```
+# <system version="1">
+#   <cpu numaid="0" affinity="000000ff,ffff0000,00ffffff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="106">
+#     <pci busid="0000:4b:00.          (the stored excerpt ends here)
+_START = re.compile(r'^[ \t]*<system version="\d+">', re.M)
+_END = "</system>"
+# ``` or ~~~ on a line of its own after the dump's start: a markdown fence closing the paste of a dump that did not close
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
 
 #: a CR not followed by LF (fuzz input fixtures/fuzz/nccl_topo_xml_lone_cr.xml):
 #:   <pci busid="0000:11:00.0" class="0x060400" vendor="0x1000" device="0xc010" ... link_width="16">\r          <pci busid="0000:13:00.0" ...
@@ -109,11 +121,29 @@ def parse(artefact: Artefact) -> ParseResult:
     text = artefact.text
     if "\r" in text:  # expat counts a lone CR as a line end, the artefact's lines do not
         text = _LONE_CR.sub(" ", text)
+    # the dump alone: the text before its root as that many line ends (expat's lines stay the artefact's), none after
+    # its end; a dump whose root never closes runs to a closing fence or the text's end
+    m = _START.search(text)
+    start = m.start() if m is not None else 0
+    close = text.find(_END, start)
+    if close >= 0:
+        end = close + len(_END)
+    else:
+        fence = _FENCE.search(text, start)
+        end = fence.start() if fence is not None else len(text)
+    body = "\n" * text.count("\n", 0, start) + text[start:end]
     try:
-        p.Parse(text, True)
+        p.Parse(body, True)
     except xml.parsers.expat.ExpatError as exc:
         # expat counts a line after a lone "\r" or the last newline; cite a line that exists
-        fb.error(min(exc.lineno, max(1, len(artefact.lines))), f"NCCL topology XML: {xml.parsers.expat.errors.messages.get(exc.code, exc)}")
+        line = min(exc.lineno, max(1, len(artefact.lines)))
+        message = f"NCCL topology XML: {xml.parsers.expat.errors.messages.get(exc.code, exc)}"
+        if close < 0 and line >= last_line(body.split("\n")):
+            # the dump stops before its root closes, at the paste's end: cut where an excerpt or a scrollback ended,
+            # incomplete, not wrong (never a healthy verdict)
+            fb.limit(line, "cut_short", f"the topology dump stops before </system> ({message}): what came after is not in the paste")
+        else:
+            fb.error(line, message)
     except ValueError as exc:
         fb.error(p.CurrentLineNumber, f"NCCL topology XML: {exc}")
     return result

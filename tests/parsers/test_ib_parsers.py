@@ -114,8 +114,29 @@ def test_topo_matrix_with_ansi_header_and_nccl_xml():
     res = run(nccl_topo_xml, "nccl_topo_xml/h200_topo_dump.xml", node="vm")
     assert [(g["pci_bus_id"], g["nvlinks"], g["nvswitch"]) for g in views(res, "nccl_topo_gpu")] == [("0000:00:06.0", 18, True), ("0000:00:07.0", 18, True)]
     assert views(res, "nccl_topo_nic")[0]["name"] == "eth0"
-    bad = run(nccl_topo_xml, "x", text='<system version="1">\n  <cpu host_hash="0x1">\n  <pci busid="zz"\n')
+    bad = run(nccl_topo_xml, "x", text='<system version="1">\n  <cpu host_hash="0x1">\n  <pci busid="zz">\n  </pci>\n')
     assert bad.errors and bad.errors[-1].line >= 3
+
+
+def test_nccl_topo_xml_dump_inside_a_ticket_cut_short():
+    # NVIDIA/nccl-tests#154: prose and commands, then the dump in a fence, cut inside "<pci busid=..." where the excerpt
+    # ends: the dump is read from its <system>, and its cut end is cut_short, not a parse problem
+    res = run(nccl_topo_xml, "nccl_topo_xml/nccltests154_ticket_dump_cut.md")
+    assert res.errors == []
+    assert [(h.limit, h.line) for h in res.limits] == [("cut_short", 30)]
+
+
+@pytest.mark.parametrize("text, errors, cut", [
+    # a whole dump, a sentence after it: read, no problem (CONSTRUCTED from h200_topo_dump.xml's shape)
+    ('see:\n<system version="1">\n  <cpu host_hash="0x1">\n    <pci busid="0000:00:06.0" class="0x030200"/>\n  </cpu>\n</system>\nthanks\n', 0, 0),
+    # the dump cut, then the fence its poster closed: cut_short
+    ('```\n<system version="1">\n  <cpu host_hash="0x1">\n    <pci busid="0000:00:0\n```\nmore text\n', 0, 1),
+    # a malformed line inside a dump that closes: still a parse problem
+    ('<system version="1">\n  <cpu host_hash="0x1">\n    <pci busid="0000:00:06.0" <<\n  </cpu>\n</system>\n', 1, 0),
+])
+def test_nccl_topo_xml_bounds(text, errors, cut):
+    res = run(nccl_topo_xml, "x", text=text)
+    assert (len(res.errors), sum(h.limit == "cut_short" for h in res.limits)) == (errors, cut)
 
 
 @pytest.mark.parametrize("text, message", [("kind: steth-inventory\nhosts: {n1: {ports: {mlx5_0: {}}}}\n", "hca/port"), ("kind: other\n", "kind")])
