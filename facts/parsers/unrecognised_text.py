@@ -218,6 +218,8 @@ def error_line(line: str) -> bool:
 
 
 def detect(text: str) -> bool:
+    if 'File "' in text and frames_to_end(text.split("\n")) is not None:
+        return True  # the middle of a traceback, cut before its exception: read as a cut capture (frames_to_end)
     if not ((any(g in text for g in ERROR_GATES) and ERROR_WORDS.search(text) is not None)
             or _FAILURE_ANY.search(text) is not None):
         return False
@@ -785,6 +787,11 @@ def parse(artefact: Artefact) -> ParseResult:
     if not any(f.kind == "text_error_line" for f in result.facts):
         for line, text in pointers:
             _claim(b, artefact, line, text)
+    if 'File "' in artefact.text and (frames := frames_to_end(
+            lines, artefact.raw_text.split("\n") if artefact.raw_text is not None else None)) is not None and not any(
+            h.limit == "cut_short" for h in result.limits):
+        traceback_cut(b, *frames)
+        result.lines_used += 1
     return result
 
 
@@ -867,8 +874,11 @@ def _wrapper_errors(artefact: Artefact, done: set[int]) -> list[tuple[int, str]]
 
 def detect_wrapped(artefact: Artefact) -> bool:
     """Whether a file whose normalised text says no error word holds a line whose taken-off wrapper said ERROR
-    (:func:`_wrapper_errors`): engine/parse_pool.py asks it of a file nobody else recognised."""
-    return bool(_wrapper_errors(artefact, set()))
+    (:func:`_wrapper_errors`), or ends in a traceback's frames whose last line a cut left inside its wrapper
+    (:func:`frames_to_end` with the raw lines): engine/parse_pool.py asks it of a file nobody else recognised."""
+    return bool(_wrapper_errors(artefact, set())) or (
+        artefact.raw_text is not None and 'File "' in artefact.text
+        and frames_to_end(artefact.lines, artefact.raw_text.split("\n")) is not None)
 
 
 def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResult:
@@ -1001,6 +1011,36 @@ def cut_traceback(lines: list[str], start: int) -> str | None:
     if _FRAME_HEAD.match(lines[last - 2]) is not None and _BARE_EXCEPTION.fullmatch(text.strip()) is None:
         return text.strip()
     return None
+
+
+def frames_to_end(lines: list[str], raw: list[str] | None = None) -> tuple[int, str] | None:
+    """(the 1-based first line, the last line shown) of the Python traceback frames a text ends in, where the paste holds
+    neither the traceback's header nor its exception: the middle of a traceback, both ends cut (a stored excerpt that
+    starts and stops inside one; a logger that prints a traceback line by line under its own prefix, vLLM's
+    "(Worker pid=364) ERROR 04-18 15:45:48 [multiproc_executor.py:870]   File ".../pynccl.py", line 143, in __init__"
+    down to "    data = torch.zeros(1, device=device)", vllm-project/vllm#39878). Like :func:`cut_traceback`'s, such a
+    capture shows that something raised and not what: ``cut_short``, not an error to quote. None where the text ends
+    in anything else, where the run holds no frame line (a line that starts 'File "' and names its line), or where a
+    traceback's header stands above the run (:func:`cut_traceback` reads that one). With the raw lines (``raw``, the
+    wrappers facts/lines.py took off kept), a last line cut inside the wrapper every line repeats (the excerpt's end
+    '(W' under '(Worker pid=364) ERROR ...': the next line of the same record, cut) is passed over."""
+    last = last_line(lines)
+    if (raw is not None and 2 <= last <= len(raw) and not _traceback_body(lines, last)
+            and 0 < len(cut_at := raw[last - 1].strip()) <= 40 and raw[last - 2].lstrip().startswith(cut_at)):
+        last -= 1
+    first, frames = last, 0
+    while first >= 1 and _traceback_body(lines, first):
+        if _FRAME.match(lines[first - 1]) is not None:
+            frames += 1
+        first -= 1
+    if frames == 0 or first == last:
+        return None
+    if first >= 1 and lines[first - 1].strip().startswith("Traceback (most recent call last)"):
+        return None
+    first += 1
+    while not lines[first - 1].strip():
+        first += 1
+    return first, lines[last - 1].strip()
 
 
 # what a traceback's last line is when it names an exception without a message: 'KeyboardInterrupt', 'SystemExit'

@@ -874,3 +874,30 @@ def test_an_error_looking_kernel_record_is_an_error_line_not_a_claim():
     # CONSTRUCTED: the same record as a title's line: still the kernel's line, an error line, no claim
     fs = unrecognised_text.parse(Artefact(path="title.txt", text=line + "\n", node="n1")).facts
     assert [f.kind for f in fs] == ["text_error_line"]
+
+
+# The middle of a traceback, both its ends cut (vllm-project/vllm#39878's stored excerpts: vLLM's logger printed the
+# frames line by line under its prefix; no header, no exception): a cut capture too, the wrapper's cut last line passed over
+@pytest.mark.parametrize("name, last", [("vllm39878_worker_frames_cut_both_ends.log", "^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"),
+                                        ("vllm39878_engine_core_frames_cut_both_ends.log", "self.model_executor")])
+def test_a_tracebacks_middle_cut_at_both_ends_is_a_cut_capture(name, last):
+    from stethoscope.facts.parsers import unrecognised_text
+    art = Artefact(path="t.log", text=(FIX / name).read_text(), node="n")
+    art.normalise()
+    assert unrecognised_text.detect(art.text) or unrecognised_text.detect_wrapped(art)
+    res = unrecognised_text.parse(art)
+    assert res.facts == [] and [(h.limit, h.line) for h in res.limits] == [("cut_short", 1)]
+    assert repr(last) in res.limits[0].detail
+
+
+@pytest.mark.parametrize("text", [
+    # frames then the exception: a traceback's end, read as the error it names (CONSTRUCTED)
+    '  File "a.py", line 3, in f\n    g()\nRuntimeError: boom\n',
+    # frames then another line: no cut (CONSTRUCTED)
+    '  File "a.py", line 3, in f\n    g()\nstep 4 done\n',
+    # a source line alone, no frame line: not a traceback (CONSTRUCTED)
+    '    data = torch.zeros(1, device=device)\n',
+])
+def test_a_text_that_does_not_end_in_frames_is_no_cut_middle(text):
+    from stethoscope.facts.parsers import unrecognised_text
+    assert unrecognised_text.frames_to_end(text.split("\n")) is None
