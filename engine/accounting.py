@@ -365,13 +365,27 @@ class ReadingsHeld:
             fc._readings = got if got is not None else self.counts.setdefault(key, dict(counted))
 
 
+#: fact class -> whether its facts have parts (part_evidence: an nccl_test_table's rows), asked once a class: a pydantic
+#: model class that lacks the attribute costs getattr ~1.5 us (its metaclass's __getattr__ raises and drops an
+#: AttributeError), and _never_left_out asked ~10 classes a file as the parent took each file's results (~0.3 CPU s
+#: of the parent's main thread at 1,024 bench nodes, while the workers read)
+_PARTED: dict[type, bool] = {}
+
+
+def _parted(cls: type) -> bool:
+    got = _PARTED.get(cls)
+    if got is None:
+        got = _PARTED[cls] = getattr(cls, "part_evidence", None) is not None
+    return got
+
+
 def _never_left_out(n_facts: int, facts: list[list[Fact]], errors: list[list]) -> bool:
     """Whether a file that gave ``n_facts`` facts (FileCoverage.facts: folded and summarised ones counted) gave more
     than findings could cite lines of it (ReadingsHeld): more than the lines of its ``facts`` the diagnosis holds,
     of their rows (part_evidence) and of its parse problems (``errors``). Counted first, then (where the count does
     not tell: an nccl-tests table's rows are lines of its row facts too) told apart."""
     types = {t for fs in facts for t in set(map(type, fs))}
-    parted = {t for t in types if getattr(t, "part_evidence", None) is not None}
+    parted = {t for t in types if _parted(t)}
     parts = [f for fs in facts for f in fs if type(f) in parted] if parted else []
     if n_facts > sum(map(len, facts)) + sum(map(len, errors)) + sum(len(f.lines) for f in parts):
         return True
