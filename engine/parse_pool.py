@@ -493,18 +493,26 @@ def _chunks(items: Iterable[Artefact | FileTask], size: int, max_chars: int) -> 
 
 
 def parse_files(arts: Iterable[Artefact | FileTask], jobs: int | None = None, total_bytes: int | None = None,
-                router=None, budget: Budget = DEFAULT, largest: int | None = None) -> Iterator[FileResult]:
+                router=None, budget: Budget = DEFAULT, largest: int | None = None,
+                young_every: int | None = None) -> Iterator[FileResult]:
     """Each artefact's FileResult (each window's, for a FileTask read where it is parsed), in
     order. ``jobs``: processes (None: all CPUs, 1: in-process; fewer when the memory budget
     cannot hold them); ``total_bytes``: the bundle's size when known, to skip the pool for
     small bundles, and with ``largest`` (its largest file's) to size the workers' memory
     (Budget.jobs). The text handed to workers and not yet parsed stays under
-    ``budget.inflight_chars``."""
+    ``budget.inflight_chars``. ``young_every``: where files are parsed in this process, a young
+    collection after every so many results (a caller that keeps the collector off:
+    engine/pipeline.read_artefacts); results from workers make no cyclic garbage here."""
     small = total_bytes is not None and total_bytes < MIN_PARALLEL_BYTES
     jobs = budget.jobs(1 if small else default_jobs() if jobs is None else max(1, jobs), total_bytes, largest)
     if jobs == 1 or small:
+        n = 0
         for a in arts:
-            yield from parse_item(a, router, budget)
+            for res in parse_item(a, router, budget):
+                n += 1
+                if young_every and n % young_every == 0:
+                    gc.collect(0)
+                yield res
         return
     # imported and built once here, inherited by forked workers, and frozen: a worker's collector
     # (on, _init_worker) then never walks them, so their pages stay shared instead of copied

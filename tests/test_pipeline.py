@@ -75,3 +75,43 @@ def test_the_kind_index_keeps_each_kind_s_facts_and_the_rules_read_them(ruleset)
         assert extended.by_kind[kind] == [extended[i] for i in at]
     dump = lambda found: [f.model_dump() for f in found]  # noqa: E731
     assert dump(pipeline.evaluate(ruleset, facts)) == dump(pipeline.evaluate(ruleset, list(facts)))
+
+
+def test_combine_goes_on_from_the_index_the_reading_made(tmp_path, monkeypatch):
+    """read_artefacts indexes the facts by kind as each file's results come in (while the parse workers read, issue 12:
+    not a pass over every fact after the last file); combine goes on from that index where the observation's facts are
+    still those it indexed, and indexes them afresh where they changed since (_one_host's copies of a flat paste's
+    facts under the one host it names): either way the FactIndex is the one a fresh pass makes."""
+    import shutil
+    from pathlib import Path
+
+    def fresh(facts):
+        c = pipeline.Combined(list(facts), None)
+        return dict(c.positions), c.first_at, dict(c.by_kind)
+
+    obs = pipeline.observe_bundle(SOCKET_BUNDLE, 1)
+    read = obs.read
+    assert read is not None and read.facts is obs.facts and read.indexed == len(obs.facts) > 0
+    n = len(obs.facts)
+    positions, first_at, by_kind = fresh(obs.facts)
+    calls = []
+    index = pipeline.Combined._index
+    monkeypatch.setattr(pipeline.Combined, "_index",
+                        lambda self, facts, start: (calls.append((start, len(facts))), index(self, facts, start))[1])
+    pipeline.combine(obs)
+    monkeypatch.undo()
+    assert obs.read is None and calls and all(start >= n for start, _ in calls)  # only the combiners' facts indexed
+    assert {k: list(v[:len(positions.get(k, ()))]) for k, v in obs.index.positions.items() if k in positions} == positions
+    assert obs.index.first_at == {**obs.index.first_at, **first_at}
+    assert {k: v[:len(by_kind[k])] for k, v in obs.index.by_kind.items() if k in by_kind} == by_kind
+    # a flat paste naming one host: _one_host replaces the facts, combine indexes the new ones
+    case = tmp_path / "incident"
+    case.mkdir()
+    prompt = Path(__file__).resolve().parent.parent / "fixtures/harvest/cases/114-gpu-lost-nvidia-smi-unknown-error-aer-timeouts-root-port"
+    for f in ("dmesg.log", "other.txt"):
+        shutil.copy(prompt / f, case / f)
+    flat = pipeline.observe_bundle(case, 1)
+    assert flat.read is not None and flat.read.facts is not flat.facts  # (the host's copies)
+    combined = pipeline.combine(flat)
+    assert set(combined.index.first_at) == {"cn-234"} == {f.node for f in combined.facts}
+    assert {k: list(v) for k, v in combined.index.positions.items()} == fresh(combined.facts)[0]
