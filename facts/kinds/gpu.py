@@ -381,6 +381,18 @@ class VgpuLicenseEvent(Fact):
 
 
 @fact_kind
+class GpuVgpuLicense(GpuFact):
+    """A vGPU guest's (or a GRID / vCS driver's) license state as ``nvidia-smi -q`` prints it under ``vGPU Software
+    Licensed Product`` (``License Status : Unlicensed (Restricted)``) and ``-q -x`` as ``<license_status>``."""
+
+    kind: Literal["gpu_vgpu_license"] = "gpu_vgpu_license"
+    #: licensed | unlicensed_unrestricted (the grace period) | unlicensed_restricted | unlicensed | unknown (NVML's
+    #: nvmlGridLicenseState, as DCGM's ConvertNvmlGridLicenseStateToString names it)
+    status: str
+    license_text: str  # the value as printed: "Licensed (Expiry: 2026-7-7 16:1:44 GMT)"
+
+
+@fact_kind
 class GpuListed(Fact):
     """One GPU as ``nvidia-smi -L`` lists it."""
 

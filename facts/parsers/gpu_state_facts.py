@@ -21,6 +21,7 @@ from typing import Any
 from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live in facts/kinds
     GpuClockReason, GpuClockReasons, GpuClocks, GpuEccCount, GpuEccMode, GpuEccThreshold, GpuFabric, GpuFact, GpuInfo,
     GpuMemoryRepair, GpuPcieLink, GpuPlatform, GpuPower, GpuRetiredPages, GpuRowRemap, GpuTemperature, GpuUsage,
+    GpuVgpuLicense,
 )
 from stethoscope.facts.parsers.base import FactBuilder
 
@@ -376,7 +377,24 @@ def emit_gpu_facts(b: FactBuilder, rec: GpuRecord, node: str | None = None) -> N
           reset_required=r.flag("info.reset_required", "Reset Required"),
           drain_and_reset_recommended=r.flag("info.drain_and_reset", "Drain and Reset Recommended"))
 
+    if (lic := values.get("info.vgpu_license")) is not None:
+        b.add(GpuVgpuLicense, lic[1], node=node, pci_bus_id=bus, status=vgpu_license_status(lic[0]),
+              license_text=lic[0])
     _emit_state(b, rec, r, node)
+
+
+#: nvidia-smi's license states (NVML nvmlVgpuLicenseInfo_t.currentState, printed as DCGM's
+#: ConvertNvmlGridLicenseStateToString prints them: "Unlicensed (Unrestricted)", "Unlicensed (Restricted)",
+#: "Unlicensed", "Licensed"; nvidia-smi adds the expiry: "Licensed (Expiry: 2026-7-7 16:1:44 GMT)")
+_LICENSE = re.compile(r"^(?P<state>Licensed|Unlicensed)(?: \((?P<how>Restricted|Unrestricted)\))?(?:\s|\(|$)")
+
+
+def vgpu_license_status(raw: str) -> str:
+    """``Unlicensed (Restricted)`` -> ``unlicensed_restricted``; ``Licensed (Expiry: ...)`` -> ``licensed``."""
+    m = _LICENSE.match(raw.strip())
+    if m is None:
+        return "unknown"
+    return m["state"].lower() + (f"_{m['how'].lower()}" if m["how"] else "")
 
 
 #: the facts of a GPU's state but gpu_info, by what they are read from (_state_key): a fleet

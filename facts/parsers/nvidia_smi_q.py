@@ -23,7 +23,8 @@ read from that one's plan (_Plan), its rows never split.
 Facts emitted (classes in :mod:`gpu_state_facts`, the same as the XML parser's): ``gpu_info``,
 ``gpu_clock_reason``, ``gpu_temperature``, ``gpu_power``, ``gpu_ecc_mode``, ``gpu_ecc_count``,
 ``gpu_ecc_threshold``, ``gpu_memory_repair``, ``gpu_retired_pages``, ``gpu_row_remap``,
-``gpu_pcie_link``, ``gpu_fabric``, ``gpu_platform`` (a rack-scale GPU's place); each only when its section is in the output (``-d``
+``gpu_pcie_link``, ``gpu_fabric``, ``gpu_platform`` (a rack-scale GPU's place), ``gpu_vgpu_license`` (a vGPU or GRID
+driver's ``License Status``); each only when its section is in the output (``-d``
 prints a few sections). Empty input, or output without the banner (``Failed to parse
 --display/-d flags``), yields no facts and no errors: it says nothing about the GPUs.
 """
@@ -132,6 +133,11 @@ KEYS: dict[tuple[str, ...], str] = {
     ("fabric", "state"): "fabric.state", ("fabric", "status"): "fabric.status",
     ("fabric", "cliqueid"): "fabric.clique_id", ("fabric", "clusteruuid"): "fabric.cluster_uuid",
     ("fabric", "health", "summary"): "fabric.health_summary",
+    # a vGPU guest's (or a GRID / vCS driver's) license (NVIDIA/gpu-operator#628, 'nvidia-smi -q' in the driver container):
+    #     vGPU Software Licensed Product
+    #         Product Name                      : NVIDIA Virtual Compute Server
+    #         License Status                    : Unlicensed (Restricted)
+    ("vgpu software licensed product", "license status"): "info.vgpu_license",
 }
 #: section lines whose line is the evidence of their fact
 SECTIONS = {("gpu power readings",): "power.section", ("power readings",): "power.section",
@@ -147,6 +153,7 @@ GPU_SECTIONS = frozenset({
     "clocks event reasons", "clocks throttle reasons", "clocks event reasons counters",
     "clocks throttle reasons counters", "remapped rows", "retired pages", "ecc errors", "ecc mode",
     "temperature", "gpu power readings", "power readings", "pci", "fabric", "gpu reset status", "platform info",
+    "vgpu software licensed product",
 })
 #: keys printed at the GPU level that start a fragment on their own
 GPU_KEYS = frozenset({"product name", "gpu uuid", "gpu recovery action", "persistence mode", "vbios version"})
@@ -170,6 +177,9 @@ KEY_SECTIONS = {
     #                                                    section's header; beside a healthy table they read HEALTHY, claimed and
     #                                                    skipped: bench/plant_prefix_probe.py, wild sweep H3)
     **dict.fromkeys(("cliqueid", "clusteruuid"), "Fabric"),
+    #         License Status                    : Unlicensed (Restricted)   (NVIDIA/gpu-operator#628; printed under
+    #                                                                        vGPU Software Licensed Product only)
+    "license status": "vGPU Software Licensed Product",
 }
 #: lines of the PCI section that place a paste begun inside it (no banner, GPU header or ``PCI``
 #: line): the sections each is printed in, as shown (a section line, or a key line with ``:``):
@@ -189,9 +199,12 @@ DECISIVE_KEYS = {"remapped rows": {"pending", "remapping failure occurred"},
                  "ecc errors": set(),
                  # the registration's outcome: its State, and its Status once the State is Completed (NVML
                  # nvmlGpuFabricInfo_t: the status "must be checked only if state returns complete"), so no Status without it
-                 "fabric": {"state"}}
+                 "fabric": {"state"},
+                 # the license's state is the section's one reading (its Product Name says what was asked for)
+                 "vgpu software licensed product": {"license status"}}
 #: what a headerless section without its decisive keys leaves unshown (DECISIVE_KEYS), where it is not the reset
-UNSHOWN = {"fabric": "whether the GPU registered with the NVLink fabric"}
+UNSHOWN = {"fabric": "whether the GPU registered with the NVLink fabric",
+           "vgpu software licensed product": "whether the vGPU is licensed"}
 # Fragment signatures (detect and parse without the banner), from real pastes:
 #     Clocks Throttle Reasons                      (kubeflow/kubeflow issue 68: nvidia-smi -q | grep -A8 'Clocks Throttle')
 #         Idle                        : Active
@@ -200,11 +213,13 @@ UNSHOWN = {"fabric": "whether the GPU registered with the NVLink fabric"}
 #         GPU Current Temp                               : 32 C   (a -q -d TEMPERATURE section on its own: H200 capture)
 FRAGMENT = re.compile(
     r"^ *(?:Clocks (?:Event|Throttle) Reasons|Remapped Rows|Retired Pages|GPU Reset Status|ECC Errors|Ecc Mode"
-    r"|FB Memory Usage|BAR1 Memory Usage|GPU Link Info|PCIe Generation|Link Width|Platform Info)\s*$"
+    r"|FB Memory Usage|BAR1 Memory Usage|GPU Link Info|PCIe Generation|Link Width|Platform Info"
+    r"|vGPU Software Licensed Product)\s*$"
     r"|^ *(?:CliqueId|ClusterUUID|GPU Recovery Action|Remapping Failure Occurred|Pending Page Blacklist"
     r"|HW Slowdown|SW Power Cap|Pending Page Retirement|GPU Current Temp|GPU Shutdown(?: T\.Limit)? Temp"
     r"|GPU Slowdown(?: T\.Limit)? Temp|GPU T\.Limit Temp"
     r"|(?:Inactive )?(?:Uncorrectable|Correctable) Error|(?:Single|Double) Bit ECC|Bus Id|Replays [Ss]ince [Rr]eset"
+    r"|License Status"
     # the head of -q pasted from its first key on (no banner): keys only nvidia-smi -q prints
     #   Attached GPUs                             : 1        (Project-HAMi/HAMi#602)
     #     Product Architecture                  : Turing
@@ -216,7 +231,7 @@ _FRAGMENT_KEYS = ("Clocks ", "Remapped Rows", "Retired Pages", "GPU Reset Status
                   "GPU Current Temp", "GPU Shutdown", "GPU Slowdown", "GPU T.Limit", "ECC Errors", "Ecc Mode",
                   "Memory Usage", "Attached GPUs", "Product Architecture", "Accounting Mode", "VBIOS Version",
                   "MultiGPU Board", "orrectable Error", "Bit ECC", "PCIe Generation", "Link Width",
-                  "Bus Id", "Replays ", "Platform Info")
+                  "Bus Id", "Replays ", "Platform Info", "vGPU Software Licensed", "License Status")
 # --      (the separator grep -A/-B/-C prints between matches)
 GREP_SEPARATOR = "--"
 

@@ -77,6 +77,8 @@ KEYS: dict[tuple[str, ...], str] = {
     ("product_name",): "info.name", ("uuid",): "info.uuid", ("serial",): "info.serial",
     ("vbios_version",): "info.vbios", ("product_architecture",): "info.arch",
     ("persistence_mode",): "info.persistence", ("gpu_recovery_action",): "info.recovery_action",
+    # <vgpu_software_licensed_product><license_status>Licensed (Expiry: 2026-7-7 16:1:44 GMT)</license_status>
+    ("vgpu_software_licensed_product", "license_status"): "info.vgpu_license",
     ("gpu_reset_status", "reset_required"): "info.reset_required",
     ("gpu_reset_status", "drain_and_reset_recommended"): "info.drain_and_reset",
     ("temperature", "gpu_temp"): "temp.gpu", ("temperature", "memory_temp"): "temp.memory",

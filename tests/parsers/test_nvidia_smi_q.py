@@ -704,3 +704,35 @@ def test_a_section_key_out_of_place_inside_a_block_is_read_as_before():
     assert not facts(r, "gpu_info", "unknown-1") and not r.limits
     assert {f.pci_bus_id for f in r.facts} == {G0, G1}
     assert len(facts(r, "gpu_ecc_count", G1)) == len(facts(before, "gpu_ecc_count", G1))
+
+
+def test_vgpu_license_status_fragment_and_forms():
+    # NVIDIA/gpu-operator#628 (verbatim): the table's tail, then -q's vGPU section without the banner or a GPU line
+    _, r = run(q, QDIR / "gpuoperator628_vgpu_unlicensed_console_paste.txt")
+    lic = one(r, "gpu_vgpu_license")
+    assert (lic.pci_bus_id, lic.status, lic.license_text, lic.evidence.line) == (
+        "unknown-1", "unlicensed_restricted", "Unlicensed (Restricted)", 12)
+    # CONSTRUCTED from DCGM's ConvertNvmlGridLicenseStateToString names and nvidia-smi's expiry: the key alone (it is
+    # printed under that section only), and every state
+    for value, status in (("Licensed (Expiry: 2026-7-7 16:1:44 GMT)", "licensed"), ("Unlicensed (Unrestricted)",
+                          "unlicensed_unrestricted"), ("Unlicensed", "unlicensed"), ("N/A", "unknown")):
+        _, r = run(q, Path("q.txt"), f"        License Status                    : {value}\n")
+        assert (one(r, "gpu_vgpu_license").status, one(r, "gpu_vgpu_license").license_text) == (status, value)
+    # the section's header and product name alone: no license state read, no fact
+    _, r = run(q, Path("q.txt"), "    vGPU Software Licensed Product\n"
+                                  "        Product Name                      : NVIDIA Virtual Compute Server\n")
+    assert facts(r, "gpu_vgpu_license") == []
+
+
+def test_vgpu_license_status_xml():
+    # CONSTRUCTED in the shape of a public test's 'nvidia-smi -q -x' trimmed from a vGPU VM (driver 580.105.08, L40S-2Q):
+    # <vgpu_software_licensed_product><license_status>...</license_status>
+    text = ('<?xml version="1.0" ?>\n<nvidia_smi_log>\n\t<driver_version>580.105.08</driver_version>\n'
+            '\t<attached_gpus>1</attached_gpus>\n\t<gpu id="00000000:00:07.0">\n\t\t<product_name>NVIDIA L40S-2Q</product_name>\n'
+            '\t\t<vgpu_software_licensed_product>\n'
+            '\t\t\t<licensed_product_name>NVIDIA RTX Virtual Workstation</licensed_product_name>\n'
+            '\t\t\t<license_status>Unlicensed (Restricted)</license_status>\n'
+            '\t\t</vgpu_software_licensed_product>\n\t</gpu>\n</nvidia_smi_log>\n')
+    _, r = run(x, Path("q.xml"), text)
+    lic = one(r, "gpu_vgpu_license")
+    assert (lic.pci_bus_id, lic.status) == ("0000:00:07.0", "unlicensed_restricted")
