@@ -465,7 +465,8 @@ def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPU
     if not checked:
         if not coverage.files and not coverage.unrecognised and not coverage.skipped and not coverage.uninformative:
             return "inconclusive", empty
-        read = [f"{fc.path} ({'+'.join(fc.read_by) or 'nothing read'})" for fc in coverage.files]
+        notes = {k: c.note for k, c in load_coverage().items() if c.note}
+        read = [f"{fc.path} ({'+'.join(notes.get(k, k) for k in fc.read_by) or 'nothing read'})" for fc in coverage.files]
         read += [f"{u.path} (nothing a diagnosis could use)" for u in coverage.uninformative]
         problems.insert(0, "no artefact that checks a GPU, its memory, PCIe, NVLink, the network, NCCL, "
                            "the driver or the application was read" + (f"; read: {_names(read)}" if read else ""))

@@ -60,6 +60,8 @@ class ArtefactCoverage:
     #: a listing of states whose rows rules judge (a pod's CrashLoopBackOff, a DaemonSet short of ready pods): it checks
     #: nothing of a GPU, but recognised with no row read it is no evidence of health, as a log (knowledge/coverage.yaml)
     listing: bool = False
+    #: what coverage says of a file of this kind, which checks nothing (another vendor's tool: out of scope)
+    note: str | None = None
     #: fact kinds that alone check nothing (a kernel log's boot banner): a file whose reader made
     #: only these was not read for what the kind covers
     context: tuple[str, ...] = ()
@@ -125,7 +127,7 @@ def _checks(raw: dict) -> dict:
 def load_coverage() -> dict[str, ArtefactCoverage]:
     raw = knowledge.load("coverage.yaml").kinds
     return {k: ArtefactCoverage(component=v.component, covers=tuple(v.covers), document=v.document, log=v.log, listing=v.listing,
-                                 context=tuple(v.context), checks=_checks(v.checks), others=tuple(v.checks_others))
+                                 note=v.note, context=tuple(v.context), checks=_checks(v.checks), others=tuple(v.checks_others))
             for k, v in raw.items()}
 
 

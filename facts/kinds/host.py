@@ -802,3 +802,14 @@ class GdrcopyPinFailed(Fact):
     form: Literal["kernel", "test_assertion"]
     ret: int | None = None  # the kernel line's return value (-22: -EINVAL)
     message: str
+
+
+@fact_kind
+class ForeignAcceleratorTool(Fact):
+    """Another vendor's accelerator management tool's output (Huawei Ascend ``npu-smi``, MetaX ``mx-smi``, AMD
+    ``rocm-smi``, Intel ``xpu-smi``), recognised by its banner or table header: out of gpu-stethoscope's scope (NVIDIA
+    GPUs), so it checks nothing; the file is read as that, never left unrecognised nor taken for NVIDIA's output."""
+
+    kind: Literal["foreign_accelerator_tool"] = "foreign_accelerator_tool"
+    vendor: str  # Huawei, MetaX, AMD, Intel
+    tool: str  # npu-smi, mx-smi, rocm-smi, xpu-smi

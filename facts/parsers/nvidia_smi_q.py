@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from stethoscope.facts.ids import pci_bus_id
+from stethoscope.facts.parsers import foreign_accelerator_smi
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.gpu_state_facts import Columns, GpuRecord, ecc_counter_of, emit_gpu_facts
 
@@ -239,7 +240,9 @@ GREP_SEPARATOR = "--"
 def detect(head: str) -> bool:
     if "NVSMI LOG" in head and BANNER.search(head) is not None:  # "NVSMI LOG": a cheap gate
         return True
-    return any(k in head for k in _FRAGMENT_KEYS) and FRAGMENT.search(head) is not None
+    # (another vendor's tool that prints nvidia-smi -q's head keys, MetaX's mx-smi "Attached GPUs  : 8" under its own
+    # banner, gpustack/gpustack#4832: facts/parsers/foreign_accelerator_smi.py reads it, not this reader)
+    return any(k in head for k in _FRAGMENT_KEYS) and FRAGMENT.search(head) is not None and not foreign_accelerator_smi.detect(head)
 
 
 def parse(artefact: Artefact) -> ParseResult:

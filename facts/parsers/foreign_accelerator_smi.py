@@ -1,0 +1,80 @@
+"""Another vendor's accelerator management tool as people paste it beside (or instead of) NVIDIA's: Huawei Ascend's
+``npu-smi info``, MetaX's ``mx-smi``, AMD's ``rocm-smi``, Intel's ``xpu-smi``. gpu-stethoscope diagnoses NVIDIA GPUs:
+such output is out of its scope and checks nothing, but it is recognised as what it is (coverage names the tool),
+never left "unrecognised", never taken for ``nvidia-smi -q`` (mx-smi's head prints nvidia-smi -q's own
+``Attached GPUs  :`` key), and never evidence of health.
+
+Sample content (real, each from a public thread)::
+
+    +------------------------------------------------------------------------------------------------+
+    | npu-smi 23.0.rc3                 Version: 23.0.rc3                                             |
+    | NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|
+        (vllm-project/vllm-ascend#2534, #12980: npu-smi info of Ascend 910 hosts, the banner cut in some pastes)
+    =================== MetaX System Management Interface Log ===================
+    | MX-SMI 2.1.12                       Kernel Mode Driver Version: 2.12.13         |
+        (gpustack/gpustack#4832: mx-smi 2.1.12 of eight MetaX C500)
+    ========================ROCm System Management Interface========================
+    ==============================End of ROCm SMI Log ==============================
+        (ROCm/ROC-smi#86, #90: rocm-smi 3.3's summary table)
+    Timestamp, DeviceId, GPU Utilization (%), GPU Power (W), GPU Frequency (MHz), GPU Core Temperature (Celsius Degree)
+        (intel/xpumanager#98: xpu-smi dump of six Data Center GPU Max 1550)
+
+Facts: one ``foreign_accelerator_tool`` per tool a file shows (its vendor and tool, citing the first line that names
+it). Lines read: the tool's own (its banners, table rules and rows, its dump's records); any other line of the file
+is left to the readers that know it.
+"""
+from __future__ import annotations
+
+import re
+
+from stethoscope.facts.kinds.host import ForeignAcceleratorTool  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+
+KIND = "foreign_accelerator_smi"
+
+# | npu-smi 23.0.rc3                 Version: 23.0.rc3                                             |   (vllm-ascend#12980's form)
+# | NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|   (vllm-ascend#2534)
+_NPU_SMI = re.compile(r"^\| npu-smi \d[\w.-]{0,30} {1,60}Version: |^\| NPU {1,8}Name {1,40}\| Health {1,20}\| Power\(W\)", re.M)
+# =================== MetaX System Management Interface Log ===================                       (gpustack#4832)
+# | MX-SMI 2.1.12                       Kernel Mode Driver Version: 2.12.13         |
+# mx-smi  version: 2.1.12
+_MX_SMI = re.compile(r"^=+ MetaX System Management Interface Log =+[ \t]*\r?$|^\| MX-SMI \d|^mx-smi {1,4}version: \d", re.M)
+# ========================ROCm System Management Interface========================                     (ROC-smi#86)
+# ====================    ROCm System Management Interface    ====================       (rocm-smi 1.7, legacy-rocm-build#305)
+# ==============================End of ROCm SMI Log ==============================
+_ROCM_SMI = re.compile(r"^=+[ \t]{0,8}(?:ROCm System Management Interface|End of ROCm SMI Log)[ \t]{0,8}=+[ \t]*\r?$", re.M)
+# Timestamp, DeviceId, GPU Utilization (%), GPU Power (W), ...                     (xpu-smi dump's header, xpumanager#98)
+# | Device ID | Device Information                                                                   |   (xpu-smi discovery)
+_XPU_SMI = re.compile(r"^Timestamp, DeviceId, |^\| Device ID \| Device Information {1,120}\|", re.M)
+
+#: (vendor, tool, its signature), in the order a file is looked at
+TOOLS = (("Huawei", "npu-smi", _NPU_SMI), ("MetaX", "mx-smi", _MX_SMI), ("AMD", "rocm-smi", _ROCM_SMI),
+         ("Intel", "xpu-smi", _XPU_SMI))
+#: the line signatures this reader owns (facts/classify.py matches every reader's in one pass)
+SIGNATURES = (_NPU_SMI, _MX_SMI, _ROCM_SMI, _XPU_SMI)
+# literals one of which a text holds where a signature may match (a text without any is not searched)
+_GATES = ("npu-smi", "| NPU ", "MetaX System", "MX-SMI", "mx-smi", "ROCm S", "Timestamp, DeviceId", "| Device ID |")
+
+# the tools' own lines: table rules and rows ("+---", "|===", "| 0  Ascend910  | OK |"), banners ("=== ... ==="), the
+# dump's records ("08:08:16.817,    0,  N/A, 281.13, ..."), rocm-smi's summary rows ("1    24.0c  3.0W    852Mhz ..."),
+# mx-smi's head ("Timestamp   : Mon Mar  9 ...", "Attached GPUs   : 8")
+_OWN_LINE = re.compile(r"^(?:[+|=][^\n]*|\d\d:\d\d:\d\d\.\d{1,6},[^\n]*|GPU {1,4}Temp {1,4}AvgPwr[^\n]*"
+                       r"|\d{1,3} {1,8}\d{1,3}\.\dc {1,8}[^\n]*|(?:Timestamp|Attached GPUs) {2,}: [^\n]*|Timestamp, DeviceId, [^\n]*"
+                       r"|(?:mx|xpu|npu|rocm)-smi(?: [^\n]*)?)$")
+
+
+def detect(head: str) -> bool:
+    return any(g in head for g in _GATES) and any(sig.search(head) is not None for _v, _t, sig in TOOLS)
+
+
+def parse(artefact: Artefact) -> ParseResult:
+    result = ParseResult()
+    b = FactBuilder(artefact, result)
+    text = artefact.text
+    for vendor, tool, sig in TOOLS:
+        m = sig.search(text)
+        if m is not None:
+            b.add(ForeignAcceleratorTool, artefact.line_of(m.start()), vendor=vendor, tool=tool)
+    if result.facts:
+        result.lines_used += sum(1 for line in artefact.lines if line.strip() and _OWN_LINE.match(line.strip()))
+    return result

@@ -1,0 +1,41 @@
+"""Another vendor's accelerator tool (facts/parsers/foreign_accelerator_smi.py): recognised as such, out of scope (round
+rS2): real pastes, and NVIDIA's own outputs that must stay NVIDIA's."""
+
+import pytest
+
+from stethoscope.facts.parsers import foreign_accelerator_smi, nvidia_smi_q
+from stethoscope.facts.parsers.base import Artefact
+
+from parse_helper import parse_fixture as _parse  # tests/parsers/parse_helper.py
+
+
+@pytest.mark.parametrize("name, vendor, tool, line", [
+    ("vllm_ascend2534_npu_smi_info.txt", "Huawei", "npu-smi", 2),  # the table's header row (no version banner)
+    ("gpustack4832_mx_smi.txt", "MetaX", "mx-smi", 2),  # "mx-smi  version: 2.1.12"
+    ("rocsmi86_rocm_smi_3.3.txt", "AMD", "rocm-smi", 1),
+    ("xpumanager98_xpu_smi_dump.txt", "Intel", "xpu-smi", 2),  # the dump's CSV header
+])
+def test_another_vendors_tool_is_recognised(name, vendor, tool, line):
+    r = _parse(foreign_accelerator_smi, f"foreign_accelerator_smi/{name}")
+    assert [(f.kind, f.vendor, f.tool, f.evidence.line) for f in r.facts] == [("foreign_accelerator_tool", vendor, tool, line)]
+    assert r.lines_used >= 5
+
+
+def test_mx_smi_is_not_nvidia_smi_q():
+    # gpustack/gpustack#4832: mx-smi prints nvidia-smi -q's "Attached GPUs  : 8" under MetaX's banner
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "fixtures/artefacts/foreign_accelerator_smi/gpustack4832_mx_smi.txt").read_text()
+    assert foreign_accelerator_smi.detect(text) and not nvidia_smi_q.detect(text)
+
+
+@pytest.mark.parametrize("text", [
+    # nvidia-smi's own outputs (its default table, the head of -q without its banner: Project-HAMi/HAMi#602's key)
+    "| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+    "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n",
+    "Timestamp                                 : Mon Mar  9 14:23:48 2026\nAttached GPUs                             : 1\n",
+    # DCGM's discovery table says "GPU ID", not xpu-smi's "Device ID"
+    "| GPU ID | Device Information                                                   |\n| 0      | Name: NVIDIA H100 |\n",
+])
+def test_nvidias_own_output_is_not_another_vendors(text):
+    assert not foreign_accelerator_smi.detect(text)
+    assert foreign_accelerator_smi.parse(Artefact(path="t.txt", text=text, node="n1")).facts == []
