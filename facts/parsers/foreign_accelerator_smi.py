@@ -7,7 +7,7 @@ never left "unrecognised", never taken for ``nvidia-smi -q`` (mx-smi's head prin
 Sample content (real, each from a public thread)::
 
     +------------------------------------------------------------------------------------------------+
-    | npu-smi 23.0.rc3                 Version: 23.0.rc3                                             |
+    | npu-smi 26.0.rc2                            Version: 26.0.rc2                                                    |
     | NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|
         (vllm-project/vllm-ascend#2534, #12980: npu-smi info of Ascend 910 hosts, the banner cut in some pastes)
     =================== MetaX System Management Interface Log ===================
@@ -32,7 +32,7 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "foreign_accelerator_smi"
 
-# | npu-smi 23.0.rc3                 Version: 23.0.rc3                                             |   (vllm-ascend#12980's form)
+# | npu-smi 26.0.rc2                            Version: 26.0.rc2                                                    |   (vllm-ascend#12980)
 # | NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|   (vllm-ascend#2534)
 _NPU_SMI = re.compile(r"^\| npu-smi \d[\w.-]{0,30} {1,60}Version: |^\| NPU {1,8}Name {1,40}\| Health {1,20}\| Power\(W\)", re.M)
 # =================== MetaX System Management Interface Log ===================                       (gpustack#4832)
@@ -40,7 +40,7 @@ _NPU_SMI = re.compile(r"^\| npu-smi \d[\w.-]{0,30} {1,60}Version: |^\| NPU {1,8}
 # mx-smi  version: 2.1.12
 _MX_SMI = re.compile(r"^=+ MetaX System Management Interface Log =+[ \t]*\r?$|^\| MX-SMI \d|^mx-smi {1,4}version: \d", re.M)
 # ========================ROCm System Management Interface========================                     (ROC-smi#86)
-# ====================    ROCm System Management Interface    ====================       (rocm-smi 1.7, legacy-rocm-build#305)
+# (blanks between the rules and the title admitted: the banner's padding is not the same in every rocm-smi release)
 # ==============================End of ROCm SMI Log ==============================
 _ROCM_SMI = re.compile(r"^=+[ \t]{0,8}(?:ROCm System Management Interface|End of ROCm SMI Log)[ \t]{0,8}=+[ \t]*\r?$", re.M)
 # Timestamp, DeviceId, GPU Utilization (%), GPU Power (W), ...                     (xpu-smi dump's header, xpumanager#98)

@@ -39,3 +39,10 @@ def test_mx_smi_is_not_nvidia_smi_q():
 def test_nvidias_own_output_is_not_another_vendors(text):
     assert not foreign_accelerator_smi.detect(text)
     assert foreign_accelerator_smi.parse(Artefact(path="t.txt", text=text, node="n1")).facts == []
+
+
+def test_npu_smi_banner_alone():
+    # vllm-project/vllm-ascend#12980: npu-smi info's version banner, its first row
+    line = "| npu-smi 26.0.rc2                            Version: 26.0.rc2                                                    |\n"
+    fs = foreign_accelerator_smi.parse(Artefact(path="t.txt", text=line, node="n1")).facts
+    assert [(f.vendor, f.tool, f.evidence.line) for f in fs] == [("Huawei", "npu-smi", 1)]
