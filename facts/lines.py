@@ -102,6 +102,10 @@ Wrappers, each with a real sample:
       **hostname:26407:26474 NCCL INFO Call to connect returned Connection refused, re
       trying...**
 
+- a one-line JSON record (a journal's, a shipper's, zap's / slog's) that a ticket's word wrap or a terminal broke
+  over rows: joined on its first row where the rows together parse as one object (``records.rejoin_records``),
+  then read as its line as a whole record is
+
 - markdown emphasis around a whole line (a message pasted in bold or italics: ``**...**``,
   ``__...__``, ``*...*``, ``_..._``, ``***...***``): the marks go when the same run opens and closes
   the line, the opener followed and the closer preceded by a non-blank, the run nowhere inside, and
@@ -131,7 +135,7 @@ from functools import lru_cache
 
 import re2
 
-from stethoscope.facts.records import read_records
+from stethoscope.facts.records import read_records, rejoin_records
 
 # ```bash   /   ```   /   ```docker run --gpus all --rm -it video-diffusion /bin/bash```
 _FENCE = re.compile(r"\n[ \t]*```(?P<body>[^\n]*?)[ \t]*(?=\n)")
@@ -1065,6 +1069,10 @@ def normalise(text: str, plain: bool | None = None, split: list[list[str]] | Non
         if "](http" in text:  # links inside lines, whatever the line starts with
             text = _AUTOLINK.sub(r"\g<text>", text)
     unwrapped = None if uncut else _unwrap(text, split if plain else None)  # rows a terminal cut, joined (the colours and links above took no columns)
+    if not uncut and ('{"' in text or '{ "' in text):  # a JSON record a terminal or a ticket broke over rows (records.py)
+        rejoined = rejoin_records(unwrapped[0] if unwrapped else text, unwrapped[1] if unwrapped else None)
+        if rejoined is not None:
+            unwrapped, plain = rejoined, False
     if unwrapped is not None:
         text, joined = unwrapped
         norm = Normalised(_strip(text))

@@ -517,3 +517,110 @@ def record_hosts(text: str) -> list[str | None] | None:
                     h = cells[got[1]].strip()
                     hosts[first:last + 1] = [h if _HOST_NAME.fullmatch(h) else None] * (last - first + 1)
     return hosts if any(hosts) else None
+
+
+# One JSON record a line that a terminal or a ticket broke over rows (issue 11, round rS1): the record goes on past its
+# first row, cut inside a string or between two members, and the rows after it hold its tail (a 80-column terminal's
+# cut, a ticket's word wrap, which drops the blank it broke at). zap's record of NVIDIA/gpu-operator#1310 (real), as a
+# ticket wrapped it at 70 columns (CONSTRUCTED):
+#   {"level":"error","ts":1741165859.009253,"logger":"controllers.ClusterPolicy","msg":"ClusterPolicy is not ready,
+#   states not ready: [state-operator-validation state-device-plugin
+#   state-dcgm-exporter gpu-feature-discovery state-mig-manager]"}
+# Read alone, the first row is no record (it does not parse) and its tail rows are lines of nobody's: the error record
+# read as a line of unknown words, its tail counted unread. The rows are joined on the first (the rows after it left
+# blank, as facts/lines.py's _unwrap joins a terminal's cut: Normalised.joined), where the record's first row starts
+# with '{"' (after a prefix or a margin), does not end a record ('}', '},', '}]'), parses as no JSON alone, and parses as
+# one JSON object with the next one to _REJOIN_ROWS rows (non-blank, none starting another record, none a pretty-printed
+# member: an indented '"key":' row or a brace alone, _json_members' form) joined as they were cut: at a blank (a row
+# ending or starting with one: joined as they are; after a hyphen, where a word wrap breaks too), at a terminal's width
+# (a wall of rows, or a row as wide as a terminal opens: joined without a blank), else at a word wrap's blank (joined
+# with one); where that parses as no object, the other way. A record the paste cut (its tail absent) parses with no rows: it stays as written.
+_REJOIN_ROWS = 5
+#: the widths terminals open with (facts/lines.py's): a row of one of them was cut there; a record's first row, a run
+#: without blanks, is often wider than a word wrap's width (a wrap breaks at the first blank it can)
+_TERMINAL_WIDTHS = frozenset((80, 100, 120, 132, 160, 200))
+#: a row holding a record's start that does not end one (its last non-blank character no '}', ']', nor a '}' or ']'
+#: before a last ','): one RE2 pass over a text that holds '{"'
+_REJOIN_GATE = re2.compile(r'(?m)\{ ?"[^\n]*(?:[^\s,}\]]|[^\s}\]],)[ \t]*\r?$')
+_MEMBER_ROW = re.compile(r'[ \t]+"[^"\n]{1,64}" ?:|[ \t]*[{}\[\]],?[ \t]*\r?$')
+_ROW_MARGIN = re.compile(r"(?:[ \t]{0,3}>[ \t]?)+|[ \t]+")
+
+
+def rejoin_records(text: str, joined: dict[int, int] | None = None) -> tuple[str, dict[int, int]] | None:
+    """``text`` with each JSON record a terminal or a ticket broke over rows joined on its first row, the rows after it
+    blank (line for line), and {first row (1-based): rows joined after it}, ``joined`` (rows an earlier join left blank:
+    facts/lines.py _unwrap's) merged in; None where no record was broken."""
+    if '{"' not in text and '{ "' not in text or _REJOIN_GATE.search(text) is None:
+        return None
+    rows = text.split("\n")
+    blanked: set[int] = set()  # (0-based rows an earlier join left blank)
+    for first, n in (joined or {}).items():
+        blanked.update(range(first, first + n))
+    done: dict[int, int] = dict(joined or {})
+    changed = False
+    tried = 0
+    for m in _REJOIN_GATE.finditer(text):
+        tried += 1
+        if tried > 2000:
+            break
+        i = text.count("\n", 0, m.start())
+        if i in blanked or not rows[i].strip():
+            continue  # (taken by a join above)
+        got = _rejoin(rows, i, blanked)
+        if got is None:
+            continue
+        line, last = got
+        rows[i] = line
+        for k in range(i + 1, last + 1):
+            rows[k] = "\r" if rows[k].endswith("\r") else ""
+            blanked.add(k)
+            done.pop(k + 1, None)
+        done[i + 1] = last - i
+        changed = True
+    return ("\n".join(rows), done) if changed else None
+
+
+def _rejoin(rows: list[str], i: int, blanked: set[int]) -> tuple[str, int] | None:
+    """(row ``i`` with the rows after it that end its JSON record joined on, the last row joined), or None."""
+    row = rows[i]
+    cr = "\r" if row.endswith("\r") else ""
+    row = row.rstrip("\r")
+    at = row.find('{"')
+    at = row.find('{ "') if at < 0 else at
+    if at < 0 or _record(row[at:].rstrip(" \t")) is not None:
+        return None
+    margin = m[0] if (m := _ROW_MARGIN.match(row, 0, at)) is not None and m.end() == at else ""
+    pieces: list[tuple[int, str, int]] = []  # (row, text, columns of the row as cut)
+    j = i + 1
+    while j < len(rows) and len(pieces) < _REJOIN_ROWS:
+        if j in blanked:
+            j += 1
+            continue
+        nxt = rows[j].rstrip("\r")
+        if not nxt.strip() or _MEMBER_ROW.match(nxt) is not None:
+            return None
+        body = nxt[len(margin):] if margin and nxt.startswith(margin) else nxt
+        if body.lstrip().startswith(('{"', '{ "')):
+            return None  # (another record's start: this one's tail is not here)
+        pieces.append((j, body, len(rows[j - 1].rstrip("\r")) if j - 1 not in blanked else 0))
+        seps = _separators(row, pieces)
+        for joins in (seps, [""] * len(seps), [" "] * len(seps)):
+            whole = row + "".join(s + p for s, (_k, p, _w) in zip(joins, pieces))
+            rec = _record_text(whole[at:])
+            if rec is not None and _record(rec) is not None:
+                return whole + (cr if rows[j].endswith("\r") else ""), j
+        j += 1
+    return None
+
+
+def _separators(first: str, pieces: list[tuple[int, str, int]]) -> list[str]:
+    """What each break between ``first`` and ``pieces`` lost: nothing at a blank or at a terminal's width, else the
+    blank a word wrap broke at."""
+    widths = [len(first)] + [w for _k, _p, w in pieces[1:]]
+    wall = len(widths) > 1 and len(set(widths)) == 1
+    out, before = [], first
+    for (_k, piece, _w), width in zip(pieces, widths):
+        cut = before[-1:].isspace() or piece[:1].isspace() or before[-1:] == "-" or wall or width in _TERMINAL_WIDTHS
+        out.append("" if cut else " ")
+        before = piece
+    return out

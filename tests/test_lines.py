@@ -1352,3 +1352,77 @@ def test_the_glue_gate_is_answered_by_the_classifiers_set():
         assert classify.gate(text, GLUE_GATE) is (GLUE_GATE.search(text) is not None), text
         assert normalise(text, glued=classify.gate(text, GLUE_GATE)) == normalise(text), text
     classify.forget()
+
+
+# issue 11 (round rS1): one JSON record a line that a ticket's word wrap or a terminal broke over 2-3 rows (facts/records.py
+# rejoin_records). The records are real (NVIDIA/gpu-operator#1310's zap records; a journal record's fields as systemd
+# writes them, records.py's _JSON_RECORD); their wrapping is CONSTRUCTED (textwrap at 70 and 60 columns, between words;
+# a cut at 97 columns, no terminal's width, before a member).
+GPU_OPERATOR_ERROR = ('{"level":"error","ts":1741165859.009253,"logger":"controllers.ClusterPolicy","msg":"ClusterPolicy is '
+                      'not ready, states not ready: [state-operator-validation state-device-plugin state-dcgm-exporter '
+                      'gpu-feature-discovery state-mig-manager]"}')
+GPU_OPERATOR_INFO = ('{"level":"info","ts":1741165858.259008,"logger":"controllers.ClusterPolicy","msg":"daemonset not ready",'
+                     '"name":"nvidia-device-plugin-daemonset"}')
+JOURNAL_XID = ('{"__REALTIME_TIMESTAMP":"1733478000123456","_HOSTNAME":"gpu-node-7","SYSLOG_IDENTIFIER":"kernel","MESSAGE":'
+               '"NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.","_BOOT_ID":"e8ee305cff53408da12356a3876792ba"}')
+
+
+def _wrapped(record: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(record, width, break_long_words=False, break_on_hyphens=False))
+
+
+@pytest.mark.parametrize("record", [GPU_OPERATOR_ERROR, GPU_OPERATOR_INFO, JOURNAL_XID])
+@pytest.mark.parametrize("width", [60, 70])
+def test_a_json_record_a_ticket_wrapped_is_read_as_one_line(record, width):
+    from stethoscope.facts.records import read_records
+
+    text = "nvidia-smi said nothing\n" + _wrapped(record, width) + "\n" + GPU_OPERATOR_INFO + "\n"
+    rows = text.split("\n")
+    n = len(_wrapped(record, width).split("\n"))
+    assert n in (2, 3, 4)
+    norm = normalise(text)
+    lines = norm.split("\n")
+    assert len(lines) == len(rows)  # line for line
+    assert lines[1] == read_records("\n" + record + "\n")[1:-1]  # the record's line, as the whole record reads
+    assert lines[2:1 + n] == [""] * (n - 1)
+    assert lines[1 + n] == "daemonset not ready"
+    assert norm.joined == {2: n - 1}
+    art = Artefact(path="x.log", text=text, node="n")
+    art.normalise()
+    assert art.raw_line(2) == "".join(rows[1:1 + n]) or art.raw_line(2).replace(" ", "") == record.replace(" ", "")
+
+
+def test_a_json_record_cut_at_no_terminals_width_before_a_member_is_joined():
+    rows = [GPU_OPERATOR_INFO[:97], GPU_OPERATOR_INFO[97:]]  # ('"name":...' starts the second row: no blank between)
+    norm = normalise("\n".join(rows) + "\n")
+    assert norm.split("\n")[:2] == ["daemonset not ready", ""] and norm.joined == {1: 1}
+
+
+def test_an_error_record_a_ticket_wrapped_is_an_error_line_as_whole():
+    # the error-level record read as its message, its level kept (unrecognised_text.record_lines): as the whole record
+    from stethoscope.facts.parsers import unrecognised_text
+
+    for text in (GPU_OPERATOR_ERROR + "\n", _wrapped(GPU_OPERATOR_ERROR, 70) + "\n",
+                 "\n".join(GPU_OPERATOR_ERROR[i:i + 80] for i in range(0, len(GPU_OPERATOR_ERROR), 80)) + "\n"):
+        art = Artefact(path="x.log", text=text, node="n")
+        art.normalise()
+        assert unrecognised_text.record_lines(art) == {1: "error"} and unrecognised_text.detect_records(art), text
+
+
+@pytest.mark.parametrize("raw", [
+    # a record the paste cut (its tail absent): kept as written
+    GPU_OPERATOR_ERROR[:90] + "\nthen the pod restarted\n",
+    # a pretty-printed object (a member a row, a brace alone): _json_members' form, not joined
+    '{"kind": "Event",\n  "reason": "Failed",\n  "count": 3\n}\n',
+    # the next row starts another record: no tail here
+    GPU_OPERATOR_ERROR[:90] + "\n" + GPU_OPERATOR_INFO + "\n",
+    # one record a line, whole
+    GPU_OPERATOR_INFO + "\n" + GPU_OPERATOR_INFO + "\n",
+])
+def test_rows_that_are_no_broken_record_are_not_joined(raw):
+    from stethoscope.facts.records import rejoin_records
+
+    assert rejoin_records(raw) is None
+

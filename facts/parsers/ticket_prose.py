@@ -811,11 +811,12 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     lines = _lines(artefact.text)
-    if '"msg"' in (artefact.raw_text or artefact.text) or "msg=" in artefact.text:
-        # an application's JSON record read as its message (zap, logrus, slog: unrecognised_text.record_lines), or its
-        # logfmt record, is what a program wrote, no reporter's sentence: its level, not its words, says whether it is an error
-        from stethoscope.facts.parsers.unrecognised_text import record_lines
+    from stethoscope.facts.parsers.unrecognised_text import record_gate_text, record_lines
 
+    if '"msg"' in record_gate_text(artefact) or "msg=" in artefact.text:
+        # an application's JSON record read as its message (zap, logrus, slog: unrecognised_text.record_lines), or its
+        # logfmt record, is what a program wrote, no reporter's sentence: its level, not its words, says whether it is an
+        # error (the gate over the text without its line breaks where rows were joined: a key a cut split, '"ms' / 'g"')
         for n in record_lines(artefact):
             lines[n - 1] = ""
     # a kernel record (dmesg, journalctl -k, talosctl dmesg: kernel_log.record_lines, by its prefix) is what the kernel

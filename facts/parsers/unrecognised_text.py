@@ -616,7 +616,7 @@ def record_lines(artefact: Artefact) -> dict[int, str]:
     """{1-based line: its level} for the lines of ``artefact`` that are an application's record (_record_level: a JSON
     record facts/lines.py read as its message, a logfmt record): a program's output, never a reporter's sentence
     (ticket_prose leaves them)."""
-    raw = artefact.raw_text if artefact.raw_text is not None else artefact.text  # (a logfmt record is kept as written)
+    raw = record_gate_text(artefact)  # (a logfmt record is kept as written)
     if '"msg"' not in raw and "msg=" not in raw:
         return {}
     found = {}
@@ -629,10 +629,18 @@ def record_lines(artefact: Artefact) -> dict[int, str]:
 def detect_records(artefact: Artefact) -> bool:
     """Whether ``artefact`` holds an application's record (JSON read as its message, logfmt) at error level or above
     (engine/parse_pool.py asks it of a file only the fallbacks know): its level says a failure, its words may not."""
-    raw = artefact.raw_text if artefact.raw_text is not None else artefact.text
+    raw = record_gate_text(artefact)
     if _RECORD_FAILING_GATE.search(raw) is None:
         return False
     return any(level in _RECORD_FAILING for level in record_lines(artefact).values())
+
+
+def record_gate_text(artefact: Artefact) -> str:
+    """The text as read, for the record gates above; where rows were joined (a terminal's cut, a JSON record a ticket
+    broke: facts/lines.py, records.rejoin_records) without its line breaks, so that a key cut in two ('"ms' / 'g":')
+    is found as the joined line holds it."""
+    raw = artefact.raw_text if artefact.raw_text is not None else artefact.text
+    return raw.replace("\n", "") if artefact._joined else raw
 
 
 def _prefix_quiet_record(artefact: Artefact, line: int, text: str) -> bool:
