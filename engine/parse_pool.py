@@ -31,7 +31,7 @@ from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult, me
 from stethoscope.engine.knowledge import add_reading, load_coverage, load_polarity
 from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
-from stethoscope.facts.lines import (line_hosts, normalise, run_hosts, text_host, without_block_labels,
+from stethoscope.facts.lines import (dshbak_hosts, line_hosts, normalise, run_hosts, text_host, without_block_labels,
                                       without_line_labels)
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget, Hit
 from stethoscope.facts.records import record_hosts
@@ -288,6 +288,9 @@ def _launcher_label(text: str, wrapped: bool) -> tuple[str | None, list[str | No
     """``text`` without a launcher's label (pdsh's "host: " or compose's "svc-1  | " on every line, compose's on a run
     of lines, pdsh's on a run of lines below the launcher's own), line for line, and pdsh's host of each line where
     two hosts or more are named (their lines read apart: _per_host); (None, None) where no label is found."""
+    if "----------------" in text and (got := dshbak_hosts(text)) is not None:  # pdsh's output gathered by dshbak
+        hosts, bare = got
+        return bare, hosts
     bare = without_line_labels(text) if (": " in text[:200] or "| " in text[:200]) else None
     if bare is None and _holds_block_bar(text):  # compose's label on a run of lines only (a table pasted above them)
         bare = without_block_labels(text)

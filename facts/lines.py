@@ -537,6 +537,52 @@ def run_hosts(text: str) -> tuple[list[str | None], str] | None:
     return hosts, "\n".join(bare)
 
 
+# pdsh's output gathered by dshbak (pdsh scripts/dshbak: each host's lines, or with -c the lines of every group of hosts
+# that printed the same, under a header of a dashed row, the host or the hosts' list compressed, a dashed row; each line
+# as pdsh gave it after the host's colon, its blank kept; issue 11, round rS1):
+#   print("----------------\n"); printf("%s\n", join(",", compress(sort(@identical, $tag)))); print("----------------\n");
+# ----------------
+# jazz[04,08,11-32]
+# ----------------
+#  link_layer: Ethernet                         (CONSTRUCTED from dshbak's format: session 43's openucx/ucx#2346 pasted
+#                                                 `pdsh -w jazz[...] ibv_devinfo -d mlx5_1 | grep link_layer | dshbak -c`)
+# The host (or the hosts' list, "node[01-04]", "gpu7,node[01-03]": the group that printed them) of each block is the node
+# its lines are read as (engine/parse_pool.py _per_host), the headers blank, line for line; the lines above the first
+# header the text's own. Only where the text holds a header of that form whose block is not empty.
+_DSHBAK_RULE = "-" * 16
+_DSHBAK_HOSTS = re.compile(r"[A-Za-z0-9][\w.-]{0,62}(?:\[[\d,-]{1,200}\][\w.-]{0,62})?(?:,[A-Za-z0-9][\w.-]{0,62}"
+                           r"(?:\[[\d,-]{1,200}\][\w.-]{0,62})?){0,63}")
+
+
+def dshbak_hosts(text: str) -> tuple[list[str | None], str] | None:
+    """dshbak's host (or hosts' list) of each line of ``text`` (None on its headers, blank lines and the lines above its
+    first header), and ``text`` with the headers blank and the blank dshbak kept before each line off, line for line;
+    None where no dshbak header heads a block."""
+    if "\n" + _DSHBAK_RULE not in "\n" + text:
+        return None
+    lines = text.split("\n")
+    hosts: list[str | None] = [None] * len(lines)
+    bare = lines[:]
+    host, found, i = None, False, 0
+    while i < len(lines):
+        row = lines[i].rstrip("\r")
+        if row == _DSHBAK_RULE and i + 2 < len(lines) and lines[i + 2].rstrip("\r") == _DSHBAK_RULE \
+                and _DSHBAK_HOSTS.fullmatch(lines[i + 1].strip()) is not None:
+            host = lines[i + 1].strip()
+            for k in (i, i + 1, i + 2):
+                bare[k] = "\r" if lines[k].endswith("\r") else ""
+            i += 3
+            continue
+        if host is not None and row.strip():
+            hosts[i] = host
+            found = True
+            bare[i] = lines[i][1:] if lines[i].startswith(" ") else lines[i]
+        i += 1
+    if not found or any(_NOT_HOST.fullmatch(h) for h in set(hosts) - {None}):
+        return None
+    return hosts, "\n".join(bare)
+
+
 # docker compose's label on a run of lines inside a text that holds other lines too: a ticket pastes the
 # host's nvidia-smi table, then `docker compose logs` of the job (cmd/formatter/logs.go "%-*s | ": every
 # name padded to the longest + 1, so one column of bars; v2 names "svc-1", v1 "proj_svc_1", or a fixed

@@ -1426,3 +1426,32 @@ def test_rows_that_are_no_broken_record_are_not_joined(raw):
 
     assert rejoin_records(raw) is None
 
+
+# issue 11 (round rS1): pdsh's output gathered by dshbak (pdsh scripts/dshbak: a dashed row, the host or the hosts' list
+# compressed, a dashed row, then the lines as pdsh gave them after the host's colon; CONSTRUCTED from that format, the
+# kernel lines real forms of the Xid catalogue's): each block's host (or group) is the node its lines are read as
+DSHBAK = ("$ pdsh -w gpu-node[01-05] dmesg | dshbak -c\n"
+          "----------------\ngpu-node[01-03,05]\n----------------\n"
+          " [    5.123456] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.104.05\n"
+          "----------------\ngpu-node04\n----------------\n"
+          " [    5.123456] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.104.05\n"
+          " [ 8123.456789] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.\n")
+
+
+def test_dshbak_blocks_name_their_hosts():
+    from stethoscope.facts.lines import dshbak_hosts
+
+    hosts, bare = dshbak_hosts(DSHBAK)
+    assert hosts == [None] * 4 + ["gpu-node[01-03,05]"] + [None] * 3 + ["gpu-node04"] * 2 + [None]
+    rows = bare.split("\n")
+    assert rows[1:4] == ["", "", ""] and rows[4].startswith("[    5.123456] NVRM: loading") and len(rows) == len(DSHBAK.split("\n"))
+    for text in ("----------------\nnot a header\n", "-" * 16 + "\nnode01\n" + "-" * 16 + "\n",  # no block under it
+                 "----------------\nrank0\n----------------\n x\n"):  # a rank is no host
+        assert dshbak_hosts(text) is None
+
+
+def test_a_dshbak_blocks_fault_is_its_hosts():
+    res = parse_one(Artefact(path="dmesg.txt", text=DSHBAK, node="paste"))
+    xid = [f for f in res.facts if f.kind == "xid_event"]
+    assert [(f.node, f.xid) for f in xid] == [("gpu-node04", 79)]
+    assert res.coverage.skipped_lines == 0
