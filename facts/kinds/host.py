@@ -611,7 +611,7 @@ class PackageVersion(Fact):
     kind: Literal["package_version"] = "package_version"
     package: str  # "torch" | "nvidia-nccl-cu13" | "cudatoolkit"
     version: str  # "2.11.0" | "2.8.0.dev20250528+cpu"
-    manager: str  # pip | conda | collect_env | env_report (a "- Name: value" env report: transformers, accelerate, llamafactory-cli env) | apt | dpkg
+    manager: str  # pip | conda | collect_env | env_report (a "- Name: value" env report: transformers, accelerate, llamafactory-cli env) | ds_report | apt | dpkg
     cuda_build: str | None = None  # "12.1": the CUDA the package was built for (or is)
     cuda_build_num: int | None = None  # 12010
     cuda_build_major: int | None = None  # 12

@@ -22,6 +22,10 @@ and hiyouga/LlamaFactory#6608)::
     - `Accelerate` version: 0.34.2
     - PyTorch version (GPU?): 2.3.0+cu121 (True)
 
+The freeze lines and the list's rows pasted as a markdown list or table (``- torch==2.3.0``, ``- torch   2.3.0``,
+``| torch | 2.3.0 |`` under ``| Package | Version |``) read as the plain forms (a row of the CUDA stack's packages, or
+any row under the table's header).
+
 Facts: ``package_version`` per listed package that belongs to the CUDA stack (torch, pytorch,
 ``nvidia-*``, ``cuda*``, ``cupy*``, ``jax-cuda*``, ``nccl``, ``tensorflow*``): ``package``
 lowercased, ``version`` as printed, ``manager`` (pip | conda | collect_env | env_report) and, where the
@@ -49,7 +53,19 @@ from stethoscope.facts.parsers.host_info import NvidiaDriverVersion
 KIND = "python_packages"
 
 # torch==2.11.0      nvidia-nccl-cu13==2.28.9      [pip3] torch==1.1.0      [pip3] torch==1.7.0a0+a9603c7
-_FREEZE = re.compile(r"^\s*(?:\[(?P<tag>pip3?|conda)\]\s+)?(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<ver>[^\s;#]+)\s*$")
+# and the same lines pasted as a markdown list (issue 11, round rS1: a ticket's bullets, "- torch==2.3.0", "* ...";
+# CONSTRUCTED from pip freeze's "name==version", the bullet a reporter's)
+_FREEZE = re.compile(r"^\s*(?:[-*+][ \t]+)?(?:\[(?P<tag>pip3?|conda)\]\s+)?(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<ver>[^\s;#]+)\s*$")
+# pip list's or conda list's rows as a markdown list or table (issue 11, round rS1; session 43's verl#184 pasted its pip
+# list as bullets, "- package   version"; a table is how a ticket renders columns): read where the name is one of the
+# CUDA stack's (_RELEVANT), the version a number, nothing else in the row but a build and a channel cell
+# - torch                     2.3.0                                          (CONSTRUCTED, pip list's columns)
+# | torch | 2.3.0+cu121 |       | nvidia-nccl-cu12 | 2.20.5 | pypi_0 | pypi |  (CONSTRUCTED, pip list's / conda list's)
+_BULLET_COLUMNS = re.compile(r"^\s*[-*+][ \t]+(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)[ \t]+(?P<ver>\d[\w.+!-]*)\s*$")
+_TABLE_ROW = re.compile(r"^\s*\|[ \t]*`?(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)`?[ \t]*\|[ \t]*`?(?P<ver>\d[\w.+!-]*)`?[ \t]*\|"
+                        r"(?:[ \t]*(?P<build>[^|\s]+)[ \t]*\|)?(?:[ \t]*(?P<channel>[^|\s]+)[ \t]*\|)?\s*$")
+# | Package | Version |      | Name | Version | Build | Channel |      |---|---|      | :--- | ---: |   (its header and rule)
+_TABLE_HEAD = re.compile(r"^\s*\|[ \t]*(?:Package|Name|package|name)[ \t]*\|[ \t]*(?:Version|version)[ \t]*\||^\s*\|(?:[ \t]*:?-{3,}:?[ \t]*\|){2,4}\s*$")
 # cudatoolkit               10.2.89              hfd86e86_1
 # torch                     2.1.0                    pypi_0    pypi          (conda list, pip list: name  version)
 # [conda] pytorch                   2.1.0           py3.11_cuda12.1_cudnn8.9.2_0    pytorch
@@ -117,6 +133,23 @@ _HF_FIELD = re.compile(r"^\s*- [^:\n]{1,80}:(?: |$)")
 # a package's version field: "<Name> version[ (<what>?)]: <version>[ (<answer>)]"; "not installed" is no version
 _HF_VERSION = re.compile(r"^- `?(?P<name>[A-Za-z][\w.-]{0,40})`? version(?: \([\w?/ ]{1,40}\))?: "
                          r"(?P<ver>\d[\w.+!-]{0,60})(?: \([\w ]{1,20}\))?\s*$")
+# DeepSpeed's ds_report (deepspeed/env_report.py debug_report: print("DeepSpeed general environment info:"), then each
+# field as print(name, "." * (max_dots - len(name)), value), max_dots 33; its op table before it, op_report: name, dots,
+# installed and compatible as [YES] / [NO] / [OKAY]), issue 11 round rS1 (deepspeedai/DeepSpeed#2632):
+# DeepSpeed general environment info:
+# torch version .................... 1.12.1+cu113
+# torch cuda version ............... 11.3
+# nvcc version ..................... 11.4
+# deepspeed info ................... 0.7.7, unknown, unknown
+# deepspeed wheel compiled w. ...... torch 1.12, cuda 11.3
+# cpu_adam ............... [NO] ....... [OKAY]
+# torch's version (its CUDA build from "torch cuda version"), deepspeed's and the toolkit's nvcc as package_version
+# (manager ds_report); the other fields and the op table's rows read as the report's own lines
+_DS_HEAD = re.compile(r"^DeepSpeed general environment info:\s*$", re.M)
+_DS_FIELD = re.compile(r"^(?P<name>[a-z][\w ./()-]{1,40}?) \.{1,40} (?P<value>\S.*?)\s*$")
+_DS_OP = re.compile(r"^(?:[a-z][\w]{0,40} \.{1,40} \[(?:YES|NO|OKAY)\](?: \.{1,20} \[(?:OKAY|NO|YES)\])?"
+                    r"|op name \.{1,40} installed \.{1,10} compatible|-{40,}|DeepSpeed C\+\+/CUDA extension op report"
+                    r"|JIT compiled ops requires ninja)\s*$")
 _LOCAL_CU = re.compile(r"\+cu(?P<maj>\d{1,2}?)(?P<min>\d)$")  # +cu121 +cu130 +cu92
 # cuda10.2_0, py3.11_cuda12.1_cudnn8.9.2_0; py3.7_cuda10.1.243_cudnn7.6.3_0 (PyTorch 1.4's conda build names the full CUDA
 # release: pytorch/pytorch#35646's collect_env, '[conda] pytorch  1.4.0  py3.7_cuda10.1.243_cudnn7.6.3_0  pytorch')
@@ -125,8 +158,10 @@ _BUILD_CUDA = re.compile(r"(?:^|_)cuda(?P<cuda>\d+\.\d+)(?:\.\d+)?(?:_|$)")
 _CUDA_RUNTIME = re.compile(r"^(?:nvidia-cuda-runtime(?:-cu\d+)?|cudatoolkit|cuda-runtime|cuda-cudart)$")
 _RELEVANT = re.compile(r"^(?:torch|pytorch|nvidia-[\w.-]+|cuda[\w.-]*|cupy[\w.-]*|jax-cuda[\w.-]*|jaxlib|nccl|"
                        r"tensorflow[\w.-]*|vllm|deepspeed|apex|flash-attn|triton)$")
-_DETECT = re.compile(r"^(?:\[(?:pip3?|conda)\]\s+)?(?:torch|nvidia-[\w-]+|cudatoolkit|pytorch)(?:==|\s+\d)|^CUDA used to build PyTorch\s*:|^PyTorch version\s{2,}: |"
-                     r"^#\s*Name\s+Version\s+Build|^sys\.platform: \w+\s*$|^- `[\w.-]{1,40}` version: \S", re.M)
+_DETECT = re.compile(r"^(?:[-*+][ \t]+)?(?:\[(?:pip3?|conda)\]\s+)?(?:torch|nvidia-[\w-]+|cudatoolkit|pytorch)(?:==|\s+\d)|"
+                     r"^\|[ \t]*`?(?:torch|nvidia-[\w-]+|cudatoolkit|pytorch)`?[ \t]*\|[ \t]*`?\d|^CUDA used to build PyTorch\s*:|^PyTorch version\s{2,}: |"
+                     r"^#\s*Name\s+Version\s+Build|^sys\.platform: \w+\s*$|^- `[\w.-]{1,40}` version: \S"
+                     r"|^Package {2,}Version(?: {2,}Editable project location)?[ \t\r]*$|^DeepSpeed general environment info:", re.M)
 
 
 def cuda_num(version: str) -> tuple[int, int] | None:
@@ -150,6 +185,7 @@ def _cuda_of(name: str, version: str, build: str | None) -> str | None:
 
 def detect(head: str) -> bool:
     if not ("==" in head or "PyTorch" in head or "cudatoolkit" in head or "Version" in head or "pytorch" in head
+            or "DeepSpeed general" in head or "- torch" in head or "| torch" in head or "| nvidia-" in head or "- nvidia-" in head or "| `" in head
             or "sys.platform" in head or "` version: " in head):
         return False
     return _DETECT.search(head) is not None
@@ -170,6 +206,9 @@ def parse(artefact: Artefact) -> ParseResult:
     torch_version: tuple[int, str] | None = None
     mm_env = _MM_PLATFORM.search(artefact.text) is not None  # MMEngine's collect_env: its "Name: value" fields
     hf_env = _HF_ENV_HEAD.search(artefact.text) is not None  # a Hugging Face-style "- Name: value" env report
+    ds_env = _DS_HEAD.search(artefact.text) is not None  # DeepSpeed's ds_report: "name ..... value" fields
+    ds_torch: tuple[int, str] | None = None  # its torch version line
+    ds_cuda: str | None = None  # its "torch cuda version"
     torch_env = "CUDA used to build PyTorch" in artefact.text  # PyTorch's (or vLLM's) collect_env: its fields
     cuda_built: bool | None = None  # collect_env's "CUDA used to build PyTorch": a CUDA build (None: not said)
     unavailable: int | None = None  # the line of "Is CUDA available: No / False"
@@ -229,6 +268,21 @@ def parse(artefact: Artefact) -> ParseResult:
         if mm_env and _MM_FIELD.match(line):
             result.lines_used += 1
             continue
+        if ds_env and (_DS_HEAD.match(line) or _DS_OP.match(line)):
+            result.lines_used += 1
+            continue
+        if ds_env and (m := _DS_FIELD.match(line)) is not None:
+            result.lines_used += 1
+            name, value = m["name"], m["value"]
+            if name == "torch version":
+                ds_torch = (n, value)
+            elif name == "torch cuda version" and re.match(r"\d+\.\d+", value):
+                ds_cuda = re.match(r"\d+\.\d+", value)[0]
+            elif name == "nvcc version" and (v := re.match(r"\d+\.\d+(?:\.\d+)?", value)) is not None:
+                add_package(b, n, "cuda-nvcc", v[0], "ds_report", re.match(r"\d+\.\d+", v[0])[0])
+            elif name == "deepspeed info" and (v := re.match(r"\d[\w.+]{0,40}", value)) is not None:
+                add_package(b, n, "deepspeed", v[0], "ds_report", None)
+            continue
         if hf_env and _HF_FIELD.match(line):
             result.lines_used += 1
             if (m := _HF_VERSION.match(line)) is not None:
@@ -239,6 +293,19 @@ def parse(artefact: Artefact) -> ParseResult:
         m = _FREEZE.match(line)
         if m is None and (columns or (line.lstrip().startswith("[") and "[conda]" in line)):
             m = _COLUMNS.match(line)
+        if m is None and "|" in line:
+            if _TABLE_HEAD.match(line):
+                result.lines_used += 1
+                if "ersion" in line:  # the header, not its rule: a listing's rows follow
+                    columns = "conda" if "Build" in line else "pip"
+                continue
+            m = _TABLE_ROW.match(line)
+            if m is not None and not _RELEVANT.match(m["name"].lower().replace("_", "-")) and not columns:
+                continue  # (another table's row: a package table's only where its header said so)
+        if m is None and line.lstrip()[:1] in ("-", "*", "+"):
+            m = _BULLET_COLUMNS.match(line)
+            if m is not None and not _RELEVANT.match(m["name"].lower().replace("_", "-")) and not columns:
+                continue  # ("- step 1" is a list's item; a package list's where it names the CUDA stack)
         if m is None:
             continue
         result.lines_used += 1
@@ -246,9 +313,11 @@ def parse(artefact: Artefact) -> ParseResult:
         if not _RELEVANT.match(name):
             continue
         build = m.groupdict().get("build")
-        tag = m["tag"]
+        tag = m.groupdict().get("tag")
         manager = "conda" if tag == "conda" else "pip" if tag else ("pip" if "==" in line else columns or "pip")
         add_package(b, n, name, m["ver"], manager, _cuda_of(name, m["ver"], build))
+    if ds_torch is not None:  # ds_report's torch, built for its "torch cuda version" (or its +cuXXX)
+        add_package(b, ds_torch[0], "torch", ds_torch[1], "ds_report", _cuda_of("torch", ds_torch[1], None) or ds_cuda)
     if torch_version is not None:  # collect_env cut short after its PyTorch line
         add_package(b, torch_version[0], "torch", torch_version[1], "collect_env", _cuda_of("torch", torch_version[1], None))
     if unavailable is not None and cuda_built:  # a CUDA build of PyTorch that found no usable GPU (a CPU build: none wanted)

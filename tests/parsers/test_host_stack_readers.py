@@ -262,3 +262,51 @@ def test_mmengine_collect_env_nvcc_field():
     # InternLM/lmdeploy#3286: "NVCC: Cuda compilation tools, release 12.4, V12.4.131", the toolkit beside torch
     r = _parse(python_packages, "python_packages/lmdeploy3286_check_env_mmengine_cu121_4090d.txt")
     assert _pkgs(r)[("cuda-nvcc", "collect_env")] == ("12.4.131", "12.4", 12040)
+
+
+# issue 11 (round rS1): pip freeze's and pip list's / conda list's lines pasted as a markdown list or table (CONSTRUCTED
+# from pip's "name==version" and its columns, the bullets and cells a ticket's; session 43's verl#184 pasted its pip list
+# as bullets): the CUDA stack's versions as the plain forms give them
+@pytest.mark.parametrize("text, want", [
+    ("- torch==2.3.0+cu121\n- nvidia-nccl-cu12==2.20.5\n- transformers==4.41.2\n",
+     {("torch", "pip"): ("2.3.0+cu121", "12.1", 12010), ("nvidia-nccl-cu12", "pip"): ("2.20.5", None, None)}),
+    ("* torch==2.1.0\n", {("torch", "pip"): ("2.1.0", None, None)}),
+    ("- torch                     2.3.0\n- nvidia-nccl-cu12          2.20.5\n- numpy                     1.26.4\n",
+     {("torch", "pip"): ("2.3.0", None, None), ("nvidia-nccl-cu12", "pip"): ("2.20.5", None, None)}),
+    ("| Package | Version |\n|---|---|\n| torch | 2.3.0+cu121 |\n| nvidia-nccl-cu12 | 2.20.5 |\n| numpy | 1.26.4 |\n",
+     {("torch", "pip"): ("2.3.0+cu121", "12.1", 12010), ("nvidia-nccl-cu12", "pip"): ("2.20.5", None, None)}),
+    ("| Name | Version | Build | Channel |\n| :--- | :--- | :--- | :--- |\n| pytorch | 2.1.0 | py3.11_cuda12.1_cudnn8.9.2_0 | pytorch |\n",
+     {("pytorch", "conda"): ("2.1.0", "12.1", 12010)}),
+    ("| `torch` | `2.2.1` |\n", {("torch", "pip"): ("2.2.1", None, None)}),
+])
+def test_markdown_package_lists(text, want):
+    assert python_packages.detect(text)
+    r = _parse(python_packages, text=text)
+    assert _pkgs(r) == want
+    assert r.lines_used >= len(want)
+
+
+@pytest.mark.parametrize("text", [
+    "- step 1 done\n- node 2 failed\n",            # a list's items
+    "| GPU | 0 |\n| node | 7 |\n",                 # another table's rows
+    "- torch version 2.3.0 crashes\n",              # a sentence in a bullet
+])
+def test_markdown_lists_that_are_no_package_list(text):
+    assert not python_packages.detect(text) or not _parse(python_packages, text=text).facts
+
+
+def test_ds_report_environment_block():
+    # deepspeedai/DeepSpeed#2632 (verbatim): DeepSpeed's ds_report, its "name ..... value" fields
+    r = _parse(python_packages, "python_packages/deepspeed2632_ds_report_torch1.12_cu113.txt")
+    assert _pkgs(r) == {("torch", "ds_report"): ("1.12.1+cu113", "11.3", 11030),
+                        ("cuda-nvcc", "ds_report"): ("11.4", "11.4", 11040),
+                        ("deepspeed", "ds_report"): ("0.7.7", None, None)}
+    assert r.lines_used == 9
+
+
+def test_pip_list_known_by_its_header():
+    # deepspeedai/DeepSpeed#3318 (verbatim): pip 23's list, cut before torch: its header says what it is
+    text = (FIX / "python_packages/deepspeed3318_pip_list_header_cut.txt").read_text()
+    assert python_packages.detect(text)
+    r = _parse(python_packages, "python_packages/deepspeed3318_pip_list_header_cut.txt")
+    assert _pkgs(r) == {("deepspeed", "pip"): ("0.8.3", None, None), ("flash-attn", "pip"): ("1.0.4", None, None)}
