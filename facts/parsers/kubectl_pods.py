@@ -218,6 +218,10 @@ _DETECT = re.compile(r"^[ \t]*(?:Last )?State:[ \t]+(?:Terminated|Waiting)[ \t\r
                      r'|failed to \\?"StartContainer\\?" for \\?"[a-z0-9][a-z0-9.-]{0,252}\\?" with [A-Z][A-Za-z]{1,40}: '
                      r"|\bError pod \S+ container \S+ exitCode: -?\d+ terminated message:"
                      r"|\b0/\d{1,6} nodes are available: \d"
+                     # describe's Node: field, the pod's node and its IP, or <none> while unscheduled (describe.go
+                     # describePod: w.Write(LEVEL_0, "Node:\t%s\n", pod.Spec.NodeName+"/"+pod.Status.HostIP)): a
+                     # describe of a pod still running or pending, no state or event of which says a failure (round rS1)
+                     r"|^[ \t]{0,4}Node:[ \t]+(?:<none>|[A-Za-z0-9][\w.-]{0,252}/[\d.:a-fA-F]{3,45})[ \t\r]*$"
                      r"|" + _GET_EVENTS_HEADER.pattern +
                      # a get events row without its header (only a row whole in kubectl's form)
                      r"|^(?:[a-z0-9][a-z0-9-]{0,62}[ \t]+)?(?:<unknown>|\d{1,5}[smhdy](?:\d{1,2}[smh])?)(?: \(x\d{1,9} over \S{1,20}\))?[ \t]+"
@@ -275,7 +279,8 @@ _EXIT = re.compile(r"^(?P<how>ExitCode|Signal):(?P<code>-?\d{1,4})$")
 
 def detect(head: str) -> bool:
     return ((("State:" in head or "Warning" in head or "READY" in head or "Reason:" in head or "StartContainer" in head
-              or "exitCode:" in head or "nodes are available: " in head or "LAST SEEN" in head or "Normal" in head)
+              or "exitCode:" in head or "nodes are available: " in head or "LAST SEEN" in head or "Normal" in head
+              or "Node:" in head)
              and _DETECT.search(head) is not None)
             or ("/" in head and _BARE_ROW.search(head) is not None))
 
@@ -292,9 +297,13 @@ def parse(artefact: Artefact) -> ParseResult:
     if len(assigned) == 1:  # a describe pasted from below its Name: (its pod not named): the one pod the events bind
         k8s_node = next(iter(assigned.values()))
     n = 0
+    field: tuple[int, int] | None = None  # the describe field the lines below belong to (_field_span)
     while n < len(lines):
         line = lines[n]
         n += 1
+        if line.strip() and field is not None and len(line) - len(line.lstrip()) <= field[0] \
+                and _field_span(line) is None:
+            field = None
         if (m := _POD.match(line)) is not None:
             pod, container, k8s_node, header, role = m["pod"], UNNAMED, assigned.get(m["pod"]), None, None
         elif "Controlled By:" in line and (m := _CONTROLLER.match(line)) is not None:
@@ -303,8 +312,10 @@ def parse(artefact: Artefact) -> ParseResult:
             k8s_node = m["node"] if m["node"] != "<none>" else k8s_node
         elif (m := _STATE.match(line)) is not None:
             # the pod's node (its Node: line, its Scheduled event) is the facts' node where no folder names one
+            at = n
             n = _state(b, lines, n, m, dict(pod=pod, container=container, k8s_node=k8s_node, node=_node(b, k8s_node),
                                             gpu_stack_role=stack_role(pod) or role))
+            result.lines_used += n - at  # (its Reason:, Exit Code:, Message: lines, read with it)
         elif "exitCode:" in line and (m := _OPERATOR_EXIT.search(line)) is not None:
             r = _EVENT_REASON.search(line)
             reason = (r["reason"] or r["col"]) if r is not None else "Error"
@@ -347,11 +358,53 @@ def parse(artefact: Artefact) -> ParseResult:
                   gpu_stack_role=stack_role(m["pod"]))
         elif (m := _CONTAINER.match(line)) is not None:
             container = m["name"]
-            continue
+            if pod is UNNAMED:
+                continue
+        elif pod is not UNNAMED and _EVENTS_HEADER.match(line) is not None:
+            pass  # (describe's Events table's header and its rule)
+        elif pod is not UNNAMED and (span := _field_span(line)) is not None:
+            field = span  # a describe's own field: the lines under it are its own too
+        elif pod is not UNNAMED and field is not None and line.strip() \
+                and len(line) - len(line.lstrip()) > field[0] and _FIELD_ERROR.search(line) is None:
+            pass  # (a list field's item: a label, a condition's row, a mount, a toleration)
         else:
             continue
         result.lines_used += 1
     return result
+
+
+# describe's other fields of a pod and its containers (kubectl pkg/describe/describe.go describePod, describeContainers,
+# describeVolumes, DescribeEvents: "Namespace:\t%s", "Service Account:\t%s", "Start Time:\t%s", "Container ID:\t%s",
+# "Restart Count:\t%d", "QoS Class:\t%s", ...), read as the describe's own lines where its pod's Name: came first (issue
+# 11, round rS1: a healthy pod's describe left 48 of its 55 lines unread); a field that heads a list ("Labels:",
+# "Conditions:", "Mounts:", "Tolerations:", ...) takes the lines under it, indented deeper or aligned to its value:
+#   Node:             gpu-node-7/10.0.0.7        Start Time:       Sun, 06 Dec 2026 10:00:00 +0000
+#   Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s
+#                                node.kubernetes.io/unreachable:NoExecute op=Exists for 300s          (CONSTRUCTED)
+_DESCRIBE_KEYS = frozenset((
+    "Namespace", "Priority", "Priority Class Name", "PriorityClassName", "Runtime Class Name", "Service Account", "Node", "Start Time",
+    "Labels", "Annotations", "Status", "IP", "IPs", "Controlled By", "Nominated Node Name", "Init Containers",
+    "Containers", "Container ID", "Image", "Image ID", "Port", "Ports", "Host Port", "Host Ports", "Command", "Args",
+    "State", "Started", "Finished", "Ready", "Restart Count", "Limits", "Requests", "Liveness", "Readiness", "Startup",
+    "Environment", "Environment Variables from", "Mounts", "Conditions", "Type", "Volumes", "TokenExpirationSeconds",
+    "ConfigMapName", "ConfigMapOptional", "DownwardAPI", "Medium", "SizeLimit", "Path", "HostPathType", "ClaimName",
+    "ReadOnly", "SecretName", "Optional", "QoS Class", "Node-Selectors", "Tolerations", "Events", "Message", "Reason",
+    "Exit Code", "Signal", "Last State", "SeccompProfile", "Topology Spread Constraints", "Readiness Gates"))
+_DESCRIBE_FIELD = re.compile(r"^(?P<ind>[ \t]*)(?P<key>[A-Z][A-Za-z -]{0,40}?):(?:[ \t]+(?P<value>\S)|[ \t]*$)")
+
+
+#   Type    Reason     Age   From               Message      /      ----    ------     ----  ----               -------
+_EVENTS_HEADER = re.compile(r"^\s*(?:Type\s+Reason\s+Age\s+From\s+Message|-{4}\s+-{6}\s+-{3,4}\s+-{4}\s+-{7})\s*$")
+#: an item under a list field that reads as a failure is left to the readers of failures, never taken as the field's
+_FIELD_ERROR = re.compile(r"(?i)\b(?:error|fail(?:ed|ure)?|fatal|panic|denied|refused|timed? ?out|killed|exception)\b")
+
+
+def _field_span(line: str) -> tuple[int, int] | None:
+    """(indentation, value column) of a describe field ``line`` (_DESCRIBE_KEYS), or None where it is none."""
+    m = _DESCRIBE_FIELD.match(line)
+    if m is None or m["key"] not in _DESCRIBE_KEYS:
+        return None
+    return len(m["ind"]), m.start("value") if m["value"] else len(line)
 
 
 #: the reporting component of a get events row: its table shows it only with -o wide (SOURCE)

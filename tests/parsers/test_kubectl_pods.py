@@ -360,3 +360,95 @@ def test_a_sandbox_whose_multus_delegate_failed_names_the_network_and_the_plugin
            'rpc error: code = Unknown desc = unable to get OCI runtime for sandbox "a5b1e58f": no runtime for "nvidia" is configured\n')
     (f,) = [f for f in kubectl_pods.parse(Artefact(path="events", text=row, node="n")).facts if f.kind == "k8s_pod_event"]
     assert (f.network, f.network_error) == (None, None)
+
+
+# issue 11 (round rS1): a healthy pod's describe (CONSTRUCTED in kubectl describe.go's layout: describePod,
+# describeContainers, describeVolumes, DescribeEvents) is read whole, its Node: the node of its containers' states
+_HEALTHY_DESCRIBE = """Name:             cuda-vectoradd
+Namespace:        default
+Priority:         0
+Service Account:  default
+Node:             gpu-node-7/10.0.0.7
+Start Time:       Sun, 06 Dec 2026 10:00:00 +0000
+Labels:           <none>
+Annotations:      <none>
+Status:           Succeeded
+IP:               10.244.1.12
+IPs:
+  IP:  10.244.1.12
+Containers:
+  cuda-vectoradd:
+    Container ID:   containerd://5f2b8a1d9c
+    Image:          nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda11.7.1-ubuntu20.04
+    Port:           <none>
+    Host Port:      <none>
+    State:          Terminated
+      Reason:       Completed
+      Exit Code:    0
+      Started:      Sun, 06 Dec 2026 10:00:05 +0000
+      Finished:     Sun, 06 Dec 2026 10:00:06 +0000
+    Ready:          False
+    Restart Count:  0
+    Limits:
+      nvidia.com/gpu:  1
+    Mounts:
+      /var/run/secrets/kubernetes.io/serviceaccount from kube-api-access-abcde (ro)
+Conditions:
+  Type                        Status
+  Initialized                 True
+  PodScheduled                True
+Volumes:
+  kube-api-access-abcde:
+    Type:                    Projected (a volume that contains injected data from multiple sources)
+QoS Class:                   BestEffort
+Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s
+                             node.kubernetes.io/unreachable:NoExecute op=Exists for 300s
+Events:
+  Type    Reason     Age   From               Message
+  ----    ------     ----  ----               -------
+  Normal  Scheduled  60s   default-scheduler  Successfully assigned default/cuda-vectoradd to gpu-node-7
+  Normal  Started    57s   kubelet            Started container cuda-vectoradd
+"""
+
+
+def _parse_text(text: str):
+    assert kubectl_pods.detect(text)
+    art = Artefact(path="describe.txt", text=text, node="(unknown)")
+    art.normalise()
+    res = kubectl_pods.parse(art)
+    assert not res.errors
+    return res
+
+
+def test_a_healthy_pods_describe_is_read_whole():
+    r = _parse_text(_HEALTHY_DESCRIBE)
+    assert not r.facts and r.lines_used == len(_HEALTHY_DESCRIBE.strip().split("\n"))
+
+
+def test_the_describes_node_is_its_container_states_node():
+    text = _HEALTHY_DESCRIBE.replace("Reason:       Completed", "Reason:       OOMKilled").replace("Exit Code:    0", "Exit Code:    137")
+    r = _parse_text(text)
+    (f,) = r.facts
+    assert (f.kind, f.k8s_node, f.reason, f.exit_code) == ("k8s_container_terminated", "gpu-node-7", "OOMKilled", 137)
+    assert r.lines_used == len(text.strip().split("\n"))
+
+
+def test_a_list_fields_item_that_reads_as_a_failure_is_not_taken():
+    text = _HEALTHY_DESCRIBE.replace("      nvidia.com/gpu:  1", "      nvidia.com/gpu:  1\n      hook failed: permission denied")
+    assert _parse_text(text).lines_used == len(text.strip().split("\n")) - 1
+
+
+@pytest.mark.parametrize("name, unread", [
+    # determined-ai/determined#7044 and aws-samples/eks-workshop#508 (verbatim): Pending pods, Node: <none>, no state or
+    # event pasted: known by their Node: field, read whole but the prompt and the row the excerpt cut
+    ("kubectl_pods/determined7044_describe_pending_node_none.txt", 1),
+    ("kubectl_pods/eksworkshop508_describe_pending_cut.txt", 2),
+])
+def test_a_pending_pods_describe_is_known_by_its_node_field(name, unread):
+    text = (FIX / name).read_text()
+    art = Artefact(path=name, text=text, node="n1")
+    art.normalise()
+    assert kubectl_pods.detect(art.text)
+    r = kubectl_pods.parse(art)
+    assert not r.facts and not r.errors
+    assert len([ln for ln in art.lines if ln.strip()]) - r.lines_used == unread
