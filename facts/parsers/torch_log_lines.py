@@ -25,6 +25,14 @@ DS_SOURCE = r"\[[\w.-]+\.py:\d+:\w+\] "
 # hints and " - please report ..." came in later releases): the start of each
 NCCL_RESULT_TEXT = r"(?:unhandled (?:cuda|system) error|internal error|invalid (?:argument|usage)|remote process exited)"
 
+# What NCCLCHECK's quotes hold ("Failed, NCCL error %s:%d '%s'" of NCCL's examples, nccl-tests, TensorRT-LLM, and
+# TransformerEngine's userbuffers with '' in place of ncclGetErrorString()): a result's text (cut or whole), or any
+# closed quote but ncclSuccess's 'no error' (an empty one, ncclInProgress's 'NCCL operation in progress', 'unknown
+# result code'): an NCCL call failed either way, its result unknown when the text is none of NCCL_RESULT_TEXT's
+NCCLCHECK_QUOTE = r"'(?:" + NCCL_RESULT_TEXT + r"|(?!no error')[^'\n]{0,200}')"
+#: the same without the look-ahead, for the signatures re2 compiles (facts/classify.py): 'no error' is claimed, then not read
+NCCLCHECK_QUOTE_ANY = r"'(?:" + NCCL_RESULT_TEXT + r"|[^'\n]{0,200}')"
+
 # Anything unmistakably from torch.distributed, anywhere in the head (the healthy capture has
 # only the torchrun banner: "W1129 18:30:26.245000 1668 torch/distributed/run.py:851] ***").
 DETECT = re.compile(
@@ -85,7 +93,10 @@ DETECT = re.compile(
     # the NCCLCHECK macro of NCCL's user-guide examples, copied by nccl-tests (TEST_NCCLCHECK) and TensorRT-LLM
     # (printf/TLLM_THROW("Failed, NCCL error %s:%d '%s'\n", __FILE__, __LINE__, ncclGetErrorString(r))):
     # RuntimeError: Failed, NCCL error /src/tensorrt_llm/cpp/tensorrt_llm/common/opUtils.cpp:125 'unhandled system error (run with NCCL_DEBUG=INFO for details)'   (NVIDIA/TensorRT-LLM#6366)
-    r"|Failed, NCCL error \S+:\d+ '" + NCCL_RESULT_TEXT +
+    # whatever the quotes hold (NCCLCHECK_QUOTE above): TransformerEngine's userbuffers of 1.x printed them empty
+    # (userbuffers-host.cpp: printf("Failed, NCCL error %s:%d ''\n", __FILE__, __LINE__ /*,ncclGetErrorString(r)*/)):
+    # Failed, NCCL error TransformerEngine_official/transformer_engine/pytorch/csrc/userbuffers/userbuffers-host.cpp:223 ''   (NVIDIA/TransformerEngine#994)
+    r"|Failed, NCCL error \S+:\d+ " + NCCLCHECK_QUOTE_ANY +
     # torch.cuda.nccl's own check (torch/csrc/cuda/nccl.cpp throw_nccl_error: "NCCL Error " << status << ": "
     # << ncclGetErrorString(status)), raised by torch.cuda.nccl and the collectives built on it:
     # RuntimeError: NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO for details)   (vllm-project/vllm#5828)
@@ -254,6 +265,8 @@ SPAWN_EXITED = re.compile(r"(?:\bProcessExitedException|^Exception): process (?P
 # Internal NCCL failure with error internal error in file .../comm_nccl.cu at line 85          (nv-legate/cupynumeric#638)
 # RuntimeError: Failed, NCCL error /src/tensorrt_llm/cpp/tensorrt_llm/common/opUtils.cpp:125 'unhandled system error (run with NCCL_DEBUG=INFO for details)'
 #   (NCCLCHECK of NCCL's examples, nccl-tests and TensorRT-LLM: NVIDIA/TensorRT-LLM#6366; the text inside the quotes)
+# Failed, NCCL error TransformerEngine_official/transformer_engine/pytorch/csrc/userbuffers/userbuffers-host.cpp:223 ''
+#   (TransformerEngine's userbuffers, the quotes empty: NVIDIA/TransformerEngine#994; any quote but 'no error', NCCLCHECK_QUOTE)
 # RuntimeError: NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO for details)
 #   (torch/csrc/cuda/nccl.cpp throw_nccl_error, the result's number before its text: vllm-project/vllm#5828)
 # ... CudaCall] NCCL failure 5: invalid usage ; GPU=0 ; hostname=jufranc01 ; expr=ncclCommInitRank(group_comm, worker_group.ranks.size(), nccl_id, worker_group.rank_in_group);
@@ -270,7 +283,7 @@ SPAWN_EXITED = re.compile(r"(?:\bProcessExitedException|^Exception): process (?P
 # (vLLM's and SGLang's pynccl_wrapper.py NCCL_CHECK, just above the RuntimeError it raises; sgl-project/sglang#8974):
 #     raise RuntimeError(f"NCCL error: {error_str}")
 NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: (?:\S+?|[^,\n]{1,300}:\d+),|:(?= " + NCCL_RESULT_TEXT + r"))|Failed to initialize NCCL communicator:"
-                        r"|Failed, NCCL error \S+:\d+(?= '" + NCCL_RESULT_TEXT + r")"
+                        r"|Failed, NCCL error \S+:\d+(?= " + NCCLCHECK_QUOTE + r")"
                         r"|NCCL Error \d+:(?= " + NCCL_RESULT_TEXT + r")"
                         r"|\bNCCL failure \d+:(?= " + NCCL_RESULT_TEXT + r"[^;\n]{0,80} ; GPU=)"
                         r"|\(External\) NCCL error\(\d+\),(?= " + NCCL_RESULT_TEXT + r")"

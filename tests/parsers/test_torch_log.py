@@ -691,6 +691,22 @@ def test_the_nccl_check_macro_is_an_nccl_error():
     assert f.nccl_error == "ncclInvalidUsage"
 
 
+def test_the_nccl_check_macro_is_read_whatever_its_quotes_hold():
+    # NVIDIA/TransformerEngine#994: TE's userbuffers of 1.x printed NCCLCHECK's quotes empty
+    # (userbuffers-host.cpp: printf("Failed, NCCL error %s:%d ''\n", __FILE__, __LINE__ /*,ncclGetErrorString(r)*/)):
+    # an NCCL call failed, its result unknown; the cut repeat of the line (24) is no macro's form
+    text = (FIX / "te994_userbuffers_nccl_check_empty_quote.log").read_text()
+    assert torch_log.detect(text)
+    errs = [f for f in torch_log.parse(Artefact(path="t.log", text=text, node="n")).facts if f.kind == "torch_nccl_error"]
+    assert [(f.evidence.line, f.nccl_error, f.message) for f in errs] == [(21, None, "")]
+    # texts ncclGetErrorString() gives that NCCL's result table has not (NVIDIA/nccl src/init.cc; CONSTRUCTED lines)
+    for quoted in ("NCCL operation in progress", "unknown result code"):
+        line = f"Failed, NCCL error test.cu:52 '{quoted}'\n"
+        assert torch_log.detect(line)
+        (f,) = [f for f in torch_log.parse(Artefact(path="t.log", text=line, node="n")).facts if f.kind == "torch_nccl_error"]
+        assert (f.nccl_error, f.message) == (None, quoted)
+
+
 def test_torch_cuda_nccls_own_check_is_an_nccl_error():
     # vllm-project/vllm#5828: torch/csrc/cuda/nccl.cpp throw_nccl_error, "NCCL Error " << status << ": " <<
     # ncclGetErrorString(status), under Ray's and vLLM's logger prefixes
@@ -757,6 +773,7 @@ def test_cudacall_near_misses_are_not_nccl_errors(line):
     "ncclCommInitRank failed: see above",
     "Failed, NCCL error test.cu:52 'no error'",  # NCCLCHECK's form, but ncclSuccess's text: not a failure
     "Failed, NCCL error 'unhandled system error'",  # no file:line: not the macro's form
+    "Failed, NCCL error test.cu:52 'unterminated",  # a quote that is neither closed nor a result's text (CONSTRUCTED)
     "NCCL Error 0: no error",  # torch.cuda.nccl's form, but ncclSuccess's text
     "NCCL Error: unhandled system error",  # no result number: not throw_nccl_error's form
 ])
