@@ -138,7 +138,7 @@ COMBINERS: tuple[tuple[str, Combiner], ...] = (
     ("rdma_counters", lambda c: rdma_counters.summarise(c.kind("rdma_hw_counters"))),
     # NCCL across ranks, processes and runs
     ("nccl_versions", lambda c: nccl_summary.version_set(c.kind("nccl_version"))),
-    ("nccl_net_plugins", lambda c: nccl_summary.plugin_set(c.kind("nccl_net_plugin"))),
+    ("nccl_net_plugins", lambda c: nccl_summary.plugin_set(nccl_summary.plugin_events(c))),
     ("nccl_bootstrap_subnets", lambda c: nccl_summary.subnet_set(c.kind("nccl_bootstrap_interface"))),
     ("stragglers", lambda c: nccl_summary.stragglers(c.by_kind)),
     # the rank the flight-recorder analyser names, on the host the NCCL Init lines give it

@@ -46,7 +46,8 @@ def test_routed_facts_give_the_same_report(path, ruleset):
 
 def test_summarised_kinds_are_healthy_readings_no_engine_code_reads():
     """A summarised kind is state or info, and no engine/cli code names it (its kind string or
-    its class) unless keep_where says which of its facts that code reads."""
+    its class) unless keep_where says which of its facts that code reads, or its summaries carry
+    what that code reads of them (summary_values, summary_rows)."""
     load_parsers()
     table = knowledge.load("fact_routing.yaml")
     polarity = knowledge.load("fact_polarity.yaml").kinds
@@ -55,8 +56,8 @@ def test_summarised_kinds_are_healthy_readings_no_engine_code_reads():
                if p.name not in ("routing.py", "docs.py")}
     named = {}
     for kind in table.summarise:
-        if kind in table.keep_where:
-            continue
+        if kind in table.keep_where or kind in table.summary_rows or kind in table.summary_values:
+            continue  # (the code reads the facts keep_where keeps, or what the kind's summaries carry)
         cls = FACT_KINDS[kind]
         pattern = re.compile(r"[\"']" + re.escape(kind) + r"[\"']|\b" + re.escape(cls.__name__) + r"\b")
         where = sorted(p.name for p, text in sources.items() if pattern.search(text))
@@ -189,6 +190,24 @@ def test_ecc_growth_reads_the_counts_a_summary_holds(ruleset, tmp_path):
     obs = pipeline.observe_bundle(tmp_path, jobs=1, ruleset=ruleset)
     assert not [f for f in obs.facts if f.kind == "gpu_ecc_count"]
     assert [len(f.rows) for f in obs.facts if f.kind == "fact_summary" and f.of_kind == "gpu_ecc_count"] == [4, 4]
+
+
+@pytest.mark.parametrize("plugin_log, shown", [("nccl_tests/nccl1320_prompt_and_nccl_info.txt", "Loaded net plugin NCCL RDMA Plugin"),
+                                               ("nccl_log/nccl988_ib_sharp.nccl.log", "Plugin Path")])
+def test_plugin_set_reads_the_events_a_summary_holds(ruleset, tmp_path, plugin_log, shown):
+    """An external net plugin on one node, none on the other (tests/rules/nccl/nccl_net_plugin_missing.test.yaml's
+    cases): no nccl_net_plugin is kept (no rule binds one), each file's summary holds its events as rows, and the
+    finding with its evidence lines is that of the unrouted facts."""
+    for node, log in (("node1", plugin_log), ("node2", "nccl_log/ib_two_nodes_2.5.6.log")):
+        (tmp_path / node).mkdir()
+        (tmp_path / node / "log").write_text((ROOT / "fixtures/artefacts" / log).read_text())
+    (routed, counts), (whole, whole_counts) = _report(tmp_path, ruleset, True), _report(tmp_path, ruleset, False)
+    assert routed == whole and counts == whole_counts
+    missing, = (f for f in routed["findings"] if f["rule"] == "nccl_net_plugin_missing")
+    assert any(shown in e["text"] for e in missing["evidence"])
+    obs = pipeline.observe_bundle(tmp_path, jobs=1, ruleset=ruleset)
+    assert not [f for f in obs.facts if f.kind == "nccl_net_plugin"]
+    assert [f.node for f in obs.facts if f.kind == "fact_summary" and f.of_kind == "nccl_net_plugin" and f.rows]
 
 
 @pytest.mark.parametrize("evidence", [

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime
 from functools import lru_cache
-from typing import NamedTuple
 
 from stethoscope.facts.kinds.live import CounterGrowth, GpuUtilStall
-from stethoscope.facts.model import Evidence, Fact, of_kind
+from stethoscope.engine.ruleengine.routing import Reading, readings
+from stethoscope.facts.model import Fact, of_kind
 
 STALL_MIN_DIPS = 3  # as the live util_facts
 MIN_SAMPLES = 6  # as the live MIN_SAMPLES
@@ -29,70 +29,33 @@ def _when(text: str | None) -> float | None:
         return None
 
 
-class _Count(NamedTuple):
-    """A volatile correctable ECC count as ecc_growth reads it: of a kept gpu_ecc_count (``of``), or row ``row`` of
-    a file's fact_summary (knowledge/fact_routing.yaml summary_rows: a healthy GPU's counts, one series a file)."""
-    value: int
-    path: str
-    line: int
-    of: Fact
-    row: int | None
-
-    @property
-    def id(self) -> str:
-        return self.of.id if self.row is None else self.of.part_id(self.row)  # type: ignore[attr-defined]
-
-    @property
-    def evidence(self) -> Evidence:
-        return self.of.evidence if self.row is None else self.of.part_evidence(self.row)  # type: ignore[attr-defined]
-
-
-def _ecc_counts(facts: list[Fact]) -> dict[tuple[str, str, str], list[_Count]]:
-    """(node, bus id, location) -> its volatile correctable counts, in the order they were read (a file's by
-    line, the files in the observation's order): the kept facts' and their files' summaries' rows."""
-    counts: dict[tuple[str, str, str], list[tuple[int, int, _Count]]] = defaultdict(list)
-    block, path = -1, None
-    for f in of_kind(facts, "gpu_ecc_count", "fact_summary"):  # (in the facts' order: a file's kept ones, then its summaries)
-        if f.kind == "gpu_ecc_count":
-            if f.scope != "volatile" or f.error_type != "correctable" or f.count is None:  # type: ignore[attr-defined]
-                continue
-            ev = f.evidence
-            if ev.path != path:
-                block, path = block + 1, ev.path
-            counts[(f.node, f.pci_bus_id, f.location)].append(  # type: ignore[attr-defined]
-                (block, ev.line, _Count(f.count, ev.path, ev.line, f, None)))  # type: ignore[attr-defined]
-        elif f.of_kind == "gpu_ecc_count" and f.rows:  # type: ignore[attr-defined]
-            if f.evidence.path != path:
-                block, path = block + 1, f.evidence.path
-            for i, (bus, location, count, line, _text) in enumerate(f.rows):  # type: ignore[attr-defined]
-                if count is not None:
-                    counts[(f.node, bus, location)].append((block, line, _Count(count, path, line, f, i)))
-    return {key: [c for _b, _l, c in sorted(rs, key=lambda r: (r[0], r[1]))] for key, rs in counts.items()}
-
-
 def ecc_growth(facts: list[Fact]) -> list[Fact]:
     """Volatile correctable ECC counts of one GPU in two or more timed readings: their growth."""
-    counts = _ecc_counts(facts)
+    counts: dict[tuple[str, str, str], list[Reading]] = defaultdict(list)
+    for r in readings(facts, "gpu_ecc_count"):  # (bus id, location, count) of the volatile correctable ones
+        if r.values[2] is not None:
+            counts[(r.of.node, r.values[0], r.values[1])].append(r)
     # counts of one value (a healthy GPU's 0s, its .txt and .xml readings alike) grow nothing: the
     # readings' stamps are read only where some count moved (4,096 gpu_info at 512 bench nodes)
-    moved = {key: cs for key, cs in counts.items() if len({c.value for c in cs}) >= 2}
+    moved = {key: rs for key, rs in counts.items() if len({r.values[2] for r in rs}) >= 2}
     infos: dict[tuple[str, str, str], list[Fact]] = defaultdict(list)
     for f in of_kind(facts, "gpu_info") if moved else ():
         if _when(f.taken_at) is not None:  # type: ignore[attr-defined]
             infos[(f.node, f.evidence.path, f.pci_bus_id)].append(f)  # type: ignore[attr-defined]
-    readings: dict[tuple[str, str, str], list[tuple[float, _Count]]] = defaultdict(list)
-    for key, cs in moved.items():
-        for c in cs:
+    timed: dict[tuple[str, str, str], list[tuple[float, Reading]]] = defaultdict(list)
+    for key, rs in moved.items():
+        for r in rs:
+            ev = r.evidence
             # the reading a count belongs to: the last GPU header above it in its file
-            heads = [i for i in infos.get((key[0], c.path, key[1]), []) if i.evidence.line <= c.line]
+            heads = [i for i in infos.get((key[0], ev.path, key[1]), []) if i.evidence.line <= ev.line]
             if heads:
                 t = _when(max(heads, key=lambda i: i.evidence.line).taken_at)  # type: ignore[attr-defined]
-                readings[key].append((t, c))  # type: ignore[arg-type]
+                timed[key].append((t, r))  # type: ignore[arg-type]
     out: list[Fact] = []
-    for (node, bus, loc), rs in sorted(readings.items()):
-        rs.sort(key=lambda r: r[0])
-        (t0, a), (t1, z) = rs[0], rs[-1]
-        grew = z.value - a.value
+    for (node, bus, loc), ts in sorted(timed.items()):
+        ts.sort(key=lambda r: r[0])
+        (t0, a), (t1, z) = ts[0], ts[-1]
+        grew = z.values[2] - a.values[2]
         if t1 <= t0 or grew <= 0:  # volatile counts reset with the driver: a drop is no growth
             continue
         window = t1 - t0

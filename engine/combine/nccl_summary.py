@@ -22,10 +22,11 @@ facts, joined by rules.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from stethoscope.facts import knowledge as _knowledge
-from stethoscope.facts.model import Fact
+from stethoscope.engine.ruleengine.routing import readings
+from stethoscope.facts.model import Evidence, Fact
 from stethoscope.facts.kinds.nccl import (
     NcclBootstrapSubnetSet,
     NcclGpuShared,
@@ -68,7 +69,25 @@ def _library_path(name: str | None) -> bool:
     return bool(name) and "/" in name
 
 
-def plugin_set(plugins: list[Fact]) -> list[Fact]:
+class _PluginEvent(NamedTuple):
+    """A plugin event as plugin_set reads it (a nccl_net_plugin's fields, its id and evidence)."""
+    node: str
+    pid: int | None
+    event: str
+    name: str | None
+    id: str
+    evidence: Evidence
+
+
+def plugin_events(facts) -> list[_PluginEvent]:
+    """Every nccl_net_plugin event in the order read: the kept facts' and the rows of their files' summaries
+    (knowledge/fact_routing.yaml summary_rows: pid, event, name)."""
+    return [_PluginEvent(r.of.node, *r.values, r.id, r.evidence) for r in readings(facts, "nccl_net_plugin")]
+
+
+def plugin_set(plugins: list) -> list[Fact]:
+    """The plugin each process loaded, or searched for and did not find (``plugins``: nccl_net_plugin facts, or
+    plugin_events' readings of them)."""
     # per process: the external plugin it loaded ("loaded" events name it), else none; NCCL's
     # name of the plugin before the library path the plugin prints of itself
     loaded: dict[tuple, Fact] = {}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 from sys import intern
 
 from stethoscope.engine.ruleengine.session import can_bind, literal_tests
@@ -168,6 +169,45 @@ def _summary(fid: str, node: str, evidence: Evidence | dict, kind: str, count: i
     _set(fact, "__pydantic_extra__", None)
     _set(fact, "__pydantic_private__", None)
     return fact
+
+
+class Reading(NamedTuple):
+    """A reading of a kind whose summaries keep rows (fact_routing.yaml summary_rows) as engine code reads it: the
+    values of the row's fields, and the kept fact (``row`` None) or the file's fact_summary (its row ``row``) it is."""
+    values: tuple
+    of: Fact
+    row: int | None
+
+    @property
+    def id(self) -> str:
+        """What a derived fact's ``sources`` cites it by (findings.evidence_of follows either form)."""
+        return self.of.id if self.row is None else self.of.part_id(self.row)  # type: ignore[attr-defined]
+
+    @property
+    def evidence(self) -> Evidence:
+        return self.of.evidence if self.row is None else self.of.part_evidence(self.row)  # type: ignore[attr-defined]
+
+
+def readings(facts, kind: str) -> list[Reading]:
+    """Every reading of ``kind`` with its summary_rows ``where`` values, in the order read (a file's by line, the
+    files in the facts' order, as the unrouted facts were): the kept facts' and their files' summaries' rows."""
+    fields, where = _routing()[3][kind]
+    out: list[tuple[int, int, Reading]] = []
+    block, path = -1, None
+    for f in of_kind(facts, kind, "fact_summary"):  # (in the facts' order: a file's kept ones, then its summaries)
+        if f.kind == kind:
+            if any(getattr(f, name, None) != want for name, want in where):
+                continue
+            got = [(f.evidence.line, Reading(tuple(getattr(f, name, None) for name in fields), f, None))]
+        elif f.of_kind == kind and f.rows:  # type: ignore[attr-defined]
+            got = [(row[-2], Reading(row[:-2], f, i)) for i, row in enumerate(f.rows)]  # type: ignore[attr-defined]
+        else:
+            continue
+        if f.evidence.path != path:
+            block, path = block + 1, f.evidence.path
+        out.extend((block, line, r) for line, r in got)
+    out.sort(key=lambda r: (r[0], r[1]))
+    return [r for _b, _l, r in out]
 
 
 def router_for(rules) -> Router:
