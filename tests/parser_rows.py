@@ -23,3 +23,10 @@ def read_fixture(reader, name: str, path: str = "t.log"):
     text = (ARTEFACTS / reader.__name__.rpartition(".")[2] / name).read_text()
     assert reader.detect(text)
     return reader.parse(Artefact(path=path, text=text))
+
+
+def read_without_fact(reader, line: str) -> bool:
+    """``reader`` claims ``line`` (detect), reads it (one line used) and makes no fact of it: a line of its form that
+    reports nothing wrong."""
+    res = reader.parse(Artefact(path="t.log", text=line + "\n"))
+    return reader.detect(line) and res.lines_used == 1 and not res.facts

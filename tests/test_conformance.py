@@ -120,6 +120,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("slurm_log")  # and as slurmstepd's error line prints it ("slurmstepd: error: NVML: Failed to get usage(15): ...")
             if folder.name == "mlx5_core_log":  # the ConnectX driver's lines are kernel log lines, dmesg-stamped
                 allowed.add("kernel_log")
+            if folder.name == "wsl_dxg":  # WSL2's dxgkrnl lines are kernel log lines too (microsoft/WSL#41062's dmesg)
+                allowed.add("kernel_log")
             if folder.name == "mig_mode":  # mig-manager's reconfigure script takes the GPU operator's components off the node
                 # with the driver manager's own steps ("Getting current value of the 'nvidia.com/gpu.deploy.<component>' node label")
                 allowed.add("k8s_driver_manager")

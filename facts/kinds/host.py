@@ -813,3 +813,15 @@ class ForeignAcceleratorTool(Fact):
     kind: Literal["foreign_accelerator_tool"] = "foreign_accelerator_tool"
     vendor: str  # Huawei, MetaX, AMD, Intel
     tool: str  # npu-smi, mx-smi, rocm-smi, xpu-smi
+
+
+@fact_kind
+class WslDxgChannelFailure(Fact):
+    """WSL2's GPU bridge (dxgkrnl, /dev/dxg) could not send a message to the Windows host's GPU driver over VMBus:
+    a failed ``dxgvmb_*`` function's kernel line, "misc dxg: dxgk: dxgvmb_send_create_process: create_process failed
+    -75" (drivers/hv/dxgkrnl/dxgvmbus.c's DXG_ERR)."""
+
+    kind: Literal["wsl_dxg_channel_failure"] = "wsl_dxg_channel_failure"
+    function: str | None = None  # "dxgvmb_send_create_process"
+    message: str  # "create_process failed -75"
+    errno: int | None = None  # -75 (EOVERFLOW)

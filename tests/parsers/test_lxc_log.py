@@ -4,7 +4,6 @@ from __future__ import annotations
 import pytest
 
 from stethoscope.facts.parsers import lxc_log as r
-from stethoscope.facts.parsers.base import Artefact
 import parser_rows
 
 ROWS = [
@@ -43,8 +42,7 @@ def test_line(line, want):
     "lxc gpu1 20240105101500.121 WARN     cgfsng - ../src/lxc/cgroups/cgfsng.c:cgfsng_setup_limits:3302 - Invalid argument - Ignoring cgroup limit",
 ])
 def test_lines_below_error_are_read_without_a_fact(line):
-    res = r.parse(Artefact(path="lxc.log", text=line + "\n"))
-    assert r.detect(line) and res.lines_used == 1 and not res.facts
+    assert parser_rows.read_without_fact(r, line)
 
 
 def test_lxd6262_the_mount_hook_and_what_gave_up_after_it():
