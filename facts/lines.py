@@ -150,7 +150,7 @@ _TICKS = re.compile(r"\n[ \t]*`(?P<body>[^`\n]+)`[ \t]*(?=\n)")
 # NVIDIA kernel module's "NVRM: " and the driver's "NVIDIA-SMI has failed", an Xid; (a span of a command, a setting, a
 # file name, a word is kept: `nvidia-smi`, `NCCL_IB_HCA=mlx5`, `error: true`)
 _LOG_SPAN = (r"(?:[\w.-]{1,64}(?:\[\d{1,10}\])?: (?:error|fatal): |[A-Za-z_][\w.]{0,200}(?:Error|Exception): \S"
-             r"|[\w.-]{1,128}:\d{1,10}:\d{1,10} \[\d{1,3}\] NCCL (?:WARN|INFO|ERROR) |(?:\[ {0,12}\d{1,12}\.\d{1,9}\] )?NVRM: "
+             r"|[\w.-]{1,128}:\d{1,10}:\d{1,10} \[\d{1,3}\] NCCL (?:WARN|ATTN|INFO|ERROR) |(?:\[ {0,12}\d{1,12}\.\d{1,9}\] )?NVRM: "
              r"|NVIDIA-SMI has failed )")
 _PROSE_TICK = re.compile(r"\n(?P<pre>[^`\n]{1,300})`(?P<body>" + _LOG_SPAN + r"[^`\n]{0,2000})`(?P<post>[^`\n\r]{0,300})(?P<cr>\r?)(?=\n)")
 # a markdown inline code span over several lines: its opening backtick starts a line that holds no other, its closing

@@ -501,6 +501,9 @@ def test_a_pretty_printed_records_other_rows_are_blank_where_its_line_is_read():
     ("we see `RuntimeError: CUDA error: out of memory` when running\n", "RuntimeError: CUDA error: out of memory\n"),
     ("the log says `gpu1:12:34 [0] NCCL WARN Net : Connection closed by remote peer` then hangs\n",
      "gpu1:12:34 [0] NCCL WARN Net : Connection closed by remote peer\n"),
+    # NCCL 2.32's ATTN level, the same prefix as WARN (CONSTRUCTED from src/debug.cc's "NCCL ATTN %s" and a 2.32 ATTN format)
+    ("the log says `gpu1:12:34 [0] NCCL ATTN Invalid value abc for NCCL_IB_TIMEOUT, using default 20.` once\n",
+     "gpu1:12:34 [0] NCCL ATTN Invalid value abc for NCCL_IB_TIMEOUT, using default 20.\n"),
     ("dmesg had `NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.` twice\r\n",
      "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\r\n"),
 ])

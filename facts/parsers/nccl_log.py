@@ -9,7 +9,7 @@ Sample content (``all_reduce_perf`` and a ``torchrun`` job on a 2 x H200 host)::
     vm:1708:1708 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM
     [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
 
-A line is NCCL's when it holds NCCL's prefix ``host:pid:tid [dev] [file:line ]NCCL INFO|WARN`` (NCCL 2.2's
+A line is NCCL's when it holds NCCL's prefix ``host:pid:tid [dev] [file:line ]NCCL INFO|WARN|ATTN`` (NCCL 2.2's
 ``host:pid:tid [dev] INFO`` and ``host:pid:tid [dev] file:line WARN``, without ``NCCL``, too),
 whatever comes before it: a timestamp (``NCCL_DEBUG_TIMESTAMP_LEVELS``), mpirun's
 ``[1,3]<stdout>:``, pdsh/srun's ``node1: ``, ANSI colour codes. The host on the line names the
@@ -18,7 +18,7 @@ node. The bare ``NCCL version 2.7.8+cuda11.1`` line NCCL prints without a prefix
 Facts emitted (classes in :mod:`nccl_log_facts`): ``nccl_version``, ``nccl_env``,
 ``nccl_net_plugin``, ``nccl_net_plugin_load_failure``, ``nccl_plugin_not_found``, ``nccl_net_selected``, ``nccl_net_device``, ``nccl_no_ib_device``,
 ``nccl_bootstrap_interface``, ``nccl_bootstrap_failure``, ``nccl_rank``, ``nccl_transport``,
-``nccl_warn`` (every WARN line, also those that give a more specific fact),
+``nccl_warn`` (every WARN line, also those that give a more specific fact; an ATTN line of a known WARN form),
 ``nccl_rdma_completion_error``, ``nccl_error_return``; and through :mod:`nccl_log_setup`
 ``nccl_gdr_state``, ``nccl_p2p_unavailable``, ``nccl_shm_failure``, ``nccl_verbs_failure``,
 ``nccl_duplicate_gpu``, ``nccl_cuda_failure``. Repeated lines (each rank, each
@@ -75,7 +75,7 @@ _OFI_TEST_PREFIX = r"(?:WARN|INFO|TRACE): Function: \w+ Line: \d+: NET/OFI "
 _OFI_TEST_LINE = re.compile(r"^(?P<level>WARN|INFO|TRACE): Function: \w+ Line: \d+: (?P<msg>NET/OFI (?:[^\n]*[^ \t\r\n])?)[ \t\r]*$", re.M)
 
 #: literal gates of detect(): a text holding none of these has no NCCL line
-_DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "] INFO ", "/dev/shm/nccl-", "Got completion from peer",
+_DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL ATTN", "NCCL version", " WARN ", "] INFO ", "/dev/shm/nccl-", "Got completion from peer",
                  "Mismatched collective", "Unable to load libnccl-net", "NCCL_", "Function: ", *nccl_warn_kinds.BARE_GATES)
 # detect(): one NCCL line anywhere in the text, in any of the forms _HEADER, _BARE_VERSION and
 # _BARE_MESSAGE read.
@@ -86,7 +86,7 @@ _DETECT_GATES = ("NCCL INFO", "NCCL WARN", "NCCL version", " WARN ", "] INFO ", 
 #   "NCCL version 2.26.2 compiled with CUDA 12.4", fixtures/artefacts/nccl_ras, which this reader reads nothing of)
 # C4140-V100-1:24:201 [0] INFO Using internal Network Socket        (NCCL 2.2's INFO prefix, _OLD_INFO: horovod/horovod#288)
 _DETECT = re.compile(
-    r"NCCL (?:INFO|WARN) |^NCCL version \d+\.\d+\.\d+[^+\s]*(?:\+cuda\d+(?:\.\d+)?)?[ \t\r\x0b\x0c\x1c-\x1f]*$"
+    r"NCCL (?:INFO|WARN|ATTN) |^NCCL version \d+\.\d+\.\d+[^+\s]*(?:\+cuda\d+(?:\.\d+)?)?[ \t\r\x0b\x0c\x1c-\x1f]*$"
     r"|\.(?:cc|cu|h|c|cpp):\d+ WARN |^[\w.\-]+:\d+:\d+ \[-?\d+\] INFO "
     r"|^[ \t]*(?:Error while (?:creating|attaching to) shared memory segment|Error: failed to extend) /dev/shm/nccl-"
     r"|^[ \t]*NET/IB\w* ?: ?Got completion from peer|^[ \t]*Mismatched collective detected|^Unable to load libnccl-net\S* : "
@@ -96,7 +96,7 @@ _DETECT = re.compile(
 )
 
 # Every form of NCCL's line prefix (src/debug.cc: "%s:%d:%d " host:pid:tid, then "[%d] %s:%d NCCL WARN ",
-# 2.30+ "[%d] %s:%d (%s) NCCL WARN " with the function, or "[%d] NCCL INFO "), whole or in part, with whatever came before it (a timestamp of
+# 2.30+ "[%d] %s:%d (%s) NCCL WARN " with the function, 2.32's "NCCL ATTN " as WARN's, or "[%d] NCCL INFO "), whole or in part, with whatever came before it (a timestamp of
 # NCCL_DEBUG_TIMESTAMP_FORMAT, a pdsh/srun "node1: "):
 # [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
 # [2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available
@@ -110,7 +110,7 @@ _DETECT = re.compile(
 # group rescanned the run, quadratic on a 100 kB line; the local fuzz run, seed 6)
 _HEADER = re.compile(
     r"(?<![\w./\-])(?:(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) )?(?:\[(?P<dev>-?\d+)\] )?"
-    r"(?:(?:(?P<src>[\w./\-]+):(?P<srcline>\d+) (?:\(\w+\) )?)?NCCL (?P<level>INFO|WARN)"
+    r"(?:(?:(?P<src>[\w./\-]+):(?P<srcline>\d+) (?:\(\w+\) )?)?NCCL (?P<level>INFO|WARN|ATTN)"
     r"|(?P<osrc>[\w./\-]+\.(?:cc|cu|h|c|cpp)):(?P<oline>\d+) (?P<olevel>WARN)) (?P<msg>(?:.*\S)?)\s*$"
 )
 
@@ -337,7 +337,7 @@ _CHANNEL = re.compile(
 
 
 def detect(text: str) -> bool:
-    if "NCCL INFO " in text or "NCCL WARN " in text:  # _DETECT's first branch, found by substring search
+    if "NCCL INFO " in text or "NCCL WARN " in text or "NCCL ATTN " in text:  # _DETECT's first branch, found by substring search
         return True  # (its search tries the anchored branches at every character of the lines before: 36 us a train log)
     if not any(g in text for g in _DETECT_GATES):  # cheap gate: _DETECT needs one of them
         return False
@@ -529,6 +529,17 @@ class NcclLogState:
                 code=int(m["code"]), thread=m["thread"], **ctx)
             return self.chains.frame(no, node, pid, m["file"], int(m["line"]), int(m["code"]), m["thread"])
         self.chains.other(node, pid)
+        if level == "ATTN":
+            # NCCL 2.32's ATTN level: "noteworthy, not an error" (src/include/debug.h NCCL_LOG_ATTN, between WARN and
+            # INFO; src/debug.cc prints it with WARN's prefix and leaves ncclLastError alone; NCCL_DEBUG=ATTN or INFO
+            # shows it). A message some release printed as a WARN (the profiler's "Profiler init failed with error
+            # '%d': %s. Continue without profiler.", src/plugin/profiler.cc) is read as that WARN form, its finding
+            # as before; any other ("Invalid value %s for %s, using default %lld.", "Found %d local devices, but GIN
+            # supports at most %d connections. ...", "TLS handshake from %s failed, discarding peer connection") as
+            # the information it is: read, counted, never an unexplained error
+            level = "WARN" if nccl_warn_kinds.kind(msg, src) is not None else "INFO"
+            if level == "INFO" and not maybe(msg):
+                return None
         if level == "WARN":
             if nccl_log_messages.async_event_cut(self, no, msg):  # the last line cut inside an HCA event's name
                 return None

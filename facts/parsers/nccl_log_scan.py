@@ -35,7 +35,7 @@ import re2
 from stethoscope.facts import classify
 from stethoscope.facts.parsers import nccl_warn_kinds
 
-# Whole-text scan, one match per candidate line: one that holds "NCCL INFO", "NCCL WARN",
+# Whole-text scan, one match per candidate line: one that holds "NCCL INFO", "NCCL WARN", "NCCL ATTN" (2.32),
 # "NCCL version <digit>", NCCL <= 2.3's "<file>.cc:<line> WARN ", 2.2's "] INFO " (its INFO prefix
 # "host:pid:tid [dev] INFO ", told apart by nccl_log._OLD_INFO), or one of the messages NCCL's
 # users paste without any prefix (_BARE_MESSAGE). The common line starts with NCCL's full prefix
@@ -43,10 +43,12 @@ from stethoscope.facts.parsers import nccl_warn_kinds
 # and _BARE_MESSAGE below, exactly as a line-by-line scan would.
 # vm:1552:1564 [1] NCCL INFO NCCL_SOCKET_IFNAME set by environment to lo
 # gpu-stress-dgc86-xfpt6:420:437 [5] transport/nvls.cc:379 (nvlsAllocateMem) NCCL WARN Failed to bind ...   (2.30+: the function)
+# NCCL 2.32's ATTN level ("noteworthy, not an error": src/debug.cc prints it as WARN, "[%d] %s:%d (%s) NCCL ATTN %s"):
+# vm:1633:1640 [0] plugin/profiler.cc:140 (ncclProfilerPluginInit) NCCL ATTN Profiler init failed with error '1': Operation not permitted. Continue without profiler.   (CONSTRUCTED from the format)
 _SCAN = re.compile(
     r"^(?:(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[(?P<dev>-?\d+)\] (?:(?P<src>\S+):(?P<srcline>\d+) (?:\(\w+\) )?)?"
-    r"NCCL (?P<level>INFO|WARN) (?P<msg>[^\n]*)"
-    r"|[^\n]*?(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |\] INFO |shared memory segment /dev/shm/nccl-"
+    r"NCCL (?P<level>INFO|WARN|ATTN) (?P<msg>[^\n]*)"
+    r"|[^\n]*?(?:NCCL (?:INFO|WARN|ATTN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |\] INFO |shared memory segment /dev/shm/nccl-"
     r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
     r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to|^[ \t]*(?:" + nccl_warn_kinds.BARE + r")|" + nccl_warn_kinds.QUOTED + r")[^\n]*)",
     re.M,
@@ -96,11 +98,11 @@ _NOT_SPACE = r"[^\t\n\x0b\x0c\r\x1c-\x1f ]"
 # The fast path (ASCII text, the common case): which lines of NCCL's full prefix can give a
 # fact is decided in one RE2 pass over the bytes (a DFA: the many alternatives cost nothing per
 # line), so the INFO lines that give none ("New proxy recv connection", "Connected to proxy",
-# topology dumps: about 85 % of a log) never reach Python. It accepts every WARN line and every
+# topology dumps: about 85 % of a log) never reach Python. It accepts every WARN and ATTN line and every
 # INFO line maybe() accepts (those are still checked by maybe(): a superset here is harmless).
 # vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
 _WANTED_PREFIXED = re2.compile(
-    r"(?m)^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:" + _NOT_SPACE + r"+:\d+ (?:\(\w+\) )?)?NCCL (?:WARN |INFO (?:(?:"
+    r"(?m)^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:" + _NOT_SPACE + r"+:\d+ (?:\(\w+\) )?)?NCCL (?:WARN |ATTN |INFO (?:(?:"
     + _MAYBE_START.pattern + r"|Unable to load lib)|[^\n]*?(?:" + _MAYBE_ANY.pattern.replace("|^Unable to load lib", "")
     + r")))"
 )
@@ -130,7 +132,7 @@ assert _WANTED_RUNS_BUT_CHANNELS.pattern != _WANTED_RUNS.pattern
 _COMPANION_MESSAGES = (r"(?:[^\n]*?NCCL INFO )?(?:Channel \d+/\d+ :[\t\r\x0b\x0c\x1c-\x1f \d-]*$|(?:\w+ )?comm 0x"
                        r"|NVLS |\d+ coll channels, |Connected NVLS tree|NET/(?:IB|Socket))")
 _WANTED_RUNS_ROUTED = re2.compile(_WANTED_RUNS_BUT_CHANNELS.pattern.replace(
-    "NCCL (?:WARN |INFO (?:", "NCCL (?:WARN |INFO (?:" + _COMPANION_MESSAGES + "|", 1))
+    "NCCL (?:WARN |ATTN |INFO (?:", "NCCL (?:WARN |ATTN |INFO (?:" + _COMPANION_MESSAGES + "|", 1))
 assert _WANTED_RUNS_ROUTED.pattern != _WANTED_RUNS_BUT_CHANNELS.pattern
 #: what a message of the routed pass starts with, or holds, where only a companion may want it (nccl_log's
 #: _read_runs asks maybe() of these alone): every message _COMPANION_MESSAGES takes is one of them
@@ -155,23 +157,23 @@ def companion_maybe(msg: str) -> bool:
 COMPANION_STARTS = ("Channel ", "comm 0x", "NVLS ", "Connected NVLS tree", "NET/", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9")
 # The lines that start with NCCL's full prefix (counted as used, whether they give a fact or not).
 # vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
-_PREFIXED_LINE = re.compile(r"^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN) ", re.M)
+_PREFIXED_LINE = re.compile(r"^[\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN|ATTN) ", re.M)
 # Every other candidate line: one without NCCL's full prefix at its start that holds an NCCL
 # marker (_SCAN's second branch); such lines go through _HEADER and the bare forms as before.
 # [2026-11-29 18:30:18] vm:1633:1633 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found
 # C4140-V100-1:24:201 [0] INFO Using internal Network Socket        (NCCL 2.2's INFO: "] INFO "; horovod/horovod#288)
-_MARKERS = (r"(?:NCCL (?:INFO|WARN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |\] INFO |shared memory segment /dev/shm/nccl-"
+_MARKERS = (r"(?:NCCL (?:INFO|WARN|ATTN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |\] INFO |shared memory segment /dev/shm/nccl-"
             r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
             r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to|^[ \t]*(?:" + nccl_warn_kinds.BARE + r")|" + nccl_warn_kinds.QUOTED + r")")
 _OTHER = re.compile(
-    r"^(?![\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN) )"
+    r"^(?![\w.\-]+:\d+:\d+ \[-?\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN|ATTN) )"
     r"[^\n]*?" + _MARKERS + r"[^\n]*",
     re.M,
 )
 # Runs of consecutive lines that start with NCCL's full prefix, in RE2 over the bytes (most of a log:
 # a few runs; its newlines count the lines): _PREFIXED_LINE's lines, half the cost of findall
 _PREFIXED_RUNS = re2.compile(
-    r"(?m)^(?:[\w.\-]+:\d+:\d+ \[-?\d+\] (?:" + _NOT_SPACE + r"+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN) [^\n]*(?:\n|\z))+")
+    r"(?m)^(?:[\w.\-]+:\d+:\d+ \[-?\d+\] (?:" + _NOT_SPACE + r"+:\d+ (?:\(\w+\) )?)?NCCL (?:INFO|WARN|ATTN) [^\n]*(?:\n|\z))+")
 # The same when the whole text is one such run (fullmatch)
 _ALL_PREFIXED = re2.compile(_PREFIXED_RUNS.pattern[len("(?m)^"):])
 # and as a pattern of the whole text, a member of the classifier's set (facts/classify.py gate()): the
@@ -198,12 +200,12 @@ _FAST_FROM = 4096  # characters: below, one _SCAN pass costs less than the RE2 p
 def _no_other(text: str, prefixed: int, data: bytes | None = None, marked: int | None = None) -> bool:
     """Whether _OTHER can match no line, told by substring counts (C speed): every marker of
     _MARKERS lies in a line that starts with NCCL's full prefix. Each such line holds "NCCL INFO"
-    or "NCCL WARN"; as many of those as prefixed lines means none elsewhere; every "NCCL version"
+    or "NCCL WARN" (or 2.32's "NCCL ATTN"); as many of those as prefixed lines means none elsewhere; every "NCCL version"
     right after "NCCL INFO ", every " WARN " inside "NCCL WARN " (no "x.cc:12 WARN "), and none of
     the other markers (nor a literal of the WARNs read bare: nccl_warn_kinds.BARE_GATES), nor a line
-    starting "NCCL_". ``marked``: the count of "NCCL INFO" and "NCCL WARN", where the caller has it."""
+    starting "NCCL_". ``marked``: the count of "NCCL INFO", "NCCL WARN" and "NCCL ATTN", where the caller has it."""
     count = text.count
-    return ((count("NCCL INFO") + count("NCCL WARN") if marked is None else marked) == prefixed
+    return ((count("NCCL INFO") + count("NCCL WARN") + count("NCCL ATTN") if marked is None else marked) == prefixed
             and count("NCCL version") == count("NCCL INFO NCCL version")
             and count(" WARN ") == count("NCCL WARN ")
             and not _any_other_literal(text, data))
@@ -322,7 +324,7 @@ _FEW_OTHER_LINES = 16
 
 def _prefixed_count(text: str, data: bytes, marked: int) -> int:
     """How many lines start with NCCL's full prefix (``data``: ``text`` encoded, ASCII; ``marked``: how
-    many "NCCL INFO" and "NCCL WARN" it holds, at least one in each such line). RE2 counts them by
+    many "NCCL INFO", "NCCL WARN" and "NCCL ATTN" it holds, at least one in each such line). RE2 counts them by
     runs of consecutive prefixed lines, one match each (~3 us in its Python wrapper): a log NCCL
     wrote, a few other lines among its own, takes a few runs; a training log that interleaves its
     own lines with NCCL's would take one a line (2,008 NCCL lines among 1,004 others, 241 kB: RE2's
@@ -355,7 +357,7 @@ def candidates(text: str) -> tuple[Any, int | None]:
             return runs, runs.lines
         prefixed = text.count("\n") + (data[-1] != 10)
     else:
-        marked = text.count("NCCL INFO") + text.count("NCCL WARN")
+        marked = text.count("NCCL INFO") + text.count("NCCL WARN") + text.count("NCCL ATTN")
         prefixed = _prefixed_count(text, data, marked)
         if not _no_other(text, prefixed, data, marked):
             other = [_SCAN.match(text, m.start()) for m in _OTHER.finditer(text)]

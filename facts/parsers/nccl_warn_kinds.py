@@ -258,7 +258,7 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   ncclProfilerPluginInit, v2.23: the profiler plugin NCCL_PROFILER_PLUGIN named, or libnccl-profiler.so, loaded and
     #   its init() returned an error; NCCL drops it and goes on, no profiler events)
     # WARN/ATTN("Profiler init failed with error '%d': %s. Continue without profiler.", err, strerror(errno))
-    #   (src/plugin/profiler.cc, later releases: ATTN from 2.32, a level this reader does not read)
+    #   (src/plugin/profiler.cc, later releases: ATTN from 2.32, read as this WARN form: nccl_log NcclLogState.line)
     # Profiler init failed with error (1). Continue without profiler.     (CONSTRUCTED from the v2.23 format)
     ("profiler_plugin_init_failed", re.compile(
         r"^Profiler init failed with error (?:\(-?\d+\)|'-?\d+': [^\n]{0,200}?)\. Continue without profiler\.")),

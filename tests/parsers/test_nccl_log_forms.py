@@ -582,3 +582,38 @@ def test_a_bare_message_quoted_in_a_sentence_is_read() -> None:
     assert (v.verb, v.error, v.errno, v.evidence.line) == ("ibv_modify_qp", "No such device", 19, 2)
     assert [w.evidence.line for w in res.facts if w.kind == "nccl_warn"] == [2]
     assert not res.errors
+
+
+# NCCL 2.32's ATTN level ("noteworthy, not an error": src/include/debug.h NCCL_LOG_ATTN, printed by src/debug.cc with
+# WARN's prefix, "[%d] %s:%d (%s) NCCL ATTN %s", ncclLastError left alone). CONSTRUCTED from the 2.32 format strings:
+# plugin/profiler.cc's ATTN("Profiler init failed with error '%d': %s. Continue without profiler.", ...), the
+# parameter loader's ATTN("Invalid value %s for %s, using default %lld.", ...), the TLS hello's ATTN("TLS handshake
+# from %s failed, discarding peer connection", ...), GIN's ATTN("Found %d local devices, but GIN supports at most %d
+# connections. Using the first %d connections.", ...); no public paste of an ATTN line found.
+_ATTN_PROFILER = ("[2026-11-29 18:30:18] vm:1633:1640 [0] plugin/profiler.cc:140 (ncclProfilerPluginInit) NCCL ATTN "
+                  "Profiler init failed with error '1': Operation not permitted. Continue without profiler.")
+_ATTN_INFO = (
+    "[2026-11-29 18:30:18] vm:1633:1640 [0] misc/param.cc:60 (ncclLoadParam) NCCL ATTN Invalid value abc for NCCL_IB_TIMEOUT, using default 20.",
+    "vm:1633:1640 [0] misc/socket.cc:1022 (cryptAcceptHello) NCCL ATTN TLS handshake from 10.0.0.7<51234> failed, discarding peer connection",
+    "vm:1633:1640 [0] gin/gin_host.cc:310 (ncclGinConnect) NCCL ATTN Found 16 local devices, but GIN supports at most 8 connections. Using the first 8 connections.",
+)
+_ATTN_LOG = ("vm:1633:1633 [0] NCCL INFO NCCL version 2.32.1+cuda13.0\n" + _ATTN_PROFILER + "\n" + "\n".join(_ATTN_INFO)
+             + "\nvm:1633:1640 [0] NCCL INFO Init COMPLETE\n")
+
+
+@pytest.mark.parametrize("pad, stamped", [(0, True), (400, True), (400, False)],
+                         ids=["fragment", "fast_path", "fast_path_all_prefixed"])
+def test_attn_lines_are_read_a_known_warn_form_as_its_warn(pad: int, stamped: bool) -> None:
+    # "pad" lines of NCCL INFO make the text long enough for the RE2 fast path (nccl_log_scan._FAST_FROM); without
+    # the timestamps (NCCL_DEBUG_TIMESTAMP_LEVELS empty) every line starts with NCCL's prefix (its runs' path)
+    log = _ATTN_LOG if stamped else _ATTN_LOG.replace("[2026-11-29 18:30:18] ", "")
+    text = "".join(f"vm:1633:1640 [0] NCCL INFO Connected to proxy localRank {i % 8}\n" for i in range(pad)) + log
+    r = parse(text)
+    warns = [f for f in r.facts if f.kind == "nccl_warn"]
+    assert [(w.message_kind, w.node, w.source_file) for w in warns] == [
+        ("profiler_plugin_init_failed", "vm", "plugin/profiler.cc")]
+    assert r.lines_used == text.count("\n")  # every ATTN line counted as read, none an unexplained WARN
+
+
+def test_attn_is_nccl_prefix_for_detection() -> None:
+    assert nccl_log.detect(_ATTN_INFO[1] + "\n")
