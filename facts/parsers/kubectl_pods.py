@@ -298,6 +298,7 @@ def parse(artefact: Artefact) -> ParseResult:
         k8s_node = next(iter(assigned.values()))
     n = 0
     field: tuple[int, int] | None = None  # the describe field the lines below belong to (_field_span)
+    failed: set[tuple[str, str]] = set()  # (pod, container) whose state this describe read as a failure
     while n < len(lines):
         line = lines[n]
         n += 1
@@ -312,17 +313,21 @@ def parse(artefact: Artefact) -> ParseResult:
             k8s_node = m["node"] if m["node"] != "<none>" else k8s_node
         elif (m := _STATE.match(line)) is not None:
             # the pod's node (its Node: line, its Scheduled event) is the facts' node where no folder names one
-            at = n
+            at, made = n, len(result.facts)
             n = _state(b, lines, n, m, dict(pod=pod, container=container, k8s_node=k8s_node, node=_node(b, k8s_node),
                                             gpu_stack_role=stack_role(pod) or role))
             result.lines_used += n - at  # (its Reason:, Exit Code:, Message: lines, read with it)
+            if len(result.facts) > made:
+                failed.add((pod, container))
         elif "exitCode:" in line and (m := _OPERATOR_EXIT.search(line)) is not None:
             r = _EVENT_REASON.search(line)
             reason = (r["reason"] or r["col"]) if r is not None else "Error"
             b.add(K8sContainerTerminated, n, pod=m["pod"], container=m["container"], which="State", reason=reason,
                   exit_code=int(m["code"]), oom_killed=reason == "OOMKilled", gpu_stack_role=stack_role(m["pod"]))
         elif (m := _EVENT.match(line)) is not None:
-            if m["type"] == "Warning":
+            if m["type"] == "Warning" and m["reason"] == "BackOff" and _echoes(m["msg"], pod, failed):
+                pass  # the kubelet backing off the container whose failed state this describe read: that failure's echo
+            elif m["type"] == "Warning":
                 host = _SOURCE_HOST.match(m["source"])
                 _event(b, n, pod, _node(b, host["node"] if host else k8s_node), m["reason"], m["source"], m["msg"], m["count"])
         elif "/" in line and (m := _GET_EVENT.match(line)) is not None:
@@ -405,6 +410,25 @@ def _field_span(line: str) -> tuple[int, int] | None:
     if m is None or m["key"] not in _DESCRIBE_KEYS:
         return None
     return len(m["ind"]), m.start("value") if m["value"] else len(line)
+
+
+# The kubelet's BackOff event of a container it restarts (pkg/kubelet/kuberuntime: "Back-off restarting failed container
+# %s in pod %s", before 1.26 "Back-off restarting failed container"), in the Events of a describe whose container state
+# this reader read as a failure (Terminated OOMKilled / Error, Waiting CrashLoopBackOff): that failure's echo, read with
+# it, no event of its own (round rS1: beside an OOMKilled state it stood as an error no rule explains)
+#   Warning  BackOff    10s (x3 over 40s)  kubelet  Back-off restarting failed container cuda-vectoradd in pod cuda-vectoradd_default(1234)   (CONSTRUCTED)
+_BACKOFF = re.compile(r"^Back-off restarting failed container(?: (?P<container>[a-z0-9][a-z0-9.-]{0,252}))?(?: in pod \S+)?\s*$")
+
+
+def _echoes(msg: str, pod: str, failed: set[tuple[str, str]]) -> bool:
+    """Whether the BackOff event ``msg`` of ``pod`` is the restart back-off of a container whose failed state was read
+    (the container it names, or any of the pod's where it names none)."""
+    m = _BACKOFF.match(msg)
+    if m is None:
+        return False
+    if m["container"]:
+        return (pod, m["container"]) in failed
+    return any(p == pod for p, _c in failed)
 
 
 #: the reporting component of a get events row: its table shows it only with -o wide (SOURCE)

@@ -452,3 +452,17 @@ def test_a_pending_pods_describe_is_known_by_its_node_field(name, unread):
     r = kubectl_pods.parse(art)
     assert not r.facts and not r.errors
     assert len([ln for ln in art.lines if ln.strip()]) - r.lines_used == unread
+
+
+def test_a_backoff_event_of_a_container_whose_failed_state_was_read_is_its_echo():
+    # the kubelet's "Back-off restarting failed container X in pod Y" (CONSTRUCTED) beside X's OOMKilled state: no event
+    # of its own (read with the state); beside another container's, or with no state read, an event as before
+    text = (_HEALTHY_DESCRIBE.replace("Reason:       Completed", "Reason:       OOMKilled").replace("Exit Code:    0", "Exit Code:    137")
+            + "  Warning  BackOff    10s (x3 over 40s)  kubelet            Back-off restarting failed container cuda-vectoradd in pod cuda-vectoradd_default(1234)\n")
+    r = _parse_text(text)
+    assert [f.kind for f in r.facts] == ["k8s_container_terminated"]
+    assert r.lines_used == len(text.strip().split("\n"))
+    other = text.replace("failed container cuda-vectoradd in", "failed container sidecar in")
+    assert [f.kind for f in _parse_text(other).facts] == ["k8s_container_terminated", "k8s_pod_event"]
+    healthy = _HEALTHY_DESCRIBE + text.split("\n")[-2] + "\n"
+    assert [f.reason for f in _parse_text(healthy).facts] == ["BackOff"]
