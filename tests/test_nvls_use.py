@@ -68,9 +68,9 @@ def test_release_table():
 @pytest.mark.parametrize("name", ["h200-healthy", "h200-socket-only", "h200-bad-ifname", "seed-8x8-pairwise-rate100"])
 def test_lines_sorted_once_per_process_and_inferences_kept_change_nothing(name, monkeypatch):
     """summarise sorts a process's NCCL lines once for all the runs of that process and keeps
-    _inferred's answers across runs (session 39, rM6: a bench node's four runs share one pid), and groups by kind once
-    the lines of a process whose run's file holds none of them (session 42, rP7): the facts are those of each run
-    sorting, partitioning and grouping its own lines and inferring anew."""
+    _inferred's answers across runs (session 39, rM6: a bench node's four runs share one pid), and groups by kind and
+    reads once (_said) the lines of a process whose run's file holds none of them (session 42, rP7; session 44, rS11):
+    the facts are those of each run sorting, partitioning, grouping and reading its own lines and inferring anew."""
     from stethoscope.engine.pipeline import Combined, observe_bundle
 
     obs = observe_bundle(ROOT / "fixtures" / "bundles" / name / "bundle", 1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from itertools import groupby
 from operator import attrgetter
 
 from stethoscope.facts import knowledge
@@ -51,9 +52,10 @@ def gpu_capable(name: str | None) -> bool | None:
 
 
 def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
+    # a run's rank lines taken a stretch of one run at a time (a table's lines are of one run), in the same order
     ranks_of: dict[str, list[Fact]] = defaultdict(list)
-    for r in by_kind.get("nccl_test_rank", []):
-        ranks_of[r.run_id].append(r)
+    for run_id, stretch in groupby(by_kind.get("nccl_test_rank", ()), _RUN_ID):
+        ranks_of[run_id].extend(stretch)
     timeouts = {f.run_id for f in by_kind.get("nccl_test_failure", []) if f.failure_type == "timeout"}
     log = [f for k in _LOG_KINDS for f in by_kind.get(k, [])]
     # indexed once: a scan of every NCCL line per run grew with runs x lines (20 s at 256 nodes)
@@ -74,6 +76,11 @@ def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
         hung = (run.rows == 0 and run.status is None and not run.failed) or run.id in timeouts
         out.append(_use(run, ranks, _own_lines(run, ranks, by_proc, by_path, ordered), hung, inferred, grouped))
     return out
+
+
+_RUN_ID = attrgetter("run_id")
+_PROC = attrgetter("node", "pid")  # a rank line's process
+_HOST = attrgetter("host")
 
 
 class _ByPath(dict):
@@ -101,7 +108,9 @@ def _own_lines(run: Fact, ranks: list[Fact], by_proc: dict, by_path: dict,
     """The NCCL lines of the run's own processes (node and pid), else of its file and nodes.
     ``ordered``: each process's lines sorted by place, kept across the runs of one summary (the
     runs of one process each sorted them again: a bench node's four runs share one pid)."""
-    procs = {(r.node, r.pid) for r in ranks if r.pid is not None}
+    procs = set(map(_PROC, ranks))  # (the ranks' attributes taken in C: bench/speed_rS3.md, rS11)
+    if len(procs) != 1 or next(iter(procs))[1] is None:
+        procs = {p for p in procs if p[1] is not None}
     if len(procs) == 1 and ordered is not None:
         key = next(iter(procs))
         got = ordered.get(key)
@@ -127,56 +136,72 @@ def _own_lines(run: Fact, ranks: list[Fact], by_proc: dict, by_path: dict,
 
 def _use(run: Fact, ranks: list[Fact], own: list[Fact], hung: bool, inferred: dict | None = None,
          grouped: dict | None = None) -> Fact:
-    per_host: dict[str, int] = {}
-    for r in ranks:
-        per_host[r.host] = per_host.get(r.host, 0) + 1
-    local = max(per_host.values())
+    hosts = list(map(_HOST, ranks))
+    if len(set(hosts)) == 1:
+        local, nhosts = len(hosts), 1
+    else:
+        per_host: dict[str, int] = {}
+        for h in hosts:
+            per_host[h] = per_host.get(h, 0) + 1
+        local, nhosts = max(per_host.values()), len(per_host)
     gpu = ranks[0].gpu_name
     hit = grouped.get(id(own)) if grouped is not None else None
     if hit is not None and hit[0] is own:
-        by = hit[1]
+        said = hit[1]
     else:
-        by = defaultdict(list)
-        for f in own:
-            by[f.kind].append(f)
+        said = _said(own)
         if grouped is not None:
-            grouped[id(own)] = (own, by)  # (the list held: no other takes its id)
-    version = by["nccl_version"][0].version if by["nccl_version"] else run.nccl_version
-    env = [f for f in by["nccl_env"] if f.name == table().nccl.disable.name]
-    enable = env[0].value.rstrip(".").strip() if env else None
-    counts = [c for c in by["nccl_channel_counts"] if c.nvls is not None]
-    support = by["nccl_nvls_support"]
-    shown: list[Fact] = []
-    if by["nccl_nvls_setup"]:
-        used, basis, shown = True, "log_setup", by["nccl_nvls_setup"][:1]
-        detail = f"its NCCL log shows NVLS set-up ({shown[0].step})"
-    elif any(c.nvls > 0 for c in counts):
-        c = next(c for c in counts if c.nvls > 0)
-        used, basis, shown, detail = True, "log_channels", [c], f"its communicator set up {c.nvls} NVLS channels"
-    elif counts:
-        used, basis, shown, detail = False, "log_channels", counts[:1], "its communicators set up 0 NVLS channels"
-    elif support:
-        s = next((s for s in support if s.available), support[0])
-        used, basis, shown = s.available, "log_support", [s]
-        detail = "NCCL found multicast (NVLS) support on its GPU" if s.available else "its GPU offers no multicast (NVLS)"
-    elif enable is not None and enable in table().nccl.disable.values:
-        used, basis, shown, detail = False, "setting", env[:1], f"NCCL_NVLS_ENABLE={enable}"
-    elif enable == "1":
-        used, basis, shown, detail = True, "setting", env[:1], "NCCL_NVLS_ENABLE=1 forces NVLS"
+            grouped[id(own)] = (own, said)  # (the list held: no other takes its id)
+    enable, told, versions = said
+    version = versions[0].version if versions else run.nccl_version
+    if told is not None:
+        used, basis, shown, detail = told
     else:
-        key = (version, local, len(per_host), gpu)
+        key = (version, local, nhosts, gpu)
         found = inferred.get(key) if inferred is not None else None
         if found is None:
             found = _inferred(*key)
             if inferred is not None:
                 inferred[key] = found
         used, basis, detail = found
-        shown = by["nccl_version"][:1] + ranks[:1]
+        shown = versions + ranks[:1]
     srcs = [run] + shown
     return as_given(  # built as a reader's facts are (bench/speed_rP7.md, rQ9)
         NcclNvlsUse, f"derived:summary:nccl_nvls_use:{run.id}", run.node, (shown[0] if shown else run).evidence,
         run_id=run.id, used=used, basis=basis, hung=hung, local_gpus=local, gpu_name=gpu, nccl_version=version,
         nvls_enable=enable, detail=detail, sources=",".join(dict.fromkeys(f.id for f in srcs)))
+
+
+def _said(own: list[Fact]) -> tuple:
+    """What a run's own NCCL lines say, the same for every run given the same lines (a process's runs share
+    them: worked out once for them all, bench/speed_rS3.md, rS11): (NCCL_NVLS_ENABLE's value, (used, basis,
+    shown, detail) where the log or the setting decides else None, the first version line as a list)."""
+    by = defaultdict(list)
+    for f in own:
+        by[f.kind].append(f)
+    t = table()
+    env = [f for f in by["nccl_env"] if f.name == t.nccl.disable.name]
+    enable = env[0].value.rstrip(".").strip() if env else None
+    counts = [c for c in by["nccl_channel_counts"] if c.nvls is not None]
+    support = by["nccl_nvls_support"]
+    told = None
+    if by["nccl_nvls_setup"]:
+        shown = by["nccl_nvls_setup"][:1]
+        told = True, "log_setup", shown, f"its NCCL log shows NVLS set-up ({shown[0].step})"
+    elif any(c.nvls > 0 for c in counts):
+        c = next(c for c in counts if c.nvls > 0)
+        told = True, "log_channels", [c], f"its communicator set up {c.nvls} NVLS channels"
+    elif counts:
+        told = False, "log_channels", counts[:1], "its communicators set up 0 NVLS channels"
+    elif support:
+        s = next((s for s in support if s.available), support[0])
+        detail = "NCCL found multicast (NVLS) support on its GPU" if s.available else "its GPU offers no multicast (NVLS)"
+        told = s.available, "log_support", [s], detail
+    elif enable is not None and enable in t.nccl.disable.values:
+        told = False, "setting", env[:1], f"NCCL_NVLS_ENABLE={enable}"
+    elif enable == "1":
+        told = True, "setting", env[:1], "NCCL_NVLS_ENABLE=1 forces NVLS"
+    return enable, told, by["nccl_version"][:1]
 
 
 def _inferred(version: str | None, local: int, hosts: int, gpu: str | None) -> tuple[bool | None, str, str]:
