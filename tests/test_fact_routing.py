@@ -210,6 +210,27 @@ def test_plugin_set_reads_the_events_a_summary_holds(ruleset, tmp_path, plugin_l
     assert [f.node for f in obs.facts if f.kind == "fact_summary" and f.of_kind == "nccl_net_plugin" and f.rows]
 
 
+def test_benchmark_validity_reads_the_gpus_a_summary_holds(ruleset, tmp_path):
+    """A real nccl-tests run beside nvidia-smi -q at default clocks (tests/rules/benchmark/busbw_not_comparable's
+    case): no gpu_usage or gpu_clocks is kept (no rule binds a readable GPU's), each file's summary holds them as
+    rows, and baselines/bench.validity, its finding and evidence lines are those of the unrouted facts."""
+    from stethoscope.engine.baselines import bench
+
+    (tmp_path / "vm").mkdir()
+    for name, fixture in (("out", "nccl_tests/allreduce_socket_only_g2.txt"), ("q", "nvidia_smi_q/nvidia-smi-q.txt")):
+        (tmp_path / "vm" / name).write_text((ROOT / "fixtures/artefacts" / fixture).read_text())
+    (routed, counts), (whole, whole_counts) = _report(tmp_path, ruleset, True), _report(tmp_path, ruleset, False)
+    assert routed == whole and counts == whole_counts
+    assert any("clocks not pinned" in f["summary"] for f in routed["findings"])
+    lean = pipeline.observe_bundle(tmp_path, jobs=1, ruleset=ruleset).facts
+    full = pipeline.observe_bundle(tmp_path, jobs=1).facts
+    assert not [f for f in lean if f.kind in ("gpu_usage", "gpu_clocks")]
+    assert [f for f in full if f.kind in ("gpu_usage", "gpu_clocks")]
+    # (a row is cited as '<summary id>@<i>' where the fact was by its id: the same line, the reports above the same)
+    assert [v.model_dump(exclude={"sources"}) for v in bench.validity(lean)] == \
+        [v.model_dump(exclude={"sources"}) for v in bench.validity(full)]
+
+
 @pytest.mark.parametrize("evidence", [
     {"path": "n/nvidia-smi-q.txt", "line": 9, "text": "        DRAM Correctable                  : 0"},
     {"path": "".join(["n/", "p-" * 40]), "line": 1, "text": "".join(["t"] * 300)},
@@ -273,7 +294,8 @@ def test_rows_added_at_once_give_what_adding_them_one_by_one_gives(ruleset, monk
     # the volatile correctable counts folded are the summary's rows (fact_routing.yaml summary_rows), at their lines
     assert [row[:4] for row in folded[("n", "gpu_ecc_count")][3]] == [
         (f"0000:{gpu}:00.0", "dram", 0, at + 2 + 3) for gpu, at in enumerate((1, 11, 21))][:3 if cap > 5 else 1]
-    assert [f["index"] for f in facts if f["kind"] == "gpu_usage"] == [0, 1, 2]
+    # gpu_usage (its index swapped in a GPU at a time) is folded too: its rows (fact_routing.yaml summary_rows), in order
+    assert [row[0] for row in folded[("n", "gpu_usage")][3]] == [f"0000:{gpu}:00.0" for gpu in range(3)]
 
 
 @pytest.mark.parametrize("cap", [20_000, 3])

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from stethoscope.engine.baselines import store
 from stethoscope.engine.baselines.perf_compare import size_text
+from stethoscope.engine.ruleengine.routing import readings
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact, of_kind
 from stethoscope.facts.parsers.bench_facts import BenchmarkSweepNarrower, BenchmarkValidity, BenchmarkVsBaseline, BenchmarkVsPeers
@@ -113,9 +114,11 @@ def validity(facts: list[Fact]) -> list[Fact]:
     ``not_pinned`` when nvidia-smi showed the clocks and neither holds, else ``unknown``."""
     lim = tolerances().validity
     by_node: dict[str, dict[str, list[Fact]]] = defaultdict(lambda: defaultdict(list))
-    for f in of_kind(facts, "bench_result", "nccl_test_run", "dcgm_diag_result", "gpu_usage", "gpu_process", "gpu_clocks",
-                     "gpu_clock_reasons"):
+    for f in of_kind(facts, "bench_result", "nccl_test_run", "dcgm_diag_result", "gpu_process", "gpu_clock_reasons"):
         by_node[f.node][f.kind].append(f)
+    for kind in ("gpu_usage", "gpu_clocks"):  # (the kept facts' and their files' summaries' rows: fact_routing.yaml)
+        for r in readings(facts, kind):
+            by_node[r.of.node][kind].append(r)
     out: list[Fact] = []
     for node, kinds in sorted(by_node.items()):
         results = kinds["bench_result"] + kinds["nccl_test_run"] + kinds["dcgm_diag_result"]
@@ -126,15 +129,15 @@ def validity(facts: list[Fact]) -> list[Fact]:
         if usage:
             seen.append("utilisation")
         for u in usage:
-            gpu = u.pci_bus_id
-            if u.utilization_pct is not None and u.utilization_pct > lim.busy_utilization_pct:
+            gpu, util, computing = u.values
+            if util is not None and util > lim.busy_utilization_pct:
                 busy = True
-                reasons.append(f"GPU {gpu} at {u.utilization_pct}% utilisation (limit {lim.busy_utilization_pct}%)")
-            if u.compute_processes is not None and u.compute_processes > lim.max_compute_processes:
+                reasons.append(f"GPU {gpu} at {util}% utilisation (limit {lim.busy_utilization_pct}%)")
+            if computing is not None and computing > lim.max_compute_processes:
                 busy = True
-                reasons.append(f"GPU {gpu} had {u.compute_processes} compute process(es)")
+                reasons.append(f"GPU {gpu} had {computing} compute process(es)")
         procs = [p for p in kinds["gpu_process"] if "C" in p.process_type]
-        if procs or any(u.compute_processes is not None for u in usage):
+        if procs or any(u.values[2] is not None for u in usage):
             seen.append("processes")
         if len(procs) > lim.max_compute_processes:
             busy = True
@@ -143,9 +146,9 @@ def validity(facts: list[Fact]) -> list[Fact]:
         clocks = kinds["gpu_clocks"]
         # each GPU block's reasons (gpu_clock_reasons): 'Applications Clocks Setting' shown Active or Not Active
         app_reason = [r for r in kinds["gpu_clock_reasons"] if r.applications_clocks_setting is not None]
-        if any(c.app_clocks_set for c in clocks) or any(r.applications_clocks_setting for r in app_reason):
+        if any(c.values[0] for c in clocks) or any(r.applications_clocks_setting for r in app_reason):
             state = "pinned"
-        elif any(c.app_clocks_set is False for c in clocks):
+        elif any(c.values[0] is False for c in clocks):
             state = "not_pinned"
             reasons.append("clocks not pinned: application clocks at their defaults and no clocks-event reason "
                            "'Applications Clocks Setting' (pin them with nvidia-smi -lgc / -ac before benchmarking)")
