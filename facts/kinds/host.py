@@ -816,6 +816,24 @@ class ForeignAcceleratorTool(Fact):
 
 
 @fact_kind
+class ForeignGpuFault(Fact):
+    """Another vendor's GPU runtime reported a fault of a program's GPU work: AMD ROCm's HSA runtime (ROCR-Runtime
+    runtime.cc, VMFaultHandler) "Memory access fault by GPU node-9 (Agent handle: 0x7d5f990) on address
+    0x14a1cfe01000. Reason: Unknown." before it aborts the process. Out of gpu-stethoscope's scope (NVIDIA GPUs):
+    recognised and reported as that vendor's fault, never health, never left unread."""
+
+    kind: Literal["foreign_gpu_fault"] = "foreign_gpu_fault"
+    vendor: str  # AMD
+    runtime: str  # ROCm (HSA runtime)
+    gpu_node: int  # the KFD topology node of the faulting GPU ("node-9")
+    address: str | None = None  # "0x14a1cfe01000"
+    reason: str  # "Unknown", "Page not present or supervisor privilege", "DRAM ECC failure", ...
+    memory_error: bool = False  # the reason names an ECC failure (DRAM, SRAM): the GPU's memory, not the program
+    faults: int = 1  # the lines of this form in the file (one per faulting GPU or process)
+    gpu_nodes: str | None = None  # every faulting node the file names, in order of first appearance ("9, 6, 11, 8, 4, 7")
+
+
+@fact_kind
 class WslDxgChannelFailure(Fact):
     """WSL2's GPU bridge (dxgkrnl, /dev/dxg) could not send a message to the Windows host's GPU driver over VMBus:
     a failed ``dxgvmb_*`` function's kernel line, "misc dxg: dxgk: dxgvmb_send_create_process: create_process failed

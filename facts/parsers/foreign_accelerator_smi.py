@@ -1,4 +1,5 @@
-"""Another vendor's accelerator management tool as people paste it beside (or instead of) NVIDIA's: Huawei Ascend's
+"""Another vendor's accelerator management tool, or its GPU runtime's fault, as people paste it beside (or instead of)
+NVIDIA's: Huawei Ascend's
 ``npu-smi info``, MetaX's ``mx-smi``, AMD's ``rocm-smi``, Intel's ``xpu-smi``. gpu-stethoscope diagnoses NVIDIA GPUs:
 such output is out of its scope and checks nothing, but it is recognised as what it is (coverage names the tool),
 never left "unrecognised", never taken for ``nvidia-smi -q`` (mx-smi's head prints nvidia-smi -q's own
@@ -19,15 +20,24 @@ Sample content (real, each from a public thread)::
     Timestamp, DeviceId, GPU Utilization (%), GPU Power (W), GPU Frequency (MHz), GPU Core Temperature (Celsius Degree)
         (intel/xpumanager#98: xpu-smi dump of six Data Center GPU Max 1550)
 
+AMD ROCm's HSA runtime prints a GPU's memory access fault before it aborts the process (real, EleutherAI/gpt-neox#1310,
+MI250X on LUMI; ROCR-Runtime src/core/runtime/runtime.cc VMFaultHandler: ``"Memory access fault by GPU node-%u (Agent
+handle: %p) on address %p%s. Reason: %s.\n"``, before ROCm 3.x without the agent handle, ``%s`` "(may not be exact
+address)" for an imprecise fault; ``GPU core dump failed`` is the same handler's, where KFD could not dump the GPU)::
+
+    GPU core dump failed
+    Memory access fault by GPU node-9 (Agent handle: 0x7d5f990) on address 0x14a1cfe01000. Reason: Unknown.
+
 Facts: one ``foreign_accelerator_tool`` per tool a file shows (its vendor and tool, citing the first line that names
-it). Lines read: the tool's own (its banners, table rules and rows, its dump's records); any other line of the file
-is left to the readers that know it.
+it); one ``foreign_gpu_fault`` per file for ROCm's fault lines (the first cited, their count and GPU nodes). Lines
+read: the tool's own (its banners, table rules and rows, its dump's records), the runtime's fault lines; any other
+line of the file is left to the readers that know it.
 """
 from __future__ import annotations
 
 import re
 
-from stethoscope.facts.kinds.host import ForeignAcceleratorTool  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.host import ForeignAcceleratorTool, ForeignGpuFault  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "foreign_accelerator_smi"
@@ -47,13 +57,25 @@ _ROCM_SMI = re.compile(r"^=+[ \t]{0,8}(?:ROCm System Management Interface|End of
 # | Device ID | Device Information                                                                   |   (xpu-smi discovery)
 _XPU_SMI = re.compile(r"^Timestamp, DeviceId, |^\| Device ID \| Device Information {1,120}\|", re.M)
 
+# Memory access fault by GPU node-9 (Agent handle: 0x7d5f990) on address 0x14a1cfe01000. Reason: Unknown.  (gpt-neox#1310)
+# Memory access fault by GPU node-1 on address 0x7f52c3f5f000. Reason: Page not present or supervisor privilege.
+#   (CONSTRUCTED from ROCR-Runtime's older format, without the agent handle). Not anchored: a progress bar without
+#   its newline may stand before it ("... 4.2%Memory access fault by GPU node-1 ..."); the literal keeps it cheap.
+_ROCM_FAULT = re.compile(r"Memory access fault by GPU node-(\d{1,5})(?: \(Agent handle: (?:0x)?[0-9a-fA-F]{1,16}\))?"
+                         r"(?: on address (0x[0-9a-fA-F]{1,16}|\(nil\)))?[^\n.]{0,40}\. ?Reason: ([^\n]{0,120}?)\.?[ \t]*\r?$", re.M)
+_ROCM_CORE_DUMP = re.compile(r"^GPU core dump failed[ \t]*\r?$", re.M)
+# the reasons whose fault is the GPU memory's, not the program's (runtime.cc: "DRAM ECC failure", "SRAM ECC failure",
+# "ECC failure (if supported by HW)")
+_ECC_REASON = re.compile(r"ECC failure")
+
 #: (vendor, tool, its signature), in the order a file is looked at
 TOOLS = (("Huawei", "npu-smi", _NPU_SMI), ("MetaX", "mx-smi", _MX_SMI), ("AMD", "rocm-smi", _ROCM_SMI),
          ("Intel", "xpu-smi", _XPU_SMI))
 #: the line signatures this reader owns (facts/classify.py matches every reader's in one pass)
-SIGNATURES = (_NPU_SMI, _MX_SMI, _ROCM_SMI, _XPU_SMI)
+SIGNATURES = (_NPU_SMI, _MX_SMI, _ROCM_SMI, _XPU_SMI, _ROCM_FAULT)
 # literals one of which a text holds where a signature may match (a text without any is not searched)
-_GATES = ("npu-smi", "| NPU ", "MetaX System", "MX-SMI", "mx-smi", "ROCm S", "Timestamp, DeviceId", "| Device ID |")
+_GATES = ("npu-smi", "| NPU ", "MetaX System", "MX-SMI", "mx-smi", "ROCm S", "Timestamp, DeviceId", "| Device ID |",
+          "Memory access fault by GPU")
 
 # the tools' own lines: table rules and rows ("+---", "|===", "| 0  Ascend910  | OK |"), banners ("=== ... ==="), the
 # dump's records ("08:08:16.817,    0,  N/A, 281.13, ..."), rocm-smi's summary rows ("1    24.0c  3.0W    852Mhz ..."),
@@ -64,7 +86,8 @@ _OWN_LINE = re.compile(r"^(?:[+|=][^\n]*|\d\d:\d\d:\d\d\.\d{1,6},[^\n]*|GPU {1,4
 
 
 def detect(head: str) -> bool:
-    return any(g in head for g in _GATES) and any(sig.search(head) is not None for _v, _t, sig in TOOLS)
+    return any(g in head for g in _GATES) and (any(sig.search(head) is not None for _v, _t, sig in TOOLS)
+                                               or ("Memory access fault by GPU" in head and _ROCM_FAULT.search(head) is not None))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -77,4 +100,15 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(ForeignAcceleratorTool, artefact.line_of(m.start()), vendor=vendor, tool=tool)
     if result.facts:
         result.lines_used += sum(1 for line in artefact.lines if line.strip() and _OWN_LINE.match(line.strip()))
+    if "Memory access fault by GPU" in text:
+        faults = list(_ROCM_FAULT.finditer(text))
+        if faults:
+            first = faults[0]
+            reason = first.group(3).strip()
+            nodes = list(dict.fromkeys(int(m.group(1)) for m in faults))
+            b.add(ForeignGpuFault, artefact.line_of(first.start()), vendor="AMD", runtime="ROCm (HSA runtime)",
+                  gpu_node=int(first.group(1)), address=first.group(2), reason=reason,
+                  memory_error=any(_ECC_REASON.search(m.group(3)) for m in faults), faults=len(faults),
+                  gpu_nodes=", ".join(map(str, nodes)))
+            result.lines_used += len(faults) + len(_ROCM_CORE_DUMP.findall(text))
     return result

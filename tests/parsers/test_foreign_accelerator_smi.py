@@ -46,3 +46,34 @@ def test_npu_smi_banner_alone():
     line = "| npu-smi 26.0.rc2                            Version: 26.0.rc2                                                    |\n"
     fs = foreign_accelerator_smi.parse(Artefact(path="t.txt", text=line, node="n1")).facts
     assert [(f.vendor, f.tool, f.evidence.line) for f in fs] == [("Huawei", "npu-smi", 1)]
+
+
+def test_rocm_memory_access_fault_is_read_as_amds():
+    # EleutherAI/gpt-neox#1310: ROCm's HSA runtime on six MI250X GCDs (round rS12)
+    r = _parse(foreign_accelerator_smi, "foreign_accelerator_smi/gptneox1310_rocm_memory_access_fault.log")
+    [f] = r.facts
+    assert (f.kind, f.vendor, f.gpu_node, f.address, f.reason, f.faults, f.gpu_nodes, f.memory_error, f.evidence.line) == (
+        "foreign_gpu_fault", "AMD", 9, "0x14a1cfe01000", "Unknown", 6, "9, 6, 11, 8, 4, 7", False, 3)
+    assert r.lines_used == 10  # six fault lines, four "GPU core dump failed"
+
+
+@pytest.mark.parametrize("line, node, address, reason, ecc", [
+    # CONSTRUCTED from ROCR-Runtime runtime.cc's format strings: the older one, an imprecise fault, an ECC reason
+    ("Memory access fault by GPU node-2 on address 0x7f4067e00000. Reason: Page not present or supervisor privilege.",
+     2, "0x7f4067e00000", "Page not present or supervisor privilege", False),
+    ("Memory access fault by GPU node-1 (Agent handle: 0x55b017570c40) on address 0x7fcd499e6000(may not be exact address). Reason: Unknown.",
+     1, "0x7fcd499e6000", "Unknown", False),
+    ("Memory access fault by GPU node-4 (Agent handle: 0x55d0a1b2c3d0) on address 0x7f1200000000. Reason: DRAM ECC failure.",
+     4, "0x7f1200000000", "DRAM ECC failure", True),
+])
+def test_rocm_fault_forms(line, node, address, reason, ecc):
+    text = line + "\n"
+    assert foreign_accelerator_smi.detect(text)
+    [f] = foreign_accelerator_smi.parse(Artefact(path="t.txt", text=text, node="n1")).facts
+    assert (f.gpu_node, f.address, f.reason, f.memory_error) == (node, address, reason, ecc)
+
+
+def test_a_sentence_about_a_memory_access_fault_is_not_read():
+    text = "We sometimes see a memory access fault by GPU on MI250X when the batch is large.\n"
+    assert not foreign_accelerator_smi.detect(text)
+    assert foreign_accelerator_smi.parse(Artefact(path="t.txt", text=text, node="n1")).facts == []
