@@ -195,6 +195,17 @@ class NcclEnv(NcclLineFact):
 
 
 @fact_kind
+class NcclEnvIgnored(NcclLineFact):
+    """``Invalid value abc for NCCL_IB_TIMEOUT, using default 20.``: a setting NCCL could not read as a
+    number, so it ran with its default (src/misc/param.cc, an INFO up to 2.31, NCCL 2.32's ATTN)."""
+
+    kind: Literal["nccl_env_ignored"] = "nccl_env_ignored"
+    name: str
+    value: str
+    default: str
+
+
+@fact_kind
 class NcclNetPlugin(NcclLineFact):
     """``NET/Plugin: Could not find: libnccl-net.so``, ``Initialized NET plugin Socket``, ..."""
 

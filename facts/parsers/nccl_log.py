@@ -42,6 +42,7 @@ from stethoscope.facts.parsers.nccl_log_facts import (
     NcclBootstrapFailure,
     NcclBootstrapInterface,
     NcclEnv,
+    NcclEnvIgnored,
     NcclErrorReturn,
     NcclNetDevice,
     NcclNetPlugin,
@@ -160,6 +161,11 @@ _BARE_VERSION = re.compile(
 
 # NCCL_P2P_DISABLE set by environment to 1          NCCL_SHM_DISABLE set by environment to 1.
 _ENV = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*) set by environment to(?: (?P<value>.*?))?\.?$")
+
+# A setting NCCL could not read as a number, its default used (src/misc/param.cc ncclLoadParam: 2.4-2.31's INFO
+# "Invalid value %s for %s, using default %lld." (%lu before 2.5), NCCL 2.32's ATTN of the same format):
+# Invalid value abc for NCCL_IB_TIMEOUT, using default 20.                                  (CONSTRUCTED from the format)
+_ENV_INVALID = re.compile(r"^Invalid value (?P<value>.*) for (?P<name>NCCL_[A-Z0-9_]+), using default (?P<default>-?\d+)\.?\s*$")
 
 # NCCL_SOCKET_IFNAME set to ib0          TUNER/Plugin: NCCL_TUNER_PLUGIN set to nccl-tuner      (NCCL_X set to V, 2.12-2.28)
 _ENV_SET_TO = re.compile(r"^(?:[\w/]+ ?: )?(?P<name>NCCL_[A-Z0-9_]+) set to(?: (?P<value>.*?))?\.?$")
@@ -584,6 +590,9 @@ class NcclLogState:
                 return self.b.error(no, f"NCCL environment line without a variable name: {msg!r}")
             value = m["value"] or ""
             return once(NcclEnv, no, node, (pid, m["name"], value), name=m["name"], value=value, **ctx)
+        if msg.startswith("Invalid value ") and (m := _ENV_INVALID.match(msg)):
+            return once(NcclEnvIgnored, no, node, (pid, m["name"], m["value"]), name=m["name"], value=m["value"],
+                        default=m["default"], **ctx)
         if " set to " in msg and (m := _ENV_SET_TO.match(msg)):
             value = m["value"] or ""
             return once(NcclEnv, no, node, (pid, m["name"], value), name=m["name"], value=value, **ctx)

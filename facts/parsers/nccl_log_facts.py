@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.nccl import (  # noqa: F401 - the fact classes live in facts/kinds
-    NcclBootstrapFailure, NcclBootstrapInterface, NcclCollectiveMismatch, NcclEnv, NcclErrorChain,
+    NcclBootstrapFailure, NcclBootstrapInterface, NcclCollectiveMismatch, NcclEnv, NcclEnvIgnored, NcclErrorChain,
     NcclErrorReturn, NcclIbAsyncEvent, NcclLineFact, NcclNetDevice, NcclNetPlugin, NcclNetPluginError,
     NcclNetPluginLoadFailure, NcclNetSelected, NcclNoIbDevice, NcclPluginNotFound, NcclProxyFailure, NcclRank,
     NcclRdmaCompletionError, NcclSharedMemExceeds, NcclTransport, NcclVersion, NcclWarn,

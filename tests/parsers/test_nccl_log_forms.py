@@ -617,3 +617,19 @@ def test_attn_lines_are_read_a_known_warn_form_as_its_warn(pad: int, stamped: bo
 
 def test_attn_is_nccl_prefix_for_detection() -> None:
     assert nccl_log.detect(_ATTN_INFO[1] + "\n")
+
+
+# A setting NCCL could not read, its default used (src/misc/param.cc ncclLoadParam): 2.32's ATTN (a value not starting
+# with a number, or out of range) and 2.4-2.31's INFO of the same format (out of range): an nccl_env_ignored fact on
+# every reading path. CONSTRUCTED from "Invalid value %s for %s, using default %lld." and the two prefixes.
+_INVALID_INFO = "vm:1633:1640 [1] NCCL INFO Invalid value 99999999999999999999 for NCCL_IB_RETRY_CNT, using default 7."
+
+
+@pytest.mark.parametrize("pad, stamped", [(0, True), (400, True), (400, False)],
+                         ids=["fragment", "fast_path", "fast_path_all_prefixed"])
+def test_invalid_setting_value_is_an_ignored_setting(pad: int, stamped: bool) -> None:
+    log = _ATTN_LOG.replace("Init COMPLETE\n", "Init COMPLETE\n" + _INVALID_INFO + "\n")
+    log = log if stamped else log.replace("[2026-11-29 18:30:18] ", "")
+    text = "".join(f"vm:1633:1640 [0] NCCL INFO Connected to proxy localRank {i % 8}\n" for i in range(pad)) + log
+    got = [(f.name, f.value, f.default, f.node, f.local_device) for f in parse(text).facts if f.kind == "nccl_env_ignored"]
+    assert got == [("NCCL_IB_TIMEOUT", "abc", "20", "vm", 0), ("NCCL_IB_RETRY_CNT", "99999999999999999999", "7", "vm", 1)]
