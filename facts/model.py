@@ -229,6 +229,19 @@ def _rebuilt_row(cls: type[Fact], names: tuple[str, ...], key: frozenset[str], r
     return model
 
 
+def evidence_at(path: str, line: int, text: str) -> Evidence:
+    """``Evidence(path=path, line=line, text=text)`` of values validation stores as given (a str, an int, a
+    str: a fact's own validated ones), built as _rebuilt_row builds one, without validation (~13 us a
+    call on this VM): a part of a fact cited (an nccl_test_table's row: 5,120 at 1,024 bench nodes)."""
+    ev = _new(Evidence)
+    set_dict(ev, {"path": intern(path) if len(path) <= INTERN_MAX else path, "line": line,
+                  "text": intern(text) if len(text) <= INTERN_MAX else text})
+    set_fields(ev, _EVIDENCE_SET)
+    set_extra(ev, None)
+    set_private(ev, None)
+    return ev
+
+
 #: what view_value gives for a value the rule engine does not see
 MISSING: Any = object()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from stethoscope.facts.model import Evidence, Fact, fact_kind
+from stethoscope.facts.model import Evidence, Fact, evidence_at, fact_kind
 
 
 @fact_kind
@@ -304,7 +304,7 @@ class NcclTestTable(Fact):
 
     def part_evidence(self, i: int) -> Evidence:
         """Row ``i``'s evidence, as its nccl_test_row has it."""
-        return Evidence(path=self.evidence.path, line=self.lines[i], text=self.texts[i])
+        return evidence_at(self.evidence.path, self.lines[i], self.texts[i])  # its own validated values
 
     def row(self, i: int) -> NcclTestRow:
         """Row ``i`` as the reader's nccl_test_row: the same id, node, evidence and fields."""
