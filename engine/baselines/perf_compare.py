@@ -24,11 +24,12 @@ from __future__ import annotations
 import logging
 import os
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from contextlib import contextmanager
 from contextvars import ContextVar
-from math import isnan
-from operator import le
+from itertools import groupby
+from functools import partial
+from operator import attrgetter, le, lt, truediv
 from typing import Iterable, Iterator, Sequence
 
 from stethoscope.engine.baselines import store
@@ -50,6 +51,8 @@ CRITICAL_BELOW = (_LIMITS.critical_below, f"{_SOURCE}.critical_below")
 ENV_BASELINE = "STETH_BASELINE"
 #: NCCL variables that say where output goes, not how NCCL moves data
 _QUIET_ENV = ("NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_DUMP_FILE")
+_positive = partial(lt, 0)
+_host, _gpu_name, _run_id = attrgetter("host"), attrgetter("gpu_name"), attrgetter("run_id")
 _CONTEXT_KEYS = ("gpu_model", "gpus_per_node", "nodes", "nranks", "topology", "driver", "cuda", "nccl", "env")
 
 _reference: ContextVar[store.Baseline | None] = ContextVar("steth_baseline", default=None)
@@ -151,16 +154,26 @@ def _best_time(oop: float | None, ip: float | None) -> float | None:
     return None
 
 
-def _in_order(sizes: Sequence[int], oops: Sequence[float]) -> tuple[list[int], list[int]] | None:
+def _in_order(sizes: Sequence[int], oops: Sequence[float],
+              placed: dict[tuple, tuple | None] | None = None) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """(the sizes shown, each once and ascending; the row of each) where a table's sizes never go down and
     every row has its out-of-place time measured (> 0): each size's first row, as runs_of's loop takes it
     (nccl-tests' all_gather and reduce_scatter print size 0 on several rows: counts under one element a
-    rank), found by C-level passes, not a loop a row. None: the loop decides."""
-    if not (all(map(le, sizes, sizes[1:])) and None not in oops and not any(map(isnan, oops))
-            and (not oops or min(oops) > 0)):
+    rank), found by C-level passes, not a loop a row. None: the loop decides. ``placed``: what the sizes
+    alone decide, by sizes (a bench bundle's 5,120 tables have ~5 lists of sizes), kept by the caller."""
+    if None in oops or not all(map(_positive, oops)):  # (NaN is not > 0)
         return None
-    first = dict(zip(sizes[::-1], range(len(sizes) - 1, -1, -1)))  # a size's first row written last
-    return list(first)[::-1], list(first.values())[::-1]
+    key = sizes if type(sizes) is tuple else tuple(sizes)
+    if placed is not None and key in placed:
+        return placed[key]
+    found = None
+    if all(map(le, sizes, sizes[1:])):
+        first = dict(zip(sizes[::-1], range(len(sizes) - 1, -1, -1)))  # a size's first row written last
+        # tuples: compare_bundle keys its runs by their sizes (tuple() of a tuple is the tuple itself)
+        found = tuple(reversed(first)), tuple(reversed(first.values()))
+    if placed is not None:
+        placed[key] = found
+    return found
 
 
 def runs_of(facts: list[Fact], columns: bool = False) -> list[tuple[Fact, store.Table | Columns, dict, RowsBySize]]:
@@ -170,8 +183,9 @@ def runs_of(facts: list[Fact], columns: bool = False) -> list[tuple[Fact, store.
     for f in of_kind(facts, "nccl_test_table"):
         by_run.setdefault(f.run_id, f)
     ranks: dict[str, list[Fact]] = defaultdict(list)
-    for f in of_kind(facts, "nccl_test_rank"):
-        ranks[f.run_id].append(f)
+    # a run's rank lines lie together (its file's): grouped a stretch at a time, their run read in C
+    for run_id, stretch in groupby(of_kind(facts, "nccl_test_rank"), _run_id):
+        ranks[run_id].extend(stretch)
     gpus = of_kind(facts, "gpu_info")
     env_facts = [f for f in of_kind(facts, "nccl_env") if not f.name.startswith(_QUIET_ENV)]
     envs = {f.name: f.value for f in env_facts}
@@ -196,6 +210,7 @@ def runs_of(facts: list[Fact], columns: bool = False) -> list[tuple[Fact, store.
     out = []
     factors: dict[tuple[str, int], float | None] = {}  # (collective, nranks): a bench bundle's 5,120 runs have ~5
     row_ = store.Row
+    placed_by_sizes: dict[tuple, tuple | None] = {}  # _in_order's
     for run in run_facts:
         rows = by_run.get(run.id)
         if rows is None or not run.collective or not run.nranks:
@@ -210,7 +225,7 @@ def runs_of(facts: list[Fact], columns: bool = False) -> list[tuple[Fact, store.
         if factor is None:
             continue
         sizes, oops, ips = rows.size_bytes, rows.oop_time_us, rows.ip_time_us
-        placed = _in_order(sizes, oops) if columns else None
+        placed = _in_order(sizes, oops, placed_by_sizes) if columns else None
         if placed is not None:
             # the common table: its sizes in order, every row timed; a busbw made only where compare_bundle asks
             at = dict(zip(*placed))
@@ -234,11 +249,11 @@ def runs_of(facts: list[Fact], columns: bool = False) -> list[tuple[Fact, store.
             table = Columns(run.collective, run.nranks, shown, list(at.values()), oops, ips, factor) if columns else \
                 store.Table(run.collective, run.nranks, list(map(row_, shown, times, busbws)))
         row_of = RowsBySize(rows, at)
-        hosts: dict[str, int] = defaultdict(int)
-        for rk in ranks.get(run.id, ()):
-            hosts[rk.host] += 1
+        # its ranks' hosts and GPUs read in C (a bench bundle: 33,792 rank lines of 5,120 runs)
+        mine = ranks.get(run.id, ())
+        hosts = Counter(map(_host, mine))
         ctx = {
-            "gpu_model": ", ".join(sorted({rk.gpu_name for rk in ranks.get(run.id, [])})) or None,
+            "gpu_model": ", ".join(sorted(set(map(_gpu_name, mine)))) or None,
             "gpus_per_node": max(hosts.values(), default=None),
             "nodes": len(hosts) or None,
             "nranks": run.nranks,
@@ -323,6 +338,16 @@ def _plan(sizes: Sequence[int], ref: dict[int, float]) -> list[tuple[str, list[t
             at[band].append((j, ref[size]))
     # sizes ascending: a band's largest size compared is its last
     return [(band, v, sizes[v[-1][0]], v[-1][0]) for band, v in sorted(at.items())]
+
+
+def _bands(sizes: Sequence[int], ref: dict[int, float], limits: dict[str, tuple[float, str]],
+           texts: dict[int, str]) -> list[tuple]:
+    """:func:`_plan` as compare_bundle reads it, a band's values that are the same for every run of these sizes
+    and reference made once: (band, the places compared, their reference busbw, the largest size compared, its
+    reference busbw rounded, its size_text (``texts``: by size), the band's limit and its source)."""
+    return [(band, [j for j, _r in at], [r for _j, r in at], size, round(ref[size], 2),
+             texts.get(size) or texts.setdefault(size, size_text(size)), *limits[band])
+            for band, at, size, _j in _plan(sizes, ref)]
 
 
 def _env_baseline() -> store.Baseline | None:
@@ -417,6 +442,7 @@ def compare_bundle(facts: list[Fact]) -> list[Fact]:
     # a bench bundle's 5,120 runs ask ~5 times (its answers are only read)
     refs: dict[tuple, tuple | None] = {}
     texts: dict[int, str] = {}  # size_text by size
+    envs: dict[tuple | None, str] = {}  # a run's env_overrides by its settings (a bench bundle's runs share one)
     for run, table, ctx, row_of in runs_of(facts, columns=True):
         links = pair_links.get(run.node)
         if baseline is None:
@@ -426,26 +452,30 @@ def compare_bundle(facts: list[Fact]) -> list[Fact]:
             else:
                 found = refs[key] = reference_for(run, ctx, None, links, table.sizes)
                 if found is not None:  # what its runs compare: once for them all
-                    found = refs[key] = (*found, _plan(table.sizes, found[0]))
+                    found = refs[key] = (*found, _bands(table.sizes, found[0], found[4], texts))
         else:
             found = reference_for(run, ctx, baseline, links, table.sizes)
             if found is not None:
-                found = (*found, _plan(table.sizes, found[0]))
+                found = (*found, _bands(table.sizes, found[0], found[4], texts))
         if found is None:
             continue
-        ref, label, kind, diff, limits, plan = found
-        env = "unknown (no NCCL INFO log)" if ctx["env"] is None else (", ".join(f"{k}={v}" for k, v in ctx["env"].items()) or "none")
+        _ref, label, kind, diff, _limits, plan = found
+        settings = None if ctx["env"] is None else tuple(ctx["env"].items())
+        env = envs.get(settings)
+        if env is None:
+            env = envs[settings] = "unknown (no NCCL INFO log)" if settings is None else \
+                (", ".join(f"{k}={v}" for k, v in settings) or "none")
         busbw = table.busbw
-        for band, at, size, j in plan:
-            ratio = statistics.median(busbw(i) / r for i, r in at)
-            measured = busbw(j)
-            limit, limit_source = limits[band]
-            text = texts.get(size) or texts.setdefault(size, size_text(size))
+        for band, places, ref_busbws, size, reference_busbw, text, limit, limit_source in plan:
+            # the band's largest size is its last compared: its busbw made once
+            measured = list(map(busbw, places))
+            ratio = statistics.median(map(truediv, measured, ref_busbws))
+            measured = measured[-1]
             out.append(as_given(  # built as a reader's facts are (bench/speed_rP7.md, rQ9)
                 BusbwComparison, f"derived:summary:busbw_comparison:{run.id}:{band}", run.node, row_of.evidence(size), run_id=run.id,
                 sources=f"{row_of.source(size)},{run.id}", collective=run.collective, band=band, ratio=round(ratio, 4),
                 factor_below=round(1 / ratio, 1) if ratio > 0 else float("inf"), measured_busbw=round(measured, 2),
-                reference_busbw=round(ref[size], 2), size_bytes=size, size_text=text, sizes=len(at),
+                reference_busbw=reference_busbw, size_bytes=size, size_text=text, sizes=len(places),
                 reference=label, reference_kind=kind, context_diff=diff, env_overrides=env, below_limit=limit,
                 below_limit_source=limit_source, critical_limit=CRITICAL_BELOW[0], critical_limit_source=CRITICAL_BELOW[1]))
     judged = {c.run_id for c in out if c.band == "bandwidth"}
