@@ -653,3 +653,14 @@ class SandboxGpuCallRefused(Fact):
     reason: str
     driver_version: str | None = None  # unsupported_driver_version: the host's driver version as printed
     message: str
+
+
+@fact_kind
+class HelmReleaseFailed(Fact):
+    """Helm's install or upgrade of a chart failed, as the helm CLI prints it: "Error: INSTALLATION FAILED: failed to
+    fetch https://helm.ngc.nvidia.com/nvidia/charts/gpu-operator-v24.6.1.tgz : 401 Unauthorized" (helm 3's
+    cmd/helm install.go errors.Wrap(err, "INSTALLATION FAILED"), upgrade.go "UPGRADE FAILED", cobra's "Error: ")."""
+
+    kind: Literal["helm_release_failed"] = "helm_release_failed"
+    operation: Literal["install", "upgrade"]
+    reason: str | None = None  # what helm wrapped; None where the paste cuts the line after "FAILED:"
