@@ -466,7 +466,7 @@ def verdict(findings: list[Finding], coverage: Coverage, empty: str = EMPTY_INPU
         if not coverage.files and not coverage.unrecognised and not coverage.skipped and not coverage.uninformative:
             return "inconclusive", empty
         notes = {k: c.note for k, c in load_coverage().items() if c.note}
-        read = [f"{fc.path} ({'+'.join(notes.get(k, k) for k in fc.read_by) or 'nothing read'})" for fc in coverage.files]
+        read = [f"{fc.path} ({'+'.join(_noted(fc, k, notes) for k in fc.read_by) or 'nothing read'})" for fc in coverage.files]
         read += [f"{u.path} (nothing a diagnosis could use)" for u in coverage.uninformative]
         problems.insert(0, "no artefact that checks a GPU, its memory, PCIe, NVLink, the network, NCCL, "
                            "the driver or the application was read" + (f"; read: {_names(read)}" if read else ""))
@@ -506,6 +506,16 @@ def unchecked_nodes(coverage: Coverage, exclude: set[str] = frozenset()) -> dict
     if len(files) < 2:
         return {}
     return {n: ps for n, ps in sorted(files.items()) if n not in checked}
+
+
+def _noted(fc, kind: str, notes: dict[str, str]) -> str:
+    """What the reason says a file read by ``kind`` was: its kind's note (knowledge/coverage.yaml), after what the file
+    showed where the note names it ("AMD's amd-smi: another vendor's accelerator tool ..."); else the kind."""
+    note = notes.get(kind)
+    if note is None:
+        return kind
+    shown = fc._named.get(kind)
+    return f"{shown}: {note}" if shown else note
 
 
 def _document(parser: str | None, kinds) -> bool:

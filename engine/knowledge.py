@@ -1,6 +1,7 @@
 """The project's vocabulary read from ``knowledge/``: causes, components, actions."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -62,6 +63,8 @@ class ArtefactCoverage:
     listing: bool = False
     #: what coverage says of a file of this kind, which checks nothing (another vendor's tool: out of scope)
     note: str | None = None
+    #: with ``note``: what the file showed, from its reader's facts' fields ("{vendor}'s {tool}": AMD's amd-smi)
+    named: str | None = None
     #: fact kinds that alone check nothing (a kernel log's boot banner): a file whose reader made
     #: only these was not read for what the kind covers
     context: tuple[str, ...] = ()
@@ -70,6 +73,16 @@ class ArtefactCoverage:
     checks: dict = field(default_factory=dict, compare=False)
     #: with ``checks``: what a fact of a kind it does not name (nor ``context``) checks (an NCCL log's every other line: NCCL)
     others: tuple[str, ...] = ()
+
+    def names(self, facts) -> str | None:
+        """What ``facts`` (one reader's, of one file) show, by ``named`` ("AMD's amd-smi, Cambricon's cnmon"): each
+        fact that has every field the template names, once; None without ``named`` or such a fact."""
+        if not self.named:
+            return None
+        fields = re.findall(r"\{(\w+)\}", self.named)
+        got = [self.named.format(**{k: getattr(f, k) for k in fields}) for f in facts
+               if all(getattr(f, k, None) is not None for k in fields)]
+        return ", ".join(dict.fromkeys(got)) or None
 
     def _of(self, kind: str) -> tuple:
         got = self.checks.get(kind)
@@ -127,7 +140,7 @@ def _checks(raw: dict) -> dict:
 def load_coverage() -> dict[str, ArtefactCoverage]:
     raw = knowledge.load("coverage.yaml").kinds
     return {k: ArtefactCoverage(component=v.component, covers=tuple(v.covers), document=v.document, log=v.log, listing=v.listing,
-                                 note=v.note, context=tuple(v.context), checks=_checks(v.checks), others=tuple(v.checks_others))
+                                 note=v.note, named=v.named, context=tuple(v.context), checks=_checks(v.checks), others=tuple(v.checks_others))
             for k, v in raw.items()}
 
 

@@ -208,6 +208,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
     checks: dict[str, list[str]] = {}
     readings: dict[str, dict[str, list]] = {}
     spanned: set[str] = set()  # the readers that said which blocks they read whole (ParseResult.spans)
+    named: dict[str, str] = {}  # reader -> what its facts showed, where its kind's coverage note names it
     for p in kinds:
         try:
             res: ParseResult = p.parse(art)
@@ -235,6 +236,8 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         if any(f.kind not in context for f in res.facts) or any(k not in context for _n, k in res.folded) \
                 or (res.lines_used and not res.facts and not res.folded):
             read_by.append(p.KIND)  # made only context facts (a boot banner): read nothing it checks
+            if p.KIND in _named_kinds() and (shown := load_coverage()[p.KIND].names(res.facts)):
+                named[p.KIND] = shown
             if p.KIND in _covering_kinds():  # the readings behind what it checked, for the report to name
                 cov = load_coverage()[p.KIND]
                 got = cov.readings(res.facts, [(k, slot) for (_n, k), slot in res.folded.items()])
@@ -277,6 +280,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
                                 skipped_lines=max(0, nonblank - used),
                                 read_by=read_by, checks=checks)
     out.coverage._readings = readings
+    out.coverage._named = named
     classify.forget()  # (after nonblank_lines: the classifier's pass may answer it)
     if router is not None:
         out.facts = router.route(out.facts, folded)
@@ -345,6 +349,8 @@ def merge_coverage(row: FileCoverage, more: FileCoverage) -> None:
     for k, comps in more.checks.items():
         row.checks[k] = list(dict.fromkeys(row.checks.get(k, []) + comps))
     merge_readings(row._readings, more._readings)
+    for k, shown in more._named.items():
+        row._named[k] = ", ".join(dict.fromkeys(row._named[k].split(", ") + shown.split(", "))) if k in row._named else shown
 
 
 def merge_readings(into: dict[str, dict[str, list]], more: dict[str, dict[str, list]]) -> None:
@@ -400,6 +406,11 @@ def _covering_kinds() -> frozenset[str]:
 @lru_cache(maxsize=1)
 def _shown_kinds() -> frozenset[str]:
     return frozenset(k for k, c in load_coverage().items() if c.checks)
+
+
+@lru_cache(maxsize=1)
+def _named_kinds() -> frozenset[str]:
+    return frozenset(k for k, c in load_coverage().items() if c.named)
 
 
 @lru_cache(maxsize=1)

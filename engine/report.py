@@ -72,6 +72,9 @@ class FileCoverage(_M):
     #: (knowledge/coverage.yaml, engine/knowledge.py readings); not a field of the JSON (its schema allows none more here):
     #: the report's text and its ``reason`` of a healthy verdict name them (engine/accounting.py healthy_readings)
     _readings: dict = PrivateAttr(default_factory=dict)
+    #: reader kind -> what its facts showed, for a kind whose coverage note names it (knowledge/coverage.yaml ``named``:
+    #: "AMD's amd-smi"); the verdict's reason puts it before the note. Not a field of the JSON either
+    _named: dict = PrivateAttr(default_factory=dict)
 
 
 class ParseProblem(_M):

@@ -175,6 +175,8 @@ class CoverageKind(_M):
     listing: bool = False
     #: what coverage says of a file of this kind that checks nothing (another vendor's tool: out of scope)
     note: str | None = None
+    #: with ``note``: what the file showed, made from the fields of its reader's facts ("{vendor}'s {tool}"), before the note
+    named: str | None = None
     context: list[str] = Field(default_factory=list)
     #: what a file of this kind checked depends on what it showed: fact kind -> the components a
     #: fact of it checks (or the fact's field that names one); a file checks only those

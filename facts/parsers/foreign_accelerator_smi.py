@@ -1,6 +1,7 @@
 """Another vendor's accelerator management tool, or its GPU runtime's fault, as people paste it beside (or instead of)
 NVIDIA's: Huawei Ascend's
-``npu-smi info``, MetaX's ``mx-smi``, AMD's ``rocm-smi``, Intel's ``xpu-smi``. gpu-stethoscope diagnoses NVIDIA GPUs:
+``npu-smi info``, MetaX's ``mx-smi``, AMD's ``rocm-smi`` and ``amd-smi``, Intel's ``xpu-smi``, Moore Threads'
+``mthreads-gmi``, Cambricon's ``cnmon``, Intel Habana's (Gaudi) ``hl-smi``. gpu-stethoscope diagnoses NVIDIA GPUs:
 such output is out of its scope and checks nothing, but it is recognised as what it is (coverage names the tool),
 never left "unrecognised", never taken for ``nvidia-smi -q`` (mx-smi's head prints nvidia-smi -q's own
 ``Attached GPUs  :`` key), and never evidence of health.
@@ -19,6 +20,14 @@ Sample content (real, each from a public thread)::
         (ROCm/ROC-smi#86, #90: rocm-smi 3.3's summary table)
     Timestamp, DeviceId, GPU Utilization (%), GPU Power (W), GPU Frequency (MHz), GPU Core Temperature (Celsius Degree)
         (intel/xpumanager#98: xpu-smi dump of six Data Center GPU Max 1550)
+        mthreads-gmi:1.14.0          Driver Version:2.7.0
+        (gpustack/gpustack docs/tutorials/running-inference-with-moorethreads-gpus.md: an MTT S80)
+    | CNMON v5.10.13                                               Driver v5.10.13 |
+        (PaddlePaddle/docs docs/hardware_support/mlu/install_cn.md: two MLU370-X8)
+    | HL-SMI Version:                              hl-1.21.1-fw-59.2.3.0          |
+        (vdwarakn/scripts-and-utils gaudi/README.md: eight Gaudi 2 HL-225)
+    | AMD-SMI 26.2.2+e1a6bc5663    amdgpu version: 6.16.13  ROCm version: 7.2.1    |
+        (CONSTRUCTED from the form of amd-smi 26.x's default view)
 
 AMD ROCm's HSA runtime prints a GPU's memory access fault before it aborts the process (real, EleutherAI/gpt-neox#1310,
 MI250X on LUMI; ROCR-Runtime src/core/runtime/runtime.cc VMFaultHandler: ``"Memory access fault by GPU node-%u (Agent
@@ -56,6 +65,18 @@ _ROCM_SMI = re.compile(r"^=+[ \t]{0,8}(?:ROCm System Management Interface|End of
 # Timestamp, DeviceId, GPU Utilization (%), GPU Power (W), ...                     (xpu-smi dump's header, xpumanager#98)
 # | Device ID | Device Information                                                                   |   (xpu-smi discovery)
 _XPU_SMI = re.compile(r"^Timestamp, DeviceId, |^\| Device ID \| Device Information {1,120}\|", re.M)
+# | AMD-SMI 26.2.2+e1a6bc5663    amdgpu version: 6.16.13  ROCm version: 7.2.1    |   (amd-smi's default view, ROCm 6.4 on;
+#   CONSTRUCTED: the form of amd-smi 26.x's banner, no citable paste found)
+_AMD_SMI = re.compile(r"^\| AMD-SMI \d[\w.+-]{0,40} {1,40}amdgpu version: ", re.M)
+#     mthreads-gmi:1.14.0          Driver Version:2.7.0                     (gpustack/gpustack docs/tutorials/
+#                                                                            running-inference-with-moorethreads-gpus.md)
+_MT_GMI = re.compile(r"^ {0,8}mthreads-gmi:\d[\w.-]{0,30} {1,40}Driver Version:", re.M)
+# | CNMON v5.10.13                                               Driver v5.10.13 |   (PaddlePaddle/docs
+# | Card  VF  Name       Firmware |               Bus-Id | Util        Ecc-Error |    docs/hardware_support/mlu/install_cn.md)
+_CNMON = re.compile(r"^\| CNMON v\d[\w.-]{0,30} |^\| Card {1,4}VF {1,4}Name {1,12}Firmware \|", re.M)
+# | HL-SMI Version:                              hl-1.21.1-fw-59.2.3.0          |   (vdwarakn/scripts-and-utils
+# | AIP  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncor-Events|    gaudi/README.md)
+_HL_SMI = re.compile(r"^\| HL-SMI Version: {1,60}hl-\d|^\| AIP {1,4}Name {1,12}Persistence-M\|", re.M)
 
 # Memory access fault by GPU node-9 (Agent handle: 0x7d5f990) on address 0x14a1cfe01000. Reason: Unknown.  (gpt-neox#1310)
 # Memory access fault by GPU node-1 on address 0x7f52c3f5f000. Reason: Page not present or supervisor privilege.
@@ -70,19 +91,24 @@ _ECC_REASON = re.compile(r"ECC failure")
 
 #: (vendor, tool, its signature), in the order a file is looked at
 TOOLS = (("Huawei", "npu-smi", _NPU_SMI), ("MetaX", "mx-smi", _MX_SMI), ("AMD", "rocm-smi", _ROCM_SMI),
-         ("Intel", "xpu-smi", _XPU_SMI))
+         ("Intel", "xpu-smi", _XPU_SMI), ("AMD", "amd-smi", _AMD_SMI), ("Moore Threads", "mthreads-gmi", _MT_GMI),
+         ("Cambricon", "cnmon", _CNMON), ("Intel Habana", "hl-smi", _HL_SMI))
 #: the line signatures this reader owns (facts/classify.py matches every reader's in one pass)
-SIGNATURES = (_NPU_SMI, _MX_SMI, _ROCM_SMI, _XPU_SMI, _ROCM_FAULT)
+SIGNATURES = (_NPU_SMI, _MX_SMI, _ROCM_SMI, _XPU_SMI, _AMD_SMI, _MT_GMI, _CNMON, _HL_SMI, _ROCM_FAULT)
 # literals one of which a text holds where a signature may match (a text without any is not searched)
 _GATES = ("npu-smi", "| NPU ", "MetaX System", "MX-SMI", "mx-smi", "ROCm S", "Timestamp, DeviceId", "| Device ID |",
-          "Memory access fault by GPU")
+          "AMD-SMI", "mthreads-gmi:", "CNMON", "| Card ", "HL-SMI", "| AIP ", "Memory access fault by GPU")
 
 # the tools' own lines: table rules and rows ("+---", "|===", "| 0  Ascend910  | OK |"), banners ("=== ... ==="), the
 # dump's records ("08:08:16.817,    0,  N/A, 281.13, ..."), rocm-smi's summary rows ("1    24.0c  3.0W    852Mhz ..."),
 # mx-smi's head ("Timestamp   : Mon Mar  9 ...", "Attached GPUs   : 8")
 _OWN_LINE = re.compile(r"^(?:[+|=][^\n]*|\d\d:\d\d:\d\d\.\d{1,6},[^\n]*|GPU {1,4}Temp {1,4}AvgPwr[^\n]*"
                        r"|\d{1,3} {1,8}\d{1,3}\.\dc {1,8}[^\n]*|(?:Timestamp|Attached GPUs) {2,}: [^\n]*|Timestamp, DeviceId, [^\n]*"
-                       r"|(?:mx|xpu|npu|rocm)-smi(?: [^\n]*)?)$")
+                       r"|(?:mx|xpu|npu|rocm|amd|hl)-smi(?: [^\n]*)?|mthreads-gmi(?:[: ][^\n]*)?|cnmon"
+                       # mthreads-gmi's rules, header and rows ("-----", "ID   Name   |PCIe ...", "0    MTT S80   |...",
+                       # "Physical       |16x(16x) ...", "Processes:", "0    120   .../llama-box   2MiB")
+                       r"|-{20,}|ID {2,}(?:Name|PID)[^\n]*|\d{1,3} {2,}(?:MTT [^\n]*|\d{1,9} {2,}[^\n]*)|(?:Physical|Virtual) [^\n]*\|[^\n]*"
+                       r"|Processes:|Device Type {2,}[^\n]*|Usage)$")
 
 
 def detect(head: str) -> bool:

@@ -77,3 +77,40 @@ def test_a_sentence_about_a_memory_access_fault_is_not_read():
     text = "We sometimes see a memory access fault by GPU on MI250X when the batch is large.\n"
     assert not foreign_accelerator_smi.detect(text)
     assert foreign_accelerator_smi.parse(Artefact(path="t.txt", text=text, node="n1")).facts == []
+
+
+@pytest.mark.parametrize("name, vendor, tool, line", [
+    ("scripts_and_utils_hl_smi_gaudi2.txt", "Intel Habana", "hl-smi", 2),  # "| HL-SMI Version:  hl-1.21.1-..."
+    ("paddle_docs_cnmon_mlu370.txt", "Cambricon", "cnmon", 2),  # "| CNMON v5.10.13   Driver v5.10.13 |"
+    ("gpustack_docs_mthreads_gmi_s80.txt", "Moore Threads", "mthreads-gmi", 4),  # "    mthreads-gmi:1.14.0   Driver Version:2.7.0"
+    ("constructed_amd_smi_26.txt", "AMD", "amd-smi", 2),  # CONSTRUCTED: amd-smi 26.x's banner
+])
+def test_more_vendors_tools_are_recognised(name, vendor, tool, line):
+    # round rT5: before it, hl-smi, mthreads-gmi and amd-smi were unrecognised and cnmon's "Ecc-Error" header an error
+    r = _parse(foreign_accelerator_smi, f"foreign_accelerator_smi/{name}")
+    assert [(f.kind, f.vendor, f.tool, f.evidence.line) for f in r.facts] == [("foreign_accelerator_tool", vendor, tool, line)]
+    assert r.lines_used >= 10
+
+
+@pytest.mark.parametrize("text", [
+    # nvidia-smi's table header is not hl-smi's ("GPU  Name  Persistence-M", not "AIP ...")
+    "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n",
+    # a sentence naming the tools
+    "Run cnmon, hl-smi or mthreads-gmi on the host; amd-smi shows the AMD GPUs.\n",
+])
+def test_other_text_is_no_new_vendors_tool(text):
+    assert foreign_accelerator_smi.parse(Artefact(path="t.txt", text=text, node="n1")).facts == []
+
+
+def test_the_reason_names_the_tool_it_saw(ruleset, tmp_path):
+    # the verdict's reason names each file's vendor and tool (knowledge/coverage.yaml named), not only "another vendor's"
+    from pathlib import Path
+    from stethoscope.engine.pipeline import diagnose_bundle
+    src = Path(__file__).resolve().parents[2] / "fixtures/artefacts/foreign_accelerator_smi"
+    for node, name in (("n1", "paddle_docs_cnmon_mlu370.txt"), ("n2", "scripts_and_utils_hl_smi_gaudi2.txt")):
+        (tmp_path / node).mkdir()
+        (tmp_path / node / name).write_text((src / name).read_text())
+    rep = diagnose_bundle(tmp_path, ruleset, jobs=1)
+    assert rep.verdict == "inconclusive" and not rep.findings
+    assert "paddle_docs_cnmon_mlu370.txt (Cambricon's cnmon: another vendor's accelerator tool" in rep.reason
+    assert "scripts_and_utils_hl_smi_gaudi2.txt (Intel Habana's hl-smi: another vendor's" in rep.reason
