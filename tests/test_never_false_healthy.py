@@ -192,6 +192,13 @@ def test_the_failure_alone_in_a_file_of_its_own_is_never_healthy(ruleset, tmp_pa
     _faulty_quoting(ruleset, tmp_path, "vm/job.err", *RUNTIME_LAST_WORDS[name])
 
 
+def test_a_watchdog_timeout_told_with_its_work_left_out_is_never_healthy(ruleset, tmp_path):
+    # a public note's line (code index): PyTorch's "ran for N milliseconds before timing out" with the work elided and no
+    # "Watchdog caught" before it, in a file of its own beside the healthy job; it was set aside as uninformative
+    _faulty_quoting(ruleset, tmp_path, "vm/note.txt", "[rank6]: WorkNCCL(...) ran for 7200015 milliseconds before timing out.\n",
+                    "before timing out")
+
+
 def test_a_command_pasted_with_its_crash_is_never_healthy(ruleset, tmp_path):
     # the command (facebookresearch/msn#24, read as context) used to make the file "recognised"
     _faulty_quoting(ruleset, tmp_path, "vm/session.txt", "python main.py --fname configs/pretrain/msn_vits16.yaml "

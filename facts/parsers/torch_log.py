@@ -41,6 +41,7 @@ from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live 
     TorchWatchdogTimeout, TorchWorkerFailed,
 )
 from stethoscope.facts import knowledge
+from stethoscope.facts.kinds.prose import ReportedSymptom
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers import torch_log_lines as tl
@@ -242,6 +243,10 @@ def _fields(rec: dict[str, Any], cls: type[Fact]) -> dict[str, Any]:
     return {k: v for k, v in rec.items() if k in cls.model_fields and k not in ("kind", "id", "node", "evidence")}
 
 
+# "WorkNCCL(...)" / "WorkNCCL(…)": the work's fields left out by whoever wrote the line
+_ELIDED = re.compile(r"\s*(?:\.{2,}|\u2026)\s*")
+
+
 def _timeout(b: FactBuilder, no: int, line: str, node: str, grank: int | None) -> dict[str, Any] | None:
     m = tl.WORK_NCCL.search(line)
     if m is None:
@@ -249,6 +254,16 @@ def _timeout(b: FactBuilder, no: int, line: str, node: str, grank: int | None) -
         # [E ProcessGroupNCCL.cpp:474] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUC
         #   (huggingface/picotron_tutorial#6, the stored excerpt's last line)
         b.error_unless_last(no, "watchdog timeout line without a readable WorkNCCL(...)", "a watchdog timeout line")
+        return None
+    if _ELIDED.fullmatch(m["body"]):
+        # the work left out, as people write the form in a summary, a runbook or a ticket: PyTorch always prints
+        # the work's fields, so this is a person's account of a timeout, not the watchdog's line; a claim quoted
+        # as a reported hang (its rank, op and timeout unknown), never a line nobody can read
+        #   Watchdog caught collective operation timeout: WorkNCCL(...) ran for 600000+ milliseconds before timing out
+        #     (modelscope/ms-swift#6578, the reporter's summary above the pasted log)
+        #   [rank6]: WorkNCCL(...) ran for 7200015 milliseconds before timing out.      (a public note, code index)
+        b.add(ReportedSymptom, no, node=node, text=line, symptom="hang", component="nccl",
+              words=" ".join(line.split())[:120])
         return None
     pairs = dict(kv.split("=", 1) for kv in m["body"].split(", ") if "=" in kv)
     try:

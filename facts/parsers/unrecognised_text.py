@@ -59,9 +59,12 @@ FALLBACK = True
 #   Exception, "<qualname>: <message>" as traceback.format_exception_only prints it; followed by its message only)
 # (not "non-fatal", which says the opposite: "[2026-01-29 12:45:29] Node event verified: GpuPowerWatch is
 # non-fatal, appears in events", NVIDIA/NVSentinel#768's acceptance test; an AER line's "(Non-Fatal)" has its "Error")
+# [rank6]: WorkNCCL(...) ran for 7200015 milliseconds before timing out.   (a public note in the code index: PyTorch's
+#   watchdog phrase with the work's fields left out and no "Watchdog caught" before it; read as nothing, it left a
+#   healthy verdict standing beside a healthy log of the same node)
 ERROR_WORDS = re.compile(
     r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ff]ailure|FAILURE|(?<![Nn]on-)(?<![Nn]on )[Ff]atal|(?<!NON-)FATAL|[Pp]anic|PANIC|Traceback|"
-    r"[A-Z]\w*(?:Error|Exception)|Exception(?=: \S)|[Tt]imed out|[Tt]imeout|Segmentation fault|core dumped|[Aa]borted|"
+    r"[A-Z]\w*(?:Error|Exception)|Exception(?=: \S)|[Tt]imed out|[Tt]imeout|before timing out|Segmentation fault|core dumped|[Aa]borted|"
     r"[Cc]annot|[Cc]ould not|[Uu]nable to|[Nn]ot responding|[Uu]ncorrectable|[Cc]orrupt\w*)\b"
 )
 
@@ -204,7 +207,8 @@ TEXT_GATES = (_FAILURE_ANY,)
 
 #: literals one of which a text holds where ERROR_WORDS may match it in detect() (a text without any is not searched)
 ERROR_GATES = ("rror", "ail", "atal", "anic", "ANIC", "Traceback", "xception", "imed out", "imeout", "fault",
-               "dumped", "bort", "annot", "ould not", "nable to", "responding", "ncorrectable", "orrupt", "FAIL")
+               "dumped", "bort", "annot", "ould not", "nable to", "responding", "ncorrectable", "orrupt", "FAIL",
+               "timing out")
 
 
 #: what this reader takes from a file nobody recognises: the error words, and the failure lines

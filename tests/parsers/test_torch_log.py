@@ -1016,6 +1016,25 @@ def test_watchdog_timeout_cut_on_the_last_line_is_a_cut_not_an_error():
     assert [e.line for e in r.errors] == [1] and r.limits == []
 
 
+def test_watchdog_line_with_its_work_left_out_is_a_reported_hang():
+    # modelscope/ms-swift#6578: the reporter's summary above the pasted log leaves the work's fields out, as people
+    # write the form in notes and runbooks; PyTorch always prints them, so the line is a person's account: a
+    # reported hang of NCCL's (never a parse problem), the dump-signal lines under it read as the watchdog's
+    r = parse_file("msswift6578_elided_work_summary.log")
+    assert r.errors == [] and r.limits == [] and of(r, "torch_watchdog_timeout") == []
+    (s,) = of(r, "reported_symptom")
+    assert (s.symptom, s.component, s.evidence.line) == ("hang", "nccl", 1)
+    assert s.words.startswith("Watchdog caught collective operation timeout: WorkNCCL(...)")
+    assert [p.rank for p in of(r, "torch_nccl_progress")] == [6, 1]
+    # the ellipsis as one character, and with a rank label (CONSTRUCTED from the same form)
+    r = parse_text("[rank0]:[E312 14:28:21] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(\u2026)\n")
+    assert r.errors == [] and [s.symptom for s in of(r, "reported_symptom")] == ["hang"]
+    # a work whose fields are there but not its timeout is still a form nobody reads
+    r = parse_text("[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=3, OpType=ALLREDUCE) ran for 5 "
+                   "milliseconds before timing out.\nnext line\n")
+    assert [e.line for e in r.errors] == [1] and of(r, "reported_symptom") == []
+
+
 def test_cupy_nccl_error():
     """CuPy's NCCL binding raises NcclError('<ERROR2 name>: <ncclGetErrorString>') under Ray's collectives, Alpa and
     Chainer; the line alpa-projects/alpa's docs/install.rst quotes (CUDA, NCCL and driver versions that do not go

@@ -204,6 +204,14 @@ def test_non_fatal_is_no_error_word():
         "pcieport 0000:00:03.0: AER: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer, (Requester ID)\n")] == [1]
 
 
+def test_pytorchs_before_timing_out_is_an_error_word():
+    # a public note in the code index: the watchdog's phrase with the work's fields left out and no "Watchdog caught"
+    # before it; read as nothing, the file was set aside as uninformative and a healthy log beside it made a healthy verdict
+    from stethoscope.facts.parsers.unrecognised_text import detect
+    line = "[rank6]: WorkNCCL(...) ran for 7200015 milliseconds before timing out.\n"
+    assert detect(line) and [n for n, _ in _unrecognised(line)] == [1]
+
+
 RAY = Path(__file__).resolve().parents[2] / "fixtures/artefacts/ray_worker_death"
 
 
