@@ -825,10 +825,13 @@ class ForeignGpuFault(Fact):
     kind: Literal["foreign_gpu_fault"] = "foreign_gpu_fault"
     vendor: str  # AMD
     runtime: str  # ROCm (HSA runtime)
+    #: memory_access_fault (VMFaultHandler's "Memory access fault by GPU node-N ..."), hw_exception (HwExceptionHandler's
+    #: "HW Exception by GPU node-N (Agent handle: ...) reason :GPU Hang|ECC": KFD reset a hung GPU, or saw an ECC error)
+    event: Literal["memory_access_fault", "hw_exception"] = "memory_access_fault"
     gpu_node: int  # the KFD topology node of the faulting GPU ("node-9")
     address: str | None = None  # "0x14a1cfe01000"
-    reason: str  # "Unknown", "Page not present or supervisor privilege", "DRAM ECC failure", ...
-    memory_error: bool = False  # the reason names an ECC failure (DRAM, SRAM): the GPU's memory, not the program
+    reason: str  # "Unknown", "Page not present or supervisor privilege", "DRAM ECC failure", ...; "GPU Hang", "ECC"
+    memory_error: bool = False  # a reason names an ECC failure (DRAM, SRAM; a hardware exception's ECC): the GPU's memory
     faults: int = 1  # the lines of this form in the file (one per faulting GPU or process)
     gpu_nodes: str | None = None  # every faulting node the file names, in order of first appearance ("9, 6, 11, 8, 4, 7")
 

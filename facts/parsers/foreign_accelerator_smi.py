@@ -37,8 +37,14 @@ address)" for an imprecise fault; ``GPU core dump failed`` is the same handler's
     GPU core dump failed
     Memory access fault by GPU node-9 (Agent handle: 0x7d5f990) on address 0x14a1cfe01000. Reason: Unknown.
 
+The same runtime's hardware exception, where KFD reset a hung GPU or saw an ECC error (real, segurac/force-host-alloction-APU#2;
+runtime.cc HwExceptionHandler: ``"HW Exception by GPU node-%u (Agent handle: %p) reason :%s\n"``, "GPU Hang" or "ECC")::
+
+    HW Exception by GPU node-1 (Agent handle: 0x632d71637310) reason :GPU Hang
+
 Facts: one ``foreign_accelerator_tool`` per tool a file shows (its vendor and tool, citing the first line that names
-it); one ``foreign_gpu_fault`` per file for ROCm's fault lines (the first cited, their count and GPU nodes). Lines
+it); one ``foreign_gpu_fault`` per file and event for ROCm's fault lines (a memory access fault, a hardware exception:
+the first cited, their count and GPU nodes; a memory error where a reason names ECC). Lines
 read: the tool's own (its banners, table rules and rows, its dump's records), the runtime's fault lines; any other
 line of the file is left to the readers that know it.
 """
@@ -85,19 +91,25 @@ _HL_SMI = re.compile(r"^\| HL-SMI Version: {1,60}hl-\d|^\| AIP {1,4}Name {1,12}P
 _ROCM_FAULT = re.compile(r"Memory access fault by GPU node-(\d{1,5})(?: \(Agent handle: (?:0x)?[0-9a-fA-F]{1,16}\))?"
                          r"(?: on address (0x[0-9a-fA-F]{1,16}|\(nil\)))?[^\n.]{0,40}\. ?Reason: ([^\n]{0,120}?)\.?[ \t]*\r?$", re.M)
 _ROCM_CORE_DUMP = re.compile(r"^GPU core dump failed[ \t]*\r?$", re.M)
+# HW Exception by GPU node-1 (Agent handle: 0x632d71637310) reason :GPU Hang      (segurac/force-host-alloction-APU#2)
+# (runtime.cc HwExceptionHandler: "HW Exception by GPU node-%u (Agent handle: %p) reason :%s\n", "ECC" where KFD's reset
+#   cause was an ECC error, else "GPU Hang"). Not anchored, as the fault's line: a progress bar may stand before it.
+_ROCM_HW_EXCEPTION = re.compile(r"HW Exception by GPU node-(\d{1,5})(?: \(Agent handle: (?:0x)?[0-9a-fA-F]{1,16}\))?"
+                                r" ?reason ?: ?([^\n]{1,60}?)[ \t]*\r?$", re.M)
 # the reasons whose fault is the GPU memory's, not the program's (runtime.cc: "DRAM ECC failure", "SRAM ECC failure",
 # "ECC failure (if supported by HW)")
-_ECC_REASON = re.compile(r"ECC failure")
+_ECC_REASON = re.compile(r"ECC failure|^ECC$")
 
 #: (vendor, tool, its signature), in the order a file is looked at
 TOOLS = (("Huawei", "npu-smi", _NPU_SMI), ("MetaX", "mx-smi", _MX_SMI), ("AMD", "rocm-smi", _ROCM_SMI),
          ("Intel", "xpu-smi", _XPU_SMI), ("AMD", "amd-smi", _AMD_SMI), ("Moore Threads", "mthreads-gmi", _MT_GMI),
          ("Cambricon", "cnmon", _CNMON), ("Intel Habana", "hl-smi", _HL_SMI))
 #: the line signatures this reader owns (facts/classify.py matches every reader's in one pass)
-SIGNATURES = (_NPU_SMI, _MX_SMI, _ROCM_SMI, _XPU_SMI, _AMD_SMI, _MT_GMI, _CNMON, _HL_SMI, _ROCM_FAULT)
+SIGNATURES = (_NPU_SMI, _MX_SMI, _ROCM_SMI, _XPU_SMI, _AMD_SMI, _MT_GMI, _CNMON, _HL_SMI, _ROCM_FAULT, _ROCM_HW_EXCEPTION)
 # literals one of which a text holds where a signature may match (a text without any is not searched)
 _GATES = ("npu-smi", "| NPU ", "MetaX System", "MX-SMI", "mx-smi", "ROCm S", "Timestamp, DeviceId", "| Device ID |",
-          "AMD-SMI", "mthreads-gmi:", "CNMON", "| Card ", "HL-SMI", "| AIP ", "Memory access fault by GPU")
+          "AMD-SMI", "mthreads-gmi:", "CNMON", "| Card ", "HL-SMI", "| AIP ", "Memory access fault by GPU",
+          "HW Exception by GPU")
 
 # the tools' own lines: table rules and rows ("+---", "|===", "| 0  Ascend910  | OK |"), banners ("=== ... ==="), the
 # dump's records ("08:08:16.817,    0,  N/A, 281.13, ..."), rocm-smi's summary rows ("1    24.0c  3.0W    852Mhz ..."),
@@ -113,7 +125,8 @@ _OWN_LINE = re.compile(r"^(?:[+|=][^\n]*|\d\d:\d\d:\d\d\.\d{1,6},[^\n]*|GPU {1,4
 
 def detect(head: str) -> bool:
     return any(g in head for g in _GATES) and (any(sig.search(head) is not None for _v, _t, sig in TOOLS)
-                                               or ("Memory access fault by GPU" in head and _ROCM_FAULT.search(head) is not None))
+                                               or ("Memory access fault by GPU" in head and _ROCM_FAULT.search(head) is not None)
+                                               or ("HW Exception by GPU" in head and _ROCM_HW_EXCEPTION.search(head) is not None))
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -129,12 +142,22 @@ def parse(artefact: Artefact) -> ParseResult:
     if "Memory access fault by GPU" in text:
         faults = list(_ROCM_FAULT.finditer(text))
         if faults:
-            first = faults[0]
-            reason = first.group(3).strip()
-            nodes = list(dict.fromkeys(int(m.group(1)) for m in faults))
-            b.add(ForeignGpuFault, artefact.line_of(first.start()), vendor="AMD", runtime="ROCm (HSA runtime)",
-                  gpu_node=int(first.group(1)), address=first.group(2), reason=reason,
-                  memory_error=any(_ECC_REASON.search(m.group(3)) for m in faults), faults=len(faults),
-                  gpu_nodes=", ".join(map(str, nodes)))
+            _fault(b, artefact, faults, "memory_access_fault", faults[0].group(2), 3)
             result.lines_used += len(faults) + len(_ROCM_CORE_DUMP.findall(text))
+    if "HW Exception by GPU" in text:
+        faults = list(_ROCM_HW_EXCEPTION.finditer(text))
+        if faults:
+            _fault(b, artefact, faults, "hw_exception", None, 2)
+            result.lines_used += len(faults)
     return result
+
+
+def _fault(b: FactBuilder, artefact: Artefact, faults: list, event: str, address: str | None, reason_group: int) -> None:
+    """One foreign_gpu_fault for a file's runtime lines of one kind: the first cited, the count and the GPU nodes; a
+    memory error if any line's reason names ECC (the GPU memory's, not the program's)."""
+    first = faults[0]
+    reasons = [m.group(reason_group).strip() for m in faults]
+    b.add(ForeignGpuFault, artefact.line_of(first.start()), vendor="AMD", runtime="ROCm (HSA runtime)", event=event,
+          gpu_node=int(first.group(1)), address=address, reason=reasons[0],
+          memory_error=any(_ECC_REASON.search(r) for r in reasons), faults=len(faults),
+          gpu_nodes=", ".join(map(str, dict.fromkeys(int(m.group(1)) for m in faults))))

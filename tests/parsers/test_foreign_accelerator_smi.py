@@ -114,3 +114,31 @@ def test_the_reason_names_the_tool_it_saw(ruleset, tmp_path):
     assert rep.verdict == "inconclusive" and not rep.findings
     assert "paddle_docs_cnmon_mlu370.txt (Cambricon's cnmon: another vendor's accelerator tool" in rep.reason
     assert "scripts_and_utils_hl_smi_gaudi2.txt (Intel Habana's hl-smi: another vendor's" in rep.reason
+
+
+def test_rocm_hw_exception_is_read_as_amds():
+    # segurac/force-host-alloction-APU#2: ROCm's HSA runtime after KFD reset a hung GPU (round rT5)
+    r = _parse(foreign_accelerator_smi, "foreign_accelerator_smi/forcehostalloc2_rocm_hw_exception.log")
+    [f] = r.facts
+    assert (f.kind, f.event, f.vendor, f.gpu_node, f.address, f.reason, f.memory_error, f.faults, f.evidence.line) == (
+        "foreign_gpu_fault", "hw_exception", "AMD", 1, None, "GPU Hang", False, 1, 1)
+    assert r.lines_used == 1
+
+
+@pytest.mark.parametrize("text, node, reason, ecc, nodes", [
+    # CONSTRUCTED from runtime.cc HwExceptionHandler: KFD's ECC reset cause
+    ("HW Exception by GPU node-4 (Agent handle: 0x55d0a1b2c3d0) reason :ECC\n", 4, "ECC", True, "4"),
+    # after a progress bar without its newline, repeated per process (the form training logs show)
+    (" 41%|####  | 366/903 [5:15:39<6:53:09, 46.16s/it]HW Exception by GPU node-9 (Agent handle: 0x631351bb5a20) reason :GPU Hang\n"
+     "HW Exception by GPU node-9 (Agent handle: 0x64ff272d8ab0) reason :GPU Hang\n", 9, "GPU Hang", False, "9"),
+])
+def test_rocm_hw_exception_forms(text, node, reason, ecc, nodes):
+    [f] = foreign_accelerator_smi.parse(Artefact(path="t.txt", text=text, node="n1")).facts
+    assert (f.event, f.gpu_node, f.reason, f.memory_error, f.gpu_nodes) == ("hw_exception", node, reason, ecc, nodes)
+
+
+def test_memory_access_fault_and_hw_exception_are_two_facts():
+    text = ("Memory access fault by GPU node-2 on address 0x7f4067e00000. Reason: Page not present or supervisor privilege.\n"
+            "HW Exception by GPU node-2 (Agent handle: 0x1) reason :GPU Hang\n")
+    fs = foreign_accelerator_smi.parse(Artefact(path="t.txt", text=text, node="n1")).facts
+    assert [(f.event, f.memory_error) for f in fs] == [("memory_access_fault", False), ("hw_exception", False)]
