@@ -659,8 +659,10 @@ class SandboxGpuCallRefused(Fact):
 class HelmReleaseFailed(Fact):
     """Helm's install or upgrade of a chart failed, as the helm CLI prints it: "Error: INSTALLATION FAILED: failed to
     fetch https://helm.ngc.nvidia.com/nvidia/charts/gpu-operator-v24.6.1.tgz : 401 Unauthorized" (helm 3's
-    cmd/helm install.go errors.Wrap(err, "INSTALLATION FAILED"), upgrade.go "UPGRADE FAILED", cobra's "Error: ")."""
+    cmd/helm install.go errors.Wrap(err, "INSTALLATION FAILED"), upgrade.go "UPGRADE FAILED", cobra's "Error: "); helm
+    2's Tiller: "Error: release nginx failed: namespaces "default" is forbidden: ..." (release_install.go)."""
 
     kind: Literal["helm_release_failed"] = "helm_release_failed"
     operation: Literal["install", "upgrade"]
+    release: str | None = None  # the release helm 2's "Error: release nginx failed: ..." names (helm 3's lines name none)
     reason: str | None = None  # what helm wrapped; None where the paste cuts the line after "FAILED:"

@@ -10,8 +10,15 @@ NVIDIA/k8s-device-plugin#350, the line ends after "FAILED:")::
     Error: INSTALLATION FAILED: Kubernetes cluster unreachable: Get "https://10.158.210.53:6443/version": dial tcp 10.158.210.53:6443: connect: connection refused
     Error: INSTALLATION FAILED:
 
-Facts: one ``helm_release_failed`` per such line (the operation, the reason helm wrapped, None when the line is cut
-after "FAILED:"). Lines read: those lines only; the rest of the file is left to the readers that know it.
+helm 2 (Tiller) printed an install's failure as Tiller's own error, ``fmt.Errorf("release %s failed: %s", name, err)``
+(pkg/tiller/release_install.go), and an upgrade's as ``fmt.Errorf("UPGRADE FAILED: %v", ...)`` (cmd/helm/upgrade.go: the
+form above); helm 3 before 3.7 printed an --atomic install's the same way, ``"release %s failed, and has been
+uninstalled due to atomic being set: %s"``. Sample content (real, helm/helm#3130, helm 2.7.0 under RBAC)::
+
+    Error: release nginx failed: namespaces "default" is forbidden: User "system:serviceaccount:kube-system:default" cannot get namespaces in the namespace "default"
+
+Facts: one ``helm_release_failed`` per such line (the operation, the release where the line names it, the reason helm
+wrapped, None when the line is cut after "FAILED:"). Lines read: those lines only; the rest of the file is left to the readers that know it.
 """
 from __future__ import annotations
 
@@ -27,12 +34,17 @@ KIND = "helm_release"
 # Error: INSTALLATION FAILED:           (k8s-device-plugin#350: cut after the colon)
 # at a line's start, after blanks or a quote marker ("> ") of a ticket
 _FAILED = re.compile(r"^[ \t>]{0,8}Error: (INSTALLATION|UPGRADE) FAILED:[ \t]*([^\r\n]{0,1000}?)[ \t]*\r?$", re.M)
-SIGNATURES = (_FAILED,)
-_GATES = ("INSTALLATION FAILED:", "UPGRADE FAILED:")
+# Error: release nginx failed: namespaces "default" is forbidden: User "system:serviceaccount:kube-system:default" ...
+#   (helm/helm#3130, helm 2's Tiller); "Error: release gpu-operator failed, and has been uninstalled due to atomic being
+#   set: ..." (CONSTRUCTED from helm 3.0-3.6's install.go). A release name is DNS-1123 (lower case, digits, '-', '.').
+_RELEASE = re.compile(r"^[ \t>]{0,8}Error: release ([a-z0-9][a-z0-9.-]{0,52}) failed(?:, and has been [a-z ]{1,60})?:"
+                      r"[ \t]*([^\r\n]{0,1000}?)[ \t]*\r?$", re.M)
+SIGNATURES = (_FAILED, _RELEASE)
+_GATES = ("INSTALLATION FAILED:", "UPGRADE FAILED:", "Error: release ")
 
 
 def detect(head: str) -> bool:
-    return any(g in head for g in _GATES) and _FAILED.search(head) is not None
+    return any(g in head for g in _GATES) and (_FAILED.search(head) is not None or _RELEASE.search(head) is not None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -45,4 +57,9 @@ def parse(artefact: Artefact) -> ParseResult:
         b.add(HelmReleaseFailed, artefact.line_of(m.start()),
               operation="install" if m.group(1) == "INSTALLATION" else "upgrade", reason=m.group(2) or None)
         result.lines_used += 1
+    if "Error: release " in text:
+        for m in _RELEASE.finditer(text):  # Tiller's install (helm 2), an --atomic install (helm 3.0-3.6)
+            b.add(HelmReleaseFailed, artefact.line_of(m.start()), operation="install", release=m.group(1),
+                  reason=m.group(2) or None)
+            result.lines_used += 1
     return result

@@ -37,3 +37,28 @@ def test_upgrade_constructed():
 def test_not_helms_failure(text):
     assert not helm_release.detect(text)
     assert helm_release.parse(Artefact(path="t.txt", text=text, node="n1")).facts == []
+
+
+def test_helm2_release_failed():
+    # helm/helm#3130: helm 2's Tiller wraps an install's failure as "release <name> failed: <reason>" (round rT5)
+    r = _parse(helm_release, "helm_release/helm3130_helm2_release_failed.txt")
+    assert [(f.operation, f.release, f.reason, f.evidence.line) for f in r.facts] == [
+        ("install", "nginx", 'namespaces "default" is forbidden: User "system:serviceaccount:kube-system:default" '
+         'cannot get namespaces in the namespace "default"', 2)]
+    assert r.lines_used == 1
+
+
+def test_helm3_atomic_release_failed_constructed():
+    # CONSTRUCTED from helm 3.0-3.6's install.go: "release %s failed, and has been uninstalled due to atomic being set: %s"
+    text = "Error: release gpu-operator failed, and has been uninstalled due to atomic being set: timed out waiting for the condition\n"
+    [f] = helm_release.parse(Artefact(path="t.txt", text=text, node="n1")).facts
+    assert (f.operation, f.release, f.reason) == ("install", "gpu-operator", "timed out waiting for the condition")
+
+
+@pytest.mark.parametrize("text", [
+    "Error: release notes are missing\n",  # no "failed:"
+    "The error said release nginx failed: forbidden\n",  # a sentence
+    "Error: release NGINX failed: x\n",  # not a release name (upper case)
+])
+def test_not_helm2s_release_failure(text):
+    assert helm_release.parse(Artefact(path="t.txt", text=text, node="n1")).facts == []
